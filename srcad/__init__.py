@@ -1,1 +1,30 @@
-"""srcad."""
+"""srcad: automatic differentiation of plain Python and NumPy code by source transformation.
+
+    >>> import srcad
+    >>> @srcad.grad(wrt=("x", "w"))
+    ... def f(x, w):
+    ...     a = x + w
+    ...     b = w + 1
+    ...     return a * b
+
+``srcad.source(f)`` shows the generated derivative code; ``srcad.ssa(f)`` the SSA form.
+"""
+
+from .api import clear_cache, grad, source, ssa, value_and_grad, vjp
+from .errors import (
+    MissingRuleError,
+    NonScalarOutputError,
+    RuleError,
+    SourceUnavailableError,
+    SrcadError,
+    UnsupportedSyntaxError,
+    WrtError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "grad", "value_and_grad", "vjp", "source", "ssa", "clear_cache",
+    "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingRuleError",
+    "NonScalarOutputError", "WrtError", "RuleError",
+]

@@ -1,0 +1,199 @@
+"""Kinds and activity of every SSA value.
+
+After this pass each name has a *kind* — ``SCALAR`` (a Python or NumPy number), ``ARRAY``,
+``SEQ`` (list or tuple), ``OTHER`` (a value that cannot carry a gradient: ranges, strings,
+None) or ``ANY`` (not known until run time) — and an *activity*: a value is active when it
+depends on a ``wrt`` argument through differentiable operations AND reaches the returned
+value. Only active values get gradient code.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import operator
+
+import numpy as np
+
+from . import ir
+from .lower import BoolOp
+from .rules import registry
+
+SCALAR, ARRAY, SEQ, OTHER, ANY = "scalar", "array", "seq", "other", "any"
+
+
+def kind_of_value(value):
+    if isinstance(value, bool):
+        return SCALAR
+    if isinstance(value, (numbers.Number, np.number)):
+        return SCALAR
+    if isinstance(value, np.ndarray):
+        return ARRAY
+    if isinstance(value, (list, tuple)):
+        return SEQ
+    if value is None or isinstance(value, (str, range, type)) or callable(value):
+        return OTHER
+    return ANY
+
+
+def join(kinds):
+    kinds = set(kinds)
+    if len(kinds) == 1:
+        return kinds.pop()
+    return ANY
+
+
+_ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+          operator.mod, operator.floordiv, operator.neg, operator.pos, operator.matmul}
+
+
+class Analysis:
+    def __init__(self, fn: ir.Function, param_kinds: dict, wrt):
+        self.fn = fn
+        self.kinds = dict(param_kinds)
+        self.wrt = set(wrt)
+        self.varied = set(wrt)
+        self.useful = set()
+        self.returns = [s for s in ir.walk(fn.body) if isinstance(s, ir.Return)]
+        self._kinds()
+        self._varied()
+        self._useful()
+
+    # ---------------------------------------------------------------- kinds
+
+    def kind(self, atom):
+        if isinstance(atom, ir.Var):
+            return self.kinds.get(atom.name, ANY)
+        if isinstance(atom, ir.Const):
+            return kind_of_value(atom.value)
+        return OTHER
+
+    def _kinds(self):
+        for _ in range(50):
+            before = dict(self.kinds)
+            for stmt in ir.walk(self.fn.body):
+                if isinstance(stmt, ir.Assign) and stmt.target:
+                    value = stmt.value
+                    kind = self.prim_kind(value) if isinstance(value, ir.Prim) else self.kind(value)
+                    self.kinds[stmt.target] = kind
+                elif isinstance(stmt, ir.SetItem):
+                    self.kinds[stmt.target] = self.kind(stmt.obj)
+                elif isinstance(stmt, ir.If):
+                    for phi in stmt.phis:
+                        self.kinds[phi.target] = join(self.kind(s) for s in phi.sources
+                                                      if s is not None)
+                elif isinstance(stmt, ir.Loop):
+                    if stmt.target:
+                        self.kinds[stmt.target] = SCALAR
+                    for phi in stmt.phis:
+                        known = [self.kind(s) for s in phi.sources if s is not None and not (
+                            isinstance(s, ir.Var) and s.name not in self.kinds)]
+                        self.kinds[phi.target] = join(known) if known else ANY
+            if self.kinds == before:
+                return
+
+    def prim_kind(self, prim):
+        fn = prim.fn
+        kinds = [self.kind(a) for a in prim.args]
+        if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
+            return SEQ
+        if isinstance(fn, BoolOp):
+            return SCALAR if all(k == SCALAR for k in kinds) else ANY
+        if isinstance(fn, ir.Attr):
+            return ARRAY if fn.name == "T" and kinds[0] == ARRAY else ANY
+        if isinstance(fn, ir.Method):
+            return ANY
+        rule, _ = registry.find(fn, prim.args, prim.kwargs) if registry.has_rule(fn) else (
+            None, None)
+        if rule is not None and rule.kind:
+            return rule.kind
+        if fn in (range, len, int, round, math.floor, math.ceil, math.trunc):
+            return SCALAR if fn is not range else OTHER
+        if getattr(fn, "__module__", None) == "math" or fn is float:
+            return SCALAR
+        if fn in _ARITH or isinstance(fn, np.ufunc) or fn in (abs, min, max, pow):
+            if prim.kwargs:
+                return ANY
+            if all(k == SCALAR for k in kinds):
+                return SCALAR
+            if ARRAY in kinds and all(k in (SCALAR, ARRAY) for k in kinds):
+                return ARRAY
+            return ANY
+        if fn in (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+                  operator.not_):
+            return SCALAR if all(k == SCALAR for k in kinds) else ANY
+        if fn in (list, tuple, sorted):
+            return SEQ
+        return ANY
+
+    # ---------------------------------------------------------------- activity
+
+    def differentiable_operands(self, stmt):
+        """The operands through which ``stmt``'s result can depend on its inputs."""
+        if isinstance(stmt, ir.SetItem):
+            return [stmt.obj, *ir.atoms_in(stmt.value)]
+        value = stmt.value
+        if not isinstance(value, ir.Prim):
+            return list(ir.atoms_in(value))
+        fn = value.fn
+        if isinstance(fn, BoolOp) or registry.is_nondiff(fn):
+            return []
+        if fn is operator.getitem:
+            return list(ir.atoms_in(value.args[0]))
+        if registry.has_rule(fn):
+            rule, bound = registry.find(fn, value.args, value.kwargs)
+            if rule is not None:
+                return [a for p, a in bound.items() if p in rule.templates
+                        for a in ir.atoms_in(a)]
+        return list(value.operands())
+
+    def _edges(self):
+        """(target, source) pairs: the target may depend on the source differentiably."""
+        edges = []
+        for stmt in ir.walk(self.fn.body):
+            if isinstance(stmt, ir.Assign):
+                ops = self.differentiable_operands(stmt)
+                if stmt.target:
+                    edges += [(stmt.target, v.name) for v in ops]
+                elif _is_append(stmt.value):
+                    obj = stmt.value.args[0]
+                    if isinstance(obj, ir.Var):
+                        edges += [(obj.name, v.name) for v in ir.atoms_in(stmt.value.args[1])]
+            elif isinstance(stmt, ir.SetItem):
+                edges += [(stmt.target, v.name) for v in self.differentiable_operands(stmt)]
+            elif isinstance(stmt, (ir.If, ir.Loop)):
+                for phi in stmt.phis:
+                    for s in phi.sources:
+                        edges += [(phi.target, v.name) for v in ir.atoms_in(s)]
+        return edges
+
+    def _varied(self):
+        edges = self._edges()
+        self._edge_list = edges
+        changed = True
+        while changed:
+            changed = False
+            for target, source in edges:
+                if source in self.varied and target not in self.varied:
+                    self.varied.add(target)
+                    changed = True
+
+    def _useful(self):
+        for ret in self.returns:
+            self.useful |= {v.name for v in ir.atoms_in(ret.value)}
+        changed = True
+        while changed:
+            changed = False
+            for target, source in self._edge_list:
+                if target in self.useful and target in self.varied and source not in self.useful:
+                    self.useful.add(source)
+                    changed = True
+
+    def active(self, atom):
+        return (isinstance(atom, ir.Var) and atom.name in self.varied
+                and atom.name in self.useful)
+
+
+def _is_append(prim):
+    return isinstance(prim, ir.Prim) and isinstance(prim.fn, ir.Method) and prim.fn.name == (
+        "append")

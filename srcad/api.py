@@ -1,0 +1,273 @@
+"""The public API: ``grad``, ``value_and_grad``, ``vjp``, ``source``, ``ssa``.
+
+A transformed function is specialised on the kinds of its arguments (Python scalars get plain
+arithmetic, arrays get shape-correct gradients); each specialisation is generated once,
+compiled, and cached on the transformed function. A call whose argument types were seen
+before costs one dict lookup on top of the generated code itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import numbers
+import threading
+
+import numpy as np
+
+from . import ir, pipeline
+from .errors import SourceUnavailableError, WrtError
+
+__all__ = ["grad", "value_and_grad", "vjp", "source", "ssa", "clear_cache"]
+
+
+def grad(f=None, wrt=0):
+    """The gradient of the scalar function ``f`` with respect to the ``wrt`` argument(s).
+
+    ``wrt`` is a position, a parameter name, or a tuple of them: a single ``wrt`` gives one
+    gradient, a tuple gives a tuple in that order. Usable as ``grad(f)``, ``@grad`` and
+    ``@grad(wrt=...)``. The output of ``f`` must be a scalar; see :func:`vjp` otherwise.
+
+    >>> import srcad
+    >>> def f(x, w):
+    ...     return (x + w) * (w + 1)
+    >>> srcad.grad(f, wrt=("x", "w"))(2.0, 1.0)  # doctest: +SKIP
+    (2.0, 5.0)
+    """
+    if f is None:
+        return lambda func: Transformed(func, wrt, "grad")
+    return Transformed(f, wrt, "grad")
+
+
+def value_and_grad(f=None, wrt=0):
+    """Like :func:`grad`, returning ``(value, gradient(s))``."""
+    if f is None:
+        return lambda func: Transformed(func, wrt, "value_and_grad")
+    return Transformed(f, wrt, "value_and_grad")
+
+
+def vjp(f, *args, wrt=None):
+    """``(value, pullback)``: ``pullback(dy)`` is the vector-Jacobian product ``dy · J``.
+
+    ``wrt`` defaults to all positional arguments; the pullback then returns a tuple, one
+    gradient per argument. With a single ``wrt`` it returns that one gradient.
+    """
+    if wrt is None:
+        wrt = tuple(range(len(args)))
+    transformed = Transformed(f, wrt, "vjp")
+    value = f(*args)
+
+    def pullback(dy):
+        return transformed(dy, *args)
+
+    return value, pullback
+
+
+def source(g, *example_args):
+    """The generated derivative source of ``g`` (made by :func:`grad` and friends).
+
+    Shows the specialisation made for ``example_args`` if given, else the one used last, else
+    the one for Python-float arguments.
+    """
+    if not isinstance(g, Transformed):
+        raise TypeError(
+            f"srcad.source expects a function made by srcad.grad/value_and_grad, got {g!r}; "
+            "use srcad.ssa(f) to see a plain function's SSA form"
+        )
+    return g.source(*example_args)
+
+
+def ssa(f):
+    """The SSA form of ``f`` as Python source text."""
+    if isinstance(f, Transformed):
+        f = f.__wrapped__
+    fn, _ = pipeline.to_ssa(f)
+    ir.check(fn)
+    return ir.to_source(fn)
+
+
+_ALL = []
+
+
+def clear_cache():
+    """Forget every generated function (they are made again on the next call)."""
+    for t in list(_ALL):
+        t._cache.clear()
+
+
+class Transformed:
+    """A derivative of a user function: callable like the function itself."""
+
+    def __init__(self, f, wrt, mode):
+        if isinstance(f, Transformed) and mode != "vjp":
+            raise NotImplementedError("higher-order derivatives are not available yet")
+        if not callable(f):
+            raise TypeError(f"srcad.{mode} expects a function, got {f!r}")
+        self._f = f
+        self._mode = mode
+        self._params, self._wrt, self._single = _resolve_wrt(f, wrt)
+        self._cache = {}
+        self._lock = threading.Lock()
+        self._last = None
+        functools.update_wrapper(self, f)
+        _ALL.append(self)
+
+    def __call__(self, *args, **kwargs):
+        if not kwargs:
+            fn = self._cache.get(tuple(map(type, args)))
+            if fn is not None:
+                return fn(*args)
+        return self._slow_call(args, kwargs)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def _slow_call(self, args, kwargs):
+        call_args = args[1:] if self._mode == "vjp" else args
+        bound = self._bind(call_args, kwargs)
+        fn = self._specialise(bound)
+        if kwargs:
+            if self._mode == "vjp":
+                return fn(args[0], *bound.args, **bound.kwargs)
+            return fn(*bound.args, **bound.kwargs)
+        return fn(*args)
+
+    def _bind(self, args, kwargs):
+        sig = inspect.signature(self._f)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{self._f.__name__}(): {exc}") from None
+        bound.apply_defaults()
+        return bound
+
+    def _specialise(self, bound):
+        values = dict(bound.arguments)
+        for name in self._wrt:
+            _check_wrt_value(self._f, name, values.get(name))
+        key = tuple(type(v) for v in bound.args)
+        with self._lock:
+            fn = self._cache.get(key)
+            if fn is None:
+                fn, text = pipeline.adjoint(self._f, self._wrt, values, self._mode)
+                fn = self._wrap_single(fn)
+                fn.__srcad_source__ = text
+                if not _has_array_wrt(values, self._wrt):
+                    self._cache[key] = fn
+                else:
+                    self._cache[key] = _guard_dtypes(fn, self._f, self._positions(), self._mode)
+            self._last = self._cache[key]
+        return self._cache[key]
+
+    def _positions(self):
+        return [self._params.index(w) for w in self._wrt]
+
+    def _wrap_single(self, fn):
+        if self._mode == "vjp" and not self._single and len(self._wrt) == 1:
+            source = fn
+
+            def fn(*args, **kwargs):
+                return (source(*args, **kwargs),)
+
+            fn.__srcad_source__ = getattr(source, "__srcad_source__", "")
+        return fn
+
+    def source(self, *example_args):
+        if example_args:
+            self._specialise(self._bind(example_args, {}))
+        elif self._last is None:
+            examples = [1.0] * len(self._params)
+            self._specialise(self._bind(examples[: _n_required(self._f)], {}))
+        return self._last.__srcad_source__
+
+    def __repr__(self):
+        return f"<srcad.{self._mode} of {self._f.__qualname__} wrt {self._wrt}>"
+
+
+def _n_required(f):
+    sig = inspect.signature(f)
+    return sum(1 for p in sig.parameters.values()
+               if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
+def _resolve_wrt(f, wrt):
+    code = getattr(f, "__code__", None)
+    filename = code.co_filename if code else None
+    line = code.co_firstlineno if code else None
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError):
+        raise SourceUnavailableError(f"cannot read the parameters of {f!r}") from None
+    params = [p.name for p in sig.parameters.values()
+              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    single = not isinstance(wrt, (tuple, list))
+    items = [wrt] if single else list(wrt)
+    if not items:
+        raise WrtError("wrt is empty", filename=filename, lineno=line,
+                       hint="name at least one parameter, e.g. wrt=0 or wrt=('x', 'w')")
+    names = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            raise WrtError(f"wrt must be parameter positions or names, got {item!r}",
+                           filename=filename, lineno=line, hint=f"parameters: {params}")
+        if isinstance(item, int):
+            if not -len(params) <= item < len(params):
+                raise WrtError(
+                    f"wrt={item} is out of range: {f.__name__} has {len(params)} parameters",
+                    filename=filename, lineno=line, hint=f"parameters: {params}")
+            name = params[item]
+        else:
+            if item not in params:
+                raise WrtError(f"wrt names {item!r}, which is not a parameter of "
+                               f"{f.__name__}", filename=filename, lineno=line,
+                               hint=f"parameters: {params}")
+            name = item
+        if name in names:
+            raise WrtError(f"wrt names {name!r} twice", filename=filename, lineno=line,
+                           hint="list each parameter once")
+        names.append(name)
+    return params, tuple(names), single
+
+
+def _check_wrt_value(f, name, value):
+    code = f.__code__
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "f":
+            raise WrtError(
+                f"argument {name!r} is an array of dtype {value.dtype}: srcad differentiates "
+                "floating-point arrays only", filename=code.co_filename,
+                lineno=code.co_firstlineno,
+                hint=f"pass {name}.astype(float)")
+        return
+    if isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(
+        value, bool
+    ):
+        return
+    raise WrtError(
+        f"argument {name!r} is {type(value).__name__}, not a number or array: srcad cannot "
+        "differentiate with respect to it", filename=code.co_filename,
+        lineno=code.co_firstlineno,
+        hint="pass a float or a float NumPy array, or leave this argument out of wrt")
+
+
+def _has_array_wrt(values, wrt):
+    return any(isinstance(values.get(w), np.ndarray) for w in wrt)
+
+
+def _guard_dtypes(fn, f, positions, mode):
+    """Re-check array dtypes on every call (the cache key holds only the types)."""
+    offset = 1 if mode == "vjp" else 0
+    params = list(inspect.signature(f).parameters)
+
+    def guarded(*args, **kwargs):
+        for p in positions:
+            if p + offset < len(args):
+                a = args[p + offset]
+                if isinstance(a, np.ndarray) and a.dtype.kind != "f":
+                    _check_wrt_value(f, params[p], a)
+        return fn(*args, **kwargs)
+
+    guarded.__srcad_source__ = fn.__srcad_source__
+    return guarded

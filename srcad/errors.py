@@ -1,0 +1,58 @@
+"""Every error srcad raises.
+
+Each error names the user's file, line and construct, and says what to do instead.
+All of them derive from :class:`SrcadError`, so ``except srcad.SrcadError`` catches them all.
+"""
+
+from __future__ import annotations
+
+
+class SrcadError(Exception):
+    """Base class of srcad's errors.
+
+    Attributes: ``filename``, ``lineno`` (1-based, in the user's file, or ``None``),
+    ``construct`` (the offending source text or name) and ``hint`` (what to do instead).
+    """
+
+    def __init__(self, message, *, filename=None, lineno=None, construct=None, hint=None):
+        self.message = message
+        self.filename = filename
+        self.lineno = lineno
+        self.construct = construct
+        self.hint = hint
+        super().__init__(self._format())
+
+    def _format(self):
+        where = ""
+        if self.filename is not None:
+            where = f"{self.filename}, line {self.lineno}: " if self.lineno else f"{self.filename}: "
+        text = where + self.message
+        if self.construct:
+            text += f"\n    {self.construct}"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class UnsupportedSyntaxError(SrcadError):
+    """The function uses a construct srcad cannot differentiate."""
+
+
+class SourceUnavailableError(SrcadError):
+    """The function's source code cannot be read (built-in, C extension, prompt, exec)."""
+
+
+class MissingRuleError(SrcadError):
+    """A called function has neither readable source nor a derivative rule."""
+
+
+class NonScalarOutputError(SrcadError):
+    """``grad`` was asked for the gradient of a function whose output is not a scalar."""
+
+
+class WrtError(SrcadError):
+    """``wrt`` names no parameter, is out of range, repeats, or selects a non-number."""
+
+
+class RuleError(SrcadError):
+    """A derivative rule is malformed (wrong signature, template that does not parse)."""

@@ -1,0 +1,681 @@
+"""Lower the desugared gast tree to structured SSA (:mod:`srcad.ir`).
+
+After this pass: every statement performs one primitive operation on atoms; every name is
+assigned once (loop headers aside), versions named after the user's names (``x``, ``x_1``);
+branches end in explicit phis and loops carry explicit header phis; every call's callee is
+resolved to the Python object it names now (``math.sin``, ``np.dot``, a user function);
+``for`` loops run over ``range(...)`` (other iterables are indexed); comprehensions, ternaries
+and short-circuit ``and``/``or`` are statements. Copies (``a = b``) are propagated away.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+
+from . import ir
+from .errors import SrcadError, UnsupportedSyntaxError
+from .ir import Const, Var
+
+_BINOPS = {
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+    gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
+    gast.Pow: operator.pow, gast.MatMult: operator.matmul, gast.BitAnd: operator.and_,
+    gast.BitOr: operator.or_, gast.BitXor: operator.xor, gast.LShift: operator.lshift,
+    gast.RShift: operator.rshift,
+}
+_UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos, gast.Not: operator.not_,
+          gast.Invert: operator.invert}
+_COMPARE = {
+    gast.Lt: operator.lt, gast.LtE: operator.le, gast.Gt: operator.gt, gast.GtE: operator.ge,
+    gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Is: operator.is_,
+    gast.IsNot: operator.is_not,
+}
+
+
+class BoolOp:
+    """``a and b`` / ``a or b`` on plain truth values (comparisons, flags): no derivative."""
+
+    def __init__(self, word):
+        self.word = word
+
+    def __repr__(self):
+        return self.word
+
+
+AND, OR = BoolOp("and"), BoolOp("or")
+
+
+class Lowerer:
+    def __init__(self, source, namer):
+        self.source = source
+        self.namer = namer
+        self.env = {}
+        self.out = []
+
+    # ---------------------------------------------------------------- helpers
+
+    def error(self, node, message, hint=None, cls=UnsupportedSyntaxError):
+        line = getattr(node, "lineno", None)
+        return cls(message, filename=self.source.filename, lineno=line,
+                   construct=self.source.line_text(line), hint=hint)
+
+    def emit(self, stmt):
+        self.out.append(stmt)
+        return stmt
+
+    def assign(self, value, hint, node):
+        """Emit ``name = value`` for a fresh name derived from ``hint``; return its Var."""
+        if isinstance(value, (Var, Const)):
+            return value
+        name = self.namer.version(hint) if hint else self.namer.temp(_hint(value))
+        self.emit(ir.Assign(name, value, getattr(node, "lineno", None)))
+        return Var(name)
+
+    def sub_block(self, stmts):
+        saved, self.out = self.out, []
+        for stmt in stmts:
+            self.stmt(stmt)
+        block, self.out = self.out, saved
+        return block
+
+    # ---------------------------------------------------------------- function
+
+    def function(self, fdef):
+        args = fdef.args
+        if args.vararg or args.kwarg:
+            raise self.error(fdef, "a function with *args or **kwargs parameters",
+                             hint="name each parameter the gradient may need")
+        params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+        for p in params:
+            self.namer.reserve(p)
+            self.env[p] = Var(p)
+        body = self.sub_block(fdef.body)
+        return ir.Function(fdef.name, params, body, self.source)
+
+    # ---------------------------------------------------------------- statements
+
+    def stmt(self, node):
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(node, f"unsupported statement: {type(node).__name__}")
+        method(node)
+
+    def stmt_Pass(self, node):
+        pass
+
+    def stmt_Expr(self, node):
+        if isinstance(node.value, gast.Constant):
+            return
+        value = self.expr_value(node.value)
+        if isinstance(value, ir.Prim):
+            self.emit(ir.Assign(None, value, node.lineno, effect=True))
+
+    def stmt_Assert(self, node):
+        test = self.expr(node.test)
+        self.emit(ir.Assign(None, ir.Prim(_assert, [test]), node.lineno, effect=True))
+
+    def stmt_Raise(self, node):
+        value = Const(None, "None") if node.exc is None else self.expr(node.exc)
+        self.emit(ir.Raise(value, node.lineno))
+
+    def stmt_Return(self, node):
+        value = Const(None) if node.value is None else self.expr(node.value, "result")
+        self.emit(ir.Return(value, node.lineno))
+
+    def stmt_AnnAssign(self, node):
+        if node.value is not None:
+            self.bind(node.target, node.value, node)
+
+    def stmt_Assign(self, node):
+        if len(node.targets) == 1:
+            self.bind(node.targets[0], node.value, node)
+            return
+        value = self.expr(node.value)
+        for target in node.targets:
+            self.bind_atom(target, value, node)
+
+    def bind(self, target, value_node, node):
+        if isinstance(target, gast.Name):
+            self.env[target.id] = self.expr(value_node, target.id)
+        elif isinstance(target, (gast.Tuple, gast.List)) and isinstance(
+            value_node, (gast.Tuple, gast.List)
+        ) and len(target.elts) == len(value_node.elts) and not any(
+            isinstance(e, gast.Starred) for e in target.elts + value_node.elts
+        ):
+            values = [self.expr(v) for v in value_node.elts]  # all right sides first: swaps
+            for t, v in zip(target.elts, values):
+                self.bind_atom(t, v, node)
+        else:
+            self.bind_atom(target, self.expr(value_node), node)
+
+    def bind_atom(self, target, value, node):
+        if isinstance(target, gast.Name):
+            self.env[target.id] = value
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            if any(isinstance(e, gast.Starred) for e in target.elts):
+                raise self.error(node, "starred assignment targets (a, *rest = ...)",
+                                 hint="index the sequence explicitly")
+            for i, t in enumerate(target.elts):
+                hint = t.id if isinstance(t, gast.Name) else None
+                self.bind_atom(t, self.assign(ir.Prim(operator.getitem, [value, Const(i)]),
+                                              hint, node), node)
+        elif isinstance(target, gast.Subscript):
+            obj = self.expr(target.value)
+            if not isinstance(obj, Var) or not isinstance(target.value, gast.Name):
+                raise self.error(node, "assignment into a subscript of an expression",
+                                 hint="assign into a named array: y[i] = v")
+            index = self.index(target.slice)
+            name = self.namer.version(target.value.id)
+            self.emit(ir.SetItem(name, obj, index, value, node.lineno))
+            self.env[target.value.id] = Var(name)
+        elif isinstance(target, gast.Attribute):
+            raise self.error(node, "writing an attribute (obj.attr = ...)",
+                             hint="srcad differentiates values, not objects: return the new "
+                             "value, or pass it as an argument")
+        else:
+            raise self.error(node, f"unsupported assignment target {type(target).__name__}")
+
+    def stmt_If(self, node):
+        test = self.expr(node.test)
+        self.branch(test, node.body, node.orelse, node)
+
+    def branch(self, test, body, orelse, node, emit_body=None):
+        before = dict(self.env)
+        then_block = self.sub_block(body) if emit_body is None else emit_body()
+        then_env, self.env = self.env, dict(before)
+        else_block = self.sub_block(orelse)
+        else_env = self.env
+        phis, merged = [], dict(before)
+        for name in sorted(set(then_env) | set(else_env)):
+            a, b = then_env.get(name), else_env.get(name)
+            if _same(a, b):
+                merged[name] = a
+                continue
+            target = self.namer.version(name)
+            phis.append(ir.Phi(target, [a, b]))
+            merged[name] = Var(target)
+        self.env = merged
+        self.emit(ir.If(test, then_block, else_block, phis, node.lineno))
+
+    # ---------------------------------------------------------------- loops
+
+    def stmt_While(self, node):
+        self.loop("while", node.lineno, _assigned_names(node.body),
+                  body=lambda: self.loop_body(node.body), header=lambda: self.expr(node.test))
+
+    def stmt_For(self, node):
+        self.for_loop(node.target, node.iter, node, lambda: self.loop_body(node.body))
+
+    def loop_body(self, stmts):
+        """Lower a desugared loop body; return the exit test of its final ``if ...: break``."""
+        if stmts and _is_exit(stmts[-1]):
+            for s in stmts[:-1]:
+                self.stmt(s)
+            return self.expr(stmts[-1].test)
+        for s in stmts:
+            self.stmt(s)
+        return None
+
+    def for_loop(self, target, iter_node, node, body_fn):
+        """Lower ``for target in iter`` to ``for i in range(...)`` plus element reads."""
+        kind, parts = self.iteration(iter_node)
+        if kind == "range":
+            rng = ir.Prim(range, [self.expr(a) for a in parts], spelling="range")
+            elements = None
+        else:
+            elements = parts
+            n = self.assign(ir.Prim(len, [parts[0]], spelling="len"), "n", node)
+            for seq in parts[1:]:
+                m = self.assign(ir.Prim(len, [seq], spelling="len"), "n", node)
+                n = self.assign(ir.Prim(min, [n, m], spelling="min"), "n", node)
+            if kind == "reversed":
+                top = self.assign(ir.Prim(operator.sub, [n, Const(1)]), "last", node)
+                rng = ir.Prim(range, [top, Const(-1), Const(-1)], spelling="range")
+            else:
+                rng = ir.Prim(range, [n], spelling="range")
+        index_name = None
+        if kind == "range" and isinstance(target, gast.Name):
+            index_name = target.id
+        elif kind == "enumerate" and isinstance(target, (gast.Tuple, gast.List)) and len(
+            target.elts
+        ) == 2 and isinstance(target.elts[0], gast.Name):
+            index_name = target.elts[0].id
+        counter = self.namer.version(index_name) if index_name else self.namer.temp("i")
+
+        def body():
+            if index_name:
+                self.env[index_name] = Var(counter)
+            if elements is not None:
+                reads = [
+                    self.assign(ir.Prim(operator.getitem, [seq, Var(counter)]), None, node)
+                    for seq in elements
+                ]
+                if kind == "enumerate":
+                    if index_name:
+                        self.bind_atom(target.elts[1], reads[0], node)
+                    else:
+                        pair = ir.Prim(ir.BUILD_TUPLE, [Var(counter), reads[0]])
+                        self.bind_atom(target, self.assign(pair, None, node), node)
+                elif kind == "zip" and isinstance(target, (gast.Tuple, gast.List)) and len(
+                    target.elts
+                ) == len(reads):
+                    for t, r in zip(target.elts, reads):
+                        self.bind_atom(t, r, node)
+                elif kind == "zip":
+                    self.bind_atom(target, self.assign(ir.Prim(ir.BUILD_TUPLE, reads), None,
+                                                       node), node)
+                else:
+                    self.bind_atom(target, reads[0], node)
+            elif not index_name:
+                self.bind_atom(target, Var(counter), node)
+            return body_fn()
+
+        body_names = _assigned_names(node.body) if isinstance(node, gast.For) else set()
+        assigned = body_names | _store_names(target)
+        self.loop("for", node.lineno, assigned, body=body, target=counter, iterable=rng)
+
+    def iteration(self, iter_node):
+        """Classify an iterable: ("range", args) or ("seq"/"enumerate"/"zip"/"reversed", atoms)."""
+        if isinstance(iter_node, gast.Call) and isinstance(iter_node.func, gast.Name) and (
+            iter_node.func.id not in self.env
+        ):
+            fn = self.lookup(iter_node.func.id, iter_node)
+            args = iter_node.args
+            if fn is range and not iter_node.keywords:
+                return "range", args
+            if fn is enumerate and len(args) == 1 and not iter_node.keywords:
+                return "enumerate", [self.sequence(args[0])]
+            if fn is zip and args and not iter_node.keywords:
+                return "zip", [self.sequence(a) for a in args]
+            if fn is reversed and len(args) == 1:
+                return "reversed", [self.sequence(args[0])]
+        return "seq", [self.sequence(iter_node)]
+
+    def sequence(self, node):
+        atom = self.expr(node)
+        if isinstance(node, (gast.Name, gast.List, gast.Tuple)) or isinstance(atom, Const):
+            return atom
+        if isinstance(node, gast.Call):
+            return self.assign(ir.Prim(list, [atom], spelling="list"), "seq", node)
+        return atom
+
+    def loop(self, kind, line, assigned, body, header=None, target=None, iterable=None):
+        """Emit a Loop with a header phi for every name the body may change."""
+        assigned = sorted(assigned)
+        phis = []
+        for name in assigned:
+            phi = ir.Phi(self.namer.version(name), [self.env.get(name), None])
+            phis.append(phi)
+            self.env[name] = Var(phi.target)
+        saved, self.out = self.out, []
+        test = header() if header is not None else None
+        header_block, self.out = self.out, []
+        exit_test = body()
+        block, self.out = self.out, saved
+        kept = []
+        for phi, name in zip(phis, assigned):
+            latch = self.env.get(name)
+            phi.sources[1] = latch
+            if latch is None or _same(latch, Var(phi.target)):
+                # The body leaves the name as it found it: no merge needed.
+                entry = phi.sources[0]
+                if entry is not None:
+                    _replace_everywhere(block + header_block, phi.target, entry)
+                    test = _subst(test, phi.target, entry)
+                    exit_test = _subst(exit_test, phi.target, entry)
+                self.env[name] = entry
+                if entry is None:
+                    self.env.pop(name, None)
+                continue
+            kept.append(phi)
+            self.env[name] = Var(phi.target)
+        self.emit(ir.Loop(kind, block, kept, target=target, iter=iterable, header=header_block,
+                          test=test, exit=exit_test, line=line))
+
+    # ---------------------------------------------------------------- expressions
+
+    def expr(self, node, hint=None):
+        """Lower ``node``; return the atom holding its value."""
+        value = self.expr_value(node, hint)
+        if isinstance(value, ir.Prim):
+            return self.assign(value, hint, node)
+        return value
+
+    def expr_value(self, node, hint=None):
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(node, f"unsupported expression: {type(node).__name__}")
+        return method(node, hint) if method.__code__.co_argcount == 3 else method(node)
+
+    def expr_Constant(self, node):
+        return Const(node.value)
+
+    def expr_Name(self, node):
+        if node.id in self.env:
+            value = self.env[node.id]
+            if value is None:
+                raise self.error(node, f"{node.id!r} may be used before it is assigned",
+                                 cls=SrcadError, hint="assign it on every path first")
+            return value
+        value = self.lookup(node.id, node)
+        return Const(value, node.id)
+
+    def lookup(self, name, node):
+        try:
+            return self.source.lookup(name)
+        except KeyError:
+            raise self.error(node, f"name {name!r} is not defined", cls=SrcadError,
+                             hint="srcad resolves free names in the function's module") from None
+
+    def expr_Attribute(self, node):
+        root = _root_name(node)
+        if root is not None and root not in self.env:
+            return Const(self.resolve_dotted(node), _dotted(node))
+        obj = self.expr(node.value)
+        return ir.Prim(ir.Attr(node.attr), [obj])
+
+    def resolve_dotted(self, node):
+        if isinstance(node, gast.Name):
+            return self.lookup(node.id, node)
+        base = self.resolve_dotted(node.value)
+        try:
+            return getattr(base, node.attr)
+        except AttributeError:
+            raise self.error(node, f"{_dotted(node)} does not exist", cls=SrcadError) from None
+
+    def expr_BinOp(self, node):
+        left, right = self.expr(node.left), self.expr(node.right)
+        return ir.Prim(_BINOPS[type(node.op)], [left, right])
+
+    def expr_UnaryOp(self, node):
+        operand = self.expr(node.operand)
+        fn = _UNARY[type(node.op)]
+        if isinstance(operand, Const) and operand.spelling is None and fn is operator.neg:
+            return Const(-operand.value)
+        return ir.Prim(fn, [operand])
+
+    def expr_Compare(self, node):
+        atoms = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+        results = []
+        for op, a, b in zip(node.ops, atoms, atoms[1:]):
+            if isinstance(op, gast.In):
+                results.append(ir.Prim(operator.contains, [b, a]))
+            elif isinstance(op, gast.NotIn):
+                inside = self.assign(ir.Prim(operator.contains, [b, a]), None, node)
+                results.append(ir.Prim(operator.not_, [inside]))
+            else:
+                results.append(ir.Prim(_COMPARE[type(op)], [a, b]))
+        if len(results) == 1:
+            return results[0]
+        parts = [self.assign(r, None, node) for r in results]
+        return ir.Prim(AND, parts)
+
+    def expr_BoolOp(self, node, hint=None):
+        word = AND if isinstance(node.op, gast.And) else OR
+        if all(_plain_truth(v, self.env) for v in node.values):
+            return ir.Prim(word, [self.expr(v) for v in node.values])
+        # Short-circuit: the value is one of the operands, so it may carry a gradient.
+        result = self.namer.version(hint or "t")
+        first = self.expr(node.values[0])
+        if len(node.values) == 1:
+            return first
+        rest = gast.BoolOp(op=node.op, values=node.values[1:])
+        gast.copy_location(rest, node.values[1])
+        key = f"\0{result}"
+        self.env[key] = first
+        test = first
+        cont = [gast.Assign(targets=[_store(key)], value=rest, type_comment=None)]
+        gast.copy_location(cont[0], node)
+        if word is AND:
+            self.branch(test, cont, [], node)
+        else:
+            self.branch(test, [], cont, node)
+        return self.env.pop(key)
+
+    def expr_IfExp(self, node, hint=None):
+        test = self.expr(node.test)
+        key = f"\0{hint or 'value'}"
+        body = [gast.copy_location(gast.Assign(targets=[_store(key)], value=node.body,
+                                               type_comment=None), node)]
+        orelse = [gast.copy_location(gast.Assign(targets=[_store(key)], value=node.orelse,
+                                                 type_comment=None), node)]
+        self.branch(test, body, orelse, node)
+        return self.env.pop(key)
+
+    def expr_Tuple(self, node):
+        return ir.Prim(ir.BUILD_TUPLE, [self.expr(e) for e in self._elements(node)])
+
+    def expr_List(self, node):
+        return ir.Prim(ir.BUILD_LIST, [self.expr(e) for e in self._elements(node)])
+
+    def _elements(self, node):
+        for e in node.elts:
+            if isinstance(e, gast.Starred):
+                raise self.error(node, "starred expressions (*xs) in a literal",
+                                 hint="build the sequence with + or a loop")
+        return node.elts
+
+    def expr_Subscript(self, node):
+        obj = self.expr(node.value)
+        return ir.Prim(operator.getitem, [obj, self.index(node.slice)])
+
+    def index(self, node):
+        if isinstance(node, gast.Slice):
+            parts = [None if p is None else self.expr(p) for p in (node.lower, node.upper,
+                                                                    node.step)]
+            return ir.Slice(*parts)
+        if isinstance(node, gast.Tuple):
+            return ir.Index(tuple(self.index(e) for e in node.elts))
+        return self.expr(node)
+
+    def expr_Call(self, node, hint=None):
+        if any(isinstance(a, gast.Starred) for a in node.args) or any(
+            k.arg is None for k in node.keywords
+        ):
+            raise self.error(node, "argument unpacking (*args, **kwargs) in a call",
+                             hint="pass the arguments one by one")
+        func = node.func
+        if isinstance(func, gast.Attribute) and _root_name(func) in self.env | {None: None}:
+            obj = self.expr(func.value)
+            args = [obj] + [self.expr(a) for a in node.args]
+            kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+            return ir.Prim(ir.Method(func.attr), args, kwargs)
+        if isinstance(func, gast.Name) and func.id in self.env:
+            raise self.error(node, f"calling the local value {func.id!r}",
+                             hint="call a function defined at module level or imported")
+        if not isinstance(func, (gast.Name, gast.Attribute)):
+            raise self.error(node, "calling the result of an expression",
+                             hint="call a named function")
+        fn = self.resolve_dotted(func)
+        if fn in _COMPREHENSION_CALLS and len(node.args) == 1 and isinstance(
+            node.args[0], (gast.GeneratorExp, gast.ListComp)
+        ):
+            seq = self.comprehension(node.args[0], hint)
+            args, spelling = [seq], _dotted(func)
+        else:
+            args, spelling = [self.expr(a) for a in node.args], _dotted(func)
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        return ir.Prim(fn, args, kwargs, spelling=spelling)
+
+    def expr_ListComp(self, node, hint=None):
+        return self.comprehension(node, hint)
+
+    def expr_GeneratorExp(self, node, hint=None):
+        return self.comprehension(node, hint)
+
+    def comprehension(self, node, hint=None):
+        """``[elt for x in xs if c]`` becomes a loop that appends to a fresh list."""
+        acc = self.assign(ir.Prim(ir.BUILD_LIST, []), self.namer.temp(hint or "items"), node)
+        saved_env = dict(self.env)
+        self._comp(node.generators, node.elt, acc, node)
+        self.env = saved_env
+        return acc
+
+    def _comp(self, generators, elt, acc, node):
+        gen, rest = generators[0], generators[1:]
+        if gen.is_async:
+            raise self.error(node, "async comprehensions")
+
+        def body():
+            self._comp_conds(list(gen.ifs), rest, elt, acc, node)
+            return None
+
+        self.for_loop(gen.target, gen.iter, node, body)
+
+    def _comp_conds(self, conds, rest, elt, acc, node):
+        if conds:
+            test = self.expr(conds[0])
+
+            def then():
+                saved, self.out = self.out, []
+                self._comp_conds(conds[1:], rest, elt, acc, node)
+                block, self.out = self.out, saved
+                return block
+
+            self.branch(test, [], [], node, emit_body=then)
+            return
+        self._comp_tail(rest, elt, acc, node)
+
+    def _comp_tail(self, rest, elt, acc, node):
+        if rest:
+            self._comp(rest, elt, acc, node)
+            return
+        value = self.expr(elt)
+        self.emit(ir.Assign(None, ir.Prim(ir.Method("append"), [acc, value]), node.lineno,
+                            effect=True))
+
+    def expr_Lambda(self, node):
+        raise self.error(node, "a lambda inside the differentiated function",
+                         hint="define the helper with def at module level")
+
+
+def _assert(test):
+    assert test
+
+
+_COMPREHENSION_CALLS = (sum, min, max, list, tuple, any, all)
+
+
+def _is_exit(stmt):
+    return (
+        isinstance(stmt, gast.If)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], gast.Break)
+        and not stmt.orelse
+    )
+
+
+def _same(a, b):
+    if a is b:
+        return True
+    if isinstance(a, Var) and isinstance(b, Var):
+        return a.name == b.name
+    return False
+
+
+def _plain_truth(node, env):
+    if isinstance(node, (gast.Compare, gast.Constant)):
+        return all(_plain_truth(c, env) or isinstance(c, (gast.Name, gast.Constant,
+                                                           gast.Attribute))
+                   for c in getattr(node, "comparators", []) + [getattr(node, "left", node)])
+    if isinstance(node, gast.Name):
+        return True
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        return _plain_truth(node.operand, env)
+    if isinstance(node, gast.BoolOp):
+        return all(_plain_truth(v, env) for v in node.values)
+    return False
+
+
+def _root_name(node):
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def _dotted(node):
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return "<expr>"
+
+
+def _store(name):
+    return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+
+
+def _store_names(target):
+    return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+
+
+def _assigned_names(stmts):
+    """User names assigned anywhere in ``stmts`` (comprehension variables excluded)."""
+    names = set()
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
+            continue
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
+            root = _root_name(node.value)
+            if root:
+                names.add(root)
+        todo.extend(gast.iter_child_nodes(node))
+    return names
+
+
+def _hint(prim):
+    fn = prim.fn
+    if isinstance(fn, ir.Method):
+        return fn.name
+    if isinstance(fn, ir.Attr):
+        return fn.name if fn.name != "T" else "transpose"
+    if prim.spelling:
+        return prim.spelling.rsplit(".", 1)[-1]
+    return "t"
+
+
+def _subst(atom, name, new):
+    if isinstance(atom, Var) and atom.name == name:
+        return new
+    return atom
+
+
+def _replace_everywhere(stmts, name, atom):
+    """Replace reads of ``name`` by ``atom`` in ``stmts`` (a phi found to be trivial)."""
+    def sub(a):
+        if isinstance(a, Var) and a.name == name:
+            return atom
+        if isinstance(a, ir.Slice):
+            return ir.Slice(sub(a.lower), sub(a.upper), sub(a.step))
+        if isinstance(a, ir.Index):
+            return ir.Index(tuple(sub(i) for i in a.items))
+        return a
+
+    for stmt in ir.walk(stmts):
+        if isinstance(stmt, ir.Assign):
+            if isinstance(stmt.value, ir.Prim):
+                stmt.value.args = [sub(a) for a in stmt.value.args]
+                stmt.value.kwargs = {k: sub(v) for k, v in stmt.value.kwargs.items()}
+            else:
+                stmt.value = sub(stmt.value)
+        elif isinstance(stmt, ir.SetItem):
+            stmt.obj, stmt.index, stmt.value = sub(stmt.obj), sub(stmt.index), sub(stmt.value)
+        elif isinstance(stmt, ir.If):
+            stmt.test = sub(stmt.test)
+            for phi in stmt.phis:
+                phi.sources = [sub(s) for s in phi.sources]
+        elif isinstance(stmt, ir.Loop):
+            stmt.test, stmt.exit = sub(stmt.test), sub(stmt.exit)
+            if isinstance(stmt.iter, ir.Prim):
+                stmt.iter.args = [sub(a) for a in stmt.iter.args]
+            for phi in stmt.phis:
+                phi.sources = [sub(s) for s in phi.sources]
+        elif isinstance(stmt, (ir.Return, ir.Raise)):
+            stmt.value = sub(stmt.value)
+

@@ -1,0 +1,69 @@
+"""One place for every generated name.
+
+Generated names derive from the user's names: the second version of ``x`` is ``x_1``, the
+gradient of ``x`` is ``dx``, the gradient of ``x_1`` is ``dx_1``. A :class:`Namer` knows every
+identifier of the user's function, so a generated name never captures a user name.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+
+_SUFFIX = re.compile(r"^(.*?)_(\d+)$")
+
+
+class Namer:
+    """Hands out fresh identifiers, never one already taken."""
+
+    def __init__(self, taken=()):
+        self.taken = set(taken)
+        self._next = {}
+
+    def reserve(self, name):
+        self.taken.add(name)
+
+    def fresh(self, base):
+        """``base`` itself if free, else ``base_1``, ``base_2``, ..."""
+        base = _clean(base)
+        if base not in self.taken and _usable(base):
+            self.taken.add(base)
+            return base
+        stem = base
+        match = _SUFFIX.match(base)
+        if match and match.group(1):
+            stem = match.group(1)
+        n = self._next.get(stem, 1)
+        while f"{stem}_{n}" in self.taken:
+            n += 1
+        self._next[stem] = n + 1
+        name = f"{stem}_{n}"
+        self.taken.add(name)
+        return name
+
+    def version(self, user_name):
+        """A new SSA version of a user variable: ``x``, then ``x_1``, ``x_2``, ..."""
+        return self.fresh(user_name)
+
+    def temp(self, hint="t"):
+        return self.fresh(hint or "t")
+
+    def grad(self, primal):
+        """The gradient variable of ``primal``: ``dx`` for ``x``; ``d_x`` if ``dx`` is taken."""
+        for candidate in (f"d{primal}", f"d_{primal}"):
+            if candidate not in self.taken:
+                self.taken.add(candidate)
+                return candidate
+        return self.fresh(f"d_{primal}")
+
+
+def _clean(name):
+    name = re.sub(r"\W", "_", name)
+    if not name or name[0].isdigit():
+        name = "t" + name
+    return name
+
+
+def _usable(name):
+    return not keyword.iskeyword(name) and not hasattr(builtins, name)

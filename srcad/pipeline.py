@@ -1,0 +1,131 @@
+"""The pipeline, pass by pass. Each pass is a module with one job:
+
+    source.read      read and parse the function (gast), keep file and line numbers
+    validate         reject unsupported constructs with a precise error
+    desugar          jumps -> flags, augmented assignment -> plain assignment
+    lower            flatten to one operation per statement, SSA names, resolve callees
+    optimise         dead-code elimination on the SSA form
+    ir.check         assert the SSA invariants
+    analyse          kinds and activity
+    reverse          forward sweep + backward sweep
+    emit             print, compile under a real file name, bind names
+
+Set ``SRCAD_DEBUG=1`` in the environment to print the code after each pass.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import gast
+
+from . import emit, ir, optimise, source
+from .analyse import SCALAR, Analysis, kind_of_value
+from .desugar import Desugar
+from .lower import Lowerer
+from .naming import Namer
+from .reverse import Reverse
+from .validate import validate
+
+DEBUG = bool(os.environ.get("SRCAD_DEBUG"))
+
+
+def _debug(stage, text):
+    if DEBUG:
+        print(f"---- srcad: after {stage} ----\n{text}", file=sys.stderr)
+
+
+def to_ssa(func):
+    """Parse ``func`` and lower it to checked SSA. Returns (ir.Function, Namer)."""
+    src = source.read(func)
+    validate(src)
+    names = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
+    names |= {n.attr for n in gast.walk(src.node) if isinstance(n, gast.Attribute)}
+    namer = Namer(names)
+    fdef = Desugar(namer).function(src.node)
+    if DEBUG:
+        import ast
+
+        _debug("desugar", ast.unparse(gast.gast_to_ast(fdef)))
+    fn = Lowerer(src, namer).function(fdef)
+    optimise.dead_code(fn)
+    ir.check(fn)
+    _debug("lower (SSA)", ir.to_source(fn))
+    return fn, namer
+
+
+MODES = ("grad", "value_and_grad", "vjp")
+
+
+def adjoint(func, wrt, arg_values, mode):
+    """Generate, compile and return the adjoint of ``func`` for these argument kinds.
+
+    ``wrt``: parameter names; ``arg_values``: parameter name -> an example value (its kind
+    specialises the code); ``mode``: "grad" returns the gradients, "value_and_grad" returns
+    (value, gradients), "vjp" takes the output's gradient as the first argument.
+    """
+    fn, namer = to_ssa(func)
+    kinds = {p: kind_of_value(v) for p, v in arg_values.items()}
+    analysis = Analysis(fn, kinds, wrt)
+    spelled = emit.helper_names(namer, func.__globals__, namer.taken)
+    gen = Reverse(fn, analysis, namer, spelled).run()
+    name = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
+    text = assemble(fn, gen, name, wrt, mode, analysis, spelled)
+    _debug("reverse", text)
+    helpers = set(gen.helpers)
+    if "check_scalar" in text:
+        helpers.add("check_scalar")
+    label = f"{name} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
+    defaults = func.__defaults__ or ()
+    kwdefaults = dict(func.__kwdefaults__ or {})
+    if mode != "vjp":
+        if fn.source.node.args.kwonlyargs:
+            kwdefaults[gen.seed] = 1.0
+        else:
+            defaults = defaults + (1.0,)
+    compiled = emit.compile_function(text, name, func, helpers, spelled, label,
+                                     defaults or None, kwdefaults or None)
+    return compiled, text
+
+
+def assemble(fn, gen, name, wrt, mode, analysis, spelled):
+    params = _signature(fn, gen.seed, mode)
+    lines = [f"def {name}({params}):"]
+    body = [f"{s} = []" for s in gen.stacks]
+    body += emit.render(gen.forward, gen.saves, 0)
+    result = gen.result
+    if mode != "vjp" and analysis.kind(result) != SCALAR:
+        body.append(f"{spelled.get('check_scalar', 'check_scalar')}({result})")
+    backward = emit.render(gen.backward, gen.saves, 0)
+    if any(line.strip() and not line.lstrip().startswith("#") for line in backward):
+        if mode != "vjp":
+            body.append("# backward")
+        body += backward
+    grads = [gen.grads[w] for w in wrt]
+    out = grads[0] if len(grads) == 1 else ", ".join(grads)
+    if mode == "value_and_grad":
+        out = f"{result}, ({out})" if len(grads) > 1 else f"{result}, {out}"
+    body.append(f"return {out}")
+    lines += ["    " + line for line in body]
+    return "\n".join(lines) + "\n"
+
+
+def _signature(fn, seed, mode):
+    src = fn.source.node.args
+    positional = [a.id for a in src.posonlyargs + src.args]
+    kwonly = [a.id for a in src.kwonlyargs]
+    parts = []
+    for i, p in enumerate(positional):
+        parts.append(p)
+        if src.posonlyargs and i == len(src.posonlyargs) - 1:
+            parts.append("/")
+    if mode == "vjp":
+        parts.insert(0, seed)
+    seed_part = f"{seed}=1.0" if mode != "vjp" else None
+    if kwonly:
+        parts.append("*")
+        parts += kwonly
+    if seed_part:
+        parts.append(seed_part)
+    return ", ".join(parts)

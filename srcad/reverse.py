@@ -1,0 +1,556 @@
+"""Reverse mode: generate the forward sweep and the backward sweep of an SSA function.
+
+The result is a :class:`Generated` holding code as nested lists of lines (``Compound`` for
+``if``/``for``/``while``). What holds of it:
+
+* straight-line code and branches outside loops keep every value in a local: nothing is
+  pushed anywhere; a branch's backward sweep takes the branch its forward sweep took (the
+  test is a local);
+* inside a loop, each block pushes, at its end, only the values it defines that the backward
+  sweep reads, as one tuple on the loop's stack; the backward block pops them first;
+* a gradient that is known to be zero is not computed, initialised or added; the first
+  contribution to a gradient assigns it, later ones add; zeros are written only where two
+  paths meet (the end of a branch, the top of a reversed loop);
+* every backward statement comes after a comment naming the user's line it differentiates.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from dataclasses import dataclass, field
+
+from . import ir, templates
+from .analyse import ANY, ARRAY, SCALAR, SEQ, Analysis
+from .errors import MissingRuleError
+from .lower import BoolOp
+from .rules import registry
+
+
+@dataclass
+class Compound:
+    header: str
+    body: list
+    orelse: list | None = None
+
+
+@dataclass
+class PopMarker:
+    """Where a block's backward code pops what its forward code pushed."""
+
+    block: int
+
+
+@dataclass
+class PushMarker:
+    block: int
+
+
+@dataclass
+class Generated:
+    forward: list
+    backward: list
+    stacks: list
+    result: object
+    grads: dict  # wrt param -> expression text of its gradient
+    seed: str
+    helpers: set = field(default_factory=set)
+    saves: dict = field(default_factory=dict)
+
+
+class Reverse:
+    def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names):
+        self.fn = fn
+        self.an = analysis
+        self.namer = namer
+        self.helper_names = helper_names  # helper -> spelling in generated code
+        self.used_helpers = set()
+        self.gnames = {}
+        self.live = set()
+        self.refs = {}  # id(block) -> primal names the backward code of that block reads
+        self.primals = set(fn.params) | {n for s in ir.walk(fn.body) for n in ir.defined_by(s)}
+        for s in ir.walk(fn.body):
+            if isinstance(s, ir.Loop) and s.target:
+                self.primals.add(s.target)
+        self.stacks = {}  # id(loop) -> stack name
+        self.counters = {}  # id(loop) -> counter name
+        self.last_line = None
+
+    # ---------------------------------------------------------------- names and kinds
+
+    def g(self, name):
+        if name not in self.gnames:
+            self.gnames[name] = self.namer.grad(name)
+        return self.gnames[name]
+
+    def helper(self, name):
+        self.used_helpers.add(name)
+        return self.helper_names.get(name, name)
+
+    def zero(self, name, frame):
+        self.ref(name, frame)
+        kind = self.an.kinds.get(name, ANY)
+        if kind == SCALAR:
+            return "0.0"
+        if kind == ARRAY:
+            return f"{self.helper('np')}.zeros_like({name}, dtype=float)"
+        return f"{self.helper('zeros_like')}({name})"
+
+    def ref(self, name, frame):
+        if name in self.primals:
+            self.refs.setdefault(frame, set()).add(name)
+
+    def ref_text(self, node, frame):
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                self.ref(sub.id, frame)
+
+    # ---------------------------------------------------------------- accumulation
+
+    def accumulate(self, atom, contribution, code, frame):
+        """Add ``contribution`` (expression text) to the gradient of ``atom``."""
+        if not self.an.active(atom):
+            return
+        name = atom.name
+        gname = self.g(name)
+        if gname in self.live:
+            if self.an.kinds.get(name) in (SEQ, ANY):
+                code.append(f"{gname} = {self.helper('add')}({gname}, {contribution})")
+            else:
+                code.append(f"{gname} = {gname} + {_paren(contribution)}")
+        else:
+            code.append(f"{gname} = {contribution}")
+            self.live.add(gname)
+
+    def ensure_live(self, name, code, frame):
+        gname = self.g(name)
+        if gname not in self.live:
+            code.append(f"{gname} = {self.zero(name, frame)}")
+            self.live.add(gname)
+
+    # ---------------------------------------------------------------- entry
+
+    def run(self):
+        body = self.fn.body
+        ret = body[-1] if body and isinstance(body[-1], ir.Return) else None
+        result = ret.value if ret else ir.Const(None)
+        seed_name = self.g(result.name) if isinstance(result, ir.Var) else self.namer.fresh("dy")
+        top = id(body)
+        self.blocks = {top: body}
+        backward = []
+        if self.an.active(result):
+            self.live.add(seed_name)
+            self.comment(ret, backward)
+        backward += self.block(body[:-1] if ret else body, top)
+        grads = {}
+        for p in self.an.wrt:
+            gname = self.g(p)
+            grads[p] = gname if gname in self.live else self.zero(p, top)
+        self.compute_saves()
+        forward = self.forward(body[:-1] if ret else body, top, loop=None)
+        return Generated(forward, backward, list(self.stacks.values()), result, grads, seed_name,
+                         self.used_helpers, self.saves)
+
+    def comment(self, stmt, code):
+        line = getattr(stmt, "line", None)
+        if line is None or line == self.last_line:
+            return
+        self.last_line = line
+        text = self.fn.source.line_text(line) if self.fn.source else None
+        code.append(f"# line {line}: {text}" if text else f"# line {line}")
+
+    # ---------------------------------------------------------------- backward sweep
+
+    def block(self, stmts, frame):
+        self.blocks[frame] = stmts
+        code = [PopMarker(frame)]
+        self.frame_live_start = None
+        for stmt in reversed(stmts):
+            self.stmt(stmt, code, frame)
+        self.materialise_lists(stmts, code, frame)
+        return code
+
+    def materialise_lists(self, stmts, code, frame):
+        return None
+
+    def stmt(self, stmt, code, frame):
+        if isinstance(stmt, ir.Assign):
+            self.assign(stmt, code, frame)
+        elif isinstance(stmt, ir.SetItem):
+            self.setitem(stmt, code, frame)
+        elif isinstance(stmt, ir.If):
+            self.if_(stmt, code, frame)
+        elif isinstance(stmt, ir.Loop):
+            self.loop(stmt, code, frame)
+
+    def assign(self, stmt, code, frame):
+        value = stmt.value
+        if stmt.target is None:
+            if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
+                value.fn.name == "append"
+            ):
+                self.append(stmt, code, frame)
+            return
+        if not self.an.active(ir.Var(stmt.target)) or self.g(stmt.target) not in self.live:
+            return
+        gname = self.g(stmt.target)
+        self.comment(stmt, code)
+        if not isinstance(value, ir.Prim):
+            self.accumulate(value, gname, code, frame)
+            return
+        fn = value.fn
+        if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
+            for i, a in enumerate(value.args):
+                self.accumulate(a, f"{gname}[{i}]", code, frame)
+            return
+        if fn is operator.getitem:
+            self.getitem(stmt, gname, code, frame)
+            return
+        if isinstance(fn, BoolOp):
+            return
+        args, kwargs = list(value.args), dict(value.kwargs)
+        if isinstance(fn, ir.Method):
+            fn = registry.methods.get(fn.name, fn)
+        elif isinstance(fn, ir.Attr):
+            fn = registry.attributes.get(fn.name, fn)
+        rule, bound = registry.find(fn, args, kwargs)
+        if rule is None:
+            if registry.is_nondiff(fn):
+                return
+            raise self.missing_rule(stmt, value)
+        scalar = all(self.an.kind(a) == SCALAR for a in value.args if isinstance(
+            a, (ir.Var, ir.Const)))
+        names = {p: str(a) for p, a in bound.items()}
+        names["g"] = gname
+        names["ans"] = stmt.target
+        for param, template in rule.templates.items():
+            atom = bound.get(param)
+            if not isinstance(atom, ir.Var) or not self.an.active(atom):
+                continue
+            node = templates.instantiate(template, names, scalar, self.helper_spellings())
+            self.ref_text(node, frame)
+            self.note_helpers(node)
+            contribution = templates.text(node)
+            if rule.broadcast:
+                contribution = self.unbroadcast(contribution, atom, stmt.target, bound, frame)
+            self.accumulate(atom, contribution, code, frame)
+
+    def helper_spellings(self):
+        return self.helper_names
+
+    def note_helpers(self, node):
+        spelled = {v: k for k, v in self.helper_names.items()}
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and sub.id in spelled:
+                self.used_helpers.add(spelled[sub.id])
+
+    def unbroadcast(self, contribution, atom, target, bound, frame):
+        out_kind = self.an.kinds.get(target, ANY)
+        kind = self.an.kind(atom)
+        if out_kind == SCALAR:
+            return contribution
+        if kind == SCALAR:
+            return f"{self.helper('np')}.sum({contribution})"
+        others = [a for a in bound.values() if isinstance(a, (ir.Var, ir.Const)) and a != atom]
+        if kind == ARRAY and all(self.an.kind(o) == SCALAR for o in others):
+            return contribution
+        self.ref(atom.name, frame)
+        return f"{self.helper('unbroadcast')}({contribution}, {atom.name})"
+
+    def missing_rule(self, stmt, prim):
+        src = self.fn.source
+        name = prim.spelling or getattr(prim.fn, "__name__", repr(prim.fn))
+        if isinstance(prim.fn, ir.Method):
+            name = f".{prim.fn.name}()"
+        return MissingRuleError(
+            f"no derivative rule for {name}",
+            filename=src.filename if src else None, lineno=stmt.line,
+            construct=src.line_text(stmt.line) if src else None,
+            hint=f"give {name} a rule with @srcad.extend.defvjp, or wrap the value in "
+            "srcad.stop_gradient(...) if no gradient should flow through it",
+        )
+
+    def getitem(self, stmt, gname, code, frame):
+        obj, index = stmt.value.args
+        if not self.an.active(obj):
+            return
+        kind = self.an.kind(obj)
+        for v in ir.atoms_in(index):
+            self.ref(v.name, frame)
+        if kind == SEQ:
+            self.ensure_live(obj.name, code, frame)
+            dobj = self.g(obj.name)
+            code.append(f"{dobj}[{index}] = {self.helper('add')}({dobj}[{index}], {gname})")
+            return
+        self.ref(obj.name, frame)
+        contribution = f"{self.helper('scatter')}({gname}, {obj.name}, {_index_text(index)})"
+        self.accumulate(obj, contribution, code, frame)
+
+    def setitem(self, stmt, code, frame):
+        target = ir.Var(stmt.target)
+        if not self.an.active(target) or self.g(stmt.target) not in self.live:
+            return
+        self.comment(stmt, code)
+        gname = self.g(stmt.target)
+        for v in ir.atoms_in(stmt.index):
+            self.ref(v.name, frame)
+        value = stmt.value
+        if self.an.active(value):
+            self.ref(value.name, frame)
+            part = f"{self.helper('unbroadcast')}({gname}[{stmt.index}], {value.name})"
+            self.accumulate(value, part, code, frame)
+        if self.an.active(stmt.obj):
+            cleared = f"{self.helper('cleared')}({gname}, {_index_text(stmt.index)})"
+            self.accumulate(stmt.obj, cleared, code, frame)
+
+    def append(self, stmt, code, frame):
+        lst, value = stmt.value.args
+        if not (isinstance(lst, ir.Var) and self.an.active(lst)):
+            return
+        self.comment(stmt, code)
+        self.ensure_live(lst.name, code, frame)
+        popped = f"{self.g(lst.name)}.pop()"
+        if self.an.active(value):
+            self.accumulate(value, popped, code, frame)
+        else:
+            code.append(popped)
+
+    # ---------------------------------------------------------------- branches
+
+    def if_(self, stmt, code, frame):
+        live_before = set(self.live)
+        inner_defs = {n for s in ir.walk(stmt.body + stmt.orelse) for n in ir.defined_by(s)}
+        inner_grads = {self.g(n) for n in inner_defs | {p.target for p in stmt.phis}}
+        arms = []
+        for side, block in ((0, stmt.body), (1, stmt.orelse)):
+            self.live = set(live_before)
+            arm = []
+            for phi in stmt.phis:
+                src = phi.sources[side]
+                if self.an.active(ir.Var(phi.target)) and self.g(phi.target) in self.live:
+                    if isinstance(src, ir.Var):
+                        self.accumulate(src, self.g(phi.target), arm, id(block))
+            arm += self.block(block, id(block))
+            arms.append((arm, self.live - inner_grads, id(block)))
+        merged = (arms[0][1] | arms[1][1])
+        for arm, live, block_id in arms:
+            for gname in sorted(merged - live):
+                primal = self._primal_of(gname)
+                arm.append(f"{gname} = {self.zero(primal, block_id)}")
+        self.live = merged
+        then_code, else_code = arms[0][0], arms[1][0]
+        if not _has_code(then_code) and not _has_code(else_code):
+            return
+        for v in ir.atoms_in(stmt.test):
+            self.ref(v.name, frame)
+        self.comment(stmt, code)
+        if _has_code(then_code):
+            code.append(Compound(f"if {stmt.test}:", then_code,
+                                 else_code if _has_code(else_code) else None))
+        else:
+            code.append(Compound(f"if not {stmt.test}:", else_code))
+
+    def _primal_of(self, gname):
+        for primal, name in self.gnames.items():
+            if name == gname:
+                return primal
+        raise KeyError(gname)
+
+    # ---------------------------------------------------------------- loops
+
+    def loop(self, stmt, code, frame):
+        active_phis = [p for p in stmt.phis if self.an.active(ir.Var(p.target))]
+        inner_defs = {n for s in ir.walk(stmt.body + stmt.header) for n in ir.defined_by(s)}
+        inner_defs |= {p.target for p in stmt.phis} | ({stmt.target} if stmt.target else set())
+        outer_reads = set()
+        for s in ir.walk(stmt.body):
+            for v in ir.reads_of(s):
+                outer_reads.add(v.name)
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Prim):
+                outer_reads |= {v.name for v in s.value.operands()}
+            if isinstance(s, (ir.If, ir.Loop)):
+                outer_reads |= {v.name for p in s.phis for src in p.sources
+                                for v in ir.atoms_in(src)}
+        for p in stmt.phis:
+            outer_reads |= {v.name for v in ir.atoms_in(p.sources[1])}
+        touched = sorted(n for n in outer_reads - inner_defs if self.an.active(ir.Var(n)))
+        if not active_phis and not touched:
+            return
+        body_id = id(stmt.body)
+        pre = []
+        for p in active_phis:
+            self.ensure_live(p.target, pre, frame)
+        for name in touched:
+            self.ensure_live(name, pre, frame)
+        live_outside = set(self.live)
+        body = [PopMarker(body_id)]
+        # the gradient of each header name flows to its value at the end of the iteration
+        latch_targets = {p.target for p in active_phis}
+        needs_temps = any(isinstance(p.sources[1], ir.Var) and p.sources[1].name in latch_targets
+                          for p in active_phis)
+        carried = []
+        for p in active_phis:
+            gname = self.g(p.target)
+            if needs_temps:
+                tmp = self.namer.fresh(gname + "_next")
+                body.append(f"{tmp} = {gname}")
+                carried.append((p, tmp))
+            else:
+                carried.append((p, gname))
+        for p, _ in carried:
+            self.live.discard(self.g(p.target))
+        for p, gsrc in carried:
+            src = p.sources[1]
+            if isinstance(src, ir.Var):
+                if not needs_temps and self.g(src.name) not in self.live:
+                    body.append(f"{self.g(src.name)} = {gsrc}")
+                    self.live.add(self.g(src.name))
+                else:
+                    self.accumulate(src, gsrc, body, body_id)
+        self.blocks[body_id] = stmt.body
+        inner = self.block(stmt.body, body_id)
+        body += inner[1:]  # its PopMarker is already first
+        for p in active_phis:
+            self.ensure_live(p.target, body, body_id)
+        self.live = live_outside | {self.g(p.target) for p in active_phis}
+        if stmt.kind == "for" and stmt.exit is None:
+            for v in stmt.iter.operands():
+                self.ref(v.name, frame)
+            header = f"for {stmt.target} in reversed({stmt.iter}):"
+        else:
+            counter = self.counter(stmt)
+            self.ref(counter, frame)
+            header = f"for _ in range({counter}):"
+        self.comment(stmt, code)
+        code.extend(pre)
+        code.append(Compound(header, body))
+        for p in active_phis:
+            entry = p.sources[0]
+            if isinstance(entry, ir.Var):
+                self.accumulate(entry, self.g(p.target), code, frame)
+            self.live.discard(self.g(p.target))
+
+    def counter(self, stmt):
+        if id(stmt) not in self.counters:
+            name = self.namer.fresh("n_iter")
+            self.counters[id(stmt)] = name
+            self.primals.add(name)
+        return self.counters[id(stmt)]
+
+    def stack(self, loop):
+        if id(loop) not in self.stacks:
+            self.stacks[id(loop)] = self.namer.fresh("stack")
+        return self.stacks[id(loop)]
+
+    # ---------------------------------------------------------------- what to save
+
+    def compute_saves(self):
+        """For each block inside a loop: the values it defines that the backward sweep reads."""
+        self.saves = {}
+        self._saves_in(self.fn.body, loop=None)
+
+    def _saves_in(self, stmts, loop, extra_defs=()):
+        defs = set(extra_defs)
+        subtree_refs = set(self.refs.get(id(stmts), ()))
+        for stmt in stmts:
+            defs |= set(ir.defined_by(stmt))
+            if isinstance(stmt, ir.If):
+                subtree_refs |= self._saves_in(stmt.body, loop)
+                subtree_refs |= self._saves_in(stmt.orelse, loop)
+            elif isinstance(stmt, ir.Loop):
+                body_defs = [p.target for p in stmt.phis]
+                if stmt.target and (stmt.kind != "for" or stmt.exit is not None):
+                    body_defs.append(stmt.target)
+                subtree_refs |= self._saves_in(stmt.body, stmt, body_defs)
+                if id(stmt) in self.counters:
+                    defs.add(self.counters[id(stmt)])
+        if loop is not None:
+            names = sorted(defs & subtree_refs)
+            if names:
+                self.saves[id(stmts)] = (self.stack(loop), names)
+        return subtree_refs
+
+    # ---------------------------------------------------------------- forward sweep
+
+    def forward(self, stmts, block_id, loop):
+        code = []
+        for stmt in stmts:
+            if isinstance(stmt, ir.Assign):
+                code.append(f"{stmt.value}" if stmt.target is None else
+                            f"{stmt.target} = {stmt.value}")
+            elif isinstance(stmt, ir.SetItem):
+                code.append(f"{stmt.target} = {stmt.obj}.copy()")
+                code.append(f"{stmt.target}[{stmt.index}] = {stmt.value}")
+            elif isinstance(stmt, ir.If):
+                then = self.forward(stmt.body, id(stmt.body), loop) + _phi_copies(stmt.phis, 0)
+                other = self.forward(stmt.orelse, id(stmt.orelse), loop) + _phi_copies(
+                    stmt.phis, 1)
+                if then:
+                    code.append(Compound(f"if {stmt.test}:", then, other or None))
+                elif other:
+                    code.append(Compound(f"if not {stmt.test}:", other))
+            elif isinstance(stmt, ir.Loop):
+                code += self.forward_loop(stmt)
+            elif isinstance(stmt, ir.Raise):
+                code.append(f"raise {stmt.value}")
+            elif isinstance(stmt, ir.Return):
+                code.append(f"return {stmt.value}")
+        if block_id in self.saves:
+            code.append(PushMarker(block_id))
+        return code
+
+    def forward_loop(self, stmt):
+        code = [f"{p.target} = {p.sources[0]}" for p in stmt.phis if p.sources[0] is not None
+                and str(p.sources[0]) != p.target]
+        counter = self.counters.get(id(stmt))
+        body = []
+        if counter:
+            code.append(f"{counter} = 0")
+            body.append(f"{counter} += 1")
+        body += self.forward(stmt.body, id(stmt.body), stmt)
+        body += _phi_copies(stmt.phis, 1)
+        if stmt.exit is not None:
+            body.append(Compound(f"if {stmt.exit}:", ["break"]))
+        if stmt.kind == "for":
+            code.append(Compound(f"for {stmt.target} in {stmt.iter}:", body))
+        elif stmt.header:
+            head = self.forward(stmt.header, id(stmt.header), stmt)
+            head.append(Compound(f"if not {stmt.test}:", ["break"]))
+            code.append(Compound("while True:", head + body))
+        else:
+            code.append(Compound(f"while {stmt.test}:", body))
+        return code
+
+
+def _phi_copies(phis, side):
+    lines = []
+    for p in phis:
+        src = p.sources[side]
+        if src is not None and str(src) != p.target:
+            lines.append(f"{p.target} = {src}")
+    return lines
+
+
+def _has_code(code):
+    return any(not isinstance(c, PopMarker) for c in code)
+
+
+def _paren(text):
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return f"({text})"
+    if isinstance(node, (ast.BinOp, ast.IfExp, ast.BoolOp, ast.Compare, ast.UnaryOp)) and not (
+        isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div, ast.Pow))
+    ):
+        return f"({text})"
+    return text
+
+
+def _index_text(index):
+    if isinstance(index, ir.Slice):
+        parts = [("None" if p is None else str(p)) for p in (index.lower, index.upper, index.step)]
+        return f"slice({', '.join(parts)})"
+    if isinstance(index, ir.Index):
+        return "(" + ", ".join(_index_text(i) for i in index.items) + ",)"
+    return str(index)

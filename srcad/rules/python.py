@@ -1,0 +1,76 @@
+"""Derivative rules for Python's operators, builtins and the ``math`` module.
+
+One line per function. ``g`` is the gradient of the result, ``ans`` the result; names such
+as ``cos`` and ``log`` become ``math.cos`` on scalars and ``np.cos`` on arrays.
+To add a function, add one ``defvjp`` line under the right heading.
+"""
+
+import builtins
+import math
+import operator
+
+from .registry import defvjp, nondiff
+
+# ---------------------------------------------------------------- arithmetic operators
+defvjp(operator.add, "a, b", a="g", b="g", broadcast=True)
+defvjp(operator.sub, "a, b", a="g", b="-g", broadcast=True)
+defvjp(operator.mul, "a, b", a="g * b", b="g * a", broadcast=True)
+defvjp(operator.truediv, "a, b", a="g / b", b="-g * ans / b", broadcast=True)
+defvjp(operator.pow, "a, b", a="g * b * a ** (b - 1)", b="g * ans * log(a)", broadcast=True)
+defvjp(operator.mod, "a, b", a="g", b="-g * (a // b)", broadcast=True)
+defvjp(operator.neg, "a", a="-g")
+defvjp(operator.pos, "a", a="g")
+nondiff(operator.floordiv)
+
+# ---------------------------------------------------------------- comparisons and logic
+nondiff(operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+        operator.not_, operator.is_, operator.is_not, operator.contains, operator.and_,
+        operator.or_, operator.xor, operator.invert, operator.lshift, operator.rshift)
+
+# ---------------------------------------------------------------- builtins
+defvjp(builtins.abs, "x", x="g * sign(x)")
+defvjp(builtins.pow, "a, b", a="g * b * a ** (b - 1)", b="g * ans * log(a)")
+defvjp(builtins.float, "x=0.0", x="g")
+defvjp(builtins.min, "a, b", a="g if a <= b else 0.0", b="0.0 if a <= b else g")
+defvjp(builtins.max, "a, b", a="g if a >= b else 0.0", b="0.0 if a >= b else g")
+nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.bool,
+        builtins.isinstance, builtins.print, builtins.type, builtins.enumerate, builtins.zip,
+        builtins.any, builtins.all, builtins.str, builtins.repr)
+
+# ---------------------------------------------------------------- math: trigonometry
+defvjp(math.sin, "x", x="g * cos(x)")
+defvjp(math.cos, "x", x="-g * sin(x)")
+defvjp(math.tan, "x", x="g / cos(x) ** 2")
+defvjp(math.asin, "x", x="g / sqrt(1 - x ** 2)")
+defvjp(math.acos, "x", x="-g / sqrt(1 - x ** 2)")
+defvjp(math.atan, "x", x="g / (1 + x ** 2)")
+defvjp(math.atan2, "y, x", y="g * x / (x ** 2 + y ** 2)", x="-g * y / (x ** 2 + y ** 2)")
+defvjp(math.hypot, "x, y", x="g * x / ans", y="g * y / ans")
+
+# ---------------------------------------------------------------- math: hyperbolic
+defvjp(math.sinh, "x", x="g * cosh(x)")
+defvjp(math.cosh, "x", x="g * sinh(x)")
+defvjp(math.tanh, "x", x="g * (1 - ans ** 2)")
+defvjp(math.asinh, "x", x="g / sqrt(x ** 2 + 1)")
+defvjp(math.acosh, "x", x="g / sqrt(x ** 2 - 1)")
+defvjp(math.atanh, "x", x="g / (1 - x ** 2)")
+
+# ---------------------------------------------------------------- math: exponentials, logs
+defvjp(math.exp, "x", x="g * ans")
+defvjp(math.expm1, "x", x="g * (ans + 1)")
+defvjp(math.log, "x", x="g / x")
+defvjp(math.log, "x, base", x="g / (x * log(base))", base="-g * ans / (base * log(base))")
+defvjp(math.log1p, "x", x="g / (1 + x)")
+defvjp(math.log2, "x", x="g / (x * 0.6931471805599453)")
+defvjp(math.log10, "x", x="g / (x * 2.302585092994046)")
+defvjp(math.sqrt, "x", x="g / (2 * ans)")
+defvjp(math.pow, "a, b", a="g * b * a ** (b - 1)", b="g * ans * log(a)")
+defvjp(math.fabs, "x", x="g * sign(x)")
+
+# ---------------------------------------------------------------- math: special functions
+defvjp(math.erf, "x", x="g * 1.1283791670955126 * exp(-x ** 2)")
+defvjp(math.erfc, "x", x="-g * 1.1283791670955126 * exp(-x ** 2)")
+
+# ---------------------------------------------------------------- math: piecewise constant
+nondiff(math.floor, math.ceil, math.trunc, math.isfinite, math.isnan, math.isinf,
+        math.factorial, math.gcd, math.comb, math.perm)

@@ -1,0 +1,168 @@
+"""The derivative-rule registry: the mechanism (the rules themselves live beside it).
+
+A rule gives, for one function, the gradient flowing into each argument as a small Python
+expression (a *template*) written in terms of:
+
+* the function's parameter names (``x``, ``a``, ``b``, ...),
+* ``g``, the gradient flowing into the result, and
+* ``ans``, the result itself (so ``exp`` and ``tanh`` reuse their forward value).
+
+A template may call the *kind-generic* names of :data:`GENERIC` (``cos``, ``log``, ``sign``,
+...): srcad writes ``math.cos`` for Python scalars and ``np.cos`` for arrays. ``None`` (or
+leaving a parameter out) means the derivative is zero: no code is generated for it.
+
+    defvjp(math.sin, "x", x="g * cos(x)")
+    defvjp(operator.mul, "a, b", a="g * b", b="g * a", broadcast=True)
+
+``broadcast=True`` marks element-wise functions whose arguments may broadcast; srcad then
+sums each argument's gradient back to the argument's shape, where shapes can differ.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+
+import numpy as np
+
+from ..errors import RuleError
+
+#: names a template may call; each maps to (scalar spelling, array spelling)
+GENERIC = {
+    name: (f"math.{name}", f"np.{name}")
+    for name in ("sin", "cos", "tan", "exp", "log", "sqrt", "sinh", "cosh", "tanh", "log2",
+                 "log10", "log1p", "expm1")
+}
+GENERIC.update({
+    "sign": ("sign", "np.sign"),
+    "pi": ("math.pi", "np.pi"),
+    "erf_": ("math.erf", "erf"),
+    "where": ("where", "np.where"),
+})
+
+
+class Rule:
+    """The vector-Jacobian templates of one function for one signature."""
+
+    def __init__(self, fn, signature, templates, broadcast=False, kind=None, name=None):
+        self.fn = fn
+        self.name = name or getattr(fn, "__qualname__", repr(fn))
+        self.signature = _signature(signature, fn)
+        self.params = list(self.signature.parameters)
+        unknown = set(templates) - set(self.params)
+        if unknown:
+            raise RuleError(f"rule for {self.name}: templates for unknown parameters {unknown}",
+                            hint=f"the signature names {self.params}")
+        self.templates = {p: _parse(t, self.name) for p, t in templates.items() if t is not None}
+        self.broadcast = broadcast
+        self.kind = kind
+
+    def bind(self, args, kwargs):
+        """Map the call's arguments to parameter names, or None if they do not fit."""
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        return dict(bound.arguments)
+
+    def __repr__(self):
+        return f"Rule({self.name}({', '.join(self.params)}))"
+
+
+class Registry:
+    def __init__(self):
+        self.rules = {}  # fn -> [Rule]
+        self.nondiff = set()  # fns with zero derivative
+        self.methods = {}  # method name -> fn whose rule applies (self is the first argument)
+        self.attributes = {}  # attribute name -> fn
+        self.impure = set()
+
+    def add(self, rule):
+        self.rules.setdefault(_key(rule.fn), []).insert(0, rule)
+        return rule
+
+    def find(self, fn, args, kwargs):
+        """The rule for ``fn`` fitting these arguments and the bound arguments."""
+        for rule in self.rules.get(_key(fn), ()):
+            bound = rule.bind(args, kwargs)
+            if bound is not None:
+                return rule, bound
+        return None, None
+
+    def has_rule(self, fn):
+        return _key(fn) in self.rules
+
+    def is_nondiff(self, fn):
+        try:
+            return fn in self.nondiff
+        except TypeError:
+            return False
+
+    def is_pure(self, prim):
+        from .. import ir
+
+        fn = prim.fn
+        if isinstance(fn, ir.Method):
+            return fn.name not in _MUTATING_METHODS
+        if isinstance(fn, (ir.Attr, ir.Build)) or fn in _PURE_MARKERS:
+            return True
+        return self.has_rule(fn) or self.is_nondiff(fn)
+
+
+_MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "sort", "fill", "update",
+                     "clear", "setdefault", "add", "discard", "resize", "put", "itemset"}
+_PURE_MARKERS = set()
+
+
+def _key(fn):
+    try:
+        hash(fn)
+        return fn
+    except TypeError:
+        return id(fn)
+
+
+def _signature(spec, fn):
+    if isinstance(spec, inspect.Signature):
+        return spec
+    try:
+        code = compile(f"lambda {spec}: None", "<rule signature>", "eval")
+        return inspect.signature(eval(code, {"math": math, "np": np}))  # noqa: S307
+    except SyntaxError as exc:
+        raise RuleError(f"rule for {fn!r}: bad signature {spec!r}",
+                        hint='write it like a def: "x, axis=None, keepdims=False"') from exc
+
+
+def _parse(template, name):
+    try:
+        return ast.parse(template.strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise RuleError(f"rule for {name}: template {template!r} is not a Python expression",
+                        hint='write an expression in g, ans and the parameters, e.g. "g * x"'
+                        ) from exc
+
+
+registry = Registry()
+
+
+def defvjp(fn, signature, *, broadcast=False, kind=None, **templates):
+    """Register the gradient templates of ``fn`` (see the module docstring)."""
+    return registry.add(Rule(fn, signature, templates, broadcast=broadcast, kind=kind))
+
+
+def nondiff(*fns):
+    """Declare functions whose derivative is zero everywhere it exists."""
+    for fn in fns:
+        registry.nondiff.add(fn)
+
+
+def defmethod(name, fn):
+    """``x.name(...)`` on an array uses the rule of ``fn(x, ...)``."""
+    registry.methods[name] = fn
+
+
+def defattr(name, fn):
+    """``x.name`` on an array uses the rule of ``fn(x)``."""
+    registry.attributes[name] = fn

@@ -1,0 +1,141 @@
+"""Helpers that generated code calls. Kept few and small: scalar code calls none of them.
+
+Each is a plain function so that generated code stays ordinary Python that srcad can read.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def sign(x):
+    """The sign of a scalar: -1.0, 0.0 or 1.0 (0.0 at 0, as NumPy, PyTorch and JAX)."""
+    return (x > 0) - (x < 0) + 0.0
+
+
+def where(c, a, b):
+    return a if c else b
+
+
+def erf(x):
+    return np.vectorize(math.erf, otypes=[float])(x)
+
+
+def unbroadcast(g, x):
+    """Sum ``g`` down to the shape of ``x`` (undo NumPy broadcasting)."""
+    shape = np.shape(x)
+    gshape = np.shape(g)
+    if gshape == shape:
+        return g
+    if not shape:
+        return np.sum(g)
+    extra = len(gshape) - len(shape)
+    if extra:
+        g = np.sum(g, axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    return g
+
+
+def expand(g, x, axis=None, keepdims=False):
+    """Broadcast the gradient of a reduction of ``x`` back to ``x``'s shape."""
+    shape = np.shape(x)
+    if axis is not None and not keepdims:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
+    return np.broadcast_to(g, shape)
+
+
+def zeros_like(x):
+    """A zero gradient shaped like ``x`` (a float for scalars)."""
+    if isinstance(x, (list, tuple)):
+        return [zeros_like(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape)
+    return 0.0
+
+
+def add(a, b):
+    """Add two gradients of any structure (numbers, arrays, lists)."""
+    if isinstance(a, list):
+        return [add(u, v) for u, v in zip(a, b)]
+    return a + b
+
+
+def dot_grad_a(g, a, b):
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * b, a)
+    if np.ndim(b) == 1:
+        return np.multiply.outer(g, b) if np.ndim(a) > 1 else g * b
+    return np.dot(g, np.swapaxes(b, -1, -2)) if np.ndim(a) > 1 else np.dot(b, g)
+
+
+def dot_grad_b(g, a, b):
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * a, b)
+    if np.ndim(a) == 1:
+        return np.multiply.outer(a, g) if np.ndim(b) > 1 else g * a
+    if np.ndim(b) == 1:
+        return np.dot(np.swapaxes(a, -1, -2), g)
+    return np.dot(np.swapaxes(a, -1, -2), g)
+
+
+def matmul_grad_a(g, a, b):
+    if np.ndim(b) == 1:
+        return unbroadcast(np.multiply.outer(g, b) if np.ndim(a) > 1 else g * b, a)
+    if np.ndim(a) == 1:
+        return unbroadcast(np.matmul(b, g), a)
+    return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
+
+
+def matmul_grad_b(g, a, b):
+    if np.ndim(a) == 1:
+        return unbroadcast(np.multiply.outer(a, g) if np.ndim(b) > 1 else g * a, b)
+    if np.ndim(b) == 1:
+        return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g[..., None])[..., 0]
+                           if np.ndim(g) else np.matmul(np.swapaxes(a, -1, -2), g), b)
+    return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
+
+
+def transpose_grad(g, axes=None):
+    if axes is None:
+        return np.transpose(g)
+    return np.transpose(g, np.argsort(axes))
+
+
+#: the names generated code may use for these helpers
+HELPERS = {name: obj for name, obj in globals().items()
+           if callable(obj) and getattr(obj, "__module__", None) == __name__}
+
+
+def check_scalar(y):
+    """Refuse a non-scalar output in ``grad`` (``vjp`` handles any output)."""
+    if np.size(y) != 1 or isinstance(y, (list, tuple)):
+        from .errors import NonScalarOutputError
+
+        raise NonScalarOutputError(
+            f"grad needs a scalar output, got {type(y).__name__} of shape {np.shape(y)}",
+            hint="use srcad.vjp(f, *args) for non-scalar outputs, or reduce the output "
+            "(for instance with np.sum) first",
+        )
+
+
+def scatter(g, x, index):
+    """The gradient of ``x[index]``: zeros shaped like ``x`` with ``g`` added at ``index``."""
+    out = np.zeros(np.shape(x))
+    np.add.at(out, index, g)
+    return out
+
+
+def cleared(g, index):
+    """The gradient flowing past ``y[index] = v`` to the old ``y``: ``g`` with ``index`` zeroed."""
+    out = np.array(g, dtype=float, copy=True)
+    out[index] = 0.0
+    return out
+
+
+HELPERS = {name: obj for name, obj in globals().items()
+           if callable(obj) and getattr(obj, "__module__", None) == __name__}

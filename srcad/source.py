@@ -1,0 +1,152 @@
+"""Read a function's source and parse it with gast.
+
+After this pass: we hold the function's ``gast.FunctionDef`` with line numbers that are the
+user's real line numbers, the file name, and the namespaces the body's names resolve in
+(globals, closure cells, builtins). Decorators are dropped, so ``@srcad.grad`` above a
+function does not recurse into itself.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import inspect
+import linecache
+import textwrap
+from dataclasses import dataclass, field
+
+import gast
+
+from .errors import SourceUnavailableError
+
+
+@dataclass
+class Source:
+    """A parsed user function and where its names come from."""
+
+    func: object
+    node: gast.FunctionDef
+    filename: str
+    first_line: int
+    text: str
+    globals: dict
+    closure: dict = field(default_factory=dict)
+
+    def line_text(self, lineno):
+        if lineno is None:
+            return None
+        lines = self.text.splitlines()
+        index = lineno - self.first_line
+        if 0 <= index < len(lines):
+            return lines[index].strip()
+        return linecache.getline(self.filename, lineno).strip() or None
+
+    def lookup(self, name):
+        """The object a free name of the body refers to now (closure, global or builtin)."""
+        if name in self.closure:
+            return self.closure[name]
+        if name in self.globals:
+            return self.globals[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise KeyError(name)
+
+
+_HINT_RULE = (
+    "srcad needs the Python source of the function it differentiates; for a built-in or "
+    "C function, give it a derivative rule with @srcad.extend.defvjp (see docs/extending.md)"
+)
+
+
+def read(func):
+    """Parse ``func`` into a :class:`Source`, or raise :class:`SourceUnavailableError`."""
+    func = inspect.unwrap(func, stop=lambda f: hasattr(f, "__srcad_primal__"))
+    if isinstance(func, functools.partial):
+        raise SourceUnavailableError(
+            "cannot differentiate a functools.partial object",
+            construct=repr(func),
+            hint="differentiate the underlying function and pass the fixed arguments yourself",
+        )
+    code = getattr(func, "__code__", None)
+    if code is None or not inspect.isfunction(func):
+        raise SourceUnavailableError(
+            f"no Python source for {_describe(func)}", construct=repr(func), hint=_HINT_RULE
+        )
+    filename = code.co_filename
+    try:
+        lines, first_line = inspect.getsourcelines(func)
+    except (OSError, TypeError) as exc:
+        where = "code typed at a prompt or built by exec()" if filename.startswith("<") else filename
+        raise SourceUnavailableError(
+            f"cannot read the source of {_describe(func)} ({where})",
+            filename=filename,
+            lineno=code.co_firstlineno,
+            hint="define the function in a .py file, or give it a rule with @srcad.extend.defvjp",
+        ) from exc
+    text = textwrap.dedent("".join(lines))
+    first_line = max(first_line, 1)
+    try:
+        module = gast.parse(text)
+    except SyntaxError as exc:
+        raise SourceUnavailableError(
+            f"cannot parse the source of {_describe(func)}",
+            filename=filename,
+            lineno=code.co_firstlineno,
+            hint="srcad reads the function's own lines; a lambda sharing its line with other "
+            "code cannot be isolated: give it its own line or use def",
+        ) from exc
+    node = _find_function(module, func)
+    if node is None:
+        raise SourceUnavailableError(
+            f"cannot isolate the source of {_describe(func)}",
+            filename=filename,
+            lineno=code.co_firstlineno,
+            hint="write the function with def on its own lines",
+        )
+    gast.increment_lineno(module, first_line - 1)
+    node.decorator_list = []
+    closure = {}
+    if func.__closure__:
+        for name, cell in zip(code.co_freevars, func.__closure__):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:  # an empty cell: the name is not bound yet
+                pass
+    return Source(func, node, filename, first_line, text, func.__globals__, closure)
+
+
+def _find_function(module, func):
+    for stmt in module.body:
+        if isinstance(stmt, gast.FunctionDef):
+            return stmt
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda):
+            return _lambda_as_def(stmt.value, func.__name__)
+        if isinstance(stmt, gast.Expr):
+            for sub in gast.walk(stmt):
+                if isinstance(sub, gast.Lambda):
+                    return _lambda_as_def(sub, func.__name__)
+    for sub in gast.walk(module):
+        if isinstance(sub, gast.Lambda):
+            return _lambda_as_def(sub, func.__name__)
+    return None
+
+
+def _lambda_as_def(lam, name):
+    ret = gast.Return(value=lam.body)
+    gast.copy_location(ret, lam.body)
+    fdef = gast.FunctionDef(
+        name=name if name.isidentifier() else "lambda_",
+        args=lam.args,
+        body=[ret],
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        type_params=[],
+    )
+    return gast.copy_location(fdef, lam)
+
+
+def _describe(func):
+    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
+    module = getattr(func, "__module__", None)
+    return f"{module}.{name}" if module and module != "builtins" else name
