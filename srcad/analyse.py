@@ -16,7 +16,6 @@ import operator
 import numpy as np
 
 from . import ir
-from .lower import BoolOp
 from .rules import registry
 
 SCALAR, ARRAY, SEQ, OTHER, ANY = "scalar", "array", "seq", "other", "any"
@@ -97,7 +96,7 @@ class Analysis:
         kinds = [self.kind(a) for a in prim.args]
         if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
             return SEQ
-        if isinstance(fn, BoolOp):
+        if isinstance(fn, ir.BoolOp):
             return SCALAR if all(k == SCALAR for k in kinds) else ANY
         if isinstance(fn, ir.Attr):
             return ARRAY if fn.name == "T" and kinds[0] == ARRAY else ANY
@@ -136,7 +135,7 @@ class Analysis:
         if not isinstance(value, ir.Prim):
             return list(ir.atoms_in(value))
         fn = value.fn
-        if isinstance(fn, BoolOp) or registry.is_nondiff(fn):
+        if isinstance(fn, ir.BoolOp) or registry.is_nondiff(fn):
             return []
         if fn is operator.getitem:
             return list(ir.atoms_in(value.args[0]))

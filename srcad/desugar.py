@@ -49,6 +49,7 @@ class Desugar:
         self.namer = namer
         self.retval = None
         self.returned = None
+        self.flags = set()  # the names of the jump flags this pass made
 
     # ---------------------------------------------------------------- entry
 
@@ -61,6 +62,7 @@ class Desugar:
             return fdef
         self.retval = self.namer.fresh("result")
         self.returned = self.namer.fresh("returned")
+        self.flags.add(self.returned)
         new = self.block(body, loop=None)
         prologue = [
             _assign(self.retval, _const(None), fdef),
@@ -93,8 +95,9 @@ class Desugar:
                     return out
                 continue
             if isinstance(stmt, (gast.For, gast.While)):
+                returns = bool(_jumps([stmt], inner=True) & {RETURN})
                 self._loop(stmt, out, loop)
-                if _jumps([stmt], inner=True) & {RETURN}:
+                if returns:
                     guarded = self.block(rest, loop)
                     if guarded:
                         out.append(_guard([self.returned], guarded, stmt))
@@ -139,11 +142,12 @@ class Desugar:
     def _loop(self, stmt, out, outer):
         loop = _Loop()
         orelse = stmt.orelse
+        returns = bool(_jumps(stmt.body, inner=True) & {RETURN})
         body = self.block(stmt.body, loop)
         if loop.skip:
             body.insert(0, _assign(loop.skip, _const(False), stmt))
         exits = [f for f in (loop.broke,) if f]
-        if self.returned and _jumps(stmt.body, inner=True) & {RETURN}:
+        if returns:
             exits.append(self.returned)
         if exits:
             brk = gast.If(test=_any(exits), body=[gast.Break()], orelse=[])
@@ -163,11 +167,13 @@ class Desugar:
     def _broke(self, loop):
         if loop.broke is None:
             loop.broke = self.namer.fresh("broke")
+            self.flags.add(loop.broke)
         return loop.broke
 
     def _skip(self, loop):
         if loop.skip is None:
             loop.skip = self.namer.fresh("skip")
+            self.flags.add(loop.skip)
         return loop.skip
 
     def _returned(self):

@@ -107,6 +107,18 @@ class Build:
         return f"Build({self.kind})"
 
 
+class BoolOp:
+    """``a and b`` / ``a or b`` on plain truth values (comparisons, flags): no derivative."""
+
+    def __init__(self, word):
+        self.word = word
+
+    def __repr__(self):
+        return self.word
+
+
+AND, OR = BoolOp("and"), BoolOp("or")
+
 BUILD_TUPLE = Build("tuple")
 BUILD_LIST = Build("list")
 
@@ -145,6 +157,8 @@ class Prim:
         fn, args = self.fn, self.args
         if fn in BINARY and len(args) == 2 and not self.kwargs:
             return f"{args[0]} {BINARY[fn]} {args[1]}"
+        if isinstance(fn, BoolOp):
+            return f" {fn.word} ".join(map(str, args))
         if fn in UNARY and len(args) == 1:
             return f"{UNARY[fn]}{args[0]}"
         if fn is operator.contains:
@@ -282,7 +296,9 @@ def reads_of(stmt):
     if isinstance(stmt, If):
         return list(atoms_in(stmt.test))
     if isinstance(stmt, Loop):
-        return list(atoms_in(stmt.iter)) + [s for p in stmt.phis for s in atoms_in(p.sources[0])]
+        iter_reads = list(stmt.iter.operands()) if isinstance(stmt.iter, Prim) else list(
+            atoms_in(stmt.iter))
+        return iter_reads + [s for p in stmt.phis for s in atoms_in(p.sources[0])]
     if isinstance(stmt, (Return, Raise)):
         return list(atoms_in(stmt.value))
     return []

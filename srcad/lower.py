@@ -16,7 +16,7 @@ import gast
 
 from . import ir
 from .errors import SrcadError, UnsupportedSyntaxError
-from .ir import Const, Var
+from .ir import AND, OR, BoolOp, Const, Var
 
 _BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -34,23 +34,14 @@ _COMPARE = {
 }
 
 
-class BoolOp:
-    """``a and b`` / ``a or b`` on plain truth values (comparisons, flags): no derivative."""
 
-    def __init__(self, word):
-        self.word = word
-
-    def __repr__(self):
-        return self.word
-
-
-AND, OR = BoolOp("and"), BoolOp("or")
 
 
 class Lowerer:
-    def __init__(self, source, namer):
+    def __init__(self, source, namer, flags=()):
         self.source = source
         self.namer = namer
+        self.flags = set(flags)
         self.env = {}
         self.out = []
 
@@ -414,7 +405,7 @@ class Lowerer:
 
     def expr_BoolOp(self, node, hint=None):
         word = AND if isinstance(node.op, gast.And) else OR
-        if all(_plain_truth(v, self.env) for v in node.values):
+        if all(_plain_truth(v, self.flags) for v in node.values):
             return ir.Prim(word, [self.expr(v) for v in node.values])
         # Short-circuit: the value is one of the operands, so it may carry a gradient.
         result = self.namer.version(hint or "t")
@@ -575,17 +566,19 @@ def _same(a, b):
     return False
 
 
-def _plain_truth(node, env):
-    if isinstance(node, (gast.Compare, gast.Constant)):
-        return all(_plain_truth(c, env) or isinstance(c, (gast.Name, gast.Constant,
-                                                           gast.Attribute))
-                   for c in getattr(node, "comparators", []) + [getattr(node, "left", node)])
+def _plain_truth(node, flags):
+    """Whether ``node`` is a plain truth value, safe to evaluate eagerly in ``and``/``or``."""
+    simple = (gast.Name, gast.Constant, gast.Attribute)
+    if isinstance(node, gast.Compare):
+        return all(isinstance(c, simple) for c in [node.left, *node.comparators])
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, bool)
     if isinstance(node, gast.Name):
-        return True
+        return node.id in flags
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
-        return _plain_truth(node.operand, env)
+        return _plain_truth(node.operand, flags) or isinstance(node.operand, simple)
     if isinstance(node, gast.BoolOp):
-        return all(_plain_truth(v, env) for v in node.values)
+        return all(_plain_truth(v, flags) for v in node.values)
     return False
 
 

@@ -11,25 +11,50 @@ from . import ir
 
 
 def dead_code(fn: ir.Function) -> ir.Function:
-    while True:
-        used = _reads(fn.body)
-        if not _sweep(fn.body, used):
-            return fn
+    """Mark what the result, the tests and the effects need; sweep the rest."""
+    while _sweep(fn.body, _live(fn.body)):
+        pass
+    return fn
 
 
-def _reads(stmts):
-    used = set()
+def _names(atoms):
+    return {v.name for a in atoms for v in ir.atoms_in(a)}
+
+
+def _live(stmts):
+    sources = {}  # name -> names its value is computed from
+    roots = set()
     for stmt in ir.walk(stmts):
-        used |= {v.name for v in ir.reads_of(stmt)}
-        if isinstance(stmt, ir.If):
+        if isinstance(stmt, ir.Assign):
+            value = stmt.value
+            reads = {v.name for v in value.operands()} if isinstance(value, ir.Prim) else _names(
+                [value])
+            if stmt.target is None or stmt.effect or not _pure(value):
+                roots |= reads
+            if stmt.target is not None:
+                sources.setdefault(stmt.target, set()).update(reads)
+        elif isinstance(stmt, ir.SetItem):
+            sources.setdefault(stmt.target, set()).update(
+                {v.name for v in ir.reads_of(stmt)})
+        elif isinstance(stmt, ir.If):
+            roots |= _names([stmt.test])
             for phi in stmt.phis:
-                used |= {v.name for s in phi.sources for v in ir.atoms_in(s)}
+                sources.setdefault(phi.target, set()).update(_names(phi.sources))
         elif isinstance(stmt, ir.Loop):
-            used |= {v.name for v in ir.atoms_in(stmt.test)}
-            used |= {v.name for v in ir.atoms_in(stmt.exit)}
+            roots |= {v.name for v in ir.reads_of(stmt)} - _names(p.sources[0] for p in stmt.phis)
+            roots |= _names([stmt.test, stmt.exit])
             for phi in stmt.phis:
-                used |= {v.name for s in phi.sources for v in ir.atoms_in(s)}
-    return used
+                sources.setdefault(phi.target, set()).update(_names(phi.sources))
+        elif isinstance(stmt, (ir.Return, ir.Raise)):
+            roots |= _names([stmt.value])
+    live, todo = set(), list(roots)
+    while todo:
+        name = todo.pop()
+        if name in live:
+            continue
+        live.add(name)
+        todo.extend(sources.get(name, ()))
+    return live
 
 
 def _sweep(stmts, used):

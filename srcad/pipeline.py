@@ -43,12 +43,13 @@ def to_ssa(func):
     names = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
     names |= {n.attr for n in gast.walk(src.node) if isinstance(n, gast.Attribute)}
     namer = Namer(names)
-    fdef = Desugar(namer).function(src.node)
+    desugar = Desugar(namer)
+    fdef = desugar.function(src.node)
     if DEBUG:
         import ast
 
         _debug("desugar", ast.unparse(gast.gast_to_ast(fdef)))
-    fn = Lowerer(src, namer).function(fdef)
+    fn = Lowerer(src, namer, desugar.flags).function(fdef)
     optimise.dead_code(fn)
     ir.check(fn)
     _debug("lower (SSA)", ir.to_source(fn))

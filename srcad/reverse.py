@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from . import ir, templates
 from .analyse import ANY, ARRAY, SCALAR, SEQ, Analysis
 from .errors import MissingRuleError
-from .lower import BoolOp
 from .rules import registry
 
 
@@ -206,7 +205,7 @@ class Reverse:
         if fn is operator.getitem:
             self.getitem(stmt, gname, code, frame)
             return
-        if isinstance(fn, BoolOp):
+        if isinstance(fn, ir.BoolOp):
             return
         args, kwargs = list(value.args), dict(value.kwargs)
         if isinstance(fn, ir.Method):

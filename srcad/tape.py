@@ -21,17 +21,18 @@ The same plain functions that :func:`srcad.grad` differentiates run here unchang
 
 To run a plain function, :func:`rebind` copies it, and every user helper it calls, with ``math``
 and ``numpy`` (and names imported from them) replaced by the tracing shims :data:`MATH` and
-:data:`NUMPY`. Builtins (``abs``, ``min``, ``max``, ``sum``, ``pow``, ``round``...) work through
-``Var``'s special methods.
+:data:`NUMPY`, and ``float`` by one that passes a scalar Var through. The other builtins (``abs``,
+``min``, ``max``, ``sum``, ``pow``, ``int``, ``round``...) work through ``Var``'s special methods.
 
 Public names: :class:`Var`, :func:`grad`, :func:`value_and_grad`, :func:`trace`, :func:`rebind`,
 the rule table :data:`VJPS` and the shims :data:`MATH`, :data:`NUMPY`.
 
 Limitations:
 
-- ``float(x)``, ``int(x)``, storing a Var into a NumPy array (``out[i] = x``) and any function
-  that converts its argument to a float give a plain number: the gradient stops there silently,
-  as in PyTorch. A real ``math`` or ``numpy`` function that was not rebound does the same.
+- ``float(x)`` keeps the gradient in rebound code (it is the identity on floats), but storing a
+  Var into a NumPy array (``out[i] = x``) or passing it to a function that converts it to a
+  float gives a plain number: the gradient stops there silently, as in PyTorch. A real ``math``
+  or ``numpy`` function that was not rebound does the same.
 - Rebinding reaches functions named by a global, a closure cell or a default; not methods of user
   classes, ``module.helper`` attributes of user modules, or modules imported inside a function.
 - The copy of a function has its own copy of its globals: ``global`` assignments stay there.
@@ -738,8 +739,30 @@ NUMPY = _Shim(
 )
 
 
-# {real module or function: its tracing stand-in}, for rebind
-_REPLACEMENTS = {**MATH.replacements(), **NUMPY.replacements()}
+# -- builtins --------------------------------------------------------------------------------------
+class _FloatType(type):
+    """Keeps ``isinstance(x, float)`` true of every float where ``float`` means :class:`_Float`."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, float)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, float)
+
+
+class _Float(float, metaclass=_FloatType):
+    """``float`` as rebound code sees it: the identity on a scalar Var, as on a Python float.
+
+    ``float(x)`` does not change a float, so its derivative is 1; srcad and finite differences
+    agree. (``Var.__float__``, used outside rebound code, gives a plain number.)
+    """
+
+    def __new__(cls, x=0.0):
+        return x if isinstance(x, Var) and x.ndim == 0 else float(x)
+
+
+# {real module, function or builtin: its tracing stand-in}, for rebind
+_REPLACEMENTS = {**MATH.replacements(), **NUMPY.replacements(), float: _Float}
 
 
 # ================================================================================================
@@ -943,7 +966,8 @@ def grad(f=None, wrt=0):
     """The gradient of ``f``, computed on the tape; mirrors :func:`srcad.grad`.
 
     ``wrt`` is a parameter's position or name, or a tuple (or list) of them: one gradient, or a
-    tuple in that order. ``f`` must return a scalar. Use as ``grad(f, wrt=1)``, ``@grad`` or ``@grad(wrt=...)``.
+    tuple in that order. ``f`` must return a scalar. Use as ``grad(f, wrt=1)``, ``@grad`` or
+    ``@grad(wrt=...)``.
 
         >>> import math
         >>> @grad(wrt=("x", "y"))

@@ -172,6 +172,7 @@ def builtins_mix(x, y):
         + sum([x, y, x * y])
         + round(x) * y
         + float(y > 0)
+        + float(x) * 2
         + int(x) * x
     )
 
@@ -445,7 +446,11 @@ def _torch_replacements(torch):
         "asarray": array,
     }
     stand_ins = {math: _TorchStandIn(math, math_fns), np: _TorchStandIn(np, np_fns)}
-    table = {**stand_ins, round: lambda x, ndigits=None: round(x.item(), ndigits)}  # no __round__
+    table = {
+        **stand_ins,
+        round: lambda x, ndigits=None: round(x.item(), ndigits),  # tensors have no __round__
+        float: lambda x: x if isinstance(x, torch.Tensor) else float(x),  # keep the graph
+    }
     for real, stand_in in stand_ins.items():
         for name, fn in vars(stand_in).items():
             if callable(fn) and hasattr(real, name):
@@ -674,6 +679,11 @@ def test_non_scalar_output_needs_a_vjp():
         grad(lambda a: a * 2)(np.ones(3))
     with pytest.raises(ValueError, match="vjp"):
         trace(lambda a: a * 2, np.ones(3)).backward()
+
+
+def test_float_is_the_identity_in_plain_functions():
+    assert grad(lambda x: float(x) * 2 + float(3) * x)(1.0) == 5.0  # d/dx (2x + 3x)
+    assert grad(lambda x: x * 2 if isinstance(3.0, float) and float(1) == 1.0 else x)(1.0) == 2.0
 
 
 def test_outputs_that_do_not_depend_on_wrt_have_zero_gradient():
