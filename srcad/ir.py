@@ -386,8 +386,8 @@ def _print_block(stmts, lines, depth):
     start = len(lines)
     for stmt in stmts:
         if isinstance(stmt, Assign):
-            lines.append(f"{pad}{'' if stmt.effect and stmt.target == '_' else stmt.target + ' = '}"
-                         f"{stmt.value}")
+            prefix = "" if stmt.target is None else f"{stmt.target} = "
+            lines.append(f"{pad}{prefix}{stmt.value}")
         elif isinstance(stmt, SetItem):
             lines.append(f"{pad}{stmt.target} = {stmt.obj}.copy()")
             lines.append(f"{pad}{stmt.target}[{stmt.index}] = {stmt.value}")

@@ -16,6 +16,7 @@ Set ``SRCAD_DEBUG=1`` in the environment to print the code after each pass.
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import gast
@@ -72,7 +73,7 @@ def adjoint(func, wrt, arg_values, mode):
     spelled = emit.helper_names(namer, func.__globals__, namer.taken)
     gen = Reverse(fn, analysis, namer, spelled).run()
     name = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
-    text = assemble(fn, gen, name, wrt, mode, analysis, spelled)
+    text = assemble(fn, gen, name, wrt, mode, analysis, spelled, namer)
     _debug("reverse", text)
     helpers = set(gen.helpers)
     if "check_scalar" in text:
@@ -90,7 +91,7 @@ def adjoint(func, wrt, arg_values, mode):
     return compiled, text
 
 
-def assemble(fn, gen, name, wrt, mode, analysis, spelled):
+def assemble(fn, gen, name, wrt, mode, analysis, spelled, namer):
     params = _signature(fn, gen.seed, mode)
     lines = [f"def {name}({params}):"]
     body = [f"{s} = []" for s in gen.stacks]
@@ -105,11 +106,22 @@ def assemble(fn, gen, name, wrt, mode, analysis, spelled):
         body += backward
     grads = [gen.grads[w] for w in wrt]
     out = grads[0] if len(grads) == 1 else ", ".join(grads)
+    if mode == "value_and_grad" and _restored(str(result), backward):
+        # the backward sweep restores saved values, the result among them: keep it aside
+        kept = namer.fresh("value")
+        body.insert(body.index("# backward") if "# backward" in body else len(body),
+                    f"{kept} = {result}")
+        result = kept
     if mode == "value_and_grad":
         out = f"{result}, ({out})" if len(grads) > 1 else f"{result}, {out}"
     body.append(f"return {out}")
     lines += ["    " + line for line in body]
     return "\n".join(lines) + "\n"
+
+
+def _restored(name, lines):
+    pattern = re.compile(rf"(^|[ ,(]){re.escape(name)}\b[^=]*= \w+\.pop\(\)|^for {re.escape(name)} ")
+    return any(pattern.search(line.strip()) for line in lines)
 
 
 def _signature(fn, seed, mode):

@@ -87,10 +87,10 @@ class Reverse:
         return self.helper_names.get(name, name)
 
     def zero(self, name, frame):
-        self.ref(name, frame)
         kind = self.an.kinds.get(name, ANY)
         if kind == SCALAR:
             return "0.0"
+        self.ref(name, frame)
         if kind == ARRAY:
             return f"{self.helper('np')}.zeros_like({name}, dtype=float)"
         return f"{self.helper('zeros_like')}({name})"

@@ -49,6 +49,13 @@ def expand(g, x, axis=None, keepdims=False):
     return np.broadcast_to(g, shape)
 
 
+def fill(g, x):
+    """The gradient of ``sum(x)`` for a list or an array ``x``: ``g`` for every element."""
+    if isinstance(x, (list, tuple)):
+        return [g] * len(x)
+    return np.broadcast_to(g, np.shape(x)).copy()
+
+
 def zeros_like(x):
     """A zero gradient shaped like ``x`` (a float for scalars)."""
     if isinstance(x, (list, tuple)):

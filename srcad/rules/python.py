@@ -31,6 +31,9 @@ nondiff(operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operato
 defvjp(builtins.abs, "x", x="g * sign(x)")
 defvjp(builtins.pow, "a, b", a="g * b * a ** (b - 1)", b="g * ans * log(a)")
 defvjp(builtins.float, "x=0.0", x="g")
+defvjp(builtins.sum, "iterable, start=0", iterable="fill(g, iterable)", start="g")
+defvjp(builtins.list, "iterable=()", iterable="g")
+defvjp(builtins.tuple, "iterable=()", iterable="g")
 defvjp(builtins.min, "a, b", a="g if a <= b else 0.0", b="0.0 if a <= b else g")
 defvjp(builtins.max, "a, b", a="g if a >= b else 0.0", b="0.0 if a >= b else g")
 nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.bool,
