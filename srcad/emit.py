@@ -56,7 +56,6 @@ def helper_names(namer, user_globals, user_names):
             names[name] = namer.fresh(name + "_")
         else:
             names[name] = name
-            namer.reserve(name)
     return names
 
 

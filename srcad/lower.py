@@ -81,6 +81,7 @@ class Lowerer:
         params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
         for p in params:
             self.namer.reserve(p)
+            self.namer.versioned.add(p)
             self.env[p] = Var(p)
         body = self.sub_block(fdef.body)
         return ir.Function(fdef.name, params, body, self.source)
@@ -112,7 +113,8 @@ class Lowerer:
         self.emit(ir.Raise(value, node.lineno))
 
     def stmt_Return(self, node):
-        value = Const(None) if node.value is None else self.expr(node.value, "result")
+        hint = "result" if "y" in self.namer.versioned or "y" in self.env else "y"
+        value = Const(None) if node.value is None else self.expr(node.value, hint)
         self.emit(ir.Return(value, node.lineno))
 
     def stmt_AnnAssign(self, node):

@@ -20,6 +20,8 @@ class Namer:
     def __init__(self, taken=()):
         self.taken = set(taken)
         self._next = {}
+        self.versioned = set()  # user names whose first version is handed out
+        self.temps = set()  # names of temporaries (not user variables, not gradients)
 
     def reserve(self, name):
         self.taken.add(name)
@@ -44,10 +46,16 @@ class Namer:
 
     def version(self, user_name):
         """A new SSA version of a user variable: ``x``, then ``x_1``, ``x_2``, ..."""
+        if user_name not in self.versioned and _usable(user_name) and user_name.isidentifier():
+            self.versioned.add(user_name)
+            self.taken.add(user_name)
+            return user_name
         return self.fresh(user_name)
 
     def temp(self, hint="t"):
-        return self.fresh(hint or "t")
+        name = self.fresh(hint or "t")
+        self.temps.add(name)
+        return name
 
     def grad(self, primal):
         """The gradient variable of ``primal``: ``dx`` for ``x``; ``d_x`` if ``dx`` is taken."""

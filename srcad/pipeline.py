@@ -27,6 +27,7 @@ from .desugar import Desugar
 from .lower import Lowerer
 from .naming import Namer
 from .reverse import Reverse
+from .tidy import tidy
 from .validate import validate
 
 DEBUG = bool(os.environ.get("SRCAD_DEBUG"))
@@ -42,8 +43,10 @@ def to_ssa(func):
     src = source.read(func)
     validate(src)
     names = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
-    names |= {n.attr for n in gast.walk(src.node) if isinstance(n, gast.Attribute)}
     namer = Namer(names)
+    namer.user_names = set(names)
+    for helper in emit.HELPER_OBJECTS:  # generated temporaries never take a helper's name
+        namer.reserve(helper)
     desugar = Desugar(namer)
     fdef = desugar.function(src.node)
     if DEBUG:
@@ -70,10 +73,11 @@ def adjoint(func, wrt, arg_values, mode):
     fn, namer = to_ssa(func)
     kinds = {p: kind_of_value(v) for p, v in arg_values.items()}
     analysis = Analysis(fn, kinds, wrt)
-    spelled = emit.helper_names(namer, func.__globals__, namer.taken)
+    spelled = emit.helper_names(namer, func.__globals__, namer.user_names)
     gen = Reverse(fn, analysis, namer, spelled).run()
     name = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     text = assemble(fn, gen, name, wrt, mode, analysis, spelled, namer)
+    text = tidy(text, namer.temps | gen.temp_grads)
     _debug("reverse", text)
     helpers = set(gen.helpers)
     if "check_scalar" in text:

@@ -55,6 +55,7 @@ class Generated:
     seed: str
     helpers: set = field(default_factory=set)
     saves: dict = field(default_factory=dict)
+    temp_grads: set = field(default_factory=set)
 
 
 class Reverse:
@@ -65,6 +66,7 @@ class Reverse:
         self.helper_names = helper_names  # helper -> spelling in generated code
         self.used_helpers = set()
         self.gnames = {}
+        self.temp_grads = set()  # gradients of temporaries: tidy may inline them
         self.live = set()
         self.refs = {}  # id(block) -> primal names the backward code of that block reads
         self.primals = set(fn.params) | {n for s in ir.walk(fn.body) for n in ir.defined_by(s)}
@@ -80,6 +82,8 @@ class Reverse:
     def g(self, name):
         if name not in self.gnames:
             self.gnames[name] = self.namer.grad(name)
+            if name in self.namer.temps:
+                self.temp_grads.add(self.gnames[name])
         return self.gnames[name]
 
     def helper(self, name):
@@ -148,7 +152,7 @@ class Reverse:
         self.compute_saves()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
         return Generated(forward, backward, list(self.stacks.values()), result, grads, seed_name,
-                         self.used_helpers, self.saves)
+                         self.used_helpers, self.saves, self.temp_grads)
 
     def comment(self, stmt, code):
         line = getattr(stmt, "line", None)

@@ -1,0 +1,220 @@
+"""Tidy the generated code so it reads as a person would write it.
+
+Two rewrites on the final Python text, both exact (they never change a value):
+
+* **inline single-use temporaries**: ``t = 3 * a`` followed, in the same block, by the only
+  read ``b = 5 - t`` becomes ``b = 5 - 3 * a`` (only names srcad invented, never the user's);
+* **propagate copies**: ``dt = dg`` followed by reads of ``dt`` reads ``dg`` directly, when
+  both names are assigned once and the copy is not inside a loop.
+
+Comments (``# line 5: ...``) survive: they travel through the AST as marker calls.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+_MARK = "__srcad_comment__"
+_COMMENT = re.compile(r"^(\s*)# ?(.*)$")
+_MARKED = re.compile(rf"^(\s*){_MARK}\((.*)\)$")
+_BARE_TUPLE = re.compile(r"^(\s*)return \(([^()]*,[^()]*)\)$")
+
+
+def tidy(text, temps):
+    """``text`` (one function definition) tidied; ``temps`` are the names srcad invented."""
+    lines = []
+    for line in text.splitlines():
+        match = _COMMENT.match(line)
+        lines.append(f"{match.group(1)}{_MARK}({match.group(2)!r})" if match else line)
+    tree = ast.parse("\n".join(lines))
+    fdef = tree.body[0]
+    for _ in range(10):
+        changed = _propagate_copies(fdef) | _inline_temps(fdef, set(temps))
+        if not changed:
+            break
+    out = []
+    for line in ast.unparse(tree).splitlines():
+        match = _MARKED.match(line)
+        if match:
+            line = f"{match.group(1)}# {ast.literal_eval(match.group(2))}"
+        line = _BARE_TUPLE.sub(r"\1return \2", line)
+        out.append(line)
+    return "\n".join(_drop_empty_comments(out)) + "\n"
+
+
+def _drop_empty_comments(lines):
+    """A ``# line N`` comment whose code was all tidied away goes too."""
+    kept = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("# line "):
+            nxt = next((l for l in lines[i + 1:] if l.strip()), "")
+            indent = len(line) - len(line.lstrip())
+            nxt_indent = len(nxt) - len(nxt.lstrip())
+            if nxt.strip().startswith("# line ") and nxt_indent == indent or nxt_indent < indent:
+                continue
+        kept.append(line)
+    return kept
+
+
+# ---------------------------------------------------------------- counting
+
+
+def _stores(node):
+    names = {}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+            names[sub.id] = names.get(sub.id, 0) + 1
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+            names[sub.target.id] = names.get(sub.target.id, 0) + 1
+        elif isinstance(sub, ast.arg):
+            names[sub.arg] = names.get(sub.arg, 0) + 1
+    return names
+
+
+def _loads(node):
+    names = {}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            names[sub.id] = names.get(sub.id, 0) + 1
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+            names[sub.target.id] = names.get(sub.target.id, 0) + 1
+    return names
+
+
+def _blocks(node, in_loop=False):
+    """Every statement list, with whether it lies inside a loop."""
+    for field in ("body", "orelse"):
+        block = getattr(node, field, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            inner = in_loop or isinstance(node, (ast.For, ast.While))
+            if isinstance(node, ast.FunctionDef):
+                inner = False
+            yield block, inner
+            for stmt in block:
+                yield from _blocks(stmt, inner)
+
+
+def _rename(node, old, new):
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id == old:
+            sub.id = new
+
+
+# ---------------------------------------------------------------- copies
+
+
+def _propagate_copies(fdef):
+    stores, loads = _stores(fdef), _loads(fdef)
+    params = {a.arg for a in fdef.args.args + fdef.args.kwonlyargs}
+    returned = {n for stmt in fdef.body if isinstance(stmt, ast.Return) for n in _loads(stmt)}
+    for block, in_loop in _blocks(fdef):
+        for i, stmt in enumerate(block):
+            if not _is_copy(stmt):
+                continue
+            a, b = stmt.targets[0].id, stmt.value.id
+            if a == b or a in params:
+                continue
+            if _coalesce(fdef, block, i, a, b, stores, loads, params):
+                return True
+            if stores.get(a, 0) != 1 or stores.get(b, 0) > 1 or a in returned:
+                continue
+            if in_loop and not _local_uses(block, i, a, b, loads):
+                continue
+            del block[i]
+            if loads.get(b, 0) == 1 and b not in params:
+                _rename(fdef, b, a)  # b was only copied: its definition becomes a's
+            else:
+                _rename(fdef, a, b)
+            return True
+    return False
+
+
+def _is_copy(stmt):
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Name))
+
+
+def _coalesce(fdef, block, i, a, b, stores, loads, params):
+    """``b = e; ...; a = b`` with ``b`` read only there: write ``a = e`` in place of ``b``."""
+    if b in params or stores.get(b, 0) != 1 or loads.get(b, 0) != 1:
+        return False
+    for j in range(i - 1, -1, -1):
+        stmt = block[j]
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
+            stmt.targets[0], ast.Name
+        ) and stmt.targets[0].id == b:
+            if a in _loads(stmt.value):
+                # ``a = f(a)`` is fine: the old ``a`` is read before the new one is written
+                pass
+            del block[i]
+            stmt.targets[0].id = a
+            return True
+        if a in _loads(stmt) or a in _stores(stmt):
+            return False
+    return False
+
+
+def _local_uses(block, i, a, b, loads):
+    """In a loop: every read of ``a`` follows the copy in this block, ``b`` unchanged till then."""
+    seen = 0
+    for stmt in block[i + 1:]:
+        if b in _stores(stmt):
+            return seen == loads.get(a, 0) and a not in _loads(stmt)
+        seen += _loads(stmt).get(a, 0)
+    return seen == loads.get(a, 0)
+
+
+# ---------------------------------------------------------------- temporaries
+
+
+def _inline_temps(fdef, temps):
+    stores, loads = _stores(fdef), _loads(fdef)
+    for block, _ in _blocks(fdef):
+        for i, stmt in enumerate(block):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)):
+                continue
+            name = stmt.targets[0].id
+            if name not in temps or stores.get(name) != 1 or loads.get(name) != 1:
+                continue
+            reads = set(_loads(stmt.value))
+            for j in range(i + 1, len(block)):
+                later = block[j]
+                if name in _loads(_header(later)):
+                    if _replace_once(_header(later), name, stmt.value):
+                        del block[i]
+                        return True
+                    break
+                if name in _loads(later) or set(_stores(later)) & (reads | {name}):
+                    break
+    return False
+
+
+def _header(stmt):
+    """The part of a statement evaluated before any nested block: where a value may go."""
+    if isinstance(stmt, (ast.If, ast.While)):
+        return stmt.test
+    if isinstance(stmt, ast.For):
+        return stmt.iter
+    if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr, ast.Return)):
+        return stmt
+    return ast.Pass()
+
+
+def _replace_once(node, name, value):
+    for parent in ast.walk(node):
+        for field, child in ast.iter_fields(parent):
+            if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx,
+                                                                                ast.Load):
+                setattr(parent, field, value)
+                return True
+            if isinstance(child, list):
+                for k, item in enumerate(child):
+                    if isinstance(item, ast.Name) and item.id == name and isinstance(
+                        item.ctx, ast.Load
+                    ):
+                        child[k] = value
+                        return True
+    return False
