@@ -16,6 +16,7 @@ import threading
 import numpy as np
 
 from . import ir, pipeline
+from .source import read as read_source
 from .errors import SourceUnavailableError, WrtError
 
 __all__ = ["grad", "value_and_grad", "vjp", "source", "ssa", "clear_cache"]
@@ -103,6 +104,8 @@ class Transformed:
             raise NotImplementedError("higher-order derivatives are not available yet")
         if not callable(f):
             raise TypeError(f"srcad.{mode} expects a function, got {f!r}")
+        if mode != "vjp" or not isinstance(f, Transformed):
+            read_source(f)  # fail now, not at the first call, if there is no source
         self._f = f
         self._mode = mode
         self._params, self._wrt, self._single = _resolve_wrt(f, wrt)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from .errors import SourceUnavailableError
+from .errors import SourceUnavailableError, UnsupportedSyntaxError
 
 
 @dataclass
@@ -95,7 +95,13 @@ def read(func):
             hint="srcad reads the function's own lines; a lambda sharing its line with other "
             "code cannot be isolated: give it its own line or use def",
         ) from exc
-    node = _find_function(module, func)
+    try:
+        node = _find_function(module, func)
+    except UnsupportedSyntaxError as exc:
+        exc.filename = filename
+        exc.lineno = exc.lineno + first_line - 1
+        exc.args = (exc._format(),)
+        raise
     if node is None:
         raise SourceUnavailableError(
             f"cannot isolate the source of {_describe(func)}",
@@ -117,6 +123,11 @@ def read(func):
 
 def _find_function(module, func):
     for stmt in module.body:
+        if isinstance(stmt, gast.AsyncFunctionDef):
+            raise UnsupportedSyntaxError(
+                "srcad cannot differentiate async code", lineno=stmt.lineno,
+                construct=f"async def {stmt.name}(...)",
+                hint="differentiate a plain (synchronous) function")
         if isinstance(stmt, gast.FunctionDef):
             return stmt
         if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda):

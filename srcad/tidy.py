@@ -18,7 +18,6 @@ import re
 _MARK = "__srcad_comment__"
 _COMMENT = re.compile(r"^(\s*)# ?(.*)$")
 _MARKED = re.compile(rf"^(\s*){_MARK}\((.*)\)$")
-_BARE_TUPLE = re.compile(r"^(\s*)return \(([^()]*,[^()]*)\)$")
 
 
 def tidy(text, temps):
@@ -38,9 +37,21 @@ def tidy(text, temps):
         match = _MARKED.match(line)
         if match:
             line = f"{match.group(1)}# {ast.literal_eval(match.group(2))}"
-        line = _BARE_TUPLE.sub(r"\1return \2", line)
-        out.append(line)
+        out.append(_bare_return(line))
     return "\n".join(_drop_empty_comments(out)) + "\n"
+
+
+def _bare_return(line):
+    """``return (a, (b, c))`` -> ``return a, (b, c)``: the way people write it."""
+    stripped = line.strip()
+    if not (stripped.startswith("return (") and stripped.endswith(")")):
+        return line
+    candidate = "return " + stripped[len("return ("):-1]
+    try:
+        same = ast.dump(ast.parse(candidate)) == ast.dump(ast.parse(stripped))
+    except SyntaxError:
+        return line
+    return line[: len(line) - len(stripped)] + candidate if same else line
 
 
 def _drop_empty_comments(lines):

@@ -1,0 +1,594 @@
+"""Measure srcad against a hand-written gradient and against the peers that are installed.
+
+    python benchmarks/run.py                 # full run: prints the tables, writes results.md
+    python benchmarks/run.py --quick         # smoke run: short timings, writes nothing
+    python benchmarks/run.py --only W1,W5    # some workloads only
+
+For every workload in ``workloads.py`` it times, in this one process, the plain function, the
+hand-written gradient, srcad's gradient (a cached call), srcad's first-call transform time,
+``srcad.tape``, and HIPS autograd, PyTorch eager and JAX (``grad`` and ``jit(grad)``) when they
+are importable. Every time is the minimum over several repeats of a loop that runs for at least
+0.2 s. Before timing, each gradient is compared with the hand-written one (which is itself
+checked against central finite differences); a mismatch is printed loudly and makes the exit
+status 1. An engine that fails (srcad may lack a rule) shows ``error: <message>`` in the table
+and the run goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import math
+import os
+import platform
+import sys
+import time
+import timeit
+import tracemalloc
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent))
+
+import srcad  # noqa: E402
+import srcad.tape  # noqa: E402
+from workloads import WORKLOADS  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None
+try:
+    import autograd
+    import autograd.numpy as anp
+except ImportError:
+    autograd = None
+try:
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+except ImportError:
+    jax = None
+
+# Gradient engines in table order; "function" is the plain function, the others its gradient.
+ENGINES = ["hand", "srcad", "tape", "autograd", "torch", "jax", "jax-jit"]
+PEERS = ["tape", "autograd", "torch", "jax", "jax-jit"]
+MEMORY_WORKLOADS = ("W6",)
+
+
+@dataclass
+class Settings:
+    target: float  # seconds per timed repeat, at least
+    repeats: int
+    transform_repeats: int
+
+
+FULL = Settings(target=0.2, repeats=5, transform_repeats=5)
+QUICK = Settings(target=0.01, repeats=2, transform_repeats=1)
+
+
+@dataclass
+class Result:
+    """What was measured for one workload. Times are seconds per call."""
+
+    name: str
+    title: str
+    times: dict = field(default_factory=dict)  # engine -> seconds, or "error: ..." text
+    transform: float | str | None = None  # srcad first call minus a cached call
+    jit_compile: float | str | None = None
+    dispatch: float | None = None  # srcad object call minus calling the generated function
+    memory: dict = field(default_factory=dict)  # engine -> peak bytes
+    problems: list = field(default_factory=list)  # loud messages: mismatches
+    errors: dict = field(default_factory=dict)  # engine -> full error text
+
+
+# ================================================================================================
+# Timing
+# ================================================================================================
+
+
+def per_call(fn, args, settings):
+    """Seconds per call of ``fn(*args)``: the minimum over repeats of a loop >= target."""
+    timer = timeit.Timer("fn(*args)", globals={"fn": fn, "args": args})
+    loops, elapsed = 1, timer.timeit(1)
+    while elapsed < settings.target:
+        guess = loops * settings.target / max(elapsed, 1e-9)
+        loops = int(min(max(guess * 1.2, loops * 2), loops * 100))
+        elapsed = timer.timeit(loops)
+    best = elapsed
+    for _ in range(settings.repeats - 1):
+        best = min(best, timer.timeit(loops))
+    return best / loops
+
+
+def first_call(make, args, cached, settings):
+    """Seconds of a fresh object's first call, minus one cached call: the transform cost."""
+    best = math.inf
+    for _ in range(settings.transform_repeats):
+        fresh = make()
+        gc.collect()
+        start = time.perf_counter()
+        fresh(*args)
+        best = min(best, time.perf_counter() - start)
+    return max(best - cached, 0.0)
+
+
+def peak_memory(fn, args):
+    """Peak bytes allocated (Python objects and NumPy buffers) during one call of ``fn``."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        out = fn(*args)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    del out
+    return peak
+
+
+# ================================================================================================
+# Checking gradients
+# ================================================================================================
+
+
+def as_tuple(grads, single):
+    return (grads,) if single else tuple(grads)
+
+
+def to_numpy(value):
+    if torch is not None and isinstance(value, torch.Tensor):
+        value = value.detach().cpu().numpy()
+    return np.asarray(value, dtype=np.float64)
+
+
+def compare(got, expected, w):
+    """None if the gradients agree, else a one-line description of the worst difference."""
+    single = isinstance(w.wrt, int)
+    got, expected = as_tuple(got, single), as_tuple(expected, single)
+    if len(got) != len(expected):
+        return f"{len(got)} gradients, expected {len(expected)}"
+    for position, a, b in zip(w.wrt_positions, got, expected):
+        a, b = to_numpy(a), to_numpy(b)
+        if a.shape != b.shape:
+            return f"gradient of argument {position} has shape {a.shape}, expected {b.shape}"
+        if not np.allclose(a, b, rtol=w.rtol, atol=w.atol):
+            worst = np.max(np.abs(a - b) / (w.atol + w.rtol * np.abs(b)))
+            return (f"gradient of argument {position} differs: max |got - expected| = "
+                    f"{np.max(np.abs(a - b)):.3g} ({worst:.3g}x the tolerance)")
+    return None
+
+
+def check_hand_written(w, args, rng):
+    """Compare the hand-written gradient with central differences along a random direction."""
+    grads = as_tuple(w.hand(*args), isinstance(w.wrt, int))
+    directions = [rng.standard_normal(np.shape(args[p])) for p in w.wrt_positions]
+
+    def shifted(step):
+        moved = list(args)
+        for p, v in zip(w.wrt_positions, directions):
+            moved[p] = args[p] + step * (float(v) if np.ndim(v) == 0 else v)
+        return w.f(*moved)
+
+    eps = 1e-6
+    numeric = (shifted(eps) - shifted(-eps)) / (2 * eps)
+    exact = sum(float(np.sum(g * v)) for g, v in zip(grads, directions))
+    if not math.isclose(numeric, exact, rel_tol=1e-5, abs_tol=1e-7):
+        return (f"hand-written gradient disagrees with finite differences: "
+                f"{exact!r} vs {numeric!r}")
+    return None
+
+
+def one_line(exc):
+    text = f"{type(exc).__name__}: {exc}".strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+# ================================================================================================
+# The engines: each makes a callable taking the workload's arguments (or its own copy of them)
+# ================================================================================================
+
+
+def rebind(f, **modules):
+    """A copy of ``f`` whose globals name other modules (``np`` -> ``autograd.numpy``)."""
+    env = dict(f.__globals__, **modules)
+    return types.FunctionType(f.__code__, env, f.__name__, f.__defaults__, f.__closure__)
+
+
+def make_autograd(w, args):
+    fa = rebind(w.f, np=anp, math=anp)
+    if isinstance(w.wrt, int):
+        return autograd.grad(fa, w.wrt), args
+    positions = w.wrt_positions
+
+    def packed(wrt_values, *rest):
+        full = list(rest)
+        for p, v in zip(positions, wrt_values):
+            full[p] = v
+        return fa(*full)
+
+    grad = autograd.grad(packed)
+    return grad, (tuple(args[p] for p in positions), *args)
+
+
+def make_torch(w, args):
+    def tensor(value, position):
+        if isinstance(value, (float, np.ndarray)):
+            t = torch.tensor(value, dtype=torch.float64)
+            return t.requires_grad_() if position in w.wrt_positions else t
+        return value
+
+    targs = [tensor(a, i) for i, a in enumerate(args)]
+    leaves = [targs[p] for p in w.wrt_positions]
+    single = isinstance(w.wrt, int)
+
+    def torch_grad(*targs):
+        for leaf in leaves:
+            leaf.grad = None
+        w.torch_f(*targs).backward()
+        return leaves[0].grad if single else tuple(leaf.grad for leaf in leaves)
+
+    return torch_grad, tuple(targs)
+
+
+def make_jax(w, args, jit):
+    fj = rebind(w.f, np=jnp, math=jnp)
+    jargs = tuple(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+
+    def build():
+        g = jax.grad(fj, argnums=w.wrt)
+        g = jax.jit(g) if jit else g
+
+        def jax_grad(*a):
+            return jax.block_until_ready(g(*a))
+
+        return jax_grad
+
+    return build, jargs
+
+
+# ================================================================================================
+# Running one workload
+# ================================================================================================
+
+
+def run_workload(w, settings, log):
+    rng = np.random.default_rng(0)
+    args = tuple(w.make_args(rng))
+    res = Result(w.name, w.title)
+    expected = w.hand(*args)
+    problem = check_hand_written(w, args, rng)
+    if problem:
+        res.problems.append(problem)
+
+    def measure(engine, fn, fargs, check=True):
+        log(f"  {engine}")
+        try:
+            got = fn(*fargs)
+        except Exception as exc:  # any failure is reported in the table, never fatal
+            res.times[engine] = "error: " + one_line(exc)
+            res.errors[engine] = one_line(exc)
+            return False
+        if check:
+            problem = compare(got, expected, w)
+            if problem:
+                res.problems.append(f"{engine}: {problem}")
+                res.errors[engine] = "MISMATCH: " + problem
+        res.times[engine] = per_call(fn, fargs, settings)
+        return True
+
+    log(f"{w.name}: {w.title}")
+    measure("function", w.f, args, check=False)
+    measure("hand", w.hand, args)
+
+    def make_srcad():
+        return srcad.grad(w.f, wrt=w.wrt)
+
+    g = make_srcad()
+    if measure("srcad", g, args):
+        cached = res.times["srcad"]
+        res.transform = first_call(make_srcad, args, cached, settings)
+        generated = getattr(g, "_cache", {}).get(tuple(map(type, args)))
+        if generated is not None:
+            res.dispatch = cached - per_call(generated, args, settings)
+    else:
+        res.transform = res.times["srcad"]
+
+    measure("tape", srcad.tape.grad(w.f, wrt=w.wrt), args)
+    if autograd is not None:
+        measure("autograd", *make_autograd(w, args))
+    if torch is not None:
+        measure("torch", *make_torch(w, args))
+    if jax is not None:
+        for engine, jit in (("jax", False), ("jax-jit", True)):
+            build, jargs = make_jax(w, args, jit)
+            if measure(engine, build(), jargs) and jit:
+                res.jit_compile = first_call(build, jargs, res.times[engine], settings)
+
+    if w.name in MEMORY_WORKLOADS:
+        engines = {"function": w.f, "hand": w.hand, "srcad": g, "tape": srcad.tape.grad(
+            w.f, wrt=w.wrt)}
+        if autograd is not None:
+            engines["autograd"] = make_autograd(w, args)[0]
+        for engine, fn in engines.items():
+            if isinstance(res.times.get(engine), float):
+                fargs = make_autograd(w, args)[1] if engine == "autograd" else args
+                res.memory[engine] = peak_memory(fn, fargs)
+    return res
+
+
+# ================================================================================================
+# Reporting
+# ================================================================================================
+
+
+def fmt_time(seconds):
+    if not isinstance(seconds, float):
+        return "—" if seconds is None else short(seconds)
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def short(text, width=48):
+    text = str(text)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def ratio(a, b):
+    if isinstance(a, float) and isinstance(b, float) and b > 0:
+        return f"{a / b:.2f}"
+    return "—"
+
+
+def flag(res, engine, cell):
+    """Mark a cell whose gradient did not match."""
+    return f"**{cell} MISMATCH**" if res.errors.get(engine, "").startswith("MISMATCH") else cell
+
+
+def engines_present(results):
+    return [e for e in ENGINES if any(e in r.times for r in results)]
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def times_table(results):
+    engines = engines_present(results)
+    header = ["workload", "function"] + engines + ["srcad transform"]
+    if any(r.jit_compile is not None for r in results):
+        header.append("jax-jit compile")
+    rows = []
+    for r in results:
+        row = [r.name, fmt_time(r.times.get("function"))]
+        row += [flag(r, e, fmt_time(r.times.get(e))) for e in engines]
+        row.append(fmt_time(r.transform))
+        if "jax-jit compile" in header:
+            row.append(fmt_time(r.jit_compile))
+        rows.append(row)
+    return table(header, rows)
+
+
+def ratios_table(results):
+    engines = engines_present(results)
+    peers = [e for e in engines if e in PEERS]
+    header = (["workload"] + [f"{e} ÷ f" for e in engines if e in ("hand", "srcad")]
+              + ["**srcad ÷ hand**"] + [f"{e} ÷ hand" for e in peers]
+              + ["srcad dispatch"])
+    rows = []
+    for r in results:
+        t = r.times
+        row = [r.name]
+        row += [ratio(t.get(e), t.get("function")) for e in engines if e in ("hand", "srcad")]
+        row.append(f"**{ratio(t.get('srcad'), t.get('hand'))}**")
+        row += [ratio(t.get(e), t.get("hand")) for e in peers]
+        row.append(fmt_time(r.dispatch) if r.dispatch is not None else "—")
+        rows.append(row)
+    return table(header, rows)
+
+
+def memory_table(results):
+    rows = []
+    for r in results:
+        if not r.memory:
+            continue
+        hand = r.memory.get("hand")
+        for engine, peak in r.memory.items():
+            rel = f"{peak / hand:.2f}" if hand else "—"
+            rows.append([r.name, engine, f"{peak / 1024:.0f} KiB", rel])
+    return table(["workload", "engine", "peak traced memory", "÷ hand"], rows) if rows else ""
+
+
+def targets(results):
+    """The project's performance targets, each marked met or not."""
+    lines = []
+
+    def mark(ok):
+        return "met" if ok else "**not met**"
+
+    for r in results:
+        t = r.times
+        s, h = t.get("srcad"), t.get("hand")
+        if isinstance(s, float) and isinstance(h, float):
+            lines.append(f"- {r.name}: srcad ÷ hand = {s / h:.2f} (target ≤ 1.15): "
+                         f"{mark(s / h <= 1.15)}")
+        else:
+            lines.append(f"- {r.name}: srcad ÷ hand: no measurement ({short(s, 80)})")
+        limit = {"W1": 15e-3, "W5": 60e-3}.get(r.name)
+        if limit is not None:
+            if isinstance(r.transform, float):
+                lines.append(f"- {r.name}: first-call transform {fmt_time(r.transform)} "
+                             f"(target ≤ {limit * 1e3:.0f} ms): {mark(r.transform <= limit)}")
+            else:
+                lines.append(f"- {r.name}: first-call transform: no measurement")
+        if r.name in ("W1", "W2", "W3", "W4", "W6") and isinstance(s, float):
+            for peer in ("autograd", "torch", "jax"):
+                p = t.get(peer)
+                if isinstance(p, float):
+                    lines.append(f"- {r.name}: {peer} eager slower than srcad "
+                                 f"({p / s:.1f}x): {mark(p > s)}")
+    return "\n".join(lines)
+
+
+def error_list(results):
+    lines = []
+    for r in results:
+        for engine, text in r.errors.items():
+            lines.append(f"- {r.name} {engine}: {text}")
+        for problem in r.problems:
+            if not problem.split(":")[0] in r.errors:
+                lines.append(f"- {r.name}: {problem}")
+    return "\n".join(lines)
+
+
+def machine_info():
+    def version(module):
+        return getattr(module, "__version__", "installed") if module else "not installed"
+
+    env = [f"{k}={os.environ[k]}" for k in sorted(os.environ)
+           if k.startswith(("OPENBLAS", "OMP_", "MKL_")) and os.environ[k]]
+    info = [
+        f"python {platform.python_version()} ({platform.python_implementation()})",
+        f"numpy {np.__version__}",
+        f"srcad {srcad.__version__}",
+        f"autograd {version(autograd)}",
+        f"torch {version(torch)}"
+        + (f" ({torch.get_num_threads()} threads)" if torch is not None else ""),
+        f"jax {version(jax)}",
+        f"cpu count {os.cpu_count()}; {platform.machine()} {platform.processor() or ''}".strip(),
+        f"platform {platform.platform()}",
+        "environment " + (", ".join(env) if env else "(no OPENBLAS_*/OMP_*/MKL_* set)"),
+    ]
+    return info
+
+
+def report(results, settings, quick):
+    mode = "quick (smoke run, not for quoting)" if quick else "full"
+    parts = [
+        "# srcad benchmark results",
+        "",
+        f"Made by `python benchmarks/run.py{' --quick' if quick else ''}` on "
+        f"{time.strftime('%Y-%m-%d %H:%M')}; {mode}: each time is the minimum of "
+        f"{settings.repeats} repeats of a loop running at least {settings.target:g} s. "
+        "See benchmarks/README.md for what each column means.",
+        "",
+        "## Machine",
+        "",
+        *[f"- {line}" for line in machine_info()],
+        "",
+        "## Time per call",
+        "",
+        times_table(results),
+        "",
+        "## Ratios",
+        "",
+        "`X ÷ f`: gradient time over the plain function's time. `X ÷ hand`: over the "
+        "hand-written gradient's time. `srcad dispatch`: the cost of calling the srcad gradient "
+        "object rather than the generated function it holds.",
+        "",
+        ratios_table(results),
+    ]
+    memory = memory_table(results)
+    if memory:
+        parts += ["", "## Peak memory of one gradient call (tracemalloc)", "", memory]
+    parts += ["", "## Targets", "", targets(results)]
+    errors = error_list(results)
+    if errors:
+        parts += ["", "## Errors and mismatches", "", errors]
+    return "\n".join(parts) + "\n"
+
+
+def chart(results, path):
+    """A bar chart of gradient time ÷ hand-written time, if matplotlib is installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    engines = [e for e in engines_present(results) if e != "hand"]
+    names = [r.name for r in results]
+    width = 0.8 / max(len(engines), 1)
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    for i, engine in enumerate(engines):
+        values = [r.times[engine] / r.times["hand"]
+                  if isinstance(r.times.get(engine), float)
+                  and isinstance(r.times.get("hand"), float) else 0.0 for r in results]
+        xs = [j + (i - (len(engines) - 1) / 2) * width for j in range(len(names))]
+        ax.bar(xs, values, width, label=engine)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.axhline(1.15, color="grey", linewidth=0.8, linestyle="--", label="srcad target 1.15")
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(names)), names)
+    ax.set_ylabel("gradient time ÷ hand-written (log scale)")
+    ax.set_title("srcad benchmarks (missing bar: error or not installed)")
+    ax.legend(fontsize=8, ncol=3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+# ================================================================================================
+# Main
+# ================================================================================================
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="short timings for a smoke run; writes no files unless --output")
+    parser.add_argument("--only", help="comma-separated workload names, e.g. W1,W5")
+    parser.add_argument("--output", type=Path,
+                        help="where to write the markdown report (default: "
+                             "benchmarks/results.md for a full run); the chart goes beside it")
+    opts = parser.parse_args(argv)
+
+    chosen = WORKLOADS
+    if opts.only:
+        wanted = [n.strip().upper() for n in opts.only.split(",") if n.strip()]
+        known = {w.name for w in WORKLOADS}
+        unknown = [n for n in wanted if n not in known]
+        if unknown:
+            parser.error(f"unknown workload(s) {', '.join(unknown)}; known: {sorted(known)}")
+        chosen = [w for w in WORKLOADS if w.name in wanted]
+    settings = QUICK if opts.quick else FULL
+    output = opts.output or (None if opts.quick else HERE / "results.md")
+
+    def log(message):
+        print(message, file=sys.stderr, flush=True)
+
+    results = [run_workload(w, settings, log) for w in chosen]
+    text = report(results, settings, opts.quick)
+    print(text)
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+        log(f"wrote {output}")
+        png = output.with_suffix(".png")
+        if chart(results, png):
+            log(f"wrote {png}")
+        else:
+            log("matplotlib is not installed: no chart")
+
+    problems = [f"{r.name} {p}" for r in results for p in r.problems]
+    if problems:
+        bar = "!" * 78
+        log(f"\n{bar}\nGRADIENT MISMATCH\n" + "\n".join(problems) + f"\n{bar}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""Functions srcad must refuse. Each offending line carries a marker comment naming the case;
+tests find the line by its marker, so editing this file cannot silently shift expectations."""
+
+import math
+
+import numpy as np
+
+
+def uses_try(x):
+    try:  # error: try
+        y = x * 2
+    except ValueError:
+        y = x
+    return y
+
+
+def uses_with(x):
+    with open("unused") as fh:  # error: with
+        del fh
+    return x
+
+
+def uses_generator(x):
+    yield x * 2  # error: yield
+
+
+def uses_global(x):
+    global COUNTER  # error: global
+    COUNTER = x
+    return x
+
+
+def uses_del(x):
+    y = x * 2
+    del y  # error: del
+    return x
+
+
+def uses_nested_def(x):
+    def inner(z):  # error: nested def
+        return z * 2
+
+    return inner(x)
+
+
+def uses_walrus(x):
+    if (y := x * 2) > 1:  # error: walrus
+        return y
+    return x
+
+
+def uses_match(x):
+    match x:  # error: match
+        case 1:
+            return 1.0
+    return x
+
+
+def calls_gamma(x):
+    return math.gamma(x) * 2  # error: no rule
+
+
+def calls_unknown_numpy(x):
+    return np.sum(np.i0(x))  # error: no rule numpy
+
+
+def writes_attribute(x, obj):
+    obj.value = x * 2  # error: attribute write
+    return x
+
+
+def vector_output(x):
+    return x * np.ones(2)  # error: non-scalar
+
+
+def star_args(x, *rest):  # error: star args
+    return x
+
+
+def plain(x, w):  # error: def line
+    return x * w
+
+
+def starred_call(x):
+    args = (x, 2.0)
+    return math.pow(*args)  # error: starred call
+
+
+async def coroutine(x):  # error: async
+    return x
+
+
+def undefined_name(x):
+    return x * NOT_DEFINED_ANYWHERE  # error: undefined name  # noqa: F821
