@@ -28,7 +28,7 @@ def test_second_article_numbers():
     assert do == -1.0
 
 
-@pytest.mark.parametrize("point", [(2.0, 1.0), (-0.3, 4.0), (1e3, -2.5)])
+@pytest.mark.parametrize("point", [(2.0, 1.0), (-0.3, 4.0), (10.0, -2.5)])
 @pytest.mark.parametrize("func", [seed_graphs.f, seed_graphs.g])
 def test_seed_gradients_match_finite_differences(func, point):
     ours = srcad.grad(func, wrt=(0, 1))(*point)
