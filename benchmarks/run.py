@@ -182,7 +182,7 @@ def check_hand_written(w, args, rng):
     exact = sum(float(np.sum(g * v)) for g, v in zip(grads, directions))
     if not math.isclose(numeric, exact, rel_tol=1e-5, abs_tol=1e-7):
         return (f"hand-written gradient disagrees with finite differences: "
-                f"{exact!r} vs {numeric!r}")
+                f"{exact!r} vs {float(numeric)!r}")
     return None
 
 

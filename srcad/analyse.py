@@ -9,6 +9,7 @@ value. Only active values get gradient code.
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 import operator
@@ -36,7 +37,9 @@ def kind_of_value(value):
 
 
 def join(kinds):
-    kinds = set(kinds)
+    kinds = {k for k in kinds if k is not None}  # None: not known yet (recursion)
+    if not kinds:
+        return None
     if len(kinds) == 1:
         return kinds.pop()
     return ANY
@@ -96,6 +99,8 @@ class Analysis:
         kinds = [self.kind(a) for a in prim.args]
         if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
             return SEQ
+        if any(k is None for k in kinds):
+            return None  # depends on a result still being worked out (recursion)
         if isinstance(fn, ir.BoolOp):
             return SCALAR if all(k == SCALAR for k in kinds) else ANY
         if isinstance(fn, ir.Attr):
@@ -123,6 +128,17 @@ class Analysis:
             return SCALAR if all(k == SCALAR for k in kinds) else ANY
         if fn in (list, tuple, sorted):
             return SEQ
+        from . import calls
+
+        if calls.is_user_function(fn):
+            try:
+                bound = inspect.signature(fn).bind(*prim.args, **prim.kwargs)
+            except TypeError:
+                return ANY
+            bound.apply_defaults()
+            arg_kinds = {p: self.kind(a) if isinstance(a, (ir.Var, ir.Const)) else
+                         kind_of_value(a) for p, a in bound.arguments.items()}
+            return calls.result_kind(fn, arg_kinds)
         return ANY
 
     # ---------------------------------------------------------------- activity

@@ -63,6 +63,15 @@ def to_ssa(func):
 MODES = ("grad", "value_and_grad", "vjp")
 
 
+def generate(func, wrt, kinds):
+    """Run the passes up to the reverse sweep for arguments of these kinds."""
+    fn, namer = to_ssa(func)
+    analysis = Analysis(fn, kinds, wrt)
+    spelled = emit.helper_names(namer, func.__globals__, namer.user_names)
+    gen = Reverse(fn, analysis, namer, spelled).run()
+    return fn, namer, analysis, spelled, gen
+
+
 def adjoint(func, wrt, arg_values, mode):
     """Generate, compile and return the adjoint of ``func`` for these argument kinds.
 
@@ -70,11 +79,8 @@ def adjoint(func, wrt, arg_values, mode):
     specialises the code); ``mode``: "grad" returns the gradients, "value_and_grad" returns
     (value, gradients), "vjp" takes the output's gradient as the first argument.
     """
-    fn, namer = to_ssa(func)
     kinds = {p: kind_of_value(v) for p, v in arg_values.items()}
-    analysis = Analysis(fn, kinds, wrt)
-    spelled = emit.helper_names(namer, func.__globals__, namer.user_names)
-    gen = Reverse(fn, analysis, namer, spelled).run()
+    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds)
     name = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     text = assemble(fn, gen, name, wrt, mode, analysis, spelled, namer)
     text = tidy(text, namer.temps | gen.temp_grads)
@@ -91,8 +97,46 @@ def adjoint(func, wrt, arg_values, mode):
         else:
             defaults = defaults + (1.0,)
     compiled = emit.compile_function(text, name, func, helpers, spelled, label,
-                                     defaults or None, kwdefaults or None)
+                                     defaults or None, kwdefaults or None, gen.cells)
     return compiled, text
+
+
+def make_split(func, wrt, kinds, entry):
+    """Fill ``entry`` (a :class:`srcad.calls.Split`) with ``func``'s forward and backward parts."""
+    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds)
+    entry.result_kind = analysis.kind(gen.result)
+    kept, branch_only = gen.kept
+    own = {cell: name for name, cell in gen.cells.items()}  # a recursive call's own names
+    fwd_name = own.get(entry.fwd) or namer.fresh(f"{fn.name}_fwd")
+    bwd_name = own.get(entry.bwd) or namer.fresh(f"{fn.name}_bwd")
+    ctx = namer.fresh("ctx")
+    packed = "None" if not kept else (f"({kept[0]},)" if len(kept) == 1 else
+                                      "(" + ", ".join(kept) + ")")
+    body = [f"{n} = None" for n in branch_only]
+    body += [f"{s} = []" for s in gen.stacks]
+    body += emit.render(gen.forward, gen.saves, 0)
+    body.append(f"return {gen.result}, {packed}")
+    fwd_text = f"def {fwd_name}({_signature(fn, gen.seed, 'fwd')}):\n" + "".join(
+        f"    {line}\n" for line in body)
+    body = []
+    if kept:
+        body.append(f"{', '.join(kept)}{',' if len(kept) == 1 else ''} = {ctx}")
+    body += emit.render(gen.backward, gen.saves, 0)
+    grads = [gen.grads[w] for w in wrt]
+    body.append("return " + (grads[0] if len(grads) == 1 else ", ".join(grads)))
+    bwd_text = f"def {bwd_name}({ctx}, {gen.seed}):\n" + "".join(f"    {line}\n" for line in body)
+    temps = namer.temps | gen.temp_grads
+    fwd_text, bwd_text = tidy(fwd_text, temps), tidy(bwd_text, temps)
+    _debug(f"split of {fn.name}", fwd_text + "\n" + bwd_text)
+    where = f"{func.__code__.co_filename}:{func.__code__.co_firstlineno}"
+    fwd = emit.compile_function(fwd_text, fwd_name, func, set(gen.helpers), spelled,
+                                f"{fwd_name} of {where}", func.__defaults__,
+                                func.__kwdefaults__, gen.cells)
+    bwd = emit.compile_function(bwd_text, bwd_name, func, set(gen.helpers), spelled,
+                                f"{bwd_name} of {where}", None, None, gen.cells)
+    entry.fwd.cell_contents = fwd
+    entry.bwd.cell_contents = bwd
+    entry.fwd_text, entry.bwd_text = fwd_text, bwd_text
 
 
 def assemble(fn, gen, name, wrt, mode, analysis, spelled, namer):
@@ -139,7 +183,7 @@ def _signature(fn, seed, mode):
             parts.append("/")
     if mode == "vjp":
         parts.insert(0, seed)
-    seed_part = f"{seed}=1.0" if mode != "vjp" else None
+    seed_part = f"{seed}=1.0" if mode not in ("vjp", "fwd") else None
     if kwonly:
         parts.append("*")
         parts += kwonly

@@ -20,8 +20,10 @@ import ast
 import operator
 from dataclasses import dataclass, field
 
-from . import ir, templates
-from .analyse import ANY, ARRAY, SCALAR, SEQ, Analysis
+import inspect
+
+from . import calls, ir, templates
+from .analyse import ANY, ARRAY, SCALAR, SEQ, Analysis, kind_of_value
 from .errors import MissingRuleError
 from .rules import registry
 
@@ -56,6 +58,8 @@ class Generated:
     helpers: set = field(default_factory=set)
     saves: dict = field(default_factory=dict)
     temp_grads: set = field(default_factory=set)
+    cells: dict = field(default_factory=dict)
+    kept: tuple = ()  # (names the backward reads outside loops, those defined only in a branch)
 
 
 class Reverse:
@@ -76,6 +80,8 @@ class Reverse:
         self.stacks = {}  # id(loop) -> stack name
         self.counters = {}  # id(loop) -> counter name
         self.last_line = None
+        self.calls = {}  # id(stmt) -> (forward function name, context name)
+        self.cells = {}  # name -> closure cell of a callee's forward/backward part
 
     # ---------------------------------------------------------------- names and kinds
 
@@ -152,7 +158,8 @@ class Reverse:
         self.compute_saves()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
         return Generated(forward, backward, list(self.stacks.values()), result, grads, seed_name,
-                         self.used_helpers, self.saves, self.temp_grads)
+                         self.used_helpers, self.saves, self.temp_grads, self.cells,
+                         self.split_saves())
 
     def comment(self, stmt, code):
         line = getattr(stmt, "line", None)
@@ -220,6 +227,9 @@ class Reverse:
         if rule is None:
             if registry.is_nondiff(fn):
                 return
+            if calls.is_user_function(fn):
+                self.user_call(stmt, gname, code, frame)
+                return
             raise self.missing_rule(stmt, value)
         scalar = all(self.an.kind(a) == SCALAR for a in value.args if isinstance(
             a, (ir.Var, ir.Const)))
@@ -237,6 +247,52 @@ class Reverse:
             if rule.broadcast:
                 contribution = self.unbroadcast(contribution, atom, stmt.target, bound, frame)
             self.accumulate(atom, contribution, code, frame)
+
+    def user_call(self, stmt, gname, code, frame):
+        """``y = helper(...)``: call the callee's backward part with what its forward kept."""
+        prim = stmt.value
+        try:
+            bound = inspect.signature(prim.fn).bind(*prim.args, **prim.kwargs)
+        except TypeError as exc:
+            raise self.missing_rule(stmt, prim) from exc
+        bound.apply_defaults()
+        kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
+                 for p, a in bound.arguments.items()}
+        wrt = [p for p, a in bound.arguments.items()
+               if isinstance(a, ir.Var) and self.an.active(a)]
+        if not wrt:
+            return
+        entry = calls.split(prim.fn, wrt, kinds)
+        base = prim.fn.__name__
+        fwd = self.bind_cell(f"{base}_fwd", entry.fwd)
+        bwd = self.bind_cell(f"{base}_bwd", entry.bwd)
+        ctx = self.namer.fresh(f"{stmt.target}_ctx")
+        self.primals.add(ctx)
+        self.calls[id(stmt)] = (fwd, ctx)
+        self.ref(ctx, frame)
+        atoms = [bound.arguments[p] for p in wrt]
+        targets = []
+        for atom in atoms:
+            gname_arg = self.g(atom.name)
+            if gname_arg in self.live or gname_arg in targets:
+                part = self.namer.fresh(gname_arg + "_part")
+                targets.append(part)
+            else:
+                targets.append(gname_arg)
+        code.append(f"{', '.join(targets)} = {bwd}({ctx}, {gname})")
+        for atom, target in zip(atoms, targets):
+            if target == self.g(atom.name):
+                self.live.add(target)
+            else:
+                self.accumulate(atom, target, code, frame)
+
+    def bind_cell(self, name, cell):
+        for spelled, known in self.cells.items():
+            if known is cell:
+                return spelled
+        spelled = self.namer.fresh(name)
+        self.cells[spelled] = cell
+        return spelled
 
     def helper_spellings(self):
         return self.helper_names
@@ -457,6 +513,8 @@ class Reverse:
         subtree_refs = set(self.refs.get(id(stmts), ()))
         for stmt in stmts:
             defs |= set(ir.defined_by(stmt))
+            if id(stmt) in self.calls:
+                defs.add(self.calls[id(stmt)][1])
             if isinstance(stmt, ir.If):
                 subtree_refs |= self._saves_in(stmt.body, loop)
                 subtree_refs |= self._saves_in(stmt.orelse, loop)
@@ -473,14 +531,50 @@ class Reverse:
                 self.saves[id(stmts)] = (self.stack(loop), names)
         return subtree_refs
 
+    def split_saves(self):
+        """What a split forward part must hand its backward part: every value the backward
+        sweep reads outside loop blocks (those are saved on stacks), plus the stacks."""
+        in_loops = set()
+        branch_defs = set()
+
+        def visit(stmts, in_loop, in_branch):
+            for stmt in stmts:
+                names = list(ir.defined_by(stmt))
+                if id(stmt) in self.calls:
+                    names.append(self.calls[id(stmt)][1])
+                for name in names:
+                    if in_loop:
+                        in_loops.add(name)
+                    elif in_branch:
+                        branch_defs.add(name)
+                if isinstance(stmt, ir.If):
+                    visit(stmt.body, in_loop, True)
+                    visit(stmt.orelse, in_loop, True)
+                elif isinstance(stmt, ir.Loop):
+                    visit(stmt.body, True, in_branch)
+                    visit(stmt.header, True, in_branch)
+                    if stmt.target:
+                        in_loops.add(stmt.target)
+
+        visit(self.fn.body, False, False)
+        refs = set().union(*self.refs.values()) if self.refs else set()
+        names = sorted(n for n in refs - in_loops if n in self.primals)
+        names += list(self.stacks.values())
+        return names, sorted(set(names) & branch_defs)
+
     # ---------------------------------------------------------------- forward sweep
 
     def forward(self, stmts, block_id, loop):
         code = []
         for stmt in stmts:
             if isinstance(stmt, ir.Assign):
-                code.append(f"{stmt.value}" if stmt.target is None else
-                            f"{stmt.target} = {stmt.value}")
+                if id(stmt) in self.calls:
+                    fwd, ctx = self.calls[id(stmt)]
+                    call = str(stmt.value).replace(stmt.value.spelling, fwd, 1)
+                    code.append(f"{stmt.target}, {ctx} = {call}")
+                else:
+                    code.append(f"{stmt.value}" if stmt.target is None else
+                                f"{stmt.target} = {stmt.value}")
             elif isinstance(stmt, ir.SetItem):
                 code.append(f"{stmt.target} = {stmt.obj}.copy()")
                 code.append(f"{stmt.target}[{stmt.index}] = {stmt.value}")

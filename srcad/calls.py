@@ -1,0 +1,109 @@
+"""Calls to user functions: each callee is split into a forward part and a backward part.
+
+For ``y = helper(a, b)`` with ``a`` active, the caller's generated code reads
+
+    y, y_ctx = helper_fwd(a, b)          # forward sweep: the value, and what the backward needs
+    ...
+    da = helper_bwd(y_ctx, dy)           # backward sweep
+
+``helper_fwd`` is ``helper``'s forward sweep returning its value and a tuple of the values its
+backward sweep reads; ``helper_bwd`` unpacks them and runs the backward sweep. Each callee is
+transformed once per (activity of its arguments, kinds of its arguments) and cached, so the
+generated code of a call stays one line each way, recursion included: a recursive call finds
+the pair being made and binds to it through closure cells filled in when it is ready.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import types
+from dataclasses import dataclass
+
+from .analyse import ANY
+
+
+@dataclass
+class Split:
+    fwd: types.CellType  # cells: filled when compiled (recursion sees them empty until then)
+    bwd: types.CellType
+    result_kind: str
+    fwd_text: str = ""
+    bwd_text: str = ""
+    name: str = ""
+
+
+_cache = {}
+_lock = threading.RLock()
+
+
+def is_user_function(fn):
+    """A plain Python function srcad can read and differentiate (not a rule, not a builtin)."""
+    if not inspect.isfunction(fn):
+        return False
+    module = getattr(fn, "__module__", "") or ""
+    return not module.startswith(("srcad", "numpy", "math"))
+
+
+def split(fn, wrt, kinds):
+    """The (possibly still being made) forward/backward pair of ``fn``."""
+    key = (fn, tuple(wrt), tuple(sorted(kinds.items())))
+    with _lock:
+        entry = _cache.get(key)
+        if entry is not None:
+            return entry
+        entry = Split(types.CellType(), types.CellType(), ANY, name=fn.__name__)
+        _cache[key] = entry
+        try:
+            from . import pipeline
+
+            pipeline.make_split(fn, wrt, kinds, entry)
+        except BaseException:
+            del _cache[key]
+            raise
+        return entry
+
+
+_kinds = {}
+_in_progress = set()
+
+
+def result_kind(fn, kinds):
+    """The kind of ``fn``'s result for arguments of these kinds.
+
+    ``None`` while that is being worked out (a recursive call): the caller's join ignores it,
+    which is the optimistic start of a fixed point; a second pass confirms the answer or
+    falls back to ANY.
+    """
+    key = (fn, tuple(sorted(kinds.items())))
+    if key in _kinds:
+        return _kinds[key]
+    if key in _in_progress:
+        return _kinds.get(("guess",) + key)
+    from .analyse import Analysis
+    from .pipeline import to_ssa
+
+    _in_progress.add(key)
+    try:
+        ir_fn, _ = to_ssa(fn)
+        first = _result(Analysis(ir_fn, kinds, ()))
+        _kinds[("guess",) + key] = first
+        second = _result(Analysis(ir_fn, kinds, ()))
+        kind = first if first == second else ANY
+    except Exception:
+        kind = ANY
+    finally:
+        _in_progress.discard(key)
+    _kinds[key] = kind
+    return kind
+
+
+def _result(analysis):
+    rets = [analysis.kind(r.value) for r in analysis.returns]
+    return rets[0] if len(set(rets)) == 1 else ANY
+
+
+def clear():
+    with _lock:
+        _cache.clear()
+        _kinds.clear()
