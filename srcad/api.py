@@ -100,19 +100,18 @@ class Transformed:
     """A derivative of a user function: callable like the function itself."""
 
     def __init__(self, f, wrt, mode):
-        if isinstance(f, Transformed) and mode != "vjp":
-            raise NotImplementedError("higher-order derivatives are not available yet")
         if not callable(f):
             raise TypeError(f"srcad.{mode} expects a function, got {f!r}")
-        if mode != "vjp" or not isinstance(f, Transformed):
+        if not isinstance(f, Transformed):
             read_source(f)  # fail now, not at the first call, if there is no source
+        self._user = f._user if isinstance(f, Transformed) else f
         self._f = f
         self._mode = mode
         self._params, self._wrt, self._single = _resolve_wrt(f, wrt)
         self._cache = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._last = None
-        functools.update_wrapper(self, f)
+        functools.update_wrapper(self, f, updated=())
         _ALL.append(self)
 
     def __call__(self, *args, **kwargs):
@@ -138,7 +137,7 @@ class Transformed:
         return fn(*args)
 
     def _bind(self, args, kwargs):
-        sig = inspect.signature(self._f)
+        sig = inspect.signature(self._user)
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
@@ -149,14 +148,23 @@ class Transformed:
     def _specialise(self, bound):
         values = dict(bound.arguments)
         for name in self._wrt:
-            _check_wrt_value(self._f, name, values.get(name))
+            _check_wrt_value(self._user, name, values.get(name))
         key = tuple(type(v) for v in bound.args)
         with self._lock:
             fn = self._cache.get(key)
             if fn is None:
-                fn, text = pipeline.adjoint(self._f, self._wrt, values, self._mode)
+                target = self._f
+                if isinstance(target, Transformed):
+                    # a derivative of a derivative: transform the generated code itself
+                    target = target._specialise(bound).__srcad_raw__
+                    full = inspect.signature(target).bind(*bound.args, **bound.kwargs)
+                    full.apply_defaults()
+                    values = dict(full.arguments)
+                fn, text = pipeline.adjoint(target, self._wrt, values, self._mode)
+                raw = fn
                 fn = self._wrap_single(fn)
                 fn.__srcad_source__ = text
+                fn.__srcad_raw__ = raw
                 if not _has_array_wrt(values, self._wrt):
                     self._cache[key] = fn
                 else:
@@ -175,6 +183,7 @@ class Transformed:
                 return (source(*args, **kwargs),)
 
             fn.__srcad_source__ = getattr(source, "__srcad_source__", "")
+            fn.__srcad_raw__ = source
         return fn
 
     def source(self, *example_args):
@@ -182,11 +191,11 @@ class Transformed:
             self._specialise(self._bind(example_args, {}))
         elif self._last is None:
             examples = [1.0] * len(self._params)
-            self._specialise(self._bind(examples[: _n_required(self._f)], {}))
+            self._specialise(self._bind(examples[: _n_required(self._user)], {}))
         return self._last.__srcad_source__
 
     def __repr__(self):
-        return f"<srcad.{self._mode} of {self._f.__qualname__} wrt {self._wrt}>"
+        return f"<srcad.{self._mode} of {self._user.__qualname__} wrt {self._wrt}>"
 
 
 def _n_required(f):
@@ -273,4 +282,5 @@ def _guard_dtypes(fn, f, positions, mode):
         return fn(*args, **kwargs)
 
     guarded.__srcad_source__ = fn.__srcad_source__
+    guarded.__srcad_raw__ = fn.__srcad_raw__
     return guarded

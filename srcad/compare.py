@@ -35,6 +35,7 @@ import math
 import numbers
 import time
 import types
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -314,24 +315,48 @@ def _finite_differences(f, names, params):
     return call
 
 
-def _float_passing(is_traced):
-    """``float`` for rebound code: the identity on a traced scalar, ``float`` on anything else.
+def _standin(real, convert):
+    """A stand-in for the builtin type ``real`` in rebound code: ``convert(x)`` makes values.
 
-    ``isinstance(x, float)`` keeps working in the rebound code (the class checks as ``float``).
+    ``isinstance(x, real)`` keeps working in the rebound code (the class checks as ``real``).
     """
 
-    class _FloatType(type):
+    class _Type(type):
         def __instancecheck__(cls, obj):
-            return isinstance(obj, float)
+            return isinstance(obj, real)
 
         def __subclasscheck__(cls, sub):
-            return issubclass(sub, float)
+            return issubclass(sub, real)
 
-    class _Float(float, metaclass=_FloatType):
-        def __new__(cls, x=0.0):
-            return x if is_traced(x) else builtins.float(x)
+    class Standin(real, metaclass=_Type):
+        def __new__(cls, *args):
+            return convert(*args)
 
-    return _Float
+    Standin.__name__ = Standin.__qualname__ = real.__name__
+    return Standin
+
+
+def _builtins(is_traced, plain_value):
+    """Replacements of ``float``, ``int`` and ``round`` for traced values.
+
+    ``float`` is the identity on a traced scalar (its derivative is 1, as srcad and the tape
+    have it); ``int`` and ``round`` see plain values (piecewise constant).
+    """
+
+    def to_float(x=0.0):
+        return x if is_traced(x) else builtins.float(x)
+
+    def to_int(x=0, *base):
+        return builtins.int(plain_value(x), *base)
+
+    def rounded(x, ndigits=None):
+        return builtins.round(plain_value(x), ndigits)
+
+    return {
+        builtins.float: _standin(builtins.float, to_float),
+        builtins.int: _standin(builtins.int, to_int),
+        builtins.round: rounded,
+    }
 
 
 def _dispatching(real, traced_fn, has_traced, plain_value):
@@ -448,7 +473,7 @@ def _autograd(f, names, params):
     replacements = {
         **_replacements(np, anp, public),
         **_replacements(math, math_shim, [n for n in dir(math) if not n.startswith("_")]),
-        builtins.float: _float_passing(isbox),
+        **_builtins(isbox, getval),
     }
     g = rebind(f, replacements)
     positions = tuple(params.index(n) for n in names)
@@ -457,7 +482,9 @@ def _autograd(f, names, params):
     def call(args):
         args = tuple(np.asarray(a, dtype=float) if i in positions and isinstance(a, list) else a
                      for i, a in enumerate(args))
-        value, grads = vg(*args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "Output seems independent of input"
+            value, grads = vg(*args)
         return _normalise(value, grads if len(positions) > 1 else (grads,), args, params, names)
 
     return call
@@ -636,7 +663,7 @@ def _torch(f, names, params):
     replacements = {
         **_replacements(np, numpy_shim, public),
         **_replacements(math, math_shim, [n for n in dir(math) if not n.startswith("_")]),
-        builtins.float: _float_passing(lambda x: isinstance(x, torch.Tensor) and x.ndim == 0),
+        **_builtins(lambda x: isinstance(x, torch.Tensor) and x.ndim == 0, plain),
     }
     g = rebind(f, replacements)
     value_class = _torch_value_class(torch)

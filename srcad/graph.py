@@ -30,7 +30,6 @@ iteration). :func:`render` turns the DOT text into SVG or PNG with Graphviz's ``
 from __future__ import annotations
 
 import ast
-import gast
 import re
 import shutil
 import subprocess
@@ -38,6 +37,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import gast
 import numpy as np
 
 from . import ir, pipeline
@@ -58,6 +58,7 @@ class Node:
     value: object = None
     grad: object = None
     has_value: bool = False
+    note: str | None = None  # one more line of label (a loop value's constant start)
 
 
 @dataclass
@@ -351,7 +352,7 @@ class _Builder:
             for arm, src in zip(("then", "else"), phi.sources):
                 if src is not None:
                     for name in self.inputs(src):
-                        self.edge(name, node.id, f"{arm}: {self.expr(src)}")
+                        self.edge(name, node.id, arm)
 
     def loop(self, stmt, cluster):
         if stmt.kind == "for":
@@ -365,9 +366,11 @@ class _Builder:
             entry = phi.sources[0]
             expr = self.expr(entry) if entry is not None else None
             node = self.node(phi.target, "intermediate", expr, inner)
-            if entry is not None:
-                for name in self.inputs(entry):
-                    self.edge(name, node.id, f"initial: {expr}")
+            sources = self.inputs(entry) if entry is not None else []
+            for name in sources:
+                self.edge(name, node.id, f"initially {expr}")
+            if entry is not None and not sources:
+                node.note = f"initially {expr}"
         if stmt.kind == "for" and stmt.target:
             iter_text = self.expr(stmt.iter)
             node = self.node(stmt.target, "intermediate", f"element of {iter_text}", inner)
@@ -548,6 +551,8 @@ def _node_label(node):
     if node.expr is not None and not node.kind.startswith(("leaf", "input")):
         if node.id.startswith("(") or node.id == "out":
             lines.append(node.expr)
+    if node.note:
+        lines.append(node.note)
     if node.has_value:
         lines.append(f"value = {_short(node.value)}")
         if node.grad is not None:

@@ -23,9 +23,10 @@ def erf(x):
     return np.vectorize(math.erf, otypes=[float])(x)
 
 
-def unbroadcast(g, x):
-    """Sum ``g`` down to the shape of ``x`` (undo NumPy broadcasting)."""
-    shape = np.shape(x)
+def unbroadcast(value, like):
+    """Sum ``value`` down to the shape of ``like`` (undo NumPy broadcasting)."""
+    g = value
+    shape = np.shape(like)
     gshape = np.shape(g)
     if gshape == shape:
         return g
@@ -40,20 +41,35 @@ def unbroadcast(g, x):
     return g
 
 
-def expand(g, x, axis=None, keepdims=False):
-    """Broadcast the gradient of a reduction of ``x`` back to ``x``'s shape."""
-    shape = np.shape(x)
+def expand(value, like, axis=None, keepdims=False):
+    """Broadcast the gradient of a reduction of ``like`` back to ``like``'s shape."""
+    g = value
+    shape = np.shape(like)
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
     return np.broadcast_to(g, shape)
 
 
-def fill(g, x):
-    """The gradient of ``sum(x)`` for a list or an array ``x``: ``g`` for every element."""
-    if isinstance(x, (list, tuple)):
-        return [g] * len(x)
-    return np.broadcast_to(g, np.shape(x)).copy()
+def fill(value, like):
+    """The gradient of ``sum(like)`` for a list or an array: ``value`` for every element."""
+    if isinstance(like, (list, tuple)):
+        return [value] * len(like)
+    return np.broadcast_to(value, np.shape(like)).copy()
+
+
+def total(value):
+    """Sum a list gradient or an array gradient (the reverse of :func:`fill`)."""
+    if isinstance(value, list):
+        return sum(value)
+    return np.sum(value)
+
+
+def broadcast_as(value, like):
+    """``value`` broadcast to the shape of ``like`` (the reverse of :func:`unbroadcast`)."""
+    if np.shape(value) == np.shape(like):
+        return value
+    return np.broadcast_to(value, np.shape(like))
 
 
 def zeros_like(x):
@@ -113,11 +129,6 @@ def transpose_grad(g, axes=None):
     return np.transpose(g, np.argsort(axes))
 
 
-#: the names generated code may use for these helpers
-HELPERS = {name: obj for name, obj in globals().items()
-           if callable(obj) and getattr(obj, "__module__", None) == __name__}
-
-
 def check_scalar(y):
     """Refuse a non-scalar output in ``grad`` (``vjp`` handles any output)."""
     if np.size(y) != 1 or isinstance(y, (list, tuple)):
@@ -130,16 +141,20 @@ def check_scalar(y):
         )
 
 
-def scatter(g, x, index):
-    """The gradient of ``x[index]``: zeros shaped like ``x`` with ``g`` added at ``index``."""
-    out = np.zeros(np.shape(x))
-    np.add.at(out, index, g)
+def scatter(value, like, index):
+    """The gradient of ``like[index]``: zeros shaped like ``like``, ``value`` added at ``index``."""
+    if isinstance(like, (list, tuple)):
+        out = zeros_like(like)
+        out[index] = add(out[index], value)
+        return out
+    out = np.zeros(np.shape(like))
+    np.add.at(out, index, value)
     return out
 
 
-def cleared(g, index):
-    """The gradient flowing past ``y[index] = v`` to the old ``y``: ``g`` with ``index`` zeroed."""
-    out = np.array(g, dtype=float, copy=True)
+def cleared(value, index):
+    """The gradient flowing past ``y[index] = v`` to the old ``y``: ``value``, ``index`` zeroed."""
+    out = np.array(value, dtype=float, copy=True)
     out[index] = 0.0
     return out
 

@@ -1,52 +1,302 @@
-"""Derivative rules for NumPy.
+"""Derivative rules for NumPy: one line per function, grouped under headings.
 
-One line per function, grouped by kind. ``g`` is the gradient of the result, ``ans`` the
-result. Element-wise binary functions are marked ``broadcast=True``: srcad sums their
-gradients back to each argument's shape.
+Each ``defvjp`` line gives, for every differentiable parameter, a template for the gradient
+flowing into it, in ``g`` (the gradient of the result), ``ans`` (the result) and the parameter
+names (see :mod:`srcad.rules.registry`). Kind-generic names such as ``cos``, ``exp``, ``sign``
+and ``where`` become ``np.cos`` ... for arrays and ``math.cos`` ... for Python numbers. When a
+gradient needs more than an expression it calls a ``grad_*`` helper of
+:mod:`srcad.numpy_helpers` (the heading says which).
+
+* ``broadcast=True`` marks element-wise functions: srcad sums each argument's gradient back
+  to the argument's shape where NumPy broadcasting made the result bigger.
+* ``kind="array"`` / ``kind="seq"`` tells srcad's analysis that the result is always an
+  ndarray / a list or tuple, so it can emit the cheapest code.
+* A function taking a list of arrays (``np.concatenate([a, b])``) returns, as the gradient of
+  that list, a list with one gradient per element.
+* ``defmethod("sum", np.sum)`` makes ``x.sum(...)`` use the rule of ``np.sum(x, ...)``;
+  ``defattr("T", np.transpose)`` makes ``x.T`` use the rule of ``np.transpose(x)``. Methods
+  whose signature differs from the function's have rules of their own, keyed by the method
+  (``np.ndarray.reshape``).
+* ``nondiff(...)`` lists functions whose derivative is zero (or that return no floats).
+
+To add a function: add one line under the right heading, run ``tools/gen_rules_doc.py`` to
+update ``docs/rules.md``, and add a row to the table in ``tests/test_numpy_rules.py``.
 """
+
+import operator
 
 import numpy as np
 
-from .registry import defattr, defmethod, defvjp, nondiff
+from .. import numpy_helpers, runtime
+from .registry import defattr, defmethod, defvjp, nondiff, registry
 
-# ---------------------------------------------------------------- unary ufuncs
-defvjp(np.sin, "x", x="g * np.cos(x)")
-defvjp(np.cos, "x", x="-g * np.sin(x)")
-defvjp(np.tan, "x", x="g / np.cos(x) ** 2")
-defvjp(np.exp, "x", x="g * ans")
-defvjp(np.log, "x", x="g / x")
-defvjp(np.sqrt, "x", x="g / (2 * ans)")
+LN2 = "0.6931471805599453"
+LN10 = "2.302585092994046"
+
+# ---------------------------------------------------------------- operators on arrays
+# (+ - * / ** and unary -, + are in rules/python.py and work on arrays as they are)
+defvjp(operator.matmul, "a, b", a="grad_matmul_a(g, a, b)", b="grad_matmul_b(g, a, b)")
+
+# ---------------------------------------------------------------- unary ufuncs: trigonometric
+defvjp(np.sin, "x", x="g * cos(x)")
+defvjp(np.cos, "x", x="-g * sin(x)")
+defvjp(np.tan, "x", x="g / cos(x) ** 2")
+defvjp(np.arcsin, "x", x="g / sqrt(1 - x ** 2)")
+defvjp(np.arccos, "x", x="-g / sqrt(1 - x ** 2)")
+defvjp(np.arctan, "x", x="g / (1 + x ** 2)")
+
+# ---------------------------------------------------------------- unary ufuncs: hyperbolic
+defvjp(np.sinh, "x", x="g * cosh(x)")
+defvjp(np.cosh, "x", x="g * sinh(x)")
 defvjp(np.tanh, "x", x="g * (1 - ans ** 2)")
-defvjp(np.abs, "x", x="g * np.sign(x)")
-defvjp(np.negative, "x", x="-g")
-defvjp(np.square, "x", x="g * 2 * x")
+defvjp(np.arcsinh, "x", x="g / sqrt(x ** 2 + 1)")
+defvjp(np.arccosh, "x", x="g / sqrt(x ** 2 - 1)")
+defvjp(np.arctanh, "x", x="g / (1 - x ** 2)")
 
-# ---------------------------------------------------------------- binary ufuncs
+# ---------------------------------------------------------------- unary ufuncs: exponentials, logs
+defvjp(np.exp, "x", x="g * ans")
+defvjp(np.exp2, "x", x=f"g * ans * {LN2}")
+defvjp(np.expm1, "x", x="g * (ans + 1)")
+defvjp(np.log, "x", x="g / x")
+defvjp(np.log2, "x", x=f"g / (x * {LN2})")
+defvjp(np.log10, "x", x=f"g / (x * {LN10})")
+defvjp(np.log1p, "x", x="g / (1 + x)")
+
+# ---------------------------------------------------------------- unary ufuncs: powers, signs
+defvjp(np.sqrt, "x", x="g / (2 * ans)")
+defvjp(np.cbrt, "x", x="g / (3 * ans ** 2)")
+defvjp(np.square, "x", x="g * 2 * x")
+defvjp(np.reciprocal, "x", x="-g * ans ** 2")
+defvjp(np.absolute, "x", x="g * sign(x)")  # np.abs is np.absolute
+defvjp(np.fabs, "x", x="g * sign(x)")
+defvjp(np.negative, "x", x="-g")
+defvjp(np.positive, "x", x="g")
+
+# ---------------------------------------------------------------- binary ufuncs: arithmetic
 defvjp(np.add, "a, b", a="g", b="g", broadcast=True)
 defvjp(np.subtract, "a, b", a="g", b="-g", broadcast=True)
 defvjp(np.multiply, "a, b", a="g * b", b="g * a", broadcast=True)
-defvjp(np.divide, "a, b", a="g / b", b="-g * ans / b", broadcast=True)
-defvjp(np.power, "a, b", a="g * b * a ** (b - 1)", b="g * ans * np.log(a)", broadcast=True)
+defvjp(np.divide, "a, b", a="g / b", b="-g * ans / b", broadcast=True)  # is np.true_divide
+defvjp(np.power, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
+       b="g * ans * log(where(a, a, 1.0))", broadcast=True)
+defvjp(np.float_power, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
+       b="g * ans * log(where(a, a, 1.0))", broadcast=True)
+defvjp(np.remainder, "a, b", a="g", b="-g * np.floor_divide(a, b)", broadcast=True)  # np.mod
+defvjp(np.fmod, "a, b", a="g", b="-g * np.trunc(a / b)", broadcast=True)
 
-# ---------------------------------------------------------------- reductions
-defvjp(np.sum, "a, axis=None, keepdims=False", a="expand(g, a, axis, keepdims)")
-defvjp(np.mean, "a, axis=None, keepdims=False",
-       a="expand(g, a, axis, keepdims) / (np.size(a) / np.size(ans))")
+# ---------------------------------------------------------------- binary ufuncs: geometry, logs
+defvjp(np.arctan2, "a, b", a="g * b / (a ** 2 + b ** 2)", b="-g * a / (a ** 2 + b ** 2)",
+       broadcast=True)
+defvjp(np.hypot, "a, b", a="g * a / ans", b="g * b / ans", broadcast=True)
+defvjp(np.logaddexp, "a, b", a="g * exp(a - ans)", b="g * exp(b - ans)", broadcast=True)
+defvjp(np.logaddexp2, "a, b", a="g * np.exp2(a - ans)", b="g * np.exp2(b - ans)",
+       broadcast=True)
 
-# ---------------------------------------------------------------- linear algebra
-defvjp(np.dot, "a, b", a="dot_grad_a(g, a, b)", b="dot_grad_b(g, a, b)")
-defvjp(np.matmul, "a, b", a="matmul_grad_a(g, a, b)", b="matmul_grad_b(g, a, b)")
+# ---------------------------------------------------------------- binary ufuncs: max and min
+# a tie (a == b) splits the gradient equally between a and b, as autograd does
+defvjp(np.maximum, "a, b", a="g * ((a == ans) / (1.0 + (a == b)))",
+       b="g * ((b == ans) / (1.0 + (a == b)))", broadcast=True)
+defvjp(np.minimum, "a, b", a="g * ((a == ans) / (1.0 + (a == b)))",
+       b="g * ((b == ans) / (1.0 + (a == b)))", broadcast=True)
+defvjp(np.fmax, "a, b", a="g * ((a == ans) / (1.0 + (a == b)))",
+       b="g * ((b == ans) / (1.0 + (a == b)))", broadcast=True)
+defvjp(np.fmin, "a, b", a="g * ((a == ans) / (1.0 + (a == b)))",
+       b="g * ((b == ans) / (1.0 + (a == b)))", broadcast=True)
 
-# ---------------------------------------------------------------- array methods and attributes
+# ---------------------------------------------------------------- selection (grad_clip)
+defvjp(np.clip, "a, a_min=None, a_max=None", a="grad_clip(g, a, a_min, a_max)",
+       a_min="g * (a < a_min)", a_max="g * (a > a_max)", broadcast=True)
+defvjp(np.where, "condition, x, y", x="where(condition, g, 0.0)",
+       y="where(condition, 0.0, g)", broadcast=True)
+
+# ---------------------------------------------------------------- reductions (grad_sum, ...)
+defvjp(np.sum, "a, axis=None, dtype=None, out=None, keepdims=False",
+       a="grad_sum(g, a, axis, keepdims)")
+defvjp(np.mean, "a, axis=None, dtype=None, out=None, keepdims=False",
+       a="grad_mean(g, a, axis, keepdims)")
+defvjp(np.prod, "a, axis=None, dtype=None, out=None, keepdims=False",
+       a="grad_prod(g, a, axis, keepdims)")
+defvjp(np.var, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
+       a="grad_var(g, a, axis, ddof, keepdims)")
+defvjp(np.std, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
+       a="grad_std(g, a, ans, axis, ddof, keepdims)")
+defvjp(np.max, "a, axis=None, out=None, keepdims=False",
+       a="grad_extremum(g, a, ans, axis, keepdims)")
+defvjp(np.min, "a, axis=None, out=None, keepdims=False",
+       a="grad_extremum(g, a, ans, axis, keepdims)")
+defvjp(np.amax, "a, axis=None, out=None, keepdims=False",
+       a="grad_extremum(g, a, ans, axis, keepdims)")
+defvjp(np.amin, "a, axis=None, out=None, keepdims=False",
+       a="grad_extremum(g, a, ans, axis, keepdims)")
+defvjp(np.linalg.norm, "x, ord=None, axis=None, keepdims=False",
+       x="grad_norm(g, x, ans, ord, axis, keepdims)")
+defvjp(np.cumsum, "a, axis=None, dtype=None", a="grad_cumsum(g, a, axis)", kind="array")
+defvjp(np.cumprod, "a, axis=None, dtype=None", a="grad_cumprod(g, a, axis)", kind="array")
+defvjp(np.trace, "a, offset=0, axis1=0, axis2=1, dtype=None",
+       a="grad_trace(g, a, offset, axis1, axis2)")
+
+# ---------------------------------------------------------------- products (grad_dot_a, ...)
+defvjp(np.dot, "a, b", a="grad_dot_a(g, a, b)", b="grad_dot_b(g, a, b)")
+defvjp(np.matmul, "a, b", a="grad_matmul_a(g, a, b)", b="grad_matmul_b(g, a, b)")
+defvjp(np.inner, "a, b", a="grad_inner_a(g, a, b)", b="grad_inner_b(g, a, b)")
+defvjp(np.outer, "a, b", a="grad_outer_a(g, a, b)", b="grad_outer_b(g, a, b)", kind="array")
+defvjp(np.vdot, "a, b", a="grad_vdot_a(g, a, b)", b="grad_vdot_b(g, a, b)")
+defvjp(np.tensordot, "a, b, axes=2", a="grad_tensordot_a(g, a, b, axes)",
+       b="grad_tensordot_b(g, a, b, axes)")
+# einsum: one line per number of operands (explicit letters; '...' is not supported)
+defvjp(np.einsum, "subscripts, a, *, optimize=False", a="grad_einsum(g, subscripts, 0, a)")
+defvjp(np.einsum, "subscripts, a, b, *, optimize=False",
+       a="grad_einsum(g, subscripts, 0, a, b)", b="grad_einsum(g, subscripts, 1, a, b)")
+defvjp(np.einsum, "subscripts, a, b, c, *, optimize=False",
+       a="grad_einsum(g, subscripts, 0, a, b, c)", b="grad_einsum(g, subscripts, 1, a, b, c)",
+       c="grad_einsum(g, subscripts, 2, a, b, c)")
+defvjp(np.einsum, "subscripts, a, b, c, d, *, optimize=False",
+       a="grad_einsum(g, subscripts, 0, a, b, c, d)",
+       b="grad_einsum(g, subscripts, 1, a, b, c, d)",
+       c="grad_einsum(g, subscripts, 2, a, b, c, d)",
+       d="grad_einsum(g, subscripts, 3, a, b, c, d)")
+
+# ---------------------------------------------------------------- np.linalg (grad_inv, ...)
+defvjp(np.linalg.inv, "a", a="grad_inv(g, ans)", kind="array")
+defvjp(np.linalg.solve, "a, b", a="grad_solve_a(g, a, b, ans)", b="grad_solve_b(g, a, b)",
+       kind="array")
+defvjp(np.linalg.det, "a", a="grad_det(g, a, ans)")
+defvjp(np.linalg.slogdet, "a", a="grad_slogdet(g, a)", kind="seq")
+defvjp(np.linalg.cholesky, "a, upper=False", a="grad_cholesky(g, ans, upper)", kind="array")
+
+# ---------------------------------------------------------------- reshaping (grad_reshape)
+defvjp(np.reshape, "a, shape=None, order='C', *, newshape=None, copy=None",
+       a="grad_reshape(g, a, order)", kind="array")
+defvjp(np.ravel, "a, order='C'", a="grad_reshape(g, a, order)", kind="array")
+defvjp(np.squeeze, "a, axis=None", a="grad_reshape(g, a)")
+defvjp(np.expand_dims, "a, axis", a="grad_reshape(g, a)", kind="array")
+defvjp(np.atleast_1d, "a", a="grad_reshape(g, a)", kind="array")
+defvjp(np.atleast_2d, "a", a="grad_reshape(g, a)", kind="array")
+defvjp(np.atleast_3d, "a", a="grad_reshape(g, a)", kind="array")
+
+# ---------------------------------------------------------------- axes
+defvjp(np.transpose, "a, axes=None", a="transpose_grad(g, axes)", kind="array")
+defvjp(np.swapaxes, "a, axis1, axis2", a="np.swapaxes(g, axis1, axis2)", kind="array")
+defvjp(np.moveaxis, "a, source, destination", a="np.moveaxis(g, destination, source)",
+       kind="array")
+
+# ---------------------------------------------------------------- assembly (lists of arrays)
+defvjp(np.concatenate, "arrays, axis=0", arrays="grad_concatenate(g, arrays, axis)",
+       kind="array")  # np.concat is np.concatenate
+defvjp(np.stack, "arrays, axis=0", arrays="grad_stack(g, arrays, axis)", kind="array")
+defvjp(np.hstack, "tup", tup="grad_hstack(g, tup)", kind="array")
+defvjp(np.vstack, "tup", tup="grad_vstack(g, tup)", kind="array")
+defvjp(np.split, "ary, indices_or_sections, axis=0", ary="grad_split(g, ary, ans, axis)",
+       kind="seq")
+defvjp(np.array_split, "ary, indices_or_sections, axis=0",
+       ary="grad_split(g, ary, ans, axis)", kind="seq")
+defvjp(np.array, "object, dtype=None, *, copy=True, order='K', subok=False, ndmin=0",
+       object="grad_array(g, object)", kind="array")
+defvjp(np.asarray, "a, dtype=None, order=None", a="grad_array(g, a)", kind="array")
+defvjp(np.copy, "a, order='K'", a="g")
+defvjp(np.tile, "A, reps", A="grad_tile(g, A, reps)", kind="array")
+defvjp(np.repeat, "a, repeats, axis=None", a="grad_repeat(g, a, repeats, axis)",
+       kind="array")
+defvjp(np.broadcast_to, "array, shape", array="unbroadcast(g, array)", kind="array")
+defvjp(np.pad, "array, pad_width, mode='constant', constant_values=0",
+       array="grad_pad(g, array, pad_width, mode)",
+       constant_values="grad_pad_value(g, array, pad_width)", kind="array")
+
+# ---------------------------------------------------------------- rearranging
+defvjp(np.flip, "m, axis=None", m="np.flip(g, axis)", kind="array")
+defvjp(np.fliplr, "m", m="np.fliplr(g)", kind="array")
+defvjp(np.flipud, "m", m="np.flipud(g)", kind="array")
+defvjp(np.roll, "a, shift, axis=None", a="grad_roll(g, shift, axis)", kind="array")
+defvjp(np.sort, "a, axis=-1, kind=None, order=None", a="grad_sort(g, a, axis)",
+       kind="array")
+
+# ---------------------------------------------------------------- diagonals and triangles
+defvjp(np.diag, "v, k=0", v="grad_diag(g, v, k)", kind="array")
+defvjp(np.diagonal, "a, offset=0, axis1=0, axis2=1",
+       a="grad_diagonal(g, a, offset, axis1, axis2)", kind="array")
+defvjp(np.triu, "m, k=0", m="np.triu(g, k)", kind="array")
+defvjp(np.tril, "m, k=0", m="np.tril(g, k)", kind="array")
+
+# ---------------------------------------------------------------- array methods
+# x.name(...) uses the rule of the function on the right, with x as its first argument
 defmethod("sum", np.sum)
 defmethod("mean", np.mean)
+defmethod("prod", np.prod)
+defmethod("var", np.var)
+defmethod("std", np.std)
+defmethod("max", np.max)
+defmethod("min", np.min)
+defmethod("cumsum", np.cumsum)
+defmethod("cumprod", np.cumprod)
+defmethod("trace", np.trace)
 defmethod("dot", np.dot)
+defmethod("copy", np.copy)
+defmethod("ravel", np.ravel)
+defmethod("squeeze", np.squeeze)
+defmethod("swapaxes", np.swapaxes)
+defmethod("repeat", np.repeat)
+defmethod("diagonal", np.diagonal)
+defmethod("clip", np.clip)
+defmethod("argmax", np.argmax)
+defmethod("argmin", np.argmin)
+defmethod("argsort", np.argsort)
+defmethod("nonzero", np.nonzero)
+defmethod("all", np.all)
+defmethod("any", np.any)
+
+# ---------------------------------------------------------------- methods with rules of their own
+defmethod("reshape", np.ndarray.reshape)
+defvjp(np.ndarray.reshape, "a, *shape, order='C', copy=None", a="grad_reshape(g, a, order)",
+       kind="array")
+defmethod("flatten", np.ndarray.flatten)
+defvjp(np.ndarray.flatten, "a, order='C'", a="grad_reshape(g, a, order)", kind="array")
+defmethod("astype", np.ndarray.astype)
+defvjp(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True, copy=True",
+       a="grad_astype(g, a, dtype)")
+defmethod("item", np.ndarray.item)
+defvjp(np.ndarray.item, "a", a="np.full(np.shape(a), g)")
+# x.transpose(), x.transpose(axes) and x.transpose(i, j, ...): one line per form
+defmethod("transpose", np.ndarray.transpose)
+defvjp(np.ndarray.transpose, "a, axes=None", a="transpose_grad(g, axes)", kind="array")
+defvjp(np.ndarray.transpose, "a, i, j", a="transpose_grad(g, (i, j))", kind="array")
+defvjp(np.ndarray.transpose, "a, i, j, k", a="transpose_grad(g, (i, j, k))", kind="array")
+defvjp(np.ndarray.transpose, "a, i, j, k, m", a="transpose_grad(g, (i, j, k, m))",
+       kind="array")
+
+# ---------------------------------------------------------------- array attributes
 defattr("T", np.transpose)
-defvjp(np.transpose, "a, axes=None", a="transpose_grad(g, axes)")
+defattr("shape", np.shape)
+defattr("ndim", np.ndim)
+defattr("size", np.size)
+defattr("dtype", np.result_type)
 
 # ---------------------------------------------------------------- no derivative
-nondiff(np.argmax, np.argmin, np.argsort, np.shape, np.ndim, np.size, np.zeros, np.ones,
-        np.arange, np.linspace, np.eye, np.zeros_like, np.ones_like, np.full, np.full_like,
-        np.isfinite, np.isnan, np.isinf, np.sign, np.floor, np.ceil, np.round, np.equal,
-        np.less, np.greater, np.less_equal, np.greater_equal, np.not_equal, np.empty,
-        np.empty_like)
+# array creation
+nondiff(np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like,
+        np.full_like, np.arange, np.linspace, np.logspace, np.geomspace, np.eye, np.identity,
+        np.tri, np.indices)
+# shapes and types
+nondiff(np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,
+        np.isscalar)
+# indices and counts
+nondiff(np.argmax, np.argmin, np.argsort, np.argpartition, np.nonzero, np.flatnonzero,
+        np.argwhere, np.count_nonzero, np.searchsorted, np.digitize, np.unravel_index,
+        np.ravel_multi_index)
+# piecewise constant
+nondiff(np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix,
+        np.floor_divide, np.heaviside)
+# comparisons and tests
+nondiff(np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
+        np.isfinite, np.isnan, np.isinf, np.isneginf, np.isposinf, np.isclose, np.allclose,
+        np.array_equal, np.signbit, np.logical_and, np.logical_or, np.logical_not,
+        np.logical_xor, np.all, np.any)
+# random numbers: the samplers of np.random (they change the generator's state: not pure)
+RANDOM = [getattr(np.random, name) for name in np.random.__all__
+          if name not in ("seed", "get_state", "set_state", "shuffle", "default_rng")
+          and callable(getattr(np.random, name, None))
+          and not isinstance(getattr(np.random, name), type)]
+nondiff(*RANDOM)
+registry.impure.update(RANDOM)
+
+# the helpers these templates call (until srcad's emitter imports srcad.numpy_helpers itself)
+runtime.HELPERS.update(numpy_helpers.HELPERS)

@@ -9,6 +9,7 @@ import builtins
 import math
 import operator
 
+from .. import runtime
 from .registry import defvjp, nondiff
 
 # ---------------------------------------------------------------- arithmetic operators
@@ -39,6 +40,19 @@ defvjp(builtins.max, "a, b", a="g if a >= b else 0.0", b="0.0 if a >= b else g")
 nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.bool,
         builtins.isinstance, builtins.print, builtins.type, builtins.enumerate, builtins.zip,
         builtins.any, builtins.all, builtins.str, builtins.repr)
+
+# ---------------------------------------------------------------- srcad's own helpers
+# (generated code calls them; these rules let srcad differentiate its own output again)
+defvjp(runtime.add, "a, b", a="g", b="g")
+defvjp(runtime.unbroadcast, "value, like", value="broadcast_as(g, value)")
+defvjp(runtime.broadcast_as, "value, like", value="unbroadcast(g, value)")
+defvjp(runtime.fill, "value, like", value="total(g)")
+defvjp(runtime.total, "value", value="fill(g, value)")
+defvjp(runtime.scatter, "value, like, index", value="g[index]")
+defvjp(runtime.cleared, "value, index", value="cleared(g, index)")
+defvjp(runtime.expand, "value, like, axis=None, keepdims=False",
+       value="np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)")
+nondiff(runtime.sign, runtime.check_scalar, runtime.zeros_like)
 
 # ---------------------------------------------------------------- math: trigonometry
 defvjp(math.sin, "x", x="g * cos(x)")
