@@ -17,6 +17,7 @@ and the run goes on.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import importlib.metadata
 import math
@@ -69,7 +70,7 @@ class Settings:
     transform_repeats: int
 
 
-FULL = Settings(target=0.2, repeats=5, transform_repeats=5)
+FULL = Settings(target=0.2, repeats=7, transform_repeats=5)
 QUICK = Settings(target=0.01, repeats=2, transform_repeats=1)
 
 
@@ -244,19 +245,16 @@ def make_torch(w, args):
 
 
 def make_jax(w, args, jit):
+    """A new ``jax.grad`` (under ``jax.jit`` if asked): each one compiles afresh."""
     fj = rebind(w.f, np=jnp, math=jnp)
     jargs = tuple(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+    g = jax.grad(fj, argnums=w.wrt)
+    g = jax.jit(g) if jit else g
 
-    def build():
-        g = jax.grad(fj, argnums=w.wrt)
-        g = jax.jit(g) if jit else g
+    def jax_grad(*a):
+        return jax.block_until_ready(g(*a))
 
-        def jax_grad(*a):
-            return jax.block_until_ready(g(*a))
-
-        return jax_grad
-
-    return build, jargs
+    return jax_grad, jargs
 
 
 # ================================================================================================
@@ -265,6 +263,7 @@ def make_jax(w, args, jit):
 
 
 def run_workload(w, settings, log):
+    log(f"{w.name}: {w.title}")
     rng = np.random.default_rng(0)
     args = tuple(w.make_args(rng))
     res = Result(w.name, w.title)
@@ -273,56 +272,67 @@ def run_workload(w, settings, log):
     if problem:
         res.problems.append(problem)
 
-    def measure(engine, fn, fargs, check=True):
-        log(f"  {engine}")
-        try:
-            got = fn(*fargs)
-        except Exception as exc:  # any failure is reported in the table, never fatal
-            res.times[engine] = "error: " + one_line(exc)
-            res.errors[engine] = one_line(exc)
-            return False
-        if check:
-            problem = compare(got, expected, w)
-            if problem:
-                res.problems.append(f"{engine}: {problem}")
-                res.errors[engine] = "MISMATCH: " + problem
-        res.times[engine] = per_call(fn, fargs, settings)
-        return True
+    def failed(engine, exc):
+        res.times[engine] = "error: " + one_line(exc)
+        res.errors[engine] = one_line(exc)
 
-    log(f"{w.name}: {w.title}")
-    measure("function", w.f, args, check=False)
-    measure("hand", w.hand, args)
+    def measure(engine, setup, check=True):
+        """Make the engine's callable, check its gradient, time it; None if it failed."""
+        log(f"  {engine}")
+        try:  # any failure is reported in the table, never fatal
+            fn, fargs = setup()
+            got = fn(*fargs)
+            if check:
+                problem = compare(got, expected, w)
+                if problem:
+                    res.problems.append(f"{engine}: {problem}")
+                    res.errors[engine] = "MISMATCH: " + problem
+            res.times[engine] = per_call(fn, fargs, settings)
+        except Exception as exc:
+            failed(engine, exc)
+            return None
+        return fn, fargs
 
     def make_srcad():
         return srcad.grad(w.f, wrt=w.wrt)
 
-    g = make_srcad()
-    if measure("srcad", g, args):
-        cached = res.times["srcad"]
-        res.transform = first_call(make_srcad, args, cached, settings)
-        generated = getattr(g, "_last", None)  # the generated function (private attribute)
-        if generated is not None:
-            res.generated = per_call(generated, args, settings)
+    measure("function", lambda: (w.f, args), check=False)
+    measure("hand", lambda: (w.hand, args))
+    made = measure("srcad", lambda: (make_srcad(), args))
+    if made:
+        try:
+            res.transform = first_call(make_srcad, args, res.times["srcad"], settings)
+            generated = getattr(made[0], "_last", None)  # the generated function (private)
+            if generated is not None:
+                res.generated = per_call(generated, args, settings)
+        except Exception as exc:
+            res.transform = "error: " + one_line(exc)
 
-    measure("tape", srcad.tape.grad(w.f, wrt=w.wrt), args)
+    setups = {"tape": lambda: (srcad.tape.grad(w.f, wrt=w.wrt), args)}
     if autograd is not None:
-        measure("autograd", *make_autograd(w, args))
+        setups["autograd"] = lambda: make_autograd(w, args)
     if torch is not None:
-        measure("torch", *make_torch(w, args))
+        setups["torch"] = lambda: make_torch(w, args)
+    for engine, setup in setups.items():
+        measure(engine, setup)
     if jax is not None:
-        for engine, jit in (("jax", False), ("jax-jit", True)):
-            build, jargs = make_jax(w, args, jit)
-            if measure(engine, build(), jargs) and jit:
-                res.jit_compile = first_call(build, jargs, res.times[engine], settings)
+        measure("jax", functools.partial(make_jax, w, args, False))
+        made = measure("jax-jit", functools.partial(make_jax, w, args, True))
+        if made:
+            try:
+                res.jit_compile = first_call(lambda: make_jax(w, args, True)[0], made[1],
+                                             res.times["jax-jit"], settings)
+            except Exception as exc:
+                res.jit_compile = "error: " + one_line(exc)
 
     if w.name in MEMORY_WORKLOADS:
-        engines = {"function": w.f, "hand": w.hand, "srcad": g, "tape": srcad.tape.grad(
-            w.f, wrt=w.wrt)}
-        if autograd is not None:
-            engines["autograd"] = make_autograd(w, args)[0]
-        for engine, fn in engines.items():
+        setups = {"function": lambda: (w.f, args), "hand": lambda: (w.hand, args),
+                  "srcad": lambda: (make_srcad(), args), **setups}
+        setups.pop("torch", None)  # tracemalloc does not see PyTorch's allocator
+        for engine, setup in setups.items():
             if isinstance(res.times.get(engine), float):
-                fargs = make_autograd(w, args)[1] if engine == "autograd" else args
+                fn, fargs = setup()
+                fn(*fargs)  # srcad: generate the code before measuring
                 res.memory[engine] = peak_memory(fn, fargs)
     return res
 
@@ -488,6 +498,8 @@ def machine_info():
         f"cpu count {os.cpu_count()}; {platform.machine()} {platform.processor() or ''}".strip(),
         f"platform {platform.platform()}",
         "environment " + (", ".join(env) if env else "(no OPENBLAS_*/OMP_*/MKL_* set)"),
+        "load average at the start {:.2f} {:.2f} {:.2f} (other processes skew timings)".format(
+            *os.getloadavg()),
     ]
     return info
 
@@ -590,7 +602,14 @@ def main(argv=None):
     def log(message):
         print(message, file=sys.stderr, flush=True)
 
-    results = [run_workload(w, settings, log) for w in chosen]
+    results = []
+    for w in chosen:
+        try:
+            results.append(run_workload(w, settings, log))
+        except Exception as exc:  # a bug in the workload itself: report it, go on
+            broken = Result(w.name, w.title)
+            broken.problems.append(f"the workload itself failed: {one_line(exc)}")
+            results.append(broken)
     text = report(results, settings, opts.quick)
     print(text)
     if output is not None:

@@ -71,10 +71,18 @@ class Analysis:
         return OTHER
 
     def _kinds(self):
+        self.elems = {}  # list name -> kind of its elements (joined over what is put in)
         for _ in range(50):
-            before = dict(self.kinds)
+            before = dict(self.kinds), dict(self.elems)
             for stmt in ir.walk(self.fn.body):
+                if isinstance(stmt, ir.Assign) and stmt.target is None and _is_append(stmt.value):
+                    lst, item = stmt.value.args
+                    if isinstance(lst, ir.Var):
+                        self._put(lst.name, [self.kind(item)])
                 if isinstance(stmt, ir.Assign) and stmt.target:
+                    value = stmt.value
+                    if isinstance(value, ir.Prim) and value.fn in (ir.BUILD_LIST, ir.BUILD_TUPLE):
+                        self._put(stmt.target, [self.kind(a) for a in value.args])
                     value = stmt.value
                     kind = self.prim_kind(value) if isinstance(value, ir.Prim) else self.kind(value)
                     self.kinds[stmt.target] = kind
@@ -91,8 +99,17 @@ class Analysis:
                         known = [self.kind(s) for s in phi.sources if s is not None and not (
                             isinstance(s, ir.Var) and s.name not in self.kinds)]
                         self.kinds[phi.target] = join(known) if known else ANY
-            if self.kinds == before:
+                for phi in getattr(stmt, "phis", ()):
+                    for s in phi.sources:
+                        if isinstance(s, ir.Var) and s.name in self.elems:
+                            self._put(phi.target, [self.elems[s.name]])
+            if (self.kinds, self.elems) == before:
                 return
+
+    def _put(self, name, kinds):
+        """Record that values of these kinds are put into the list ``name``."""
+        known = [self.elems[name]] if name in self.elems else []
+        self.elems[name] = join(known + list(kinds)) or ANY
 
     def prim_kind(self, prim):
         fn = prim.fn
@@ -105,6 +122,14 @@ class Analysis:
             return SCALAR if all(k == SCALAR for k in kinds) else ANY
         if isinstance(fn, ir.Attr):
             return ARRAY if fn.name == "T" and kinds[0] == ARRAY else ANY
+        if fn is operator.getitem and kinds[0] == SEQ or isinstance(fn, ir.Method) and (
+            fn.name == "pop" and kinds[0] == SEQ
+        ):
+            obj = prim.args[0]
+            index = prim.args[1] if len(prim.args) > 1 else None
+            if isinstance(obj, ir.Var) and not isinstance(index, (ir.Slice, ir.Index)):
+                return self.elems.get(obj.name, ANY)
+            return SEQ if isinstance(index, ir.Slice) else ANY
         if isinstance(fn, ir.Method):
             return ANY
         rule, _ = registry.find(fn, prim.args, prim.kwargs) if registry.has_rule(fn) else (
@@ -128,6 +153,9 @@ class Analysis:
             return SCALAR if all(k == SCALAR for k in kinds) else ANY
         if fn in (list, tuple, sorted):
             return SEQ
+        if fn is sum and kinds and kinds[0] == SEQ and isinstance(prim.args[0], ir.Var):
+            elem = self.elems.get(prim.args[0].name, ANY)
+            return elem if elem in (SCALAR, ARRAY) else ANY
         from . import calls
 
         if calls.is_user_function(fn):

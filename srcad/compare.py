@@ -203,14 +203,15 @@ def _wrt_names(f, params, args, wrt):
 
 def _run_engine(engine, f, args, names, params, repeat):
     label = _label(engine)
-    if engine in ("torch", "autograd"):
-        importlib.import_module(engine)  # the import is not the engine's first call
+    for module in _MODULES[engine]:  # importing is not part of the engine's first call
+        importlib.import_module(module)
     start = time.perf_counter()
     try:
-        call = _FACTORIES[engine](f, names, params)
-        value, grads = call(args)
+        run, finish = _FACTORIES[engine](f, names, params)
+        raw = run(args)
         first = time.perf_counter() - start
-        per_call = _time(call, args, repeat)
+        value, grads = _normalise(*finish(raw, args), args, params, names)
+        per_call = _time(run, args, repeat)
     except Exception as exc:  # an engine's failure is a result, not a crash
         return EngineResult(engine, label, error=_one_line(exc))
     return EngineResult(engine, label, value, grads, first, per_call)
@@ -221,19 +222,19 @@ def _one_line(exc):
     return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
-def _time(call, args, repeat):
+def _time(run, args, repeat):
     if repeat == 0:
         return None
     if repeat is not None:
         start = time.perf_counter()
         for _ in range(repeat):
-            call(args)
+            run(args)
         return (time.perf_counter() - start) / repeat
     n, total, calls = 1, 0.0, 0
     while total < _TIME_BUDGET and calls < 1_000_000:
         start = time.perf_counter()
         for _ in range(n):
-            call(args)
+            run(args)
         total += time.perf_counter() - start
         calls += n
         n *= 2
@@ -276,7 +277,8 @@ def _normalise(value, grads, args, params, names):
 
 
 # ================================================================================================
-# Engines: each factory returns call(args) -> (value, grads)
+# Engines: each factory returns (run, finish): run(args) is the engine's own work, the part
+# that is timed; finish(run's result, args) gives (value, gradients) for _normalise.
 # ================================================================================================
 
 
@@ -285,11 +287,14 @@ def _srcad(f, names, params):
 
     vg = srcad.value_and_grad(f, wrt=names)
 
-    def call(args):
-        value, grads = vg(*args)
-        return _normalise(value, grads if len(names) > 1 else (grads,), args, params, names)
+    def run(args):
+        return vg(*args)
 
-    return call
+    def finish(raw, args):
+        value, grads = raw
+        return value, grads if len(names) > 1 else (grads,)
+
+    return run, finish
 
 
 def _tape(f, names, params):
@@ -297,11 +302,13 @@ def _tape(f, names, params):
 
     vg = tape.value_and_grad(f, wrt=names)
 
-    def call(args):
-        value, grads = vg(*args)
-        return _normalise(value, grads, args, params, names)
+    def run(args):
+        return vg(*args)
 
-    return call
+    def finish(raw, args):
+        return raw
+
+    return run, finish
 
 
 def _finite_differences(f, names, params):
@@ -309,10 +316,13 @@ def _finite_differences(f, names, params):
 
     positions = tuple(params.index(n) for n in names)
 
-    def call(args):
-        return _normalise(f(*args), numerical_grad(f, args, positions), args, params, names)
+    def run(args):
+        return numerical_grad(f, args, positions)
 
-    return call
+    def finish(raw, args):
+        return f(*args), raw
+
+    return run, finish
 
 
 def _standin(real, convert):
@@ -479,15 +489,16 @@ def _autograd(f, names, params):
     positions = tuple(params.index(n) for n in names)
     vg = autograd.value_and_grad(g, positions if len(positions) > 1 else positions[0])
 
-    def call(args):
-        args = tuple(np.asarray(a, dtype=float) if i in positions and isinstance(a, list) else a
-                     for i, a in enumerate(args))
+    def run(args):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "Output seems independent of input"
-            value, grads = vg(*args)
-        return _normalise(value, grads if len(positions) > 1 else (grads,), args, params, names)
+            return vg(*args)
 
-    return call
+    def finish(raw, args):
+        value, grads = raw
+        return value, grads if len(positions) > 1 else (grads,)
+
+    return run, finish
 
 
 # -- torch ----------------------------------------------------------------------------------------
@@ -669,7 +680,7 @@ def _torch(f, names, params):
     value_class = _torch_value_class(torch)
     positions = [params.index(n) for n in names]
 
-    def call(args):
+    def run(args):
         with _default_dtype(torch):
             leaves, call_args = [], list(args)
             for p in positions:
@@ -684,11 +695,14 @@ def _torch(f, names, params):
                 grads = torch.autograd.grad(out, leaves, allow_unused=True)
             else:
                 grads = [None] * len(leaves)
-        grads = [None if gr is None else gr.detach().numpy() for gr in grads]
-        value = out.detach().numpy() if isinstance(out, torch.Tensor) else out
-        return _normalise(value, grads, args, params, names)
+        return out, grads
 
-    return call
+    def finish(raw, args):
+        out, grads = raw
+        grads = [None if gr is None else gr.detach().numpy() for gr in grads]
+        return (out.detach().numpy() if isinstance(out, torch.Tensor) else out), grads
+
+    return run, finish
 
 
 @contextlib.contextmanager
@@ -701,6 +715,14 @@ def _default_dtype(torch):
     finally:
         torch.set_default_dtype(before)
 
+
+_MODULES = {
+    "srcad": ("srcad",),
+    "tape": ("srcad.tape",),
+    "finite differences": ("srcad.check",),
+    "torch": ("torch", "srcad.tape"),
+    "autograd": ("autograd", "autograd.numpy", "srcad.tape"),
+}
 
 _FACTORIES = {
     "srcad": _srcad,

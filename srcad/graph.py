@@ -12,11 +12,12 @@ the graph has the shape of the user's code:
     ...     d = 5 * b + 6
     ...     e = 7 * c + d**2
     ...     f = 2 * e
-    ...     return 3 * f - o
+    ...     g = 3 * f - o
+    ...     return g
     >>> graph = build(g)
     >>> sorted(graph.edge_pairs())  # doctest: +NORMALIZE_WHITESPACE
-    [('a', 'b'), ('b', 'c'), ('b', 'd'), ('c', 'e'), ('d', 'e'), ('e', 'f'), ('f', 'out'),
-     ('o', 'out')]
+    [('a', 'b'), ('b', 'c'), ('b', 'd'), ('c', 'e'), ('d', 'e'), ('e', 'f'), ('f', 'g'),
+     ('o', 'g')]
 
 With ``args``, each node shows its value and, for an active value (one that depends on a
 differentiated parameter and reaches the output), its gradient: the SSA statements are run on
@@ -447,7 +448,7 @@ def _ssa_function(fn):
     env = dict(fn.source.globals)
     env.update(fn.source.closure)
     env.setdefault("__name__", "srcad.graph.<ssa>")
-    exec(compile(tree, f"<ssa of {fn.name}>", "exec"), env)  # noqa: S102 - our own SSA text
+    exec(compile(tree, f"<ssa of {fn.name}>", "exec"), env)  # our own SSA text
     return env[fn.name]
 
 

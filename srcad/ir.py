@@ -278,7 +278,7 @@ def blocks_of(stmt):
 def defined_by(stmt):
     """Names a statement assigns at its own level (not inside its nested blocks)."""
     if isinstance(stmt, (Assign, SetItem)):
-        return [stmt.target]
+        return [stmt.target] if stmt.target is not None else []
     if isinstance(stmt, If):
         return [p.target for p in stmt.phis]
     if isinstance(stmt, Loop):

@@ -490,10 +490,10 @@ def grad_cholesky(g, ans, upper=False):
 # ---------------------------------------------------------------- shape and assembly
 
 
-def grad_reshape(g, a, order="C"):
+def grad_reshape(g, a, order=None):
     """Gradient of any reshaping (``reshape``, ``ravel``, ``squeeze``, ``expand_dims``, ...):
-    ``g`` reshaped back to ``a``'s shape, in the same memory order."""
-    return _match(np.reshape(g, np.shape(a), order=order), a)
+    ``g`` reshaped back to ``a``'s shape, in the same memory order (``None`` means "C")."""
+    return _match(np.reshape(g, np.shape(a), order=order or "C"), a)
 
 
 def _split_along(g, sizes, axis):
@@ -583,9 +583,10 @@ def _pad_widths(pad_width, ndim):
     return np.broadcast_to(np.asarray(pad_width, dtype=int), (ndim, 2))
 
 
-def grad_pad(g, array, pad_width, mode="constant"):
-    """Gradient of ``np.pad(array, pad_width)`` in ``constant`` mode: the middle of ``g``."""
-    if mode != "constant":
+def grad_pad(g, array, pad_width, mode=None):
+    """Gradient of ``np.pad(array, pad_width)`` in ``constant`` mode (the default, ``None``):
+    the middle of ``g``."""
+    if mode not in (None, "constant"):
         raise NotImplementedError(f"srcad: no gradient for np.pad with mode={mode!r}; "
                                   "only mode='constant' is supported")
     shape = np.shape(array)

@@ -67,7 +67,9 @@ def generate(func, wrt, kinds):
     """Run the passes up to the reverse sweep for arguments of these kinds."""
     fn, namer = to_ssa(func)
     analysis = Analysis(fn, kinds, wrt)
-    spelled = emit.helper_names(namer, func.__globals__, namer.user_names)
+    visible = dict(func.__globals__)
+    visible.update(fn.source.closure)
+    spelled = emit.helper_names(namer, visible, namer.user_names)
     gen = Reverse(fn, analysis, namer, spelled).run()
     return fn, namer, analysis, spelled, gen
 

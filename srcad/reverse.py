@@ -201,6 +201,11 @@ class Reverse:
             ):
                 self.append(stmt, code, frame)
             return
+        if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
+            value.fn.name == "pop" and not value.args[1:]
+        ):
+            self.pop(stmt, code, frame)
+            return
         if not self.an.active(ir.Var(stmt.target)) or self.g(stmt.target) not in self.live:
             return
         gname = self.g(stmt.target)
@@ -339,7 +344,13 @@ class Reverse:
         if kind == SEQ:
             self.ensure_live(obj.name, code, frame)
             dobj = self.g(obj.name)
-            code.append(f"{dobj}[{index}] = {self.helper('add')}({dobj}[{index}], {gname})")
+            elem = self.an.elems.get(obj.name, ANY)
+            if elem == SCALAR:
+                code.append(f"{dobj}[{index}] += {gname}")
+            elif elem == ARRAY:
+                code.append(f"{dobj}[{index}] = {dobj}[{index}] + {gname}")
+            else:
+                code.append(f"{dobj}[{index}] = {self.helper('add')}({dobj}[{index}], {gname})")
             return
         self.ref(obj.name, frame)
         contribution = f"{self.helper('scatter')}({gname}, {obj.name}, {_index_text(index)})"
@@ -373,6 +384,18 @@ class Reverse:
             self.accumulate(value, popped, code, frame)
         else:
             code.append(popped)
+
+    def pop(self, stmt, code, frame):
+        """``v = xs.pop()``: the backward sweep pushes ``v``'s gradient back onto ``xs``'s."""
+        lst = stmt.value.args[0]
+        if not (isinstance(lst, ir.Var) and self.an.active(lst)):
+            return
+        self.comment(stmt, code)
+        self.ensure_live(lst.name, code, frame)
+        gname = self.g(stmt.target)
+        if not (self.an.active(ir.Var(stmt.target)) and gname in self.live):
+            gname = self.zero(stmt.target, frame)
+        code.append(f"{self.g(lst.name)}.append({gname})")
 
     # ---------------------------------------------------------------- branches
 

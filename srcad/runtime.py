@@ -154,6 +154,10 @@ def scatter(value, like, index):
 
 def cleared(value, index):
     """The gradient flowing past ``y[index] = v`` to the old ``y``: ``value``, ``index`` zeroed."""
+    if isinstance(value, (list, tuple)):
+        out = list(value)
+        out[index] = zeros_like(out[index])
+        return out
     out = np.array(value, dtype=float, copy=True)
     out[index] = 0.0
     return out

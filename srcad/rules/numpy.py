@@ -18,6 +18,8 @@ gradient needs more than an expression it calls a ``grad_*`` helper of
   whose signature differs from the function's have rules of their own, keyed by the method
   (``np.ndarray.reshape``).
 * ``nondiff(...)`` lists functions whose derivative is zero (or that return no floats).
+* A parameter whose default a template reads has the default ``None`` (srcad writes a
+  default into the generated code with ``str``, which would drop a string's quotes).
 
 To add a function: add one line under the right heading, run ``tools/gen_rules_doc.py`` to
 update ``docs/rules.md``, and add a row to the table in ``tests/test_numpy_rules.py``.
@@ -165,9 +167,9 @@ defvjp(np.linalg.slogdet, "a", a="grad_slogdet(g, a)", kind="seq")
 defvjp(np.linalg.cholesky, "a, upper=False", a="grad_cholesky(g, ans, upper)", kind="array")
 
 # ---------------------------------------------------------------- reshaping (grad_reshape)
-defvjp(np.reshape, "a, shape=None, order='C', *, newshape=None, copy=None",
+defvjp(np.reshape, "a, shape=None, order=None, *, newshape=None, copy=None",
        a="grad_reshape(g, a, order)", kind="array")
-defvjp(np.ravel, "a, order='C'", a="grad_reshape(g, a, order)", kind="array")
+defvjp(np.ravel, "a, order=None", a="grad_reshape(g, a, order)", kind="array")
 defvjp(np.squeeze, "a, axis=None", a="grad_reshape(g, a)")
 defvjp(np.expand_dims, "a, axis", a="grad_reshape(g, a)", kind="array")
 defvjp(np.atleast_1d, "a", a="grad_reshape(g, a)", kind="array")
@@ -198,7 +200,7 @@ defvjp(np.tile, "A, reps", A="grad_tile(g, A, reps)", kind="array")
 defvjp(np.repeat, "a, repeats, axis=None", a="grad_repeat(g, a, repeats, axis)",
        kind="array")
 defvjp(np.broadcast_to, "array, shape", array="unbroadcast(g, array)", kind="array")
-defvjp(np.pad, "array, pad_width, mode='constant', constant_values=0",
+defvjp(np.pad, "array, pad_width, mode=None, constant_values=0",
        array="grad_pad(g, array, pad_width, mode)",
        constant_values="grad_pad_value(g, array, pad_width)", kind="array")
 
@@ -246,10 +248,10 @@ defmethod("any", np.any)
 
 # ---------------------------------------------------------------- methods with rules of their own
 defmethod("reshape", np.ndarray.reshape)
-defvjp(np.ndarray.reshape, "a, *shape, order='C', copy=None", a="grad_reshape(g, a, order)",
+defvjp(np.ndarray.reshape, "a, *shape, order=None, copy=None", a="grad_reshape(g, a, order)",
        kind="array")
 defmethod("flatten", np.ndarray.flatten)
-defvjp(np.ndarray.flatten, "a, order='C'", a="grad_reshape(g, a, order)", kind="array")
+defvjp(np.ndarray.flatten, "a, order=None", a="grad_reshape(g, a, order)", kind="array")
 defmethod("astype", np.ndarray.astype)
 defvjp(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True, copy=True",
        a="grad_astype(g, a, dtype)")
