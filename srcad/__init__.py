@@ -10,7 +10,9 @@
 ``srcad.source(f)`` shows the generated derivative code; ``srcad.ssa(f)`` the SSA form.
 """
 
+from . import extend
 from .api import clear_cache, grad, source, ssa, value_and_grad, vjp
+from .extend import stop_gradient
 from .errors import (
     MissingRuleError,
     NonScalarOutputError,
@@ -24,7 +26,7 @@ from .errors import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "grad", "value_and_grad", "vjp", "source", "ssa", "clear_cache",
+    "grad", "value_and_grad", "vjp", "source", "ssa", "clear_cache", "extend", "stop_gradient",
     "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingRuleError",
     "NonScalarOutputError", "WrtError", "RuleError",
 ]

@@ -29,7 +29,7 @@ def kind_of_value(value):
         return SCALAR
     if isinstance(value, np.ndarray):
         return ARRAY
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, dict)):
         return SEQ
     if value is None or isinstance(value, (str, range, type)) or callable(value):
         return OTHER
@@ -49,14 +49,29 @@ _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.p
           operator.mod, operator.floordiv, operator.neg, operator.pos, operator.matmul}
 
 
+def item_kinds(value):
+    """Kinds of a container's items, by key or index (for ``params["W"]``, ``pair[0]``)."""
+    if isinstance(value, dict):
+        return {k: kind_of_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return dict(enumerate(kind_of_value(v) for v in value))
+    return None
+
+
 class Analysis:
-    def __init__(self, fn: ir.Function, param_kinds: dict, wrt):
+    def __init__(self, fn: ir.Function, param_kinds: dict, wrt, param_items=None):
         self.fn = fn
+        self.items = dict(param_items or {})  # container param -> {key: kind}
+        self.elems = {}  # list name -> kind of its elements (joined over what is put in)
         self.kinds = dict(param_kinds)
         self.wrt = set(wrt)
         self.varied = set(wrt)
         self.useful = set()
         self.returns = [s for s in ir.walk(fn.body) if isinstance(s, ir.Return)]
+        for name, items in self.items.items():
+            if items:
+                kinds = set(items.values())
+                self.elems[name] = kinds.pop() if len(kinds) == 1 else ANY
         self._kinds()
         self._varied()
         self._useful()
@@ -71,7 +86,6 @@ class Analysis:
         return OTHER
 
     def _kinds(self):
-        self.elems = {}  # list name -> kind of its elements (joined over what is put in)
         for _ in range(50):
             before = dict(self.kinds), dict(self.elems)
             for stmt in ir.walk(self.fn.body):
@@ -127,6 +141,12 @@ class Analysis:
         ):
             obj = prim.args[0]
             index = prim.args[1] if len(prim.args) > 1 else None
+            items = self.items.get(obj.name) if isinstance(obj, ir.Var) else None
+            if items and isinstance(index, ir.Const) and fn is operator.getitem:
+                try:
+                    return items.get(index.value, ANY)
+                except TypeError:
+                    return ANY
             if isinstance(obj, ir.Var) and not isinstance(index, (ir.Slice, ir.Index)):
                 return self.elems.get(obj.name, ANY)
             return SEQ if isinstance(index, ir.Slice) else ANY
@@ -136,6 +156,8 @@ class Analysis:
             None, None)
         if rule is not None and rule.kind:
             return rule.kind
+        if getattr(fn, "__name__", None) == "stop_gradient" and kinds:
+            return kinds[0]
         if fn in (range, len, int, round, math.floor, math.ceil, math.trunc):
             return SCALAR if fn is not range else OTHER
         if getattr(fn, "__module__", None) == "math" or fn is float:
@@ -158,7 +180,7 @@ class Analysis:
             return elem if elem in (SCALAR, ARRAY) else ANY
         from . import calls
 
-        if calls.is_user_function(fn):
+        if calls.is_user_function(fn) and getattr(fn, "__module__", "") != "srcad.extend":
             try:
                 bound = inspect.signature(fn).bind(*prim.args, **prim.kwargs)
             except TypeError:

@@ -121,6 +121,9 @@ class Transformed:
                 return fn(*args)
         return self._slow_call(args, kwargs)
 
+    # Arguments of container types are keyed by their structure too (see _key), so their
+    # calls take _slow_call; plain numbers and arrays take the one-lookup path above.
+
     def __get__(self, obj, objtype=None):
         if obj is None:
             return self
@@ -134,6 +137,9 @@ class Transformed:
             if self._mode == "vjp":
                 return fn(args[0], *bound.args, **bound.kwargs)
             return fn(*bound.args, **bound.kwargs)
+        fast = tuple(map(type, args))
+        if not any(t in _CONTAINERS for t in fast):
+            self._cache[fast] = fn  # the next call with these types takes the one lookup
         return fn(*args)
 
     def _bind(self, args, kwargs):
@@ -149,7 +155,7 @@ class Transformed:
         values = dict(bound.arguments)
         for name in self._wrt:
             _check_wrt_value(self._user, name, values.get(name))
-        key = tuple(type(v) for v in bound.args)
+        key = _key(bound.args)
         with self._lock:
             fn = self._cache.get(key)
             if fn is None:
@@ -196,6 +202,26 @@ class Transformed:
 
     def __repr__(self):
         return f"<srcad.{self._mode} of {self._user.__qualname__} wrt {self._wrt}>"
+
+
+_CONTAINERS = (list, tuple, dict)
+
+
+def _key(args):
+    """The cache key: argument types, plus the kinds inside containers (their items' kinds
+    specialise the code as much as the top-level types do)."""
+    types = tuple(map(type, args))
+    if any(t in _CONTAINERS for t in types):
+        return types + (tuple(_structure(a) for a in args),)
+    return types
+
+
+def _structure(value):
+    if isinstance(value, dict):
+        return ("dict",) + tuple((k, _structure(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__,) + tuple(_structure(v) for v in value)
+    return type(value)
 
 
 def _n_required(f):
@@ -245,6 +271,11 @@ def _resolve_wrt(f, wrt):
 
 def _check_wrt_value(f, name, value):
     code = f.__code__
+    if isinstance(value, (list, tuple, dict)) and value:
+        items = value.values() if isinstance(value, dict) else value
+        for item in items:
+            _check_wrt_value(f, name, item)
+        return
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in "f":
             raise WrtError(
@@ -261,7 +292,8 @@ def _check_wrt_value(f, name, value):
         f"argument {name!r} is {type(value).__name__}, not a number or array: srcad cannot "
         "differentiate with respect to it", filename=code.co_filename,
         lineno=code.co_firstlineno,
-        hint="pass a float or a float NumPy array, or leave this argument out of wrt")
+        hint="pass a float, a float NumPy array, or a list/tuple/dict of them, or leave this "
+        "argument out of wrt")
 
 
 def _has_array_wrt(values, wrt):

@@ -22,7 +22,7 @@ import sys
 import gast
 
 from . import emit, ir, optimise, source
-from .analyse import SCALAR, Analysis, kind_of_value
+from .analyse import SCALAR, Analysis, item_kinds, kind_of_value
 from .desugar import Desugar
 from .lower import Lowerer
 from .naming import Namer
@@ -63,10 +63,10 @@ def to_ssa(func):
 MODES = ("grad", "value_and_grad", "vjp")
 
 
-def generate(func, wrt, kinds):
+def generate(func, wrt, kinds, items=None):
     """Run the passes up to the reverse sweep for arguments of these kinds."""
     fn, namer = to_ssa(func)
-    analysis = Analysis(fn, kinds, wrt)
+    analysis = Analysis(fn, kinds, wrt, items)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)
@@ -82,7 +82,8 @@ def adjoint(func, wrt, arg_values, mode):
     (value, gradients), "vjp" takes the output's gradient as the first argument.
     """
     kinds = {p: kind_of_value(v) for p, v in arg_values.items()}
-    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds)
+    items = {p: item_kinds(v) for p, v in arg_values.items() if item_kinds(v)}
+    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items)
     name = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     text = assemble(fn, gen, name, wrt, mode, analysis, spelled, namer)
     text = tidy(text, namer.temps | gen.temp_grads)

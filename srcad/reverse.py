@@ -21,6 +21,7 @@ import operator
 from dataclasses import dataclass, field
 
 import inspect
+import types
 
 from . import calls, ir, templates
 from .analyse import ANY, ARRAY, SCALAR, SEQ, Analysis, kind_of_value
@@ -155,6 +156,8 @@ class Reverse:
         for p in self.an.wrt:
             gname = self.g(p)
             grads[p] = gname if gname in self.live else self.zero(p, top)
+            if self.an.kinds.get(p) == SEQ:  # a structured argument: same structure back
+                grads[p] = f"{self.helper('like')}({grads[p]}, {p})"
         self.compute_saves()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
         return Generated(forward, backward, list(self.stacks.values()), result, grads, seed_name,
@@ -241,6 +244,8 @@ class Reverse:
         names = {p: str(a) for p, a in bound.items()}
         names["g"] = gname
         names["ans"] = stmt.target
+        for free, obj in rule.namespace.items():  # a user rule's own helpers
+            names.setdefault(free, self.bind_cell(free, types.CellType(obj)))
         for param, template in rule.templates.items():
             atom = bound.get(param)
             if not isinstance(atom, ir.Var) or not self.an.active(atom):
@@ -293,7 +298,7 @@ class Reverse:
 
     def bind_cell(self, name, cell):
         for spelled, known in self.cells.items():
-            if known is cell:
+            if known is cell or _same_value(known, cell):
                 return spelled
         spelled = self.namer.fresh(name)
         self.cells[spelled] = cell
@@ -640,6 +645,14 @@ class Reverse:
         else:
             code.append(Compound(f"while {stmt.test}:", body))
         return code
+
+
+def _same_value(a, b):
+    try:
+        return a.cell_contents is b.cell_contents and not isinstance(
+            a.cell_contents, type(None))
+    except ValueError:
+        return False
 
 
 def _phi_copies(phis, side):

@@ -73,19 +73,38 @@ def broadcast_as(value, like):
 
 
 def zeros_like(x):
-    """A zero gradient shaped like ``x`` (a float for scalars)."""
+    """A zero gradient shaped like ``x``: a float for scalars; a (mutable) list for a list or
+    tuple, a dict for a dict, so the backward sweep can add into its elements."""
     if isinstance(x, (list, tuple)):
         return [zeros_like(v) for v in x]
+    if isinstance(x, dict):
+        return {k: zeros_like(v) for k, v in x.items()}
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape)
     return 0.0
 
 
 def add(a, b):
-    """Add two gradients of any structure (numbers, arrays, lists)."""
-    if isinstance(a, list):
+    """Add two gradients of any structure (numbers, arrays, lists, tuples, dicts)."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return [add(u, v) for u, v in zip(a, b)]
+    if isinstance(a, dict):
+        return {k: add(a[k], b[k]) if k in b else a[k] for k in a}
     return a + b
+
+
+def like(grad, value):
+    """``grad`` in the structure of ``value``: tuples where ``value`` has tuples (the backward
+    sweep builds lists), and every leaf a float or float array."""
+    if isinstance(value, tuple):
+        return tuple(like(g, v) for g, v in zip(grad, value))
+    if isinstance(value, list):
+        return [like(g, v) for g, v in zip(grad, value)]
+    if isinstance(value, dict):
+        return {k: like(grad[k], v) for k, v in value.items()}
+    if isinstance(value, np.ndarray) and np.shape(grad) != value.shape:
+        return np.broadcast_to(grad, value.shape).astype(float)
+    return grad
 
 
 def dot_grad_a(g, a, b):

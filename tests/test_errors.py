@@ -115,8 +115,10 @@ def test_bad_wrt(wrt, words):
     assert info.value.filename == cases.__file__
 
 
-@pytest.mark.parametrize("bad", ["2.0", None, [1.0, 2.0], np.arange(3)],
-                         ids=["str", "None", "list", "int-array"])
+@pytest.mark.parametrize("bad", ["2.0", None, [1.0, "2.0"], {"a": None}, np.arange(3),
+                                 1 + 2j],
+                         ids=["str", "None", "list-with-str", "dict-with-None", "int-array",
+                              "complex"])
 def test_wrt_argument_must_be_float_number_or_array(bad):
     with pytest.raises(srcad.WrtError) as info:
         srcad.grad(cases.plain, wrt=0)(bad, 2.0)

@@ -108,6 +108,8 @@ defvjp(np.fmin, "a, b", a="g * ((a == ans) / (1.0 + (a == b)))",
 # ---------------------------------------------------------------- selection (grad_clip)
 defvjp(np.clip, "a, a_min=None, a_max=None", a="grad_clip(g, a, a_min, a_max)",
        a_min="g * (a < a_min)", a_max="g * (a > a_max)", broadcast=True)
+defvjp(np.clip, "a, *, min=None, max=None", a="grad_clip(g, a, min, max)",
+       min="g * (a < min)", max="g * (a > max)", broadcast=True)  # x.clip(min=0)
 defvjp(np.where, "condition, x, y", x="where(condition, g, 0.0)",
        y="where(condition, 0.0, g)", broadcast=True)
 

@@ -57,6 +57,7 @@ class Rule:
         self.templates = {p: _parse(t, self.name) for p, t in templates.items() if t is not None}
         self.broadcast = broadcast
         self.kind = kind
+        self.namespace = {}  # names a user rule's templates use, from where it was defined
 
     def bind(self, args, kwargs):
         """Map the call's arguments to parameter names, or None if they do not fit."""

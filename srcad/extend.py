@@ -1,0 +1,113 @@
+"""Extending srcad: your own derivative rules, ``stop_gradient``, non-differentiable functions.
+
+A rule is written like the built-in ones (see :mod:`srcad.rules.registry`): for each
+parameter, a Python expression giving the gradient that flows into it, in terms of ``g`` (the
+gradient of the result), ``ans`` (the result) and the parameters. Names the expression uses
+are looked up where the rule is defined, so it may call your own helpers.
+
+    import numpy as np
+    import srcad
+
+    @srcad.extend.defvjp(x="g / (1 + np.exp(-x))")
+    def softplus(x):
+        return np.log1p(np.exp(x))
+
+A rule takes precedence over the function's source: srcad inlines the template into the
+generated code instead of differentiating the body. It also works for functions that have no
+source at all (C extensions, NumPy functions without a built-in rule):
+
+    srcad.extend.defvjp(np.i0, "x", x="g * scipy.special.i1(x)")
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+
+from .errors import RuleError
+from .rules import GENERIC, registry
+from .rules.registry import Rule
+
+__all__ = ["defvjp", "nondiff", "stop_gradient"]
+
+_BUILTIN_NAMES = set(dir(__builtins__)) if isinstance(__builtins__, dict) is False else set(
+    __builtins__)
+
+
+def defvjp(fn=None, signature=None, *, broadcast=False, **templates):
+    """Register a derivative rule for ``fn`` (also usable as a decorator).
+
+    ``signature``: the parameters as a string (``"x, axis=None"``); taken from ``fn`` when it
+    can be read. ``templates``: one expression per differentiable parameter; a parameter left
+    out has zero derivative. Raises :class:`srcad.RuleError` for a rule that cannot be right:
+    a template for a parameter that does not exist, a signature that does not match ``fn``, a
+    template that is not an expression or names something undefined.
+    """
+    namespace = sys._getframe(1).f_globals
+    if fn is None or isinstance(fn, str):
+        if isinstance(fn, str):
+            signature, fn = fn, None
+
+        def decorate(func):
+            _register(func, signature, broadcast, templates, namespace)
+            return func
+
+        return decorate
+    _register(fn, signature, broadcast, templates, namespace)
+    return fn
+
+
+def nondiff(*fns):
+    """Declare functions with zero derivative (their results carry no gradient)."""
+    for fn in fns:
+        registry.nondiff.add(fn)
+    return fns[0] if len(fns) == 1 else fns
+
+
+def stop_gradient(x):
+    """``x`` itself, but no gradient flows through it (like ``jax.lax.stop_gradient``)."""
+    return x
+
+
+registry.nondiff.add(stop_gradient)
+
+
+def _register(fn, signature, broadcast, templates, namespace):
+    name = getattr(fn, "__qualname__", repr(fn))
+    real = None
+    try:
+        real = inspect.signature(fn)
+    except (TypeError, ValueError):
+        pass
+    if signature is None:
+        if real is None:
+            raise RuleError(f"cannot read the parameters of {name}",
+                            hint='pass them: defvjp(fn, "x, y", x=..., y=...)')
+        signature = real
+    rule = Rule(fn, signature, templates, broadcast=broadcast, name=name)
+    if real is not None:
+        ours = [p for p in rule.params]
+        theirs = [p.name for p in real.parameters.values()
+                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if ours != theirs[: len(ours)] or len(theirs) > len(ours) and any(
+            real.parameters[p].default is inspect.Parameter.empty for p in theirs[len(ours):]
+        ):
+            raise RuleError(f"rule for {name}: signature ({', '.join(ours)}) does not match "
+                            f"the function's ({', '.join(theirs)})",
+                            hint="name the parameters as the function does")
+    known = set(rule.params) | {"g", "ans"} | set(GENERIC) | _BUILTIN_NAMES
+    from .emit import HELPER_OBJECTS
+
+    known |= set(HELPER_OBJECTS)
+    used = {}
+    for template in rule.templates.values():
+        for node in ast.walk(template):
+            if isinstance(node, ast.Name) and node.id not in known:
+                if node.id not in namespace:
+                    raise RuleError(f"rule for {name}: {node.id!r} is not defined where the "
+                                    "rule is", hint="import it in the module defining the rule")
+                used[node.id] = namespace[node.id]
+    rule.namespace = used
+    registry.add(rule)
+    return rule
