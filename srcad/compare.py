@@ -430,15 +430,14 @@ def _math_shim(name, lookup, has_traced, plain_value, to_traced=lambda x: x):
             traced = None
         setattr(shim, attr, _dispatching(real, traced, has_traced, plain_value))
 
+    ln = _dispatching(math.log, lambda x: lookup("log")(to_traced(x)), has_traced, plain_value)
+
     def log(x, base=None):
-        ln = shim.__dict__["_ln"]
         return ln(x) if base is None else ln(x) / ln(base)
 
     def power(x, y):
         return x**y if has_traced(x) or has_traced(y) else math.pow(x, y)
 
-    shim._ln = _dispatching(math.log, lambda x: lookup("log")(to_traced(x)), has_traced,
-                            plain_value)
     shim.log, shim.pow = log, power
     shim.degrees = lambda x: x * (180 / math.pi)
     shim.radians = lambda x: x * (math.pi / 180)
@@ -604,15 +603,13 @@ def _has_tensor_fn(torch):
 
 
 def _to_tensor(torch, x, dtype=None):
-    """A float64 tensor for numbers and arrays, stacking lists that hold tensors."""
+    """A tensor for a number or array (floats as float64, integers kept: they may index),
+    stacking lists that hold tensors."""
     if isinstance(x, torch.Tensor):
         return x
     if isinstance(x, (list, tuple)) and _has_tensor_fn(torch)(x):
         return torch.stack([_to_tensor(torch, item) for item in x])
-    a = np.asarray(x, dtype=dtype)
-    if a.dtype.kind in "iub" and dtype is None and not isinstance(x, np.ndarray):
-        return torch.as_tensor(a)
-    return torch.as_tensor(a.astype(float) if a.dtype.kind in "iu" else a)
+    return torch.as_tensor(np.asarray(x, dtype=dtype))
 
 
 def _torch_value_class(torch):

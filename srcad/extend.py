@@ -86,6 +86,12 @@ def _register(fn, signature, broadcast, templates, namespace):
                             hint='pass them: defvjp(fn, "x, y", x=..., y=...)')
         signature = real
     rule = Rule(fn, signature, templates, broadcast=broadcast, name=name)
+    nin = getattr(fn, "nin", None)  # a NumPy ufunc: its inputs are positional, named x1, x2..
+    if nin is not None:
+        if len(rule.params) != nin:
+            raise RuleError(f"rule for {name}: {len(rule.params)} parameters, but the ufunc "
+                            f"takes {nin} inputs", hint="give one name per input")
+        real = None
     if real is not None:
         ours = [p for p in rule.params]
         theirs = [p.name for p in real.parameters.values()

@@ -109,9 +109,9 @@ def make_split(func, wrt, kinds, entry):
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds)
     entry.result_kind = analysis.kind(gen.result)
     kept, branch_only = gen.kept
-    own = {cell: name for name, cell in gen.cells.items()}  # a recursive call's own names
-    fwd_name = own.get(entry.fwd) or namer.fresh(f"{fn.name}_fwd")
-    bwd_name = own.get(entry.bwd) or namer.fresh(f"{fn.name}_bwd")
+    own = {id(cell): name for name, cell in gen.cells.items()}  # a recursive call's names
+    fwd_name = own.get(id(entry.fwd)) or namer.fresh(f"{fn.name}_fwd")
+    bwd_name = own.get(id(entry.bwd)) or namer.fresh(f"{fn.name}_bwd")
     ctx = namer.fresh("ctx")
     packed = "None" if not kept else (f"({kept[0]},)" if len(kept) == 1 else
                                       "(" + ", ".join(kept) + ")")

@@ -160,7 +160,7 @@ defvjp(np.einsum, "subscripts, a, b, c, d, *, optimize=False",
        c="grad_einsum(g, subscripts, 2, a, b, c, d)",
        d="grad_einsum(g, subscripts, 3, a, b, c, d)")
 
-# ---------------------------------------------------------------- np.linalg (grad_inv, ...)
+# -------------------------------------------------------- linear algebra: np.linalg (grad_inv, ...)
 defvjp(np.linalg.inv, "a", a="grad_inv(g, ans)", kind="array")
 defvjp(np.linalg.solve, "a, b", a="grad_solve_a(g, a, b, ans)", b="grad_solve_b(g, a, b)",
        kind="array")

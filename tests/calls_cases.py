@@ -1,0 +1,129 @@
+"""User code for the call tests: helpers, recursion, closures, rules (module level, as a
+user's project would have them)."""
+
+import math
+
+import numpy as np
+
+import srcad
+
+SCALE = 2.0
+
+
+def square(x):
+    return x * x
+
+
+def level3(x):
+    return math.sin(x) * square(x)
+
+
+def level2(x, k=3.0):
+    return level3(x) * k + square(x)
+
+
+def level1(x, w):
+    return level2(x, k=w) + level2(w)
+
+
+def horner(coeffs, x, i):
+    """Recursive polynomial evaluation: coeffs[i] + x * (coeffs[i+1] + x * (...))."""
+    if i == len(coeffs) - 1:
+        return coeffs[i]
+    return coeffs[i] + x * horner(coeffs, x, i + 1)
+
+
+def poly_at(x):
+    return horner([1.0, -2.0, 0.5, 3.0, 0.25], x, 0)
+
+
+def even_part(x, n):
+    if n == 0:
+        return 1.0
+    return 1.0 + x * odd_part(x, n - 1)
+
+
+def odd_part(x, n):
+    if n == 0:
+        return x
+    return x - 0.5 * even_part(x * x, n - 1)
+
+
+def mutual(x):
+    return even_part(x, 5)
+
+
+cube = lambda z: z * z * z  # noqa: E731
+
+
+def uses_lambda(x):
+    return cube(x) + cube(2 * x)
+
+
+def uses_global(x):
+    return x * SCALE
+
+
+def make_scaled(scale):
+    def scaled(x):
+        return math.exp(x * scale) + scale
+
+    return scaled
+
+
+def tuple_helper(x):
+    return x * 2, math.sin(x)
+
+
+def returns_tuple(x):
+    a, b = tuple_helper(x)
+    return a * b
+
+
+def with_defaults(x, y=1.5, *, z=2.0):
+    return x * y + z * x * x
+
+
+def call_with_keywords(x):
+    return with_defaults(x, z=0.5) + with_defaults(y=x, x=1.0)
+
+
+@srcad.extend.defvjp(x="g / (1 + math.exp(-x))")
+def softplus(x):
+    return math.log1p(math.exp(x))
+
+
+def uses_softplus(x):
+    return softplus(x) * 3
+
+
+def sinc_prime(x):
+    px = math.pi * x
+    return (math.cos(px) * px - math.sin(px)) / (px * x)
+
+
+srcad.extend.defvjp(np.sinc, "x", x="g * sinc_prime(x)")
+
+
+def uses_sinc(x):
+    return np.sinc(x) * x
+
+
+# np.ldexp is a C ufunc: no Python source, and no built-in rule
+srcad.extend.defvjp(np.ldexp, "x, n", x="g * 2.0 ** n")
+
+
+def uses_ldexp(x):
+    return np.ldexp(x, 3) * x
+
+
+def uses_stop_gradient(x):
+    return srcad.stop_gradient(x * x) * x
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def loss(self, x, w):
+        return (x * w - self.scale) ** 2
