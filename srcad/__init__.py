@@ -11,8 +11,9 @@
 """
 
 from . import extend
-from .api import clear_cache, grad, source, ssa, value_and_grad, vjp
+from .api import clear_cache, grad, jvp, source, ssa, value_and_grad, vjp
 from .extend import stop_gradient
+from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
 from .errors import (
     MissingRuleError,
     NonScalarOutputError,
@@ -26,7 +27,8 @@ from .errors import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "grad", "value_and_grad", "vjp", "source", "ssa", "clear_cache", "extend", "stop_gradient",
+    "grad", "value_and_grad", "vjp", "jvp", "jacobian", "jacfwd", "jacrev", "hessian", "hvp",
+    "source", "ssa", "clear_cache", "extend", "stop_gradient",
     "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingRuleError",
     "NonScalarOutputError", "WrtError", "RuleError",
 ]

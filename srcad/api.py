@@ -16,10 +16,11 @@ import threading
 import numpy as np
 
 from . import ir, pipeline
+from .analyse import item_kinds, kind_of_value
 from .source import read as read_source
 from .errors import SourceUnavailableError, WrtError
 
-__all__ = ["grad", "value_and_grad", "vjp", "source", "ssa", "clear_cache"]
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "ssa", "clear_cache"]
 
 
 def grad(f=None, wrt=0):
@@ -62,6 +63,65 @@ def vjp(f, *args, wrt=None):
         return transformed(dy, *args)
 
     return value, pullback
+
+
+def jvp(f, primals, tangents, wrt=None):
+    """Forward mode: ``(f(*primals), J · tangents)``, by source transformation.
+
+    ``primals`` is the tuple of arguments; ``tangents`` one tangent per ``wrt`` argument
+    (default: all of ``primals``), each shaped like its argument.
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    user = f._user if isinstance(f, Transformed) else f
+    params, names, _ = _resolve_wrt(user, tuple(range(len(primals))) if wrt is None else wrt)
+    if len(tangents) != len(names):
+        raise WrtError(f"jvp got {len(tangents)} tangents for {len(names)} wrt arguments",
+                       hint="give one tangent per argument in wrt")
+    fn = _jvp_function(f, names, primals)
+    return fn(*fn.__srcad_arguments__(primals), *tangents)
+
+
+_jvp_cache = {}
+
+
+def _jvp_function(f, names, primals):
+    key = (f, names, _key(primals))
+    fn = _jvp_cache.get(key)
+    if fn is None:
+        target = f
+        values_source = primals
+        if isinstance(f, Transformed):
+            bound = f._bind(primals, {})
+            target = f._specialise(bound).__srcad_raw__
+            full = inspect.signature(target).bind(*primals)
+        else:
+            full = inspect.signature(target).bind(*values_source)
+        full.apply_defaults()
+        values = dict(full.arguments)
+        for name in names:
+            _check_wrt_value(f._user if isinstance(f, Transformed) else f, name,
+                             values.get(name))
+        kinds = {p: kind_of_value(v) for p, v in values.items()}
+        items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
+        fn, text = pipeline.tangent(target, names, kinds, items)
+        fn.__srcad_source__ = text
+        signature = inspect.signature(target)
+
+        def arguments(args, signature=signature):
+            bound = signature.bind(*args)
+            bound.apply_defaults()
+            return list(bound.arguments.values())  # keyword-only ones too, positionally
+
+        fn.__srcad_arguments__ = arguments
+        _jvp_cache[key] = fn
+    return fn
+
+
+def jvp_source(f, *primals, wrt=None):
+    """The generated forward-mode source of ``f`` for these example arguments."""
+    user = f._user if isinstance(f, Transformed) else f
+    _, names, _ = _resolve_wrt(user, tuple(range(len(primals))) if wrt is None else wrt)
+    return _jvp_function(f, names, tuple(primals)).__srcad_source__
 
 
 def source(g, *example_args):
@@ -166,9 +226,9 @@ class Transformed:
                     full = inspect.signature(target).bind(*bound.args, **bound.kwargs)
                     full.apply_defaults()
                     values = dict(full.arguments)
-                fn, text = pipeline.adjoint(target, self._wrt, values, self._mode)
+                fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
+                                            as_tuple=not self._single)
                 raw = fn
-                fn = self._wrap_single(fn)
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
                 if not _has_array_wrt(values, self._wrt):
@@ -180,17 +240,6 @@ class Transformed:
 
     def _positions(self):
         return [self._params.index(w) for w in self._wrt]
-
-    def _wrap_single(self, fn):
-        if self._mode == "vjp" and not self._single and len(self._wrt) == 1:
-            source = fn
-
-            def fn(*args, **kwargs):
-                return (source(*args, **kwargs),)
-
-            fn.__srcad_source__ = getattr(source, "__srcad_source__", "")
-            fn.__srcad_raw__ = source
-        return fn
 
     def source(self, *example_args):
         if example_args:

@@ -285,14 +285,15 @@ def _normalise(value, grads, args, params, names):
 def _srcad(f, names, params):
     import srcad
 
-    vg = srcad.value_and_grad(f, wrt=names)
+    single = len(names) == 1
+    vg = srcad.value_and_grad(f, wrt=names[0] if single else names)
 
     def run(args):
         return vg(*args)
 
     def finish(raw, args):
         value, grads = raw
-        return value, grads if len(names) > 1 else (grads,)
+        return value, (grads,) if single else grads
 
     return run, finish
 

@@ -31,6 +31,7 @@ iteration). :func:`render` turns the DOT text into SVG or PNG with Graphviz's ``
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 import shutil
 import subprocess
@@ -111,13 +112,25 @@ def build(func, args=None, wrt=None, fold=True):
     """
     func = getattr(func, "__wrapped__", func)
     fn, _ = pipeline.to_ssa(func)
-    wrt_names = _wrt(fn.params, args, wrt)
+    wrt_names = _wrt(fn.params, args, wrt)  # by default the float arguments given
+    if args is not None:
+        args = _all_args(func, fn.params, args)
     builder = _Builder(fn, wrt_names, fold)
     graph = builder.run()
     _activity(graph, fn, args, wrt_names, builder)
     if args is not None:
         _annotate(graph, fn, tuple(args), wrt_names, builder)
     return graph
+
+
+def _all_args(func, params, args):
+    """``args`` completed with the defaults, in the order of the SSA function's parameters."""
+    try:
+        bound = inspect.signature(func).bind(*args)
+    except TypeError as exc:
+        raise TypeError(f"{func.__name__}(): {exc}") from None
+    bound.apply_defaults()
+    return tuple(bound.arguments[p] for p in params)
 
 
 def _wrt(params, args, wrt):
@@ -339,6 +352,13 @@ class _Builder:
             node = self.node(stmt.target, "intermediate", expr, cluster)
         for src in self.inputs(stmt.value):
             self.edge(src, node.id, expr)
+        value = stmt.value
+        if stmt.target is None and isinstance(value, ir.Prim) and isinstance(
+                value.fn, ir.Method) and isinstance(value.args[0], ir.Var):
+            # a method called for its effect (ys.append(v)) changes its object
+            obj = self.display.get(value.args[0].name, value.args[0].name)
+            if obj in self.graph.nodes:
+                self.edge(node.id, obj, "changes", carried=True)
 
     def branch(self, stmt, cluster):
         test = self.expr(stmt.test) if not isinstance(stmt.test, ir.Var) else str(
@@ -464,6 +484,7 @@ def _annotate(graph, fn, args, wrt, builder):
             values, grads = _on_tape(ssa_fn, args, wrt)
         except Exception as exc:
             graph.notes.append(f"gradients unavailable: {_one_line(exc)}")
+    on_tape = values is not None
     if values is None:
         try:
             values = ssa_fn(*args)[1]
@@ -477,6 +498,11 @@ def _annotate(graph, fn, args, wrt, builder):
             node.grad = grads.get(node.ssa)
     if in_loop and any(n.cluster in in_loop and n.has_value for n in graph.nodes.values()):
         graph.notes.append("inside loops: values of the last iteration")
+    lost = [n.id for n in graph.nodes.values() if on_tape and n.active and n.has_value
+            and n.grad is None and isinstance(n.value, (float, np.floating, np.ndarray))]
+    if lost:
+        graph.notes.append(f"no gradient from the tape for {', '.join(lost)} (a value written "
+                           "into an array, or an operation the tape does not follow)")
 
 
 def _on_tape(ssa_fn, args, wrt):
@@ -491,13 +517,19 @@ def _on_tape(ssa_fn, args, wrt):
         out.backward()
     values, grads = {}, {}
     for name, v in scope.items():
-        if isinstance(v, tape.Var):
-            values[name] = v.value
-            if v.grad is not None:
-                grads[name] = v.grad
-        else:
-            values[name] = v
+        values[name] = _plain(v, tape.Var)
+        if isinstance(v, tape.Var) and v.grad is not None:
+            grads[name] = v.grad
     return values, grads
+
+
+def _plain(value, var_type):
+    """A value with the tape's Vars replaced by what they hold, also inside lists and tuples."""
+    if isinstance(value, var_type):
+        return value.value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v, var_type) for v in value)
+    return value
 
 
 def _loop_clusters(graph):

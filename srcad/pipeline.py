@@ -74,7 +74,7 @@ def generate(func, wrt, kinds, items=None):
     return fn, namer, analysis, spelled, gen
 
 
-def adjoint(func, wrt, arg_values, mode):
+def adjoint(func, wrt, arg_values, mode, as_tuple=False):
     """Generate, compile and return the adjoint of ``func`` for these argument kinds.
 
     ``wrt``: parameter names; ``arg_values``: parameter name -> an example value (its kind
@@ -85,7 +85,7 @@ def adjoint(func, wrt, arg_values, mode):
     items = {p: item_kinds(v) for p, v in arg_values.items() if item_kinds(v)}
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items)
     name = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
-    text = assemble(fn, gen, name, wrt, mode, analysis, spelled, namer)
+    text = assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple)
     text = tidy(text, namer.temps | gen.temp_grads)
     _debug("reverse", text)
     helpers = set(gen.helpers)
@@ -101,6 +101,34 @@ def adjoint(func, wrt, arg_values, mode):
             defaults = defaults + (1.0,)
     compiled = emit.compile_function(text, name, func, helpers, spelled, label,
                                      defaults or None, kwdefaults or None, gen.cells)
+    return compiled, text
+
+
+def tangent(func, wrt, kinds, items=None, inner=False):
+    """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``."""
+    from .forward import Forward
+
+    fn, namer = to_ssa(func)
+    analysis = Analysis(fn, kinds, wrt, items)
+    visible = dict(func.__globals__)
+    visible.update(fn.source.closure)
+    spelled = emit.helper_names(namer, visible, namer.user_names)
+    fwd = Forward(fn, analysis, namer, spelled)
+    code, result, tangent_out = fwd.run()
+    name = namer.fresh(f"jvp_{fn.name}")
+    tangents = [fwd.t(w) for w in wrt]
+    params = ", ".join(fn.params)  # all positional: the tangents follow them
+    head = f"def {name}({params}{', ' if params else ''}{', '.join(tangents)}):"
+    body = emit.render(code, {}, 0)
+    body.append(f"return {result}, {tangent_out}")
+    text = head + "\n" + "".join(f"    {line}\n" for line in body)
+    text = tidy(text, namer.temps | fwd.temp_tangents)
+    _debug("forward", text)
+    helpers = set(fwd.used_helpers) | {h for h in emit.HELPER_OBJECTS if re.search(
+        rf"\b{re.escape(spelled.get(h, h))}\b", text)}
+    label = f"{name} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
+    compiled = emit.compile_function(text, name, func, helpers, spelled, label, None, None,
+                                     fwd.cells)
     return compiled, text
 
 
@@ -142,7 +170,7 @@ def make_split(func, wrt, kinds, entry):
     entry.fwd_text, entry.bwd_text = fwd_text, bwd_text
 
 
-def assemble(fn, gen, name, wrt, mode, analysis, spelled, namer):
+def assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple=False):
     params = _signature(fn, gen.seed, mode)
     lines = [f"def {name}({params}):"]
     body = [f"{s} = []" for s in gen.stacks]
@@ -156,7 +184,8 @@ def assemble(fn, gen, name, wrt, mode, analysis, spelled, namer):
             body.append("# backward")
         body += backward
     grads = [gen.grads[w] for w in wrt]
-    out = grads[0] if len(grads) == 1 else ", ".join(grads)
+    out = grads[0] if len(grads) == 1 and not as_tuple else ", ".join(grads) + (
+        "," if len(grads) == 1 else "")
     if mode == "value_and_grad" and _restored(str(result), backward):
         # the backward sweep restores saved values, the result among them: keep it aside
         kept = namer.fresh("value")
@@ -164,7 +193,7 @@ def assemble(fn, gen, name, wrt, mode, analysis, spelled, namer):
                     f"{kept} = {result}")
         result = kept
     if mode == "value_and_grad":
-        out = f"{result}, ({out})" if len(grads) > 1 else f"{result}, {out}"
+        out = f"{result}, ({out})" if len(grads) > 1 or as_tuple else f"{result}, {out}"
     body.append(f"return {out}")
     lines += ["    " + line for line in body]
     return "\n".join(lines) + "\n"

@@ -93,6 +93,11 @@ def add(a, b):
     return a + b
 
 
+def copy_tangent(tangent, value):
+    """A writable tangent for ``y[i] = v``: a float array shaped like ``value``."""
+    return np.array(np.broadcast_to(tangent, np.shape(value)), dtype=float)
+
+
 def like(grad, value):
     """``grad`` in the structure of ``value``: tuples where ``value`` has tuples (the backward
     sweep builds lists), and every leaf a float or float array."""

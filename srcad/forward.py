@@ -1,0 +1,337 @@
+"""Forward (tangent) mode: each statement followed by the statement of its tangent.
+
+For ``y = op(a, b)`` with ``a`` varying, the generated code reads ``y = op(a, b)`` then
+``dy = <tangent>``, where the tangent comes from the same rule registry as reverse mode:
+
+* an *element-wise* rule (operators, ``math``, NumPy ufuncs, and rules marked
+  ``broadcast=True``): its gradient template with ``g`` replaced by the argument's tangent
+  (``g * cos(x)`` becomes ``dx * math.cos(x)``); a diagonal Jacobian is its own transpose;
+* a *linear* function (``np.sum``, ``np.dot``, ``reshape``, indexing, ...): the function
+  itself applied to the tangent in place of the argument (``np.dot(da, b) + np.dot(a, db)``);
+* anything else needs a ``jvp=`` template in its rule, or forward mode says which function
+  lacks one (reverse mode still works).
+
+Control flow is copied as it is: a branch computes the tangents of its arm and merges them
+where it merges the values; a loop carries tangents beside its values. Nothing is saved:
+forward mode needs no stack. ``srcad.jvp`` is built on this pass.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+import operator
+import types
+
+import numpy as np
+
+from . import calls, ir, runtime, templates
+from .analyse import ANY, ARRAY, SCALAR, SEQ, kind_of_value
+from .errors import MissingRuleError
+from .reverse import Compound
+from .rules import registry
+
+#: functions linear in each array argument: the tangent is the function of the tangent
+LINEAR = {
+    sum, list, tuple, operator.getitem, operator.matmul, operator.neg, operator.pos,
+    runtime.unbroadcast, runtime.broadcast_as, runtime.fill, runtime.total, runtime.scatter,
+    runtime.cleared, runtime.expand,
+    np.sum, np.mean, np.reshape, np.transpose, np.dot, np.matmul, np.tensordot, np.einsum,
+    np.inner, np.outer, np.vdot, np.concatenate, np.stack, np.hstack, np.vstack, np.ravel,
+    np.squeeze, np.expand_dims, np.swapaxes, np.moveaxis, np.broadcast_to, np.tile,
+    np.repeat, np.flip, np.roll, np.trace, np.cumsum, np.diag, np.triu, np.tril, np.copy,
+    np.array, np.asarray, np.split, np.real, np.conj,
+}
+#: functions whose Jacobian is diagonal but which are not ufuncs
+ELEMENTWISE = {abs, pow, float, min, max, runtime.add, np.clip, np.where}
+
+
+def forward_kind(rule, fn):
+    if getattr(rule, "jvp", None):
+        return "explicit"
+    if fn in LINEAR:
+        return "linear"
+    if rule.broadcast or isinstance(fn, np.ufunc) or fn in ELEMENTWISE:
+        return "elementwise"
+    if getattr(fn, "__module__", None) == "math" or fn in (operator.add, operator.sub,
+                                                           operator.mul, operator.truediv,
+                                                           operator.pow, operator.mod):
+        return "elementwise"
+    return None
+
+
+class Forward:
+    def __init__(self, fn, analysis, namer, helper_names):
+        self.fn = fn
+        self.an = analysis
+        self.namer = namer
+        self.helper_names = helper_names
+        self.used_helpers = set()
+        self.tnames = {}
+        self.cells = {}
+        self.temp_tangents = set()
+
+    def t(self, name):
+        if name not in self.tnames:
+            self.tnames[name] = self.namer.grad(name)
+            if name in self.namer.temps:
+                self.temp_tangents.add(self.tnames[name])
+        return self.tnames[name]
+
+    def varied(self, atom):
+        """Whether ``atom`` carries a tangent: it depends on a ``wrt`` input and reaches the
+        result (the same activity as reverse mode)."""
+        return self.an.active(atom)
+
+    def tangent_of(self, atom):
+        """Expression text of an atom's tangent, or None when it is zero."""
+        return self.t(atom.name) if self.varied(atom) else None
+
+    def helper(self, name):
+        self.used_helpers.add(name)
+        return self.helper_names.get(name, name)
+
+    def zero(self, name):
+        kind = self.an.kinds.get(name, ANY)
+        if kind == SCALAR:
+            return "0.0"
+        if kind == ARRAY:
+            return f"{self.helper('np')}.zeros_like({name}, dtype=float)"
+        return f"{self.helper('zeros_like')}({name})"
+
+    def tangent_or_zero(self, atom):
+        if isinstance(atom, ir.Var):
+            return self.tangent_of(atom) or self.zero(atom.name)
+        return "0.0"
+
+    # ---------------------------------------------------------------- sweep
+
+    def run(self):
+        body = self.fn.body
+        ret = body[-1] if body and isinstance(body[-1], ir.Return) else None
+        code = self.block(body[:-1] if ret else body)
+        result = ret.value if ret else ir.Const(None)
+        tangent = self.tangent_or_zero(result) if isinstance(result, ir.Var) else "0.0"
+        return code, result, tangent
+
+    def block(self, stmts):
+        code = []
+        for stmt in stmts:
+            if isinstance(stmt, ir.Assign):
+                self.assign(stmt, code)
+            elif isinstance(stmt, ir.SetItem):
+                code.append(f"{stmt.target} = {stmt.obj}.copy()")
+                code.append(f"{stmt.target}[{stmt.index}] = {stmt.value}")
+                if self.varied(ir.Var(stmt.target)):
+                    t = self.t(stmt.target)
+                    code.append(f"{t} = {self.helper('copy_tangent')}("
+                                f"{self.tangent_or_zero(stmt.obj)}, {stmt.target})")
+                    code.append(f"{t}[{stmt.index}] = {self.tangent_or_zero(stmt.value)}")
+            elif isinstance(stmt, ir.If):
+                then = self.block(stmt.body) + self.phi_copies(stmt.phis, 0)
+                other = self.block(stmt.orelse) + self.phi_copies(stmt.phis, 1)
+                if then:
+                    code.append(Compound(f"if {stmt.test}:", then, other or None))
+                elif other:
+                    code.append(Compound(f"if not {stmt.test}:", other))
+            elif isinstance(stmt, ir.Loop):
+                code += self.loop(stmt)
+            elif isinstance(stmt, ir.Raise):
+                code.append(f"raise {stmt.value}")
+        return code
+
+    def phi_copies(self, phis, side):
+        lines = []
+        for p in phis:
+            src = p.sources[side]
+            if src is None:
+                continue
+            if str(src) != p.target:
+                lines.append(f"{p.target} = {src}")
+            if self.varied(ir.Var(p.target)):
+                tangent = self.tangent_or_zero(src) if isinstance(src, ir.Var) else (
+                    self.zero(p.target))
+                if tangent != self.t(p.target):
+                    lines.append(f"{self.t(p.target)} = {tangent}")
+        return lines
+
+    def loop(self, stmt):
+        code = []
+        for p in stmt.phis:
+            entry = p.sources[0]
+            if entry is None:
+                continue
+            if str(entry) != p.target:
+                code.append(f"{p.target} = {entry}")
+            if self.varied(ir.Var(p.target)):
+                code.append(f"{self.t(p.target)} = " + (
+                    self.tangent_or_zero(entry) if isinstance(entry, ir.Var) else
+                    self.zero(p.target)))
+        body = self.block(stmt.body) + self.phi_copies(stmt.phis, 1)
+        if stmt.exit is not None:
+            body.append(Compound(f"if {stmt.exit}:", ["break"]))
+        if stmt.kind == "for":
+            code.append(Compound(f"for {stmt.target} in {stmt.iter}:", body))
+        elif stmt.header:
+            head = self.block(stmt.header)
+            head.append(Compound(f"if not {stmt.test}:", ["break"]))
+            code.append(Compound("while True:", head + body))
+        else:
+            code.append(Compound(f"while {stmt.test}:", body))
+        return code
+
+    # ---------------------------------------------------------------- statements
+
+    def assign(self, stmt, code):
+        value = stmt.value
+        if stmt.target is None:
+            code.append(str(value))
+            if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
+                value.fn.name == "append"
+            ):
+                lst, item = value.args
+                if self.varied(lst):
+                    code.append(f"{self.t(lst.name)}.append({self.tangent_or_zero(item)})")
+            return
+        target = stmt.target
+        if not isinstance(value, ir.Prim):
+            code.append(f"{target} = {value}")
+            if self.varied(ir.Var(target)) and isinstance(value, ir.Var):
+                code.append(f"{self.t(target)} = {self.tangent_or_zero(value)}")
+            return
+        if not self.varied(ir.Var(target)):
+            code.append(f"{target} = {value}")
+            return
+        fn = value.fn
+        if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
+            code.append(f"{target} = {value}")
+            parts = [self.tangent_or_zero(a) for a in value.args]
+            code.append(f"{self.t(target)} = [{', '.join(parts)}]")
+            return
+        if isinstance(fn, ir.Method) and fn.name == "pop" and not value.args[1:]:
+            code.append(f"{target} = {value}")
+            code.append(f"{self.t(target)} = {self.t(value.args[0].name)}.pop()")
+            return
+        args, kwargs = list(value.args), dict(value.kwargs)
+        if isinstance(fn, ir.Method):
+            fn = registry.methods.get(fn.name, fn)
+        elif isinstance(fn, ir.Attr):
+            fn = registry.attributes.get(fn.name, fn)
+        if fn is operator.getitem:
+            code.append(f"{target} = {value}")
+            code.append(f"{self.t(target)} = {self.tangent_of(args[0])}[{args[1]}]")
+            return
+        rule, bound = registry.find(fn, args, kwargs)
+        if rule is None:
+            if calls.is_user_function(fn):
+                self.user_call(stmt, code)
+                return
+            raise self.missing(stmt, value)
+        kind = forward_kind(rule, fn)
+        terms = []
+        if kind == "linear":
+            for param, atom in bound.items():
+                if isinstance(atom, ir.Var) and self.varied(atom) and param in rule.templates:
+                    terms.append(self.linear_term(value, atom))
+        elif kind in ("elementwise", "explicit"):
+            scalar = all(self.an.kind(a) == SCALAR for a in value.args
+                         if isinstance(a, (ir.Var, ir.Const)))
+            table = rule.jvp if kind == "explicit" else rule.templates
+            for param, template in table.items():
+                atom = bound.get(param)
+                if not (isinstance(atom, ir.Var) and self.varied(atom)):
+                    continue
+                names = {p: str(a) for p, a in bound.items()}
+                names.update(g=self.t(atom.name), t=self.t(atom.name), ans=target)
+                node = templates.instantiate(template, names, scalar, self.helper_names)
+                self.note_helpers(node)
+                terms.append(templates.text(node))
+        else:
+            raise self.missing(stmt, value, forward=True)
+        code.append(f"{target} = {value}")
+        if not terms:
+            code.append(f"{self.t(target)} = {self.zero(target)}")
+            return
+        kind_out = self.an.kinds.get(target, ANY)
+        total = terms[0]
+        for term in terms[1:]:
+            total = (f"{total} + {term}" if kind_out in (SCALAR, ARRAY) else
+                     f"{self.helper('add')}({total}, {term})")
+        code.append(f"{self.t(target)} = {total}")
+
+    def linear_term(self, prim, atom):
+        """``prim`` with ``atom`` replaced by its tangent (for a function linear in it)."""
+        tangent = ir.Var(self.t(atom.name))
+        sub = copy.copy(prim)
+        sub.args = [tangent if (isinstance(a, ir.Var) and a.name == atom.name) else a
+                    for a in prim.args]
+        sub.kwargs = {k: tangent if (isinstance(a, ir.Var) and a.name == atom.name) else a
+                      for k, a in prim.kwargs.items()}
+        return str(sub)
+
+    def note_helpers(self, node):
+        import ast
+
+        spelled = {v: k for k, v in self.helper_names.items()}
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and sub.id in spelled:
+                self.used_helpers.add(spelled[sub.id])
+
+    def user_call(self, stmt, code):
+        prim = stmt.value
+        bound = inspect.signature(prim.fn).bind(*prim.args, **prim.kwargs)
+        bound.apply_defaults()
+        kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
+                 for p, a in bound.arguments.items()}
+        wrt = [p for p, a in bound.arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
+        cell = jvp_cell(prim.fn, wrt, kinds)
+        name = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)
+        tangents = [self.t(bound.arguments[p].name) for p in wrt]
+        call = str(prim).replace(prim.spelling, name, 1)
+        extra = ", ".join(tangents)
+        call = call[:-1] + (", " if call[-2] != "(" else "") + extra + ")"
+        code.append(f"{stmt.target}, {self.t(stmt.target)} = {call}")
+
+    def bind_cell(self, name, cell):
+        for spelled, known in self.cells.items():
+            if known is cell:
+                return spelled
+        spelled = self.namer.fresh(name)
+        self.cells[spelled] = cell
+        return spelled
+
+    def missing(self, stmt, prim, forward=False):
+        src = self.fn.source
+        name = prim.spelling or getattr(prim.fn, "__name__", repr(prim.fn))
+        what = "forward-mode rule" if forward else "derivative rule"
+        return MissingRuleError(
+            f"no {what} for {name}", filename=src.filename if src else None, lineno=stmt.line,
+            construct=src.line_text(stmt.line) if src else None,
+            hint="give its rule a jvp= template (srcad.extend.defvjp(..., jvp={...})), or "
+            "use reverse mode (srcad.vjp, jacobian(mode='rev'))" if forward else
+            "give it a rule with @srcad.extend.defvjp")
+
+
+_jvp_cells = {}
+
+
+def jvp_cell(fn, wrt, kinds):
+    """A cell holding the forward-mode function of ``fn`` (filled after it is compiled)."""
+    key = (fn, tuple(wrt), tuple(sorted(kinds.items())))
+    if key in _jvp_cells:
+        return _jvp_cells[key]
+    cell = types.CellType()
+    _jvp_cells[key] = cell
+    from . import pipeline
+
+    try:
+        compiled, _ = pipeline.tangent(fn, wrt, kinds, inner=True)
+    except BaseException:
+        del _jvp_cells[key]
+        raise
+    cell.cell_contents = compiled
+    return cell
+
+
+_ = math
