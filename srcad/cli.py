@@ -4,8 +4,9 @@
     python -m srcad compare FILE.py:FUNC --args 2.0 1.0 [--wrt x,w] [--repeat N]
     python -m srcad graph FILE.py:FUNC [-o graph.svg] [--args 2.0 1.0] [--wrt x,w]
 
-``show`` prints the generated derivative (``--ssa``: the SSA form instead), syntax-highlighted
-on a terminal when Pygments is installed. ``compare`` prints the table of
+``show`` prints the generated derivative (``--ssa``: the SSA form instead; ``--forward``: the
+forward-mode code, exit status 2 where srcad has no forward mode), syntax-highlighted on a
+terminal when Pygments is installed. ``compare`` prints the table of
 :func:`srcad.compare.compare`; its exit status is 1 when srcad fails or disagrees with another
 engine. ``graph`` writes the computation graph (:mod:`srcad.graph`): DOT text to standard output,
 or to ``-o FILE`` (``.dot``, or ``.svg``/``.png``/``.pdf`` rendered by Graphviz when installed).
@@ -216,7 +217,7 @@ def _show(ns):
     if wrt is None:
         wrt = _float_wrt(func, args)
     if ns.forward:
-        text = _forward_source(srcad, func, wrt, args)
+        text = _forward_source(func, wrt, args)
         if text is None:
             print("srcad: forward mode is not available yet", file=sys.stderr)
             return 2
@@ -228,15 +229,18 @@ def _show(ns):
     return 0
 
 
-def _forward_source(srcad, func, wrt, args):
-    """The generated tangent code, or None while srcad has no forward mode."""
-    jvp = getattr(srcad, "jvp", None)
-    if jvp is None:
+def _forward_source(func, wrt, args):
+    """The generated tangent (forward-mode) code, or None while srcad has no forward mode."""
+    from . import api
+
+    jvp_source = getattr(api, "jvp_source", None)
+    if jvp_source is None:
         return None
-    try:
-        return srcad.source(jvp(func, wrt=wrt), *(args or ()))
-    except TypeError:
-        return None
+    if args is None:
+        params = inspect.signature(func).parameters.values()
+        args = tuple(1.0 for p in params if p.default is p.empty
+                     and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    return jvp_source(func, *args, wrt=wrt)
 
 
 def _highlight(text, color):

@@ -59,7 +59,7 @@ def _axes(axis, ndim):
 def _restore(value, shape, axis, keepdims):
     """A reduction's result (or its gradient) with the reduced axes put back as size 1."""
     value = np.asarray(value)
-    if keepdims or not shape:
+    if keepdims or not shape or value.ndim == 0:  # a 0-d value broadcasts as it is
         return value
     return np.reshape(value, tuple(1 if i in _axes(axis, len(shape)) else n
                                    for i, n in enumerate(shape)))

@@ -246,7 +246,15 @@ class Reverse:
         names["ans"] = stmt.target
         for free, obj in rule.namespace.items():  # a user rule's own helpers
             names.setdefault(free, self.bind_cell(free, types.CellType(obj)))
-        for param, template in rule.templates.items():
+        # plain pass-throughs (a template that is just ``g``) last: a gradient that only
+        # flows through is then a copy that tidy can fold away
+        def last(item):
+            atom = bound.get(item[0])
+            named = isinstance(atom, ir.Var) and atom.name not in self.namer.temps
+            return _is_plain_g(item[1]), named
+
+        order = sorted(rule.templates.items(), key=last)
+        for param, template in order:
             atom = bound.get(param)
             if not isinstance(atom, ir.Var) or not self.an.active(atom):
                 continue
@@ -645,6 +653,10 @@ class Reverse:
         else:
             code.append(Compound(f"while {stmt.test}:", body))
         return code
+
+
+def _is_plain_g(template):
+    return isinstance(template, ast.Name) and template.id == "g"
 
 
 def _same_value(a, b):

@@ -32,6 +32,8 @@ def tidy(text, temps):
         changed = _propagate_copies(fdef) | _inline_temps(fdef, set(temps))
         if not changed:
             break
+    _Signs().visit(tree)
+    _fill_empty(fdef)
     out = []
     for line in ast.unparse(tree).splitlines():
         match = _MARKED.match(line)
@@ -67,6 +69,45 @@ def _drop_empty_comments(lines):
                 continue
         kept.append(line)
     return kept
+
+
+def _is_marker(stmt):
+    return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == _MARK)
+
+
+def _idle(block):
+    return all(isinstance(s, ast.Pass) or _is_marker(s) for s in block)
+
+
+def _fill_empty(node):
+    """A block emptied by the rewrites gets ``pass``; a loop left doing nothing goes."""
+    for sub in ast.walk(node):
+        for field in ("body", "orelse"):
+            block = getattr(sub, field, None)
+            if not isinstance(block, list) or isinstance(sub, ast.Module):
+                continue
+            block[:] = [s for s in block if not (
+                isinstance(s, ast.For) and _idle(s.body) and not s.orelse
+                and isinstance(s.iter, ast.Call))]
+            if field == "body" and _idle(block):
+                block[:] = [ast.Pass()]
+            elif field == "orelse" and block and _idle(block):
+                block[:] = []
+
+
+class _Signs(ast.NodeTransformer):
+    """``a + -b`` -> ``a - b`` and ``a - -b`` -> ``a + b``."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        right = node.right
+        if isinstance(node.op, (ast.Add, ast.Sub)) and isinstance(right, ast.UnaryOp) and (
+            isinstance(right.op, ast.USub)
+        ):
+            op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
+            return ast.BinOp(left=node.left, op=op, right=right.operand)
+        return node
 
 
 # ---------------------------------------------------------------- counting
@@ -129,17 +170,24 @@ def _propagate_copies(fdef):
                 continue
             if _coalesce(fdef, block, i, a, b, stores, loads, params):
                 return True
-            if stores.get(a, 0) != 1 or stores.get(b, 0) > 1 or a in returned:
+            if stores.get(a, 0) != 1 or a in returned:
                 continue
-            if in_loop and not _local_uses(block, i, a, b, loads):
+            if (in_loop or stores.get(b, 0) > 1) and not _local_uses(block, i, a, b, loads):
                 continue
             del block[i]
             if loads.get(b, 0) == 1 and b not in params:
                 _rename(fdef, b, a)  # b was only copied: its definition becomes a's
             else:
                 _rename(fdef, a, b)
+                _drop_self_copies(block)
             return True
     return False
+
+
+def _drop_self_copies(block):
+    block[:] = [s for s in block if not (_is_copy(s) and s.targets[0].id == s.value.id)]
+    if not block:
+        block.append(ast.Pass())
 
 
 def _is_copy(stmt):
@@ -168,10 +216,12 @@ def _coalesce(fdef, block, i, a, b, stores, loads, params):
 
 
 def _local_uses(block, i, a, b, loads):
-    """In a loop: every read of ``a`` follows the copy in this block, ``b`` unchanged till then."""
+    """In a loop: every read of ``a`` follows the copy in this block, ``b`` unchanged till then
+    (a copy back, ``b = a``, leaves ``b`` equal to ``a``: it becomes ``b = b`` and goes)."""
     seen = 0
     for stmt in block[i + 1:]:
-        if b in _stores(stmt):
+        if b in _stores(stmt) and not (_is_copy(stmt) and stmt.value.id == a
+                                       and stmt.targets[0].id == b):
             return seen == loads.get(a, 0) and a not in _loads(stmt)
         seen += _loads(stmt).get(a, 0)
     return seen == loads.get(a, 0)
