@@ -30,7 +30,10 @@ def distance(angle, speed):
         vy = vy - (G + DRAG * v * vy) * DT
         x = x + vx * DT
         y = y + vy * DT
-    return x
+    # The last step went below the ground: go back along it to where y was 0. Without this
+    # the distance would jump with the step count and its derivative would miss the change
+    # of flight time (the derivative of the program as run, not of the flight).
+    return x - vx * y / vy
 
 
 def main():
@@ -40,10 +43,8 @@ def main():
     print(f"distance at 45 deg: {distance(angle, speed):.3f} m")
     print(f"d distance / d angle: srcad {d_angle(angle, speed):.4f} m/rad, "
           f"finite differences {numerical_grad(distance, (angle, speed), 0, eps=1e-6):.4f}")
-    # The step count is piecewise constant in the angle, so finite differences see small
-    # jumps; srcad gives the derivative of the computation actually run.
-    for _ in range(40):
-        angle += 0.002 * d_angle(angle, speed)
+    for _ in range(30):
+        angle += 0.01 * d_angle(angle, speed)
     print(f"best angle with drag: {math.degrees(angle):.2f} deg "
           f"-> {distance(angle, speed):.3f} m")
     print()
