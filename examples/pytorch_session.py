@@ -10,8 +10,9 @@ keep the gradient of a value that is not a leaf (retain_grad).
 
 import importlib.util
 
-import srcad
 from seed_graphs import f  # y = (x + w) * (w + 1), as a = x + w; b = w + 1; return a * b
+
+import srcad
 from srcad import graph, tape
 
 

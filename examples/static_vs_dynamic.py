@@ -14,12 +14,14 @@ then walks it backwards. This script times both, on one input and on fifty.
 
 import time
 
-import srcad
+import numpy as np
 from seed_graphs import g
+
+import srcad
 from srcad import tape
 from srcad.compare import compare
 
-A, O = 2.0, 1.0
+A_VAL, O_VAL = 2.0, 1.0
 
 
 def per_call(fn, args, calls):
@@ -39,12 +41,12 @@ def us(seconds):
 
 def by_hand():
     print("=== by hand (chain rule) ===")
-    b = 5 - 3 * A
+    b = 5 - 3 * A_VAL
     c = 2 * b + 3
     d = 5 * b + 6
     e = 7 * c + d**2
     f = 2 * e
-    value = 3 * f - O
+    value = 3 * f - O_VAL
     print(f"b = {b}, c = {c}, d = {d}, e = {e}, f = {f}, g = {value}")
     print(f"dg/da = -252 - 180 * d = {-252 - 180 * d}    dg/do = -1")
     return value, -252 - 180 * d
@@ -54,23 +56,23 @@ def static():
     print("\n=== static graph: srcad builds the derivative once ===")
     start = time.perf_counter()
     dg = srcad.value_and_grad(g, wrt=("a", "o"))
-    value, (da, do) = dg(A, O)  # the first call reads, transforms and compiles g
+    value, (da, do) = dg(A_VAL, O_VAL)  # the first call reads, transforms and compiles g
     build = time.perf_counter() - start
     print(f"g = {value}   dg/da = {da}   dg/do = {do}")
     print(srcad.source(dg))
-    run = per_call(dg, (A, O), 20000)
+    run = per_call(dg, (A_VAL, O_VAL), 20000)
     print(f"build (first call): {build * 1e3:.2f} ms    each later call: {us(run)}")
     return dg, value, da, do, build, run
 
 
 def dynamic():
     print("\n=== dynamic graph: srcad.tape records the graph on every call ===")
-    y = tape.trace(g, A, O, wrt=("a", "o"))
+    y = tape.trace(g, A_VAL, O_VAL, wrt=("a", "o"))
     print(f"one call records a graph ending in {y!r}; is_leaf={y.is_leaf}")
     dg = tape.value_and_grad(g, wrt=("a", "o"))
-    value, (da, do) = dg(A, O)
+    value, (da, do) = dg(A_VAL, O_VAL)
     print(f"g = {value}   dg/da = {da}   dg/do = {do}")
-    run = per_call(dg, (A, O), 2000)
+    run = per_call(dg, (A_VAL, O_VAL), 2000)
     print(f"no build step; each call (record + backward): {us(run)}")
     return dg, value, da, do, run
 
@@ -86,7 +88,7 @@ def fifty_inputs(static_run, build, tape_dg, tape_run):
     start = time.perf_counter()
     dynamic_results = [tape_dg(a, o) for a, o in inputs]
     dynamic_total = time.perf_counter() - start
-    assert all(s[1] == d[1] for s, d in zip(static_results, dynamic_results))
+    assert np.allclose([s[1] for s in static_results], [d[1] for d in dynamic_results])
     print(f"static  (1 build + 50 runs): {static_total * 1e3:.2f} ms")
     print(f"dynamic (50 recordings):     {dynamic_total * 1e3:.2f} ms")
     calls = build / max(tape_run - static_run, 1e-12)
@@ -115,11 +117,12 @@ def main():
     value, expected = by_hand()
     _, s_value, s_da, s_do, build, static_run = static()
     tape_dg, t_value, t_da, t_do, tape_run = dynamic()
-    assert s_value == t_value == value and s_da == t_da == expected and s_do == t_do == -1
+    assert np.allclose([s_value, s_da, s_do], [value, expected, -1])
+    assert np.allclose([t_value, t_da, t_do], [value, expected, -1])
     fifty_inputs(static_run, build, tape_dg, tape_run)
     control_flow()
     print("\n=== every engine at hand (srcad.compare) ===")
-    compare(g, A, O, show=True)
+    compare(g, A_VAL, O_VAL, show=True)
 
 
 if __name__ == "__main__":

@@ -10,10 +10,9 @@
 ``srcad.source(f)`` shows the generated derivative code; ``srcad.ssa(f)`` the SSA form.
 """
 
-from . import extend
+from . import extend, graph
 from .api import clear_cache, grad, jvp, source, ssa, value_and_grad, vjp
-from .extend import stop_gradient
-from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
+from .compare import compare
 from .errors import (
     MissingRuleError,
     NonScalarOutputError,
@@ -23,12 +22,14 @@ from .errors import (
     UnsupportedSyntaxError,
     WrtError,
 )
+from .extend import stop_gradient
+from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
 
 __version__ = "0.1.0"
 
 __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "jacfwd", "jacrev", "hessian", "hvp",
-    "source", "ssa", "clear_cache", "extend", "stop_gradient",
+    "compare", "graph", "source", "ssa", "clear_cache", "extend", "stop_gradient",
     "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingRuleError",
     "NonScalarOutputError", "WrtError", "RuleError",
 ]

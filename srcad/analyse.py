@@ -201,6 +201,10 @@ class Analysis:
         if not isinstance(value, ir.Prim):
             return list(ir.atoms_in(value))
         fn = value.fn
+        if isinstance(fn, ir.Method):
+            fn = registry.methods.get(fn.name, fn)
+        elif isinstance(fn, ir.Attr):
+            fn = registry.attributes.get(fn.name, fn)
         if isinstance(fn, ir.BoolOp) or registry.is_nondiff(fn):
             return []
         if fn is operator.getitem:

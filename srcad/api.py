@@ -17,8 +17,8 @@ import numpy as np
 
 from . import ir, pipeline
 from .analyse import item_kinds, kind_of_value
-from .source import read as read_source
 from .errors import SourceUnavailableError, WrtError
+from .source import read as read_source
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "ssa", "clear_cache"]
 

@@ -222,7 +222,8 @@ def _as_load(target):
 
 def _guard(flags, stmts, like):
     test = gast.UnaryOp(op=gast.Not(), operand=_any(flags))
-    return gast.copy_location(gast.If(test=test, body=stmts, orelse=[]), stmts[0] if stmts else like)
+    guard = gast.If(test=test, body=stmts, orelse=[])
+    return gast.copy_location(guard, stmts[0] if stmts else like)
 
 
 def _jumps(stmts, inner=False):

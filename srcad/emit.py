@@ -16,10 +16,10 @@ import types
 
 import numpy as np
 
-from . import runtime
+from . import numpy_helpers, runtime
 from .reverse import Compound, PopMarker, PushMarker
 
-HELPER_OBJECTS = {"math": math, "np": np, **runtime.HELPERS}
+HELPER_OBJECTS = {"math": math, "np": np, **runtime.HELPERS, **numpy_helpers.HELPERS}
 _counter = itertools.count()
 
 

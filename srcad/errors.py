@@ -25,7 +25,9 @@ class SrcadError(Exception):
     def _format(self):
         where = ""
         if self.filename is not None:
-            where = f"{self.filename}, line {self.lineno}: " if self.lineno else f"{self.filename}: "
+            where = f"{self.filename}: "
+            if self.lineno:
+                where = f"{self.filename}, line {self.lineno}: "
         text = where + self.message
         if self.construct:
             text += f"\n    {self.construct}"

@@ -27,9 +27,9 @@ import types
 import numpy as np
 
 from . import calls, ir, runtime, templates
-from .analyse import ANY, ARRAY, SCALAR, SEQ, kind_of_value
+from .analyse import ANY, ARRAY, SCALAR, kind_of_value
 from .errors import MissingRuleError
-from .reverse import Compound
+from .reverse import Compound, _text
 from .rules import registry
 
 #: functions linear in each array argument: the tangent is the function of the tangent
@@ -44,7 +44,7 @@ LINEAR = {
     np.array, np.asarray, np.split, np.real, np.conj,
 }
 #: functions whose Jacobian is diagonal but which are not ufuncs
-ELEMENTWISE = {abs, pow, float, min, max, runtime.add, np.clip, np.where}
+ELEMENTWISE = {abs, pow, float, min, max, runtime.add, runtime.where, np.clip, np.where}
 
 
 def forward_kind(rule, fn):
@@ -242,7 +242,7 @@ class Forward:
                 atom = bound.get(param)
                 if not (isinstance(atom, ir.Var) and self.varied(atom)):
                     continue
-                names = {p: str(a) for p, a in bound.items()}
+                names = {p: _text(a) for p, a in bound.items()}
                 names.update(g=self.t(atom.name), t=self.t(atom.name), ans=target)
                 node = templates.instantiate(template, names, scalar, self.helper_names)
                 self.note_helpers(node)

@@ -16,7 +16,7 @@ import gast
 
 from . import ir
 from .errors import SrcadError, UnsupportedSyntaxError
-from .ir import AND, OR, BoolOp, Const, Var
+from .ir import AND, OR, Const, Var
 
 _BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,

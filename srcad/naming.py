@@ -22,6 +22,7 @@ class Namer:
         self._next = {}
         self.versioned = set()  # user names whose first version is handed out
         self.temps = set()  # names of temporaries (not user variables, not gradients)
+        self.grads = set()  # names of gradients and tangents
 
     def reserve(self, name):
         self.taken.add(name)
@@ -62,8 +63,11 @@ class Namer:
         for candidate in (f"d{primal}", f"d_{primal}"):
             if candidate not in self.taken:
                 self.taken.add(candidate)
+                self.grads.add(candidate)
                 return candidate
-        return self.fresh(f"d_{primal}")
+        name = self.fresh(f"d_{primal}")
+        self.grads.add(name)
+        return name
 
 
 def _clean(name):

@@ -86,7 +86,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False):
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items)
     name = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     text = assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple)
-    text = tidy(text, namer.temps | gen.temp_grads)
+    text = tidy(text, namer.temps | gen.temp_grads, namer.grads)
     _debug("reverse", text)
     helpers = set(gen.helpers)
     if "check_scalar" in text:
@@ -94,11 +94,6 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False):
     label = f"{name} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     defaults = func.__defaults__ or ()
     kwdefaults = dict(func.__kwdefaults__ or {})
-    if mode != "vjp":
-        if fn.source.node.args.kwonlyargs:
-            kwdefaults[gen.seed] = 1.0
-        else:
-            defaults = defaults + (1.0,)
     compiled = emit.compile_function(text, name, func, helpers, spelled, label,
                                      defaults or None, kwdefaults or None, gen.cells)
     return compiled, text
@@ -122,7 +117,7 @@ def tangent(func, wrt, kinds, items=None, inner=False):
     body = emit.render(code, {}, 0)
     body.append(f"return {result}, {tangent_out}")
     text = head + "\n" + "".join(f"    {line}\n" for line in body)
-    text = tidy(text, namer.temps | fwd.temp_tangents)
+    text = tidy(text, namer.temps | fwd.temp_tangents, namer.grads)
     _debug("forward", text)
     helpers = set(fwd.used_helpers) | {h for h in emit.HELPER_OBJECTS if re.search(
         rf"\b{re.escape(spelled.get(h, h))}\b", text)}
@@ -157,7 +152,7 @@ def make_split(func, wrt, kinds, entry):
     body.append("return " + (grads[0] if len(grads) == 1 else ", ".join(grads)))
     bwd_text = f"def {bwd_name}({ctx}, {gen.seed}):\n" + "".join(f"    {line}\n" for line in body)
     temps = namer.temps | gen.temp_grads
-    fwd_text, bwd_text = tidy(fwd_text, temps), tidy(bwd_text, temps)
+    fwd_text, bwd_text = tidy(fwd_text, temps, namer.grads), tidy(bwd_text, temps, namer.grads)
     _debug(f"split of {fn.name}", fwd_text + "\n" + bwd_text)
     where = f"{func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     fwd = emit.compile_function(fwd_text, fwd_name, func, set(gen.helpers), spelled,
@@ -183,6 +178,10 @@ def assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple=False)
         if mode != "vjp":
             body.append("# backward")
         body += backward
+    if mode != "vjp":
+        # the seed is a constant: tidy folds it into what reads it, or drops it
+        body.insert(len(body) - len(backward) if backward else len(body),
+                    f"{gen.seed} = 1.0")
     grads = [gen.grads[w] for w in wrt]
     out = grads[0] if len(grads) == 1 and not as_tuple else ", ".join(grads) + (
         "," if len(grads) == 1 else "")
@@ -200,7 +199,8 @@ def assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple=False)
 
 
 def _restored(name, lines):
-    pattern = re.compile(rf"(^|[ ,(]){re.escape(name)}\b[^=]*= \w+\.pop\(\)|^for {re.escape(name)} ")
+    name = re.escape(name)
+    pattern = re.compile(rf"(^|[ ,(]){name}\b[^=]*= \w+\.pop\(\)|^for {name} ")
     return any(pattern.search(line.strip()) for line in lines)
 
 
@@ -215,10 +215,7 @@ def _signature(fn, seed, mode):
             parts.append("/")
     if mode == "vjp":
         parts.insert(0, seed)
-    seed_part = f"{seed}=1.0" if mode not in ("vjp", "fwd") else None
     if kwonly:
         parts.append("*")
         parts += kwonly
-    if seed_part:
-        parts.append(seed_part)
     return ", ".join(parts)

@@ -17,11 +17,10 @@ The result is a :class:`Generated` holding code as nested lists of lines (``Comp
 from __future__ import annotations
 
 import ast
-import operator
-from dataclasses import dataclass, field
-
 import inspect
+import operator
 import types
+from dataclasses import dataclass, field
 
 from . import calls, ir, templates
 from .analyse import ANY, ARRAY, SCALAR, SEQ, Analysis, kind_of_value
@@ -241,7 +240,7 @@ class Reverse:
             raise self.missing_rule(stmt, value)
         scalar = all(self.an.kind(a) == SCALAR for a in value.args if isinstance(
             a, (ir.Var, ir.Const)))
-        names = {p: str(a) for p, a in bound.items()}
+        names = {p: _text(a) for p, a in bound.items()}
         names["g"] = gname
         names["ans"] = stmt.target
         for free, obj in rule.namespace.items():  # a user rule's own helpers
@@ -653,6 +652,15 @@ class Reverse:
         else:
             code.append(Compound(f"while {stmt.test}:", body))
         return code
+
+
+def _text(value):
+    """A bound argument as code: an atom as it prints, a default value by its repr."""
+    if isinstance(value, (ir.Var, ir.Const, ir.Slice, ir.Index)):
+        return str(value)
+    if isinstance(value, tuple):
+        return "(" + "".join(f"{_text(v)}, " for v in value) + ")"
+    return repr(value)
 
 
 def _is_plain_g(template):

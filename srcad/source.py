@@ -76,7 +76,9 @@ def read(func):
     try:
         lines, first_line = inspect.getsourcelines(func)
     except (OSError, TypeError) as exc:
-        where = "code typed at a prompt or built by exec()" if filename.startswith("<") else filename
+        where = filename
+        if filename.startswith("<"):
+            where = "code typed at a prompt or built by exec()"
         raise SourceUnavailableError(
             f"cannot read the source of {_describe(func)} ({where})",
             filename=filename,

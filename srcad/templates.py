@@ -67,7 +67,20 @@ def simplify(node):
     return ast.fix_missing_locations(node)
 
 
+def _is_where(node):
+    func = node.func
+    return (isinstance(func, ast.Name) and func.id == "where") or (
+        isinstance(func, ast.Attribute) and func.attr == "where"
+        and isinstance(func.value, ast.Name) and func.value.id in ("np", "numpy"))
+
+
 class _Simplify(ast.NodeTransformer):
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if _is_where(node) and len(node.args) == 3 and _is_num(node.args[0]):
+            return node.args[1] if node.args[0].value else node.args[2]  # a known condition
+        return node
+
     def visit_BinOp(self, node):
         self.generic_visit(node)
         left, right, op = node.left, node.right, type(node.op)
@@ -80,6 +93,9 @@ class _Simplify(ast.NodeTransformer):
                 return ast.Constant(value=value) if value >= 0 else ast.UnaryOp(
                     op=ast.USub(), operand=ast.Constant(value=-value))
         if op is ast.Mult:
+            folded = _fold_product(node)
+            if folded is not None:
+                return folded
             if _is_num(left, 1):
                 return right
             if _is_num(right, 1):
@@ -120,6 +136,36 @@ class _Simplify(ast.NodeTransformer):
         if isinstance(node.op, ast.UAdd):
             return inner
         return node
+
+
+def _factors(node):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return _factors(node.left) + _factors(node.right)
+    return [node]
+
+
+def _fold_product(node):
+    """A product with several literal factors: multiply them, put the literal first."""
+    factors = _factors(node)
+    numbers = [f for f in factors if _is_num(f)]
+    if len(numbers) < 2:
+        return None
+    value = 1
+    for f in numbers:
+        value *= f.value
+    rest = [f for f in factors if not _is_num(f)]
+    if not rest:
+        return ast.Constant(value=value)
+    product = rest[0]
+    for f in rest[1:]:
+        product = ast.BinOp(left=product, op=ast.Mult(), right=f)
+    if value == 1:
+        return product
+    if value == -1:
+        return ast.UnaryOp(op=ast.USub(), operand=product)
+    constant = ast.Constant(value=abs(value))
+    out = ast.BinOp(left=constant, op=ast.Mult(), right=product)
+    return out if value > 0 else ast.UnaryOp(op=ast.USub(), operand=out)
 
 
 def text(node):

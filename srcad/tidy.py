@@ -13,25 +13,31 @@ Comments (``# line 5: ...``) survive: they travel through the AST as marker call
 from __future__ import annotations
 
 import ast
+import copy
 import re
+
+from .templates import simplify
 
 _MARK = "__srcad_comment__"
 _COMMENT = re.compile(r"^(\s*)# ?(.*)$")
 _MARKED = re.compile(rf"^(\s*){_MARK}\((.*)\)$")
 
 
-def tidy(text, temps):
-    """``text`` (one function definition) tidied; ``temps`` are the names srcad invented."""
+def tidy(text, temps, grads=()):
+    """``text`` (one function definition) tidied; ``temps`` are the names srcad invented,
+    ``grads`` the names of gradients (a value's name never turns into a gradient's)."""
     lines = []
     for line in text.splitlines():
         match = _COMMENT.match(line)
         lines.append(f"{match.group(1)}{_MARK}({match.group(2)!r})" if match else line)
     tree = ast.parse("\n".join(lines))
     fdef = tree.body[0]
-    for _ in range(10):
-        changed = _propagate_copies(fdef) | _inline_temps(fdef, set(temps))
+    for _ in range(50):
+        changed = (_propagate_copies(fdef, set(grads)) or _propagate_constants(fdef)
+                   or _inline_temps(fdef, set(temps)) or _dead_code(fdef))
         if not changed:
             break
+    simplify(fdef)
     _Signs().visit(tree)
     _fill_empty(fdef)
     out = []
@@ -62,7 +68,7 @@ def _drop_empty_comments(lines):
     for i, line in enumerate(lines):
         stripped = line.strip()
         if stripped.startswith("# line "):
-            nxt = next((l for l in lines[i + 1:] if l.strip()), "")
+            nxt = next((later for later in lines[i + 1:] if later.strip()), "")
             indent = len(line) - len(line.lstrip())
             nxt_indent = len(nxt) - len(nxt.lstrip())
             if nxt.strip().startswith("# line ") and nxt_indent == indent or nxt_indent < indent:
@@ -97,7 +103,17 @@ def _fill_empty(node):
 
 
 class _Signs(ast.NodeTransformer):
-    """``a + -b`` -> ``a - b`` and ``a - -b`` -> ``a + b``."""
+    """``a + -b`` -> ``a - b``, ``a - -b`` -> ``a + b``, and ``-(x * y)`` -> ``-x * y``."""
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        inner = node.operand
+        if isinstance(node.op, ast.USub) and isinstance(inner, ast.BinOp) and isinstance(
+            inner.op, (ast.Mult, ast.Div)
+        ) and isinstance(inner.left, ast.Name):
+            left = ast.UnaryOp(op=ast.USub(), operand=inner.left)
+            return ast.BinOp(left=left, op=inner.op, right=inner.right)
+        return node
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
@@ -157,7 +173,7 @@ def _rename(node, old, new):
 # ---------------------------------------------------------------- copies
 
 
-def _propagate_copies(fdef):
+def _propagate_copies(fdef, grads):
     stores, loads = _stores(fdef), _loads(fdef)
     params = {a.arg for a in fdef.args.args + fdef.args.kwonlyargs}
     returned = {n for stmt in fdef.body if isinstance(stmt, ast.Return) for n in _loads(stmt)}
@@ -168,14 +184,17 @@ def _propagate_copies(fdef):
             a, b = stmt.targets[0].id, stmt.value.id
             if a == b or a in params:
                 continue
-            if _coalesce(fdef, block, i, a, b, stores, loads, params):
+            mixed = (a in grads) != (b in grads)  # dw = a: keep the value's name and the copy
+            if not mixed and _coalesce(fdef, block, i, a, b, stores, loads, params):
                 return True
+            if mixed and a in returned:
+                continue
             if stores.get(a, 0) != 1 or a in returned:
                 continue
             if (in_loop or stores.get(b, 0) > 1) and not _local_uses(block, i, a, b, loads):
                 continue
             del block[i]
-            if loads.get(b, 0) == 1 and b not in params:
+            if loads.get(b, 0) == 1 and b not in params and not mixed:
                 _rename(fdef, b, a)  # b was only copied: its definition becomes a's
             else:
                 _rename(fdef, a, b)
@@ -225,6 +244,86 @@ def _local_uses(block, i, a, b, loads):
             return seen == loads.get(a, 0) and a not in _loads(stmt)
         seen += _loads(stmt).get(a, 0)
     return seen == loads.get(a, 0)
+
+
+# ---------------------------------------------------------------- constants, dead code
+
+
+def _is_number(node):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def _propagate_constants(fdef):
+    """``dy = 1.0`` assigned once outside loops: write ``1.0`` where ``dy`` is read, simplify."""
+    stores, loads = _stores(fdef), _loads(fdef)
+    for block, in_loop in _blocks(fdef):
+        if in_loop:
+            continue
+        for i, stmt in enumerate(block):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name) and _is_number(stmt.value)):
+                continue
+            name = stmt.targets[0].id
+            if stores.get(name, 0) != 1 or not loads.get(name):
+                continue
+            if any(isinstance(s, ast.AugAssign) for s in ast.walk(fdef)
+                   if isinstance(getattr(s, "target", None), ast.Name)
+                   and s.target.id == name):
+                continue
+            value = stmt.value
+            del block[i]
+            for node in ast.walk(fdef):
+                for field, child in ast.iter_fields(node):
+                    if isinstance(child, ast.Name) and child.id == name:
+                        setattr(node, field, copy.deepcopy(value))
+                    elif isinstance(child, list):
+                        for k, item in enumerate(child):
+                            if isinstance(item, ast.Name) and item.id == name:
+                                child[k] = copy.deepcopy(value)
+            simplify(fdef)
+            return True
+    return False
+
+
+#: operations that cannot raise on floats, so an unused result may go unevaluated
+_SAFE_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Pow)
+_PURE_HELPERS = {"unbroadcast", "broadcast_as", "zeros_like", "add", "fill", "total",
+                 "expand", "scatter", "cleared", "like", "sign"}
+
+
+def _safe(node):
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.BinOp) and not isinstance(sub.op, _SAFE_BINOPS):
+            return False
+        if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Pow) and not _is_number(
+            sub.right
+        ):
+            return False
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            numpy = (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                     and func.value.id == "np")
+            if not (numpy or isinstance(func, ast.Name) and func.id in _PURE_HELPERS):
+                return False
+        if isinstance(sub, (ast.Subscript, ast.Await, ast.Yield, ast.NamedExpr)):
+            return False
+    return True
+
+
+def _dead_code(fdef):
+    """Drop assignments nothing reads whose evaluation cannot fail or act (the forward values
+    only the discarded output needed, in a function that returns gradients only)."""
+    loads = _loads(fdef)
+    for block, _ in _blocks(fdef):
+        for i, stmt in enumerate(block):
+            if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                    and not loads.get(stmt.targets[0].id) and _safe(stmt.value)):
+                del block[i]
+                return True
+    return False
 
 
 # ---------------------------------------------------------------- temporaries

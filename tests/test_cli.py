@@ -2,7 +2,6 @@
 
 import importlib.util
 import os
-import pathlib
 import subprocess
 import sys
 import textwrap
@@ -94,10 +93,11 @@ def test_show_colours_on_request(model):
 
 def test_show_forward(model):
     done = srcad_cli("show", f"{model}:f", "--forward")
-    if done.returncode == 2:
+    if done.returncode == 2:  # until srcad has a forward mode
         assert "forward mode is not available yet" in done.stderr
     else:
         assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("def jvp_f(x, w") and "return" in done.stdout
 
 
 def test_compare_prints_the_table(model):
@@ -151,19 +151,3 @@ def test_errors_are_one_line(model, tmp_path):
     broken.write_text("def f(x):\n    return x +\n")
     assert_one_line_error(srcad_cli("show", f"{broken}:f"), "syntax error")
 
-
-EXAMPLES = pathlib.Path(__file__).parent.parent / "examples"
-
-
-@pytest.mark.parametrize("script, expected", [
-    ("pytorch_session.py", ["dy/dw = 5.0   dy/dx = 2.0", "is_leaf: w=True  x=True  a=False",
-                            "a=AddBackward", "a.grad = 2.0", "def grad_f(x, w"]),
-    ("static_vs_dynamic.py", ["dg/da = -252 - 180 * d = -432.0", "dg/da = -432.0   dg/do = -1.0",
-                              "build (first call)", "fifty inputs", "def grad_g(a, o"]),
-])
-def test_examples_run(script, expected):
-    done = subprocess.run([sys.executable, str(EXAMPLES / script)], capture_output=True,
-                          text=True, timeout=120, cwd=EXAMPLES)
-    assert done.returncode == 0, done.stderr
-    for text in expected:
-        assert text in done.stdout

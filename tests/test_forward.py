@@ -74,7 +74,7 @@ def test_hessian_of_loop_and_branch_matches_finite_differences():
     h = np.array(srcad.hessian(loop_and_branch, wrt=(0, 1))(*args))
     grad = srcad.grad(loop_and_branch, wrt=(0, 1))
     for j in range(2):
-        column = numerical_grad(lambda *a: grad(*a)[j], args, (0, 1))
+        column = numerical_grad(lambda *a, j=j: grad(*a)[j], args, (0, 1))
         assert np.allclose(h[:, j], column, rtol=1e-6)
     assert np.allclose(h, h.T, rtol=1e-10)
 

@@ -6,7 +6,8 @@ with a softmax cross-entropy loss, a recurrent network unrolled over 20 steps by
 loop (once keeping only the last state, once collecting every output in a list), and layer
 normalisation. autograd runs the very same functions (their ``np`` is swapped for
 ``autograd.numpy``); the PyTorch versions are written out by hand. srcad must agree with both
-to 1e-10 relative error, and with finite differences along random directions.
+to 1e-10 relative error, and with finite differences along random directions; their
+Hessian-vector products (srcad.vjp of srcad.grad) must agree with autograd's.
 """
 
 from __future__ import annotations
@@ -200,3 +201,24 @@ def test_rnn_saves_one_state_per_step():
     """The RNN's backward sweep reads the states the loop overwrites: they go on a stack."""
     text = srcad.source(srcad.grad(rnn_loss, wrt=(0, 1, 2, 3)), *MODELS["rnn"][2])
     assert ".append(" in text and ".pop()" in text
+
+
+@pytest.mark.parametrize("name", ["mlp", "layer-norm", "rnn"])
+def test_hessian_vector_product_against_autograd(name):
+    """Second derivatives: srcad.vjp of srcad.grad is the Hessian-vector product."""
+    autograd = pytest.importorskip("autograd")
+    f, wrt, args = MODELS[name]
+    u = np.random.default_rng(2).normal(size=np.shape(args[0]))
+    _, pullback = srcad.vjp(srcad.grad(f, wrt=0), *args, wrt=wrt)
+    got = pullback(u)
+    f_ag = _with_autograd(f)
+    grad0 = autograd.grad(f_ag, 0)
+    anp = pytest.importorskip("autograd.numpy")
+
+    def along_u(*xs):
+        return anp.sum(grad0(*xs) * u)
+
+    expected = autograd.grad(along_u, wrt)(*args)
+    for i, h, e in zip(wrt, got, expected):
+        assert np.shape(h) == np.shape(args[i])
+        np.testing.assert_allclose(h, e, rtol=1e-9, atol=1e-12, err_msg=f"{name} arg {i}")

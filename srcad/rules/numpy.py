@@ -367,6 +367,3 @@ RANDOM = [getattr(np.random, name) for name in np.random.__all__
           and not isinstance(getattr(np.random, name), type)]
 nondiff(*RANDOM)
 registry.impure.update(RANDOM)
-
-# the helpers these templates call (until srcad's emitter imports srcad.numpy_helpers itself)
-runtime.HELPERS.update(numpy_helpers.HELPERS)

@@ -17,7 +17,8 @@ defvjp(operator.add, "a, b", a="g", b="g", broadcast=True)
 defvjp(operator.sub, "a, b", a="g", b="-g", broadcast=True)
 defvjp(operator.mul, "a, b", a="g * b", b="g * a", broadcast=True)
 defvjp(operator.truediv, "a, b", a="g / b", b="-g * ans / b", broadcast=True)
-defvjp(operator.pow, "a, b", a="g * b * a ** (b - 1)", b="g * ans * log(a)", broadcast=True)
+defvjp(operator.pow, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
+       b="g * ans * log(where(a, a, 1.0))", broadcast=True)
 defvjp(operator.mod, "a, b", a="g", b="-g * (a // b)", broadcast=True)
 defvjp(operator.neg, "a", a="-g")
 defvjp(operator.pos, "a", a="g")
@@ -30,7 +31,8 @@ nondiff(operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operato
 
 # ---------------------------------------------------------------- builtins
 defvjp(builtins.abs, "x", x="g * sign(x)")
-defvjp(builtins.pow, "a, b", a="g * b * a ** (b - 1)", b="g * ans * log(a)")
+defvjp(builtins.pow, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
+       b="g * ans * log(where(a, a, 1.0))")
 defvjp(builtins.float, "x=0.0", x="g")
 defvjp(builtins.sum, "iterable, start=0", iterable="fill(g, iterable)", start="g")
 defvjp(builtins.list, "iterable=()", iterable="g")
@@ -44,6 +46,7 @@ nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.boo
 # ---------------------------------------------------------------- srcad's own helpers
 # (generated code calls them; these rules let srcad differentiate its own output again)
 defvjp(runtime.add, "a, b", a="g", b="g")
+defvjp(runtime.where, "c, a, b", a="where(c, g, 0.0)", b="where(c, 0.0, g)")
 defvjp(runtime.unbroadcast, "value, like", value="broadcast_as(g, value)")
 defvjp(runtime.broadcast_as, "value, like", value="unbroadcast(g, value)")
 defvjp(runtime.fill, "value, like", value="total(g)")
@@ -81,7 +84,8 @@ defvjp(math.log1p, "x", x="g / (1 + x)")
 defvjp(math.log2, "x", x="g / (x * 0.6931471805599453)")
 defvjp(math.log10, "x", x="g / (x * 2.302585092994046)")
 defvjp(math.sqrt, "x", x="g / (2 * ans)")
-defvjp(math.pow, "a, b", a="g * b * a ** (b - 1)", b="g * ans * log(a)")
+defvjp(math.pow, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
+       b="g * ans * log(where(a, a, 1.0))")
 defvjp(math.fabs, "x", x="g * sign(x)")
 
 # ---------------------------------------------------------------- math: special functions

@@ -50,6 +50,11 @@ class Rule:
         self.name = name or getattr(fn, "__qualname__", repr(fn))
         self.signature = _signature(signature, fn)
         self.params = list(self.signature.parameters)
+        reserved = {"g", "ans"} & set(self.params)
+        if reserved:
+            raise RuleError(f"rule for {self.name}: a parameter may not be named "
+                            f"{sorted(reserved)[0]!r} (templates use it for the gradient of "
+                            "the result / the result)", hint="rename it in the signature")
         unknown = set(templates) - set(self.params)
         if unknown:
             raise RuleError(f"rule for {self.name}: templates for unknown parameters {unknown}",
@@ -109,6 +114,11 @@ class Registry:
             return fn.name not in _MUTATING_METHODS
         if isinstance(fn, (ir.Attr, ir.Build)) or fn in _PURE_MARKERS:
             return True
+        try:
+            if fn in self.impure:  # random draws: dropping one changes the draws after it
+                return False
+        except TypeError:
+            pass
         return self.has_rule(fn) or self.is_nondiff(fn)
 
 
