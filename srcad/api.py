@@ -37,15 +37,15 @@ def grad(f=None, wrt=0):
     (2.0, 5.0)
     """
     if f is None:
-        return lambda func: Transformed(func, wrt, "grad")
-    return Transformed(f, wrt, "grad")
+        return lambda func: Transformed(func, wrt, "grad").function
+    return Transformed(f, wrt, "grad").function
 
 
 def value_and_grad(f=None, wrt=0):
     """Like :func:`grad`, returning ``(value, gradient(s))``."""
     if f is None:
-        return lambda func: Transformed(func, wrt, "value_and_grad")
-    return Transformed(f, wrt, "value_and_grad")
+        return lambda func: Transformed(func, wrt, "value_and_grad").function
+    return Transformed(f, wrt, "value_and_grad").function
 
 
 def vjp(f, *args, wrt=None):
@@ -72,7 +72,7 @@ def jvp(f, primals, tangents, wrt=None):
     (default: all of ``primals``), each shaped like its argument.
     """
     primals, tangents = tuple(primals), tuple(tangents)
-    user = f._user if isinstance(f, Transformed) else f
+    user = _transformed(f)._user if _is_transformed(f) else f
     params, names, _ = _resolve_wrt(user, tuple(range(len(primals))) if wrt is None else wrt)
     if len(tangents) != len(names):
         raise WrtError(f"jvp got {len(tangents)} tangents for {len(names)} wrt arguments",
@@ -90,16 +90,17 @@ def _jvp_function(f, names, primals):
     if fn is None:
         target = f
         values_source = primals
-        if isinstance(f, Transformed):
-            bound = f._bind(primals, {})
-            target = f._specialise(bound).__srcad_raw__
+        if _is_transformed(f):
+            inner = _transformed(f)
+            bound = inner._bind(primals, {})
+            target = inner._specialise(bound).__srcad_raw__
             full = inspect.signature(target).bind(*primals)
         else:
             full = inspect.signature(target).bind(*values_source)
         full.apply_defaults()
         values = dict(full.arguments)
         for name in names:
-            _check_wrt_value(f._user if isinstance(f, Transformed) else f, name,
+            _check_wrt_value(_transformed(f)._user if _is_transformed(f) else f, name,
                              values.get(name))
         kinds = {p: kind_of_value(v) for p, v in values.items()}
         items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
@@ -119,7 +120,7 @@ def _jvp_function(f, names, primals):
 
 def jvp_source(f, *primals, wrt=None):
     """The generated forward-mode source of ``f`` for these example arguments."""
-    user = f._user if isinstance(f, Transformed) else f
+    user = _transformed(f)._user if _is_transformed(f) else f
     _, names, _ = _resolve_wrt(user, tuple(range(len(primals))) if wrt is None else wrt)
     return _jvp_function(f, names, tuple(primals)).__srcad_source__
 
@@ -130,18 +131,18 @@ def source(g, *example_args):
     Shows the specialisation made for ``example_args`` if given, else the one used last, else
     the one for Python-float arguments.
     """
-    if not isinstance(g, Transformed):
+    if not _is_transformed(g):
         raise TypeError(
             f"srcad.source expects a function made by srcad.grad/value_and_grad, got {g!r}; "
             "use srcad.ssa(f) to see a plain function's SSA form"
         )
-    return g.source(*example_args)
+    return _transformed(g).source(*example_args)
 
 
 def ssa(f):
     """The SSA form of ``f`` as Python source text."""
-    if isinstance(f, Transformed):
-        f = f.__wrapped__
+    if _is_transformed(f):
+        f = _transformed(f)._user
     fn, _ = pipeline.to_ssa(f)
     ir.check(fn)
     return ir.to_source(fn)
@@ -162,17 +163,29 @@ class Transformed:
     def __init__(self, f, wrt, mode):
         if not callable(f):
             raise TypeError(f"srcad.{mode} expects a function, got {f!r}")
-        if not isinstance(f, Transformed):
+        if not _is_transformed(f):
             read_source(f)  # fail now, not at the first call, if there is no source
-        self._user = f._user if isinstance(f, Transformed) else f
-        self._f = f
+        self._user = _transformed(f)._user if _is_transformed(f) else f
+        self._f = _transformed(f) if _is_transformed(f) else f
         self._mode = mode
         self._params, self._wrt, self._single = _resolve_wrt(f, wrt)
         self._cache = {}
         self._lock = threading.RLock()
         self._last = None
-        functools.update_wrapper(self, f, updated=())
+        functools.update_wrapper(self, self._user, updated=())
+        self._function = None
         _ALL.append(self)
+
+    @property
+    def function(self):
+        """A plain function with ``f``'s signature that calls the right specialisation.
+
+        Its body is one dict lookup on the classes of the arguments, then the call: the
+        cheapest dispatch Python allows short of calling the generated function directly.
+        """
+        if self._function is None:
+            self._function = _dispatcher(self)
+        return self._function
 
     def __call__(self, *args, **kwargs):
         if not kwargs:
@@ -193,6 +206,8 @@ class Transformed:
         call_args = args[1:] if self._mode == "vjp" else args
         bound = self._bind(call_args, kwargs)
         fn = self._specialise(bound)
+        if self._mode != "vjp":
+            return fn(*bound.args, **bound.kwargs)
         if kwargs:
             if self._mode == "vjp":
                 return fn(args[0], *bound.args, **bound.kwargs)
@@ -215,14 +230,14 @@ class Transformed:
         values = dict(bound.arguments)
         for name in self._wrt:
             _check_wrt_value(self._user, name, values.get(name))
-        key = _key(bound.args)
+        key = _key(list(bound.arguments.values()))
         with self._lock:
             fn = self._cache.get(key)
             if fn is None:
                 target = self._f
-                if isinstance(target, Transformed):
+                if _is_transformed(target):
                     # a derivative of a derivative: transform the generated code itself
-                    target = target._specialise(bound).__srcad_raw__
+                    target = _transformed(target)._specialise(bound).__srcad_raw__
                     full = inspect.signature(target).bind(*bound.args, **bound.kwargs)
                     full.apply_defaults()
                     values = dict(full.arguments)
@@ -271,6 +286,53 @@ def _structure(value):
     if isinstance(value, (list, tuple)):
         return (type(value).__name__,) + tuple(_structure(v) for v in value)
     return type(value)
+
+
+def _is_transformed(obj):
+    return isinstance(obj, Transformed) or isinstance(getattr(obj, "__srcad__", None),
+                                                      Transformed)
+
+
+def _transformed(obj):
+    return obj if isinstance(obj, Transformed) else obj.__srcad__
+
+
+def _dispatcher(t):
+    """Generate ``def f(x, w): fn = get((x.__class__, w.__class__)); ...`` for ``t``."""
+    sig = inspect.signature(t._user)
+    params = [p for p in sig.parameters.values()
+              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    names = [p.name for p in params]
+    positional = [p.name for p in params if p.kind != p.KEYWORD_ONLY]
+    kwonly = [p.name for p in params if p.kind == p.KEYWORD_ONLY]
+    taken = set(names)
+    get, slow, fn = (_free(base, taken) for base in ("get", "slow", "fn"))
+    head = ", ".join(positional) + (", *, " + ", ".join(kwonly) if kwonly else "")
+    key = "(" + "".join(f"{n}.__class__, " for n in names) + ")"
+    call = ", ".join(positional + [f"{k}={k}" for k in kwonly])
+    kwargs = "{" + ", ".join(f"{k!r}: {k}" for k in kwonly) + "}"
+    text = (f"def make({get}, {slow}):\n"
+            f"    def dispatch({head}):\n"
+            f"        {fn} = {get}({key})\n"
+            f"        if {fn} is None:\n"
+            f"            return {slow}(({''.join(p + ', ' for p in positional)}), {kwargs})\n"
+            f"        return {fn}({call})\n"
+            f"    return dispatch\n")
+    namespace = {}
+    exec(compile(text, f"<srcad dispatch of {t._user.__qualname__}>", "exec"), namespace)  # noqa: S102
+    dispatch = namespace["make"](t._cache.get, t._slow_call)
+    functools.update_wrapper(dispatch, t._user)
+    dispatch.__defaults__ = t._user.__defaults__
+    dispatch.__kwdefaults__ = t._user.__kwdefaults__
+    dispatch.__srcad__ = t
+    return dispatch
+
+
+def _free(base, taken):
+    name = f"_{base}"
+    while name in taken:
+        name += "_"
+    return name
 
 
 def _n_required(f):

@@ -33,12 +33,15 @@ def tidy(text, temps, grads=()):
     tree = ast.parse("\n".join(lines))
     fdef = tree.body[0]
     for _ in range(50):
+        for block, _ in _blocks(fdef):
+            _drop_self_copies(block)
         changed = (_propagate_copies(fdef, set(grads)) or _propagate_constants(fdef)
                    or _inline_temps(fdef, set(temps)) or _dead_code(fdef))
         if not changed:
             break
     simplify(fdef)
     _Signs().visit(tree)
+    _while_tests(fdef)
     _fill_empty(fdef)
     out = []
     for line in ast.unparse(tree).splitlines():
@@ -75,6 +78,22 @@ def _drop_empty_comments(lines):
                 continue
         kept.append(line)
     return kept
+
+
+def _while_tests(fdef):
+    """``while True:`` opening with ``if not c: break`` is ``while c:``."""
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.While) and isinstance(node.test, ast.Constant)
+                and node.test.value is True and node.body and not node.orelse):
+            continue
+        first = node.body[0]
+        if (isinstance(first, ast.If) and not first.orelse and len(first.body) == 1
+                and isinstance(first.body[0], ast.Break)):
+            test = first.test
+            node.test = (test.operand if isinstance(test, ast.UnaryOp)
+                         and isinstance(test.op, ast.Not) else ast.UnaryOp(op=ast.Not(),
+                                                                             operand=test))
+            node.body = node.body[1:] or [ast.Pass()]
 
 
 def _is_marker(stmt):
@@ -204,9 +223,9 @@ def _propagate_copies(fdef, grads):
 
 
 def _drop_self_copies(block):
-    block[:] = [s for s in block if not (_is_copy(s) and s.targets[0].id == s.value.id)]
-    if not block:
-        block.append(ast.Pass())
+    kept = [s for s in block if not (_is_copy(s) and s.targets[0].id == s.value.id)]
+    if len(kept) != len(block):
+        block[:] = kept or [ast.Pass()]
 
 
 def _is_copy(stmt):
