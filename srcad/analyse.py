@@ -72,7 +72,12 @@ class Analysis:
             if items:
                 kinds = set(items.values())
                 self.elems[name] = kinds.pop() if len(kinds) == 1 else ANY
+        self._solving = True
         self._kinds()
+        self._solving = False
+        for name, kind in self.kinds.items():
+            if kind is None:
+                self.kinds[name] = ANY
         self._varied()
         self._useful()
 
@@ -80,7 +85,8 @@ class Analysis:
 
     def kind(self, atom):
         if isinstance(atom, ir.Var):
-            return self.kinds.get(atom.name, ANY)
+            # while solving, a name not reached yet is "no information" (None), not ANY
+            return self.kinds.get(atom.name, None if self._solving else ANY)
         if isinstance(atom, ir.Const):
             return kind_of_value(atom.value)
         return OTHER
@@ -110,9 +116,8 @@ class Analysis:
                     if stmt.target:
                         self.kinds[stmt.target] = SCALAR
                     for phi in stmt.phis:
-                        known = [self.kind(s) for s in phi.sources if s is not None and not (
-                            isinstance(s, ir.Var) and s.name not in self.kinds)]
-                        self.kinds[phi.target] = join(known) if known else ANY
+                        self.kinds[phi.target] = join(self.kind(s) for s in phi.sources
+                                                      if s is not None)
                 for phi in getattr(stmt, "phis", ()):
                     for s in phi.sources:
                         if isinstance(s, ir.Var) and s.name in self.elems:

@@ -12,6 +12,7 @@ import functools
 import inspect
 import numbers
 import threading
+import weakref
 
 import numpy as np
 
@@ -148,7 +149,8 @@ def ssa(f):
     return ir.to_source(fn)
 
 
-_ALL = []
+_ALL = weakref.WeakSet()  # every live transformed function, for clear_cache
+MAX_SPECIALISATIONS = 64  # per function; past that the cache starts again
 
 
 def clear_cache():
@@ -174,7 +176,7 @@ class Transformed:
         self._last = None
         functools.update_wrapper(self, self._user, updated=())
         self._function = None
-        _ALL.append(self)
+        _ALL.add(self)
 
     @property
     def function(self):
@@ -233,6 +235,8 @@ class Transformed:
         key = _key(list(bound.arguments.values()))
         with self._lock:
             fn = self._cache.get(key)
+            if fn is None and len(self._cache) >= MAX_SPECIALISATIONS:
+                self._cache.clear()  # bounded: a function called with ever new kinds
             if fn is None:
                 target = self._f
                 if _is_transformed(target):

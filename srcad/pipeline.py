@@ -32,6 +32,16 @@ from .validate import validate
 
 DEBUG = bool(os.environ.get("SRCAD_DEBUG"))
 
+#: 1 (the default): tidy the generated code (inline temporaries, propagate copies and
+#: constants, drop dead forward values); 0: emit it as the reverse pass writes it. Both give
+#: the same numbers; the tests run the corpus at both levels. ``SRCAD_OPTIMIZE=0`` or
+#: ``srcad.pipeline.OPTIMIZE = 0`` (then ``srcad.clear_cache()``) selects level 0.
+OPTIMIZE = int(os.environ.get("SRCAD_OPTIMIZE", "1"))
+
+
+def _tidy(text, temps, grads):
+    return tidy(text, temps, grads) if OPTIMIZE else text
+
 
 def _debug(stage, text):
     if DEBUG:
@@ -86,7 +96,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False):
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items)
     name = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     text = assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple)
-    text = tidy(text, namer.temps | gen.temp_grads, namer.grads)
+    text = _tidy(text, namer.temps | gen.temp_grads, namer.grads)
     _debug("reverse", text)
     helpers = set(gen.helpers)
     if "check_scalar" in text:
@@ -117,7 +127,7 @@ def tangent(func, wrt, kinds, items=None, inner=False):
     body = emit.render(code, {}, 0)
     body.append(f"return {result}, {tangent_out}")
     text = head + "\n" + "".join(f"    {line}\n" for line in body)
-    text = tidy(text, namer.temps | fwd.temp_tangents, namer.grads)
+    text = _tidy(text, namer.temps | fwd.temp_tangents, namer.grads)
     _debug("forward", text)
     helpers = set(fwd.used_helpers) | {h for h in emit.HELPER_OBJECTS if re.search(
         rf"\b{re.escape(spelled.get(h, h))}\b", text)}
@@ -152,7 +162,7 @@ def make_split(func, wrt, kinds, entry):
     body.append("return " + (grads[0] if len(grads) == 1 else ", ".join(grads)))
     bwd_text = f"def {bwd_name}({ctx}, {gen.seed}):\n" + "".join(f"    {line}\n" for line in body)
     temps = namer.temps | gen.temp_grads
-    fwd_text, bwd_text = tidy(fwd_text, temps, namer.grads), tidy(bwd_text, temps, namer.grads)
+    fwd_text, bwd_text = _tidy(fwd_text, temps, namer.grads), _tidy(bwd_text, temps, namer.grads)
     _debug(f"split of {fn.name}", fwd_text + "\n" + bwd_text)
     where = f"{func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     fwd = emit.compile_function(fwd_text, fwd_name, func, set(gen.helpers), spelled,

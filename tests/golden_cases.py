@@ -1,0 +1,30 @@
+"""Functions whose generated code is locked by golden files (tests/golden/*.txt)."""
+
+import math
+
+
+def scalar_loop(x, n):
+    for _ in range(n):
+        x = x * 0.999 + math.sin(x) * 0.01
+    return x
+
+
+def taylor_exp(x):
+    term = 1.0
+    total = 1.0
+    k = 1
+    while abs(term) > 1e-12:
+        term = term * x / k
+        total = total + term
+        k += 1
+    return total
+
+
+def clipped_sum(x, n):
+    s = 0.0
+    for i in range(n):
+        v = x * i
+        if v > 1.0:
+            v = math.sqrt(v)
+        s = s + v
+    return s
