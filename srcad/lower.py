@@ -42,6 +42,7 @@ class Lowerer:
         self.source = source
         self.namer = namer
         self.flags = set(flags)
+        self.tuples = {}  # name of a tuple built here -> its element atoms
         self.env = {}
         self.out = []
 
@@ -62,6 +63,8 @@ class Lowerer:
             return value
         name = self.namer.version(hint) if hint else self.namer.temp(_hint(value))
         self.emit(ir.Assign(name, value, getattr(node, "lineno", None)))
+        if isinstance(value, ir.Prim) and value.fn is ir.BUILD_TUPLE:
+            self.tuples[name] = list(value.args)  # its length is known: f(*t) can splice it
         return Var(name)
 
     def sub_block(self, stmts):
@@ -464,11 +467,12 @@ class Lowerer:
         return self.expr(node)
 
     def expr_Call(self, node, hint=None):
-        if any(isinstance(a, gast.Starred) for a in node.args) or any(
-            k.arg is None for k in node.keywords
-        ):
-            raise self.error(node, "argument unpacking (*args, **kwargs) in a call",
-                             hint="pass the arguments one by one")
+        if any(k.arg is None for k in node.keywords):
+            raise self.error(node, "keyword unpacking (**kwargs) in a call",
+                             hint="pass the keyword arguments one by one")
+        if any(isinstance(a, gast.Starred) for a in node.args):
+            node = gast.copy_location(gast.Call(func=node.func, args=self.spliced(node),
+                                                keywords=node.keywords), node)
         func = node.func
         if isinstance(func, gast.Attribute) and _root_name(func) in self.env | {None: None}:
             obj = self.expr(func.value)
@@ -491,6 +495,29 @@ class Lowerer:
             args, spelling = [self.expr(a) for a in node.args], _dotted(func)
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
         return ir.Prim(fn, args, kwargs, spelling=spelling)
+
+    def spliced(self, node):
+        """``f(*t)`` with ``t`` a tuple of known length: its elements, one argument each."""
+        args = []
+        for a in node.args:
+            if not isinstance(a, gast.Starred):
+                args.append(a)
+                continue
+            value = a.value
+            if isinstance(value, (gast.Tuple, gast.List)):
+                args.extend(value.elts)
+                continue
+            atom = self.expr(value)
+            items = self.tuples.get(atom.name) if isinstance(atom, Var) else None
+            if items is None:
+                raise self.error(node, "unpacking (*args) of a value whose length srcad "
+                                 "cannot know", hint="unpack a tuple built in the function "
+                                 "(args = (a, b); f(*args)), or pass the arguments one by one")
+            args.extend(_AtomNode(i) for i in items)
+        return args
+
+    def expr__AtomNode(self, node):
+        return node.atom
 
     def expr_ListComp(self, node, hint=None):
         return self.comprehension(node, hint)
@@ -542,6 +569,17 @@ class Lowerer:
     def expr_Lambda(self, node):
         raise self.error(node, "a lambda inside the differentiated function",
                          hint="define the helper with def at module level")
+
+
+class _AtomNode(gast.AST):
+    """An already-lowered operand standing where an expression node is expected."""
+
+    _fields = ()
+
+    def __init__(self, atom):
+        super().__init__()
+        self.atom = atom
+        self.lineno = None
 
 
 def _assert(test):

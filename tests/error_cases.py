@@ -81,9 +81,8 @@ def plain(x, w):  # error: def line
     return x * w
 
 
-def starred_call(x):
-    args = (x, 2.0)
-    return math.pow(*args)  # error: starred call
+def starred_call(x, rest):
+    return math.pow(x, *rest)  # error: starred call
 
 
 async def coroutine(x):  # error: async

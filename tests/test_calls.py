@@ -21,6 +21,7 @@ CASES = [
     (cc.uses_softplus, (0.2,), 0),
     (cc.uses_sinc, (0.35,), 0),
     (cc.make_scaled(0.7), (0.3,), 0),
+    (cc.star_args, (0.5, 2.0), (0, 1)),
 ]
 
 

@@ -85,10 +85,11 @@ def test_star_args_parameters_are_refused():
     assert info.value.lineno == line_of("star args")
 
 
-def test_starred_call_is_refused():
+def test_starred_call_of_unknown_length_is_refused():
     with pytest.raises(srcad.UnsupportedSyntaxError) as info:
-        srcad.grad(cases.starred_call)(1.5)
+        srcad.grad(cases.starred_call)(1.5, (2.0,))
     assert info.value.lineno == line_of("starred call")
+    assert "length" in str(info.value)
 
 
 def test_undefined_name():
