@@ -69,7 +69,7 @@ class Forward:
         self.helper_names = helper_names
         self.used_helpers = set()
         self.tnames = {}
-        self.cells = {}
+        self.cells = {name: types.CellType(f) for name, f in getattr(fn, "lifted", {}).items()}
         self.temp_tangents = set()
 
     def t(self, name):
@@ -288,10 +288,9 @@ class Forward:
         cell = jvp_cell(prim.fn, wrt, kinds)
         name = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)
         tangents = [self.t(bound.arguments[p].name) for p in wrt]
-        call = str(prim).replace(prim.spelling, name, 1)
-        extra = ", ".join(tangents)
-        call = call[:-1] + (", " if call[-2] != "(" else "") + extra + ")"
-        code.append(f"{stmt.target}, {self.t(stmt.target)} = {call}")
+        # the forward-mode function takes every parameter positionally, then the tangents
+        args = [_text(a) for a in bound.arguments.values()] + tangents
+        code.append(f"{stmt.target}, {self.t(stmt.target)} = {name}({', '.join(args)})")
 
     def bind_cell(self, name, cell):
         for spelled, known in self.cells.items():

@@ -43,6 +43,8 @@ class Lowerer:
         self.namer = namer
         self.flags = set(flags)
         self.tuples = {}  # name of a tuple built here -> its element atoms
+        self.local_functions = {}  # nested def name -> (lifted function, captured names)
+        self.lifted = {}  # spelling in generated code -> lifted function
         self.env = {}
         self.out = []
 
@@ -87,7 +89,9 @@ class Lowerer:
             self.namer.versioned.add(p)
             self.env[p] = Var(p)
         body = self.sub_block(fdef.body)
-        return ir.Function(fdef.name, params, body, self.source)
+        fn = ir.Function(fdef.name, params, body, self.source)
+        fn.lifted = dict(self.lifted)
+        return fn
 
     # ---------------------------------------------------------------- statements
 
@@ -133,6 +137,13 @@ class Lowerer:
             self.bind_atom(target, value, node)
 
     def bind(self, target, value_node, node):
+        if isinstance(target, gast.Name) and isinstance(value_node, gast.Lambda):
+            lam = value_node
+            fdef = gast.FunctionDef(name=target.id, args=lam.args, body=[gast.copy_location(
+                gast.Return(value=lam.body), lam)], decorator_list=[], returns=None,
+                type_comment=None, type_params=[])
+            self.local_function(target.id, gast.copy_location(fdef, lam), node)
+            return
         if isinstance(target, gast.Name):
             self.env[target.id] = self.expr(value_node, target.id)
         elif isinstance(target, (gast.Tuple, gast.List)) and isinstance(
@@ -479,6 +490,8 @@ class Lowerer:
             args = [obj] + [self.expr(a) for a in node.args]
             kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
             return ir.Prim(ir.Method(func.attr), args, kwargs)
+        if isinstance(func, gast.Name) and func.id in self.local_functions:
+            return self.local_call(func.id, node)
         if isinstance(func, gast.Name) and func.id in self.env:
             raise self.error(node, f"calling the local value {func.id!r}",
                              hint="call a function defined at module level or imported")
@@ -567,8 +580,98 @@ class Lowerer:
                             effect=True))
 
     def expr_Lambda(self, node):
-        raise self.error(node, "a lambda inside the differentiated function",
-                         hint="define the helper with def at module level")
+        raise self.error(node, "a lambda used other than by assigning it to a name",
+                         hint="name it (square = lambda z: z * z) or define it with def")
+
+    # ---------------------------------------------------------------- local functions
+
+    def stmt_FunctionDef(self, node):
+        if node.decorator_list:
+            raise self.error(node, "a decorated def inside the function",
+                             hint="define the decorated helper at module level")
+        self.local_function(node.name, node, node)
+
+    def local_function(self, name, fdef, node):
+        """Lift a nested ``def`` (or a named lambda) to a function of its own whose
+        parameters include the outer values it reads; calls pass those values in, so
+        gradients flow through them too."""
+        local_names = {a.id for a in fdef.args.posonlyargs + fdef.args.args
+                       + fdef.args.kwonlyargs}
+        if fdef.args.vararg or fdef.args.kwarg:
+            raise self.error(node, "a nested function with *args or **kwargs",
+                             hint="name each parameter")
+        body = fdef.body if isinstance(fdef.body, list) else [fdef.body]
+        assigned = set()
+        loaded = []
+        for stmt in body:
+            for sub in gast.walk(stmt):
+                if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store):
+                    assigned.add(sub.id)
+                elif isinstance(sub, gast.Name) and sub.id not in loaded:
+                    loaded.append(sub.id)
+                elif isinstance(sub, (gast.FunctionDef, gast.Lambda)):
+                    raise self.error(sub, "a function nested two levels deep",
+                                     hint="define the inner helper one level up")
+        for default in fdef.args.defaults + [d for d in fdef.args.kw_defaults if d]:
+            for sub in gast.walk(default):
+                if isinstance(sub, gast.Name) and (sub.id in self.env or sub.id in
+                                                   self.source.closure):
+                    raise self.error(node, "a nested function whose default value reads a "
+                                     "local variable", hint="pass the value as an argument")
+        if name in loaded:
+            raise self.error(node, f"the nested function {name!r} calls itself",
+                             hint="define a recursive helper at module level")
+        outer = set(self.env) | set(self.source.closure) | set(self.local_functions)
+        captured = [n for n in loaded
+                    if n not in local_names and n not in assigned and n in outer]
+        for n in captured:
+            if n in self.local_functions:
+                raise self.error(node, f"a nested function calling the nested function {n!r}",
+                                 hint="define the helpers at module level")
+        lifted = _lift(fdef, name, captured, self.source, node)
+        self.namer.reserve(lifted.__name__)
+        self.local_functions[name] = (lifted, captured)
+        self.env.pop(name, None)
+
+    def local_call(self, name, node):
+        lifted, captured = self.local_functions[name]
+        extra = []
+        for n in captured:
+            if n in self.env:
+                extra.append(self.env[n])
+            else:
+                extra.append(Const(self.source.closure[n], n))
+        args = extra + [self.expr(a) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        self.lifted[lifted.__name__] = lifted
+        return ir.Prim(lifted, args, kwargs, spelling=lifted.__name__)
+
+
+_lift_count = 0
+
+
+def _lift(fdef, name, captured, source, node):
+    """A real function for a nested def: the captured outer values become its first
+    parameters. Its text is registered in linecache, so srcad can read it like any other."""
+    import ast
+    import linecache
+    import types
+
+    global _lift_count
+    _lift_count += 1
+    tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+    func_ast = tree.body[0]
+    func_ast.name = f"{name}_local"
+    func_ast.args.args = [ast.arg(arg=n) for n in captured] + func_ast.args.args
+    ast.fix_missing_locations(tree)
+    text = ast.unparse(tree) + "\n"
+    filename = f"<srcad: {name} defined in {source.filename}:{node.lineno} #{_lift_count}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {}
+    exec(compile(text, filename, "exec"), source.globals, namespace)  # noqa: S102
+    lifted = namespace[func_ast.name]
+    return types.FunctionType(lifted.__code__, source.globals, func_ast.name,
+                              lifted.__defaults__)
 
 
 class _AtomNode(gast.AST):

@@ -82,6 +82,8 @@ class Reverse:
         self.last_line = None
         self.calls = {}  # id(stmt) -> (forward function name, context name)
         self.cells = {}  # name -> closure cell of a callee's forward/backward part
+        for name, lifted in getattr(fn, "lifted", {}).items():  # nested defs, lifted
+            self.cells[name] = types.CellType(lifted)
 
     # ---------------------------------------------------------------- names and kinds
 

@@ -27,7 +27,6 @@ UNSUPPORTED = {
                     "new value"),
     gast.Delete: ("del", "leave the name alone or assign it a new value"),
     gast.ClassDef: ("a class defined inside the function", "define the class at module level"),
-    gast.FunctionDef: ("a def inside the function", "define the helper at module level"),
     gast.Import: ("an import inside the function", "import at module level"),
     gast.ImportFrom: ("an import inside the function", "import at module level"),
     gast.NamedExpr: ("an assignment expression (:=)", "assign on a line of its own"),

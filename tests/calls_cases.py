@@ -136,3 +136,21 @@ def star_helper(a, b, c=1.0):
 def star_args(x, y):
     args = (x, y)
     return star_helper(*args) + star_helper(*(y, x), c=x) + math.atan2(*args)
+
+
+def nested_helpers(x, w):
+    def scaled(z, k=2.0):
+        return math.sin(z * w) * k
+
+    square_w = lambda v: v * v * w  # noqa: E731
+    return scaled(x) + square_w(x) + scaled(w, k=0.5)
+
+
+def nested_in_loop(x):
+    total = 0.0
+    for i in range(3):
+        def step(z):
+            return z * i + math.cos(z)
+
+        total = total + step(x * total + 1.0)
+    return total
