@@ -150,7 +150,7 @@ def nested_in_loop(x):
     total = 0.0
     for i in range(3):
         def step(z):
-            return z * i + math.cos(z)
+            return z * i + math.cos(z)  # noqa: B023 (reads i as it is at the call, on purpose)
 
         total = total + step(x * total + 1.0)
     return total
