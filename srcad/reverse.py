@@ -71,6 +71,7 @@ class Reverse:
         self.used_helpers = set()
         self.gnames = {}
         self.temp_grads = set()  # gradients of temporaries: tidy may inline them
+        self.fresh = set()  # array gradients holding an array no other name holds
         self.live = set()
         self.refs = {}  # id(block) -> primal names the backward code of that block reads
         self.primals = set(fn.params) | {n for s in ir.walk(fn.body) for n in ir.defined_by(s)}
@@ -80,6 +81,8 @@ class Reverse:
         self.stacks = {}  # id(loop) -> stack name
         self.counters = {}  # id(loop) -> counter name
         self.last_line = None
+        self.in_loop = _assigned_in_loops(fn.body)
+        self.shapes = {}  # shape name -> the value it is the shape of (saved in its place)
         self.calls = {}  # id(stmt) -> (forward function name, context name)
         self.cells = {}  # name -> closure cell of a callee's forward/backward part
         for name, lifted in getattr(fn, "lifted", {}).items():  # nested defs, lifted
@@ -124,20 +127,30 @@ class Reverse:
             return
         name = atom.name
         gname = self.g(name)
+        kind = self.an.kinds.get(name)
         if gname in self.live:
-            if self.an.kinds.get(name) in (SEQ, ANY):
+            if kind in (SEQ, ANY):
                 code.append(f"{gname} = {self.helper('add')}({gname}, {contribution})")
+            elif kind == SCALAR or gname in self.fresh:
+                # a float, or an array this sweep made and nothing else holds: add in place
+                code.append(f"{gname} += {contribution}")
             else:
                 code.append(f"{gname} = {gname} + {_paren(contribution)}")
         else:
             code.append(f"{gname} = {contribution}")
             self.live.add(gname)
+            if kind == ARRAY and _makes_new_array(contribution):
+                self.fresh.add(gname)
+            else:
+                self.fresh.discard(gname)
 
     def ensure_live(self, name, code, frame):
         gname = self.g(name)
         if gname not in self.live:
             code.append(f"{gname} = {self.zero(name, frame)}")
             self.live.add(gname)
+            if self.an.kinds.get(name) == ARRAY:
+                self.fresh.add(gname)  # np.zeros_like: a new array
 
     # ---------------------------------------------------------------- entry
 
@@ -332,8 +345,22 @@ class Reverse:
         others = [a for a in bound.values() if isinstance(a, (ir.Var, ir.Const)) and a != atom]
         if kind == ARRAY and all(self.an.kind(o) == SCALAR for o in others):
             return contribution
+        if atom.name in self.in_loop:
+            # inside a loop, keep the shape, not the array: that is all unbroadcast reads
+            shape = self.shape_name(atom.name)
+            self.ref(shape, frame)
+            return f"{self.helper('unbroadcast_to')}({contribution}, {shape})"
         self.ref(atom.name, frame)
         return f"{self.helper('unbroadcast')}({contribution}, {atom.name})"
+
+    def shape_name(self, name):
+        for shape, source in self.shapes.items():
+            if source == name:
+                return shape
+        shape = self.namer.fresh(f"{name}_shape")
+        self.shapes[shape] = name
+        self.primals.add(shape)
+        return shape
 
     def missing_rule(self, stmt, prim):
         src = self.fn.source
@@ -418,8 +445,10 @@ class Reverse:
         inner_defs = {n for s in ir.walk(stmt.body + stmt.orelse) for n in ir.defined_by(s)}
         inner_grads = {self.g(n) for n in inner_defs | {p.target for p in stmt.phis}}
         arms = []
+        fresh_before, fresh_after = set(self.fresh), []
         for side, block in ((0, stmt.body), (1, stmt.orelse)):
             self.live = set(live_before)
+            self.fresh = set(fresh_before)
             arm = []
             for phi in stmt.phis:
                 src = phi.sources[side]
@@ -428,7 +457,9 @@ class Reverse:
                         self.accumulate(src, self.g(phi.target), arm, id(block))
             arm += self.block(block, id(block))
             arms.append((arm, self.live - inner_grads, id(block)))
+            fresh_after.append(set(self.fresh))
         merged = (arms[0][1] | arms[1][1])
+        self.fresh = fresh_after[0] & fresh_after[1]  # a zero written at the merge is new too
         for arm, live, block_id in arms:
             for gname in sorted(merged - live):
                 primal = self._primal_of(gname)
@@ -562,6 +593,7 @@ class Reverse:
                 subtree_refs |= self._saves_in(stmt.body, stmt, body_defs)
                 if id(stmt) in self.counters:
                     defs.add(self.counters[id(stmt)])
+        defs |= {shape for shape, source in self.shapes.items() if source in defs}
         if loop is not None:
             names = sorted(defs & subtree_refs)
             if names:
@@ -594,6 +626,11 @@ class Reverse:
                         in_loops.add(stmt.target)
 
         visit(self.fn.body, False, False)
+        for shape, source in self.shapes.items():
+            if source in in_loops:
+                in_loops.add(shape)
+            if source in branch_defs:
+                branch_defs.add(shape)
         refs = set().union(*self.refs.values()) if self.refs else set()
         names = sorted(n for n in refs - in_loops if n in self.primals)
         names += list(self.stacks.values())
@@ -612,6 +649,9 @@ class Reverse:
                 else:
                     code.append(f"{stmt.value}" if stmt.target is None else
                                 f"{stmt.target} = {stmt.value}")
+                for shape, source in self.shapes.items():
+                    if source == stmt.target:
+                        code.append(f"{shape} = {self.helper('np')}.shape({source})")
             elif isinstance(stmt, ir.SetItem):
                 code.append(f"{stmt.target} = {stmt.obj}.copy()")
                 code.append(f"{stmt.target}[{stmt.index}] = {stmt.value}")
@@ -654,6 +694,30 @@ class Reverse:
         else:
             code.append(Compound(f"while {stmt.test}:", body))
         return code
+
+
+def _makes_new_array(text):
+    """Whether an expression certainly builds a new array (arithmetic on an array), so the
+    name it is assigned to may be added into in place."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    return isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult)
+
+
+def _assigned_in_loops(stmts, inside=False):
+    """Names assigned (by a plain assignment) inside a loop body."""
+    names = set()
+    for stmt in stmts:
+        if inside and isinstance(stmt, ir.Assign) and stmt.target:
+            names.add(stmt.target)
+        if isinstance(stmt, ir.If):
+            names |= _assigned_in_loops(stmt.body, inside)
+            names |= _assigned_in_loops(stmt.orelse, inside)
+        elif isinstance(stmt, ir.Loop):
+            names |= _assigned_in_loops(stmt.body, True)
+    return names
 
 
 def _text(value):

@@ -41,6 +41,13 @@ def unbroadcast(value, like):
     return g
 
 
+def unbroadcast_to(value, shape):
+    """Sum ``value`` down to ``shape`` (what :func:`unbroadcast` does, given the shape)."""
+    if np.shape(value) == shape:
+        return value
+    return unbroadcast(value, np.empty(shape) if shape else 0.0)
+
+
 def expand(value, like, axis=None, keepdims=False):
     """Broadcast the gradient of a reduction of ``like`` back to ``like``'s shape."""
     g = value

@@ -48,6 +48,7 @@ nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.boo
 defvjp(runtime.add, "a, b", a="g", b="g")
 defvjp(runtime.where, "c, a, b", a="where(c, g, 0.0)", b="where(c, 0.0, g)")
 defvjp(runtime.unbroadcast, "value, like", value="broadcast_as(g, value)")
+defvjp(runtime.unbroadcast_to, "value, shape", value="broadcast_as(g, value)")
 defvjp(runtime.broadcast_as, "value, like", value="unbroadcast(g, value)")
 defvjp(runtime.fill, "value, like", value="total(g)")
 defvjp(runtime.total, "value", value="fill(g, value)")
