@@ -35,7 +35,8 @@ from .rules import registry
 #: functions linear in each array argument: the tangent is the function of the tangent
 LINEAR = {
     sum, list, tuple, operator.getitem, operator.matmul, operator.neg, operator.pos,
-    runtime.unbroadcast, runtime.unbroadcast_to, runtime.broadcast_as, runtime.fill, runtime.total, runtime.scatter,
+    runtime.unbroadcast, runtime.unbroadcast_to, runtime.broadcast_as, runtime.fill,
+    runtime.total, runtime.scatter,
     runtime.cleared, runtime.expand,
     np.sum, np.mean, np.reshape, np.transpose, np.dot, np.matmul, np.tensordot, np.einsum,
     np.inner, np.outer, np.vdot, np.concatenate, np.stack, np.hstack, np.vstack, np.ravel,
