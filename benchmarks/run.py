@@ -2,21 +2,24 @@
 
     python benchmarks/run.py                 # full run: prints the tables, writes results.md
     python benchmarks/run.py --quick         # smoke run: short timings, writes nothing
-    python benchmarks/run.py --only W1,W5    # some workloads only
+    python benchmarks/run.py --only W1,W5    # some workloads only (writes nothing)
+    python benchmarks/run.py --threads 1     # one BLAS/PyTorch thread: steadier when busy
 
 For every workload in ``workloads.py`` it times, in this one process, the plain function, the
 hand-written gradient, srcad's gradient (a cached call), srcad's first-call transform time,
 ``srcad.tape``, and HIPS autograd, PyTorch eager and JAX (``grad`` and ``jit(grad)``) when they
 are importable. Every time is the minimum over several repeats of a loop that runs for at least
-0.2 s. Before timing, each gradient is compared with the hand-written one (which is itself
-checked against central finite differences); a mismatch is printed loudly and makes the exit
-status 1. An engine that fails (srcad may lack a rule) shows ``error: <message>`` in the table
-and the run goes on.
+0.2 s; the repeats go round-robin over the engines so that load from other processes falls on
+all of them alike. Before timing, each gradient is compared with the hand-written one (which is
+itself checked against central finite differences); a mismatch is printed loudly and makes the
+exit status 1. An engine that fails (srcad may lack a rule) shows ``error: <message>`` in the
+table and the run goes on.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import gc
 import importlib.metadata
@@ -24,6 +27,7 @@ import math
 import os
 import platform
 import re
+import subprocess
 import sys
 import time
 import timeit
@@ -94,18 +98,37 @@ class Result:
 # ================================================================================================
 
 
-def per_call(fn, args, settings):
-    """Seconds per call of ``fn(*args)``: the minimum over repeats of a loop >= target."""
-    timer = timeit.Timer("fn(*args)", globals={"fn": fn, "args": args})
-    loops, elapsed = 1, timer.timeit(1)
-    while elapsed < settings.target:
-        guess = loops * settings.target / max(elapsed, 1e-9)
-        loops = int(min(max(guess * 1.2, loops * 2), loops * 100))
-        elapsed = timer.timeit(loops)
-    best = elapsed
+class Clock:
+    """Times ``fn(*args)``: a loop of calls running at least ``target`` seconds, repeated.
+
+    The harness makes one clock per engine, then runs the repeats round-robin over them, so a
+    burst of load from other processes falls on all engines alike rather than on one.
+    """
+
+    def __init__(self, fn, args, target):
+        self.timer = timeit.Timer("fn(*args)", globals={"fn": fn, "args": args})
+        self.loops, elapsed = 1, self.timer.timeit(1)
+        while elapsed < target:
+            guess = self.loops * target / max(elapsed, 1e-9)
+            self.loops = int(min(max(guess * 1.2, self.loops * 2), self.loops * 100))
+            elapsed = self.timer.timeit(self.loops)
+        self.best = elapsed
+
+    def repeat(self):
+        self.best = min(self.best, self.timer.timeit(self.loops))
+
+    @property
+    def per_call(self):
+        """Seconds per call: the best repeat divided by its number of calls."""
+        return self.best / self.loops
+
+
+def time_all(clocks, settings):
+    """Run the repeats of every clock round-robin; seconds per call for each."""
     for _ in range(settings.repeats - 1):
-        best = min(best, timer.timeit(loops))
-    return best / loops
+        for clock in clocks.values():
+            clock.repeat()
+    return {name: clock.per_call for name, clock in clocks.items()}
 
 
 def first_call(make, args, cached, settings):
@@ -187,14 +210,14 @@ def check_hand_written(w, args, rng):
     return None
 
 
+_LOCATION = re.compile(r"^\S+\.py, line \d+: ")
+
+
 def one_line(exc):
     """The first line of an exception's message, without a leading "file, line N: "."""
     lines = str(exc).strip().splitlines()
     text = _LOCATION.sub("", lines[0]) if lines else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-_LOCATION = re.compile(r"^\S+\.py, line \d+: ")
 
 
 # ================================================================================================
@@ -276,8 +299,10 @@ def run_workload(w, settings, log):
         res.times[engine] = "error: " + one_line(exc)
         res.errors[engine] = one_line(exc)
 
+    clocks = {}
+
     def measure(engine, setup, check=True):
-        """Make the engine's callable, check its gradient, time it; None if it failed."""
+        """Make the engine's callable, check its gradient, set up its clock; None if it failed."""
         log(f"  {engine}")
         try:  # any failure is reported in the table, never fatal
             fn, fargs = setup()
@@ -287,7 +312,7 @@ def run_workload(w, settings, log):
                 if problem:
                     res.problems.append(f"{engine}: {problem}")
                     res.errors[engine] = "MISMATCH: " + problem
-            res.times[engine] = per_call(fn, fargs, settings)
+            clocks[engine] = Clock(fn, fargs, settings.target)
         except Exception as exc:
             failed(engine, exc)
             return None
@@ -299,14 +324,12 @@ def run_workload(w, settings, log):
     measure("function", lambda: (w.f, args), check=False)
     measure("hand", lambda: (w.hand, args))
     made = measure("srcad", lambda: (make_srcad(), args))
-    if made:
-        try:
-            res.transform = first_call(make_srcad, args, res.times["srcad"], settings)
-            generated = getattr(made[0], "_last", None)  # the generated function (private)
-            if generated is not None:
-                res.generated = per_call(generated, args, settings)
-        except Exception as exc:
-            res.transform = "error: " + one_line(exc)
+    generated = None
+    if made:  # private attributes: the last generated function, behind the dispatcher
+        transformed = getattr(made[0], "__srcad__", made[0])
+        generated = getattr(transformed, "_last", None)
+    if generated is not None:
+        measure("generated", lambda: (generated, args), check=False)
 
     setups = {"tape": lambda: (srcad.tape.grad(w.f, wrt=w.wrt), args)}
     if autograd is not None:
@@ -315,15 +338,25 @@ def run_workload(w, settings, log):
         setups["torch"] = lambda: make_torch(w, args)
     for engine, setup in setups.items():
         measure(engine, setup)
+    jitted = None
     if jax is not None:
         measure("jax", functools.partial(make_jax, w, args, False))
-        made = measure("jax-jit", functools.partial(make_jax, w, args, True))
-        if made:
-            try:
-                res.jit_compile = first_call(lambda: make_jax(w, args, True)[0], made[1],
-                                             res.times["jax-jit"], settings)
-            except Exception as exc:
-                res.jit_compile = "error: " + one_line(exc)
+        jitted = measure("jax-jit", functools.partial(make_jax, w, args, True))
+
+    log("  timing")
+    res.times.update(time_all(clocks, settings))
+    res.generated = res.times.pop("generated", None)
+    if made:
+        try:
+            res.transform = first_call(make_srcad, args, res.times["srcad"], settings)
+        except Exception as exc:
+            res.transform = "error: " + one_line(exc)
+    if jitted:
+        try:
+            res.jit_compile = first_call(lambda: make_jax(w, args, True)[0], jitted[1],
+                                         res.times["jax-jit"], settings)
+        except Exception as exc:
+            res.jit_compile = "error: " + one_line(exc)
 
     if w.name in MEMORY_WORKLOADS:
         setups = {"function": lambda: (w.f, args), "hand": lambda: (w.hand, args),
@@ -331,9 +364,12 @@ def run_workload(w, settings, log):
         setups.pop("torch", None)  # tracemalloc does not see PyTorch's allocator
         for engine, setup in setups.items():
             if isinstance(res.times.get(engine), float):
-                fn, fargs = setup()
-                fn(*fargs)  # srcad: generate the code before measuring
-                res.memory[engine] = peak_memory(fn, fargs)
+                try:
+                    fn, fargs = setup()
+                    fn(*fargs)  # srcad: generate the code before measuring
+                    res.memory[engine] = peak_memory(fn, fargs)
+                except Exception as exc:
+                    res.problems.append(f"{engine}: memory measurement failed: {one_line(exc)}")
     return res
 
 
@@ -461,7 +497,7 @@ def targets(results):
                 p = t.get(peer)
                 if isinstance(p, float):
                     lines.append(f"- {r.name}: {peer} eager slower than srcad "
-                                 f"({p / s:.1f}x): {mark(p > s)}")
+                                 f"({p / s:.2f}x): {mark(p > s)}")
     return "\n".join(lines)
 
 
@@ -474,6 +510,22 @@ def error_list(results):
             if problem.split(":")[0] not in r.errors:
                 lines.append(f"- {r.name}: {problem}")
     return "\n".join(lines)
+
+
+def git_state():
+    """The commit the run measured, and whether the work tree had changes."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True,
+                              timeout=10).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--", "../srcad")
+    except (OSError, subprocess.SubprocessError):
+        return "commit unknown"
+    if not commit:
+        return "commit unknown"
+    return f"commit {commit}" + (" with uncommitted changes in srcad/" if dirty else "")
 
 
 def machine_info():
@@ -490,7 +542,7 @@ def machine_info():
     info = [
         f"python {platform.python_version()} ({platform.python_implementation()})",
         f"numpy {np.__version__}",
-        f"srcad {srcad.__version__}",
+        f"srcad {srcad.__version__}, {git_state()}",
         f"autograd {version(autograd)}",
         f"torch {version(torch)}"
         + (f" ({torch.get_num_threads()} threads)" if torch is not None else ""),
@@ -504,12 +556,12 @@ def machine_info():
     return info
 
 
-def report(results, settings, quick):
+def report(results, settings, quick, command):
     mode = "quick (smoke run, not for quoting)" if quick else "full"
     parts = [
         "# srcad benchmark results",
         "",
-        f"Made by `python benchmarks/run.py{' --quick' if quick else ''}` on "
+        f"Made by `{command}` on "
         f"{time.strftime('%Y-%m-%d %H:%M')}; {mode}: each time is the minimum of "
         f"{settings.repeats} repeats of a loop running at least {settings.target:g} s. "
         "See benchmarks/README.md for what each column means.",
@@ -578,14 +630,35 @@ def chart(results, path):
 # ================================================================================================
 
 
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def limit_threads(n, argv):
+    """Limit every thread pool to ``n`` threads. BLAS reads its limit when NumPy is first
+    imported, so unless the variables already say ``n`` this runs the script again with them."""
+    if any(os.environ.get(v) != str(n) for v in THREAD_VARIABLES):
+        env = dict(os.environ, **{v: str(n) for v in THREAD_VARIABLES})
+        sys.stdout.flush()
+        os.execve(sys.executable, [sys.executable, str(Path(__file__).resolve()), *argv], env)
+    if torch is not None:
+        torch.set_num_threads(n)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
-                        help="short timings for a smoke run; writes no files unless --output")
+                        help="short timings for a smoke run")
     parser.add_argument("--only", help="comma-separated workload names, e.g. W1,W5")
+    parser.add_argument("--repeats", type=int,
+                        help="timed repeats per engine (default 7, or 2 with --quick); more "
+                             "repeats help on a busy machine")
+    parser.add_argument("--threads", type=int,
+                        help="limit BLAS, OpenMP and PyTorch to this many threads (the script "
+                             "runs itself again with OPENBLAS_NUM_THREADS etc. set); 1 gives "
+                             "steadier numbers on a shared machine")
     parser.add_argument("--output", type=Path,
-                        help="where to write the markdown report (default: "
-                             "benchmarks/results.md for a full run); the chart goes beside it")
+                        help="where to write the markdown report (default: benchmarks/results.md, "
+                             "for a full run of every workload only); the chart goes beside it")
     opts = parser.parse_args(argv)
 
     chosen = WORKLOADS
@@ -596,8 +669,13 @@ def main(argv=None):
         if unknown:
             parser.error(f"unknown workload(s) {', '.join(unknown)}; known: {sorted(known)}")
         chosen = [w for w in WORKLOADS if w.name in wanted]
+    if opts.threads:
+        limit_threads(opts.threads, sys.argv[1:] if argv is None else argv)
     settings = QUICK if opts.quick else FULL
-    output = opts.output or (None if opts.quick else HERE / "results.md")
+    if opts.repeats:
+        settings = dataclasses.replace(settings, repeats=max(opts.repeats, 1))
+    # results.md holds full runs of every workload only; --output writes any run
+    output = opts.output or (None if opts.quick or opts.only else HERE / "results.md")
 
     def log(message):
         print(message, file=sys.stderr, flush=True)
@@ -610,7 +688,8 @@ def main(argv=None):
             broken = Result(w.name, w.title)
             broken.problems.append(f"the workload itself failed: {one_line(exc)}")
             results.append(broken)
-    text = report(results, settings, opts.quick)
+    command = " ".join(["python benchmarks/run.py", *(sys.argv[1:] if argv is None else argv)])
+    text = report(results, settings, opts.quick, command)
     print(text)
     if output is not None:
         output.write_text(text, encoding="utf-8")
@@ -624,7 +703,8 @@ def main(argv=None):
     problems = [f"{r.name} {p}" for r in results for p in r.problems]
     if problems:
         bar = "!" * 78
-        log(f"\n{bar}\nGRADIENT MISMATCH\n" + "\n".join(problems) + f"\n{bar}")
+        log(f"\n{bar}\nPROBLEMS: GRADIENT MISMATCH OR BROKEN WORKLOAD\n" + "\n".join(problems)
+            + f"\n{bar}")
         return 1
     return 0
 

@@ -101,6 +101,8 @@ class Analysis:
                         self._put(lst.name, [self.kind(item)])
                 if isinstance(stmt, ir.Assign) and stmt.target:
                     value = stmt.value
+                    if isinstance(value, ir.Prim) and value.fn == ir.Attr("shape"):
+                        self._put(stmt.target, [SCALAR])
                     if isinstance(value, ir.Prim) and value.fn in (ir.BUILD_LIST, ir.BUILD_TUPLE):
                         self._put(stmt.target, [self.kind(a) for a in value.args])
                     value = stmt.value
@@ -140,6 +142,10 @@ class Analysis:
         if isinstance(fn, ir.BoolOp):
             return SCALAR if all(k == SCALAR for k in kinds) else ANY
         if isinstance(fn, ir.Attr):
+            if fn.name in ("ndim", "size"):
+                return SCALAR
+            if fn.name == "shape":
+                return SEQ  # a tuple of ints (its element kind is recorded in _kinds)
             return ARRAY if fn.name == "T" and kinds[0] == ARRAY else ANY
         if fn is operator.getitem and kinds[0] == SEQ or isinstance(fn, ir.Method) and (
             fn.name == "pop" and kinds[0] == SEQ
@@ -156,9 +162,13 @@ class Analysis:
                 return self.elems.get(obj.name, ANY)
             return SEQ if isinstance(index, ir.Slice) else ANY
         if isinstance(fn, ir.Method):
-            return ANY
-        rule, _ = registry.find(fn, prim.args, prim.kwargs) if registry.has_rule(fn) else (
+            fn = registry.methods.get(fn.name)
+            if fn is None:
+                return ANY
+        rule, bound = registry.find(fn, prim.args, prim.kwargs) if registry.has_rule(fn) else (
             None, None)
+        if rule is not None and rule.kind == "reduction":
+            return self._reduction_kind(bound)
         if rule is not None and rule.kind:
             return rule.kind
         if getattr(fn, "__name__", None) == "stop_gradient" and kinds:
@@ -195,6 +205,22 @@ class Analysis:
                          kind_of_value(a) for p, a in bound.arguments.items()}
             return calls.result_kind(fn, arg_kinds)
         return ANY
+
+    def _reduction_kind(self, bound):
+        """``np.sum(a)`` is a number; with ``axis`` or ``keepdims`` an array (for an array)."""
+        def const(name, default):
+            atom = bound.get(name, default)
+            if isinstance(atom, ir.Const):
+                return atom.value
+            return atom if not isinstance(atom, ir.Var) else ...
+
+        axis, keepdims = const("axis", None), const("keepdims", False)
+        source = self.kind(bound.get("a")) if isinstance(bound.get("a"), ir.Var) else ANY
+        if axis is None and keepdims is False:
+            return SCALAR if source in (SCALAR, ARRAY) else ANY
+        if axis is ... or keepdims is ...:
+            return ANY
+        return ARRAY if source == ARRAY else ANY
 
     # ---------------------------------------------------------------- activity
 

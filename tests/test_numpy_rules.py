@@ -898,7 +898,28 @@ def test_declared_kinds_are_the_analysis_kinds():
     from srcad.rules import registry
 
     kinds = {rule.kind for rules in registry.rules.values() for rule in rules} - {None}
-    assert kinds <= {ARRAY, SEQ}
+    assert kinds <= {ARRAY, SEQ, "reduction"}
+
+
+@pytest.mark.parametrize(("call", "kind"), [
+    ("np.sum(x)", "scalar"), ("np.sum(x, axis=0)", "array"),
+    ("np.max(x, keepdims=True)", "array"), ("x.sum()", "scalar"), ("x.mean(axis=1)", "array"),
+])
+def test_reduction_kinds(call, kind, tmp_path):
+    """A full reduction is a number, a partial one an array: the code after it is plain."""
+    import importlib.util
+
+    path = tmp_path / "reduce_case.py"
+    path.write_text(f"import numpy as np\n\n\ndef f(x):\n    return {call}\n")
+    spec = importlib.util.spec_from_file_location("reduce_case", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    from srcad.analyse import Analysis
+    from srcad.pipeline import to_ssa
+
+    fn, _ = to_ssa(module.f)
+    analysis = Analysis(fn, {"x": "array"}, ["x"])
+    assert analysis.kind(fn.body[-1].value) == kind
 
 
 def test_every_template_helper_exists():

@@ -115,23 +115,23 @@ defvjp(np.where, "condition, x, y", x="where(condition, g, 0.0)",
 
 # ---------------------------------------------------------------- reductions (grad_sum, ...)
 defvjp(np.sum, "a, axis=None, dtype=None, out=None, keepdims=False",
-       a="grad_sum(g, a, axis, keepdims)")
+       a="grad_sum(g, a, axis, keepdims)", kind="reduction")
 defvjp(np.mean, "a, axis=None, dtype=None, out=None, keepdims=False",
-       a="grad_mean(g, a, axis, keepdims)")
+       a="grad_mean(g, a, axis, keepdims)", kind="reduction")
 defvjp(np.prod, "a, axis=None, dtype=None, out=None, keepdims=False",
-       a="grad_prod(g, a, axis, keepdims)")
+       a="grad_prod(g, a, axis, keepdims)", kind="reduction")
 defvjp(np.var, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
-       a="grad_var(g, a, axis, ddof, keepdims)")
+       a="grad_var(g, a, axis, ddof, keepdims)", kind="reduction")
 defvjp(np.std, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
-       a="grad_std(g, a, ans, axis, ddof, keepdims)")
+       a="grad_std(g, a, ans, axis, ddof, keepdims)", kind="reduction")
 defvjp(np.max, "a, axis=None, out=None, keepdims=False",
-       a="grad_extremum(g, a, ans, axis, keepdims)")
+       a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction")
 defvjp(np.min, "a, axis=None, out=None, keepdims=False",
-       a="grad_extremum(g, a, ans, axis, keepdims)")
+       a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction")
 defvjp(np.amax, "a, axis=None, out=None, keepdims=False",
-       a="grad_extremum(g, a, ans, axis, keepdims)")
+       a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction")
 defvjp(np.amin, "a, axis=None, out=None, keepdims=False",
-       a="grad_extremum(g, a, ans, axis, keepdims)")
+       a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction")
 defvjp(np.linalg.norm, "x, ord=None, axis=None, keepdims=False",
        x="grad_norm(g, x, ans, ord, axis, keepdims)")
 defvjp(np.cumsum, "a, axis=None, dtype=None", a="grad_cumsum(g, a, axis)", kind="array")

@@ -16,6 +16,10 @@ leaving a parameter out) means the derivative is zero: no code is generated for 
 
 ``broadcast=True`` marks element-wise functions whose arguments may broadcast; srcad then
 sums each argument's gradient back to the argument's shape, where shapes can differ.
+
+``kind=`` tells the analysis what the result is, so the generated code can be plain:
+``"array"``, ``"seq"``, ``"scalar"``, or ``"reduction"`` (a number when ``axis`` is None and
+``keepdims`` false, an array otherwise: ``np.sum``, ``np.max``, ...).
 """
 
 from __future__ import annotations
