@@ -99,8 +99,8 @@ def grad_sum(g, a, axis=None, keepdims=False):
 def grad_mean(g, a, axis=None, keepdims=False):
     """Gradient of ``np.mean``: the sum's gradient divided by the number of elements."""
     shape = np.shape(a)
-    return _match(_restore(g, shape, axis, keepdims) / _count(shape, axis)
-                  * np.ones(shape), a)
+    scaled = _restore(g, shape, axis, keepdims) / _count(shape, axis)
+    return _match(np.broadcast_to(scaled, shape), a)  # a view: no array of ones is built
 
 
 def grad_prod(g, a, axis=None, keepdims=False):
@@ -306,6 +306,11 @@ def _as_matrices(g, a, b):
 def grad_matmul_a(g, a, b):
     """Gradient of ``a @ b`` into ``a``: ``g @ b.T`` per matrix, summed over broadcast
     batch axes; 1-d operands are handled as NumPy promotes them."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2:
+        if b.ndim == 1:  # matrix @ vector: the most common case, kept cheap
+            return np.outer(g, b)
+        if b.ndim == 2:
+            return g @ b.T
     a2, b2, g2 = _as_matrices(g, a, b)
     out = g2 @ _swap(b2)
     if np.ndim(a) == 1:
@@ -315,6 +320,8 @@ def grad_matmul_a(g, a, b):
 
 def grad_matmul_b(g, a, b):
     """Gradient of ``a @ b`` into ``b``: ``a.T @ g`` per matrix, summed over broadcast axes."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim in (1, 2):
+        return a.T @ g  # matrix @ vector or matrix @ matrix
     a2, b2, g2 = _as_matrices(g, a, b)
     out = _swap(a2) @ g2
     if np.ndim(b) == 1:

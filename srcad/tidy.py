@@ -32,11 +32,14 @@ def tidy(text, temps, grads=()):
         lines.append(f"{match.group(1)}{_MARK}({match.group(2)!r})" if match else line)
     tree = ast.parse("\n".join(lines))
     fdef = tree.body[0]
+    temps, grads = set(temps), set(grads)
     for _ in range(50):
         for block, _ in _blocks(fdef):
             _drop_self_copies(block)
-        changed = (_propagate_copies(fdef, set(grads)) or _propagate_constants(fdef)
-                   or _inline_temps(fdef, set(temps)) or _dead_code(fdef))
+        changed = False
+        for rewrite in (lambda: _propagate_copies(fdef, grads), lambda: _propagate_constants(
+                fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef)):
+            changed |= rewrite()  # each rewrite counts names afresh: the others changed them
         if not changed:
             break
     simplify(fdef)
@@ -149,6 +152,8 @@ class _Signs(ast.NodeTransformer):
 
 
 def _stores(node):
+    if isinstance(node, ast.FunctionDef):
+        return _count_names(node)[0]
     names = {}
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
@@ -161,6 +166,8 @@ def _stores(node):
 
 
 def _loads(node):
+    if isinstance(node, ast.FunctionDef):
+        return _count_names(node)[1]
     names = {}
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
@@ -168,6 +175,21 @@ def _loads(node):
         elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
             names[sub.target.id] = names.get(sub.target.id, 0) + 1
     return names
+
+
+def _count_names(fdef):
+    """Stores and loads of every name of a function, in one walk."""
+    stores, loads = {}, {}
+    for sub in ast.walk(fdef):
+        if isinstance(sub, ast.Name):
+            table = stores if isinstance(sub.ctx, ast.Store) else loads
+            table[sub.id] = table.get(sub.id, 0) + 1
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+            stores[sub.target.id] = stores.get(sub.target.id, 0) + 1
+            loads[sub.target.id] = loads.get(sub.target.id, 0) + 1
+        elif isinstance(sub, ast.arg):
+            stores[sub.arg] = stores.get(sub.arg, 0) + 1
+    return stores, loads
 
 
 def _blocks(node, in_loop=False):
@@ -193,33 +215,44 @@ def _rename(node, old, new):
 
 
 def _propagate_copies(fdef, grads):
-    stores, loads = _stores(fdef), _loads(fdef)
+    stores, loads = _count_names(fdef)
     params = {a.arg for a in fdef.args.args + fdef.args.kwonlyargs}
     returned = {n for stmt in fdef.body if isinstance(stmt, ast.Return) for n in _loads(stmt)}
-    for block, in_loop in _blocks(fdef):
-        for i, stmt in enumerate(block):
+    touched = set()  # names changed in this sweep: their counts are stale until the next
+    changed = False
+    for block, in_loop in list(_blocks(fdef)):
+        i = 0
+        while i < len(block):
+            stmt = block[i]
+            i += 1
             if not _is_copy(stmt):
                 continue
             a, b = stmt.targets[0].id, stmt.value.id
-            if a == b or a in params:
+            if a == b or a in params or a in touched or b in touched:
                 continue
             mixed = (a in grads) != (b in grads)  # dw = a: keep the value's name and the copy
-            if not mixed and _coalesce(fdef, block, i, a, b, stores, loads, params):
-                return True
+            if not mixed and _coalesce(fdef, block, i - 1, a, b, stores, loads, params):
+                touched |= {a, b}
+                changed = True
+                i -= 1
+                continue
             if mixed and a in returned:
                 continue
             if stores.get(a, 0) != 1 or a in returned:
                 continue
-            if (in_loop or stores.get(b, 0) > 1) and not _local_uses(block, i, a, b, loads):
+            if (in_loop or stores.get(b, 0) > 1) and not _local_uses(block, i - 1, a, b,
+                                                                      loads):
                 continue
-            del block[i]
+            del block[i - 1]
+            i -= 1
             if loads.get(b, 0) == 1 and b not in params and not mixed:
                 _rename(fdef, b, a)  # b was only copied: its definition becomes a's
             else:
                 _rename(fdef, a, b)
                 _drop_self_copies(block)
-            return True
-    return False
+            touched |= {a, b}
+            changed = True
+    return changed
 
 
 def _drop_self_copies(block):
@@ -276,34 +309,36 @@ def _is_number(node):
 
 def _propagate_constants(fdef):
     """``dy = 1.0`` assigned once outside loops: write ``1.0`` where ``dy`` is read, simplify."""
-    stores, loads = _stores(fdef), _loads(fdef)
+    stores, loads = _count_names(fdef)
+    augmented = {s.target.id for s in ast.walk(fdef)
+                 if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name)}
+    values = {}
     for block, in_loop in _blocks(fdef):
         if in_loop:
             continue
-        for i, stmt in enumerate(block):
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+        kept = []
+        for stmt in block:
+            if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
                     and isinstance(stmt.targets[0], ast.Name) and _is_number(stmt.value)):
-                continue
-            name = stmt.targets[0].id
-            if stores.get(name, 0) != 1 or not loads.get(name):
-                continue
-            if any(isinstance(s, ast.AugAssign) for s in ast.walk(fdef)
-                   if isinstance(getattr(s, "target", None), ast.Name)
-                   and s.target.id == name):
-                continue
-            value = stmt.value
-            del block[i]
-            for node in ast.walk(fdef):
-                for field, child in ast.iter_fields(node):
-                    if isinstance(child, ast.Name) and child.id == name:
-                        setattr(node, field, copy.deepcopy(value))
-                    elif isinstance(child, list):
-                        for k, item in enumerate(child):
-                            if isinstance(item, ast.Name) and item.id == name:
-                                child[k] = copy.deepcopy(value)
-            simplify(fdef)
-            return True
-    return False
+                name = stmt.targets[0].id
+                if stores.get(name, 0) == 1 and loads.get(name) and name not in augmented:
+                    values[name] = stmt.value
+                    continue
+            kept.append(stmt)
+        if len(kept) != len(block):
+            block[:] = kept or [ast.Pass()]
+    if not values:
+        return False
+    for node in ast.walk(fdef):
+        for field, child in ast.iter_fields(node):
+            if isinstance(child, ast.Name) and child.id in values:
+                setattr(node, field, copy.deepcopy(values[child.id]))
+            elif isinstance(child, list):
+                for k, item in enumerate(child):
+                    if isinstance(item, ast.Name) and item.id in values:
+                        child[k] = copy.deepcopy(values[item.id])
+    simplify(fdef)
+    return True
 
 
 #: operations that cannot raise on floats, so an unused result may go unevaluated
@@ -335,40 +370,51 @@ def _dead_code(fdef):
     """Drop assignments nothing reads whose evaluation cannot fail or act (the forward values
     only the discarded output needed, in a function that returns gradients only)."""
     loads = _loads(fdef)
-    for block, _ in _blocks(fdef):
-        for i, stmt in enumerate(block):
-            if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                    and isinstance(stmt.targets[0], ast.Name)
-                    and not loads.get(stmt.targets[0].id) and _safe(stmt.value)):
-                del block[i]
-                return True
-    return False
+    changed = False
+    for block, _ in list(_blocks(fdef)):
+        kept = [stmt for stmt in block if not (
+            isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and not loads.get(stmt.targets[0].id) and _safe(stmt.value))]
+        if len(kept) != len(block):
+            block[:] = kept or [ast.Pass()]
+            changed = True
+    return changed
 
 
 # ---------------------------------------------------------------- temporaries
 
 
 def _inline_temps(fdef, temps):
-    stores, loads = _stores(fdef), _loads(fdef)
-    for block, _ in _blocks(fdef):
-        for i, stmt in enumerate(block):
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                    and isinstance(stmt.targets[0], ast.Name)):
+    stores, loads = _count_names(fdef)
+    changed = False
+    for block, _ in list(_blocks(fdef)):
+        done = set()  # statements changed in this sweep: looked at again in the next
+        i = 0
+        while i < len(block):
+            stmt = block[i]
+            i += 1
+            if id(stmt) in done or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                                        and isinstance(stmt.targets[0], ast.Name)):
                 continue
             name = stmt.targets[0].id
             if name not in temps or stores.get(name) != 1 or loads.get(name) != 1:
                 continue
             reads = set(_loads(stmt.value))
-            for j in range(i + 1, len(block)):
+            for j in range(i, len(block)):
                 later = block[j]
+                if id(later) in done:
+                    break
                 if name in _loads(_header(later)):
                     if _replace_once(_header(later), name, stmt.value):
-                        del block[i]
-                        return True
+                        done.add(id(later))
+                        del block[i - 1]
+                        i -= 1
+                        changed = True
                     break
                 if name in _loads(later) or set(_stores(later)) & (reads | {name}):
                     break
-    return False
+    return changed
 
 
 def _header(stmt):
