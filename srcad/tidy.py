@@ -38,7 +38,8 @@ def tidy(text, temps, grads=()):
             _drop_self_copies(block)
         changed = False
         for rewrite in (lambda: _propagate_copies(fdef, grads), lambda: _propagate_constants(
-                fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef)):
+                fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef),
+                lambda: _merge_sums(fdef)):
             changed |= rewrite()  # each rewrite counts names afresh: the others changed them
         if not changed:
             break
@@ -293,9 +294,18 @@ def _local_uses(block, i, a, b, loads):
     for stmt in block[i + 1:]:
         if b in _stores(stmt) and not (_is_copy(stmt) and stmt.value.id == a
                                        and stmt.targets[0].id == b):
+            if _assigns_only(stmt, b):
+                # ``b = f(a)``: the right side is read before b changes, so a may be b there
+                seen += _loads(stmt.value).get(a, 0)
+                return seen == loads.get(a, 0)
             return seen == loads.get(a, 0) and a not in _loads(stmt)
         seen += _loads(stmt).get(a, 0)
     return seen == loads.get(a, 0)
+
+
+def _assigns_only(stmt, name):
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name)
 
 
 # ---------------------------------------------------------------- constants, dead code
@@ -370,16 +380,73 @@ def _dead_code(fdef):
     """Drop assignments nothing reads whose evaluation cannot fail or act (the forward values
     only the discarded output needed, in a function that returns gradients only)."""
     loads = _loads(fdef)
+    dead = _self_updates_only(fdef, loads)
+    for block, _ in _blocks(fdef):  # all of a name's assignments go, or none
+        for stmt in block:
+            if _assigns_only_name(stmt) and stmt.targets[0].id in dead and not _safe(
+                stmt.value
+            ):
+                dead.discard(stmt.targets[0].id)
+            elif not _assigns_only_name(stmt) and not isinstance(stmt, ast.Expr):
+                dead -= set(_stores(stmt) if not isinstance(stmt, (ast.If, ast.For,
+                                                                    ast.While)) else ())
     changed = False
     for block, _ in list(_blocks(fdef)):
         kept = [stmt for stmt in block if not (
             isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)
-            and not loads.get(stmt.targets[0].id) and _safe(stmt.value))]
+            and (not loads.get(stmt.targets[0].id) or stmt.targets[0].id in dead)
+            and _safe(stmt.value))]
         if len(kept) != len(block):
             block[:] = kept or [ast.Pass()]
             changed = True
     return changed
+
+
+def _merge_sums(fdef):
+    """``x = e1`` then ``x += e2`` (``e2`` not reading ``x``): one statement, ``x = e1 + e2``."""
+    changed = False
+    for block, _ in list(_blocks(fdef)):
+        i = 0
+        while i + 1 < len(block):
+            first = block[i]
+            j = i + 1
+            while j < len(block) and _is_marker(block[j]):  # comments between do not count
+                j += 1
+            second = block[j] if j < len(block) else None
+            if (isinstance(first, ast.Assign) and len(first.targets) == 1
+                    and isinstance(first.targets[0], ast.Name)
+                    and isinstance(second, ast.AugAssign) and isinstance(second.op, ast.Add)
+                    and isinstance(second.target, ast.Name)
+                    and second.target.id == first.targets[0].id
+                    and first.targets[0].id not in _loads(second.value)):
+                first.value = ast.BinOp(left=first.value, op=ast.Add(), right=second.value)
+                del block[j]
+                changed = True
+                continue
+            i += 1
+    return changed
+
+
+def _self_updates_only(fdef, loads):
+    """Names read only to compute themselves (``total = total + t``, nothing else reads
+    ``total``): every assignment of them is dead."""
+    readers = {}
+    for block, _ in _blocks(fdef):
+        for stmt in block:
+            if isinstance(stmt, (ast.If, ast.For, ast.While)):
+                for name in _loads(_header(stmt)):
+                    readers.setdefault(name, set()).add(None)
+                continue
+            target = stmt.targets[0].id if _assigns_only_name(stmt) else None
+            for name in _loads(stmt.value if target else stmt):
+                readers.setdefault(name, set()).add(target)
+    return {name for name, targets in readers.items() if targets == {name}}
+
+
+def _assigns_only_name(stmt):
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name))
 
 
 # ---------------------------------------------------------------- temporaries
