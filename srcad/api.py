@@ -250,6 +250,8 @@ class Transformed:
                 raw = fn
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
+                if getattr(raw, "__srcad_guards__", ()):
+                    fn = _guard_callees(fn, raw.__srcad_guards__, self)
                 if not _has_array_wrt(values, self._wrt):
                     self._cache[key] = fn
                 else:
@@ -409,6 +411,25 @@ def _check_wrt_value(f, name, value):
         lineno=code.co_firstlineno,
         hint="pass a float, a float NumPy array, or a list/tuple/dict of them, or leave this "
         "argument out of wrt")
+
+
+def _guard_callees(fn, guards, transformed):
+    """Check, on each call, that the global functions the code calls are still the ones it
+    was made for: a helper redefined later gets a derivative made afresh, never a stale one."""
+
+    def checked(*args, **kwargs):
+        for namespace, name, function in guards:
+            if namespace.get(name) is not function:
+                from . import calls
+
+                calls.clear()
+                transformed._cache.clear()
+                return transformed._slow_call(args, kwargs)
+        return fn(*args, **kwargs)
+
+    checked.__srcad_source__ = fn.__srcad_source__
+    checked.__srcad_raw__ = fn.__srcad_raw__
+    return checked
 
 
 def _has_array_wrt(values, wrt):

@@ -31,6 +31,7 @@ class Split:
     fwd_text: str = ""
     bwd_text: str = ""
     name: str = ""
+    guards: tuple = ()  # (module dict, name, function): the callees it was made for
 
 
 _cache = {}

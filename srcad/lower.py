@@ -10,6 +10,7 @@ and short-circuit ``and``/``or`` are statements. Copies (``a = b``) are propagat
 
 from __future__ import annotations
 
+import inspect
 import operator
 
 import gast
@@ -45,6 +46,7 @@ class Lowerer:
         self.tuples = {}  # name of a tuple built here -> its element atoms
         self.local_functions = {}  # nested def name -> (lifted function, captured names)
         self.lifted = {}  # spelling in generated code -> lifted function
+        self.callee_globals = []  # (module dict, name, function) of each global callee
         self.env = {}
         self.out = []
 
@@ -91,6 +93,7 @@ class Lowerer:
         body = self.sub_block(fdef.body)
         fn = ir.Function(fdef.name, params, body, self.source)
         fn.lifted = dict(self.lifted)
+        fn.callee_globals = list(self.callee_globals)
         return fn
 
     # ---------------------------------------------------------------- statements
@@ -499,6 +502,11 @@ class Lowerer:
             raise self.error(node, "calling the result of an expression",
                              hint="call a named function")
         fn = self.resolve_dotted(func)
+        if isinstance(func, gast.Name) and func.id not in self.source.closure and (
+            inspect.isfunction(fn)
+        ):
+            # a global function: the derivative is made for this one; a rebinding is checked
+            self.callee_globals.append((self.source.globals, func.id, fn))
         if fn in _COMPREHENSION_CALLS and len(node.args) == 1 and isinstance(
             node.args[0], (gast.GeneratorExp, gast.ListComp)
         ):

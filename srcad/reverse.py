@@ -84,6 +84,7 @@ class Reverse:
         self.in_loop = _assigned_in_loops(fn.body)
         self.shapes = {}  # shape name -> the value it is the shape of (saved in its place)
         self.calls = {}  # id(stmt) -> (forward function name, context name)
+        self.guards = list(getattr(fn, "callee_globals", ()))
         self.cells = {}  # name -> closure cell of a callee's forward/backward part
         for name, lifted in getattr(fn, "lifted", {}).items():  # nested defs, lifted
             self.cells[name] = types.CellType(lifted)
@@ -174,9 +175,11 @@ class Reverse:
                 grads[p] = f"{self.helper('like')}({grads[p]}, {p})"
         self.compute_saves()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
-        return Generated(forward, backward, list(self.stacks.values()), result, grads, seed_name,
-                         self.used_helpers, self.saves, self.temp_grads, self.cells,
-                         self.split_saves())
+        gen = Generated(forward, backward, list(self.stacks.values()), result, grads, seed_name,
+                        self.used_helpers, self.saves, self.temp_grads, self.cells,
+                        self.split_saves())
+        gen.guards = self.guards
+        return gen
 
     def comment(self, stmt, code):
         line = getattr(stmt, "line", None)
@@ -295,6 +298,7 @@ class Reverse:
         if not wrt:
             return
         entry = calls.split(prim.fn, wrt, kinds)
+        self.guards.extend(entry.guards)
         base = prim.fn.__name__
         fwd = self.bind_cell(f"{base}_fwd", entry.fwd)
         bwd = self.bind_cell(f"{base}_bwd", entry.bwd)

@@ -4,6 +4,7 @@ user's project would have them)."""
 import math
 
 import numpy as np
+from other_module import smooth_step
 
 import srcad
 
@@ -154,3 +155,15 @@ def nested_in_loop(x):
 
         total = total + step(x * total + 1.0)
     return total
+
+
+def uses_imported_helper(x):
+    return smooth_step(x) * x
+
+
+def rebinding_target(x):
+    return x * x
+
+
+def uses_rebinding_target(x):
+    return rebinding_target(x) * 3

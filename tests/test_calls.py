@@ -24,6 +24,7 @@ CASES = [
     (cc.star_args, (0.5, 2.0), (0, 1)),
     (cc.nested_helpers, (0.5, 1.5), (0, 1)),
     (cc.nested_in_loop, (0.3,), 0),
+    (cc.uses_imported_helper, (0.4,), 0),
 ]
 
 
@@ -156,3 +157,16 @@ def test_nested_function_reads_outer_values_at_call_time():
     assert "scaled_local_fwd(w, x)" in text
     value, tangent = srcad.jvp(cc.nested_helpers, (0.5, 1.5), (0.0, 1.0))
     assert tangent == pytest.approx(srcad.grad(cc.nested_helpers, wrt=1)(0.5, 1.5))
+
+
+def test_redefined_helper_gets_a_fresh_derivative(monkeypatch):
+    """A helper redefined after the gradient was made (as in a notebook) is seen: the
+    gradient is made again, never computed with the old helper's derivative."""
+    g = srcad.grad(cc.uses_rebinding_target)
+    assert g(2.0) == 12.0
+
+    def cubed(x):
+        return x * x * x
+
+    monkeypatch.setattr(cc, "rebinding_target", cubed)
+    assert g(2.0) == 36.0
