@@ -270,13 +270,51 @@ class Analysis:
     def _varied(self):
         edges = self._edges()
         self._edge_list = edges
+        positions = self._stack_positions()
         changed = True
         while changed:
             changed = False
             for target, source in edges:
                 if source in self.varied and target not in self.varied:
+                    sources = positions.get(target)
+                    if sources is not None and not any(s in self.varied for s in sources):
+                        continue  # an item popped from a stack of tuples: that slot is constant
                     self.varied.add(target)
                     changed = True
+
+    def _stack_positions(self):
+        """For ``v = xs.pop(); x = v[k]`` where every item appended to ``xs`` is a tuple built
+        here: the names that stood at position ``k``. A stack holding ``(i, value)`` pairs
+        varies, but ``i`` taken back out of it does not (this matters for srcad's own
+        generated code, differentiated again)."""
+        tuples, appended, popped = {}, {}, {}
+        for stmt in ir.walk(self.fn.body):
+            if not isinstance(stmt, ir.Assign):
+                continue
+            value = stmt.value
+            if stmt.target and isinstance(value, ir.Prim) and value.fn is ir.BUILD_TUPLE:
+                tuples[stmt.target] = value.args
+            elif stmt.target is None and _is_append(value) and isinstance(value.args[0], ir.Var):
+                appended.setdefault(value.args[0].name, []).append(value.args[1])
+            elif stmt.target and isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) \
+                    and value.fn.name == "pop" and isinstance(value.args[0], ir.Var):
+                popped[stmt.target] = value.args[0].name
+        slots = {}
+        for lst, items in appended.items():
+            if all(isinstance(i, ir.Var) and i.name in tuples for i in items):
+                slots[lst] = [tuples[i.name] for i in items]
+        positions = {}
+        for stmt in ir.walk(self.fn.body):
+            if not (isinstance(stmt, ir.Assign) and stmt.target
+                    and isinstance(stmt.value, ir.Prim) and stmt.value.fn is operator.getitem):
+                continue
+            obj, index = stmt.value.args
+            lst = popped.get(obj.name) if isinstance(obj, ir.Var) else None
+            if lst in slots and isinstance(index, ir.Const) and isinstance(index.value, int):
+                k = index.value
+                positions[stmt.target] = {a.name for t in slots[lst] if k < len(t)
+                                          for a in ir.atoms_in(t[k])}
+        return positions
 
     def _useful(self):
         for ret in self.returns:
