@@ -195,7 +195,7 @@ class Analysis:
             return elem if elem in (SCALAR, ARRAY) else ANY
         from . import calls
 
-        if calls.is_user_function(fn) and getattr(fn, "__module__", "") != "srcad.extend":
+        if calls.is_user_function(fn):
             try:
                 bound = inspect.signature(fn).bind(*prim.args, **prim.kwargs)
             except TypeError:

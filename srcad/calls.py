@@ -43,7 +43,7 @@ def is_user_function(fn):
     if not inspect.isfunction(fn):
         return False
     module = getattr(fn, "__module__", "") or ""
-    return not module.startswith(("srcad", "numpy", "math"))
+    return module.split(".")[0] not in ("srcad", "numpy", "math")
 
 
 def split(fn, wrt, kinds):

@@ -35,7 +35,7 @@ _BUILTIN_NAMES = set(dir(__builtins__)) if isinstance(__builtins__, dict) is Fal
     __builtins__)
 
 
-def defvjp(fn=None, signature=None, *, broadcast=False, **templates):
+def defvjp(fn=None, signature=None, *, broadcast=False, jvp=None, **templates):
     """Register a derivative rule for ``fn`` (also usable as a decorator).
 
     ``signature``: the parameters as a string (``"x, axis=None"``); taken from ``fn`` when it
@@ -50,11 +50,11 @@ def defvjp(fn=None, signature=None, *, broadcast=False, **templates):
             signature, fn = fn, None
 
         def decorate(func):
-            _register(func, signature, broadcast, templates, namespace)
+            _register(func, signature, broadcast, templates, namespace, jvp)
             return func
 
         return decorate
-    _register(fn, signature, broadcast, templates, namespace)
+    _register(fn, signature, broadcast, templates, namespace, jvp)
     return fn
 
 
@@ -73,7 +73,7 @@ def stop_gradient(x):
 registry.nondiff.add(stop_gradient)
 
 
-def _register(fn, signature, broadcast, templates, namespace):
+def _register(fn, signature, broadcast, templates, namespace, jvp=None):
     name = getattr(fn, "__qualname__", repr(fn))
     real = None
     try:
@@ -85,7 +85,7 @@ def _register(fn, signature, broadcast, templates, namespace):
             raise RuleError(f"cannot read the parameters of {name}",
                             hint='pass them: defvjp(fn, "x, y", x=..., y=...)')
         signature = real
-    rule = Rule(fn, signature, templates, broadcast=broadcast, name=name)
+    rule = Rule(fn, signature, templates, broadcast=broadcast, name=name, jvp=jvp)
     nin = getattr(fn, "nin", None)  # a NumPy ufunc: its inputs are positional, named x1, x2..
     if nin is not None:
         if len(rule.params) != nin:
@@ -107,9 +107,9 @@ def _register(fn, signature, broadcast, templates, namespace):
 
     known |= set(HELPER_OBJECTS)
     used = {}
-    for template in rule.templates.values():
+    for template in list(rule.templates.values()) + list(rule.jvp.values()):
         for node in ast.walk(template):
-            if isinstance(node, ast.Name) and node.id not in known:
+            if isinstance(node, ast.Name) and node.id not in known | {"t"}:
                 if node.id not in namespace:
                     raise RuleError(f"rule for {name}: {node.id!r} is not defined where the "
                                     "rule is", hint="import it in the module defining the rule")

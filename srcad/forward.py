@@ -29,12 +29,12 @@ import numpy as np
 from . import calls, ir, runtime, templates
 from .analyse import ANY, ARRAY, SCALAR, kind_of_value
 from .errors import MissingRuleError
-from .reverse import Compound, _text
+from .reverse import Compound, _paren, _parallel, _text
 from .rules import registry
 
 #: functions linear in each array argument: the tangent is the function of the tangent
 LINEAR = {
-    sum, list, tuple, operator.getitem, operator.matmul, operator.neg, operator.pos,
+    list, tuple, operator.getitem, operator.matmul, operator.neg, operator.pos,
     runtime.unbroadcast, runtime.unbroadcast_to, runtime.broadcast_as, runtime.fill,
     runtime.total, runtime.scatter,
     runtime.cleared, runtime.expand,
@@ -143,19 +143,21 @@ class Forward:
         return code
 
     def phi_copies(self, phis, side):
-        lines = []
+        """Values and tangents moved at the end of a side, all at once (a loop's back edge
+        may swap its own names)."""
+        pairs = []
         for p in phis:
             src = p.sources[side]
             if src is None:
                 continue
             if str(src) != p.target:
-                lines.append(f"{p.target} = {src}")
+                pairs.append((p.target, str(src)))
             if self.varied(ir.Var(p.target)):
                 tangent = self.tangent_or_zero(src) if isinstance(src, ir.Var) else (
                     self.zero(p.target))
                 if tangent != self.t(p.target):
-                    lines.append(f"{self.t(p.target)} = {tangent}")
-        return lines
+                    pairs.append((self.t(p.target), tangent))
+        return _parallel(pairs)
 
     def loop(self, stmt):
         code = []
@@ -203,6 +205,10 @@ class Forward:
             return
         if not self.varied(ir.Var(target)):
             code.append(f"{target} = {value}")
+            if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
+                value.fn.name == "pop" and not value.args[1:] and self.varied(value.args[0])
+            ):
+                code.append(f"{self.t(value.args[0].name)}.pop()")  # keep the lists in step
             return
         fn = value.fn
         if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
@@ -257,7 +263,7 @@ class Forward:
         kind_out = self.an.kinds.get(target, ANY)
         total = terms[0]
         for term in terms[1:]:
-            total = (f"{total} + {term}" if kind_out in (SCALAR, ARRAY) else
+            total = (f"{_paren(total)} + {_paren(term)}" if kind_out in (SCALAR, ARRAY) else
                      f"{self.helper('add')}({total}, {term})")
         code.append(f"{self.t(target)} = {total}")
 

@@ -119,6 +119,16 @@ class BoolOp:
 
 AND, OR = BoolOp("and"), BoolOp("or")
 
+
+class _Assert:
+    """The effect ``assert test`` (kept in the forward sweep)."""
+
+    def __repr__(self):
+        return "assert"
+
+
+ASSERT = _Assert()
+
 BUILD_TUPLE = Build("tuple")
 BUILD_LIST = Build("list")
 
@@ -159,6 +169,8 @@ class Prim:
             return f"{args[0]} {BINARY[fn]} {args[1]}"
         if isinstance(fn, BoolOp):
             return f" {fn.word} ".join(map(str, args))
+        if fn is ASSERT:
+            return f"assert {args[0]}"
         if fn in UNARY and len(args) == 1:
             return f"{UNARY[fn]}{args[0]}"
         if fn is operator.contains:
@@ -427,7 +439,12 @@ def _print_block(stmts, lines, depth):
 
 def _print_phis(phis, side, lines, depth):
     pad = "    " * depth
-    for phi in phis:
-        src = phi.sources[side]
-        if src is not None and str(src) != phi.target:
-            lines.append(f"{pad}{phi.target} = {src}  # phi")
+    pairs = [(p.target, str(p.sources[side])) for p in phis
+             if p.sources[side] is not None and str(p.sources[side]) != p.target]
+    if len(pairs) > 1 and any(src in {t for t, _ in pairs} for _, src in pairs):
+        # the copies of a back edge happen at once (x, y = y, x)
+        lines.append(f"{pad}{', '.join(t for t, _ in pairs)} = "
+                     f"{', '.join(s for _, s in pairs)}  # phi")
+        return
+    for target, src in pairs:
+        lines.append(f"{pad}{target} = {src}  # phi")

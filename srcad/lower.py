@@ -116,7 +116,7 @@ class Lowerer:
 
     def stmt_Assert(self, node):
         test = self.expr(node.test)
-        self.emit(ir.Assign(None, ir.Prim(_assert, [test]), node.lineno, effect=True))
+        self.emit(ir.Assign(None, ir.Prim(ir.ASSERT, [test]), node.lineno, effect=True))
 
     def stmt_Raise(self, node):
         value = Const(None, "None") if node.exc is None else self.expr(node.exc)
@@ -691,10 +691,6 @@ class _AtomNode(gast.AST):
         super().__init__()
         self.atom = atom
         self.lineno = None
-
-
-def _assert(test):
-    assert test
 
 
 _COMPREHENSION_CALLS = (sum, min, max, list, tuple, any, all)

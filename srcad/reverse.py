@@ -746,12 +746,18 @@ def _same_value(a, b):
 
 
 def _phi_copies(phis, side):
-    lines = []
-    for p in phis:
-        src = p.sources[side]
-        if src is not None and str(src) != p.target:
-            lines.append(f"{p.target} = {src}")
-    return lines
+    """The assignments that realise phis at the end of one side. A loop's back edge may move
+    values between its own names (``x, y = y, x``): those copies happen all at once."""
+    pairs = [(p.target, str(p.sources[side])) for p in phis
+             if p.sources[side] is not None and str(p.sources[side]) != p.target]
+    return _parallel(pairs)
+
+
+def _parallel(pairs):
+    targets = {t for t, _ in pairs}
+    if any(src in targets for _, src in pairs) and len(pairs) > 1:
+        return [f"{', '.join(t for t, _ in pairs)} = {', '.join(s for _, s in pairs)}"]
+    return [f"{t} = {s}" for t, s in pairs]
 
 
 def _has_code(code):

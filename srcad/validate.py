@@ -39,9 +39,28 @@ if hasattr(gast, "Match"):
     UNSUPPORTED[gast.Match] = ("a match statement", "use if/elif/else")
 
 
+#: calls whose effect on values srcad cannot see (they read or write variables by name)
+UNSUPPORTED_CALLS = {
+    "eval": "write the expression itself", "exec": "write the statements themselves",
+    "locals": "use the variables directly", "globals": "use the names directly",
+    "vars": "use the attributes or variables directly", "compile": "write the code itself",
+    "setattr": "return the new value instead", "delattr": "leave the attribute alone",
+}
+
+
 def validate(source):
     """Raise :class:`UnsupportedSyntaxError` for the first unsupported construct."""
     for node in _walk_body(source.node):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and (
+            node.func.id in UNSUPPORTED_CALLS
+            and node.func.id not in _assigned_names(source.node)
+        ):
+            line = getattr(node, "lineno", None)
+            raise UnsupportedSyntaxError(
+                f"srcad cannot differentiate through {node.func.id}(): the names it reads or "
+                "writes are not visible in the source", filename=source.filename,
+                lineno=line, construct=source.line_text(line),
+                hint=UNSUPPORTED_CALLS[node.func.id])
         entry = UNSUPPORTED.get(type(node))
         if entry is None:
             continue
@@ -54,6 +73,12 @@ def validate(source):
             construct=source.line_text(line),
             hint=instead,
         )
+
+
+def _assigned_names(fdef):
+    names = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
+    return names | {n.id for n in gast.walk(fdef)
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def _walk_body(fdef):

@@ -34,11 +34,13 @@ defvjp(builtins.abs, "x", x="g * sign(x)")
 defvjp(builtins.pow, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
        b="g * ans * log(where(a, a, 1.0))")
 defvjp(builtins.float, "x=0.0", x="g")
-defvjp(builtins.sum, "iterable, start=0", iterable="fill(g, iterable)", start="g")
+defvjp(builtins.sum, "iterable, start=0", iterable="fill(g, iterable)", start="g",
+       jvp={"iterable": "sum(t)", "start": "t"})
 defvjp(builtins.list, "iterable=()", iterable="g")
 defvjp(builtins.tuple, "iterable=()", iterable="g")
-defvjp(builtins.min, "a, b", a="g if a <= b else 0.0", b="0.0 if a <= b else g")
-defvjp(builtins.max, "a, b", a="g if a >= b else 0.0", b="0.0 if a >= b else g")
+# max(a, b) is b only when b > a, min(a, b) only when b < a (ties and NaN: a), as Python does
+defvjp(builtins.min, "a, b", a="0.0 if b < a else g", b="g if b < a else 0.0")
+defvjp(builtins.max, "a, b", a="0.0 if b > a else g", b="g if b > a else 0.0")
 nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.bool,
         builtins.isinstance, builtins.print, builtins.type, builtins.enumerate, builtins.zip,
         builtins.any, builtins.all, builtins.str, builtins.repr)

@@ -49,7 +49,8 @@ GENERIC.update({
 class Rule:
     """The vector-Jacobian templates of one function for one signature."""
 
-    def __init__(self, fn, signature, templates, broadcast=False, kind=None, name=None):
+    def __init__(self, fn, signature, templates, broadcast=False, kind=None, name=None,
+                 jvp=None):
         self.fn = fn
         self.name = name or getattr(fn, "__qualname__", repr(fn))
         self.signature = _signature(signature, fn)
@@ -66,6 +67,8 @@ class Rule:
         self.templates = {p: _parse(t, self.name) for p, t in templates.items() if t is not None}
         self.broadcast = broadcast
         self.kind = kind
+        # forward mode: the tangent each argument adds, in ``t`` (that argument's tangent)
+        self.jvp = {p: _parse(t, self.name) for p, t in (jvp or {}).items()}
         self.namespace = {}  # names a user rule's templates use, from where it was defined
 
     def bind(self, args, kwargs):
@@ -162,9 +165,11 @@ def _parse(template, name):
 registry = Registry()
 
 
-def defvjp(fn, signature, *, broadcast=False, kind=None, **templates):
-    """Register the gradient templates of ``fn`` (see the module docstring)."""
-    return registry.add(Rule(fn, signature, templates, broadcast=broadcast, kind=kind))
+def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, **templates):
+    """Register the gradient templates of ``fn`` (see the module docstring); ``jvp`` gives
+    forward-mode templates for a function neither element-wise nor linear in each argument."""
+    return registry.add(Rule(fn, signature, templates, broadcast=broadcast, kind=kind,
+                             jvp=jvp))
 
 
 def nondiff(*fns):
