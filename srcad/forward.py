@@ -29,7 +29,7 @@ import numpy as np
 from . import calls, ir, runtime, templates
 from .analyse import ANY, ARRAY, SCALAR, kind_of_value
 from .errors import MissingRuleError
-from .reverse import Compound, _paren, _parallel, _text
+from .reverse import Compound, _parallel, _paren, _text
 from .rules import registry
 
 #: functions linear in each array argument: the tangent is the function of the tangent
