@@ -158,6 +158,8 @@ def make_split(func, wrt, kinds, entry):
     body = []
     if kept:
         body.append(f"{', '.join(kept)}{',' if len(kept) == 1 else ''} = {ctx}")
+    for stack in gen.stacks:  # pop from a copy: the context stays whole (it may be used again)
+        body.append(f"{stack} = list({stack})")
     body += emit.render(gen.backward, gen.saves, 0)
     grads = [gen.grads[w] for w in wrt]
     body.append("return " + (grads[0] if len(grads) == 1 else ", ".join(grads)))
@@ -186,14 +188,13 @@ def assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple=False)
     if mode != "vjp" and analysis.kind(result) != SCALAR:
         body.append(f"{spelled.get('check_scalar', 'check_scalar')}({result})")
     backward = emit.render(gen.backward, gen.saves, 0)
-    if any(line.strip() and not line.lstrip().startswith("#") for line in backward):
-        if mode != "vjp":
-            body.append("# backward")
-        body += backward
+    if mode != "vjp" and any(line.strip() and not line.lstrip().startswith("#")
+                             for line in backward):
+        body.append("# backward")
     if mode != "vjp":
-        # the seed is a constant: tidy folds it into what reads it, or drops it
-        body.insert(len(body) - len(backward) if backward else len(body),
-                    f"{gen.seed} = 1.0")
+        body.append(f"{gen.seed} = 1.0")  # a constant: tidy folds it where it is read
+    if any(line.strip() and not line.lstrip().startswith("#") for line in backward):
+        body += backward
     grads = [gen.grads[w] for w in wrt]
     out = grads[0] if len(grads) == 1 and not as_tuple else ", ".join(grads) + (
         "," if len(grads) == 1 else "")

@@ -175,6 +175,13 @@ class Reverse:
                 grads[p] = f"{self.helper('like')}({grads[p]}, {p})"
         self.compute_saves()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
+        # A merge of a name defined on one path only: its backward sweep may write a zero
+        # shaped like it on the other path, so the name must exist there (as None).
+        refs = set().union(*self.refs.values()) if self.refs else set()
+        partial = [p.target for s in ir.walk(body) if isinstance(s, (ir.If, ir.Loop))
+                   for p in s.phis if any(src is None for src in p.sources)
+                   and p.target in refs]
+        forward = [f"{name} = None" for name in sorted(set(partial))] + forward
         gen = Generated(forward, backward, list(self.stacks.values()), result, grads, seed_name,
                         self.used_helpers, self.saves, self.temp_grads, self.cells,
                         self.split_saves())
