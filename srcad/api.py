@@ -432,6 +432,16 @@ def _guard_callees(fn, guards, transformed):
     return checked
 
 
+def _writable(result):
+    """Gradients the user may change in place: a broadcast view (the gradient of np.sum, say)
+    is copied; anything else is returned as it is."""
+    if isinstance(result, np.ndarray):
+        return result if result.flags.writeable else result.copy()
+    if isinstance(result, tuple):
+        return tuple(_writable(r) for r in result)
+    return result
+
+
 def _has_array_wrt(values, wrt):
     return any(isinstance(values.get(w), np.ndarray) for w in wrt)
 
@@ -447,7 +457,7 @@ def _guard_dtypes(fn, f, positions, mode):
                 a = args[p + offset]
                 if isinstance(a, np.ndarray) and a.dtype.kind != "f":
                     _check_wrt_value(f, params[p], a)
-        return fn(*args, **kwargs)
+        return _writable(fn(*args, **kwargs))
 
     guarded.__srcad_source__ = fn.__srcad_source__
     guarded.__srcad_raw__ = fn.__srcad_raw__

@@ -74,11 +74,11 @@ def hvp(f, x, v, wrt=0):
     try:
         return api.jvp(grad_f, args, (v,), wrt=(wrt,))[1]
     except MissingRuleError:
-        def inner(*a):
-            g = grad_f(*a)
-            return np.sum(g * v)
-
-        return api.grad(inner, wrt=wrt)(*args)
+        # a rule without a forward form: the Hessian by reverse over reverse, times v
+        h = np.asarray(jacobian(grad_f, wrt, mode="rev")(*args))
+        shape = np.shape(v)
+        product = np.tensordot(h, np.asarray(v), axes=len(shape)) if shape else h * v
+        return float(product) if np.ndim(product) == 0 else product
 
 
 def _position(f, w):

@@ -540,6 +540,24 @@ class Lowerer:
     def expr__AtomNode(self, node):
         return node.atom
 
+    def expr_JoinedStr(self, node):
+        """``f"x={x:.2f}"`` is ``"x={:.2f}".format(x)``: a string, with no derivative."""
+        template, values = [], []
+        for part in node.values:
+            if isinstance(part, gast.Constant):
+                template.append(str(part.value).replace("{", "{{").replace("}", "}}"))
+            elif isinstance(part, gast.FormattedValue):
+                conversion = {115: "!s", 114: "!r", 97: "!a"}.get(part.conversion, "")
+                spec = ""
+                if part.format_spec is not None:
+                    if not all(isinstance(p, gast.Constant) for p in part.format_spec.values):
+                        raise self.error(node, "an f-string with a computed format spec",
+                                         hint="format the number with a fixed spec")
+                    spec = ":" + "".join(str(p.value) for p in part.format_spec.values)
+                template.append("{" + conversion + spec + "}")
+                values.append(self.expr(part.value))
+        return ir.Prim(ir.Method("format"), [Const("".join(template))] + values)
+
     def expr_ListComp(self, node, hint=None):
         return self.comprehension(node, hint)
 

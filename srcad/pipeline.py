@@ -15,9 +15,11 @@ Set ``SRCAD_DEBUG=1`` in the environment to print the code after each pass.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
+import threading
 
 import gast
 
@@ -48,6 +50,27 @@ def _debug(stage, text):
         print(f"---- srcad: after {stage} ----\n{text}", file=sys.stderr)
 
 
+#: transformations run one at a time (they share caches and linecache entries); a generated
+#: function, once made, runs in any number of threads
+LOCK = threading.RLock()
+
+
+def _serialised(fn):
+    @functools.wraps(fn)
+    def locked(*args, **kwargs):
+        limit = sys.getrecursionlimit()
+        with LOCK:
+            # long expressions nest deeply; Python compiles them, so srcad should too
+            sys.setrecursionlimit(max(limit, 20000))
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                sys.setrecursionlimit(limit)
+
+    return locked
+
+
+@_serialised
 def to_ssa(func):
     """Parse ``func`` and lower it to checked SSA. Returns (ir.Function, Namer)."""
     src = source.read(func)
@@ -84,6 +107,7 @@ def generate(func, wrt, kinds, items=None):
     return fn, namer, analysis, spelled, gen
 
 
+@_serialised
 def adjoint(func, wrt, arg_values, mode, as_tuple=False):
     """Generate, compile and return the adjoint of ``func`` for these argument kinds.
 
@@ -110,6 +134,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False):
     return compiled, text
 
 
+@_serialised
 def tangent(func, wrt, kinds, items=None, inner=False):
     """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``."""
     from .forward import Forward
@@ -186,7 +211,8 @@ def assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple=False)
     body += emit.render(gen.forward, gen.saves, 0)
     result = gen.result
     if mode != "vjp" and analysis.kind(result) != SCALAR:
-        body.append(f"{spelled.get('check_scalar', 'check_scalar')}({result})")
+        where = f"{fn.source.filename}:{fn.source.first_line}"
+        body.append(f"{spelled.get('check_scalar', 'check_scalar')}({result}, {where!r})")
     backward = emit.render(gen.backward, gen.saves, 0)
     if mode != "vjp" and any(line.strip() and not line.lstrip().startswith("#")
                              for line in backward):

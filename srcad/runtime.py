@@ -160,13 +160,16 @@ def transpose_grad(g, axes=None):
     return np.transpose(g, np.argsort(axes))
 
 
-def check_scalar(y):
-    """Refuse a non-scalar output in ``grad`` (``vjp`` handles any output)."""
-    if np.size(y) != 1 or isinstance(y, (list, tuple)):
+def check_scalar(y, where=None):
+    """Refuse a non-scalar output in ``grad`` (``vjp`` handles any output); ``where`` is the
+    function's ``file:line``."""
+    if isinstance(y, (list, tuple, dict)) or np.size(y) != 1:
         from .errors import NonScalarOutputError
 
+        filename, _, line = (where or "").rpartition(":")
         raise NonScalarOutputError(
             f"grad needs a scalar output, got {type(y).__name__} of shape {np.shape(y)}",
+            filename=filename or None, lineno=int(line) if line.isdigit() else None,
             hint="use srcad.vjp(f, *args) for non-scalar outputs, or reduce the output "
             "(for instance with np.sum) first",
         )

@@ -13,6 +13,7 @@ import functools
 import inspect
 import linecache
 import textwrap
+import types
 from dataclasses import dataclass, field
 
 import gast
@@ -99,7 +100,7 @@ def read(func):
         ) from exc
     try:
         node = _find_function(module, func)
-    except UnsupportedSyntaxError as exc:
+    except (UnsupportedSyntaxError, SourceUnavailableError) as exc:
         exc.filename = filename
         exc.lineno = exc.lineno + first_line - 1
         exc.args = (exc._format(),)
@@ -111,6 +112,12 @@ def read(func):
             lineno=code.co_firstlineno,
             hint="write the function with def on its own lines",
         )
+    if _changed_since_defined(func, text, node):
+        raise SourceUnavailableError(
+            f"the source of {_describe(func)} in {filename} has changed since the function "
+            "was defined: srcad would differentiate code that is not the code that runs",
+            filename=filename, lineno=code.co_firstlineno,
+            hint="re-import the module (importlib.reload) or restart, then take the gradient")
     gast.increment_lineno(module, first_line - 1)
     node.decorator_list = []
     closure = {}
@@ -123,6 +130,32 @@ def read(func):
     return Source(func, node, filename, first_line, text, func.__globals__, closure)
 
 
+def _changed_since_defined(func, text, node):
+    """Whether the text read now compiles to other code than the function's own (the file was
+    edited after import). Closures and lambdas are not checked (they compile differently on
+    their own)."""
+    code = func.__code__
+    if code.co_freevars or not isinstance(node, gast.FunctionDef) or code.co_name == "<lambda>":
+        return False
+    if "@py_builtins" in func.__globals__:  # pytest rewrote the module's asserts
+        return False
+    try:
+        compiled = compile(text, "<srcad check>", "exec")
+    except SyntaxError:
+        return False
+    for const in compiled.co_consts:
+        if isinstance(const, types.CodeType) and const.co_name == code.co_name:
+            return _signature_of(const) != _signature_of(code)
+    return False
+
+
+def _signature_of(code):
+    """What an edit changes and compilers do not: constants, names, variables, arguments."""
+    consts = tuple(repr(c) for c in code.co_consts if not isinstance(c, types.CodeType))
+    return (consts, code.co_names, code.co_varnames, code.co_argcount,
+            code.co_kwonlyargcount)
+
+
 def _find_function(module, func):
     for stmt in module.body:
         if isinstance(stmt, gast.AsyncFunctionDef):
@@ -132,15 +165,14 @@ def _find_function(module, func):
                 hint="differentiate a plain (synchronous) function")
         if isinstance(stmt, gast.FunctionDef):
             return stmt
-        if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda):
-            return _lambda_as_def(stmt.value, func.__name__)
-        if isinstance(stmt, gast.Expr):
-            for sub in gast.walk(stmt):
-                if isinstance(sub, gast.Lambda):
-                    return _lambda_as_def(sub, func.__name__)
-    for sub in gast.walk(module):
-        if isinstance(sub, gast.Lambda):
-            return _lambda_as_def(sub, func.__name__)
+    lambdas = [sub for sub in gast.walk(module) if isinstance(sub, gast.Lambda)]
+    if len(lambdas) > 1:
+        raise SourceUnavailableError(
+            "several lambdas share this line: srcad cannot tell which one it was given",
+            lineno=1, construct=func.__name__,
+            hint="give the lambda a line of its own, or define it with def")
+    if lambdas:
+        return _lambda_as_def(lambdas[0], func.__name__)
     return None
 
 

@@ -10,7 +10,7 @@ import math
 import operator
 
 from .. import runtime
-from .registry import defvjp, nondiff
+from .registry import defmethod, defvjp, nondiff
 
 # ---------------------------------------------------------------- arithmetic operators
 defvjp(operator.add, "a, b", a="g", b="g", broadcast=True)
@@ -41,6 +41,8 @@ defvjp(builtins.tuple, "iterable=()", iterable="g")
 # max(a, b) is b only when b > a, min(a, b) only when b < a (ties and NaN: a), as Python does
 defvjp(builtins.min, "a, b", a="0.0 if b < a else g", b="g if b < a else 0.0")
 defvjp(builtins.max, "a, b", a="0.0 if b > a else g", b="g if b > a else 0.0")
+defmethod("format", str.format)  # f-strings are lowered to "...".format(...)
+nondiff(str.format)
 nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.bool,
         builtins.isinstance, builtins.print, builtins.type, builtins.enumerate, builtins.zip,
         builtins.any, builtins.all, builtins.str, builtins.repr)
@@ -58,7 +60,7 @@ defvjp(runtime.scatter, "value, like, index", value="g[index]")
 defvjp(runtime.cleared, "value, index", value="cleared(g, index)")
 defvjp(runtime.expand, "value, like, axis=None, keepdims=False",
        value="np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)")
-nondiff(runtime.sign, runtime.check_scalar, runtime.zeros_like)
+nondiff(runtime.sign, runtime.check_scalar, runtime.zeros_like, runtime.copy_tangent)
 
 # ---------------------------------------------------------------- math: trigonometry
 defvjp(math.sin, "x", x="g * cos(x)")
