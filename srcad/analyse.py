@@ -45,6 +45,8 @@ def join(kinds):
     return ANY
 
 
+_BOOLEAN = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+            operator.not_, operator.contains, operator.is_, operator.is_not}
 _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
           operator.mod, operator.floordiv, operator.neg, operator.pos, operator.matmul}
 
@@ -72,9 +74,13 @@ class Analysis:
             if items:
                 kinds = set(items.values())
                 self.elems[name] = kinds.pop() if len(kinds) == 1 else ANY
+        self.bools = set()  # names holding a Python bool (a comparison, a flag)
         self._solving = True
         self._kinds()
         self._solving = False
+        for value, error in getattr(fn, "inplace_checks", ()):
+            if self.kinds.get(value) in (ARRAY, SEQ):
+                raise error
         for name, kind in self.kinds.items():
             if kind is None:
                 self.kinds[name] = ANY
@@ -101,6 +107,9 @@ class Analysis:
                         self._put(lst.name, [self.kind(item)])
                 if isinstance(stmt, ir.Assign) and stmt.target:
                     value = stmt.value
+                    if isinstance(value, ir.Prim) and (value.fn in _BOOLEAN or isinstance(
+                            value.fn, ir.BoolOp)):
+                        self.bools.add(stmt.target)
                     if isinstance(value, ir.Prim) and value.fn == ir.Attr("shape"):
                         self._put(stmt.target, [SCALAR])
                     if isinstance(value, ir.Prim) and value.fn in (ir.BUILD_LIST, ir.BUILD_TUPLE):

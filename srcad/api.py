@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from . import ir, pipeline
+from . import calls, ir, pipeline
 from .analyse import item_kinds, kind_of_value
 from .errors import SourceUnavailableError, WrtError
 from .source import read as read_source
@@ -82,7 +82,7 @@ def jvp(f, primals, tangents, wrt=None):
     return fn(*fn.__srcad_arguments__(primals), *tangents)
 
 
-_jvp_cache = {}
+_jvp_cache = calls.ByFunction()
 
 
 def _jvp_function(f, names, primals):
@@ -154,9 +154,17 @@ MAX_SPECIALISATIONS = 64  # per function; past that the cache starts again
 
 
 def clear_cache():
-    """Forget every generated function (they are made again on the next call)."""
-    for t in list(_ALL):
-        t._cache.clear()
+    """Forget every generated function (they are made again on the next call): gradients,
+    forward-mode functions and the split parts of called helpers."""
+    from . import forward
+
+    with pipeline.LOCK:
+        for t in list(_ALL):
+            t._cache.clear()
+            t._last = None
+        _jvp_cache.clear()
+        calls.clear()
+        forward._jvp_cells.clear()
 
 
 class Transformed:

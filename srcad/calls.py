@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import threading
 import types
+import weakref
 from dataclasses import dataclass
 
 from .analyse import ANY
@@ -34,7 +35,46 @@ class Split:
     guards: tuple = ()  # (module dict, name, function): the callees it was made for
 
 
-_cache = {}
+class ByFunction:
+    """A cache keyed by ``(function, ...)`` that forgets a function's entries when the
+    function itself is gone (a module reloaded, a closure dropped)."""
+
+    def __init__(self):
+        self._data = weakref.WeakKeyDictionary()
+
+    def get(self, key, default=None):
+        try:
+            return self._data.get(key[0], {}).get(key[1:], default)
+        except TypeError:  # not weakly referable: never cached
+            return default
+
+    def __contains__(self, key):
+        return self.get(key, _MISSING) is not _MISSING
+
+    def __getitem__(self, key):
+        value = self.get(key, _MISSING)
+        if value is _MISSING:
+            raise KeyError(key)
+        return value
+
+    def __setitem__(self, key, value):
+        try:
+            self._data.setdefault(key[0], {})[key[1:]] = value
+        except TypeError:
+            pass
+
+    def __delitem__(self, key):
+        self._data.get(key[0], {}).pop(key[1:], None)
+
+    def clear(self):
+        self._data.clear()
+
+    def values(self):
+        return [v for entries in list(self._data.values()) for v in entries.values()]
+
+
+_MISSING = object()
+_cache = ByFunction()
 _lock = threading.RLock()
 
 
@@ -65,7 +105,7 @@ def split(fn, wrt, kinds):
         return entry
 
 
-_kinds = {}
+_kinds = ByFunction()
 _in_progress = set()
 
 
@@ -80,7 +120,7 @@ def result_kind(fn, kinds):
     if key in _kinds:
         return _kinds[key]
     if key in _in_progress:
-        return _kinds.get(("guess",) + key)
+        return _kinds.get(key + ("guess",))
     from .analyse import Analysis
     from .pipeline import to_ssa
 
@@ -88,7 +128,7 @@ def result_kind(fn, kinds):
     try:
         ir_fn, _ = to_ssa(fn)
         first = _result(Analysis(ir_fn, kinds, ()))
-        _kinds[("guess",) + key] = first
+        _kinds[key + ("guess",)] = first
         second = _result(Analysis(ir_fn, kinds, ()))
         kind = first if first == second else ANY
     except Exception:

@@ -205,6 +205,7 @@ def _expand_aug(stmt):
     load = _as_load(target)
     value = gast.copy_location(gast.BinOp(left=load, op=stmt.op, right=stmt.value), stmt)
     store = gast.Assign(targets=[target], value=value, type_comment=None)
+    store.srcad_augmented = True  # Python may change the object in place: lower checks aliases
     return gast.copy_location(store, stmt)
 
 

@@ -319,7 +319,7 @@ class Forward:
             "give it a rule with @srcad.extend.defvjp")
 
 
-_jvp_cells = {}
+_jvp_cells = calls.ByFunction()
 
 
 def jvp_cell(fn, wrt, kinds):

@@ -47,6 +47,7 @@ class Lowerer:
         self.local_functions = {}  # nested def name -> (lifted function, captured names)
         self.lifted = {}  # spelling in generated code -> lifted function
         self.callee_globals = []  # (module dict, name, function) of each global callee
+        self.inplace_checks = []  # (value, name, other name, node) of an aliased x += ...
         self.env = {}
         self.out = []
 
@@ -94,6 +95,12 @@ class Lowerer:
         fn = ir.Function(fdef.name, params, body, self.source)
         fn.lifted = dict(self.lifted)
         fn.callee_globals = list(self.callee_globals)
+        fn.inplace_checks = [
+            (value, self.error(node, f"{name} += ... where {name} is the same array as "
+                               f"{other}: Python changes {other} too, in place",
+                               hint=f"write {name} = {name} + ... (a new array), or take a "
+                               f"copy first: {name} = {other}.copy()"))
+            for value, name, other, node in self.inplace_checks]
         return fn
 
     # ---------------------------------------------------------------- statements
@@ -140,6 +147,13 @@ class Lowerer:
             self.bind_atom(target, value, node)
 
     def bind(self, target, value_node, node):
+        if isinstance(target, gast.Name) and getattr(node, "srcad_augmented", False):
+            current = self.env.get(target.id)
+            aliases = sorted(n for n, a in self.env.items() if n != target.id and not
+                             n.startswith("\0") and _same(a, current))
+            if aliases and isinstance(current, Var):
+                # y = x; y += v: for an array (or list) Python changes x too
+                self.inplace_checks.append((current.name, target.id, aliases[0], node))
         if isinstance(target, gast.Name) and isinstance(value_node, gast.Lambda):
             lam = value_node
             fdef = gast.FunctionDef(name=target.id, args=lam.args, body=[gast.copy_location(

@@ -266,6 +266,9 @@ class Reverse:
         scalar = all(self.an.kind(a) == SCALAR for a in value.args if isinstance(
             a, (ir.Var, ir.Const)))
         names = {p: _text(a) for p, a in bound.items()}
+        for p, a in bound.items():  # a bool in arithmetic: float(t), so 1.0 * t stays a float
+            if isinstance(a, ir.Var) and a.name in self.an.bools and self.an.kind(a) == SCALAR:
+                names[p] = f"float({a.name})"
         names["g"] = gname
         names["ans"] = stmt.target
         for free, obj in rule.namespace.items():  # a user rule's own helpers
