@@ -381,6 +381,12 @@ class Reverse:
         name = prim.spelling or getattr(prim.fn, "__name__", repr(prim.fn))
         if isinstance(prim.fn, ir.Method):
             name = f".{prim.fn.name}()"
+        if prim.fn == ir.Method("format"):
+            return MissingRuleError(
+                "a value turned into a string (an f-string or str.format) cannot carry a "
+                "gradient back", filename=src.filename if src else None, lineno=stmt.line,
+                construct=src.line_text(stmt.line) if src else None,
+                hint="compute with the number itself; a string is fine for messages")
         return MissingRuleError(
             f"no derivative rule for {name}",
             filename=src.filename if src else None, lineno=stmt.line,

@@ -10,7 +10,7 @@ import math
 import operator
 
 from .. import runtime
-from .registry import defmethod, defvjp, nondiff
+from .registry import defvjp, nondiff
 
 # ---------------------------------------------------------------- arithmetic operators
 defvjp(operator.add, "a, b", a="g", b="g", broadcast=True)
@@ -41,8 +41,6 @@ defvjp(builtins.tuple, "iterable=()", iterable="g")
 # max(a, b) is b only when b > a, min(a, b) only when b < a (ties and NaN: a), as Python does
 defvjp(builtins.min, "a, b", a="0.0 if b < a else g", b="g if b < a else 0.0")
 defvjp(builtins.max, "a, b", a="0.0 if b > a else g", b="g if b > a else 0.0")
-defmethod("format", str.format)  # f-strings are lowered to "...".format(...)
-nondiff(str.format)
 nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.bool,
         builtins.isinstance, builtins.print, builtins.type, builtins.enumerate, builtins.zip,
         builtins.any, builtins.all, builtins.str, builtins.repr)
