@@ -419,7 +419,9 @@ VJPS = {
     "mul": (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
     "div": (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y),
     "pow": (
-        lambda g, ans, x, y: g * y * np.power(x, np.subtract(y, 1.0)),
+        # y == 0: x ** 0 is 1 everywhere, its derivative 0 (not 0 * 0 ** -1 = nan)
+        lambda g, ans, x, y: g * y * np.power(x, np.where(np.equal(y, 0), 1.0,
+                                                          np.subtract(y, 1.0))),
         lambda g, ans, x, y: g * ans * np.log(np.where(np.equal(x, 0), 1.0, x)),
     ),
     "mod": (_identity, lambda g, ans, x, y: -g * np.floor_divide(x, y)),
