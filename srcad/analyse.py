@@ -78,8 +78,8 @@ class Analysis:
         self._solving = True
         self._kinds()
         self._solving = False
-        for value, error in getattr(fn, "inplace_checks", ()):
-            if self.kinds.get(value) in (ARRAY, SEQ):
+        for value, any_kind, error in getattr(fn, "inplace_checks", ()):
+            if self.kinds.get(value) in ((ARRAY, SEQ, ANY) if any_kind else (ARRAY, SEQ)):
                 raise error
         for name, kind in self.kinds.items():
             if kind is None:
@@ -138,6 +138,9 @@ class Analysis:
 
     def _put(self, name, kinds):
         """Record that values of these kinds are put into the list ``name``."""
+        kinds = [k for k in kinds if k is not None]
+        if not kinds:
+            return  # an empty literal says nothing about what will be put in
         known = [self.elems[name]] if name in self.elems else []
         self.elems[name] = join(known + list(kinds)) or ANY
 

@@ -96,11 +96,12 @@ class Lowerer:
         fn.lifted = dict(self.lifted)
         fn.callee_globals = list(self.callee_globals)
         fn.inplace_checks = [
-            (value, self.error(node, f"{name} += ... where {name} is the same array as "
-                               f"{other}: Python changes {other} too, in place",
+            (value, any_kind, self.error(
+                node, f"{name} changed in place where it is the same object "
+                               f"as {other}: Python changes {other} too",
                                hint=f"write {name} = {name} + ... (a new array), or take a "
                                f"copy first: {name} = {other}.copy()"))
-            for value, name, other, node in self.inplace_checks]
+            for value, name, other, node, any_kind in self.inplace_checks]
         return fn
 
     # ---------------------------------------------------------------- statements
@@ -153,7 +154,7 @@ class Lowerer:
                              n.startswith("\0") and _same(a, current))
             if aliases and isinstance(current, Var):
                 # y = x; y += v: for an array (or list) Python changes x too
-                self.inplace_checks.append((current.name, target.id, aliases[0], node))
+                self.inplace_checks.append((current.name, target.id, aliases[0], node, False))
         if isinstance(target, gast.Name) and isinstance(value_node, gast.Lambda):
             lam = value_node
             fdef = gast.FunctionDef(name=target.id, args=lam.args, body=[gast.copy_location(
@@ -191,6 +192,11 @@ class Lowerer:
                 raise self.error(node, "assignment into a subscript of an expression",
                                  hint="assign into a named array: y[i] = v")
             index = self.index(target.slice)
+            aliases = sorted(n for n, a in self.env.items() if n != target.value.id
+                             and not n.startswith("\0") and _same(a, obj))
+            if aliases:
+                self.inplace_checks.append((obj.name, target.value.id + "[...]", aliases[0],
+                                            node, True))
             name = self.namer.version(target.value.id)
             self.emit(ir.SetItem(name, obj, index, value, node.lineno))
             self.env[target.value.id] = Var(name)
@@ -228,9 +234,13 @@ class Lowerer:
     def stmt_While(self, node):
         self.loop("while", node.lineno, _assigned_names(node.body),
                   body=lambda: self.loop_body(node.body), header=lambda: self.expr(node.test))
+        for stmt in node.orelse:  # no break in the body (desugar took those): else always runs
+            self.stmt(stmt)
 
     def stmt_For(self, node):
         self.for_loop(node.target, node.iter, node, lambda: self.loop_body(node.body))
+        for stmt in node.orelse:
+            self.stmt(stmt)
 
     def loop_body(self, stmts):
         """Lower a desugared loop body; return the exit test of its final ``if ...: break``."""
@@ -340,7 +350,12 @@ class Lowerer:
         block, self.out = self.out, saved
         kept = []
         for phi, name in zip(phis, assigned):
-            latch = self.env.get(name)
+            phi.sources[1] = self.env.get(name)
+        replaced = {}
+        for phi, name in zip(phis, assigned):
+            latch = phi.sources[1]
+            for old, new in replaced.items():
+                latch = _subst(latch, old, new)
             phi.sources[1] = latch
             if latch is None or _same(latch, Var(phi.target)):
                 # The body leaves the name as it found it: no merge needed.
@@ -349,6 +364,9 @@ class Lowerer:
                     _replace_everywhere(block + header_block, phi.target, entry)
                     test = _subst(test, phi.target, entry)
                     exit_test = _subst(exit_test, phi.target, entry)
+                    replaced[phi.target] = entry
+                    for other in kept:
+                        other.sources[1] = _subst(other.sources[1], phi.target, entry)
                 self.env[name] = entry
                 if entry is None:
                     self.env.pop(name, None)

@@ -227,6 +227,13 @@ class Reverse:
                 value.fn.name == "append"
             ):
                 self.append(stmt, code, frame)
+            elif isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
+                value.args and self.an.active(value.args[0])
+                and self.an.kind(value.args[0]) in (SEQ, ANY)
+            ):
+                raise self.unsupported(stmt, f".{value.fn.name}() changing a list that "
+                                       "carries gradients", "build a new list (ys = ys + [v], "
+                                       "a comprehension) or use append")
             return
         if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
             value.fn.name == "pop" and not value.args[1:]
@@ -247,6 +254,9 @@ class Reverse:
             return
         if fn is operator.getitem:
             self.getitem(stmt, gname, code, frame)
+            return
+        if fn in (operator.add, operator.mul) and self.an.kinds.get(stmt.target) == SEQ:
+            self.list_arithmetic(stmt, gname, code, frame)
             return
         if isinstance(fn, ir.BoolOp):
             return
@@ -340,6 +350,28 @@ class Reverse:
         self.cells[spelled] = cell
         return spelled
 
+    def list_arithmetic(self, stmt, gname, code, frame):
+        """``a + b`` on lists: each side gets its slice of the gradient; ``[x] * n`` is
+        refused (the gradient of a repeated element is the sum of its copies')."""
+        a, b = stmt.value.args
+        if stmt.value.fn is operator.mul:
+            raise self.unsupported(stmt, "repeating a list that carries gradients ([x] * n)",
+                                   "build it with a comprehension: [x for _ in range(n)]")
+        self.ref(a.name if isinstance(a, ir.Var) else "", frame)
+        size = f"len({a})"
+        if isinstance(a, ir.Var):
+            self.accumulate(a, f"{gname}[:{size}]", code, frame)
+        if isinstance(b, ir.Var):
+            self.accumulate(b, f"{gname}[{size}:]", code, frame)
+
+    def unsupported(self, stmt, what, hint):
+        from .errors import UnsupportedSyntaxError
+
+        src = self.fn.source
+        return UnsupportedSyntaxError(
+            f"srcad cannot differentiate {what}", filename=src.filename if src else None,
+            lineno=stmt.line, construct=src.line_text(stmt.line) if src else None, hint=hint)
+
     def helper_spellings(self):
         return self.helper_names
 
@@ -406,7 +438,9 @@ class Reverse:
             self.ensure_live(obj.name, code, frame)
             dobj = self.g(obj.name)
             elem = self.an.elems.get(obj.name, ANY)
-            if elem == SCALAR:
+            if isinstance(index, (ir.Slice, ir.Index)):
+                code.append(f"{dobj}[{index}] = {self.helper('add')}({dobj}[{index}], {gname})")
+            elif elem == SCALAR:
                 code.append(f"{dobj}[{index}] += {gname}")
             elif elem == ARRAY:
                 code.append(f"{dobj}[{index}] = {dobj}[{index}] + {gname}")

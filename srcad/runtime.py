@@ -101,7 +101,12 @@ def add(a, b):
 
 
 def copy_tangent(tangent, value):
-    """A writable tangent for ``y[i] = v``: a float array shaped like ``value``."""
+    """A writable tangent for ``y[i] = v``: a list for a list, else a float array shaped like
+    ``value``."""
+    if isinstance(value, (list, tuple, dict)):
+        if isinstance(tangent, (list, tuple, dict)):
+            return dict(tangent) if isinstance(tangent, dict) else list(tangent)
+        return zeros_like(value)
     return np.array(np.broadcast_to(tangent, np.shape(value)), dtype=float)
 
 
@@ -163,7 +168,10 @@ def transpose_grad(g, axes=None):
 def check_scalar(y, where=None):
     """Refuse a non-scalar output in ``grad`` (``vjp`` handles any output); ``where`` is the
     function's ``file:line``."""
-    if isinstance(y, (list, tuple, dict)) or np.size(y) != 1:
+    numeric = (isinstance(y, (int, float, np.number))
+               and not isinstance(y, (complex, np.complexfloating))
+               or isinstance(y, np.ndarray) and y.dtype.kind in "biuf")
+    if not numeric or np.size(y) != 1:
         from .errors import NonScalarOutputError
 
         filename, _, line = (where or "").rpartition(":")

@@ -37,13 +37,15 @@ defvjp(builtins.float, "x=0.0", x="g")
 defvjp(builtins.sum, "iterable, start=0", iterable="fill(g, iterable)", start="g",
        jvp={"iterable": "sum(t)", "start": "t"})
 defvjp(builtins.list, "iterable=()", iterable="g")
+defvjp(builtins.reversed, "seq", seq="g[::-1]")
 defvjp(builtins.tuple, "iterable=()", iterable="g")
 # max(a, b) is b only when b > a, min(a, b) only when b < a (ties and NaN: a), as Python does
 defvjp(builtins.min, "a, b", a="0.0 if b < a else g", b="g if b < a else 0.0")
 defvjp(builtins.max, "a, b", a="0.0 if b > a else g", b="g if b > a else 0.0")
 nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.bool,
-        builtins.isinstance, builtins.print, builtins.type, builtins.enumerate, builtins.zip,
-        builtins.any, builtins.all, builtins.str, builtins.repr)
+        builtins.isinstance, builtins.print, builtins.type, builtins.any, builtins.all)
+# no rule, on purpose: zip/enumerate as values, str/repr (a number through a string) are
+# refused where a gradient would have to cross them (in a for loop they are understood)
 
 # ---------------------------------------------------------------- srcad's own helpers
 # (generated code calls them; these rules let srcad differentiate its own output again)

@@ -154,6 +154,9 @@ def _signature(spec, fn):
 
 
 def _parse(template, name):
+    if not isinstance(template, str):
+        raise RuleError(f"rule for {name}: a template must be a string of Python, got "
+                        f"{template!r}", hint='write it as text, e.g. x="g * cos(x)"')
     try:
         return ast.parse(template.strip(), mode="eval").body
     except SyntaxError as exc:
