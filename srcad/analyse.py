@@ -25,6 +25,8 @@ SCALAR, ARRAY, SEQ, OTHER, ANY = "scalar", "array", "seq", "other", "any"
 def kind_of_value(value):
     if isinstance(value, bool):
         return SCALAR
+    if isinstance(value, (complex, np.complexfloating)):
+        return ANY  # not differentiated: grad's output check refuses it
     if isinstance(value, (numbers.Number, np.number)):
         return SCALAR
     if isinstance(value, np.ndarray):
@@ -189,6 +191,8 @@ class Analysis:
             return SCALAR if fn is not range else OTHER
         if getattr(fn, "__module__", None) == "math" or fn is float:
             return SCALAR
+        if fn in (operator.add, operator.mul) and SEQ in kinds and ARRAY not in kinds:
+            return SEQ  # list + list, list * n
         if fn in _ARITH or isinstance(fn, np.ufunc) or fn in (abs, min, max, pow):
             if prim.kwargs:
                 return ANY

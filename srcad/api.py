@@ -19,7 +19,6 @@ import numpy as np
 from . import calls, ir, pipeline
 from .analyse import item_kinds, kind_of_value
 from .errors import SourceUnavailableError, WrtError
-from .source import read as read_source
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "ssa", "clear_cache"]
 
@@ -174,7 +173,7 @@ class Transformed:
         if not callable(f):
             raise TypeError(f"srcad.{mode} expects a function, got {f!r}")
         if not _is_transformed(f):
-            read_source(f)  # fail now, not at the first call, if there is no source
+            pipeline.read(f)  # fail now, not at the first call, if there is no source
         self._user = _transformed(f)._user if _is_transformed(f) else f
         self._f = _transformed(f) if _is_transformed(f) else f
         self._mode = mode

@@ -75,6 +75,9 @@ registry.nondiff.add(stop_gradient)
 
 def _register(fn, signature, broadcast, templates, namespace, jvp=None):
     name = getattr(fn, "__qualname__", repr(fn))
+    if not callable(fn):
+        raise RuleError(f"a rule is for a function, got {fn!r}",
+                        hint="pass the function itself: defvjp(np.i0, \"x\", x=...)")
     real = None
     try:
         real = inspect.signature(fn)

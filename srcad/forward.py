@@ -34,7 +34,7 @@ from .rules import registry
 
 #: functions linear in each array argument: the tangent is the function of the tangent
 LINEAR = {
-    list, tuple, operator.getitem, operator.matmul, operator.neg, operator.pos,
+    list, tuple, reversed, operator.getitem, operator.matmul, operator.neg, operator.pos,
     runtime.unbroadcast, runtime.unbroadcast_to, runtime.broadcast_as, runtime.fill,
     runtime.total, runtime.scatter,
     runtime.cleared, runtime.expand,

@@ -170,7 +170,7 @@ class Prim:
         if isinstance(fn, BoolOp):
             return f" {fn.word} ".join(map(str, args))
         if fn is ASSERT:
-            return f"assert {args[0]}"
+            return f"assert {args[0]}" + (f", {args[1]}" if len(args) > 1 else "")
         if fn in UNARY and len(args) == 1:
             return f"{UNARY[fn]}{args[0]}"
         if fn is operator.contains:

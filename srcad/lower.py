@@ -124,7 +124,8 @@ class Lowerer:
 
     def stmt_Assert(self, node):
         test = self.expr(node.test)
-        self.emit(ir.Assign(None, ir.Prim(ir.ASSERT, [test]), node.lineno, effect=True))
+        args = [test] if node.msg is None else [test, self.expr(node.msg)]
+        self.emit(ir.Assign(None, ir.Prim(ir.ASSERT, args), node.lineno, effect=True))
 
     def stmt_Raise(self, node):
         value = Const(None, "None") if node.exc is None else self.expr(node.exc)

@@ -71,6 +71,12 @@ def _serialised(fn):
 
 
 @_serialised
+def read(func):
+    """Read and parse ``func`` (done when a gradient is made, to fail early)."""
+    return source.read(func)
+
+
+@_serialised
 def to_ssa(func):
     """Parse ``func`` and lower it to checked SSA. Returns (ir.Function, Namer)."""
     src = source.read(func)

@@ -322,6 +322,11 @@ def _propagate_constants(fdef):
     stores, loads = _count_names(fdef)
     augmented = {s.target.id for s in ast.walk(fdef)
                  if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name)}
+    for node in ast.walk(fdef):  # 1.0[0] or 1.0.shape would not be Python: keep those names
+        inner = getattr(node, "value", None) if isinstance(node, (ast.Subscript, ast.Attribute))\
+            else getattr(node, "func", None) if isinstance(node, ast.Call) else None
+        if isinstance(inner, ast.Name):
+            augmented.add(inner.id)
     values = {}
     for block, in_loop in _blocks(fdef):
         if in_loop:

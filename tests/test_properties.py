@@ -17,8 +17,9 @@ derivative of the piece the input lies in (a wrong value is never skipped). Exac
 which can disagree with the function's own derivative (`max(x, 0) + min(x, 0)` at 0); a
 disagreement at the drawn input is therefore re-checked at a generic point about 1e-3 away
 (far enough that the one-sided differences there, with step 1e-5, do not reach back across the
-kinks that meet at the drawn input), and only a disagreement that persists there fails. Forward and reverse mode take the same pieces, so
-they must agree even at ties, and the gradient must be finite wherever `f` is.
+kinks that meet at the drawn input), and only a disagreement that persists there fails.
+Forward and reverse mode take the same pieces, so they must agree even at ties, and the
+gradient must be finite wherever `f` is.
 
 The default run draws 60 programs; `SRCAD_LONG_PROPERTIES=1` draws 2000 (the second-order
 test 40 and 1000).
