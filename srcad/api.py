@@ -18,7 +18,7 @@ import numpy as np
 
 from . import calls, ir, pipeline
 from .analyse import item_kinds, kind_of_value
-from .errors import SourceUnavailableError, WrtError
+from .errors import SourceUnavailableError, SrcadError, WrtError
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "ssa", "clear_cache"]
 
@@ -60,6 +60,7 @@ def vjp(f, *args, wrt=None):
     value = f(*args)
 
     def pullback(dy):
+        _check_companion(value, dy, "cotangent")
         return transformed(dy, *args)
 
     return value, pullback
@@ -72,13 +73,29 @@ def jvp(f, primals, tangents, wrt=None):
     (default: all of ``primals``), each shaped like its argument.
     """
     primals, tangents = tuple(primals), tuple(tangents)
+    if not _is_transformed(f):
+        pipeline.read(f)  # a clear error for a function without source
     user = _transformed(f)._user if _is_transformed(f) else f
     params, names, _ = _resolve_wrt(user, tuple(range(len(primals))) if wrt is None else wrt)
     if len(tangents) != len(names):
         raise WrtError(f"jvp got {len(tangents)} tangents for {len(names)} wrt arguments",
                        hint="give one tangent per argument in wrt")
+    values = dict(zip(params, primals))
+    for name, tangent in zip(names, tangents):
+        _check_companion(values.get(name), tangent, f"tangent for {name!r}")
     fn = _jvp_function(f, names, primals)
     return fn(*fn.__srcad_arguments__(primals), *tangents)
+
+
+def _check_companion(value, companion, what):
+    """A tangent or cotangent must be shaped like the value it goes with."""
+    if companion is None:
+        raise SrcadError(f"the {what} is None", hint="pass zeros shaped like the value instead")
+    if isinstance(value, (list, tuple, dict)) or isinstance(companion, (list, tuple, dict)):
+        return
+    if np.shape(companion) != np.shape(value):
+        raise SrcadError(f"the {what} has shape {np.shape(companion)}, the value has shape "
+                         f"{np.shape(value)}", hint="give one shaped like the value")
 
 
 _jvp_cache = calls.ByFunction()

@@ -70,9 +70,21 @@ def read(func):
         )
     code = getattr(func, "__code__", None)
     if code is None or not inspect.isfunction(func):
+        call = vars(type(func)).get("__call__")  # a method defined on the class
+        if inspect.isfunction(call):
+            raise SourceUnavailableError(
+                f"{_describe(type(func))} is a callable object, not a function",
+                construct=repr(func), hint="differentiate its method: "
+                f"srcad.grad({type(func).__name__}.__call__, wrt=...) with the object as "
+                "first argument, or a function that calls it")
         raise SourceUnavailableError(
             f"no Python source for {_describe(func)}", construct=repr(func), hint=_HINT_RULE
         )
+    if (getattr(func, "__module__", "") or "").split(".")[0] in ("numpy", "srcad"):
+        raise SourceUnavailableError(
+            f"{_describe(func)} is a library function: srcad differentiates your code, and "
+            "calls to library functions through their rules",
+            construct=repr(func), hint="differentiate a function of yours that calls it")
     filename = code.co_filename
     try:
         lines, first_line = inspect.getsourcelines(func)

@@ -146,6 +146,29 @@ def test_second_derivative_with_call_in_branch_not_taken():
     assert srcad.grad(srcad.grad(call_in_branch))(0.5) == pytest.approx(6.0)  # 3 x ** 2
 
 
+def _sine(a):
+    return math.sin(a)
+
+
+def call_in_nested_branch(x):
+    if x > 0.0:
+        if x > 3.0:
+            x = _sine(x)
+    return x * x
+
+
+@xfail_bug(41, "reverse over reverse with a helper call in a nested branch not taken: "
+               "UnboundLocalError (x_1_ctx_1)")
+def test_second_derivative_with_call_in_nested_branch_not_taken():
+    assert srcad.grad(srcad.grad(call_in_nested_branch))(0.5) == pytest.approx(2.0)
+
+
+def test_forward_over_reverse_with_call_in_nested_branch():
+    assert srcad.hessian(call_in_nested_branch)(0.5) == pytest.approx(2.0)
+    expected = 2 * (math.cos(4.0) ** 2 - math.sin(4.0) ** 2)  # (sin x ** 2)''
+    assert srcad.hessian(call_in_nested_branch)(4.0) == pytest.approx(expected)
+
+
 def test_second_derivative_with_call_in_branch_taken():
     assert srcad.grad(srcad.grad(call_in_branch))(2.0) == pytest.approx(12.0)  # x ** 3
 
