@@ -220,6 +220,8 @@ def _propagate_copies(fdef, grads):
     params = {a.arg for a in fdef.args.args + fdef.args.kwonlyargs}
     returned = {n for stmt in fdef.body if isinstance(stmt, ast.Return) for n in _loads(stmt)}
     touched = set()  # names changed in this sweep: their counts are stale until the next
+    renames = {}  # applied in one walk at the end (a walk per copy made this pass quadratic)
+    cache = {}  # id(statement) -> (stores, loads), for the statements scanned in this sweep
     changed = False
     for block, in_loop in list(_blocks(fdef)):
         i = 0
@@ -242,17 +244,22 @@ def _propagate_copies(fdef, grads):
             if stores.get(a, 0) != 1 or a in returned:
                 continue
             if (in_loop or stores.get(b, 0) > 1) and not _local_uses(block, i - 1, a, b,
-                                                                      loads):
+                                                                      loads, cache):
                 continue
             del block[i - 1]
             i -= 1
             if loads.get(b, 0) == 1 and b not in params and not mixed:
-                _rename(fdef, b, a)  # b was only copied: its definition becomes a's
+                renames[b] = a  # b was only copied: its definition becomes a's
             else:
-                _rename(fdef, a, b)
-                _drop_self_copies(block)
+                renames[a] = b
             touched |= {a, b}
             changed = True
+    if renames:
+        for node in ast.walk(fdef):
+            if isinstance(node, ast.Name) and node.id in renames:
+                node.id = renames[node.id]
+        for block, _ in _blocks(fdef):
+            _drop_self_copies(block)
     return changed
 
 
@@ -287,19 +294,24 @@ def _coalesce(fdef, block, i, a, b, stores, loads, params):
     return False
 
 
-def _local_uses(block, i, a, b, loads):
+def _local_uses(block, i, a, b, loads, cache=None):
     """In a loop: every read of ``a`` follows the copy in this block, ``b`` unchanged till then
     (a copy back, ``b = a``, leaves ``b`` equal to ``a``: it becomes ``b = b`` and goes)."""
+    cache = {} if cache is None else cache
     seen = 0
     for stmt in block[i + 1:]:
-        if b in _stores(stmt) and not (_is_copy(stmt) and stmt.value.id == a
-                                       and stmt.targets[0].id == b):
+        key = id(stmt)
+        if key not in cache:
+            cache[key] = (_stores(stmt), _loads(stmt))
+        stmt_stores, stmt_loads = cache[key]
+        if b in stmt_stores and not (_is_copy(stmt) and stmt.value.id == a
+                                     and stmt.targets[0].id == b):
             if _assigns_only(stmt, b):
                 # ``b = f(a)``: the right side is read before b changes, so a may be b there
                 seen += _loads(stmt.value).get(a, 0)
                 return seen == loads.get(a, 0)
-            return seen == loads.get(a, 0) and a not in _loads(stmt)
-        seen += _loads(stmt).get(a, 0)
+            return seen == loads.get(a, 0) and a not in stmt_loads
+        seen += stmt_loads.get(a, 0)
     return seen == loads.get(a, 0)
 
 
@@ -318,7 +330,7 @@ def _is_number(node):
 
 
 def _propagate_constants(fdef):
-    """``dy = 1.0`` assigned once outside loops: write ``1.0`` where ``dy`` is read, simplify."""
+    """``dy = 1.0`` assigned once: write ``1.0`` where ``dy`` is read, then simplify."""
     stores, loads = _count_names(fdef)
     augmented = {s.target.id for s in ast.walk(fdef)
                  if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name)}
@@ -328,9 +340,7 @@ def _propagate_constants(fdef):
         if isinstance(inner, ast.Name):
             augmented.add(inner.id)
     values = {}
-    for block, in_loop in _blocks(fdef):
-        if in_loop:
-            continue
+    for block, _ in _blocks(fdef):  # a literal assigned once is the same in every iteration
         kept = []
         for stmt in block:
             if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
