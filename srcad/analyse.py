@@ -80,6 +80,7 @@ class Analysis:
         self._solving = True
         self._kinds()
         self._solving = False
+        self._check_dict_iteration()
         for value, any_kind, error in getattr(fn, "inplace_checks", ()):
             if self.kinds.get(value) in ((ARRAY, SEQ, ANY) if any_kind else (ARRAY, SEQ)):
                 raise error
@@ -137,6 +138,29 @@ class Analysis:
                             self._put(phi.target, [self.elems[s.name]])
             if (self.kinds, self.elems) == before:
                 return
+
+    def _check_dict_iteration(self):
+        """``for k in d`` is lowered to indexing by position; a dict argument would be
+        indexed by 0, 1, ...: refuse it, clearly, rather than fail with a KeyError."""
+        counters = {s.target for s in ir.walk(self.fn.body) if isinstance(s, ir.Loop)}
+        dicts = {name for name, items in self.items.items()
+                 if items and set(items) != set(range(len(items)))}
+        for stmt in ir.walk(self.fn.body):
+            value = getattr(stmt, "value", None)
+            if not (isinstance(stmt, ir.Assign) and isinstance(value, ir.Prim)
+                    and value.fn is operator.getitem):
+                continue
+            obj, index = value.args
+            if (isinstance(obj, ir.Var) and obj.name in dicts and isinstance(index, ir.Var)
+                    and index.name in counters):
+                from .errors import UnsupportedSyntaxError
+
+                src = self.fn.source
+                raise UnsupportedSyntaxError(
+                    f"a for loop over the dict {obj.name!r}", filename=src.filename,
+                    lineno=stmt.line, construct=src.line_text(stmt.line),
+                    hint=f"loop over {obj.name}.items() or list({obj.name}), or index it "
+                    "with its keys")
 
     def _put(self, name, kinds):
         """Record that values of these kinds are put into the list ``name``."""

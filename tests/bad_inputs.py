@@ -147,6 +147,11 @@ def double_star_call(x, options):
     return math.pow(x, **options)  # bad: double-star call
 
 
+def repeats_an_active_list(x):
+    ys = [x] * 3  # bad: repeating an active list
+    return sum(ys)
+
+
 def calls_local_variable(x):
     g = math.sin
     return g(x)  # bad: calling a local variable

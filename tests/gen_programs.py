@@ -360,8 +360,7 @@ class _Writer:
         uses = ["sum({0})", "sum({0}) * 0.5", "len({0}) + sum({0})",
                 "sum({0}) + ({0}[-1] if {0} else 0.0)", "({0}[0] * 2.0 if len({0}) > 0 else 1.0)",
                 "sum({0}[1:]) * 2.0", "sum({0}[::-1][:2])"]
-        if "list_concat" not in KNOWN_BUGS:
-            uses += ["sum({0} + {0}) * 0.5", "sum({0} * 2) * 0.5"]
+        uses.append("sum({0} + {0}) * 0.5")  # (`{0} * 2` is refused: repeating a list)
         use = self.draw(st.sampled_from(uses))
         lines.append(f"{target} = {use.format(acc)}")
         scope.append(target)

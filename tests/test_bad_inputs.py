@@ -91,6 +91,8 @@ ROWS = [
     Bad("dict literal", g(bad.dict_literal, 1.5), srcad.UnsupportedSyntaxError, ("dict",)),
     Bad("double-star call", g(bad.double_star_call, 1.5, {"y": 2.0}),
         srcad.UnsupportedSyntaxError, ("**",)),
+    Bad("repeating an active list", g(bad.repeats_an_active_list, 1.5),
+        srcad.UnsupportedSyntaxError, ("repeating",)),
     Bad("calling a local variable", g(bad.calls_local_variable, 1.5),
         srcad.UnsupportedSyntaxError, ("'g'",)),
     Bad("calling an expression", g(bad.calls_lambda_expression, 1.5),

@@ -534,7 +534,6 @@ def iterates_dict(x, weights):
     return total
 
 
-@xfail_bug(13, "`for key in d` over a dict argument: KeyError in the generated code")
 def test_loop_over_dict_keys():
     weights = {"a": 2.0, "b": 3.0}
     try:
