@@ -180,7 +180,7 @@ class Reverse:
         refs = set().union(*self.refs.values()) if self.refs else set()
         partial = [p.target for s in ir.walk(body) if isinstance(s, (ir.If, ir.Loop))
                    for p in s.phis if any(src is None for src in p.sources)
-                   and p.target in refs]
+                   and (isinstance(s, ir.If) or p.target in refs)]
         forward = [f"{name} = None" for name in sorted(set(partial))] + forward
         gen = Generated(forward, backward, list(self.stacks.values()), result, grads, seed_name,
                         self.used_helpers, self.saves, self.temp_grads, self.cells,

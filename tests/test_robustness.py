@@ -157,8 +157,6 @@ def call_in_nested_branch(x):
     return x * x
 
 
-@xfail_bug(41, "reverse over reverse with a helper call in a nested branch not taken: "
-               "UnboundLocalError (x_1_ctx_1)")
 def test_second_derivative_with_call_in_nested_branch_not_taken():
     assert srcad.grad(srcad.grad(call_in_nested_branch))(0.5) == pytest.approx(2.0)
 
