@@ -196,6 +196,10 @@ class Forward:
                 lst, item = value.args
                 if self.varied(lst):
                     code.append(f"{self.t(lst.name)}.append({self.tangent_or_zero(item)})")
+            elif isinstance(value, ir.Prim) and value.fn == ir.Method("pop") and len(
+                value.args
+            ) == 1 and self.varied(value.args[0]):
+                code.append(f"{self.t(value.args[0].name)}.pop()")  # keep the lists in step
             return
         target = stmt.target
         if not isinstance(value, ir.Prim):

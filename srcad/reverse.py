@@ -227,6 +227,14 @@ class Reverse:
                 value.fn.name == "append"
             ):
                 self.append(stmt, code, frame)
+            elif isinstance(value, ir.Prim) and value.fn == ir.Method("pop") and len(
+                value.args
+            ) == 1 and self.an.active(value.args[0]):
+                # xs.pop() for its effect (srcad's own code does this): the item's gradient
+                # is zero, and the gradient list grows back by one
+                self.comment(stmt, code)
+                self.ensure_live(value.args[0].name, code, frame)
+                code.append(f"{self.g(value.args[0].name)}.append(0.0)")
             elif isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
                 value.args and self.an.active(value.args[0])
                 and self.an.kind(value.args[0]) in (SEQ, ANY)

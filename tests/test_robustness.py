@@ -161,6 +161,20 @@ def test_second_derivative_with_call_in_nested_branch_not_taken():
     assert srcad.grad(srcad.grad(call_in_nested_branch))(0.5) == pytest.approx(2.0)
 
 
+def appends_constants_and_values(x):
+    v1 = []
+    for i in range(2):
+        v1.append(i + 1)
+        v1.append(x)
+    return sum(v1) * x  # (3 + 2 x) x
+
+
+def test_second_derivative_with_constants_appended_in_a_loop():
+    assert srcad.grad(appends_constants_and_values)(0.5) == pytest.approx(5.0)
+    assert srcad.hessian(appends_constants_and_values)(0.5) == pytest.approx(4.0)
+    assert srcad.grad(srcad.grad(appends_constants_and_values))(0.5) == pytest.approx(4.0)
+
+
 def test_forward_over_reverse_with_call_in_nested_branch():
     assert srcad.hessian(call_in_nested_branch)(0.5) == pytest.approx(2.0)
     expected = 2 * (math.cos(4.0) ** 2 - math.sin(4.0) ** 2)  # (sin x ** 2)''
