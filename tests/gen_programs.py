@@ -81,10 +81,7 @@ LOCAL_NAMES = ["a", "b", "c", "v", "u", "dx", "d_x", "dy", "t", "t_1", "stack", 
 #: Features left out while srcad has a known bug in them (notes/robustness-findings.md; each
 #: has a strict-xfail regression test in tests/test_robustness.py). Empty this set when the
 #: bugs are fixed, and the property tests cover those features again.
-KNOWN_BUGS = {
-    "rev_rev_discarded_pop",  # finding 42: grad of grad refuses srcad's own `dv1.pop()` (a
-    # popped gradient of an inactive list item); the second-order test skips programs with lists
-}
+KNOWN_BUGS = set()  # every bug the generator steered around is fixed (history in the notes)
 
 CONSTANTS = ["0.5", "2.0", "1.5", "-0.75", "3", "1", "0.25", "2"]
 COMPARISONS = [">", "<", ">=", "<="]

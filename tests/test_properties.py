@@ -239,18 +239,11 @@ def _second_order_problems(f, args, i, j):
     return problems
 
 
-#: Helpers the second-order test calls (none while a known bug is in the way).
-SECOND_ORDER_HELPERS = (() if "rev_rev_nested_branch_call" in gen_programs.KNOWN_BUGS
-                        else gen_programs.ALL_HELPERS)
-
-
 @settings(max_examples=SECOND_ORDER_EXAMPLES, **SETTINGS)
-@given(program=gen_programs.programs(max_statements=5, helpers=SECOND_ORDER_HELPERS),
+@given(program=gen_programs.programs(max_statements=5),
        inputs=INPUTS, i=st.integers(0, 1), j=st.integers(0, 1))
 def test_second_derivative_of_random_program(gen_dir, program, inputs, i, j):
     """d/dj (d f / di), by srcad twice, matches finite differences of srcad's d f / di."""
-    assume("rev_rev_discarded_pop" not in gen_programs.KNOWN_BUGS
-           or ".append(" not in program.body)
     f = gen_programs.load(program, gen_dir).f
     args = _generic(inputs[: len(program.params)])
     problems = _second_order_problems(f, args, i, j)
