@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import inspect
-import math
 import operator
 import types
 
@@ -29,7 +28,7 @@ import numpy as np
 from . import calls, ir, runtime, templates
 from .analyse import ANY, ARRAY, SCALAR, kind_of_value
 from .errors import MissingRuleError
-from .reverse import Compound, _parallel, _paren, _text
+from .reverse import Compound, Sweep, _parallel, _paren, _text
 from .rules import registry
 
 #: functions linear in each array argument: the tangent is the function of the tangent
@@ -62,7 +61,7 @@ def forward_kind(rule, fn):
     return None
 
 
-class Forward:
+class Forward(Sweep):
     def __init__(self, fn, analysis, namer, helper_names):
         self.fn = fn
         self.an = analysis
@@ -88,18 +87,6 @@ class Forward:
     def tangent_of(self, atom):
         """Expression text of an atom's tangent, or None when it is zero."""
         return self.t(atom.name) if self.varied(atom) else None
-
-    def helper(self, name):
-        self.used_helpers.add(name)
-        return self.helper_names.get(name, name)
-
-    def zero(self, name):
-        kind = self.an.kinds.get(name, ANY)
-        if kind == SCALAR:
-            return "0.0"
-        if kind == ARRAY:
-            return f"{self.helper('np')}.zeros_like({name}, dtype=float)"
-        return f"{self.helper('zeros_like')}({name})"
 
     def tangent_or_zero(self, atom):
         if isinstance(atom, ir.Var):
@@ -281,14 +268,6 @@ class Forward:
                       for k, a in prim.kwargs.items()}
         return str(sub)
 
-    def note_helpers(self, node):
-        import ast
-
-        spelled = {v: k for k, v in self.helper_names.items()}
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and sub.id in spelled:
-                self.used_helpers.add(spelled[sub.id])
-
     def user_call(self, stmt, code):
         prim = stmt.value
         bound = inspect.signature(prim.fn).bind(*prim.args, **prim.kwargs)
@@ -302,14 +281,6 @@ class Forward:
         # the forward-mode function takes every parameter positionally, then the tangents
         args = [_text(a) for a in bound.arguments.values()] + tangents
         code.append(f"{stmt.target}, {self.t(stmt.target)} = {name}({', '.join(args)})")
-
-    def bind_cell(self, name, cell):
-        for spelled, known in self.cells.items():
-            if known is cell:
-                return spelled
-        spelled = self.namer.fresh(name)
-        self.cells[spelled] = cell
-        return spelled
 
     def missing(self, stmt, prim, forward=False):
         src = self.fn.source
@@ -343,5 +314,3 @@ def jvp_cell(fn, wrt, kinds):
     cell.cell_contents = compiled
     return cell
 
-
-_ = math

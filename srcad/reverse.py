@@ -62,14 +62,53 @@ class Generated:
     kept: tuple = ()  # (names the backward reads outside loops, those defined only in a branch)
 
 
-class Reverse:
+class Sweep:
+    """What the reverse and forward sweeps share: helper names, zeros, callee cells.
+
+    A subclass sets ``an`` (the Analysis), ``namer``, ``helper_names``, ``used_helpers`` and
+    ``cells``.
+    """
+
+    def helper(self, name):
+        self.used_helpers.add(name)
+        return self.helper_names.get(name, name)
+
+    def zero(self, name):
+        """A zero shaped like the value ``name``: a literal for a number."""
+        kind = self.an.kinds.get(name, ANY)
+        if kind == SCALAR:
+            return "0.0"
+        if kind == ARRAY:
+            return f"{self.helper('np')}.zeros_like({name}, dtype=float)"
+        return f"{self.helper('zeros_like')}({name})"
+
+    def note_helpers(self, node):
+        """Record the helpers an instantiated template calls."""
+        spelled = {v: k for k, v in self.helper_names.items()}
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and sub.id in spelled:
+                self.used_helpers.add(spelled[sub.id])
+
+    def bind_cell(self, name, cell):
+        """The name generated code uses for a closure cell (a callee's part, a user rule's
+        helper), made once per cell."""
+        for spelled, known in self.cells.items():
+            if known is cell or _same_value(known, cell):
+                return spelled
+        spelled = self.namer.fresh(name)
+        self.cells[spelled] = cell
+        return spelled
+
+
+class Reverse(Sweep):
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names):
         self.fn = fn
         self.an = analysis
         self.namer = namer
         self.helper_names = helper_names  # helper -> spelling in generated code
         self.used_helpers = set()
-        self.gnames = {}
+        self.gnames = {}  # value -> its gradient's name
+        self.primal_of = {}  # gradient's name -> value
         self.temp_grads = set()  # gradients of temporaries: tidy may inline them
         self.fresh = set()  # array gradients holding an array no other name holds
         self.live = set()
@@ -94,22 +133,15 @@ class Reverse:
     def g(self, name):
         if name not in self.gnames:
             self.gnames[name] = self.namer.grad(name)
+            self.primal_of[self.gnames[name]] = name
             if name in self.namer.temps:
                 self.temp_grads.add(self.gnames[name])
         return self.gnames[name]
 
-    def helper(self, name):
-        self.used_helpers.add(name)
-        return self.helper_names.get(name, name)
-
     def zero(self, name, frame):
-        kind = self.an.kinds.get(name, ANY)
-        if kind == SCALAR:
-            return "0.0"
-        self.ref(name, frame)
-        if kind == ARRAY:
-            return f"{self.helper('np')}.zeros_like({name}, dtype=float)"
-        return f"{self.helper('zeros_like')}({name})"
+        if self.an.kinds.get(name, ANY) != SCALAR:
+            self.ref(name, frame)  # the zero is shaped like the value: the value is read
+        return super().zero(name)
 
     def ref(self, name, frame):
         if name in self.primals:
@@ -201,14 +233,9 @@ class Reverse:
     def block(self, stmts, frame):
         self.blocks[frame] = stmts
         code = [PopMarker(frame)]
-        self.frame_live_start = None
         for stmt in reversed(stmts):
             self.stmt(stmt, code, frame)
-        self.materialise_lists(stmts, code, frame)
         return code
-
-    def materialise_lists(self, stmts, code, frame):
-        return None
 
     def stmt(self, stmt, code, frame):
         if isinstance(stmt, ir.Assign):
@@ -303,7 +330,7 @@ class Reverse:
             atom = bound.get(param)
             if not isinstance(atom, ir.Var) or not self.an.active(atom):
                 continue
-            node = templates.instantiate(template, names, scalar, self.helper_spellings())
+            node = templates.instantiate(template, names, scalar, self.helper_names)
             self.ref_text(node, frame)
             self.note_helpers(node)
             contribution = templates.text(node)
@@ -350,14 +377,6 @@ class Reverse:
             else:
                 self.accumulate(atom, target, code, frame)
 
-    def bind_cell(self, name, cell):
-        for spelled, known in self.cells.items():
-            if known is cell or _same_value(known, cell):
-                return spelled
-        spelled = self.namer.fresh(name)
-        self.cells[spelled] = cell
-        return spelled
-
     def list_arithmetic(self, stmt, gname, code, frame):
         """``a + b`` on lists: each side gets its slice of the gradient; ``[x] * n`` is
         refused (the gradient of a repeated element is the sum of its copies')."""
@@ -379,15 +398,6 @@ class Reverse:
         return UnsupportedSyntaxError(
             f"srcad cannot differentiate {what}", filename=src.filename if src else None,
             lineno=stmt.line, construct=src.line_text(stmt.line) if src else None, hint=hint)
-
-    def helper_spellings(self):
-        return self.helper_names
-
-    def note_helpers(self, node):
-        spelled = {v: k for k, v in self.helper_names.items()}
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and sub.id in spelled:
-                self.used_helpers.add(spelled[sub.id])
 
     def unbroadcast(self, contribution, atom, target, bound, frame):
         out_kind = self.an.kinds.get(target, ANY)
@@ -524,7 +534,7 @@ class Reverse:
         self.fresh = fresh_after[0] & fresh_after[1]  # a zero written at the merge is new too
         for arm, live, block_id in arms:
             for gname in sorted(merged - live):
-                primal = self._primal_of(gname)
+                primal = self.primal_of[gname]
                 arm.append(f"{gname} = {self.zero(primal, block_id)}")
         self.live = merged
         then_code, else_code = arms[0][0], arms[1][0]
@@ -539,11 +549,6 @@ class Reverse:
         else:
             code.append(Compound(f"if not {stmt.test}:", else_code))
 
-    def _primal_of(self, gname):
-        for primal, name in self.gnames.items():
-            if name == gname:
-                return primal
-        raise KeyError(gname)
 
     # ---------------------------------------------------------------- loops
 
