@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from . import calls, ir, pipeline
+from . import calls, dispatch, ir, pipeline
 from .analyse import item_kinds, kind_of_value
 from .errors import SourceUnavailableError, SrcadError, WrtError
 
@@ -178,6 +178,8 @@ def clear_cache():
         for t in list(_ALL):
             t._cache.clear()
             t._last = None
+            if t._function is not None:
+                dispatch.reset(t._function)
         _jvp_cache.clear()
         calls.clear()
         forward._jvp_cells.clear()
@@ -206,11 +208,11 @@ class Transformed:
     def function(self):
         """A plain function with ``f``'s signature that calls the right specialisation.
 
-        Its body is one dict lookup on the classes of the arguments, then the call: the
-        cheapest dispatch Python allows short of calling the generated function directly.
+        Its body is one dict lookup on the classes of the arguments, then the call; the first
+        specialisation of plain scalar code is compiled into it (see :mod:`srcad.dispatch`).
         """
         if self._function is None:
-            self._function = _dispatcher(self)
+            self._function = dispatch.make(self)
         return self._function
 
     def __call__(self, *args, **kwargs):
@@ -278,6 +280,8 @@ class Transformed:
                     fn = _guard_callees(fn, raw.__srcad_guards__, self)
                 if not _has_array_wrt(values, self._wrt):
                     self._cache[key] = fn
+                    if fn is raw and self._function is not None and self._mode != "vjp":
+                        dispatch.inline(self._function, key, raw)
                 else:
                     self._cache[key] = _guard_dtypes(fn, self._f, self._positions(), self._mode)
             self._last = self._cache[key]
@@ -325,44 +329,6 @@ def _is_transformed(obj):
 
 def _transformed(obj):
     return obj if isinstance(obj, Transformed) else obj.__srcad__
-
-
-def _dispatcher(t):
-    """Generate ``def f(x, w): fn = get((x.__class__, w.__class__)); ...`` for ``t``."""
-    sig = inspect.signature(t._user)
-    params = [p for p in sig.parameters.values()
-              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    names = [p.name for p in params]
-    positional = [p.name for p in params if p.kind != p.KEYWORD_ONLY]
-    kwonly = [p.name for p in params if p.kind == p.KEYWORD_ONLY]
-    taken = set(names)
-    get, slow, fn = (_free(base, taken) for base in ("get", "slow", "fn"))
-    head = ", ".join(positional) + (", *, " + ", ".join(kwonly) if kwonly else "")
-    key = "(" + "".join(f"{n}.__class__, " for n in names) + ")"
-    call = ", ".join(positional + [f"{k}={k}" for k in kwonly])
-    kwargs = "{" + ", ".join(f"{k!r}: {k}" for k in kwonly) + "}"
-    text = (f"def make({get}, {slow}):\n"
-            f"    def dispatch({head}):\n"
-            f"        {fn} = {get}({key})\n"
-            f"        if {fn} is None:\n"
-            f"            return {slow}(({''.join(p + ', ' for p in positional)}), {kwargs})\n"
-            f"        return {fn}({call})\n"
-            f"    return dispatch\n")
-    namespace = {}
-    exec(compile(text, f"<srcad dispatch of {t._user.__qualname__}>", "exec"), namespace)  # noqa: S102
-    dispatch = namespace["make"](t._cache.get, t._slow_call)
-    functools.update_wrapper(dispatch, t._user)
-    dispatch.__defaults__ = t._user.__defaults__
-    dispatch.__kwdefaults__ = t._user.__kwdefaults__
-    dispatch.__srcad__ = t
-    return dispatch
-
-
-def _free(base, taken):
-    name = f"_{base}"
-    while name in taken:
-        name += "_"
-    return name
 
 
 def _n_required(f):

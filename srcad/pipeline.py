@@ -190,7 +190,8 @@ def make_split(func, wrt, kinds, entry):
     if kept:
         body.append(f"{', '.join(kept)}{',' if len(kept) == 1 else ''} = {ctx}")
     for stack in gen.stacks:  # pop from a copy: the context stays whole (it may be used again)
-        body.append(f"{stack} = list({stack})")
+        if stack in gen.popped:
+            body.append(f"{stack} = list({stack})")
     body += emit.render(gen.backward, gen.saves, 0)
     grads = [gen.grads[w] for w in wrt]
     body.append("return " + (grads[0] if len(grads) == 1 else ", ".join(grads)))
@@ -245,7 +246,8 @@ def assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple=False)
 
 def _restored(name, lines):
     name = re.escape(name)
-    pattern = re.compile(rf"(^|[ ,(]){name}\b[^=]*= \w+\.pop\(\)|^for {name} ")
+    pattern = re.compile(rf"(^|[ ,(]){name}\b[^=]*= \w+\.pop\(\)"
+                         rf"|^for ([\w, ]*\W)?{name}\b[\w, ]* in ")
     return any(pattern.search(line.strip()) for line in lines)
 
 

@@ -60,6 +60,7 @@ class Generated:
     temp_grads: set = field(default_factory=set)
     cells: dict = field(default_factory=dict)
     kept: tuple = ()  # (names the backward reads outside loops, those defined only in a branch)
+    popped: set = field(default_factory=set)  # stacks popped (the others are iterated)
 
 
 class Sweep:
@@ -119,6 +120,9 @@ class Reverse(Sweep):
                 self.primals.add(s.target)
         self.stacks = {}  # id(loop) -> stack name
         self.counters = {}  # id(loop) -> counter name
+        self.depth = 0  # how many loops the backward sweep is inside
+        self.outer_loops = []  # (loop, its backward Compound): loops inside no other loop
+        self.popped = set()  # stacks the backward sweep pops (the others it iterates)
         self.last_line = None
         self.in_loop = _assigned_in_loops(fn.body)
         self.shapes = {}  # shape name -> the value it is the shape of (saved in its place)
@@ -206,6 +210,7 @@ class Reverse(Sweep):
             if self.an.kinds.get(p) == SEQ:  # a structured argument: same structure back
                 grads[p] = f"{self.helper('like')}({grads[p]}, {p})"
         self.compute_saves()
+        self.iterate_stacks()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
         # A merge of a name defined on one path only: its backward sweep may write a zero
         # shaped like it on the other path, so the name must exist there (as None).
@@ -218,6 +223,7 @@ class Reverse(Sweep):
                         self.used_helpers, self.saves, self.temp_grads, self.cells,
                         self.split_saves())
         gen.guards = self.guards
+        gen.popped = self.popped
         return gen
 
     def comment(self, stmt, code):
@@ -602,7 +608,9 @@ class Reverse(Sweep):
                 else:
                     self.accumulate(src, gsrc, body, body_id)
         self.blocks[body_id] = stmt.body
+        self.depth += 1
         inner = self.block(stmt.body, body_id)
+        self.depth -= 1
         body += inner[1:]  # its PopMarker is already first
         for p in active_phis:
             self.ensure_live(p.target, body, body_id)
@@ -617,7 +625,10 @@ class Reverse(Sweep):
             header = f"for _ in range({counter}):"
         self.comment(stmt, code)
         code.extend(pre)
-        code.append(Compound(header, body))
+        compound = Compound(header, body)
+        code.append(compound)
+        if self.depth == 0:
+            self.outer_loops.append((stmt, compound))
         for p in active_phis:
             entry = p.sources[0]
             if isinstance(entry, ir.Var):
@@ -666,6 +677,41 @@ class Reverse(Sweep):
             if names:
                 self.saves[id(stmts)] = (self.stack(loop), names)
         return subtree_refs
+
+    def iterate_stacks(self):
+        """A loop inside no other loop whose body alone pushes (once per iteration) walks its
+        stack backwards, ``for a, b in reversed(stack):``, instead of popping it: no method
+        call per iteration and no trip counter. Other stacks are popped."""
+        iterated = set()
+        for stmt, compound in self.outer_loops:
+            stack = self.stacks.get(id(stmt))
+            body_id = id(stmt.body)
+            blocks = [b for b, (s, _) in self.saves.items() if s == stack]
+            if stack is None or blocks != [body_id]:
+                continue
+            _, names = self.saves[body_id]
+            plain_for = stmt.kind == "for" and stmt.exit is None
+            if plain_for and stmt.target in self._subtree_refs(stmt.body):
+                names = sorted(set(names) | {stmt.target})  # the target comes off the stack
+                self.saves[body_id] = (stack, names)
+            compound.header = f"for {', '.join(names)} in reversed({stack}):"
+            compound.body[:] = [c for c in compound.body if not (
+                isinstance(c, PopMarker) and c.block == body_id)]
+            counter = self.counters.pop(id(stmt), None)
+            if counter is not None:
+                for refs in self.refs.values():
+                    refs.discard(counter)
+            iterated.add(stack)
+        self.popped = set(self.stacks.values()) - iterated
+
+    def _subtree_refs(self, stmts):
+        refs = set(self.refs.get(id(stmts), ()))
+        for s in ir.walk(stmts):
+            if isinstance(s, ir.If):
+                refs |= self.refs.get(id(s.body), set()) | self.refs.get(id(s.orelse), set())
+            elif isinstance(s, ir.Loop):
+                refs |= self.refs.get(id(s.body), set()) | self.refs.get(id(s.header), set())
+        return refs
 
     def split_saves(self):
         """What a split forward part must hand its backward part: every value the backward

@@ -108,6 +108,10 @@ class _Simplify(ast.NodeTransformer):
                 # (-a) * b  ->  -(a * b): keeps the sign in front, where a reader looks for it
                 inner = self.visit_BinOp(ast.BinOp(left=left.operand, op=ast.Mult(), right=right))
                 return ast.UnaryOp(op=ast.USub(), operand=inner)
+        if op in (ast.Add, ast.Sub):
+            factored = _common_factor(left, right, node.op)
+            if factored is not None:
+                return factored
         if op is ast.Div and _is_num(right, 1):
             return left
         if op is ast.Pow and _is_num(right, 1):
@@ -142,6 +146,26 @@ def _factors(node):
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
         return _factors(node.left) + _factors(node.right)
     return [node]
+
+
+def _product(factors):
+    out = factors[0]
+    for f in factors[1:]:
+        out = ast.BinOp(left=out, op=ast.Mult(), right=f)
+    return out
+
+
+def _common_factor(left, right, op):
+    """``g * a + g * b`` -> ``g * (a + b)`` when both products start with the same name:
+    one multiplication fewer (a whole array's worth when ``g`` is an array gradient)."""
+    lf, rf = _factors(left), _factors(right)
+    if len(lf) < 2 or len(rf) < 2:
+        return None
+    head = lf[0]
+    if not (isinstance(head, ast.Name) and isinstance(rf[0], ast.Name) and rf[0].id == head.id):
+        return None
+    inner = ast.BinOp(left=_product(lf[1:]), op=op, right=_product(rf[1:]))
+    return ast.BinOp(left=ast.Name(id=head.id, ctx=ast.Load()), op=ast.Mult(), right=inner)
 
 
 def _fold_product(node):

@@ -45,6 +45,7 @@ def tidy(text, temps, grads=()):
             break
     simplify(fdef)
     _Signs().visit(tree)
+    _float_literals(fdef, grads)
     _while_tests(fdef)
     _fill_empty(fdef)
     out = []
@@ -132,6 +133,17 @@ class _Signs(ast.NodeTransformer):
         self.generic_visit(node)
         inner = node.operand
         if isinstance(node.op, ast.USub) and isinstance(inner, ast.BinOp) and isinstance(
+            inner.op, ast.Mult
+        ) and _is_literal(inner.right) and not _is_literal(inner.left):
+            # -(g * 3) -> -3 * g: Python folds the negative literal, one operation fewer
+            return ast.BinOp(left=ast.Constant(value=-inner.right.value), op=ast.Mult(),
+                             right=inner.left)
+        if isinstance(node.op, ast.USub) and isinstance(inner, ast.BinOp) and isinstance(
+            inner.op, ast.Mult
+        ) and _is_literal(inner.left):
+            return ast.BinOp(left=ast.Constant(value=-inner.left.value), op=ast.Mult(),
+                             right=inner.right)
+        if isinstance(node.op, ast.USub) and isinstance(inner, ast.BinOp) and isinstance(
             inner.op, (ast.Mult, ast.Div)
         ) and isinstance(inner.left, ast.Name):
             left = ast.UnaryOp(op=ast.USub(), operand=inner.left)
@@ -147,6 +159,43 @@ class _Signs(ast.NodeTransformer):
             op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
             return ast.BinOp(left=node.left, op=op, right=right.operand)
         return node
+
+
+def _float_literals(fdef, grads):
+    """``dx = -3 * dy`` -> ``dx = -3.0 * dy``: a gradient is a float, and float times float
+    is the operation Python does fastest (int times float takes the generic path). Only
+    the factors and divisors of a gradient's own arithmetic change, never an index."""
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        elif isinstance(node, ast.AugAssign):
+            target = node.target
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id in grads:
+            _float_spine(node.value)
+
+
+def _float_spine(node):
+    if isinstance(node, ast.UnaryOp):
+        _float_spine(node.operand)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult,
+                                                               ast.Div)):
+        for side in ("left", "right"):
+            operand = getattr(node, side)
+            if isinstance(node.op, (ast.Mult, ast.Div)) and _is_small_int(operand):
+                setattr(node, side, ast.Constant(value=float(operand.value)))
+            else:
+                _float_spine(operand)
+
+
+def _is_small_int(node):
+    return isinstance(node, ast.Constant) and type(node.value) is int and abs(
+        node.value) < 2**53
+
+
+def _is_literal(node):
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
 # ---------------------------------------------------------------- counting

@@ -1,6 +1,7 @@
 """The generated code of a for loop, a while loop and an if inside a loop, reviewed by hand
 once and locked here (regenerate a golden file only after reading the new code)."""
 
+import math
 import pathlib
 
 import golden_cases as gc
@@ -28,3 +29,38 @@ def test_loop_saves_only_what_the_backward_sweep_reads():
     text = srcad.source(srcad.grad(gc.scalar_loop), 0.5, 10)
     assert "stack.append(x_1)" in text  # x, for cos(x); nothing else per iteration
     assert text.count(".append(") == 1
+
+
+def target_in_derivative(x, n):
+    for i in range(n):
+        x = x * math.sin(i * x + 1.0)
+    return x
+
+
+def while_result_saved(x):
+    y = x
+    while y < 10.0:
+        y = y * y + 1.0
+    return y
+
+
+def test_loop_walks_its_stack_backwards_with_the_target_on_it():
+    """A loop inside no other loop, whose body alone pushes, reads its stack with
+    ``for ... in reversed(stack)``; the loop target, when the derivative reads it, rides along."""
+    text = srcad.source(srcad.grad(target_in_derivative), 0.3, 4)
+    header = next(line for line in text.splitlines() if "in reversed(stack):" in line)
+    assert " i," in header or ", i " in header  # i is pushed and comes back off the stack
+    assert ".pop()" not in text and "n_iter" not in text
+    got = srcad.grad(target_in_derivative)(0.3, 4)
+    assert got == pytest.approx(numerical_grad(target_in_derivative, (0.3, 4), 0), rel=1e-7)
+
+
+def test_a_while_loop_needs_no_trip_counter():
+    text = srcad.source(srcad.grad(gc.taylor_exp), 0.5)
+    assert "n_iter" not in text and "reversed(stack)" in text
+
+
+def test_value_and_grad_keeps_the_value_the_backward_loop_rebinds():
+    value, grad = srcad.value_and_grad(while_result_saved)(1.5)
+    assert value == while_result_saved(1.5)
+    assert grad == pytest.approx(numerical_grad(while_result_saved, (1.5,), 0), rel=1e-7)
