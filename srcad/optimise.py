@@ -1,11 +1,17 @@
 """Clean-up passes on the SSA IR.
 
+``common_subexpressions`` computes a repeated pure expression once.
+
 ``dead_code`` removes assignments and phis whose values are never read (the jump flags of
 :mod:`srcad.desugar` that nothing tests, the unused loop variables, ...). After it, every
 assigned name of the function is read somewhere, except by calls kept for their effects.
 """
 
 from __future__ import annotations
+
+import operator
+
+import numpy as np
 
 from . import ir
 
@@ -89,3 +95,73 @@ def _pure(value):
     from .rules import registry
 
     return registry.is_pure(value)
+
+
+# ---------------------------------------------------------------- common subexpressions
+
+_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+               operator.mod, operator.pow, operator.neg, operator.pos, operator.matmul}
+
+
+def common_subexpressions(fn: ir.Function) -> ir.Function:
+    """``t = x ** 2`` computed twice (the user wrote it twice) is computed once: the second
+    name becomes a copy of the first, which the sweeps and tidy fold away. Only arithmetic,
+    NumPy ufuncs and ``math`` functions of names and literals, and only in functions that
+    change nothing in place (two names for one array would then differ from two arrays)."""
+    if not _effect_free(fn.body):
+        return fn
+    _cse_block(fn.body, {})
+    return fn
+
+
+def _cse_block(stmts, seen):
+    for stmt in stmts:
+        if isinstance(stmt, ir.Assign) and stmt.target is not None and isinstance(
+            stmt.value, ir.Prim
+        ):
+            key = _cse_key(stmt.value)
+            if key is not None:
+                if key in seen:
+                    stmt.value = ir.Var(seen[key])
+                else:
+                    seen[key] = stmt.target
+        for block in ir.blocks_of(stmt):
+            _cse_block(block, dict(seen))  # a value computed inside is not seen after it
+
+
+def _cse_key(prim):
+    fn = prim.fn
+    if prim.kwargs or not (fn in _ARITHMETIC or isinstance(fn, np.ufunc)
+                           or getattr(fn, "__module__", None) == "math"):
+        return None
+    key = [fn]
+    for a in prim.args:
+        if isinstance(a, ir.Var):
+            key.append(("var", a.name))
+        elif isinstance(a, ir.Const) and type(a.value) in (int, float, bool):
+            key.append(("const", type(a.value), a.value))
+        else:
+            return None
+    try:
+        hash(tuple(key))
+    except TypeError:
+        return None
+    return tuple(key)
+
+
+def _effect_free(stmts):
+    from . import calls
+
+    for stmt in ir.walk(stmts):
+        if isinstance(stmt, ir.Assign):
+            if stmt.effect or stmt.target is None:
+                return False
+            value = stmt.value
+            if isinstance(value, ir.Prim) and (
+                isinstance(value.fn, ir.Method) or calls.is_user_function(value.fn)
+                or not _pure(value)
+            ):
+                return False
+        elif isinstance(stmt, ir.SetItem):
+            return False
+    return True

@@ -93,6 +93,7 @@ def to_ssa(func):
 
         _debug("desugar", ast.unparse(gast.gast_to_ast(fdef)))
     fn = Lowerer(src, namer, desugar.flags).function(fdef)
+    optimise.common_subexpressions(fn)
     optimise.dead_code(fn)
     ir.check(fn)
     _debug("lower (SSA)", ir.to_source(fn))

@@ -22,7 +22,9 @@ import operator
 import types
 from dataclasses import dataclass, field
 
-from . import calls, ir, templates
+import numpy as np
+
+from . import calls, ir, shapes, templates
 from .analyse import ANY, ARRAY, SCALAR, SEQ, Analysis, kind_of_value
 from .errors import MissingRuleError
 from .rules import registry
@@ -127,6 +129,9 @@ class Reverse(Sweep):
         self.in_loop = _assigned_in_loops(fn.body)
         self.shapes = {}  # shape name -> the value it is the shape of (saved in its place)
         self.calls = {}  # id(stmt) -> (forward function name, context name)
+        self.alike = shapes.classes(fn, analysis)  # array -> an earlier array of its shape
+        self.uniform = {}  # gradient holding one number for every element -> a value shaped
+        self.top = id(fn.body)  # like it (np.sum's gradient before anything needs the array)
         self.guards = list(getattr(fn, "callee_globals", ()))
         self.cells = {}  # name -> closure cell of a callee's forward/backward part
         for name, lifted in getattr(fn, "lifted", {}).items():  # nested defs, lifted
@@ -158,13 +163,18 @@ class Reverse(Sweep):
 
     # ---------------------------------------------------------------- accumulation
 
-    def accumulate(self, atom, contribution, code, frame):
-        """Add ``contribution`` (expression text) to the gradient of ``atom``."""
+    def accumulate(self, atom, contribution, code, frame, uniform=False):
+        """Add ``contribution`` (expression text) to the gradient of ``atom``; ``uniform``: the
+        contribution is one number standing for every element of ``atom``."""
         if not self.an.active(atom):
             return
         name = atom.name
         gname = self.g(name)
         kind = self.an.kinds.get(name)
+        if uniform and (gname not in self.live or gname in self.uniform):
+            self.uniform[gname] = self.alike.get(name, name)
+        else:
+            self.uniform.pop(gname, None)  # a whole array added: the sum is a whole array
         if gname in self.live:
             if kind in (SEQ, ANY):
                 code.append(f"{gname} = {self.helper('add')}({gname}, {contribution})")
@@ -176,10 +186,51 @@ class Reverse(Sweep):
         else:
             code.append(f"{gname} = {contribution}")
             self.live.add(gname)
-            if kind == ARRAY and _makes_new_array(contribution):
+            if kind == ARRAY and _makes_new_array(contribution) and gname not in self.uniform:
                 self.fresh.add(gname)
             else:
                 self.fresh.discard(gname)
+
+    def same_shape(self, a, b):
+        return self.an.kinds.get(a) == ARRAY and self.alike.get(a, a) == self.alike.get(b, b)
+
+    def reads_whole(self, node, target):
+        """Whether an instantiated template reads an array shaped like ``target`` (then its
+        value is a whole array even when ``g`` is one number)."""
+        return any(isinstance(n, ast.Name) and (n.id == target or self.same_shape(n.id, target))
+                   for n in ast.walk(node))
+
+    def uniform_reduction(self, stmt, rule, bound, names, code, frame):
+        """``s = np.sum(a)`` over every axis: ``a``'s gradient is ``ds`` itself, one number,
+        until something needs the array (see :meth:`materialise`)."""
+        if rule.uniform is None or frame != self.top:
+            return False
+        atom = next((bound[p] for p in rule.templates if isinstance(bound.get(p), ir.Var)), None)
+        if atom is None or not self.an.active(atom) or self.an.kinds.get(atom.name) != ARRAY:
+            return False
+        if any(not _is_none_or_false(v) for p, v in bound.items() if p not in rule.templates):
+            return False  # an axis, keepdims, dtype or out
+        root = self.alike.get(atom.name, atom.name)
+        node = templates.instantiate(rule.uniform, dict(names, a=root), True, self.helper_names)
+        self.ref_text(node, frame)
+        self.note_helpers(node)
+        self.accumulate(atom, templates.text(node), code, frame, uniform=True)
+        return True
+
+    def materialise(self, gname, code, frame, final=False):
+        """A one-number gradient made a whole array (a read-only view, no memory; a new
+        array for a gradient handed to the user)."""
+        root = self.uniform.pop(gname, None)
+        if root is None:
+            return
+        self.ref(root, frame)
+        np_ = self.helper("np")
+        if final:
+            code.append(f"{gname} = {np_}.full({np_}.shape({root}), {gname})")
+            self.fresh.add(gname)
+        else:
+            code.append(f"{gname} = {np_}.broadcast_to({gname}, {np_}.shape({root}))")
+            self.fresh.discard(gname)
 
     def ensure_live(self, name, code, frame):
         gname = self.g(name)
@@ -203,6 +254,8 @@ class Reverse(Sweep):
             self.live.add(seed_name)
             self.comment(ret, backward)
         backward += self.block(body[:-1] if ret else body, top)
+        for p in self.an.wrt:
+            self.materialise(self.g(p), backward, top, final=True)
         grads = {}
         for p in self.an.wrt:
             gname = self.g(p)
@@ -244,6 +297,9 @@ class Reverse(Sweep):
         return code
 
     def stmt(self, stmt, code, frame):
+        if not isinstance(stmt, ir.Assign):
+            for gname in list(self.uniform):  # branches and loops see whole arrays
+                self.materialise(gname, code, frame)
         if isinstance(stmt, ir.Assign):
             self.assign(stmt, code, frame)
         elif isinstance(stmt, ir.SetItem):
@@ -286,9 +342,19 @@ class Reverse(Sweep):
         gname = self.g(stmt.target)
         self.comment(stmt, code)
         if not isinstance(value, ir.Prim):
-            self.accumulate(value, gname, code, frame)
+            if gname in self.uniform and isinstance(value, ir.Var) and self.same_shape(
+                value.name, stmt.target
+            ):
+                self.accumulate(value, gname, code, frame, uniform=True)
+            else:
+                self.materialise(gname, code, frame)
+                self.accumulate(value, gname, code, frame)
             return
         fn = value.fn
+        if gname in self.uniform and not (isinstance(fn, np.ufunc) or registry.find(
+            fn, list(value.args), dict(value.kwargs)
+        )[0] is not None and registry.find(fn, list(value.args), dict(value.kwargs))[0].broadcast):
+            self.materialise(gname, code, frame)  # only element-wise rules read it as a number
         if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
             for i, a in enumerate(value.args):
                 self.accumulate(a, f"{gname}[{i}]", code, frame)
@@ -322,6 +388,12 @@ class Reverse(Sweep):
                 names[p] = f"float({a.name})"
         names["g"] = gname
         names["ans"] = stmt.target
+        for p in rule.shape_only:  # read for its shape: the earliest array of that shape
+            atom = bound.get(p)
+            if isinstance(atom, ir.Var) and atom.name in self.alike:
+                names[p] = self.alike[atom.name]
+        if self.uniform_reduction(stmt, rule, bound, names, code, frame):
+            return
         for free, obj in rule.namespace.items():  # a user rule's own helpers
             names.setdefault(free, self.bind_cell(free, types.CellType(obj)))
         # plain pass-throughs (a template that is just ``g``) last: a gradient that only
@@ -337,12 +409,19 @@ class Reverse(Sweep):
             if not isinstance(atom, ir.Var) or not self.an.active(atom):
                 continue
             node = templates.instantiate(template, names, scalar, self.helper_names)
+            uniform = False
+            if gname in self.uniform and not self.reads_whole(node, stmt.target):
+                # g * 2.0, -g: still one number per element, if the operand is result-shaped
+                uniform = self.same_shape(atom.name, stmt.target) and frame == self.top
+                if not uniform:
+                    self.materialise(gname, code, frame)
+                    node = templates.instantiate(template, names, scalar, self.helper_names)
             self.ref_text(node, frame)
             self.note_helpers(node)
             contribution = templates.text(node)
-            if rule.broadcast:
+            if rule.broadcast and not uniform:
                 contribution = self.unbroadcast(contribution, atom, stmt.target, bound, frame)
-            self.accumulate(atom, contribution, code, frame)
+            self.accumulate(atom, contribution, code, frame, uniform=uniform)
 
     def user_call(self, stmt, gname, code, frame):
         """``y = helper(...)``: call the callee's backward part with what its forward kept."""
@@ -415,6 +494,10 @@ class Reverse(Sweep):
         others = [a for a in bound.values() if isinstance(a, (ir.Var, ir.Const)) and a != atom]
         if kind == ARRAY and all(self.an.kind(o) == SCALAR for o in others):
             return contribution
+        if kind == ARRAY and self.alike.get(atom.name, atom.name) == self.alike.get(
+            target, target
+        ):
+            return contribution  # the operand has the result's shape: nothing to sum
         if atom.name in self.in_loop:
             # inside a loop, keep the shape, not the array: that is all unbroadcast reads
             shape = self.shape_name(atom.name)
@@ -807,6 +890,12 @@ class Reverse(Sweep):
         else:
             code.append(Compound(f"while {stmt.test}:", body))
         return code
+
+
+def _is_none_or_false(value):
+    if isinstance(value, ir.Const):
+        value = value.value
+    return value is None or value is False
 
 
 def _makes_new_array(text):

@@ -115,9 +115,10 @@ defvjp(np.where, "condition, x, y", x="where(condition, g, 0.0)",
 
 # ---------------------------------------------------------------- reductions (grad_sum, ...)
 defvjp(np.sum, "a, axis=None, dtype=None, out=None, keepdims=False",
-       a="grad_sum(g, a, axis, keepdims)", kind="reduction")
+       a="grad_sum(g, a, axis, keepdims)", kind="reduction", shape_only="a", uniform="g")
 defvjp(np.mean, "a, axis=None, dtype=None, out=None, keepdims=False",
-       a="grad_mean(g, a, axis, keepdims)", kind="reduction")
+       a="grad_mean(g, a, axis, keepdims)", kind="reduction", shape_only="a",
+       uniform="g / a.size")
 defvjp(np.prod, "a, axis=None, dtype=None, out=None, keepdims=False",
        a="grad_prod(g, a, axis, keepdims)", kind="reduction")
 defvjp(np.var, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",

@@ -50,7 +50,7 @@ class Rule:
     """The vector-Jacobian templates of one function for one signature."""
 
     def __init__(self, fn, signature, templates, broadcast=False, kind=None, name=None,
-                 jvp=None):
+                 jvp=None, shape_only=(), uniform=None):
         self.fn = fn
         self.name = name or getattr(fn, "__qualname__", repr(fn))
         self.signature = _signature(signature, fn)
@@ -67,6 +67,11 @@ class Rule:
         self.templates = {p: _parse(t, self.name) for p, t in templates.items() if t is not None}
         self.broadcast = broadcast
         self.kind = kind
+        # parameters the templates read for their shape alone: any array of that shape will do
+        self.shape_only = (shape_only,) if isinstance(shape_only, str) else tuple(shape_only)
+        # a reduction over every axis to a number: the one number every element's gradient
+        # equals (the generated code keeps it a number as long as it can)
+        self.uniform = _parse(uniform, self.name) if uniform else None
         # forward mode: the tangent each argument adds, in ``t`` (that argument's tangent)
         self.jvp = {p: _parse(t, self.name) for p, t in (jvp or {}).items()}
         self.namespace = {}  # names a user rule's templates use, from where it was defined
@@ -168,11 +173,14 @@ def _parse(template, name):
 registry = Registry()
 
 
-def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, **templates):
+def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, shape_only=(),
+           uniform=None, **templates):
     """Register the gradient templates of ``fn`` (see the module docstring); ``jvp`` gives
-    forward-mode templates for a function neither element-wise nor linear in each argument."""
+    forward-mode templates for a function neither element-wise nor linear in each argument;
+    ``shape_only`` names parameters the templates read only for their shape; ``uniform``
+    (reductions) is the gradient of every element, a number, when ``fn`` reduces all axes."""
     return registry.add(Rule(fn, signature, templates, broadcast=broadcast, kind=kind,
-                             jvp=jvp))
+                             jvp=jvp, shape_only=shape_only, uniform=uniform))
 
 
 def nondiff(*fns):
