@@ -35,7 +35,8 @@ _BUILTIN_NAMES = set(dir(__builtins__)) if isinstance(__builtins__, dict) is Fal
     __builtins__)
 
 
-def defvjp(fn=None, signature=None, *, broadcast=False, jvp=None, **templates):
+def defvjp(fn=None, signature=None, *, broadcast=False, jvp=None, shape_only=(),
+           uniform=None, **templates):
     """Register a derivative rule for ``fn`` (also usable as a decorator).
 
     ``signature``: the parameters as a string (``"x, axis=None"``); taken from ``fn`` when it
@@ -50,11 +51,11 @@ def defvjp(fn=None, signature=None, *, broadcast=False, jvp=None, **templates):
             signature, fn = fn, None
 
         def decorate(func):
-            _register(func, signature, broadcast, templates, namespace, jvp)
+            _register(func, signature, broadcast, templates, namespace, jvp, shape_only, uniform)
             return func
 
         return decorate
-    _register(fn, signature, broadcast, templates, namespace, jvp)
+    _register(fn, signature, broadcast, templates, namespace, jvp, shape_only, uniform)
     return fn
 
 
@@ -73,7 +74,8 @@ def stop_gradient(x):
 registry.nondiff.add(stop_gradient)
 
 
-def _register(fn, signature, broadcast, templates, namespace, jvp=None):
+def _register(fn, signature, broadcast, templates, namespace, jvp=None, shape_only=(),
+              uniform=None):
     name = getattr(fn, "__qualname__", repr(fn))
     if not callable(fn):
         raise RuleError(f"a rule is for a function, got {fn!r}",
@@ -88,7 +90,8 @@ def _register(fn, signature, broadcast, templates, namespace, jvp=None):
             raise RuleError(f"cannot read the parameters of {name}",
                             hint='pass them: defvjp(fn, "x, y", x=..., y=...)')
         signature = real
-    rule = Rule(fn, signature, templates, broadcast=broadcast, name=name, jvp=jvp)
+    rule = Rule(fn, signature, templates, broadcast=broadcast, name=name, jvp=jvp,
+                shape_only=shape_only, uniform=uniform)
     nin = getattr(fn, "nin", None)  # a NumPy ufunc: its inputs are positional, named x1, x2..
     if nin is not None:
         if len(rule.params) != nin:
@@ -110,7 +113,8 @@ def _register(fn, signature, broadcast, templates, namespace, jvp=None):
 
     known |= set(HELPER_OBJECTS)
     used = {}
-    for template in list(rule.templates.values()) + list(rule.jvp.values()):
+    extra = [rule.uniform] if rule.uniform is not None else []
+    for template in list(rule.templates.values()) + list(rule.jvp.values()) + extra:
         for node in ast.walk(template):
             if isinstance(node, ast.Name) and node.id not in known | {"t"}:
                 if node.id not in namespace:

@@ -392,10 +392,10 @@ class Reverse(Sweep):
             atom = bound.get(p)
             if isinstance(atom, ir.Var) and atom.name in self.alike:
                 names[p] = self.alike[atom.name]
-        if self.uniform_reduction(stmt, rule, bound, names, code, frame):
-            return
         for free, obj in rule.namespace.items():  # a user rule's own helpers
             names.setdefault(free, self.bind_cell(free, types.CellType(obj)))
+        if self.uniform_reduction(stmt, rule, bound, names, code, frame):
+            return
         # plain pass-throughs (a template that is just ``g``) last: a gradient that only
         # flows through is then a copy that tidy can fold away
         def last(item):

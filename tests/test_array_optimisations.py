@@ -137,3 +137,24 @@ def test_common_subexpressions_not_merged_when_something_changes_in_place():
 
     text = srcad.ssa(f)
     assert text.count("x * 2.0") == 2
+
+
+def total(a):
+    return float(np.add.reduce(a.ravel()))
+
+
+srcad.extend.defvjp(total, "a", a="np.broadcast_to(g, np.shape(a))", uniform="g")
+
+
+def uses_total(x):
+    return total(np.cos(x) * 3.0)
+
+
+def test_a_user_rule_can_declare_a_uniform_gradient():
+    text = check(uses_total, (X,))
+    assert "broadcast_to" not in text  # the element-wise rule below turns it whole
+
+
+def test_shape_only_must_name_a_parameter():
+    with pytest.raises(srcad.RuleError, match="shape_only"):
+        srcad.extend.defvjp(lambda a: a, "a", a="g", shape_only="b")

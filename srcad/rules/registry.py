@@ -69,6 +69,10 @@ class Rule:
         self.kind = kind
         # parameters the templates read for their shape alone: any array of that shape will do
         self.shape_only = (shape_only,) if isinstance(shape_only, str) else tuple(shape_only)
+        if set(self.shape_only) - set(self.params):
+            raise RuleError(f"rule for {self.name}: shape_only names unknown parameters "
+                            f"{sorted(set(self.shape_only) - set(self.params))}",
+                            hint=f"the signature names {self.params}")
         # a reduction over every axis to a number: the one number every element's gradient
         # equals (the generated code keeps it a number as long as it can)
         self.uniform = _parse(uniform, self.name) if uniform else None
