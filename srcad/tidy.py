@@ -13,6 +13,7 @@ Comments (``# line 5: ...``) survive: they travel through the AST as marker call
 from __future__ import annotations
 
 import ast
+import collections
 import copy
 import re
 
@@ -87,7 +88,7 @@ def _drop_empty_comments(lines):
 
 def _while_tests(fdef):
     """``while True:`` opening with ``if not c: break`` is ``while c:``."""
-    for node in ast.walk(fdef):
+    for node in _walk(fdef):
         if not (isinstance(node, ast.While) and isinstance(node.test, ast.Constant)
                 and node.test.value is True and node.body and not node.orelse):
             continue
@@ -112,7 +113,7 @@ def _idle(block):
 
 def _fill_empty(node):
     """A block emptied by the rewrites gets ``pass``; a loop left doing nothing goes."""
-    for sub in ast.walk(node):
+    for sub in _walk(node):
         for field in ("body", "orelse"):
             block = getattr(sub, field, None)
             if not isinstance(block, list) or isinstance(sub, ast.Module):
@@ -165,7 +166,7 @@ def _float_literals(fdef, grads):
     """``dx = -3 * dy`` -> ``dx = -3.0 * dy``: a gradient is a float, and float times float
     is the operation Python does fastest (int times float takes the generic path). Only
     the factors and divisors of a gradient's own arithmetic change, never an index."""
-    for node in ast.walk(fdef):
+    for node in _walk(fdef):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
         elif isinstance(node, ast.AugAssign):
@@ -205,7 +206,7 @@ def _stores(node):
     if isinstance(node, ast.FunctionDef):
         return _count_names(node)[0]
     names = {}
-    for sub in ast.walk(node):
+    for sub in _walk(node):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
             names[sub.id] = names.get(sub.id, 0) + 1
         elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
@@ -219,7 +220,7 @@ def _loads(node):
     if isinstance(node, ast.FunctionDef):
         return _count_names(node)[1]
     names = {}
-    for sub in ast.walk(node):
+    for sub in _walk(node):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
             names[sub.id] = names.get(sub.id, 0) + 1
         elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
@@ -227,10 +228,25 @@ def _loads(node):
     return names
 
 
+def _walk(node):
+    """``ast.walk``, same order, without its per-node generators (tidy walks a lot)."""
+    todo = collections.deque([node])
+    AST = ast.AST
+    while todo:
+        node = todo.popleft()
+        for name in node._fields:
+            child = getattr(node, name, None)
+            if isinstance(child, AST):
+                todo.append(child)
+            elif isinstance(child, list):
+                todo.extend(c for c in child if isinstance(c, AST))
+        yield node
+
+
 def _count_names(fdef):
     """Stores and loads of every name of a function, in one walk."""
     stores, loads = {}, {}
-    for sub in ast.walk(fdef):
+    for sub in _walk(fdef):
         if isinstance(sub, ast.Name):
             table = stores if isinstance(sub.ctx, ast.Store) else loads
             table[sub.id] = table.get(sub.id, 0) + 1
@@ -256,7 +272,7 @@ def _blocks(node, in_loop=False):
 
 
 def _rename(node, old, new):
-    for sub in ast.walk(node):
+    for sub in _walk(node):
         if isinstance(sub, ast.Name) and sub.id == old:
             sub.id = new
 
@@ -304,7 +320,7 @@ def _propagate_copies(fdef, grads):
             touched |= {a, b}
             changed = True
     if renames:
-        for node in ast.walk(fdef):
+        for node in _walk(fdef):
             if isinstance(node, ast.Name) and node.id in renames:
                 node.id = renames[node.id]
         for block, _ in _blocks(fdef):
@@ -381,9 +397,9 @@ def _is_number(node):
 def _propagate_constants(fdef):
     """``dy = 1.0`` assigned once: write ``1.0`` where ``dy`` is read, then simplify."""
     stores, loads = _count_names(fdef)
-    augmented = {s.target.id for s in ast.walk(fdef)
+    augmented = {s.target.id for s in _walk(fdef)
                  if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name)}
-    for node in ast.walk(fdef):  # 1.0[0] or 1.0.shape would not be Python: keep those names
+    for node in _walk(fdef):  # 1.0[0] or 1.0.shape would not be Python: keep those names
         inner = getattr(node, "value", None) if isinstance(node, (ast.Subscript, ast.Attribute))\
             else getattr(node, "func", None) if isinstance(node, ast.Call) else None
         if isinstance(inner, ast.Name):
@@ -403,7 +419,7 @@ def _propagate_constants(fdef):
             block[:] = kept or [ast.Pass()]
     if not values:
         return False
-    for node in ast.walk(fdef):
+    for node in _walk(fdef):
         for field, child in ast.iter_fields(node):
             if isinstance(child, ast.Name) and child.id in values:
                 setattr(node, field, copy.deepcopy(values[child.id]))
@@ -422,7 +438,7 @@ _PURE_HELPERS = {"unbroadcast", "broadcast_as", "zeros_like", "add", "fill", "to
 
 
 def _safe(node):
-    for sub in ast.walk(node):
+    for sub in _walk(node):
         if isinstance(sub, ast.BinOp) and not isinstance(sub.op, _SAFE_BINOPS):
             return False
         if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Pow) and not _is_number(
@@ -560,7 +576,7 @@ def _header(stmt):
 
 
 def _replace_once(node, name, value):
-    for parent in ast.walk(node):
+    for parent in _walk(node):
         for field, child in ast.iter_fields(parent):
             if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx,
                                                                                 ast.Load):
