@@ -351,9 +351,7 @@ class Reverse(Sweep):
                 self.accumulate(value, gname, code, frame)
             return
         fn = value.fn
-        if gname in self.uniform and not (isinstance(fn, np.ufunc) or registry.find(
-            fn, list(value.args), dict(value.kwargs)
-        )[0] is not None and registry.find(fn, list(value.args), dict(value.kwargs))[0].broadcast):
+        if gname in self.uniform and not _elementwise_rule(value):
             self.materialise(gname, code, frame)  # only element-wise rules read it as a number
         if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
             for i, a in enumerate(value.args):
@@ -890,6 +888,19 @@ class Reverse(Sweep):
         else:
             code.append(Compound(f"while {stmt.test}:", body))
         return code
+
+
+def _elementwise_rule(prim):
+    """Whether ``prim`` is differentiated by an element-wise rule (an operator, a ufunc)."""
+    fn = prim.fn
+    if isinstance(fn, ir.Method):
+        fn = registry.methods.get(fn.name, fn)
+    elif isinstance(fn, ir.Attr):
+        fn = registry.attributes.get(fn.name, fn)
+    if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE or fn is operator.getitem:
+        return False
+    rule, _ = registry.find(fn, list(prim.args), dict(prim.kwargs))
+    return rule is not None and (rule.broadcast or isinstance(fn, np.ufunc))
 
 
 def _is_none_or_false(value):
