@@ -26,8 +26,8 @@ def erf(x):
 def unbroadcast(value, like):
     """Sum ``value`` down to the shape of ``like`` (undo NumPy broadcasting)."""
     g = value
-    shape = np.shape(like)
-    gshape = np.shape(g)
+    shape = like.shape if type(like) is np.ndarray else np.shape(like)
+    gshape = g.shape if type(g) is np.ndarray else np.shape(g)
     if gshape == shape:
         return g
     if not shape:
@@ -43,8 +43,8 @@ def unbroadcast(value, like):
 
 def unbroadcast_to(value, shape):
     """Sum ``value`` down to ``shape`` (what :func:`unbroadcast` does, given the shape)."""
-    if np.shape(value) == shape:
-        return value
+    if (value.shape if type(value) is np.ndarray else np.shape(value)) == shape:
+        return value  # the common case, without np.shape's Python-level call
     return unbroadcast(value, np.empty(shape) if shape else 0.0)
 
 
