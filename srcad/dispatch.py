@@ -51,6 +51,11 @@ def _params(user):
     return positional, kwonly
 
 
+def _names(user):
+    positional, kwonly = _params(user)
+    return positional + kwonly
+
+
 def _guard_names(names):
     return [f"__srcad_t{i}" for i in range(len(names))]
 
@@ -124,7 +129,7 @@ def inline(dispatch, key, fn):
     if dispatch.__code__ is not dispatch.__srcad_plain__:
         return False
     user = dispatch.__srcad__._user
-    names = _params(user)[0] + _params(user)[1]
+    names = _names(user)
     if len(key) != len(names) or not all(isinstance(k, type) for k in key):
         return False
     if not _reads_only_user_names(fn, user):
@@ -152,9 +157,8 @@ def reset(dispatch):
     plain = dispatch.__srcad_plain__
     if dispatch.__code__ is not plain:
         dispatch.__code__ = plain
-        names = _params(dispatch.__srcad__._user)
         cells = dict(zip(plain.co_freevars, dispatch.__closure__ or ()))
-        for guard in _guard_names(names[0] + names[1]):
+        for guard in _guard_names(_names(dispatch.__srcad__._user)):
             cells[guard].cell_contents = _Never
 
 

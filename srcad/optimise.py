@@ -142,11 +142,7 @@ def _cse_key(prim):
             key.append(("const", type(a.value), a.value))
         else:
             return None
-    try:
-        hash(tuple(key))
-    except TypeError:
-        return None
-    return tuple(key)
+    return tuple(key)  # functions and numbers: hashable
 
 
 def _effect_free(stmts):

@@ -492,9 +492,7 @@ class Reverse(Sweep):
         others = [a for a in bound.values() if isinstance(a, (ir.Var, ir.Const)) and a != atom]
         if kind == ARRAY and all(self.an.kind(o) == SCALAR for o in others):
             return contribution
-        if kind == ARRAY and self.alike.get(atom.name, atom.name) == self.alike.get(
-            target, target
-        ):
+        if self.same_shape(atom.name, target):
             return contribution  # the operand has the result's shape: nothing to sum
         if atom.name in self.in_loop:
             # inside a loop, keep the shape, not the array: that is all unbroadcast reads

@@ -17,7 +17,7 @@ import collections
 import copy
 import re
 
-from .templates import simplify
+from .templates import _is_num, simplify
 
 _MARK = "__srcad_comment__"
 _COMMENT = re.compile(r"^(\s*)# ?(.*)$")
@@ -135,15 +135,13 @@ class _Signs(ast.NodeTransformer):
         inner = node.operand
         if isinstance(node.op, ast.USub) and isinstance(inner, ast.BinOp) and isinstance(
             inner.op, ast.Mult
-        ) and _is_literal(inner.right) and not _is_literal(inner.left):
-            # -(g * 3) -> -3 * g: Python folds the negative literal, one operation fewer
-            return ast.BinOp(left=ast.Constant(value=-inner.right.value), op=ast.Mult(),
-                             right=inner.left)
-        if isinstance(node.op, ast.USub) and isinstance(inner, ast.BinOp) and isinstance(
-            inner.op, ast.Mult
-        ) and _is_literal(inner.left):
-            return ast.BinOp(left=ast.Constant(value=-inner.left.value), op=ast.Mult(),
-                             right=inner.right)
+        ):
+            # -(g * 3), -(3 * g) -> -3 * g: Python folds the negative literal, one operation fewer
+            literal, other = ((inner.left, inner.right) if _is_num(inner.left)
+                              else (inner.right, inner.left))
+            if _is_num(literal):
+                return ast.BinOp(left=ast.Constant(value=-literal.value), op=ast.Mult(),
+                                 right=other)
         if isinstance(node.op, ast.USub) and isinstance(inner, ast.BinOp) and isinstance(
             inner.op, (ast.Mult, ast.Div)
         ) and isinstance(inner.left, ast.Name):
@@ -193,10 +191,6 @@ def _float_spine(node):
 def _is_small_int(node):
     return isinstance(node, ast.Constant) and type(node.value) is int and abs(
         node.value) < 2**53
-
-
-def _is_literal(node):
-    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
 # ---------------------------------------------------------------- counting
