@@ -17,7 +17,7 @@ import collections
 import copy
 import re
 
-from .templates import _is_num, simplify
+from .templates import _is_num, _Simplify, simplify
 
 _MARK = "__srcad_comment__"
 _COMMENT = re.compile(r"^(\s*)# ?(.*)$")
@@ -222,18 +222,33 @@ def _loads(node):
     return names
 
 
+#: the fields of each node class worth walking into: a ``ctx`` (Load/Store) or an operator
+#: (Add, Lt) never holds a name, and skipping them halves the nodes every walk visits
+_FIELDS = {}
+
+
+def _fields(cls):
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in ("ctx", "op", "ops"))
+    return fields
+
+
 def _walk(node):
-    """``ast.walk``, same order, without its per-node generators (tidy walks a lot)."""
+    """``ast.walk``, same order, without its per-node generators and without the ``ctx`` and
+    operator nodes (tidy walks a lot)."""
     todo = collections.deque([node])
     AST = ast.AST
+    fields = _FIELDS
     while todo:
         node = todo.popleft()
-        for name in node._fields:
+        names = fields.get(node.__class__) or _fields(node.__class__)
+        for name in names:
             child = getattr(node, name, None)
             if isinstance(child, AST):
                 todo.append(child)
-            elif isinstance(child, list):
-                todo.extend(c for c in child if isinstance(c, AST))
+            elif child.__class__ is list:
+                todo.extend([c for c in child if isinstance(c, AST)])
         yield node
 
 
@@ -389,40 +404,80 @@ def _is_number(node):
 
 
 def _propagate_constants(fdef):
-    """``dy = 1.0`` assigned once: write ``1.0`` where ``dy`` is read, then simplify."""
-    stores, loads = _count_names(fdef)
-    augmented = {s.target.id for s in _walk(fdef)
-                 if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name)}
-    for node in _walk(fdef):  # 1.0[0] or 1.0.shape would not be Python: keep those names
-        inner = getattr(node, "value", None) if isinstance(node, (ast.Subscript, ast.Attribute))\
-            else getattr(node, "func", None) if isinstance(node, ast.Call) else None
-        if isinstance(inner, ast.Name):
-            augmented.add(inner.id)
+    """``dy = 1.0`` assigned once: write ``1.0`` where ``dy`` is read, then simplify the
+    statements that changed."""
+    if not any(_assigns_number(stmt) for block, _ in _blocks(fdef) for stmt in block):
+        return False  # the common case after the first sweep: nothing to do, no walk
+    stores, loads = {}, {}
+    kept = set()  # 1.0[0], 1.0.shape or ``dy += ...`` would not work: keep those names
+    for node in _walk(fdef):
+        cls = node.__class__
+        if cls is ast.Name:
+            table = stores if node.ctx.__class__ is ast.Store else loads
+            table[node.id] = table.get(node.id, 0) + 1
+        elif cls is ast.arg:
+            stores[node.arg] = stores.get(node.arg, 0) + 1
+        elif cls is ast.AugAssign and node.target.__class__ is ast.Name:
+            kept.add(node.target.id)
+        elif cls in (ast.Subscript, ast.Attribute) and node.value.__class__ is ast.Name:
+            kept.add(node.value.id)
+        elif cls is ast.Call and node.func.__class__ is ast.Name:
+            kept.add(node.func.id)
     values = {}
     for block, _ in _blocks(fdef):  # a literal assigned once is the same in every iteration
-        kept = []
+        left = []
         for stmt in block:
-            if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                    and isinstance(stmt.targets[0], ast.Name) and _is_number(stmt.value)):
+            if _assigns_number(stmt):
                 name = stmt.targets[0].id
-                if stores.get(name, 0) == 1 and loads.get(name) and name not in augmented:
+                if stores.get(name, 0) == 1 and loads.get(name) and name not in kept:
                     values[name] = stmt.value
                     continue
-            kept.append(stmt)
-        if len(kept) != len(block):
-            block[:] = kept or [ast.Pass()]
+            left.append(stmt)
+        if len(left) != len(block):
+            block[:] = left or [ast.Pass()]
     if not values:
         return False
-    for node in _walk(fdef):
-        for field, child in ast.iter_fields(node):
-            if isinstance(child, ast.Name) and child.id in values:
-                setattr(node, field, copy.deepcopy(values[child.id]))
-            elif isinstance(child, list):
-                for k, item in enumerate(child):
-                    if isinstance(item, ast.Name) and item.id in values:
-                        child[k] = copy.deepcopy(values[item.id])
-    simplify(fdef)
+    for block, _ in _blocks(fdef):
+        for k, stmt in enumerate(block):
+            if isinstance(stmt, (ast.If, ast.While)):
+                if _substitute(stmt.test, values):
+                    stmt.test = _Simplify().visit(stmt.test)
+            elif isinstance(stmt, ast.For):
+                if _substitute(stmt.iter, values):
+                    stmt.iter = _Simplify().visit(stmt.iter)
+            elif _substitute(stmt, values):  # a simple statement (or, rarely, one of its own)
+                block[k] = _Simplify().visit(stmt)
     return True
+
+
+def _assigns_number(stmt):
+    return (stmt.__class__ is ast.Assign and len(stmt.targets) == 1
+            and stmt.targets[0].__class__ is ast.Name and _is_number(stmt.value))
+
+
+def _substitute(part, values):
+    """Write the literal ``values[name]`` for every read of ``name`` below ``part``;
+    whether anything changed."""
+    changed = False
+    for node in _walk(part):
+        for name in _fields(node.__class__):
+            child = getattr(node, name, None)
+            if child.__class__ is ast.Name and child.id in values:
+                setattr(node, name, _literal(values[child.id]))
+                changed = True
+            elif child.__class__ is list:
+                for k, item in enumerate(child):
+                    if item.__class__ is ast.Name and item.id in values:
+                        child[k] = _literal(values[item.id])
+                        changed = True
+    return changed
+
+
+def _literal(node):
+    """A fresh copy of a number node (``1.0`` or ``-(2.0)``)."""
+    if isinstance(node, ast.UnaryOp):
+        return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=node.operand.value))
+    return ast.Constant(value=node.value)
 
 
 #: operations that cannot raise on floats, so an unused result may go unevaluated
