@@ -519,16 +519,24 @@ def _dead_code(fdef):
             elif not _assigns_only_name(stmt) and not isinstance(stmt, ast.Expr):
                 dead -= set(_stores(stmt) if not isinstance(stmt, (ast.If, ast.For,
                                                                     ast.While)) else ())
-    changed = False
-    for block, _ in list(_blocks(fdef)):
-        kept = [stmt for stmt in block if not (
-            isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name)
-            and (not loads.get(stmt.targets[0].id) or stmt.targets[0].id in dead)
-            and _safe(stmt.value))]
-        if len(kept) != len(block):
-            block[:] = kept or [ast.Pass()]
-            changed = True
+    loads = dict(loads)  # counted down below as statements go
+    changed, dropped = False, True
+    while dropped:  # a dropped statement's reads may leave another value unread: go again
+        dropped = False
+        for block, _ in list(_blocks(fdef)):
+            kept = []
+            for stmt in block:
+                if (_assigns_only_name(stmt) and (not loads.get(stmt.targets[0].id)
+                                                  or stmt.targets[0].id in dead)
+                        and _safe(stmt.value)):
+                    for name, n in _loads(stmt.value).items():
+                        loads[name] -= n
+                    dropped = True
+                else:
+                    kept.append(stmt)
+            if len(kept) != len(block):
+                block[:] = kept or [ast.Pass()]
+        changed |= dropped
     return changed
 
 
