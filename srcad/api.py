@@ -191,8 +191,8 @@ class Transformed:
     def __init__(self, f, wrt, mode):
         if not callable(f):
             raise TypeError(f"srcad.{mode} expects a function, got {f!r}")
-        if not _is_transformed(f):
-            pipeline.read(f)  # fail now, not at the first call, if there is no source
+        # read now, to fail now if there is no source; the first transform uses this parse
+        self._source = None if _is_transformed(f) else pipeline.read(f)
         self._user = _transformed(f)._user if _is_transformed(f) else f
         self._f = _transformed(f) if _is_transformed(f) else f
         self._mode = mode
@@ -271,8 +271,9 @@ class Transformed:
                     full = inspect.signature(target).bind(*bound.args, **bound.kwargs)
                     full.apply_defaults()
                     values = dict(full.arguments)
+                parsed, self._source = self._source if target is self._f else None, None
                 fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
-                                            as_tuple=not self._single)
+                                            as_tuple=not self._single, parsed=parsed)
                 raw = fn
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw

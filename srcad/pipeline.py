@@ -77,9 +77,10 @@ def read(func):
 
 
 @_serialised
-def to_ssa(func):
-    """Parse ``func`` and lower it to checked SSA. Returns (ir.Function, Namer)."""
-    src = source.read(func)
+def to_ssa(func, parsed=None):
+    """Parse ``func`` (or take ``parsed``, a fresh :func:`read` of it: the tree is changed)
+    and lower it to checked SSA. Returns (ir.Function, Namer)."""
+    src = parsed or source.read(func)
     validate(src)
     names = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
     namer = Namer(names)
@@ -103,9 +104,9 @@ def to_ssa(func):
 MODES = ("grad", "value_and_grad", "vjp")
 
 
-def generate(func, wrt, kinds, items=None):
+def generate(func, wrt, kinds, items=None, parsed=None):
     """Run the passes up to the reverse sweep for arguments of these kinds."""
-    fn, namer = to_ssa(func)
+    fn, namer = to_ssa(func, parsed)
     analysis = Analysis(fn, kinds, wrt, items)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
@@ -115,7 +116,7 @@ def generate(func, wrt, kinds, items=None):
 
 
 @_serialised
-def adjoint(func, wrt, arg_values, mode, as_tuple=False):
+def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None):
     """Generate, compile and return the adjoint of ``func`` for these argument kinds.
 
     ``wrt``: parameter names; ``arg_values``: parameter name -> an example value (its kind
@@ -124,7 +125,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False):
     """
     kinds = {p: kind_of_value(v) for p, v in arg_values.items()}
     items = {p: item_kinds(v) for p, v in arg_values.items() if item_kinds(v)}
-    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items)
+    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed)
     name = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     text = assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple)
     text = _tidy(text, namer.temps | gen.temp_grads, namer.grads)

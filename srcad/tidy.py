@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import collections
-import copy
 import re
 
 from .templates import _is_num, _Simplify, simplify
