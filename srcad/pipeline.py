@@ -41,8 +41,8 @@ DEBUG = bool(os.environ.get("SRCAD_DEBUG"))
 OPTIMIZE = int(os.environ.get("SRCAD_OPTIMIZE", "1"))
 
 
-def _tidy(text, temps, grads):
-    return tidy(text, temps, grads) if OPTIMIZE else text
+def _tidy(text, temps, grads, floats=()):
+    return tidy(text, temps, grads, floats) if OPTIMIZE else text
 
 
 def _debug(stage, text):
@@ -128,7 +128,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None):
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed)
     name = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     text = assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple)
-    text = _tidy(text, namer.temps | gen.temp_grads, namer.grads)
+    floats = [p for p, v in arg_values.items() if type(v) is float]
+    text = _tidy(text, namer.temps | gen.temp_grads, namer.grads, floats)
     _debug("reverse", text)
     helpers = set(gen.helpers)
     if "check_scalar" in text:

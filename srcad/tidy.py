@@ -16,6 +16,7 @@ import ast
 import collections
 import re
 
+from . import floats as float_arithmetic
 from .templates import _is_num, _Simplify, simplify
 
 _MARK = "__srcad_comment__"
@@ -23,9 +24,10 @@ _COMMENT = re.compile(r"^(\s*)# ?(.*)$")
 _MARKED = re.compile(rf"^(\s*){_MARK}\((.*)\)$")
 
 
-def tidy(text, temps, grads=()):
+def tidy(text, temps, grads=(), floats=()):
     """``text`` (one function definition) tidied; ``temps`` are the names srcad invented,
-    ``grads`` the names of gradients (a value's name never turns into a gradient's)."""
+    ``grads`` the names of gradients (a value's name never turns into a gradient's),
+    ``floats`` the parameters whose argument is exactly a ``float`` (see :mod:`.floats`)."""
     lines = []
     for line in text.splitlines():
         match = _COMMENT.match(line)
@@ -46,6 +48,7 @@ def tidy(text, temps, grads=()):
     simplify(fdef)
     _Signs().visit(tree)
     _float_literals(fdef, grads)
+    float_arithmetic.specialise(fdef, floats)
     _while_tests(fdef)
     _fill_empty(fdef)
     out = []
