@@ -38,6 +38,19 @@ def kind_of_value(value):
     return ANY
 
 
+#: the rank of an array no single number describes (ranks that differ meet, or an operation
+#: whose result's rank srcad does not work out)
+MIXED = -1
+
+#: the rank of ``a @ b`` from the ranks of ``a`` and ``b``
+_MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
+
+
+def rank_of_value(value):
+    """The number of axes of an array argument (the code is specialised on it), else None."""
+    return value.ndim if type(value) is np.ndarray else None  # np.matrix indexes otherwise
+
+
 def join(kinds):
     kinds = {k for k in kinds if k is not None}  # None: not known yet (recursion)
     if not kinds:
@@ -63,8 +76,13 @@ def item_kinds(value):
 
 
 class Analysis:
-    def __init__(self, fn: ir.Function, param_kinds: dict, wrt, param_items=None):
+    def __init__(self, fn: ir.Function, param_kinds: dict, wrt, param_items=None,
+                 param_ranks=None):
         self.fn = fn
+        # array name -> its number of axes (MIXED: not one known number); from the array
+        # arguments' ranks, which the code is specialised on
+        self.ranks = {p: r for p, r in (param_ranks or {}).items() if r is not None}
+        self.ints = set()  # names certainly holding a Python int: loop counters, their sums
         self.items = dict(param_items or {})  # container param -> {key: kind}
         self.elems = {}  # list name -> kind of its elements (joined over what is put in)
         self.kinds = dict(param_kinds)
@@ -102,7 +120,7 @@ class Analysis:
 
     def _kinds(self):
         for _ in range(50):
-            before = dict(self.kinds), dict(self.elems)
+            before = dict(self.kinds), dict(self.elems), dict(self.ranks), set(self.ints)
             for stmt in ir.walk(self.fn.body):
                 if isinstance(stmt, ir.Assign) and stmt.target is None and _is_append(stmt.value):
                     lst, item = stmt.value.args
@@ -120,24 +138,97 @@ class Analysis:
                     value = stmt.value
                     kind = self.prim_kind(value) if isinstance(value, ir.Prim) else self.kind(value)
                     self.kinds[stmt.target] = kind
+                    rank = self._rank_of(value) if kind == ARRAY else None
+                    if rank is not None:
+                        self.ranks[stmt.target] = rank
+                    if self._int_result(value):
+                        self.ints.add(stmt.target)
                 elif isinstance(stmt, ir.SetItem):
                     self.kinds[stmt.target] = self.kind(stmt.obj)
                 elif isinstance(stmt, ir.If):
                     for phi in stmt.phis:
                         self.kinds[phi.target] = join(self.kind(s) for s in phi.sources
                                                       if s is not None)
+                        self._join_ranks(phi)
                 elif isinstance(stmt, ir.Loop):
                     if stmt.target:
                         self.kinds[stmt.target] = SCALAR
+                        self.ints.add(stmt.target)  # range() counts in ints
                     for phi in stmt.phis:
                         self.kinds[phi.target] = join(self.kind(s) for s in phi.sources
                                                       if s is not None)
+                        self._join_ranks(phi)
                 for phi in getattr(stmt, "phis", ()):
                     for s in phi.sources:
                         if isinstance(s, ir.Var) and s.name in self.elems:
                             self._put(phi.target, [self.elems[s.name]])
-            if (self.kinds, self.elems) == before:
+            if (self.kinds, self.elems, self.ranks, self.ints) == before:
                 return
+
+    # ---------------------------------------------------------------- ranks
+
+    def rank(self, atom):
+        """The number of axes of an array value, or None when it is not one known number."""
+        if isinstance(atom, ir.Var) and self.kinds.get(atom.name) == ARRAY:
+            rank = self.ranks.get(atom.name)
+            return rank if rank is not None and rank >= 1 else None
+        return None
+
+    def _rank_of(self, value):
+        """The rank of an ARRAY value; None while an operand is still being worked out."""
+        if isinstance(value, ir.Var):
+            return self.ranks.get(value.name)
+        if not isinstance(value, ir.Prim) or value.kwargs:
+            return MIXED
+        fn, args = value.fn, value.args
+        if any(isinstance(a, ir.Var) and self.kind(a) is None for a in args):
+            return None
+        if fn is operator.getitem:
+            obj = self.rank(args[0])
+            return obj - 1 if obj is not None and self._is_int(args[1]) else MIXED
+        if fn == ir.Attr("T"):
+            return self.rank(args[0]) or MIXED
+        if fn in (operator.matmul, np.matmul) and len(args) == 2:
+            return _MATMUL_RANK.get((self.rank(args[0]), self.rank(args[1])), MIXED)
+        if fn in _ARITH or isinstance(fn, np.ufunc):
+            ranks = []
+            for a in args:
+                if self.kind(a) == SCALAR:
+                    ranks.append(0)
+                elif self.rank(a) is not None:
+                    ranks.append(self.rank(a))
+                else:
+                    return MIXED
+            return max(ranks) if ranks else MIXED
+        return MIXED
+
+    def _join_ranks(self, phi):
+        if self.kinds.get(phi.target) != ARRAY:
+            return
+        ranks = set()
+        for s in phi.sources:
+            if isinstance(s, ir.Var) and self.kinds.get(s.name) is None:
+                continue  # not worked out yet: the next sweep looks again
+            ranks.add(self.rank(s))
+        if ranks:
+            self.ranks[phi.target] = ranks.pop() if len(ranks) == 1 and None not in ranks \
+                else MIXED
+
+    def _is_int(self, atom):
+        if isinstance(atom, ir.Const):
+            return type(atom.value) is int
+        return isinstance(atom, ir.Var) and atom.name in self.ints
+
+    def _int_result(self, value):
+        """Whether ``value`` is an int whenever its operands are what they are known to be:
+        integer arithmetic on counters and integer literals, ``len``."""
+        if not isinstance(value, ir.Prim) or value.kwargs:
+            return False
+        if value.fn is len:
+            return True
+        return value.fn in (operator.add, operator.sub, operator.mul, operator.floordiv,
+                            operator.mod, operator.neg) and all(self._is_int(a)
+                                                                for a in value.args)
 
     def _check_dict_iteration(self):
         """``for k in d`` is lowered to indexing by position; a dict argument would be
@@ -185,6 +276,10 @@ class Analysis:
             if fn.name == "shape":
                 return SEQ  # a tuple of ints (its element kind is recorded in _kinds)
             return ARRAY if fn.name == "T" and kinds[0] == ARRAY else ANY
+        if fn is operator.getitem and kinds[0] == ARRAY and len(prim.args) == 2:
+            rank = self.rank(prim.args[0])
+            if rank is not None and self._is_int(prim.args[1]):
+                return ARRAY if rank >= 2 else SCALAR  # x[i] drops the first axis
         if fn is operator.getitem and kinds[0] == SEQ or isinstance(fn, ir.Method) and (
             fn.name == "pop" and kinds[0] == SEQ
         ):

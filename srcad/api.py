@@ -242,8 +242,21 @@ class Transformed:
             return fn(*bound.args, **bound.kwargs)
         fast = tuple(map(type, args))
         if not any(t in _CONTAINERS for t in fast):
-            self._cache[fast] = fn  # the next call with these types takes the one lookup
+            # the next call with these types takes the one lookup
+            self._remember(fast, fn, bound.arguments.values(), offset=1)
         return fn(*args)
+
+    def _remember(self, types, fn, values, offset=0):
+        """Make ``fn`` the function for calls with arguments of ``types``: directly, or, when
+        arrays are among them, through a :class:`_ByRank` (the code depends on their ranks)."""
+        ranks = tuple(v.ndim for v in values if type(v) is np.ndarray)
+        if not ranks:
+            self._cache[types] = fn
+            return
+        by_rank = self._cache.get(types)
+        if not isinstance(by_rank, _ByRank):
+            by_rank = self._cache[types] = _ByRank(self, types, offset)
+        by_rank.fns[ranks] = fn
 
     def _bind(self, args, kwargs):
         sig = inspect.signature(self._user)
@@ -279,12 +292,14 @@ class Transformed:
                 fn.__srcad_raw__ = raw
                 if getattr(raw, "__srcad_guards__", ()):
                     fn = _guard_callees(fn, raw.__srcad_guards__, self)
-                if not _has_array_wrt(values, self._wrt):
-                    self._cache[key] = fn
-                    if fn is raw and self._function is not None and self._mode != "vjp":
-                        dispatch.inline(self._function, key, raw)
-                else:
-                    self._cache[key] = _guard_dtypes(fn, self._f, self._positions(), self._mode)
+                if _has_array_wrt(values, self._wrt):
+                    fn = _guard_dtypes(fn, self._f, self._positions(), self._mode)
+                self._cache[key] = fn
+                if key[-1:] and isinstance(key[-1], _Ranks):
+                    if self._mode != "vjp":  # (vjp's calls carry the seed: see _slow_call)
+                        self._remember(key[:-1], fn, bound.arguments.values())
+                elif fn is raw and self._function is not None and self._mode != "vjp":
+                    dispatch.inline(self._function, key, raw)
             self._last = self._cache[key]
         return self._cache[key]
 
@@ -306,12 +321,37 @@ class Transformed:
 _CONTAINERS = (list, tuple, dict)
 
 
+class _Ranks(tuple):
+    """The ranks of the array arguments, the last item of a cache key (code is specialised
+    on them: ``xs[t]`` is an array for a matrix ``xs`` and a number for a vector)."""
+
+
+class _ByRank:
+    """The cache entry for one tuple of argument types that includes arrays: the generated
+    function for each tuple of the arrays' ranks (looked up on every call: an ``ndim`` read
+    per array). A call with other ranks, or not positional, takes the full path."""
+
+    def __init__(self, owner, types, offset=0):
+        self.owner = owner
+        self.positions = [i for i, t in enumerate(types) if t is np.ndarray and i >= offset]
+        self.fns = {}
+
+    def __call__(self, *args, **kwargs):
+        if not kwargs:
+            fn = self.fns.get(tuple([args[i].ndim for i in self.positions]))
+            if fn is not None:
+                return fn(*args)
+        return self.owner._slow_call(args, kwargs)
+
+
 def _key(args):
     """The cache key: argument types, plus the kinds inside containers (their items' kinds
-    specialise the code as much as the top-level types do)."""
+    specialise the code as much as the top-level types do), or plus the arrays' ranks."""
     types = tuple(map(type, args))
     if any(t in _CONTAINERS for t in types):
         return types + (tuple(_structure(a) for a in args),)
+    if np.ndarray in types:
+        return types + (_Ranks(a.ndim for a in args if type(a) is np.ndarray),)
     return types
 
 

@@ -24,7 +24,7 @@ import threading
 import gast
 
 from . import emit, ir, optimise, source
-from .analyse import SCALAR, Analysis, item_kinds, kind_of_value
+from .analyse import SCALAR, Analysis, item_kinds, kind_of_value, rank_of_value
 from .desugar import Desugar
 from .lower import Lowerer
 from .naming import Namer
@@ -104,10 +104,11 @@ def to_ssa(func, parsed=None):
 MODES = ("grad", "value_and_grad", "vjp")
 
 
-def generate(func, wrt, kinds, items=None, parsed=None):
-    """Run the passes up to the reverse sweep for arguments of these kinds."""
+def generate(func, wrt, kinds, items=None, parsed=None, ranks=None):
+    """Run the passes up to the reverse sweep for arguments of these kinds (and, for arrays,
+    ranks)."""
     fn, namer = to_ssa(func, parsed)
-    analysis = Analysis(fn, kinds, wrt, items)
+    analysis = Analysis(fn, kinds, wrt, items, ranks)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)
@@ -125,7 +126,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None):
     """
     kinds = {p: kind_of_value(v) for p, v in arg_values.items()}
     items = {p: item_kinds(v) for p, v in arg_values.items() if item_kinds(v)}
-    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed)
+    ranks = {p: rank_of_value(v) for p, v in arg_values.items()}
+    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks)
     name = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     text = assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple)
     floats = [p for p, v in arg_values.items() if type(v) is float]

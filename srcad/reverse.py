@@ -298,8 +298,11 @@ class Reverse(Sweep):
 
     def stmt(self, stmt, code, frame):
         if not isinstance(stmt, ir.Assign):
+            mentioned = _mentioned(stmt)
             for gname in list(self.uniform):  # branches and loops see whole arrays
-                self.materialise(gname, code, frame)
+                primal = self.primal_of.get(gname)
+                if primal is None or primal in mentioned:  # a gradient the statement touches
+                    self.materialise(gname, code, frame)
         if isinstance(stmt, ir.Assign):
             self.assign(stmt, code, frame)
         elif isinstance(stmt, ir.SetItem):
@@ -401,7 +404,9 @@ class Reverse(Sweep):
             named = isinstance(atom, ir.Var) and atom.name not in self.namer.temps
             return _is_plain_g(item[1]), named
 
-        order = sorted(rule.templates.items(), key=last)
+        by_rank = rule.ranks.get(tuple(self.an.rank(bound.get(p)) for p in rule.params)) \
+            if rule.ranks else None
+        order = sorted((by_rank or rule.templates).items(), key=last)
         for param, template in order:
             atom = bound.get(param)
             if not isinstance(atom, ir.Var) or not self.an.active(atom):
@@ -843,7 +848,8 @@ class Reverse(Sweep):
                                 f"{stmt.target} = {stmt.value}")
                 for shape, source in self.shapes.items():
                     if source == stmt.target:
-                        code.append(f"{shape} = {self.helper('np')}.shape({source})")
+                        code.append(f"{shape} = {source}.shape" if self.an.kinds.get(source)
+                                    == ARRAY else f"{shape} = {self.helper('np')}.shape({source})")
             elif isinstance(stmt, ir.SetItem):
                 code.append(f"{stmt.target} = {stmt.obj}.copy()")
                 code.append(f"{stmt.target}[{stmt.index}] = {stmt.value}")
@@ -938,6 +944,19 @@ def _text(value):
     if isinstance(value, tuple):
         return "(" + "".join(f"{_text(v)}, " for v in value) + ")"
     return repr(value)
+
+
+def _mentioned(stmt):
+    """Every name a statement reads or defines, at any depth (its phis' sources too)."""
+    names = set()
+    for s in ir.walk([stmt]):
+        names.update(v.name for v in ir.reads_of(s) if isinstance(v, ir.Var))
+        names.update(ir.defined_by(s))
+        for phi in getattr(s, "phis", ()):
+            names.update(v.name for src in phi.sources for v in ir.atoms_in(src))
+        for part in (getattr(s, "test", None), getattr(s, "exit", None)):
+            names.update(v.name for v in ir.atoms_in(part))
+    return names
 
 
 def _is_plain_g(template):

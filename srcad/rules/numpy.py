@@ -37,7 +37,15 @@ LN10 = "2.302585092994046"
 
 # ---------------------------------------------------------------- operators on arrays
 # (+ - * / ** and unary -, + are in rules/python.py and work on arrays as they are)
-defvjp(operator.matmul, "a, b", a="grad_matmul_a(g, a, b)", b="grad_matmul_b(g, a, b)")
+#: ``a @ b`` when the ranks of ``a`` and ``b`` are known (the code is specialised on the
+#: ranks of array arguments): what the generic helpers do for these ranks, written out
+MATMUL_BY_RANK = {
+    (2, 1): dict(a="np.outer(g, b)", b="a.T @ g"),  # matrix @ vector
+    (2, 2): dict(a="g @ b.T", b="a.T @ g"),  # matrix @ matrix
+    (1, 2): dict(a="b @ g", b="np.outer(a, g)"),  # vector @ matrix
+}
+defvjp(operator.matmul, "a, b", a="grad_matmul_a(g, a, b)", b="grad_matmul_b(g, a, b)",
+       ranks=MATMUL_BY_RANK)
 
 # ---------------------------------------------------------------- unary ufuncs: trigonometric
 defvjp(np.sin, "x", x="g * cos(x)")
@@ -142,7 +150,8 @@ defvjp(np.trace, "a, offset=0, axis1=0, axis2=1, dtype=None",
 
 # ---------------------------------------------------------------- products (grad_dot_a, ...)
 defvjp(np.dot, "a, b", a="grad_dot_a(g, a, b)", b="grad_dot_b(g, a, b)")
-defvjp(np.matmul, "a, b", a="grad_matmul_a(g, a, b)", b="grad_matmul_b(g, a, b)")
+defvjp(np.matmul, "a, b", a="grad_matmul_a(g, a, b)", b="grad_matmul_b(g, a, b)",
+       ranks=MATMUL_BY_RANK)
 defvjp(np.inner, "a, b", a="grad_inner_a(g, a, b)", b="grad_inner_b(g, a, b)")
 defvjp(np.outer, "a, b", a="grad_outer_a(g, a, b)", b="grad_outer_b(g, a, b)", kind="array")
 defvjp(np.vdot, "a, b", a="grad_vdot_a(g, a, b)", b="grad_vdot_b(g, a, b)")

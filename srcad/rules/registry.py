@@ -20,6 +20,11 @@ sums each argument's gradient back to the argument's shape, where shapes can dif
 ``kind=`` tells the analysis what the result is, so the generated code can be plain:
 ``"array"``, ``"seq"``, ``"scalar"``, or ``"reduction"`` (a number when ``axis`` is None and
 ``keepdims`` false, an array otherwise: ``np.sum``, ``np.max``, ...).
+
+``ranks=`` maps the ranks of the parameters (``(2, 1)``: a matrix and a vector) to templates
+for arrays of exactly those ranks, used instead of the general ones when the analysis knows
+the ranks: ``a @ b`` then reads ``np.outer(g, b)`` rather than a helper that looks at the
+shapes on every call.
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ class Rule:
     """The vector-Jacobian templates of one function for one signature."""
 
     def __init__(self, fn, signature, templates, broadcast=False, kind=None, name=None,
-                 jvp=None, shape_only=(), uniform=None):
+                 jvp=None, shape_only=(), uniform=None, ranks=None):
         self.fn = fn
         self.name = name or getattr(fn, "__qualname__", repr(fn))
         self.signature = _signature(signature, fn)
@@ -79,6 +84,15 @@ class Rule:
         # forward mode: the tangent each argument adds, in ``t`` (that argument's tangent)
         self.jvp = {p: _parse(t, self.name) for p, t in (jvp or {}).items()}
         self.namespace = {}  # names a user rule's templates use, from where it was defined
+        # (rank of each parameter, ...) -> templates for arrays of exactly those ranks
+        self.ranks = {}
+        for key, by_param in (ranks or {}).items():
+            if len(key) != len(self.params) or set(by_param) - set(self.params):
+                raise RuleError(f"rule for {self.name}: ranks entry {key!r} does not fit the "
+                                f"parameters {self.params}",
+                                hint="one rank per parameter, templates for parameters only")
+            self.ranks[tuple(key)] = {p: _parse(t, self.name) for p, t in by_param.items()
+                                      if t is not None}
 
     def bind(self, args, kwargs):
         """Map the call's arguments to parameter names, or None if they do not fit."""
@@ -178,13 +192,13 @@ registry = Registry()
 
 
 def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, shape_only=(),
-           uniform=None, **templates):
+           uniform=None, ranks=None, **templates):
     """Register the gradient templates of ``fn`` (see the module docstring); ``jvp`` gives
     forward-mode templates for a function neither element-wise nor linear in each argument;
     ``shape_only`` names parameters the templates read only for their shape; ``uniform``
     (reductions) is the gradient of every element, a number, when ``fn`` reduces all axes."""
     return registry.add(Rule(fn, signature, templates, broadcast=broadcast, kind=kind,
-                             jvp=jvp, shape_only=shape_only, uniform=uniform))
+                             jvp=jvp, shape_only=shape_only, uniform=uniform, ranks=ranks))
 
 
 def nondiff(*fns):
