@@ -36,14 +36,15 @@ _BUILTIN_NAMES = set(dir(__builtins__)) if isinstance(__builtins__, dict) is Fal
 
 
 def defvjp(fn=None, signature=None, *, broadcast=False, jvp=None, shape_only=(),
-           uniform=None, **templates):
+           uniform=None, ranks=None, **templates):
     """Register a derivative rule for ``fn`` (also usable as a decorator).
 
     ``signature``: the parameters as a string (``"x, axis=None"``); taken from ``fn`` when it
     can be read. ``templates``: one expression per differentiable parameter; a parameter left
     out has zero derivative. Raises :class:`srcad.RuleError` for a rule that cannot be right:
     a template for a parameter that does not exist, a signature that does not match ``fn``, a
-    template that is not an expression or names something undefined.
+    template that is not an expression or names something undefined. ``ranks``: templates
+    for arguments that are arrays of exactly these ranks, ``{(2, 1): {"a": ..., "b": ...}}``.
     """
     namespace = sys._getframe(1).f_globals
     if fn is None or isinstance(fn, str):
@@ -51,11 +52,12 @@ def defvjp(fn=None, signature=None, *, broadcast=False, jvp=None, shape_only=(),
             signature, fn = fn, None
 
         def decorate(func):
-            _register(func, signature, broadcast, templates, namespace, jvp, shape_only, uniform)
+            _register(func, signature, broadcast, templates, namespace, jvp, shape_only, uniform,
+                      ranks)
             return func
 
         return decorate
-    _register(fn, signature, broadcast, templates, namespace, jvp, shape_only, uniform)
+    _register(fn, signature, broadcast, templates, namespace, jvp, shape_only, uniform, ranks)
     return fn
 
 
@@ -75,7 +77,7 @@ registry.nondiff.add(stop_gradient)
 
 
 def _register(fn, signature, broadcast, templates, namespace, jvp=None, shape_only=(),
-              uniform=None):
+              uniform=None, ranks=None):
     name = getattr(fn, "__qualname__", repr(fn))
     if not callable(fn):
         raise RuleError(f"a rule is for a function, got {fn!r}",
@@ -91,7 +93,7 @@ def _register(fn, signature, broadcast, templates, namespace, jvp=None, shape_on
                             hint='pass them: defvjp(fn, "x, y", x=..., y=...)')
         signature = real
     rule = Rule(fn, signature, templates, broadcast=broadcast, name=name, jvp=jvp,
-                shape_only=shape_only, uniform=uniform)
+                shape_only=shape_only, uniform=uniform, ranks=ranks)
     nin = getattr(fn, "nin", None)  # a NumPy ufunc: its inputs are positional, named x1, x2..
     if nin is not None:
         if len(rule.params) != nin:
@@ -114,6 +116,7 @@ def _register(fn, signature, broadcast, templates, namespace, jvp=None, shape_on
     known |= set(HELPER_OBJECTS)
     used = {}
     extra = [rule.uniform] if rule.uniform is not None else []
+    extra += [t for by_param in rule.ranks.values() for t in by_param.values()]
     for template in list(rule.templates.values()) + list(rule.jvp.values()) + extra:
         for node in ast.walk(template):
             if isinstance(node, ast.Name) and node.id not in known | {"t"}:

@@ -167,3 +167,25 @@ def test_matrix_subclass_is_not_rank_specialised():
         warnings.simplefilter("ignore", PendingDeprecationWarning)
         m = np.matrix(RNG.standard_normal((4, 3)))
     assert rank_of_value(m) is None and rank_of_value(np.ones((4, 3))) == 2
+
+
+def test_a_user_rule_with_rank_templates():
+    """srcad.extend.defvjp(ranks=...): the exact-rank template is used, and checked."""
+    import srcad.extend
+
+    def scale_rows(A, v):
+        return A * v[:, None]
+
+    srcad.extend.defvjp(scale_rows, "A, v", A="g * v[:, None]",
+                        v="np.sum(g * A, axis=-1)",
+                        ranks={(2, 1): {"A": "g * v[:, None]", "v": "np.einsum('ij,ij->i', g, A)"}})
+
+    def loss(A, v):
+        return np.sum(scale_rows(A, v) ** 2)
+
+    args = (RNG.standard_normal((3, 4)), RNG.standard_normal(3))
+    df = srcad.grad(loss, wrt=(0, 1))
+    _check(df, loss, args, (0, 1))
+    assert "einsum" in _code(df, *args)
+    with pytest.raises(srcad.RuleError):
+        srcad.extend.defvjp(scale_rows, "A, v", A="g", ranks={(2,): {"A": "g"}})

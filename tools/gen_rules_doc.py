@@ -64,9 +64,10 @@ Kind-generic names (`cos`, `exp`, `log`, `sqrt`, `sign`, `where`, ...) become `m
 Python numbers and `np.cos` for arrays. A parameter without a template gets no gradient (its
 derivative is zero, or it is not a number: `axis`, `shape`, ...). **broadcast** marks
 element-wise functions: srcad sums each gradient back to its argument's shape when NumPy
-broadcasting made the result bigger. The `grad_*` names are helpers of
-`srcad/numpy_helpers.py` (listed at the end); `unbroadcast`, `expand`, `fill`,
-`transpose_grad` are helpers of `srcad/runtime.py`.
+broadcasting made the result bigger. *ranks (2, 1)* gives the templates used instead when the
+arguments are arrays of exactly those ranks (the code is specialised on the ranks of array
+arguments). The `grad_*` names are helpers of `srcad/numpy_helpers.py` (listed at the end);
+`unbroadcast`, `expand`, `fill`, `transpose_grad` are helpers of `srcad/runtime.py`.
 
 Conventions worth knowing:
 
@@ -205,6 +206,9 @@ def _rule_rows(rules):
         templates = "; ".join(f"`{p}`: `{_cell(ast.unparse(t))}`"
                               for p, t in rule.templates.items())
         flags = " **broadcast**" if rule.broadcast else ""
+        for ranks, by_param in rule.ranks.items():
+            flags += f"; ranks {ranks}: " + ", ".join(
+                f"`{p}`: `{_cell(ast.unparse(t))}`" for p, t in by_param.items())
         signature = _cell(str(rule.signature))
         rows.append(f"| {display(rule.fn)} | `{signature}` | {templates}{flags} |")
     return rows
