@@ -249,14 +249,17 @@ class Transformed:
     def _remember(self, types, fn, values, offset=0):
         """Make ``fn`` the function for calls with arguments of ``types``: directly, or, when
         arrays are among them, through a :class:`_ByRank` (the code depends on their ranks)."""
-        ranks = tuple(v.ndim for v in values if type(v) is np.ndarray)
-        if not ranks:
+        arrays = [v for v in values if type(v) is np.ndarray]
+        if not arrays:
             self._cache[types] = fn
             return
-        by_rank = self._cache.get(types)
-        if not isinstance(by_rank, _ByRank):
-            by_rank = self._cache[types] = _ByRank(self, types, offset)
-        by_rank.fns[ranks] = fn
+        by_rank = getattr(self._cache.get(types), "by_rank", None)
+        if by_rank is None:
+            by_rank = _ByRank(self, types, offset)
+            self._cache[types] = by_rank.call
+        inner = getattr(fn, "__srcad_unguarded__", None)
+        by_rank.fns[tuple((a.ndim, a.dtype.kind) for a in arrays)] = (
+            (inner, True) if inner is not None else (fn, False))
 
     def _bind(self, args, kwargs):
         sig = inspect.signature(self._user)
@@ -328,20 +331,28 @@ class _Ranks(tuple):
 
 class _ByRank:
     """The cache entry for one tuple of argument types that includes arrays: the generated
-    function for each tuple of the arrays' ranks (looked up on every call: an ``ndim`` read
-    per array). A call with other ranks, or not positional, takes the full path."""
+    function for each tuple of the arrays' ranks and dtype kinds, looked up on every call.
+    A call with other ranks or kinds, or not positional, takes the full path, which makes
+    the code for new ranks and refuses an integer array given for a ``wrt`` parameter; a
+    kind seen before skips that check here. ``call`` is the entry itself: a plain function
+    (an object's ``__call__`` costs more) that reads exactly the array positions."""
 
     def __init__(self, owner, types, offset=0):
-        self.owner = owner
-        self.positions = [i for i, t in enumerate(types) if t is np.ndarray and i >= offset]
-        self.fns = {}
-
-    def __call__(self, *args, **kwargs):
-        if not kwargs:
-            fn = self.fns.get(tuple([args[i].ndim for i in self.positions]))
-            if fn is not None:
-                return fn(*args)
-        return self.owner._slow_call(args, kwargs)
+        positions = [i for i, t in enumerate(types) if t is np.ndarray and i >= offset]
+        self.fns = {}  # ((ndim, dtype kind), ...) -> (function, copy read-only views)
+        key = "".join(f"(args[{i}].ndim, args[{i}].dtype.kind), " for i in positions)
+        text = ("def call(*args, **kwargs):\n"
+                "    if not kwargs:\n"
+                f"        entry = fns.get(({key}))\n"
+                "        if entry is not None:\n"
+                "            if entry[1]:\n"
+                "                return writable(entry[0](*args))\n"
+                "            return entry[0](*args)\n"
+                "    return slow(args, kwargs)\n")
+        namespace = {"fns": self.fns, "writable": _writable, "slow": owner._slow_call}
+        exec(compile(text, "<srcad rank lookup>", "exec"), namespace)  # noqa: S102
+        self.call = namespace["call"]
+        self.call.by_rank = self
 
 
 def _key(args):
@@ -466,8 +477,13 @@ def _guard_callees(fn, guards, transformed):
 def _writable(result):
     """Gradients the user may change in place: a broadcast view (the gradient of np.sum, say)
     is copied; anything else is returned as it is."""
+    if type(result) is tuple:
+        for r in result:  # the common case first: nothing to copy, the tuple as it is
+            if isinstance(r, np.ndarray) and r.base is not None and not r.flags.writeable:
+                return tuple(_writable(r) for r in result)
+        return result
     if isinstance(result, np.ndarray):
-        return result if result.flags.writeable else result.copy()
+        return result if result.base is None or result.flags.writeable else result.copy()
     if isinstance(result, tuple):
         return tuple(_writable(r) for r in result)
     return result
@@ -492,4 +508,5 @@ def _guard_dtypes(fn, f, positions, mode):
 
     guarded.__srcad_source__ = fn.__srcad_source__
     guarded.__srcad_raw__ = fn.__srcad_raw__
+    guarded.__srcad_unguarded__ = fn  # for _ByRank, whose key holds the dtypes' kinds
     return guarded
