@@ -189,3 +189,15 @@ def test_a_user_rule_with_rank_templates():
     assert "einsum" in _code(df, *args)
     with pytest.raises(srcad.RuleError):
         srcad.extend.defvjp(scale_rows, "A, v", A="g", ranks={(2,): {"A": "g"}})
+
+
+def test_integer_array_after_float_array_is_still_refused():
+    """The rank table keys dtype kinds too: an integer array for a wrt parameter, after a
+    float array of the same rank, takes the full path and its clear error."""
+    df = srcad.grad(rows, wrt=0)
+    xs = RNG.standard_normal((4, 3))
+    df(RNG.standard_normal(3), xs)
+    with pytest.raises((TypeError, ValueError, srcad.SrcadError)) as info:
+        df(np.arange(3), xs)
+    assert "float" in str(info.value) or "integer" in str(info.value)
+    df(RNG.standard_normal(3), xs.astype(int))  # an integer array not differentiated is fine
