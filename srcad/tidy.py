@@ -41,7 +41,7 @@ def tidy(text, temps, grads=(), floats=()):
         changed = False
         for rewrite in (lambda: _propagate_copies(fdef, grads), lambda: _propagate_constants(
                 fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef),
-                lambda: _merge_sums(fdef)):
+                lambda: _merge_sums(fdef), lambda: _idle_branches(fdef)):
             changed |= rewrite()  # each rewrite counts names afresh: the others changed them
         if not changed:
             break
@@ -111,6 +111,28 @@ def _is_marker(stmt):
 
 def _idle(block):
     return all(isinstance(s, ast.Pass) or _is_marker(s) for s in block)
+
+
+def _idle_branches(fdef):
+    """``if flag: pass`` (both arms emptied by the other rewrites) goes when another branch
+    tests the same name (the backward sweep's ``if flag:``), so an ambiguous truth value
+    (an array) still raises where the user's function would; or when it tests a literal.
+    The flag's own assignment may then go too."""
+    idle = [s for s in _walk(fdef) if isinstance(s, ast.If) and _idle(s.body)
+            and _idle(s.orelse)]
+    if not idle:
+        return False
+    tested = collections.Counter(s.test.id for s in _walk(fdef) if isinstance(
+        s, (ast.If, ast.While)) and isinstance(s.test, ast.Name) and s not in idle)
+    changed = False
+    for block, _ in list(_blocks(fdef)):
+        kept = [s for s in block if not (s in idle and (
+            isinstance(s.test, ast.Constant)
+            or isinstance(s.test, ast.Name) and tested[s.test.id]))]
+        if len(kept) != len(block):
+            block[:] = kept or [ast.Pass()]
+            changed = True
+    return changed
 
 
 def _fill_empty(node):
