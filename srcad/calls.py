@@ -36,16 +36,44 @@ class Split:
 
 
 class ByFunction:
-    """A cache keyed by ``(function, ...)`` that forgets a function's entries when the
-    function itself is gone (a module reloaded, a closure dropped)."""
+    """A cache keyed by ``(function, ...)`` whose entries live *on the function* (in its
+    ``__dict__``, under a name private to this cache), so they go when the function goes.
+
+    A weak-keyed dict would not do: an entry's value is generated code whose globals are the
+    function's module, which holds the function, so the entry would keep its own key alive
+    (finding 19). Stored on the function, the entry is part of that cycle and is collected
+    with it. A callable whose attributes cannot be set (a builtin, a bound method) is never
+    cached. ``_holders`` (weak) finds the entries again for ``clear`` and ``values``.
+    """
+
+    _count = 0
 
     def __init__(self):
-        self._data = weakref.WeakKeyDictionary()
+        ByFunction._count += 1
+        self._attr = f"__srcad_cache_{ByFunction._count}__"
+        self._holders = weakref.WeakSet()
+
+    def _entries(self, fn, create=False):
+        try:
+            entries = fn.__dict__.get(self._attr)
+        except AttributeError:
+            return None
+        if entries is None and create:
+            try:
+                entries = fn.__dict__[self._attr] = {}
+                self._holders.add(fn)
+            except TypeError:  # not weakly referable: never cached
+                fn.__dict__.pop(self._attr, None)
+                return None
+        return entries
 
     def get(self, key, default=None):
+        entries = self._entries(key[0])
+        if not entries:
+            return default
         try:
-            return self._data.get(key[0], {}).get(key[1:], default)
-        except TypeError:  # not weakly referable: never cached
+            return entries.get(key[1:], default)
+        except TypeError:  # an unhashable part of the key: never cached
             return default
 
     def __contains__(self, key):
@@ -58,19 +86,25 @@ class ByFunction:
         return value
 
     def __setitem__(self, key, value):
-        try:
-            self._data.setdefault(key[0], {})[key[1:]] = value
-        except TypeError:
-            pass
+        entries = self._entries(key[0], create=True)
+        if entries is not None:
+            try:
+                entries[key[1:]] = value
+            except TypeError:
+                pass
 
     def __delitem__(self, key):
-        self._data.get(key[0], {}).pop(key[1:], None)
+        entries = self._entries(key[0])
+        if entries:
+            entries.pop(key[1:], None)
 
     def clear(self):
-        self._data.clear()
+        for fn in list(self._holders):
+            fn.__dict__.pop(self._attr, None)
+        self._holders = weakref.WeakSet()
 
     def values(self):
-        return [v for entries in list(self._data.values()) for v in entries.values()]
+        return [v for fn in list(self._holders) for v in (self._entries(fn) or {}).values()]
 
 
 _MISSING = object()

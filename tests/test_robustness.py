@@ -640,11 +640,11 @@ def test_source_edited_after_import(tmp_path):
     assert g == 2.0
 
 
-@xfail_bug(19, "the jvp and callee caches are weak-keyed on the function, but their values "
-               "(generated functions) hold the function's module dict as __globals__, which "
-               "holds the function: the entry keeps its own key alive")
 @pytest.mark.parametrize("use", ["jvp", "callee"])
 def test_transformed_functions_can_be_freed(tmp_path, use):
+    """Finding 19: the jvp and callee caches keep their entries on the function itself, so a
+    module's functions are freed with it (a weak-keyed dict kept them alive: the generated
+    code's globals are the module, which holds the function)."""
     mod = load_module(tmp_path, "def h(a):\n    return a * a\n\n\n"
                                 "def f(x):\n    return h(x) * x\n")
     if use == "jvp":
