@@ -55,17 +55,22 @@ class ByFunction:
 
     def _entries(self, fn, create=False):
         try:
-            entries = fn.__dict__.get(self._attr)
+            held = fn.__dict__.get(self._attr)
         except AttributeError:
             return None
-        if entries is None and create:
-            try:
-                entries = fn.__dict__[self._attr] = {}
-                self._holders.add(fn)
-            except TypeError:  # not weakly referable: never cached
-                fn.__dict__.pop(self._attr, None)
-                return None
-        return entries
+        # functools.wraps copies __dict__: a wrapper would carry the entries of the function
+        # it wraps, so each holds a weak reference to its owner and answers only to it
+        if held is not None and held[0]() is fn:
+            return held[1]
+        if not create:
+            return None
+        try:
+            held = fn.__dict__[self._attr] = (weakref.ref(fn), {})
+            self._holders.add(fn)
+        except TypeError:  # not weakly referable: never cached
+            fn.__dict__.pop(self._attr, None)
+            return None
+        return held[1]
 
     def get(self, key, default=None):
         entries = self._entries(key[0])

@@ -1205,3 +1205,30 @@ def test_deep_recursion_is_pythons_recursion_error():
         srcad.grad(recurses_forever)(1.0)
     # srcad is still usable afterwards
     assert srcad.grad(recurses)(1.0, 3) == pytest.approx(1.0001 ** 3)
+
+
+def _square(x):
+    return x * x
+
+
+def _cube(x):
+    return x * x * x
+
+
+def test_a_function_carrying_another_ones_cache_entries_does_not_use_them():
+    """functools.wraps copies __dict__, where the callee cache keeps its entries: a function
+    that received another one's entries must not answer with them."""
+    def uses_square(x):
+        return _square(x) * 2.0
+
+    def uses_cube(x):
+        return _cube(x) * 2.0
+
+    assert srcad.grad(uses_square)(2.0) == 8.0  # caches _square's split on _square
+    saved = dict(_cube.__dict__)
+    _cube.__dict__.update(_square.__dict__)  # what functools.wraps(_square)(_cube) does
+    try:
+        assert srcad.grad(uses_cube)(2.0) == 24.0
+    finally:
+        _cube.__dict__.clear()
+        _cube.__dict__.update(saved)
