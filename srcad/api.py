@@ -299,7 +299,9 @@ class Transformed:
                     fn = _guard_dtypes(fn, self._f, self._positions(), self._mode)
                 self._cache[key] = fn
                 if key[-1:] and isinstance(key[-1], _Ranks):
-                    if self._mode != "vjp":  # (vjp's calls carry the seed: see _slow_call)
+                    # the one-lookup path, for plain types (containers always take this path;
+                    # vjp's calls carry the seed: see _slow_call)
+                    if self._mode != "vjp" and len(key) == len(values) + 1:
                         self._remember(key[:-1], fn, bound.arguments.values())
                 elif fn is raw and self._function is not None and self._mode != "vjp":
                     dispatch.inline(self._function, key, raw)
@@ -359,11 +361,11 @@ def _key(args):
     """The cache key: argument types, plus the kinds inside containers (their items' kinds
     specialise the code as much as the top-level types do), or plus the arrays' ranks."""
     types = tuple(map(type, args))
+    ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray),) if np.ndarray in types \
+        else ()
     if any(t in _CONTAINERS for t in types):
-        return types + (tuple(_structure(a) for a in args),)
-    if np.ndarray in types:
-        return types + (_Ranks(a.ndim for a in args if type(a) is np.ndarray),)
-    return types
+        return types + (tuple(_structure(a) for a in args),) + ranks
+    return types + ranks
 
 
 def _structure(value):

@@ -201,3 +201,21 @@ def test_integer_array_after_float_array_is_still_refused():
         df(np.arange(3), xs)
     assert "float" in str(info.value) or "integer" in str(info.value)
     df(RNG.standard_normal(3), xs.astype(int))  # an integer array not differentiated is fine
+
+
+def with_options(W, opts, xs):
+    total = 0.0
+    for t in range(len(xs)):
+        total = total + np.sum(np.tanh(W @ xs[t])) * opts[0]
+    return total
+
+
+def test_ranks_with_a_container_argument():
+    """A list argument puts its structure in the cache key; the ranks of the array arguments
+    must be there too (W @ xs[t] is matrix @ vector, then matrix @ matrix)."""
+    df = srcad.grad(with_options, wrt=0)
+    W, opts = RNG.standard_normal((2, 3)), [0.5]
+    for xs in [RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3, 2))] * 2:
+        got = df(W, opts, xs)
+        np.testing.assert_allclose(got, numerical_grad(with_options, (W, opts, xs), 0),
+                                   rtol=1e-6, atol=1e-8)
