@@ -28,3 +28,14 @@ def clipped_sum(x, n):
             v = math.sqrt(v)
         s = s + v
     return s
+
+
+def branch_after_loop(x, k):
+    """A loop, then a branch on the input; ``total`` starts as an int (tests/test_floats.py
+    checks its literals stay integers)."""
+    total = 0
+    for i in range(k):
+        total = total + x * i
+    if x > 1:
+        total = total * 2
+    return total + x

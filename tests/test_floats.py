@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import ast
 import math
+import pathlib
+import sys
 
 import gen_programs
+import golden_cases as gc
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import srcad
 from srcad import floats
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "examples"))
+from seed_graphs import g as seed  # noqa: E402  (the second seed article's graph)
 
 
 def _without_rewrite(monkeypatch):
@@ -35,15 +41,6 @@ def _code(text):
 
 
 # --- what the rewrite writes -------------------------------------------------------------
-
-
-def seed(a, o):
-    b = 5 - 3 * a
-    c = 2 * b + 3
-    d = 5 * b + 6
-    e = 7 * c + d**2
-    f = 2 * e
-    return 3 * f - o
 
 
 def test_float_arguments_get_float_literals():
@@ -83,17 +80,8 @@ def test_a_power_with_a_float_exponent_is_not_assumed_float():
     assert "z * 2 + x * 2.0" in code
 
 
-def mixed(x, k):
-    total = 0
-    for i in range(k):
-        total = total + x * i
-    if x > 1:
-        total = total * 2
-    return total + x
-
-
 def test_names_that_may_hold_an_int_are_not_assumed_float():
-    code = _code(srcad.source(srcad.value_and_grad(mixed, wrt="x"), 1.5, 3))
+    code = _code(srcad.source(srcad.value_and_grad(gc.branch_after_loop, wrt="x"), 1.5, 3))
     assert "x > 1.0" in code  # x is a float argument
     assert "total * 2\n" in code  # total starts as an int: its literals stay
     assert "x * i" in code
@@ -126,7 +114,7 @@ def comparisons_and_floor_division(x, y):
 
 
 @pytest.mark.parametrize("f, args", [
-    (seed, (1.5, 0.5)), (seed, (-2.25, 1e300)), (mixed, (1.75, 4)),
+    (seed, (1.5, 0.5)), (seed, (-2.25, 1e300)), (gc.branch_after_loop, (1.75, 4)),
     (comparisons_and_floor_division, (1.3, 2.7)), (comparisons_and_floor_division, (7.5, 1.0)),
     (augmented, (-0.0,)), (pow_of_floats, (2.5, 0.3)),
 ])

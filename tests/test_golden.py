@@ -66,21 +66,12 @@ def test_value_and_grad_keeps_the_value_the_backward_loop_rebinds():
     assert grad == pytest.approx(numerical_grad(while_result_saved, (1.5,), 0), rel=1e-7)
 
 
-def branch_on_the_input(x, k):
-    total = 0.0
-    for i in range(k):
-        total = total + x * i
-    if x > 1:
-        total = total * 2
-    return total + x
-
-
 def test_an_emptied_forward_branch_goes_when_the_backward_sweep_tests_the_flag():
     """The forward ``if t: pass`` (its work all dead in grad) goes: the backward sweep's
     ``if t:`` still evaluates the flag, so an array there would still raise."""
-    df = srcad.grad(branch_on_the_input, wrt="x")
+    df = srcad.grad(gc.branch_after_loop, wrt="x")
     text = srcad.source(df, 1.5, 3)
     assert "pass" not in text and text.count("if t_1:") == 1
     for x in (0.5, 1.5):
-        assert df(x, 3) == pytest.approx(numerical_grad(branch_on_the_input, (x, 3), 0))
+        assert df(x, 3) == pytest.approx(numerical_grad(gc.branch_after_loop, (x, 3), 0))
 
