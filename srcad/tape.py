@@ -619,6 +619,17 @@ def _math_radians(x):
     return x * (math.pi / 180)
 
 
+def _math_copysign(x, y):
+    """``|x|`` with the sign of ``y`` (whose own derivative is zero)."""
+    return MATH.fabs(x) * math.copysign(1.0, _raw(y))
+
+
+def _math_fmod(x, y):
+    """``x - n * y`` with the integer ``n`` that ``math.fmod`` uses."""
+    xv, yv = _raw(x), _raw(y)
+    return x - y * round((xv - math.fmod(xv, yv)) / yv)
+
+
 MATH = _Shim(
     "srcad.tape.math",
     math,
@@ -628,6 +639,8 @@ MATH = _Shim(
         "hypot": _math_hypot,
         "degrees": _math_degrees,
         "radians": _math_radians,
+        "copysign": _math_copysign,
+        "fmod": _math_fmod,
     },
     _MATH_CONSTANT.split(),
 )

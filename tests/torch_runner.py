@@ -131,8 +131,10 @@ _UNARY = {
     "exp": torch.exp, "expm1": torch.expm1,
     "log1p": torch.log1p, "log2": torch.log2, "log10": torch.log10,
     "sqrt": torch.sqrt, "erf": torch.erf, "erfc": torch.erfc, "fabs": torch.abs,
+    "degrees": torch.rad2deg, "radians": torch.deg2rad,
 }  # fmt: skip
-_BINARY = {"atan2": torch.atan2, "hypot": torch.hypot}
+_BINARY = {"atan2": torch.atan2, "hypot": torch.hypot, "copysign": torch.copysign,
+           "fmod": torch.fmod}
 _PIECEWISE_CONSTANT = ("floor", "ceil", "trunc")
 
 

@@ -92,6 +92,13 @@ defvjp(math.sqrt, "x", x="g / (2 * ans)")
 defvjp(math.pow, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
        b="g * ans * log(where(a, a, 1.0))")
 defvjp(math.fabs, "x", x="g * sign(x)")
+defvjp(math.copysign, "x, y", x="g * sign(x) * sign(ans)")  # |x| with y's sign: y's is flat
+defvjp(math.fmod, "x, y", x="g", y="-g * (x - ans) / y")  # x - n y: n = (x - ans) / y
+defvjp(math.remainder, "x, y", x="g", y="-g * (x - ans) / y")  # n: x / y to nearest
+defvjp(math.ldexp, "x, i", x="g * 2.0 ** i")
+defvjp(math.fsum, "seq", seq="fill(g, seq)", jvp={"seq": "math.fsum(t)"})
+defvjp(math.degrees, "x", x="g * 57.29577951308232")  # 180 / pi
+defvjp(math.radians, "x", x="g * 0.017453292519943295")  # pi / 180
 
 # ---------------------------------------------------------------- math: special functions
 defvjp(math.erf, "x", x="g * 1.1283791670955126 * exp(-x ** 2)")

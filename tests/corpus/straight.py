@@ -290,6 +290,10 @@ def erf_fn(x):
     return math.erf(x) * math.erfc(x / 2)
 
 
+def sign_and_remainder(x, y):
+    return math.degrees(x) * math.radians(y) + math.copysign(x * y, -y) + math.fmod(3.0 * x, y)
+
+
 def pi_e(x):
     return math.pi * x**2 + math.e**x
 
@@ -392,6 +396,7 @@ CASES = [
     Case(sqrt_fn, [(0.5,), (4.0,)]),
     Case(hypot_fn, [(1.0, 2.0), (-3.0, 0.5)], wrt=("x", "y")),
     Case(erf_fn, [(0.5,), (-1.3,)]),
+    Case(sign_and_remainder, [(1.3, 0.7), (-2.2, 0.45), (0.4, -1.1)], wrt=("x", "y")),
     Case(pi_e, [(0.5,), (-1.3,)]),
     Case(floor_ceil, [(0.5,), (-1.3,), (2.7,)]),
     Case(from_import, [(0.5,), (2.3,)]),
