@@ -443,7 +443,7 @@ def _check_wrt_value(f, name, value):
                 f"argument {name!r} is an array of dtype {value.dtype}: srcad differentiates "
                 "floating-point arrays only", filename=code.co_filename,
                 lineno=code.co_firstlineno,
-                hint=f"pass {name}.astype(float)")
+                hint=_dtype_hint(name, value.dtype))
         return
     if isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(
         value, bool
@@ -474,6 +474,17 @@ def _guard_callees(fn, guards, transformed):
     checked.__srcad_source__ = fn.__srcad_source__
     checked.__srcad_raw__ = fn.__srcad_raw__
     return checked
+
+
+def _dtype_hint(name, dtype):
+    """What to do with an array of a dtype srcad does not differentiate."""
+    if dtype.kind in "iub":
+        return f"pass {name}.astype(float)"
+    if dtype.kind == "c":
+        return (f"srcad differentiates real functions: pass {name}.real and {name}.imag as two "
+                "float arguments (astype(float) would drop the imaginary part)")
+    return (f"pass an array of numbers: np.asarray({name}, dtype=float) if its items are "
+            "numbers")
 
 
 def _writable(result):

@@ -153,3 +153,18 @@ def test_errors_are_raised_before_any_wrong_number():
         with pytest.raises(srcad.SrcadError):
             srcad.grad(func)(1.5)
     assert inspect.isfunction(cases.plain)
+
+
+@pytest.mark.parametrize("array, hint", [
+    (np.arange(3), "x.astype(float)"),
+    (np.arange(3) + 1j, "x.real and x.imag"),
+    (np.array(["a", "b"]), "np.asarray(x, dtype=float)"),
+])
+def test_dtype_hint_fits_the_dtype(array, hint):
+    """astype(float) is the fix for integers and bools, not for complex (it would drop the
+    imaginary part) nor for strings."""
+    with pytest.raises(srcad.WrtError) as info:
+        srcad.grad(cases.plain, wrt=0)(array, 2.0)
+    assert hint in str(info.value)
+    if array.dtype.kind != "i":
+        assert "astype(float)\n" not in str(info.value) + "\n"
