@@ -46,19 +46,37 @@ def defvjp(fn=None, signature=None, *, broadcast=False, jvp=None, shape_only=(),
     template that is not an expression or names something undefined. ``ranks``: templates
     for arguments that are arrays of exactly these ranks, ``{(2, 1): {"a": ..., "b": ...}}``.
     """
-    namespace = sys._getframe(1).f_globals
+    caller = sys._getframe(1)
+    namespace = caller.f_globals
+    where = (caller.f_code.co_filename, caller.f_lineno)  # a bad rule's error points here
     if fn is None or isinstance(fn, str):
         if isinstance(fn, str):
             signature, fn = fn, None
 
         def decorate(func):
-            _register(func, signature, broadcast, templates, namespace, jvp, shape_only, uniform,
-                      ranks)
+            _at(where, _register, func, signature, broadcast, templates, namespace, jvp,
+                shape_only, uniform, ranks)
             return func
 
         return decorate
-    _register(fn, signature, broadcast, templates, namespace, jvp, shape_only, uniform, ranks)
+    _at(where, _register, fn, signature, broadcast, templates, namespace, jvp, shape_only,
+        uniform, ranks)
     return fn
+
+
+def _at(where, register, *args):
+    """``register(*args)``; a :class:`RuleError` it raises names the file and line of the
+    ``defvjp`` call, with that line's text."""
+    try:
+        register(*args)
+    except RuleError as exc:
+        if exc.filename is None:
+            import linecache
+
+            exc.filename, exc.lineno = where
+            exc.construct = exc.construct or linecache.getline(*where).strip() or None
+            exc.args = (exc._format(),)
+        raise
 
 
 def nondiff(*fns):

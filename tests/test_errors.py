@@ -168,3 +168,23 @@ def test_dtype_hint_fits_the_dtype(array, hint):
     assert hint in str(info.value)
     if array.dtype.kind != "i":
         assert "astype(float)\n" not in str(info.value) + "\n"
+
+
+def test_rule_error_names_the_defvjp_call():
+    import srcad.extend
+
+    def h(x):
+        return x
+
+    with pytest.raises(srcad.RuleError) as info:
+        srcad.extend.defvjp(h, "x", y="g")  # the line the error must name
+    assert info.value.filename == __file__
+    lines = open(__file__).read().splitlines()
+    expected = 1 + next(i for i, line in enumerate(lines) if "# the line the error" in line)
+    assert info.value.lineno == expected
+    assert 'defvjp(h, "x", y="g")' in str(info.value)
+    with pytest.raises(srcad.RuleError) as info:
+        @srcad.extend.defvjp("x", x="g *")
+        def k(x):
+            return x
+    assert info.value.filename == __file__ and "g *" in str(info.value)
