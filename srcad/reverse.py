@@ -297,7 +297,7 @@ class Reverse(Sweep):
         return code
 
     def stmt(self, stmt, code, frame):
-        if not isinstance(stmt, ir.Assign):
+        if not isinstance(stmt, ir.Assign) and self.uniform:
             mentioned = _mentioned(stmt)
             for gname in list(self.uniform):  # branches and loops see whole arrays
                 primal = self.primal_of.get(gname)

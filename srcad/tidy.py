@@ -1,11 +1,20 @@
 """Tidy the generated code so it reads as a person would write it.
 
-Two rewrites on the final Python text, both exact (they never change a value):
+Rewrites on the final Python text, all exact (they never change a value), repeated until
+none applies:
 
 * **inline single-use temporaries**: ``t = 3 * a`` followed, in the same block, by the only
   read ``b = 5 - t`` becomes ``b = 5 - 3 * a`` (only names srcad invented, never the user's);
 * **propagate copies**: ``dt = dg`` followed by reads of ``dt`` reads ``dg`` directly, when
-  both names are assigned once and the copy is not inside a loop.
+  both names are assigned once and the copy is not inside a loop;
+* **propagate constants**: ``dy = 1.0`` assigned once is written where it is read, then the
+  arithmetic is simplified (``1.0 * e`` -> ``e``);
+* **drop dead code**: values nothing reads, when computing them cannot fail or act, and an
+  emptied ``if flag: pass`` whose flag another branch tests;
+* **merge sums**: ``x = e1`` then ``x += e2`` becomes ``x = e1 + e2``.
+
+Then, once: signs (``a + -b`` -> ``a - b``), float literals in gradient arithmetic, and float
+literals next to certain floats in a float specialisation (:mod:`.floats`).
 
 Comments (``# line 5: ...``) survive: they travel through the AST as marker calls.
 """
@@ -118,12 +127,13 @@ def _idle_branches(fdef):
     tests the same name (the backward sweep's ``if flag:``), so an ambiguous truth value
     (an array) still raises where the user's function would; or when it tests a literal.
     The flag's own assignment may then go too."""
-    idle = [s for s in _walk(fdef) if isinstance(s, ast.If) and _idle(s.body)
-            and _idle(s.orelse)]
+    branches = [s for block, _ in _blocks(fdef) for s in block if isinstance(s, (ast.If,
+                                                                                  ast.While))]
+    idle = [s for s in branches if isinstance(s, ast.If) and _idle(s.body) and _idle(s.orelse)]
     if not idle:
         return False
-    tested = collections.Counter(s.test.id for s in _walk(fdef) if isinstance(
-        s, (ast.If, ast.While)) and isinstance(s.test, ast.Name) and s not in idle)
+    tested = collections.Counter(s.test.id for s in branches
+                                 if isinstance(s.test, ast.Name) and s not in idle)
     changed = False
     for block, _ in list(_blocks(fdef)):
         kept = [s for s in block if not (s in idle and (
