@@ -459,6 +459,8 @@ VJPS = {
         lambda g, ans, y, x: -g * y / (x * x + y * y),
     ),
     "hypot": (lambda g, ans, x, y: g * x / ans, lambda g, ans, x, y: g * y / ans),
+    "copysign": (lambda g, ans, x, y: g * np.sign(x) * np.sign(ans), None),  # y: flat
+    "fmod": (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * (x - ans) / y),  # x - n y
     "maximum": (lambda g, ans, x, y: g * _tie(x, y), lambda g, ans, x, y: g * _tie(y, x)),
     "minimum": (lambda g, ans, x, y: g * _tie(y, x), lambda g, ans, x, y: g * _tie(x, y)),
     # -- selection --
@@ -594,6 +596,7 @@ _MATH_RULES = {
     "asinh": "asinh", "acosh": "acosh", "atanh": "atanh",
     "exp": "exp", "expm1": "expm1", "log1p": "log1p", "log2": "log2", "log10": "log10",
     "sqrt": "sqrt", "erf": "erf", "erfc": "erfc", "fabs": "abs", "atan2": "atan2", "pow": "pow",
+    "copysign": "copysign", "fmod": "fmod",
 }  # fmt: skip
 _MATH_CONSTANT = "ceil floor trunc isnan isinf isfinite isclose factorial comb perm gcd lcm isqrt"
 
@@ -619,16 +622,6 @@ def _math_radians(x):
     return x * (math.pi / 180)
 
 
-def _math_copysign(x, y):
-    """``|x|`` with the sign of ``y`` (whose own derivative is zero)."""
-    return MATH.fabs(x) * math.copysign(1.0, _raw(y))
-
-
-def _math_fmod(x, y):
-    """``x - n * y`` with the integer ``n`` that ``math.fmod`` uses."""
-    xv, yv = _raw(x), _raw(y)
-    return x - y * round((xv - math.fmod(xv, yv)) / yv)
-
 
 MATH = _Shim(
     "srcad.tape.math",
@@ -639,8 +632,6 @@ MATH = _Shim(
         "hypot": _math_hypot,
         "degrees": _math_degrees,
         "radians": _math_radians,
-        "copysign": _math_copysign,
-        "fmod": _math_fmod,
     },
     _MATH_CONSTANT.split(),
 )
