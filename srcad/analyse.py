@@ -291,7 +291,8 @@ class Analysis:
                     return items.get(index.value, ANY)
                 except TypeError:
                     return ANY
-            if isinstance(obj, ir.Var) and not isinstance(index, (ir.Slice, ir.Index)):
+            if isinstance(obj, ir.Var) and not isinstance(index, (ir.Slice, ir.Index)) and (
+                    self.kind(index) == SCALAR):  # not a slice object
                 return self.elems.get(obj.name, ANY)
             return SEQ if isinstance(index, ir.Slice) else ANY
         if isinstance(fn, ir.Method):
@@ -418,9 +419,9 @@ class Analysis:
                     changed = True
 
     def _stack_positions(self):
-        """For ``v = xs.pop(); x = v[k]`` where every item appended to ``xs`` is a tuple built
-        here: the names that stood at position ``k``. A stack holding ``(i, value)`` pairs
-        varies, but ``i`` taken back out of it does not (this matters for srcad's own
+        """For ``v = xs.pop(); x = v[k]`` (or ``v = xs[j]``) where every item appended to
+        ``xs`` is a tuple built here: the names that stood at position ``k``. A stack holding
+        ``(i, value)`` pairs varies, but ``i`` taken back out of it does not (this matters for srcad's own
         generated code, differentiated again)."""
         tuples, appended, popped = {}, {}, {}
         for stmt in ir.walk(self.fn.body):
@@ -434,6 +435,10 @@ class Analysis:
             elif stmt.target and isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) \
                     and value.fn.name == "pop" and isinstance(value.args[0], ir.Var):
                 popped[stmt.target] = value.args[0].name
+            elif stmt.target and isinstance(value, ir.Prim) and value.fn is operator.getitem \
+                    and isinstance(value.args[0], ir.Var) and not isinstance(
+                        value.args[1], (ir.Slice, ir.Index)):
+                popped[stmt.target] = value.args[0].name  # read in a reversed walk
         slots = {}
         for lst, items in appended.items():
             if all(isinstance(i, ir.Var) and i.name in tuples for i in items):

@@ -36,12 +36,14 @@ _BUILTIN_NAMES = set(dir(__builtins__)) if isinstance(__builtins__, dict) is Fal
 
 
 def defvjp(fn=None, signature=None, *, broadcast=False, jvp=None, shape_only=(),
-           uniform=None, ranks=None, **templates):
+           uniform=None, ranks=None, zero=(), **templates):
     """Register a derivative rule for ``fn`` (also usable as a decorator).
 
     ``signature``: the parameters as a string (``"x, axis=None"``); taken from ``fn`` when it
-    can be read. ``templates``: one expression per differentiable parameter; a parameter left
-    out has zero derivative. Raises :class:`srcad.RuleError` for a rule that cannot be right:
+    can be read. ``templates``: one expression per differentiable parameter; ``None`` (or
+    naming the parameter in ``zero=``) declares a zero derivative; a parameter left out takes
+    no differentiated value (srcad refuses one there rather than assume zero). Raises
+    :class:`srcad.RuleError` for a rule that cannot be right:
     a template for a parameter that does not exist, a signature that does not match ``fn``, a
     template that is not an expression or names something undefined. ``ranks``: templates
     for arguments that are arrays of exactly these ranks, ``{(2, 1): {"a": ..., "b": ...}}``.
@@ -55,12 +57,12 @@ def defvjp(fn=None, signature=None, *, broadcast=False, jvp=None, shape_only=(),
 
         def decorate(func):
             _at(where, _register, func, signature, broadcast, templates, namespace, jvp,
-                shape_only, uniform, ranks)
+                shape_only, uniform, ranks, zero)
             return func
 
         return decorate
     _at(where, _register, fn, signature, broadcast, templates, namespace, jvp, shape_only,
-        uniform, ranks)
+        uniform, ranks, zero)
     return fn
 
 
@@ -95,7 +97,7 @@ registry.nondiff.add(stop_gradient)
 
 
 def _register(fn, signature, broadcast, templates, namespace, jvp=None, shape_only=(),
-              uniform=None, ranks=None):
+              uniform=None, ranks=None, zero=()):
     name = getattr(fn, "__qualname__", repr(fn))
     if not callable(fn):
         raise RuleError(f"a rule is for a function, got {fn!r}",
@@ -111,7 +113,7 @@ def _register(fn, signature, broadcast, templates, namespace, jvp=None, shape_on
                             hint='pass them: defvjp(fn, "x, y", x=..., y=...)')
         signature = real
     rule = Rule(fn, signature, templates, broadcast=broadcast, name=name, jvp=jvp,
-                shape_only=shape_only, uniform=uniform, ranks=ranks)
+                shape_only=shape_only, uniform=uniform, ranks=ranks, zero=zero)
     nin = getattr(fn, "nin", None)  # a NumPy ufunc: its inputs are positional, named x1, x2..
     if nin is not None:
         if len(rule.params) != nin:

@@ -40,7 +40,7 @@ __all__ = [
     "grad_reshape", "grad_roll", "grad_slogdet", "grad_solve_a", "grad_solve_b", "grad_sort",
     "grad_split", "grad_stack", "grad_std", "grad_sum", "grad_tensordot_a",
     "grad_tensordot_b", "grad_tile", "grad_trace", "grad_var", "grad_vdot_a", "grad_vdot_b",
-    "grad_vstack",
+    "grad_vstack", "grad_linspace",
 ]
 
 
@@ -132,8 +132,13 @@ def grad_var(g, a, axis=None, ddof=0, keepdims=False):
 
 
 def grad_std(g, a, ans, axis=None, ddof=0, keepdims=False):
-    """Gradient of ``np.std``: the variance's gradient times ``1 / (2 std)``."""
-    return grad_var(np.asarray(g) / (2.0 * np.asarray(ans)), a, axis, ddof, keepdims)
+    """Gradient of ``np.std``: the variance's gradient times ``1 / (2 std)``; where the
+    standard deviation is 0 (one element, or all equal: flat or a kink) the gradient is 0,
+    as for ``abs`` at 0."""
+    g, ans = np.asarray(g, dtype=float), np.asarray(ans, dtype=float)
+    scale = np.divide(g, 2.0 * ans, out=np.zeros(np.broadcast_shapes(g.shape, ans.shape)),
+                      where=ans != 0)
+    return grad_var(scale, a, axis, ddof, keepdims)
 
 
 def grad_extremum(g, a, ans, axis=None, keepdims=False):
@@ -405,23 +410,19 @@ def grad_einsum(g, subscripts, k, *operands):
 
     It is itself an ``einsum``: the result's gradient contracted with the other operands, with
     an identity matrix for a subscript repeated within operand ``k`` (a diagonal or trace) and
-    a vector of ones for a subscript found nowhere else (a sum). Subscripts must be explicit
-    letters (implicit output is fine; ``...`` is not supported).
+    a vector of ones for a subscript found nowhere else (a sum). ``...`` is spelled out as
+    letters first; an axis of length 1 that NumPy broadcast against a longer one is summed.
     """
-    spec = subscripts.replace(" ", "")
-    if "..." in spec:
-        raise NotImplementedError("srcad: np.einsum gradients with '...' are not supported; "
-                                  "write every axis's letter")
-    inputs, arrow, output = spec.partition("->")
-    ins = inputs.split(",")
-    if not arrow:
-        letters = inputs.replace(",", "")
-        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    ins, output = _einsum_letters(subscripts.replace(" ", ""), operands)
     x = np.asarray(operands[k])
-    used = set(spec)
+    used = set("".join(ins) + output)
     fresh = (c for c in string.ascii_letters if c not in used)
     others = [(s, op) for i, (s, op) in enumerate(zip(ins, operands)) if i != k]
     elsewhere = set(output).union(*(set(s) for s, _ in others))
+    sizes = {}
+    for s, op in zip(ins, operands):
+        for c, n in zip(s, np.shape(op)):
+            sizes[c] = max(sizes.get(c, 1), n)
     wanted, extra = [], []
     for pos, c in enumerate(ins[k]):
         if c in ins[k][:pos]:
@@ -432,10 +433,34 @@ def grad_einsum(g, subscripts, k, *operands):
             wanted.append(c)
             if c not in elsewhere and ins[k].count(c) == 1:
                 extra.append((c, np.ones(x.shape[pos])))
-    terms = [(output, g)] + others + extra
+    terms = [(output, np.broadcast_to(g, tuple(sizes[c] for c in output)))] + others + extra
     expr = ",".join(s for s, _ in terms) + "->" + "".join(wanted)
     out = np.einsum(expr, *(op for _, op in terms), optimize=len(terms) > 2)
+    summed = tuple(i for i, (n, m) in enumerate(zip(x.shape, out.shape)) if n == 1 and m != 1)
+    if summed:  # a length-1 axis broadcast against a longer one
+        out = np.sum(out, axis=summed, keepdims=True)
     return _match(out, operands[k])
+
+
+def _einsum_letters(spec, operands):
+    """The inputs' subscripts and the output's, with ``...`` replaced by letters (the
+    broadcast axes, aligned from the right) and an implicit output made explicit."""
+    inputs, arrow, output = spec.partition("->")
+    ins = inputs.split(",")
+    used = set(spec)
+    fresh = [c for c in string.ascii_letters if c not in used]
+    width = max((np.ndim(op) - len(s.replace("...", "")) for s, op in zip(ins, operands)
+                 if "..." in s), default=0)
+    dots = "".join(fresh[:width])
+    ins = [s.replace("...", dots[width - (np.ndim(op) - len(s.replace("...", ""))):])
+           for s, op in zip(ins, operands)]
+    if arrow:
+        output = output.replace("...", dots)
+    else:
+        letters = "".join(s for s in ins)
+        output = dots + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
+                                       and c not in dots))
+    return ins, output
 
 
 def grad_inv(g, ans):
@@ -641,5 +666,13 @@ def grad_diagonal(g, a, offset=0, axis1=0, axis2=1):
     return _match(np.moveaxis(full, (-2, -1), (axis1, axis2)), a)
 
 
+def grad_linspace(g, num, endpoint, axis, end):
+    """Gradient of ``np.linspace`` flowing into ``start`` (``end`` false) or ``stop`` (true):
+    element ``k`` is ``start + (stop - start) t_k``, so the weights are ``1 - t`` and ``t``."""
+    t = np.linspace(0.0, 1.0, num, endpoint=endpoint)
+    return np.moveaxis(np.asarray(g, dtype=float), axis, -1) @ (t if end else 1.0 - t)
+
+
 #: the names generated code may use for these helpers
 HELPERS = {name: globals()[name] for name in __all__}
+

@@ -23,7 +23,7 @@ import threading
 
 import gast
 
-from . import emit, ir, optimise, source
+from . import emit, ir, optimise, soundness, source
 from .analyse import SCALAR, Analysis, item_kinds, kind_of_value, rank_of_value
 from .desugar import Desugar
 from .lower import Lowerer
@@ -109,6 +109,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None):
     ranks)."""
     fn, namer = to_ssa(func, parsed)
     analysis = Analysis(fn, kinds, wrt, items, ranks)
+    soundness.check(fn, analysis)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)
@@ -152,6 +153,7 @@ def tangent(func, wrt, kinds, items=None, inner=False):
 
     fn, namer = to_ssa(func)
     analysis = Analysis(fn, kinds, wrt, items)
+    soundness.check(fn, analysis)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)

@@ -546,7 +546,8 @@ class Reverse(Sweep):
             self.ensure_live(obj.name, code, frame)
             dobj = self.g(obj.name)
             elem = self.an.elems.get(obj.name, ANY)
-            if isinstance(index, (ir.Slice, ir.Index)):
+            if isinstance(index, (ir.Slice, ir.Index)) or self.an.kind(index) != SCALAR:
+                # a slice, or an index that may be a slice object: add structure to structure
                 code.append(f"{dobj}[{index}] = {self.helper('add')}({dobj}[{index}], {gname})")
             elif elem == SCALAR:
                 code.append(f"{dobj}[{index}] += {gname}")

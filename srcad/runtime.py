@@ -12,7 +12,7 @@ import numpy as np
 
 def sign(x):
     """The sign of a scalar: -1.0, 0.0 or 1.0 (0.0 at 0, as NumPy, PyTorch and JAX)."""
-    return (x > 0) - (x < 0) + 0.0
+    return 1.0 if x > 0 else -1.0 if x < 0 else 0.0  # NumPy scalars too (bools do not subtract)
 
 
 def where(c, a, b):

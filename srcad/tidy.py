@@ -639,11 +639,16 @@ def _inline_temps(fdef, temps):
             if name not in temps or stores.get(name) != 1 or loads.get(name) != 1:
                 continue
             reads = set(_loads(stmt.value))
+            # a value that can act (``dL.pop()``) or fail moves only into the next statement,
+            # and never where it might not be evaluated (a branch of ``a if c else b``)
+            acts = not _safe(stmt.value)
             for j in range(i, len(block)):
                 later = block[j]
-                if id(later) in done:
+                if id(later) in done or acts and j > i:
                     break
                 if name in _loads(_header(later)):
+                    if acts and _conditional_use(_header(later), name):
+                        break
                     if _replace_once(_header(later), name, stmt.value):
                         done.add(id(later))
                         del block[i - 1]
@@ -653,6 +658,23 @@ def _inline_temps(fdef, temps):
                 if name in _loads(later) or set(_stores(later)) & (reads | {name}):
                     break
     return changed
+
+
+def _conditional_use(node, name):
+    """Is ``name`` read somewhere in ``node`` that is evaluated only on some paths?"""
+    for sub in _walk(node):
+        if isinstance(sub, ast.IfExp):
+            parts = [sub.body, sub.orelse]
+        elif isinstance(sub, ast.BoolOp):
+            parts = sub.values[1:]
+        elif isinstance(sub, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                              ast.GeneratorExp)):
+            parts = [sub]
+        else:
+            continue
+        if any(name in _loads(part) for part in parts):
+            return True
+    return False
 
 
 def _header(stmt):

@@ -887,10 +887,13 @@ def test_nondifferentiable_functions_need_no_rule():
     np.testing.assert_allclose(srcad.grad(random_noise)(np.ones(3)), [2.0, 2.0, 2.0])
     from srcad.rules import registry
 
-    for fn in [np.argmax, np.argmin, np.argsort, np.shape, np.zeros, np.ones, np.arange,
-               np.linspace, np.eye, np.random.randn, np.random.normal, np.less, np.isfinite,
-               np.zeros_like, np.ones_like, np.full_like, np.sign]:
+    for fn in [np.argmax, np.argmin, np.argsort, np.shape, np.zeros, np.ones, np.eye,
+               np.random.randn, np.random.normal, np.less, np.isfinite, np.zeros_like,
+               np.ones_like, np.sign]:
         assert registry.is_nondiff(fn), fn
+    # their values move with a float argument: a rule, or refused (never a silent zero)
+    for fn in [np.arange, np.linspace, np.full, np.full_like, np.logspace, np.geomspace]:
+        assert not registry.is_nondiff(fn), fn
 
 
 def test_declared_kinds_are_the_analysis_kinds():

@@ -157,7 +157,7 @@ defvjp(np.outer, "a, b", a="grad_outer_a(g, a, b)", b="grad_outer_b(g, a, b)", k
 defvjp(np.vdot, "a, b", a="grad_vdot_a(g, a, b)", b="grad_vdot_b(g, a, b)")
 defvjp(np.tensordot, "a, b, axes=2", a="grad_tensordot_a(g, a, b, axes)",
        b="grad_tensordot_b(g, a, b, axes)")
-# einsum: one line per number of operands (explicit letters; '...' is not supported)
+# einsum: one line per number of operands (subscripts as a string; '...' is fine)
 defvjp(np.einsum, "subscripts, a, *, optimize=False", a="grad_einsum(g, subscripts, 0, a)")
 defvjp(np.einsum, "subscripts, a, b, *, optimize=False",
        a="grad_einsum(g, subscripts, 0, a, b)", b="grad_einsum(g, subscripts, 1, a, b)")
@@ -292,69 +292,88 @@ defattr("dtype", np.result_type)
 # Helpers without a rule here (grad_prod, grad_norm, np.linalg, einsum, sort, cumprod) stop a
 # second derivative with a MissingRuleError rather than give a wrong one.
 H = numpy_helpers
-defvjp(H.grad_sum, "value, a, axis=None, keepdims=False",
-       value="unbroadcast(np.sum(g, axis=axis, keepdims=keepdims), value)")
-defvjp(H.grad_mean, "value, a, axis=None, keepdims=False",
-       value="unbroadcast(np.mean(g, axis=axis, keepdims=keepdims), value)")
-defvjp(H.grad_extremum, "value, a, result, axis=None, keepdims=False",
-       value="np.sum(g * grad_extremum(1.0, a, result, axis, keepdims), axis=axis, "
+
+
+def defhelper(fn, signature, **templates):
+    """A rule for one of srcad's gradient helpers: parameters without a template are read for
+    their shape or are piecewise constant (``zero="*"``)."""
+    return defvjp(fn, signature, zero="*", **templates)
+
+
+defhelper(H.grad_sum, "value, a, axis=None, keepdims=False",
+          value="unbroadcast(np.sum(g, axis=axis, keepdims=keepdims), value)")
+defhelper(H.grad_mean, "value, a, axis=None, keepdims=False",
+          value="unbroadcast(np.mean(g, axis=axis, keepdims=keepdims), value)")
+defhelper(H.grad_extremum, "value, a, result, axis=None, keepdims=False",
+          value="np.sum(g * grad_extremum(1.0, a, result, axis, keepdims), axis=axis, "
              "keepdims=keepdims)")
-defvjp(H.grad_var, "value, a, axis=None, ddof=0, keepdims=False",
-       value="np.sum(g * grad_var(1.0, a, axis, ddof, keepdims), axis=axis, keepdims=keepdims)",
-       a="grad_var(1.0, g * grad_sum(value, a, axis, keepdims), axis, ddof, True)")
-defvjp(H.grad_std, "value, a, result, axis=None, ddof=0, keepdims=False",
-       value="np.sum(g * grad_var(1.0, a, axis, ddof, keepdims), axis=axis, keepdims=keepdims)"
+defhelper(H.grad_var, "value, a, axis=None, ddof=0, keepdims=False",
+          value="np.sum(g * grad_var(1.0, a, axis, ddof, keepdims), axis=axis, keepdims=keepdims)",
+          a="grad_var(1.0, g * grad_sum(value, a, axis, keepdims), axis, ddof, True)")
+defhelper(H.grad_std, "value, a, result, axis=None, ddof=0, keepdims=False",
+          value="np.sum(g * grad_var(1.0, a, axis, ddof, keepdims), axis=axis, keepdims=keepdims)"
              " / (2 * result)",
-       result="-np.sum(g * grad_var(1.0, a, axis, ddof, keepdims), axis=axis, "
+          result="-np.sum(g * grad_var(1.0, a, axis, ddof, keepdims), axis=axis, "
               "keepdims=keepdims) * value / (2 * result ** 2)",
-       a="grad_var(1.0, g * grad_sum(value / (2 * result), a, axis, keepdims), axis, ddof, True)")
-defvjp(H.grad_cumsum, "value, a, axis=None", value="grad_reshape(np.cumsum(g, axis), value)")
-defvjp(H.grad_trace, "value, a, offset=0, axis1=0, axis2=1",
-       value="np.trace(g, offset, axis1, axis2)")
-defvjp(H.grad_clip, "value, a, a_min, a_max", value="grad_clip(g, a, a_min, a_max)",
-       broadcast=True)
-defvjp(H.grad_astype, "value, a, dtype", value="grad_astype(g, value, dtype)")
-defvjp(H.grad_dot_a, "value, a, b", value="unbroadcast(np.dot(g, b), value)",
-       b="grad_dot_b(value, g, b)")
-defvjp(H.grad_dot_b, "value, a, b", value="unbroadcast(np.dot(a, g), value)",
-       a="grad_dot_a(value, a, g)")
-defvjp(H.grad_matmul_a, "value, a, b", value="unbroadcast(np.matmul(g, b), value)",
-       b="grad_matmul_b(value, g, b)")
-defvjp(H.grad_matmul_b, "value, a, b", value="unbroadcast(np.matmul(a, g), value)",
-       a="grad_matmul_a(value, a, g)")
-defvjp(H.grad_inner_a, "value, a, b", value="np.inner(g, b)", b="grad_inner_b(value, g, b)")
-defvjp(H.grad_inner_b, "value, a, b", value="np.inner(a, g)", a="grad_inner_a(value, a, g)")
-defvjp(H.grad_outer_a, "value, a, b", value="np.outer(g, b)", b="grad_outer_b(value, g, b)")
-defvjp(H.grad_outer_b, "value, a, b", value="np.outer(a, g)", a="grad_outer_a(value, a, g)")
-defvjp(H.grad_vdot_a, "value, a, b", value="np.vdot(g, b)", b="grad_vdot_b(value, g, b)")
-defvjp(H.grad_vdot_b, "value, a, b", value="np.vdot(a, g)", a="grad_vdot_a(value, a, g)")
-defvjp(H.grad_tensordot_a, "value, a, b, axes=2", value="np.tensordot(g, b, axes)",
-       b="grad_tensordot_b(value, g, b, axes)")
-defvjp(H.grad_tensordot_b, "value, a, b, axes=2", value="np.tensordot(a, g, axes)",
-       a="grad_tensordot_a(value, a, g, axes)")
-defvjp(H.grad_reshape, "value, a, order=None", value="grad_reshape(g, value, order)")
+          a="grad_var(1.0, g * grad_sum(value / (2 * result), a, axis, keepdims), axis, ddof, "
+            "True)")
+defhelper(H.grad_cumsum, "value, a, axis=None",
+          value="grad_reshape(np.cumsum(g, axis), value)")
+defhelper(H.grad_trace, "value, a, offset=0, axis1=0, axis2=1",
+          value="np.trace(g, offset, axis1, axis2)")
+defhelper(H.grad_clip, "value, a, a_min, a_max", value="grad_clip(g, a, a_min, a_max)",
+          broadcast=True)
+defhelper(H.grad_astype, "value, a, dtype", value="grad_astype(g, value, dtype)")
+defhelper(H.grad_dot_a, "value, a, b", value="unbroadcast(np.dot(g, b), value)",
+          b="grad_dot_b(value, g, b)")
+defhelper(H.grad_dot_b, "value, a, b", value="unbroadcast(np.dot(a, g), value)",
+          a="grad_dot_a(value, a, g)")
+defhelper(H.grad_matmul_a, "value, a, b", value="unbroadcast(np.matmul(g, b), value)",
+          b="grad_matmul_b(value, g, b)")
+defhelper(H.grad_matmul_b, "value, a, b", value="unbroadcast(np.matmul(a, g), value)",
+          a="grad_matmul_a(value, a, g)")
+defhelper(H.grad_inner_a, "value, a, b", value="np.inner(g, b)", b="grad_inner_b(value, g, b)")
+defhelper(H.grad_inner_b, "value, a, b", value="np.inner(a, g)", a="grad_inner_a(value, a, g)")
+defhelper(H.grad_outer_a, "value, a, b", value="np.outer(g, b)", b="grad_outer_b(value, g, b)")
+defhelper(H.grad_outer_b, "value, a, b", value="np.outer(a, g)", a="grad_outer_a(value, a, g)")
+defhelper(H.grad_vdot_a, "value, a, b", value="np.vdot(g, b)", b="grad_vdot_b(value, g, b)")
+defhelper(H.grad_vdot_b, "value, a, b", value="np.vdot(a, g)", a="grad_vdot_a(value, a, g)")
+defhelper(H.grad_tensordot_a, "value, a, b, axes=2", value="np.tensordot(g, b, axes)",
+          b="grad_tensordot_b(value, g, b, axes)")
+defhelper(H.grad_tensordot_b, "value, a, b, axes=2", value="np.tensordot(a, g, axes)",
+          a="grad_tensordot_a(value, a, g, axes)")
+defhelper(H.grad_reshape, "value, a, order=None", value="grad_reshape(g, value, order)")
 defvjp(runtime.transpose_grad, "value, axes=None", value="np.transpose(g, axes)")
-defvjp(H.grad_concatenate, "value, arrays, axis=0", value="grad_split(g, value, arrays, axis)")
-defvjp(H.grad_split, "value, ary, pieces, axis=0", value="grad_concatenate(g, pieces, axis)")
-defvjp(H.grad_stack, "value, arrays, axis=0", value="np.stack(g, axis)")
-defvjp(H.grad_hstack, "value, tup", value="np.hstack(g)")
-defvjp(H.grad_vstack, "value, tup", value="np.vstack(g)")
-defvjp(H.grad_array, "value, obj", value="grad_reshape(np.asarray(g, dtype=float), value)")
-defvjp(H.grad_tile, "value, a, reps", value="np.tile(g, reps)")
-defvjp(H.grad_repeat, "value, a, repeats, axis=None", value="np.repeat(g, repeats, axis)")
-defvjp(H.grad_roll, "value, shift, axis=None", value="np.roll(g, shift, axis)")
-defvjp(H.grad_pad, "value, array, pad_width, mode=None", value="np.pad(g, pad_width)")
-defvjp(H.grad_pad_value, "value, array, pad_width",
-       value="g * np.pad(np.zeros(np.shape(array)), pad_width, constant_values=1.0)")
-defvjp(H.grad_diag, "value, v, k=0", value="np.diag(g, k)")
-defvjp(H.grad_diagonal, "value, a, offset=0, axis1=0, axis2=1",
-       value="np.diagonal(g, offset, axis1, axis2)")
+defhelper(H.grad_concatenate, "value, arrays, axis=0", value="grad_split(g, value, arrays, axis)")
+defhelper(H.grad_split, "value, ary, pieces, axis=0", value="grad_concatenate(g, pieces, axis)")
+defhelper(H.grad_stack, "value, arrays, axis=0", value="np.stack(g, axis)")
+defhelper(H.grad_hstack, "value, tup", value="np.hstack(g)")
+defhelper(H.grad_vstack, "value, tup", value="np.vstack(g)")
+defhelper(H.grad_array, "value, obj", value="grad_reshape(np.asarray(g, dtype=float), value)")
+defhelper(H.grad_tile, "value, a, reps", value="np.tile(g, reps)")
+defhelper(H.grad_repeat, "value, a, repeats, axis=None", value="np.repeat(g, repeats, axis)")
+defhelper(H.grad_roll, "value, shift, axis=None", value="np.roll(g, shift, axis)")
+defhelper(H.grad_pad, "value, array, pad_width, mode=None", value="np.pad(g, pad_width)")
+defhelper(H.grad_pad_value, "value, array, pad_width",
+          value="g * np.pad(np.zeros(np.shape(array)), pad_width, constant_values=1.0)")
+defhelper(H.grad_diag, "value, v, k=0", value="np.diag(g, k)")
+defhelper(H.grad_diagonal, "value, a, offset=0, axis1=0, axis2=1",
+          value="np.diagonal(g, offset, axis1, axis2)")
+
+# ---------------------------------------------------------------- array creation
+defvjp(np.full, "shape, fill_value, dtype=None, order='C'",
+       fill_value="unbroadcast(g, fill_value)", kind="array")
+defvjp(np.full_like, "a, fill_value, dtype=None, order='K', subok=True, shape=None",
+       a=None, fill_value="unbroadcast(g, fill_value)", kind="array")
+defvjp(np.linspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0",
+       start="unbroadcast(grad_linspace(g, num, endpoint, axis, False), start)",
+       stop="unbroadcast(grad_linspace(g, num, endpoint, axis, True), stop)", kind="array")
 
 # ---------------------------------------------------------------- no derivative
 # array creation
-nondiff(np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like,
-        np.full_like, np.arange, np.linspace, np.logspace, np.geomspace, np.eye, np.identity,
-        np.tri, np.indices)
+# (np.arange, np.logspace, np.geomspace: no rule; a differentiated start or step is refused)
+nondiff(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.eye,
+        np.identity, np.tri, np.indices)
 # shapes and types
 nondiff(np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,
         np.isscalar)

@@ -50,15 +50,15 @@ nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.boo
 # ---------------------------------------------------------------- srcad's own helpers
 # (generated code calls them; these rules let srcad differentiate its own output again)
 defvjp(runtime.add, "a, b", a="g", b="g")
-defvjp(runtime.where, "c, a, b", a="where(c, g, 0.0)", b="where(c, 0.0, g)")
-defvjp(runtime.unbroadcast, "value, like", value="broadcast_as(g, value)")
-defvjp(runtime.unbroadcast_to, "value, shape", value="broadcast_as(g, value)")
-defvjp(runtime.broadcast_as, "value, like", value="unbroadcast(g, value)")
-defvjp(runtime.fill, "value, like", value="total(g)")
+defvjp(runtime.where, "c, a, b", zero="c", a="where(c, g, 0.0)", b="where(c, 0.0, g)")
+defvjp(runtime.unbroadcast, "value, like", zero="*", value="broadcast_as(g, value)")
+defvjp(runtime.unbroadcast_to, "value, shape", zero="*", value="broadcast_as(g, value)")
+defvjp(runtime.broadcast_as, "value, like", zero="*", value="unbroadcast(g, value)")
+defvjp(runtime.fill, "value, like", zero="*", value="total(g)")
 defvjp(runtime.total, "value", value="fill(g, value)")
-defvjp(runtime.scatter, "value, like, index", value="g[index]")
-defvjp(runtime.cleared, "value, index", value="cleared(g, index)")
-defvjp(runtime.expand, "value, like, axis=None, keepdims=False",
+defvjp(runtime.scatter, "value, like, index", zero="*", value="g[index]")
+defvjp(runtime.cleared, "value, index", zero="*", value="cleared(g, index)")
+defvjp(runtime.expand, "value, like, axis=None, keepdims=False", zero="*",
        value="np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)")
 nondiff(runtime.sign, runtime.check_scalar, runtime.zeros_like, runtime.copy_tangent)
 
@@ -92,7 +92,8 @@ defvjp(math.sqrt, "x", x="g / (2 * ans)")
 defvjp(math.pow, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
        b="g * ans * log(where(a, a, 1.0))")
 defvjp(math.fabs, "x", x="g * sign(x)")
-defvjp(math.copysign, "x, y", x="g * sign(x) * sign(ans)")  # |x| with y's sign: y's is flat
+# |x| with y's sign: flat in y
+defvjp(math.copysign, "x, y", y=None, x="g * sign(x) * sign(ans)")
 defvjp(math.fmod, "x, y", x="g", y="-g * (x - ans) / y")  # x - n y: n = (x - ans) / y
 defvjp(math.remainder, "x, y", x="g", y="-g * (x - ans) / y")  # n: x / y to nearest
 defvjp(math.ldexp, "x, i", x="g * 2.0 ** i")

@@ -8,8 +8,10 @@ expression (a *template*) written in terms of:
 * ``ans``, the result itself (so ``exp`` and ``tanh`` reuse their forward value).
 
 A template may call the *kind-generic* names of :data:`GENERIC` (``cos``, ``log``, ``sign``,
-...): srcad writes ``math.cos`` for Python scalars and ``np.cos`` for arrays. ``None`` (or
-leaving a parameter out) means the derivative is zero: no code is generated for it.
+...): srcad writes ``math.cos`` for Python scalars and ``np.cos`` for arrays. ``None`` means the
+derivative is zero: no code is generated for it. A parameter left out (neither a template nor
+``None`` nor in ``zero=``) takes no differentiated value: :mod:`srcad.soundness` refuses one
+there, so a forgotten template is an error, never a silent zero.
 
     defvjp(math.sin, "x", x="g * cos(x)")
     defvjp(operator.mul, "a, b", a="g * b", b="g * a", broadcast=True)
@@ -55,7 +57,7 @@ class Rule:
     """The vector-Jacobian templates of one function for one signature."""
 
     def __init__(self, fn, signature, templates, broadcast=False, kind=None, name=None,
-                 jvp=None, shape_only=(), uniform=None, ranks=None):
+                 jvp=None, shape_only=(), uniform=None, ranks=None, zero=()):
         self.fn = fn
         self.name = name or getattr(fn, "__qualname__", repr(fn))
         self.signature = _signature(signature, fn)
@@ -72,6 +74,16 @@ class Rule:
         self.templates = {p: _parse(t, self.name) for p, t in templates.items() if t is not None}
         self.broadcast = broadcast
         self.kind = kind
+        # parameters with a zero derivative (piecewise constant in them, or read for their
+        # shape); any other parameter without a template refuses a differentiated value
+        if zero == "*":  # every parameter without a template (srcad's own gradient helpers)
+            zero = [p for p in self.params if templates.get(p) is None]
+        self.zero = ((zero,) if isinstance(zero, str) else tuple(zero)) + tuple(
+            p for p, t in templates.items() if t is None)
+        if set(self.zero) - set(self.params):
+            raise RuleError(f"rule for {self.name}: zero names unknown parameters "
+                            f"{sorted(set(self.zero) - set(self.params))}",
+                            hint=f"the signature names {self.params}")
         # parameters the templates read for their shape alone: any array of that shape will do
         self.shape_only = (shape_only,) if isinstance(shape_only, str) else tuple(shape_only)
         if set(self.shape_only) - set(self.params):
@@ -126,6 +138,9 @@ class Registry:
             if bound is not None:
                 return rule, bound
         return None, None
+
+    def rules_for(self, fn):
+        return self.rules.get(_key(fn), [])
 
     def has_rule(self, fn):
         return _key(fn) in self.rules
@@ -192,13 +207,16 @@ registry = Registry()
 
 
 def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, shape_only=(),
-           uniform=None, ranks=None, **templates):
+           uniform=None, ranks=None, zero=(), **templates):
     """Register the gradient templates of ``fn`` (see the module docstring); ``jvp`` gives
     forward-mode templates for a function neither element-wise nor linear in each argument;
-    ``shape_only`` names parameters the templates read only for their shape; ``uniform``
+    ``shape_only`` names parameters the templates read only for their shape; ``zero`` names
+    parameters the result is piecewise constant in (a value reaching any other parameter
+    without a template is refused, see :mod:`srcad.soundness`); ``uniform``
     (reductions) is the gradient of every element, a number, when ``fn`` reduces all axes."""
     return registry.add(Rule(fn, signature, templates, broadcast=broadcast, kind=kind,
-                             jvp=jvp, shape_only=shape_only, uniform=uniform, ranks=ranks))
+                             jvp=jvp, shape_only=shape_only, uniform=uniform, ranks=ranks,
+                             zero=zero))
 
 
 def nondiff(*fns):

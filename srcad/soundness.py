@@ -1,0 +1,224 @@
+"""The soundness check: nothing that reads a gradient-carrying value is treated as a constant.
+
+Runs after :mod:`srcad.analyse`, before any code is generated (both modes). After it, every
+operation that reads a *varied* value (one that depends on a ``wrt`` argument through
+differentiable operations) and whose result or effect can reach the output is one of:
+
+* a Python operator, container build, or subscript with a constant-valued index;
+* a call whose exact form a rule handles: the arguments bind to the rule's signature, every
+  varied argument lands on a parameter with a template, a parameter declared zero-derivative
+  (``zero=``/``shape_only=`` in :func:`srcad.rules.registry.defvjp`), or an integer-valued
+  parameter (``axis``, ``dtype``, ...: NumPy refuses floats there), and ``out=`` is absent;
+* a function declared piecewise constant (:func:`srcad.rules.registry.nondiff`);
+* a call of a user function, which srcad differentiates in turn;
+* an ``append``/``pop`` on a local list, which the sweeps differentiate.
+
+Anything else raises a :class:`~srcad.errors.MissingRuleError` naming the file, line and
+construct. This is the one place that decides; the sweeps may assume it.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from . import calls, ir
+from .analyse import ARRAY, OTHER, SCALAR, SEQ
+from .errors import MissingRuleError
+from .rules import registry
+
+#: parameters that only take integers, booleans, strings or dtypes (NumPy raises on a float),
+#: so a value reaching them carries no derivative
+DISCRETE = frozenset({
+    "axis", "axes", "axis1", "axis2", "keepdims", "dtype", "order", "copy", "subok", "ndmin",
+    "casting", "kind", "optimize", "source", "destination", "mode", "shape", "newshape", "reps",
+    "repeats", "shift", "k", "offset", "i", "j", "m", "indices_or_sections", "pad_width",
+    "index", "upper", "condition", "c",
+})
+
+#: method calls the sweeps differentiate on a local list
+_LIST_METHODS = {"append", "pop"}
+
+
+def check(fn: ir.Function, analysis):
+    """Raise a SrcadError at the first operation that would drop a gradient."""
+    Check(fn, analysis).run()
+
+
+class Check:
+    def __init__(self, fn, analysis):
+        self.fn = fn
+        self.an = analysis
+        self.reaching = _reaching(fn)
+
+    def varied(self, atom):
+        return isinstance(atom, ir.Var) and atom.name in self.an.varied
+
+    def run(self):
+        for stmt in ir.walk(self.fn.body):
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim):
+                self.prim(stmt, stmt.value)
+            elif isinstance(stmt, ir.SetItem):
+                self.index(stmt, stmt.obj, stmt.index, matters=True)
+
+    # ------------------------------------------------------------------ one operation
+
+    def prim(self, stmt, prim):
+        fn = prim.fn
+        varied = [a for a in prim.operands() if a.name in self.an.varied]
+        if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE or fn is ir.ASSERT:
+            return
+        if not varied and not _writes_out(prim):
+            return
+        matters = self.matters(stmt, prim, varied)
+        if isinstance(fn, ir.BoolOp):
+            if matters:
+                raise self.error(stmt, f"'{fn.word}' of a differentiated value",
+                                 "write 'a if cond else b' with an explicit comparison")
+            return
+        if fn is operator.getitem:
+            self.index(stmt, *prim.args, matters=matters)
+            return
+        if isinstance(fn, ir.Method):
+            if fn.name in _LIST_METHODS and isinstance(prim.args[0], ir.Var) and \
+                    fn.name not in registry.methods:
+                return
+            fn = registry.methods.get(fn.name, fn)
+        elif isinstance(fn, ir.Attr):
+            fn = registry.attributes.get(fn.name, fn)
+        if registry.is_nondiff(fn):
+            return
+        rule, bound = registry.find(fn, prim.args, prim.kwargs)
+        if rule is not None:
+            self.rule_call(stmt, prim, rule, bound, matters)
+            return
+        if calls.is_user_function(fn):
+            if not self.reaches(stmt) and any(self.an.kind(a) in (SEQ, ARRAY) for a in varied):
+                raise self.error(stmt, f"{_name(prim)}(...) called for its effect on a "
+                                 "differentiated container", "return the new value instead "
+                                 "of changing an argument in place")
+            return
+        if not matters:
+            return
+        if registry.has_rule(fn):
+            raise self.error(stmt, f"this call form of {_name(prim)} "
+                             f"(srcad's rules take {_forms(fn)})",
+                             "write the call in one of those forms; for out= assign the "
+                             "result instead")
+        raise self.error(stmt, f"no derivative rule for {_name(prim)}",
+                         f"give {_name(prim)} a rule with @srcad.extend.defvjp, or wrap the "
+                         "value in srcad.stop_gradient(...) if no gradient should flow")
+
+    def index(self, stmt, obj, index, matters):
+        """A list or an array refuses a float index (a value used as one is an integer, with
+        no derivative); anything else indexed by a differentiated value (``np.r_[x, y]``, a
+        user object) is refused."""
+        if not matters or self.an.kind(obj) in (SEQ, ARRAY):
+            return
+        if any(self.varied(a) for a in ir.atoms_in(index)):
+            raise self.error(stmt, f"{obj}[...] indexed by a differentiated value",
+                             "for np.r_[a, b] write np.concatenate([a, b]), for np.c_[a, b] "
+                             "np.column_stack([a, b]); otherwise index with integers")
+
+    def rule_call(self, stmt, prim, rule, bound, matters):
+        out = bound.get("out")
+        if out is not None and not (isinstance(out, ir.Const) and out.value is None):
+            raise self.error(stmt, f"{_name(prim)}(..., out=...) writes into an array srcad "
+                             "would not see change", "assign the result: y = f(...) "
+                             "(or y[...] = f(...) to fill an existing array)")
+        if not matters:
+            return
+        zero = set(rule.templates) | set(rule.shape_only) | set(getattr(rule, "zero", ()))
+        for param, atom in bound.items():
+            if param in zero or param in DISCRETE:
+                continue
+            if any(a.name in self.an.varied for a in _atoms_deep(atom)):
+                raise self.error(stmt, f"no derivative of {_name(prim)} with respect to "
+                                 f"its argument '{param}'",
+                                 f"pass a constant as '{param}', or give the function a rule "
+                                 "for it with srcad.extend.defvjp")
+
+    # ------------------------------------------------------------------ helpers
+
+    def matters(self, stmt, prim, varied):
+        """Can this operation's result or effect reach the output?"""
+        if self.reaches(stmt):
+            return True
+        if stmt_target(stmt) is None or getattr(stmt, "effect", False):
+            return True  # an effect on something
+        return any(self.an.kind(a) not in (SCALAR, OTHER) for a in varied) and \
+            not registry.is_pure(prim)
+
+    def reaches(self, stmt):
+        target = stmt_target(stmt)
+        return target is not None and target in self.reaching
+
+    def error(self, stmt, what, hint):
+        src = self.fn.source
+        line = getattr(stmt, "line", None)
+        return MissingRuleError(what, filename=src.filename if src else None, lineno=line,
+                                construct=src.line_text(line) if src and line else None,
+                                hint=hint)
+
+
+def stmt_target(stmt):
+    if isinstance(stmt, ir.Loop):
+        return stmt.target
+    return getattr(stmt, "target", None)
+
+
+def _writes_out(prim):
+    out = prim.kwargs.get("out")
+    return out is not None and not (isinstance(out, ir.Const) and out.value is None)
+
+
+def _atoms_deep(atom):
+    return list(ir.atoms_in(atom))
+
+
+def _name(prim):
+    if isinstance(prim.fn, ir.Method):
+        return f".{prim.fn.name}"
+    if isinstance(prim.fn, ir.Attr):
+        return f".{prim.fn.name}"
+    return prim.spelling or getattr(prim.fn, "__name__", repr(prim.fn))
+
+
+def _forms(fn):
+    rules = registry.rules_for(fn)
+    return " or ".join(f"({', '.join(r.params)})" for r in rules) or "no form"
+
+
+def _reaching(fn):
+    """Names whose value can reach a returned value, through any operation (differentiable
+    or not) and through the objects that calls and writes may change."""
+    deps = {}
+
+    def add(target, atoms):
+        if target is not None:
+            deps.setdefault(target, set()).update(a.name for a in atoms)
+
+    for stmt in ir.walk(fn.body):
+        if isinstance(stmt, ir.Assign):
+            reads = ir.reads_of(stmt)
+            add(stmt.target, reads)
+            if isinstance(stmt.value, ir.Prim) and (stmt.target is None or stmt.effect):
+                # an effect: the objects it is given may change
+                for a in reads:
+                    add(a.name, reads)
+        elif isinstance(stmt, ir.SetItem):
+            add(stmt.target, ir.reads_of(stmt))
+        elif isinstance(stmt, (ir.If, ir.Loop)):
+            for phi in stmt.phis:
+                add(phi.target, [a for s in phi.sources for a in ir.atoms_in(s)])
+            if isinstance(stmt, ir.Loop) and stmt.target:
+                add(stmt.target, ir.reads_of(stmt))
+    reached = set()
+    todo = [a.name for ret in ir.walk(fn.body) if isinstance(ret, ir.Return)
+            for a in ir.atoms_in(ret.value)]
+    while todo:
+        name = todo.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        todo.extend(deps.get(name, ()))
+    return reached
