@@ -497,7 +497,9 @@ def run_check(fun, argnum, args, kwargs, modes, order):
     target = readable(fun, len(args), kwargs)
     try:
         y = target(*args)
-    except Exception as e:  # the original function fails: not srcad's doing
+    except Exception as e:  # the original function fails: not srcad's doing, unless it is
+        if isinstance(e, srcad.SrcadError) or _from_srcad(e.__traceback__):  # srcad's output
+            raise
         raise RuntimeError(
             f"the function fails when called plainly: {type(e).__name__}: {e}") from None
     xs = tuple(args[i] for i in nums)
@@ -688,7 +690,8 @@ def combo_check(fun, *check_args, **check_kwargs):
         for _args in itertools.product(*args):
             for _kwargs in itertools.product(*kwarg_key_vals):
                 RECORDER.combo_items += 1
-                name = f"{RECORDER.test_id}[{_describe(_args, dict(_kwargs))}]"
+                name = (f"{RECORDER.test_id}[{RECORDER.combo_items}: "
+                        f"{_describe(_args, dict(_kwargs))}]")
                 IN_COMBO[0] = True
                 RECORDER.notes = []
                 try:
