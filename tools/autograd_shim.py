@@ -116,6 +116,7 @@ class Recorder:
         self.combo_items = 0
         self.checks = 0
         self.uses = 0
+        self.stages = []  # one "fwd:PASS rev:..." string per check_grads call
         self.notes = []
 
     def emit(self, name, outcome):
@@ -559,8 +560,11 @@ def run_check(fun, argnum, args, kwargs, modes, order):
             results[label] = outcome["outcome"]
             if worst is None or SEVERITY[outcome["outcome"]] > SEVERITY[worst[0]["outcome"]]:
                 worst = (outcome, e)
+    stage = " ".join(f"{k}:{v}" for k, v in results.items())
+    if RECORDER is not None:
+        RECORDER.stages.append(stage)
     if worst is not None:
-        worst[0]["stage"] = " ".join(f"{k}:{v}" for k, v in results.items())
+        worst[0]["stage"] = stage
         raise Checked(worst[0]) from worst[1]
 
 
@@ -694,9 +698,10 @@ def combo_check(fun, *check_args, **check_kwargs):
                         f"{_describe(_args, dict(_kwargs))}]")
                 IN_COMBO[0] = True
                 RECORDER.notes = []
+                RECORDER.stages = []
                 try:
                     check_grads(fun, *check_args, **check_kwargs)(*_args, **dict(_kwargs))
-                    outcome = {"outcome": "PASS"}
+                    outcome = {"outcome": "PASS", "stage": RECORDER.stages[-1]}
                 except Checked as e:
                     outcome = e.outcome
                 except Exception as e:
@@ -964,6 +969,17 @@ def test_ids(module):
     return ids
 
 
+def _merge_stages(stages):
+    """The worst outcome of each stage over several checks of one test."""
+    worst = {}
+    for text in stages:
+        for part in text.split():
+            label, _, outcome = part.partition(":")
+            if label not in worst or SEVERITY[outcome] > SEVERITY[worst[label]]:
+                worst[label] = outcome
+    return " ".join(f"{k}:{v}" for k, v in worst.items())
+
+
 #: tests whose premise is autograd's own semantics, not a derivative (checked by hand)
 AUTOGRAD_SEMANTICS = {
     "test_numpy.test_scalar_array_box_attributes":
@@ -988,6 +1004,8 @@ def run_test(module, test_id, stream):
     try:
         fn(**kwargs)
         outcome = {"outcome": "PASS"}
+        if RECORDER.checks and RECORDER.stages:
+            outcome["stage"] = _merge_stages(RECORDER.stages)
     except Stop as stop:
         outcome = stop.outcome
     except Exception as e:

@@ -157,6 +157,8 @@ def main(argv=None):
         shutil.rmtree(tmp, ignore_errors=True)
     table = summarise(items)
     print(table)
+    print()
+    print(summarise_stages(items))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"totals": totals(items), "items": items}, f, indent=1, default=str)
@@ -165,6 +167,27 @@ def main(argv=None):
 
 def totals(items):
     return dict(collections.Counter(i["outcome"] for i in items))
+
+
+STAGES = [("fwd", "forward, order 1"), ("rev", "reverse, order 1"),
+          ("fwd2", "forward over reverse, order 2"), ("rev2", "reverse over reverse, order 2")]
+
+
+def summarise_stages(items):
+    """Per stage of the gradient checks (an item's outcome is its worst stage's)."""
+    counts = {label: collections.Counter() for label, _ in STAGES}
+    for item in items:
+        for part in (item.get("stage") or "").split():
+            label, _, outcome = part.partition(":")
+            if label in counts:
+                counts[label][outcome] += 1
+    names = ["PASS", "WRONG", "REFUSED", "CRASH", "ERROR"]
+    rows = ["| stage | checked | " + " | ".join(names) + " |", "|" + "---|" * (len(names) + 2)]
+    for label, title in STAGES:
+        c = counts[label]
+        rows.append(f"| {title} | {sum(c.values())} | " + " | ".join(str(c[n]) for n in names)
+                    + " |")
+    return "\n".join(rows)
 
 
 def summarise(items):
