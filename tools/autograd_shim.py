@@ -17,6 +17,7 @@ printed as JSON lines prefixed ``@@ITEM`` for the driver.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import importlib
 import importlib.abc
@@ -26,6 +27,7 @@ import json
 import keyword
 import operator
 import os
+import shutil
 import sys
 import tempfile
 import traceback
@@ -177,7 +179,18 @@ def _reject_internal(fun):
 
 # --- wrappers: a Python function srcad can read, around any callable --------------------------
 
-_WRAPPER_DIR = tempfile.mkdtemp(prefix="wrappers-", dir=os.environ.get("AUTOGRAD_SUITE_TMP"))
+_WRAPPER_DIR = []
+
+
+def _wrapper_dir():
+    """Where generated wrappers are written: under the driver's temporary directory, or a
+    directory of this process's own, removed when it exits."""
+    if not _WRAPPER_DIR:
+        parent = os.environ.get("AUTOGRAD_SUITE_TMP")
+        _WRAPPER_DIR.append(tempfile.mkdtemp(prefix="wrappers-", dir=parent))
+        if parent is None:
+            atexit.register(shutil.rmtree, _WRAPPER_DIR[0], True)
+    return _WRAPPER_DIR[0]
 _counter = itertools.count()
 
 _BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
@@ -288,7 +301,7 @@ class Wrapper:
 
 
 def compile_text(text, name, namespace):
-    path = os.path.join(_WRAPPER_DIR, f"{name}_{next(_counter)}.py")
+    path = os.path.join(_wrapper_dir(), f"{name}_{next(_counter)}.py")
     with open(path, "w") as f:
         f.write(text)
     exec(compile(text, path, "exec"), namespace)
