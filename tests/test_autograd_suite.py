@@ -38,7 +38,13 @@ def uses_bad(x):
 
 
 def refused(x):
-    return np.sum(np.i0(x))
+    import math  # an import inside the function: refused (docs/supported-python.md)
+
+    return np.sum(x) * math.pi
+
+
+def fails(x):
+    raise ValueError("not srcad's doing")
 
 
 @pytest.fixture(autouse=True)
@@ -68,6 +74,7 @@ CASES = [  # function, arguments, options, expected outcome, expected failing st
     (operator.mul, (X, X), {"argnum": (0, 1)}, "PASS", None),
     (uses_bad, (X,), {"modes": ["rev"], "order": 1}, "WRONG", "rev:WRONG"),
     (refused, (X,), {"modes": ["rev"], "order": 1}, "REFUSED", "rev:REFUSED"),
+    (fails, (X,), {}, "ERROR", None),
 ]
 
 
@@ -78,6 +85,23 @@ def test_checker_outcomes(fun, args, options, expected, stage):
     assert result["outcome"] == expected, result
     if stage:
         assert stage in result["stage"]
+
+
+def test_refusal_names_the_error_class():
+    result = outcome_of(refused, X, modes=["rev"], order=1)
+    assert result["error_class"] == "UnsupportedSyntaxError"
+    assert result["lineno"] == refused.__code__.co_firstlineno + 1
+
+
+def test_exceptions_outside_srcad_are_not_srcad_bugs():
+    try:
+        raise KeyError("test code")
+    except KeyError as e:
+        assert shim.classify(e)["outcome"] == "ERROR"
+    try:
+        raise AssertionError("the test's own assert on srcad's result")
+    except AssertionError as e:
+        assert shim.classify(e)["outcome"] == "WRONG"
 
 
 @pytest.mark.parametrize("scale", [0.5, 2.0, 5.0])
