@@ -527,6 +527,7 @@ def run_check(fun, argnum, args, kwargs, modes, order):
     rng = _rng()
     v = randn_like(xs, rng)
     u = randn_like(y, rng)
+
     def numeric_at(eps, richardson):
         return lambda: inner(u, rebuild(y, _unflat(numeric_jvp(call_with, xs, v, eps,
                                                                richardson), y)))
