@@ -9,7 +9,6 @@ value. Only active values get gradient code.
 
 from __future__ import annotations
 
-import inspect
 import math
 import numbers
 import operator
@@ -332,13 +331,12 @@ class Analysis:
 
         if calls.is_user_function(fn):
             try:
-                bound = inspect.signature(fn).bind(*prim.args, **prim.kwargs)
+                arguments, _, arity = calls.bind(fn, prim.args, prim.kwargs)
             except TypeError:
                 return ANY
-            bound.apply_defaults()
             arg_kinds = {p: self.kind(a) if isinstance(a, (ir.Var, ir.Const)) else
-                         kind_of_value(a) for p, a in bound.arguments.items()}
-            return calls.result_kind(fn, arg_kinds)
+                         kind_of_value(a) for p, a in arguments.items()}
+            return calls.result_kind(fn, arg_kinds, arity)
         return ANY
 
     def _reduction_kind(self, bound):

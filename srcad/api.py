@@ -17,6 +17,7 @@ import weakref
 import numpy as np
 
 from . import calls, dispatch, ir, pipeline
+from . import source as source_module
 from .analyse import item_kinds, kind_of_value
 from .errors import SourceUnavailableError, SrcadError, WrtError
 
@@ -74,6 +75,7 @@ def jvp(f, primals, tangents, wrt=None):
     """
     primals, tangents = tuple(primals), tuple(tangents)
     if not _is_transformed(f):
+        f = source_module.target(f)
         pipeline.read(f)  # a clear error for a function without source
     user = _transformed(f)._user if _is_transformed(f) else f
     params, names, _ = _resolve_wrt(user, tuple(range(len(primals))) if wrt is None else wrt)
@@ -158,8 +160,7 @@ def source(g, *example_args):
 
 def ssa(f):
     """The SSA form of ``f`` as Python source text."""
-    if _is_transformed(f):
-        f = _transformed(f)._user
+    f = _transformed(f)._user if _is_transformed(f) else source_module.target(f)
     fn, _ = pipeline.to_ssa(f)
     ir.check(fn)
     return ir.to_source(fn)
@@ -191,6 +192,8 @@ class Transformed:
     def __init__(self, f, wrt, mode):
         if not callable(f):
             raise TypeError(f"srcad.{mode} expects a function, got {f!r}")
+        if not _is_transformed(f):
+            f = source_module.target(f)  # a *args wrapper: called through its stated signature
         # read now, to fail now if there is no source; the first transform uses this parse
         self._source = None if _is_transformed(f) else pipeline.read(f)
         self._user = _transformed(f)._user if _is_transformed(f) else f

@@ -119,15 +119,113 @@ _lock = threading.RLock()
 
 def is_user_function(fn):
     """A plain Python function srcad can read and differentiate (not a rule, not a builtin)."""
-    if not inspect.isfunction(fn):
-        return False
+    if not inspect.isfunction(fn) or getattr(fn, "__srcad__", None) is not None:
+        return False  # a derivative srcad made: refused where a gradient must flow through it
     module = getattr(fn, "__module__", "") or ""
     return module.split(".")[0] not in ("srcad", "numpy", "math")
 
 
-def split(fn, wrt, kinds):
-    """The (possibly still being made) forward/backward pair of ``fn``."""
-    key = (fn, tuple(wrt), tuple(sorted(kinds.items())))
+@dataclass(frozen=True)
+class Arity:
+    """How one call fills a callee's ``*args`` and ``**kwargs``: the callee is differentiated
+    for that many items and those keys, each item a parameter of its own (named ``args_0``,
+    ``kwargs_scale``: ``items`` and ``keys`` hold the names, ``keys`` as (key, name) pairs)."""
+
+    star: str | None
+    items: tuple
+    kwstar: str | None
+    keys: tuple
+
+    @property
+    def names(self):
+        return self.items + tuple(name for _, name in self.keys)
+
+
+def bind(fn, args, kwargs):
+    """Bind a call of the user function ``fn`` to its parameters, as srcad differentiates it.
+
+    Returns ``(arguments, passed, arity)``: ``arguments`` maps each parameter to its atom
+    (defaults applied), with the items of ``*args`` and ``**kwargs`` as parameters of their
+    own (see :class:`Arity`; ``None`` when ``fn`` has neither); ``passed`` is the same for the
+    arguments the call gives. The signature is ``fn``'s own: ``__wrapped__`` is not followed
+    (a decorator's wrapper is called with its own parameters). Raises ``TypeError`` when the
+    call does not fit.
+    """
+    sig = inspect.signature(fn, follow_wrapped=False)
+    bound = sig.bind(*args, **kwargs)
+    given = set(bound.arguments)
+    bound.apply_defaults()
+    code = fn.__code__
+    taken = set(code.co_varnames + code.co_names + code.co_freevars + code.co_cellvars)
+    arguments, passed = {}, {}
+    star = kwstar = None
+    items, keys = [], []
+
+    def fresh(base):
+        while base in taken:
+            base += "_"
+        taken.add(base)
+        return base
+
+    for name, param in sig.parameters.items():
+        value = bound.arguments[name]
+        if param.kind is param.VAR_POSITIONAL:
+            star = name
+            for i, item in enumerate(value):
+                items.append(fresh(f"{name}_{i}"))
+                arguments[items[-1]] = passed[items[-1]] = item
+        elif param.kind is param.VAR_KEYWORD:
+            kwstar = name
+            for key, item in value.items():
+                keys.append((key, fresh(f"{name}_{key}")))
+                arguments[keys[-1][1]] = passed[keys[-1][1]] = item
+        else:
+            arguments[name] = value
+            if name in given:
+                passed[name] = value
+    arity = None
+    if star is not None or kwstar is not None:
+        arity = Arity(star, tuple(items), kwstar, tuple(keys))
+    return arguments, passed, arity
+
+
+def call_text(fn, name, passed, arity):
+    """The call of ``name`` (a part of ``fn`` made for ``arity``) with the ``passed`` atoms:
+    positional-only parameters by position, every other one by keyword (the parts take the
+    items of ``*args`` and ``**kwargs`` as keyword-only parameters)."""
+    sig = inspect.signature(fn, follow_wrapped=False)
+    parts = []
+    for p, atom in passed.items():
+        param = sig.parameters.get(p)
+        if param is not None and param.kind is param.POSITIONAL_ONLY:
+            parts.append(str(atom))
+        else:
+            parts.append(f"{p}={atom}")
+    return f"{name}({', '.join(parts)})"
+
+
+def opaque(fn, name):
+    """(message, hint) for a callee srcad cannot see into and that has no rule: a derivative
+    srcad made, a callable object, a function without Python source. ``None`` otherwise."""
+    if getattr(fn, "__srcad__", None) is not None or (
+            callable(fn) and (getattr(fn, "__module__", "") or "").split(".")[0] == "srcad"):
+        return (f"{name} is a function made by srcad (a derivative or a pullback): srcad does "
+                "not differentiate through it inside other code",
+                "differentiate the derivative itself, e.g. srcad.grad(srcad.grad(f)), or "
+                "write the derivative you need as a function of your own")
+    if not inspect.isroutine(fn) and callable(fn) and not isinstance(fn, type):
+        return (f"{name} is a callable object ({type(fn).__name__}): srcad cannot see what "
+                "it computes",
+                f"call a plain function instead, e.g. its method: "
+                f"{type(fn).__name__}.__call__(obj, ...), or give it a rule with "
+                "@srcad.extend.defvjp")
+    return None
+
+
+def split(fn, wrt, kinds, arity=None):
+    """The (possibly still being made) forward/backward pair of ``fn`` (for a call filling its
+    ``*args``/``**kwargs`` as ``arity`` says)."""
+    key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity)
     with _lock:
         entry = _cache.get(key)
         if entry is not None:
@@ -137,7 +235,7 @@ def split(fn, wrt, kinds):
         try:
             from . import pipeline
 
-            pipeline.make_split(fn, wrt, kinds, entry)
+            pipeline.make_split(fn, wrt, kinds, entry, arity)
         except BaseException:
             del _cache[key]
             raise
@@ -148,14 +246,14 @@ _kinds = ByFunction()
 _in_progress = set()
 
 
-def result_kind(fn, kinds):
+def result_kind(fn, kinds, arity=None):
     """The kind of ``fn``'s result for arguments of these kinds.
 
     ``None`` while that is being worked out (a recursive call): the caller's join ignores it,
     which is the optimistic start of a fixed point; a second pass confirms the answer or
     falls back to ANY.
     """
-    key = (fn, tuple(sorted(kinds.items())))
+    key = (fn, tuple(sorted(kinds.items())), arity)
     if key in _kinds:
         return _kinds[key]
     if key in _in_progress:
@@ -165,7 +263,7 @@ def result_kind(fn, kinds):
 
     _in_progress.add(key)
     try:
-        ir_fn, _ = to_ssa(fn)
+        ir_fn, _ = to_ssa(fn, arity=arity)
         first = _result(Analysis(ir_fn, kinds, ()))
         _kinds[key + ("guess",)] = first
         second = _result(Analysis(ir_fn, kinds, ()))

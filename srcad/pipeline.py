@@ -26,6 +26,7 @@ import gast
 from . import emit, ir, optimise, source
 from .analyse import SCALAR, Analysis, item_kinds, kind_of_value, rank_of_value
 from .desugar import Desugar
+from .errors import SrcadError
 from .lower import Lowerer
 from .naming import Namer
 from .reverse import Reverse
@@ -77,7 +78,7 @@ def read(func):
 
 
 @_serialised
-def to_ssa(func, parsed=None):
+def to_ssa(func, parsed=None, arity=None):
     """Parse ``func`` (or take ``parsed``, a fresh :func:`read` of it: the tree is changed)
     and lower it to checked SSA. Returns (ir.Function, Namer)."""
     src = parsed or source.read(func)
@@ -93,7 +94,7 @@ def to_ssa(func, parsed=None):
         import ast
 
         _debug("desugar", ast.unparse(gast.gast_to_ast(fdef)))
-    fn = Lowerer(src, namer, desugar.flags).function(fdef)
+    fn = Lowerer(src, namer, desugar.flags).function(fdef, arity)
     optimise.common_subexpressions(fn)
     optimise.dead_code(fn)
     ir.check(fn)
@@ -104,10 +105,17 @@ def to_ssa(func, parsed=None):
 MODES = ("grad", "value_and_grad", "vjp")
 
 
-def generate(func, wrt, kinds, items=None, parsed=None, ranks=None):
+def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None):
     """Run the passes up to the reverse sweep for arguments of these kinds (and, for arrays,
-    ranks)."""
-    fn, namer = to_ssa(func, parsed)
+    ranks; for a callee's ``*args``/``**kwargs``, ``arity``: see :class:`srcad.calls.Arity`)."""
+    fn, namer = to_ssa(func, parsed, arity)
+    unknown = [w for w in wrt if w not in fn.params]
+    if unknown:  # never a silent zero: a gradient is asked of a name the code does not have
+        raise SrcadError(
+            f"{fn.name} has no parameter {unknown[0]!r} in its source (its signature, as "
+            "inspect reports it, differs from the code srcad reads)",
+            filename=fn.source.filename, lineno=fn.source.first_line,
+            hint="give the function the parameters it is called with")
     analysis = Analysis(fn, kinds, wrt, items, ranks)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
@@ -146,11 +154,11 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None):
 
 
 @_serialised
-def tangent(func, wrt, kinds, items=None, inner=False):
+def tangent(func, wrt, kinds, items=None, inner=False, arity=None):
     """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``."""
     from .forward import Forward
 
-    fn, namer = to_ssa(func)
+    fn, namer = to_ssa(func, arity=arity)
     analysis = Analysis(fn, kinds, wrt, items)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
@@ -174,9 +182,9 @@ def tangent(func, wrt, kinds, items=None, inner=False):
     return compiled, text
 
 
-def make_split(func, wrt, kinds, entry):
+def make_split(func, wrt, kinds, entry, arity=None):
     """Fill ``entry`` (a :class:`srcad.calls.Split`) with ``func``'s forward and backward parts."""
-    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds)
+    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, arity=arity)
     entry.result_kind = analysis.kind(gen.result)
     kept, branch_only = gen.kept
     own = {id(cell): name for name, cell in gen.cells.items()}  # a recursive call's names
@@ -267,7 +275,9 @@ def _signature(fn, seed, mode):
             parts.append("/")
     if mode == "vjp":
         parts.insert(0, seed)
-    if kwonly:
+    extra = list(fn.arity.names) if getattr(fn, "arity", None) else []
+    if kwonly or extra:  # a *args callee's items: keyword-only (see srcad.calls.call_text)
         parts.append("*")
-        parts += kwonly
+        parts += extra[:len(fn.arity.items)] + kwonly + extra[len(fn.arity.items):] \
+            if extra else kwonly
     return ", ".join(parts)

@@ -17,7 +17,6 @@ The result is a :class:`Generated` holding code as nested lists of lines (``Comp
 from __future__ import annotations
 
 import ast
-import inspect
 import operator
 import types
 from dataclasses import dataclass, field
@@ -430,26 +429,25 @@ class Reverse(Sweep):
         """``y = helper(...)``: call the callee's backward part with what its forward kept."""
         prim = stmt.value
         try:
-            bound = inspect.signature(prim.fn).bind(*prim.args, **prim.kwargs)
+            arguments, passed, arity = calls.bind(prim.fn, prim.args, prim.kwargs)
         except TypeError as exc:
             raise self.missing_rule(stmt, prim) from exc
-        bound.apply_defaults()
         kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
-                 for p, a in bound.arguments.items()}
-        wrt = [p for p, a in bound.arguments.items()
-               if isinstance(a, ir.Var) and self.an.active(a)]
+                 for p, a in arguments.items()}
+        wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
         if not wrt:
             return
-        entry = calls.split(prim.fn, wrt, kinds)
+        entry = calls.split(prim.fn, wrt, kinds, arity)
         self.guards.extend(entry.guards)
         base = prim.fn.__name__
         fwd = self.bind_cell(f"{base}_fwd", entry.fwd)
         bwd = self.bind_cell(f"{base}_bwd", entry.bwd)
         ctx = self.namer.fresh(f"{stmt.target}_ctx")
         self.primals.add(ctx)
-        self.calls[id(stmt)] = (fwd, ctx)
+        call = calls.call_text(prim.fn, fwd, passed, arity) if arity else None
+        self.calls[id(stmt)] = (fwd, ctx, call)
         self.ref(ctx, frame)
-        atoms = [bound.arguments[p] for p in wrt]
+        atoms = [arguments[p] for p in wrt]
         targets = []
         for atom in atoms:
             gname_arg = self.g(atom.name)
@@ -527,6 +525,11 @@ class Reverse(Sweep):
                 "gradient back", filename=src.filename if src else None, lineno=stmt.line,
                 construct=src.line_text(stmt.line) if src else None,
                 hint="compute with the number itself; a string is fine for messages")
+        opaque = calls.opaque(prim.fn, name)
+        if opaque is not None:
+            return MissingRuleError(
+                opaque[0], filename=src.filename if src else None, lineno=stmt.line,
+                construct=src.line_text(stmt.line) if src else None, hint=opaque[1])
         return MissingRuleError(
             f"no derivative rule for {name}",
             filename=src.filename if src else None, lineno=stmt.line,
@@ -840,8 +843,8 @@ class Reverse(Sweep):
         for stmt in stmts:
             if isinstance(stmt, ir.Assign):
                 if id(stmt) in self.calls:
-                    fwd, ctx = self.calls[id(stmt)]
-                    call = str(stmt.value).replace(stmt.value.spelling, fwd, 1)
+                    fwd, ctx, call = self.calls[id(stmt)]
+                    call = call or str(stmt.value).replace(stmt.value.spelling, fwd, 1)
                     code.append(f"{stmt.target}, {ctx} = {call}")
                 else:
                     code.append(f"{stmt.value}" if stmt.target is None else
