@@ -152,7 +152,8 @@ class Lowerer:
         self.emit(ir.Raise(value, node.lineno))
 
     def stmt_Return(self, node):
-        hint = "result" if "y" in self.namer.versioned or "y" in self.env else "y"
+        hint = "result" if "y" in self.namer.versioned | self.namer.free or "y" in self.env \
+            else "y"
         value = Const(None) if node.value is None else self.expr(node.value, hint)
         self.emit(ir.Return(value, node.lineno))
 

@@ -86,6 +86,12 @@ def to_ssa(func, parsed=None, arity=None):
     names = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
     namer = Namer(names)
     namer.user_names = set(names)
+    args = src.node.args
+    local = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    local |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+    local |= {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)
+              and not isinstance(n.ctx, gast.Load)}
+    namer.free = names - local
     for helper in emit.HELPER_OBJECTS:  # generated temporaries never take a helper's name
         namer.reserve(helper)
     desugar = Desugar(namer)

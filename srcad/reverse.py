@@ -261,6 +261,7 @@ class Reverse(Sweep):
             grads[p] = gname if gname in self.live else self.zero(p, top)
             if self.an.kinds.get(p) == SEQ:  # a structured argument: same structure back
                 grads[p] = f"{self.helper('like')}({grads[p]}, {p})"
+                self.ref(p, top)  # read by the backward part of a split: kept for it
         self.compute_saves()
         self.iterate_stacks()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
@@ -811,6 +812,8 @@ class Reverse(Sweep):
                 names = list(ir.defined_by(stmt))
                 if id(stmt) in self.calls:
                     names.append(self.calls[id(stmt)][1])
+                if id(stmt) in self.counters:  # a loop's trip count, set where the loop is
+                    names.append(self.counters[id(stmt)])
                 for name in names:
                     if in_loop:
                         in_loops.add(name)
