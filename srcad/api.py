@@ -415,6 +415,13 @@ def _resolve_wrt(f, wrt):
             raise WrtError(f"wrt must be parameter positions or names, got {item!r}",
                            filename=filename, lineno=line, hint=f"parameters: {params}")
         if isinstance(item, int):
+            if not -len(params) <= item < len(params) and any(
+                    p.kind is p.VAR_POSITIONAL for p in sig.parameters.values()):
+                raise WrtError(
+                    f"wrt={item}: {f.__name__} takes *args, and srcad differentiates with "
+                    "respect to named parameters only", filename=filename, lineno=line,
+                    hint="name the parameters (def f(x, y)); a function taking *args is "
+                    "differentiated when the function you differentiate calls it")
             if not -len(params) <= item < len(params):
                 raise WrtError(
                     f"wrt={item} is out of range: {f.__name__} has {len(params)} parameters",

@@ -21,6 +21,8 @@ import types
 import weakref
 from dataclasses import dataclass
 
+import numpy as np
+
 from .analyse import ANY
 
 
@@ -204,6 +206,9 @@ def call_text(fn, name, passed, arity):
     return f"{name}({', '.join(parts)})"
 
 
+_LIBRARIES = ("numpy", "math", "scipy", "builtins")
+
+
 def opaque(fn, name):
     """(message, hint) for a callee srcad cannot see into and that has no rule: a derivative
     srcad made, a callable object, a function without Python source. ``None`` otherwise."""
@@ -213,7 +218,12 @@ def opaque(fn, name):
                 "not differentiate through it inside other code",
                 "differentiate the derivative itself, e.g. srcad.grad(srcad.grad(f)), or "
                 "write the derivative you need as a function of your own")
-    if not inspect.isroutine(fn) and callable(fn) and not isinstance(fn, type):
+    library = (getattr(fn, "__module__", "") or "").split(".")[0] in _LIBRARIES
+    if hasattr(fn, "__wrapped__") and not inspect.isfunction(fn) and not library:
+        return (f"{name} is a decorated function whose wrapper is not a Python function "
+                f"({type(fn).__name__}): srcad cannot see what it does",
+                "call the undecorated function, or write the decorator's wrapper as a def")
+    if not inspect.isroutine(fn) and callable(fn) and not isinstance(fn, (type, np.ufunc)):
         return (f"{name} is a callable object ({type(fn).__name__}): srcad cannot see what "
                 "it computes",
                 f"call a plain function instead, e.g. its method: "

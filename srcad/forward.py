@@ -26,7 +26,7 @@ import numpy as np
 
 from . import calls, ir, runtime, templates
 from .analyse import ANY, ARRAY, SCALAR, kind_of_value
-from .errors import MissingRuleError
+from .errors import MissingRuleError, UnsupportedSyntaxError
 from .reverse import Compound, Sweep, _parallel, _paren, _text
 from .rules import registry
 
@@ -272,7 +272,13 @@ class Forward(Sweep):
         try:
             arguments, _, arity = calls.bind(prim.fn, prim.args, prim.kwargs)
         except TypeError as exc:
-            raise self.missing(stmt, prim) from exc
+            src = self.fn.source
+            raise UnsupportedSyntaxError(
+                f"srcad cannot differentiate a call that does not fit the parameters of "
+                f"{prim.spelling or prim.fn.__name__} ({exc})",
+                filename=src.filename if src else None, lineno=stmt.line,
+                construct=src.line_text(stmt.line) if src else None,
+                hint="pass the arguments its def names") from exc
         kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
                  for p, a in arguments.items()}
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]

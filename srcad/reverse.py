@@ -432,7 +432,9 @@ class Reverse(Sweep):
         try:
             arguments, passed, arity = calls.bind(prim.fn, prim.args, prim.kwargs)
         except TypeError as exc:
-            raise self.missing_rule(stmt, prim) from exc
+            raise self.unsupported(stmt, f"a call that does not fit the parameters of "
+                                   f"{prim.spelling or prim.fn.__name__} ({exc})",
+                                   "pass the arguments its def names") from exc
         kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
                  for p, a in arguments.items()}
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
