@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import runtime
 from .analyse import ANY
 
 
@@ -209,15 +210,33 @@ def call_text(fn, name, passed, arity):
 _LIBRARIES = ("numpy", "math", "scipy", "builtins")
 
 
+def is_derivative(fn):
+    """A derivative srcad made whose generated code srcad can differentiate in turn: made by
+    ``grad`` or ``value_and_grad`` (a ``vjp`` pullback is a closure of srcad's own)."""
+    made = getattr(fn, "__srcad__", None)
+    return made is not None and getattr(made, "_mode", None) in ("grad", "value_and_grad")
+
+
 def opaque(fn, name):
     """(message, hint) for a callee srcad cannot see into and that has no rule: a derivative
     srcad made, a callable object, a function without Python source. ``None`` otherwise."""
+    if is_derivative(fn):
+        return (f"{name} is a derivative made by srcad: srcad differentiates a call of it in "
+                "reverse mode (grad, value_and_grad, vjp), not in forward mode",
+                "use reverse mode, or take the forward-mode derivative of the function it "
+                "was made from")
+    if fn in (runtime.derivative_fwd, runtime.derivative_bwd):
+        return ("a call of a derivative srcad made, differentiated once already: srcad "
+                "does not differentiate it again",
+                "differentiate the derivative itself to the order you need: "
+                "srcad.grad(srcad.grad(f))")
     if getattr(fn, "__srcad__", None) is not None or (
             callable(fn) and (getattr(fn, "__module__", "") or "").split(".")[0] == "srcad"):
-        return (f"{name} is a function made by srcad (a derivative or a pullback): srcad does "
-                "not differentiate through it inside other code",
-                "differentiate the derivative itself, e.g. srcad.grad(srcad.grad(f)), or "
-                "write the derivative you need as a function of your own")
+        return (f"{name} is a function made by srcad (a pullback, a forward-mode "
+                "derivative): srcad does not differentiate through it inside other code",
+                "differentiate the function it was made from instead, e.g. "
+                "srcad.grad(srcad.grad(f)), or write the derivative you need as a function "
+                "of your own")
     library = (getattr(fn, "__module__", "") or "").split(".")[0] in _LIBRARIES
     if hasattr(fn, "__wrapped__") and not inspect.isfunction(fn) and not library:
         return (f"{name} is a decorated function whose wrapper is not a Python function "

@@ -380,6 +380,9 @@ class Reverse(Sweep):
             if calls.is_user_function(fn):
                 self.user_call(stmt, gname, code, frame)
                 return
+            if calls.is_derivative(fn):
+                self.derivative_call(stmt, gname, code, frame)
+                return
             raise self.missing_rule(stmt, value)
         scalar = all(self.an.kind(a) == SCALAR for a in value.args if isinstance(
             a, (ir.Var, ir.Const)))
@@ -450,7 +453,10 @@ class Reverse(Sweep):
         call = calls.call_text(prim.fn, fwd, passed, arity) if arity else None
         self.calls[id(stmt)] = (fwd, ctx, call)
         self.ref(ctx, frame)
-        atoms = [arguments[p] for p in wrt]
+        self.call_backward([arguments[p] for p in wrt], f"{bwd}({ctx}, {gname})", code, frame)
+
+    def call_backward(self, atoms, call, code, frame):
+        """``da, db = call``: the gradients a callee's backward part returns, added in."""
         targets = []
         for atom in atoms:
             gname_arg = self.g(atom.name)
@@ -459,12 +465,35 @@ class Reverse(Sweep):
                 targets.append(part)
             else:
                 targets.append(gname_arg)
-        code.append(f"{', '.join(targets)} = {bwd}({ctx}, {gname})")
+        code.append(f"{', '.join(targets)} = {call}")
         for atom, target in zip(atoms, targets):
             if target == self.g(atom.name):
                 self.live.add(target)
             else:
                 self.accumulate(atom, target, code, frame)
+
+    def derivative_call(self, stmt, gname, code, frame):
+        """``y = d_f(x)`` with ``d_f = srcad.grad(f)``: its generated code (made for the
+        argument types met at run time) is split like a callee's, by ``derivative_fwd``."""
+        prim = stmt.value
+        try:
+            arguments, _, _ = calls.bind(prim.fn, prim.args, prim.kwargs)
+        except TypeError as exc:
+            raise self.unsupported(stmt, f"a call that does not fit the parameters of "
+                                   f"{prim.spelling} ({exc})", "pass the arguments it takes"
+                                   ) from exc
+        wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
+        if not wrt:
+            return
+        ctx = self.namer.fresh(f"{stmt.target}_ctx")
+        self.primals.add(ctx)
+        passed = [str(a) for a in prim.args] + [f"{k}={a}" for k, a in prim.kwargs.items()]
+        call = (f"{self.helper('derivative_fwd')}({prim.spelling}, {tuple(wrt)!r}, "
+                f"{', '.join(passed)})")
+        self.calls[id(stmt)] = (None, ctx, call)
+        self.ref(ctx, frame)
+        self.call_backward([arguments[p] for p in wrt],
+                           f"{self.helper('derivative_bwd')}({ctx}, {gname})", code, frame)
 
     def list_arithmetic(self, stmt, gname, code, frame):
         """``a + b`` on lists: each side gets its slice of the gradient; ``[x] * n`` is

@@ -205,5 +205,26 @@ def cleared(value, index):
     return out
 
 
+def derivative_fwd(fn, wrt, *args, **kwargs):
+    """``fn(*args, **kwargs)`` for ``fn`` a derivative srcad made (``grad``,
+    ``value_and_grad``), and what the backward part needs: the split of the code ``fn`` runs
+    for arguments of these types, differentiated with respect to the parameters ``wrt``."""
+    from . import calls
+    from .analyse import kind_of_value
+
+    made = fn.__srcad__
+    code = made._specialise(made._bind(args, kwargs)).__srcad_raw__
+    arguments, _, _ = calls.bind(code, args, kwargs)
+    entry = calls.split(code, list(wrt), {p: kind_of_value(v) for p, v in arguments.items()})
+    value, ctx = entry.fwd.cell_contents(*args, **kwargs)
+    return value, (entry, ctx)
+
+
+def derivative_bwd(ctx, g):
+    """The gradients for :func:`derivative_fwd`'s ``wrt`` parameters."""
+    entry, inner = ctx
+    return entry.bwd.cell_contents(inner, g)
+
+
 HELPERS = {name: obj for name, obj in globals().items()
            if callable(obj) and getattr(obj, "__module__", None) == __name__}

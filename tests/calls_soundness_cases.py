@@ -224,8 +224,41 @@ def cube(x):
 d_cube = srcad.grad(cube)
 
 
-def calls_derivative_refused(x):
-    return d_cube(x) * x  # refused
+def calls_derivative(x):
+    return d_cube(x) * x
+
+
+def sin_scaled(x, w):
+    return math.sin(w * x) * x ** 2
+
+
+d_sin_scaled = srcad.value_and_grad(sin_scaled, wrt=(0, 1))
+
+
+def calls_value_and_grad_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        v, (a, b) = d_sin_scaled(x, float(i))
+        s = s + v * a + b
+    return s
+
+
+def sum_sin(v):
+    return np.sum(np.sin(v) * v)
+
+
+d_sum_sin = srcad.grad(sum_sin)
+
+
+def calls_array_derivative(v):
+    return np.sum(d_sum_sin(v) ** 2)
+
+
+_, CUBE_PULLBACK = srcad.vjp(cube, 2.0)
+
+
+def calls_pullback_refused(x):
+    return CUBE_PULLBACK(x) + x  # refused
 
 
 def calls_derivative_inactive(x, y):
