@@ -431,8 +431,8 @@ class Lowerer:
         value = self.lookup(node.id, node)
         return Const(value, node.id)
 
-    def kwargs_error(self, node):
-        name = _root_name(node) or "kwargs"
+    def kwargs_error(self, node, name=None):
+        name = name or _root_name(node) or "kwargs"
         return self.error(node, f"using **{name} other than by {name}['key'], "
                           f"{name}.get('key', default) or passing it on (f(**{name}))",
                           hint=f"read the keyword arguments you need from {name} one by one, "
@@ -755,7 +755,7 @@ class Lowerer:
                                      "local variable", hint="pass the value as an argument")
         for n in loaded:
             if n in self.dicts and n not in self.env and n not in local_names:
-                raise self.kwargs_error(node)
+                raise self.kwargs_error(node, n)
         if name in loaded:
             raise self.error(node, f"the nested function {name!r} calls itself",
                              hint="define a recursive helper at module level")

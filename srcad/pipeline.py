@@ -111,7 +111,7 @@ def to_ssa(func, parsed=None, arity=None):
 MODES = ("grad", "value_and_grad", "vjp")
 
 
-def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None):
+def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, split=False):
     """Run the passes up to the reverse sweep for arguments of these kinds (and, for arrays,
     ranks; for a callee's ``*args``/``**kwargs``, ``arity``: see :class:`srcad.calls.Arity`)."""
     fn, namer = to_ssa(func, parsed, arity)
@@ -126,7 +126,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None):
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)
-    gen = Reverse(fn, analysis, namer, spelled).run()
+    gen = Reverse(fn, analysis, namer, spelled, structured=not split).run()
     return fn, namer, analysis, spelled, gen
 
 
@@ -190,7 +190,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None):
 
 def make_split(func, wrt, kinds, entry, arity=None):
     """Fill ``entry`` (a :class:`srcad.calls.Split`) with ``func``'s forward and backward parts."""
-    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, arity=arity)
+    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, arity=arity, split=True)
     entry.result_kind = analysis.kind(gen.result)
     kept, branch_only = gen.kept
     own = {id(cell): name for name, cell in gen.cells.items()}  # a recursive call's names

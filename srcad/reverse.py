@@ -103,8 +103,12 @@ class Sweep:
 
 
 class Reverse(Sweep):
-    def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names):
+    def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
+                 structured=True):
         self.fn = fn
+        # the gradient of a list or tuple argument in the argument's structure (for the user);
+        # a callee's backward part hands its caller the mutable lists the sweep adds into
+        self.structured = structured
         self.an = analysis
         self.namer = namer
         self.helper_names = helper_names  # helper -> spelling in generated code
@@ -259,9 +263,10 @@ class Reverse(Sweep):
         for p in self.an.wrt:
             gname = self.g(p)
             grads[p] = gname if gname in self.live else self.zero(p, top)
-            if self.an.kinds.get(p) == SEQ:  # a structured argument: same structure back
+            if self.an.kinds.get(p) == SEQ and self.structured:  # same structure back
                 grads[p] = f"{self.helper('like')}({grads[p]}, {p})"
-                self.ref(p, top)  # read by the backward part of a split: kept for it
+            elif self.an.kinds.get(p) == SEQ:
+                grads[p] = f"{self.helper('mutable')}({grads[p]})"
         self.compute_saves()
         self.iterate_stacks()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)

@@ -110,6 +110,17 @@ def copy_tangent(tangent, value):
     return np.array(np.broadcast_to(tangent, np.shape(value)), dtype=float)
 
 
+def mutable(grad):
+    """A new list (dict) for each list or tuple (dict) in ``grad``, leaves as they are: the
+    gradient of a structured argument that a callee's backward part hands its caller, who
+    adds into its items in place (it must not share them with the callee's own)."""
+    if isinstance(grad, (list, tuple)):
+        return [mutable(g) for g in grad]
+    if isinstance(grad, dict):
+        return {k: mutable(g) for k, g in grad.items()}
+    return grad
+
+
 def like(grad, value):
     """``grad`` in the structure of ``value``: tuples where ``value`` has tuples (the backward
     sweep builds lists), and every leaf a float or float array."""

@@ -307,6 +307,47 @@ def pair_outer(params):
     return pair_middle(params)
 
 
+def tuple_to_nested(a, b):
+    pair = (a, b)
+
+    def scaled(z):
+        return z * pair[0]
+
+    return scaled(pair[1])
+
+
+def star_to_nested(*args):
+    def scaled(z):
+        return z * args[0]
+
+    return scaled(args[1])
+
+
+def tuple_through_nested(x, y):
+    return tuple_to_nested(x, y) + star_to_nested(y, x * x)
+
+
+def same_list(items):
+    return items
+
+
+def list_aliases(params):
+    first = same_list(params)
+    second = same_list(params)
+    return first[0] * second[1] + params[0] * first[1] * first[0]
+
+
+def kw_nested_refused(**kw):
+    def scaled(z):  # refused
+        return z * kw["a"]
+
+    return scaled(2.0)
+
+
+def calls_kw_nested_refused(x):
+    return kw_nested_refused(a=x)
+
+
 y = 1.5
 t = 0.5
 dy = 7.0

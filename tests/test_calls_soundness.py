@@ -55,6 +55,8 @@ CASES = [
     # crashed before: a list through two calls, globals named like parameters and results,
     # an early return before nested loops with break
     (cc.pair_outer, ([2.0, 3.0],), 0, False),
+    (cc.list_aliases, ([2.0, 3.0],), 0, False),
+    (cc.tuple_through_nested, (0.6, 1.4), (0, 1), True),
     (cc.global_named_like_param, (3.0,), 0, True),
     (cc.param_named_like_global, (0.5,), 0, True),
     (cc.calls_early_exit, (1.0,), 0, True),
@@ -121,6 +123,8 @@ REFUSED = [
      "one by one"),
     (cc.kw_missing_refused, (1.0,), UnsupportedSyntaxError, cc.kw_only, 'kw["a"]',
      "kw.get('a', default)"),
+    (cc.calls_kw_nested_refused, (1.0,), UnsupportedSyntaxError, cc.kw_nested_refused,
+     "# refused", "from kw one by one"),
     (cc.splat_list_refused, ([1.0, 2.0],), UnsupportedSyntaxError, cc.splat_list_refused,
      "# refused", "pass the arguments one by one"),
     (cc.splat_dict_refused, (1.0, {"b": 2.0}), UnsupportedSyntaxError,
