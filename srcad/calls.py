@@ -238,6 +238,12 @@ def opaque(fn, name):
                 "srcad.grad(srcad.grad(f)), or write the derivative you need as a function "
                 "of your own")
     library = (getattr(fn, "__module__", "") or "").split(".")[0] in _LIBRARIES
+    if inspect.ismethod(fn) and inspect.isfunction(fn.__func__) and not library:
+        owner = type(fn.__self__).__name__
+        return (f"{name} is a method bound to an object: srcad differentiates functions, and "
+                "cannot see what the object holds",
+                f"call the function on the class with the object as first argument: "
+                f"{owner}.{fn.__func__.__name__}(obj, ...)")
     if hasattr(fn, "__wrapped__") and not inspect.isfunction(fn) and not library:
         return (f"{name} is a decorated function whose wrapper is not a Python function "
                 f"({type(fn).__name__}): srcad cannot see what it does",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 import functools
 import inspect
+import keyword
 import linecache
 import textwrap
 import types
@@ -202,7 +203,9 @@ def _call_through(func):
     params = list(sig.parameters.values())
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
         return func  # no names for the gradients: read the wrapper (and refuse its *args)
-    name = func.__name__ if func.__name__.isidentifier() else "decorated"
+    name = func.__name__
+    if not name.isidentifier() or keyword.iskeyword(name) or name == "_":
+        name = "decorated"
     callee = f"{name}_decorated"
     while callee in sig.parameters:
         callee += "_"

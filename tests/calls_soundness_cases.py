@@ -273,6 +273,24 @@ class Scaler:
 scaler = Scaler()
 
 
+class Quadratic:
+    scale = 3.0
+
+    def value(self, x):
+        return self.scale * x * x
+
+
+quadratic = Quadratic()
+
+
+def calls_bound_method_refused(x):
+    return quadratic.value(x)  # refused
+
+
+def calls_method_on_class(x):
+    return Quadratic.value(quadratic, x)
+
+
 def calls_object_refused(x):
     return scaler(x) + x  # refused
 

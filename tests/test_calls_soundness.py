@@ -52,6 +52,7 @@ CASES = [
     (cc.calls_array_derivative, (np.array([0.3, 1.2, -0.4]),), 0, False),
     # a derivative called on a value that is not differentiated is a constant, rightly
     (cc.calls_derivative_inactive, (0.5, 0.3), 0, False),
+    (cc.calls_method_on_class, (0.5,), 0, True),
     # crashed before: a list through two calls, globals named like parameters and results,
     # an early return before nested loops with break
     (cc.pair_outer, ([2.0, 3.0],), 0, False),
@@ -133,6 +134,8 @@ REFUSED = [
      "# refused", "undecorated function"),
     (cc.calls_pullback_refused, (1.0,), MissingRuleError, cc.calls_pullback_refused,
      "# refused", "srcad.grad(srcad.grad(f))"),
+    (cc.calls_bound_method_refused, (1.0,), MissingRuleError, cc.calls_bound_method_refused,
+     "# refused", "Quadratic.value(obj, ...)"),
     (cc.calls_object_refused, (1.0,), MissingRuleError, cc.calls_object_refused, "# refused",
      "Scaler.__call__"),
     (cc.calls_builtin_refused, (1.5,), MissingRuleError, cc.calls_builtin_refused,
