@@ -123,9 +123,15 @@ _lock = threading.RLock()
 def is_user_function(fn):
     """A plain Python function srcad can read and differentiate (not a rule, not a builtin)."""
     if not inspect.isfunction(fn) or getattr(fn, "__srcad__", None) is not None:
-        return False  # a derivative srcad made: refused where a gradient must flow through it
-    module = getattr(fn, "__module__", "") or ""
-    return module.split(".")[0] not in ("srcad", "numpy", "math")
+        return False  # a derivative srcad made: see is_derivative
+    return _home(fn) not in ("srcad", "numpy", "math")
+
+
+def _home(fn):
+    """The package whose code ``fn`` runs: by its globals (functools.wraps copies
+    ``__module__``, so ``srcad.hessian(f)`` claims to live in ``f``'s module)."""
+    module = getattr(fn, "__globals__", {}).get("__name__") or getattr(fn, "__module__", "")
+    return str(module or "").split(".")[0]
 
 
 @dataclass(frozen=True)
@@ -230,10 +236,10 @@ def opaque(fn, name):
                 "does not differentiate it again",
                 "differentiate the derivative itself to the order you need: "
                 "srcad.grad(srcad.grad(f))")
-    if getattr(fn, "__srcad__", None) is not None or (
-            callable(fn) and (getattr(fn, "__module__", "") or "").split(".")[0] == "srcad"):
-        return (f"{name} is a function made by srcad (a pullback, a forward-mode "
-                "derivative): srcad does not differentiate through it inside other code",
+    if getattr(fn, "__srcad__", None) is not None or (callable(fn) and (
+            _home(fn) == "srcad" or (getattr(fn, "__module__", "") or "").startswith("srcad"))):
+        return (f"{name} is a function made by srcad (a pullback, a Jacobian, a Hessian, a "
+                "tape gradient): srcad does not differentiate through it inside other code",
                 "differentiate the function it was made from instead, e.g. "
                 "srcad.grad(srcad.grad(f)), or write the derivative you need as a function "
                 "of your own")

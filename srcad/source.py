@@ -97,7 +97,13 @@ def read(func):
         raise SourceUnavailableError(
             f"no Python source for {_describe(func)}", construct=repr(func), hint=_HINT_RULE
         )
-    if (getattr(func, "__module__", "") or "").split(".")[0] in ("numpy", "srcad"):
+    if _home(func) == "srcad" and hasattr(func, "__wrapped__"):
+        raise SourceUnavailableError(
+            f"{_describe(func)} is a function made by srcad (a Jacobian, a Hessian, a tape "
+            "gradient): srcad differentiates your code, not its own wrappers",
+            construct=repr(func), hint="differentiate the function it was made from, e.g. "
+            "srcad.grad(srcad.grad(f)) for a second derivative")
+    if _home(func) in ("numpy", "srcad"):
         raise SourceUnavailableError(
             f"{_describe(func)} is a library function: srcad differentiates your code, and "
             "calls to library functions through their rules",
@@ -160,6 +166,13 @@ def read(func):
     return Source(func, node, filename, first_line, text, func.__globals__, closure)
 
 
+def _home(func):
+    """The package whose code ``func`` runs, by its globals (``functools.wraps`` copies
+    ``__module__``: ``srcad.hessian(f)`` claims to live in ``f``'s module)."""
+    module = getattr(func, "__globals__", {}).get("__name__") or getattr(func, "__module__", "")
+    return str(module or "").split(".")[0]
+
+
 def made_by_srcad(func):
     """Whether ``func`` is a derivative srcad made (grad, value_and_grad, vjp, ...)."""
     return getattr(func, "__srcad__", None) is not None
@@ -176,7 +189,7 @@ def target(func):
     """
     code = getattr(func, "__code__", None)
     if (code is None or not inspect.isfunction(func) or made_by_srcad(func)
-            or not hasattr(func, "__wrapped__")):
+            or not hasattr(func, "__wrapped__") or _home(func) == "srcad"):
         return func
     try:
         if inspect.signature(func) == inspect.signature(func, follow_wrapped=False):

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 import srcad
+import srcad.tape
 
 # ---------------------------------------------------------------- *args / **kwargs callees
 
@@ -263,6 +264,20 @@ def calls_pullback_refused(x):
 
 def calls_derivative_inactive(x, y):
     return x * d_cube(y)  # y is not differentiated: d_cube(y) is a constant, correctly
+
+
+HESSIAN_OF_CUBE = srcad.hessian(cube)
+
+
+def calls_hessian_refused(x):
+    return HESSIAN_OF_CUBE(x) * x  # refused
+
+
+TAPE_GRAD_OF_CUBE = srcad.tape.grad(cube)
+
+
+def calls_tape_grad_refused(x):
+    return TAPE_GRAD_OF_CUBE(x) * x  # refused
 
 
 class Scaler:

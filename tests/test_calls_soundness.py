@@ -136,6 +136,10 @@ REFUSED = [
      "# refused", "srcad.grad(srcad.grad(f))"),
     (cc.calls_bound_method_refused, (1.0,), MissingRuleError, cc.calls_bound_method_refused,
      "# refused", "Quadratic.value(obj, ...)"),
+    (cc.calls_hessian_refused, (1.0,), MissingRuleError, cc.calls_hessian_refused,
+     "# refused", "srcad.grad(srcad.grad(f))"),
+    (cc.calls_tape_grad_refused, (1.0,), MissingRuleError, cc.calls_tape_grad_refused,
+     "# refused", "srcad.grad(srcad.grad(f))"),
     (cc.calls_object_refused, (1.0,), MissingRuleError, cc.calls_object_refused, "# refused",
      "Scaler.__call__"),
     (cc.calls_builtin_refused, (1.5,), MissingRuleError, cc.calls_builtin_refused,
@@ -183,6 +187,15 @@ def test_a_function_taking_star_args_is_not_differentiated_directly():
     with pytest.raises(WrtError) as info:
         srcad.grad(cc.star_top_refused)(1.0, 2.0)
     assert "named parameters" in str(info.value) and "calls it" in info.value.hint
+
+
+@pytest.mark.parametrize("made", [cc.HESSIAN_OF_CUBE, cc.TAPE_GRAD_OF_CUBE,
+                                  srcad.jacobian(cc.cube)], ids=["hessian", "tape", "jacobian"])
+def test_srcad_wrappers_are_not_read_as_the_function_they_wrap(made):
+    """functools.wraps gives them cube's name and module: srcad once differentiated cube."""
+    with pytest.raises(SourceUnavailableError) as info:
+        srcad.grad(made)(0.5)
+    assert "made by srcad" in str(info.value)
 
 
 def test_a_decorator_srcad_cannot_read_is_refused_not_skipped():
