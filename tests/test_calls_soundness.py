@@ -238,3 +238,20 @@ def test_a_callee_redecorated_later_gets_new_code():
         cc.dec_square = old
     assert after - before == pytest.approx((4.0 - 3.0) * 2 * 0.45, rel=1e-10)
     assert math.isclose(g(0.45), before, rel_tol=1e-12)
+
+
+def _renamed(name):
+    def square(x):
+        return x * x * 1.5
+
+    square.__name__ = name  # what a decorator without functools.wraps may do
+    return square
+
+
+@pytest.mark.parametrize("name", ["f-1", "class", "x", "__srcad_get", "lambda"])
+def test_a_function_renamed_to_anything_is_differentiated(name):
+    func = _renamed(name)
+    g = srcad.grad(func)
+    assert g(3.0) == pytest.approx(numerical_grad(func, (3.0,), 0), rel=1e-8)
+    assert g(3.0) == 9.0
+    assert g.__name__ == name
