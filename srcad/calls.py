@@ -231,7 +231,7 @@ def opaque(fn, name):
                 "reverse mode (grad, value_and_grad, vjp), not in forward mode",
                 "use reverse mode, or take the forward-mode derivative of the function it "
                 "was made from")
-    if fn in (runtime.derivative_fwd, runtime.derivative_bwd):
+    if fn is runtime.derivative_fwd or fn is runtime.derivative_bwd:
         return ("a call of a derivative srcad made, differentiated once already: srcad "
                 "does not differentiate it again",
                 "differentiate the derivative itself to the order you need: "

@@ -185,9 +185,8 @@ class Lowerer:
             self.local_function(target.id, gast.copy_location(fdef, lam), node)
             return
         if isinstance(target, gast.Name):
-            value = self.expr(value_node, target.id)
-            self.dicts.pop(target.id, None)
-            self.env[target.id] = value
+            self.no_rebinding(target, node)
+            self.env[target.id] = self.expr(value_node, target.id)
         elif isinstance(target, (gast.Tuple, gast.List)) and isinstance(
             value_node, (gast.Tuple, gast.List)
         ) and len(target.elts) == len(value_node.elts) and not any(
@@ -201,7 +200,7 @@ class Lowerer:
 
     def bind_atom(self, target, value, node):
         if isinstance(target, gast.Name):
-            self.dicts.pop(target.id, None)
+            self.no_rebinding(target, node)
             self.env[target.id] = value
         elif isinstance(target, (gast.Tuple, gast.List)):
             if any(isinstance(e, gast.Starred) for e in target.elts):
@@ -430,6 +429,12 @@ class Lowerer:
             return value
         value = self.lookup(node.id, node)
         return Const(value, node.id)
+
+    def no_rebinding(self, target, node):
+        if target.id in self.dicts:
+            raise self.error(node, f"assigning to the **{target.id} parameter",
+                             hint=f"give the new value a name of its own; srcad reads "
+                             f"{target.id} as the keyword arguments of the call")
 
     def kwargs_error(self, node, name=None):
         name = name or _root_name(node) or "kwargs"

@@ -105,6 +105,16 @@ def splat_dict_refused(x, d):
     return kw_only(a=x, **d)  # refused
 
 
+def kw_rebound(x, d, **kw):
+    if x > 0:
+        kw = d  # refused
+    return kw["a"] * x
+
+
+def kw_rebound_refused(x):
+    return kw_rebound(x, [1.0], a=x)
+
+
 def star_top_refused(*xs):
     return xs[0] * xs[1]
 

@@ -126,6 +126,8 @@ REFUSED = [
      "kw.get('a', default)"),
     (cc.calls_kw_nested_refused, (1.0,), UnsupportedSyntaxError, cc.kw_nested_refused,
      "# refused", "from kw one by one"),
+    (cc.kw_rebound_refused, (1.0,), UnsupportedSyntaxError, cc.kw_rebound, "# refused",
+     "a name of its own"),
     (cc.splat_list_refused, ([1.0, 2.0],), UnsupportedSyntaxError, cc.splat_list_refused,
      "# refused", "pass the arguments one by one"),
     (cc.splat_dict_refused, (1.0, {"b": 2.0}), UnsupportedSyntaxError,
