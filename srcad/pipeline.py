@@ -86,12 +86,7 @@ def to_ssa(func, parsed=None, arity=None):
     names = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
     namer = Namer(names)
     namer.user_names = set(names)
-    args = src.node.args
-    local = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
-    local |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
-    local |= {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)
-              and not isinstance(n.ctx, gast.Load)}
-    namer.free = names - local
+    namer.free = _free_names(src.node)
     for helper in emit.HELPER_OBJECTS:  # generated temporaries never take a helper's name
         namer.reserve(helper)
     desugar = Desugar(namer)
@@ -106,6 +101,44 @@ def to_ssa(func, parsed=None, arity=None):
     ir.check(fn)
     _debug("lower (SSA)", ir.to_source(fn))
     return fn, namer
+
+
+_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)
+
+
+def _free_names(fdef):
+    """Names the function reads that are not its own variables (globals, builtins, closure
+    values): a generated variable must never take one of them bare. A comprehension's
+    variable is its own (Python scopes it to the comprehension), but srcad writes the loop
+    out in the function: a global of that name read elsewhere is free too."""
+    args = fdef.args
+    own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    own |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+    outside, inside, targets = set(), set(), set()
+
+    def visit(node, in_comp):
+        if isinstance(node, _COMPREHENSIONS):
+            for sub in gast.walk(node):
+                if isinstance(sub, gast.Name):
+                    (inside if isinstance(sub.ctx, gast.Load) else targets).add(sub.id)
+            return
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):  # a nested function: its
+            if isinstance(node, gast.FunctionDef):  # variables are its own, its name ours
+                own.add(node.name)
+            outside.update(sub.id for sub in gast.walk(node) if isinstance(sub, gast.Name)
+                           and isinstance(sub.ctx, gast.Load))
+            return
+        if isinstance(node, gast.Name):
+            if isinstance(node.ctx, gast.Load):
+                outside.add(node.id)
+            elif not in_comp:
+                own.add(node.id)
+        for child in gast.iter_child_nodes(node):
+            visit(child, in_comp)
+
+    for stmt in fdef.body:
+        visit(stmt, False)
+    return (outside - own) | (inside - own - targets)
 
 
 MODES = ("grad", "value_and_grad", "vjp")

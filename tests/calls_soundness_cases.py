@@ -405,6 +405,21 @@ def global_named_like_param(y):
     return reads_globals(y) * y + t
 
 
+i = 5.0
+
+
+def comprehension_variable_named_like_global(x):
+    s = sum([x * i for i in range(3)])  # this i is the comprehension's
+    return s + i * x  # this i is the global 5.0
+
+
+def n_global_read_in_comprehension(xs):
+    return sum([v * n for v in xs]) + len(xs)
+
+
+n = 2.0
+
+
 def squared(p):
     return p * p
 

@@ -60,6 +60,8 @@ CASES = [
     (cc.tuple_through_nested, (0.6, 1.4), (0, 1), True),
     (cc.global_named_like_param, (3.0,), 0, True),
     (cc.param_named_like_global, (0.5,), 0, True),
+    (cc.comprehension_variable_named_like_global, (1.0,), 0, True),
+    (cc.n_global_read_in_comprehension, ([0.5, 1.5, 2.0],), 0, False),
     (cc.calls_early_exit, (1.0,), 0, True),
     (cc.calls_early_exit_while, (0.3,), 0, True),
 ]
