@@ -616,11 +616,13 @@ class Lowerer:
             raise self.error(node, "calling the result of an expression",
                              hint="call a named function")
         fn = self.resolve_dotted(func)
-        if isinstance(func, gast.Name) and func.id not in self.source.closure and (
-            inspect.isfunction(fn)
-        ):
-            # a global function: the derivative is made for this one; a rebinding is checked
-            self.callee_globals.append((self.source.globals, func.id, fn))
+        if isinstance(func, gast.Name) and inspect.isfunction(fn):
+            # the derivative is made for this function; a rebinding of the global (or of the
+            # closure cell: a decorator's wrapper calls the function its cell holds) is checked
+            where = self.source.globals
+            if func.id in self.source.closure:
+                where = ClosureCell(self.source.cells[func.id])
+            self.callee_globals.append((where, func.id, fn))
         if fn in _COMPREHENSION_CALLS and len(node.args) == 1 and isinstance(
             node.args[0], (gast.GeneratorExp, gast.ListComp)
         ):
@@ -815,6 +817,19 @@ def _lift(fdef, name, captured, source, node):
     lifted = namespace[func_ast.name]
     return types.FunctionType(lifted.__code__, source.globals, func_ast.name,
                               lifted.__defaults__)
+
+
+class ClosureCell:
+    """A closure cell read like a namespace (``get``), for the callee guards."""
+
+    def __init__(self, cell):
+        self.cell = cell
+
+    def get(self, name, default=None):
+        try:
+            return self.cell.cell_contents
+        except ValueError:  # emptied
+            return default
 
 
 class _AtomNode(gast.AST):

@@ -38,6 +38,7 @@ class Source:
     text: str
     globals: dict
     closure: dict = field(default_factory=dict)
+    cells: dict = field(default_factory=dict)  # closure name -> its cell
 
     def line_text(self, lineno):
         if lineno is None:
@@ -157,13 +158,13 @@ def read(func):
     gast.increment_lineno(module, first_line - 1)
     node.decorator_list = []
     closure = {}
-    if func.__closure__:
-        for name, cell in zip(code.co_freevars, func.__closure__):
-            try:
-                closure[name] = cell.cell_contents
-            except ValueError:  # an empty cell: the name is not bound yet
-                pass
-    return Source(func, node, filename, first_line, text, func.__globals__, closure)
+    cells = dict(zip(code.co_freevars, func.__closure__ or ()))
+    for name, cell in cells.items():
+        try:
+            closure[name] = cell.cell_contents
+        except ValueError:  # an empty cell: the name is not bound yet
+            pass
+    return Source(func, node, filename, first_line, text, func.__globals__, closure, cells)
 
 
 def _home(func):

@@ -259,3 +259,32 @@ def test_a_function_renamed_to_anything_is_differentiated(name):
     assert g(3.0) == pytest.approx(numerical_grad(func, (3.0,), 0), rel=1e-8)
     assert g(3.0) == 9.0
     assert g.__name__ == name
+
+
+def test_a_callee_held_in_a_closure_cell_is_checked_like_a_global():
+    """A decorator's wrapper calls the function its cell holds; if the cell is rebound, the
+    derivative is made again (it used to keep differentiating the old function)."""
+    def square(x):
+        return x * x
+
+    def cube(x):
+        return x * x * x
+
+    def make():
+        inner = square
+
+        def wrapper(x):
+            return inner(x) * 2.0
+
+        def rebind(new):
+            nonlocal inner
+            inner = new
+
+        return wrapper, rebind
+
+    wrapper, rebind = make()
+    g = srcad.grad(wrapper)
+    assert g(2.0) == 8.0
+    rebind(cube)
+    assert g(2.0) == pytest.approx(numerical_grad(wrapper, (2.0,), 0), rel=1e-8)
+    assert g(2.0) == 24.0
