@@ -468,3 +468,18 @@ def calls_early_exit_while(x):
     for k in range(3):
         s = s + early_exit_while(x, k)
     return s
+
+
+def helper_of_inner(x):
+    return x * x
+
+
+def inner_with_helper(x):
+    return helper_of_inner(x) * 2.0
+
+
+d_inner_with_helper = srcad.grad(inner_with_helper)
+
+
+def calls_d_inner(x):
+    return d_inner_with_helper(x) * x

@@ -288,3 +288,16 @@ def test_a_callee_held_in_a_closure_cell_is_checked_like_a_global():
     rebind(cube)
     assert g(2.0) == pytest.approx(numerical_grad(wrapper, (2.0,), 0), rel=1e-8)
     assert g(2.0) == 24.0
+
+
+def test_a_derivative_called_inside_notices_a_redefined_callee():
+    g = srcad.grad(cc.calls_d_inner)
+    assert g(2.0) == pytest.approx(16.0)  # d(4x * x)/dx = 8x
+    old = cc.helper_of_inner
+    try:
+        cc.helper_of_inner = cc.cube
+        expected = numerical_grad(cc.calls_d_inner, (2.0,), 0)
+        assert g(2.0) == pytest.approx(expected, rel=1e-7)  # d(6x^2 * x)/dx = 18x^2 = 72
+    finally:
+        cc.helper_of_inner = old
+    assert g(2.0) == pytest.approx(16.0)
