@@ -9,7 +9,6 @@ value. Only active values get gradient code.
 
 from __future__ import annotations
 
-import inspect
 import math
 import numbers
 import operator
@@ -333,13 +332,12 @@ class Analysis:
 
         if calls.is_user_function(fn):
             try:
-                bound = inspect.signature(fn).bind(*prim.args, **prim.kwargs)
+                arguments, _, arity = calls.bind(fn, prim.args, prim.kwargs)
             except TypeError:
                 return ANY
-            bound.apply_defaults()
             arg_kinds = {p: self.kind(a) if isinstance(a, (ir.Var, ir.Const)) else
-                         kind_of_value(a) for p, a in bound.arguments.items()}
-            return calls.result_kind(fn, arg_kinds)
+                         kind_of_value(a) for p, a in arguments.items()}
+            return calls.result_kind(fn, arg_kinds, arity)
         return ANY
 
     def _reduction_kind(self, bound):
@@ -420,8 +418,8 @@ class Analysis:
 
     def _stack_positions(self):
         """For ``v = xs.pop(); x = v[k]`` (or ``v = xs[j]``) where every item appended to
-        ``xs`` is a tuple built here: the names that stood at position ``k``. A stack holding
-        ``(i, value)`` pairs varies, but ``i`` taken back out of it does not (this matters for srcad's own
+        ``xs`` is a tuple built here: the names that stood at position ``k``. A stack
+        holding ``(i, value)`` pairs varies, but ``i`` taken back out of it does not (this matters for srcad's own
         generated code, differentiated again)."""
         tuples, appended, popped = {}, {}, {}
         for stmt in ir.walk(self.fn.body):

@@ -17,6 +17,7 @@ import weakref
 import numpy as np
 
 from . import calls, dispatch, ir, pipeline
+from . import source as source_module
 from .analyse import item_kinds, kind_of_value
 from .errors import SourceUnavailableError, SrcadError, WrtError
 
@@ -74,6 +75,7 @@ def jvp(f, primals, tangents, wrt=None):
     """
     primals, tangents = tuple(primals), tuple(tangents)
     if not _is_transformed(f):
+        f = source_module.target(f)
         pipeline.read(f)  # a clear error for a function without source
     user = _transformed(f)._user if _is_transformed(f) else f
     params, names, _ = _resolve_wrt(user, tuple(range(len(primals))) if wrt is None else wrt)
@@ -158,8 +160,7 @@ def source(g, *example_args):
 
 def ssa(f):
     """The SSA form of ``f`` as Python source text."""
-    if _is_transformed(f):
-        f = _transformed(f)._user
+    f = _transformed(f)._user if _is_transformed(f) else source_module.target(f)
     fn, _ = pipeline.to_ssa(f)
     ir.check(fn)
     return ir.to_source(fn)
@@ -191,6 +192,8 @@ class Transformed:
     def __init__(self, f, wrt, mode):
         if not callable(f):
             raise TypeError(f"srcad.{mode} expects a function, got {f!r}")
+        if not _is_transformed(f):
+            f = source_module.target(f)  # a *args wrapper: called through its stated signature
         # read now, to fail now if there is no source; the first transform uses this parse
         self._source = None if _is_transformed(f) else pipeline.read(f)
         self._user = _transformed(f)._user if _is_transformed(f) else f
@@ -412,6 +415,13 @@ def _resolve_wrt(f, wrt):
             raise WrtError(f"wrt must be parameter positions or names, got {item!r}",
                            filename=filename, lineno=line, hint=f"parameters: {params}")
         if isinstance(item, int):
+            if not -len(params) <= item < len(params) and any(
+                    p.kind is p.VAR_POSITIONAL for p in sig.parameters.values()):
+                raise WrtError(
+                    f"wrt={item}: {f.__name__} takes *args, and srcad differentiates with "
+                    "respect to named parameters only", filename=filename, lineno=line,
+                    hint="name the parameters (def f(x, y)); a function taking *args is "
+                    "differentiated when the function you differentiate calls it")
             if not -len(params) <= item < len(params):
                 raise WrtError(
                     f"wrt={item} is out of range: {f.__name__} has {len(params)} parameters",

@@ -21,6 +21,9 @@ import types
 import weakref
 from dataclasses import dataclass
 
+import numpy as np
+
+from . import runtime
 from .analyse import ANY
 
 
@@ -119,15 +122,151 @@ _lock = threading.RLock()
 
 def is_user_function(fn):
     """A plain Python function srcad can read and differentiate (not a rule, not a builtin)."""
-    if not inspect.isfunction(fn):
-        return False
-    module = getattr(fn, "__module__", "") or ""
-    return module.split(".")[0] not in ("srcad", "numpy", "math")
+    if not inspect.isfunction(fn) or getattr(fn, "__srcad__", None) is not None:
+        return False  # a derivative srcad made: see is_derivative
+    return _home(fn) not in ("srcad", "numpy", "math")
 
 
-def split(fn, wrt, kinds):
-    """The (possibly still being made) forward/backward pair of ``fn``."""
-    key = (fn, tuple(wrt), tuple(sorted(kinds.items())))
+def _home(fn):
+    """The package whose code ``fn`` runs: by its globals (functools.wraps copies
+    ``__module__``, so ``srcad.hessian(f)`` claims to live in ``f``'s module)."""
+    module = getattr(fn, "__globals__", {}).get("__name__") or getattr(fn, "__module__", "")
+    return str(module or "").split(".")[0]
+
+
+@dataclass(frozen=True)
+class Arity:
+    """How one call fills a callee's ``*args`` and ``**kwargs``: the callee is differentiated
+    for that many items and those keys, each item a parameter of its own (named ``args_0``,
+    ``kwargs_scale``: ``items`` and ``keys`` hold the names, ``keys`` as (key, name) pairs)."""
+
+    star: str | None
+    items: tuple
+    kwstar: str | None
+    keys: tuple
+
+    @property
+    def names(self):
+        return self.items + tuple(name for _, name in self.keys)
+
+
+def bind(fn, args, kwargs):
+    """Bind a call of the user function ``fn`` to its parameters, as srcad differentiates it.
+
+    Returns ``(arguments, passed, arity)``: ``arguments`` maps each parameter to its atom
+    (defaults applied), with the items of ``*args`` and ``**kwargs`` as parameters of their
+    own (see :class:`Arity`; ``None`` when ``fn`` has neither); ``passed`` is the same for the
+    arguments the call gives. The signature is ``fn``'s own: ``__wrapped__`` is not followed
+    (a decorator's wrapper is called with its own parameters). Raises ``TypeError`` when the
+    call does not fit.
+    """
+    sig = inspect.signature(fn, follow_wrapped=False)
+    bound = sig.bind(*args, **kwargs)
+    given = set(bound.arguments)
+    bound.apply_defaults()
+    code = fn.__code__
+    taken = set(code.co_varnames + code.co_names + code.co_freevars + code.co_cellvars)
+    arguments, passed = {}, {}
+    star = kwstar = None
+    items, keys = [], []
+
+    def fresh(base):
+        while base in taken:
+            base += "_"
+        taken.add(base)
+        return base
+
+    for name, param in sig.parameters.items():
+        value = bound.arguments[name]
+        if param.kind is param.VAR_POSITIONAL:
+            star = name
+            for i, item in enumerate(value):
+                items.append(fresh(f"{name}_{i}"))
+                arguments[items[-1]] = passed[items[-1]] = item
+        elif param.kind is param.VAR_KEYWORD:
+            kwstar = name
+            for key, item in value.items():
+                keys.append((key, fresh(f"{name}_{key}")))
+                arguments[keys[-1][1]] = passed[keys[-1][1]] = item
+        else:
+            arguments[name] = value
+            if name in given:
+                passed[name] = value
+    arity = None
+    if star is not None or kwstar is not None:
+        arity = Arity(star, tuple(items), kwstar, tuple(keys))
+    return arguments, passed, arity
+
+
+def call_text(fn, name, passed, arity):
+    """The call of ``name`` (a part of ``fn`` made for ``arity``) with the ``passed`` atoms:
+    positional-only parameters by position, every other one by keyword (the parts take the
+    items of ``*args`` and ``**kwargs`` as keyword-only parameters)."""
+    sig = inspect.signature(fn, follow_wrapped=False)
+    parts = []
+    for p, atom in passed.items():
+        param = sig.parameters.get(p)
+        if param is not None and param.kind is param.POSITIONAL_ONLY:
+            parts.append(str(atom))
+        else:
+            parts.append(f"{p}={atom}")
+    return f"{name}({', '.join(parts)})"
+
+
+_LIBRARIES = ("numpy", "math", "scipy", "builtins")
+
+
+def is_derivative(fn):
+    """A derivative srcad made whose generated code srcad can differentiate in turn: made by
+    ``grad`` or ``value_and_grad`` (a ``vjp`` pullback is a closure of srcad's own)."""
+    made = getattr(fn, "__srcad__", None)
+    return made is not None and getattr(made, "_mode", None) in ("grad", "value_and_grad")
+
+
+def opaque(fn, name):
+    """(message, hint) for a callee srcad cannot see into and that has no rule: a derivative
+    srcad made, a callable object, a function without Python source. ``None`` otherwise."""
+    if is_derivative(fn):
+        return (f"{name} is a derivative made by srcad: srcad differentiates a call of it in "
+                "reverse mode (grad, value_and_grad, vjp), not in forward mode",
+                "use reverse mode, or take the forward-mode derivative of the function it "
+                "was made from")
+    if fn is runtime.derivative_fwd or fn is runtime.derivative_bwd:
+        return ("a call of a derivative srcad made, differentiated once already: srcad "
+                "does not differentiate it again",
+                "differentiate the derivative itself to the order you need: "
+                "srcad.grad(srcad.grad(f))")
+    if getattr(fn, "__srcad__", None) is not None or (callable(fn) and (
+            _home(fn) == "srcad" or (getattr(fn, "__module__", "") or "").startswith("srcad"))):
+        return (f"{name} is a function made by srcad (a pullback, a Jacobian, a Hessian, a "
+                "tape gradient): srcad does not differentiate through it inside other code",
+                "differentiate the function it was made from instead, e.g. "
+                "srcad.grad(srcad.grad(f)), or write the derivative you need as a function "
+                "of your own")
+    library = (getattr(fn, "__module__", "") or "").split(".")[0] in _LIBRARIES
+    if inspect.ismethod(fn) and inspect.isfunction(fn.__func__) and not library:
+        owner = type(fn.__self__).__name__
+        return (f"{name} is a method bound to an object: srcad differentiates functions, and "
+                "cannot see what the object holds",
+                f"call the function on the class with the object as first argument: "
+                f"{owner}.{fn.__func__.__name__}(obj, ...)")
+    if hasattr(fn, "__wrapped__") and not inspect.isfunction(fn) and not library:
+        return (f"{name} is a decorated function whose wrapper is not a Python function "
+                f"({type(fn).__name__}): srcad cannot see what it does",
+                "call the undecorated function, or write the decorator's wrapper as a def")
+    if not inspect.isroutine(fn) and callable(fn) and not isinstance(fn, (type, np.ufunc)):
+        return (f"{name} is a callable object ({type(fn).__name__}): srcad cannot see what "
+                "it computes",
+                f"call a plain function instead, e.g. its method: "
+                f"{type(fn).__name__}.__call__(obj, ...), or give it a rule with "
+                "@srcad.extend.defvjp")
+    return None
+
+
+def split(fn, wrt, kinds, arity=None):
+    """The (possibly still being made) forward/backward pair of ``fn`` (for a call filling its
+    ``*args``/``**kwargs`` as ``arity`` says)."""
+    key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity)
     with _lock:
         entry = _cache.get(key)
         if entry is not None:
@@ -137,7 +276,7 @@ def split(fn, wrt, kinds):
         try:
             from . import pipeline
 
-            pipeline.make_split(fn, wrt, kinds, entry)
+            pipeline.make_split(fn, wrt, kinds, entry, arity)
         except BaseException:
             del _cache[key]
             raise
@@ -148,14 +287,14 @@ _kinds = ByFunction()
 _in_progress = set()
 
 
-def result_kind(fn, kinds):
+def result_kind(fn, kinds, arity=None):
     """The kind of ``fn``'s result for arguments of these kinds.
 
     ``None`` while that is being worked out (a recursive call): the caller's join ignores it,
     which is the optimistic start of a fixed point; a second pass confirms the answer or
     falls back to ANY.
     """
-    key = (fn, tuple(sorted(kinds.items())))
+    key = (fn, tuple(sorted(kinds.items())), arity)
     if key in _kinds:
         return _kinds[key]
     if key in _in_progress:
@@ -165,7 +304,7 @@ def result_kind(fn, kinds):
 
     _in_progress.add(key)
     try:
-        ir_fn, _ = to_ssa(fn)
+        ir_fn, _ = to_ssa(fn, arity=arity)
         first = _result(Analysis(ir_fn, kinds, ()))
         _kinds[key + ("guess",)] = first
         second = _result(Analysis(ir_fn, kinds, ()))

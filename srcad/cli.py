@@ -154,7 +154,8 @@ def load(target):
             listing = f" (functions: {', '.join(found)})" if found else ""
             raise CLIError(f"{path_text} has no function {qualname!r}{listing}")
         obj = getattr(obj, part)
-    obj = getattr(obj, "__wrapped__", obj)
+    if getattr(obj, "__srcad__", None) is not None:  # @srcad.grad above it: the function
+        obj = obj.__srcad__._user  # (a user's own decorator stays: srcad reads the wrapper)
     if not callable(obj):
         raise CLIError(f"{qualname} in {path_text} is not a function")
     return obj

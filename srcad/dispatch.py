@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
+import keyword
 import linecache
 import re
 import types
@@ -56,6 +57,15 @@ def _names(user):
     return positional + kwonly
 
 
+def _def_name(user):
+    """The name the dispatcher's ``def`` takes: the user's function's, if Python accepts it
+    (a decorator may set ``__name__`` to anything); the function object gets it either way."""
+    name = user.__name__
+    if not name.isidentifier() or keyword.iskeyword(name) or name in (GET, SLOW, FN):
+        return "function"
+    return name
+
+
 def _guard_names(names):
     return [f"__srcad_t{i}" for i in range(len(names))]
 
@@ -73,7 +83,7 @@ def _text(user, body=None):
     kwargs = "{" + ", ".join(f"{k!r}: {k}" for k in kwonly) + "}"
     test = " and ".join(f"{n}.__class__ is {g}" for n, g in zip(names, guards)) or "False"
     lines = [f"def __srcad_factory__({', '.join([GET, SLOW] + guards + freevars)}):",
-             f"    def {user.__name__}({head}):",
+             f"    def {_def_name(user)}({head}):",
              f"        if {test}:"]
     lines += ["            " + line for line in (body or ["pass"])]
     lines += [f"        {FN} = {GET}({key})",
@@ -82,7 +92,7 @@ def _text(user, body=None):
               f"        return {FN}({call})"]
     if freevars:  # unreachable, but it makes every closure variable a free variable here
         lines.append(f"        ({', '.join(freevars)},)")
-    lines.append(f"    return {user.__name__}")
+    lines.append(f"    return {_def_name(user)}")
     return "\n".join(lines) + "\n"
 
 
@@ -96,7 +106,7 @@ def _compile(user, text, label):
 
 def _inner_code(user, text, label):
     for const in _compile(user, text, label):
-        if isinstance(const, types.CodeType) and const.co_name == user.__name__:
+        if isinstance(const, types.CodeType) and const.co_name == _def_name(user):
             return const
     raise AssertionError("the dispatcher's factory holds no function")  # pragma: no cover
 

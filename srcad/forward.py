@@ -19,7 +19,6 @@ forward mode needs no stack. ``srcad.jvp`` is built on this pass.
 from __future__ import annotations
 
 import copy
-import inspect
 import operator
 import types
 
@@ -27,7 +26,7 @@ import numpy as np
 
 from . import calls, ir, runtime, templates
 from .analyse import ANY, ARRAY, SCALAR, kind_of_value
-from .errors import MissingRuleError
+from .errors import MissingRuleError, UnsupportedSyntaxError
 from .reverse import Compound, Sweep, _parallel, _paren, _text
 from .rules import registry
 
@@ -270,22 +269,35 @@ class Forward(Sweep):
 
     def user_call(self, stmt, code):
         prim = stmt.value
-        bound = inspect.signature(prim.fn).bind(*prim.args, **prim.kwargs)
-        bound.apply_defaults()
+        try:
+            arguments, _, arity = calls.bind(prim.fn, prim.args, prim.kwargs)
+        except TypeError as exc:
+            src = self.fn.source
+            raise UnsupportedSyntaxError(
+                f"srcad cannot differentiate a call that does not fit the parameters of "
+                f"{prim.spelling or prim.fn.__name__} ({exc})",
+                filename=src.filename if src else None, lineno=stmt.line,
+                construct=src.line_text(stmt.line) if src else None,
+                hint="pass the arguments its def names") from exc
         kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
-                 for p, a in bound.arguments.items()}
-        wrt = [p for p, a in bound.arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
-        cell = jvp_cell(prim.fn, wrt, kinds)
+                 for p, a in arguments.items()}
+        wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
+        cell = jvp_cell(prim.fn, wrt, kinds, arity)
         name = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)
-        tangents = [self.t(bound.arguments[p].name) for p in wrt]
+        tangents = [self.t(arguments[p].name) for p in wrt]
         # the forward-mode function takes every parameter positionally, then the tangents
-        args = [_text(a) for a in bound.arguments.values()] + tangents
+        args = [_text(a) for a in arguments.values()] + tangents
         code.append(f"{stmt.target}, {self.t(stmt.target)} = {name}({', '.join(args)})")
 
     def missing(self, stmt, prim, forward=False):
         src = self.fn.source
         name = prim.spelling or getattr(prim.fn, "__name__", repr(prim.fn))
         what = "forward-mode rule" if forward else "derivative rule"
+        opaque = calls.opaque(prim.fn, name)
+        if opaque is not None and not forward:
+            return MissingRuleError(
+                opaque[0], filename=src.filename if src else None, lineno=stmt.line,
+                construct=src.line_text(stmt.line) if src else None, hint=opaque[1])
         return MissingRuleError(
             f"no {what} for {name}", filename=src.filename if src else None, lineno=stmt.line,
             construct=src.line_text(stmt.line) if src else None,
@@ -297,9 +309,9 @@ class Forward(Sweep):
 _jvp_cells = calls.ByFunction()
 
 
-def jvp_cell(fn, wrt, kinds):
+def jvp_cell(fn, wrt, kinds, arity=None):
     """A cell holding the forward-mode function of ``fn`` (filled after it is compiled)."""
-    key = (fn, tuple(wrt), tuple(sorted(kinds.items())))
+    key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity)
     if key in _jvp_cells:
         return _jvp_cells[key]
     cell = types.CellType()
@@ -307,7 +319,7 @@ def jvp_cell(fn, wrt, kinds):
     from . import pipeline
 
     try:
-        compiled, _ = pipeline.tangent(fn, wrt, kinds, inner=True)
+        compiled, _ = pipeline.tangent(fn, wrt, kinds, inner=True, arity=arity)
     except BaseException:
         del _jvp_cells[key]
         raise

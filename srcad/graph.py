@@ -42,7 +42,7 @@ from pathlib import Path
 import gast
 import numpy as np
 
-from . import ir, pipeline
+from . import ir, pipeline, source
 
 __all__ = ["Graph", "build", "render", "to_dot"]
 
@@ -110,7 +110,8 @@ def build(func, args=None, wrt=None, fold=True):
     when ``args`` are given, else every parameter). ``fold=False`` keeps every SSA temporary
     as a node of its own.
     """
-    func = getattr(func, "__wrapped__", func)
+    func = func.__srcad__._user if getattr(func, "__srcad__", None) is not None else (
+        source.target(func))
     fn, _ = pipeline.to_ssa(func)
     wrt_names = _wrt(fn.params, args, wrt)  # by default the float arguments given
     if args is not None:

@@ -44,6 +44,7 @@ class Lowerer:
         self.namer = namer
         self.flags = set(flags)
         self.tuples = {}  # name of a tuple built here -> its element atoms
+        self.dicts = {}  # the **kwargs parameter (not rebound) -> {key: atom} in this call
         self.local_functions = {}  # nested def name -> (lifted function, captured names)
         self.lifted = {}  # spelling in generated code -> lifted function
         self.callee_globals = []  # (module dict, name, function) of each global callee
@@ -81,18 +82,37 @@ class Lowerer:
 
     # ---------------------------------------------------------------- function
 
-    def function(self, fdef):
+    def function(self, fdef, arity=None):
+        """Lower ``fdef``; ``arity`` (a :class:`srcad.calls.Arity`) gives the items of its
+        ``*args`` and ``**kwargs`` in one call: each becomes a parameter of its own."""
         args = fdef.args
-        if args.vararg or args.kwarg:
-            raise self.error(fdef, "a function with *args or **kwargs parameters",
-                             hint="name each parameter the gradient may need")
-        params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
-        for p in params:
+        if (args.vararg or args.kwarg) and arity is None:
+            raise self.error(fdef, "differentiating a function with *args or **kwargs "
+                             "parameters directly (srcad cannot tell which argument wrt means)",
+                             hint="name each parameter the gradient may need; called from "
+                             "the function you differentiate, such a function is fine (a "
+                             "decorator's wrapper too, with functools.wraps)")
+        params = [a.id for a in args.posonlyargs + args.args]
+        kwonly = [a.id for a in args.kwonlyargs]
+        items = list(arity.items) if arity else []
+        keys = [name for _, name in arity.keys] if arity else []
+        for p in params + items + kwonly + keys:
             self.namer.reserve(p)
             self.namer.versioned.add(p)
-            self.env[p] = Var(p)
-        body = self.sub_block(fdef.body)
+            if p not in items and p not in keys:
+                self.env[p] = Var(p)
+        prologue = []
+        if args.vararg:  # args = (args_0, args_1): a tuple of known length
+            saved, self.out = self.out, prologue
+            self.env[args.vararg.id] = self.assign(
+                ir.Prim(ir.BUILD_TUPLE, [Var(i) for i in items]), args.vararg.id, fdef)
+            self.out = saved
+        if args.kwarg:
+            self.dicts[args.kwarg.id] = {key: Var(name) for key, name in arity.keys}
+        params = params + items + kwonly + keys
+        body = prologue + self.sub_block(fdef.body)
         fn = ir.Function(fdef.name, params, body, self.source)
+        fn.arity = arity
         fn.lifted = dict(self.lifted)
         fn.callee_globals = list(self.callee_globals)
         fn.inplace_checks = [
@@ -132,7 +152,8 @@ class Lowerer:
         self.emit(ir.Raise(value, node.lineno))
 
     def stmt_Return(self, node):
-        hint = "result" if "y" in self.namer.versioned or "y" in self.env else "y"
+        hint = "result" if "y" in self.namer.versioned | self.namer.free or "y" in self.env \
+            else "y"
         value = Const(None) if node.value is None else self.expr(node.value, hint)
         self.emit(ir.Return(value, node.lineno))
 
@@ -164,6 +185,7 @@ class Lowerer:
             self.local_function(target.id, gast.copy_location(fdef, lam), node)
             return
         if isinstance(target, gast.Name):
+            self.no_rebinding(target, node)
             self.env[target.id] = self.expr(value_node, target.id)
         elif isinstance(target, (gast.Tuple, gast.List)) and isinstance(
             value_node, (gast.Tuple, gast.List)
@@ -178,6 +200,7 @@ class Lowerer:
 
     def bind_atom(self, target, value, node):
         if isinstance(target, gast.Name):
+            self.no_rebinding(target, node)
             self.env[target.id] = value
         elif isinstance(target, (gast.Tuple, gast.List)):
             if any(isinstance(e, gast.Starred) for e in target.elts):
@@ -396,6 +419,8 @@ class Lowerer:
         return Const(node.value)
 
     def expr_Name(self, node):
+        if node.id in self.dicts and node.id not in self.env:
+            raise self.kwargs_error(node)
         if node.id in self.env:
             value = self.env[node.id]
             if value is None:
@@ -405,7 +430,22 @@ class Lowerer:
         value = self.lookup(node.id, node)
         return Const(value, node.id)
 
+    def no_rebinding(self, target, node):
+        if target.id in self.dicts:
+            raise self.error(node, f"assigning to the **{target.id} parameter",
+                             hint=f"give the new value a name of its own; srcad reads "
+                             f"{target.id} as the keyword arguments of the call")
+
+    def kwargs_error(self, node, name=None):
+        name = name or _root_name(node) or "kwargs"
+        return self.error(node, f"using **{name} other than by {name}['key'], "
+                          f"{name}.get('key', default) or passing it on (f(**{name}))",
+                          hint=f"read the keyword arguments you need from {name} one by one, "
+                          "or name them as parameters")
+
     def lookup(self, name, node):
+        if name in self.dicts and name not in self.env:
+            raise self.kwargs_error(node)
         try:
             return self.source.lookup(name)
         except KeyError:
@@ -501,6 +541,8 @@ class Lowerer:
         return node.elts
 
     def expr_Subscript(self, node):
+        if self.is_kwargs(node.value):
+            return self.keyword_item(node.value, node.slice, node)
         obj = self.expr(node.value)
         return ir.Prim(operator.getitem, [obj, self.index(node.slice)])
 
@@ -513,7 +555,46 @@ class Lowerer:
             return ir.Index(tuple(self.index(e) for e in node.elts))
         return self.expr(node)
 
+    def is_kwargs(self, node):
+        """Whether ``node`` names the ``**kwargs`` parameter (its items known in this call)."""
+        return isinstance(node, gast.Name) and node.id in self.dicts and node.id not in self.env
+
+    def keyword_item(self, name_node, key_node, node, default=None):
+        """``kwargs['key']`` (or ``kwargs.get('key', default)``): the atom passed for it."""
+        items = self.dicts[name_node.id]
+        if not (isinstance(key_node, gast.Constant) and isinstance(key_node.value, str)):
+            raise self.error(node, f"reading **{name_node.id} with a computed key",
+                             hint=f"write the key as a string: {name_node.id}['scale']")
+        if key_node.value in items:
+            return items[key_node.value]
+        if default is not None:
+            return self.expr(default)
+        raise self.error(node, f"{name_node.id}[{key_node.value!r}]: this call passes no "
+                         f"keyword {key_node.value!r} (Python raises KeyError)",
+                         hint=f"pass {key_node.value}=... in the call, or read it with "
+                         f"{name_node.id}.get({key_node.value!r}, default)")
+
     def expr_Call(self, node, hint=None):
+        func = node.func
+        if isinstance(func, gast.Attribute) and func.attr == "get" and self.is_kwargs(
+            func.value
+        ) and 1 <= len(node.args) <= 2 and not node.keywords:
+            default = node.args[1] if len(node.args) == 2 else gast.Constant(None, None)
+            return self.keyword_item(func.value, node.args[0], node, default)
+        if any(k.arg is None and self.is_kwargs(k.value) for k in node.keywords):
+            keywords = []
+            for k in node.keywords:
+                if k.arg is None and self.is_kwargs(k.value):
+                    keywords += [gast.keyword(arg=key, value=_AtomNode(atom)) for key, atom in
+                                 self.dicts[k.value.id].items()]
+                else:
+                    keywords.append(k)
+            names = [k.arg for k in keywords if k.arg is not None]
+            if len(set(names)) != len(names):
+                raise self.error(node, "a keyword given twice (once through **kwargs)",
+                                 hint="pass each keyword once")
+            node = gast.copy_location(gast.Call(func=node.func, args=node.args,
+                                                keywords=keywords), node)
         if any(k.arg is None for k in node.keywords):
             raise self.error(node, "keyword unpacking (**kwargs) in a call",
                              hint="pass the keyword arguments one by one")
@@ -535,11 +616,13 @@ class Lowerer:
             raise self.error(node, "calling the result of an expression",
                              hint="call a named function")
         fn = self.resolve_dotted(func)
-        if isinstance(func, gast.Name) and func.id not in self.source.closure and (
-            inspect.isfunction(fn)
-        ):
-            # a global function: the derivative is made for this one; a rebinding is checked
-            self.callee_globals.append((self.source.globals, func.id, fn))
+        if isinstance(func, gast.Name) and inspect.isfunction(fn):
+            # the derivative is made for this function; a rebinding of the global (or of the
+            # closure cell: a decorator's wrapper calls the function its cell holds) is checked
+            where = self.source.globals
+            if func.id in self.source.closure:
+                where = ClosureCell(self.source.cells[func.id])
+            self.callee_globals.append((where, func.id, fn))
         if fn in _COMPREHENSION_CALLS and len(node.args) == 1 and isinstance(
             node.args[0], (gast.GeneratorExp, gast.ListComp)
         ):
@@ -677,6 +760,9 @@ class Lowerer:
                                                    self.source.closure):
                     raise self.error(node, "a nested function whose default value reads a "
                                      "local variable", hint="pass the value as an argument")
+        for n in loaded:
+            if n in self.dicts and n not in self.env and n not in local_names:
+                raise self.kwargs_error(node, n)
         if name in loaded:
             raise self.error(node, f"the nested function {name!r} calls itself",
                              hint="define a recursive helper at module level")
@@ -731,6 +817,19 @@ def _lift(fdef, name, captured, source, node):
     lifted = namespace[func_ast.name]
     return types.FunctionType(lifted.__code__, source.globals, func_ast.name,
                               lifted.__defaults__)
+
+
+class ClosureCell:
+    """A closure cell read like a namespace (``get``), for the callee guards."""
+
+    def __init__(self, cell):
+        self.cell = cell
+
+    def get(self, name, default=None):
+        try:
+            return self.cell.cell_contents
+        except ValueError:  # emptied
+            return default
 
 
 class _AtomNode(gast.AST):

@@ -23,6 +23,7 @@ class Namer:
         self.versioned = set()  # user names whose first version is handed out
         self.temps = set()  # names of temporaries (not user variables, not gradients)
         self.grads = set()  # names of gradients and tangents
+        self.free = set()  # user names the function reads but never assigns (globals)
 
     def reserve(self, name):
         self.taken.add(name)
@@ -46,8 +47,12 @@ class Namer:
         return name
 
     def version(self, user_name):
-        """A new SSA version of a user variable: ``x``, then ``x_1``, ``x_2``, ..."""
-        if user_name not in self.versioned and _usable(user_name) and user_name.isidentifier():
+        """A new SSA version of a user variable: ``x``, then ``x_1``, ``x_2``, ... A name the
+        function reads as a global is never handed out bare (a local of that name would hide
+        the global: Python makes it local to the whole function)."""
+        if user_name not in self.versioned and user_name not in self.free and _usable(
+            user_name
+        ) and user_name.isidentifier():
             self.versioned.add(user_name)
             self.taken.add(user_name)
             return user_name

@@ -26,6 +26,7 @@ import gast
 from . import emit, ir, optimise, soundness, source
 from .analyse import SCALAR, Analysis, item_kinds, kind_of_value, rank_of_value
 from .desugar import Desugar
+from .errors import SrcadError
 from .lower import Lowerer
 from .naming import Namer
 from .reverse import Reverse
@@ -77,7 +78,7 @@ def read(func):
 
 
 @_serialised
-def to_ssa(func, parsed=None):
+def to_ssa(func, parsed=None, arity=None):
     """Parse ``func`` (or take ``parsed``, a fresh :func:`read` of it: the tree is changed)
     and lower it to checked SSA. Returns (ir.Function, Namer)."""
     src = parsed or source.read(func)
@@ -85,6 +86,7 @@ def to_ssa(func, parsed=None):
     names = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
     namer = Namer(names)
     namer.user_names = set(names)
+    namer.free = _free_names(src.node)
     for helper in emit.HELPER_OBJECTS:  # generated temporaries never take a helper's name
         namer.reserve(helper)
     desugar = Desugar(namer)
@@ -93,7 +95,7 @@ def to_ssa(func, parsed=None):
         import ast
 
         _debug("desugar", ast.unparse(gast.gast_to_ast(fdef)))
-    fn = Lowerer(src, namer, desugar.flags).function(fdef)
+    fn = Lowerer(src, namer, desugar.flags).function(fdef, arity)
     optimise.common_subexpressions(fn)
     optimise.dead_code(fn)
     ir.check(fn)
@@ -101,19 +103,64 @@ def to_ssa(func, parsed=None):
     return fn, namer
 
 
+_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)
+
+
+def _free_names(fdef):
+    """Names the function reads that are not its own variables (globals, builtins, closure
+    values): a generated variable must never take one of them bare. A comprehension's
+    variable is its own (Python scopes it to the comprehension), but srcad writes the loop
+    out in the function: a global of that name read elsewhere is free too."""
+    args = fdef.args
+    own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    own |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+    outside, inside, targets = set(), set(), set()
+
+    def visit(node, in_comp):
+        if isinstance(node, _COMPREHENSIONS):
+            for sub in gast.walk(node):
+                if isinstance(sub, gast.Name):
+                    (inside if isinstance(sub.ctx, gast.Load) else targets).add(sub.id)
+            return
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):  # a nested function: its
+            if isinstance(node, gast.FunctionDef):  # variables are its own, its name ours
+                own.add(node.name)
+            outside.update(sub.id for sub in gast.walk(node) if isinstance(sub, gast.Name)
+                           and isinstance(sub.ctx, gast.Load))
+            return
+        if isinstance(node, gast.Name):
+            if isinstance(node.ctx, gast.Load):
+                outside.add(node.id)
+            elif not in_comp:
+                own.add(node.id)
+        for child in gast.iter_child_nodes(node):
+            visit(child, in_comp)
+
+    for stmt in fdef.body:
+        visit(stmt, False)
+    return (outside - own) | (inside - own - targets)
+
+
 MODES = ("grad", "value_and_grad", "vjp")
 
 
-def generate(func, wrt, kinds, items=None, parsed=None, ranks=None):
+def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, split=False):
     """Run the passes up to the reverse sweep for arguments of these kinds (and, for arrays,
-    ranks)."""
-    fn, namer = to_ssa(func, parsed)
+    ranks; for a callee's ``*args``/``**kwargs``, ``arity``: see :class:`srcad.calls.Arity`)."""
+    fn, namer = to_ssa(func, parsed, arity)
+    unknown = [w for w in wrt if w not in fn.params]
+    if unknown:  # never a silent zero: a gradient is asked of a name the code does not have
+        raise SrcadError(
+            f"{fn.name} has no parameter {unknown[0]!r} in its source (its signature, as "
+            "inspect reports it, differs from the code srcad reads)",
+            filename=fn.source.filename, lineno=fn.source.first_line,
+            hint="give the function the parameters it is called with")
     analysis = Analysis(fn, kinds, wrt, items, ranks)
     soundness.check(fn, analysis)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)
-    gen = Reverse(fn, analysis, namer, spelled).run()
+    gen = Reverse(fn, analysis, namer, spelled, structured=not split).run()
     return fn, namer, analysis, spelled, gen
 
 
@@ -147,11 +194,11 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None):
 
 
 @_serialised
-def tangent(func, wrt, kinds, items=None, inner=False):
+def tangent(func, wrt, kinds, items=None, inner=False, arity=None):
     """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``."""
     from .forward import Forward
 
-    fn, namer = to_ssa(func)
+    fn, namer = to_ssa(func, arity=arity)
     analysis = Analysis(fn, kinds, wrt, items)
     soundness.check(fn, analysis)
     visible = dict(func.__globals__)
@@ -176,9 +223,9 @@ def tangent(func, wrt, kinds, items=None, inner=False):
     return compiled, text
 
 
-def make_split(func, wrt, kinds, entry):
+def make_split(func, wrt, kinds, entry, arity=None):
     """Fill ``entry`` (a :class:`srcad.calls.Split`) with ``func``'s forward and backward parts."""
-    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds)
+    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, arity=arity, split=True)
     entry.result_kind = analysis.kind(gen.result)
     kept, branch_only = gen.kept
     own = {id(cell): name for name, cell in gen.cells.items()}  # a recursive call's names
@@ -269,7 +316,9 @@ def _signature(fn, seed, mode):
             parts.append("/")
     if mode == "vjp":
         parts.insert(0, seed)
-    if kwonly:
+    extra = list(fn.arity.names) if getattr(fn, "arity", None) else []
+    if kwonly or extra:  # a *args callee's items: keyword-only (see srcad.calls.call_text)
         parts.append("*")
-        parts += kwonly
+        parts += extra[:len(fn.arity.items)] + kwonly + extra[len(fn.arity.items):] \
+            if extra else kwonly
     return ", ".join(parts)

@@ -17,7 +17,6 @@ The result is a :class:`Generated` holding code as nested lists of lines (``Comp
 from __future__ import annotations
 
 import ast
-import inspect
 import operator
 import types
 from dataclasses import dataclass, field
@@ -104,8 +103,12 @@ class Sweep:
 
 
 class Reverse(Sweep):
-    def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names):
+    def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
+                 structured=True):
         self.fn = fn
+        # the gradient of a list or tuple argument in the argument's structure (for the user);
+        # a callee's backward part hands its caller the mutable lists the sweep adds into
+        self.structured = structured
         self.an = analysis
         self.namer = namer
         self.helper_names = helper_names  # helper -> spelling in generated code
@@ -260,8 +263,10 @@ class Reverse(Sweep):
         for p in self.an.wrt:
             gname = self.g(p)
             grads[p] = gname if gname in self.live else self.zero(p, top)
-            if self.an.kinds.get(p) == SEQ:  # a structured argument: same structure back
+            if self.an.kinds.get(p) == SEQ and self.structured:  # same structure back
                 grads[p] = f"{self.helper('like')}({grads[p]}, {p})"
+            elif self.an.kinds.get(p) == SEQ:
+                grads[p] = f"{self.helper('mutable')}({grads[p]})"
         self.compute_saves()
         self.iterate_stacks()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
@@ -380,6 +385,9 @@ class Reverse(Sweep):
             if calls.is_user_function(fn):
                 self.user_call(stmt, gname, code, frame)
                 return
+            if calls.is_derivative(fn):
+                self.derivative_call(stmt, gname, code, frame)
+                return
             raise self.missing_rule(stmt, value)
         scalar = all(self.an.kind(a) == SCALAR for a in value.args if isinstance(
             a, (ir.Var, ir.Const)))
@@ -430,26 +438,30 @@ class Reverse(Sweep):
         """``y = helper(...)``: call the callee's backward part with what its forward kept."""
         prim = stmt.value
         try:
-            bound = inspect.signature(prim.fn).bind(*prim.args, **prim.kwargs)
+            arguments, passed, arity = calls.bind(prim.fn, prim.args, prim.kwargs)
         except TypeError as exc:
-            raise self.missing_rule(stmt, prim) from exc
-        bound.apply_defaults()
+            raise self.unsupported(stmt, f"a call that does not fit the parameters of "
+                                   f"{prim.spelling or prim.fn.__name__} ({exc})",
+                                   "pass the arguments its def names") from exc
         kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
-                 for p, a in bound.arguments.items()}
-        wrt = [p for p, a in bound.arguments.items()
-               if isinstance(a, ir.Var) and self.an.active(a)]
+                 for p, a in arguments.items()}
+        wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
         if not wrt:
             return
-        entry = calls.split(prim.fn, wrt, kinds)
+        entry = calls.split(prim.fn, wrt, kinds, arity)
         self.guards.extend(entry.guards)
         base = prim.fn.__name__
         fwd = self.bind_cell(f"{base}_fwd", entry.fwd)
         bwd = self.bind_cell(f"{base}_bwd", entry.bwd)
         ctx = self.namer.fresh(f"{stmt.target}_ctx")
         self.primals.add(ctx)
-        self.calls[id(stmt)] = (fwd, ctx)
+        call = calls.call_text(prim.fn, fwd, passed, arity) if arity else None
+        self.calls[id(stmt)] = (fwd, ctx, call)
         self.ref(ctx, frame)
-        atoms = [bound.arguments[p] for p in wrt]
+        self.call_backward([arguments[p] for p in wrt], f"{bwd}({ctx}, {gname})", code, frame)
+
+    def call_backward(self, atoms, call, code, frame):
+        """``da, db = call``: the gradients a callee's backward part returns, added in."""
         targets = []
         for atom in atoms:
             gname_arg = self.g(atom.name)
@@ -458,12 +470,35 @@ class Reverse(Sweep):
                 targets.append(part)
             else:
                 targets.append(gname_arg)
-        code.append(f"{', '.join(targets)} = {bwd}({ctx}, {gname})")
+        code.append(f"{', '.join(targets)} = {call}")
         for atom, target in zip(atoms, targets):
             if target == self.g(atom.name):
                 self.live.add(target)
             else:
                 self.accumulate(atom, target, code, frame)
+
+    def derivative_call(self, stmt, gname, code, frame):
+        """``y = d_f(x)`` with ``d_f = srcad.grad(f)``: its generated code (made for the
+        argument types met at run time) is split like a callee's, by ``derivative_fwd``."""
+        prim = stmt.value
+        try:
+            arguments, _, _ = calls.bind(prim.fn, prim.args, prim.kwargs)
+        except TypeError as exc:
+            raise self.unsupported(stmt, f"a call that does not fit the parameters of "
+                                   f"{prim.spelling} ({exc})", "pass the arguments it takes"
+                                   ) from exc
+        wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
+        if not wrt:
+            return
+        ctx = self.namer.fresh(f"{stmt.target}_ctx")
+        self.primals.add(ctx)
+        passed = [str(a) for a in prim.args] + [f"{k}={a}" for k, a in prim.kwargs.items()]
+        call = (f"{self.helper('derivative_fwd')}({prim.spelling}, {tuple(wrt)!r}, "
+                f"{', '.join(passed)})")
+        self.calls[id(stmt)] = (None, ctx, call)
+        self.ref(ctx, frame)
+        self.call_backward([arguments[p] for p in wrt],
+                           f"{self.helper('derivative_bwd')}({ctx}, {gname})", code, frame)
 
     def list_arithmetic(self, stmt, gname, code, frame):
         """``a + b`` on lists: each side gets its slice of the gradient; ``[x] * n`` is
@@ -527,6 +562,11 @@ class Reverse(Sweep):
                 "gradient back", filename=src.filename if src else None, lineno=stmt.line,
                 construct=src.line_text(stmt.line) if src else None,
                 hint="compute with the number itself; a string is fine for messages")
+        opaque = calls.opaque(prim.fn, name)
+        if opaque is not None:
+            return MissingRuleError(
+                opaque[0], filename=src.filename if src else None, lineno=stmt.line,
+                construct=src.line_text(stmt.line) if src else None, hint=opaque[1])
         return MissingRuleError(
             f"no derivative rule for {name}",
             filename=src.filename if src else None, lineno=stmt.line,
@@ -809,6 +849,8 @@ class Reverse(Sweep):
                 names = list(ir.defined_by(stmt))
                 if id(stmt) in self.calls:
                     names.append(self.calls[id(stmt)][1])
+                if id(stmt) in self.counters:  # a loop's trip count, set where the loop is
+                    names.append(self.counters[id(stmt)])
                 for name in names:
                     if in_loop:
                         in_loops.add(name)
@@ -841,8 +883,8 @@ class Reverse(Sweep):
         for stmt in stmts:
             if isinstance(stmt, ir.Assign):
                 if id(stmt) in self.calls:
-                    fwd, ctx = self.calls[id(stmt)]
-                    call = str(stmt.value).replace(stmt.value.spelling, fwd, 1)
+                    fwd, ctx, call = self.calls[id(stmt)]
+                    call = call or str(stmt.value).replace(stmt.value.spelling, fwd, 1)
                     code.append(f"{stmt.target}, {ctx} = {call}")
                 else:
                     code.append(f"{stmt.value}" if stmt.target is None else

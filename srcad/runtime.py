@@ -110,6 +110,17 @@ def copy_tangent(tangent, value):
     return np.array(np.broadcast_to(tangent, np.shape(value)), dtype=float)
 
 
+def mutable(grad):
+    """A new list (dict) for each list or tuple (dict) in ``grad``, leaves as they are: the
+    gradient of a structured argument that a callee's backward part hands its caller, who
+    adds into its items in place (it must not share them with the callee's own)."""
+    if isinstance(grad, (list, tuple)):
+        return [mutable(g) for g in grad]
+    if isinstance(grad, dict):
+        return {k: mutable(g) for k, g in grad.items()}
+    return grad
+
+
 def like(grad, value):
     """``grad`` in the structure of ``value``: tuples where ``value`` has tuples (the backward
     sweep builds lists), and every leaf a float or float array."""
@@ -203,6 +214,33 @@ def cleared(value, index):
     out = np.array(value, dtype=float, copy=True)
     out[index] = 0.0
     return out
+
+
+def derivative_fwd(fn, wrt, *args, **kwargs):
+    """``fn(*args, **kwargs)`` for ``fn`` a derivative srcad made (``grad``,
+    ``value_and_grad``), and what the backward part needs: the split of the code ``fn`` runs
+    for arguments of these types, differentiated with respect to the parameters ``wrt``."""
+    from . import calls
+    from .analyse import kind_of_value
+
+    made = fn.__srcad__
+    bound = made._bind(args, kwargs)
+    code = made._specialise(bound).__srcad_raw__
+    if any(where.get(name) is not callee
+           for where, name, callee in getattr(code, "__srcad_guards__", ())):
+        calls.clear()  # a callee of f was redefined: made again, as grad(f) itself would
+        made._cache.clear()
+        code = made._specialise(bound).__srcad_raw__
+    arguments, _, _ = calls.bind(code, args, kwargs)
+    entry = calls.split(code, list(wrt), {p: kind_of_value(v) for p, v in arguments.items()})
+    value, ctx = entry.fwd.cell_contents(*args, **kwargs)
+    return value, (entry, ctx)
+
+
+def derivative_bwd(ctx, g):
+    """The gradients for :func:`derivative_fwd`'s ``wrt`` parameters."""
+    entry, inner = ctx
+    return entry.bwd.cell_contents(inner, g)
 
 
 HELPERS = {name: obj for name, obj in globals().items()

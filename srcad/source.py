@@ -4,6 +4,11 @@ After this pass: we hold the function's ``gast.FunctionDef`` with line numbers t
 user's real line numbers, the file name, and the namespaces the body's names resolve in
 (globals, closure cells, builtins). Decorators are dropped, so ``@srcad.grad`` above a
 function does not recurse into itself.
+
+A decorated function is read as what the user calls: the wrapper (``__wrapped__`` is not
+followed; the wrapped function is a callee the wrapper's closure holds). A wrapper that takes
+``*args, **kwargs`` and states the wrapped signature with ``functools.wraps`` is
+differentiated through :func:`target`, a two-line function with that signature calling it.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import builtins
 import functools
 import inspect
+import keyword
 import linecache
 import textwrap
 import types
@@ -32,6 +38,7 @@ class Source:
     text: str
     globals: dict
     closure: dict = field(default_factory=dict)
+    cells: dict = field(default_factory=dict)  # closure name -> its cell
 
     def line_text(self, lineno):
         if lineno is None:
@@ -61,7 +68,12 @@ _HINT_RULE = (
 
 def read(func):
     """Parse ``func`` into a :class:`Source`, or raise :class:`SourceUnavailableError`."""
-    func = inspect.unwrap(func, stop=lambda f: hasattr(f, "__srcad_primal__"))
+    if made_by_srcad(func):
+        raise SourceUnavailableError(
+            f"{_describe(func)} is a derivative made by srcad: srcad does not read it as "
+            "plain source", construct=repr(func),
+            hint="differentiate the derivative itself, srcad.grad(srcad.grad(f)), rather than "
+            "a function that calls it")
     if isinstance(func, functools.partial):
         raise SourceUnavailableError(
             "cannot differentiate a functools.partial object",
@@ -71,6 +83,12 @@ def read(func):
     code = getattr(func, "__code__", None)
     if code is None or not inspect.isfunction(func):
         call = vars(type(func)).get("__call__")  # a method defined on the class
+        if hasattr(func, "__wrapped__"):
+            raise SourceUnavailableError(
+                f"{_describe(func)} is a decorated function whose wrapper is not a Python "
+                f"function ({type(func).__name__}): srcad cannot read what it does",
+                construct=repr(func), hint="differentiate the undecorated function, or "
+                "write the decorator's wrapper as a def")
         if inspect.isfunction(call):
             raise SourceUnavailableError(
                 f"{_describe(type(func))} is a callable object, not a function",
@@ -80,14 +98,21 @@ def read(func):
         raise SourceUnavailableError(
             f"no Python source for {_describe(func)}", construct=repr(func), hint=_HINT_RULE
         )
-    if (getattr(func, "__module__", "") or "").split(".")[0] in ("numpy", "srcad"):
+    if _home(func) == "srcad" and hasattr(func, "__wrapped__"):
+        raise SourceUnavailableError(
+            f"{_describe(func)} is a function made by srcad (a Jacobian, a Hessian, a tape "
+            "gradient): srcad differentiates your code, not its own wrappers",
+            construct=repr(func), hint="differentiate the function it was made from, e.g. "
+            "srcad.grad(srcad.grad(f)) for a second derivative")
+    if _home(func) in ("numpy", "srcad"):
         raise SourceUnavailableError(
             f"{_describe(func)} is a library function: srcad differentiates your code, and "
             "calls to library functions through their rules",
             construct=repr(func), hint="differentiate a function of yours that calls it")
     filename = code.co_filename
     try:
-        lines, first_line = inspect.getsourcelines(func)
+        # the code object: inspect.getsourcelines(func) would follow __wrapped__
+        lines, first_line = inspect.getsourcelines(code)
     except (OSError, TypeError) as exc:
         where = filename
         if filename.startswith("<"):
@@ -133,13 +158,102 @@ def read(func):
     gast.increment_lineno(module, first_line - 1)
     node.decorator_list = []
     closure = {}
-    if func.__closure__:
-        for name, cell in zip(code.co_freevars, func.__closure__):
-            try:
-                closure[name] = cell.cell_contents
-            except ValueError:  # an empty cell: the name is not bound yet
-                pass
-    return Source(func, node, filename, first_line, text, func.__globals__, closure)
+    cells = dict(zip(code.co_freevars, func.__closure__ or ()))
+    for name, cell in cells.items():
+        try:
+            closure[name] = cell.cell_contents
+        except ValueError:  # an empty cell: the name is not bound yet
+            pass
+    return Source(func, node, filename, first_line, text, func.__globals__, closure, cells)
+
+
+def _home(func):
+    """The package whose code ``func`` runs, by its globals (``functools.wraps`` copies
+    ``__module__``: ``srcad.hessian(f)`` claims to live in ``f``'s module)."""
+    module = getattr(func, "__globals__", {}).get("__name__") or getattr(func, "__module__", "")
+    return str(module or "").split(".")[0]
+
+
+def made_by_srcad(func):
+    """Whether ``func`` is a derivative srcad made (grad, value_and_grad, vjp, ...)."""
+    return getattr(func, "__srcad__", None) is not None
+
+
+def target(func):
+    """The function srcad reads for ``func``.
+
+    ``func`` itself, except for a decorated function (``__wrapped__`` set, by
+    ``functools.wraps``) whose wrapper's own parameters are not the ones it states (``*args,
+    **kwargs``, or other names): then a function with the stated signature, whose body passes
+    every parameter on to the wrapper.
+    Its parameters name the gradients; the wrapper is a callee like any other.
+    """
+    code = getattr(func, "__code__", None)
+    if (code is None or not inspect.isfunction(func) or made_by_srcad(func)
+            or not hasattr(func, "__wrapped__") or _home(func) == "srcad"):
+        return func
+    try:
+        if inspect.signature(func) == inspect.signature(func, follow_wrapped=False):
+            return func  # the wrapper's own parameters are the ones it states
+    except (TypeError, ValueError):
+        return func
+    cached = func.__dict__.get("__srcad_target__")
+    if cached is not None and cached[0] is func:
+        return cached[1]
+    shim = _call_through(func)
+    try:
+        func.__srcad_target__ = (func, shim)
+    except (AttributeError, TypeError):
+        pass
+    return shim
+
+
+def _call_through(func):
+    """``def name(params): return name_decorated(params)`` for a ``*args`` wrapper."""
+    try:
+        sig = inspect.signature(func)  # follows __wrapped__: the parameters it stands for
+    except (TypeError, ValueError):
+        return func
+    params = list(sig.parameters.values())
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return func  # no names for the gradients: read the wrapper (and refuse its *args)
+    name = func.__name__
+    if not name.isidentifier() or keyword.iskeyword(name) or name == "_":
+        name = "decorated"
+    callee = f"{name}_decorated"
+    while callee in sig.parameters:
+        callee += "_"
+    head, passed = [], []
+    for p in params:
+        if p.kind == p.KEYWORD_ONLY and "*" not in head:
+            head.append("*")
+        head.append(p.name)
+        if p.kind == p.POSITIONAL_ONLY and (p is params[-1] or params[params.index(p) + 1]
+                                            .kind != p.POSITIONAL_ONLY):
+            head.append("/")
+        passed.append(p.name if p.kind != p.KEYWORD_ONLY else f"{p.name}={p.name}")
+    text = (f"def {name}({', '.join(head)}):\n"
+            f"    return {callee}({', '.join(passed)})\n")
+    code = func.__code__
+    filename = (f"<srcad: the decorated {name} of {code.co_filename}:{code.co_firstlineno}, "
+                "called through its wrapper>")
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {callee: func, "__name__": func.__module__}
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102
+    shim = namespace[name]
+    positional = [p.default for p in params if p.kind != p.KEYWORD_ONLY]
+    defaults = []
+    for d in reversed(positional):
+        if d is inspect.Parameter.empty:
+            break
+        defaults.insert(0, d)
+    shim.__defaults__ = tuple(defaults) or None
+    shim.__kwdefaults__ = {p.name: p.default for p in params if p.kind == p.KEYWORD_ONLY
+                           and p.default is not p.empty} or None
+    shim.__qualname__ = getattr(func, "__qualname__", name)
+    shim.__doc__ = func.__doc__
+    shim.__wrapped__ = func
+    return shim
 
 
 def _changed_since_defined(func, text, node):

@@ -1,0 +1,303 @@
+"""Calls that must be differentiated exactly or refused (issue 14): callees taking *args and
+**kwargs, decorated functions (differentiated as the wrapper the user calls), derivatives and
+opaque objects called inside differentiated code, and call shapes that used to crash.
+
+Every gradient is checked against finite differences and the reference tape; second
+derivatives against finite differences of srcad's first derivative."""
+
+import functools
+import inspect
+import math
+
+import calls_soundness_cases as cc
+import numpy as np
+import pytest
+
+import srcad
+from srcad import tape
+from srcad.check import numerical_grad
+from srcad.errors import (
+    MissingRuleError,
+    SourceUnavailableError,
+    SrcadError,
+    UnsupportedSyntaxError,
+    WrtError,
+)
+
+# (function, arguments, wrt, second order checked)
+CASES = [
+    # *args / **kwargs callees
+    (cc.star_first, (3.0,), 0, True),
+    (cc.star_mixed, (1.5, 0.7), (0, 1), True),
+    (cc.star_splat, (0.4, 1.1), (0, 1), True),
+    (cc.star_len_caller, (0.8,), 0, True),
+    (cc.star_forwarded, (0.6, 1.2), (0, 1), True),
+    (cc.kw_caller, (0.3, 0.9), (0, 1), True),
+    (cc.star_in_loop, (0.7,), 0, True),
+    (cc.star_array, (np.array([0.5, 1.5]),), 0, False),
+    (cc.star_widths, (0.4,), 0, True),
+    # decorators: with and without functools.wraps, stacked, with arguments, *args wrappers
+    (cc.dec_square, (1.0,), 0, True),
+    (cc.dec_forwarded, (0.7,), 0, True),
+    (cc.dec_forwarded, (0.7, 1.9), (0, 1), True),
+    (cc.dec_stacked, (0.3, 1.7), (0, 1), True),
+    (cc.dec_with_argument, (0.2, 0.9), (0, 1), True),
+    (cc.dec_no_wraps, (0.6,), 0, True),
+    (cc.dec_keyword_only, (0.6,), 0, True),
+    (cc.calls_decorated, (0.45,), 0, True),
+    (cc.calls_star_no_wraps, (0.5,), 0, True),
+    # derivatives srcad made, called in differentiated code: their generated code is split
+    (cc.calls_derivative, (0.3,), 0, False),
+    (cc.calls_value_and_grad_in_loop, (0.7,), 0, False),
+    (cc.calls_array_derivative, (np.array([0.3, 1.2, -0.4]),), 0, False),
+    # a derivative called on a value that is not differentiated is a constant, rightly
+    (cc.calls_derivative_inactive, (0.5, 0.3), 0, False),
+    (cc.calls_method_on_class, (0.5,), 0, True),
+    # crashed before: a list through two calls, globals named like parameters and results,
+    # an early return before nested loops with break
+    (cc.pair_outer, ([2.0, 3.0],), 0, False),
+    (cc.list_aliases, ([2.0, 3.0],), 0, False),
+    (cc.tuple_through_nested, (0.6, 1.4), (0, 1), True),
+    (cc.global_named_like_param, (3.0,), 0, True),
+    (cc.param_named_like_global, (0.5,), 0, True),
+    (cc.comprehension_variable_named_like_global, (1.0,), 0, True),
+    (cc.n_global_read_in_comprehension, ([0.5, 1.5, 2.0],), 0, False),
+    (cc.calls_early_exit, (1.0,), 0, True),
+    (cc.calls_early_exit_while, (0.3,), 0, True),
+]
+# the tape cannot see inside a derivative srcad made (it runs on plain numbers)
+NO_TAPE = {cc.calls_derivative, cc.calls_value_and_grad_in_loop, cc.calls_array_derivative,
+           cc.calls_derivative_inactive}
+# a small generated family around each case: the same function at nearby points
+FAMILY = [(f, tuple(a * s if isinstance(a, (float, np.ndarray)) else a for a in args), w, o)
+          for f, args, w, o in CASES for s in (1.0, 0.8, 1.3)]
+IDS = [f"{getattr(c[0], '__name__', 'f')}-{i}" for i, c in enumerate(FAMILY)]
+
+
+def _close(a, b, rel, abs_):
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_close(x, y, rel, abs_) for x, y in zip(a, b))
+    return np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=rel,
+                       atol=abs_)
+
+
+@pytest.mark.parametrize(("func", "args", "wrt", "second"), FAMILY, ids=IDS)
+def test_gradient_matches_finite_differences_and_tape(func, args, wrt, second):
+    ours = srcad.grad(func, wrt=wrt)(*args)
+    assert _close(ours, numerical_grad(func, args, wrt), 1e-6, 1e-8)
+    if func not in NO_TAPE:
+        assert _close(ours, tape.grad(func, wrt=wrt)(*args), 1e-10, 1e-12)
+    value, both = srcad.value_and_grad(func, wrt=wrt)(*args)
+    assert value == pytest.approx(func(*args), rel=1e-12)  # the decorated value, not the inner
+    assert _close(both, ours, 1e-12, 0)
+
+
+@pytest.mark.parametrize(("func", "args", "wrt", "second"),
+                         [c for c in FAMILY if c[3]], ids=[i for i, c in zip(IDS, FAMILY) if c[3]])
+def test_second_derivative_matches_finite_differences(func, args, wrt, second):
+    first = wrt if isinstance(wrt, int) else wrt[0]
+    d1 = srcad.grad(func, wrt=first)
+    d2 = srcad.grad(d1, wrt=first)(*args)
+    assert d2 == pytest.approx(numerical_grad(d1, args, first), rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize(("func", "args", "wrt"), [
+    (cc.star_mixed, (1.5, 0.7), (0, 1)), (cc.kw_caller, (0.3, 0.9), (0, 1)),
+    (cc.dec_forwarded, (0.7, 1.9), (0, 1)), (cc.calls_decorated, (0.45,), (0,)),
+    (cc.star_widths, (0.4,), (0,)),
+])
+def test_forward_mode_agrees(func, args, wrt):
+    expected = srcad.grad(func, wrt=wrt)(*args)
+    for k, w in enumerate(wrt):
+        tangents = tuple(1.0 if i == w else 0.0 for i in range(len(args)))
+        value, tangent = srcad.jvp(func, args, tangents)
+        assert value == pytest.approx(func(*args), rel=1e-12)
+        assert tangent == pytest.approx(expected[k], rel=1e-10)
+
+
+def _line(func, marker):
+    lines, first = inspect.getsourcelines(func)
+    return first + next(i for i, text in enumerate(lines) if marker in text)
+
+
+# (function, arguments, error class, the function holding the line, its marker, hint words)
+REFUSED = [
+    (cc.star_values_refused, (1.0,), UnsupportedSyntaxError, cc.kw_values, "# refused",
+     "one by one"),
+    (cc.kw_missing_refused, (1.0,), UnsupportedSyntaxError, cc.kw_only, 'kw["a"]',
+     "kw.get('a', default)"),
+    (cc.calls_kw_nested_refused, (1.0,), UnsupportedSyntaxError, cc.kw_nested_refused,
+     "# refused", "from kw one by one"),
+    (cc.kw_rebound_refused, (1.0,), UnsupportedSyntaxError, cc.kw_rebound, "# refused",
+     "a name of its own"),
+    (cc.splat_list_refused, ([1.0, 2.0],), UnsupportedSyntaxError, cc.splat_list_refused,
+     "# refused", "pass the arguments one by one"),
+    (cc.splat_dict_refused, (1.0, {"b": 2.0}), UnsupportedSyntaxError,
+     cc.splat_dict_refused, "# refused", "keyword arguments one by one"),
+    (cc.calls_cached_refused, (1.0,), MissingRuleError, cc.calls_cached_refused,
+     "# refused", "undecorated function"),
+    (cc.calls_pullback_refused, (1.0,), MissingRuleError, cc.calls_pullback_refused,
+     "# refused", "srcad.grad(srcad.grad(f))"),
+    (cc.calls_bound_method_refused, (1.0,), MissingRuleError, cc.calls_bound_method_refused,
+     "# refused", "Quadratic.value(obj, ...)"),
+    (cc.calls_hessian_refused, (1.0,), MissingRuleError, cc.calls_hessian_refused,
+     "# refused", "srcad.grad(srcad.grad(f))"),
+    (cc.calls_tape_grad_refused, (1.0,), MissingRuleError, cc.calls_tape_grad_refused,
+     "# refused", "srcad.grad(srcad.grad(f))"),
+    (cc.calls_object_refused, (1.0,), MissingRuleError, cc.calls_object_refused, "# refused",
+     "Scaler.__call__"),
+    (cc.calls_builtin_refused, (1.5,), MissingRuleError, cc.calls_builtin_refused,
+     "# refused", "@srcad.extend.defvjp"),
+    (cc.calls_frompyfunc_refused, (1.0,), UnsupportedSyntaxError,
+     cc.calls_frompyfunc_refused, "# refused", "call a named function"),
+    (cc.calls_c_function_refused, (1.0,), MissingRuleError, cc.calls_c_function_refused,
+     "# refused", "@srcad.extend.defvjp"),
+]
+
+
+@pytest.mark.parametrize(("func", "args", "cls", "where", "marker", "hint"), REFUSED,
+                         ids=[r[0].__name__ for r in REFUSED])
+def test_refused_with_the_line_and_a_hint(func, args, cls, where, marker, hint):
+    with pytest.raises(cls) as info:
+        srcad.grad(func)(*args)
+    assert info.value.lineno == _line(where, marker)
+    assert info.value.filename == inspect.getsourcefile(where)
+    assert hint in info.value.hint
+
+
+def test_refused_in_forward_mode_too():
+    for func in (cc.calls_derivative, cc.calls_object_refused, cc.star_values_refused,
+                 cc.calls_pullback_refused):
+        with pytest.raises(SrcadError):
+            srcad.jvp(func, (1.0,), (1.0,))
+
+
+def test_a_derivative_called_in_a_derivative_is_not_differentiated_again():
+    with pytest.raises(MissingRuleError) as info:
+        srcad.grad(srcad.grad(cc.calls_derivative))(0.3)
+    assert "differentiated once already" in str(info.value)
+    assert "srcad.grad(srcad.grad(f))" in info.value.hint
+
+
+def test_a_derivative_call_is_one_line_each_way():
+    text = srcad.source(srcad.grad(cc.calls_derivative), 0.3)
+    assert "derivative_fwd(d_cube, ('x',), x)" in text
+    assert text.count("derivative_bwd(") == 1
+    # d(3 x^2 * x)/dx
+    assert srcad.grad(cc.calls_derivative)(0.3) == pytest.approx(9 * 0.3 ** 2, rel=1e-12)
+
+
+def test_a_function_taking_star_args_is_not_differentiated_directly():
+    with pytest.raises(WrtError) as info:
+        srcad.grad(cc.star_top_refused)(1.0, 2.0)
+    assert "named parameters" in str(info.value) and "calls it" in info.value.hint
+
+
+@pytest.mark.parametrize("made", [cc.HESSIAN_OF_CUBE, cc.TAPE_GRAD_OF_CUBE,
+                                  srcad.jacobian(cc.cube)], ids=["hessian", "tape", "jacobian"])
+def test_srcad_wrappers_are_not_read_as_the_function_they_wrap(made):
+    """functools.wraps gives them cube's name and module: srcad once differentiated cube."""
+    with pytest.raises(SourceUnavailableError) as info:
+        srcad.grad(made)(0.5)
+    assert "made by srcad" in str(info.value)
+
+
+def test_a_decorator_srcad_cannot_read_is_refused_not_skipped():
+    with pytest.raises(SourceUnavailableError) as info:
+        srcad.grad(cc.dec_cached)(1.0)
+    assert "_lru_cache_wrapper" in str(info.value)
+
+
+def test_a_wrapper_is_differentiated_as_called_not_as_wrapped():
+    """The value and gradient are those of 3 * x * x (what dec_square computes), and the code
+    reads the wrapper: the wrapped function is its callee."""
+    value, grad = srcad.value_and_grad(cc.dec_square)(1.0)
+    assert (value, grad) == (3.0, 6.0)
+    text = srcad.source(srcad.grad(cc.dec_square), 1.0)
+    assert "dec_square_decorated(x)" in text  # the call to the wrapper (named by wraps)
+    assert "dec_square_fwd(x)" in text
+
+
+def test_generated_code_of_a_star_args_call_stays_one_line_each_way():
+    text = srcad.source(srcad.grad(cc.star_first), 3.0)
+    assert "twice_fwd(args_0=x * x)" in text
+    assert text.count("twice_bwd(") == 1
+
+
+def test_a_callee_redecorated_later_gets_new_code():
+    def quadruple(fn):
+        @functools.wraps(fn)
+        def wrapper(*args):
+            return 4.0 * fn(*args)
+
+        return wrapper
+
+    g = srcad.grad(cc.calls_decorated)
+    before = g(0.45)
+    old = cc.dec_square
+    try:
+        cc.dec_square = quadruple(old.__wrapped__)
+        after = g(0.45)
+    finally:
+        cc.dec_square = old
+    assert after - before == pytest.approx((4.0 - 3.0) * 2 * 0.45, rel=1e-10)
+    assert math.isclose(g(0.45), before, rel_tol=1e-12)
+
+
+def _renamed(name):
+    def square(x):
+        return x * x * 1.5
+
+    square.__name__ = name  # what a decorator without functools.wraps may do
+    return square
+
+
+@pytest.mark.parametrize("name", ["f-1", "class", "x", "__srcad_get", "lambda"])
+def test_a_function_renamed_to_anything_is_differentiated(name):
+    func = _renamed(name)
+    g = srcad.grad(func)
+    assert g(3.0) == pytest.approx(numerical_grad(func, (3.0,), 0), rel=1e-8)
+    assert g(3.0) == 9.0
+    assert g.__name__ == name
+
+
+def test_a_callee_held_in_a_closure_cell_is_checked_like_a_global():
+    """A decorator's wrapper calls the function its cell holds; if the cell is rebound, the
+    derivative is made again (it used to keep differentiating the old function)."""
+    def square(x):
+        return x * x
+
+    def cube(x):
+        return x * x * x
+
+    def make():
+        inner = square
+
+        def wrapper(x):
+            return inner(x) * 2.0
+
+        def rebind(new):
+            nonlocal inner
+            inner = new
+
+        return wrapper, rebind
+
+    wrapper, rebind = make()
+    g = srcad.grad(wrapper)
+    assert g(2.0) == 8.0
+    rebind(cube)
+    assert g(2.0) == pytest.approx(numerical_grad(wrapper, (2.0,), 0), rel=1e-8)
+    assert g(2.0) == 24.0
+
+
+def test_a_derivative_called_inside_notices_a_redefined_callee():
+    g = srcad.grad(cc.calls_d_inner)
+    assert g(2.0) == pytest.approx(16.0)  # d(4x * x)/dx = 8x
+    old = cc.helper_of_inner
+    try:
+        cc.helper_of_inner = cc.cube
+        expected = numerical_grad(cc.calls_d_inner, (2.0,), 0)
+        assert g(2.0) == pytest.approx(expected, rel=1e-7)  # d(6x^2 * x)/dx = 18x^2 = 72
+    finally:
+        cc.helper_of_inner = old
+    assert g(2.0) == pytest.approx(16.0)
