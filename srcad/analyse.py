@@ -419,8 +419,8 @@ class Analysis:
     def _stack_positions(self):
         """For ``v = xs.pop(); x = v[k]`` (or ``v = xs[j]``) where every item appended to
         ``xs`` is a tuple built here: the names that stood at position ``k``. A stack
-        holding ``(i, value)`` pairs varies, but ``i`` taken back out of it does not (this matters for srcad's own
-        generated code, differentiated again)."""
+        holding ``(i, value)`` pairs varies, but ``i`` taken back out of it does not (this
+        matters for srcad's own generated code, differentiated again)."""
         tuples, appended, popped = {}, {}, {}
         for stmt in ir.walk(self.fn.body):
             if not isinstance(stmt, ir.Assign):

@@ -200,7 +200,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None):
 
     fn, namer = to_ssa(func, arity=arity)
     analysis = Analysis(fn, kinds, wrt, items)
-    soundness.check(fn, analysis)
+    soundness.check(fn, analysis, forward=True)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)

@@ -39,14 +39,15 @@ DISCRETE = frozenset({
 _LIST_METHODS = {"append", "pop"}
 
 
-def check(fn: ir.Function, analysis):
+def check(fn: ir.Function, analysis, forward=False):
     """Raise a SrcadError at the first operation that would drop a gradient."""
-    Check(fn, analysis).run()
+    Check(fn, analysis, forward).run()
 
 
 class Check:
-    def __init__(self, fn, analysis):
+    def __init__(self, fn, analysis, forward=False):
         self.fn = fn
+        self.forward = forward
         self.an = analysis
         self.reaching = _reaching(fn)
 
@@ -91,6 +92,8 @@ class Check:
         if rule is not None:
             self.rule_call(stmt, prim, rule, bound, matters)
             return
+        if calls.is_derivative(fn) and not self.forward:
+            return  # reverse mode differentiates its generated code at run time
         if calls.is_user_function(fn):
             if not self.reaches(stmt) and any(self.an.kind(a) in (SEQ, ARRAY) for a in varied):
                 raise self.error(stmt, f"{_name(prim)}(...) called for its effect on a "
@@ -104,6 +107,9 @@ class Check:
                              f"(srcad's rules take {_forms(fn)})",
                              "write the call in one of those forms; for out= assign the "
                              "result instead")
+        opaque = calls.opaque(fn, _name(prim))
+        if opaque is not None:
+            raise self.error(stmt, *opaque)
         raise self.error(stmt, f"no derivative rule for {_name(prim)}",
                          f"give {_name(prim)} a rule with @srcad.extend.defvjp, or wrap the "
                          "value in srcad.stop_gradient(...) if no gradient should flow")
@@ -112,8 +118,9 @@ class Check:
         """A list or an array refuses a float index (a value used as one is an integer, with
         no derivative); anything else indexed by a differentiated value (``np.r_[x, y]``, a
         user object) is refused."""
-        if not matters or self.an.kind(obj) in (SEQ, ARRAY):
-            return
+        kind = self.an.kind(obj)
+        if not matters or kind in (SEQ, ARRAY) or isinstance(obj, ir.Var) and kind != OTHER:
+            return  # a local of unknown kind: gradients srcad built (lists, arrays)
         if any(self.varied(a) for a in ir.atoms_in(index)):
             raise self.error(stmt, f"{obj}[...] indexed by a differentiated value",
                              "for np.r_[a, b] write np.concatenate([a, b]), for np.c_[a, b] "
