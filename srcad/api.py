@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from . import calls, dispatch, ir, pipeline
+from . import calls, dispatch, env, ir, pipeline
 from .analyse import item_kinds, kind_of_value
 from .errors import SourceUnavailableError, SrcadError, WrtError
 
@@ -200,6 +200,7 @@ class Transformed:
         self._cache = {}
         self._lock = threading.RLock()
         self._last = None
+        self._reads = {}  # what the specialisations were made for (srcad.env): key -> Read
         functools.update_wrapper(self, self._user, updated=())
         self._function = None
         _ALL.add(self)
@@ -213,9 +214,15 @@ class Transformed:
         """
         if self._function is None:
             self._function = dispatch.make(self)
+            if self._reads:
+                dispatch.guard(self._function, list(self._reads.values()))
         return self._function
 
     def __call__(self, *args, **kwargs):
+        if self._reads:
+            for read in self._reads.values():
+                if read.current() is not read.value:
+                    return self._env_changed(args, kwargs)
         if not kwargs:
             fn = self._cache.get(tuple(map(type, args)))
             if fn is not None:
@@ -229,6 +236,45 @@ class Transformed:
         if obj is None:
             return self
         return functools.partial(self, obj)
+
+    def _env_changed(self, args, kwargs):
+        """A name the code was made for is bound to another object now: with the same
+        fingerprint the code stands (it reads the name when it runs), else it is made again."""
+        with self._lock:
+            if env.changed(list(self._reads.values())):
+                self._forget()
+            elif self._function is not None:
+                dispatch.refresh(self._function)
+        return self._slow_call(args, kwargs)
+
+    def _check_env(self):
+        with self._lock:
+            if self._reads and env.changed(list(self._reads.values())):
+                self._forget()
+            elif self._function is not None:
+                dispatch.refresh(self._function)
+
+    def _forget(self):
+        """Drop every specialisation (made again on the next call)."""
+        self._cache.clear()
+        self._last = None
+        self._reads = {}
+        if self._function is not None:
+            dispatch.reset(self._function)
+
+    def _add_reads(self, reads):
+        """Guard the dispatcher on ``reads`` too (a new specialisation's)."""
+        added = False
+        for read in reads:
+            known = self._reads.get(read.key)
+            if known is None or known.print != read.print:
+                added = added or known is None
+                if known is not None:  # cannot happen after a check; be safe: start again
+                    self._cache = {k: v for k, v in self._cache.items()
+                                   if read in getattr(v, "__srcad_reads__", ())}
+                self._reads[read.key] = read
+        if added and self._function is not None:
+            dispatch.guard(self._function, list(self._reads.values()))
 
     def _slow_call(self, args, kwargs):
         call_args = args[1:] if self._mode == "vjp" else args
@@ -279,25 +325,30 @@ class Transformed:
             fn = self._cache.get(key)
             if fn is None and len(self._cache) >= MAX_SPECIALISATIONS:
                 self._cache.clear()  # bounded: a function called with ever new kinds
+            if fn is not None:
+                env.record_all(fn.__srcad_reads__)  # a derivative of this one depends on them
             if fn is None:
                 target = self._f
-                if _is_transformed(target):
-                    # a derivative of a derivative: transform the generated code itself
-                    target = _transformed(target)._specialise(bound).__srcad_raw__
-                    full = inspect.signature(target).bind(*bound.args, **bound.kwargs)
-                    full.apply_defaults()
-                    values = dict(full.arguments)
-                parsed, self._source = self._source if target is self._f else None, None
-                fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
-                                            as_tuple=not self._single, parsed=parsed)
+                with env.collecting() as reads:
+                    if _is_transformed(target):
+                        # a derivative of a derivative: transform the generated code itself
+                        inner = _transformed(target)
+                        inner._check_env()
+                        target = inner._specialise(bound).__srcad_raw__
+                        full = inspect.signature(target).bind(*bound.args, **bound.kwargs)
+                        full.apply_defaults()
+                        values = dict(full.arguments)
+                    parsed, self._source = self._source if target is self._f else None, None
+                    fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
+                                                as_tuple=not self._single, parsed=parsed)
                 raw = fn
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
-                if getattr(raw, "__srcad_guards__", ()):
-                    fn = _guard_callees(fn, raw.__srcad_guards__, self)
                 if _has_array_wrt(values, self._wrt):
                     fn = _guard_dtypes(fn, self._f, self._positions(), self._mode)
+                fn.__srcad_reads__ = tuple(reads.values())
                 self._cache[key] = fn
+                self._add_reads(fn.__srcad_reads__)
                 if key[-1:] and isinstance(key[-1], _Ranks):
                     # the one-lookup path, for plain types (containers always take this path;
                     # vjp's calls carry the seed: see _slow_call)
@@ -312,6 +363,7 @@ class Transformed:
         return [self._params.index(w) for w in self._wrt]
 
     def source(self, *example_args):
+        self._check_env()
         if example_args:
             self._specialise(self._bind(example_args, {}))
         elif self._last is None:
@@ -457,25 +509,6 @@ def _check_wrt_value(f, name, value):
         "argument out of wrt")
 
 
-def _guard_callees(fn, guards, transformed):
-    """Check, on each call, that the global functions the code calls are still the ones it
-    was made for: a helper redefined later gets a derivative made afresh, never a stale one."""
-
-    def checked(*args, **kwargs):
-        for namespace, name, function in guards:
-            if namespace.get(name) is not function:
-                from . import calls
-
-                calls.clear()
-                transformed._cache.clear()
-                return transformed._slow_call(args, kwargs)
-        return fn(*args, **kwargs)
-
-    checked.__srcad_source__ = fn.__srcad_source__
-    checked.__srcad_raw__ = fn.__srcad_raw__
-    return checked
-
-
 def _dtype_hint(name, dtype):
     """What to do with an array of a dtype srcad does not differentiate."""
     if dtype.kind in "iub":
@@ -521,5 +554,6 @@ def _guard_dtypes(fn, f, positions, mode):
 
     guarded.__srcad_source__ = fn.__srcad_source__
     guarded.__srcad_raw__ = fn.__srcad_raw__
+    guarded.__srcad_reads__ = ()
     guarded.__srcad_unguarded__ = fn  # for _ByRank, whose key holds the dtypes' kinds
     return guarded

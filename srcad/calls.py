@@ -21,6 +21,7 @@ import types
 import weakref
 from dataclasses import dataclass
 
+from . import env
 from .analyse import ANY
 
 
@@ -32,7 +33,7 @@ class Split:
     fwd_text: str = ""
     bwd_text: str = ""
     name: str = ""
-    guards: tuple = ()  # (module dict, name, function): the callees it was made for
+    reads: tuple = ()  # what making it read from the environment (srcad.env)
 
 
 class ByFunction:
@@ -130,17 +131,22 @@ def split(fn, wrt, kinds):
     key = (fn, tuple(wrt), tuple(sorted(kinds.items())))
     with _lock:
         entry = _cache.get(key)
+        if entry is not None and env.stale(entry.reads):
+            entry = None  # made for what a name meant before: made again
         if entry is not None:
+            env.record_all(entry.reads)  # the caller depends on them too
             return entry
         entry = Split(types.CellType(), types.CellType(), ANY, name=fn.__name__)
         _cache[key] = entry
         try:
             from . import pipeline
 
-            pipeline.make_split(fn, wrt, kinds, entry)
+            with env.collecting() as reads:
+                pipeline.make_split(fn, wrt, kinds, entry)
         except BaseException:
             del _cache[key]
             raise
+        entry.reads = tuple(reads.values())
         return entry
 
 
@@ -156,8 +162,10 @@ def result_kind(fn, kinds):
     falls back to ANY.
     """
     key = (fn, tuple(sorted(kinds.items())))
-    if key in _kinds:
-        return _kinds[key]
+    known = _kinds.get(key)
+    if known is not None and not env.stale(known[1]):
+        env.record_all(known[1])
+        return known[0]
     if key in _in_progress:
         return _kinds.get(key + ("guess",))
     from .analyse import Analysis
@@ -165,16 +173,17 @@ def result_kind(fn, kinds):
 
     _in_progress.add(key)
     try:
-        ir_fn, _ = to_ssa(fn)
-        first = _result(Analysis(ir_fn, kinds, ()))
-        _kinds[key + ("guess",)] = first
-        second = _result(Analysis(ir_fn, kinds, ()))
+        with env.collecting() as reads:
+            ir_fn, _ = to_ssa(fn)
+            first = _result(Analysis(ir_fn, kinds, ()))
+            _kinds[key + ("guess",)] = first
+            second = _result(Analysis(ir_fn, kinds, ()))
         kind = first if first == second else ANY
     except Exception:
         kind = ANY
     finally:
         _in_progress.discard(key)
-    _kinds[key] = kind
+    _kinds[key] = (kind, tuple(reads.values()))
     return kind
 
 

@@ -25,7 +25,7 @@ import types
 
 import numpy as np
 
-from . import calls, ir, runtime, templates
+from . import calls, env, ir, runtime, templates
 from .analyse import ANY, ARRAY, SCALAR, kind_of_value
 from .errors import MissingRuleError
 from .reverse import Compound, Sweep, _parallel, _paren, _text
@@ -300,17 +300,21 @@ _jvp_cells = calls.ByFunction()
 def jvp_cell(fn, wrt, kinds):
     """A cell holding the forward-mode function of ``fn`` (filled after it is compiled)."""
     key = (fn, tuple(wrt), tuple(sorted(kinds.items())))
-    if key in _jvp_cells:
-        return _jvp_cells[key]
+    known = _jvp_cells.get(key)
+    if known is not None and not env.stale(known[1]):
+        env.record_all(known[1])  # the caller depends on them too
+        return known[0]
     cell = types.CellType()
-    _jvp_cells[key] = cell
+    _jvp_cells[key] = (cell, ())  # a recursive call finds it
     from . import pipeline
 
     try:
-        compiled, _ = pipeline.tangent(fn, wrt, kinds, inner=True)
+        with env.collecting() as reads:
+            compiled, _ = pipeline.tangent(fn, wrt, kinds, inner=True)
     except BaseException:
         del _jvp_cells[key]
         raise
     cell.cell_contents = compiled
+    _jvp_cells[key] = (cell, tuple(reads.values()))
     return cell
 

@@ -16,6 +16,7 @@ import operator
 import gast
 
 from . import ir
+from .env import is_library_module
 from .errors import SrcadError, UnsupportedSyntaxError
 from .ir import AND, OR, Const, Var
 
@@ -46,7 +47,6 @@ class Lowerer:
         self.tuples = {}  # name of a tuple built here -> its element atoms
         self.local_functions = {}  # nested def name -> (lifted function, captured names)
         self.lifted = {}  # spelling in generated code -> lifted function
-        self.callee_globals = []  # (module dict, name, function) of each global callee
         self.inplace_checks = []  # (value, name, other name, node) of an aliased x += ...
         self.env = {}
         self.out = []
@@ -94,7 +94,6 @@ class Lowerer:
         body = self.sub_block(fdef.body)
         fn = ir.Function(fdef.name, params, body, self.source)
         fn.lifted = dict(self.lifted)
-        fn.callee_globals = list(self.callee_globals)
         fn.inplace_checks = [
             (value, any_kind, self.error(
                 node, f"{name} changed in place where it is the same object "
@@ -420,9 +419,19 @@ class Lowerer:
         return ir.Prim(ir.Attr(node.attr), [obj])
 
     def resolve_dotted(self, node):
+        """The object ``a.b.c`` names now. The read is recorded for its whole path (for a
+        library module's attribute, ``np.sum``, for its root only)."""
+        value = self._resolve_dotted(node)
+        if isinstance(node, gast.Attribute):
+            path = _dotted(node).split(".")
+            if not is_library_module(self.source.lookup(path[0])):
+                self.source.lookup(path[0], path[1:])
+        return value
+
+    def _resolve_dotted(self, node):
         if isinstance(node, gast.Name):
             return self.lookup(node.id, node)
-        base = self.resolve_dotted(node.value)
+        base = self._resolve_dotted(node.value)
         try:
             return getattr(base, node.attr)
         except AttributeError:
@@ -535,11 +544,12 @@ class Lowerer:
             raise self.error(node, "calling the result of an expression",
                              hint="call a named function")
         fn = self.resolve_dotted(func)
-        if isinstance(func, gast.Name) and func.id not in self.source.closure and (
-            inspect.isfunction(fn)
-        ):
-            # a global function: the derivative is made for this one; a rebinding is checked
-            self.callee_globals.append((self.source.globals, func.id, fn))
+        if inspect.isfunction(fn):
+            # the callee's defaults fill its call: they are read (and guarded) like the name
+            path = _dotted(func).split(".")
+            for attr in ("__defaults__",):
+                if getattr(fn, attr, None) is not None:
+                    self.source.lookup(path[0], path[1:] + [attr])
         if fn in _COMPREHENSION_CALLS and len(node.args) == 1 and isinstance(
             node.args[0], (gast.GeneratorExp, gast.ListComp)
         ):
@@ -699,7 +709,7 @@ class Lowerer:
             if n in self.env:
                 extra.append(self.env[n])
             else:
-                extra.append(Const(self.source.closure[n], n))
+                extra.append(Const(self.source.lookup(n), n))
         args = extra + [self.expr(a) for a in node.args]
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
         self.lifted[lifted.__name__] = lifted
