@@ -83,8 +83,8 @@ def jvp(f, primals, tangents, wrt=None):
     values = dict(zip(params, primals))
     for name, tangent in zip(names, tangents):
         _check_companion(values.get(name), tangent, f"tangent for {name!r}")
-    fn = _jvp_function(f, names, primals)
-    return fn(*fn.__srcad_arguments__(primals), *tangents)
+    fn, full = _jvp_function(f, names, primals)
+    return fn(*full, *tangents)
 
 
 def _check_companion(value, companion, what):
@@ -102,44 +102,39 @@ _jvp_cache = calls.ByFunction()
 
 
 def _jvp_function(f, names, primals):
-    key = (f, names, _key(primals))
-    fn = _jvp_cache.get(key)
-    if fn is None:
+    """The forward-mode function for these arguments (the defaults filled in as they are now)
+    and the full argument list to call it with."""
+    transformed = _transformed(f) if _is_transformed(f) else None
+    user = transformed._user if transformed is not None else f
+    bound = inspect.signature(user).bind(*primals)
+    bound.apply_defaults()
+    full = list(bound.arguments.values())  # keyword-only ones too, positionally
+    key = (f, names, _key(full))
+    known = _jvp_cache.get(key)
+    if known is not None and not env.stale(known.__srcad_reads__):
+        return known, full
+    values = dict(bound.arguments)
+    for name in names:
+        _check_wrt_value(user, name, values.get(name))
+    kinds = {p: kind_of_value(v) for p, v in values.items()}
+    items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
+    with env.collecting() as reads:
         target = f
-        values_source = primals
-        if _is_transformed(f):
-            inner = _transformed(f)
-            bound = inner._bind(primals, {})
-            target = inner._specialise(bound).__srcad_raw__
-            full = inspect.signature(target).bind(*primals)
-        else:
-            full = inspect.signature(target).bind(*values_source)
-        full.apply_defaults()
-        values = dict(full.arguments)
-        for name in names:
-            _check_wrt_value(_transformed(f)._user if _is_transformed(f) else f, name,
-                             values.get(name))
-        kinds = {p: kind_of_value(v) for p, v in values.items()}
-        items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
+        if transformed is not None:
+            transformed._check_env()
+            target = transformed._specialise(bound).__srcad_raw__
         fn, text = pipeline.tangent(target, names, kinds, items)
-        fn.__srcad_source__ = text
-        signature = inspect.signature(target)
-
-        def arguments(args, signature=signature):
-            bound = signature.bind(*args)
-            bound.apply_defaults()
-            return list(bound.arguments.values())  # keyword-only ones too, positionally
-
-        fn.__srcad_arguments__ = arguments
-        _jvp_cache[key] = fn
-    return fn
+    fn.__srcad_source__ = text
+    fn.__srcad_reads__ = tuple(reads.values())
+    _jvp_cache[key] = fn
+    return fn, full
 
 
 def jvp_source(f, *primals, wrt=None):
     """The generated forward-mode source of ``f`` for these example arguments."""
     user = _transformed(f)._user if _is_transformed(f) else f
     _, names, _ = _resolve_wrt(user, tuple(range(len(primals))) if wrt is None else wrt)
-    return _jvp_function(f, names, tuple(primals)).__srcad_source__
+    return _jvp_function(f, names, tuple(primals))[0].__srcad_source__
 
 
 def source(g, *example_args):
@@ -287,7 +282,7 @@ class Transformed:
                 return fn(args[0], *bound.args, **bound.kwargs)
             return fn(*bound.args, **bound.kwargs)
         fast = tuple(map(type, args))
-        if not any(t in _CONTAINERS for t in fast):
+        if len(args) == len(bound.arguments) + 1 and not any(t in _CONTAINERS for t in fast):
             # the next call with these types takes the one lookup
             self._remember(fast, fn, bound.arguments.values(), offset=1)
         return fn(*args)

@@ -34,6 +34,7 @@ class Split:
     bwd_text: str = ""
     name: str = ""
     reads: tuple = ()  # what making it read from the environment (srcad.env)
+    defaults: tuple = (None, None)  # the callee's __defaults__, __kwdefaults__ (fwd has them)
 
 
 class ByFunction:
@@ -131,12 +132,14 @@ def split(fn, wrt, kinds):
     key = (fn, tuple(wrt), tuple(sorted(kinds.items())))
     with _lock:
         entry = _cache.get(key)
-        if entry is not None and env.stale(entry.reads):
-            entry = None  # made for what a name meant before: made again
+        if entry is not None and (env.stale(entry.reads) or entry.defaults[0] is not
+                                  fn.__defaults__ or entry.defaults[1] is not fn.__kwdefaults__):
+            entry = None  # made for what a name (or a default) meant before: made again
         if entry is not None:
             env.record_all(entry.reads)  # the caller depends on them too
             return entry
-        entry = Split(types.CellType(), types.CellType(), ANY, name=fn.__name__)
+        entry = Split(types.CellType(), types.CellType(), ANY, name=fn.__name__,
+                      defaults=(fn.__defaults__, fn.__kwdefaults__))
         _cache[key] = entry
         try:
             from . import pipeline

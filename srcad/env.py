@@ -11,7 +11,8 @@ resolution is recorded here as a :class:`Read`: where it was read, what was foun
 - a float or a complex number: its type only (the code reads the name live);
 - an array: its type, rank and dtype (its shape is read at run time, as an argument's is);
 - a list or dict: its type (its items are read at run time and given no kind);
-- anything else (functions, modules, classes, objects): the object itself.
+- anything else (functions, modules, classes, objects): the object itself; so too a callee's
+  ``__defaults__`` and ``__kwdefaults__`` (the code made for it holds their values).
 
 A transformed function keeps the reads of everything it made (callees included: a callee's
 reads are recorded into its caller's). Its dispatcher compares each read object by identity
@@ -46,7 +47,9 @@ class Read:
         self.name = name
         self.attrs = tuple(attrs)
         self.value = value
-        self.print = fingerprint(value)
+        # a callee's defaults are copied into the code made for it: any new tuple is new
+        exact = self.attrs[-1:] in (("__defaults__",), ("__kwdefaults__",))
+        self.print = ("object", id(value)) if exact else fingerprint(value)
 
     @property
     def key(self):

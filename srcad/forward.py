@@ -278,8 +278,12 @@ class Forward(Sweep):
         cell = jvp_cell(prim.fn, wrt, kinds)
         name = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)
         tangents = [self.t(bound.arguments[p].name) for p in wrt]
-        # the forward-mode function takes every parameter positionally, then the tangents
-        args = [_text(a) for a in bound.arguments.values()] + tangents
+        # the forward-mode function takes every parameter positionally, then the tangents; a
+        # default that no literal spells (an array) is passed from a cell of its own
+        given = inspect.signature(prim.fn).bind(*prim.args, **prim.kwargs).arguments
+        args = [_text(a) if p in given or type(a) in (int, float, bool, type(None), str)
+                else self.bind_cell(f"{prim.fn.__name__}_{p}", types.CellType(a))
+                for p, a in bound.arguments.items()] + tangents
         code.append(f"{stmt.target}, {self.t(stmt.target)} = {name}({', '.join(args)})")
 
     def missing(self, stmt, prim, forward=False):

@@ -547,7 +547,7 @@ class Lowerer:
         if inspect.isfunction(fn):
             # the callee's defaults fill its call: they are read (and guarded) like the name
             path = _dotted(func).split(".")
-            for attr in ("__defaults__",):
+            for attr in ("__defaults__", "__kwdefaults__"):
                 if getattr(fn, attr, None) is not None:
                     self.source.lookup(path[0], path[1:] + [attr])
         if fn in _COMPREHENSION_CALLS and len(node.args) == 1 and isinstance(
