@@ -9,6 +9,7 @@ before costs one dict lookup on top of the generated code itself.
 from __future__ import annotations
 
 import functools
+import gc
 import inspect
 import numbers
 import threading
@@ -37,15 +38,15 @@ def grad(f=None, wrt=0):
     (2.0, 5.0)
     """
     if f is None:
-        return lambda func: Transformed(func, wrt, "grad").function
-    return Transformed(f, wrt, "grad").function
+        return lambda func: _transform(func, wrt, "grad").function
+    return _transform(f, wrt, "grad").function
 
 
 def value_and_grad(f=None, wrt=0):
     """Like :func:`grad`, returning ``(value, gradient(s))``."""
     if f is None:
-        return lambda func: Transformed(func, wrt, "value_and_grad").function
-    return Transformed(f, wrt, "value_and_grad").function
+        return lambda func: _transform(func, wrt, "value_and_grad").function
+    return _transform(f, wrt, "value_and_grad").function
 
 
 def vjp(f, *args, wrt=None):
@@ -56,7 +57,7 @@ def vjp(f, *args, wrt=None):
     """
     if wrt is None:
         wrt = tuple(range(len(args)))
-    transformed = Transformed(f, wrt, "vjp")
+    transformed = _transform(f, wrt, "vjp")
     value = f(*args)
 
     def pullback(dy):
@@ -161,6 +162,25 @@ def ssa(f):
 
 
 _ALL = weakref.WeakSet()  # every live transformed function, for clear_cache
+_transforms = calls.ByFunction()  # (f, wrt, single, mode) -> its Transformed
+
+
+def _transform(f, wrt, mode):
+    """The transformed function for ``f``, ``wrt`` and ``mode``: made once, then the same one
+    (with its specialisations) for every later ``grad(f)``, so a loop making gradients of
+    one function transforms it once. Kept on ``f`` itself: it goes when ``f`` goes."""
+    try:
+        _, names, single = _resolve_wrt(f, wrt) if callable(f) else (None, wrt, None)
+        key = (f, names, single, mode)
+        known = _transforms.get(key)
+    except (TypeError, SrcadError):
+        known = key = None
+    if known is not None:
+        return known
+    transformed = Transformed(f, wrt, mode)
+    if key is not None:
+        _transforms[key] = transformed
+    return transformed
 MAX_SPECIALISATIONS = 64  # per function; past that the cache starts again
 
 
@@ -176,8 +196,10 @@ def clear_cache():
             if t._function is not None:
                 dispatch.reset(t._function)
         _jvp_cache.clear()
+        _transforms.clear()
         calls.clear()
         forward._jvp_cells.clear()
+    gc.collect()  # generated code in reference cycles (recursive helpers): and its lines
 
 
 class Transformed:

@@ -725,6 +725,7 @@ def _lift(fdef, name, captured, source, node):
     import ast
     import linecache
     import types
+    import weakref
 
     global _lift_count
     _lift_count += 1
@@ -739,8 +740,10 @@ def _lift(fdef, name, captured, source, node):
     namespace = {}
     exec(compile(text, filename, "exec"), source.globals, namespace)  # noqa: S102
     lifted = namespace[func_ast.name]
-    return types.FunctionType(lifted.__code__, source.globals, func_ast.name,
-                              lifted.__defaults__)
+    lifted = types.FunctionType(lifted.__code__, source.globals, func_ast.name,
+                                lifted.__defaults__)
+    weakref.finalize(lifted, linecache.cache.pop, filename, None)  # its lines go with it
+    return lifted
 
 
 class _AtomNode(gast.AST):

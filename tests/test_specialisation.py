@@ -3,7 +3,10 @@ a default or a helper meant one thing still answers correctly once it means anot
 changes the function's environment between calls and checks every answer against finite
 differences; names that are not identifiers never reach generated text."""
 
+import gc
 import itertools
+import linecache
+import tracemalloc
 import types
 from dataclasses import dataclass, field
 
@@ -346,3 +349,68 @@ def test_lambdas_sharing_a_line_are_refused():
         srcad.grad(pair[0])
     assert info.value.lineno == line
     assert "line of its own" in str(info.value) or "own line" in str(info.value)
+
+
+# ---------------------------------------------------------------- no leaks
+
+
+def _srcad_lines():
+    return sum(1 for name in linecache.cache if name.startswith("<srcad"))
+
+
+def leaky(x):
+    return x * x + 3.0 * x
+
+
+def test_making_the_same_gradient_again_reuses_its_transform(monkeypatch):
+    made = count_transforms(monkeypatch)
+    srcad.clear_cache()
+    srcad.grad(leaky)(1.0)
+    gc.collect()
+    lines = _srcad_lines()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for _ in range(1000):
+            assert srcad.grad(leaky)(1.0) == 5.0
+        srcad.value_and_grad(leaky)(1.0)
+        srcad.value_and_grad(leaky)(1.0)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert len(made) == 2  # one per mode
+    assert _srcad_lines() <= lines + 2
+    assert grown < 200_000
+    assert srcad.grad(leaky, wrt="x") is srcad.grad(leaky)
+    assert srcad.grad(leaky, wrt=(0,)) is not srcad.grad(leaky)  # a tuple of one gradient
+
+
+def _family(i):
+    def member(x):
+        return x * x * i + x
+
+    return member
+
+
+def test_clear_cache_frees_what_srcad_made():
+    srcad.clear_cache()
+    gc.collect()
+    lines = _srcad_lines()
+    functions = [_family(float(i)) for i in range(80)]
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for i, f in enumerate(functions):
+            assert srcad.grad(f)(1.0) == pytest.approx(2.0 * i + 1.0)
+        assert _srcad_lines() >= lines + 80
+        made = tracemalloc.get_traced_memory()[0] - start
+        srcad.clear_cache()
+        gc.collect()
+        left = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert _srcad_lines() <= lines
+    assert left < made / 5, (made, left)
+    for i, f in enumerate(functions[:3]):  # still usable: made again
+        assert srcad.grad(f)(1.0) == pytest.approx(2.0 * i + 1.0)
