@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import threading
 import types
 
 import numpy as np
@@ -101,7 +102,15 @@ def is_library_module(value):
 
 # ------------------------------------------------------------------ recording
 
-_collectors = []  # one dict (key -> Read) per transformation under way, innermost last
+_local = threading.local()  # .collectors: one dict (key -> Read) per transformation under
+# way in this thread, innermost last (a transformation runs in the thread that asked for it)
+
+
+def _collectors():
+    stack = getattr(_local, "collectors", None)
+    if stack is None:
+        stack = _local.collectors = []
+    return stack
 
 
 @contextlib.contextmanager
@@ -109,15 +118,16 @@ def collecting():
     """Collect the reads of everything transformed inside the ``with`` block (nested blocks'
     reads go to every enclosing block too)."""
     reads = {}
-    _collectors.append(reads)
+    stack = _collectors()
+    stack.append(reads)
     try:
         yield reads
     finally:
-        _collectors.pop()
+        stack.pop()
 
 
 def record(read):
-    for reads in _collectors:
+    for reads in _collectors():
         reads.setdefault(read.key, read)
 
 

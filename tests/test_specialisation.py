@@ -414,3 +414,58 @@ def test_clear_cache_frees_what_srcad_made():
     assert left < made / 5, (made, left)
     for i, f in enumerate(functions[:3]):  # still usable: made again
         assert srcad.grad(f)(1.0) == pytest.approx(2.0 * i + 1.0)
+
+
+# ---------------------------------------------------------------- the other transforms
+
+
+def vec_out(x):
+    return np.sin(x) * x * C
+
+
+def scalar_out(x):
+    return np.sum(np.sin(x) * x * C)
+
+
+X3 = np.array([0.3, 0.5, 0.7])
+OTHER_TRANSFORMS = {
+    "vjp": lambda: srcad.vjp(vec_out, X3)[1](np.ones(3)),
+    "jacrev": lambda: srcad.jacrev(vec_out)(X3),
+    "jacfwd": lambda: srcad.jacfwd(vec_out)(X3),
+    "jacobian": lambda: srcad.jacobian(vec_out)(X3),
+    "hessian": lambda: srcad.hessian(scalar_out)(X3),
+    "hessian rev": lambda: srcad.hessian(scalar_out, mode="rev")(X3),
+    "hvp": lambda: srcad.hvp(scalar_out, X3, np.ones(3)),
+    "jvp": lambda: srcad.jvp(vec_out, (X3,), (np.ones(3),)),
+}
+
+
+def _fd_jacobian(f, x):
+    return np.stack([numerical_grad(lambda y, i=i: f(y)[i], (x,), 0) for i in range(len(x))])
+
+
+@pytest.mark.parametrize("name", list(OTHER_TRANSFORMS))
+def test_a_second_call_does_not_transform_again(name, monkeypatch):
+    globals()["C"] = 2.0
+    OTHER_TRANSFORMS[name]()
+    made = []
+    for attr in ("adjoint", "tangent", "make_split"):
+        real = getattr(pipeline, attr)
+        monkeypatch.setattr(pipeline, attr,
+                            lambda *a, _real=real, **k: made.append(1) or _real(*a, **k))
+    first = OTHER_TRANSFORMS[name]()
+    second = OTHER_TRANSFORMS[name]()
+    assert made == []
+    np.testing.assert_array_equal(np.asarray(first[0] if name == "jvp" else first),
+                                  np.asarray(second[0] if name == "jvp" else second))
+
+
+@pytest.mark.parametrize("mode", ["rev", "fwd"])
+def test_jacobians_and_hessians_follow_the_environment(mode):
+    jac = srcad.jacobian(vec_out, mode=mode)
+    hess = srcad.hessian(scalar_out, mode=mode)
+    for value in (2.0, np.array([1.0, -2.0, 3.0]), 0.5):
+        globals()["C"] = value
+        np.testing.assert_allclose(jac(X3), _fd_jacobian(vec_out, X3), rtol=1e-6, atol=1e-8)
+        expected = _fd_jacobian(lambda y: srcad.grad(scalar_out)(y), X3)
+        np.testing.assert_allclose(hess(X3), expected, rtol=1e-6, atol=1e-8)
