@@ -257,11 +257,18 @@ class Transformed:
     def _env_changed(self, args, kwargs):
         """A name the code was made for is bound to another object now: with the same
         fingerprint the code stands (it reads the name when it runs), else it is made again."""
+        fast = False
         with self._lock:
-            if env.changed(list(self._reads.values())):
+            reads = list(self._reads.values())
+            if env.changed(reads):
                 self._forget()
             elif self._function is not None:
                 dispatch.refresh(self._function)
+                # the same objects on a second look (not a property making new ones): the
+                # dispatcher's own path now passes line (0)
+                fast = self._mode != "vjp" and all(r.current() is r.value for r in reads)
+        if fast:
+            return self._function(*args, **kwargs)
         return self._slow_call(args, kwargs)
 
     def _check_env(self):

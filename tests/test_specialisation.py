@@ -469,3 +469,42 @@ def test_jacobians_and_hessians_follow_the_environment(mode):
         np.testing.assert_allclose(jac(X3), _fd_jacobian(vec_out, X3), rtol=1e-6, atol=1e-8)
         expected = _fd_jacobian(lambda y: srcad.grad(scalar_out)(y), X3)
         np.testing.assert_allclose(hess(X3), expected, rtol=1e-6, atol=1e-8)
+
+
+class _Settings:
+    def __init__(self):
+        self.base = 2.0
+
+    @property
+    def scale(self):
+        return self.base * 1.0  # a new float object on every read
+
+
+settings = _Settings()
+
+
+def through_property(x):
+    return settings.scale * x * x
+
+
+def test_a_property_making_new_objects_neither_loops_nor_goes_stale(monkeypatch):
+    made = count_transforms(monkeypatch)
+    g = srcad.grad(through_property)
+    for base in (2.0, 3.0, -1.5):
+        settings.base = base
+        assert g(1.5) == pytest.approx(3.0 * base)
+        assert g(1.5) == pytest.approx(3.0 * base)
+    assert len(made) == 1
+    settings.base = np.array([1.0, 2.0])
+    with pytest.raises(srcad.SrcadError, match="scalar"):
+        g(1.5)
+    settings.base = 2.0
+
+
+def test_a_global_rebound_on_every_call_stays_cheap(monkeypatch):
+    made = count_transforms(monkeypatch)
+    g = srcad.grad(reads_c)
+    for step in range(200):
+        globals()["C"] = float(step) + 0.5
+        assert g(2.0) == float(step) + 0.5
+    assert len(made) == 1
