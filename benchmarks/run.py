@@ -321,6 +321,10 @@ def run_workload(w, settings, log):
     def make_srcad():
         return srcad.grad(w.f, wrt=w.wrt)
 
+    def make_fresh_srcad():  # grad(f) again reuses the transform: forget it first
+        srcad.clear_cache()
+        return make_srcad()
+
     measure("function", lambda: (w.f, args), check=False)
     measure("hand", lambda: (w.hand, args))
     made = measure("srcad", lambda: (make_srcad(), args))
@@ -348,7 +352,7 @@ def run_workload(w, settings, log):
     res.generated = res.times.pop("generated", None)
     if made:
         try:
-            res.transform = first_call(make_srcad, args, res.times["srcad"], settings)
+            res.transform = first_call(make_fresh_srcad, args, res.times["srcad"], settings)
         except Exception as exc:
             res.transform = "error: " + one_line(exc)
     if jitted:

@@ -9,6 +9,7 @@ before costs one dict lookup on top of the generated code itself.
 from __future__ import annotations
 
 import functools
+import gc
 import inspect
 import numbers
 import threading
@@ -16,7 +17,7 @@ import weakref
 
 import numpy as np
 
-from . import calls, dispatch, ir, pipeline
+from . import calls, dispatch, env, ir, pipeline
 from . import source as source_module
 from .analyse import item_kinds, kind_of_value
 from .errors import SourceUnavailableError, SrcadError, WrtError
@@ -38,15 +39,15 @@ def grad(f=None, wrt=0):
     (2.0, 5.0)
     """
     if f is None:
-        return lambda func: Transformed(func, wrt, "grad").function
-    return Transformed(f, wrt, "grad").function
+        return lambda func: _transform(func, wrt, "grad").function
+    return _transform(f, wrt, "grad").function
 
 
 def value_and_grad(f=None, wrt=0):
     """Like :func:`grad`, returning ``(value, gradient(s))``."""
     if f is None:
-        return lambda func: Transformed(func, wrt, "value_and_grad").function
-    return Transformed(f, wrt, "value_and_grad").function
+        return lambda func: _transform(func, wrt, "value_and_grad").function
+    return _transform(f, wrt, "value_and_grad").function
 
 
 def vjp(f, *args, wrt=None):
@@ -57,7 +58,7 @@ def vjp(f, *args, wrt=None):
     """
     if wrt is None:
         wrt = tuple(range(len(args)))
-    transformed = Transformed(f, wrt, "vjp")
+    transformed = _transform(f, wrt, "vjp")
     value = f(*args)
 
     def pullback(dy):
@@ -85,8 +86,8 @@ def jvp(f, primals, tangents, wrt=None):
     values = dict(zip(params, primals))
     for name, tangent in zip(names, tangents):
         _check_companion(values.get(name), tangent, f"tangent for {name!r}")
-    fn = _jvp_function(f, names, primals)
-    return fn(*fn.__srcad_arguments__(primals), *tangents)
+    fn, full = _jvp_function(f, names, primals)
+    return fn(*full, *tangents)
 
 
 def _check_companion(value, companion, what):
@@ -104,44 +105,39 @@ _jvp_cache = calls.ByFunction()
 
 
 def _jvp_function(f, names, primals):
-    key = (f, names, _key(primals))
-    fn = _jvp_cache.get(key)
-    if fn is None:
+    """The forward-mode function for these arguments (the defaults filled in as they are now)
+    and the full argument list to call it with."""
+    transformed = _transformed(f) if _is_transformed(f) else None
+    user = transformed._user if transformed is not None else f
+    bound = inspect.signature(user).bind(*primals)
+    bound.apply_defaults()
+    full = list(bound.arguments.values())  # keyword-only ones too, positionally
+    key = (f, names, _key(full))
+    known = _jvp_cache.get(key)
+    if known is not None and not env.stale(known.__srcad_reads__):
+        return known, full
+    values = dict(bound.arguments)
+    for name in names:
+        _check_wrt_value(user, name, values.get(name))
+    kinds = {p: kind_of_value(v) for p, v in values.items()}
+    items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
+    with env.collecting() as reads:
         target = f
-        values_source = primals
-        if _is_transformed(f):
-            inner = _transformed(f)
-            bound = inner._bind(primals, {})
-            target = inner._specialise(bound).__srcad_raw__
-            full = inspect.signature(target).bind(*primals)
-        else:
-            full = inspect.signature(target).bind(*values_source)
-        full.apply_defaults()
-        values = dict(full.arguments)
-        for name in names:
-            _check_wrt_value(_transformed(f)._user if _is_transformed(f) else f, name,
-                             values.get(name))
-        kinds = {p: kind_of_value(v) for p, v in values.items()}
-        items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
+        if transformed is not None:
+            transformed._check_env()
+            target = transformed._specialise(bound).__srcad_raw__
         fn, text = pipeline.tangent(target, names, kinds, items)
-        fn.__srcad_source__ = text
-        signature = inspect.signature(target)
-
-        def arguments(args, signature=signature):
-            bound = signature.bind(*args)
-            bound.apply_defaults()
-            return list(bound.arguments.values())  # keyword-only ones too, positionally
-
-        fn.__srcad_arguments__ = arguments
-        _jvp_cache[key] = fn
-    return fn
+    fn.__srcad_source__ = text
+    fn.__srcad_reads__ = tuple(reads.values())
+    _jvp_cache[key] = fn
+    return fn, full
 
 
 def jvp_source(f, *primals, wrt=None):
     """The generated forward-mode source of ``f`` for these example arguments."""
     user = _transformed(f)._user if _is_transformed(f) else f
     _, names, _ = _resolve_wrt(user, tuple(range(len(primals))) if wrt is None else wrt)
-    return _jvp_function(f, names, tuple(primals)).__srcad_source__
+    return _jvp_function(f, names, tuple(primals))[0].__srcad_source__
 
 
 def source(g, *example_args):
@@ -167,6 +163,25 @@ def ssa(f):
 
 
 _ALL = weakref.WeakSet()  # every live transformed function, for clear_cache
+_transforms = calls.ByFunction()  # (f, wrt, single, mode) -> its Transformed
+
+
+def _transform(f, wrt, mode):
+    """The transformed function for ``f``, ``wrt`` and ``mode``: made once, then the same one
+    (with its specialisations) for every later ``grad(f)``, so a loop making gradients of
+    one function transforms it once. Kept on ``f`` itself: it goes when ``f`` goes."""
+    try:
+        _, names, single = _resolve_wrt(f, wrt) if callable(f) else (None, wrt, None)
+        key = (f, names, single, mode)
+        known = _transforms.get(key)
+    except (TypeError, SrcadError):
+        known = key = None
+    if known is not None:
+        return known
+    transformed = Transformed(f, wrt, mode)
+    if key is not None:
+        _transforms[key] = transformed
+    return transformed
 MAX_SPECIALISATIONS = 64  # per function; past that the cache starts again
 
 
@@ -182,8 +197,10 @@ def clear_cache():
             if t._function is not None:
                 dispatch.reset(t._function)
         _jvp_cache.clear()
+        _transforms.clear()
         calls.clear()
         forward._jvp_cells.clear()
+    gc.collect()  # generated code in reference cycles (recursive helpers): and its lines
 
 
 class Transformed:
@@ -203,6 +220,7 @@ class Transformed:
         self._cache = {}
         self._lock = threading.RLock()
         self._last = None
+        self._reads = {}  # what the specialisations were made for (srcad.env): key -> Read
         functools.update_wrapper(self, self._user, updated=())
         self._function = None
         _ALL.add(self)
@@ -216,9 +234,15 @@ class Transformed:
         """
         if self._function is None:
             self._function = dispatch.make(self)
+            if self._reads:
+                dispatch.guard(self._function, list(self._reads.values()))
         return self._function
 
     def __call__(self, *args, **kwargs):
+        if self._reads:
+            for read in self._reads.values():
+                if read.current() is not read.value:
+                    return self._env_changed(args, kwargs)
         if not kwargs:
             fn = self._cache.get(tuple(map(type, args)))
             if fn is not None:
@@ -233,6 +257,52 @@ class Transformed:
             return self
         return functools.partial(self, obj)
 
+    def _env_changed(self, args, kwargs):
+        """A name the code was made for is bound to another object now: with the same
+        fingerprint the code stands (it reads the name when it runs), else it is made again."""
+        fast = False
+        with self._lock:
+            reads = list(self._reads.values())
+            if env.changed(reads):
+                self._forget()
+            elif self._function is not None:
+                dispatch.refresh(self._function)
+                # the same objects on a second look (not a property making new ones): the
+                # dispatcher's own path now passes line (0)
+                fast = self._mode != "vjp" and all(r.current() is r.value for r in reads)
+        if fast:
+            return self._function(*args, **kwargs)
+        return self._slow_call(args, kwargs)
+
+    def _check_env(self):
+        with self._lock:
+            if self._reads and env.changed(list(self._reads.values())):
+                self._forget()
+            elif self._function is not None:
+                dispatch.refresh(self._function)
+
+    def _forget(self):
+        """Drop every specialisation (made again on the next call)."""
+        self._cache.clear()
+        self._last = None
+        self._reads = {}
+        if self._function is not None:
+            dispatch.reset(self._function)
+
+    def _add_reads(self, reads):
+        """Guard the dispatcher on ``reads`` too (a new specialisation's)."""
+        added = False
+        for read in reads:
+            known = self._reads.get(read.key)
+            if known is None or known.print != read.print:
+                added = added or known is None
+                if known is not None:  # cannot happen after a check; be safe: start again
+                    self._cache = {k: v for k, v in self._cache.items()
+                                   if read in getattr(v, "__srcad_reads__", ())}
+                self._reads[read.key] = read
+        if added and self._function is not None:
+            dispatch.guard(self._function, list(self._reads.values()))
+
     def _slow_call(self, args, kwargs):
         call_args = args[1:] if self._mode == "vjp" else args
         bound = self._bind(call_args, kwargs)
@@ -244,7 +314,7 @@ class Transformed:
                 return fn(args[0], *bound.args, **bound.kwargs)
             return fn(*bound.args, **bound.kwargs)
         fast = tuple(map(type, args))
-        if not any(t in _CONTAINERS for t in fast):
+        if len(args) == len(bound.arguments) + 1 and not any(t in _CONTAINERS for t in fast):
             # the next call with these types takes the one lookup
             self._remember(fast, fn, bound.arguments.values(), offset=1)
         return fn(*args)
@@ -282,25 +352,30 @@ class Transformed:
             fn = self._cache.get(key)
             if fn is None and len(self._cache) >= MAX_SPECIALISATIONS:
                 self._cache.clear()  # bounded: a function called with ever new kinds
+            if fn is not None:
+                env.record_all(fn.__srcad_reads__)  # a derivative of this one depends on them
             if fn is None:
                 target = self._f
-                if _is_transformed(target):
-                    # a derivative of a derivative: transform the generated code itself
-                    target = _transformed(target)._specialise(bound).__srcad_raw__
-                    full = inspect.signature(target).bind(*bound.args, **bound.kwargs)
-                    full.apply_defaults()
-                    values = dict(full.arguments)
-                parsed, self._source = self._source if target is self._f else None, None
-                fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
-                                            as_tuple=not self._single, parsed=parsed)
+                with env.collecting() as reads:
+                    if _is_transformed(target):
+                        # a derivative of a derivative: transform the generated code itself
+                        inner = _transformed(target)
+                        inner._check_env()
+                        target = inner._specialise(bound).__srcad_raw__
+                        full = inspect.signature(target).bind(*bound.args, **bound.kwargs)
+                        full.apply_defaults()
+                        values = dict(full.arguments)
+                    parsed, self._source = self._source if target is self._f else None, None
+                    fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
+                                                as_tuple=not self._single, parsed=parsed)
                 raw = fn
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
-                if getattr(raw, "__srcad_guards__", ()):
-                    fn = _guard_callees(fn, raw.__srcad_guards__, self)
                 if _has_array_wrt(values, self._wrt):
                     fn = _guard_dtypes(fn, self._f, self._positions(), self._mode)
+                fn.__srcad_reads__ = tuple(reads.values())
                 self._cache[key] = fn
+                self._add_reads(fn.__srcad_reads__)
                 if key[-1:] and isinstance(key[-1], _Ranks):
                     # the one-lookup path, for plain types (containers always take this path;
                     # vjp's calls carry the seed: see _slow_call)
@@ -315,6 +390,7 @@ class Transformed:
         return [self._params.index(w) for w in self._wrt]
 
     def source(self, *example_args):
+        self._check_env()
         if example_args:
             self._specialise(self._bind(example_args, {}))
         elif self._last is None:
@@ -467,25 +543,6 @@ def _check_wrt_value(f, name, value):
         "argument out of wrt")
 
 
-def _guard_callees(fn, guards, transformed):
-    """Check, on each call, that the global functions the code calls are still the ones it
-    was made for: a helper redefined later gets a derivative made afresh, never a stale one."""
-
-    def checked(*args, **kwargs):
-        for namespace, name, function in guards:
-            if namespace.get(name) is not function:
-                from . import calls
-
-                calls.clear()
-                transformed._cache.clear()
-                return transformed._slow_call(args, kwargs)
-        return fn(*args, **kwargs)
-
-    checked.__srcad_source__ = fn.__srcad_source__
-    checked.__srcad_raw__ = fn.__srcad_raw__
-    return checked
-
-
 def _dtype_hint(name, dtype):
     """What to do with an array of a dtype srcad does not differentiate."""
     if dtype.kind in "iub":
@@ -531,5 +588,6 @@ def _guard_dtypes(fn, f, positions, mode):
 
     guarded.__srcad_source__ = fn.__srcad_source__
     guarded.__srcad_raw__ = fn.__srcad_raw__
+    guarded.__srcad_reads__ = ()
     guarded.__srcad_unguarded__ = fn  # for _ByRank, whose key holds the dtypes' kinds
     return guarded

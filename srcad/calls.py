@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import runtime
+from . import env, runtime
 from .analyse import ANY
 
 
@@ -35,7 +35,8 @@ class Split:
     fwd_text: str = ""
     bwd_text: str = ""
     name: str = ""
-    guards: tuple = ()  # (module dict, name, function): the callees it was made for
+    reads: tuple = ()  # what making it read from the environment (srcad.env)
+    defaults: tuple = (None, None)  # the callee's __defaults__, __kwdefaults__ (fwd has them)
 
 
 class ByFunction:
@@ -269,17 +270,24 @@ def split(fn, wrt, kinds, arity=None):
     key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity)
     with _lock:
         entry = _cache.get(key)
+        if entry is not None and (env.stale(entry.reads) or entry.defaults[0] is not
+                                  fn.__defaults__ or entry.defaults[1] is not fn.__kwdefaults__):
+            entry = None  # made for what a name (or a default) meant before: made again
         if entry is not None:
+            env.record_all(entry.reads)  # the caller depends on them too
             return entry
-        entry = Split(types.CellType(), types.CellType(), ANY, name=fn.__name__)
+        entry = Split(types.CellType(), types.CellType(), ANY, name=fn.__name__,
+                      defaults=(fn.__defaults__, fn.__kwdefaults__))
         _cache[key] = entry
         try:
             from . import pipeline
 
-            pipeline.make_split(fn, wrt, kinds, entry, arity)
+            with env.collecting() as reads:
+                pipeline.make_split(fn, wrt, kinds, entry, arity)
         except BaseException:
             del _cache[key]
             raise
+        entry.reads = tuple(reads.values())
         return entry
 
 
@@ -295,8 +303,10 @@ def result_kind(fn, kinds, arity=None):
     falls back to ANY.
     """
     key = (fn, tuple(sorted(kinds.items())), arity)
-    if key in _kinds:
-        return _kinds[key]
+    known = _kinds.get(key)
+    if known is not None and not env.stale(known[1]):
+        env.record_all(known[1])
+        return known[0]
     if key in _in_progress:
         return _kinds.get(key + ("guess",))
     from .analyse import Analysis
@@ -304,16 +314,17 @@ def result_kind(fn, kinds, arity=None):
 
     _in_progress.add(key)
     try:
-        ir_fn, _ = to_ssa(fn, arity=arity)
-        first = _result(Analysis(ir_fn, kinds, ()))
-        _kinds[key + ("guess",)] = first
-        second = _result(Analysis(ir_fn, kinds, ()))
+        with env.collecting() as reads:
+            ir_fn, _ = to_ssa(fn, arity=arity)
+            first = _result(Analysis(ir_fn, kinds, ()))
+            _kinds[key + ("guess",)] = first
+            second = _result(Analysis(ir_fn, kinds, ()))
         kind = first if first == second else ANY
     except Exception:
         kind = ANY
     finally:
         _in_progress.discard(key)
-    _kinds[key] = kind
+    _kinds[key] = (kind, tuple(reads.values()))
     return kind
 
 

@@ -4,6 +4,8 @@ A gradient object is called like the user's function. Its body looks the argumen
 the transformed function's cache and calls the specialisation found there::
 
     def f(x, w):
+        if C is not _env[0] or helper is not _env[1]:
+            return stale((x, w), {})              # (0) a name means something else now
         if x.__class__ is _t0 and w.__class__ is _t1:
             pass                                  # (1) nothing inlined yet
         fn = get((x.__class__, w.__class__))      # (2) one dict lookup
@@ -18,6 +20,14 @@ the generated code, instead of a second call and a dict lookup (the difference i
 the gradient's time for a small scalar function). Every other call takes (2) as before.
 ``srcad.clear_cache()`` puts the plain body back.
 
+Line (0) compares, by identity, each object the specialisations made so far were made for
+(the globals, closure cells and paths that :mod:`srcad.env` recorded): when one differs the
+transformed function works out whether the code must be made again. A parameter with a default
+is filled from the user's ``__defaults__`` as they are at the call (the dispatcher's own
+defaults are a marker), so a default changed later is seen like an argument. The text
+names the function ``__srcad_dispatch``; its code object takes the user's ``__name__`` (any
+string: ``<lambda>``, ``"f-1"``), which is never pasted into the text.
+
 The replacement code has exactly the free variables the function was made with (its own
 private slots and the user's closure cells, in the same order), so the function object, the
 one the user holds, stays the same.
@@ -28,19 +38,34 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
-import keyword
 import linecache
 import re
 import types
+import weakref
+
+from . import env
 
 _counter = itertools.count()
 
 #: private names of the dispatcher's own slots; a body using one of them is not inlined
 GET, SLOW, FN = "__srcad_get", "__srcad_slow", "__srcad_fn"
+ENV, STALE, USER, DEFAULT = "__srcad_env", "__srcad_stale", "__srcad_user", "__srcad_default"
+NAME = "__srcad_dispatch"  # the def's name in the text; the code object gets the user's
 
 
 class _Never:
     """The guard types before anything is inlined: no argument is ever of this class."""
+
+
+class _Default:
+    """The dispatcher's default for every parameter that has one: the user's own default, as
+    it is at the call, takes its place."""
+
+    def __repr__(self):
+        return "<the function's default>"
+
+
+_DEFAULT = _Default()
 
 
 def _params(user):
@@ -57,65 +82,74 @@ def _names(user):
     return positional + kwonly
 
 
-def _def_name(user):
-    """The name the dispatcher's ``def`` takes: the user's function's, if Python accepts it
-    (a decorator may set ``__name__`` to anything); the function object gets it either way."""
-    name = user.__name__
-    if not name.isidentifier() or keyword.iskeyword(name) or name in (GET, SLOW, FN):
-        return "function"
-    return name
-
-
 def _guard_names(names):
     return [f"__srcad_t{i}" for i in range(len(names))]
 
 
-def _text(user, body=None):
-    """The factory source: ``body`` (lines of the generated function's body) inlined, or
-    nothing."""
+def _text(user, body=None, guard=None):
+    """The factory source: ``guard`` (the condition of line (0)), ``body`` (lines of the
+    generated function's body) inlined, or nothing."""
     positional, kwonly = _params(user)
     names = positional + kwonly
     guards = _guard_names(names)
     freevars = list(user.__code__.co_freevars)
+    n_defaults = len(user.__defaults__ or ())
+    kwdefaults = sorted(user.__kwdefaults__ or ())
     head = ", ".join(positional) + (", *, " + ", ".join(kwonly) if kwonly else "")
     key = "(" + "".join(f"{n}.__class__, " for n in names) + ")"
     call = ", ".join(positional + [f"{k}={k}" for k in kwonly])
     kwargs = "{" + ", ".join(f"{k!r}: {k}" for k in kwonly) + "}"
+    args = f"(({''.join(p + ', ' for p in positional)}), {kwargs})"
     test = " and ".join(f"{n}.__class__ is {g}" for n, g in zip(names, guards)) or "False"
-    lines = [f"def __srcad_factory__({', '.join([GET, SLOW] + guards + freevars)}):",
-             f"    def {_def_name(user)}({head}):",
-             f"        if {test}:"]
+    slots = [GET, SLOW, ENV, STALE, USER, DEFAULT] + guards + freevars
+    lines = [f"def __srcad_factory__({', '.join(slots)}):",
+             f"    def {NAME}({head}):"]
+    for i, p in enumerate(positional[len(positional) - n_defaults:]):
+        lines += [f"        if {p} is {DEFAULT}:",
+                  f"            {p} = {USER}.__defaults__[{i - n_defaults}]"]
+    for k in kwonly:
+        if k in kwdefaults:
+            lines += [f"        if {k} is {DEFAULT}:",
+                      f"            {k} = {USER}.__kwdefaults__[{k!r}]"]
+    if guard:
+        lines += [f"        if {guard}:",
+                  f"            return {STALE}{args}"]
+    lines.append(f"        if {test}:")
     lines += ["            " + line for line in (body or ["pass"])]
     lines += [f"        {FN} = {GET}({key})",
               f"        if {FN} is None:",
-              f"            return {SLOW}(({''.join(p + ', ' for p in positional)}), {kwargs})",
+              f"            return {SLOW}{args}",
               f"        return {FN}({call})"]
-    if freevars:  # unreachable, but it makes every closure variable a free variable here
-        lines.append(f"        ({', '.join(freevars)},)")
-    lines.append(f"    return {_def_name(user)}")
+    # unreachable, but it makes every slot and closure variable a free variable here, so
+    # that every version of the code fits the one closure
+    lines.append(f"        ({', '.join([ENV, STALE, USER, DEFAULT] + freevars)},)")
+    lines.append(f"    return {NAME}")
     return "\n".join(lines) + "\n"
 
 
-def _compile(user, text, label):
-    filename = f"<srcad {label} #{next(_counter)}>"
+def _compile(text, filename):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {}
     exec(compile(text, filename, "exec"), {"__builtins__": __builtins__}, namespace)  # noqa: S102
     return namespace["__srcad_factory__"].__code__.co_consts
 
 
-def _inner_code(user, text, label):
-    for const in _compile(user, text, label):
-        if isinstance(const, types.CodeType) and const.co_name == _def_name(user):
-            return const
+def _inner_code(user, text, filename):
+    """The dispatcher's code object, named like the user's function (for tracebacks): the
+    name is set on the code object, never written into the text."""
+    for const in _compile(text, filename):
+        if isinstance(const, types.CodeType) and const.co_name == NAME:
+            return const.replace(co_name=user.__name__, co_qualname=user.__qualname__)
     raise AssertionError("the dispatcher's factory holds no function")  # pragma: no cover
 
 
 def make(t):
     """The gradient function of the Transformed ``t`` (nothing inlined yet)."""
     user = t._user
-    code = _inner_code(user, _text(user), f"dispatch of {user.__qualname__}")
-    slots = {GET: t._cache.get, SLOW: t._slow_call}
+    filename = f"<srcad dispatch of {user.__qualname__} #{next(_counter)}>"
+    code = _inner_code(user, _text(user), filename)
+    slots = {GET: t._cache.get, SLOW: t._slow_call, ENV: (), STALE: t._env_changed,
+             USER: user, DEFAULT: _DEFAULT}
     user_cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
     closure = []
     for var in code.co_freevars:
@@ -123,26 +157,59 @@ def make(t):
             closure.append(user_cells[var])  # the user's own cell: read live, never written
         else:
             closure.append(types.CellType(slots.get(var, _Never)))
-    dispatch = types.FunctionType(code, user.__globals__, user.__name__, user.__defaults__,
+    defaults = (_DEFAULT,) * len(user.__defaults__ or ()) or None
+    dispatch = types.FunctionType(code, user.__globals__, user.__name__, defaults,
                                   tuple(closure) or None)
     functools.update_wrapper(dispatch, user)
-    dispatch.__kwdefaults__ = user.__kwdefaults__
+    dispatch.__kwdefaults__ = {k: _DEFAULT for k in user.__kwdefaults__ or ()} or None
     dispatch.__srcad__ = t
     dispatch.__srcad_plain__ = code
+    dispatch.__srcad_file__ = filename
+    dispatch.__srcad_guard__ = None  # the condition of line (0)
+    dispatch.__srcad_inlined__ = None  # (key, body lines) compiled in
+    weakref.finalize(dispatch, linecache.cache.pop, filename, None)
     return dispatch
+
+
+def _cells(dispatch):
+    return dict(zip(dispatch.__code__.co_freevars, dispatch.__closure__ or ()))
+
+
+def _rebuild(dispatch):
+    """Compile the dispatcher's code again from its guard and inlined body. An inlined body
+    that would need other free variables is dropped. Returns whether a body is inlined."""
+    user = dispatch.__srcad__._user
+    guard = dispatch.__srcad_guard__
+    plain = _inner_code(user, _text(user, None, guard), dispatch.__srcad_file__)
+    code = plain
+    inlined = dispatch.__srcad_inlined__
+    if inlined is not None:
+        code = _inner_code(user, _text(user, inlined[1], guard), dispatch.__srcad_file__)
+        if code.co_freevars != plain.co_freevars:
+            code, inlined = plain, None
+            dispatch.__srcad_inlined__ = None
+    if plain.co_freevars != dispatch.__code__.co_freevars:  # pragma: no cover
+        raise AssertionError("the dispatcher's free variables changed")
+    cells = _cells(dispatch)
+    for i, guard_name in enumerate(_guard_names(_names(user))):
+        cells[guard_name].cell_contents = inlined[0][i] if inlined is not None else _Never
+    dispatch.__srcad_plain__ = plain
+    dispatch.__code__ = code
+    return inlined is not None
 
 
 def inline(dispatch, key, fn):
     """Compile ``fn``'s body into ``dispatch`` behind a guard on ``key`` (the argument types).
     Returns whether it did; it does not when ``fn`` needs anything but the user's globals and
     closure, or when something else is already inlined."""
-    if dispatch.__code__ is not dispatch.__srcad_plain__:
+    if dispatch.__srcad_inlined__ is not None:
         return False
     user = dispatch.__srcad__._user
     names = _names(user)
     if len(key) != len(names) or not all(isinstance(k, type) for k in key):
         return False
-    if not _reads_only_user_names(fn, user):
+    helpers = _reads_only_user_names(fn, user)
+    if helpers is None:
         return False
     text = getattr(fn, "__srcad_source__", None)
     lines = text.splitlines() if text else []
@@ -151,40 +218,75 @@ def inline(dispatch, key, fn):
     if re.search(r"\b__srcad_", text):
         return False  # a body using the dispatcher's own names (never generated by srcad)
     body = [line[4:] if line.startswith("    ") else line for line in lines[1:]]
-    label = f"{fn.__name__} inlined in the dispatch of {user.__qualname__}"
-    code = _inner_code(user, _text(user, body), label)
-    if code.co_freevars != dispatch.__code__.co_freevars:
-        return False
-    cells = dict(zip(code.co_freevars, dispatch.__closure__ or ()))
-    for guard, cls in zip(_guard_names(names), key):
-        cells[guard].cell_contents = cls
-    dispatch.__code__ = code
-    return True
+    dispatch.__srcad_inlined__ = (key, body)
+    if helpers:
+        # the inlined body reads srcad's helpers (math, np) as the user's globals: guard them
+        dispatch.__srcad__._add_reads([
+            env.Read(user.__globals__, None, h, (), user.__globals__[h]) for h in helpers])
+    return _rebuild(dispatch)
+
+
+def guard(dispatch, reads):
+    """Make line (0) compare ``reads`` (env.Read objects, all the specialisations'), or drop it
+    when there are none."""
+    user = dispatch.__srcad__._user
+    names = set(_names(user))
+    user_cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
+    values, tests, others = [], [], []
+    for read in reads:
+        if read.name in names or read.name.startswith("__srcad") or (
+                read.cell is not None and user_cells.get(read.name) is not read.cell) or (
+                read.cell is None and (read.namespace is not user.__globals__
+                                       or read.name in user_cells)):
+            others.append(read)  # not spelled by its name in the dispatcher
+            continue
+        tests.append(f"{read.spelling()} is not {ENV}[{len(values)}]")
+        values.append(read)
+    if others:
+        tests.append(f"not {ENV}[{len(values)}]()")
+    dispatch.__srcad_reads__ = (values, others)
+    dispatch.__srcad_guard__ = " or ".join(tests) or None
+    refresh(dispatch)
+    _rebuild(dispatch)
+
+
+def refresh(dispatch):
+    """Line (0)'s objects, after the reads took new ones of the same fingerprints."""
+    values, others = getattr(dispatch, "__srcad_reads__", ((), ()))
+    expected = tuple(r.value for r in values)
+    if others:
+        expected += (env.checker(others),)
+    _cells(dispatch)[ENV].cell_contents = expected
 
 
 def reset(dispatch):
-    """Back to the plain body (after ``clear_cache``)."""
-    plain = dispatch.__srcad_plain__
-    if dispatch.__code__ is not plain:
-        dispatch.__code__ = plain
-        cells = dict(zip(plain.co_freevars, dispatch.__closure__ or ()))
-        for guard in _guard_names(_names(dispatch.__srcad__._user)):
-            cells[guard].cell_contents = _Never
+    """Back to the plain body, nothing guarded (after ``clear_cache`` or when the code must be
+    made again)."""
+    if dispatch.__srcad_inlined__ is None and dispatch.__srcad_guard__ is None:
+        return
+    dispatch.__srcad_inlined__ = None
+    dispatch.__srcad_guard__ = None
+    dispatch.__srcad_reads__ = ((), ())
+    refresh(dispatch)
+    _rebuild(dispatch)
 
 
 def _reads_only_user_names(fn, user):
-    """Whether every closure variable of the generated ``fn`` is either the user's own cell
-    or a helper the user's module binds to the same object (``math``, ``np``)."""
+    """The helpers (``math``, ``np``) ``fn`` reads that the user's module binds to the same
+    objects, when every other closure variable of the generated ``fn`` is the user's own
+    cell; None when ``fn`` reads anything else."""
     user_cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
     if fn.__globals__ is not user.__globals__:
-        return False
+        return None
+    helpers = []
     for var, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
         if user_cells.get(var) is cell:
             continue
         try:
             value = cell.cell_contents
         except ValueError:
-            return False
+            return None
         if var in user_cells or user.__globals__.get(var, _Never) is not value:
-            return False
-    return True
+            return None
+        helpers.append(var)
+    return helpers

@@ -13,6 +13,7 @@ import itertools
 import linecache
 import math
 import types
+import weakref
 
 import numpy as np
 
@@ -93,6 +94,7 @@ def compile_function(text, name, user_func, helpers, spelled, label, defaults, k
                             tuple(closure) or None)
     fn.__kwdefaults__ = kwdefaults
     fn.__srcad_source__ = text
+    weakref.finalize(fn, linecache.cache.pop, filename, None)  # its lines go with it
     return fn
 
 

@@ -24,7 +24,7 @@ import types
 
 import numpy as np
 
-from . import calls, ir, runtime, templates
+from . import calls, env, ir, runtime, templates
 from .analyse import ANY, ARRAY, SCALAR, kind_of_value
 from .errors import MissingRuleError, UnsupportedSyntaxError
 from .reverse import Compound, Sweep, _parallel, _paren, _text
@@ -285,8 +285,12 @@ class Forward(Sweep):
         cell = jvp_cell(prim.fn, wrt, kinds, arity)
         name = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)
         tangents = [self.t(arguments[p].name) for p in wrt]
-        # the forward-mode function takes every parameter positionally, then the tangents
-        args = [_text(a) for a in arguments.values()] + tangents
+        # the forward-mode function takes every parameter positionally, then the tangents; a
+        # default that no literal spells (an array) is passed from a cell of its own
+        given = calls.bind(prim.fn, prim.args, prim.kwargs)[1]
+        args = [_text(a) if p in given or type(a) in (int, float, bool, type(None), str)
+                else self.bind_cell(f"{prim.fn.__name__}_{p}", types.CellType(a))
+                for p, a in arguments.items()] + tangents
         code.append(f"{stmt.target}, {self.t(stmt.target)} = {name}({', '.join(args)})")
 
     def missing(self, stmt, prim, forward=False):
@@ -312,17 +316,21 @@ _jvp_cells = calls.ByFunction()
 def jvp_cell(fn, wrt, kinds, arity=None):
     """A cell holding the forward-mode function of ``fn`` (filled after it is compiled)."""
     key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity)
-    if key in _jvp_cells:
-        return _jvp_cells[key]
+    known = _jvp_cells.get(key)
+    if known is not None and not env.stale(known[1]):
+        env.record_all(known[1])  # the caller depends on them too
+        return known[0]
     cell = types.CellType()
-    _jvp_cells[key] = cell
+    _jvp_cells[key] = (cell, ())  # a recursive call finds it
     from . import pipeline
 
     try:
-        compiled, _ = pipeline.tangent(fn, wrt, kinds, inner=True, arity=arity)
+        with env.collecting() as reads:
+            compiled, _ = pipeline.tangent(fn, wrt, kinds, inner=True, arity=arity)
     except BaseException:
         del _jvp_cells[key]
         raise
     cell.cell_contents = compiled
+    _jvp_cells[key] = (cell, tuple(reads.values()))
     return cell
 

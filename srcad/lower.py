@@ -16,6 +16,7 @@ import operator
 import gast
 
 from . import ir
+from .env import is_library_module
 from .errors import SrcadError, UnsupportedSyntaxError
 from .ir import AND, OR, Const, Var
 
@@ -47,7 +48,6 @@ class Lowerer:
         self.dicts = {}  # the **kwargs parameter (not rebound) -> {key: atom} in this call
         self.local_functions = {}  # nested def name -> (lifted function, captured names)
         self.lifted = {}  # spelling in generated code -> lifted function
-        self.callee_globals = []  # (module dict, name, function) of each global callee
         self.inplace_checks = []  # (value, name, other name, node) of an aliased x += ...
         self.env = {}
         self.out = []
@@ -114,7 +114,6 @@ class Lowerer:
         fn = ir.Function(fdef.name, params, body, self.source)
         fn.arity = arity
         fn.lifted = dict(self.lifted)
-        fn.callee_globals = list(self.callee_globals)
         fn.inplace_checks = [
             (value, any_kind, self.error(
                 node, f"{name} changed in place where it is the same object "
@@ -460,9 +459,19 @@ class Lowerer:
         return ir.Prim(ir.Attr(node.attr), [obj])
 
     def resolve_dotted(self, node):
+        """The object ``a.b.c`` names now. The read is recorded for its whole path (for a
+        library module's attribute, ``np.sum``, for its root only)."""
+        value = self._resolve_dotted(node)
+        if isinstance(node, gast.Attribute):
+            path = _dotted(node).split(".")
+            if not is_library_module(self.source.lookup(path[0])):
+                self.source.lookup(path[0], path[1:])
+        return value
+
+    def _resolve_dotted(self, node):
         if isinstance(node, gast.Name):
             return self.lookup(node.id, node)
-        base = self.resolve_dotted(node.value)
+        base = self._resolve_dotted(node.value)
         try:
             return getattr(base, node.attr)
         except AttributeError:
@@ -616,13 +625,12 @@ class Lowerer:
             raise self.error(node, "calling the result of an expression",
                              hint="call a named function")
         fn = self.resolve_dotted(func)
-        if isinstance(func, gast.Name) and inspect.isfunction(fn):
-            # the derivative is made for this function; a rebinding of the global (or of the
-            # closure cell: a decorator's wrapper calls the function its cell holds) is checked
-            where = self.source.globals
-            if func.id in self.source.closure:
-                where = ClosureCell(self.source.cells[func.id])
-            self.callee_globals.append((where, func.id, fn))
+        if inspect.isfunction(fn):
+            # the callee's defaults fill its call: they are read (and guarded) like the name
+            path = _dotted(func).split(".")
+            for attr in ("__defaults__", "__kwdefaults__"):
+                if getattr(fn, attr, None) is not None:
+                    self.source.lookup(path[0], path[1:] + [attr])
         if fn in _COMPREHENSION_CALLS and len(node.args) == 1 and isinstance(
             node.args[0], (gast.GeneratorExp, gast.ListComp)
         ):
@@ -785,7 +793,7 @@ class Lowerer:
             if n in self.env:
                 extra.append(self.env[n])
             else:
-                extra.append(Const(self.source.closure[n], n))
+                extra.append(Const(self.source.lookup(n), n))
         args = extra + [self.expr(a) for a in node.args]
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
         self.lifted[lifted.__name__] = lifted
@@ -801,6 +809,7 @@ def _lift(fdef, name, captured, source, node):
     import ast
     import linecache
     import types
+    import weakref
 
     global _lift_count
     _lift_count += 1
@@ -815,21 +824,10 @@ def _lift(fdef, name, captured, source, node):
     namespace = {}
     exec(compile(text, filename, "exec"), source.globals, namespace)  # noqa: S102
     lifted = namespace[func_ast.name]
-    return types.FunctionType(lifted.__code__, source.globals, func_ast.name,
-                              lifted.__defaults__)
-
-
-class ClosureCell:
-    """A closure cell read like a namespace (``get``), for the callee guards."""
-
-    def __init__(self, cell):
-        self.cell = cell
-
-    def get(self, name, default=None):
-        try:
-            return self.cell.cell_contents
-        except ValueError:  # emptied
-            return default
+    lifted = types.FunctionType(lifted.__code__, source.globals, func_ast.name,
+                                lifted.__defaults__)
+    weakref.finalize(lifted, linecache.cache.pop, filename, None)  # its lines go with it
+    return lifted
 
 
 class _AtomNode(gast.AST):

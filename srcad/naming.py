@@ -84,3 +84,19 @@ def _clean(name):
 
 def _usable(name):
     return not keyword.iskeyword(name) and not hasattr(builtins, name)
+
+
+def code_name(name, taken=()):
+    """An identifier for a function's ``def`` in generated text: ``name`` itself when it is
+    one (and not taken), else one made from it: ``<lambda>`` -> ``lambda_``, ``"f-1"`` ->
+    ``f_1``, ``"class"`` -> ``class_``. A user's string never reaches generated code as is."""
+    base = name if isinstance(name, str) else ""
+    if not base.isidentifier():
+        base = re.sub(r"\W", "_", base).strip("_") or "f"
+        if base[0].isdigit():
+            base = "f_" + base
+    if base.startswith("__srcad"):
+        base = "f" + base
+    while keyword.iskeyword(base) or base in taken:
+        base += "_"
+    return base

@@ -138,6 +138,8 @@ def _cse_key(prim):
     for a in prim.args:
         if isinstance(a, ir.Var):
             key.append(("var", a.name))
+        elif isinstance(a, ir.Const) and a.spelling:
+            key.append(("name", a.spelling))  # a global, read when the code runs
         elif isinstance(a, ir.Const) and type(a.value) in (int, float, bool):
             key.append(("const", type(a.value), a.value))
         else:

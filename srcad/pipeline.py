@@ -189,7 +189,6 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None):
     kwdefaults = dict(func.__kwdefaults__ or {})
     compiled = emit.compile_function(text, name, func, helpers, spelled, label,
                                      defaults or None, kwdefaults or None, gen.cells)
-    compiled.__srcad_guards__ = tuple(gen.guards)
     return compiled, text
 
 
@@ -259,7 +258,6 @@ def make_split(func, wrt, kinds, entry, arity=None):
                                 func.__kwdefaults__, gen.cells)
     bwd = emit.compile_function(bwd_text, bwd_name, func, set(gen.helpers), spelled,
                                 f"{bwd_name} of {where}", None, None, gen.cells)
-    entry.guards = tuple(gen.guards)
     entry.fwd.cell_contents = fwd
     entry.bwd.cell_contents = bwd
     entry.fwd_text, entry.bwd_text = fwd_text, bwd_text

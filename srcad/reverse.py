@@ -135,7 +135,6 @@ class Reverse(Sweep):
         self.alike = shapes.classes(fn, analysis)  # array -> an earlier array of its shape
         self.uniform = {}  # gradient holding one number for every element -> a value shaped
         self.top = id(fn.body)  # like it (np.sum's gradient before anything needs the array)
-        self.guards = list(getattr(fn, "callee_globals", ()))
         self.cells = {}  # name -> closure cell of a callee's forward/backward part
         for name, lifted in getattr(fn, "lifted", {}).items():  # nested defs, lifted
             self.cells[name] = types.CellType(lifted)
@@ -280,7 +279,6 @@ class Reverse(Sweep):
         gen = Generated(forward, backward, list(self.stacks.values()), result, grads, seed_name,
                         self.used_helpers, self.saves, self.temp_grads, self.cells,
                         self.split_saves())
-        gen.guards = self.guards
         gen.popped = self.popped
         return gen
 
@@ -449,7 +447,6 @@ class Reverse(Sweep):
         if not wrt:
             return
         entry = calls.split(prim.fn, wrt, kinds, arity)
-        self.guards.extend(entry.guards)
         base = prim.fn.__name__
         fwd = self.bind_cell(f"{base}_fwd", entry.fwd)
         bwd = self.bind_cell(f"{base}_bwd", entry.bwd)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import gast
 
+from . import env, naming
 from .errors import SourceUnavailableError, UnsupportedSyntaxError
 
 
@@ -49,15 +50,23 @@ class Source:
             return lines[index].strip()
         return linecache.getline(self.filename, lineno).strip() or None
 
-    def lookup(self, name):
-        """The object a free name of the body refers to now (closure, global or builtin)."""
+    def lookup(self, name, attrs=()):
+        """The object a free name of the body (and the attribute path ``attrs`` after it)
+        refers to now (closure, global or builtin); the read is recorded (:mod:`srcad.env`),
+        so code specialised on it is made again when the name comes to mean something else."""
         if name in self.closure:
-            return self.closure[name]
-        if name in self.globals:
-            return self.globals[name]
-        if hasattr(builtins, name):
-            return getattr(builtins, name)
-        raise KeyError(name)
+            value, cell, namespace = self.closure[name], self.cells.get(name), None
+        elif name in self.globals:
+            value, cell, namespace = self.globals[name], None, self.globals
+        elif hasattr(builtins, name):
+            value, cell, namespace = getattr(builtins, name), None, self.globals
+        else:
+            raise KeyError(name)
+        for attr in attrs:
+            value = getattr(value, attr)  # AttributeError: the caller reports it
+        if cell is not None or namespace is not None:
+            env.record(env.Read(namespace, cell, name, attrs, value))
+        return value
 
 
 _HINT_RULE = (
@@ -157,13 +166,14 @@ def read(func):
             hint="re-import the module (importlib.reload) or restart, then take the gradient")
     gast.increment_lineno(module, first_line - 1)
     node.decorator_list = []
-    closure = {}
-    cells = dict(zip(code.co_freevars, func.__closure__ or ()))
-    for name, cell in cells.items():
-        try:
-            closure[name] = cell.cell_contents
-        except ValueError:  # an empty cell: the name is not bound yet
-            pass
+    closure, cells = {}, {}
+    if func.__closure__:
+        for name, cell in zip(code.co_freevars, func.__closure__):
+            try:
+                closure[name] = cell.cell_contents
+                cells[name] = cell
+            except ValueError:  # an empty cell: the name is not bound yet
+                pass
     return Source(func, node, filename, first_line, text, func.__globals__, closure, cells)
 
 
@@ -306,7 +316,7 @@ def _lambda_as_def(lam, name):
     ret = gast.Return(value=lam.body)
     gast.copy_location(ret, lam.body)
     fdef = gast.FunctionDef(
-        name=name if name.isidentifier() else "lambda_",
+        name=naming.code_name(name),
         args=lam.args,
         body=[ret],
         decorator_list=[],

@@ -1176,6 +1176,7 @@ def test_clear_cache_regenerates(monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(srcad.pipeline, "adjoint", counting)
+    srcad.clear_cache()  # an earlier test's grad(scalar_square) would be reused
     g = srcad.grad(scalar_square)
     assert g(3.0) == 6.0 and g(4.0) == 8.0
     assert len(calls) == 1

@@ -1,0 +1,169 @@
+"""What a transformation read from the function's environment, so that it never goes stale.
+
+Lowering resolves every free name (a global, a closure cell, a builtin, a dotted path such as
+``cfg.scale``) to the object it names *now*, and the later passes specialise the code on it:
+the kind of a global constant, the callee a name calls, an ``axis`` a global holds. Each
+resolution is recorded here as a :class:`Read`: where it was read, what was found, and the
+*fingerprint* of what was found, which holds exactly the facts the passes may depend on:
+
+- an int, bool, string, ``None`` (or a tuple of such): the value itself (it may steer an
+  index, an axis, a count);
+- a float or a complex number: its type only (the code reads the name live);
+- an array: its type, rank and dtype (its shape is read at run time, as an argument's is);
+- a list or dict: its type (its items are read at run time and given no kind);
+- anything else (functions, modules, classes, objects): the object itself; so too a callee's
+  ``__defaults__`` and ``__kwdefaults__`` (the code made for it holds their values).
+
+A transformed function keeps the reads of everything it made (callees included: a callee's
+reads are recorded into its caller's). Its dispatcher compares each read object by identity
+on every call, a few nanoseconds each; when one differs, :func:`changed` compares
+fingerprints: equal ones just take the new object, a different one makes the code again.
+Reads a dispatcher cannot spell as a plain name are checked by a function (:func:`checker`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import threading
+import types
+
+import numpy as np
+
+MISSING = object()
+
+#: modules whose attributes are taken as fixed: ``np.sum`` is guarded through ``np`` only
+_LIBRARIES = ("numpy", "math", "cmath", "operator", "builtins", "srcad", "functools",
+              "itertools")
+
+
+class Read:
+    """One resolution of a free name (and attribute path) during a transformation."""
+
+    __slots__ = ("namespace", "cell", "name", "attrs", "value", "print")
+
+    def __init__(self, namespace, cell, name, attrs, value):
+        self.namespace = namespace  # the module dict (None for a cell)
+        self.cell = cell  # the closure cell (None for a global or builtin)
+        self.name = name
+        self.attrs = tuple(attrs)
+        self.value = value
+        # a callee's defaults are copied into the code made for it: any new tuple is new
+        exact = self.attrs[-1:] in (("__defaults__",), ("__kwdefaults__",))
+        self.print = ("object", id(value)) if exact else fingerprint(value)
+
+    @property
+    def key(self):
+        return (id(self.cell if self.cell is not None else self.namespace), self.name,
+                self.attrs)
+
+    def current(self):
+        """The object the same name and path give now (MISSING if none)."""
+        if self.cell is not None:
+            try:
+                value = self.cell.cell_contents
+            except ValueError:
+                return MISSING
+        else:
+            value = self.namespace.get(self.name, MISSING)
+            if value is MISSING:
+                value = getattr(builtins, self.name, MISSING)
+        for attr in self.attrs:
+            if value is MISSING:
+                break
+            value = getattr(value, attr, MISSING)
+        return value
+
+    def spelling(self):
+        return ".".join((self.name,) + self.attrs)
+
+
+def fingerprint(value):
+    """The facts about ``value`` that generated code may be specialised on (see above)."""
+    cls = type(value)
+    if cls in (int, bool, str, bytes, type(None), type(...), slice, range) or isinstance(
+            value, (np.integer, np.bool_)):
+        return ("value", cls, value)
+    if cls in (float, complex) or isinstance(value, np.number):
+        return ("type", cls)
+    if isinstance(value, np.ndarray):
+        return ("array", cls, value.ndim, value.dtype)
+    if cls is tuple:
+        return ("tuple",) + tuple(fingerprint(v) for v in value)
+    if cls in (list, dict):
+        return ("type", cls)
+    return ("object", id(value))
+
+
+def is_library_module(value):
+    return isinstance(value, types.ModuleType) and (
+        value.__name__.split(".")[0] in _LIBRARIES)
+
+
+# ------------------------------------------------------------------ recording
+
+_local = threading.local()  # .collectors: one dict (key -> Read) per transformation under
+# way in this thread, innermost last (a transformation runs in the thread that asked for it)
+
+
+def _collectors():
+    stack = getattr(_local, "collectors", None)
+    if stack is None:
+        stack = _local.collectors = []
+    return stack
+
+
+@contextlib.contextmanager
+def collecting():
+    """Collect the reads of everything transformed inside the ``with`` block (nested blocks'
+    reads go to every enclosing block too)."""
+    reads = {}
+    stack = _collectors()
+    stack.append(reads)
+    try:
+        yield reads
+    finally:
+        stack.pop()
+
+
+def record(read):
+    for reads in _collectors():
+        reads.setdefault(read.key, read)
+
+
+def record_all(reads):
+    """Record again the reads of something made earlier and found in a cache."""
+    for read in reads:
+        record(read)
+
+
+def stale(reads):
+    """Whether any of ``reads`` now finds an object with another fingerprint."""
+    for read in reads:
+        now = read.current()
+        if now is not read.value and (now is MISSING or fingerprint(now) != read.print):
+            return True
+    return False
+
+
+def changed(reads):
+    """After a failed identity check: True when a fingerprint changed (the code must be made
+    again); otherwise the reads take the new objects and False is returned."""
+    if stale(reads):
+        return True
+    for read in reads:
+        read.value = read.current()
+    return False
+
+
+def checker(reads):
+    """A function returning whether every one of ``reads`` still finds the same object."""
+    reads = tuple(reads)
+
+    def unchanged():
+        for read in reads:
+            if read.current() is not read.value:
+                return False
+        return True
+
+    return unchanged
