@@ -225,12 +225,8 @@ def derivative_fwd(fn, wrt, *args, **kwargs):
 
     made = fn.__srcad__
     bound = made._bind(args, kwargs)
+    made._check_env()  # a name f's code read is bound to something else: made again
     code = made._specialise(bound).__srcad_raw__
-    if any(where.get(name) is not callee
-           for where, name, callee in getattr(code, "__srcad_guards__", ())):
-        calls.clear()  # a callee of f was redefined: made again, as grad(f) itself would
-        made._cache.clear()
-        code = made._specialise(bound).__srcad_raw__
     arguments, _, _ = calls.bind(code, args, kwargs)
     entry = calls.split(code, list(wrt), {p: kind_of_value(v) for p, v in arguments.items()})
     value, ctx = entry.fwd.cell_contents(*args, **kwargs)
