@@ -18,6 +18,7 @@ forward mode needs no stack. ``srcad.jvp`` is built on this pass.
 
 from __future__ import annotations
 
+import ast
 import copy
 import inspect
 import operator
@@ -229,13 +230,16 @@ class Forward(Sweep):
         kind = forward_kind(rule, fn)
         terms = []
         if kind == "linear":
+            # linear in each argument: one term per varied argument, with the tangent in that
+            # argument's place only (``np.dot(a, a)`` gives ``np.dot(da, a) + np.dot(a, da)``)
             for param, atom in bound.items():
                 if isinstance(atom, ir.Var) and self.varied(atom) and param in rule.templates:
-                    terms.append(self.linear_term(value, atom))
+                    terms.append(self.linear_term(value, rule, param))
         elif kind in ("elementwise", "explicit"):
             scalar = all(self.an.kind(a) == SCALAR for a in value.args
                          if isinstance(a, (ir.Var, ir.Const)))
             table = rule.jvp if kind == "explicit" else rule.templates
+            shaped = set()  # arguments whose shape the tangent has (it broadcasts with them)
             for param, template in table.items():
                 atom = bound.get(param)
                 if not (isinstance(atom, ir.Var) and self.varied(atom)):
@@ -245,6 +249,13 @@ class Forward(Sweep):
                 node = templates.instantiate(template, names, scalar, self.helper_names)
                 self.note_helpers(node)
                 terms.append(templates.text(node))
+                read = {n.id for n in ast.walk(template) if isinstance(n, ast.Name)}
+                shaped |= set(bound) if "ans" in read else read | {param}
+            if kind == "elementwise" and terms and not scalar and any(
+                p not in shaped and self.an.kind(a) != SCALAR
+                for p, a in bound.items() if isinstance(a, (ir.Var, ir.Const))
+            ):  # ``x + np.ones(4)`` with a number x: dx alone is not shaped like the result
+                terms[0] = f"{self.helper('broadcast_as')}({terms[0]}, {target})"
         else:
             raise self.missing(stmt, value, forward=True)
         code.append(f"{target} = {value}")
@@ -258,15 +269,19 @@ class Forward(Sweep):
                      f"{self.helper('add')}({total}, {term})")
         code.append(f"{self.t(target)} = {total}")
 
-    def linear_term(self, prim, atom):
-        """``prim`` with ``atom`` replaced by its tangent (for a function linear in it)."""
-        tangent = ir.Var(self.t(atom.name))
+    def linear_term(self, prim, rule, param):
+        """``prim`` with the argument bound to ``param`` replaced by its tangent (for a
+        function linear in it); the same value passed in another place stays as it is."""
+        slots = rule.bind(range(len(prim.args)), {k: k for k in prim.kwargs})[param]
+        slots = set(slots) if isinstance(slots, tuple) else {slots}  # a *args parameter
         sub = copy.copy(prim)
-        sub.args = [tangent if (isinstance(a, ir.Var) and a.name == atom.name) else a
-                    for a in prim.args]
-        sub.kwargs = {k: tangent if (isinstance(a, ir.Var) and a.name == atom.name) else a
+        sub.args = [self.tangent_var(a) if i in slots else a for i, a in enumerate(prim.args)]
+        sub.kwargs = {k: self.tangent_var(a) if k in slots else a
                       for k, a in prim.kwargs.items()}
         return str(sub)
+
+    def tangent_var(self, atom):
+        return ir.Var(self.t(atom.name)) if self.varied(atom) else atom
 
     def user_call(self, stmt, code):
         prim = stmt.value

@@ -513,13 +513,22 @@ def grad_concatenate(g, arrays, axis=0):
         pieces = _split_along(np.ravel(g), [np.size(x) for x in arrays], 0)
     else:
         pieces = _split_along(g, [np.shape(x)[axis] for x in arrays], axis)
-    return [_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, arrays)]
+    return _pieces([_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, arrays)],
+                   arrays)
+
+
+def _pieces(grads, arrays):
+    """The gradients of the pieces of a joined sequence ``arrays``: a list for a list, but
+    one array for an array (``np.vstack(A)`` with ``A`` a matrix joins the rows of ``A``)."""
+    if isinstance(arrays, np.ndarray):
+        return np.reshape(np.array(grads, dtype=float), arrays.shape)
+    return grads
 
 
 def grad_stack(g, arrays, axis=0):
     """Gradient of ``np.stack(arrays, axis)``: a list of the slices of ``g`` along ``axis``."""
     moved = np.moveaxis(g, axis, 0)
-    return [_match(moved[i], x) for i, x in enumerate(arrays)]
+    return _pieces([_match(moved[i], x) for i, x in enumerate(arrays)], arrays)
 
 
 def grad_hstack(g, tup):
@@ -527,13 +536,13 @@ def grad_hstack(g, tup):
     promoted = [np.atleast_1d(x) for x in tup]
     axis = 0 if promoted[0].ndim == 1 else 1
     pieces = _split_along(g, [x.shape[axis] for x in promoted], axis)
-    return [_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, tup)]
+    return _pieces([_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, tup)], tup)
 
 
 def grad_vstack(g, tup):
     """Gradient of ``np.vstack``: the arrays, made at least 2-d, are stacked along axis 0."""
     pieces = _split_along(g, [np.atleast_2d(x).shape[0] for x in tup], 0)
-    return [_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, tup)]
+    return _pieces([_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, tup)], tup)
 
 
 def grad_split(g, ary, ans, axis=0):
