@@ -26,7 +26,7 @@ import types
 
 import numpy as np
 
-from . import calls, ir, runtime, templates
+from . import calls, ir, numpy_helpers, runtime, templates
 from .analyse import ANY, ARRAY, SCALAR, kind_of_value
 from .errors import MissingRuleError
 from .reverse import Compound, Sweep, _parallel, _paren, _text
@@ -42,7 +42,19 @@ LINEAR = {
     np.inner, np.outer, np.vdot, np.concatenate, np.stack, np.hstack, np.vstack, np.ravel,
     np.squeeze, np.expand_dims, np.swapaxes, np.moveaxis, np.broadcast_to, np.tile,
     np.repeat, np.flip, np.roll, np.trace, np.cumsum, np.diag, np.triu, np.tril, np.copy,
-    np.array, np.asarray, np.split, np.real, np.conj,
+    np.array, np.asarray, np.split, np.real, np.conj, np.array_split, np.atleast_1d,
+    np.atleast_2d, np.atleast_3d, np.fliplr, np.flipud, np.diagonal, np.ndarray.reshape,
+    np.ndarray.flatten, np.ndarray.transpose, np.ndarray.item, runtime.transpose_grad,
+    # the helpers gradients call (forward over reverse): linear in the gradient they take
+    # (and products in the other operand too), so the helper of the tangent is the tangent
+    *(getattr(numpy_helpers, name) for name in (
+        "grad_sum", "grad_mean", "grad_extremum", "grad_var", "grad_cumsum", "grad_trace",
+        "grad_astype", "grad_dot_a", "grad_dot_b", "grad_matmul_a", "grad_matmul_b",
+        "grad_inner_a", "grad_inner_b", "grad_outer_a", "grad_outer_b", "grad_vdot_a",
+        "grad_vdot_b", "grad_tensordot_a", "grad_tensordot_b", "grad_reshape",
+        "grad_concatenate", "grad_split", "grad_stack", "grad_hstack", "grad_vstack",
+        "grad_array", "grad_tile", "grad_repeat", "grad_roll", "grad_pad", "grad_pad_value",
+        "grad_diag", "grad_diagonal", "grad_sort", "tangent_sort")),
 }
 #: functions whose Jacobian is diagonal but which are not ufuncs
 ELEMENTWISE = {abs, pow, float, min, max, runtime.add, runtime.where, np.clip, np.where}
