@@ -161,3 +161,31 @@ def test_a_filled_array_carries_its_fill_value():
 
 def uniform_gradient(a):
     return np.sin(np.sum(a))
+
+
+# ---------------------------------------------------------------- second derivatives
+
+
+@pytest.mark.parametrize(("name", "f", "args"), test_numpy_rules.SECOND,
+                         ids=[s[0] for s in test_numpy_rules.SECOND])
+def test_hessian_forward_over_reverse_equals_reverse_over_reverse(name, f, args):
+    for w in range(len(args)):
+        _assert_same(srcad.hessian(f, wrt=w)(*args), srcad.hessian(f, wrt=w, mode="rev")(*args),
+                     f"{name} wrt {w}")
+
+
+@pytest.mark.parametrize("name", list(test_numpy_models.MODELS))
+def test_hvp_of_a_model_matches_finite_differences_of_its_gradient(name):
+    f, wrt, args = test_numpy_models.MODELS[name]
+    w = wrt[0]
+    v = np.random.default_rng(5).normal(size=np.shape(args[w]))
+    grad = srcad.grad(f, wrt=w)
+
+    def along(s):
+        shifted = list(args)
+        shifted[w] = args[w] + s * v
+        return grad(*shifted)
+
+    eps = 1e-5
+    expected = (along(eps) - along(-eps)) / (2 * eps)
+    np.testing.assert_allclose(srcad.hvp(f, args, v, wrt=w), expected, rtol=1e-5, atol=1e-6)
