@@ -318,7 +318,8 @@ class Forward(Sweep):
             construct=src.line_text(stmt.line) if src else None,
             hint="give its rule a jvp= template (srcad.extend.defvjp(..., jvp={...})), or "
             "use reverse mode (srcad.vjp, jacobian(mode='rev'))" if forward else
-            "give it a rule with @srcad.extend.defvjp")
+            f"give {name} a rule with @srcad.extend.defvjp, or wrap the value in "
+            "srcad.stop_gradient(...) if no gradient should flow through it")
 
 
 _jvp_cells = calls.ByFunction()

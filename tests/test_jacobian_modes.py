@@ -189,3 +189,21 @@ def test_hvp_of_a_model_matches_finite_differences_of_its_gradient(name):
     eps = 1e-5
     expected = (along(eps) - along(-eps)) / (2 * eps)
     np.testing.assert_allclose(srcad.hvp(f, args, v, wrt=w), expected, rtol=1e-5, atol=1e-6)
+
+
+def grid(x, n):
+    steps = np.arange(n) * 0.5 + np.linspace(0.0, 1.0, n)  # constant bounds: no gradient needed
+    return np.sum(np.linspace(0.0, x, n) * steps)  # refused: the values move with x
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_grid_with_a_varying_bound_is_refused(mode):
+    with pytest.raises(srcad.MissingRuleError) as info:
+        if mode == "grad":
+            srcad.grad(grid)(2.0, 3)
+        else:
+            srcad.jvp(grid, (2.0, 3), (1.0,), wrt=(0,))
+    err = info.value
+    assert err.lineno == inspect.getsourcelines(grid)[1] + 2
+    assert "np.linspace" in str(err) and "stop_gradient" in err.hint
+    assert srcad.grad(grid, wrt=0) is not None

@@ -887,13 +887,16 @@ def test_nondifferentiable_functions_need_no_rule():
     np.testing.assert_allclose(srcad.grad(random_noise)(np.ones(3)), [2.0, 2.0, 2.0])
     from srcad.rules import registry
 
-    for fn in [np.argmax, np.argmin, np.argsort, np.shape, np.zeros, np.ones, np.arange,
-               np.linspace, np.eye, np.random.randn, np.random.normal, np.less, np.isfinite,
-               np.zeros_like, np.ones_like, np.sign]:
+    for fn in [np.argmax, np.argmin, np.argsort, np.shape, np.zeros, np.ones, np.eye,
+               np.random.randn, np.random.normal, np.less, np.isfinite, np.zeros_like,
+               np.ones_like, np.sign]:
         assert registry.is_nondiff(fn), fn
     # the fill value flows into every element (a constant would be a wrong, zero, gradient)
     for fn in [np.full, np.full_like]:
         assert not registry.is_nondiff(fn) and registry.has_rule(fn), fn
+    # a grid's values move with float bounds: refused where a bound varies (test_jacobian_modes)
+    for fn in [np.arange, np.linspace, np.logspace, np.geomspace]:
+        assert not registry.is_nondiff(fn) and not registry.has_rule(fn), fn
 
 
 def test_declared_kinds_are_the_analysis_kinds():

@@ -379,8 +379,10 @@ defvjp(H.grad_diagonal, "value, a, offset=0, axis1=0, axis2=1",
 
 # ---------------------------------------------------------------- no derivative
 # array creation
-nondiff(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.arange,
-        np.linspace, np.logspace, np.geomspace, np.eye, np.identity, np.tri, np.indices)
+# (np.arange, np.linspace, np.logspace, np.geomspace have no rule: their values move with
+# float bounds, so srcad refuses them where a bound needs a gradient, instead of a zero)
+nondiff(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.eye,
+        np.identity, np.tri, np.indices)
 # shapes and types
 nondiff(np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj,
         np.isscalar)
