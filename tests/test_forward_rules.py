@@ -16,7 +16,9 @@ forward over reverse is checked against finite differences of srcad's reverse gr
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -390,6 +392,7 @@ def _build():
         entries.append((rid, expr, args, f"f{n}", len(lines)))
         lines += ["", "", f"def s{n}({names}):", f"    return np.sum(np.sin({expr}))"]
     directory = Path(tempfile.mkdtemp(prefix="srcad_forward_rules_"))
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
     path = directory / "forward_rule_examples.py"
     path.write_text("\n".join(lines) + "\n")
     spec = importlib.util.spec_from_file_location("forward_rule_examples", path)
