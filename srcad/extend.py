@@ -145,5 +145,6 @@ def _register(fn, signature, broadcast, templates, namespace, jvp=None, shape_on
                                     "rule is", hint="import it in the module defining the rule")
                 used[node.id] = namespace[node.id]
     rule.namespace = used
+    rule.user = True  # not one of srcad's own rules
     registry.add(rule)
     return rule

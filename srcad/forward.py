@@ -18,13 +18,14 @@ forward mode needs no stack. ``srcad.jvp`` is built on this pass.
 
 from __future__ import annotations
 
+import ast
 import copy
 import operator
 import types
 
 import numpy as np
 
-from . import calls, env, ir, runtime, templates
+from . import calls, env, ir, numpy_helpers, runtime, templates
 from .analyse import ANY, ARRAY, SCALAR, kind_of_value
 from .errors import MissingRuleError, UnsupportedSyntaxError
 from .reverse import Compound, Sweep, _parallel, _paren, _text
@@ -40,7 +41,19 @@ LINEAR = {
     np.inner, np.outer, np.vdot, np.concatenate, np.stack, np.hstack, np.vstack, np.ravel,
     np.squeeze, np.expand_dims, np.swapaxes, np.moveaxis, np.broadcast_to, np.tile,
     np.repeat, np.flip, np.roll, np.trace, np.cumsum, np.diag, np.triu, np.tril, np.copy,
-    np.array, np.asarray, np.split, np.real, np.conj,
+    np.array, np.asarray, np.split, np.real, np.conj, np.array_split, np.atleast_1d,
+    np.atleast_2d, np.atleast_3d, np.fliplr, np.flipud, np.diagonal, np.ndarray.reshape,
+    np.ndarray.flatten, np.ndarray.transpose, np.ndarray.item, runtime.transpose_grad,
+    # the helpers gradients call (forward over reverse): linear in the gradient they take
+    # (and products in the other operand too), so the helper of the tangent is the tangent
+    *(getattr(numpy_helpers, name) for name in (
+        "grad_sum", "grad_mean", "grad_extremum", "grad_var", "grad_cumsum", "grad_trace",
+        "grad_astype", "grad_dot_a", "grad_dot_b", "grad_matmul_a", "grad_matmul_b",
+        "grad_inner_a", "grad_inner_b", "grad_outer_a", "grad_outer_b", "grad_vdot_a",
+        "grad_vdot_b", "grad_tensordot_a", "grad_tensordot_b", "grad_reshape",
+        "grad_concatenate", "grad_split", "grad_stack", "grad_hstack", "grad_vstack",
+        "grad_array", "grad_tile", "grad_repeat", "grad_roll", "grad_pad", "grad_pad_value",
+        "grad_diag", "grad_diagonal", "grad_sort", "tangent_sort")),
 }
 #: functions whose Jacobian is diagonal but which are not ufuncs
 ELEMENTWISE = {abs, pow, float, min, max, runtime.add, runtime.where, np.clip, np.where}
@@ -228,13 +241,16 @@ class Forward(Sweep):
         kind = forward_kind(rule, fn)
         terms = []
         if kind == "linear":
+            # linear in each argument: one term per varied argument, with the tangent in that
+            # argument's place only (``np.dot(a, a)`` gives ``np.dot(da, a) + np.dot(a, da)``)
             for param, atom in bound.items():
                 if isinstance(atom, ir.Var) and self.varied(atom) and param in rule.templates:
-                    terms.append(self.linear_term(value, atom))
+                    terms.append(self.linear_term(value, rule, param))
         elif kind in ("elementwise", "explicit"):
             scalar = all(self.an.kind(a) == SCALAR for a in value.args
                          if isinstance(a, (ir.Var, ir.Const)))
             table = rule.jvp if kind == "explicit" else rule.templates
+            shaped = set()  # arguments whose shape the tangent has (it broadcasts with them)
             for param, template in table.items():
                 atom = bound.get(param)
                 if not (isinstance(atom, ir.Var) and self.varied(atom)):
@@ -244,6 +260,13 @@ class Forward(Sweep):
                 node = templates.instantiate(template, names, scalar, self.helper_names)
                 self.note_helpers(node)
                 terms.append(templates.text(node))
+                read = {n.id for n in ast.walk(template) if isinstance(n, ast.Name)}
+                shaped |= set(bound) if "ans" in read else read | {param}
+            if kind == "elementwise" and terms and not scalar and any(
+                p not in shaped and self.an.kind(a) != SCALAR
+                for p, a in bound.items() if isinstance(a, (ir.Var, ir.Const))
+            ):  # ``x + np.ones(4)`` with a number x: dx alone is not shaped like the result
+                terms[0] = f"{self.helper('broadcast_as')}({terms[0]}, {target})"
         else:
             raise self.missing(stmt, value, forward=True)
         code.append(f"{target} = {value}")
@@ -257,15 +280,19 @@ class Forward(Sweep):
                      f"{self.helper('add')}({total}, {term})")
         code.append(f"{self.t(target)} = {total}")
 
-    def linear_term(self, prim, atom):
-        """``prim`` with ``atom`` replaced by its tangent (for a function linear in it)."""
-        tangent = ir.Var(self.t(atom.name))
+    def linear_term(self, prim, rule, param):
+        """``prim`` with the argument bound to ``param`` replaced by its tangent (for a
+        function linear in it); the same value passed in another place stays as it is."""
+        slots = rule.bind(range(len(prim.args)), {k: k for k in prim.kwargs})[param]
+        slots = set(slots) if isinstance(slots, tuple) else {slots}  # a *args parameter
         sub = copy.copy(prim)
-        sub.args = [tangent if (isinstance(a, ir.Var) and a.name == atom.name) else a
-                    for a in prim.args]
-        sub.kwargs = {k: tangent if (isinstance(a, ir.Var) and a.name == atom.name) else a
+        sub.args = [self.tangent_var(a) if i in slots else a for i, a in enumerate(prim.args)]
+        sub.kwargs = {k: self.tangent_var(a) if k in slots else a
                       for k, a in prim.kwargs.items()}
         return str(sub)
+
+    def tangent_var(self, atom):
+        return ir.Var(self.t(atom.name)) if self.varied(atom) else atom
 
     def user_call(self, stmt, code):
         prim = stmt.value
@@ -307,7 +334,8 @@ class Forward(Sweep):
             construct=src.line_text(stmt.line) if src else None,
             hint="give its rule a jvp= template (srcad.extend.defvjp(..., jvp={...})), or "
             "use reverse mode (srcad.vjp, jacobian(mode='rev'))" if forward else
-            "give it a rule with @srcad.extend.defvjp")
+            f"give {name} a rule with @srcad.extend.defvjp, or wrap the value in "
+            "srcad.stop_gradient(...) if no gradient should flow through it")
 
 
 _jvp_cells = calls.ByFunction()

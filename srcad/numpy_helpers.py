@@ -6,7 +6,9 @@ function takes more than one line of NumPy (the gradient of ``np.prod`` with zer
 Generated code calls every public function of this module by its plain name, like the helpers
 of :mod:`srcad.runtime`, so each is named after what it computes: ``grad_<function>`` is the
 gradient flowing into the first array argument of ``np.<function>``, and ``grad_<function>_b``
-(``_value``, ...) the gradient flowing into another argument.
+(``_value``, ...) the gradient flowing into another argument. ``tangent_<function>`` is the
+forward-mode tangent of ``np.<function>`` where its rule's ``jvp=`` template needs more than an
+expression.
 
 Conventions shared by all of them:
 
@@ -40,7 +42,8 @@ __all__ = [
     "grad_reshape", "grad_roll", "grad_slogdet", "grad_solve_a", "grad_solve_b", "grad_sort",
     "grad_split", "grad_stack", "grad_std", "grad_sum", "grad_tensordot_a",
     "grad_tensordot_b", "grad_tile", "grad_trace", "grad_var", "grad_vdot_a", "grad_vdot_b",
-    "grad_vstack", "grad_linspace",
+    "grad_vstack", "grad_linspace", "tangent_cholesky", "tangent_cumprod", "tangent_pad",
+    "tangent_sort",
 ]
 
 
@@ -538,13 +541,22 @@ def grad_concatenate(g, arrays, axis=0):
         pieces = _split_along(np.ravel(g), [np.size(x) for x in arrays], 0)
     else:
         pieces = _split_along(g, [np.shape(x)[axis] for x in arrays], axis)
-    return [_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, arrays)]
+    return _pieces([_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, arrays)],
+                   arrays)
+
+
+def _pieces(grads, arrays):
+    """The gradients of the pieces of a joined sequence ``arrays``: a list for a list, but
+    one array for an array (``np.vstack(A)`` with ``A`` a matrix joins the rows of ``A``)."""
+    if isinstance(arrays, np.ndarray):
+        return np.reshape(np.array(grads, dtype=float), arrays.shape)
+    return grads
 
 
 def grad_stack(g, arrays, axis=0):
     """Gradient of ``np.stack(arrays, axis)``: a list of the slices of ``g`` along ``axis``."""
     moved = np.moveaxis(g, axis, 0)
-    return [_match(moved[i], x) for i, x in enumerate(arrays)]
+    return _pieces([_match(moved[i], x) for i, x in enumerate(arrays)], arrays)
 
 
 def grad_hstack(g, tup):
@@ -552,13 +564,13 @@ def grad_hstack(g, tup):
     promoted = [np.atleast_1d(x) for x in tup]
     axis = 0 if promoted[0].ndim == 1 else 1
     pieces = _split_along(g, [x.shape[axis] for x in promoted], axis)
-    return [_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, tup)]
+    return _pieces([_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, tup)], tup)
 
 
 def grad_vstack(g, tup):
     """Gradient of ``np.vstack``: the arrays, made at least 2-d, are stacked along axis 0."""
     pieces = _split_along(g, [np.atleast_2d(x).shape[0] for x in tup], 0)
-    return [_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, tup)]
+    return _pieces([_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, tup)], tup)
 
 
 def grad_split(g, ary, ans, axis=0):
@@ -671,6 +683,63 @@ def grad_linspace(g, num, endpoint, axis, end):
     element ``k`` is ``start + (stop - start) t_k``, so the weights are ``1 - t`` and ``t``."""
     t = np.linspace(0.0, 1.0, num, endpoint=endpoint)
     return np.moveaxis(np.asarray(g, dtype=float), axis, -1) @ (t if end else 1.0 - t)
+
+
+# ---------------------------------------------------------------- forward-mode tangents
+
+
+def tangent_cholesky(t, ans, upper=False):
+    """Tangent of ``np.linalg.cholesky`` along ``t``: ``L tril(L^-1 S L^-T)`` with the
+    diagonal halved, ``S`` the symmetric part of ``t`` (the convention of
+    :func:`grad_cholesky`, so forward and reverse mode agree)."""
+    low = _swap(ans) if upper else ans
+    sym = 0.5 * (t + _swap(t))
+    inv_low = np.linalg.inv(low)
+    phi = inv_low @ sym @ _swap(inv_low)
+    phi = np.tril(phi) * (1.0 - 0.5 * np.eye(phi.shape[-1]))
+    out = low @ phi
+    return _swap(out) if upper else out
+
+
+def tangent_cumprod(t, a, axis=None):
+    """Tangent of ``np.cumprod(a, axis)`` along ``t``, by the recurrence
+    ``dc[i] = dc[i-1] a[i] + c[i-1] t[i]`` (exact with zeros: nothing is divided)."""
+    x = np.asarray(a, dtype=float)
+    tt = np.broadcast_to(np.asarray(t, dtype=float), x.shape)
+    if axis is None:
+        x, tt, axis = x.ravel(), tt.ravel(), 0
+    x, tt = np.moveaxis(x, axis, 0), np.moveaxis(tt, axis, 0)
+    out = np.empty(x.shape)
+    if len(x):
+        out[0], c = tt[0], x[0]
+        for i in range(1, len(x)):
+            out[i] = out[i - 1] * x[i] + c * tt[i]
+            c = c * x[i]
+    return np.moveaxis(out, 0, axis)
+
+
+#: ``np.pad`` modes that copy elements of the array (or average them): linear in the array
+_LINEAR_PADS = (None, "constant", "edge", "reflect", "symmetric", "wrap", "mean")
+
+
+def tangent_pad(t, pad_width, mode=None):
+    """Tangent of ``np.pad(array, pad_width, mode)`` along ``t`` (the array's tangent): the
+    tangent padded the same way, with zeros in ``constant`` mode."""
+    if mode not in _LINEAR_PADS:
+        raise NotImplementedError(f"srcad: no tangent for np.pad with mode={mode!r}")
+    if mode in (None, "constant"):
+        return np.pad(np.asarray(t, dtype=float), pad_width)
+    return np.pad(np.asarray(t, dtype=float), pad_width, mode=mode)
+
+
+def tangent_sort(t, a, axis=-1):
+    """Tangent of ``np.sort(a, axis)`` along ``t``: ``t`` in the order ``a`` is sorted into
+    (ties in a stable order, as :func:`grad_sort` routes them)."""
+    x = np.asarray(a)
+    tt = np.broadcast_to(np.asarray(t, dtype=float), x.shape)
+    if axis is None:
+        x, tt, axis = x.ravel(), tt.ravel(), 0
+    return np.take_along_axis(tt, np.argsort(x, axis=axis, kind="stable"), axis=axis)
 
 
 #: the names generated code may use for these helpers

@@ -24,7 +24,7 @@ import threading
 import gast
 
 from . import emit, ir, optimise, soundness, source
-from .analyse import SCALAR, Analysis, item_kinds, kind_of_value, rank_of_value
+from .analyse import ARRAY, SCALAR, Analysis, item_kinds, kind_of_value, rank_of_value
 from .desugar import Desugar
 from .errors import SrcadError
 from .lower import Lowerer
@@ -210,6 +210,9 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None):
     params = ", ".join(fn.params)  # all positional: the tangents follow them
     head = f"def {name}({params}{', ' if params else ''}{', '.join(tangents)}):"
     body = emit.render(code, {}, 0)
+    if not inner and isinstance(result, ir.Var) and analysis.kind(result) not in (SCALAR, ARRAY):
+        # tuples where the value has tuples (the sweep builds lists), leaves shaped like it
+        tangent_out = f"{fwd.helper('like')}({tangent_out}, {result})"
     body.append(f"return {result}, {tangent_out}")
     text = head + "\n" + "".join(f"    {line}\n" for line in body)
     text = _tidy(text, namer.temps | fwd.temp_tangents, namer.grads)

@@ -2,7 +2,8 @@
 
 Works on stdlib ``ast`` expressions. The simplifier removes what a person would not write:
 ``1.0 * e``, ``e * 1``, ``e / 1``, ``--e``, ``e ** 1``, and folds arithmetic on literals, so a
-seed gradient of ``1.0`` disappears from the generated code.
+seed gradient of ``1.0`` disappears from the generated code; a test on literals
+(``1 is not None``) picks its arm.
 """
 
 from __future__ import annotations
@@ -95,6 +96,22 @@ class _Simplify(ast.NodeTransformer):
         self.generic_visit(node)
         if _is_where(node) and len(node.args) == 3 and _is_num(node.args[0]):
             return node.args[1] if node.args[0].value else node.args[2]  # a known condition
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        left, ops, right = node.left, node.ops, node.comparators
+        if len(ops) == 1 and isinstance(ops[0], (ast.Is, ast.IsNot)) and all(
+            isinstance(n, ast.Constant) for n in (left, right[0])
+        ):  # ``axis is not None`` once a default is in: Python warns on ``1 is not None``
+            same = left.value is right[0].value
+            return ast.Constant(value=same if isinstance(ops[0], ast.Is) else not same)
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.test, ast.Constant) and isinstance(node.test.value, bool):
+            return node.body if node.test.value else node.orelse
         return node
 
     def visit_BinOp(self, node):

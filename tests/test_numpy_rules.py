@@ -891,9 +891,12 @@ def test_nondifferentiable_functions_need_no_rule():
                np.random.randn, np.random.normal, np.less, np.isfinite, np.zeros_like,
                np.ones_like, np.sign]:
         assert registry.is_nondiff(fn), fn
-    # their values move with a float argument: a rule, or refused (never a silent zero)
-    for fn in [np.arange, np.linspace, np.full, np.full_like, np.logspace, np.geomspace]:
-        assert not registry.is_nondiff(fn), fn
+    # the fill value flows into every element (a constant would be a wrong, zero, gradient)
+    for fn in [np.full, np.full_like, np.linspace]:
+        assert not registry.is_nondiff(fn) and registry.has_rule(fn), fn
+    # a grid's values move with float bounds: refused where a bound varies (test_jacobian_modes)
+    for fn in [np.arange, np.logspace, np.geomspace]:
+        assert not registry.is_nondiff(fn) and not registry.has_rule(fn), fn
 
 
 def test_declared_kinds_are_the_analysis_kinds():

@@ -122,29 +122,38 @@ defvjp(np.where, "condition, x, y", x="where(condition, g, 0.0)",
        y="where(condition, 0.0, g)", broadcast=True)
 
 # ---------------------------------------------------------------- reductions (grad_sum, ...)
+# forward mode (jvp=): each result depends on its own slice, so its tangent is the slice of the
+# tangent weighted by the gradient of that result (the gradient for a seed of 1.0), summed
+REDUCE = "np.sum(t * {}, axis=axis, keepdims=keepdims)"
+EXTREMUM = dict(a=REDUCE.format("grad_extremum(1.0, a, ans, axis, keepdims)"))
 defvjp(np.sum, "a, axis=None, dtype=None, out=None, keepdims=False",
        a="grad_sum(g, a, axis, keepdims)", kind="reduction", shape_only="a", uniform="g")
 defvjp(np.mean, "a, axis=None, dtype=None, out=None, keepdims=False",
        a="grad_mean(g, a, axis, keepdims)", kind="reduction", shape_only="a",
        uniform="g / a.size")
 defvjp(np.prod, "a, axis=None, dtype=None, out=None, keepdims=False",
-       a="grad_prod(g, a, axis, keepdims)", kind="reduction")
+       a="grad_prod(g, a, axis, keepdims)", kind="reduction", jvp=dict(a=REDUCE.format(
+           "grad_prod(1.0, a, axis, keepdims)")))
 defvjp(np.var, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
-       a="grad_var(g, a, axis, ddof, keepdims)", kind="reduction")
+       a="grad_var(g, a, axis, ddof, keepdims)", kind="reduction",
+       jvp=dict(a=REDUCE.format("grad_var(1.0, a, axis, ddof, keepdims)")))
 defvjp(np.std, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
-       a="grad_std(g, a, ans, axis, ddof, keepdims)", kind="reduction")
+       a="grad_std(g, a, ans, axis, ddof, keepdims)", kind="reduction",
+       jvp=dict(a=REDUCE.format("grad_std(1.0, a, ans, axis, ddof, keepdims)")))
 defvjp(np.max, "a, axis=None, out=None, keepdims=False",
-       a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction")
+       a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction", jvp=EXTREMUM)
 defvjp(np.min, "a, axis=None, out=None, keepdims=False",
-       a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction")
+       a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction", jvp=EXTREMUM)
 defvjp(np.amax, "a, axis=None, out=None, keepdims=False",
-       a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction")
+       a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction", jvp=EXTREMUM)
 defvjp(np.amin, "a, axis=None, out=None, keepdims=False",
-       a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction")
+       a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction", jvp=EXTREMUM)
 defvjp(np.linalg.norm, "x, ord=None, axis=None, keepdims=False",
-       x="grad_norm(g, x, ans, ord, axis, keepdims)")
+       x="grad_norm(g, x, ans, ord, axis, keepdims)",
+       jvp=dict(x=REDUCE.format("grad_norm(1.0, x, ans, ord, axis, keepdims)")))
 defvjp(np.cumsum, "a, axis=None, dtype=None", a="grad_cumsum(g, a, axis)", kind="array")
-defvjp(np.cumprod, "a, axis=None, dtype=None", a="grad_cumprod(g, a, axis)", kind="array")
+defvjp(np.cumprod, "a, axis=None, dtype=None", a="grad_cumprod(g, a, axis)", kind="array",
+       jvp=dict(a="tangent_cumprod(t, a, axis)"))
 defvjp(np.trace, "a, offset=0, axis1=0, axis2=1, dtype=None",
        a="grad_trace(g, a, offset, axis1, axis2)")
 
@@ -171,12 +180,16 @@ defvjp(np.einsum, "subscripts, a, b, c, d, *, optimize=False",
        d="grad_einsum(g, subscripts, 3, a, b, c, d)")
 
 # -------------------------------------------------------- linear algebra: np.linalg (grad_inv, ...)
-defvjp(np.linalg.inv, "a", a="grad_inv(g, ans)", kind="array")
+# forward mode: d(A^-1) = -A^-1 dA A^-1, d(A^-1 b) = A^-1 (db - dA x), d det = det tr(A^-1 dA)
+TRACE_SOLVE = "np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"
+defvjp(np.linalg.inv, "a", a="grad_inv(g, ans)", kind="array", jvp=dict(a="-(ans @ t @ ans)"))
 defvjp(np.linalg.solve, "a, b", a="grad_solve_a(g, a, b, ans)", b="grad_solve_b(g, a, b)",
-       kind="array")
-defvjp(np.linalg.det, "a", a="grad_det(g, a, ans)")
-defvjp(np.linalg.slogdet, "a", a="grad_slogdet(g, a)", kind="seq")
-defvjp(np.linalg.cholesky, "a, upper=False", a="grad_cholesky(g, ans, upper)", kind="array")
+       kind="array", jvp=dict(a="-np.linalg.solve(a, t @ ans)", b="np.linalg.solve(a, t)"))
+defvjp(np.linalg.det, "a", a="grad_det(g, a, ans)", jvp=dict(a=f"ans * {TRACE_SOLVE}"))
+defvjp(np.linalg.slogdet, "a", a="grad_slogdet(g, a)", kind="seq",
+       jvp=dict(a=f"(0.0 * ans[0], {TRACE_SOLVE})"))  # the sign is flat
+defvjp(np.linalg.cholesky, "a, upper=False", a="grad_cholesky(g, ans, upper)", kind="array",
+       jvp=dict(a="tangent_cholesky(t, ans, upper)"))
 
 # ---------------------------------------------------------------- reshaping (grad_reshape)
 defvjp(np.reshape, "a, shape=None, order=None, *, newshape=None, copy=None",
@@ -208,13 +221,22 @@ defvjp(np.array, "object, dtype=None, *, copy=True, order='K', subok=False, ndmi
        object="grad_array(g, object)", kind="array")
 defvjp(np.asarray, "a, dtype=None, order=None", a="grad_array(g, a)", kind="array")
 defvjp(np.copy, "a, order='K'", a="g")
+# an array filled with a value: the value's gradient is the sum (zero for an integer dtype)
+FILL = dict(fill_value="grad_astype(unbroadcast(g, fill_value), fill_value, ans.dtype)",
+            jvp=dict(fill_value="grad_astype(np.broadcast_to(t, np.shape(ans)), ans, ans.dtype)"))
+defvjp(np.full, "shape, fill_value, dtype=None, order=None, *, device=None, like=None",
+       kind="array", **FILL)
+defvjp(np.full_like, "a, fill_value, dtype=None, order=None, subok=None, shape=None, *, "
+       "device=None", kind="array", **FILL)
 defvjp(np.tile, "A, reps", A="grad_tile(g, A, reps)", kind="array")
 defvjp(np.repeat, "a, repeats, axis=None", a="grad_repeat(g, a, repeats, axis)",
        kind="array")
 defvjp(np.broadcast_to, "array, shape", array="unbroadcast(g, array)", kind="array")
 defvjp(np.pad, "array, pad_width, mode=None, constant_values=0",
        array="grad_pad(g, array, pad_width, mode)",
-       constant_values="grad_pad_value(g, array, pad_width)", kind="array")
+       constant_values="grad_pad_value(g, array, pad_width)", kind="array",
+       jvp=dict(array="tangent_pad(t, pad_width, mode)",
+                constant_values="np.pad(np.zeros(np.shape(array)), pad_width, constant_values=t)"))
 
 # ---------------------------------------------------------------- rearranging
 defvjp(np.flip, "m, axis=None", m="np.flip(g, axis)", kind="array")
@@ -222,7 +244,7 @@ defvjp(np.fliplr, "m", m="np.fliplr(g)", kind="array")
 defvjp(np.flipud, "m", m="np.flipud(g)", kind="array")
 defvjp(np.roll, "a, shift, axis=None", a="grad_roll(g, shift, axis)", kind="array")
 defvjp(np.sort, "a, axis=-1, kind=None, order=None", a="grad_sort(g, a, axis)",
-       kind="array")
+       kind="array", jvp=dict(a="tangent_sort(t, a, axis)"))
 
 # ---------------------------------------------------------------- diagonals and triangles
 defvjp(np.diag, "v, k=0", v="grad_diag(g, v, k)", kind="array")
@@ -266,7 +288,7 @@ defmethod("flatten", np.ndarray.flatten)
 defvjp(np.ndarray.flatten, "a, order=None", a="grad_reshape(g, a, order)", kind="array")
 defmethod("astype", np.ndarray.astype)
 defvjp(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True, copy=True",
-       a="grad_astype(g, a, dtype)")
+       a="grad_astype(g, a, dtype)", jvp=dict(a="grad_astype(t, a, dtype)"))
 defmethod("item", np.ndarray.item)
 defvjp(np.ndarray.item, "a", a="grad_sum(g, a)")
 # x.transpose(), x.transpose(axes) and x.transpose(i, j, ...): one line per form
@@ -289,7 +311,7 @@ defattr("dtype", np.result_type)
 # again (second derivatives). Most helpers are linear in the gradient they take (``value``):
 # the rule is the adjoint of that linear map, often the NumPy function itself. Products are
 # bilinear: the rule for the other operand is the first-order helper with roles swapped.
-# Helpers without a rule here (grad_prod, grad_norm, np.linalg, einsum, sort, cumprod) stop a
+# Helpers without a rule here (grad_prod, grad_norm, np.linalg, einsum, cumprod) stop a
 # second derivative with a MissingRuleError rather than give a wrong one.
 H = numpy_helpers
 
@@ -315,10 +337,11 @@ defhelper(H.grad_std, "value, a, result, axis=None, ddof=0, keepdims=False",
              " / (2 * result)",
           result="-np.sum(g * grad_var(1.0, a, axis, ddof, keepdims), axis=axis, "
               "keepdims=keepdims) * value / (2 * result ** 2)",
-          a="grad_var(1.0, g * grad_sum(value / (2 * result), a, axis, keepdims), axis, ddof, "
-            "True)")
-defhelper(H.grad_cumsum, "value, a, axis=None",
-          value="grad_reshape(np.cumsum(g, axis), value)")
+       a="grad_var(1.0, g * grad_sum(value / (2 * result), a, axis, keepdims), axis, ddof, True)",
+       jvp=dict(value="grad_std(t, a, result, axis, ddof, keepdims)",
+                result="grad_var(-value * t / (2 * result ** 2), a, axis, ddof, keepdims)",
+                a="grad_std(value, t, result, axis, ddof, keepdims)"))
+defhelper(H.grad_cumsum, "value, a, axis=None", value="grad_reshape(np.cumsum(g, axis), value)")
 defhelper(H.grad_trace, "value, a, offset=0, axis1=0, axis2=1",
           value="np.trace(g, offset, axis1, axis2)")
 defhelper(H.grad_clip, "value, a, a_min, a_max", value="grad_clip(g, a, a_min, a_max)",
@@ -356,22 +379,21 @@ defhelper(H.grad_roll, "value, shift, axis=None", value="np.roll(g, shift, axis)
 defhelper(H.grad_pad, "value, array, pad_width, mode=None", value="np.pad(g, pad_width)")
 defhelper(H.grad_pad_value, "value, array, pad_width",
           value="g * np.pad(np.zeros(np.shape(array)), pad_width, constant_values=1.0)")
+defhelper(H.grad_sort, "value, a, axis=-1", value="tangent_sort(g, a, axis)")
+defhelper(H.tangent_sort, "value, a, axis=-1", value="grad_sort(g, a, axis)")
 defhelper(H.grad_diag, "value, v, k=0", value="np.diag(g, k)")
 defhelper(H.grad_diagonal, "value, a, offset=0, axis1=0, axis2=1",
           value="np.diagonal(g, offset, axis1, axis2)")
 
 # ---------------------------------------------------------------- array creation
-defvjp(np.full, "shape, fill_value, dtype=None, order='C'",
-       fill_value="unbroadcast(g, fill_value)", kind="array")
-defvjp(np.full_like, "a, fill_value, dtype=None, order='K', subok=True, shape=None",
-       a=None, fill_value="unbroadcast(g, fill_value)", kind="array")
 defvjp(np.linspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0",
        start="unbroadcast(grad_linspace(g, num, endpoint, axis, False), start)",
        stop="unbroadcast(grad_linspace(g, num, endpoint, axis, True), stop)", kind="array")
 
 # ---------------------------------------------------------------- no derivative
 # array creation
-# (np.arange, np.logspace, np.geomspace: no rule; a differentiated start or step is refused)
+# (np.arange, np.logspace, np.geomspace have no rule: their values move with float bounds,
+# so srcad refuses them where a bound needs a gradient, instead of a zero)
 nondiff(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.eye,
         np.identity, np.tri, np.indices)
 # shapes and types

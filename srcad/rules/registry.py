@@ -96,6 +96,7 @@ class Rule:
         # forward mode: the tangent each argument adds, in ``t`` (that argument's tangent)
         self.jvp = {p: _parse(t, self.name) for p, t in (jvp or {}).items()}
         self.namespace = {}  # names a user rule's templates use, from where it was defined
+        self.user = False  # made by srcad.extend.defvjp (not one of srcad's own rules)
         # (rank of each parameter, ...) -> templates for arrays of exactly those ranks
         self.ranks = {}
         for key, by_param in (ranks or {}).items():

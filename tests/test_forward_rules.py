@@ -1,0 +1,554 @@
+"""Forward mode against reverse mode on every registered rule: the dot-product test.
+
+For a function ``f`` and random ``u`` (a tangent of the inputs) and ``v`` (a cotangent of the
+output), forward mode gives ``J u`` and reverse mode ``J^T v``; both are right only if
+
+    <jvp(f)(u), v> == <u, vjp(f)(v)>   and both equal   d/ds <f(x + s u), v>  (finite differences).
+
+``EXAMPLES`` holds, for every rule of ``srcad.rules.registry.registry``, one or more small calls
+(an expression over float arguments of given shapes); ``test_every_rule_has_an_example`` fails
+when a rule is added without one. Each product is also called with the same array on both sides
+(``np.dot(a, a)``), and element-wise rules with arguments that broadcast. A rule without a
+forward form must be refused with a MissingRuleError at the call's line (``NO_FORWARD``), never
+give a wrong tangent. Second derivatives: the Hessian-vector product of ``sum(sin(call))`` by
+forward over reverse is checked against finite differences of srcad's reverse gradient.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.check import numerical_grad
+from srcad.rules.registry import registry
+
+# ---------------------------------------------------------------- argument specifications
+# An argument is a shape (uniform in [-1, 1]), or (domain, shape) with a domain of DOMAINS, or
+# ("spd", n): a symmetric positive-definite matrix (its tangents are symmetric too).
+DOMAINS = {"pos": (0.5, 2.0), "unit": (-0.8, 0.8), "big": (1.2, 3.0), "mid": (1.1, 1.9),
+           "small": (0.6, 0.9)}
+S, V, M = (), (3,), (2, 3)  # a Python float, a vector, a matrix
+
+
+def _ids(rule, fn):
+    module = (getattr(fn, "__module__", None) or "numpy").replace("_operator", "operator")
+    return f"{module.replace('srcad.', '')}.{rule.name}({', '.join(rule.params)})"
+
+
+def rule_ids():
+    """srcad's own rules (other tests add user rules with srcad.extend.defvjp)."""
+    return {_ids(rule, fn) for fn, rules in registry.rules.items() for rule in rules
+            if not rule.user}
+
+
+EXAMPLES = {}  # rule id -> [(expression, {argument: spec})]
+
+
+def ex(rule_id, expr, **args):
+    EXAMPLES.setdefault(rule_id, []).append((expr, args))
+
+
+# ---------------------------------------------------------------- NumPy: ufuncs
+UNARY = {"sin": S, "cos": S, "tan": "unit", "arcsin": "unit", "arccos": "unit", "arctan": S,
+         "sinh": S, "cosh": S, "tanh": S, "arcsinh": S, "arccosh": "big", "arctanh": "unit",
+         "exp": S, "exp2": S, "expm1": S, "log": "pos", "log2": "pos", "log10": "pos",
+         "log1p": "pos", "sqrt": "pos", "cbrt": "pos", "square": S, "reciprocal": "pos",
+         "absolute": S, "fabs": S, "negative": S, "positive": S}
+for name, dom in UNARY.items():
+    for shape in (S, M):
+        ex(f"numpy.{name}(x)", f"np.{name}(x)", x=shape if dom == S else (dom, shape))
+BINARY = {"add": (S, S), "subtract": (S, S), "multiply": (S, S), "divide": (S, "pos"),
+          "power": ("pos", S), "float_power": ("pos", S), "remainder": ("mid", "small"),
+          "fmod": ("mid", "small"), "arctan2": (S, "pos"), "hypot": ("pos", "pos"),
+          "logaddexp": (S, S), "logaddexp2": (S, S), "maximum": (S, S), "minimum": (S, S),
+          "fmax": (S, S), "fmin": (S, S)}
+
+
+def _spec(dom, shape):
+    return shape if dom == S else (dom, shape)
+
+
+for name, (da, db) in BINARY.items():
+    for sa, sb in ((S, S), (S, V), (V, S), ((2, 1), V), (M, M)):
+        ex(f"numpy.{name}(a, b)", f"np.{name}(a, b)", a=_spec(da, sa), b=_spec(db, sb))
+    if da == db and name not in ("maximum", "minimum", "fmax", "fmin"):  # ties split
+        ex(f"numpy.{name}(a, b)", f"np.{name}(a, a)", a=_spec(da, V))
+
+ex("numpy.clip(a, a_min, a_max)", "np.clip(a, lo, hi)", a=M, lo=("unit", S), hi=(1.5, V))
+ex("numpy.clip(a, a_min, a_max)", "np.clip(a, -0.5, 0.5)", a=V)
+ex("numpy.clip(a, a_min, a_max)", "np.clip(a, -0.5, 0.5)", a=S)
+ex("numpy.clip(a, min, max)", "a.clip(min=lo, max=hi)", a=M, lo=("unit", S), hi=(1.5, V))
+ex("numpy.where(condition, x, y)", "np.where(c > 0, x, y)", c=V, x=S, y=V)
+ex("numpy.where(condition, x, y)", "np.where(c > 0, x, y)", c=M, x=M, y=S)
+
+# ---------------------------------------------------------------- NumPy: reductions
+for name in ("sum", "mean", "prod", "max", "min", "amax", "amin"):
+    middle = "dtype, out" if name in ("sum", "mean", "prod") else "out"
+    rid = f"numpy.{name}(a, axis, {middle}, keepdims)"
+    ex(rid, f"np.{name}(a)", a=V)
+    ex(rid, f"np.{name}(a, axis=1)", a=M)
+    ex(rid, f"np.{name}(a, axis=0, keepdims=True)", a=M)
+for name in ("var", "std"):
+    rid = f"numpy.{name}(a, axis, dtype, out, ddof, keepdims)"
+    ex(rid, f"np.{name}(a)", a=V)
+    ex(rid, f"np.{name}(a, axis=1, ddof=1)", a=M)
+    ex(rid, f"np.{name}(a, axis=0, keepdims=True)", a=(3, 2))
+NORM = "numpy.linalg.norm(x, ord, axis, keepdims)"
+ex(NORM, "np.linalg.norm(x)", x=V)
+ex(NORM, "np.linalg.norm(x)", x=M)
+ex(NORM, "np.linalg.norm(x, 1)", x=V)
+ex(NORM, "np.linalg.norm(x, axis=1)", x=M)
+ex(NORM, "np.linalg.norm(x, 'nuc')", x=M)
+ex(NORM, "np.linalg.norm(x, 2)", x=M)
+ex("numpy.cumsum(a, axis, dtype)", "np.cumsum(a)", a=M)
+ex("numpy.cumsum(a, axis, dtype)", "np.cumsum(a, axis=1)", a=M)
+ex("numpy.cumprod(a, axis, dtype)", "np.cumprod(a)", a=V)
+ex("numpy.cumprod(a, axis, dtype)", "np.cumprod(a, axis=0)", a=M)
+ex("numpy.trace(a, offset, axis1, axis2, dtype)", "np.trace(a)", a=(3, 3))
+ex("numpy.trace(a, offset, axis1, axis2, dtype)", "np.trace(a, 1)", a=(3, 4))
+
+# ---------------------------------------------------------------- NumPy: products
+for rid, expr, shapes in [
+    ("numpy.dot(a, b)", "np.dot(a, b)", [(V, V), (M, V), (M, (3, 2)), (S, V), ((2, 2, 3), V)]),
+    ("numpy.matmul(a, b)", "np.matmul(a, b)", [(V, V), (M, V), (V, (3, 2)), (M, (3, 2)),
+                                             ((2, 2, 3), (3, 2))]),
+    ("operator.matmul(a, b)", "a @ b", [(V, V), (M, V), (V, (3, 2)), (M, (3, 2))]),
+    ("numpy.inner(a, b)", "np.inner(a, b)", [(V, V), (M, M), (S, V)]),
+    ("numpy.outer(a, b)", "np.outer(a, b)", [(V, (2,)), (M, V)]),
+    ("numpy.vdot(a, b)", "np.vdot(a, b)", [(V, V), (M, M)]),
+    ("numpy.tensordot(a, b, axes)", "np.tensordot(a, b, 1)", [(M, (3, 2))]),
+    ("numpy.tensordot(a, b, axes)", "np.tensordot(a, b, 2)", [(M, M)]),
+    ("numpy.tensordot(a, b, axes)", "np.tensordot(a, b, ([1], [0]))", [(M, (3, 2))]),
+]:
+    for sa, sb in shapes:
+        ex(rid, expr, a=sa, b=sb)
+# the same array on both sides: each side gets its own term of the product rule
+for rid, expr, shape in [("numpy.dot(a, b)", "np.dot(a, a)", V),
+                         ("numpy.dot(a, b)", "np.dot(a, a)", (3, 3)),
+                         ("numpy.matmul(a, b)", "np.matmul(a, a)", (3, 3)),
+                         ("operator.matmul(a, b)", "a @ a", (3, 3)),
+                         ("operator.matmul(a, b)", "a @ a", V),
+                         ("numpy.inner(a, b)", "np.inner(a, a)", M),
+                         ("numpy.outer(a, b)", "np.outer(a, a)", V),
+                         ("numpy.vdot(a, b)", "np.vdot(a, a)", M),
+                         ("numpy.tensordot(a, b, axes)", "np.tensordot(a, a, 1)", (3, 3)),
+                         ("numpy.tensordot(a, b, axes)", "np.tensordot(a, a, 2)", M)]:
+    ex(rid, expr, a=shape)
+E = "numpy.einsum(subscripts, {}, optimize)"
+ex(E.format("a"), "np.einsum('ij->j', a)", a=M)
+ex(E.format("a"), "np.einsum('ii->', a)", a=(3, 3))
+ex(E.format("a, b"), "np.einsum('ij,j->i', a, b)", a=M, b=V)
+ex(E.format("a, b"), "np.einsum('ij,ij->', a, a)", a=M)
+ex(E.format("a, b"), "np.einsum('ij,jk->ik', a, a)", a=(3, 3))
+ex(E.format("a, b, c"), "np.einsum('ij,jk,k->i', a, b, c)", a=M, b=(3, 2), c=(2,))
+ex(E.format("a, b, c"), "np.einsum('i,i,i->', a, b, a)", a=V, b=V)
+ex(E.format("a, b, c, d"), "np.einsum('i,i,j,j->', a, b, c, d)", a=V, b=V, c=(2,), d=(2,))
+
+# ---------------------------------------------------------------- NumPy: linear algebra
+ex("numpy.linalg.inv(a)", "np.linalg.inv(a)", a=("spd", 3))
+ex("numpy.linalg.solve(a, b)", "np.linalg.solve(a, b)", a=("spd", 3), b=V)
+ex("numpy.linalg.solve(a, b)", "np.linalg.solve(a, b)", a=("spd", 3), b=(3, 2))
+ex("numpy.linalg.det(a)", "np.linalg.det(a)", a=("spd", 3))
+ex("numpy.linalg.slogdet(a)", "np.linalg.slogdet(a)[1]", a=("spd", 3))
+ex("numpy.linalg.cholesky(a, upper)", "np.linalg.cholesky(a)", a=("spd", 3))
+
+# ---------------------------------------------------------------- NumPy: shapes and axes
+ex("numpy.reshape(a, shape, order, newshape, copy)", "np.reshape(a, (3, 2))", a=M)
+ex("numpy.ravel(a, order)", "np.ravel(a)", a=M)
+ex("numpy.squeeze(a, axis)", "np.squeeze(a)", a=(1, 3))
+ex("numpy.expand_dims(a, axis)", "np.expand_dims(a, 0)", a=V)
+for k in (1, 2, 3):
+    ex(f"numpy.atleast_{k}d(a)", f"np.atleast_{k}d(a)", a=S)
+    ex(f"numpy.atleast_{k}d(a)", f"np.atleast_{k}d(a)", a=V)
+ex("numpy.transpose(a, axes)", "np.transpose(a)", a=M)
+ex("numpy.transpose(a, axes)", "np.transpose(a, (1, 0, 2))", a=(2, 3, 2))
+ex("numpy.transpose(a, axes)", "a.T", a=M)
+ex("numpy.swapaxes(a, axis1, axis2)", "np.swapaxes(a, 0, 1)", a=M)
+ex("numpy.moveaxis(a, source, destination)", "np.moveaxis(a, 0, -1)", a=(2, 3, 2))
+
+# ---------------------------------------------------------------- NumPy: joining and splitting
+CAT = "numpy.concatenate(arrays, axis)"
+ex(CAT, "np.concatenate([a, b])", a=(2,), b=V)
+ex(CAT, "np.concatenate([a, b], axis=1)", a=(2, 1), b=M)
+ex(CAT, "np.concatenate([a, a, 2.0 * a])", a=V)
+ex(CAT, "np.concatenate(a)", a=M)
+ex(CAT, "np.concatenate([a, [b]])", a=V, b=S)
+ex(CAT, "np.concatenate([[a], [b]])", a=S, b=S)
+ex("numpy.stack(arrays, axis)", "np.stack([a, b], 1)", a=V, b=V)
+ex("numpy.stack(arrays, axis)", "np.stack([a, b])", a=S, b=S)
+ex("numpy.stack(arrays, axis)", "np.stack(a)", a=M)
+ex("numpy.stack(arrays, axis)", "np.stack([a, a])", a=V)
+ex("numpy.hstack(tup)", "np.hstack([a, b])", a=S, b=(2,))
+ex("numpy.hstack(tup)", "np.hstack([a, b, 2.0])", a=S, b=S)
+ex("numpy.hstack(tup)", "np.hstack([a, b])", a=(2, 1), b=M)
+ex("numpy.hstack(tup)", "np.hstack(a)", a=M)
+ex("numpy.vstack(tup)", "np.vstack([a, b])", a=V, b=M)
+ex("numpy.vstack(tup)", "np.vstack([a, b])", a=S, b=S)
+ex("numpy.vstack(tup)", "np.vstack(a)", a=M)
+ex("numpy.vstack(tup)", "np.vstack([a, a])", a=V)
+ex("numpy.split(ary, indices_or_sections, axis)", "np.split(a, 2)", a=(4,))
+ex("numpy.split(ary, indices_or_sections, axis)", "np.split(a, [1], axis=1)", a=M)
+ex("numpy.array_split(ary, indices_or_sections, axis)", "np.array_split(a, 2)", a=(5,))
+ex("numpy.array(object, dtype, copy, order, subok, ndmin)", "np.array([a, b])", a=S, b=S)
+ex("numpy.array(object, dtype, copy, order, subok, ndmin)", "np.array([[a, b], [b, 1.0]])",
+   a=S, b=S)
+ex("numpy.array(object, dtype, copy, order, subok, ndmin)", "np.array([a, b])", a=V, b=V)
+ex("numpy.array(object, dtype, copy, order, subok, ndmin)", "np.array(a)", a=V)
+ex("numpy.asarray(a, dtype, order)", "np.asarray(a)", a=V)
+ex("numpy.asarray(a, dtype, order)", "np.asarray([a, b])", a=S, b=S)
+ex("numpy.copy(a, order)", "np.copy(a)", a=M)
+ex("numpy.tile(A, reps)", "np.tile(a, 2)", a=V)
+ex("numpy.tile(A, reps)", "np.tile(a, (2, 1))", a=M)
+ex("numpy.repeat(a, repeats, axis)", "np.repeat(a, 2)", a=V)
+ex("numpy.repeat(a, repeats, axis)", "np.repeat(a, 2, axis=0)", a=M)
+ex("numpy.broadcast_to(array, shape)", "np.broadcast_to(a, (2, 3))", a=V)
+ex("numpy.broadcast_to(array, shape)", "np.broadcast_to(a, (2, 3))", a=S)
+FULL = "numpy.full(shape, fill_value, dtype, order, device, like)"
+ex(FULL, "np.full(3, x)", x=S)
+ex(FULL, "np.full((2, 3), x)", x=V)
+ex(FULL, "np.full(3, x, dtype=int) + x", x=S)
+FULL_LIKE = "numpy.full_like(a, fill_value, dtype, order, subok, shape, device)"
+ex(FULL_LIKE, "np.full_like(a, x)", a=M, x=S)
+ex(FULL_LIKE, "np.full_like(np.ones(3, dtype=int), x) + x", x=S)
+PAD = "numpy.pad(array, pad_width, mode, constant_values)"
+ex(PAD, "np.pad(a, 1)", a=V)
+ex(PAD, "np.pad(a, ((1, 0), (0, 2)))", a=M)
+ex(PAD, "np.pad(a, 1, constant_values=c)", a=V, c=S)
+
+# ---------------------------------------------------------------- NumPy: rearranging, diagonals
+ex("numpy.flip(m, axis)", "np.flip(a)", a=M)
+ex("numpy.flip(m, axis)", "np.flip(a, 1)", a=M)
+ex("numpy.fliplr(m)", "np.fliplr(a)", a=M)
+ex("numpy.flipud(m)", "np.flipud(a)", a=M)
+ex("numpy.roll(a, shift, axis)", "np.roll(a, 1)", a=M)
+ex("numpy.roll(a, shift, axis)", "np.roll(a, (1, -1), (0, 1))", a=M)
+ex("numpy.sort(a, axis, kind, order)", "np.sort(a)", a=M)
+ex("numpy.sort(a, axis, kind, order)", "np.sort(a, 0)", a=M)
+ex("numpy.diag(v, k)", "np.diag(a)", a=V)
+ex("numpy.diag(v, k)", "np.diag(a, 1)", a=(3, 4))
+ex("numpy.diagonal(a, offset, axis1, axis2)", "np.diagonal(a)", a=(3, 4))
+ex("numpy.diagonal(a, offset, axis1, axis2)", "np.diagonal(a, 1, 0, 2)", a=(3, 2, 4))
+ex("numpy.triu(m, k)", "np.triu(a)", a=(3, 3))
+ex("numpy.tril(m, k)", "np.tril(a, -1)", a=(3, 3))
+
+# ---------------------------------------------------------------- NumPy: array methods
+ex("numpy.ndarray.reshape(a, shape, order, copy)", "a.reshape(3, 2)", a=M)
+ex("numpy.ndarray.reshape(a, shape, order, copy)", "a.reshape((3, 2))", a=M)
+ex("numpy.ndarray.reshape(a, shape, order, copy)", "a.reshape(-1)", a=M)
+ex("numpy.ndarray.flatten(a, order)", "a.flatten()", a=M)
+ex("numpy.ndarray.astype(a, dtype, order, casting, subok, copy)", "a.astype(float)", a=M)
+ex("numpy.ndarray.item(a)", "a.item()", a=(1,))
+ex("numpy.ndarray.transpose(a, axes)", "a.transpose()", a=M)
+ex("numpy.ndarray.transpose(a, axes)", "a.transpose((1, 0))", a=M)
+ex("numpy.ndarray.transpose(a, i, j)", "a.transpose(1, 0)", a=M)
+ex("numpy.ndarray.transpose(a, i, j, k)", "a.transpose(1, 2, 0)", a=(2, 3, 2))
+ex("numpy.ndarray.transpose(a, i, j, k, m)", "a.transpose(3, 1, 2, 0)", a=(2, 1, 3, 2))
+
+# ---------------------------------------------------------------- srcad's NumPy helpers
+# (generated code calls them; their rules make a gradient differentiable again)
+HP = "numpy_helpers.grad_"
+ex(HP + "sum(value, a, axis, keepdims)", "H.grad_sum(w, a, 1)", w=(2,), a=M)
+ex(HP + "sum(value, a, axis, keepdims)", "H.grad_sum(w, a)", w=S, a=M)
+ex(HP + "mean(value, a, axis, keepdims)", "H.grad_mean(w, a, 0, True)", w=(1, 3), a=M)
+ex(HP + "extremum(value, a, result, axis, keepdims)",
+   "H.grad_extremum(w, a, np.max(a, axis=1), 1)", w=(2,), a=M)
+ex(HP + "var(value, a, axis, ddof, keepdims)", "H.grad_var(w, a, 1, 1)", w=(2,), a=M)
+ex(HP + "std(value, a, result, axis, ddof, keepdims)", "H.grad_std(w, a, np.std(a, axis=1), 1)",
+   w=(2,), a=M)
+ex(HP + "cumsum(value, a, axis)", "H.grad_cumsum(w, a, 1)", w=M, a=M)
+ex(HP + "trace(value, a, offset, axis1, axis2)", "H.grad_trace(w, a)", w=S, a=(3, 3))
+ex(HP + "clip(value, a, a_min, a_max)", "H.grad_clip(w, a, -0.5, 0.5)", w=M, a=M)
+ex(HP + "astype(value, a, dtype)", "H.grad_astype(w, a, float)", w=M, a=M)
+for name, (sw, sa, sb) in {"dot": ((2,), M, V), "matmul": ((2, 2), M, (3, 2)),
+                           "inner": ((2,), M, V), "outer": ((3, 2), V, (2,)),
+                           "vdot": (S, V, V)}.items():
+    for side in "ab":
+        ex(f"{HP}{name}_{side}(value, a, b)", f"H.grad_{name}_{side}(w, a, b)", w=sw, a=sa, b=sb)
+for side in "ab":
+    ex(f"{HP}tensordot_{side}(value, a, b, axes)", f"H.grad_tensordot_{side}(w, a, b, 1)",
+       w=(2, 2), a=M, b=(3, 2))
+ex(HP + "reshape(value, a, order)", "H.grad_reshape(w, a)", w=(6,), a=M)
+ex("runtime.transpose_grad(value, axes)", "R.transpose_grad(w)", w=M)
+ex(HP + "concatenate(value, arrays, axis)", "H.grad_concatenate(w, [a, b])", w=(5,), a=(2,),
+   b=V)
+ex(HP + "split(value, ary, pieces, axis)", "H.grad_split([w, z], a, np.split(a, 2))",
+   w=(2,), z=(2,), a=(4,))
+ex(HP + "stack(value, arrays, axis)", "H.grad_stack(w, [a, b])", w=(2, 3), a=V, b=V)
+ex(HP + "hstack(value, tup)", "H.grad_hstack(w, [a, b])", w=(5,), a=(2,), b=V)
+ex(HP + "vstack(value, tup)", "H.grad_vstack(w, [a, b])", w=(3, 3), a=V, b=M)
+ex(HP + "array(value, obj)", "H.grad_array(w, [a, b])", w=(2,), a=S, b=S)
+ex(HP + "tile(value, a, reps)", "H.grad_tile(w, a, 2)", w=(6,), a=V)
+ex(HP + "repeat(value, a, repeats, axis)", "H.grad_repeat(w, a, 2)", w=(6,), a=V)
+ex(HP + "roll(value, shift, axis)", "H.grad_roll(w, 1)", w=M)
+ex(HP + "pad(value, array, pad_width, mode)", "H.grad_pad(w, a, 1)", w=(5,), a=V)
+ex(HP + "pad_value(value, array, pad_width)", "H.grad_pad_value(w, a, 1)", w=(5,), a=V)
+ex(HP + "sort(value, a, axis)", "H.grad_sort(w, a)", w=M, a=M)
+ex(HP + "sort(value, a, axis)", "H.grad_sort(w, a, None)", w=(6,), a=M)
+ex("numpy_helpers.tangent_sort(value, a, axis)", "H.tangent_sort(w, a)", w=M, a=M)
+ex(HP + "diag(value, v, k)", "H.grad_diag(w, a)", w=(3, 3), a=V)
+ex(HP + "diagonal(value, a, offset, axis1, axis2)", "H.grad_diagonal(w, a)", w=V, a=(3, 4))
+
+# ---------------------------------------------------------------- Python operators and builtins
+for op, name, (da, db) in [("+", "add", (S, S)), ("-", "sub", (S, S)), ("*", "mul", (S, S)),
+                           ("/", "truediv", (S, "pos")), ("**", "pow", ("pos", S)),
+                           ("%", "mod", ("mid", "small"))]:
+    for sa, sb in ((S, S), (S, V), (V, S), (M, V)):
+        ex(f"operator.{name}(a, b)", f"a {op} b", a=_spec(da, sa), b=_spec(db, sb))
+    if da == db:
+        ex(f"operator.{name}(a, b)", f"a {op} a", a=_spec(da, V))
+ex("operator.neg(a)", "-a", a=V)
+ex("operator.neg(a)", "-a", a=S)
+ex("operator.pos(a)", "+a", a=V)
+ex("builtins.abs(x)", "abs(x)", x=S)
+ex("builtins.abs(x)", "abs(x)", x=V)
+ex("builtins.pow(a, b)", "pow(a, b)", a=("pos", S), b=S)
+ex("builtins.float(x)", "float(x)", x=S)
+ex("builtins.sum(iterable, start)", "sum([a, b], c)", a=S, b=S, c=S)
+ex("builtins.sum(iterable, start)", "sum([a, b])", a=V, b=V)
+ex("builtins.sum(iterable, start)", "sum(a)", a=M)
+ex("builtins.list(iterable)", "list((a, b))", a=S, b=V)
+ex("builtins.reversed(seq)", "list(reversed([a, b]))", a=S, b=V)
+ex("builtins.tuple(iterable)", "tuple([a, b])", a=S, b=S)
+ex("builtins.min(a, b)", "min(a, b)", a=S, b=S)
+ex("builtins.max(a, b)", "max(a, b)", a=S, b=S)
+
+# ---------------------------------------------------------------- srcad's runtime helpers
+ex("runtime.add(a, b)", "R.add(a, b)", a=S, b=S)
+ex("runtime.add(a, b)", "R.add([a, b], [b, a])", a=V, b=V)
+ex("runtime.where(c, a, b)", "R.where(c > 0, a, b)", c=S, a=S, b=S)
+ex("runtime.unbroadcast(value, like)", "R.unbroadcast(w, a)", w=M, a=V)
+ex("runtime.unbroadcast_to(value, shape)", "R.unbroadcast_to(w, (3,))", w=M)
+ex("runtime.broadcast_as(value, like)", "R.broadcast_as(w, a)", w=V, a=M)
+ex("runtime.fill(value, like)", "R.fill(w, a)", w=S, a=V)
+ex("runtime.fill(value, like)", "R.fill(w, [a, a])", w=S, a=S)
+ex("runtime.total(value)", "R.total(w)", w=M)
+ex("runtime.total(value)", "R.total([w, a])", w=S, a=S)
+ex("runtime.scatter(value, like, index)", "R.scatter(w, a, 1)", w=S, a=V)
+ex("runtime.cleared(value, index)", "R.cleared(w, 1)", w=V)
+ex("runtime.expand(value, like, axis, keepdims)", "R.expand(w, a, 1)", w=(2,), a=M)
+
+# ---------------------------------------------------------------- math
+MATH1 = {"sin": S, "cos": S, "tan": "unit", "asin": "unit", "acos": "unit", "atan": S,
+         "sinh": S, "cosh": S, "tanh": S, "asinh": S, "acosh": "big", "atanh": "unit",
+         "exp": S, "expm1": S, "log": "pos", "log1p": "pos", "log2": "pos", "log10": "pos",
+         "sqrt": "pos", "fabs": S, "degrees": S, "radians": S, "erf": S, "erfc": S}
+for name, dom in MATH1.items():
+    ex(f"math.{name}(x)", f"math.{name}(x)", x=_spec(dom, S))
+for name, params, (da, db) in [("atan2", "y, x", (S, "pos")), ("hypot", "x, y", ("pos", S)),
+                               ("log", "x, base", ("pos", "big")), ("pow", "a, b", ("pos", S)),
+                               ("copysign", "x, y", (S, S)), ("fmod", "x, y", ("mid", "small")),
+                               ("remainder", "x, y", ("mid", "small"))]:
+    ex(f"math.{name}({params})", f"math.{name}(a, b)", a=_spec(da, S), b=_spec(db, S))
+ex("math.hypot(x, y)", "math.hypot(a, a)", a=S)
+ex("math.pow(a, b)", "math.pow(a, a)", a=("pos", S))
+ex("math.ldexp(x, i)", "math.ldexp(x, 3)", x=S)
+ex("math.fsum(seq)", "math.fsum([a, b, a])", a=S, b=S)
+
+#: rules without a forward form: forward mode (and so jvp, jacfwd) refuses them with a
+#: MissingRuleError naming the line; reverse mode still works, and hessian/hvp fall back to
+#: reverse over reverse
+NO_FORWARD = set()
+
+#: rules whose gradient calls a helper that has no rule itself: a second derivative (in either
+#: mode) is refused with a MissingRuleError naming that helper
+NO_SECOND = {
+    "numpy.prod(a, axis, dtype, out, keepdims)": "grad_prod",
+    "numpy.linalg.norm(x, ord, axis, keepdims)": "grad_norm",
+    "numpy.cumprod(a, axis, dtype)": "grad_cumprod",
+    "numpy.linalg.inv(a)": "grad_inv",
+    "numpy.linalg.solve(a, b)": "grad_solve_a",
+    "numpy.linalg.det(a)": "grad_det",
+    "numpy.linalg.slogdet(a)": "grad_slogdet",
+    "numpy.linalg.cholesky(a, upper)": "grad_cholesky",
+    **{E.format(ops): "grad_einsum" for ops in ("a", "a, b", "a, b, c", "a, b, c, d")},
+}
+
+
+# ---------------------------------------------------------------- building the functions
+
+HEADER = """import builtins
+import math
+import operator
+
+import numpy as np
+
+from srcad import numpy_helpers as H, runtime as R
+"""
+def _build():
+    lines = HEADER.splitlines()
+    entries = []
+    for n, (rid, (expr, args)) in enumerate(
+            (rid, e) for rid, examples in EXAMPLES.items() for e in examples):
+        names = ", ".join(args)
+        lines += ["", "", f"def f{n}({names}):", f"    return {expr}"]
+        entries.append((rid, expr, args, f"f{n}", len(lines)))
+        lines += ["", "", f"def s{n}({names}):", f"    return np.sum(np.sin({expr}))"]
+    directory = Path(tempfile.mkdtemp(prefix="srcad_forward_rules_"))
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    path = directory / "forward_rule_examples.py"
+    path.write_text("\n".join(lines) + "\n")
+    spec = importlib.util.spec_from_file_location("forward_rule_examples", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    for _, _, _, name, _ in entries:
+        SCALARS[getattr(module, name)] = getattr(module, "s" + name[1:])
+    return [(rid, expr, args, getattr(module, name), line)
+            for rid, expr, args, name, line in entries]
+
+
+SCALARS = {}  # example function -> the same call summed after a sine (for second derivatives)
+CASES = _build()
+
+
+def _value(spec, rng):
+    if isinstance(spec, tuple) and spec and spec[0] == "spd":
+        n = spec[1]
+        a = rng.normal(size=(n, n))
+        return a @ a.T + n * np.eye(n)
+    if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
+        low, high = DOMAINS[spec[0]]
+        shape = spec[1]
+    elif isinstance(spec, tuple) and spec and isinstance(spec[0], float):
+        low, high, shape = spec[0], spec[0] + 1.0, spec[1]
+    else:
+        low, high, shape = -1.0, 1.0, spec
+    return float(rng.uniform(low, high)) if shape == () else rng.uniform(low, high, shape)
+
+
+def _direction(spec, value, rng):
+    if isinstance(spec, tuple) and spec and spec[0] == "spd":
+        u = rng.normal(size=np.shape(value))
+        return (u + u.T) / 2
+    return float(rng.normal()) if np.ndim(value) == 0 else rng.normal(size=np.shape(value))
+
+
+def _like(value, rng):
+    """A random cotangent in the structure of ``value``."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_like(v, rng) for v in value) if type(value) in (list, tuple) else (
+            tuple(_like(v, rng) for v in value))
+    if np.ndim(value) == 0:
+        return float(rng.normal())
+    return rng.normal(size=np.shape(value))
+
+
+def _dot(x, y):
+    if isinstance(x, (list, tuple)) or isinstance(y, (list, tuple)):
+        assert isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)), (x, y)
+        assert len(x) == len(y), (x, y)
+        return sum(_dot(a, b) for a, b in zip(x, y))
+    assert np.shape(x) == np.shape(y), f"shape {np.shape(x)} != {np.shape(y)}"
+    return float(np.sum(np.asarray(x, dtype=float) * np.asarray(y, dtype=float)))
+
+
+def _shape(x):
+    if isinstance(x, (list, tuple)):
+        return [_shape(v) for v in x]
+    return np.shape(x)
+
+
+def _setup(case, seed):
+    rid, expr, specs, f, line = case
+    rng = np.random.default_rng(seed)
+    args = tuple(_value(s, rng) for s in specs.values())
+    u = tuple(_direction(s, a, rng) for s, a in zip(specs.values(), args))
+    return f, args, u, rng
+
+
+def _case_id(case):
+    return f"{case[1]}-{list(map(str, case[2].values()))}".replace(" ", "")
+
+
+# ---------------------------------------------------------------- the tests
+
+
+def test_every_rule_has_an_example():
+    """A new rule must get a row in EXAMPLES (and, if it has no forward form, NO_FORWARD)."""
+    missing = rule_ids() - set(EXAMPLES)
+    assert not missing, f"rules without an example call in EXAMPLES: {sorted(missing)}"
+    unknown = set(EXAMPLES) - rule_ids()
+    assert not unknown, f"EXAMPLES names rules that are not registered: {sorted(unknown)}"
+    assert NO_FORWARD <= set(EXAMPLES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
+def test_forward_and_reverse_agree_on_every_rule(case):
+    rid, expr, specs, f, line = case
+    f, args, u, rng = _setup(case, len(expr) * 7 + len(specs))
+    value = f(*args)
+    try:
+        out, tangent = srcad.jvp(f, args, u)
+    except srcad.SrcadError as err:
+        assert rid in NO_FORWARD, f"{expr}: forward mode refused: {err}"
+        assert isinstance(err, srcad.MissingRuleError), err
+        assert err.lineno == line and "no forward-mode rule" in str(err), err
+        assert "jvp=" in err.hint and "reverse mode" in err.hint, err.hint
+        return
+    assert rid not in NO_FORWARD, f"{rid} has a forward form now: take it out of NO_FORWARD"
+    assert _shape(tangent) == _shape(value), f"{expr}: tangent {_shape(tangent)}"
+    assert _dot(out, _like(out, np.random.default_rng(0))) == pytest.approx(
+        _dot(value, _like(value, np.random.default_rng(0))), rel=1e-12, abs=1e-12)
+    v = _like(value, rng)
+    _, pullback = srcad.vjp(f, *args)
+    grads = pullback(v)  # a tuple: wrt is every argument
+    forward, reverse = _dot(tangent, v), _dot(u, grads)
+    scale = 1e-9 * (1 + abs(forward) + abs(reverse))
+    assert forward == pytest.approx(reverse, rel=1e-9, abs=scale), f"{expr}: <Ju, v> != <u, J'v>"
+
+    def along(s):
+        return _dot(f(*(a + s * d for a, d in zip(args, u))), v)
+
+    assert forward == pytest.approx(numerical_grad(along, (0.0,), 0), rel=1e-5, abs=1e-6), (
+        f"{expr}: jvp disagrees with finite differences")
+
+
+def _array_valued(case):
+    f, args, _, _ = _setup(case, 0)
+    return not isinstance(f(*args), (list, tuple))
+
+
+HESSIAN_CASES = [c for c in CASES if _array_valued(c)]
+
+
+@pytest.mark.parametrize("case", HESSIAN_CASES, ids=[_case_id(c) for c in HESSIAN_CASES])
+def test_hvp_matches_finite_differences_of_the_gradient(case):
+    """Forward over reverse (``hvp``) == finite differences of srcad's reverse gradient, for
+    ``sum(sin(call))`` w.r.t. the first argument."""
+    rid, expr, specs, f, line = case
+    f, args, u, rng = _setup(case, len(expr) * 3 + 1)
+    s = SCALARS[f]
+    try:
+        hv = srcad.hvp(s, args, u[0], wrt=0)
+    except srcad.MissingRuleError as err:
+        assert rid in NO_SECOND and f"no derivative rule for {NO_SECOND[rid]}" in str(err), err
+        return
+    assert rid not in NO_SECOND or "np.linalg.slogdet" in expr, (
+        f"{rid} has second derivatives now: take it out of NO_SECOND")
+    grad = srcad.grad(s, wrt=0)
+    w = _like(args[0], rng)
+
+    def along(t):
+        shifted = (args[0] + t * u[0],) + args[1:]
+        return _dot(grad(*shifted), w)
+
+    expected = numerical_grad(along, (0.0,), 0)
+    assert _dot(hv, w) == pytest.approx(expected, rel=1e-5, abs=1e-6), expr
+
+
+def test_the_examples_cover_aliasing_and_broadcasting():
+    """The families the bugs of issue 14 lived in stay in the table."""
+    exprs = [e for examples in EXAMPLES.values() for e, _ in examples]
+    for call in ("np.dot(a, a)", "np.outer(a, a)", "a @ a", "np.einsum('ij,ij->', a, a)",
+                 "np.vdot(a, a)", "np.inner(a, a)", "np.tensordot(a, a, 1)", "np.matmul(a, a)"):
+        assert call in exprs
+    shapes = [tuple(args.values()) for _, args in EXAMPLES["numpy.add(a, b)"]]
+    assert ((), (3,)) in shapes and ((2, 1), (3,)) in shapes
