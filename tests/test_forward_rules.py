@@ -218,6 +218,10 @@ ex(FULL, "np.full(3, x, dtype=int) + x", x=S)
 FULL_LIKE = "numpy.full_like(a, fill_value, dtype, order, subok, shape, device)"
 ex(FULL_LIKE, "np.full_like(a, x)", a=M, x=S)
 ex(FULL_LIKE, "np.full_like(np.ones(3, dtype=int), x) + x", x=S)
+LINSPACE = "numpy.linspace(start, stop, num, endpoint, dtype, axis)"
+ex(LINSPACE, "np.linspace(x, 3.0, 5)", x=S)
+ex(LINSPACE, "np.linspace(x, y, 4, endpoint=False)", x=S, y=S)
+ex(LINSPACE, "np.linspace(x, y, 3, axis=1)", x=V, y=S)
 PAD = "numpy.pad(array, pad_width, mode, constant_values)"
 ex(PAD, "np.pad(a, 1)", a=V)
 ex(PAD, "np.pad(a, ((1, 0), (0, 2)))", a=M)
@@ -293,6 +297,10 @@ ex(HP + "pad_value(value, array, pad_width)", "H.grad_pad_value(w, a, 1)", w=(5,
 ex(HP + "sort(value, a, axis)", "H.grad_sort(w, a)", w=M, a=M)
 ex(HP + "sort(value, a, axis)", "H.grad_sort(w, a, None)", w=(6,), a=M)
 ex("numpy_helpers.tangent_sort(value, a, axis)", "H.tangent_sort(w, a)", w=M, a=M)
+ex(HP + "linspace(value, num, endpoint, axis, end)", "H.grad_linspace(w, 4, True, 0, False)",
+   w=(4,))
+ex(HP + "linspace(value, num, endpoint, axis, end)", "H.grad_linspace(w, 3, False, 1, True)",
+   w=(2, 3))
 ex(HP + "diag(value, v, k)", "H.grad_diag(w, a)", w=(3, 3), a=V)
 ex(HP + "diagonal(value, a, offset, axis1, axis2)", "H.grad_diagonal(w, a)", w=V, a=(3, 4))
 
@@ -322,6 +330,8 @@ ex("builtins.max(a, b)", "max(a, b)", a=S, b=S)
 
 # ---------------------------------------------------------------- srcad's runtime helpers
 ex("runtime.add(a, b)", "R.add(a, b)", a=S, b=S)
+ex("runtime.like(grad, value)", "R.like(a, b)", a=V, b=V)
+ex("runtime.mutable(grad)", "R.mutable(a)", a=V)
 ex("runtime.add(a, b)", "R.add([a, b], [b, a])", a=V, b=V)
 ex("runtime.where(c, a, b)", "R.where(c > 0, a, b)", c=S, a=S, b=S)
 ex("runtime.unbroadcast(value, like)", "R.unbroadcast(w, a)", w=M, a=V)

@@ -227,7 +227,7 @@ FILL = dict(fill_value="grad_astype(unbroadcast(g, fill_value), fill_value, ans.
 defvjp(np.full, "shape, fill_value, dtype=None, order=None, *, device=None, like=None",
        kind="array", **FILL)
 defvjp(np.full_like, "a, fill_value, dtype=None, order=None, subok=None, shape=None, *, "
-       "device=None", kind="array", **FILL)
+       "device=None", kind="array", zero="a", **FILL)
 defvjp(np.tile, "A, reps", A="grad_tile(g, A, reps)", kind="array")
 defvjp(np.repeat, "a, repeats, axis=None", a="grad_repeat(g, a, repeats, axis)",
        kind="array")
@@ -388,7 +388,13 @@ defhelper(H.grad_diagonal, "value, a, offset=0, axis1=0, axis2=1",
 # ---------------------------------------------------------------- array creation
 defvjp(np.linspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0",
        start="unbroadcast(grad_linspace(g, num, endpoint, axis, False), start)",
-       stop="unbroadcast(grad_linspace(g, num, endpoint, axis, True), stop)", kind="array")
+       stop="unbroadcast(grad_linspace(g, num, endpoint, axis, True), stop)", kind="array",
+       jvp=dict(start="np.linspace(t + 0.0 * stop, 0.0 * (t + stop), num, endpoint, axis=axis)",
+                stop="np.linspace(0.0 * (start + t), t + 0.0 * start, num, endpoint, axis=axis)"))
+
+defhelper(H.grad_linspace, "value, num, endpoint, axis, end",  # linear in value
+          value="np.linspace(g * (1.0 - end), g * end, num, endpoint, axis=axis)",
+          jvp={"value": "grad_linspace(t, num, endpoint, axis, end)"})
 
 # ---------------------------------------------------------------- no derivative
 # array creation

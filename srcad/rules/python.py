@@ -50,8 +50,8 @@ nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.boo
 # ---------------------------------------------------------------- srcad's own helpers
 # (generated code calls them; these rules let srcad differentiate its own output again)
 defvjp(runtime.add, "a, b", a="g", b="g")
-defvjp(runtime.mutable, "grad", grad="g")
-defvjp(runtime.like, "grad, value", zero="value", grad="g")
+defvjp(runtime.mutable, "grad", grad="g", jvp={"grad": "mutable(t)"})
+defvjp(runtime.like, "grad, value", zero="value", grad="g", jvp={"grad": "like(t, value)"})
 defvjp(runtime.where, "c, a, b", zero="c", a="where(c, g, 0.0)", b="where(c, 0.0, g)")
 defvjp(runtime.unbroadcast, "value, like", zero="*", value="broadcast_as(g, value)")
 defvjp(runtime.unbroadcast_to, "value, shape", zero="*", value="broadcast_as(g, value)")
