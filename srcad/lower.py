@@ -15,7 +15,7 @@ import operator
 
 import gast
 
-from . import ir
+from . import ir, writes
 from .errors import SrcadError, UnsupportedSyntaxError
 from .ir import AND, OR, Const, Var
 
@@ -48,6 +48,8 @@ class Lowerer:
         self.lifted = {}  # spelling in generated code -> lifted function
         self.callee_globals = []  # (module dict, name, function) of each global callee
         self.inplace_checks = []  # (value, name, other name, node) of an aliased x += ...
+        self.augmented = {}  # SSA name made by ``x += v`` -> the name it changes in place
+        self.iterated = {}  # counter of a ``for`` over a sequence -> the sequence atoms
         self.env = {}
         self.out = []
 
@@ -94,6 +96,8 @@ class Lowerer:
         body = self.sub_block(fdef.body)
         fn = ir.Function(fdef.name, params, body, self.source)
         fn.lifted = dict(self.lifted)
+        fn.augmented = dict(self.augmented)
+        fn.iterated = dict(self.iterated)
         fn.callee_globals = list(self.callee_globals)
         fn.inplace_checks = [
             (value, any_kind, self.error(
@@ -118,6 +122,9 @@ class Lowerer:
     def stmt_Expr(self, node):
         if isinstance(node.value, gast.Constant):
             return
+        if isinstance(node.value, gast.Call) and writes.rewrite_call(self, node.value, None,
+                                                                      node):
+            return
         value = self.expr_value(node.value)
         if isinstance(value, ir.Prim):
             self.emit(ir.Assign(None, value, node.lineno, effect=True))
@@ -141,6 +148,10 @@ class Lowerer:
             self.bind(node.target, node.value, node)
 
     def stmt_Assign(self, node):
+        if len(node.targets) == 1 and isinstance(node.value, gast.Call) and (
+            writes.rewrite_call(self, node.value, node.targets[0], node)
+        ):
+            return
         if len(node.targets) == 1:
             self.bind(node.targets[0], node.value, node)
             return
@@ -164,7 +175,12 @@ class Lowerer:
             self.local_function(target.id, gast.copy_location(fdef, lam), node)
             return
         if isinstance(target, gast.Name):
-            self.env[target.id] = self.expr(value_node, target.id)
+            before = self.env.get(target.id)
+            self.env[target.id] = after = self.expr(value_node, target.id)
+            if getattr(node, "srcad_augmented", False) and isinstance(before, Var) and (
+                isinstance(after, Var) and after.name != before.name
+            ):
+                self.augmented[after.name] = before.name  # Python may change it in place
         elif isinstance(target, (gast.Tuple, gast.List)) and isinstance(
             value_node, (gast.Tuple, gast.List)
         ) and len(target.elts) == len(value_node.elts) and not any(
@@ -189,6 +205,8 @@ class Lowerer:
                                               hint, node), node)
         elif isinstance(target, gast.Subscript):
             obj = self.expr(target.value)
+            if isinstance(obj, Const) and isinstance(target.value, gast.Name):
+                writes.refuse_global_write(self, node, target.value.id)
             if not isinstance(obj, Var) or not isinstance(target.value, gast.Name):
                 raise self.error(node, "assignment into a subscript of an expression",
                                  hint="assign into a named array: y[i] = v")
@@ -278,6 +296,8 @@ class Lowerer:
         ) == 2 and isinstance(target.elts[0], gast.Name):
             index_name = target.elts[0].id
         counter = self.namer.version(index_name) if index_name else self.namer.temp("i")
+        if elements is not None:
+            self.iterated[counter] = (list(elements), node.lineno)
 
         def body():
             if index_name:
@@ -514,6 +534,7 @@ class Lowerer:
         return self.expr(node)
 
     def expr_Call(self, node, hint=None):
+        writes.refuse_keywords(self, node)
         if any(k.arg is None for k in node.keywords):
             raise self.error(node, "keyword unpacking (**kwargs) in a call",
                              hint="pass the keyword arguments one by one")
@@ -540,6 +561,7 @@ class Lowerer:
         ):
             # a global function: the derivative is made for this one; a rebinding is checked
             self.callee_globals.append((self.source.globals, func.id, fn))
+        writes.refuse_in_expression(self, fn, node)
         if fn in _COMPREHENSION_CALLS and len(node.args) == 1 and isinstance(
             node.args[0], (gast.GeneratorExp, gast.ListComp)
         ):

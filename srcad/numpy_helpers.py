@@ -40,7 +40,7 @@ __all__ = [
     "grad_reshape", "grad_roll", "grad_slogdet", "grad_solve_a", "grad_solve_b", "grad_sort",
     "grad_split", "grad_stack", "grad_std", "grad_sum", "grad_tensordot_a",
     "grad_tensordot_b", "grad_tile", "grad_trace", "grad_var", "grad_vdot_a", "grad_vdot_b",
-    "grad_vstack",
+    "grad_vstack", "add_at", "grad_add_at", "last_writes",
 ]
 
 
@@ -639,6 +639,36 @@ def grad_diagonal(g, a, offset=0, axis1=0, axis2=1):
     n = g.shape[-1]
     full[..., np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)] = g
     return _match(np.moveaxis(full, (-2, -1), (axis1, axis2)), a)
+
+
+# ---------------------------------------------------------------- writes (srcad.writes)
+
+
+def add_at(a, indices, b):
+    """``np.add.at(a, indices, b)`` as a function: a new array, every repeat of an index
+    accumulated (srcad lowers the in-place call to ``a = add_at(a, indices, b)``)."""
+    out = np.array(a, copy=True)
+    np.add.at(out, indices, b)
+    return out
+
+
+def grad_add_at(value, indices, b):
+    """Gradient of ``add_at(a, indices, b)`` flowing into ``b``: ``value`` (the gradient of the
+    result) read at every index, repeats included, summed down to ``b``'s shape."""
+    return _runtime.unbroadcast(np.asarray(value)[indices], b)
+
+
+def last_writes(like, index):
+    """For ``y[index] = v``: 1.0 where an element of the written block is the one NumPy kept,
+    0.0 where a later write to the same element (a repeated integer index) replaced it.
+    NumPy itself is asked (it writes each position's number and reads back the winner), so
+    this holds whatever order NumPy writes repeats in."""
+    shape = np.shape(np.asarray(like)[index])
+    probe = np.full(np.shape(like), -1, dtype=np.intp)
+    probe[index] = np.arange(int(np.prod(shape, dtype=np.intp))).reshape(shape)
+    kept = np.zeros(shape, dtype=float)
+    kept.reshape(-1)[probe[probe >= 0]] = 1.0
+    return kept
 
 
 #: the names generated code may use for these helpers

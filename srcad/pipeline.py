@@ -7,6 +7,7 @@
     optimise         dead-code elimination on the SSA form
     ir.check         assert the SSA invariants
     analyse          kinds and activity
+    alias            which values may share memory; refuse writes Python would see elsewhere
     reverse          forward sweep + backward sweep
     emit             print, compile under a real file name, bind names
 
@@ -23,7 +24,7 @@ import threading
 
 import gast
 
-from . import emit, ir, optimise, source
+from . import alias, emit, ir, optimise, source
 from .analyse import SCALAR, Analysis, item_kinds, kind_of_value, rank_of_value
 from .desugar import Desugar
 from .lower import Lowerer
@@ -95,7 +96,7 @@ def to_ssa(func, parsed=None):
         _debug("desugar", ast.unparse(gast.gast_to_ast(fdef)))
     fn = Lowerer(src, namer, desugar.flags).function(fdef)
     optimise.common_subexpressions(fn)
-    optimise.dead_code(fn)
+    optimise.dead_code(fn, keep_writes=True)
     ir.check(fn)
     _debug("lower (SSA)", ir.to_source(fn))
     return fn, namer
@@ -109,6 +110,8 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None):
     ranks)."""
     fn, namer = to_ssa(func, parsed)
     analysis = Analysis(fn, kinds, wrt, items, ranks)
+    alias.check(fn, analysis)
+    optimise.dead_code(fn)  # the writes alias.check needed to see
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)
@@ -152,6 +155,8 @@ def tangent(func, wrt, kinds, items=None, inner=False):
 
     fn, namer = to_ssa(func)
     analysis = Analysis(fn, kinds, wrt, items)
+    alias.check(fn, analysis)
+    optimise.dead_code(fn)  # the writes alias.check needed to see
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)

@@ -350,6 +350,12 @@ defvjp(H.grad_diag, "value, v, k=0", value="np.diag(g, k)")
 defvjp(H.grad_diagonal, "value, a, offset=0, axis1=0, axis2=1",
        value="np.diagonal(g, offset, axis1, axis2)")
 
+# ---------------------------------------------------------------- writes (srcad.writes)
+defvjp(H.add_at, "a, indices, b", a="g", b="grad_add_at(g, indices, b)", kind="array")
+defvjp(H.grad_add_at, "value, indices, b", value="add_at(np.zeros(np.shape(value)), indices, "
+       "np.broadcast_to(g, np.shape(np.asarray(value)[indices])))")
+nondiff(H.last_writes)
+
 # ---------------------------------------------------------------- no derivative
 # array creation
 nondiff(np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like,
