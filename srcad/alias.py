@@ -198,7 +198,10 @@ class Aliases:
         if isinstance(fn, ir.Method):
             base = args[0]
             if fn.name in FRESH_METHODS:
-                self._set(target, fresh, fresh | (self._contents(base) if fn.name in (
+                items = self.mem(base, self.held) - self.mem(base, self.own)
+                if fn.name == "get":
+                    items = self._contents(base)
+                self._set(target, fresh, fresh | (items if fn.name in (
                     "copy", "get", "values", "items", "tolist") else frozenset()))
             elif fn.name in VIEW_METHODS:
                 self._set(target, self.mem(base, self.own), self.mem(base, self.held))
@@ -345,25 +348,25 @@ def check(fn, analysis):
 
     def write(stmt, obj, target, what):
         memory = aliases.mem(obj, aliases.own)
+        mine = label(target) if target else label(obj.name) if isinstance(obj, ir.Var) else "y"
         outside = sorted(t for t in memory if t[0] in ("arg", "global"))
         if outside:
             kind, key = outside[0]
             whose = f"the argument {key}" if kind == "arg" else \
                 f"the global (or closure) value {aliases.globals_seen.get(outside[0])}"
-            mine = label(obj.name) if isinstance(obj, ir.Var) else "y"
-            refuse(stmt, f"{what} changes {whose} in place: the caller would see a change "
-                   "srcad does not make", f"work on a copy: write {mine} = {mine}.copy() "
-                   "first, and return what you compute")
+            also = "" if kind == "arg" and mine == key else f" ({mine} is part of it)"
+            refuse(stmt, f"{what} changes {whose} in place{also}: the caller would see a "
+                   "change srcad does not make", f"work on a copy: write {mine} = "
+                   f"{mine}.copy() first, and return what you compute")
         for other in sorted(after.get(id(stmt), ())):
             if other == target or not aliases.may_alias(other):
                 continue
             if aliases.held.get(other, frozenset()) & memory:
-                same = other == obj.name
-                refuse(stmt, f"{what} changes memory that {label(other)} "
-                       f"{'still reads' if same else 'shares'}: Python changes "
-                       f"{label(other)} too", f"write {label(obj.name)} = "
-                       f"{label(obj.name)}.copy() before changing it (or build a new array: "
-                       "np.concatenate, np.where)")
+                theirs = label(other)
+                how = "is the same object as" if other == obj.name else "shares memory with"
+                refuse(stmt, f"{what}: {mine} {how} {theirs}, which is read afterwards, "
+                       f"and Python changes {theirs} too", f"write {mine} = {mine}.copy() "
+                       "before changing it, or build a new array (np.concatenate, np.where)")
 
     loops = {}  # id of a statement -> the for loops over sequences around it
     _enclosing(fn.body, (), loops, getattr(fn, "iterated", {}))
@@ -406,14 +409,14 @@ def check(fn, analysis):
 def _write_of(stmt, aliases):
     """(the value a statement writes into, the name of the result, a description)."""
     if isinstance(stmt, ir.SetItem):
-        return stmt.obj, stmt.target, "this assignment"
+        return stmt.obj, stmt.target, "writing into an array or list"
     if not isinstance(stmt, ir.Assign):
         return None, None, None
     value = stmt.value
     old = ir.Var(aliases.augmented.get(stmt.target, ""))
     if stmt.target in aliases.augmented and (aliases.an.kind(old) == SEQ
                                              or aliases.is_array(old)):
-        return ir.Var(aliases.augmented[stmt.target]), stmt.target, "this in-place operation"
+        return ir.Var(aliases.augmented[stmt.target]), stmt.target, "an in-place operator (+=)"
     if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
         value.fn.name in MUTATORS and value.args
     ):

@@ -47,7 +47,6 @@ class Lowerer:
         self.local_functions = {}  # nested def name -> (lifted function, captured names)
         self.lifted = {}  # spelling in generated code -> lifted function
         self.callee_globals = []  # (module dict, name, function) of each global callee
-        self.inplace_checks = []  # (value, name, other name, node) of an aliased x += ...
         self.augmented = {}  # SSA name made by ``x += v`` -> the name it changes in place
         self.iterated = {}  # counter of a ``for`` over a sequence -> the sequence atoms
         self.env = {}
@@ -99,13 +98,6 @@ class Lowerer:
         fn.augmented = dict(self.augmented)
         fn.iterated = dict(self.iterated)
         fn.callee_globals = list(self.callee_globals)
-        fn.inplace_checks = [
-            (value, any_kind, self.error(
-                node, f"{name} changed in place where it is the same object "
-                               f"as {other}: Python changes {other} too",
-                               hint=f"write {name} = {name} + ... (a new array), or take a "
-                               f"copy first: {name} = {other}.copy()"))
-            for value, name, other, node, any_kind in self.inplace_checks]
         return fn
 
     # ---------------------------------------------------------------- statements
@@ -160,13 +152,6 @@ class Lowerer:
             self.bind_atom(target, value, node)
 
     def bind(self, target, value_node, node):
-        if isinstance(target, gast.Name) and getattr(node, "srcad_augmented", False):
-            current = self.env.get(target.id)
-            aliases = sorted(n for n, a in self.env.items() if n != target.id and not
-                             n.startswith("\0") and _same(a, current))
-            if aliases and isinstance(current, Var):
-                # y = x; y += v: for an array (or list) Python changes x too
-                self.inplace_checks.append((current.name, target.id, aliases[0], node, False))
         if isinstance(target, gast.Name) and isinstance(value_node, gast.Lambda):
             lam = value_node
             fdef = gast.FunctionDef(name=target.id, args=lam.args, body=[gast.copy_location(
@@ -211,11 +196,6 @@ class Lowerer:
                 raise self.error(node, "assignment into a subscript of an expression",
                                  hint="assign into a named array: y[i] = v")
             index = self.index(target.slice)
-            aliases = sorted(n for n, a in self.env.items() if n != target.value.id
-                             and not n.startswith("\0") and _same(a, obj))
-            if aliases:
-                self.inplace_checks.append((obj.name, target.value.id + "[...]", aliases[0],
-                                            node, True))
             name = self.namer.version(target.value.id)
             self.emit(ir.SetItem(name, obj, index, value, node.lineno))
             self.env[target.value.id] = Var(name)

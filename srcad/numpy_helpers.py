@@ -658,17 +658,20 @@ def grad_add_at(value, indices, b):
     return _runtime.unbroadcast(np.asarray(value)[indices], b)
 
 
-def last_writes(like, index):
-    """For ``y[index] = v``: 1.0 where an element of the written block is the one NumPy kept,
-    0.0 where a later write to the same element (a repeated integer index) replaced it.
-    NumPy itself is asked (it writes each position's number and reads back the winner), so
-    this holds whatever order NumPy writes repeats in."""
-    shape = np.shape(np.asarray(like)[index])
-    probe = np.full(np.shape(like), -1, dtype=np.intp)
+def last_writes(block, like, index):
+    """For ``y[index] = v``: ``block`` (the gradient read at ``y[index]``) with 0.0 where a
+    later write to the same element (a repeated integer index) replaced this one, so only
+    the write NumPy kept gets a gradient. NumPy itself is asked: it writes each position's
+    number and the winners are read back, whatever order NumPy writes repeats in. ``block``
+    is returned as it is when ``like`` is not an array (a list has no repeated writes)."""
+    if not isinstance(like, np.ndarray):
+        return block
+    shape = np.shape(like[index])
+    probe = np.full(like.shape, -1, dtype=np.intp)
     probe[index] = np.arange(int(np.prod(shape, dtype=np.intp))).reshape(shape)
     kept = np.zeros(shape, dtype=float)
     kept.reshape(-1)[probe[probe >= 0]] = 1.0
-    return kept
+    return block * kept
 
 
 #: the names generated code may use for these helpers
