@@ -351,7 +351,8 @@ defvjp(H.grad_diagonal, "value, a, offset=0, axis1=0, axis2=1",
        value="np.diagonal(g, offset, axis1, axis2)")
 
 # ---------------------------------------------------------------- writes (srcad.writes)
-defvjp(H.add_at, "a, indices, b", a="g", b="grad_add_at(g, indices, b)", kind="array")
+defvjp(H.add_at, "a, indices, b", a="g", b="grad_add_at(g, indices, b)", kind="array",
+       jvp={"a": "t", "b": "add_at(np.zeros(np.shape(a)), indices, t)"})
 defvjp(H.grad_add_at, "value, indices, b", value="add_at(np.zeros(np.shape(value)), indices, "
        "np.broadcast_to(g, np.shape(np.asarray(value)[indices])))")
 defvjp(H.last_writes, "block, like, index", block="last_writes(g, like, index)")
