@@ -29,8 +29,8 @@ import numpy as np
 
 from . import ir
 from .analyse import ARRAY, OTHER, SCALAR, SEQ
+from .errors import MutationError
 from .rules import registry
-from .writes import MutationError
 
 #: methods that change their object: the hint for each (None: differentiated on local lists)
 MUTATORS = {

@@ -20,7 +20,7 @@ import gast
 import numpy as np
 
 from . import ir, numpy_helpers
-from .errors import UnsupportedSyntaxError
+from .errors import MutationError
 
 #: functions that change an argument in place, and what to write instead
 REFUSED = {
@@ -31,11 +31,6 @@ REFUSED = {
     np.fill_diagonal: "index the diagonal: i = np.arange(min(y.shape)); y[i, i] = v",
     np.put_along_axis: "build the new array with np.where or a loop of y[i] = ...",
 }
-
-
-class MutationError(UnsupportedSyntaxError):
-    """A write srcad cannot differentiate exactly: through a view, into an argument or a
-    global, while a loop iterates the container, or by a call that writes in place."""
 
 
 def _error(lw, node, message, hint):

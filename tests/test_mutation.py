@@ -20,8 +20,8 @@ import pytest
 
 import srcad
 import srcad.tape
+from srcad import MutationError
 from srcad.check import numerical_grad
-from srcad.writes import MutationError
 
 X3 = np.array([1.0, 2.0, 3.0])
 
