@@ -97,7 +97,8 @@ class Aliases:
         self.arrays = set()  # names of kind ANY certainly holding an array (a[1:], a.T)
         for p in fn.params:
             if self.may_alias(p):
-                self.own[p] = self.held[p] = frozenset({("arg", p)})
+                self.own[p] = frozenset({("arg", p)})
+                self.held[p] = self.own[p] | {("arg", p, "items")}  # what a list or dict holds
         self._solve()
 
     # ---------------------------------------------------------------- memory of each value
@@ -115,6 +116,8 @@ class Aliases:
         if isinstance(atom, ir.Const) and ir_mutable(atom.value):
             token = ("global", id(atom.value))
             self.globals_seen[token] = atom.spelling or repr(atom.value)[:40]
+            if table is self.held:
+                return frozenset({token, ("global", id(atom.value), "items")})
             return frozenset({token})
         return frozenset()
 
@@ -351,9 +354,9 @@ def check(fn, analysis):
         mine = label(target) if target else label(obj.name) if isinstance(obj, ir.Var) else "y"
         outside = sorted(t for t in memory if t[0] in ("arg", "global"))
         if outside:
-            kind, key = outside[0]
+            kind, key = outside[0][:2]
             whose = f"the argument {key}" if kind == "arg" else \
-                f"the global (or closure) value {aliases.globals_seen.get(outside[0])}"
+                f"the global (or closure) value {aliases.globals_seen.get(outside[0][:2])}"
             also = "" if kind == "arg" and mine == key else f" ({mine} is part of it)"
             refuse(stmt, f"{what} changes {whose} in place{also}: the caller would see a "
                    "change srcad does not make", f"work on a copy: write {mine} = "
@@ -394,7 +397,8 @@ def check(fn, analysis):
         memory = aliases.mem(obj, aliases.own)
         for seqs, line in loops.get(id(stmt), ()):
             if any(aliases.mem(s, aliases.own) & memory for s in seqs):
-                refuse(stmt, f"{what} changes {label(obj.name)} while the for loop at "
+                mine = label(target) if target else label(obj.name)
+                refuse(stmt, f"{what} changes {mine} while the for loop at "
                        f"line {line} iterates over it", "iterate over a copy "
                        "(for e in list(ys) / ys.copy()), or loop over indices with while")
         if isinstance(stmt, ir.Assign) and target is None:
@@ -416,7 +420,9 @@ def _write_of(stmt, aliases):
     old = ir.Var(aliases.augmented.get(stmt.target, ""))
     if stmt.target in aliases.augmented and (aliases.an.kind(old) == SEQ
                                              or aliases.is_array(old)):
-        return ir.Var(aliases.augmented[stmt.target]), stmt.target, "an in-place operator (+=)"
+        what = "np.add.at" if isinstance(value, ir.Prim) and getattr(
+            value.fn, "__name__", None) == "add_at" else "an in-place operator (+=)"
+        return ir.Var(aliases.augmented[stmt.target]), stmt.target, what
     if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
         value.fn.name in MUTATORS and value.args
     ):

@@ -435,6 +435,64 @@ def list_argument_append(a, ys):
     return a[0]
 
 
+def _head(a):
+    return a[:2]
+
+
+def write_through_user_function(a):
+    a = a * 1.0
+    b = _head(a)  # your function may return a view
+    b[0] = 5.0  # refused
+    return np.sum(a)
+
+
+def write_through_branch(a):
+    a = a * 1.0
+    if a[0] > 0:
+        b = a[:2]
+    else:
+        b = np.zeros(2)
+    b[0] = 5.0  # refused
+    return np.sum(a * a)
+
+
+def write_item_of_list(a):
+    a = a * 1.0
+    ys = [a, a * 2.0]
+    e = ys[0]
+    e[0] = 5.0  # refused
+    return np.sum(ys[0])
+
+
+def write_into_dict_argument(a, params):
+    w = params["w"]
+    w[0] = a[0]  # refused
+    return np.sum(w)
+
+
+def write_row_while_iterating(a):
+    m = np.outer(a, a)
+    s = 0.0
+    for row in m:
+        row[0] = 0.0  # refused
+        s = s + np.sum(row)
+    return s
+
+
+def add_at_through_view(a):
+    a = a * 1.0
+    b = a[:2]
+    np.add.at(b, [0, 0], a[1:])  # refused
+    return np.sum(a)
+
+
+def out_into_view(a):
+    a = a * 1.0
+    b = a[1:]
+    np.multiply(a[:2], 2.0, out=b)  # refused
+    return np.sum(a * a)
+
+
 def np_put(a):
     y = np.zeros(3)
     np.put(y, [0, 2], a[:2])  # refused
@@ -508,6 +566,13 @@ REFUSED = [
     (list_sort, ".sort()", "sorted(ys)"),
     (list_slice_assign, "slice of a list", "ys[:i] + new + ys[j:]"),
     (list_argument_append, "the argument ys", "ys = ys.copy()"),
+    (write_through_user_function, "shares memory with a", "b = b.copy()"),
+    (write_through_branch, "shares memory with a", "b = b.copy()"),
+    (write_item_of_list, "shares memory with ys", "e = e.copy()"),
+    (write_into_dict_argument, "the argument params", "w = w.copy()"),
+    (write_row_while_iterating, "changes row while the for loop", "copy"),
+    (add_at_through_view, "np.add.at: b shares memory with a", "b = b.copy()"),
+    (out_into_view, "shares memory with a", "b = b.copy()"),
     (np_put, "np.put", "flat"),
     (np_place, "np.place", "np.where"),
     (np_putmask, "np.putmask", "np.where"),
@@ -519,6 +584,12 @@ REFUSED = [
 ]
 
 
+def _zero(value):
+    if isinstance(value, dict):
+        return {k: np.zeros_like(v) for k, v in value.items()}
+    return [0.0 for _ in value]
+
+
 def _marked_line(f):
     lines, start = inspect.getsourcelines(f)
     marked = [start + i for i, text in enumerate(lines) if text.rstrip().endswith("# refused")]
@@ -528,9 +599,10 @@ def _marked_line(f):
 
 @pytest.mark.parametrize("f, message, hint", REFUSED, ids=[f.__name__ for f, _, _ in REFUSED])
 def test_refused(f, message, hint):
-    args = (X3.copy(), [1.0]) if f is list_argument_append else (X3.copy(),)
+    extra = {list_argument_append: ([1.0],), write_into_dict_argument: ({"w": np.ones(3)},)}
+    args = (X3.copy(),) + extra.get(f, ())
     for make in (lambda: srcad.grad(f)(*args),
-                 lambda: srcad.jvp(f, args, (np.ones(3),) + args[1:])):
+                 lambda: srcad.jvp(f, args, (np.ones(3),) + tuple(map(_zero, args[1:])))):
         with pytest.raises(MutationError) as info:
             make()
         error = info.value
