@@ -380,7 +380,7 @@ def check(fn, analysis):
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
             stmt.value.fn, ir.Method
         ):
-            _method(stmt, obj, analysis, aliases, refuse)
+            _method(stmt, obj, analysis, aliases, refuse, _before(fn.body, stmt))
         elif isinstance(stmt, ir.SetItem) and analysis.kind(obj) == SEQ and isinstance(
             stmt.index, ir.Slice
         ) and (analysis.active(obj) or analysis.active(stmt.value) or analysis.active(
@@ -430,16 +430,47 @@ def _write_of(stmt, aliases):
     return None, None, None
 
 
-def _method(stmt, obj, analysis, aliases, refuse):
-    """An in-place method: refused where it would need a derivative srcad does not have."""
+def _method(stmt, obj, analysis, aliases, refuse, earlier):
+    """An in-place method: refused where it would need a derivative srcad does not have, or
+    where the backward sweep may read the array it changes (an earlier use, or a loop)."""
     name = stmt.value.fn.name
     if MUTATORS[name] is None and analysis.kind(obj) != ARRAY:
         return  # ys.append(v), ys.pop(): differentiated on lists
+    hint = MUTATORS[name] or "build a new value instead"
     carries = any(isinstance(a, ir.Var) and a.name in analysis.varied
                   for a in [obj, *stmt.value.args[1:]])
     if carries:
-        refuse(stmt, f".{name}() changes a value that carries a gradient in place",
-               MUTATORS[name] or "build a new value instead")
+        refuse(stmt, f".{name}() changes a value that carries a gradient in place", hint)
+    if analysis.kind(obj) == SEQ or not isinstance(obj, ir.Var):
+        return
+    memory = aliases.mem(obj, aliases.own)
+    in_loop, reads = earlier
+    used = sorted(v for v in reads if aliases.held.get(v, frozenset()) & memory)
+    if in_loop or used:
+        where = "inside a loop" if in_loop else f"after {used[0]} was used"
+        refuse(stmt, f".{name}() changes an array in place {where}: the backward sweep "
+               "would read the changed array", hint)
+
+
+def _before(body, target):
+    """(whether ``target`` is inside a loop, the names read by statements before it)."""
+    reads = set()
+
+    def visit(stmts, in_loop):
+        for stmt in stmts:
+            if stmt is target:
+                return in_loop
+            reads.update(v.name for v in ir.reads_of(stmt))
+            if isinstance(stmt, ir.Loop):
+                reads.update(v.name for v in ir.atoms_in(stmt.test))
+            reads.update(_names(s for p in getattr(stmt, "phis", ()) for s in p.sources))
+            for block in ir.blocks_of(stmt):
+                found = visit(block, in_loop or isinstance(stmt, ir.Loop))
+                if found is not None:
+                    return found
+        return None
+
+    return bool(visit(body, False)), reads
 
 
 def _enclosing(stmts, loops, out, iterated):

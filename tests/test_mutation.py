@@ -394,6 +394,22 @@ def append_while_iterating(a):
     return s
 
 
+def sort_after_use(a):
+    c = np.array([3.0, 1.0, 2.0])  # carries no gradient, but a's gradient reads it
+    y = a * c
+    c.sort()  # refused
+    return np.sum(y) + np.sum(c)
+
+
+def fill_in_loop(a):
+    b = np.zeros(3)
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(a * b)
+        b.fill(float(i))  # refused
+    return s
+
+
 def list_insert(a):
     ys = [1.0]
     ys.insert(0, a[0] * a[0])  # refused
@@ -557,6 +573,8 @@ REFUSED = [
     (write_closure, "global (or closure) value C", "local name"),
     (sort_in_place, ".sort()", "np.sort"),
     (fill_in_place, ".fill()", "np.full_like"),
+    (sort_after_use, "after c was used", "np.sort"),
+    (fill_in_loop, "inside a loop", "np.full_like"),
     (mutate_while_iterating, "while the for loop", "copy"),
     (append_while_iterating, "while the for loop", "list(ys)"),
     (list_insert, ".insert()", "ys[:i] + [v] + ys[i:]"),
