@@ -28,7 +28,7 @@ import operator
 import numpy as np
 
 from . import ir
-from .analyse import ARRAY, OTHER, SCALAR, SEQ
+from .analyse import ANY, ARRAY, OTHER, SCALAR, SEQ
 from .errors import MutationError
 from .rules import registry
 
@@ -380,7 +380,7 @@ def check(fn, analysis):
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
             stmt.value.fn, ir.Method
         ):
-            _method(stmt, obj, analysis, aliases, refuse, _before(fn.body, stmt))
+            _method(stmt, obj, analysis, aliases, refuse, _context(fn.body, stmt), label)
         elif isinstance(stmt, ir.SetItem) and analysis.kind(obj) == SEQ and isinstance(
             stmt.index, ir.Slice
         ) and (analysis.active(obj) or analysis.active(stmt.value) or analysis.active(
@@ -430,47 +430,77 @@ def _write_of(stmt, aliases):
     return None, None, None
 
 
-def _method(stmt, obj, analysis, aliases, refuse, earlier):
+def _method(stmt, obj, analysis, aliases, refuse, context, label):
     """An in-place method: refused where it would need a derivative srcad does not have, or
-    where the backward sweep may read the array it changes (an earlier use, or a loop)."""
+    where the backward sweep may read the object it changes (an array read before, or in a
+    loop; a list sorted, reversed, ... after being used whole, by np.array(ys) or sum(ys),
+    before or in the same loop)."""
     name = stmt.value.fn.name
-    if MUTATORS[name] is None and analysis.kind(obj) != ARRAY:
-        return  # ys.append(v), ys.pop(): differentiated on lists
-    hint = MUTATORS[name] or "build a new value instead"
-    carries = any(isinstance(a, ir.Var) and a.name in analysis.varied
-                  for a in [obj, *stmt.value.args[1:]])
-    if carries:
-        refuse(stmt, f".{name}() changes a value that carries a gradient in place", hint)
-    if analysis.kind(obj) == SEQ or not isinstance(obj, ir.Var):
-        return
+    kind = analysis.kind(obj)
+    listlike = MUTATORS[name] is None and kind != ARRAY  # append and pop: lists only
+    hint = MUTATORS[name] or "build a new list (ys = ys + [v]) after using the old one whole"
+    if not listlike:
+        carries = any(isinstance(a, ir.Var) and a.name in analysis.varied
+                      for a in [obj, *stmt.value.args[1:]])
+        if carries:
+            refuse(stmt, f".{name}() changes a value that carries a gradient in place", hint)
+    if not isinstance(obj, ir.Var) or listlike:
+        return  # append and pop: the list machinery of the sweeps handles what was read
     memory = aliases.mem(obj, aliases.own)
-    in_loop, reads = earlier
-    used = sorted(v for v in reads if aliases.held.get(v, frozenset()) & memory)
-    if in_loop or used:
-        where = "inside a loop" if in_loop else f"after {used[0]} was used"
-        refuse(stmt, f".{name}() changes an array in place {where}: the backward sweep "
+    loop, earlier = context
+    maybe_array = kind in (ARRAY, ANY) and not listlike
+    if loop is not None and maybe_array:
+        refuse(stmt, f".{name}() changes an array in place inside a loop: the backward sweep "
                "would read the changed array", hint)
+    seen = earlier + (list(ir.walk(loop.header + loop.body)) if loop is not None else [])
+    for other in seen:
+        if other is stmt or isinstance(other, (ir.If, ir.Loop)):
+            continue
+        for v in ir.reads_of(other):
+            if not aliases.held.get(v.name, frozenset()) & memory:
+                continue
+            if not maybe_array and _element_use(other, v):
+                continue
+            refuse(stmt, f".{name}() changes {label(obj.name)} in place after line "
+                   f"{getattr(other, 'line', None) or '?'} used it: the backward sweep would "
+                   "read the changed value", hint)
 
 
-def _before(body, target):
-    """(whether ``target`` is inside a loop, the names read by statements before it)."""
-    reads = set()
+def _element_use(stmt, var):
+    """Whether ``stmt`` reads only an item or the length of ``var``, or appends to or pops
+    it: uses the backward sweep does not read again."""
+    if isinstance(stmt, ir.SetItem):  # ys[i] = v: its adjoint reads no item of ys
+        return stmt.obj == var and var not in set(ir.atoms_in(stmt.index)) | set(
+            ir.atoms_in(stmt.value))
+    if not isinstance(stmt, ir.Assign) or not isinstance(stmt.value, ir.Prim):
+        return False
+    value = stmt.value
+    args = value.args
+    if not (args and isinstance(args[0], ir.Var) and args[0].name == var.name):
+        return False
+    if any(isinstance(a, ir.Var) and a.name == var.name for a in args[1:]):
+        return False
+    return value.fn is operator.getitem or value.fn is len or isinstance(
+        value.fn, ir.Method) and value.fn.name in ("append", "pop")
 
-    def visit(stmts, in_loop):
+
+def _context(body, target):
+    """(the outermost loop around ``target`` or None, the statements before it)."""
+    before = []
+
+    def visit(stmts, outer):
         for stmt in stmts:
             if stmt is target:
-                return in_loop
-            reads.update(v.name for v in ir.reads_of(stmt))
-            if isinstance(stmt, ir.Loop):
-                reads.update(v.name for v in ir.atoms_in(stmt.test))
-            reads.update(_names(s for p in getattr(stmt, "phis", ()) for s in p.sources))
+                return outer or False
+            before.append(stmt)
             for block in ir.blocks_of(stmt):
-                found = visit(block, in_loop or isinstance(stmt, ir.Loop))
+                found = visit(block, outer or (stmt if isinstance(stmt, ir.Loop) else None))
                 if found is not None:
                     return found
         return None
 
-    return bool(visit(body, False)), reads
+    found = visit(body, None)
+    return (found or None), before
 
 
 def _enclosing(stmts, loops, out, iterated):

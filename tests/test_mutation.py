@@ -410,6 +410,13 @@ def fill_in_loop(a):
     return s
 
 
+def list_sort_after_use(a):
+    c = [3.0, 1.0, 2.0]
+    y = np.dot(a, c)  # a's gradient reads c
+    c.sort()  # refused
+    return y + c[0]
+
+
 def list_insert(a):
     ys = [1.0]
     ys.insert(0, a[0] * a[0])  # refused
@@ -573,8 +580,9 @@ REFUSED = [
     (write_closure, "global (or closure) value C", "local name"),
     (sort_in_place, ".sort()", "np.sort"),
     (fill_in_place, ".fill()", "np.full_like"),
-    (sort_after_use, "after c was used", "np.sort"),
+    (sort_after_use, "changes c in place after line", "np.sort"),
     (fill_in_loop, "inside a loop", "np.full_like"),
+    (list_sort_after_use, "changes c in place after line", "sorted(ys)"),
     (mutate_while_iterating, "while the for loop", "copy"),
     (append_while_iterating, "while the for loop", "list(ys)"),
     (list_insert, ".insert()", "ys[:i] + [v] + ys[i:]"),
