@@ -361,9 +361,12 @@ def check(fn, analysis):
             refuse(stmt, f"{what} changes {whose} in place{also}: the caller would see a "
                    "change srcad does not make", f"work on a copy: write {mine} = "
                    f"{mine}.copy() first, and return what you compute")
+        only_itself = _new_here(stmt, obj, aliases, places)
         for other in sorted(after.get(id(stmt), ())):
             if other == target or not aliases.may_alias(other):
                 continue
+            if only_itself and other != obj.name:
+                continue  # made just before, seen by nobody: other values hold older ones
             if aliases.held.get(other, frozenset()) & memory:
                 theirs = label(other)
                 how = "is the same object as" if other == obj.name else "shares memory with"
@@ -371,6 +374,8 @@ def check(fn, analysis):
                        f"and Python changes {theirs} too", f"write {mine} = {mine}.copy() "
                        "before changing it, or build a new array (np.concatenate, np.where)")
 
+    places = {}  # id of a statement -> (its block, its position there)
+    _places(fn.body, places)
     loops = {}  # id of a statement -> the for loops over sequences around it
     _enclosing(fn.body, (), loops, getattr(fn, "iterated", {}))
     for stmt in ir.walk(fn.body):
@@ -501,6 +506,29 @@ def _context(body, target):
 
     found = visit(body, None)
     return (found or None), before
+
+
+def _places(stmts, out):
+    for i, stmt in enumerate(stmts):
+        out[id(stmt)] = (stmts, i)
+        for block in ir.blocks_of(stmt):
+            _places(block, out)
+
+
+def _new_here(stmt, obj, aliases, places):
+    """Whether ``obj`` is a new object made earlier in the write's own block and read by
+    nothing in between (``y_2 = y_1.copy(); y_2[i] = v``): then no other value can hold
+    this very object, even where values hold others made by the same line (a stack of the
+    versions of earlier iterations)."""
+    if not isinstance(obj, ir.Var) or aliases.mem(obj, aliases.own) != {("new", obj.name)}:
+        return False
+    block, at = places[id(stmt)]
+    for earlier in reversed(block[:at]):
+        if obj.name in ir.defined_by(earlier):
+            return isinstance(earlier, ir.Assign)
+        if any(v.name == obj.name for s in ir.walk([earlier]) for v in ir.reads_of(s)):
+            return False
+    return False
 
 
 def _enclosing(stmts, loops, out, iterated):

@@ -220,6 +220,20 @@ def test_differentiated(f, tape):
         assert np.allclose(grad, srcad.tape.grad(f)(x.copy()))
 
 
+@pytest.mark.parametrize("f", [f for f, _ in DIFFERENTIATED],
+                         ids=[f.__name__ for f, _ in DIFFERENTIATED])
+def test_second_order(f):
+    """srcad's Hessian against central differences of srcad's gradient: the generated code
+    (its copies, stacks of versions, last_writes, add_at) differentiates again."""
+    x = X3.copy()
+    hessian = srcad.hessian(f)(x.copy())
+    grad = srcad.grad(f)
+    eps = 1e-6
+    expected = np.array([(grad(x + eps * e) - grad(x - eps * e)) / (2 * eps)
+                         for e in np.eye(3)]).T
+    assert np.allclose(hessian, expected, atol=1e-4)
+
+
 def test_repeated_index_gradient_is_numpys():
     """The issue's example: y[[0, 2, 2]] = x gives x's gradient [1, 0, 1] (the first write
     to y[2] is replaced by the second), for = and for +=."""
