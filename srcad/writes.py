@@ -91,7 +91,7 @@ def rewrite_call(lw, call, target, node):
                                    call)
         value = lw.expr(plain)
         if "where" in keywords:
-            value = _where(lw, keywords["where"], value, out, node)
+            value = _where(lw, keywords["where"], value, out, node, call)
         lw.bind_atom(_whole(out, node), value, node)
         if target is not None:
             lw.bind_atom(target, lw.env[out.id], node)
@@ -100,7 +100,7 @@ def rewrite_call(lw, call, target, node):
         out = _local_array(lw, call.args[0], "np.copyto", node)
         value = lw.expr(call.args[1])
         if "where" in keywords:
-            value = _where(lw, keywords["where"], value, out, node)
+            value = _where(lw, keywords["where"], value, out, node, call)
         lw.bind_atom(_whole(out, node), value, node)
         return True
     if _is_ufunc_method(fn, "at") and fn.__self__ is np.add and target is None and len(
@@ -110,7 +110,7 @@ def rewrite_call(lw, call, target, node):
         before = lw.env[out.id]
         args = [before, lw.index(call.args[1]), lw.expr(call.args[2])]
         prim = ir.Prim(numpy_helpers.add_at, args,
-                       spelling=_callee(lw, numpy_helpers.add_at, "add_at"))
+                       spelling=_callee(lw, numpy_helpers.add_at, "np_add_at"))
         after = lw.assign(prim, out.id, node)
         lw.env[out.id] = after
         lw.augmented[after.name] = before.name  # NumPy changes y itself
@@ -124,11 +124,26 @@ def _spelled(node):
     return node.id if isinstance(node, gast.Name) else "?"
 
 
-def _where(lw, mask_node, value, out, node):
+def _numpy_name(lw, call):
+    """How the user's code names NumPy in this call (``np`` in ``np.copyto``), or None."""
+    root = call.func
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    if isinstance(root, gast.Name) and root.id not in lw.env:
+        try:
+            if lw.source.lookup(root.id) is np:
+                return root.id
+        except KeyError:
+            return None
+    return None
+
+
+def _where(lw, mask_node, value, out, node, call):
     mask = lw.expr(mask_node)
-    prim = ir.Prim(np.where, [mask, value, lw.env[out.id]],
-                   spelling=_callee(lw, np.where, "where"))
-    return lw.assign(prim, None, node)
+    numpy = _numpy_name(lw, call)
+    spelling = f"{numpy}.where" if numpy else _callee(lw, np.where, "np_where")
+    prim = ir.Prim(np.where, [mask, value, lw.env[out.id]], spelling=spelling)
+    return lw.assign(prim, "merged", node)
 
 
 def refuse_keywords(lw, call):
