@@ -95,6 +95,24 @@ class Aliases:
         self.after = {}  # id(write statement) -> names live after it
         self.globals_seen = {}  # token -> spelling of the global
         self.arrays = set()  # names of kind ANY certainly holding an array (a[1:], a.T)
+        self.lists = set()  # names certainly holding a list or dict: what .append/.pop change
+        for stmt in ir.walk(fn.body):
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
+                stmt.value.fn, ir.Method
+            ) and stmt.value.fn.name in ("append", "pop") and isinstance(
+                stmt.value.args[0], ir.Var
+            ):
+                self.lists.add(stmt.value.args[0].name)
+        links = [(s.obj.name, s.target) for s in ir.walk(fn.body) if isinstance(s, ir.SetItem)]
+        links += [(v.name, p.target) for s in ir.walk(fn.body) for p in getattr(s, "phis", ())
+                  for v in p.sources if isinstance(v, ir.Var)]
+        grown = True
+        while grown:  # versions of a list (ys[i] = v, merges) are lists too, both ways
+            grown = False
+            for a, b in links:
+                if (a in self.lists) != (b in self.lists):
+                    self.lists |= {a, b}
+                    grown = True
         for p in fn.params:
             if self.may_alias(p):
                 self.own[p] = frozenset({("arg", p)})
@@ -123,7 +141,7 @@ class Aliases:
 
     def _contents(self, atom):
         """What an item read out of ``atom`` may be: what it holds besides itself."""
-        if self.an.kind(atom) == SEQ:
+        if self.an.kind(atom) == SEQ or isinstance(atom, ir.Var) and atom.name in self.lists:
             return self.mem(atom, self.held) - self.mem(atom, self.own)
         return self.mem(atom, self.held)
 
@@ -449,20 +467,26 @@ def _method(stmt, obj, analysis, aliases, refuse, context, label):
                       for a in [obj, *stmt.value.args[1:]])
         if carries:
             refuse(stmt, f".{name}() changes a value that carries a gradient in place", hint)
-    if not isinstance(obj, ir.Var) or listlike:
-        return  # append and pop: the list machinery of the sweeps handles what was read
+    if not isinstance(obj, ir.Var):
+        return
     memory = aliases.mem(obj, aliases.own)
     loop, earlier = context
     maybe_array = kind in (ARRAY, ANY) and not listlike
-    if loop is not None and maybe_array:
+    if loop and maybe_array:
         refuse(stmt, f".{name}() changes an array in place inside a loop: the backward sweep "
                "would read the changed array", hint)
-    seen = earlier + (list(ir.walk(loop.header + loop.body)) if loop is not None else [])
+    seen = list(earlier)
+    for around in loop:  # a loop the object outlives: its later statements come before too
+        inside = {n for st in ir.walk(around.header + around.body) for n in ir.defined_by(st)}
+        inside |= {p.target for p in around.phis}
+        if any(t[0] != "new" or t[1] not in inside for t in memory):
+            seen += list(ir.walk(around.header + around.body))
     for other in seen:
         if other is stmt or isinstance(other, (ir.If, ir.Loop)):
             continue
         for v in ir.reads_of(other):
-            if not aliases.held.get(v.name, frozenset()) & memory:
+            seen_as = aliases.own if listlike else aliases.held  # an item is not its list
+            if not seen_as.get(v.name, frozenset()) & memory:
                 continue
             if not maybe_array and _element_use(other, v):
                 continue
@@ -485,27 +509,27 @@ def _element_use(stmt, var):
         return False
     if any(isinstance(a, ir.Var) and a.name == var.name for a in args[1:]):
         return False
-    return value.fn is operator.getitem or value.fn is len or isinstance(
+    # sum(ys): its adjoint's list of gradients is cut to the items there were (add zips)
+    return value.fn in (operator.getitem, len, sum) or isinstance(
         value.fn, ir.Method) and value.fn.name in ("append", "pop")
 
 
 def _context(body, target):
-    """(the outermost loop around ``target`` or None, the statements before it)."""
+    """(the loops around ``target``, the statements before it)."""
     before = []
 
-    def visit(stmts, outer):
+    def visit(stmts, loops):
         for stmt in stmts:
             if stmt is target:
-                return outer or False
+                return loops
             before.append(stmt)
             for block in ir.blocks_of(stmt):
-                found = visit(block, outer or (stmt if isinstance(stmt, ir.Loop) else None))
+                found = visit(block, loops + [stmt] if isinstance(stmt, ir.Loop) else loops)
                 if found is not None:
                     return found
         return None
 
-    found = visit(body, None)
-    return (found or None), before
+    return visit(body, []) or [], before
 
 
 def _places(stmts, out):
