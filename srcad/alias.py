@@ -461,7 +461,9 @@ def _method(stmt, obj, analysis, aliases, refuse, context, label):
     name = stmt.value.fn.name
     kind = analysis.kind(obj)
     listlike = MUTATORS[name] is None and kind != ARRAY  # append and pop: lists only
-    hint = MUTATORS[name] or "build a new list (ys = ys + [v]) after using the old one whole"
+    hint = MUTATORS[name] or ("build a new list after using the old one whole: v = ys[-1]; "
+                              "ys = ys[:-1]" if name == "pop" else "build a new list after "
+                              "using the old one whole: ys = ys + [v]")
     if not listlike:
         carries = any(isinstance(a, ir.Var) and a.name in analysis.varied
                       for a in [obj, *stmt.value.args[1:]])
@@ -488,14 +490,14 @@ def _method(stmt, obj, analysis, aliases, refuse, context, label):
             seen_as = aliases.own if listlike else aliases.held  # an item is not its list
             if not seen_as.get(v.name, frozenset()) & memory:
                 continue
-            if not maybe_array and _element_use(other, v):
+            if not maybe_array and _element_use(other, v, appending=name == "append"):
                 continue
             refuse(stmt, f".{name}() changes {label(obj.name)} in place after line "
                    f"{getattr(other, 'line', None) or '?'} used it: the backward sweep would "
                    "read the changed value", hint)
 
 
-def _element_use(stmt, var):
+def _element_use(stmt, var, appending=False):
     """Whether ``stmt`` reads only an item or the length of ``var``, or appends to or pops
     it: uses the backward sweep does not read again."""
     if isinstance(stmt, ir.SetItem):  # ys[i] = v: its adjoint reads no item of ys
@@ -509,8 +511,11 @@ def _element_use(stmt, var):
         return False
     if any(isinstance(a, ir.Var) and a.name == var.name for a in args[1:]):
         return False
-    # sum(ys): its adjoint's list of gradients is cut to the items there were (add zips)
-    return value.fn in (operator.getitem, len, sum) or isinstance(
+    # sum(ys) then ys.append(v): the adjoint's longer list of gradients is cut to the
+    # items there were (add zips); a pop would cut it too short
+    if value.fn is sum:
+        return appending
+    return value.fn in (operator.getitem, len) or isinstance(
         value.fn, ir.Method) and value.fn.name in ("append", "pop")
 
 

@@ -453,6 +453,13 @@ def append_after_mean(a):
     return m + ys[2]
 
 
+def pop_after_sum(a):
+    ys = [a[0], a[1]]
+    s = sum(ys)
+    v = ys.pop()  # refused
+    return s * v
+
+
 def list_insert(a):
     ys = [1.0]
     ys.insert(0, a[0] * a[0])  # refused
@@ -620,6 +627,7 @@ REFUSED = [
     (fill_in_loop, "inside a loop", "np.full_like"),
     (list_sort_after_use, "changes c in place after line", "sorted(ys)"),
     (append_after_mean, "changes ys in place after line", "ys = ys + [v]"),
+    (pop_after_sum, "changes ys in place after line", "ys = ys[:-1]"),
     (mutate_while_iterating, "while the for loop", "copy"),
     (append_while_iterating, "while the for loop", "list(ys)"),
     (list_insert, ".insert()", "ys[:i] + [v] + ys[i:]"),
