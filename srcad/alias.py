@@ -444,7 +444,7 @@ def _write_of(stmt, aliases):
     if stmt.target in aliases.augmented and (aliases.an.kind(old) == SEQ
                                              or aliases.is_array(old)):
         what = "np.add.at" if isinstance(value, ir.Prim) and getattr(
-            value.fn, "__name__", None) == "add_at" else "an in-place operator (+=)"
+            value.fn, "__name__", None) == "add_at" else "an augmented assignment (+=, *=, ...)"
         return ir.Var(aliases.augmented[stmt.target]), stmt.target, what
     if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
         value.fn.name in MUTATORS and value.args
