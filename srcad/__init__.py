@@ -15,6 +15,7 @@ from .api import clear_cache, grad, jvp, source, ssa, value_and_grad, vjp
 from .compare import compare
 from .errors import (
     MissingRuleError,
+    MutationError,
     NonScalarOutputError,
     RuleError,
     SourceUnavailableError,
@@ -30,6 +31,7 @@ __version__ = "0.1.0"
 __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "jacfwd", "jacrev", "hessian", "hvp",
     "compare", "graph", "source", "ssa", "clear_cache", "extend", "stop_gradient",
-    "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingRuleError",
+    "SrcadError", "UnsupportedSyntaxError", "MutationError", "SourceUnavailableError",
+    "MissingRuleError",
     "NonScalarOutputError", "WrtError", "RuleError",
 ]

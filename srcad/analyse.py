@@ -98,9 +98,6 @@ class Analysis:
         self._kinds()
         self._solving = False
         self._check_dict_iteration()
-        for value, any_kind, error in getattr(fn, "inplace_checks", ()):
-            if self.kinds.get(value) in ((ARRAY, SEQ, ANY) if any_kind else (ARRAY, SEQ)):
-                raise error
         for name, kind in self.kinds.items():
             if kind is None:
                 self.kinds[name] = ANY

@@ -40,6 +40,12 @@ class UnsupportedSyntaxError(SrcadError):
     """The function uses a construct srcad cannot differentiate."""
 
 
+class MutationError(UnsupportedSyntaxError):
+    """A write srcad cannot differentiate exactly: through a view or a second name still read
+    afterwards, into an argument or a global, while a loop iterates the container, or by an
+    in-place method or call that has no derivative (see :mod:`srcad.alias`)."""
+
+
 class SourceUnavailableError(SrcadError):
     """The function's source code cannot be read (built-in, C extension, prompt, exec)."""
 

@@ -15,7 +15,7 @@ import operator
 
 import gast
 
-from . import ir
+from . import ir, writes
 from .env import is_library_module
 from .errors import SrcadError, UnsupportedSyntaxError
 from .ir import AND, OR, Const, Var
@@ -48,7 +48,8 @@ class Lowerer:
         self.dicts = {}  # the **kwargs parameter (not rebound) -> {key: atom} in this call
         self.local_functions = {}  # nested def name -> (lifted function, captured names)
         self.lifted = {}  # spelling in generated code -> lifted function
-        self.inplace_checks = []  # (value, name, other name, node) of an aliased x += ...
+        self.augmented = {}  # SSA name made by ``x += v`` -> the name it changes in place
+        self.iterated = {}  # counter of a ``for`` over a sequence -> the sequence atoms
         self.env = {}
         self.out = []
 
@@ -114,13 +115,8 @@ class Lowerer:
         fn = ir.Function(fdef.name, params, body, self.source)
         fn.arity = arity
         fn.lifted = dict(self.lifted)
-        fn.inplace_checks = [
-            (value, any_kind, self.error(
-                node, f"{name} changed in place where it is the same object "
-                               f"as {other}: Python changes {other} too",
-                               hint=f"write {name} = {name} + ... (a new array), or take a "
-                               f"copy first: {name} = {other}.copy()"))
-            for value, name, other, node, any_kind in self.inplace_checks]
+        fn.augmented = dict(self.augmented)
+        fn.iterated = dict(self.iterated)
         return fn
 
     # ---------------------------------------------------------------- statements
@@ -136,6 +132,9 @@ class Lowerer:
 
     def stmt_Expr(self, node):
         if isinstance(node.value, gast.Constant):
+            return
+        if isinstance(node.value, gast.Call) and writes.rewrite_call(self, node.value, None,
+                                                                      node):
             return
         value = self.expr_value(node.value)
         if isinstance(value, ir.Prim):
@@ -161,6 +160,10 @@ class Lowerer:
             self.bind(node.target, node.value, node)
 
     def stmt_Assign(self, node):
+        if len(node.targets) == 1 and isinstance(node.value, gast.Call) and (
+            writes.rewrite_call(self, node.value, node.targets[0], node)
+        ):
+            return
         if len(node.targets) == 1:
             self.bind(node.targets[0], node.value, node)
             return
@@ -169,13 +172,6 @@ class Lowerer:
             self.bind_atom(target, value, node)
 
     def bind(self, target, value_node, node):
-        if isinstance(target, gast.Name) and getattr(node, "srcad_augmented", False):
-            current = self.env.get(target.id)
-            aliases = sorted(n for n, a in self.env.items() if n != target.id and not
-                             n.startswith("\0") and _same(a, current))
-            if aliases and isinstance(current, Var):
-                # y = x; y += v: for an array (or list) Python changes x too
-                self.inplace_checks.append((current.name, target.id, aliases[0], node, False))
         if isinstance(target, gast.Name) and isinstance(value_node, gast.Lambda):
             lam = value_node
             fdef = gast.FunctionDef(name=target.id, args=lam.args, body=[gast.copy_location(
@@ -185,7 +181,12 @@ class Lowerer:
             return
         if isinstance(target, gast.Name):
             self.no_rebinding(target, node)
-            self.env[target.id] = self.expr(value_node, target.id)
+            before = self.env.get(target.id)
+            self.env[target.id] = after = self.expr(value_node, target.id)
+            if getattr(node, "srcad_augmented", False) and isinstance(before, Var) and (
+                isinstance(after, Var) and after.name != before.name
+            ):
+                self.augmented[after.name] = before.name  # Python may change it in place
         elif isinstance(target, (gast.Tuple, gast.List)) and isinstance(
             value_node, (gast.Tuple, gast.List)
         ) and len(target.elts) == len(value_node.elts) and not any(
@@ -211,15 +212,12 @@ class Lowerer:
                                               hint, node), node)
         elif isinstance(target, gast.Subscript):
             obj = self.expr(target.value)
+            if isinstance(obj, Const) and isinstance(target.value, gast.Name):
+                writes.refuse_global_write(self, node, target.value.id)
             if not isinstance(obj, Var) or not isinstance(target.value, gast.Name):
                 raise self.error(node, "assignment into a subscript of an expression",
                                  hint="assign into a named array: y[i] = v")
             index = self.index(target.slice)
-            aliases = sorted(n for n, a in self.env.items() if n != target.value.id
-                             and not n.startswith("\0") and _same(a, obj))
-            if aliases:
-                self.inplace_checks.append((obj.name, target.value.id + "[...]", aliases[0],
-                                            node, True))
             name = self.namer.version(target.value.id)
             self.emit(ir.SetItem(name, obj, index, value, node.lineno))
             self.env[target.value.id] = Var(name)
@@ -300,6 +298,8 @@ class Lowerer:
         ) == 2 and isinstance(target.elts[0], gast.Name):
             index_name = target.elts[0].id
         counter = self.namer.version(index_name) if index_name else self.namer.temp("i")
+        if elements is not None:
+            self.iterated[counter] = (list(elements), node.lineno)
 
         def body():
             if index_name:
@@ -604,6 +604,7 @@ class Lowerer:
                                  hint="pass each keyword once")
             node = gast.copy_location(gast.Call(func=node.func, args=node.args,
                                                 keywords=keywords), node)
+        writes.refuse_keywords(self, node)
         if any(k.arg is None for k in node.keywords):
             raise self.error(node, "keyword unpacking (**kwargs) in a call",
                              hint="pass the keyword arguments one by one")
@@ -631,6 +632,7 @@ class Lowerer:
             for attr in ("__defaults__", "__kwdefaults__"):
                 if getattr(fn, attr, None) is not None:
                     self.source.lookup(path[0], path[1:] + [attr])
+        writes.refuse_in_expression(self, fn, node)
         if fn in _COMPREHENSION_CALLS and len(node.args) == 1 and isinstance(
             node.args[0], (gast.GeneratorExp, gast.ListComp)
         ):

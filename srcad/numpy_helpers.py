@@ -43,7 +43,7 @@ __all__ = [
     "grad_split", "grad_stack", "grad_std", "grad_sum", "grad_tensordot_a",
     "grad_tensordot_b", "grad_tile", "grad_trace", "grad_var", "grad_vdot_a", "grad_vdot_b",
     "grad_vstack", "grad_linspace", "tangent_cholesky", "tangent_cumprod", "tangent_pad",
-    "tangent_sort",
+    "tangent_sort", "add_at", "grad_add_at", "last_writes",
 ]
 
 
@@ -740,6 +740,37 @@ def tangent_sort(t, a, axis=-1):
     if axis is None:
         x, tt, axis = x.ravel(), tt.ravel(), 0
     return np.take_along_axis(tt, np.argsort(x, axis=axis, kind="stable"), axis=axis)
+# ---------------------------------------------------------------- writes (srcad.writes)
+
+
+def add_at(a, indices, b):
+    """``np.add.at(a, indices, b)`` as a function: a new array, every repeat of an index
+    accumulated (srcad lowers the in-place call to ``a = add_at(a, indices, b)``)."""
+    out = np.array(a, copy=True)
+    np.add.at(out, indices, b)
+    return out
+
+
+def grad_add_at(value, indices, b):
+    """Gradient of ``add_at(a, indices, b)`` flowing into ``b``: ``value`` (the gradient of the
+    result) read at every index, repeats included, summed down to ``b``'s shape."""
+    return _runtime.unbroadcast(np.asarray(value)[indices], b)
+
+
+def last_writes(block, like, index):
+    """For ``y[index] = v``: ``block`` (the gradient read at ``y[index]``) with 0.0 where a
+    later write to the same element (a repeated integer index) replaced this one, so only
+    the write NumPy kept gets a gradient. NumPy itself is asked: it writes each position's
+    number and the winners are read back, whatever order NumPy writes repeats in. ``block``
+    is returned as it is when ``like`` is not an array (a list has no repeated writes)."""
+    if not isinstance(like, np.ndarray):
+        return block
+    shape = np.shape(like[index])
+    probe = np.full(like.shape, -1, dtype=np.intp)
+    probe[index] = np.arange(int(np.prod(shape, dtype=np.intp))).reshape(shape)
+    kept = np.zeros(shape, dtype=float)
+    kept.reshape(-1)[probe[probe >= 0]] = 1.0
+    return block * kept
 
 
 #: the names generated code may use for these helpers

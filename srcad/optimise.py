@@ -16,9 +16,17 @@ import numpy as np
 from . import ir
 
 
-def dead_code(fn: ir.Function) -> ir.Function:
-    """Mark what the result, the tests and the effects need; sweep the rest."""
-    while _sweep(fn.body, _live(fn.body)):
+def dead_code(fn: ir.Function, keep_writes=False) -> ir.Function:
+    """Mark what the result, the tests and the effects need; sweep the rest.
+
+    ``keep_writes``: keep every write into an array or list (``y[i] = v``, ``y += v``) even
+    when the new value is not read, for :mod:`srcad.alias` to check what else it changes;
+    the pipeline sweeps them after that check."""
+    writes = set()
+    if keep_writes:
+        writes = {s.target for s in ir.walk(fn.body) if isinstance(s, ir.SetItem)}
+        writes |= set(getattr(fn, "augmented", ()))
+    while _sweep(fn.body, _live(fn.body, writes)):
         pass
     return fn
 
@@ -27,9 +35,9 @@ def _names(atoms):
     return {v.name for a in atoms for v in ir.atoms_in(a)}
 
 
-def _live(stmts):
+def _live(stmts, keep=()):
     sources = {}  # name -> names its value is computed from
-    roots = set()
+    roots = set(keep)
     for stmt in ir.walk(stmts):
         if isinstance(stmt, ir.Assign):
             value = stmt.value

@@ -7,6 +7,7 @@
     optimise         dead-code elimination on the SSA form
     ir.check         assert the SSA invariants
     analyse          kinds and activity
+    alias            which values may share memory; refuse writes Python would see elsewhere
     reverse          forward sweep + backward sweep
     emit             print, compile under a real file name, bind names
 
@@ -23,7 +24,7 @@ import threading
 
 import gast
 
-from . import emit, ir, optimise, soundness, source
+from . import alias, emit, ir, optimise, soundness, source
 from .analyse import ARRAY, SCALAR, Analysis, item_kinds, kind_of_value, rank_of_value
 from .desugar import Desugar
 from .errors import SrcadError
@@ -97,7 +98,7 @@ def to_ssa(func, parsed=None, arity=None):
         _debug("desugar", ast.unparse(gast.gast_to_ast(fdef)))
     fn = Lowerer(src, namer, desugar.flags).function(fdef, arity)
     optimise.common_subexpressions(fn)
-    optimise.dead_code(fn)
+    optimise.dead_code(fn, keep_writes=True)
     ir.check(fn)
     _debug("lower (SSA)", ir.to_source(fn))
     return fn, namer
@@ -156,6 +157,8 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
             filename=fn.source.filename, lineno=fn.source.first_line,
             hint="give the function the parameters it is called with")
     analysis = Analysis(fn, kinds, wrt, items, ranks)
+    alias.check(fn, analysis)
+    optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
@@ -199,6 +202,8 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None):
 
     fn, namer = to_ssa(func, arity=arity)
     analysis = Analysis(fn, kinds, wrt, items)
+    alias.check(fn, analysis)
+    optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis, forward=True)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)

@@ -608,7 +608,14 @@ class Reverse(Sweep):
         value = stmt.value
         if self.an.active(value):
             self.ref(value.name, frame)
-            part = f"{self.helper('unbroadcast')}({gname}[{stmt.index}], {value.name})"
+            block = f"{gname}[{stmt.index}]"
+            if _may_repeat(stmt.index, self.an) and isinstance(stmt.obj, ir.Var) and (
+                    self.an.kind(stmt.obj) != SEQ):
+                # y[[0, 2, 2]] = v: NumPy keeps one write per element, the others get nothing
+                self.ref(stmt.obj.name, frame)
+                block = (f"{self.helper('last_writes')}({block}, {stmt.obj}, "
+                         f"{_index_text(stmt.index)})")
+            part = f"{self.helper('unbroadcast')}({block}, {value.name})"
             self.accumulate(value, part, code, frame)
         if self.an.active(stmt.obj):
             cleared = f"{self.helper('cleared')}({gname}, {_index_text(stmt.index)})"
@@ -1040,6 +1047,19 @@ def _paren(text):
     ):
         return f"({text})"
     return text
+
+
+def _may_repeat(index, analysis):
+    """Whether an index may name one element twice (an integer array or list)."""
+    items = index.items if isinstance(index, ir.Index) else (index,)
+    for item in items:
+        if isinstance(item, ir.Var) and analysis.kind(item) != SCALAR:
+            return True
+        if isinstance(item, ir.Const) and isinstance(item.value, (list, tuple, np.ndarray)):
+            flat = np.asarray(item.value)
+            if flat.dtype.kind in "iu" and len(np.unique(flat)) != flat.size:
+                return True
+    return False
 
 
 def _index_text(index):

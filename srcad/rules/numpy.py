@@ -396,6 +396,13 @@ defhelper(H.grad_linspace, "value, num, endpoint, axis, end",  # linear in value
           value="np.linspace(g * (1.0 - end), g * end, num, endpoint, axis=axis)",
           jvp={"value": "grad_linspace(t, num, endpoint, axis, end)"})
 
+# ---------------------------------------------------------------- writes (srcad.writes)
+defvjp(H.add_at, "a, indices, b", a="g", b="grad_add_at(g, indices, b)", kind="array",
+       jvp={"a": "t", "b": "add_at(np.zeros(np.shape(a)), indices, t)"})
+defvjp(H.grad_add_at, "value, indices, b", value="add_at(np.zeros(np.shape(value)), indices, "
+       "np.broadcast_to(g, np.shape(np.asarray(value)[indices])))")
+defvjp(H.last_writes, "block, like, index", block="last_writes(g, like, index)")
+
 # ---------------------------------------------------------------- no derivative
 # array creation
 # (np.arange, np.logspace, np.geomspace have no rule: their values move with float bounds,

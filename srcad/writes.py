@@ -1,0 +1,196 @@
+"""NumPy calls that write into an existing array, as the lowering pass meets them.
+
+A call that writes in place becomes a plain assignment into the array, which srcad
+differentiates like any other (and :mod:`srcad.alias` checks like any other write):
+
+* ``np.f(..., out=y)`` on its own line is ``y[...] = np.f(...)``; with ``where=m`` it is
+  ``y[...] = np.where(m, np.f(...), y)``; ``z = np.f(..., out=y)`` also binds ``z`` to ``y``;
+* ``np.copyto(y, x)`` is ``y[...] = x`` (``where=m``: ``np.where(m, x, y)``);
+* ``np.add.at(y, i, x)`` is ``y = add_at(y, i, x)``, a new array with every repeat of ``i``
+  accumulated, changing ``y`` in place as NumPy does.
+
+Everything else that writes into its arguments (``np.put``, ``np.place``, ``np.putmask``,
+``np.fill_diagonal``, the other ``ufunc.at``, ``out=`` inside an expression, a ufunc's
+output passed by position) is refused at its line with the rewrite to use.
+"""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from . import ir, numpy_helpers
+from .errors import MutationError
+
+#: functions that change an argument in place, and what to write instead
+REFUSED = {
+    np.put: "np.put indexes the flattened array: write flat = y.ravel().copy(); "
+            "flat[ind] = v; y = flat.reshape(y.shape)",
+    np.place: "write y = y.copy(); y[mask] = values (or y = np.where(mask, values, y))",
+    np.putmask: "write y = np.where(mask, values, y)",
+    np.fill_diagonal: "index the diagonal: i = np.arange(min(y.shape)); y[i, i] = v",
+    np.put_along_axis: "build the new array with np.where or a loop of y[i] = ...",
+}
+
+
+def _error(lw, node, message, hint):
+    return lw.error(node, message, hint=hint, cls=MutationError)
+
+
+def _resolve(lw, func):
+    """The object a call's callee names, or None for a method of a local value."""
+    root = func
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    if not isinstance(root, gast.Name) or root.id in lw.env or root.id in lw.local_functions:
+        return None
+    return lw.resolve_dotted(func)
+
+
+def _is_ufunc_method(fn, name):
+    return getattr(fn, "__name__", None) == name and isinstance(
+        getattr(fn, "__self__", None), np.ufunc)
+
+
+def _callee(lw, obj, hint):
+    """A name under which generated code calls ``obj`` (bound like a lifted function)."""
+    for name, known in lw.lifted.items():
+        if known is obj:
+            return name
+    name = lw.namer.fresh(hint)
+    lw.lifted[name] = obj
+    return name
+
+
+def _local_array(lw, node, what, call):
+    if isinstance(node, gast.Tuple) and len(node.elts) == 1:
+        node = node.elts[0]
+    if isinstance(node, gast.Name) and node.id in lw.env:
+        return node
+    raise _error(lw, call, f"{what} writes into something other than a local array",
+                 "write the result into a local name: y = np.f(...), then y[...] = ... "
+                 "where you need it")
+
+
+def _whole(name_node, like):
+    target = gast.Subscript(value=gast.Name(id=name_node.id, ctx=gast.Load(), annotation=None,
+                                            type_comment=None),
+                            slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
+    return gast.copy_location(target, like)
+
+
+def rewrite_call(lw, call, target, node):
+    """Lower a statement ``call`` (or ``target = call``) that writes into an argument;
+    True when done, False when the call is an ordinary one."""
+    keywords = {k.arg: k.value for k in call.keywords}
+    fn = _resolve(lw, call.func) if isinstance(call.func, (gast.Name, gast.Attribute)) else None
+    if "out" in keywords:
+        out = _local_array(lw, keywords["out"], "out=", node)
+        rest = [k for k in call.keywords if k.arg not in ("out", "where")]
+        plain = gast.copy_location(gast.Call(func=call.func, args=call.args, keywords=rest),
+                                   call)
+        value = lw.expr(plain)
+        if "where" in keywords:
+            value = _where(lw, keywords["where"], value, out, node, call)
+        lw.bind_atom(_whole(out, node), value, node)
+        if target is not None:
+            lw.bind_atom(target, lw.env[out.id], node)
+        return True
+    if fn is np.copyto and target is None and len(call.args) == 2:
+        out = _local_array(lw, call.args[0], "np.copyto", node)
+        value = lw.expr(call.args[1])
+        if "where" in keywords:
+            value = _where(lw, keywords["where"], value, out, node, call)
+        lw.bind_atom(_whole(out, node), value, node)
+        return True
+    if _is_ufunc_method(fn, "at") and fn.__self__ is np.add and target is None and len(
+        call.args
+    ) == 3 and not call.keywords:
+        out = _local_array(lw, call.args[0], "np.add.at", node)
+        before = lw.env[out.id]
+        args = [before, lw.index(call.args[1]), lw.expr(call.args[2])]
+        prim = ir.Prim(numpy_helpers.add_at, args,
+                       spelling=_callee(lw, numpy_helpers.add_at, "np_add_at"))
+        after = lw.assign(prim, out.id, node)
+        lw.env[out.id] = after
+        lw.augmented[after.name] = before.name  # NumPy changes y itself
+        return True
+    return False
+
+
+def _spelled(node):
+    if isinstance(node, gast.Attribute):
+        return _spelled(node.value)
+    return node.id if isinstance(node, gast.Name) else "?"
+
+
+def _numpy_name(lw, call):
+    """How the user's code names NumPy in this call (``np`` in ``np.copyto``), or None."""
+    root = call.func
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    if isinstance(root, gast.Name) and root.id not in lw.env:
+        try:
+            if lw.source.lookup(root.id) is np:
+                return root.id
+        except KeyError:
+            return None
+    return None
+
+
+def _where(lw, mask_node, value, out, node, call):
+    mask = lw.expr(mask_node)
+    numpy = _numpy_name(lw, call)
+    spelling = f"{numpy}.where" if numpy else _callee(lw, np.where, "np_where")
+    prim = ir.Prim(np.where, [mask, value, lw.env[out.id]], spelling=spelling)
+    return lw.assign(prim, "merged", node)
+
+
+def refuse_keywords(lw, call):
+    """``out=`` / ``where=`` that :func:`rewrite_call` did not take: inside an expression."""
+    for k in call.keywords:
+        if k.arg == "out":
+            raise _error(lw, call, "out= inside an expression",
+                         "call it on a line of its own (np.f(x, out=y)), or write "
+                         "y = np.f(x) / y[...] = np.f(x)")
+
+
+#: methods that change their object (on a global or closure list, dict or array: refused)
+IN_PLACE_METHODS = {"append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear",
+                    "fill", "resize", "put", "itemset", "partition", "update", "setdefault",
+                    "popitem", "add", "discard", "__setitem__", "__delitem__", "__iadd__"}
+
+
+def refuse_global_write(lw, node, spelling):
+    raise _error(lw, node, f"this changes the global (or closure) value {spelling}",
+                 "srcad does not change values outside the function: build the new value "
+                 "in a local name (ys = list(GLOBAL_YS) / y = GLOBAL_Y.copy()) and return it")
+
+
+def refuse_in_expression(lw, fn, call):
+    """A call that writes into an argument, reached as an ordinary call: refused."""
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, (list, dict, set, bytearray, np.ndarray)) and getattr(
+        fn, "__name__", None
+    ) in IN_PLACE_METHODS:
+        refuse_global_write(lw, call, _spelled(call.func))
+    try:
+        hint = REFUSED.get(fn)
+    except TypeError:
+        hint = None
+    if hint is not None:
+        name = getattr(fn, "__name__", "it")
+        raise _error(lw, call, f"np.{name} changes its argument in place", hint)
+    if fn is np.copyto:
+        raise _error(lw, call, "np.copyto used other than as a statement np.copyto(y, x)",
+                     "write y[...] = x")
+    if _is_ufunc_method(fn, "at"):
+        raise _error(lw, call, f"np.{fn.__self__.__name__}.at changes its argument in place",
+                     "np.add.at(y, i, x) on a line of its own is differentiated; otherwise "
+                     "build the new array with y = y.copy(); y[i] = ... in a loop")
+    if isinstance(fn, np.ufunc) and len(call.args) > fn.nin:
+        raise _error(lw, call, f"np.{fn.__name__} given its output array by position",
+                     f"write y = np.{fn.__name__}(...) (or out=y, on a line of its own)")
+    if isinstance(fn, np.ufunc) and any(k.arg == "where" for k in call.keywords):
+        raise _error(lw, call, "where= without out=: NumPy leaves the unselected elements "
+                     "uninitialised", f"write np.where(mask, np.{fn.__name__}(...), 0.0)")
