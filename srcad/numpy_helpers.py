@@ -43,7 +43,7 @@ __all__ = [
     "grad_split", "grad_stack", "grad_std", "grad_sum", "grad_tensordot_a",
     "grad_tensordot_b", "grad_tile", "grad_trace", "grad_var", "grad_vdot_a", "grad_vdot_b",
     "grad_vstack", "grad_linspace", "tangent_cholesky", "tangent_cumprod", "tangent_pad",
-    "tangent_sort", "add_at", "grad_add_at", "last_writes",
+    "tangent_sort", "add_at", "grad_add_at", "last_writes", "safe_div",
 ]
 
 
@@ -676,6 +676,13 @@ def grad_diagonal(g, a, offset=0, axis1=0, axis2=1):
     n = g.shape[-1]
     full[..., np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)] = g
     return _match(np.moveaxis(full, (-2, -1), (axis1, axis2)), a)
+
+
+def safe_div(a, b):
+    """``a / b``, and 0 where ``b`` is 0 (the derivatives of ``np.std`` where it is 0)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    out = np.zeros(np.broadcast_shapes(a.shape, b.shape))
+    return np.divide(a, b, out=out, where=b != 0)[()]
 
 
 def grad_linspace(g, num, endpoint, axis, end):

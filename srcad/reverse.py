@@ -608,7 +608,8 @@ class Reverse(Sweep):
         value = stmt.value
         if self.an.active(value):
             self.ref(value.name, frame)
-            block = f"{gname}[{stmt.index}]"
+            whole = isinstance(stmt.index, ir.Const) and stmt.index.value is Ellipsis
+            block = gname if whole else f"{gname}[{stmt.index}]"  # y[...] = v: all of g
             if _may_repeat(stmt.index, self.an) and isinstance(stmt.obj, ir.Var) and (
                     self.an.kind(stmt.obj) != SEQ):
                 # y[[0, 2, 2]] = v: NumPy keeps one write per element, the others get nothing
@@ -617,7 +618,8 @@ class Reverse(Sweep):
                          f"{_index_text(stmt.index)})")
             part = f"{self.helper('unbroadcast')}({block}, {value.name})"
             self.accumulate(value, part, code, frame)
-        if self.an.active(stmt.obj):
+        if self.an.active(stmt.obj) and not (isinstance(stmt.index, ir.Const)
+                                             and stmt.index.value is Ellipsis):  # overwritten
             cleared = f"{self.helper('cleared')}({gname}, {_index_text(stmt.index)})"
             self.accumulate(stmt.obj, cleared, code, frame)
 

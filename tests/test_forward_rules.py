@@ -297,6 +297,7 @@ ex(HP + "pad_value(value, array, pad_width)", "H.grad_pad_value(w, a, 1)", w=(5,
 ex(HP + "sort(value, a, axis)", "H.grad_sort(w, a)", w=M, a=M)
 ex(HP + "sort(value, a, axis)", "H.grad_sort(w, a, None)", w=(6,), a=M)
 ex("numpy_helpers.tangent_sort(value, a, axis)", "H.tangent_sort(w, a)", w=M, a=M)
+ex("numpy_helpers.safe_div(a, b)", "H.safe_div(a, b)", a=V, b=("big", V))
 ex("numpy_helpers.add_at(a, indices, b)", "H.add_at(a, [0, 2, 2], b)", a=(3,), b=(3,))
 ex("numpy_helpers.add_at(a, indices, b)", "H.add_at(a, 1, b)", a=(3,), b=S)
 ex("numpy_helpers.grad_add_at(value, indices, b)", "H.grad_add_at(w, [0, 2, 2], b)", w=(3,),

@@ -332,15 +332,18 @@ defhelper(H.grad_extremum, "value, a, result, axis=None, keepdims=False",
 defhelper(H.grad_var, "value, a, axis=None, ddof=0, keepdims=False",
           value="np.sum(g * grad_var(1.0, a, axis, ddof, keepdims), axis=axis, keepdims=keepdims)",
           a="grad_var(1.0, g * grad_sum(value, a, axis, keepdims), axis, ddof, True)")
+# std is 0 (one element, or all equal): its gradient is 0 there (see grad_std), so are these
+STD_VAR = "np.sum(g * grad_var(1.0, a, axis, ddof, keepdims), axis=axis, keepdims=keepdims)"
 defhelper(H.grad_std, "value, a, result, axis=None, ddof=0, keepdims=False",
-          value="np.sum(g * grad_var(1.0, a, axis, ddof, keepdims), axis=axis, keepdims=keepdims)"
-             " / (2 * result)",
-          result="-np.sum(g * grad_var(1.0, a, axis, ddof, keepdims), axis=axis, "
-              "keepdims=keepdims) * value / (2 * result ** 2)",
-       a="grad_var(1.0, g * grad_sum(value / (2 * result), a, axis, keepdims), axis, ddof, True)",
-       jvp=dict(value="grad_std(t, a, result, axis, ddof, keepdims)",
-                result="grad_var(-value * t / (2 * result ** 2), a, axis, ddof, keepdims)",
-                a="grad_std(value, t, result, axis, ddof, keepdims)"))
+          value=f"safe_div({STD_VAR}, 2 * result)",
+          result=f"-safe_div({STD_VAR} * value, 2 * result ** 2)",
+          a="grad_var(1.0, g * grad_sum(safe_div(value, 2 * result), a, axis, keepdims), axis, "
+            "ddof, True)",
+          jvp=dict(value="grad_std(t, a, result, axis, ddof, keepdims)",
+                   result="grad_var(-safe_div(value * t, 2 * result ** 2), a, axis, ddof, "
+                          "keepdims)",
+                   a="grad_std(value, t, result, axis, ddof, keepdims)"))
+defvjp(H.safe_div, "a, b", a="safe_div(g, b)", b="-safe_div(g * ans, b)", broadcast=True)
 defhelper(H.grad_cumsum, "value, a, axis=None", value="grad_reshape(np.cumsum(g, axis), value)")
 defhelper(H.grad_trace, "value, a, offset=0, axis1=0, axis2=1",
           value="np.trace(g, offset, axis1, axis2)")

@@ -1,0 +1,269 @@
+"""The soundness invariant (srcad/soundness.py): a differentiated value reaching a place no
+rule covers is refused at its line, never treated as a constant.
+
+Two families: one generated from the rule registry itself (every parameter of every rule that
+has neither a template nor a declared zero derivative refuses a differentiated value), and the
+outside-found cases of issue 14, each checked against finite differences or for its refusal.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.check import numerical_grad
+from srcad.rules import registry
+from srcad.soundness import DISCRETE
+
+
+def _uncovered(rule):
+    zero = set(rule.templates) | set(rule.shape_only) | set(rule.zero)
+    return [p for p in rule.params if p not in zero and p not in DISCRETE
+            and rule.signature.parameters[p].kind not in (inspect.Parameter.VAR_POSITIONAL,
+                                                          inspect.Parameter.VAR_KEYWORD)]
+
+
+ALL_RULES = [rule for rules in registry.rules.values() for rule in rules]
+UNCOVERED = [(rule, p) for rule in ALL_RULES for p in _uncovered(rule)]
+
+
+def test_every_rule_parameter_is_classified():
+    """Each parameter of each rule is a template, a declared zero, integer-valued, or refused;
+    the refused ones are listed here so that a new one is a decision, not an accident."""
+    refused = sorted({f"{rule.name}.{p}" for rule, p in UNCOVERED
+                      if not getattr(rule, "user", False)})  # other tests add user rules
+    assert set(refused) <= EXPECTED_REFUSED, sorted(set(refused) - EXPECTED_REFUSED)
+
+
+#: parameters through which srcad has no derivative: a differentiated value there is refused
+EXPECTED_REFUSED = {
+    "amax.out", "amin.out", "max.out", "mean.out", "min.out", "prod.out", "std.out", "sum.out",
+    "var.out", "einsum.subscripts", "full.device", "full.like", "full_like.device",
+    "linspace.endpoint", "linspace.num", "norm.ord", "std.ddof", "var.ddof",
+}
+
+
+@pytest.mark.parametrize("rule,param", UNCOVERED, ids=lambda v: getattr(v, "name", v))
+def test_an_uncovered_parameter_refuses_a_differentiated_value(rule, param):
+    """Bind a varied atom to the parameter in the check's own terms: it must raise."""
+    from srcad import ir
+    from srcad.soundness import Check
+
+    class FakeAnalysis:
+        varied = {"x"}
+        kinds = {}
+
+        def kind(self, atom):
+            return "scalar"
+
+    bound = {p: ir.Const(None) for p in rule.params}
+    bound[param] = ir.Var("x")
+    prim = ir.Prim(rule.fn, [], {})
+    stmt = ir.Assign("y", prim, line=1)
+    check = Check.__new__(Check)
+    check.fn, check.an, check.forward, check.reaching = ir.Function("f", ["x"], []), \
+        FakeAnalysis(), False, {"y"}
+    with pytest.raises(srcad.MissingRuleError, match=param):
+        check.rule_call(stmt, prim, rule, bound, matters=True)
+
+
+# ---------------------------------------------------------------- issue 14's cases
+
+
+def linspace_start(x):
+    return np.sum(np.linspace(x, 3.4, 5) ** 2)
+
+
+def linspace_both(x, y):
+    return np.sum(np.linspace(x, y, 7, endpoint=False) ** 2)
+
+
+def full_fill(x):
+    return np.sum(np.full(3, x) * np.arange(3.0))
+
+
+def std_of_scalar(x):
+    return np.std(x) + x
+
+
+def std_of_equal(x):
+    return np.std(np.array([x, x])) + x
+
+
+def abs_of_numpy_scalars(a):
+    return abs(a[1]) + abs(np.sum(a))
+
+
+def max_in_loop(x):
+    ys = []
+    for i in range(3):
+        ys.append(max(i, x))
+    s = 0.0
+    for k in range(3):
+        s = s + ys[k] * (k + 1)
+    return s
+
+
+def min_in_loop(x):
+    ys = []
+    for i in range(4):
+        ys.append(min(x, i) * x)
+    return ys[0] + 2 * ys[1] + 3 * ys[2] + 4 * ys[3]
+
+
+def slice_object(x):
+    s = slice(None, -1)
+    y = x[s]
+    return y[0] * 2.0 + y[1]
+
+
+def einsum_ellipsis(a, b):
+    return np.sum(np.einsum("...i,i->...", a, b) * np.arange(2.0))
+
+
+def einsum_broadcast_label(a, b):
+    return np.sum(np.einsum("ij,jk->ik", a, b) ** 2)
+
+
+def sum_out(x):
+    y = np.zeros(2)
+    np.sum(np.outer(x, x), axis=0, out=y)  # written as y[...] = np.sum(...)
+    z = np.zeros(())
+    np.sum(x, out=z)
+    return np.sum(y * np.arange(2.0)) + z * 3.0
+
+
+CASES = [
+    (linspace_start, (1.0,)), (linspace_start, (np.array([1.0, 2.0]),)),
+    (linspace_both, (1.0, 2.0)), (full_fill, (1.5,)), (std_of_scalar, (2.0,)),
+    (std_of_equal, (2.0,)), (abs_of_numpy_scalars, (np.array([1.0, -2.0]),)),
+    (max_in_loop, (1.5,)), (max_in_loop, (0.5,)), (min_in_loop, (1.5,)), (min_in_loop, (2.5,)),
+    (slice_object, (np.array([1.0, 2.0, 3.0]),)), (sum_out, (np.array([1.0, 2.0]),)),
+    (einsum_ellipsis, (np.ones((2, 3)) * 0.5, np.arange(3.0))),
+    (einsum_broadcast_label, (np.arange(2.0).reshape(2, 1), np.arange(4.0).reshape(1, 4))),
+]
+
+
+@pytest.mark.parametrize("f,args", CASES, ids=lambda v: getattr(v, "__name__", ""))
+def test_case_matches_finite_differences(f, args):
+    for i in range(len(args)):
+        got = srcad.grad(f, wrt=i)(*args)
+        np.testing.assert_allclose(got, numerical_grad(f, args, wrt=i), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("n", range(2, 6))
+@pytest.mark.parametrize("weights", [(1.0, 2.0, 3.0, 4.0, 5.0), (-1.0, 0.5, 2.0, 0.0, 1.0)])
+def test_max_min_in_loop_family(n, weights):
+    """A family around the tidy bug: a list's gradient popped inside a conditional rule."""
+    src = ["def f(x):", "    ys = []", f"    for i in range({n}):",
+           "        ys.append(max(i * 0.7, x) * min(x, 2.0 - i))",
+           "    s = 0.0", f"    for k in range({n}):", "        s = s + ys[k] * W[k]",
+           "    return s"]
+    import linecache
+    import types
+
+    name = f"<soundness family {n} {weights}>"
+    text = "\n".join(src) + "\n"
+    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    module = types.ModuleType("family")
+    module.W = weights
+    exec(compile(text, name, "exec"), module.__dict__)  # noqa: S102
+    f = module.f
+    for x in (-0.3, 0.9, 1.6, 3.1):
+        assert srcad.grad(f)(x) == pytest.approx(numerical_grad(f, (x,)), rel=1e-6, abs=1e-8)
+    assert srcad.source(srcad.grad(f))
+
+
+def slice_object_list(x):
+    s = slice(None, -1)
+    y = x[s]
+    return y[0] * 2.0 + y[1]
+
+
+def test_slice_object_on_a_list():
+    assert srcad.grad(slice_object_list)([1.0, 2.0, 3.0]) == [2.0, 1.0, 0.0]
+
+
+# ---------------------------------------------------------------- refusals
+
+
+def r_trick(x):
+    return np.sum(np.r_[x, x] ** 2)  # bad
+
+
+def c_trick(x):
+    return np.sum(np.c_[x, x] ** 2)  # bad
+
+
+def einsum_sublist(a):
+    return np.sum(np.einsum(a, (0, 1), (1, 0)))  # bad
+
+
+def arange_start(x):
+    return np.sum(np.arange(x, 5.0))  # bad
+
+
+def var_ddof(x):
+    return np.var(np.array([1.0, 2.0, 4.0]), ddof=x)  # bad
+
+
+def unknown_call(x):
+    return np.sum(np.unwrap(x))  # bad
+
+
+class Scale:
+    def __call__(self, v):
+        return 2.0 * v
+
+
+SCALE = Scale()
+
+
+def callable_object(x):
+    return SCALE(x)  # bad
+
+
+REFUSED = [
+    (r_trick, np.ones(2), "np.concatenate"), (c_trick, np.ones(2), "np.column_stack"),
+    (einsum_sublist, np.ones((2, 2)), "subscripts"), (arange_start, 1.5, "np.arange"),
+    (var_ddof, 1.0, "ddof"), (unknown_call, np.ones(3), "unwrap"),
+    (callable_object, 1.0, "callable object"),
+]
+
+
+@pytest.mark.parametrize("f,arg,words", REFUSED, ids=lambda v: getattr(v, "__name__", ""))
+def test_refused_at_its_line(f, arg, words):
+    lines, first = inspect.getsourcelines(f)
+    line = first + next(i for i, t in enumerate(lines) if "# bad" in t)
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(f)(arg)
+    err = info.value
+    assert err.lineno == line, str(err)
+    assert words in str(err), str(err)
+    assert err.hint
+
+
+def test_a_user_rule_without_a_template_refuses_rather_than_zero():
+    def scaled(a, b):
+        return a * b
+
+    srcad.extend.defvjp(scaled, "a, b", a="g * b")  # b forgotten: not a zero
+
+    def f(x):
+        return scaled(2.0, x)
+
+    with pytest.raises(srcad.MissingRuleError, match="'b'"):
+        srcad.grad(f)(3.0)
+
+    def also(a, b):
+        return a * b
+
+    srcad.extend.defvjp(also, "a, b", a="g * b", b=None)  # declared zero: accepted
+
+    def h(x):
+        return also(2.0, x)
+
+    assert srcad.grad(h)(3.0) == 0.0
