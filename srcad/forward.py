@@ -103,6 +103,8 @@ class Forward(Sweep):
     def tangent_or_zero(self, atom):
         if isinstance(atom, ir.Var):
             return self.tangent_of(atom) or self.zero(atom.name)
+        if isinstance(atom, ir.Const) and not isinstance(atom.value, (int, float, bool)):
+            return f"{self.helper('zeros_like')}({atom})"  # an array's zero has its shape
         return "0.0"
 
     # ---------------------------------------------------------------- sweep
@@ -112,7 +114,7 @@ class Forward(Sweep):
         ret = body[-1] if body and isinstance(body[-1], ir.Return) else None
         code = self.block(body[:-1] if ret else body)
         result = ret.value if ret else ir.Const(None)
-        tangent = self.tangent_or_zero(result) if isinstance(result, ir.Var) else "0.0"
+        tangent = self.tangent_or_zero(result)
         return code, result, tangent
 
     def block(self, stmts):

@@ -267,3 +267,24 @@ def test_a_user_rule_without_a_template_refuses_rather_than_zero():
         return also(2.0, x)
 
     assert srcad.grad(h)(3.0) == 0.0
+
+
+# ---------------------------------------------------------------- forward mode, constant arrays
+
+CONST = np.ones((2, 3))
+
+
+def joined_with_a_constant(x):
+    return np.sum(np.concatenate((CONST, x)) ** 2)
+
+
+def constant_output(x):
+    return CONST
+
+
+def test_forward_zero_of_a_constant_array_has_its_shape():
+    x = np.arange(6.0).reshape(2, 3)
+    _, tangent = srcad.jvp(joined_with_a_constant, (x,), (np.ones_like(x),))
+    assert tangent == pytest.approx(np.sum(srcad.grad(joined_with_a_constant)(x)))
+    _, tangent = srcad.jvp(constant_output, (x,), (np.ones_like(x),))
+    assert np.shape(tangent) == CONST.shape and not np.any(tangent)
