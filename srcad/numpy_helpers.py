@@ -425,7 +425,7 @@ def grad_einsum(g, subscripts, k, *operands):
     sizes = {}
     for s, op in zip(ins, operands):
         for c, n in zip(s, np.shape(op)):
-            sizes[c] = max(sizes.get(c, 1), n)
+            sizes[c] = n if sizes.get(c, 1) == 1 else sizes[c]  # a length 1 broadcasts
     wanted, extra = [], []
     for pos, c in enumerate(ins[k]):
         if c in ins[k][:pos]:
