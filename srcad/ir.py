@@ -324,6 +324,18 @@ def walk(stmts):
             yield from walk(block)
 
 
+def closure(roots, edges):
+    """Every name reachable from ``roots`` along ``edges`` (name -> names it depends on)."""
+    seen, todo = set(), list(roots)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo.extend(edges.get(name, ()))
+    return seen
+
+
 # ---------------------------------------------------------------- checker
 
 

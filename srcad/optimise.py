@@ -61,14 +61,7 @@ def _live(stmts, keep=()):
                 sources.setdefault(phi.target, set()).update(_names(phi.sources))
         elif isinstance(stmt, (ir.Return, ir.Raise)):
             roots |= _names([stmt.value])
-    live, todo = set(), list(roots)
-    while todo:
-        name = todo.pop()
-        if name in live:
-            continue
-        live.add(name)
-        todo.extend(sources.get(name, ()))
-    return live
+    return ir.closure(roots, sources)
 
 
 def _sweep(stmts, used):

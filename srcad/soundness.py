@@ -220,13 +220,6 @@ def _reaching(fn):
                 add(phi.target, [a for s in phi.sources for a in ir.atoms_in(s)])
             if isinstance(stmt, ir.Loop) and stmt.target:
                 add(stmt.target, ir.reads_of(stmt))
-    reached = set()
-    todo = [a.name for ret in ir.walk(fn.body) if isinstance(ret, ir.Return)
-            for a in ir.atoms_in(ret.value)]
-    while todo:
-        name = todo.pop()
-        if name in reached:
-            continue
-        reached.add(name)
-        todo.extend(deps.get(name, ()))
-    return reached
+    returned = [a.name for ret in ir.walk(fn.body) if isinstance(ret, ir.Return)
+                for a in ir.atoms_in(ret.value)]
+    return ir.closure(returned, deps)

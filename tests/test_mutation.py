@@ -9,10 +9,8 @@ A generated family runs random sequences of writes into a fresh array.
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import itertools
-import sys
 import uuid
 
 import numpy as np
@@ -719,14 +717,9 @@ def _program(seed):
 
 
 def _load(tmp_path, text):
-    name = f"mutation_family_{next(_counter)}_{uuid.uuid4().hex[:8]}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    from test_robustness import load_module
+
+    return load_module(tmp_path, text, f"mutation_family_{next(_counter)}_{uuid.uuid4().hex[:8]}")
 
 
 @pytest.mark.parametrize("seed", range(40))
