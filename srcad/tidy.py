@@ -641,7 +641,7 @@ def _inline_temps(fdef, temps):
             reads = set(_loads(stmt.value))
             # a value that can act (``dL.pop()``) or fail moves only into the next statement,
             # and never where it might not be evaluated (a branch of ``a if c else b``)
-            acts = not _safe(stmt.value)
+            acts = _acts(stmt.value)
             for j in range(i, len(block)):
                 later = block[j]
                 if id(later) in done or acts and j > i:
@@ -658,6 +658,21 @@ def _inline_temps(fdef, temps):
                 if name in _loads(later) or set(_stores(later)) & (reads | {name}):
                     break
     return changed
+
+
+def _acts(node):
+    """Can evaluating ``node`` change something (``dL.pop()``, a call srcad does not know to be
+    pure)? Arithmetic and subscripts may fail but change nothing."""
+    for sub in _walk(node):
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            numpy = (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                     and func.value.id in ("np", "math"))
+            if not (numpy or isinstance(func, ast.Name) and func.id in _PURE_HELPERS):
+                return True
+        if isinstance(sub, (ast.Await, ast.Yield, ast.NamedExpr)):
+            return True
+    return False
 
 
 def _conditional_use(node, name):
