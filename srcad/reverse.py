@@ -579,7 +579,8 @@ class Reverse(Sweep):
         kind = self.an.kind(obj)
         for v in ir.atoms_in(index):
             self.ref(v.name, frame)
-        if kind == SEQ:
+        if kind == SEQ or isinstance(index, ir.Const) and isinstance(index.value, str):
+            # a container (a string key: a dict, whatever the analysis knew of it)
             self.ensure_live(obj.name, code, frame)
             dobj = self.g(obj.name)
             elem = self.an.elems.get(obj.name, ANY)

@@ -207,8 +207,8 @@ def scatter(value, like, index):
 
 def cleared(value, index):
     """The gradient flowing past ``y[index] = v`` to the old ``y``: ``value``, ``index`` zeroed."""
-    if isinstance(value, (list, tuple)):
-        out = list(value)
+    if isinstance(value, (list, tuple, dict)):
+        out = dict(value) if isinstance(value, dict) else list(value)
         out[index] = zeros_like(out[index])
         return out
     out = np.array(value, dtype=float, copy=True)

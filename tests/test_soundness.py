@@ -288,3 +288,27 @@ def test_forward_zero_of_a_constant_array_has_its_shape():
     assert tangent == pytest.approx(np.sum(srcad.grad(joined_with_a_constant)(x)))
     _, tangent = srcad.jvp(constant_output, (x,), (np.ones_like(x),))
     assert np.shape(tangent) == CONST.shape and not np.any(tangent)
+
+
+# ---------------------------------------------------------------- a dict through a derivative
+
+
+def dict_loss(d):
+    return np.sum(np.sin(d["a"])) + np.sum(np.cos(d["b"]))
+
+
+D_DICT_LOSS = srcad.grad(dict_loss)
+
+
+def uses_a_dict_gradient(d):
+    g = D_DICT_LOSS(d)
+    return np.sum(g["a"]) + np.sum(np.sin(g["b"]))
+
+
+def test_a_derivative_returning_a_dict_differentiated_again():
+    d = {"a": np.array([0.3, -0.2]), "b": np.array([0.7, 0.1, 1.2])}
+    got = srcad.grad(uses_a_dict_gradient)(d)
+    for key in d:
+        def along(v, key=key):
+            return uses_a_dict_gradient({**d, key: v})
+        np.testing.assert_allclose(got[key], numerical_grad(along, (d[key],)), rtol=1e-6)
