@@ -23,9 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import calls, ir, shapes, templates
+from . import calls, ir, shapes, soundness, templates
 from .analyse import ANY, ARRAY, SCALAR, SEQ, Analysis, kind_of_value
-from .errors import MissingRuleError
 from .rules import registry
 
 
@@ -549,28 +548,7 @@ class Reverse(Sweep):
         return shape
 
     def missing_rule(self, stmt, prim):
-        src = self.fn.source
-        name = prim.spelling or getattr(prim.fn, "__name__", repr(prim.fn))
-        if isinstance(prim.fn, ir.Method):
-            name = f".{prim.fn.name}()"
-        if prim.fn == ir.Method("format"):
-            return MissingRuleError(
-                "a value turned into a string (an f-string or str.format) cannot carry a "
-                "gradient back", filename=src.filename if src else None, lineno=stmt.line,
-                construct=src.line_text(stmt.line) if src else None,
-                hint="compute with the number itself; a string is fine for messages")
-        opaque = calls.opaque(prim.fn, name)
-        if opaque is not None:
-            return MissingRuleError(
-                opaque[0], filename=src.filename if src else None, lineno=stmt.line,
-                construct=src.line_text(stmt.line) if src else None, hint=opaque[1])
-        return MissingRuleError(
-            f"no derivative rule for {name}",
-            filename=src.filename if src else None, lineno=stmt.line,
-            construct=src.line_text(stmt.line) if src else None,
-            hint=f"give {name} a rule with @srcad.extend.defvjp, or wrap the value in "
-            "srcad.stop_gradient(...) if no gradient should flow through it",
-        )
+        return soundness.missing_rule(self.fn.source, stmt, prim)
 
     def getitem(self, stmt, gname, code, frame):
         obj, index = stmt.value.args

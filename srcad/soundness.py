@@ -68,7 +68,7 @@ class Check:
         varied = [a for a in prim.operands() if a.name in self.an.varied]
         if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE or fn is ir.ASSERT:
             return
-        if not varied and not _writes_out(prim):
+        if not varied and not _given(prim.kwargs.get("out")):
             return
         matters = self.matters(stmt, prim, varied)
         if isinstance(fn, ir.BoolOp):
@@ -107,13 +107,7 @@ class Check:
                              f"(srcad's rules take {_forms(fn)})",
                              "write the call in one of those forms; for out= assign the "
                              "result instead")
-        helper = getattr(fn, "__module__", None) == "srcad.numpy_helpers"  # a gradient helper
-        opaque = None if helper else calls.opaque(fn, _name(prim))
-        if opaque is not None:
-            raise self.error(stmt, *opaque)
-        raise self.error(stmt, f"no derivative rule for {_name(prim)}",
-                         f"give {_name(prim)} a rule with @srcad.extend.defvjp, or wrap the "
-                         "value in srcad.stop_gradient(...) if no gradient should flow")
+        raise missing_rule(self.fn.source, stmt, prim)
 
     def index(self, stmt, obj, index, matters):
         """A list or an array refuses a float index (a value used as one is an integer, with
@@ -128,18 +122,17 @@ class Check:
                              "np.column_stack([a, b]); otherwise index with integers")
 
     def rule_call(self, stmt, prim, rule, bound, matters):
-        out = bound.get("out")
-        if out is not None and not (isinstance(out, ir.Const) and out.value is None):
+        if _given(bound.get("out")):
             raise self.error(stmt, f"{_name(prim)}(..., out=...) writes into an array srcad "
                              "would not see change", "assign the result: y = f(...) "
                              "(or y[...] = f(...) to fill an existing array)")
         if not matters:
             return
-        zero = set(rule.templates) | set(rule.shape_only) | set(getattr(rule, "zero", ()))
+        zero = set(rule.templates) | set(rule.shape_only) | set(rule.zero)
         for param, atom in bound.items():
             if param in zero or param in DISCRETE:
                 continue
-            if any(a.name in self.an.varied for a in _atoms_deep(atom)):
+            if any(self.varied(a) for a in ir.atoms_in(atom)):
                 raise self.error(stmt, f"no derivative of {_name(prim)} with respect to "
                                  f"its argument '{param}'",
                                  f"pass a constant as '{param}', or give the function a rule "
@@ -151,42 +144,48 @@ class Check:
         """Can this operation's result or effect reach the output?"""
         if self.reaches(stmt):
             return True
-        if stmt_target(stmt) is None or getattr(stmt, "effect", False):
+        if stmt.target is None or getattr(stmt, "effect", False):
             return True  # an effect on something
         return any(self.an.kind(a) not in (SCALAR, OTHER) for a in varied) and \
             not registry.is_pure(prim)
 
     def reaches(self, stmt):
-        target = stmt_target(stmt)
-        return target is not None and target in self.reaching
+        return stmt.target is not None and stmt.target in self.reaching
 
     def error(self, stmt, what, hint):
-        src = self.fn.source
-        line = getattr(stmt, "line", None)
-        return MissingRuleError(what, filename=src.filename if src else None, lineno=line,
-                                construct=src.line_text(line) if src and line else None,
-                                hint=hint)
+        return _error(self.fn.source, stmt, what, hint)
 
 
-def stmt_target(stmt):
-    if isinstance(stmt, ir.Loop):
-        return stmt.target
-    return getattr(stmt, "target", None)
+def missing_rule(src, stmt, prim):
+    """The error for a call with neither a rule nor source srcad can read (the sweeps use
+    it too, for what reaches them)."""
+    name = _name(prim)
+    if prim.fn == ir.Method("format"):
+        return _error(src, stmt, "a value turned into a string (an f-string or str.format) "
+                      "cannot carry a gradient back",
+                      "compute with the number itself; a string is fine for messages")
+    helper = getattr(prim.fn, "__module__", None) == "srcad.numpy_helpers"  # grad_* helpers
+    opaque = None if helper else calls.opaque(prim.fn, name)
+    if opaque is not None:
+        return _error(src, stmt, *opaque)
+    return _error(src, stmt, f"no derivative rule for {name}",
+                  f"give {name} a rule with @srcad.extend.defvjp, or wrap the value in "
+                  "srcad.stop_gradient(...) if no gradient should flow through it")
 
 
-def _writes_out(prim):
-    out = prim.kwargs.get("out")
-    return out is not None and not (isinstance(out, ir.Const) and out.value is None)
+def _error(src, stmt, what, hint):
+    line = getattr(stmt, "line", None)
+    return MissingRuleError(what, filename=src.filename if src else None, lineno=line,
+                            construct=src.line_text(line) if src and line else None, hint=hint)
 
 
-def _atoms_deep(atom):
-    return list(ir.atoms_in(atom))
+def _given(atom):
+    """Is this optional argument (``out=``) passed, not absent or ``None``?"""
+    return atom is not None and not (isinstance(atom, ir.Const) and atom.value is None)
 
 
 def _name(prim):
-    if isinstance(prim.fn, ir.Method):
-        return f".{prim.fn.name}"
-    if isinstance(prim.fn, ir.Attr):
+    if isinstance(prim.fn, (ir.Method, ir.Attr)):
         return f".{prim.fn.name}"
     return prim.spelling or getattr(prim.fn, "__name__", repr(prim.fn))
 

@@ -520,6 +520,14 @@ _PURE_HELPERS = {"unbroadcast", "broadcast_as", "zeros_like", "add", "fill", "to
                  "expand", "scatter", "cleared", "like", "sign"}
 
 
+def _pure_call(call, libraries):
+    """A call of ``np.f``/``math.f`` (those of ``libraries``) or of a pure srcad helper."""
+    func = call.func
+    library = (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+               and func.value.id in libraries)
+    return library or isinstance(func, ast.Name) and func.id in _PURE_HELPERS
+
+
 def _safe(node):
     for sub in _walk(node):
         if isinstance(sub, ast.BinOp) and not isinstance(sub.op, _SAFE_BINOPS):
@@ -528,12 +536,8 @@ def _safe(node):
             sub.right
         ):
             return False
-        if isinstance(sub, ast.Call):
-            func = sub.func
-            numpy = (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                     and func.value.id == "np")
-            if not (numpy or isinstance(func, ast.Name) and func.id in _PURE_HELPERS):
-                return False
+        if isinstance(sub, ast.Call) and not _pure_call(sub, ("np",)):  # math.log(0) fails
+            return False
         if isinstance(sub, (ast.Subscript, ast.Await, ast.Yield, ast.NamedExpr)):
             return False
     return True
@@ -664,12 +668,8 @@ def _acts(node):
     """Can evaluating ``node`` change something (``dL.pop()``, a call srcad does not know to be
     pure)? Arithmetic and subscripts may fail but change nothing."""
     for sub in _walk(node):
-        if isinstance(sub, ast.Call):
-            func = sub.func
-            numpy = (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                     and func.value.id in ("np", "math"))
-            if not (numpy or isinstance(func, ast.Name) and func.id in _PURE_HELPERS):
-                return True
+        if isinstance(sub, ast.Call) and not _pure_call(sub, ("np", "math")):
+            return True
         if isinstance(sub, (ast.Await, ast.Yield, ast.NamedExpr)):
             return True
     return False
