@@ -331,7 +331,9 @@ class Transformed:
             by_rank = _ByRank(self, types, offset)
             self._cache[types] = by_rank.call
         inner = getattr(fn, "__srcad_unguarded__", None)
-        by_rank.fns[tuple((a.ndim, a.dtype.kind) for a in arrays)] = (
+        if any(a.dtype.char != "d" for a in arrays):
+            inner = None  # float32, say: the guarded function casts the gradients to it
+        by_rank.fns[tuple((a.ndim, a.dtype.char) for a in arrays)] = (
             (inner, True) if inner is not None else (fn, False))
 
     def _bind(self, args, kwargs):
@@ -372,7 +374,8 @@ class Transformed:
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
                 if _has_array_wrt(values, self._wrt):
-                    fn = _guard_dtypes(fn, self._f, self._positions(), self._mode)
+                    fn = _guard_dtypes(fn, self._f, self._positions(), self._mode,
+                                       self._single)
                 fn.__srcad_reads__ = tuple(reads.values())
                 self._cache[key] = fn
                 self._add_reads(fn.__srcad_reads__)
@@ -412,7 +415,7 @@ class _Ranks(tuple):
 
 class _ByRank:
     """The cache entry for one tuple of argument types that includes arrays: the generated
-    function for each tuple of the arrays' ranks and dtype kinds, looked up on every call.
+    function for each tuple of the arrays' ranks and dtypes, looked up on every call.
     A call with other ranks or kinds, or not positional, takes the full path, which makes
     the code for new ranks and refuses an integer array given for a ``wrt`` parameter; a
     kind seen before skips that check here. ``call`` is the entry itself: a plain function
@@ -420,8 +423,8 @@ class _ByRank:
 
     def __init__(self, owner, types, offset=0):
         positions = [i for i, t in enumerate(types) if t is np.ndarray and i >= offset]
-        self.fns = {}  # ((ndim, dtype kind), ...) -> (function, copy read-only views)
-        key = "".join(f"(args[{i}].ndim, args[{i}].dtype.kind), " for i in positions)
+        self.fns = {}  # ((ndim, dtype char), ...) -> (function, copy read-only views)
+        key = "".join(f"(args[{i}].ndim, args[{i}].dtype.char), " for i in positions)
         text = ("def call(*args, **kwargs):\n"
                 "    if not kwargs:\n"
                 f"        entry = fns.get(({key}))\n"
@@ -554,6 +557,20 @@ def _dtype_hint(name, dtype):
             "numbers")
 
 
+def _cast_grads(result, casts, mode, single):
+    """``result`` with the gradient of the ``k``-th ``wrt`` parameter cast to ``casts[k]``."""
+    if mode == "value_and_grad":
+        return result[0], _cast_grads(result[1], casts, "grad", single)
+    grads = [result] if single else list(result)
+    for k, dtype in casts.items():
+        g = grads[k]
+        if isinstance(g, np.ndarray):
+            grads[k] = g.astype(dtype, copy=False)
+        elif isinstance(g, (float, np.floating)):
+            grads[k] = dtype.type(g)
+    return grads[0] if single else tuple(grads)
+
+
 def _writable(result):
     """Gradients the user may change in place: a broadcast view (the gradient of np.sum, say)
     is copied; anything else is returned as it is."""
@@ -570,21 +587,33 @@ def _writable(result):
 
 
 def _has_array_wrt(values, wrt):
-    return any(isinstance(values.get(w), np.ndarray) for w in wrt)
+    return any(isinstance(values.get(w), np.ndarray) or
+               isinstance(values.get(w), np.floating) and values[w].dtype.char != "d"
+               for w in wrt)
 
 
-def _guard_dtypes(fn, f, positions, mode):
-    """Re-check array dtypes on every call (the cache key holds only the types)."""
+def _guard_dtypes(fn, f, positions, mode, single):
+    """Re-check array dtypes on every call (the cache key holds only the types), and give
+    each gradient its argument's floating dtype (a float32 argument gets a float32 gradient,
+    as in JAX and autograd; the code computes in float64)."""
     offset = 1 if mode == "vjp" else 0
     params = list(inspect.signature(f).parameters)
 
     def guarded(*args, **kwargs):
-        for p in positions:
+        casts = None
+        for k, p in enumerate(positions):
             if p + offset < len(args):
                 a = args[p + offset]
-                if isinstance(a, np.ndarray) and a.dtype.kind != "f":
-                    _check_wrt_value(f, params[p], a)
-        return _writable(fn(*args, **kwargs))
+                if isinstance(a, (np.ndarray, np.floating)):
+                    if a.dtype.kind != "f":
+                        _check_wrt_value(f, params[p], a)
+                    elif a.dtype.char != "d":
+                        casts = (casts or {})
+                        casts[k] = a.dtype
+        result = fn(*args, **kwargs)
+        if casts:
+            result = _cast_grads(result, casts, mode, single)
+        return _writable(result)
 
     guarded.__srcad_source__ = fn.__srcad_source__
     guarded.__srcad_raw__ = fn.__srcad_raw__

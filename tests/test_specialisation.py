@@ -508,3 +508,44 @@ def test_a_global_rebound_on_every_call_stays_cheap(monkeypatch):
         globals()["C"] = float(step) + 0.5
         assert g(2.0) == float(step) + 0.5
     assert len(made) == 1
+
+
+# ---------------------------------------------------------------- dtypes of the gradients
+
+def _dtype_cases():
+    def f_sin(x):
+        return np.sum(np.sin(x.astype("float64")))
+
+    def f_two(x, y):
+        return np.sum(np.sin(x) * y)
+
+    def f_matrix(x):
+        return np.sum(x @ x.T)
+
+    return [(f_sin, ()), (f_two, (2.5,)), (f_matrix, ())]
+
+
+@pytest.mark.parametrize("case", range(3))
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
+@pytest.mark.parametrize("entry", ["grad", "value_and_grad", "vjp"])
+def test_a_gradient_has_its_arguments_dtype(case, dtype, entry):
+    """A float32 argument gets a float32 gradient (as in autograd and JAX), whichever
+    dtype came first to the cache; the numbers are those of float64 arithmetic, rounded."""
+    autograd = pytest.importorskip("autograd")
+    f, rest = _dtype_cases()[case]
+    shape = (2, 3) if f.__name__ == "f_matrix" else (3,)
+    x64 = np.linspace(-0.7, 0.9, int(np.prod(shape))).reshape(shape)
+    x = x64.astype(dtype)
+    expected = autograd.grad(f)(x, *rest)
+    made = getattr(srcad, "grad" if entry == "vjp" else entry)(f)
+    for arg in (x64, x, x64, x):  # each dtype after the other: no entry answers for another
+        if entry == "vjp":
+            g = srcad.vjp(f, arg, *rest)[1](1.0)[0]
+        else:
+            g = made(arg, *rest)
+            g = g[1] if entry == "value_and_grad" else g
+        assert g.dtype == arg.dtype == np.asarray(autograd.grad(f)(arg, *rest)).dtype
+        numerical = numerical_grad(f, (arg.astype(float),) + rest)
+        tol = 1e-6 if arg.dtype == np.float64 else 5e-2 if dtype == np.float16 else 1e-4
+        np.testing.assert_allclose(g, numerical, rtol=tol, atol=tol)
+    assert expected.dtype == dtype
