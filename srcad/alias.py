@@ -28,8 +28,8 @@ import operator
 import numpy as np
 
 from . import ir
-from .analyse import ANY, ARRAY, OTHER, SCALAR, SEQ
 from .errors import MutationError
+from .kinds import ANY, ARRAY, OTHER, SCALAR, SEQ
 from .rules import registry
 
 #: methods that change their object: the hint for each (None: differentiated on local lists)

@@ -10,53 +10,16 @@ value. Only active values get gradient code.
 from __future__ import annotations
 
 import math
-import numbers
 import operator
 
 import numpy as np
 
-from . import ir
+from . import functions, ir
+from .kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, join, kind_of_value
 from .rules import registry
-
-SCALAR, ARRAY, SEQ, OTHER, ANY = "scalar", "array", "seq", "other", "any"
-
-
-def kind_of_value(value):
-    if isinstance(value, bool):
-        return SCALAR
-    if isinstance(value, (complex, np.complexfloating)):
-        return ANY  # not differentiated: grad's output check refuses it
-    if isinstance(value, (numbers.Number, np.number)):
-        return SCALAR
-    if isinstance(value, np.ndarray):
-        return ARRAY
-    if isinstance(value, (list, tuple, dict)):
-        return SEQ
-    if value is None or isinstance(value, (str, range, type)) or callable(value):
-        return OTHER
-    return ANY
-
-
-#: the rank of an array no single number describes (ranks that differ meet, or an operation
-#: whose result's rank srcad does not work out)
-MIXED = -1
 
 #: the rank of ``a @ b`` from the ranks of ``a`` and ``b``
 _MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
-
-
-def rank_of_value(value):
-    """The number of axes of an array argument (the code is specialised on it), else None."""
-    return value.ndim if type(value) is np.ndarray else None  # np.matrix indexes otherwise
-
-
-def join(kinds):
-    kinds = {k for k in kinds if k is not None}  # None: not known yet (recursion)
-    if not kinds:
-        return None
-    if len(kinds) == 1:
-        return kinds.pop()
-    return ANY
 
 
 _BOOLEAN = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
@@ -65,19 +28,13 @@ _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.p
           operator.mod, operator.floordiv, operator.neg, operator.pos, operator.matmul}
 
 
-def item_kinds(value):
-    """Kinds of a container's items, by key or index (for ``params["W"]``, ``pair[0]``)."""
-    if isinstance(value, dict):
-        return {k: kind_of_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return dict(enumerate(kind_of_value(v) for v in value))
-    return None
-
-
 class Analysis:
     def __init__(self, fn: ir.Function, param_kinds: dict, wrt, param_items=None,
-                 param_ranks=None):
+                 param_ranks=None, callees=None):
         self.fn = fn
+        # the user functions this one calls (a srcad.calls.Callees, handed down by the
+        # pipeline); None: a call of one has a result of kind ANY
+        self.callees = callees
         # array name -> its number of axes (MIXED: not one known number); from the array
         # arguments' ranks, which the code is specialised on
         self.ranks = {p: r for p, r in (param_ranks or {}).items() if r is not None}
@@ -325,16 +282,14 @@ class Analysis:
         if fn is sum and kinds and kinds[0] == SEQ and isinstance(prim.args[0], ir.Var):
             elem = self.elems.get(prim.args[0].name, ANY)
             return elem if elem in (SCALAR, ARRAY) else ANY
-        from . import calls
-
-        if calls.is_user_function(fn):
+        if self.callees is not None and functions.is_user_function(fn):
             try:
-                arguments, _, arity = calls.bind(fn, prim.args, prim.kwargs)
+                arguments, _, arity = functions.bind(fn, prim.args, prim.kwargs)
             except TypeError:
                 return ANY
             arg_kinds = {p: self.kind(a) if isinstance(a, (ir.Var, ir.Const)) else
                          kind_of_value(a) for p, a in arguments.items()}
-            return calls.result_kind(fn, arg_kinds, arity)
+            return self.callees.result_kind(fn, arg_kinds, arity)
         return ANY
 
     def _reduction_kind(self, bound):

@@ -17,10 +17,10 @@ import weakref
 
 import numpy as np
 
-from . import calls, dispatch, env, ir, pipeline
+from . import dispatch, env, functions, ir, pipeline
 from . import source as source_module
-from .analyse import item_kinds, kind_of_value
 from .errors import SourceUnavailableError, SrcadError, WrtError
+from .kinds import item_kinds, kind_of_value
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "ssa", "clear_cache"]
 
@@ -101,7 +101,7 @@ def _check_companion(value, companion, what):
                          f"{np.shape(value)}", hint="give one shaped like the value")
 
 
-_jvp_cache = calls.ByFunction()
+_jvp_cache = functions.ByFunction()
 
 
 def _jvp_function(f, names, primals):
@@ -163,7 +163,7 @@ def ssa(f):
 
 
 _ALL = weakref.WeakSet()  # every live transformed function, for clear_cache
-_transforms = calls.ByFunction()  # (f, wrt, single, mode) -> its Transformed
+_transforms = functions.ByFunction()  # (f, wrt, single, mode) -> its Transformed
 
 
 def _transform(f, wrt, mode):
@@ -188,8 +188,6 @@ MAX_SPECIALISATIONS = 64  # per function; past that the cache starts again
 def clear_cache():
     """Forget every generated function (they are made again on the next call): gradients,
     forward-mode functions and the split parts of called helpers."""
-    from . import forward
-
     with pipeline.LOCK:
         for t in list(_ALL):
             t._cache.clear()
@@ -198,8 +196,7 @@ def clear_cache():
                 dispatch.reset(t._function)
         _jvp_cache.clear()
         _transforms.clear()
-        calls.clear()
-        forward._jvp_cells.clear()
+        pipeline.CALLEES.clear()
     gc.collect()  # generated code in reference cycles (recursive helpers): and its lines
 
 
@@ -273,6 +270,15 @@ class Transformed:
         if fast:
             return self._function(*args, **kwargs)
         return self._slow_call(args, kwargs)
+
+    def split_call(self, wrt, args, kwargs):
+        """The forward/backward pair of the code this derivative runs for these arguments,
+        differentiated with respect to its parameters ``wrt``: how a call of it inside
+        differentiated code is differentiated (``srcad.runtime.derivative_fwd``)."""
+        bound = self._bind(args, kwargs)
+        self._check_env()  # a name f's code read is bound to something else: made again
+        code = self._specialise(bound).__srcad_raw__
+        return pipeline.CALLEES.split_call(code, wrt, args, kwargs)
 
     def _check_env(self):
         with self._lock:

@@ -11,20 +11,22 @@ backward sweep reads; ``helper_bwd`` unpacks them and runs the backward sweep. E
 transformed once per (activity of its arguments, kinds of its arguments) and cached, so the
 generated code of a call stays one line each way, recursion included: a recursive call finds
 the pair being made and binds to it through closure cells filled in when it is ready.
+
+The pairs are made by the pipeline, which sits above this module: it hands its stages down as
+a :class:`Callees` (``pipeline.CALLEES``), which the analysis and the sweeps reach through
+``Analysis.callees``; nothing here imports the pipeline.
 """
 
 from __future__ import annotations
 
-import inspect
 import threading
 import types
-import weakref
 from dataclasses import dataclass
 
-import numpy as np
-
-from . import env, runtime
-from .analyse import ANY
+from . import env
+from .analyse import Analysis
+from .functions import ByFunction, bind
+from .kinds import ANY, kind_of_value
 
 
 @dataclass
@@ -39,301 +41,109 @@ class Split:
     defaults: tuple = (None, None)  # the callee's __defaults__, __kwdefaults__ (fwd has them)
 
 
-class ByFunction:
-    """A cache keyed by ``(function, ...)`` whose entries live *on the function* (in its
-    ``__dict__``, under a name private to this cache), so they go when the function goes.
+class Callees:
+    """The user functions a program calls, made on demand with the stages handed in:
+    ``to_ssa(fn, arity=...)`` gives a callee's IR, ``make_split(fn, wrt, kinds, entry, arity)``
+    fills a :class:`Split`, ``make_tangent(fn, wrt, kinds, arity)`` compiles its forward mode.
+    Everything made is cached on the callee (see :class:`srcad.functions.ByFunction`) and
+    made again when a name it read means something else (:mod:`srcad.env`)."""
 
-    A weak-keyed dict would not do: an entry's value is generated code whose globals are the
-    function's module, which holds the function, so the entry would keep its own key alive
-    (finding 19). Stored on the function, the entry is part of that cycle and is collected
-    with it. A callable whose attributes cannot be set (a builtin, a bound method) is never
-    cached. ``_holders`` (weak) finds the entries again for ``clear`` and ``values``.
-    """
+    def __init__(self, to_ssa, make_split, make_tangent):
+        self._to_ssa = to_ssa
+        self._make_split = make_split
+        self._make_tangent = make_tangent
+        self._splits = ByFunction()
+        self._kinds = ByFunction()
+        self._tangents = ByFunction()
+        self._in_progress = set()
+        self._lock = threading.RLock()
 
-    _count = 0
-
-    def __init__(self):
-        ByFunction._count += 1
-        self._attr = f"__srcad_cache_{ByFunction._count}__"
-        self._holders = weakref.WeakSet()
-
-    def _entries(self, fn, create=False):
-        try:
-            held = fn.__dict__.get(self._attr)
-        except AttributeError:
-            return None
-        # functools.wraps copies __dict__: a wrapper would carry the entries of the function
-        # it wraps, so each holds a weak reference to its owner and answers only to it
-        if held is not None and held[0]() is fn:
-            return held[1]
-        if not create:
-            return None
-        try:
-            held = fn.__dict__[self._attr] = (weakref.ref(fn), {})
-            self._holders.add(fn)
-        except TypeError:  # not weakly referable: never cached
-            fn.__dict__.pop(self._attr, None)
-            return None
-        return held[1]
-
-    def get(self, key, default=None):
-        entries = self._entries(key[0])
-        if not entries:
-            return default
-        try:
-            return entries.get(key[1:], default)
-        except TypeError:  # an unhashable part of the key: never cached
-            return default
-
-    def __contains__(self, key):
-        return self.get(key, _MISSING) is not _MISSING
-
-    def __getitem__(self, key):
-        value = self.get(key, _MISSING)
-        if value is _MISSING:
-            raise KeyError(key)
-        return value
-
-    def __setitem__(self, key, value):
-        entries = self._entries(key[0], create=True)
-        if entries is not None:
+    def split(self, fn, wrt, kinds, arity=None):
+        """The (possibly still being made) forward/backward pair of ``fn`` (for a call filling
+        its ``*args``/``**kwargs`` as ``arity`` says)."""
+        key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity)
+        with self._lock:
+            entry = self._splits.get(key)
+            if entry is not None and (env.stale(entry.reads) or entry.defaults[0] is not
+                                      fn.__defaults__ or entry.defaults[1] is not
+                                      fn.__kwdefaults__):
+                entry = None  # made for what a name (or a default) meant before: made again
+            if entry is not None:
+                env.record_all(entry.reads)  # the caller depends on them too
+                return entry
+            entry = Split(types.CellType(), types.CellType(), ANY, name=fn.__name__,
+                          defaults=(fn.__defaults__, fn.__kwdefaults__))
+            self._splits[key] = entry
             try:
-                entries[key[1:]] = value
-            except TypeError:
-                pass
+                with env.collecting() as reads:
+                    self._make_split(fn, wrt, kinds, entry, arity)
+            except BaseException:
+                del self._splits[key]
+                raise
+            entry.reads = tuple(reads.values())
+            return entry
 
-    def __delitem__(self, key):
-        entries = self._entries(key[0])
-        if entries:
-            entries.pop(key[1:], None)
+    def split_call(self, code, wrt, args, kwargs):
+        """The pair for a call ``code(*args, **kwargs)`` of generated code (a derivative srcad
+        made, called inside differentiated code), specialised on the arguments' kinds."""
+        arguments, _, _ = bind(code, args, kwargs)
+        return self.split(code, list(wrt), {p: kind_of_value(v) for p, v in arguments.items()})
+
+    def tangent(self, fn, wrt, kinds, arity=None):
+        """A cell holding the forward-mode function of ``fn`` (filled after it is compiled)."""
+        key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity)
+        known = self._tangents.get(key)
+        if known is not None and not env.stale(known[1]):
+            env.record_all(known[1])  # the caller depends on them too
+            return known[0]
+        cell = types.CellType()
+        self._tangents[key] = (cell, ())  # a recursive call finds it
+        try:
+            with env.collecting() as reads:
+                compiled = self._make_tangent(fn, wrt, kinds, arity)
+        except BaseException:
+            del self._tangents[key]
+            raise
+        cell.cell_contents = compiled
+        self._tangents[key] = (cell, tuple(reads.values()))
+        return cell
+
+    def result_kind(self, fn, kinds, arity=None):
+        """The kind of ``fn``'s result for arguments of these kinds.
+
+        ``None`` while that is being worked out (a recursive call): the caller's join ignores
+        it, which is the optimistic start of a fixed point; a second pass confirms the answer
+        or falls back to ANY.
+        """
+        key = (fn, tuple(sorted(kinds.items())), arity)
+        known = self._kinds.get(key)
+        if known is not None and not env.stale(known[1]):
+            env.record_all(known[1])
+            return known[0]
+        if key in self._in_progress:
+            return self._kinds.get(key + ("guess",))
+        self._in_progress.add(key)
+        try:
+            with env.collecting() as reads:
+                ir_fn, _ = self._to_ssa(fn, arity=arity)
+                first = _result(Analysis(ir_fn, kinds, (), callees=self))
+                self._kinds[key + ("guess",)] = first
+                second = _result(Analysis(ir_fn, kinds, (), callees=self))
+            kind = first if first == second else ANY
+        except Exception:
+            kind = ANY
+        finally:
+            self._in_progress.discard(key)
+        self._kinds[key] = (kind, tuple(reads.values()))
+        return kind
 
     def clear(self):
-        for fn in list(self._holders):
-            fn.__dict__.pop(self._attr, None)
-        self._holders = weakref.WeakSet()
-
-    def values(self):
-        return [v for fn in list(self._holders) for v in (self._entries(fn) or {}).values()]
-
-
-_MISSING = object()
-_cache = ByFunction()
-_lock = threading.RLock()
-
-
-def is_user_function(fn):
-    """A plain Python function srcad can read and differentiate (not a rule, not a builtin)."""
-    if not inspect.isfunction(fn) or getattr(fn, "__srcad__", None) is not None:
-        return False  # a derivative srcad made: see is_derivative
-    return _home(fn) not in ("srcad", "numpy", "math")
-
-
-def _home(fn):
-    """The package whose code ``fn`` runs: by its globals (functools.wraps copies
-    ``__module__``, so ``srcad.hessian(f)`` claims to live in ``f``'s module)."""
-    module = getattr(fn, "__globals__", {}).get("__name__") or getattr(fn, "__module__", "")
-    return str(module or "").split(".")[0]
-
-
-@dataclass(frozen=True)
-class Arity:
-    """How one call fills a callee's ``*args`` and ``**kwargs``: the callee is differentiated
-    for that many items and those keys, each item a parameter of its own (named ``args_0``,
-    ``kwargs_scale``: ``items`` and ``keys`` hold the names, ``keys`` as (key, name) pairs)."""
-
-    star: str | None
-    items: tuple
-    kwstar: str | None
-    keys: tuple
-
-    @property
-    def names(self):
-        return self.items + tuple(name for _, name in self.keys)
-
-
-def bind(fn, args, kwargs):
-    """Bind a call of the user function ``fn`` to its parameters, as srcad differentiates it.
-
-    Returns ``(arguments, passed, arity)``: ``arguments`` maps each parameter to its atom
-    (defaults applied), with the items of ``*args`` and ``**kwargs`` as parameters of their
-    own (see :class:`Arity`; ``None`` when ``fn`` has neither); ``passed`` is the same for the
-    arguments the call gives. The signature is ``fn``'s own: ``__wrapped__`` is not followed
-    (a decorator's wrapper is called with its own parameters). Raises ``TypeError`` when the
-    call does not fit.
-    """
-    sig = inspect.signature(fn, follow_wrapped=False)
-    bound = sig.bind(*args, **kwargs)
-    given = set(bound.arguments)
-    bound.apply_defaults()
-    code = fn.__code__
-    taken = set(code.co_varnames + code.co_names + code.co_freevars + code.co_cellvars)
-    arguments, passed = {}, {}
-    star = kwstar = None
-    items, keys = [], []
-
-    def fresh(base):
-        while base in taken:
-            base += "_"
-        taken.add(base)
-        return base
-
-    for name, param in sig.parameters.items():
-        value = bound.arguments[name]
-        if param.kind is param.VAR_POSITIONAL:
-            star = name
-            for i, item in enumerate(value):
-                items.append(fresh(f"{name}_{i}"))
-                arguments[items[-1]] = passed[items[-1]] = item
-        elif param.kind is param.VAR_KEYWORD:
-            kwstar = name
-            for key, item in value.items():
-                keys.append((key, fresh(f"{name}_{key}")))
-                arguments[keys[-1][1]] = passed[keys[-1][1]] = item
-        else:
-            arguments[name] = value
-            if name in given:
-                passed[name] = value
-    arity = None
-    if star is not None or kwstar is not None:
-        arity = Arity(star, tuple(items), kwstar, tuple(keys))
-    return arguments, passed, arity
-
-
-def call_text(fn, name, passed, arity):
-    """The call of ``name`` (a part of ``fn`` made for ``arity``) with the ``passed`` atoms:
-    positional-only parameters by position, every other one by keyword (the parts take the
-    items of ``*args`` and ``**kwargs`` as keyword-only parameters)."""
-    sig = inspect.signature(fn, follow_wrapped=False)
-    parts = []
-    for p, atom in passed.items():
-        param = sig.parameters.get(p)
-        if param is not None and param.kind is param.POSITIONAL_ONLY:
-            parts.append(str(atom))
-        else:
-            parts.append(f"{p}={atom}")
-    return f"{name}({', '.join(parts)})"
-
-
-_LIBRARIES = ("numpy", "math", "scipy", "builtins")
-
-
-def is_derivative(fn):
-    """A derivative srcad made whose generated code srcad can differentiate in turn: made by
-    ``grad`` or ``value_and_grad`` (a ``vjp`` pullback is a closure of srcad's own)."""
-    made = getattr(fn, "__srcad__", None)
-    return made is not None and getattr(made, "_mode", None) in ("grad", "value_and_grad")
-
-
-def opaque(fn, name):
-    """(message, hint) for a callee srcad cannot see into and that has no rule: a derivative
-    srcad made, a callable object, a function without Python source. ``None`` otherwise."""
-    if is_derivative(fn):
-        return (f"{name} is a derivative made by srcad: srcad differentiates a call of it in "
-                "reverse mode (grad, value_and_grad, vjp), not in forward mode",
-                "use reverse mode, or take the forward-mode derivative of the function it "
-                "was made from")
-    if fn is runtime.derivative_fwd or fn is runtime.derivative_bwd:
-        return ("a call of a derivative srcad made, differentiated once already: srcad "
-                "does not differentiate it again",
-                "differentiate the derivative itself to the order you need: "
-                "srcad.grad(srcad.grad(f))")
-    if getattr(fn, "__srcad__", None) is not None or (callable(fn) and (
-            _home(fn) == "srcad" or (getattr(fn, "__module__", "") or "").startswith("srcad"))):
-        return (f"{name} is a function made by srcad (a pullback, a Jacobian, a Hessian, a "
-                "tape gradient): srcad does not differentiate through it inside other code",
-                "differentiate the function it was made from instead, e.g. "
-                "srcad.grad(srcad.grad(f)), or write the derivative you need as a function "
-                "of your own")
-    library = (getattr(fn, "__module__", "") or "").split(".")[0] in _LIBRARIES
-    if inspect.ismethod(fn) and inspect.isfunction(fn.__func__) and not library:
-        owner = type(fn.__self__).__name__
-        return (f"{name} is a method bound to an object: srcad differentiates functions, and "
-                "cannot see what the object holds",
-                f"call the function on the class with the object as first argument: "
-                f"{owner}.{fn.__func__.__name__}(obj, ...)")
-    if hasattr(fn, "__wrapped__") and not inspect.isfunction(fn) and not library:
-        return (f"{name} is a decorated function whose wrapper is not a Python function "
-                f"({type(fn).__name__}): srcad cannot see what it does",
-                "call the undecorated function, or write the decorator's wrapper as a def")
-    if not inspect.isroutine(fn) and callable(fn) and not isinstance(fn, (type, np.ufunc)):
-        return (f"{name} is a callable object ({type(fn).__name__}): srcad cannot see what "
-                "it computes",
-                f"call a plain function instead, e.g. its method: "
-                f"{type(fn).__name__}.__call__(obj, ...), or give it a rule with "
-                "@srcad.extend.defvjp")
-    return None
-
-
-def split(fn, wrt, kinds, arity=None):
-    """The (possibly still being made) forward/backward pair of ``fn`` (for a call filling its
-    ``*args``/``**kwargs`` as ``arity`` says)."""
-    key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity)
-    with _lock:
-        entry = _cache.get(key)
-        if entry is not None and (env.stale(entry.reads) or entry.defaults[0] is not
-                                  fn.__defaults__ or entry.defaults[1] is not fn.__kwdefaults__):
-            entry = None  # made for what a name (or a default) meant before: made again
-        if entry is not None:
-            env.record_all(entry.reads)  # the caller depends on them too
-            return entry
-        entry = Split(types.CellType(), types.CellType(), ANY, name=fn.__name__,
-                      defaults=(fn.__defaults__, fn.__kwdefaults__))
-        _cache[key] = entry
-        try:
-            from . import pipeline
-
-            with env.collecting() as reads:
-                pipeline.make_split(fn, wrt, kinds, entry, arity)
-        except BaseException:
-            del _cache[key]
-            raise
-        entry.reads = tuple(reads.values())
-        return entry
-
-
-_kinds = ByFunction()
-_in_progress = set()
-
-
-def result_kind(fn, kinds, arity=None):
-    """The kind of ``fn``'s result for arguments of these kinds.
-
-    ``None`` while that is being worked out (a recursive call): the caller's join ignores it,
-    which is the optimistic start of a fixed point; a second pass confirms the answer or
-    falls back to ANY.
-    """
-    key = (fn, tuple(sorted(kinds.items())), arity)
-    known = _kinds.get(key)
-    if known is not None and not env.stale(known[1]):
-        env.record_all(known[1])
-        return known[0]
-    if key in _in_progress:
-        return _kinds.get(key + ("guess",))
-    from .analyse import Analysis
-    from .pipeline import to_ssa
-
-    _in_progress.add(key)
-    try:
-        with env.collecting() as reads:
-            ir_fn, _ = to_ssa(fn, arity=arity)
-            first = _result(Analysis(ir_fn, kinds, ()))
-            _kinds[key + ("guess",)] = first
-            second = _result(Analysis(ir_fn, kinds, ()))
-        kind = first if first == second else ANY
-    except Exception:
-        kind = ANY
-    finally:
-        _in_progress.discard(key)
-    _kinds[key] = (kind, tuple(reads.values()))
-    return kind
+        with self._lock:
+            self._splits.clear()
+            self._kinds.clear()
+            self._tangents.clear()
 
 
 def _result(analysis):
     rets = [analysis.kind(r.value) for r in analysis.returns]
     return rets[0] if len(set(rets)) == 1 else ANY
-
-
-def clear():
-    with _lock:
-        _cache.clear()
-        _kinds.clear()

@@ -25,9 +25,9 @@ import types
 
 import numpy as np
 
-from . import calls, env, ir, numpy_helpers, runtime, templates
-from .analyse import ANY, ARRAY, SCALAR, kind_of_value
+from . import functions, ir, numpy_helpers, runtime, templates
 from .errors import MissingRuleError, UnsupportedSyntaxError
+from .kinds import ANY, ARRAY, SCALAR, kind_of_value
 from .reverse import Compound, Sweep, _parallel, _paren, _text
 from .rules import registry
 
@@ -236,7 +236,7 @@ class Forward(Sweep):
             return
         rule, bound = registry.find(fn, args, kwargs)
         if rule is None:
-            if calls.is_user_function(fn):
+            if functions.is_user_function(fn):
                 self.user_call(stmt, code)
                 return
             raise self.missing(stmt, value)
@@ -299,7 +299,7 @@ class Forward(Sweep):
     def user_call(self, stmt, code):
         prim = stmt.value
         try:
-            arguments, _, arity = calls.bind(prim.fn, prim.args, prim.kwargs)
+            arguments, _, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
         except TypeError as exc:
             src = self.fn.source
             raise UnsupportedSyntaxError(
@@ -311,12 +311,12 @@ class Forward(Sweep):
         kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
                  for p, a in arguments.items()}
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
-        cell = jvp_cell(prim.fn, wrt, kinds, arity)
+        cell = self.an.callees.tangent(prim.fn, wrt, kinds, arity)
         name = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)
         tangents = [self.t(arguments[p].name) for p in wrt]
         # the forward-mode function takes every parameter positionally, then the tangents; a
         # default that no literal spells (an array) is passed from a cell of its own
-        given = calls.bind(prim.fn, prim.args, prim.kwargs)[1]
+        given = functions.bind(prim.fn, prim.args, prim.kwargs)[1]
         args = [_text(a) if p in given or type(a) in (int, float, bool, type(None), str)
                 else self.bind_cell(f"{prim.fn.__name__}_{p}", types.CellType(a))
                 for p, a in arguments.items()] + tangents
@@ -326,7 +326,7 @@ class Forward(Sweep):
         src = self.fn.source
         name = prim.spelling or getattr(prim.fn, "__name__", repr(prim.fn))
         what = "forward-mode rule" if forward else "derivative rule"
-        opaque = calls.opaque(prim.fn, name)
+        opaque = functions.opaque(prim.fn, name)
         if opaque is not None and not forward:
             return MissingRuleError(
                 opaque[0], filename=src.filename if src else None, lineno=stmt.line,
@@ -338,29 +338,3 @@ class Forward(Sweep):
             "use reverse mode (srcad.vjp, jacobian(mode='rev'))" if forward else
             f"give {name} a rule with @srcad.extend.defvjp, or wrap the value in "
             "srcad.stop_gradient(...) if no gradient should flow through it")
-
-
-_jvp_cells = calls.ByFunction()
-
-
-def jvp_cell(fn, wrt, kinds, arity=None):
-    """A cell holding the forward-mode function of ``fn`` (filled after it is compiled)."""
-    key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity)
-    known = _jvp_cells.get(key)
-    if known is not None and not env.stale(known[1]):
-        env.record_all(known[1])  # the caller depends on them too
-        return known[0]
-    cell = types.CellType()
-    _jvp_cells[key] = (cell, ())  # a recursive call finds it
-    from . import pipeline
-
-    try:
-        with env.collecting() as reads:
-            compiled, _ = pipeline.tangent(fn, wrt, kinds, inner=True, arity=arity)
-    except BaseException:
-        del _jvp_cells[key]
-        raise
-    cell.cell_contents = compiled
-    _jvp_cells[key] = (cell, tuple(reads.values()))
-    return cell
-

@@ -442,7 +442,8 @@ def _tidy(text):
 def _activity(graph, fn, args, wrt, builder):
     """Mark which nodes are active (see srcad's analysis); leave None when it cannot tell."""
     try:
-        from .analyse import ANY, Analysis, kind_of_value
+        from .analyse import Analysis
+        from .kinds import ANY, kind_of_value
 
         kinds = {p: (kind_of_value(a) if args is not None else ANY)
                  for p, a in zip(fn.params, args if args is not None else fn.params)}

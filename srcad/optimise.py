@@ -13,7 +13,8 @@ import operator
 
 import numpy as np
 
-from . import ir
+from . import functions, ir
+from .rules import registry
 
 
 def dead_code(fn: ir.Function, keep_writes=False) -> ir.Function:
@@ -93,8 +94,6 @@ def _pure(value):
     """Whether dropping the computation of ``value`` is safe (no effect is lost)."""
     if not isinstance(value, ir.Prim):
         return True
-    from .rules import registry
-
     return registry.is_pure(value)
 
 
@@ -149,15 +148,13 @@ def _cse_key(prim):
 
 
 def _effect_free(stmts):
-    from . import calls
-
     for stmt in ir.walk(stmts):
         if isinstance(stmt, ir.Assign):
             if stmt.effect or stmt.target is None:
                 return False
             value = stmt.value
             if isinstance(value, ir.Prim) and (
-                isinstance(value.fn, ir.Method) or calls.is_user_function(value.fn)
+                isinstance(value.fn, ir.Method) or functions.is_user_function(value.fn)
                 or not _pure(value)
             ):
                 return False

@@ -24,10 +24,12 @@ import threading
 
 import gast
 
-from . import alias, emit, ir, optimise, soundness, source
-from .analyse import ARRAY, SCALAR, Analysis, item_kinds, kind_of_value, rank_of_value
+from . import alias, calls, emit, ir, optimise, soundness, source
+from .analyse import Analysis
 from .desugar import Desugar
 from .errors import SrcadError
+from .forward import Forward
+from .kinds import ARRAY, SCALAR, item_kinds, kind_of_value, rank_of_value
 from .lower import Lowerer
 from .naming import Namer
 from .reverse import Reverse
@@ -156,7 +158,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
             "inspect reports it, differs from the code srcad reads)",
             filename=fn.source.filename, lineno=fn.source.first_line,
             hint="give the function the parameters it is called with")
-    analysis = Analysis(fn, kinds, wrt, items, ranks)
+    analysis = Analysis(fn, kinds, wrt, items, ranks, callees=CALLEES)
     alias.check(fn, analysis)
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis)
@@ -198,10 +200,9 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None):
 @_serialised
 def tangent(func, wrt, kinds, items=None, inner=False, arity=None):
     """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``."""
-    from .forward import Forward
 
     fn, namer = to_ssa(func, arity=arity)
-    analysis = Analysis(fn, kinds, wrt, items)
+    analysis = Analysis(fn, kinds, wrt, items, callees=CALLEES)
     alias.check(fn, analysis)
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis, forward=True)
@@ -269,6 +270,14 @@ def make_split(func, wrt, kinds, entry, arity=None):
     entry.fwd.cell_contents = fwd
     entry.bwd.cell_contents = bwd
     entry.fwd_text, entry.bwd_text = fwd_text, bwd_text
+
+
+def _make_tangent(func, wrt, kinds, arity=None):
+    return tangent(func, wrt, kinds, inner=True, arity=arity)[0]
+
+
+#: the user functions programs call: split and compiled by this pipeline on demand
+CALLEES = calls.Callees(to_ssa, make_split, _make_tangent)
 
 
 def assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple=False):

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import calls, ir, shapes, soundness, templates
-from .analyse import ANY, ARRAY, SCALAR, SEQ, Analysis, kind_of_value
+from . import functions, ir, shapes, soundness, templates
+from .analyse import Analysis
+from .kinds import ANY, ARRAY, SCALAR, SEQ, kind_of_value
 from .rules import registry
 
 
@@ -379,10 +380,10 @@ class Reverse(Sweep):
         if rule is None:
             if registry.is_nondiff(fn):
                 return
-            if calls.is_user_function(fn):
+            if functions.is_user_function(fn):
                 self.user_call(stmt, gname, code, frame)
                 return
-            if calls.is_derivative(fn):
+            if functions.is_derivative(fn):
                 self.derivative_call(stmt, gname, code, frame)
                 return
             raise self.missing_rule(stmt, value)
@@ -435,7 +436,7 @@ class Reverse(Sweep):
         """``y = helper(...)``: call the callee's backward part with what its forward kept."""
         prim = stmt.value
         try:
-            arguments, passed, arity = calls.bind(prim.fn, prim.args, prim.kwargs)
+            arguments, passed, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
         except TypeError as exc:
             raise self.unsupported(stmt, f"a call that does not fit the parameters of "
                                    f"{prim.spelling or prim.fn.__name__} ({exc})",
@@ -445,13 +446,13 @@ class Reverse(Sweep):
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
         if not wrt:
             return
-        entry = calls.split(prim.fn, wrt, kinds, arity)
+        entry = self.an.callees.split(prim.fn, wrt, kinds, arity)
         base = prim.fn.__name__
         fwd = self.bind_cell(f"{base}_fwd", entry.fwd)
         bwd = self.bind_cell(f"{base}_bwd", entry.bwd)
         ctx = self.namer.fresh(f"{stmt.target}_ctx")
         self.primals.add(ctx)
-        call = calls.call_text(prim.fn, fwd, passed, arity) if arity else None
+        call = functions.call_text(prim.fn, fwd, passed, arity) if arity else None
         self.calls[id(stmt)] = (fwd, ctx, call)
         self.ref(ctx, frame)
         self.call_backward([arguments[p] for p in wrt], f"{bwd}({ctx}, {gname})", code, frame)
@@ -478,7 +479,7 @@ class Reverse(Sweep):
         argument types met at run time) is split like a callee's, by ``derivative_fwd``."""
         prim = stmt.value
         try:
-            arguments, _, _ = calls.bind(prim.fn, prim.args, prim.kwargs)
+            arguments, _, _ = functions.bind(prim.fn, prim.args, prim.kwargs)
         except TypeError as exc:
             raise self.unsupported(stmt, f"a call that does not fit the parameters of "
                                    f"{prim.spelling} ({exc})", "pass the arguments it takes"

@@ -219,16 +219,9 @@ def cleared(value, index):
 def derivative_fwd(fn, wrt, *args, **kwargs):
     """``fn(*args, **kwargs)`` for ``fn`` a derivative srcad made (``grad``,
     ``value_and_grad``), and what the backward part needs: the split of the code ``fn`` runs
-    for arguments of these types, differentiated with respect to the parameters ``wrt``."""
-    from . import calls
-    from .analyse import kind_of_value
-
-    made = fn.__srcad__
-    bound = made._bind(args, kwargs)
-    made._check_env()  # a name f's code read is bound to something else: made again
-    code = made._specialise(bound).__srcad_raw__
-    arguments, _, _ = calls.bind(code, args, kwargs)
-    entry = calls.split(code, list(wrt), {p: kind_of_value(v) for p, v in arguments.items()})
+    for arguments of these types, differentiated with respect to the parameters ``wrt``
+    (``fn.__srcad__`` makes it: see ``srcad.api.Transformed.split_call``)."""
+    entry = fn.__srcad__.split_call(wrt, args, kwargs)
     value, ctx = entry.fwd.cell_contents(*args, **kwargs)
     return value, (entry, ctx)
 
@@ -237,6 +230,9 @@ def derivative_bwd(ctx, g):
     """The gradients for :func:`derivative_fwd`'s ``wrt`` parameters."""
     entry, inner = ctx
     return entry.bwd.cell_contents(inner, g)
+
+
+derivative_fwd.__srcad_derivative_call__ = derivative_bwd.__srcad_derivative_call__ = True
 
 
 HELPERS = {name: obj for name, obj in globals().items()

@@ -20,7 +20,7 @@ import operator
 import numpy as np
 
 from . import ir
-from .analyse import ARRAY, SCALAR
+from .kinds import ARRAY, SCALAR
 
 _ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
                 operator.neg, operator.pos, operator.mod, operator.floordiv, abs}

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import operator
 
-from . import calls, ir
-from .analyse import ARRAY, OTHER, SCALAR, SEQ
+from . import functions, ir
 from .errors import MissingRuleError
+from .kinds import ARRAY, OTHER, SCALAR, SEQ
 from .rules import registry
 
 #: parameters that only take integers, booleans, strings or dtypes (NumPy raises on a float),
@@ -92,9 +92,9 @@ class Check:
         if rule is not None:
             self.rule_call(stmt, prim, rule, bound, matters)
             return
-        if calls.is_derivative(fn) and not self.forward:
+        if functions.is_derivative(fn) and not self.forward:
             return  # reverse mode differentiates its generated code at run time
-        if calls.is_user_function(fn):
+        if functions.is_user_function(fn):
             if not self.reaches(stmt) and any(self.an.kind(a) in (SEQ, ARRAY) for a in varied):
                 raise self.error(stmt, f"{_name(prim)}(...) called for its effect on a "
                                  "differentiated container", "return the new value instead "
@@ -165,7 +165,7 @@ def missing_rule(src, stmt, prim):
                       "cannot carry a gradient back",
                       "compute with the number itself; a string is fine for messages")
     helper = getattr(prim.fn, "__module__", None) == "srcad.numpy_helpers"  # grad_* helpers
-    opaque = None if helper else calls.opaque(prim.fn, name)
+    opaque = None if helper else functions.opaque(prim.fn, name)
     if opaque is not None:
         return _error(src, stmt, *opaque)
     return _error(src, stmt, f"no derivative rule for {name}",

@@ -900,7 +900,7 @@ def test_nondifferentiable_functions_need_no_rule():
 
 
 def test_declared_kinds_are_the_analysis_kinds():
-    from srcad.analyse import ARRAY, SEQ
+    from srcad.kinds import ARRAY, SEQ
     from srcad.rules import registry
 
     kinds = {rule.kind for rules in registry.rules.values() for rule in rules} - {None}

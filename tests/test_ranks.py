@@ -161,7 +161,7 @@ def test_matrix_subclass_is_not_rank_specialised():
     """np.matrix indexes to matrices, not to rows: only exact ndarrays have a rank."""
     import warnings
 
-    from srcad.analyse import rank_of_value
+    from srcad.kinds import rank_of_value
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PendingDeprecationWarning)
