@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import srcad.tape
 from workloads import WORKLOADS  # beside this script, so on sys.path when it runs
 
 import srcad
-import srcad.tape
 
 HERE = Path(__file__).resolve().parent
 

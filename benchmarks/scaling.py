@@ -28,8 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import srcad
 from srcad.check import numerical_grad
+
+import srcad
 
 _counter = itertools.count()
 

@@ -10,8 +10,9 @@ the 45 degrees of the drag-free textbook answer).
 
 import math
 
-import srcad
 from srcad.check import numerical_grad
+
+import srcad
 
 G = 9.81  # m/s**2
 DRAG = 0.05  # 1/m, quadratic drag coefficient over mass

@@ -16,10 +16,10 @@ import time
 
 import numpy as np
 from seed_graphs import g
+from srcad.compare import compare
 
 import srcad
 from srcad import tape
-from srcad.compare import compare
 
 A_VAL, O_VAL = 2.0, 1.0
 

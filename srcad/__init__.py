@@ -8,11 +8,30 @@
     ...     return a * b
 
 ``srcad.source(f)`` shows the generated derivative code; ``srcad.ssa(f)`` the SSA form.
+
+The package is layered; each layer imports only from those below it (tests/test_layers.py
+draws the import graph and fails on a cycle or an upward import):
+
+    srcad.errors                the errors users catch
+    srcad.core                  IR, kinds, names, facts about functions, environment guards
+    srcad.runtime               helpers the generated code calls
+    srcad.rules                 the derivative rules (data) and their registry
+    srcad.frontend              read, validate, desugar, lower to SSA, dead code
+    srcad.analysis              kinds and activity, ranks, aliasing, the soundness invariant
+    srcad.transform             reverse and forward sweeps, callee splitting, rule templates
+    srcad.backend               tidy, print and compile, dispatch
+    srcad.pipeline              the passes in order (hands callee splitting down)
+    srcad.api, jacobians, extend    the public API
+    srcad.tools                 tape, check, compare, graph, cli (on top of the API)
+
+``srcad.tape``, ``srcad.check``, ``srcad.compare`` and ``srcad.graph`` name the tool modules,
+so ``import srcad.tape`` and ``from srcad.check import numerical_grad`` work as documented.
 """
 
-from . import extend, graph
+import sys as _sys
+
+from . import extend
 from .api import clear_cache, grad, jvp, source, ssa, value_and_grad, vjp
-from .compare import compare
 from .errors import (
     MissingRuleError,
     MutationError,
@@ -25,12 +44,19 @@ from .errors import (
 )
 from .extend import stop_gradient
 from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
+from .tools import check, graph, tape
+from .tools import compare as _compare_module
+from .tools.compare import compare
+
+for _module in (check, graph, tape, _compare_module):
+    _sys.modules.setdefault(f"{__name__}.{_module.__name__.rsplit('.', 1)[1]}", _module)
+del _module
 
 __version__ = "0.1.0"
 
 __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "jacfwd", "jacrev", "hessian", "hvp",
-    "compare", "graph", "source", "ssa", "clear_cache", "extend", "stop_gradient",
+    "compare", "graph", "tape", "check", "source", "ssa", "clear_cache", "extend", "stop_gradient",
     "SrcadError", "UnsupportedSyntaxError", "MutationError", "SourceUnavailableError",
     "MissingRuleError",
     "NonScalarOutputError", "WrtError", "RuleError",

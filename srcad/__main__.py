@@ -1,5 +1,5 @@
 """``python -m srcad``: the command line (see :mod:`srcad.cli`)."""
 
-from .cli import main
+from .tools.cli import main
 
 raise SystemExit(main())

@@ -17,10 +17,12 @@ import weakref
 
 import numpy as np
 
-from . import dispatch, env, functions, ir, pipeline
-from . import source as source_module
+from . import pipeline
+from .backend import dispatch
+from .core import env, functions, ir
+from .core.kinds import item_kinds, kind_of_value
 from .errors import SourceUnavailableError, SrcadError, WrtError
-from .kinds import item_kinds, kind_of_value
+from .frontend import source as source_module
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "ssa", "clear_cache"]
 

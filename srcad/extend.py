@@ -131,7 +131,7 @@ def _register(fn, signature, broadcast, templates, namespace, jvp=None, shape_on
                             f"the function's ({', '.join(theirs)})",
                             hint="name the parameters as the function does")
     known = set(rule.params) | {"g", "ans"} | set(GENERIC) | _BUILTIN_NAMES
-    from .emit import HELPER_OBJECTS
+    from .backend.emit import HELPER_OBJECTS
 
     known |= set(HELPER_OBJECTS)
     used = {}

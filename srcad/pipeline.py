@@ -24,17 +24,21 @@ import threading
 
 import gast
 
-from . import alias, calls, emit, ir, optimise, soundness, source
-from .analyse import Analysis
-from .desugar import Desugar
+from .analysis import alias, soundness
+from .analysis.analyse import Analysis
+from .backend import emit
+from .backend.tidy import tidy
+from .core import ir
+from .core.kinds import ARRAY, SCALAR, item_kinds, kind_of_value, rank_of_value
+from .core.naming import Namer
 from .errors import SrcadError
-from .forward import Forward
-from .kinds import ARRAY, SCALAR, item_kinds, kind_of_value, rank_of_value
-from .lower import Lowerer
-from .naming import Namer
-from .reverse import Reverse
-from .tidy import tidy
-from .validate import validate
+from .frontend import optimise, source
+from .frontend.desugar import Desugar
+from .frontend.lower import Lowerer
+from .frontend.validate import validate
+from .transform import calls
+from .transform.forward import Forward
+from .transform.reverse import Reverse
 
 DEBUG = bool(os.environ.get("SRCAD_DEBUG"))
 

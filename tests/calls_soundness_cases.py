@@ -6,9 +6,9 @@ import functools
 import math
 
 import numpy as np
+import srcad.tape
 
 import srcad
-import srcad.tape
 
 # ---------------------------------------------------------------- *args / **kwargs callees
 

@@ -4,9 +4,9 @@ checks the generated code's shape *and* the numbers against finite differences."
 
 import numpy as np
 import pytest
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
 
 RNG = np.random.default_rng(7)
 X = RNG.standard_normal(6)

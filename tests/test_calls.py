@@ -5,9 +5,9 @@ import math
 
 import calls_cases as cc
 import pytest
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
 
 CASES = [
     (cc.level1, (0.7, 1.3), (0, 1)),

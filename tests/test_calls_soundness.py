@@ -12,10 +12,10 @@ import math
 import calls_soundness_cases as cc
 import numpy as np
 import pytest
+from srcad.check import numerical_grad
 
 import srcad
 from srcad import tape
-from srcad.check import numerical_grad
 from srcad.errors import (
     MissingRuleError,
     SourceUnavailableError,

@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-
 from srcad.compare import ENGINES, Comparison, EngineResult, compare
 
 FAST = ("tape", "finite differences")  # no torch or autograd import: keeps these tests quick

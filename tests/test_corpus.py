@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-
 from srcad.check import check_grads, numerical_grad
 
 RTOL = 1e-6

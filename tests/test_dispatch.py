@@ -6,9 +6,9 @@ import threading
 
 import numpy as np
 import pytest
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
 
 
 def poly(a, o):

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import srcad
-from srcad import floats
+from srcad.backend import floats
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "examples"))
 from seed_graphs import g as seed  # noqa: E402  (the second seed article's graph)

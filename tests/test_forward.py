@@ -8,9 +8,9 @@ import sys
 import numpy as np
 import pytest
 from corpus import ALL
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "examples"))
 import seed_graphs  # noqa: E402

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
 from srcad.rules.registry import registry
 
 # ---------------------------------------------------------------- argument specifications
@@ -38,9 +38,14 @@ DOMAINS = {"pos": (0.5, 2.0), "unit": (-0.8, 0.8), "big": (1.2, 3.0), "mid": (1.
 S, V, M = (), (3,), (2, 3)  # a Python float, a vector, a matrix
 
 
+#: srcad's runtime modules, by their short names in rule ids
+SHORT = {"srcad.runtime.helpers": "runtime", "srcad.runtime.numpy_helpers": "numpy_helpers"}
+
+
 def _ids(rule, fn):
     module = (getattr(fn, "__module__", None) or "numpy").replace("_operator", "operator")
-    return f"{module.replace('srcad.', '')}.{rule.name}({', '.join(rule.params)})"
+    module = SHORT.get(module, module.replace("srcad.", ""))
+    return f"{module}.{rule.name}({', '.join(rule.params)})"
 
 
 def rule_ids():
@@ -397,7 +402,7 @@ import operator
 
 import numpy as np
 
-from srcad import numpy_helpers as H, runtime as R
+from srcad.runtime import helpers as R, numpy_helpers as H
 """
 def _build():
     lines = HEADER.splitlines()

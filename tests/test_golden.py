@@ -6,9 +6,9 @@ import pathlib
 
 import golden_cases as gc
 import pytest
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 CASES = [(gc.scalar_loop, (0.5, 10)), (gc.taylor_exp, (0.5,)), (gc.clipped_sum, (0.7, 4))]

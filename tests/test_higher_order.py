@@ -5,9 +5,9 @@ import math
 
 import pytest
 from corpus import CONTROL
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
 
 
 def _first_wrt(case):

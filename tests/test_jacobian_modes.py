@@ -17,9 +17,9 @@ import pytest
 import test_numpy_models
 import test_numpy_rules
 from corpus import ALL
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
 
 
 def _assert_same(jf, jr, what):

@@ -4,9 +4,9 @@ PyTorch (no IEEE remainder there): reverse and forward mode against finite diffe
 import math
 
 import pytest
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
 
 
 def remainder_ldexp_fsum(x, y):

@@ -4,9 +4,9 @@ arrays, a Jacobian; each against autograd (and finite differences)."""
 import numpy as np
 import pytest
 from model_cases import make_regulariser, mlp_loss, vector_function
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
 
 
 def _params(rng):

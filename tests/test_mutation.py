@@ -15,11 +15,11 @@ import uuid
 
 import numpy as np
 import pytest
+import srcad.tape
+from srcad.check import numerical_grad
 
 import srcad
-import srcad.tape
 from srcad import MutationError
-from srcad.check import numerical_grad
 
 X3 = np.array([1.0, 2.0, 3.0])
 

@@ -16,9 +16,9 @@ import types
 
 import numpy as np
 import pytest
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
 
 RTOL = 1e-10
 

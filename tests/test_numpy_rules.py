@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
 
 try:
     import autograd
@@ -900,7 +900,7 @@ def test_nondifferentiable_functions_need_no_rule():
 
 
 def test_declared_kinds_are_the_analysis_kinds():
-    from srcad.kinds import ARRAY, SEQ
+    from srcad.core.kinds import ARRAY, SEQ
     from srcad.rules import registry
 
     kinds = {rule.kind for rules in registry.rules.values() for rule in rules} - {None}
@@ -920,7 +920,7 @@ def test_reduction_kinds(call, kind, tmp_path):
     spec = importlib.util.spec_from_file_location("reduce_case", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    from srcad.analyse import Analysis
+    from srcad.analysis.analyse import Analysis
     from srcad.pipeline import to_ssa
 
     fn, _ = to_ssa(module.f)
@@ -930,7 +930,7 @@ def test_reduction_kinds(call, kind, tmp_path):
 
 def test_every_template_helper_exists():
     """Each name a NumPy template calls is np, a generic name, or a generated-code helper."""
-    from srcad.emit import HELPER_OBJECTS
+    from srcad.backend.emit import HELPER_OBJECTS
     from srcad.rules import GENERIC, registry
 
     known = set(HELPER_OBJECTS) | set(GENERIC)

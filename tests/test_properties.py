@@ -33,12 +33,12 @@ import os
 import gen_programs
 import numpy as np
 import pytest
+import srcad.tape
 from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
+from srcad.check import numerical_grad
 
 import srcad
-import srcad.tape
-from srcad.check import numerical_grad
 
 LONG = os.environ.get("SRCAD_LONG_PROPERTIES") == "1"
 FIRST_ORDER_EXAMPLES = 2000 if LONG else 60

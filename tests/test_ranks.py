@@ -9,10 +9,10 @@ same gradient object is called with several ranks in turn.
 
 import numpy as np
 import pytest
-
-import srcad
 import srcad.tape
 from srcad.check import numerical_grad
+
+import srcad
 
 RNG = np.random.default_rng(11)
 
@@ -161,7 +161,7 @@ def test_matrix_subclass_is_not_rank_specialised():
     """np.matrix indexes to matrices, not to rows: only exact ndarrays have a rank."""
     import warnings
 
-    from srcad.kinds import rank_of_value
+    from srcad.core.kinds import rank_of_value
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PendingDeprecationWarning)

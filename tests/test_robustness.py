@@ -27,10 +27,10 @@ import weakref
 
 import numpy as np
 import pytest
-
-import srcad
 import srcad.tape
 from srcad.check import numerical_grad
+
+import srcad
 
 _counter = itertools.count()
 

@@ -5,9 +5,9 @@ import pathlib
 import sys
 
 import pytest
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "examples"))
 import seed_graphs  # noqa: E402

@@ -12,11 +12,11 @@ import inspect
 
 import numpy as np
 import pytest
+from srcad.check import numerical_grad
 
 import srcad
-from srcad.check import numerical_grad
+from srcad.analysis.soundness import DISCRETE
 from srcad.rules import registry
-from srcad.soundness import DISCRETE
 
 
 def _uncovered(rule):
@@ -49,8 +49,8 @@ EXPECTED_REFUSED = {
 @pytest.mark.parametrize("rule,param", UNCOVERED, ids=lambda v: getattr(v, "name", v))
 def test_an_uncovered_parameter_refuses_a_differentiated_value(rule, param):
     """Bind a varied atom to the parameter in the check's own terms: it must raise."""
-    from srcad import ir
-    from srcad.soundness import Check
+    from srcad.analysis.soundness import Check
+    from srcad.core import ir
 
     class FakeAnalysis:
         varied = {"x"}

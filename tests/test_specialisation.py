@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
+from srcad.check import numerical_grad
 
 import srcad
 from srcad import pipeline
-from srcad.check import numerical_grad
 
 # ---------------------------------------------------------------- the environment they read
 

@@ -15,10 +15,9 @@ from math import cos, sin
 
 import numpy as np
 import pytest
+import srcad.tape as tape
 from numpy import log1p
 from numpy.testing import assert_allclose
-
-import srcad.tape as tape
 from srcad.tape import MATH, NUMPY, Var, grad, rebind, trace, value_and_grad
 
 # ================================================================================================

@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 import srcad  # noqa: E402,F401  (loads every rule module)
-from srcad import numpy_helpers  # noqa: E402
 from srcad.rules.registry import registry as REGISTRY  # noqa: E402
+from srcad.runtime import numpy_helpers  # noqa: E402
 
 MODULES = {"srcad.rules.python": "Python: operators, builtins and `math`",
            "srcad.rules.numpy": "NumPy"}

@@ -29,7 +29,8 @@ import operator
 
 import numpy as np
 
-from .. import numpy_helpers, runtime
+from ..runtime import helpers as runtime
+from ..runtime import numpy_helpers
 from .registry import defattr, defmethod, defvjp, nondiff, registry
 
 LN2 = "0.6931471805599453"

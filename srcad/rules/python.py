@@ -9,7 +9,7 @@ import builtins
 import math
 import operator
 
-from .. import runtime
+from ..runtime import helpers as runtime
 from .registry import defvjp, nondiff
 
 # ---------------------------------------------------------------- arithmetic operators

@@ -153,7 +153,7 @@ class Registry:
             return False
 
     def is_pure(self, prim):
-        from .. import ir
+        from ..core import ir
 
         fn = prim.fn
         if isinstance(fn, ir.Method):

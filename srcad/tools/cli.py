@@ -63,7 +63,7 @@ def _fail(message):
 
 
 def _describe(exc):
-    from .errors import SrcadError
+    from ..errors import SrcadError
 
     if isinstance(exc, SrcadError):
         where = ""
@@ -210,7 +210,7 @@ def _float_wrt(func, args):
 
 
 def _show(ns):
-    import srcad
+    from .. import api
 
     func = load(ns.target)
     args = _args(ns)
@@ -223,16 +223,16 @@ def _show(ns):
             print("srcad: forward mode is not available yet", file=sys.stderr)
             return 2
     elif ns.ssa:
-        text = srcad.ssa(func)
+        text = api.ssa(func)
     else:
-        text = srcad.source(srcad.grad(func, wrt=wrt), *(args or ()))
+        text = api.source(api.grad(func, wrt=wrt), *(args or ()))
     print(_highlight(text, ns.color), end="" if text.endswith("\n") else "\n")
     return 0
 
 
 def _forward_source(func, wrt, args):
     """The generated tangent (forward-mode) code, or None while srcad has no forward mode."""
-    from . import api
+    from .. import api
 
     jvp_source = getattr(api, "jvp_source", None)
     if jvp_source is None:

@@ -13,8 +13,8 @@ import operator
 
 import numpy as np
 
-from . import functions, ir
-from .rules import registry
+from ..core import functions, ir
+from ..rules import registry
 
 
 def dead_code(fn: ir.Function, keep_writes=False) -> ir.Function:

@@ -183,7 +183,7 @@ def check_scalar(y, where=None):
                and not isinstance(y, (complex, np.complexfloating))
                or isinstance(y, np.ndarray) and y.dtype.kind in "biuf")
     if not numeric or np.size(y) != 1:
-        from .errors import NonScalarOutputError
+        from ..errors import NonScalarOutputError
 
         filename, _, line = (where or "").rpartition(":")
         raise NonScalarOutputError(

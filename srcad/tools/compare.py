@@ -283,10 +283,10 @@ def _normalise(value, grads, args, params, names):
 
 
 def _srcad(f, names, params):
-    import srcad
+    from .. import api
 
     single = len(names) == 1
-    vg = srcad.value_and_grad(f, wrt=names[0] if single else names)
+    vg = api.value_and_grad(f, wrt=names[0] if single else names)
 
     def run(args):
         return vg(*args)

@@ -43,7 +43,7 @@ import re
 import types
 import weakref
 
-from . import env
+from ..core import env
 
 _counter = itertools.count()
 

@@ -25,11 +25,14 @@ import types
 
 import numpy as np
 
-from . import functions, ir, numpy_helpers, runtime, templates
-from .errors import MissingRuleError, UnsupportedSyntaxError
-from .kinds import ANY, ARRAY, SCALAR, kind_of_value
+from ..core import functions, ir
+from ..core.kinds import ANY, ARRAY, SCALAR, kind_of_value
+from ..errors import MissingRuleError, UnsupportedSyntaxError
+from ..rules import registry
+from ..runtime import helpers as runtime
+from ..runtime import numpy_helpers
+from . import templates
 from .reverse import Compound, Sweep, _parallel, _paren, _text
-from .rules import registry
 
 #: functions linear in each array argument: the tangent is the function of the tangent
 LINEAR = {

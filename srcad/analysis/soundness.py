@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import operator
 
-from . import functions, ir
-from .errors import MissingRuleError
-from .kinds import ARRAY, OTHER, SCALAR, SEQ
-from .rules import registry
+from ..core import functions, ir
+from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
+from ..errors import MissingRuleError
+from ..rules import registry
 
 #: parameters that only take integers, booleans, strings or dtypes (NumPy raises on a float),
 #: so a value reaching them carries no derivative
@@ -164,7 +164,7 @@ def missing_rule(src, stmt, prim):
         return _error(src, stmt, "a value turned into a string (an f-string or str.format) "
                       "cannot carry a gradient back",
                       "compute with the number itself; a string is fine for messages")
-    helper = getattr(prim.fn, "__module__", None) == "srcad.numpy_helpers"  # grad_* helpers
+    helper = getattr(prim.fn, "__module__", None) == "srcad.runtime.numpy_helpers"  # grad_* helpers
     opaque = None if helper else functions.opaque(prim.fn, name)
     if opaque is not None:
         return _error(src, stmt, *opaque)

@@ -14,9 +14,9 @@ import operator
 
 import numpy as np
 
-from . import functions, ir
-from .kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, join, kind_of_value
-from .rules import registry
+from ..core import functions, ir
+from ..core.kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, join, kind_of_value
+from ..rules import registry
 
 #: the rank of ``a @ b`` from the ranks of ``a`` and ``b``
 _MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
@@ -197,7 +197,7 @@ class Analysis:
             obj, index = value.args
             if (isinstance(obj, ir.Var) and obj.name in dicts and isinstance(index, ir.Var)
                     and index.name in counters):
-                from .errors import UnsupportedSyntaxError
+                from ..errors import UnsupportedSyntaxError
 
                 src = self.fn.source
                 raise UnsupportedSyntaxError(

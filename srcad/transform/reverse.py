@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import functions, ir, shapes, soundness, templates
-from .analyse import Analysis
-from .kinds import ANY, ARRAY, SCALAR, SEQ, kind_of_value
-from .rules import registry
+from ..analysis import shapes, soundness
+from ..analysis.analyse import Analysis
+from ..core import functions, ir
+from ..core.kinds import ANY, ARRAY, SCALAR, SEQ, kind_of_value
+from ..rules import registry
+from . import templates
 
 
 @dataclass
@@ -512,7 +514,7 @@ class Reverse(Sweep):
             self.accumulate(b, f"{gname}[{size}:]", code, frame)
 
     def unsupported(self, stmt, what, hint):
-        from .errors import UnsupportedSyntaxError
+        from ..errors import UnsupportedSyntaxError
 
         src = self.fn.source
         return UnsupportedSyntaxError(

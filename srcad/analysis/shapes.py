@@ -19,8 +19,8 @@ import operator
 
 import numpy as np
 
-from . import ir
-from .kinds import ARRAY, SCALAR
+from ..core import ir
+from ..core.kinds import ARRAY, SCALAR
 
 _ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
                 operator.neg, operator.pos, operator.mod, operator.floordiv, abs}

@@ -25,8 +25,8 @@ import ast
 import collections
 import re
 
+from ..transform.templates import _is_num, _Simplify, simplify
 from . import floats as float_arithmetic
-from .templates import _is_num, _Simplify, simplify
 
 _MARK = "__srcad_comment__"
 _COMMENT = re.compile(r"^(\s*)# ?(.*)$")

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 import gast
 
-from . import env, naming
-from .errors import SourceUnavailableError, UnsupportedSyntaxError
+from ..core import env, naming
+from ..errors import SourceUnavailableError, UnsupportedSyntaxError
 
 
 @dataclass

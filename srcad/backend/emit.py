@@ -17,8 +17,9 @@ import weakref
 
 import numpy as np
 
-from . import numpy_helpers, runtime
-from .reverse import Compound, PopMarker, PushMarker
+from ..runtime import helpers as runtime
+from ..runtime import numpy_helpers
+from ..transform.reverse import Compound, PopMarker, PushMarker
 
 HELPER_OBJECTS = {"math": math, "np": np, **runtime.HELPERS, **numpy_helpers.HELPERS}
 _counter = itertools.count()

@@ -19,8 +19,9 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from . import ir, numpy_helpers
-from .errors import MutationError
+from ..core import ir
+from ..errors import MutationError
+from ..runtime import numpy_helpers
 
 #: functions that change an argument in place, and what to write instead
 REFUSED = {

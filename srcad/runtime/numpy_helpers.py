@@ -31,7 +31,7 @@ import string
 
 import numpy as np
 
-from . import runtime as _runtime
+from . import helpers as _runtime
 
 __all__ = [
     "grad_astype", "grad_array", "grad_clip", "grad_concatenate", "grad_cholesky",

@@ -42,7 +42,9 @@ from pathlib import Path
 import gast
 import numpy as np
 
-from . import ir, pipeline, source
+from .. import pipeline
+from ..core import ir
+from ..frontend import source
 
 __all__ = ["Graph", "build", "render", "to_dot"]
 
@@ -442,8 +444,8 @@ def _tidy(text):
 def _activity(graph, fn, args, wrt, builder):
     """Mark which nodes are active (see srcad's analysis); leave None when it cannot tell."""
     try:
-        from .analyse import Analysis
-        from .kinds import ANY, kind_of_value
+        from ..analysis.analyse import Analysis
+        from ..core.kinds import ANY, kind_of_value
 
         kinds = {p: (kind_of_value(a) if args is not None else ANY)
                  for p, a in zip(fn.params, args if args is not None else fn.params)}

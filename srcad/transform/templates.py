@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import operator
 
-from .rules import GENERIC
+from ..rules import GENERIC
 
 _FOLD = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
          ast.Div: operator.truediv, ast.Pow: operator.pow}

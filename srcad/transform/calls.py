@@ -23,10 +23,10 @@ import threading
 import types
 from dataclasses import dataclass
 
-from . import env
-from .analyse import Analysis
-from .functions import ByFunction, bind
-from .kinds import ANY, kind_of_value
+from ..analysis.analyse import Analysis
+from ..core import env
+from ..core.functions import ByFunction, bind
+from ..core.kinds import ANY, kind_of_value
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gast
 
-from .errors import UnsupportedSyntaxError
+from ..errors import UnsupportedSyntaxError
 
 #: construct -> (what it is, what to do instead)
 UNSUPPORTED = {

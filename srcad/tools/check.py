@@ -141,13 +141,13 @@ def check_grads(
     gradient (`srcad.grad(srcad.grad(f))` for scalar arguments, `srcad.vjp` for arrays).
     Raises AssertionError naming the function and the argument that disagree.
     """
-    import srcad
+    from .. import api
 
     if order not in (1, 2):
         raise ValueError(f"order must be 1 or 2, got {order}")
     indices = _wrt_indices(f, wrt, args)
 
-    grads = _as_tuple(srcad.grad(f, wrt=indices)(*args), len(indices))
+    grads = _as_tuple(api.grad(f, wrt=indices)(*args), len(indices))
     rng = np.random.default_rng(seed)
     for i, g in zip(indices, grads, strict=True):
         _check_directional(f, args, i, g, rng, rtol, atol, eps, directions)
@@ -165,14 +165,14 @@ def check_grads(
             )
     if order == 2:
         for i in indices:
-            _check_second_order(srcad, f, args, i, indices, rng, rtol, atol, eps)
+            _check_second_order(api, f, args, i, indices, rng, rtol, atol, eps)
 
 
 def _reference_grad():
     """`srcad.tape.grad`, or None while the tape module does not exist."""
     if importlib.util.find_spec("srcad.tape") is None:
         return None
-    from srcad import tape
+    from . import tape
 
     return getattr(tape, "grad", None)
 
@@ -197,15 +197,15 @@ def _check_directional(f, args, i, grad, rng, rtol, atol, eps, directions):
             )
 
 
-def _check_second_order(srcad, f, args, i, indices, rng, rtol, atol, eps):
+def _check_second_order(api, f, args, i, indices, rng, rtol, atol, eps):
     """Check the derivatives of d f / d args[i] with respect to every argument in `indices`."""
-    first = srcad.grad(f, wrt=i)
+    first = api.grad(f, wrt=i)
     if _is_scalar(args[i]):
-        second = _as_tuple(srcad.grad(first, wrt=indices)(*args), len(indices))
+        second = _as_tuple(api.grad(first, wrt=indices)(*args), len(indices))
         scalar_first = first
     else:
         u = rng.standard_normal(np.shape(args[i]))
-        _, pullback = srcad.vjp(first, *args, wrt=indices)
+        _, pullback = api.vjp(first, *args, wrt=indices)
         second = _as_tuple(pullback(u), len(indices))
 
         def scalar_first(*a):

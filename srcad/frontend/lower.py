@@ -15,10 +15,11 @@ import operator
 
 import gast
 
-from . import ir, writes
-from .env import is_library_module
-from .errors import SrcadError, UnsupportedSyntaxError
-from .ir import AND, OR, Const, Var
+from ..core import ir
+from ..core.env import is_library_module
+from ..core.ir import AND, OR, Const, Var
+from ..errors import SrcadError, UnsupportedSyntaxError
+from . import writes
 
 _BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,

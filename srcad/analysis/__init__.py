@@ -1,0 +1,4 @@
+"""Layer 4, the analysis of the SSA form: kinds and activity (`analyse`), array ranks
+(`shapes`), values that share memory (`alias`) and the soundness invariant (`soundness`).
+Imports the layers below; user functions called are reached through the `Callees` object the
+pipeline hands to `Analysis`, never by importing up."""

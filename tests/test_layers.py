@@ -1,0 +1,100 @@
+"""The package is layered (see srcad/__init__.py): each module imports only from its own layer
+or the layers below, and no two modules import each other, directly or around a ring. This
+test reads every import statement (top-level and inside functions) of every module and checks
+both, so an upward import fails here before it reaches a review."""
+
+import ast
+import pathlib
+
+import pytest
+
+import srcad
+
+ROOT = pathlib.Path(srcad.__file__).parent
+
+#: bottom to top; a module belongs to the first entry that is its name or a package above it
+LAYERS = [
+    "srcad.errors",
+    "srcad.core",
+    "srcad.runtime",
+    "srcad.rules",
+    "srcad.frontend",
+    "srcad.analysis",
+    "srcad.transform",
+    "srcad.backend",
+    "srcad.pipeline",
+    ("srcad.api", "srcad.jacobians", "srcad.extend"),
+    "srcad.tools",
+    ("srcad", "srcad.__main__"),
+]
+
+
+def _modules():
+    found = {}
+    for path in ROOT.rglob("*.py"):
+        parts = ("srcad",) + path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def layer(name):
+    for i, entry in enumerate(LAYERS):
+        for prefix in (entry if isinstance(entry, tuple) else (entry,)):
+            if name == prefix or (prefix != "srcad" and name.startswith(prefix + ".")):
+                return i
+    raise AssertionError(f"{name} is in no layer: add it to LAYERS and srcad/__init__.py")
+
+
+def imports(name):
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            targets = [f"{module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        else:
+            continue
+        for target in targets:
+            while target not in MODULES and "." in target:
+                target = target.rpartition(".")[0]
+            if target in MODULES and target != name and target.startswith("srcad"):
+                found.add(target)
+    return found
+
+
+GRAPH = {name: imports(name) for name in MODULES}
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_imports_only_from_its_layer_or_below(name):
+    upward = sorted(t for t in GRAPH[name] if layer(t) > layer(name))
+    assert not upward, f"{name} (layer {LAYERS[layer(name)]}) imports upward: {upward}"
+
+
+def test_no_import_cycle():
+    state, cycle = {}, []
+
+    def visit(name, path):
+        state[name] = "open"
+        for target in sorted(GRAPH[name]):
+            if state.get(target) == "open":
+                cycle.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target, path + [target])
+        state[name] = "done"
+
+    for name in sorted(MODULES):
+        if name not in state:
+            visit(name, [name])
+    assert not cycle, f"import cycles: {cycle}"
