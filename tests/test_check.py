@@ -132,7 +132,7 @@ RIGHT = {
 
 @pytest.fixture
 def fake_srcad(monkeypatch):
-    """Install a fake srcad.api.grad (what check_grads calls) (and no reference tape); returns the installer."""
+    """Install a fake srcad.api.grad (what check_grads calls) and no reference tape."""
     monkeypatch.setattr(srcad.check, "_reference_grad", lambda: None)
 
     def install(table):
