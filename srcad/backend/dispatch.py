@@ -139,7 +139,10 @@ def _inner_code(user, text, filename):
     name is set on the code object, never written into the text."""
     for const in _compile(text, filename):
         if isinstance(const, types.CodeType) and const.co_name == NAME:
-            return const.replace(co_name=user.__name__, co_qualname=user.__qualname__)
+            names = {"co_name": user.__name__}
+            if hasattr(const, "co_qualname"):  # Python 3.11 and later
+                names["co_qualname"] = user.__qualname__
+            return const.replace(**names)
     raise AssertionError("the dispatcher's factory holds no function")  # pragma: no cover
 
 
