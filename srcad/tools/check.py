@@ -1,7 +1,7 @@
 """Gradient checking: finite differences along random directions, and the reference tape.
 
 `numerical_grad` differentiates any scalar-valued function numerically; `check_grads` compares
-srcad's gradient with it (and with `srcad.tape` when that module exists) and raises an
+srcad's gradient with it and with the reference tape, `srcad.tape`, and raises an
 `AssertionError` that names the function and the argument that disagree.
 
 Finite differences are central differences at steps `eps` and `eps / 2`, combined by one
@@ -13,13 +13,16 @@ from kinks and domain edges.
     >>> import math
     >>> abs(numerical_grad(math.sin, (0.5,)) - math.cos(0.5)) < 1e-10
     True
+
+Imports: NumPy, `srcad.api` (when checking) and the tape (`srcad.tools.tape`).
 """
 
-import importlib.util
 import inspect
 import numbers
 
 import numpy as np
+
+from . import tape
 
 __all__ = ["check_grads", "numerical_grad"]
 
@@ -135,10 +138,10 @@ def check_grads(
 
     `wrt` is as for `srcad.grad`; None means every float or floating-array argument. Each
     gradient is tested along `directions` random directions: <grad, v> must match the
-    finite-difference derivative of t -> f(x + t v) within `atol + rtol * sum(|grad * v|)`. If
-    `srcad.tape` exists, srcad's gradient must also match the tape's elementwise. With
-    `order=2`, the gradient of each gradient is checked against finite differences of the first
-    gradient (`srcad.grad(srcad.grad(f))` for scalar arguments, `srcad.vjp` for arrays).
+    finite-difference derivative of t -> f(x + t v) within `atol + rtol * sum(|grad * v|)`; it
+    must also match the reference tape's (`srcad.tape`) elementwise. With `order=2`, the
+    gradient of each gradient is checked against finite differences of the first gradient
+    (`srcad.grad(srcad.grad(f))` for scalar arguments, `srcad.vjp` for arrays).
     Raises AssertionError naming the function and the argument that disagree.
     """
     from .. import api
@@ -151,30 +154,24 @@ def check_grads(
     rng = np.random.default_rng(seed)
     for i, g in zip(indices, grads, strict=True):
         _check_directional(f, args, i, g, rng, rtol, atol, eps, directions)
-    tape_grad = _reference_grad()
-    if tape_grad is not None:
-        expected = _as_tuple(tape_grad(f, wrt=indices)(*args), len(indices))
-        for i, g, t in zip(indices, grads, expected, strict=True):
-            _assert_close(
-                g,
-                t,
-                rtol,
-                atol,
-                f"{_name(f)}: gradient with respect to "
-                f"{_label(f, i)} disagrees with the reference tape",
-            )
+    expected = _as_tuple(_reference_grad()(f, wrt=indices)(*args), len(indices))
+    for i, g, t in zip(indices, grads, expected, strict=True):
+        _assert_close(
+            g,
+            t,
+            rtol,
+            atol,
+            f"{_name(f)}: gradient with respect to {_label(f, i)} disagrees with the reference "
+            "tape",
+        )
     if order == 2:
         for i in indices:
             _check_second_order(api, f, args, i, indices, rng, rtol, atol, eps)
 
 
 def _reference_grad():
-    """`srcad.tape.grad`, or None while the tape module does not exist."""
-    if importlib.util.find_spec("srcad.tape") is None:
-        return None
-    from . import tape
-
-    return getattr(tape, "grad", None)
+    """`srcad.tape.grad`, the engine srcad's gradients are checked against (tests replace it)."""
+    return tape.grad
 
 
 def _check_directional(f, args, i, grad, rng, rtol, atol, eps, directions):

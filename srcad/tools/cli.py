@@ -17,6 +17,9 @@ every parameter when no ``--args`` are given.
 
 An error (no such file or function, a :class:`srcad.SrcadError`, an exception in the function)
 prints one line to standard error and exits with status 1.
+
+Imports: NumPy, the standard library, ``srcad.errors`` and ``srcad.api``, the tools ``compare``
+and ``graph``, and Pygments when installed.
 """
 
 from __future__ import annotations
