@@ -85,7 +85,7 @@ class Lowerer(Statements, Loops, Expressions, Calls):
     # ---------------------------------------------------------------- function
 
     def function(self, fdef, arity=None):
-        """Lower ``fdef``; ``arity`` (a :class:`srcad.calls.Arity`) gives the items of its
+        """Lower ``fdef``; ``arity`` (a :class:`srcad.core.functions.Arity`) gives the items of its
         ``*args`` and ``**kwargs`` in one call: each becomes a parameter of its own."""
         args = fdef.args
         if (args.vararg or args.kwarg) and arity is None:

@@ -31,7 +31,8 @@ class Calls:
         if isinstance(func, gast.Attribute) and func.attr == "get" and self.is_kwargs(
             func.value
         ) and 1 <= len(node.args) <= 2 and not node.keywords:
-            default = node.args[1] if len(node.args) == 2 else gast.Constant(None, None)
+            default = node.args[1] if len(node.args) == 2 else gast.Constant(value=None,
+                                                                           kind=None)
             return self.keyword_item(func.value, node.args[0], node, default)
         if any(k.arg is None and self.is_kwargs(k.value) for k in node.keywords):
             keywords = []
