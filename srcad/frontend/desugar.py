@@ -11,6 +11,9 @@ After this pass the function body (a gast tree) has:
 
 An arm that always returns takes no flag: the statements after its ``if`` move into the other
 arm, so ``if x < 0: return -x`` / ``return x`` becomes one ``if``/``else``.
+
+Imports: gast only; a tree-to-tree rewrite that knows nothing of srcad's IR or of the values
+names refer to. Every node it builds is given all its fields, by keyword.
 """
 
 from __future__ import annotations

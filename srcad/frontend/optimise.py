@@ -3,8 +3,11 @@
 ``common_subexpressions`` computes a repeated pure expression once.
 
 ``dead_code`` removes assignments and phis whose values are never read (the jump flags of
-:mod:`srcad.desugar` that nothing tests, the unused loop variables, ...). After it, every
+:mod:`srcad.frontend.desugar` that nothing tests, the unused loop variables, ...). After it, every
 assigned name of the function is read somewhere, except by calls kept for their effects.
+
+Imports: NumPy, :mod:`srcad.core` (the IR; which callees are user functions) and
+:mod:`srcad.rules` (the registry says which calls are pure); no gast: it works on the IR.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ def dead_code(fn: ir.Function, keep_writes=False) -> ir.Function:
     """Mark what the result, the tests and the effects need; sweep the rest.
 
     ``keep_writes``: keep every write into an array or list (``y[i] = v``, ``y += v``) even
-    when the new value is not read, for :mod:`srcad.alias` to check what else it changes;
+    when the new value is not read, for :mod:`srcad.analysis.alias` to check what else it changes;
     the pipeline sweeps them after that check."""
     writes = set()
     if keep_writes:

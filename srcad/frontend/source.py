@@ -9,6 +9,9 @@ A decorated function is read as what the user calls: the wrapper (``__wrapped__`
 followed; the wrapped function is a callee the wrapper's closure holds). A wrapper that takes
 ``*args, **kwargs`` and states the wrapped signature with ``functools.wraps`` is
 differentiated through :func:`target`, a two-line function with that signature calling it.
+
+Imports: the standard library, gast, :mod:`srcad.core` (``env`` records every read of a
+global, ``naming`` reserves the user's names) and :mod:`srcad.errors`.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ class Source:
 
     def lookup(self, name, attrs=()):
         """The object a free name of the body (and the attribute path ``attrs`` after it)
-        refers to now (closure, global or builtin); the read is recorded (:mod:`srcad.env`),
+        refers to now (closure, global or builtin); the read is recorded (:mod:`srcad.core.env`),
         so code specialised on it is made again when the name comes to mean something else."""
         if name in self.closure:
             value, cell, namespace = self.closure[name], self.cells.get(name), None

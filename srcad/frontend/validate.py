@@ -3,6 +3,8 @@
 After this pass the function body holds none of the constructs in :data:`UNSUPPORTED`. Each
 entry says what the construct is and what to write instead; the error points at the user's
 file and line.
+
+Imports: gast and :mod:`srcad.errors` only; it reads the tree and resolves nothing.
 """
 
 from __future__ import annotations

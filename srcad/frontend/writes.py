@@ -1,7 +1,7 @@
 """NumPy calls that write into an existing array, as the lowering pass meets them.
 
 A call that writes in place becomes a plain assignment into the array, which srcad
-differentiates like any other (and :mod:`srcad.alias` checks like any other write):
+differentiates like any other (and :mod:`srcad.analysis.alias` checks like any other write):
 
 * ``np.f(..., out=y)`` on its own line is ``y[...] = np.f(...)``; with ``where=m`` it is
   ``y[...] = np.where(m, np.f(...), y)``; ``z = np.f(..., out=y)`` also binds ``z`` to ``y``;
@@ -12,6 +12,13 @@ differentiates like any other (and :mod:`srcad.alias` checks like any other writ
 Everything else that writes into its arguments (``np.put``, ``np.place``, ``np.putmask``,
 ``np.fill_diagonal``, the other ``ufunc.at``, ``out=`` inside an expression, a ufunc's
 output passed by position) is refused at its line with the rewrite to use.
+
+These are functions, not a mixin: each takes the :class:`srcad.frontend.lower.Lowerer` at
+work (``lw``) and uses its public state and methods (``env``, ``expr``, ``bind_atom``, ...).
+
+Imports: gast, NumPy, :mod:`srcad.core` (the IR), :mod:`srcad.errors` and
+:mod:`srcad.runtime` (``add_at``, the helper generated code calls); never the lowering
+modules, which import it.
 """
 
 from __future__ import annotations

@@ -1,0 +1,255 @@
+"""Lowering calls: callee resolution, ``*args``/``**kwargs``, nested functions.
+
+A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it shares).
+:meth:`Calls.expr_Call` resolves the callee to the Python object it names now (a method of
+a local value stays an :class:`srcad.core.ir.Method`), splices ``f(*t)`` when ``t`` is a
+tuple of known length, passes on the ``**kwargs`` parameter's items (known in this call),
+and hands in-place writes to :mod:`srcad.frontend.writes`. A nested ``def`` (or a named
+lambda) is lifted to a real function whose first parameters are the outer values it reads.
+
+Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.frontend.writes` and
+:mod:`.lower_exprs` (for its name helpers).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import gast
+
+from ..core import ir
+from ..core.ir import Const, Var
+from . import writes
+from .lower_exprs import dotted, root_name
+
+
+class Calls:
+    """``expr_Call``, the ``**kwargs`` parameter, and nested functions lifted to callees."""
+
+    def expr_Call(self, node, hint=None):
+        func = node.func
+        if isinstance(func, gast.Attribute) and func.attr == "get" and self.is_kwargs(
+            func.value
+        ) and 1 <= len(node.args) <= 2 and not node.keywords:
+            default = node.args[1] if len(node.args) == 2 else gast.Constant(value=None,
+                                                                           kind=None)
+            return self.keyword_item(func.value, node.args[0], node, default)
+        if any(k.arg is None and self.is_kwargs(k.value) for k in node.keywords):
+            keywords = []
+            for k in node.keywords:
+                if k.arg is None and self.is_kwargs(k.value):
+                    keywords += [gast.keyword(arg=key, value=_AtomNode(atom)) for key, atom in
+                                 self.dicts[k.value.id].items()]
+                else:
+                    keywords.append(k)
+            names = [k.arg for k in keywords if k.arg is not None]
+            if len(set(names)) != len(names):
+                raise self.error(node, "a keyword given twice (once through **kwargs)",
+                                 hint="pass each keyword once")
+            node = gast.copy_location(gast.Call(func=node.func, args=node.args,
+                                                keywords=keywords), node)
+        writes.refuse_keywords(self, node)
+        if any(k.arg is None for k in node.keywords):
+            raise self.error(node, "keyword unpacking (**kwargs) in a call",
+                             hint="pass the keyword arguments one by one")
+        if any(isinstance(a, gast.Starred) for a in node.args):
+            node = gast.copy_location(gast.Call(func=node.func, args=self.spliced(node),
+                                                keywords=node.keywords), node)
+        func = node.func
+        if isinstance(func, gast.Attribute) and root_name(func) in self.env | {None: None}:
+            obj = self.expr(func.value)
+            args = [obj] + [self.expr(a) for a in node.args]
+            kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+            return ir.Prim(ir.Method(func.attr), args, kwargs)
+        if isinstance(func, gast.Name) and func.id in self.local_functions:
+            return self.local_call(func.id, node)
+        if isinstance(func, gast.Name) and func.id in self.env:
+            raise self.error(node, f"calling the local value {func.id!r}",
+                             hint="call a function defined at module level or imported")
+        if not isinstance(func, (gast.Name, gast.Attribute)):
+            raise self.error(node, "calling the result of an expression",
+                             hint="call a named function")
+        fn = self.resolve_dotted(func)
+        if inspect.isfunction(fn):
+            # the callee's defaults fill its call: they are read (and guarded) like the name
+            path = dotted(func).split(".")
+            for attr in ("__defaults__", "__kwdefaults__"):
+                if getattr(fn, attr, None) is not None:
+                    self.source.lookup(path[0], path[1:] + [attr])
+        writes.refuse_in_expression(self, fn, node)
+        if fn in _COMPREHENSION_CALLS and len(node.args) == 1 and isinstance(
+            node.args[0], (gast.GeneratorExp, gast.ListComp)
+        ):
+            seq = self.comprehension(node.args[0], hint)
+            args, spelling = [seq], dotted(func)
+        else:
+            args, spelling = [self.expr(a) for a in node.args], dotted(func)
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        return ir.Prim(fn, args, kwargs, spelling=spelling)
+
+    def spliced(self, node):
+        """``f(*t)`` with ``t`` a tuple of known length: its elements, one argument each."""
+        args = []
+        for a in node.args:
+            if not isinstance(a, gast.Starred):
+                args.append(a)
+                continue
+            value = a.value
+            if isinstance(value, (gast.Tuple, gast.List)):
+                args.extend(value.elts)
+                continue
+            atom = self.expr(value)
+            items = self.tuples.get(atom.name) if isinstance(atom, Var) else None
+            if items is None:
+                raise self.error(node, "unpacking (*args) of a value whose length srcad "
+                                 "cannot know", hint="unpack a tuple built in the function "
+                                 "(args = (a, b); f(*args)), or pass the arguments one by one")
+            args.extend(_AtomNode(i) for i in items)
+        return args
+
+    def expr__AtomNode(self, node):
+        return node.atom
+
+    # ---------------------------------------------------------------- **kwargs
+
+    def is_kwargs(self, node):
+        """Whether ``node`` names the ``**kwargs`` parameter (its items known in this call)."""
+        return isinstance(node, gast.Name) and node.id in self.dicts and node.id not in self.env
+
+    def keyword_item(self, name_node, key_node, node, default=None):
+        """``kwargs['key']`` (or ``kwargs.get('key', default)``): the atom passed for it."""
+        items = self.dicts[name_node.id]
+        if not (isinstance(key_node, gast.Constant) and isinstance(key_node.value, str)):
+            raise self.error(node, f"reading **{name_node.id} with a computed key",
+                             hint=f"write the key as a string: {name_node.id}['scale']")
+        if key_node.value in items:
+            return items[key_node.value]
+        if default is not None:
+            return self.expr(default)
+        raise self.error(node, f"{name_node.id}[{key_node.value!r}]: this call passes no "
+                         f"keyword {key_node.value!r} (Python raises KeyError)",
+                         hint=f"pass {key_node.value}=... in the call, or read it with "
+                         f"{name_node.id}.get({key_node.value!r}, default)")
+
+    def no_rebinding(self, target, node):
+        if target.id in self.dicts:
+            raise self.error(node, f"assigning to the **{target.id} parameter",
+                             hint=f"give the new value a name of its own; srcad reads "
+                             f"{target.id} as the keyword arguments of the call")
+
+    def kwargs_error(self, node, name=None):
+        name = name or root_name(node) or "kwargs"
+        return self.error(node, f"using **{name} other than by {name}['key'], "
+                          f"{name}.get('key', default) or passing it on (f(**{name}))",
+                          hint=f"read the keyword arguments you need from {name} one by one, "
+                          "or name them as parameters")
+
+    # ---------------------------------------------------------------- local functions
+
+    def stmt_FunctionDef(self, node):
+        if node.decorator_list:
+            raise self.error(node, "a decorated def inside the function",
+                             hint="define the decorated helper at module level")
+        self.local_function(node.name, node, node)
+
+    def local_function(self, name, fdef, node):
+        """Lift a nested ``def`` (or a named lambda) to a function of its own whose
+        parameters include the outer values it reads; calls pass those values in, so
+        gradients flow through them too."""
+        local_names = {a.id for a in fdef.args.posonlyargs + fdef.args.args
+                       + fdef.args.kwonlyargs}
+        if fdef.args.vararg or fdef.args.kwarg:
+            raise self.error(node, "a nested function with *args or **kwargs",
+                             hint="name each parameter")
+        body = fdef.body if isinstance(fdef.body, list) else [fdef.body]
+        assigned = set()
+        loaded = []
+        for stmt in body:
+            for sub in gast.walk(stmt):
+                if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store):
+                    assigned.add(sub.id)
+                elif isinstance(sub, gast.Name) and sub.id not in loaded:
+                    loaded.append(sub.id)
+                elif isinstance(sub, (gast.FunctionDef, gast.Lambda)):
+                    raise self.error(sub, "a function nested two levels deep",
+                                     hint="define the inner helper one level up")
+        for default in fdef.args.defaults + [d for d in fdef.args.kw_defaults if d]:
+            for sub in gast.walk(default):
+                if isinstance(sub, gast.Name) and (sub.id in self.env or sub.id in
+                                                   self.source.closure):
+                    raise self.error(node, "a nested function whose default value reads a "
+                                     "local variable", hint="pass the value as an argument")
+        for n in loaded:
+            if n in self.dicts and n not in self.env and n not in local_names:
+                raise self.kwargs_error(node, n)
+        if name in loaded:
+            raise self.error(node, f"the nested function {name!r} calls itself",
+                             hint="define a recursive helper at module level")
+        outer = set(self.env) | set(self.source.closure) | set(self.local_functions)
+        captured = [n for n in loaded
+                    if n not in local_names and n not in assigned and n in outer]
+        for n in captured:
+            if n in self.local_functions:
+                raise self.error(node, f"a nested function calling the nested function {n!r}",
+                                 hint="define the helpers at module level")
+        lifted = _lift(fdef, name, captured, self.source, node)
+        self.namer.reserve(lifted.__name__)
+        self.local_functions[name] = (lifted, captured)
+        self.env.pop(name, None)
+
+    def local_call(self, name, node):
+        lifted, captured = self.local_functions[name]
+        extra = []
+        for n in captured:
+            if n in self.env:
+                extra.append(self.env[n])
+            else:
+                extra.append(Const(self.source.lookup(n), n))
+        args = extra + [self.expr(a) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        self.lifted[lifted.__name__] = lifted
+        return ir.Prim(lifted, args, kwargs, spelling=lifted.__name__)
+
+
+_lift_count = 0
+
+
+def _lift(fdef, name, captured, source, node):
+    """A real function for a nested def: the captured outer values become its first
+    parameters. Its text is registered in linecache, so srcad can read it like any other."""
+    import ast
+    import linecache
+    import types
+    import weakref
+
+    global _lift_count
+    _lift_count += 1
+    tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+    func_ast = tree.body[0]
+    func_ast.name = f"{name}_local"
+    func_ast.args.args = [ast.arg(arg=n) for n in captured] + func_ast.args.args
+    ast.fix_missing_locations(tree)
+    text = ast.unparse(tree) + "\n"
+    filename = f"<srcad: {name} defined in {source.filename}:{node.lineno} #{_lift_count}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {}
+    exec(compile(text, filename, "exec"), source.globals, namespace)  # noqa: S102
+    lifted = namespace[func_ast.name]
+    lifted = types.FunctionType(lifted.__code__, source.globals, func_ast.name,
+                                lifted.__defaults__)
+    weakref.finalize(lifted, linecache.cache.pop, filename, None)  # its lines go with it
+    return lifted
+
+
+class _AtomNode(gast.AST):
+    """An already-lowered operand standing where an expression node is expected."""
+
+    _fields = ()
+
+    def __init__(self, atom):
+        super().__init__()
+        self.atom = atom
+        self.lineno = None
+
+
+_COMPREHENSION_CALLS = (sum, min, max, list, tuple, any, all)

@@ -1,0 +1,250 @@
+"""Lowering expressions to atoms: names, operators, subscripts, literals.
+
+A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it shares).
+:meth:`Expressions.expr` lowers an expression and returns the atom holding its value (a
+``Var`` or a ``Const``), emitting one statement per operation; ``expr_<Node>`` methods return
+an :class:`srcad.core.ir.Prim` (or an atom) for their node. A free name resolves to the
+object it names now (:meth:`Expressions.lookup`, :meth:`Expressions.resolve_dotted`) and
+becomes a ``Const`` spelled as the user wrote it. Calls are in :mod:`.lower_calls`;
+comprehensions in :mod:`.lower_loops`.
+
+Imports: gast, :mod:`srcad.core` and :mod:`srcad.errors`.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+
+from ..core import ir
+from ..core.env import is_library_module
+from ..core.ir import AND, OR, Const
+from ..errors import SrcadError
+
+_BINOPS = {
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+    gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
+    gast.Pow: operator.pow, gast.MatMult: operator.matmul, gast.BitAnd: operator.and_,
+    gast.BitOr: operator.or_, gast.BitXor: operator.xor, gast.LShift: operator.lshift,
+    gast.RShift: operator.rshift,
+}
+_UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos, gast.Not: operator.not_,
+          gast.Invert: operator.invert}
+_COMPARE = {
+    gast.Lt: operator.lt, gast.LtE: operator.le, gast.Gt: operator.gt, gast.GtE: operator.ge,
+    gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Is: operator.is_,
+    gast.IsNot: operator.is_not,
+}
+
+
+class Expressions:
+    """``expr`` / ``expr_value`` and the ``expr_<Node>`` methods other than calls."""
+
+    def expr(self, node, hint=None):
+        """Lower ``node``; return the atom holding its value."""
+        value = self.expr_value(node, hint)
+        if isinstance(value, ir.Prim):
+            return self.assign(value, hint, node)
+        return value
+
+    def expr_value(self, node, hint=None):
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(node, f"unsupported expression: {type(node).__name__}")
+        return method(node, hint) if method.__code__.co_argcount == 3 else method(node)
+
+    def expr_Constant(self, node):
+        return Const(node.value)
+
+    def expr_Name(self, node):
+        if node.id in self.dicts and node.id not in self.env:
+            raise self.kwargs_error(node)
+        if node.id in self.env:
+            value = self.env[node.id]
+            if value is None:
+                raise self.error(node, f"{node.id!r} may be used before it is assigned",
+                                 cls=SrcadError, hint="assign it on every path first")
+            return value
+        value = self.lookup(node.id, node)
+        return Const(value, node.id)
+
+    def lookup(self, name, node):
+        if name in self.dicts and name not in self.env:
+            raise self.kwargs_error(node)
+        try:
+            return self.source.lookup(name)
+        except KeyError:
+            raise self.error(node, f"name {name!r} is not defined", cls=SrcadError,
+                             hint="srcad resolves free names in the function's module") from None
+
+    def expr_Attribute(self, node):
+        root = root_name(node)
+        if root is not None and root not in self.env:
+            return Const(self.resolve_dotted(node), dotted(node))
+        obj = self.expr(node.value)
+        return ir.Prim(ir.Attr(node.attr), [obj])
+
+    def resolve_dotted(self, node):
+        """The object ``a.b.c`` names now. The read is recorded for its whole path (for a
+        library module's attribute, ``np.sum``, for its root only)."""
+        value = self._resolve_dotted(node)
+        if isinstance(node, gast.Attribute):
+            path = dotted(node).split(".")
+            if not is_library_module(self.source.lookup(path[0])):
+                self.source.lookup(path[0], path[1:])
+        return value
+
+    def _resolve_dotted(self, node):
+        if isinstance(node, gast.Name):
+            return self.lookup(node.id, node)
+        base = self._resolve_dotted(node.value)
+        try:
+            return getattr(base, node.attr)
+        except AttributeError:
+            raise self.error(node, f"{dotted(node)} does not exist", cls=SrcadError) from None
+
+    def expr_BinOp(self, node):
+        left, right = self.expr(node.left), self.expr(node.right)
+        return ir.Prim(_BINOPS[type(node.op)], [left, right])
+
+    def expr_UnaryOp(self, node):
+        operand = self.expr(node.operand)
+        fn = _UNARY[type(node.op)]
+        if isinstance(operand, Const) and operand.spelling is None and fn is operator.neg:
+            return Const(-operand.value)
+        return ir.Prim(fn, [operand])
+
+    def expr_Compare(self, node):
+        atoms = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+        results = []
+        for op, a, b in zip(node.ops, atoms, atoms[1:]):
+            if isinstance(op, gast.In):
+                results.append(ir.Prim(operator.contains, [b, a]))
+            elif isinstance(op, gast.NotIn):
+                inside = self.assign(ir.Prim(operator.contains, [b, a]), None, node)
+                results.append(ir.Prim(operator.not_, [inside]))
+            else:
+                results.append(ir.Prim(_COMPARE[type(op)], [a, b]))
+        if len(results) == 1:
+            return results[0]
+        parts = [self.assign(r, None, node) for r in results]
+        return ir.Prim(AND, parts)
+
+    def expr_BoolOp(self, node, hint=None):
+        word = AND if isinstance(node.op, gast.And) else OR
+        if all(_plain_truth(v, self.flags) for v in node.values):
+            return ir.Prim(word, [self.expr(v) for v in node.values])
+        # Short-circuit: the value is one of the operands, so it may carry a gradient.
+        result = self.namer.version(hint or "t")
+        first = self.expr(node.values[0])
+        if len(node.values) == 1:
+            return first
+        rest = gast.BoolOp(op=node.op, values=node.values[1:])
+        gast.copy_location(rest, node.values[1])
+        key = f"\0{result}"
+        self.env[key] = first
+        test = first
+        cont = [gast.Assign(targets=[_store(key)], value=rest, type_comment=None)]
+        gast.copy_location(cont[0], node)
+        if word is AND:
+            self.branch(test, cont, [], node)
+        else:
+            self.branch(test, [], cont, node)
+        return self.env.pop(key)
+
+    def expr_IfExp(self, node, hint=None):
+        test = self.expr(node.test)
+        key = f"\0{hint or 'value'}"
+        body = [gast.copy_location(gast.Assign(targets=[_store(key)], value=node.body,
+                                               type_comment=None), node)]
+        orelse = [gast.copy_location(gast.Assign(targets=[_store(key)], value=node.orelse,
+                                                 type_comment=None), node)]
+        self.branch(test, body, orelse, node)
+        return self.env.pop(key)
+
+    def expr_Tuple(self, node):
+        return ir.Prim(ir.BUILD_TUPLE, [self.expr(e) for e in self._elements(node)])
+
+    def expr_List(self, node):
+        return ir.Prim(ir.BUILD_LIST, [self.expr(e) for e in self._elements(node)])
+
+    def _elements(self, node):
+        for e in node.elts:
+            if isinstance(e, gast.Starred):
+                raise self.error(node, "starred expressions (*xs) in a literal",
+                                 hint="build the sequence with + or a loop")
+        return node.elts
+
+    def expr_Subscript(self, node):
+        if self.is_kwargs(node.value):
+            return self.keyword_item(node.value, node.slice, node)
+        obj = self.expr(node.value)
+        return ir.Prim(operator.getitem, [obj, self.index(node.slice)])
+
+    def index(self, node):
+        if isinstance(node, gast.Slice):
+            parts = [None if p is None else self.expr(p) for p in (node.lower, node.upper,
+                                                                    node.step)]
+            return ir.Slice(*parts)
+        if isinstance(node, gast.Tuple):
+            return ir.Index(tuple(self.index(e) for e in node.elts))
+        return self.expr(node)
+
+    def expr_JoinedStr(self, node):
+        """``f"x={x:.2f}"`` is ``"x={:.2f}".format(x)``: a string, with no derivative."""
+        template, values = [], []
+        for part in node.values:
+            if isinstance(part, gast.Constant):
+                template.append(str(part.value).replace("{", "{{").replace("}", "}}"))
+            elif isinstance(part, gast.FormattedValue):
+                conversion = {115: "!s", 114: "!r", 97: "!a"}.get(part.conversion, "")
+                spec = ""
+                if part.format_spec is not None:
+                    if not all(isinstance(p, gast.Constant) for p in part.format_spec.values):
+                        raise self.error(node, "an f-string with a computed format spec",
+                                         hint="format the number with a fixed spec")
+                    spec = ":" + "".join(str(p.value) for p in part.format_spec.values)
+                template.append("{" + conversion + spec + "}")
+                values.append(self.expr(part.value))
+        return ir.Prim(ir.Method("format"), [Const("".join(template))] + values)
+
+    def expr_Lambda(self, node):
+        raise self.error(node, "a lambda used other than by assigning it to a name",
+                         hint="name it (square = lambda z: z * z) or define it with def")
+
+
+def _plain_truth(node, flags):
+    """Whether ``node`` is a plain truth value, safe to evaluate eagerly in ``and``/``or``."""
+    simple = (gast.Name, gast.Constant, gast.Attribute)
+    if isinstance(node, gast.Compare):
+        return all(isinstance(c, simple) for c in [node.left, *node.comparators])
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, bool)
+    if isinstance(node, gast.Name):
+        return node.id in flags
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        return _plain_truth(node.operand, flags) or isinstance(node.operand, simple)
+    if isinstance(node, gast.BoolOp):
+        return all(_plain_truth(v, flags) for v in node.values)
+    return False
+
+
+def root_name(node):
+    """The name at the root of ``a.b.c`` (None when the root is not a name)."""
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def dotted(node):
+    """``a.b.c`` as the text the user wrote (``<expr>`` for anything else)."""
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        return f"{dotted(node.value)}.{node.attr}"
+    return "<expr>"
+
+
+def _store(name):
+    return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)

@@ -1,0 +1,294 @@
+"""Lowering loops: ``while``, ``for`` and comprehensions, with their header phis.
+
+A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it shares). A
+``for`` loop runs over ``range(...)``: a loop over a sequence (``enumerate``, ``zip``,
+``reversed`` of sequences too) counts an index and reads the elements
+(:attr:`Lowerer.iterated` remembers which). Every name the body may change gets a header phi;
+a phi whose value comes back unchanged is dropped and its reads replaced by the entry value.
+A comprehension is a loop appending to a fresh list.
+
+Imports: gast, :mod:`srcad.core` and the sibling lowering modules :mod:`.lower_exprs`
+and :mod:`.lower_stmts` (for their atom helpers).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+
+from ..core import ir
+from ..core.ir import Const, Var
+from .lower_exprs import root_name
+from .lower_stmts import same
+
+
+class Loops:
+    """``stmt_While``, ``stmt_For``, comprehensions, and the phis of a loop header."""
+
+    def stmt_While(self, node):
+        self.loop("while", node.lineno, _assigned_names(node.body),
+                  body=lambda: self.loop_body(node.body), header=lambda: self.expr(node.test))
+        for stmt in node.orelse:  # no break in the body (desugar took those): else always runs
+            self.stmt(stmt)
+
+    def stmt_For(self, node):
+        self.for_loop(node.target, node.iter, node, lambda: self.loop_body(node.body))
+        for stmt in node.orelse:
+            self.stmt(stmt)
+
+    def loop_body(self, stmts):
+        """Lower a desugared loop body; return the exit test of its final ``if ...: break``."""
+        if stmts and _is_exit(stmts[-1]):
+            for s in stmts[:-1]:
+                self.stmt(s)
+            return self.expr(stmts[-1].test)
+        for s in stmts:
+            self.stmt(s)
+        return None
+
+    def for_loop(self, target, iter_node, node, body_fn):
+        """Lower ``for target in iter`` to ``for i in range(...)`` plus element reads."""
+        kind, parts = self.iteration(iter_node)
+        if kind == "range":
+            rng = ir.Prim(range, [self.expr(a) for a in parts], spelling="range")
+            elements = None
+        else:
+            elements = parts
+            n = self.assign(ir.Prim(len, [parts[0]], spelling="len"), "n", node)
+            for seq in parts[1:]:
+                m = self.assign(ir.Prim(len, [seq], spelling="len"), "n", node)
+                n = self.assign(ir.Prim(min, [n, m], spelling="min"), "n", node)
+            if kind == "reversed":
+                top = self.assign(ir.Prim(operator.sub, [n, Const(1)]), "last", node)
+                rng = ir.Prim(range, [top, Const(-1), Const(-1)], spelling="range")
+            else:
+                rng = ir.Prim(range, [n], spelling="range")
+        index_name = None
+        if kind == "range" and isinstance(target, gast.Name):
+            index_name = target.id
+        elif kind == "enumerate" and isinstance(target, (gast.Tuple, gast.List)) and len(
+            target.elts
+        ) == 2 and isinstance(target.elts[0], gast.Name):
+            index_name = target.elts[0].id
+        counter = self.namer.version(index_name) if index_name else self.namer.temp("i")
+        if elements is not None:
+            self.iterated[counter] = (list(elements), node.lineno)
+
+        def body():
+            if index_name:
+                self.env[index_name] = Var(counter)
+            if elements is not None:
+                reads = [
+                    self.assign(ir.Prim(operator.getitem, [seq, Var(counter)]), None, node)
+                    for seq in elements
+                ]
+                if kind == "enumerate":
+                    if index_name:
+                        self.bind_atom(target.elts[1], reads[0], node)
+                    else:
+                        pair = ir.Prim(ir.BUILD_TUPLE, [Var(counter), reads[0]])
+                        self.bind_atom(target, self.assign(pair, None, node), node)
+                elif kind == "zip" and isinstance(target, (gast.Tuple, gast.List)) and len(
+                    target.elts
+                ) == len(reads):
+                    for t, r in zip(target.elts, reads):
+                        self.bind_atom(t, r, node)
+                elif kind == "zip":
+                    self.bind_atom(target, self.assign(ir.Prim(ir.BUILD_TUPLE, reads), None,
+                                                       node), node)
+                else:
+                    self.bind_atom(target, reads[0], node)
+            elif not index_name:
+                self.bind_atom(target, Var(counter), node)
+            return body_fn()
+
+        body_names = _assigned_names(node.body) if isinstance(node, gast.For) else set()
+        assigned = body_names | _store_names(target)
+        self.loop("for", node.lineno, assigned, body=body, target=counter, iterable=rng)
+
+    def iteration(self, iter_node):
+        """Classify an iterable: ("range", args) or ("seq"/"enumerate"/"zip"/"reversed", atoms)."""
+        if isinstance(iter_node, gast.Call) and isinstance(iter_node.func, gast.Name) and (
+            iter_node.func.id not in self.env
+        ):
+            fn = self.lookup(iter_node.func.id, iter_node)
+            args = iter_node.args
+            if fn is range and not iter_node.keywords:
+                return "range", args
+            if fn is enumerate and len(args) == 1 and not iter_node.keywords:
+                return "enumerate", [self.sequence(args[0])]
+            if fn is zip and args and not iter_node.keywords:
+                return "zip", [self.sequence(a) for a in args]
+            if fn is reversed and len(args) == 1:
+                return "reversed", [self.sequence(args[0])]
+        return "seq", [self.sequence(iter_node)]
+
+    def sequence(self, node):
+        atom = self.expr(node)
+        if isinstance(node, (gast.Name, gast.List, gast.Tuple)) or isinstance(atom, Const):
+            return atom
+        if isinstance(node, gast.Call):
+            return self.assign(ir.Prim(list, [atom], spelling="list"), "seq", node)
+        return atom
+
+    def loop(self, kind, line, assigned, body, header=None, target=None, iterable=None):
+        """Emit a Loop with a header phi for every name the body may change."""
+        assigned = sorted(assigned)
+        phis = []
+        for name in assigned:
+            phi = ir.Phi(self.namer.version(name), [self.env.get(name), None])
+            phis.append(phi)
+            self.env[name] = Var(phi.target)
+        saved, self.out = self.out, []
+        test = header() if header is not None else None
+        header_block, self.out = self.out, []
+        exit_test = body()
+        block, self.out = self.out, saved
+        kept = []
+        for phi, name in zip(phis, assigned):
+            phi.sources[1] = self.env.get(name)
+        replaced = {}
+        for phi, name in zip(phis, assigned):
+            latch = phi.sources[1]
+            for old, new in replaced.items():
+                latch = _subst(latch, old, new)
+            phi.sources[1] = latch
+            if latch is None or same(latch, Var(phi.target)):
+                # The body leaves the name as it found it: no merge needed.
+                entry = phi.sources[0]
+                if entry is not None:
+                    _replace_everywhere(block + header_block, phi.target, entry)
+                    test = _subst(test, phi.target, entry)
+                    exit_test = _subst(exit_test, phi.target, entry)
+                    replaced[phi.target] = entry
+                    for other in kept:
+                        other.sources[1] = _subst(other.sources[1], phi.target, entry)
+                self.env[name] = entry
+                if entry is None:
+                    self.env.pop(name, None)
+                continue
+            kept.append(phi)
+            self.env[name] = Var(phi.target)
+        self.emit(ir.Loop(kind, block, kept, target=target, iter=iterable, header=header_block,
+                          test=test, exit=exit_test, line=line))
+
+    # ---------------------------------------------------------------- comprehensions
+
+    def expr_ListComp(self, node, hint=None):
+        return self.comprehension(node, hint)
+
+    def expr_GeneratorExp(self, node, hint=None):
+        return self.comprehension(node, hint)
+
+    def comprehension(self, node, hint=None):
+        """``[elt for x in xs if c]`` becomes a loop that appends to a fresh list."""
+        acc = self.assign(ir.Prim(ir.BUILD_LIST, []), self.namer.temp(hint or "items"), node)
+        saved_env = dict(self.env)
+        self._comp(node.generators, node.elt, acc, node)
+        self.env = saved_env
+        return acc
+
+    def _comp(self, generators, elt, acc, node):
+        gen, rest = generators[0], generators[1:]
+        if gen.is_async:
+            raise self.error(node, "async comprehensions")
+
+        def body():
+            self._comp_conds(list(gen.ifs), rest, elt, acc, node)
+            return None
+
+        self.for_loop(gen.target, gen.iter, node, body)
+
+    def _comp_conds(self, conds, rest, elt, acc, node):
+        if conds:
+            test = self.expr(conds[0])
+
+            def then():
+                saved, self.out = self.out, []
+                self._comp_conds(conds[1:], rest, elt, acc, node)
+                block, self.out = self.out, saved
+                return block
+
+            self.branch(test, [], [], node, emit_body=then)
+            return
+        self._comp_tail(rest, elt, acc, node)
+
+    def _comp_tail(self, rest, elt, acc, node):
+        if rest:
+            self._comp(rest, elt, acc, node)
+            return
+        value = self.expr(elt)
+        self.emit(ir.Assign(None, ir.Prim(ir.Method("append"), [acc, value]), node.lineno,
+                            effect=True))
+
+
+def _is_exit(stmt):
+    return (
+        isinstance(stmt, gast.If)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], gast.Break)
+        and not stmt.orelse
+    )
+
+
+def _store_names(target):
+    return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+
+
+def _assigned_names(stmts):
+    """User names assigned anywhere in ``stmts`` (comprehension variables excluded)."""
+    names = set()
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
+            continue
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
+            root = root_name(node.value)
+            if root:
+                names.add(root)
+        todo.extend(gast.iter_child_nodes(node))
+    return names
+
+
+def _subst(atom, name, new):
+    if isinstance(atom, Var) and atom.name == name:
+        return new
+    return atom
+
+
+def _replace_everywhere(stmts, name, atom):
+    """Replace reads of ``name`` by ``atom`` in ``stmts`` (a phi found to be trivial)."""
+    def sub(a):
+        if isinstance(a, Var) and a.name == name:
+            return atom
+        if isinstance(a, ir.Slice):
+            return ir.Slice(sub(a.lower), sub(a.upper), sub(a.step))
+        if isinstance(a, ir.Index):
+            return ir.Index(tuple(sub(i) for i in a.items))
+        return a
+
+    for stmt in ir.walk(stmts):
+        if isinstance(stmt, ir.Assign):
+            if isinstance(stmt.value, ir.Prim):
+                stmt.value.args = [sub(a) for a in stmt.value.args]
+                stmt.value.kwargs = {k: sub(v) for k, v in stmt.value.kwargs.items()}
+            else:
+                stmt.value = sub(stmt.value)
+        elif isinstance(stmt, ir.SetItem):
+            stmt.obj, stmt.index, stmt.value = sub(stmt.obj), sub(stmt.index), sub(stmt.value)
+        elif isinstance(stmt, ir.If):
+            stmt.test = sub(stmt.test)
+            for phi in stmt.phis:
+                phi.sources = [sub(s) for s in phi.sources]
+        elif isinstance(stmt, ir.Loop):
+            stmt.test, stmt.exit = sub(stmt.test), sub(stmt.exit)
+            if isinstance(stmt.iter, ir.Prim):
+                stmt.iter.args = [sub(a) for a in stmt.iter.args]
+            for phi in stmt.phis:
+                phi.sources = [sub(s) for s in phi.sources]
+        elif isinstance(stmt, (ir.Return, ir.Raise)):
+            stmt.value = sub(stmt.value)

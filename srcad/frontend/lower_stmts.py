@@ -1,0 +1,162 @@
+"""Lowering statements: assignments, ``if`` and the merge of its two arms.
+
+A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it shares). It
+holds the statement dispatch (``stmt_<Node>`` methods), the binding of assignment targets
+(names, tuple unpacking, ``y[i] = v``), and :meth:`Statements.branch`, which lowers two arms
+and merges every name they bind differently with a phi; ``if`` statements, ternaries,
+short-circuit ``and``/``or`` and comprehension filters all branch through it.
+
+Imports: gast, :mod:`srcad.core` and :mod:`srcad.frontend.writes`.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+
+from ..core import ir
+from ..core.ir import Const, Var
+from . import writes
+
+
+class Statements:
+    """``stmt_<Node>`` for the simple statements; assignment targets; ``if``."""
+
+    def stmt(self, node):
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(node, f"unsupported statement: {type(node).__name__}")
+        method(node)
+
+    def stmt_Pass(self, node):
+        pass
+
+    def stmt_Expr(self, node):
+        if isinstance(node.value, gast.Constant):
+            return
+        if isinstance(node.value, gast.Call) and writes.rewrite_call(self, node.value, None,
+                                                                      node):
+            return
+        value = self.expr_value(node.value)
+        if isinstance(value, ir.Prim):
+            self.emit(ir.Assign(None, value, node.lineno, effect=True))
+
+    def stmt_Assert(self, node):
+        test = self.expr(node.test)
+        args = [test] if node.msg is None else [test, self.expr(node.msg)]
+        self.emit(ir.Assign(None, ir.Prim(ir.ASSERT, args), node.lineno, effect=True))
+
+    def stmt_Raise(self, node):
+        value = Const(None, "None") if node.exc is None else self.expr(node.exc)
+        self.emit(ir.Raise(value, node.lineno))
+
+    def stmt_Return(self, node):
+        hint = "result" if "y" in self.namer.versioned | self.namer.free or "y" in self.env \
+            else "y"
+        value = Const(None) if node.value is None else self.expr(node.value, hint)
+        self.emit(ir.Return(value, node.lineno))
+
+    def stmt_AnnAssign(self, node):
+        if node.value is not None:
+            self.bind(node.target, node.value, node)
+
+    def stmt_Assign(self, node):
+        if len(node.targets) == 1 and isinstance(node.value, gast.Call) and (
+            writes.rewrite_call(self, node.value, node.targets[0], node)
+        ):
+            return
+        if len(node.targets) == 1:
+            self.bind(node.targets[0], node.value, node)
+            return
+        value = self.expr(node.value)
+        for target in node.targets:
+            self.bind_atom(target, value, node)
+
+    def bind(self, target, value_node, node):
+        if isinstance(target, gast.Name) and isinstance(value_node, gast.Lambda):
+            lam = value_node
+            fdef = gast.FunctionDef(name=target.id, args=lam.args, body=[gast.copy_location(
+                gast.Return(value=lam.body), lam)], decorator_list=[], returns=None,
+                type_comment=None, type_params=[])
+            self.local_function(target.id, gast.copy_location(fdef, lam), node)
+            return
+        if isinstance(target, gast.Name):
+            self.no_rebinding(target, node)
+            before = self.env.get(target.id)
+            self.env[target.id] = after = self.expr(value_node, target.id)
+            if getattr(node, "srcad_augmented", False) and isinstance(before, Var) and (
+                isinstance(after, Var) and after.name != before.name
+            ):
+                self.augmented[after.name] = before.name  # Python may change it in place
+        elif isinstance(target, (gast.Tuple, gast.List)) and isinstance(
+            value_node, (gast.Tuple, gast.List)
+        ) and len(target.elts) == len(value_node.elts) and not any(
+            isinstance(e, gast.Starred) for e in target.elts + value_node.elts
+        ):
+            values = [self.expr(v) for v in value_node.elts]  # all right sides first: swaps
+            for t, v in zip(target.elts, values):
+                self.bind_atom(t, v, node)
+        else:
+            self.bind_atom(target, self.expr(value_node), node)
+
+    def bind_atom(self, target, value, node):
+        if isinstance(target, gast.Name):
+            self.no_rebinding(target, node)
+            self.env[target.id] = value
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            if any(isinstance(e, gast.Starred) for e in target.elts):
+                raise self.error(node, "starred assignment targets (a, *rest = ...)",
+                                 hint="index the sequence explicitly")
+            for i, t in enumerate(target.elts):
+                hint = t.id if isinstance(t, gast.Name) else None
+                self.bind_atom(t, self.assign(ir.Prim(operator.getitem, [value, Const(i)]),
+                                              hint, node), node)
+        elif isinstance(target, gast.Subscript):
+            obj = self.expr(target.value)
+            if isinstance(obj, Const) and isinstance(target.value, gast.Name):
+                writes.refuse_global_write(self, node, target.value.id)
+            if not isinstance(obj, Var) or not isinstance(target.value, gast.Name):
+                raise self.error(node, "assignment into a subscript of an expression",
+                                 hint="assign into a named array: y[i] = v")
+            index = self.index(target.slice)
+            name = self.namer.version(target.value.id)
+            self.emit(ir.SetItem(name, obj, index, value, node.lineno))
+            self.env[target.value.id] = Var(name)
+        elif isinstance(target, gast.Attribute):
+            raise self.error(node, "writing an attribute (obj.attr = ...)",
+                             hint="srcad differentiates values, not objects: return the new "
+                             "value, or pass it as an argument")
+        else:
+            raise self.error(node, f"unsupported assignment target {type(target).__name__}")
+
+    def stmt_If(self, node):
+        test = self.expr(node.test)
+        self.branch(test, node.body, node.orelse, node)
+
+    def branch(self, test, body, orelse, node, emit_body=None):
+        before = dict(self.env)
+        then_block = self.sub_block(body) if emit_body is None else emit_body()
+        then_env, self.env = self.env, dict(before)
+        else_block = self.sub_block(orelse)
+        else_env = self.env
+        phis, merged = [], dict(before)
+        for name in sorted(set(then_env) | set(else_env)):
+            a, b = then_env.get(name), else_env.get(name)
+            if same(a, b):
+                merged[name] = a
+                continue
+            target = self.namer.version(name)
+            phis.append(ir.Phi(target, [a, b]))
+            merged[name] = Var(target)
+        self.env = merged
+        self.emit(ir.If(test, then_block, else_block, phis, node.lineno))
+
+
+def same(a, b):
+    """Whether two atoms are one value (the same object, or Vars of one name)."""
+    if a is b:
+        return True
+    if isinstance(a, Var) and isinstance(b, Var):
+        return a.name == b.name
+    return False
