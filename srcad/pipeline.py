@@ -8,17 +8,19 @@
     ir.check         assert the SSA invariants
     analyse          kinds and activity
     alias            which values may share memory; refuse writes Python would see elsewhere
-    reverse          forward sweep + backward sweep
-    emit             print, compile under a real file name, bind names
+    reverse          forward sweep + backward sweep (trees: srcad.transform.nodes)
+    tidy             rewrite the function's tree so it reads as a person would write it
+    emit             print (the one place the tree becomes text), compile under a real
+                     file name, bind names
 
 Set ``SRCAD_DEBUG=1`` in the environment to print the code after each pass.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import os
-import re
 import sys
 import threading
 
@@ -36,8 +38,9 @@ from .frontend import optimise, source
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
 from .frontend.validate import validate
-from .transform import calls
+from .transform import calls, nodes
 from .transform.forward import Forward
+from .transform.nodes import Comment, assign, call, name
 from .transform.reverse import Reverse
 
 DEBUG = bool(os.environ.get("SRCAD_DEBUG"))
@@ -49,8 +52,9 @@ DEBUG = bool(os.environ.get("SRCAD_DEBUG"))
 OPTIMIZE = int(os.environ.get("SRCAD_OPTIMIZE", "1"))
 
 
-def _tidy(text, temps, grads, floats=()):
-    return tidy(text, temps, grads, floats) if OPTIMIZE else text
+def _tidy(fdef, temps, grads, floats=()):
+    nodes.unshare(fdef)
+    return tidy(fdef, temps, grads, floats) if OPTIMIZE else fdef
 
 
 def _debug(stage, text):
@@ -99,8 +103,6 @@ def to_ssa(func, parsed=None, arity=None):
     desugar = Desugar(namer)
     fdef = desugar.function(src.node)
     if DEBUG:
-        import ast
-
         _debug("desugar", ast.unparse(gast.gast_to_ast(fdef)))
     fn = Lowerer(src, namer, desugar.flags).function(fdef, arity)
     optimise.common_subexpressions(fn)
@@ -185,20 +187,18 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None):
     items = {p: item_kinds(v) for p, v in arg_values.items() if item_kinds(v)}
     ranks = {p: rank_of_value(v) for p, v in arg_values.items()}
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks)
-    name = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
-    text = assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple)
-    floats = [p for p, v in arg_values.items() if type(v) is float]
-    text = _tidy(text, namer.temps | gen.temp_grads, namer.grads, floats)
-    _debug("reverse", text)
+    label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     helpers = set(gen.helpers)
-    if "check_scalar" in text:
-        helpers.add("check_scalar")
-    label = f"{name} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
+    fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple)
+    floats = [p for p, v in arg_values.items() if type(v) is float]
+    fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats)
+    where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     defaults = func.__defaults__ or ()
     kwdefaults = dict(func.__kwdefaults__ or {})
-    compiled = emit.compile_function(text, name, func, helpers, spelled, label,
+    compiled = emit.compile_function(fdef, func, helpers, spelled, where,
                                      defaults or None, kwdefaults or None, gen.cells)
-    return compiled, text
+    _debug("reverse", compiled.__srcad_source__)
+    return compiled, compiled.__srcad_source__
 
 
 @_serialised
@@ -214,25 +214,23 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None):
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)
     fwd = Forward(fn, analysis, namer, spelled)
-    code, result, tangent_out = fwd.run()
-    name = namer.fresh(f"jvp_{fn.name}")
+    body, result, tangent_out = fwd.run()
+    label = namer.fresh(f"jvp_{fn.name}")
     tangents = [fwd.t(w) for w in wrt]
-    params = ", ".join(fn.params)  # all positional: the tangents follow them
-    head = f"def {name}({params}{', ' if params else ''}{', '.join(tangents)}):"
-    body = emit.render(code, {}, 0)
     if not inner and isinstance(result, ir.Var) and analysis.kind(result) not in (SCALAR, ARRAY):
         # tuples where the value has tuples (the sweep builds lists), leaves shaped like it
-        tangent_out = f"{fwd.helper('like')}({tangent_out}, {result})"
-    body.append(f"return {result}, {tangent_out}")
-    text = head + "\n" + "".join(f"    {line}\n" for line in body)
-    text = _tidy(text, namer.temps | fwd.temp_tangents, namer.grads)
-    _debug("forward", text)
-    helpers = set(fwd.used_helpers) | {h for h in emit.HELPER_OBJECTS if re.search(
-        rf"\b{re.escape(spelled.get(h, h))}\b", text)}
-    label = f"{name} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
-    compiled = emit.compile_function(text, name, func, helpers, spelled, label, None, None,
+        tangent_out = call(fwd.helper("like"), tangent_out, result.name)
+    body.append(ast.Return(value=nodes.tuple_([nodes.expr(result), tangent_out])))
+    # all positional: the tangents follow the parameters
+    fdef = _function(label, _arguments([], list(fn.params) + tangents, []), body)
+    fdef = _tidy(fdef, namer.temps | fwd.temp_tangents, namer.grads)
+    # the helpers the tidied tree reads (a user's spelling may name one too)
+    helpers = set(fwd.used_helpers) | emit.helpers_read(fdef, spelled)
+    where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
+    compiled = emit.compile_function(fdef, func, helpers, spelled, where, None, None,
                                      fwd.cells)
-    return compiled, text
+    _debug("forward", compiled.__srcad_source__)
+    return compiled, compiled.__srcad_source__
 
 
 def make_split(func, wrt, kinds, entry, arity=None):
@@ -244,36 +242,34 @@ def make_split(func, wrt, kinds, entry, arity=None):
     fwd_name = own.get(id(entry.fwd)) or namer.fresh(f"{fn.name}_fwd")
     bwd_name = own.get(id(entry.bwd)) or namer.fresh(f"{fn.name}_bwd")
     ctx = namer.fresh("ctx")
-    packed = "None" if not kept else (f"({kept[0]},)" if len(kept) == 1 else
-                                      "(" + ", ".join(kept) + ")")
-    body = [f"{n} = None" for n in branch_only]
-    body += [f"{s} = []" for s in gen.stacks]
-    body += emit.render(gen.forward, gen.saves, 0)
-    body.append(f"return {gen.result}, {packed}")
-    fwd_text = f"def {fwd_name}({_signature(fn, gen.seed, 'fwd')}):\n" + "".join(
-        f"    {line}\n" for line in body)
+    packed = nodes.tuple_(kept) if kept else nodes.constant(None)
+    body = [assign(n, nodes.constant(None)) for n in branch_only]
+    body += [assign(s, ast.List(elts=[], ctx=nodes.LOAD)) for s in gen.stacks]
+    body += nodes.realise(gen.forward, gen.saves)
+    body.append(ast.Return(value=nodes.tuple_([nodes.expr(gen.result), packed])))
+    fwd_def = _function(fwd_name, _signature(fn, gen.seed, "fwd"), body)
     body = []
     if kept:
-        body.append(f"{', '.join(kept)}{',' if len(kept) == 1 else ''} = {ctx}")
+        body.append(assign(list(kept), name(ctx)))
     for stack in gen.stacks:  # pop from a copy: the context stays whole (it may be used again)
         if stack in gen.popped:
-            body.append(f"{stack} = list({stack})")
-    body += emit.render(gen.backward, gen.saves, 0)
+            body.append(assign(stack, call("list", stack)))
+    body += nodes.realise(gen.backward, gen.saves, set())
     grads = [gen.grads[w] for w in wrt]
-    body.append("return " + (grads[0] if len(grads) == 1 else ", ".join(grads)))
-    bwd_text = f"def {bwd_name}({ctx}, {gen.seed}):\n" + "".join(f"    {line}\n" for line in body)
+    body.append(ast.Return(value=grads[0] if len(grads) == 1 else nodes.tuple_(grads)))
+    bwd_def = _function(bwd_name, _arguments([], [ctx, gen.seed], []), body)
     temps = namer.temps | gen.temp_grads
-    fwd_text, bwd_text = _tidy(fwd_text, temps, namer.grads), _tidy(bwd_text, temps, namer.grads)
-    _debug(f"split of {fn.name}", fwd_text + "\n" + bwd_text)
+    fwd_def, bwd_def = _tidy(fwd_def, temps, namer.grads), _tidy(bwd_def, temps, namer.grads)
     where = f"{func.__code__.co_filename}:{func.__code__.co_firstlineno}"
-    fwd = emit.compile_function(fwd_text, fwd_name, func, set(gen.helpers), spelled,
+    fwd = emit.compile_function(fwd_def, func, set(gen.helpers), spelled,
                                 f"{fwd_name} of {where}", func.__defaults__,
                                 func.__kwdefaults__, gen.cells)
-    bwd = emit.compile_function(bwd_text, bwd_name, func, set(gen.helpers), spelled,
+    bwd = emit.compile_function(bwd_def, func, set(gen.helpers), spelled,
                                 f"{bwd_name} of {where}", None, None, gen.cells)
     entry.fwd.cell_contents = fwd
     entry.bwd.cell_contents = bwd
-    entry.fwd_text, entry.bwd_text = fwd_text, bwd_text
+    entry.fwd_text, entry.bwd_text = fwd.__srcad_source__, bwd.__srcad_source__
+    _debug(f"split of {fn.name}", entry.fwd_text + "\n" + entry.bwd_text)
 
 
 def _make_tangent(func, wrt, kinds, arity=None):
@@ -284,60 +280,72 @@ def _make_tangent(func, wrt, kinds, arity=None):
 CALLEES = calls.Callees(to_ssa, make_split, _make_tangent)
 
 
-def assemble(fn, gen, name, wrt, mode, analysis, spelled, namer, as_tuple=False):
-    params = _signature(fn, gen.seed, mode)
-    lines = [f"def {name}({params}):"]
-    body = [f"{s} = []" for s in gen.stacks]
-    body += emit.render(gen.forward, gen.saves, 0)
-    result = gen.result
-    if mode != "vjp" and analysis.kind(result) != SCALAR:
+def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple=False):
+    """The tree of the whole adjoint function ``label``; ``helpers`` gains those the wrapping
+    itself calls."""
+    body = [assign(s, ast.List(elts=[], ctx=nodes.LOAD)) for s in gen.stacks]
+    body += nodes.realise(gen.forward, gen.saves)
+    result = nodes.expr(gen.result)
+    if mode != "vjp" and analysis.kind(gen.result) != SCALAR:
         where = f"{fn.source.filename}:{fn.source.first_line}"
-        body.append(f"{spelled.get('check_scalar', 'check_scalar')}({result}, {where!r})")
-    backward = emit.render(gen.backward, gen.saves, 0)
-    if mode != "vjp" and any(line.strip() and not line.lstrip().startswith("#")
-                             for line in backward):
-        body.append("# backward")
+        helpers.add("check_scalar")
+        body.append(ast.Expr(value=call(spelled.get("check_scalar", "check_scalar"), result,
+                                        nodes.constant(where))))
+        result = nodes.expr(gen.result)
+    restored = set()
+    backward = nodes.realise(gen.backward, gen.saves, restored)
+    acts = any(not isinstance(s, Comment) for s in backward)
+    backward_at = len(body)
+    if mode != "vjp" and acts:
+        body.append(Comment("backward"))
     if mode != "vjp":
-        body.append(f"{gen.seed} = 1.0")  # a constant: tidy folds it where it is read
-    if any(line.strip() and not line.lstrip().startswith("#") for line in backward):
+        body.append(assign(gen.seed, nodes.constant(1.0)))  # a constant: tidy folds it
+    if acts:
         body += backward
     grads = [gen.grads[w] for w in wrt]
-    out = grads[0] if len(grads) == 1 and not as_tuple else ", ".join(grads) + (
-        "," if len(grads) == 1 else "")
-    if mode == "value_and_grad" and _restored(str(result), backward):
+    if len(grads) == 1 and not as_tuple:
+        out = grads[0]
+    else:
+        out = nodes.tuple_(grads)
+    if mode == "value_and_grad" and isinstance(gen.result, ir.Var) and (
+            gen.result.name in restored):
         # the backward sweep restores saved values, the result among them: keep it aside
         kept = namer.fresh("value")
-        body.insert(body.index("# backward") if "# backward" in body else len(body),
-                    f"{kept} = {result}")
-        result = kept
+        body.insert(backward_at, assign(kept, result))
+        result = name(kept)
     if mode == "value_and_grad":
-        out = f"{result}, ({out})" if len(grads) > 1 or as_tuple else f"{result}, {out}"
-    body.append(f"return {out}")
-    lines += ["    " + line for line in body]
-    return "\n".join(lines) + "\n"
+        out = nodes.tuple_([result, out])
+    body.append(ast.Return(value=out))
+    return _function(label, _signature(fn, gen.seed, mode), body)
 
 
-def _restored(name, lines):
-    name = re.escape(name)
-    pattern = re.compile(rf"(^|[ ,(]){name}\b[^=]*= \w+\.pop\(\)"
-                         rf"|^for ([\w, ]*\W)?{name}\b[\w, ]* in ")
-    return any(pattern.search(line.strip()) for line in lines)
+def _function(label, arguments, body):
+    fdef = ast.FunctionDef(name=label, args=arguments, body=body, decorator_list=[],
+                           returns=None, lineno=0, **_NO_TYPE_PARAMS)
+    return fdef
+
+
+#: Python 3.12 added ``type_params`` to a def; earlier versions refuse the keyword
+_NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+
+
+def _arguments(posonly, positional, kwonly):
+    def args(names):
+        return [ast.arg(arg=n, annotation=None) for n in names]
+
+    return ast.arguments(posonlyargs=args(posonly), args=args(positional), vararg=None,
+                         kwonlyargs=args(kwonly), kw_defaults=[None] * len(kwonly),
+                         kwarg=None, defaults=[])
 
 
 def _signature(fn, seed, mode):
     src = fn.source.node.args
-    positional = [a.id for a in src.posonlyargs + src.args]
+    posonly = [a.id for a in src.posonlyargs]
+    positional = [a.id for a in src.args]
     kwonly = [a.id for a in src.kwonlyargs]
-    parts = []
-    for i, p in enumerate(positional):
-        parts.append(p)
-        if src.posonlyargs and i == len(src.posonlyargs) - 1:
-            parts.append("/")
-    if mode == "vjp":
-        parts.insert(0, seed)
+    if mode == "vjp":  # the seed first, positional-only when the first parameter is
+        (posonly if posonly else positional).insert(0, seed)
     extra = list(fn.arity.names) if getattr(fn, "arity", None) else []
-    if kwonly or extra:  # a *args callee's items: keyword-only (see srcad.calls.call_text)
-        parts.append("*")
-        parts += extra[:len(fn.arity.items)] + kwonly + extra[len(fn.arity.items):] \
-            if extra else kwonly
-    return ", ".join(parts)
+    if extra:  # a *args callee's items: keyword-only (see srcad.transform.nodes.call_part)
+        kwonly = extra[:len(fn.arity.items)] + kwonly + extra[len(fn.arity.items):]
+    return _arguments(posonly, positional, kwonly)

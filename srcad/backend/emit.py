@@ -1,14 +1,23 @@
 """Print generated code, compile it under a real file name, and bind its names.
 
+Generated code arrives as a tree (an ``ast.FunctionDef`` with srcad's own
+:class:`~srcad.transform.nodes.Comment` statements); :func:`print_function` is the one place
+where it becomes text, and :func:`compile_function` the one place that calls it. Statements
+print as ``ast.unparse`` prints them (blocks indented by four spaces, ``elif`` for an ``if``
+alone in an ``else``), comments as ``# text``, and ``return (a, b)`` as ``return a, b``.
+
 The source text is registered in :mod:`linecache` under a file name such as
 ``<srcad grad_f of model.py:12>``, so tracebacks and ``pdb`` show the generated lines. No file
 is written. The generated function reads the user's globals live (the user's module dict is
 its globals) and sees the user's closure cells; srcad's helpers (``math``, ``np``, ``sign``,
 ...) are bound as closure cells of their own, under names that no user name shadows.
+
+Imports: ``srcad.runtime`` (the helpers) and :mod:`srcad.transform.nodes` (the comment node).
 """
 
 from __future__ import annotations
 
+import ast
 import itertools
 import linecache
 import math
@@ -19,35 +28,71 @@ import numpy as np
 
 from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers
-from ..transform.reverse import Compound, PopMarker, PushMarker
+from ..transform.nodes import Comment
 
 HELPER_OBJECTS = {"math": math, "np": np, **runtime.HELPERS, **numpy_helpers.HELPERS}
 _counter = itertools.count()
 
 
-def render(code, saves, depth=1):
-    """Lines of Python text for nested code (``Compound`` blocks, push/pop markers)."""
-    pad = "    " * depth
+def print_function(fdef):
+    """The text of a function definition (a tree)."""
     lines = []
-    for item in code:
-        if isinstance(item, Compound):
-            lines.append(pad + item.header)
-            body = render(item.body, saves, depth + 1)
-            lines += body or [pad + "    pass"]
-            if item.orelse:
-                lines.append(pad + "else:")
-                lines += render(item.orelse, saves, depth + 1) or [pad + "    pass"]
-        elif isinstance(item, PushMarker):
-            stack, names = saves[item.block]
-            value = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
-            lines.append(f"{pad}{stack}.append({value})")
-        elif isinstance(item, PopMarker):
-            if item.block in saves:
-                stack, names = saves[item.block]
-                lines.append(f"{pad}{', '.join(names)} = {stack}.pop()")
-        else:
-            lines.append(pad + item)
-    return lines
+    _print(fdef, "", lines)
+    return "\n".join(lines) + "\n"
+
+
+def _print(stmt, pad, lines):
+    cls = stmt.__class__
+    if cls is Comment:
+        lines.append(f"{pad}# {stmt.text}")
+    elif cls is ast.FunctionDef:
+        lines.append(f"{pad}def {stmt.name}({ast.unparse(stmt.args)}):")
+        _block(stmt.body, pad, lines)
+    elif cls is ast.If:
+        lines.append(f"{pad}if {ast.unparse(stmt.test)}:")
+        _block(stmt.body, pad, lines)
+        while len(stmt.orelse) == 1 and stmt.orelse[0].__class__ is ast.If:
+            stmt = stmt.orelse[0]  # else: if ...: as ast.unparse writes it, elif
+            lines.append(f"{pad}elif {ast.unparse(stmt.test)}:")
+            _block(stmt.body, pad, lines)
+        _orelse(stmt, pad, lines)
+    elif cls is ast.For:
+        lines.append(f"{pad}for {_bare(stmt.target)} in {ast.unparse(stmt.iter)}:")
+        _block(stmt.body, pad, lines)
+        _orelse(stmt, pad, lines)
+    elif cls is ast.While:
+        lines.append(f"{pad}while {ast.unparse(stmt.test)}:")
+        _block(stmt.body, pad, lines)
+        _orelse(stmt, pad, lines)
+    elif cls is ast.Return and stmt.value.__class__ is ast.Tuple and stmt.value.elts:
+        lines.append(f"{pad}return {_bare(stmt.value)}")  # return a, b: as people write it
+    else:
+        lines.extend(pad + line for line in ast.unparse(stmt).split("\n"))
+
+
+def _block(body, pad, lines):
+    inner = pad + "    "
+    for stmt in body or [ast.Pass()]:
+        _print(stmt, inner, lines)
+
+
+def _orelse(stmt, pad, lines):
+    if stmt.orelse:
+        lines.append(f"{pad}else:")
+        _block(stmt.orelse, pad, lines)
+
+
+def _bare(value):
+    """A tuple without its parentheses (a loop's target, a returned tuple); else as it is."""
+    if value.__class__ is ast.Tuple and value.elts:
+        return ast.unparse(value)[1:-1]
+    return ast.unparse(value)
+
+
+def helpers_read(tree, spelled):
+    """The helpers a function's tree reads (by their spelling in it)."""
+    names = {n.id for n in ast.walk(tree) if n.__class__ is ast.Name}
+    return {h for h in HELPER_OBJECTS if spelled.get(h, h) in names}
 
 
 def helper_names(namer, user_globals, user_names):
@@ -61,9 +106,12 @@ def helper_names(namer, user_globals, user_names):
     return names
 
 
-def compile_function(text, name, user_func, helpers, spelled, label, defaults, kwdefaults,
+def compile_function(fdef, user_func, helpers, spelled, label, defaults, kwdefaults,
                      cells=None):
-    """Compile ``text`` (one ``def name``) and return it bound to the user's namespace."""
+    """Print ``fdef`` (a function definition's tree), compile it and return it bound to the
+    user's namespace; the text is its ``__srcad_source__``."""
+    text = print_function(fdef)
+    name = fdef.name
     filename = f"<srcad {label} #{next(_counter)}>"
     # Line 1 of the compiled text is the factory; linecache shows a comment there instead.
     shown = f"# generated by srcad: {label}\n" + text

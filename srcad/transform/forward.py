@@ -31,8 +31,10 @@ from ..errors import MissingRuleError, UnsupportedSyntaxError
 from ..rules import registry
 from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers
-from . import templates
-from .reverse import Compound, Sweep, _parallel, _paren, _text
+from . import nodes, templates
+from .nodes import assign, call, name
+from .saves import forward_loop_node
+from .sweep import Sweep, bound_expr
 
 #: functions linear in each array argument: the tangent is the function of the tangent
 LINEAR = {
@@ -100,15 +102,17 @@ class Forward(Sweep):
         return self.an.active(atom)
 
     def tangent_of(self, atom):
-        """Expression text of an atom's tangent, or None when it is zero."""
+        """The name of an atom's tangent, or None when it is zero."""
         return self.t(atom.name) if self.varied(atom) else None
 
     def tangent_or_zero(self, atom):
+        """An atom's tangent as an expression: its name, or a zero."""
         if isinstance(atom, ir.Var):
-            return self.tangent_of(atom) or self.zero(atom.name)
+            tangent = self.tangent_of(atom)
+            return name(tangent) if tangent else self.zero(atom.name)
         if isinstance(atom, ir.Const) and not isinstance(atom.value, (int, float, bool)):
-            return f"{self.helper('zeros_like')}({atom})"  # an array's zero has its shape
-        return "0.0"
+            return call(self.helper("zeros_like"), nodes.expr(atom))  # shaped like the array
+        return nodes.constant(0.0)
 
     # ---------------------------------------------------------------- sweep
 
@@ -126,24 +130,26 @@ class Forward(Sweep):
             if isinstance(stmt, ir.Assign):
                 self.assign(stmt, code)
             elif isinstance(stmt, ir.SetItem):
-                code.append(f"{stmt.target} = {stmt.obj}.copy()")
-                code.append(f"{stmt.target}[{stmt.index}] = {stmt.value}")
+                code.append(assign(stmt.target, nodes.method(nodes.expr(stmt.obj), "copy")))
+                code.append(assign(nodes.subscript(stmt.target, nodes.expr(stmt.index)),
+                                   nodes.expr(stmt.value)))
                 if self.varied(ir.Var(stmt.target)):
                     t = self.t(stmt.target)
-                    code.append(f"{t} = {self.helper('copy_tangent')}("
-                                f"{self.tangent_or_zero(stmt.obj)}, {stmt.target})")
-                    code.append(f"{t}[{stmt.index}] = {self.tangent_or_zero(stmt.value)}")
+                    code.append(assign(t, call(self.helper("copy_tangent"),
+                                               self.tangent_or_zero(stmt.obj), stmt.target)))
+                    code.append(assign(nodes.subscript(t, nodes.expr(stmt.index)),
+                                       self.tangent_or_zero(stmt.value)))
             elif isinstance(stmt, ir.If):
                 then = self.block(stmt.body) + self.phi_copies(stmt.phis, 0)
                 other = self.block(stmt.orelse) + self.phi_copies(stmt.phis, 1)
                 if then:
-                    code.append(Compound(f"if {stmt.test}:", then, other or None))
+                    code.append(nodes.if_(nodes.expr(stmt.test), then, other or None))
                 elif other:
-                    code.append(Compound(f"if not {stmt.test}:", other))
+                    code.append(nodes.if_(nodes.not_(nodes.expr(stmt.test)), other))
             elif isinstance(stmt, ir.Loop):
                 code += self.loop(stmt)
             elif isinstance(stmt, ir.Raise):
-                code.append(f"raise {stmt.value}")
+                code.append(ast.Raise(exc=nodes.expr(stmt.value), cause=None))
         return code
 
     def phi_copies(self, phis, side):
@@ -155,13 +161,13 @@ class Forward(Sweep):
             if src is None:
                 continue
             if str(src) != p.target:
-                pairs.append((p.target, str(src)))
+                pairs.append((p.target, nodes.expr(src)))
             if self.varied(ir.Var(p.target)):
                 tangent = self.tangent_or_zero(src) if isinstance(src, ir.Var) else (
                     self.zero(p.target))
-                if tangent != self.t(p.target):
+                if not nodes.is_name(tangent, self.t(p.target)):
                     pairs.append((self.t(p.target), tangent))
-        return _parallel(pairs)
+        return nodes.parallel(pairs)
 
     def loop(self, stmt):
         code = []
@@ -170,22 +176,16 @@ class Forward(Sweep):
             if entry is None:
                 continue
             if str(entry) != p.target:
-                code.append(f"{p.target} = {entry}")
+                code.append(assign(p.target, nodes.expr(entry)))
             if self.varied(ir.Var(p.target)):
-                code.append(f"{self.t(p.target)} = " + (
+                code.append(assign(self.t(p.target), (
                     self.tangent_or_zero(entry) if isinstance(entry, ir.Var) else
-                    self.zero(p.target)))
+                    self.zero(p.target))))
         body = self.block(stmt.body) + self.phi_copies(stmt.phis, 1)
         if stmt.exit is not None:
-            body.append(Compound(f"if {stmt.exit}:", ["break"]))
-        if stmt.kind == "for":
-            code.append(Compound(f"for {stmt.target} in {stmt.iter}:", body))
-        elif stmt.header:
-            head = self.block(stmt.header)
-            head.append(Compound(f"if not {stmt.test}:", ["break"]))
-            code.append(Compound("while True:", head + body))
-        else:
-            code.append(Compound(f"while {stmt.test}:", body))
+            body.append(nodes.break_if(nodes.expr(stmt.exit)))
+        head = self.block(stmt.header) if stmt.kind != "for" and stmt.header else None
+        code.append(forward_loop_node(stmt, body, head))
         return code
 
     # ---------------------------------------------------------------- statements
@@ -193,40 +193,43 @@ class Forward(Sweep):
     def assign(self, stmt, code):
         value = stmt.value
         if stmt.target is None:
-            code.append(str(value))
+            code.append(nodes.statement(stmt))
             if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
                 value.fn.name == "append"
             ):
                 lst, item = value.args
                 if self.varied(lst):
-                    code.append(f"{self.t(lst.name)}.append({self.tangent_or_zero(item)})")
+                    code.append(nodes.expr_stmt(nodes.method(self.t(lst.name), "append",
+                                                             self.tangent_or_zero(item))))
             elif isinstance(value, ir.Prim) and value.fn == ir.Method("pop") and len(
                 value.args
             ) == 1 and self.varied(value.args[0]):
-                code.append(f"{self.t(value.args[0].name)}.pop()")  # keep the lists in step
+                # keep the lists in step
+                code.append(nodes.expr_stmt(nodes.method(self.t(value.args[0].name), "pop")))
             return
         target = stmt.target
         if not isinstance(value, ir.Prim):
-            code.append(f"{target} = {value}")
+            code.append(nodes.statement(stmt))
             if self.varied(ir.Var(target)) and isinstance(value, ir.Var):
-                code.append(f"{self.t(target)} = {self.tangent_or_zero(value)}")
+                code.append(assign(self.t(target), self.tangent_or_zero(value)))
             return
         if not self.varied(ir.Var(target)):
-            code.append(f"{target} = {value}")
+            code.append(nodes.statement(stmt))
             if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
                 value.fn.name == "pop" and not value.args[1:] and self.varied(value.args[0])
             ):
-                code.append(f"{self.t(value.args[0].name)}.pop()")  # keep the lists in step
+                # keep the lists in step
+                code.append(nodes.expr_stmt(nodes.method(self.t(value.args[0].name), "pop")))
             return
         fn = value.fn
         if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
-            code.append(f"{target} = {value}")
+            code.append(nodes.statement(stmt))
             parts = [self.tangent_or_zero(a) for a in value.args]
-            code.append(f"{self.t(target)} = [{', '.join(parts)}]")
+            code.append(assign(self.t(target), ast.List(elts=parts, ctx=nodes.LOAD)))
             return
         if isinstance(fn, ir.Method) and fn.name == "pop" and not value.args[1:]:
-            code.append(f"{target} = {value}")
-            code.append(f"{self.t(target)} = {self.t(value.args[0].name)}.pop()")
+            code.append(nodes.statement(stmt))
+            code.append(assign(self.t(target), nodes.method(self.t(value.args[0].name), "pop")))
             return
         args, kwargs = list(value.args), dict(value.kwargs)
         if isinstance(fn, ir.Method):
@@ -234,8 +237,9 @@ class Forward(Sweep):
         elif isinstance(fn, ir.Attr):
             fn = registry.attributes.get(fn.name, fn)
         if fn is operator.getitem:
-            code.append(f"{target} = {value}")
-            code.append(f"{self.t(target)} = {self.tangent_of(args[0])}[{args[1]}]")
+            code.append(nodes.statement(stmt))
+            code.append(assign(self.t(target), nodes.subscript(self.tangent_of(args[0]),
+                                                               nodes.expr(args[1]))))
             return
         rule, bound = registry.find(fn, args, kwargs)
         if rule is None:
@@ -260,30 +264,31 @@ class Forward(Sweep):
                 atom = bound.get(param)
                 if not (isinstance(atom, ir.Var) and self.varied(atom)):
                     continue
-                names = {p: _text(a) for p, a in bound.items()}
-                names.update(g=self.t(atom.name), t=self.t(atom.name), ans=target)
-                node = templates.instantiate(template, names, scalar, self.helper_names)
-                self.note_helpers(node)
-                terms.append(templates.text(node))
+                names = {p: bound_expr(a) for p, a in bound.items()}
+                names.update(g=name(self.t(atom.name)), t=name(self.t(atom.name)),
+                             ans=name(target))
+                tree = templates.instantiate(template, names, scalar, self.helper_names)
+                self.note_helpers(tree)
+                terms.append(tree)
                 read = {n.id for n in ast.walk(template) if isinstance(n, ast.Name)}
                 shaped |= set(bound) if "ans" in read else read | {param}
             if kind == "elementwise" and terms and not scalar and any(
                 p not in shaped and self.an.kind(a) != SCALAR
                 for p, a in bound.items() if isinstance(a, (ir.Var, ir.Const))
             ):  # ``x + np.ones(4)`` with a number x: dx alone is not shaped like the result
-                terms[0] = f"{self.helper('broadcast_as')}({terms[0]}, {target})"
+                terms[0] = call(self.helper("broadcast_as"), terms[0], target)
         else:
             raise self.missing(stmt, value, forward=True)
-        code.append(f"{target} = {value}")
+        code.append(nodes.statement(stmt))
         if not terms:
-            code.append(f"{self.t(target)} = {self.zero(target)}")
+            code.append(assign(self.t(target), self.zero(target)))
             return
         kind_out = self.an.kinds.get(target, ANY)
         total = terms[0]
         for term in terms[1:]:
-            total = (f"{_paren(total)} + {_paren(term)}" if kind_out in (SCALAR, ARRAY) else
-                     f"{self.helper('add')}({total}, {term})")
-        code.append(f"{self.t(target)} = {total}")
+            total = (nodes.plus(total, term) if kind_out in (SCALAR, ARRAY) else
+                     call(self.helper("add"), total, term))
+        code.append(assign(self.t(target), total))
 
     def linear_term(self, prim, rule, param):
         """``prim`` with the argument bound to ``param`` replaced by its tangent (for a
@@ -294,7 +299,7 @@ class Forward(Sweep):
         sub.args = [self.tangent_var(a) if i in slots else a for i, a in enumerate(prim.args)]
         sub.kwargs = {k: self.tangent_var(a) if k in slots else a
                       for k, a in prim.kwargs.items()}
-        return str(sub)
+        return nodes.expr(sub)
 
     def tangent_var(self, atom):
         return ir.Var(self.t(atom.name)) if self.varied(atom) else atom
@@ -315,15 +320,15 @@ class Forward(Sweep):
                  for p, a in arguments.items()}
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
         cell = self.an.callees.tangent(prim.fn, wrt, kinds, arity)
-        name = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)
-        tangents = [self.t(arguments[p].name) for p in wrt]
+        jvp = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)
+        tangents = [name(self.t(arguments[p].name)) for p in wrt]
         # the forward-mode function takes every parameter positionally, then the tangents; a
         # default that no literal spells (an array) is passed from a cell of its own
         given = functions.bind(prim.fn, prim.args, prim.kwargs)[1]
-        args = [_text(a) if p in given or type(a) in (int, float, bool, type(None), str)
-                else self.bind_cell(f"{prim.fn.__name__}_{p}", types.CellType(a))
+        args = [bound_expr(a) if p in given or type(a) in (int, float, bool, type(None), str)
+                else name(self.bind_cell(f"{prim.fn.__name__}_{p}", types.CellType(a)))
                 for p, a in arguments.items()] + tangents
-        code.append(f"{stmt.target}, {self.t(stmt.target)} = {name}({', '.join(args)})")
+        code.append(assign([stmt.target, self.t(stmt.target)], call(jvp, *args)))
 
     def missing(self, stmt, prim, forward=False):
         src = self.fn.source

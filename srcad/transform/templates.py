@@ -12,41 +12,21 @@ import ast
 import operator
 
 from ..rules import GENERIC
+from .nodes import copy_tree, dotted
 
 _FOLD = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
          ast.Div: operator.truediv, ast.Pow: operator.pow}
 
 
-def parse(text):
-    return ast.parse(text, mode="eval").body
-
-
 def instantiate(template, names, scalar, helpers):
-    """``template`` with ``names`` (name -> expression text) substituted.
+    """``template`` with ``names`` (name -> expression tree, copied at each use) substituted.
 
     ``scalar`` selects ``math.f`` over ``np.f`` for generic names; ``helpers`` maps helper
     names to the spelling generated code uses for them (hygiene).
     """
-    node = copy_tree(template)
-    node = _Substitute(names, scalar, helpers).visit(node)
-    return simplify(node)
-
-
-def copy_tree(node):
-    """A copy of an expression tree (what ``copy.deepcopy`` gives, several times faster:
-    rules are instantiated for every statement). Leaf nodes without fields (``Load``,
-    ``Add``) are shared, as the parser itself shares them."""
-    cls = node.__class__
-    if cls is list:
-        return [copy_tree(item) for item in node]
-    fields = getattr(cls, "_fields", None)
-    if not fields:
-        return node  # a str, a number, None, or a field-less node
-    new = cls.__new__(cls)
-    for name in fields:
-        if hasattr(node, name):
-            setattr(new, name, copy_tree(getattr(node, name)))
-    return new
+    tree = copy_tree(template)
+    tree = _Substitute(names, scalar, helpers).visit(tree)
+    return simplify(tree)
 
 
 class _Substitute(ast.NodeTransformer):
@@ -57,10 +37,10 @@ class _Substitute(ast.NodeTransformer):
 
     def visit_Name(self, node):
         if node.id in self.names:
-            return parse(self.names[node.id])
+            return copy_tree(self.names[node.id])
         if node.id in GENERIC:
             spelling = GENERIC[node.id][0 if self.scalar else 1]
-            return parse(self._hygienic(spelling))
+            return dotted(self._hygienic(spelling))
         if node.id in self.helpers:
             return ast.Name(id=self.helpers[node.id], ctx=ast.Load())
         return node
@@ -224,6 +204,3 @@ def _fold_product(node):
     out = ast.BinOp(left=constant, op=ast.Mult(), right=product)
     return out if value > 0 else ast.UnaryOp(op=ast.USub(), operand=out)
 
-
-def text(node):
-    return ast.unparse(node)

@@ -1,0 +1,118 @@
+"""Tidy, copies: ``dt = dg`` followed by reads of ``dt`` reads ``dg`` directly (when both names
+are assigned once and the copy is not inside a loop, or every read follows it), and
+``b = e; ...; a = b`` with ``b`` read only there becomes ``a = e``.
+
+Imports: :mod:`.tidy_walk`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .tidy_walk import _blocks, _count_names, _loads, _stores, _walk
+
+
+def _propagate_copies(fdef, grads):
+    stores, loads = _count_names(fdef)
+    params = {a.arg for a in fdef.args.args + fdef.args.kwonlyargs}
+    returned = {n for stmt in fdef.body if isinstance(stmt, ast.Return) for n in _loads(stmt)}
+    touched = set()  # names changed in this sweep: their counts are stale until the next
+    renames = {}  # applied in one walk at the end (a walk per copy made this pass quadratic)
+    cache = {}  # id(statement) -> (stores, loads), for the statements scanned in this sweep
+    changed = False
+    for block, in_loop in list(_blocks(fdef)):
+        i = 0
+        while i < len(block):
+            stmt = block[i]
+            i += 1
+            if not _is_copy(stmt):
+                continue
+            a, b = stmt.targets[0].id, stmt.value.id
+            if a == b or a in params or a in touched or b in touched:
+                continue
+            mixed = (a in grads) != (b in grads)  # dw = a: keep the value's name and the copy
+            if not mixed and _coalesce(fdef, block, i - 1, a, b, stores, loads, params):
+                touched |= {a, b}
+                changed = True
+                i -= 1
+                continue
+            if mixed and a in returned:
+                continue
+            if stores.get(a, 0) != 1 or a in returned:
+                continue
+            if (in_loop or stores.get(b, 0) > 1) and not _local_uses(block, i - 1, a, b,
+                                                                      loads, cache):
+                continue
+            del block[i - 1]
+            i -= 1
+            if loads.get(b, 0) == 1 and b not in params and not mixed:
+                renames[b] = a  # b was only copied: its definition becomes a's
+            else:
+                renames[a] = b
+            touched |= {a, b}
+            changed = True
+    if renames:
+        for node in _walk(fdef):
+            if isinstance(node, ast.Name) and node.id in renames:
+                node.id = renames[node.id]
+        for block, _ in _blocks(fdef):
+            _drop_self_copies(block)
+    return changed
+
+
+def _drop_self_copies(block):
+    kept = [s for s in block if not (_is_copy(s) and s.targets[0].id == s.value.id)]
+    if len(kept) != len(block):
+        block[:] = kept or [ast.Pass()]
+
+
+def _is_copy(stmt):
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Name))
+
+
+def _coalesce(fdef, block, i, a, b, stores, loads, params):
+    """``b = e; ...; a = b`` with ``b`` read only there: write ``a = e`` in place of ``b``."""
+    if b in params or stores.get(b, 0) != 1 or loads.get(b, 0) != 1:
+        return False
+    for j in range(i - 1, -1, -1):
+        stmt = block[j]
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
+            stmt.targets[0], ast.Name
+        ) and stmt.targets[0].id == b:
+            if a in _loads(stmt.value):
+                # ``a = f(a)`` is fine: the old ``a`` is read before the new one is written
+                pass
+            del block[i]
+            stmt.targets[0].id = a
+            return True
+        if a in _loads(stmt) or a in _stores(stmt):
+            return False
+    return False
+
+
+def _local_uses(block, i, a, b, loads, cache=None):
+    """In a loop: every read of ``a`` follows the copy in this block, ``b`` unchanged till then
+    (a copy back, ``b = a``, leaves ``b`` equal to ``a``: it becomes ``b = b`` and goes)."""
+    cache = {} if cache is None else cache
+    seen = 0
+    for stmt in block[i + 1:]:
+        key = id(stmt)
+        if key not in cache:
+            cache[key] = (_stores(stmt), _loads(stmt))
+        stmt_stores, stmt_loads = cache[key]
+        if b in stmt_stores and not (_is_copy(stmt) and stmt.value.id == a
+                                     and stmt.targets[0].id == b):
+            if _assigns_only(stmt, b):
+                # ``b = f(a)``: the right side is read before b changes, so a may be b there
+                seen += _loads(stmt.value).get(a, 0)
+                return seen == loads.get(a, 0)
+            return seen == loads.get(a, 0) and a not in stmt_loads
+        seen += stmt_loads.get(a, 0)
+    return seen == loads.get(a, 0)
+
+
+def _assigns_only(stmt, name):
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name)
+

@@ -1,0 +1,295 @@
+"""Tidy, values: propagate constants (``dy = 1.0`` assigned once is written where it is read),
+drop dead code (values nothing reads, when computing them cannot fail or act), merge sums
+(``x = e1`` then ``x += e2``), and inline single-use temporaries (``t = 3 * a`` then the only
+read ``b = 5 - t`` becomes ``b = 5 - 3 * a``; only names srcad invented, never the user's).
+
+Imports: :mod:`srcad.transform.templates` (the simplifier), :mod:`srcad.transform.nodes` (the
+comment node), :mod:`.tidy_walk`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..transform.nodes import Comment
+from ..transform.templates import _Simplify
+from .tidy_walk import _blocks, _count_names, _fields, _header, _loads, _stores, _walk
+
+
+def _is_number(node):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def _propagate_constants(fdef):
+    """``dy = 1.0`` assigned once: write ``1.0`` where ``dy`` is read, then simplify the
+    statements that changed."""
+    if not any(_assigns_number(stmt) for block, _ in _blocks(fdef) for stmt in block):
+        return False  # the common case after the first sweep: nothing to do, no walk
+    stores, loads = {}, {}
+    kept = set()  # 1.0[0], 1.0.shape or ``dy += ...`` would not work: keep those names
+    for node in _walk(fdef):
+        cls = node.__class__
+        if cls is ast.Name:
+            table = stores if node.ctx.__class__ is ast.Store else loads
+            table[node.id] = table.get(node.id, 0) + 1
+        elif cls is ast.arg:
+            stores[node.arg] = stores.get(node.arg, 0) + 1
+        elif cls is ast.AugAssign and node.target.__class__ is ast.Name:
+            kept.add(node.target.id)
+        elif cls in (ast.Subscript, ast.Attribute) and node.value.__class__ is ast.Name:
+            kept.add(node.value.id)
+        elif cls is ast.Call and node.func.__class__ is ast.Name:
+            kept.add(node.func.id)
+    values = {}
+    for block, _ in _blocks(fdef):  # a literal assigned once is the same in every iteration
+        left = []
+        for stmt in block:
+            if _assigns_number(stmt):
+                name = stmt.targets[0].id
+                if stores.get(name, 0) == 1 and loads.get(name) and name not in kept:
+                    values[name] = stmt.value
+                    continue
+            left.append(stmt)
+        if len(left) != len(block):
+            block[:] = left or [ast.Pass()]
+    if not values:
+        return False
+    for block, _ in _blocks(fdef):
+        for k, stmt in enumerate(block):
+            if isinstance(stmt, (ast.If, ast.While)):
+                if _substitute(stmt.test, values):
+                    stmt.test = _Simplify().visit(stmt.test)
+            elif isinstance(stmt, ast.For):
+                if _substitute(stmt.iter, values):
+                    stmt.iter = _Simplify().visit(stmt.iter)
+            elif _substitute(stmt, values):  # a simple statement (or, rarely, one of its own)
+                block[k] = _Simplify().visit(stmt)
+    return True
+
+
+def _assigns_number(stmt):
+    return (stmt.__class__ is ast.Assign and len(stmt.targets) == 1
+            and stmt.targets[0].__class__ is ast.Name and _is_number(stmt.value))
+
+
+def _substitute(part, values):
+    """Write the literal ``values[name]`` for every read of ``name`` below ``part``;
+    whether anything changed."""
+    changed = False
+    for node in _walk(part):
+        for name in _fields(node.__class__):
+            child = getattr(node, name, None)
+            if child.__class__ is ast.Name and child.id in values:
+                setattr(node, name, _literal(values[child.id]))
+                changed = True
+            elif child.__class__ is list:
+                for k, item in enumerate(child):
+                    if item.__class__ is ast.Name and item.id in values:
+                        child[k] = _literal(values[item.id])
+                        changed = True
+    return changed
+
+
+def _literal(node):
+    """A fresh copy of a number node (``1.0`` or ``-(2.0)``)."""
+    if isinstance(node, ast.UnaryOp):
+        return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=node.operand.value))
+    return ast.Constant(value=node.value)
+
+
+#: operations that cannot raise on floats, so an unused result may go unevaluated
+_SAFE_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Pow)
+_PURE_HELPERS = {"unbroadcast", "broadcast_as", "zeros_like", "add", "fill", "total",
+                 "expand", "scatter", "cleared", "like", "sign"}
+
+
+def _pure_call(call, libraries):
+    """A call of ``np.f``/``math.f`` (those of ``libraries``) or of a pure srcad helper."""
+    func = call.func
+    library = (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+               and func.value.id in libraries)
+    return library or isinstance(func, ast.Name) and func.id in _PURE_HELPERS
+
+
+def _safe(node):
+    for sub in _walk(node):
+        if isinstance(sub, ast.BinOp) and not isinstance(sub.op, _SAFE_BINOPS):
+            return False
+        if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Pow) and not _is_number(
+            sub.right
+        ):
+            return False
+        if isinstance(sub, ast.Call) and not _pure_call(sub, ("np",)):  # math.log(0) fails
+            return False
+        if isinstance(sub, (ast.Subscript, ast.Await, ast.Yield, ast.NamedExpr)):
+            return False
+    return True
+
+
+def _dead_code(fdef):
+    """Drop assignments nothing reads whose evaluation cannot fail or act (the forward values
+    only the discarded output needed, in a function that returns gradients only)."""
+    loads = _loads(fdef)
+    dead = _self_updates_only(fdef, loads)
+    for block, _ in _blocks(fdef):  # all of a name's assignments go, or none
+        for stmt in block:
+            if _assigns_only_name(stmt) and stmt.targets[0].id in dead and not _safe(
+                stmt.value
+            ):
+                dead.discard(stmt.targets[0].id)
+            elif not _assigns_only_name(stmt) and not isinstance(stmt, ast.Expr):
+                dead -= set(_stores(stmt) if not isinstance(stmt, (ast.If, ast.For,
+                                                                    ast.While)) else ())
+    loads = dict(loads)  # counted down below as statements go
+    changed, dropped = False, True
+    while dropped:  # a dropped statement's reads may leave another value unread: go again
+        dropped = False
+        for block, _ in list(_blocks(fdef)):
+            kept = []
+            for stmt in block:
+                if (_assigns_only_name(stmt) and (not loads.get(stmt.targets[0].id)
+                                                  or stmt.targets[0].id in dead)
+                        and _safe(stmt.value)):
+                    for name, n in _loads(stmt.value).items():
+                        loads[name] -= n
+                    dropped = True
+                else:
+                    kept.append(stmt)
+            if len(kept) != len(block):
+                block[:] = kept or [ast.Pass()]
+        changed |= dropped
+    return changed
+
+
+def _merge_sums(fdef):
+    """``x = e1`` then ``x += e2`` (``e2`` not reading ``x``): one statement, ``x = e1 + e2``."""
+    changed = False
+    for block, _ in list(_blocks(fdef)):
+        i = 0
+        while i + 1 < len(block):
+            first = block[i]
+            j = i + 1
+            while j < len(block) and isinstance(block[j], Comment):  # comments between do not count
+                j += 1
+            second = block[j] if j < len(block) else None
+            if (isinstance(first, ast.Assign) and len(first.targets) == 1
+                    and isinstance(first.targets[0], ast.Name)
+                    and isinstance(second, ast.AugAssign) and isinstance(second.op, ast.Add)
+                    and isinstance(second.target, ast.Name)
+                    and second.target.id == first.targets[0].id
+                    and first.targets[0].id not in _loads(second.value)):
+                first.value = ast.BinOp(left=first.value, op=ast.Add(), right=second.value)
+                del block[j]
+                changed = True
+                continue
+            i += 1
+    return changed
+
+
+def _self_updates_only(fdef, loads):
+    """Names read only to compute themselves (``total = total + t``, nothing else reads
+    ``total``): every assignment of them is dead."""
+    readers = {}
+    for block, _ in _blocks(fdef):
+        for stmt in block:
+            if isinstance(stmt, (ast.If, ast.For, ast.While)):
+                for name in _loads(_header(stmt)):
+                    readers.setdefault(name, set()).add(None)
+                continue
+            target = stmt.targets[0].id if _assigns_only_name(stmt) else None
+            for name in _loads(stmt.value if target else stmt):
+                readers.setdefault(name, set()).add(target)
+    return {name for name, targets in readers.items() if targets == {name}}
+
+
+def _assigns_only_name(stmt):
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name))
+
+
+# ---------------------------------------------------------------- temporaries
+
+
+def _inline_temps(fdef, temps):
+    stores, loads = _count_names(fdef)
+    changed = False
+    for block, _ in list(_blocks(fdef)):
+        done = set()  # statements changed in this sweep: looked at again in the next
+        i = 0
+        while i < len(block):
+            stmt = block[i]
+            i += 1
+            if id(stmt) in done or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                                        and isinstance(stmt.targets[0], ast.Name)):
+                continue
+            name = stmt.targets[0].id
+            if name not in temps or stores.get(name) != 1 or loads.get(name) != 1:
+                continue
+            reads = set(_loads(stmt.value))
+            # a value that can act (``dL.pop()``) or fail moves only into the next statement,
+            # and never where it might not be evaluated (a branch of ``a if c else b``)
+            acts = _acts(stmt.value)
+            for j in range(i, len(block)):
+                later = block[j]
+                if id(later) in done or acts and j > i:
+                    break
+                if name in _loads(_header(later)):
+                    if acts and _conditional_use(_header(later), name):
+                        break
+                    if _replace_once(_header(later), name, stmt.value):
+                        done.add(id(later))
+                        del block[i - 1]
+                        i -= 1
+                        changed = True
+                    break
+                if name in _loads(later) or set(_stores(later)) & (reads | {name}):
+                    break
+    return changed
+
+
+def _acts(node):
+    """Can evaluating ``node`` change something (``dL.pop()``, a call srcad does not know to be
+    pure)? Arithmetic and subscripts may fail but change nothing."""
+    for sub in _walk(node):
+        if isinstance(sub, ast.Call) and not _pure_call(sub, ("np", "math")):
+            return True
+        if isinstance(sub, (ast.Await, ast.Yield, ast.NamedExpr)):
+            return True
+    return False
+
+
+def _conditional_use(node, name):
+    """Is ``name`` read somewhere in ``node`` that is evaluated only on some paths?"""
+    for sub in _walk(node):
+        if isinstance(sub, ast.IfExp):
+            parts = [sub.body, sub.orelse]
+        elif isinstance(sub, ast.BoolOp):
+            parts = sub.values[1:]
+        elif isinstance(sub, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                              ast.GeneratorExp)):
+            parts = [sub]
+        else:
+            continue
+        if any(name in _loads(part) for part in parts):
+            return True
+    return False
+
+
+
+def _replace_once(node, name, value):
+    for parent in _walk(node):
+        for field, child in ast.iter_fields(parent):
+            if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx,
+                                                                                ast.Load):
+                setattr(parent, field, value)
+                return True
+            if isinstance(child, list):
+                for k, item in enumerate(child):
+                    if isinstance(item, ast.Name) and item.id == name and isinstance(
+                        item.ctx, ast.Load
+                    ):
+                        child[k] = value
+                        return True
+    return False

@@ -1,0 +1,114 @@
+"""Tidy's view of a function's tree: name counts, a fast walk, its blocks, renaming.
+
+Shared by the rewrites of :mod:`.tidy`, :mod:`.tidy_copies` and :mod:`.tidy_values`.
+Imports: the standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+
+
+def _stores(node):
+    if isinstance(node, ast.FunctionDef):
+        return _count_names(node)[0]
+    names = {}
+    for sub in _walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+            names[sub.id] = names.get(sub.id, 0) + 1
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+            names[sub.target.id] = names.get(sub.target.id, 0) + 1
+        elif isinstance(sub, ast.arg):
+            names[sub.arg] = names.get(sub.arg, 0) + 1
+    return names
+
+
+def _loads(node):
+    if isinstance(node, ast.FunctionDef):
+        return _count_names(node)[1]
+    names = {}
+    for sub in _walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            names[sub.id] = names.get(sub.id, 0) + 1
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+            names[sub.target.id] = names.get(sub.target.id, 0) + 1
+    return names
+
+
+#: the fields of each node class worth walking into: a ``ctx`` (Load/Store) or an operator
+#: (Add, Lt) never holds a name, and skipping them halves the nodes every walk visits
+_FIELDS = {}
+
+
+def _fields(cls):
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in ("ctx", "op", "ops"))
+    return fields
+
+
+def _walk(node):
+    """``ast.walk``, same order, without its per-node generators and without the ``ctx`` and
+    operator nodes (tidy walks a lot)."""
+    todo = collections.deque([node])
+    AST = ast.AST
+    fields = _FIELDS
+    while todo:
+        node = todo.popleft()
+        names = fields.get(node.__class__) or _fields(node.__class__)
+        for name in names:
+            child = getattr(node, name, None)
+            if isinstance(child, AST):
+                todo.append(child)
+            elif child.__class__ is list:
+                todo.extend([c for c in child if isinstance(c, AST)])
+        yield node
+
+
+def _count_names(fdef):
+    """Stores and loads of every name of a function, in one walk."""
+    stores, loads = {}, {}
+    for sub in _walk(fdef):
+        if isinstance(sub, ast.Name):
+            table = stores if isinstance(sub.ctx, ast.Store) else loads
+            table[sub.id] = table.get(sub.id, 0) + 1
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+            stores[sub.target.id] = stores.get(sub.target.id, 0) + 1
+            loads[sub.target.id] = loads.get(sub.target.id, 0) + 1
+        elif isinstance(sub, ast.arg):
+            stores[sub.arg] = stores.get(sub.arg, 0) + 1
+    return stores, loads
+
+
+def _blocks(node, in_loop=False):
+    """Every statement list, with whether it lies inside a loop."""
+    for field in ("body", "orelse"):
+        block = getattr(node, field, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            inner = in_loop or isinstance(node, (ast.For, ast.While))
+            if isinstance(node, ast.FunctionDef):
+                inner = False
+            yield block, inner
+            for stmt in block:
+                yield from _blocks(stmt, inner)
+
+
+def _rename(node, old, new):
+    for sub in _walk(node):
+        if isinstance(sub, ast.Name) and sub.id == old:
+            sub.id = new
+
+
+
+def _header(stmt):
+    """The part of a statement evaluated before any nested block: where a value may go."""
+    if isinstance(stmt, (ast.If, ast.While)):
+        return stmt.test
+    if isinstance(stmt, ast.For):
+        return stmt.iter
+    if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr, ast.Return)):
+        return stmt
+    return ast.Pass()
+
+

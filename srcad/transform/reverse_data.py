@@ -1,0 +1,215 @@
+"""Reverse mode, data: subscripts, functional writes (``y = x.copy(); y[i] = v``), list
+``append``/``pop``, list concatenation, and calls of user functions (their backward part,
+with the context their forward part kept) and of derivatives srcad made.
+
+A piece of :class:`srcad.transform.reverse.Reverse`. Imports: ``srcad.core``,
+:mod:`.nodes`.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+
+import numpy as np
+
+from ..core import functions, ir
+from ..core.kinds import ANY, ARRAY, SCALAR, SEQ, kind_of_value
+from . import nodes
+from .nodes import assign, call, method, name, subscript
+
+
+class Data:
+    """Containers, writes and calls (see the module docstring)."""
+
+    def getitem(self, stmt, gname, code, frame):
+        obj, index = stmt.value.args
+        if not self.an.active(obj):
+            return
+        kind = self.an.kind(obj)
+        for v in ir.atoms_in(index):
+            self.ref(v.name, frame)
+        if kind == SEQ or isinstance(index, ir.Const) and isinstance(index.value, str):
+            # a container (a string key: a dict, whatever the analysis knew of it)
+            self.ensure_live(obj.name, code, frame)
+            dobj = self.g(obj.name)
+            elem = self.an.elems.get(obj.name, ANY)
+
+            def item():
+                return subscript(dobj, nodes.expr(index))
+
+            if isinstance(index, (ir.Slice, ir.Index)) or self.an.kind(index) != SCALAR:
+                # a slice, or an index that may be a slice object: add structure to structure
+                code.append(assign(item(), call(self.helper("add"), item(), gname)))
+            elif elem == SCALAR:
+                code.append(nodes.add_to(item(), gname))
+            elif elem == ARRAY:
+                code.append(assign(item(), nodes.plus(item(), gname)))
+            else:
+                code.append(assign(item(), call(self.helper("add"), item(), gname)))
+            return
+        self.ref(obj.name, frame)
+        contribution = call(self.helper("scatter"), gname, obj.name, _index_node(index))
+        self.accumulate(obj, contribution, code, frame)
+
+    def setitem(self, stmt, code, frame):
+        target = ir.Var(stmt.target)
+        if not self.an.active(target) or self.g(stmt.target) not in self.live:
+            return
+        self.comment(stmt, code)
+        gname = self.g(stmt.target)
+        for v in ir.atoms_in(stmt.index):
+            self.ref(v.name, frame)
+        value = stmt.value
+        if self.an.active(value):
+            self.ref(value.name, frame)
+            whole = isinstance(stmt.index, ir.Const) and stmt.index.value is Ellipsis
+            # y[...] = v: all of g
+            block = name(gname) if whole else subscript(gname, nodes.expr(stmt.index))
+            if _may_repeat(stmt.index, self.an) and isinstance(stmt.obj, ir.Var) and (
+                    self.an.kind(stmt.obj) != SEQ):
+                # y[[0, 2, 2]] = v: NumPy keeps one write per element, the others get nothing
+                self.ref(stmt.obj.name, frame)
+                block = call(self.helper("last_writes"), block, nodes.expr(stmt.obj),
+                             _index_node(stmt.index))
+            part = call(self.helper("unbroadcast"), block, value.name)
+            self.accumulate(value, part, code, frame)
+        if self.an.active(stmt.obj) and not (isinstance(stmt.index, ir.Const)
+                                             and stmt.index.value is Ellipsis):  # overwritten
+            cleared = call(self.helper("cleared"), gname, _index_node(stmt.index))
+            self.accumulate(stmt.obj, cleared, code, frame)
+
+    def append(self, stmt, code, frame):
+        lst, value = stmt.value.args
+        if not (isinstance(lst, ir.Var) and self.an.active(lst)):
+            return
+        self.comment(stmt, code)
+        self.ensure_live(lst.name, code, frame)
+        popped = method(self.g(lst.name), "pop")
+        if self.an.active(value):
+            self.accumulate(value, popped, code, frame)
+        else:
+            code.append(nodes.expr_stmt(popped))
+
+    def pop(self, stmt, code, frame):
+        """``v = xs.pop()``: the backward sweep pushes ``v``'s gradient back onto ``xs``'s."""
+        lst = stmt.value.args[0]
+        if not (isinstance(lst, ir.Var) and self.an.active(lst)):
+            return
+        self.comment(stmt, code)
+        self.ensure_live(lst.name, code, frame)
+        gname = self.g(stmt.target)
+        if self.an.active(ir.Var(stmt.target)) and gname in self.live:
+            grad = name(gname)
+        else:
+            grad = self.zero(stmt.target, frame)
+        code.append(nodes.expr_stmt(method(self.g(lst.name), "append", grad)))
+
+    def list_arithmetic(self, stmt, gname, code, frame):
+        """``a + b`` on lists: each side gets its slice of the gradient; ``[x] * n`` is
+        refused (the gradient of a repeated element is the sum of its copies')."""
+        a, b = stmt.value.args
+        if stmt.value.fn is operator.mul:
+            raise self.unsupported(stmt, "repeating a list that carries gradients ([x] * n)",
+                                   "build it with a comprehension: [x for _ in range(n)]")
+        self.ref(a.name if isinstance(a, ir.Var) else "", frame)
+        if isinstance(a, ir.Var):
+            head = ast.Slice(lower=None, upper=call("len", nodes.expr(a)), step=None)
+            self.accumulate(a, subscript(gname, head), code, frame)
+        if isinstance(b, ir.Var):
+            tail = ast.Slice(lower=call("len", nodes.expr(a)), upper=None, step=None)
+            self.accumulate(b, subscript(gname, tail), code, frame)
+
+    # ---------------------------------------------------------------- calls
+
+    def user_call(self, stmt, gname, code, frame):
+        """``y = helper(...)``: call the callee's backward part with what its forward kept."""
+        prim = stmt.value
+        try:
+            arguments, passed, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
+        except TypeError as exc:
+            raise self.unsupported(stmt, f"a call that does not fit the parameters of "
+                                   f"{prim.spelling or prim.fn.__name__} ({exc})",
+                                   "pass the arguments its def names") from exc
+        kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
+                 for p, a in arguments.items()}
+        wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
+        if not wrt:
+            return
+        entry = self.an.callees.split(prim.fn, wrt, kinds, arity)
+        base = prim.fn.__name__
+        fwd = self.bind_cell(f"{base}_fwd", entry.fwd)
+        bwd = self.bind_cell(f"{base}_bwd", entry.bwd)
+        ctx = self.namer.fresh(f"{stmt.target}_ctx")
+        self.primals.add(ctx)
+        forward = nodes.call_part(prim.fn, fwd, passed) if arity else None
+        self.calls[id(stmt)] = (fwd, ctx, forward)
+        self.ref(ctx, frame)
+        self.call_backward([arguments[p] for p in wrt], call(bwd, ctx, gname), code, frame)
+
+    def call_backward(self, atoms, backward, code, frame):
+        """``da, db = backward``: the gradients a callee's backward part returns, added in."""
+        targets = []
+        for atom in atoms:
+            gname_arg = self.g(atom.name)
+            if gname_arg in self.live or gname_arg in targets:
+                part = self.namer.fresh(gname_arg + "_part")
+                targets.append(part)
+            else:
+                targets.append(gname_arg)
+        code.append(assign(targets[0] if len(targets) == 1 else targets, backward))
+        for atom, target in zip(atoms, targets):
+            if target == self.g(atom.name):
+                self.live.add(target)
+            else:
+                self.accumulate(atom, target, code, frame)
+
+    def derivative_call(self, stmt, gname, code, frame):
+        """``y = d_f(x)`` with ``d_f = srcad.grad(f)``: its generated code (made for the
+        argument types met at run time) is split like a callee's, by ``derivative_fwd``."""
+        prim = stmt.value
+        try:
+            arguments, _, _ = functions.bind(prim.fn, prim.args, prim.kwargs)
+        except TypeError as exc:
+            raise self.unsupported(stmt, f"a call that does not fit the parameters of "
+                                   f"{prim.spelling} ({exc})", "pass the arguments it takes"
+                                   ) from exc
+        wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
+        if not wrt:
+            return
+        ctx = self.namer.fresh(f"{stmt.target}_ctx")
+        self.primals.add(ctx)
+        forward = ast.Call(
+            func=self.helper("derivative_fwd"),
+            args=[nodes.spelled(prim.spelling), nodes.literal(tuple(wrt))]
+            + [nodes.expr(a) for a in prim.args],
+            keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in prim.kwargs.items()])
+        self.calls[id(stmt)] = (None, ctx, forward)
+        self.ref(ctx, frame)
+        self.call_backward([arguments[p] for p in wrt],
+                           call(self.helper("derivative_bwd"), ctx, gname), code, frame)
+
+
+def _may_repeat(index, analysis):
+    """Whether an index may name one element twice (an integer array or list)."""
+    items = index.items if isinstance(index, ir.Index) else (index,)
+    for item in items:
+        if isinstance(item, ir.Var) and analysis.kind(item) != SCALAR:
+            return True
+        if isinstance(item, ir.Const) and isinstance(item.value, (list, tuple, np.ndarray)):
+            flat = np.asarray(item.value)
+            if flat.dtype.kind in "iu" and len(np.unique(flat)) != flat.size:
+                return True
+    return False
+
+
+def _index_node(index):
+    """An index as a value that can be passed to a function: ``slice(a, b, None)`` for
+    ``a:b``, a tuple for several."""
+    if isinstance(index, ir.Slice):
+        parts = [nodes.constant(None) if p is None else nodes.expr(p)
+                 for p in (index.lower, index.upper, index.step)]
+        return call("slice", *parts)
+    if isinstance(index, ir.Index):
+        return ast.Tuple(elts=[_index_node(i) for i in index.items], ctx=nodes.LOAD)
+    return nodes.expr(index)

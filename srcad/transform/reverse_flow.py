@@ -1,0 +1,143 @@
+"""Reverse mode, control flow: a branch's backward sweep takes the branch its forward sweep
+took and routes the merged values' gradients back into each arm; a loop's backward sweep
+runs the body's adjoint as many times as the forward ran it (walking the loop's own iterable
+backwards, or counting), carrying the gradients of the loop-carried names.
+
+A piece of :class:`srcad.transform.reverse.Reverse`. Imports: ``srcad.core``,
+:mod:`.nodes`.
+"""
+
+from __future__ import annotations
+
+from ..core import ir
+from . import nodes
+from .nodes import PopMarker, assign, call, has_code, name
+
+
+class Flow:
+    """Branches and loops (see the module docstring)."""
+
+    def if_(self, stmt, code, frame):
+        live_before = set(self.live)
+        inner_defs = {n for s in ir.walk(stmt.body + stmt.orelse) for n in ir.defined_by(s)}
+        inner_grads = {self.g(n) for n in inner_defs | {p.target for p in stmt.phis}}
+        arms = []
+        fresh_before, fresh_after = set(self.fresh), []
+        for side, block in ((0, stmt.body), (1, stmt.orelse)):
+            self.live = set(live_before)
+            self.fresh = set(fresh_before)
+            arm = []
+            for phi in stmt.phis:
+                src = phi.sources[side]
+                if self.an.active(ir.Var(phi.target)) and self.g(phi.target) in self.live:
+                    if isinstance(src, ir.Var):
+                        self.accumulate(src, self.g(phi.target), arm, id(block))
+            arm += self.block(block, id(block))
+            arms.append((arm, self.live - inner_grads, id(block)))
+            fresh_after.append(set(self.fresh))
+        merged = (arms[0][1] | arms[1][1])
+        self.fresh = fresh_after[0] & fresh_after[1]  # a zero written at the merge is new too
+        for arm, live, block_id in arms:
+            for gname in sorted(merged - live):
+                primal = self.primal_of[gname]
+                arm.append(assign(gname, self.zero(primal, block_id)))
+        self.live = merged
+        then_code, else_code = arms[0][0], arms[1][0]
+        if not has_code(then_code) and not has_code(else_code):
+            return
+        for v in ir.atoms_in(stmt.test):
+            self.ref(v.name, frame)
+        self.comment(stmt, code)
+        if has_code(then_code):
+            code.append(nodes.if_(nodes.expr(stmt.test), then_code,
+                                  else_code if has_code(else_code) else None))
+        else:
+            code.append(nodes.if_(nodes.not_(nodes.expr(stmt.test)), else_code))
+
+    def loop(self, stmt, code, frame):
+        active_phis = [p for p in stmt.phis if self.an.active(ir.Var(p.target))]
+        inner_defs = {n for s in ir.walk(stmt.body + stmt.header) for n in ir.defined_by(s)}
+        inner_defs |= {p.target for p in stmt.phis} | ({stmt.target} if stmt.target else set())
+        outer_reads = set()
+        for s in ir.walk(stmt.body):
+            for v in ir.reads_of(s):
+                outer_reads.add(v.name)
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Prim):
+                outer_reads |= {v.name for v in s.value.operands()}
+            if isinstance(s, (ir.If, ir.Loop)):
+                outer_reads |= {v.name for p in s.phis for src in p.sources
+                                for v in ir.atoms_in(src)}
+        for p in stmt.phis:
+            outer_reads |= {v.name for v in ir.atoms_in(p.sources[1])}
+        touched = sorted(n for n in outer_reads - inner_defs if self.an.active(ir.Var(n)))
+        if not active_phis and not touched:
+            return
+        body_id = id(stmt.body)
+        pre = []
+        for p in active_phis:
+            self.ensure_live(p.target, pre, frame)
+        for name_ in touched:
+            self.ensure_live(name_, pre, frame)
+        live_outside = set(self.live)
+        body = [PopMarker(body_id)]
+        # the gradient of each header name flows to its value at the end of the iteration
+        latch_targets = {p.target for p in active_phis}
+        needs_temps = any(isinstance(p.sources[1], ir.Var) and p.sources[1].name in latch_targets
+                          for p in active_phis)
+        carried = []
+        for p in active_phis:
+            gname = self.g(p.target)
+            if needs_temps:
+                tmp = self.namer.fresh(gname + "_next")
+                body.append(assign(tmp, name(gname)))
+                carried.append((p, tmp))
+            else:
+                carried.append((p, gname))
+        for p, _ in carried:
+            self.live.discard(self.g(p.target))
+        for p, gsrc in carried:
+            src = p.sources[1]
+            if isinstance(src, ir.Var):
+                if not needs_temps and self.g(src.name) not in self.live:
+                    body.append(assign(self.g(src.name), name(gsrc)))
+                    self.live.add(self.g(src.name))
+                else:
+                    self.accumulate(src, gsrc, body, body_id)
+        self.blocks[body_id] = stmt.body
+        self.depth += 1
+        inner = self.block(stmt.body, body_id)
+        self.depth -= 1
+        body += inner[1:]  # its PopMarker is already first
+        for p in active_phis:
+            self.ensure_live(p.target, body, body_id)
+        self.live = live_outside | {self.g(p.target) for p in active_phis}
+        if stmt.kind == "for" and stmt.exit is None:
+            for v in stmt.iter.operands():
+                self.ref(v.name, frame)
+            loop = nodes.for_(stmt.target, call("reversed", nodes.expr(stmt.iter)), body)
+        else:
+            counter = self.counter(stmt)
+            self.ref(counter, frame)
+            loop = nodes.for_("_", call("range", counter), body)
+        self.comment(stmt, code)
+        code.extend(pre)
+        code.append(loop)
+        if self.depth == 0:
+            self.outer_loops.append((stmt, loop))
+        for p in active_phis:
+            entry = p.sources[0]
+            if isinstance(entry, ir.Var):
+                self.accumulate(entry, self.g(p.target), code, frame)
+            self.live.discard(self.g(p.target))
+
+    def counter(self, stmt):
+        if id(stmt) not in self.counters:
+            name_ = self.namer.fresh("n_iter")
+            self.counters[id(stmt)] = name_
+            self.primals.add(name_)
+        return self.counters[id(stmt)]
+
+    def stack(self, loop):
+        if id(loop) not in self.stacks:
+            self.stacks[id(loop)] = self.namer.fresh("stack")
+        return self.stacks[id(loop)]

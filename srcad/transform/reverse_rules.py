@@ -1,0 +1,229 @@
+"""Reverse mode, assignments: ``y = f(a, b)`` differentiated through the rule registry (each
+active operand gets its rule's template, instantiated as a tree), with the cases before it:
+effects (``xs.append(v)``), copies, containers built, subscripts, list arithmetic, calls of
+user functions and of derivatives srcad made.
+
+A piece of :class:`srcad.transform.reverse.Reverse` (it uses the names and accumulation
+that class defines). Imports: ``srcad.core``, ``srcad.analysis``, the rules registry,
+:mod:`.nodes`, :mod:`.sweep`, :mod:`.templates`.
+"""
+
+from __future__ import annotations
+
+import operator
+import types
+
+import numpy as np
+
+from ..analysis import soundness
+from ..core import functions, ir
+from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
+from ..rules import registry
+from . import nodes, templates
+from .nodes import call, method, name
+from .sweep import bound_expr
+
+
+class Rules:
+    """Assignments (see the module docstring)."""
+
+    def assign(self, stmt, code, frame):
+        value = stmt.value
+        if stmt.target is None:
+            if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
+                value.fn.name == "append"
+            ):
+                self.append(stmt, code, frame)
+            elif isinstance(value, ir.Prim) and value.fn == ir.Method("pop") and len(
+                value.args
+            ) == 1 and self.an.active(value.args[0]):
+                # xs.pop() for its effect (srcad's own code does this): the item's gradient
+                # is zero, and the gradient list grows back by one
+                self.comment(stmt, code)
+                self.ensure_live(value.args[0].name, code, frame)
+                code.append(nodes.expr_stmt(method(self.g(value.args[0].name), "append",
+                                                   nodes.constant(0.0))))
+            elif isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
+                value.args and self.an.active(value.args[0])
+                and self.an.kind(value.args[0]) in (SEQ, ANY)
+            ):
+                raise self.unsupported(stmt, f".{value.fn.name}() changing a list that "
+                                       "carries gradients", "build a new list (ys = ys + [v], "
+                                       "a comprehension) or use append")
+            return
+        if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
+            value.fn.name == "pop" and not value.args[1:]
+        ):
+            self.pop(stmt, code, frame)
+            return
+        if not self.an.active(ir.Var(stmt.target)) or self.g(stmt.target) not in self.live:
+            return
+        gname = self.g(stmt.target)
+        self.comment(stmt, code)
+        if not isinstance(value, ir.Prim):
+            if gname in self.uniform and isinstance(value, ir.Var) and self.same_shape(
+                value.name, stmt.target
+            ):
+                self.accumulate(value, gname, code, frame, uniform=True)
+            else:
+                self.materialise(gname, code, frame)
+                self.accumulate(value, gname, code, frame)
+            return
+        fn = value.fn
+        if gname in self.uniform and not _elementwise_rule(value):
+            self.materialise(gname, code, frame)  # only element-wise rules read it as a number
+        if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
+            for i, a in enumerate(value.args):
+                self.accumulate(a, nodes.subscript(gname, nodes.constant(i)), code, frame)
+            return
+        if fn is operator.getitem:
+            self.getitem(stmt, gname, code, frame)
+            return
+        if fn in (operator.add, operator.mul) and self.an.kinds.get(stmt.target) == SEQ:
+            self.list_arithmetic(stmt, gname, code, frame)
+            return
+        if isinstance(fn, ir.BoolOp):
+            return
+        args, kwargs = list(value.args), dict(value.kwargs)
+        if isinstance(fn, ir.Method):
+            fn = registry.methods.get(fn.name, fn)
+        elif isinstance(fn, ir.Attr):
+            fn = registry.attributes.get(fn.name, fn)
+        rule, bound = registry.find(fn, args, kwargs)
+        if rule is None:
+            if registry.is_nondiff(fn):
+                return
+            if functions.is_user_function(fn):
+                self.user_call(stmt, gname, code, frame)
+                return
+            if functions.is_derivative(fn):
+                self.derivative_call(stmt, gname, code, frame)
+                return
+            raise self.missing_rule(stmt, value)
+        self.apply_rule(stmt, rule, bound, gname, code, frame)
+
+    def apply_rule(self, stmt, rule, bound, gname, code, frame):
+        """Each active operand's contribution, its rule's template instantiated."""
+        value = stmt.value
+        scalar = all(self.an.kind(a) == SCALAR for a in value.args if isinstance(
+            a, (ir.Var, ir.Const)))
+        names = {p: bound_expr(a) for p, a in bound.items()}
+        for p, a in bound.items():  # a bool in arithmetic: float(t), so 1.0 * t stays a float
+            if isinstance(a, ir.Var) and a.name in self.an.bools and self.an.kind(a) == SCALAR:
+                names[p] = call("float", a.name)
+        names["g"] = name(gname)
+        names["ans"] = name(stmt.target)
+        for p in rule.shape_only:  # read for its shape: the earliest array of that shape
+            atom = bound.get(p)
+            if isinstance(atom, ir.Var) and atom.name in self.alike:
+                names[p] = name(self.alike[atom.name])
+        for free, obj in rule.namespace.items():  # a user rule's own helpers
+            spelled = self.bind_cell(free, types.CellType(obj))  # bound even if unread
+            names.setdefault(free, name(spelled))
+        if self.uniform_reduction(rule, bound, names, code, frame):
+            return
+
+        # plain pass-throughs (a template that is just ``g``) last: a gradient that only
+        # flows through is then a copy that tidy can fold away
+        def last(item):
+            atom = bound.get(item[0])
+            named = isinstance(atom, ir.Var) and atom.name not in self.namer.temps
+            return nodes.is_name(item[1], "g"), named
+
+        by_rank = rule.ranks.get(tuple(self.an.rank(bound.get(p)) for p in rule.params)) \
+            if rule.ranks else None
+        order = sorted((by_rank or rule.templates).items(), key=last)
+        for param, template in order:
+            atom = bound.get(param)
+            if not isinstance(atom, ir.Var) or not self.an.active(atom):
+                continue
+            tree = templates.instantiate(template, names, scalar, self.helper_names)
+            uniform = False
+            if gname in self.uniform and not self.reads_whole(tree, stmt.target):
+                # g * 2.0, -g: still one number per element, if the operand is result-shaped
+                uniform = self.same_shape(atom.name, stmt.target) and frame == self.top
+                if not uniform:
+                    self.materialise(gname, code, frame)
+                    tree = templates.instantiate(template, names, scalar, self.helper_names)
+            self.ref_names(tree, frame)
+            self.note_helpers(tree)
+            if rule.broadcast and not uniform:
+                tree = self.unbroadcast(tree, atom, stmt.target, bound, frame)
+            self.accumulate(atom, tree, code, frame, uniform=uniform)
+
+    def uniform_reduction(self, rule, bound, names, code, frame):
+        """``s = np.sum(a)`` over every axis: ``a``'s gradient is ``ds`` itself, one number,
+        until something needs the array (see :meth:`materialise`)."""
+        if rule.uniform is None or frame != self.top:
+            return False
+        atom = next((bound[p] for p in rule.templates if isinstance(bound.get(p), ir.Var)), None)
+        if atom is None or not self.an.active(atom) or self.an.kinds.get(atom.name) != ARRAY:
+            return False
+        if any(not _is_none_or_false(v) for p, v in bound.items() if p not in rule.templates):
+            return False  # an axis, keepdims, dtype or out
+        root = self.alike.get(atom.name, atom.name)
+        tree = templates.instantiate(rule.uniform, dict(names, a=name(root)), True,
+                                     self.helper_names)
+        self.ref_names(tree, frame)
+        self.note_helpers(tree)
+        self.accumulate(atom, tree, code, frame, uniform=True)
+        return True
+
+    def unbroadcast(self, contribution, atom, target, bound, frame):
+        out_kind = self.an.kinds.get(target, ANY)
+        kind = self.an.kind(atom)
+        if out_kind == SCALAR:
+            return contribution
+        if kind == SCALAR:
+            return call(nodes.attr(self.helper("np"), "sum"), contribution)
+        others = [a for a in bound.values() if isinstance(a, (ir.Var, ir.Const)) and a != atom]
+        if kind == ARRAY and all(self.an.kind(o) == SCALAR for o in others):
+            return contribution
+        if self.same_shape(atom.name, target):
+            return contribution  # the operand has the result's shape: nothing to sum
+        if atom.name in self.in_loop:
+            # inside a loop, keep the shape, not the array: that is all unbroadcast reads
+            shape = self.shape_name(atom.name)
+            self.ref(shape, frame)
+            return call(self.helper("unbroadcast_to"), contribution, shape)
+        self.ref(atom.name, frame)
+        return call(self.helper("unbroadcast"), contribution, atom.name)
+
+    def shape_name(self, name_):
+        for shape, source in self.shapes.items():
+            if source == name_:
+                return shape
+        shape = self.namer.fresh(f"{name_}_shape")
+        self.shapes[shape] = name_
+        self.primals.add(shape)
+        return shape
+
+    def missing_rule(self, stmt, prim):
+        return soundness.missing_rule(self.fn.source, stmt, prim)
+
+    def unsupported(self, stmt, what, hint):
+        from ..errors import UnsupportedSyntaxError
+
+        src = self.fn.source
+        return UnsupportedSyntaxError(
+            f"srcad cannot differentiate {what}", filename=src.filename if src else None,
+            lineno=stmt.line, construct=src.line_text(stmt.line) if src else None, hint=hint)
+
+
+def _elementwise_rule(prim):
+    """Whether ``prim`` is differentiated by an element-wise rule (an operator, a ufunc)."""
+    fn = prim.fn
+    if isinstance(fn, ir.Method):
+        fn = registry.methods.get(fn.name, fn)
+    elif isinstance(fn, ir.Attr):
+        fn = registry.attributes.get(fn.name, fn)
+    if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE or fn is operator.getitem:
+        return False
+    rule, _ = registry.find(fn, list(prim.args), dict(prim.kwargs))
+    return rule is not None and (rule.broadcast or isinstance(fn, np.ufunc))
+
+
+def _is_none_or_false(value):
+    if isinstance(value, ir.Const):
+        value = value.value
+    return value is None or value is False

@@ -1,0 +1,196 @@
+"""Reverse mode, what is saved: for each block inside a loop, the values it defines that the
+backward sweep reads (pushed at the block's end, popped at the start of its adjoint); loops
+that walk their stack backwards instead of popping it; what a callee's forward part hands its
+backward part; and the forward sweep itself, which does the pushing.
+
+Runs after the backward sweep (which records what it reads, by block, in ``refs``). A piece
+of :class:`srcad.transform.reverse.Reverse`. Imports: ``srcad.core``, :mod:`.nodes`,
+:mod:`.sweep`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..core import ir
+from ..core.kinds import ARRAY
+from . import nodes
+from .nodes import PopMarker, PushMarker, assign, call, name
+from .sweep import phi_copies
+
+
+class Saves:
+    """Saving for the backward sweep, and the forward sweep (see the module docstring)."""
+
+    def compute_saves(self):
+        """For each block inside a loop: the values it defines that the backward sweep reads."""
+        self.saves = {}
+        self._saves_in(self.fn.body, loop=None)
+
+    def _saves_in(self, stmts, loop, extra_defs=()):
+        defs = set(extra_defs)
+        subtree_refs = set(self.refs.get(id(stmts), ()))
+        for stmt in stmts:
+            defs |= set(ir.defined_by(stmt))
+            if id(stmt) in self.calls:
+                defs.add(self.calls[id(stmt)][1])
+            if isinstance(stmt, ir.If):
+                subtree_refs |= self._saves_in(stmt.body, loop)
+                subtree_refs |= self._saves_in(stmt.orelse, loop)
+            elif isinstance(stmt, ir.Loop):
+                body_defs = [p.target for p in stmt.phis]
+                if stmt.target and (stmt.kind != "for" or stmt.exit is not None):
+                    body_defs.append(stmt.target)
+                subtree_refs |= self._saves_in(stmt.body, stmt, body_defs)
+                if id(stmt) in self.counters:
+                    defs.add(self.counters[id(stmt)])
+        defs |= {shape for shape, source in self.shapes.items() if source in defs}
+        if loop is not None:
+            names = sorted(defs & subtree_refs)
+            if names:
+                self.saves[id(stmts)] = (self.stack(loop), names)
+        return subtree_refs
+
+    def iterate_stacks(self):
+        """A loop inside no other loop whose body alone pushes (once per iteration) walks its
+        stack backwards, ``for a, b in reversed(stack):``, instead of popping it: no method
+        call per iteration and no trip counter. Other stacks are popped."""
+        iterated = set()
+        for stmt, loop in self.outer_loops:
+            stack = self.stacks.get(id(stmt))
+            body_id = id(stmt.body)
+            blocks = [b for b, (s, _) in self.saves.items() if s == stack]
+            if stack is None or blocks != [body_id]:
+                continue
+            _, names = self.saves[body_id]
+            plain_for = stmt.kind == "for" and stmt.exit is None
+            if plain_for and stmt.target in self._subtree_refs(stmt.body):
+                names = sorted(set(names) | {stmt.target})  # the target comes off the stack
+                self.saves[body_id] = (stack, names)
+            loop.target = nodes.store(names[0] if len(names) == 1 else names)
+            loop.iter = call("reversed", stack)
+            loop.body[:] = [c for c in loop.body if not (
+                isinstance(c, PopMarker) and c.block == body_id)]
+            counter = self.counters.pop(id(stmt), None)
+            if counter is not None:
+                for refs in self.refs.values():
+                    refs.discard(counter)
+            iterated.add(stack)
+        self.popped = set(self.stacks.values()) - iterated
+
+    def _subtree_refs(self, stmts):
+        refs = set(self.refs.get(id(stmts), ()))
+        for s in ir.walk(stmts):
+            if isinstance(s, ir.If):
+                refs |= self.refs.get(id(s.body), set()) | self.refs.get(id(s.orelse), set())
+            elif isinstance(s, ir.Loop):
+                refs |= self.refs.get(id(s.body), set()) | self.refs.get(id(s.header), set())
+        return refs
+
+    def split_saves(self):
+        """What a split forward part must hand its backward part: every value the backward
+        sweep reads outside loop blocks (those are saved on stacks), plus the stacks."""
+        in_loops = set()
+        branch_defs = set()
+
+        def visit(stmts, in_loop, in_branch):
+            for stmt in stmts:
+                names = list(ir.defined_by(stmt))
+                if id(stmt) in self.calls:
+                    names.append(self.calls[id(stmt)][1])
+                if id(stmt) in self.counters:  # a loop's trip count, set where the loop is
+                    names.append(self.counters[id(stmt)])
+                for name_ in names:
+                    if in_loop:
+                        in_loops.add(name_)
+                    elif in_branch:
+                        branch_defs.add(name_)
+                if isinstance(stmt, ir.If):
+                    visit(stmt.body, in_loop, True)
+                    visit(stmt.orelse, in_loop, True)
+                elif isinstance(stmt, ir.Loop):
+                    visit(stmt.body, True, in_branch)
+                    visit(stmt.header, True, in_branch)
+                    if stmt.target:
+                        in_loops.add(stmt.target)
+
+        visit(self.fn.body, False, False)
+        for shape, source in self.shapes.items():
+            if source in in_loops:
+                in_loops.add(shape)
+            if source in branch_defs:
+                branch_defs.add(shape)
+        refs = set().union(*self.refs.values()) if self.refs else set()
+        names = sorted(n for n in refs - in_loops if n in self.primals)
+        names += list(self.stacks.values())
+        return names, sorted(set(names) & branch_defs)
+
+    # ---------------------------------------------------------------- forward sweep
+
+    def forward(self, stmts, block_id, loop):
+        code = []
+        for stmt in stmts:
+            if isinstance(stmt, ir.Assign):
+                if id(stmt) in self.calls:
+                    fwd, ctx, forward = self.calls[id(stmt)]
+                    if forward is None:
+                        forward = nodes.prim(stmt.value, func=name(fwd))
+                    code.append(assign([stmt.target, ctx], forward))
+                else:
+                    code.append(nodes.statement(stmt))
+                for shape, source in self.shapes.items():
+                    if source == stmt.target:
+                        if self.an.kinds.get(source) == ARRAY:
+                            value = nodes.attr(source, "shape")
+                        else:
+                            value = call(nodes.attr(self.helper("np"), "shape"), source)
+                        code.append(assign(shape, value))
+            elif isinstance(stmt, ir.SetItem):
+                code.append(assign(stmt.target, nodes.method(nodes.expr(stmt.obj), "copy")))
+                code.append(assign(nodes.subscript(stmt.target, nodes.expr(stmt.index)),
+                                   nodes.expr(stmt.value)))
+            elif isinstance(stmt, ir.If):
+                then = self.forward(stmt.body, id(stmt.body), loop) + phi_copies(stmt.phis, 0)
+                other = self.forward(stmt.orelse, id(stmt.orelse), loop) + phi_copies(
+                    stmt.phis, 1)
+                if then:
+                    code.append(nodes.if_(nodes.expr(stmt.test), then, other or None))
+                elif other:
+                    code.append(nodes.if_(nodes.not_(nodes.expr(stmt.test)), other))
+            elif isinstance(stmt, ir.Loop):
+                code += self.forward_loop(stmt)
+            elif isinstance(stmt, ir.Raise):
+                code.append(ast.Raise(exc=nodes.expr(stmt.value), cause=None))
+            elif isinstance(stmt, ir.Return):
+                code.append(ast.Return(value=nodes.expr(stmt.value)))
+        if block_id in self.saves:
+            code.append(PushMarker(block_id))
+        return code
+
+    def forward_loop(self, stmt):
+        code = [assign(p.target, nodes.expr(p.sources[0])) for p in stmt.phis
+                if p.sources[0] is not None and str(p.sources[0]) != p.target]
+        counter = self.counters.get(id(stmt))
+        body = []
+        if counter:
+            code.append(assign(counter, nodes.constant(0)))
+            body.append(nodes.add_to(counter, nodes.constant(1)))
+        body += self.forward(stmt.body, id(stmt.body), stmt)
+        body += phi_copies(stmt.phis, 1)
+        if stmt.exit is not None:
+            body.append(nodes.break_if(nodes.expr(stmt.exit)))
+        head = self.forward(stmt.header, id(stmt.header), stmt) if (
+            stmt.kind != "for" and stmt.header) else None
+        code.append(forward_loop_node(stmt, body, head))
+        return code
+
+
+def forward_loop_node(stmt, body, head):
+    """The loop statement of the forward sweep (both modes): ``for``, ``while test``, or, when
+    the test needs statements of its own (``head``), ``while True`` opening with them."""
+    if stmt.kind == "for":
+        return nodes.for_(stmt.target, nodes.expr(stmt.iter), body)
+    if head is not None:
+        head.append(nodes.break_if(nodes.not_(nodes.expr(stmt.test))))
+        return nodes.while_(nodes.constant(True), head + body)
+    return nodes.while_(nodes.expr(stmt.test), body)
