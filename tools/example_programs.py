@@ -109,7 +109,8 @@ def main(argv=None):
             where = f" at {result['where']}" if result.get("where") else ""
             message = f": {result['message']}" if result.get("message") else ""
             print(f"{result['outcome']:<16} {name:<40} checks={result.get('checks', 0):<3} "
-                  f"kinks={result.get('kinks', 0):<3} {result['seconds']:>6.1f}s{where}{message}", flush=True)
+                  f"kinks={result.get('kinks', 0):<3} {result['seconds']:>6.1f}s{where}{message}",
+                  flush=True)
     counts = {}
     for r in results.values():
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
