@@ -94,6 +94,7 @@ class _Writer:
         self.scalars = ["x"]
         self.lists = {}  # name -> known length
         self.read_roots = set()  # roots a number was read out of (not through float())
+        self.copied = {"b0"}  # names bound to a copy (`.copy()`, `np.array(b)`, ...)
         self.used = set()
 
     # --- bookkeeping ---------------------------------------------------------------------
@@ -266,6 +267,7 @@ class _Writer:
         form = self.pick(["{}.copy()", "np.array({})", "({} * 1.0)", "np.copy({})"])
         name = self.name("c")
         self.arrays[name] = (self.arrays[source][0], self.new_root())
+        self.copied.add(name)
         return [f"{name} = {form.format(source)}"]
 
     def target(self, shape=None):
@@ -475,12 +477,11 @@ class _Writer:
         target = self.pick(n for n, (s, _) in self.arrays.items() if len(s) == 1)
         e, s = self.name("e"), self.name("s")
         lines = [f"{s} = 0.0", f"for {e} in {target}:", f"    {s} = {s} + {e} * 0.5"]
-        if self.refusable and self.draw(st.booleans()):
+        copied = "iter_mutate_copy" in KNOWN_BUGS and target in self.copied
+        if self.refusable and not copied and self.draw(st.booleans()):
             self.use("iter_mutate")
             self.classify(target, "write_clean")
             lines.append(f"    {target} *= 0.9")
-            if "iter_mutate_unread" in KNOWN_BUGS:
-                lines.append(f"{s} = {s} + float(np.sum({target})) * 0.25")
         else:
             self.read_roots.add(self.root(target))
         self.scalars.append(s)

@@ -155,9 +155,9 @@ KNOWN_BUGS = {
     # srcad's own first-derivative code when f writes a list item under a branch
     "list_write_2nd",
     # /work/repros-props/02_array_mutated_while_iterated_not_refused.py: `for e in b: b *= c`
-    # with `b` not read after the loop is neither refused nor right (the array programs read
-    # `b` after such a loop while this is here, which srcad refuses as documented)
-    "iter_mutate_unread",
+    # with `b = a.copy()` is neither refused nor right (with `b = a * 1.0` it is refused as
+    # documented); the array programs mutate only arrays not made by a copy while iterated
+    "iter_mutate_copy",
 }
 
 #: Known bugs that only second derivatives meet: flag -> the feature the second-order
