@@ -158,6 +158,17 @@ KNOWN_BUGS = {
     # with `b = a.copy()` is neither refused nor right (with `b = a * 1.0` it is refused as
     # documented); the array programs mutate only arrays not made by a copy while iterated
     "iter_mutate_copy",
+    # /work/repros-props/03_pop_after_use_then_walk_indexerror.py: `if ys: t += ys.pop()`
+    # after `ys[0]` was read, then `for e in ys`: IndexError in srcad's code (only the
+    # append-after-use form is drawn while this is here)
+    "pop_after_use",
+    # /work/repros-props/04_jvp_of_grad_pop_ternary_refused.py: jvp of grad refuses
+    # `v = ys.pop() if ys else x` (zeros_like "made by srcad"); the ternary pop is not drawn
+    "pop_ternary_2nd",
+    # /work/repros-props/05_argument_view_mutated_while_iterated.py: `b = a[1:3]` then
+    # `for e in b: b *= c` is neither refused nor right (the array programs mutate only their
+    # own, uncopied arrays while iterating them)
+    "iter_mutate_view",
 }
 
 #: Known bugs that only second derivatives meet: flag -> the feature the second-order
@@ -545,10 +556,11 @@ class _Writer:
         elif kind == "list_pop":
             name = self.new_name()
             scope.append(name)
-            form = self.draw(st.sampled_from([
-                f"{name} = {{0}}.pop() if {{0}} else {{1}}",
-                f"{{0}}.append({{1}})\n{name} = {{0}}.pop() * 2.0",
-                f"{name} = 0.5\nif len({{0}}) > 1:\n    {name} = {{0}}.pop(0) + {{1}}"]))
+            forms = [f"{{0}}.append({{1}})\n{name} = {{0}}.pop() * 2.0",
+                     f"{name} = 0.5\nif len({{0}}) > 1:\n    {name} = {{0}}.pop(0) + {{1}}"]
+            if "pop_ternary_2nd" not in KNOWN_BUGS:
+                forms.append(f"{name} = {{0}}.pop() if {{0}} else {{1}}")
+            form = self.draw(st.sampled_from(forms))
         elif kind == "list_copy":
             name, other = self.new_name(), self.new_name()
             scope.append(name)
@@ -587,7 +599,7 @@ class _Writer:
         scope.append(target)
         if self.can("list_after_use") and self.draw(st.integers(0, 3)) == 0:
             self.use("list_after_use")
-            if self.draw(st.booleans()):
+            if "pop_after_use" in KNOWN_BUGS or self.draw(st.booleans()):
                 lines += [f"{acc}.append({self.expr(scope, ints, 1)})",
                           f"{target} = {target} + {acc}[-1]"]
             else:
