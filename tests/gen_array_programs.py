@@ -477,9 +477,7 @@ class _Writer:
         target = self.pick(n for n, (s, _) in self.arrays.items() if len(s) == 1)
         e, s = self.name("e"), self.name("s")
         lines = [f"{s} = 0.0", f"for {e} in {target}:", f"    {s} = {s} + {e} * 0.5"]
-        copied = "iter_mutate_copy" in KNOWN_BUGS and target in self.copied
-        view = "iter_mutate_view" in KNOWN_BUGS and self.write_kind(target) is not None
-        if self.refusable and not copied and not view and self.draw(st.booleans()):
+        if self.refusable and "iter_mutate" not in KNOWN_BUGS and self.draw(st.booleans()):
             self.use("iter_mutate")
             self.classify(target, "write_clean")
             lines.append(f"    {target} *= 0.9")

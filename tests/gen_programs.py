@@ -152,28 +152,27 @@ LOCAL_NAMES = ["a", "b", "c", "v", "u", "dx", "d_x", "dy", "t", "t_1", "stack", 
 #: bugs are fixed, and the property tests cover those features again.
 KNOWN_BUGS = {
     # /work/repros-props/01_second_order_list_item_write_refused.py: grad(grad(f)) refuses
-    # srcad's own first-derivative code when f writes a list item under a branch
+    # srcad's own first-derivative code when f writes a list item under a branch (also an
+    # item of a list(...) copy: `.pop() changes dv4 in place`); second order leaves both out
     "list_write_2nd",
-    # /work/repros-props/02_array_mutated_while_iterated_not_refused.py: `for e in b: b *= c`
-    # with `b = a.copy()` is neither refused nor right (with `b = a * 1.0` it is refused as
-    # documented); the array programs mutate only arrays not made by a copy while iterated
-    "iter_mutate_copy",
+    # /work/repros-props/02_array_mutated_while_iterated_not_refused.py and
+    # 05_argument_view_mutated_while_iterated.py: `for e in b: b *= c` is neither refused nor
+    # right unless srcad happens to see `b` read afterwards (a fresh `b = expr` read after the
+    # loop is refused; a `.copy()`, a view of the argument, or an unread `b` is wrong): the
+    # array programs leave the feature out
+    "iter_mutate",
     # /work/repros-props/03_pop_after_use_then_walk_indexerror.py: `if ys: t += ys.pop()`
-    # after `ys[0]` was read, then `for e in ys`: IndexError in srcad's code (only the
-    # append-after-use form is drawn while this is here)
-    "pop_after_use",
-    # /work/repros-props/04_jvp_of_grad_pop_ternary_refused.py: jvp of grad refuses
-    # `v = ys.pop() if ys else x` (zeros_like "made by srcad"); the ternary pop is not drawn
-    "pop_ternary_2nd",
-    # /work/repros-props/05_argument_view_mutated_while_iterated.py: `b = a[1:3]` then
-    # `for e in b: b *= c` is neither refused nor right (the array programs mutate only their
-    # own, uncopied arrays while iterating them)
-    "iter_mutate_view",
+    # after `ys[0]` was read, then `for e in ys`: IndexError in srcad's code; an append after
+    # `ys[-1]` was read, then a loop over ys, crashes too: the feature is left out
+    "list_after_use",
+    # /work/repros-props/04_jvp_of_grad_pop_ternary_refused.py: jvp of grad refuses a
+    # function that pops a list (zeros_like "made by srcad"); second order leaves list_pop out
+    "list_pop_2nd",
 }
 
 #: Known bugs that only second derivatives meet: flag -> the feature the second-order
 #: tests leave out while the flag is in KNOWN_BUGS.
-SECOND_ORDER_BUGS = {"list_write_2nd": "list_write"}
+SECOND_ORDER_BUGS = {"list_write_2nd": {"list_write", "list_copy"}, "list_pop_2nd": {"list_pop"}}
 
 #: Features beyond the core that `programs(features=...)` may use, with what each writes.
 FEATURES = {
@@ -186,6 +185,7 @@ FEATURES = {
     "minmax3": "`max`/`min` of three values (srcad's rules take two: refused)",
     "list_write": "`acc[k] = v`, `acc[k] += v` on a local list",
     "list_pop": "`v = acc.pop()` on a local list before it is used",
+    "list_pop_index": "`acc.pop(0)` (srcad's rule takes `pop()` only: refused)",
     "list_copy": "`list(acc)` / `acc[:]` copies, then appended to or written",
     "list_insert": "`acc.insert(0, v)`, `acc.extend(...)`, `acc.reverse()` (refused by design)",
     "list_alias": "a second name for a list, then a write through it (`b = acc; b.append(v)`)",
@@ -193,12 +193,12 @@ FEATURES = {
 }
 #: Features whose programs srcad may refuse (`SrcadError`) by design (docs/supported-python.md);
 #: a program using none of them must be differentiated.
-REFUSABLE = {"list_insert", "list_alias", "list_after_use", "minmax3"}
+REFUSABLE = {"list_insert", "list_alias", "list_after_use", "minmax3", "list_pop_index"}
 CORE = frozenset()
 EVERYTHING = frozenset(FEATURES)
 #: The features the second-order tests use: all but those with a known second-order bug.
-SECOND_ORDER = EVERYTHING - {feature for flag, feature in SECOND_ORDER_BUGS.items()
-                             if flag in KNOWN_BUGS}
+SECOND_ORDER = EVERYTHING - {feature for flag, features in SECOND_ORDER_BUGS.items()
+                             if flag in KNOWN_BUGS for feature in features}
 
 CONSTANTS = ["0.5", "2.0", "1.5", "-0.75", "3", "1", "0.25", "2"]
 COMPARISONS = [">", "<", ">=", "<="]
@@ -558,9 +558,10 @@ class _Writer:
             scope.append(name)
             forms = [f"{{0}}.append({{1}})\n{name} = {{0}}.pop() * 2.0",
                      f"{name} = 0.5\nif len({{0}}) > 1:\n    {name} = {{0}}.pop(0) + {{1}}"]
-            if "pop_ternary_2nd" not in KNOWN_BUGS:
-                forms.append(f"{name} = {{0}}.pop() if {{0}} else {{1}}")
+            forms.append(f"{name} = {{0}}.pop() if {{0}} else {{1}}")
             form = self.draw(st.sampled_from(forms))
+            if ".pop(0)" in form:
+                self.use("list_pop_index")
         elif kind == "list_copy":
             name, other = self.new_name(), self.new_name()
             scope.append(name)
@@ -599,7 +600,7 @@ class _Writer:
         scope.append(target)
         if self.can("list_after_use") and self.draw(st.integers(0, 3)) == 0:
             self.use("list_after_use")
-            if "pop_after_use" in KNOWN_BUGS or self.draw(st.booleans()):
+            if self.draw(st.booleans()):
                 lines += [f"{acc}.append({self.expr(scope, ints, 1)})",
                           f"{target} = {target} + {acc}[-1]"]
             else:
