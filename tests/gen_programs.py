@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 
 #: Fixed helpers at the top of every generated module (line numbers in failures count from 1).
 HELPERS = '''\
+import functools
 import math
 
 
@@ -67,6 +68,74 @@ def h_early(a):
         if a > 1.0:
             return a * 2.0
     return a
+
+
+def triple(fn):
+    @functools.wraps(fn)
+    def w(*a, **k):
+        return 3.0 * fn(*a, **k)
+    return w
+
+
+def scaled(c):
+    def deco(fn):
+        @functools.wraps(fn)
+        def w(*args, **kwargs):
+            return fn(*args, **kwargs) * c
+        return w
+    return deco
+
+
+def shifted(fn):
+    def w(*a, **k):
+        return fn(*a, **k) + 0.5 * a[0]
+    return w
+
+
+def squash(fn):
+    @functools.wraps(fn)
+    def w(a, *rest):
+        return fn(math.tanh(a), *rest)
+    return w
+
+
+def h_twice(*args):
+    return args[0] * 2.0 + args[-1]
+
+
+def h_star(*args):
+    s = 0.0
+    for a in args:
+        s = s + a * a * 0.5
+    return s + len(args)
+
+
+def h_kw(a, **kwargs):
+    return a * kwargs["scale"] + kwargs.get("shift", 0.5)
+
+
+def h_pass(*args, **kwargs):
+    return h_kw(*args, **kwargs) + h_twice(*args)
+
+
+@triple
+def h_dec(a, b):
+    return a * b - 0.25 * b
+
+
+@triple
+@shifted
+def h_dec2(a, b):
+    return math.sin(a) * b
+
+
+@scaled(0.5)
+@squash
+def h_dec3(a, n):
+    s = a
+    for j in range(n):
+        s = s * a + 0.5
+    return s
 '''
 
 #: Parameter names: plain ones first (hypothesis shrinks towards them), then srcad's own.
@@ -81,7 +150,55 @@ LOCAL_NAMES = ["a", "b", "c", "v", "u", "dx", "d_x", "dy", "t", "t_1", "stack", 
 #: Features left out while srcad has a known bug in them (notes/robustness-findings.md; each
 #: has a strict-xfail regression test in tests/test_robustness.py). Empty this set when the
 #: bugs are fixed, and the property tests cover those features again.
-KNOWN_BUGS = set()  # every bug the generator steered around is fixed (history in the notes)
+KNOWN_BUGS = {
+    # /work/repros-props/01_second_order_list_item_write_refused.py: grad(grad(f)) refuses
+    # srcad's own first-derivative code when f writes a list item under a branch (also an
+    # item of a list(...) copy: `.pop() changes dv4 in place`); second order leaves both out
+    "list_write_2nd",
+    # /work/repros-props/02_array_mutated_while_iterated_not_refused.py and
+    # 05_argument_view_mutated_while_iterated.py: `for e in b: b *= c` is neither refused nor
+    # right unless srcad happens to see `b` read afterwards (a fresh `b = expr` read after the
+    # loop is refused; a `.copy()`, a view of the argument, or an unread `b` is wrong): the
+    # array programs leave the feature out
+    "iter_mutate",
+    # /work/repros-props/03_pop_after_use_then_walk_indexerror.py: `if ys: t += ys.pop()`
+    # after `ys[0]` was read, then `for e in ys`: IndexError in srcad's code; an append after
+    # `ys[-1]` was read, then a loop over ys, crashes too: the feature is left out
+    "list_after_use",
+    # /work/repros-props/04_jvp_of_grad_pop_ternary_refused.py: jvp of grad refuses a
+    # function that pops a list (zeros_like "made by srcad"); second order leaves list_pop out
+    "list_pop_2nd",
+}
+
+#: Known bugs that only second derivatives meet: flag -> the feature the second-order
+#: tests leave out while the flag is in KNOWN_BUGS.
+SECOND_ORDER_BUGS = {"list_write_2nd": {"list_write", "list_copy"}, "list_pop_2nd": {"list_pop"}}
+
+#: Features beyond the core that `programs(features=...)` may use, with what each writes.
+FEATURES = {
+    "varargs": "calls of `*args` helpers (`h_twice`, `h_star`), `g(*t)` of a tuple built in f",
+    "kwargs": "calls of `**kwargs` helpers (`h_kw`, `h_pass` passing both on)",
+    "decorator": "calls of decorated helpers (`@triple`, `@scaled(c)`, `@squash`, `@shifted`"
+                 " without `functools.wraps`, stacked)",
+    "decorated_f": "f itself decorated (`functools.wraps` decorators, stacked)",
+    "minmax_loop": "`max`/`min` inside loops: running extrema, `acc.append(max(i, x))`",
+    "minmax3": "`max`/`min` of three values (srcad's rules take two: refused)",
+    "list_write": "`acc[k] = v`, `acc[k] += v` on a local list",
+    "list_pop": "`v = acc.pop()` on a local list before it is used",
+    "list_pop_index": "`acc.pop(0)` (srcad's rule takes `pop()` only: refused)",
+    "list_copy": "`list(acc)` / `acc[:]` copies, then appended to or written",
+    "list_insert": "`acc.insert(0, v)`, `acc.extend(...)`, `acc.reverse()` (refused by design)",
+    "list_alias": "a second name for a list, then a write through it (`b = acc; b.append(v)`)",
+    "list_after_use": "`acc.append(v)` / `acc.pop()` after `sum(acc)` read the list",
+}
+#: Features whose programs srcad may refuse (`SrcadError`) by design (docs/supported-python.md);
+#: a program using none of them must be differentiated.
+REFUSABLE = {"list_insert", "list_alias", "list_after_use", "minmax3", "list_pop_index"}
+CORE = frozenset()
+EVERYTHING = frozenset(FEATURES)
+#: The features the second-order tests use: all but those with a known second-order bug.
+SECOND_ORDER = EVERYTHING - {feature for flag, features in SECOND_ORDER_BUGS.items()
+                             if flag in KNOWN_BUGS for feature in features}
 
 CONSTANTS = ["0.5", "2.0", "1.5", "-0.75", "3", "1", "0.25", "2"]
 COMPARISONS = [">", "<", ">=", "<="]
@@ -93,6 +210,7 @@ class Program:
 
     source: str
     params: tuple
+    features: frozenset = frozenset()
 
     @property
     def body(self):
@@ -106,13 +224,25 @@ class Program:
 class _Writer:
     """Draws one function body. `scope` holds the float names readable at this point."""
 
-    def __init__(self, draw, params, max_statements, helpers):
+    def __init__(self, draw, params, max_statements, helpers, features=CORE):
         self.draw = draw
-        self.helpers = helpers
+        self.features = set(features) - KNOWN_BUGS
+        self.used = set()  # the features this program uses
+        self.helpers = list(helpers)
+        for feature, names in (("varargs", ["h_twice", "h_star"]), ("kwargs", ["h_kw", "h_pass"]),
+                               ("decorator", ["h_dec", "h_dec2", "h_dec3"])):
+            if feature in self.features:
+                self.helpers += names
         self.params = list(params)
         self.budget = max_statements
-        self.used_names = set(params) | {"f", "math"}
+        self.used_names = set(params) | {"f", "math", "functools"}
         self.counter = 0
+
+    def can(self, feature):
+        return feature in self.features
+
+    def use(self, feature):
+        self.used.add(feature)
 
     # --- names ----------------------------------------------------------------------------
 
@@ -184,6 +314,20 @@ class _Writer:
                 return f"{helper}({sub()}, {sub()})"
             if helper in ("h_loop", "h_rec"):
                 return f"{helper}({sub()}, {self.draw(st.integers(0, 3))})"
+            if helper in ("h_twice", "h_star"):
+                self.use("varargs")
+                n = self.draw(st.integers(1 if helper == "h_twice" else 0, 3))
+                return f"{helper}({', '.join(sub() for _ in range(n))})"
+            if helper in ("h_kw", "h_pass"):
+                self.use("kwargs")
+                shift = f", shift={sub()}" if self.draw(st.booleans()) else ""
+                return f"{helper}({sub()}, scale={sub()}{shift})"
+            if helper in ("h_dec", "h_dec2"):
+                self.use("decorator")
+                return f"{helper}({sub()}, {sub()})"
+            if helper == "h_dec3":
+                self.use("decorator")
+                return f"{helper}({sub()}, {self.draw(st.integers(0, 3))})"
             return f"{helper}({sub()})"
         if kind == 15:
             return f"({sub()} if {self.condition(scope, ints, depth - 1)} else {sub()})"
@@ -250,6 +394,10 @@ class _Writer:
             kinds += ["break", "continue"]
         if lists:
             kinds += ["append"]
+        if self.can("varargs"):
+            kinds += ["starcall"]
+        if self.can("minmax_loop"):
+            kinds += ["minmax_loop"] + (["running"] if loop and scope else [])
         kinds += ["return"]
         kind = self.draw(st.sampled_from(kinds))
         depth = self.draw(st.integers(0, 3))
@@ -294,6 +442,22 @@ class _Writer:
         if kind == "append":
             acc = self.draw(st.sampled_from(lists))
             return [f"{acc}.append({self.expr(scope, ints, depth)})"]
+        if kind == "starcall":
+            self.use("varargs")
+            tup, name = self.new_name(), self.new_name()
+            n = self.draw(st.integers(1, 3))
+            items = ", ".join(self.expr(scope, ints, 1) for _ in range(n))
+            callee = self.draw(st.sampled_from(["h_twice", "h_star"]))
+            line = f"{name} = {callee}(*{tup}) + {tup}[0]"
+            scope.append(name)
+            return [f"{tup} = ({items},)", line]
+        if kind == "running":
+            self.use("minmax_loop")
+            name = self.draw(st.sampled_from(scope))
+            fn = self.draw(st.sampled_from(["min", "max"]))
+            return [f"{name} = {fn}({name}, {self.expr(scope, ints, depth)})"]
+        if kind == "minmax_loop":
+            return self.minmax_loop(scope, ints, lists)
         if kind in ("break", "continue"):
             return [f"if {self.condition(scope, ints, 1)}:", f"    {kind}"]
         # return, always behind a condition so that the rest of the body stays reachable
@@ -344,6 +508,79 @@ class _Writer:
         body = [step] + self.block(list(scope), ints + [n], True, lists)
         return [f"{n} = 0", f"while {cond}:"] + self.with_else(body, scope, ints)
 
+    def minmax_loop(self, scope, ints, lists):
+        """A loop taking running extrema and appending `max`/`min` of the counter and a value
+        to a list (a branch per step in the backward sweep, with a list between the steps)."""
+        self.use("minmax_loop")
+        m, acc, out = self.new_name(), self.new_name(), self.new_name()
+        i = self.new_int_name("i")
+        k = self.draw(st.integers(1, 4))
+        inner = list(scope) + [m]
+        fn = self.draw(st.sampled_from(["min", "max"]))
+        fn2 = self.draw(st.sampled_from(["min", "max"]))
+        value = self.expr(inner, ints + [i], 1)
+        forms = [f"{fn2}({i}, {value})", f"{fn2}({value}, {i} * 0.5)", f"{fn2}({value}, {m})"]
+        if self.can("minmax3"):
+            forms.append(f"{fn2}({value}, {i} - 1.0, {m})")
+        appended = self.draw(st.sampled_from(forms))
+        if appended.count(",") - value.count(",") == 2:
+            self.use("minmax3")
+        body = [f"{m} = {fn}({m}, {self.expr(inner, ints + [i], 1)})", f"{acc}.append({appended})"]
+        if self.draw(st.booleans()):
+            body.append(f"if {self.condition(inner, ints + [i], 0)}:")
+            body.append(f"    {acc}.append({fn}({i} * 0.25, {self.leaf(inner, ints + [i])}))")
+        if self.draw(st.integers(0, 3)) == 0:
+            body.append(f"if {m} > {self.draw(st.sampled_from(['1.0', '2.0', '0.5']))}:")
+            body.append("    break")
+        use = self.draw(st.sampled_from([f"{m} + sum({acc})", f"sum({acc}) * {m}",
+                                         f"{m} - {acc}[-1] * 0.5", f"{acc}[0] + {m} * 0.5"]))
+        lines = [f"{m} = {self.expr(scope, ints, 1)}", f"{acc} = []",
+                 f"for {i} in range({k}):"] + _indent(body) + [f"{out} = {use}"]
+        scope += [m, out]
+        return lines
+
+    def list_mutation(self, acc, scope, ints):
+        """Lines mutating the local list `acc` (every item a float) before it is used."""
+        kinds = [k for k in ("list_write", "list_pop", "list_copy", "list_insert", "list_alias")
+                 if self.can(k)]
+        if not kinds or self.draw(st.integers(0, 2)) == 0:
+            return []
+        kind = self.draw(st.sampled_from(kinds))
+        self.use(kind)
+        value = self.expr(scope, ints, 1)
+        if kind == "list_write":
+            form = self.draw(st.sampled_from([
+                "if {0}:\n    {0}[-1] = {1}", "if len({0}) > 1:\n    {0}[1] += {1}",
+                "for j_{2} in range(len({0})):\n    {0}[j_{2}] = {0}[j_{2}] * {1}",
+                "if {0}:\n    {0}[0] *= {1}"]))
+        elif kind == "list_pop":
+            name = self.new_name()
+            scope.append(name)
+            forms = [f"{{0}}.append({{1}})\n{name} = {{0}}.pop() * 2.0",
+                     f"{name} = 0.5\nif len({{0}}) > 1:\n    {name} = {{0}}.pop(0) + {{1}}"]
+            forms.append(f"{name} = {{0}}.pop() if {{0}} else {{1}}")
+            form = self.draw(st.sampled_from(forms))
+            if ".pop(0)" in form:
+                self.use("list_pop_index")
+        elif kind == "list_copy":
+            name, other = self.new_name(), self.new_name()
+            scope.append(name)
+            copy = self.draw(st.sampled_from(["list({0})", "{0}[:]", "{0} + []"]))
+            form = (f"{other} = {copy}\n{other}.append({{1}})\n"
+                    f"if {other}:\n    {other}[0] = {other}[0] * 2.0\n"
+                    f"{name} = sum({other}) + len({{0}})")
+        elif kind == "list_insert":
+            form = self.draw(st.sampled_from([
+                "{0}.insert(0, {1})", "{0}.extend([{1}, 0.5])", "{0}.append({1})\n{0}.reverse()"]))
+        else:  # list_alias
+            other = self.new_name()
+            form = self.draw(st.sampled_from([
+                f"{other} = {{0}}\n{other}.append({{1}})",
+                f"{other} = {{0}}\nif {other}:\n    {other}[0] = {{1}}",
+                f"{other} = [{{0}}, {{0}}]\n{other}[0].append({{1}})"]))
+        self.counter += 1
+        return form.format(acc, value, self.counter).split("\n")
+
     def list_statement(self, scope, ints, lists):
         acc = self.new_name()
         i = self.new_int_name("i")
@@ -352,6 +589,7 @@ class _Writer:
         body = self.block(inner, ints + [i], True, lists + [acc], min_statements=0)
         body.append(f"{acc}.append({self.expr(inner, ints + [i], 2)})")
         lines = [f"{acc} = []", f"for {i} in range({k}):"] + _indent(body)
+        lines += self.list_mutation(acc, scope, ints)
         target = self.new_name()
         uses = ["sum({0})", "sum({0}) * 0.5", "len({0}) + sum({0})",
                 "sum({0}) + ({0}[-1] if {0} else 0.0)", "({0}[0] * 2.0 if len({0}) > 0 else 1.0)",
@@ -360,6 +598,13 @@ class _Writer:
         use = self.draw(st.sampled_from(uses))
         lines.append(f"{target} = {use.format(acc)}")
         scope.append(target)
+        if self.can("list_after_use") and self.draw(st.integers(0, 3)) == 0:
+            self.use("list_after_use")
+            if self.draw(st.booleans()):
+                lines += [f"{acc}.append({self.expr(scope, ints, 1)})",
+                          f"{target} = {target} + {acc}[-1]"]
+            else:
+                lines += [f"if {acc}:", f"    {target} = {target} + {acc}.pop() * 0.5"]
         walk = self.draw(st.integers(0, 3))
         if walk == 0:
             j, item = self.new_int_name("j"), self.new_name()
@@ -379,13 +624,19 @@ def _indent(lines):
 ALL_HELPERS = ("h_poly", "h_loop", "h_branch", "h_rec", "h_early")
 
 
+#: Decorators `f` itself may carry (each keeps `f`'s signature through `functools.wraps`).
+F_DECORATORS = ["@triple", "@scaled(0.5)", "@scaled(-2.0)", "@squash"]
+
+
 @st.composite
-def programs(draw, max_statements=8, helpers=ALL_HELPERS):
-    """A `Program` whose function `f` takes 2 or 3 float parameters and may call `helpers`."""
+def programs(draw, max_statements=8, helpers=ALL_HELPERS, features=CORE):
+    """A `Program` whose function `f` takes 2 or 3 float parameters and may call `helpers`;
+    it may use the `features` named (keys of `FEATURES`; none by default), and records the
+    ones it does use in `Program.features`."""
     nparams = draw(st.integers(2, 3))
     params = draw(st.lists(st.sampled_from(PARAM_NAMES), min_size=nparams, max_size=nparams,
                            unique=True))
-    writer = _Writer(draw, params, max_statements, list(helpers))
+    writer = _Writer(draw, params, max_statements, list(helpers), features)
     scope = list(params)
     body = _indent(writer.block(scope, [], False, [], min_statements=1))
     k = draw(st.integers(1, 3))
@@ -394,7 +645,11 @@ def programs(draw, max_statements=8, helpers=ALL_HELPERS):
     if draw(st.booleans()):
         ret = f"{ret} + {writer.expr(scope, [], 2)}"
     text = f"def f({', '.join(params)}):\n" + "\n".join(body) + f"\n    return {ret}\n"
-    return Program(HELPERS + "\n\n" + text, tuple(params))
+    if writer.can("decorated_f") and draw(st.integers(0, 2)) == 0:
+        writer.use("decorated_f")
+        decorators = draw(st.lists(st.sampled_from(F_DECORATORS), min_size=1, max_size=2))
+        text = "\n".join(decorators) + "\n" + text
+    return Program(HELPERS + "\n\n" + text, tuple(params), frozenset(writer.used))
 
 
 def load(program, directory):

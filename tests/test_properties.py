@@ -21,14 +21,29 @@ kinks that meet at the drawn input), and only a disagreement that persists there
 Forward and reverse mode take the same pieces, so they must agree even at ties, and the
 gradient must be finite wherever `f` is.
 
-The default run draws 60 programs; `SRCAD_LONG_PROPERTIES=1` draws 2000 (the second-order
-test 40 and 1000).
+Features. `test_*_with_features` draw programs that may also use `gen_programs.FEATURES`:
+decorated helpers and a decorated `f` (stacked, with arguments, with and without
+`functools.wraps`), `*args`/`**kwargs` callees and `g(*t)` calls, `max`/`min` in loops that
+append to lists, and list mutation (item writes, `pop`, copies, `insert`, aliases, appends after
+a use). They also run the dot-product test <jvp(u), v> == <u, vjp(v)> for a random tangent `u`
+and cotangent `v` (and vjp(v) == v * grad). A `SrcadError` from a mode is a refusal, not a
+finding, when the program uses a feature srcad refuses by design (`gen_programs.REFUSABLE`);
+a refusal of any other program fails. Refusals are counted per feature (`STATS`), and written
+as JSON to the file named by SRCAD_PROPERTY_STATS. Array programs (mutation and aliasing of
+NumPy arrays) are in test_properties_arrays.py.
+
+The default run draws 60 core programs and 150 with features (second order: 40 and 60).
+`SRCAD_LONG_PROPERTIES=1` draws 2000 and 6000 (second order: 1000 and 2000), each times
+SRCAD_PROPERTY_EXAMPLES (default 1); with test_properties_arrays.py's 9000 that is 20,000.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import re
+from collections import Counter
 
 import gen_programs
 import numpy as np
@@ -41,8 +56,19 @@ from srcad.check import numerical_grad
 import srcad
 
 LONG = os.environ.get("SRCAD_LONG_PROPERTIES") == "1"
-FIRST_ORDER_EXAMPLES = 2000 if LONG else 60
-SECOND_ORDER_EXAMPLES = 1000 if LONG else 40
+#: The long run's example counts are multiplied by SRCAD_PROPERTY_EXAMPLES (default 1).
+SCALE = float(os.environ.get("SRCAD_PROPERTY_EXAMPLES", "1")) if LONG else 1.0
+
+
+def examples(long, default):
+    """How many programs a test draws: `default` in CI, `long` (scaled) in the long run."""
+    return max(1, int(long * SCALE)) if LONG else default
+
+
+FIRST_ORDER_EXAMPLES = examples(2000, 60)
+FEATURE_EXAMPLES = examples(6000, 150)
+SECOND_ORDER_EXAMPLES = examples(1000, 40)
+SECOND_ORDER_FEATURE_EXAMPLES = examples(2000, 60)
 
 SETTINGS = dict(
     deadline=None,
@@ -60,6 +86,8 @@ DIRECTION = (1.0, -0.5, 0.25)
 
 INPUTS = st.lists(st.floats(-1.5, 1.5, allow_nan=False, allow_infinity=False),
                   min_size=3, max_size=3)
+TANGENTS = st.lists(st.floats(-1.0, 1.0, allow_nan=False, allow_infinity=False),
+                    min_size=3, max_size=3)
 
 
 @pytest.fixture(scope="module")
@@ -119,44 +147,115 @@ def _as_floats(grads, n):
     return [float(g) for g in grads]
 
 
-def _problems(f, args):
+class Refused(Exception):
+    """A mode of srcad refused the program with a `SrcadError` (recorded, not a problem)."""
+
+
+def _refusable(refused, mode, call):
+    """call(), or `Refused` after noting in `refused[mode]` the `SrcadError` it raised."""
+    try:
+        return call()
+    except srcad.SrcadError as exc:
+        refused[mode] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+        raise Refused(mode) from None
+
+
+def _problems(f, args, refused=None, u=DIRECTION, v=1.0, strict_tape=True):
     """``(problems, tie_sensitive)``: what is wrong with srcad's derivatives of f at args, split
     into what is wrong anywhere and what an exact tie at args could explain; None where f
     itself cannot be evaluated. An exception raised by srcad is a problem, not an error: its
     text is stable from run to run (generated file names are not), which hypothesis needs to
-    shrink it."""
+    shrink it. A `SrcadError` is a refusal instead: noted in `refused` (mode -> message), and
+    the modes that did answer are still checked. `u` is the tangent for forward mode, `v` the
+    cotangent for `vjp` (the dot-product test <jvp(u), v> == <u, vjp(v)>). The tape's own
+    failures are problems only when `strict_tape`."""
+    refused = {} if refused is None else refused
     try:
-        return _problems_or_raise(f, args)
+        return _problems_or_raise(f, args, refused, u, v, strict_tape)
     except Exception as exc:  # any exception from srcad is a finding
         return [f"srcad raised {type(exc).__name__}: {exc}"], []
 
 
-def _problems_or_raise(f, args):
+def _fd_directional(f, args, u):
+    """The derivative of f along u by finite differences, or None where f has a kink nearby."""
+    def along(t):
+        return f(*[a + t * d for a, d in zip(args, u)])
+    estimates = _fd_estimates(along, [0.0], 0)
+    if estimates is None:
+        return None
+    c1, c2, left, right = estimates
+    if not all(_close(e, c2, 1e-5, 0.0) for e in (c1, left, right)):
+        return None
+    return c2
+
+
+def _problems_or_raise(f, args, refused, u, v, strict_tape):
     n = len(args)
     wrt = tuple(range(n))
     value = _value(f, args)
     if value is None:
         return None
     scale = abs(value) * 1e-6
-    problems = []
+    problems, tie_sensitive = [], []
+    u = tuple(u[:n])
 
-    got_value, grads = srcad.value_and_grad(f, wrt=wrt)(*args)
-    grads = _as_floats(grads, n)
-    if not _close(float(got_value), value, 1e-12, 0.0):
-        problems.append(f"value_and_grad value {got_value!r} != f = {value!r}")
-    if not all(math.isfinite(g) for g in grads):
-        problems.append(f"non-finite gradient {grads!r} where f = {value!r} is finite")
+    grads = None
+    try:
+        got_value, grads = _refusable(refused, "grad",
+                                      lambda: srcad.value_and_grad(f, wrt=wrt)(*args))
+    except Refused:
+        pass
+    if grads is not None:
+        grads = _as_floats(grads, n)
+        if not _close(float(got_value), value, 1e-12, 0.0):
+            problems.append(f"value_and_grad value {got_value!r} != f = {value!r}")
+        if not all(math.isfinite(g) for g in grads):
+            problems.append(f"non-finite gradient {grads!r} where f = {value!r} is finite")
+    # without a gradient, forward and vjp are checked against finite differences along u
+    along = sum(g * d for g, d in zip(grads, u)) if grads is not None else _fd_directional(
+        f, args, u)
+    gscale = scale + (sum(abs(g) for g in grads) if grads is not None else 0.0)
 
-    direction = DIRECTION[:n]
-    jvp_value, tangent = srcad.jvp(f, tuple(args), direction)
-    expected = sum(g * v for g, v in zip(grads, direction))
-    if not _close(float(jvp_value), value, 1e-12, 0.0):
-        problems.append(f"jvp value {jvp_value!r} != f = {value!r}")
-    if not _close(float(tangent), expected, 1e-8, scale + sum(abs(g) for g in grads)):
-        problems.append(f"jvp tangent {tangent!r} != <grad, v> = {expected!r} (v = {direction})")
+    tangent = None
+    try:
+        jvp_value, tangent = _refusable(refused, "jvp", lambda: srcad.jvp(f, tuple(args), u))
+    except Refused:
+        pass
+    if tangent is not None:
+        if not _close(float(jvp_value), value, 1e-12, 0.0):
+            problems.append(f"jvp value {jvp_value!r} != f = {value!r}")
+        if grads is not None and not _close(float(tangent), along, 1e-8, gscale):
+            problems.append(f"jvp tangent {tangent!r} != <grad, u> = {along!r} (u = {u})")
+        if grads is None and along is not None and not _close(float(tangent), along, 1e-5,
+                                                              scale):
+            tie_sensitive.append(f"jvp tangent {tangent!r} != finite differences along u"
+                                 f" {along!r} (u = {u})")
 
-    tie_sensitive = []
-    tape = _as_floats(srcad.tape.grad(f, wrt=wrt)(*args), n)
+    try:
+        vjp_value, pullback = _refusable(refused, "vjp", lambda: srcad.vjp(f, *args))
+        cotangents = _as_floats(_refusable(refused, "vjp", lambda: pullback(v)), n)
+    except Refused:
+        cotangents = None
+    if cotangents is not None:
+        if not _close(float(vjp_value), value, 1e-12, 0.0):
+            problems.append(f"vjp value {vjp_value!r} != f = {value!r}")
+        dual = sum(c * d for c, d in zip(cotangents, u))
+        if tangent is not None and not _close(float(tangent) * v, dual, 1e-8, gscale * abs(v)):
+            problems.append(f"<jvp(u), v> = {float(tangent) * v!r} != <u, vjp(v)> = {dual!r}"
+                            f" (u = {u}, v = {v!r})")
+        if grads is not None:
+            for i, (g, c) in enumerate(zip(grads, cotangents)):
+                if not _close(c, g * v, 1e-8, scale * abs(v)):
+                    problems.append(f"d/d{i}: vjp({v!r}) {c!r} != {v!r} * grad = {g * v!r}")
+
+    if grads is None:
+        return problems, tie_sensitive
+    try:
+        tape = _as_floats(srcad.tape.grad(f, wrt=wrt)(*args), n)
+    except Exception:  # the tape does not run every construct
+        if strict_tape:
+            raise
+        tape = grads
     for i, (g, t) in enumerate(zip(grads, tape)):
         if not _close(g, t, 1e-7, scale):
             tie_sensitive.append(f"d/d{i}: srcad {g!r}, tape {t!r}")
@@ -178,40 +277,105 @@ def _generic(args):
     return [a + 1e-3 * (1.0 + abs(a)) * d for a, d in zip(args, NUDGE)]
 
 
+# --- refusals -------------------------------------------------------------------------------
+
+#: test -> feature -> Counter of "programs" checked and "refused" (by any mode), and
+#: "refused <mode>: <error type>" per mode; written out by `record_stats`.
+STATS = {}
+
+
+def record(test, features, refused):
+    """Count one checked program of `test` under each of its features (and "all")."""
+    table = STATS.setdefault(test, {})
+    for feature in ("all", *(sorted(features) or ["core"])):
+        counter = table.setdefault(feature, Counter())
+        counter["programs"] += 1
+        if refused:
+            counter["refused"] += 1
+        for mode, message in refused.items():
+            counter[f"refused {mode}: {message.split(':')[0]}"] += 1
+    if refused:
+        messages = STATS.setdefault("messages", {})
+        for message in refused.values():
+            key = " ".join(message.split()[:40])
+            key = re.sub(r"\S*gen_\w+\.py, line \d+: ", "", key)
+            messages[key] = messages.get(key, 0) + 1
+
+
+@pytest.fixture(scope="session", autouse=True)
+def record_stats():
+    """Write `STATS` to the JSON file named by SRCAD_PROPERTY_STATS, if set (the long run)."""
+    yield
+    path = os.environ.get("SRCAD_PROPERTY_STATS")
+    if path and STATS:
+        with open(path, "w") as out:
+            json.dump(STATS, out, indent=1, sort_keys=True)
+
+
+def check_refusals(refused, features, refusable):
+    """Problems for refusals of programs that use no feature srcad may refuse by design."""
+    if refused and not (set(features) & refusable):
+        return [f"{mode} refused a program using only differentiable features: {message}"
+                for mode, message in refused.items()]
+    return []
+
+
 # --- first order ----------------------------------------------------------------------------
 
 
-@settings(max_examples=FIRST_ORDER_EXAMPLES, **SETTINGS)
-@given(program=gen_programs.programs(), inputs=INPUTS)
-def test_gradient_of_random_program(gen_dir, program, inputs):
+def _check_first_order(gen_dir, program, inputs, u, v, test):
     f = gen_programs.load(program, gen_dir).f
     args = list(inputs[: len(program.params)])
-    found = _problems(f, args)
+    refused = {}
+    strict_tape = not program.features
+    found = _problems(f, args, refused, u, v, strict_tape)
     assume(found is not None)
     problems, tie_sensitive = found
     if tie_sensitive:
         # An exact tie at the drawn input can make AD differ from the function's own
         # derivative; the same disagreement at a generic point nearby cannot.
         generic = _generic(args)
-        again = _problems(f, generic)
+        again = _problems(f, generic, {}, u, v, strict_tape)
         if again is not None:
             note(f"at the drawn input: {tie_sensitive}")
             problems += again[0] + [f"{p} (at {generic!r})" for p in again[1]]
+    problems += check_refusals(refused, program.features, gen_programs.REFUSABLE)
+    record(test, program.features, refused)
     assert not problems, f"{program.body}\nargs = {args!r}\n" + "\n".join(problems)
+
+
+@settings(max_examples=FIRST_ORDER_EXAMPLES, **SETTINGS)
+@given(program=gen_programs.programs(), inputs=INPUTS)
+def test_gradient_of_random_program(gen_dir, program, inputs):
+    _check_first_order(gen_dir, program, inputs, DIRECTION, 1.0, "first order, core")
+
+
+@settings(max_examples=FEATURE_EXAMPLES, **SETTINGS)
+@given(program=gen_programs.programs(features=gen_programs.EVERYTHING), inputs=INPUTS,
+       u=TANGENTS, v=st.floats(-2.0, 2.0, allow_nan=False))
+def test_gradient_of_random_program_with_features(gen_dir, program, inputs, u, v):
+    """As above, on programs that may also use decorators, `*args`/`**kwargs` callees, `max`
+    and `min` in loops and list mutation (`gen_programs.FEATURES`), with a random tangent `u`
+    and cotangent `v` for the dot-product test."""
+    _check_first_order(gen_dir, program, inputs, u, v, "first order, features")
 
 
 # --- second order ---------------------------------------------------------------------------
 
 
-def _second_order_problems(f, args, i, j):
+def _second_order_problems(f, args, i, j, refused):
     """Compare d/dj (df/di) by reverse over reverse and forward over reverse with finite
-    differences of srcad's df/di; None where those are unusable (f fails, kink nearby)."""
+    differences of srcad's df/di; None where those are unusable (f fails, kink nearby). A
+    `SrcadError` is noted in `refused` (mode -> message)."""
     value = _value(f, args)
     if value is None:
         return None
     first = srcad.grad(f, wrt=i)
     try:
         estimates = _fd_estimates(lambda *a: float(first(*a)), args, j)
+    except srcad.SrcadError as exc:
+        refused["grad"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+        return []
     except Exception as exc:  # a first-order failure is the first-order test's business
         return [f"first derivative raised {type(exc).__name__}: {exc}"]
     if estimates is None:
@@ -225,6 +389,8 @@ def _second_order_problems(f, args, i, j):
         rev = float(srcad.grad(first, wrt=j)(*args))
         if not _close(rev, c2, 1e-4, scale):
             problems.append(f"reverse over reverse {rev!r}")
+    except srcad.SrcadError as exc:
+        refused["grad of grad"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
     except Exception as exc:  # any exception from srcad is a finding
         problems.append(f"reverse over reverse raised {type(exc).__name__}: {exc}")
     tangents = tuple(1.0 if k == j else 0.0 for k in range(len(args)))
@@ -232,6 +398,8 @@ def _second_order_problems(f, args, i, j):
         fwd = float(srcad.jvp(first, tuple(args), tangents)[1])
         if not _close(fwd, c2, 1e-4, scale):
             problems.append(f"forward over reverse {fwd!r}")
+    except srcad.SrcadError as exc:
+        refused["jvp of grad"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
     except Exception as exc:  # any exception from srcad is a finding
         problems.append(f"forward over reverse raised {type(exc).__name__}: {exc}")
     if problems:
@@ -239,14 +407,29 @@ def _second_order_problems(f, args, i, j):
     return problems
 
 
+def _check_second_order(gen_dir, program, inputs, i, j, test):
+    f = gen_programs.load(program, gen_dir).f
+    args = _generic(inputs[: len(program.params)])
+    refused = {}
+    problems = _second_order_problems(f, args, i, j, refused)
+    assume(problems is not None)
+    problems += check_refusals(refused, program.features, gen_programs.REFUSABLE)
+    record(test, program.features, refused)
+    assert not problems, (f"{program.body}\nargs = {args!r}\nd2f/d{j}d{i}:\n"
+                          + "\n".join(problems))
+
+
 @settings(max_examples=SECOND_ORDER_EXAMPLES, **SETTINGS)
 @given(program=gen_programs.programs(max_statements=5),
        inputs=INPUTS, i=st.integers(0, 1), j=st.integers(0, 1))
 def test_second_derivative_of_random_program(gen_dir, program, inputs, i, j):
     """d/dj (d f / di), by srcad twice, matches finite differences of srcad's d f / di."""
-    f = gen_programs.load(program, gen_dir).f
-    args = _generic(inputs[: len(program.params)])
-    problems = _second_order_problems(f, args, i, j)
-    assume(problems is not None)
-    assert not problems, (f"{program.body}\nargs = {args!r}\nd2f/d{j}d{i}:\n"
-                          + "\n".join(problems))
+    _check_second_order(gen_dir, program, inputs, i, j, "second order, core")
+
+
+@settings(max_examples=SECOND_ORDER_FEATURE_EXAMPLES, **SETTINGS)
+@given(program=gen_programs.programs(max_statements=5, features=gen_programs.SECOND_ORDER),
+       inputs=INPUTS, i=st.integers(0, 1), j=st.integers(0, 1))
+def test_second_derivative_of_random_program_with_features(gen_dir, program, inputs, i, j):
+    """The same on programs using `gen_programs.FEATURES` too."""
+    _check_second_order(gen_dir, program, inputs, i, j, "second order, features")
