@@ -32,6 +32,7 @@ import gen_array_programs
 import gen_programs
 import numpy as np
 import pytest
+import srcad.tape
 from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
 from test_properties import (
@@ -47,7 +48,6 @@ from test_properties import (
 )
 
 import srcad
-import srcad.tape
 
 ARRAY_EXAMPLES = examples(9000, 120)
 
