@@ -247,7 +247,7 @@ def derivative_fwd(fn, wrt, *args, **kwargs):
     """``fn(*args, **kwargs)`` for ``fn`` a derivative srcad made (``grad``,
     ``value_and_grad``), and what the backward part needs: the split of the code ``fn`` runs
     for arguments of these types, differentiated with respect to the parameters ``wrt``
-    (``fn.__srcad__`` makes it: see ``srcad.api.Transformed.split_call``)."""
+    (``fn.__srcad__`` makes it: see ``srcad.specialise.Transformed.split_call``)."""
     entry = fn.__srcad__.split_call(wrt, args, kwargs)
     value, ctx = entry.fwd.cell_contents(*args, **kwargs)
     return value, (entry, ctx)
