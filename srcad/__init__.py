@@ -21,7 +21,7 @@ draws the import graph and fails on a cycle or an upward import):
     srcad.transform             reverse and forward sweeps, callee splitting, rule templates
     srcad.backend               tidy, print and compile, dispatch
     srcad.pipeline              the passes in order (hands callee splitting down)
-    srcad.api, jacobians, extend    the public API
+    srcad.api, jacobians, extend    the public API (srcad.specialise: its specialisation cache)
     srcad.tools                 tape, check, compare, graph, cli (on top of the API)
 
 ``srcad.tape``, ``srcad.check``, ``srcad.compare`` and ``srcad.graph`` name the tool modules,

@@ -1,6 +1,8 @@
 """Jacobians, Hessians and Hessian-vector products, composed from ``vjp``, ``jvp`` and
 ``grad``. Shapes follow JAX: the Jacobian of ``f: R^n -> R^m`` (with any input and output
 shapes) has shape ``output.shape + input.shape``.
+
+Imports ``srcad.api`` and ``srcad.specialise`` (its own layer) and ``srcad.errors``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import numpy as np
 
 from . import api
 from .errors import MissingRuleError
+from .specialise import Transformed
 
 __all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp"]
 
@@ -84,7 +87,7 @@ def hvp(f, x, v, wrt=0):
 def _position(f, w):
     if isinstance(w, int):
         return w
-    user = f._user if isinstance(f, api.Transformed) else f
+    user = f._user if isinstance(f, Transformed) else f
     params = list(__import__("inspect").signature(user).parameters)
     return params.index(w)
 

@@ -29,6 +29,7 @@ from srcad.check import numerical_grad
 
 import srcad
 from srcad.rules.registry import registry
+from srcad.runtime import family_of
 
 # ---------------------------------------------------------------- argument specifications
 # An argument is a shape (uniform in [-1, 1]), or (domain, shape) with a domain of DOMAINS, or
@@ -38,13 +39,13 @@ DOMAINS = {"pos": (0.5, 2.0), "unit": (-0.8, 0.8), "big": (1.2, 3.0), "mid": (1.
 S, V, M = (), (3,), (2, 3)  # a Python float, a vector, a matrix
 
 
-#: srcad's runtime modules, by their short names in rule ids
-SHORT = {"srcad.runtime.helpers": "runtime", "srcad.runtime.numpy_helpers": "numpy_helpers"}
+#: srcad's runtime helpers, by family: their short names in rule ids
+SHORT = {"runtime": "runtime", "numpy": "numpy_helpers"}
 
 
 def _ids(rule, fn):
     module = (getattr(fn, "__module__", None) or "numpy").replace("_operator", "operator")
-    module = SHORT.get(module, module.replace("srcad.", ""))
+    module = SHORT.get(family_of(fn), module.replace("srcad.", ""))
     return f"{module}.{rule.name}({', '.join(rule.params)})"
 
 

@@ -123,7 +123,7 @@ def scaled(w, xs):
 def test_vjp_with_ranks_in_turn():
     """One vjp object (what srcad.vjp's pullback calls), arrays of other ranks in turn: its
     calls carry the seed first, and the ranks are those of the arguments after it."""
-    from srcad.api import Transformed
+    from srcad.specialise import Transformed
 
     pullback = Transformed(scaled, (0, 1), "vjp")
     w = RNG.standard_normal(3)

@@ -29,10 +29,12 @@ import numpy as np  # noqa: E402
 
 import srcad  # noqa: E402,F401  (loads every rule module)
 from srcad.rules.registry import registry as REGISTRY  # noqa: E402
-from srcad.runtime import numpy_helpers  # noqa: E402
+from srcad.runtime import family_of, numpy_helpers  # noqa: E402
 
 MODULES = {"srcad.rules.python": "Python: operators, builtins and `math`",
            "srcad.rules.numpy": "NumPy"}
+#: where each family of srcad's runtime helpers is listed (srcad.runtime.registry)
+HELPER_HOMES = {"runtime": "srcad.runtime.helpers", "numpy": "srcad.runtime.numpy_helpers"}
 HEADING = re.compile(r"^# -{4,} (.+)$")
 REGISTERING = {"defvjp", "nondiff", "defmethod", "defattr"}
 
@@ -66,8 +68,8 @@ derivative is zero, or it is not a number: `axis`, `shape`, ...). **broadcast** 
 element-wise functions: srcad sums each gradient back to its argument's shape when NumPy
 broadcasting made the result bigger. *ranks (2, 1)* gives the templates used instead when the
 arguments are arrays of exactly those ranks (the code is specialised on the ranks of array
-arguments). The `grad_*` names are helpers of `srcad/numpy_helpers.py` (listed at the end);
-`unbroadcast`, `expand`, `fill`, `transpose_grad` are helpers of `srcad/runtime.py`.
+arguments). The `grad_*` names are helpers of `srcad/runtime/numpy_*.py` (listed at the end);
+`unbroadcast`, `expand`, `fill`, `transpose_grad` are helpers of `srcad/runtime/helpers.py`.
 
 Conventions worth knowing:
 
@@ -102,8 +104,9 @@ Conventions worth knowing:
    The signature is written like a `def`'s parameters; give every parameter a user may pass
    (by position or keyword), so that calls bind. A parameter whose default a template reads
    should default to `None` (srcad writes defaults into the generated code with `str`).
-   If the gradient needs more than an expression, add a `grad_<function>` helper to
-   `srcad/numpy_helpers.py` (and to its `__all__`) and call it from the template.
+   If the gradient needs more than an expression, add a `grad_<function>` helper, marked
+   `@helper("numpy")`, to the module of its family (`srcad/runtime/numpy_reductions.py`,
+   `numpy_linalg.py` or `numpy_shape.py`) and call it from the template.
 3. For a method whose arguments match a function's, add `defmethod("name", np.function)`;
    for an attribute, `defattr("name", np.function)`.
 4. Add a row to the table in `tests/test_numpy_rules.py` (it checks the gradient against
@@ -154,7 +157,7 @@ def display(fn):
         others = [n for n in names if n != main]
         return "`" + main + "`" + (" (" + ", ".join(f"`{n}`" for n in others) + ")"
                                    if others else "")
-    module = getattr(fn, "__module__", None)
+    module = HELPER_HOMES.get(family_of(fn), getattr(fn, "__module__", None))
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
     if module == "math":
         return f"`math.{name}`"
@@ -267,14 +270,19 @@ def render():
         if other_nondiff:
             out.append("No derivative: " + ", ".join(sorted(display(fn) for fn in other_nondiff))
                        + ".\n")
-    out.append("## Helpers the NumPy templates call (`srcad/numpy_helpers.py`)\n")
-    out.append("| helper | what it computes |")
-    out.append("| --- | --- |")
-    for name in sorted(numpy_helpers.__all__):
-        doc = inspect.getdoc(getattr(numpy_helpers, name)) or ""
-        first = " ".join(doc.split("\n\n")[0].split())
-        out.append(f"| `{name}` | {_cell(first)} |")
-    out.append("")
+    out.append("## Helpers the NumPy templates call (`srcad/runtime/numpy_*.py`)\n")
+    for module in numpy_helpers.MODULES:
+        out.append(f"### `{module.__name__}`\n")
+        out.append("| helper | what it computes |")
+        out.append("| --- | --- |")
+        for name in numpy_helpers.__all__:
+            fn = getattr(numpy_helpers, name)
+            if fn.__module__ != module.__name__:
+                continue
+            doc = inspect.getdoc(fn) or ""
+            first = " ".join(doc.split("\n\n")[0].split())
+            out.append(f"| `{name}` | {_cell(first)} |")
+        out.append("")
     return "\n".join(out)
 
 

@@ -31,6 +31,7 @@ from ..core import ir
 from ..core.kinds import ANY, ARRAY, OTHER, SCALAR, SEQ
 from ..errors import MutationError
 from ..rules import registry
+from ..runtime import family_of
 
 #: methods that change their object: the hint for each (None: differentiated on local lists)
 MUTATORS = {
@@ -339,7 +340,7 @@ _FRESH_HELPERS = {"fill", "zeros_like", "scatter", "cleared", "total", "copy_tan
 
 def _fresh_result(fn):
     """Whether ``fn`` certainly returns a new object (or a number)."""
-    if getattr(fn, "__module__", None) == "srcad.runtime.helpers" and fn.__name__ in _FRESH_HELPERS:
+    if family_of(fn) == "runtime" and fn.__name__ in _FRESH_HELPERS:
         return True
     if _safe_in(fn, _ARITH) or isinstance(fn, (np.ufunc, ir.BoolOp)):
         return fn not in (min, max)  # max(a, b) is one of its arguments

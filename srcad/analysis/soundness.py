@@ -25,6 +25,7 @@ from ..core import functions, ir
 from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
 from ..errors import MissingRuleError
 from ..rules import registry
+from ..runtime import family_of
 
 #: parameters that only take integers, booleans, strings or dtypes (NumPy raises on a float),
 #: so a value reaching them carries no derivative
@@ -164,7 +165,7 @@ def missing_rule(src, stmt, prim):
         return _error(src, stmt, "a value turned into a string (an f-string or str.format) "
                       "cannot carry a gradient back",
                       "compute with the number itself; a string is fine for messages")
-    helper = getattr(prim.fn, "__module__", None) == "srcad.runtime.numpy_helpers"  # grad_* helpers
+    helper = family_of(prim.fn) == "numpy"  # grad_* helpers
     opaque = None if helper else functions.opaque(prim.fn, name)
     if opaque is not None:
         return _error(src, stmt, *opaque)

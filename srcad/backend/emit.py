@@ -26,11 +26,10 @@ import weakref
 
 import numpy as np
 
-from ..runtime import helpers as runtime
-from ..runtime import numpy_helpers
+from ..runtime import HELPERS
 from ..transform.nodes import Comment
 
-HELPER_OBJECTS = {"math": math, "np": np, **runtime.HELPERS, **numpy_helpers.HELPERS}
+HELPER_OBJECTS = {"math": math, "np": np, **HELPERS}
 _counter = itertools.count()
 
 

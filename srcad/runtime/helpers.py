@@ -1,6 +1,8 @@
 """Helpers that generated code calls. Kept few and small: scalar code calls none of them.
 
-Each is a plain function so that generated code stays ordinary Python that srcad can read.
+Each is a plain function so that generated code stays ordinary Python that srcad can read,
+marked ``@helper("runtime")`` to enter the registry generated code's names are bound from.
+Imports only ``srcad.runtime.registry`` (and ``srcad.errors``, to raise).
 """
 
 from __future__ import annotations
@@ -9,20 +11,26 @@ import math
 
 import numpy as np
 
+from .registry import helper
 
+
+@helper("runtime")
 def sign(x):
     """The sign of a scalar: -1.0, 0.0 or 1.0 (0.0 at 0, as NumPy, PyTorch and JAX)."""
     return 1.0 if x > 0 else -1.0 if x < 0 else 0.0  # NumPy scalars too (bools do not subtract)
 
 
+@helper("runtime")
 def where(c, a, b):
     return a if c else b
 
 
+@helper("runtime")
 def erf(x):
     return np.vectorize(math.erf, otypes=[float])(x)
 
 
+@helper("runtime")
 def unbroadcast(value, like):
     """Sum ``value`` down to the shape of ``like`` (undo NumPy broadcasting)."""
     g = value
@@ -41,6 +49,7 @@ def unbroadcast(value, like):
     return g
 
 
+@helper("runtime")
 def unbroadcast_to(value, shape):
     """Sum ``value`` down to ``shape`` (what :func:`unbroadcast` does, given the shape)."""
     if (value.shape if type(value) is np.ndarray else np.shape(value)) == shape:
@@ -48,6 +57,7 @@ def unbroadcast_to(value, shape):
     return unbroadcast(value, np.empty(shape) if shape else 0.0)
 
 
+@helper("runtime")
 def expand(value, like, axis=None, keepdims=False):
     """Broadcast the gradient of a reduction of ``like`` back to ``like``'s shape."""
     g = value
@@ -58,6 +68,7 @@ def expand(value, like, axis=None, keepdims=False):
     return np.broadcast_to(g, shape)
 
 
+@helper("runtime")
 def fill(value, like):
     """The gradient of ``sum(like)`` for a list or an array: ``value`` for every element."""
     if isinstance(like, (list, tuple)):
@@ -65,6 +76,7 @@ def fill(value, like):
     return np.broadcast_to(value, np.shape(like)).copy()
 
 
+@helper("runtime")
 def total(value):
     """Sum a list gradient or an array gradient (the reverse of :func:`fill`)."""
     if isinstance(value, list):
@@ -72,6 +84,7 @@ def total(value):
     return np.sum(value)
 
 
+@helper("runtime")
 def broadcast_as(value, like):
     """``value`` broadcast to the shape of ``like`` (the reverse of :func:`unbroadcast`)."""
     if np.shape(value) == np.shape(like):
@@ -79,6 +92,7 @@ def broadcast_as(value, like):
     return np.broadcast_to(value, np.shape(like))
 
 
+@helper("runtime")
 def zeros_like(x):
     """A zero gradient shaped like ``x``: a float for scalars; a (mutable) list for a list or
     tuple, a dict for a dict, so the backward sweep can add into its elements."""
@@ -91,6 +105,7 @@ def zeros_like(x):
     return 0.0
 
 
+@helper("runtime")
 def add(a, b):
     """Add two gradients of any structure (numbers, arrays, lists, tuples, dicts)."""
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
@@ -100,6 +115,7 @@ def add(a, b):
     return a + b
 
 
+@helper("runtime")
 def copy_tangent(tangent, value):
     """A writable tangent for ``y[i] = v``: a list for a list, else a float array shaped like
     ``value``."""
@@ -110,6 +126,7 @@ def copy_tangent(tangent, value):
     return np.array(np.broadcast_to(tangent, np.shape(value)), dtype=float)
 
 
+@helper("runtime")
 def mutable(grad):
     """A new list (dict) for each list or tuple (dict) in ``grad``, leaves as they are: the
     gradient of a structured argument that a callee's backward part hands its caller, who
@@ -121,6 +138,7 @@ def mutable(grad):
     return grad
 
 
+@helper("runtime")
 def like(grad, value):
     """``grad`` in the structure of ``value``: tuples where ``value`` has tuples (the backward
     sweep builds lists), and every leaf a float or float array."""
@@ -135,6 +153,7 @@ def like(grad, value):
     return grad
 
 
+@helper("runtime")
 def dot_grad_a(g, a, b):
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * b, a)
@@ -143,6 +162,7 @@ def dot_grad_a(g, a, b):
     return np.dot(g, np.swapaxes(b, -1, -2)) if np.ndim(a) > 1 else np.dot(b, g)
 
 
+@helper("runtime")
 def dot_grad_b(g, a, b):
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * a, b)
@@ -153,6 +173,7 @@ def dot_grad_b(g, a, b):
     return np.dot(np.swapaxes(a, -1, -2), g)
 
 
+@helper("runtime")
 def matmul_grad_a(g, a, b):
     if np.ndim(b) == 1:
         return unbroadcast(np.multiply.outer(g, b) if np.ndim(a) > 1 else g * b, a)
@@ -161,6 +182,7 @@ def matmul_grad_a(g, a, b):
     return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
 
 
+@helper("runtime")
 def matmul_grad_b(g, a, b):
     if np.ndim(a) == 1:
         return unbroadcast(np.multiply.outer(a, g) if np.ndim(b) > 1 else g * a, b)
@@ -170,12 +192,14 @@ def matmul_grad_b(g, a, b):
     return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
 
 
+@helper("runtime")
 def transpose_grad(g, axes=None):
     if axes is None:
         return np.transpose(g)
     return np.transpose(g, np.argsort(axes))
 
 
+@helper("runtime")
 def check_scalar(y, where=None):
     """Refuse a non-scalar output in ``grad`` (``vjp`` handles any output); ``where`` is the
     function's ``file:line``."""
@@ -194,6 +218,7 @@ def check_scalar(y, where=None):
         )
 
 
+@helper("runtime")
 def scatter(value, like, index):
     """The gradient of ``like[index]``: zeros shaped like ``like``, ``value`` added at ``index``."""
     if isinstance(like, (list, tuple)):
@@ -205,6 +230,7 @@ def scatter(value, like, index):
     return out
 
 
+@helper("runtime")
 def cleared(value, index):
     """The gradient flowing past ``y[index] = v`` to the old ``y``: ``value``, ``index`` zeroed."""
     if isinstance(value, (list, tuple, dict)):
@@ -216,16 +242,18 @@ def cleared(value, index):
     return out
 
 
+@helper("runtime")
 def derivative_fwd(fn, wrt, *args, **kwargs):
     """``fn(*args, **kwargs)`` for ``fn`` a derivative srcad made (``grad``,
     ``value_and_grad``), and what the backward part needs: the split of the code ``fn`` runs
     for arguments of these types, differentiated with respect to the parameters ``wrt``
-    (``fn.__srcad__`` makes it: see ``srcad.api.Transformed.split_call``)."""
+    (``fn.__srcad__`` makes it: see ``srcad.specialise.Transformed.split_call``)."""
     entry = fn.__srcad__.split_call(wrt, args, kwargs)
     value, ctx = entry.fwd.cell_contents(*args, **kwargs)
     return value, (entry, ctx)
 
 
+@helper("runtime")
 def derivative_bwd(ctx, g):
     """The gradients for :func:`derivative_fwd`'s ``wrt`` parameters."""
     entry, inner = ctx
@@ -234,6 +262,3 @@ def derivative_bwd(ctx, g):
 
 derivative_fwd.__srcad_derivative_call__ = derivative_bwd.__srcad_derivative_call__ = True
 
-
-HELPERS = {name: obj for name, obj in globals().items()
-           if callable(obj) and getattr(obj, "__module__", None) == __name__}

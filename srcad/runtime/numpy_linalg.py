@@ -1,0 +1,306 @@
+"""Gradient helpers of NumPy's products and linear algebra (``np.dot``, ``@``, ``np.inner``,
+``np.outer``, ``np.vdot``, ``np.tensordot``, ``np.einsum``, ``np.linalg.inv``, ``solve``,
+``det``, ``slogdet``, ``cholesky``) and the tangent of ``cholesky``; conventions in
+:mod:`srcad.runtime.numpy_helpers`.
+
+Imports only ``srcad.runtime.helpers``, ``srcad.runtime.registry`` and
+``srcad.runtime.numpy_common``.
+"""
+
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from . import helpers as _runtime
+from .numpy_common import _match, _swap
+from .registry import helper
+
+# ---------------------------------------------------------------- linear algebra
+
+
+def _scalar_product_grad(g, other, x):
+    """The gradient into ``x`` of ``x * other`` when one of them is a scalar."""
+    return _match(_runtime.unbroadcast(np.asarray(g) * other, np.asarray(x)), x)
+
+
+@helper("numpy")
+def grad_dot_a(g, a, b):
+    """Gradient of ``np.dot(a, b)`` into ``a``, for any dimensions (N-d ``dot`` contracts the
+    last axis of ``a`` with the second-to-last of ``b``)."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return _scalar_product_grad(g, b, a)
+    nb = np.ndim(b)
+    free_b = list(range(nb - 2)) + [nb - 1] if nb >= 2 else []
+    g = np.asarray(g)
+    g_axes = list(range(g.ndim - len(free_b), g.ndim))
+    return _match(np.tensordot(g, b, axes=(g_axes, free_b)), a)
+
+
+@helper("numpy")
+def grad_dot_b(g, a, b):
+    """Gradient of ``np.dot(a, b)`` into ``b``."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return _scalar_product_grad(g, a, b)
+    na, nb = np.ndim(a), np.ndim(b)
+    lead = list(range(na - 1))
+    out = np.tensordot(a, g, axes=(lead, lead))  # (k, *free_b)
+    if nb >= 2:
+        out = np.moveaxis(out, 0, nb - 2)
+    return _match(out, b)
+
+
+def _as_matrices(g, a, b):
+    """``a``, ``b`` and ``g`` of ``a @ b`` with 1-d operands promoted to matrices."""
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if b.ndim == 1:
+        b, g = b[:, None], g[..., None]
+    if a.ndim == 1:
+        a, g = a[None, :], g[..., None, :]
+    return a, b, g
+
+
+@helper("numpy")
+def grad_matmul_a(g, a, b):
+    """Gradient of ``a @ b`` into ``a``: ``g @ b.T`` per matrix, summed over broadcast
+    batch axes; 1-d operands are handled as NumPy promotes them."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2:
+        if b.ndim == 1:  # matrix @ vector: the most common case, kept cheap
+            return np.outer(g, b)
+        if b.ndim == 2:
+            return g @ b.T
+    a2, b2, g2 = _as_matrices(g, a, b)
+    out = g2 @ _swap(b2)
+    if np.ndim(a) == 1:
+        out = out[..., 0, :]
+    return _match(_runtime.unbroadcast(out, np.asarray(a)), a)
+
+
+@helper("numpy")
+def grad_matmul_b(g, a, b):
+    """Gradient of ``a @ b`` into ``b``: ``a.T @ g`` per matrix, summed over broadcast axes."""
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim in (1, 2):
+        return a.T @ g  # matrix @ vector or matrix @ matrix
+    a2, b2, g2 = _as_matrices(g, a, b)
+    out = _swap(a2) @ g2
+    if np.ndim(b) == 1:
+        out = out[..., 0]
+    return _match(_runtime.unbroadcast(out, np.asarray(b)), b)
+
+
+@helper("numpy")
+def grad_inner_a(g, a, b):
+    """Gradient of ``np.inner(a, b)`` (contracts the last axes of both) into ``a``."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return _scalar_product_grad(g, b, a)
+    na, nb = np.ndim(a), np.ndim(b)
+    g_axes = list(range(na - 1, na - 1 + nb - 1))
+    return _match(np.tensordot(g, b, axes=(g_axes, list(range(nb - 1)))), a)
+
+
+@helper("numpy")
+def grad_inner_b(g, a, b):
+    """Gradient of ``np.inner(a, b)`` into ``b``."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return _scalar_product_grad(g, a, b)
+    na = np.ndim(a)
+    lead = list(range(na - 1))
+    return _match(np.tensordot(g, a, axes=(lead, lead)), b)
+
+
+@helper("numpy")
+def grad_outer_a(g, a, b):
+    """Gradient of ``np.outer(a, b)`` (of the flattened operands) into ``a``."""
+    return _match(np.reshape(np.asarray(g) @ np.ravel(b), np.shape(a)), a)
+
+
+@helper("numpy")
+def grad_outer_b(g, a, b):
+    """Gradient of ``np.outer(a, b)`` into ``b``."""
+    return _match(np.reshape(np.ravel(a) @ np.asarray(g), np.shape(b)), b)
+
+
+@helper("numpy")
+def grad_vdot_a(g, a, b):
+    """Gradient of ``np.vdot(a, b)`` (real operands, flattened) into ``a``."""
+    return _match(np.reshape(g * np.ravel(b), np.shape(a)), a)
+
+
+@helper("numpy")
+def grad_vdot_b(g, a, b):
+    """Gradient of ``np.vdot(a, b)`` into ``b``."""
+    return _match(np.reshape(g * np.ravel(a), np.shape(b)), b)
+
+
+def _tensordot_axes(axes, na, nb):
+    if np.ndim(axes) == 0:
+        n = int(axes)
+        return list(range(na - n, na)), list(range(n))
+    ax, bx = axes
+    ax = [int(ax)] if np.ndim(ax) == 0 else [int(i) for i in ax]
+    bx = [int(bx)] if np.ndim(bx) == 0 else [int(i) for i in bx]
+    return [i % na for i in ax], [i % nb for i in bx]
+
+
+@helper("numpy")
+def grad_tensordot_a(g, a, b, axes=2):
+    """Gradient of ``np.tensordot(a, b, axes)`` into ``a``."""
+    na, nb = np.ndim(a), np.ndim(b)
+    ax, bx = _tensordot_axes(axes, na, nb)
+    free_a = [i for i in range(na) if i not in ax]
+    free_b = [i for i in range(nb) if i not in bx]
+    g_axes = list(range(len(free_a), len(free_a) + len(free_b)))
+    out = np.tensordot(g, b, axes=(g_axes, free_b))  # (*free_a, *contracted, b's order)
+    labels = free_a + [ax[bx.index(j)] for j in sorted(bx)]
+    return _match(np.transpose(out, np.argsort(labels)), a)
+
+
+@helper("numpy")
+def grad_tensordot_b(g, a, b, axes=2):
+    """Gradient of ``np.tensordot(a, b, axes)`` into ``b``."""
+    na, nb = np.ndim(a), np.ndim(b)
+    ax, bx = _tensordot_axes(axes, na, nb)
+    free_a = [i for i in range(na) if i not in ax]
+    free_b = [i for i in range(nb) if i not in bx]
+    out = np.tensordot(a, g, axes=(free_a, list(range(len(free_a)))))
+    labels = [bx[ax.index(i)] for i in sorted(ax)] + free_b
+    return _match(np.transpose(out, np.argsort(labels)), b)
+
+
+@helper("numpy")
+def grad_einsum(g, subscripts, k, *operands):
+    """Gradient of ``np.einsum(subscripts, *operands)`` into operand number ``k``.
+
+    It is itself an ``einsum``: the result's gradient contracted with the other operands, with
+    an identity matrix for a subscript repeated within operand ``k`` (a diagonal or trace) and
+    a vector of ones for a subscript found nowhere else (a sum). ``...`` is spelled out as
+    letters first; an axis of length 1 that NumPy broadcast against a longer one is summed.
+    """
+    ins, output = _einsum_letters(subscripts.replace(" ", ""), operands)
+    x = np.asarray(operands[k])
+    used = set("".join(ins) + output)
+    fresh = (c for c in string.ascii_letters if c not in used)
+    others = [(s, op) for i, (s, op) in enumerate(zip(ins, operands)) if i != k]
+    elsewhere = set(output).union(*(set(s) for s, _ in others))
+    sizes = {}
+    for s, op in zip(ins, operands):
+        for c, n in zip(s, np.shape(op)):
+            sizes[c] = n if sizes.get(c, 1) == 1 else sizes[c]  # a length 1 broadcasts
+    wanted, extra = [], []
+    for pos, c in enumerate(ins[k]):
+        if c in ins[k][:pos]:
+            new = next(fresh)
+            wanted.append(new)
+            extra.append((c + new, np.eye(x.shape[pos])))
+        else:
+            wanted.append(c)
+            if c not in elsewhere and ins[k].count(c) == 1:
+                extra.append((c, np.ones(x.shape[pos])))
+    terms = [(output, np.broadcast_to(g, tuple(sizes[c] for c in output)))] + others + extra
+    expr = ",".join(s for s, _ in terms) + "->" + "".join(wanted)
+    out = np.einsum(expr, *(op for _, op in terms), optimize=len(terms) > 2)
+    summed = tuple(i for i, (n, m) in enumerate(zip(x.shape, out.shape)) if n == 1 and m != 1)
+    if summed:  # a length-1 axis broadcast against a longer one
+        out = np.sum(out, axis=summed, keepdims=True)
+    return _match(out, operands[k])
+
+
+def _einsum_letters(spec, operands):
+    """The inputs' subscripts and the output's, with ``...`` replaced by letters (the
+    broadcast axes, aligned from the right) and an implicit output made explicit."""
+    inputs, arrow, output = spec.partition("->")
+    ins = inputs.split(",")
+    used = set(spec)
+    fresh = [c for c in string.ascii_letters if c not in used]
+    width = max((np.ndim(op) - len(s.replace("...", "")) for s, op in zip(ins, operands)
+                 if "..." in s), default=0)
+    dots = "".join(fresh[:width])
+    ins = [s.replace("...", dots[width - (np.ndim(op) - len(s.replace("...", ""))):])
+           for s, op in zip(ins, operands)]
+    if arrow:
+        output = output.replace("...", dots)
+    else:
+        letters = "".join(s for s in ins)
+        output = dots + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
+                                       and c not in dots))
+    return ins, output
+
+
+@helper("numpy")
+def grad_inv(g, ans):
+    """Gradient of ``np.linalg.inv``: ``-inv(a).T @ g @ inv(a).T`` (batched)."""
+    return -(_swap(ans) @ g @ _swap(ans))
+
+
+@helper("numpy")
+def grad_solve_b(g, a, b):
+    """Gradient of ``np.linalg.solve(a, b)`` into ``b``: ``solve(a.T, g)``.
+
+    As in NumPy 2, ``b`` is a vector when it is 1-d and a (batch of) matrices otherwise.
+    """
+    if np.ndim(b) == 1:
+        out = np.linalg.solve(_swap(a), np.asarray(g)[..., None])[..., 0]
+    else:
+        out = np.linalg.solve(_swap(a), g)
+    return _runtime.unbroadcast(out, np.asarray(b))
+
+
+@helper("numpy")
+def grad_solve_a(g, a, b, ans):
+    """Gradient of ``np.linalg.solve(a, b)`` into ``a``: ``-solve(a.T, g) @ ans.T``."""
+    if np.ndim(b) == 1:
+        gb = np.linalg.solve(_swap(a), np.asarray(g)[..., None])
+        out = -gb * np.asarray(ans)[..., None, :]
+    else:
+        out = -np.linalg.solve(_swap(a), g) @ _swap(ans)
+    return _runtime.unbroadcast(out, np.asarray(a))
+
+
+@helper("numpy")
+def grad_det(g, a, ans):
+    """Gradient of ``np.linalg.det``: ``g * det(a) * inv(a).T`` (batched)."""
+    scale = np.asarray(g * ans)[..., None, None]
+    return scale * _swap(np.linalg.inv(a))
+
+
+@helper("numpy")
+def grad_slogdet(g, a):
+    """Gradient of ``np.linalg.slogdet`` into ``a``: ``g_logdet * inv(a).T``.
+
+    ``g`` holds the gradients of ``(sign, logabsdet)``; the sign is piecewise constant.
+    """
+    return np.asarray(g[1])[..., None, None] * _swap(np.linalg.inv(a))
+
+
+@helper("numpy")
+def grad_cholesky(g, ans, upper=False):
+    """Gradient of ``np.linalg.cholesky`` (Murray 2016, as in autograd), symmetrised.
+
+    ``cholesky`` reads one triangle of its argument only; like autograd and PyTorch, the
+    gradient is the symmetric matrix that is right for symmetric perturbations.
+    """
+    low = _swap(ans) if upper else ans
+    gl = _swap(g) if upper else g
+    phi = _swap(low) @ gl
+    phi = np.tril(phi) * (1.0 - 0.5 * np.eye(phi.shape[-1]))
+    inv_low = np.linalg.inv(low)
+    s = _swap(inv_low) @ phi @ inv_low
+    return 0.5 * (s + _swap(s))
+
+
+# ---------------------------------------------------------------- forward-mode tangents
+
+
+@helper("numpy")
+def tangent_cholesky(t, ans, upper=False):
+    """Tangent of ``np.linalg.cholesky`` along ``t``: ``L tril(L^-1 S L^-T)`` with the
+    diagonal halved, ``S`` the symmetric part of ``t`` (the convention of
+    :func:`grad_cholesky`, so forward and reverse mode agree)."""
+    low = _swap(ans) if upper else ans
+    sym = 0.5 * (t + _swap(t))
+    inv_low = np.linalg.inv(low)
+    phi = inv_low @ sym @ _swap(inv_low)
+    phi = np.tril(phi) * (1.0 - 0.5 * np.eye(phi.shape[-1]))
+    out = low @ phi
+    return _swap(out) if upper else out

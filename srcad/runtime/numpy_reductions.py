@@ -1,0 +1,233 @@
+"""Gradient helpers of NumPy reductions (``np.sum``, ``np.prod``, ``np.var``, ``np.max``,
+``np.linalg.norm``, running sums and products, ``np.trace``) and of the element-wise functions
+whose gradient is more than an expression (``np.clip``, ``astype``); conventions in
+:mod:`srcad.runtime.numpy_helpers`.
+
+Imports only ``srcad.runtime.registry`` and ``srcad.runtime.numpy_common``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .numpy_common import _axes, _count, _match, _restore
+from .registry import helper
+
+# ---------------------------------------------------------------- reductions
+
+
+@helper("numpy")
+def grad_sum(g, a, axis=None, keepdims=False):
+    """Gradient of ``np.sum(a, axis, keepdims)``: ``g`` broadcast back over the summed axes."""
+    shape = np.shape(a)
+    return _match(np.broadcast_to(_restore(g, shape, axis, keepdims), shape), a)
+
+
+@helper("numpy")
+def grad_mean(g, a, axis=None, keepdims=False):
+    """Gradient of ``np.mean``: the sum's gradient divided by the number of elements."""
+    shape = np.shape(a)
+    scaled = _restore(g, shape, axis, keepdims) / _count(shape, axis)
+    return _match(np.broadcast_to(scaled, shape), a)  # a view: no array of ones is built
+
+
+@helper("numpy")
+def grad_prod(g, a, axis=None, keepdims=False):
+    """Gradient of ``np.prod``: the product of the *other* elements, exact with zeros.
+
+    The product of the others is the exclusive running product from the left times the one
+    from the right, so no division by an element ever happens.
+    """
+    x = np.asarray(a, dtype=float)
+    if x.ndim == 0:
+        return _match(g * np.ones(()), a)
+    axes = _axes(axis, x.ndim)
+    last = tuple(range(x.ndim - len(axes), x.ndim))
+    moved = np.moveaxis(x, axes, last)
+    flat = moved.reshape(moved.shape[: x.ndim - len(axes)] + (-1,))
+    ones = np.ones(flat.shape[:-1] + (1,))
+    left = np.concatenate([ones, np.cumprod(flat[..., :-1], axis=-1)], axis=-1)
+    right = np.concatenate([np.cumprod(flat[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
+    others = np.moveaxis((left * right).reshape(moved.shape), last, axes)
+    return _match(_restore(g, x.shape, axis, keepdims) * others, a)
+
+
+@helper("numpy")
+def grad_var(g, a, axis=None, ddof=0, keepdims=False):
+    """Gradient of ``np.var``: ``2 (a - mean) / (n - ddof)``."""
+    x = np.asarray(a, dtype=float)
+    centred = x - np.mean(x, axis=_axes(axis, x.ndim), keepdims=True)
+    n = _count(x.shape, axis)
+    return _match(_restore(g, x.shape, axis, keepdims) * 2.0 * centred / (n - ddof), a)
+
+
+@helper("numpy")
+def grad_std(g, a, ans, axis=None, ddof=0, keepdims=False):
+    """Gradient of ``np.std``: the variance's gradient times ``1 / (2 std)``; where the
+    standard deviation is 0 (one element, or all equal: flat or a kink) the gradient is 0,
+    as for ``abs`` at 0."""
+    g, ans = np.asarray(g, dtype=float), np.asarray(ans, dtype=float)
+    scale = np.divide(g, 2.0 * ans, out=np.zeros(np.broadcast_shapes(g.shape, ans.shape)),
+                      where=ans != 0)
+    return grad_var(scale, a, axis, ddof, keepdims)
+
+
+@helper("numpy")
+def grad_extremum(g, a, ans, axis=None, keepdims=False):
+    """Gradient of ``np.max``/``np.min``/``np.amax``/``np.amin``.
+
+    The gradient goes to the elements equal to the result; when several are equal (a tie) each
+    gets an equal share, as in autograd (PyTorch gives it all to one of them).
+    """
+    x = np.asarray(a)
+    hit = x == _restore(ans, x.shape, axis, keepdims)
+    share = hit / np.sum(hit, axis=_axes(axis, x.ndim), keepdims=True)
+    return _match(_restore(g, x.shape, axis, keepdims) * share, a)
+
+
+@helper("numpy")
+def grad_norm(g, x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002 (NumPy's name)
+    """Gradient of ``np.linalg.norm`` for vector norms (any ``ord``) and the matrix norms
+    ``None``/``'fro'``, ``'nuc'``, ``1``, ``-1``, ``2``, ``-2``, ``inf`` and ``-inf``.
+
+    At a point where the norm is not differentiable (the zero vector, ties in an ``inf`` norm)
+    it returns the same one-sided choice as autograd: ties share equally.
+    """
+    v = np.asarray(x, dtype=float)
+    if axis is None and ord is None:
+        axes = tuple(range(v.ndim))
+    else:
+        axes = _axes(tuple(range(v.ndim)) if axis is None else axis, v.ndim)
+    gb = _restore(g, v.shape, axes, keepdims)
+    nb = _restore(ans, v.shape, axes, keepdims)
+    matrix = len(axes) == 2 and ord is not None
+    if ord is None or (matrix and ord == "fro") or (not matrix and ord == 2):
+        return _match(gb * v / nb, x)
+    if not matrix:
+        return _match(_grad_vector_norm(gb, v, nb, ord, axes), x)
+    return _match(_grad_matrix_norm(gb, v, nb, ord, axes), x)
+
+
+def _grad_vector_norm(gb, v, nb, ord, axes):  # noqa: A002
+    if ord == 0:
+        return np.zeros_like(v)
+    if ord in (np.inf, -np.inf):
+        hit = np.abs(v) == nb
+        return gb * np.sign(v) * hit / np.sum(hit, axis=axes, keepdims=True)
+    if ord == 1:
+        return gb * np.sign(v)
+    return gb * np.sign(v) * np.abs(v) ** (ord - 1) / nb ** (ord - 1)
+
+
+def _grad_matrix_norm(gb, v, nb, ord, axes):  # noqa: A002
+    rows, cols = axes
+    if ord in (1, -1, np.inf, -np.inf):
+        summed = rows if ord in (1, -1) else cols  # column sums for 1, row sums for inf
+        sums = np.sum(np.abs(v), axis=summed, keepdims=True)
+        hit = sums == nb
+        share = hit / np.sum(hit, axis=cols if summed == rows else rows, keepdims=True)
+        return gb * np.sign(v) * share
+    moved = np.moveaxis(v, axes, (-2, -1))
+    u, s, vt = np.linalg.svd(moved, full_matrices=False)
+    if ord == "nuc":
+        inner = u @ vt
+    elif ord in (2, -2):
+        k = 0 if ord == 2 else -1
+        inner = u[..., :, k, None] * vt[..., None, k, :]
+    else:
+        raise NotImplementedError(f"srcad: no gradient for np.linalg.norm with ord={ord!r}")
+    return gb * np.moveaxis(inner, (-2, -1), axes)
+
+
+@helper("numpy")
+def grad_cumsum(g, a, axis=None):
+    """Gradient of ``np.cumsum``: the reversed running sum of ``g``."""
+    shape = np.shape(a)
+    if axis is None:
+        return _match(np.cumsum(np.asarray(g)[::-1])[::-1].reshape(shape), a)
+    return _match(np.flip(np.cumsum(np.flip(g, axis), axis), axis), a)
+
+
+@helper("numpy")
+def grad_cumprod(g, a, axis=None):
+    """Gradient of ``np.cumprod``, exact with zeros (no division by an element).
+
+    With ``p`` the exclusive running product from the left, the gradient of element ``i`` is
+    ``p[i] * r[i]`` where ``r[i] = g[i] + a[i+1] * r[i+1]``: one backward scan.
+    """
+    x = np.asarray(a, dtype=float)
+    shape = x.shape
+    if axis is None:
+        x, axis = x.ravel(), 0
+    xs = np.moveaxis(x, axis, -1)
+    gs = np.moveaxis(np.asarray(g, dtype=float).reshape(x.shape), axis, -1)
+    n = xs.shape[-1]
+    left = np.concatenate([np.ones(xs.shape[:-1] + (1,)),
+                           np.cumprod(xs[..., :-1], axis=-1)], axis=-1)
+    r = np.empty_like(gs)
+    if n:
+        r[..., n - 1] = gs[..., n - 1]
+    for i in range(n - 2, -1, -1):
+        r[..., i] = gs[..., i] + xs[..., i + 1] * r[..., i + 1]
+    return _match(np.moveaxis(left * r, -1, axis).reshape(shape), a)
+
+
+@helper("numpy")
+def grad_trace(g, a, offset=0, axis1=0, axis2=1):
+    """Gradient of ``np.trace``: ``g`` placed on the ``offset`` diagonal of each matrix."""
+    shape = np.shape(a)
+    eye = np.eye(shape[axis1], shape[axis2], k=offset)
+    full = np.asarray(g, dtype=float)[..., None, None] * eye
+    return _match(np.moveaxis(full, (-2, -1), (axis1 % len(shape), axis2 % len(shape))), a)
+
+
+# ---------------------------------------------------------------- element-wise helpers
+
+
+@helper("numpy")
+def grad_clip(g, a, a_min, a_max):
+    """Gradient of ``np.clip`` into ``a``: ``g`` where ``a_min <= a <= a_max`` (bounds
+    included, as in PyTorch), zero where the value was clipped."""
+    inside = np.ones(np.shape(a), dtype=bool)
+    if a_min is not None:
+        inside = inside & (np.asarray(a) >= a_min)
+    if a_max is not None:
+        inside = inside & (np.asarray(a) <= a_max)
+    return g * inside
+
+
+@helper("numpy")
+def grad_astype(g, a, dtype):
+    """Gradient of ``a.astype(dtype)``: ``g`` for a floating type, zero for an integer one."""
+    if np.issubdtype(np.dtype(dtype), np.inexact):
+        return _match(np.asarray(g, dtype=float), a)
+    return _match(np.zeros(np.shape(a)), a)
+
+
+@helper("numpy")
+def safe_div(a, b):
+    """``a / b``, and 0 where ``b`` is 0 (the derivatives of ``np.std`` where it is 0)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    out = np.zeros(np.broadcast_shapes(a.shape, b.shape))
+    return np.divide(a, b, out=out, where=b != 0)[()]
+
+
+# ---------------------------------------------------------------- forward-mode tangents
+
+
+@helper("numpy")
+def tangent_cumprod(t, a, axis=None):
+    """Tangent of ``np.cumprod(a, axis)`` along ``t``, by the recurrence
+    ``dc[i] = dc[i-1] a[i] + c[i-1] t[i]`` (exact with zeros: nothing is divided)."""
+    x = np.asarray(a, dtype=float)
+    tt = np.broadcast_to(np.asarray(t, dtype=float), x.shape)
+    if axis is None:
+        x, tt, axis = x.ravel(), tt.ravel(), 0
+    x, tt = np.moveaxis(x, axis, 0), np.moveaxis(tt, axis, 0)
+    out = np.empty(x.shape)
+    if len(x):
+        out[0], c = tt[0], x[0]
+        for i in range(1, len(x)):
+            out[i] = out[i - 1] * x[i] + c * tt[i]
+            c = c * x[i]
+    return np.moveaxis(out, 0, axis)

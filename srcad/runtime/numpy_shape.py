@@ -1,0 +1,260 @@
+"""Gradient helpers of NumPy's shape functions and of assembling arrays (``reshape``,
+``concatenate``, ``stack``, ``split``, ``np.array``, ``tile``, ``repeat``, ``roll``, ``pad``,
+``sort``, ``diag``, ``linspace``), their forward-mode tangents where a template is not enough,
+and the functions srcad lowers in-place writes to (``add_at``, ``last_writes``); conventions
+in :mod:`srcad.runtime.numpy_helpers`.
+
+Imports only ``srcad.runtime.helpers``, ``srcad.runtime.registry`` and
+``srcad.runtime.numpy_common``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import helpers as _runtime
+from .numpy_common import _match
+from .registry import helper
+
+# ---------------------------------------------------------------- shape and assembly
+
+
+@helper("numpy")
+def grad_reshape(g, a, order=None):
+    """Gradient of any reshaping (``reshape``, ``ravel``, ``squeeze``, ``expand_dims``, ...):
+    ``g`` reshaped back to ``a``'s shape, in the same memory order (``None`` means "C")."""
+    return _match(np.reshape(g, np.shape(a), order=order or "C"), a)
+
+
+def _split_along(g, sizes, axis):
+    return np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+
+
+@helper("numpy")
+def grad_concatenate(g, arrays, axis=0):
+    """Gradient of ``np.concatenate(arrays, axis)``: a list, one piece of ``g`` per array."""
+    if axis is None:
+        pieces = _split_along(np.ravel(g), [np.size(x) for x in arrays], 0)
+    else:
+        pieces = _split_along(g, [np.shape(x)[axis] for x in arrays], axis)
+    return _pieces([_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, arrays)],
+                   arrays)
+
+
+def _pieces(grads, arrays):
+    """The gradients of the pieces of a joined sequence ``arrays``: a list for a list, but
+    one array for an array (``np.vstack(A)`` with ``A`` a matrix joins the rows of ``A``)."""
+    if isinstance(arrays, np.ndarray):
+        return np.reshape(np.array(grads, dtype=float), arrays.shape)
+    return grads
+
+
+@helper("numpy")
+def grad_stack(g, arrays, axis=0):
+    """Gradient of ``np.stack(arrays, axis)``: a list of the slices of ``g`` along ``axis``."""
+    moved = np.moveaxis(g, axis, 0)
+    return _pieces([_match(moved[i], x) for i, x in enumerate(arrays)], arrays)
+
+
+@helper("numpy")
+def grad_hstack(g, tup):
+    """Gradient of ``np.hstack``: along axis 0 for 1-d (and 0-d) arrays, else axis 1."""
+    promoted = [np.atleast_1d(x) for x in tup]
+    axis = 0 if promoted[0].ndim == 1 else 1
+    pieces = _split_along(g, [x.shape[axis] for x in promoted], axis)
+    return _pieces([_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, tup)], tup)
+
+
+@helper("numpy")
+def grad_vstack(g, tup):
+    """Gradient of ``np.vstack``: the arrays, made at least 2-d, are stacked along axis 0."""
+    pieces = _split_along(g, [np.atleast_2d(x).shape[0] for x in tup], 0)
+    return _pieces([_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, tup)], tup)
+
+
+@helper("numpy")
+def grad_split(g, ary, ans, axis=0):
+    """Gradient of ``np.split``/``np.array_split``: the pieces' gradients joined again.
+
+    ``g`` is a list with one gradient per piece (a zero where a piece is unused).
+    """
+    pieces = [np.broadcast_to(gi, np.shape(p)) for gi, p in zip(g, ans)]
+    return _match(np.concatenate(pieces, axis=axis), ary)
+
+
+@helper("numpy")
+def grad_array(g, obj):
+    """Gradient of ``np.array(obj)``/``np.asarray(obj)``: for a (nested) list of numbers or
+    arrays, a (nested) list of gradients; for an array, ``g`` itself."""
+    if isinstance(obj, (list, tuple)):
+        g = np.asarray(g)
+        return [grad_array(g[i], v) for i, v in enumerate(obj)]
+    return _match(g, obj)
+
+
+@helper("numpy")
+def grad_tile(g, a, reps):
+    """Gradient of ``np.tile(a, reps)``: the copies of ``g`` summed."""
+    x_shape = np.shape(a)
+    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
+    d = max(len(reps), len(x_shape))
+    shape = (1,) * (d - len(x_shape)) + tuple(x_shape)
+    reps = (1,) * (d - len(reps)) + reps
+    interleaved = [n for pair in zip(reps, shape) for n in pair]
+    summed = np.reshape(g, interleaved).sum(axis=tuple(range(0, 2 * d, 2)))
+    return _match(np.reshape(summed, x_shape), a)
+
+
+@helper("numpy")
+def grad_repeat(g, a, repeats, axis=None):
+    """Gradient of ``np.repeat(a, repeats, axis)``: the repeated copies summed."""
+    x = np.asarray(a)
+    if axis is None:
+        x, axis = x.ravel(), 0
+    axis = axis % x.ndim
+    n = x.shape[axis]
+    owner = np.repeat(np.arange(n), repeats)
+    moved = np.moveaxis(np.asarray(g, dtype=float), axis, 0)
+    out = np.zeros((n,) + moved.shape[1:])
+    np.add.at(out, owner, moved)
+    return _match(np.moveaxis(out, 0, axis).reshape(np.shape(a)), a)
+
+
+@helper("numpy")
+def grad_roll(g, shift, axis=None):
+    """Gradient of ``np.roll(a, shift, axis)``: ``g`` rolled back."""
+    back = -shift if np.ndim(shift) == 0 else tuple(-int(s) for s in shift)
+    return np.roll(g, back, axis)
+
+
+def _pad_widths(pad_width, ndim):
+    return np.broadcast_to(np.asarray(pad_width, dtype=int), (ndim, 2))
+
+
+@helper("numpy")
+def grad_pad(g, array, pad_width, mode=None):
+    """Gradient of ``np.pad(array, pad_width)`` in ``constant`` mode (the default, ``None``):
+    the middle of ``g``."""
+    if mode not in (None, "constant"):
+        raise NotImplementedError(f"srcad: no gradient for np.pad with mode={mode!r}; "
+                                  "only mode='constant' is supported")
+    shape = np.shape(array)
+    widths = _pad_widths(pad_width, len(shape))
+    index = tuple(slice(int(lo), int(lo) + n) for (lo, _), n in zip(widths, shape))
+    return _match(np.asarray(g)[index], array)
+
+
+@helper("numpy")
+def grad_pad_value(g, array, pad_width):
+    """Gradient of ``np.pad(array, pad_width, constant_values=c)`` into a scalar ``c``."""
+    return float(np.sum(g) - np.sum(grad_pad(g, array, pad_width)))
+
+
+@helper("numpy")
+def grad_sort(g, a, axis=-1):
+    """Gradient of ``np.sort(a, axis)``: ``g`` sent back to where each value came from."""
+    x = np.asarray(a)
+    if axis is None:
+        x, axis = x.ravel(), 0
+    order = np.argsort(x, axis=axis, kind="stable")
+    out = np.zeros(x.shape)
+    np.put_along_axis(out, order, np.asarray(g, dtype=float).reshape(x.shape), axis=axis)
+    return _match(out.reshape(np.shape(a)), a)
+
+
+@helper("numpy")
+def grad_diag(g, v, k=0):
+    """Gradient of ``np.diag(v, k)``: extract the diagonal (1-d ``v``) or place ``g`` on it
+    (2-d ``v``)."""
+    if np.ndim(v) == 1:
+        return _match(np.diag(g, k).copy(), v)
+    out = np.zeros(np.shape(v))
+    n = len(g)
+    out[np.arange(n) + max(-k, 0), np.arange(n) + max(k, 0)] = g
+    return out
+
+
+@helper("numpy")
+def grad_diagonal(g, a, offset=0, axis1=0, axis2=1):
+    """Gradient of ``np.diagonal(a, offset, axis1, axis2)``: ``g`` placed on that diagonal."""
+    shape = np.shape(a)
+    nd = len(shape)
+    axis1, axis2 = axis1 % nd, axis2 % nd
+    g = np.asarray(g, dtype=float)
+    full = np.zeros(g.shape[:-1] + (shape[axis1], shape[axis2]))
+    n = g.shape[-1]
+    full[..., np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)] = g
+    return _match(np.moveaxis(full, (-2, -1), (axis1, axis2)), a)
+
+
+@helper("numpy")
+def grad_linspace(g, num, endpoint, axis, end):
+    """Gradient of ``np.linspace`` flowing into ``start`` (``end`` false) or ``stop`` (true):
+    element ``k`` is ``start + (stop - start) t_k``, so the weights are ``1 - t`` and ``t``."""
+    t = np.linspace(0.0, 1.0, num, endpoint=endpoint)
+    return np.moveaxis(np.asarray(g, dtype=float), axis, -1) @ (t if end else 1.0 - t)
+
+
+# ---------------------------------------------------------------- forward-mode tangents
+
+
+#: ``np.pad`` modes that copy elements of the array (or average them): linear in the array
+_LINEAR_PADS = (None, "constant", "edge", "reflect", "symmetric", "wrap", "mean")
+
+
+@helper("numpy")
+def tangent_pad(t, pad_width, mode=None):
+    """Tangent of ``np.pad(array, pad_width, mode)`` along ``t`` (the array's tangent): the
+    tangent padded the same way, with zeros in ``constant`` mode."""
+    if mode not in _LINEAR_PADS:
+        raise NotImplementedError(f"srcad: no tangent for np.pad with mode={mode!r}")
+    if mode in (None, "constant"):
+        return np.pad(np.asarray(t, dtype=float), pad_width)
+    return np.pad(np.asarray(t, dtype=float), pad_width, mode=mode)
+
+
+@helper("numpy")
+def tangent_sort(t, a, axis=-1):
+    """Tangent of ``np.sort(a, axis)`` along ``t``: ``t`` in the order ``a`` is sorted into
+    (ties in a stable order, as :func:`grad_sort` routes them)."""
+    x = np.asarray(a)
+    tt = np.broadcast_to(np.asarray(t, dtype=float), x.shape)
+    if axis is None:
+        x, tt, axis = x.ravel(), tt.ravel(), 0
+    return np.take_along_axis(tt, np.argsort(x, axis=axis, kind="stable"), axis=axis)
+
+
+# ---------------------------------------------------------------- writes (srcad.writes)
+
+
+@helper("numpy")
+def add_at(a, indices, b):
+    """``np.add.at(a, indices, b)`` as a function: a new array, every repeat of an index
+    accumulated (srcad lowers the in-place call to ``a = add_at(a, indices, b)``)."""
+    out = np.array(a, copy=True)
+    np.add.at(out, indices, b)
+    return out
+
+
+@helper("numpy")
+def grad_add_at(value, indices, b):
+    """Gradient of ``add_at(a, indices, b)`` flowing into ``b``: ``value`` (the gradient of the
+    result) read at every index, repeats included, summed down to ``b``'s shape."""
+    return _runtime.unbroadcast(np.asarray(value)[indices], b)
+
+
+@helper("numpy")
+def last_writes(block, like, index):
+    """For ``y[index] = v``: ``block`` (the gradient read at ``y[index]``) with 0.0 where a
+    later write to the same element (a repeated integer index) replaced this one, so only
+    the write NumPy kept gets a gradient. NumPy itself is asked: it writes each position's
+    number and the winners are read back, whatever order NumPy writes repeats in. ``block``
+    is returned as it is when ``like`` is not an array (a list has no repeated writes)."""
+    if not isinstance(like, np.ndarray):
+        return block
+    shape = np.shape(like[index])
+    probe = np.full(like.shape, -1, dtype=np.intp)
+    probe[index] = np.arange(int(np.prod(shape, dtype=np.intp))).reshape(shape)
+    kept = np.zeros(shape, dtype=float)
+    kept.reshape(-1)[probe[probe >= 0]] = 1.0
+    return block * kept

@@ -1,0 +1,464 @@
+"""The specialisation machinery behind the public API: :class:`Transformed`, a derivative of a
+user function, callable like it.
+
+A transformed function is specialised on the kinds of its arguments (Python scalars get plain
+arithmetic, arrays get shape-correct gradients, code depends on the ranks of arrays and on the
+kinds inside containers: :func:`cache_key`); each specialisation is generated once, compiled,
+and cached on the transformed function. A call whose argument types were seen before costs one
+dict lookup on top of the generated code itself (:class:`_ByRank` adds one more for arrays).
+The dtype guard re-checks array dtypes on every call and gives each gradient its argument's
+floating dtype; gradients handed to the user are writable. ``wrt`` is resolved and its values
+checked here too. :meth:`Transformed.split_call` is how a derivative called inside
+differentiated code is itself differentiated (``srcad.runtime.helpers.derivative_fwd`` reaches
+it through ``fn.__srcad__``).
+
+Imports the pipeline and the layers below it (``srcad.backend.dispatch``, ``srcad.core``,
+``srcad.errors``, ``srcad.frontend.source``); :mod:`srcad.api` is built on it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import numbers
+import threading
+import weakref
+
+import numpy as np
+
+from . import pipeline
+from .backend import dispatch
+from .core import env
+from .errors import SourceUnavailableError, WrtError
+from .frontend import source as source_module
+
+ALL = weakref.WeakSet()  # every live transformed function, for clear_cache
+MAX_SPECIALISATIONS = 64  # per function; past that the cache starts again
+
+
+class Transformed:
+    """A derivative of a user function: callable like the function itself."""
+
+    def __init__(self, f, wrt, mode):
+        if not callable(f):
+            raise TypeError(f"srcad.{mode} expects a function, got {f!r}")
+        if not is_transformed(f):
+            f = source_module.target(f)  # a *args wrapper: called through its stated signature
+        # read now, to fail now if there is no source; the first transform uses this parse
+        self._source = None if is_transformed(f) else pipeline.read(f)
+        self._user = transformed_of(f)._user if is_transformed(f) else f
+        self._f = transformed_of(f) if is_transformed(f) else f
+        self._mode = mode
+        self._params, self._wrt, self._single = resolve_wrt(f, wrt)
+        self._cache = {}
+        self._lock = threading.RLock()
+        self._last = None
+        self._reads = {}  # what the specialisations were made for (srcad.env): key -> Read
+        functools.update_wrapper(self, self._user, updated=())
+        self._function = None
+        ALL.add(self)
+
+    @property
+    def function(self):
+        """A plain function with ``f``'s signature that calls the right specialisation.
+
+        Its body is one dict lookup on the classes of the arguments, then the call; the first
+        specialisation of plain scalar code is compiled into it (see :mod:`srcad.dispatch`).
+        """
+        if self._function is None:
+            self._function = dispatch.make(self)
+            if self._reads:
+                dispatch.guard(self._function, list(self._reads.values()))
+        return self._function
+
+    def __call__(self, *args, **kwargs):
+        if self._reads:
+            for read in self._reads.values():
+                if read.current() is not read.value:
+                    return self._env_changed(args, kwargs)
+        if not kwargs:
+            fn = self._cache.get(tuple(map(type, args)))
+            if fn is not None:
+                return fn(*args)
+        return self._slow_call(args, kwargs)
+
+    # Arguments of container types are keyed by their structure too (see cache_key), so their
+    # calls take _slow_call; plain numbers and arrays take the one-lookup path above.
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def _env_changed(self, args, kwargs):
+        """A name the code was made for is bound to another object now: with the same
+        fingerprint the code stands (it reads the name when it runs), else it is made again."""
+        fast = False
+        with self._lock:
+            reads = list(self._reads.values())
+            if env.changed(reads):
+                self._forget()
+            elif self._function is not None:
+                dispatch.refresh(self._function)
+                # the same objects on a second look (not a property making new ones): the
+                # dispatcher's own path now passes line (0)
+                fast = self._mode != "vjp" and all(r.current() is r.value for r in reads)
+        if fast:
+            return self._function(*args, **kwargs)
+        return self._slow_call(args, kwargs)
+
+    def split_call(self, wrt, args, kwargs):
+        """The forward/backward pair of the code this derivative runs for these arguments,
+        differentiated with respect to its parameters ``wrt``: how a call of it inside
+        differentiated code is differentiated (``srcad.runtime.derivative_fwd``)."""
+        bound = self._bind(args, kwargs)
+        self._check_env()  # a name f's code read is bound to something else: made again
+        code = self._specialise(bound).__srcad_raw__
+        return pipeline.CALLEES.split_call(code, wrt, args, kwargs)
+
+    def _check_env(self):
+        with self._lock:
+            if self._reads and env.changed(list(self._reads.values())):
+                self._forget()
+            elif self._function is not None:
+                dispatch.refresh(self._function)
+
+    def _forget(self):
+        """Drop every specialisation (made again on the next call)."""
+        self._cache.clear()
+        self._last = None
+        self._reads = {}
+        if self._function is not None:
+            dispatch.reset(self._function)
+
+    def _add_reads(self, reads):
+        """Guard the dispatcher on ``reads`` too (a new specialisation's)."""
+        added = False
+        for read in reads:
+            known = self._reads.get(read.key)
+            if known is None or known.print != read.print:
+                added = added or known is None
+                if known is not None:  # cannot happen after a check; be safe: start again
+                    self._cache = {k: v for k, v in self._cache.items()
+                                   if read in getattr(v, "__srcad_reads__", ())}
+                self._reads[read.key] = read
+        if added and self._function is not None:
+            dispatch.guard(self._function, list(self._reads.values()))
+
+    def _slow_call(self, args, kwargs):
+        call_args = args[1:] if self._mode == "vjp" else args
+        bound = self._bind(call_args, kwargs)
+        fn = self._specialise(bound)
+        if self._mode != "vjp":
+            return fn(*bound.args, **bound.kwargs)
+        if kwargs:
+            if self._mode == "vjp":
+                return fn(args[0], *bound.args, **bound.kwargs)
+            return fn(*bound.args, **bound.kwargs)
+        fast = tuple(map(type, args))
+        if len(args) == len(bound.arguments) + 1 and not any(t in _CONTAINERS for t in fast):
+            # the next call with these types takes the one lookup
+            self._remember(fast, fn, bound.arguments.values(), offset=1)
+        return fn(*args)
+
+    def _remember(self, types, fn, values, offset=0):
+        """Make ``fn`` the function for calls with arguments of ``types``: directly, or, when
+        arrays are among them, through a :class:`_ByRank` (the code depends on their ranks)."""
+        arrays = [v for v in values if type(v) is np.ndarray]
+        if not arrays:
+            self._cache[types] = fn
+            return
+        by_rank = getattr(self._cache.get(types), "by_rank", None)
+        if by_rank is None:
+            by_rank = _ByRank(self, types, offset)
+            self._cache[types] = by_rank.call
+        inner = getattr(fn, "__srcad_unguarded__", None)
+        if any(a.dtype.char != "d" for a in arrays):
+            inner = None  # float32, say: the guarded function casts the gradients to it
+        by_rank.fns[tuple((a.ndim, a.dtype.char) for a in arrays)] = (
+            (inner, True) if inner is not None else (fn, False))
+
+    def _bind(self, args, kwargs):
+        sig = inspect.signature(self._user)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{self._f.__name__}(): {exc}") from None
+        bound.apply_defaults()
+        return bound
+
+    def _specialise(self, bound):
+        values = dict(bound.arguments)
+        for name in self._wrt:
+            check_wrt_value(self._user, name, values.get(name))
+        key = cache_key(list(bound.arguments.values()))
+        with self._lock:
+            fn = self._cache.get(key)
+            if fn is None and len(self._cache) >= MAX_SPECIALISATIONS:
+                self._cache.clear()  # bounded: a function called with ever new kinds
+            if fn is not None:
+                env.record_all(fn.__srcad_reads__)  # a derivative of this one depends on them
+            if fn is None:
+                target = self._f
+                with env.collecting() as reads:
+                    if is_transformed(target):
+                        # a derivative of a derivative: transform the generated code itself
+                        inner = transformed_of(target)
+                        inner._check_env()
+                        target = inner._specialise(bound).__srcad_raw__
+                        full = inspect.signature(target).bind(*bound.args, **bound.kwargs)
+                        full.apply_defaults()
+                        values = dict(full.arguments)
+                    parsed, self._source = self._source if target is self._f else None, None
+                    fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
+                                                as_tuple=not self._single, parsed=parsed)
+                raw = fn
+                fn.__srcad_source__ = text
+                fn.__srcad_raw__ = raw
+                if _has_array_wrt(values, self._wrt):
+                    fn = _guard_dtypes(fn, self._f, self._positions(), self._mode,
+                                       self._single)
+                fn.__srcad_reads__ = tuple(reads.values())
+                self._cache[key] = fn
+                self._add_reads(fn.__srcad_reads__)
+                if key[-1:] and isinstance(key[-1], _Ranks):
+                    # the one-lookup path, for plain types (containers always take this path;
+                    # vjp's calls carry the seed: see _slow_call)
+                    if self._mode != "vjp" and len(key) == len(values) + 1:
+                        self._remember(key[:-1], fn, bound.arguments.values())
+                elif fn is raw and self._function is not None and self._mode != "vjp":
+                    dispatch.inline(self._function, key, raw)
+            self._last = self._cache[key]
+        return self._cache[key]
+
+    def _positions(self):
+        return [self._params.index(w) for w in self._wrt]
+
+    def source(self, *example_args):
+        self._check_env()
+        if example_args:
+            self._specialise(self._bind(example_args, {}))
+        elif self._last is None:
+            examples = [1.0] * len(self._params)
+            self._specialise(self._bind(examples[: _n_required(self._user)], {}))
+        return self._last.__srcad_source__
+
+    def __repr__(self):
+        return f"<srcad.{self._mode} of {self._user.__qualname__} wrt {self._wrt}>"
+
+
+_CONTAINERS = (list, tuple, dict)
+
+
+class _Ranks(tuple):
+    """The ranks of the array arguments, the last item of a cache key (code is specialised
+    on them: ``xs[t]`` is an array for a matrix ``xs`` and a number for a vector)."""
+
+
+class _ByRank:
+    """The cache entry for one tuple of argument types that includes arrays: the generated
+    function for each tuple of the arrays' ranks and dtypes, looked up on every call.
+    A call with other ranks or kinds, or not positional, takes the full path, which makes
+    the code for new ranks and refuses an integer array given for a ``wrt`` parameter; a
+    kind seen before skips that check here. ``call`` is the entry itself: a plain function
+    (an object's ``__call__`` costs more) that reads exactly the array positions."""
+
+    def __init__(self, owner, types, offset=0):
+        positions = [i for i, t in enumerate(types) if t is np.ndarray and i >= offset]
+        self.fns = {}  # ((ndim, dtype char), ...) -> (function, copy read-only views)
+        key = "".join(f"(args[{i}].ndim, args[{i}].dtype.char), " for i in positions)
+        text = ("def call(*args, **kwargs):\n"
+                "    if not kwargs:\n"
+                f"        entry = fns.get(({key}))\n"
+                "        if entry is not None:\n"
+                "            if entry[1]:\n"
+                "                return writable(entry[0](*args))\n"
+                "            return entry[0](*args)\n"
+                "    return slow(args, kwargs)\n")
+        namespace = {"fns": self.fns, "writable": _writable, "slow": owner._slow_call}
+        exec(compile(text, "<srcad rank lookup>", "exec"), namespace)  # noqa: S102
+        self.call = namespace["call"]
+        self.call.by_rank = self
+
+
+def cache_key(args):
+    """The cache key: argument types, plus the kinds inside containers (their items' kinds
+    specialise the code as much as the top-level types do), or plus the arrays' ranks."""
+    types = tuple(map(type, args))
+    ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray),) if np.ndarray in types \
+        else ()
+    if any(t in _CONTAINERS for t in types):
+        return types + (tuple(_structure(a) for a in args),) + ranks
+    return types + ranks
+
+
+def _structure(value):
+    if isinstance(value, dict):
+        return ("dict",) + tuple((k, _structure(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__,) + tuple(_structure(v) for v in value)
+    return type(value)
+
+
+def is_transformed(obj):
+    return isinstance(obj, Transformed) or isinstance(getattr(obj, "__srcad__", None),
+                                                      Transformed)
+
+
+def transformed_of(obj):
+    return obj if isinstance(obj, Transformed) else obj.__srcad__
+
+
+def _n_required(f):
+    sig = inspect.signature(f)
+    return sum(1 for p in sig.parameters.values()
+               if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
+def resolve_wrt(f, wrt):
+    code = getattr(f, "__code__", None)
+    filename = code.co_filename if code else None
+    line = code.co_firstlineno if code else None
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError):
+        raise SourceUnavailableError(f"cannot read the parameters of {f!r}") from None
+    params = [p.name for p in sig.parameters.values()
+              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    single = not isinstance(wrt, (tuple, list))
+    items = [wrt] if single else list(wrt)
+    if not items:
+        raise WrtError("wrt is empty", filename=filename, lineno=line,
+                       hint="name at least one parameter, e.g. wrt=0 or wrt=('x', 'w')")
+    names = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            raise WrtError(f"wrt must be parameter positions or names, got {item!r}",
+                           filename=filename, lineno=line, hint=f"parameters: {params}")
+        if isinstance(item, int):
+            if not -len(params) <= item < len(params) and any(
+                    p.kind is p.VAR_POSITIONAL for p in sig.parameters.values()):
+                raise WrtError(
+                    f"wrt={item}: {f.__name__} takes *args, and srcad differentiates with "
+                    "respect to named parameters only", filename=filename, lineno=line,
+                    hint="name the parameters (def f(x, y)); a function taking *args is "
+                    "differentiated when the function you differentiate calls it")
+            if not -len(params) <= item < len(params):
+                raise WrtError(
+                    f"wrt={item} is out of range: {f.__name__} has {len(params)} parameters",
+                    filename=filename, lineno=line, hint=f"parameters: {params}")
+            name = params[item]
+        else:
+            if item not in params:
+                raise WrtError(f"wrt names {item!r}, which is not a parameter of "
+                               f"{f.__name__}", filename=filename, lineno=line,
+                               hint=f"parameters: {params}")
+            name = item
+        if name in names:
+            raise WrtError(f"wrt names {name!r} twice", filename=filename, lineno=line,
+                           hint="list each parameter once")
+        names.append(name)
+    return params, tuple(names), single
+
+
+def check_wrt_value(f, name, value):
+    code = f.__code__
+    if isinstance(value, (list, tuple, dict)) and value:
+        items = value.values() if isinstance(value, dict) else value
+        for item in items:
+            check_wrt_value(f, name, item)
+        return
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "f":
+            raise WrtError(
+                f"argument {name!r} is an array of dtype {value.dtype}: srcad differentiates "
+                "floating-point arrays only", filename=code.co_filename,
+                lineno=code.co_firstlineno,
+                hint=_dtype_hint(name, value.dtype))
+        return
+    if isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(
+        value, bool
+    ):
+        return
+    raise WrtError(
+        f"argument {name!r} is {type(value).__name__}, not a number or array: srcad cannot "
+        "differentiate with respect to it", filename=code.co_filename,
+        lineno=code.co_firstlineno,
+        hint="pass a float, a float NumPy array, or a list/tuple/dict of them, or leave this "
+        "argument out of wrt")
+
+
+def _dtype_hint(name, dtype):
+    """What to do with an array of a dtype srcad does not differentiate."""
+    if dtype.kind in "iub":
+        return f"pass {name}.astype(float)"
+    if dtype.kind == "c":
+        return (f"srcad differentiates real functions: pass {name}.real and {name}.imag as two "
+                "float arguments (astype(float) would drop the imaginary part)")
+    return (f"pass an array of numbers: np.asarray({name}, dtype=float) if its items are "
+            "numbers")
+
+
+def _cast_grads(result, casts, mode, single):
+    """``result`` with the gradient of the ``k``-th ``wrt`` parameter cast to ``casts[k]``."""
+    if mode == "value_and_grad":
+        return result[0], _cast_grads(result[1], casts, "grad", single)
+    grads = [result] if single else list(result)
+    for k, dtype in casts.items():
+        g = grads[k]
+        if isinstance(g, np.ndarray):
+            grads[k] = g.astype(dtype, copy=False)
+        elif isinstance(g, (float, np.floating)):
+            grads[k] = dtype.type(g)
+    return grads[0] if single else tuple(grads)
+
+
+def _writable(result):
+    """Gradients the user may change in place: a broadcast view (the gradient of np.sum, say)
+    is copied; anything else is returned as it is."""
+    if type(result) is tuple:
+        for r in result:  # the common case first: nothing to copy, the tuple as it is
+            if isinstance(r, np.ndarray) and r.base is not None and not r.flags.writeable:
+                return tuple(_writable(r) for r in result)
+        return result
+    if isinstance(result, np.ndarray):
+        return result if result.base is None or result.flags.writeable else result.copy()
+    if isinstance(result, tuple):
+        return tuple(_writable(r) for r in result)
+    return result
+
+
+def _has_array_wrt(values, wrt):
+    return any(isinstance(values.get(w), np.ndarray) or
+               isinstance(values.get(w), np.floating) and values[w].dtype.char != "d"
+               for w in wrt)
+
+
+def _guard_dtypes(fn, f, positions, mode, single):
+    """Re-check array dtypes on every call (the cache key holds only the types), and give
+    each gradient its argument's floating dtype (a float32 argument gets a float32 gradient,
+    as in JAX and autograd; the code computes in float64)."""
+    offset = 1 if mode == "vjp" else 0
+    params = list(inspect.signature(f).parameters)
+
+    def guarded(*args, **kwargs):
+        casts = None
+        for k, p in enumerate(positions):
+            if p + offset < len(args):
+                a = args[p + offset]
+                if isinstance(a, (np.ndarray, np.floating)):
+                    if a.dtype.kind != "f":
+                        check_wrt_value(f, params[p], a)
+                    elif a.dtype.char != "d":
+                        casts = (casts or {})
+                        casts[k] = a.dtype
+        result = fn(*args, **kwargs)
+        if casts:
+            result = _cast_grads(result, casts, mode, single)
+        return _writable(result)
+
+    guarded.__srcad_source__ = fn.__srcad_source__
+    guarded.__srcad_raw__ = fn.__srcad_raw__
+    guarded.__srcad_reads__ = ()
+    guarded.__srcad_unguarded__ = fn  # for _ByRank, whose key holds the dtypes' kinds
+    return guarded
