@@ -171,21 +171,6 @@ def bind(fn, args, kwargs):
     return arguments, passed, arity
 
 
-def call_text(fn, name, passed, arity):
-    """The call of ``name`` (a part of ``fn`` made for ``arity``) with the ``passed`` atoms:
-    positional-only parameters by position, every other one by keyword (the parts take the
-    items of ``*args`` and ``**kwargs`` as keyword-only parameters)."""
-    sig = inspect.signature(fn, follow_wrapped=False)
-    parts = []
-    for p, atom in passed.items():
-        param = sig.parameters.get(p)
-        if param is not None and param.kind is param.POSITIONAL_ONLY:
-            parts.append(str(atom))
-        else:
-            parts.append(f"{p}={atom}")
-    return f"{name}({', '.join(parts)})"
-
-
 _LIBRARIES = ("numpy", "math", "scipy", "builtins")
 
 
