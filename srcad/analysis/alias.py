@@ -114,6 +114,14 @@ class Aliases:
                 if (a in self.lists) != (b in self.lists):
                     self.lists |= {a, b}
                     grown = True
+        #: the constant indices >= 0 read or written anywhere ("?": any other index)
+        self.uses = _uses(fn.body)
+        self.popped = {}  # name -> the lists it was taken out of by .pop() (or an item of that)
+        self.fresh_items = set()  # lists srcad made with a new object at every index
+        self.slots = {}  # (such a list, constant index) -> what was stored there
+        self.loose = {}  # such a list -> what was put in it otherwise (anywhere)
+        self.indices = {"?"} | {
+            i.value for s in ir.walk(fn.body) for i in _const_indices(s)}
         for p in fn.params:
             if self.may_alias(p):
                 self.own[p] = frozenset({("arg", p)})
@@ -146,20 +154,91 @@ class Aliases:
             return self.mem(atom, self.held) - self.mem(atom, self.own)
         return self.mem(atom, self.held)
 
+    def _item(self, base, index):
+        """What ``base[index]`` may be. In a list whose items srcad made itself, each a new
+        object (:data:`_FRESH_ITEMS`: ``zeros_like``'s gradients), an item at a constant
+        index ``k >= 0`` is told apart from those at other constant indices: it is the
+        object made there, what was stored at ``k``, or what was put in any other way
+        (:attr:`loose`). Any other index, or any other list, may give any item."""
+        contents = self._contents(base)
+        own = self.mem(base, self.own)
+        if not (isinstance(index, ir.Const) and type(index.value) is int and index.value >= 0
+                and own and own <= self.fresh_items):
+            return contents
+        k = index.value
+        return _union({(*alloc, "item", k)} | self.slots.get((alloc, k), frozenset())
+                      | self.loose.get(alloc, frozenset()) for alloc in own)
+
+    def items_apart(self, name, memory, later):
+        """Whether the statements ``later`` (None: not known) read the list ``name`` only
+        at constant indices, none of whose items may be ``memory`` (a write into an object
+        some item of the list may be, not into the list)."""
+        if later is None or self.own.get(name, frozenset()) & memory:
+            return False  # a write into the list itself: what name[k] reads changes
+        indices = set()
+        for stmt in ir.walk(later):
+            reads = [v for v in ir.reads_of(stmt) if v.name == name]
+            reads += [v for p in getattr(stmt, "phis", ()) for src in p.sources
+                      if src is not None for v in ir.atoms_in(src) if v.name == name]
+            reads += [v for part in (getattr(stmt, "test", None), getattr(stmt, "exit", None))
+                      if part is not None for v in ir.atoms_in(part) if v.name == name]
+            if not reads:
+                continue
+            found = _const_indices(stmt)
+            if not (found and isinstance(stmt, ir.Assign) and len(reads) == 1
+                    and stmt.value.args[0] == ir.Var(name)):
+                return False
+            indices.add(found[0].value)
+        return not any(self._item(ir.Var(name), ir.Const(k)) & memory for k in indices)
+
+    def taken_out(self, obj, other):
+        """Whether ``obj`` (or the object it is an item of) was taken out of the list
+        ``other`` by ``.pop()``, where every place of that list holds an object of its own
+        (zeros_like's, or a new object stored there alone): the list no longer holds it, nor
+        anything a write into it changes."""
+        lists = self.popped.get(obj.name) if isinstance(obj, ir.Var) else None
+        own = self.own.get(other, frozenset())
+        return bool(lists and own and own <= lists <= self.fresh_items and not any(
+            self.loose.get(a) or any(self.slots.get((a, k)) for k in self.indices)
+            for a in lists))
+
+    def _put_in(self, obj, index, memory):
+        """Record ``memory`` entering the lists ``obj`` may be (at ``index``, None: anywhere)."""
+        own = self.mem(obj, self.own)
+        at = index.value if isinstance(index, ir.Const) and type(index.value) is int and (
+            index.value >= 0) and own <= self.fresh_items else None
+        for alloc in own & self.fresh_items:
+            key, table = ((alloc, at), self.slots) if at is not None else (alloc, self.loose)
+            table[key] = table.get(key, frozenset()) | memory
+
+    def _stored(self, stmt):
+        """What the write ``stmt`` puts into a list, as far as its places go: a new object
+        made for this write alone (its name read nowhere else) is one object per run of
+        the statement, reachable only through the list: it adds no object two places of
+        the list could share, only what it holds."""
+        value = stmt.value
+        held = self.mem(value, self.held)
+        if isinstance(value, ir.Var) and self.uses.get(value.name) == 1 and self.mem(
+                value, self.own) == {("new", value.name)}:
+            return held - {("new", value.name)}
+        return held
+
     def _solve(self):
         for _ in range(50):
-            before = (dict(self.own), dict(self.held))
+            before = (dict(self.own), dict(self.held), dict(self.slots), dict(self.loose))
             for stmt in ir.walk(self.fn.body):
                 if isinstance(stmt, ir.Assign):
                     self._assign(stmt)
                 elif isinstance(stmt, ir.SetItem):
+                    stored = self.mem(stmt.value, self.held)
+                    self._put_in(stmt.obj, stmt.index, self._stored(stmt))
                     self._set(stmt.target, self.mem(stmt.obj, self.own),
-                              self.mem(stmt.obj, self.held) | self.mem(stmt.value, self.held))
+                              self.mem(stmt.obj, self.held) | stored)
                 for phi in getattr(stmt, "phis", ()):
                     sources = [s for s in phi.sources if s is not None]
                     self._set(phi.target, _union(self.mem(s, self.own) for s in sources),
                               _union(self.mem(s, self.held) for s in sources))
-            if (self.own, self.held) == before:
+            if (self.own, self.held, self.slots, self.loose) == before:
                 return
 
     def _set(self, name, own, held):
@@ -176,6 +255,7 @@ class Aliases:
             ):
                 obj = value.args[0].name  # ys.append(v): ys now holds v
                 extra = _union(self.mem(a, self.held) for a in value.args[1:])
+                self._put_in(value.args[0], None, extra)
                 if extra and self.may_alias(obj):
                     self.held[obj] = self.held.get(obj, frozenset()) | extra
             return
@@ -189,6 +269,7 @@ class Aliases:
         if target in self.augmented:  # y += v: the same object as y
             old = ir.Var(self.augmented[target])
             operands = _union(self.mem(a, self.held) for a in value.operands())
+            self._put_in(old, None, operands)  # ys += zs: a list holds zs' items too
             self._set(target, self.mem(old, self.own), self.mem(old, self.held) | operands)
             return
         fn, args = value.fn, value.args
@@ -207,7 +288,10 @@ class Aliases:
             elif self.an.kind(base) == SEQ and isinstance(index, ir.Slice):
                 self._set(target, fresh, fresh | self._contents(base))
             else:
-                self._set(target, self._contents(base), self._contents(base))
+                item = self._item(base, index)
+                self._set(target, item, item)
+                if isinstance(base, ir.Var) and base.name in self.popped:
+                    self.popped[target] = self.popped[base.name]  # ys.pop()[1]
             return
         if isinstance(fn, ir.Attr):
             if fn.name in FRESH_ATTRS:
@@ -232,6 +316,8 @@ class Aliases:
             elif fn.name == "pop":  # arrays have no pop: an item of a list (or dict)
                 items = self.mem(base, self.held) - self.mem(base, self.own)
                 self._set(target, items, items)
+                if len(args) == 1 and isinstance(base, ir.Var):
+                    self.popped[target] = self.mem(base, self.own)
             else:
                 self._set(target, every, every)
             return
@@ -248,7 +334,12 @@ class Aliases:
             self._set(target, fresh, fresh | contents)
             return
         if _fresh_result(fn):
-            self._set(target, fresh, fresh)
+            items = frozenset()
+            if family_of(fn) and fn.__name__ in _FRESH_ITEMS and (
+                    self.an.kinds.get(target) == SEQ):
+                items = frozenset(("new", target, "item", k) for k in self.indices)
+                self.fresh_items.add(("new", target))
+            self._set(target, fresh, fresh | items)
             return
         self._set(target, every, every)  # a function of yours may return its argument
 
@@ -336,6 +427,36 @@ _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.f
 
 #: srcad's own runtime helpers that build a new value (generated code differentiated again)
 _FRESH_HELPERS = {"fill", "zeros_like", "scatter", "cleared", "total", "copy_tangent", "add"}
+#: ... and those among them whose list result holds a new object at every index
+_FRESH_ITEMS = {"zeros_like", "grad_array"}
+
+
+def _uses(body):
+    """name -> how many places read it (merges and loop tests included)."""
+    uses = {}
+    for stmt in ir.walk(body):
+        atoms = list(ir.reads_of(stmt))
+        atoms += [v for p in getattr(stmt, "phis", ()) for s in p.sources if s is not None
+                  for v in ir.atoms_in(s)]
+        atoms += [v for part in (getattr(stmt, "test", None), getattr(stmt, "exit", None))
+                  if part is not None for v in ir.atoms_in(part)]
+        for v in atoms:
+            if isinstance(v, ir.Var):
+                uses[v.name] = uses.get(v.name, 0) + 1
+    return uses
+
+
+def _const_indices(stmt):
+    """The constant integer indices ``>= 0`` a statement reads or writes at."""
+    if isinstance(stmt, ir.SetItem):
+        index = stmt.index
+    elif isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and (
+            stmt.value.fn is operator.getitem and len(stmt.value.args) == 2):
+        index = stmt.value.args[1]
+    else:
+        return ()
+    ok = isinstance(index, ir.Const) and type(index.value) is int and index.value >= 0
+    return (index,) if ok else ()
 
 
 def _fresh_result(fn):
@@ -386,7 +507,10 @@ def check(fn, analysis):
                 continue
             if only_itself and other != obj.name:
                 continue  # made just before, seen by nobody: other values hold older ones
-            if aliases.held.get(other, frozenset()) & memory:
+            if aliases.taken_out(obj, other):
+                continue
+            if aliases.held.get(other, frozenset()) & memory and not (
+                    aliases.items_apart(other, memory, _later(stmt, fn.body, places))):
                 theirs = label(other)
                 how = "is the same object as" if other == obj.name else "shares memory with"
                 refuse(stmt, f"{what}: {mine} {how} {theirs}, which is read afterwards, "
@@ -442,7 +566,7 @@ def _write_of(stmt, aliases):
         return None, None, None
     value = stmt.value
     old = ir.Var(aliases.augmented.get(stmt.target, ""))
-    if stmt.target in aliases.augmented and (aliases.an.kind(old) == SEQ
+    if stmt.target in aliases.augmented and (aliases.an.kind(old) in (SEQ, ANY)
                                              or aliases.is_array(old)):
         what = "np.add.at" if isinstance(value, ir.Prim) and getattr(
             value.fn, "__name__", None) == "add_at" else "an augmented assignment (+=, *=, ...)"
@@ -543,6 +667,13 @@ def _places(stmts, out):
         out[id(stmt)] = (stmts, i)
         for block in ir.blocks_of(stmt):
             _places(block, out)
+
+
+def _later(stmt, body, places):
+    """The statements that can run after ``stmt``, when it is one of the function's
+    top-level statements (not in a loop or a branch); else None."""
+    block, at = places[id(stmt)]
+    return block[at + 1:] if block is body else None
 
 
 def _new_here(stmt, obj, aliases, places):

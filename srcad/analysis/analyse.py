@@ -19,7 +19,7 @@ from __future__ import annotations
 import operator
 
 from ..core import ir
-from ..core.kinds import ANY, ARRAY, OTHER, SCALAR, join, kind_of_value
+from ..core.kinds import ANY, ARRAY, OTHER, SCALAR, SEQ, join, kind_of_value
 from ..rules import registry
 from .value_kinds import ValueKinds
 
@@ -97,6 +97,9 @@ class Analysis(ValueKinds):
                         self.ints.add(stmt.target)
                 elif isinstance(stmt, ir.SetItem):
                     self.kinds[stmt.target] = self.kind(stmt.obj)
+                    if self.kind(stmt.obj) == SEQ and isinstance(stmt.obj, ir.Var):
+                        self._put(stmt.target, [self.elems.get(stmt.obj.name, ANY),
+                                                self.kind(stmt.value)])
                 elif isinstance(stmt, ir.If):
                     for phi in stmt.phis:
                         self.kinds[phi.target] = join(self.kind(s) for s in phi.sources

@@ -8,7 +8,7 @@ not worked out), ``ranks`` (array name -> number of axes), ``ints`` (names holdi
 ints), ``items`` and ``elems`` (what containers hold), ``callees`` (or None) and a ``kind``
 method for an atom.
 
-Imports only ``srcad.core`` and ``srcad.rules``.
+Imports only ``srcad.core``, ``srcad.runtime`` (to know its own helpers) and ``srcad.rules``.
 """
 
 from __future__ import annotations
@@ -21,9 +21,12 @@ import numpy as np
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, kind_of_value
 from ..rules import registry
+from ..runtime import family_of
 
 #: the rank of ``a @ b`` from the ranks of ``a`` and ``b``
 _MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
+#: srcad's own helpers whose result has the structure of one argument (its position)
+_SHAPED_LIKE = {"zeros_like": 0, "grad_array": 1}
 _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
           operator.mod, operator.floordiv, operator.neg, operator.pos, operator.matmul}
 
@@ -43,6 +46,10 @@ class ValueKinds:
             return None  # depends on a result still being worked out (recursion)
         if isinstance(fn, ir.BoolOp):
             return SCALAR if all(k == SCALAR for k in kinds) else ANY
+        if family_of(fn) and getattr(fn, "__name__", None) in _SHAPED_LIKE:
+            source = kinds[_SHAPED_LIKE[fn.__name__]] if len(kinds) > 1 else kinds[0]
+            if source in (SCALAR, ARRAY, SEQ) and (source == SEQ or fn.__name__ == "zeros_like"):
+                return source  # a gradient shaped like its argument: a list for a list
         if isinstance(fn, ir.Attr):
             if fn.name in ("ndim", "size"):
                 return SCALAR

@@ -87,8 +87,8 @@ def grad_array(g, obj):
     """Gradient of ``np.array(obj)``/``np.asarray(obj)``: for a (nested) list of numbers or
     arrays, a (nested) list of gradients; for an array, ``g`` itself."""
     if isinstance(obj, (list, tuple)):
-        g = np.asarray(g)
-        return [grad_array(g[i], v) for i, v in enumerate(obj)]
+        g = np.asarray(g)  # each item a new object: no two share memory, nor with g
+        return [grad_array(g[i] if g.ndim == 1 else g[i].copy(), v) for i, v in enumerate(obj)]
     return _match(g, obj)
 
 
