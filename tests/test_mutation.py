@@ -601,7 +601,49 @@ def where_without_out(a):
     return np.sum(np.exp(a, where=a > 1.0))  # refused
 
 
+def copy_changed_through_second_name(a):
+    b = a.copy()
+    c = b
+    c *= 2.0  # refused
+    return np.sum(b)
+
+
+def astype_changed_through_second_name(a):
+    b = a.astype(float)
+    c = b
+    c *= 3.0  # refused
+    return np.sum(b)
+
+
+def np_copy_added_through_second_name(a):
+    b = np.copy(a)
+    c = b
+    c += a  # refused
+    return np.sum(b * b)
+
+
+def copy_mutated_while_iterated(a):
+    b = a.copy()
+    s = 0.0
+    for e in b:
+        s += e
+        b *= 0.5  # refused
+    return s
+
+
+def argument_view_mutated_while_iterated(a):
+    b = a[1:3]
+    c = b
+    c *= 2.0  # refused
+    return np.sum(a)
+
+
 REFUSED = [
+    (copy_changed_through_second_name, "same object as b", "c = c.copy()"),
+    (astype_changed_through_second_name, "same object as b", "c = c.copy()"),
+    (np_copy_added_through_second_name, "same object as b", "c = c.copy()"),
+    (copy_mutated_while_iterated, "while the for loop", "copy"),
+    (argument_view_mutated_while_iterated, "the argument a", "c = c.copy()"),
     (write_through_slice, "shares memory with a", "b = b.copy()"),
     (add_through_slice, "shares memory with a", "b = b.copy()"),
     (write_through_reshape, "shares memory with a", "copy()"),
@@ -731,3 +773,45 @@ def test_random_writes(tmp_path, seed):
     assert np.isclose(value, f(x.copy())), text
     expected = numerical_grad(lambda a: f(a.copy()), (x,))
     assert np.allclose(grad, expected, rtol=1e-5, atol=1e-5), text
+
+
+# =============================================================================================
+# A generated family: an augmented assignment on a value made by a call srcad knows no kind
+# for, through a second name or while a loop walks it: refused, or exactly Python's
+# =============================================================================================
+
+#: ways to make b from the argument a (a new array, or a view of a)
+_MAKERS = ["a.copy()", "np.copy(a)", "a.astype(float)", "a.clip(-5.0, 5.0)", "a[1:3]",
+           "a.reshape(-1)", "np.asarray(a)", "a * 1.0", "a[::-1]", "a.T"]
+_OPS = ["+=", "-=", "*=", "/="]
+_USES = [
+    # the changed object read afterwards through its first name
+    "    b = {make}\n    c = b\n    c {op} 1.5\n    return np.sum(b) + np.sum(c)",
+    # changed while a for loop walks it
+    "    b = {make}\n    s = 0.0\n    for e in b:\n        s = s + e * e\n        b {op} 1.5\n"
+    "    return s",
+    # changed, then only the new name read (Python and srcad agree: nothing else sees it)
+    "    b = {make}\n    c = b\n    c {op} 1.5\n    return np.sum(c)",
+]
+
+
+@pytest.mark.parametrize("case", list(itertools.product(range(len(_MAKERS)), _OPS,
+                                                         range(len(_USES)))))
+def test_augmented_assignment_family(tmp_path, case):
+    make, op, use = case
+    body = _USES[use].format(make=_MAKERS[make], op=op)
+    text = "import numpy as np\n\n\ndef f(a):\n" + body + "\n"
+    f = _load(tmp_path, text).f
+    x = np.array([0.7, -1.2, 1.9, 0.4])
+    try:
+        value, grad = srcad.value_and_grad(f)(x.copy())
+    except MutationError:
+        return  # refused: fine
+    assert np.isclose(value, f(x.copy())), text
+    expected = numerical_grad(lambda v: f(v.copy()), (x,))
+    assert np.allclose(grad, expected, rtol=1e-5, atol=1e-5), text
+    try:  # the reference tape, where it has the rules (it has none for .copy(), .astype())
+        taped = srcad.tape.grad(f)(x.copy())
+    except (NotImplementedError, AttributeError):
+        return
+    assert np.allclose(grad, taped, rtol=1e-9, atol=1e-9), text
