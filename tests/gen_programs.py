@@ -155,12 +155,6 @@ KNOWN_BUGS = {
     # srcad's own first-derivative code when f writes a list item under a branch (also an
     # item of a list(...) copy: `.pop() changes dv4 in place`); second order leaves both out
     "list_write_2nd",
-    # /work/repros-props/02_array_mutated_while_iterated_not_refused.py and
-    # 05_argument_view_mutated_while_iterated.py: `for e in b: b *= c` is neither refused nor
-    # right unless srcad happens to see `b` read afterwards (a fresh `b = expr` read after the
-    # loop is refused; a `.copy()`, a view of the argument, or an unread `b` is wrong): the
-    # array programs leave the feature out
-    "iter_mutate",
     # /work/repros-props/03_pop_after_use_then_walk_indexerror.py: `if ys: t += ys.pop()`
     # after `ys[0]` was read, then `for e in ys`: IndexError in srcad's code; an append after
     # `ys[-1]` was read, then a loop over ys, crashes too: the feature is left out

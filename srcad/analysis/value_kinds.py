@@ -46,6 +46,12 @@ class ValueKinds:
             return None  # depends on a result still being worked out (recursion)
         if isinstance(fn, ir.BoolOp):
             return SCALAR if all(k == SCALAR for k in kinds) else ANY
+        if family_of(fn) and getattr(fn, "__name__", None) in ("unbroadcast", "unbroadcast_to"):
+            if kinds[0] == SCALAR and (fn.__name__ == "unbroadcast_to" or kinds[1] == SCALAR):
+                return SCALAR  # a number summed to a number's shape: that number
+            if fn.__name__ == "unbroadcast" and kinds[0] == ARRAY and kinds[1] == ARRAY:
+                return ARRAY
+            return ANY
         if family_of(fn) and getattr(fn, "__name__", None) in _SHAPED_LIKE:
             source = kinds[_SHAPED_LIKE[fn.__name__]] if len(kinds) > 1 else kinds[0]
             if source in (SCALAR, ARRAY, SEQ) and (source == SEQ or fn.__name__ == "zeros_like"):
