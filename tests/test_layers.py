@@ -98,3 +98,28 @@ def test_no_import_cycle():
         if name not in state:
             visit(name, [name])
     assert not cycle, f"import cycles: {cycle}"
+
+
+#: the sizes the layout keeps to (issue: no module over ~600 lines, no class over ~300), so
+#: a reader can hold one room in mind; a module or class past them is split, not exempted
+MODULE_LINES = 600
+CLASS_LINES = 300
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_module_and_class_sizes(name):
+    path = MODULES[name]
+    text = path.read_text()
+    assert len(text.splitlines()) <= MODULE_LINES, f"{path}: split the module"
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ClassDef):
+            lines = node.end_lineno - node.lineno + 1
+            assert lines <= CLASS_LINES, f"{path}: class {node.name} has {lines} lines"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_module_says_what_it_does(name):
+    """Each file opens with a docstring saying what it does (and, below the top, what it may
+    import)."""
+    tree = ast.parse(MODULES[name].read_text())
+    assert ast.get_docstring(tree), f"{MODULES[name]}: add an opening docstring"

@@ -1,0 +1,415 @@
+"""The memory model of one function: which objects each value may be, or be a view of (its
+*own* memory), and which it may hold (lists hold arrays): :class:`Aliases`, solved once per
+function from its SSA form. :mod:`srcad.analysis.alias` asks it about every write.
+
+Objects are tokens: ``("new", name)`` for what the statement defining ``name`` makes,
+``("arg", p)`` and ``("global", id)`` for what the caller and the module own, with
+``("arg", p, "items")`` for what an argument list holds and ``("new", name, "item", k)`` for
+the object at place ``k`` of a list srcad made itself (``zeros_like``'s gradients).
+
+Imports only ``srcad.core``, ``srcad.errors``, ``srcad.rules`` and ``srcad.runtime``.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..core import ir
+from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
+from ..rules import registry
+from ..runtime import family_of
+
+#: methods that change their object: the hint for each (None: differentiated on local lists)
+MUTATORS = {
+    "append": None, "pop": None,
+    "insert": "build a new list: ys = ys[:i] + [v] + ys[i:]",
+    "extend": "build a new list: ys = ys + list(more)",
+    "remove": "build a new list without the item (a comprehension)",
+    "reverse": "ys = ys[::-1]",
+    "sort": "use ys = sorted(ys) for a list, y = np.sort(y) for an array",
+    "clear": "start a new list: ys = []",
+    "fill": "y = np.full_like(y, v)",
+    "resize": "y = np.resize(y, shape)",
+    "put": "flat = y.ravel().copy(); flat[ind] = v; y = flat.reshape(y.shape)",
+    "itemset": "y[i] = v",
+    "partition": "y = np.partition(y, k)",
+    "update": "build a new dict: d = {**d, **other} outside, or pass the values in",
+    "setdefault": "read with d.get(k, default) and build the new dict outside",
+    "popitem": "read the items you need and build the new dict outside",
+    "add": "build a new set", "discard": "build a new set",
+    "byteswap": "y = y.byteswap()", "setflags": "leave the array's flags alone",
+}
+
+#: methods and attributes whose result may be (a view of) the object's own memory
+VIEW_METHODS = {"reshape", "ravel", "view", "transpose", "swapaxes", "squeeze", "diagonal",
+                "conj", "conjugate", "getfield"}
+VIEW_ATTRS = {"T", "mT", "real", "imag", "flat", "base", "data"}
+#: methods and attributes whose result is new (or holds no memory that can be written)
+FRESH_METHODS = {"copy", "astype", "flatten", "tolist", "sum", "mean", "prod", "max", "min",
+                 "std", "var", "dot", "cumsum", "cumprod", "round", "clip", "any", "all",
+                 "argmax", "argmin", "argsort", "nonzero", "count", "index", "item",
+                 "trace", "format", "keys", "values", "items", "get", "__len__"}
+FRESH_ATTRS = {"shape", "ndim", "size", "dtype", "nbytes", "itemsize", "strides"}
+#: functions whose result may be (a view of) an argument's memory
+VIEW_FUNCS = {np.asarray, np.asanyarray, np.reshape, np.ravel, np.transpose, np.swapaxes,
+              np.moveaxis, np.rollaxis, np.squeeze, np.expand_dims, np.atleast_1d,
+              np.atleast_2d, np.atleast_3d, np.broadcast_to, np.broadcast_arrays,
+              np.diagonal, np.diag, np.real, np.imag, np.flip, np.fliplr, np.flipud,
+              np.rot90, np.ascontiguousarray, np.asfortranarray, np.require, np.split,
+              np.array_split, np.hsplit, np.vsplit, np.dsplit, np.conjugate,
+              np.lib.stride_tricks.as_strided}
+
+
+def _safe_in(fn, collection):
+    try:
+        return fn in collection
+    except TypeError:
+        return False
+
+
+class Aliases:
+    """``own[v]``: the objects value ``v`` may be or be a view of; ``held[v]``: those and
+    the objects it may hold. Objects are tokens: ("new", name), ("arg", name),
+    ("global", id)."""
+
+    def __init__(self, fn, analysis):
+        self.fn = fn
+        self.an = analysis
+        self.augmented = getattr(fn, "augmented", {})
+        self.fresh_copies = getattr(fn, "fresh_copies", set())
+        self.own = {}
+        self.held = {}
+        self.after = {}  # id(write statement) -> names live after it
+        self.globals_seen = {}  # token -> spelling of the global
+        self.arrays = set()  # names of kind ANY certainly holding an array (a[1:], a.T)
+        self.lists = set()  # names certainly holding a list or dict: what .append/.pop change
+        for stmt in ir.walk(fn.body):
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
+                stmt.value.fn, ir.Method
+            ) and stmt.value.fn.name in ("append", "pop") and isinstance(
+                stmt.value.args[0], ir.Var
+            ):
+                self.lists.add(stmt.value.args[0].name)
+        links = [(s.obj.name, s.target) for s in ir.walk(fn.body) if isinstance(s, ir.SetItem)]
+        links += [(v.name, p.target) for s in ir.walk(fn.body) for p in getattr(s, "phis", ())
+                  for v in p.sources if isinstance(v, ir.Var)]
+        grown = True
+        while grown:  # versions of a list (ys[i] = v, merges) are lists too, both ways
+            grown = False
+            for a, b in links:
+                if (a in self.lists) != (b in self.lists):
+                    self.lists |= {a, b}
+                    grown = True
+        #: the constant indices >= 0 read or written anywhere ("?": any other index)
+        self.uses = _uses(fn.body)
+        self.popped = {}  # name -> the lists it was taken out of by .pop() (or an item of that)
+        self.fresh_items = set()  # lists srcad made with a new object at every index
+        self.slots = {}  # (such a list, constant index) -> what was stored there
+        self.loose = {}  # such a list -> what was put in it otherwise (anywhere)
+        self.indices = {"?"} | {
+            i.value for s in ir.walk(fn.body) for i in _const_indices(s)}
+        for p in fn.params:
+            if self.may_alias(p):
+                self.own[p] = frozenset({("arg", p)})
+                self.held[p] = self.own[p] | {("arg", p, "items")}  # what a list or dict holds
+        self._solve()
+
+    # ---------------------------------------------------------------- memory of each value
+
+    def is_array(self, atom):
+        return isinstance(atom, ir.Var) and (self.an.kinds.get(atom.name) == ARRAY
+                                             or atom.name in self.arrays)
+
+    def may_alias(self, name):
+        return self.an.kinds.get(name) not in (SCALAR, OTHER)
+
+    def mem(self, atom, table):
+        if isinstance(atom, ir.Var):
+            return table.get(atom.name, frozenset())
+        if isinstance(atom, ir.Const) and ir_mutable(atom.value):
+            token = ("global", id(atom.value))
+            self.globals_seen[token] = atom.spelling or repr(atom.value)[:40]
+            if table is self.held:
+                return frozenset({token, ("global", id(atom.value), "items")})
+            return frozenset({token})
+        return frozenset()
+
+    def _contents(self, atom):
+        """What an item read out of ``atom`` may be: what it holds besides itself."""
+        if self.an.kind(atom) == SEQ or isinstance(atom, ir.Var) and atom.name in self.lists:
+            return self.mem(atom, self.held) - self.mem(atom, self.own)
+        return self.mem(atom, self.held)
+
+    def _item(self, base, index):
+        """What ``base[index]`` may be. In a list whose items srcad made itself, each a new
+        object (:data:`_FRESH_ITEMS`: ``zeros_like``'s gradients), an item at a constant
+        index ``k >= 0`` is told apart from those at other constant indices: it is the
+        object made there, what was stored at ``k``, or what was put in any other way
+        (:attr:`loose`). Any other index, or any other list, may give any item."""
+        contents = self._contents(base)
+        own = self.mem(base, self.own)
+        if not (isinstance(index, ir.Const) and type(index.value) is int and index.value >= 0
+                and own and own <= self.fresh_items):
+            return contents
+        k = index.value
+        return _union({(*alloc, "item", k)} | self.slots.get((alloc, k), frozenset())
+                      | self.loose.get(alloc, frozenset()) for alloc in own)
+
+    def items_apart(self, name, memory, later):
+        """Whether the statements ``later`` (None: not known) read the list ``name`` only
+        at constant indices, none of whose items may be ``memory`` (a write into an object
+        some item of the list may be, not into the list)."""
+        if later is None or self.own.get(name, frozenset()) & memory:
+            return False  # a write into the list itself: what name[k] reads changes
+        indices = set()
+        for stmt in ir.walk(later):
+            reads = [v for v in ir.reads_of(stmt) if v.name == name]
+            reads += [v for p in getattr(stmt, "phis", ()) for src in p.sources
+                      if src is not None for v in ir.atoms_in(src) if v.name == name]
+            reads += [v for part in (getattr(stmt, "test", None), getattr(stmt, "exit", None))
+                      if part is not None for v in ir.atoms_in(part) if v.name == name]
+            if not reads:
+                continue
+            found = _const_indices(stmt)
+            if not (found and isinstance(stmt, ir.Assign) and len(reads) == 1
+                    and stmt.value.args[0] == ir.Var(name)):
+                return False
+            indices.add(found[0].value)
+        return not any(self._item(ir.Var(name), ir.Const(k)) & memory for k in indices)
+
+    def taken_out(self, obj, other):
+        """Whether ``obj`` (or the object it is an item of) was taken out of the list
+        ``other`` by ``.pop()``, where every place of that list holds an object of its own
+        (zeros_like's, or a new object stored there alone): the list no longer holds it, nor
+        anything a write into it changes."""
+        lists = self.popped.get(obj.name) if isinstance(obj, ir.Var) else None
+        own = self.own.get(other, frozenset())
+        return bool(lists and own and own <= lists <= self.fresh_items and not any(
+            self.loose.get(a) or any(self.slots.get((a, k)) for k in self.indices)
+            for a in lists))
+
+    def _put_in(self, obj, index, memory):
+        """Record ``memory`` entering the lists ``obj`` may be (at ``index``, None: anywhere)."""
+        own = self.mem(obj, self.own)
+        at = index.value if isinstance(index, ir.Const) and type(index.value) is int and (
+            index.value >= 0) and own <= self.fresh_items else None
+        for alloc in own & self.fresh_items:
+            key, table = ((alloc, at), self.slots) if at is not None else (alloc, self.loose)
+            table[key] = table.get(key, frozenset()) | memory
+
+    def _stored(self, stmt):
+        """What the write ``stmt`` puts into a list, as far as its places go: a new object
+        made for this write alone (its name read nowhere else) is one object per run of
+        the statement, reachable only through the list: it adds no object two places of
+        the list could share, only what it holds."""
+        value = stmt.value
+        held = self.mem(value, self.held)
+        if isinstance(value, ir.Var) and self.uses.get(value.name) == 1 and self.mem(
+                value, self.own) == {("new", value.name)}:
+            return held - {("new", value.name)}
+        return held
+
+    def _solve(self):
+        for _ in range(50):
+            before = (dict(self.own), dict(self.held), dict(self.slots), dict(self.loose))
+            for stmt in ir.walk(self.fn.body):
+                if isinstance(stmt, ir.Assign):
+                    self._assign(stmt)
+                elif isinstance(stmt, ir.SetItem):
+                    stored = self.mem(stmt.value, self.held)
+                    self._put_in(stmt.obj, stmt.index, self._stored(stmt))
+                    self._set(stmt.target, self.mem(stmt.obj, self.own),
+                              self.mem(stmt.obj, self.held) | stored)
+                for phi in getattr(stmt, "phis", ()):
+                    sources = [s for s in phi.sources if s is not None]
+                    self._set(phi.target, _union(self.mem(s, self.own) for s in sources),
+                              _union(self.mem(s, self.held) for s in sources))
+            if (self.own, self.held, self.slots, self.loose) == before:
+                return
+
+    def _set(self, name, own, held):
+        if not self.may_alias(name):
+            return
+        self.own[name] = frozenset(own) | self.own.get(name, frozenset())
+        self.held[name] = frozenset(held) | self.own[name] | self.held.get(name, frozenset())
+
+    def _assign(self, stmt):
+        value, target = stmt.value, stmt.target
+        if target is None:
+            if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
+                value.fn.name in MUTATORS and value.args and isinstance(value.args[0], ir.Var)
+            ):
+                obj = value.args[0].name  # ys.append(v): ys now holds v
+                extra = _union(self.mem(a, self.held) for a in value.args[1:])
+                self._put_in(value.args[0], None, extra)
+                if extra and self.may_alias(obj):
+                    self.held[obj] = self.held.get(obj, frozenset()) | extra
+            return
+        fresh = frozenset({("new", target)})
+        if target in self.fresh_copies:
+            self._set(target, fresh, fresh | self.mem(value, self.held))
+            return
+        if not isinstance(value, ir.Prim):
+            self._set(target, self.mem(value, self.own), self.mem(value, self.held))
+            return
+        if target in self.augmented:  # y += v: the same object as y
+            old = ir.Var(self.augmented[target])
+            operands = _union(self.mem(a, self.held) for a in value.operands())
+            self._put_in(old, None, operands)  # ys += zs: a list holds zs' items too
+            self._set(target, self.mem(old, self.own), self.mem(old, self.held) | operands)
+            return
+        fn, args = value.fn, value.args
+        every = _union(self.mem(a, self.held) for a in list(args) + list(value.kwargs.values()))
+        if fn is operator.getitem:
+            base, index = args
+            if self.an.kind(base) == ARRAY:
+                if self._advanced(index):
+                    self._set(target, fresh, fresh)
+                else:
+                    self._set(target, self.mem(base, self.own), self.mem(base, self.held))
+                    items = index.items if isinstance(index, ir.Index) else (index,)
+                    if any(isinstance(i, ir.Slice) or isinstance(i, ir.Const) and (
+                            i.value is Ellipsis or i.value is None) for i in items):
+                        self.arrays.add(target)
+            elif self.an.kind(base) == SEQ and isinstance(index, ir.Slice):
+                self._set(target, fresh, fresh | self._contents(base))
+            else:
+                item = self._item(base, index)
+                self._set(target, item, item)
+                if isinstance(base, ir.Var) and base.name in self.popped:
+                    self.popped[target] = self.popped[base.name]  # ys.pop()[1]
+            return
+        if isinstance(fn, ir.Attr):
+            if fn.name in FRESH_ATTRS:
+                return
+            base = args[0]
+            own = self.mem(base, self.own) if fn.name in VIEW_ATTRS else self.mem(
+                base, self.held)
+            self._set(target, own, self.mem(base, self.held))
+            return
+        if isinstance(fn, ir.Method):
+            base = args[0]
+            if fn.name in FRESH_METHODS:
+                items = self.mem(base, self.held) - self.mem(base, self.own)
+                if fn.name == "get":
+                    items = self._contents(base)
+                self._set(target, fresh, fresh | (items if fn.name in (
+                    "copy", "get", "values", "items", "tolist") else frozenset()))
+            elif fn.name in VIEW_METHODS:
+                self._set(target, self.mem(base, self.own), self.mem(base, self.held))
+                if self.is_array(base):
+                    self.arrays.add(target)
+            elif fn.name == "pop":  # arrays have no pop: an item of a list (or dict)
+                items = self.mem(base, self.held) - self.mem(base, self.own)
+                self._set(target, items, items)
+                if len(args) == 1 and isinstance(base, ir.Var):
+                    self.popped[target] = self.mem(base, self.own)
+            else:
+                self._set(target, every, every)
+            return
+        if isinstance(fn, ir.Build) or fn in (list, tuple, sorted, dict):
+            contents = _union(self._contents(a) if fn in (list, tuple, sorted, dict) else
+                              self.mem(a, self.held) for a in args)
+            self._set(target, fresh, fresh | contents)
+            return
+        if _safe_in(fn, VIEW_FUNCS) or fn is np.array and "copy" in value.kwargs:
+            self._set(target, every, every)
+            return
+        if fn in (operator.add, operator.mul) and self.an.kinds.get(target) == SEQ:
+            contents = _union(self._contents(a) for a in args)  # ys + zs holds their items
+            self._set(target, fresh, fresh | contents)
+            return
+        if _fresh_result(fn):
+            items = frozenset()
+            if family_of(fn) and fn.__name__ in _FRESH_ITEMS and (
+                    self.an.kinds.get(target) == SEQ):
+                items = frozenset(("new", target, "item", k) for k in self.indices)
+                self.fresh_items.add(("new", target))
+            self._set(target, fresh, fresh | items)
+            return
+        self._set(target, every, every)  # a function of yours may return its argument
+
+    def _advanced(self, index):
+        """Whether an array index is advanced (an integer or boolean array): a copy."""
+        items = index.items if isinstance(index, ir.Index) else (index,)
+        for item in items:
+            if isinstance(item, ir.Const) and isinstance(item.value, (list, np.ndarray)):
+                return True
+            if isinstance(item, ir.Var) and self.an.kinds.get(item.name) in (ARRAY, SEQ):
+                return True
+        return False
+
+    # ---------------------------------------------------------------- liveness
+
+
+def ir_mutable(value):
+    return isinstance(value, (list, dict, set, np.ndarray, bytearray))
+
+
+def _union(sets):
+    out = frozenset()
+    for s in sets:
+        out = out | s
+    return out
+
+
+def names_of(atoms):
+    return {v.name for a in atoms if a is not None for v in ir.atoms_in(a)}
+
+
+_ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+          operator.mod, operator.pow, operator.neg, operator.pos, operator.matmul, abs,
+          operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+          operator.not_, operator.contains, operator.invert, operator.and_, operator.or_,
+          operator.xor, len, range, float, int, round, min, max, sum, np.copy}
+
+
+#: srcad's own runtime helpers that build a new value (generated code differentiated again)
+_FRESH_HELPERS = {"fill", "zeros_like", "scatter", "cleared", "total", "copy_tangent", "add"}
+#: ... and those among them whose list result holds a new object at every index
+_FRESH_ITEMS = {"zeros_like", "grad_array"}
+
+
+def _uses(body):
+    """name -> how many places read it (merges and loop tests included)."""
+    uses = {}
+    for stmt in ir.walk(body):
+        atoms = list(ir.reads_of(stmt))
+        atoms += [v for p in getattr(stmt, "phis", ()) for s in p.sources if s is not None
+                  for v in ir.atoms_in(s)]
+        atoms += [v for part in (getattr(stmt, "test", None), getattr(stmt, "exit", None))
+                  if part is not None for v in ir.atoms_in(part)]
+        for v in atoms:
+            if isinstance(v, ir.Var):
+                uses[v.name] = uses.get(v.name, 0) + 1
+    return uses
+
+
+def _const_indices(stmt):
+    """The constant integer indices ``>= 0`` a statement reads or writes at."""
+    if isinstance(stmt, ir.SetItem):
+        index = stmt.index
+    elif isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and (
+            stmt.value.fn is operator.getitem and len(stmt.value.args) == 2):
+        index = stmt.value.args[1]
+    else:
+        return ()
+    ok = isinstance(index, ir.Const) and type(index.value) is int and index.value >= 0
+    return (index,) if ok else ()
+
+
+def _fresh_result(fn):
+    """Whether ``fn`` certainly returns a new object (or a number)."""
+    if family_of(fn) == "runtime" and fn.__name__ in _FRESH_HELPERS:
+        return True
+    if _safe_in(fn, _ARITH) or isinstance(fn, (np.ufunc, ir.BoolOp)):
+        return fn not in (min, max)  # max(a, b) is one of its arguments
+    if getattr(fn, "__module__", None) == "math":
+        return True
+    return registry.has_rule(fn) or registry.is_nondiff(fn)
+
+
+# ---------------------------------------------------------------- the checks
+
