@@ -31,7 +31,17 @@ from .analysis.analyse import Analysis
 from .backend import emit
 from .backend.tidy import tidy
 from .core import ir
-from .core.kinds import ANY, ARRAY, SCALAR, item_kinds, kind_of_value, rank_of_value
+from .core.kinds import (
+    ANY,
+    ARRAY,
+    SCALAR,
+    SEQ,
+    item_kinds,
+    kind_of_value,
+    made_for,
+    made_items,
+    rank_of_value,
+)
 from .core.naming import Namer
 from .errors import SrcadError
 from .frontend import optimise, source
@@ -164,7 +174,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
             "inspect reports it, differs from the code srcad reads)",
             filename=fn.source.filename, lineno=fn.source.first_line,
             hint="give the function the parameters it is called with")
-    kinds = _generated_kinds(func, kinds)
+    kinds, items = made_for(func, kinds), made_items(func, items)
     analysis = Analysis(fn, kinds, wrt, items, ranks, callees=CALLEES)
     alias.check(fn, analysis)
     optimise.dead_code(fn)  # the writes alias.check needed to see
@@ -174,18 +184,6 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     spelled = emit.helper_names(namer, visible, namer.user_names)
     gen = Reverse(fn, analysis, namer, spelled, structured=not split).run()
     return fn, namer, analysis, spelled, gen
-
-
-def _generated_kinds(func, kinds):
-    """The kinds to analyse ``func`` for. A function srcad generated (differentiated again)
-    was made for arguments of known kinds and only ever runs on such: a parameter the call
-    site cannot tell (ANY: a number read out of a context tuple) takes the kind it was made
-    for, so ``dx += v`` on a number is not mistaken for a write into an array."""
-    made_for = getattr(func, "__srcad_param_kinds__", None)
-    if not made_for:
-        return kinds
-    return {p: made_for.get(p, k) if k == ANY and made_for.get(p) in (SCALAR, ARRAY) else k
-            for p, k in kinds.items()}
 
 
 @_serialised
@@ -220,7 +218,8 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None):
     """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``."""
 
     fn, namer = to_ssa(func, arity=arity)
-    analysis = Analysis(fn, _generated_kinds(func, kinds), wrt, items, callees=CALLEES)
+    analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
+                        callees=CALLEES)
     alias.check(fn, analysis)
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis, forward=True)
@@ -283,6 +282,12 @@ def make_split(func, wrt, kinds, entry, arity=None):
                                 f"{bwd_name} of {where}", None, None, gen.cells)
     fwd.__srcad_param_kinds__ = dict(kinds)
     bwd.__srcad_param_kinds__ = {gen.seed: entry.result_kind}
+    if kept:  # the kinds of what the context tuple holds, for when bwd is differentiated
+        bwd.__srcad_param_kinds__[ctx] = SEQ
+        bwd.__srcad_param_items__ = {ctx: {i: analysis.kinds.get(k) or ANY
+                                           for i, k in enumerate(kept)}}
+    if len(wrt) == 1:
+        bwd.__srcad_result_kind__ = analysis.kind(ir.Var(wrt[0]))  # a gradient is like its value
     entry.fwd.cell_contents = fwd
     entry.bwd.cell_contents = bwd
     entry.fwd_text, entry.bwd_text = fwd.__srcad_source__, bwd.__srcad_source__

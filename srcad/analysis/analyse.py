@@ -103,7 +103,7 @@ class Analysis(ValueKinds):
                 elif isinstance(stmt, ir.If):
                     for phi in stmt.phis:
                         self.kinds[phi.target] = join(self.kind(s) for s in phi.sources
-                                                      if s is not None)
+                                                      if s is not None and s != ir.UNSET)
                         self._join_ranks(phi)
                 elif isinstance(stmt, ir.Loop):
                     if stmt.target:
@@ -111,7 +111,7 @@ class Analysis(ValueKinds):
                         self.ints.add(stmt.target)  # range() counts in ints
                     for phi in stmt.phis:
                         self.kinds[phi.target] = join(self.kind(s) for s in phi.sources
-                                                      if s is not None)
+                                                      if s is not None and s != ir.UNSET)
                         self._join_ranks(phi)
                 for phi in getattr(stmt, "phis", ()):
                     for s in phi.sources:

@@ -129,6 +129,11 @@ class _Assert:
 
 ASSERT = _Assert()
 
+#: the result of a function before a ``return`` sets it, where every path through the
+#: function sets it (its last statement is a ``return``): it never reaches the caller, so the
+#: kind of a merge ignores it (``result = None`` joined with a number is a number)
+UNSET = Const(None, "None")
+
 BUILD_TUPLE = Build("tuple")
 BUILD_LIST = Build("list")
 

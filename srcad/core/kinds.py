@@ -55,3 +55,34 @@ def item_kinds(value):
     if isinstance(value, (list, tuple)):
         return dict(enumerate(kind_of_value(v) for v in value))
     return None
+
+
+def made_for(func, kinds):
+    """The kinds to analyse ``func`` for. A function srcad generated (differentiated again)
+    records the argument kinds it was made for (``__srcad_param_kinds__``) and only ever runs
+    on such: a parameter the call site cannot tell (ANY: a number read out of a context tuple)
+    takes the kind it was made for, so ``dx += v`` on a number is not mistaken for a write
+    into an array."""
+    made = getattr(func, "__srcad_param_kinds__", None)
+    if not made:
+        return kinds
+    return {p: made.get(p, k) if k == ANY and made.get(p) in (SCALAR, ARRAY, SEQ) else k
+            for p, k in kinds.items()}
+
+
+def made_result(func, kind):
+    """The kind of a generated function's result where the analysis cannot tell (ANY): the
+    kind it was made to return (``__srcad_result_kind__``), if a number or an array."""
+    made = getattr(func, "__srcad_result_kind__", None)
+    return made if kind == ANY and made in (SCALAR, ARRAY) else kind
+
+
+def made_items(func, items):
+    """The item kinds of a generated function's container parameters (its context tuple:
+    ``__srcad_param_items__``), for those the call site says nothing about."""
+    made = getattr(func, "__srcad_param_items__", None)
+    if not made:
+        return items
+    out = dict(made)
+    out.update(items or {})
+    return out

@@ -67,8 +67,12 @@ class Desugar:
         self.returned = self.namer.fresh("returned")
         self.flags.add(self.returned)
         new = self.block(body, loop=None)
+        unset = _assign(self.retval, _const(None), fdef)
+        # every path sets the result when the function ends with a return: lower makes the
+        # placeholder ir.UNSET, which merges ignore
+        unset.srcad_unset = bool(body) and isinstance(body[-1], gast.Return)
         prologue = [
-            _assign(self.retval, _const(None), fdef),
+            unset,
             _assign(self.returned, _const(False), fdef),
         ]
         ret = gast.copy_location(gast.Return(value=_name(self.retval)), body[-1] if body else fdef)

@@ -81,6 +81,9 @@ class Statements:
                 type_comment=None, type_params=[])
             self.local_function(target.id, gast.copy_location(fdef, lam), node)
             return
+        if isinstance(target, gast.Name) and getattr(node, "srcad_unset", False):
+            self.env[target.id] = ir.UNSET
+            return
         if isinstance(target, gast.Name):
             self.no_rebinding(target, node)
             before = self.env.get(target.id)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ..analysis.analyse import Analysis
 from ..core import env
 from ..core.functions import ByFunction, bind
-from ..core.kinds import ANY, kind_of_value
+from ..core.kinds import ANY, kind_of_value, made_for, made_items, made_result
 
 
 @dataclass
@@ -126,10 +126,12 @@ class Callees:
         try:
             with env.collecting() as reads:
                 ir_fn, _ = self._to_ssa(fn, arity=arity)
-                first = _result(Analysis(ir_fn, kinds, (), callees=self))
+                made = made_for(fn, kinds)  # a function srcad generated: what it was made for
+                items = made_items(fn, None)
+                first = _result(Analysis(ir_fn, made, (), items, callees=self))
                 self._kinds[key + ("guess",)] = first
-                second = _result(Analysis(ir_fn, kinds, (), callees=self))
-            kind = first if first == second else ANY
+                second = _result(Analysis(ir_fn, made, (), items, callees=self))
+            kind = made_result(fn, first if first == second else ANY)
         except Exception:
             kind = ANY
         finally:
