@@ -1,0 +1,167 @@
+"""Find a lambda's own tree in its file, even when other lambdas share its line.
+
+A lambda's code object knows its file and first line, not which of the lambdas on that line it
+is. :func:`read_lambda` parses the whole file (cached per file text), takes the lambdas that
+start on that line, and keeps the one whose code it is:
+
+* on Python 3.11+, every instruction of the code object carries its columns
+  (``co_positions``): the lambda is the smallest one whose span holds them all;
+* on every version, each candidate is compiled on its own and compared with the code object:
+  its parameters, its constants, and the names it reads must be the same.
+
+Candidates that are textually the same lambda are one candidate (they compile to the same code,
+so either reads the same). When the candidates still differ, the lambda is refused with a
+precise error rather than guessed.
+
+After this module: a ``gast.FunctionDef`` standing for the lambda (``return body``), with the
+file's real line numbers.
+
+Imports: the standard library, gast, :mod:`srcad.core.naming` and :mod:`srcad.errors`.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import types
+
+import gast
+
+from ..core import naming
+from ..errors import SourceUnavailableError
+
+_parsed = {}  # filename -> (text, gast module)
+
+
+def read_lambda(func):
+    """``(FunctionDef, first_line, text from that line on)`` for the lambda ``func``, or None
+    when its file cannot be read or parsed whole (the caller then reads its lines alone)."""
+    code = func.__code__
+    filename = code.co_filename
+    lines = linecache.getlines(filename, func.__globals__)
+    if not lines:
+        return None
+    text = "".join(lines)
+    known = _parsed.get(filename)
+    if known is not None and known[0] == text:
+        module = known[1]
+    else:
+        try:
+            module = gast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+        _parsed[filename] = (text, module)
+    line = code.co_firstlineno
+    candidates = [n for n in gast.walk(module) if isinstance(n, gast.Lambda) and n.lineno == line]
+    if not candidates:
+        return None
+    node = _choose(candidates, code, func)
+    return as_def(_copy(node), func.__name__), line, "".join(lines[line - 1:])
+
+
+def _choose(candidates, code, func):
+    candidates = _distinct(candidates)
+    if len(candidates) > 1:
+        candidates = _distinct(_by_positions(candidates, code))
+    if len(candidates) > 1:
+        candidates = _distinct([c for c in candidates if _same_code(c, code)])
+    if len(candidates) == 1:
+        return candidates[0]
+    raise SourceUnavailableError(
+        "several lambdas on this line could be the one given: srcad cannot tell which",
+        filename=code.co_filename, lineno=code.co_firstlineno, construct=func.__name__,
+        hint="give the lambda a line of its own, or define it with def")
+
+
+def _distinct(nodes):
+    """One node per text: lambdas written the same compile to the same code."""
+    seen, kept = set(), []
+    for node in nodes:
+        text = gast.dump(node)
+        if text not in seen:
+            seen.add(text)
+            kept.append(node)
+    return kept
+
+
+def _span(node):
+    return (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+
+
+def _by_positions(candidates, code):
+    """The smallest candidate whose span holds every located instruction of ``code``
+    (Python 3.11+); all of them when the code carries no columns."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return candidates
+    located = [(a, b, c, d) for a, b, c, d in positions()
+               if None not in (a, b, c, d) and (a, c) != (b, d)]
+    if not located:
+        return candidates
+    holding = []
+    for node in candidates:
+        start, end = _span(node)
+        if all(start <= (a, c) and (b, d) <= end for a, b, c, d in located):
+            holding.append(node)
+    if not holding:
+        return candidates
+    smallest = min(holding, key=lambda n: (_span(n)[1][0] - _span(n)[0][0],
+                                           _span(n)[1][1] - _span(n)[0][1]))
+    return [n for n in holding if _span(n) == _span(smallest)]
+
+
+def _same_code(node, code):
+    """Whether ``node``, compiled on its own, has ``code``'s parameters, constants and names
+    (compiled alone its free variables read as globals, so those are compared as a set)."""
+    try:
+        tree = ast.Expression(body=gast.gast_to_ast(_copy(node)))
+        ast.fix_missing_locations(tree)
+        outer = compile(tree, code.co_filename, "eval")
+    except (SyntaxError, ValueError, TypeError):
+        return True  # cannot tell: keep it
+    alone = next((c for c in outer.co_consts if isinstance(c, types.CodeType)), None)
+    if alone is None:
+        return True
+    nargs = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 4) + bool(
+        code.co_flags & 8)
+    if (alone.co_argcount, alone.co_posonlyargcount, alone.co_kwonlyargcount,
+            alone.co_flags & 12, alone.co_varnames[:nargs]) != (
+            code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
+            code.co_flags & 12, code.co_varnames[:nargs]):
+        return False
+    if _plain_consts(alone) != _plain_consts(code):
+        return False
+    return set(code.co_names) <= set(alone.co_names) | set(alone.co_freevars)
+
+
+def _plain_consts(code):
+    return tuple(repr(c) for c in code.co_consts if not isinstance(c, types.CodeType))
+
+
+def _copy(node):
+    """A deep copy (the cached tree is shared; later passes change the one they get)."""
+    if isinstance(node, list):
+        return [_copy(n) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    copy = type(node)(**{f: _copy(getattr(node, f, None)) for f in node._fields})
+    for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+        if hasattr(node, attr):
+            setattr(copy, attr, getattr(node, attr))
+    return copy
+
+
+def as_def(lam, name):
+    """``def <name>(<lam's parameters>): return <lam's body>``, at the lambda's place."""
+    ret = gast.Return(value=lam.body)
+    gast.copy_location(ret, lam.body)
+    fdef = gast.FunctionDef(
+        name=naming.code_name(name),
+        args=lam.args,
+        body=[ret],
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        type_params=[],
+    )
+    return gast.copy_location(fdef, lam)
