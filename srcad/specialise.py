@@ -30,7 +30,7 @@ from . import pipeline
 from .backend import dispatch
 from .core import env
 from .errors import SourceUnavailableError, WrtError
-from .frontend import source as source_module
+from .frontend import entry
 
 ALL = weakref.WeakSet()  # every live transformed function, for clear_cache
 MAX_SPECIALISATIONS = 64  # per function; past that the cache starts again
@@ -43,7 +43,7 @@ class Transformed:
         if not callable(f):
             raise TypeError(f"srcad.{mode} expects a function, got {f!r}")
         if not is_transformed(f):
-            f = source_module.target(f)  # a *args wrapper: called through its stated signature
+            f = entry.target(f)  # a method, a rule, a *args wrapper: through a shim
         # read now, to fail now if there is no source; the first transform uses this parse
         self._source = None if is_transformed(f) else pipeline.read(f)
         self._user = transformed_of(f)._user if is_transformed(f) else f
@@ -185,6 +185,10 @@ class Transformed:
         except TypeError as exc:
             raise TypeError(f"{self._f.__name__}(): {exc}") from None
         bound.apply_defaults()
+        for name in self._wrt:  # an int given for a wrt parameter: differentiated as a float
+            value = bound.arguments.get(name)
+            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+                bound.arguments[name] = float(value)
         return bound
 
     def _specialise(self, bound):
