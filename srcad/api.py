@@ -67,6 +67,8 @@ def value_and_grad(f=None, wrt=0, has_aux=False):
 
 
 def _made(f, wrt, mode, has_aux):
+    if callable(f) and not is_transformed(f) and entry.takes_star_args(entry.target(f)):
+        return _star_args(entry.target(f), wrt, mode, has_aux)
     if not has_aux:
         return _transform(f, wrt, mode).function
     if is_transformed(f):
@@ -90,6 +92,52 @@ def _made(f, wrt, mode, has_aux):
 
     with_aux.__srcad_aux_of__ = inner
     return with_aux
+
+
+def _named_star_args(f, n):
+    """``f`` itself, or for a function taking ``*args`` called with ``n`` positional
+    arguments, one naming them (see :func:`srcad.frontend.entry.star_shim`)."""
+    if callable(f) and not is_transformed(f):
+        star_of = getattr(f, "__srcad_for_count__", None)
+        if star_of is not None:  # the derivative of a *args function: the one for n
+            return star_of(n)
+        if entry.takes_star_args(entry.target(f)):
+            return entry.star_shim(entry.target(f), n)
+    return f
+
+
+def _star_args(f, wrt, mode, has_aux):
+    """The derivative of a function taking ``*args``: for each number of positional arguments
+    it is called with, the derivative of a function naming them (``wrt=k``: the ``k``-th
+    positional argument), made once."""
+    params = inspect.signature(f).parameters.values()
+    named = [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    star = next(p.name for p in params if p.kind is p.VAR_POSITIONAL)
+    for item in wrt if isinstance(wrt, (tuple, list)) else (wrt,):
+        if isinstance(item, str) and item not in named:
+            code = f.__code__
+            raise WrtError(
+                f"wrt names {item!r}, which is not a named parameter of {f.__name__}"
+                + (f" (*{star} holds the positional arguments after {named})"
+                   if item == star else ""),
+                filename=code.co_filename, lineno=code.co_firstlineno,
+                hint=f"give the position of the argument: wrt=k is the k-th positional "
+                f"argument, the items of *{star} included")
+    made = {}
+
+    def for_count(n):
+        known = made.get(n)
+        if known is None:
+            known = made[n] = _made(entry.star_shim(f, n), wrt, mode, has_aux)
+        return known
+
+    @functools.wraps(f)
+    def star_derivative(*args, **kwargs):
+        return for_count(len(args))(*args, **kwargs)
+
+    star_derivative.__srcad_for_count__ = for_count
+    star_derivative.__srcad_counts__ = made
+    return star_derivative
 
 
 _AUX = threading.local()  # the boxes of the has_aux calls running in this thread
@@ -121,6 +169,7 @@ def vjp(f, *args, wrt=None):
     """
     if wrt is None:
         wrt = tuple(range(len(args)))
+    f = _named_star_args(f, len(args))
     transformed = _transform(f, wrt, "vjp")
     value = f(*args)
 
@@ -138,6 +187,7 @@ def jvp(f, primals, tangents, wrt=None):
     (default: all of ``primals``), each shaped like its argument.
     """
     primals, tangents = tuple(primals), tuple(tangents)
+    f = _named_star_args(f, len(primals))
     if not is_transformed(f):
         f = entry.target(f)
         pipeline.read(f)  # a clear error for a function without source
@@ -209,6 +259,13 @@ def source(g, *example_args):
     Shows the specialisation made for ``example_args`` if given, else the one used last, else
     the one for Python-float arguments.
     """
+    if hasattr(g, "__srcad_for_count__"):  # a *args function: one per number of arguments
+        made = g.__srcad_counts__
+        if not example_args and len(made) != 1:
+            raise TypeError("the derivative of a function taking *args is made for each number "
+                            "of arguments: give srcad.source example arguments")
+        g = g.__srcad_for_count__(len(example_args)) if example_args else (
+            next(iter(made.values())))
     g = getattr(g, "__srcad_aux_of__", g)
     if not is_transformed(g):
         raise TypeError(

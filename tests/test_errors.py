@@ -79,10 +79,10 @@ def test_non_scalar_output_points_to_vjp():
     assert "vjp" in str(info.value)
 
 
-def test_star_args_parameters_are_refused():
-    with pytest.raises(srcad.SrcadError) as info:
-        srcad.grad(cases.star_args)(1.5)
-    assert info.value.lineno == line_of("star args")
+def test_star_args_parameters_are_differentiated_by_position():
+    # wrt=k is the k-th positional argument (tests/test_entry_points.py has more)
+    assert srcad.grad(cases.star_args)(1.5) == 1.0
+    assert srcad.grad(cases.star_args, wrt=1)(1.5, 2.0) == 0.0
 
 
 def test_starred_call_of_unknown_length_is_refused():

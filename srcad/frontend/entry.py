@@ -58,11 +58,16 @@ def _has_rule(func):
 
 
 def _rule_shim(func):
-    key = registry.rules_for(func)[0]
+    # the rule taking the fewest arguments (math.log: log(x) rather than log(x, base))
+    key = min(registry.rules_for(func), key=lambda r: sum(
+        p.default is p.empty for p in r.signature.parameters.values()))
     known = _shims.get(id(func))
     if known is not None and known[0] is func and known[1] is key:
         return known[2]
-    params = list(key.signature.parameters.values())
+    # the parameters without a default (the function's own defaults hold for the others:
+    # srcad.grad(np.sum) is the gradient of np.sum(a))
+    params = [p for p in key.signature.parameters.values()
+              if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     shim = _shim(_name_of(func), params, func, None, f"the rule of {_describe(func)}")
     _shims[id(func)] = (func, key, shim)
     return shim
@@ -96,6 +101,39 @@ def aux_shim(func, keep):
     params = list(inspect.signature(func).parameters.values())
     return _shim(getattr(func, "__name__", "f"), params, func, None,
                  f"{_describe(func)} with has_aux=True", keep)
+
+
+def takes_star_args(func):
+    """Whether ``func`` (a plain function) takes ``*args``."""
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is p.VAR_POSITIONAL for p in params)
+
+
+def star_shim(func, n):
+    """For ``def f(x, *args)`` called with ``n`` positional arguments: ``def f(x, args_0,
+    args_1, ...): return f(x, args_0, args_1, ...)``, whose parameters name the gradients
+    (position ``k`` of ``wrt`` is the ``k``-th positional argument)."""
+    params = list(inspect.signature(func).parameters.values())
+    named = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    star = next(p for p in params if p.kind is p.VAR_POSITIONAL)
+    taken = {p.name for p in params}
+    items = []
+    for k in range(max(0, n - len(named))):
+        item = f"{star.name}_{k}"
+        while item in taken:
+            item += "_"
+        taken.add(item)
+        items.append(inspect.Parameter(item, inspect.Parameter.POSITIONAL_OR_KEYWORD))
+    rest = [p for p in params if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)]
+    if items:  # the items come after every named one: those with defaults lose them
+        named = [p.replace(default=p.empty) for p in named]
+    shim = _shim(getattr(func, "__name__", "f"), named + items + rest, func, None,
+                 f"{_describe(func)} with {n} positional arguments")
+    shim.__qualname__ = getattr(func, "__qualname__", shim.__name__)
+    return shim
 
 
 def _shim(name, params, callee, obj, what, keep=None):

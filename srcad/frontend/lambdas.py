@@ -7,7 +7,8 @@ start on that line, and keeps the one whose code it is:
 * on Python 3.11+, every instruction of the code object carries its columns
   (``co_positions``): the lambda is the smallest one whose span holds them all;
 * on every version, each candidate is compiled on its own and compared with the code object:
-  its parameters, its constants, and the names it reads must be the same.
+  its parameters, its constants, the names it reads and its operations (name reads made
+  alike: a free variable compiles to a global read alone) must be the same.
 
 Candidates that are textually the same lambda are one candidate (they compile to the same code,
 so either reads the same). When the candidates still differ, the lambda is refused with a
@@ -22,6 +23,7 @@ Imports: the standard library, gast, :mod:`srcad.core.naming` and :mod:`srcad.er
 from __future__ import annotations
 
 import ast
+import dis
 import linecache
 import types
 
@@ -129,13 +131,28 @@ def _same_code(node, code):
             code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
             code.co_flags & 12, code.co_varnames[:nargs]):
         return False
-    if _plain_consts(alone) != _plain_consts(code):
+    if _plain_consts(alone) != _plain_consts(code) or _ops(alone) != _ops(code):
         return False
-    return set(code.co_names) <= set(alone.co_names) | set(alone.co_freevars)
+    return set(code.co_names) | set(code.co_freevars) == set(alone.co_names) | set(
+        alone.co_freevars)
 
 
 def _plain_consts(code):
     return tuple(repr(c) for c in code.co_consts if not isinstance(c, types.CodeType))
+
+
+#: how a name is read, which differs between the lambda in place and compiled alone
+_LOADS = {"LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME", "LOAD_CLASSDEREF", "LOAD_FAST",
+           "LOAD_FAST_CHECK", "LOAD_FROM_DICT_OR_DEREF", "LOAD_FROM_DICT_OR_GLOBALS"}
+_PROLOGUE = {"RESUME", "COPY_FREE_VARS", "MAKE_CELL", "NOP", "CACHE", "PUSH_NULL"}
+#: and an attribute read for a call: a method lookup, except on a name imported in the same file
+_ALIKE = dict.fromkeys(_LOADS, "LOAD") | {"LOAD_METHOD": "ATTR", "LOAD_ATTR": "ATTR"}
+
+
+def _ops(code):
+    """The operations of ``code``, name reads made alike and the closure prologue left out."""
+    return tuple(_ALIKE.get(i.opname, i.opname) for i in dis.get_instructions(code)
+                 if i.opname not in _PROLOGUE)
 
 
 def _copy(node):
