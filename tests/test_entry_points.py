@@ -579,3 +579,37 @@ def test_star_args_named_in_wrt_is_refused():
     with pytest.raises(srcad.WrtError, match="positional") as info:
         srcad.grad(star_after, wrt="rest")
     assert info.value.lineno == star_after.__code__.co_firstlineno
+
+
+# ---------------------------------------------------------------- hvp's point
+
+
+def two_args(x, w):
+    return np.sum(np.sin(x) * w) + np.sum(x ** 3) * w
+
+
+def test_hvp_curried_form_takes_the_arguments_like_hessian():
+    w = 0.8
+    h = srcad.hessian(two_args)(X, w)
+    np.testing.assert_allclose(srcad.hvp(two_args)(X, w, V), h @ V, rtol=1e-12)
+    np.testing.assert_allclose(srcad.hvp(two_args, (X, w), V), h @ V, rtol=1e-12)
+    hw = srcad.hessian(two_args, wrt=1)(X, w)
+    assert srcad.hvp(two_args, wrt=1)(X, w, 2.0) == pytest.approx(2.0 * hw)
+    numeric = numerical_grad(lambda x: float(np.dot(srcad.grad(two_args)(x, w), V)), (X,), 0)
+    np.testing.assert_allclose(srcad.hvp(two_args)(X, w, V), numeric, rtol=1e-6)
+    with pytest.raises(TypeError, match="vector"):
+        srcad.hvp(two_args, (X, w))
+
+
+def test_a_bound_object_is_not_kept_for_ever():
+    import gc
+    import weakref
+
+    model = Model(1.0, 0.0)
+    gone = weakref.ref(model)
+    assert srcad.grad(model.loss)(1.0, 0.0) == 2.0
+    del model
+    for k in range(70):  # other objects take its place among the shims kept
+        assert srcad.grad(Model(float(k), 0.0).loss)(1.0, 0.0) == 2.0 * k * k
+    gc.collect()
+    assert gone() is None

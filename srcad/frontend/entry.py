@@ -8,7 +8,8 @@ like any other: its own source is differentiated, or its rule used.
 * a bound method ``obj.loss`` (and a classmethod, bound to its class): ``def loss(x): return
   Model_loss(obj, x)``, the object held by the shim. Its attributes are read by the method's
   code each time it runs, so an attribute changed between calls is seen; they are constants
-  (the gradient is with respect to the explicit parameters);
+  (the gradient is with respect to the explicit parameters). The shims of the 64 objects
+  used last are kept (each holds its object);
 * an instance with a Python ``__call__``: its bound ``__call__``, as above;
 * a function with a derivative rule (``np.sqrt``, ``math.sin``, a ``srcad.extend.defvjp``
   function): ``def sqrt(x): return sqrt_rule(x)`` with the rule's parameters, so the rule is
@@ -21,16 +22,19 @@ Imports: the standard library, :mod:`srcad.rules` (which functions have rules) a
 
 from __future__ import annotations
 
+import collections
 import inspect
 import keyword
 import linecache
-import weakref
 
 from ..rules import registry
 from . import source
 
 _shims = {}  # a rule function (by identity) -> its shim
-_bound = {}  # (method's function, id(object)) -> (weak reference to the object, shim)
+#: (method's function, id(object)) -> (object, shim), the most recently used: the shim holds
+#: its object, so only a few are kept (an object's id is not reused while it is held here)
+_bound = collections.OrderedDict()
+_KEEP_BOUND = 64
 
 
 def target(func):
@@ -76,7 +80,8 @@ def _rule_shim(func):
 def _bound_shim(function, obj):
     key = (function, id(obj))
     known = _bound.get(key)
-    if known is not None and known[0]() is obj:
+    if known is not None and known[0] is obj:
+        _bound.move_to_end(key)
         return known[1]
     sig = inspect.signature(function)
     params = list(sig.parameters.values())[1:]  # the object is passed by the shim
@@ -84,13 +89,9 @@ def _bound_shim(function, obj):
                  f"{_describe(function)} bound to a {type(obj).__name__}")
     shim.__qualname__ = function.__qualname__
     shim.__doc__ = function.__doc__
-    try:
-        ref = weakref.ref(obj, lambda _, key=key: _bound.pop(key, None))
-    except TypeError:
-        return shim  # cannot know when the object goes: not kept
-    if len(_bound) > 4096:
-        _bound.clear()
-    _bound[key] = (ref, shim)
+    _bound[key] = (obj, shim)
+    while len(_bound) > _KEEP_BOUND:
+        _bound.popitem(last=False)
     return shim
 
 

@@ -52,6 +52,8 @@ def read_lambda(func):
             module = gast.parse(text)
         except (SyntaxError, ValueError):
             return None
+        if len(_parsed) >= 32:  # a few files at a time
+            _parsed.clear()
         _parsed[filename] = (text, module)
     line = code.co_firstlineno
     candidates = [n for n in gast.walk(module) if isinstance(n, gast.Lambda) and n.lineno == line]
