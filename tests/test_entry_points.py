@@ -613,3 +613,57 @@ def test_a_bound_object_is_not_kept_for_ever():
         assert srcad.grad(Model(float(k), 0.0).loss)(1.0, 0.0) == 2.0 * k * k
     gc.collect()
     assert gone() is None
+
+
+# ---------------------------------------------------------------- a generated family of lambdas
+
+_TERMS = ["x * y", "np.sin(x)", "x ** 3", "np.exp(-y) * x", "np.tanh(x - y)", "y / (1.0 + x * x)",
+          "math.cos(y) * x", "x + 2.5", "np.log1p(x * x)", "(x - 1.0) * (y + 0.5)"]
+
+
+def _generated_module(tmp_path, seed):
+    """A module whose every line holds two to four lambdas of one or two parameters, written
+    in random order and layout (some inside calls, some nested in a lambda's body)."""
+    rng = np.random.default_rng(seed)
+    lines, shapes = ["import math", "import numpy as np", "", "def keep(*fs):",
+                     "    return list(fs)", ""], []
+    for row in range(12):
+        count = int(rng.integers(2, 5))
+        texts, arities = [], []
+        for _ in range(count):
+            a, b = rng.choice(len(_TERMS), 2, replace=False)
+            body = f"{_TERMS[a]} + {float(rng.uniform(0.5, 2.0)):.3f} * {_TERMS[b]}"
+            if rng.random() < 0.4:
+                texts.append(f"lambda x: {body.replace('y', '(x * 0.5)')}")
+                arities.append(1)
+            else:
+                texts.append(f"lambda x, y: {body}")
+                arities.append(2)
+        joined = ", ".join(texts)
+        layout = row % 3
+        if layout == 0:
+            lines.append(f"ROW{row} = [{joined}]")
+        elif layout == 1:
+            lines.append(f"ROW{row} = keep({joined})")
+        else:
+            lines.append(f"ROW{row} = list(({joined},))")
+        shapes.append(arities)
+    path = tmp_path / f"generated_lambdas_{seed}.py"
+    path.write_text("\n".join(lines) + "\n")
+    namespace = {"__name__": f"generated_lambdas_{seed}"}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)  # noqa: S102
+    return [namespace[f"ROW{row}"] for row in range(12)], shapes
+
+
+@pytest.mark.parametrize("columns", [True, False], ids=["columns", "code alone"])
+@pytest.mark.parametrize("seed", range(3))
+def test_generated_lines_of_lambdas(tmp_path, seed, columns, monkeypatch):
+    if not columns:  # as on Python 3.10: no co_positions, the compiled comparison decides
+        from srcad.frontend import lambdas
+
+        monkeypatch.setattr(lambdas, "_by_positions", lambda candidates, code: candidates)
+    rows, shapes = _generated_module(tmp_path, seed)
+    for row, arities in zip(rows, shapes, strict=True):
+        for f, n in zip(row, arities, strict=True):
+            args = (0.7, -0.4)[:n]
+            agree(f, args, tuple(range(n)) if n > 1 else 0)

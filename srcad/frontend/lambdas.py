@@ -4,11 +4,13 @@ A lambda's code object knows its file and first line, not which of the lambdas o
 is. :func:`read_lambda` parses the whole file (cached per file text), takes the lambdas that
 start on that line, and keeps the one whose code it is:
 
-* on Python 3.11+, every instruction of the code object carries its columns
-  (``co_positions``): the lambda is the smallest one whose span holds them all;
 * on every version, each candidate is compiled on its own and compared with the code object:
   its parameters, its constants, the names it reads and its operations (name reads made
-  alike: a free variable compiles to a global read alone) must be the same.
+  alike: a free variable compiles to a global read alone) must be the same;
+* then, on Python 3.11+, every instruction of the code object carries its columns
+  (``co_positions``): the lambda is the smallest one whose span holds them all.
+
+The one kept must have the code's parameters, whatever decided.
 
 Candidates that are textually the same lambda are one candidate (they compile to the same code,
 so either reads the same). When the candidates still differ, the lambda is refused with a
@@ -65,11 +67,12 @@ def read_lambda(func):
 
 def _choose(candidates, code, func):
     candidates = _distinct(candidates)
-    if len(candidates) > 1:
+    if len(candidates) > 1:  # those that compile to this code (else those with its parameters)
+        same = [c for c in candidates if _same_code(c, code)]
+        candidates = same or [c for c in candidates if _same_params(c, code)]
+    if len(candidates) > 1:  # then the one whose columns hold the code's
         candidates = _distinct(_by_positions(candidates, code))
-    if len(candidates) > 1:
-        candidates = _distinct([c for c in candidates if _same_code(c, code)])
-    if len(candidates) == 1:
+    if len(candidates) == 1 and _same_params(candidates[0], code):
         return candidates[0]
     raise SourceUnavailableError(
         "several lambdas on this line could be the one given: srcad cannot tell which",
@@ -137,6 +140,16 @@ def _same_code(node, code):
         return False
     return set(code.co_names) | set(code.co_freevars) == set(alone.co_names) | set(
         alone.co_freevars)
+
+
+def _same_params(node, code):
+    """Whether ``node``'s parameters are ``code``'s, in the order the code lists them."""
+    args = node.args
+    names = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+    names += [a.id for a in (args.vararg, args.kwarg) if a is not None]
+    return tuple(names) == code.co_varnames[:len(names)] and len(names) == (
+        code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 4)
+        + bool(code.co_flags & 8))
 
 
 def _plain_consts(code):
