@@ -143,14 +143,16 @@ def _star_args(f, wrt, mode, has_aux):
 _AUX = threading.local()  # the boxes of the has_aux calls running in this thread
 
 
-def _keep_aux(out):
+def _keep_aux(out, where=""):
     """Check ``out`` is a pair ``(value, aux)`` and hand ``aux`` to the innermost ``has_aux``
     call running (the generated forward sweep calls it: it has no derivative, and it is never
-    dropped as dead code)."""
+    dropped as dead code). ``where``: the function's ``file:line``."""
     if not isinstance(out, (tuple, list)) or len(out) != 2:
+        filename, _, line = where.rpartition(":")
         raise SrcadError(f"with has_aux=True the function must return a pair (value, aux), "
                          f"it returned {type(out).__name__}"
                          + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""),
+                         filename=filename or None, lineno=int(line) if line.isdigit() else None,
                          hint="return value, aux (or leave has_aux out)")
     boxes = getattr(_AUX, "boxes", None)
     if boxes:

@@ -26,7 +26,7 @@ import weakref
 
 import numpy as np
 
-from . import pipeline
+from . import pipeline, pytrees
 from .backend import dispatch
 from .core import env
 from .errors import SourceUnavailableError, WrtError
@@ -193,9 +193,14 @@ class Transformed:
 
     def _specialise(self, bound):
         values = dict(bound.arguments)
+        records = pytrees.records_among(values, self._wrt) if self._mode != "vjp" else {}
+        if records:  # dataclasses, named tuples: differentiated as dicts (srcad.pytrees)
+            values = {k: pytrees.flatten(v) if k in records else v for k, v in values.items()}
         for name in self._wrt:
             check_wrt_value(self._user, name, values.get(name))
-        key = cache_key(list(bound.arguments.values()))
+        key = cache_key(list(values.values()))
+        if records:
+            key += (tuple(pytrees.shape(r) for r in records.values()),)
         with self._lock:
             fn = self._cache.get(key)
             if fn is None and len(self._cache) >= MAX_SPECIALISATIONS:
@@ -214,11 +219,17 @@ class Transformed:
                         full.apply_defaults()
                         values = dict(full.arguments)
                     parsed, self._source = self._source if target is self._f else None, None
+                    if records:
+                        parsed = pytrees.rewrite(parsed or pipeline.read(target), records)
                     fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
                                                 as_tuple=not self._single, parsed=parsed)
                 raw = fn
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
+                if records:
+                    fn = pytrees.wrap(fn, self._params, records, self._mode, self._single,
+                                      self._wrt)
+                    fn.__srcad_source__, fn.__srcad_raw__ = text, raw
                 if _has_array_wrt(values, self._wrt):
                     fn = _guard_dtypes(fn, self._f, self._positions(), self._mode,
                                        self._single)

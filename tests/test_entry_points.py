@@ -7,7 +7,9 @@ differences and against the reference tape (``srcad.tape``), never against srcad
 """
 
 import contextlib
+import dataclasses
 import math
+import typing
 import warnings
 
 import numpy as np
@@ -345,8 +347,10 @@ def test_has_aux_needs_a_pair():
     def f(x):
         return x * x
 
-    with pytest.raises(srcad.SrcadError, match="pair"):
+    with pytest.raises(srcad.SrcadError, match="pair") as info:
         srcad.grad(f, has_aux=True)(2.0)
+    assert info.value.lineno == f.__code__.co_firstlineno
+    assert info.value.filename == __file__
 
 
 def test_has_aux_source_is_shown():
@@ -667,3 +671,157 @@ def test_generated_lines_of_lambdas(tmp_path, seed, columns, monkeypatch):
         for f, n in zip(row, arities, strict=True):
             args = (0.7, -0.4)[:n]
             agree(f, args, tuple(range(n)) if n > 1 else 0)
+
+
+# ---------------------------------------------------------------- messages
+
+
+def sorts_an_array(x):
+    y = x * 1.0
+    y.sort()
+    return np.sum(y * y)
+
+
+def sorts_a_list(x):
+    ys = [x, 2.0 * x]
+    ys.sort()
+    return ys[0]
+
+
+def test_sort_in_place_is_refused_with_the_rewrite_for_its_kind():
+    with pytest.raises(srcad.MutationError) as info:
+        srcad.grad(sorts_an_array)(np.array([2.0, 1.0]))
+    assert "np.sort" in info.value.hint and "list" not in info.value.hint
+    with pytest.raises(srcad.MutationError) as info:
+        srcad.grad(sorts_a_list)(1.0)
+    assert "sorted(ys)" in info.value.hint and "array" not in info.value.hint
+
+
+# ---------------------------------------------------------------- records (pytrees)
+
+
+@dataclasses.dataclass
+class Layer:
+    w: np.ndarray
+    b: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    scale: float
+    layer: Layer
+
+
+class Pair(typing.NamedTuple):
+    a: float
+    layer: Layer
+
+
+class Custom:
+    """Not a dataclass: registered below."""
+
+    def __init__(self, k, v):
+        self.k, self.v = k, v
+
+
+srcad.register_pytree(Custom, lambda c: {"k": c.k, "v": c.v}, lambda d: Custom(d["k"], d["v"]))
+
+
+def layer_loss(p, x):
+    return np.sum(np.tanh(p.w * x + p.b) ** 2) + p.w.shape[0]
+
+
+def frozen_loss(p, x):
+    return p.scale * np.sum(p.layer.w * x) + p.layer.b ** 2 * p.scale
+
+
+def pair_loss(q, x):
+    return q.a * np.sum(np.sin(q.layer.w) * x) + q.layer.b * q.a
+
+
+def custom_loss(c, x):
+    return c.k * c.v * x + c.k ** 2
+
+
+def _as_dict_loss(loss, record):
+    """The same loss over the record's fields given as a dict (what srcad.tape and finite
+    differences take), and those fields."""
+    from srcad import pytrees
+
+    fields = pytrees.flatten(record)
+
+    def rebuilt(d, x):
+        return loss(pytrees.unflatten(record, d), x)
+
+    return rebuilt, fields
+
+
+def _records():
+    layer = Layer(RNG.normal(size=3), float(RNG.normal()))
+    return [(layer_loss, layer), (frozen_loss, Frozen(1.7, layer)), (pair_loss, Pair(-0.6, layer)),
+            (custom_loss, Custom(0.8, 1.3))]
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_a_record_as_wrt_gives_a_record_of_gradients(k):
+    loss, record = _records()[k]
+    x = RNG.normal(size=3) if loss is not custom_loss else 0.9
+    got = srcad.grad(loss)(record, x)
+    assert type(got) is type(record)
+    rebuilt, fields = _as_dict_loss(loss, record)
+    expected = numerical_grad(rebuilt, (fields, x), 0)
+    from srcad import pytrees
+
+    flat = pytrees.flatten(got)
+    for a, e in zip(srcad.core.trees.leaves(flat), srcad.core.trees.leaves(expected), strict=True):
+        np.testing.assert_allclose(a, e, rtol=1e-6, atol=1e-9)
+    value, (g_record, g_x) = srcad.value_and_grad(loss, wrt=(0, 1))(record, x)
+    assert value == pytest.approx(loss(record, x))
+    np.testing.assert_allclose(g_x, numerical_grad(loss, (record, x), 1), rtol=1e-6)
+    assert type(g_record) is type(record)
+
+
+def test_record_fields_of_another_kind_make_new_code():
+    a = Layer(np.array([1.0, 2.0]), 0.5)
+    b = Layer(np.array([[1.0], [2.0]]), 0.5)  # another rank: other code, never the old one
+    x = np.array([0.3, -0.2])
+    g = srcad.grad(layer_loss)
+    for p in (a, b, a):
+        got = g(p, x)
+        rebuilt, fields = _as_dict_loss(layer_loss, p)
+        np.testing.assert_allclose(got.w, numerical_grad(rebuilt, (fields, x), 0)["w"],
+                                   rtol=1e-6)
+
+
+def passes_the_record_on(p, x):
+    return layer_loss(p, x)
+
+
+def writes_a_field(p, x):
+    p.b = x
+    return x
+
+
+def calls_a_method(p, x):
+    return p.k * x + p.scaled()
+
+
+def test_a_record_used_whole_is_refused():
+    layer = Layer(np.ones(2), 0.5)
+    with pytest.raises(srcad.UnsupportedSyntaxError, match="fields") as info:
+        srcad.grad(passes_the_record_on)(layer, np.ones(2))
+    assert info.value.lineno == passes_the_record_on.__code__.co_firstlineno + 1
+    with pytest.raises(srcad.UnsupportedSyntaxError):
+        srcad.grad(writes_a_field)(layer, 1.0)
+    with pytest.raises(srcad.UnsupportedSyntaxError):
+        srcad.grad(calls_a_method)(Custom(1.0, 2.0), 1.0)
+
+
+def test_a_record_not_in_wrt_is_read_live():
+    layer = Layer(np.array([1.0, 2.0]), 0.5)
+    x = np.array([0.3, -0.2])
+    g = srcad.grad(layer_loss, wrt=1)
+    first = g(layer, x)
+    layer.b = 2.0
+    np.testing.assert_allclose(g(layer, x), numerical_grad(layer_loss, (layer, x), 1), rtol=1e-6)
+    assert not np.allclose(first, g(layer, x))

@@ -26,6 +26,7 @@ import collections
 import inspect
 import keyword
 import linecache
+import types
 
 from ..rules import registry
 from . import source
@@ -39,6 +40,9 @@ _KEEP_BOUND = 64
 
 def target(func):
     """The plain Python function srcad reads for ``func`` (``func`` itself when it is one)."""
+    if type(func) is types.FunctionType and "__wrapped__" not in func.__dict__ and (
+            not _has_rule(func)):
+        return func  # the common case, first
     if source.made_by_srcad(func):
         return func
     if inspect.ismethod(func) and inspect.isfunction(func.__func__):
@@ -100,12 +104,17 @@ def aux_shim(func, keep):
     out[0]``. ``keep`` is a function with no derivative that the forward sweep runs (it checks
     ``out`` is a pair and hands ``out[1]`` to the caller); the gradient is that of ``out[0]``."""
     params = list(inspect.signature(func).parameters.values())
+    code = getattr(inspect.unwrap(getattr(func, "__srcad_entry__", func)), "__code__", None)
+    where = f"{code.co_filename}:{code.co_firstlineno}" if code is not None else ""
     return _shim(getattr(func, "__name__", "f"), params, func, None,
-                 f"{_describe(func)} with has_aux=True", keep)
+                 f"{_describe(func)} with has_aux=True", (keep, where))
 
 
 def takes_star_args(func):
     """Whether ``func`` (a plain function) takes ``*args``."""
+    code = getattr(func, "__code__", None)
+    if isinstance(code, types.CodeType) and not hasattr(func, "__wrapped__"):
+        return bool(code.co_flags & inspect.CO_VARARGS)
     try:
         params = inspect.signature(func).parameters.values()
     except (TypeError, ValueError):
@@ -139,7 +148,7 @@ def star_shim(func, n):
 
 def _shim(name, params, callee, obj, what, keep=None):
     """``def name(params): return callee([obj,] params)``, its text in ``linecache`` (with
-    ``keep``, see :func:`aux_shim`)."""
+    ``keep``, a pair (function, "file:line"), see :func:`aux_shim`)."""
     if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) or (
             name.startswith("__srcad")):
         name = "f"
@@ -178,7 +187,7 @@ def _shim(name, params, callee, obj, what, keep=None):
         text += f"    return {callee_name}({', '.join(passed)})\n"
     else:
         text += (f"    {value_name} = {callee_name}({', '.join(passed)})\n"
-                 f"    {keep_name}({value_name})\n"
+                 f"    {keep_name}({value_name}, {keep[1]!r})\n"
                  f"    return {value_name}[0]\n")
     filename = f"<srcad: {what}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
@@ -187,7 +196,7 @@ def _shim(name, params, callee, obj, what, keep=None):
     if obj is not None:
         namespace[self_name] = obj
     if keep is not None:
-        namespace[keep_name] = keep
+        namespace[keep_name] = keep[0]
     exec(compile(text, filename, "exec"), namespace)  # noqa: S102
     shim = namespace[name]
     positional = [p.default for p in params
