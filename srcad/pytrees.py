@@ -93,6 +93,18 @@ def rewrite(source, records):
     """Change ``source.node`` so that the parameters in ``records`` (name -> an example
     record) are read as dicts: ``p.w`` -> ``p["w"]``. Refuses any other use of them."""
     fdef = source.node
+    for node in gast.walk(fdef):  # a nested function whose own parameter has the name
+        if node is not fdef and isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            args = node.args
+            own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+            own |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+            if own & set(records):
+                line = getattr(node, "lineno", None)
+                raise UnsupportedSyntaxError(
+                    f"a nested function's parameter is named like the record "
+                    f"{sorted(own & set(records))[0]!r}", filename=source.filename,
+                    lineno=line, construct=source.line_text(line),
+                    hint="give the nested function's parameter another name")
     _replace_reads(fdef, records, source)
     for node in gast.walk(fdef):  # what is left: a use srcad cannot follow
         if isinstance(node, gast.Name) and node.id in records and not getattr(

@@ -825,3 +825,14 @@ def test_a_record_not_in_wrt_is_read_live():
     layer.b = 2.0
     np.testing.assert_allclose(g(layer, x), numerical_grad(layer_loss, (layer, x), 1), rtol=1e-6)
     assert not np.allclose(first, g(layer, x))
+
+
+def shadows_the_record(p, x):
+    def h(p):
+        return p.b * x
+    return h(p)
+
+
+def test_a_nested_parameter_named_like_the_record_is_refused():
+    with pytest.raises(srcad.UnsupportedSyntaxError, match="nested function"):
+        srcad.grad(shadows_the_record)(Layer(np.ones(2), 0.5), 1.0)
