@@ -104,6 +104,17 @@ def test_lambda_made_inside_a_function_reads_its_closure():
     assert srcad.grad(shift)(2.0) == 1.0
 
 
+def test_lambdas_holding_comprehensions_over_closure_values():
+    def make(k):
+        return [lambda xs: sum([k * v * v for v in xs]), lambda xs: k * xs[0]]
+
+    square_sum, first = make(2.0)
+    for f in (square_sum, first):
+        agree(f, ([1.0, 3.0],), tape=False)
+        assert srcad.grad(f)([1.0, 3.0]) == pytest.approx(
+            numerical_grad(f, ([1.0, 3.0],), 0))
+
+
 def test_lambda_spanning_lines_in_a_call():
     g = srcad.grad(
         lambda x, y: x * y
@@ -836,3 +847,19 @@ def shadows_the_record(p, x):
 def test_a_nested_parameter_named_like_the_record_is_refused():
     with pytest.raises(srcad.UnsupportedSyntaxError, match="nested function"):
         srcad.grad(shadows_the_record)(Layer(np.ones(2), 0.5), 1.0)
+
+
+def test_a_lambda_whose_line_was_edited_is_refused(tmp_path):
+    import importlib.util
+    import linecache
+
+    path = tmp_path / "edited_lambda.py"
+    path.write_text("square = lambda x: x * x  # noqa: E731\n")
+    spec = importlib.util.spec_from_file_location("edited_lambda", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.square(3.0) == 9.0
+    path.write_text("square = lambda x: x * x * x  # noqa: E731\n")
+    linecache.checkcache(str(path))
+    with pytest.raises(srcad.SourceUnavailableError, match="edited"):
+        srcad.grad(module.square)(3.0)

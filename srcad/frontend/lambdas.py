@@ -10,7 +10,9 @@ start on that line, and keeps the one whose code it is:
 * then, on Python 3.11+, every instruction of the code object carries its columns
   (``co_positions``): the lambda is the smallest one whose span holds them all.
 
-The one kept must have the code's parameters, whatever decided.
+The one kept must have the code's parameters, whatever decided, and (unless it holds code of
+its own, a comprehension) compile to the same code: a lambda whose line was edited after
+import is refused, not differentiated as the new text.
 
 Candidates that are textually the same lambda are one candidate (they compile to the same code,
 so either reads the same). When the candidates still differ, the lambda is refused with a
@@ -73,6 +75,14 @@ def _choose(candidates, code, func):
     if len(candidates) > 1:  # then the one whose columns hold the code's
         candidates = _distinct(_by_positions(candidates, code))
     if len(candidates) == 1 and _same_params(candidates[0], code):
+        if not _nests_code(code) and not _same_code(candidates[0], code):
+            raise SourceUnavailableError(
+                "the lambda on this line is not the code that runs (the file was edited "
+                "since it was imported?): srcad would differentiate other code",
+                filename=code.co_filename, lineno=code.co_firstlineno,
+                construct=func.__name__,
+                hint="re-import the module (importlib.reload) or restart, then take the "
+                "gradient")
         return candidates[0]
     raise SourceUnavailableError(
         "several lambdas on this line could be the one given: srcad cannot tell which",
@@ -136,10 +146,29 @@ def _same_code(node, code):
             code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
             code.co_flags & 12, code.co_varnames[:nargs]):
         return False
-    if _plain_consts(alone) != _plain_consts(code) or _ops(alone) != _ops(code):
-        return False
-    return set(code.co_names) | set(code.co_freevars) == set(alone.co_names) | set(
-        alone.co_freevars)
+    return _fingerprint(alone) == _fingerprint(code) and _names(alone) == _names(code)
+
+
+def _fingerprint(code):
+    """Constants and operations of ``code`` and of the code it holds (comprehensions)."""
+    return (_plain_consts(code), _ops(code),
+            tuple(_fingerprint(c) for c in code.co_consts if isinstance(c, types.CodeType)))
+
+
+def _names(code):
+    """The names ``code`` and the code it holds read, wherever the compiler put them (a
+    comprehension's free variable is the lambda's too in place, a global alone)."""
+    found = set(code.co_names) | set(code.co_freevars)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            found |= _names(c)
+    return found
+
+
+def _nests_code(code):
+    """Whether ``code`` holds code of its own (a comprehension, a lambda): compiled alone,
+    such a lambda may place its names differently, so the comparison cannot judge it."""
+    return any(isinstance(c, types.CodeType) for c in code.co_consts)
 
 
 def _same_params(node, code):
@@ -153,13 +182,18 @@ def _same_params(node, code):
 
 
 def _plain_consts(code):
-    return tuple(repr(c) for c in code.co_consts if not isinstance(c, types.CodeType))
+    """The constants of ``code`` but its code objects and their qualified names (which
+    name the enclosing function in place, not alone: Python 3.10)."""
+    nested = [c.co_name for c in code.co_consts if isinstance(c, types.CodeType)]
+    return tuple(repr(c) for c in code.co_consts if not isinstance(c, types.CodeType) and not (
+        isinstance(c, str) and any(c == n or c.endswith("." + n) for n in nested)))
 
 
 #: how a name is read, which differs between the lambda in place and compiled alone
 _LOADS = {"LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME", "LOAD_CLASSDEREF", "LOAD_FAST",
            "LOAD_FAST_CHECK", "LOAD_FROM_DICT_OR_DEREF", "LOAD_FROM_DICT_OR_GLOBALS"}
-_PROLOGUE = {"RESUME", "COPY_FREE_VARS", "MAKE_CELL", "NOP", "CACHE", "PUSH_NULL"}
+_PROLOGUE = {"RESUME", "COPY_FREE_VARS", "MAKE_CELL", "NOP", "CACHE", "PUSH_NULL",
+             "LOAD_CLOSURE", "BUILD_TUPLE"}  # the last two: a comprehension's closure
 #: and an attribute read for a call: a method lookup, except on a name imported in the same file
 _ALIKE = dict.fromkeys(_LOADS, "LOAD") | {"LOAD_METHOD": "ATTR", "LOAD_ATTR": "ATTR"}
 
