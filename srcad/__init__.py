@@ -21,7 +21,8 @@ draws the import graph and fails on a cycle or an upward import):
     srcad.transform             reverse and forward sweeps, callee splitting, rule templates
     srcad.backend               tidy, print and compile, dispatch
     srcad.pipeline              the passes in order (hands callee splitting down)
-    srcad.api, jacobians, extend    the public API (srcad.specialise: its specialisation cache)
+    srcad.api, jacobians, extend    the public API (srcad.specialise: its specialisation cache;
+                                srcad.pytrees: dataclasses and named tuples as wrt arguments)
     srcad.tools                 tape, check, compare, graph, cli (on top of the API)
 
 ``srcad.tape``, ``srcad.check``, ``srcad.compare`` and ``srcad.graph`` name the tool modules,
@@ -44,6 +45,7 @@ from .errors import (
 )
 from .extend import stop_gradient
 from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
+from .pytrees import register_pytree
 from .tools import check, graph, tape
 from .tools import compare as _compare_module
 from .tools.compare import compare
@@ -57,6 +59,7 @@ __version__ = "0.1.0"
 __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "jacfwd", "jacrev", "hessian", "hvp",
     "compare", "graph", "tape", "check", "source", "ssa", "clear_cache", "extend", "stop_gradient",
+    "register_pytree",
     "SrcadError", "UnsupportedSyntaxError", "MutationError", "SourceUnavailableError",
     "MissingRuleError",
     "NonScalarOutputError", "WrtError", "RuleError",

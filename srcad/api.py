@@ -11,17 +11,19 @@ Imports ``srcad.specialise``, the pipeline and the layers below it.
 
 from __future__ import annotations
 
+import functools
 import gc
 import inspect
+import threading
 
 import numpy as np
 
-from . import pipeline
+from . import pipeline, rules
 from .backend import dispatch
 from .core import env, functions, ir
 from .core.kinds import item_kinds, kind_of_value
 from .errors import SrcadError, WrtError
-from .frontend import source as source_module
+from .frontend import entry
 from .specialise import (
     ALL,
     Transformed,
@@ -35,12 +37,15 @@ from .specialise import (
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "ssa", "clear_cache"]
 
 
-def grad(f=None, wrt=0):
+def grad(f=None, wrt=0, has_aux=False):
     """The gradient of the scalar function ``f`` with respect to the ``wrt`` argument(s).
 
     ``wrt`` is a position, a parameter name, or a tuple of them: a single ``wrt`` gives one
     gradient, a tuple gives a tuple in that order. Usable as ``grad(f)``, ``@grad`` and
     ``@grad(wrt=...)``. The output of ``f`` must be a scalar; see :func:`vjp` otherwise.
+    An ``int`` given for a ``wrt`` argument is differentiated as a ``float`` (the gradient is a
+    float). With ``has_aux=True``, ``f`` returns ``(value, aux)`` and the gradient function
+    returns ``(gradient, aux)``: ``aux`` is passed through, not differentiated.
 
     >>> import srcad
     >>> def f(x, w):
@@ -49,15 +54,113 @@ def grad(f=None, wrt=0):
     (2.0, 5.0)
     """
     if f is None:
-        return lambda func: _transform(func, wrt, "grad").function
-    return _transform(f, wrt, "grad").function
+        return lambda func: _made(func, wrt, "grad", has_aux)
+    return _made(f, wrt, "grad", has_aux)
 
 
-def value_and_grad(f=None, wrt=0):
-    """Like :func:`grad`, returning ``(value, gradient(s))``."""
+def value_and_grad(f=None, wrt=0, has_aux=False):
+    """Like :func:`grad`, returning ``(value, gradient(s))``; with ``has_aux=True``,
+    ``((value, aux), gradient(s))``."""
     if f is None:
-        return lambda func: _transform(func, wrt, "value_and_grad").function
-    return _transform(f, wrt, "value_and_grad").function
+        return lambda func: _made(func, wrt, "value_and_grad", has_aux)
+    return _made(f, wrt, "value_and_grad", has_aux)
+
+
+def _made(f, wrt, mode, has_aux):
+    if callable(f) and not is_transformed(f) and entry.takes_star_args(entry.target(f)):
+        return _star_args(entry.target(f), wrt, mode, has_aux)
+    if not has_aux:
+        return _transform(f, wrt, mode).function
+    if is_transformed(f):
+        raise SrcadError("has_aux=True needs the function itself, not a derivative made by "
+                         "srcad", hint="differentiate a function returning (value, aux)")
+    shim = entry.aux_shim(entry.target(f), _keep_aux)
+    inner = _transform(shim, wrt, mode).function
+
+    @functools.wraps(f)
+    def with_aux(*args, **kwargs):
+        box = []
+        _AUX.boxes = getattr(_AUX, "boxes", []) + [box]
+        try:
+            result = inner(*args, **kwargs)
+        finally:
+            _AUX.boxes = _AUX.boxes[:-1]
+        aux = box[-1] if box else None
+        if mode == "value_and_grad":
+            return (result[0], aux), result[1]
+        return result, aux
+
+    with_aux.__srcad_aux_of__ = inner
+    return with_aux
+
+
+def _named_star_args(f, n):
+    """``f`` itself, or for a function taking ``*args`` called with ``n`` positional
+    arguments, one naming them (see :func:`srcad.frontend.entry.star_shim`)."""
+    if callable(f) and not is_transformed(f):
+        star_of = getattr(f, "__srcad_for_count__", None)
+        if star_of is not None:  # the derivative of a *args function: the one for n
+            return star_of(n)
+        if entry.takes_star_args(entry.target(f)):
+            return entry.star_shim(entry.target(f), n)
+    return f
+
+
+def _star_args(f, wrt, mode, has_aux):
+    """The derivative of a function taking ``*args``: for each number of positional arguments
+    it is called with, the derivative of a function naming them (``wrt=k``: the ``k``-th
+    positional argument), made once."""
+    params = inspect.signature(f).parameters.values()
+    named = [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    star = next(p.name for p in params if p.kind is p.VAR_POSITIONAL)
+    for item in wrt if isinstance(wrt, (tuple, list)) else (wrt,):
+        if isinstance(item, str) and item not in named:
+            code = f.__code__
+            raise WrtError(
+                f"wrt names {item!r}, which is not a named parameter of {f.__name__}"
+                + (f" (*{star} holds the positional arguments after {named})"
+                   if item == star else ""),
+                filename=code.co_filename, lineno=code.co_firstlineno,
+                hint=f"give the position of the argument: wrt=k is the k-th positional "
+                f"argument, the items of *{star} included")
+    made = {}
+
+    def for_count(n):
+        known = made.get(n)
+        if known is None:
+            known = made[n] = _made(entry.star_shim(f, n), wrt, mode, has_aux)
+        return known
+
+    @functools.wraps(f)
+    def star_derivative(*args, **kwargs):
+        return for_count(len(args))(*args, **kwargs)
+
+    star_derivative.__srcad_for_count__ = for_count
+    star_derivative.__srcad_counts__ = made
+    return star_derivative
+
+
+_AUX = threading.local()  # the boxes of the has_aux calls running in this thread
+
+
+def _keep_aux(out, where=""):
+    """Check ``out`` is a pair ``(value, aux)`` and hand ``aux`` to the innermost ``has_aux``
+    call running (the generated forward sweep calls it: it has no derivative, and it is never
+    dropped as dead code). ``where``: the function's ``file:line``."""
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        filename, _, line = where.rpartition(":")
+        raise SrcadError(f"with has_aux=True the function must return a pair (value, aux), "
+                         f"it returned {type(out).__name__}"
+                         + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""),
+                         filename=filename or None, lineno=int(line) if line.isdigit() else None,
+                         hint="return value, aux (or leave has_aux out)")
+    boxes = getattr(_AUX, "boxes", None)
+    if boxes:
+        boxes[-1].append(out[1])
+
+
+rules.nondiff(_keep_aux)
+rules.registry.impure.add(_keep_aux)
 
 
 def vjp(f, *args, wrt=None):
@@ -68,6 +171,7 @@ def vjp(f, *args, wrt=None):
     """
     if wrt is None:
         wrt = tuple(range(len(args)))
+    f = _named_star_args(f, len(args))
     transformed = _transform(f, wrt, "vjp")
     value = f(*args)
 
@@ -85,8 +189,9 @@ def jvp(f, primals, tangents, wrt=None):
     (default: all of ``primals``), each shaped like its argument.
     """
     primals, tangents = tuple(primals), tuple(tangents)
+    f = _named_star_args(f, len(primals))
     if not is_transformed(f):
-        f = source_module.target(f)
+        f = entry.target(f)
         pipeline.read(f)  # a clear error for a function without source
     user = transformed_of(f)._user if is_transformed(f) else f
     params, names, _ = resolve_wrt(user, tuple(range(len(primals))) if wrt is None else wrt)
@@ -156,6 +261,14 @@ def source(g, *example_args):
     Shows the specialisation made for ``example_args`` if given, else the one used last, else
     the one for Python-float arguments.
     """
+    if hasattr(g, "__srcad_for_count__"):  # a *args function: one per number of arguments
+        made = g.__srcad_counts__
+        if not example_args and len(made) != 1:
+            raise TypeError("the derivative of a function taking *args is made for each number "
+                            "of arguments: give srcad.source example arguments")
+        g = g.__srcad_for_count__(len(example_args)) if example_args else (
+            next(iter(made.values())))
+    g = getattr(g, "__srcad_aux_of__", g)
     if not is_transformed(g):
         raise TypeError(
             f"srcad.source expects a function made by srcad.grad/value_and_grad, got {g!r}; "
@@ -166,7 +279,7 @@ def source(g, *example_args):
 
 def ssa(f):
     """The SSA form of ``f`` as Python source text."""
-    f = transformed_of(f)._user if is_transformed(f) else source_module.target(f)
+    f = transformed_of(f)._user if is_transformed(f) else entry.target(f)
     fn, _ = pipeline.to_ssa(f)
     ir.check(fn)
     return ir.to_source(fn)
@@ -178,7 +291,10 @@ _transforms = functions.ByFunction()  # (f, wrt, single, mode) -> its Transforme
 def _transform(f, wrt, mode):
     """The transformed function for ``f``, ``wrt`` and ``mode``: made once, then the same one
     (with its specialisations) for every later ``grad(f)``, so a loop making gradients of
-    one function transforms it once. Kept on ``f`` itself: it goes when ``f`` goes."""
+    one function transforms it once. Kept on ``f`` itself: it goes when ``f`` goes (on the
+    shim :func:`srcad.frontend.entry.target` makes for a bound method or a rule function)."""
+    if callable(f) and not is_transformed(f):
+        f = entry.target(f)
     try:
         _, names, single = resolve_wrt(f, wrt) if callable(f) else (None, wrt, None)
         key = (f, names, single, mode)

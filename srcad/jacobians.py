@@ -66,12 +66,28 @@ def hessian(f, wrt=0, mode="fwd"):
     return hess
 
 
-def hvp(f, x, v, wrt=0):
+_POINT = object()  # hvp(f) without a point: the curried form
+
+
+def hvp(f, x=_POINT, v=_POINT, wrt=0):
     """Hessian-vector product ``H(x) · v`` of the scalar ``f`` without forming ``H``.
 
-    ``x`` is the argument tuple (a single non-tuple argument is wrapped); ``v`` is shaped like
-    the ``wrt`` argument. Forward over reverse: one forward-mode pass over the gradient code.
+    ``hvp(f, x, v)``: ``x`` is the argument tuple (a single non-tuple argument is wrapped);
+    ``v`` is shaped like the ``wrt`` argument. ``hvp(f, wrt=...)`` alone returns a function
+    called like ``hessian(f)``, with the arguments as they are, then ``v``:
+    ``hvp(f)(x, y, v)``. Forward over reverse: one forward-mode pass over the gradient code.
     """
+    if x is _POINT and v is _POINT:
+        @functools.wraps(f)
+        def hvp_f(*args_then_v):
+            if not args_then_v:
+                raise TypeError("hvp(f) takes f's arguments, then the vector v")
+            return hvp(f, tuple(args_then_v[:-1]), args_then_v[-1], wrt=wrt)
+
+        return hvp_f
+    if v is _POINT:
+        raise TypeError("hvp(f, x, v) takes the point x and the vector v (or neither: "
+                        "hvp(f)(*args, v))")
     args = x if isinstance(x, tuple) else (x,)
     grad_f = api.grad(f, wrt=wrt)
     try:

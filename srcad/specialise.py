@@ -26,11 +26,11 @@ import weakref
 
 import numpy as np
 
-from . import pipeline
+from . import pipeline, pytrees
 from .backend import dispatch
 from .core import env
 from .errors import SourceUnavailableError, WrtError
-from .frontend import source as source_module
+from .frontend import entry
 
 ALL = weakref.WeakSet()  # every live transformed function, for clear_cache
 MAX_SPECIALISATIONS = 64  # per function; past that the cache starts again
@@ -43,7 +43,7 @@ class Transformed:
         if not callable(f):
             raise TypeError(f"srcad.{mode} expects a function, got {f!r}")
         if not is_transformed(f):
-            f = source_module.target(f)  # a *args wrapper: called through its stated signature
+            f = entry.target(f)  # a method, a rule, a *args wrapper: through a shim
         # read now, to fail now if there is no source; the first transform uses this parse
         self._source = None if is_transformed(f) else pipeline.read(f)
         self._user = transformed_of(f)._user if is_transformed(f) else f
@@ -185,13 +185,22 @@ class Transformed:
         except TypeError as exc:
             raise TypeError(f"{self._f.__name__}(): {exc}") from None
         bound.apply_defaults()
+        for name in self._wrt:  # an int given for a wrt parameter: differentiated as a float
+            value = bound.arguments.get(name)
+            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+                bound.arguments[name] = float(value)
         return bound
 
     def _specialise(self, bound):
         values = dict(bound.arguments)
+        records = pytrees.records_among(values, self._wrt) if self._mode != "vjp" else {}
+        if records:  # dataclasses, named tuples: differentiated as dicts (srcad.pytrees)
+            values = {k: pytrees.flatten(v) if k in records else v for k, v in values.items()}
         for name in self._wrt:
             check_wrt_value(self._user, name, values.get(name))
-        key = cache_key(list(bound.arguments.values()))
+        key = cache_key(list(values.values()))
+        if records:
+            key += (tuple(pytrees.shape(r) for r in records.values()),)
         with self._lock:
             fn = self._cache.get(key)
             if fn is None and len(self._cache) >= MAX_SPECIALISATIONS:
@@ -210,11 +219,17 @@ class Transformed:
                         full.apply_defaults()
                         values = dict(full.arguments)
                     parsed, self._source = self._source if target is self._f else None, None
+                    if records:
+                        parsed = pytrees.rewrite(parsed or pipeline.read(target), records)
                     fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
                                                 as_tuple=not self._single, parsed=parsed)
                 raw = fn
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
+                if records:
+                    fn = pytrees.wrap(fn, self._params, records, self._mode, self._single,
+                                      self._wrt)
+                    fn.__srcad_source__, fn.__srcad_raw__ = text, raw
                 if _has_array_wrt(values, self._wrt):
                     fn = _guard_dtypes(fn, self._f, self._positions(), self._mode,
                                        self._single)

@@ -187,10 +187,13 @@ def test_a_derivative_call_is_one_line_each_way():
     assert srcad.grad(cc.calls_derivative)(0.3) == pytest.approx(9 * 0.3 ** 2, rel=1e-12)
 
 
-def test_a_function_taking_star_args_is_not_differentiated_directly():
+def test_a_function_taking_star_args_is_differentiated_by_position():
+    # wrt=k is the k-th positional argument (issue 16; tests/test_entry_points.py has more)
+    assert srcad.grad(cc.star_top_refused)(1.0, 2.0) == 2.0
+    assert srcad.grad(cc.star_top_refused, wrt=1)(1.0, 2.0) == 1.0
     with pytest.raises(WrtError) as info:
-        srcad.grad(cc.star_top_refused)(1.0, 2.0)
-    assert "named parameters" in str(info.value) and "calls it" in info.value.hint
+        srcad.grad(cc.star_top_refused, wrt="xs")
+    assert "positional" in info.value.hint
 
 
 @pytest.mark.parametrize("made", [cc.HESSIAN_OF_CUBE, cc.TAPE_GRAD_OF_CUBE,

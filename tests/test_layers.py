@@ -23,7 +23,7 @@ LAYERS = [
     "srcad.transform",
     "srcad.backend",
     "srcad.pipeline",
-    ("srcad.specialise", "srcad.api", "srcad.jacobians", "srcad.extend"),
+    ("srcad.specialise", "srcad.api", "srcad.jacobians", "srcad.extend", "srcad.pytrees"),
     "srcad.tools",
     ("srcad", "srcad.__main__"),
 ]

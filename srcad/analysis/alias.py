@@ -192,6 +192,12 @@ def _write_of(stmt, aliases):
     return None, None, None
 
 
+#: a hint for one kind of value only (the method's name alone does not say which)
+_BY_KIND = {("sort", ARRAY): "write y = np.sort(y), a new array",
+            ("sort", SEQ): "write ys = sorted(ys), a new list",
+            ("reverse", SEQ): "write ys = ys[::-1], a new list"}
+
+
 def _method(stmt, obj, analysis, aliases, refuse, context, label):
     """An in-place method: refused where it would need a derivative srcad does not have, or
     where the backward sweep may read the object it changes (an array read before, or in a
@@ -203,6 +209,7 @@ def _method(stmt, obj, analysis, aliases, refuse, context, label):
     hint = MUTATORS[name] or ("build a new list after using the old one whole: v = ys[-1]; "
                               "ys = ys[:-1]" if name == "pop" else "build a new list after "
                               "using the old one whole: ys = ys + [v]")
+    hint = _BY_KIND.get((name, kind), hint)
     if not listlike:
         carries = any(isinstance(a, ir.Var) and a.name in analysis.varied
                       for a in [obj, *stmt.value.args[1:]])

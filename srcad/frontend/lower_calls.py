@@ -185,7 +185,10 @@ class Calls:
         if name in loaded:
             raise self.error(node, f"the nested function {name!r} calls itself",
                              hint="define a recursive helper at module level")
+        # Python's scoping: a name the enclosing function assigns anywhere (even after this
+        # def) is its local, read when the nested function is called
         outer = set(self.env) | set(self.source.closure) | set(self.local_functions)
+        outer |= enclosing_locals(self.source.node)
         captured = [n for n in loaded
                     if n not in local_names and n not in assigned and n in outer]
         for n in captured:
@@ -203,12 +206,34 @@ class Calls:
         for n in captured:
             if n in self.env:
                 extra.append(self.env[n])
+            elif n in enclosing_locals(self.source.node) and n not in self.source.closure:
+                raise self.error(node, f"the nested function {name!r} reads {n!r}, which is "
+                                 "not assigned yet where it is called",
+                                 hint=f"assign {n} before calling {name}")
             else:
                 extra.append(Const(self.source.lookup(n), n))
         args = extra + [self.expr(a) for a in node.args]
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
         self.lifted[lifted.__name__] = lifted
         return ir.Prim(lifted, args, kwargs, spelling=lifted.__name__)
+
+
+def enclosing_locals(fdef):
+    """The names ``fdef`` binds itself (parameters and assignments, not those of its nested
+    functions or comprehensions): a nested function reading one reads the local."""
+    args = fdef.args
+    names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    names |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+    todo = list(fdef.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.GeneratorExp,
+                             gast.SetComp, gast.DictComp)):
+            continue
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+        todo.extend(gast.iter_child_nodes(node))
+    return names
 
 
 _lift_count = 0

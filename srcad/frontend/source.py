@@ -11,7 +11,7 @@ followed; the wrapped function is a callee the wrapper's closure holds). A wrapp
 differentiated through :func:`target`, a two-line function with that signature calling it.
 
 Imports: the standard library, gast, :mod:`srcad.core` (``env`` records every read of a
-global, ``naming`` reserves the user's names) and :mod:`srcad.errors`.
+global; :mod:`srcad.frontend.lambdas` finds a lambda in its file) and :mod:`srcad.errors`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 
 import gast
 
-from ..core import env, naming
+from ..core import env
 from ..errors import SourceUnavailableError, UnsupportedSyntaxError
+from . import lambdas
 
 
 @dataclass
@@ -122,6 +123,11 @@ def read(func):
             "calls to library functions through their rules",
             construct=repr(func), hint="differentiate a function of yours that calls it")
     filename = code.co_filename
+    if code.co_name == "<lambda>":
+        found = lambdas.read_lambda(func)
+        if found is not None:
+            node, first_line, text = found
+            return _source(func, node, filename, first_line, text)
     try:
         # the code object: inspect.getsourcelines(func) would follow __wrapped__
         lines, first_line = inspect.getsourcelines(code)
@@ -168,6 +174,11 @@ def read(func):
             filename=filename, lineno=code.co_firstlineno,
             hint="re-import the module (importlib.reload) or restart, then take the gradient")
     gast.increment_lineno(module, first_line - 1)
+    return _source(func, node, filename, first_line, text)
+
+
+def _source(func, node, filename, first_line, text):
+    code = func.__code__
     node.decorator_list = []
     closure, cells = {}, {}
     if func.__closure__:
@@ -304,30 +315,15 @@ def _find_function(module, func):
                 hint="differentiate a plain (synchronous) function")
         if isinstance(stmt, gast.FunctionDef):
             return stmt
-    lambdas = [sub for sub in gast.walk(module) if isinstance(sub, gast.Lambda)]
-    if len(lambdas) > 1:
+    found = [sub for sub in gast.walk(module) if isinstance(sub, gast.Lambda)]
+    if len(found) > 1:
         raise SourceUnavailableError(
             "several lambdas share this line: srcad cannot tell which one it was given",
             lineno=1, construct=func.__name__,
             hint="give the lambda a line of its own, or define it with def")
-    if lambdas:
-        return _lambda_as_def(lambdas[0], func.__name__)
+    if found:
+        return lambdas.as_def(found[0], func.__name__)
     return None
-
-
-def _lambda_as_def(lam, name):
-    ret = gast.Return(value=lam.body)
-    gast.copy_location(ret, lam.body)
-    fdef = gast.FunctionDef(
-        name=naming.code_name(name),
-        args=lam.args,
-        body=[ret],
-        decorator_list=[],
-        returns=None,
-        type_comment=None,
-        type_params=[],
-    )
-    return gast.copy_location(fdef, lam)
 
 
 def _describe(func):

@@ -4,19 +4,32 @@ After this pass the function body holds none of the constructs in :data:`UNSUPPO
 entry says what the construct is and what to write instead; the error points at the user's
 file and line.
 
-Imports: gast and :mod:`srcad.errors` only; it reads the tree and resolves nothing.
+Before the check, :func:`strip_neutral_with` replaces each ``with`` block whose context manager
+changes no value (:data:`NEUTRAL`: ``np.errstate``, ``np.printoptions``,
+``warnings.catch_warnings``, ``contextlib.suppress()`` of nothing, ``contextlib.nullcontext``)
+by its body: the derivative is that of the body, and the context manager is not entered (the
+forward sweep may show warnings the block silenced). Any other ``with`` is refused.
+
+Imports: gast, the standard library and :mod:`srcad.errors`; the context managers are looked
+up through the :class:`srcad.frontend.source.Source` it is given.
 """
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+
 import gast
+import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 
 #: construct -> (what it is, what to do instead)
 UNSUPPORTED = {
     gast.Try: ("try/except", "move the try/except outside the function you differentiate"),
-    gast.With: ("a with block", "open resources outside the differentiated function"),
+    gast.With: ("a with block", "open resources outside the differentiated function (srcad "
+                "reads through np.errstate, np.printoptions, warnings.catch_warnings, "
+                "contextlib.suppress() and contextlib.nullcontext blocks only)"),
     gast.AsyncFunctionDef: ("async code", "differentiate a plain (synchronous) function"),
     gast.Await: ("await", "differentiate a plain (synchronous) function"),
     gast.AsyncFor: ("async for", "differentiate a plain (synchronous) function"),
@@ -51,7 +64,9 @@ UNSUPPORTED_CALLS = {
 
 
 def validate(source):
-    """Raise :class:`UnsupportedSyntaxError` for the first unsupported construct."""
+    """Raise :class:`UnsupportedSyntaxError` for the first unsupported construct (after
+    dropping the value-neutral ``with`` lines)."""
+    strip_neutral_with(source)
     for node in _walk_body(source.node):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and (
             node.func.id in UNSUPPORTED_CALLS
@@ -88,3 +103,102 @@ def _walk_body(fdef):
         yield from gast.walk(stmt)
     for default in fdef.args.defaults + [d for d in fdef.args.kw_defaults if d is not None]:
         yield from gast.walk(default)
+
+
+# ---------------------------------------------------------------- value-neutral with blocks
+
+#: context managers that change no value: a block under them is differentiated as if the with
+#: line were absent (checked further by :func:`_neutral`)
+NEUTRAL = {np.errstate: "np.errstate", np.printoptions: "np.printoptions",
+           warnings.catch_warnings: "warnings.catch_warnings",
+           contextlib.suppress: "contextlib.suppress", contextlib.nullcontext:
+           "contextlib.nullcontext"}
+
+#: np.errstate settings that keep values and control flow as they are
+_QUIET = {"ignore", "warn", "print", "log"}
+
+
+def strip_neutral_with(source):
+    """Replace each value-neutral ``with`` block of ``source.node`` by its body (a
+    ``nullcontext(v) as t`` by ``t = v`` first); refuse a known context manager used in a way
+    that changes what runs (``np.errstate(all="raise")``, ``contextlib.suppress(E)``)."""
+    local = _assigned_names(source.node)
+    source.node.body = _strip(source.node.body, source, local)
+
+
+def _strip(stmts, source, local):
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, gast.With):
+            before = _neutral(stmt, source, local)
+            if before is not None:
+                out += before + _strip(stmt.body, source, local)
+                continue
+        for field in ("body", "orelse"):
+            sub = getattr(stmt, field, None)
+            if isinstance(sub, list) and sub and isinstance(sub[0], gast.stmt):
+                setattr(stmt, field, _strip(sub, source, local))
+        out.append(stmt)
+    return out
+
+
+def _neutral(stmt, source, local):
+    """The assignments that stand for the with line if every item is value-neutral, else
+    None (the with is refused later)."""
+    before = []
+    for item in stmt.items:
+        call = item.context_expr
+        if not isinstance(call, gast.Call):
+            return None
+        attrs, root = [], call.func
+        while isinstance(root, gast.Attribute):
+            attrs.insert(0, root.attr)
+            root = root.value
+        if not isinstance(root, gast.Name) or root.id in local:
+            return None
+        try:
+            manager = source.lookup(root.id, tuple(attrs))
+        except (KeyError, AttributeError):
+            return None
+        try:
+            what = NEUTRAL.get(manager)
+        except TypeError:
+            return None
+        if what is None:
+            return None
+        why = _changes_something(manager, call, item)
+        if why:
+            line = stmt.lineno
+            raise UnsupportedSyntaxError(
+                f"srcad cannot differentiate this {what} block: {why}",
+                filename=source.filename, lineno=line, construct=source.line_text(line),
+                hint="differentiate the block without it (drop the with line), or move it "
+                "outside the differentiated function")
+        if item.optional_vars is not None:  # only nullcontext gets here with an `as`
+            value = call.args[0] if call.args else gast.Constant(value=None, kind=None)
+            assign = gast.Assign(targets=[item.optional_vars], value=value,
+                                 type_comment=None)
+            before.append(gast.copy_location(assign, stmt))
+    return before
+
+
+def _changes_something(manager, call, item):
+    """Why this use of a value-neutral context manager is not neutral after all (or '')."""
+    if any(isinstance(k, gast.Starred) for k in call.args) or any(
+            k.arg is None for k in call.keywords):
+        return "its arguments are not written out (*args or **kwargs)"
+    if item.optional_vars is not None and manager is not contextlib.nullcontext:
+        return "its value is bound with `as`"
+    if manager is np.errstate:
+        if call.args:
+            return "it is given a positional argument"
+        for k in call.keywords:
+            quiet = isinstance(k.value, gast.Constant) and k.value.value in _QUIET
+            if not quiet:
+                return (f"{k.arg}= is not one of {sorted(_QUIET)} (raising turns a "
+                        "floating-point warning into an exception)")
+    if manager is contextlib.suppress and call.args:
+        return "suppressing an exception skips the rest of the block when it is raised"
+    if manager is contextlib.nullcontext and len(call.args) + len(call.keywords) > 1:
+        return "nullcontext takes one value"
+    return ""

@@ -22,6 +22,7 @@ import numbers
 
 import numpy as np
 
+from ..core import trees
 from . import tape
 
 __all__ = ["check_grads", "numerical_grad"]
@@ -47,6 +48,16 @@ def numerical_grad(f, args, wrt=0, eps=DEFAULT_EPS):
 
 def _numerical_grad_one(f, args, i, eps):
     x = args[i]
+    if trees.is_container(x):  # a dict, list or tuple: leaf by leaf, the same container back
+        leaves = trees.leaves(x)
+
+        def at(j, value):
+            return trees.rebuild(x, leaves[:j] + [value] + leaves[j + 1:])
+
+        grads = [_numerical_grad_one(lambda *a, j=j: f(*_replace(a, i, at(j, a[i]))),
+                                     _replace(args, i, leaf), i, eps)
+                 for j, leaf in enumerate(leaves)]
+        return trees.rebuild(x, grads)
     if _is_scalar(x):
         return _derivative(lambda t: _call(f, _replace(args, i, x + t)), eps)
     x = np.asarray(x, dtype=float)
@@ -84,7 +95,11 @@ def _is_scalar(x):
 
 
 def _is_differentiable(x):
-    """A float scalar or a floating-point array: what `wrt=None` selects."""
+    """A float scalar or a floating-point array, or a dict, list or tuple of them: what
+    `wrt=None` selects."""
+    if trees.is_container(x):
+        leaves = trees.leaves(x)
+        return bool(leaves) and all(map(_is_differentiable, leaves))
     if isinstance(x, np.ndarray):
         return np.issubdtype(x.dtype, np.floating)
     return isinstance(x, (float, np.floating))
@@ -165,6 +180,8 @@ def check_grads(
             "tape",
         )
     if order == 2:
+        if any(trees.is_container(args[i]) for i in indices):
+            raise ValueError("order=2 checks float and array arguments, not containers")
         for i in indices:
             _check_second_order(api, f, args, i, indices, rng, rtol, atol, eps)
 
@@ -176,15 +193,29 @@ def _reference_grad():
 
 def _check_directional(f, args, i, grad, rng, rtol, atol, eps, directions):
     x = args[i]
-    grad = _zeros_if_none(grad, x)
     where = f"{_name(f)}: gradient with respect to {_label(f, i)}"
-    if np.shape(grad) != np.shape(x):
-        raise AssertionError(f"{where} has shape {np.shape(grad)}, expected {np.shape(x)}")
+    if trees.is_container(x):  # a dict, list or tuple: a direction for every leaf at once
+        xs = trees.leaves(x)
+        if not trees.is_container(grad) or len(trees.leaves(grad)) != len(xs):
+            raise AssertionError(f"{where} is {grad!r}, not a container like {x!r}")
+        gs = [_zeros_if_none(g, leaf) for g, leaf in zip(trees.leaves(grad), xs, strict=True)]
+    else:
+        xs, gs = [x], [_zeros_if_none(grad, x)]
+    for g, leaf in zip(gs, xs, strict=True):
+        if np.shape(g) != np.shape(leaf):
+            raise AssertionError(f"{where} has shape {np.shape(g)}, expected {np.shape(leaf)}")
+
+    def moved(t, vs):
+        new = [leaf + t * v for leaf, v in zip(xs, vs, strict=True)]
+        return trees.rebuild(x, new) if trees.is_container(x) else new[0]
+
     for _ in range(directions):
-        v = float(rng.standard_normal()) if _is_scalar(x) else rng.standard_normal(np.shape(x))
-        numeric = _derivative(lambda t, v=v: _call(f, _replace(args, i, x + t * v)), eps)
-        analytic = float(np.sum(grad * v))
-        scale = float(np.sum(np.abs(grad * v)))
+        vs = [float(rng.standard_normal()) if _is_scalar(leaf) else
+              rng.standard_normal(np.shape(leaf)) for leaf in xs]
+        numeric = _derivative(lambda t, vs=vs: _call(f, _replace(args, i, moved(t, vs))), eps)
+        analytic = sum(float(np.sum(g * v)) for g, v in zip(gs, vs, strict=True))
+        scale = sum(float(np.sum(np.abs(g * v))) for g, v in zip(gs, vs, strict=True))
+        v = vs if trees.is_container(x) else vs[0]
         if not abs(analytic - numeric) <= atol + rtol * scale:
             raise AssertionError(
                 f"{where} disagrees with finite differences along a random direction v:\n"
@@ -221,6 +252,13 @@ def _check_second_order(api, f, args, i, indices, rng, rtol, atol, eps):
 
 
 def _assert_close(actual, expected, rtol, atol, message):
+    if trees.is_container(expected):
+        if not trees.is_container(actual) or len(trees.leaves(actual)) != len(
+                trees.leaves(expected)):
+            raise AssertionError(f"{message}:\n  got      {actual!r}\n  expected {expected!r}")
+        for a, e in zip(trees.leaves(actual), trees.leaves(expected), strict=True):
+            _assert_close(a, e, rtol, atol, message)
+        return
     actual = _zeros_if_none(actual, expected)
     if np.shape(actual) != np.shape(expected) or not np.allclose(
         actual, expected, rtol=rtol, atol=atol

@@ -29,7 +29,8 @@ The package: :mod:`.results` (``EngineResult``, ``Comparison`` and its table), :
 autograd) and :mod:`.stand_ins` (``math`` and builtins for their traced values); this module
 holds :func:`compare` and reads its arguments.
 
-Imports: NumPy, the standard library and its own modules.
+Imports: NumPy, the standard library, its own modules and :mod:`srcad.core.trees` (a dict,
+list or tuple argument is compared leaf by leaf: its gradient column is the vector of them).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import inspect
 
 import numpy as np
 
+from ...core import trees
 from .engines import ENGINES, _run_engine
 from .results import Comparison, EngineResult
 
@@ -94,6 +96,9 @@ def _params(f):
 
 
 def _is_float(x):
+    if trees.is_container(x):  # a dict, list or tuple of floats, as srcad.grad takes
+        leaves = trees.leaves(x)
+        return bool(leaves) and all(map(_is_float, leaves))
     if isinstance(x, np.ndarray):
         return x.dtype.kind == "f"
     return isinstance(x, (float, np.floating))

@@ -5,8 +5,8 @@ engine's own work, the part that is timed; ``finish(run's result, args)`` gives 
 gradients). srcad, the tape and finite differences are here; torch and autograd in
 :mod:`.peers`. :func:`_run_engine` times one engine and turns its failure into a result.
 
-Imports: NumPy, the standard library, :mod:`.results`, :mod:`.peers`, and when an engine runs,
-``srcad.api``, the tape and ``srcad.check``.
+Imports: NumPy, the standard library, :mod:`srcad.core.trees`, :mod:`.results`, :mod:`.peers`,
+and when an engine runs, ``srcad.api``, the tape and ``srcad.check``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 
+from ...core import trees
 from .peers import _autograd, _torch
 from .results import EngineResult
 
@@ -82,6 +83,13 @@ def _normalise(value, grads, args, params, names):
     out = []
     for name, g in zip(names, grads):
         x = args[params.index(name)]
+        if trees.is_container(x):  # a dict, list or tuple: the vector of its leaves' gradients
+            if not trees.is_container(g) or len(trees.leaves(g)) != len(trees.leaves(x)):
+                raise TypeError(f"the gradient for {name!r} is not a container like it")
+            out.append(np.concatenate([np.ravel(np.zeros(np.shape(leaf)) if h is None else h)
+                                       for h, leaf in zip(trees.leaves(g), trees.leaves(x))]
+                                      ).astype(float))
+            continue
         g = np.zeros(np.shape(x)) if g is None else np.asarray(g, dtype=float)
         out.append(float(g) if np.ndim(x) == 0 else np.reshape(g, np.shape(x)))
     return value, tuple(out)

@@ -42,7 +42,7 @@ import inspect
 import numpy as np
 
 from ... import pipeline
-from ...frontend import source
+from ...frontend import entry
 from .builder import _Builder
 from .dot import render
 from .model import Graph
@@ -65,7 +65,7 @@ def build(func, args=None, wrt=None, fold=True):
     as a node of its own.
     """
     func = func.__srcad__._user if getattr(func, "__srcad__", None) is not None else (
-        source.target(func))
+        entry.target(func))
     fn, _ = pipeline.to_ssa(func)
     wrt_names = _wrt(fn.params, args, wrt)  # by default the float arguments given
     if args is not None:

@@ -13,6 +13,7 @@ import inspect
 
 import numpy as np
 
+from ...core import trees
 from .rebinding import rebind
 from .shims import _REPLACEMENTS
 from .var import Var, _raw
@@ -59,6 +60,14 @@ def _run(f, args, kwargs, wrt, fresh):
             raise NotImplementedError(
                 "srcad.tape does not nest: for higher derivatives of plain functions use srcad.grad"
             )
+        if trees.is_container(v) and not isinstance(v, Var):  # a leaf Var per number in it
+            group = [Var(_raw(leaf)) for leaf in trees.leaves(v)]
+            if not all(np.asarray(g.value).dtype.kind in "biuf" for g in group):
+                raise TypeError(f"argument {name!r} to differentiate holds a value that is not "
+                                "a float or an array of floats")
+            bound.arguments[name] = trees.rebuild(v, group)
+            leaves.append((v, group))
+            continue
         if not isinstance(v, Var) or fresh:
             if np.asarray(_raw(v)).dtype.kind not in "biuf":
                 raise TypeError(
@@ -105,11 +114,19 @@ def value_and_grad(f=None, wrt=0):
             )
         if isinstance(out, Var) and out.requires_grad:
             out.backward()
-        grads = tuple(np.zeros_like(v.value) if v.grad is None else v.grad for v in leaves)
-        grads = tuple(float(g) if np.ndim(g) == 0 else g for g in grads)
+        grads = tuple(_grad_of(v) for v in leaves)
         return float(_raw(out)), grads[0] if _single(wrt) else grads
 
     return value_and_grad_f
+
+
+def _grad_of(leaf):
+    """A leaf's gradient (a container's: the container of its leaves' gradients)."""
+    if isinstance(leaf, tuple):
+        container, group = leaf
+        return trees.rebuild(container, [_grad_of(v) for v in group])
+    g = np.zeros_like(leaf.value) if leaf.grad is None else leaf.grad
+    return float(g) if np.ndim(g) == 0 else g
 
 
 def grad(f=None, wrt=0):

@@ -1,0 +1,224 @@
+"""What srcad reads for a callable it is asked to differentiate: the entry point.
+
+A plain Python function (a ``def`` or a lambda) is read as it is. Other callables are read
+through a *shim*: a small function with the callable's parameters whose body calls it, made
+once, its text registered in ``linecache`` like any source. The callable is then a callee
+like any other: its own source is differentiated, or its rule used.
+
+* a bound method ``obj.loss`` (and a classmethod, bound to its class): ``def loss(x): return
+  Model_loss(obj, x)``, the object held by the shim. Its attributes are read by the method's
+  code each time it runs, so an attribute changed between calls is seen; they are constants
+  (the gradient is with respect to the explicit parameters). The shims of the 64 objects
+  used last are kept (each holds its object);
+* an instance with a Python ``__call__``: its bound ``__call__``, as above;
+* a function with a derivative rule (``np.sqrt``, ``math.sin``, a ``srcad.extend.defvjp``
+  function): ``def sqrt(x): return sqrt_rule(x)`` with the rule's parameters, so the rule is
+  used (a rule takes precedence over a Python body here as in any call);
+* a decorated function whose wrapper takes ``*args, **kwargs``: see :func:`source.target`.
+
+Imports: the standard library, :mod:`srcad.rules` (which functions have rules) and
+:mod:`srcad.frontend.source`.
+"""
+
+from __future__ import annotations
+
+import collections
+import inspect
+import keyword
+import linecache
+import types
+
+from ..rules import registry
+from . import source
+
+_shims = {}  # a rule function (by identity) -> its shim
+#: (method's function, id(object)) -> (object, shim), the most recently used: the shim holds
+#: its object, so only a few are kept (an object's id is not reused while it is held here)
+_bound = collections.OrderedDict()
+_KEEP_BOUND = 64
+
+
+def target(func):
+    """The plain Python function srcad reads for ``func`` (``func`` itself when it is one)."""
+    if type(func) is types.FunctionType and "__wrapped__" not in func.__dict__ and (
+            not _has_rule(func)):
+        return func  # the common case, first
+    if source.made_by_srcad(func):
+        return func
+    if inspect.ismethod(func) and inspect.isfunction(func.__func__):
+        return _bound_shim(func.__func__, func.__self__)
+    if _has_rule(func):
+        return _rule_shim(func)
+    if not inspect.isfunction(func) and not inspect.isroutine(func) and not isinstance(
+            func, type):
+        call = next((vars(k)["__call__"] for k in type(func).__mro__
+                     if "__call__" in vars(k)), None)
+        if inspect.isfunction(call) and not hasattr(func, "__wrapped__"):
+            return _bound_shim(call, func)
+    return source.target(func)
+
+
+def _has_rule(func):
+    try:
+        return registry.has_rule(func) and bool(registry.rules_for(func))
+    except TypeError:
+        return False
+
+
+def _rule_shim(func):
+    # the rule taking the fewest arguments (math.log: log(x) rather than log(x, base))
+    key = min(registry.rules_for(func), key=lambda r: sum(
+        p.default is p.empty for p in r.signature.parameters.values()))
+    known = _shims.get(id(func))
+    if known is not None and known[0] is func and known[1] is key:
+        return known[2]
+    # the parameters without a default (the function's own defaults hold for the others:
+    # srcad.grad(np.sum) is the gradient of np.sum(a))
+    params = [p for p in key.signature.parameters.values()
+              if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    shim = _shim(_name_of(func), params, func, None, f"the rule of {_describe(func)}")
+    _shims[id(func)] = (func, key, shim)
+    return shim
+
+
+def _bound_shim(function, obj):
+    key = (function, id(obj))
+    known = _bound.get(key)
+    if known is not None and known[0] is obj:
+        _bound.move_to_end(key)
+        return known[1]
+    sig = inspect.signature(function)
+    params = list(sig.parameters.values())[1:]  # the object is passed by the shim
+    shim = _shim(function.__name__, params, function, obj,
+                 f"{_describe(function)} bound to a {type(obj).__name__}")
+    shim.__qualname__ = function.__qualname__
+    shim.__doc__ = function.__doc__
+    _bound[key] = (obj, shim)
+    while len(_bound) > _KEEP_BOUND:
+        _bound.popitem(last=False)
+    return shim
+
+
+def aux_shim(func, keep):
+    """For ``has_aux=True``: ``def name(params): out = func(params); keep(out); return
+    out[0]``. ``keep`` is a function with no derivative that the forward sweep runs (it checks
+    ``out`` is a pair and hands ``out[1]`` to the caller); the gradient is that of ``out[0]``."""
+    params = list(inspect.signature(func).parameters.values())
+    code = getattr(inspect.unwrap(getattr(func, "__srcad_entry__", func)), "__code__", None)
+    where = f"{code.co_filename}:{code.co_firstlineno}" if code is not None else ""
+    return _shim(getattr(func, "__name__", "f"), params, func, None,
+                 f"{_describe(func)} with has_aux=True", (keep, where))
+
+
+def takes_star_args(func):
+    """Whether ``func`` (a plain function) takes ``*args``."""
+    code = getattr(func, "__code__", None)
+    if isinstance(code, types.CodeType) and not hasattr(func, "__wrapped__"):
+        return bool(code.co_flags & inspect.CO_VARARGS)
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is p.VAR_POSITIONAL for p in params)
+
+
+def star_shim(func, n):
+    """For ``def f(x, *args)`` called with ``n`` positional arguments: ``def f(x, args_0,
+    args_1, ...): return f(x, args_0, args_1, ...)``, whose parameters name the gradients
+    (position ``k`` of ``wrt`` is the ``k``-th positional argument)."""
+    params = list(inspect.signature(func).parameters.values())
+    named = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    star = next(p for p in params if p.kind is p.VAR_POSITIONAL)
+    taken = {p.name for p in params}
+    items = []
+    for k in range(max(0, n - len(named))):
+        item = f"{star.name}_{k}"
+        while item in taken:
+            item += "_"
+        taken.add(item)
+        items.append(inspect.Parameter(item, inspect.Parameter.POSITIONAL_OR_KEYWORD))
+    rest = [p for p in params if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)]
+    if items:  # the items come after every named one: those with defaults lose them
+        named = [p.replace(default=p.empty) for p in named]
+    shim = _shim(getattr(func, "__name__", "f"), named + items + rest, func, None,
+                 f"{_describe(func)} with {n} positional arguments")
+    shim.__qualname__ = getattr(func, "__qualname__", shim.__name__)
+    return shim
+
+
+def _shim(name, params, callee, obj, what, keep=None):
+    """``def name(params): return callee([obj,] params)``, its text in ``linecache`` (with
+    ``keep``, a pair (function, "file:line"), see :func:`aux_shim`)."""
+    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) or (
+            name.startswith("__srcad")):
+        name = "f"
+    taken = {p.name for p in params}
+
+    def fresh(base):
+        while base in taken or base == name:
+            base += "_"
+        taken.add(base)
+        return base
+
+    callee_name, self_name = fresh(f"{name}_called"), fresh("bound_object")
+    value_name, keep_name = fresh("value_and_aux"), fresh("keep_aux")
+    head, passed = [], [self_name] if obj is not None else []
+    star = False
+    for i, p in enumerate(params):
+        if p.kind == p.KEYWORD_ONLY and not star:
+            head.append("*")
+            star = True
+        if p.kind == p.VAR_POSITIONAL:
+            head.append(f"*{p.name}")
+            passed.append(f"*{p.name}")
+            star = True
+            continue
+        if p.kind == p.VAR_KEYWORD:
+            head.append(f"**{p.name}")
+            passed.append(f"**{p.name}")
+            continue
+        head.append(p.name)
+        if p.kind == p.POSITIONAL_ONLY and (i + 1 == len(params) or params[i + 1].kind
+                                            != p.POSITIONAL_ONLY):
+            head.append("/")
+        passed.append(p.name if p.kind != p.KEYWORD_ONLY else f"{p.name}={p.name}")
+    text = f"def {name}({', '.join(head)}):\n"
+    if keep is None:
+        text += f"    return {callee_name}({', '.join(passed)})\n"
+    else:
+        text += (f"    {value_name} = {callee_name}({', '.join(passed)})\n"
+                 f"    {keep_name}({value_name}, {keep[1]!r})\n"
+                 f"    return {value_name}[0]\n")
+    filename = f"<srcad: {what}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    module = getattr(callee, "__module__", None) if obj is not None else None
+    namespace = {callee_name: callee, "__name__": module or "srcad_entry_point"}
+    if obj is not None:
+        namespace[self_name] = obj
+    if keep is not None:
+        namespace[keep_name] = keep[0]
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102
+    shim = namespace[name]
+    positional = [p.default for p in params
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    defaults = []
+    for d in reversed(positional):
+        if d is inspect.Parameter.empty:
+            break
+        defaults.insert(0, d)
+    shim.__defaults__ = tuple(defaults) or None
+    shim.__kwdefaults__ = {p.name: p.default for p in params if p.kind == p.KEYWORD_ONLY
+                           and p.default is not p.empty} or None
+    shim.__srcad_entry__ = callee
+    return shim
+
+
+def _name_of(func):
+    name = getattr(func, "__name__", None)
+    return name if isinstance(name, str) else "f"
+
+
+def _describe(func):
+    name = getattr(func, "__qualname__", None) or _name_of(func)
+    module = getattr(func, "__module__", None)
+    return f"{module}.{name}" if module and module != "builtins" else name

@@ -1,0 +1,207 @@
+"""Dataclasses, named tuples and registered classes as ``wrt`` arguments (pytrees).
+
+``srcad.grad(loss)(params, x)`` with ``params`` a dataclass instance returns a dataclass of
+gradients, as JAX does with its pytrees. A class is a *record* here: its values have named
+fields the code reads as attributes (``params.w``). Dataclasses and named tuples are records
+by themselves; any other class is made one with :func:`register_pytree`::
+
+    srcad.register_pytree(Layer, lambda layer: {"w": layer.w, "b": layer.b},
+                          lambda fields: Layer(fields["w"], fields["b"]))
+
+How: when a ``wrt`` argument is a record, the function's tree (as read) is changed so that
+each ``params.w`` reads ``params["w"]`` (through nested records: ``params.layer.w`` reads
+``params["layer"]["w"]``), the record is passed as that dict, and the dict of gradients is
+made a record again. A record parameter used any other way (passed to a helper, returned,
+indexed, a method called) is refused: srcad could not see what the helper reads, and a
+gradient must never be silently lost.
+
+Imports: the standard library, gast, :mod:`srcad.errors` and :mod:`srcad.frontend.source`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import gast
+
+from .errors import UnsupportedSyntaxError
+
+__all__ = ["register_pytree"]
+
+_REGISTERED = {}  # class -> (flatten: obj -> dict of fields, unflatten: dict -> obj)
+
+
+def register_pytree(cls, flatten, unflatten):
+    """Make instances of ``cls`` differentiable as ``wrt`` arguments: ``flatten(obj)`` returns
+    a dict ``{field name: value}`` of the attributes the code reads, ``unflatten(fields)``
+    builds an instance from such a dict (srcad builds the gradient with it)."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_pytree takes a class, got {cls!r}")
+    _REGISTERED[cls] = (flatten, unflatten)
+
+
+def is_record(value):
+    cls = type(value)
+    return (cls in _REGISTERED or dataclasses.is_dataclass(value) and not isinstance(value, type)
+            or isinstance(value, tuple) and hasattr(cls, "_fields"))
+
+
+def _fields_of(value):
+    cls = type(value)
+    if cls in _REGISTERED:
+        return dict(_REGISTERED[cls][0](value))
+    if isinstance(value, tuple):
+        return dict(zip(cls._fields, value))
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+
+
+def flatten(value):
+    """A record's fields as a dict, nested records too."""
+    return {k: flatten(v) if is_record(v) else v for k, v in _fields_of(value).items()}
+
+
+def shape(value):
+    """A record's class and its nested records' classes, by field (for a cache key: the
+    fields' kinds are in the key of the dict :func:`flatten` gives)."""
+    return (type(value),) + tuple((k, shape(v)) for k, v in _fields_of(value).items()
+                                  if is_record(v))
+
+
+def unflatten(like, grads):
+    """The record shaped like ``like`` holding ``grads`` (a dict, as :func:`flatten` gives)."""
+    cls = type(like)
+    example = _fields_of(like)
+    fields = {k: unflatten(example[k], v) if isinstance(v, dict) and is_record(example[k])
+              else v for k, v in grads.items()}
+    if cls in _REGISTERED:
+        return _REGISTERED[cls][1](fields)
+    if isinstance(like, tuple):
+        return cls(**fields)
+    init = {f.name for f in dataclasses.fields(like) if f.init}
+    made = cls(**{k: v for k, v in fields.items() if k in init})
+    for k, v in fields.items():  # fields not set by __init__
+        if k not in init:
+            object.__setattr__(made, k, v)
+    return made
+
+
+def _field(record, name):
+    return _fields_of(record)[name]
+
+
+def rewrite(source, records):
+    """Change ``source.node`` so that the parameters in ``records`` (name -> an example
+    record) are read as dicts: ``p.w`` -> ``p["w"]``. Refuses any other use of them."""
+    fdef = source.node
+    for node in gast.walk(fdef):  # a nested function whose own parameter has the name
+        if node is not fdef and isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            args = node.args
+            own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+            own |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+            if own & set(records):
+                line = getattr(node, "lineno", None)
+                raise UnsupportedSyntaxError(
+                    f"a nested function's parameter is named like the record "
+                    f"{sorted(own & set(records))[0]!r}", filename=source.filename,
+                    lineno=line, construct=source.line_text(line),
+                    hint="give the nested function's parameter another name")
+    _replace_reads(fdef, records, source)
+    for node in gast.walk(fdef):  # what is left: a use srcad cannot follow
+        if isinstance(node, gast.Name) and node.id in records and not getattr(
+                node, "_srcad_record", False):
+            if isinstance(node.ctx, gast.Param):
+                continue
+            line = getattr(node, "lineno", None)
+            raise UnsupportedSyntaxError(
+                f"the record {node.id!r} ({type(records[node.id]).__name__}) is differentiated "
+                "when the function reads its fields (p.w), not when it is used whole "
+                "(passed on, returned, indexed, assigned, a method called)",
+                filename=source.filename, lineno=line, construct=source.line_text(line),
+                hint=f"read the fields here ({node.id}.field) and pass them on one by one")
+    return source
+
+
+def _replace_reads(node, records, source):
+    for field, child in gast.iter_fields(node):
+        items = child if isinstance(child, list) else [child]
+        for i, item in enumerate(items):
+            if not isinstance(item, gast.AST):
+                continue
+            new = _read(item, records, source)
+            if new is item:
+                _replace_reads(item, records, source)
+            elif isinstance(child, list):
+                child[i] = new
+            else:
+                setattr(node, field, new)
+
+
+def _read(node, records, source):
+    """``node`` with the record read it is (``p.a.b``) turned into subscripts, else itself."""
+    chain, root = [], node
+    while isinstance(root, gast.Attribute):
+        chain.insert(0, root)
+        root = root.value
+    if not chain or not isinstance(root, gast.Name) or root.id not in records:
+        return node
+    value, out = records[root.id], gast.Name(id=root.id, ctx=gast.Load(), annotation=None,
+                                              type_comment=None)
+    out._srcad_record = True
+    gast.copy_location(out, root)
+    for k, attr in enumerate(chain):
+        if not is_record(value):  # a field's own attributes: p.w.shape is p["w"].shape
+            for rest in chain[k:]:
+                out = gast.copy_location(gast.Attribute(value=out, attr=rest.attr,
+                                                        ctx=rest.ctx), rest)
+            _replace_reads(out, records, source)
+            return out
+        if not isinstance(attr.ctx, gast.Load):
+            break
+        fields = flatten(value)
+        if attr.attr not in fields:
+            line = getattr(attr, "lineno", None)
+            raise UnsupportedSyntaxError(
+                f"{attr.attr!r} is not a field of the record {root.id!r} "
+                f"({type(value).__name__}: {sorted(fields)})", filename=source.filename,
+                lineno=line, construct=source.line_text(line),
+                hint="read its fields only (a method or property is not followed)")
+        key = gast.Constant(value=attr.attr, kind=None)
+        out = gast.copy_location(gast.Subscript(value=out, slice=key, ctx=gast.Load()), attr)
+        value = _field(value, attr.attr)
+    else:
+        return out
+    line = getattr(node, "lineno", None)
+    raise UnsupportedSyntaxError(
+        f"writing a field of the record {root.id!r}", filename=source.filename,
+        lineno=line, construct=source.line_text(line),
+        hint="build the new value in a local name and return it")
+
+
+def records_among(values, wrt):
+    """The ``wrt`` arguments that are records: name -> the record."""
+    return {name: values[name] for name in wrt if is_record(values.get(name))}
+
+
+def wrap(fn, params, records, mode, single, wrt):
+    """``fn`` (generated for the records as dicts) called with the records themselves: they
+    go in as dicts, their gradients come out as records again, of the example's classes
+    (the cache key holds the classes and the fields' kinds, so every call's are the same)."""
+    positions = {params.index(name): name for name in records}
+    order = [records.get(w) for w in wrt]
+
+    def with_records(*args, **kwargs):
+        args = list(args)
+        for i, name in positions.items():
+            if i < len(args):
+                args[i] = flatten(args[i])
+            elif name in kwargs:
+                kwargs[name] = flatten(kwargs[name])
+        result = fn(*args, **kwargs)
+        value, grads = result if mode == "value_and_grad" else (None, result)
+        items = [grads] if single else list(grads)
+        items = [unflatten(like, g) if like is not None else g
+                 for like, g in zip(order, items)]
+        grads = items[0] if single else tuple(items)
+        return (value, grads) if mode == "value_and_grad" else grads
+
+    return with_records
