@@ -114,6 +114,8 @@ class Loops:
         ):
             fn = self.lookup(iter_node.func.id, iter_node)
             args = iter_node.args
+            if any(isinstance(a, gast.Starred) for a in args):
+                args = self.spliced(iter_node)  # zip(*pairs): pairs of a known length
             if fn is range and not iter_node.keywords:
                 return "range", args
             if fn is enumerate and len(args) == 1 and not iter_node.keywords:
@@ -125,6 +127,7 @@ class Loops:
         return "seq", [self.sequence(iter_node)]
 
     def sequence(self, node):
+        node = self.consumed(node)  # map(f, xs), filter(p, xs): a list comprehension
         atom = self.expr(node)
         if isinstance(node, (gast.Name, gast.List, gast.Tuple)) or isinstance(atom, Const):
             return atom

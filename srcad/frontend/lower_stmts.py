@@ -81,6 +81,8 @@ class Statements:
                 type_comment=None, type_params=[])
             self.local_function(target.id, gast.copy_location(fdef, lam), node)
             return
+        if self.keyword_display(target, value_node):
+            return
         if isinstance(target, gast.Name):
             self.no_rebinding(target, node)
             before = self.env.get(target.id)
@@ -98,6 +100,8 @@ class Statements:
             for t, v in zip(target.elts, values):
                 self.bind_atom(t, v, node)
         else:
+            if isinstance(target, (gast.Tuple, gast.List)):
+                value_node = self.consumed(value_node)  # a, b = zip(*pairs), map(...)
             self.bind_atom(target, self.expr(value_node), node)
 
     def bind_atom(self, target, value, node):
@@ -149,6 +153,7 @@ class Statements:
             target = self.namer.version(name)
             phis.append(ir.Phi(target, [a, b]))
             merged[name] = Var(target)
+            self.note_choices(target, a, b)  # g = f1 if c else f2: g(x) calls one of them
         self.env = merged
         self.emit(ir.If(test, then_block, else_block, phis, node.lineno))
 

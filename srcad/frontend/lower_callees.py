@@ -1,0 +1,576 @@
+"""Lowering calls of function *values*: what a callee is when it is not a plain name.
+
+A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it shares), used by
+:meth:`srcad.frontend.lower_calls.Calls.expr_Call`. Every callee is resolved, while lowering,
+to the Python object it is, and the call is rewritten as a call srcad already differentiates:
+
+* a function held in a local or passed in a parameter (``g = my_fn; g(x)``,
+  ``def apply(f, x): return f(x)`` called as ``apply(np.sin, x)``): the callee is
+  *specialised* on the function passed (:func:`srcad.core.functions.specialised`): in that
+  copy the parameter is the constant it was given, so ``f(x)`` is ``np.sin(x)``; a call
+  passing another function uses another copy. A parameter nobody fixed is refused;
+* a method of an object whose class the specialisation knows (``self.predict(x)``,
+  ``model.loss(x)``, a property ``self.area``, a static or class method, ``obj(x)`` with a
+  ``__call__``): the function on the class, with the object as first argument;
+* ``functools.partial(f, a)`` and a lambda reading local values: calls of them are calls of
+  ``f`` (or of the lambda, lifted) with the fixed arguments first; such a value passed on to
+  another function is refused, with the rewrite;
+* ``srcad.grad(inner)`` (or ``value_and_grad``) with constant arguments: made while lowering,
+  so ``srcad.grad(inner)(x)`` is a call of a derivative, which the reverse sweep
+  differentiates again (a second derivative);
+* ``map``/``filter`` consumed at once (``sum(map(f, xs))``, ``list(filter(p, xs))``, a ``for``
+  over them) are list comprehensions; ``f(*t)`` with ``t`` a constant sequence is spliced, and
+  a starred argument of unknown length in a call that carries no gradient runs as it is.
+
+Imports: gast, the standard library, :mod:`srcad.core` and :mod:`.lower_exprs`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import inspect
+import operator
+
+import gast
+
+from ..core import functions, ir
+from ..core.ir import Const, Var
+from ..rules.registry import _PURE_MARKERS
+from ..rules.registry import registry as _registry
+
+_PURE_MARKERS.add(functools.partial)
+_NONDIFF = _registry.nondiff  # building one has no effect: dead if unused
+
+#: calls that consume an iterable at once: a ``map``/``filter`` argument is built as a list
+CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed)
+
+
+def star_call(fn, args, kwargs):
+    """``fn(*args, **kwargs)``: how generated code calls a function with a starred argument
+    whose length srcad cannot know (only where no gradient flows: nothing is differentiated
+    through it)."""
+    return fn(*args, **kwargs)
+
+
+star_call.__srcad_star_call__ = True
+
+
+def check_method(obj, name):
+    """Raise unless ``obj.name`` is the function of ``obj``'s class (an attribute of the
+    object's own would hide it, and srcad differentiated the class's): generated code
+    checks this at each ``obj.method(...)`` it resolved by the class."""
+    own = getattr(obj, "__dict__", None)
+    if own is not None and name in own:
+        raise TypeError(f"srcad differentiated {type(obj).__name__}.{name}, but this object "
+                        f"has an attribute {name!r} of its own that Python calls instead; "
+                        "give the attribute another name")
+
+
+_NONDIFF.add(check_method)
+
+
+class Callees:
+    """Calls whose callee is a function value: specialised, expanded, or refused."""
+
+    # ---------------------------------------------------------------- what a callee is
+
+    def bound_name(self, obj, hint):
+        """A name under which generated code reads ``obj`` (bound through a cell, like a
+        lifted function: valid in the forward and the backward sweep)."""
+        for name, known in self.lifted.items():
+            if known is obj:
+                return name
+        name = self.namer.fresh(hint or "fn")
+        self.lifted[name] = obj
+        return name
+
+    def bound_const(self, value, hint):
+        """An atom for ``value`` (a fixed argument of a partial, say): a literal as itself,
+        anything else through a bound name."""
+        if value is None or type(value) in (int, float, bool, str, complex):
+            return Const(value)
+        return Const(value, self.bound_name(value, hint))
+
+    def value_callee(self, atom, node, what):
+        """The callee when a call's function is the atom ``atom`` (a local or a parameter)."""
+        if isinstance(atom, Var) and atom.name in self.partials:
+            return self.partials[atom.name]
+        if isinstance(atom, Const) and functions.is_function_value(atom.value):
+            return atom.value, [], {}, atom.spelling
+        if isinstance(atom, Const) and isinstance(atom.value, type):
+            return atom.value, [], {}, atom.spelling
+        if isinstance(atom, Const) and functions.user_instance_class(atom.value) is not None:
+            return atom.value, [], {}, atom.spelling
+        raise self.error(
+            node, f"calling {what}, whose value srcad does not know when it transforms the "
+            "function", hint="call a named function (defined at module level or imported), "
+            "or pass the function itself where the call is made: apply(np.sin, x) in the "
+            "function you differentiate specialises apply on np.sin")
+
+    def note_choices(self, target, *sources):
+        """A merge of function values (``g = f1 if c else f2``): remember which they may be."""
+        options = []
+        for atom in sources:
+            if isinstance(atom, Var) and atom.name in self.choices:
+                options += self.choices[atom.name]
+            elif isinstance(atom, Const) and functions.is_function_value(atom.value) and \
+                    not _is_instance(atom.value):
+                options.append(atom)
+            else:
+                return
+        unique = []
+        for atom in options:
+            if not any(atom.value is u.value for u in unique):
+                unique.append(atom)
+        self.choices[target] = unique
+
+    def call_choice(self, atom, node, hint):
+        """``g(x)`` where ``g`` is one of several known functions: an ``if`` on which."""
+        options = self.choices[atom.name]
+        key = f"\0{hint or 'value'}"
+        orelse = [gast.Assign(targets=[_name(key, gast.Store())], type_comment=None,
+                              value=gast.Call(func=Atom(options[-1]), args=node.args,
+                                              keywords=node.keywords))]
+        for option in reversed(options[:-1]):
+            test = self.assign(ir.Prim(operator.is_, [atom, option]), "same", node)
+            body = [gast.Assign(targets=[_name(key, gast.Store())], type_comment=None,
+                                value=gast.Call(func=Atom(option), args=node.args,
+                                                keywords=node.keywords))]
+            for stmt in body + orelse:
+                gast.copy_location(stmt, node)
+                gast.copy_location(stmt.value, node)
+            if option is options[0]:
+                self.branch(test, body, orelse, node)
+            else:  # the later tests are made inside the else arm
+                orelse = [_Lowered(lambda t=test, b=body, o=orelse: self.branch(t, b, o, node))]
+        return self.env.pop(key)
+
+    def call_value(self, fn, spelling, lead, lead_kw, node, hint=None):
+        """The operation for a call of the object ``fn`` with ``lead``/``lead_kw`` (atoms
+        fixed ahead of the call's own) and the call node's arguments."""
+        args = lead + [self.expr(a) for a in node.args]
+        kwargs = dict(lead_kw)
+        for k in node.keywords:
+            kwargs[k.arg] = self.expr(k.value)
+        return self.call_object(fn, spelling, args, kwargs, node, hint)
+
+    def call_object(self, fn, spelling, args, kwargs, node, hint=None):
+        for _ in range(16):  # a partial of a bound method of ...: unwrap a few levels
+            if isinstance(fn, functools.partial):
+                args = [self.bound_const(a, "arg") for a in fn.args] + args
+                kwargs = {**{k: self.bound_const(v, k) for k, v in fn.keywords.items()},
+                          **kwargs}
+                fn, spelling = fn.func, None
+            elif inspect.ismethod(fn) and inspect.isfunction(fn.__func__) and \
+                    functions.is_user_function(fn.__func__):
+                owner = spelling.rsplit(".", 1)[0] if spelling and "." in spelling else None
+                args = [Const(fn.__self__, owner) if owner else self.bound_const(
+                    fn.__self__, "obj")] + args
+                fn, spelling = fn.__func__, None
+            elif not inspect.isroutine(fn) and not isinstance(fn, type) and \
+                    functions.user_instance_class(fn) is not None and \
+                    functions.is_function_value(fn) and \
+                    functions.is_user_function(type(fn).__call__):
+                args = [Const(fn, spelling) if spelling else self.bound_const(fn, "obj")] + args
+                fn, spelling = type(fn).__call__, None
+            else:
+                break
+        if functions.is_derivative_maker(fn):
+            made = self.make_derivative(fn, args, kwargs, node)
+            if made is not None:
+                return made
+        if functions.is_user_function(fn):
+            fixed = self.fixed_for(fn, args, kwargs, node)
+            if fixed:
+                fn = functions.specialised(fn, fixed)
+                spelling = None
+        if spelling is None:
+            spelling = self.bound_name(fn, getattr(fn, "__name__", None) or "fn")
+        return ir.Prim(fn, args, kwargs, spelling=spelling)
+
+    def fixed_for(self, fn, args, kwargs, node):
+        """The parameters of ``fn`` a call fixes: function values, and objects whose class is
+        known (a parameter's default counts too: it is read and guarded like the name)."""
+        try:
+            sig = inspect.signature(fn, follow_wrapped=False)
+            bound = sig.bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return ()  # the transform reports the mismatch at the call
+        fixed = []
+        for name, param in sig.parameters.items():
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                continue
+            if name in bound.arguments:
+                atom = bound.arguments[name]
+                if isinstance(atom, Var) and atom.name in self.partials:
+                    raise self.error(
+                        node, f"passing {atom.name!r}, a function that holds "
+                        "local values (a lambda reading them, or functools.partial of them), "
+                        f"to {fn.__name__}", hint="pass the function and the values it needs "
+                        "as separate arguments, or define the lambda inside the callee")
+                if isinstance(atom, Var) and atom.name in self.classes:
+                    fixed.append((name, functions.Instance(self.classes[atom.name])))
+                    continue
+                if not isinstance(atom, Const):
+                    continue
+                value = atom.value
+            elif param.default is not param.empty:
+                value = param.default
+            else:
+                continue
+            if functions.is_function_value(value) and not _is_instance(value):
+                fixed.append((name, value))
+            elif functions.user_instance_class(value) is not None:
+                fixed.append((name, functions.Instance(type(value))))
+        return tuple(fixed)
+
+    def make_derivative(self, maker, args, kwargs, node):
+        """``srcad.grad(inner, ...)`` with constant arguments, made now: a constant."""
+        atoms = list(args) + list(kwargs.values())
+        if not all(isinstance(a, Const) for a in atoms):
+            return None
+        made = maker(*[a.value for a in args], **{k: a.value for k, a in kwargs.items()})
+        inner = getattr(args[0], "value", None) if args else None
+        name = f"{maker.__name__}_{getattr(inner, '__name__', 'fn')}"
+        return Const(made, self.bound_name(made, name))
+
+    # ---------------------------------------------------------------- methods
+
+    def method_call(self, obj, attr, node, hint=None, implicit=False):
+        """``obj.attr(...)`` where the object's class is known; ``None`` otherwise.
+        ``implicit``: ``obj(...)``, which Python looks up on the class alone."""
+        if isinstance(obj, Const):
+            if isinstance(obj.value, type) or functions.user_instance_class(obj.value) is None:
+                return None
+            cls = type(obj.value)
+        elif isinstance(obj, Var) and obj.name in self.classes:
+            cls = self.classes[obj.name]
+        else:
+            return None
+        raw = inspect.getattr_static(cls, attr, None)
+        if isinstance(raw, (staticmethod, classmethod)) or inspect.isfunction(raw):
+            if getattr(cls, "__dictoffset__", 0) and not implicit:  # the object's own wins
+                check = ir.Prim(check_method, [obj, Const(attr)],
+                                spelling=self.bound_name(check_method, "check_method"))
+                self.emit(ir.Assign(None, check, node.lineno, effect=True))
+        if isinstance(raw, staticmethod):
+            return self.call_value(raw.__func__, None, [], {}, node, hint)
+        if isinstance(raw, classmethod):
+            return self.call_value(raw.__func__, None, [Const(cls, self.bound_name(
+                cls, cls.__name__))], {}, node, hint)
+        if inspect.isfunction(raw):
+            return self.call_value(raw, None, [obj], {}, node, hint)
+        if isinstance(raw, property):
+            return self.error(node, f"calling the property {attr!r}",
+                              hint="read the property, then call its value")
+        return None
+
+    def property_read(self, obj, attr, node):
+        """``self.prop`` for a property of a known class: a call of its getter."""
+        if not isinstance(obj, Var) or obj.name not in self.classes:
+            return None
+        raw = inspect.getattr_static(self.classes[obj.name], attr, None)
+        if isinstance(raw, property) and inspect.isfunction(raw.fget):
+            return self.call_object(raw.fget, None, [obj], {}, node)
+        if isinstance(raw, functools.cached_property):
+            return self.error(node, f"reading the cached property {attr!r} (it writes the "
+                              "object)", hint="make it a plain property or a method")
+        return None
+
+    # ---------------------------------------------------------------- values made here
+
+    def partial_value(self, fn_atom, args, kwargs, node, hint):
+        """``functools.partial(f, *args, **kwargs)``: a constant when everything is, else a
+        value whose calls are calls of ``f`` with these arguments first."""
+        if not isinstance(fn_atom, Const) or not callable(fn_atom.value):
+            raise self.error(node, "functools.partial of a function srcad does not know",
+                             hint="name the function: functools.partial(my_fn, a)")
+        if all(isinstance(a, Const) for a in list(args) + list(kwargs.values())):
+            made = functools.partial(fn_atom.value, *[a.value for a in args],
+                                     **{k: a.value for k, a in kwargs.items()})
+            return Const(made, self.bound_name(made, hint or "partial"))
+        prim = ir.Prim(functools.partial, [fn_atom] + list(args), dict(kwargs),
+                       spelling=self.bound_name(functools.partial, "make_partial"))
+        var = self.assign(prim, hint or "fn", node)
+        self.partials[var.name] = (fn_atom.value, list(args), dict(kwargs), fn_atom.spelling)
+        return var
+
+    def lambda_value(self, node, hint=None):
+        """A lambda used as a value: lifted to a function; the local values it reads are
+        fixed ahead of its own parameters, as with ``functools.partial``."""
+        name = self.namer.fresh(hint or "lam")
+        fdef = gast.FunctionDef(name=name, args=node.args, body=[gast.copy_location(
+            gast.Return(value=node.body), node)], decorator_list=[], returns=None,
+            type_comment=None, type_params=[])
+        self.local_function(name, gast.copy_location(fdef, node), node)
+        lifted, captured = self.local_functions.pop(name)
+        spelled = self.bound_name(lifted, name)
+        atoms = [self.env[n] if n in self.env else self.bound_const(self.source.lookup(n), n)
+                 for n in captured]
+        if not atoms:
+            return Const(lifted, spelled)
+        return self.partial_value(Const(lifted, spelled), atoms, {}, node, hint)
+
+    # ---------------------------------------------------------------- * and ** displays
+
+    def keyword_display(self, target, value_node):
+        """``kw = {"a": x}`` where ``kw`` is only ever spliced (``f(**kw)``): its items are
+        kept for the calls, and no dict is built. Whether it was."""
+        if not (isinstance(target, gast.Name) and target.id in self.unpacked_only
+                and isinstance(value_node, gast.Dict)):
+            return False
+        self.keyword_displays[target.id] = {k.value: self.expr(v) for k, v in
+                                            zip(value_node.keys, value_node.values)}
+        return True
+
+    def spliced_keywords(self, node):
+        """``f(**{"a": x})`` or ``f(**kw)`` with ``kw`` a display only ever spliced: the
+        keywords, one by one."""
+        keywords = []
+        for k in node.keywords:
+            if k.arg is not None:
+                keywords.append(k)
+                continue
+            value = k.value
+            if isinstance(value, gast.Dict) and _display(value):
+                keywords += [gast.keyword(arg=key.value, value=v)
+                             for key, v in zip(value.keys, value.values)]
+            elif isinstance(value, gast.Name) and value.id in self.keyword_displays and \
+                    value.id not in self.env:
+                keywords += [gast.keyword(arg=key, value=Atom(atom)) for key, atom in
+                             self.keyword_displays[value.id].items()]
+            else:
+                raise self.error(node, "keyword unpacking (**kw) of a dict srcad cannot see "
+                                 "whole", hint="pass the keyword arguments one by one, or "
+                                 "build the dict just before the call and only unpack it "
+                                 "(kw = {'a': x}; f(**kw))")
+        names = [k.arg for k in keywords]
+        if len(set(names)) != len(names):
+            raise self.error(node, "a keyword given twice", hint="pass each keyword once")
+        return gast.copy_location(gast.Call(func=node.func, args=node.args,
+                                            keywords=keywords), node)
+
+    def expr_Dict(self, node):
+        raise self.error(node, "srcad cannot differentiate a dict literal",
+                         hint="pass the dict in as an argument (a dict built only to be "
+                         "unpacked into a call, f(**{'a': x}), is fine)")
+
+    def expr_Atom(self, node):
+        return node.atom
+
+    def stmt__Lowered(self, node):
+        node.fn()
+
+    # ---------------------------------------------------------------- map and filter
+
+    def consumed(self, node):
+        """``node`` with ``map(...)``/``filter(...)`` (consumed by the call it stands in)
+        written as a list comprehension; other nodes as they are."""
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+                and node.func.id not in self.env and node.func.id not in self.local_functions
+                and not node.keywords):
+            return node
+        try:
+            fn = self.source.lookup(node.func.id)
+        except KeyError:
+            return node
+        if fn is map and len(node.args) >= 2:
+            return self._comprehension(node, node.args[0], node.args[1:], keep=False)
+        if fn is filter and len(node.args) == 2:
+            return self._comprehension(node, node.args[0], node.args[1:], keep=True)
+        if fn is zip and node.args:
+            return self._zipped(node)
+        return node
+
+    def _zipped(self, node):
+        """``zip(...)`` of sequences whose items srcad knows (tuples built here, displays only
+        spliced, ``zip(*pairs)`` of them): the tuple of tuples it yields; else the call."""
+        args = node.args
+        if any(isinstance(a, gast.Starred) for a in args):
+            args = self.spliced(node, strict=False)
+            if args is None:
+                return node
+        columns = []
+        for a in args:
+            if isinstance(a, (gast.Tuple, gast.List)) and not any(
+                    isinstance(e, gast.Starred) for e in a.elts):
+                columns.append(list(a.elts))
+                continue
+            atom = a.atom if isinstance(a, Atom) else None
+            if atom is None and isinstance(a, gast.Name) and a.id in self.env:
+                atom = self.env[a.id]
+            items = None
+            if isinstance(atom, Var):
+                items = self.tuples.get(atom.name)
+                if items is None and isinstance(a, gast.Name) and a.id in self.frozen:
+                    items = self.lists.get(atom.name)
+            if items is None:
+                return node
+            columns.append([Atom(i) for i in items])
+        rows = [gast.Tuple(elts=list(row), ctx=gast.Load()) for row in zip(*columns)]
+        out = gast.Tuple(elts=rows, ctx=gast.Load())
+        for sub in gast.walk(out):
+            if "lineno" in sub._attributes:
+                gast.copy_location(sub, node)
+        return out
+
+    def _comprehension(self, node, func, iterables, keep):
+        if any(isinstance(a, gast.Starred) for a in iterables):
+            raise self.error(node, "map or filter over a starred argument",
+                             hint="write the comprehension: [f(*t) for t in zip(*xs)]")
+        items = [self.namer.fresh("item") for _ in iterables]
+        loads = [_name(n, gast.Load()) for n in items]
+        if len(items) == 1:
+            target, source = _name(items[0], gast.Store()), iterables[0]
+        else:
+            if self.source.lookup("zip") is not builtins.zip:
+                raise self.error(node, "map over several sequences where zip is redefined",
+                                 hint="write the comprehension")
+            target = gast.Tuple(elts=[_name(n, gast.Store()) for n in items], ctx=gast.Store())
+            source = gast.Call(func=_name("zip", gast.Load()), args=list(iterables),
+                               keywords=[])
+        if keep and isinstance(func, gast.Constant) and func.value is None:
+            test, elt = loads[0], loads[0]
+        elif keep:
+            test, elt = gast.Call(func=func, args=loads, keywords=[]), loads[0]
+        else:
+            test, elt = None, gast.Call(func=func, args=loads, keywords=[])
+        comp = gast.comprehension(target=target, iter=source, ifs=[test] if test else [],
+                                  is_async=0)
+        out = gast.ListComp(elt=elt, generators=[comp])
+        for sub in gast.walk(out):
+            if getattr(sub, "lineno", None) is None and "lineno" in sub._attributes:
+                gast.copy_location(sub, node)
+        return out
+
+    def refuse_iterator(self, fn, node):
+        """``map``/``filter`` kept as an iterator (consumed later, maybe twice)."""
+        if fn in (map, filter):
+            raise self.error(node, f"{fn.__name__}(...) kept as an iterator",
+                             hint=f"consume it where it is made: list({fn.__name__}(...)), "
+                             f"sum({fn.__name__}(...)), or a for loop over it")
+
+    def star_call_prim(self, fn, spelling, node):
+        """``fn(*t)`` with ``t`` of a length srcad cannot know: a call of :func:`star_call`,
+        which no rule covers (a gradient through it is refused by the soundness check)."""
+        positional = []
+        pieces = []
+        for a in node.args:
+            if isinstance(a, gast.Starred):
+                if positional:
+                    pieces.append(self.assign(ir.Prim(ir.BUILD_TUPLE, positional), None, node))
+                    positional = []
+                pieces.append(self.assign(ir.Prim(tuple, [self.expr(a.value)], spelling=(
+                    self.bound_name(tuple, "tuple"))), "args", node))
+            else:
+                positional.append(self.expr(a))
+        if positional:
+            pieces.append(self.assign(ir.Prim(ir.BUILD_TUPLE, positional), None, node))
+        packed = pieces[0]
+        for piece in pieces[1:]:
+            packed = self.assign(ir.Prim(operator.add, [packed, piece]), "args", node)
+        if node.keywords:
+            keywords = self.assign(ir.Prim(dict, [], {k.arg: self.expr(k.value)
+                                                      for k in node.keywords},
+                                           spelling=self.bound_name(dict, "dict")),
+                                   "kwargs", node)
+        else:
+            keywords = Const({}, "{}")
+        callee = Const(fn, spelling or self.bound_name(fn, "fn"))
+        return ir.Prim(star_call, [callee, packed, keywords],
+                       spelling=self.bound_name(star_call, "star_call"))
+
+
+class _Lowered(gast.AST):
+    """A statement lowered by calling ``fn`` (a nested ``if`` made while lowering)."""
+
+    _fields = ()
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+        self.lineno = None
+
+
+class Atom(gast.AST):
+    """An already-lowered operand standing where an expression node is expected."""
+
+    _fields = ()
+
+    def __init__(self, atom):
+        super().__init__()
+        self.atom = atom
+        self.lineno = None
+
+
+def _is_instance(value):
+    return functions.user_instance_class(value) is not None and not inspect.isroutine(value) \
+        and not isinstance(value, functools.partial)
+
+
+def _name(name, ctx):
+    return gast.Name(id=name, ctx=ctx, annotation=None, type_comment=None)
+
+
+
+
+
+def frozen_names(fdef):
+    """The local names assigned once, to a list, tuple or dict display, and read only as
+    ``*name``/``**name`` in calls, ``name[i]`` or ``len(name)``: their contents never change,
+    so a call can splice them. Returns those names, and those only read as ``**name``."""
+    assigned, loads, ok, unpacked = {}, {}, set(), set()
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Assign):
+            for t in node.targets:
+                if isinstance(t, gast.Name):
+                    assigned[t.id] = assigned.get(t.id, 0) + (
+                        1 if _display(node.value) and len(node.targets) == 1 else 2)
+        elif isinstance(node, (gast.AugAssign, gast.AnnAssign, gast.For, gast.comprehension,
+                               gast.NamedExpr, gast.Delete)):
+            for sub in gast.walk(node.target if not isinstance(node, gast.Delete) else node):
+                if isinstance(sub, gast.Name):
+                    assigned[sub.id] = 2
+        elif isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fdef:
+            for sub in gast.walk(node):
+                if isinstance(sub, gast.Name):
+                    assigned[sub.id] = 2  # read by a nested function: not followed
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            loads[node.id] = loads.get(node.id, 0) + 1
+        if isinstance(node, gast.Starred) and isinstance(node.value, gast.Name):
+            ok.add(id(node.value))
+        if isinstance(node, gast.keyword) and node.arg is None and isinstance(node.value,
+                                                                            gast.Name):
+            ok.add(id(node.value))
+            unpacked.add(id(node.value))
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
+                isinstance(node.ctx, gast.Load):
+            ok.add(id(node.value))
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                node.func.id == "len" and len(node.args) == 1 and isinstance(node.args[0],
+                                                                            gast.Name):
+            ok.add(id(node.args[0]))
+    bad, read = set(), set()
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                id(node) not in ok:
+            bad.add(node.id)
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                id(node) not in unpacked:
+            read.add(node.id)
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Del):
+            bad.add(node.id)
+    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    frozen = {n for n, count in assigned.items() if count == 1 and n not in bad
+              and n not in params}
+    return frozen, {n for n in frozen if n not in read}
+
+
+def _display(node):
+    if isinstance(node, (gast.List, gast.Tuple)):
+        return not any(isinstance(e, gast.Starred) for e in node.elts)
+    if isinstance(node, gast.Dict):
+        return all(isinstance(k, gast.Constant) and isinstance(k.value, str)
+                   for k in node.keys)
+    return False
