@@ -328,3 +328,41 @@ def user_class(cls):
         return False
     return all(k.__new__ is object.__new__ for k in cls.__mro__ if "__new__" in vars(k)) or \
         cls.__new__ is object.__new__
+
+
+class ClassNamespace:
+    """A class's own attributes as a namespace :class:`srcad.core.env.Read` can read (one
+    object per class, so reads of it share a key): code made for ``obj.method(...)``, resolved
+    on the class, is made again when a class on the way to the method gains or loses it."""
+
+    ABSENT = object()  # read where the class does not define the name (no builtin fallback)
+    _known = weakref.WeakKeyDictionary()
+
+    def __init__(self, cls):
+        self._cls = weakref.ref(cls)
+
+    @classmethod
+    def of(cls, klass):
+        known = cls._known.get(klass)
+        if known is None:
+            known = cls._known[klass] = cls(klass)
+        return known
+
+    def get(self, name, default=None):
+        klass = self._cls()
+        if klass is None:
+            return default
+        return vars(klass).get(name, self.ABSENT)
+
+
+def method_reads(cls, name):
+    """``(namespace, value)`` for each class of ``cls``'s MRO up to the one defining
+    ``name``: what resolving ``obj.name`` on the class depended on."""
+    out = []
+    for klass in cls.__mro__:
+        space = ClassNamespace.of(klass)
+        value = space.get(name)
+        out.append((space, value))
+        if value is not ClassNamespace.ABSENT:
+            break
+    return out

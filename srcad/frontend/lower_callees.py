@@ -34,10 +34,11 @@ import operator
 
 import gast
 
-from ..core import functions, ir
+from ..core import env, functions, ir
 from ..core.ir import Const, Var
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
+from . import generators
 
 _PURE_MARKERS.add(functools.partial)
 _NONDIFF = _registry.nondiff  # building one has no effect: dead if unused
@@ -176,6 +177,13 @@ class Callees:
                 fn, spelling = type(fn).__call__, None
             else:
                 break
+        if inspect.isgeneratorfunction(fn) and functions.is_user_function(fn):
+            if not getattr(node, "srcad_consumed", False):
+                raise self.error(node, f"a generator ({fn.__name__}) kept as an iterator",
+                                 hint=f"take its values where it is called: for v in "
+                                 f"{fn.__name__}(...), list({fn.__name__}(...)), "
+                                 f"sum({fn.__name__}(...))")
+            fn, spelling = generators.list_builder(fn), None
         if functions.is_derivative_maker(fn):
             made = self.make_derivative(fn, args, kwargs, node)
             if made is not None:
@@ -248,7 +256,7 @@ class Callees:
             cls = self.classes[obj.name]
         else:
             return None
-        raw = inspect.getattr_static(cls, attr, None)
+        raw = self.class_attribute(cls, attr)
         if isinstance(raw, (staticmethod, classmethod)) or inspect.isfunction(raw):
             if getattr(cls, "__dictoffset__", 0) and not implicit:  # the object's own wins
                 check = ir.Prim(check_method, [obj, Const(attr)],
@@ -266,11 +274,23 @@ class Callees:
                               hint="read the property, then call its value")
         return None
 
+    def class_attribute(self, cls, attr):
+        """What ``cls`` holds for ``attr`` (through its MRO), the reads recorded: the code is
+        made again when the class comes to hold something else."""
+        raw = None
+        for space, value in functions.method_reads(cls, attr):
+            env.record(env.Read(space, None, attr, (), value))
+            if value is not functions.ClassNamespace.ABSENT:
+                raw = value
+        if type(cls) is not type:
+            return inspect.getattr_static(cls, attr, None)  # a metaclass: not followed
+        return raw
+
     def property_read(self, obj, attr, node):
         """``self.prop`` for a property of a known class: a call of its getter."""
         if not isinstance(obj, Var) or obj.name not in self.classes:
             return None
-        raw = inspect.getattr_static(self.classes[obj.name], attr, None)
+        raw = self.class_attribute(self.classes[obj.name], attr)
         if isinstance(raw, property) and inspect.isfunction(raw.fget):
             return self.call_object(raw.fget, None, [obj], {}, node)
         if isinstance(raw, functools.cached_property):
@@ -348,8 +368,10 @@ class Callees:
         names = [k.arg for k in keywords]
         if len(set(names)) != len(names):
             raise self.error(node, "a keyword given twice", hint="pass each keyword once")
-        return gast.copy_location(gast.Call(func=node.func, args=node.args,
-                                            keywords=keywords), node)
+        out = gast.copy_location(gast.Call(func=node.func, args=node.args,
+                                           keywords=keywords), node)
+        out.srcad_consumed = getattr(node, "srcad_consumed", False)
+        return out
 
     def expr_Dict(self, node):
         raise self.error(node, "srcad cannot differentiate a dict literal",
@@ -367,6 +389,8 @@ class Callees:
     def consumed(self, node):
         """``node`` with ``map(...)``/``filter(...)`` (consumed by the call it stands in)
         written as a list comprehension; other nodes as they are."""
+        if isinstance(node, gast.Call):
+            node.srcad_consumed = True  # a generator called here yields all its values now
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
                 and node.func.id not in self.env and node.func.id not in self.local_functions
                 and not node.keywords):

@@ -30,6 +30,7 @@ class Calls:
     """``expr_Call``, the ``**kwargs`` parameter, and nested functions lifted to callees."""
 
     def expr_Call(self, node, hint=None):
+        consumed = getattr(node, "srcad_consumed", False)
         func = node.func
         if isinstance(func, gast.Attribute) and func.attr == "get" and self.is_kwargs(
             func.value
@@ -52,6 +53,7 @@ class Calls:
             node = gast.copy_location(gast.Call(func=node.func, args=node.args,
                                                 keywords=keywords), node)
         writes.refuse_keywords(self, node)
+        node.srcad_consumed = consumed
         if any(k.arg is None for k in node.keywords):
             node = self.spliced_keywords(node)
         spliced = True
@@ -61,6 +63,7 @@ class Calls:
             if spliced:
                 node = gast.copy_location(gast.Call(func=node.func, args=args,
                                                     keywords=node.keywords), node)
+                node.srcad_consumed = consumed
         func = node.func
         if isinstance(func, gast.Attribute) and root_name(func) in self.env | {None: None}:
             obj = self.expr(func.value)
