@@ -7,7 +7,7 @@ resolved to the Python object it names now (``math.sin``, ``np.dot``, a user fun
 ``for`` loops run over ``range(...)`` (other iterables are indexed); comprehensions, ternaries
 and short-circuit ``and``/``or`` are statements. Copies (``a = b``) are propagated away.
 
-:class:`Lowerer` is one object per function lowered, built from five mixins that share its
+:class:`Lowerer` is one object per function lowered, built from six mixins that share its
 state (the environment ``env`` from user names to atoms, the statement list ``out`` being
 filled, the ``namer``) and call one another recursively, as the syntax nests:
 
@@ -17,6 +17,7 @@ filled, the ``namer``) and call one another recursively, as the syntax nests:
 :mod:`.lower_exprs`         expressions to atoms; free names resolved to objects
 :mod:`.lower_calls`         calls, ``*args``/``**kwargs``, nested functions lifted
 :mod:`.lower_callees`       callees that are values: function parameters, methods, partials
+:mod:`.lower_spread`        ``*``/``**`` in calls; ``map``, ``filter``, ``zip`` consumed at once
 :mod:`.writes`              NumPy calls that write into an argument (functions, not a mixin)
 ==========================  ============================================================
 
@@ -33,14 +34,15 @@ from __future__ import annotations
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
-from .lower_callees import Callees, frozen_names
+from .lower_callees import Callees
 from .lower_calls import Calls
 from .lower_exprs import Expressions
 from .lower_loops import Loops
+from .lower_spread import Spreads, frozen_names
 from .lower_stmts import Statements
 
 
-class Lowerer(Statements, Loops, Expressions, Calls, Callees):
+class Lowerer(Statements, Loops, Expressions, Calls, Callees, Spreads):
     """Lower one function: ``Lowerer(source, namer, flags).function(fdef, arity)``."""
 
     def __init__(self, source, namer, flags=(), fixed=None):

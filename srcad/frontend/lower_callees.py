@@ -8,26 +8,28 @@ to the Python object it is, and the call is rewritten as a call srcad already di
   ``def apply(f, x): return f(x)`` called as ``apply(np.sin, x)``): the callee is
   *specialised* on the function passed (:func:`srcad.core.functions.specialised`): in that
   copy the parameter is the constant it was given, so ``f(x)`` is ``np.sin(x)``; a call
-  passing another function uses another copy. A parameter nobody fixed is refused;
+  passing another function uses another copy. ``g = f1 if c else f2; g(x)`` is an ``if`` on
+  which one ``g`` is. A parameter nobody fixed is refused;
 * a method of an object whose class the specialisation knows (``self.predict(x)``,
   ``model.loss(x)``, a property ``self.area``, a static or class method, ``obj(x)`` with a
-  ``__call__``): the function on the class, with the object as first argument;
+  ``__call__``): the function on the class, with the object as first argument. The class's
+  attributes are read like globals (a method redefined later makes the code again), and the
+  generated code checks that the object has no attribute of its own hiding the method;
 * ``functools.partial(f, a)`` and a lambda reading local values: calls of them are calls of
   ``f`` (or of the lambda, lifted) with the fixed arguments first; such a value passed on to
   another function is refused, with the rewrite;
 * ``srcad.grad(inner)`` (or ``value_and_grad``) with constant arguments: made while lowering,
   so ``srcad.grad(inner)(x)`` is a call of a derivative, which the reverse sweep
   differentiates again (a second derivative);
-* ``map``/``filter`` consumed at once (``sum(map(f, xs))``, ``list(filter(p, xs))``, a ``for``
-  over them) are list comprehensions; ``f(*t)`` with ``t`` a constant sequence is spliced, and
-  a starred argument of unknown length in a call that carries no gradient runs as it is.
+* a generator function called where its values are all taken at once: the function that
+  returns their list (:mod:`.generators`).
 
-Imports: gast, the standard library, :mod:`srcad.core` and :mod:`.lower_exprs`.
+Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.rules` (the registry's
+pure and piecewise-constant tables), :mod:`.generators` and :mod:`.lower_spread`.
 """
 
 from __future__ import annotations
 
-import builtins
 import functools
 import inspect
 import operator
@@ -39,23 +41,9 @@ from ..core.ir import Const, Var
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
 from . import generators
+from .lower_spread import Atom, Lowered, name_node
 
-_PURE_MARKERS.add(functools.partial)
-_NONDIFF = _registry.nondiff  # building one has no effect: dead if unused
-
-#: calls that consume an iterable at once: a ``map``/``filter`` argument is built as a list
-CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed)
-
-
-def star_call(fn, args, kwargs):
-    """``fn(*args, **kwargs)``: how generated code calls a function with a starred argument
-    whose length srcad cannot know (only where no gradient flows: nothing is differentiated
-    through it)."""
-    return fn(*args, **kwargs)
-
-
-star_call.__srcad_star_call__ = True
-
+_PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
 
 def check_method(obj, name):
     """Raise unless ``obj.name`` is the function of ``obj``'s class (an attribute of the
@@ -68,7 +56,7 @@ def check_method(obj, name):
                         "give the attribute another name")
 
 
-_NONDIFF.add(check_method)
+_registry.nondiff.add(check_method)  # a check: no derivative
 
 
 class Callees:
@@ -130,12 +118,12 @@ class Callees:
         """``g(x)`` where ``g`` is one of several known functions: an ``if`` on which."""
         options = self.choices[atom.name]
         key = f"\0{hint or 'value'}"
-        orelse = [gast.Assign(targets=[_name(key, gast.Store())], type_comment=None,
+        orelse = [gast.Assign(targets=[name_node(key, gast.Store())], type_comment=None,
                               value=gast.Call(func=Atom(options[-1]), args=node.args,
                                               keywords=node.keywords))]
         for option in reversed(options[:-1]):
             test = self.assign(ir.Prim(operator.is_, [atom, option]), "same", node)
-            body = [gast.Assign(targets=[_name(key, gast.Store())], type_comment=None,
+            body = [gast.Assign(targets=[name_node(key, gast.Store())], type_comment=None,
                                 value=gast.Call(func=Atom(option), args=node.args,
                                                 keywords=node.keywords))]
             for stmt in body + orelse:
@@ -144,7 +132,7 @@ class Callees:
             if option is options[0]:
                 self.branch(test, body, orelse, node)
             else:  # the later tests are made inside the else arm
-                orelse = [_Lowered(lambda t=test, b=body, o=orelse: self.branch(t, b, o, node))]
+                orelse = [Lowered(lambda t=test, b=body, o=orelse: self.branch(t, b, o, node))]
         return self.env.pop(key)
 
     def call_value(self, fn, spelling, lead, lead_kw, node, hint=None):
@@ -332,269 +320,7 @@ class Callees:
             return Const(lifted, spelled)
         return self.partial_value(Const(lifted, spelled), atoms, {}, node, hint)
 
-    # ---------------------------------------------------------------- * and ** displays
-
-    def keyword_display(self, target, value_node):
-        """``kw = {"a": x}`` where ``kw`` is only ever spliced (``f(**kw)``): its items are
-        kept for the calls, and no dict is built. Whether it was."""
-        if not (isinstance(target, gast.Name) and target.id in self.unpacked_only
-                and isinstance(value_node, gast.Dict)):
-            return False
-        self.keyword_displays[target.id] = {k.value: self.expr(v) for k, v in
-                                            zip(value_node.keys, value_node.values)}
-        return True
-
-    def spliced_keywords(self, node):
-        """``f(**{"a": x})`` or ``f(**kw)`` with ``kw`` a display only ever spliced: the
-        keywords, one by one."""
-        keywords = []
-        for k in node.keywords:
-            if k.arg is not None:
-                keywords.append(k)
-                continue
-            value = k.value
-            if isinstance(value, gast.Dict) and _display(value):
-                keywords += [gast.keyword(arg=key.value, value=v)
-                             for key, v in zip(value.keys, value.values)]
-            elif isinstance(value, gast.Name) and value.id in self.keyword_displays and \
-                    value.id not in self.env:
-                keywords += [gast.keyword(arg=key, value=Atom(atom)) for key, atom in
-                             self.keyword_displays[value.id].items()]
-            else:
-                raise self.error(node, "keyword unpacking (**kw) of a dict srcad cannot see "
-                                 "whole", hint="pass the keyword arguments one by one, or "
-                                 "build the dict just before the call and only unpack it "
-                                 "(kw = {'a': x}; f(**kw))")
-        names = [k.arg for k in keywords]
-        if len(set(names)) != len(names):
-            raise self.error(node, "a keyword given twice", hint="pass each keyword once")
-        out = gast.copy_location(gast.Call(func=node.func, args=node.args,
-                                           keywords=keywords), node)
-        out.srcad_consumed = getattr(node, "srcad_consumed", False)
-        return out
-
-    def expr_Dict(self, node):
-        raise self.error(node, "srcad cannot differentiate a dict literal",
-                         hint="pass the dict in as an argument (a dict built only to be "
-                         "unpacked into a call, f(**{'a': x}), is fine)")
-
-    def expr_Atom(self, node):
-        return node.atom
-
-    def stmt__Lowered(self, node):
-        node.fn()
-
-    # ---------------------------------------------------------------- map and filter
-
-    def consumed(self, node):
-        """``node`` with ``map(...)``/``filter(...)`` (consumed by the call it stands in)
-        written as a list comprehension; other nodes as they are."""
-        if isinstance(node, gast.Call):
-            node.srcad_consumed = True  # a generator called here yields all its values now
-        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
-                and node.func.id not in self.env and node.func.id not in self.local_functions
-                and not node.keywords):
-            return node
-        try:
-            fn = self.source.lookup(node.func.id)
-        except KeyError:
-            return node
-        if fn is map and len(node.args) >= 2:
-            return self._comprehension(node, node.args[0], node.args[1:], keep=False)
-        if fn is filter and len(node.args) == 2:
-            return self._comprehension(node, node.args[0], node.args[1:], keep=True)
-        if fn is zip and node.args:
-            return self._zipped(node)
-        return node
-
-    def _zipped(self, node):
-        """``zip(...)`` of sequences whose items srcad knows (tuples built here, displays only
-        spliced, ``zip(*pairs)`` of them): the tuple of tuples it yields; else the call."""
-        args = node.args
-        if any(isinstance(a, gast.Starred) for a in args):
-            args = self.spliced(node, strict=False)
-            if args is None:
-                return node
-        columns = []
-        for a in args:
-            if isinstance(a, (gast.Tuple, gast.List)) and not any(
-                    isinstance(e, gast.Starred) for e in a.elts):
-                columns.append(list(a.elts))
-                continue
-            atom = a.atom if isinstance(a, Atom) else None
-            if atom is None and isinstance(a, gast.Name) and a.id in self.env:
-                atom = self.env[a.id]
-            items = None
-            if isinstance(atom, Var):
-                items = self.tuples.get(atom.name)
-                if items is None and isinstance(a, gast.Name) and a.id in self.frozen:
-                    items = self.lists.get(atom.name)
-            if items is None:
-                return node
-            columns.append([Atom(i) for i in items])
-        rows = [gast.Tuple(elts=list(row), ctx=gast.Load()) for row in zip(*columns)]
-        out = gast.Tuple(elts=rows, ctx=gast.Load())
-        for sub in gast.walk(out):
-            if "lineno" in sub._attributes:
-                gast.copy_location(sub, node)
-        return out
-
-    def _comprehension(self, node, func, iterables, keep):
-        if any(isinstance(a, gast.Starred) for a in iterables):
-            raise self.error(node, "map or filter over a starred argument",
-                             hint="write the comprehension: [f(*t) for t in zip(*xs)]")
-        items = [self.namer.fresh("item") for _ in iterables]
-        loads = [_name(n, gast.Load()) for n in items]
-        if len(items) == 1:
-            target, source = _name(items[0], gast.Store()), iterables[0]
-        else:
-            if self.source.lookup("zip") is not builtins.zip:
-                raise self.error(node, "map over several sequences where zip is redefined",
-                                 hint="write the comprehension")
-            target = gast.Tuple(elts=[_name(n, gast.Store()) for n in items], ctx=gast.Store())
-            source = gast.Call(func=_name("zip", gast.Load()), args=list(iterables),
-                               keywords=[])
-        if keep and isinstance(func, gast.Constant) and func.value is None:
-            test, elt = loads[0], loads[0]
-        elif keep:
-            test, elt = gast.Call(func=func, args=loads, keywords=[]), loads[0]
-        else:
-            test, elt = None, gast.Call(func=func, args=loads, keywords=[])
-        comp = gast.comprehension(target=target, iter=source, ifs=[test] if test else [],
-                                  is_async=0)
-        out = gast.ListComp(elt=elt, generators=[comp])
-        for sub in gast.walk(out):
-            if getattr(sub, "lineno", None) is None and "lineno" in sub._attributes:
-                gast.copy_location(sub, node)
-        return out
-
-    def refuse_iterator(self, fn, node):
-        """``map``/``filter`` kept as an iterator (consumed later, maybe twice)."""
-        if fn in (map, filter):
-            raise self.error(node, f"{fn.__name__}(...) kept as an iterator",
-                             hint=f"consume it where it is made: list({fn.__name__}(...)), "
-                             f"sum({fn.__name__}(...)), or a for loop over it")
-
-    def star_call_prim(self, fn, spelling, node):
-        """``fn(*t)`` with ``t`` of a length srcad cannot know: a call of :func:`star_call`,
-        which no rule covers (a gradient through it is refused by the soundness check)."""
-        positional = []
-        pieces = []
-        for a in node.args:
-            if isinstance(a, gast.Starred):
-                if positional:
-                    pieces.append(self.assign(ir.Prim(ir.BUILD_TUPLE, positional), None, node))
-                    positional = []
-                pieces.append(self.assign(ir.Prim(tuple, [self.expr(a.value)], spelling=(
-                    self.bound_name(tuple, "tuple"))), "args", node))
-            else:
-                positional.append(self.expr(a))
-        if positional:
-            pieces.append(self.assign(ir.Prim(ir.BUILD_TUPLE, positional), None, node))
-        packed = pieces[0]
-        for piece in pieces[1:]:
-            packed = self.assign(ir.Prim(operator.add, [packed, piece]), "args", node)
-        if node.keywords:
-            keywords = self.assign(ir.Prim(dict, [], {k.arg: self.expr(k.value)
-                                                      for k in node.keywords},
-                                           spelling=self.bound_name(dict, "dict")),
-                                   "kwargs", node)
-        else:
-            keywords = Const({}, "{}")
-        callee = Const(fn, spelling or self.bound_name(fn, "fn"))
-        return ir.Prim(star_call, [callee, packed, keywords],
-                       spelling=self.bound_name(star_call, "star_call"))
-
-
-class _Lowered(gast.AST):
-    """A statement lowered by calling ``fn`` (a nested ``if`` made while lowering)."""
-
-    _fields = ()
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-        self.lineno = None
-
-
-class Atom(gast.AST):
-    """An already-lowered operand standing where an expression node is expected."""
-
-    _fields = ()
-
-    def __init__(self, atom):
-        super().__init__()
-        self.atom = atom
-        self.lineno = None
-
 
 def _is_instance(value):
     return functions.user_instance_class(value) is not None and not inspect.isroutine(value) \
         and not isinstance(value, functools.partial)
-
-
-def _name(name, ctx):
-    return gast.Name(id=name, ctx=ctx, annotation=None, type_comment=None)
-
-
-
-
-
-def frozen_names(fdef):
-    """The local names assigned once, to a list, tuple or dict display, and read only as
-    ``*name``/``**name`` in calls, ``name[i]`` or ``len(name)``: their contents never change,
-    so a call can splice them. Returns those names, and those only read as ``**name``."""
-    assigned, loads, ok, unpacked = {}, {}, set(), set()
-    for node in gast.walk(fdef):
-        if isinstance(node, gast.Assign):
-            for t in node.targets:
-                if isinstance(t, gast.Name):
-                    assigned[t.id] = assigned.get(t.id, 0) + (
-                        1 if _display(node.value) and len(node.targets) == 1 else 2)
-        elif isinstance(node, (gast.AugAssign, gast.AnnAssign, gast.For, gast.comprehension,
-                               gast.NamedExpr, gast.Delete)):
-            for sub in gast.walk(node.target if not isinstance(node, gast.Delete) else node):
-                if isinstance(sub, gast.Name):
-                    assigned[sub.id] = 2
-        elif isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fdef:
-            for sub in gast.walk(node):
-                if isinstance(sub, gast.Name):
-                    assigned[sub.id] = 2  # read by a nested function: not followed
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-            loads[node.id] = loads.get(node.id, 0) + 1
-        if isinstance(node, gast.Starred) and isinstance(node.value, gast.Name):
-            ok.add(id(node.value))
-        if isinstance(node, gast.keyword) and node.arg is None and isinstance(node.value,
-                                                                            gast.Name):
-            ok.add(id(node.value))
-            unpacked.add(id(node.value))
-        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
-                isinstance(node.ctx, gast.Load):
-            ok.add(id(node.value))
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
-                node.func.id == "len" and len(node.args) == 1 and isinstance(node.args[0],
-                                                                            gast.Name):
-            ok.add(id(node.args[0]))
-    bad, read = set(), set()
-    for node in gast.walk(fdef):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
-                id(node) not in ok:
-            bad.add(node.id)
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
-                id(node) not in unpacked:
-            read.add(node.id)
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Del):
-            bad.add(node.id)
-    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
-    frozen = {n for n, count in assigned.items() if count == 1 and n not in bad
-              and n not in params}
-    return frozen, {n for n in frozen if n not in read}
-
-
-def _display(node):
-    if isinstance(node, (gast.List, gast.Tuple)):
-        return not any(isinstance(e, gast.Starred) for e in node.elts)
-    if isinstance(node, gast.Dict):
-        return all(isinstance(k, gast.Constant) and isinstance(k.value, str)
-                   for k in node.keys)
-    return False

@@ -21,9 +21,9 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from . import writes
-from .lower_callees import CONSUMERS
-from .lower_callees import Atom as _AtomNode
 from .lower_exprs import dotted, root_name
+from .lower_spread import CONSUMERS
+from .lower_spread import Atom as _AtomNode
 
 
 class Calls:
