@@ -113,7 +113,8 @@ def calls_helper_with_global(x):
 
 
 def _generator(a):
-    yield a  # bad: generator helper
+    received = yield a  # bad: generator helper (a yield whose value is used)
+    print(received)
 
 
 def calls_generator(x):

@@ -40,7 +40,7 @@ from ..core import env, functions, ir
 from ..core.ir import Const, Var
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
-from . import generators
+from . import captured, generators
 from .lower_spread import Atom, Lowered, name_node
 
 _PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
@@ -177,6 +177,7 @@ class Callees:
             if made is not None:
                 return made
         if functions.is_user_function(fn):
+            fn, args, kwargs = self.pass_held(fn, args, kwargs, node)
             fixed = self.fixed_for(fn, args, kwargs, node)
             if fixed:
                 fn = functions.specialised(fn, fixed)
@@ -184,6 +185,30 @@ class Callees:
         if spelling is None:
             spelling = self.bound_name(fn, getattr(fn, "__name__", None) or "fn")
         return ir.Prim(fn, args, kwargs, spelling=spelling)
+
+    def pass_held(self, fn, args, kwargs, node):
+        """A function argument holding values of this function (a lambda reading locals, a
+        partial of them): the callee is read so that those values are passed to it as
+        arguments of their own (:mod:`.captured`)."""
+        try:
+            sig = inspect.signature(fn, follow_wrapped=False)
+            bound = sig.bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return fn, args, kwargs
+        held = [(p, a) for p, a in bound.arguments.items()
+                if isinstance(a, Var) and a.name in self.partials
+                and sig.parameters[p].kind not in (inspect.Parameter.VAR_POSITIONAL,
+                                                   inspect.Parameter.VAR_KEYWORD)]
+        for param, atom in held:
+            inner, lead, lead_kw, spelling = self.partials[atom.name]
+            fn, names = captured.with_held(fn, param, len(lead), list(lead_kw))
+            sig = inspect.signature(fn, follow_wrapped=False)
+            bound.arguments[param] = Const(inner, spelling or self.bound_name(
+                inner, getattr(inner, "__name__", None) or "fn"))
+            args, kwargs = list(bound.args), dict(bound.kwargs)
+            kwargs.update(zip(names, list(lead) + list(lead_kw.values())))
+            bound = sig.bind(*args, **kwargs)
+        return fn, list(bound.args), dict(bound.kwargs)
 
     def fixed_for(self, fn, args, kwargs, node):
         """The parameters of ``fn`` a call fixes: function values, and objects whose class is
