@@ -113,7 +113,7 @@ def calls_helper_with_global(x):
 
 
 def _generator(a):
-    received = yield a  # bad: generator helper (a yield whose value is used)
+    received = yield a  # bad: generator helper
     print(received)
 
 
