@@ -49,7 +49,7 @@ def list_builder(fn):
     fdef = src.node
     names = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
     acc = "items"
-    while acc in names:
+    while acc in names or acc + "_item" in names:
         acc += "_"
     _Rewrite(src, acc).visit(fdef)
     fdef.body = [_at(gast.Assign(targets=[_name(acc, gast.Store())], value=gast.List(
@@ -74,7 +74,7 @@ def list_builder(fn):
 
 
 class _Rewrite(gast.NodeTransformer):
-    """``yield v`` -> ``items.append(v)``; ``yield from xs`` -> ``items.extend(xs)``;
+    """``yield v`` -> ``items.append(v)``; ``yield from xs`` -> a loop appending;
     ``return`` -> ``return items``; anything else with ``yield`` refused."""
 
     def __init__(self, src, acc):
@@ -90,15 +90,22 @@ class _Rewrite(gast.NodeTransformer):
 
     def visit_Expr(self, node):
         value = node.value
-        if isinstance(value, (gast.Yield, gast.YieldFrom)):
-            method = "append" if isinstance(value, gast.Yield) else "extend"
+        if isinstance(value, gast.YieldFrom):  # for item in xs: items.append(item)
+            item = self.acc + "_item"
+            append = self._append(_name(item, gast.Load()), node)
+            return _at(gast.For(target=_name(item, gast.Store()), iter=self.visit(value.value),
+                                body=[append], orelse=[], type_comment=None), node)
+        if isinstance(value, gast.Yield):
             arg = value.value if value.value is not None else gast.Constant(value=None,
                                                                              kind=None)
-            call = gast.Call(func=gast.Attribute(value=_name(self.acc, gast.Load()),
-                                                 attr=method, ctx=gast.Load()),
-                             args=[self.visit(arg)], keywords=[])
-            return _at(gast.Expr(value=call), node)
+            return self._append(self.visit(arg), node)
         return self.generic_visit(node)
+
+    def _append(self, value, node):
+        call = gast.Call(func=gast.Attribute(value=_name(self.acc, gast.Load()),
+                                             attr="append", ctx=gast.Load()),
+                         args=[value], keywords=[])
+        return _at(gast.Expr(value=call), node)
 
     def visit_Return(self, node):
         if node.value is not None:
