@@ -53,6 +53,25 @@ def passes_lambda_holding(x, w):
     return apply(lambda t: t * w + math.sin(t * x), x) + apply_twice(lambda t: t * w, x)
 
 
+def named_lambda_passed(x, w):
+    g = lambda t: t * w + 1.0  # noqa: E731
+    return apply(g, x) + apply_twice(g, x)
+
+
+def nested_def_passed(x, w):
+    def h(t):
+        return math.sin(t) * w
+
+    return apply(h, x)
+
+
+def lambda_in_loop(x, w):
+    s = 0.0
+    for i in range(3):
+        s = s + apply(lambda t: t * w * i, x)  # noqa: B023 (called at once)
+    return s
+
+
 def uses_default_function(x):
     return apply_default(x) + apply_default(x, f=np.cos)
 
@@ -274,6 +293,13 @@ def keeps_generator(x):
 def unknown_local(x):
     g = [math.sin, math.cos][0]
     return g(x)  # refused: not known while transforming
+
+
+def reassigned_after_lambda(x, w):
+    g = lambda t: t * w  # noqa: E731
+    h = g  # refused: h(x) reads w when it is called
+    w = w * 2.0
+    return h(x)
 
 
 def splat_active(x, rest):

@@ -26,6 +26,9 @@ CASES = [
     (hc.passes_lambda, (0.7,), 0, True),
     (hc.passes_lambda_holding, (0.7, 1.3), (0, 1), True),
     (hc.uses_default_function, (0.7,), 0, True),
+    (hc.named_lambda_passed, (0.7, 1.3), (0, 1), True),
+    (hc.nested_def_passed, (0.7, 1.3), (0, 1), True),
+    (hc.lambda_in_loop, (0.7, 1.3), (0, 1), True),
     (hc.passes_through_two_levels, (0.7,), 0, True),
     (hc.local_alias, (0.7,), 0, True),
     (hc.local_choice, (0.7,), 0, True),
@@ -201,6 +204,8 @@ REFUSED = [
      "for v in evens(...)"),
     (hc.unknown_local, (0.7,), UnsupportedSyntaxError, hc.unknown_local, "# refused",
      "call a named function"),
+    (hc.reassigned_after_lambda, (0.7, 1.3), UnsupportedSyntaxError,
+     hc.reassigned_after_lambda, "# refused", "pass w to it as an argument"),
     (hc.splat_active, (0.7, (2.0,)), MissingRuleError, hc.splat_active, "# refused",
      "pass the arguments one by one"),
 ]

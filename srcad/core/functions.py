@@ -283,8 +283,8 @@ def specialised(fn, fixed):
     fixed = tuple(sorted(fixed, key=lambda pair: pair[0]))
     if not fixed:
         return fn
-    key = (fn, fixed, fn.__defaults__, tuple(sorted((fn.__kwdefaults__ or {}).items(),
-                                                   key=lambda kv: kv[0])))
+    key = (fn, fixed, fn.__code__, fn.__defaults__, tuple(sorted(
+        (fn.__kwdefaults__ or {}).items(), key=lambda kv: kv[0])))
     try:
         known = _SPECIALISED.get(key)
     except TypeError:

@@ -34,7 +34,7 @@ from __future__ import annotations
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
-from .lower_callees import Callees
+from .lower_callees import Callees, store_counts
 from .lower_calls import Calls
 from .lower_exprs import Expressions
 from .lower_loops import Loops
@@ -55,6 +55,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Spreads):
         self.choices = {}  # name of a merge of function values -> the Consts it may be
         self.frozen = set()  # names of displays only spliced (srcad.frontend.lower_callees)
         self.unpacked_only = set()  # ... of those, only ever **unpacked
+        self.stores = {}  # how many times the body assigns each name
         self.lists = {}  # name of a list display -> its element atoms
         self.keyword_displays = {}  # name of a dict display only spliced -> {key: atom}
         self.namer = namer
@@ -105,6 +106,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Spreads):
         ``*args`` and ``**kwargs`` in one call: each becomes a parameter of its own."""
         args = fdef.args
         self.frozen, self.unpacked_only = frozen_names(fdef)
+        self.stores = store_counts(fdef)
         if (args.vararg or args.kwarg) and arity is None:
             raise self.error(fdef, "differentiating a function with *args or **kwargs "
                              "parameters directly (srcad cannot tell which argument wrt means)",

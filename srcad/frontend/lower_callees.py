@@ -337,13 +337,37 @@ class Callees:
             gast.Return(value=node.body), node)], decorator_list=[], returns=None,
             type_comment=None, type_params=[])
         self.local_function(name, gast.copy_location(fdef, node), node)
-        lifted, captured = self.local_functions.pop(name)
-        spelled = self.bound_name(lifted, name)
+        return self.local_function_value(name, node, hint, drop=True)
+
+    def local_function_value(self, name, node, hint=None, drop=False):
+        """A nested ``def`` (or lambda) used as a value: its lifted function, with the outer
+        values it reads (as they are now) held ahead of its own parameters."""
+        lifted, captured = self.local_functions[name]
+        if drop:
+            del self.local_functions[name]
+        for n in captured:
+            if self.stores.get(n, 0) > 1:  # Python reads it when the function is called
+                raise self.error(node, f"a function value reading {n!r}, which the function "
+                                 "assigns more than once (Python reads the value it has when "
+                                 "the function is called)", hint=f"pass {n} to it as an "
+                                 "argument, or give each new value a name of its own")
+        spelled = self.bound_name(lifted, lifted.__name__ if not drop else name)
         atoms = [self.env[n] if n in self.env else self.bound_const(self.source.lookup(n), n)
                  for n in captured]
         if not atoms:
             return Const(lifted, spelled)
         return self.partial_value(Const(lifted, spelled), atoms, {}, node, hint)
+
+
+def store_counts(fdef):
+    """How many times the function binds each name: its parameters once, each assignment in
+    its body once (a loop's counts once)."""
+    args = fdef.args
+    counts = {a.id: 1 for a in args.posonlyargs + args.args + args.kwonlyargs}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
 
 
 def _is_instance(value):

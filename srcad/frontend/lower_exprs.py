@@ -60,6 +60,8 @@ class Expressions:
     def expr_Name(self, node):
         if node.id in self.dicts and node.id not in self.env:
             raise self.kwargs_error(node)
+        if node.id in self.local_functions and node.id not in self.env:
+            return self.local_function_value(node.id, node, node.id)
         if node.id in self.env:
             value = self.env[node.id]
             if value is None:
