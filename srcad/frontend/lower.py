@@ -56,6 +56,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Spreads):
         self.frozen = set()  # names of displays only spliced (srcad.frontend.lower_callees)
         self.unpacked_only = set()  # ... of those, only ever **unpacked
         self.stores = {}  # how many times the body assigns each name
+        self.starred = {}  # id of a *value node -> its atom (lowered once)
         self.lists = {}  # name of a list display -> its element atoms
         self.keyword_displays = {}  # name of a dict display only spliced -> {key: atom}
         self.namer = namer

@@ -65,6 +65,12 @@ class Calls:
                                                     keywords=node.keywords), node)
                 node.srcad_consumed = consumed
         func = node.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call) and \
+                isinstance(func.value.func, gast.Name) and func.value.func.id == "super" and \
+                func.value.func.id not in self.env:
+            raise self.error(node, f"super().{func.attr}(...)",
+                             hint=f"call the base class's method with the object: "
+                             f"Base.{func.attr}(self, ...)")
         if isinstance(func, gast.Attribute) and root_name(func) in self.env | {None: None}:
             obj = self.expr(func.value)
             if spliced:
@@ -155,6 +161,7 @@ class Calls:
                 args.extend(value.elts)
                 continue
             atom = self.expr(value)
+            self.starred[id(value)] = atom  # a call of unknown length passes it as it is
             items = self.tuples.get(atom.name) if isinstance(atom, Var) else None
             if items is None and isinstance(atom, Var) and isinstance(value, gast.Name) and (
                     value.id in self.frozen):

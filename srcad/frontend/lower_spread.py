@@ -192,13 +192,15 @@ class Spreads:
         which no rule covers (a gradient through it is refused by the soundness check)."""
         positional = []
         pieces = []
+        single = len(node.args) == 1  # f(*t): t as it is
         for a in node.args:
             if isinstance(a, gast.Starred):
                 if positional:
                     pieces.append(self.assign(ir.Prim(ir.BUILD_TUPLE, positional), None, node))
                     positional = []
-                pieces.append(self.assign(ir.Prim(tuple, [self.expr(a.value)], spelling=(
-                    self.bound_name(tuple, "tuple"))), "args", node))
+                value = self.starred.pop(id(a.value), None) or self.expr(a.value)
+                pieces.append(value if single else self.assign(ir.Prim(tuple, [value], spelling=(
+                    self.bound_name(tuple, "as_tuple"))), "args", node))
             else:
                 positional.append(self.expr(a))
         if positional:
