@@ -228,8 +228,8 @@ def shape_of(n):
 
 def random_shape(x):
     noise = RS.randn(*SHAPE)  # no gradient flows through the draw
-    ones = np.ones(*shape_of(2))  # a length srcad cannot know: runs as written
-    return np.sum(x * noise * 0.0 + x) + np.sum(ones * x)
+    more = RS.rand(*shape_of(2))  # a length srcad cannot know: runs as written
+    return np.sum(x * noise * 0.0 + x) + np.sum(more * 0.0 + x)
 
 
 # ---------------------------------------------------------------- generators
