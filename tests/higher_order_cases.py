@@ -313,6 +313,16 @@ def keeps_generator(x):
     return sum(it) * x
 
 
+def changes_what_generator_reads(x):
+    xs = [x, 2.0 * x]
+    s = 0.0
+    for v in windows(xs):
+        s = s + v
+        if len(xs) < 4:
+            xs.append(v * x)  # refused: windows(xs) would see it
+    return s
+
+
 def unknown_local(x):
     g = [math.sin, math.cos][0]
     return g(x)  # refused: not known while transforming

@@ -203,6 +203,8 @@ REFUSED = [
      "list(map(...))"),
     (hc.keeps_generator, (0.7,), UnsupportedSyntaxError, hc.keeps_generator, "# refused",
      "for v in evens(...)"),
+    (hc.changes_what_generator_reads, (0.7,), UnsupportedSyntaxError,
+     hc.changes_what_generator_reads, "# refused", "list(windows(...))"),
     (hc.unknown_local, (0.7,), UnsupportedSyntaxError, hc.unknown_local, "# refused",
      "call a named function"),
     (hc.calls_super, (0.7,), UnsupportedSyntaxError, hc.WithSuper.predict, "# refused",

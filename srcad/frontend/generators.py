@@ -13,8 +13,9 @@ which srcad lowers and differentiates like any callee. Only a generator whose ``
 stands alone on its line (``yield v`` or ``yield from xs``), that returns nothing and closes
 over nothing is rewritten; anything else is refused with the rewrite to make. The values are
 made before the loop that takes them runs, which is Python's order unless the loop changes
-what the generator reads: srcad refuses every such change (writes into arguments, globals
-and shared objects, see :mod:`srcad.analysis.alias`).
+what the generator reads: a loop changing in place a name passed to the generator is refused
+(:meth:`srcad.frontend.lower_callees.Callees.refuse_changing_lazy_source`), and writes into
+arguments, globals and shared objects are refused anyway (:mod:`srcad.analysis.alias`).
 
 Imports: the standard library, gast, :mod:`srcad.core` and :mod:`.source`.
 """

@@ -329,6 +329,41 @@ class Callees:
         self.partials[var.name] = (fn_atom.value, list(args), dict(kwargs), fn_atom.spelling)
         return var
 
+    def refuse_changing_lazy_source(self, loop):
+        """``for v in gen(xs): xs.append(...)``: a generator (or ``map``, ``filter``) reads
+        ``xs`` while the loop runs, and would see the change; srcad makes its values before
+        the loop, so a loop that changes what they read in place is refused."""
+        call = loop.iter
+        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name)) or \
+                call.func.id in self.env or call.func.id in self.local_functions:
+            return
+        try:
+            fn = self.source.lookup(call.func.id)
+        except KeyError:
+            return
+        if fn not in (map, filter) and not inspect.isgeneratorfunction(fn):
+            return
+        read = {n.id for a in call.args + [k.value for k in call.keywords]
+                for n in gast.walk(a) if isinstance(n, gast.Name)}
+        for stmt in loop.body:
+            for sub in gast.walk(stmt):
+                changed = None
+                if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and \
+                        isinstance(sub.func.value, gast.Name):
+                    changed = sub.func.value.id
+                elif isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store) and \
+                        isinstance(sub.value, gast.Name):
+                    changed = sub.value.id
+                elif getattr(sub, "srcad_augmented", False) and isinstance(
+                        sub.targets[0], gast.Name):
+                    changed = sub.targets[0].id
+                if changed in read:
+                    raise self.error(sub, f"a loop changing {changed!r}, which "
+                                     f"{call.func.id}(...) reads while the loop runs",
+                                     hint=f"loop over a list made first: for v in "
+                                     f"list({call.func.id}(...)), or change a copy of "
+                                     f"{changed}")
+
     def lambda_value(self, node, hint=None):
         """A lambda used as a value: lifted to a function; the local values it reads are
         fixed ahead of its own parameters, as with ``functools.partial``."""

@@ -33,6 +33,7 @@ class Loops:
             self.stmt(stmt)
 
     def stmt_For(self, node):
+        self.refuse_changing_lazy_source(node)  # a generator or map reading what it changes
         self.for_loop(node.target, node.iter, node, lambda: self.loop_body(node.body))
         for stmt in node.orelse:
             self.stmt(stmt)
