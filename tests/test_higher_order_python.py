@@ -93,14 +93,21 @@ def test_second_derivative_matches_finite_differences(func, args, wrt, taped):
     assert d2 == pytest.approx(numerical_grad(d1, args, wrt), rel=1e-5, abs=1e-6)
 
 
-@pytest.mark.parametrize("func", [hc.passes_ufunc, hc.passes_user_function, hc.local_alias,
-                                  hc.local_choice, hc.method_of_global, hc.power3, hc.maps,
-                                  hc.splats, hc.loops_over_generator])
+FORWARD = [hc.passes_ufunc, hc.passes_user_function, hc.local_alias, hc.local_choice,
+           hc.method_of_global, hc.method_of_built, hc.calls_base_method, hc.power3, hc.maps,
+           hc.splats, hc.zips, hc.loops_over_generator, hc.generator_of_values,
+           hc.passes_lambda_holding, hc.partial_holding, hc.named_lambda_passed,
+           hc.lambda_in_loop]
+
+
+@pytest.mark.parametrize("func", FORWARD, ids=[f.__name__ for f in FORWARD])
 @pytest.mark.parametrize("x", [0.3, 0.7, 1.1])
 def test_forward_mode_agrees(func, x):
-    value, tangent = srcad.jvp(func, (x,), (1.0,))
-    assert value == pytest.approx(func(x), rel=1e-12)
-    assert tangent == pytest.approx(srcad.grad(func)(x), rel=1e-10)
+    args = (x,) + (1.3,) * (len(inspect.signature(func).parameters) - 1)
+    tangents = (1.0,) + (0.0,) * (len(args) - 1)
+    value, tangent = srcad.jvp(func, args, tangents)
+    assert value == pytest.approx(func(*args), rel=1e-12)
+    assert tangent == pytest.approx(srcad.grad(func, wrt=0)(*args), rel=1e-10)
 
 
 # ---------------------------------------------------------------- derivatives inside
