@@ -300,7 +300,7 @@ def array_meta(w):
 
 
 def passes_holding_on(x, w):
-    return apply_through(lambda t: t * w, x)  # refused: passed on by the callee
+    return apply_through(lambda t: t * w, x) + apply_through(functools.partial(scaled, w), x)
 
 
 def keeps_map(x):

@@ -29,6 +29,8 @@ CASES = [
     (hc.named_lambda_passed, (0.7, 1.3), (0, 1), True),
     (hc.nested_def_passed, (0.7, 1.3), (0, 1), True),
     (hc.lambda_in_loop, (0.7, 1.3), (0, 1), True),
+    (hc.passes_holding_on, (0.7, 1.3), (0, 1), True),
+    (hc.passes_holding_on, (0.7, 1.3), 0, True),
     (hc.passes_through_two_levels, (0.7,), 0, True),
     (hc.local_alias, (0.7,), 0, True),
     (hc.local_choice, (0.7,), 0, True),
@@ -97,7 +99,7 @@ FORWARD = [hc.passes_ufunc, hc.passes_user_function, hc.local_alias, hc.local_ch
            hc.method_of_global, hc.method_of_built, hc.calls_base_method, hc.power3, hc.maps,
            hc.splats, hc.zips, hc.loops_over_generator, hc.generator_of_values,
            hc.passes_lambda_holding, hc.partial_holding, hc.named_lambda_passed,
-           hc.lambda_in_loop]
+           hc.lambda_in_loop, hc.passes_holding_on]
 
 
 @pytest.mark.parametrize("func", FORWARD, ids=[f.__name__ for f in FORWARD])
@@ -204,8 +206,6 @@ def _line(func, marker):
 
 
 REFUSED = [
-    (hc.passes_holding_on, (0.7, 1.3), UnsupportedSyntaxError, hc.apply_through,
-     "return apply(f, x)", "arguments of their own"),
     (hc.keeps_map, (0.7,), UnsupportedSyntaxError, hc.keeps_map, "# refused",
      "list(map(...))"),
     (hc.keeps_generator, (0.7,), UnsupportedSyntaxError, hc.keeps_generator, "# refused",

@@ -10,7 +10,9 @@ parameter pass them first::
 
 and the call is ``apply(lam, x, f__0=w)`` where ``lam`` is the lambda lifted with ``w`` as
 its first parameter. The gradient of ``w`` flows back through ``f__0`` like any argument's.
-A function parameter used other than by calling it (passed on, stored, returned) is refused.
+Passed on (``other(f, x)``), the parameter is ``functools.partial(f, f__0)`` again (through
+the keyword-only ``f__partial``, whose default is ``functools.partial``), which the next
+callee takes the same way.
 
 Imports: the standard library, gast, :mod:`srcad.core`, :mod:`srcad.errors` and
 :mod:`.source`.
@@ -19,6 +21,7 @@ Imports: the standard library, gast, :mod:`srcad.core`, :mod:`srcad.errors` and
 from __future__ import annotations
 
 import ast
+import functools
 import linecache
 import types
 import weakref
@@ -50,14 +53,15 @@ def with_held(fn, param, n_args, keys):
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
     taken |= {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
     names = []
-    for part in [str(i) for i in range(n_args)] + list(keys):
+    for part in [str(i) for i in range(n_args)] + list(keys) + ["partial"]:
         name = f"{param}__{part}"
         while name in taken:
             name += "_"
         taken.add(name)
         names.append(name)
-    _Pass(src, param, names[:n_args], dict(zip(keys, names[n_args:]))).visit(fdef)
-    for name in names:
+    names, maker = names[:-1], names[-1]
+    _Pass(src, param, names[:n_args], dict(zip(keys, names[n_args:])), maker).visit(fdef)
+    for name in names + [maker]:
         fdef.args.kwonlyargs.append(gast.Name(id=name, ctx=gast.Param(), annotation=None,
                                               type_comment=None))
         fdef.args.kw_defaults.append(gast.Constant(value=None, kind=None))
@@ -73,7 +77,8 @@ def with_held(fn, param, n_args, keys):
     exec(compile(text, filename, "exec"), fn.__globals__, namespace)  # noqa: S102
     made = namespace[fdef.name]
     copy = types.FunctionType(made.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
-    copy.__kwdefaults__ = {**(fn.__kwdefaults__ or {}), **(made.__kwdefaults__ or {})}
+    copy.__kwdefaults__ = {**(fn.__kwdefaults__ or {}), **(made.__kwdefaults__ or {}),
+                           maker: functools.partial}
     weakref.finalize(copy, linecache.cache.pop, filename, None)
     _MADE[key] = (copy, names)
     return copy, names
@@ -82,31 +87,37 @@ def with_held(fn, param, n_args, keys):
 class _Pass(gast.NodeTransformer):
     """Every call of ``param`` passes the held values first; any other use is refused."""
 
-    def __init__(self, src, param, positional, keywords):
-        self.src, self.param = src, param
+    def __init__(self, src, param, positional, keywords, maker):
+        self.src, self.param, self.maker = src, param, maker
         self.positional, self.keywords = positional, keywords
+
+    def _held(self):
+        args = [_load(n) for n in self.positional]
+        keywords = [gast.keyword(arg=k, value=_load(n)) for k, n in self.keywords.items()]
+        return args, keywords
 
     def visit_Call(self, node):
         self.generic_visit(node)
         if isinstance(node.func, _Marked):
             node.func = node.func.name
-            held = [gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None)
-                    for n in self.positional]
-            node.args = held + node.args
-            node.keywords = [gast.keyword(arg=k, value=gast.Name(
-                id=n, ctx=gast.Load(), annotation=None, type_comment=None))
-                for k, n in self.keywords.items()] + node.keywords
+            args, keywords = self._held()
+            node.args = args + node.args
+            node.keywords = keywords + node.keywords
         return node
 
     def visit_Name(self, node):
         if node.id != self.param:
             return node
-        parent_call = getattr(node, "_callee", False)
-        if not parent_call or not isinstance(node.ctx, gast.Load):
+        if not isinstance(node.ctx, gast.Load):
             raise _error(self.src, node, f"passing a function that holds local values as "
-                         f"{self.param!r}, which the callee uses other than by calling it",
-                         "pass the values the function needs as arguments of their own")
-        return _Marked(node)
+                         f"{self.param!r}, which the callee assigns",
+                         "give the new value a name of its own")
+        if getattr(node, "_callee", False):
+            return _Marked(node)
+        # passed on (apply(f, x)): the function with its held values, a partial again
+        args, keywords = self._held()
+        return gast.copy_location(gast.Call(func=_load(self.maker), args=[node] + args,
+                                            keywords=keywords), node)
 
     def generic_visit(self, node):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
@@ -128,6 +139,10 @@ class _Pass(gast.NodeTransformer):
                          f"{self.param!r}, which a nested function of the callee reads",
                          "pass the values the function needs as arguments of their own")
         return node
+
+
+def _load(name):
+    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
 class _Marked(gast.AST):

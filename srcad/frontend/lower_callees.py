@@ -172,6 +172,8 @@ class Callees:
                                  f"{fn.__name__}(...), list({fn.__name__}(...)), "
                                  f"sum({fn.__name__}(...))")
             fn, spelling = generators.list_builder(fn), None
+        if fn is functools.partial and args:
+            return self.partial_value(args[0], args[1:], kwargs, node, hint)
         if functions.is_derivative_maker(fn):
             made = self.make_derivative(fn, args, kwargs, node)
             if made is not None:
@@ -240,7 +242,8 @@ class Callees:
                 value = param.default
             else:
                 continue
-            if functions.is_function_value(value) and not _is_instance(value):
+            if (functions.is_function_value(value) and not _is_instance(value)) or \
+                    value is functools.partial:
                 fixed.append((name, value))
             elif functions.user_instance_class(value) is not None:
                 fixed.append((name, functions.Instance(type(value))))
