@@ -30,13 +30,14 @@ from .analysis import alias, soundness
 from .analysis.analyse import Analysis
 from .backend import emit
 from .backend.tidy import tidy
-from .core import functions, ir
+from .core import ir
 from .core.kinds import ARRAY, SCALAR, item_kinds, kind_of_value, rank_of_value
 from .core.naming import Namer
 from .errors import SrcadError
 from .frontend import optimise, source
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
+from .frontend.lower_callees import classes_of
 from .frontend.validate import validate
 from .transform import calls, nodes
 from .transform.forward import Forward
@@ -190,8 +191,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None):
     items = {p: item_kinds(v) for p, v in arg_values.items() if item_kinds(v)}
     ranks = {p: rank_of_value(v) for p, v in arg_values.items()}
     # an object's class is part of the cache key (its type): self.method(...) names its code
-    fixed = {p: functions.Instance(type(v)) for p, v in arg_values.items()
-             if functions.user_instance_class(v) is not None}
+    fixed = classes_of(arg_values)
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks,
                                                  fixed=fixed)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")

@@ -397,6 +397,13 @@ class Callees:
         return self.partial_value(Const(lifted, spelled), atoms, {}, node, hint)
 
 
+def classes_of(arg_values):
+    """``{parameter: Instance(class)}`` for the arguments that are objects of the user's
+    classes (a specialisation is made per argument type, so their classes are known)."""
+    return {p: functions.Instance(type(v)) for p, v in arg_values.items()
+            if functions.user_instance_class(v) is not None}
+
+
 def store_counts(fdef):
     """How many times the function binds each name: its parameters once, each assignment in
     its body once (a loop's counts once)."""
