@@ -91,6 +91,16 @@ class Callees:
             return atom.value, [], {}, atom.spelling
         if isinstance(atom, Const) and functions.user_instance_class(atom.value) is not None:
             return atom.value, [], {}, atom.spelling
+        params = {a.id for a in self.source.node.args.posonlyargs + self.source.node.args.args
+                  + self.source.node.args.kwonlyargs}
+        if isinstance(atom, Var) and atom.name in params:
+            raise self.error(
+                node, f"calling {what}, a parameter whose function srcad does not know: srcad "
+                "makes a function's code for the function a call passes it by name "
+                "(apply(np.sin, x) inside the function you differentiate), not for the "
+                "functions given to the function you differentiate",
+                hint="differentiate a function that makes the call with the function named: "
+                "def loss(x): return apply(np.sin, x)")
         raise self.error(
             node, f"calling {what}, whose value srcad does not know when it transforms the "
             "function", hint="call a named function (defined at module level or imported), "
