@@ -90,6 +90,11 @@ def local_choice(x):
     return g(x) * x
 
 
+def three_way_choice(x, a):
+    g = cube if a > 1.0 else (wave if a > 0.0 else np.tanh)
+    return g(x) * x
+
+
 FLAG = True
 
 

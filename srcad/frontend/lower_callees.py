@@ -45,6 +45,7 @@ from .lower_spread import Atom, Lowered, name_node
 
 _PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
 
+
 def check_method(obj, name):
     """Raise unless ``obj.name`` is the function of ``obj``'s class (an attribute of the
     object's own would hide it, and srcad differentiated the class's): generated code
@@ -137,8 +138,9 @@ class Callees:
                                 value=gast.Call(func=Atom(option), args=node.args,
                                                 keywords=node.keywords))]
             for stmt in body + orelse:
-                gast.copy_location(stmt, node)
-                gast.copy_location(stmt.value, node)
+                if isinstance(stmt, gast.Assign):
+                    gast.copy_location(stmt, node)
+                    gast.copy_location(stmt.value, node)
             if option is options[0]:
                 self.branch(test, body, orelse, node)
             else:  # the later tests are made inside the else arm
