@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import types as types_module
 import weakref
 from dataclasses import dataclass
@@ -258,11 +259,16 @@ def user_instance_class(obj):
     srcad can read), else ``None``."""
     cls = type(obj)
     home = (getattr(cls, "__module__", "") or "").split(".")[0]
-    if home in _LIBRARIES + ("srcad", "functools") or isinstance(obj, (np.ndarray, np.generic)):
+    if _not_users(home) or isinstance(obj, (np.ndarray, np.generic)):
         return None
     if inspect.ismodule(obj) or is_function_value(obj) and not _has_user_call(cls):
         return None
     return cls
+
+
+def _not_users(home):
+    """Whether a class of the module ``home`` is a library's (its methods are not read)."""
+    return home in _LIBRARIES + ("srcad",) or home in sys.stdlib_module_names
 
 
 def _has_user_call(cls):
@@ -324,7 +330,7 @@ def user_class(cls):
     """Whether calling the class ``cls`` builds an instance of exactly ``cls`` whose methods
     are the user's (no ``__new__`` of its own, not a library's class)."""
     home = (getattr(cls, "__module__", "") or "").split(".")[0]
-    if home in _LIBRARIES + ("srcad", "functools") or not isinstance(cls, type):
+    if _not_users(home) or not isinstance(cls, type):
         return False
     return all(k.__new__ is object.__new__ for k in cls.__mro__ if "__new__" in vars(k)) or \
         cls.__new__ is object.__new__
