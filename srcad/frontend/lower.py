@@ -7,7 +7,7 @@ resolved to the Python object it names now (``math.sin``, ``np.dot``, a user fun
 ``for`` loops run over ``range(...)`` (other iterables are indexed); comprehensions, ternaries
 and short-circuit ``and``/``or`` are statements. Copies (``a = b``) are propagated away.
 
-:class:`Lowerer` is one object per function lowered, built from six mixins that share its
+:class:`Lowerer` is one object per function lowered, built from seven mixins that share its
 state (the environment ``env`` from user names to atoms, the statement list ``out`` being
 filled, the ``namer``) and call one another recursively, as the syntax nests:
 
@@ -34,7 +34,7 @@ from __future__ import annotations
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
-from .lower_callees import Callees, store_counts
+from .lower_callees import Callees, FunctionValues, store_counts
 from .lower_calls import Calls
 from .lower_exprs import Expressions
 from .lower_loops import Loops
@@ -42,7 +42,7 @@ from .lower_spread import Spreads, frozen_names
 from .lower_stmts import Statements
 
 
-class Lowerer(Statements, Loops, Expressions, Calls, Callees, Spreads):
+class Lowerer(Statements, Loops, Expressions, Calls, Callees, FunctionValues, Spreads):
     """Lower one function: ``Lowerer(source, namer, flags).function(fdef, arity)``."""
 
     def __init__(self, source, namer, flags=(), fixed=None):

@@ -108,45 +108,6 @@ class Callees:
             "or pass the function itself where the call is made: apply(np.sin, x) in the "
             "function you differentiate specialises apply on np.sin")
 
-    def note_choices(self, target, *sources):
-        """A merge of function values (``g = f1 if c else f2``): remember which they may be."""
-        options = []
-        for atom in sources:
-            if isinstance(atom, Var) and atom.name in self.choices:
-                options += self.choices[atom.name]
-            elif isinstance(atom, Const) and functions.is_function_value(atom.value) and \
-                    not _is_instance(atom.value):
-                options.append(atom)
-            else:
-                return
-        unique = []
-        for atom in options:
-            if not any(atom.value is u.value for u in unique):
-                unique.append(atom)
-        self.choices[target] = unique
-
-    def call_choice(self, atom, node, hint):
-        """``g(x)`` where ``g`` is one of several known functions: an ``if`` on which."""
-        options = self.choices[atom.name]
-        key = f"\0{hint or 'value'}"
-        orelse = [gast.Assign(targets=[name_node(key, gast.Store())], type_comment=None,
-                              value=gast.Call(func=Atom(options[-1]), args=node.args,
-                                              keywords=node.keywords))]
-        for option in reversed(options[:-1]):
-            test = self.assign(ir.Prim(operator.is_, [atom, option]), "same", node)
-            body = [gast.Assign(targets=[name_node(key, gast.Store())], type_comment=None,
-                                value=gast.Call(func=Atom(option), args=node.args,
-                                                keywords=node.keywords))]
-            for stmt in body + orelse:
-                if isinstance(stmt, gast.Assign):
-                    gast.copy_location(stmt, node)
-                    gast.copy_location(stmt.value, node)
-            if option is options[0]:
-                self.branch(test, body, orelse, node)
-            else:  # the later tests are made inside the else arm
-                orelse = [Lowered(lambda t=test, b=body, o=orelse: self.branch(t, b, o, node))]
-        return self.env.pop(key)
-
     def call_value(self, fn, spelling, lead, lead_kw, node, hint=None):
         """The operation for a call of the object ``fn`` with ``lead``/``lead_kw`` (atoms
         fixed ahead of the call's own) and the call node's arguments."""
@@ -328,6 +289,11 @@ class Callees:
 
     # ---------------------------------------------------------------- values made here
 
+
+class FunctionValues:
+    """Function values made in the function: merges of several functions, partials,
+    lambdas and nested ``def``'s used as values; loops over lazy values."""
+
     def partial_value(self, fn_atom, args, kwargs, node, hint):
         """``functools.partial(f, *args, **kwargs)``: a constant when everything is, else a
         value whose calls are calls of ``f`` with these arguments first."""
@@ -407,6 +373,46 @@ class Callees:
         if not atoms:
             return Const(lifted, spelled)
         return self.partial_value(Const(lifted, spelled), atoms, {}, node, hint)
+
+
+    def note_choices(self, target, *sources):
+        """A merge of function values (``g = f1 if c else f2``): remember which they may be."""
+        options = []
+        for atom in sources:
+            if isinstance(atom, Var) and atom.name in self.choices:
+                options += self.choices[atom.name]
+            elif isinstance(atom, Const) and functions.is_function_value(atom.value) and \
+                    not _is_instance(atom.value):
+                options.append(atom)
+            else:
+                return
+        unique = []
+        for atom in options:
+            if not any(atom.value is u.value for u in unique):
+                unique.append(atom)
+        self.choices[target] = unique
+
+    def call_choice(self, atom, node, hint):
+        """``g(x)`` where ``g`` is one of several known functions: an ``if`` on which."""
+        options = self.choices[atom.name]
+        key = f"\0{hint or 'value'}"
+        orelse = [gast.Assign(targets=[name_node(key, gast.Store())], type_comment=None,
+                              value=gast.Call(func=Atom(options[-1]), args=node.args,
+                                              keywords=node.keywords))]
+        for option in reversed(options[:-1]):
+            test = self.assign(ir.Prim(operator.is_, [atom, option]), "same", node)
+            body = [gast.Assign(targets=[name_node(key, gast.Store())], type_comment=None,
+                                value=gast.Call(func=Atom(option), args=node.args,
+                                                keywords=node.keywords))]
+            for stmt in body + orelse:
+                if isinstance(stmt, gast.Assign):
+                    gast.copy_location(stmt, node)
+                    gast.copy_location(stmt.value, node)
+            if option is options[0]:
+                self.branch(test, body, orelse, node)
+            else:  # the later tests are made inside the else arm
+                orelse = [Lowered(lambda t=test, b=body, o=orelse: self.branch(t, b, o, node))]
+        return self.env.pop(key)
 
 
 def classes_of(arg_values):
