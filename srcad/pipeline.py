@@ -47,6 +47,7 @@ from .errors import SrcadError
 from .frontend import optimise, source
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
+from .frontend.lower_callees import classes_of
 from .frontend.validate import validate
 from .transform import calls, nodes
 from .transform.forward import Forward
@@ -99,9 +100,10 @@ def read(func):
 
 
 @_serialised
-def to_ssa(func, parsed=None, arity=None):
+def to_ssa(func, parsed=None, arity=None, fixed=None):
     """Parse ``func`` (or take ``parsed``, a fresh :func:`read` of it: the tree is changed)
-    and lower it to checked SSA. Returns (ir.Function, Namer)."""
+    and lower it to checked SSA; ``fixed``: parameters whose class the specialisation knows
+    (see :func:`srcad.core.functions.specialised`). Returns (ir.Function, Namer)."""
     src = parsed or source.read(func)
     validate(src)
     names = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
@@ -114,7 +116,7 @@ def to_ssa(func, parsed=None, arity=None):
     fdef = desugar.function(src.node)
     if DEBUG:
         _debug("desugar", ast.unparse(gast.gast_to_ast(fdef)))
-    fn = Lowerer(src, namer, desugar.flags).function(fdef, arity)
+    fn = Lowerer(src, namer, desugar.flags, fixed).function(fdef, arity)
     optimise.common_subexpressions(fn)
     optimise.dead_code(fn, keep_writes=True)
     ir.check(fn)
@@ -163,10 +165,12 @@ def _free_names(fdef):
 MODES = ("grad", "value_and_grad", "vjp")
 
 
-def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, split=False):
+def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, split=False,
+             fixed=None):
     """Run the passes up to the reverse sweep for arguments of these kinds (and, for arrays,
-    ranks; for a callee's ``*args``/``**kwargs``, ``arity``: see :class:`srcad.calls.Arity`)."""
-    fn, namer = to_ssa(func, parsed, arity)
+    ranks; for a callee's ``*args``/``**kwargs``, ``arity``: see :class:`srcad.calls.Arity`;
+    ``fixed``: the classes of objects passed, see :func:`to_ssa`)."""
+    fn, namer = to_ssa(func, parsed, arity, fixed)
     unknown = [w for w in wrt if w not in fn.params]
     if unknown:  # never a silent zero: a gradient is asked of a name the code does not have
         raise SrcadError(
@@ -197,7 +201,10 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None):
     kinds = {p: kind_of_value(v) for p, v in arg_values.items()}
     items = {p: item_kinds(v) for p, v in arg_values.items() if item_kinds(v)}
     ranks = {p: rank_of_value(v) for p, v in arg_values.items()}
-    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks)
+    # an object's class is part of the cache key (its type): self.method(...) names its code
+    fixed = classes_of(arg_values)
+    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks,
+                                                 fixed=fixed)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     helpers = set(gen.helpers)
     fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple)

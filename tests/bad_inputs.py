@@ -113,7 +113,8 @@ def calls_helper_with_global(x):
 
 
 def _generator(a):
-    yield a  # bad: generator helper
+    received = yield a  # bad: generator helper
+    print(received)
 
 
 def calls_generator(x):
@@ -153,12 +154,12 @@ def repeats_an_active_list(x):
 
 
 def calls_local_variable(x):
-    g = math.sin
+    g = [math.sin, math.cos][0]  # a function srcad cannot know while transforming
     return g(x)  # bad: calling a local variable
 
 
 def calls_lambda_expression(x):
-    return (lambda z: z * 3.0)(x)  # bad: calling an expression
+    return [math.sin][0](x)  # bad: calling an expression
 
 
 def through_an_f_string(x):

@@ -214,12 +214,8 @@ def unknown_call(x):
     return np.sum(np.unwrap(x))  # bad
 
 
-class Scale:
-    def __call__(self, v):
-        return 2.0 * v
-
-
-SCALE = Scale()
+SCALE = np.vectorize(lambda v: 2.0 * v)  # a callable object without source (a class of
+# the user's with a __call__ is differentiated: tests/test_higher_order_python.py)
 
 
 def callable_object(x):

@@ -6,7 +6,10 @@ function it is about. Reads only function objects: imports nothing from srcad's 
 
 from __future__ import annotations
 
+import functools
 import inspect
+import sys
+import types as types_module
 import weakref
 from dataclasses import dataclass
 
@@ -189,11 +192,21 @@ def opaque(fn, name):
                 "reverse mode (grad, value_and_grad, vjp), not in forward mode",
                 "use reverse mode, or take the forward-mode derivative of the function it "
                 "was made from")
+    if getattr(fn, "__srcad_star_call__", False):
+        return ("a call with a starred argument (f(*args)) whose length srcad cannot know, "
+                "with a differentiated value among its arguments",
+                "unpack a tuple built in the function (args = (a, b); f(*args)), or pass the "
+                "arguments one by one")
     if getattr(fn, "__srcad_derivative_call__", False):
         return ("a call of a derivative srcad made, differentiated once already: srcad "
                 "does not differentiate it again",
                 "differentiate the derivative itself to the order you need: "
                 "srcad.grad(srcad.grad(f))")
+    if fn is functools.partial:
+        return ("a function holding differentiated values (a lambda reading them, or "
+                "functools.partial of them) used other than by calling it",
+                "call it where it is made, or pass the function and the values it needs to "
+                "the callee as separate arguments")
     if getattr(fn, "__srcad__", None) is not None or (callable(fn) and (
             _home(fn) == "srcad" or (getattr(fn, "__module__", "") or "").startswith("srcad"))):
         return (f"{name} is a function made by srcad (a pullback, a Jacobian, a Hessian, a "
@@ -219,3 +232,143 @@ def opaque(fn, name):
                 f"{type(fn).__name__}.__call__(obj, ...), or give it a rule with "
                 "@srcad.extend.defvjp")
     return None
+
+
+# ---------------------------------------------------------------- specialised callees
+
+
+@dataclass(frozen=True)
+class Instance:
+    """In a specialisation: the parameter holds an instance of exactly ``cls`` (so
+    ``self.method(...)`` and ``self.prop`` name code srcad can read)."""
+
+    cls: type
+
+
+def is_function_value(obj):
+    """Whether ``obj`` is a function-like value srcad can specialise a callee on (a callee
+    calls it): a function, a builtin or ufunc, a bound method, a ``functools.partial``, an
+    object with ``__call__``; not a class (calling one builds an object)."""
+    if isinstance(obj, type) or not callable(obj):
+        return False
+    return not isinstance(obj, np.ndarray)
+
+
+def user_instance_class(obj):
+    """The class of ``obj`` when it is an instance of a user's class (its methods are code
+    srcad can read), else ``None``."""
+    cls = type(obj)
+    home = (getattr(cls, "__module__", "") or "").split(".")[0]
+    if _not_users(home) or isinstance(obj, (np.ndarray, np.generic)):
+        return None
+    if inspect.ismodule(obj) or is_function_value(obj) and not _has_user_call(cls):
+        return None
+    return cls
+
+
+def _not_users(home):
+    """Whether a class of the module ``home`` is a library's (its methods are not read)."""
+    return home in _LIBRARIES + ("srcad",) or home in sys.stdlib_module_names
+
+
+def _has_user_call(cls):
+    return inspect.isfunction(inspect.getattr_static(cls, "__call__", None))
+
+
+_SPECIALISED = ByFunction()
+_MAX_SPECIALISED = 64  # per function: past that the table starts again
+
+
+def specialised(fn, fixed):
+    """``fn`` made for a call that passes the fixed values ``fixed`` (``(parameter, value)``
+    pairs: a function value, or an :class:`Instance`): a copy of ``fn`` (same code, globals,
+    closure, defaults) that srcad reads with those parameters known, so a function parameter
+    calls the function passed and ``self.method`` the method of its class. Every cache srcad
+    keeps on a callee is keyed on the function object, so each copy (one per ``fixed``) has
+    code of its own, and a call passing another function uses another copy."""
+    fixed = tuple(sorted(fixed, key=lambda pair: pair[0]))
+    if not fixed:
+        return fn
+    key = (fn, fixed, fn.__code__, fn.__defaults__, tuple(sorted(
+        (fn.__kwdefaults__ or {}).items(), key=lambda kv: kv[0])))
+    try:
+        known = _SPECIALISED.get(key)
+    except TypeError:
+        known = None
+    if known is not None:
+        return known
+    name = fn.__name__
+    if name.startswith("__") and name.endswith("__"):  # __call__: its part is call_fwd
+        name = name.strip("_")
+    copy = types_module.FunctionType(fn.__code__, fn.__globals__, name,
+                                     fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__qualname__ = fn.__qualname__
+    copy.__module__ = fn.__module__
+    copy.__srcad_fixed__ = dict(fixed)
+    copy.__srcad_original__ = fn
+    held = _SPECIALISED._entries(fn)
+    if held is not None and len(held) >= _MAX_SPECIALISED:
+        held.clear()
+    _SPECIALISED[key] = copy
+    return copy
+
+
+def fixed_of(fn):
+    """The fixed parameters ``fn`` was specialised for (see :func:`specialised`)."""
+    return getattr(fn, "__srcad_fixed__", None) or {}
+
+
+def is_derivative_maker(fn):
+    """``srcad.grad`` or ``srcad.value_and_grad``: called with constant arguments inside
+    differentiated code, srcad makes the derivative while it transforms the caller."""
+    return getattr(fn, "__module__", None) == "srcad.api" and getattr(
+        fn, "__name__", None) in ("grad", "value_and_grad")
+
+
+def user_class(cls):
+    """Whether calling the class ``cls`` builds an instance of exactly ``cls`` whose methods
+    are the user's (no ``__new__`` of its own, not a library's class)."""
+    home = (getattr(cls, "__module__", "") or "").split(".")[0]
+    if _not_users(home) or not isinstance(cls, type):
+        return False
+    return all(k.__new__ is object.__new__ for k in cls.__mro__ if "__new__" in vars(k)) or \
+        cls.__new__ is object.__new__
+
+
+class ClassNamespace:
+    """A class's own attributes as a namespace :class:`srcad.core.env.Read` can read (one
+    object per class, so reads of it share a key): code made for ``obj.method(...)``, resolved
+    on the class, is made again when a class on the way to the method gains or loses it."""
+
+    ABSENT = object()  # read where the class does not define the name (no builtin fallback)
+    _known = weakref.WeakKeyDictionary()
+
+    def __init__(self, cls):
+        self._cls = weakref.ref(cls)
+
+    @classmethod
+    def of(cls, klass):
+        known = cls._known.get(klass)
+        if known is None:
+            known = cls._known[klass] = cls(klass)
+        return known
+
+    def get(self, name, default=None):
+        klass = self._cls()
+        if klass is None:
+            return default
+        return vars(klass).get(name, self.ABSENT)
+
+
+def method_reads(cls, name):
+    """``(namespace, value)`` for each class of ``cls``'s MRO up to the one defining
+    ``name``: what resolving ``obj.name`` on the class depended on."""
+    out = []
+    for klass in cls.__mro__:
+        space = ClassNamespace.of(klass)
+        value = space.get(name)
+        out.append((space, value))
+        if value is not ClassNamespace.ABSENT:
+            break
+    return out

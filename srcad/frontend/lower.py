@@ -7,7 +7,7 @@ resolved to the Python object it names now (``math.sin``, ``np.dot``, a user fun
 ``for`` loops run over ``range(...)`` (other iterables are indexed); comprehensions, ternaries
 and short-circuit ``and``/``or`` are statements. Copies (``a = b``) are propagated away.
 
-:class:`Lowerer` is one object per function lowered, built from four mixins that share its
+:class:`Lowerer` is one object per function lowered, built from seven mixins that share its
 state (the environment ``env`` from user names to atoms, the statement list ``out`` being
 filled, the ``namer``) and call one another recursively, as the syntax nests:
 
@@ -16,6 +16,8 @@ filled, the ``namer``) and call one another recursively, as the syntax nests:
 :mod:`.lower_loops`         ``while``, ``for``, comprehensions, loop-header phis
 :mod:`.lower_exprs`         expressions to atoms; free names resolved to objects
 :mod:`.lower_calls`         calls, ``*args``/``**kwargs``, nested functions lifted
+:mod:`.lower_callees`       callees that are values: function parameters, methods, partials
+:mod:`.lower_spread`        ``*``/``**`` in calls; ``map``, ``filter``, ``zip`` consumed at once
 :mod:`.writes`              NumPy calls that write into an argument (functions, not a mixin)
 ==========================  ============================================================
 
@@ -29,20 +31,34 @@ never import this one).
 
 from __future__ import annotations
 
-from ..core import ir
+from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
+from .lower_callees import Callees, FunctionValues, store_counts
 from .lower_calls import Calls
 from .lower_exprs import Expressions
 from .lower_loops import Loops
+from .lower_spread import Spreads, frozen_names
 from .lower_stmts import Statements
 
 
-class Lowerer(Statements, Loops, Expressions, Calls):
+class Lowerer(Statements, Loops, Expressions, Calls, Callees, FunctionValues, Spreads):
     """Lower one function: ``Lowerer(source, namer, flags).function(fdef, arity)``."""
 
-    def __init__(self, source, namer, flags=()):
+    def __init__(self, source, namer, flags=(), fixed=None):
         self.source = source
+        # parameters this specialisation fixes (srcad.core.functions.specialised): a
+        # function value, or an Instance (the object's class)
+        self.fixed = dict(fixed or functions.fixed_of(source.func))
+        self.classes = {}  # name of a value whose class is known -> the class
+        self.partials = {}  # name of a partial (or a lambda reading locals) -> its parts
+        self.choices = {}  # name of a merge of function values -> the Consts it may be
+        self.frozen = set()  # names of displays only spliced (srcad.frontend.lower_callees)
+        self.unpacked_only = set()  # ... of those, only ever **unpacked
+        self.stores = {}  # how many times the body assigns each name
+        self.starred = {}  # id of a *value node -> its atom (lowered once)
+        self.lists = {}  # name of a list display -> its element atoms
+        self.keyword_displays = {}  # name of a dict display only spliced -> {key: atom}
         self.namer = namer
         self.flags = set(flags)
         self.tuples = {}  # name of a tuple built here -> its element atoms
@@ -73,6 +89,8 @@ class Lowerer(Statements, Loops, Expressions, Calls):
         self.emit(ir.Assign(name, value, getattr(node, "lineno", None)))
         if isinstance(value, ir.Prim) and value.fn is ir.BUILD_TUPLE:
             self.tuples[name] = list(value.args)  # its length is known: f(*t) can splice it
+        if isinstance(value, ir.Prim) and value.fn is ir.BUILD_LIST:
+            self.lists[name] = list(value.args)  # spliced only if never changed (frozen)
         return Var(name)
 
     def sub_block(self, stmts):
@@ -88,6 +106,8 @@ class Lowerer(Statements, Loops, Expressions, Calls):
         """Lower ``fdef``; ``arity`` (a :class:`srcad.core.functions.Arity`) gives the items of its
         ``*args`` and ``**kwargs`` in one call: each becomes a parameter of its own."""
         args = fdef.args
+        self.frozen, self.unpacked_only = frozen_names(fdef)
+        self.stores = store_counts(fdef)
         if (args.vararg or args.kwarg) and arity is None:
             raise self.error(fdef, "differentiating a function with *args or **kwargs "
                              "parameters directly (srcad cannot tell which argument wrt means)",
@@ -103,6 +123,12 @@ class Lowerer(Statements, Loops, Expressions, Calls):
             self.namer.versioned.add(p)
             if p not in items and p not in keys:
                 self.env[p] = Var(p)
+            value = self.fixed.get(p)
+            if isinstance(value, functions.Instance):
+                self.classes[p] = value.cls
+            elif value is not None:  # a function value: the parameter is that constant
+                self.env[p] = Const(value, self.bound_name(value, getattr(
+                    value, "__name__", None) or p))
         prologue = []
         if args.vararg:  # args = (args_0, args_1): a tuple of known length
             saved, self.out = self.out, prologue

@@ -13,20 +13,24 @@ Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.frontend.wri
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import gast
 
-from ..core import ir
+from ..core import functions, ir
 from ..core.ir import Const, Var
 from . import writes
 from .lower_exprs import dotted, root_name
+from .lower_spread import CONSUMERS
+from .lower_spread import Atom as _AtomNode
 
 
 class Calls:
     """``expr_Call``, the ``**kwargs`` parameter, and nested functions lifted to callees."""
 
     def expr_Call(self, node, hint=None):
+        consumed = getattr(node, "srcad_consumed", False)
         func = node.func
         if isinstance(func, gast.Attribute) and func.attr == "get" and self.is_kwargs(
             func.value
@@ -49,26 +53,48 @@ class Calls:
             node = gast.copy_location(gast.Call(func=node.func, args=node.args,
                                                 keywords=keywords), node)
         writes.refuse_keywords(self, node)
+        node.srcad_consumed = consumed
         if any(k.arg is None for k in node.keywords):
-            raise self.error(node, "keyword unpacking (**kwargs) in a call",
-                             hint="pass the keyword arguments one by one")
+            node = self.spliced_keywords(node)
+        spliced = True
         if any(isinstance(a, gast.Starred) for a in node.args):
-            node = gast.copy_location(gast.Call(func=node.func, args=self.spliced(node),
-                                                keywords=node.keywords), node)
+            args = self.spliced(node, strict=False)
+            spliced = args is not None
+            if spliced:
+                node = gast.copy_location(gast.Call(func=node.func, args=args,
+                                                    keywords=node.keywords), node)
+                node.srcad_consumed = consumed
         func = node.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call) and \
+                isinstance(func.value.func, gast.Name) and func.value.func.id == "super" and \
+                func.value.func.id not in self.env:
+            raise self.error(node, f"super().{func.attr}(...)",
+                             hint=f"call the base class's method with the object: "
+                             f"Base.{func.attr}(self, ...)")
         if isinstance(func, gast.Attribute) and root_name(func) in self.env | {None: None}:
             obj = self.expr(func.value)
+            if spliced:
+                method = self.method_call(obj, func.attr, node, hint)
+                if isinstance(method, Exception):
+                    raise method
+                if method is not None:
+                    return method
+            if not spliced:
+                bound = self.assign(ir.Prim(ir.Attr(func.attr), [obj]), func.attr, node)
+                return self.star_call_prim(bound, None, node)
             args = [obj] + [self.expr(a) for a in node.args]
             kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
             return ir.Prim(ir.Method(func.attr), args, kwargs)
         if isinstance(func, gast.Name) and func.id in self.local_functions:
             return self.local_call(func.id, node)
+        if isinstance(func, gast.Lambda):
+            return self.call_atom(self.lambda_value(func), node, hint, spliced, "a lambda")
         if isinstance(func, gast.Name) and func.id in self.env:
-            raise self.error(node, f"calling the local value {func.id!r}",
-                             hint="call a function defined at module level or imported")
+            return self.call_atom(self.env[func.id], node, hint, spliced,
+                                  f"the local value {func.id!r}")
         if not isinstance(func, (gast.Name, gast.Attribute)):
-            raise self.error(node, "calling the result of an expression",
-                             hint="call a named function")
+            return self.call_atom(self.expr(func), node, hint, spliced,
+                                  "the result of an expression")
         fn = self.resolve_dotted(func)
         if inspect.isfunction(fn):
             # the callee's defaults fill its call: they are read (and guarded) like the name
@@ -76,19 +102,55 @@ class Calls:
             for attr in ("__defaults__", "__kwdefaults__"):
                 if getattr(fn, attr, None) is not None:
                     self.source.lookup(path[0], path[1:] + [attr])
+        if not spliced:
+            return self.star_call_prim(fn, dotted(func), node)
         writes.refuse_in_expression(self, fn, node)
+        if fn is functools.partial and node.args:
+            return self.partial_value(self.expr(node.args[0]), [self.expr(a) for a in
+                                                                node.args[1:]],
+                                      {k.arg: self.expr(k.value) for k in node.keywords},
+                                      node, hint)
+        self.refuse_iterator(fn, node)
         if fn in _COMPREHENSION_CALLS and len(node.args) == 1 and isinstance(
             node.args[0], (gast.GeneratorExp, gast.ListComp)
         ):
             seq = self.comprehension(node.args[0], hint)
             args, spelling = [seq], dotted(func)
+        elif fn in CONSUMERS:
+            args, spelling = [self.expr(self.consumed(a)) for a in node.args], dotted(func)
         else:
             args, spelling = [self.expr(a) for a in node.args], dotted(func)
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        if _needs_resolving(fn):
+            return self.call_object(fn, spelling, args, kwargs, node, hint)
+        if isinstance(fn, type) and functions.user_class(fn):
+            # an object built here: its class is known, so its methods are (its attributes
+            # are read live; building it from a differentiated value has no rule: refused)
+            made = self.assign(ir.Prim(fn, args, kwargs, spelling=spelling), hint, node)
+            self.classes[made.name] = fn
+            return made
         return ir.Prim(fn, args, kwargs, spelling=spelling)
 
-    def spliced(self, node):
-        """``f(*t)`` with ``t`` a tuple of known length: its elements, one argument each."""
+    def call_atom(self, atom, node, hint, spliced, what):
+        """A call whose function is the value ``atom`` (a local, a parameter, a lambda, the
+        result of ``srcad.grad(inner)``...)."""
+        if isinstance(atom, Var) and atom.name in self.classes and spliced:
+            method = self.method_call(atom, "__call__", node, hint, implicit=True)
+            if method is not None and not isinstance(method, Exception):
+                return method
+        if isinstance(atom, Var) and atom.name in self.choices and spliced:
+            return self.call_choice(atom, node, hint)
+        fn, lead, lead_kw, spelling = self.value_callee(atom, node, what)
+        if not spliced:
+            if lead or lead_kw:
+                raise self.error(node, f"unpacking (*args) into a call of {what}",
+                                 hint="pass the arguments one by one")
+            return self.star_call_prim(fn, spelling, node)
+        return self.call_value(fn, spelling, lead, lead_kw, node, hint)
+
+    def spliced(self, node, strict=True):
+        """``f(*t)`` with ``t`` a tuple of known length: its elements, one argument each
+        (``None``, unless ``strict``, when a length is not known)."""
         args = []
         for a in node.args:
             if not isinstance(a, gast.Starred):
@@ -99,16 +161,21 @@ class Calls:
                 args.extend(value.elts)
                 continue
             atom = self.expr(value)
+            self.starred[id(value)] = atom  # a call of unknown length passes it as it is
             items = self.tuples.get(atom.name) if isinstance(atom, Var) else None
+            if items is None and isinstance(atom, Var) and isinstance(value, gast.Name) and (
+                    value.id in self.frozen):
+                items = self.lists.get(atom.name)
+            if items is None and isinstance(atom, Const) and isinstance(atom.value, tuple):
+                items = [self.bound_const(v, "item") for v in atom.value]
+            if items is None and not strict:
+                return None
             if items is None:
                 raise self.error(node, "unpacking (*args) of a value whose length srcad "
                                  "cannot know", hint="unpack a tuple built in the function "
                                  "(args = (a, b); f(*args)), or pass the arguments one by one")
             args.extend(_AtomNode(i) for i in items)
         return args
-
-    def expr__AtomNode(self, node):
-        return node.atom
 
     # ---------------------------------------------------------------- **kwargs
 
@@ -266,15 +333,16 @@ def _lift(fdef, name, captured, source, node):
     return lifted
 
 
-class _AtomNode(gast.AST):
-    """An already-lowered operand standing where an expression node is expected."""
-
-    _fields = ()
-
-    def __init__(self, atom):
-        super().__init__()
-        self.atom = atom
-        self.lineno = None
-
-
 _COMPREHENSION_CALLS = (sum, min, max, list, tuple, any, all)
+
+
+def _needs_resolving(fn):
+    """Whether a named callee is a value :meth:`Callees.call_object` rewrites (a bound
+    method, a partial, a callable object, ``srcad.grad``, a user function specialised on
+    the functions or objects passed to it)."""
+    if inspect.ismethod(fn) or isinstance(fn, functools.partial):
+        return True
+    if functions.is_derivative_maker(fn) or functions.is_user_function(fn):
+        return True
+    return not inspect.isroutine(fn) and not isinstance(fn, type) and \
+        functions.user_instance_class(fn) is not None

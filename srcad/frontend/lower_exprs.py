@@ -60,6 +60,8 @@ class Expressions:
     def expr_Name(self, node):
         if node.id in self.dicts and node.id not in self.env:
             raise self.kwargs_error(node)
+        if node.id in self.local_functions and node.id not in self.env:
+            return self.local_function_value(node.id, node, node.id)
         if node.id in self.env:
             value = self.env[node.id]
             if value is None:
@@ -83,6 +85,11 @@ class Expressions:
         if root is not None and root not in self.env:
             return Const(self.resolve_dotted(node), dotted(node))
         obj = self.expr(node.value)
+        prop = self.property_read(obj, node.attr, node)
+        if isinstance(prop, Exception):
+            raise prop
+        if prop is not None:
+            return prop
         return ir.Prim(ir.Attr(node.attr), [obj])
 
     def resolve_dotted(self, node):
@@ -209,9 +216,10 @@ class Expressions:
                 values.append(self.expr(part.value))
         return ir.Prim(ir.Method("format"), [Const("".join(template))] + values)
 
-    def expr_Lambda(self, node):
-        raise self.error(node, "a lambda used other than by assigning it to a name",
-                         hint="name it (square = lambda z: z * z) or define it with def")
+    def expr_Lambda(self, node, hint=None):
+        """A lambda used as a value (an argument, an element): lifted to a function of its
+        own (see :meth:`srcad.frontend.lower_callees.Callees.lambda_value`)."""
+        return self.lambda_value(node, hint)
 
 
 def _plain_truth(node, flags):

@@ -33,6 +33,7 @@ class Loops:
             self.stmt(stmt)
 
     def stmt_For(self, node):
+        self.refuse_changing_lazy_source(node)  # a generator or map reading what it changes
         self.for_loop(node.target, node.iter, node, lambda: self.loop_body(node.body))
         for stmt in node.orelse:
             self.stmt(stmt)
@@ -114,6 +115,8 @@ class Loops:
         ):
             fn = self.lookup(iter_node.func.id, iter_node)
             args = iter_node.args
+            if any(isinstance(a, gast.Starred) for a in args):
+                args = self.spliced(iter_node)  # zip(*pairs): pairs of a known length
             if fn is range and not iter_node.keywords:
                 return "range", args
             if fn is enumerate and len(args) == 1 and not iter_node.keywords:
@@ -125,6 +128,7 @@ class Loops:
         return "seq", [self.sequence(iter_node)]
 
     def sequence(self, node):
+        node = self.consumed(node)  # map(f, xs), filter(p, xs): a list comprehension
         atom = self.expr(node)
         if isinstance(node, (gast.Name, gast.List, gast.Tuple)) or isinstance(atom, Const):
             return atom

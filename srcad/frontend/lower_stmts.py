@@ -84,6 +84,8 @@ class Statements:
         if isinstance(target, gast.Name) and getattr(node, "srcad_unset", False):
             self.env[target.id] = ir.UNSET
             return
+        if self.keyword_display(target, value_node):
+            return
         if isinstance(target, gast.Name):
             self.no_rebinding(target, node)
             before = self.env.get(target.id)
@@ -101,6 +103,8 @@ class Statements:
             for t, v in zip(target.elts, values):
                 self.bind_atom(t, v, node)
         else:
+            if isinstance(target, (gast.Tuple, gast.List)):
+                value_node = self.consumed(value_node)  # a, b = zip(*pairs), map(...)
             self.bind_atom(target, self.expr(value_node), node)
 
     def bind_atom(self, target, value, node):
@@ -152,6 +156,7 @@ class Statements:
             target = self.namer.version(name)
             phis.append(ir.Phi(target, [a, b]))
             merged[name] = Var(target)
+            self.note_choices(target, a, b)  # g = f1 if c else f2: g(x) calls one of them
         self.env = merged
         self.emit(ir.If(test, then_block, else_block, phis, node.lineno))
 

@@ -1,0 +1,159 @@
+"""A callee made for a function argument that holds values of the caller.
+
+``apply(lambda t: t * w, x)``, with ``w`` a local value (perhaps differentiated), passes
+``apply`` a function that holds ``w``. srcad passes ``w`` itself instead: the callee is read
+as a copy with one more keyword-only parameter per held value, whose calls of the function
+parameter pass them first::
+
+    def apply(f, x):                      def apply(f, x, *, f__0=None):
+        return f(x)             ->            return f(f__0, x)
+
+and the call is ``apply(lam, x, f__0=w)`` where ``lam`` is the lambda lifted with ``w`` as
+its first parameter. The gradient of ``w`` flows back through ``f__0`` like any argument's.
+Passed on (``other(f, x)``), the parameter is ``functools.partial(f, f__0)`` again (through
+the keyword-only ``f__partial``, whose default is ``functools.partial``), which the next
+callee takes the same way.
+
+Imports: the standard library, gast, :mod:`srcad.core`, :mod:`srcad.errors` and
+:mod:`.source`.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import linecache
+import types
+import weakref
+
+import gast
+
+from ..core.functions import ByFunction
+from ..errors import UnsupportedSyntaxError
+from . import source as source_module
+
+_MADE = ByFunction()
+_count = 0
+
+
+def with_held(fn, param, n_args, keys):
+    """``fn`` read with the function parameter ``param`` called with ``n_args`` held values
+    first (and the held keywords ``keys``). Returns ``(copy, names)``: the copy, and the
+    names of its new keyword-only parameters, positional ones first."""
+    key = (fn, param, n_args, tuple(keys), fn.__code__, fn.__defaults__)
+    known = _MADE.get(key)
+    if known is not None:
+        return known
+    src = source_module.read(fn)
+    fdef = src.node
+    if fn.__closure__:
+        raise _error(src, fdef, f"passing a function that holds local values to "
+                     f"{fn.__name__}, which reads variables of an enclosing function",
+                     f"define {fn.__name__} at module level")
+    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken |= {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    names = []
+    for part in [str(i) for i in range(n_args)] + list(keys) + ["partial"]:
+        name = f"{param}__{part}"
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        names.append(name)
+    names, maker = names[:-1], names[-1]
+    _Pass(src, param, names[:n_args], dict(zip(keys, names[n_args:])), maker).visit(fdef)
+    for name in names + [maker]:
+        fdef.args.kwonlyargs.append(gast.Name(id=name, ctx=gast.Param(), annotation=None,
+                                              type_comment=None))
+        fdef.args.kw_defaults.append(gast.Constant(value=None, kind=None))
+    tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+    ast.fix_missing_locations(tree)
+    text = ast.unparse(tree) + "\n"
+    global _count
+    _count += 1
+    filename = (f"<srcad: {fn.__name__} of {src.filename}:{src.first_line} called with a "
+                f"function holding values #{_count}>")
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {}
+    exec(compile(text, filename, "exec"), fn.__globals__, namespace)  # noqa: S102
+    made = namespace[fdef.name]
+    copy = types.FunctionType(made.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
+    copy.__kwdefaults__ = {**(fn.__kwdefaults__ or {}), **(made.__kwdefaults__ or {}),
+                           maker: functools.partial}
+    weakref.finalize(copy, linecache.cache.pop, filename, None)
+    _MADE[key] = (copy, names)
+    return copy, names
+
+
+class _Pass(gast.NodeTransformer):
+    """Every call of ``param`` passes the held values first; any other use is refused."""
+
+    def __init__(self, src, param, positional, keywords, maker):
+        self.src, self.param, self.maker = src, param, maker
+        self.positional, self.keywords = positional, keywords
+
+    def _held(self):
+        args = [_load(n) for n in self.positional]
+        keywords = [gast.keyword(arg=k, value=_load(n)) for k, n in self.keywords.items()]
+        return args, keywords
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, _Marked):
+            node.func = node.func.name
+            args, keywords = self._held()
+            node.args = args + node.args
+            node.keywords = keywords + node.keywords
+        return node
+
+    def visit_Name(self, node):
+        if node.id != self.param:
+            return node
+        if not isinstance(node.ctx, gast.Load):
+            raise _error(self.src, node, f"passing a function that holds local values as "
+                         f"{self.param!r}, which the callee assigns",
+                         "give the new value a name of its own")
+        if getattr(node, "_callee", False):
+            return _Marked(node)
+        # passed on (apply(f, x)): the function with its held values, a partial again
+        args, keywords = self._held()
+        return gast.copy_location(gast.Call(func=_load(self.maker), args=[node] + args,
+                                            keywords=keywords), node)
+
+    def generic_visit(self, node):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+            node.func._callee = True
+        return super().generic_visit(node)
+
+    def visit_Lambda(self, node):
+        return self._nested(node)
+
+    def visit_FunctionDef(self, node):
+        if node is self.src.node:  # its body: the parameter list names the parameter
+            node.body = [self.visit(stmt) for stmt in node.body]
+            return node
+        return self._nested(node)
+
+    def _nested(self, node):
+        if any(isinstance(n, gast.Name) and n.id == self.param for n in gast.walk(node)):
+            raise _error(self.src, node, f"passing a function that holds local values as "
+                         f"{self.param!r}, which a nested function of the callee reads",
+                         "pass the values the function needs as arguments of their own")
+        return node
+
+
+def _load(name):
+    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+class _Marked(gast.AST):
+    _fields = ("name",)
+
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+
+
+def _error(src, node, what, hint):
+    line = getattr(node, "lineno", None)
+    return UnsupportedSyntaxError(what, filename=src.filename, lineno=line,
+                                  construct=src.line_text(line), hint=hint)

@@ -1,0 +1,139 @@
+"""A generator function, consumed at once, as the function that returns the list it yields.
+
+``def batches(n): for i in range(n): yield i * 2``, called where its values are all taken
+at once (``for b in batches(3)``, ``sum(batches(3))``, ``list(...)``), is read as
+
+    def batches(n):
+        items = []
+        for i in range(n):
+            items.append(i * 2)
+        return items
+
+which srcad lowers and differentiates like any callee. Only a generator whose ``yield``
+stands alone on its line (``yield v`` or ``yield from xs``), that returns nothing and closes
+over nothing is rewritten; anything else is refused with the rewrite to make. The values are
+made before the loop that takes them runs, which is Python's order unless the loop changes
+what the generator reads: a loop changing in place a name passed to the generator is refused
+(:meth:`srcad.frontend.lower_callees.Callees.refuse_changing_lazy_source`), and writes into
+arguments, globals and shared objects are refused anyway (:mod:`srcad.analysis.alias`).
+
+Imports: the standard library, gast, :mod:`srcad.core` and :mod:`.source`.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import types
+import weakref
+
+import gast
+
+from ..core.functions import ByFunction
+from ..errors import UnsupportedSyntaxError
+from . import source as source_module
+
+_BUILDERS = ByFunction()
+_count = 0
+
+
+def list_builder(fn):
+    """The function returning the list ``fn`` (a generator function) yields."""
+    known = _BUILDERS.get((fn,))
+    if known is not None and known[0] == (fn.__code__, fn.__defaults__, fn.__kwdefaults__):
+        return known[1]
+    src = source_module.read(fn)
+    if fn.__closure__:
+        raise _error(src, src.node, "a generator that reads variables of an enclosing "
+                     "function", "define the generator at module level, passing what it reads "
+                     "as arguments")
+    fdef = src.node
+    names = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    acc = "items"
+    while acc in names or acc + "_item" in names:
+        acc += "_"
+    _Rewrite(src, acc).visit(fdef)
+    fdef.body = [_at(gast.Assign(targets=[_name(acc, gast.Store())], value=gast.List(
+        elts=[], ctx=gast.Load()), type_comment=None), fdef)] + fdef.body + [
+        _at(gast.Return(value=_name(acc, gast.Load())), fdef)]
+    tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+    ast.fix_missing_locations(tree)
+    text = ast.unparse(tree) + "\n"
+    global _count
+    _count += 1
+    filename = (f"<srcad: generator {fn.__name__} of {src.filename}:{src.first_line} as a "
+                f"list #{_count}>")
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {}
+    exec(compile(text, filename, "exec"), fn.__globals__, namespace)  # noqa: S102
+    made = namespace[fdef.name]
+    built = types.FunctionType(made.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
+    built.__kwdefaults__ = fn.__kwdefaults__
+    weakref.finalize(built, linecache.cache.pop, filename, None)
+    _BUILDERS[(fn,)] = ((fn.__code__, fn.__defaults__, fn.__kwdefaults__), built)
+    return built
+
+
+class _Rewrite(gast.NodeTransformer):
+    """``yield v`` -> ``items.append(v)``; ``yield from xs`` -> a loop appending;
+    ``return`` -> ``return items``; anything else with ``yield`` refused."""
+
+    def __init__(self, src, acc):
+        self.src, self.acc = src, acc
+
+    def visit_FunctionDef(self, node):
+        if node is self.src.node:
+            self.generic_visit(node)
+        return node  # a nested def's yields are its own
+
+    def visit_Lambda(self, node):
+        return node
+
+    def visit_Expr(self, node):
+        value = node.value
+        if isinstance(value, gast.YieldFrom):  # for item in xs: items.append(item)
+            item = self.acc + "_item"
+            append = self._append(_name(item, gast.Load()), node)
+            return _at(gast.For(target=_name(item, gast.Store()), iter=self.visit(value.value),
+                                body=[append], orelse=[], type_comment=None), node)
+        if isinstance(value, gast.Yield):
+            arg = value.value if value.value is not None else gast.Constant(value=None,
+                                                                             kind=None)
+            return self._append(self.visit(arg), node)
+        return self.generic_visit(node)
+
+    def _append(self, value, node):
+        call = gast.Call(func=gast.Attribute(value=_name(self.acc, gast.Load()),
+                                             attr="append", ctx=gast.Load()),
+                         args=[value], keywords=[])
+        return _at(gast.Expr(value=call), node)
+
+    def visit_Return(self, node):
+        if node.value is not None:
+            raise _error(self.src, node, "a generator that returns a value",
+                         "end it with a bare return")
+        return _at(gast.Return(value=_name(self.acc, gast.Load())), node)
+
+    def visit_Yield(self, node):
+        raise _error(self.src, node, "a yield whose value is used (a coroutine)",
+                     "write the yield on a line of its own: yield value")
+
+    visit_YieldFrom = visit_Yield
+
+
+def _error(src, node, what, hint):
+    line = getattr(node, "lineno", None)
+    return UnsupportedSyntaxError(f"srcad cannot differentiate {what}", filename=src.filename,
+                                  lineno=line, construct=src.line_text(line), hint=hint)
+
+
+def _name(name, ctx):
+    return gast.Name(id=name, ctx=ctx, annotation=None, type_comment=None)
+
+
+def _at(new, old):
+    gast.copy_location(new, old)
+    for sub in gast.walk(new):
+        if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
+            gast.copy_location(sub, old)
+    return new

@@ -1,0 +1,438 @@
+"""Lowering calls of function *values*: what a callee is when it is not a plain name.
+
+A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it shares), used by
+:meth:`srcad.frontend.lower_calls.Calls.expr_Call`. Every callee is resolved, while lowering,
+to the Python object it is, and the call is rewritten as a call srcad already differentiates:
+
+* a function held in a local or passed in a parameter (``g = my_fn; g(x)``,
+  ``def apply(f, x): return f(x)`` called as ``apply(np.sin, x)``): the callee is
+  *specialised* on the function passed (:func:`srcad.core.functions.specialised`): in that
+  copy the parameter is the constant it was given, so ``f(x)`` is ``np.sin(x)``; a call
+  passing another function uses another copy. ``g = f1 if c else f2; g(x)`` is an ``if`` on
+  which one ``g`` is. A parameter nobody fixed is refused;
+* a method of an object whose class the specialisation knows (``self.predict(x)``,
+  ``model.loss(x)``, a property ``self.area``, a static or class method, ``obj(x)`` with a
+  ``__call__``): the function on the class, with the object as first argument. The class's
+  attributes are read like globals (a method redefined later makes the code again), and the
+  generated code checks that the object has no attribute of its own hiding the method;
+* ``functools.partial(f, a)`` and a lambda reading local values: calls of them are calls of
+  ``f`` (or of the lambda, lifted) with the fixed arguments first; such a value passed on to
+  another function is refused, with the rewrite;
+* ``srcad.grad(inner)`` (or ``value_and_grad``) with constant arguments: made while lowering,
+  so ``srcad.grad(inner)(x)`` is a call of a derivative, which the reverse sweep
+  differentiates again (a second derivative);
+* a generator function called where its values are all taken at once: the function that
+  returns their list (:mod:`.generators`).
+
+Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.rules` (the registry's
+pure and piecewise-constant tables), :mod:`.generators` and :mod:`.lower_spread`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import operator
+
+import gast
+
+from ..core import env, functions, ir
+from ..core.ir import Const, Var
+from ..rules.registry import _PURE_MARKERS
+from ..rules.registry import registry as _registry
+from . import captured, generators
+from .lower_spread import Atom, Lowered, name_node
+
+_PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
+
+
+def check_method(obj, name):
+    """Raise unless ``obj.name`` is the function of ``obj``'s class (an attribute of the
+    object's own would hide it, and srcad differentiated the class's): generated code
+    checks this at each ``obj.method(...)`` it resolved by the class."""
+    own = getattr(obj, "__dict__", None)
+    if own is not None and name in own:
+        raise TypeError(f"srcad differentiated {type(obj).__name__}.{name}, but this object "
+                        f"has an attribute {name!r} of its own that Python calls instead; "
+                        "give the attribute another name")
+
+
+_registry.nondiff.add(check_method)  # a check: no derivative
+
+
+class Callees:
+    """Calls whose callee is a function value: specialised, expanded, or refused."""
+
+    # ---------------------------------------------------------------- what a callee is
+
+    def bound_name(self, obj, hint):
+        """A name under which generated code reads ``obj`` (bound through a cell, like a
+        lifted function: valid in the forward and the backward sweep)."""
+        for name, known in self.lifted.items():
+            if known is obj:
+                return name
+        name = self.namer.fresh(hint or "fn")
+        self.lifted[name] = obj
+        return name
+
+    def bound_const(self, value, hint):
+        """An atom for ``value`` (a fixed argument of a partial, say): a literal as itself,
+        anything else through a bound name."""
+        if value is None or type(value) in (int, float, bool, str, complex):
+            return Const(value)
+        return Const(value, self.bound_name(value, hint))
+
+    def value_callee(self, atom, node, what):
+        """The callee when a call's function is the atom ``atom`` (a local or a parameter)."""
+        if isinstance(atom, Var) and atom.name in self.partials:
+            return self.partials[atom.name]
+        if isinstance(atom, Const) and functions.is_function_value(atom.value):
+            return atom.value, [], {}, atom.spelling
+        if isinstance(atom, Const) and isinstance(atom.value, type):
+            return atom.value, [], {}, atom.spelling
+        if isinstance(atom, Const) and functions.user_instance_class(atom.value) is not None:
+            return atom.value, [], {}, atom.spelling
+        params = {a.id for a in self.source.node.args.posonlyargs + self.source.node.args.args
+                  + self.source.node.args.kwonlyargs}
+        if isinstance(atom, Var) and atom.name in params:
+            raise self.error(
+                node, f"calling {what}, a parameter whose function srcad does not know: srcad "
+                "makes a function's code for the function a call passes it by name "
+                "(apply(np.sin, x) inside the function you differentiate), not for the "
+                "functions given to the function you differentiate",
+                hint="differentiate a function that makes the call with the function named: "
+                "def loss(x): return apply(np.sin, x)")
+        raise self.error(
+            node, f"calling {what}, whose value srcad does not know when it transforms the "
+            "function", hint="call a named function (defined at module level or imported), "
+            "or pass the function itself where the call is made: apply(np.sin, x) in the "
+            "function you differentiate specialises apply on np.sin")
+
+    def call_value(self, fn, spelling, lead, lead_kw, node, hint=None):
+        """The operation for a call of the object ``fn`` with ``lead``/``lead_kw`` (atoms
+        fixed ahead of the call's own) and the call node's arguments."""
+        args = lead + [self.expr(a) for a in node.args]
+        kwargs = dict(lead_kw)
+        for k in node.keywords:
+            kwargs[k.arg] = self.expr(k.value)
+        return self.call_object(fn, spelling, args, kwargs, node, hint)
+
+    def call_object(self, fn, spelling, args, kwargs, node, hint=None):
+        for _ in range(16):  # a partial of a bound method of ...: unwrap a few levels
+            if isinstance(fn, functools.partial):
+                args = [self.bound_const(a, "arg") for a in fn.args] + args
+                kwargs = {**{k: self.bound_const(v, k) for k, v in fn.keywords.items()},
+                          **kwargs}
+                fn, spelling = fn.func, None
+            elif inspect.ismethod(fn) and inspect.isfunction(fn.__func__) and \
+                    functions.is_user_function(fn.__func__):
+                owner = spelling.rsplit(".", 1)[0] if spelling and "." in spelling else None
+                args = [Const(fn.__self__, owner) if owner else self.bound_const(
+                    fn.__self__, "obj")] + args
+                fn, spelling = fn.__func__, None
+            elif not inspect.isroutine(fn) and not isinstance(fn, type) and \
+                    functions.user_instance_class(fn) is not None and \
+                    functions.is_function_value(fn) and \
+                    functions.is_user_function(type(fn).__call__):
+                args = [Const(fn, spelling) if spelling else self.bound_const(fn, "obj")] + args
+                fn, spelling = type(fn).__call__, None
+            else:
+                break
+        if inspect.isgeneratorfunction(fn) and functions.is_user_function(fn):
+            if not getattr(node, "srcad_consumed", False):
+                raise self.error(node, f"a generator ({fn.__name__}) kept as an iterator",
+                                 hint=f"take its values where it is called: for v in "
+                                 f"{fn.__name__}(...), list({fn.__name__}(...)), "
+                                 f"sum({fn.__name__}(...))")
+            fn, spelling = generators.list_builder(fn), None
+        if fn is functools.partial and args:
+            return self.partial_value(args[0], args[1:], kwargs, node, hint)
+        if functions.is_derivative_maker(fn):
+            made = self.make_derivative(fn, args, kwargs, node)
+            if made is not None:
+                return made
+        if functions.is_user_function(fn):
+            fn, args, kwargs = self.pass_held(fn, args, kwargs, node)
+            fixed = self.fixed_for(fn, args, kwargs, node)
+            if fixed:
+                fn = functions.specialised(fn, fixed)
+                spelling = None
+        if spelling is None:
+            spelling = self.bound_name(fn, getattr(fn, "__name__", None) or "fn")
+        return ir.Prim(fn, args, kwargs, spelling=spelling)
+
+    def pass_held(self, fn, args, kwargs, node):
+        """A function argument holding values of this function (a lambda reading locals, a
+        partial of them): the callee is read so that those values are passed to it as
+        arguments of their own (:mod:`.captured`)."""
+        try:
+            sig = inspect.signature(fn, follow_wrapped=False)
+            bound = sig.bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return fn, args, kwargs
+        held = [(p, a) for p, a in bound.arguments.items()
+                if isinstance(a, Var) and a.name in self.partials
+                and sig.parameters[p].kind not in (inspect.Parameter.VAR_POSITIONAL,
+                                                   inspect.Parameter.VAR_KEYWORD)]
+        for param, atom in held:
+            inner, lead, lead_kw, spelling = self.partials[atom.name]
+            fn, names = captured.with_held(fn, param, len(lead), list(lead_kw))
+            sig = inspect.signature(fn, follow_wrapped=False)
+            bound.arguments[param] = Const(inner, spelling or self.bound_name(
+                inner, getattr(inner, "__name__", None) or "fn"))
+            args, kwargs = list(bound.args), dict(bound.kwargs)
+            kwargs.update(zip(names, list(lead) + list(lead_kw.values())))
+            bound = sig.bind(*args, **kwargs)
+        return fn, list(bound.args), dict(bound.kwargs)
+
+    def fixed_for(self, fn, args, kwargs, node):
+        """The parameters of ``fn`` a call fixes: function values, and objects whose class is
+        known (a parameter's default counts too: it is read and guarded like the name)."""
+        try:
+            sig = inspect.signature(fn, follow_wrapped=False)
+            bound = sig.bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return ()  # the transform reports the mismatch at the call
+        fixed = []
+        for name, param in sig.parameters.items():
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                continue
+            if name in bound.arguments:
+                atom = bound.arguments[name]
+                if isinstance(atom, Var) and atom.name in self.partials:
+                    raise self.error(
+                        node, f"passing {atom.name!r}, a function that holds "
+                        "local values (a lambda reading them, or functools.partial of them), "
+                        f"to {fn.__name__}", hint="pass the function and the values it needs "
+                        "as separate arguments, or define the lambda inside the callee")
+                if isinstance(atom, Var) and atom.name in self.classes:
+                    fixed.append((name, functions.Instance(self.classes[atom.name])))
+                    continue
+                if not isinstance(atom, Const):
+                    continue
+                value = atom.value
+            elif param.default is not param.empty:
+                value = param.default
+            else:
+                continue
+            if (functions.is_function_value(value) and not _is_instance(value)) or \
+                    value is functools.partial:
+                fixed.append((name, value))
+            elif functions.user_instance_class(value) is not None:
+                fixed.append((name, functions.Instance(type(value))))
+        return tuple(fixed)
+
+    def make_derivative(self, maker, args, kwargs, node):
+        """``srcad.grad(inner, ...)`` with constant arguments, made now: a constant."""
+        atoms = list(args) + list(kwargs.values())
+        if not all(isinstance(a, Const) for a in atoms):
+            return None
+        made = maker(*[a.value for a in args], **{k: a.value for k, a in kwargs.items()})
+        inner = getattr(args[0], "value", None) if args else None
+        name = f"{maker.__name__}_{getattr(inner, '__name__', 'fn')}"
+        return Const(made, self.bound_name(made, name))
+
+    # ---------------------------------------------------------------- methods
+
+    def method_call(self, obj, attr, node, hint=None, implicit=False):
+        """``obj.attr(...)`` where the object's class is known; ``None`` otherwise.
+        ``implicit``: ``obj(...)``, which Python looks up on the class alone."""
+        if isinstance(obj, Const):
+            if isinstance(obj.value, type) or functions.user_instance_class(obj.value) is None:
+                return None
+            cls = type(obj.value)
+        elif isinstance(obj, Var) and obj.name in self.classes:
+            cls = self.classes[obj.name]
+        else:
+            return None
+        raw = self.class_attribute(cls, attr)
+        if isinstance(raw, (staticmethod, classmethod)) or inspect.isfunction(raw):
+            if getattr(cls, "__dictoffset__", 0) and not implicit:  # the object's own wins
+                check = ir.Prim(check_method, [obj, Const(attr)],
+                                spelling=self.bound_name(check_method, "check_method"))
+                self.emit(ir.Assign(None, check, node.lineno, effect=True))
+        if isinstance(raw, staticmethod):
+            return self.call_value(raw.__func__, None, [], {}, node, hint)
+        if isinstance(raw, classmethod):
+            return self.call_value(raw.__func__, None, [Const(cls, self.bound_name(
+                cls, cls.__name__))], {}, node, hint)
+        if inspect.isfunction(raw):
+            return self.call_value(raw, None, [obj], {}, node, hint)
+        if isinstance(raw, property):
+            return self.error(node, f"calling the property {attr!r}",
+                              hint="read the property, then call its value")
+        return None
+
+    def class_attribute(self, cls, attr):
+        """What ``cls`` holds for ``attr`` (through its MRO), the reads recorded: the code is
+        made again when the class comes to hold something else."""
+        raw = None
+        for space, value in functions.method_reads(cls, attr):
+            env.record(env.Read(space, None, attr, (), value))
+            if value is not functions.ClassNamespace.ABSENT:
+                raw = value
+        if type(cls) is not type:
+            return inspect.getattr_static(cls, attr, None)  # a metaclass: not followed
+        return raw
+
+    def property_read(self, obj, attr, node):
+        """``self.prop`` for a property of a known class: a call of its getter."""
+        if not isinstance(obj, Var) or obj.name not in self.classes:
+            return None
+        raw = self.class_attribute(self.classes[obj.name], attr)
+        if isinstance(raw, property) and inspect.isfunction(raw.fget):
+            return self.call_object(raw.fget, None, [obj], {}, node)
+        if isinstance(raw, functools.cached_property):
+            return self.error(node, f"reading the cached property {attr!r} (it writes the "
+                              "object)", hint="make it a plain property or a method")
+        return None
+
+    # ---------------------------------------------------------------- values made here
+
+
+class FunctionValues:
+    """Function values made in the function: merges of several functions, partials,
+    lambdas and nested ``def``'s used as values; loops over lazy values."""
+
+    def partial_value(self, fn_atom, args, kwargs, node, hint):
+        """``functools.partial(f, *args, **kwargs)``: a constant when everything is, else a
+        value whose calls are calls of ``f`` with these arguments first."""
+        if not isinstance(fn_atom, Const) or not callable(fn_atom.value):
+            raise self.error(node, "functools.partial of a function srcad does not know",
+                             hint="name the function: functools.partial(my_fn, a)")
+        if all(isinstance(a, Const) for a in list(args) + list(kwargs.values())):
+            made = functools.partial(fn_atom.value, *[a.value for a in args],
+                                     **{k: a.value for k, a in kwargs.items()})
+            return Const(made, self.bound_name(made, hint or "partial"))
+        prim = ir.Prim(functools.partial, [fn_atom] + list(args), dict(kwargs),
+                       spelling=self.bound_name(functools.partial, "make_partial"))
+        var = self.assign(prim, hint or "fn", node)
+        self.partials[var.name] = (fn_atom.value, list(args), dict(kwargs), fn_atom.spelling)
+        return var
+
+    def refuse_changing_lazy_source(self, loop):
+        """``for v in gen(xs): xs.append(...)``: a generator (or ``map``, ``filter``) reads
+        ``xs`` while the loop runs, and would see the change; srcad makes its values before
+        the loop, so a loop that changes what they read in place is refused."""
+        call = loop.iter
+        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name)) or \
+                call.func.id in self.env or call.func.id in self.local_functions:
+            return
+        try:
+            fn = self.source.lookup(call.func.id)
+        except KeyError:
+            return
+        if fn not in (map, filter) and not inspect.isgeneratorfunction(fn):
+            return
+        read = {n.id for a in call.args + [k.value for k in call.keywords]
+                for n in gast.walk(a) if isinstance(n, gast.Name)}
+        for stmt in loop.body:
+            for sub in gast.walk(stmt):
+                changed = None
+                if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and \
+                        isinstance(sub.func.value, gast.Name):
+                    changed = sub.func.value.id
+                elif isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store) and \
+                        isinstance(sub.value, gast.Name):
+                    changed = sub.value.id
+                elif getattr(sub, "srcad_augmented", False) and isinstance(
+                        sub.targets[0], gast.Name):
+                    changed = sub.targets[0].id
+                if changed in read:
+                    raise self.error(sub, f"a loop changing {changed!r}, which "
+                                     f"{call.func.id}(...) reads while the loop runs",
+                                     hint=f"loop over a list made first: for v in "
+                                     f"list({call.func.id}(...)), or change a copy of "
+                                     f"{changed}")
+
+    def lambda_value(self, node, hint=None):
+        """A lambda used as a value: lifted to a function; the local values it reads are
+        fixed ahead of its own parameters, as with ``functools.partial``."""
+        name = self.namer.fresh(hint or "lam")
+        fdef = gast.FunctionDef(name=name, args=node.args, body=[gast.copy_location(
+            gast.Return(value=node.body), node)], decorator_list=[], returns=None,
+            type_comment=None, type_params=[])
+        self.local_function(name, gast.copy_location(fdef, node), node)
+        return self.local_function_value(name, node, hint, drop=True)
+
+    def local_function_value(self, name, node, hint=None, drop=False):
+        """A nested ``def`` (or lambda) used as a value: its lifted function, with the outer
+        values it reads (as they are now) held ahead of its own parameters."""
+        lifted, captured = self.local_functions[name]
+        if drop:
+            del self.local_functions[name]
+        for n in captured:
+            if self.stores.get(n, 0) > 1:  # Python reads it when the function is called
+                raise self.error(node, f"a function value reading {n!r}, which the function "
+                                 "assigns more than once (Python reads the value it has when "
+                                 "the function is called)", hint=f"pass {n} to it as an "
+                                 "argument, or give each new value a name of its own")
+        spelled = self.bound_name(lifted, lifted.__name__ if not drop else name)
+        atoms = [self.env[n] if n in self.env else self.bound_const(self.source.lookup(n), n)
+                 for n in captured]
+        if not atoms:
+            return Const(lifted, spelled)
+        return self.partial_value(Const(lifted, spelled), atoms, {}, node, hint)
+
+
+    def note_choices(self, target, *sources):
+        """A merge of function values (``g = f1 if c else f2``): remember which they may be."""
+        options = []
+        for atom in sources:
+            if isinstance(atom, Var) and atom.name in self.choices:
+                options += self.choices[atom.name]
+            elif isinstance(atom, Const) and functions.is_function_value(atom.value) and \
+                    not _is_instance(atom.value):
+                options.append(atom)
+            else:
+                return
+        unique = []
+        for atom in options:
+            if not any(atom.value is u.value for u in unique):
+                unique.append(atom)
+        self.choices[target] = unique
+
+    def call_choice(self, atom, node, hint):
+        """``g(x)`` where ``g`` is one of several known functions: an ``if`` on which."""
+        options = self.choices[atom.name]
+        key = f"\0{hint or 'value'}"
+        orelse = [gast.Assign(targets=[name_node(key, gast.Store())], type_comment=None,
+                              value=gast.Call(func=Atom(options[-1]), args=node.args,
+                                              keywords=node.keywords))]
+        for option in reversed(options[:-1]):
+            test = self.assign(ir.Prim(operator.is_, [atom, option]), "same", node)
+            body = [gast.Assign(targets=[name_node(key, gast.Store())], type_comment=None,
+                                value=gast.Call(func=Atom(option), args=node.args,
+                                                keywords=node.keywords))]
+            for stmt in body + orelse:
+                if isinstance(stmt, gast.Assign):
+                    gast.copy_location(stmt, node)
+                    gast.copy_location(stmt.value, node)
+            if option is options[0]:
+                self.branch(test, body, orelse, node)
+            else:  # the later tests are made inside the else arm
+                orelse = [Lowered(lambda t=test, b=body, o=orelse: self.branch(t, b, o, node))]
+        return self.env.pop(key)
+
+
+def classes_of(arg_values):
+    """``{parameter: Instance(class)}`` for the arguments that are objects of the user's
+    classes (a specialisation is made per argument type, so their classes are known)."""
+    return {p: functions.Instance(type(v)) for p, v in arg_values.items()
+            if functions.user_instance_class(v) is not None}
+
+
+def store_counts(fdef):
+    """How many times the function binds each name: its parameters once, each assignment in
+    its body once (a loop's counts once)."""
+    args = fdef.args
+    counts = {a.id: 1 for a in args.posonlyargs + args.args + args.kwonlyargs}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
+
+
+def _is_instance(value):
+    return functions.user_instance_class(value) is not None and not inspect.isroutine(value) \
+        and not isinstance(value, functools.partial)

@@ -1,0 +1,306 @@
+"""Lowering ``*`` and ``**`` in calls, ``map``, ``filter`` and ``zip``.
+
+A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it shares):
+
+* ``f(*t)`` splices the items of a tuple built in the function, of a constant tuple, or of a
+  list display the function never changes (:func:`frozen_names`); ``f(*t)`` of a length
+  srcad cannot know, in a call that carries no gradient, runs as written through
+  :func:`star_call` (a gradient through it is refused by the soundness check);
+* ``f(**{"a": x})`` and ``kw = {"a": x}; f(**kw)`` (a dict display only ever unpacked) pass
+  the keywords one by one;
+* ``map``/``filter`` whose values are taken at once (``sum(map(f, xs))``, ``list(filter(p,
+  xs))``, a ``for`` over them) are list comprehensions; ``zip`` of sequences whose items are
+  known (``xs, ys = zip(*pairs)``) is the tuple of tuples it yields. Kept as an iterator
+  (consumed later, maybe twice) they are refused.
+
+Imports: gast, the standard library and :mod:`srcad.core`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import gast
+
+from ..core import ir
+from ..core.ir import Const, Var
+
+CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed)
+
+
+def star_call(fn, args, kwargs):
+    """``fn(*args, **kwargs)``: how generated code calls a function with a starred argument
+    whose length srcad cannot know (only where no gradient flows: nothing is differentiated
+    through it)."""
+    return fn(*args, **kwargs)
+
+
+star_call.__srcad_star_call__ = True
+
+
+
+
+class Spreads:
+    """``*``/``**`` in calls, displays only spliced, ``map``/``filter``/``zip`` consumed."""
+
+    # ---------------------------------------------------------------- * and ** displays
+
+    def keyword_display(self, target, value_node):
+        """``kw = {"a": x}`` where ``kw`` is only ever spliced (``f(**kw)``): its items are
+        kept for the calls, and no dict is built. Whether it was."""
+        if not (isinstance(target, gast.Name) and target.id in self.unpacked_only
+                and isinstance(value_node, gast.Dict)):
+            return False
+        self.keyword_displays[target.id] = {k.value: self.expr(v) for k, v in
+                                            zip(value_node.keys, value_node.values)}
+        return True
+
+    def spliced_keywords(self, node):
+        """``f(**{"a": x})`` or ``f(**kw)`` with ``kw`` a display only ever spliced: the
+        keywords, one by one."""
+        keywords = []
+        for k in node.keywords:
+            if k.arg is not None:
+                keywords.append(k)
+                continue
+            value = k.value
+            if isinstance(value, gast.Dict) and _display(value):
+                keywords += [gast.keyword(arg=key.value, value=v)
+                             for key, v in zip(value.keys, value.values)]
+            elif isinstance(value, gast.Name) and value.id in self.keyword_displays and \
+                    value.id not in self.env:
+                keywords += [gast.keyword(arg=key, value=Atom(atom)) for key, atom in
+                             self.keyword_displays[value.id].items()]
+            else:
+                raise self.error(node, "keyword unpacking (**kw) of a dict srcad cannot see "
+                                 "whole", hint="pass the keyword arguments one by one, or "
+                                 "build the dict just before the call and only unpack it "
+                                 "(kw = {'a': x}; f(**kw))")
+        names = [k.arg for k in keywords]
+        if len(set(names)) != len(names):
+            raise self.error(node, "a keyword given twice", hint="pass each keyword once")
+        out = gast.copy_location(gast.Call(func=node.func, args=node.args,
+                                           keywords=keywords), node)
+        out.srcad_consumed = getattr(node, "srcad_consumed", False)
+        return out
+
+    def expr_Dict(self, node):
+        raise self.error(node, "srcad cannot differentiate a dict literal",
+                         hint="pass the dict in as an argument (a dict built only to be "
+                         "unpacked into a call, f(**{'a': x}), is fine)")
+
+    def expr_Atom(self, node):
+        return node.atom
+
+    def stmt_Lowered(self, node):
+        node.fn()
+
+    # ---------------------------------------------------------------- map and filter
+
+    def consumed(self, node):
+        """``node`` with ``map(...)``/``filter(...)`` (consumed by the call it stands in)
+        written as a list comprehension; other nodes as they are."""
+        if isinstance(node, gast.Call):
+            node.srcad_consumed = True  # a generator called here yields all its values now
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+                and node.func.id not in self.env and node.func.id not in self.local_functions
+                and not node.keywords):
+            return node
+        try:
+            fn = self.source.lookup(node.func.id)
+        except KeyError:
+            return node
+        if fn is map and len(node.args) >= 2:
+            return self._comprehension(node, node.args[0], node.args[1:], keep=False)
+        if fn is filter and len(node.args) == 2:
+            return self._comprehension(node, node.args[0], node.args[1:], keep=True)
+        if fn is zip and node.args:
+            return self._zipped(node)
+        return node
+
+    def _zipped(self, node):
+        """``zip(...)`` of sequences whose items srcad knows (tuples built here, displays only
+        spliced, ``zip(*pairs)`` of them): the tuple of tuples it yields; else the call."""
+        args = node.args
+        if any(isinstance(a, gast.Starred) for a in args):
+            args = self.spliced(node, strict=False)
+            if args is None:
+                return node
+        columns = []
+        for a in args:
+            if isinstance(a, (gast.Tuple, gast.List)) and not any(
+                    isinstance(e, gast.Starred) for e in a.elts):
+                columns.append(list(a.elts))
+                continue
+            atom = a.atom if isinstance(a, Atom) else None
+            if atom is None and isinstance(a, gast.Name) and a.id in self.env:
+                atom = self.env[a.id]
+            items = None
+            if isinstance(atom, Var):
+                items = self.tuples.get(atom.name)
+                if items is None and isinstance(a, gast.Name) and a.id in self.frozen:
+                    items = self.lists.get(atom.name)
+            if items is None:
+                return node
+            columns.append([Atom(i) for i in items])
+        rows = [gast.Tuple(elts=list(row), ctx=gast.Load()) for row in zip(*columns)]
+        out = gast.Tuple(elts=rows, ctx=gast.Load())
+        for sub in gast.walk(out):
+            if "lineno" in sub._attributes:
+                gast.copy_location(sub, node)
+        return out
+
+    def _comprehension(self, node, func, iterables, keep):
+        if any(isinstance(a, gast.Starred) for a in iterables):
+            raise self.error(node, "map or filter over a starred argument",
+                             hint="write the comprehension: [f(*t) for t in zip(*xs)]")
+        items = [self.namer.fresh("item") for _ in iterables]
+        loads = [name_node(n, gast.Load()) for n in items]
+        if len(items) == 1:
+            target, source = name_node(items[0], gast.Store()), iterables[0]
+        else:
+            if self.source.lookup("zip") is not builtins.zip:
+                raise self.error(node, "map over several sequences where zip is redefined",
+                                 hint="write the comprehension")
+            target = gast.Tuple(elts=[name_node(n, gast.Store()) for n in items], ctx=gast.Store())
+            source = gast.Call(func=name_node("zip", gast.Load()), args=list(iterables),
+                               keywords=[])
+        if keep and isinstance(func, gast.Constant) and func.value is None:
+            test, elt = loads[0], loads[0]
+        elif keep:
+            test, elt = gast.Call(func=func, args=loads, keywords=[]), loads[0]
+        else:
+            test, elt = None, gast.Call(func=func, args=loads, keywords=[])
+        comp = gast.comprehension(target=target, iter=source, ifs=[test] if test else [],
+                                  is_async=0)
+        out = gast.ListComp(elt=elt, generators=[comp])
+        for sub in gast.walk(out):
+            if getattr(sub, "lineno", None) is None and "lineno" in sub._attributes:
+                gast.copy_location(sub, node)
+        return out
+
+    def refuse_iterator(self, fn, node):
+        """``map``/``filter`` kept as an iterator (consumed later, maybe twice)."""
+        if fn in (map, filter):
+            raise self.error(node, f"{fn.__name__}(...) kept as an iterator",
+                             hint=f"consume it where it is made: list({fn.__name__}(...)), "
+                             f"sum({fn.__name__}(...)), or a for loop over it")
+
+    def star_call_prim(self, fn, spelling, node):
+        """``fn(*t)`` with ``t`` of a length srcad cannot know: a call of :func:`star_call`,
+        which no rule covers (a gradient through it is refused by the soundness check)."""
+        positional = []
+        pieces = []
+        single = len(node.args) == 1  # f(*t): t as it is
+        for a in node.args:
+            if isinstance(a, gast.Starred):
+                if positional:
+                    pieces.append(self.assign(ir.Prim(ir.BUILD_TUPLE, positional), None, node))
+                    positional = []
+                value = self.starred.pop(id(a.value), None) or self.expr(a.value)
+                pieces.append(value if single else self.assign(ir.Prim(tuple, [value], spelling=(
+                    self.bound_name(tuple, "as_tuple"))), "args", node))
+            else:
+                positional.append(self.expr(a))
+        if positional:
+            pieces.append(self.assign(ir.Prim(ir.BUILD_TUPLE, positional), None, node))
+        packed = pieces[0]
+        for piece in pieces[1:]:
+            packed = self.assign(ir.Prim(operator.add, [packed, piece]), "args", node)
+        if node.keywords:
+            keywords = self.assign(ir.Prim(dict, [], {k.arg: self.expr(k.value)
+                                                      for k in node.keywords},
+                                           spelling=self.bound_name(dict, "dict")),
+                                   "kwargs", node)
+        else:
+            keywords = Const({}, "{}")
+        callee = Const(fn, spelling or self.bound_name(fn, "fn"))
+        return ir.Prim(star_call, [callee, packed, keywords],
+                       spelling=self.bound_name(star_call, "star_call"))
+
+
+class Lowered(gast.AST):
+    """A statement lowered by calling ``fn`` (a nested ``if`` made while lowering)."""
+
+    _fields = ()
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+        self.lineno = None
+
+
+class Atom(gast.AST):
+    """An already-lowered operand standing where an expression node is expected."""
+
+    _fields = ()
+
+    def __init__(self, atom):
+        super().__init__()
+        self.atom = atom
+        self.lineno = None
+
+
+def name_node(name, ctx):
+    return gast.Name(id=name, ctx=ctx, annotation=None, type_comment=None)
+
+
+def frozen_names(fdef):
+    """The local names assigned once, to a list, tuple or dict display, and read only as
+    ``*name``/``**name`` in calls, ``name[i]`` or ``len(name)``: their contents never change,
+    so a call can splice them. Returns those names, and those only read as ``**name``."""
+    assigned, loads, ok, unpacked = {}, {}, set(), set()
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Assign):
+            for t in node.targets:
+                if isinstance(t, gast.Name):
+                    assigned[t.id] = assigned.get(t.id, 0) + (
+                        1 if _display(node.value) and len(node.targets) == 1 else 2)
+        elif isinstance(node, (gast.AugAssign, gast.AnnAssign, gast.For, gast.comprehension,
+                               gast.NamedExpr, gast.Delete)):
+            for sub in gast.walk(node.target if not isinstance(node, gast.Delete) else node):
+                if isinstance(sub, gast.Name):
+                    assigned[sub.id] = 2
+        elif isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fdef:
+            for sub in gast.walk(node):
+                if isinstance(sub, gast.Name):
+                    assigned[sub.id] = 2  # read by a nested function: not followed
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            loads[node.id] = loads.get(node.id, 0) + 1
+        if isinstance(node, gast.Starred) and isinstance(node.value, gast.Name):
+            ok.add(id(node.value))
+        if isinstance(node, gast.keyword) and node.arg is None and isinstance(node.value,
+                                                                            gast.Name):
+            ok.add(id(node.value))
+            unpacked.add(id(node.value))
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
+                isinstance(node.ctx, gast.Load):
+            ok.add(id(node.value))
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                node.func.id == "len" and len(node.args) == 1 and isinstance(node.args[0],
+                                                                            gast.Name):
+            ok.add(id(node.args[0]))
+    bad, read = set(), set()
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                id(node) not in ok:
+            bad.add(node.id)
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                id(node) not in unpacked:
+            read.add(node.id)
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Del):
+            bad.add(node.id)
+    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    frozen = {n for n, count in assigned.items() if count == 1 and n not in bad
+              and n not in params}
+    return frozen, {n for n in frozen if n not in read}
+
+
+def _display(node):
+    if isinstance(node, (gast.List, gast.Tuple)):
+        return not any(isinstance(e, gast.Starred) for e in node.elts)
+    if isinstance(node, gast.Dict):
+        return all(isinstance(k, gast.Constant) and isinstance(k.value, str)
+                   for k in node.keys)
+    return False
