@@ -104,6 +104,7 @@ ROWS = [
     ("chi2_logpdf", "stats.chi2.logpdf(x, d, m, s)",
      dict(x=(2.0, 3.0), d=(1.5, 4.0), m=(0.0, 0.5), s=POS)),
     ("poisson_logpmf", "stats.poisson.logpmf(K, mu)", dict(mu=POS)),
+    ("poisson_pmf", "stats.poisson.pmf(K, mu)", dict(mu=POS)),
     # x is normalised in the case, so that finite differences stay on the simplex
     ("dirichlet_logpdf", "stats.dirichlet.logpdf(x / np.sum(x, axis=0), alpha)",
      dict(x="simplex", alpha=POS)),
@@ -135,7 +136,7 @@ def _value(spec, shape, row_id):
         return RNG.uniform(low, high, size=3)
     if row_id.startswith("mvn"):
         return RNG.uniform(low, high, size=3)
-    if row_id == "poisson_logpmf":
+    if row_id.startswith("poisson"):
         return RNG.uniform(low, high, size=4) if shape else float(RNG.uniform(low, high))
     return RNG.uniform(low, high, size=shape) if shape else float(RNG.uniform(low, high))
 
@@ -143,8 +144,10 @@ def _value(spec, shape, row_id):
 def _variants(row_id):
     if row_id.startswith(("mvn", "dirichlet")):
         return ["scalar", "vector"]
-    if row_id in ONE_SHAPE or row_id == "poisson_logpmf":
-        return ["vector", "broadcast"] if row_id != "poisson_logpmf" else ["vector"]
+    if row_id.startswith("poisson"):
+        return ["vector"]
+    if row_id in ONE_SHAPE:
+        return ["vector", "broadcast"]
     return list(VARIANTS)
 
 

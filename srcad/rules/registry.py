@@ -59,7 +59,7 @@ class Rule:
     """The vector-Jacobian templates of one function for one signature."""
 
     def __init__(self, fn, signature, templates, broadcast=False, kind=None, name=None,
-                 jvp=None, shape_only=(), uniform=None, ranks=None, zero=()):
+                 jvp=None, shape_only=(), uniform=None, ranks=None, zero=(), no_forward=None):
         self.fn = fn
         self.name = name or getattr(fn, "__qualname__", repr(fn))
         self.signature = _signature(signature, fn)
@@ -97,6 +97,9 @@ class Rule:
         self.uniform = _parse(uniform, self.name) if uniform else None
         # forward mode: the tangent each argument adds, in ``t`` (that argument's tangent)
         self.jvp = {p: _parse(t, self.name) for p, t in (jvp or {}).items()}
+        # why this rule has no forward form, if it has none (tests/test_rule_parity.py
+        # accepts a rule without one only with a reason here)
+        self.no_forward = no_forward
         self.namespace = {}  # names a user rule's templates use, from where it was defined
         self.user = False  # made by srcad.extend.defvjp (not one of srcad's own rules)
         # (rank of each parameter, ...) -> templates for arrays of exactly those ranks
@@ -226,17 +229,18 @@ registry = Registry()
 
 
 def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, shape_only=(),
-           uniform=None, ranks=None, zero=(), name=None, **templates):
+           uniform=None, ranks=None, zero=(), name=None, no_forward=None, **templates):
     """Register the gradient templates of ``fn`` (see the module docstring); ``jvp`` gives
     forward-mode templates for a function neither element-wise nor linear in each argument;
     ``shape_only`` names parameters the templates read only for their shape; ``zero`` names
     parameters the result is piecewise constant in (a value reaching any other parameter
     without a template is refused, see :mod:`srcad.soundness`); ``uniform``
     (reductions) is the gradient of every element, a number, when ``fn`` reduces all axes;
-    ``name`` is how messages and docs spell ``fn`` (``scipy.stats.norm.logpdf``)."""
+    ``name`` is how messages and docs spell ``fn`` (``scipy.stats.norm.logpdf``);
+    ``no_forward`` says why the rule has no forward form (the parity test asks for one)."""
     return registry.add(Rule(fn, signature, templates, broadcast=broadcast, kind=kind,
                              jvp=jvp, shape_only=shape_only, uniform=uniform, ranks=ranks,
-                             zero=zero, name=name))
+                             zero=zero, name=name, no_forward=no_forward))
 
 
 def defer(library, rules_module):
