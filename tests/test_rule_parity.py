@@ -19,6 +19,7 @@ import ast
 import importlib.util
 import sys
 
+import numpy as np
 import pytest
 
 from srcad.rules.registry import registry
@@ -46,7 +47,8 @@ def _is_scipy(fn):
     module = getattr(fn, "__module__", None) or ""
     special = sys.modules.get("scipy.special")  # its ufuncs have no module of their own
     return module.startswith("scipy") or family_of(fn) == "scipy" or (
-        special is not None and getattr(special, getattr(fn, "__name__", ""), None) is fn)
+        special is not None and getattr(special, getattr(fn, "__name__", ""), None) is fn
+        and getattr(np, fn.__name__, None) is not fn)  # np.sinc is scipy.special.sinc
 
 
 RULES = _rules()

@@ -15,7 +15,14 @@ declared flat (``zero=``), a real order ``v`` is refused if it carries a derivat
 import scipy.special as special
 
 from ..runtime import scipy_helpers as H
-from .registry import defvjp, nondiff
+from .registry import defvjp as _defvjp
+from .registry import nondiff
+
+
+def defvjp(fn, signature, name=None, **rule):
+    """A rule named ``scipy.special.<name>`` (SciPy's ufuncs have no qualified name)."""
+    return _defvjp(fn, signature, name=name or f"scipy.special.{fn.__name__}", **rule)
+
 
 SQRT_PI_2 = "0.886226925452758"  # sqrt(pi) / 2
 TWO_SQRT_PI = "1.1283791670955126"  # 2 / sqrt(pi)
@@ -23,7 +30,8 @@ SQRT_2PI = "2.5066282746310002"  # sqrt(2 pi)
 
 # ---------------------------------------------------------------- gamma and beta functions
 defvjp(special.gammaln, "x", x="g * special.digamma(x)")
-defvjp(special.digamma, "x", x="g * special.polygamma(1, x)")  # special.psi is digamma
+defvjp(special.digamma, "x", x="g * special.polygamma(1, x)",  # special.psi is digamma
+       name="scipy.special.digamma")
 defvjp(special.polygamma, "n, x", x="g * special.polygamma(n + 1, x)", zero="n",
        broadcast=True)
 defvjp(special.gamma, "x", x="g * ans * special.digamma(x)")
@@ -34,7 +42,7 @@ defvjp(special.betaln, "a, b", a="g * (special.digamma(a) - special.digamma(a + 
 defvjp(special.multigammaln, "a, d", a="g * multipolygamma(0, a, d)", zero="d",
        broadcast=True)
 defvjp(H.multipolygamma, "n, a, d", a="g * multipolygamma(n + 1, a, d)", zero=("n", "d"),
-       broadcast=True)
+       broadcast=True, name="multipolygamma")
 
 # ---------------------------------------------------------------- error function and normal
 defvjp(special.erf, "x", x=f"g * {TWO_SQRT_PI} * exp(-x ** 2)")

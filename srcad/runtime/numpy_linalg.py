@@ -1,7 +1,7 @@
 """Gradient helpers of NumPy's products and linear algebra (``np.dot``, ``@``, ``np.inner``,
 ``np.outer``, ``np.vdot``, ``np.tensordot``, ``np.einsum``, ``np.linalg.inv``, ``solve``,
-``det``, ``slogdet``, ``cholesky``) and the tangent of ``cholesky``; conventions in
-:mod:`srcad.runtime.numpy_helpers`.
+``det``, ``slogdet``, ``cholesky``, ``eigh``), ``np.kron``, and the tangents of ``cholesky`` and
+``eigh``; conventions in :mod:`srcad.runtime.numpy_helpers`.
 
 Imports only ``srcad.runtime.helpers``, ``srcad.runtime.registry`` and
 ``srcad.runtime.numpy_common``.
@@ -304,3 +304,76 @@ def tangent_cholesky(t, ans, upper=False):
     phi = np.tril(phi) * (1.0 - 0.5 * np.eye(phi.shape[-1]))
     out = low @ phi
     return _swap(out) if upper else out
+
+
+# ---------------------------------------------------------------- eigh, kron (added for issue 17)
+
+
+def _effective(m, uplo):
+    """The symmetric matrix ``np.linalg.eigh`` works on: the triangle it reads, mirrored."""
+    if uplo == "U":
+        return np.triu(m) + _swap(np.triu(m, 1))
+    return np.tril(m) + _swap(np.tril(m, -1))
+
+
+def _effective_adjoint(g, uplo):
+    """The adjoint of :func:`_effective`: the gradient on the triangle eigh reads."""
+    if uplo == "U":
+        return np.triu(g) + np.triu(_swap(g), 1)
+    return np.tril(g) + np.tril(_swap(g), -1)
+
+
+def _gaps(w):
+    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it (batched)."""
+    diff = w[..., None, :] - w[..., :, None]
+    eye = np.eye(w.shape[-1], dtype=bool)
+    return np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, diff))
+
+
+@helper("numpy")
+def grad_eigh(g, a, ans, uplo="L"):
+    """Gradient of ``np.linalg.eigh`` into ``a`` from ``g = (g_w, g_v)``: for distinct
+    eigenvalues, ``v (diag(g_w) + F * (v' g_v)) v'`` symmetrised, then put on the triangle eigh
+    reads (the gradient of the function eigh computes, zero on the other triangle)."""
+    w, v = ans
+    gw = np.broadcast_to(np.asarray(g[0], dtype=float), w.shape)
+    gv = np.broadcast_to(np.asarray(g[1], dtype=float), v.shape)
+    inner = gw[..., :, None] * np.eye(w.shape[-1]) + _gaps(w) * (_swap(v) @ gv)
+    out = v @ inner @ _swap(v)
+    return _effective_adjoint(0.5 * (out + _swap(out)), uplo)
+
+
+@helper("numpy")
+def tangent_eigh(t, a, ans, uplo="L"):
+    """Tangent of ``np.linalg.eigh`` along ``t``: ``(diag(v' T v), v (F * (v' T v)))`` with
+    ``T`` the symmetric matrix of the triangle eigh reads."""
+    w, v = ans
+    inner = _swap(v) @ _effective(np.asarray(t, dtype=float), uplo) @ v
+    return np.diagonal(inner, axis1=-2, axis2=-1).copy(), v @ (_gaps(w) * inner)
+
+
+def _kron_blocks(g, a, b):
+    """``g`` of ``np.kron(a, b)`` (1-d or 2-d operands of equal rank) as ``(m, p)`` or
+    ``(m, p, n, q)`` blocks."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim != b.ndim or a.ndim not in (1, 2):
+        raise ValueError("srcad differentiates np.kron of two vectors or two matrices only")
+    if a.ndim == 1:
+        return np.reshape(g, (a.shape[0], b.shape[0]))
+    return np.reshape(g, (a.shape[0], b.shape[0], a.shape[1], b.shape[1]))
+
+
+@helper("numpy")
+def grad_kron_a(g, a, b):
+    """Gradient of ``np.kron(a, b)`` into ``a`` (vectors or matrices)."""
+    blocks = _kron_blocks(g, a, b)
+    axes = ([1], [0]) if np.ndim(a) == 1 else ([1, 3], [0, 1])
+    return _match(np.tensordot(blocks, b, axes=axes), a)
+
+
+@helper("numpy")
+def grad_kron_b(g, a, b):
+    """Gradient of ``np.kron(a, b)`` into ``b`` (vectors or matrices)."""
+    blocks = _kron_blocks(g, a, b)
+    axes = ([0], [0]) if np.ndim(a) == 1 else ([0, 2], [0, 1])
+    return _match(np.tensordot(blocks, a, axes=axes), b)
