@@ -277,7 +277,7 @@ defvjp(np.row_stack, "tup", tup="grad_vstack(g, tup)", kind="array",
 defvjp(np.vsplit, "ary, indices_or_sections", ary="grad_split(g, ary, ans, 0)", kind="seq",
        jvp=dict(ary="np.vsplit(t, indices_or_sections)"))
 defvjp(np.hsplit, "ary, indices_or_sections",
-       ary="grad_split(g, ary, ans, min(np.ndim(ary) - 1, 1))", kind="seq",
+       ary="grad_split(g, ary, ans, 1 if np.ndim(ary) > 1 else 0)", kind="seq",
        jvp=dict(ary="np.hsplit(t, indices_or_sections)"))
 defvjp(np.dsplit, "ary, indices_or_sections", ary="grad_split(g, ary, ans, 2)", kind="seq",
        jvp=dict(ary="np.dsplit(t, indices_or_sections)"))
