@@ -88,7 +88,8 @@ defvjp(special.yn, "n, x", x="g * 0.5 * (special.yn(n - 1, x) - special.yn(n + 1
 # logsumexp(a, b=w) = log(sum(w * exp(a))); return_sign=True is refused (no form takes it).
 # With b, a and b broadcast together: each gradient is summed back to its own shape.
 SUMMED = "(a if b is None else a * b)"  # shaped like the summed terms
-EXPAND = f"expand({{}}, {SUMMED}, axis, keepdims)"
+_SPREAD = f"expand({{0}}, {SUMMED}, axis, keepdims)"  # g spread over the summed terms
+EXPAND = f"(({{0}} if b is None else {_SPREAD}) if axis is None else {_SPREAD})"
 WEIGHT = f"exp(a - {EXPAND.format('ans')})"
 defvjp(special.logsumexp, "a, axis=None, b=None, keepdims=False", kind="reduction",
        a=f"{EXPAND.format('g')} * {WEIGHT} if b is None else "
