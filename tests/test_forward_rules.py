@@ -434,10 +434,7 @@ NO_SECOND = {
     "numpy.prod(a, axis, dtype, out, keepdims)": "grad_prod",
     "numpy.linalg.norm(x, ord, axis, keepdims)": "grad_norm",
     "numpy.cumprod(a, axis, dtype)": "grad_cumprod",
-    "numpy.linalg.inv(a)": "grad_inv",
     "numpy.linalg.solve(a, b)": "grad_solve_a",
-    "numpy.linalg.det(a)": "grad_det",
-    "numpy.linalg.slogdet(a)": "grad_slogdet",
     "numpy.linalg.cholesky(a, upper)": "grad_cholesky",
     **{E.format(ops): "grad_einsum" for ops in ("a", "a, b", "a, b, c", "a, b, c, d")},
     "numpy_helpers.dsinc(x)": "d2sinc",  # sinc's third derivative

@@ -90,9 +90,10 @@ Conventions worth knowing:
   operands (1 to 4).
 * Second derivatives: the `grad_*` helpers have rules of their own (under "Srcad's NumPy
   helpers"), so generated code can be differentiated again. `np.prod`, `np.cumprod`,
-  `np.linalg.norm`, `np.sort`, `np.einsum` and `np.linalg` have first derivatives only: a
-  second derivative through them stops with a `MissingRuleError` (`np.linalg.pinv` has
-  second derivatives; `np.sinc` has two orders, a third stops).
+  `np.linalg.norm`, `np.einsum`, `np.linalg.solve`, `cholesky` and `eigh` have first
+  derivatives only: a second derivative through them stops with a `MissingRuleError`
+  (`np.linalg.inv`, `det`, `slogdet` and `pinv` have derivatives of every order; `np.sinc` has
+  two orders, a third stops).
 * `np.linalg.eigh` (and `scipy.stats.multivariate_normal`'s `cov`) read one triangle of the
   matrix: srcad's gradient is that of the function computed, zero on the other triangle (along
   symmetric perturbations it equals the symmetric gradient autograd gives). Eigenvalues must

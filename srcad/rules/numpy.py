@@ -193,14 +193,18 @@ defvjp(np.einsum, "subscripts, a, b, c, d, *, optimize=False",
        c="grad_einsum(g, subscripts, 2, a, b, c, d)",
        d="grad_einsum(g, subscripts, 3, a, b, c, d)")
 
-# -------------------------------------------------------- linear algebra: np.linalg (grad_inv, ...)
+# -------------------------------------------------------- linear algebra: np.linalg (grad_solve_a)
 # forward mode: d(A^-1) = -A^-1 dA A^-1, d(A^-1 b) = A^-1 (db - dA x), d det = det tr(A^-1 dA)
 TRACE_SOLVE = "np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"
-defvjp(np.linalg.inv, "a", a="grad_inv(g, ans)", kind="array", jvp=dict(a="-(ans @ t @ ans)"))
+# (inv, det, slogdet: templates of functions with rules, so they have second derivatives)
+INV_T = "np.swapaxes(np.linalg.inv(a), -1, -2)"
+defvjp(np.linalg.inv, "a", a="-(np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2))",
+       kind="array", jvp=dict(a="-(ans @ t @ ans)"))
 defvjp(np.linalg.solve, "a, b", a="grad_solve_a(g, a, b, ans)", b="grad_solve_b(g, a, b)",
        kind="array", jvp=dict(a="-np.linalg.solve(a, t @ ans)", b="np.linalg.solve(a, t)"))
-defvjp(np.linalg.det, "a", a="grad_det(g, a, ans)", jvp=dict(a=f"ans * {TRACE_SOLVE}"))
-defvjp(np.linalg.slogdet, "a", a="grad_slogdet(g, a)", kind="seq",
+defvjp(np.linalg.det, "a", a=f"np.expand_dims(g * ans, (-2, -1)) * {INV_T}",
+       jvp=dict(a=f"ans * {TRACE_SOLVE}"))
+defvjp(np.linalg.slogdet, "a", a=f"np.expand_dims(g[1], (-2, -1)) * {INV_T}", kind="seq",
        jvp=dict(a=f"(0.0 * ans[0], {TRACE_SOLVE})"))  # the sign is flat
 defvjp(np.linalg.cholesky, "a, upper=False", a="grad_cholesky(g, ans, upper)", kind="array",
        jvp=dict(a="tangent_cholesky(t, ans, upper)"))

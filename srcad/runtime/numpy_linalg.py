@@ -1,7 +1,7 @@
 """Gradient helpers of NumPy's products and linear algebra (``np.dot``, ``@``, ``np.inner``,
-``np.outer``, ``np.vdot``, ``np.tensordot``, ``np.einsum``, ``np.linalg.inv``, ``solve``,
-``det``, ``slogdet``, ``cholesky``, ``eigh``), ``np.kron``, and the tangents of ``cholesky`` and
-``eigh``; conventions in :mod:`srcad.runtime.numpy_helpers`.
+``np.outer``, ``np.vdot``, ``np.tensordot``, ``np.einsum``, ``np.linalg.solve``,
+``cholesky``, ``eigh``; ``inv``, ``det`` and ``slogdet`` are templates), ``np.kron``, and
+the tangents of ``cholesky`` and ``eigh``; conventions in :mod:`srcad.runtime.numpy_helpers`.
 
 Imports only ``srcad.runtime.helpers``, ``srcad.runtime.registry`` and
 ``srcad.runtime.numpy_common``.
@@ -228,12 +228,6 @@ def _einsum_letters(spec, operands):
 
 
 @helper("numpy")
-def grad_inv(g, ans):
-    """Gradient of ``np.linalg.inv``: ``-inv(a).T @ g @ inv(a).T`` (batched)."""
-    return -(_swap(ans) @ g @ _swap(ans))
-
-
-@helper("numpy")
 def grad_solve_b(g, a, b):
     """Gradient of ``np.linalg.solve(a, b)`` into ``b``: ``solve(a.T, g)``.
 
@@ -255,22 +249,6 @@ def grad_solve_a(g, a, b, ans):
     else:
         out = -np.linalg.solve(_swap(a), g) @ _swap(ans)
     return _runtime.unbroadcast(out, np.asarray(a))
-
-
-@helper("numpy")
-def grad_det(g, a, ans):
-    """Gradient of ``np.linalg.det``: ``g * det(a) * inv(a).T`` (batched)."""
-    scale = np.asarray(g * ans)[..., None, None]
-    return scale * _swap(np.linalg.inv(a))
-
-
-@helper("numpy")
-def grad_slogdet(g, a):
-    """Gradient of ``np.linalg.slogdet`` into ``a``: ``g_logdet * inv(a).T``.
-
-    ``g`` holds the gradients of ``(sign, logabsdet)``; the sign is piecewise constant.
-    """
-    return np.asarray(g[1])[..., None, None] * _swap(np.linalg.inv(a))
 
 
 @helper("numpy")
