@@ -59,3 +59,10 @@ def test_library_function_without_rule_is_refused(name, tmp_path):
     assert name in message
     assert "defvjp" in message
     assert "with block" not in message  # never the library's own source
+
+
+def test_library_function_differentiated_directly_is_refused():
+    """``srcad.grad(scipy.signal.convolve)``: a library's own source is not read either."""
+    signal = pytest.importorskip("scipy.signal")
+    with pytest.raises(srcad.SrcadError, match="library function"):
+        srcad.grad(signal.convolve)(np.array([0.5, 1.5]), np.array([1.0, 2.0]))
