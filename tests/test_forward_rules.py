@@ -289,8 +289,16 @@ ex("numpy.fft.fftshift(x, axes)", "np.fft.fftshift(a)", a=M)
 ex("numpy.fft.ifftshift(x, axes)", "np.fft.ifftshift(a, axes=1)", a=(2, 5))
 ex("numpy.diff(a, n, axis)", "np.diff(a)", a=M)
 ex("numpy.diff(a, n, axis)", "np.diff(a, 2, axis=0)", a=(4, 3))
-ex("numpy.cross(a, b)", "np.cross(a, b)", a=(3,), b=(2, 3))
-ex("numpy.cross(a, b)", "np.cross(a, a * b)", a=(3,), b=(3,))
+CROSS = "numpy.cross(a, b, axisa, axisb, axisc, axis)"
+ex(CROSS, "np.cross(a, b)", a=(3,), b=(2, 3))
+ex(CROSS, "np.cross(a, a * b)", a=(3,), b=(3,))
+ex(CROSS, "np.cross(a, b, axisa=0, axisc=0)", a=(3, 2), b=(2, 3))
+ex(CROSS, "np.cross(a, b)", a=(2, 2), b=(2,))
+ex(CROSS, "np.cross(a, b, axis=0)", a=(2, 4), b=(3, 4))
+HC = "value, a, b, axisa, axisb, axisc)"
+ex("numpy_helpers.grad_cross_a(" + HC, "H.grad_cross_a(w, a, b)", w=(2, 3), a=(3,), b=(2, 3))
+ex("numpy_helpers.grad_cross_b(" + HC, "H.grad_cross_b(w, a, b, 0, 0, 0)", w=(3, 2), a=(2, 2),
+   b=(3, 2))
 ex("numpy_helpers.grad_diff(value, a, n, axis)", "H.grad_diff(w, a, 2, 0)", w=(2, 3), a=(4, 3))
 ex("numpy_helpers.grad_column_stack(value, tup)", "H.grad_column_stack(w, [a, b])[1]",
    w=(2, 4), a=(2,), b=M)
@@ -303,6 +311,7 @@ ex("numpy.linalg.pinv(a)", "np.linalg.pinv(a)", a=(3, 2))
 ex("numpy.linalg.pinv(a)", "np.linalg.pinv(a)", a=M)
 ex("numpy.kron(a, b)", "np.kron(a, b)", a=M, b=(2, 2))
 ex("numpy.kron(a, b)", "np.kron(a, a * b)", a=V, b=V)
+ex("numpy.kron(a, b)", "np.kron(a, b)", a=(2,), b=M)
 ex("numpy.rollaxis(a, axis, start)", "np.rollaxis(a, 2)", a=(2, 3, 4))
 ex("numpy.rollaxis(a, axis, start)", "np.rollaxis(a, 0, 3)", a=(2, 3, 4))
 ex("numpy_helpers.grad_rollaxis(value, a, axis, start)", "H.grad_rollaxis(w, a, 0, 3)",

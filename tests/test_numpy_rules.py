@@ -229,6 +229,10 @@ def _nan_to_num_values(a, b, c):
     return np.sum(np.sin(np.nan_to_num(NON_FINITE, nan=a, posinf=b, neginf=c)))
 
 
+def _cross_axes(a, b):
+    return np.sum(np.sin(np.cross(a, b, axisa=0, axisb=-1, axisc=0)))
+
+
 def _eigh_case(part, uplo):
     """``sum(sin(w))`` or ``sum(sin(v ** 2))`` (the square: an eigenvector's sign is free)."""
 
@@ -341,8 +345,14 @@ case("column_stack", of_tuple("column_stack"), _rand(3), _rand(3, 2))
 case("row_stack", of_tuple("row_stack"), _rand(2), _rand(3, 2), autograd=False)
 case("cross", binary("cross"), _rand(3), _rand(4, 3))
 case("cross-same-shape", binary("cross"), _rand(2, 3), _rand(2, 3))
+case("cross-2-vectors", binary("cross"), _rand(4, 2), _rand(2), autograd=False)
+case("cross-2-and-3", binary("cross"), _rand(2), _rand(4, 3), autograd=False)
+case("cross-axes", plain(_cross_axes), _rand(3, 2), _rand(2, 3), autograd=False)
 case("kron-matrices", binary("kron"), _rand(2, 3), _rand(2, 2))
 case("kron-vectors", binary("kron"), _rand(3), _rand(2))
+case("kron-matrix-vector", binary("kron"), _rand(2, 3), _rand(2))
+case("kron-number-matrix", binary("kron"), _rand(), _rand(2, 2))
+case("kron-3d-matrix", binary("kron"), _rand(2, 1, 2), _rand(3, 2))
 case("rollaxis", with_args("rollaxis", 2), _rand(2, 3, 4), autograd=False)
 case("rollaxis-start", with_args("rollaxis", 0, 3), _rand(2, 3, 4), autograd=False)
 case("pinv-tall", unary("linalg.pinv"), _rand(4, 2))

@@ -303,9 +303,13 @@ defvjp(np.fft.ifftshift, "x, axes=None", x="np.fft.fftshift(g, axes)", kind="arr
 # differences (grad_diff: the adjoint of a difference); prepend=/append= are refused
 defvjp(np.diff, "a, n=1, axis=-1", a="grad_diff(g, a, n, axis)", kind="array", zero="n",
        jvp=dict(a="np.diff(t, n, axis)"))
-# the cross product of 3-vectors: <a x b, g> = <a, b x g> = <b, g x a>
-defvjp(np.cross, "a, b", a="unbroadcast(np.cross(b, g), a)", b="unbroadcast(np.cross(g, a), b)",
-       kind="array", jvp=dict(a="np.cross(t, b)", b="np.cross(a, t)"))
+# the cross product: <a x b, g> = <a, b x g> = <b, g x a> (axis= sets all three axes)
+CROSS_AXES = ", ".join(f"{n} if axis is None else axis" for n in ("axisa", "axisb", "axisc"))
+defvjp(np.cross, "a, b, axisa=-1, axisb=-1, axisc=-1, axis=None",
+       a=f"grad_cross_a(g, a, b, {CROSS_AXES})", b=f"grad_cross_b(g, a, b, {CROSS_AXES})",
+       kind="array", zero=("axisa", "axisb", "axisc"),
+       jvp=dict(a="np.cross(t, b, axisa, axisb, axisc, axis)",
+                b="np.cross(a, t, axisa, axisb, axisc, axis)"))
 
 # ---------------------------------------------------------------- diagonals and triangles
 defvjp(np.diag, "v, k=0", v="grad_diag(g, v, k)", kind="array")
@@ -459,6 +463,15 @@ defhelper(H.grad_kron_a, "value, a, b", value="np.kron(g, b)", b="grad_kron_b(va
           jvp=dict(value="grad_kron_a(t, a, b)", b="grad_kron_a(value, a, t)"))
 defhelper(H.grad_kron_b, "value, a, b", value="np.kron(a, g)", a="grad_kron_a(value, a, g)",
           jvp=dict(value="grad_kron_b(t, a, b)", a="grad_kron_b(value, t, b)"))
+CROSS = "value, a, b, axisa=-1, axisb=-1, axisc=-1"
+defhelper(H.grad_cross_a, CROSS, value="np.cross(g, b, axisa, axisb, axisc)",
+          b="grad_cross_b(value, g, b, axisa, axisb, axisc)",
+          jvp=dict(value="grad_cross_a(t, a, b, axisa, axisb, axisc)",
+                   b="grad_cross_a(value, a, t, axisa, axisb, axisc)"))
+defhelper(H.grad_cross_b, CROSS, value="np.cross(a, g, axisa, axisb, axisc)",
+          a="grad_cross_a(value, a, g, axisa, axisb, axisc)",
+          jvp=dict(value="grad_cross_b(t, a, b, axisa, axisb, axisc)",
+                   a="grad_cross_b(value, t, b, axisa, axisb, axisc)"))
 defvjp(H.dsinc, "x", x="g * d2sinc(x)", broadcast=True)  # d2sinc has no rule: third order
 
 # ---------------------------------------------------------------- array creation

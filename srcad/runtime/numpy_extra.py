@@ -1,15 +1,16 @@
 """Gradient helpers of more NumPy functions: ``np.sinc`` (first and second derivatives, exact
-at 0), ``np.diff``, ``np.column_stack``, ``np.rollaxis``; conventions in
+at 0), ``np.diff``, ``np.column_stack``, ``np.rollaxis``, ``np.cross``; conventions in
 :mod:`srcad.runtime.numpy_helpers`.
 
-Imports only ``srcad.runtime.registry``, ``srcad.runtime.numpy_common`` and
-``srcad.runtime.numpy_shape``.
+Imports only ``srcad.runtime.registry``, ``srcad.runtime.helpers``,
+``srcad.runtime.numpy_common`` and ``srcad.runtime.numpy_shape``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .helpers import unbroadcast
 from .numpy_common import _match
 from .numpy_shape import _pieces, _split_along
 from .registry import helper
@@ -70,3 +71,39 @@ def grad_rollaxis(g, a, axis, start=0):
     start = start + n if start < 0 else start
     dest = start - 1 if axis < start else start
     return np.moveaxis(g, dest, axis)
+
+
+def _cross_parts(g, a, b, axisa, axisb, axisc):
+    """``a``, ``b`` (vectors on the last axis, padded to 3 components with zeros as NumPy does)
+    and ``g`` as 3-vectors on the last axis, and the component counts of ``a`` and ``b``."""
+    a3 = np.moveaxis(np.asarray(a, dtype=float), axisa, -1)
+    b3 = np.moveaxis(np.asarray(b, dtype=float), axisb, -1)
+    na, nb = a3.shape[-1], b3.shape[-1]
+    g = np.asarray(g, dtype=float)
+    if na == 2 and nb == 2:  # the result is the z component alone
+        g3 = np.stack([np.zeros_like(g), np.zeros_like(g), g], axis=-1)
+    else:
+        g3 = np.moveaxis(g, axisc, -1)
+    pad = [(0, 0)] * (a3.ndim - 1)
+    a3 = np.pad(a3, pad + [(0, 3 - na)]) if na == 2 else a3
+    b3 = np.pad(b3, [(0, 0)] * (b3.ndim - 1) + [(0, 3 - nb)]) if nb == 2 else b3
+    return g3, a3, b3, na, nb
+
+
+@helper("numpy")
+def grad_cross_a(g, a, b, axisa=-1, axisb=-1, axisc=-1):
+    """Gradient of ``np.cross(a, b, axisa, axisb, axisc)`` into ``a``: ``b x g``
+    (``<a x b, g> = <a, b x g>``), 2-vectors as 3-vectors with a zero ``z``."""
+    g3, _, b3, na, _ = _cross_parts(g, a, b, axisa, axisb, axisc)
+    out = np.cross(b3, g3)[..., :na]
+    like = np.moveaxis(np.asarray(a, dtype=float), axisa, -1)
+    return _match(np.moveaxis(unbroadcast(out, like), -1, axisa), a)
+
+
+@helper("numpy")
+def grad_cross_b(g, a, b, axisa=-1, axisb=-1, axisc=-1):
+    """Gradient of ``np.cross(a, b, axisa, axisb, axisc)`` into ``b``: ``g x a``."""
+    g3, a3, _, _, nb = _cross_parts(g, a, b, axisa, axisb, axisc)
+    out = np.cross(g3, a3)[..., :nb]
+    like = np.moveaxis(np.asarray(b, dtype=float), axisb, -1)
+    return _match(np.moveaxis(unbroadcast(out, like), -1, axisb), b)

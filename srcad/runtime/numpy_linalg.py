@@ -331,27 +331,26 @@ def tangent_eigh(t, a, ans, uplo="L"):
 
 
 def _kron_blocks(g, a, b):
-    """``g`` of ``np.kron(a, b)`` (1-d or 2-d operands of equal rank) as ``(m, p)`` or
-    ``(m, p, n, q)`` blocks."""
+    """``g`` of ``np.kron(a, b)`` as blocks ``(m0, p0, m1, p1, ...)``, with ``a`` and ``b``
+    reshaped to the common rank as NumPy pads them (leading axes of length 1)."""
     a, b = np.asarray(a), np.asarray(b)
-    if a.ndim != b.ndim or a.ndim not in (1, 2):
-        raise ValueError("srcad differentiates np.kron of two vectors or two matrices only")
-    if a.ndim == 1:
-        return np.reshape(g, (a.shape[0], b.shape[0]))
-    return np.reshape(g, (a.shape[0], b.shape[0], a.shape[1], b.shape[1]))
+    nd = max(a.ndim, b.ndim)
+    sa, sb = (1,) * (nd - a.ndim) + a.shape, (1,) * (nd - b.ndim) + b.shape
+    blocks = np.reshape(g, [n for pair in zip(sa, sb) for n in pair])
+    return blocks, np.reshape(a, sa), np.reshape(b, sb), nd
 
 
 @helper("numpy")
 def grad_kron_a(g, a, b):
-    """Gradient of ``np.kron(a, b)`` into ``a`` (vectors or matrices)."""
-    blocks = _kron_blocks(g, a, b)
-    axes = ([1], [0]) if np.ndim(a) == 1 else ([1, 3], [0, 1])
-    return _match(np.tensordot(blocks, b, axes=axes), a)
+    """Gradient of ``np.kron(a, b)`` into ``a`` (any ranks)."""
+    blocks, _, b2, nd = _kron_blocks(g, a, b)
+    out = np.tensordot(blocks, b2, axes=(list(range(1, 2 * nd, 2)), list(range(nd))))
+    return _match(np.reshape(out, np.shape(a)), a)
 
 
 @helper("numpy")
 def grad_kron_b(g, a, b):
-    """Gradient of ``np.kron(a, b)`` into ``b`` (vectors or matrices)."""
-    blocks = _kron_blocks(g, a, b)
-    axes = ([0], [0]) if np.ndim(a) == 1 else ([0, 2], [0, 1])
-    return _match(np.tensordot(blocks, a, axes=axes), b)
+    """Gradient of ``np.kron(a, b)`` into ``b`` (any ranks)."""
+    blocks, a2, _, nd = _kron_blocks(g, a, b)
+    out = np.tensordot(blocks, a2, axes=(list(range(0, 2 * nd, 2)), list(range(nd))))
+    return _match(np.reshape(out, np.shape(b)), b)
