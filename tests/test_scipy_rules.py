@@ -85,8 +85,13 @@ ROWS = [
     # scipy.special: reductions and normalisations
     ("logsumexp", "special.logsumexp(x)", dict(x=ANY)),
     ("logsumexp_b", "special.logsumexp(x, b=w)", dict(x=ANY, w=POS)),
+    ("logsumexp_axis", "special.logsumexp(x, axis=-1)", dict(x=ANY)),
+    ("logsumexp_axis_keepdims", "special.logsumexp(x, axis=0, keepdims=True)", dict(x=ANY)),
+    ("logsumexp_axis_b", "special.logsumexp(x, axis=1, b=w)", dict(x=ANY, w=POS)),
     ("softmax", "special.softmax(x)", dict(x=ANY)),
+    ("softmax_axis", "special.softmax(x, axis=1)", dict(x=ANY)),
     ("log_softmax", "special.log_softmax(x)", dict(x=ANY)),
+    ("log_softmax_axis", "special.log_softmax(x, axis=0)", dict(x=ANY)),
     # scipy.stats
     ("norm_logpdf", "stats.norm.logpdf(x, m, s)", dict(x=ANY, m=ANY, s=POS)),
     ("norm_logpdf_kw", "stats.norm.logpdf(x, loc=m, scale=s)", dict(x=ANY, m=ANY, s=POS)),
@@ -142,6 +147,8 @@ def _value(spec, shape, row_id):
 
 
 def _variants(row_id):
+    if "_axis" in row_id:
+        return ["matrix", "broadcast"] if row_id.endswith("_b") else ["matrix"]
     if row_id.startswith(("mvn", "dirichlet")):
         return ["scalar", "vector"]
     if row_id.startswith("poisson"):
@@ -189,6 +196,8 @@ def _args(row_id, variant):
         shape = VARIANTS.get(variant, (4,))
         if variant == "broadcast":
             shape = (4,) if i == 0 else (2, 1)
+            if row_id.endswith("_axis_b"):  # x of one row, weights of several
+                shape = (1, 3) if i == 0 else (2, 3)
         args.append(_value(spec, shape, row_id))
     if row_id == "mvn_logpdf_diag":
         args[2] = RNG.uniform(1.0, 2.0, size=3)
