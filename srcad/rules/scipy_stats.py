@@ -1,5 +1,6 @@
-"""Derivative rules for ``scipy.stats`` distributions: ``norm``, ``t``, ``gamma``, ``beta``,
-``chi2``, ``poisson``, ``dirichlet``, ``multivariate_normal``.
+"""Derivative rules for ``scipy.stats`` distributions: ``norm`` (logpdf, pdf, cdf, logcdf, sf,
+logsf), ``t``, ``gamma``, ``beta``, ``chi2`` (logpdf, pdf), ``poisson`` (logpmf, pmf),
+``dirichlet`` and ``multivariate_normal`` (logpdf; pdf for the normal).
 
 Loaded the first time srcad looks a rule up after the user's code has imported
 ``scipy.stats`` (see :mod:`srcad.rules.scipy_special`). A rule is keyed by the bound method of
@@ -57,16 +58,23 @@ for method, times_ans in (("logpdf", False), ("pdf", True)):
                     df=T_DF, times_ans=times_ans)
 
 # ---------------------------------------------------------------- gamma, beta, chi-squared
-_location_scale(stats.gamma, "logpdf", "x, a, loc=0, scale=1", f"((a - 1) / {Z} - 1) / scale",
-                f"({Z} - a) / scale", a=f"(log({Z}) - special.digamma(a))")
+# the density: its gradients are those of logpdf times the density (ans)
+for method, times_ans in (("logpdf", False), ("pdf", True)):
+    _location_scale(stats.gamma, method, "x, a, loc=0, scale=1", f"((a - 1) / {Z} - 1) / scale",
+                    f"({Z} - a) / scale", a=f"(log({Z}) - special.digamma(a))",
+                    times_ans=times_ans)
 BETA_X = f"((a - 1) / {Z} - (b - 1) / (1 - {Z}))"
-_location_scale(stats.beta, "logpdf", "x, a, b, loc=0, scale=1", f"{BETA_X} / scale",
-                f"-({BETA_X} * {Z} + 1) / scale",
-                a=f"(log({Z}) - special.digamma(a) + special.digamma(a + b))",
-                b=f"(log1p(-{Z}) - special.digamma(b) + special.digamma(a + b))")
-_location_scale(stats.chi2, "logpdf", "x, df, loc=0, scale=1",
-                f"((0.5 * df - 1) / {Z} - 0.5) / scale", f"(0.5 * {Z} - 0.5 * df) / scale",
-                df=f"0.5 * (log({Z}) - {LN2} - special.digamma(0.5 * df))")
+for method, times_ans in (("logpdf", False), ("pdf", True)):
+    _location_scale(stats.beta, method, "x, a, b, loc=0, scale=1", f"{BETA_X} / scale",
+                    f"-({BETA_X} * {Z} + 1) / scale",
+                    a=f"(log({Z}) - special.digamma(a) + special.digamma(a + b))",
+                    b=f"(log1p(-{Z}) - special.digamma(b) + special.digamma(a + b))",
+                    times_ans=times_ans)
+for method, times_ans in (("logpdf", False), ("pdf", True)):
+    _location_scale(stats.chi2, method, "x, df, loc=0, scale=1",
+                    f"((0.5 * df - 1) / {Z} - 0.5) / scale", f"(0.5 * {Z} - 0.5 * df) / scale",
+                    df=f"0.5 * (log({Z}) - {LN2} - special.digamma(0.5 * df))",
+                    times_ans=times_ans)
 
 # ---------------------------------------------------------------- Poisson (in its mean mu)
 defvjp(stats.poisson.logpmf, "k, mu, loc=0", mu="g * ((k - loc) / mu - 1)", zero=("k", "loc"),
