@@ -221,6 +221,43 @@ def einsum(spec, n):
     return make
 
 
+NON_FINITE = np.array([1.0, np.nan, np.inf, -np.inf, 2.0, np.inf])
+
+
+def _nan_to_num_values(a, b, c):
+    """The values ``np.nan_to_num`` puts in place of nan, inf and -inf."""
+    return np.sum(np.sin(np.nan_to_num(NON_FINITE, nan=a, posinf=b, neginf=c)))
+
+
+def _cross_axes(a, b):
+    return np.sum(np.sin(np.cross(a, b, axisa=0, axisb=-1, axisc=0)))
+
+
+def _eigh_case(part, uplo):
+    """``sum(sin(w))`` or ``sum(sin(v ** 2))`` (the square: an eigenvector's sign is free)."""
+
+    def f(a):
+        out = np.linalg.eigh(a) if uplo is None else np.linalg.eigh(a, uplo)
+        return np.sum(np.sin(out[part] ** 2 if part else out[part]))
+
+    return f, None
+
+
+def _split_case(name, sections):
+    """``sum(sin(piece 0)) + 2 sum(sin(piece 1))`` of ``np.<name>(x, sections)``."""
+
+    def build(m):
+        fn = getattr(m, name)
+
+        def f(x):
+            pieces = fn(x, sections)
+            return m.sum(m.sin(pieces[0])) + 2.0 * m.sum(m.sin(pieces[1]))
+
+        return f
+
+    return build(np), (build(anp) if anp is not None else None)
+
+
 def plain(f_np, f_ag=None):
     """A case written out as a module-level function (and its autograd twin, if any)."""
 
@@ -289,6 +326,46 @@ for name, (ra, rb) in BINARY.items():
         case(f"{name}{sa}x{sb}", binary(name), _rand(*sa, low=ra[0], high=ra[1]),
              _rand(*sb, low=rb[0], high=rb[1]), autograd=name not in NO_AUTOGRAD)
 
+
+# angles, sinc (also at 0, where its derivative is a series), nan_to_num
+for name in ("deg2rad", "radians", "rad2deg", "degrees", "sinc", "nan_to_num"):
+    for shape in [(), (3,), (2, 3)]:
+        case(f"{name}{shape}", unary(name), _rand(*shape, low=-2, high=2),
+             autograd=name != "nan_to_num")
+case("sinc-at-0", unary("sinc"), np.array([0.0, 1e-5, -2e-4, 0.5]))
+case("nan_to_num-values", plain(_nan_to_num_values), _rand(), _rand(), _rand(), autograd=False)
+# shapes: differences, rotations, shifts, column/row stacking, splits, cross products
+case("diff", with_args("diff", 1, -1), _rand(3, 5))
+case("diff-2-axis0", with_args("diff", 2, 0), _rand(5, 3))
+case("rot90", with_args("rot90", 1), _rand(2, 3))
+case("rot90-3-axes12", with_args("rot90", 3, (1, 2)), _rand(2, 3, 4))
+case("fftshift", unary("fft.fftshift"), _rand(3, 5), autograd=False)
+case("ifftshift", with_args("fft.ifftshift", 1), _rand(3, 5), autograd=False)
+case("column_stack", of_tuple("column_stack"), _rand(3), _rand(3, 2))
+case("row_stack", of_tuple("row_stack"), _rand(2), _rand(3, 2), autograd=False)
+case("cross", binary("cross"), _rand(3), _rand(4, 3))
+case("cross-same-shape", binary("cross"), _rand(2, 3), _rand(2, 3))
+case("cross-2-vectors", binary("cross"), _rand(4, 2), _rand(2), autograd=False)
+case("cross-2-and-3", binary("cross"), _rand(2), _rand(4, 3), autograd=False)
+case("cross-axes", plain(_cross_axes), _rand(3, 2), _rand(2, 3), autograd=False)
+case("kron-matrices", binary("kron"), _rand(2, 3), _rand(2, 2))
+case("kron-vectors", binary("kron"), _rand(3), _rand(2))
+case("kron-matrix-vector", binary("kron"), _rand(2, 3), _rand(2))
+case("kron-number-matrix", binary("kron"), _rand(), _rand(2, 2))
+case("kron-3d-matrix", binary("kron"), _rand(2, 1, 2), _rand(3, 2))
+case("rollaxis", with_args("rollaxis", 2), _rand(2, 3, 4), autograd=False)
+case("rollaxis-start", with_args("rollaxis", 0, 3), _rand(2, 3, 4), autograd=False)
+case("pinv-tall", unary("linalg.pinv"), _rand(4, 2))
+case("pinv-wide", unary("linalg.pinv"), _rand(2, 3))
+# eigh: finite differences move every entry; srcad's gradient is that of the function eigh
+# computes (it reads the lower triangle), autograd's the symmetric one
+case("eigh-values", plain(*_eigh_case(0, None)), _spd(3), autograd=False)
+case("eigh-vectors", plain(*_eigh_case(1, None)), _spd(3), autograd=False)
+case("eigh-upper", plain(*_eigh_case(0, "U")), _spd(3), autograd=False)
+for name, shape, sections in (("vsplit", (4, 3), 2), ("hsplit", (2, 4), [1]),
+                              ("hsplit", (4,), 2), ("dsplit", (2, 2, 4), 2)):
+    case(f"{name}{shape}", plain(*_split_case(name, sections)), _rand(*shape),
+         autograd=name == "vsplit")
 
 
 def operator_case(symbol):
@@ -680,6 +757,7 @@ AUTOGRAD_LACKS = {
     "sort(None,)-(3, 4)": "1-d only", "diag(-1,)-(3, 4)": "square only",
     "asarray()-(3,)": "no rule", "concatenate-axisNone-(2, 3)+(4,)": "no axis=None",
     "where-broadcast": "no broadcasting", "clip-array-bounds": "no array bounds",
+    "sinc-at-0": "nan at 0", "rot90-3-axes12": "no axes=", "cross": "no broadcasting",
 }
 for c in CASES:
     if c.id in AUTOGRAD_LACKS:

@@ -100,7 +100,24 @@ def is_user_function(fn):
     """A plain Python function srcad can read and differentiate (not a rule, not a builtin)."""
     if not inspect.isfunction(fn) or getattr(fn, "__srcad__", None) is not None:
         return False  # a derivative srcad made: see is_derivative
-    return _home(fn) not in ("srcad", "numpy", "math")
+    return _home(fn) not in ("srcad", "numpy", "math") and not is_library_function(fn)
+
+
+#: top-level packages of installed third-party numerical libraries, whose functions srcad
+#: never differentiates by reading their source: a call of one without a rule is refused (its
+#: internals use constructs srcad refuses or, worse, differentiates with a meaning the library
+#: did not intend). Decided by the package the function's code belongs to, not by where it is
+#: installed: a user's own package is read as user code even from site-packages.
+LIBRARY_PACKAGES = frozenset({
+    "numpy", "scipy", "pandas", "sklearn", "statsmodels", "torch", "jax", "jaxlib",
+    "tensorflow", "numba", "cupy", "xarray", "dask", "skimage", "sympy", "networkx",
+    "matplotlib", "pymc", "pytensor", "theano", "cvxpy", "emcee", "numexpr", "h5py"})
+
+
+def is_library_function(fn):
+    """Is ``fn`` (a function, or a method bound to a library's object) code of one of the
+    :data:`LIBRARY_PACKAGES`?"""
+    return _home(getattr(fn, "__func__", fn)) in LIBRARY_PACKAGES
 
 
 def _home(fn):
@@ -214,6 +231,20 @@ def opaque(fn, name):
                 "differentiate the function it was made from instead, e.g. "
                 "srcad.grad(srcad.grad(f)), or write the derivative you need as a function "
                 "of your own")
+    if is_library_function(fn) and inspect.isfunction(getattr(fn, "__func__", fn)):
+        home = _home(getattr(fn, "__func__", fn))
+        try:
+            params = [p for p in inspect.signature(fn).parameters
+                      if p not in ("args", "kwargs", "kwds")]
+        except (TypeError, ValueError):
+            params = []
+        first = params[0] if params else "x"
+        return (f"{name} is a function of the library {home} with no derivative rule: srcad "
+                "does not differentiate a library's internals by reading its source",
+                f'give it a rule: srcad.extend.defvjp({name}, "{", ".join(params) or first}", '
+                f'{first}="<the gradient flowing into {first}, in g, ans and the parameters>") '
+                "(docs/extending.md), or wrap the value in srcad.stop_gradient(...) if no "
+                "gradient should flow through it")
     library = (getattr(fn, "__module__", "") or "").split(".")[0] in _LIBRARIES
     if inspect.ismethod(fn) and inspect.isfunction(fn.__func__) and not library:
         owner = type(fn.__self__).__name__

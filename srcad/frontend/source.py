@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from ..core import env
+from ..core import env, functions
 from ..errors import SourceUnavailableError, UnsupportedSyntaxError
 from . import lambdas
 
@@ -117,7 +117,7 @@ def read(func):
             "gradient): srcad differentiates your code, not its own wrappers",
             construct=repr(func), hint="differentiate the function it was made from, e.g. "
             "srcad.grad(srcad.grad(f)) for a second derivative")
-    if _home(func) in ("numpy", "srcad"):
+    if _home(func) in ("numpy", "srcad") or functions.is_library_function(func):
         raise SourceUnavailableError(
             f"{_describe(func)} is a library function: srcad differentiates your code, and "
             "calls to library functions through their rules",

@@ -3,10 +3,16 @@
 * :mod:`srcad.rules.registry` — the mechanism (``defvjp``, ``nondiff``, ``defmethod``).
 * :mod:`srcad.rules.python` — operators, builtins, ``math``.
 * :mod:`srcad.rules.numpy` — NumPy.
+* :mod:`srcad.rules.scipy_special`, :mod:`srcad.rules.scipy_stats` — SciPy (optional: loaded
+  the first time a rule is looked up after the user's code imported ``scipy.special`` /
+  ``scipy.stats``; see :func:`srcad.rules.registry.defer`).
 """
 
 from . import numpy as _numpy_rules  # noqa: F401  (registers the rules)
 from . import python as _python_rules  # noqa: F401
-from .registry import GENERIC, Rule, defattr, defmethod, defvjp, nondiff, registry
+from .registry import GENERIC, Rule, defattr, defer, defmethod, defvjp, nondiff, registry
 
-__all__ = ["GENERIC", "Rule", "defattr", "defmethod", "defvjp", "nondiff", "registry"]
+defer("scipy.special", "srcad.rules.scipy_special")
+defer("scipy.stats", "srcad.rules.scipy_stats")
+
+__all__ = ["GENERIC", "Rule", "defattr", "defer", "defmethod", "defvjp", "nondiff", "registry"]

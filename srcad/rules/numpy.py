@@ -83,6 +83,19 @@ defvjp(np.fabs, "x", x="g * sign(x)")
 defvjp(np.negative, "x", x="-g")
 defvjp(np.positive, "x", x="g")
 
+# ---------------------------------------------------------------- unary: angles, sinc, nan_to_num
+DEG = "0.017453292519943295"  # pi / 180
+defvjp(np.deg2rad, "x", x=f"g * {DEG}")
+defvjp(np.radians, "x", x=f"g * {DEG}")
+defvjp(np.rad2deg, "x", x="g * 57.29577951308232")
+defvjp(np.degrees, "x", x="g * 57.29577951308232")
+defvjp(np.sinc, "x", x="g * dsinc(x)", broadcast=True)  # dsinc: exact at 0 (a series there)
+# the value is replaced where x is nan or infinite: no gradient reaches x there
+defvjp(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None",
+       x="where(np.isfinite(x), g, 0.0)", nan="where(np.isnan(x), g, 0.0)",
+       posinf="where(np.isposinf(x), g, 0.0)", neginf="where(np.isneginf(x), g, 0.0)",
+       broadcast=True)
+
 # ---------------------------------------------------------------- binary ufuncs: arithmetic
 defvjp(np.add, "a, b", a="g", b="g", broadcast=True)
 defvjp(np.subtract, "a, b", a="g", b="-g", broadcast=True)
@@ -180,17 +193,36 @@ defvjp(np.einsum, "subscripts, a, b, c, d, *, optimize=False",
        c="grad_einsum(g, subscripts, 2, a, b, c, d)",
        d="grad_einsum(g, subscripts, 3, a, b, c, d)")
 
-# -------------------------------------------------------- linear algebra: np.linalg (grad_inv, ...)
+# -------------------------------------------------------- linear algebra: np.linalg (grad_solve_a)
 # forward mode: d(A^-1) = -A^-1 dA A^-1, d(A^-1 b) = A^-1 (db - dA x), d det = det tr(A^-1 dA)
 TRACE_SOLVE = "np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"
-defvjp(np.linalg.inv, "a", a="grad_inv(g, ans)", kind="array", jvp=dict(a="-(ans @ t @ ans)"))
+# (inv, det, slogdet: templates of functions with rules, so they have second derivatives)
+INV_T = "np.swapaxes(np.linalg.inv(a), -1, -2)"
+defvjp(np.linalg.inv, "a", a="-(np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2))",
+       kind="array", jvp=dict(a="-(ans @ t @ ans)"))
 defvjp(np.linalg.solve, "a, b", a="grad_solve_a(g, a, b, ans)", b="grad_solve_b(g, a, b)",
        kind="array", jvp=dict(a="-np.linalg.solve(a, t @ ans)", b="np.linalg.solve(a, t)"))
-defvjp(np.linalg.det, "a", a="grad_det(g, a, ans)", jvp=dict(a=f"ans * {TRACE_SOLVE}"))
-defvjp(np.linalg.slogdet, "a", a="grad_slogdet(g, a)", kind="seq",
+defvjp(np.linalg.det, "a", a=f"np.expand_dims(g * ans, (-2, -1)) * {INV_T}",
+       jvp=dict(a=f"ans * {TRACE_SOLVE}"))
+defvjp(np.linalg.slogdet, "a", a=f"np.expand_dims(g[1], (-2, -1)) * {INV_T}", kind="seq",
        jvp=dict(a=f"(0.0 * ans[0], {TRACE_SOLVE})"))  # the sign is flat
 defvjp(np.linalg.cholesky, "a, upper=False", a="grad_cholesky(g, ans, upper)", kind="array",
        jvp=dict(a="tangent_cholesky(t, ans, upper)"))
+
+# symmetric eigendecomposition: exact on the triangle eigh reads (distinct eigenvalues)
+defvjp(np.linalg.eigh, "a, UPLO=None", a="grad_eigh(g, a, ans, 'L' if UPLO is None else UPLO)",
+       kind="seq", zero="UPLO",
+       jvp=dict(a="tangent_eigh(t, a, ans, 'L' if UPLO is None else UPLO)"))
+# Moore-Penrose inverse P (its derivative where the rank does not change)
+PINV_GRAD = ("np.swapaxes(-(ans @ np.swapaxes(g, -1, -2) @ ans) + ans @ np.swapaxes(ans, -1, -2)"
+             " @ g @ (np.eye(np.shape(a)[-2]) - a @ ans) + (np.eye(np.shape(a)[-1]) - ans @ a)"
+             " @ g @ np.swapaxes(ans, -1, -2) @ ans, -1, -2)")
+PINV_TANGENT = ("-(ans @ t @ ans) + ans @ np.swapaxes(ans, -1, -2) @ np.swapaxes(t, -1, -2) @ "
+                "(np.eye(np.shape(a)[-2]) - a @ ans) + (np.eye(np.shape(a)[-1]) - ans @ a) @ "
+                "np.swapaxes(t, -1, -2) @ np.swapaxes(ans, -1, -2) @ ans")
+defvjp(np.linalg.pinv, "a", a=PINV_GRAD, kind="array", jvp=dict(a=PINV_TANGENT))
+defvjp(np.kron, "a, b", a="grad_kron_a(g, a, b)", b="grad_kron_b(g, a, b)", kind="array",
+       jvp=dict(a="np.kron(t, b)", b="np.kron(a, t)"))
 
 # ---------------------------------------------------------------- reshaping (grad_reshape)
 defvjp(np.reshape, "a, shape=None, order=None, *, newshape=None, copy=None",
@@ -204,6 +236,9 @@ defvjp(np.atleast_3d, "a", a="grad_reshape(g, a)", kind="array")
 
 # ---------------------------------------------------------------- axes
 defvjp(np.transpose, "a, axes=None", a="transpose_grad(g, axes)", kind="array")
+defvjp(np.rollaxis, "a, axis, start=0", a="grad_rollaxis(g, a, axis, start)", kind="array",
+       zero="start",
+       jvp=dict(a="np.rollaxis(t, axis, start)"))
 defvjp(np.swapaxes, "a, axis1, axis2", a="np.swapaxes(g, axis1, axis2)", kind="array")
 defvjp(np.moveaxis, "a, source, destination", a="np.moveaxis(g, destination, source)",
        kind="array")
@@ -239,6 +274,18 @@ defvjp(np.pad, "array, pad_width, mode=None, constant_values=0",
        jvp=dict(array="tangent_pad(t, pad_width, mode)",
                 constant_values="np.pad(np.zeros(np.shape(array)), pad_width, constant_values=t)"))
 
+defvjp(np.column_stack, "tup", tup="grad_column_stack(g, tup)", kind="array",
+       jvp=dict(tup="np.column_stack(t)"))
+defvjp(np.row_stack, "tup", tup="grad_vstack(g, tup)", kind="array",
+       jvp=dict(tup="np.vstack(t)"))
+defvjp(np.vsplit, "ary, indices_or_sections", ary="grad_split(g, ary, ans, 0)", kind="seq",
+       jvp=dict(ary="np.vsplit(t, indices_or_sections)"))
+defvjp(np.hsplit, "ary, indices_or_sections",
+       ary="grad_split(g, ary, ans, 1 if np.ndim(ary) > 1 else 0)", kind="seq",
+       jvp=dict(ary="np.hsplit(t, indices_or_sections)"))
+defvjp(np.dsplit, "ary, indices_or_sections", ary="grad_split(g, ary, ans, 2)", kind="seq",
+       jvp=dict(ary="np.dsplit(t, indices_or_sections)"))
+
 # ---------------------------------------------------------------- rearranging
 defvjp(np.flip, "m, axis=None", m="np.flip(g, axis)", kind="array")
 defvjp(np.fliplr, "m", m="np.fliplr(g)", kind="array")
@@ -246,6 +293,23 @@ defvjp(np.flipud, "m", m="np.flipud(g)", kind="array")
 defvjp(np.roll, "a, shift, axis=None", a="grad_roll(g, shift, axis)", kind="array")
 defvjp(np.sort, "a, axis=-1, kind=None, order=None", a="grad_sort(g, a, axis)",
        kind="array", jvp=dict(a="tangent_sort(t, a, axis)"))
+
+defvjp(np.rot90, "m, k=1, axes=(0, 1)", m="np.rot90(g, -k, axes)", kind="array",
+       jvp=dict(m="np.rot90(t, k, axes)"))
+defvjp(np.fft.fftshift, "x, axes=None", x="np.fft.ifftshift(g, axes)", kind="array",
+       jvp=dict(x="np.fft.fftshift(t, axes)"))
+defvjp(np.fft.ifftshift, "x, axes=None", x="np.fft.fftshift(g, axes)", kind="array",
+       jvp=dict(x="np.fft.ifftshift(t, axes)"))
+# differences (grad_diff: the adjoint of a difference); prepend=/append= are refused
+defvjp(np.diff, "a, n=1, axis=-1", a="grad_diff(g, a, n, axis)", kind="array", zero="n",
+       jvp=dict(a="np.diff(t, n, axis)"))
+# the cross product: <a x b, g> = <a, b x g> = <b, g x a> (axis= sets all three axes)
+CROSS_AXES = ", ".join(f"{n} if axis is None else axis" for n in ("axisa", "axisb", "axisc"))
+defvjp(np.cross, "a, b, axisa=-1, axisb=-1, axisc=-1, axis=None",
+       a=f"grad_cross_a(g, a, b, {CROSS_AXES})", b=f"grad_cross_b(g, a, b, {CROSS_AXES})",
+       kind="array", zero=("axisa", "axisb", "axisc"),
+       jvp=dict(a="np.cross(t, b, axisa, axisb, axisc, axis)",
+                b="np.cross(a, t, axisa, axisb, axisc, axis)"))
 
 # ---------------------------------------------------------------- diagonals and triangles
 defvjp(np.diag, "v, k=0", v="grad_diag(g, v, k)", kind="array")
@@ -388,6 +452,27 @@ defhelper(H.tangent_sort, "value, a, axis=-1", value="grad_sort(g, a, axis)")
 defhelper(H.grad_diag, "value, v, k=0", value="np.diag(g, k)")
 defhelper(H.grad_diagonal, "value, a, offset=0, axis1=0, axis2=1",
           value="np.diagonal(g, offset, axis1, axis2)")
+
+defhelper(H.grad_diff, "value, a, n=1, axis=-1", value="np.diff(g, n, axis)",
+          jvp=dict(value="grad_diff(t, a, n, axis)"))
+defhelper(H.grad_column_stack, "value, tup", value="np.column_stack(g)",
+          jvp=dict(value="grad_column_stack(t, tup)"))
+defhelper(H.grad_rollaxis, "value, a, axis, start=0", value="np.rollaxis(g, axis, start)",
+          jvp=dict(value="grad_rollaxis(t, a, axis, start)"))
+defhelper(H.grad_kron_a, "value, a, b", value="np.kron(g, b)", b="grad_kron_b(value, g, b)",
+          jvp=dict(value="grad_kron_a(t, a, b)", b="grad_kron_a(value, a, t)"))
+defhelper(H.grad_kron_b, "value, a, b", value="np.kron(a, g)", a="grad_kron_a(value, a, g)",
+          jvp=dict(value="grad_kron_b(t, a, b)", a="grad_kron_b(value, t, b)"))
+CROSS = "value, a, b, axisa=-1, axisb=-1, axisc=-1"
+defhelper(H.grad_cross_a, CROSS, value="np.cross(g, b, axisa, axisb, axisc)",
+          b="grad_cross_b(value, g, b, axisa, axisb, axisc)",
+          jvp=dict(value="grad_cross_a(t, a, b, axisa, axisb, axisc)",
+                   b="grad_cross_a(value, a, t, axisa, axisb, axisc)"))
+defhelper(H.grad_cross_b, CROSS, value="np.cross(a, g, axisa, axisb, axisc)",
+          a="grad_cross_a(value, a, g, axisa, axisb, axisc)",
+          jvp=dict(value="grad_cross_b(t, a, b, axisa, axisb, axisc)",
+                   a="grad_cross_b(value, t, b, axisa, axisb, axisc)"))
+defvjp(H.dsinc, "x", x="g * d2sinc(x)", broadcast=True)  # d2sinc has no rule: third order
 
 # ---------------------------------------------------------------- array creation
 defvjp(np.linspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0",

@@ -32,8 +32,10 @@ shapes on every call.
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import math
+import sys
 
 import numpy as np
 
@@ -57,7 +59,7 @@ class Rule:
     """The vector-Jacobian templates of one function for one signature."""
 
     def __init__(self, fn, signature, templates, broadcast=False, kind=None, name=None,
-                 jvp=None, shape_only=(), uniform=None, ranks=None, zero=()):
+                 jvp=None, shape_only=(), uniform=None, ranks=None, zero=(), no_forward=None):
         self.fn = fn
         self.name = name or getattr(fn, "__qualname__", repr(fn))
         self.signature = _signature(signature, fn)
@@ -95,6 +97,9 @@ class Rule:
         self.uniform = _parse(uniform, self.name) if uniform else None
         # forward mode: the tangent each argument adds, in ``t`` (that argument's tangent)
         self.jvp = {p: _parse(t, self.name) for p, t in (jvp or {}).items()}
+        # why this rule has no forward form, if it has none (tests/test_rule_parity.py
+        # accepts a rule without one only with a reason here)
+        self.no_forward = no_forward
         self.namespace = {}  # names a user rule's templates use, from where it was defined
         self.user = False  # made by srcad.extend.defvjp (not one of srcad's own rules)
         # (rank of each parameter, ...) -> templates for arrays of exactly those ranks
@@ -127,6 +132,14 @@ class Registry:
         self.methods = {}  # method name -> fn whose rule applies (self is the first argument)
         self.attributes = {}  # attribute name -> fn
         self.impure = set()
+        # library module -> srcad rule module, loaded the first time a lookup happens after
+        # the library was imported (so ``import srcad`` never imports SciPy)
+        self.pending = {}
+
+    def load_pending(self):
+        """Load the rules of every optional library imported since the last lookup."""
+        for module in [m for m in self.pending if m in sys.modules]:
+            importlib.import_module(self.pending.pop(module))
 
     def add(self, rule):
         self.rules.setdefault(_key(rule.fn), []).insert(0, rule)
@@ -134,6 +147,8 @@ class Registry:
 
     def find(self, fn, args, kwargs):
         """The rule for ``fn`` fitting these arguments and the bound arguments."""
+        if self.pending:
+            self.load_pending()
         for rule in self.rules.get(_key(fn), ()):
             bound = rule.bind(args, kwargs)
             if bound is not None:
@@ -141,12 +156,18 @@ class Registry:
         return None, None
 
     def rules_for(self, fn):
+        if self.pending:
+            self.load_pending()
         return self.rules.get(_key(fn), [])
 
     def has_rule(self, fn):
+        if self.pending:
+            self.load_pending()
         return _key(fn) in self.rules
 
     def is_nondiff(self, fn):
+        if self.pending:
+            self.load_pending()
         try:
             return fn in self.nondiff
         except TypeError:
@@ -208,16 +229,24 @@ registry = Registry()
 
 
 def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, shape_only=(),
-           uniform=None, ranks=None, zero=(), **templates):
+           uniform=None, ranks=None, zero=(), name=None, no_forward=None, **templates):
     """Register the gradient templates of ``fn`` (see the module docstring); ``jvp`` gives
     forward-mode templates for a function neither element-wise nor linear in each argument;
     ``shape_only`` names parameters the templates read only for their shape; ``zero`` names
     parameters the result is piecewise constant in (a value reaching any other parameter
     without a template is refused, see :mod:`srcad.soundness`); ``uniform``
-    (reductions) is the gradient of every element, a number, when ``fn`` reduces all axes."""
+    (reductions) is the gradient of every element, a number, when ``fn`` reduces all axes;
+    ``name`` is how messages and docs spell ``fn`` (``scipy.stats.norm.logpdf``);
+    ``no_forward`` says why the rule has no forward form (the parity test asks for one)."""
     return registry.add(Rule(fn, signature, templates, broadcast=broadcast, kind=kind,
                              jvp=jvp, shape_only=shape_only, uniform=uniform, ranks=ranks,
-                             zero=zero))
+                             zero=zero, name=name, no_forward=no_forward))
+
+
+def defer(library, rules_module):
+    """Load the rule module ``rules_module`` once ``library`` has been imported (by the user's
+    code): rules for an optional library cost nothing when it is not used."""
+    registry.pending[library] = rules_module
 
 
 def nondiff(*fns):

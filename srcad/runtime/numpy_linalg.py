@@ -1,7 +1,7 @@
 """Gradient helpers of NumPy's products and linear algebra (``np.dot``, ``@``, ``np.inner``,
-``np.outer``, ``np.vdot``, ``np.tensordot``, ``np.einsum``, ``np.linalg.inv``, ``solve``,
-``det``, ``slogdet``, ``cholesky``) and the tangent of ``cholesky``; conventions in
-:mod:`srcad.runtime.numpy_helpers`.
+``np.outer``, ``np.vdot``, ``np.tensordot``, ``np.einsum``, ``np.linalg.solve``,
+``cholesky``, ``eigh``; ``inv``, ``det`` and ``slogdet`` are templates), ``np.kron``, and
+the tangents of ``cholesky`` and ``eigh``; conventions in :mod:`srcad.runtime.numpy_helpers`.
 
 Imports only ``srcad.runtime.helpers``, ``srcad.runtime.registry`` and
 ``srcad.runtime.numpy_common``.
@@ -228,12 +228,6 @@ def _einsum_letters(spec, operands):
 
 
 @helper("numpy")
-def grad_inv(g, ans):
-    """Gradient of ``np.linalg.inv``: ``-inv(a).T @ g @ inv(a).T`` (batched)."""
-    return -(_swap(ans) @ g @ _swap(ans))
-
-
-@helper("numpy")
 def grad_solve_b(g, a, b):
     """Gradient of ``np.linalg.solve(a, b)`` into ``b``: ``solve(a.T, g)``.
 
@@ -255,22 +249,6 @@ def grad_solve_a(g, a, b, ans):
     else:
         out = -np.linalg.solve(_swap(a), g) @ _swap(ans)
     return _runtime.unbroadcast(out, np.asarray(a))
-
-
-@helper("numpy")
-def grad_det(g, a, ans):
-    """Gradient of ``np.linalg.det``: ``g * det(a) * inv(a).T`` (batched)."""
-    scale = np.asarray(g * ans)[..., None, None]
-    return scale * _swap(np.linalg.inv(a))
-
-
-@helper("numpy")
-def grad_slogdet(g, a):
-    """Gradient of ``np.linalg.slogdet`` into ``a``: ``g_logdet * inv(a).T``.
-
-    ``g`` holds the gradients of ``(sign, logabsdet)``; the sign is piecewise constant.
-    """
-    return np.asarray(g[1])[..., None, None] * _swap(np.linalg.inv(a))
 
 
 @helper("numpy")
@@ -304,3 +282,75 @@ def tangent_cholesky(t, ans, upper=False):
     phi = np.tril(phi) * (1.0 - 0.5 * np.eye(phi.shape[-1]))
     out = low @ phi
     return _swap(out) if upper else out
+
+
+# ---------------------------------------------------------------- eigh, kron (added for issue 17)
+
+
+def _effective(m, uplo):
+    """The symmetric matrix ``np.linalg.eigh`` works on: the triangle it reads, mirrored."""
+    if uplo == "U":
+        return np.triu(m) + _swap(np.triu(m, 1))
+    return np.tril(m) + _swap(np.tril(m, -1))
+
+
+def _effective_adjoint(g, uplo):
+    """The adjoint of :func:`_effective`: the gradient on the triangle eigh reads."""
+    if uplo == "U":
+        return np.triu(g) + np.triu(_swap(g), 1)
+    return np.tril(g) + np.tril(_swap(g), -1)
+
+
+def _gaps(w):
+    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it (batched)."""
+    diff = w[..., None, :] - w[..., :, None]
+    eye = np.eye(w.shape[-1], dtype=bool)
+    return np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, diff))
+
+
+@helper("numpy")
+def grad_eigh(g, a, ans, uplo="L"):
+    """Gradient of ``np.linalg.eigh`` into ``a`` from ``g = (g_w, g_v)``: for distinct
+    eigenvalues, ``v (diag(g_w) + F * (v' g_v)) v'`` symmetrised, then put on the triangle eigh
+    reads (the gradient of the function eigh computes, zero on the other triangle)."""
+    w, v = ans
+    gw = np.broadcast_to(np.asarray(g[0], dtype=float), w.shape)
+    gv = np.broadcast_to(np.asarray(g[1], dtype=float), v.shape)
+    inner = gw[..., :, None] * np.eye(w.shape[-1]) + _gaps(w) * (_swap(v) @ gv)
+    out = v @ inner @ _swap(v)
+    return _effective_adjoint(0.5 * (out + _swap(out)), uplo)
+
+
+@helper("numpy")
+def tangent_eigh(t, a, ans, uplo="L"):
+    """Tangent of ``np.linalg.eigh`` along ``t``: ``(diag(v' T v), v (F * (v' T v)))`` with
+    ``T`` the symmetric matrix of the triangle eigh reads."""
+    w, v = ans
+    inner = _swap(v) @ _effective(np.asarray(t, dtype=float), uplo) @ v
+    return np.diagonal(inner, axis1=-2, axis2=-1).copy(), v @ (_gaps(w) * inner)
+
+
+def _kron_blocks(g, a, b):
+    """``g`` of ``np.kron(a, b)`` as blocks ``(m0, p0, m1, p1, ...)``, with ``a`` and ``b``
+    reshaped to the common rank as NumPy pads them (leading axes of length 1)."""
+    a, b = np.asarray(a), np.asarray(b)
+    nd = max(a.ndim, b.ndim)
+    sa, sb = (1,) * (nd - a.ndim) + a.shape, (1,) * (nd - b.ndim) + b.shape
+    blocks = np.reshape(g, [n for pair in zip(sa, sb) for n in pair])
+    return blocks, np.reshape(a, sa), np.reshape(b, sb), nd
+
+
+@helper("numpy")
+def grad_kron_a(g, a, b):
+    """Gradient of ``np.kron(a, b)`` into ``a`` (any ranks)."""
+    blocks, _, b2, nd = _kron_blocks(g, a, b)
+    out = np.tensordot(blocks, b2, axes=(list(range(1, 2 * nd, 2)), list(range(nd))))
+    return _match(np.reshape(out, np.shape(a)), a)
+
+
+@helper("numpy")
+def grad_kron_b(g, a, b):
+    """Gradient of ``np.kron(a, b)`` into ``b`` (any ranks)."""
+    blocks, a2, _, nd = _kron_blocks(g, a, b)
+    out = np.tensordot(blocks, a2, axes=(list(range(0, 2 * nd, 2)), list(range(nd))))
+    return _match(np.reshape(out, np.shape(b)), b)

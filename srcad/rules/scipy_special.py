@@ -1,0 +1,109 @@
+"""Derivative rules for ``scipy.special``: one line per function, grouped under headings.
+
+Loaded by :mod:`srcad.rules` the first time srcad looks a rule up after the user's code has
+imported ``scipy.special`` (``import srcad`` alone never imports SciPy; ``pip install
+srcad[scipy]``). Templates are written as in :mod:`srcad.rules.numpy`; ``special.f`` in a
+template is SciPy's own ``scipy.special.f`` (the runtime helper ``special``, see
+:mod:`srcad.runtime.scipy_helpers`), so the derivative of a derivative uses these same rules.
+
+SciPy's functions of ``scipy.special`` are ufuncs: element-wise, so forward mode uses the same
+templates with the tangent in place of ``g``. The order ``n`` (``v``) of ``polygamma``,
+Bessel functions and ``multigammaln``'s dimension ``d`` take no gradient: an integer order is
+declared flat (``zero=``), a real order ``v`` is refused if it carries a derivative.
+"""
+
+import scipy.special as special
+
+from ..runtime import scipy_helpers as H
+from .registry import defvjp as _defvjp
+from .registry import nondiff
+
+
+def defvjp(fn, signature, name=None, **rule):
+    """A rule named ``scipy.special.<name>`` (SciPy's ufuncs have no qualified name)."""
+    return _defvjp(fn, signature, name=name or f"scipy.special.{fn.__name__}", **rule)
+
+
+SQRT_PI_2 = "0.886226925452758"  # sqrt(pi) / 2
+TWO_SQRT_PI = "1.1283791670955126"  # 2 / sqrt(pi)
+SQRT_2PI = "2.5066282746310002"  # sqrt(2 pi)
+
+# ---------------------------------------------------------------- gamma and beta functions
+defvjp(special.gammaln, "x", x="g * special.digamma(x)")
+defvjp(special.digamma, "x", x="g * special.polygamma(1, x)",  # special.psi is digamma
+       name="scipy.special.digamma")
+defvjp(special.polygamma, "n, x", x="g * special.polygamma(n + 1, x)", zero="n",
+       broadcast=True)
+defvjp(special.gamma, "x", x="g * ans * special.digamma(x)")
+defvjp(special.beta, "a, b", a="g * ans * (special.digamma(a) - special.digamma(a + b))",
+       b="g * ans * (special.digamma(b) - special.digamma(a + b))", broadcast=True)
+defvjp(special.betaln, "a, b", a="g * (special.digamma(a) - special.digamma(a + b))",
+       b="g * (special.digamma(b) - special.digamma(a + b))", broadcast=True)
+defvjp(special.multigammaln, "a, d", a="g * multipolygamma(0, a, d)", zero="d",
+       broadcast=True)
+defvjp(H.multipolygamma, "n, a, d", a="g * multipolygamma(n + 1, a, d)", zero=("n", "d"),
+       broadcast=True, name="multipolygamma")
+
+# ---------------------------------------------------------------- error function and normal
+defvjp(special.erf, "x", x=f"g * {TWO_SQRT_PI} * exp(-x ** 2)")
+defvjp(special.erfc, "x", x=f"-g * {TWO_SQRT_PI} * exp(-x ** 2)")
+defvjp(special.erfinv, "x", x=f"g * {SQRT_PI_2} * exp(ans ** 2)")
+defvjp(special.erfcinv, "x", x=f"-g * {SQRT_PI_2} * exp(ans ** 2)")
+defvjp(special.ndtr, "x", x=f"g * exp(-0.5 * x ** 2) / {SQRT_2PI}")
+defvjp(special.log_ndtr, "x", x=f"g * exp(-0.5 * x ** 2 - ans) / {SQRT_2PI}")
+defvjp(special.ndtri, "x", x=f"g * {SQRT_2PI} * exp(0.5 * ans ** 2)")
+
+# ---------------------------------------------------------------- logistic
+defvjp(special.expit, "x", x="g * ans * (1 - ans)")
+defvjp(special.logit, "x", x="g / (x * (1 - x))")
+
+# ---------------------------------------------------------------- x log y and entropies
+defvjp(special.xlogy, "x, y", x="g * log(y)", y="g * x / y", broadcast=True)
+defvjp(special.xlog1py, "x, y", x="g * log1p(y)", y="g * x / (1 + y)", broadcast=True)
+defvjp(special.entr, "x", x="-g * (log(x) + 1)")
+defvjp(special.rel_entr, "x, y", x="g * (log(x / y) + 1)", y="-g * x / y", broadcast=True)
+
+# ---------------------------------------------------------------- Bessel functions
+# I0' = I1, I1' = (I0 + I2) / 2, Iv' = (I(v-1) + I(v+1)) / 2; ive = iv exp(-|x|)
+defvjp(special.i0, "x", x="g * special.i1(x)")
+defvjp(special.i1, "x", x="g * 0.5 * (special.i0(x) + special.iv(2, x))")
+defvjp(special.iv, "v, x", x="g * 0.5 * (special.iv(v - 1, x) + special.iv(v + 1, x))",
+       broadcast=True)
+defvjp(special.ive, "v, x",
+       x="g * (0.5 * (special.ive(v - 1, x) + special.ive(v + 1, x)) - sign(x) * ans)",
+       broadcast=True)
+# J0' = -J1, J1' = (J0 - J2) / 2, Jv' = (J(v-1) - J(v+1)) / 2; the same for Y
+defvjp(special.j0, "x", x="-g * special.j1(x)")
+defvjp(special.j1, "x", x="g * 0.5 * (special.j0(x) - special.jv(2, x))")
+defvjp(special.jv, "v, x", x="g * 0.5 * (special.jv(v - 1, x) - special.jv(v + 1, x))",
+       broadcast=True)  # special.jn is special.jv
+defvjp(special.y0, "x", x="-g * special.y1(x)")
+defvjp(special.y1, "x", x="g * 0.5 * (special.y0(x) - special.yv(2, x))")
+defvjp(special.yv, "v, x", x="g * 0.5 * (special.yv(v - 1, x) - special.yv(v + 1, x))",
+       broadcast=True)
+defvjp(special.yn, "n, x", x="g * 0.5 * (special.yn(n - 1, x) - special.yn(n + 1, x))",
+       zero="n", broadcast=True)
+
+# ---------------------------------------------------------------- log-sum-exp and softmax
+# logsumexp(a, b=w) = log(sum(w * exp(a))); return_sign=True is refused (no form takes it).
+# With b, a and b broadcast together: each gradient is summed back to its own shape.
+SUMMED = "(a if b is None else a * b)"  # shaped like the summed terms
+_SPREAD = f"expand({{0}}, {SUMMED}, axis, keepdims)"  # g spread over the summed terms
+EXPAND = f"(({{0}} if b is None else {_SPREAD}) if axis is None else {_SPREAD})"
+WEIGHT = f"exp(a - {EXPAND.format('ans')})"
+defvjp(special.logsumexp, "a, axis=None, b=None, keepdims=False", kind="reduction",
+       a=f"{EXPAND.format('g')} * {WEIGHT} if b is None else "
+         f"unbroadcast({EXPAND.format('g')} * {WEIGHT} * b, a)",
+       b=f"unbroadcast({EXPAND.format('g')} * {WEIGHT}, b)",
+       jvp=dict(a=f"np.sum(t * {WEIGHT} * (1.0 if b is None else b), axis=axis, "
+                  "keepdims=keepdims)",
+                b=f"np.sum(t * {WEIGHT}, axis=axis, keepdims=keepdims)"))
+# the Jacobian of softmax is symmetric: its vjp and its jvp are the same map
+defvjp(special.softmax, "x, axis=None", x="ans * (g - np.sum(g * ans, axis=axis, keepdims=True))",
+       jvp=dict(x="ans * (t - np.sum(t * ans, axis=axis, keepdims=True))"))
+defvjp(special.log_softmax, "x, axis=None",
+       x="g - exp(ans) * np.sum(g, axis=axis, keepdims=True)",
+       jvp=dict(x="t - np.sum(exp(ans) * t, axis=axis, keepdims=True)"))
+
+# ---------------------------------------------------------------- srcad's own helpers
+nondiff(H.mvn_dim)

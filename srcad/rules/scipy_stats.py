@@ -1,0 +1,133 @@
+"""Derivative rules for ``scipy.stats`` distributions: ``norm`` (logpdf, pdf, cdf, logcdf, sf,
+logsf), ``t``, ``gamma``, ``beta``, ``chi2`` (logpdf, pdf), ``poisson`` (logpmf, pmf),
+``dirichlet`` and ``multivariate_normal`` (logpdf; pdf for the normal).
+
+Loaded the first time srcad looks a rule up after the user's code has imported
+``scipy.stats`` (see :mod:`srcad.rules.scipy_special`). A rule is keyed by the bound method of
+SciPy's distribution object, ``scipy.stats.norm.logpdf``; ``loc`` and ``scale`` may be given by
+position or by keyword. Throughout, ``Z`` stands for the standardised value
+``(x - loc) / scale`` (written out in each template).
+
+Univariate distributions are element-wise in all their arguments (forward mode uses the same
+templates with the tangent in place of ``g``); ``dirichlet`` and ``multivariate_normal``
+reduce the last axis of ``x`` and carry ``jvp=`` templates. ``multivariate_normal`` refuses
+``allow_singular`` (no form takes it); its ``cov`` may be a number, a diagonal or a matrix,
+of which, as SciPy does, only the lower triangle is read (``mvn_cov``).
+"""
+
+from scipy import stats
+
+from ..runtime import scipy_helpers as H
+from .registry import defvjp
+
+SQRT_2PI = "2.5066282746310002"  # sqrt(2 pi)
+LN2 = "0.6931471805599453"
+Z = "((x - loc) / scale)"
+PHI = f"exp(-0.5 * {Z} ** 2)"  # sqrt(2 pi) times the standard normal density at Z
+
+
+def _location_scale(dist, method, signature, x, scale, *, times_ans=False, **others):
+    """A rule for ``dist.method``, whose ``loc`` gradient is minus that of ``x`` (the
+    templates are of a density in ``Z``: ``x`` and ``loc`` enter only through it)."""
+    def weigh(template):
+        return f"g * ans * {template}" if times_ans else f"g * {template}"
+
+    templates = {p: weigh(t) for p, t in others.items()}
+    defvjp(getattr(dist, method), signature, broadcast=True, name=f"scipy.stats.{dist.name}."
+           f"{method}", x=weigh(x), loc=weigh(f"-({x})"), scale=weigh(scale), **templates)
+
+
+# ---------------------------------------------------------------- normal
+for method, times_ans in (("logpdf", False), ("pdf", True)):
+    _location_scale(stats.norm, method, "x, loc=0, scale=1", f"-{Z} / scale",
+                    f"({Z} ** 2 - 1) / scale", times_ans=times_ans)
+# cdf, logcdf, sf, logsf: the density at Z (divided by the result for the logs), sf = 1 - cdf
+for method, sign, over in (("cdf", "", ""), ("logcdf", "", " - ans"), ("sf", "-", ""),
+                           ("logsf", "-", " - ans")):
+    density = f"exp(-0.5 * {Z} ** 2{over}) / {SQRT_2PI}"
+    _location_scale(stats.norm, method, "x, loc=0, scale=1", f"{sign}{density} / scale",
+                    f"-({sign}{density}) * {Z} / scale")
+
+# ---------------------------------------------------------------- Student's t
+T_DF = (f"0.5 * (special.digamma(0.5 * (df + 1)) - special.digamma(0.5 * df) - 1 / df "
+        f"- log1p({Z} ** 2 / df) + (df + 1) * {Z} ** 2 / (df * (df + {Z} ** 2)))")
+for method, times_ans in (("logpdf", False), ("pdf", True)):
+    _location_scale(stats.t, method, "x, df, loc=0, scale=1",
+                    f"-(df + 1) * {Z} / (scale * (df + {Z} ** 2))",
+                    f"((df + 1) * {Z} ** 2 / (df + {Z} ** 2) - 1) / scale",
+                    df=T_DF, times_ans=times_ans)
+
+# ---------------------------------------------------------------- gamma, beta, chi-squared
+# the density: its gradients are those of logpdf times the density (ans)
+for method, times_ans in (("logpdf", False), ("pdf", True)):
+    _location_scale(stats.gamma, method, "x, a, loc=0, scale=1", f"((a - 1) / {Z} - 1) / scale",
+                    f"({Z} - a) / scale", a=f"(log({Z}) - special.digamma(a))",
+                    times_ans=times_ans)
+BETA_X = f"((a - 1) / {Z} - (b - 1) / (1 - {Z}))"
+for method, times_ans in (("logpdf", False), ("pdf", True)):
+    _location_scale(stats.beta, method, "x, a, b, loc=0, scale=1", f"{BETA_X} / scale",
+                    f"-({BETA_X} * {Z} + 1) / scale",
+                    a=f"(log({Z}) - special.digamma(a) + special.digamma(a + b))",
+                    b=f"(log1p(-{Z}) - special.digamma(b) + special.digamma(a + b))",
+                    times_ans=times_ans)
+for method, times_ans in (("logpdf", False), ("pdf", True)):
+    _location_scale(stats.chi2, method, "x, df, loc=0, scale=1",
+                    f"((0.5 * df - 1) / {Z} - 0.5) / scale", f"(0.5 * {Z} - 0.5 * df) / scale",
+                    df=f"0.5 * (log({Z}) - {LN2} - special.digamma(0.5 * df))",
+                    times_ans=times_ans)
+
+# ---------------------------------------------------------------- Poisson (in its mean mu)
+defvjp(stats.poisson.logpmf, "k, mu, loc=0", mu="g * ((k - loc) / mu - 1)", zero=("k", "loc"),
+       broadcast=True, name="scipy.stats.poisson.logpmf")
+defvjp(stats.poisson.pmf, "k, mu, loc=0", mu="g * ans * ((k - loc) / mu - 1)",
+       zero=("k", "loc"), broadcast=True, name="scipy.stats.poisson.pmf")
+
+# ---------------------------------------------------------------- Dirichlet
+# x holds the K components on its first axis (K, or K x N for N points); alpha has K entries
+XT = "np.transpose(x)"  # N x K: broadcasts with alpha
+DIR_ALPHA = f"(special.digamma(np.sum(alpha)) - special.digamma(alpha) + log({XT}))"
+defvjp(stats.dirichlet.logpdf, "x, alpha", name="scipy.stats.dirichlet.logpdf",
+       x=f"np.transpose(np.expand_dims(g, -1) * (alpha - 1) / {XT})",
+       alpha=f"unbroadcast(np.expand_dims(g, -1) * {DIR_ALPHA}, alpha)",
+       jvp=dict(x=f"np.sum(np.transpose(t) * (alpha - 1) / {XT}, axis=-1)",
+                alpha=f"np.sum(t * {DIR_ALPHA}, axis=-1)"))
+
+# ---------------------------------------------------------------- multivariate normal
+# with C the covariance matrix, r = x - mean per point (rows of R) and S = R C^-1:
+# d logpdf = -s.dx + s.dmean + (s' dC s - tr(C^-1 dC)) / 2
+DIM = "mvn_dim(x, mean, cov)"
+COV = f"mvn_cov(cov, {DIM})"
+DIFF = "(x - (0.0 if mean is None else mean))"
+ROWS = f"np.reshape({DIFF}, (-1, {DIM}))"
+SOLVED = f"np.transpose(np.linalg.solve({COV}, np.transpose({ROWS})))"  # n x d
+
+
+def _mvn(method, weight):
+    gcol = f"np.reshape({weight}, (-1, 1))"
+    tangent_rows = f"np.reshape(np.broadcast_to(t, np.shape({DIFF})), (-1, {DIM}))"
+    per_point = "np.reshape({}, np.shape(ans))"
+    scale = " * ans" if method == "pdf" else ""
+    tcov = f"mvn_cov(t, {DIM})"
+    defvjp(getattr(stats.multivariate_normal, method), "x, mean=None, cov=1",
+           name=f"scipy.stats.multivariate_normal.{method}",
+           x=f"unbroadcast(np.reshape(-{gcol} * {SOLVED}, np.shape({DIFF})), x)",
+           mean=f"unbroadcast(np.reshape({gcol} * {SOLVED}, np.shape({DIFF})), mean)",
+           cov=f"mvn_cov_adjoint(0.5 * (np.transpose({SOLVED}) @ ({gcol} * {SOLVED}) "
+               f"- np.sum({weight}) * np.linalg.inv({COV})), cov)",
+           jvp=dict(
+               x=per_point.format(f"-np.sum({SOLVED} * {tangent_rows}, axis=-1)") + scale,
+               mean=per_point.format(f"np.sum({SOLVED} * {tangent_rows}, axis=-1)") + scale,
+               cov=per_point.format(f"0.5 * np.sum(({SOLVED} @ {tcov}) * {SOLVED}, axis=-1) "
+                                    f"- 0.5 * np.trace(np.linalg.solve({COV}, {tcov}))")
+               + scale))
+
+
+_mvn("logpdf", "g")
+_mvn("pdf", "(g * ans)")
+
+# ---------------------------------------------------------------- srcad's own helpers
+# mvn_cov is linear in cov; mvn_cov_adjoint is its adjoint (so each is the other's rule)
+defvjp(H.mvn_cov, "cov, d", zero="d", cov="mvn_cov_adjoint(g, cov)",
+       jvp=dict(cov="mvn_cov(t, d)"))
+defvjp(H.mvn_cov_adjoint, "value, cov", zero="cov", value="mvn_cov(g, np.shape(value)[0])",
+       jvp=dict(value="mvn_cov_adjoint(t, cov)"))

@@ -1,0 +1,297 @@
+"""The SciPy rules (``scipy.special``, ``scipy.stats``), table-driven.
+
+Each row of :data:`ROWS` is a call written once as text; the case function
+``np.sum(np.sin(<call>))`` is generated into two modules, one over NumPy/SciPy (for srcad and
+finite differences) and one over ``autograd.numpy``/``autograd.scipy`` (the second opinion,
+where autograd has the function), so both engines run the same code. Every case, at every
+shape of its row, is checked for:
+
+* the reverse-mode gradient of each argument against central finite differences, and against
+  autograd to 1e-8;
+* forward mode against reverse mode (``srcad.jvp`` along a random direction equals the
+  gradient dotted with it: the two are each other's transposes);
+* second order: forward over reverse (``srcad.jvp`` of ``srcad.grad``) against finite
+  differences of the gradient.
+
+The cases skip cleanly when SciPy is not installed (``pip install srcad[scipy]``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import numpy as np
+import pytest
+from srcad.check import numerical_grad
+
+import srcad
+
+pytest.importorskip("scipy")
+try:
+    import autograd  # noqa: F401
+except ImportError:  # the autograd comparison is optional
+    autograd = None
+
+RNG = np.random.default_rng(20261202)
+POS = (0.3, 1.5)  # positive arguments (logs, gamma functions, scales)
+UNIT = (0.1, 0.9)  # inside (0, 1) (logit, erfinv, beta quantiles)
+ANY = (-1.5, 1.5)
+
+
+def _spd(n):
+    a = RNG.normal(size=(n, n))
+    return a @ a.T + n * np.eye(n)
+
+
+def _simplex(k, n=None):
+    x = RNG.uniform(0.2, 1.0, size=(k,) if n is None else (k, n))
+    return x / np.sum(x, axis=0)
+
+
+# id, call text, parameter -> (low, high) or a fixed array factory, shapes to try.
+# A parameter's shape comes from the row's shapes: a dict parameter -> shape per variant.
+ROWS = [
+    # scipy.special: element-wise
+    ("gammaln", "special.gammaln(x)", dict(x=POS)),
+    ("digamma", "special.digamma(x)", dict(x=POS)),
+    ("polygamma", "special.polygamma(2, x)", dict(x=POS)),
+    ("gamma", "special.gamma(x)", dict(x=POS)),
+    ("beta", "special.beta(a, b)", dict(a=POS, b=POS)),
+    ("betaln", "special.betaln(a, b)", dict(a=POS, b=POS)),
+    ("erf", "special.erf(x)", dict(x=ANY)),
+    ("erfc", "special.erfc(x)", dict(x=ANY)),
+    ("erfinv", "special.erfinv(x)", dict(x=(-0.9, 0.9))),
+    ("erfcinv", "special.erfcinv(x)", dict(x=(0.1, 1.9))),
+    ("expit", "special.expit(x)", dict(x=ANY)),
+    ("logit", "special.logit(x)", dict(x=UNIT)),
+    ("xlogy", "special.xlogy(a, b)", dict(a=ANY, b=POS)),
+    ("xlog1py", "special.xlog1py(a, b)", dict(a=ANY, b=POS)),
+    ("ndtr", "special.ndtr(x)", dict(x=ANY)),
+    ("log_ndtr", "special.log_ndtr(x)", dict(x=ANY)),
+    ("ndtri", "special.ndtri(x)", dict(x=UNIT)),
+    ("i0", "special.i0(x)", dict(x=ANY)),
+    ("i1", "special.i1(x)", dict(x=ANY)),
+    ("ive", "special.ive(1, x)", dict(x=ANY)),
+    ("j0", "special.j0(x)", dict(x=ANY)),
+    ("j1", "special.j1(x)", dict(x=ANY)),
+    ("jn", "special.jn(2, x)", dict(x=ANY)),
+    ("y0", "special.y0(x)", dict(x=POS)),
+    ("y1", "special.y1(x)", dict(x=POS)),
+    ("yn", "special.yn(2, x)", dict(x=POS)),
+    ("multigammaln", "special.multigammaln(x, 3)", dict(x=(1.5, 3.0))),
+    ("entr", "special.entr(x)", dict(x=POS)),
+    ("rel_entr", "special.rel_entr(a, b)", dict(a=POS, b=POS)),
+    # scipy.special: reductions and normalisations
+    ("logsumexp", "special.logsumexp(x)", dict(x=ANY)),
+    ("logsumexp_b", "special.logsumexp(x, b=w)", dict(x=ANY, w=POS)),
+    ("logsumexp_axis", "special.logsumexp(x, axis=-1)", dict(x=ANY)),
+    ("logsumexp_axis_keepdims", "special.logsumexp(x, axis=0, keepdims=True)", dict(x=ANY)),
+    ("logsumexp_axis_b", "special.logsumexp(x, axis=1, b=w)", dict(x=ANY, w=POS)),
+    ("softmax", "special.softmax(x)", dict(x=ANY)),
+    ("softmax_axis", "special.softmax(x, axis=1)", dict(x=ANY)),
+    ("log_softmax", "special.log_softmax(x)", dict(x=ANY)),
+    ("log_softmax_axis", "special.log_softmax(x, axis=0)", dict(x=ANY)),
+    # scipy.stats
+    ("norm_logpdf", "stats.norm.logpdf(x, m, s)", dict(x=ANY, m=ANY, s=POS)),
+    ("norm_logpdf_kw", "stats.norm.logpdf(x, loc=m, scale=s)", dict(x=ANY, m=ANY, s=POS)),
+    ("norm_logpdf_x", "stats.norm.logpdf(x)", dict(x=ANY)),
+    ("norm_pdf", "stats.norm.pdf(x, m, s)", dict(x=ANY, m=ANY, s=POS)),
+    ("norm_cdf", "stats.norm.cdf(x, m, s)", dict(x=ANY, m=ANY, s=POS)),
+    ("norm_logcdf", "stats.norm.logcdf(x, m, s)", dict(x=ANY, m=ANY, s=POS)),
+    ("norm_sf", "stats.norm.sf(x, m, s)", dict(x=ANY, m=ANY, s=POS)),
+    ("norm_logsf", "stats.norm.logsf(x, m, s)", dict(x=ANY, m=ANY, s=POS)),
+    ("t_logpdf", "stats.t.logpdf(x, d, m, s)", dict(x=ANY, d=(1.5, 4.0), m=ANY, s=POS)),
+    ("t_pdf", "stats.t.pdf(x, d, loc=m, scale=s)", dict(x=ANY, d=(1.5, 4.0), m=ANY, s=POS)),
+    ("gamma_logpdf", "stats.gamma.logpdf(x, a, m, s)",
+     dict(x=(2.0, 3.0), a=(1.5, 3.0), m=(0.0, 0.5), s=POS)),
+    ("gamma_pdf", "stats.gamma.pdf(x, a, loc=m, scale=s)",
+     dict(x=(2.0, 3.0), a=(1.5, 3.0), m=(0.0, 0.5), s=POS)),
+    ("beta_logpdf", "stats.beta.logpdf(x, a, b)", dict(x=UNIT, a=(1.5, 3.0), b=(1.5, 3.0))),
+    ("beta_pdf", "stats.beta.pdf(x, a, b, 0.0, 1.0)",
+     dict(x=UNIT, a=(1.5, 3.0), b=(1.5, 3.0))),
+    ("chi2_pdf", "stats.chi2.pdf(x, d)", dict(x=(2.0, 3.0), d=(1.5, 4.0))),
+    ("chi2_logpdf", "stats.chi2.logpdf(x, d, m, s)",
+     dict(x=(2.0, 3.0), d=(1.5, 4.0), m=(0.0, 0.5), s=POS)),
+    ("poisson_logpmf", "stats.poisson.logpmf(K, mu)", dict(mu=POS)),
+    ("poisson_pmf", "stats.poisson.pmf(K, mu)", dict(mu=POS)),
+    # x is normalised in the case, so that finite differences stay on the simplex
+    ("dirichlet_logpdf", "stats.dirichlet.logpdf(x / np.sum(x, axis=0), alpha)",
+     dict(x="simplex", alpha=POS)),
+    ("mvn_logpdf", "stats.multivariate_normal.logpdf(x, mu, C)",
+     dict(x="points", mu="mean", C="spd")),
+    ("mvn_pdf", "stats.multivariate_normal.pdf(x, mean=mu, cov=C)",
+     dict(x="points", mu="mean", C="spd")),
+    ("mvn_logpdf_diag", "stats.multivariate_normal.logpdf(x, mu, c)",
+     dict(x="points", mu="mean", c=(1.0, 2.0))),
+]
+
+#: the shapes each row is tried at: every parameter takes the variant's shape
+VARIANTS = {"scalar": (), "vector": (4,), "matrix": (2, 3)}
+ONE_SHAPE = {"logsumexp_b", "rel_entr", "xlogy", "xlog1py", "beta", "betaln"}
+K = np.array([0.0, 1.0, 3.0, 2.0])  # counts for the Poisson case
+
+
+def _value(spec, shape, row_id):
+    if spec == "simplex":
+        return _simplex(3) if shape == () else _simplex(3, 4)
+    if spec == "points":
+        return RNG.normal(size=(3,) if shape == () else (4, 3))
+    if spec == "mean":
+        return RNG.normal(size=3)
+    if spec == "spd":
+        return _spd(3)
+    low, high = spec
+    if row_id in ("dirichlet_logpdf",):
+        return RNG.uniform(low, high, size=3)
+    if row_id.startswith("mvn"):
+        return RNG.uniform(low, high, size=3)
+    if row_id.startswith("poisson"):
+        return RNG.uniform(low, high, size=4) if shape else float(RNG.uniform(low, high))
+    return RNG.uniform(low, high, size=shape) if shape else float(RNG.uniform(low, high))
+
+
+def _variants(row_id):
+    if "_axis" in row_id:
+        return ["matrix", "broadcast"] if row_id.endswith("_b") else ["matrix"]
+    if row_id.startswith(("mvn", "dirichlet")):
+        return ["scalar", "vector"]
+    if row_id.startswith("poisson"):
+        return ["vector"]
+    if row_id in ONE_SHAPE:
+        return ["vector", "broadcast"]
+    return list(VARIANTS)
+
+
+def _module(tmp_dir, name, header):
+    lines = [header, f"K = {K.tolist()!r}", ""]
+    for row_id, call, params in ROWS:
+        lines.append(f"def case_{row_id}({', '.join(params)}):")
+        lines.append(f"    return np.sum(np.sin({call}))")
+        lines.append("")
+    path = tmp_dir / f"{name}.py"
+    path.write_text("\n".join(lines))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("scipy_cases")
+    ours = _module(tmp, "srcad_scipy_cases", "import numpy as np\nfrom scipy import special, "
+                   "stats\nK = None")
+    theirs = None
+    if autograd is not None:
+        theirs = _module(tmp, "autograd_scipy_cases", "import autograd.numpy as np\n"
+                         "import autograd.scipy.special as special\n"
+                         "import autograd.scipy.stats as stats\nK = None")
+    return ours, theirs
+
+
+CASES = [(row_id, variant) for row_id, _, _ in ROWS for variant in _variants(row_id)]
+
+
+def _args(row_id, variant):
+    params = next(p for r, _, p in ROWS if r == row_id)
+    args = []
+    for i, spec in enumerate(params.values()):
+        shape = VARIANTS.get(variant, (4,))
+        if variant == "broadcast":
+            shape = (4,) if i == 0 else (2, 1)
+            if row_id.endswith("_axis_b"):  # x of one row, weights of several
+                shape = (1, 3) if i == 0 else (2, 3)
+        args.append(_value(spec, shape, row_id))
+    if row_id == "mvn_logpdf_diag":
+        args[2] = RNG.uniform(1.0, 2.0, size=3)
+    return tuple(args)
+
+
+def _direction(x):
+    if isinstance(x, float):
+        return float(RNG.normal())
+    v = RNG.normal(size=np.shape(x))
+    return (v + np.swapaxes(v, -1, -2)) / 2 if v.ndim == 2 and v.shape[0] == v.shape[1] else v
+
+
+def _close(a, b, rtol, atol, what):
+    np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
+                               rtol=rtol, atol=atol, err_msg=what)
+
+
+@pytest.mark.parametrize(("row_id", "variant"), CASES, ids=[f"{r}-{v}" for r, v in CASES])
+def test_scipy_rule(modules, row_id, variant):
+    ours, theirs = modules
+    f = getattr(ours, f"case_{row_id}")
+    ours.K = K if variant != "scalar" else 2.0
+    args = _args(row_id, variant)
+    n = len(args)
+    grads = srcad.grad(f, wrt=tuple(range(n)))(*args)
+    fd = numerical_grad(f, args, wrt=tuple(range(n)))
+    for i in range(n):
+        assert np.shape(grads[i]) == np.shape(args[i])
+        _close(grads[i], fd[i], 1e-5, 1e-6, f"{row_id}: gradient {i} vs finite differences")
+    # autograd, where it has the function
+    if theirs is not None:
+        theirs.K = ours.K
+        g = getattr(theirs, f"case_{row_id}")
+        try:
+            reference = autograd.grad(lambda *a: g(*a), tuple(range(n)) if n > 1 else 0)(*args)
+        except (AttributeError, NotImplementedError, TypeError, ValueError):
+            reference = None
+        if reference is not None:
+            reference = reference if n > 1 else (reference,)
+            for i in range(n):
+                ours_i, theirs_i = grads[i], reference[i]
+                if row_id.startswith("mvn") and i == 2 and np.ndim(args[i]) == 2:
+                    # SciPy reads cov's lower triangle (srcad's gradient, the one finite
+                    # differences see); autograd's is symmetric: equal along symmetric moves
+                    ours_i, theirs_i = ours_i + ours_i.T, theirs_i + theirs_i.T
+                _close(ours_i, theirs_i, 1e-8, 1e-10, f"{row_id}: gradient {i} vs autograd")
+    # forward mode is the transpose of reverse mode
+    tangents = tuple(_direction(a) for a in args)
+    _, dy = srcad.jvp(f, args, tangents)
+    expected = sum(float(np.sum(np.asarray(gi) * ti)) for gi, ti in zip(grads, tangents))
+    _close(dy, expected, 1e-9, 1e-10, f"{row_id}: jvp vs grad")
+    # second order: forward over reverse, against finite differences of the gradient
+    i = 0
+    v = tangents[i]
+    grad_i = srcad.grad(f, wrt=i)
+    _, hv = srcad.jvp(grad_i, args, (v,), wrt=(i,))
+    eps = 1e-5
+    plus = grad_i(*[a + eps * v if j == i else a for j, a in enumerate(args)])
+    minus = grad_i(*[a - eps * v if j == i else a for j, a in enumerate(args)])
+    _close(hv, (np.asarray(plus) - np.asarray(minus)) / (2 * eps), 1e-4, 1e-6,
+           f"{row_id}: jvp of grad vs finite differences")
+
+
+from scipy import special, stats  # noqa: E402  (SciPy is there: importorskip above)
+
+
+def _return_sign(x):
+    return special.logsumexp(x, return_sign=True)[0]
+
+
+def _allow_singular(x):
+    return stats.multivariate_normal.logpdf(x, np.zeros(2), np.eye(2), allow_singular=True)
+
+
+def test_return_sign_is_refused():
+    with pytest.raises(srcad.SrcadError, match="logsumexp"):
+        srcad.grad(_return_sign)(np.ones(3))
+
+
+def test_allow_singular_is_refused():
+    with pytest.raises(srcad.SrcadError, match="logpdf"):
+        srcad.grad(_allow_singular)(np.ones(2))
+
+
+def test_import_srcad_does_not_import_scipy():
+    import subprocess
+
+    code = "import srcad, sys; print('scipy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
