@@ -1,0 +1,361 @@
+"""Run GradBench's own Python evals against srcad (and its stock ``jax`` and ``pytorch`` tools),
+one thread, and write ``benchmarks/gradbench/results.md``.
+
+GradBench's orchestrator is a Rust program that cannot be built here; this driver does its job:
+it starts an eval process and a tool process, relays each line the eval writes to the tool and
+each reply back (checking the reply's ``id``), and keeps every message. The evals validate each
+answer themselves (against GradBench's ``manual`` C++ tool, built here with ``make``); their
+``analysis`` verdicts are recorded.
+
+GradBench's code is not part of this repository: it is read at run time from a copy extracted
+from the fetched mirror (``--gradbench``, made from ``--mirror`` if missing). Python packages the
+evals and the jax tool need (scipy, pydantic, dataclasses-json, jax) come from ``--deps``
+(``pip install --target /tmp/deps-gradbench scipy pydantic dataclasses-json jax jaxlib``).
+
+    /work/main/.venv/bin/python benchmarks/gradbench/run.py            # everything, ~40 min
+    /work/main/.venv/bin/python benchmarks/gradbench/run.py --evals lse gmm --tools srcad
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+PYTHON = sys.executable
+
+#: each eval's arguments: GradBench's defaults, made smaller where the default takes hours in
+#: Python (the table says which sizes ran)
+EVALS = {
+    "hello": [],
+    "lse": [],
+    "llsq": [],
+    "det": ["-l", "4", "5", "6"],
+    "ode": ["-n", "1000", "10000", "-s", "1", "10"],
+    "kmeans": ["-k", "10", "100", "-n", "1000", "-d", "8"],
+    "gmm": ["-n", "1000", "-k", "5", "10", "-d", "2", "10"],
+    "ba": ["--max", "3"],
+    "ht": ["--max", "2"],
+    "lstm": ["-l", "2", "4", "-c", "1024"],
+    "particle": [],
+    "saddle": [],
+}
+TOOLS = ("srcad", "jax", "pytorch")
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+              "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
+              "TORCH_NUM_THREADS": "1"}
+
+
+def extract(mirror: Path, target: Path) -> None:
+    """GradBench's files from the fetched bare repository (files absent from the snapshot are
+    skipped: the ht eval then runs its smaller sizes, the lstm text is filled in)."""
+    git = ["git", f"--git-dir={mirror}"]
+    listing = subprocess.run(git + ["ls-tree", "-r", "HEAD"], capture_output=True, text=True,
+                             check=True).stdout
+    for line in listing.splitlines():
+        meta, path = line.split("\t", 1)
+        mode, kind, obj = meta.split()
+        if kind != "blob":
+            continue
+        out = target / path
+        out.parent.mkdir(parents=True, exist_ok=True)
+        blob = subprocess.run(git + ["cat-file", "blob", obj], capture_output=True)
+        if blob.returncode == 0:
+            out.write_bytes(blob.stdout)
+    lstm = target / "evals/lstm/data/lstm_full.txt"
+    if not lstm.exists():  # absent from the snapshot: any ASCII text of this length will do
+        words = (REPO / "README.md").read_text(encoding="ascii", errors="ignore")
+        lstm.write_text((words * (20000 // max(len(words), 1) + 1))[:20000], encoding="ascii")
+
+
+def build_manual(gradbench: Path, json_mirror: Path) -> None:
+    header = gradbench / "cpp/json.hpp"
+    if not header.exists():
+        text = subprocess.run(["git", f"--git-dir={json_mirror}", "show",
+                               "HEAD:single_include/nlohmann/json.hpp"],
+                              capture_output=True, check=True).stdout
+        header.write_bytes(text)
+    subprocess.run(["make", "-C", "tools/manual", "-j2"], cwd=gradbench, check=True,
+                   capture_output=True)
+
+
+def tool_command(tool: str, gradbench: Path) -> list[str]:
+    if tool == "srcad":
+        return [PYTHON, str(HERE / "tool/run.py")]
+    if tool == "jax":
+        return [PYTHON, str(HERE / "jax_blocking.py")]
+    return [PYTHON, str(gradbench / f"python/gradbench/gradbench/tools/{tool}/run.py")]
+
+
+def run_one(eval_name: str, tool: str, gradbench: Path, deps: str, timeout: float,
+            min_seconds: float) -> dict:
+    """One eval against one tool: every evaluate message with its reply and verdict."""
+    env = dict(os.environ, **ONE_THREAD)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO), str(gradbench / "python/gradbench"), deps])
+    env["GRADBENCH_DIR"] = str(gradbench)
+    pin = (lambda: os.sched_setaffinity(0, {0})) if hasattr(os, "sched_setaffinity") else None
+    script = gradbench / f"python/gradbench/gradbench/evals/{eval_name}/run.py"
+    extra = [] if eval_name == "hello" else ["--min-seconds", str(min_seconds)]
+    ev = subprocess.Popen([PYTHON, str(script), *EVALS[eval_name], *extra], cwd=gradbench,
+                          env=env,
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                          preexec_fn=pin)
+    tl = subprocess.Popen(tool_command(tool, gradbench), cwd=gradbench, env=env,
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                          preexec_fn=pin)
+    record = {"eval": eval_name, "tool": tool, "evaluations": {}, "outcome": "done",
+              "defined": None}
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            line = _readline(ev.stdout, deadline)
+            if not line:
+                break
+            message = json.loads(line)
+            tl.stdin.write(line if line.endswith("\n") else line + "\n")
+            tl.stdin.flush()
+            reply_line = _readline(tl.stdout, deadline)
+            if not reply_line:
+                record["outcome"] = "tool exited"
+                break
+            reply = json.loads(reply_line)
+            if reply.get("id") != message["id"]:
+                record["outcome"] = f"protocol error: id {reply.get('id')} for {message['id']}"
+                break
+            _note(record, message, reply)
+            ev.stdin.write(reply_line if reply_line.endswith("\n") else reply_line + "\n")
+            ev.stdin.flush()
+    except TimeoutError:
+        record["outcome"] = "timeout"
+    except BrokenPipeError:
+        pass
+    finally:
+        for proc in (ev, tl):
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+        for proc in (ev, tl):
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    return record
+
+
+def _readline(stream, deadline):
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise TimeoutError
+    ready, _, _ = select.select([stream], [], [], remaining)
+    if not ready:
+        raise TimeoutError
+    return stream.readline()
+
+
+def _note(record, message, reply):
+    kind = message["kind"]
+    if kind == "define":
+        record["defined"] = bool(reply.get("success"))
+        if not reply.get("success"):
+            record["outcome"] = "undefined"
+            record["define_error"] = reply.get("error")
+    elif kind == "evaluate":
+        timings = [t["nanoseconds"] for t in reply.get("timings") or []
+                   if t.get("name") == "evaluate"]
+        record["evaluations"][message["id"]] = {
+            "function": message["function"], "description": message.get("description", ""),
+            "success": bool(reply.get("success")), "error": reply.get("error"),
+            "timings": timings, "valid": None}
+    elif kind == "analysis":
+        entry = record["evaluations"].get(message["of"])
+        if entry is not None:
+            entry["valid"] = message["valid"]
+            entry["check"] = message.get("error")
+
+
+#: which function of each eval is the primal; every other one is a derivative
+PRIMAL = {"hello": "square", "kmeans": "cost", "gmm": "objective", "ba": "objective",
+          "ht": "objective", "lstm": "objective"}
+
+
+def summarise(record):
+    """Per workload (description): mean primal and derivative run, first derivative run."""
+    rows = {}
+    for entry in record["evaluations"].values():
+        row = rows.setdefault(entry["description"], {"primal": None, "derivs": []})
+        if entry["function"] == PRIMAL.get(record["eval"], "primal"):
+            row["primal"] = entry
+        else:
+            row["derivs"].append(entry)
+    return rows
+
+
+def _mean(ns):
+    return sum(ns) / len(ns) / 1e9 if ns else None
+
+
+def _fmt(seconds):
+    if seconds is None:
+        return "—"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def _verdict(entry):
+    if entry is None:
+        return "—"
+    if not entry["success"]:
+        return "failed"
+    return {True: "valid", False: "INVALID", None: "unchecked"}[entry["valid"]]
+
+
+def write_results(records, path, command, min_seconds):
+    lines = [
+        "# srcad on GradBench",
+        "",
+        "Regenerate with:",
+        "",
+        f"    {command}",
+        "",
+        "GradBench's own Python evals (fetched, not part of this repository) drive each tool "
+        "through GradBench's JSON protocol; `benchmarks/gradbench/run.py` relays the messages "
+        "(GradBench's Rust orchestrator cannot be built here). One thread (pinned to one CPU, "
+        "BLAS and XLA single-threaded). Answers are validated by the evals themselves, against "
+        "GradBench's `manual` C++ tool built here. `jax` is the stock tool with its timer "
+        "waiting for JAX's asynchronous results (`jax_blocking.py`); `pytorch` is the stock "
+        "tool. Sizes: GradBench's defaults, reduced where Python takes too long (listed in "
+        f"`EVALS` in run.py); each evaluation repeats for at least {min_seconds} s "
+        "(GradBench's default is 1 s: the first run, with JAX's compile time or srcad's "
+        "transform, weighs more here).",
+        "",
+        "**ratio** = mean derivative run ÷ mean primal run (GradBench's basis: every run, the "
+        "first included); **first** = the first derivative run (srcad: includes making the "
+        "code); **check** = the eval's verdict.",
+        "",
+    ]
+    by_eval = {}
+    for r in records:
+        by_eval.setdefault(r["eval"], []).append(r)
+    summary = ["## Summary: derivative ÷ primal, summed over sizes", "",
+               "| eval | " + " | ".join(TOOLS) + " |", "|---|" + "---|" * len(TOOLS)]
+    for name, recs in by_eval.items():
+        cells = []
+        for tool in TOOLS:
+            rec = next((r for r in recs if r["tool"] == tool), None)
+            cells.append(_score(rec))
+        summary.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += summary + [""]
+    for name, recs in by_eval.items():
+        lines += [f"## {name}", "", "| tool | size | function | primal | derivative | ratio | "
+                  "first | check |", "|---|---|---|---|---|---|---|---|"]
+        for rec in recs:
+            if rec["defined"] is False:
+                err = (rec.get("define_error") or "not implemented").strip().splitlines()
+                lines.append(f"| {rec['tool']} | — | — | — | — | — | — | undefined: "
+                             f"{_cell(err[-1] if err else '')} |")
+                continue
+            for desc, row in summarise(rec).items():
+                p = _mean(row["primal"]["timings"]) if row["primal"] else None
+                for d in row["derivs"]:
+                    dm = _mean(d["timings"])
+                    ratio = f"{dm / p:.2f}" if dm and p else "—"
+                    first = _fmt(d["timings"][0] / 1e9) if d["timings"] else "—"
+                    check = f"{_verdict(row['primal'])} / {_verdict(d)}"
+                    if d.get("error"):
+                        check += f": {_cell(d['error'])}"
+                    elif d.get("check"):
+                        check += f": {_cell(d['check'])}"
+                    lines.append(f"| {rec['tool']} | {desc} | {d['function']} | {_fmt(p)} | "
+                                 f"{_fmt(dm)} | {ratio} | {first} | {check} |")
+            if rec["outcome"] not in ("done", "undefined"):
+                lines.append(f"| {rec['tool']} | — | — | — | — | — | — | {rec['outcome']} |")
+        lines.append("")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _score(rec):
+    if rec is None:
+        return "not run"
+    if rec["defined"] is False:
+        return "undefined"
+    p_sum = d_sum = 0.0
+    bad = False
+    for row in summarise(rec).values():
+        if not row["primal"] or not row["derivs"]:
+            continue
+        p = _mean(row["primal"]["timings"])
+        for d in row["derivs"]:
+            dm = _mean(d["timings"])
+            if dm is None or p is None or not d["success"] or d["valid"] is False:
+                bad = True
+                continue
+            p_sum += p
+            d_sum += dm
+    text = f"{d_sum / p_sum:.2f}" if p_sum else "—"
+    if rec["outcome"] not in ("done",):
+        text += f" ({rec['outcome']})"
+    elif bad:
+        text += " (some failed)"
+    return text
+
+
+def _cell(text):
+    text = " ".join(str(text).split())
+    return text.replace("|", "\\|")[:300]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--evals", nargs="+", default=list(EVALS))
+    parser.add_argument("--tools", nargs="+", default=list(TOOLS))
+    parser.add_argument("--gradbench", type=Path, default=Path("/tmp/gradbench"))
+    parser.add_argument("--mirror", type=Path,
+                        default=Path("/work/.mirror/gradbench+gradbench/repo"))
+    parser.add_argument("--json-mirror", type=Path,
+                        default=Path("/work/.mirror/nlohmann+json/repo"))
+    parser.add_argument("--deps", default="/tmp/deps-gradbench")
+    parser.add_argument("--timeout", type=float, default=600.0,
+                        help="seconds per eval and tool")
+    parser.add_argument("--min-seconds", type=float, default=0.3,
+                        help="each evaluation repeats for at least this long (GradBench: 1)")
+    parser.add_argument("--out", type=Path, default=HERE / "results.md")
+    parser.add_argument("--json", type=Path, default=HERE / "results.json")
+    args = parser.parse_args()
+    if not (args.gradbench / "python/gradbench").exists():
+        extract(args.mirror, args.gradbench)
+    if not (args.gradbench / "tools/manual/bin/lse").exists():
+        build_manual(args.gradbench, args.json_mirror)
+    old = json.loads(args.json.read_text()) if args.json.exists() else []
+    records = [r for r in old if (r["eval"], r["tool"]) not in
+               {(e, t) for e in args.evals for t in args.tools}]
+    for eval_name in args.evals:
+        for tool in args.tools:
+            start = time.monotonic()
+            rec = run_one(eval_name, tool, args.gradbench, args.deps, args.timeout,
+                          args.min_seconds)
+            print(f"{eval_name:9} {tool:8} {rec['outcome']:10} {_score(rec):>24} "
+                  f"({time.monotonic() - start:.0f} s)", flush=True)
+            records.append(rec)
+            args.json.write_text(json.dumps(records, indent=1))
+    order = {e: i for i, e in enumerate(EVALS)}
+    records.sort(key=lambda r: (order.get(r["eval"], 99), TOOLS.index(r["tool"])))
+    args.json.write_text(json.dumps(records, indent=1))
+    write_results(records, args.out,
+                  "/work/main/.venv/bin/python benchmarks/gradbench/run.py", args.min_seconds)
+
+
+if __name__ == "__main__":
+    main()
