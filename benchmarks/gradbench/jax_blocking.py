@@ -39,5 +39,7 @@ wrap.function = _blocking(_function)
 
 tool = os.path.join(os.environ["GRADBENCH_DIR"], "python/gradbench/gradbench/tools/jax")
 sys.path.insert(0, tool)
-sys.argv = [os.path.join(tool, "run.py")]
+# --multithreaded only stops the tool pinning itself to CPU 0: the driver has pinned it already
+# and XLA_FLAGS keeps XLA on one thread
+sys.argv = [os.path.join(tool, "run.py"), "--multithreaded"]
 runpy.run_path(sys.argv[0], run_name="__main__")

@@ -95,13 +95,13 @@ def tool_command(tool: str, gradbench: Path) -> list[str]:
 
 
 def run_one(eval_name: str, tool: str, gradbench: Path, deps: str, timeout: float,
-            min_seconds: float) -> dict:
+            min_seconds: float, cpu: int = 0) -> dict:
     """One eval against one tool: every evaluate message with its reply and verdict."""
     env = dict(os.environ, **ONE_THREAD)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(REPO), str(gradbench / "python/gradbench"), deps])
     env["GRADBENCH_DIR"] = str(gradbench)
-    pin = (lambda: os.sched_setaffinity(0, {0})) if hasattr(os, "sched_setaffinity") else None
+    pin = (lambda: os.sched_setaffinity(0, {cpu})) if hasattr(os, "sched_setaffinity") else None
     script = gradbench / f"python/gradbench/gradbench/evals/{eval_name}/run.py"
     extra = [] if eval_name == "hello" else ["--min-seconds", str(min_seconds)]
     ev = subprocess.Popen([PYTHON, str(script), *EVALS[eval_name], *extra], cwd=gradbench,
@@ -166,6 +166,7 @@ def _note(record, message, reply):
     kind = message["kind"]
     if kind == "define":
         record["defined"] = bool(reply.get("success"))
+        record["define_ns"] = sum(t["nanoseconds"] for t in reply.get("timings") or [])
         if not reply.get("success"):
             record["outcome"] = "undefined"
             record["define_error"] = reply.get("error")
@@ -202,6 +203,11 @@ def summarise(record):
 
 def _mean(ns):
     return sum(ns) / len(ns) / 1e9 if ns else None
+
+
+def _steady(ns):
+    """The mean run after the first (JAX's compile, srcad's transform), if there are more."""
+    return _mean(ns[1:]) if len(ns) > 1 else _mean(ns)
 
 
 def _fmt(seconds):
@@ -242,14 +248,16 @@ def write_results(records, path, command, min_seconds):
         "transform, weighs more here).",
         "",
         "**ratio** = mean derivative run ÷ mean primal run (GradBench's basis: every run, the "
-        "first included); **first** = the first derivative run (srcad: includes making the "
-        "code); **check** = the eval's verdict.",
+        "first included); **steady** = the same without the first run of each; **first** = "
+        "the first derivative run (srcad: includes making the code; jax: compiling); "
+        "**check** = the eval's verdict on primal / derivative.",
         "",
     ]
     by_eval = {}
     for r in records:
         by_eval.setdefault(r["eval"], []).append(r)
-    summary = ["## Summary: derivative ÷ primal, summed over sizes", "",
+    summary = ["## Summary: derivative ÷ primal, summed over sizes (GradBench's basis; in "
+               "brackets: steady state, first runs left out)", "",
                "| eval | " + " | ".join(TOOLS) + " |", "|---|" + "---|" * len(TOOLS)]
     for name, recs in by_eval.items():
         cells = []
@@ -260,11 +268,11 @@ def write_results(records, path, command, min_seconds):
     lines += summary + [""]
     for name, recs in by_eval.items():
         lines += [f"## {name}", "", "| tool | size | function | primal | derivative | ratio | "
-                  "first | check |", "|---|---|---|---|---|---|---|---|"]
+                  "steady | first | check |", "|---|---|---|---|---|---|---|---|---|"]
         for rec in recs:
             if rec["defined"] is False:
                 err = (rec.get("define_error") or "not implemented").strip().splitlines()
-                lines.append(f"| {rec['tool']} | — | — | — | — | — | — | undefined: "
+                lines.append(f"| {rec['tool']} | — | — | — | — | — | — | — | undefined: "
                              f"{_cell(err[-1] if err else '')} |")
                 continue
             for desc, row in summarise(rec).items():
@@ -272,6 +280,9 @@ def write_results(records, path, command, min_seconds):
                 for d in row["derivs"]:
                     dm = _mean(d["timings"])
                     ratio = f"{dm / p:.2f}" if dm and p else "—"
+                    ps, ds = _steady(row["primal"]["timings"] if row["primal"] else []), \
+                        _steady(d["timings"])
+                    steady = f"{ds / ps:.2f}" if ds and ps else "—"
                     first = _fmt(d["timings"][0] / 1e9) if d["timings"] else "—"
                     check = f"{_verdict(row['primal'])} / {_verdict(d)}"
                     if d.get("error"):
@@ -279,9 +290,9 @@ def write_results(records, path, command, min_seconds):
                     elif d.get("check"):
                         check += f": {_cell(d['check'])}"
                     lines.append(f"| {rec['tool']} | {desc} | {d['function']} | {_fmt(p)} | "
-                                 f"{_fmt(dm)} | {ratio} | {first} | {check} |")
+                                 f"{_fmt(dm)} | {ratio} | {steady} | {first} | {check} |")
             if rec["outcome"] not in ("done", "undefined"):
-                lines.append(f"| {rec['tool']} | — | — | — | — | — | — | {rec['outcome']} |")
+                lines.append(f"| {rec['tool']} | — | — | — | — | — | — | — | {rec['outcome']} |")
         lines.append("")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -291,7 +302,7 @@ def _score(rec):
         return "not run"
     if rec["defined"] is False:
         return "undefined"
-    p_sum = d_sum = 0.0
+    p_sum = d_sum = ps_sum = ds_sum = 0.0
     bad = False
     for row in summarise(rec).values():
         if not row["primal"] or not row["derivs"]:
@@ -304,12 +315,23 @@ def _score(rec):
                 continue
             p_sum += p
             d_sum += dm
-    text = f"{d_sum / p_sum:.2f}" if p_sum else "—"
+            ps_sum += _steady(row["primal"]["timings"])
+            ds_sum += _steady(d["timings"])
+    text = f"{d_sum / p_sum:.2f} ({ds_sum / ps_sum:.2f})" if p_sum else "—"
     if rec["outcome"] not in ("done",):
         text += f" ({rec['outcome']})"
     elif bad:
         text += " (some failed)"
     return text
+
+
+def _merged(path, others):
+    records = json.loads(path.read_text()) if path.exists() else []
+    for other in others:
+        new = json.loads(other.read_text())
+        keys = {(r["eval"], r["tool"]) for r in new}
+        records = [r for r in records if (r["eval"], r["tool"]) not in keys] + new
+    return records
 
 
 def _cell(text):
@@ -331,13 +353,18 @@ def main():
                         help="seconds per eval and tool")
     parser.add_argument("--min-seconds", type=float, default=0.3,
                         help="each evaluation repeats for at least this long (GradBench: 1)")
+    parser.add_argument("--cpu", type=int, default=0, help="the one CPU the processes run on")
     parser.add_argument("--out", type=Path, default=HERE / "results.md")
     parser.add_argument("--json", type=Path, default=HERE / "results.json")
+    parser.add_argument("--merge", type=Path, nargs="*", default=[],
+                        help="records of other runs to add to --json first")
     args = parser.parse_args()
     if not (args.gradbench / "python/gradbench").exists():
         extract(args.mirror, args.gradbench)
     if not (args.gradbench / "tools/manual/bin/lse").exists():
         build_manual(args.gradbench, args.json_mirror)
+    if args.merge:  # add another run's records (made in parallel on another CPU)
+        args.json.write_text(json.dumps(_merged(args.json, args.merge), indent=1))
     old = json.loads(args.json.read_text()) if args.json.exists() else []
     records = [r for r in old if (r["eval"], r["tool"]) not in
                {(e, t) for e in args.evals for t in args.tools}]
@@ -345,7 +372,7 @@ def main():
         for tool in args.tools:
             start = time.monotonic()
             rec = run_one(eval_name, tool, args.gradbench, args.deps, args.timeout,
-                          args.min_seconds)
+                          args.min_seconds, args.cpu)
             print(f"{eval_name:9} {tool:8} {rec['outcome']:10} {_score(rec):>24} "
                   f"({time.monotonic() - start:.0f} s)", flush=True)
             records.append(rec)

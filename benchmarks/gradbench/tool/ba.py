@@ -102,3 +102,7 @@ def _sparse(mat):
 @wrap.multiple_runs(pre=_input, post=_sparse)
 def jacobian(args):
     return jacobian_(*args)
+
+
+jacobian_(*_input({"n": 1, "m": 1, "p": 1, "cam": [0.1] * 11, "x": [0.1, 0.2, 3.0], "w": 0.5,
+                   "feat": [0.1, 0.2]}))  # warm-up: the code is made at define time

@@ -84,3 +84,8 @@ def _output(grads):
 @wrap.multiple_runs(pre=_input, post=_output)
 def jacobian(args):
     return _gradient(*args)
+
+
+_gradient(*_input({"d": 2, "k": 2, "n": 3, "x": [[0.1, 0.2]] * 3, "m": 0, "gamma": 1.0,
+                   "alpha": [0.1, 0.2], "mu": [[0.1, 0.2]] * 2, "q": [[0.1, 0.2]] * 2,
+                   "l": [[0.3]] * 2}))  # warm-up: the code is made at define time
