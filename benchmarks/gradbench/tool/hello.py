@@ -20,3 +20,6 @@ def square(x):
 @wrap.function(pre=float, post=float)
 def double(x):
     return _double(x)
+
+
+_double(1.0)  # warm-up: the code is made at define time
