@@ -35,8 +35,8 @@ PYTHON = sys.executable
 #: Python (the table says which sizes ran)
 EVALS = {
     "hello": [],
-    "lse": [],
-    "llsq": [],
+    "lse": ["-n", "2500", "20000", "160000", "640000"],
+    "llsq": ["-n", "64", "1024", "8196"],
     "det": ["-l", "4", "5", "6"],
     "ode": ["-n", "1000", "10000", "-s", "1", "10"],
     "kmeans": ["-k", "10", "100", "-n", "1000", "-d", "8"],
@@ -95,15 +95,17 @@ def tool_command(tool: str, gradbench: Path) -> list[str]:
 
 
 def run_one(eval_name: str, tool: str, gradbench: Path, deps: str, timeout: float,
-            min_seconds: float, cpu: int = 0) -> dict:
+            min_seconds: float, cpu: int = -1) -> dict:
     """One eval against one tool: every evaluate message with its reply and verdict."""
     env = dict(os.environ, **ONE_THREAD)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(REPO), str(gradbench / "python/gradbench"), deps])
     env["GRADBENCH_DIR"] = str(gradbench)
-    pin = (lambda: os.sched_setaffinity(0, {cpu})) if hasattr(os, "sched_setaffinity") else None
+    pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu >= 0 and hasattr(
+        os, "sched_setaffinity") else None
     script = gradbench / f"python/gradbench/gradbench/evals/{eval_name}/run.py"
-    extra = [] if eval_name == "hello" else ["--min-seconds", str(min_seconds)]
+    extra = [] if eval_name == "hello" else ["--min-seconds", str(min_seconds),
+                                             "--min-runs", "5"]
     ev = subprocess.Popen([PYTHON, str(script), *EVALS[eval_name], *extra], cwd=gradbench,
                           env=env,
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
@@ -206,8 +208,9 @@ def _mean(ns):
 
 
 def _steady(ns):
-    """The mean run after the first (JAX's compile, srcad's transform), if there are more."""
-    return _mean(ns[1:]) if len(ns) > 1 else _mean(ns)
+    """The median run: robust to the first run (JAX's compile, srcad's transform) and to
+    the preemptions of a shared machine, which the mean is not."""
+    return sorted(ns)[len(ns) // 2] / 1e9 if ns else None
 
 
 def _fmt(seconds):
@@ -238,8 +241,9 @@ def write_results(records, path, command, min_seconds):
         "",
         "GradBench's own Python evals (fetched, not part of this repository) drive each tool "
         "through GradBench's JSON protocol; `benchmarks/gradbench/run.py` relays the messages "
-        "(GradBench's Rust orchestrator cannot be built here). One thread (pinned to one CPU, "
-        "BLAS and XLA single-threaded). Answers are validated by the evals themselves, against "
+        "(GradBench's Rust orchestrator cannot be built here). One thread (BLAS, PyTorch and "
+        "XLA single-threaded; each evaluation runs at least 5 times). Answers are validated by "
+        "the evals themselves, against "
         "GradBench's `manual` C++ tool built here. `jax` is the stock tool with its timer "
         "waiting for JAX's asynchronous results (`jax_blocking.py`); `pytorch` is the stock "
         "tool. Sizes: GradBench's defaults, reduced where Python takes too long (listed in "
@@ -248,7 +252,8 @@ def write_results(records, path, command, min_seconds):
         "transform, weighs more here).",
         "",
         "**ratio** = mean derivative run ÷ mean primal run (GradBench's basis: every run, the "
-        "first included); **steady** = the same without the first run of each; **first** = "
+        "first included); **median** = median derivative run ÷ median primal run (robust to "
+        "the first run and to other work on the machine); **first** = "
         "the first derivative run (srcad: includes making the code; jax: compiling); "
         "**check** = the eval's verdict on primal / derivative.",
         "",
@@ -256,8 +261,8 @@ def write_results(records, path, command, min_seconds):
     by_eval = {}
     for r in records:
         by_eval.setdefault(r["eval"], []).append(r)
-    summary = ["## Summary: derivative ÷ primal, summed over sizes (GradBench's basis; in "
-               "brackets: steady state, first runs left out)", "",
+    summary = ["## Summary: derivative ÷ primal, summed over sizes (GradBench's basis: means; in "
+               "brackets: the same from median runs)", "",
                "| eval | " + " | ".join(TOOLS) + " |", "|---|" + "---|" * len(TOOLS)]
     for name, recs in by_eval.items():
         cells = []
@@ -268,7 +273,7 @@ def write_results(records, path, command, min_seconds):
     lines += summary + [""]
     for name, recs in by_eval.items():
         lines += [f"## {name}", "", "| tool | size | function | primal | derivative | ratio | "
-                  "steady | first | check |", "|---|---|---|---|---|---|---|---|---|"]
+                  "median | first | check |", "|---|---|---|---|---|---|---|---|---|"]
         for rec in recs:
             if rec["defined"] is False:
                 err = (rec.get("define_error") or "not implemented").strip().splitlines()
@@ -293,6 +298,11 @@ def write_results(records, path, command, min_seconds):
                                  f"{_fmt(dm)} | {ratio} | {steady} | {first} | {check} |")
             if rec["outcome"] not in ("done", "undefined"):
                 lines.append(f"| {rec['tool']} | — | — | — | — | — | — | — | {rec['outcome']} |")
+        defines = [f"{r['tool']} {_fmt(r['define_ns'] / 1e9)}" for r in recs
+                   if r.get("define_ns")]
+        if defines:
+            lines += ["", "Define (import; srcad makes its code here): " + ", ".join(defines)
+                      + "."]
         lines.append("")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -353,7 +363,9 @@ def main():
                         help="seconds per eval and tool")
     parser.add_argument("--min-seconds", type=float, default=0.3,
                         help="each evaluation repeats for at least this long (GradBench: 1)")
-    parser.add_argument("--cpu", type=int, default=0, help="the one CPU the processes run on")
+    parser.add_argument("--cpu", type=int, default=-1,
+                        help="pin the processes to this CPU (default: not pinned; one thread "
+                        "each all the same)")
     parser.add_argument("--out", type=Path, default=HERE / "results.md")
     parser.add_argument("--json", type=Path, default=HERE / "results.json")
     parser.add_argument("--merge", type=Path, nargs="*", default=[],
