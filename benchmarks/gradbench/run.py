@@ -208,9 +208,10 @@ def _mean(ns):
 
 
 def _steady(ns):
-    """The median run: robust to the first run (JAX's compile, srcad's transform) and to
-    the preemptions of a shared machine, which the mean is not."""
-    return sorted(ns)[len(ns) // 2] / 1e9 if ns else None
+    """The best run: robust to the first run (JAX's compile, srcad's transform) and to the
+    preemptions of a shared machine (a run longer than a time slice is often cut), which the
+    mean and even the median are not."""
+    return min(ns) / 1e9 if ns else None
 
 
 def _fmt(seconds):
@@ -252,8 +253,8 @@ def write_results(records, path, command, min_seconds):
         "transform, weighs more here).",
         "",
         "**ratio** = mean derivative run ÷ mean primal run (GradBench's basis: every run, the "
-        "first included); **median** = median derivative run ÷ median primal run (robust to "
-        "the first run and to other work on the machine); **first** = "
+        "first included); **best** = best derivative run ÷ best primal run (robust to the "
+        "first run and to other work on the machine, as in benchmarks/run.py); **first** = "
         "the first derivative run (srcad: includes making the code; jax: compiling); "
         "**check** = the eval's verdict on primal / derivative.",
         "",
@@ -262,7 +263,7 @@ def write_results(records, path, command, min_seconds):
     for r in records:
         by_eval.setdefault(r["eval"], []).append(r)
     summary = ["## Summary: derivative ÷ primal, summed over sizes (GradBench's basis: means; in "
-               "brackets: the same from median runs)", "",
+               "brackets: the same from the best runs)", "",
                "| eval | " + " | ".join(TOOLS) + " |", "|---|" + "---|" * len(TOOLS)]
     for name, recs in by_eval.items():
         cells = []
@@ -273,7 +274,7 @@ def write_results(records, path, command, min_seconds):
     lines += summary + [""]
     for name, recs in by_eval.items():
         lines += [f"## {name}", "", "| tool | size | function | primal | derivative | ratio | "
-                  "median | first | check |", "|---|---|---|---|---|---|---|---|---|"]
+                  "best | first | check |", "|---|---|---|---|---|---|---|---|---|"]
         for rec in recs:
             if rec["defined"] is False:
                 err = (rec.get("define_error") or "not implemented").strip().splitlines()
@@ -304,6 +305,9 @@ def write_results(records, path, command, min_seconds):
             lines += ["", "Define (import; srcad makes its code here): " + ", ".join(defines)
                       + "."]
         lines.append("")
+    notes = HERE / "notes.md"  # what the figures say, written by hand after a run
+    if notes.exists():
+        lines += [notes.read_text(encoding="utf-8").rstrip(), ""]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -370,10 +374,14 @@ def main():
     parser.add_argument("--json", type=Path, default=HERE / "results.json")
     parser.add_argument("--merge", type=Path, nargs="*", default=[],
                         help="records of other runs to add to --json first")
+    parser.add_argument("--report-only", action="store_true",
+                        help="write results.md from results.json without running anything")
     args = parser.parse_args()
-    if not (args.gradbench / "python/gradbench").exists():
+    if args.report_only:
+        args.evals = args.tools = []
+    elif not (args.gradbench / "python/gradbench").exists():
         extract(args.mirror, args.gradbench)
-    if not (args.gradbench / "tools/manual/bin/lse").exists():
+    if args.evals and not (args.gradbench / "tools/manual/bin/lse").exists():
         build_manual(args.gradbench, args.json_mirror)
     if args.merge:  # add another run's records (made in parallel on another CPU)
         args.json.write_text(json.dumps(_merged(args.json, args.merge), indent=1))
