@@ -320,6 +320,15 @@ def _score(rec):
         return "not run"
     if rec["defined"] is False:
         return "undefined"
+    rows = summarise(rec)
+    if rows and not any(row["primal"] for row in rows.values()):  # particle, saddle
+        parts = []
+        for row in rows.values():
+            for d in row["derivs"]:
+                best = _steady(d["timings"])
+                parts.append(f"{d['function']} {_verdict(d)}"
+                             + (f" {_fmt(best)}" if d["success"] and best else ""))
+        return ", ".join(parts)
     p_sum = d_sum = ps_sum = ds_sum = 0.0
     bad = False
     for row in summarise(rec).values():
