@@ -182,7 +182,7 @@ def _note(record, message, reply):
         record["evaluations"][message["id"]] = {
             "function": message["function"], "description": message.get("description", ""),
             "success": bool(reply.get("success")), "error": reply.get("error"),
-            "timings": timings, "valid": None}
+            "timings": _stats(timings), "valid": None}
     elif kind == "analysis":
         entry = record["evaluations"].get(message["of"])
         if entry is not None:
@@ -207,15 +207,24 @@ def summarise(record):
     return rows
 
 
+def _stats(ns):
+    """What the report needs of a list of run times (ns): kept instead of every run."""
+    if isinstance(ns, dict) or not ns:
+        return ns or {}
+    return {"runs": len(ns), "sum": sum(ns), "min": min(ns), "first": ns[0]}
+
+
 def _mean(ns):
-    return sum(ns) / len(ns) / 1e9 if ns else None
+    ns = _stats(ns)
+    return ns["sum"] / ns["runs"] / 1e9 if ns else None
 
 
 def _steady(ns):
     """The best run: robust to the first run (JAX's compile, srcad's transform) and to the
     preemptions of a shared machine (a run longer than a time slice is often cut), which the
     mean and even the median are not."""
-    return min(ns) / 1e9 if ns else None
+    ns = _stats(ns)
+    return ns["min"] / 1e9 if ns else None
 
 
 def _fmt(seconds):
@@ -293,7 +302,7 @@ def write_results(records, path, command, min_seconds):
                     ps, ds = _steady(row["primal"]["timings"] if row["primal"] else []), \
                         _steady(d["timings"])
                     steady = f"{ds / ps:.2f}" if ds and ps else "—"
-                    first = _fmt(d["timings"][0] / 1e9) if d["timings"] else "—"
+                    first = _fmt(_stats(d["timings"])["first"] / 1e9) if d["timings"] else "—"
                     check = f"{_verdict(row['primal'])} / {_verdict(d)}"
                     if d.get("error"):
                         check += f": {_cell(d['error'])}"
@@ -401,6 +410,9 @@ def main():
     if args.merge:  # add another run's records (made in parallel on another CPU)
         args.json.write_text(json.dumps(_merged(args.json, args.merge), indent=1))
     old = json.loads(args.json.read_text()) if args.json.exists() else []
+    for rec in old:  # records written with every run's time
+        for entry in rec["evaluations"].values():
+            entry["timings"] = _stats(entry["timings"])
     records = [r for r in old if (r["eval"], r["tool"]) not in
                {(e, t) for e in args.evals for t in args.tools}]
     for eval_name in args.evals:
