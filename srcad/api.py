@@ -174,6 +174,18 @@ def vjp(f, *args, wrt=None):
     f = _named_star_args(f, len(args))
     transformed = _transform(f, wrt, "vjp")
     value = f(*args)
+    if type(value) is float or type(value) is np.float64:
+        # the pullback of 1.0 of a scalar is the gradient: the grad code (no product by
+        # the seed) gives the same numbers, since 1.0 * g == g exactly
+        gradient = _transform(f, wrt, "grad").function
+
+        def pullback(dy):
+            if type(dy) is float and dy == 1.0:
+                return gradient(*args)
+            _check_companion(value, dy, "cotangent")
+            return transformed(dy, *args)
+
+        return value, pullback
 
     def pullback(dy):
         _check_companion(value, dy, "cotangent")
@@ -189,12 +201,11 @@ def jvp(f, primals, tangents, wrt=None):
     (default: all of ``primals``), each shaped like its argument.
     """
     primals, tangents = tuple(primals), tuple(tangents)
-    f = _named_star_args(f, len(primals))
-    if not is_transformed(f):
-        f = entry.target(f)
-        pipeline.read(f)  # a clear error for a function without source
-    user = transformed_of(f)._user if is_transformed(f) else f
-    params, names, _ = resolve_wrt(user, tuple(range(len(primals))) if wrt is None else wrt)
+    known = _jvp_targets.get((f, wrt, len(primals))) if wrt is None or _plain_wrt(wrt) \
+        else None
+    if known is None:
+        known = _jvp_target(f, wrt, len(primals))
+    f, params, names = known
     if len(tangents) != len(names):
         raise WrtError(f"jvp got {len(tangents)} tangents for {len(names)} wrt arguments",
                        hint="give one tangent per argument in wrt")
@@ -217,6 +228,22 @@ def _check_companion(value, companion, what):
 
 
 _jvp_cache = functions.ByFunction()
+_jvp_targets = functions.ByFunction()  # (f, wrt, number of primals) -> (target, params, wrt)
+
+
+def _jvp_target(f, wrt, n):
+    """What ``jvp`` reads for ``f`` and ``wrt`` (the source read once: a clear error for a
+    function without any), kept for the next call."""
+    key = (f, wrt, n)
+    f = _named_star_args(f, n)
+    if not is_transformed(f):
+        f = entry.target(f)
+        pipeline.read(f)  # a clear error for a function without source
+    user = transformed_of(f)._user if is_transformed(f) else f
+    params, names, _ = resolve_wrt(user, tuple(range(n)) if wrt is None else wrt)
+    if wrt is None or _plain_wrt(wrt):
+        _jvp_targets[key] = (f, params, names)
+    return f, params, names
 
 
 def _jvp_function(f, names, primals):
@@ -224,6 +251,11 @@ def _jvp_function(f, names, primals):
     and the full argument list to call it with."""
     transformed = transformed_of(f) if is_transformed(f) else None
     user = transformed._user if transformed is not None else f
+    if _all_given(user, primals):
+        full = list(primals)
+        known = _jvp_cache.get((f, names, cache_key(full)))
+        if known is not None and not env.stale(known.__srcad_reads__):
+            return known, full
     bound = inspect.signature(user).bind(*primals)
     bound.apply_defaults()
     full = list(bound.arguments.values())  # keyword-only ones too, positionally
@@ -246,6 +278,14 @@ def _jvp_function(f, names, primals):
     fn.__srcad_reads__ = tuple(reads.values())
     _jvp_cache[key] = fn
     return fn, full
+
+
+def _all_given(user, primals):
+    """Whether ``primals`` are all of ``user``'s parameters, positionally (then binding them
+    changes nothing)."""
+    code = getattr(user, "__code__", None)
+    return (code is not None and code.co_argcount == len(primals)
+            and not code.co_kwonlyargcount and not code.co_flags & 0x0C)  # no *args, **kw
 
 
 def jvp_source(f, *primals, wrt=None):
@@ -292,7 +332,13 @@ def _transform(f, wrt, mode):
     """The transformed function for ``f``, ``wrt`` and ``mode``: made once, then the same one
     (with its specialisations) for every later ``grad(f)``, so a loop making gradients of
     one function transforms it once. Kept on ``f`` itself: it goes when ``f`` goes (on the
-    shim :func:`srcad.frontend.entry.target` makes for a bound method or a rule function)."""
+    shim :func:`srcad.frontend.entry.target` makes for a bound method or a rule function).
+    Found first by ``wrt`` as given (no signature to read), then by the names it resolves to."""
+    plain = _plain_wrt(wrt)  # True == 1 as a key: only ints and strings take this path
+    given = f
+    known = _transforms.get((given, wrt, mode)) if plain and callable(given) else None
+    if known is not None:
+        return known
     if callable(f) and not is_transformed(f):
         f = entry.target(f)
     try:
@@ -301,12 +347,18 @@ def _transform(f, wrt, mode):
         known = _transforms.get(key)
     except (TypeError, SrcadError):
         known = key = None
-    if known is not None:
-        return known
-    transformed = Transformed(f, wrt, mode)
-    if key is not None:
-        _transforms[key] = transformed
-    return transformed
+    if known is None:
+        known = Transformed(f, wrt, mode)
+        if key is not None:
+            _transforms[key] = known
+    if key is not None and plain and callable(given):
+        _transforms[(given, wrt, mode)] = known
+    return known
+
+
+def _plain_wrt(wrt):
+    return type(wrt) in (int, str) or type(wrt) is tuple and all(
+        type(w) in (int, str) for w in wrt)
 
 
 def clear_cache():
@@ -319,6 +371,7 @@ def clear_cache():
             if t._function is not None:
                 dispatch.reset(t._function)
         _jvp_cache.clear()
+        _jvp_targets.clear()
         _transforms.clear()
         pipeline.CALLEES.clear()
     gc.collect()  # generated code in reference cycles (recursive helpers): and its lines

@@ -2,6 +2,11 @@
 ``grad``. Shapes follow JAX: the Jacobian of ``f: R^n -> R^m`` (with any input and output
 shapes) has shape ``output.shape + input.shape``.
 
+Each function made here transforms ``f`` once per specialisation, like ``grad``: a
+:class:`_Jacobian` holds the transformed functions it calls (``grad`` for a scalar
+output, the ``vjp`` code a row at a time otherwise, the forward-mode code a column at a time)
+and calls them directly, so a call costs the passes it needs and little more.
+
 Imports ``srcad.api`` and ``srcad.specialise`` (its own layer) and ``srcad.errors``.
 """
 
@@ -12,8 +17,9 @@ import functools
 import numpy as np
 
 from . import api
-from .errors import MissingRuleError
-from .specialise import Transformed
+from .core import functions
+from .errors import MissingRuleError, NonScalarOutputError
+from .specialise import Transformed, cache_key
 
 __all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp"]
 
@@ -27,16 +33,14 @@ def jacobian(f, wrt=0, mode="rev"):
     """
     if mode not in ("rev", "fwd"):
         raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
-    single = not isinstance(wrt, (tuple, list))
-    positions = (wrt,) if single else tuple(wrt)
+    jac = _Jacobian(f, wrt, mode)
+    call = jac.__call__
 
     @functools.wraps(f)
-    def jac(*args):
-        index = [_position(f, w) for w in positions]
-        result = _jac_rev(f, args, index) if mode == "rev" else _jac_fwd(f, args, index)
-        return result[0] if single else tuple(result)
+    def jacobian_of(*args):
+        return call(*args)
 
-    return jac
+    return jacobian_of
 
 
 def jacrev(f, wrt=0):
@@ -53,20 +57,26 @@ def hessian(f, wrt=0, mode="fwd"):
     """The Hessian of the scalar ``f``: forward over reverse (``jacfwd(grad(f))``) by default;
     ``mode="rev"`` differentiates the gradient in reverse mode again."""
     grad_f = api.grad(f, wrt=wrt)
+    jac = _Jacobian(grad_f, wrt, mode)
+    fallback = []  # the reverse-over-reverse Jacobian, made if a rule lacks forward mode
 
     @functools.wraps(f)
     def hess(*args):
+        if fallback:
+            return fallback[0](*args)
         try:
-            return jacobian(grad_f, wrt, mode=mode)(*args)
+            return jac(*args)
         except MissingRuleError:
             if mode == "rev":
                 raise
-            return jacobian(grad_f, wrt, mode="rev")(*args)  # a rule lacks forward mode
+            fallback.append(_Jacobian(grad_f, wrt, "rev"))
+            return fallback[0](*args)
 
     return hess
 
 
 _POINT = object()  # hvp(f) without a point: the curried form
+_grads = functions.ByFunction()  # (f, wrt) -> grad(f, wrt), for hvp
 
 
 def hvp(f, x=_POINT, v=_POINT, wrt=0):
@@ -89,7 +99,11 @@ def hvp(f, x=_POINT, v=_POINT, wrt=0):
         raise TypeError("hvp(f, x, v) takes the point x and the vector v (or neither: "
                         "hvp(f)(*args, v))")
     args = x if isinstance(x, tuple) else (x,)
-    grad_f = api.grad(f, wrt=wrt)
+    grad_f = _grads.get((f, wrt)) if type(wrt) in (int, str) else None
+    if grad_f is None:
+        grad_f = api.grad(f, wrt=wrt)
+        if type(wrt) in (int, str):
+            _grads[(f, wrt)] = grad_f
     try:
         return api.jvp(grad_f, args, (v,), wrt=(wrt,))[1]
     except MissingRuleError:
@@ -108,38 +122,85 @@ def _position(f, w):
     return params.index(w)
 
 
-def _jac_rev(f, args, index):
-    value, pullback = api.vjp(f, *args, wrt=tuple(index))
-    out_shape = np.shape(value)
-    rows = [[] for _ in index]
-    for i in np.ndindex(*out_shape) if out_shape else [()]:
-        seed = np.zeros(out_shape)
-        seed[i] = 1.0
-        grads = pullback(seed if out_shape else 1.0)
-        for k, g in enumerate(grads):
-            rows[k].append(np.asarray(g, dtype=float))
-    return [np.reshape(np.stack(r), out_shape + np.shape(args[p]))
-            if out_shape or np.shape(args[p]) else float(r[0])
-            for r, p in zip(rows, index)]
+class _Jacobian:
+    """The Jacobian of ``f`` w.r.t. ``wrt``: what ``jacobian(f, wrt, mode)`` calls.
 
+    It resolves ``wrt`` and makes its transformed functions on the first call and keeps them
+    (each caches its own specialisations, made again when a name the code read changes). In
+    reverse mode a scalar output takes one ``grad`` call; the argument kinds (the
+    cache key) for which the output was not a scalar take the ``vjp`` code directly next time.
+    """
 
-def _jac_fwd(f, args, index):
-    result = []
-    for p in index:
-        shape = np.shape(args[p])
-        cols = []
-        for j in np.ndindex(*shape) if shape else [()]:
-            tangent = np.zeros(shape)
-            tangent[j] = 1.0
-            tangents = [np.zeros(np.shape(args[q])) if np.shape(args[q]) else 0.0
-                        for q in index]
-            tangents[index.index(p)] = tangent if shape else 1.0
-            value, t = api.jvp(f, args, tuple(tangents), wrt=tuple(index))
-            cols.append(np.asarray(t, dtype=float))
+    def __init__(self, f, wrt, mode):
+        self.f, self.mode = f, mode
+        self.single = not isinstance(wrt, (tuple, list))
+        self.wrt = (wrt,) if self.single else tuple(wrt)
+        self.index = None
+        self.grad = self.vjp = None
+        self.vector = set()  # cache keys for which the output was not a scalar
+        self.target = self.names = None
+
+    def __call__(self, *args):
+        if self.index is None:
+            self.index = tuple(_position(self.f, w) for w in self.wrt)
+        if self.mode == "rev":
+            result = self._rev(args)
+        else:
+            result = self._fwd(args)
+        return result[0] if self.single else tuple(result)
+
+    def _rev(self, args):
+        index = self.index
+        key = cache_key(args)
+        if key not in self.vector:
+            if self.grad is None:
+                self.grad = api.grad(self.f, wrt=index)
+            try:
+                grads = self.grad(*args)  # refuses an output that is not a scalar
+            except NonScalarOutputError:
+                self.vector.add(key)
+            else:
+                # copied, as the rows below are: never an array the function also holds
+                return [np.array(g, dtype=float) if np.shape(args[p]) else float(g)
+                        for g, p in zip(grads, index)]
+        if self.vjp is None:
+            self.vjp = api._transform(self.f, index, "vjp")
+        value = self.f(*args)
         out_shape = np.shape(value)
-        if not shape and not out_shape:
-            result.append(float(cols[0]))
-            continue
-        stacked = np.stack(cols, axis=-1)  # out_shape + (n_in,)
-        result.append(np.reshape(stacked, out_shape + shape))
-    return result
+        rows = [[] for _ in index]
+        pullback = self.vjp
+        for i in np.ndindex(*out_shape) if out_shape else [()]:
+            seed = np.zeros(out_shape)
+            seed[i] = 1.0
+            grads = pullback(seed if out_shape else 1.0, *args)
+            for k, g in enumerate(grads):
+                rows[k].append(np.asarray(g, dtype=float))
+        return [np.reshape(np.stack(r), out_shape + np.shape(args[p]))
+                if out_shape or np.shape(args[p]) else float(r[0])
+                for r, p in zip(rows, index)]
+
+    def _fwd(self, args):
+        index = self.index
+        if self.names is None:
+            known = api._jvp_targets.get((self.f, index, len(args)))
+            self.target, _, self.names = known or api._jvp_target(self.f, index, len(args))
+        fn, full = api._jvp_function(self.target, self.names, args)
+        zeros = [np.zeros(np.shape(args[q])) if np.shape(args[q]) else 0.0 for q in index]
+        result = []
+        for k, p in enumerate(index):
+            shape = np.shape(args[p])
+            cols = []
+            for j in np.ndindex(*shape) if shape else [()]:
+                tangent = np.zeros(shape)
+                tangent[j] = 1.0
+                tangents = list(zeros)
+                tangents[k] = tangent if shape else 1.0
+                value, t = fn(*full, *tangents)
+                cols.append(np.asarray(t, dtype=float))
+            out_shape = np.shape(value)
+            if not shape and not out_shape:
+                result.append(float(cols[0]))
+                continue
+            stacked = np.stack(cols, axis=-1)  # out_shape + (n_in,)
+            result.append(np.reshape(stacked, out_shape + shape))
+        return result

@@ -30,12 +30,15 @@ def erf(x):
     return np.vectorize(math.erf, otypes=[float])(x)
 
 
+_SHAPED = (np.ndarray, np.float64)  # types whose .shape is np.shape's answer, read directly
+
+
 @helper("runtime")
 def unbroadcast(value, like):
     """Sum ``value`` down to the shape of ``like`` (undo NumPy broadcasting)."""
     g = value
-    shape = like.shape if type(like) is np.ndarray else np.shape(like)
-    gshape = g.shape if type(g) is np.ndarray else np.shape(g)
+    shape = like.shape if type(like) in _SHAPED else np.shape(like)
+    gshape = g.shape if type(g) in _SHAPED else np.shape(g)
     if gshape == shape:
         return g
     if not shape:
@@ -52,7 +55,7 @@ def unbroadcast(value, like):
 @helper("runtime")
 def unbroadcast_to(value, shape):
     """Sum ``value`` down to ``shape`` (what :func:`unbroadcast` does, given the shape)."""
-    if (value.shape if type(value) is np.ndarray else np.shape(value)) == shape:
+    if (value.shape if type(value) in _SHAPED else np.shape(value)) == shape:
         return value  # the common case, without np.shape's Python-level call
     return unbroadcast(value, np.empty(shape) if shape else 0.0)
 
@@ -225,9 +228,20 @@ def scatter(value, like, index):
         out = zeros_like(like)
         out[index] = add(out[index], value)
         return out
-    out = np.zeros(np.shape(like))
-    np.add.at(out, index, value)
+    out = np.zeros(like.shape if type(like) is np.ndarray else np.shape(like))
+    if _basic_index(index):
+        out[index] = value  # basic indexing reaches each element once: no sums to make
+    else:
+        np.add.at(out, index, value)
     return out
+
+
+def _basic_index(index):
+    """Whether ``index`` is an int, a slice, or a tuple of them (never a repeated element)."""
+    kind = type(index)
+    if kind is int or kind is slice:
+        return True
+    return kind is tuple and all(type(i) is int or type(i) is slice for i in index)
 
 
 @helper("runtime")

@@ -27,7 +27,16 @@ def grad_reshape(g, a, order=None):
 
 
 def _split_along(g, sizes, axis):
-    return np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    """``g`` cut along ``axis`` into pieces of ``sizes``: views, as ``np.split`` gives, by
+    basic slicing (``np.split`` costs several microseconds a piece)."""
+    g = np.asarray(g)
+    index = [slice(None)] * g.ndim
+    pieces, start = [], 0
+    for size in sizes:
+        index[axis] = slice(start, start + int(size))
+        pieces.append(g[tuple(index)])
+        start += int(size)
+    return pieces
 
 
 @helper("numpy")
