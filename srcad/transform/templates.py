@@ -59,6 +59,15 @@ def _is_num(node, value=None):
     return value is None or node.value == value
 
 
+def _literal(node):
+    """Whether ``node`` is a literal: a constant, ``-1``, a tuple of literals (``(0, 1)``)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return isinstance(node.operand, ast.Constant)
+    return isinstance(node, ast.Tuple) and all(_literal(e) for e in node.elts)
+
+
 def simplify(node):
     node = _Simplify().visit(node)
     return ast.fix_missing_locations(node)
@@ -82,9 +91,12 @@ class _Simplify(ast.NodeTransformer):
         self.generic_visit(node)
         left, ops, right = node.left, node.ops, node.comparators
         if len(ops) == 1 and isinstance(ops[0], (ast.Is, ast.IsNot)) and all(
-            isinstance(n, ast.Constant) for n in (left, right[0])
-        ):  # ``axis is not None`` once a default is in: Python warns on ``1 is not None``
-            same = left.value is right[0].value
+            _literal(n) for n in (left, right[0])
+        ):  # ``axis is not None`` once a value is in: Python warns on ``-1 is not None``
+            none = [isinstance(n, ast.Constant) and n.value is None for n in (left, right[0])]
+            if not any(none):
+                return node  # two literals, neither None: left as written
+            same = all(none)
             return ast.Constant(value=same if isinstance(ops[0], ast.Is) else not same)
         return node
 
