@@ -310,3 +310,34 @@ def test_a_derivative_returning_a_dict_differentiated_again():
         def along(v, key=key):
             return uses_a_dict_gradient({**d, key: v})
         np.testing.assert_allclose(got[key], numerical_grad(along, (d[key],)), rtol=1e-6)
+
+
+# A user rule whose jvp= table leaves out an argument that carries a tangent: forward mode
+# refuses it (it once gave that argument a zero tangent, silently).
+def _partial_jvp_rule(kept):
+    import srcad.extend
+
+    def op(a, b, c):
+        return a * b + c * c
+
+    srcad.extend.defvjp(op, "a, b, c", a="g * b", b="g * a", c="2.0 * g * c",
+                        jvp={p: {"a": "t * b", "b": "t * a", "c": "2.0 * t * c"}[p]
+                             for p in kept})
+    return op
+
+
+@pytest.mark.parametrize("kept", [("a",), ("b",), ("a", "b"), ("a", "c"), ("b", "c"),
+                                  ("a", "b", "c")])
+def test_user_rule_with_a_partial_jvp_table(kept):
+    op = _partial_jvp_rule(kept)
+
+    def f(x, y):
+        return op(x, y * 2.0, x + y)
+
+    expected = srcad.grad(f, wrt=(0, 1))(0.7, -0.4)  # reverse mode: every template given
+    if len(kept) == 3:
+        _, t = srcad.jvp(f, (0.7, -0.4), (1.0, 0.0))
+        assert t == pytest.approx(expected[0])
+        return
+    with pytest.raises(srcad.MissingRuleError, match="gives no tangent for its argument"):
+        srcad.jvp(f, (0.7, -0.4), (1.0, 0.0))

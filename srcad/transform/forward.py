@@ -259,6 +259,10 @@ class Forward(Sweep):
             scalar = all(self.an.kind(a) == SCALAR for a in value.args
                          if isinstance(a, (ir.Var, ir.Const)))
             table = rule.jvp if kind == "explicit" else rule.templates
+            for param, atom in bound.items():  # never a silent zero tangent: a parameter
+                if (isinstance(atom, ir.Var) and self.varied(atom)  # with a gradient has one
+                        and param in rule.templates and param not in table):
+                    raise self.missing(stmt, value, forward=True, param=param)
             shaped = set()  # arguments whose shape the tangent has (it broadcasts with them)
             for param, template in table.items():
                 atom = bound.get(param)
@@ -330,10 +334,16 @@ class Forward(Sweep):
                 for p, a in arguments.items()] + tangents
         code.append(assign([stmt.target, self.t(stmt.target)], call(jvp, *args)))
 
-    def missing(self, stmt, prim, forward=False):
+    def missing(self, stmt, prim, forward=False, param=None):
         src = self.fn.source
         name = prim.spelling or getattr(prim.fn, "__name__", repr(prim.fn))
         what = "forward-mode rule" if forward else "derivative rule"
+        if param is not None:  # a jvp= table without this argument, which carries a tangent
+            return MissingRuleError(
+                f"the forward-mode rule of {name} gives no tangent for its argument "
+                f"{param!r}, which carries one here", filename=src.filename if src else None,
+                lineno=stmt.line, construct=src.line_text(stmt.line) if src else None,
+                hint=f"add {param}=... to its jvp= templates, or use reverse mode (srcad.vjp)")
         opaque = functions.opaque(prim.fn, name)
         if opaque is not None and not forward:
             return MissingRuleError(
