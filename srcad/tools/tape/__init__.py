@@ -56,7 +56,10 @@ from __future__ import annotations
 from .api import grad, trace, value_and_grad
 from .rebinding import rebind
 from .shims import MATH, NUMPY
-from .var import Var
+from .var import LostGradientError, TapeError, TapeUnsupportedError, Var
 from .vjps import VJPS
 
-__all__ = ["MATH", "NUMPY", "VJPS", "Var", "grad", "rebind", "trace", "value_and_grad"]
+__all__ = [
+    "MATH", "NUMPY", "VJPS", "LostGradientError", "TapeError", "TapeUnsupportedError", "Var",
+    "grad", "rebind", "trace", "value_and_grad",
+]  # fmt: skip

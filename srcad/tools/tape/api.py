@@ -16,7 +16,7 @@ import numpy as np
 from ...core import trees
 from .rebinding import rebind
 from .shims import _REPLACEMENTS
-from .var import Var, _raw
+from .var import TapeUnsupportedError, Var, _raw
 
 
 def _single(wrt):
@@ -57,7 +57,7 @@ def _run(f, args, kwargs, wrt, fresh):
     for name in _wrt_names(f, wrt):
         v = bound.arguments[name]
         if fresh and isinstance(v, Var) and v.requires_grad:
-            raise NotImplementedError(
+            raise TapeUnsupportedError(
                 "srcad.tape does not nest: for higher derivatives of plain functions use srcad.grad"
             )
         if trees.is_container(v) and not isinstance(v, Var):  # a leaf Var per number in it
