@@ -16,7 +16,7 @@ import operator
 
 import numpy as np
 
-from .vjps import VJPS, _unbroadcast
+from .vjps import VJPS, _EachArgument, _unbroadcast
 
 # ================================================================================================
 # Errors
@@ -352,14 +352,23 @@ def _apply(rule, fn, *args, **kwargs):
 
     ``VJPS[rule][i](g, ans, *values, **kwargs)`` gives the gradient flowing into argument ``i``;
     it is summed over broadcast axes here, so each parent receives its own shape. Keyword
-    arguments are never differentiated.
+    arguments are never differentiated: one that requires grad is refused, as is a Var nested
+    inside an argument (the rule could not see it).
     """
+    values = [_raw(a) for a in args]
+    if _needs_grad(values, kwargs):
+        raise TapeUnsupportedError(
+            f"srcad.tape: the {rule!r} rule differentiates its positional arguments only; a Var "
+            "that requires grad was passed as a keyword argument or inside a container"
+        )
     if not any(isinstance(a, Var) for a in args):
         return fn(*args, **kwargs)
-    values = [_raw(a) for a in args]
     out = Var(fn(*values, **kwargs), requires_grad=False)
     vjps = VJPS[rule]
     active = [i for i, a in enumerate(args) if isinstance(a, Var) and a.requires_grad]
+    if any(i >= len(vjps) for i in active if not isinstance(vjps, _EachArgument)):
+        raise TapeUnsupportedError(f"srcad.tape: the {rule!r} rule has no derivative for "
+                                   f"argument {max(active)} of {getattr(fn, '__name__', fn)}")
     active = [i for i in active if vjps[i] is not None]
     if active:
         ans = out.value
