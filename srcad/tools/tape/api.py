@@ -51,11 +51,11 @@ def _wrt_names(f, wrt):
 
 def _run(f, args, kwargs, wrt, fresh):
     """Call the rebound ``f`` with its ``wrt`` arguments as leaf Vars: (output, leaves)."""
-    bound = inspect.signature(f).bind(*args, **kwargs)
-    bound.apply_defaults()
+    signature = inspect.signature(f)
+    bound = signature.bind(*args, **kwargs)  # other defaults: the rebound copy's own (rebound)
     leaves = []
     for name in _wrt_names(f, wrt):
-        v = bound.arguments[name]
+        v = bound.arguments.get(name, signature.parameters[name].default)
         if fresh and isinstance(v, Var) and v.requires_grad:
             raise TapeUnsupportedError(
                 "srcad.tape does not nest: for higher derivatives of plain functions use srcad.grad"

@@ -27,11 +27,12 @@ class TapeError(Exception):
     """The base of the tape's refusals: it raises rather than give a silently wrong gradient."""
 
 
-class LostGradientError(TapeError, TypeError):
+class LostGradientError(TapeError):
     """A Var that requires grad was about to become a plain number or array, losing the tape.
 
     Raised by ``float(x)``, ``np.asarray(x)``, ``math.tanh(x)`` (which calls ``float``) and
     writes into plain arrays, wherever the tape did not put its own stand-in in their place.
+    Not a ``TypeError`` on purpose: NumPy and others catch those and try another conversion.
     """
 
 
