@@ -228,6 +228,19 @@ def route_module_attribute(prim):
     return f
 
 
+def route_local_import(prim):
+    in_math = prim in MATH_PRIMS
+
+    def f(x):
+        if in_math:
+            import math as m
+        else:
+            import numpy as m
+        return getattr(m, prim.__name__)(x) + x
+
+    return f
+
+
 # route -> what the tape must do: differentiate (OK), or refuse a math primitive it cannot reach
 ROUTES = {
     route_closure: OK,
@@ -247,6 +260,7 @@ ROUTES = {
     route_dict: REFUSED_FOR_MATH,
     route_list_of_lambdas: REFUSED_FOR_MATH,
     route_module_attribute: REFUSED_FOR_MATH,
+    route_local_import: REFUSED_FOR_MATH,
 }
 
 X = 0.7
