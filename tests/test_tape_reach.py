@@ -429,3 +429,36 @@ def test_a_copy_of_a_var_is_the_var():
         return copy.deepcopy(x) * copy.copy(x)
 
     assert tape.grad(f)(3.0) == 6.0
+
+
+# ================================================================================================
+# NumPy arrays and scalars on the left of an operator: NumPy hands the Var to the tape
+# ================================================================================================
+
+A = np.array([0.5, 1.5, 2.0])
+M = np.arange(6.0).reshape(2, 3)
+LEFT_OPERANDS = {
+    "array * x": lambda x: A * x,
+    "float64 * x": lambda x: np.float64(2.0) * x,
+    "array - x": lambda x: A - x,
+    "float64 - x": lambda x: np.float64(3.0) - x,
+    "array / x": lambda x: A / x,
+    "array ** x": lambda x: A**x,
+    "array % x": lambda x: A % x,
+    "matrix @ x": lambda x: M @ x,
+    "x @ matrix.T": lambda x: x @ M.T,
+    "maximum(array, x)": lambda x: np.maximum(A, x),
+}
+
+
+class _Applies:
+    def apply(self, op, x):
+        return np.sum(op(x))
+
+
+@pytest.mark.parametrize("where", ["plain", "method"])
+@pytest.mark.parametrize("op", LEFT_OPERANDS.values(), ids=list(LEFT_OPERANDS))
+def test_numpy_on_the_left(op, where):
+    obj = _Applies()
+    f = (lambda x: np.sum(op(x))) if where == "plain" else (lambda x: obj.apply(op, x))
+    assert_right_or_refused(f, np.array([0.7, 1.2, 0.9]), expect_ok=True)
