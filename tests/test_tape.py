@@ -611,12 +611,25 @@ def test_comparisons_are_plain(op):
     "convert, value",
     [
         (round, 2.6), (math.floor, 2.6), (math.ceil, 2.1), (math.trunc, -2.6), (int, 2.6),
-        (float, 2.5), (bool, 0.0), (lambda v: round(v, 2), 2.567), (lambda v: v // 0.3, 1.0),
+        (bool, 0.0), (lambda v: round(v, 2), 2.567), (lambda v: v // 0.3, 1.0),
     ],
 )  # fmt: skip
-def test_conversions_give_plain_numbers(convert, value):
+def test_piecewise_constant_conversions_give_plain_numbers(convert, value):
     got = convert(Var(value))
     assert type(got) is type(convert(value)) and got == convert(value)
+
+
+@pytest.mark.parametrize(
+    "convert",
+    [float, complex, np.float64, np.asarray, np.array, math.tanh, math.fsum, math.isnan],
+)
+def test_conversions_that_would_drop_the_gradient_refuse(convert):
+    arg = [Var(0.5)] if convert is math.fsum else Var(0.5)
+    with pytest.raises(tape.LostGradientError, match="requires grad"):
+        convert(arg)
+    # a constant Var converts: there is no gradient to lose
+    constant = [Var(0.5, requires_grad=False)] if convert is math.fsum else Var(0.5, False)
+    assert np.all(convert(constant) == convert([0.5] if convert is math.fsum else 0.5))
 
 
 def test_array_protocol():

@@ -24,8 +24,17 @@ and ``numpy`` (and names imported from them) replaced by the tracing shims :data
 :data:`NUMPY`, and ``float`` by one that passes a scalar Var through. The other builtins (``abs``,
 ``min``, ``max``, ``sum``, ``pow``, ``int``, ``round``...) work through ``Var``'s special methods.
 
+Code that is not copied (methods, functions reached through an object, a dict or a module
+attribute, libraries) still calls the real functions. There NumPy hands a Var back to the tape
+through its dispatch protocols (``Var.__array_function__`` and ``Var.__array_ufunc__``), so
+``np.tanh(x)`` is recorded wherever it is called; ``math`` functions and ``float`` convert to a
+plain number, which a Var that requires grad refuses with :class:`LostGradientError`. The rule:
+a primitive applied to a Var either records its derivative or raises a :class:`TapeError`; it
+never returns a plain number that silently drops the gradient.
+
 Public names: :class:`Var`, :func:`grad`, :func:`value_and_grad`, :func:`trace`, :func:`rebind`,
-the rule table :data:`VJPS` and the shims :data:`MATH`, :data:`NUMPY`.
+the rule table :data:`VJPS`, the shims :data:`MATH`, :data:`NUMPY`, and the errors
+:class:`TapeError`, :class:`LostGradientError` and :class:`TapeUnsupportedError`.
 
 The package, bottom to top (each module imports only those above it in this list):
 
@@ -37,17 +46,21 @@ The package, bottom to top (each module imports only those above it in this list
 
 Imports: its own modules only (which import NumPy and the standard library, nothing of srcad).
 
-Limitations:
+Limitations (each an error, never a wrong gradient):
 
-- ``float(x)`` keeps the gradient in rebound code (it is the identity on floats), but storing a
-  Var into a NumPy array (``out[i] = x``) or passing it to a function that converts it to a
-  float gives a plain number: the gradient stops there silently, as in PyTorch. A real ``math``
-  or ``numpy`` function that was not rebound does the same.
-- Rebinding reaches functions named by a global, a closure cell or a default; not methods of user
-  classes, ``module.helper`` attributes of user modules, or modules imported inside a function.
+- ``float(x)`` keeps the gradient in rebound code (it is the identity on floats); elsewhere
+  ``float(x)``, ``math.tanh(x)``, ``np.float64(x)``, ``np.asarray(x)`` and storing a Var into a
+  NumPy array (``out[i] = x``: a ``ValueError`` from NumPy) raise :class:`LostGradientError`.
+  A Var that does not require grad converts freely.
+- Rebinding reaches functions named by a global, a closure cell, a default or a
+  ``functools.partial``; not methods of user classes, functions held in objects, dicts or lists,
+  ``module.helper`` attributes of user modules, or modules imported inside a function. There
+  NumPy is still followed; ``math`` and ``float`` are refused.
 - The copy of a function has its own copy of its globals: ``global`` assignments stay there.
-- A NumPy or math function without a rule (``np.cumsum``, ``np.linalg.*``, ``math.gamma``)
-  raises ``NotImplementedError`` when given a Var that requires grad; ``np.dot`` above 2-D too.
+- A NumPy or math function without a rule (``np.cumsum``, ``np.linalg.*``, ``math.gamma``),
+  a ufunc method (``np.add.reduce``), ``out=`` (so ``out *= x`` into a plain array), ``np.dot``
+  above 2-D, and a Var that requires grad passed as a keyword argument raise
+  :class:`TapeUnsupportedError` (a ``NotImplementedError``).
 - No nesting: the tape computes first derivatives only; use :func:`srcad.grad` for more.
 """
 
@@ -56,7 +69,10 @@ from __future__ import annotations
 from .api import grad, trace, value_and_grad
 from .rebinding import rebind
 from .shims import MATH, NUMPY
-from .var import Var
+from .var import LostGradientError, TapeError, TapeUnsupportedError, Var
 from .vjps import VJPS
 
-__all__ = ["MATH", "NUMPY", "VJPS", "Var", "grad", "rebind", "trace", "value_and_grad"]
+__all__ = [
+    "MATH", "NUMPY", "VJPS", "LostGradientError", "TapeError", "TapeUnsupportedError", "Var",
+    "grad", "rebind", "trace", "value_and_grad",
+]  # fmt: skip

@@ -16,7 +16,7 @@ import numpy as np
 from ...core import trees
 from .rebinding import rebind
 from .shims import _REPLACEMENTS
-from .var import Var, _raw
+from .var import TapeUnsupportedError, Var, _raw
 
 
 def _single(wrt):
@@ -51,13 +51,13 @@ def _wrt_names(f, wrt):
 
 def _run(f, args, kwargs, wrt, fresh):
     """Call the rebound ``f`` with its ``wrt`` arguments as leaf Vars: (output, leaves)."""
-    bound = inspect.signature(f).bind(*args, **kwargs)
-    bound.apply_defaults()
+    signature = inspect.signature(f)
+    bound = signature.bind(*args, **kwargs)  # other defaults: the rebound copy's own (rebound)
     leaves = []
     for name in _wrt_names(f, wrt):
-        v = bound.arguments[name]
+        v = bound.arguments.get(name, signature.parameters[name].default)
         if fresh and isinstance(v, Var) and v.requires_grad:
-            raise NotImplementedError(
+            raise TapeUnsupportedError(
                 "srcad.tape does not nest: for higher derivatives of plain functions use srcad.grad"
             )
         if trees.is_container(v) and not isinstance(v, Var):  # a leaf Var per number in it

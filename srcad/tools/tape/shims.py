@@ -16,7 +16,20 @@ import types
 
 import numpy as np
 
-from .var import Var, _apply, _has_var, _lift, _np_array, _np_dot, _np_stack, _raw
+from . import var
+from .var import (
+    TapeUnsupportedError,
+    Var,
+    _apply,
+    _deep,
+    _has_var,
+    _lift,
+    _needs_grad,
+    _np_array,
+    _np_dot,
+    _np_stack,
+    _raw,
+)
 
 # ================================================================================================
 # Tracing shims of math and numpy
@@ -35,10 +48,8 @@ def _traced(rule, fn):
 
 
 def _unwrap(x):
-    """Values for Vars, also inside lists and tuples."""
-    if isinstance(x, (list, tuple)):
-        return type(x)(_unwrap(item) for item in x)
-    return _raw(x)
+    """Values for Vars, also inside lists, tuples and dicts."""
+    return _deep(x, _raw)
 
 
 def _constant(fn):
@@ -55,8 +66,8 @@ def _guarded(fn, qualname):
     """``fn`` as it is for plain values; an error instead of a silently wrong gradient."""
 
     def guarded(*args, **kwargs):
-        if any(isinstance(a, Var) and a.requires_grad for a in _flat(args, kwargs)):
-            raise NotImplementedError(
+        if _needs_grad(args, kwargs):
+            raise TapeUnsupportedError(
                 f"srcad.tape has no derivative rule for {qualname}; add one to srcad.tape.VJPS "
                 f"or compute it from functions that have one"
             )
@@ -64,11 +75,6 @@ def _guarded(fn, qualname):
 
     guarded.__name__ = guarded.__qualname__ = getattr(fn, "__name__", qualname)
     return guarded
-
-
-def _flat(args, kwargs):
-    for x in (*args, *kwargs.values()):
-        yield from _flat(x, {}) if isinstance(x, (list, tuple)) else (x,)
 
 
 class _Shim(types.ModuleType):
@@ -231,6 +237,21 @@ NUMPY = _Shim(
 )
 
 
+_NUMPY_OWN = {id(real): stand_in for real, stand_in in NUMPY.replacements().items()}
+
+
+def _numpy_stand_in(fn):
+    """The stand-in of a NumPy function or ufunc that NumPy's dispatch hands to a Var, or None."""
+    own = _NUMPY_OWN.get(id(fn))
+    if own is not None:
+        return own
+    name = getattr(fn, "__name__", None)
+    return getattr(NUMPY, name) if name and getattr(np, name, None) is fn else None
+
+
+var._NUMPY_STAND_IN[0] = _numpy_stand_in
+
+
 # -- builtins --------------------------------------------------------------------------------------
 class _FloatType(type):
     """Keeps ``isinstance(x, float)`` true of every float where ``float`` means :class:`_Float`."""
@@ -246,7 +267,7 @@ class _Float(float, metaclass=_FloatType):
     """``float`` as rebound code sees it: the identity on a scalar Var, as on a Python float.
 
     ``float(x)`` does not change a float, so its derivative is 1; srcad and finite differences
-    agree. (``Var.__float__``, used outside rebound code, gives a plain number.)
+    agree. (``Var.__float__``, met outside rebound code, refuses a Var that requires grad.)
     """
 
     def __new__(cls, x=0.0):

@@ -16,7 +16,34 @@ import operator
 
 import numpy as np
 
-from .vjps import VJPS, _unbroadcast
+from .vjps import VJPS, _EachArgument, _unbroadcast
+
+# ================================================================================================
+# Errors
+# ================================================================================================
+
+
+class TapeError(Exception):
+    """The base of the tape's refusals: it raises rather than give a silently wrong gradient."""
+
+
+class LostGradientError(TapeError):
+    """A Var that requires grad was about to become a plain number or array, losing the tape.
+
+    Raised by ``float(x)``, ``np.asarray(x)``, ``math.tanh(x)`` (which calls ``float``) and
+    writes into plain arrays, wherever the tape did not put its own stand-in in their place.
+    Not a ``TypeError`` on purpose: NumPy and others catch those and try another conversion.
+    """
+
+
+class TapeUnsupportedError(TapeError, NotImplementedError):
+    """A function without a derivative rule on the tape, or a use the tape does not follow."""
+
+
+# Stand-ins for NumPy functions and ufuncs met through NumPy's dispatch protocols (Var's
+# ``__array_function__`` and ``__array_ufunc__``): :mod:`.shims` sets this to a function from a
+# real NumPy function to its tracing stand-in, or ``None`` when it has none.
+_NUMPY_STAND_IN = [lambda fn: None]
 
 # ================================================================================================
 # Values
@@ -72,7 +99,6 @@ class Var:
     """
 
     __slots__ = ("value", "grad", "requires_grad", "grad_fn", "_parents", "_backward", "_retain")
-    __array_ufunc__ = None  # NumPy defers to us: ``ndarray * Var`` calls ``Var.__rmul__``
     __hash__ = object.__hash__  # by identity, as torch tensors
 
     def __init__(self, value, requires_grad=True):
@@ -171,7 +197,33 @@ class Var:
         return bool(self.value)
 
     def __float__(self):
+        if self.requires_grad:
+            raise _lost("float() or a math function")
         return float(self.value)
+
+    def __copy__(self):  # a Var is immutable: a copy would be a new leaf, cut off from this one
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    # -- NumPy: its functions and ufuncs come here for Vars, wherever they are called from --
+    def __array__(self, dtype=None, copy=None):
+        if self.requires_grad:
+            raise _lost("numpy.asarray() or a NumPy function without a stand-in")
+        return np.asarray(self.value, dtype=dtype)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        name = f"numpy.{ufunc.__name__}"
+        if method == "__call__" and kwargs.get("out") is None:
+            kwargs.pop("out", None)
+            return _dispatch(ufunc, name, inputs, kwargs)
+        name += " with out=" if method == "__call__" else f".{method}"
+        return _dispatch(getattr(ufunc, method), name, inputs, kwargs, stand_in=False)
+
+    def __array_function__(self, func, types, args, kwargs):
+        name = f"{func.__module__}.{func.__name__}".replace("numpy._core.", "numpy.")
+        return _dispatch(func, name, args, kwargs)
 
     def __int__(self):
         return int(self.value)
@@ -259,19 +311,65 @@ class Var:
         return _np_dot(self, other)
 
 
+def _lost(what):
+    return LostGradientError(
+        f"srcad.tape: {what} was given a Var that requires grad, outside the code the tape "
+        "rebinds (a method, a library, a module attribute...): its result would be a plain "
+        "number with no gradient. Call NumPy there (np.tanh: the tape intercepts NumPy "
+        "everywhere), or call math and float from a plain function or a closure"
+    )
+
+
+def _deep(x, leaf):
+    """``x`` with ``leaf`` applied to everything inside lists, tuples and dicts."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_deep(item, leaf) for item in x)
+    if isinstance(x, dict):
+        return {k: _deep(v, leaf) for k, v in x.items()}
+    return leaf(x)
+
+
+def _needs_grad(*xs):
+    found = []
+    _deep(xs, lambda x: found.append(isinstance(x, Var) and x.requires_grad))
+    return any(found)
+
+
+def _dispatch(func, name, args, kwargs, stand_in=True):
+    """A NumPy function or ufunc called on Vars: its stand-in, or values only, or an error."""
+    shim = _NUMPY_STAND_IN[0](func) if stand_in else None
+    if shim is not None:
+        return shim(*args, **kwargs)
+    if _needs_grad(args, kwargs):
+        raise TapeUnsupportedError(
+            f"srcad.tape has no derivative rule for {name} on a Var that requires grad; add one "
+            "to srcad.tape.VJPS or compute it from functions that have one"
+        )
+    return func(*_deep(args, _raw), **_deep(kwargs, _raw))
+
+
 def _apply(rule, fn, *args, **kwargs):
     """``fn(*args, **kwargs)`` on values; if a Var among ``args`` requires grad, record the step.
 
     ``VJPS[rule][i](g, ans, *values, **kwargs)`` gives the gradient flowing into argument ``i``;
     it is summed over broadcast axes here, so each parent receives its own shape. Keyword
-    arguments are never differentiated.
+    arguments are never differentiated: one that requires grad is refused, as is a Var nested
+    inside an argument (the rule could not see it).
     """
+    values = [_raw(a) for a in args]
+    if _needs_grad(values, kwargs):
+        raise TapeUnsupportedError(
+            f"srcad.tape: the {rule!r} rule differentiates its positional arguments only; a Var "
+            "that requires grad was passed as a keyword argument or inside a container"
+        )
     if not any(isinstance(a, Var) for a in args):
         return fn(*args, **kwargs)
-    values = [_raw(a) for a in args]
     out = Var(fn(*values, **kwargs), requires_grad=False)
     vjps = VJPS[rule]
     active = [i for i, a in enumerate(args) if isinstance(a, Var) and a.requires_grad]
+    if any(i >= len(vjps) for i in active if not isinstance(vjps, _EachArgument)):
+        raise TapeUnsupportedError(f"srcad.tape: the {rule!r} rule has no derivative for "
+                                   f"argument {max(active)} of {getattr(fn, '__name__', fn)}")
     active = [i for i in active if vjps[i] is not None]
     if active:
         ans = out.value
@@ -323,6 +421,6 @@ def _np_dot(a, b):
     if np.ndim(_raw(a)) == 0 or np.ndim(_raw(b)) == 0:
         return a * b
     if max(np.ndim(_raw(a)), np.ndim(_raw(b))) > 2:
-        raise NotImplementedError("srcad.tape: numpy.dot of arrays above 2-D; use matmul")
+        raise TapeUnsupportedError("srcad.tape: numpy.dot of arrays above 2-D; use matmul")
     return _apply("matmul", np.matmul, a, b)
 
