@@ -58,6 +58,14 @@ class _Tensor(torch.Tensor):
     def __int__(self):
         return int(_plain(self))
 
+    def __float__(self):
+        # `math.tanh(x)` in code this runner did not patch (a method, a callee's callee)
+        # would take a plain float and drop the gradient: an error, never a wrong number
+        if self.requires_grad:
+            raise TypeError("torch_runner: a value carrying a gradient was turned into a "
+                            "Python float (math.* or float() in code it does not patch)")
+        return builtins.float(_plain(self))
+
 
 def _plain(x):
     """A Python number, detached from the graph (for piecewise-constant functions)."""

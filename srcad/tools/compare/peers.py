@@ -208,6 +208,13 @@ def _torch_value_class(torch):
         def __rfloordiv__(self, other):
             return torch.floor(other / self).detach()
 
+        def __float__(self):
+            # ``math.tanh(x)`` in code not patched (a method) would drop the gradient
+            if self.requires_grad:
+                raise TypeError("a value carrying a gradient was turned into a Python float "
+                                "(math.* or float() in code the torch engine does not patch)")
+            return float(self.detach().item())
+
     return Value
 
 
