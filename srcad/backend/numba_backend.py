@@ -1,0 +1,288 @@
+"""The Numba backend: the same adjoint, rewritten so that ``numba.njit`` compiles it.
+
+The reverse pass saves values on stacks: one Python list per loop, holding a tuple per block,
+walked by ``reversed(stack)``. Numba wants lists of one type and has no ``reversed``, so before
+the adjoint is assembled :func:`realise` gives every saved value of every block a stack of its
+own (one value type per list; popping or walking it backwards in step with the others is exact,
+since each block pops what it pushed, in reverse order) and walks stacks by index. After tidying,
+:func:`check` rewrites ``reversed(range(...))`` as a descending ``range`` and refuses, before
+Numba sees the code, anything Numba cannot compile or would compile differently: srcad's
+runtime helpers, calls of other user functions, global values (Numba freezes them when it
+compiles; Python reads them when it runs), and calls outside ``math``, a set of ``numpy``
+functions and a few builtins. :func:`jit` compiles with ``numba.njit`` and turns a Numba error
+that still occurs (a type Numba cannot unify, say) into a :class:`SrcadError`.
+
+Imports: ``srcad.errors``, ``srcad.transform.nodes``; ``numba`` when a function is compiled.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import math
+import re
+
+import numpy as np
+
+from ..errors import SrcadError
+from ..transform import nodes
+from ..transform.nodes import Comment, PopMarker, PushMarker, assign, call, name
+
+HINT = "differentiate it with backend='python' (the default), or rewrite the line"
+
+#: builtins the generated code may call under Numba
+BUILTINS = {"range", "len", "abs", "min", "max", "float", "int", "bool", "pow"}
+
+#: NumPy functions Numba compiles with the meaning NumPy gives them (those srcad's rules and
+#: templates emit for the constructs this backend covers)
+NUMPY = {
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh",
+    "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "abs", "absolute", "sign",
+    "hypot", "power", "square", "zeros", "zeros_like", "ones", "ones_like", "empty",
+    "empty_like", "sum", "dot", "where", "maximum", "minimum", "pi", "e", "shape", "copy",
+    "float64", "negative", "multiply", "add", "subtract", "divide", "reciprocal",
+}
+
+
+def available():
+    """Whether ``numba`` can be imported."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def require():
+    if not available():
+        raise SrcadError("backend='numba' needs the numba package",
+                         hint='install it: pip install "srcad[numba]"')
+
+
+# ---------------------------------------------------------------- stacks, before assembly
+
+
+def realise(gen, namer):
+    """Replace the push/pop markers of ``gen`` (a :class:`srcad.transform.sweep.Generated`)
+    with one list per saved value and walk iterated stacks by index; ``gen.stacks`` becomes
+    those lists (the type of what they hold is checked by :func:`check` and Numba)."""
+    own = {}  # (block, name) -> its stack
+
+    def stack_of(block, value):
+        key = (block, value)
+        if key not in own:
+            own[key] = namer.fresh(f"saved_{value}")
+        return own[key]
+
+    by_stack = {}  # the original stack -> the blocks that push on it
+    for block, (stack, _) in gen.saves.items():
+        by_stack.setdefault(stack, []).append(block)
+
+    def push(item):
+        _, values = gen.saves[item.block]
+        return [ast.Expr(value=nodes.method(stack_of(item.block, v), "append", name(v)))
+                for v in values]
+
+    def pop(item):
+        if item.block not in gen.saves:
+            return []
+        _, values = gen.saves[item.block]
+        return [assign(v, nodes.method(stack_of(item.block, v), "pop"))
+                for v in reversed(values)]
+
+    def walk(code):
+        out = []
+        for item in code:
+            cls = item.__class__
+            if cls is PushMarker:
+                out += push(item)
+            elif cls is PopMarker:
+                out += pop(item)
+            else:
+                if cls is ast.For and _iterates_stack(item, by_stack):
+                    item = _by_index(item, by_stack, gen.saves, stack_of, namer)
+                if cls in (ast.If, ast.For, ast.While):
+                    item.body = walk(item.body) or [ast.Pass()]
+                    item.orelse = walk(item.orelse)
+                out.append(item)
+        return out
+
+    gen.forward = walk(gen.forward)
+    gen.backward = walk(gen.backward)
+    gen.stacks = list(own.values())
+    gen.saves = {}
+
+
+def _iterates_stack(loop, by_stack):
+    it = loop.iter
+    return (it.__class__ is ast.Call and it.func.__class__ is ast.Name
+            and it.func.id == "reversed" and len(it.args) == 1
+            and it.args[0].__class__ is ast.Name and it.args[0].id in by_stack)
+
+
+def _by_index(loop, by_stack, saves, stack_of, namer):
+    """``for a, b in reversed(stack):`` as ``for k in range(len(saved_a) - 1, -1, -1):``
+    reading ``a = saved_a[k]``, ``b = saved_b[k]``."""
+    (block,) = by_stack[loop.iter.args[0].id]
+    _, values = saves[block]
+    index = namer.fresh("step")
+    first = stack_of(block, values[0])
+    loop.iter = call("range", ast.BinOp(left=call("len", first), op=ast.Sub(),
+                                        right=nodes.constant(1)),
+                     nodes.constant(-1), nodes.constant(-1))
+    loop.target = nodes.store(index)
+    reads = [assign(v, ast.Subscript(value=name(stack_of(block, v)), slice=name(index),
+                                     ctx=nodes.LOAD)) for v in values]
+    loop.body = reads + loop.body
+    return loop
+
+
+# ---------------------------------------------------------------- the whole function, tidied
+
+
+def check(fdef, user_func, spelled):
+    """Rewrite ``reversed(range(...))`` in the tidied adjoint ``fdef`` and refuse what Numba
+    cannot compile (see the module docstring). Raises SrcadError naming the user's line."""
+    code = user_func.__code__
+    filename = code.co_filename
+    helper_of = {v: k for k, v in spelled.items()}
+    own = _own_names(fdef)
+    user_globals = user_func.__globals__
+    free = dict(zip(code.co_freevars, (c.cell_contents for c in user_func.__closure__ or ())))
+
+    def refuse(what, line):
+        raise SrcadError(f"backend='numba' cannot compile {what}", filename=filename,
+                         lineno=line, hint=HINT)
+
+    def module_of(ident):
+        helper = helper_of.get(ident)
+        if helper in ("math", "np"):
+            return math if helper == "math" else np
+        obj = free.get(ident, user_globals.get(ident, _MISSING))
+        if obj is math or obj is np:
+            return obj
+        return None
+
+    def visit(stmts, line):
+        for stmt in stmts:
+            if stmt.__class__ is Comment:
+                found = re.match(r"line (\d+):", stmt.text)
+                if found:
+                    line = int(found.group(1))
+                continue
+            for node in ast.walk(stmt):
+                _rewrite_reversed(node, lambda what, ln=line: refuse(what, ln))
+            _check_node(stmt, line)
+            for field in ("body", "orelse"):
+                inner = getattr(stmt, field, None)
+                if inner:
+                    visit(inner, line)
+
+    def _check_node(stmt, line):
+        heads = [getattr(stmt, f) for f in stmt._fields if f not in ("body", "orelse")]
+        for head in heads:
+            for node in _walk_values(head):
+                cls = node.__class__
+                if cls is ast.Attribute and node.value.__class__ is ast.Name:
+                    module = module_of(node.value.id)
+                    if module is np and node.attr not in NUMPY:
+                        refuse(f"numpy.{node.attr} (Numba's NumPy is a subset)", line)
+                    if module is None and node.value.id not in own:
+                        refuse(f"{node.value.id}.{node.attr}: a global object", line)
+                elif cls is ast.Name and node.id not in own:
+                    ident = node.id
+                    if ident in helper_of and helper_of[ident] not in ("math", "np"):
+                        refuse(f"srcad's helper {helper_of[ident]}(...) (its construct needs "
+                               "the Python backend)", line)
+                    if module_of(ident) is not None:
+                        continue
+                    if ident in BUILTINS and ident not in user_globals and ident not in free:
+                        continue
+                    if ident in free or ident in user_globals:
+                        value = free.get(ident, user_globals.get(ident))
+                        what = ("a call of the user function " if callable(value)
+                                else "the global value ")
+                        refuse(f"{what}{ident!r} (Numba freezes globals and compiles no "
+                               "Python callee; pass it as an argument or inline it)", line)
+                    if hasattr(builtins, ident):
+                        refuse(f"the builtin {ident}()", line)
+                    refuse(f"the name {ident!r}", line)
+                elif cls in (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp,
+                             ast.Dict, ast.Set, ast.Lambda, ast.JoinedStr):
+                    refuse(f"a {cls.__name__} expression", line)
+                elif cls is ast.Constant and not isinstance(node.value, (int, float, bool)):
+                    refuse(f"the constant {node.value!r}", line)
+
+    visit(fdef.body, code.co_firstlineno)
+    return fdef
+
+
+_MISSING = object()
+
+
+def _walk_values(node):
+    if isinstance(node, ast.AST):
+        yield from ast.walk(node)
+    elif isinstance(node, list):
+        for item in node:
+            if isinstance(item, ast.AST):
+                yield from ast.walk(item)
+
+
+def _own_names(fdef):
+    """Parameters and every name the function assigns (its locals)."""
+    args = fdef.args
+    own = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    for node in ast.walk(fdef):
+        if node.__class__ is ast.Name and node.ctx.__class__ is not ast.Load:
+            own.add(node.id)
+    return own
+
+
+def _rewrite_reversed(node, refuse):
+    """In place: ``for ... in reversed(range(a, b)):`` iterates ``range(b - 1, a - 1, -1)``."""
+    if node.__class__ is not ast.For:
+        return
+    it = node.iter
+    if not (it.__class__ is ast.Call and it.func.__class__ is ast.Name
+            and it.func.id == "reversed"):
+        return
+    inner = it.args[0] if len(it.args) == 1 else None
+    if not (inner.__class__ is ast.Call and inner.func.__class__ is ast.Name
+            and inner.func.id == "range" and len(inner.args) in (1, 2)):
+        refuse("reversed(...) of anything but range(a) or range(a, b)")
+    start, stop = ((nodes.constant(0), inner.args[0]) if len(inner.args) == 1
+                   else inner.args)
+
+    def minus_one(value):
+        if value.__class__ is ast.Constant and type(value.value) is int:
+            return nodes.constant(value.value - 1)
+        return ast.BinOp(left=value, op=ast.Sub(), right=nodes.constant(1))
+
+    node.iter = call("range", minus_one(stop), minus_one(start), nodes.constant(-1))
+
+
+# ---------------------------------------------------------------- compiling
+
+
+def jit(fn, where):
+    """``fn`` (generated Python) compiled by ``numba.njit`` on its first call with each type
+    of arguments; a Numba error becomes a SrcadError naming ``where``."""
+    import numba
+    from numba.core.errors import NumbaError
+
+    compiled = numba.njit(cache=False)(fn)
+
+    @functools.wraps(fn)
+    def numba_adjoint(*args, **kwargs):
+        try:
+            return compiled(*args, **kwargs)
+        except NumbaError as exc:
+            first = str(exc).strip().splitlines()
+            raise SrcadError(
+                f"Numba could not compile {where}: {first[0] if first else exc}",
+                hint=HINT) from None
+
+    numba_adjoint.__srcad_numba__ = compiled
+    return numba_adjoint
