@@ -214,7 +214,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     floats = [p for p, v in arg_values.items() if type(v) is float]
     fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats)
     if backend == "numba":
-        fdef = numba_backend.check(fdef, func, spelled)
+        fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells)
+        gen.cells.update(numba_cells)
     where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     defaults = func.__defaults__ or ()
     kwdefaults = dict(func.__kwdefaults__ or {})
@@ -223,7 +224,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     compiled.__srcad_param_kinds__ = dict(kinds)
     _debug("reverse", compiled.__srcad_source__)
     if backend == "numba":
-        return numba_backend.jit(compiled, where), compiled.__srcad_source__
+        return (numba_backend.jit(compiled, where, list(arg_values.values())),
+                compiled.__srcad_source__)
     return compiled, compiled.__srcad_source__
 
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import ast
 import builtins
-import functools
 import math
 import re
+import types
 
 import numpy as np
 
@@ -141,15 +141,19 @@ def _by_index(loop, by_stack, saves, stack_of, namer):
 # ---------------------------------------------------------------- the whole function, tidied
 
 
-def check(fdef, user_func, spelled):
-    """Rewrite ``reversed(range(...))`` in the tidied adjoint ``fdef`` and refuse what Numba
-    cannot compile (see the module docstring). Raises SrcadError naming the user's line."""
+def check(fdef, user_func, spelled, namer, callees=()):
+    """Rewrite the tidied adjoint ``fdef`` for Numba (``reversed(range(...))`` as a descending
+    range, the helpers :mod:`.numba_helpers` implements) and refuse what Numba cannot compile
+    (see the module docstring), naming the user's line. Returns ``(fdef, cells)``: the cells
+    (name -> cell) of the Numba helpers it calls, for :func:`srcad.backend.emit.compile_function`.
+    ``callees``: the names the code calls other user functions' derivatives by."""
     code = user_func.__code__
     filename = code.co_filename
     helper_of = {v: k for k, v in spelled.items()}
     own = _own_names(fdef)
     user_globals = user_func.__globals__
     free = dict(zip(code.co_freevars, (c.cell_contents for c in user_func.__closure__ or ())))
+    used = {}  # numba helper -> its name in the code
 
     def refuse(what, line):
         raise SrcadError(f"backend='numba' cannot compile {what}", filename=filename,
@@ -164,20 +168,76 @@ def check(fdef, user_func, spelled):
             return obj
         return None
 
+    def numba_helper(helper):
+        if helper not in used:
+            used[helper] = namer.fresh(f"numba_{helper}")
+            own.add(used[helper])
+        return name(used[helper])
+
+    def rewrite(node):
+        """A helper call this backend implements, as a call of its Numba version."""
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.AST):
+                setattr(node, field, rewrite(value))
+            elif isinstance(value, list):
+                value[:] = [rewrite(v) if isinstance(v, ast.AST) else v for v in value]
+        if node.__class__ is not ast.Call:
+            return node
+        func = node.func
+        if (func.__class__ is ast.Attribute and func.attr == "zeros_like"
+                and func.value.__class__ is ast.Name and module_of(func.value.id) is np
+                and len(node.args) == 1 and len(node.keywords) == 1
+                and node.keywords[0].arg == "dtype"
+                and ast.unparse(node.keywords[0].value) == "float"):
+            node.func, node.keywords = numba_helper("zeros_float"), []
+        if node.keywords:
+            return node
+        if func.__class__ is ast.Name and helper_of.get(func.id) == "unbroadcast_to":
+            node.func = numba_helper("unbroadcast_to")
+        elif (func.__class__ is ast.Attribute and func.value.__class__ is ast.Name
+              and module_of(func.value.id) is np and len(node.args) == 1
+              and func.attr in ("shape", "sum")):
+            node.func = numba_helper(f"{func.attr}_of")
+        return node
+
+    def scatter_add(stmt):
+        """``X += scatter(v, like, i)`` as ``scatter_add(X, v, i)``."""
+        value = getattr(stmt, "value", None)
+        if (stmt.__class__ is ast.AugAssign and stmt.op.__class__ is ast.Add
+                and stmt.target.__class__ is ast.Name and value.__class__ is ast.Call
+                and value.func.__class__ is ast.Name and helper_of.get(value.func.id) ==
+                "scatter" and len(value.args) == 3 and not value.keywords):
+            target = name(stmt.target.id)
+            return ast.Expr(value=ast.Call(func=numba_helper("scatter_add"), args=[
+                target, value.args[0], value.args[2]], keywords=[]))
+        return stmt
+
     def visit(stmts, line):
+        out = []
         for stmt in stmts:
             if stmt.__class__ is Comment:
                 found = re.match(r"line (\d+):", stmt.text)
                 if found:
                     line = int(found.group(1))
+                out.append(stmt)
                 continue
-            for node in ast.walk(stmt):
-                _rewrite_reversed(node, lambda what, ln=line: refuse(what, ln))
+            _rewrite_reversed(stmt, lambda what, ln=line: refuse(what, ln))
+            stmt = scatter_add(stmt)
+            for field in stmt._fields:
+                if field not in ("body", "orelse"):
+                    value = getattr(stmt, field)
+                    if isinstance(value, ast.AST):
+                        setattr(stmt, field, rewrite(value))
+                    elif isinstance(value, list):
+                        value[:] = [rewrite(v) if isinstance(v, ast.AST) else v
+                                    for v in value]
             _check_node(stmt, line)
             for field in ("body", "orelse"):
                 inner = getattr(stmt, field, None)
                 if inner:
-                    visit(inner, line)
+                    setattr(stmt, field, visit(inner, line))
+            out.append(stmt)
+        return out
 
     def _check_node(stmt, line):
         heads = [getattr(stmt, f) for f in stmt._fields if f not in ("body", "orelse")]
@@ -205,6 +265,9 @@ def check(fdef, user_func, spelled):
                                 else "the global value ")
                         refuse(f"{what}{ident!r} (Numba freezes globals and compiles no "
                                "Python callee; pass it as an argument or inline it)", line)
+                    if ident in callees:
+                        refuse("a call of another user function (this backend compiles "
+                               "no callee yet: inline it)", line)
                     if hasattr(builtins, ident):
                         refuse(f"the builtin {ident}()", line)
                     refuse(f"the name {ident!r}", line)
@@ -214,8 +277,13 @@ def check(fdef, user_func, spelled):
                 elif cls is ast.Constant and not isinstance(node.value, (int, float, bool)):
                     refuse(f"the constant {node.value!r}", line)
 
-    visit(fdef.body, code.co_firstlineno)
-    return fdef
+    fdef.body = visit(fdef.body, code.co_firstlineno)
+    if not used:
+        return fdef, {}
+    from . import numba_helpers
+
+    return fdef, {spelling: types.CellType(numba_helpers.HELPERS[helper])
+                  for helper, spelling in used.items()}
 
 
 _MISSING = object()
@@ -266,23 +334,26 @@ def _rewrite_reversed(node, refuse):
 # ---------------------------------------------------------------- compiling
 
 
-def jit(fn, where):
-    """``fn`` (generated Python) compiled by ``numba.njit`` on its first call with each type
-    of arguments; a Numba error becomes a SrcadError naming ``where``."""
+def jit(fn, where, example):
+    """``fn`` (generated Python) compiled now by ``numba.njit`` for the types of ``example``
+    (its arguments, in order): the Numba dispatcher, called directly afterwards. A Numba error
+    becomes a SrcadError naming ``where``. Indexing is bounds-checked, as in Python."""
     import numba
     from numba.core.errors import NumbaError
 
-    compiled = numba.njit(cache=False)(fn)
+    compiled = numba.njit(boundscheck=True)(fn)
+    try:
+        compiled.compile(tuple(numba.typeof(value) for value in example))
+    except NumbaError as exc:
+        raise SrcadError(f"Numba could not compile {where}: {_summary(exc)}",
+                         hint=HINT) from None
+    compiled.__srcad_source__ = fn.__srcad_source__
+    return compiled
 
-    @functools.wraps(fn)
-    def numba_adjoint(*args, **kwargs):
-        try:
-            return compiled(*args, **kwargs)
-        except NumbaError as exc:
-            first = str(exc).strip().splitlines()
-            raise SrcadError(
-                f"Numba could not compile {where}: {first[0] if first else exc}",
-                hint=HINT) from None
 
-    numba_adjoint.__srcad_numba__ = compiled
-    return numba_adjoint
+def _summary(exc):
+    """The informative lines of a Numba error (its first problem and where), one line."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    keep = [ln for ln in lines if not ln.startswith(("Failed in ", "During: ", "^"))]
+    return " / ".join(keep[:4]) or text

@@ -1,0 +1,100 @@
+"""The runtime helpers the Numba backend compiles, for the cases it covers.
+
+srcad's helpers (:mod:`srcad.runtime`) are Python functions handling every kind of value.
+Under Numba the adjoint of a loop over a 1-D array reads ``unbroadcast_to``, ``np.shape``,
+``np.sum``, ``np.zeros_like`` and ``scatter`` with scalars; this module gives each a Numba implementation chosen
+by type when Numba compiles (``numba.extending.overload``) and refuses, with a typing error
+that :func:`srcad.backend.numba_backend.jit` reports as a SrcadError, every case it does not
+implement exactly. ``X += scatter(v, like, i)`` becomes ``scatter_add(X, v, i)``: ``X[i] += v``
+for an integer ``i`` (``+=`` on an array changes it in place in Python too).
+
+Imports ``numba`` (only :mod:`srcad.backend.numba_backend` imports this module, when it
+compiles).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import overload
+
+
+def unbroadcast_to(value, shape):
+    """Stub (Numba compiles the overload below)."""
+    raise NotImplementedError
+
+
+def shape_of(value):
+    """Stub: ``np.shape(value)``."""
+    raise NotImplementedError
+
+
+def sum_of(value):
+    """Stub: ``np.sum(value)``."""
+    raise NotImplementedError
+
+
+def zeros_float(like):
+    """Stub: ``np.zeros_like(like, dtype=float)``."""
+    raise NotImplementedError
+
+
+def scatter_add(out, value, index):
+    """Stub: ``out += scatter(value, out, index)``."""
+    raise NotImplementedError
+
+
+@overload(unbroadcast_to)
+def _unbroadcast_to(value, shape):
+    if isinstance(value, types.Number) and isinstance(shape, types.BaseTuple) and (
+            len(shape) == 0):
+        return lambda value, shape: value
+    if isinstance(value, types.Array) and isinstance(shape, types.BaseTuple) and (
+            len(shape) == value.ndim):
+        def same(value, shape):
+            if value.shape != shape:
+                raise ValueError("srcad (numba backend): a broadcast gradient")
+            return value
+        return same
+    raise TypingError(f"srcad's numba backend does not unbroadcast {value} to {shape}")
+
+
+@overload(shape_of)
+def _shape_of(value):
+    if isinstance(value, (types.Number, types.Boolean)):
+        return lambda value: ()
+    if isinstance(value, types.Array):
+        return lambda value: value.shape
+    raise TypingError(f"srcad's numba backend takes no shape of {value}")
+
+
+@overload(sum_of)
+def _sum_of(value):
+    if isinstance(value, types.Number):
+        return lambda value: value
+    if isinstance(value, types.Array):
+        return lambda value: np.sum(value)
+    raise TypingError(f"srcad's numba backend does not sum {value}")
+
+
+@overload(zeros_float)
+def _zeros_float(like):
+    if isinstance(like, types.Array):
+        return lambda like: np.zeros(like.shape)
+    raise TypingError(f"srcad's numba backend makes no zeros like {like}")
+
+
+@overload(scatter_add)
+def _scatter_add(out, value, index):
+    if (isinstance(out, types.Array) and out.ndim == 1 and isinstance(index, types.Integer)
+            and isinstance(value, types.Number)):
+        def add(out, value, index):
+            out[index] += value
+        return add
+    raise TypingError(f"srcad's numba backend scatters only a number at an integer index "
+                      f"of a 1-D array (got {value} at {index} of {out})")
+
+
+HELPERS = {"unbroadcast_to": unbroadcast_to, "shape_of": shape_of, "sum_of": sum_of,
+           "scatter_add": scatter_add, "zeros_float": zeros_float}
