@@ -45,6 +45,10 @@ NUMPY = {
 }
 
 
+#: srcad's runtime helpers that :mod:`.numba_helpers` implements (for the types it names)
+NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to"}
+
+
 def available():
     """Whether ``numba`` can be imported."""
     try:
@@ -192,8 +196,8 @@ def check(fdef, user_func, spelled, namer, callees=()):
             node.func, node.keywords = numba_helper("zeros_float"), []
         if node.keywords:
             return node
-        if func.__class__ is ast.Name and helper_of.get(func.id) == "unbroadcast_to":
-            node.func = numba_helper("unbroadcast_to")
+        if func.__class__ is ast.Name and helper_of.get(func.id) in NUMBA_HELPERS:
+            node.func = numba_helper(helper_of[func.id])
         elif (func.__class__ is ast.Attribute and func.value.__class__ is ast.Name
               and module_of(func.value.id) is np and len(node.args) == 1
               and func.attr in ("shape", "sum")):
@@ -274,7 +278,7 @@ def check(fdef, user_func, spelled, namer, callees=()):
                 elif cls in (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp,
                              ast.Dict, ast.Set, ast.Lambda, ast.JoinedStr):
                     refuse(f"a {cls.__name__} expression", line)
-                elif cls is ast.Constant and not isinstance(node.value, (int, float, bool)):
+                elif cls is ast.Constant and not isinstance(node.value, (int, float, bool, str)):
                     refuse(f"the constant {node.value!r}", line)
 
     fdef.body = visit(fdef.body, code.co_firstlineno)
@@ -308,8 +312,16 @@ def _own_names(fdef):
     return own
 
 
+def _simple(value):
+    """A name or a constant (``-1`` included): safe to read twice."""
+    if value.__class__ is ast.UnaryOp and value.op.__class__ is ast.USub:
+        value = value.operand
+    return value.__class__ in (ast.Name, ast.Constant)
+
+
 def _rewrite_reversed(node, refuse):
-    """In place: ``for ... in reversed(range(a, b)):`` iterates ``range(b - 1, a - 1, -1)``."""
+    """In place: ``for ... in reversed(range(a, b)):`` iterates ``range(b - 1, a - 1, -1)``
+    (and a range with a step, from its last item)."""
     if node.__class__ is not ast.For:
         return
     it = node.iter
@@ -318,17 +330,27 @@ def _rewrite_reversed(node, refuse):
         return
     inner = it.args[0] if len(it.args) == 1 else None
     if not (inner.__class__ is ast.Call and inner.func.__class__ is ast.Name
-            and inner.func.id == "range" and len(inner.args) in (1, 2)):
-        refuse("reversed(...) of anything but range(a) or range(a, b)")
-    start, stop = ((nodes.constant(0), inner.args[0]) if len(inner.args) == 1
-                   else inner.args)
+            and inner.func.id == "range" and 1 <= len(inner.args) <= 3
+            and all(_simple(a) for a in inner.args)):
+        refuse("reversed(...) of anything but a range of names and constants")
+    args = inner.args
 
     def minus_one(value):
         if value.__class__ is ast.Constant and type(value.value) is int:
             return nodes.constant(value.value - 1)
         return ast.BinOp(left=value, op=ast.Sub(), right=nodes.constant(1))
 
-    node.iter = call("range", minus_one(stop), minus_one(start), nodes.constant(-1))
+    if len(args) < 3:
+        start, stop = (nodes.constant(0), args[0]) if len(args) == 1 else args
+        node.iter = call("range", minus_one(stop), minus_one(start), nodes.constant(-1))
+        return
+    # range(a, b, c) backwards: from its last item, a + (len - 1) * c, down to a
+    a, _, c = args
+    copy = nodes.copy_tree
+    last = ast.BinOp(left=copy(a), op=ast.Add(), right=ast.BinOp(
+        left=minus_one(call("len", copy(inner))), op=ast.Mult(), right=copy(c)))
+    node.iter = call("range", last, ast.BinOp(left=copy(a), op=ast.Sub(), right=copy(c)),
+                     ast.UnaryOp(op=ast.USub(), operand=copy(c)))
 
 
 # ---------------------------------------------------------------- compiling

@@ -1,12 +1,13 @@
 """The runtime helpers the Numba backend compiles, for the cases it covers.
 
 srcad's helpers (:mod:`srcad.runtime`) are Python functions handling every kind of value.
-Under Numba the adjoint of a loop over a 1-D array reads ``unbroadcast_to``, ``np.shape``,
-``np.sum``, ``np.zeros_like`` and ``scatter`` with scalars; this module gives each a Numba implementation chosen
-by type when Numba compiles (``numba.extending.overload``) and refuses, with a typing error
-that :func:`srcad.backend.numba_backend.jit` reports as a SrcadError, every case it does not
-implement exactly. ``X += scatter(v, like, i)`` becomes ``scatter_add(X, v, i)``: ``X[i] += v``
-for an integer ``i`` (``+=`` on an array changes it in place in Python too).
+Under Numba the adjoint of a loop over floats and a 1-D array reads ``check_scalar``, ``add``,
+``unbroadcast``, ``unbroadcast_to``, ``sign``, ``where``, ``np.shape``, ``np.sum``,
+``np.zeros_like`` and ``scatter`` with numbers; this module gives each a Numba implementation
+chosen by type when Numba compiles (``numba.extending.overload``) and refuses, with a typing
+error that :func:`srcad.backend.numba_backend.jit` reports as a SrcadError, every case it does
+not implement exactly. ``X += scatter(v, like, i)`` becomes ``scatter_add(X, v, i)``:
+``X[i] += v`` for an integer ``i`` (``+=`` on an array changes it in place in Python too).
 
 Imports ``numba`` (only :mod:`srcad.backend.numba_backend` imports this module, when it
 compiles).
@@ -43,6 +44,79 @@ def zeros_float(like):
 def scatter_add(out, value, index):
     """Stub: ``out += scatter(value, out, index)``."""
     raise NotImplementedError
+
+
+def sign(x):
+    """Stub: srcad's ``sign`` of a number."""
+    raise NotImplementedError
+
+
+def where(c, a, b):
+    """Stub: srcad's ``where`` of a scalar condition."""
+    raise NotImplementedError
+
+
+def check_scalar(y, where=None):
+    """Stub: srcad's ``check_scalar``."""
+    raise NotImplementedError
+
+
+def unbroadcast(value, like):
+    """Stub: srcad's ``unbroadcast``."""
+    raise NotImplementedError
+
+
+def add(a, b):
+    """Stub: srcad's ``add`` of two gradients."""
+    raise NotImplementedError
+
+
+_SCALAR = (types.Integer, types.Float, types.Boolean)
+
+
+@overload(unbroadcast)
+def _unbroadcast(value, like):
+    if isinstance(value, _SCALAR) and isinstance(like, _SCALAR):
+        return lambda value, like: value
+    if isinstance(value, types.Array) and isinstance(like, _SCALAR):
+        return lambda value, like: np.sum(value)
+    if isinstance(value, types.Array) and isinstance(like, types.Array) and (
+            value.ndim == like.ndim):
+        def same(value, like):
+            if value.shape != like.shape:
+                raise ValueError("srcad (numba backend): a broadcast gradient")
+            return value
+        return same
+    raise TypingError(f"srcad's numba backend does not unbroadcast {value} to {like}")
+
+
+@overload(add)
+def _add(a, b):
+    if isinstance(a, (types.Number, types.Array)) and isinstance(b, (types.Number,
+                                                                     types.Array)):
+        return lambda a, b: a + b
+    raise TypingError(f"srcad's numba backend adds numbers and arrays, not {a} and {b}")
+
+
+@overload(check_scalar)
+def _check_scalar(y, where=None):
+    if isinstance(y, (types.Integer, types.Float, types.Boolean)):
+        return lambda y, where=None: None
+    raise TypingError(f"grad needs a scalar output, got {y}")
+
+
+@overload(sign)
+def _sign(x):
+    if isinstance(x, (types.Number, types.Boolean)):
+        return lambda x: 1.0 if x > 0 else -1.0 if x < 0 else 0.0
+    raise TypingError(f"srcad's numba backend takes the sign of a number, not {x}")
+
+
+@overload(where)
+def _where(c, a, b):
+    if isinstance(c, (types.Number, types.Boolean)):
+        return lambda c, a, b: a if c else b
+    raise TypingError(f"srcad's numba backend chooses on a scalar condition, not {c}")
 
 
 @overload(unbroadcast_to)
@@ -96,5 +170,8 @@ def _scatter_add(out, value, index):
                       f"of a 1-D array (got {value} at {index} of {out})")
 
 
-HELPERS = {"unbroadcast_to": unbroadcast_to, "shape_of": shape_of, "sum_of": sum_of,
-           "scatter_add": scatter_add, "zeros_float": zeros_float}
+HELPERS = {
+    "check_scalar": check_scalar, "add": add, "unbroadcast": unbroadcast,
+    "unbroadcast_to": unbroadcast_to, "sign": sign, "where": where, "shape_of": shape_of,
+    "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add,
+}
