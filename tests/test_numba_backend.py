@@ -191,3 +191,23 @@ def test_without_numba(monkeypatch):
     monkeypatch.setattr(numba_backend, "available", lambda: False)
     with pytest.raises(SrcadError, match=r"srcad\[numba\]"):
         srcad.grad(w3, backend="numba")
+
+
+def _sum_of_sines(x, y):
+    s = 0.0
+    for i in range(len(y)):
+        s = s + math.sin(y[i] * x)
+    return s
+
+
+@needs_numba
+def test_other_dtypes_and_ranks():
+    g = srcad.grad(_sum_of_sines, wrt=("x", "y"), backend="numba")
+    reference = srcad.grad(_sum_of_sines, wrt=("x", "y"))
+    y = np.linspace(-1.0, 1.0, 4)
+    for args in [(0.3, y), (0.3, y.astype(np.float32)), (2, y)]:
+        (dx, dy), (ref_dx, ref_dy) = g(*args), reference(*args)
+        assert math.isclose(dx, ref_dx, rel_tol=1e-12) and _close(dy, ref_dy, 1e-12)
+        assert dy.dtype == ref_dy.dtype
+    with pytest.raises(SrcadError, match="Numba could not compile"):  # a row is no number
+        g(0.3, np.ones((2, 2)))

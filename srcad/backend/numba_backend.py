@@ -358,8 +358,11 @@ def _rewrite_reversed(node, refuse):
 
 def jit(fn, where, example):
     """``fn`` (generated Python) compiled now by ``numba.njit`` for the types of ``example``
-    (its arguments, in order): the Numba dispatcher, called directly afterwards. A Numba error
-    becomes a SrcadError naming ``where``. Indexing is bounds-checked, as in Python."""
+    (its arguments, in order). For numbers only, the Numba dispatcher itself, compiling nothing
+    more (srcad's cache key holds the Python types, so Numba's are those). With arrays (whose
+    dtype srcad's key does not hold), a wrapper that lets Numba compile for another dtype and
+    reports its failure as a SrcadError. Any Numba error becomes a SrcadError naming ``where``.
+    Indexing is bounds-checked, as in Python."""
     import numba
     from numba.core.errors import NumbaError
 
@@ -369,8 +372,22 @@ def jit(fn, where, example):
     except NumbaError as exc:
         raise SrcadError(f"Numba could not compile {where}: {_summary(exc)}",
                          hint=HINT) from None
-    compiled.__srcad_source__ = fn.__srcad_source__
-    return compiled
+    if not any(isinstance(value, np.ndarray) for value in example):
+        compiled.disable_compile()
+        compiled.__srcad_source__ = fn.__srcad_source__
+        return compiled
+
+    def numba_adjoint(*args):
+        try:
+            return compiled(*args)
+        except NumbaError as exc:
+            raise SrcadError(f"Numba could not compile {where}: {_summary(exc)}",
+                             hint=HINT) from None
+
+    numba_adjoint.__name__ = fn.__name__
+    numba_adjoint.__srcad_source__ = fn.__srcad_source__
+    numba_adjoint.__srcad_numba__ = compiled
+    return numba_adjoint
 
 
 def _summary(exc):
