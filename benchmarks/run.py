@@ -13,8 +13,8 @@ and JAX (``grad`` and ``jit(grad)``) when they are importable. Every time is the
 several repeats of a loop that runs for at least 0.2 s; the repeats go round-robin over the
 engines so that load from other processes falls on all of them alike. Before timing, each
 gradient is compared with the hand-written one (which is itself checked against central finite
-differences); a mismatch is printed loudly and makes the exit status 1. An engine that fails (srcad may lack a rule) shows ``error: <message>`` in the
-table and the run goes on.
+differences); a mismatch is printed loudly and makes the exit status 1. An engine that fails
+(srcad may lack a rule) shows ``error: <message>`` in the table and the run goes on.
 """
 
 from __future__ import annotations
