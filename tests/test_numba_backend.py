@@ -90,7 +90,7 @@ def _close(a, b, tol):
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}")
 def test_family_matches_python_backend_and_finite_differences(family, case):
     f = getattr(family, case[0])
-    rng = np.random.default_rng(len(case[0]) + hash(case[1:3]) % 1000)
+    rng = np.random.default_rng(int(case[0][2:]))  # f_<k>: a fixed seed per case
     fast = srcad.value_and_grad(f, wrt=("x", "y"), backend="numba")
     slow = srcad.value_and_grad(f, wrt=("x", "y"))
     for _ in range(3):
