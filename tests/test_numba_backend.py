@@ -211,3 +211,42 @@ def test_other_dtypes_and_ranks():
         assert dy.dtype == ref_dy.dtype
     with pytest.raises(SrcadError, match="Numba could not compile"):  # a row is no number
         g(0.3, np.ones((2, 2)))
+
+
+def _domain_sqrt(x):
+    return math.sqrt(x - 2.0) * x
+
+
+def _domain_log(x):
+    s = 0.0
+    for k in range(3):
+        s = s + math.log(x - k)
+    return s
+
+
+def _range_exp(x):
+    return math.exp(x * 1000.0)
+
+
+def _power_fraction(x):
+    return (x - 3.0) ** 0.5
+
+
+def _power_zero(x):
+    return (x - x) ** -1.5
+
+
+@needs_numba
+@pytest.mark.parametrize("f, arg", [(_domain_sqrt, 1.0), (_domain_log, 1.5), (_range_exp, 2.0),
+                                    (_power_fraction, 1.0), (_power_zero, 1.0)])
+def test_python_float_errors_are_kept(f, arg):
+    """Where Python raises (math domain and range errors, ``**``), the Numba gradient raises
+    the same kind of error instead of returning nan or inf."""
+    try:
+        srcad.grad(f)(arg)
+    except (ValueError, OverflowError, ZeroDivisionError, TypeError) as exc:
+        expected = type(exc)
+    else:  # ** of a negative float gives a complex number in Python: refused here
+        expected = ValueError
+    with pytest.raises(expected if expected is not TypeError else ValueError):
+        srcad.grad(f, backend="numba")(arg)

@@ -6,10 +6,12 @@ the adjoint is assembled :func:`realise` gives every saved value of every block 
 own (one value type per list; popping or walking it backwards in step with the others is exact,
 since each block pops what it pushed, in reverse order) and walks stacks by index. After tidying,
 :func:`check` rewrites ``reversed(range(...))`` as a descending ``range`` and refuses, before
-Numba sees the code, anything Numba cannot compile or would compile differently: srcad's
-runtime helpers, calls of other user functions, global values (Numba freezes them when it
-compiles; Python reads them when it runs), and calls outside ``math``, a set of ``numpy``
-functions and a few builtins. :func:`jit` compiles with ``numba.njit`` and turns a Numba error
+Numba sees the code, anything Numba cannot compile or would compile differently: the srcad
+runtime helpers :mod:`.numba_helpers` lacks, calls of other user functions, global values
+(Numba freezes them when it compiles; Python reads them when it runs), and calls outside
+``math``, a set of ``numpy`` functions and a few builtins; it also gives ``**`` and the ``math`` functions that raise in
+Python (``math.sqrt(-1.0)``, ``math.exp(1000.0)``) versions that raise too, where Numba's would
+return nan or inf. :func:`jit` compiles with ``numba.njit`` and turns a Numba error
 that still occurs (a type Numba cannot unify, say) into a :class:`SrcadError`.
 
 Imports: ``srcad.errors``, ``srcad.transform.nodes``; ``numba`` when a function is compiled.
@@ -44,6 +46,10 @@ NUMPY = {
     "float64", "negative", "multiply", "add", "subtract", "divide", "reciprocal",
 }
 
+
+#: ``math`` functions that raise in Python where Numba returns nan or inf: checked versions
+CHECKED_MATH = ("sqrt", "log", "log2", "log10", "log1p", "acos", "asin", "acosh", "atanh",
+                "exp", "expm1", "cosh", "sinh")
 
 #: srcad's runtime helpers that :mod:`.numba_helpers` implements (for the types it names)
 NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to"}
@@ -174,7 +180,7 @@ def check(fdef, user_func, spelled, namer, callees=()):
 
     def numba_helper(helper):
         if helper not in used:
-            used[helper] = namer.fresh(f"numba_{helper}")
+            used[helper] = namer.fresh("numba_" + helper.replace(".", "_"))
             own.add(used[helper])
         return name(used[helper])
 
@@ -185,9 +191,17 @@ def check(fdef, user_func, spelled, namer, callees=()):
                 setattr(node, field, rewrite(value))
             elif isinstance(value, list):
                 value[:] = [rewrite(v) if isinstance(v, ast.AST) else v for v in value]
+        if node.__class__ is ast.BinOp and node.op.__class__ is ast.Pow:
+            return ast.Call(func=numba_helper("power"), args=[node.left, node.right],
+                            keywords=[])
         if node.__class__ is not ast.Call:
             return node
         func = node.func
+        if (func.__class__ is ast.Attribute and func.value.__class__ is ast.Name
+                and module_of(func.value.id) is math and func.attr in CHECKED_MATH
+                and len(node.args) == 1 and not node.keywords):
+            node.func = numba_helper(f"math.{func.attr}")
+            return node
         if (func.__class__ is ast.Attribute and func.attr == "zeros_like"
                 and func.value.__class__ is ast.Name and module_of(func.value.id) is np
                 and len(node.args) == 1 and len(node.keywords) == 1
@@ -286,7 +300,7 @@ def check(fdef, user_func, spelled, namer, callees=()):
         return fdef, {}
     from . import numba_helpers
 
-    return fdef, {spelling: types.CellType(numba_helpers.HELPERS[helper])
+    return fdef, {spelling: types.CellType(numba_helpers.helper(helper))
                   for helper, spelling in used.items()}
 
 

@@ -6,7 +6,9 @@ Under Numba the adjoint of a loop over floats and a 1-D array reads ``check_scal
 ``np.zeros_like`` and ``scatter`` with numbers; this module gives each a Numba implementation
 chosen by type when Numba compiles (``numba.extending.overload``) and refuses, with a typing
 error that :func:`srcad.backend.numba_backend.jit` reports as a SrcadError, every case it does
-not implement exactly. ``X += scatter(v, like, i)`` becomes ``scatter_add(X, v, i)``:
+not implement exactly. The ``math`` functions that raise in Python where Numba returns nan or
+inf, and ``**``, get checked versions that raise as Python does.
+``X += scatter(v, like, i)`` becomes ``scatter_add(X, v, i)``:
 ``X[i] += v`` for an integer ``i`` (``+=`` on an array changes it in place in Python too).
 
 Imports ``numba`` (only :mod:`srcad.backend.numba_backend` imports this module, when it
@@ -14,6 +16,8 @@ compiles).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import types
@@ -170,8 +174,89 @@ def _scatter_add(out, value, index):
                       f"of a 1-D array (got {value} at {index} of {out})")
 
 
+# ---------------------------------------------------------------- Python's float errors
+# Python's math functions raise where Numba's return nan or inf (math.sqrt(-1.0) is a
+# ValueError in Python, nan under Numba; math.exp(1000.0) an OverflowError, inf): the checked
+# versions raise as Python does, so that no input Python refuses gets a number here.
+
+_DOMAIN = {  # function -> the test of an argument outside its domain
+    "sqrt": lambda x: x < 0.0,
+    "log": lambda x: x <= 0.0,
+    "log2": lambda x: x <= 0.0,
+    "log10": lambda x: x <= 0.0,
+    "log1p": lambda x: x <= -1.0,
+    "acos": lambda x: abs(x) > 1.0,
+    "asin": lambda x: abs(x) > 1.0,
+    "acosh": lambda x: x < 1.0,
+    "atanh": lambda x: abs(x) >= 1.0,
+}
+_RANGE = ("exp", "expm1", "cosh", "sinh")  # overflow to inf from a finite argument
+
+
+def _checked(fname):
+    import math
+
+    import numba
+
+    fn = getattr(math, fname)
+    if fname in _DOMAIN:
+        outside = numba.njit(_DOMAIN[fname])
+
+        def checked(x):
+            if outside(x):
+                raise ValueError("math domain error")
+            return fn(x)
+    else:
+        def checked(x):
+            r = fn(x)
+            if math.isinf(r) and not math.isinf(x):
+                raise OverflowError("math range error")
+            return r
+    return numba.njit(checked)
+
+
+def power(a, b):
+    """Stub: ``a ** b``."""
+    raise NotImplementedError
+
+
+@overload(power)
+def _power(a, b):
+    if isinstance(a, types.Float) or isinstance(b, types.Float):
+        def checked(a, b):
+            if a == 0.0 and b < 0.0:
+                raise ZeroDivisionError("0.0 cannot be raised to a negative power")
+            if a < 0.0 and b != math.floor(b):
+                raise ValueError("a negative number to a fractional power is complex in "
+                                 "Python")
+            r = a ** b
+            if math.isinf(r) and not math.isinf(a) and not math.isinf(b):
+                raise OverflowError("numerical result out of range")
+            return r
+        return checked
+    if isinstance(a, types.Integer) and isinstance(b, types.Integer):
+        def ints(a, b):
+            if b < 0:
+                raise ValueError("srcad's numba backend: an int to a negative int power "
+                                 "(a float in Python): write a float")
+            return a ** b
+        return ints
+    if isinstance(a, types.Array) or isinstance(b, types.Array):
+        return lambda a, b: a ** b  # NumPy's power, as in Python (nan, not an error)
+    raise TypingError(f"srcad's numba backend raises numbers to powers, not {a} ** {b}")
+
+
+CHECKED_MATH = tuple(_DOMAIN) + _RANGE
+
 HELPERS = {
     "check_scalar": check_scalar, "add": add, "unbroadcast": unbroadcast,
     "unbroadcast_to": unbroadcast_to, "sign": sign, "where": where, "shape_of": shape_of,
-    "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add,
+    "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add, "power": power,
 }
+
+
+def helper(name):
+    """The Numba version of ``name`` (a key of HELPERS, or ``math.<f>`` of CHECKED_MATH)."""
+    if name.startswith("math."):
+        return _checked(name[5:])
+    return HELPERS[name]
