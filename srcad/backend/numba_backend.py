@@ -9,10 +9,11 @@ since each block pops what it pushed, in reverse order) and walks stacks by inde
 Numba sees the code, anything Numba cannot compile or would compile differently: the srcad
 runtime helpers :mod:`.numba_helpers` lacks, calls of other user functions, global values
 (Numba freezes them when it compiles; Python reads them when it runs), and calls outside
-``math``, a set of ``numpy`` functions and a few builtins; it also gives ``**`` and the ``math`` functions that raise in
-Python (``math.sqrt(-1.0)``, ``math.exp(1000.0)``) versions that raise too, where Numba's would
-return nan or inf. :func:`jit` compiles with ``numba.njit`` and turns a Numba error
-that still occurs (a type Numba cannot unify, say) into a :class:`SrcadError`.
+``math``, a set of ``numpy`` functions and a few builtins; it also gives ``**`` and the
+``math`` functions that raise in Python (``math.sqrt(-1.0)``, ``math.exp(1000.0)``) versions
+that raise too, where Numba's would return nan or inf. :func:`jit` compiles with
+``numba.njit`` and turns a Numba error that still occurs (a type Numba cannot unify, say) into
+a :class:`SrcadError`.
 
 Imports: ``srcad.errors``, ``srcad.transform.nodes``; ``numba`` when a function is compiled.
 """
