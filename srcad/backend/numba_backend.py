@@ -52,6 +52,14 @@ NUMPY = {
 CHECKED_MATH = ("sqrt", "log", "log2", "log10", "log1p", "acos", "asin", "acosh", "atanh",
                 "exp", "expm1", "cosh", "sinh")
 
+#: the ``math`` names this backend compiles: those Numba computes as Python does, and the
+#: checked ones (``math.pow`` is the checked ``**``)
+MATH = set(CHECKED_MATH) | {
+    "sin", "cos", "tan", "atan", "atan2", "tanh", "asinh", "fabs", "floor", "ceil", "erf",
+    "erfc", "pi", "e", "inf", "nan", "tau", "isnan", "isinf", "isfinite", "copysign", "pow",
+    "degrees", "radians",
+}
+
 #: srcad's runtime helpers that :mod:`.numba_helpers` implements (for the types it names)
 NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to"}
 
@@ -165,6 +173,7 @@ def check(fdef, user_func, spelled, namer, callees=()):
     user_globals = user_func.__globals__
     free = dict(zip(code.co_freevars, (c.cell_contents for c in user_func.__closure__ or ())))
     used = {}  # numba helper -> its name in the code
+    current_line = [code.co_firstlineno]  # the user's line of the statement being rewritten
 
     def refuse(what, line):
         raise SrcadError(f"backend='numba' cannot compile {what}", filename=filename,
@@ -199,9 +208,14 @@ def check(fdef, user_func, spelled, namer, callees=()):
             return node
         func = node.func
         if (func.__class__ is ast.Attribute and func.value.__class__ is ast.Name
-                and module_of(func.value.id) is math and func.attr in CHECKED_MATH
-                and len(node.args) == 1 and not node.keywords):
-            node.func = numba_helper(f"math.{func.attr}")
+                and module_of(func.value.id) is math and func.attr in CHECKED_MATH + ("pow",)):
+            if func.attr == "pow" and len(node.args) == 2 and not node.keywords:
+                node.func = numba_helper("power")
+            elif len(node.args) == 1 and not node.keywords:
+                node.func = numba_helper(f"math.{func.attr}")
+            else:
+                refuse(f"math.{func.attr} with these arguments (write math.log(x) / "
+                       "math.log(b) for a base)", current_line[0])
             return node
         if (func.__class__ is ast.Attribute and func.attr == "zeros_like"
                 and func.value.__class__ is ast.Name and module_of(func.value.id) is np
@@ -240,6 +254,7 @@ def check(fdef, user_func, spelled, namer, callees=()):
                     line = int(found.group(1))
                 out.append(stmt)
                 continue
+            current_line[0] = line
             _rewrite_reversed(stmt, lambda what, ln=line: refuse(what, ln))
             stmt = scatter_add(stmt)
             for field in stmt._fields:
@@ -267,6 +282,9 @@ def check(fdef, user_func, spelled, namer, callees=()):
                     module = module_of(node.value.id)
                     if module is np and node.attr not in NUMPY:
                         refuse(f"numpy.{node.attr} (Numba's NumPy is a subset)", line)
+                    if module is math and node.attr not in MATH:
+                        refuse(f"math.{node.attr} (not among the math functions Numba "
+                               "computes as Python does)", line)
                     if module is None and node.value.id not in own:
                         refuse(f"{node.value.id}.{node.attr}: a global object", line)
                 elif cls is ast.Name and node.id not in own:
