@@ -225,7 +225,7 @@ class Transformed:
                     fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
                                                 as_tuple=not self._single, parsed=parsed,
                                                 backend=self._backend)
-                raw = fn
+                raw = getattr(fn, "py_func", fn)  # the Numba backend: its Python code
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
                 if records:

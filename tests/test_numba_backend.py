@@ -250,3 +250,23 @@ def test_python_float_errors_are_kept(f, arg):
         expected = ValueError
     with pytest.raises(expected if expected is not TypeError else ValueError):
         srcad.grad(f, backend="numba")(arg)
+
+
+@needs_numba
+@pytest.mark.parametrize("x", [0.4, -1.3])
+def test_derivative_of_a_numba_gradient(x):
+    """A Numba gradient differentiated again (by the Python backend) reads its Python code."""
+    def f(x):
+        s = x
+        for _ in range(5):
+            s = math.sin(s) * x + s * 0.5
+        return s
+
+    inner = srcad.grad(f, backend="numba")
+    second = srcad.grad(inner)(x)
+    assert math.isclose(second, srcad.grad(srcad.grad(f))(x), rel_tol=1e-12, abs_tol=1e-12)
+    h = 1e-5
+    assert math.isclose(second, (inner(x + h) - inner(x - h)) / (2 * h), rel_tol=1e-6,
+                        abs_tol=1e-8)
+    with pytest.raises(SrcadError, match="derivative of a derivative"):
+        srcad.grad(inner, backend="numba")

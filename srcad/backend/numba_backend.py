@@ -395,7 +395,8 @@ def jit(fn, where, example):
     more (srcad's cache key holds the Python types, so Numba's are those). With arrays (whose
     dtype srcad's key does not hold), a wrapper that lets Numba compile for another dtype and
     reports its failure as a SrcadError. Any Numba error becomes a SrcadError naming ``where``.
-    Indexing is bounds-checked, as in Python."""
+    Indexing is bounds-checked, as in Python. ``py_func`` (Numba's name) is the Python code:
+    a derivative of this derivative differentiates that."""
     import numba
     from numba.core.errors import NumbaError
 
@@ -420,6 +421,7 @@ def jit(fn, where, example):
     numba_adjoint.__name__ = fn.__name__
     numba_adjoint.__srcad_source__ = fn.__srcad_source__
     numba_adjoint.__srcad_numba__ = compiled
+    numba_adjoint.py_func = fn  # as a Numba dispatcher's: what a derivative of it reads
     return numba_adjoint
 
 
