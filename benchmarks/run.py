@@ -7,13 +7,14 @@
 
 For every workload in ``workloads.py`` it times, in this one process, the plain function, the
 hand-written gradient, srcad's gradient (a cached call), srcad's first-call transform time,
-``srcad.tape``, and HIPS autograd, PyTorch eager and JAX (``grad`` and ``jit(grad)``) when they
-are importable. Every time is the minimum over several repeats of a loop that runs for at least
-0.2 s; the repeats go round-robin over the engines so that load from other processes falls on
-all of them alike. Before timing, each gradient is compared with the hand-written one (which is
-itself checked against central finite differences); a mismatch is printed loudly and makes the
-exit status 1. An engine that fails (srcad may lack a rule) shows ``error: <message>`` in the
-table and the run goes on.
+``srcad.tape``, srcad's Numba backend on the loop workloads W2 and W3 (its cached call, and its
+first call: transform and compile) when numba is importable, and HIPS autograd, PyTorch eager
+and JAX (``grad`` and ``jit(grad)``) when they are importable. Every time is the minimum over
+several repeats of a loop that runs for at least 0.2 s; the repeats go round-robin over the
+engines so that load from other processes falls on all of them alike. Before timing, each
+gradient is compared with the hand-written one (which is itself checked against central finite
+differences); a mismatch is printed loudly and makes the exit status 1. An engine that fails
+(srcad may lack a rule) shows ``error: <message>`` in the table and the run goes on.
 """
 
 from __future__ import annotations
@@ -62,9 +63,11 @@ except ImportError:
     jax = None
 
 # Gradient engines in table order; "function" is the plain function, the others its gradient.
-ENGINES = ["hand", "srcad", "tape", "autograd", "torch", "jax", "jax-jit"]
+ENGINES = ["hand", "srcad", "srcad-numba", "tape", "autograd", "torch", "jax", "jax-jit"]
 PEERS = ["tape", "autograd", "torch", "jax", "jax-jit"]
 MEMORY_WORKLOADS = ("W6",)
+#: the workloads timed with srcad's Numba backend too (srcad.grad(f, backend="numba"))
+NUMBA_WORKLOADS = ("W2", "W3")
 
 
 @dataclass
@@ -87,6 +90,7 @@ class Result:
     times: dict = field(default_factory=dict)  # engine -> seconds, or "error: ..." text
     transform: float | str | None = None  # srcad first call minus a cached call
     jit_compile: float | str | None = None
+    numba_first: float | str | None = None  # srcad-numba's first call: transform + compile
     generated: float | None = None  # calling srcad's generated function directly
     memory: dict = field(default_factory=dict)  # engine -> peak bytes
     problems: list = field(default_factory=list)  # loud messages: mismatches
@@ -325,6 +329,13 @@ def run_workload(w, settings, log):
         srcad.clear_cache()
         return make_srcad()
 
+    def make_numba_srcad():
+        return srcad.grad(w.f, wrt=w.wrt, backend="numba")
+
+    def make_fresh_numba_srcad():
+        srcad.clear_cache()
+        return make_numba_srcad()
+
     measure("function", lambda: (w.f, args), check=False)
     measure("hand", lambda: (w.hand, args))
     made = measure("srcad", lambda: (make_srcad(), args))
@@ -334,6 +345,10 @@ def run_workload(w, settings, log):
         generated = getattr(transformed, "_last", None)
     if generated is not None:
         measure("generated", lambda: (generated, args), check=False)
+
+    numba_made = None
+    if w.name in NUMBA_WORKLOADS and numba_available():
+        numba_made = measure("srcad-numba", lambda: (make_numba_srcad(), args))
 
     setups = {"tape": lambda: (srcad.tape.grad(w.f, wrt=w.wrt), args)}
     if autograd is not None:
@@ -355,6 +370,11 @@ def run_workload(w, settings, log):
             res.transform = first_call(make_fresh_srcad, args, res.times["srcad"], settings)
         except Exception as exc:
             res.transform = "error: " + one_line(exc)
+    if numba_made:
+        try:  # the whole first call (transform and compile), as a user waits for it
+            res.numba_first = first_call(make_fresh_numba_srcad, args, 0.0, settings)
+        except Exception as exc:
+            res.numba_first = "error: " + one_line(exc)
     if jitted:
         try:
             res.jit_compile = first_call(lambda: make_jax(w, args, True)[0], jitted[1],
@@ -380,6 +400,14 @@ def run_workload(w, settings, log):
 # ================================================================================================
 # Reporting
 # ================================================================================================
+
+
+def numba_available():
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def fmt_time(seconds):
@@ -430,6 +458,8 @@ def table(header, rows):
 def times_table(results):
     engines = engines_present(results)
     header = ["workload", "function"] + engines + ["srcad transform"]
+    if any(r.numba_first is not None for r in results):
+        header.append("srcad-numba first call")
     if any(r.jit_compile is not None for r in results):
         header.append("jax-jit compile")
     rows = []
@@ -437,6 +467,8 @@ def times_table(results):
         row = [r.name, fmt_time(r.times.get("function"))]
         row += [flag(r, e, fmt_time(r.times.get(e))) for e in engines]
         row.append(fmt_time(r.transform))
+        if "srcad-numba first call" in header:
+            row.append(fmt_time(r.numba_first))
         if "jax-jit compile" in header:
             row.append(fmt_time(r.jit_compile))
         rows.append(row)
@@ -446,14 +478,15 @@ def times_table(results):
 def ratios_table(results):
     engines = engines_present(results)
     peers = [e for e in engines if e in PEERS]
-    header = (["workload"] + [f"{e} ÷ f" for e in engines if e in ("hand", "srcad")]
+    own = ("hand", "srcad", "srcad-numba")
+    header = (["workload"] + [f"{e} ÷ f" for e in engines if e in own]
               + ["**srcad ÷ hand**", "generated ÷ hand", "srcad dispatch"]
               + [f"{e} ÷ hand" for e in peers])
     rows = []
     for r in results:
         t = r.times
         row = [r.name]
-        row += [ratio(t.get(e), t.get("function")) for e in engines if e in ("hand", "srcad")]
+        row += [ratio(t.get(e), t.get("function")) for e in engines if e in own]
         row.append(f"**{ratio(t.get('srcad'), t.get('hand'))}**")
         row.append(ratio(r.generated, t.get("hand")))
         row.append(fmt_dispatch(t.get("srcad"), r.generated))

@@ -19,7 +19,7 @@ import threading
 import numpy as np
 
 from . import pipeline, rules
-from .backend import dispatch
+from .backend import dispatch, numba_backend
 from .core import env, functions, ir
 from .core.kinds import item_kinds, kind_of_value
 from .errors import SrcadError, WrtError
@@ -37,7 +37,7 @@ from .specialise import (
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "ssa", "clear_cache"]
 
 
-def grad(f=None, wrt=0, has_aux=False):
+def grad(f=None, wrt=0, has_aux=False, backend="python"):
     """The gradient of the scalar function ``f`` with respect to the ``wrt`` argument(s).
 
     ``wrt`` is a position, a parameter name, or a tuple of them: a single ``wrt`` gives one
@@ -46,6 +46,8 @@ def grad(f=None, wrt=0, has_aux=False):
     An ``int`` given for a ``wrt`` argument is differentiated as a ``float`` (the gradient is a
     float). With ``has_aux=True``, ``f`` returns ``(value, aux)`` and the gradient function
     returns ``(gradient, aux)``: ``aux`` is passed through, not differentiated.
+    ``backend="numba"`` compiles the gradient with ``numba.njit`` (loops over floats and 1-D
+    arrays; see docs/performance.md); the default, ``"python"``, runs it as plain Python.
 
     >>> import srcad
     >>> def f(x, w):
@@ -54,19 +56,21 @@ def grad(f=None, wrt=0, has_aux=False):
     (2.0, 5.0)
     """
     if f is None:
-        return lambda func: _made(func, wrt, "grad", has_aux)
-    return _made(f, wrt, "grad", has_aux)
+        return lambda func: _made(func, wrt, "grad", has_aux, backend)
+    return _made(f, wrt, "grad", has_aux, backend)
 
 
-def value_and_grad(f=None, wrt=0, has_aux=False):
+def value_and_grad(f=None, wrt=0, has_aux=False, backend="python"):
     """Like :func:`grad`, returning ``(value, gradient(s))``; with ``has_aux=True``,
     ``((value, aux), gradient(s))``."""
     if f is None:
-        return lambda func: _made(func, wrt, "value_and_grad", has_aux)
-    return _made(f, wrt, "value_and_grad", has_aux)
+        return lambda func: _made(func, wrt, "value_and_grad", has_aux, backend)
+    return _made(f, wrt, "value_and_grad", has_aux, backend)
 
 
-def _made(f, wrt, mode, has_aux):
+def _made(f, wrt, mode, has_aux, backend="python"):
+    if backend != "python":
+        return _numba(f, wrt, mode, has_aux, backend)
     if callable(f) and not is_transformed(f) and entry.takes_star_args(entry.target(f)):
         return _star_args(entry.target(f), wrt, mode, has_aux)
     if not has_aux:
@@ -92,6 +96,18 @@ def _made(f, wrt, mode, has_aux):
 
     with_aux.__srcad_aux_of__ = inner
     return with_aux
+
+
+def _numba(f, wrt, mode, has_aux, backend):
+    """The derivative compiled by Numba (see :mod:`srcad.backend.numba_backend`)."""
+    if backend != "numba":
+        raise SrcadError(f"unknown backend {backend!r}", hint="use 'python' or 'numba'")
+    numba_backend.require()
+    if has_aux or not callable(f) or is_transformed(f) or entry.takes_star_args(
+            entry.target(f)):
+        raise SrcadError("backend='numba' takes a plain function (no has_aux, *args or "
+                         "derivative of a derivative)", hint=numba_backend.HINT)
+    return _transform(f, wrt, mode, backend).function
 
 
 def _named_star_args(f, n):
@@ -328,7 +344,7 @@ def ssa(f):
 _transforms = functions.ByFunction()  # (f, wrt, single, mode) -> its Transformed
 
 
-def _transform(f, wrt, mode):
+def _transform(f, wrt, mode, backend="python"):
     """The transformed function for ``f``, ``wrt`` and ``mode``: made once, then the same one
     (with its specialisations) for every later ``grad(f)``, so a loop making gradients of
     one function transforms it once. Kept on ``f`` itself: it goes when ``f`` goes (on the
@@ -336,23 +352,24 @@ def _transform(f, wrt, mode):
     Found first by ``wrt`` as given (no signature to read), then by the names it resolves to."""
     plain = _plain_wrt(wrt)  # True == 1 as a key: only ints and strings take this path
     given = f
-    known = _transforms.get((given, wrt, mode)) if plain and callable(given) else None
+    quick = (given, wrt, mode) + ((backend,) if backend != "python" else ())
+    known = _transforms.get(quick) if plain and callable(given) else None
     if known is not None:
         return known
     if callable(f) and not is_transformed(f):
         f = entry.target(f)
     try:
         _, names, single = resolve_wrt(f, wrt) if callable(f) else (None, wrt, None)
-        key = (f, names, single, mode)
+        key = (f, names, single, mode) + ((backend,) if backend != "python" else ())
         known = _transforms.get(key)
     except (TypeError, SrcadError):
         known = key = None
     if known is None:
-        known = Transformed(f, wrt, mode)
+        known = Transformed(f, wrt, mode, backend)
         if key is not None:
             _transforms[key] = known
     if key is not None and plain and callable(given):
-        _transforms[(given, wrt, mode)] = known
+        _transforms[quick] = known
     return known
 
 

@@ -28,7 +28,7 @@ import gast
 
 from .analysis import alias, soundness
 from .analysis.analyse import Analysis
-from .backend import emit
+from .backend import emit, numba_backend
 from .backend.tidy import tidy
 from .core import ir
 from .core.kinds import (
@@ -191,12 +191,13 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
 
 
 @_serialised
-def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None):
+def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="python"):
     """Generate, compile and return the adjoint of ``func`` for these argument kinds.
 
     ``wrt``: parameter names; ``arg_values``: parameter name -> an example value (its kind
     specialises the code); ``mode``: "grad" returns the gradients, "value_and_grad" returns
     (value, gradients), "vjp" takes the output's gradient as the first argument.
+    ``backend``: "python", or "numba" (see :mod:`srcad.backend.numba_backend`).
     """
     kinds = {p: kind_of_value(v) for p, v in arg_values.items()}
     items = {p: item_kinds(v) for p, v in arg_values.items() if item_kinds(v)}
@@ -207,9 +208,14 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None):
                                                  fixed=fixed)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     helpers = set(gen.helpers)
+    if backend == "numba":
+        numba_backend.realise(gen, namer)
     fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple)
     floats = [p for p, v in arg_values.items() if type(v) is float]
     fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats)
+    if backend == "numba":
+        fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells)
+        gen.cells.update(numba_cells)
     where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     defaults = func.__defaults__ or ()
     kwdefaults = dict(func.__kwdefaults__ or {})
@@ -217,6 +223,9 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None):
                                      defaults or None, kwdefaults or None, gen.cells)
     compiled.__srcad_param_kinds__ = dict(kinds)
     _debug("reverse", compiled.__srcad_source__)
+    if backend == "numba":
+        return (numba_backend.jit(compiled, where, list(arg_values.values())),
+                compiled.__srcad_source__)
     return compiled, compiled.__srcad_source__
 
 

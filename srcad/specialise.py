@@ -39,7 +39,7 @@ MAX_SPECIALISATIONS = 64  # per function; past that the cache starts again
 class Transformed:
     """A derivative of a user function: callable like the function itself."""
 
-    def __init__(self, f, wrt, mode):
+    def __init__(self, f, wrt, mode, backend="python"):
         if not callable(f):
             raise TypeError(f"srcad.{mode} expects a function, got {f!r}")
         if not is_transformed(f):
@@ -49,6 +49,7 @@ class Transformed:
         self._user = transformed_of(f)._user if is_transformed(f) else f
         self._f = transformed_of(f) if is_transformed(f) else f
         self._mode = mode
+        self._backend = backend  # "python" or "numba" (srcad.backend.numba_backend)
         self._params, self._wrt, self._single = resolve_wrt(f, wrt)
         self._cache = {}
         self._lock = threading.RLock()
@@ -222,8 +223,9 @@ class Transformed:
                     if records:
                         parsed = pytrees.rewrite(parsed or pipeline.read(target), records)
                     fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
-                                                as_tuple=not self._single, parsed=parsed)
-                raw = fn
+                                                as_tuple=not self._single, parsed=parsed,
+                                                backend=self._backend)
+                raw = getattr(fn, "py_func", fn)  # the Numba backend: its Python code
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
                 if records:
@@ -241,7 +243,8 @@ class Transformed:
                     # vjp's calls carry the seed: see _slow_call)
                     if self._mode != "vjp" and len(key) == len(values) + 1:
                         self._remember(key[:-1], fn, bound.arguments.values())
-                elif fn is raw and self._function is not None and self._mode != "vjp":
+                elif (fn is raw and self._function is not None and self._mode != "vjp"
+                      and self._backend == "python"):
                     dispatch.inline(self._function, key, raw)
             self._last = self._cache[key]
         return self._cache[key]

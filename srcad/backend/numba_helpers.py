@@ -1,0 +1,262 @@
+"""The runtime helpers the Numba backend compiles, for the cases it covers.
+
+srcad's helpers (:mod:`srcad.runtime`) are Python functions handling every kind of value.
+Under Numba the adjoint of a loop over floats and a 1-D array reads ``check_scalar``, ``add``,
+``unbroadcast``, ``unbroadcast_to``, ``sign``, ``where``, ``np.shape``, ``np.sum``,
+``np.zeros_like`` and ``scatter`` with numbers; this module gives each a Numba implementation
+chosen by type when Numba compiles (``numba.extending.overload``) and refuses, with a typing
+error that :func:`srcad.backend.numba_backend.jit` reports as a SrcadError, every case it does
+not implement exactly. The ``math`` functions that raise in Python where Numba returns nan or
+inf, and ``**``, get checked versions that raise as Python does.
+``X += scatter(v, like, i)`` becomes ``scatter_add(X, v, i)``:
+``X[i] += v`` for an integer ``i`` (``+=`` on an array changes it in place in Python too).
+
+Imports ``numba`` (only :mod:`srcad.backend.numba_backend` imports this module, when it
+compiles).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import overload
+
+
+def unbroadcast_to(value, shape):
+    """Stub (Numba compiles the overload below)."""
+    raise NotImplementedError
+
+
+def shape_of(value):
+    """Stub: ``np.shape(value)``."""
+    raise NotImplementedError
+
+
+def sum_of(value):
+    """Stub: ``np.sum(value)``."""
+    raise NotImplementedError
+
+
+def zeros_float(like):
+    """Stub: ``np.zeros_like(like, dtype=float)``."""
+    raise NotImplementedError
+
+
+def scatter_add(out, value, index):
+    """Stub: ``out += scatter(value, out, index)``."""
+    raise NotImplementedError
+
+
+def sign(x):
+    """Stub: srcad's ``sign`` of a number."""
+    raise NotImplementedError
+
+
+def where(c, a, b):
+    """Stub: srcad's ``where`` of a scalar condition."""
+    raise NotImplementedError
+
+
+def check_scalar(y, where=None):
+    """Stub: srcad's ``check_scalar``."""
+    raise NotImplementedError
+
+
+def unbroadcast(value, like):
+    """Stub: srcad's ``unbroadcast``."""
+    raise NotImplementedError
+
+
+def add(a, b):
+    """Stub: srcad's ``add`` of two gradients."""
+    raise NotImplementedError
+
+
+_SCALAR = (types.Integer, types.Float, types.Boolean)
+
+
+@overload(unbroadcast)
+def _unbroadcast(value, like):
+    if isinstance(value, _SCALAR) and isinstance(like, _SCALAR):
+        return lambda value, like: value
+    if isinstance(value, types.Array) and isinstance(like, _SCALAR):
+        return lambda value, like: np.sum(value)
+    if isinstance(value, types.Array) and isinstance(like, types.Array) and (
+            value.ndim == like.ndim):
+        def same(value, like):
+            if value.shape != like.shape:
+                raise ValueError("srcad (numba backend): a broadcast gradient")
+            return value
+        return same
+    raise TypingError(f"srcad's numba backend does not unbroadcast {value} to {like}")
+
+
+@overload(add)
+def _add(a, b):
+    if isinstance(a, (types.Number, types.Array)) and isinstance(b, (types.Number,
+                                                                     types.Array)):
+        return lambda a, b: a + b
+    raise TypingError(f"srcad's numba backend adds numbers and arrays, not {a} and {b}")
+
+
+@overload(check_scalar)
+def _check_scalar(y, where=None):
+    if isinstance(y, (types.Integer, types.Float, types.Boolean)):
+        return lambda y, where=None: None
+    raise TypingError(f"grad needs a scalar output, got {y}")
+
+
+@overload(sign)
+def _sign(x):
+    if isinstance(x, (types.Number, types.Boolean)):
+        return lambda x: 1.0 if x > 0 else -1.0 if x < 0 else 0.0
+    raise TypingError(f"srcad's numba backend takes the sign of a number, not {x}")
+
+
+@overload(where)
+def _where(c, a, b):
+    if isinstance(c, (types.Number, types.Boolean)):
+        return lambda c, a, b: a if c else b
+    raise TypingError(f"srcad's numba backend chooses on a scalar condition, not {c}")
+
+
+@overload(unbroadcast_to)
+def _unbroadcast_to(value, shape):
+    if isinstance(value, types.Number) and isinstance(shape, types.BaseTuple) and (
+            len(shape) == 0):
+        return lambda value, shape: value
+    if isinstance(value, types.Array) and isinstance(shape, types.BaseTuple) and (
+            len(shape) == value.ndim):
+        def same(value, shape):
+            if value.shape != shape:
+                raise ValueError("srcad (numba backend): a broadcast gradient")
+            return value
+        return same
+    raise TypingError(f"srcad's numba backend does not unbroadcast {value} to {shape}")
+
+
+@overload(shape_of)
+def _shape_of(value):
+    if isinstance(value, (types.Number, types.Boolean)):
+        return lambda value: ()
+    if isinstance(value, types.Array):
+        return lambda value: value.shape
+    raise TypingError(f"srcad's numba backend takes no shape of {value}")
+
+
+@overload(sum_of)
+def _sum_of(value):
+    if isinstance(value, types.Number):
+        return lambda value: value
+    if isinstance(value, types.Array):
+        return lambda value: np.sum(value)
+    raise TypingError(f"srcad's numba backend does not sum {value}")
+
+
+@overload(zeros_float)
+def _zeros_float(like):
+    if isinstance(like, types.Array):
+        return lambda like: np.zeros(like.shape)
+    raise TypingError(f"srcad's numba backend makes no zeros like {like}")
+
+
+@overload(scatter_add)
+def _scatter_add(out, value, index):
+    if (isinstance(out, types.Array) and out.ndim == 1 and isinstance(index, types.Integer)
+            and isinstance(value, types.Number)):
+        def add(out, value, index):
+            out[index] += value
+        return add
+    raise TypingError(f"srcad's numba backend scatters only a number at an integer index "
+                      f"of a 1-D array (got {value} at {index} of {out})")
+
+
+# ---------------------------------------------------------------- Python's float errors
+# Python's math functions raise where Numba's return nan or inf (math.sqrt(-1.0) is a
+# ValueError in Python, nan under Numba; math.exp(1000.0) an OverflowError, inf): the checked
+# versions raise as Python does, so that no input Python refuses gets a number here.
+
+_DOMAIN = {  # function -> the test of an argument outside its domain
+    "sqrt": lambda x: x < 0.0,
+    "log": lambda x: x <= 0.0,
+    "log2": lambda x: x <= 0.0,
+    "log10": lambda x: x <= 0.0,
+    "log1p": lambda x: x <= -1.0,
+    "acos": lambda x: abs(x) > 1.0,
+    "asin": lambda x: abs(x) > 1.0,
+    "acosh": lambda x: x < 1.0,
+    "atanh": lambda x: abs(x) >= 1.0,
+}
+_RANGE = ("exp", "expm1", "cosh", "sinh")  # overflow to inf from a finite argument
+
+
+def _checked(fname):
+    import math
+
+    import numba
+
+    fn = getattr(math, fname)
+    if fname in _DOMAIN:
+        outside = numba.njit(_DOMAIN[fname])
+
+        def checked(x):
+            if outside(x):
+                raise ValueError("math domain error")
+            return fn(x)
+    else:
+        def checked(x):
+            r = fn(x)
+            if math.isinf(r) and not math.isinf(x):
+                raise OverflowError("math range error")
+            return r
+    return numba.njit(checked)
+
+
+def power(a, b):
+    """Stub: ``a ** b``."""
+    raise NotImplementedError
+
+
+@overload(power)
+def _power(a, b):
+    if isinstance(a, types.Float) or isinstance(b, types.Float):
+        def checked(a, b):
+            if a == 0.0 and b < 0.0:
+                raise ZeroDivisionError("0.0 cannot be raised to a negative power")
+            if a < 0.0 and b != math.floor(b):
+                raise ValueError("a negative number to a fractional power is complex in "
+                                 "Python")
+            r = a ** b
+            if math.isinf(r) and not math.isinf(a) and not math.isinf(b):
+                raise OverflowError("numerical result out of range")
+            return r
+        return checked
+    if isinstance(a, types.Integer) and isinstance(b, types.Integer):
+        def ints(a, b):
+            if b < 0:
+                raise ValueError("srcad's numba backend: an int to a negative int power "
+                                 "(a float in Python): write a float")
+            return a ** b
+        return ints
+    if isinstance(a, types.Array) or isinstance(b, types.Array):
+        return lambda a, b: a ** b  # NumPy's power, as in Python (nan, not an error)
+    raise TypingError(f"srcad's numba backend raises numbers to powers, not {a} ** {b}")
+
+
+CHECKED_MATH = tuple(_DOMAIN) + _RANGE
+
+HELPERS = {
+    "check_scalar": check_scalar, "add": add, "unbroadcast": unbroadcast,
+    "unbroadcast_to": unbroadcast_to, "sign": sign, "where": where, "shape_of": shape_of,
+    "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add, "power": power,
+}
+
+
+def helper(name):
+    """The Numba version of ``name`` (a key of HELPERS, or ``math.<f>`` of CHECKED_MATH)."""
+    if name.startswith("math."):
+        return _checked(name[5:])
+    return HELPERS[name]

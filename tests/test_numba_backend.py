@@ -1,0 +1,272 @@
+"""The Numba backend (``backend="numba"``): a generated family of loop and branch functions of a
+float and a 1-D array, each gradient compared with the Python backend (to 1e-12) and with
+central finite differences; the benchmark's W2/W3 loops; and the refusals, which come before
+Numba compiles anything. Skipped where numba is not installed (``pip install "srcad[numba]"``),
+but for the test of that refusal."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import math
+import sys
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.backend import numba_backend
+from srcad.errors import SrcadError
+
+needs_numba = pytest.mark.skipif(not numba_backend.available(), reason="numba not installed")
+
+LOOPS = {
+    "for": ("for i in range(len(y)):", "    v = y[i]", []),
+    "down": ("for i in range(len(y) - 1, -1, -1):", "    v = y[i]", []),
+    "while": ("while i < len(y) and abs(s) < 4.0:", "    v = y[i]", ["    i += 1"]),
+    "nested": ("for j in range(2):\n    for i in range(len(y)):", "        v = y[i] * (j + 1)",
+               []),
+}
+
+BRANCHES = {
+    "plain": ["s = {a}"],
+    "on value": ["if v > x:", "    s = {a}", "else:", "    s = {b}"],
+    "on state": ["if s > 0.3:", "    s = {a}", "elif v < 0.0:", "    s = {b}", "else:",
+                 "    s = s + 0.5 * v"],
+}
+
+UPDATES = [
+    ("s * 0.9 + math.sin(v * x)", "s - math.exp(x * v) * 0.1"),
+    ("math.tanh(s + v * x)", "s + v * v * x"),
+    ("s * math.cos(x) + v / (1.0 + x * x)", "max(s, v) * x + math.sqrt(1.0 + v * v)"),
+]
+
+
+def _function(name, loop, branch, update):
+    head, first, tail = LOOPS[loop]
+    pad = "        " if loop == "nested" else "    "
+    body = [pad + line.format(a=update[0], b=update[1]) for line in BRANCHES[branch]]
+    lines = [f"def {name}(x, y):", "    s = 0.25", "    i = 0"]
+    lines += ["    " + line for line in head.split("\n")]
+    lines += ["    " + first] + ["    " + line for line in body]
+    lines += ["    " + line for line in tail]
+    lines.append("    return s * x + s")
+    return "\n".join(lines)
+
+
+CASES = [(f"f_{k}", loop, branch, update) for k, (loop, branch, update) in enumerate(
+    itertools.product(LOOPS, BRANCHES, UPDATES))]
+
+
+@pytest.fixture(scope="module")
+def family(tmp_path_factory):
+    """The family written to a module (srcad reads source) and imported."""
+    path = tmp_path_factory.mktemp("numba_family") / "numba_family.py"
+    path.write_text("import math\n\n\n" + "\n\n\n".join(
+        _function(*case) for case in CASES) + "\n")
+    spec = importlib.util.spec_from_file_location("numba_family", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["numba_family"] = module
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop("numba_family", None)
+
+
+def _fd(f, x, y, h=1e-6):
+    dx = (f(x + h, y) - f(x - h, y)) / (2 * h)
+    dy = np.zeros_like(y)
+    for k in range(len(y)):
+        e = np.zeros_like(y)
+        e[k] = h
+        dy[k] = (f(x, y + e) - f(x, y - e)) / (2 * h)
+    return dx, dy
+
+
+def _close(a, b, tol):
+    return np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=tol, atol=tol)
+
+
+@needs_numba
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}")
+def test_family_matches_python_backend_and_finite_differences(family, case):
+    f = getattr(family, case[0])
+    rng = np.random.default_rng(int(case[0][2:]))  # f_<k>: a fixed seed per case
+    fast = srcad.value_and_grad(f, wrt=("x", "y"), backend="numba")
+    slow = srcad.value_and_grad(f, wrt=("x", "y"))
+    for _ in range(3):
+        x, y = float(rng.uniform(-1.0, 1.0)), rng.uniform(-1.0, 1.0, size=5)
+        value, (dx, dy) = fast(x, y)
+        ref_value, (ref_dx, ref_dy) = slow(x, y)
+        assert math.isclose(value, f(x, y), rel_tol=1e-12, abs_tol=1e-12)
+        assert _close(dx, ref_dx, 1e-12) and _close(dy, ref_dy, 1e-12)
+        fd_dx, fd_dy = _fd(f, x, y)
+        assert _close(dx, fd_dx, 1e-5) and _close(dy, fd_dy, 1e-5)
+    text = srcad.source(srcad.grad(f, wrt=("x", "y"), backend="numba"), x, y)
+    assert "reversed(" not in text and ".append((" not in text  # one stack per value
+
+
+def w2(x, n=1000):
+    for _ in range(n):
+        x = x * 0.999 + math.sin(x) * 0.01
+    return x
+
+
+def w3(x):
+    term = 1.0
+    total = 1.0
+    k = 1
+    while abs(term) > 1e-12:
+        term = term * x / k
+        total = total + term
+        k = k + 1
+    return total
+
+
+@needs_numba
+@pytest.mark.parametrize("x", [0.3, -1.2, 2.5])
+def test_benchmark_loops(x):
+    for f in (w2, w3):
+        got = srcad.grad(f, backend="numba")(x)
+        assert math.isclose(got, srcad.grad(f)(x), rel_tol=1e-12, abs_tol=1e-12)
+        h = 1e-6
+        assert math.isclose(got, (f(x + h) - f(x - h)) / (2 * h), rel_tol=1e-6, abs_tol=1e-8)
+    assert math.isclose(srcad.grad(w3, backend="numba")(x), math.exp(x), rel_tol=1e-9)
+
+
+@needs_numba
+def test_decorator_and_integer_argument():
+    @srcad.grad(backend="numba")
+    def g(x, n=20):
+        for _ in range(n):
+            x = x * 0.5 + math.sin(x)
+        return x
+
+    assert math.isclose(g(0.7), srcad.grad(g.__wrapped__)(0.7), rel_tol=1e-12)
+    assert math.isclose(g(0.7, 5), srcad.grad(g.__wrapped__)(0.7, 5), rel_tol=1e-12)
+
+
+GLOBAL_SCALE = 2.0
+
+
+def _uses_global(x):
+    return x * GLOBAL_SCALE
+
+
+def _calls_user_function(x):
+    return _uses_global(x) + 1.0
+
+
+def _uses_linalg(x):
+    return np.linalg.norm(x)
+
+
+def _builds_mixed_list(x):
+    items = [x, 1]
+    return items[0] * x
+
+
+@needs_numba
+@pytest.mark.parametrize("f, arg, words", [
+    (_uses_global, 1.0, "global value 'GLOBAL_SCALE'"),
+    (_calls_user_function, 1.0, "another user function"),
+    (_uses_linalg, np.ones(3), "numpy.linalg"),
+    (_builds_mixed_list, 1.0, "helper zeros_like"),
+])
+def test_refused_before_compiling(f, arg, words):
+    with pytest.raises(SrcadError, match=words) as info:
+        srcad.grad(f, backend="numba")(arg)
+    assert info.value.filename == __file__ and info.value.lineno is not None
+    assert "backend='python'" in str(info.value)
+
+
+@needs_numba
+def test_refused_options():
+    with pytest.raises(SrcadError, match="unknown backend"):
+        srcad.grad(w3, backend="jax")
+    with pytest.raises(SrcadError, match="has_aux"):
+        srcad.grad(w3, has_aux=True, backend="numba")
+
+
+def test_without_numba(monkeypatch):
+    monkeypatch.setattr(numba_backend, "available", lambda: False)
+    with pytest.raises(SrcadError, match=r"srcad\[numba\]"):
+        srcad.grad(w3, backend="numba")
+
+
+def _sum_of_sines(x, y):
+    s = 0.0
+    for i in range(len(y)):
+        s = s + math.sin(y[i] * x)
+    return s
+
+
+@needs_numba
+def test_other_dtypes_and_ranks():
+    g = srcad.grad(_sum_of_sines, wrt=("x", "y"), backend="numba")
+    reference = srcad.grad(_sum_of_sines, wrt=("x", "y"))
+    y = np.linspace(-1.0, 1.0, 4)
+    for args in [(0.3, y), (0.3, y.astype(np.float32)), (2, y)]:
+        (dx, dy), (ref_dx, ref_dy) = g(*args), reference(*args)
+        assert math.isclose(dx, ref_dx, rel_tol=1e-12) and _close(dy, ref_dy, 1e-12)
+        assert dy.dtype == ref_dy.dtype
+    with pytest.raises(SrcadError, match="Numba could not compile"):  # a row is no number
+        g(0.3, np.ones((2, 2)))
+
+
+def _domain_sqrt(x):
+    return math.sqrt(x - 2.0) * x
+
+
+def _domain_log(x):
+    s = 0.0
+    for k in range(3):
+        s = s + math.log(x - k)
+    return s
+
+
+def _range_exp(x):
+    return math.exp(x * 1000.0)
+
+
+def _power_fraction(x):
+    return (x - 3.0) ** 0.5
+
+
+def _power_zero(x):
+    return (x - x) ** -1.5
+
+
+@needs_numba
+@pytest.mark.parametrize("f, arg", [(_domain_sqrt, 1.0), (_domain_log, 1.5), (_range_exp, 2.0),
+                                    (_power_fraction, 1.0), (_power_zero, 1.0)])
+def test_python_float_errors_are_kept(f, arg):
+    """Where Python raises (math domain and range errors, ``**``), the Numba gradient raises
+    the same kind of error instead of returning nan or inf."""
+    try:
+        srcad.grad(f)(arg)
+    except (ValueError, OverflowError, ZeroDivisionError, TypeError) as exc:
+        expected = type(exc)
+    else:  # ** of a negative float gives a complex number in Python: refused here
+        expected = ValueError
+    with pytest.raises(expected if expected is not TypeError else ValueError):
+        srcad.grad(f, backend="numba")(arg)
+
+
+@needs_numba
+@pytest.mark.parametrize("x", [0.4, -1.3])
+def test_derivative_of_a_numba_gradient(x):
+    """A Numba gradient differentiated again (by the Python backend) reads its Python code."""
+    def f(x):
+        s = x
+        for _ in range(5):
+            s = math.sin(s) * x + s * 0.5
+        return s
+
+    inner = srcad.grad(f, backend="numba")
+    second = srcad.grad(inner)(x)
+    assert math.isclose(second, srcad.grad(srcad.grad(f))(x), rel_tol=1e-12, abs_tol=1e-12)
+    h = 1e-5
+    assert math.isclose(second, (inner(x + h) - inner(x - h)) / (2 * h), rel_tol=1e-6,
+                        abs_tol=1e-8)
+    with pytest.raises(SrcadError, match="derivative of a derivative"):
+        srcad.grad(inner, backend="numba")
