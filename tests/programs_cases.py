@@ -112,3 +112,15 @@ class Fitted:
         Indented docstring lines: dedenting the method's text changes them.
         """
         return np.cosh(x) * 2.0
+
+
+def spread(mean, std, top):
+    return top - (mean - top) * np.tanh(mean * std) + std * np.exp(-mean)
+
+
+def size_one_output(x):
+    """An output of shape (1,) (grad takes any output of size 1), made by a callee."""
+    x2 = np.atleast_2d(x)
+    mean = np.sum(x2, axis=1) * 0.5
+    std = np.sum(x2 ** 2, axis=1) + 1.0
+    return -spread(mean, std, 0.25)

@@ -264,3 +264,23 @@ def test_edited_function_with_docstring_still_refused(tmp_path, monkeypatch):
             srcad.grad(module.f)(1.0)
     finally:
         sys.modules.pop("edited_module_for_srcad", None)
+
+
+# ---------------------------------------------------------------- outputs of shape (1,)
+
+
+@pytest.mark.parametrize("x", [np.array([0.4]), np.array([-1.2]), np.array([2.0])])
+def test_output_of_shape_one_through_a_callee(x):
+    """grad of a function whose output has shape (1,): the seed reaches the callee's backward
+    part as ones of that shape (bayesian_optimization's acquisition function crashed)."""
+    ours = srcad.grad(pc.size_one_output)(x)
+    assert _close(ours, numerical_grad(lambda y: float(pc.size_one_output(y)[0]), (x,), 0))
+    autograd = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+
+    def twin(y):  # the same function for autograd (its numpy)
+        y2 = anp.atleast_2d(y)
+        mean, std = anp.sum(y2, axis=1) * 0.5, anp.sum(y2 ** 2, axis=1) + 1.0
+        return -(0.25 - (mean - 0.25) * anp.tanh(mean * std) + std * anp.exp(-mean))[0]
+
+    assert _close(ours, autograd.grad(twin)(x), 1e-10, 1e-12)
