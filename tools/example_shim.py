@@ -62,8 +62,15 @@ class TimeUp(BaseException):
 
 def flatten(value):
     """(a flat float vector, unflatten) for nested lists, tuples and dicts of numbers/arrays.
-    ``unflatten`` is a function written out for this structure (slices, reshapes, displays),
-    so srcad differentiates it like any code of the program's."""
+    The vector is :func:`ravel_tree`'s (srcad differentiates it: programs flatten their
+    parameters inside their objectives); ``unflatten`` is a function written out for this
+    structure (slices, reshapes, displays), so srcad differentiates it like any code of the
+    program's."""
+    return ravel_tree(value), unflattener(value)
+
+
+def unflattener(value):
+    """The ``unflatten`` function for ``value``'s structure (no gradient flows through it)."""
     parts = []
 
     def walk(v):
@@ -83,8 +90,7 @@ def flatten(value):
         return f"vector[{start}:{start + arr.size}].reshape({arr.shape!r})"
 
     body = walk(value)
-    flat = np.concatenate(parts) if parts else np.zeros(0)
-    return flat, _written("unflatten", f"def unflatten(vector):\n    return {body}\n")
+    return _written("unflatten", f"def unflatten(vector):\n    return {body}\n")
 
 
 _WRITTEN = [0]
@@ -106,7 +112,7 @@ def _sorted_keys(d):
     return sorted(d)
 
 
-srcad.extend.nondiff(_sorted_keys)  # keys carry no gradient
+srcad.extend.nondiff(_sorted_keys, unflattener)  # keys and functions carry no gradient
 
 
 def ravel_tree(value):
@@ -114,6 +120,8 @@ def ravel_tree(value):
     if isinstance(value, dict):
         return np.concatenate([ravel_tree(value[k]) for k in _sorted_keys(value)])
     if isinstance(value, (list, tuple)):
+        if len(value) == 0:
+            return np.zeros(0)
         return np.concatenate([ravel_tree(v) for v in value])
     return np.ravel(value)
 
