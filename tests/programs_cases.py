@@ -124,3 +124,11 @@ def size_one_output(x):
     mean = np.sum(x2, axis=1) * 0.5
     std = np.sum(x2 ** 2, axis=1) + 1.0
     return -spread(mean, std, 0.25)
+
+
+def sample_noise(mean, log_std, rs):
+    return rs.randn(*mean.shape) * np.exp(log_std) + mean
+
+
+def noisy_loss(mean, log_std, seed):
+    return np.sum(sample_noise(mean, log_std, np.random.RandomState(seed)) ** 2)

@@ -284,3 +284,21 @@ def test_output_of_shape_one_through_a_callee(x):
         return -(0.25 - (mean - 0.25) * anp.tanh(mean * std) + std * anp.exp(-mean))[0]
 
     assert _close(ours, autograd.grad(twin)(x), 1e-10, 1e-12)
+
+
+# ---------------------------------------------------------------- f(*shape) of a parameter's method
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("shape", [(3,), (2, 2)], ids=["vector", "matrix"])
+def test_star_call_of_a_method_of_a_parameter(seed, shape):
+    """``rs.randn(*mean.shape)`` with ``rs`` a parameter of a callee (the variational
+    autoencoder's sampler): the method is called on the object, its result a constant."""
+    mean = np.linspace(-0.5, 0.8, int(np.prod(shape))).reshape(shape)
+    log_std = mean * 0.3
+    for wrt in (0, 1):
+        ours = srcad.grad(pc.noisy_loss, wrt=wrt)(mean, log_std, seed)
+        want = numerical_grad(pc.noisy_loss, (mean, log_std, seed), wrt)
+        assert _close(ours, want, 1e-5, 1e-7)
+        assert _close(ours, tape.grad(pc.noisy_loss, wrt=wrt)(mean, log_std, seed), 1e-10,
+                      1e-12)
