@@ -316,19 +316,21 @@ def cache_key(args):
 
 
 class _Same:
-    """A key part equal only to the same object (a function passed: one code per function,
-    whether or not it compares or hashes by value)."""
+    """A key part equal only to the same function (a function passed: one code per function,
+    whether or not it compares or hashes by value); a bound method is the same when its
+    object and function are (``obj.f`` makes a new bound method each time)."""
 
-    __slots__ = ("obj",)
+    __slots__ = ("parts",)
 
     def __init__(self, obj):
-        self.obj = obj
+        self.parts = (obj.__self__, obj.__func__) if inspect.ismethod(obj) else (obj,)
 
     def __eq__(self, other):
-        return isinstance(other, _Same) and other.obj is self.obj
+        return isinstance(other, _Same) and len(other.parts) == len(self.parts) and all(
+            a is b for a, b in zip(self.parts, other.parts))
 
     def __hash__(self):
-        return id(self.obj)
+        return hash(tuple(map(id, self.parts)))
 
 
 def _structure(value):

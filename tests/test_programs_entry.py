@@ -302,3 +302,26 @@ def test_star_call_of_a_method_of_a_parameter(seed, shape):
         assert _close(ours, want, 1e-5, 1e-7)
         assert _close(ours, tape.grad(pc.noisy_loss, wrt=wrt)(mean, log_std, seed), 1e-10,
                       1e-12)
+
+
+class _Scaled:
+    def __init__(self, k):
+        self.k = k
+
+    def act(self, t):
+        return np.sin(t) * self.k
+
+
+def test_bound_methods_passed_in_are_keyed_on_object_and_function():
+    """``obj.act`` is a new bound method at each access: the same object and function find
+    the same code; another object (another k, read live) gets the right gradient too."""
+    g = srcad.grad(pc.apply, wrt=1)
+    cache = srcad.api._transform(pc.apply, 1, "grad")._cache
+    before = len(cache)
+    a, b = _Scaled(2.0), _Scaled(-3.0)
+    for obj in (a, b, a, b):
+        got = g(obj.act, 0.6)
+        assert got == pytest.approx(numerical_grad(pc.apply, (obj.act, 0.6), 1), rel=1e-6)
+    a.k = 5.0  # read when the code runs
+    assert g(a.act, 0.6) == pytest.approx(numerical_grad(pc.apply, (a.act, 0.6), 1), rel=1e-6)
+    assert len(cache) - before <= 2  # one code per (object, function), not one per access
