@@ -15,10 +15,11 @@ import functools
 import gc
 import inspect
 import threading
+import weakref
 
 import numpy as np
 
-from . import pipeline, rules
+from . import pipeline, pytrees, rules
 from .backend import dispatch, numba_backend
 from .core import env, functions, ir
 from .core.kinds import item_kinds, kind_of_value
@@ -123,12 +124,12 @@ def _named_star_args(f, n):
 
 
 def _star_args(f, wrt, mode, has_aux):
-    """The derivative of a function taking ``*args``: for each number of positional arguments
-    it is called with, the derivative of a function naming them (``wrt=k``: the ``k``-th
-    positional argument), made once."""
+    """The derivative of a function taking ``*args`` or ``**kwargs``: for each number of
+    positional arguments (and keywords ``**kwargs`` takes) it is called with, the derivative of
+    a function naming them (``wrt=k``: the ``k``-th positional argument), made once."""
     params = inspect.signature(f).parameters.values()
     named = [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    star = next(p.name for p in params if p.kind is p.VAR_POSITIONAL)
+    star = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
     for item in wrt if isinstance(wrt, (tuple, list)) else (wrt,):
         if isinstance(item, str) and item not in named:
             code = f.__code__
@@ -137,19 +138,19 @@ def _star_args(f, wrt, mode, has_aux):
                 + (f" (*{star} holds the positional arguments after {named})"
                    if item == star else ""),
                 filename=code.co_filename, lineno=code.co_firstlineno,
-                hint=f"give the position of the argument: wrt=k is the k-th positional "
-                f"argument, the items of *{star} included")
+                hint="give the position of the argument: wrt=k is the k-th positional "
+                "argument" + (f", the items of *{star} included" if star else ""))
     made = {}
 
-    def for_count(n):
-        known = made.get(n)
+    def for_count(n, keys=()):
+        known = made.get((n, keys))
         if known is None:
-            known = made[n] = _made(entry.star_shim(f, n), wrt, mode, has_aux)
+            known = made[n, keys] = _made(entry.star_shim(f, n, keys), wrt, mode, has_aux)
         return known
 
     @functools.wraps(f)
     def star_derivative(*args, **kwargs):
-        return for_count(len(args))(*args, **kwargs)
+        return for_count(len(args), entry.star_keys(f, kwargs))(*args, **kwargs)
 
     star_derivative.__srcad_for_count__ = for_count
     star_derivative.__srcad_counts__ = made
@@ -179,35 +180,55 @@ rules.nondiff(_keep_aux)
 rules.registry.impure.add(_keep_aux)
 
 
-def vjp(f, *args, wrt=None):
+def vjp(f, *args, wrt=None, has_aux=False):
     """``(value, pullback)``: ``pullback(dy)`` is the vector-Jacobian product ``dy · J``.
 
     ``wrt`` defaults to all positional arguments; the pullback then returns a tuple, one
-    gradient per argument. With a single ``wrt`` it returns that one gradient.
+    gradient per argument. With a single ``wrt`` it returns that one gradient. With
+    ``has_aux=True``, ``f`` returns ``(value, aux)`` and ``vjp`` returns ``(value, pullback,
+    aux)`` (as JAX does): ``aux`` is passed through, not differentiated. Records
+    (dataclasses, named tuples) as ``wrt`` arguments get records of gradients.
     """
     if wrt is None:
         wrt = tuple(range(len(args)))
     f = _named_star_args(f, len(args))
+    if has_aux:
+        if is_transformed(f):
+            raise SrcadError("has_aux=True needs the function itself, not a derivative made "
+                             "by srcad", hint="differentiate a function returning (value, aux)")
+        target = entry.target(f)
+        shim = _AUX_SHIMS.get(target)
+        if shim is None:
+            shim = _AUX_SHIMS[target] = entry.aux_shim(target, _keep_aux)
+        code = getattr(target, "__code__", None)
+        out = f(*args)
+        _keep_aux(out, f"{code.co_filename}:{code.co_firstlineno}" if code else "")
+        value, aux = out
+        f = shim
+    else:
+        value = f(*args)
     transformed = _transform(f, wrt, "vjp")
-    value = f(*args)
     if type(value) is float or type(value) is np.float64:
         # the pullback of 1.0 of a scalar is the gradient: the grad code (no product by
         # the seed) gives the same numbers, since 1.0 * g == g exactly
         gradient = _transform(f, wrt, "grad").function
 
-        def pullback(dy):
+        def scalar_pullback(dy):
             if type(dy) is float and dy == 1.0:
                 return gradient(*args)
             _check_companion(value, dy, "cotangent")
             return transformed(dy, *args)
 
-        return value, pullback
+        return (value, scalar_pullback, aux) if has_aux else (value, scalar_pullback)
 
     def pullback(dy):
         _check_companion(value, dy, "cotangent")
         return transformed(dy, *args)
 
-    return value, pullback
+    return (value, pullback, aux) if has_aux else (value, pullback)
+
+
+_AUX_SHIMS = weakref.WeakKeyDictionary()  # function -> its has_aux shim (vjp), made once
 
 
 def jvp(f, primals, tangents, wrt=None):
@@ -222,6 +243,13 @@ def jvp(f, primals, tangents, wrt=None):
     if known is None:
         known = _jvp_target(f, wrt, len(primals))
     f, params, names = known
+    for name in names:
+        value = primals[params.index(name)] if params.index(name) < len(primals) else None
+        if pytrees.is_record(value):
+            raise WrtError(f"jvp with respect to {type(value).__name__} (a record): forward "
+                           "mode takes numbers and arrays",
+                           hint="pass the record's fields as arguments of their own, or use "
+                           "reverse mode (grad, value_and_grad, vjp take records)")
     if len(tangents) != len(names):
         raise WrtError(f"jvp got {len(tangents)} tangents for {len(names)} wrt arguments",
                        hint="give one tangent per argument in wrt")

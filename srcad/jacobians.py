@@ -16,9 +16,9 @@ import functools
 
 import numpy as np
 
-from . import api
+from . import api, pytrees
 from .core import functions
-from .errors import MissingRuleError, NonScalarOutputError
+from .errors import MissingRuleError, NonScalarOutputError, WrtError
 from .specialise import Transformed, cache_key
 
 __all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp"]
@@ -114,6 +114,17 @@ def hvp(f, x=_POINT, v=_POINT, wrt=0):
         return float(product) if np.ndim(product) == 0 else product
 
 
+def _refuse_records(f, args, index):
+    """A Jacobian with respect to a dataclass or named tuple is refused (not yet a record of
+    Jacobians): ``grad``, ``value_and_grad`` and ``vjp`` take records."""
+    for p in index:
+        if p < len(args) and pytrees.is_record(args[p]):
+            raise WrtError(f"a Jacobian or Hessian with respect to {type(args[p]).__name__} "
+                           "(a record): srcad makes them with respect to numbers and arrays",
+                           hint="pass the record's fields as arguments of their own (grad, "
+                           "value_and_grad and vjp take records)")
+
+
 def _position(f, w):
     if isinstance(w, int):
         return w
@@ -143,6 +154,7 @@ class _Jacobian:
     def __call__(self, *args):
         if self.index is None:
             self.index = tuple(_position(self.f, w) for w in self.wrt)
+        _refuse_records(self.f, args, self.index)
         if self.mode == "rev":
             result = self._rev(args)
         else:

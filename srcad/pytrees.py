@@ -186,7 +186,8 @@ def wrap(fn, params, records, mode, single, wrt):
     """``fn`` (generated for the records as dicts) called with the records themselves: they
     go in as dicts, their gradients come out as records again, of the example's classes
     (the cache key holds the classes and the fields' kinds, so every call's are the same)."""
-    positions = {params.index(name): name for name in records}
+    seed = 1 if mode == "vjp" else 0  # a vjp's code takes the output's gradient first
+    positions = {params.index(name) + seed: name for name in records}
     order = [records.get(w) for w in wrt]
 
     def with_records(*args, **kwargs):

@@ -31,6 +31,7 @@ from .backend import dispatch
 from .core import env
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
+from .frontend.lower_callees import fixed_function
 
 ALL = weakref.WeakSet()  # every live transformed function, for clear_cache
 MAX_SPECIALISATIONS = 64  # per function; past that the cache starts again
@@ -157,7 +158,9 @@ class Transformed:
                 return fn(args[0], *bound.args, **bound.kwargs)
             return fn(*bound.args, **bound.kwargs)
         fast = tuple(map(type, args))
-        if len(args) == len(bound.arguments) + 1 and not any(t in _CONTAINERS for t in fast):
+        if len(args) == len(bound.arguments) + 1 and not any(t in _CONTAINERS for t in fast) \
+                and not any(map(fixed_function, args)) \
+                and not any(map(pytrees.is_record, args)):  # keyed on functions, records
             # the next call with these types takes the one lookup
             self._remember(fast, fn, bound.arguments.values(), offset=1)
         return fn(*args)
@@ -194,7 +197,7 @@ class Transformed:
 
     def _specialise(self, bound):
         values = dict(bound.arguments)
-        records = pytrees.records_among(values, self._wrt) if self._mode != "vjp" else {}
+        records = pytrees.records_among(values, self._wrt)
         if records:  # dataclasses, named tuples: differentiated as dicts (srcad.pytrees)
             values = {k: pytrees.flatten(v) if k in records else v for k, v in values.items()}
         for name in self._wrt:
@@ -305,9 +308,29 @@ def cache_key(args):
     types = tuple(map(type, args))
     ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray),) if np.ndarray in types \
         else ()
+    # the functions passed: the code calls each as named (frontend.lower_callees.classes_of)
+    called = tuple(_Same(a) for a in args if fixed_function(a))
     if any(t in _CONTAINERS for t in types):
-        return types + (tuple(_structure(a) for a in args),) + ranks
-    return types + ranks
+        return types + (tuple(_structure(a) for a in args),) + ranks + called
+    return types + ranks + called
+
+
+class _Same:
+    """A key part equal only to the same function (a function passed: one code per function,
+    whether or not it compares or hashes by value); a bound method is the same when its
+    object and function are (``obj.f`` makes a new bound method each time)."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, obj):
+        self.parts = (obj.__self__, obj.__func__) if inspect.ismethod(obj) else (obj,)
+
+    def __eq__(self, other):
+        return isinstance(other, _Same) and len(other.parts) == len(self.parts) and all(
+            a is b for a, b in zip(self.parts, other.parts))
+
+    def __hash__(self):
+        return hash(tuple(map(id, self.parts)))
 
 
 def _structure(value):

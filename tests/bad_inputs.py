@@ -169,10 +169,6 @@ def through_an_f_string(x):
 # --- parameters ------------------------------------------------------------------------------
 
 
-def keyword_varargs(x, **options):  # bad: **kwargs parameter
-    return x * 2.0
-
-
 def plain(x, w):  # bad: plain def
     return x * w
 

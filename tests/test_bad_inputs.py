@@ -100,8 +100,7 @@ ROWS = [
     Bad("value through an f-string", g(bad.through_an_f_string, 1.5), srcad.MissingRuleError,
         ("string",)),
     # --- parameters --------------------------------------------------------------------------
-    Bad("**kwargs parameter", g(bad.keyword_varargs, 1.5), srcad.UnsupportedSyntaxError,
-        ("**kwargs",)),
+    # (a **kwargs parameter is differentiated now: tests/test_programs_entry.py)
     # --- calls with neither source nor rule ---------------------------------------------------
     Bad("method of an argument", g(bad.calls_method_of_unknown_object, 1.5, _Obj()),
         srcad.MissingRuleError, ("compute",)),

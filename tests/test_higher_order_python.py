@@ -244,7 +244,8 @@ def test_refused_with_the_line_and_a_hint(func, args, cls, where, marker, hint):
     assert hint in info.value.hint
 
 
-def test_a_function_parameter_of_the_differentiated_function_is_refused():
+def test_a_function_parameter_of_the_differentiated_function_is_refused_in_forward_mode():
+    # reverse mode makes the code per function passed (tests/test_programs_entry.py)
     with pytest.raises(UnsupportedSyntaxError, match="calling the local value 'f'") as info:
-        srcad.grad(hc.apply, wrt=1)(np.sin, 0.7)
+        srcad.jvp(hc.apply, (np.sin, 0.7), (1.0,), wrt=1)
     assert "apply(np.sin, x)" in info.value.hint

@@ -16,7 +16,8 @@ not srcad's API: a program using them is reported UNSUPPORTED-API.
 Every derivative srcad makes is checked on its first ``CHECKED_CALLS`` calls: its value (for
 ``value_and_grad``) against the program's function, and each gradient along two random
 directions against central finite differences of the program's function — never against srcad.
-``matplotlib`` is replaced by a stand-in that accepts every call (nothing is drawn).
+``matplotlib`` (and ``mpl_toolkits``) is replaced by a stand-in that accepts every call (nothing
+is drawn).
 
 The outcome is printed as one JSON line prefixed ``@@RESULT`` (or ``@@CHECK`` per checked call).
 """
@@ -60,44 +61,78 @@ class TimeUp(BaseException):
 
 
 def flatten(value):
-    """(a flat float vector, unflatten) for nested lists, tuples and dicts of numbers/arrays."""
+    """(a flat float vector, unflatten) for nested lists, tuples and dicts of numbers/arrays.
+    The vector is :func:`ravel_tree`'s (srcad differentiates it: programs flatten their
+    parameters inside their objectives); ``unflatten`` is a function written out for this
+    structure (slices, reshapes, displays), so srcad differentiates it like any code of the
+    program's."""
+    return ravel_tree(value), unflattener(value)
+
+
+def unflattener(value):
+    """The ``unflatten`` function for ``value``'s structure (no gradient flows through it)."""
     parts = []
 
     def walk(v):
         if isinstance(v, dict):
             keys = sorted(v)
-            subs = [walk(v[k]) for k in keys]
-            return lambda it: {k: s(it) for k, s in zip(keys, subs)}
+            return "{" + ", ".join(f"{k!r}: {walk(v[k])}" for k in keys) + "}"
         if isinstance(v, (list, tuple)):
             subs = [walk(x) for x in v]
-            kind = type(v)
-            return lambda it: kind(s(it) for s in subs)
+            if isinstance(v, list):
+                return "[" + ", ".join(subs) + "]"
+            return "(" + "".join(s + ", " for s in subs) + ")"
         arr = np.asarray(v, dtype=float)
+        start = sum(p.size for p in parts)
         parts.append(arr.ravel())
-        shape, scalar = arr.shape, np.ndim(v) == 0 and not isinstance(v, np.ndarray)
-        return lambda it: (float(next(it)[0]) if scalar else next(it).reshape(shape))
+        if np.ndim(v) == 0 and not isinstance(v, np.ndarray):
+            return f"float(vector[{start}])"
+        return f"vector[{start}:{start + arr.size}].reshape({arr.shape!r})"
 
-    build = walk(value)
-    sizes = [p.size for p in parts]
-    flat = np.concatenate(parts) if parts else np.zeros(0)
+    body = walk(value)
+    return _written("unflatten", f"def unflatten(vector):\n    return {body}\n")
 
-    def unflatten(vector):
-        pieces, start = [], 0
-        for n in sizes:
-            pieces.append(np.asarray(vector[start:start + n]))
-            start += n
-        return build(iter(pieces))
 
-    return flat, unflatten
+_WRITTEN = [0]
+
+
+def _written(name, text):
+    """The function ``name`` defined by ``text``, its lines in linecache (srcad reads them)."""
+    import linecache
+
+    _WRITTEN[0] += 1
+    filename = f"<example_shim {name} #{_WRITTEN[0]}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"np": np}
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
+def _sorted_keys(d):
+    return sorted(d)
+
+
+srcad.extend.nondiff(_sorted_keys, unflattener)  # keys and functions carry no gradient
+
+
+def ravel_tree(value):
+    """The leaves of nested lists, tuples and dicts as one flat vector."""
+    if isinstance(value, dict):
+        return np.concatenate([ravel_tree(value[k]) for k in _sorted_keys(value)])
+    if isinstance(value, (list, tuple)):
+        if len(value) == 0:
+            return np.zeros(0)
+        return np.concatenate([ravel_tree(v) for v in value])
+    return np.ravel(value)
 
 
 def flatten_func(func, example):
-    _, unflatten = flatten(example)
+    flat0, unflatten = flatten(example)
 
     def flat_func(flat, *args, **kwargs):
-        return flatten(func(unflatten(flat), *args, **kwargs))[0]
+        return ravel_tree(func(unflatten(flat), *args, **kwargs))
 
-    return flat_func, unflatten, flatten(example)[0]
+    return flat_func, unflatten, flat0
 
 
 def _flat_optimiser(step):
@@ -417,13 +452,13 @@ def _module(name, attrs):
 class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path, target=None):
         top = fullname.split(".")[0]
-        if top in ("autograd", "matplotlib"):
+        if top in ("autograd", "matplotlib", "mpl_toolkits"):
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
 
     def create_module(self, spec):
         name = spec.name
-        if name.startswith("matplotlib"):
+        if name.startswith(("matplotlib", "mpl_toolkits")):
             return _Anything(name)
         for prefix, real in (("autograd.numpy", "numpy"), ("autograd.scipy", "scipy")):
             if name == prefix or name.startswith(prefix + "."):

@@ -28,6 +28,7 @@ import keyword
 import linecache
 import types
 
+from ..errors import UnsupportedSyntaxError
 from ..rules import registry
 from . import source
 
@@ -111,39 +112,56 @@ def aux_shim(func, keep):
 
 
 def takes_star_args(func):
-    """Whether ``func`` (a plain function) takes ``*args``."""
+    """Whether ``func`` (a plain function) takes ``*args`` or ``**kwargs``."""
     code = getattr(func, "__code__", None)
     if isinstance(code, types.CodeType) and not hasattr(func, "__wrapped__"):
-        return bool(code.co_flags & inspect.CO_VARARGS)
+        return bool(code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS))
     try:
         params = inspect.signature(func).parameters.values()
     except (TypeError, ValueError):
         return False
-    return any(p.kind is p.VAR_POSITIONAL for p in params)
+    return any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
 
 
-def star_shim(func, n):
-    """For ``def f(x, *args)`` called with ``n`` positional arguments: ``def f(x, args_0,
-    args_1, ...): return f(x, args_0, args_1, ...)``, whose parameters name the gradients
-    (position ``k`` of ``wrt`` is the ``k``-th positional argument)."""
+def star_shim(func, n, keys=()):
+    """For ``def f(x, *args, **kwargs)`` called with ``n`` positional arguments and the
+    keywords ``keys`` that ``**kwargs`` takes: ``def f(x, args_0, args_1, ..., *, k): return
+    f(x, args_0, args_1, ..., k=k)``, whose parameters name the gradients (position ``k`` of
+    ``wrt`` is the ``k``-th positional argument)."""
     params = list(inspect.signature(func).parameters.values())
     named = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    star = next(p for p in params if p.kind is p.VAR_POSITIONAL)
-    taken = {p.name for p in params}
+    star = next((p for p in params if p.kind is p.VAR_POSITIONAL), None)
+    taken = {p.name for p in params} | set(keys)
     items = []
-    for k in range(max(0, n - len(named))):
+    for k in range(max(0, n - len(named)) if star is not None else 0):
         item = f"{star.name}_{k}"
         while item in taken:
             item += "_"
         taken.add(item)
         items.append(inspect.Parameter(item, inspect.Parameter.POSITIONAL_OR_KEYWORD))
-    rest = [p for p in params if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)]
+    rest = [p for p in params if p.kind is p.KEYWORD_ONLY]
+    rest += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY) for k in keys]
     if items:  # the items come after every named one: those with defaults lose them
         named = [p.replace(default=p.empty) for p in named]
+    called = f"{n} positional arguments" + (f" and keywords {', '.join(keys)}" if keys else "")
     shim = _shim(getattr(func, "__name__", "f"), named + items + rest, func, None,
-                 f"{_describe(func)} with {n} positional arguments")
+                 f"{_describe(func)} with {called}")
     shim.__qualname__ = getattr(func, "__qualname__", shim.__name__)
     return shim
+
+
+def star_keys(func, kwargs):
+    """The keywords of a call that ``func``'s ``**kwargs`` takes, in a fixed order; each must
+    be a name (it becomes a parameter of the function :func:`star_shim` makes)."""
+    params = inspect.signature(func).parameters
+    keys = tuple(sorted(k for k in kwargs if k not in params or params[k].kind in (
+        inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)))
+    for k in keys:
+        if not k.isidentifier() or keyword.iskeyword(k):
+            raise UnsupportedSyntaxError(
+                f"the keyword {k!r} passed to **kwargs is not a Python name",
+                construct=f"**{{{k!r}: ...}}", hint="pass keywords that are names")
+    return keys
 
 
 def _shim(name, params, callee, obj, what, keep=None):

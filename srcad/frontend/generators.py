@@ -10,8 +10,9 @@ at once (``for b in batches(3)``, ``sum(batches(3))``, ``list(...)``), is read a
         return items
 
 which srcad lowers and differentiates like any callee. Only a generator whose ``yield``
-stands alone on its line (``yield v`` or ``yield from xs``), that returns nothing and closes
-over nothing is rewritten; anything else is refused with the rewrite to make. The values are
+stands alone on its line (``yield v`` or ``yield from xs``), that returns nothing is rewritten (one
+that reads variables of its enclosing function keeps them: the same cells, read live, constants
+as every closure value is); anything else is refused with the rewrite to make. The values are
 made before the loop that takes them runs, which is Python's order unless the loop changes
 what the generator reads: a loop changing in place a name passed to the generator is refused
 (:meth:`srcad.frontend.lower_callees.Callees.refuse_changing_lazy_source`), and writes into
@@ -43,10 +44,11 @@ def list_builder(fn):
     if known is not None and known[0] == (fn.__code__, fn.__defaults__, fn.__kwdefaults__):
         return known[1]
     src = source_module.read(fn)
-    if fn.__closure__:
-        raise _error(src, src.node, "a generator that reads variables of an enclosing "
-                     "function", "define the generator at module level, passing what it reads "
-                     "as arguments")
+    free = fn.__code__.co_freevars
+    if any(_empty(cell) for cell in fn.__closure__ or ()):
+        raise _error(src, src.node, "a generator reading a variable of its enclosing "
+                     "function that is not assigned yet", "assign it before the generator "
+                     "is called, or pass it as an argument")
     fdef = src.node
     names = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
     acc = "items"
@@ -57,6 +59,13 @@ def list_builder(fn):
         elts=[], ctx=gast.Load()), type_comment=None), fdef)] + fdef.body + [
         _at(gast.Return(value=_name(acc, gast.Load())), fdef)]
     tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+    if free:  # def maker(free...): def fn(...): ...; return fn -- fn keeps its free names
+        tree.body = [ast.FunctionDef(
+            name="srcad_closure_maker", args=ast.arguments(
+                posonlyargs=[], args=[ast.arg(arg=n) for n in free], kwonlyargs=[],
+                kw_defaults=[], defaults=[]),
+            body=[tree.body[0], ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
+            decorator_list=[], returns=None, type_params=[])]
     ast.fix_missing_locations(tree)
     text = ast.unparse(tree) + "\n"
     global _count
@@ -66,8 +75,15 @@ def list_builder(fn):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {}
     exec(compile(text, filename, "exec"), fn.__globals__, namespace)  # noqa: S102
-    made = namespace[fdef.name]
-    built = types.FunctionType(made.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
+    if free:  # the generator's own cells: its enclosing function's values, read live
+        code = next(c for c in namespace["srcad_closure_maker"].__code__.co_consts
+                    if isinstance(c, types.CodeType) and c.co_name == fdef.name)
+        cells = dict(zip(free, fn.__closure__))
+        built = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__,
+                                   tuple(cells[n] for n in code.co_freevars))
+    else:
+        built = types.FunctionType(namespace[fdef.name].__code__, fn.__globals__,
+                                   fn.__name__, fn.__defaults__)
     built.__kwdefaults__ = fn.__kwdefaults__
     weakref.finalize(built, linecache.cache.pop, filename, None)
     _BUILDERS[(fn,)] = ((fn.__code__, fn.__defaults__, fn.__kwdefaults__), built)
@@ -119,6 +135,16 @@ class _Rewrite(gast.NodeTransformer):
                      "write the yield on a line of its own: yield value")
 
     visit_YieldFrom = visit_Yield
+
+
+def _empty(cell):
+    try:
+        return cell.cell_contents is _EMPTY
+    except ValueError:
+        return True
+
+
+_EMPTY = object()
 
 
 def _error(src, node, what, hint):

@@ -35,6 +35,7 @@ import inspect
 import operator
 
 import gast
+import numpy as np
 
 from ..core import env, functions, ir
 from ..core.ir import Const, Var
@@ -98,10 +99,10 @@ class Callees:
             raise self.error(
                 node, f"calling {what}, a parameter whose function srcad does not know: srcad "
                 "makes a function's code for the function a call passes it by name "
-                "(apply(np.sin, x) inside the function you differentiate), not for the "
-                "functions given to the function you differentiate",
-                hint="differentiate a function that makes the call with the function named: "
-                "def loss(x): return apply(np.sin, x)")
+                "(apply(np.sin, x) inside the function you differentiate), or, in reverse mode, "
+                "for the function given to the function you differentiate",
+                hint="use reverse mode (grad, vjp), or differentiate a function that makes the "
+                "call with the function named: def loss(x): return apply(np.sin, x)")
         raise self.error(
             node, f"calling {what}, whose value srcad does not know when it transforms the "
             "function", hint="call a named function (defined at module level or imported), "
@@ -417,9 +418,25 @@ class FunctionValues:
 
 def classes_of(arg_values):
     """``{parameter: Instance(class)}`` for the arguments that are objects of the user's
-    classes (a specialisation is made per argument type, so their classes are known)."""
-    return {p: functions.Instance(type(v)) for p, v in arg_values.items()
-            if functions.user_instance_class(v) is not None}
+    classes (a specialisation is made per argument type, so their classes are known), and
+    ``{parameter: function}`` for the functions passed (a specialisation is made per function:
+    :func:`srcad.specialise.cache_key` holds it), which the code calls as named."""
+    fixed = {}
+    for p, v in arg_values.items():
+        if fixed_function(v):
+            fixed[p] = v
+        elif functions.user_instance_class(v) is not None:
+            fixed[p] = functions.Instance(type(v))
+    return fixed
+
+
+def fixed_function(value):
+    """Whether an argument of the function differentiated is a function the code is made for
+    (a plain function, a builtin or ufunc, a bound method, a ``functools.partial``, a
+    derivative srcad made), not an object of the user's class (keyed by its class)."""
+    return functions.is_function_value(value) and (
+        inspect.isroutine(value) or isinstance(value, (functools.partial, np.ufunc))
+        or functions.is_derivative(value))
 
 
 def store_counts(fdef):

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 
 import gast
 
 from ..core import functions, ir
 from ..core.ir import Const, Var
+from ..errors import SrcadError
+from . import source as source_module
 from . import writes
 from .lower_exprs import dotted, root_name
 from .lower_spread import CONSUMERS
@@ -168,6 +171,11 @@ class Calls:
                 items = self.lists.get(atom.name)
             if items is None and isinstance(atom, Const) and isinstance(atom.value, tuple):
                 items = [self.bound_const(v, "item") for v in atom.value]
+            if items is None and isinstance(atom, Var):
+                size = self.returned_tuple_size(value)
+                if size is not None:  # f(*g(x)) with g returning a tuple display: its items
+                    items = [self.assign(ir.Prim(operator.getitem, [atom, Const(i)]),
+                                         "item", value) for i in range(size)]
             if items is None and not strict:
                 return None
             if items is None:
@@ -176,6 +184,38 @@ class Calls:
                                  "(args = (a, b); f(*args)), or pass the arguments one by one")
             args.extend(_AtomNode(i) for i in items)
         return args
+
+    def returned_tuple_size(self, value):
+        """For ``g(...)`` calling a plain function of the user's each of whose ``return``
+        statements returns a tuple display of the same length (no starred item), that length;
+        else ``None``."""
+        if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Name)) or (
+                value.func.id in self.env or value.func.id in self.local_functions):
+            return None
+        try:
+            fn = self.source.lookup(value.func.id)
+        except (NameError, KeyError):
+            return None
+        if not inspect.isfunction(fn) or not functions.is_user_function(fn) or (
+                fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE)):
+            return None
+        try:
+            fdef = source_module.read(fn).node
+        except SrcadError:
+            return None
+        sizes, todo = set(), list(fdef.body)
+        while todo:
+            sub = todo.pop()
+            if isinstance(sub, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+                                gast.ClassDef)):
+                continue
+            if isinstance(sub, gast.Return):
+                elts = sub.value.elts if isinstance(sub.value, gast.Tuple) else None
+                if elts is None or any(isinstance(e, gast.Starred) for e in elts):
+                    return None
+                sizes.add(len(elts))
+            todo.extend(gast.iter_child_nodes(sub))
+        return sizes.pop() if len(sizes) == 1 else None
 
     # ---------------------------------------------------------------- **kwargs
 
@@ -258,11 +298,17 @@ class Calls:
         outer |= enclosing_locals(self.source.node)
         captured = [n for n in loaded
                     if n not in local_names and n not in assigned and n in outer]
+        # a closure variable of the enclosing function stays one (the same cell, read live, a
+        # constant as every closure value is): a function held there is then a known callee
+        locals_here = enclosing_locals(self.source.node)
+        held = [n for n in captured if n in self.source.cells and n not in self.env
+                and n not in locals_here and n not in self.local_functions]
+        captured = [n for n in captured if n not in held]
         for n in captured:
             if n in self.local_functions:
                 raise self.error(node, f"a nested function calling the nested function {n!r}",
                                  hint="define the helpers at module level")
-        lifted = _lift(fdef, name, captured, self.source, node)
+        lifted = _lift(fdef, name, captured, self.source, node, held)
         self.namer.reserve(lifted.__name__)
         self.local_functions[name] = (lifted, captured)
         self.env.pop(name, None)
@@ -306,9 +352,11 @@ def enclosing_locals(fdef):
 _lift_count = 0
 
 
-def _lift(fdef, name, captured, source, node):
+def _lift(fdef, name, captured, source, node, held=()):
     """A real function for a nested def: the captured outer values become its first
-    parameters. Its text is registered in linecache, so srcad can read it like any other."""
+    parameters; the ``held`` names (closure variables of the enclosing function) stay free
+    variables, given the enclosing function's own cells. Its text is registered in linecache,
+    so srcad can read it like any other."""
     import ast
     import linecache
     import types
@@ -320,15 +368,28 @@ def _lift(fdef, name, captured, source, node):
     func_ast = tree.body[0]
     func_ast.name = f"{name}_local"
     func_ast.args.args = [ast.arg(arg=n) for n in captured] + func_ast.args.args
+    if held:  # def maker(held...): def name_local(...): ...; return name_local
+        tree.body = [ast.FunctionDef(
+            name="srcad_closure_maker", args=ast.arguments(
+                posonlyargs=[], args=[ast.arg(arg=n) for n in held], kwonlyargs=[],
+                kw_defaults=[], defaults=[]),
+            body=[func_ast, ast.Return(value=ast.Name(id=func_ast.name, ctx=ast.Load()))],
+            decorator_list=[], returns=None, type_params=[])]
     ast.fix_missing_locations(tree)
     text = ast.unparse(tree) + "\n"
     filename = f"<srcad: {name} defined in {source.filename}:{node.lineno} #{_lift_count}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {}
     exec(compile(text, filename, "exec"), source.globals, namespace)  # noqa: S102
-    lifted = namespace[func_ast.name]
-    lifted = types.FunctionType(lifted.__code__, source.globals, func_ast.name,
-                                lifted.__defaults__)
+    if held:  # the defaults are made as the def makes them (they read no local: checked)
+        made = namespace["srcad_closure_maker"](*(source.cells[n].cell_contents for n in held))
+        cells = tuple(source.cells[n] for n in made.__code__.co_freevars)
+        lifted = types.FunctionType(made.__code__, source.globals, func_ast.name,
+                                    made.__defaults__, cells)
+    else:
+        lifted = namespace[func_ast.name]
+        lifted = types.FunctionType(lifted.__code__, source.globals, func_ast.name,
+                                    lifted.__defaults__)
     weakref.finalize(lifted, linecache.cache.pop, filename, None)  # its lines go with it
     return lifted
 

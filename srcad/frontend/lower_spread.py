@@ -215,7 +215,10 @@ class Spreads:
                                    "kwargs", node)
         else:
             keywords = Const({}, "{}")
-        callee = Const(fn, spelling or self.bound_name(fn, "fn"))
+        if isinstance(fn, (Var, Const)):  # a value made in the code (rs.randn of a parameter)
+            callee = fn
+        else:
+            callee = Const(fn, spelling or self.bound_name(fn, "fn"))
         return ir.Prim(star_call, [callee, packed, keywords],
                        spelling=self.bound_name(star_call, "star_call"))
 

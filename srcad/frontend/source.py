@@ -300,10 +300,18 @@ def _changed_since_defined(func, text, node):
 
 
 def _signature_of(code):
-    """What an edit changes and compilers do not: constants, names, variables, arguments."""
-    consts = tuple(repr(c) for c in code.co_consts if not isinstance(c, types.CodeType))
+    """What an edit changes and compilers do not: constants, names, variables, arguments.
+    A string's lines are compared without their leading spaces: the text of a method is
+    dedented before it is compiled, which changes its multi-line strings (a docstring)."""
+    consts = tuple(_dedented(c) for c in code.co_consts if not isinstance(c, types.CodeType))
     return (consts, code.co_names, code.co_varnames, code.co_argcount,
             code.co_kwonlyargcount)
+
+
+def _dedented(const):
+    if isinstance(const, str):
+        return repr(tuple(line.lstrip() for line in const.splitlines()))
+    return repr(const)
 
 
 def _find_function(module, func):

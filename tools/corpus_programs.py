@@ -1,0 +1,71 @@
+"""Run a second corpus of public programs (not autograd's own examples) with srcad.
+
+    python tools/corpus_programs.py [--seconds 30] [--pythonpath DIR] [--only NAME ...]
+
+Each program is a file of a public repository that takes derivatives with autograd, read at
+run time from a fetched copy (``fetch github:OWNER/NAME``; ``/work/.mirror/OWNER+NAME/repo``),
+never copied into this repository. The repository's committed files are extracted into a
+temporary folder (so a program finds its data files) and the program runs there under
+``tools/example_shim.py``: only its ``autograd`` imports are pointed at NumPy, SciPy and srcad,
+and every derivative's first calls are checked against finite differences. The outcomes are
+those of ``tools/example_programs.py`` (PASS, WRONG, REFUSED, CRASH, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from example_programs import run_one  # noqa: E402
+
+MIRRORS = "/work/.mirror"
+#: (repository, path of the program in it): programs from public projects' folders
+CORPUS = [
+    ("imyoungmin/DENN", "ODE.py"),
+    ("imyoungmin/DENN", "PDE.py"),
+]
+
+
+def extract(repo_dir, target):
+    archive = subprocess.run(["git", "-C", repo_dir, "archive", "HEAD"], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", target], input=archive, check=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=int, default=30)
+    parser.add_argument("--only", nargs="*")
+    parser.add_argument("--pythonpath", help="extra packages (e.g. a --target install of scipy)")
+    args = parser.parse_args(argv)
+    counts = {}
+    for repo, path in CORPUS:
+        name = f"{repo}:{path}"
+        if args.only and not any(o in name for o in args.only):
+            continue
+        repo_dir = os.path.join(MIRRORS, repo.replace("/", "+"), "repo")
+        if not os.path.isdir(repo_dir):
+            result = {"outcome": "ENVIRONMENT", "message": f"fetch github:{repo} first",
+                      "seconds": 0.0}
+        else:
+            with tempfile.TemporaryDirectory(prefix="srcad-corpus-") as tmp:
+                extract(repo_dir, tmp)
+                folder = os.path.join(tmp, os.path.dirname(path))
+                result = run_one(folder, os.path.basename(path), args.seconds, args.pythonpath)
+        counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
+        where = f" at {result['where']}" if result.get("where") else ""
+        message = f": {result['message']}" if result.get("message") else ""
+        print(f"{result['outcome']:<16} {name:<40} checks={result.get('checks', 0):<3} "
+              f"{result['seconds']:>6.1f}s{where}{message}", flush=True)
+    print("TOTAL " + " ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    return 1 if counts.get("WRONG") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
