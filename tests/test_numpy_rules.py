@@ -342,11 +342,16 @@ case("rot90-3-axes12", with_args("rot90", 3, (1, 2)), _rand(2, 3, 4))
 case("fftshift", unary("fft.fftshift"), _rand(3, 5), autograd=False)
 case("ifftshift", with_args("fft.ifftshift", 1), _rand(3, 5), autograd=False)
 case("column_stack", of_tuple("column_stack"), _rand(3), _rand(3, 2))
-case("row_stack", of_tuple("row_stack"), _rand(2), _rand(3, 2), autograd=False)
+if hasattr(np, "row_stack"):  # removed in NumPy 2.5
+    case("row_stack", of_tuple("row_stack"), _rand(2), _rand(3, 2), autograd=False)
 case("cross", binary("cross"), _rand(3), _rand(4, 3))
 case("cross-same-shape", binary("cross"), _rand(2, 3), _rand(2, 3))
-case("cross-2-vectors", binary("cross"), _rand(4, 2), _rand(2), autograd=False)
-case("cross-2-and-3", binary("cross"), _rand(2), _rand(4, 3), autograd=False)
+try:  # 2-vectors: NumPy 2.5 takes 3-vectors only
+    np.cross(np.ones(2), np.ones(2))
+    case("cross-2-vectors", binary("cross"), _rand(4, 2), _rand(2), autograd=False)
+    case("cross-2-and-3", binary("cross"), _rand(2), _rand(4, 3), autograd=False)
+except ValueError:
+    pass
 case("cross-axes", plain(_cross_axes), _rand(3, 2), _rand(2, 3), autograd=False)
 case("kron-matrices", binary("kron"), _rand(2, 3), _rand(2, 2))
 case("kron-vectors", binary("kron"), _rand(3), _rand(2))
@@ -1023,6 +1028,9 @@ def test_every_template_helper_exists():
 
 def test_rules_doc_is_current():
     """docs/rules.md is generated from the registry: regenerate it with tools/gen_rules_doc.py."""
+    if not hasattr(np, "row_stack"):
+        pytest.skip("docs/rules.md is written with a NumPy that still has np.row_stack "
+                    "(removed in NumPy 2.5), whose rule it lists")
     import pathlib
     import subprocess
     import sys

@@ -276,8 +276,9 @@ defvjp(np.pad, "array, pad_width, mode=None, constant_values=0",
 
 defvjp(np.column_stack, "tup", tup="grad_column_stack(g, tup)", kind="array",
        jvp=dict(tup="np.column_stack(t)"))
-defvjp(np.row_stack, "tup", tup="grad_vstack(g, tup)", kind="array",
-       jvp=dict(tup="np.vstack(t)"))
+if hasattr(np, "row_stack"):  # removed in NumPy 2.5 (np.vstack is the same function)
+    defvjp(np.row_stack, "tup", tup="grad_vstack(g, tup)", kind="array",
+           jvp=dict(tup="np.vstack(t)"))
 defvjp(np.vsplit, "ary, indices_or_sections", ary="grad_split(g, ary, ans, 0)", kind="seq",
        jvp=dict(ary="np.vsplit(t, indices_or_sections)"))
 defvjp(np.hsplit, "ary, indices_or_sections",
