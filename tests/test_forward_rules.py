@@ -311,6 +311,9 @@ ex("numpy_helpers.grad_cross_a(" + HC, "H.grad_cross_a(w, a, b)", w=(2, 3), a=(3
 if CROSS_2D:
     ex("numpy_helpers.grad_cross_b(" + HC, "H.grad_cross_b(w, a, b, 0, 0, 0)", w=(3, 2),
        a=(2, 2), b=(3, 2))
+else:  # 3-vectors along axis 0
+    ex("numpy_helpers.grad_cross_b(" + HC, "H.grad_cross_b(w, a, b, 0, 0, 0)", w=(3, 2),
+       a=(3, 2), b=(3, 2))
 ex("numpy_helpers.grad_diff(value, a, n, axis)", "H.grad_diff(w, a, 2, 0)", w=(2, 3), a=(4, 3))
 ex("numpy_helpers.grad_column_stack(value, tup)", "H.grad_column_stack(w, [a, b])[1]",
    w=(2, 4), a=(2,), b=M)
