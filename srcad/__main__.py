@@ -1,4 +1,7 @@
-"""``python -m srcad``: the command line (see :mod:`srcad.cli`)."""
+"""``python -m srcad``: the command line (see :mod:`srcad.cli`).
+
+Imports ``srcad.tools`` (and nothing above its layer).
+"""
 
 from .tools.cli import main
 

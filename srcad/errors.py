@@ -2,6 +2,8 @@
 
 Each error names the user's file, line and construct, and says what to do instead.
 All of them derive from :class:`SrcadError`, so ``except srcad.SrcadError`` catches them all.
+
+Imports nothing from srcad.
 """
 
 from __future__ import annotations

@@ -14,6 +14,9 @@
                      file name, bind names
 
 Set ``SRCAD_DEBUG=1`` in the environment to print the code after each pass.
+
+Imports ``srcad.analysis``, ``srcad.backend``, ``srcad.core``, ``srcad.errors``,
+``srcad.frontend``, ``srcad.transform`` (and nothing above its layer).
 """
 
 from __future__ import annotations

@@ -122,4 +122,6 @@ def test_module_says_what_it_does(name):
     """Each file opens with a docstring saying what it does (and, below the top, what it may
     import)."""
     tree = ast.parse(MODULES[name].read_text())
-    assert ast.get_docstring(tree), f"{MODULES[name]}: add an opening docstring"
+    doc = ast.get_docstring(tree)
+    assert doc, f"{MODULES[name]}: add an opening docstring"
+    assert "mport" in doc, f"{MODULES[name]}: say in the docstring what the module imports"

@@ -19,6 +19,8 @@ checks every write:
 
 What remains after the pass are writes into values nobody else can observe: srcad's
 functional reading of them is exactly Python's.
+
+Imports ``srcad.analysis``, ``srcad.core``, ``srcad.errors`` (and nothing above its layer).
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ them). The reverse sweep uses the classes twice:
 * a gradient that reads a value only for its shape (``np.sum``'s, ``np.mean``'s) reads the
   root instead, so a value the backward sweep has no other use for need not be kept (nor
   computed: in ``np.mean(np.log1p(e))`` the gradient never needs the logarithm).
+
+Imports ``srcad.core`` (and nothing above its layer).
 """
 
 from __future__ import annotations

@@ -15,6 +15,9 @@ differentiable operations) and whose result or effect can reach the output is on
 
 Anything else raises a :class:`~srcad.errors.MissingRuleError` naming the file, line and
 construct. This is the one place that decides; the sweeps may assume it.
+
+Imports ``srcad.core``, ``srcad.errors``, ``srcad.rules``, ``srcad.runtime`` (and nothing above
+its layer).
 """
 
 from __future__ import annotations

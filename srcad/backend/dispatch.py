@@ -31,6 +31,8 @@ string: ``<lambda>``, ``"f-1"``), which is never pasted into the text.
 The replacement code has exactly the free variables the function was made with (its own
 private slots and the user's closure cells, in the same order), so the function object, the
 one the user holds, stays the same.
+
+Imports ``srcad.core`` (and nothing above its layer).
 """
 
 from __future__ import annotations

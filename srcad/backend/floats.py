@@ -11,6 +11,8 @@ of a small scalar gradient.
 
 The rewrite never changes a value: it runs only where both sides are known, and only for
 operations whose result Python computes in floating point either way.
+
+Imports nothing from srcad.
 """
 
 from __future__ import annotations

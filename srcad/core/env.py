@@ -19,6 +19,8 @@ reads are recorded into its caller's). Its dispatcher compares each read object 
 on every call, a few nanoseconds each; when one differs, :func:`changed` compares
 fingerprints: equal ones just take the new object, a different one makes the code again.
 Reads a dispatcher cannot spell as a plain name are checked by a function (:func:`checker`).
+
+Imports nothing from srcad.
 """
 
 from __future__ import annotations

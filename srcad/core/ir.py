@@ -11,6 +11,8 @@ function is transformed, possibly spelled as the user spelled it, such as ``math
 index of a subscript may also be a :class:`Slice` or an :class:`Index` tuple of atoms.
 
 ``check`` verifies these invariants; ``to_source`` prints the IR as runnable Python.
+
+Imports nothing from srcad.
 """
 
 from __future__ import annotations

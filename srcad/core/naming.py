@@ -3,6 +3,8 @@
 Generated names derive from the user's names: the second version of ``x`` is ``x_1``, the
 gradient of ``x`` is ``dx``, the gradient of ``x_1`` is ``dx_1``. A :class:`Namer` knows every
 identifier of the user's function, so a generated name never captures a user name.
+
+Imports nothing from srcad.
 """
 
 from __future__ import annotations

@@ -23,6 +23,8 @@ gradient needs more than an expression it calls a ``grad_*`` helper of
 
 To add a function: add one line under the right heading, run ``tools/gen_rules_doc.py`` to
 update ``docs/rules.md``, and add a row to the table in ``tests/test_numpy_rules.py``.
+
+Imports ``srcad.rules``, ``srcad.runtime`` (and nothing above its layer).
 """
 
 import operator

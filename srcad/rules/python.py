@@ -3,6 +3,8 @@
 One line per function. ``g`` is the gradient of the result, ``ans`` the result; names such
 as ``cos`` and ``log`` become ``math.cos`` on scalars and ``np.cos`` on arrays.
 To add a function, add one ``defvjp`` line under the right heading.
+
+Imports ``srcad.rules``, ``srcad.runtime`` (and nothing above its layer).
 """
 
 import builtins

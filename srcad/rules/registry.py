@@ -27,6 +27,8 @@ sums each argument's gradient back to the argument's shape, where shapes can dif
 for arrays of exactly those ranks, used instead of the general ones when the analysis knows
 the ranks: ``a @ b`` then reads ``np.outer(g, b)`` rather than a helper that looks at the
 shapes on every call.
+
+Imports ``srcad.core``, ``srcad.errors`` (and nothing above its layer).
 """
 
 from __future__ import annotations

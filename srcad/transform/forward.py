@@ -14,6 +14,9 @@ For ``y = op(a, b)`` with ``a`` varying, the generated code reads ``y = op(a, b)
 Control flow is copied as it is: a branch computes the tangents of its arm and merges them
 where it merges the values; a loop carries tangents beside its values. Nothing is saved:
 forward mode needs no stack. ``srcad.jvp`` is built on this pass.
+
+Imports ``srcad.core``, ``srcad.errors``, ``srcad.rules``, ``srcad.runtime``,
+``srcad.transform`` (and nothing above its layer).
 """
 
 from __future__ import annotations

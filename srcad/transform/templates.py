@@ -4,6 +4,8 @@ Works on stdlib ``ast`` expressions. The simplifier removes what a person would 
 ``1.0 * e``, ``e * 1``, ``e / 1``, ``--e``, ``e ** 1``, and folds arithmetic on literals, so a
 seed gradient of ``1.0`` disappears from the generated code; a test on literals
 (``1 is not None``) picks its arm.
+
+Imports ``srcad.rules``, ``srcad.transform`` (and nothing above its layer).
 """
 
 from __future__ import annotations
