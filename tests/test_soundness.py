@@ -341,3 +341,29 @@ def test_user_rule_with_a_partial_jvp_table(kept):
         return
     with pytest.raises(srcad.MissingRuleError, match="gives no tangent for its argument"):
         srcad.jvp(f, (0.7, -0.4), (1.0, 0.0))
+
+
+# Random samplers have no derivative in their parameters: a value carrying a gradient passed to
+# one is refused (it was a silent zero); a draw added to a value is fine.
+_SAMPLER_CALLS = ["np.random.normal(x, 1.0)", "np.random.normal(0.0, x)",
+                  "np.random.uniform(x, 2.0 * x + 3.0)", "np.random.exponential(x * x)",
+                  "np.random.gamma(x * x + 1.0)", "np.random.laplace(x)",
+                  "np.random.poisson(x * x)", "np.random.normal(loc=x)"]
+
+
+@pytest.mark.parametrize("call", _SAMPLER_CALLS)
+def test_sampler_of_a_differentiated_value_is_refused(tmp_path, call):
+    from test_robustness import load_module
+
+    mod = load_module(tmp_path, f"import numpy as np\n\n\ndef f(x):\n    return x * {call}\n")
+    for make in (lambda: srcad.grad(mod.f)(1.5), lambda: srcad.jvp(mod.f, (1.5,), (1.0,))):
+        with pytest.raises(srcad.SrcadError, match="random samplers no derivative"):
+            make()
+
+
+def test_draw_added_to_a_value_is_differentiated(tmp_path):
+    from test_robustness import load_module
+
+    mod = load_module(tmp_path, "import numpy as np\n\n\ndef f(x):\n"
+                                "    return x * x + np.random.normal(0.0, 1.0)\n")
+    assert srcad.grad(mod.f)(1.5) == pytest.approx(3.0)

@@ -90,6 +90,11 @@ class Check:
             fn = registry.methods.get(fn.name, fn)
         elif isinstance(fn, ir.Attr):
             fn = registry.attributes.get(fn.name, fn)
+        if _safe_in(fn, registry.samplers) and varied:
+            raise self.error(stmt, f"{_name(prim)}(...) of a value that carries a gradient: "
+                             "srcad gives random samplers no derivative in their parameters",
+                             "reparameterise: draw from a fixed distribution and transform "
+                             "the draw, e.g. mu + sigma * np.random.standard_normal(size)")
         if registry.is_nondiff(fn):
             return
         rule, bound = registry.find(fn, prim.args, prim.kwargs)
@@ -226,3 +231,10 @@ def _reaching(fn):
     returned = [a.name for ret in ir.walk(fn.body) if isinstance(ret, ir.Return)
                 for a in ir.atoms_in(ret.value)]
     return ir.closure(returned, deps)
+
+
+def _safe_in(fn, collection):
+    try:
+        return fn in collection
+    except TypeError:  # an unhashable callable
+        return False

@@ -526,3 +526,4 @@ RANDOM = [getattr(np.random, name) for name in np.random.__all__
           and not isinstance(getattr(np.random, name), type)]
 nondiff(*RANDOM)
 registry.impure.update(RANDOM)
+registry.samplers.update(RANDOM)

@@ -134,6 +134,9 @@ class Registry:
         self.methods = {}  # method name -> fn whose rule applies (self is the first argument)
         self.attributes = {}  # attribute name -> fn
         self.impure = set()
+        #: random samplers: no derivative with respect to their parameters (a value carrying a
+        #: gradient passed to one is refused, never a silent zero)
+        self.samplers = set()
         # library module -> srcad rule module, loaded the first time a lookup happens after
         # the library was imported (so ``import srcad`` never imports SciPy)
         self.pending = {}
