@@ -94,3 +94,26 @@ def test_jacobian_modes_agree_on_a_scalar_function():
 def test_jvp_tangent_count_is_checked():
     with pytest.raises(srcad.WrtError):
         srcad.jvp(seed_graphs.f, (2.0, 1.0), (1.0,))
+
+
+# A list of constants sliced, then made to carry a tangent by an append: the slice's tangent is
+# a zero shaped like it (forward mode built `None[:]` and crashed).
+_CONSTANT_LISTS = ["[2, 2]", "[2.0, 3.0, 4.0]", "list(range(3))", "[1] * 2"]
+_SLICES = ["[:]", "[1:]", "[::-1]", "[:2]"]
+
+
+@pytest.mark.parametrize("made", _CONSTANT_LISTS)
+@pytest.mark.parametrize("cut", _SLICES)
+def test_tangent_of_a_slice_of_a_constant_list(tmp_path, made, cut):
+    from srcad.check import numerical_grad
+    from test_robustness import load_module
+
+    text = (f"def f(y):\n    t = {made}\n    v = t{cut}\n    v.append(2.0 * y)\n"
+            f"    v[0] = v[0] * y\n    return sum(v)\n")
+    f = load_module(tmp_path, text).f
+    value, tangent = srcad.jvp(f, (0.7,), (1.0,))
+    assert value == pytest.approx(f(0.7))
+    expected = numerical_grad(f, (0.7,))
+    expected = expected[0] if isinstance(expected, tuple) else expected
+    assert tangent == pytest.approx(expected, rel=1e-6, abs=1e-8)
+    assert tangent == pytest.approx(srcad.grad(f)(0.7))

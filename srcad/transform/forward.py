@@ -241,8 +241,10 @@ class Forward(Sweep):
             fn = registry.attributes.get(fn.name, fn)
         if fn is operator.getitem:
             code.append(nodes.statement(stmt))
-            code.append(assign(self.t(target), nodes.subscript(self.tangent_of(args[0]),
-                                                               nodes.expr(args[1]))))
+            # an object with no tangent (a list of constants a later append makes varied)
+            # gives a zero shaped like it
+            code.append(assign(self.t(target), nodes.subscript(
+                self.tangent_or_zero(args[0]), nodes.expr(args[1]))))
             return
         rule, bound = registry.find(fn, args, kwargs)
         if rule is None:
