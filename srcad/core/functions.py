@@ -403,3 +403,14 @@ def method_reads(cls, name):
         if value is not ClassNamespace.ABSENT:
             break
     return out
+
+
+def run_source(text, filename, globals_, namespace=None):
+    """Run source text srcad wrote, under ``filename`` registered in :mod:`linecache` (so
+    tracebacks and ``inspect`` show it), with these globals; return the namespace it filled."""
+    import linecache
+
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {} if namespace is None else namespace
+    exec(compile(text, filename, "exec"), globals_, namespace)  # noqa: S102
+    return namespace

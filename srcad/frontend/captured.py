@@ -28,7 +28,7 @@ import weakref
 
 import gast
 
-from ..core.functions import ByFunction
+from ..core.functions import ByFunction, run_source
 from ..errors import UnsupportedSyntaxError
 from . import source as source_module
 
@@ -72,9 +72,7 @@ def with_held(fn, param, n_args, keys):
     _count += 1
     filename = (f"<srcad: {fn.__name__} of {src.filename}:{src.first_line} called with a "
                 f"function holding values #{_count}>")
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = {}
-    exec(compile(text, filename, "exec"), fn.__globals__, namespace)  # noqa: S102
+    namespace = run_source(text, filename, fn.__globals__)
     made = namespace[fdef.name]
     copy = types.FunctionType(made.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
     copy.__kwdefaults__ = {**(fn.__kwdefaults__ or {}), **(made.__kwdefaults__ or {}),

@@ -25,9 +25,9 @@ from __future__ import annotations
 import collections
 import inspect
 import keyword
-import linecache
 import types
 
+from ..core.functions import run_source
 from ..errors import UnsupportedSyntaxError
 from ..rules import registry
 from . import source
@@ -208,15 +208,13 @@ def _shim(name, params, callee, obj, what, keep=None):
                  f"    {keep_name}({value_name}, {keep[1]!r})\n"
                  f"    return {value_name}[0]\n")
     filename = f"<srcad: {what}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     module = getattr(callee, "__module__", None) if obj is not None else None
     namespace = {callee_name: callee, "__name__": module or "srcad_entry_point"}
     if obj is not None:
         namespace[self_name] = obj
     if keep is not None:
         namespace[keep_name] = keep[0]
-    exec(compile(text, filename, "exec"), namespace)  # noqa: S102
-    shim = namespace[name]
+    shim = run_source(text, filename, namespace, namespace)[name]
     positional = [p.default for p in params
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     defaults = []

@@ -30,7 +30,7 @@ import weakref
 
 import gast
 
-from ..core.functions import ByFunction
+from ..core.functions import ByFunction, run_source
 from ..errors import UnsupportedSyntaxError
 from . import source as source_module
 
@@ -72,9 +72,7 @@ def list_builder(fn):
     _count += 1
     filename = (f"<srcad: generator {fn.__name__} of {src.filename}:{src.first_line} as a "
                 f"list #{_count}>")
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = {}
-    exec(compile(text, filename, "exec"), fn.__globals__, namespace)  # noqa: S102
+    namespace = run_source(text, filename, fn.__globals__)
     if free:  # the generator's own cells: its enclosing function's values, read live
         code = next(c for c in namespace["srcad_closure_maker"].__code__.co_consts
                     if isinstance(c, types.CodeType) and c.co_name == fdef.name)

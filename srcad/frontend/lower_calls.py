@@ -378,9 +378,7 @@ def _lift(fdef, name, captured, source, node, held=()):
     ast.fix_missing_locations(tree)
     text = ast.unparse(tree) + "\n"
     filename = f"<srcad: {name} defined in {source.filename}:{node.lineno} #{_lift_count}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = {}
-    exec(compile(text, filename, "exec"), source.globals, namespace)  # noqa: S102
+    namespace = functions.run_source(text, filename, source.globals)
     if held:  # the defaults are made as the def makes them (they read no local: checked)
         made = namespace["srcad_closure_maker"](*(source.cells[n].cell_contents for n in held))
         cells = tuple(source.cells[n] for n in made.__code__.co_freevars)

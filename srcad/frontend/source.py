@@ -261,10 +261,8 @@ def _call_through(func):
     code = func.__code__
     filename = (f"<srcad: the decorated {name} of {code.co_filename}:{code.co_firstlineno}, "
                 "called through its wrapper>")
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {callee: func, "__name__": func.__module__}
-    exec(compile(text, filename, "exec"), namespace)  # noqa: S102
-    shim = namespace[name]
+    shim = functions.run_source(text, filename, namespace, namespace)[name]
     positional = [p.default for p in params if p.kind != p.KEYWORD_ONLY]
     defaults = []
     for d in reversed(positional):
