@@ -62,7 +62,7 @@ VIEW_FUNCS = {np.asarray, np.asanyarray, np.reshape, np.ravel, np.transpose, np.
               np.lib.stride_tricks.as_strided}
 
 
-def _safe_in(fn, collection):
+def safe_in(fn, collection):
     try:
         return fn in collection
     except TypeError:
@@ -314,7 +314,7 @@ class Aliases:
                               self.mem(a, self.held) for a in args)
             self._set(target, fresh, fresh | contents)
             return
-        if _safe_in(fn, VIEW_FUNCS) or fn is np.array and "copy" in value.kwargs:
+        if safe_in(fn, VIEW_FUNCS) or fn is np.array and "copy" in value.kwargs:
             self._set(target, every, every)
             return
         if fn in (operator.add, operator.mul) and self.an.kinds.get(target) == SEQ:
@@ -404,7 +404,7 @@ def _fresh_result(fn):
     """Whether ``fn`` certainly returns a new object (or a number)."""
     if family_of(fn) == "runtime" and fn.__name__ in _FRESH_HELPERS:
         return True
-    if _safe_in(fn, _ARITH) or isinstance(fn, (np.ufunc, ir.BoolOp)):
+    if safe_in(fn, _ARITH) or isinstance(fn, (np.ufunc, ir.BoolOp)):
         return fn not in (min, max)  # max(a, b) is one of its arguments
     if getattr(fn, "__module__", None) == "math":
         return True

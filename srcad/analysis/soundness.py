@@ -29,6 +29,7 @@ from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
 from ..errors import MissingRuleError
 from ..rules import registry
 from ..runtime import family_of
+from .memory import safe_in
 
 #: parameters that only take integers, booleans, strings or dtypes (NumPy raises on a float),
 #: so a value reaching them carries no derivative
@@ -90,7 +91,7 @@ class Check:
             fn = registry.methods.get(fn.name, fn)
         elif isinstance(fn, ir.Attr):
             fn = registry.attributes.get(fn.name, fn)
-        if _safe_in(fn, registry.samplers) and varied:
+        if safe_in(fn, registry.samplers) and varied:
             raise self.error(stmt, f"{_name(prim)}(...) of a value that carries a gradient: "
                              "srcad gives random samplers no derivative in their parameters",
                              "reparameterise: draw from a fixed distribution and transform "
@@ -231,10 +232,3 @@ def _reaching(fn):
     returned = [a.name for ret in ir.walk(fn.body) if isinstance(ret, ir.Return)
                 for a in ir.atoms_in(ret.value)]
     return ir.closure(returned, deps)
-
-
-def _safe_in(fn, collection):
-    try:
-        return fn in collection
-    except TypeError:  # an unhashable callable
-        return False
