@@ -212,7 +212,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     helpers = set(gen.helpers)
     if backend == "numba":
-        numba_backend.realise(gen, namer)
+        numba_backend.realise(gen, namer, spelled)
     fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple)
     floats = [p for p, v in arg_values.items() if type(v) is float]
     fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats)

@@ -249,6 +249,9 @@ class Transformed:
                 elif (fn is raw and self._function is not None and self._mode != "vjp"
                       and self._backend == "python"):
                     dispatch.inline(self._function, key, raw)
+                elif (self._backend == "numba" and self._function is not None
+                      and self._mode != "vjp" and hasattr(fn, "__srcad_entry__")):
+                    dispatch.inline_call(self._function, key, fn.__srcad_entry__)
             self._last = self._cache[key]
         return self._cache[key]
 

@@ -17,7 +17,10 @@ Once the first specialisation exists, and if its code reads nothing but the user
 and closure (plain scalar code: arithmetic and ``math``), its body is compiled *into* (1) and
 the function's ``__code__`` is replaced: the common call then costs two type checks on top of
 the generated code, instead of a second call and a dict lookup (the difference is a third of
-the gradient's time for a small scalar function). Every other call takes (2) as before.
+the gradient's time for a small scalar function). The Numba backend's first specialisation
+for numbers puts a direct call of its compiled entry point there instead (:func:`inline_call`:
+no lookup, and none of Numba's own dispatch on the argument types). Every other call takes (2)
+as before.
 ``srcad.clear_cache()`` puts the plain body back.
 
 Line (0) compares, by identity, each object the specialisations made so far were made for
@@ -51,6 +54,7 @@ _counter = itertools.count()
 #: private names of the dispatcher's own slots; a body using one of them is not inlined
 GET, SLOW, FN = "__srcad_get", "__srcad_slow", "__srcad_fn"
 ENV, STALE, USER, DEFAULT = "__srcad_env", "__srcad_stale", "__srcad_user", "__srcad_default"
+TARGET = "__srcad_target"  # a compiled function called directly (see inline_call)
 NAME = "__srcad_dispatch"  # the def's name in the text; the code object gets the user's
 
 
@@ -102,7 +106,7 @@ def _text(user, body=None, guard=None):
     kwargs = "{" + ", ".join(f"{k!r}: {k}" for k in kwonly) + "}"
     args = f"(({''.join(p + ', ' for p in positional)}), {kwargs})"
     test = " and ".join(f"{n}.__class__ is {g}" for n, g in zip(names, guards)) or "False"
-    slots = [GET, SLOW, ENV, STALE, USER, DEFAULT] + guards + freevars
+    slots = [GET, SLOW, ENV, STALE, USER, DEFAULT, TARGET] + guards + freevars
     lines = [f"def __srcad_factory__({', '.join(slots)}):",
              f"    def {NAME}({head}):"]
     for i, p in enumerate(positional[len(positional) - n_defaults:]):
@@ -123,7 +127,7 @@ def _text(user, body=None, guard=None):
               f"        return {FN}({call})"]
     # unreachable, but it makes every slot and closure variable a free variable here, so
     # that every version of the code fits the one closure
-    lines.append(f"        ({', '.join([ENV, STALE, USER, DEFAULT] + freevars)},)")
+    lines.append(f"        ({', '.join([ENV, STALE, USER, DEFAULT, TARGET] + freevars)},)")
     lines.append(f"    return {NAME}")
     return "\n".join(lines) + "\n"
 
@@ -153,7 +157,7 @@ def make(t):
     filename = f"<srcad dispatch of {user.__qualname__} #{next(_counter)}>"
     code = _inner_code(user, _text(user), filename)
     slots = {GET: t._cache.get, SLOW: t._slow_call, ENV: (), STALE: t._env_changed,
-             USER: user, DEFAULT: _DEFAULT}
+             USER: user, DEFAULT: _DEFAULT, TARGET: None}
     user_cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
     closure = []
     for var in code.co_freevars:
@@ -239,6 +243,20 @@ def inline(dispatch, key, fn):
     return _rebuild(dispatch)
 
 
+def inline_call(dispatch, key, target):
+    """Behind a guard on ``key`` (the argument types), call ``target`` with the arguments
+    positionally, skipping the lookup: for a compiled function that takes exactly these types
+    (the Numba backend's entry point for them). Returns whether it did."""
+    if dispatch.__srcad_inlined__ is not None:
+        return False
+    positional, kwonly = _params(dispatch.__srcad__._user)
+    if kwonly or len(key) != len(positional) or not all(isinstance(k, type) for k in key):
+        return False
+    _cells(dispatch)[TARGET].cell_contents = target
+    dispatch.__srcad_inlined__ = (key, [f"return {TARGET}({', '.join(positional)})"])
+    return _rebuild(dispatch)
+
+
 def guard(dispatch, reads):
     """Make line (0) compare ``reads`` (env.Read objects, all the specialisations'), or drop it
     when there are none."""
@@ -280,6 +298,7 @@ def reset(dispatch):
     dispatch.__srcad_inlined__ = None
     dispatch.__srcad_guard__ = None
     dispatch.__srcad_reads__ = ((), ())
+    _cells(dispatch)[TARGET].cell_contents = None
     refresh(dispatch)
     _rebuild(dispatch)
 

@@ -82,10 +82,14 @@ def require():
 # ---------------------------------------------------------------- stacks, before assembly
 
 
-def realise(gen, namer):
+def realise(gen, namer, spelled=None):
     """Replace the push/pop markers of ``gen`` (a :class:`srcad.transform.sweep.Generated`)
     with one list per saved value and walk iterated stacks by index; ``gen.stacks`` becomes
-    those lists (the type of what they hold is checked by :func:`check` and Numba)."""
+    those lists (the type of what they hold is checked by :func:`check` and Numba).
+
+    With ``spelled`` (helper -> its spelling), a ``math`` call of saved values of a block that
+    the block's backward code makes unconditionally is made in the forward code instead, where
+    the block pushes, and its result is saved rather than recomputed (:func:`_hoist`)."""
     own = {}  # (block, name) -> its stack
 
     def stack_of(block, value):
@@ -97,18 +101,30 @@ def realise(gen, namer):
     by_stack = {}  # the original stack -> the blocks that push on it
     for block, (stack, _) in gen.saves.items():
         by_stack.setdefault(stack, []).append(block)
+    maths = {spelled["math"]} if spelled and "math" in spelled else set()
+    hoisted = _hoist(gen.backward, gen.saves, by_stack, maths, namer) if maths else {}
+    if hoisted:
+        read = {n.id for n in _walk_values(gen.backward)
+                if n.__class__ is ast.Name and n.ctx.__class__ is ast.Load}
+    saves = {}  # block -> the values pushed (names), the hoisted values (name, expression)
+    for block, (_, values) in gen.saves.items():
+        extra = hoisted.get(block, [])
+        kept = [v for v in values if v in read] if extra else list(values)
+        saves[block] = (kept, extra)
 
     def push(item):
-        _, values = gen.saves[item.block]
-        return [ast.Expr(value=nodes.method(stack_of(item.block, v), "append", name(v)))
-                for v in values]
+        kept, extra = saves[item.block]
+        return ([ast.Expr(value=nodes.method(stack_of(item.block, v), "append", name(v)))
+                 for v in kept]
+                + [ast.Expr(value=nodes.method(stack_of(item.block, h), "append", value))
+                   for h, value in extra])
 
     def pop(item):
-        if item.block not in gen.saves:
+        if item.block not in saves:
             return []
-        _, values = gen.saves[item.block]
+        kept, extra = saves[item.block]
         return [assign(v, nodes.method(stack_of(item.block, v), "pop"))
-                for v in reversed(values)]
+                for v in reversed(kept + [h for h, _ in extra])]
 
     def walk(code):
         out = []
@@ -120,7 +136,7 @@ def realise(gen, namer):
                 out += pop(item)
             else:
                 if cls is ast.For and _iterates_stack(item, by_stack):
-                    item = _by_index(item, by_stack, gen.saves, stack_of, namer)
+                    item = _by_index(item, by_stack, saves, stack_of, namer)
                 if cls in (ast.If, ast.For, ast.While):
                     item.body = walk(item.body) or [ast.Pass()]
                     item.orelse = walk(item.orelse)
@@ -133,6 +149,88 @@ def realise(gen, namer):
     gen.saves = {}
 
 
+#: the ``math`` functions whose calls on saved values the forward code makes (a cost worth
+#: moving: beside the forward's own work, where the processor overlaps it, and out of the
+#: backward loop); all are pure, and raise (under Numba too) on the same arguments wherever
+#: they are called
+HOISTED = {"sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+           "asinh", "acosh", "atanh", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt",
+           "pow", "erf", "erfc", "hypot"}
+
+
+def _hoist(backward, saves, by_stack, maths, namer):
+    """Rewrite, in ``backward``, each ``math`` call (of :data:`HOISTED`) that reads only the
+    values a block saved (and constants), in a statement the block's backward code runs every
+    time (its top level) before anything reassigns those values, as a name. Returns block ->
+    [(name, the call)]: the forward code computes the call where the block pushes (its saved
+    values hold there exactly what the backward code reads back), and saves the result."""
+    found = {}
+
+    def pure(node, values):
+        cls = node.__class__
+        if cls is ast.Constant:
+            return type(node.value) in (int, float)
+        if cls is ast.Name:
+            return node.id in values
+        if cls is ast.BinOp:
+            return pure(node.left, values) and pure(node.right, values)
+        if cls is ast.UnaryOp:
+            return pure(node.operand, values)
+        return (cls is ast.Call and not node.keywords and _math_call(node, maths) is not None
+                and all(pure(a, values) for a in node.args))
+
+    def replace(node, values, block):
+        if node.__class__ is ast.Call and _math_call(node, maths) in HOISTED and pure(
+                node, values):
+            fresh = namer.fresh(f"{_math_call(node, maths)}_{_first_name(node)}")
+            found.setdefault(block, []).append((fresh, node))
+            return name(fresh)
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.AST):
+                setattr(node, field, replace(value, values, block))
+            elif isinstance(value, list):
+                value[:] = [replace(v, values, block) if isinstance(v, ast.AST) else v
+                            for v in value]
+        return node
+
+    def body(stmts, block):
+        values = set(saves[block][1])
+        for stmt in stmts:
+            if stmt.__class__ in (ast.Assign, ast.AugAssign) and values:
+                stmt.value = replace(stmt.value, values, block)
+            values -= {n.id for n in ast.walk(stmt) if n.__class__ is ast.Name
+                       and n.ctx.__class__ is not ast.Load}
+
+    def walk(code):
+        for i, item in enumerate(code):
+            cls = item.__class__
+            if cls is PopMarker and item.block in saves:
+                body(code[i + 1:], item.block)
+            elif cls is ast.For and _iterates_stack(item, by_stack):
+                body(item.body, by_stack[item.iter.args[0].id][0])
+            if cls in (ast.If, ast.For, ast.While):
+                walk(item.body)
+                walk(item.orelse)
+
+    walk(backward)
+    return found
+
+
+def _math_call(node, maths):
+    """``f`` for a call ``math.f(...)`` (``math`` spelled as in ``maths``), else None."""
+    func = node.func
+    if (func.__class__ is ast.Attribute and func.value.__class__ is ast.Name
+            and func.value.id in maths):
+        return func.attr
+    return None
+
+
+def _first_name(node):
+    return next((n.id for n in ast.walk(node) if n.__class__ is ast.Name
+                 and n.ctx.__class__ is ast.Load and not isinstance(n, ast.Attribute)
+                 and n is not node.func.value), "value")
+
+
 def _iterates_stack(loop, by_stack):
     it = loop.iter
     return (it.__class__ is ast.Call and it.func.__class__ is ast.Name
@@ -142,9 +240,10 @@ def _iterates_stack(loop, by_stack):
 
 def _by_index(loop, by_stack, saves, stack_of, namer):
     """``for a, b in reversed(stack):`` as ``for k in range(len(saved_a) - 1, -1, -1):``
-    reading ``a = saved_a[k]``, ``b = saved_b[k]``."""
+    reading ``a = saved_a[k]``, ``b = saved_b[k]`` (and the block's hoisted values)."""
     (block,) = by_stack[loop.iter.args[0].id]
-    _, values = saves[block]
+    kept, extra = saves[block]
+    values = kept + [h for h, _ in extra]
     index = namer.fresh("step")
     first = stack_of(block, values[0])
     loop.iter = call("range", ast.BinOp(left=call("len", first), op=ast.Sub(),
@@ -409,6 +508,10 @@ def jit(fn, where, example):
     if not any(isinstance(value, np.ndarray) for value in example):
         compiled.disable_compile()
         compiled.__srcad_source__ = fn.__srcad_source__
+        # the compiled code for exactly these types, without Numba's dispatch on them: the
+        # gradient function calls it behind its own check of the argument classes
+        (signature,) = compiled.signatures
+        compiled.__srcad_entry__ = compiled.overloads[signature].entry_point
         return compiled
 
     def numba_adjoint(*args):
