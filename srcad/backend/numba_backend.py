@@ -102,10 +102,13 @@ def realise(gen, namer, spelled=None):
     for block, (stack, _) in gen.saves.items():
         by_stack.setdefault(stack, []).append(block)
     maths = {spelled["math"]} if spelled and "math" in spelled else set()
-    hoisted = _hoist(gen.backward, gen.saves, by_stack, maths, namer) if maths else {}
+    hoisted = _hoist(gen.forward, gen.backward, gen.saves, by_stack, maths,
+                                namer) if maths else {}
     if hoisted:
-        read = {n.id for n in _walk_values(gen.backward)
+        # a saved value read nowhere after the hoisting is not saved (nor set back)
+        read = {n.id for n in _walk_values(gen.backward + list(gen.grads.values()))
                 if n.__class__ is ast.Name and n.ctx.__class__ is ast.Load}
+        read.add(getattr(gen.result, "name", None))
     saves = {}  # block -> the values pushed (names), the hoisted values (name, expression)
     for block, (_, values) in gen.saves.items():
         extra = hoisted.get(block, [])
@@ -158,20 +161,29 @@ HOISTED = {"sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
            "pow", "erf", "erfc", "hypot"}
 
 
-def _hoist(backward, saves, by_stack, maths, namer):
-    """Rewrite, in ``backward``, each ``math`` call (of :data:`HOISTED`) that reads only the
-    values a block saved (and constants), in a statement the block's backward code runs every
-    time (its top level) before anything reassigns those values, as a name. Returns block ->
+def _hoist(forward, backward, saves, by_stack, maths, namer):
+    """Rewrite, in ``backward``, each ``math`` call (of :data:`HOISTED`) that reads values a
+    block saved, and otherwise only names the code never assigns (parameters kept as they
+    are) and constants, in a statement the block's backward code runs every time (its top
+    level) before anything reassigns those values, as a name. Returns block ->
     [(name, the call)]: the forward code computes the call where the block pushes (its saved
     values hold there exactly what the backward code reads back), and saves the result."""
     found = {}
+    assigned = {n.id for n in _walk_values(forward + backward) if n.__class__ is ast.Name
+                and n.ctx.__class__ is not ast.Load}
+    assigned |= {v for _, values in saves.values() for v in values}
+
+    def popped(stmt):
+        """The names ``stmt`` sets back to saved values (its pops are markers still)."""
+        return {v for node in ast.walk(stmt) if node.__class__ is PopMarker
+                and node.block in saves for v in saves[node.block][1]}
 
     def pure(node, values):
         cls = node.__class__
         if cls is ast.Constant:
             return type(node.value) in (int, float)
         if cls is ast.Name:
-            return node.id in values
+            return node.id in values or node.id not in assigned
         if cls is ast.BinOp:
             return pure(node.left, values) and pure(node.right, values)
         if cls is ast.UnaryOp:
@@ -181,8 +193,9 @@ def _hoist(backward, saves, by_stack, maths, namer):
 
     def replace(node, values, block):
         if node.__class__ is ast.Call and _math_call(node, maths) in HOISTED and pure(
-                node, values):
-            fresh = namer.fresh(f"{_math_call(node, maths)}_{_first_name(node)}")
+                node, values) and any(n.__class__ is ast.Name and n.id in values
+                                      for n in ast.walk(node)):
+            fresh = namer.fresh(f"{_math_call(node, maths)}_{_first_name(node, values)}")
             found.setdefault(block, []).append((fresh, node))
             return name(fresh)
         for field, value in ast.iter_fields(node):
@@ -199,7 +212,7 @@ def _hoist(backward, saves, by_stack, maths, namer):
             if stmt.__class__ in (ast.Assign, ast.AugAssign) and values:
                 stmt.value = replace(stmt.value, values, block)
             values -= {n.id for n in ast.walk(stmt) if n.__class__ is ast.Name
-                       and n.ctx.__class__ is not ast.Load}
+                       and n.ctx.__class__ is not ast.Load} | popped(stmt)
 
     def walk(code):
         for i, item in enumerate(code):
@@ -225,10 +238,8 @@ def _math_call(node, maths):
     return None
 
 
-def _first_name(node):
-    return next((n.id for n in ast.walk(node) if n.__class__ is ast.Name
-                 and n.ctx.__class__ is ast.Load and not isinstance(n, ast.Attribute)
-                 and n is not node.func.value), "value")
+def _first_name(node, values):
+    return next(n.id for n in ast.walk(node) if n.__class__ is ast.Name and n.id in values)
 
 
 def _iterates_stack(loop, by_stack):
