@@ -335,6 +335,10 @@ def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tu
         result = nodes.expr(gen.result)
     restored = set()
     backward = nodes.realise(gen.backward, gen.saves, restored)
+    # and every name the backward code assigns otherwise (the Numba backend's stacks are
+    # read by plain assignments: srcad.backend.numba_backend.realise)
+    restored |= {n.id for n in ast.walk(ast.Module(body=backward, type_ignores=[]))
+                 if n.__class__ is ast.Name and n.ctx.__class__ is not ast.Load}
     acts = any(not isinstance(s, Comment) for s in backward)
     backward_at = len(body)
     if mode != "vjp" and acts:

@@ -10,6 +10,7 @@ import importlib.util
 import itertools
 import math
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -105,29 +106,27 @@ def test_family_matches_python_backend_and_finite_differences(family, case):
     assert "reversed(" not in text and ".append((" not in text  # one stack per value
 
 
-def w2(x, n=1000):
-    for _ in range(n):
-        x = x * 0.999 + math.sin(x) * 0.01
-    return x
+def _workloads():
+    """benchmarks/workloads.py (W2 and W3, and their hand-written gradients), imported by path."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "workloads.py"
+    spec = importlib.util.spec_from_file_location("srcad_benchmark_workloads", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-def w3(x):
-    term = 1.0
-    total = 1.0
-    k = 1
-    while abs(term) > 1e-12:
-        term = term * x / k
-        total = total + term
-        k = k + 1
-    return total
+WORKLOADS = _workloads()
+w2, w3 = WORKLOADS.w2, WORKLOADS.w3
 
 
 @needs_numba
 @pytest.mark.parametrize("x", [0.3, -1.2, 2.5])
 def test_benchmark_loops(x):
-    for f in (w2, w3):
+    for f, hand in ((w2, WORKLOADS.w2_grad), (w3, WORKLOADS.w3_grad)):
         got = srcad.grad(f, backend="numba")(x)
         assert math.isclose(got, srcad.grad(f)(x), rel_tol=1e-12, abs_tol=1e-12)
+        assert math.isclose(got, hand(x), rel_tol=1e-10, abs_tol=1e-12)
         h = 1e-6
         assert math.isclose(got, (f(x + h) - f(x - h)) / (2 * h), rel_tol=1e-6, abs_tol=1e-8)
     assert math.isclose(srcad.grad(w3, backend="numba")(x), math.exp(x), rel_tol=1e-9)
@@ -270,3 +269,90 @@ def test_derivative_of_a_numba_gradient(x):
                         abs_tol=1e-8)
     with pytest.raises(SrcadError, match="derivative of a derivative"):
         srcad.grad(inner, backend="numba")
+
+
+# ---------------------------------------------------------------- values kept, math hoisted
+
+
+def _carried_sine(x):
+    for _ in range(5):
+        x = x * 0.999 + math.sin(x) * x
+    return x
+
+
+def _carried_while(x):
+    k = 0
+    while x < 3.0 and k < 50:
+        x = x + math.exp(-x) * 0.5
+        k += 1
+    return x
+
+
+def _carried_branch(x, y):
+    for i in range(len(y)):
+        if y[i] > 0.0:
+            x = math.cos(x * y[i]) + x
+        else:
+            x = x * math.sqrt(1.0 + y[i] * y[i])
+    return x
+
+
+@needs_numba
+@pytest.mark.parametrize("f", [_carried_sine, _carried_while, _carried_branch, w2])
+def test_value_of_a_loop_carried_result(f):
+    """value_and_grad returns the function's value, not the value the backward code restored
+    into the same name (the Numba backend reads its stacks with plain assignments)."""
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        args = (float(rng.uniform(-1.0, 1.0)),)
+        if f is _carried_branch:
+            args += (rng.uniform(-1.0, 1.0, size=4),)
+        value, grad = srcad.value_and_grad(f, backend="numba")(*args)
+        ref_value, ref_grad = srcad.value_and_grad(f)(*args)
+        assert value == f(*args) == ref_value
+        assert _close(grad, ref_grad, 1e-12)
+        h = 1e-6
+        fd = (f(args[0] + h, *args[1:]) - f(args[0] - h, *args[1:])) / (2 * h)
+        assert math.isclose(grad, fd, rel_tol=1e-5, abs_tol=1e-7)
+
+
+@needs_numba
+def test_math_of_saved_values_is_computed_forward():
+    """W2's backward sweep needs cos of each step's x: the forward code computes and saves it,
+    the backward loop reads it (and x itself is no longer saved)."""
+    text = srcad.source(srcad.grad(w2, backend="numba"), 0.5)
+    forward, backward = text.split("# backward")
+    assert "cos(x_1)" in forward and "cos(" not in backward
+    assert "saved_x_1" not in text
+
+
+@needs_numba
+def test_gradient_calls_the_compiled_code_directly():
+    g = srcad.grad(w3, backend="numba")
+    assert g(0.5) == srcad.grad(w3)(0.5)
+    assert g.__srcad_inlined__ is not None  # the entry point, behind the float check
+    assert math.isclose(g(1), math.exp(1.0), rel_tol=1e-9)  # an int: through the lookup
+    srcad.clear_cache()
+    assert g.__srcad_inlined__ is None
+    assert g(0.25) == srcad.grad(w3)(0.25)
+
+
+def _sin_of_infinity(x):
+    return math.sin(x) * x
+
+
+def _floor_far(x):
+    return (x - math.floor(x)) * x
+
+
+@needs_numba
+def test_math_that_raises_in_python_raises_under_numba():
+    with pytest.raises(ValueError):
+        srcad.grad(_sin_of_infinity)(math.inf)
+    with pytest.raises(ValueError):
+        srcad.grad(_sin_of_infinity, backend="numba")(math.inf)
+    g = srcad.grad(_floor_far, backend="numba")
+    assert g(2.75) == srcad.grad(_floor_far)(2.75)
+    srcad.grad(_floor_far)(1e300)  # exact in Python; past int64 under Numba: refused
+    with pytest.raises(OverflowError, match="int64"):
+        g(1e300)

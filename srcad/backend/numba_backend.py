@@ -50,12 +50,12 @@ NUMPY = {
 
 #: ``math`` functions that raise in Python where Numba returns nan or inf: checked versions
 CHECKED_MATH = ("sqrt", "log", "log2", "log10", "log1p", "acos", "asin", "acosh", "atanh",
-                "exp", "expm1", "cosh", "sinh")
+                "exp", "expm1", "cosh", "sinh", "sin", "cos", "tan", "floor", "ceil")
 
 #: the ``math`` names this backend compiles: those Numba computes as Python does, and the
 #: checked ones (``math.pow`` is the checked ``**``)
 MATH = set(CHECKED_MATH) | {
-    "sin", "cos", "tan", "atan", "atan2", "tanh", "asinh", "fabs", "floor", "ceil", "erf",
+    "atan", "atan2", "tanh", "asinh", "fabs", "erf",
     "erfc", "pi", "e", "inf", "nan", "tau", "isnan", "isinf", "isfinite", "copysign", "pow",
     "degrees", "radians",
 }
@@ -108,7 +108,6 @@ def realise(gen, namer, spelled=None):
         # a saved value read nowhere after the hoisting is not saved (nor set back)
         read = {n.id for n in _walk_values(gen.backward + list(gen.grads.values()))
                 if n.__class__ is ast.Name and n.ctx.__class__ is ast.Load}
-        read.add(getattr(gen.result, "name", None))
     saves = {}  # block -> the values pushed (names), the hoisted values (name, expression)
     for block, (_, values) in gen.saves.items():
         extra = hoisted.get(block, [])

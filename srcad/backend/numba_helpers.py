@@ -7,7 +7,9 @@ Under Numba the adjoint of a loop over floats and a 1-D array reads ``check_scal
 chosen by type when Numba compiles (``numba.extending.overload``) and refuses, with a typing
 error that :func:`srcad.backend.numba_backend.jit` reports as a SrcadError, every case it does
 not implement exactly. The ``math`` functions that raise in Python where Numba returns nan or
-inf, and ``**``, get checked versions that raise as Python does.
+inf (``math.sin(math.inf)``, say), ``math.floor`` and ``math.ceil`` (an int64 under
+Numba, exact in Python), and ``**``, get checked versions that raise as Python does (or refuse
+where Python gives an integer past int64).
 ``X += scatter(v, like, i)`` becomes ``scatter_add(X, v, i)``:
 ``X[i] += v`` for an integer ``i`` (``+=`` on an array changes it in place in Python too).
 
@@ -189,8 +191,13 @@ _DOMAIN = {  # function -> the test of an argument outside its domain
     "asin": lambda x: abs(x) > 1.0,
     "acosh": lambda x: x < 1.0,
     "atanh": lambda x: abs(x) >= 1.0,
+    "sin": lambda x: math.isinf(x),
+    "cos": lambda x: math.isinf(x),
+    "tan": lambda x: math.isinf(x),
 }
 _RANGE = ("exp", "expm1", "cosh", "sinh")  # overflow to inf from a finite argument
+#: to an integer: Python's is exact at any size, Numba's an int64 (garbage past 2**63)
+_INTEGRAL = ("floor", "ceil")
 
 
 def _checked(fname):
@@ -199,7 +206,15 @@ def _checked(fname):
     import numba
 
     fn = getattr(math, fname)
-    if fname in _DOMAIN:
+    if fname in _INTEGRAL:
+        def checked(x):
+            if math.isnan(x):
+                raise ValueError("cannot convert float NaN to integer")
+            if not -9.223372036854775808e18 <= x < 9.223372036854775808e18:
+                raise OverflowError("srcad's numba backend: math.floor or math.ceil of a "
+                                    "number past the int64 range (exact in Python)")
+            return fn(x)
+    elif fname in _DOMAIN:
         outside = numba.njit(_DOMAIN[fname])
 
         def checked(x):
@@ -246,7 +261,7 @@ def _power(a, b):
     raise TypingError(f"srcad's numba backend raises numbers to powers, not {a} ** {b}")
 
 
-CHECKED_MATH = tuple(_DOMAIN) + _RANGE
+CHECKED_MATH = tuple(_DOMAIN) + _RANGE + _INTEGRAL
 
 HELPERS = {
     "check_scalar": check_scalar, "add": add, "unbroadcast": unbroadcast,
