@@ -47,7 +47,11 @@ EVALS = {
     "particle": [],
     "saddle": [],
 }
-TOOLS = ("srcad", "jax", "pytorch")
+TOOLS = ("srcad", "srcad-numba", "jax", "pytorch")
+#: the tools a run uses unless told (``--backend numba`` makes ``srcad`` ``srcad-numba``)
+DEFAULT_TOOLS = ("srcad", "jax", "pytorch")
+#: the evals srcad-numba runs in a full run (loops over scalars and small arrays: issue 19)
+NUMBA_EVALS = ("gmm", "lstm", "ode", "particle", "ht")
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
               "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
               "TORCH_NUM_THREADS": "1"}
@@ -93,6 +97,8 @@ def build_manual(gradbench: Path, json_mirror: Path) -> None:
 def tool_command(tool: str, gradbench: Path) -> list[str]:
     if tool == "srcad":
         return [PYTHON, str(HERE / "tool/run.py")]
+    if tool == "srcad-numba":  # srcad.grad(..., backend="numba") in every eval module
+        return [PYTHON, str(HERE / "tool/run.py"), "--backend", "numba"]
     if tool == "jax":
         return [PYTHON, str(HERE / "jax_blocking.py")]
     return [PYTHON, str(gradbench / f"python/gradbench/gradbench/tools/{tool}/run.py")]
@@ -292,7 +298,7 @@ def write_results(records, path, command, min_seconds):
             if rec["defined"] is False:
                 err = (rec.get("define_error") or "not implemented").strip().splitlines()
                 lines.append(f"| {rec['tool']} | — | — | — | — | — | — | — | undefined: "
-                             f"{_cell(err[-1] if err else '')} |")
+                             f"{_cell(' '.join(err))} |")
                 continue
             for desc, row in summarise(rec).items():
                 p = _mean(row["primal"]["timings"]) if row["primal"] else None
@@ -371,14 +377,20 @@ def _merged(path, others):
 
 
 def _cell(text):
-    text = " ".join(str(text).split())
+    text = " ".join(str(text).split()).replace(f"{REPO}/", "")  # paths from the repository
     return text.replace("|", "\\|")[:450]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--evals", nargs="+", default=list(EVALS))
-    parser.add_argument("--tools", nargs="+", default=list(TOOLS))
+    parser.add_argument("--tools", nargs="+", default=None, choices=TOOLS,
+                        help="default: srcad, jax and pytorch on every eval, and srcad-numba "
+                        f"on {', '.join(NUMBA_EVALS)}")
+    parser.add_argument("--backend", choices=("python", "numba"), default="python",
+                        help="srcad's backend: numba runs the srcad tool as srcad-numba "
+                        "(srcad.grad(..., backend='numba'); an eval it cannot compile is "
+                        "reported refused, with the reason)")
     parser.add_argument("--gradbench", type=Path, default=Path("/tmp/gradbench"))
     parser.add_argument("--mirror", type=Path,
                         default=Path("/work/.mirror/gradbench+gradbench/repo"))
@@ -399,8 +411,14 @@ def main():
     parser.add_argument("--report-only", action="store_true",
                         help="write results.md from results.json without running anything")
     args = parser.parse_args()
+    plan = [(e, t) for e in args.evals for t in (args.tools or DEFAULT_TOOLS)]
+    if args.tools is None:
+        plan += [(e, "srcad-numba") for e in args.evals if e in NUMBA_EVALS]
+    if args.backend == "numba":
+        plan = [(e, "srcad-numba" if t == "srcad" else t) for e, t in plan]
+    plan = sorted(set(plan), key=lambda p: (list(EVALS).index(p[0]), TOOLS.index(p[1])))
     if args.report_only:
-        args.evals = args.tools = []
+        args.evals, plan = [], []
     elif not (args.gradbench / "python/gradbench").exists():
         extract(args.mirror, args.gradbench)
     if args.evals:
@@ -413,17 +431,15 @@ def main():
     for rec in old:  # records written with every run's time
         for entry in rec["evaluations"].values():
             entry["timings"] = _stats(entry["timings"])
-    records = [r for r in old if (r["eval"], r["tool"]) not in
-               {(e, t) for e in args.evals for t in args.tools}]
-    for eval_name in args.evals:
-        for tool in args.tools:
-            start = time.monotonic()
-            rec = run_one(eval_name, tool, args.gradbench, args.deps, args.timeout,
-                          args.min_seconds, args.cpu)
-            print(f"{eval_name:9} {tool:8} {rec['outcome']:10} {_score(rec):>24} "
-                  f"({time.monotonic() - start:.0f} s)", flush=True)
-            records.append(rec)
-            args.json.write_text(json.dumps(records, indent=1))
+    records = [r for r in old if (r["eval"], r["tool"]) not in set(plan)]
+    for eval_name, tool in plan:
+        start = time.monotonic()
+        rec = run_one(eval_name, tool, args.gradbench, args.deps, args.timeout,
+                      args.min_seconds, args.cpu)
+        print(f"{eval_name:9} {tool:11} {rec['outcome']:10} {_score(rec):>24} "
+              f"({time.monotonic() - start:.0f} s)", flush=True)
+        records.append(rec)
+        args.json.write_text(json.dumps(records, indent=1))
     order = {e: i for i, e in enumerate(EVALS)}
     records.sort(key=lambda r: (order.get(r["eval"], 99), TOOLS.index(r["tool"])))
     args.json.write_text(json.dumps(records, indent=1))

@@ -9,6 +9,12 @@ timer covers the work and not the JSON conversion. A SrcadError (srcad refusing 
 is returned as the evaluation's error, with its message. GradBench's own Python package (for
 ``gradbench.wrap`` and the ADBench helpers) is read from the fetched copy: the driver puts it on
 ``PYTHONPATH``.
+
+``--backend numba`` (the driver's tool ``srcad-numba``): ``srcad.grad`` and
+``srcad.value_and_grad`` compile with Numba (``backend="numba"``) in every eval module, which
+are not edited; the derivatives that have no Numba backend (``vjp``, ``jvp`` and the Jacobian
+and Hessian functions) raise a SrcadError instead of running in Python, so that an eval this
+backend cannot compile is reported as refused, with the reason, never timed as Python.
 """
 
 import json
@@ -25,13 +31,42 @@ def _error(exc):
     return "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
 
+#: what backend='numba' does not cover: refused in numba mode
+NOT_NUMBA = ("vjp", "jvp", "jacobian", "jacfwd", "jacrev", "hessian", "hvp")
+
+
+def numba_mode():
+    """srcad's derivatives in every eval module made with ``backend="numba"`` (see above)."""
+    import functools
+
+    import srcad
+    from srcad.errors import SrcadError
+
+    for name in ("grad", "value_and_grad"):
+        setattr(srcad, name, functools.partial(getattr(srcad, name), backend="numba"))
+
+    def refused(name):
+        def no_numba(*args, **kwargs):
+            raise SrcadError(f"srcad.{name} has no Numba backend (backend='numba' makes grad "
+                             "and value_and_grad)")
+        return no_numba
+
+    for name in NOT_NUMBA:
+        setattr(srcad, name, refused(name))
+
+
 def main():
+    backend = sys.argv[sys.argv.index("--backend") + 1] if "--backend" in sys.argv else "python"
+    if backend == "numba":
+        numba_mode()
+    elif backend != "python":
+        raise SystemExit(f"unknown backend {backend!r}: python or numba")
     for line in sys.stdin:
         message = json.loads(line)
         response = {}
         kind = message["kind"]
         if kind == "start":
-            response["tool"] = "srcad"
+            response["tool"] = "srcad" if backend == "python" else f"srcad-{backend}"
         elif kind == "define":
             try:
                 start = time.perf_counter_ns()
