@@ -356,3 +356,93 @@ def test_math_that_raises_in_python_raises_under_numba():
     srcad.grad(_floor_far)(1e300)  # exact in Python; past int64 under Numba: refused
     with pytest.raises(OverflowError, match="int64"):
         g(1e300)
+
+
+# ---------------------------------------------------------------- arrays of rank 2
+
+
+def _elements(x, a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            s = s * 0.9 + math.sin(a[i, j] * x)
+    return s
+
+
+def _rows_feed_back(x, a):
+    s = x
+    for i in range(a.shape[0]):
+        s = s + np.sum(a[i] * s) * 0.1
+    return s
+
+
+def _row_dot(x, a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        row = np.tanh(a[i] * x)
+        s = s + np.dot(row, row)
+    return s
+
+
+def _rows_while_branch(x, a):
+    s = 0.5
+    i = 0
+    while i < a.shape[0] and s < 10.0:
+        if a[i, 0] > 0.0:
+            s = s + np.sum(np.exp(a[i] * x))
+        else:
+            s = s * math.cos(a[i, 1] + x)
+        i += 1
+    return s
+
+
+def _row_slices(x, a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s = s + np.sum(a[i, 1:] * a[i, :-1]) * x
+    return s
+
+
+def _fd_matrix(f, x, a, h=1e-6):
+    dx = (f(x + h, a) - f(x - h, a)) / (2 * h)
+    da = np.zeros_like(a)
+    for index in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[index] = h
+        da[index] = (f(x, a + e) - f(x, a - e)) / (2 * h)
+    return dx, da
+
+
+@needs_numba
+@pytest.mark.parametrize("shape", [(3, 4), (2, 2), (5, 3)])
+@pytest.mark.parametrize("f", [_elements, _rows_feed_back, _row_dot, _rows_while_branch,
+                               _row_slices])
+def test_matrices_match_python_backend_and_finite_differences(f, shape):
+    rng = np.random.default_rng(shape[0] * 10 + shape[1])
+    fast = srcad.grad(f, wrt=(0, 1), backend="numba")
+    slow = srcad.grad(f, wrt=(0, 1))
+    for _ in range(2):
+        x, a = float(rng.uniform(-1.0, 1.0)), rng.uniform(-1.0, 1.0, size=shape)
+        (dx, da), (ref_dx, ref_da) = fast(x, a), slow(x, a)
+        assert _close(dx, ref_dx, 1e-12) and _close(da, ref_da, 1e-12)
+        fd_dx, fd_da = _fd_matrix(f, x, a)
+        assert _close(dx, fd_dx, 1e-5) and _close(da, fd_da, 1e-5)
+
+
+def _sum_over_axis(x, a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s = s + np.sum(np.sum(a * x, axis=0))
+    return s
+
+
+def _matrix_dot(x, a):
+    return np.sum(np.dot(a, a) * x)
+
+
+@needs_numba
+@pytest.mark.parametrize("f", [_sum_over_axis, _matrix_dot])
+def test_matrix_operations_without_a_numba_gradient_are_refused(f):
+    with pytest.raises(SrcadError, match="backend='numba'|Numba could not compile") as info:
+        srcad.grad(f, wrt=(0, 1), backend="numba")(0.5, np.ones((2, 2)))
+    assert "backend='python'" in str(info.value)

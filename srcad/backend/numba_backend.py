@@ -35,7 +35,7 @@ from ..transform.nodes import Comment, PopMarker, PushMarker, assign, call, name
 HINT = "differentiate it with backend='python' (the default), or rewrite the line"
 
 #: builtins the generated code may call under Numba
-BUILTINS = {"range", "len", "abs", "min", "max", "float", "int", "bool", "pow"}
+BUILTINS = {"range", "len", "abs", "min", "max", "float", "int", "bool", "pow", "slice"}
 
 #: NumPy functions Numba compiles with the meaning NumPy gives them (those srcad's rules and
 #: templates emit for the constructs this backend covers)
@@ -61,7 +61,8 @@ MATH = set(CHECKED_MATH) | {
 }
 
 #: srcad's runtime helpers that :mod:`.numba_helpers` implements (for the types it names)
-NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to"}
+NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to",
+                 "grad_sum", "grad_dot_a", "grad_dot_b"}
 
 
 def available():
@@ -335,6 +336,9 @@ def check(fdef, user_func, spelled, namer, callees=()):
         if node.keywords:
             return node
         if func.__class__ is ast.Name and helper_of.get(func.id) in NUMBA_HELPERS:
+            if helper_of[func.id] == "grad_sum" and [_constant(a) for a in node.args[2:]] in (
+                    [None], [None, False]):
+                node.args = node.args[:2]  # a sum of every element (the default arguments)
             node.func = numba_helper(helper_of[func.id])
         elif (func.__class__ is ast.Attribute and func.value.__class__ is ast.Name
               and module_of(func.value.id) is np and len(node.args) == 1
@@ -384,6 +388,9 @@ def check(fdef, user_func, spelled, namer, callees=()):
 
     def _check_node(stmt, line):
         heads = [getattr(stmt, f) for f in stmt._fields if f not in ("body", "orelse")]
+        bounds = {id(a) for node in _walk_values(heads) if node.__class__ is ast.Call
+                  and node.func.__class__ is ast.Name and node.func.id == "slice"
+                  for a in node.args}  # slice(1, None, None): None is an open bound there
         for head in heads:
             for node in _walk_values(head):
                 cls = node.__class__
@@ -420,7 +427,9 @@ def check(fdef, user_func, spelled, namer, callees=()):
                 elif cls in (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp,
                              ast.Dict, ast.Set, ast.Lambda, ast.JoinedStr):
                     refuse(f"a {cls.__name__} expression", line)
-                elif cls is ast.Constant and not isinstance(node.value, (int, float, bool, str)):
+                elif cls is ast.Constant and not isinstance(node.value, (
+                        int, float, bool, str)) and not (node.value is None
+                                                         and id(node) in bounds):
                     refuse(f"the constant {node.value!r}", line)
 
     fdef.body = visit(fdef.body, code.co_firstlineno)
@@ -436,12 +445,12 @@ _MISSING = object()
 
 
 def _walk_values(node):
+    """Every node under ``node``: a tree, or a list of them (of lists...)."""
     if isinstance(node, ast.AST):
         yield from ast.walk(node)
     elif isinstance(node, list):
         for item in node:
-            if isinstance(item, ast.AST):
-                yield from ast.walk(item)
+            yield from _walk_values(item)
 
 
 def _own_names(fdef):
@@ -452,6 +461,11 @@ def _own_names(fdef):
         if node.__class__ is ast.Name and node.ctx.__class__ is not ast.Load:
             own.add(node.id)
     return own
+
+
+def _constant(node):
+    """The value of a constant node, or a marker no constant equals."""
+    return node.value if node.__class__ is ast.Constant else _MISSING
 
 
 def _simple(value):

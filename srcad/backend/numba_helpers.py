@@ -10,8 +10,10 @@ not implement exactly. The ``math`` functions that raise in Python where Numba r
 inf (``math.sin(math.inf)``, say), ``math.floor`` and ``math.ceil`` (an int64 under
 Numba, exact in Python), and ``**``, get checked versions that raise as Python does (or refuse
 where Python gives an integer past int64).
-``X += scatter(v, like, i)`` becomes ``scatter_add(X, v, i)``:
-``X[i] += v`` for an integer ``i`` (``+=`` on an array changes it in place in Python too).
+``X += scatter(v, like, i)`` becomes ``scatter_add(X, v, i)``: ``X[i] += v`` for an index
+``i`` made of ints and slices, any rank (``+=`` on an array changes it in place in Python too);
+``grad_sum`` is implemented for a sum over every axis, ``grad_dot_a`` and ``grad_dot_b`` for
+the dot product of two vectors.
 
 Imports ``numba`` (only :mod:`srcad.backend.numba_backend` imports this module, when it
 compiles).
@@ -165,15 +167,69 @@ def _zeros_float(like):
     raise TypingError(f"srcad's numba backend makes no zeros like {like}")
 
 
+def _basic(index):
+    """An int, a slice, or a tuple of them: each element reached once (srcad's ``scatter``
+    writes the value there; other indices sum with ``np.add.at``, which this does not do)."""
+    members = index.types if isinstance(index, types.BaseTuple) else (index,)
+    return all(isinstance(t, (types.Integer, types.SliceType)) for t in members)
+
+
 @overload(scatter_add)
 def _scatter_add(out, value, index):
-    if (isinstance(out, types.Array) and out.ndim == 1 and isinstance(index, types.Integer)
-            and isinstance(value, types.Number)):
+    if (isinstance(out, types.Array) and isinstance(value, (types.Number, types.Array))
+            and _basic(index)):
         def add(out, value, index):
             out[index] += value
         return add
-    raise TypingError(f"srcad's numba backend scatters only a number at an integer index "
-                      f"of a 1-D array (got {value} at {index} of {out})")
+    raise TypingError(f"srcad's numba backend scatters a number or an array at an int, a "
+                      f"slice or a tuple of them (got {value} at {index} of {out})")
+
+
+def grad_sum(g, a, axis=None, keepdims=False):
+    """Stub: srcad's ``grad_sum``, the gradient of ``np.sum(a)`` (all of it)."""
+    raise NotImplementedError
+
+
+@overload(grad_sum)
+def _grad_sum(g, a, axis=None, keepdims=False):
+    whole = axis is None or isinstance(axis, (types.NoneType, types.Omitted))
+    if whole and isinstance(g, types.Number) and isinstance(a, types.Array):
+        return lambda g, a, axis=None, keepdims=False: np.full(a.shape, g)
+    if whole and isinstance(g, types.Number) and isinstance(a, types.Number):
+        return lambda g, a, axis=None, keepdims=False: g
+    raise TypingError(f"srcad's numba backend has the gradient of a whole sum only (got "
+                      f"axis {axis})")
+
+
+def grad_dot_a(g, a, b):
+    """Stub: srcad's ``grad_dot_a``, the gradient of ``np.dot(a, b)`` into ``a``."""
+    raise NotImplementedError
+
+
+def grad_dot_b(g, a, b):
+    """Stub: srcad's ``grad_dot_b``, into ``b``."""
+    raise NotImplementedError
+
+
+def _vectors(g, a, b):
+    return (isinstance(g, types.Number) and isinstance(a, types.Array) and a.ndim == 1
+            and isinstance(b, types.Array) and b.ndim == 1)
+
+
+@overload(grad_dot_a)
+def _grad_dot_a(g, a, b):
+    if _vectors(g, a, b):
+        return lambda g, a, b: g * b
+    raise TypingError(f"srcad's numba backend has the gradient of np.dot of two vectors only "
+                      f"(got {a} and {b})")
+
+
+@overload(grad_dot_b)
+def _grad_dot_b(g, a, b):
+    if _vectors(g, a, b):
+        return lambda g, a, b: g * a
+    raise TypingError(f"srcad's numba backend has the gradient of np.dot of two vectors only "
+                      f"(got {a} and {b})")
 
 
 # ---------------------------------------------------------------- Python's float errors
@@ -267,6 +323,7 @@ HELPERS = {
     "check_scalar": check_scalar, "add": add, "unbroadcast": unbroadcast,
     "unbroadcast_to": unbroadcast_to, "sign": sign, "where": where, "shape_of": shape_of,
     "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add, "power": power,
+    "grad_sum": grad_sum, "grad_dot_a": grad_dot_a, "grad_dot_b": grad_dot_b,
 }
 
 
