@@ -431,7 +431,7 @@ def test_matrices_match_python_backend_and_finite_differences(f, shape):
 
 def _sum_over_axis(x, a):
     s = 0.0
-    for i in range(a.shape[0]):
+    for _ in range(a.shape[0]):
         s = s + np.sum(np.sum(a * x, axis=0))
     return s
 
@@ -441,8 +441,9 @@ def _matrix_dot(x, a):
 
 
 @needs_numba
-@pytest.mark.parametrize("f", [_sum_over_axis, _matrix_dot])
-def test_matrix_operations_without_a_numba_gradient_are_refused(f):
-    with pytest.raises(SrcadError, match="backend='numba'|Numba could not compile") as info:
+@pytest.mark.parametrize("f, words", [(_sum_over_axis, "a whole sum only"),
+                                      (_matrix_dot, "two vectors only")])
+def test_matrix_operations_without_a_numba_gradient_are_refused(f, words):
+    with pytest.raises(SrcadError, match=words) as info:
         srcad.grad(f, wrt=(0, 1), backend="numba")(0.5, np.ones((2, 2)))
     assert "backend='python'" in str(info.value)
