@@ -101,6 +101,12 @@ def _made(f, wrt, mode, has_aux, backend="python"):
 
 def _numba(f, wrt, mode, has_aux, backend):
     """The derivative compiled by Numba (see :mod:`srcad.backend.numba_backend`)."""
+    _numba_allowed(f, has_aux, backend)
+    return _transform(f, wrt, mode, backend).function
+
+
+def _numba_allowed(f, has_aux, backend):
+    """Refuse what ``backend`` (not "python") does not take."""
     if backend != "numba":
         raise SrcadError(f"unknown backend {backend!r}", hint="use 'python' or 'numba'")
     numba_backend.require()
@@ -108,7 +114,6 @@ def _numba(f, wrt, mode, has_aux, backend):
             entry.target(f)):
         raise SrcadError("backend='numba' takes a plain function (no has_aux, *args or "
                          "derivative of a derivative)", hint=numba_backend.HINT)
-    return _transform(f, wrt, mode, backend).function
 
 
 def _named_star_args(f, n):
@@ -180,7 +185,7 @@ rules.nondiff(_keep_aux)
 rules.registry.impure.add(_keep_aux)
 
 
-def vjp(f, *args, wrt=None, has_aux=False):
+def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
     """``(value, pullback)``: ``pullback(dy)`` is the vector-Jacobian product ``dy · J``.
 
     ``wrt`` defaults to all positional arguments; the pullback then returns a tuple, one
@@ -188,7 +193,11 @@ def vjp(f, *args, wrt=None, has_aux=False):
     ``has_aux=True``, ``f`` returns ``(value, aux)`` and ``vjp`` returns ``(value, pullback,
     aux)`` (as JAX does): ``aux`` is passed through, not differentiated. Records
     (dataclasses, named tuples) as ``wrt`` arguments get records of gradients.
+    ``backend="numba"``: the pullback is compiled by Numba (as :func:`grad`'s), for the types
+    of its first cotangent and arguments.
     """
+    if backend != "python":
+        _numba_allowed(f, has_aux, backend)
     if wrt is None:
         wrt = tuple(range(len(args)))
     f = _named_star_args(f, len(args))
@@ -207,11 +216,11 @@ def vjp(f, *args, wrt=None, has_aux=False):
         f = shim
     else:
         value = f(*args)
-    transformed = _transform(f, wrt, "vjp")
+    transformed = _transform(f, wrt, "vjp", backend)
     if type(value) is float or type(value) is np.float64:
         # the pullback of 1.0 of a scalar is the gradient: the grad code (no product by
         # the seed) gives the same numbers, since 1.0 * g == g exactly
-        gradient = _transform(f, wrt, "grad").function
+        gradient = _transform(f, wrt, "grad", backend).function
 
         def scalar_pullback(dy):
             if type(dy) is float and dy == 1.0:
@@ -231,12 +240,16 @@ def vjp(f, *args, wrt=None, has_aux=False):
 _AUX_SHIMS = weakref.WeakKeyDictionary()  # function -> its has_aux shim (vjp), made once
 
 
-def jvp(f, primals, tangents, wrt=None):
+def jvp(f, primals, tangents, wrt=None, backend="python"):
     """Forward mode: ``(f(*primals), J · tangents)``, by source transformation.
 
     ``primals`` is the tuple of arguments; ``tangents`` one tangent per ``wrt`` argument
-    (default: all of ``primals``), each shaped like its argument.
+    (default: all of ``primals``), each shaped like its argument. ``backend="numba"``: the
+    forward-mode code is compiled by Numba (as :func:`grad`'s), for the types of the first
+    call.
     """
+    if backend != "python":
+        _numba_allowed(f, False, backend)
     primals, tangents = tuple(primals), tuple(tangents)
     known = _jvp_targets.get((f, wrt, len(primals))) if wrt is None or _plain_wrt(wrt) \
         else None
@@ -256,7 +269,7 @@ def jvp(f, primals, tangents, wrt=None):
     values = dict(zip(params, primals))
     for name, tangent in zip(names, tangents):
         _check_companion(values.get(name), tangent, f"tangent for {name!r}")
-    fn, full = _jvp_function(f, names, primals)
+    fn, full = _jvp_function(f, names, primals, backend)
     return fn(*full, *tangents)
 
 
@@ -290,20 +303,22 @@ def _jvp_target(f, wrt, n):
     return f, params, names
 
 
-def _jvp_function(f, names, primals):
+def _jvp_function(f, names, primals, backend="python"):
     """The forward-mode function for these arguments (the defaults filled in as they are now)
     and the full argument list to call it with."""
+    # the cache's key: the Numba backend's code is another function
+    keyed = (*names, backend) if backend != "python" else names
     transformed = transformed_of(f) if is_transformed(f) else None
     user = transformed._user if transformed is not None else f
     if _all_given(user, primals):
         full = list(primals)
-        known = _jvp_cache.get((f, names, cache_key(full)))
+        known = _jvp_cache.get((f, keyed, cache_key(full)))
         if known is not None and not env.stale(known.__srcad_reads__):
             return known, full
     bound = inspect.signature(user).bind(*primals)
     bound.apply_defaults()
     full = list(bound.arguments.values())  # keyword-only ones too, positionally
-    key = (f, names, cache_key(full))
+    key = (f, keyed, cache_key(full))
     known = _jvp_cache.get(key)
     if known is not None and not env.stale(known.__srcad_reads__):
         return known, full
@@ -317,7 +332,7 @@ def _jvp_function(f, names, primals):
         if transformed is not None:
             transformed._check_env()
             target = transformed._specialise(bound).__srcad_raw__
-        fn, text = pipeline.tangent(target, names, kinds, items)
+        fn, text = pipeline.tangent(target, names, kinds, items, backend=backend)
     fn.__srcad_source__ = text
     fn.__srcad_reads__ = tuple(reads.values())
     _jvp_cache[key] = fn

@@ -226,15 +226,16 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                                      defaults or None, kwdefaults or None, gen.cells)
     compiled.__srcad_param_kinds__ = dict(kinds)
     _debug("reverse", compiled.__srcad_source__)
-    if backend == "numba":
-        return (numba_backend.jit(compiled, where, list(arg_values.values())),
-                compiled.__srcad_source__)
+    if backend == "numba":  # a pullback's cotangent: its type is known at the first call
+        example = None if mode == "vjp" else list(arg_values.values())
+        return numba_backend.jit(compiled, where, example), compiled.__srcad_source__
     return compiled, compiled.__srcad_source__
 
 
 @_serialised
-def tangent(func, wrt, kinds, items=None, inner=False, arity=None):
-    """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``."""
+def tangent(func, wrt, kinds, items=None, inner=False, arity=None, backend="python"):
+    """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``;
+    ``backend="numba"``: compiled by Numba at its first call (see :func:`adjoint`)."""
 
     fn, namer = to_ssa(func, arity=arity)
     analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
@@ -258,11 +259,16 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None):
     fdef = _tidy(fdef, namer.temps | fwd.temp_tangents, namer.grads)
     # the helpers the tidied tree reads (a user's spelling may name one too)
     helpers = set(fwd.used_helpers) | emit.helpers_read(fdef, spelled)
+    if backend == "numba":
+        fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, fwd.cells)
+        fwd.cells.update(numba_cells)
     where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     compiled = emit.compile_function(fdef, func, helpers, spelled, where, None, None,
                                      fwd.cells)
     compiled.__srcad_param_kinds__ = dict(kinds)
     _debug("forward", compiled.__srcad_source__)
+    if backend == "numba":
+        return numba_backend.jit(compiled, where), compiled.__srcad_source__
     return compiled, compiled.__srcad_source__
 
 

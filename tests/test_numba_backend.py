@@ -169,7 +169,7 @@ def _builds_mixed_list(x):
     (_uses_global, 1.0, "global value 'GLOBAL_SCALE'"),
     (_calls_user_function, 1.0, "another user function"),
     (_uses_linalg, np.ones(3), "numpy.linalg"),
-    (_builds_mixed_list, 1.0, "helper zeros_like"),
+    (_builds_mixed_list, 1.0, "a list display"),
 ])
 def test_refused_before_compiling(f, arg, words):
     with pytest.raises(SrcadError, match=words) as info:
@@ -447,3 +447,66 @@ def test_matrix_operations_without_a_numba_gradient_are_refused(f, words):
     with pytest.raises(SrcadError, match=words) as info:
         srcad.grad(f, wrt=(0, 1), backend="numba")(0.5, np.ones((2, 2)))
     assert "backend='python'" in str(info.value)
+
+
+# ---------------------------------------------------------------- vjp and jvp
+
+
+def _writes_rows(x, y):
+    out = np.zeros_like(y)
+    s = x
+    for i in range(len(y)):
+        s = math.sin(s + y[i])
+        out[i] = s * x
+    return out
+
+
+@needs_numba
+@pytest.mark.parametrize("case", CASES[::5], ids=lambda c: c[0])
+def test_vjp_and_jvp_of_the_family(family, case):
+    f = getattr(family, case[0])
+    rng = np.random.default_rng(100 + int(case[0][2:]))
+    for _ in range(2):
+        x, y = float(rng.uniform(-1.0, 1.0)), rng.uniform(-1.0, 1.0, size=5)
+        tx, ty = float(rng.normal()), rng.normal(size=5)
+        value, tangent = srcad.jvp(f, (x, y), (tx, ty), backend="numba")
+        ref_value, ref_tangent = srcad.jvp(f, (x, y), (tx, ty))
+        assert value == ref_value and _close(tangent, ref_tangent, 1e-12)
+        h = 1e-6
+        fd = (f(x + h * tx, y + h * ty) - f(x - h * tx, y - h * ty)) / (2 * h)
+        assert _close(tangent, fd, 1e-5)
+        dy = float(rng.normal())
+        value, pullback = srcad.vjp(f, x, y, backend="numba")
+        (gx, gy), (ref_gx, ref_gy) = pullback(dy), srcad.vjp(f, x, y)[1](dy)
+        assert value == ref_value
+        assert _close(gx, ref_gx, 1e-12) and _close(gy, ref_gy, 1e-12)
+        assert _close(gx * tx + np.dot(gy, ty), dy * fd, 1e-5)  # <vjp, t> = <dy, jvp>
+
+
+@needs_numba
+def test_vjp_and_jvp_of_an_array_function():
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        x, y = float(rng.uniform(-1.0, 1.0)), rng.uniform(-1.0, 1.0, size=4)
+        tx, ty, dy = float(rng.normal()), rng.normal(size=4), rng.normal(size=4)
+        value, tangent = srcad.jvp(_writes_rows, (x, y), (tx, ty), backend="numba")
+        ref_value, ref_tangent = srcad.jvp(_writes_rows, (x, y), (tx, ty))
+        assert _close(value, ref_value, 0.0) and _close(tangent, ref_tangent, 1e-12)
+        h = 1e-6
+        fd = (_writes_rows(x + h * tx, y + h * ty) - _writes_rows(x - h * tx, y - h * ty)) / (
+            2 * h)
+        assert _close(tangent, fd, 1e-5)
+        _, pullback = srcad.vjp(_writes_rows, x, y, backend="numba")
+        (gx, gy), (ref_gx, ref_gy) = pullback(dy), srcad.vjp(_writes_rows, x, y)[1](dy)
+        assert _close(gx, ref_gx, 1e-12) and _close(gy, ref_gy, 1e-12)
+        assert _close(gx * tx + np.dot(gy, ty), np.dot(dy, fd), 1e-5)
+
+
+@needs_numba
+def test_vjp_and_jvp_refusals():
+    with pytest.raises(SrcadError, match="has_aux"):
+        srcad.vjp(w3, 0.5, has_aux=True, backend="numba")
+    with pytest.raises(SrcadError, match="another user function"):
+        srcad.jvp(_calls_user_function, (1.0,), (1.0,), backend="numba")
+    with pytest.raises(SrcadError, match="unknown backend"):
+        srcad.jvp(w3, (1.0,), (1.0,), backend="jax")

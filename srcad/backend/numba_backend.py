@@ -62,7 +62,8 @@ MATH = set(CHECKED_MATH) | {
 
 #: srcad's runtime helpers that :mod:`.numba_helpers` implements (for the types it names)
 NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to",
-                 "grad_sum", "grad_dot_a", "grad_dot_b"}
+                 "grad_sum", "grad_dot_a", "grad_dot_b", "zeros_like", "like",
+                 "copy_tangent", "cleared"}
 
 
 def available():
@@ -427,6 +428,10 @@ def check(fdef, user_func, spelled, namer, callees=()):
                 elif cls in (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp,
                              ast.Dict, ast.Set, ast.Lambda, ast.JoinedStr):
                     refuse(f"a {cls.__name__} expression", line)
+                elif cls is ast.List and node.elts:
+                    refuse("a list display (Numba gives a list one type for all its items, "
+                           "an int among floats becoming a float: write a tuple or an "
+                           "array)", line)
                 elif cls is ast.Constant and not isinstance(node.value, (
                         int, float, bool, str)) and not (node.value is None
                                                          and id(node) in bounds):
@@ -512,24 +517,27 @@ def _rewrite_reversed(node, refuse):
 # ---------------------------------------------------------------- compiling
 
 
-def jit(fn, where, example):
+def jit(fn, where, example=None):
     """``fn`` (generated Python) compiled now by ``numba.njit`` for the types of ``example``
     (its arguments, in order). For numbers only, the Numba dispatcher itself, compiling nothing
     more (srcad's cache key holds the Python types, so Numba's are those). With arrays (whose
-    dtype srcad's key does not hold), a wrapper that lets Numba compile for another dtype and
-    reports its failure as a SrcadError. Any Numba error becomes a SrcadError naming ``where``.
-    Indexing is bounds-checked, as in Python. ``py_func`` (Numba's name) is the Python code:
-    a derivative of this derivative differentiates that."""
+    dtype srcad's key does not hold), or without an example (a pullback's cotangent and the
+    tangents of forward mode are known at the first call), a wrapper that lets Numba compile
+    for the types it is called with and reports a failure as a SrcadError. Any Numba error
+    becomes a SrcadError naming ``where``. Indexing is bounds-checked, as in Python.
+    ``py_func`` (Numba's name) is the Python code: a derivative of this derivative
+    differentiates that."""
     import numba
     from numba.core.errors import NumbaError
 
     compiled = numba.njit(boundscheck=True)(fn)
     try:
-        compiled.compile(tuple(numba.typeof(value) for value in example))
+        if example is not None:
+            compiled.compile(tuple(numba.typeof(value) for value in example))
     except NumbaError as exc:
         raise SrcadError(f"Numba could not compile {where}: {_summary(exc)}",
                          hint=HINT) from None
-    if not any(isinstance(value, np.ndarray) for value in example):
+    if example is not None and not any(isinstance(value, np.ndarray) for value in example):
         compiled.disable_compile()
         compiled.__srcad_source__ = fn.__srcad_source__
         # the compiled code for exactly these types, without Numba's dispatch on them: the

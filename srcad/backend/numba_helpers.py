@@ -13,7 +13,8 @@ where Python gives an integer past int64).
 ``X += scatter(v, like, i)`` becomes ``scatter_add(X, v, i)``: ``X[i] += v`` for an index
 ``i`` made of ints and slices, any rank (``+=`` on an array changes it in place in Python too);
 ``grad_sum`` is implemented for a sum over every axis, ``grad_dot_a`` and ``grad_dot_b`` for
-the dot product of two vectors.
+the dot product of two vectors; ``zeros_like``, and forward mode's ``like`` and
+``copy_tangent``, for numbers and arrays; ``cleared`` at an int, a slice or a tuple of them.
 
 Imports ``numba`` (only :mod:`srcad.backend.numba_backend` imports this module, when it
 compiles).
@@ -232,6 +233,76 @@ def _grad_dot_b(g, a, b):
                       f"(got {a} and {b})")
 
 
+def zeros_like(x):
+    """Stub: srcad's ``zeros_like`` (a zero gradient)."""
+    raise NotImplementedError
+
+
+@overload(zeros_like)
+def _zeros_like(x):
+    if isinstance(x, types.Array):
+        return lambda x: np.zeros(x.shape)
+    if isinstance(x, (types.Number, types.Boolean)):
+        return lambda x: 0.0
+    raise TypingError(f"srcad's numba backend makes zeros like a number or an array, not {x}")
+
+
+def like(grad, value):
+    """Stub: srcad's ``like`` (forward mode's tangent of the result)."""
+    raise NotImplementedError
+
+
+@overload(like)
+def _like(grad, value):
+    if isinstance(value, types.Array) and isinstance(grad, types.Number):
+        return lambda grad, value: np.full(value.shape, grad)
+    if isinstance(value, types.Array) and isinstance(grad, types.Array):
+        def same(grad, value):
+            if grad.shape != value.shape:
+                raise ValueError("srcad (numba backend): a tangent shaped unlike its value")
+            return grad
+        return same
+    if isinstance(value, (types.Number, types.Boolean)) and isinstance(grad, types.Number):
+        return lambda grad, value: grad
+    raise TypingError(f"srcad's numba backend gives tangents of numbers and arrays, not "
+                      f"{value}")
+
+
+def copy_tangent(tangent, value):
+    """Stub: srcad's ``copy_tangent`` (a writable tangent for ``y[i] = v``)."""
+    raise NotImplementedError
+
+
+@overload(copy_tangent)
+def _copy_tangent(tangent, value):
+    if isinstance(value, types.Array) and isinstance(tangent, types.Array):
+        def copied(tangent, value):
+            if tangent.shape != value.shape:
+                raise ValueError("srcad (numba backend): a tangent shaped unlike its value")
+            return tangent.astype(np.float64)  # a copy
+        return copied
+    if isinstance(value, types.Array) and isinstance(tangent, types.Number):
+        return lambda tangent, value: np.full(value.shape, float(tangent))
+    raise TypingError(f"srcad's numba backend copies tangents of arrays, not {value}")
+
+
+def cleared(value, index):
+    """Stub: srcad's ``cleared`` (the gradient past ``y[index] = v`` to the old ``y``)."""
+    raise NotImplementedError
+
+
+@overload(cleared)
+def _cleared(value, index):
+    if isinstance(value, types.Array) and _basic(index):
+        def zeroed(value, index):
+            out = value.astype(np.float64)  # a copy
+            out[index] = 0.0
+            return out
+        return zeroed
+    raise TypingError(f"srcad's numba backend clears an int, a slice or a tuple of them in an "
+                      f"array (got {index} of {value})")
+
+
 # ---------------------------------------------------------------- Python's float errors
 # Python's math functions raise where Numba's return nan or inf (math.sqrt(-1.0) is a
 # ValueError in Python, nan under Numba; math.exp(1000.0) an OverflowError, inf): the checked
@@ -324,6 +395,7 @@ HELPERS = {
     "unbroadcast_to": unbroadcast_to, "sign": sign, "where": where, "shape_of": shape_of,
     "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add, "power": power,
     "grad_sum": grad_sum, "grad_dot_a": grad_dot_a, "grad_dot_b": grad_dot_b,
+    "zeros_like": zeros_like, "like": like, "copy_tangent": copy_tangent, "cleared": cleared,
 }
 
 
