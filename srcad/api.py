@@ -331,7 +331,7 @@ def _jvp_function(f, names, primals, backend="python"):
         target = f
         if transformed is not None:
             transformed._check_env()
-            target = transformed._specialise(bound).__srcad_raw__
+            target = transformed.python_code(bound)
         fn, text = pipeline.tangent(target, names, kinds, items, backend=backend)
     fn.__srcad_source__ = text
     fn.__srcad_reads__ = tuple(reads.values())

@@ -51,6 +51,7 @@ class Transformed:
         self._f = transformed_of(f) if is_transformed(f) else f
         self._mode = mode
         self._backend = backend  # "python" or "numba" (srcad.backend.numba_backend)
+        self._python = None  # the Python backend's Transformed, for python_code (numba)
         self._params, self._wrt, self._single = resolve_wrt(f, wrt)
         self._cache = {}
         self._lock = threading.RLock()
@@ -115,8 +116,19 @@ class Transformed:
         differentiated code is differentiated (``srcad.runtime.derivative_fwd``)."""
         bound = self._bind(args, kwargs)
         self._check_env()  # a name f's code read is bound to something else: made again
-        code = self._specialise(bound).__srcad_raw__
+        code = self.python_code(bound)
         return pipeline.CALLEES.split_call(code, wrt, args, kwargs)
+
+    def python_code(self, bound):
+        """The Python code this derivative runs for the arguments ``bound``: what a derivative
+        of it differentiates. For the Numba backend, the Python backend's code for the same
+        arguments (the Numba code calls helpers srcad does not differentiate through)."""
+        if self._backend == "python":
+            return self._specialise(bound).__srcad_raw__
+        if self._python is None:
+            self._python = Transformed(self._f, self._wrt[0] if self._single else self._wrt,
+                                       self._mode)
+        return self._python._specialise(bound).__srcad_raw__
 
     def _check_env(self):
         with self._lock:
@@ -218,7 +230,7 @@ class Transformed:
                         # a derivative of a derivative: transform the generated code itself
                         inner = transformed_of(target)
                         inner._check_env()
-                        target = inner._specialise(bound).__srcad_raw__
+                        target = inner.python_code(bound)
                         full = inspect.signature(target).bind(*bound.args, **bound.kwargs)
                         full.apply_defaults()
                         values = dict(full.arguments)
