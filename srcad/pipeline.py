@@ -31,7 +31,7 @@ import gast
 
 from .analysis import alias, soundness
 from .analysis.analyse import Analysis
-from .backend import emit, numba_backend
+from .backend import emit, numba_backend, numba_stacks
 from .backend.tidy import tidy
 from .core import ir
 from .core.kinds import (
@@ -212,7 +212,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     helpers = set(gen.helpers)
     if backend == "numba":
-        numba_backend.realise(gen, namer, spelled)
+        numba_stacks.realise(gen, namer, spelled)
     fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple)
     floats = [p for p, v in arg_values.items() if type(v) is float]
     fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats)

@@ -1,10 +1,7 @@
 """The Numba backend: the same adjoint, rewritten so that ``numba.njit`` compiles it.
 
-The reverse pass saves values on stacks: one Python list per loop, holding a tuple per block,
-walked by ``reversed(stack)``. Numba wants lists of one type and has no ``reversed``, so before
-the adjoint is assembled :func:`realise` gives every saved value of every block a stack of its
-own (one value type per list; popping or walking it backwards in step with the others is exact,
-since each block pops what it pushed, in reverse order) and walks stacks by index. After tidying,
+Before the adjoint is assembled, :func:`srcad.backend.numba_stacks.realise` gives every saved
+value a stack of its own, walked by index. After tidying,
 :func:`check` rewrites ``reversed(range(...))`` as a descending ``range`` and refuses, before
 Numba sees the code, anything Numba cannot compile or would compile differently: the srcad
 runtime helpers :mod:`.numba_helpers` lacks, calls of other user functions, global values
@@ -15,7 +12,8 @@ that raise too, where Numba's would return nan or inf. :func:`jit` compiles with
 ``numba.njit`` and turns a Numba error that still occurs (a type Numba cannot unify, say) into
 a :class:`SrcadError`.
 
-Imports: ``srcad.errors``, ``srcad.transform.nodes``; ``numba`` when a function is compiled.
+Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`; ``numba`` when a
+function is compiled.
 """
 
 from __future__ import annotations
@@ -30,7 +28,8 @@ import numpy as np
 
 from ..errors import SrcadError
 from ..transform import nodes
-from ..transform.nodes import Comment, PopMarker, PushMarker, assign, call, name
+from ..transform.nodes import Comment, call, name
+from .numba_stacks import walk_values
 
 HINT = "differentiate it with backend='python' (the default), or rewrite the line"
 
@@ -79,193 +78,6 @@ def require():
     if not available():
         raise SrcadError("backend='numba' needs the numba package",
                          hint='install it: pip install "srcad[numba]"')
-
-
-# ---------------------------------------------------------------- stacks, before assembly
-
-
-def realise(gen, namer, spelled=None):
-    """Replace the push/pop markers of ``gen`` (a :class:`srcad.transform.sweep.Generated`)
-    with one list per saved value and walk iterated stacks by index; ``gen.stacks`` becomes
-    those lists (the type of what they hold is checked by :func:`check` and Numba).
-
-    With ``spelled`` (helper -> its spelling), a ``math`` call of saved values of a block that
-    the block's backward code makes unconditionally is made in the forward code instead, where
-    the block pushes, and its result is saved rather than recomputed (:func:`_hoist`)."""
-    own = {}  # (block, name) -> its stack
-
-    def stack_of(block, value):
-        key = (block, value)
-        if key not in own:
-            own[key] = namer.fresh(f"saved_{value}")
-        return own[key]
-
-    by_stack = {}  # the original stack -> the blocks that push on it
-    for block, (stack, _) in gen.saves.items():
-        by_stack.setdefault(stack, []).append(block)
-    maths = {spelled["math"]} if spelled and "math" in spelled else set()
-    hoisted = _hoist(gen.forward, gen.backward, gen.saves, by_stack, maths,
-                                namer) if maths else {}
-    if hoisted:
-        # a saved value read nowhere after the hoisting is not saved (nor set back)
-        read = {n.id for n in _walk_values(gen.backward + list(gen.grads.values()))
-                if n.__class__ is ast.Name and n.ctx.__class__ is ast.Load}
-    saves = {}  # block -> the values pushed (names), the hoisted values (name, expression)
-    for block, (_, values) in gen.saves.items():
-        extra = hoisted.get(block, [])
-        kept = [v for v in values if v in read] if extra else list(values)
-        saves[block] = (kept, extra)
-
-    def push(item):
-        kept, extra = saves[item.block]
-        return ([ast.Expr(value=nodes.method(stack_of(item.block, v), "append", name(v)))
-                 for v in kept]
-                + [ast.Expr(value=nodes.method(stack_of(item.block, h), "append", value))
-                   for h, value in extra])
-
-    def pop(item):
-        if item.block not in saves:
-            return []
-        kept, extra = saves[item.block]
-        return [assign(v, nodes.method(stack_of(item.block, v), "pop"))
-                for v in reversed(kept + [h for h, _ in extra])]
-
-    def walk(code):
-        out = []
-        for item in code:
-            cls = item.__class__
-            if cls is PushMarker:
-                out += push(item)
-            elif cls is PopMarker:
-                out += pop(item)
-            else:
-                if cls is ast.For and _iterates_stack(item, by_stack):
-                    item = _by_index(item, by_stack, saves, stack_of, namer)
-                if cls in (ast.If, ast.For, ast.While):
-                    item.body = walk(item.body) or [ast.Pass()]
-                    item.orelse = walk(item.orelse)
-                out.append(item)
-        return out
-
-    gen.forward = walk(gen.forward)
-    gen.backward = walk(gen.backward)
-    gen.stacks = list(own.values())
-    gen.saves = {}
-
-
-#: the ``math`` functions whose calls on saved values the forward code makes (a cost worth
-#: moving: beside the forward's own work, where the processor overlaps it, and out of the
-#: backward loop); all are pure, and raise (under Numba too) on the same arguments wherever
-#: they are called
-HOISTED = {"sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
-           "asinh", "acosh", "atanh", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt",
-           "pow", "erf", "erfc", "hypot"}
-
-
-def _hoist(forward, backward, saves, by_stack, maths, namer):
-    """Rewrite, in ``backward``, each ``math`` call (of :data:`HOISTED`) that reads values a
-    block saved, and otherwise only names the code never assigns (parameters kept as they
-    are) and constants, in a statement the block's backward code runs every time (its top
-    level) before anything reassigns those values, as a name. Returns block ->
-    [(name, the call)]: the forward code computes the call where the block pushes (its saved
-    values hold there exactly what the backward code reads back), and saves the result."""
-    found = {}
-    assigned = {n.id for n in _walk_values(forward + backward) if n.__class__ is ast.Name
-                and n.ctx.__class__ is not ast.Load}
-    assigned |= {v for _, values in saves.values() for v in values}
-
-    def popped(stmt):
-        """The names ``stmt`` sets back to saved values (its pops are markers still)."""
-        return {v for node in ast.walk(stmt) if node.__class__ is PopMarker
-                and node.block in saves for v in saves[node.block][1]}
-
-    def pure(node, values):
-        cls = node.__class__
-        if cls is ast.Constant:
-            return type(node.value) in (int, float)
-        if cls is ast.Name:
-            return node.id in values or node.id not in assigned
-        if cls is ast.BinOp:
-            return pure(node.left, values) and pure(node.right, values)
-        if cls is ast.UnaryOp:
-            return pure(node.operand, values)
-        return (cls is ast.Call and not node.keywords and _math_call(node, maths) is not None
-                and all(pure(a, values) for a in node.args))
-
-    def replace(node, values, block):
-        if node.__class__ is ast.Call and _math_call(node, maths) in HOISTED and pure(
-                node, values) and any(n.__class__ is ast.Name and n.id in values
-                                      for n in ast.walk(node)):
-            fresh = namer.fresh(f"{_math_call(node, maths)}_{_first_name(node, values)}")
-            found.setdefault(block, []).append((fresh, node))
-            return name(fresh)
-        for field, value in ast.iter_fields(node):
-            if isinstance(value, ast.AST):
-                setattr(node, field, replace(value, values, block))
-            elif isinstance(value, list):
-                value[:] = [replace(v, values, block) if isinstance(v, ast.AST) else v
-                            for v in value]
-        return node
-
-    def body(stmts, block):
-        values = set(saves[block][1])
-        for stmt in stmts:
-            if stmt.__class__ in (ast.Assign, ast.AugAssign) and values:
-                stmt.value = replace(stmt.value, values, block)
-            values -= {n.id for n in ast.walk(stmt) if n.__class__ is ast.Name
-                       and n.ctx.__class__ is not ast.Load} | popped(stmt)
-
-    def walk(code):
-        for i, item in enumerate(code):
-            cls = item.__class__
-            if cls is PopMarker and item.block in saves:
-                body(code[i + 1:], item.block)
-            elif cls is ast.For and _iterates_stack(item, by_stack):
-                body(item.body, by_stack[item.iter.args[0].id][0])
-            if cls in (ast.If, ast.For, ast.While):
-                walk(item.body)
-                walk(item.orelse)
-
-    walk(backward)
-    return found
-
-
-def _math_call(node, maths):
-    """``f`` for a call ``math.f(...)`` (``math`` spelled as in ``maths``), else None."""
-    func = node.func
-    if (func.__class__ is ast.Attribute and func.value.__class__ is ast.Name
-            and func.value.id in maths):
-        return func.attr
-    return None
-
-
-def _first_name(node, values):
-    return next(n.id for n in ast.walk(node) if n.__class__ is ast.Name and n.id in values)
-
-
-def _iterates_stack(loop, by_stack):
-    it = loop.iter
-    return (it.__class__ is ast.Call and it.func.__class__ is ast.Name
-            and it.func.id == "reversed" and len(it.args) == 1
-            and it.args[0].__class__ is ast.Name and it.args[0].id in by_stack)
-
-
-def _by_index(loop, by_stack, saves, stack_of, namer):
-    """``for a, b in reversed(stack):`` as ``for k in range(len(saved_a) - 1, -1, -1):``
-    reading ``a = saved_a[k]``, ``b = saved_b[k]`` (and the block's hoisted values)."""
-    (block,) = by_stack[loop.iter.args[0].id]
-    kept, extra = saves[block]
-    values = kept + [h for h, _ in extra]
-    index = namer.fresh("step")
-    first = stack_of(block, values[0])
-    loop.iter = call("range", ast.BinOp(left=call("len", first), op=ast.Sub(),
-                                        right=nodes.constant(1)),
-                     nodes.constant(-1), nodes.constant(-1))
-    loop.target = nodes.store(index)
-    reads = [assign(v, ast.Subscript(value=name(stack_of(block, v)), slice=name(index),
-                                     ctx=nodes.LOAD)) for v in values]
-    loop.body = reads + loop.body
-    return loop
 
 
 # ---------------------------------------------------------------- the whole function, tidied
@@ -389,11 +201,11 @@ def check(fdef, user_func, spelled, namer, callees=()):
 
     def _check_node(stmt, line):
         heads = [getattr(stmt, f) for f in stmt._fields if f not in ("body", "orelse")]
-        bounds = {id(a) for node in _walk_values(heads) if node.__class__ is ast.Call
+        bounds = {id(a) for node in walk_values(heads) if node.__class__ is ast.Call
                   and node.func.__class__ is ast.Name and node.func.id == "slice"
                   for a in node.args}  # slice(1, None, None): None is an open bound there
         for head in heads:
-            for node in _walk_values(head):
+            for node in walk_values(head):
                 cls = node.__class__
                 if cls is ast.Attribute and node.value.__class__ is ast.Name:
                     module = module_of(node.value.id)
@@ -447,15 +259,6 @@ def check(fdef, user_func, spelled, namer, callees=()):
 
 
 _MISSING = object()
-
-
-def _walk_values(node):
-    """Every node under ``node``: a tree, or a list of them (of lists...)."""
-    if isinstance(node, ast.AST):
-        yield from ast.walk(node)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _walk_values(item)
 
 
 def _own_names(fdef):
