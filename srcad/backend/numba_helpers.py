@@ -22,6 +22,7 @@ compiles).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -327,6 +328,7 @@ _RANGE = ("exp", "expm1", "cosh", "sinh")  # overflow to inf from a finite argum
 _INTEGRAL = ("floor", "ceil")
 
 
+@functools.cache  # one dispatcher per function: compiled once a process
 def _checked(fname):
     import math
 
