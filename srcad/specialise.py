@@ -29,6 +29,8 @@ import numpy as np
 from . import pipeline, pytrees
 from .backend import dispatch
 from .core import env
+from .core.kinds import duck_array, foreign_array
+from .runtime import arrays
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
 from .frontend.lower_callees import fixed_function
@@ -153,7 +155,7 @@ class Transformed:
         fn = self._specialise(bound)
         if self._mode != "vjp":
             return fn(*bound.args, **bound.kwargs)
-        if kwargs:
+        if kwargs or any(map(duck_array, call_args)):
             if self._mode == "vjp":
                 return fn(args[0], *bound.args, **bound.kwargs)
             return fn(*bound.args, **bound.kwargs)
@@ -169,6 +171,8 @@ class Transformed:
         """Make ``fn`` the function for calls with arguments of ``types``: directly, or, when
         arrays are among them, through a :class:`_ByRank` (the code depends on their ranks)."""
         arrays = [v for v in values if type(v) is np.ndarray]
+        if any(map(duck_array, values)):
+            return  # a Dask or CuPy array: keyed on its rank too, on the full path (cache_key)
         if not arrays:
             self._cache[types] = fn
             return
@@ -193,6 +197,8 @@ class Transformed:
             value = bound.arguments.get(name)
             if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
                 bound.arguments[name] = float(value)
+        if any(map(duck_array, bound.arguments.values())):
+            arrays.join_library(bound.arguments, self._wrt)  # NumPy wrt arrays: to Dask's
         return bound
 
     def _specialise(self, bound):
@@ -202,6 +208,9 @@ class Transformed:
             values = {k: pytrees.flatten(v) if k in records else v for k, v in values.items()}
         for name in self._wrt:
             check_wrt_value(self._user, name, values.get(name))
+        for name, value in values.items():
+            if foreign_array(value):  # not differentiated, but NumPy calls would convert it
+                raise arrays.refuse_foreign(value, f"argument {name!r}", self._user.__code__)
         key = cache_key(list(values.values()))
         if records:
             key += (tuple(pytrees.shape(r) for r in records.values()),)
@@ -308,6 +317,8 @@ def cache_key(args):
     types = tuple(map(type, args))
     ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray),) if np.ndarray in types \
         else ()
+    if any(map(duck_array, args)):  # another library's arrays: their ranks and dtypes too
+        ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray or duck_array(a)),)
     # the functions passed: the code calls each as named (frontend.lower_callees.classes_of)
     called = tuple(_Same(a) for a in args if fixed_function(a))
     if any(t in _CONTAINERS for t in types):
@@ -409,7 +420,9 @@ def check_wrt_value(f, name, value):
         for item in items:
             check_wrt_value(f, name, item)
         return
-    if isinstance(value, np.ndarray):
+    if foreign_array(value):
+        raise arrays.refuse_foreign(value, f"argument {name!r}", code)
+    if isinstance(value, np.ndarray) or duck_array(value):
         if value.dtype.kind not in "f":
             raise WrtError(
                 f"argument {name!r} is an array of dtype {value.dtype}: srcad differentiates "
@@ -447,7 +460,7 @@ def _cast_grads(result, casts, mode, single):
     grads = [result] if single else list(result)
     for k, dtype in casts.items():
         g = grads[k]
-        if isinstance(g, np.ndarray):
+        if isinstance(g, np.ndarray) or duck_array(g):
             grads[k] = g.astype(dtype, copy=False)
         elif isinstance(g, (float, np.floating)):
             grads[k] = dtype.type(g)
@@ -470,7 +483,7 @@ def _writable(result):
 
 
 def _has_array_wrt(values, wrt):
-    return any(isinstance(values.get(w), np.ndarray) or
+    return any(isinstance(values.get(w), np.ndarray) or duck_array(values.get(w)) or
                isinstance(values.get(w), np.floating) and values[w].dtype.char != "d"
                for w in wrt)
 
@@ -487,7 +500,7 @@ def _guard_dtypes(fn, f, positions, mode, single):
         for k, p in enumerate(positions):
             if p + offset < len(args):
                 a = args[p + offset]
-                if isinstance(a, (np.ndarray, np.floating)):
+                if isinstance(a, (np.ndarray, np.floating)) or duck_array(a):
                     if a.dtype.kind != "f":
                         check_wrt_value(f, params[p], a)
                     elif a.dtype.char != "d":

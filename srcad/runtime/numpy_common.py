@@ -3,12 +3,23 @@ conventions): axes normalised, a reduction's axes restored, a gradient shaped li
 argument, the transpose of a batch of matrices. Generated code never calls these; the helper
 modules import them under their private names.
 
-Imports only NumPy.
+Imports only NumPy and ``srcad.core.kinds`` (to tell a duck array: a Dask or CuPy array stays
+one, :func:`_asarray`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from ..core.kinds import duck_array
+
+
+def _asarray(x, dtype=None):
+    """``np.asarray(x, dtype)``, except that a duck array (Dask, CuPy) stays in its library:
+    NumPy's own ``asarray`` would compute a lazy Dask array into memory, or refuse a GPU one."""
+    if type(x) is np.ndarray or not duck_array(x):
+        return np.asarray(x, dtype=dtype)
+    return x if dtype is None or x.dtype == dtype else x.astype(dtype)
 
 
 def _axes(axis, ndim):
@@ -22,7 +33,7 @@ def _axes(axis, ndim):
 
 def _restore(value, shape, axis, keepdims):
     """A reduction's result (or its gradient) with the reduced axes put back as size 1."""
-    value = np.asarray(value)
+    value = _asarray(value)
     if keepdims or not shape or value.ndim == 0:  # a 0-d value broadcasts as it is
         return value
     return np.reshape(value, tuple(1 if i in _axes(axis, len(shape)) else n
@@ -37,10 +48,12 @@ def _count(shape, axis):
 def _match(grad, x):
     """``grad`` shaped for the argument ``x``: a list for a list, a float for a number."""
     if isinstance(x, (list, tuple)):
-        grad = np.asarray(grad)
+        grad = _asarray(grad)
         return [_match(grad[i], v) for i, v in enumerate(x)]
-    if isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray) or duck_array(x):
         return np.broadcast_to(grad, x.shape) if np.shape(grad) != x.shape else grad
+    if duck_array(grad):  # a number's gradient from a Dask or CuPy array: not computed here
+        return np.reshape(grad, ())
     if np.ndim(grad) == 0:
         return float(grad)
     return np.reshape(grad, np.shape(x))
