@@ -30,10 +30,10 @@ from . import pipeline, pytrees
 from .backend import dispatch
 from .core import env
 from .core.kinds import duck_array, foreign_array
-from .runtime import arrays
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
 from .frontend.lower_callees import fixed_function
+from .runtime import arrays
 
 ALL = weakref.WeakSet()  # every live transformed function, for clear_cache
 MAX_SPECIALISATIONS = 64  # per function; past that the cache starts again
@@ -208,9 +208,7 @@ class Transformed:
             values = {k: pytrees.flatten(v) if k in records else v for k, v in values.items()}
         for name in self._wrt:
             check_wrt_value(self._user, name, values.get(name))
-        for name, value in values.items():
-            if foreign_array(value):  # not differentiated, but NumPy calls would convert it
-                raise arrays.refuse_foreign(value, f"argument {name!r}", self._user.__code__)
+        check_arrays(self._user, values)
         key = cache_key(list(values.values()))
         if records:
             key += (tuple(pytrees.shape(r) for r in records.values()),)
@@ -411,6 +409,14 @@ def resolve_wrt(f, wrt):
                            hint="list each parameter once")
         names.append(name)
     return params, tuple(names), single
+
+
+def check_arrays(f, values):
+    """Refuse an argument that is an array of the array API standard without NumPy's dispatch
+    protocols (``wrt`` or not: NumPy calls would convert it, see srcad.runtime.arrays)."""
+    for name, value in values.items():
+        if foreign_array(value):
+            raise arrays.refuse_foreign(value, f"argument {name!r}", getattr(f, "__code__", None))
 
 
 def check_wrt_value(f, name, value):

@@ -53,8 +53,9 @@ def refuse(x, rule, hint):
 def refuse_foreign(value, what, code=None):
     """The error for an array of the array API standard without NumPy's dispatch protocols."""
     return BackendError(
-        f"{what} is a {library(value)} {type(value).__name__}: it follows the array API "
-        "standard but not NumPy's dispatch protocols (__array_ufunc__, __array_function__), "
+        f"{what} is an array of {library(value)} ({type(value).__name__}): it follows the "
+        "array API standard but not NumPy's dispatch protocols (__array_ufunc__, "
+        "__array_function__), "
         "and srcad's generated code is NumPy code, which would silently convert it to a NumPy "
         "array or fail", filename=code.co_filename if code else None,
         lineno=code.co_firstlineno if code else None,
