@@ -43,6 +43,13 @@ def zeros(shape, like):
     return np.zeros_like(like, dtype=float, shape=shape)
 
 
+def spread(value, like):
+    """``value`` broadcast to the shape of the duck array ``like``, in its library and chunked
+    like it (``np.broadcast_to`` of a NumPy number would make a NumPy view as large as
+    ``like``, which a Dask graph holds, and sends, whole)."""
+    return np.ones_like(like, dtype=np.result_type(value)) * value
+
+
 def refuse(x, rule, hint):
     """The error for a rule that needs an operation ``x``'s library does not have."""
     return BackendError(

@@ -77,6 +77,8 @@ def expand(value, like, axis=None, keepdims=False):
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
+    if type(like) is not np.ndarray and arrays.is_duck(like):
+        return arrays.spread(g, like)
     return np.broadcast_to(g, shape)
 
 
@@ -85,6 +87,8 @@ def fill(value, like):
     """The gradient of ``sum(like)`` for a list or an array: ``value`` for every element."""
     if isinstance(like, (list, tuple)):
         return [value] * len(like)
+    if type(like) is not np.ndarray and arrays.is_duck(like):
+        return arrays.spread(value, like)
     return np.broadcast_to(value, np.shape(like)).copy()
 
 
@@ -101,6 +105,8 @@ def broadcast_as(value, like):
     """``value`` broadcast to the shape of ``like`` (the reverse of :func:`unbroadcast`)."""
     if np.shape(value) == np.shape(like):
         return value
+    if type(like) is not np.ndarray and arrays.is_duck(like):
+        return arrays.spread(value, like)
     return np.broadcast_to(value, np.shape(like))
 
 
@@ -164,8 +170,10 @@ def like(grad, value):
         return [like(g, v) for g, v in zip(grad, value)]
     if isinstance(value, dict):
         return {k: like(grad[k], v) for k, v in value.items()}
-    if (isinstance(value, np.ndarray) or arrays.is_duck(value)) and np.shape(grad) != value.shape:
+    if isinstance(value, np.ndarray) and np.shape(grad) != value.shape:
         return np.broadcast_to(grad, value.shape).astype(float)
+    if arrays.is_duck(value) and np.shape(grad) != value.shape:
+        return arrays.spread(grad, value)
     return grad
 
 

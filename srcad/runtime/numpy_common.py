@@ -3,8 +3,8 @@ conventions): axes normalised, a reduction's axes restored, a gradient shaped li
 argument, the transpose of a batch of matrices. Generated code never calls these; the helper
 modules import them under their private names.
 
-Imports only NumPy and ``srcad.core.kinds`` (to tell a duck array: a Dask or CuPy array stays
-one, :func:`_asarray`).
+Imports only NumPy, ``srcad.core.kinds`` and ``srcad.runtime.arrays`` (a Dask or CuPy array
+stays one: :func:`_asarray`, :func:`_spread`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.kinds import duck_array
+from . import arrays
 
 
 def _asarray(x, dtype=None):
@@ -29,6 +30,14 @@ def _axes(axis, ndim):
     if np.ndim(axis) == 0:
         axis = (axis,)
     return tuple(int(a) % ndim for a in axis) if ndim else ()
+
+
+def _spread(value, a):
+    """``value`` broadcast to the shape of ``a``. For a duck array ``a``, in ``a``'s library
+    and chunked like it (a NumPy view as large as ``a`` in a Dask graph is sent whole)."""
+    if type(a) is np.ndarray or not duck_array(a):
+        return np.broadcast_to(value, np.shape(a))
+    return arrays.spread(value, a)
 
 
 def _restore(value, shape, axis, keepdims):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.kinds import duck_array
-from .numpy_common import _asarray, _axes, _count, _match, _restore
+from .numpy_common import _asarray, _axes, _count, _match, _restore, _spread
 from .registry import helper
 
 # ---------------------------------------------------------------- reductions
@@ -22,6 +22,8 @@ from .registry import helper
 def grad_sum(g, a, axis=None, keepdims=False):
     """Gradient of ``np.sum(a, axis, keepdims)``: ``g`` broadcast back over the summed axes."""
     shape = np.shape(a)
+    if type(a) is not np.ndarray and duck_array(a):
+        return _spread(_restore(g, shape, axis, keepdims), a)
     return _match(np.broadcast_to(_restore(g, shape, axis, keepdims), shape), a)
 
 
@@ -30,6 +32,8 @@ def grad_mean(g, a, axis=None, keepdims=False):
     """Gradient of ``np.mean``: the sum's gradient divided by the number of elements."""
     shape = np.shape(a)
     scaled = _restore(g, shape, axis, keepdims) / _count(shape, axis)
+    if type(a) is not np.ndarray and duck_array(a):
+        return _spread(scaled, a)
     return _match(np.broadcast_to(scaled, shape), a)  # a view: no array of ones is built
 
 
@@ -47,7 +51,8 @@ def grad_prod(g, a, axis=None, keepdims=False):
     last = tuple(range(x.ndim - len(axes), x.ndim))
     moved = np.moveaxis(x, axes, last)
     flat = moved.reshape(moved.shape[: x.ndim - len(axes)] + (-1,))
-    ones = np.ones(flat.shape[:-1] + (1,))
+    ones = np.ones(flat.shape[:-1] + (1,)) if type(x) is np.ndarray else \
+        np.ones_like(flat[..., :1])  # Dask, CuPy: in their library (and chunks)
     left = np.concatenate([ones, np.cumprod(flat[..., :-1], axis=-1)], axis=-1)
     right = np.concatenate([np.cumprod(flat[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
     others = np.moveaxis((left * right).reshape(moved.shape), last, axes)
