@@ -1,7 +1,7 @@
 """Logistic regression fitted by gradient descent on more data than the workers may hold.
 
-    python examples/dask_logistic_regression.py                       # ~1 GB, 256 MB workers
-    python examples/dask_logistic_regression.py --size 8GB --memory-limit 1GB --steps 10
+    python examples/dask_logistic_regression.py          # 256 MB of data: a quick check
+    python examples/dask_logistic_regression.py --size 4GB --memory-limit 500MB --workers 2
     python examples/dask_logistic_regression.py --numpy --size 1GB    # the same fit in memory
 
 The loss is plain NumPy code; ``srcad.grad`` differentiates it once, and the same generated
@@ -9,9 +9,12 @@ code runs on Dask arrays: the data ``X`` (``--size`` bytes of float64) is genera
 chunk from a seed and never held whole, so every step of the descent regenerates it, chunk by
 chunk, on a ``dask.distributed.LocalCluster`` whose workers may each use ``--memory-limit``
 bytes (Dask pauses a worker at 80% of its limit and restarts it at 95%, so a run that finishes
-ran within it). The gradient srcad returns for Dask data is a lazy Dask array; ``dask.compute``
-computes it with the loss in one pass over the data. A text progress bar follows the steps;
-the end prints the time and the peak memory (resident set) of each process.
+ran within it; a worker process needs about 150 MB of that for Python, NumPy and Dask
+themselves). The default size is small, to run in seconds; the larger run above is 4x the
+memory its workers may use. The gradient srcad returns for Dask data is a lazy Dask array;
+``dask.compute`` computes it with the loss in one pass over the data. A text progress bar
+follows the steps; the end prints the time and the peak memory (resident set) of each
+process.
 
 With ``--numpy`` the data is made in memory as one NumPy array instead (the same numbers) and
 the same fit runs on it, for comparison: docs/larger-than-memory.md has both measured.
@@ -84,14 +87,14 @@ def peak_rss_mb():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", default="1GB", help="bytes of data (default 1GB)")
-    parser.add_argument("--memory-limit", default="256MB",
-                        help="memory each worker may use (default 256MB)")
+    parser.add_argument("--size", default="256MB", help="bytes of data (default 256MB)")
+    parser.add_argument("--memory-limit", default="400MB",
+                        help="memory each worker may use (default 400MB)")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2, help="threads per worker")
     parser.add_argument("--features", type=int, default=16)
     parser.add_argument("--chunk-rows", type=int, default=125_000)
-    parser.add_argument("--steps", type=int, default=4)
+    parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--rate", type=float, default=2.0)
     parser.add_argument("--numpy", action="store_true",
                         help="the same fit on the data made in memory as NumPy arrays")
@@ -122,7 +125,7 @@ def main():
         with cluster, Client(cluster) as client:
             allowed = args.workers * limit
             print(f"workers: {args.workers} x {limit / 1e6:.0f} MB = {allowed / 1e6:.0f} MB "
-                  f"allowed, {X.nbytes / allowed:.1f}x less than the data")
+                  f"allowed; the data is {X.nbytes / allowed:.1f}x that")
             w = fit(lambda w: dask.compute(*value_and_grad(w, X, y)), w0, args.steps,
                     args.rate)
             took = time.perf_counter() - start

@@ -10,12 +10,12 @@ beside the logistic and least-squares losses, in grad, value_and_grad, vjp and j
 it is allowed: the peak traced while the gradient is computed stays a small part of the data.
 """
 
-import itertools
 import tracemalloc
 import warnings
 
 import numpy as np
 import pytest
+from array_family import COLS, FAMILY, IDS, RNG, ROWS, W_NP, X_NP, Y_NP, logistic, vector_output
 
 import srcad
 from srcad.tools.check import numerical_grad
@@ -23,11 +23,7 @@ from srcad.tools.check import numerical_grad
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
 
-ROWS, COLS, CHUNK = 24, 4, 7  # chunks of uneven sizes (7, 7, 7, 3)
-RNG = np.random.default_rng(20)
-X_NP = RNG.uniform(0.1, 1.0, (ROWS, COLS))
-Y_NP = (RNG.random(ROWS) > 0.5) * 1.0
-W_NP = RNG.normal(size=COLS) * 0.5
+CHUNK = 7  # chunks of uneven sizes (7, 7, 7, 3)
 
 
 def _forbid(*args, **kwargs):
@@ -53,73 +49,6 @@ def assert_close(got, want):
     assert got.shape == want.shape
     scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
     assert np.max(np.abs(got - want), initial=0.0) <= 1e-12 * scale, (got, want)
-
-
-# ---------------------------------------------------------------- the family
-
-
-def logistic(w, X, y):
-    p = 1 / (1 + np.exp(-(X @ w)))
-    return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
-
-
-def least_squares(w, X, y):
-    r = X @ w - y
-    return np.sum(r ** 2) / 2 + 0.1 * np.sum(w ** 2)
-
-
-def broadcasting(w, X, y):
-    Z = X + w[None, :] * y[:, None]
-    return np.sum(Z * Z) + np.mean(X / (1 + w ** 2)) + np.sum(X[:, 1:3] * w[1:3])
-
-
-def products(w, X, y):
-    A = X.T @ X
-    return w @ A @ w + np.sum(np.dot(X, w) * y) + np.sum(np.outer(y, w) * X)
-
-
-def in_a_loop(w, X, y):
-    s = 0.0
-    for i in range(3):
-        s = s + np.sum(np.tanh(X @ w + i) * y) * w[i]
-    return s
-
-
-def spread(w, X, y):
-    return np.var(X @ w) + np.std(X * w) + np.sum(np.abs(X - w)) + np.prod(w)
-
-
-UNARY = {"sin": np.sin, "tanh": np.tanh, "exp": np.exp, "log1p": np.log1p,
-         "sqrt": lambda v: np.sqrt(1 + v * v), "square": np.square}
-
-
-def _chain(name_a, a, name_b, b):
-    def chain(w, X, y):
-        return np.sum(a(X * w) * b(X + w) + y[:, None] * a(w))
-
-    chain.__name__ = f"chain_{name_a}_{name_b}"
-    return chain
-
-
-REDUCE = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "prod": np.prod,
-          "var": np.var, "std": np.std}
-
-
-def _reduction(name, reduce, axis, keepdims):
-    def reduction(w, X, y):
-        r = reduce(0.3 * np.sin(X * w) + 1.0, axis=axis, keepdims=keepdims)
-        return np.sum(r * r) + np.sum(y) * np.sum(w)
-
-    reduction.__name__ = f"{name}_axis{axis}_keep{keepdims}"
-    return reduction
-
-
-FAMILY = [logistic, least_squares, broadcasting, products, in_a_loop, spread]
-FAMILY += [_chain(na, a, nb, b) for (na, a), (nb, b) in
-           itertools.combinations(UNARY.items(), 2)]
-FAMILY += [_reduction(n, r, axis, keep) for n, r in REDUCE.items()
-           for axis, keep in [(None, False), (0, False), (1, True), (-1, False)]]
-IDS = [f.__name__ for f in FAMILY]
 
 
 def _wrt_arrays(w_kind):
@@ -151,10 +80,6 @@ def test_value_and_grad_equals_numpy(f, w_kind):
     assert_close(got_value, f(W_NP, X_NP, Y_NP))
     assert_close(got_value, value)
     assert_close(got_grad, grad)
-
-
-def vector_output(w, X, y):
-    return np.tanh(X @ w) * y + np.sum(w ** 2) + np.mean(X * w, axis=1)
 
 
 @pytest.mark.parametrize("w_kind", ["numpy", "dask"])
@@ -265,7 +190,7 @@ def test_numpy_code_is_unchanged_by_dask():
 def test_no_array_as_large_as_the_data_enters_the_graph(f):
     """A NumPy array shaped like the data (a gradient spread with np.broadcast_to, np.full)
     would be one constant of the graph, held and sent whole: every task stays small."""
-    rows = 400_000  # 12.8 MB of X in 16 chunks
+    rows = 160_000  # 5 MB of X in 16 chunks
     X = da.random.default_rng(5).random((rows, COLS), chunks=(rows // 16, COLS))
     y = da.random.default_rng(6).random(rows, chunks=rows // 16)
     grads = lazily(srcad.grad(f, wrt=(0, 1, 2)), W_NP, X, y)
