@@ -39,7 +39,7 @@ from .core.kinds import (
     ARRAY,
     SCALAR,
     SEQ,
-    duck_array,
+    any_duck,
     item_kinds,
     kind_of_value,
     made_for,
@@ -217,7 +217,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple)
     floats = [p for p, v in arg_values.items() if type(v) is float]
     fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats)
-    if any(map(duck_array, arg_values.values())):  # Dask, CuPy: one call written otherwise
+    if any_duck(arg_values.values()):  # Dask, CuPy: one call written otherwise
         fdef = duck.for_duck_arrays(fdef, spelled.get("np", "np"))
     if backend == "numba":
         fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells)

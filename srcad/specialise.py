@@ -29,7 +29,7 @@ import numpy as np
 from . import pipeline, pytrees
 from .backend import dispatch
 from .core import env
-from .core.kinds import duck_array, foreign_array
+from .core.kinds import any_duck, duck_array, foreign_array
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
 from .frontend.lower_callees import fixed_function
@@ -155,7 +155,7 @@ class Transformed:
         fn = self._specialise(bound)
         if self._mode != "vjp":
             return fn(*bound.args, **bound.kwargs)
-        if kwargs or any(map(duck_array, call_args)):
+        if kwargs or any_duck(call_args):
             if self._mode == "vjp":
                 return fn(args[0], *bound.args, **bound.kwargs)
             return fn(*bound.args, **bound.kwargs)
@@ -171,7 +171,7 @@ class Transformed:
         """Make ``fn`` the function for calls with arguments of ``types``: directly, or, when
         arrays are among them, through a :class:`_ByRank` (the code depends on their ranks)."""
         arrays = [v for v in values if type(v) is np.ndarray]
-        if any(map(duck_array, values)):
+        if any_duck(values):
             return  # a Dask or CuPy array: keyed on its rank too, on the full path (cache_key)
         if not arrays:
             self._cache[types] = fn
@@ -197,7 +197,7 @@ class Transformed:
             value = bound.arguments.get(name)
             if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
                 bound.arguments[name] = float(value)
-        if any(map(duck_array, bound.arguments.values())):
+        if any_duck(bound.arguments.values()):
             arrays.join_library(bound.arguments, self._wrt)  # NumPy wrt arrays: to Dask's
         return bound
 
@@ -244,7 +244,7 @@ class Transformed:
                     fn.__srcad_source__, fn.__srcad_raw__ = text, raw
                 if _has_array_wrt(values, self._wrt):
                     fn = _guard_dtypes(fn, self._f, self._positions(), self._mode,
-                                       self._single)
+                                       _ducks(values), self._single)
                 fn.__srcad_reads__ = tuple(reads.values())
                 self._cache[key] = fn
                 self._add_reads(fn.__srcad_reads__)
@@ -315,7 +315,7 @@ def cache_key(args):
     types = tuple(map(type, args))
     ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray),) if np.ndarray in types \
         else ()
-    if any(map(duck_array, args)):  # another library's arrays: their ranks and dtypes too
+    if any_duck(args):  # another library's arrays (Dask, CuPy): their ranks too
         ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray or duck_array(a)),)
     # the functions passed: the code calls each as named (frontend.lower_callees.classes_of)
     called = tuple(_Same(a) for a in args if fixed_function(a))
@@ -416,7 +416,8 @@ def check_arrays(f, values):
     protocols (``wrt`` or not: NumPy calls would convert it, see srcad.runtime.arrays)."""
     for name, value in values.items():
         if foreign_array(value):
-            raise arrays.refuse_foreign(value, f"argument {name!r}", getattr(f, "__code__", None))
+            raise arrays.refuse_foreign(value, f"argument {name!r}",
+                                        getattr(f, "__code__", None))
 
 
 def check_wrt_value(f, name, value):
@@ -494,19 +495,26 @@ def _has_array_wrt(values, wrt):
                for w in wrt)
 
 
-def _guard_dtypes(fn, f, positions, mode, single):
+def _ducks(values):
+    """The types of the duck arrays (Dask, CuPy) among ``values``: the dtype guard checks them
+    too (none for NumPy code, whose guard stays as it was)."""
+    return tuple({type(v) for v in values.values() if duck_array(v)})
+
+
+def _guard_dtypes(fn, f, positions, mode, ducks, single):
     """Re-check array dtypes on every call (the cache key holds only the types), and give
     each gradient its argument's floating dtype (a float32 argument gets a float32 gradient,
     as in JAX and autograd; the code computes in float64)."""
     offset = 1 if mode == "vjp" else 0
     params = list(inspect.signature(f).parameters)
+    arraylike = (np.ndarray, np.floating) + ducks
 
     def guarded(*args, **kwargs):
         casts = None
         for k, p in enumerate(positions):
             if p + offset < len(args):
                 a = args[p + offset]
-                if isinstance(a, (np.ndarray, np.floating)) or duck_array(a):
+                if isinstance(a, arraylike):
                     if a.dtype.kind != "f":
                         check_wrt_value(f, params[p], a)
                     elif a.dtype.char != "d":

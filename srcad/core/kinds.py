@@ -53,13 +53,23 @@ def duck_array(value):
             and hasattr(value, "shape") and hasattr(value, "ndim") and hasattr(value, "dtype"))
 
 
+#: types that are never duck or foreign arrays: the checks below skip them at once
+_PLAIN = frozenset({float, int, bool, complex, str, type(None), np.ndarray, np.float64, list,
+                    tuple, dict})
+
+
+def any_duck(values):
+    """Whether any of ``values`` is a duck array (see :func:`duck_array`)."""
+    return any(type(v) not in _PLAIN and duck_array(v) for v in values)
+
+
 def foreign_array(value):
     """Whether ``value`` is an array of the array API standard (``__array_namespace__``) that
     lacks NumPy's dispatch protocols: NumPy calls would silently turn it into a NumPy array or
     fail, so srcad refuses it (see :func:`duck_array` for the arrays it takes)."""
     kind = type(value)
-    return (hasattr(kind, "__array_namespace__") and not isinstance(value, (np.ndarray, np.generic))
-            and not duck_array(value))
+    return (kind not in _PLAIN and hasattr(kind, "__array_namespace__")
+            and not isinstance(value, (np.ndarray, np.generic)) and not duck_array(value))
 
 
 def join(kinds):
