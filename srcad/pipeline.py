@@ -47,7 +47,7 @@ from .core.kinds import (
     rank_of_value,
 )
 from .core.naming import Namer
-from .errors import SrcadError
+from .errors import BackendError, SrcadError
 from .frontend import optimise, source
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
@@ -203,6 +203,11 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     (value, gradients), "vjp" takes the output's gradient as the first argument.
     ``backend``: "python", or "numba" (see :mod:`srcad.backend.numba_backend`).
     """
+    if backend == "numba" and any_duck(arg_values.values()):
+        code = func.__code__
+        raise BackendError("backend='numba' compiles code for NumPy arrays, not for Dask or "
+                           "CuPy arrays", filename=code.co_filename, lineno=code.co_firstlineno,
+                           hint="use backend='python' (the default): its code runs on them")
     kinds = {p: kind_of_value(v) for p, v in arg_values.items()}
     items = {p: item_kinds(v) for p, v in arg_values.items() if item_kinds(v)}
     ranks = {p: rank_of_value(v) for p, v in arg_values.items()}

@@ -155,6 +155,11 @@ def test_repeated_integer_indices_are_refused_with_the_library_named():
         srcad.grad(f)(as_dask(W_NP), as_dask(X_NP[:, :4]))
 
 
+def test_the_numba_backend_refuses_dask_arrays():
+    with pytest.raises(srcad.BackendError, match="numba"):
+        srcad.grad(logistic, backend="numba")(W_NP, as_dask(X_NP), as_dask(Y_NP))
+
+
 def test_an_integer_dask_array_is_refused_as_wrt():
     with pytest.raises(srcad.WrtError, match="int"):
         srcad.grad(logistic)(da.zeros(COLS, dtype=int, chunks=2), as_dask(X_NP), as_dask(Y_NP))

@@ -54,13 +54,13 @@ def duck_array(value):
 
 
 #: types that are never duck or foreign arrays: the checks below skip them at once
-_PLAIN = frozenset({float, int, bool, complex, str, type(None), np.ndarray, np.float64, list,
+PLAIN = frozenset({float, int, bool, complex, str, type(None), np.ndarray, np.float64, list,
                     tuple, dict})
 
 
 def any_duck(values):
     """Whether any of ``values`` is a duck array (see :func:`duck_array`)."""
-    return any(type(v) not in _PLAIN and duck_array(v) for v in values)
+    return any(type(v) not in PLAIN and duck_array(v) for v in values)
 
 
 def foreign_array(value):
@@ -68,7 +68,7 @@ def foreign_array(value):
     lacks NumPy's dispatch protocols: NumPy calls would silently turn it into a NumPy array or
     fail, so srcad refuses it (see :func:`duck_array` for the arrays it takes)."""
     kind = type(value)
-    return (kind not in _PLAIN and hasattr(kind, "__array_namespace__")
+    return (kind not in PLAIN and hasattr(kind, "__array_namespace__")
             and not isinstance(value, (np.ndarray, np.generic)) and not duck_array(value))
 
 

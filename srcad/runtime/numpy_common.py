@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.kinds import duck_array
+from ..core.kinds import PLAIN, duck_array
 from . import arrays
 
 
 def _asarray(x, dtype=None):
     """``np.asarray(x, dtype)``, except that a duck array (Dask, CuPy) stays in its library:
     NumPy's own ``asarray`` would compute a lazy Dask array into memory, or refuse a GPU one."""
-    if type(x) is np.ndarray or not duck_array(x):
+    if type(x) is np.ndarray or type(x) in PLAIN or not duck_array(x):
         return np.asarray(x, dtype=dtype)
     return x if dtype is None or x.dtype == dtype else x.astype(dtype)
 
@@ -59,9 +59,9 @@ def _match(grad, x):
     if isinstance(x, (list, tuple)):
         grad = _asarray(grad)
         return [_match(grad[i], v) for i, v in enumerate(x)]
-    if isinstance(x, np.ndarray) or duck_array(x):
+    if isinstance(x, np.ndarray) or type(x) not in PLAIN and duck_array(x):
         return np.broadcast_to(grad, x.shape) if np.shape(grad) != x.shape else grad
-    if duck_array(grad):  # a number's gradient from a Dask or CuPy array: not computed here
+    if type(grad) not in PLAIN and duck_array(grad):  # from a Dask or CuPy array: kept lazy
         return np.reshape(grad, ())
     if np.ndim(grad) == 0:
         return float(grad)
