@@ -197,7 +197,8 @@ class Transformed:
             value = bound.arguments.get(name)
             if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
                 bound.arguments[name] = float(value)
-        if any_duck(bound.arguments.values()):
+        if any_duck(bound.arguments.values()) or any(
+                type(v) in _CONTAINERS for v in bound.arguments.values()):
             arrays.join_library(bound.arguments, self._wrt)  # NumPy wrt arrays: to Dask's
         return bound
 

@@ -228,3 +228,29 @@ def test_peak_memory_stays_bounded_on_data_larger_than_it():
     Xn, yn = dask.compute(X[head], y[head])
     small = srcad.grad(logistic)(np.full(cols, 0.1), X[head], y[head]).compute()
     assert_close(small, srcad.grad(logistic)(np.full(cols, 0.1), Xn, yn))
+
+
+def layer(params, X, y):
+    W, b = params
+    z = np.tanh(X @ W + b)
+    return np.mean((z[:, 0] - y) ** 2)
+
+
+def tuple_data(w, data):
+    X, y = data
+    return np.mean((X @ w - y) ** 2)
+
+
+@pytest.mark.parametrize("dask_params", [False, True])
+def test_parameters_and_data_in_containers(dask_params):
+    W, b = RNG.normal(size=(COLS, 2)), RNG.normal(size=2)
+    want = srcad.grad(layer)([W, b], X_NP, Y_NP)
+    params = [as_dask(W), b] if dask_params else [W, b]
+    got = lazily(srcad.grad(layer), params, as_dask(X_NP), as_dask(Y_NP))
+    assert all(isinstance(g, da.Array) for g in got)
+    for g, r in zip(dask.compute(*got), want):
+        assert_close(g, r)
+    want = srcad.grad(tuple_data)(W_NP, (X_NP, Y_NP))
+    got = lazily(srcad.grad(tuple_data), W_NP, (as_dask(X_NP), as_dask(Y_NP)))
+    assert isinstance(got, da.Array)
+    assert_close(got.compute(), want)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.kinds import duck_array
+from ..core.kinds import PLAIN, duck_array
 from ..errors import BackendError
 
 
@@ -154,11 +154,21 @@ def join_library(arguments, wrt):
     the library of the first duck array among ``arguments``: their gradients then build up in
     that library (a Dask gradient added into a NumPy array in place would need ``out=``, which
     Dask refuses), and a lazy computation stays lazy. A no-op without a duck array."""
-    like = next((v for v in arguments.values() if is_duck(v)), None)
+    like = first_duck(arguments.values())
     if like is None:
         return
     for name in wrt:
         arguments[name] = _moved(arguments[name], like)
+
+
+def first_duck(values):
+    """The first duck array among ``values``, in lists, tuples and dicts too, or None."""
+    for v in values:
+        if type(v) in (list, tuple, dict):
+            v = first_duck(v.values() if type(v) is dict else v)
+        if v is not None and type(v) not in PLAIN and duck_array(v):
+            return v
+    return None
 
 
 def _moved(value, like):
