@@ -80,3 +80,50 @@ IDS = [f.__name__ for f in FAMILY]
 
 def vector_output(w, X, y):
     return np.tanh(X @ w) * y + np.sum(w ** 2) + np.mean(X * w, axis=1)
+
+
+# indexing and item writes: basic indexes (ints, slices, None, ...) and arrays of indices or
+# masks, read and written
+def index_ellipsis(X):
+    return np.sum(X[..., 0] * X[..., 1])
+
+
+def index_new_axis(X):
+    return np.sum(X[:, None, 1:3] ** 2)
+
+
+def index_rows(X):
+    return np.sum(X[2] * X[3]) + np.sum(X[::-2, 1] ** 3)
+
+
+def index_mask(X):
+    return np.sum(X[X > 0.5])
+
+
+def index_fancy(X):
+    return np.sum(X[[0, 2, 2]])
+
+
+def write_slice(X):
+    Y = X * 1.0
+    Y[1:3] = X[1:3] ** 2
+    Y[0, 1] = X[0, 1] * 3.0
+    return np.sum(Y * X)
+
+
+def write_mask(X):
+    Y = X * 1.0
+    Y[X > 0.5] = 0.0
+    return np.sum(Y * X)
+
+
+def write_fancy(X):
+    Y = X * 1.0
+    Y[[0, 2]] = X[[1, 3]] * 2
+    return np.sum(Y * X)
+
+
+#: (function, whether a library without np.add.at, like Dask, can differentiate it)
+INDEXING = [(index_ellipsis, True), (index_new_axis, True), (index_rows, True),
+            (write_slice, True), (write_mask, True), (index_mask, False),
+            (index_fancy, False), (write_fancy, False)]

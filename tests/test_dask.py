@@ -15,7 +15,19 @@ import warnings
 
 import numpy as np
 import pytest
-from array_family import COLS, FAMILY, IDS, RNG, ROWS, W_NP, X_NP, Y_NP, logistic, vector_output
+from array_family import (
+    COLS,
+    FAMILY,
+    IDS,
+    INDEXING,
+    RNG,
+    ROWS,
+    W_NP,
+    X_NP,
+    Y_NP,
+    logistic,
+    vector_output,
+)
 
 import srcad
 from srcad.tools.check import numerical_grad
@@ -254,3 +266,17 @@ def test_parameters_and_data_in_containers(dask_params):
     got = lazily(srcad.grad(tuple_data), W_NP, (as_dask(X_NP), as_dask(Y_NP)))
     assert isinstance(got, da.Array)
     assert_close(got.compute(), want)
+
+
+@pytest.mark.parametrize(("f", "works"), INDEXING, ids=[f.__name__ for f, _ in INDEXING])
+def test_indexing_works_or_is_refused_naming_dask(f, works):
+    """Basic indexes (ints, slices, None, ...) work; an array of indices or a mask needs
+    np.add.at for its gradient, which Dask does not have: a BackendError, never a guess."""
+    X = X_NP[:6]
+    want = srcad.grad(f)(X)
+    np.testing.assert_allclose(want, numerical_grad(f, (X,)), rtol=1e-6, atol=1e-8)
+    if works:
+        assert_close(lazily(srcad.grad(f), as_dask(X)).compute(), want)
+    else:
+        with pytest.raises(srcad.BackendError, match="dask arrays"):
+            lazily(srcad.grad(f), as_dask(X))

@@ -3,13 +3,16 @@ duck array (a Dask or CuPy array, which NumPy's dispatch protocols ``__array_ufu
 ``__array_function__`` hand every NumPy call to; :func:`srcad.core.kinds.duck_array`), and the
 refusals for what such a library lacks.
 
-The generated code is the same NumPy code for every array library; the helpers branch once on
-``type(x) is np.ndarray`` (the NumPy path stays as it was) and otherwise use only operations the
+The generated code is the same NumPy code for every array library (but for two calls that
+:mod:`srcad.backend.duck` rewrites); the helpers branch once on ``type(x) is np.ndarray`` (the
+NumPy path stays as it was) and otherwise use only operations the
 protocols forward: ``np.zeros_like`` rather than ``np.zeros(shape)``, ``np.sum`` rather than a
 method, no ``np.asarray`` (it would compute a lazy Dask array into memory, or copy a GPU array
-to the host), no ``.flags`` or ``.base``. An operation a library does not have (``np.add.at``,
-a write into one item of a Dask array) is refused with a :class:`srcad.errors.BackendError`
-naming the library and the rule, never computed some other way.
+to the host), no ``.flags`` or ``.base``, and no NumPy array as large as the data (a Dask
+graph would hold it, and send it to the workers, whole: :func:`spread`). An operation a library
+does not have (``np.add.at`` on a Dask array, so the gradient of ``x[idx]`` with an array of
+indices) is refused with a :class:`srcad.errors.BackendError` naming the library and the rule,
+never computed some other way.
 
 Imports only ``srcad.core`` and ``srcad.errors``.
 """
@@ -29,13 +32,7 @@ def library(x):
 
 def is_duck(x):
     """Whether ``x`` is another library's array (see :mod:`srcad.core.kinds`)."""
-    return type(x) is not np.ndarray and duck_array(x)
-
-
-def lazy(x):
-    """Whether ``x`` is an array that is not in memory yet (Dask): its items cannot be written
-    one at a time, only a new array built."""
-    return is_duck(x) and library(x) == "dask"
+    return type(x) not in PLAIN and duck_array(x)  # a NumPy array or a float: one lookup
 
 
 def zeros(shape, like):
