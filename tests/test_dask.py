@@ -280,3 +280,12 @@ def test_indexing_works_or_is_refused_naming_dask(f, works):
     else:
         with pytest.raises(srcad.BackendError, match="dask arrays"):
             lazily(srcad.grad(f), as_dask(X))
+
+
+def test_a_float32_argument_gets_a_float32_gradient():
+    w32, X32 = W_NP.astype(np.float32), X_NP.astype(np.float32)
+    got = lazily(srcad.grad(logistic, wrt=(0, 1)), as_dask(w32), as_dask(X32), as_dask(Y_NP))
+    want = srcad.grad(logistic, wrt=(0, 1))(w32, X32, Y_NP)
+    for g, r in zip(got, want):
+        assert g.dtype == r.dtype == np.float32
+        np.testing.assert_allclose(g.compute(), r, rtol=1e-6)
