@@ -34,6 +34,7 @@ import sys as _sys
 from . import extend
 from .api import clear_cache, grad, jvp, source, ssa, value_and_grad, vjp
 from .errors import (
+    BackendError,
     MissingRuleError,
     MutationError,
     NonScalarOutputError,
@@ -62,5 +63,5 @@ __all__ = [
     "register_pytree",
     "SrcadError", "UnsupportedSyntaxError", "MutationError", "SourceUnavailableError",
     "MissingRuleError",
-    "NonScalarOutputError", "WrtError", "RuleError",
+    "NonScalarOutputError", "WrtError", "RuleError", "BackendError",
 ]

@@ -29,6 +29,7 @@ from .specialise import (
     ALL,
     Transformed,
     cache_key,
+    check_arrays,
     check_wrt_value,
     is_transformed,
     resolve_wrt,
@@ -200,6 +201,7 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
         _numba_allowed(f, has_aux, backend)
     if wrt is None:
         wrt = tuple(range(len(args)))
+    check_arrays(f, dict(enumerate(args)))  # before f runs on them
     f = _named_star_args(f, len(args))
     if has_aux:
         if is_transformed(f):
@@ -325,6 +327,7 @@ def _jvp_function(f, names, primals, backend="python"):
     values = dict(bound.arguments)
     for name in names:
         check_wrt_value(user, name, values.get(name))
+    check_arrays(user, values)
     kinds = {p: kind_of_value(v) for p, v in values.items()}
     items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
     with env.collecting() as reads:

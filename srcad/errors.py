@@ -66,3 +66,8 @@ class WrtError(SrcadError):
 
 class RuleError(SrcadError):
     """A derivative rule is malformed (wrong signature, template that does not parse)."""
+
+
+class BackendError(SrcadError):
+    """An array library other than NumPy (Dask, CuPy, an array-API library) lacks what a
+    derivative rule needs, or does not implement NumPy's dispatch protocols at all."""

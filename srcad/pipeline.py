@@ -31,7 +31,7 @@ import gast
 
 from .analysis import alias, soundness
 from .analysis.analyse import Analysis
-from .backend import emit, numba_backend, numba_stacks
+from .backend import duck, emit, numba_backend, numba_stacks
 from .backend.tidy import tidy
 from .core import ir
 from .core.kinds import (
@@ -39,6 +39,7 @@ from .core.kinds import (
     ARRAY,
     SCALAR,
     SEQ,
+    any_duck,
     item_kinds,
     kind_of_value,
     made_for,
@@ -46,7 +47,7 @@ from .core.kinds import (
     rank_of_value,
 )
 from .core.naming import Namer
-from .errors import SrcadError
+from .errors import BackendError, SrcadError
 from .frontend import optimise, source
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
@@ -202,6 +203,11 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     (value, gradients), "vjp" takes the output's gradient as the first argument.
     ``backend``: "python", or "numba" (see :mod:`srcad.backend.numba_backend`).
     """
+    if backend == "numba" and any_duck(arg_values.values()):
+        code = func.__code__
+        raise BackendError("backend='numba' compiles code for NumPy arrays, not for Dask or "
+                           "CuPy arrays", filename=code.co_filename, lineno=code.co_firstlineno,
+                           hint="use backend='python' (the default): its code runs on them")
     kinds = {p: kind_of_value(v) for p, v in arg_values.items()}
     items = {p: item_kinds(v) for p, v in arg_values.items() if item_kinds(v)}
     ranks = {p: rank_of_value(v) for p, v in arg_values.items()}
@@ -216,6 +222,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple)
     floats = [p for p, v in arg_values.items() if type(v) is float]
     fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats)
+    if any_duck(arg_values.values()):  # Dask, CuPy: one call written otherwise
+        fdef = duck.for_duck_arrays(fdef, spelled.get("np", "np"))
     if backend == "numba":
         fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells)
         gen.cells.update(numba_cells)

@@ -29,9 +29,11 @@ import numpy as np
 from . import pipeline, pytrees
 from .backend import dispatch
 from .core import env
+from .core.kinds import any_duck, duck_array, foreign_array
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
 from .frontend.lower_callees import fixed_function
+from .runtime import arrays
 
 ALL = weakref.WeakSet()  # every live transformed function, for clear_cache
 MAX_SPECIALISATIONS = 64  # per function; past that the cache starts again
@@ -165,7 +167,7 @@ class Transformed:
         fn = self._specialise(bound)
         if self._mode != "vjp":
             return fn(*bound.args, **bound.kwargs)
-        if kwargs:
+        if kwargs or any_duck(call_args):
             if self._mode == "vjp":
                 return fn(args[0], *bound.args, **bound.kwargs)
             return fn(*bound.args, **bound.kwargs)
@@ -181,6 +183,8 @@ class Transformed:
         """Make ``fn`` the function for calls with arguments of ``types``: directly, or, when
         arrays are among them, through a :class:`_ByRank` (the code depends on their ranks)."""
         arrays = [v for v in values if type(v) is np.ndarray]
+        if any_duck(values):
+            return  # a Dask or CuPy array: keyed on its rank too, on the full path (cache_key)
         if not arrays:
             self._cache[types] = fn
             return
@@ -205,6 +209,9 @@ class Transformed:
             value = bound.arguments.get(name)
             if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
                 bound.arguments[name] = float(value)
+        if any_duck(bound.arguments.values()) or any(
+                type(v) in _CONTAINERS for v in bound.arguments.values()):
+            arrays.join_library(bound.arguments, self._wrt)  # NumPy wrt arrays: to Dask's
         return bound
 
     def _specialise(self, bound):
@@ -214,6 +221,7 @@ class Transformed:
             values = {k: pytrees.flatten(v) if k in records else v for k, v in values.items()}
         for name in self._wrt:
             check_wrt_value(self._user, name, values.get(name))
+        check_arrays(self._user, values)
         key = cache_key(list(values.values()))
         if records:
             key += (tuple(pytrees.shape(r) for r in records.values()),)
@@ -249,7 +257,7 @@ class Transformed:
                     fn.__srcad_source__, fn.__srcad_raw__ = text, raw
                 if _has_array_wrt(values, self._wrt):
                     fn = _guard_dtypes(fn, self._f, self._positions(), self._mode,
-                                       self._single)
+                                       _ducks(values), self._single)
                 fn.__srcad_reads__ = tuple(reads.values())
                 self._cache[key] = fn
                 self._add_reads(fn.__srcad_reads__)
@@ -323,6 +331,8 @@ def cache_key(args):
     types = tuple(map(type, args))
     ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray),) if np.ndarray in types \
         else ()
+    if any_duck(args):  # another library's arrays (Dask, CuPy): their ranks too
+        ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray or duck_array(a)),)
     # the functions passed: the code calls each as named (frontend.lower_callees.classes_of)
     called = tuple(_Same(a) for a in args if fixed_function(a))
     if any(t in _CONTAINERS for t in types):
@@ -417,6 +427,15 @@ def resolve_wrt(f, wrt):
     return params, tuple(names), single
 
 
+def check_arrays(f, values):
+    """Refuse an argument that is an array of the array API standard without NumPy's dispatch
+    protocols (``wrt`` or not: NumPy calls would convert it, see srcad.runtime.arrays)."""
+    for name, value in values.items():
+        if foreign_array(value):
+            raise arrays.refuse_foreign(value, f"argument {name!r}",
+                                        getattr(f, "__code__", None))
+
+
 def check_wrt_value(f, name, value):
     code = f.__code__
     if isinstance(value, (list, tuple, dict)) and value:
@@ -424,7 +443,9 @@ def check_wrt_value(f, name, value):
         for item in items:
             check_wrt_value(f, name, item)
         return
-    if isinstance(value, np.ndarray):
+    if foreign_array(value):
+        raise arrays.refuse_foreign(value, f"argument {name!r}", code)
+    if isinstance(value, np.ndarray) or duck_array(value):
         if value.dtype.kind not in "f":
             raise WrtError(
                 f"argument {name!r} is an array of dtype {value.dtype}: srcad differentiates "
@@ -462,7 +483,7 @@ def _cast_grads(result, casts, mode, single):
     grads = [result] if single else list(result)
     for k, dtype in casts.items():
         g = grads[k]
-        if isinstance(g, np.ndarray):
+        if isinstance(g, np.ndarray) or duck_array(g):
             grads[k] = g.astype(dtype, copy=False)
         elif isinstance(g, (float, np.floating)):
             grads[k] = dtype.type(g)
@@ -485,24 +506,31 @@ def _writable(result):
 
 
 def _has_array_wrt(values, wrt):
-    return any(isinstance(values.get(w), np.ndarray) or
+    return any(isinstance(values.get(w), np.ndarray) or duck_array(values.get(w)) or
                isinstance(values.get(w), np.floating) and values[w].dtype.char != "d"
                for w in wrt)
 
 
-def _guard_dtypes(fn, f, positions, mode, single):
+def _ducks(values):
+    """The types of the duck arrays (Dask, CuPy) among ``values``: the dtype guard checks them
+    too (none for NumPy code, whose guard stays as it was)."""
+    return tuple({type(v) for v in values.values() if duck_array(v)})
+
+
+def _guard_dtypes(fn, f, positions, mode, ducks, single):
     """Re-check array dtypes on every call (the cache key holds only the types), and give
     each gradient its argument's floating dtype (a float32 argument gets a float32 gradient,
     as in JAX and autograd; the code computes in float64)."""
     offset = 1 if mode == "vjp" else 0
     params = list(inspect.signature(f).parameters)
+    arraylike = (np.ndarray, np.floating) + ducks
 
     def guarded(*args, **kwargs):
         casts = None
         for k, p in enumerate(positions):
             if p + offset < len(args):
                 a = args[p + offset]
-                if isinstance(a, (np.ndarray, np.floating)):
+                if isinstance(a, arraylike):
                     if a.dtype.kind != "f":
                         check_wrt_value(f, params[p], a)
                     elif a.dtype.char != "d":

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .kinds import duck_array
+
 
 class ByFunction:
     """A cache keyed by ``(function, ...)`` whose entries live *on the function* (in its
@@ -290,8 +292,8 @@ def user_instance_class(obj):
     srcad can read), else ``None``."""
     cls = type(obj)
     home = (getattr(cls, "__module__", "") or "").split(".")[0]
-    if _not_users(home) or isinstance(obj, (np.ndarray, np.generic)):
-        return None
+    if _not_users(home) or isinstance(obj, (np.ndarray, np.generic)) or duck_array(obj):
+        return None  # a Dask or CuPy array is an array, its methods NumPy's (core.kinds)
     if inspect.ismodule(obj) or is_function_value(obj) and not _has_user_call(cls):
         return None
     return cls

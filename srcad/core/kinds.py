@@ -1,6 +1,8 @@
 """The kinds of values srcad tells apart, and how to read them off a value.
 
-``SCALAR`` (a Python or NumPy number), ``ARRAY``, ``SEQ`` (list, tuple or dict), ``OTHER`` (a
+``SCALAR`` (a Python or NumPy number), ``ARRAY`` (a NumPy array, or a duck array: another
+library's array that NumPy's dispatch protocols hand every NumPy call to, :func:`duck_array`),
+``SEQ`` (list, tuple or dict), ``OTHER`` (a
 value that cannot carry a gradient: ranges, strings, None, functions) or ``ANY`` (not known
 until run time). Imports nothing from srcad: every layer reads kinds.
 """
@@ -21,7 +23,7 @@ def kind_of_value(value):
         return ANY  # not differentiated: grad's output check refuses it
     if isinstance(value, (numbers.Number, np.number)):
         return SCALAR
-    if isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray) or duck_array(value):
         return ARRAY
     if isinstance(value, (list, tuple, dict)):
         return SEQ
@@ -36,7 +38,38 @@ MIXED = -1
 
 def rank_of_value(value):
     """The number of axes of an array argument (the code is specialised on it), else None."""
-    return value.ndim if type(value) is np.ndarray else None  # np.matrix indexes otherwise
+    if type(value) is np.ndarray:
+        return value.ndim
+    return value.ndim if duck_array(value) else None  # np.matrix indexes otherwise
+
+
+def duck_array(value):
+    """Whether ``value`` is another library's array (Dask, CuPy, ...) that NumPy's dispatch
+    protocols (``__array_ufunc__``, ``__array_function__``) hand NumPy's calls to, so that the
+    NumPy code srcad generates runs on it unchanged. A NumPy array is not a duck array."""
+    kind = type(value)
+    return (kind is not np.ndarray and hasattr(kind, "__array_function__")
+            and hasattr(kind, "__array_ufunc__") and not isinstance(value, (np.ndarray, np.generic))
+            and hasattr(value, "shape") and hasattr(value, "ndim") and hasattr(value, "dtype"))
+
+
+#: types that are never duck or foreign arrays: the checks below skip them at once
+PLAIN = frozenset({float, int, bool, complex, str, type(None), np.ndarray, np.float64, list,
+                    tuple, dict})
+
+
+def any_duck(values):
+    """Whether any of ``values`` is a duck array (see :func:`duck_array`)."""
+    return any(type(v) not in PLAIN and duck_array(v) for v in values)
+
+
+def foreign_array(value):
+    """Whether ``value`` is an array of the array API standard (``__array_namespace__``) that
+    lacks NumPy's dispatch protocols: NumPy calls would silently turn it into a NumPy array or
+    fail, so srcad refuses it (see :func:`duck_array` for the arrays it takes)."""
+    kind = type(value)
+    return (kind not in PLAIN and hasattr(kind, "__array_namespace__")
+            and not isinstance(value, (np.ndarray, np.generic)) and not duck_array(value))
 
 
 def join(kinds):

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from . import arrays
 from .registry import helper
 
 
@@ -44,9 +45,11 @@ def unbroadcast(value, like):
     if not shape:
         return np.sum(g)
     extra = len(gshape) - len(shape)
-    if extra < 0 and np.size(g) == 1:
+    if extra < 0 and math.prod(gshape) == 1:
         # the seed 1.0 of grad's output of size 1 but rank > 0 (an array of shape (1,)):
         # that output's cotangent is ones of its shape
+        if type(g) is not np.ndarray and arrays.is_duck(g):
+            return arrays.writable_copy(np.reshape(g, ()), shape)
         return np.full(shape, np.reshape(g, ()), dtype=float)
     if extra:
         g = np.sum(g, axis=tuple(range(extra)))
@@ -61,6 +64,8 @@ def unbroadcast_to(value, shape):
     """Sum ``value`` down to ``shape`` (what :func:`unbroadcast` does, given the shape)."""
     if (value.shape if type(value) in _SHAPED else np.shape(value)) == shape:
         return value  # the common case, without np.shape's Python-level call
+    if type(value) is not np.ndarray and arrays.is_duck(value):  # no memory for the shape
+        return unbroadcast(value, np.broadcast_to(0.0, shape))
     return unbroadcast(value, np.empty(shape) if shape else 0.0)
 
 
@@ -72,6 +77,8 @@ def expand(value, like, axis=None, keepdims=False):
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
+    if type(like) is not np.ndarray and arrays.is_duck(like):
+        return arrays.spread(g, like)
     return np.broadcast_to(g, shape)
 
 
@@ -80,6 +87,8 @@ def fill(value, like):
     """The gradient of ``sum(like)`` for a list or an array: ``value`` for every element."""
     if isinstance(like, (list, tuple)):
         return [value] * len(like)
+    if type(like) is not np.ndarray and arrays.is_duck(like):
+        return arrays.spread(value, like)
     return np.broadcast_to(value, np.shape(like)).copy()
 
 
@@ -96,6 +105,8 @@ def broadcast_as(value, like):
     """``value`` broadcast to the shape of ``like`` (the reverse of :func:`unbroadcast`)."""
     if np.shape(value) == np.shape(like):
         return value
+    if type(like) is not np.ndarray and arrays.is_duck(like):
+        return arrays.spread(value, like)
     return np.broadcast_to(value, np.shape(like))
 
 
@@ -109,6 +120,8 @@ def zeros_like(x):
         return {k: zeros_like(v) for k, v in x.items()}
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape)
+    if arrays.is_duck(x):
+        return np.zeros_like(x, dtype=float)  # Dask, CuPy: in their library
     return 0.0
 
 
@@ -130,6 +143,8 @@ def copy_tangent(tangent, value):
         if isinstance(tangent, (list, tuple, dict)):
             return dict(tangent) if isinstance(tangent, dict) else list(tangent)
         return zeros_like(value)
+    if type(value) is not np.ndarray and arrays.is_duck(value):
+        return arrays.writable_copy(tangent, value.shape)
     return np.array(np.broadcast_to(tangent, np.shape(value)), dtype=float)
 
 
@@ -157,6 +172,8 @@ def like(grad, value):
         return {k: like(grad[k], v) for k, v in value.items()}
     if isinstance(value, np.ndarray) and np.shape(grad) != value.shape:
         return np.broadcast_to(grad, value.shape).astype(float)
+    if arrays.is_duck(value) and np.shape(grad) != value.shape:
+        return arrays.spread(grad, value)
     return grad
 
 
@@ -213,6 +230,8 @@ def check_scalar(y, where=None):
     numeric = (isinstance(y, (int, float, np.number))
                and not isinstance(y, (complex, np.complexfloating))
                or isinstance(y, np.ndarray) and y.dtype.kind in "biuf")
+    if not numeric and arrays.is_duck(y) and y.dtype.kind in "biuf" and y.ndim == 0:
+        return  # a 0-d Dask or CuPy array: a number, computed or not yet
     if not numeric or np.size(y) != 1:
         from ..errors import NonScalarOutputError
 
@@ -232,6 +251,8 @@ def scatter(value, like, index):
         out = zeros_like(like)
         out[index] = add(out[index], value)
         return out
+    if type(like) is not np.ndarray and arrays.is_duck(like):
+        return arrays.scatter(value, like, index)  # Dask, CuPy: zeros in their library
     out = np.zeros(like.shape if type(like) is np.ndarray else np.shape(like))
     if _basic_index(index):
         out[index] = value  # basic indexing reaches each element once: no sums to make
@@ -255,6 +276,8 @@ def cleared(value, index):
         out = dict(value) if isinstance(value, dict) else list(value)
         out[index] = zeros_like(out[index])
         return out
+    if type(value) is not np.ndarray and arrays.is_duck(value):
+        return arrays.cleared(value, index)
     out = np.array(value, dtype=float, copy=True)
     out[index] = 0.0
     return out

@@ -3,12 +3,24 @@ conventions): axes normalised, a reduction's axes restored, a gradient shaped li
 argument, the transpose of a batch of matrices. Generated code never calls these; the helper
 modules import them under their private names.
 
-Imports only NumPy.
+Imports only NumPy, ``srcad.core.kinds`` and ``srcad.runtime.arrays`` (a Dask or CuPy array
+stays one: :func:`_asarray`, :func:`_spread`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from ..core.kinds import PLAIN, duck_array
+from . import arrays
+
+
+def _asarray(x, dtype=None):
+    """``np.asarray(x, dtype)``, except that a duck array (Dask, CuPy) stays in its library:
+    NumPy's own ``asarray`` would compute a lazy Dask array into memory, or refuse a GPU one."""
+    if type(x) is np.ndarray or type(x) in PLAIN or not duck_array(x):
+        return np.asarray(x, dtype=dtype)
+    return x if dtype is None or x.dtype == dtype else x.astype(dtype)
 
 
 def _axes(axis, ndim):
@@ -20,9 +32,17 @@ def _axes(axis, ndim):
     return tuple(int(a) % ndim for a in axis) if ndim else ()
 
 
+def _spread(value, a):
+    """``value`` broadcast to the shape of ``a``. For a duck array ``a``, in ``a``'s library
+    and chunked like it (a NumPy view as large as ``a`` in a Dask graph is sent whole)."""
+    if type(a) is np.ndarray or not duck_array(a):
+        return np.broadcast_to(value, np.shape(a))
+    return arrays.spread(value, a)
+
+
 def _restore(value, shape, axis, keepdims):
     """A reduction's result (or its gradient) with the reduced axes put back as size 1."""
-    value = np.asarray(value)
+    value = _asarray(value)
     if keepdims or not shape or value.ndim == 0:  # a 0-d value broadcasts as it is
         return value
     return np.reshape(value, tuple(1 if i in _axes(axis, len(shape)) else n
@@ -37,10 +57,12 @@ def _count(shape, axis):
 def _match(grad, x):
     """``grad`` shaped for the argument ``x``: a list for a list, a float for a number."""
     if isinstance(x, (list, tuple)):
-        grad = np.asarray(grad)
+        grad = _asarray(grad)
         return [_match(grad[i], v) for i, v in enumerate(x)]
-    if isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray) or type(x) not in PLAIN and duck_array(x):
         return np.broadcast_to(grad, x.shape) if np.shape(grad) != x.shape else grad
+    if type(grad) not in PLAIN and duck_array(grad):  # from a Dask or CuPy array: kept lazy
+        return np.reshape(grad, ())
     if np.ndim(grad) == 0:
         return float(grad)
     return np.reshape(grad, np.shape(x))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .helpers import unbroadcast
-from .numpy_common import _match
+from .numpy_common import _asarray, _match
 from .numpy_shape import _pieces, _split_along
 from .registry import helper
 
@@ -23,7 +23,7 @@ _SMALL = 1e-3  # below this |x|, the series of sinc's derivatives (the closed fo
 def dsinc(x):
     """The derivative of ``np.sinc`` at ``x``: ``(cos(pi x) - sinc(x)) / x``, and its series
     ``-pi^2 x / 3 + pi^4 x^3 / 30`` near 0 (exactly 0 at 0)."""
-    x = np.asarray(x, dtype=float)
+    x = _asarray(x, dtype=float)
     small = np.abs(x) < _SMALL
     safe = np.where(small, 1.0, x)
     out = np.where(small, -_PI2 * x / 3 + _PI2 ** 2 * x ** 3 / 30,
@@ -35,7 +35,7 @@ def dsinc(x):
 def d2sinc(x):
     """The second derivative of ``np.sinc``: ``-pi^2 sinc(x) - 2 dsinc(x) / x``, and
     ``-pi^2 / 3 + pi^4 x^2 / 10`` near 0 (it has no rule: a third derivative is refused)."""
-    x = np.asarray(x, dtype=float)
+    x = _asarray(x, dtype=float)
     small = np.abs(x) < _SMALL
     safe = np.where(small, 1.0, x)
     out = np.where(small, -_PI2 / 3 + _PI2 ** 2 * x ** 2 / 10,
@@ -47,7 +47,7 @@ def d2sinc(x):
 def grad_diff(g, a, n=1, axis=-1):
     """Gradient of ``np.diff(a, n, axis)``: the adjoint of a first difference, ``n`` times
     (``-g[0], g[0] - g[1], ..., g[-1]`` along ``axis``)."""
-    g = np.moveaxis(np.asarray(g, dtype=float), axis, -1)
+    g = np.moveaxis(_asarray(g, dtype=float), axis, -1)
     for _ in range(n):
         zero = np.zeros(g.shape[:-1] + (1,))
         g = np.concatenate([zero, g], axis=-1) - np.concatenate([g, zero], axis=-1)
@@ -59,7 +59,7 @@ def grad_column_stack(g, tup):
     """Gradient of ``np.column_stack``: 1-d arrays became columns, 2-d arrays are joined
     along axis 1."""
     widths = [1 if np.ndim(x) < 2 else np.shape(x)[1] for x in tup]
-    pieces = _split_along(np.asarray(g), widths, 1)
+    pieces = _split_along(_asarray(g), widths, 1)
     return _pieces([_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, tup)], tup)
 
 
@@ -76,10 +76,10 @@ def grad_rollaxis(g, a, axis, start=0):
 def _cross_parts(g, a, b, axisa, axisb, axisc):
     """``a``, ``b`` (vectors on the last axis, padded to 3 components with zeros as NumPy does)
     and ``g`` as 3-vectors on the last axis, and the component counts of ``a`` and ``b``."""
-    a3 = np.moveaxis(np.asarray(a, dtype=float), axisa, -1)
-    b3 = np.moveaxis(np.asarray(b, dtype=float), axisb, -1)
+    a3 = np.moveaxis(_asarray(a, dtype=float), axisa, -1)
+    b3 = np.moveaxis(_asarray(b, dtype=float), axisb, -1)
     na, nb = a3.shape[-1], b3.shape[-1]
-    g = np.asarray(g, dtype=float)
+    g = _asarray(g, dtype=float)
     if na == 2 and nb == 2:  # the result is the z component alone
         g3 = np.stack([np.zeros_like(g), np.zeros_like(g), g], axis=-1)
     else:
@@ -96,7 +96,7 @@ def grad_cross_a(g, a, b, axisa=-1, axisb=-1, axisc=-1):
     (``<a x b, g> = <a, b x g>``), 2-vectors as 3-vectors with a zero ``z``."""
     g3, _, b3, na, _ = _cross_parts(g, a, b, axisa, axisb, axisc)
     out = np.cross(b3, g3)[..., :na]
-    like = np.moveaxis(np.asarray(a, dtype=float), axisa, -1)
+    like = np.moveaxis(_asarray(a, dtype=float), axisa, -1)
     return _match(np.moveaxis(unbroadcast(out, like), -1, axisa), a)
 
 
@@ -105,5 +105,5 @@ def grad_cross_b(g, a, b, axisa=-1, axisb=-1, axisc=-1):
     """Gradient of ``np.cross(a, b, axisa, axisb, axisc)`` into ``b``: ``g x a``."""
     g3, a3, _, _, nb = _cross_parts(g, a, b, axisa, axisb, axisc)
     out = np.cross(g3, a3)[..., :nb]
-    like = np.moveaxis(np.asarray(b, dtype=float), axisb, -1)
+    like = np.moveaxis(_asarray(b, dtype=float), axisb, -1)
     return _match(np.moveaxis(unbroadcast(out, like), -1, axisb), b)

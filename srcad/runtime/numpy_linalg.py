@@ -14,7 +14,7 @@ import string
 import numpy as np
 
 from . import helpers as _runtime
-from .numpy_common import _match, _swap
+from .numpy_common import _asarray, _match, _swap
 from .registry import helper
 
 # ---------------------------------------------------------------- linear algebra
@@ -22,7 +22,7 @@ from .registry import helper
 
 def _scalar_product_grad(g, other, x):
     """The gradient into ``x`` of ``x * other`` when one of them is a scalar."""
-    return _match(_runtime.unbroadcast(np.asarray(g) * other, np.asarray(x)), x)
+    return _match(_runtime.unbroadcast(_asarray(g) * other, _asarray(x)), x)
 
 
 @helper("numpy")
@@ -33,7 +33,7 @@ def grad_dot_a(g, a, b):
         return _scalar_product_grad(g, b, a)
     nb = np.ndim(b)
     free_b = list(range(nb - 2)) + [nb - 1] if nb >= 2 else []
-    g = np.asarray(g)
+    g = _asarray(g)
     g_axes = list(range(g.ndim - len(free_b), g.ndim))
     return _match(np.tensordot(g, b, axes=(g_axes, free_b)), a)
 
@@ -53,7 +53,7 @@ def grad_dot_b(g, a, b):
 
 def _as_matrices(g, a, b):
     """``a``, ``b`` and ``g`` of ``a @ b`` with 1-d operands promoted to matrices."""
-    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a, b, g = _asarray(a), _asarray(b), _asarray(g)
     if b.ndim == 1:
         b, g = b[:, None], g[..., None]
     if a.ndim == 1:
@@ -74,7 +74,7 @@ def grad_matmul_a(g, a, b):
     out = g2 @ _swap(b2)
     if np.ndim(a) == 1:
         out = out[..., 0, :]
-    return _match(_runtime.unbroadcast(out, np.asarray(a)), a)
+    return _match(_runtime.unbroadcast(out, _asarray(a)), a)
 
 
 @helper("numpy")
@@ -86,7 +86,7 @@ def grad_matmul_b(g, a, b):
     out = _swap(a2) @ g2
     if np.ndim(b) == 1:
         out = out[..., 0]
-    return _match(_runtime.unbroadcast(out, np.asarray(b)), b)
+    return _match(_runtime.unbroadcast(out, _asarray(b)), b)
 
 
 @helper("numpy")
@@ -112,13 +112,13 @@ def grad_inner_b(g, a, b):
 @helper("numpy")
 def grad_outer_a(g, a, b):
     """Gradient of ``np.outer(a, b)`` (of the flattened operands) into ``a``."""
-    return _match(np.reshape(np.asarray(g) @ np.ravel(b), np.shape(a)), a)
+    return _match(np.reshape(_asarray(g) @ np.ravel(b), np.shape(a)), a)
 
 
 @helper("numpy")
 def grad_outer_b(g, a, b):
     """Gradient of ``np.outer(a, b)`` into ``b``."""
-    return _match(np.reshape(np.ravel(a) @ np.asarray(g), np.shape(b)), b)
+    return _match(np.reshape(np.ravel(a) @ _asarray(g), np.shape(b)), b)
 
 
 @helper("numpy")
@@ -178,7 +178,7 @@ def grad_einsum(g, subscripts, k, *operands):
     letters first; an axis of length 1 that NumPy broadcast against a longer one is summed.
     """
     ins, output = _einsum_letters(subscripts.replace(" ", ""), operands)
-    x = np.asarray(operands[k])
+    x = _asarray(operands[k])
     used = set("".join(ins) + output)
     fresh = (c for c in string.ascii_letters if c not in used)
     others = [(s, op) for i, (s, op) in enumerate(zip(ins, operands)) if i != k]
@@ -234,21 +234,21 @@ def grad_solve_b(g, a, b):
     As in NumPy 2, ``b`` is a vector when it is 1-d and a (batch of) matrices otherwise.
     """
     if np.ndim(b) == 1:
-        out = np.linalg.solve(_swap(a), np.asarray(g)[..., None])[..., 0]
+        out = np.linalg.solve(_swap(a), _asarray(g)[..., None])[..., 0]
     else:
         out = np.linalg.solve(_swap(a), g)
-    return _runtime.unbroadcast(out, np.asarray(b))
+    return _runtime.unbroadcast(out, _asarray(b))
 
 
 @helper("numpy")
 def grad_solve_a(g, a, b, ans):
     """Gradient of ``np.linalg.solve(a, b)`` into ``a``: ``-solve(a.T, g) @ ans.T``."""
     if np.ndim(b) == 1:
-        gb = np.linalg.solve(_swap(a), np.asarray(g)[..., None])
-        out = -gb * np.asarray(ans)[..., None, :]
+        gb = np.linalg.solve(_swap(a), _asarray(g)[..., None])
+        out = -gb * _asarray(ans)[..., None, :]
     else:
         out = -np.linalg.solve(_swap(a), g) @ _swap(ans)
-    return _runtime.unbroadcast(out, np.asarray(a))
+    return _runtime.unbroadcast(out, _asarray(a))
 
 
 @helper("numpy")
@@ -314,8 +314,8 @@ def grad_eigh(g, a, ans, uplo="L"):
     eigenvalues, ``v (diag(g_w) + F * (v' g_v)) v'`` symmetrised, then put on the triangle eigh
     reads (the gradient of the function eigh computes, zero on the other triangle)."""
     w, v = ans
-    gw = np.broadcast_to(np.asarray(g[0], dtype=float), w.shape)
-    gv = np.broadcast_to(np.asarray(g[1], dtype=float), v.shape)
+    gw = np.broadcast_to(_asarray(g[0], dtype=float), w.shape)
+    gv = np.broadcast_to(_asarray(g[1], dtype=float), v.shape)
     inner = gw[..., :, None] * np.eye(w.shape[-1]) + _gaps(w) * (_swap(v) @ gv)
     out = v @ inner @ _swap(v)
     return _effective_adjoint(0.5 * (out + _swap(out)), uplo)
@@ -326,14 +326,14 @@ def tangent_eigh(t, a, ans, uplo="L"):
     """Tangent of ``np.linalg.eigh`` along ``t``: ``(diag(v' T v), v (F * (v' T v)))`` with
     ``T`` the symmetric matrix of the triangle eigh reads."""
     w, v = ans
-    inner = _swap(v) @ _effective(np.asarray(t, dtype=float), uplo) @ v
+    inner = _swap(v) @ _effective(_asarray(t, dtype=float), uplo) @ v
     return np.diagonal(inner, axis1=-2, axis2=-1).copy(), v @ (_gaps(w) * inner)
 
 
 def _kron_blocks(g, a, b):
     """``g`` of ``np.kron(a, b)`` as blocks ``(m0, p0, m1, p1, ...)``, with ``a`` and ``b``
     reshaped to the common rank as NumPy pads them (leading axes of length 1)."""
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = _asarray(a), _asarray(b)
     nd = max(a.ndim, b.ndim)
     sa, sb = (1,) * (nd - a.ndim) + a.shape, (1,) * (nd - b.ndim) + b.shape
     blocks = np.reshape(g, [n for pair in zip(sa, sb) for n in pair])

@@ -3,14 +3,16 @@
 whose gradient is more than an expression (``np.clip``, ``astype``); conventions in
 :mod:`srcad.runtime.numpy_helpers`.
 
-Imports only ``srcad.runtime.registry`` and ``srcad.runtime.numpy_common``.
+Imports only ``srcad.runtime.registry``, ``srcad.runtime.numpy_common`` and
+``srcad.core.kinds``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .numpy_common import _axes, _count, _match, _restore
+from ..core.kinds import duck_array
+from .numpy_common import _asarray, _axes, _count, _match, _restore, _spread
 from .registry import helper
 
 # ---------------------------------------------------------------- reductions
@@ -20,6 +22,8 @@ from .registry import helper
 def grad_sum(g, a, axis=None, keepdims=False):
     """Gradient of ``np.sum(a, axis, keepdims)``: ``g`` broadcast back over the summed axes."""
     shape = np.shape(a)
+    if type(a) is not np.ndarray and duck_array(a):
+        return _spread(_restore(g, shape, axis, keepdims), a)
     return _match(np.broadcast_to(_restore(g, shape, axis, keepdims), shape), a)
 
 
@@ -28,6 +32,8 @@ def grad_mean(g, a, axis=None, keepdims=False):
     """Gradient of ``np.mean``: the sum's gradient divided by the number of elements."""
     shape = np.shape(a)
     scaled = _restore(g, shape, axis, keepdims) / _count(shape, axis)
+    if type(a) is not np.ndarray and duck_array(a):
+        return _spread(scaled, a)
     return _match(np.broadcast_to(scaled, shape), a)  # a view: no array of ones is built
 
 
@@ -38,14 +44,15 @@ def grad_prod(g, a, axis=None, keepdims=False):
     The product of the others is the exclusive running product from the left times the one
     from the right, so no division by an element ever happens.
     """
-    x = np.asarray(a, dtype=float)
+    x = _asarray(a, dtype=float)
     if x.ndim == 0:
         return _match(g * np.ones(()), a)
     axes = _axes(axis, x.ndim)
     last = tuple(range(x.ndim - len(axes), x.ndim))
     moved = np.moveaxis(x, axes, last)
     flat = moved.reshape(moved.shape[: x.ndim - len(axes)] + (-1,))
-    ones = np.ones(flat.shape[:-1] + (1,))
+    ones = np.ones(flat.shape[:-1] + (1,)) if type(x) is np.ndarray else \
+        np.ones_like(flat[..., :1])  # Dask, CuPy: in their library (and chunks)
     left = np.concatenate([ones, np.cumprod(flat[..., :-1], axis=-1)], axis=-1)
     right = np.concatenate([np.cumprod(flat[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
     others = np.moveaxis((left * right).reshape(moved.shape), last, axes)
@@ -55,7 +62,7 @@ def grad_prod(g, a, axis=None, keepdims=False):
 @helper("numpy")
 def grad_var(g, a, axis=None, ddof=0, keepdims=False):
     """Gradient of ``np.var``: ``2 (a - mean) / (n - ddof)``."""
-    x = np.asarray(a, dtype=float)
+    x = _asarray(a, dtype=float)
     centred = x - np.mean(x, axis=_axes(axis, x.ndim), keepdims=True)
     n = _count(x.shape, axis)
     return _match(_restore(g, x.shape, axis, keepdims) * 2.0 * centred / (n - ddof), a)
@@ -66,7 +73,9 @@ def grad_std(g, a, ans, axis=None, ddof=0, keepdims=False):
     """Gradient of ``np.std``: the variance's gradient times ``1 / (2 std)``; where the
     standard deviation is 0 (one element, or all equal: flat or a kink) the gradient is 0,
     as for ``abs`` at 0."""
-    g, ans = np.asarray(g, dtype=float), np.asarray(ans, dtype=float)
+    g, ans = _asarray(g, dtype=float), _asarray(ans, dtype=float)
+    if duck_array(g) or duck_array(ans):
+        return grad_var(safe_div(g, 2.0 * ans), a, axis, ddof, keepdims)
     scale = np.divide(g, 2.0 * ans, out=np.zeros(np.broadcast_shapes(g.shape, ans.shape)),
                       where=ans != 0)
     return grad_var(scale, a, axis, ddof, keepdims)
@@ -79,7 +88,7 @@ def grad_extremum(g, a, ans, axis=None, keepdims=False):
     The gradient goes to the elements equal to the result; when several are equal (a tie) each
     gets an equal share, as in autograd (PyTorch gives it all to one of them).
     """
-    x = np.asarray(a)
+    x = _asarray(a)
     hit = x == _restore(ans, x.shape, axis, keepdims)
     share = hit / np.sum(hit, axis=_axes(axis, x.ndim), keepdims=True)
     return _match(_restore(g, x.shape, axis, keepdims) * share, a)
@@ -93,7 +102,7 @@ def grad_norm(g, x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002 (Nu
     At a point where the norm is not differentiable (the zero vector, ties in an ``inf`` norm)
     it returns the same one-sided choice as autograd: ties share equally.
     """
-    v = np.asarray(x, dtype=float)
+    v = _asarray(x, dtype=float)
     if axis is None and ord is None:
         axes = tuple(range(v.ndim))
     else:
@@ -144,7 +153,7 @@ def grad_cumsum(g, a, axis=None):
     """Gradient of ``np.cumsum``: the reversed running sum of ``g``."""
     shape = np.shape(a)
     if axis is None:
-        return _match(np.cumsum(np.asarray(g)[::-1])[::-1].reshape(shape), a)
+        return _match(np.cumsum(_asarray(g)[::-1])[::-1].reshape(shape), a)
     return _match(np.flip(np.cumsum(np.flip(g, axis), axis), axis), a)
 
 
@@ -155,12 +164,12 @@ def grad_cumprod(g, a, axis=None):
     With ``p`` the exclusive running product from the left, the gradient of element ``i`` is
     ``p[i] * r[i]`` where ``r[i] = g[i] + a[i+1] * r[i+1]``: one backward scan.
     """
-    x = np.asarray(a, dtype=float)
+    x = _asarray(a, dtype=float)
     shape = x.shape
     if axis is None:
         x, axis = x.ravel(), 0
     xs = np.moveaxis(x, axis, -1)
-    gs = np.moveaxis(np.asarray(g, dtype=float).reshape(x.shape), axis, -1)
+    gs = np.moveaxis(_asarray(g, dtype=float).reshape(x.shape), axis, -1)
     n = xs.shape[-1]
     left = np.concatenate([np.ones(xs.shape[:-1] + (1,)),
                            np.cumprod(xs[..., :-1], axis=-1)], axis=-1)
@@ -177,7 +186,7 @@ def grad_trace(g, a, offset=0, axis1=0, axis2=1):
     """Gradient of ``np.trace``: ``g`` placed on the ``offset`` diagonal of each matrix."""
     shape = np.shape(a)
     eye = np.eye(shape[axis1], shape[axis2], k=offset)
-    full = np.asarray(g, dtype=float)[..., None, None] * eye
+    full = _asarray(g, dtype=float)[..., None, None] * eye
     return _match(np.moveaxis(full, (-2, -1), (axis1 % len(shape), axis2 % len(shape))), a)
 
 
@@ -190,9 +199,9 @@ def grad_clip(g, a, a_min, a_max):
     included, as in PyTorch), zero where the value was clipped."""
     inside = np.ones(np.shape(a), dtype=bool)
     if a_min is not None:
-        inside = inside & (np.asarray(a) >= a_min)
+        inside = inside & (_asarray(a) >= a_min)
     if a_max is not None:
-        inside = inside & (np.asarray(a) <= a_max)
+        inside = inside & (_asarray(a) <= a_max)
     return g * inside
 
 
@@ -200,14 +209,17 @@ def grad_clip(g, a, a_min, a_max):
 def grad_astype(g, a, dtype):
     """Gradient of ``a.astype(dtype)``: ``g`` for a floating type, zero for an integer one."""
     if np.issubdtype(np.dtype(dtype), np.inexact):
-        return _match(np.asarray(g, dtype=float), a)
+        return _match(_asarray(g, dtype=float), a)
     return _match(np.zeros(np.shape(a)), a)
 
 
 @helper("numpy")
 def safe_div(a, b):
     """``a / b``, and 0 where ``b`` is 0 (the derivatives of ``np.std`` where it is 0)."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    a, b = _asarray(a, dtype=float), _asarray(b, dtype=float)
+    if duck_array(a) or duck_array(b):  # no out= into a Dask or CuPy array
+        nonzero = b != 0
+        return np.where(nonzero, a / np.where(nonzero, b, 1.0), 0.0)
     out = np.zeros(np.broadcast_shapes(a.shape, b.shape))
     return np.divide(a, b, out=out, where=b != 0)[()]
 
@@ -219,8 +231,8 @@ def safe_div(a, b):
 def tangent_cumprod(t, a, axis=None):
     """Tangent of ``np.cumprod(a, axis)`` along ``t``, by the recurrence
     ``dc[i] = dc[i-1] a[i] + c[i-1] t[i]`` (exact with zeros: nothing is divided)."""
-    x = np.asarray(a, dtype=float)
-    tt = np.broadcast_to(np.asarray(t, dtype=float), x.shape)
+    x = _asarray(a, dtype=float)
+    tt = np.broadcast_to(_asarray(t, dtype=float), x.shape)
     if axis is None:
         x, tt, axis = x.ravel(), tt.ravel(), 0
     x, tt = np.moveaxis(x, axis, 0), np.moveaxis(tt, axis, 0)

@@ -4,16 +4,18 @@
 and the functions srcad lowers in-place writes to (``add_at``, ``last_writes``); conventions
 in :mod:`srcad.runtime.numpy_helpers`.
 
-Imports only ``srcad.runtime.helpers``, ``srcad.runtime.registry`` and
-``srcad.runtime.numpy_common``.
+Imports only ``srcad.runtime.helpers``, ``srcad.runtime.arrays``, ``srcad.runtime.registry``,
+``srcad.runtime.numpy_common`` and ``srcad.core.kinds``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..core.kinds import duck_array
+from . import arrays
 from . import helpers as _runtime
-from .numpy_common import _match
+from .numpy_common import _asarray, _match
 from .registry import helper
 
 # ---------------------------------------------------------------- shape and assembly
@@ -29,7 +31,7 @@ def grad_reshape(g, a, order=None):
 def _split_along(g, sizes, axis):
     """``g`` cut along ``axis`` into pieces of ``sizes``: views, as ``np.split`` gives, by
     basic slicing (``np.split`` costs several microseconds a piece)."""
-    g = np.asarray(g)
+    g = _asarray(g)
     index = [slice(None)] * g.ndim
     pieces, start = [], 0
     for size in sizes:
@@ -96,7 +98,7 @@ def grad_array(g, obj):
     """Gradient of ``np.array(obj)``/``np.asarray(obj)``: for a (nested) list of numbers or
     arrays, a (nested) list of gradients; for an array, ``g`` itself."""
     if isinstance(obj, (list, tuple)):
-        g = np.asarray(g)  # each item a new object: no two share memory, nor with g
+        g = _asarray(g)  # each item a new object: no two share memory, nor with g
         return [grad_array(g[i] if g.ndim == 1 else g[i].copy(), v) for i, v in enumerate(obj)]
     return _match(g, obj)
 
@@ -117,13 +119,13 @@ def grad_tile(g, a, reps):
 @helper("numpy")
 def grad_repeat(g, a, repeats, axis=None):
     """Gradient of ``np.repeat(a, repeats, axis)``: the repeated copies summed."""
-    x = np.asarray(a)
+    x = _asarray(a)
     if axis is None:
         x, axis = x.ravel(), 0
     axis = axis % x.ndim
     n = x.shape[axis]
     owner = np.repeat(np.arange(n), repeats)
-    moved = np.moveaxis(np.asarray(g, dtype=float), axis, 0)
+    moved = np.moveaxis(_asarray(g, dtype=float), axis, 0)
     out = np.zeros((n,) + moved.shape[1:])
     np.add.at(out, owner, moved)
     return _match(np.moveaxis(out, 0, axis).reshape(np.shape(a)), a)
@@ -137,7 +139,7 @@ def grad_roll(g, shift, axis=None):
 
 
 def _pad_widths(pad_width, ndim):
-    return np.broadcast_to(np.asarray(pad_width, dtype=int), (ndim, 2))
+    return np.broadcast_to(_asarray(pad_width, dtype=int), (ndim, 2))
 
 
 @helper("numpy")
@@ -150,7 +152,7 @@ def grad_pad(g, array, pad_width, mode=None):
     shape = np.shape(array)
     widths = _pad_widths(pad_width, len(shape))
     index = tuple(slice(int(lo), int(lo) + n) for (lo, _), n in zip(widths, shape))
-    return _match(np.asarray(g)[index], array)
+    return _match(_asarray(g)[index], array)
 
 
 @helper("numpy")
@@ -162,12 +164,12 @@ def grad_pad_value(g, array, pad_width):
 @helper("numpy")
 def grad_sort(g, a, axis=-1):
     """Gradient of ``np.sort(a, axis)``: ``g`` sent back to where each value came from."""
-    x = np.asarray(a)
+    x = _asarray(a)
     if axis is None:
         x, axis = x.ravel(), 0
     order = np.argsort(x, axis=axis, kind="stable")
     out = np.zeros(x.shape)
-    np.put_along_axis(out, order, np.asarray(g, dtype=float).reshape(x.shape), axis=axis)
+    np.put_along_axis(out, order, _asarray(g, dtype=float).reshape(x.shape), axis=axis)
     return _match(out.reshape(np.shape(a)), a)
 
 
@@ -189,7 +191,7 @@ def grad_diagonal(g, a, offset=0, axis1=0, axis2=1):
     shape = np.shape(a)
     nd = len(shape)
     axis1, axis2 = axis1 % nd, axis2 % nd
-    g = np.asarray(g, dtype=float)
+    g = _asarray(g, dtype=float)
     full = np.zeros(g.shape[:-1] + (shape[axis1], shape[axis2]))
     n = g.shape[-1]
     full[..., np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)] = g
@@ -201,7 +203,7 @@ def grad_linspace(g, num, endpoint, axis, end):
     """Gradient of ``np.linspace`` flowing into ``start`` (``end`` false) or ``stop`` (true):
     element ``k`` is ``start + (stop - start) t_k``, so the weights are ``1 - t`` and ``t``."""
     t = np.linspace(0.0, 1.0, num, endpoint=endpoint)
-    return np.moveaxis(np.asarray(g, dtype=float), axis, -1) @ (t if end else 1.0 - t)
+    return np.moveaxis(_asarray(g, dtype=float), axis, -1) @ (t if end else 1.0 - t)
 
 
 # ---------------------------------------------------------------- forward-mode tangents
@@ -218,16 +220,16 @@ def tangent_pad(t, pad_width, mode=None):
     if mode not in _LINEAR_PADS:
         raise NotImplementedError(f"srcad: no tangent for np.pad with mode={mode!r}")
     if mode in (None, "constant"):
-        return np.pad(np.asarray(t, dtype=float), pad_width)
-    return np.pad(np.asarray(t, dtype=float), pad_width, mode=mode)
+        return np.pad(_asarray(t, dtype=float), pad_width)
+    return np.pad(_asarray(t, dtype=float), pad_width, mode=mode)
 
 
 @helper("numpy")
 def tangent_sort(t, a, axis=-1):
     """Tangent of ``np.sort(a, axis)`` along ``t``: ``t`` in the order ``a`` is sorted into
     (ties in a stable order, as :func:`grad_sort` routes them)."""
-    x = np.asarray(a)
-    tt = np.broadcast_to(np.asarray(t, dtype=float), x.shape)
+    x = _asarray(a)
+    tt = np.broadcast_to(_asarray(t, dtype=float), x.shape)
     if axis is None:
         x, tt, axis = x.ravel(), tt.ravel(), 0
     return np.take_along_axis(tt, np.argsort(x, axis=axis, kind="stable"), axis=axis)
@@ -240,6 +242,8 @@ def tangent_sort(t, a, axis=-1):
 def add_at(a, indices, b):
     """``np.add.at(a, indices, b)`` as a function: a new array, every repeat of an index
     accumulated (srcad lowers the in-place call to ``a = add_at(a, indices, b)``)."""
+    if type(a) is not np.ndarray and duck_array(a):
+        return arrays.add_at(a, indices, b)
     out = np.array(a, copy=True)
     np.add.at(out, indices, b)
     return out
@@ -249,7 +253,7 @@ def add_at(a, indices, b):
 def grad_add_at(value, indices, b):
     """Gradient of ``add_at(a, indices, b)`` flowing into ``b``: ``value`` (the gradient of the
     result) read at every index, repeats included, summed down to ``b``'s shape."""
-    return _runtime.unbroadcast(np.asarray(value)[indices], b)
+    return _runtime.unbroadcast(_asarray(value)[indices], b)
 
 
 @helper("numpy")
@@ -260,7 +264,11 @@ def last_writes(block, like, index):
     number and the winners are read back, whatever order NumPy writes repeats in. ``block``
     is returned as it is when ``like`` is not an array (a list has no repeated writes)."""
     if not isinstance(like, np.ndarray):
-        return block
+        if not duck_array(like):
+            return block
+        # a Dask or CuPy array: which writes NumPy keeps depends on the shape alone
+        return block * arrays.to_library(last_writes(np.ones(np.shape(block)), np.broadcast_to(
+            0.0, like.shape), index), like)
     shape = np.shape(like[index])
     probe = np.full(like.shape, -1, dtype=np.intp)
     probe[index] = np.arange(int(np.prod(shape, dtype=np.intp))).reshape(shape)

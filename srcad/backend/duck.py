@@ -1,0 +1,70 @@
+"""The last rewrite of code made for duck arrays (Dask, CuPy: :func:`srcad.core.kinds.duck_array`).
+
+The code srcad generates for such arrays is the code it generates for NumPy arrays, but for
+two calls the sweep writes to spread one number over an array's shape (a gradient holding the
+same number for every element), rewritten here on the tree:
+
+* ``np.full(np.shape(x), v)``, which NumPy makes in memory from ``v`` whatever it is (a lazy
+  Dask number would be computed on the spot, and the result be a NumPy array as large as
+  ``x``), becomes ``np.ones_like(x, dtype=np.float64) * v``, which NumPy's dispatch hands to
+  ``x``'s library: a Dask array chunked like ``x``;
+* ``np.broadcast_to(v, np.shape(x))`` with a number ``v`` is a NumPy view as large as ``x``;
+  in a Dask graph it is one constant, sent whole to the workers. It becomes
+  ``np.ones_like(x, dtype=np.result_type(v)) * v`` (the same numbers and type, chunked like
+  ``x``).
+
+Code made for NumPy arrays never passes through here.
+
+Imports only ``srcad.transform.nodes``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..transform.nodes import attr, call
+
+
+def for_duck_arrays(fdef, np_name="np"):
+    """``fdef`` with the two calls above written in ``x``'s library."""
+    return _Spread(np_name).visit(fdef)
+
+
+class _Spread(ast.NodeTransformer):
+    def __init__(self, np_name):
+        self.np_name = np_name
+
+    def _np_call(self, node, name, nargs):
+        fn = node.func
+        return (isinstance(node, ast.Call) and isinstance(fn, ast.Attribute)
+                and fn.attr == name and isinstance(fn.value, ast.Name)
+                and fn.value.id == self.np_name and len(node.args) == nargs
+                and not node.keywords
+                and not any(isinstance(a, ast.Starred) for a in node.args))
+
+    def _shape_of(self, node):
+        """``x`` when ``node`` is ``np.shape(x)`` for a name ``x``, else None."""
+        if self._np_call(node, "shape", 1) and isinstance(node.args[0], ast.Name):
+            return node.args[0]
+        return None
+
+    def _ones_times(self, like, dtype, value, node):
+        ones = call(attr(self.np_name, "ones_like"), like, dtype=dtype)
+        return ast.copy_location(ast.BinOp(left=ones, op=ast.Mult(), right=value), node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self._np_call(node, "full", 2):
+            shape, value = node.args
+            like = self._shape_of(shape)
+            if like is not None:
+                return self._ones_times(like, attr(self.np_name, "float64"), value, node)
+            spread = call(attr(self.np_name, "broadcast_to"), value, shape)
+            return ast.copy_location(call(attr(spread, "copy")), node)
+        if self._np_call(node, "broadcast_to", 2):
+            value, shape = node.args
+            like = self._shape_of(shape)
+            if like is not None and isinstance(value, (ast.Name, ast.Constant)):
+                dtype = call(attr(self.np_name, "result_type"), value)
+                return self._ones_times(like, dtype, value, node)
+        return node

@@ -1,0 +1,179 @@
+"""Arrays of other libraries in generated code: what the runtime helpers need to know about a
+duck array (a Dask or CuPy array, which NumPy's dispatch protocols ``__array_ufunc__`` and
+``__array_function__`` hand every NumPy call to; :func:`srcad.core.kinds.duck_array`), and the
+refusals for what such a library lacks.
+
+The generated code is the same NumPy code for every array library (but for two calls that
+:mod:`srcad.backend.duck` rewrites); the helpers branch once on ``type(x) is np.ndarray`` (the
+NumPy path stays as it was) and otherwise use only operations the
+protocols forward: ``np.zeros_like`` rather than ``np.zeros(shape)``, ``np.sum`` rather than a
+method, no ``np.asarray`` (it would compute a lazy Dask array into memory, or copy a GPU array
+to the host), no ``.flags`` or ``.base``, and no NumPy array as large as the data (a Dask
+graph would hold it, and send it to the workers, whole: :func:`spread`). An operation a library
+does not have (``np.add.at`` on a Dask array, so the gradient of ``x[idx]`` with an array of
+indices) is refused with a :class:`srcad.errors.BackendError` naming the library and the rule,
+never computed some other way.
+
+Imports only ``srcad.core`` and ``srcad.errors``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.kinds import PLAIN, duck_array
+from ..errors import BackendError
+
+
+def library(x):
+    """The name of the library an array comes from (``dask``, ``cupy``, ``array_api_strict``)."""
+    return (type(x).__module__ or "?").split(".")[0]
+
+
+def is_duck(x):
+    """Whether ``x`` is another library's array (see :mod:`srcad.core.kinds`)."""
+    return type(x) not in PLAIN and duck_array(x)  # a NumPy array or a float: one lookup
+
+
+def zeros(shape, like):
+    """Float zeros of ``shape`` in ``like``'s library (its device, its chunks for Dask)."""
+    return np.zeros_like(like, dtype=float, shape=shape)
+
+
+def spread(value, like):
+    """``value`` broadcast to the shape of the duck array ``like``, in its library and chunked
+    like it (``np.broadcast_to`` of a NumPy number would make a NumPy view as large as
+    ``like``, which a Dask graph holds, and sends, whole)."""
+    return np.ones_like(like, dtype=np.result_type(value)) * value
+
+
+def refuse(x, rule, hint):
+    """The error for a rule that needs an operation ``x``'s library does not have."""
+    return BackendError(
+        f"the derivative of {rule} needs an operation that {library(x)} arrays "
+        f"({type(x).__name__}) do not have", construct=rule, hint=hint)
+
+
+def refuse_foreign(value, what, code=None):
+    """The error for an array of the array API standard without NumPy's dispatch protocols."""
+    return BackendError(
+        f"{what} is an array of {library(value)} ({type(value).__name__}): it follows the "
+        "array API standard but not NumPy's dispatch protocols (__array_ufunc__, "
+        "__array_function__), "
+        "and srcad's generated code is NumPy code, which would silently convert it to a NumPy "
+        "array or fail", filename=code.co_filename if code else None,
+        lineno=code.co_firstlineno if code else None,
+        hint="pass a NumPy array (np.from_dlpack(x) shares the memory of a CPU array) and "
+        "convert the gradient back (xp.asarray(g)), or use an array library with NumPy's "
+        "protocols (NumPy, Dask, CuPy)")
+
+
+def to_library(value, like):
+    """``value`` (a NumPy array) as an array of ``like``'s library (NEP 35's ``like=``)."""
+    return np.asarray(value, like=like)
+
+
+def writable_copy(value, shape=None):
+    """A float copy of ``value`` (broadcast to ``shape``) in its own library, that writes into
+    items do not share with ``value``."""
+    if shape is not None and value.shape != shape:
+        value = np.broadcast_to(value, shape)
+    out = value.astype(float)
+    return out.copy() if out is value else out
+
+
+def _basic(index):
+    """Whether ``index`` is an int, a slice, ``...``, ``None`` or a tuple of them: it reaches
+    each element once."""
+    items = index if type(index) is tuple else (index,)
+    return all(i is None or i is Ellipsis or isinstance(i, (int, np.integer, slice))
+               and not isinstance(i, bool) for i in items)
+
+
+def _no_new_axes(index):
+    """``index`` without its ``None`` items (Dask's item writes take none)."""
+    if type(index) is not tuple:
+        return (slice(None),) if index is None else index
+    return tuple(i for i in index if i is not None)
+
+
+def write(out, index, value, rule):
+    """``out[index] = value`` for a duck array ``out``, a new array for a lazy one; an index
+    that may reach an element twice is refused (the sum of the repeats needs ``np.add.at``)."""
+    if _basic(index):
+        plain = _no_new_axes(index)
+        if plain is not index:  # the new axes are of size 1: drop them from value too
+            value = np.reshape(value, np.broadcast_to(0.0, out.shape)[plain].shape)
+        out[plain] = value
+        return out
+    try:
+        np.add.at(out, index, value)
+    except (TypeError, NotImplementedError, ValueError):
+        raise refuse(out, rule, "index with slices and integers (x[2:5], x[:, 0]), or "
+                     "compute the array first (x.compute() for Dask)") from None
+    return out
+
+
+def scatter(value, like, index):
+    """:func:`srcad.runtime.helpers.scatter` for a duck array ``like``."""
+    return write(zeros(like.shape, like), index, value,
+                 "indexing with an array of indices or a mask (x[idx])")
+
+
+def cleared(value, index):
+    """:func:`srcad.runtime.helpers.cleared` for a duck array ``value``."""
+    out = writable_copy(value)
+    if _basic(index):
+        out[_no_new_axes(index)] = 0.0
+        return out
+    try:
+        out[index] = 0.0
+    except (TypeError, NotImplementedError, ValueError, IndexError):
+        raise refuse(value, "an item write y[idx] = v with an array of indices or a mask",
+                     "write with slices and integers (y[2:5] = v)") from None
+    return out
+
+
+def add_at(a, indices, b):
+    """``np.add.at`` on a copy of a duck array ``a``, or a refusal naming its library."""
+    out = writable_copy(a)
+    try:
+        np.add.at(out, indices, b)
+    except (TypeError, NotImplementedError, ValueError):
+        raise refuse(a, "np.add.at (an in-place sum at repeated indices)",
+                     "compute the array first (x.compute() for Dask), or build the sum "
+                     "with np.bincount") from None
+    return out
+
+
+def join_library(arguments, wrt):
+    """Move the NumPy arrays among the ``wrt`` arguments (name -> value, changed in place) to
+    the library of the first duck array among ``arguments``: their gradients then build up in
+    that library (a Dask gradient added into a NumPy array in place would need ``out=``, which
+    Dask refuses), and a lazy computation stays lazy. A no-op without a duck array."""
+    like = first_duck(arguments.values())
+    if like is None:
+        return
+    for name in wrt:
+        arguments[name] = _moved(arguments[name], like)
+
+
+def first_duck(values):
+    """The first duck array among ``values``, in lists, tuples and dicts too, or None."""
+    for v in values:
+        if type(v) in (list, tuple, dict):
+            v = first_duck(v.values() if type(v) is dict else v)
+        if v is not None and type(v) not in PLAIN and duck_array(v):
+            return v
+    return None
+
+
+def _moved(value, like):
+    if type(value) is np.ndarray:
+        return to_library(value, like)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_moved(v, like) for v in value) if type(value) in (list, tuple) \
+            else value
+    if type(value) is dict:
+        return {k: _moved(v, like) for k, v in value.items()}
+    return value
