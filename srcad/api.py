@@ -22,7 +22,7 @@ import numpy as np
 from . import pipeline, pytrees, rules
 from .backend import dispatch, numba_backend
 from .core import env, functions, ir
-from .core.kinds import item_kinds, kind_of_value
+from .core.kinds import item_kinds, kind_of_value, with_complex
 from .errors import SrcadError, WrtError
 from .frontend import entry
 from .specialise import (
@@ -310,7 +310,7 @@ def _jvp_function(f, names, primals):
     values = dict(bound.arguments)
     for name in names:
         check_wrt_value(user, name, values.get(name))
-    kinds = {p: kind_of_value(v) for p, v in values.items()}
+    kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
     items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
     with env.collecting() as reads:
         target = f

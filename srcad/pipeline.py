@@ -44,6 +44,7 @@ from .core.kinds import (
     made_for,
     made_items,
     rank_of_value,
+    with_complex,
 )
 from .core.naming import Namer
 from .errors import SrcadError
@@ -202,7 +203,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     (value, gradients), "vjp" takes the output's gradient as the first argument.
     ``backend``: "python", or "numba" (see :mod:`srcad.backend.numba_backend`).
     """
-    kinds = {p: kind_of_value(v) for p, v in arg_values.items()}
+    kinds = with_complex({p: kind_of_value(v) for p, v in arg_values.items()}, arg_values)
     items = {p: item_kinds(v) for p, v in arg_values.items() if item_kinds(v)}
     ranks = {p: rank_of_value(v) for p, v in arg_values.items()}
     # an object's class is part of the cache key (its type): self.method(...) names its code

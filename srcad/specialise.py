@@ -306,8 +306,8 @@ def cache_key(args):
     """The cache key: argument types, plus the kinds inside containers (their items' kinds
     specialise the code as much as the top-level types do), or plus the arrays' ranks."""
     types = tuple(map(type, args))
-    ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray),) if np.ndarray in types \
-        else ()
+    ranks = (_Ranks(a.ndim if a.dtype.kind != "c" else (a.ndim, "c")  # complex: its own code
+                    for a in args if type(a) is np.ndarray),) if np.ndarray in types else ()
     # the functions passed: the code calls each as named (frontend.lower_callees.classes_of)
     called = tuple(_Same(a) for a in args if fixed_function(a))
     if any(t in _CONTAINERS for t in types):
@@ -338,6 +338,8 @@ def _structure(value):
         return ("dict",) + tuple((k, _structure(v)) for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return (type(value).__name__,) + tuple(_structure(v) for v in value)
+    if isinstance(value, np.ndarray) and value.dtype.kind == "c":
+        return (np.ndarray, "c")
     return type(value)
 
 
@@ -410,15 +412,15 @@ def check_wrt_value(f, name, value):
             check_wrt_value(f, name, item)
         return
     if isinstance(value, np.ndarray):
-        if value.dtype.kind not in "f":
+        if value.dtype.kind not in "fc":
             raise WrtError(
                 f"argument {name!r} is an array of dtype {value.dtype}: srcad differentiates "
-                "floating-point arrays only", filename=code.co_filename,
+                "floating-point and complex arrays only", filename=code.co_filename,
                 lineno=code.co_firstlineno,
                 hint=_dtype_hint(name, value.dtype))
         return
-    if isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(
-        value, bool
+    if isinstance(value, (numbers.Number, np.number)) and not isinstance(
+        value, (bool, np.bool_)
     ):
         return
     raise WrtError(
@@ -433,9 +435,6 @@ def _dtype_hint(name, dtype):
     """What to do with an array of a dtype srcad does not differentiate."""
     if dtype.kind in "iub":
         return f"pass {name}.astype(float)"
-    if dtype.kind == "c":
-        return (f"srcad differentiates real functions: pass {name}.real and {name}.imag as two "
-                "float arguments (astype(float) would drop the imaginary part)")
     return (f"pass an array of numbers: np.asarray({name}, dtype=float) if its items are "
             "numbers")
 
@@ -449,7 +448,7 @@ def _cast_grads(result, casts, mode, single):
         g = grads[k]
         if isinstance(g, np.ndarray):
             grads[k] = g.astype(dtype, copy=False)
-        elif isinstance(g, (float, np.floating)):
+        elif isinstance(g, (float, complex, np.floating, np.complexfloating)):
             grads[k] = dtype.type(g)
     return grads[0] if single else tuple(grads)
 
@@ -488,7 +487,7 @@ def _guard_dtypes(fn, f, positions, mode, single):
             if p + offset < len(args):
                 a = args[p + offset]
                 if isinstance(a, (np.ndarray, np.floating)):
-                    if a.dtype.kind != "f":
+                    if a.dtype.kind not in "fc":
                         check_wrt_value(f, params[p], a)
                     elif a.dtype.char != "d":
                         casts = (casts or {})

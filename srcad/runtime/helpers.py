@@ -108,7 +108,7 @@ def zeros_like(x):
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
     if isinstance(x, np.ndarray):
-        return np.zeros(x.shape)
+        return np.zeros(x.shape, dtype=complex if x.dtype.kind == "c" else float)
     return 0.0
 
 
@@ -130,7 +130,8 @@ def copy_tangent(tangent, value):
         if isinstance(tangent, (list, tuple, dict)):
             return dict(tangent) if isinstance(tangent, dict) else list(tangent)
         return zeros_like(value)
-    return np.array(np.broadcast_to(tangent, np.shape(value)), dtype=float)
+    return np.array(np.broadcast_to(tangent, np.shape(value)),
+                    dtype=np.result_type(tangent, value, float))  # complex stays complex
 
 
 @helper("runtime")
@@ -156,7 +157,7 @@ def like(grad, value):
     if isinstance(value, dict):
         return {k: like(grad[k], v) for k, v in value.items()}
     if isinstance(value, np.ndarray) and np.shape(grad) != value.shape:
-        return np.broadcast_to(grad, value.shape).astype(float)
+        return np.broadcast_to(grad, value.shape).astype(np.result_type(grad, float))
     return grad
 
 
@@ -255,7 +256,7 @@ def cleared(value, index):
         out = dict(value) if isinstance(value, dict) else list(value)
         out[index] = zeros_like(out[index])
         return out
-    out = np.array(value, dtype=float, copy=True)
+    out = np.array(value, dtype=np.result_type(value, float), copy=True)
     out[index] = 0.0
     return out
 

@@ -42,7 +42,7 @@ def _match(grad, x):
     if isinstance(x, np.ndarray):
         return np.broadcast_to(grad, x.shape) if np.shape(grad) != x.shape else grad
     if np.ndim(grad) == 0:
-        return float(grad)
+        return complex(grad) if np.iscomplexobj(grad) else float(grad)
     return np.reshape(grad, np.shape(x))
 
 

@@ -133,6 +133,7 @@ class Data:
                                    "pass the arguments its def names") from exc
         kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
                  for p, a in arguments.items()}
+        kinds.update(self.an.complex_names(arguments))
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
         if not wrt:
             return
