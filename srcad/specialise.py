@@ -29,6 +29,7 @@ import numpy as np
 from . import pipeline, pytrees
 from .backend import dispatch
 from .core import env
+from .core.kinds import is_complex_value
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
 from .frontend.lower_callees import fixed_function
@@ -49,6 +50,9 @@ class Transformed:
         self._source = None if is_transformed(f) else pipeline.read(f)
         self._user = transformed_of(f)._user if is_transformed(f) else f
         self._f = transformed_of(f) if is_transformed(f) else f
+        # grad(f, holomorphic=True): the mode "grad_holomorphic" (see srcad.api.grad)
+        self._holomorphic = mode.endswith("_holomorphic")
+        mode = mode.removesuffix("_holomorphic")
         self._mode = mode
         self._backend = backend  # "python" or "numba" (srcad.backend.numba_backend)
         self._params, self._wrt, self._single = resolve_wrt(f, wrt)
@@ -202,6 +206,8 @@ class Transformed:
             values = {k: pytrees.flatten(v) if k in records else v for k, v in values.items()}
         for name in self._wrt:
             check_wrt_value(self._user, name, values.get(name))
+            if self._holomorphic:
+                check_holomorphic_wrt(self._user, name, values.get(name))
         key = cache_key(list(values.values()))
         if records:
             key += (tuple(pytrees.shape(r) for r in records.values()),)
@@ -227,7 +233,8 @@ class Transformed:
                         parsed = pytrees.rewrite(parsed or pipeline.read(target), records)
                     fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
                                                 as_tuple=not self._single, parsed=parsed,
-                                                backend=self._backend)
+                                                backend=self._backend,
+                                                holomorphic=self._holomorphic)
                 raw = getattr(fn, "py_func", fn)  # the Numba backend: its Python code
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
@@ -429,6 +436,15 @@ def check_wrt_value(f, name, value):
         lineno=code.co_firstlineno,
         hint="pass a float, a float NumPy array, or a list/tuple/dict of them, or leave this "
         "argument out of wrt")
+
+
+def check_holomorphic_wrt(f, name, value):
+    """``holomorphic=True`` differentiates with respect to complex arguments only (as JAX)."""
+    if not is_complex_value(value):
+        code = f.__code__
+        raise WrtError(f"argument {name!r} is real: grad(..., holomorphic=True) takes complex "
+                       "arguments", filename=code.co_filename, lineno=code.co_firstlineno,
+                       hint=f"pass {name} + 0j, or leave holomorphic out for a real argument")
 
 
 def _dtype_hint(name, dtype):

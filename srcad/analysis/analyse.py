@@ -202,6 +202,7 @@ class Analysis(ValueKinds):
         if registry.has_rule(fn):
             rule, bound = registry.find(fn, value.args, value.kwargs)
             if rule is not None:
+                rule = self.rule_form(rule, value)
                 return [a for p, a in bound.items() if p in rule.templates
                         for a in ir.atoms_in(a)]
         return list(value.operands())

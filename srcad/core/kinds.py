@@ -42,7 +42,7 @@ def is_complex_value(value, depth=0):
     if isinstance(value, (np.dtype, str)):
         try:
             return np.dtype(value).kind == "c"
-        except TypeError:
+        except (TypeError, ValueError, SyntaxError):  # not a dtype ("ij,j->i", "ortho")
             return False
     return False
 

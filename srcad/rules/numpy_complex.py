@@ -83,7 +83,8 @@ registry.real_only.update({np.sign, runtime.sign})
 # ---------------------------------------------------------------- real and imaginary parts
 REAL = "np.real(t)"
 defvjp(np.real, "val", val="g", jvp=dict(val=REAL), complex_out="never", complex_ok=True)
-defvjp(np.imag, "val", val=None, jvp=dict(val="np.imag(t)"), complex_out="never")
+# (for a real value both forms are the zero they should be: the imaginary part of a real g)
+defvjp(np.imag, "val", val="np.imag(g)", jvp=dict(val="np.imag(t)"), complex_out="never")
 defcomplex(np.imag, "val", val="-1j * g", jvp=dict(val="np.imag(t)"), real_out=True)
 defattr("real", np.real)
 defattr("imag", np.imag)
@@ -106,8 +107,8 @@ defcomplex(np.absolute, "x", **ABS)
 defcomplex(builtins.abs, "x", **ABS)
 # the angle of a real number is 0 or pi: flat; of a complex z, d angle = Im(dz / z)
 DEG = "(57.29577951308232 if deg else 1.0)"
-defvjp(np.angle, "z, deg=False", z=None, zero="deg", complex_out="never",
-       jvp=dict(z="0.0 * np.real(t)"))
+defvjp(np.angle, "z, deg=False", z="0.0 * g", zero="deg", complex_out="never",
+       jvp=dict(z="0.0 * t"))
 defcomplex(np.angle, "z, deg=False", z=f"-1j * g / z * {DEG}", zero="deg",
            jvp=dict(z=f"np.imag(t / z) * {DEG}"), real_out=True)
 
@@ -141,3 +142,23 @@ defvjp(np.fft.irfftn, FFTN_SIG, a="grad_irfftn(g, a, s, axes, norm)", kind="arra
        complex_ok=True, complex_out="never", jvp=dict(a="np.fft.irfftn(t, s, axes, norm)"))
 defvjp(np.fft.irfft2, FFT2_SIG, a="grad_irfftn(g, a, s, axes, norm)", kind="array",
        complex_ok=True, complex_out="never", jvp=dict(a="np.fft.irfft2(t, s, axes, norm)"))
+
+# the helpers' own rules (second derivatives): each is linear in g, its gradient the other of
+# its pair (srcad/runtime/numpy_fft.py)
+for helper_fn, transposed in ((H.grad_fftn, "fft_fitted(g, value, s, axes, norm, inverse)"),
+                              (H.fft_fitted, "grad_fftn(g, value, s, axes, norm, inverse)")):
+    defvjp(helper_fn, "value, a, s=None, axes=None, norm=None, inverse=False", zero="*",
+           value=transposed, complex_ok=True, complex_out="always",
+           jvp=dict(value=f"{helper_fn.__name__}(t, a, s, axes, norm, inverse)"))
+defvjp(H.grad_rfftn, "value, a, s=None, axes=None, norm=None", zero="*",
+       value="rfft_fitted(g, value, a, s, axes, norm)", complex_ok=True, complex_out="always",
+       jvp=dict(value="grad_rfftn(t, a, s, axes, norm)"))
+defvjp(H.rfft_fitted, "value, like, a, s=None, axes=None, norm=None", zero="*",
+       value="grad_rfftn(g, a, s, axes, norm)", complex_ok=True, complex_out="always",
+       jvp=dict(value="rfft_fitted(t, like, a, s, axes, norm)"))
+defvjp(H.grad_irfftn, "value, a, s=None, axes=None, norm=None", zero="*",
+       value="irfft_fitted(g, value, a, s, axes, norm)", complex_ok=True, complex_out="always",
+       jvp=dict(value="grad_irfftn(t, a, s, axes, norm)"))
+defvjp(H.irfft_fitted, "value, like, a, s=None, axes=None, norm=None", zero="*",
+       value="grad_irfftn(g, a, s, axes, norm)", complex_ok=True, complex_out="always",
+       jvp=dict(value="irfft_fitted(t, like, a, s, axes, norm)"))

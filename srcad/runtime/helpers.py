@@ -208,6 +208,21 @@ def transpose_grad(g, axes=None):
 
 
 @helper("runtime")
+def check_holomorphic(y, where=None):
+    """``grad(f, holomorphic=True)``: the output is one complex number."""
+    if not (np.iscomplexobj(y) and np.size(y) == 1):
+        from ..errors import NonScalarOutputError
+
+        filename, _, line = (where or "").rpartition(":")
+        raise NonScalarOutputError(
+            f"grad(..., holomorphic=True) needs a complex scalar output, got "
+            f"{type(y).__name__} of shape {np.shape(y)}", filename=filename or None,
+            lineno=int(line) if line.isdigit() else None,
+            hint="for a real-valued function leave holomorphic out; for an array output use "
+            "srcad.vjp")
+
+
+@helper("runtime")
 def check_scalar(y, where=None):
     """Refuse a non-scalar output in ``grad`` (``vjp`` handles any output); ``where`` is the
     function's ``file:line``."""
@@ -216,6 +231,15 @@ def check_scalar(y, where=None):
                or isinstance(y, np.ndarray) and y.dtype.kind in "biuf")
     if not numeric or np.size(y) != 1:
         from ..errors import NonScalarOutputError
+
+        if np.iscomplexobj(y) and np.size(y) == 1:
+            filename, _, line = (where or "").rpartition(":")
+            raise NonScalarOutputError(
+                "grad of a complex-valued function", filename=filename or None,
+                lineno=int(line) if line.isdigit() else None,
+                hint="pass holomorphic=True if the function is holomorphic (its gradient is "
+                "then f'(z)), or differentiate a real function of its value: np.real(...), "
+                "np.abs(...) ** 2")
 
         filename, _, line = (where or "").rpartition(":")
         raise NonScalarOutputError(

@@ -80,12 +80,61 @@ def grad_irfftn(g, a, s=None, axes=None, norm=None):
     n = g.shape[last]
     m = n // 2 + 1
     c = np.fft.ifft(g, axis=last, norm=norm)
-    c = np.take(c, np.arange(m), axis=last)
+    c = np.take(c, np.arange(m), axis=last) * _weight(n, c.ndim, last)
+    if len(axes) > 1:
+        c = np.fft.ifftn(c, axes=axes[:-1], norm=norm)
+    return _fit(c, shape, axes)
+
+
+# ---------------------------------------------------------------- their transposes
+# (the rules of the helpers above: each is linear in ``g``, and its gradient is the transpose,
+# which is the helper of the pair; so the gradients of np.fft can be differentiated again)
+
+
+@helper("numpy")
+def fft_fitted(g, like, s=None, axes=None, norm=None, inverse=False):
+    """The transpose of :func:`grad_fftn`: ``g`` fitted to ``like``'s shape, transformed."""
+    shape = np.shape(like)
+    axes = _axes(len(shape), s, axes)
+    transform = np.fft.ifftn if inverse else np.fft.fftn
+    return transform(_fit(np.asarray(g), shape, axes), axes=axes, norm=norm)
+
+
+@helper("numpy")
+def rfft_fitted(g, like, a, s=None, axes=None, norm=None):
+    """The transpose of :func:`grad_rfftn` (``like``: its ``g``): ``g`` fitted to the full
+    transform's shape, ``fftn``, the first half of the last axis kept."""
+    axes = _axes(np.ndim(a), s, axes)
+    last = axes[-1]
+    full = list(np.shape(like))
+    full[last] = s[-1] if s is not None else np.shape(a)[last]
+    out = np.fft.fftn(_fit(np.asarray(g), full, axes), axes=axes, norm=norm)
+    return np.take(out, np.arange(np.shape(like)[last]), axis=last)
+
+
+@helper("numpy")
+def irfft_fitted(g, like, a, s=None, axes=None, norm=None):
+    """The transpose of :func:`grad_irfftn` (``like``: its ``g``, the real signal's shape)."""
+    axes = _axes(np.ndim(a), s, axes)
+    last = axes[-1]
+    shape = np.shape(like)
+    n = shape[last]
+    m = n // 2 + 1
+    half = list(shape)
+    half[last] = m
+    c = _fit(np.asarray(g), half, axes)
+    if len(axes) > 1:
+        c = np.fft.ifftn(c, axes=axes[:-1], norm=norm)
+    c = c * _weight(n, c.ndim, last)
+    return np.fft.ifft(_fit(c, shape, (last,)), axis=last, norm=norm)
+
+
+def _weight(n, ndim, axis):
+    """How many frequencies of the full spectrum each of the half spectrum's stands for (1 for
+    0 and n/2, else 2), shaped to broadcast along ``axis``."""
+    m = n // 2 + 1
     weight = np.full(m, 2.0)
     weight[0] = 1.0
     if n % 2 == 0:
         weight[-1] = 1.0
-    c = c * weight.reshape((m,) + (1,) * (c.ndim - 1 - last))
-    if len(axes) > 1:
-        c = np.fft.ifftn(c, axes=axes[:-1], norm=norm)
-    return _fit(c, shape, axes)
+    return weight.reshape((m,) + (1,) * (ndim - 1 - axis))
