@@ -462,7 +462,9 @@ def _cast_grads(result, casts, mode, single):
     grads = [result] if single else list(result)
     for k, dtype in casts.items():
         g = grads[k]
-        if isinstance(g, np.ndarray):
+        if dtype is complex:
+            grads[k] = complex(g)
+        elif isinstance(g, np.ndarray):
             grads[k] = g.astype(dtype, copy=False)
         elif isinstance(g, (float, complex, np.floating, np.complexfloating)):
             grads[k] = dtype.type(g)
@@ -485,7 +487,7 @@ def _writable(result):
 
 
 def _has_array_wrt(values, wrt):
-    return any(isinstance(values.get(w), np.ndarray) or
+    return any(isinstance(values.get(w), (np.ndarray, complex, np.complexfloating)) or
                isinstance(values.get(w), np.floating) and values[w].dtype.char != "d"
                for w in wrt)
 
@@ -493,7 +495,8 @@ def _has_array_wrt(values, wrt):
 def _guard_dtypes(fn, f, positions, mode, single):
     """Re-check array dtypes on every call (the cache key holds only the types), and give
     each gradient its argument's floating dtype (a float32 argument gets a float32 gradient,
-    as in JAX and autograd; the code computes in float64)."""
+    a complex argument a complex one, as in JAX and autograd; the code computes in float64
+    or complex128)."""
     offset = 1 if mode == "vjp" else 0
     params = list(inspect.signature(f).parameters)
 
@@ -502,12 +505,15 @@ def _guard_dtypes(fn, f, positions, mode, single):
         for k, p in enumerate(positions):
             if p + offset < len(args):
                 a = args[p + offset]
-                if isinstance(a, (np.ndarray, np.floating)):
+                if isinstance(a, (np.ndarray, np.floating, np.complexfloating)):
                     if a.dtype.kind not in "fc":
                         check_wrt_value(f, params[p], a)
-                    elif a.dtype.char != "d":
+                    elif a.dtype.char != "d":  # float32, complex: the gradient of that dtype
                         casts = (casts or {})
                         casts[k] = a.dtype
+                elif type(a) is complex:  # a complex argument has a complex gradient
+                    casts = (casts or {})
+                    casts[k] = complex
         result = fn(*args, **kwargs)
         if casts:
             result = _cast_grads(result, casts, mode, single)

@@ -460,6 +460,7 @@ ex("numpy.conjugate(x)", "np.real(np.conj(a + 1j * b) * (a + 2j))", a=V, b=V)
 ex("numpy.real_if_close(a, tol)", "np.abs(np.real_if_close(a + 0j))", a=V)
 ex("numpy.angle(z, deg)", "np.angle(a + 1j * b)", a=("pos", V), b=V)
 ex("numpy.angle(z, deg)", "np.angle(a * (1 - 1j), deg=True) + np.angle(a)", a=("pos", V))
+ex("runtime.real_part(grad)", "np.sum(R.real_part([a * (1 + 1j), b])[0])", a=V, b=V)
 ex("numpy.fft.fft(a, n, axis, norm, out)", "np.abs(np.fft.fft(a + 1j * b, 4))", a=M, b=M)
 ex("numpy.fft.ifft(a, n, axis, norm, out)", "np.real(np.fft.ifft(a, norm='ortho') * (1 + 2j))",
    a=V)

@@ -80,6 +80,10 @@ holomorphic(H.grad_sum, H.grad_mean, H.grad_cumsum, H.grad_dot_a, H.grad_dot_b,
 # np.sign(z) is z / |z| for a complex z, not piecewise constant: refused there
 registry.real_only.update({np.sign, runtime.sign})
 
+# the real part the reverse sweep takes of what flows into a real container (a list, a tuple)
+defvjp(runtime.real_part, "grad", grad="g", jvp=dict(grad="real_part(t)"), complex_ok=True,
+       complex_out="never")
+
 # ---------------------------------------------------------------- real and imaginary parts
 REAL = "np.real(t)"
 defvjp(np.real, "val", val="g", jvp=dict(val=REAL), complex_out="never", complex_ok=True)

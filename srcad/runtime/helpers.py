@@ -208,6 +208,19 @@ def transpose_grad(g, axes=None):
 
 
 @helper("runtime")
+def real_part(grad):
+    """The real part of a gradient of any structure (numbers, arrays, lists, tuples, dicts):
+    what flows back into a real value from a complex one (JAX's convention)."""
+    if isinstance(grad, (list, tuple)):
+        return [real_part(g) for g in grad]
+    if isinstance(grad, dict):
+        return {k: real_part(g) for k, g in grad.items()}
+    if grad is None:
+        return None
+    return np.real(grad)
+
+
+@helper("runtime")
 def check_holomorphic(y, where=None):
     """``grad(f, holomorphic=True)``: the output is one complex number."""
     if not (np.iscomplexobj(y) and np.size(y) == 1):
@@ -257,12 +270,19 @@ def scatter(value, like, index):
         out = zeros_like(like)
         out[index] = add(out[index], value)
         return out
-    out = np.zeros(like.shape if type(like) is np.ndarray else np.shape(like))
+    out = np.zeros(like.shape if type(like) is np.ndarray else np.shape(like),
+                   dtype=complex if _is_complex(value) else float)
     if _basic_index(index):
         out[index] = value  # basic indexing reaches each element once: no sums to make
     else:
         np.add.at(out, index, value)
     return out
+
+
+def _is_complex(value):
+    """A cheap test of a gradient: a complex number or a complex array."""
+    return type(value) is complex or getattr(value, "dtype", None) is not None and (
+        value.dtype.kind == "c")
 
 
 def _basic_index(index):

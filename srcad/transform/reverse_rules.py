@@ -76,7 +76,7 @@ class Rules:
             for i, a in enumerate(value.args):
                 item = nodes.subscript(gname, nodes.constant(i))
                 if stmt.target in self.an.complex and not self.an.is_complex(a):
-                    item = call(nodes.attr(self.helper("np"), "real"), item)  # as apply_rule
+                    item = self.real_of(a, item)  # as in apply_rule
                 self.accumulate(a, item, code, frame)
             return
         if fn is operator.getitem:
@@ -157,8 +157,15 @@ class Rules:
                 # a complex result of a real operand (or a rule that gives one a complex
                 # gradient, np.fft.irfft): the operand's gradient is the real part of what
                 # flows back (JAX's convention for real inputs)
-                tree = call(nodes.attr(self.helper("np"), "real"), tree)
+                tree = self.real_of(atom, tree)
             self.accumulate(atom, tree, code, frame, uniform=uniform)
+
+    def real_of(self, atom, tree):
+        """The real part of the gradient ``tree`` flowing into the real ``atom``: ``np.real``
+        for a number or an array, ``real_part`` (item by item) for a container."""
+        if self.an.kind(atom) in (SCALAR, ARRAY):
+            return call(nodes.attr(self.helper("np"), "real"), tree)
+        return call(self.helper("real_part"), tree)
 
     def uniform_reduction(self, rule, bound, names, code, frame):
         """``s = np.sum(a)`` over every axis: ``a``'s gradient is ``ds`` itself, one number,
