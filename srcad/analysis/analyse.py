@@ -19,8 +19,17 @@ from __future__ import annotations
 import operator
 
 from ..core import ir
-from ..core.kinds import ANY, ARRAY, COMPLEX, OTHER, SCALAR, SEQ, is_complex_value, join, \
-    kind_of_value
+from ..core.kinds import (
+    ANY,
+    ARRAY,
+    COMPLEX,
+    OTHER,
+    SCALAR,
+    SEQ,
+    is_complex_value,
+    join,
+    kind_of_value,
+)
 from ..rules import registry
 from .complexity import complex_values
 from .value_kinds import ValueKinds

@@ -11,8 +11,8 @@
 """
 
 from . import numpy as _numpy_rules  # noqa: F401  (registers the rules)
+from . import numpy_complex as _complex_rules  # noqa: F401
 from . import python as _python_rules  # noqa: F401
-from . import numpy_complex as _complex_rules  # noqa: F401  (after the rules it marks)
 from .registry import GENERIC, Rule, defattr, defer, defmethod, defvjp, nondiff, registry
 
 defer("scipy.special", "srcad.rules.scipy_special")

@@ -22,6 +22,8 @@ import numpy as np
 
 from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers as H
+from . import numpy as _numpy_rules  # noqa: F401  (the rules marked below, loaded first)
+from . import python as _python_rules  # noqa: F401
 from .registry import Rule, defattr, defmethod, defvjp, registry
 
 
