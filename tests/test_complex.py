@@ -266,3 +266,23 @@ def test_the_tape_refuses_complex_values():
 
     with pytest.raises(TapeUnsupportedError, match="complex"):
         srcad.tape.grad(lambda x: np.abs(np.exp(1j * x)))(0.5)
+
+
+def test_promotions_and_arrays_of_complex_numbers():
+    x = np.array([0.3, 0.5])
+    z = np.array([1 + 2j, 3 - 1j])
+
+    def promoted(x):
+        return np.sum(np.abs(x.astype(complex) * (1 + 2j)) ** 2)
+
+    def demoted(z):
+        return np.sum(z.astype(float) ** 2)
+
+    def built(a, b):
+        return np.sum(np.abs(np.array([a * 1j, b])) ** 2)
+
+    np.testing.assert_allclose(srcad.grad(promoted)(x), 10 * x)
+    np.testing.assert_allclose(srcad.grad(demoted)(z), 2 * z.real)
+    ga, gb = srcad.grad(built, wrt=(0, 1))(0.3, 0.4 + 1j)
+    assert ga == pytest.approx(0.6) and gb == pytest.approx(2 * np.conj(0.4 + 1j))
+    assert srcad.jvp(promoted, (x,), (np.ones(2),))[1] == pytest.approx(10 * np.sum(x))

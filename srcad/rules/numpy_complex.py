@@ -71,7 +71,8 @@ holomorphic(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.atleast_1d, np.
             np.atleast_3d, np.transpose, np.swapaxes, np.moveaxis, np.concatenate, np.stack,
             np.hstack, np.vstack, np.split, np.array_split, np.copy, np.tile, np.broadcast_to,
             np.flip, np.fliplr, np.flipud, np.roll, np.rot90, np.fft.fftshift, np.fft.ifftshift,
-            np.triu, np.tril, np.column_stack, np.vsplit, np.hsplit, np.dsplit,
+            np.triu, np.tril, np.column_stack, np.vsplit, np.hsplit, np.dsplit, np.array,
+            np.asarray,
             np.ndarray.reshape, np.ndarray.flatten, np.ndarray.transpose, np.ndarray.item)
 holomorphic(H.grad_sum, H.grad_mean, H.grad_cumsum, H.grad_dot_a, H.grad_dot_b,
             H.grad_matmul_a, H.grad_matmul_b, H.grad_inner_a, H.grad_inner_b, H.grad_outer_a,
@@ -104,6 +105,14 @@ defvjp(np.real_if_close, "a, tol=100", a="g", zero="tol", complex_ok=True,
 # complex(a, b) = a + 1j b (a and b real: the sweep takes the real part of each)
 defvjp(builtins.complex, "real=0, imag=0", real="g", imag="1j * g", complex_ok=True,
        complex_out="always", jvp=dict(real="t + 0j", imag="1j * t"))
+
+# x.astype(complex), z.astype(float): g flows back (its real part into a real x, by the
+# sweep), nothing for an integer dtype
+INEXACT = "np.issubdtype(np.dtype(dtype), np.inexact)"
+defcomplex(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True, copy=True",
+           a=f"g if {INEXACT} else 0.0 * g",
+           jvp=dict(a=f"(t if np.issubdtype(np.dtype(dtype), np.complexfloating) else np.real(t))"
+                      f" if {INEXACT} else 0.0 * np.real(t)"))
 
 # ---------------------------------------------------------------- absolute value and angle
 # |z|: d|z| = Re(conj(z) dz) / |z|, so g * conj(z) / |z| (zero at z = 0, as autograd has it)
