@@ -286,3 +286,28 @@ def test_promotions_and_arrays_of_complex_numbers():
     ga, gb = srcad.grad(built, wrt=(0, 1))(0.3, 0.4 + 1j)
     assert ga == pytest.approx(0.6) and gb == pytest.approx(2 * np.conj(0.4 + 1j))
     assert srcad.jvp(promoted, (x,), (np.ones(2),))[1] == pytest.approx(10 * np.sum(x))
+
+
+def _written(x):
+    z = np.zeros(3, dtype=complex)
+    z[0] = x
+    z[1] = 1j * x
+    return np.sum(np.abs(z) ** 2)
+
+
+def _appended(x):
+    zs = []
+    zs.append(x)
+    zs.append(x * 1j)
+    s = 0.0
+    for z in zs:
+        s = s + np.abs(z * (1 + 1j)) ** 2
+    return s
+
+
+@pytest.mark.parametrize("f, slope", [(_written, 4.0), (_appended, 8.0)])
+def test_real_values_written_into_complex_containers(f, slope):
+    """The gradient of a real value put into a complex array or list is real."""
+    g = srcad.grad(f)(0.7)
+    assert g == pytest.approx(slope * 0.7) and np.isrealobj(g)
+    assert srcad.jvp(f, (0.7,), (1.0,))[1] == pytest.approx(slope * 0.7)

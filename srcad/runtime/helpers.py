@@ -130,8 +130,8 @@ def copy_tangent(tangent, value):
         if isinstance(tangent, (list, tuple, dict)):
             return dict(tangent) if isinstance(tangent, dict) else list(tangent)
         return zeros_like(value)
-    return np.array(np.broadcast_to(tangent, np.shape(value)),
-                    dtype=np.result_type(tangent, value, float))  # complex stays complex
+    return np.array(np.broadcast_to(tangent, np.shape(value)),  # complex stays complex
+                    dtype=complex if _is_complex(tangent) or _is_complex(value) else float)
 
 
 @helper("runtime")
@@ -157,7 +157,7 @@ def like(grad, value):
     if isinstance(value, dict):
         return {k: like(grad[k], v) for k, v in value.items()}
     if isinstance(value, np.ndarray) and np.shape(grad) != value.shape:
-        return np.broadcast_to(grad, value.shape).astype(np.result_type(grad, float))
+        return np.broadcast_to(grad, value.shape).astype(complex if _is_complex(grad) else float)
     return grad
 
 
@@ -300,7 +300,7 @@ def cleared(value, index):
         out = dict(value) if isinstance(value, dict) else list(value)
         out[index] = zeros_like(out[index])
         return out
-    out = np.array(value, dtype=np.result_type(value, float), copy=True)
+    out = np.array(value, dtype=complex if _is_complex(value) else float, copy=True)
     out[index] = 0.0
     return out
 
