@@ -311,3 +311,28 @@ def test_real_values_written_into_complex_containers(f, slope):
     g = srcad.grad(f)(0.7)
     assert g == pytest.approx(slope * 0.7) and np.isrealobj(g)
     assert srcad.jvp(f, (0.7,), (1.0,))[1] == pytest.approx(slope * 0.7)
+
+
+def _branch(x, c):
+    if c > 0:
+        y = x
+    else:
+        y = x * 1j
+    return np.abs(y * (2 + 1j)) ** 2
+
+
+def _loop(x):
+    s = x
+    for _ in range(3):
+        s = s * (1 + 1j)
+    return np.real(s)
+
+
+@pytest.mark.parametrize("f, args, expected", [
+    (_branch, (0.7, 1.0), 7.0), (_branch, (0.7, -1.0), 7.0),
+    (_loop, (0.7,), np.real((1 + 1j) ** 3))])
+def test_real_values_merged_with_complex_ones(f, args, expected):
+    """A branch or a loop that turns a real value complex: the real part flows back."""
+    g = srcad.grad(f)(*args)
+    assert g == pytest.approx(expected) and np.isrealobj(g)
+    assert srcad.jvp(f, args, (1.0,) + (0.0,) * (len(args) - 1))[1] == pytest.approx(expected)
