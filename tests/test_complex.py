@@ -41,10 +41,19 @@ REAL_VALUED = {
     "ifftn": lambda n: lambda z: n.sum(n.imag(n.fft.ifftn(z) * n.conj(z))),
     "irfft": lambda n: lambda z: n.sum(n.fft.irfft(z) * n.arange(2 * z.shape[-1] - 2)),
     "irfft_odd": lambda n: lambda z: n.sum(n.fft.irfft(z, 5, norm="ortho") ** 2),
+    "max_min": lambda n: lambda z: n.sum(n.abs(z * n.max(z, axis=-1, keepdims=True) - n.min(z))),
+    "var_std": lambda n: lambda z: n.sum(n.var(z, axis=-1)) + n.std(z, ddof=1) * 2,
+    "prod": lambda n: lambda z: n.abs(n.sum(n.prod(z, axis=-1))),
+    "kron": lambda n: lambda z: n.sum(n.abs(n.kron(z, z[..., :2]))),
+    "arccosh": lambda n: lambda z: n.sum(n.real(n.arccosh(z * 2) * (1 + 1j))),
 }
 SHAPES = [(3,), (2, 3)]
 #: what autograd does not do: attributes of its boxes, irfft of an odd length, rfft's norm
-NOT_AUTOGRAD = {"attributes", "irfft_odd", "rfft_n"}
+NOT_AUTOGRAD = {"attributes", "irfft_odd", "rfft_n", "arccosh"}
+#: where JAX's gradient is not NumPy's function's: arccosh takes 1 / sqrt(z**2 - 1), the
+#: other branch for some z (at z = -1 + 1j finite differences side with srcad)
+NOT_JAX = {"arccosh"}
+NOT_JAX_WHY = "JAX differentiates arccosh on another branch"
 
 #: real arguments through complex values
 REAL_IN = {
@@ -118,6 +127,8 @@ def test_real_valued_function_of_complex_arrays(name, shape):
 
 @pytest.mark.parametrize("name", list(REAL_VALUED))
 def test_against_jax(name):
+    if name in NOT_JAX:
+        pytest.skip(NOT_JAX_WHY)
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
     jnp = jax.numpy
@@ -218,10 +229,10 @@ REFUSED = {
     "sort": lambda z: np.sum(np.abs(np.sort(z))),
     "sign": lambda z: np.sum(np.real(np.sign(z) * z)),
     "norm": lambda z: np.linalg.norm(z),
-    "var": lambda z: np.var(z),
-    "max": lambda z: np.max(np.real(z * np.max(z))),
+    "clip": lambda z: np.sum(np.abs(np.clip(z, 0.1, 0.5))),
     "rfft_of_complex": lambda z: np.sum(np.abs(np.fft.rfft(z))),
-    "arccosh": lambda z: np.sum(np.real(np.arccosh(z))),
+    "minimum": lambda z: np.sum(np.abs(np.minimum(z, 0.5))),
+    "vdot": lambda z: np.real(np.vdot(z, z)),
 }
 
 

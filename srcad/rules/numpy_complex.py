@@ -66,6 +66,10 @@ holomorphic(np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np
 # reductions and products (complex-linear, or bilinear without a conjugate)
 holomorphic(np.sum, np.mean, np.cumsum, operator.matmul, np.dot, np.matmul, np.inner,
             np.outer, np.tensordot, np.einsum)
+# selections (the element chosen by NumPy's order, lexicographic for complex numbers, gets g)
+# and the Kronecker product (bilinear)
+holomorphic(np.max, np.min, np.amax, np.amin, H.grad_extremum, np.kron, H.grad_kron_a,
+            H.grad_kron_b, np.prod)
 # shapes: each element moves, nothing is computed
 holomorphic(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.atleast_1d, np.atleast_2d,
             np.atleast_3d, np.transpose, np.swapaxes, np.moveaxis, np.concatenate, np.stack,
@@ -113,6 +117,23 @@ defcomplex(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True
            a=f"g if {INEXACT} else 0.0 * g",
            jvp=dict(a=f"(t if np.issubdtype(np.dtype(dtype), np.complexfloating) else np.real(t))"
                       f" if {INEXACT} else 0.0 * np.real(t)"))
+
+# ---------------------------------------------------------------- the complex forms of ufuncs
+# arccosh: 1 / sqrt(z**2 - 1) takes the other branch for some z; NumPy's branch has this one
+ACOSH = "(np.sqrt(x - 1) * np.sqrt(x + 1))"
+defcomplex(np.arccosh, "x", x=f"g / {ACOSH}", jvp=dict(x=f"t / {ACOSH}"))
+
+# ---------------------------------------------------------------- variance, standard deviation
+# real results of complex values: var = mean |a - mean(a)|^2, so g * 2 conj(a - mean) / n
+CENTRED = "np.conj(a - np.mean(a, axis=axis, keepdims=True))"
+COUNT = "(np.size(a) / np.size(ans) - ddof)"
+REDUCED = "np.sum(np.real({} * t), axis=axis, keepdims=keepdims)"
+VAR_SIG = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
+defcomplex(np.var, VAR_SIG, a=f"2 * {CENTRED} * grad_sum(g, a, axis, keepdims) / {COUNT}",
+           jvp=dict(a=f"{REDUCED.format('2 * ' + CENTRED)} / {COUNT}"), real_out=True)
+defcomplex(np.std, VAR_SIG,
+           a=f"{CENTRED} * grad_sum(safe_div(g, ans), a, axis, keepdims) / {COUNT}",
+           jvp=dict(a=f"safe_div({REDUCED.format(CENTRED)}, ans * {COUNT})"), real_out=True)
 
 # ---------------------------------------------------------------- absolute value and angle
 # |z|: d|z| = Re(conj(z) dz) / |z|, so g * conj(z) / |z| (zero at z = 0, as autograd has it)
