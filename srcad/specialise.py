@@ -426,7 +426,7 @@ def check_wrt_value(f, name, value):
                 lineno=code.co_firstlineno,
                 hint=_dtype_hint(name, value.dtype))
         return
-    if isinstance(value, (numbers.Number, np.number)) and not isinstance(
+    if isinstance(value, (numbers.Complex, np.number)) and not isinstance(
         value, (bool, np.bool_)
     ):
         return
