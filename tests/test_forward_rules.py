@@ -461,22 +461,22 @@ ex("numpy.real_if_close(a, tol)", "np.abs(np.real_if_close(a + 0j))", a=V)
 ex("numpy.angle(z, deg)", "np.angle(a + 1j * b)", a=("pos", V), b=V)
 ex("numpy.angle(z, deg)", "np.angle(a * (1 - 1j), deg=True) + np.angle(a)", a=("pos", V))
 ex("runtime.real_part(grad)", "np.sum(R.real_part([a * (1 + 1j), b])[0])", a=V, b=V)
-ex("numpy.fft.fft(a, n, axis, norm, out)", "np.abs(np.fft.fft(a + 1j * b, 4))", a=M, b=M)
-ex("numpy.fft.ifft(a, n, axis, norm, out)", "np.real(np.fft.ifft(a, norm='ortho') * (1 + 2j))",
+ex("numpy.fft.fft(a, n, axis, norm)", "np.abs(np.fft.fft(a + 1j * b, 4))", a=M, b=M)
+ex("numpy.fft.ifft(a, n, axis, norm)", "np.real(np.fft.ifft(a, norm='ortho') * (1 + 2j))",
    a=V)
-ex("numpy.fft.fftn(a, s, axes, norm, out)", "np.abs(np.fft.fftn(a, s=(3,), axes=(0,)))", a=M)
-ex("numpy.fft.ifftn(a, s, axes, norm, out)", "np.imag(np.fft.ifftn(a + 1j * b))", a=M, b=M)
-ex("numpy.fft.fft2(a, s, axes, norm, out)", "np.abs(np.fft.fft2(a, norm='forward'))", a=M)
-ex("numpy.fft.ifft2(a, s, axes, norm, out)", "np.real(np.fft.ifft2(a * (1 + 1j), s=(3, 2)))",
+ex("numpy.fft.fftn(a, s, axes, norm)", "np.abs(np.fft.fftn(a, s=(3,), axes=(0,)))", a=M)
+ex("numpy.fft.ifftn(a, s, axes, norm)", "np.imag(np.fft.ifftn(a + 1j * b))", a=M, b=M)
+ex("numpy.fft.fft2(a, s, axes, norm)", "np.abs(np.fft.fft2(a, norm='forward'))", a=M)
+ex("numpy.fft.ifft2(a, s, axes, norm)", "np.real(np.fft.ifft2(a * (1 + 1j), s=(3, 2)))",
    a=M)
-ex("numpy.fft.rfft(a, n, axis, norm, out)", "np.abs(np.fft.rfft(a, 5))", a=V)
-ex("numpy.fft.rfftn(a, s, axes, norm, out)", "np.real(np.fft.rfftn(a) * (2 - 1j))", a=M)
-ex("numpy.fft.rfft2(a, s, axes, norm, out)", "np.abs(np.fft.rfft2(a, s=(2, 4)))", a=M)
-ex("numpy.fft.irfft(a, n, axis, norm, out)", "np.fft.irfft(a + 1j * b)", a=V, b=V)
-ex("numpy.fft.irfft(a, n, axis, norm, out)", "np.fft.irfft(a, 5, norm='ortho')", a=V)
-ex("numpy.fft.irfftn(a, s, axes, norm, out)", "np.fft.irfftn(a + 1j * b, axes=(0, 1))", a=M,
+ex("numpy.fft.rfft(a, n, axis, norm)", "np.abs(np.fft.rfft(a, 5))", a=V)
+ex("numpy.fft.rfftn(a, s, axes, norm)", "np.real(np.fft.rfftn(a) * (2 - 1j))", a=M)
+ex("numpy.fft.rfft2(a, s, axes, norm)", "np.abs(np.fft.rfft2(a, s=(2, 4)))", a=M)
+ex("numpy.fft.irfft(a, n, axis, norm)", "np.fft.irfft(a + 1j * b)", a=V, b=V)
+ex("numpy.fft.irfft(a, n, axis, norm)", "np.fft.irfft(a, 5, norm='ortho')", a=V)
+ex("numpy.fft.irfftn(a, s, axes, norm)", "np.fft.irfftn(a + 1j * b, axes=(0, 1))", a=M,
    b=M)
-ex("numpy.fft.irfft2(a, s, axes, norm, out)", "np.fft.irfft2(a * (1 + 1j), s=(2, 3))", a=M)
+ex("numpy.fft.irfft2(a, s, axes, norm)", "np.fft.irfft2(a * (1 + 1j), s=(2, 3))", a=M)
 ex("numpy_helpers.grad_fftn(value, a, s, axes, norm, inverse)",
    "np.real(H.grad_fftn(w * (1 + 1j), a, (3,), (1,), None, False))", w=M, a=(2, 4))
 ex("numpy_helpers.fft_fitted(value, a, s, axes, norm, inverse)",

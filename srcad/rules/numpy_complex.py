@@ -151,33 +151,40 @@ defcomplex(np.angle, "z, deg=False", z=f"-1j * g / z * {DEG}", zero="deg",
 # ---------------------------------------------------------------- np.fft (numpy_fft helpers)
 # complex-linear: the gradient is the same transform of g (the DFT matrix is symmetric),
 # fitted back to the input's shape; the tangent is the transform of the tangent
-FFT_SIG = "a, n=None, axis=-1, norm=None, out=None"
-FFTN_SIG = "a, s=None, axes=None, norm=None, out=None"
-FFT2_SIG = "a, s=None, axes=(-2, -1), norm=None, out=None"
+# (out= is refused: no form takes it); n, s are ints, norm a string
+FFT_SIG = "a, n=None, axis=-1, norm=None"
+FFTN_SIG = "a, s=None, axes=None, norm=None"
+FFT2_SIG = "a, s=None, axes=(-2, -1), norm=None"
 ONE = "None if n is None else (n,)"
 for fn, inverse in ((np.fft.fft, False), (np.fft.ifft, True)):
     defvjp(fn, FFT_SIG, a=f"grad_fftn(g, a, {ONE}, (axis,), norm, {inverse})",
-           kind="array", complex_ok=True, complex_out="always",
+           kind="array", zero=("n", "norm"), complex_ok=True, complex_out="always",
            jvp=dict(a=f"np.fft.{fn.__name__}(t, n, axis, norm)"))
 for fn, inverse in ((np.fft.fftn, False), (np.fft.ifftn, True), (np.fft.fft2, False),
                     (np.fft.ifft2, True)):
     defvjp(fn, FFTN_SIG if fn.__name__.endswith("n") else FFT2_SIG,
-           a=f"grad_fftn(g, a, s, axes, norm, {inverse})", kind="array", complex_ok=True,
-           complex_out="always", jvp=dict(a=f"np.fft.{fn.__name__}(t, s, axes, norm)"))
+           a=f"grad_fftn(g, a, s, axes, norm, {inverse})", kind="array", zero=("s", "norm"),
+           complex_ok=True, complex_out="always",
+           jvp=dict(a=f"np.fft.{fn.__name__}(t, s, axes, norm)"))
 # real input (a complex one is refused: rfft would drop its imaginary part)
 defvjp(np.fft.rfft, FFT_SIG, a=f"grad_rfftn(g, a, {ONE}, (axis,), norm)", kind="array",
-       complex_out="always", jvp=dict(a="np.fft.rfft(t, n, axis, norm)"))
+       zero=("n", "norm"), complex_out="always", jvp=dict(a="np.fft.rfft(t, n, axis, norm)"))
 defvjp(np.fft.rfftn, FFTN_SIG, a="grad_rfftn(g, a, s, axes, norm)", kind="array",
-       complex_out="always", jvp=dict(a="np.fft.rfftn(t, s, axes, norm)"))
+       zero=("s", "norm"), complex_out="always",
+       jvp=dict(a="np.fft.rfftn(t, s, axes, norm)"))
 defvjp(np.fft.rfft2, FFT2_SIG, a="grad_rfftn(g, a, s, axes, norm)", kind="array",
-       complex_out="always", jvp=dict(a="np.fft.rfft2(t, s, axes, norm)"))
+       zero=("s", "norm"), complex_out="always",
+       jvp=dict(a="np.fft.rfft2(t, s, axes, norm)"))
 # a half spectrum to a real signal
 defvjp(np.fft.irfft, FFT_SIG, a=f"grad_irfftn(g, a, {ONE}, (axis,), norm)", kind="array",
-       complex_ok=True, complex_out="never", jvp=dict(a="np.fft.irfft(t, n, axis, norm)"))
+       zero=("n", "norm"), complex_ok=True, complex_out="never",
+       jvp=dict(a="np.fft.irfft(t, n, axis, norm)"))
 defvjp(np.fft.irfftn, FFTN_SIG, a="grad_irfftn(g, a, s, axes, norm)", kind="array",
-       complex_ok=True, complex_out="never", jvp=dict(a="np.fft.irfftn(t, s, axes, norm)"))
+       zero=("s", "norm"), complex_ok=True, complex_out="never",
+       jvp=dict(a="np.fft.irfftn(t, s, axes, norm)"))
 defvjp(np.fft.irfft2, FFT2_SIG, a="grad_irfftn(g, a, s, axes, norm)", kind="array",
-       complex_ok=True, complex_out="never", jvp=dict(a="np.fft.irfft2(t, s, axes, norm)"))
+       zero=("s", "norm"), complex_ok=True, complex_out="never",
+       jvp=dict(a="np.fft.irfft2(t, s, axes, norm)"))
 
 # the helpers' own rules (second derivatives): each is linear in g, its gradient the other of
 # its pair (srcad/runtime/numpy_fft.py)
