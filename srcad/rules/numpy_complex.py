@@ -24,7 +24,7 @@ from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers as H
 from . import numpy as _numpy_rules  # noqa: F401  (the rules marked below, loaded first)
 from . import python as _python_rules  # noqa: F401
-from .registry import Rule, defattr, defmethod, defvjp, registry
+from .registry import Rule, defattr, defmethod, defvjp, nondiff, registry
 
 
 def holomorphic(*fns):
@@ -84,6 +84,8 @@ holomorphic(H.grad_sum, H.grad_mean, H.grad_cumsum, H.grad_dot_a, H.grad_dot_b,
             runtime.transpose_grad, H.grad_concatenate, H.grad_split, H.grad_stack,
             H.grad_hstack, H.grad_vstack, H.grad_tile, H.grad_roll)
 
+# tests of complexness: booleans
+nondiff(np.iscomplex, np.isreal)
 # np.sign(z) is z / |z| for a complex z, not piecewise constant: refused there
 registry.real_only.update({np.sign, runtime.sign})
 
