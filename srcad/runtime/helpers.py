@@ -108,7 +108,7 @@ def zeros_like(x):
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
     if isinstance(x, np.ndarray):
-        return np.zeros(x.shape, dtype=complex if x.dtype.kind == "c" else float)
+        return np.zeros(x.shape) if x.dtype.kind != "c" else np.zeros(x.shape, complex)
     return 0.0
 
 
@@ -270,8 +270,9 @@ def scatter(value, like, index):
         out = zeros_like(like)
         out[index] = add(out[index], value)
         return out
-    out = np.zeros(like.shape if type(like) is np.ndarray else np.shape(like),
-                   dtype=complex if _is_complex(value) else float)
+    out = np.zeros(like.shape if type(like) is np.ndarray else np.shape(like))
+    if type(value) is not float and _is_complex(value):
+        out = out.astype(complex)
     if _basic_index(index):
         out[index] = value  # basic indexing reaches each element once: no sums to make
     else:
@@ -281,8 +282,10 @@ def scatter(value, like, index):
 
 def _is_complex(value):
     """A cheap test of a gradient: a complex number or a complex array."""
-    return type(value) is complex or getattr(value, "dtype", None) is not None and (
-        value.dtype.kind == "c")
+    if type(value) is complex:
+        return True
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and dtype.kind == "c"
 
 
 def _basic_index(index):
