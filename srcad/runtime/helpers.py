@@ -47,7 +47,7 @@ def unbroadcast(value, like):
     if extra < 0 and np.size(g) == 1:
         # the seed 1.0 of grad's output of size 1 but rank > 0 (an array of shape (1,)):
         # that output's cotangent is ones of its shape
-        return np.full(shape, np.reshape(g, ()), dtype=float)
+        return np.full(shape, np.reshape(g, ()), dtype=complex if _is_complex(g) else float)
     if extra:
         g = np.sum(g, axis=tuple(range(extra)))
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
