@@ -347,3 +347,19 @@ def test_real_values_merged_with_complex_ones(f, args, expected):
     g = srcad.grad(f)(*args)
     assert g == pytest.approx(expected) and np.isrealobj(g)
     assert srcad.jvp(f, args, (1.0,) + (0.0,) * (len(args) - 1))[1] == pytest.approx(expected)
+
+
+class _Model:
+    def __init__(self, phase):
+        self.phase = phase
+
+    def loss(self, x):
+        return np.sum(np.abs(x * self.phase) ** 3)
+
+
+def test_an_object_holding_complex_values():
+    """A method reading a complex attribute: the object is taken as complex, so abs of the
+    product takes its complex form (the real form would give a wrong, complex gradient)."""
+    m = _Model(np.array([1j, 1 + 1j]))
+    x = np.array([0.3, 0.5])
+    np.testing.assert_allclose(srcad.grad(m.loss)(x), 3 * x ** 2 * np.abs(m.phase) ** 3)

@@ -37,6 +37,10 @@ def is_complex_value(value, depth=0):
         return any(is_complex_value(v, depth + 1) for v in list(value.values())[:64])
     if value is complex or isinstance(value, type) and issubclass(value, np.complexfloating):
         return True
+    if depth < 2 and type(value).__module__ not in ("builtins", "numpy") and isinstance(
+            getattr(value, "__dict__", None), dict) and not isinstance(value, type):
+        # an object passed in (self): the attributes its code may read
+        return any(is_complex_value(v, depth + 1) for v in list(vars(value).values())[:64])
     if isinstance(value, str) and value in ("F", "C", "A", "K"):
         return False  # order="F" (as a dtype "F" would be complex64: write np.complex64)
     if isinstance(value, (np.dtype, str)):
