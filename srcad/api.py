@@ -22,7 +22,7 @@ import numpy as np
 from . import pipeline, pytrees, rules
 from .backend import dispatch, numba_backend
 from .core import env, functions, ir
-from .core.kinds import item_kinds, kind_of_value
+from .core.kinds import item_kinds, kind_of_value, with_complex
 from .errors import SrcadError, WrtError
 from .frontend import entry
 from .specialise import (
@@ -39,7 +39,7 @@ from .specialise import (
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "ssa", "clear_cache"]
 
 
-def grad(f=None, wrt=0, has_aux=False, backend="python"):
+def grad(f=None, wrt=0, has_aux=False, backend="python", holomorphic=False):
     """The gradient of the scalar function ``f`` with respect to the ``wrt`` argument(s).
 
     ``wrt`` is a position, a parameter name, or a tuple of them: a single ``wrt`` gives one
@@ -50,6 +50,9 @@ def grad(f=None, wrt=0, has_aux=False, backend="python"):
     returns ``(gradient, aux)``: ``aux`` is passed through, not differentiated.
     ``backend="numba"`` compiles the gradient with ``numba.njit`` (loops over floats and 1-D
     arrays; see docs/performance.md); the default, ``"python"``, runs it as plain Python.
+    Complex arguments follow JAX's convention (docs/supported-python.md): for a real-valued
+    ``f`` the gradient is ``df/dx - 1j df/dy``; a complex-valued ``f`` is refused unless
+    ``holomorphic=True``, which gives ``f'(z)`` (and needs complex ``wrt`` arguments).
 
     >>> import srcad
     >>> def f(x, w):
@@ -57,20 +60,28 @@ def grad(f=None, wrt=0, has_aux=False, backend="python"):
     >>> srcad.grad(f, wrt=("x", "w"))(2.0, 1.0)  # doctest: +SKIP
     (2.0, 5.0)
     """
+    mode = "grad_holomorphic" if holomorphic else "grad"
     if f is None:
-        return lambda func: _made(func, wrt, "grad", has_aux, backend)
-    return _made(f, wrt, "grad", has_aux, backend)
+        return lambda func: _made(func, wrt, mode, has_aux, backend)
+    return _made(f, wrt, mode, has_aux, backend)
 
 
-def value_and_grad(f=None, wrt=0, has_aux=False, backend="python"):
+def value_and_grad(f=None, wrt=0, has_aux=False, backend="python", holomorphic=False):
     """Like :func:`grad`, returning ``(value, gradient(s))``; with ``has_aux=True``,
     ``((value, aux), gradient(s))``."""
+    mode = "value_and_grad_holomorphic" if holomorphic else "value_and_grad"
     if f is None:
-        return lambda func: _made(func, wrt, "value_and_grad", has_aux, backend)
-    return _made(f, wrt, "value_and_grad", has_aux, backend)
+        return lambda func: _made(func, wrt, mode, has_aux, backend)
+    return _made(f, wrt, mode, has_aux, backend)
 
 
 def _made(f, wrt, mode, has_aux, backend="python"):
+    if mode.endswith("_holomorphic") and (backend != "python" or callable(f) and not
+                                          is_transformed(f) and
+                                          entry.takes_star_args(entry.target(f))):
+        raise SrcadError("holomorphic=True is supported with backend='python' for a function "
+                         "with named parameters",
+                         hint="name the parameters (def f(z)), or leave holomorphic out")
     if backend != "python":
         return _numba(f, wrt, mode, has_aux, backend)
     if callable(f) and not is_transformed(f) and entry.takes_star_args(entry.target(f)):
@@ -92,7 +103,7 @@ def _made(f, wrt, mode, has_aux, backend="python"):
         finally:
             _AUX.boxes = _AUX.boxes[:-1]
         aux = box[-1] if box else None
-        if mode == "value_and_grad":
+        if mode.startswith("value_and_grad"):
             return (result[0], aux), result[1]
         return result, aux
 
@@ -328,7 +339,7 @@ def _jvp_function(f, names, primals, backend="python"):
     for name in names:
         check_wrt_value(user, name, values.get(name))
     check_arrays(user, values)
-    kinds = {p: kind_of_value(v) for p, v in values.items()}
+    kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
     items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
     with env.collecting() as reads:
         target = f

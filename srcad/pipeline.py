@@ -45,6 +45,7 @@ from .core.kinds import (
     made_for,
     made_items,
     rank_of_value,
+    with_complex,
 )
 from .core.naming import Namer
 from .errors import BackendError, SrcadError
@@ -195,12 +196,14 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
 
 
 @_serialised
-def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="python"):
+def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="python",
+            holomorphic=False):
     """Generate, compile and return the adjoint of ``func`` for these argument kinds.
 
     ``wrt``: parameter names; ``arg_values``: parameter name -> an example value (its kind
     specialises the code); ``mode``: "grad" returns the gradients, "value_and_grad" returns
-    (value, gradients), "vjp" takes the output's gradient as the first argument.
+    (value, gradients), "vjp" takes the output's gradient as the first argument;
+    ``holomorphic``: grad's output may (must) be a complex number.
     ``backend``: "python", or "numba" (see :mod:`srcad.backend.numba_backend`).
     """
     if backend == "numba" and any_duck(arg_values.values()):
@@ -208,7 +211,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
         raise BackendError("backend='numba' compiles code for NumPy arrays, not for Dask or "
                            "CuPy arrays", filename=code.co_filename, lineno=code.co_firstlineno,
                            hint="use backend='python' (the default): its code runs on them")
-    kinds = {p: kind_of_value(v) for p, v in arg_values.items()}
+    kinds = with_complex({p: kind_of_value(v) for p, v in arg_values.items()}, arg_values)
     items = {p: item_kinds(v) for p, v in arg_values.items() if item_kinds(v)}
     ranks = {p: rank_of_value(v) for p, v in arg_values.items()}
     # an object's class is part of the cache key (its type): self.method(...) names its code
@@ -219,7 +222,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     helpers = set(gen.helpers)
     if backend == "numba":
         numba_stacks.realise(gen, namer, spelled)
-    fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple)
+    fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple,
+                    holomorphic)
     floats = [p for p, v in arg_values.items() if type(v) is float]
     fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats)
     if any_duck(arg_values.values()):  # Dask, CuPy: one call written otherwise
@@ -335,16 +339,18 @@ def _make_tangent(func, wrt, kinds, arity=None):
 CALLEES = calls.Callees(to_ssa, make_split, _make_tangent)
 
 
-def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple=False):
+def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple=False,
+             holomorphic=False):
     """The tree of the whole adjoint function ``label``; ``helpers`` gains those the wrapping
     itself calls."""
     body = [assign(s, ast.List(elts=[], ctx=nodes.LOAD)) for s in gen.stacks]
     body += nodes.realise(gen.forward, gen.saves)
     result = nodes.expr(gen.result)
-    if mode != "vjp" and analysis.kind(gen.result) != SCALAR:
+    check = "check_holomorphic" if holomorphic else "check_scalar"
+    if mode != "vjp" and (holomorphic or analysis.kind(gen.result) != SCALAR):
         where = f"{fn.source.filename}:{fn.source.first_line}"
-        helpers.add("check_scalar")
-        body.append(ast.Expr(value=call(spelled.get("check_scalar", "check_scalar"), result,
+        helpers.add(check)
+        body.append(ast.Expr(value=call(spelled.get(check, check), result,
                                         nodes.constant(where))))
         result = nodes.expr(gen.result)
     restored = set()

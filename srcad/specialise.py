@@ -29,8 +29,8 @@ import numpy as np
 from . import pipeline, pytrees
 from .backend import dispatch
 from .core import env
-from .core.kinds import any_duck, duck_array, foreign_array
-from .errors import SourceUnavailableError, WrtError
+from .core.kinds import any_duck, duck_array, foreign_array, is_complex_value
+from .errors import BackendError, SourceUnavailableError, WrtError
 from .frontend import entry
 from .frontend.lower_callees import fixed_function
 from .runtime import arrays
@@ -51,6 +51,9 @@ class Transformed:
         self._source = None if is_transformed(f) else pipeline.read(f)
         self._user = transformed_of(f)._user if is_transformed(f) else f
         self._f = transformed_of(f) if is_transformed(f) else f
+        # grad(f, holomorphic=True): the mode "grad_holomorphic" (see srcad.api.grad)
+        self._holomorphic = mode.endswith("_holomorphic")
+        mode = mode.removesuffix("_holomorphic")
         self._mode = mode
         self._backend = backend  # "python" or "numba" (srcad.backend.numba_backend)
         self._python = None  # the Python backend's Transformed, for python_code (numba)
@@ -222,6 +225,9 @@ class Transformed:
         for name in self._wrt:
             check_wrt_value(self._user, name, values.get(name))
         check_arrays(self._user, values)
+        if self._holomorphic:
+            for name in self._wrt:
+                check_holomorphic_wrt(self._user, name, values.get(name))
         key = cache_key(list(values.values()))
         if records:
             key += (tuple(pytrees.shape(r) for r in records.values()),)
@@ -247,7 +253,8 @@ class Transformed:
                         parsed = pytrees.rewrite(parsed or pipeline.read(target), records)
                     fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
                                                 as_tuple=not self._single, parsed=parsed,
-                                                backend=self._backend)
+                                                backend=self._backend,
+                                                holomorphic=self._holomorphic)
                 raw = getattr(fn, "py_func", fn)  # the Numba backend: its Python code
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
@@ -329,8 +336,8 @@ def cache_key(args):
     """The cache key: argument types, plus the kinds inside containers (their items' kinds
     specialise the code as much as the top-level types do), or plus the arrays' ranks."""
     types = tuple(map(type, args))
-    ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray),) if np.ndarray in types \
-        else ()
+    ranks = (_Ranks(a.ndim if a.dtype.kind != "c" else (a.ndim, "c")  # complex: its own code
+                    for a in args if type(a) is np.ndarray),) if np.ndarray in types else ()
     if any_duck(args):  # another library's arrays (Dask, CuPy): their ranks too
         ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray or duck_array(a)),)
     # the functions passed: the code calls each as named (frontend.lower_callees.classes_of)
@@ -363,6 +370,8 @@ def _structure(value):
         return ("dict",) + tuple((k, _structure(v)) for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return (type(value).__name__,) + tuple(_structure(v) for v in value)
+    if isinstance(value, np.ndarray) and value.dtype.kind == "c":
+        return (np.ndarray, "c")
     return type(value)
 
 
@@ -434,6 +443,15 @@ def check_arrays(f, values):
         if foreign_array(value):
             raise arrays.refuse_foreign(value, f"argument {name!r}",
                                         getattr(f, "__code__", None))
+        if duck_array(value) and value.dtype.kind == "c":
+            code = getattr(f, "__code__", None)
+            raise BackendError(
+                f"argument {name!r} is a complex {type(value).__module__.split('.')[0]} array: "
+                "srcad's complex support covers NumPy arrays and Python/NumPy numbers",
+                filename=getattr(code, "co_filename", None),
+                lineno=getattr(code, "co_firstlineno", None),
+                hint="compute with a NumPy array (np.asarray(x)), or split it into its real "
+                     "and imaginary parts")
 
 
 def check_wrt_value(f, name, value):
@@ -446,15 +464,15 @@ def check_wrt_value(f, name, value):
     if foreign_array(value):
         raise arrays.refuse_foreign(value, f"argument {name!r}", code)
     if isinstance(value, np.ndarray) or duck_array(value):
-        if value.dtype.kind not in "f":
+        if value.dtype.kind not in "fc":
             raise WrtError(
                 f"argument {name!r} is an array of dtype {value.dtype}: srcad differentiates "
-                "floating-point arrays only", filename=code.co_filename,
+                "floating-point and complex arrays only", filename=code.co_filename,
                 lineno=code.co_firstlineno,
                 hint=_dtype_hint(name, value.dtype))
         return
-    if isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(
-        value, bool
+    if isinstance(value, (numbers.Complex, np.number)) and not isinstance(
+        value, (bool, np.bool_)
     ):
         return
     raise WrtError(
@@ -465,13 +483,19 @@ def check_wrt_value(f, name, value):
         "argument out of wrt")
 
 
+def check_holomorphic_wrt(f, name, value):
+    """``holomorphic=True`` differentiates with respect to complex arguments only (as JAX)."""
+    if not is_complex_value(value):
+        code = f.__code__
+        raise WrtError(f"argument {name!r} is real: grad(..., holomorphic=True) takes complex "
+                       "arguments", filename=code.co_filename, lineno=code.co_firstlineno,
+                       hint=f"pass {name} + 0j, or leave holomorphic out for a real argument")
+
+
 def _dtype_hint(name, dtype):
     """What to do with an array of a dtype srcad does not differentiate."""
     if dtype.kind in "iub":
         return f"pass {name}.astype(float)"
-    if dtype.kind == "c":
-        return (f"srcad differentiates real functions: pass {name}.real and {name}.imag as two "
-                "float arguments (astype(float) would drop the imaginary part)")
     return (f"pass an array of numbers: np.asarray({name}, dtype=float) if its items are "
             "numbers")
 
@@ -483,9 +507,11 @@ def _cast_grads(result, casts, mode, single):
     grads = [result] if single else list(result)
     for k, dtype in casts.items():
         g = grads[k]
-        if isinstance(g, np.ndarray) or duck_array(g):
+        if dtype is complex:
+            grads[k] = complex(g)
+        elif isinstance(g, np.ndarray) or duck_array(g):
             grads[k] = g.astype(dtype, copy=False)
-        elif isinstance(g, (float, np.floating)):
+        elif isinstance(g, (float, complex, np.floating, np.complexfloating)):
             grads[k] = dtype.type(g)
     return grads[0] if single else tuple(grads)
 
@@ -506,7 +532,8 @@ def _writable(result):
 
 
 def _has_array_wrt(values, wrt):
-    return any(isinstance(values.get(w), np.ndarray) or duck_array(values.get(w)) or
+    return any(isinstance(values.get(w), (np.ndarray, complex, np.complexfloating)) or
+               duck_array(values.get(w)) or
                isinstance(values.get(w), np.floating) and values[w].dtype.char != "d"
                for w in wrt)
 
@@ -520,10 +547,11 @@ def _ducks(values):
 def _guard_dtypes(fn, f, positions, mode, ducks, single):
     """Re-check array dtypes on every call (the cache key holds only the types), and give
     each gradient its argument's floating dtype (a float32 argument gets a float32 gradient,
-    as in JAX and autograd; the code computes in float64)."""
+    a complex argument a complex one, as in JAX and autograd; the code computes in float64
+    or complex128)."""
     offset = 1 if mode == "vjp" else 0
     params = list(inspect.signature(f).parameters)
-    arraylike = (np.ndarray, np.floating) + ducks
+    arraylike = (np.ndarray, np.floating, np.complexfloating) + ducks
 
     def guarded(*args, **kwargs):
         casts = None
@@ -531,11 +559,14 @@ def _guard_dtypes(fn, f, positions, mode, ducks, single):
             if p + offset < len(args):
                 a = args[p + offset]
                 if isinstance(a, arraylike):
-                    if a.dtype.kind != "f":
+                    if a.dtype.kind not in "fc":
                         check_wrt_value(f, params[p], a)
-                    elif a.dtype.char != "d":
+                    elif a.dtype.char != "d":  # float32, complex: the gradient of that dtype
                         casts = (casts or {})
                         casts[k] = a.dtype
+                elif type(a) is complex:  # a complex argument has a complex gradient
+                    casts = (casts or {})
+                    casts[k] = complex
         result = fn(*args, **kwargs)
         if casts:
             result = _cast_grads(result, casts, mode, single)

@@ -450,6 +450,46 @@ ex("math.fsum(seq)", "math.fsum([a, b, a])", a=S, b=S)
 #: rules without a forward form: forward mode (and so jvp, jacfwd) refuses them with a
 #: MissingRuleError naming the line; reverse mode still works, and hessian/hvp fall back to
 #: reverse over reverse
+# complex numbers (srcad/rules/numpy_complex.py): real arguments through complex values, with
+# a real result (tests/test_complex.py has complex arguments)
+ex("builtins.complex(real, imag)", "abs(complex(a, b)) ** 2", a=S, b=S)
+ex("numpy.real(val)", "np.real(a * (1 + 2j))", a=M)
+ex("numpy.real(val)", "np.real(a)", a=V)
+ex("numpy.imag(val)", "np.imag(a * (1 + 2j) + b)", a=M, b=V)
+ex("numpy.conjugate(x)", "np.real(np.conj(a + 1j * b) * (a + 2j))", a=V, b=V)
+ex("numpy.real_if_close(a, tol)", "np.abs(np.real_if_close(a + 0j))", a=V)
+ex("numpy.angle(z, deg)", "np.angle(a + 1j * b)", a=("pos", V), b=V)
+ex("numpy.angle(z, deg)", "np.angle(a * (1 - 1j), deg=True) + np.angle(a)", a=("pos", V))
+ex("runtime.real_part(grad)", "np.sum(R.real_part([a * (1 + 1j), b])[0])", a=V, b=V)
+ex("numpy.fft.fft(a, n, axis, norm)", "np.abs(np.fft.fft(a + 1j * b, 4))", a=M, b=M)
+ex("numpy.fft.ifft(a, n, axis, norm)", "np.real(np.fft.ifft(a, norm='ortho') * (1 + 2j))",
+   a=V)
+ex("numpy.fft.fftn(a, s, axes, norm)", "np.abs(np.fft.fftn(a, s=(3,), axes=(0,)))", a=M)
+ex("numpy.fft.ifftn(a, s, axes, norm)", "np.imag(np.fft.ifftn(a + 1j * b))", a=M, b=M)
+ex("numpy.fft.fft2(a, s, axes, norm)", "np.abs(np.fft.fft2(a, norm='forward'))", a=M)
+ex("numpy.fft.ifft2(a, s, axes, norm)", "np.real(np.fft.ifft2(a * (1 + 1j), s=(3, 2)))",
+   a=M)
+ex("numpy.fft.rfft(a, n, axis, norm)", "np.abs(np.fft.rfft(a, 5))", a=V)
+ex("numpy.fft.rfftn(a, s, axes, norm)", "np.real(np.fft.rfftn(a) * (2 - 1j))", a=M)
+ex("numpy.fft.rfft2(a, s, axes, norm)", "np.abs(np.fft.rfft2(a, s=(2, 4)))", a=M)
+ex("numpy.fft.irfft(a, n, axis, norm)", "np.fft.irfft(a + 1j * b)", a=V, b=V)
+ex("numpy.fft.irfft(a, n, axis, norm)", "np.fft.irfft(a, 5, norm='ortho')", a=V)
+ex("numpy.fft.irfftn(a, s, axes, norm)", "np.fft.irfftn(a + 1j * b, axes=(0, 1))", a=M,
+   b=M)
+ex("numpy.fft.irfft2(a, s, axes, norm)", "np.fft.irfft2(a * (1 + 1j), s=(2, 3))", a=M)
+ex("numpy_helpers.grad_fftn(value, a, s, axes, norm, inverse)",
+   "np.real(H.grad_fftn(w * (1 + 1j), a, (3,), (1,), None, False))", w=M, a=(2, 4))
+ex("numpy_helpers.fft_fitted(value, a, s, axes, norm, inverse)",
+   "np.imag(H.fft_fitted(w, a, None, (0,), 'ortho', True))", w=M, a=(4, 3))
+ex("numpy_helpers.grad_rfftn(value, a, s, axes, norm)",
+   "np.real(H.grad_rfftn(w, a, None, None, None))", w=M, a=(2, 4))
+ex("numpy_helpers.rfft_fitted(value, like, a, s, axes, norm)",
+   "np.abs(H.rfft_fitted(w, c, a, None, None, None))", w=(2, 4), c=M, a=(2, 4))
+ex("numpy_helpers.grad_irfftn(value, a, s, axes, norm)",
+   "np.real(H.grad_irfftn(w, a, None, None, None))", w=(2, 4), a=M)
+ex("numpy_helpers.irfft_fitted(value, like, a, s, axes, norm)",
+   "np.real(H.irfft_fitted(w, c, a, None, None, None))", w=M, c=(2, 4), a=M)
+
 NO_FORWARD = set()
 
 #: rules whose gradient calls a helper that has no rule itself: a second derivative (in either

@@ -19,8 +19,19 @@ from __future__ import annotations
 import operator
 
 from ..core import ir
-from ..core.kinds import ANY, ARRAY, OTHER, SCALAR, SEQ, join, kind_of_value
+from ..core.kinds import (
+    ANY,
+    ARRAY,
+    COMPLEX,
+    OTHER,
+    SCALAR,
+    SEQ,
+    is_complex_value,
+    join,
+    kind_of_value,
+)
 from ..rules import registry
+from .complexity import complex_values
 from .value_kinds import ValueKinds
 
 _BOOLEAN = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
@@ -41,6 +52,7 @@ class Analysis(ValueKinds):
         self.items = dict(param_items or {})  # container param -> {key: kind}
         self.elems = {}  # list name -> kind of its elements (joined over what is put in)
         self.kinds = dict(param_kinds)
+        complex_params = self.kinds.pop(COMPLEX, ())
         self.wrt = set(wrt)
         self.varied = set(wrt)
         self.useful = set()
@@ -57,6 +69,8 @@ class Analysis(ValueKinds):
         for name, kind in self.kinds.items():
             if kind is None:
                 self.kinds[name] = ANY
+        #: names that may hold complex values (srcad.analysis.complexity)
+        self.complex = complex_values(self, complex_params)
         self._varied()
         self._useful()
 
@@ -69,6 +83,31 @@ class Analysis(ValueKinds):
         if isinstance(atom, ir.Const):
             return kind_of_value(atom.value)
         return OTHER
+
+    def is_complex(self, atom):
+        """Whether ``atom`` may hold a complex value."""
+        if isinstance(atom, ir.Var):
+            return atom.name in self.complex
+        if isinstance(atom, ir.Const):
+            return is_complex_value(atom.value)
+        return any(a.name in self.complex for a in ir.atoms_in(atom))
+
+    def any_complex(self, prim):
+        """Whether an operand of ``prim`` may be complex."""
+        return any(self.is_complex(a) for a in list(prim.args) + list(prim.kwargs.values()))
+
+    def rule_form(self, rule, prim):
+        """The form of ``rule`` for this call: its complex form where an operand may be
+        complex and it has one, else itself."""
+        if rule.complex_rule is not None and self.complex and self.any_complex(prim):
+            return rule.complex_rule
+        return rule
+
+    def complex_names(self, arguments):
+        """The ``COMPLEX`` entry for a call's arguments (parameter -> atom), or ``{}``."""
+        names = tuple(sorted(p for p, a in arguments.items()
+                             if isinstance(a, (ir.Var, ir.Const)) and self.is_complex(a)))
+        return {COMPLEX: names} if names else {}
 
     def _kinds(self):
         for _ in range(50):
@@ -172,6 +211,7 @@ class Analysis(ValueKinds):
         if registry.has_rule(fn):
             rule, bound = registry.find(fn, value.args, value.kwargs)
             if rule is not None:
+                rule = self.rule_form(rule, value)
                 return [a for p, a in bound.items() if p in rule.templates
                         for a in ir.atoms_in(a)]
         return list(value.operands())

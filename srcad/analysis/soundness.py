@@ -97,9 +97,15 @@ class Check:
                              "reparameterise: draw from a fixed distribution and transform "
                              "the draw, e.g. mu + sigma * np.random.standard_normal(size)")
         if registry.is_nondiff(fn):
+            if matters and safe_in(fn, registry.real_only) and self.an.any_complex(prim):
+                raise self.complex_error(stmt, prim)
             return
         rule, bound = registry.find(fn, prim.args, prim.kwargs)
         if rule is not None:
+            if matters and self.an.complex and self.an.any_complex(prim):
+                rule = self.an.rule_form(rule, prim)
+                if not (rule.complex_ok or rule.complex_rule is not None):
+                    raise self.complex_error(stmt, prim)
             self.rule_call(stmt, prim, rule, bound, matters)
             return
         if functions.is_derivative(fn) and not self.forward:
@@ -147,6 +153,13 @@ class Check:
                                  f"its argument '{param}'",
                                  f"pass a constant as '{param}', or give the function a rule "
                                  "for it with srcad.extend.defvjp")
+
+    def complex_error(self, stmt, prim):
+        return self.error(
+            stmt, f"{_name(prim)} of a value that may be complex: srcad's rule for it is "
+            "written for real numbers (it compares, or its complex derivative is not written)",
+            "take .real, .imag or np.abs(...) of the value first, or write the function with "
+            "operations srcad differentiates for complex numbers (docs/supported-python.md)")
 
     # ------------------------------------------------------------------ helpers
 

@@ -5,6 +5,11 @@ library's array that NumPy's dispatch protocols hand every NumPy call to, :func:
 ``SEQ`` (list, tuple or dict), ``OTHER`` (a
 value that cannot carry a gradient: ranges, strings, None, functions) or ``ANY`` (not known
 until run time). Imports nothing from srcad: every layer reads kinds.
+
+Complex values are of these kinds too (a complex number is ``ANY``: the code for it is NumPy's,
+not ``math``'s); which values may be complex is a separate fact (:func:`is_complex_value`):
+the parameters that may be, named under the key :data:`COMPLEX` of a kinds dict, reach the
+analysis and every callee made for them (a dict without the key: all real).
 """
 
 from __future__ import annotations
@@ -14,6 +19,47 @@ import numbers
 import numpy as np
 
 SCALAR, ARRAY, SEQ, OTHER, ANY = "scalar", "array", "seq", "other", "any"
+
+
+#: the key of a kinds dict (parameter -> kind) naming the parameters that may hold complex
+#: values (a tuple; the key is absent when none does, so real code has the keys it had)
+COMPLEX = "*complex"
+
+
+def is_complex_value(value, depth=0):
+    """Whether ``value`` is complex or holds complex numbers (a complex array, a list of them,
+    a complex dtype or type, as given to ``dtype=`` or ``astype``)."""
+    if isinstance(value, (complex, np.complexfloating)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind == "c"
+    if isinstance(value, (list, tuple)) and depth < 3:
+        return any(is_complex_value(v, depth + 1) for v in value[:64])
+    if isinstance(value, dict) and depth < 3:
+        return any(is_complex_value(v, depth + 1) for v in list(value.values())[:64])
+    if value is complex or isinstance(value, type) and issubclass(value, np.complexfloating):
+        return True
+    if depth < 2 and type(value).__module__ not in ("builtins", "numpy") and isinstance(
+            getattr(value, "__dict__", None), dict) and not isinstance(value, type):
+        # an object passed in (self): the attributes its code may read
+        return any(is_complex_value(v, depth + 1) for v in list(vars(value).values())[:64])
+    if isinstance(value, str) and value in ("F", "C", "A", "K"):
+        return False  # order="F" (as a dtype "F" would be complex64: write np.complex64)
+    if isinstance(value, (np.dtype, str)):
+        try:
+            return np.dtype(value).kind == "c"
+        except (TypeError, ValueError, SyntaxError):  # not a dtype ("ij,j->i", "ortho")
+            return False
+    return False
+
+
+def with_complex(kinds, values):
+    """``kinds`` (parameter -> kind) with the :data:`COMPLEX` entry for ``values``' complex
+    parameters, if any."""
+    names = tuple(sorted(p for p, v in values.items() if is_complex_value(v)))
+    if names:
+        kinds[COMPLEX] = names
+    return kinds
 
 
 def kind_of_value(value):

@@ -64,7 +64,8 @@ defvjp(runtime.scatter, "value, like, index", zero="*", value="g[index]")
 defvjp(runtime.cleared, "value, index", zero="*", value="cleared(g, index)")
 defvjp(runtime.expand, "value, like, axis=None, keepdims=False", zero="*",
        value="np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)")
-nondiff(runtime.sign, runtime.check_scalar, runtime.zeros_like, runtime.copy_tangent)
+nondiff(runtime.sign, runtime.check_scalar, runtime.check_holomorphic, runtime.zeros_like,
+        runtime.copy_tangent)
 
 # ---------------------------------------------------------------- math: trigonometry
 defvjp(math.sin, "x", x="g * cos(x)")

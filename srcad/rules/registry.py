@@ -23,6 +23,16 @@ sums each argument's gradient back to the argument's shape, where shapes can dif
 ``"array"``, ``"seq"``, ``"scalar"``, or ``"reduction"`` (a number when ``axis`` is None and
 ``keepdims`` false, an array otherwise: ``np.sum``, ``np.max``, ...).
 
+``complex_ok=True`` says the templates hold for complex values as written: they are written
+in ``d/dz`` and srcad follows JAX's convention, in which the gradient flowing into ``z`` of
+``y = f(z)`` for a holomorphic ``f`` is ``g * f'(z)`` (no conjugate; see docs/supported-python.md).
+A rule without it is refused where a value may be complex (a comparison-based rule, a
+function whose complex derivative nobody wrote); a non-holomorphic function (``abs``,
+``np.real``, ``np.conj``) gives its complex form as a rule of its own
+(:func:`srcad.rules.numpy_complex.defcomplex`). ``complex_out`` says what the result is,
+``"always"`` complex (``np.fft.fft``) or ``"never"`` (``np.abs``), where it does not follow
+the operands.
+
 ``ranks=`` maps the ranks of the parameters (``(2, 1)``: a matrix and a vector) to templates
 for arrays of exactly those ranks, used instead of the general ones when the analysis knows
 the ranks: ``a @ b`` then reads ``np.outer(g, b)`` rather than a helper that looks at the
@@ -61,8 +71,12 @@ class Rule:
     """The vector-Jacobian templates of one function for one signature."""
 
     def __init__(self, fn, signature, templates, broadcast=False, kind=None, name=None,
-                 jvp=None, shape_only=(), uniform=None, ranks=None, zero=(), no_forward=None):
+                 jvp=None, shape_only=(), uniform=None, ranks=None, zero=(), no_forward=None,
+                 complex_ok=False, complex_out=None):
         self.fn = fn
+        self.complex_ok = complex_ok  # the templates hold for complex values as written
+        self.complex_out = complex_out  # "always", "never", None: as the operands
+        self.complex_rule = None  # the form used when an operand may be complex
         self.name = name or getattr(fn, "__qualname__", repr(fn))
         self.signature = _signature(signature, fn)
         self.params = list(self.signature.parameters)
@@ -137,6 +151,8 @@ class Registry:
         #: random samplers: no derivative with respect to their parameters (a value carrying a
         #: gradient passed to one is refused, never a silent zero)
         self.samplers = set()
+        #: piecewise constant for real numbers only (np.sign of a complex z is z / |z|)
+        self.real_only = set()
         # library module -> srcad rule module, loaded the first time a lookup happens after
         # the library was imported (so ``import srcad`` never imports SciPy)
         self.pending = {}
@@ -234,7 +250,8 @@ registry = Registry()
 
 
 def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, shape_only=(),
-           uniform=None, ranks=None, zero=(), name=None, no_forward=None, **templates):
+           uniform=None, ranks=None, zero=(), name=None, no_forward=None, complex_ok=False,
+           complex_out=None, **templates):
     """Register the gradient templates of ``fn`` (see the module docstring); ``jvp`` gives
     forward-mode templates for a function neither element-wise nor linear in each argument;
     ``shape_only`` names parameters the templates read only for their shape; ``zero`` names
@@ -242,10 +259,12 @@ def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, shape_only=()
     without a template is refused, see :mod:`srcad.soundness`); ``uniform``
     (reductions) is the gradient of every element, a number, when ``fn`` reduces all axes;
     ``name`` is how messages and docs spell ``fn`` (``scipy.stats.norm.logpdf``);
-    ``no_forward`` says why the rule has no forward form (the parity test asks for one)."""
+    ``no_forward`` says why the rule has no forward form (the parity test asks for one);
+    ``complex_ok``, ``complex_out``: see the module docstring."""
     return registry.add(Rule(fn, signature, templates, broadcast=broadcast, kind=kind,
                              jvp=jvp, shape_only=shape_only, uniform=uniform, ranks=ranks,
-                             zero=zero, name=name, no_forward=no_forward))
+                             zero=zero, name=name, no_forward=no_forward,
+                             complex_ok=complex_ok, complex_out=complex_out))
 
 
 def defer(library, rules_module):

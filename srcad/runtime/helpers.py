@@ -50,7 +50,7 @@ def unbroadcast(value, like):
         # that output's cotangent is ones of its shape
         if type(g) is not np.ndarray and arrays.is_duck(g):
             return arrays.writable_copy(np.reshape(g, ()), shape)
-        return np.full(shape, np.reshape(g, ()), dtype=float)
+        return np.full(shape, np.reshape(g, ()), dtype=complex if _is_complex(g) else float)
     if extra:
         g = np.sum(g, axis=tuple(range(extra)))
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
@@ -119,7 +119,7 @@ def zeros_like(x):
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
     if isinstance(x, np.ndarray):
-        return np.zeros(x.shape)
+        return np.zeros(x.shape) if x.dtype.kind != "c" else np.zeros(x.shape, complex)
     if arrays.is_duck(x):
         return np.zeros_like(x, dtype=float)  # Dask, CuPy: in their library
     return 0.0
@@ -145,7 +145,8 @@ def copy_tangent(tangent, value):
         return zeros_like(value)
     if type(value) is not np.ndarray and arrays.is_duck(value):
         return arrays.writable_copy(tangent, value.shape)
-    return np.array(np.broadcast_to(tangent, np.shape(value)), dtype=float)
+    return np.array(np.broadcast_to(tangent, np.shape(value)),  # complex stays complex
+                    dtype=complex if _is_complex(tangent) or _is_complex(value) else float)
 
 
 @helper("runtime")
@@ -171,7 +172,7 @@ def like(grad, value):
     if isinstance(value, dict):
         return {k: like(grad[k], v) for k, v in value.items()}
     if isinstance(value, np.ndarray) and np.shape(grad) != value.shape:
-        return np.broadcast_to(grad, value.shape).astype(float)
+        return np.broadcast_to(grad, value.shape).astype(complex if _is_complex(grad) else float)
     if arrays.is_duck(value) and np.shape(grad) != value.shape:
         return arrays.spread(grad, value)
     return grad
@@ -224,6 +225,34 @@ def transpose_grad(g, axes=None):
 
 
 @helper("runtime")
+def real_part(grad):
+    """The real part of a gradient of any structure (numbers, arrays, lists, tuples, dicts):
+    what flows back into a real value from a complex one (JAX's convention)."""
+    if isinstance(grad, (list, tuple)):
+        return [real_part(g) for g in grad]
+    if isinstance(grad, dict):
+        return {k: real_part(g) for k, g in grad.items()}
+    if grad is None:
+        return None
+    return np.real(grad)
+
+
+@helper("runtime")
+def check_holomorphic(y, where=None):
+    """``grad(f, holomorphic=True)``: the output is one complex number."""
+    if not (np.iscomplexobj(y) and np.size(y) == 1):
+        from ..errors import NonScalarOutputError
+
+        filename, _, line = (where or "").rpartition(":")
+        raise NonScalarOutputError(
+            f"grad(..., holomorphic=True) needs a complex scalar output, got "
+            f"{type(y).__name__} of shape {np.shape(y)}", filename=filename or None,
+            lineno=int(line) if line.isdigit() else None,
+            hint="for a real-valued function leave holomorphic out; for an array output use "
+            "srcad.vjp")
+
+
+@helper("runtime")
 def check_scalar(y, where=None):
     """Refuse a non-scalar output in ``grad`` (``vjp`` handles any output); ``where`` is the
     function's ``file:line``."""
@@ -234,6 +263,15 @@ def check_scalar(y, where=None):
         return  # a 0-d Dask or CuPy array: a number, computed or not yet
     if not numeric or np.size(y) != 1:
         from ..errors import NonScalarOutputError
+
+        if np.iscomplexobj(y) and np.size(y) == 1:
+            filename, _, line = (where or "").rpartition(":")
+            raise NonScalarOutputError(
+                "grad of a complex-valued function", filename=filename or None,
+                lineno=int(line) if line.isdigit() else None,
+                hint="pass holomorphic=True if the function is holomorphic (its gradient is "
+                "then f'(z)), or differentiate a real function of its value: np.real(...), "
+                "np.abs(...) ** 2")
 
         filename, _, line = (where or "").rpartition(":")
         raise NonScalarOutputError(
@@ -254,11 +292,21 @@ def scatter(value, like, index):
     if type(like) is not np.ndarray and arrays.is_duck(like):
         return arrays.scatter(value, like, index)  # Dask, CuPy: zeros in their library
     out = np.zeros(like.shape if type(like) is np.ndarray else np.shape(like))
+    if type(value) is not float and _is_complex(value):
+        out = out.astype(complex)
     if _basic_index(index):
         out[index] = value  # basic indexing reaches each element once: no sums to make
     else:
         np.add.at(out, index, value)
     return out
+
+
+def _is_complex(value):
+    """A cheap test of a gradient: a complex number or a complex array."""
+    if type(value) is complex:
+        return True
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and dtype.kind == "c"
 
 
 def _basic_index(index):
@@ -278,7 +326,7 @@ def cleared(value, index):
         return out
     if type(value) is not np.ndarray and arrays.is_duck(value):
         return arrays.cleared(value, index)
-    out = np.array(value, dtype=float, copy=True)
+    out = np.array(value, dtype=complex if _is_complex(value) else float, copy=True)
     out[index] = 0.0
     return out
 

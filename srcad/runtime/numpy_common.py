@@ -64,7 +64,7 @@ def _match(grad, x):
     if type(grad) not in PLAIN and duck_array(grad):  # from a Dask or CuPy array: kept lazy
         return np.reshape(grad, ())
     if np.ndim(grad) == 0:
-        return float(grad)
+        return complex(grad) if np.iscomplexobj(grad) else float(grad)
     return np.reshape(grad, np.shape(x))
 
 

@@ -44,7 +44,7 @@ def grad_prod(g, a, axis=None, keepdims=False):
     The product of the others is the exclusive running product from the left times the one
     from the right, so no division by an element ever happens.
     """
-    x = _asarray(a, dtype=float)
+    x = _asarray(a, dtype=complex if np.iscomplexobj(a) else float)
     if x.ndim == 0:
         return _match(g * np.ones(()), a)
     axes = _axes(axis, x.ndim)

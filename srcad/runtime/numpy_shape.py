@@ -56,7 +56,7 @@ def _pieces(grads, arrays):
     """The gradients of the pieces of a joined sequence ``arrays``: a list for a list, but
     one array for an array (``np.vstack(A)`` with ``A`` a matrix joins the rows of ``A``)."""
     if isinstance(arrays, np.ndarray):
-        return np.reshape(np.array(grads, dtype=float), arrays.shape)
+        return np.reshape(np.array(grads, dtype=np.result_type(*grads, float)), arrays.shape)
     return grads
 
 

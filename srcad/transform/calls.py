@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ..analysis.analyse import Analysis
 from ..core import env
 from ..core.functions import ByFunction, bind
-from ..core.kinds import ANY, kind_of_value, made_for, made_items, made_result
+from ..core.kinds import ANY, kind_of_value, made_for, made_items, made_result, with_complex
 
 
 @dataclass
@@ -87,7 +87,8 @@ class Callees:
         """The pair for a call ``code(*args, **kwargs)`` of generated code (a derivative srcad
         made, called inside differentiated code), specialised on the arguments' kinds."""
         arguments, _, _ = bind(code, args, kwargs)
-        return self.split(code, list(wrt), {p: kind_of_value(v) for p, v in arguments.items()})
+        kinds = with_complex({p: kind_of_value(v) for p, v in arguments.items()}, arguments)
+        return self.split(code, list(wrt), kinds)
 
     def tangent(self, fn, wrt, kinds, arity=None):
         """A cell holding the forward-mode function of ``fn`` (filled after it is compiled)."""
@@ -139,11 +140,43 @@ class Callees:
         self._kinds[key] = (kind, tuple(reads.values()))
         return kind
 
+    def result_complex(self, fn, kinds, arity=None):
+        """Whether ``fn``'s result may be complex for arguments of these kinds (``kinds``
+        names the complex ones under ``COMPLEX``); worked out like :meth:`result_kind`, a
+        recursive call first guessed real, then confirmed or taken as complex."""
+        key = (fn, tuple(sorted(kinds.items())), arity, "complex")
+        known = self._kinds.get(key)
+        if known is not None and not env.stale(known[1]):
+            env.record_all(known[1])
+            return known[0]
+        if key in self._in_progress:
+            return self._kinds.get(key + ("guess",), False)
+        self._in_progress.add(key)
+        try:
+            with env.collecting() as reads:
+                ir_fn, _ = self._to_ssa(fn, arity=arity)
+                made = made_for(fn, kinds)
+                items = made_items(fn, None)
+                first = _result_complex(Analysis(ir_fn, made, (), items, callees=self))
+                self._kinds[key + ("guess",)] = first
+                second = _result_complex(Analysis(ir_fn, made, (), items, callees=self))
+            result = first or second
+        except Exception:
+            result = True
+        finally:
+            self._in_progress.discard(key)
+        self._kinds[key] = (result, tuple(reads.values()))
+        return result
+
     def clear(self):
         with self._lock:
             self._splits.clear()
             self._kinds.clear()
             self._tangents.clear()
+
+
+def _result_complex(analysis):
+    return any(analysis.is_complex(r.value) for r in analysis.returns)
 
 
 def _result(analysis):

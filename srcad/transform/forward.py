@@ -252,6 +252,7 @@ class Forward(Sweep):
                 self.user_call(stmt, code)
                 return
             raise self.missing(stmt, value)
+        rule = self.an.rule_form(rule, value)
         kind = forward_kind(rule, fn)
         terms = []
         if kind == "linear":
@@ -327,6 +328,7 @@ class Forward(Sweep):
                 hint="pass the arguments its def names") from exc
         kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
                  for p, a in arguments.items()}
+        kinds.update(self.an.complex_names(arguments))
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
         cell = self.an.callees.tangent(prim.fn, wrt, kinds, arity)
         jvp = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)

@@ -73,10 +73,14 @@ class Data:
                 block = call(self.helper("last_writes"), block, nodes.expr(stmt.obj),
                              _index_node(stmt.index))
             part = call(self.helper("unbroadcast"), block, value.name)
+            if stmt.target in self.an.complex and not self.an.is_complex(value):
+                part = self.real_of(value, part)  # a real value into a complex array
             self.accumulate(value, part, code, frame)
         if self.an.active(stmt.obj) and not (isinstance(stmt.index, ir.Const)
                                              and stmt.index.value is Ellipsis):  # overwritten
             cleared = call(self.helper("cleared"), gname, _index_node(stmt.index))
+            if stmt.target in self.an.complex and not self.an.is_complex(stmt.obj):
+                cleared = self.real_of(stmt.obj, cleared)
             self.accumulate(stmt.obj, cleared, code, frame)
 
     def append(self, stmt, code, frame):
@@ -87,6 +91,8 @@ class Data:
         self.ensure_live(lst.name, code, frame)
         popped = method(self.g(lst.name), "pop")
         if self.an.active(value):
+            if lst.name in self.an.complex and not self.an.is_complex(value):
+                popped = self.real_of(value, popped)  # a real item of a complex list
             self.accumulate(value, popped, code, frame)
         else:
             code.append(nodes.expr_stmt(popped))
@@ -133,6 +139,7 @@ class Data:
                                    "pass the arguments its def names") from exc
         kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
                  for p, a in arguments.items()}
+        kinds.update(self.an.complex_names(arguments))
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
         if not wrt:
             return

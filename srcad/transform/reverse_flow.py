@@ -31,7 +31,7 @@ class Flow:
                 src = phi.sources[side]
                 if self.an.active(ir.Var(phi.target)) and self.g(phi.target) in self.live:
                     if isinstance(src, ir.Var):
-                        self.accumulate(src, self.g(phi.target), arm, id(block))
+                        self.accumulate(src, self.merged_grad(phi, src), arm, id(block))
             arm += self.block(block, id(block))
             arms.append((arm, self.live - inner_grads, id(block)))
             fresh_after.append(set(self.fresh))
@@ -102,7 +102,7 @@ class Flow:
                     body.append(assign(self.g(src.name), name(gsrc)))
                     self.live.add(self.g(src.name))
                 else:
-                    self.accumulate(src, gsrc, body, body_id)
+                    self.accumulate(src, self.merged_grad(p, src, gsrc), body, body_id)
         self.blocks[body_id] = stmt.body
         self.depth += 1
         inner = self.block(stmt.body, body_id)
@@ -127,8 +127,16 @@ class Flow:
         for p in active_phis:
             entry = p.sources[0]
             if isinstance(entry, ir.Var):
-                self.accumulate(entry, self.g(p.target), code, frame)
+                self.accumulate(entry, self.merged_grad(p, entry), code, frame)
             self.live.discard(self.g(p.target))
+
+    def merged_grad(self, phi, src, grad=None):
+        """The gradient of the merged value ``phi.target`` flowing to ``src``: its real part
+        for a real ``src`` of a value that may be complex (JAX's convention)."""
+        grad = grad or self.g(phi.target)
+        if phi.target in self.an.complex and not self.an.is_complex(src):
+            return self.real_of(src, grad)
+        return grad
 
     def counter(self, stmt):
         if id(stmt) not in self.counters:

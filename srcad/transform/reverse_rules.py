@@ -74,7 +74,10 @@ class Rules:
             self.materialise(gname, code, frame)  # only element-wise rules read it as a number
         if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
             for i, a in enumerate(value.args):
-                self.accumulate(a, nodes.subscript(gname, nodes.constant(i)), code, frame)
+                item = nodes.subscript(gname, nodes.constant(i))
+                if stmt.target in self.an.complex and not self.an.is_complex(a):
+                    item = self.real_of(a, item)  # as in apply_rule
+                self.accumulate(a, item, code, frame)
             return
         if fn is operator.getitem:
             self.getitem(stmt, gname, code, frame)
@@ -100,7 +103,7 @@ class Rules:
                 self.derivative_call(stmt, gname, code, frame)
                 return
             raise self.missing_rule(stmt, value)
-        self.apply_rule(stmt, rule, bound, gname, code, frame)
+        self.apply_rule(stmt, self.an.rule_form(rule, value), bound, gname, code, frame)
 
     def apply_rule(self, stmt, rule, bound, gname, code, frame):
         """Each active operand's contribution, its rule's template instantiated."""
@@ -149,7 +152,20 @@ class Rules:
             self.note_helpers(tree)
             if rule.broadcast and not uniform:
                 tree = self.unbroadcast(tree, atom, stmt.target, bound, frame)
+            if not self.an.is_complex(atom) and (stmt.target in self.an.complex or (
+                    rule.complex_ok and rule.complex_out == "never")):
+                # a complex result of a real operand (or a rule that gives one a complex
+                # gradient, np.fft.irfft): the operand's gradient is the real part of what
+                # flows back (JAX's convention for real inputs)
+                tree = self.real_of(atom, tree)
             self.accumulate(atom, tree, code, frame, uniform=uniform)
+
+    def real_of(self, atom, tree):
+        """The real part of the gradient ``tree`` flowing into the real ``atom``: ``np.real``
+        for a number or an array, ``real_part`` (item by item) for a container."""
+        if self.an.kind(atom) in (SCALAR, ARRAY):
+            return call(nodes.attr(self.helper("np"), "real"), tree)
+        return call(self.helper("real_part"), tree)
 
     def uniform_reduction(self, rule, bound, names, code, frame):
         """``s = np.sum(a)`` over every axis: ``a``'s gradient is ``ds`` itself, one number,

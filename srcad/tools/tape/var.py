@@ -56,6 +56,10 @@ def _as_value(x):
         return x
     if isinstance(x, Var):
         return x.value
+    if np.iscomplexobj(x):  # float64 would drop the imaginary part: refused, never dropped
+        raise TapeUnsupportedError(
+            "srcad.tape differentiates real values only, and this one is complex: use "
+            "srcad.grad, srcad.vjp or srcad.jvp for complex numbers")
     a = np.asarray(x, dtype=np.float64)
     return float(a) if a.ndim == 0 else a
 

@@ -1,0 +1,121 @@
+"""Which values may be complex: a may-analysis beside kinds and activity.
+
+After :func:`complex_values`, a name outside the set it returns holds a real value (or no
+number at all) whenever the function runs with arguments of the kinds it was made for. A
+value may be complex when it is a parameter named under ``kinds[COMPLEX]``, a complex
+constant (``1j``, a global complex array, ``dtype=complex``), the result of a rule declared
+complex (``np.fft.fft``, ``complex(a, b)``), of a user function whose own analysis says so,
+or of any other operation with an operand that may be complex (``x * 1j``, ``np.exp(z)``),
+except rules declared real (``np.abs``, ``np.real``, ``np.angle``) and comparisons; and the
+result of a library function with no rule that is not declared constant (``np.emath.sqrt``):
+nothing says it is real.
+
+The sweeps read it to pick a rule's complex form, to take the real part of what flows back
+into a real operand (JAX's convention), and :mod:`srcad.analysis.soundness` to refuse a rule
+that has no complex form. A function with no complex parameter and no complex constant or
+producer has an empty set: its code is the code srcad made before it knew of complex numbers.
+
+Imports ``srcad.core``, ``srcad.rules``.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ..core import functions, ir
+from ..core.kinds import COMPLEX, is_complex_value
+from ..rules import registry
+
+_REAL = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+         operator.not_, operator.contains, operator.is_, operator.is_not, len, int, bool,
+         float, round}
+
+
+def complex_values(analysis, params):
+    """The names of ``analysis.fn`` that may hold complex values; ``params``: the parameters
+    that may (``kinds[COMPLEX]``)."""
+    cx = set(params)
+
+    def atom_cx(atom):
+        if isinstance(atom, ir.Var):
+            return atom.name in cx
+        if isinstance(atom, ir.Const):
+            return is_complex_value(atom.value)
+        return any(a.name in cx for a in ir.atoms_in(atom))
+
+    def prim_cx(prim):
+        fn = prim.fn
+        if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
+            return any(atom_cx(a) for a in prim.args)
+        operands = list(prim.args) + list(prim.kwargs.values())
+        anyc = any(atom_cx(a) for a in operands)
+        if isinstance(fn, ir.BoolOp):
+            return anyc
+        if isinstance(fn, ir.Method):
+            fn = registry.methods.get(fn.name, fn)
+        elif isinstance(fn, ir.Attr):
+            if fn.name in ("shape", "ndim", "size", "dtype"):
+                return False
+            fn = registry.attributes.get(fn.name, fn)
+        try:
+            if fn in _REAL:
+                return False
+        except TypeError:
+            pass
+        rule, _ = registry.find(fn, prim.args, prim.kwargs) if not isinstance(
+            fn, (ir.Method, ir.Attr, ir.Build)) else (None, None)
+        if rule is not None and rule.complex_out == "never":
+            return False
+        if rule is not None and rule.complex_out == "always":
+            return True
+        if rule is not None and callable(rule.complex_out):
+            return rule.complex_out(prim, atom_cx)
+        if analysis.callees is not None and functions.is_user_function(fn):
+            try:
+                arguments, _, arity = functions.bind(fn, prim.args, prim.kwargs)
+            except TypeError:
+                return True
+            kinds = {p: analysis.kind(a) if isinstance(a, (ir.Var, ir.Const)) else "any"
+                     for p, a in arguments.items()}
+            names = tuple(sorted(p for p, a in arguments.items() if atom_cx(a)))
+            if names:
+                kinds[COMPLEX] = names
+            return analysis.callees.result_complex(fn, kinds, arity)
+        if rule is None and _opaque(fn):
+            return True  # a library function srcad knows nothing of (np.emath.sqrt(-4.0))
+        return anyc
+
+    for _ in range(50):
+        before = len(cx)
+        for stmt in ir.walk(analysis.fn.body):
+            if isinstance(stmt, ir.Assign):
+                value = stmt.value
+                if stmt.target is None:
+                    if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and \
+                            value.fn.name in ("append", "extend", "insert") and value.args:
+                        lst = value.args[0]
+                        if isinstance(lst, ir.Var) and any(atom_cx(a) for a in value.args[1:]):
+                            cx.add(lst.name)
+                    continue
+                if stmt.target in cx:
+                    continue
+                if (prim_cx(value) if isinstance(value, ir.Prim) else atom_cx(value)):
+                    cx.add(stmt.target)
+            elif isinstance(stmt, ir.SetItem):
+                if atom_cx(stmt.obj) or atom_cx(stmt.value):
+                    cx.add(stmt.target)
+            for phi in getattr(stmt, "phis", ()):
+                if phi.target not in cx and any(
+                        s is not None and s != ir.UNSET and atom_cx(s) for s in phi.sources):
+                    cx.add(phi.target)
+        if len(cx) == before:
+            return cx
+    return cx
+
+
+def _opaque(fn):
+    """A library function with no rule and not declared constant (``nondiff``): nothing says
+    its result is real for real operands, so it may be complex."""
+    if not callable(fn) or isinstance(fn, type) or registry.is_nondiff(fn):
+        return False
+    return functions.is_library_function(fn)
