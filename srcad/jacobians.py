@@ -125,6 +125,14 @@ def _refuse_records(f, args, index):
                            "value_and_grad and vjp take records)")
 
 
+def _copies(grads, args, index):
+    """The gradients ``grad`` returned, as a Jacobian's rows: copied, as the rows ``vjp``
+    makes are (never an array the function also holds)."""
+    return [float(g) if type(args[p]) is float else
+            np.array(g, dtype=float) if np.shape(args[p]) else float(g)
+            for g, p in zip(grads, index)]
+
+
 def _position(f, w):
     if isinstance(w, int):
         return w
@@ -150,11 +158,15 @@ class _Jacobian:
         self.grad = self.vjp = None
         self.vector = set()  # cache keys for which the output was not a scalar
         self.target = self.names = None
+        self.checked = set()  # argument types found to hold no record where wrt points
 
     def __call__(self, *args):
-        if self.index is None:
-            self.index = tuple(_position(self.f, w) for w in self.wrt)
-        _refuse_records(self.f, args, self.index)
+        types = tuple(map(type, args))
+        if types not in self.checked:
+            if self.index is None:
+                self.index = tuple(_position(self.f, w) for w in self.wrt)
+            _refuse_records(self.f, args, self.index)  # records are told by their types
+            self.checked.add(types)
         if self.mode == "rev":
             result = self._rev(args)
         else:
@@ -163,6 +175,13 @@ class _Jacobian:
 
     def _rev(self, args):
         index = self.index
+        if not self.vector and self.grad is not None:  # every output so far was a scalar
+            try:
+                grads = self.grad(*args)
+            except NonScalarOutputError:
+                pass
+            else:
+                return _copies(grads, args, index)
         key = cache_key(args)
         if key not in self.vector:
             if self.grad is None:
@@ -172,9 +191,7 @@ class _Jacobian:
             except NonScalarOutputError:
                 self.vector.add(key)
             else:
-                # copied, as the rows below are: never an array the function also holds
-                return [np.array(g, dtype=float) if np.shape(args[p]) else float(g)
-                        for g, p in zip(grads, index)]
+                return _copies(grads, args, index)
         if self.vjp is None:
             self.vjp = api._transform(self.f, index, "vjp")
         value = self.f(*args)
@@ -197,6 +214,12 @@ class _Jacobian:
             known = api._jvp_targets.get((self.f, index, len(args)))
             self.target, _, self.names = known or api._jvp_target(self.f, index, len(args))
         fn, full = api._jvp_function(self.target, self.names, args)
+        if all(type(args[q]) is float for q in index):  # numbers: one pass each, no arrays
+            result = []
+            for k in range(len(index)):
+                value, t = fn(*full, *[1.0 if j == k else 0.0 for j in range(len(index))])
+                result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
+            return result
         zeros = [np.zeros(np.shape(args[q])) if np.shape(args[q]) else 0.0 for q in index]
         result = []
         for k, p in enumerate(index):
