@@ -266,9 +266,11 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None):
     return compiled, compiled.__srcad_source__
 
 
-def make_split(func, wrt, kinds, entry, arity=None):
-    """Fill ``entry`` (a :class:`srcad.calls.Split`) with ``func``'s forward and backward parts."""
-    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, arity=arity, split=True)
+def make_split(func, wrt, kinds, entry, arity=None, ranks=None):
+    """Fill ``entry`` (a :class:`srcad.calls.Split`) with ``func``'s forward and backward parts
+    (for array arguments of these ``ranks``, where the caller knows them)."""
+    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, arity=arity, split=True,
+                                                 ranks=ranks)
     entry.result_kind = analysis.kind(gen.result)
     kept, branch_only = gen.kept
     own = {id(cell): name for name, cell in gen.cells.items()}  # a recursive call's names
