@@ -25,12 +25,14 @@ from .core import env, functions, ir
 from .core.kinds import item_kinds, kind_of_value
 from .errors import SrcadError, WrtError
 from .frontend import entry
+from .frontend.lower_callees import classes_of
 from .specialise import (
     ALL,
     Transformed,
     cache_key,
     check_wrt_value,
     is_transformed,
+    plain_key,
     resolve_wrt,
     transformed_of,
 )
@@ -268,7 +270,7 @@ def jvp(f, primals, tangents, wrt=None):
     f, params, names = known
     fast = _jvp_fast.get((f, names))
     if fast is not None and len(tangents) == len(names):
-        fn = fast.get(_kinds_key(primals))
+        fn = fast.get(plain_key(primals))
         if fn is not None and _same_shapes(primals, tangents, fn.__srcad_positions__) and (
                 not fn.__srcad_reads__ or not env.stale(fn.__srcad_reads__)):
             return fn(*primals, *tangents)
@@ -319,19 +321,6 @@ def _jvp_target(f, wrt, n):
     return f, params, names
 
 
-def _kinds_key(values):
-    """What decides the forward-mode code for plain arguments (numbers, arrays): their types,
-    and the ranks and dtypes of the arrays; None for anything else (containers, functions,
-    records take the full path, keyed by :func:`srcad.specialise.cache_key`)."""
-    key = tuple(map(type, values))
-    for t in key:
-        if t is not float and t is not np.ndarray and t is not int and t is not np.float64:
-            return None
-    if np.ndarray in key:
-        key += tuple((v.ndim, v.dtype.char) for v in values if type(v) is np.ndarray)
-    return key
-
-
 def _same_shapes(primals, tangents, positions):
     """Each tangent has its primal's shape (checked in full, by _check_companion, the first
     time; the types of both are the same as then, so only arrays' shapes can differ)."""
@@ -345,8 +334,8 @@ def _same_shapes(primals, tangents, positions):
     return True
 
 
-#: (f, wrt names) -> {kinds key (_kinds_key) -> forward-mode function}, for calls passing all
-#: the parameters positionally: what jvp, hvp and jacfwd find first
+#: (f, wrt names) -> {:func:`srcad.specialise.plain_key` -> forward-mode function}, for calls
+#: passing all the parameters positionally: what jvp, hvp and jacfwd find first
 _jvp_fast = functions.ByFunction()
 
 
@@ -355,7 +344,7 @@ def _jvp_function(f, names, primals):
     and the full argument list to call it with."""
     fast = _jvp_fast.get((f, names))
     if fast is not None:
-        known = fast.get(_kinds_key(primals))
+        known = fast.get(plain_key(primals))
         if known is not None and (not known.__srcad_reads__
                                   or not env.stale(known.__srcad_reads__)):
             return known, primals
@@ -384,7 +373,7 @@ def _jvp_function(f, names, primals):
         if transformed is not None:
             transformed._check_env()
             target = transformed._specialise(bound).__srcad_raw__
-        fn, text = pipeline.tangent(target, names, kinds, items)
+        fn, text = pipeline.tangent(target, names, kinds, items, fixed=classes_of(values))
     fn.__srcad_source__ = text
     fn.__srcad_reads__ = tuple(reads.values())
     _jvp_cache[key] = fn
@@ -394,8 +383,8 @@ def _jvp_function(f, names, primals):
 
 
 def _remember_jvp(f, names, primals, fn, user):
-    """Let the next call with arguments of the same kinds find ``fn`` by :func:`_kinds_key`."""
-    key = _kinds_key(primals)
+    """Let the next call with arguments of the same kinds find ``fn`` by its plain key."""
+    key = plain_key(primals)
     if key is None or any(map(pytrees.is_record, primals)):
         return
     params = list(inspect.signature(user).parameters)
@@ -494,6 +483,7 @@ def clear_cache():
     with pipeline.LOCK:
         for t in list(ALL):
             t._cache.clear()
+            t._splits.clear()
             t._last = None
             if t._function is not None:
                 dispatch.reset(t._function)

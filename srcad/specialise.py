@@ -53,6 +53,7 @@ class Transformed:
         self._backend = backend  # "python" or "numba" (srcad.backend.numba_backend)
         self._params, self._wrt, self._single = resolve_wrt(f, wrt)
         self._cache = {}
+        self._splits = {}  # (wrt, plain_key of the arguments) -> split_call's pair
         self._lock = threading.RLock()
         self._last = None
         self._reads = {}  # what the specialisations were made for (srcad.env): key -> Read
@@ -112,11 +113,26 @@ class Transformed:
     def split_call(self, wrt, args, kwargs):
         """The forward/backward pair of the code this derivative runs for these arguments,
         differentiated with respect to its parameters ``wrt``: how a call of it inside
-        differentiated code is differentiated (``srcad.runtime.derivative_fwd``)."""
+        differentiated code is differentiated (``srcad.runtime.derivative_fwd``).
+
+        Called at every run of that code (once per loop iteration, say): a call with plain
+        arguments (numbers, arrays) of kinds seen before, while every name the code read is
+        bound to the same object, finds its pair by one lookup (:func:`plain_key`)."""
+        key = None if kwargs else plain_key(args)
+        if key is not None:
+            key = (tuple(wrt), key)
+            entry = self._splits.get(key)
+            if entry is not None and all(r.current() is r.value for r in self._reads.values()) \
+                    and not env.stale(entry.reads):
+                env.record_all(entry.reads)  # a derivative being made depends on them
+                return entry
         bound = self._bind(args, kwargs)
         self._check_env()  # a name f's code read is bound to something else: made again
         code = self._specialise(bound).__srcad_raw__
-        return pipeline.CALLEES.split_call(code, wrt, args, kwargs)
+        entry = pipeline.CALLEES.split_call(code, wrt, args, kwargs)
+        if key is not None:
+            self._splits[key] = entry
+        return entry
 
     def _check_env(self):
         with self._lock:
@@ -128,6 +144,7 @@ class Transformed:
     def _forget(self):
         """Drop every specialisation (made again on the next call)."""
         self._cache.clear()
+        self._splits.clear()
         self._last = None
         self._reads = {}
         if self._function is not None:
@@ -300,6 +317,19 @@ class _ByRank:
         exec(compile(text, "<srcad rank lookup>", "exec"), namespace)  # noqa: S102
         self.call = namespace["call"]
         self.call.by_rank = self
+
+
+def plain_key(values):
+    """What decides the code made for plain arguments (numbers, arrays): their types, and the
+    ranks and dtypes of the arrays; None for anything else (containers, functions, objects,
+    records take the full path, keyed by :func:`cache_key`)."""
+    key = tuple(map(type, values))
+    for t in key:
+        if t is not float and t is not np.ndarray and t is not int and t is not np.float64:
+            return None
+    if np.ndarray in key:
+        key += tuple((v.ndim, v.dtype.char) for v in values if type(v) is np.ndarray)
+    return key
 
 
 def cache_key(args):

@@ -68,6 +68,10 @@ class ValueKinds:
             rank = self._index_rank(prim.args[0], prim.args[1])
             if rank is not None and rank >= 0:
                 return ARRAY if rank >= 1 else SCALAR  # x[i], x[i, j]: an axis per int
+            index = prim.args[1]
+            if isinstance(index, ir.Slice) or isinstance(index, ir.Index) and any(
+                    isinstance(i, ir.Slice) for i in index.items):
+                return ARRAY  # a slice of an array keeps that axis: an array, whatever else
         if fn is operator.getitem and kinds[0] == SEQ or isinstance(fn, ir.Method) and (
             fn.name == "pop" and kinds[0] == SEQ
         ):
