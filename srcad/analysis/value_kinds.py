@@ -91,6 +91,9 @@ class ValueKinds:
             fn = registry.methods.get(fn.name)
             if fn is None:
                 return ANY
+        out = _einsum_output(prim)
+        if out is not None:
+            return ARRAY if out else SCALAR  # np.einsum("ij,jk->ik", ...): the output's axes
         if fn in _PRODUCTS and len(prim.args) == 2 and not prim.kwargs and \
                 self.rank(prim.args[0]) == 1 and self.rank(prim.args[1]) == 1:
             return SCALAR  # the inner product of two vectors
@@ -190,6 +193,9 @@ class ValueKinds:
         if value.kwargs:
             return MIXED
         fn, args = value.fn, value.args
+        out = _einsum_output(value)
+        if out:
+            return len(out)
         if fn in (np.array, np.asarray) and len(args) == 1 and isinstance(args[0], ir.Var):
             # np.array([a, b, c]) of numbers: a vector
             if self.kind(args[0]) == SEQ and self.elems.get(args[0].name) == SCALAR:
@@ -262,3 +268,16 @@ class ValueKinds:
         return value.fn in (operator.add, operator.sub, operator.mul, operator.floordiv,
                             operator.mod, operator.neg) and all(self._is_int(a)
                                                                 for a in value.args)
+
+
+def _einsum_output(prim):
+    """The output subscripts of ``np.einsum("...->out", ...)`` written out (a string constant
+    with ``->``, no ellipsis, no keywords), else None."""
+    if prim.fn is not np.einsum or prim.kwargs or not prim.args:
+        return None
+    spec = prim.args[0]
+    if not (isinstance(spec, ir.Const) and isinstance(spec.value, str)) or (
+            spec.value.count("->") != 1 or "." in spec.value):
+        return None
+    out = spec.value.split("->")[1].strip()
+    return out if out.isalpha() or not out else None
