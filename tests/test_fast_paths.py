@@ -163,3 +163,36 @@ def test_hessian_and_hvp_sequence(x):
         v = np.linspace(1.0, 2.0, np.size(xs)).reshape(np.shape(xs)) if np.ndim(xs) else 1.5
         got = srcad.hvp(f, (xs, 0.7), v)
         _close(got, np.tensordot(want, v, axes=np.ndim(xs)) if np.ndim(xs) else want * v)
+
+
+def vector_out(x, w, scale=2.0):
+    return np.sin(x * w) * scale + x[::-1] * w
+
+
+def a_vector_out(x, w, scale=2.0):
+    return anp.sin(x * w) * scale + x[::-1] * w
+
+
+@pytest.mark.parametrize("wrt", [0, 1, (0, 1), (1, 0)])
+def test_reverse_jacobian_rows_share_one_forward_part(wrt):
+    """A vector output's reverse Jacobian runs f's forward part once and its backward part per
+    row (the context read, never changed): each row right, call after call, for arguments
+    of other kinds and shapes, a default given or not, and an integer array refused."""
+    jac = srcad.jacobian(vector_out, wrt=wrt)
+    for x, w, extra in [(np.linspace(0.1, 0.9, 3), 1.3, ()), (np.linspace(0.1, 0.9, 5), 0.7, ()),
+                        (np.linspace(0.2, 0.8, 3), np.linspace(0.5, 1.5, 3), ()),
+                        (np.linspace(0.1, 0.9, 3), 1.3, (3.0,)),
+                        (np.linspace(0.1, 0.9, 4), 2, ())]:
+        got = jac(x, w, *extra)
+        wrts = wrt if isinstance(wrt, tuple) else (wrt,)
+        want = [autograd.jacobian(a_vector_out, k)(x, float(w) if k == 1 and np.ndim(w) == 0
+                                                   else w, *extra) for k in wrts]
+        got = got if isinstance(wrt, tuple) else (got,)
+        for g, h in zip(got, want):
+            _close(g, h)
+        fd = numerical_grad(lambda v: float(np.sum(vector_out(v, w, *extra))), (x,))
+        if 0 in wrts:
+            _close(np.sum(got[wrts.index(0)], axis=0), fd, 1e-5)
+    if 0 in (wrt if isinstance(wrt, tuple) else (wrt,)):
+        with pytest.raises(WrtError, match="dtype"):
+            jac(np.arange(3), 1.0)
