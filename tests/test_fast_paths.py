@@ -190,7 +190,8 @@ def test_reverse_jacobian_rows_share_one_forward_part(wrt):
         got = got if isinstance(wrt, tuple) else (got,)
         for g, h in zip(got, want):
             _close(g, h)
-        fd = numerical_grad(lambda v: float(np.sum(vector_out(v, w, *extra))), (x,))
+        fd = numerical_grad(lambda v, w=w, extra=extra: float(np.sum(vector_out(v, w, *extra))),
+                            (x,))
         if 0 in wrts:
             _close(np.sum(got[wrts.index(0)], axis=0), fd, 1e-5)
     if 0 in (wrt if isinstance(wrt, tuple) else (wrt,)):
