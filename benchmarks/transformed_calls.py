@@ -1,7 +1,9 @@
 """Cost per call of every transformed function against ``grad``'s on the same function.
 
 Each row is one function and argument; each column one API, timed after a first call (which
-makes the code), as microseconds per call and as a ratio to the derivative it must compute:
+makes the code), as microseconds per call (the best of seven stretches that go round-robin
+over the APIs, so that load from other processes falls on all alike) and as a ratio to the
+derivative it must compute:
 
 - ``grad``: ``srcad.grad(f)(x)``, the reference, made once;
 - ``vjp``: ``srcad.vjp(f, x)`` then the pullback of 1.0 (a primal and a gradient);
@@ -41,41 +43,58 @@ def loop(x):
     return total
 
 
-def per_call(fn, seconds=0.2):
-    fn()
+def per_call(fn, seconds=0.05):
+    """Microseconds per call of ``fn``, over one stretch of at least ``seconds``."""
     n, start = 0, time.perf_counter()
     while True:
-        for _ in range(50):
+        for _ in range(20):
             fn()
-        n += 50
+        n += 20
         elapsed = time.perf_counter() - start
         if elapsed > seconds:
             return elapsed / n * 1e6
 
 
+def timed(calls, rounds=7):
+    """The best time per call of each of ``calls`` (name -> thunk) over ``rounds`` rounds that
+    go round-robin over them, so that load from other processes falls on all alike."""
+    for fn in calls.values():
+        fn()  # the first call makes the code
+    best = dict.fromkeys(calls, float("inf"))
+    for _ in range(rounds):
+        for name, fn in calls.items():
+            best[name] = min(best[name], per_call(fn))
+    return best
+
+
 def row(name, f, x):
     g = srcad.grad(f)
     size = int(np.size(x))
-    ref = per_call(lambda: g(x))
     _, pullback = srcad.vjp(f, x)
     jac, jrev, jfwd = srcad.jacobian(f), srcad.jacrev(f), srcad.jacfwd(f)
     v = np.ones_like(x) if np.ndim(x) else 1.0
-    times = {
-        "grad": (ref, 1),
-        "vjp": (per_call(lambda: srcad.vjp(f, x)[1](1.0)), 1),
-        "pullback": (per_call(lambda: pullback(1.0)), 1),
-        "jacobian": (per_call(lambda: jac(x)), 1),
-        "jacrev": (per_call(lambda: jrev(x)), 1),
-        "jacfwd": (per_call(lambda: jfwd(x)), size) if size <= 100 else None,
-        "jvp": (per_call(lambda: srcad.jvp(f, (x,), (v,))), 1),
+    calls = {
+        "grad": lambda: g(x),
+        "vjp": lambda: srcad.vjp(f, x)[1](1.0),
+        "pullback": lambda: pullback(1.0),
+        "jacobian": lambda: jac(x),
+        "jacrev": lambda: jrev(x),
+        "jvp": lambda: srcad.jvp(f, (x,), (v,)),
     }
+    if size <= 100:
+        calls["jacfwd"] = lambda: jfwd(x)
     if not np.ndim(x):
-        gg = srcad.grad(srcad.grad(f))
-        ref2 = per_call(lambda: gg(x))
-        hess = srcad.hessian(f)
-        times["grad(grad)"] = (ref2, ref2 / ref)
-        times["hessian"] = (per_call(lambda: hess(x)), ref2 / ref)
-        times["hvp"] = (per_call(lambda: srcad.hvp(f, x, 1.0)), ref2 / ref)
+        gg, hess = srcad.grad(srcad.grad(f)), srcad.hessian(f)
+        calls["grad(grad)"] = lambda: gg(x)
+        calls["hessian"] = lambda: hess(x)
+        calls["hvp"] = lambda: srcad.hvp(f, x, 1.0)
+    best = timed(calls)
+    ref = best["grad"]
+    times = {api: (t, size if api == "jacfwd" else 1) for api, t in best.items()}
+    if "grad(grad)" in best:
+        ref2 = best["grad(grad)"]
+        for api in ("grad(grad)", "hessian", "hvp"):
+            times[api] = (best[api], ref2 / ref)
     cells = [f"{name}"]
     for api, entry in times.items():
         if entry is not None:

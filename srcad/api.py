@@ -25,6 +25,7 @@ from .core import env, functions, ir
 from .core.kinds import item_kinds, kind_of_value, with_complex
 from .errors import SrcadError, WrtError
 from .frontend import entry
+from .frontend.lower_callees import classes_of
 from .specialise import (
     ALL,
     Transformed,
@@ -32,6 +33,7 @@ from .specialise import (
     check_arrays,
     check_wrt_value,
     is_transformed,
+    plain_key,
     resolve_wrt,
     transformed_of,
 )
@@ -210,9 +212,18 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
     """
     if backend != "python":
         _numba_allowed(f, has_aux, backend)
+    check_arrays(f, dict(enumerate(args)))  # before f runs on them
+    fast = None if has_aux or backend != "python" or not (wrt is None or _plain_wrt(wrt)) \
+        else (f, wrt, len(args))
+    known = _vjps.get(fast) if fast is not None else None
+    if known is not None:  # made before for this function, wrt and number of arguments
+        called, transformed, gradient = known
+        value = called(*args)
+        if gradient is not None and (type(value) is float or type(value) is np.float64):
+            return value, _scalar_pullback(value, transformed, gradient, args)
+        return value, _pullback(value, transformed, args)
     if wrt is None:
         wrt = tuple(range(len(args)))
-    check_arrays(f, dict(enumerate(args)))  # before f runs on them
     f = _named_star_args(f, len(args))
     if has_aux:
         if is_transformed(f):
@@ -230,27 +241,42 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
     else:
         value = f(*args)
     transformed = _transform(f, wrt, "vjp", backend)
+    gradient = None
     if type(value) is float or type(value) is np.float64:
-        # the pullback of 1.0 of a scalar is the gradient: the grad code (no product by
-        # the seed) gives the same numbers, since 1.0 * g == g exactly
         gradient = _transform(f, wrt, "grad", backend).function
-
-        def scalar_pullback(dy):
-            if type(dy) is float and dy == 1.0:
-                return gradient(*args)
-            _check_companion(value, dy, "cotangent")
-            return transformed(dy, *args)
-
-        return (value, scalar_pullback, aux) if has_aux else (value, scalar_pullback)
-
-    def pullback(dy):
-        _check_companion(value, dy, "cotangent")
-        return transformed(dy, *args)
-
+        pullback = _scalar_pullback(value, transformed, gradient, args)
+    else:
+        pullback = _pullback(value, transformed, args)
+    if fast is not None:
+        _vjps[fast] = (f, transformed, gradient)
     return (value, pullback, aux) if has_aux else (value, pullback)
 
 
 _AUX_SHIMS = weakref.WeakKeyDictionary()  # function -> its has_aux shim (vjp), made once
+#: (f, wrt as given, number of arguments) -> (the function called for the value, its vjp
+#: Transformed, its gradient function or None): a later vjp of f skips everything but the calls
+_vjps = functions.ByFunction()
+
+
+def _scalar_pullback(value, transformed, gradient, args):
+    """The pullback of a scalar ``value``: the pullback of 1.0 is the gradient, so the grad
+    code (no product by the seed) gives the same numbers, since 1.0 * g == g exactly."""
+
+    def scalar_pullback(dy):
+        if type(dy) is float and dy == 1.0:
+            return gradient(*args)
+        _check_companion(value, dy, "cotangent")
+        return transformed(dy, *args)
+
+    return scalar_pullback
+
+
+def _pullback(value, transformed, args):
+    def pullback(dy):
+        _check_companion(value, dy, "cotangent")
+        return transformed(dy, *args)
+
+    return pullback
 
 
 def jvp(f, primals, tangents, wrt=None, backend="python"):
@@ -269,6 +295,12 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
     if known is None:
         known = _jvp_target(f, wrt, len(primals))
     f, params, names = known
+    fast = _jvp_fast.get((f, names)) if backend == "python" else None
+    if fast is not None and len(tangents) == len(names):
+        fn = fast.get(plain_key(primals))
+        if fn is not None and _same_shapes(primals, tangents, fn.__srcad_positions__) and (
+                not fn.__srcad_reads__ or not env.stale(fn.__srcad_reads__)):
+            return fn(*primals, *tangents)
     for name in names:
         value = primals[params.index(name)] if params.index(name) < len(primals) else None
         if pytrees.is_record(value):
@@ -316,17 +348,43 @@ def _jvp_target(f, wrt, n):
     return f, params, names
 
 
+def _same_shapes(primals, tangents, positions):
+    """Each tangent has its primal's shape (checked in full, by _check_companion, the first
+    time; the types of both are the same as then, so only arrays' shapes can differ)."""
+    for k, p in enumerate(positions):
+        a, t = primals[p], tangents[k]
+        if type(a) is np.ndarray or type(t) is np.ndarray:
+            if type(a) is not type(t) or a.shape != t.shape:
+                return False
+        elif type(t) is not float and type(t) is not np.float64:
+            return False
+    return True
+
+
+#: (f, wrt names) -> {:func:`srcad.specialise.plain_key` -> forward-mode function}, for calls
+#: passing all the parameters positionally: what jvp, hvp and jacfwd find first
+_jvp_fast = functions.ByFunction()
+
+
 def _jvp_function(f, names, primals, backend="python"):
     """The forward-mode function for these arguments (the defaults filled in as they are now)
     and the full argument list to call it with."""
     # the cache's key: the Numba backend's code is another function
     keyed = (*names, backend) if backend != "python" else names
+    fast = _jvp_fast.get((f, names)) if backend == "python" else None
+    if fast is not None:
+        known = fast.get(plain_key(primals))
+        if known is not None and (not known.__srcad_reads__
+                                  or not env.stale(known.__srcad_reads__)):
+            return known, primals
     transformed = transformed_of(f) if is_transformed(f) else None
     user = transformed._user if transformed is not None else f
     if _all_given(user, primals):
         full = list(primals)
         known = _jvp_cache.get((f, keyed, cache_key(full)))
         if known is not None and not env.stale(known.__srcad_reads__):
+            if backend == "python":
+                _remember_jvp(f, names, primals, known, user)
             return known, full
     bound = inspect.signature(user).bind(*primals)
     bound.apply_defaults()
@@ -346,11 +404,27 @@ def _jvp_function(f, names, primals, backend="python"):
         if transformed is not None:
             transformed._check_env()
             target = transformed.python_code(bound)
-        fn, text = pipeline.tangent(target, names, kinds, items, backend=backend)
+        fn, text = pipeline.tangent(target, names, kinds, items, fixed=classes_of(values),
+                                    backend=backend)
     fn.__srcad_source__ = text
     fn.__srcad_reads__ = tuple(reads.values())
     _jvp_cache[key] = fn
+    if _all_given(user, primals) and backend == "python":
+        _remember_jvp(f, names, primals, fn, user)
     return fn, full
+
+
+def _remember_jvp(f, names, primals, fn, user):
+    """Let the next call with arguments of the same kinds find ``fn`` by its plain key."""
+    key = plain_key(primals)
+    if key is None or any(map(pytrees.is_record, primals)):
+        return
+    params = list(inspect.signature(user).parameters)
+    fn.__srcad_positions__ = tuple(params.index(n) for n in names)
+    fast = _jvp_fast.get((f, names))
+    if fast is None:
+        fast = _jvp_fast[(f, names)] = {}
+    fast[key] = fn
 
 
 def _all_given(user, primals):
@@ -441,11 +515,14 @@ def clear_cache():
     with pipeline.LOCK:
         for t in list(ALL):
             t._cache.clear()
+            t._splits.clear()
             t._last = None
             if t._function is not None:
                 dispatch.reset(t._function)
         _jvp_cache.clear()
         _jvp_targets.clear()
+        _jvp_fast.clear()
+        _vjps.clear()
         _transforms.clear()
         pipeline.CALLEES.clear()
     gc.collect()  # generated code in reference cycles (recursive helpers): and its lines

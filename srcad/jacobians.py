@@ -4,22 +4,26 @@ shapes) has shape ``output.shape + input.shape``.
 
 Each function made here transforms ``f`` once per specialisation, like ``grad``: a
 :class:`_Jacobian` holds the transformed functions it calls (``grad`` for a scalar
-output, the ``vjp`` code a row at a time otherwise, the forward-mode code a column at a time)
-and calls them directly, so a call costs the passes it needs and little more.
+output; otherwise ``f``'s forward part once and its backward part a row at a time, or the
+``vjp`` code a row at a time; the forward-mode code a column at a time) and calls them
+directly, so a call costs the passes it needs and little more.
 
-Imports ``srcad.api`` and ``srcad.specialise`` (its own layer) and ``srcad.errors``.
+Imports ``srcad.api``, ``srcad.pipeline`` (the split of ``f``) and ``srcad.specialise`` (its
+own layer), ``srcad.core`` and ``srcad.errors``.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
-from . import api, pytrees
-from .core import functions
-from .errors import MissingRuleError, NonScalarOutputError, WrtError
-from .specialise import Transformed, cache_key
+from . import api, pipeline, pytrees
+from .core import env, functions
+from .core.kinds import kind_of_value, rank_of_value
+from .errors import MissingRuleError, NonScalarOutputError, SrcadError, WrtError
+from .specialise import Transformed, cache_key, check_wrt_value, plain_key
 
 __all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp"]
 
@@ -125,11 +129,19 @@ def _refuse_records(f, args, index):
                            "value_and_grad and vjp take records)")
 
 
+def _copies(grads, args, index):
+    """The gradients ``grad`` returned, as a Jacobian's rows: copied, as the rows ``vjp``
+    makes are (never an array the function also holds)."""
+    return [float(g) if type(args[p]) is float else
+            np.array(g, dtype=float) if np.shape(args[p]) else float(g)
+            for g, p in zip(grads, index)]
+
+
 def _position(f, w):
     if isinstance(w, int):
         return w
     user = f._user if isinstance(f, Transformed) else f
-    params = list(__import__("inspect").signature(user).parameters)
+    params = list(inspect.signature(user).parameters)
     return params.index(w)
 
 
@@ -150,11 +162,17 @@ class _Jacobian:
         self.grad = self.vjp = None
         self.vector = set()  # cache keys for which the output was not a scalar
         self.target = self.names = None
+        self.checked = set()  # argument types found to hold no record where wrt points
+        self.no_split = set()  # plain keys (srcad.specialise.plain_key) taking the vjp code
+        self.splits = {}  # plain key -> f's split (srcad.transform.calls.Split)
 
     def __call__(self, *args):
-        if self.index is None:
-            self.index = tuple(_position(self.f, w) for w in self.wrt)
-        _refuse_records(self.f, args, self.index)
+        types = tuple(map(type, args))
+        if types not in self.checked:
+            if self.index is None:
+                self.index = tuple(_position(self.f, w) for w in self.wrt)
+            _refuse_records(self.f, args, self.index)  # records are told by their types
+            self.checked.add(types)
         if self.mode == "rev":
             result = self._rev(args)
         else:
@@ -163,6 +181,13 @@ class _Jacobian:
 
     def _rev(self, args):
         index = self.index
+        if not self.vector and self.grad is not None:  # every output so far was a scalar
+            try:
+                grads = self.grad(*args)
+            except NonScalarOutputError:
+                pass
+            else:
+                return _copies(grads, args, index)
         key = cache_key(args)
         if key not in self.vector:
             if self.grad is None:
@@ -172,15 +197,24 @@ class _Jacobian:
             except NonScalarOutputError:
                 self.vector.add(key)
             else:
-                # copied, as the rows below are: never an array the function also holds
-                return [np.array(g, dtype=float) if np.shape(args[p]) else float(g)
-                        for g, p in zip(grads, index)]
-        if self.vjp is None:
-            self.vjp = api._transform(self.f, index, "vjp")
-        value = self.f(*args)
+                return _copies(grads, args, index)
+        pair = self._split(args)
+        if pair is not None:  # one forward part, then a backward part per row
+            value, ctx = pair[0](*args)
+            backward = pair[1]
+            if len(index) == 1:
+                def pullback(seed, *_):
+                    return (backward(ctx, seed),)
+            else:
+                def pullback(seed, *_):
+                    return backward(ctx, seed)
+        else:
+            if self.vjp is None:
+                self.vjp = api._transform(self.f, index, "vjp")
+            value = self.f(*args)
+            pullback = self.vjp
         out_shape = np.shape(value)
         rows = [[] for _ in index]
-        pullback = self.vjp
         for i in np.ndindex(*out_shape) if out_shape else [()]:
             seed = np.zeros(out_shape)
             seed[i] = 1.0
@@ -191,12 +225,53 @@ class _Jacobian:
                 if out_shape or np.shape(args[p]) else float(r[0])
                 for r, p in zip(rows, index)]
 
+    def _split(self, args):
+        """The forward and backward parts of ``f`` for these arguments, when they are plain
+        (numbers and float arrays, all given by position) and ``f`` is a plain function: the
+        rows of a Jacobian then share one forward part (its context is read, never changed, by
+        each backward part) instead of a whole ``vjp`` pass each. None otherwise (the ``vjp``
+        code, a row at a time)."""
+        key = plain_key(args)
+        if key is None or key in self.no_split:
+            return None
+        entry = self.splits.get(key)
+        if entry is not None and not env.stale(entry.reads) and (
+                entry.defaults[0] is self.f.__defaults__
+                and entry.defaults[1] is self.f.__kwdefaults__):
+            return entry.fwd.cell_contents, entry.bwd.cell_contents
+        if not functions.is_user_function(self.f) or not api._all_given(self.f, args):
+            self.no_split.add(key)
+            return None
+        params = list(inspect.signature(self.f).parameters)
+        for p in self.index:
+            if type(args[p]) is int:  # the full path differentiates it as a float
+                self.no_split.add(key)
+                return None
+            check_wrt_value(self.f, params[p], args[p])  # an integer array: refused here too
+        values = dict(zip(params, args))
+        try:
+            entry = pipeline.CALLEES.split(
+                self.f, [params[p] for p in self.index],
+                {p: kind_of_value(v) for p, v in values.items()}, None,
+                {p: rank_of_value(v) for p, v in values.items()})
+        except SrcadError:
+            self.no_split.add(key)  # the full path says what it refuses, or does it another way
+            return None
+        self.splits[key] = entry  # made again when a name it read means something else
+        return entry.fwd.cell_contents, entry.bwd.cell_contents
+
     def _fwd(self, args):
         index = self.index
         if self.names is None:
             known = api._jvp_targets.get((self.f, index, len(args)))
             self.target, _, self.names = known or api._jvp_target(self.f, index, len(args))
         fn, full = api._jvp_function(self.target, self.names, args)
+        if all(type(args[q]) is float for q in index):  # numbers: one pass each, no arrays
+            result = []
+            for k in range(len(index)):
+                value, t = fn(*full, *[1.0 if j == k else 0.0 for j in range(len(index))])
+                result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
+            return result
         zeros = [np.zeros(np.shape(args[q])) if np.shape(args[q]) else 0.0 for q in index]
         result = []
         for k, p in enumerate(index):

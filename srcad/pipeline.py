@@ -245,11 +245,13 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
 
 
 @_serialised
-def tangent(func, wrt, kinds, items=None, inner=False, arity=None, backend="python"):
+def tangent(func, wrt, kinds, items=None, inner=False, arity=None, fixed=None,
+            backend="python"):
     """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``;
-    ``backend="numba"``: compiled by Numba at its first call (see :func:`adjoint`)."""
+    ``fixed``: the functions and objects passed (see :func:`to_ssa`); ``backend="numba"``:
+    compiled by Numba at its first call (see :func:`adjoint`)."""
 
-    fn, namer = to_ssa(func, arity=arity)
+    fn, namer = to_ssa(func, arity=arity, fixed=fixed)
     analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
                         callees=CALLEES)
     alias.check(fn, analysis)
@@ -284,9 +286,11 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, backend="pyth
     return compiled, compiled.__srcad_source__
 
 
-def make_split(func, wrt, kinds, entry, arity=None):
-    """Fill ``entry`` (a :class:`srcad.calls.Split`) with ``func``'s forward and backward parts."""
-    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, arity=arity, split=True)
+def make_split(func, wrt, kinds, entry, arity=None, ranks=None):
+    """Fill ``entry`` (a :class:`srcad.calls.Split`) with ``func``'s forward and backward parts
+    (for array arguments of these ``ranks``, where the caller knows them)."""
+    fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, arity=arity, split=True,
+                                                 ranks=ranks)
     entry.result_kind = analysis.kind(gen.result)
     kept, branch_only = gen.kept
     own = {id(cell): name for name, cell in gen.cells.items()}  # a recursive call's names

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import numbers
 import threading
 import weakref
 
@@ -28,9 +27,10 @@ import numpy as np
 
 from . import pipeline, pytrees
 from .backend import dispatch
+from .checks import check_arrays, check_holomorphic_wrt, check_wrt_value  # noqa: F401
 from .core import env
-from .core.kinds import any_duck, duck_array, foreign_array, is_complex_value
-from .errors import BackendError, SourceUnavailableError, WrtError
+from .core.kinds import any_duck, duck_array
+from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
 from .frontend.lower_callees import fixed_function
 from .runtime import arrays
@@ -59,6 +59,7 @@ class Transformed:
         self._python = None  # the Python backend's Transformed, for python_code (numba)
         self._params, self._wrt, self._single = resolve_wrt(f, wrt)
         self._cache = {}
+        self._splits = {}  # (wrt, plain_key of the arguments) -> split_call's pair
         self._lock = threading.RLock()
         self._last = None
         self._reads = {}  # what the specialisations were made for (srcad.env): key -> Read
@@ -118,11 +119,26 @@ class Transformed:
     def split_call(self, wrt, args, kwargs):
         """The forward/backward pair of the code this derivative runs for these arguments,
         differentiated with respect to its parameters ``wrt``: how a call of it inside
-        differentiated code is differentiated (``srcad.runtime.derivative_fwd``)."""
+        differentiated code is differentiated (``srcad.runtime.derivative_fwd``).
+
+        Called at every run of that code (once per loop iteration, say): a call with plain
+        arguments (numbers, arrays) of kinds seen before, while every name the code read is
+        bound to the same object, finds its pair by one lookup (:func:`plain_key`)."""
+        key = None if kwargs else plain_key(args)
+        if key is not None:
+            key = (tuple(wrt), key)
+            entry = self._splits.get(key)
+            if entry is not None and all(r.current() is r.value for r in self._reads.values()) \
+                    and not env.stale(entry.reads):
+                env.record_all(entry.reads)  # a derivative being made depends on them
+                return entry
         bound = self._bind(args, kwargs)
         self._check_env()  # a name f's code read is bound to something else: made again
         code = self.python_code(bound)
-        return pipeline.CALLEES.split_call(code, wrt, args, kwargs)
+        entry = pipeline.CALLEES.split_call(code, wrt, args, kwargs)
+        if key is not None:
+            self._splits[key] = entry
+        return entry
 
     def python_code(self, bound):
         """The Python code this derivative runs for the arguments ``bound``: what a derivative
@@ -145,6 +161,7 @@ class Transformed:
     def _forget(self):
         """Drop every specialisation (made again on the next call)."""
         self._cache.clear()
+        self._splits.clear()
         self._last = None
         self._reads = {}
         if self._function is not None:
@@ -332,6 +349,19 @@ class _ByRank:
         self.call.by_rank = self
 
 
+def plain_key(values):
+    """What decides the code made for plain arguments (numbers, arrays): their types, and the
+    ranks and dtypes of the arrays; None for anything else (containers, functions, objects,
+    records take the full path, keyed by :func:`cache_key`)."""
+    key = tuple(map(type, values))
+    for t in key:
+        if t is not float and t is not np.ndarray and t is not int and t is not np.float64:
+            return None
+    if np.ndarray in key:
+        key += tuple((v.ndim, v.dtype.char) for v in values if type(v) is np.ndarray)
+    return key
+
+
 def cache_key(args):
     """The cache key: argument types, plus the kinds inside containers (their items' kinds
     specialise the code as much as the top-level types do), or plus the arrays' ranks."""
@@ -434,70 +464,6 @@ def resolve_wrt(f, wrt):
                            hint="list each parameter once")
         names.append(name)
     return params, tuple(names), single
-
-
-def check_arrays(f, values):
-    """Refuse an argument that is an array of the array API standard without NumPy's dispatch
-    protocols (``wrt`` or not: NumPy calls would convert it, see srcad.runtime.arrays)."""
-    for name, value in values.items():
-        if foreign_array(value):
-            raise arrays.refuse_foreign(value, f"argument {name!r}",
-                                        getattr(f, "__code__", None))
-        if duck_array(value) and value.dtype.kind == "c":
-            code = getattr(f, "__code__", None)
-            raise BackendError(
-                f"argument {name!r} is a complex {type(value).__module__.split('.')[0]} array: "
-                "srcad's complex support covers NumPy arrays and Python/NumPy numbers",
-                filename=getattr(code, "co_filename", None),
-                lineno=getattr(code, "co_firstlineno", None),
-                hint="compute with a NumPy array (np.asarray(x)), or split it into its real "
-                     "and imaginary parts")
-
-
-def check_wrt_value(f, name, value):
-    code = f.__code__
-    if isinstance(value, (list, tuple, dict)) and value:
-        items = value.values() if isinstance(value, dict) else value
-        for item in items:
-            check_wrt_value(f, name, item)
-        return
-    if foreign_array(value):
-        raise arrays.refuse_foreign(value, f"argument {name!r}", code)
-    if isinstance(value, np.ndarray) or duck_array(value):
-        if value.dtype.kind not in "fc":
-            raise WrtError(
-                f"argument {name!r} is an array of dtype {value.dtype}: srcad differentiates "
-                "floating-point and complex arrays only", filename=code.co_filename,
-                lineno=code.co_firstlineno,
-                hint=_dtype_hint(name, value.dtype))
-        return
-    if isinstance(value, (numbers.Complex, np.number)) and not isinstance(
-        value, (bool, np.bool_)
-    ):
-        return
-    raise WrtError(
-        f"argument {name!r} is {type(value).__name__}, not a number or array: srcad cannot "
-        "differentiate with respect to it", filename=code.co_filename,
-        lineno=code.co_firstlineno,
-        hint="pass a float, a float NumPy array, or a list/tuple/dict of them, or leave this "
-        "argument out of wrt")
-
-
-def check_holomorphic_wrt(f, name, value):
-    """``holomorphic=True`` differentiates with respect to complex arguments only (as JAX)."""
-    if not is_complex_value(value):
-        code = f.__code__
-        raise WrtError(f"argument {name!r} is real: grad(..., holomorphic=True) takes complex "
-                       "arguments", filename=code.co_filename, lineno=code.co_firstlineno,
-                       hint=f"pass {name} + 0j, or leave holomorphic out for a real argument")
-
-
-def _dtype_hint(name, dtype):
-    """What to do with an array of a dtype srcad does not differentiate."""
-    if dtype.kind in "iub":
-        return f"pass {name}.astype(float)"
-    return (f"pass an array of numbers: np.asarray({name}, dtype=float) if its items are "
-            "numbers")
 
 
 def _cast_grads(result, casts, mode, single):

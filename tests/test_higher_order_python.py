@@ -244,8 +244,20 @@ def test_refused_with_the_line_and_a_hint(func, args, cls, where, marker, hint):
     assert hint in info.value.hint
 
 
-def test_a_function_parameter_of_the_differentiated_function_is_refused_in_forward_mode():
-    # reverse mode makes the code per function passed (tests/test_programs_entry.py)
-    with pytest.raises(UnsupportedSyntaxError, match="calling the local value 'f'") as info:
-        srcad.jvp(hc.apply, (np.sin, 0.7), (1.0,), wrt=1)
-    assert "apply(np.sin, x)" in info.value.hint
+PASSED_FUNCTIONS = [np.sin, np.exp, np.tanh, math.cos, hc.apply_default]
+PASSED_TO = [hc.apply, hc.apply_twice, hc.apply_through]
+
+
+@pytest.mark.parametrize("fn", PASSED_FUNCTIONS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("through", PASSED_TO, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [0.3, 0.7])
+def test_a_function_parameter_in_forward_mode(fn, through, x):
+    """Forward mode makes the code per function passed, as reverse mode does: the tangent
+    equals reverse mode's gradient and finite differences, for each function (one code each:
+    a second function gives its own derivative, not the first one's)."""
+    value, tangent = srcad.jvp(through, (fn, x), (1.0,), wrt=1)
+    assert value == pytest.approx(through(fn, x), rel=1e-12)
+    assert tangent == pytest.approx(srcad.grad(through, wrt=1)(fn, x), rel=1e-9)
+    step = 1e-6
+    fd = (through(fn, x + step) - through(fn, x - step)) / (2 * step)
+    assert tangent == pytest.approx(fd, rel=1e-5, abs=1e-8)

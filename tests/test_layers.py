@@ -23,7 +23,8 @@ LAYERS = [
     "srcad.transform",
     "srcad.backend",
     "srcad.pipeline",
-    ("srcad.specialise", "srcad.api", "srcad.jacobians", "srcad.extend", "srcad.pytrees"),
+    ("srcad.specialise", "srcad.checks", "srcad.api", "srcad.jacobians", "srcad.extend",
+     "srcad.pytrees"),
     "srcad.tools",
     ("srcad", "srcad.__main__"),
 ]

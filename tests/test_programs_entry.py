@@ -26,7 +26,7 @@ from srcad.check import numerical_grad
 
 import srcad
 from srcad import tape
-from srcad.errors import SourceUnavailableError, UnsupportedSyntaxError
+from srcad.errors import MissingRuleError, SourceUnavailableError, UnsupportedSyntaxError
 from srcad.frontend import entry
 
 
@@ -220,9 +220,30 @@ def test_derivative_passed_as_the_function():
         numerical_grad(pc.apply, (d, 0.5), 1), rel=1e-6)
 
 
-def test_forward_mode_with_function_passed_refused():
-    with pytest.raises(UnsupportedSyntaxError, match="calling the local value 'f'"):
-        srcad.jvp(pc.apply, (np.sin, 0.5), (1.0,), wrt=1)
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=FN_IDS)
+@pytest.mark.parametrize("x", [0.4, -0.9, np.array([0.3, 1.1])])
+def test_forward_mode_with_function_passed(fn, x):
+    """Forward mode makes the code for the function passed too: the tangent agrees with
+    reverse mode, finite differences and autograd."""
+    v = np.ones_like(x) if np.ndim(x) else 1.0
+    value, tangent = srcad.jvp(pc.apply, (fn, x), (v,), wrt=1)
+    assert _close(value, pc.apply(fn, x))
+    fd = numerical_grad(lambda y: float(np.sum(pc.apply(fn, y))), (x,), 0)
+    assert _close(tangent, fd, 1e-6, 1e-8)  # elementwise: the tangent of ones is the gradient
+    autograd = pytest.importorskip("autograd")
+    theirs = autograd.elementwise_grad(pc.apply, 1)(_autograd_twin(fn), x)
+    assert _close(tangent, theirs, 1e-10, 1e-12)
+
+
+def test_forward_mode_never_runs_another_functions_code():
+    for fn in FUNCTIONS * 2:
+        _, tangent = srcad.jvp(pc.apply, (fn, 0.7), (1.0,), wrt=1)
+        assert tangent == pytest.approx(numerical_grad(pc.apply, (fn, 0.7), 1), rel=1e-6)
+
+
+def test_forward_mode_over_a_derivative_passed_refused():
+    with pytest.raises(MissingRuleError, match="not in forward mode"):
+        srcad.jvp(pc.apply, (srcad.grad(pc.cube), 0.5), (1.0,), wrt=1)
 
 
 def _autograd_twin(fn):

@@ -27,6 +27,8 @@ from ..runtime import family_of
 _MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
 #: srcad's own helpers whose result has the structure of one argument (its position)
 _SHAPED_LIKE = {"zeros_like": 0, "grad_array": 1}
+#: products whose result for two vectors is a number
+_PRODUCTS = (np.dot, np.inner, np.vdot, np.matmul, operator.matmul)
 _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
           operator.mod, operator.floordiv, operator.neg, operator.pos, operator.matmul}
 
@@ -63,9 +65,13 @@ class ValueKinds:
                 return SEQ  # a tuple of ints (its element kind is recorded in _kinds)
             return ARRAY if fn.name == "T" and kinds[0] == ARRAY else ANY
         if fn is operator.getitem and kinds[0] == ARRAY and len(prim.args) == 2:
-            rank = self.rank(prim.args[0])
-            if rank is not None and self._is_int(prim.args[1]):
-                return ARRAY if rank >= 2 else SCALAR  # x[i] drops the first axis
+            rank = self._index_rank(prim.args[0], prim.args[1])
+            if rank is not None and rank >= 0:
+                return ARRAY if rank >= 1 else SCALAR  # x[i], x[i, j]: an axis per int
+            index = prim.args[1]
+            if isinstance(index, ir.Slice) or isinstance(index, ir.Index) and any(
+                    isinstance(i, ir.Slice) for i in index.items):
+                return ARRAY  # a slice of an array keeps that axis: an array, whatever else
         if fn is operator.getitem and kinds[0] == SEQ or isinstance(fn, ir.Method) and (
             fn.name == "pop" and kinds[0] == SEQ
         ):
@@ -85,6 +91,12 @@ class ValueKinds:
             fn = registry.methods.get(fn.name)
             if fn is None:
                 return ANY
+        out = _einsum_output(prim)
+        if out is not None:
+            return ARRAY if out else SCALAR  # np.einsum("ij,jk->ik", ...): the output's axes
+        if fn in _PRODUCTS and len(prim.args) == 2 and not prim.kwargs and \
+                self.rank(prim.args[0]) == 1 and self.rank(prim.args[1]) == 1:
+            return SCALAR  # the inner product of two vectors
         rule, bound = registry.find(fn, prim.args, prim.kwargs) if registry.has_rule(fn) else (
             None, None)
         if rule is not None and rule.kind == "reduction":
@@ -122,8 +134,26 @@ class ValueKinds:
                 return ANY
             arg_kinds = {p: self.kind(a) if isinstance(a, (ir.Var, ir.Const)) else
                          kind_of_value(a) for p, a in arguments.items()}
-            return self.callees.result_kind(fn, arg_kinds, arity)
+            return self.callees.result_kind(fn, arg_kinds, arity, self._arg_ranks(arguments))
         return ANY
+
+    def _user_call(self, prim):
+        """The callee, its arguments' kinds, arity and ranks for a call of a user function
+        (what :meth:`prim_kind` and :meth:`_rank_of` ask the callees), or None."""
+        fn = prim.fn
+        if self.callees is None or not functions.is_user_function(fn):
+            return None
+        try:
+            arguments, _, arity = functions.bind(fn, prim.args, prim.kwargs)
+        except TypeError:
+            return None
+        arg_kinds = {p: self.kind(a) if isinstance(a, (ir.Var, ir.Const)) else
+                     kind_of_value(a) for p, a in arguments.items()}
+        return fn, arg_kinds, arity, self._arg_ranks(arguments)
+
+    def _arg_ranks(self, arguments):
+        """The ranks of a callee's array arguments, where known (its code is made for them)."""
+        return {p: self.rank(a) for p, a in arguments.items() if isinstance(a, ir.Var)}
 
     def _reduction_kind(self, bound):
         """``np.sum(a)`` is a number; with ``axis`` or ``keepdims`` an array (for an array)."""
@@ -154,14 +184,28 @@ class ValueKinds:
         """The rank of an ARRAY value; None while an operand is still being worked out."""
         if isinstance(value, ir.Var):
             return self.ranks.get(value.name)
-        if not isinstance(value, ir.Prim) or value.kwargs:
+        if not isinstance(value, ir.Prim):
+            return MIXED
+        call = self._user_call(value)
+        if call is not None:
+            rank = self.callees.result_rank(*call)
+            return rank if rank is not None and rank >= 1 else MIXED
+        if value.kwargs:
             return MIXED
         fn, args = value.fn, value.args
+        out = _einsum_output(value)
+        if out:
+            return len(out)
+        if fn in (np.array, np.asarray) and len(args) == 1 and isinstance(args[0], ir.Var):
+            # np.array([a, b, c]) of numbers: a vector
+            if self.kind(args[0]) == SEQ and self.elems.get(args[0].name) == SCALAR:
+                return 1
+            return self.rank(args[0]) or MIXED
         if any(isinstance(a, ir.Var) and self.kind(a) is None for a in args):
             return None
         if fn is operator.getitem:
-            obj = self.rank(args[0])
-            return obj - 1 if obj is not None and self._is_int(args[1]) else MIXED
+            rank = self._index_rank(args[0], args[1]) if len(args) == 2 else None
+            return rank if rank is not None and rank >= 1 else MIXED
         if fn == ir.Attr("T"):
             return self.rank(args[0]) or MIXED
         if fn in (operator.matmul, np.matmul) and len(args) == 2:
@@ -177,6 +221,25 @@ class ValueKinds:
                     return MIXED
             return max(ranks) if ranks else MIXED
         return MIXED
+
+    def _index_rank(self, obj, index):
+        """The rank of ``obj[index]`` for an array ``obj`` of known rank and a basic index:
+        each int drops an axis, each slice keeps one (``x[i]``, ``x[i, j]``, ``x[a:b]``,
+        ``x[:, j]``); None for any other index (arrays, None, Ellipsis, names not known to
+        hold ints) or more indices than axes."""
+        rank = self.rank(obj)
+        if rank is None:
+            return None
+        items = index.items if isinstance(index, ir.Index) else (index,)
+        if len(items) > rank:
+            return None
+        for item in items:
+            if isinstance(item, ir.Slice):
+                continue
+            if not self._is_int(item):
+                return None
+            rank -= 1
+        return rank
 
     def _join_ranks(self, phi):
         if self.kinds.get(phi.target) != ARRAY:
@@ -205,3 +268,16 @@ class ValueKinds:
         return value.fn in (operator.add, operator.sub, operator.mul, operator.floordiv,
                             operator.mod, operator.neg) and all(self._is_int(a)
                                                                 for a in value.args)
+
+
+def _einsum_output(prim):
+    """The output subscripts of ``np.einsum("...->out", ...)`` written out (a string constant
+    with ``->``, no ellipsis, no keywords), else None."""
+    if prim.fn is not np.einsum or prim.kwargs or not prim.args:
+        return None
+    spec = prim.args[0]
+    if not (isinstance(spec, ir.Const) and isinstance(spec.value, str)) or (
+            spec.value.count("->") != 1 or "." in spec.value):
+        return None
+    out = spec.value.split("->")[1].strip()
+    return out if out.isalpha() or not out else None

@@ -43,8 +43,10 @@ class _Spread(ast.NodeTransformer):
                 and not any(isinstance(a, ast.Starred) for a in node.args))
 
     def _shape_of(self, node):
-        """``x`` when ``node`` is ``np.shape(x)`` for a name ``x``, else None."""
-        if self._np_call(node, "shape", 1) and isinstance(node.args[0], ast.Name):
+        """``x`` when ``node`` is ``np.shape(x)`` (a name, or an expression such as
+        ``np.shape(t * u)``, which the generated code evaluates for its shape only), else
+        None."""
+        if self._np_call(node, "shape", 1):
             return node.args[0]
         return None
 

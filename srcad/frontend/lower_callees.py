@@ -99,10 +99,11 @@ class Callees:
             raise self.error(
                 node, f"calling {what}, a parameter whose function srcad does not know: srcad "
                 "makes a function's code for the function a call passes it by name "
-                "(apply(np.sin, x) inside the function you differentiate), or, in reverse mode, "
-                "for the function given to the function you differentiate",
-                hint="use reverse mode (grad, vjp), or differentiate a function that makes the "
-                "call with the function named: def loss(x): return apply(np.sin, x)")
+                "(apply(np.sin, x) inside the function you differentiate), or for the function "
+                "given to the function you differentiate (grad, vjp, jvp)",
+                hint="pass the function to the function you differentiate, or differentiate a "
+                "function that makes the call with the function named: "
+                "def loss(x): return apply(np.sin, x)")
         raise self.error(
             node, f"calling {what}, whose value srcad does not know when it transforms the "
             "function", hint="call a named function (defined at module level or imported), "

@@ -114,8 +114,10 @@ def broadcast_as(value, like):
 def zeros_like(x):
     """A zero gradient shaped like ``x``: a float for scalars; a (mutable) list for a list or
     tuple, a dict for a dict, so the backward sweep can add into its elements."""
+    if type(x) is np.ndarray:  # the common cases first, without isinstance's cost
+        return np.zeros(x.shape)
     if isinstance(x, (list, tuple)):
-        return [zeros_like(v) for v in x]
+        return [np.zeros(v.shape) if type(v) is np.ndarray else zeros_like(v) for v in x]
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
     if isinstance(x, np.ndarray):
@@ -128,6 +130,9 @@ def zeros_like(x):
 @helper("runtime")
 def add(a, b):
     """Add two gradients of any structure (numbers, arrays, lists, tuples, dicts)."""
+    kind = type(a)
+    if kind is np.ndarray or kind is float or kind is np.float64:
+        return a + b  # the common cases first, without isinstance's cost
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return [add(u, v) for u, v in zip(a, b)]
     if isinstance(a, dict):
@@ -314,7 +319,12 @@ def _basic_index(index):
     kind = type(index)
     if kind is int or kind is slice:
         return True
-    return kind is tuple and all(type(i) is int or type(i) is slice for i in index)
+    if kind is not tuple:
+        return False
+    for i in index:
+        if type(i) is not int and type(i) is not slice:
+            return False
+    return True
 
 
 @helper("runtime")

@@ -48,7 +48,8 @@ def grad_concatenate(g, arrays, axis=0):
         pieces = _split_along(np.ravel(g), [np.size(x) for x in arrays], 0)
     else:
         pieces = _split_along(g, [np.shape(x)[axis] for x in arrays], axis)
-    return _pieces([_match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, arrays)],
+    return _pieces([p if type(x) is np.ndarray and p.shape == x.shape  # the common case
+                    else _match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, arrays)],
                    arrays)
 
 

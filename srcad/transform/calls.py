@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ..analysis.analyse import Analysis
 from ..core import env
 from ..core.functions import ByFunction, bind
-from ..core.kinds import ANY, kind_of_value, made_for, made_items, made_result, with_complex
+from ..core.kinds import ANY, ARRAY, kind_of_value, made_for, made_items, made_result, with_complex
 
 
 @dataclass
@@ -58,10 +58,13 @@ class Callees:
         self._in_progress = set()
         self._lock = threading.RLock()
 
-    def split(self, fn, wrt, kinds, arity=None):
+    def split(self, fn, wrt, kinds, arity=None, ranks=None):
         """The (possibly still being made) forward/backward pair of ``fn`` (for a call filling
-        its ``*args``/``**kwargs`` as ``arity`` says)."""
-        key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity)
+        its ``*args``/``**kwargs`` as ``arity`` says; ``ranks``: the ranks of its array
+        arguments where the caller knows them, which the pair is specialised on)."""
+        ranks = {p: r for p, r in (ranks or {}).items() if r is not None}
+        key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity) + (
+            (tuple(sorted(ranks.items())),) if ranks else ())
         with self._lock:
             entry = self._splits.get(key)
             if entry is not None and (env.stale(entry.reads) or entry.defaults[0] is not
@@ -76,7 +79,7 @@ class Callees:
             self._splits[key] = entry
             try:
                 with env.collecting() as reads:
-                    self._make_split(fn, wrt, kinds, entry, arity)
+                    self._make_split(fn, wrt, kinds, entry, arity, ranks or None)
             except BaseException:
                 del self._splits[key]
                 raise
@@ -109,36 +112,48 @@ class Callees:
         self._tangents[key] = (cell, tuple(reads.values()))
         return cell
 
-    def result_kind(self, fn, kinds, arity=None):
-        """The kind of ``fn``'s result for arguments of these kinds.
+    def result_kind(self, fn, kinds, arity=None, ranks=None):
+        """The kind of ``fn``'s result for arguments of these kinds (and, for arrays, these
+        ranks where the caller knows them).
 
         ``None`` while that is being worked out (a recursive call): the caller's join ignores
         it, which is the optimistic start of a fixed point; a second pass confirms the answer
         or falls back to ANY.
         """
-        key = (fn, tuple(sorted(kinds.items())), arity)
+        return self._result(fn, kinds, arity, ranks)[0]
+
+    def result_rank(self, fn, kinds, arity=None, ranks=None):
+        """The rank of ``fn``'s result when it is an array of one known rank, else None."""
+        return self._result(fn, kinds, arity, ranks)[1]
+
+    def _result(self, fn, kinds, arity, ranks):
+        ranks = {p: r for p, r in (ranks or {}).items() if r is not None} if arity is None \
+            else {}
+        key = (fn, tuple(sorted(kinds.items())), arity) + (
+            (tuple(sorted(ranks.items())),) if ranks else ())
         known = self._kinds.get(key)
         if known is not None and not env.stale(known[1]):
             env.record_all(known[1])
             return known[0]
         if key in self._in_progress:
-            return self._kinds.get(key + ("guess",))
+            return self._kinds.get(key + ("guess",)), None
         self._in_progress.add(key)
         try:
             with env.collecting() as reads:
                 ir_fn, _ = self._to_ssa(fn, arity=arity)
                 made = made_for(fn, kinds)  # a function srcad generated: what it was made for
                 items = made_items(fn, None)
-                first = _result(Analysis(ir_fn, made, (), items, callees=self))
-                self._kinds[key + ("guess",)] = first
-                second = _result(Analysis(ir_fn, made, (), items, callees=self))
-            kind = made_result(fn, first if first == second else ANY)
+                first = _result(Analysis(ir_fn, made, (), items, ranks or None, callees=self))
+                self._kinds[key + ("guess",)] = first[0]
+                second = _result(Analysis(ir_fn, made, (), items, ranks or None, callees=self))
+            result = (made_result(fn, first[0] if first[0] == second[0] else ANY),
+                      first[1] if first == second else None)
         except Exception:
-            kind = ANY
+            result = (ANY, None)
         finally:
             self._in_progress.discard(key)
-        self._kinds[key] = (kind, tuple(reads.values()))
-        return kind
+        self._kinds[key] = (result, tuple(reads.values()))
+        return result
 
     def result_complex(self, fn, kinds, arity=None):
         """Whether ``fn``'s result may be complex for arguments of these kinds (``kinds``
@@ -180,5 +195,9 @@ def _result_complex(analysis):
 
 
 def _result(analysis):
+    """The kind of what ``analysis``'s function returns and, for an array, its rank (None
+    when the returns differ or it is not one known number)."""
     rets = [analysis.kind(r.value) for r in analysis.returns]
-    return rets[0] if len(set(rets)) == 1 else ANY
+    kind = rets[0] if len(set(rets)) == 1 else ANY
+    ranks = {analysis.rank(r.value) for r in analysis.returns}
+    return kind, ranks.pop() if kind == ARRAY and len(ranks) == 1 else None

@@ -49,8 +49,18 @@ class Data:
                 code.append(assign(item(), call(self.helper("add"), item(), gname)))
             return
         self.ref(obj.name, frame)
+        dobj = self.g(obj.name)
+        basic = kind == ARRAY and _basic_index(index, self.an)
+        if basic and dobj in self.live and dobj in self.fresh and dobj not in self.uniform:
+            # an array this sweep made and nothing else holds: add into its elements, as a
+            # person would (a basic index reaches each element once)
+            code.append(nodes.add_to(subscript(dobj, nodes.expr(index)), gname))
+            return
+        made = dobj not in self.live
         contribution = call(self.helper("scatter"), gname, obj.name, _index_node(index))
         self.accumulate(obj, contribution, code, frame)
+        if basic and made and dobj not in self.uniform:
+            self.fresh.add(dobj)  # scatter made a new array of zeros for it
 
     def setitem(self, stmt, code, frame):
         target = ir.Var(stmt.target)
@@ -143,7 +153,9 @@ class Data:
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
         if not wrt:
             return
-        entry = self.an.callees.split(prim.fn, wrt, kinds, arity)
+        ranks = {p: self.an.rank(a) for p, a in arguments.items()
+                 if isinstance(a, ir.Var)} if arity is None else None
+        entry = self.an.callees.split(prim.fn, wrt, kinds, arity, ranks)
         base = prim.fn.__name__
         fwd = self.bind_cell(f"{base}_fwd", entry.fwd)
         bwd = self.bind_cell(f"{base}_bwd", entry.bwd)
@@ -208,6 +220,21 @@ def _may_repeat(index, analysis):
             if flat.dtype.kind in "iu" and len(np.unique(flat)) != flat.size:
                 return True
     return False
+
+
+def _basic_index(index, an):
+    """Whether ``index`` is known to be an int, a slice, or a tuple of them: it reaches each
+    element at most once (never a repeated element, as an integer array may)."""
+    items = index.items if isinstance(index, ir.Index) else (index,)
+    for item in items:
+        if isinstance(item, ir.Slice):
+            continue
+        if isinstance(item, ir.Const) and type(item.value) is int:
+            continue
+        if isinstance(item, ir.Var) and item.name in an.ints:
+            continue
+        return False
+    return True
 
 
 def _index_node(index):

@@ -28,12 +28,13 @@ def potential_grad_f(x, w):
     return np.array([dx0, dx1])
 
 
-def miss_r(w):
-    """Where the particle lands (squared), its path simulated with reverse-mode forces."""
+def miss(w, force):
+    """Where the particle lands (squared), its path simulated with the forces ``force`` gives
+    (the gradient of the potential by reverse or by forward mode: the function passed)."""
     x = np.array([0.0, 8.0])
     xdot = np.array([0.75, 0.0])
     while True:
-        xddot = -potential_grad_r(x, w)
+        xddot = -force(x, w)
         x_new = x + DELTA_T * xdot
         if x_new[1] <= 0.0:
             break
@@ -44,43 +45,28 @@ def miss_r(w):
     return x_t_f[0] * x_t_f[0]
 
 
-def miss_f(w):
-    """The same flight, its forces by forward mode."""
-    x = np.array([0.0, 8.0])
-    xdot = np.array([0.75, 0.0])
-    while True:
-        xddot = -potential_grad_f(x, w)
-        x_new = x + DELTA_T * xdot
-        if x_new[1] <= 0.0:
-            break
-        x = x_new
-        xdot = xdot + DELTA_T * xddot
-    delta_t_f = -x[1] / xdot[1]
-    x_t_f = x + delta_t_f * xdot
-    return x_t_f[0] * x_t_f[0]
-
-
-def _outer_r(miss):
+def _outer_r(force):
     g = srcad.grad(miss)
-    return lambda w: np.array([g(float(w[0]))])
+    return lambda w: np.array([g(float(w[0]), force)])
 
 
-def _outer_f(miss):
-    return lambda w: np.array([srcad.jvp(miss, (float(w[0]),), (1.0,))[1]])
+def _outer_f(force):
+    return lambda w: np.array([srcad.jvp(miss, (float(w[0]), force), (1.0,), wrt=(0,))[1]])
 
 
-def _solve(miss, outer):
-    return lambda w0: float(argmin(lambda w: miss(float(w[0])), outer(miss),
+def _solve(force, outer):
+    return lambda w0: float(argmin(lambda w: miss(float(w[0]), force), outer(force),
                                    np.array([w0]))[0])
 
 
-_VARIANTS = {"rr": (miss_r, _outer_r), "rf": (miss_f, _outer_r),
-             "fr": (miss_r, _outer_f), "ff": (miss_f, _outer_f)}
+#: the outer derivative, and the force the inner one gives: r reverse mode, f forward mode
+_VARIANTS = {"rr": (potential_grad_r, _outer_r), "rf": (potential_grad_f, _outer_r),
+             "fr": (potential_grad_r, _outer_f), "ff": (potential_grad_f, _outer_f)}
 
 
 def _make(name):
-    miss, outer = _VARIANTS[name]
-    solve = _solve(miss, outer)
+    force, outer = _VARIANTS[name]
+    solve = _solve(force, outer)
 
     @wrap.multiple_runs(pre=lambda raw: float(raw["w"]), post=float)
     def run(w0):

@@ -27,11 +27,12 @@ def neg_f_grad_f(p1, p2):
     return np.array([d0, d1])
 
 
-def max_r(p1, start):
-    """max over p2 of f(p1, p2): GradBench's descent on -f, gradients in reverse mode."""
+def max_over(p1, start, grad_of):
+    """max over p2 of f(p1, p2): GradBench's descent on -f, its gradients by ``grad_of``
+    (reverse or forward mode: the function passed)."""
     x = start
     fx = neg_f(p1, x)
-    gx = neg_f_grad_r(p1, x)
+    gx = grad_of(p1, x)
     eta = 1e-5
     i = 0
     while np.sqrt(np.sum(gx * gx)) > 1e-5:
@@ -46,7 +47,7 @@ def max_r(p1, start):
             if fx_prime < fx:
                 x = x_prime
                 fx = fx_prime
-                gx = neg_f_grad_r(p1, x_prime)
+                gx = grad_of(p1, x_prime)
                 i = i + 1
             else:
                 eta = eta / 2
@@ -54,48 +55,20 @@ def max_r(p1, start):
     return saddle_f(p1, x)
 
 
-def max_f(p1, start):
-    """The same, gradients in forward mode."""
-    x = start
-    fx = neg_f(p1, x)
-    gx = neg_f_grad_f(p1, x)
-    eta = 1e-5
-    i = 0
-    while np.sqrt(np.sum(gx * gx)) > 1e-5:
-        if i == 10:
-            eta = 2 * eta
-            i = 0
-        else:
-            x_prime = x - eta * gx
-            if np.sqrt(np.sum((x - x_prime) ** 2)) <= 1e-5:
-                break
-            fx_prime = neg_f(p1, x_prime)
-            if fx_prime < fx:
-                x = x_prime
-                fx = fx_prime
-                gx = neg_f_grad_f(p1, x_prime)
-                i = i + 1
-            else:
-                eta = eta / 2
-                i = 0
-    return saddle_f(p1, x)
+def _outer_r(start, grad_of):
+    g = srcad.grad(max_over)
+    return lambda p1: g(p1, start, grad_of)
 
 
-def _outer_r(cost, start):
-    g = srcad.grad(cost)
-    return lambda p1: g(p1, start)
-
-
-def _outer_f(cost, start):
-    return lambda p1: np.array([srcad.jvp(cost, (p1, start), (e,), wrt=(0,))[1]
+def _outer_f(start, grad_of):
+    return lambda p1: np.array([srcad.jvp(max_over, (p1, start, grad_of), (e,), wrt=(0,))[1]
                                 for e in np.eye(2)])
 
 
 def _solve(name, start):
-    inner = max_r if name[1] == "r" else max_f
-    outer = _outer_r if name[0] == "r" else _outer_f
     grad_inner = neg_f_grad_r if name[1] == "r" else neg_f_grad_f
-    r1 = argmin(lambda p1: inner(p1, start), outer(inner, start), start)
+    outer = _outer_r if name[0] == "r" else _outer_f
+    r1 = argmin(lambda p1: max_over(p1, start, grad_inner), outer(start, grad_inner), start)
     r2 = argmin(lambda p2: neg_f(r1, p2), lambda p2: grad_inner(r1, p2), start)
     return np.concatenate((r1, r2))
 

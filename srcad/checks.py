@@ -1,0 +1,81 @@
+"""Checks of the arguments a derivative is called with, before any code is made or run: a
+``wrt`` argument must be a floating-point or complex number or array (or a container of
+them), a ``holomorphic=True`` one complex, and an array without NumPy's dispatch protocols
+(the array API standard's strict arrays) or a complex Dask/CuPy array is refused.
+
+Imports ``srcad.core``, ``srcad.errors``, ``srcad.runtime``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .core.kinds import duck_array, foreign_array, is_complex_value
+from .errors import BackendError, WrtError
+from .runtime import arrays
+
+
+def check_arrays(f, values):
+    """Refuse an argument that is an array of the array API standard without NumPy's dispatch
+    protocols (``wrt`` or not: NumPy calls would convert it, see srcad.runtime.arrays)."""
+    for name, value in values.items():
+        if foreign_array(value):
+            raise arrays.refuse_foreign(value, f"argument {name!r}",
+                                        getattr(f, "__code__", None))
+        if duck_array(value) and value.dtype.kind == "c":
+            code = getattr(f, "__code__", None)
+            raise BackendError(
+                f"argument {name!r} is a complex {type(value).__module__.split('.')[0]} array: "
+                "srcad's complex support covers NumPy arrays and Python/NumPy numbers",
+                filename=getattr(code, "co_filename", None),
+                lineno=getattr(code, "co_firstlineno", None),
+                hint="compute with a NumPy array (np.asarray(x)), or split it into its real "
+                     "and imaginary parts")
+
+
+def check_wrt_value(f, name, value):
+    code = f.__code__
+    if isinstance(value, (list, tuple, dict)) and value:
+        items = value.values() if isinstance(value, dict) else value
+        for item in items:
+            check_wrt_value(f, name, item)
+        return
+    if foreign_array(value):
+        raise arrays.refuse_foreign(value, f"argument {name!r}", code)
+    if isinstance(value, np.ndarray) or duck_array(value):
+        if value.dtype.kind not in "fc":
+            raise WrtError(
+                f"argument {name!r} is an array of dtype {value.dtype}: srcad differentiates "
+                "floating-point and complex arrays only", filename=code.co_filename,
+                lineno=code.co_firstlineno,
+                hint=_dtype_hint(name, value.dtype))
+        return
+    if isinstance(value, (numbers.Complex, np.number)) and not isinstance(
+        value, (bool, np.bool_)
+    ):
+        return
+    raise WrtError(
+        f"argument {name!r} is {type(value).__name__}, not a number or array: srcad cannot "
+        "differentiate with respect to it", filename=code.co_filename,
+        lineno=code.co_firstlineno,
+        hint="pass a float, a float NumPy array, or a list/tuple/dict of them, or leave this "
+        "argument out of wrt")
+
+
+def check_holomorphic_wrt(f, name, value):
+    """``holomorphic=True`` differentiates with respect to complex arguments only (as JAX)."""
+    if not is_complex_value(value):
+        code = f.__code__
+        raise WrtError(f"argument {name!r} is real: grad(..., holomorphic=True) takes complex "
+                       "arguments", filename=code.co_filename, lineno=code.co_firstlineno,
+                       hint=f"pass {name} + 0j, or leave holomorphic out for a real argument")
+
+
+def _dtype_hint(name, dtype):
+    """What to do with an array of a dtype srcad does not differentiate."""
+    if dtype.kind in "iub":
+        return f"pass {name}.astype(float)"
+    return (f"pass an array of numbers: np.asarray({name}, dtype=float) if its items are "
+            "numbers")

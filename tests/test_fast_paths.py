@@ -1,0 +1,199 @@
+"""The short paths a second call of ``vjp``, ``jvp``, ``jacobian``, ``hessian`` and ``hvp``
+takes (found by the argument types, array ranks and dtypes, not the full cache key) hold
+only what they were made for: a sequence of calls mixing argument kinds, shapes, numbers of
+arguments, outputs that are scalars or not, and bad tangents gives at each step what a fresh
+call gives, checked against autograd and finite differences; bad input is refused each time.
+"""
+
+import autograd
+import autograd.numpy as anp
+import numpy as np
+import pytest
+from srcad.check import numerical_grad
+
+import srcad
+from srcad.errors import SrcadError, WrtError
+
+
+def f(x, w):
+    return np.sum(np.sin(x * w) * x) + w * w
+
+
+def a_f(x, w):
+    return anp.sum(anp.sin(x * w) * x) + w * w
+
+
+def switching(x, n):
+    if n == 1:
+        return np.sum(x * x)
+    return x * x * n
+
+
+def a_switching(x, n):
+    if n == 1:
+        return anp.sum(x * x)
+    return x * x * n
+
+
+def star(*xs):
+    total = 0.0
+    for x in xs:
+        total = total + np.sum(np.cos(x) * x)
+    return total
+
+
+def a_star(*xs):
+    total = 0.0
+    for x in xs:
+        total = total + anp.sum(anp.cos(x) * x)
+    return total
+
+
+RNG = np.random.default_rng(11)
+# argument sequences: kinds seen before come back after others, shapes change within a rank
+POINTS = [0.4, RNG.uniform(0.2, 0.9, 3), RNG.uniform(0.2, 0.9, 5), 0.7,
+          RNG.uniform(0.2, 0.9, (2, 2)), RNG.uniform(0.2, 0.9, 3),
+          RNG.uniform(0.2, 0.9, 3).astype(np.float32), RNG.uniform(0.2, 0.9, 4)]
+
+
+def _close(got, want, tol=1e-8):
+    np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(want, dtype=float),
+                               rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("order", range(4))
+def test_jvp_sequence(order):
+    points = POINTS[order:] + POINTS[:order]
+    for x in points:
+        w = 1.3
+        v = np.ones(np.shape(x)) if np.shape(x) else 1.0
+        value, tangent = srcad.jvp(f, (x, w), (v,), wrt=(0,))
+        xf = np.asarray(x, dtype=float) if np.ndim(x) else x
+        want = np.sum(autograd.grad(a_f)(xf, w) * v)
+        tol = 1e-4 if np.asarray(x).dtype == np.float32 else 1e-8
+        _close(value, f(x, w), tol)
+        _close(tangent, want, tol)
+        fd = numerical_grad(lambda t, xf=xf, v=v, w=w: f(xf + t * v, w), (0.0,))
+        _close(tangent, fd, 1e-5)
+
+
+@pytest.mark.parametrize("bad", [np.ones(4), 1.0, np.ones((3, 1)), np.ones(3, dtype=np.float32)[:2],
+                                 None])
+def test_jvp_bad_tangent_refused_after_fast_path(bad):
+    x = np.linspace(0.2, 0.8, 3)
+    srcad.jvp(f, (x, 1.0), (np.ones(3),), wrt=(0,))  # the fast path exists now
+    with pytest.raises(SrcadError, match="tangent"):
+        srcad.jvp(f, (x, 1.0), (bad,), wrt=(0,))
+    # and the good call still works after the refusal
+    _, t = srcad.jvp(f, (x, 1.0), (np.ones(3),), wrt=(0,))
+    _close(t, np.sum(autograd.grad(a_f)(x, 1.0)))
+
+
+def test_jvp_scalar_tangent_for_scalar_kinds():
+    srcad.jvp(f, (0.3, 1.0), (1.0,), wrt=(1,))
+    for tangent in (2.0, np.float64(0.5), 3):
+        _, t = srcad.jvp(f, (0.3, 1.0), (tangent,), wrt=(1,))
+        _close(t, autograd.grad(a_f, 1)(0.3, 1.0) * tangent)
+    with pytest.raises(SrcadError, match="tangent"):
+        srcad.jvp(f, (0.3, 1.0), (np.ones(2),), wrt=(1,))
+
+
+@pytest.mark.parametrize("mode", ["rev", "fwd"])
+def test_jacobian_sequence(mode):
+    jac = srcad.jacobian(f, wrt=(0, 1), mode=mode)
+    for x in POINTS:
+        xf = np.asarray(x, dtype=float) if np.ndim(x) else x
+        got = jac(x, 0.9)
+        tol = 1e-4 if np.asarray(x).dtype == np.float32 else 1e-8
+        _close(got[0], autograd.grad(a_f, 0)(xf, 0.9), tol)
+        _close(got[1], autograd.grad(a_f, 1)(xf, 0.9), tol)
+        if np.ndim(x) and tol < 1e-6:
+            _close(got[0], numerical_grad(lambda v: f(v, 0.9), (xf,)), 1e-5)
+
+
+@pytest.mark.parametrize("mode", ["rev", "fwd"])
+def test_jacobian_output_scalar_then_not(mode):
+    jac = srcad.jacobian(switching, mode=mode)
+    for n in (1, 1, 3, 1, 2, 1):
+        x = np.linspace(0.2, 0.8, 3)
+        _close(jac(x, n), autograd.jacobian(lambda v, n=n: a_switching(v, n))(x))
+
+
+def test_jacobian_refuses_a_record_after_arrays():
+    from collections import namedtuple
+
+    pair = namedtuple("pair", "a b")
+    jac = srcad.jacobian(lambda p: np.sum(p * p))
+    jac(np.ones(2))
+    with pytest.raises(WrtError, match="record"):
+        jac(pair(np.ones(2), np.ones(2)))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_vjp_star_args_numbers_of_arguments(n):
+    for count in (n, n + 1, n, 1):
+        xs = tuple(np.linspace(0.1, 0.9, 2 + k) for k in range(count))
+        value, pullback = srcad.vjp(star, *xs)
+        _close(value, star(*xs))
+        grads = pullback(1.0)
+        for k in range(count):
+            _close(grads[k], autograd.grad(a_star, k)(*xs))
+        grads = pullback(2.0)  # the seed multiplies
+        _close(grads[0], 2.0 * autograd.grad(a_star, 0)(*xs))
+
+
+def test_vjp_output_scalar_then_not():
+    x = np.linspace(0.2, 0.8, 3)
+    for n in (1, 3, 1, 2):
+        value, pullback = srcad.vjp(switching, x, n, wrt=0)
+        dy = 1.0 if n == 1 else np.linspace(1.0, 2.0, 3)
+        want = autograd.grad(lambda v, n=n, dy=dy: anp.sum(a_switching(v, n) * dy))(x)
+        _close(pullback(dy), want)
+        with pytest.raises(SrcadError, match="cotangent"):
+            pullback(np.ones(4))
+
+
+@pytest.mark.parametrize("x", [0.3, 1.1, np.linspace(0.2, 0.8, 3)])
+def test_hessian_and_hvp_sequence(x):
+    h = srcad.hessian(f)
+    for scale in (1.0, 2.0, 1.0):
+        xs = x * scale
+        want = autograd.hessian(a_f)(xs, 0.7)
+        _close(h(xs, 0.7), want)
+        v = np.linspace(1.0, 2.0, np.size(xs)).reshape(np.shape(xs)) if np.ndim(xs) else 1.5
+        got = srcad.hvp(f, (xs, 0.7), v)
+        _close(got, np.tensordot(want, v, axes=np.ndim(xs)) if np.ndim(xs) else want * v)
+
+
+def vector_out(x, w, scale=2.0):
+    return np.sin(x * w) * scale + x[::-1] * w
+
+
+def a_vector_out(x, w, scale=2.0):
+    return anp.sin(x * w) * scale + x[::-1] * w
+
+
+@pytest.mark.parametrize("wrt", [0, 1, (0, 1), (1, 0)])
+def test_reverse_jacobian_rows_share_one_forward_part(wrt):
+    """A vector output's reverse Jacobian runs f's forward part once and its backward part per
+    row (the context read, never changed): each row right, call after call, for arguments
+    of other kinds and shapes, a default given or not, and an integer array refused."""
+    jac = srcad.jacobian(vector_out, wrt=wrt)
+    for x, w, extra in [(np.linspace(0.1, 0.9, 3), 1.3, ()), (np.linspace(0.1, 0.9, 5), 0.7, ()),
+                        (np.linspace(0.2, 0.8, 3), np.linspace(0.5, 1.5, 3), ()),
+                        (np.linspace(0.1, 0.9, 3), 1.3, (3.0,)),
+                        (np.linspace(0.1, 0.9, 4), 2, ())]:
+        got = jac(x, w, *extra)
+        wrts = wrt if isinstance(wrt, tuple) else (wrt,)
+        want = [autograd.jacobian(a_vector_out, k)(x, float(w) if k == 1 and np.ndim(w) == 0
+                                                   else w, *extra) for k in wrts]
+        got = got if isinstance(wrt, tuple) else (got,)
+        for g, h in zip(got, want):
+            _close(g, h)
+        fd = numerical_grad(lambda v, w=w, extra=extra: float(np.sum(vector_out(v, w, *extra))),
+                            (x,))
+        if 0 in wrts:
+            _close(np.sum(got[wrts.index(0)], axis=0), fd, 1e-5)
+    if 0 in (wrt if isinstance(wrt, tuple) else (wrt,)):
+        with pytest.raises(WrtError, match="dtype"):
+            jac(np.arange(3), 1.0)
