@@ -243,19 +243,16 @@ def jvp(f, primals, tangents, wrt=None):
     if known is None:
         known = _jvp_target(f, wrt, len(primals))
     f, params, names = known
-    for name in names:
-        value = primals[params.index(name)] if params.index(name) < len(primals) else None
-        if pytrees.is_record(value):
-            raise WrtError(f"jvp with respect to {type(value).__name__} (a record): forward "
-                           "mode takes numbers and arrays",
-                           hint="pass the record's fields as arguments of their own, or use "
-                           "reverse mode (grad, value_and_grad, vjp take records)")
     if len(tangents) != len(names):
         raise WrtError(f"jvp got {len(tangents)} tangents for {len(names)} wrt arguments",
                        hint="give one tangent per argument in wrt")
     values = dict(zip(params, primals))
     for name, tangent in zip(names, tangents):
-        _check_companion(values.get(name), tangent, f"tangent for {name!r}")
+        value = values.get(name)
+        if pytrees.is_record(value):  # a record's tangent is a record of its class (or a dict)
+            if type(tangent) is type(value):
+                tangent = pytrees.flatten(tangent)
+        _check_companion(value, tangent, f"tangent for {name!r}")
     fn, full = _jvp_function(f, names, primals)
     return fn(*full, *tangents)
 
@@ -295,7 +292,7 @@ def _jvp_function(f, names, primals):
     and the full argument list to call it with."""
     transformed = transformed_of(f) if is_transformed(f) else None
     user = transformed._user if transformed is not None else f
-    if _all_given(user, primals):
+    if _all_given(user, primals) and not any(map(pytrees.is_record, primals)):
         full = list(primals)
         known = _jvp_cache.get((f, names, cache_key(full)))
         if known is not None and not env.stale(known.__srcad_reads__):
@@ -303,25 +300,53 @@ def _jvp_function(f, names, primals):
     bound = inspect.signature(user).bind(*primals)
     bound.apply_defaults()
     full = list(bound.arguments.values())  # keyword-only ones too, positionally
-    key = (f, names, cache_key(full))
+    values = dict(bound.arguments)
+    # records (dataclasses, named tuples): read as dicts (srcad.pytrees); a derivative's code
+    # already takes those it was made for as dicts
+    records = pytrees.records_among(values, transformed._wrt if transformed else names)
+    if records:
+        values = {k: pytrees.flatten(v) if k in records else v for k, v in values.items()}
+    key = (f, names, cache_key(list(values.values())))
+    if records:
+        key += (tuple(pytrees.shape(r) for r in records.values()),)
     known = _jvp_cache.get(key)
     if known is not None and not env.stale(known.__srcad_reads__):
         return known, full
-    values = dict(bound.arguments)
     for name in names:
         check_wrt_value(user, name, values.get(name))
     kinds = {p: kind_of_value(v) for p, v in values.items()}
     items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
     with env.collecting() as reads:
-        target = f
+        target, parsed = f, None
         if transformed is not None:
             transformed._check_env()
             target = transformed._specialise(bound).__srcad_raw__
-        fn, text = pipeline.tangent(target, names, kinds, items)
+        elif records:
+            parsed = pytrees.rewrite(pipeline.read(target), records)
+        fn, text = pipeline.tangent(target, names, kinds, items, parsed=parsed)
     fn.__srcad_source__ = text
+    if records:
+        fn = _jvp_with_records(fn, records, transformed)
+        fn.__srcad_source__ = text
     fn.__srcad_reads__ = tuple(reads.values())
     _jvp_cache[key] = fn
     return fn, full
+
+
+def _jvp_with_records(fn, records, transformed):
+    """``fn`` (made for ``records`` read as dicts) taking the records and their tangents (a
+    record of the class, or a dict) as they are; for a derivative with records among its
+    ``wrt``, the value and the tangent come out as records again, as the derivative's do."""
+
+    def with_records(*args):
+        result = fn(*pytrees.flatten_records(args))
+        if transformed is None:
+            return result
+        t = transformed
+        return tuple(pytrees.as_records(part, records, t._mode, t._single, t._wrt)
+                     for part in result)
+
+    return with_records
 
 
 def _all_given(user, primals):

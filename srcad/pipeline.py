@@ -233,10 +233,11 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
 
 
 @_serialised
-def tangent(func, wrt, kinds, items=None, inner=False, arity=None):
-    """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``."""
+def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None):
+    """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``
+    (``parsed``: ``func``'s tree as :func:`read` gives it, changed: see :func:`to_ssa`)."""
 
-    fn, namer = to_ssa(func, arity=arity)
+    fn, namer = to_ssa(func, parsed, arity=arity)
     analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
                         callees=CALLEES)
     alias.check(fn, analysis)

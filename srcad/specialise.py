@@ -223,7 +223,7 @@ class Transformed:
                         full.apply_defaults()
                         values = dict(full.arguments)
                     parsed, self._source = self._source if target is self._f else None, None
-                    if records:
+                    if records and target is self._f:  # a derivative's code reads dicts
                         parsed = pytrees.rewrite(parsed or pipeline.read(target), records)
                     fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
                                                 as_tuple=not self._single, parsed=parsed,

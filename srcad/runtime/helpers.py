@@ -217,8 +217,10 @@ def check_scalar(y, where=None):
         from ..errors import NonScalarOutputError
 
         filename, _, line = (where or "").rpartition(":")
+        what = f"{type(y).__name__} of length {len(y)}" if isinstance(
+            y, (tuple, list, dict)) else f"{type(y).__name__} of shape {np.shape(y)}"
         raise NonScalarOutputError(
-            f"grad needs a scalar output, got {type(y).__name__} of shape {np.shape(y)}",
+            f"grad needs a scalar output, got {what}",
             filename=filename or None, lineno=int(line) if line.isdigit() else None,
             hint="use srcad.vjp(f, *args) for non-scalar outputs, or reduce the output "
             "(for instance with np.sum) first",
