@@ -71,7 +71,7 @@ class Check:
     def prim(self, stmt, prim):
         fn = prim.fn
         varied = [a for a in prim.operands() if a.name in self.an.varied]
-        if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE or fn is ir.ASSERT:
+        if isinstance(fn, ir.Build) or fn is ir.ASSERT:
             return
         if not varied and not _given(prim.kwargs.get("out")):
             return

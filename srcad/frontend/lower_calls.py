@@ -22,6 +22,7 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import SrcadError
+from ..runtime import containers
 from . import source as source_module
 from . import writes
 from .lower_exprs import dotted, root_name
@@ -85,6 +86,11 @@ class Calls:
             if not spliced:
                 bound = self.assign(ir.Prim(ir.Attr(func.attr), [obj]), func.attr, node)
                 return self.star_call_prim(bound, None, node)
+            if func.attr in _DICT_VIEWS and not node.args and not node.keywords:
+                # d.items(): a list (the loops index it), by a helper with a rule
+                helper = _DICT_VIEWS[func.attr]
+                return self.assign(ir.Prim(helper, [obj], spelling=writes.callee_name(
+                    self, helper, f"{func.attr}_of")), func.attr, node)
             args = [obj] + [self.expr(a) for a in node.args]
             kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
             return ir.Prim(ir.Method(func.attr), args, kwargs)
@@ -107,6 +113,9 @@ class Calls:
                     self.source.lookup(path[0], path[1:] + [attr])
         if not spliced:
             return self.star_call_prim(fn, dotted(func), node)
+        if fn is dict and not node.args and node.keywords:  # dict(a=x): {"a": x}
+            return ir.Prim(ir.BUILD_DICT, [a for k in node.keywords
+                                           for a in (Const(k.arg), self.expr(k.value))])
         writes.refuse_in_expression(self, fn, node)
         if fn is functools.partial and node.args:
             return self.partial_value(self.expr(node.args[0]), [self.expr(a) for a in
@@ -393,6 +402,9 @@ def _lift(fdef, name, captured, source, node, held=()):
 
 
 _COMPREHENSION_CALLS = (sum, min, max, list, tuple, any, all)
+#: d.keys(), d.values(), d.items(): lists made by these helpers (a view cannot be indexed)
+_DICT_VIEWS = {"keys": containers.dict_keys, "values": containers.dict_values,
+               "items": containers.dict_items}
 
 
 def _needs_resolving(fn):

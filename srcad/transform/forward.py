@@ -230,6 +230,12 @@ class Forward(Sweep):
             parts = [self.tangent_or_zero(a) for a in value.args]
             code.append(assign(self.t(target), ast.List(elts=parts, ctx=nodes.LOAD)))
             return
+        if fn is ir.BUILD_DICT:  # the keys have no tangent
+            code.append(nodes.statement(stmt))
+            parts = [self.tangent_or_zero(a) for a in value.args[1::2]]
+            code.append(assign(self.t(target), ast.Dict(
+                keys=[nodes.expr(k) for k in value.args[::2]], values=parts)))
+            return
         if isinstance(fn, ir.Method) and fn.name == "pop" and not value.args[1:]:
             code.append(nodes.statement(stmt))
             code.append(assign(self.t(target), nodes.method(self.t(value.args[0].name), "pop")))

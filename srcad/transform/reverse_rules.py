@@ -76,6 +76,10 @@ class Rules:
             for i, a in enumerate(value.args):
                 self.accumulate(a, nodes.subscript(gname, nodes.constant(i)), code, frame)
             return
+        if fn is ir.BUILD_DICT:  # the keys have no derivative
+            for k, a in zip(value.args[::2], value.args[1::2]):
+                self.accumulate(a, nodes.subscript(gname, nodes.expr(k)), code, frame)
+            return
         if fn is operator.getitem:
             self.getitem(stmt, gname, code, frame)
             return
@@ -217,7 +221,7 @@ def _elementwise_rule(prim):
         fn = registry.methods.get(fn.name, fn)
     elif isinstance(fn, ir.Attr):
         fn = registry.attributes.get(fn.name, fn)
-    if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE or fn is operator.getitem:
+    if isinstance(fn, ir.Build) or fn is operator.getitem:
         return False
     rule, _ = registry.find(fn, list(prim.args), dict(prim.kwargs))
     return rule is not None and (rule.broadcast or isinstance(fn, np.ufunc))
