@@ -64,7 +64,7 @@ def get_with_default(x, s):
 def sorted_items(x, s):
     d = {"z": x * s, "a": np.sin(x), "m": x + s}
     total, weight = 0.0, 1.0
-    for k, v in sorted(d.items()):
+    for _k, v in sorted(d.items()):
         total = total + weight * np.sum(v)
         weight = weight + 1.0
     return total
@@ -95,7 +95,7 @@ def copied_argument(x, s, p):
 
 def argument_views(x, s, p):
     total = 0.0
-    for k, v in p.items():
+    for _k, v in p.items():
         total = total + np.sum(v * x) * s
     for v in p.values():
         total = total + np.sum(v) ** 2

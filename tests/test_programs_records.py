@@ -12,7 +12,7 @@ from srcad.check import numerical_grad
 
 import srcad
 from srcad import tape
-from srcad.errors import SrcadError, WrtError
+from srcad.errors import SrcadError
 
 
 @dataclasses.dataclass
