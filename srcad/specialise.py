@@ -118,6 +118,16 @@ class Transformed:
         code = self._specialise(bound).__srcad_raw__
         return pipeline.CALLEES.split_call(code, wrt, args, kwargs)
 
+    def tangent_call(self, wrt, args, kwargs, tangents):
+        """``(value, tangent)`` of a call of this derivative along ``tangents`` (one per
+        parameter in ``wrt``): the forward mode of the code it runs for these arguments (how
+        a call of it inside code differentiated in forward mode is differentiated,
+        ``srcad.runtime.derivative_jvp``)."""
+        bound = self._bind(args, kwargs)
+        self._check_env()
+        code = self._specialise(bound).__srcad_raw__
+        return pipeline.CALLEES.tangent_call(code, wrt, args, kwargs, tangents)
+
     def _check_env(self):
         with self._lock:
             if self._reads and env.changed(list(self._reads.values())):

@@ -102,8 +102,8 @@ class Check:
         if rule is not None:
             self.rule_call(stmt, prim, rule, bound, matters)
             return
-        if functions.is_derivative(fn) and not self.forward:
-            return  # reverse mode differentiates its generated code at run time
+        if functions.is_derivative(fn):
+            return  # both modes differentiate its generated code at run time
         if functions.is_user_function(fn):
             if not self.reaches(stmt) and any(self.an.kind(a) in (SEQ, ARRAY) for a in varied):
                 raise self.error(stmt, f"{_name(prim)}(...) called for its effect on a "

@@ -353,6 +353,8 @@ def fixed_of(fn):
 def is_derivative_maker(fn):
     """``srcad.grad`` or ``srcad.value_and_grad``: called with constant arguments inside
     differentiated code, srcad makes the derivative while it transforms the caller."""
+    if getattr(fn, "__srcad_derivative_maker__", None) is not None:
+        return True  # a wrapper declaring itself one (see lower_callees.make_derivative)
     return getattr(fn, "__module__", None) == "srcad.api" and getattr(
         fn, "__name__", None) in ("grad", "value_and_grad")
 

@@ -280,5 +280,14 @@ def derivative_bwd(ctx, g):
     return entry.bwd.cell_contents(inner, g)
 
 
+@helper("runtime")
+def derivative_jvp(fn, wrt, tangents, *args, **kwargs):
+    """``(fn(*args, **kwargs), its tangent)`` for ``fn`` a derivative srcad made, along
+    ``tangents`` (one per parameter in ``wrt``): the forward mode of the code ``fn`` runs for
+    arguments of these types (see ``srcad.specialise.Transformed.tangent_call``)."""
+    return fn.__srcad__.tangent_call(wrt, args, kwargs, tangents)
+
+
 derivative_fwd.__srcad_derivative_call__ = derivative_bwd.__srcad_derivative_call__ = True
+derivative_jvp.__srcad_derivative_call__ = True
 

@@ -257,6 +257,9 @@ class Forward(Sweep):
             if functions.is_user_function(fn):
                 self.user_call(stmt, code)
                 return
+            if functions.is_derivative(fn):
+                self.derivative_call(stmt, code)
+                return
             raise self.missing(stmt, value)
         kind = forward_kind(rule, fn)
         terms = []
@@ -344,6 +347,21 @@ class Forward(Sweep):
                 else name(self.bind_cell(f"{prim.fn.__name__}_{p}", types.CellType(a)))
                 for p, a in arguments.items()] + tangents
         code.append(assign([stmt.target, self.t(stmt.target)], call(jvp, *args)))
+
+    def derivative_call(self, stmt, code):
+        """``y = d_f(x)`` with ``d_f = srcad.grad(f)``: the forward mode of its generated code
+        (made for the argument types met at run time), by ``derivative_jvp``."""
+        prim = stmt.value
+        arguments, _, _ = functions.bind(prim.fn, prim.args, prim.kwargs)
+        wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
+        tangents = ast.Tuple(elts=[name(self.t(arguments[p].name)) for p in wrt],
+                             ctx=nodes.LOAD)
+        jvp = ast.Call(
+            func=self.helper("derivative_jvp"),
+            args=[nodes.spelled(prim.spelling), nodes.literal(tuple(wrt)), tangents]
+            + [nodes.expr(a) for a in prim.args],
+            keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in prim.kwargs.items()])
+        code.append(assign([stmt.target, self.t(stmt.target)], jvp))
 
     def missing(self, stmt, prim, forward=False, param=None):
         src = self.fn.source
