@@ -118,6 +118,15 @@ class Transformed:
         code = self._specialise(bound).__srcad_raw__
         return pipeline.CALLEES.split_call(code, wrt, args, kwargs)
 
+    def split_twice(self, wrt, varied, args, kwargs):
+        """A call of this derivative's forward part (``derivative_fwd``) differentiated in
+        turn: ``((value, (entry, ctx)), (outer, kept))``, ``outer`` the split of that forward
+        part with respect to ``varied`` (see ``srcad.runtime.derivative_fwd_fwd``)."""
+        entry = self.split_call(wrt, args, kwargs)
+        outer = pipeline.CALLEES.split_call(entry.fwd.cell_contents, varied, args, kwargs)
+        (value, ctx), kept = outer.fwd.cell_contents(*args, **kwargs)
+        return (value, (entry, ctx)), (outer, kept)
+
     def tangent_call(self, wrt, args, kwargs, tangents):
         """``(value, tangent)`` of a call of this derivative along ``tangents`` (one per
         parameter in ``wrt``): the forward mode of the code it runs for these arguments (how

@@ -101,3 +101,74 @@ def held_with_aux(x):
 def test_has_aux_on_a_held_lambda_is_refused():
     with pytest.raises(srcad.SrcadError, match="calling the result of an expression"):
         srcad.grad(held_with_aux)(1.0)
+
+
+# ---------------------------------------------------------------- third order
+
+
+def _chain(f, order):
+    """``g_k = grad(lambda x: sum(g_{k-1}(x)))``: each derivative called inside the code of
+    the next (autograd's ``egrad(egrad(egrad(f)))``), not ``grad(grad(grad(f)))``."""
+    g = f
+    for _ in range(order):
+        g = srcad.grad(_summed(g))
+    return g
+
+
+def _summed(g):
+    def summed(x):
+        return np.sum(g(x))
+
+    return summed
+
+
+def tanh_by_exp(x):
+    y = np.exp(-2.0 * x)
+    return (1.0 - y) / (1.0 + y)
+
+
+def _helper(x):
+    return np.sin(x) * x
+
+
+def with_a_callee(x):
+    return _helper(x) ** 2 + np.exp(-x)
+
+
+def scalar_loglike(r, p):
+    return np.log(r + 3.0) * p + r * np.log(1.0 - p)
+
+
+def scalar_rprime(r):
+    """A derivative called with an argument computed from the point (a Newton step's
+    derivative, as in autograd's negative_binomial_maxlike example)."""
+    return srcad.grad(scalar_loglike)(r, 2.0 / (r + 3.0))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("f", [tanh_by_exp, with_a_callee, np.sin], ids=lambda f: f.__name__)
+def test_third_order_through_derivatives_called_in_code(f, seed):
+    x = np.random.default_rng(seed).uniform(-1.0, 1.0, size=4)
+    second, third = _chain(f, 2), _chain(f, 3)
+    h = 1e-5
+    want = (second(x + h) - second(x - h)) / (2 * h)  # elementwise: a diagonal Jacobian
+    assert np.allclose(third(x), want, rtol=1e-5, atol=1e-6)
+    if f is tanh_by_exp:
+        t = np.tanh(x)
+        assert np.allclose(third(x), -2.0 * (1.0 - t ** 2) * (1.0 - 3.0 * t ** 2), rtol=1e-10)
+
+
+@pytest.mark.parametrize("r", [0.4, 1.7, 3.2])
+def test_third_order_of_a_derivative_of_a_point_dependent_call(r):
+    second = srcad.grad(scalar_rprime)
+    third = srcad.grad(second)
+    h = 1e-5
+    assert second(r) == pytest.approx((scalar_rprime(r + h) - scalar_rprime(r - h)) / (2 * h),
+                                      rel=1e-6)
+    assert third(r) == pytest.approx((second(r + h) - second(r - h)) / (2 * h), rel=1e-5)
+
+
+def test_fourth_order_through_derivatives_called_in_code_is_refused():
+    fourth = _chain(tanh_by_exp, 4)
+    with pytest.raises(srcad.SrcadError, match="differentiated once already"):
+        fourth(np.array([0.3, -0.2]))

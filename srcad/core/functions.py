@@ -350,6 +350,14 @@ def fixed_of(fn):
     return getattr(fn, "__srcad_fixed__", None) or {}
 
 
+def splits_again(fn):
+    """``derivative_fwd``/``derivative_bwd`` (the calls a derivative's code makes of a
+    derivative it calls): reverse mode differentiates them again, a third derivative."""
+    return getattr(fn, "__name__", None) in ("derivative_fwd", "derivative_bwd") and getattr(
+        fn, "__srcad_derivative_call__", False) and (
+        getattr(fn, "__module__", "") or "").startswith("srcad.")
+
+
 def is_derivative_maker(fn):
     """``srcad.grad`` or ``srcad.value_and_grad``: called with constant arguments inside
     differentiated code, srcad makes the derivative while it transforms the caller."""

@@ -7,6 +7,7 @@ Imports only ``srcad.runtime.registry`` (and ``srcad.errors``, to raise).
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -30,13 +31,17 @@ def erf(x):
     return np.vectorize(math.erf, otypes=[float])(x)
 
 
-_SHAPED = (np.ndarray, np.float64)  # types whose .shape is np.shape's answer, read directly
+_SHAPED = (np.ndarray, np.float64)
+_CONTAINERS = (list, tuple, dict)  # types whose .shape is np.shape's answer, read directly
 
 
 @helper("runtime")
 def unbroadcast(value, like):
-    """Sum ``value`` down to the shape of ``like`` (undo NumPy broadcasting)."""
+    """Sum ``value`` down to the shape of ``like`` (undo NumPy broadcasting). The gradient of
+    a container (a list for a list: ``add`` of two contexts in srcad's own code) is itself."""
     g = value
+    if type(g) in _CONTAINERS and type(like) in _CONTAINERS:
+        return g
     shape = like.shape if type(like) in _SHAPED else np.shape(like)
     gshape = g.shape if type(g) in _SHAPED else np.shape(g)
     if gshape == shape:
@@ -288,6 +293,48 @@ def derivative_jvp(fn, wrt, tangents, *args, **kwargs):
     return fn.__srcad__.tangent_call(wrt, args, kwargs, tangents)
 
 
+@helper("runtime")
+def derivative_fwd_fwd(fn, wrt, varied, *args, **kwargs):
+    """:func:`derivative_fwd` differentiated in turn (a third derivative: the code calling a
+    derivative is itself differentiated): its result, ``(value, (entry, ctx))``, and what the
+    backward part needs; ``varied``: the parameters of ``fn`` differentiated now."""
+    return fn.__srcad__.split_twice(wrt, varied, args, kwargs)
+
+
+@helper("runtime")
+def derivative_fwd_bwd(ctx, g):
+    """The gradients of :func:`derivative_fwd_fwd`'s ``varied`` parameters from ``g``, the
+    gradient of ``(value, (entry, ctx))`` (the entry carries none)."""
+    outer, inner = ctx
+    return outer.bwd.cell_contents(inner, [g[0], g[1][1]])
+
+
+@helper("runtime")
+def derivative_bwd_fwd(varied, ctx, g):
+    """:func:`derivative_bwd` differentiated in turn: the backward part run (its code split
+    with respect to the arguments at ``varied``: 0 the context, 1 the gradient)."""
+    entry, inner = ctx
+    code = entry.bwd.cell_contents
+    names = list(inspect.signature(code).parameters)
+    split = entry.callees.split_call(code, [names[i] for i in varied], (inner, g), {})
+    value, kept = split.fwd.cell_contents(inner, g)
+    return value, (split, kept, varied)
+
+
+@helper("runtime")
+def derivative_bwd_bwd(ctx, g):
+    """The gradients of :func:`derivative_bwd_fwd`'s ``varied`` arguments: the context's (its
+    entry carries none) and the gradient's."""
+    split, kept, varied = ctx
+    grads = split.bwd.cell_contents(kept, g)
+    grads = (grads,) if len(varied) == 1 else grads
+    out = [[0.0, part] if i == 0 else part for i, part in zip(varied, grads)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 derivative_fwd.__srcad_derivative_call__ = derivative_bwd.__srcad_derivative_call__ = True
 derivative_jvp.__srcad_derivative_call__ = True
+for _made in (derivative_fwd_fwd, derivative_fwd_bwd, derivative_bwd_fwd, derivative_bwd_bwd):
+    _made.__srcad_derivative_call__ = True
+del _made
 

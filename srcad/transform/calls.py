@@ -88,7 +88,9 @@ class Callees:
         """The pair for a call ``code(*args, **kwargs)`` of generated code (a derivative srcad
         made, called inside differentiated code), specialised on the arguments' kinds."""
         arguments, _, _ = bind(code, args, kwargs)
-        return self.split(code, list(wrt), {p: kind_of_value(v) for p, v in arguments.items()})
+        entry = self.split(code, list(wrt), {p: kind_of_value(v) for p, v in arguments.items()})
+        entry.callees = self  # its backward part may be split in turn (derivative_bwd_fwd)
+        return entry
 
     def tangent_call(self, code, wrt, args, kwargs, tangents):
         """The forward mode of a call ``code(*args, **kwargs)`` of generated code (a

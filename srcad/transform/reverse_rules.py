@@ -103,6 +103,9 @@ class Rules:
             if functions.is_derivative(fn):
                 self.derivative_call(stmt, gname, code, frame)
                 return
+            if functions.splits_again(fn):
+                self.derivative_part_call(stmt, gname, code, frame)
+                return
             raise self.missing_rule(stmt, value)
         self.apply_rule(stmt, rule, bound, gname, code, frame)
 
