@@ -258,7 +258,7 @@ class Forward(Sweep):
                 self.user_call(stmt, code)
                 return
             if functions.is_derivative(fn):
-                self.derivative_call(stmt, code)
+                _derivative_call(self, stmt, code)
                 return
             raise self.missing(stmt, value)
         kind = forward_kind(rule, fn)
@@ -348,21 +348,6 @@ class Forward(Sweep):
                 for p, a in arguments.items()] + tangents
         code.append(assign([stmt.target, self.t(stmt.target)], call(jvp, *args)))
 
-    def derivative_call(self, stmt, code):
-        """``y = d_f(x)`` with ``d_f = srcad.grad(f)``: the forward mode of its generated code
-        (made for the argument types met at run time), by ``derivative_jvp``."""
-        prim = stmt.value
-        arguments, _, _ = functions.bind(prim.fn, prim.args, prim.kwargs)
-        wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
-        tangents = ast.Tuple(elts=[name(self.t(arguments[p].name)) for p in wrt],
-                             ctx=nodes.LOAD)
-        jvp = ast.Call(
-            func=self.helper("derivative_jvp"),
-            args=[nodes.spelled(prim.spelling), nodes.literal(tuple(wrt)), tangents]
-            + [nodes.expr(a) for a in prim.args],
-            keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in prim.kwargs.items()])
-        code.append(assign([stmt.target, self.t(stmt.target)], jvp))
-
     def missing(self, stmt, prim, forward=False, param=None):
         src = self.fn.source
         name = prim.spelling or getattr(prim.fn, "__name__", repr(prim.fn))
@@ -385,3 +370,19 @@ class Forward(Sweep):
             "use reverse mode (srcad.vjp, jacobian(mode='rev'))" if forward else
             f"give {name} a rule with @srcad.extend.defvjp, or wrap the value in "
             "srcad.stop_gradient(...) if no gradient should flow through it")
+
+
+def _derivative_call(self, stmt, code):
+    """``y = d_f(x)`` with ``d_f = srcad.grad(f)``: the forward mode of its generated code
+    (made for the argument types met at run time), by ``derivative_jvp``."""
+    prim = stmt.value
+    arguments, _, _ = functions.bind(prim.fn, prim.args, prim.kwargs)
+    wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
+    tangents = ast.Tuple(elts=[name(self.t(arguments[p].name)) for p in wrt],
+                         ctx=nodes.LOAD)
+    jvp = ast.Call(
+        func=self.helper("derivative_jvp"),
+        args=[nodes.spelled(prim.spelling), nodes.literal(tuple(wrt)), tangents]
+        + [nodes.expr(a) for a in prim.args],
+        keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in prim.kwargs.items()])
+    code.append(assign([stmt.target, self.t(stmt.target)], jvp))
