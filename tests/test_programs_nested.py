@@ -172,3 +172,13 @@ def test_fourth_order_through_derivatives_called_in_code_is_refused():
     fourth = _chain(tanh_by_exp, 4)
     with pytest.raises(srcad.SrcadError, match="differentiated once already"):
         fourth(np.array([0.3, -0.2]))
+
+
+def held_name_as_wrt(x):
+    return srcad.grad(lambda y: x * y, wrt="x")(2.0)
+
+
+def test_wrt_naming_a_held_value_is_refused():
+    """``x`` is not a parameter of the lambda (``srcad.grad`` outside would refuse it too)."""
+    with pytest.raises(srcad.SrcadError):
+        srcad.grad(held_name_as_wrt)(1.0)

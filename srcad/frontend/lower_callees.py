@@ -255,6 +255,9 @@ class Callees:
         if lead_kw or bound.arguments.get("has_aux") or wrt is None:
             return None
         shift = len(lead)
+        held = set(list(inspect.signature(inner).parameters)[:shift])
+        if held & set(wrt if isinstance(wrt, (tuple, list)) else (wrt,)):
+            return None  # a name of a value held, not a parameter of the function
         bound.arguments["wrt"] = tuple(w + shift if type(w) is int else w for w in wrt) \
             if isinstance(wrt, (tuple, list)) else wrt + shift if type(wrt) is int else wrt
         made = maker(*bound.args, **bound.kwargs)
