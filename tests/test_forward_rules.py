@@ -409,8 +409,11 @@ ex("builtins.sum(iterable, start)", "sum([a, b])", a=V, b=V)
 ex("builtins.sum(iterable, start)", "sum(a)", a=M)
 ex("builtins.list(iterable)", "list((a, b))", a=S, b=V)
 ex("builtins.reversed(seq)", "list(reversed([a, b]))", a=S, b=V)
-ex("builtins.sorted(iterable)", "np.array(sorted([a, 2.0 * b, 1.0 - a]))", a=S, b=S)
-ex("builtins.sorted(iterable)", "np.array(sorted(a))", a=V)
+ex("builtins.sorted(iterable, key, reverse)", "np.array(sorted([a, 2.0 * b, 1.0 - a]))",
+   a=S, b=S)
+ex("builtins.sorted(iterable, key, reverse)", "np.array(sorted(a))", a=V)
+ex("builtins.sorted(iterable, key, reverse)", "np.array(sorted([a, 2.0 * b, 1.0 - a], key=abs, "
+   "reverse=True))", a=S, b=S)
 ex("builtins.dict(mapping)", "dict({'u': a, 'v': b})['v'] * dict([('u', a), ('u', b)])['u']",
    a=S, b=V)
 ex("runtime.dict_values(d)", "np.stack(list({'u': a, 'v': b}.values()))", a=V, b=V)
@@ -434,9 +437,9 @@ ex("runtime.dict_of_grad(grad, mapping)",
    "C.dict_of_grad({'u': a, 'v': b}, [('u', 1.0), ('v', 2.0), ('u', 3.0)])[2][1] * b", a=S, b=V)
 ex("runtime.dict_of_tangent(tangent, mapping)",
    "C.dict_of_tangent([[0.0, a], [0.0, b]], [('u', 1.0), ('v', 2.0)])['v'] * a", a=S, b=V)
-ex("runtime.sorted_grad(grad, iterable)",
+ex("runtime.sorted_grad(grad, iterable, key, reverse)",
    "np.array(C.sorted_grad([a, 2.0 * a, b], [3.0, 1.0, 2.0]))", a=S, b=S)
-ex("runtime.sorted_tangent(tangent, iterable)",
+ex("runtime.sorted_tangent(tangent, iterable, key, reverse)",
    "np.array(C.sorted_tangent([a, 2.0 * a, b], [3.0, 1.0, 2.0]))", a=S, b=S)
 ex("runtime.dict_get(d, key, default)", "{'u': a}.get('u', b) + {'u': a}.get('v', b) * a",
    a=S, b=V)

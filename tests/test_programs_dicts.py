@@ -75,6 +75,15 @@ def sorted_numbers(x, s):
     return items[0] * 1.0 + items[1] * 2.0 + items[2] * 3.0 + items[3] * 4.0
 
 
+def sorted_by_key(x, s):
+    pairs = [(s, x * 2.0), (-s * 0.5, np.sin(x)), (s * s - 1.0, x + s)]
+    total, weight = 0.0, 1.0
+    for _key, v in sorted(pairs, key=lambda pair: pair[0], reverse=True):
+        total = total + weight * np.sum(v)
+        weight = weight + 1.5
+    return total + sum(sorted([s, 1.0 - s, 2.0 * s], key=abs)[1:]) * 3.0
+
+
 def updated(x, s):
     d = {"a": x}
     d["b"] = x * s
@@ -108,7 +117,7 @@ def list_of_dict_keys(x, s, p):
 
 P = {"w": np.array([0.3, -0.7, 1.1]), "b": 0.4}
 PROGRAMS = [literal, keyword_dict, pairs_dict, items_loop, values_loop, keys_loop,
-            get_with_default, sorted_items, sorted_numbers, updated, nested]
+            get_with_default, sorted_items, sorted_numbers, sorted_by_key, updated, nested]
 WITH_DICT = [copied_argument, argument_views, list_of_dict_keys]
 POINTS = [(np.array([0.5, -1.0, 0.3]), 0.8), (np.array([1.2, 0.4, -0.6]), -0.35),
           (np.array([-0.1, 0.9, 2.0]), 1.7)]

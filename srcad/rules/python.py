@@ -42,8 +42,10 @@ defvjp(builtins.sum, "iterable, start=0", iterable="fill(g, iterable)", start="g
 defvjp(builtins.list, "iterable=()", iterable="seq_grad(g, iterable)")  # a dict: its keys
 defvjp(builtins.reversed, "seq", seq="g[::-1]")
 defvjp(builtins.tuple, "iterable=()", iterable="seq_grad(g, iterable)")
-defvjp(builtins.sorted, "iterable", iterable="sorted_grad(g, iterable)",
-       jvp={"iterable": "sorted_tangent(t, iterable)"})
+# the order is piecewise constant in what key= reads (a zero derivative there)
+defvjp(builtins.sorted, "iterable, *, key=None, reverse=False", zero=("key", "reverse"),
+       iterable="sorted_grad(g, iterable, key, reverse)",
+       jvp={"iterable": "sorted_tangent(t, iterable, key, reverse)"})
 # max(a, b) is b only when b > a, min(a, b) only when b < a (ties and NaN: a), as Python does
 defvjp(builtins.min, "a, b", a="0.0 if b < a else g", b="g if b < a else 0.0")
 defvjp(builtins.max, "a, b", a="0.0 if b > a else g", b="g if b > a else 0.0")
@@ -70,13 +72,14 @@ for _grad, _tangent, _params in (
         (containers.items_grad, containers.items_tangent, "d"),
         (containers.get_grad, containers.get_tangent, "d, key"),
         (containers.dict_of_grad, containers.dict_of_tangent, "mapping"),
-        (containers.sorted_grad, containers.sorted_tangent, "iterable")):
+        (containers.sorted_grad, containers.sorted_tangent, "iterable, key=None, reverse=False")):
+    _passed = ", ".join(p.split("=")[0] for p in _params.split(", "))
     for _fn, _other in ((_grad, _tangent), (_tangent, _grad)):
         _first = "grad" if _fn is _grad else "tangent"
         defvjp(_fn, f"{_first}, {_params}", zero="*", **{
-            _first: f"{_other.__name__}(g, {_params})"},
-            jvp={_first: f"{_fn.__name__}(t, {_params})"})
-del _grad, _tangent, _params, _fn, _other, _first
+            _first: f"{_other.__name__}(g, {_passed})"},
+            jvp={_first: f"{_fn.__name__}(t, {_passed})"})
+del _grad, _tangent, _params, _passed, _fn, _other, _first
 defvjp(containers.get_default_grad, "grad, d, key", zero="*",
        grad="get_default_grad(g, d, key)", jvp={"grad": "get_default_grad(t, d, key)"})
 defvjp(containers.seq_grad, "grad, iterable", zero="*",

@@ -129,19 +129,23 @@ def dict_of_tangent(tangent, mapping):
     return out
 
 
-def _order(iterable):
-    """The positions of ``iterable``'s items in the order ``sorted`` puts them (stable)."""
+def _order(iterable, key=None, reverse=False):
+    """The positions of ``iterable``'s items in the order ``sorted(iterable, key=key,
+    reverse=reverse)`` puts them (the same stable sort, of their positions)."""
     items = list(iterable)
-    return sorted(range(len(items)), key=items.__getitem__)
+    if key is None:
+        return sorted(range(len(items)), key=items.__getitem__, reverse=reverse)
+    keys = [key(item) for item in items]
+    return sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
 
 
 @helper("runtime")
-def sorted_grad(grad, iterable):
-    """The gradient of ``iterable`` from that of ``sorted(iterable)``: each item's back at
-    its place (a dict's keys have none: zeros)."""
+def sorted_grad(grad, iterable, key=None, reverse=False):
+    """The gradient of ``iterable`` from that of ``sorted(iterable, key=..., reverse=...)``:
+    each item's back at its place (a dict's keys have none: zeros)."""
     if isinstance(iterable, dict):
         return {k: _zeros(v) for k, v in iterable.items()}
-    order = _order(iterable)
+    order = _order(iterable, key, reverse)
     if isinstance(iterable, np.ndarray):
         out = np.zeros(np.shape(iterable))
         out[order] = np.asarray(grad, dtype=float)
@@ -153,12 +157,12 @@ def sorted_grad(grad, iterable):
 
 
 @helper("runtime")
-def sorted_tangent(tangent, iterable):
-    """The tangent of ``sorted(iterable)`` from ``iterable``'s: its items in sorted order (a
-    dict's keys: zeros)."""
+def sorted_tangent(tangent, iterable, key=None, reverse=False):
+    """The tangent of ``sorted(iterable, ...)`` from ``iterable``'s: its items in sorted order
+    (a dict's keys: zeros)."""
     if isinstance(iterable, dict):
         return [0.0] * len(iterable)
-    return [tangent[i] for i in _order(iterable)]
+    return [tangent[i] for i in _order(iterable, key, reverse)]
 
 
 def _zeros(value):
