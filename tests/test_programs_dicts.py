@@ -219,3 +219,39 @@ def test_refusals_name_the_line_and_a_rewrite():
     with pytest.raises(SrcadError, match="for loop over the dict") as err:
         srcad.grad(loop_over_argument)(1.0, {"a": 2.0})
     assert ".items()" in str(err.value)
+
+
+def through_items(p):
+    total = 0.0
+    for i, (_k, v) in enumerate(sorted(p.items(), key=lambda kv: kv[0])):
+        total = total + np.sum(np.sin(v)) * (i + 1.0)
+    for k in sorted(p.keys()):
+        total = total + np.sum(np.cos(p[k]))
+    return total
+
+
+def gradient_read(p):
+    """A derivative with respect to a dict called inside code: differentiating this is a
+    third derivative through the dict's items (autograd's test_dict)."""
+    g = srcad.grad(through_items)(p)
+    return np.sum(g["w"]) + np.sum(np.sin(g["u"]))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_derivatives_of_derivatives_with_respect_to_a_dict(seed):
+    rng = np.random.default_rng(seed)
+    p = {"w": rng.normal(size=3), "u": rng.normal(size=2), "z": rng.normal(size=2)}
+    w = {k: rng.normal(size=v.shape) for k, v in p.items()}
+    second = srcad.grad(gradient_read, wrt=(0,))
+    _, pullback = srcad.vjp(second, p, wrt=(0,))
+    got = pullback((w,))[0]
+    h = 1e-5
+    for key in p:
+        for i in range(p[key].size):
+            up, down = dict(p), dict(p)
+            up[key] = p[key].copy()
+            down[key] = p[key].copy()
+            up[key][i] += h
+            down[key][i] -= h
+            want = sum(np.sum(w[k] * (second(up)[0][k] - second(down)[0][k])) for k in p) / (2 * h)
+            assert got[key][i] == pytest.approx(want, rel=1e-5, abs=1e-6)

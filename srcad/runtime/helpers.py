@@ -98,7 +98,10 @@ def total(value):
 
 @helper("runtime")
 def broadcast_as(value, like):
-    """``value`` broadcast to the shape of ``like`` (the reverse of :func:`unbroadcast`)."""
+    """``value`` broadcast to the shape of ``like`` (the reverse of :func:`unbroadcast`; a
+    container's gradient is itself)."""
+    if type(value) in _CONTAINERS and type(like) in _CONTAINERS:
+        return value
     if np.shape(value) == np.shape(like):
         return value
     return np.broadcast_to(value, np.shape(like))
@@ -234,8 +237,9 @@ def check_scalar(y, where=None):
 
 @helper("runtime")
 def scatter(value, like, index):
-    """The gradient of ``like[index]``: zeros shaped like ``like``, ``value`` added at ``index``."""
-    if isinstance(like, (list, tuple)):
+    """The gradient of ``like[index]``: zeros shaped like ``like``, ``value`` added at ``index``
+    (a list for a list or tuple, a dict for a dict)."""
+    if isinstance(like, (list, tuple, dict)):
         out = zeros_like(like)
         out[index] = add(out[index], value)
         return out
