@@ -127,6 +127,15 @@ class Transformed:
         (value, ctx), kept = outer.fwd.cell_contents(*args, **kwargs)
         return (value, (entry, ctx)), (outer, kept)
 
+    def tangent_twice(self, wrt, varied, args, kwargs, tangents):
+        """A call of this derivative's forward part (``derivative_fwd``) in forward mode:
+        ``((value, (entry, ctx)), (tangent, (0.0, ctx's tangent)))`` along ``tangents`` of
+        the parameters ``varied`` (see ``srcad.runtime.derivative_fwd_jvp``)."""
+        entry = self.split_call(wrt, args, kwargs)
+        (value, ctx), (t_value, t_ctx) = pipeline.CALLEES.tangent_call(
+            entry.fwd.cell_contents, varied, args, kwargs, tangents)
+        return (value, (entry, ctx)), (t_value, (0.0, t_ctx))
+
     def tangent_call(self, wrt, args, kwargs, tangents):
         """``(value, tangent)`` of a call of this derivative along ``tangents`` (one per
         parameter in ``wrt``): the forward mode of the code it runs for these arguments (how

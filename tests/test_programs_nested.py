@@ -182,3 +182,23 @@ def test_wrt_naming_a_held_value_is_refused():
     """``x`` is not a parameter of the lambda (``srcad.grad`` outside would refuse it too)."""
     with pytest.raises(srcad.SrcadError):
         srcad.grad(held_name_as_wrt)(1.0)
+
+
+@pytest.mark.parametrize("mode", ["fwd", "rev"])
+@pytest.mark.parametrize("x", [0.7, -1.3])
+@pytest.mark.parametrize("f", SCALAR, ids=lambda f: f.__name__)
+def test_hessians_of_code_calling_derivatives(f, x, mode):
+    """A Hessian of a function calling a derivative is a third derivative of the inner one:
+    forward over reverse and reverse over reverse."""
+    grad_f = srcad.grad(f)
+    got = srcad.hessian(f, mode=mode)(x)
+    assert got == pytest.approx(fd(grad_f, x, 1e-5), rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_forward_mode_third_order_elementwise(seed):
+    x = np.random.default_rng(seed).uniform(-1.0, 1.0, size=3)
+    second = _chain(tanh_by_exp, 2)
+    _, tangent = srcad.jvp(second, (x,), (np.ones(3),))
+    t = np.tanh(x)
+    assert np.allclose(tangent, -2.0 * (1.0 - t ** 2) * (1.0 - 3.0 * t ** 2), rtol=1e-10)

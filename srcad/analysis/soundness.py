@@ -104,7 +104,7 @@ class Check:
             return
         if functions.is_derivative(fn):
             return  # both modes differentiate its generated code at run time
-        if not self.forward and functions.splits_again(fn):
+        if functions.splits_again(fn):
             return  # a derivative's code calling a derivative, differentiated in turn
         if functions.is_user_function(fn):
             if not self.reaches(stmt) and any(self.an.kind(a) in (SEQ, ARRAY) for a in varied):

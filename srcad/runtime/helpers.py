@@ -336,9 +336,30 @@ def derivative_bwd_bwd(ctx, g):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@helper("runtime")
+def derivative_fwd_jvp(fn, wrt, varied, tangents, *args, **kwargs):
+    """:func:`derivative_fwd` in forward mode (a third derivative): its result and tangent,
+    along ``tangents`` of the parameters ``varied`` (the entry has no tangent: 0.0)."""
+    return fn.__srcad__.tangent_twice(wrt, varied, args, kwargs, tangents)
+
+
+@helper("runtime")
+def derivative_bwd_jvp(varied, tangents, ctx, g):
+    """:func:`derivative_bwd` in forward mode: the backward part run, and its tangent along
+    the tangents of the arguments at ``varied`` (0 the context, whose entry has none; 1 the
+    gradient)."""
+    entry, inner = ctx
+    code = entry.bwd.cell_contents
+    names = list(inspect.signature(code).parameters)
+    tangents = [t[1] if i == 0 else t for i, t in zip(varied, tangents)]
+    return entry.callees.tangent_call(code, [names[i] for i in varied], (inner, g), {},
+                                      tangents)
+
+
 derivative_fwd.__srcad_derivative_call__ = derivative_bwd.__srcad_derivative_call__ = True
 derivative_jvp.__srcad_derivative_call__ = True
-for _made in (derivative_fwd_fwd, derivative_fwd_bwd, derivative_bwd_fwd, derivative_bwd_bwd):
+for _made in (derivative_fwd_fwd, derivative_fwd_bwd, derivative_bwd_fwd, derivative_bwd_bwd,
+              derivative_fwd_jvp, derivative_bwd_jvp):
     _made.__srcad_derivative_call__ = True
 del _made
 

@@ -260,6 +260,9 @@ class Forward(Sweep):
             if functions.is_derivative(fn):
                 _derivative_call(self, stmt, code)
                 return
+            if functions.splits_again(fn):
+                _derivative_part_call(self, stmt, code)
+                return
             raise self.missing(stmt, value)
         kind = forward_kind(rule, fn)
         terms = []
@@ -385,4 +388,32 @@ def _derivative_call(self, stmt, code):
         args=[nodes.spelled(prim.spelling), nodes.literal(tuple(wrt)), tangents]
         + [nodes.expr(a) for a in prim.args],
         keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in prim.kwargs.items()])
+    code.append(assign([stmt.target, self.t(stmt.target)], jvp))
+
+
+def _derivative_part_call(self, stmt, code):
+    """``t = derivative_fwd(d_f, wrt, *args)`` or ``d = derivative_bwd(ctx, g)`` in the code
+    of a derivative calling the derivative ``d_f``, in forward mode (a third derivative):
+    ``derivative_fwd_jvp``, ``derivative_bwd_jvp``."""
+    prim = stmt.value
+    if prim.fn.__name__ == "derivative_fwd":
+        fn_atom, wrt_atom, rest = prim.args[0], prim.args[1], list(prim.args[2:])
+        if not isinstance(fn_atom, ir.Const):
+            raise self.missing(stmt, prim)
+        arguments, _, _ = functions.bind(fn_atom.value, rest, prim.kwargs)
+        varied = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
+        tangents = ast.Tuple(elts=[name(self.t(arguments[p].name)) for p in varied],
+                             ctx=nodes.LOAD)
+        jvp = ast.Call(
+            func=self.helper("derivative_fwd_jvp"),
+            args=[nodes.expr(fn_atom), nodes.expr(wrt_atom), nodes.literal(tuple(varied)),
+                  tangents] + [nodes.expr(a) for a in rest],
+            keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in prim.kwargs.items()])
+    else:
+        varied = [i for i, a in enumerate(prim.args) if isinstance(a, ir.Var) and
+                  self.varied(a)]
+        tangents = ast.Tuple(elts=[name(self.t(prim.args[i].name)) for i in varied],
+                             ctx=nodes.LOAD)
+        jvp = call(self.helper("derivative_bwd_jvp"), nodes.literal(tuple(varied)), tangents,
+                   *[nodes.expr(a) for a in prim.args])
     code.append(assign([stmt.target, self.t(stmt.target)], jvp))
