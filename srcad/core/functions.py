@@ -215,10 +215,12 @@ def opaque(fn, name):
                 "unpack a tuple built in the function (args = (a, b); f(*args)), or pass the "
                 "arguments one by one")
     if getattr(fn, "__srcad_derivative_call__", False):
-        return ("a call of a derivative srcad made, differentiated once already: srcad "
-                "does not differentiate it again",
-                "differentiate the derivative itself to the order you need: "
-                "srcad.grad(srcad.grad(f))")
+        return ("a call of a derivative srcad made, in code differentiated once already "
+                "and differentiated again: srcad differentiates a derivative called inside "
+                "code up to the third order",
+                "differentiate the function itself to the order you need, "
+                "srcad.grad(srcad.grad(f)) and so on, rather than derivatives of code calling "
+                "derivatives")
     if fn is functools.partial:
         return ("a function holding differentiated values (a lambda reading them, or "
                 "functools.partial of them) used other than by calling it",
