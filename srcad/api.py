@@ -301,19 +301,16 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
         if fn is not None and _same_shapes(primals, tangents, fn.__srcad_positions__) and (
                 not fn.__srcad_reads__ or not env.stale(fn.__srcad_reads__)):
             return fn(*primals, *tangents)
-    for name in names:
-        value = primals[params.index(name)] if params.index(name) < len(primals) else None
-        if pytrees.is_record(value):
-            raise WrtError(f"jvp with respect to {type(value).__name__} (a record): forward "
-                           "mode takes numbers and arrays",
-                           hint="pass the record's fields as arguments of their own, or use "
-                           "reverse mode (grad, value_and_grad, vjp take records)")
     if len(tangents) != len(names):
         raise WrtError(f"jvp got {len(tangents)} tangents for {len(names)} wrt arguments",
                        hint="give one tangent per argument in wrt")
     values = dict(zip(params, primals))
     for name, tangent in zip(names, tangents):
-        _check_companion(values.get(name), tangent, f"tangent for {name!r}")
+        value = values.get(name)
+        if pytrees.is_record(value):  # a record's tangent is a record of its class (or a dict)
+            if type(tangent) is type(value):
+                tangent = pytrees.flatten(tangent)
+        _check_companion(value, tangent, f"tangent for {name!r}")
     fn, full = _jvp_function(f, names, primals, backend)
     return fn(*full, *tangents)
 
@@ -379,7 +376,7 @@ def _jvp_function(f, names, primals, backend="python"):
             return known, primals
     transformed = transformed_of(f) if is_transformed(f) else None
     user = transformed._user if transformed is not None else f
-    if _all_given(user, primals):
+    if _all_given(user, primals) and not any(map(pytrees.is_record, primals)):
         full = list(primals)
         known = _jvp_cache.get((f, keyed, cache_key(full)))
         if known is not None and not env.stale(known.__srcad_reads__):
@@ -389,24 +386,36 @@ def _jvp_function(f, names, primals, backend="python"):
     bound = inspect.signature(user).bind(*primals)
     bound.apply_defaults()
     full = list(bound.arguments.values())  # keyword-only ones too, positionally
-    key = (f, keyed, cache_key(full))
+    values = dict(bound.arguments)
+    # records (dataclasses, named tuples): read as dicts (srcad.pytrees); a derivative's code
+    # already takes those it was made for as dicts
+    records = pytrees.records_among(values, transformed._wrt if transformed else names)
+    if records:
+        values = {k: pytrees.flatten(v) if k in records else v for k, v in values.items()}
+    key = (f, keyed, cache_key(list(values.values())))
+    if records:
+        key += (tuple(pytrees.shape(r) for r in records.values()),)
     known = _jvp_cache.get(key)
     if known is not None and not env.stale(known.__srcad_reads__):
         return known, full
-    values = dict(bound.arguments)
     for name in names:
         check_wrt_value(user, name, values.get(name))
     check_arrays(user, values)
     kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
     items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
     with env.collecting() as reads:
-        target = f
+        target, parsed = f, None
         if transformed is not None:
             transformed._check_env()
             target = transformed.python_code(bound)
-        fn, text = pipeline.tangent(target, names, kinds, items, fixed=classes_of(values),
-                                    backend=backend)
+        elif records:
+            parsed = pytrees.rewrite(pipeline.read(target), records)
+        fn, text = pipeline.tangent(target, names, kinds, items, parsed=parsed,
+                                    fixed=classes_of(values), backend=backend)
     fn.__srcad_source__ = text
+    if records:
+        fn = _jvp_with_records(fn, records, transformed)
+        fn.__srcad_source__ = text
     fn.__srcad_reads__ = tuple(reads.values())
     _jvp_cache[key] = fn
     if _all_given(user, primals) and backend == "python":
@@ -425,6 +434,22 @@ def _remember_jvp(f, names, primals, fn, user):
     if fast is None:
         fast = _jvp_fast[(f, names)] = {}
     fast[key] = fn
+
+
+def _jvp_with_records(fn, records, transformed):
+    """``fn`` (made for ``records`` read as dicts) taking the records and their tangents (a
+    record of the class, or a dict) as they are; for a derivative with records among its
+    ``wrt``, the value and the tangent come out as records again, as the derivative's do."""
+
+    def with_records(*args):
+        result = fn(*pytrees.flatten_records(args))
+        if transformed is None:
+            return result
+        t = transformed
+        return tuple(pytrees.as_records(part, records, t._mode, t._single, t._wrt)
+                     for part in result)
+
+    return with_records
 
 
 def _all_given(user, primals):

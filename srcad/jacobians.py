@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import numbers
 
 import numpy as np
 
 from . import api, pipeline, pytrees
 from .core import env, functions
 from .core.kinds import kind_of_value, rank_of_value
-from .errors import MissingRuleError, NonScalarOutputError, SrcadError, WrtError
+from .errors import MissingRuleError, NonScalarOutputError, SrcadError
 from .specialise import Transformed, cache_key, check_wrt_value, plain_key
 
 __all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp"]
@@ -118,16 +119,6 @@ def hvp(f, x=_POINT, v=_POINT, wrt=0):
         return float(product) if np.ndim(product) == 0 else product
 
 
-def _refuse_records(f, args, index):
-    """A Jacobian with respect to a dataclass or named tuple is refused (not yet a record of
-    Jacobians): ``grad``, ``value_and_grad`` and ``vjp`` take records."""
-    for p in index:
-        if p < len(args) and pytrees.is_record(args[p]):
-            raise WrtError(f"a Jacobian or Hessian with respect to {type(args[p]).__name__} "
-                           "(a record): srcad makes them with respect to numbers and arrays",
-                           hint="pass the record's fields as arguments of their own (grad, "
-                           "value_and_grad and vjp take records)")
-
 
 def _copies(grads, args, index):
     """The gradients ``grad`` returned, as a Jacobian's rows: copied, as the rows ``vjp``
@@ -167,16 +158,19 @@ class _Jacobian:
         self.splits = {}  # plain key -> f's split (srcad.transform.calls.Split)
 
     def __call__(self, *args):
+        if self.index is None:
+            self.index = tuple(_position(self.f, w) for w in self.wrt)
         types = tuple(map(type, args))
         if types not in self.checked:
-            if self.index is None:
-                self.index = tuple(_position(self.f, w) for w in self.wrt)
-            _refuse_records(self.f, args, self.index)  # records are told by their types
-            self.checked.add(types)
+            if any(p < len(args) and pytrees.is_tree(args[p]) for p in self.index):
+                return self._tree(args).value
+            self.checked.add(types)  # no container or record where wrt points
         if self.mode == "rev":
             result = self._rev(args)
         else:
             result = self._fwd(args)
+        if isinstance(result, _Whole):
+            return result.value
         return result[0] if self.single else tuple(result)
 
     def _rev(self, args):
@@ -213,6 +207,8 @@ class _Jacobian:
                 self.vjp = api._transform(self.f, index, "vjp")
             value = self.f(*args)
             pullback = self.vjp
+        if pytrees.is_tree(value):
+            return self._tree(args, value)
         out_shape = np.shape(value)
         rows = [[] for _ in index]
         for i in np.ndindex(*out_shape) if out_shape else [()]:
@@ -283,6 +279,8 @@ class _Jacobian:
                 tangents = list(zeros)
                 tangents[k] = tangent if shape else 1.0
                 value, t = fn(*full, *tangents)
+                if pytrees.is_tree(value):
+                    return self._tree(args, value)
                 cols.append(np.asarray(t, dtype=float))
             out_shape = np.shape(value)
             if not shape and not out_shape:
@@ -291,3 +289,125 @@ class _Jacobian:
             stacked = np.stack(cols, axis=-1)  # out_shape + (n_in,)
             result.append(np.reshape(stacked, out_shape + shape))
         return result
+
+    # ------------------------------------------------------------ trees (JAX's pytrees)
+
+    def _tree(self, args, value=None):
+        """The Jacobian where a ``wrt`` argument or the output is a tuple, list, dict or
+        record: shaped like the output, each leaf (for a tuple ``wrt``, a tuple over it)
+        shaped like the ``wrt`` argument, each of its leaves an array of shape
+        ``output leaf shape + argument leaf shape``, as JAX's ``jacrev``/``jacfwd`` give.
+        Returned as a :class:`_Whole` (``__call__`` returns it as it is)."""
+        ins = [pytrees.leaves(args[p]) for p in self.index]
+        blocks = self._tree_rev(args, ins, value) if self.mode == "rev" else \
+            self._tree_fwd(args, ins)
+        out_leaves, out_build, by_out = blocks
+        per_out = []
+        for j, leaf in enumerate(out_leaves):
+            parts = []
+            for k, (in_leaves, in_build) in enumerate(ins):
+                made = []
+                for m, in_leaf in enumerate(in_leaves):
+                    shape = np.shape(leaf) + np.shape(in_leaf)
+                    block = np.reshape(np.asarray(by_out[j][k][m], dtype=float), shape)
+                    made.append(block if shape else float(block))
+                parts.append(in_build(made))
+            per_out.append(parts[0] if self.single else tuple(parts))
+        return _Whole(out_build(per_out))
+
+    def _tree_rev(self, args, ins, value):
+        """A pullback per output element: by output leaf, ``wrt`` argument and its leaf, the
+        rows stacked."""
+        if value is None:
+            value = self.f(*args)
+        out_leaves, out_build = pytrees.leaves(value)
+        _check_leaves(out_leaves, "output")
+        if self.vjp is None:
+            self.vjp = api._transform(self.f, self.index, "vjp")
+        zeros = [_zero(leaf) for leaf in out_leaves]
+        by_out = []
+        for j, leaf in enumerate(out_leaves):
+            rows = [[[] for _ in in_leaves] for in_leaves, _ in ins]
+            for i in np.ndindex(*np.shape(leaf)):
+                seeds = list(zeros)
+                seeds[j] = _one_hot(leaf, i)
+                grads = self.vjp(out_build(seeds), *args)
+                for k, g in enumerate(grads):
+                    for m, part in enumerate(_grad_leaves(g, ins[k][0])):
+                        rows[k][m].append(part)
+            by_out.append([[np.stack(r) if r else r for r in per] for per in rows])
+        return out_leaves, out_build, by_out
+
+    def _tree_fwd(self, args, ins):
+        """A tangent per input element: by output leaf, ``wrt`` argument and its leaf, the
+        columns stacked (last axis)."""
+        if self.names is None:
+            known = api._jvp_targets.get((self.f, self.index, len(args)))
+            self.target, _, self.names = known or api._jvp_target(self.f, self.index, len(args))
+        fn, full = api._jvp_function(self.target, self.names, args)
+        for in_leaves, _ in ins:
+            _check_leaves(in_leaves, "argument")
+        zero_trees = [build([_zero(leaf) for leaf in in_leaves]) for in_leaves, build in ins]
+        cols, value = [], None
+        for k, (in_leaves, in_build) in enumerate(ins):
+            cols.append([])
+            for m, leaf in enumerate(in_leaves):
+                found = []
+                for i in np.ndindex(*np.shape(leaf)):
+                    parts = [_zero(other) for other in in_leaves]
+                    parts[m] = _one_hot(leaf, i)
+                    tangents = list(zero_trees)
+                    tangents[k] = in_build(parts)
+                    value, t = fn(*full, *tangents)
+                    found.append(_grad_leaves(t, pytrees.leaves(value)[0]))
+                cols[k].append(found)
+        if value is None:
+            value = self.f(*args)
+        out_leaves, out_build = pytrees.leaves(value)
+        _check_leaves(out_leaves, "output")
+        by_out = [[[np.stack([c[j] for c in found], axis=-1) if found else np.zeros(0)
+                    for found in cols[k]] for k in range(len(ins))]
+                  for j in range(len(out_leaves))]
+        return out_leaves, out_build, by_out
+
+
+class _Whole:
+    """A Jacobian made whole by :meth:`_Jacobian._tree` (not a list over ``wrt``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _zero(leaf):
+    return np.zeros(np.shape(leaf)) if np.shape(leaf) else 0.0
+
+
+def _one_hot(leaf, i):
+    if not np.shape(leaf):
+        return 1.0
+    made = np.zeros(np.shape(leaf))
+    made[i] = 1.0
+    return made
+
+
+def _grad_leaves(g, like):
+    """The leaves of the gradient (or tangent) ``g`` of a value whose leaves are ``like``, as
+    float arrays (a leaf with no derivative, None, as zeros)."""
+    found = pytrees.leaves(g)[0] if g is not None else [None] * len(like)
+    if len(found) != len(like):
+        raise SrcadError(f"a derivative has {len(found)} parts where its value has "
+                         f"{len(like)}", hint="report this: the structures should agree")
+    return [np.zeros(np.shape(v)) if part is None else np.asarray(part, dtype=float)
+            for part, v in zip(found, like)]
+
+
+def _check_leaves(found, what):
+    for leaf in found:
+        if not isinstance(leaf, (numbers.Number, np.ndarray, np.number)) or isinstance(
+                leaf, (bool, complex)):
+            raise SrcadError(f"a Jacobian of a function whose {what} holds "
+                             f"{type(leaf).__name__}: srcad makes them of numbers and arrays "
+                             "(in tuples, lists, dicts and records)",
+                             hint="leave the other values out of what is differentiated")

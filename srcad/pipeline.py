@@ -245,13 +245,14 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
 
 
 @_serialised
-def tangent(func, wrt, kinds, items=None, inner=False, arity=None, fixed=None,
+def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, fixed=None,
             backend="python"):
-    """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``;
+    """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``
+    (``parsed``: ``func``'s tree as :func:`read` gives it, changed: see :func:`to_ssa`;
     ``fixed``: the functions and objects passed (see :func:`to_ssa`); ``backend="numba"``:
-    compiled by Numba at its first call (see :func:`adjoint`)."""
+    compiled by Numba at its first call (see :func:`adjoint`))."""
 
-    fn, namer = to_ssa(func, arity=arity, fixed=fixed)
+    fn, namer = to_ssa(func, parsed, arity=arity, fixed=fixed)
     analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
                         callees=CALLEES)
     alias.check(fn, analysis)

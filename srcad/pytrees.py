@@ -188,21 +188,89 @@ def wrap(fn, params, records, mode, single, wrt):
     (the cache key holds the classes and the fields' kinds, so every call's are the same)."""
     seed = 1 if mode == "vjp" else 0  # a vjp's code takes the output's gradient first
     positions = {params.index(name) + seed: name for name in records}
-    order = [records.get(w) for w in wrt]
 
     def with_records(*args, **kwargs):
         args = list(args)
+        if seed and args and is_record(args[0]):  # the gradient of a derivative's record
+            args[0] = flatten(args[0])
         for i, name in positions.items():
             if i < len(args):
                 args[i] = flatten(args[i])
             elif name in kwargs:
                 kwargs[name] = flatten(kwargs[name])
-        result = fn(*args, **kwargs)
-        value, grads = result if mode == "value_and_grad" else (None, result)
-        items = [grads] if single else list(grads)
-        items = [unflatten(like, g) if like is not None else g
-                 for like, g in zip(order, items)]
-        grads = items[0] if single else tuple(items)
-        return (value, grads) if mode == "value_and_grad" else grads
+        return as_records(fn(*args, **kwargs), records, mode, single, wrt)
 
     return with_records
+
+
+def as_records(result, records, mode, single, wrt):
+    """``result`` of a derivative made for ``records`` read as dicts (see :func:`wrap`) with
+    the gradients of the records made records again."""
+    order = [records.get(w) for w in wrt]
+    value, grads = result if mode == "value_and_grad" else (None, result)
+    items = [grads] if single else list(grads)
+    items = [unflatten(like, g) if like is not None and isinstance(g, dict) else g
+             for like, g in zip(order, items)]
+    grads = items[0] if single else tuple(items)
+    return (value, grads) if mode == "value_and_grad" else grads
+
+
+def flatten_records(values):
+    """``values`` with each record among them read as its dict (:func:`flatten`)."""
+    return [flatten(v) if is_record(v) else v for v in values]
+
+
+# ---------------------------------------------------------------- trees of values (Jacobians)
+
+
+def is_tree(value):
+    """Whether ``value`` is a container of values (tuple, list, dict or record), not a leaf."""
+    return isinstance(value, (tuple, list, dict)) or is_record(value)
+
+
+def leaves(value):
+    """``(leaves, build)``: the numbers and arrays in ``value`` (tuples, lists, dicts and
+    records, nested; a dict's and a record's in the order of their fields), and a function
+    building a value of the same structure from as many leaves."""
+    if not is_tree(value):
+        return [value], lambda items: items[0]
+    if is_record(value):
+        keys, parts = list(_fields_of(value)), list(_fields_of(value).values())
+    elif isinstance(value, dict):
+        keys, parts = list(value), list(value.values())
+    else:
+        keys, parts = None, list(value)
+    found, builds, counts = [], [], []
+    for part in parts:
+        items, build = leaves(part)
+        found += items
+        builds.append(build)
+        counts.append(len(items))
+
+    def build(items):
+        made, start = [], 0
+        for count, part_build in zip(counts, builds):
+            made.append(part_build(items[start:start + count]))
+            start += count
+        if is_record(value):
+            return _made_like(value, dict(zip(keys, made)))
+        if isinstance(value, dict):
+            return dict(zip(keys, made))
+        return type(value)(made) if type(value) in (tuple, list) else tuple(made)
+
+    return found, build
+
+
+def _made_like(like, fields):
+    """A record of ``like``'s class holding ``fields`` (its nested records already made)."""
+    cls = type(like)
+    if cls in _REGISTERED:
+        return _REGISTERED[cls][1](fields)
+    if isinstance(like, tuple):
+        return cls(**fields)
+    init = {f.name for f in dataclasses.fields(like) if f.init}
+    made = cls(**{k: v for k, v in fields.items() if k in init})
+    for k, v in fields.items():
+        if k not in init:
+            object.__setattr__(made, k, v)
+    return made

@@ -151,6 +151,34 @@ class Transformed:
                                        self._mode)
         return self._python._specialise(bound).__srcad_raw__
 
+    def split_twice(self, wrt, varied, args, kwargs):
+        """A call of this derivative's forward part (``derivative_fwd``) differentiated in
+        turn: ``((value, (entry, ctx)), (outer, kept))``, ``outer`` the split of that forward
+        part with respect to ``varied`` (see ``srcad.runtime.derivative_fwd_fwd``)."""
+        entry = self.split_call(wrt, args, kwargs)
+        outer = pipeline.CALLEES.split_call(entry.fwd.cell_contents, varied, args, kwargs)
+        (value, ctx), kept = outer.fwd.cell_contents(*args, **kwargs)
+        return (value, (entry, ctx)), (outer, kept)
+
+    def tangent_twice(self, wrt, varied, args, kwargs, tangents):
+        """A call of this derivative's forward part (``derivative_fwd``) in forward mode:
+        ``((value, (entry, ctx)), (tangent, (0.0, ctx's tangent)))`` along ``tangents`` of
+        the parameters ``varied`` (see ``srcad.runtime.derivative_fwd_jvp``)."""
+        entry = self.split_call(wrt, args, kwargs)
+        (value, ctx), (t_value, t_ctx) = pipeline.CALLEES.tangent_call(
+            entry.fwd.cell_contents, varied, args, kwargs, tangents)
+        return (value, (entry, ctx)), (t_value, (0.0, t_ctx))
+
+    def tangent_call(self, wrt, args, kwargs, tangents):
+        """``(value, tangent)`` of a call of this derivative along ``tangents`` (one per
+        parameter in ``wrt``): the forward mode of the code it runs for these arguments (how
+        a call of it inside code differentiated in forward mode is differentiated,
+        ``srcad.runtime.derivative_jvp``)."""
+        bound = self._bind(args, kwargs)
+        self._check_env()
+        code = self._specialise(bound).__srcad_raw__
+        return pipeline.CALLEES.tangent_call(code, wrt, args, kwargs, tangents)
+
     def _check_env(self):
         with self._lock:
             if self._reads and env.changed(list(self._reads.values())):
@@ -266,7 +294,7 @@ class Transformed:
                         full.apply_defaults()
                         values = dict(full.arguments)
                     parsed, self._source = self._source if target is self._f else None, None
-                    if records:
+                    if records and target is self._f:  # a derivative's code reads dicts
                         parsed = pytrees.rewrite(parsed or pipeline.read(target), records)
                     fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
                                                 as_tuple=not self._single, parsed=parsed,
@@ -280,8 +308,8 @@ class Transformed:
                                       self._wrt)
                     fn.__srcad_source__, fn.__srcad_raw__ = text, raw
                 if _has_array_wrt(values, self._wrt):
-                    fn = _guard_dtypes(fn, self._f, self._positions(), self._mode,
-                                       _ducks(values), self._single)
+                    fn = _guard_dtypes(fn, self._f, [self._params.index(w) for w in self._wrt],
+                                       self._mode, _ducks(values), self._single)
                 fn.__srcad_reads__ = tuple(reads.values())
                 self._cache[key] = fn
                 self._add_reads(fn.__srcad_reads__)
@@ -298,9 +326,6 @@ class Transformed:
                     dispatch.inline_call(self._function, key, fn.__srcad_entry__)
             self._last = self._cache[key]
         return self._cache[key]
-
-    def _positions(self):
-        return [self._params.index(w) for w in self._wrt]
 
     def source(self, *example_args):
         self._check_env()

@@ -139,8 +139,8 @@ def set_literal(x):
     return sum(s)
 
 
-def dict_literal(x):
-    d = {"a": x}  # bad: dict literal
+def dict_literal(x, extra):
+    d = {"a": x, **extra}  # bad: dict literal
     return d["a"]
 
 

@@ -165,16 +165,27 @@ def test_refused_with_the_line_and_a_hint(func, args, cls, where, marker, hint):
 
 
 def test_refused_in_forward_mode_too():
-    for func in (cc.calls_derivative, cc.calls_object_refused, cc.star_values_refused,
-                 cc.calls_pullback_refused):
+    for func in (cc.calls_object_refused, cc.star_values_refused, cc.calls_pullback_refused):
         with pytest.raises(SrcadError):
             srcad.jvp(func, (1.0,), (1.0,))
 
 
-def test_a_derivative_called_in_a_derivative_is_not_differentiated_again():
+@pytest.mark.parametrize("x", [0.3, -1.2])
+def test_a_derivative_called_in_code_in_forward_mode_and_to_third_order(x):
+    """calls_derivative(x) = 3 x^2 * x: its derivative 9 x^2 in forward mode too, its second
+    derivative 18 x (a third derivative of cube, through the call of d_cube) in both modes."""
+    assert srcad.jvp(cc.calls_derivative, (x,), (1.0,))[1] == pytest.approx(9 * x ** 2,
+                                                                            rel=1e-12)
+    assert srcad.grad(srcad.grad(cc.calls_derivative))(x) == pytest.approx(18 * x, rel=1e-12)
+    assert srcad.hessian(cc.calls_derivative)(x) == pytest.approx(18 * x, rel=1e-12)
+
+
+def test_a_derivative_called_in_a_derivative_of_a_derivative_is_refused():
+    """A fourth derivative of cube through the call of d_cube."""
+    third = srcad.grad(srcad.grad(srcad.grad(cc.calls_derivative)))
     with pytest.raises(MissingRuleError) as info:
-        srcad.grad(srcad.grad(cc.calls_derivative))(0.3)
-    assert "differentiated once already" in str(info.value)
+        third(0.3)
+    assert "up to the third order" in str(info.value)
     assert "srcad.grad(srcad.grad(f))" in info.value.hint
 
 

@@ -409,6 +409,40 @@ ex("builtins.sum(iterable, start)", "sum([a, b])", a=V, b=V)
 ex("builtins.sum(iterable, start)", "sum(a)", a=M)
 ex("builtins.list(iterable)", "list((a, b))", a=S, b=V)
 ex("builtins.reversed(seq)", "list(reversed([a, b]))", a=S, b=V)
+ex("builtins.sorted(iterable, key, reverse)", "np.array(sorted([a, 2.0 * b, 1.0 - a]))",
+   a=S, b=S)
+ex("builtins.sorted(iterable, key, reverse)", "np.array(sorted(a))", a=V)
+ex("builtins.sorted(iterable, key, reverse)", "np.array(sorted([a, 2.0 * b, 1.0 - a], key=abs, "
+   "reverse=True))", a=S, b=S)
+ex("builtins.dict(mapping)", "dict({'u': a, 'v': b})['v'] * dict([('u', a), ('u', b)])['u']",
+   a=S, b=V)
+ex("runtime.dict_values(d)", "np.stack(list({'u': a, 'v': b}.values()))", a=V, b=V)
+ex("runtime.dict_items(d)", "sorted({'v': a, 'u': b}.items())[1][1] * b", a=S, b=V)
+D = "{'u': 1.0, 'v': 2.0}"  # a constant dict: the keys the helpers below read
+ex("runtime.values_grad(grad, d)", f"C.values_grad([a, b], {D})['v'] * a", a=S, b=V)
+ex("runtime.values_tangent(tangent, d)", f"C.values_tangent({{'v': a, 'u': b}}, {D})[1] * b",
+   a=S, b=V)
+ex("runtime.items_grad(grad, d)", f"C.items_grad([[0.0, a], [0.0, b]], {D})['v']", a=S, b=V)
+ex("runtime.items_tangent(tangent, d)",
+   f"C.items_tangent({{'v': a, 'u': b}}, {D})[0][1] * a", a=V, b=V)
+ex("runtime.get_grad(grad, d, key)", f"C.get_grad(a, {D}, 'v')['v'] * b", a=S, b=V)
+ex("runtime.get_tangent(tangent, d, key)", f"C.get_tangent({{'u': a, 'v': b}}, {D}, 'v') * a",
+   a=S, b=V)
+ex("runtime.get_default_grad(grad, d, key)", "C.get_default_grad(a, {'u': 1.0}, 'v') * b",
+   a=S, b=V)
+ex("runtime.seq_grad(grad, iterable)", "C.seq_grad([a, b], [1.0, 2.0])[1] * a", a=S, b=V)
+ex("runtime.seq_back(back, grad, iterable)", "C.seq_back([a, b], [1.0, 2.0], [1.0, 2.0])[1] * a",
+   a=S, b=V)
+ex("runtime.dict_of_grad(grad, mapping)",
+   "C.dict_of_grad({'u': a, 'v': b}, [('u', 1.0), ('v', 2.0), ('u', 3.0)])[2][1] * b", a=S, b=V)
+ex("runtime.dict_of_tangent(tangent, mapping)",
+   "C.dict_of_tangent([[0.0, a], [0.0, b]], [('u', 1.0), ('v', 2.0)])['v'] * a", a=S, b=V)
+ex("runtime.sorted_grad(grad, iterable, key, reverse)",
+   "np.array(C.sorted_grad([a, 2.0 * a, b], [3.0, 1.0, 2.0]))", a=S, b=S)
+ex("runtime.sorted_tangent(tangent, iterable, key, reverse)",
+   "np.array(C.sorted_tangent([a, 2.0 * a, b], [3.0, 1.0, 2.0]))", a=S, b=S)
+ex("runtime.dict_get(d, key, default)", "{'u': a}.get('u', b) + {'u': a}.get('v', b) * a",
+   a=S, b=V)
 ex("builtins.tuple(iterable)", "tuple([a, b])", a=S, b=S)
 ex("builtins.min(a, b)", "min(a, b)", a=S, b=S)
 ex("builtins.max(a, b)", "max(a, b)", a=S, b=S)
@@ -514,7 +548,7 @@ import operator
 
 import numpy as np
 
-from srcad.runtime import helpers as R, numpy_helpers as H
+from srcad.runtime import helpers as R, numpy_helpers as H, containers as C
 """
 def _build():
     lines = HEADER.splitlines()

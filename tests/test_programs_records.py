@@ -1,7 +1,7 @@
 """Records (dataclasses, named tuples) in ``vjp``, and ``vjp(..., has_aux=True)``: checked
 against finite differences and srcad's reference tape (on the same function with the fields
-passed one by one). Forward mode, Jacobians and Hessians with respect to a record are refused
-with a WrtError (they are made with respect to numbers and arrays)."""
+passed one by one). Forward mode, Jacobians and Hessians with respect to a record give records
+(tests/test_programs_trees.py)."""
 
 import dataclasses
 from typing import NamedTuple
@@ -12,7 +12,7 @@ from srcad.check import numerical_grad
 
 import srcad
 from srcad import tape
-from srcad.errors import SrcadError, WrtError
+from srcad.errors import SrcadError
 
 
 @dataclasses.dataclass
@@ -111,11 +111,14 @@ def test_vjp_has_aux_needs_a_pair():
 
 
 @pytest.mark.parametrize("cls", [Layer, Pair], ids=["dataclass", "namedtuple"])
-def test_forward_mode_and_jacobians_of_records_refused(cls):
+def test_forward_mode_and_jacobians_of_records_give_records(cls):
+    """(The full families are in tests/test_programs_trees.py.)"""
     p, x = cls(np.array([0.5, -1.0]), 0.3), np.array([1.0, 2.0])
-    with pytest.raises(WrtError, match="record"):
-        srcad.jvp(layer_out, (p, x), (cls(np.ones(2), 1.0),), wrt=0)
-    with pytest.raises(WrtError, match="record"):
-        srcad.jacobian(layer_out, wrt=0)(p, x)
-    with pytest.raises(WrtError, match="record"):
-        srcad.hessian(lambda q, y: np.sum(np.tanh(q.w * y + q.b)), wrt=0)(p, x)
+    _, tangent = srcad.jvp(layer_out, (p, x), (cls(np.ones(2), 1.0),), wrt=0)
+    h = 1e-6
+    want = (layer_out(cls(p.w + h, p.b + h), x) - layer_out(cls(p.w - h, p.b - h), x)) / (2 * h)
+    assert np.allclose(tangent, want, rtol=1e-6, atol=1e-8)
+    jac = srcad.jacobian(layer_out, wrt=0)(p, x)
+    assert type(jac) is cls and jac.w.shape == (2, 2) and jac.b.shape == (2,)
+    hess = srcad.hessian(lambda q, y: np.sum(np.tanh(q.w * y + q.b)), wrt=0)(p, x)
+    assert type(hess) is cls and type(hess.w) is cls and hess.w.w.shape == (2, 2)

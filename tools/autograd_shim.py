@@ -847,6 +847,10 @@ grad, value_and_grad, elementwise_grad, jacobian, hessian, make_vjp, make_jvp = 
     _counted, (grad, value_and_grad, elementwise_grad, jacobian, hessian, make_vjp, make_jvp))
 vector_jacobian_product, hessian_vector_product, make_hvp, grad_named = map(
     _counted, (vector_jacobian_product, hessian_vector_product, make_hvp, grad_named))
+# called inside differentiated code, grad(f)(x) is srcad.grad(f, wrt=argnum)(x), made while
+# srcad transforms the caller (srcad.frontend.lower_callees.make_derivative)
+grad.__srcad_derivative_maker__ = (srcad.grad, {"argnum": "wrt"})
+value_and_grad.__srcad_derivative_maker__ = (srcad.value_and_grad, {"argnum": "wrt"})
 
 API = {
     "grad": grad, "value_and_grad": value_and_grad, "elementwise_grad": elementwise_grad,

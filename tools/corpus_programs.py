@@ -29,13 +29,18 @@ MIRRORS = "/work/.mirror"
 CORPUS = [
     ("imyoungmin/DENN", "ODE.py"),
     ("imyoungmin/DENN", "PDE.py"),
+    ("cpsource/PlayWithAI", "finance/WMT/autograd/zautograd.py"),
 ]
 
 
-def extract(repo_dir, target):
-    archive = subprocess.run(["git", "-C", repo_dir, "archive", "HEAD"], check=True,
-                             capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", target], input=archive, check=True)
+def extract(repo_dir, target, folder=""):
+    """The repository's committed files in ``target``; only ``folder``'s when the snapshot
+    lacks some large file elsewhere (a fetched snapshot may list files it does not hold)."""
+    done = subprocess.run(["git", "-C", repo_dir, "archive", "HEAD"], capture_output=True)
+    if done.returncode != 0:
+        done = subprocess.run(["git", "-C", repo_dir, "archive", "HEAD", folder or "."],
+                              check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", target], input=done.stdout, check=True)
 
 
 def main(argv=None):
@@ -55,7 +60,7 @@ def main(argv=None):
                       "seconds": 0.0}
         else:
             with tempfile.TemporaryDirectory(prefix="srcad-corpus-") as tmp:
-                extract(repo_dir, tmp)
+                extract(repo_dir, tmp, os.path.dirname(path))
                 folder = os.path.join(tmp, os.path.dirname(path))
                 result = run_one(folder, os.path.basename(path), args.seconds, args.pythonpath)
         counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1

@@ -356,6 +356,12 @@ def value_and_grad(fun, argnum=0):
     return _checked(fun, argnum, srcad.value_and_grad(fun, wrt=_wrt(argnum)), "value_and_grad")
 
 
+# called inside differentiated code, grad(f)(x) is srcad.grad(f, wrt=argnum)(x), made while
+# srcad transforms the caller (srcad.frontend.lower_callees.make_derivative)
+grad.__srcad_derivative_maker__ = (srcad.grad, {"argnum": "wrt"})
+value_and_grad.__srcad_derivative_maker__ = (srcad.value_and_grad, {"argnum": "wrt"})
+
+
 def _summed(fun):
     def summed(x):
         return np.sum(fun(x))

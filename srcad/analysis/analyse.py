@@ -126,6 +126,8 @@ class Analysis(ValueKinds):
                         self._put(stmt.target, [SCALAR])
                     if isinstance(value, ir.Prim) and value.fn in (ir.BUILD_LIST, ir.BUILD_TUPLE):
                         self._put(stmt.target, [self.kind(a) for a in value.args])
+                    if isinstance(value, ir.Prim) and value.fn is ir.BUILD_DICT:
+                        self._put(stmt.target, [self.kind(a) for a in value.args[1::2]])
                     value = stmt.value
                     kind = self.prim_kind(value) if isinstance(value, ir.Prim) else self.kind(value)
                     self.kinds[stmt.target] = kind

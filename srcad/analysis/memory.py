@@ -19,7 +19,7 @@ import numpy as np
 from ..core import ir
 from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
 from ..rules import registry
-from ..runtime import family_of
+from ..runtime import containers, family_of
 
 #: methods that change their object: the hint for each (None: differentiated on local lists)
 MUTATORS = {
@@ -309,8 +309,8 @@ class Aliases:
             else:
                 self._set(target, every, every)
             return
-        if isinstance(fn, ir.Build) or fn in (list, tuple, sorted, dict):
-            contents = _union(self._contents(a) if fn in (list, tuple, sorted, dict) else
+        if isinstance(fn, ir.Build) or fn in _COPIES:
+            contents = _union(self._contents(a) if fn in _COPIES else
                               self.mem(a, self.held) for a in args)
             self._set(target, fresh, fresh | contents)
             return
@@ -413,3 +413,7 @@ def _fresh_result(fn):
 
 # ---------------------------------------------------------------- the checks
 
+
+#: calls making a new list or dict of what their argument holds
+_COPIES = (list, tuple, sorted, dict, containers.dict_values, containers.dict_items,
+           containers.dict_keys)

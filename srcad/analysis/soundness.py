@@ -71,7 +71,7 @@ class Check:
     def prim(self, stmt, prim):
         fn = prim.fn
         varied = [a for a in prim.operands() if a.name in self.an.varied]
-        if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE or fn is ir.ASSERT:
+        if isinstance(fn, ir.Build) or fn is ir.ASSERT:
             return
         if not varied and not _given(prim.kwargs.get("out")):
             return
@@ -108,8 +108,10 @@ class Check:
                     raise self.complex_error(stmt, prim)
             self.rule_call(stmt, prim, rule, bound, matters)
             return
-        if functions.is_derivative(fn) and not self.forward:
-            return  # reverse mode differentiates its generated code at run time
+        if functions.is_derivative(fn):
+            return  # both modes differentiate its generated code at run time
+        if functions.splits_again(fn):
+            return  # a derivative's code calling a derivative, differentiated in turn
         if functions.is_user_function(fn):
             if not self.reaches(stmt) and any(self.an.kind(a) in (SEQ, ARRAY) for a in varied):
                 raise self.error(stmt, f"{_name(prim)}(...) called for its effect on a "

@@ -21,7 +21,7 @@ import numpy as np
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, kind_of_value
 from ..rules import registry
-from ..runtime import family_of
+from ..runtime import containers, family_of
 
 #: the rank of ``a @ b`` from the ranks of ``a`` and ``b``
 _MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
@@ -42,7 +42,7 @@ class ValueKinds:
     def prim_kind(self, prim):
         fn = prim.fn
         kinds = [self.kind(a) for a in prim.args]
-        if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
+        if isinstance(fn, ir.Build):
             return SEQ
         if any(k is None for k in kinds):
             return None  # depends on a result still being worked out (recursion)
@@ -122,7 +122,8 @@ class ValueKinds:
         if fn in (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
                   operator.not_):
             return SCALAR if all(k == SCALAR for k in kinds) else ANY
-        if fn in (list, tuple, sorted):
+        if fn in (list, tuple, sorted, dict, containers.dict_keys, containers.dict_values,
+                  containers.dict_items):
             return SEQ
         if fn is sum and kinds and kinds[0] == SEQ and isinstance(prim.args[0], ir.Var):
             elem = self.elems.get(prim.args[0].name, ANY)

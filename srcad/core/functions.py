@@ -217,10 +217,12 @@ def opaque(fn, name):
                 "unpack a tuple built in the function (args = (a, b); f(*args)), or pass the "
                 "arguments one by one")
     if getattr(fn, "__srcad_derivative_call__", False):
-        return ("a call of a derivative srcad made, differentiated once already: srcad "
-                "does not differentiate it again",
-                "differentiate the derivative itself to the order you need: "
-                "srcad.grad(srcad.grad(f))")
+        return ("a call of a derivative srcad made, in code differentiated once already "
+                "and differentiated again: srcad differentiates a derivative called inside "
+                "code up to the third order",
+                "differentiate the function itself to the order you need, "
+                "srcad.grad(srcad.grad(f)) and so on, rather than derivatives of code calling "
+                "derivatives")
     if fn is functools.partial:
         return ("a function holding differentiated values (a lambda reading them, or "
                 "functools.partial of them) used other than by calling it",
@@ -352,9 +354,19 @@ def fixed_of(fn):
     return getattr(fn, "__srcad_fixed__", None) or {}
 
 
+def splits_again(fn):
+    """``derivative_fwd``/``derivative_bwd`` (the calls a derivative's code makes of a
+    derivative it calls): reverse mode differentiates them again, a third derivative."""
+    return getattr(fn, "__name__", None) in ("derivative_fwd", "derivative_bwd") and getattr(
+        fn, "__srcad_derivative_call__", False) and (
+        getattr(fn, "__module__", "") or "").startswith("srcad.")
+
+
 def is_derivative_maker(fn):
     """``srcad.grad`` or ``srcad.value_and_grad``: called with constant arguments inside
     differentiated code, srcad makes the derivative while it transforms the caller."""
+    if getattr(fn, "__srcad_derivative_maker__", None) is not None:
+        return True  # a wrapper declaring itself one (see lower_callees.make_derivative)
     return getattr(fn, "__module__", None) == "srcad.api" and getattr(
         fn, "__name__", None) in ("grad", "value_and_grad")
 

@@ -100,7 +100,8 @@ class Attr:
 
 
 class Build:
-    """Builders of containers: ``(a, b)`` and ``[a, b]``."""
+    """Builders of containers: ``(a, b)``, ``[a, b]`` and ``{k: a, j: b}`` (whose arguments
+    are the keys and values in turn: ``k, a, j, b``)."""
 
     def __init__(self, kind):
         self.kind = kind
@@ -138,6 +139,7 @@ UNSET = Const(None, "None")
 
 BUILD_TUPLE = Build("tuple")
 BUILD_LIST = Build("list")
+BUILD_DICT = Build("dict")
 
 BINARY = {
     operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
@@ -191,6 +193,8 @@ class Prim:
             return f"({inner},)" if len(args) == 1 else f"({inner})"
         if fn is BUILD_LIST:
             return "[" + ", ".join(map(str, args)) + "]"
+        if fn is BUILD_DICT:
+            return "{" + ", ".join(f"{k}: {v}" for k, v in zip(args[::2], args[1::2])) + "}"
         parts = [str(a) for a in (args[1:] if isinstance(fn, Method) else args)]
         parts += [f"{k}={v}" for k, v in self.kwargs.items()]
         if isinstance(fn, Method):

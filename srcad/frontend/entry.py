@@ -48,7 +48,7 @@ def target(func):
         return func
     if inspect.ismethod(func) and inspect.isfunction(func.__func__):
         return _bound_shim(func.__func__, func.__self__)
-    if _has_rule(func):
+    if _has_rule(func) and not isinstance(func, type):  # a class (dict, float): refused
         return _rule_shim(func)
     if not inspect.isfunction(func) and not inspect.isroutine(func) and not isinstance(
             func, type):

@@ -34,6 +34,7 @@ from __future__ import annotations
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
+from ..runtime import containers
 from .lower_callees import Callees, FunctionValues, store_counts
 from .lower_calls import Calls
 from .lower_exprs import Expressions
@@ -62,6 +63,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, FunctionValues, Sp
         self.namer = namer
         self.flags = set(flags)
         self.tuples = {}  # name of a tuple built here -> its element atoms
+        self.dicts_built = set()  # names of dicts built here ({...}, dict(a=x)): for k in d
+        self.lists_made = set()  # names of lists d.items() (say) made: loops index them
         self.dicts = {}  # the **kwargs parameter (not rebound) -> {key: atom} in this call
         self.local_functions = {}  # nested def name -> (lifted function, captured names)
         self.lifted = {}  # spelling in generated code -> lifted function
@@ -91,6 +94,10 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, FunctionValues, Sp
             self.tuples[name] = list(value.args)  # its length is known: f(*t) can splice it
         if isinstance(value, ir.Prim) and value.fn is ir.BUILD_LIST:
             self.lists[name] = list(value.args)  # spliced only if never changed (frozen)
+        if isinstance(value, ir.Prim) and value.fn is ir.BUILD_DICT:
+            self.dicts_built.add(name)
+        if isinstance(value, ir.Prim) and value.fn in _LIST_MAKERS:
+            self.lists_made.add(name)
         return Var(name)
 
     def sub_block(self, stmts):
@@ -156,3 +163,7 @@ def _hint(prim):
     if prim.spelling:
         return prim.spelling.rsplit(".", 1)[-1]
     return "t"
+
+
+#: helpers the lowering calls for d.keys(), d.values(), d.items(): they make lists
+_LIST_MAKERS = (containers.dict_keys, containers.dict_values, containers.dict_items)

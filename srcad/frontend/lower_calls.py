@@ -22,6 +22,7 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import SrcadError
+from ..runtime import containers
 from . import source as source_module
 from . import writes
 from .lower_exprs import dotted, root_name
@@ -35,12 +36,8 @@ class Calls:
     def expr_Call(self, node, hint=None):
         consumed = getattr(node, "srcad_consumed", False)
         func = node.func
-        if isinstance(func, gast.Attribute) and func.attr == "get" and self.is_kwargs(
-            func.value
-        ) and 1 <= len(node.args) <= 2 and not node.keywords:
-            default = node.args[1] if len(node.args) == 2 else gast.Constant(value=None,
-                                                                           kind=None)
-            return self.keyword_item(func.value, node.args[0], node, default)
+        if _is_kwargs_get(self, func, node):
+            return _kwargs_get(self, func, node)
         if any(k.arg is None and self.is_kwargs(k.value) for k in node.keywords):
             keywords = []
             for k in node.keywords:
@@ -85,6 +82,8 @@ class Calls:
             if not spliced:
                 bound = self.assign(ir.Prim(ir.Attr(func.attr), [obj]), func.attr, node)
                 return self.star_call_prim(bound, None, node)
+            if func.attr in _DICT_VIEWS and not node.args and not node.keywords:
+                return _dict_view(self, obj, func.attr, node)
             args = [obj] + [self.expr(a) for a in node.args]
             kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
             return ir.Prim(ir.Method(func.attr), args, kwargs)
@@ -107,6 +106,8 @@ class Calls:
                     self.source.lookup(path[0], path[1:] + [attr])
         if not spliced:
             return self.star_call_prim(fn, dotted(func), node)
+        if fn is dict and not node.args and node.keywords:  # dict(a=x): {"a": x}
+            return _keyword_dict(self, node)
         writes.refuse_in_expression(self, fn, node)
         if fn is functools.partial and node.args:
             return self.partial_value(self.expr(node.args[0]), [self.expr(a) for a in
@@ -393,6 +394,9 @@ def _lift(fdef, name, captured, source, node, held=()):
 
 
 _COMPREHENSION_CALLS = (sum, min, max, list, tuple, any, all)
+#: d.keys(), d.values(), d.items(): lists made by these helpers (a view cannot be indexed)
+_DICT_VIEWS = {"keys": containers.dict_keys, "values": containers.dict_values,
+               "items": containers.dict_items}
 
 
 def _needs_resolving(fn):
@@ -405,3 +409,28 @@ def _needs_resolving(fn):
         return True
     return not inspect.isroutine(fn) and not isinstance(fn, type) and \
         functions.user_instance_class(fn) is not None
+
+
+def _is_kwargs_get(lw, func, node):
+    return isinstance(func, gast.Attribute) and func.attr == "get" and lw.is_kwargs(
+        func.value) and 1 <= len(node.args) <= 2 and not node.keywords
+
+
+def _kwargs_get(lw, func, node):
+    """``kwargs.get("k", d)`` on the ``**kwargs`` parameter: the keyword's value or ``d``."""
+    default = node.args[1] if len(node.args) == 2 else gast.Constant(value=None, kind=None)
+    return lw.keyword_item(func.value, node.args[0], node, default)
+
+
+def _dict_view(lw, obj, attr, node):
+    """``d.items()`` (``values``, ``keys``): a list (the loops index it), made by a helper
+    with a rule."""
+    helper = _DICT_VIEWS[attr]
+    return lw.assign(ir.Prim(helper, [obj], spelling=writes.callee_name(
+        lw, helper, f"{attr}_of")), attr, node)
+
+
+def _keyword_dict(lw, node):
+    """``dict(a=x, b=y)``: the dict display ``{"a": x, "b": y}``."""
+    return ir.Prim(ir.BUILD_DICT, [a for k in node.keywords
+                                   for a in (Const(k.arg), lw.expr(k.value))])

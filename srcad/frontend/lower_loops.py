@@ -19,6 +19,8 @@ import gast
 
 from ..core import ir
 from ..core.ir import Const, Var
+from ..runtime import containers
+from . import writes
 from .lower_exprs import root_name
 from .lower_stmts import same
 
@@ -130,9 +132,14 @@ class Loops:
     def sequence(self, node):
         node = self.consumed(node)  # map(f, xs), filter(p, xs): a list comprehension
         atom = self.expr(node)
+        if isinstance(atom, Var) and atom.name in self.dicts_built:  # for k in d: its keys
+            keys = containers.dict_keys
+            return self.assign(ir.Prim(keys, [atom], spelling=writes.callee_name(
+                self, keys, "keys_of")), "keys", node)
         if isinstance(node, (gast.Name, gast.List, gast.Tuple)) or isinstance(atom, Const):
             return atom
-        if isinstance(node, gast.Call):
+        if isinstance(node, gast.Call) and not (isinstance(atom, Var)
+                                                 and atom.name in self.lists_made):
             return self.assign(ir.Prim(list, [atom], spelling="list"), "seq", node)
         return atom
 

@@ -86,9 +86,15 @@ class Spreads:
         return out
 
     def expr_Dict(self, node):
-        raise self.error(node, "srcad cannot differentiate a dict literal",
-                         hint="pass the dict in as an argument (a dict built only to be "
-                         "unpacked into a call, f(**{'a': x}), is fine)")
+        """``{k: a, j: b}``: a dict built from its keys and values (``**d`` inside refused)."""
+        if any(k is None for k in node.keys):
+            raise self.error(node, "unpacking (**d) inside a dict literal",
+                             hint="build the dict with its keys one by one, or copy it with "
+                             "dict(d) and set the new keys")
+        args = []
+        for key, value in zip(node.keys, node.values):
+            args += [self.expr(key), self.expr(value)]
+        return ir.Prim(ir.BUILD_DICT, args)
 
     def expr_Atom(self, node):
         return node.atom

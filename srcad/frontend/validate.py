@@ -48,7 +48,6 @@ UNSUPPORTED = {
     gast.DictComp: ("a dict comprehension", "build the dict with a for loop"),
     gast.SetComp: ("a set comprehension", "use a list"),
     gast.Set: ("a set literal", "use a list or tuple"),
-    # a dict literal: refused where it is lowered (f(**{"a": x}) splices it)
 }
 if hasattr(gast, "Match"):
     UNSUPPORTED[gast.Match] = ("a match statement", "use if/elif/else")

@@ -60,7 +60,7 @@ def _is_ufunc_method(fn, name):
         getattr(fn, "__self__", None), np.ufunc)
 
 
-def _callee(lw, obj, hint):
+def callee_name(lw, obj, hint):
     """A name under which generated code calls ``obj`` (bound like a lifted function)."""
     for name, known in lw.lifted.items():
         if known is obj:
@@ -118,7 +118,7 @@ def rewrite_call(lw, call, target, node):
         before = lw.env[out.id]
         args = [before, lw.index(call.args[1]), lw.expr(call.args[2])]
         prim = ir.Prim(numpy_helpers.add_at, args,
-                       spelling=_callee(lw, numpy_helpers.add_at, "np_add_at"))
+                       spelling=callee_name(lw, numpy_helpers.add_at, "np_add_at"))
         after = lw.assign(prim, out.id, node)
         lw.env[out.id] = after
         lw.augmented[after.name] = before.name  # NumPy changes y itself
@@ -149,7 +149,7 @@ def _numpy_name(lw, call):
 def _where(lw, mask_node, value, out, node, call):
     mask = lw.expr(mask_node)
     numpy = _numpy_name(lw, call)
-    spelling = f"{numpy}.where" if numpy else _callee(lw, np.where, "np_where")
+    spelling = f"{numpy}.where" if numpy else callee_name(lw, np.where, "np_where")
     prim = ir.Prim(np.where, [mask, value, lw.env[out.id]], spelling=spelling)
     return lw.assign(prim, "merged", node)
 

@@ -11,8 +11,9 @@ import builtins
 import math
 import operator
 
+from ..runtime import containers
 from ..runtime import helpers as runtime
-from .registry import defvjp, nondiff
+from .registry import defmethod, defvjp, nondiff
 
 # ---------------------------------------------------------------- arithmetic operators
 defvjp(operator.add, "a, b", a="g", b="g", broadcast=True)
@@ -38,9 +39,13 @@ defvjp(builtins.pow, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
 defvjp(builtins.float, "x=0.0", x="g")
 defvjp(builtins.sum, "iterable, start=0", iterable="fill(g, iterable)", start="g",
        jvp={"iterable": "sum(t)", "start": "t"})
-defvjp(builtins.list, "iterable=()", iterable="g")
+defvjp(builtins.list, "iterable=()", iterable="seq_grad(g, iterable)")  # a dict: its keys
 defvjp(builtins.reversed, "seq", seq="g[::-1]")
-defvjp(builtins.tuple, "iterable=()", iterable="g")
+defvjp(builtins.tuple, "iterable=()", iterable="seq_grad(g, iterable)")
+# the order is piecewise constant in what key= reads (a zero derivative there)
+defvjp(builtins.sorted, "iterable, *, key=None, reverse=False", zero=("key", "reverse"),
+       iterable="sorted_grad(g, iterable, key, reverse)",
+       jvp={"iterable": "sorted_tangent(t, iterable, key, reverse)"})
 # max(a, b) is b only when b > a, min(a, b) only when b < a (ties and NaN: a), as Python does
 defvjp(builtins.min, "a, b", a="0.0 if b < a else g", b="g if b < a else 0.0")
 defvjp(builtins.max, "a, b", a="0.0 if b > a else g", b="g if b > a else 0.0")
@@ -48,6 +53,39 @@ nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.boo
         builtins.isinstance, builtins.print, builtins.type, builtins.any, builtins.all)
 # no rule, on purpose: zip/enumerate as values, str/repr (a number through a string) are
 # refused where a gradient would have to cross them (in a for loop they are understood)
+
+# ---------------------------------------------------------------- dicts
+# d.keys(), d.values(), d.items() are lowered to these (lists, not views); d.get(k) has the
+# rule of dict_get; dict(a=x) is a dict literal (frontend)
+defvjp(builtins.dict, "mapping", mapping="dict_of_grad(g, mapping)",
+       jvp={"mapping": "dict_of_tangent(t, mapping)"})
+nondiff(containers.dict_keys)
+defvjp(containers.dict_values, "d", d="values_grad(g, d)", jvp={"d": "values_tangent(t, d)"})
+defvjp(containers.dict_items, "d", d="items_grad(g, d)", jvp={"d": "items_tangent(t, d)"})
+defvjp(containers.dict_get, "d, key, default=None", zero="key", d="get_grad(g, d, key)",
+       default="get_default_grad(g, d, key)",
+       jvp={"d": "get_tangent(t, d, key)", "default": "get_default_grad(t, d, key)"})
+defmethod("get", containers.dict_get)
+# their gradients and tangents: linear in the first argument, each the other's adjoint
+for _grad, _tangent, _params in (
+        (containers.values_grad, containers.values_tangent, "d"),
+        (containers.items_grad, containers.items_tangent, "d"),
+        (containers.get_grad, containers.get_tangent, "d, key"),
+        (containers.dict_of_grad, containers.dict_of_tangent, "mapping"),
+        (containers.sorted_grad, containers.sorted_tangent, "iterable, key=None, reverse=False")):
+    _passed = ", ".join(p.split("=")[0] for p in _params.split(", "))
+    for _fn, _other in ((_grad, _tangent), (_tangent, _grad)):
+        _first = "grad" if _fn is _grad else "tangent"
+        defvjp(_fn, f"{_first}, {_params}", zero="*", **{
+            _first: f"{_other.__name__}(g, {_passed})"},
+            jvp={_first: f"{_fn.__name__}(t, {_passed})"})
+del _grad, _tangent, _params, _passed, _fn, _other, _first
+defvjp(containers.get_default_grad, "grad, d, key", zero="*",
+       grad="get_default_grad(g, d, key)", jvp={"grad": "get_default_grad(t, d, key)"})
+defvjp(containers.seq_grad, "grad, iterable", zero="*",
+       grad="seq_back(g, grad, iterable)", jvp={"grad": "seq_grad(t, iterable)"})
+defvjp(containers.seq_back, "back, grad, iterable", zero="*",
+       back="seq_grad(g, iterable)", jvp={"back": "seq_back(t, grad, iterable)"})
 
 # ---------------------------------------------------------------- srcad's own helpers
 # (generated code calls them; these rules let srcad differentiate its own output again)

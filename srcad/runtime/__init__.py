@@ -1,12 +1,18 @@
 """Layer 1, the runtime: the helpers generated code calls, all entered in one registry,
 :data:`HELPERS` (name -> function; :func:`family_of` tells a helper's family): `helpers` holds
-unbroadcast, zeros, scalar checks; `numpy_helpers` indexes the gradients of NumPy functions too
+unbroadcast, zeros, scalar checks; `containers` the views of dicts and their gradients,
+sorting; `numpy_helpers` indexes the gradients of NumPy functions too
 long for a template (`numpy_reductions`, `numpy_linalg`, `numpy_shape`); `scipy_helpers` those of
 the SciPy rules (it imports SciPy only when generated code first uses it). Importing any module
 of the runtime imports them all, so the registry is always complete.
 Imports only `srcad.errors` and `srcad.core`."""
 
-from . import helpers, numpy_helpers, scipy_helpers  # noqa: F401 (their helpers enter the registry)
+from . import (  # noqa: F401 (their helpers enter the registry)
+    containers,
+    helpers,
+    numpy_helpers,
+    scipy_helpers,
+)
 from .registry import HELPERS, family_of, helper
 
 __all__ = ["HELPERS", "family_of", "helper"]

@@ -7,6 +7,7 @@ Imports only ``srcad.runtime.registry`` (and ``srcad.errors``, to raise).
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -31,13 +32,17 @@ def erf(x):
     return np.vectorize(math.erf, otypes=[float])(x)
 
 
-_SHAPED = (np.ndarray, np.float64)  # types whose .shape is np.shape's answer, read directly
+_SHAPED = (np.ndarray, np.float64)
+_CONTAINERS = (list, tuple, dict)  # types whose .shape is np.shape's answer, read directly
 
 
 @helper("runtime")
 def unbroadcast(value, like):
-    """Sum ``value`` down to the shape of ``like`` (undo NumPy broadcasting)."""
+    """Sum ``value`` down to the shape of ``like`` (undo NumPy broadcasting). The gradient of
+    a container (a list for a list: ``add`` of two contexts in srcad's own code) is itself."""
     g = value
+    if type(g) in _CONTAINERS and type(like) in _CONTAINERS:
+        return g
     shape = like.shape if type(like) in _SHAPED else np.shape(like)
     gshape = g.shape if type(g) in _SHAPED else np.shape(g)
     if gshape == shape:
@@ -102,7 +107,10 @@ def total(value):
 
 @helper("runtime")
 def broadcast_as(value, like):
-    """``value`` broadcast to the shape of ``like`` (the reverse of :func:`unbroadcast`)."""
+    """``value`` broadcast to the shape of ``like`` (the reverse of :func:`unbroadcast`; a
+    container's gradient is itself)."""
+    if type(value) in _CONTAINERS and type(like) in _CONTAINERS:
+        return value
     if np.shape(value) == np.shape(like):
         return value
     if type(like) is not np.ndarray and arrays.is_duck(like):
@@ -279,8 +287,10 @@ def check_scalar(y, where=None):
                 "np.abs(...) ** 2")
 
         filename, _, line = (where or "").rpartition(":")
+        what = f"{type(y).__name__} of length {len(y)}" if isinstance(
+            y, (tuple, list, dict)) else f"{type(y).__name__} of shape {np.shape(y)}"
         raise NonScalarOutputError(
-            f"grad needs a scalar output, got {type(y).__name__} of shape {np.shape(y)}",
+            f"grad needs a scalar output, got {what}",
             filename=filename or None, lineno=int(line) if line.isdigit() else None,
             hint="use srcad.vjp(f, *args) for non-scalar outputs, or reduce the output "
             "(for instance with np.sum) first",
@@ -289,8 +299,9 @@ def check_scalar(y, where=None):
 
 @helper("runtime")
 def scatter(value, like, index):
-    """The gradient of ``like[index]``: zeros shaped like ``like``, ``value`` added at ``index``."""
-    if isinstance(like, (list, tuple)):
+    """The gradient of ``like[index]``: zeros shaped like ``like``, ``value`` added at ``index``
+    (a list for a list or tuple, a dict for a dict)."""
+    if isinstance(like, (list, tuple, dict)):
         out = zeros_like(like)
         out[index] = add(out[index], value)
         return out
@@ -359,5 +370,77 @@ def derivative_bwd(ctx, g):
     return entry.bwd.cell_contents(inner, g)
 
 
+@helper("runtime")
+def derivative_jvp(fn, wrt, tangents, *args, **kwargs):
+    """``(fn(*args, **kwargs), its tangent)`` for ``fn`` a derivative srcad made, along
+    ``tangents`` (one per parameter in ``wrt``): the forward mode of the code ``fn`` runs for
+    arguments of these types (see ``srcad.specialise.Transformed.tangent_call``)."""
+    return fn.__srcad__.tangent_call(wrt, args, kwargs, tangents)
+
+
+@helper("runtime")
+def derivative_fwd_fwd(fn, wrt, varied, *args, **kwargs):
+    """:func:`derivative_fwd` differentiated in turn (a third derivative: the code calling a
+    derivative is itself differentiated): its result, ``(value, (entry, ctx))``, and what the
+    backward part needs; ``varied``: the parameters of ``fn`` differentiated now."""
+    return fn.__srcad__.split_twice(wrt, varied, args, kwargs)
+
+
+@helper("runtime")
+def derivative_fwd_bwd(ctx, g):
+    """The gradients of :func:`derivative_fwd_fwd`'s ``varied`` parameters from ``g``, the
+    gradient of ``(value, (entry, ctx))`` (the entry carries none)."""
+    outer, inner = ctx
+    return outer.bwd.cell_contents(inner, [g[0], g[1][1]])
+
+
+@helper("runtime")
+def derivative_bwd_fwd(varied, ctx, g):
+    """:func:`derivative_bwd` differentiated in turn: the backward part run (its code split
+    with respect to the arguments at ``varied``: 0 the context, 1 the gradient)."""
+    entry, inner = ctx
+    code = entry.bwd.cell_contents
+    names = list(inspect.signature(code).parameters)
+    split = entry.callees.split_call(code, [names[i] for i in varied], (inner, g), {})
+    value, kept = split.fwd.cell_contents(inner, g)
+    return value, (split, kept, varied)
+
+
+@helper("runtime")
+def derivative_bwd_bwd(ctx, g):
+    """The gradients of :func:`derivative_bwd_fwd`'s ``varied`` arguments: the context's (its
+    entry carries none) and the gradient's."""
+    split, kept, varied = ctx
+    grads = split.bwd.cell_contents(kept, g)
+    grads = (grads,) if len(varied) == 1 else grads
+    out = [[0.0, part] if i == 0 else part for i, part in zip(varied, grads)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@helper("runtime")
+def derivative_fwd_jvp(fn, wrt, varied, tangents, *args, **kwargs):
+    """:func:`derivative_fwd` in forward mode (a third derivative): its result and tangent,
+    along ``tangents`` of the parameters ``varied`` (the entry has no tangent: 0.0)."""
+    return fn.__srcad__.tangent_twice(wrt, varied, args, kwargs, tangents)
+
+
+@helper("runtime")
+def derivative_bwd_jvp(varied, tangents, ctx, g):
+    """:func:`derivative_bwd` in forward mode: the backward part run, and its tangent along
+    the tangents of the arguments at ``varied`` (0 the context, whose entry has none; 1 the
+    gradient)."""
+    entry, inner = ctx
+    code = entry.bwd.cell_contents
+    names = list(inspect.signature(code).parameters)
+    tangents = [t[1] if i == 0 else t for i, t in zip(varied, tangents)]
+    return entry.callees.tangent_call(code, [names[i] for i in varied], (inner, g), {},
+                                      tangents)
+
+
 derivative_fwd.__srcad_derivative_call__ = derivative_bwd.__srcad_derivative_call__ = True
+derivative_jvp.__srcad_derivative_call__ = True
+for _made in (derivative_fwd_fwd, derivative_fwd_bwd, derivative_bwd_fwd, derivative_bwd_bwd,
+              derivative_fwd_jvp, derivative_bwd_jvp):
+    _made.__srcad_derivative_call__ = True
+del _made
 

@@ -19,6 +19,7 @@ a :class:`Callees` (``pipeline.CALLEES``), which the analysis and the sweeps rea
 
 from __future__ import annotations
 
+import inspect
 import threading
 import types
 from dataclasses import dataclass
@@ -91,7 +92,20 @@ class Callees:
         made, called inside differentiated code), specialised on the arguments' kinds."""
         arguments, _, _ = bind(code, args, kwargs)
         kinds = with_complex({p: kind_of_value(v) for p, v in arguments.items()}, arguments)
-        return self.split(code, list(wrt), kinds)
+        entry = self.split(code, list(wrt), kinds)
+        entry.callees = self  # its backward part may be split in turn (derivative_bwd_fwd)
+        return entry
+
+    def tangent_call(self, code, wrt, args, kwargs, tangents):
+        """The forward mode of a call ``code(*args, **kwargs)`` of generated code (a
+        derivative srcad made, called inside code differentiated in forward mode) along
+        ``tangents``, specialised on the arguments' kinds: ``(value, tangent)``."""
+        bound = inspect.signature(code).bind(*args, **kwargs)
+        bound.apply_defaults()
+        kinds = with_complex({p: kind_of_value(v) for p, v in bound.arguments.items()},
+                             bound.arguments)
+        cell = self.tangent(code, list(wrt), kinds)
+        return cell.cell_contents(*bound.arguments.values(), *tangents)
 
     def tangent(self, fn, wrt, kinds, arity=None):
         """A cell holding the forward-mode function of ``fn`` (filled after it is compiled)."""

@@ -230,6 +230,12 @@ class Forward(Sweep):
             parts = [self.tangent_or_zero(a) for a in value.args]
             code.append(assign(self.t(target), ast.List(elts=parts, ctx=nodes.LOAD)))
             return
+        if fn is ir.BUILD_DICT:  # the keys have no tangent
+            code.append(nodes.statement(stmt))
+            parts = [self.tangent_or_zero(a) for a in value.args[1::2]]
+            code.append(assign(self.t(target), ast.Dict(
+                keys=[nodes.expr(k) for k in value.args[::2]], values=parts)))
+            return
         if isinstance(fn, ir.Method) and fn.name == "pop" and not value.args[1:]:
             code.append(nodes.statement(stmt))
             code.append(assign(self.t(target), nodes.method(self.t(value.args[0].name), "pop")))
@@ -250,6 +256,12 @@ class Forward(Sweep):
         if rule is None:
             if functions.is_user_function(fn):
                 self.user_call(stmt, code)
+                return
+            if functions.is_derivative(fn):
+                _derivative_call(self, stmt, code)
+                return
+            if functions.splits_again(fn):
+                _derivative_part_call(self, stmt, code)
                 return
             raise self.missing(stmt, value)
         rule = self.an.rule_form(rule, value)
@@ -363,3 +375,47 @@ class Forward(Sweep):
             "use reverse mode (srcad.vjp, jacobian(mode='rev'))" if forward else
             f"give {name} a rule with @srcad.extend.defvjp, or wrap the value in "
             "srcad.stop_gradient(...) if no gradient should flow through it")
+
+
+def _derivative_call(self, stmt, code):
+    """``y = d_f(x)`` with ``d_f = srcad.grad(f)``: the forward mode of its generated code
+    (made for the argument types met at run time), by ``derivative_jvp``."""
+    prim = stmt.value
+    arguments, _, _ = functions.bind(prim.fn, prim.args, prim.kwargs)
+    wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
+    tangents = ast.Tuple(elts=[name(self.t(arguments[p].name)) for p in wrt],
+                         ctx=nodes.LOAD)
+    jvp = ast.Call(
+        func=self.helper("derivative_jvp"),
+        args=[nodes.spelled(prim.spelling), nodes.literal(tuple(wrt)), tangents]
+        + [nodes.expr(a) for a in prim.args],
+        keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in prim.kwargs.items()])
+    code.append(assign([stmt.target, self.t(stmt.target)], jvp))
+
+
+def _derivative_part_call(self, stmt, code):
+    """``t = derivative_fwd(d_f, wrt, *args)`` or ``d = derivative_bwd(ctx, g)`` in the code
+    of a derivative calling the derivative ``d_f``, in forward mode (a third derivative):
+    ``derivative_fwd_jvp``, ``derivative_bwd_jvp``."""
+    prim = stmt.value
+    if prim.fn.__name__ == "derivative_fwd":
+        fn_atom, wrt_atom, rest = prim.args[0], prim.args[1], list(prim.args[2:])
+        if not isinstance(fn_atom, ir.Const):
+            raise self.missing(stmt, prim)
+        arguments, _, _ = functions.bind(fn_atom.value, rest, prim.kwargs)
+        varied = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
+        tangents = ast.Tuple(elts=[name(self.t(arguments[p].name)) for p in varied],
+                             ctx=nodes.LOAD)
+        jvp = ast.Call(
+            func=self.helper("derivative_fwd_jvp"),
+            args=[nodes.expr(fn_atom), nodes.expr(wrt_atom), nodes.literal(tuple(varied)),
+                  tangents] + [nodes.expr(a) for a in rest],
+            keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in prim.kwargs.items()])
+    else:
+        varied = [i for i, a in enumerate(prim.args) if isinstance(a, ir.Var) and
+                  self.varied(a)]
+        tangents = ast.Tuple(elts=[name(self.t(prim.args[i].name)) for i in varied],
+                             ctx=nodes.LOAD)
+        jvp = call(self.helper("derivative_bwd_jvp"), nodes.literal(tuple(varied)), tangents,
+                   *[nodes.expr(a) for a in prim.args])
+    code.append(assign([stmt.target, self.t(stmt.target)], jvp))

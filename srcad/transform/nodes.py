@@ -281,6 +281,9 @@ def prim(value, func=None):
             return ast.Tuple(elts=[expr(a) for a in args], ctx=LOAD)
         if fn is ir.BUILD_LIST:
             return ast.List(elts=[expr(a) for a in args], ctx=LOAD)
+        if fn is ir.BUILD_DICT:
+            return ast.Dict(keys=[expr(k) for k in args[::2]],
+                            values=[expr(v) for v in args[1::2]])
     positional = args[1:] if isinstance(fn, ir.Method) and func is None else args
     keywords = [ast.keyword(arg=k, value=expr(v)) for k, v in value.kwargs.items()]
     if func is None:

@@ -79,6 +79,10 @@ class Rules:
                     item = self.real_of(a, item)  # as in apply_rule
                 self.accumulate(a, item, code, frame)
             return
+        if fn is ir.BUILD_DICT:  # the keys have no derivative
+            for k, a in zip(value.args[::2], value.args[1::2]):
+                self.accumulate(a, nodes.subscript(gname, nodes.expr(k)), code, frame)
+            return
         if fn is operator.getitem:
             self.getitem(stmt, gname, code, frame)
             return
@@ -101,6 +105,9 @@ class Rules:
                 return
             if functions.is_derivative(fn):
                 self.derivative_call(stmt, gname, code, frame)
+                return
+            if functions.splits_again(fn):
+                self.derivative_part_call(stmt, gname, code, frame)
                 return
             raise self.missing_rule(stmt, value)
         self.apply_rule(stmt, self.an.rule_form(rule, value), bound, gname, code, frame)
@@ -233,7 +240,7 @@ def _elementwise_rule(prim):
         fn = registry.methods.get(fn.name, fn)
     elif isinstance(fn, ir.Attr):
         fn = registry.attributes.get(fn.name, fn)
-    if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE or fn is operator.getitem:
+    if isinstance(fn, ir.Build) or fn is operator.getitem:
         return False
     rule, _ = registry.find(fn, list(prim.args), dict(prim.kwargs))
     return rule is not None and (rule.broadcast or isinstance(fn, np.ufunc))

@@ -1,0 +1,173 @@
+"""Helpers for dicts and sorting: the functions whose rules stand for ``d.keys()``,
+``d.values()``, ``d.items()``, ``d.get(k)``, ``dict(...)`` and ``sorted(...)`` (the
+lowering calls the first three for the methods, as lists a loop can index; ``d.get``,
+``dict`` and ``sorted`` are called as the user wrote them), and the gradients and tangents
+of those calls. Each gradient helper is linear in the gradient it is given and its
+adjoint is its partner (``values_grad`` and ``values_tangent``, ...), so the generated code
+can be differentiated again (srcad/rules/python.py).
+
+A dict's gradient is a dict with the same keys; a key has no derivative (a gradient for one
+is ``0.0``). Imports only ``srcad.runtime.registry``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import helper
+
+
+@helper("runtime")
+def dict_keys(d):
+    """``list(d.keys())``: no derivative."""
+    return list(d.keys())
+
+
+@helper("runtime")
+def dict_values(d):
+    """``list(d.values())``."""
+    return list(d.values())
+
+
+@helper("runtime")
+def dict_items(d):
+    """``list(d.items())``."""
+    return list(d.items())
+
+
+@helper("runtime")
+def dict_get(d, key, default=None):
+    """``d.get(key, default)``."""
+    return d.get(key, default)
+
+
+# ---------------------------------------------------------------- gradients and tangents
+
+
+@helper("runtime")
+def values_grad(grad, d):
+    """The gradient of ``d`` from that of ``list(d.values())`` (its items in ``d``'s order)."""
+    return {k: g_k for k, g_k in zip(d, grad)}
+
+
+@helper("runtime")
+def values_tangent(tangent, d):
+    """The tangent of ``list(d.values())`` from ``d``'s tangent (a dict: by key)."""
+    return [tangent[k] for k in d]
+
+
+@helper("runtime")
+def items_grad(grad, d):
+    """The gradient of ``d`` from that of ``list(d.items())`` (pairs: key, value)."""
+    return {k: pair[1] for k, pair in zip(d, grad)}
+
+
+@helper("runtime")
+def items_tangent(tangent, d):
+    """The tangent of ``list(d.items())``: the keys' are ``0.0``."""
+    return [[0.0, tangent[k]] for k in d]
+
+
+@helper("runtime")
+def get_grad(grad, d, key):
+    """The gradient of ``d`` from that of ``d.get(key, ...)``: ``grad`` at ``key`` if ``d``
+    has it, zeros elsewhere."""
+    out = {k: _zeros(v) for k, v in d.items()}
+    if key in d:
+        out[key] = grad
+    return out
+
+
+@helper("runtime")
+def get_tangent(tangent, d, key):
+    """The tangent of ``d.get(key, ...)`` from ``d``'s: its item at ``key`` (else 0.0)."""
+    return tangent[key] if key in d else 0.0
+
+
+@helper("runtime")
+def get_default_grad(grad, d, key):
+    """The gradient (or tangent) of the default of ``d.get(key, default)``: ``grad`` if
+    ``d`` has no ``key``, else none (0.0)."""
+    return 0.0 if key in d else grad
+
+
+@helper("runtime")
+def seq_grad(grad, iterable):
+    """The gradient of ``iterable`` from that of ``list(iterable)`` or ``tuple(iterable)``:
+    ``grad`` itself, or for a dict (whose keys the list holds) zeros by key."""
+    if isinstance(iterable, dict):
+        return {k: _zeros(v) for k, v in iterable.items()}
+    return grad
+
+
+@helper("runtime")
+def seq_back(back, grad, iterable):
+    """The adjoint of :func:`seq_grad` in ``grad``: ``back``, or zeros like ``grad``."""
+    return _zeros(grad) if isinstance(iterable, dict) else back
+
+
+@helper("runtime")
+def dict_of_grad(grad, mapping):
+    """The gradient of ``mapping`` from that of ``dict(mapping)``: by key for a dict; for
+    pairs, ``[0.0, grad[k]]`` at the last pair with key ``k`` (the one ``dict`` keeps), zeros
+    at the others."""
+    if isinstance(mapping, dict):
+        return {k: grad[k] for k in mapping}
+    pairs = list(mapping)
+    last = {k: i for i, (k, _) in enumerate(pairs)}
+    return [[0.0, grad[k] if last[k] == i else _zeros(v)] for i, (k, v) in enumerate(pairs)]
+
+
+@helper("runtime")
+def dict_of_tangent(tangent, mapping):
+    """The tangent of ``dict(mapping)`` from ``mapping``'s (a dict, or a list of pairs)."""
+    if isinstance(mapping, dict):
+        return {k: tangent[k] for k in mapping}
+    out = {}
+    for (k, _), pair in zip(mapping, tangent):
+        out[k] = pair[1]
+    return out
+
+
+def _order(iterable, key=None, reverse=False):
+    """The positions of ``iterable``'s items in the order ``sorted(iterable, key=key,
+    reverse=reverse)`` puts them (the same stable sort, of their positions)."""
+    items = list(iterable)
+    if key is None:
+        return sorted(range(len(items)), key=items.__getitem__, reverse=reverse)
+    keys = [key(item) for item in items]
+    return sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+
+
+@helper("runtime")
+def sorted_grad(grad, iterable, key=None, reverse=False):
+    """The gradient of ``iterable`` from that of ``sorted(iterable, key=..., reverse=...)``:
+    each item's back at its place (a dict's keys have none: zeros)."""
+    if isinstance(iterable, dict):
+        return {k: _zeros(v) for k, v in iterable.items()}
+    order = _order(iterable, key, reverse)
+    if isinstance(iterable, np.ndarray):
+        out = np.zeros(np.shape(iterable))
+        out[order] = np.asarray(grad, dtype=float)
+        return out
+    out = [None] * len(order)
+    for j, i in enumerate(order):
+        out[i] = grad[j]
+    return out
+
+
+@helper("runtime")
+def sorted_tangent(tangent, iterable, key=None, reverse=False):
+    """The tangent of ``sorted(iterable, ...)`` from ``iterable``'s: its items in sorted order
+    (a dict's keys: zeros)."""
+    if isinstance(iterable, dict):
+        return [0.0] * len(iterable)
+    return [tangent[i] for i in _order(iterable, key, reverse)]
+
+
+def _zeros(value):
+    if isinstance(value, (list, tuple)):
+        return [_zeros(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _zeros(v) for k, v in value.items()}
+    return np.zeros(np.shape(value)) if np.ndim(value) else 0.0
