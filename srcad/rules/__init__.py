@@ -3,12 +3,15 @@
 * :mod:`srcad.rules.registry` — the mechanism (``defvjp``, ``nondiff``, ``defmethod``).
 * :mod:`srcad.rules.python` — operators, builtins, ``math``.
 * :mod:`srcad.rules.numpy` — NumPy.
+* :mod:`srcad.rules.numpy_second` — more of NumPy (svd, eig, gradient, ...) and the rules of
+  srcad's gradient helpers that second derivatives need.
 * :mod:`srcad.rules.scipy_special`, :mod:`srcad.rules.scipy_stats` — SciPy (optional: loaded
   the first time a rule is looked up after the user's code imported ``scipy.special`` /
   ``scipy.stats``; see :func:`srcad.rules.registry.defer`).
 """
 
 from . import numpy as _numpy_rules  # noqa: F401  (registers the rules)
+from . import numpy_second as _numpy_second_rules  # noqa: F401
 from . import python as _python_rules  # noqa: F401
 from .registry import GENERIC, Rule, defattr, defer, defmethod, defvjp, nondiff, registry
 
