@@ -145,6 +145,13 @@ defvjp(H.grad_solve_a, "value, a, b, x", zero="b",
        jvp=dict(value="grad_solve_a(t, a, b, x)",
                 a="tangent_grad_solve_a(value, a, b, x, t)",
                 x="grad_solve_a(value, a, b, t)"))
+defvjp(H.solve_gans, "m, a, b, x", zero="b", m="-grad_solve_a(g, a, b, x)",
+       x="-grad_solve_a_ans(m, g, a, b, x)",
+       jvp=dict(m="solve_gans(t, a, b, x)", x="solve_gans(m, a, b, t)"))
+defvjp(H.grad_solve_a_ans, "m, value, a, b, x", zero=("b", "x"),
+       m="grad_solve_a(value, a, b, g)", value="-unbroadcast(solve_gans(m, a, b, g), value)",
+       jvp=dict(m="grad_solve_a_ans(t, value, a, b, x)",
+                value="grad_solve_a_ans(m, t, a, b, x)"))
 
 
 # np.einsum's helper, for each number m of einsum's positional arguments x0 ... (one of them,
