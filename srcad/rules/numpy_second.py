@@ -61,7 +61,7 @@ GAPS = f"(1.0 / (ans[0][..., None, :] - ans[0][..., :, None] + {EYE_W}) - {EYE_W
 VT, GV = SWAP.format("ans[1]"), "broadcast_as(g[1], ans[1])"
 EIG_Q = (f"({EYE_W} * broadcast_as(g[0], ans[0])[..., :, None] + {GAPS} * ({VT} @ {GV} - "
          f"{VT} @ ans[1] @ ({EYE_W} * ({VT} @ {GV}))))")
-EIG_P = f"np.linalg.solve(ans[1], t @ ans[1])"
+EIG_P = "np.linalg.solve(ans[1], t @ ans[1])"
 EIG_C = f"({GAPS} * {EIG_P})"
 defvjp(np.linalg.eig, "a", a=f"np.linalg.solve({VT}, {EIG_Q} @ {VT})", kind="seq",
        jvp=dict(a=f"(np.diagonal({EIG_P}, 0, -2, -1), ans[1] @ ({EIG_C} - {EYE_W} * "
@@ -197,4 +197,5 @@ defvjp(H.grad_gradient, "value, f, axis, edge_order, h", zero=("f", "axis", "edg
        value=f"np.gradient(g, h, {GRAD_KW})",
        jvp=dict(value="grad_gradient(t, f, axis, edge_order, h)"))
 defvjp(H.tangent_pad, "value, pad_width, mode=None", zero="*",
-       value="grad_pad(g, value, pad_width, mode)", jvp=dict(value="tangent_pad(t, pad_width, mode)"))
+       value="grad_pad(g, value, pad_width, mode)",
+       jvp=dict(value="tangent_pad(t, pad_width, mode)"))

@@ -58,7 +58,10 @@ defvjp(runtime.where, "c, a, b", zero="c", a="where(c, g, 0.0)", b="where(c, 0.0
 defvjp(runtime.unbroadcast, "value, like", zero="*", value="broadcast_as(g, value)")
 defvjp(runtime.unbroadcast_to, "value, shape", zero="*", value="broadcast_as(g, value)")
 defvjp(runtime.broadcast_as, "value, like", zero="*", value="unbroadcast(g, value)")
-defvjp(runtime.fill, "value, like", zero="*", value="total(g)")
+# (an array: value was broadcast along its first axis, so sum g back to value's shape; a
+# list: value is every element, so the elements' gradients add up)
+defvjp(runtime.fill, "value, like", zero="*",
+       value="unbroadcast(g, value) if type(like) is np.ndarray else total(g)")
 defvjp(runtime.total, "value", value="fill(g, value)")
 defvjp(runtime.scatter, "value, like, index", zero="*", value="g[index]")
 defvjp(runtime.cleared, "value, index", zero="*", value="cleared(g, index)")
