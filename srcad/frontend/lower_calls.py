@@ -156,17 +156,11 @@ class Calls:
         (``None``, unless ``strict``, when a length is not known)."""
         args = []
         for a in node.args:
-            if not isinstance(a, gast.Starred):
-                args.append(a)
+            known = self.known_items(a)  # a plain argument, *(x, y), *args[1:] of known items
+            if known is not None:
+                args.extend(known)
                 continue
             value = a.value
-            if isinstance(value, (gast.Tuple, gast.List)):
-                args.extend(value.elts)
-                continue
-            sliced = self.sliced_tuple(value)
-            if sliced is not None:  # f(*args[1:]): a slice of a tuple of known length
-                args.extend(_AtomNode(i) for i in sliced)
-                continue
             atom = self.expr(value)
             self.starred[id(value)] = atom  # a call of unknown length passes it as it is
             items = self.tuples.get(atom.name) if isinstance(atom, Var) else None
@@ -188,29 +182,6 @@ class Calls:
                                  "(args = (a, b); f(*args)), or pass the arguments one by one")
             args.extend(_AtomNode(i) for i in items)
         return args
-
-    def sliced_tuple(self, value):
-        """The items of ``t[i:j:k]``, ``t`` a tuple whose items are known (a ``*args``
-        parameter, whose length the call fixes, or a tuple built here) and the bounds integer
-        literals; else ``None``."""
-        if not (isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice)
-                and isinstance(value.value, gast.Name) and value.value.id in self.env):
-            return None
-        bounds = []
-        for bound in (value.slice.lower, value.slice.upper, value.slice.step):
-            negative = isinstance(bound, gast.UnaryOp) and isinstance(bound.op, gast.USub)
-            literal = bound.operand if negative else bound
-            if bound is None:
-                bounds.append(None)
-            elif isinstance(literal, gast.Constant) and type(literal.value) is int:
-                bounds.append(-literal.value if negative else literal.value)
-            else:
-                return None
-        base = self.env[value.value.id]
-        items = self.tuples.get(base.name) if isinstance(base, Var) else None
-        if items is None or bounds[2] == 0:
-            return None
-        return list(items)[slice(*bounds)]
 
     def returned_tuple_size(self, value):
         """For ``g(...)`` calling a plain function of the user's each of whose ``return``

@@ -58,10 +58,9 @@ defvjp(runtime.where, "c, a, b", zero="c", a="where(c, g, 0.0)", b="where(c, 0.0
 defvjp(runtime.unbroadcast, "value, like", zero="*", value="broadcast_as(g, value)")
 defvjp(runtime.unbroadcast_to, "value, shape", zero="*", value="broadcast_as(g, value)")
 defvjp(runtime.broadcast_as, "value, like", zero="*", value="unbroadcast(g, value)")
-# (an array: value was broadcast along its first axis, so sum g back to value's shape; a
-# list: value is every element, so the elements' gradients add up)
-defvjp(runtime.fill, "value, like", zero="*",
-       value="unbroadcast(g, value) if type(like) is np.ndarray else total(g)")
+# (value is every element of like, a list's or an array's along its first axis: the
+# elements' gradients add up, then sum to value's shape)
+defvjp(runtime.fill, "value, like", zero="*", value="unbroadcast(np.sum(g, axis=0), value)")
 defvjp(runtime.total, "value", value="fill(g, value)")
 defvjp(runtime.scatter, "value, like, index", zero="*", value="g[index]")
 defvjp(runtime.cleared, "value, index", zero="*", value="cleared(g, index)")
