@@ -168,7 +168,7 @@ def grad_tensordot_b(g, a, b, axes=2):
     return _match(np.transpose(out, np.argsort(labels)), b)
 
 
-def einsum_form(args):
+def _einsum_form(args):
     """The subscripts (a string) and the operands of an ``np.einsum`` call written either
     way: ``einsum('ij,jk->ik', a, b)`` or ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
     if isinstance(args[0], str):
@@ -198,7 +198,7 @@ def grad_einsum(g, p, *args):
     letters first; an axis of length 1 that NumPy broadcast against a longer one is summed.
     Both call forms work (subscripts first, or operands each followed by its sublist).
     """
-    spec, operands = einsum_form(list(args))
+    spec, operands = _einsum_form(list(args))
     k = p - 1 if isinstance(args[0], str) else p // 2
     shape = tuple(args[p])
     operands[k] = np.broadcast_to(0.0, shape)  # a stand-in: only its shape is read

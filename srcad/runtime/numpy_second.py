@@ -24,7 +24,7 @@ from .registry import helper
 # ---------------------------------------------------------------- np.prod
 
 
-def exclusive_products(flat):
+def _exclusive_products(flat):
     """``out[..., i] = prod_{j != i} flat[..., j]`` along the last axis, without dividing:
     the running product from the left times the one from the right."""
     ones = np.ones(flat.shape[:-1] + (1,))
@@ -65,7 +65,7 @@ def prod_hvp(w, a, axis=None):
     stacked = np.repeat(flat[..., None, :], n, axis=-2)  # [..., k, i]: a with a_k set to 1
     idx = np.arange(n)
     stacked[..., idx, idx] = 1.0
-    pairs = exclusive_products(stacked)  # [..., k, i] = prod_{j not in (i, k)} a_j (i != k)
+    pairs = _exclusive_products(stacked)  # [..., k, i] = prod_{j not in (i, k)} a_j (i != k)
     pairs[..., idx, idx] = 0.0
     return _match(back(np.einsum("...ki,...i->...k", pairs, wflat)), a)
 
@@ -156,7 +156,7 @@ def norm_hvp(value, x, ans, w, ord=None, axis=None, keepdims=False):  # noqa: A0
     moved = np.moveaxis(v, axes, (-2, -1))
     t = np.moveaxis(ww, axes, (-2, -1))
     u, s, vh = np.linalg.svd(moved, full_matrices=False)
-    du, _, dvh = svd_tangents(t, u, s, vh)
+    du, _, dvh = _svd_tangents(t, u, s, vh)
     if ord == "nuc":
         out = du @ vh + u @ dvh
     elif ord in (2, -2):
@@ -168,7 +168,7 @@ def norm_hvp(value, x, ans, w, ord=None, axis=None, keepdims=False):  # noqa: A0
     return _match(vb * np.moveaxis(out, (-2, -1), axes), x)
 
 
-def svd_tangents(t, u, s, vh):
+def _svd_tangents(t, u, s, vh):
     """The tangents of the thin SVD ``u, s, vh`` of a matrix along ``t`` (distinct nonzero
     singular values): ``dU, dS, dVh``."""
     v = _swap(vh)
