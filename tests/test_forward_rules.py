@@ -196,6 +196,8 @@ ex(_einsum_id(4), "np.einsum('ij,jk,k->i', a, b, c)", a=M, b=(3, 2), c=(2,))
 ex(_einsum_id(4), "np.einsum('i,i,i->', a, b, a)", a=V, b=V)
 ex(_einsum_id(5), "np.einsum('i,i,j,j->', a, b, c, d)", a=V, b=V, c=(2,), d=(2,))
 ex(_einsum_id(6), "np.einsum(a, [0, 1], a, [1, 2], a, [2, 0])", a=(3, 3))
+ex(_einsum_id(3), "np.einsum(a, (0, 1), (1, 0))", a=M)  # sublists as tuples
+ex(_einsum_id(4), "np.einsum(a, [Ellipsis, 0], b, [0])", a=(2, 2, 3), b=V)
 
 # ---------------------------------------------------------------- NumPy: linear algebra
 ex("numpy.linalg.inv(a)", "np.linalg.inv(a)", a=("spd", 3))

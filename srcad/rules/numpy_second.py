@@ -78,7 +78,7 @@ defvjp(np.gradient, "f, h, *, axis=None, edge_order=1",
        f="grad_gradient(g, f, axis, edge_order, h)", zero="edge_order",
        jvp=dict(f=f"np.gradient(t, h, {GRAD_KW})"))
 # np.partition moves elements as np.argpartition orders them
-defvjp(np.partition, "a, kth, axis=-1, kind=None, order=None",
+defvjp(np.partition, "a, kth, axis=-1, kind=None, order=None", zero="kth",
        a="grad_partition(g, a, kth, axis)", kind="array",
        jvp=dict(a="tangent_partition(t, a, kth, axis)"))
 # np.select: each choice where its condition is the first true one, the default elsewhere
