@@ -141,6 +141,12 @@ def star_args(x, y):
     return star_helper(*args) + star_helper(*(y, x), c=x) + math.atan2(*args)
 
 
+def star_slices(*args):
+    """Slices of a ``*args`` tuple (its length fixed by the call) spliced into calls."""
+    return (star_helper(args[0] * 2.0, *args[1:]) + star_helper(*args[-2:])
+            + star_helper(*args[::2]) + math.atan2(*args[1:3]))
+
+
 def nested_helpers(x, w):
     def scaled(z, k=2.0):
         return math.sin(z * w) * k

@@ -22,6 +22,8 @@ CASES = [
     (cc.uses_polyval, (0.35,), 0),
     (cc.make_scaled(0.7), (0.3,), 0),
     (cc.star_args, (0.5, 2.0), (0, 1)),
+    (cc.star_slices, (0.5, 2.0, 1.5), (0, 1, 2)),
+    (cc.star_slices, (-0.7, 1.0, 0.25), (0, 2)),
     (cc.nested_helpers, (0.5, 1.5), (0, 1)),
     (cc.nested_in_loop, (0.3,), 0),
     (cc.uses_imported_helper, (0.4,), 0),

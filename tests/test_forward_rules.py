@@ -16,6 +16,7 @@ forward over reverse is checked against finite differences of srcad's reverse gr
 
 from __future__ import annotations
 
+import ast
 import atexit
 import importlib.util
 import shutil
@@ -41,7 +42,8 @@ def _numpy_crosses_2d():
 
 # ---------------------------------------------------------------- argument specifications
 # An argument is a shape (uniform in [-1, 1]), or (domain, shape) with a domain of DOMAINS, or
-# ("spd", n): a symmetric positive-definite matrix (its tangents are symmetric too).
+# ("spd", n): a symmetric positive-definite matrix (its tangents are symmetric too);
+# ("realeig", n): a matrix with real, distinct eigenvalues (not symmetric).
 DOMAINS = {"pos": (0.5, 2.0), "unit": (-0.8, 0.8), "big": (1.2, 3.0), "mid": (1.1, 1.9),
            "small": (0.6, 0.9)}
 S, V, M = (), (3,), (2, 3)  # a Python float, a vector, a matrix
@@ -165,15 +167,37 @@ for rid, expr, shape in [("numpy.dot(a, b)", "np.dot(a, a)", V),
                          ("numpy.tensordot(a, b, axes)", "np.tensordot(a, a, 1)", (3, 3)),
                          ("numpy.tensordot(a, b, axes)", "np.tensordot(a, a, 2)", M)]:
     ex(rid, expr, a=shape)
+#: np.einsum by number of positional arguments (both call forms): (arguments, shapes)
+EINSUM_CALLS = {
+    2: ("'ij->j', a", dict(a=M)),
+    3: ("'ij,j->i', a, b", dict(a=M, b=V)),
+    4: ("a, [0, 1], b, [1]", dict(a=M, b=V)),
+    5: ("a, [0, 1], b, [1, 2], [0, 2]", dict(a=M, b=(3, 2))),
+    6: ("a, [0, 1], b, [1, 2], c, [2]", dict(a=M, b=(3, 2), c=(2,))),
+    7: ("a, [0, 1], b, [1, 2], c, [2], [0]", dict(a=M, b=(3, 2), c=(2,))),
+    8: ("a, [0], b, [0], c, [1], d, [1]", dict(a=V, b=V, c=(2,), d=(2,))),
+    9: ("a, [0, 1], b, [1], c, [0], d, [2], [2]", dict(a=M, b=V, c=(2,), d=(2,))),
+    10: ("a, [0], b, [0], c, [1], d, [1], e, [1]", dict(a=V, b=V, c=(2,), d=(2,), e=(2,))),
+}
 E = "numpy.einsum(subscripts, {}, optimize)"
-ex(E.format("a"), "np.einsum('ij->j', a)", a=M)
-ex(E.format("a"), "np.einsum('ii->', a)", a=(3, 3))
-ex(E.format("a, b"), "np.einsum('ij,j->i', a, b)", a=M, b=V)
-ex(E.format("a, b"), "np.einsum('ij,ij->', a, a)", a=M)
-ex(E.format("a, b"), "np.einsum('ij,jk->ik', a, a)", a=(3, 3))
-ex(E.format("a, b, c"), "np.einsum('ij,jk,k->i', a, b, c)", a=M, b=(3, 2), c=(2,))
-ex(E.format("a, b, c"), "np.einsum('i,i,i->', a, b, a)", a=V, b=V)
-ex(E.format("a, b, c, d"), "np.einsum('i,i,j,j->', a, b, c, d)", a=V, b=V, c=(2,), d=(2,))
+
+
+def _einsum_id(m):
+    return E.format(", ".join(f"op{i}" for i in range(1, m)))
+
+
+for _m, (_args, _shapes) in EINSUM_CALLS.items():
+    ex(_einsum_id(_m), f"np.einsum({_args})", **_shapes)
+ex(_einsum_id(2), "np.einsum('ii->', a)", a=(3, 3))
+ex(_einsum_id(3), "np.einsum('ij,ij->', a, a)", a=M)
+ex(_einsum_id(3), "np.einsum('ij,jk->ik', a, a)", a=(3, 3))
+ex(_einsum_id(3), "np.einsum('...j,jk->...k', a, b)", a=(2, 2, 3), b=(3, 2))
+ex(_einsum_id(4), "np.einsum('ij,jk,k->i', a, b, c)", a=M, b=(3, 2), c=(2,))
+ex(_einsum_id(4), "np.einsum('i,i,i->', a, b, a)", a=V, b=V)
+ex(_einsum_id(5), "np.einsum('i,i,j,j->', a, b, c, d)", a=V, b=V, c=(2,), d=(2,))
+ex(_einsum_id(6), "np.einsum(a, [0, 1], a, [1, 2], a, [2, 0])", a=(3, 3))
+ex(_einsum_id(3), "np.einsum(a, (0, 1), (1, 0))", a=M)  # sublists as tuples
+ex(_einsum_id(4), "np.einsum(a, [Ellipsis, 0], b, [0])", a=(2, 2, 3), b=V)
 
 # ---------------------------------------------------------------- NumPy: linear algebra
 ex("numpy.linalg.inv(a)", "np.linalg.inv(a)", a=("spd", 3))
@@ -182,6 +206,19 @@ ex("numpy.linalg.solve(a, b)", "np.linalg.solve(a, b)", a=("spd", 3), b=(3, 2))
 ex("numpy.linalg.det(a)", "np.linalg.det(a)", a=("spd", 3))
 ex("numpy.linalg.slogdet(a)", "np.linalg.slogdet(a)[1]", a=("spd", 3))
 ex("numpy.linalg.cholesky(a, upper)", "np.linalg.cholesky(a)", a=("spd", 3))
+ex("numpy.linalg.cholesky(a, upper)", "np.linalg.cholesky(a, upper=True)", a=("spd", 3))
+ex("numpy.linalg.solve(a, b)", "np.linalg.solve(a, b)", a=(2.0, (2, 3, 3)), b=V)
+ex("numpy.linalg.solve(a, b)", "np.linalg.solve(a, b)", a=(2.0, (2, 3, 3)), b=(2, 3, 2))
+SVD = "numpy.linalg.svd(a, full_matrices, compute_uv)"
+ex(SVD, "np.linalg.svd(a, compute_uv=False)", a=M)
+ex(SVD, "np.linalg.svd(a, compute_uv=False)", a=(2, 3, 2))
+ex(SVD, "np.linalg.svd(a, full_matrices=False)[0] ** 2", a=(3, 2))
+ex(SVD, "np.linalg.svd(a, full_matrices=False)[2] ** 2", a=M)
+ex(SVD, "np.linalg.svd(a)[0] * np.linalg.svd(a)[2]", a=(3, 3))
+ex(SVD, "np.linalg.svd(a, full_matrices=False)[1][:, None, :] * np.linalg.svd(a, False)[0]",
+   a=(2, 4, 3))
+ex("numpy.linalg.eig(a)", "np.linalg.eig(a)[0]", a=("realeig", 3))
+ex("numpy.linalg.eig(a)", "np.linalg.eig(a)[1] ** 2", a=("realeig", 3))
 
 # ---------------------------------------------------------------- NumPy: shapes and axes
 ex("numpy.reshape(a, shape, order, newshape, copy)", "np.reshape(a, (3, 2))", a=M)
@@ -333,6 +370,83 @@ ex("numpy_helpers.grad_rollaxis(value, a, axis, start)", "H.grad_rollaxis(w, a, 
    w=(3, 4, 2), a=(2, 3, 4))
 ex("numpy_helpers.grad_kron_a(value, a, b)", "H.grad_kron_a(w, a, b)", w=(4, 6), a=M, b=(2, 2))
 ex("numpy_helpers.grad_kron_b(value, a, b)", "H.grad_kron_b(w, a, b)", w=(4, 6), a=M, b=(2, 2))
+
+# ---------------------------------------------------------------- NumPy: gradient, partition, ...
+ex("numpy.gradient(f, axis, edge_order)", "np.gradient(a)", a=(4,))
+ex("numpy.gradient(f, axis, edge_order)", "np.gradient(a, axis=1)", a=(2, 4))
+ex("numpy.gradient(f, axis, edge_order)", "np.gradient(a)[1]", a=(3, 4))
+ex("numpy.gradient(f, h, axis, edge_order)", "np.gradient(a, 0.5)", a=(4,))
+ex("numpy.gradient(f, h, axis, edge_order)", "np.gradient(a, 0.5, axis=0, edge_order=2)",
+   a=(4, 3))
+ex("numpy.partition(a, kth, axis, kind, order)", "np.partition(a, 1)", a=M)
+ex("numpy.partition(a, kth, axis, kind, order)", "np.partition(a, 2, axis=None)", a=M)
+ex("numpy.select(condlist, choicelist, default)", "np.select([a > 0, a < -0.5], [a ** 2, b], c)",
+   a=M, b=M, c=S)
+ex("numpy.append(arr, values, axis)", "np.append(a, b)", a=M, b=V)
+ex("numpy.append(arr, values, axis)", "np.append(a, b, axis=0)", a=M, b=(1, 3))
+
+# ---------------------------------------------------------------- second order: srcad's helpers
+# (the rules that make hessian/hvp work through np.prod, cumprod, norm, einsum, solve, ...)
+HS = "numpy_helpers."
+ex(HS + "grad_prod(value, a, axis, keepdims)", "H.grad_prod(w, a, 1)", w=(2,), a=M)
+ex(HS + "grad_prod(value, a, axis, keepdims)", "H.grad_prod(w, a)", w=S, a=V)
+# the Hessian helpers are linear in their vectors; their point is a constant here (a third
+# derivative is refused: tests/test_second_order_rules.py)
+POINT = "(1.0 + np.arange(6.0).reshape(2, 3) / 7)"
+ex(HS + "prod_hvp(w, a, axis)", f"H.prod_hvp(w, {POINT}, 1)", w=M)
+ex(HS + "grad_cumprod(value, a, axis)", "H.grad_cumprod(w, a, 1)", w=M, a=M)
+ex(HS + "grad_cumprod(value, a, axis)", "H.grad_cumprod(w, a)", w=(6,), a=M)
+ex(HS + "tangent_cumprod(value, a, axis)", "H.tangent_cumprod(w, a, 0)", w=M, a=M)
+ex(HS + "cumprod_hvp(value, w, a, axis)", f"H.cumprod_hvp(w, u, {POINT}, 1)", w=M, u=M)
+ex(HS + "cumprod_d2(u, v, a, axis)", f"H.cumprod_d2(u, v, {POINT}, 1)", u=M, v=M)
+NORM_H = "np.linalg.norm(a, axis=1)"
+ex(HS + "grad_norm(value, x, norm, ord, axis, keepdims)",
+   f"H.grad_norm(w, a, {NORM_H}, None, 1)", w=(2,), a=M)
+ex(HS + "norm_hvp(value, x, norm, w, ord, axis, keepdims)",
+   f"H.norm_hvp(w, {POINT}, np.linalg.norm({POINT}, axis=1), u, None, 1)", w=(2,), u=M)
+ex(HS + "grad_solve_a(value, a, b, x)", "H.grad_solve_a(w, a, b, np.linalg.solve(a, b))",
+   w=V, a=("spd", 3), b=V)
+SPD = "(3.0 * np.eye(3) + 0.5)"  # a constant point: their derivative in it is a third one
+ex(HS + "solve_gans(m, a, b, x)", f"H.solve_gans(m, {SPD}, b, x)", m=(3, 3), b=V, x=V)
+ex(HS + "grad_solve_a_ans(m, value, a, b, x)", f"H.grad_solve_a_ans(m, w, {SPD}, b, x)",
+   m=(3, 3), w=V, b=V, x=V)
+ex(HS + "grad_solve_b(value, a, b)", "H.grad_solve_b(w, a, b)", w=(3, 2), a=("spd", 3),
+   b=(3, 2))
+ex(HS + "grad_gradient(value, f, axis, edge_order)", "H.grad_gradient(w, a, 1, 1)", w=M, a=M)
+ex(HS + "grad_gradient(value, f, axis, edge_order, h)", "H.grad_gradient(w, a, 0, 2, 0.5)",
+   w=(4, 3), a=(4, 3))
+ex(HS + "grad_partition(value, a, kth, axis)", "H.grad_partition(w, a, 1)", w=M, a=M)
+ex(HS + "tangent_partition(value, a, kth, axis)", "H.tangent_partition(w, a, 1)", w=M, a=M)
+ex(HS + "grad_select(value, condlist, choicelist)",
+   "H.grad_select(w, [a > 0, a < -0.5], [a, b])[0]", w=M, a=M, b=M)
+ex(HS + "grad_append(value, arr, values, axis, which)", "H.grad_append(w, a, b, None, 1)",
+   w=(9,), a=M, b=V)
+ex(HS + "tangent_pad(value, pad_width, mode)", "H.tangent_pad(w, 1)", w=V)
+
+
+def _einsum_helper_call(m):
+    """grad_einsum's example for m positional einsum arguments: the gradient into the first
+    operand (its shape in its place), ``w`` shaped like the einsum."""
+    args, shapes = EINSUM_CALLS[m]
+    parts = _split_args(args)
+    first = next(i for i, p in enumerate(parts) if p in shapes)
+    out = np.einsum(*[np.ones(shapes[p]) if p in shapes else eval(p)  # noqa: S307
+                      for p in parts])
+    specs = {"w": np.shape(out)}
+    specs.update((k, v) for k, v in shapes.items() if k != parts[first])
+    parts[first] = repr(tuple(shapes[parts[first]]))
+    return f"H.grad_einsum(w, {first}, {', '.join(parts)})", specs
+
+
+def _split_args(text):
+    """The arguments of an argument list, as source text."""
+    return [ast.unparse(a) for a in ast.parse(f"f({text})", mode="eval").body.args]
+
+
+for _m in EINSUM_CALLS:
+    _call, _specs = _einsum_helper_call(_m)
+    ex(HS + "grad_einsum(value, p, " + ", ".join(f"x{i}" for i in range(_m)) + ")", _call,
+       **_specs)
 
 # ---------------------------------------------------------------- srcad's NumPy helpers
 # (generated code calls them; their rules make a gradient differentiable again)
@@ -529,14 +643,7 @@ NO_FORWARD = set()
 #: rules whose gradient calls a helper that has no rule itself: a second derivative (in either
 #: mode) is refused with a MissingRuleError naming that helper
 NO_SECOND = {
-    "numpy.prod(a, axis, dtype, out, keepdims)": "grad_prod",
-    "numpy.linalg.norm(x, ord, axis, keepdims)": "grad_norm",
-    "numpy.cumprod(a, axis, dtype)": "grad_cumprod",
-    "numpy.linalg.solve(a, b)": "grad_solve_a",
-    "numpy.linalg.cholesky(a, upper)": "grad_cholesky",
-    **{E.format(ops): "grad_einsum" for ops in ("a", "a, b", "a, b, c", "a, b, c, d")},
     "numpy_helpers.dsinc(x)": "d2sinc",  # sinc's third derivative
-    "numpy.linalg.eigh(a, UPLO)": "grad_eigh",
 }
 
 
@@ -582,6 +689,9 @@ def _value(spec, rng):
         n = spec[1]
         a = rng.normal(size=(n, n))
         return a @ a.T + n * np.eye(n)
+    if isinstance(spec, tuple) and spec and spec[0] == "realeig":  # real, distinct eigenvalues
+        n = spec[1]
+        return np.diag(np.arange(1.0, n + 1.0)) + 0.2 * rng.normal(size=(n, n))
     if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
         low, high = DOMAINS[spec[0]]
         shape = spec[1]

@@ -36,7 +36,8 @@ from srcad.rules.registry import registry as REGISTRY  # noqa: E402
 from srcad.runtime import family_of, numpy_helpers  # noqa: E402
 
 MODULES = {"srcad.rules.python": "Python: operators, builtins and `math`",
-           "srcad.rules.numpy": "NumPy"}
+           "srcad.rules.numpy": "NumPy",
+           "srcad.rules.numpy_second": "NumPy: more functions, and second derivatives"}
 #: where each family of srcad's runtime helpers is listed (srcad.runtime.registry)
 HELPER_HOMES = {"runtime": "srcad.runtime.helpers", "numpy": "srcad.runtime.numpy_helpers"}
 HEADING = re.compile(r"^# -{4,} (.+)$")
@@ -86,18 +87,28 @@ Conventions worth knowing:
   autograd and PyTorch do.
 * A function taking a list of arrays (`np.concatenate([a, b])`, `np.stack`, `np.array([x, y])`)
   gives that list a list of gradients, one per element.
-* `np.einsum` needs explicit letters (`'...'` is not supported); it has one rule per number of
-  operands (1 to 4).
+* `np.einsum` takes either form: the subscripts as a string (`'...'` is fine), or each
+  operand followed by its sublist (`np.einsum(a, [0, 1], b, [1, 2], [0, 2])`); it has one rule
+  per number of positional arguments (2 to 10).
 * Second derivatives: the `grad_*` helpers have rules of their own (under "Srcad's NumPy
-  helpers"), so generated code can be differentiated again. `np.prod`, `np.cumprod`,
-  `np.linalg.norm`, `np.einsum`, `np.linalg.solve`, `cholesky` and `eigh` have first
-  derivatives only: a second derivative through them stops with a `MissingRuleError`
-  (`np.linalg.inv`, `det`, `slogdet` and `pinv` have derivatives of every order; `np.sinc` has
-  two orders, a third stops).
+  helpers" and "Srcad's helpers: second order"), so generated code can be differentiated
+  again: `srcad.hessian` works through every NumPy rule, in both modes
+  (`tests/test_second_order_rules.py` checks each against finite differences and autograd).
+  `np.einsum`, `np.linalg.inv`, `det`, `slogdet`, `pinv`, `cholesky`, `eigh`, `svd`, `eig`
+  and `solve` of one matrix have derivatives of every order (templates of functions with
+  rules); `np.prod`, `np.cumprod`, `np.linalg.norm` and a batched `solve` have two (their
+  Hessian helpers, `prod_hvp`, `cumprod_hvp`, `norm_hvp`, ..., refuse a derivative at their
+  point), `np.sinc` has two.
 * `np.linalg.eigh` (and `scipy.stats.multivariate_normal`'s `cov`) read one triangle of the
   matrix: srcad's gradient is that of the function computed, zero on the other triangle (along
   symmetric perturbations it equals the symmetric gradient autograd gives). Eigenvalues must
   be distinct.
+* `np.linalg.svd`: the thin SVD's derivative; `full_matrices=True` (the default) is the same
+  for a square matrix and refused for a non-square one where `U` or `Vh` is used (the extra
+  singular vectors are not unique); `compute_uv=False` differentiates the singular values.
+  `np.linalg.eig`: real matrices with real eigenvalues (complex ones are refused when the
+  gradient is computed). Repeated singular values or eigenvalues give inf or nan in the
+  vectors' derivative, as in autograd.
 
 ## How to add a rule
 
@@ -189,12 +200,16 @@ def _headings(module_name):
             current = match.group(1).strip()
         heading_at[number] = current
     order, where = [], {}
-    for node in ast.parse(path.read_text()).body:
+    statements = []
+    for node in ast.parse(path.read_text()).body:  # a loop registering one rule per arity
+        statements += [(sub, node.lineno) for sub in node.body] if isinstance(node, ast.For) \
+            else [(node, node.lineno)]
+    for node, lineno in statements:
         call = node.value if isinstance(node, ast.Expr) else None
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
                 and call.func.id in REGISTERING):
             continue
-        heading = heading_at[node.lineno]
+        heading = heading_at[lineno]
         if heading not in order:
             order.append(heading)
         arguments = call.args if call.func.id == "nondiff" else call.args[:1]

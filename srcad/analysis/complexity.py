@@ -7,8 +7,8 @@ constant (``1j``, a global complex array, ``dtype=complex``), the result of a ru
 complex (``np.fft.fft``, ``complex(a, b)``), of a user function whose own analysis says so,
 or of any other operation with an operand that may be complex (``x * 1j``, ``np.exp(z)``),
 except rules declared real (``np.abs``, ``np.real``, ``np.angle``) and comparisons; and the
-result of a library function with no rule that is not declared constant (``np.emath.sqrt``):
-nothing says it is real.
+result of a function with no rule from a module whose functions may return complex numbers for
+real arguments (``np.emath.sqrt(-4.0)``, ``cmath.sqrt``: :data:`_MAY_BE_COMPLEX`).
 
 The sweeps read it to pick a rule's complex form, to take the real part of what flows back
 into a real operand (JAX's convention), and :mod:`srcad.analysis.soundness` to refuse a rule
@@ -82,7 +82,7 @@ def complex_values(analysis, params):
                 kinds[COMPLEX] = names
             return analysis.callees.result_complex(fn, kinds, arity)
         if rule is None and _opaque(fn):
-            return True  # a library function srcad knows nothing of (np.emath.sqrt(-4.0))
+            return True  # np.emath.sqrt(-4.0), cmath.sqrt(-4.0): see _MAY_BE_COMPLEX
         return anyc
 
     for _ in range(50):
@@ -113,9 +113,20 @@ def complex_values(analysis, params):
     return cx
 
 
+#: the modules whose functions return complex numbers for real arguments (np.emath.sqrt(-4.0),
+#: cmath.sqrt, np.linalg.eigvals, scipy.linalg.sqrtm of a matrix with negative eigenvalues)
+_MAY_BE_COMPLEX = ("numpy.lib.scimath", "numpy.emath", "numpy.lib._scimath_impl", "numpy.fft",
+                   "numpy.linalg", "cmath", "scipy.linalg", "scipy.fft", "scipy.fftpack",
+                   "scipy.signal", "scipy.special")
+
+
 def _opaque(fn):
-    """A library function with no rule and not declared constant (``nondiff``): nothing says
-    its result is real for real operands, so it may be complex."""
+    """A function with no rule (for this call) and not declared constant (``nondiff``), from
+    a module whose functions may return complex numbers for real arguments: its result may be
+    complex."""
     if not callable(fn) or isinstance(fn, type) or registry.is_nondiff(fn):
         return False
-    return functions.is_library_function(fn)
+    module = getattr(fn, "__module__", None) or ""
+    if not module and hasattr(fn, "__self__"):
+        module = getattr(type(fn.__self__), "__module__", "")
+    return module.startswith(_MAY_BE_COMPLEX)

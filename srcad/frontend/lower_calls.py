@@ -157,13 +157,11 @@ class Calls:
         (``None``, unless ``strict``, when a length is not known)."""
         args = []
         for a in node.args:
-            if not isinstance(a, gast.Starred):
-                args.append(a)
+            known = self.known_items(a)  # a plain argument, *(x, y), *args[1:] of known items
+            if known is not None:
+                args.extend(known)
                 continue
             value = a.value
-            if isinstance(value, (gast.Tuple, gast.List)):
-                args.extend(value.elts)
-                continue
             atom = self.expr(value)
             self.starred[id(value)] = atom  # a call of unknown length passes it as it is
             items = self.tuples.get(atom.name) if isinstance(atom, Var) else None

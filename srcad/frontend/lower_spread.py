@@ -3,7 +3,8 @@
 A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it shares):
 
 * ``f(*t)`` splices the items of a tuple built in the function, of a constant tuple, or of a
-  list display the function never changes (:func:`frozen_names`); ``f(*t)`` of a length
+  list display the function never changes (:func:`frozen_names`), and ``f(*t[1:])`` those of
+  a slice with literal bounds of such a tuple or of ``*args``; ``f(*t)`` of a length
   srcad cannot know, in a call that carries no gradient, runs as written through
   :func:`star_call` (a gradient through it is refused by the soundness check);
 * ``f(**{"a": x})`` and ``kw = {"a": x}; f(**kw)`` (a dict display only ever unpacked) pass
@@ -101,6 +102,39 @@ class Spreads:
 
     def stmt_Lowered(self, node):
         node.fn()
+
+    def known_items(self, arg):
+        """The arguments ``arg`` of a call stands for when srcad knows them at once: itself
+        when it is not starred; the items of a starred display; those of a starred slice
+        ``*t[i:j]`` of a tuple whose items are known (:meth:`sliced_tuple`). Else ``None``."""
+        if not isinstance(arg, gast.Starred):
+            return [arg]
+        if isinstance(arg.value, (gast.Tuple, gast.List)):
+            return arg.value.elts
+        return self.sliced_tuple(arg.value)
+
+    def sliced_tuple(self, value):
+        """The items (as nodes) of ``t[i:j:k]``, ``t`` a tuple whose items are known (a ``*args``
+        parameter, whose length the call fixes, or a tuple built here) and the bounds integer
+        literals; else ``None``."""
+        if not (isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice)
+                and isinstance(value.value, gast.Name) and value.value.id in self.env):
+            return None
+        bounds = []
+        for bound in (value.slice.lower, value.slice.upper, value.slice.step):
+            negative = isinstance(bound, gast.UnaryOp) and isinstance(bound.op, gast.USub)
+            literal = bound.operand if negative else bound
+            if bound is None:
+                bounds.append(None)
+            elif isinstance(literal, gast.Constant) and type(literal.value) is int:
+                bounds.append(-literal.value if negative else literal.value)
+            else:
+                return None
+        base = self.env[value.value.id]
+        items = self.tuples.get(base.name) if isinstance(base, Var) else None
+        if items is None or bounds[2] == 0:
+            return None
+        return [Atom(item) for item in list(items)[slice(*bounds)]]
 
     # ---------------------------------------------------------------- map and filter
 

@@ -3,6 +3,8 @@
 * :mod:`srcad.rules.registry` — the mechanism (``defvjp``, ``nondiff``, ``defmethod``).
 * :mod:`srcad.rules.python` — operators, builtins, ``math``.
 * :mod:`srcad.rules.numpy` — NumPy.
+* :mod:`srcad.rules.numpy_second` — more of NumPy (svd, eig, gradient, ...) and the rules of
+  srcad's gradient helpers that second derivatives need.
 * :mod:`srcad.rules.numpy_complex` — complex numbers: which rules hold for them, the complex
   forms of ``abs``, ``np.real``, ``np.conj``, ..., and ``np.fft``.
 * :mod:`srcad.rules.scipy_special`, :mod:`srcad.rules.scipy_stats` — SciPy (optional: loaded
@@ -12,6 +14,7 @@
 
 from . import numpy as _numpy_rules  # noqa: F401  (registers the rules)
 from . import numpy_complex as _complex_rules  # noqa: F401
+from . import numpy_second as _numpy_second_rules  # noqa: F401
 from . import python as _python_rules  # noqa: F401
 from .registry import GENERIC, Rule, defattr, defer, defmethod, defvjp, nondiff, registry
 

@@ -182,18 +182,21 @@ defvjp(np.outer, "a, b", a="grad_outer_a(g, a, b)", b="grad_outer_b(g, a, b)", k
 defvjp(np.vdot, "a, b", a="grad_vdot_a(g, a, b)", b="grad_vdot_b(g, a, b)")
 defvjp(np.tensordot, "a, b, axes=2", a="grad_tensordot_a(g, a, b, axes)",
        b="grad_tensordot_b(g, a, b, axes)")
-# einsum: one line per number of operands (subscripts as a string; '...' is fine)
-defvjp(np.einsum, "subscripts, a, *, optimize=False", a="grad_einsum(g, subscripts, 0, a)")
-defvjp(np.einsum, "subscripts, a, b, *, optimize=False",
-       a="grad_einsum(g, subscripts, 0, a, b)", b="grad_einsum(g, subscripts, 1, a, b)")
-defvjp(np.einsum, "subscripts, a, b, c, *, optimize=False",
-       a="grad_einsum(g, subscripts, 0, a, b, c)", b="grad_einsum(g, subscripts, 1, a, b, c)",
-       c="grad_einsum(g, subscripts, 2, a, b, c)")
-defvjp(np.einsum, "subscripts, a, b, c, d, *, optimize=False",
-       a="grad_einsum(g, subscripts, 0, a, b, c, d)",
-       b="grad_einsum(g, subscripts, 1, a, b, c, d)",
-       c="grad_einsum(g, subscripts, 2, a, b, c, d)",
-       d="grad_einsum(g, subscripts, 3, a, b, c, d)")
+# einsum, in either form (subscripts then operands, or each operand followed by its
+# sublist): one rule per number of positional arguments; the helper gets the shape of the
+# operand it differentiates in that operand's place (it is linear in all the others)
+EINSUM_PARAMS = ["subscripts"] + [f"op{i}" for i in range(1, 10)]
+
+
+def _einsum_grad(params, p):
+    args = ", ".join(f"np.shape({q})" if i == p else q for i, q in enumerate(params))
+    return f"grad_einsum(g, {p}, {args})"
+
+
+for _m in range(2, len(EINSUM_PARAMS) + 1):
+    _params = EINSUM_PARAMS[:_m]
+    defvjp(np.einsum, ", ".join(_params) + ", *, optimize=False",
+           **{q: _einsum_grad(_params, i) for i, q in enumerate(_params)})
 
 # -------------------------------------------------------- linear algebra: np.linalg (grad_solve_a)
 # forward mode: d(A^-1) = -A^-1 dA A^-1, d(A^-1 b) = A^-1 (db - dA x), d det = det tr(A^-1 dA)
@@ -202,19 +205,45 @@ TRACE_SOLVE = "np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"
 INV_T = "np.swapaxes(np.linalg.inv(a), -1, -2)"
 defvjp(np.linalg.inv, "a", a="-(np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2))",
        kind="array", jvp=dict(a="-(ans @ t @ ans)"))
+# (a matrix a: templates of functions with rules; a batch of them: helpers)
+SOLVE_BY_RANK = {
+    (2, 1): dict(a="-np.outer(np.linalg.solve(a.T, g), ans)", b="np.linalg.solve(a.T, g)"),
+    (2, 2): dict(a="-(np.linalg.solve(a.T, g) @ ans.T)", b="np.linalg.solve(a.T, g)"),
+}
 defvjp(np.linalg.solve, "a, b", a="grad_solve_a(g, a, b, ans)", b="grad_solve_b(g, a, b)",
-       kind="array", jvp=dict(a="-np.linalg.solve(a, t @ ans)", b="np.linalg.solve(a, t)"))
+       kind="array", ranks=SOLVE_BY_RANK,
+       jvp=dict(a="-np.linalg.solve(a, t @ ans) if np.ndim(b) > 1 else "
+                "-np.linalg.solve(a, t @ ans[..., None])[..., 0]", b="np.linalg.solve(a, t)"))
 defvjp(np.linalg.det, "a", a=f"np.expand_dims(g * ans, (-2, -1)) * {INV_T}",
        jvp=dict(a=f"ans * {TRACE_SOLVE}"))
 defvjp(np.linalg.slogdet, "a", a=f"np.expand_dims(g[1], (-2, -1)) * {INV_T}", kind="seq",
        jvp=dict(a=f"(0.0 * ans[0], {TRACE_SOLVE})"))  # the sign is flat
-defvjp(np.linalg.cholesky, "a, upper=False", a="grad_cholesky(g, ans, upper)", kind="array",
-       jvp=dict(a="tangent_cholesky(t, ans, upper)"))
+# cholesky (Murray 2016, symmetrised: right for symmetric perturbations, as in autograd and
+# PyTorch) and the symmetric eigendecomposition (exact on the triangle eigh reads, distinct
+# eigenvalues): templates of functions with rules, so they have derivatives of every order
+SWAP = "np.swapaxes({}, -1, -2)"
+LOW = f"({SWAP.format('ans')} if upper else ans)"
+HALF_EYE = "(1.0 - 0.5 * np.eye(np.shape(ans)[-1]))"
+CHOL_S = (f"{SWAP.format(f'np.linalg.inv({LOW})')} @ (np.tril({SWAP.format(LOW)} @ "
+          f"({SWAP.format('g')} if upper else g)) * {HALF_EYE}) @ np.linalg.inv({LOW})")
+CHOL_T = (f"{LOW} @ (np.tril(np.linalg.inv({LOW}) @ (0.5 * (t + {SWAP.format('t')})) @ "
+          f"{SWAP.format(f'np.linalg.inv({LOW})')}) * {HALF_EYE})")
+defvjp(np.linalg.cholesky, "a, upper=False", a=f"0.5 * (({CHOL_S}) + {SWAP.format(CHOL_S)})",
+       kind="array", zero="upper",
+       jvp=dict(a=f"({SWAP.format(CHOL_T)} if upper else {CHOL_T})"))
 
-# symmetric eigendecomposition: exact on the triangle eigh reads (distinct eigenvalues)
-defvjp(np.linalg.eigh, "a, UPLO=None", a="grad_eigh(g, a, ans, 'L' if UPLO is None else UPLO)",
-       kind="seq", zero="UPLO",
-       jvp=dict(a="tangent_eigh(t, a, ans, 'L' if UPLO is None else UPLO)"))
+EYE_W = "np.eye(np.shape(ans[0])[-1])"
+GAPS = f"(1.0 / (ans[0][..., None, :] - ans[0][..., :, None] + {EYE_W}) - {EYE_W})"
+EIGH_S = (f"ans[1] @ ({EYE_W} * broadcast_as(g[0], ans[0])[..., :, None] + {GAPS} * "
+          f"({SWAP.format('ans[1]')} @ broadcast_as(g[1], ans[1]))) @ {SWAP.format('ans[1]')}")
+EIGH_SYM = f"(0.5 * (({EIGH_S}) + {SWAP.format(EIGH_S)}))"
+EIGH_GRAD = (f"(np.triu({EIGH_SYM}) + np.triu({SWAP.format(EIGH_SYM)}, 1) if UPLO == 'U' else "
+             f"np.tril({EIGH_SYM}) + np.tril({SWAP.format(EIGH_SYM)}, -1))")
+EFFECTIVE_T = (f"(np.triu(t) + {SWAP.format('np.triu(t, 1)')} if UPLO == 'U' else "
+               f"np.tril(t) + {SWAP.format('np.tril(t, -1)')})")
+EIGH_INNER = f"({SWAP.format('ans[1]')} @ {EFFECTIVE_T} @ ans[1])"
+defvjp(np.linalg.eigh, "a, UPLO=None", a=EIGH_GRAD, kind="seq", zero="UPLO",
+       jvp=dict(a=f"(np.diagonal({EIGH_INNER}, 0, -2, -1), ans[1] @ ({GAPS} * {EIGH_INNER}))"))
 # Moore-Penrose inverse P (its derivative where the rank does not change)
 PINV_GRAD = ("np.swapaxes(-(ans @ np.swapaxes(g, -1, -2) @ ans) + ans @ np.swapaxes(ans, -1, -2)"
              " @ g @ (np.eye(np.shape(a)[-2]) - a @ ans) + (np.eye(np.shape(a)[-1]) - ans @ a)"
@@ -379,8 +408,8 @@ defattr("dtype", np.result_type)
 # again (second derivatives). Most helpers are linear in the gradient they take (``value``):
 # the rule is the adjoint of that linear map, often the NumPy function itself. Products are
 # bilinear: the rule for the other operand is the first-order helper with roles swapped.
-# Helpers without a rule here (grad_prod, grad_norm, np.linalg, einsum, cumprod) stop a
-# second derivative with a MissingRuleError rather than give a wrong one.
+# The helpers of np.prod, np.cumprod, np.linalg.norm, np.einsum and a batched
+# np.linalg.solve have their rules in srcad/rules/numpy_second.py.
 H = numpy_helpers
 
 

@@ -96,7 +96,9 @@ defvjp(runtime.where, "c, a, b", zero="c", a="where(c, g, 0.0)", b="where(c, 0.0
 defvjp(runtime.unbroadcast, "value, like", zero="*", value="broadcast_as(g, value)")
 defvjp(runtime.unbroadcast_to, "value, shape", zero="*", value="broadcast_as(g, value)")
 defvjp(runtime.broadcast_as, "value, like", zero="*", value="unbroadcast(g, value)")
-defvjp(runtime.fill, "value, like", zero="*", value="total(g)")
+# (value is every element of like, a list's or an array's along its first axis: the
+# elements' gradients add up, then sum to value's shape)
+defvjp(runtime.fill, "value, like", zero="*", value="unbroadcast(np.sum(g, axis=0), value)")
 defvjp(runtime.total, "value", value="fill(g, value)")
 defvjp(runtime.scatter, "value, like, index", zero="*", value="g[index]")
 defvjp(runtime.cleared, "value, index", zero="*", value="cleared(g, index)")

@@ -2,7 +2,10 @@
 at 0), ``np.diff``, ``np.column_stack``, ``np.rollaxis``, ``np.cross``; conventions in
 :mod:`srcad.runtime.numpy_helpers`.
 
-Imports only ``srcad.runtime.registry``, ``srcad.runtime.helpers``,
+Also ``np.gradient``, ``np.partition``, ``np.select``, ``np.append``, and the checks the
+``np.linalg.svd`` and ``np.linalg.eig`` rules make (a refusal where no derivative exists).
+
+Imports only ``srcad.errors``, ``srcad.runtime.registry``, ``srcad.runtime.helpers``,
 ``srcad.runtime.numpy_common`` and ``srcad.runtime.numpy_shape``.
 """
 
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import MissingRuleError
 from .helpers import unbroadcast
 from .numpy_common import _asarray, _match
 from .numpy_shape import _pieces, _split_along
@@ -107,3 +111,119 @@ def grad_cross_b(g, a, b, axisa=-1, axisb=-1, axisc=-1):
     out = np.cross(g3, a3)[..., :nb]
     like = np.moveaxis(_asarray(b, dtype=float), axisb, -1)
     return _match(np.moveaxis(unbroadcast(out, like), -1, axisb), b)
+
+
+# ---------------------------------------------------------------- np.gradient, np.partition,
+# np.select, np.append (added for issue 17)
+
+
+def _gradient_axes(f, spacing, axis):
+    """The axes ``np.gradient`` differentiates along, with the spacing of each."""
+    nd = np.ndim(f)
+    axes = list(range(nd)) if axis is None else (
+        [axis % nd] if np.ndim(axis) == 0 else [a % nd for a in axis])
+    if not spacing:
+        spacing = (1.0,) * len(axes)
+    elif len(spacing) == 1 and len(axes) > 1:
+        spacing = tuple(spacing) * len(axes)
+    return axes, spacing
+
+
+@helper("numpy")
+def grad_gradient(g, f, axis=None, edge_order=1, *spacing):
+    """Gradient of ``np.gradient(f, *spacing, axis=axis, edge_order=edge_order)`` into ``f``:
+    the transpose of the difference matrix of each axis (built by ``np.gradient`` of an
+    identity, so every edge order and uneven spacing is NumPy's own), applied to that axis's
+    gradient and summed over the axes."""
+    axes, spacing = _gradient_axes(f, spacing, axis)
+    parts = [g] if len(axes) == 1 and not isinstance(g, (list, tuple)) else list(g)
+    out = np.zeros(np.shape(f))
+    for ax, h, part in zip(axes, spacing, parts):
+        n = np.shape(f)[ax]
+        diff = np.gradient(np.eye(n), h, axis=0, edge_order=edge_order)  # column j: of e_j
+        moved = np.moveaxis(np.broadcast_to(np.asarray(part, dtype=float), np.shape(f)), ax, 0)
+        out = out + np.moveaxis(np.tensordot(diff.T, moved, axes=1), 0, ax)
+    return _match(out, f)
+
+
+def _partition_order(a, kth, axis):
+    x = np.asarray(a)
+    if axis is None:
+        x, axis = x.ravel(), -1
+    return np.argpartition(x, kth, axis=axis), axis
+
+
+@helper("numpy")
+def grad_partition(g, a, kth, axis=-1):
+    """Gradient of ``np.partition(a, kth, axis)``: ``g`` put back where each element came
+    from (the order of ``np.argpartition``, as NumPy's partition moves them)."""
+    order, ax = _partition_order(a, kth, axis)
+    out = np.zeros(order.shape)
+    np.put_along_axis(out, order, np.broadcast_to(np.asarray(g, dtype=float), order.shape), ax)
+    return _match(np.reshape(out, np.shape(a)), a)
+
+
+@helper("numpy")
+def tangent_partition(t, a, kth, axis=-1):
+    """Tangent of ``np.partition(a, kth, axis)`` along ``t``: ``t`` moved as ``a`` is."""
+    order, ax = _partition_order(a, kth, axis)
+    tt = np.broadcast_to(np.asarray(t, dtype=float), np.shape(a))
+    return np.take_along_axis(tt.ravel() if axis is None else tt, order, axis=ax)
+
+
+@helper("numpy")
+def grad_select(g, condlist, choicelist):
+    """Gradient of ``np.select(condlist, choicelist, default)`` into ``choicelist``: each
+    choice gets ``g`` where its condition is the first true one."""
+    taken = np.zeros(np.shape(g), dtype=bool)
+    out = []
+    for cond, choice in zip(condlist, choicelist):
+        mask = np.broadcast_to(np.asarray(cond, dtype=bool), taken.shape) & ~taken
+        taken = taken | mask
+        out.append(_match(unbroadcast(np.where(mask, g, 0.0), np.asarray(choice)), choice))
+    return out
+
+
+def _append_split(g, arr, values, axis):
+    g = np.asarray(g, dtype=float)
+    if axis is None:
+        n = np.size(arr)
+        return g[:n], g[n:]
+    n = np.shape(arr)[axis]
+    return np.split(g, [n], axis=axis)
+
+
+@helper("numpy")
+def grad_append(g, arr, values, axis=None, which=0):
+    """Gradient of ``np.append(arr, values, axis)`` into ``arr`` (``which`` 0) or ``values``
+    (1): its part of ``g``, in its shape (``axis=None`` flattened both)."""
+    part = _append_split(g, arr, values, axis)[which]
+    like = arr if which == 0 else values
+    return _match(np.reshape(part, np.shape(like)), like)
+
+
+@helper("numpy")
+def svd_rank(a, full_matrices=True):
+    """``min(m, n)`` for the matrices ``a``, the number of singular vectors whose derivative
+    exists; the extra columns of a full ``U`` (or rows of ``Vh``) of a non-square matrix are
+    not unique, so their derivative is refused."""
+    m, n = np.shape(a)[-2:]
+    if full_matrices and m != n:
+        raise MissingRuleError(
+            f"no derivative of np.linalg.svd(a, full_matrices=True) for a {m}x{n} matrix: the "
+            "extra singular vectors of a non-square matrix are not unique",
+            construct="np.linalg.svd", hint="pass full_matrices=False (or compute_uv=False)")
+    return min(m, n)
+
+
+@helper("numpy")
+def eig_size(w):
+    """The number of eigenvalues ``w`` holds, when they are real: srcad differentiates
+    ``np.linalg.eig`` of a real matrix whose eigenvalues are real (complex ones are
+    refused)."""
+    if np.iscomplexobj(w):
+        raise MissingRuleError(
+            "no derivative of np.linalg.eig where the eigenvalues are complex (srcad "
+            "differentiates real eigendecompositions)", construct="np.linalg.eig",
+            hint="for a symmetric matrix use np.linalg.eigh")
+    return np.shape(w)[-1]

@@ -1,7 +1,7 @@
 """Gradient helpers of NumPy's products and linear algebra (``np.dot``, ``@``, ``np.inner``,
-``np.outer``, ``np.vdot``, ``np.tensordot``, ``np.einsum``, ``np.linalg.solve``,
-``cholesky``, ``eigh``; ``inv``, ``det`` and ``slogdet`` are templates), ``np.kron``, and
-the tangents of ``cholesky`` and ``eigh``; conventions in :mod:`srcad.runtime.numpy_helpers`.
+``np.outer``, ``np.vdot``, ``np.tensordot``, ``np.einsum``, ``np.linalg.solve``; ``inv``,
+``det``, ``slogdet``, ``cholesky``, ``eigh``, ``svd`` are templates), ``np.kron``;
+conventions in :mod:`srcad.runtime.numpy_helpers`.
 
 Imports only ``srcad.runtime.helpers``, ``srcad.runtime.registry`` and
 ``srcad.runtime.numpy_common``.
@@ -168,17 +168,42 @@ def grad_tensordot_b(g, a, b, axes=2):
     return _match(np.transpose(out, np.argsort(labels)), b)
 
 
+def _einsum_form(args):
+    """The subscripts (a string) and the operands of an ``np.einsum`` call written either
+    way: ``einsum('ij,jk->ik', a, b)`` or ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
+    if isinstance(args[0], str):
+        return args[0].replace(" ", ""), list(args[1:])
+    rest = list(args)
+    operands, subs = [], []
+    while len(rest) >= 2:
+        operands.append(rest.pop(0))
+        subs.append(rest.pop(0))
+
+    def spell(sub):
+        return "".join("..." if s is Ellipsis else string.ascii_letters[int(s)] for s in sub)
+
+    spec = ",".join(spell(s) for s in subs) + ("->" + spell(rest[0]) if rest else "")
+    return spec, operands
+
+
 @helper("numpy")
-def grad_einsum(g, subscripts, k, *operands):
-    """Gradient of ``np.einsum(subscripts, *operands)`` into operand number ``k``.
+def grad_einsum(g, p, *args):
+    """Gradient of ``np.einsum(*args)`` into its positional argument number ``p`` (an
+    operand), where ``args[p]`` is that operand's *shape*: the gradient depends on the other
+    operands only, so it is linear in ``g`` and in each of them (its rules say so).
 
     It is itself an ``einsum``: the result's gradient contracted with the other operands, with
-    an identity matrix for a subscript repeated within operand ``k`` (a diagonal or trace) and
+    an identity matrix for a subscript repeated within the operand (a diagonal or trace) and
     a vector of ones for a subscript found nowhere else (a sum). ``...`` is spelled out as
     letters first; an axis of length 1 that NumPy broadcast against a longer one is summed.
+    Both call forms work (subscripts first, or operands each followed by its sublist).
     """
-    ins, output = _einsum_letters(subscripts.replace(" ", ""), operands)
-    x = _asarray(operands[k])
+    spec, operands = _einsum_form(list(args))
+    k = p - 1 if isinstance(args[0], str) else p // 2
+    shape = tuple(args[p])
+    operands[k] = np.broadcast_to(0.0, shape)  # a stand-in: only its shape is read
+    ins, output = _einsum_letters(spec, operands)
+    x = operands[k]
     used = set("".join(ins) + output)
     fresh = (c for c in string.ascii_letters if c not in used)
     others = [(s, op) for i, (s, op) in enumerate(zip(ins, operands)) if i != k]
@@ -203,7 +228,7 @@ def grad_einsum(g, subscripts, k, *operands):
     summed = tuple(i for i, (n, m) in enumerate(zip(x.shape, out.shape)) if n == 1 and m != 1)
     if summed:  # a length-1 axis broadcast against a longer one
         out = np.sum(out, axis=summed, keepdims=True)
-    return _match(out, operands[k])
+    return float(out) if shape == () else _asarray(out)
 
 
 def _einsum_letters(spec, operands):
@@ -251,83 +276,7 @@ def grad_solve_a(g, a, b, ans):
     return _runtime.unbroadcast(out, _asarray(a))
 
 
-@helper("numpy")
-def grad_cholesky(g, ans, upper=False):
-    """Gradient of ``np.linalg.cholesky`` (Murray 2016, as in autograd), symmetrised.
-
-    ``cholesky`` reads one triangle of its argument only; like autograd and PyTorch, the
-    gradient is the symmetric matrix that is right for symmetric perturbations.
-    """
-    low = _swap(ans) if upper else ans
-    gl = _swap(g) if upper else g
-    phi = _swap(low) @ gl
-    phi = np.tril(phi) * (1.0 - 0.5 * np.eye(phi.shape[-1]))
-    inv_low = np.linalg.inv(low)
-    s = _swap(inv_low) @ phi @ inv_low
-    return 0.5 * (s + _swap(s))
-
-
-# ---------------------------------------------------------------- forward-mode tangents
-
-
-@helper("numpy")
-def tangent_cholesky(t, ans, upper=False):
-    """Tangent of ``np.linalg.cholesky`` along ``t``: ``L tril(L^-1 S L^-T)`` with the
-    diagonal halved, ``S`` the symmetric part of ``t`` (the convention of
-    :func:`grad_cholesky`, so forward and reverse mode agree)."""
-    low = _swap(ans) if upper else ans
-    sym = 0.5 * (t + _swap(t))
-    inv_low = np.linalg.inv(low)
-    phi = inv_low @ sym @ _swap(inv_low)
-    phi = np.tril(phi) * (1.0 - 0.5 * np.eye(phi.shape[-1]))
-    out = low @ phi
-    return _swap(out) if upper else out
-
-
-# ---------------------------------------------------------------- eigh, kron (added for issue 17)
-
-
-def _effective(m, uplo):
-    """The symmetric matrix ``np.linalg.eigh`` works on: the triangle it reads, mirrored."""
-    if uplo == "U":
-        return np.triu(m) + _swap(np.triu(m, 1))
-    return np.tril(m) + _swap(np.tril(m, -1))
-
-
-def _effective_adjoint(g, uplo):
-    """The adjoint of :func:`_effective`: the gradient on the triangle eigh reads."""
-    if uplo == "U":
-        return np.triu(g) + np.triu(_swap(g), 1)
-    return np.tril(g) + np.tril(_swap(g), -1)
-
-
-def _gaps(w):
-    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it (batched)."""
-    diff = w[..., None, :] - w[..., :, None]
-    eye = np.eye(w.shape[-1], dtype=bool)
-    return np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, diff))
-
-
-@helper("numpy")
-def grad_eigh(g, a, ans, uplo="L"):
-    """Gradient of ``np.linalg.eigh`` into ``a`` from ``g = (g_w, g_v)``: for distinct
-    eigenvalues, ``v (diag(g_w) + F * (v' g_v)) v'`` symmetrised, then put on the triangle eigh
-    reads (the gradient of the function eigh computes, zero on the other triangle)."""
-    w, v = ans
-    gw = np.broadcast_to(_asarray(g[0], dtype=float), w.shape)
-    gv = np.broadcast_to(_asarray(g[1], dtype=float), v.shape)
-    inner = gw[..., :, None] * np.eye(w.shape[-1]) + _gaps(w) * (_swap(v) @ gv)
-    out = v @ inner @ _swap(v)
-    return _effective_adjoint(0.5 * (out + _swap(out)), uplo)
-
-
-@helper("numpy")
-def tangent_eigh(t, a, ans, uplo="L"):
-    """Tangent of ``np.linalg.eigh`` along ``t``: ``(diag(v' T v), v (F * (v' T v)))`` with
-    ``T`` the symmetric matrix of the triangle eigh reads."""
-    w, v = ans
-    inner = _swap(v) @ _effective(_asarray(t, dtype=float), uplo) @ v
-    return np.diagonal(inner, axis1=-2, axis2=-1).copy(), v @ (_gaps(w) * inner)
+# ---------------------------------------------------------------- kron
 
 
 def _kron_blocks(g, a, b):

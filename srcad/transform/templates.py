@@ -100,6 +100,12 @@ class _Simplify(ast.NodeTransformer):
                 return node  # two literals, neither None: left as written
             same = all(none)
             return ast.Constant(value=same if isinstance(ops[0], ast.Is) else not same)
+        if len(ops) == 1 and isinstance(ops[0], (ast.Eq, ast.NotEq)) and all(
+            isinstance(n, ast.Constant) and type(n.value) in (int, str)
+            for n in (left, right[0])
+        ):  # ``p == 1`` once the literal position is in (np.einsum's helper rules)
+            same = left.value == right[0].value
+            return ast.Constant(value=same if isinstance(ops[0], ast.Eq) else not same)
         return node
 
     def visit_IfExp(self, node):

@@ -1,0 +1,242 @@
+"""Second derivatives of the NumPy functions whose gradient helper is not a template of
+functions with rules: ``np.prod``, ``np.cumprod``, ``np.linalg.norm`` and the batched
+``np.linalg.solve``; conventions in :mod:`srcad.runtime.numpy_helpers`.
+
+Each helper here is a Hessian (or a second directional derivative) applied to vectors, exact
+with zeros where the first-order helper is (no division by an element). They are what the
+rules of ``grad_prod``, ``grad_cumprod``, ``grad_norm``, ``grad_solve_a`` and ``grad_solve_b``
+call, so ``srcad.hessian`` works through those functions. They are linear in the vectors they
+take; their own rules say so, and a third derivative with respect to the point (``a``, ``x``)
+stops with a ``MissingRuleError``.
+
+Imports only ``srcad.runtime.registry``, ``srcad.runtime.helpers`` and
+``srcad.runtime.numpy_common``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .helpers import unbroadcast
+from .numpy_common import _axes, _match, _restore, _swap
+from .registry import helper
+
+# ---------------------------------------------------------------- np.prod
+
+
+def _exclusive_products(flat):
+    """``out[..., i] = prod_{j != i} flat[..., j]`` along the last axis, without dividing:
+    the running product from the left times the one from the right."""
+    ones = np.ones(flat.shape[:-1] + (1,))
+    left = np.concatenate([ones, np.cumprod(flat[..., :-1], axis=-1)], axis=-1)
+    right = np.concatenate([np.cumprod(flat[..., :0:-1], axis=-1)[..., ::-1], ones], axis=-1)
+    return left * right
+
+
+def _grouped(x, axes):
+    """``x`` with ``axes`` moved last and flattened into one: (rest..., n), and the inverse."""
+    last = tuple(range(x.ndim - len(axes), x.ndim))
+    moved = np.moveaxis(x, axes, last)
+    flat = moved.reshape(moved.shape[: x.ndim - len(axes)] + (-1,))
+
+    def back(y):
+        return np.moveaxis(np.reshape(y, moved.shape), last, axes)
+
+    return flat, back
+
+
+@helper("numpy")
+def prod_hvp(w, a, axis=None):
+    """The Hessian of ``np.prod(a, axis)`` (each product) applied to ``w``: element ``k`` is
+    ``sum_{i != k} w_i prod_{j not in (i, k)} a_j`` over the product ``k`` belongs to.
+
+    The Hessian is symmetric, so this is both the reverse and the forward second derivative
+    of ``grad_prod``. Exact with zeros: ``a_k`` is set to 1 in a copy rather than divided out
+    (O(n^2) work for a product of n elements).
+    """
+    x = np.asarray(a, dtype=float)
+    if x.ndim == 0:
+        return _match(np.zeros(()), a)
+    ww = np.broadcast_to(np.asarray(w, dtype=float), x.shape)
+    axes = _axes(axis, x.ndim)
+    flat, back = _grouped(x, axes)
+    wflat, _ = _grouped(ww, axes)
+    n = flat.shape[-1]
+    stacked = np.repeat(flat[..., None, :], n, axis=-2)  # [..., k, i]: a with a_k set to 1
+    idx = np.arange(n)
+    stacked[..., idx, idx] = 1.0
+    pairs = _exclusive_products(stacked)  # [..., k, i] = prod_{j not in (i, k)} a_j (i != k)
+    pairs[..., idx, idx] = 0.0
+    return _match(back(np.einsum("...ki,...i->...k", pairs, wflat)), a)
+
+
+# ---------------------------------------------------------------- np.cumprod
+
+
+def _last(x, axis):
+    """``x`` flattened if ``axis`` is None, else with ``axis`` moved last."""
+    return np.ravel(x) if axis is None else np.moveaxis(x, axis, -1)
+
+
+@helper("numpy")
+def cumprod_d2(u, v, a, axis=None):
+    """The second derivative of ``np.cumprod(a, axis)`` along ``u`` and ``v`` (symmetric in
+    them), by the recurrence ``e[i] = e[i-1] a[i] + du[i-1] v[i] + dv[i-1] u[i]``, where
+    ``du``, ``dv`` are the first derivatives along ``u``, ``v`` (nothing is divided)."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(u), np.shape(v))
+    xs, us, vs = (_last(np.broadcast_to(np.asarray(y, dtype=float), shape), axis)
+                  for y in (a, u, v))
+    n = xs.shape[-1]
+    out = np.zeros(xs.shape)
+    if n:
+        c, du, dv = xs[..., 0], us[..., 0], vs[..., 0]
+        for i in range(1, n):
+            out[..., i] = out[..., i - 1] * xs[..., i] + du * vs[..., i] + dv * us[..., i]
+            du, dv = du * xs[..., i] + c * us[..., i], dv * xs[..., i] + c * vs[..., i]
+            c = c * xs[..., i]
+    return out if axis is None else np.moveaxis(out, -1, axis)
+
+
+@helper("numpy")
+def cumprod_hvp(value, w, a, axis=None):
+    """Element ``k`` is ``<value, cumprod_d2(w, e_k, a, axis)>``: the gradient of ``<value,
+    tangent_cumprod(w, a, axis)>`` with respect to ``a`` (O(n^2) for a run of n elements;
+    the runs along the other axes are independent and done together)."""
+    x = np.asarray(a, dtype=float)
+    xs = _last(x, axis)
+    ws = _last(np.broadcast_to(np.asarray(w, dtype=float), x.shape), axis)
+    vals = _last(np.broadcast_to(np.asarray(value, dtype=float),
+                                 (x.size,) if axis is None else x.shape), axis)
+    n = xs.shape[-1]
+    units = np.eye(n).reshape((n,) + (1,) * (xs.ndim - 1) + (n,))  # [j, ..., i]
+    d2 = cumprod_d2(ws[None], units, xs[None], -1)  # [j, ..., i]
+    out = np.moveaxis(np.sum(d2 * vals[None], axis=-1), 0, -1)  # [..., j]
+    out = out.reshape(x.shape) if axis is None else np.moveaxis(out, -1, axis)
+    return _match(out, a)
+
+
+# ---------------------------------------------------------------- np.linalg.norm
+
+
+def _norm_axes(v, ord, axis):  # noqa: A002 (NumPy's name)
+    if axis is None and ord is None:
+        return tuple(range(v.ndim))
+    return _axes(tuple(range(v.ndim)) if axis is None else axis, v.ndim)
+
+
+@helper("numpy")
+def norm_hvp(value, x, ans, w, ord=None, axis=None, keepdims=False):  # noqa: A002
+    """``value`` (the gradient of the norm, per norm) times the Hessian of
+    ``np.linalg.norm(x, ord, axis, keepdims)`` applied to ``w``: the second derivative of the
+    norm where it has one. ``ans`` is that norm (the rules only call it so).
+
+    The 1-, inf- and 0-norms (vector or matrix) are piecewise linear: their Hessian is 0
+    away from ties. The nuclear and spectral matrix norms differentiate the singular vectors
+    (distinct, nonzero singular values; see ``np.linalg.svd``'s rule).
+    """
+    v = np.asarray(x, dtype=float)
+    ww = np.broadcast_to(np.asarray(w, dtype=float), v.shape)
+    axes = _norm_axes(v, ord, axis)
+    vb = _restore(value, v.shape, axes, keepdims)
+    nb = _restore(ans, v.shape, axes, keepdims)
+    matrix = len(axes) == 2 and ord is not None
+    if ord is None or (matrix and ord == "fro") or (not matrix and ord == 2):
+        dot = np.sum(v * ww, axis=axes, keepdims=True)
+        return _match(vb * (ww - v * dot / nb ** 2) / nb, x)
+    if not matrix:
+        if ord in (0, 1, np.inf, -np.inf):
+            return _match(np.zeros(v.shape), x)
+        p = float(ord)
+        s, m = np.sign(v), np.abs(v)
+        grad = s * m ** (p - 1) / nb ** (p - 1)
+        dot = np.sum(grad * ww, axis=axes, keepdims=True)
+        return _match(vb * (p - 1) * (m ** (p - 2) * nb ** (2 - p) * ww - grad * dot) / nb, x)
+    if ord in (1, -1, np.inf, -np.inf):
+        return _match(np.zeros(v.shape), x)
+    moved = np.moveaxis(v, axes, (-2, -1))
+    t = np.moveaxis(ww, axes, (-2, -1))
+    u, s, vh = np.linalg.svd(moved, full_matrices=False)
+    du, _, dvh = _svd_tangents(t, u, s, vh)
+    if ord == "nuc":
+        out = du @ vh + u @ dvh
+    elif ord in (2, -2):
+        k = 0 if ord == 2 else -1
+        out = du[..., :, k, None] * vh[..., None, k, :] + u[..., :, k, None] * dvh[..., None, k, :]
+    else:
+        raise NotImplementedError(f"srcad: no second derivative of np.linalg.norm with "
+                                  f"ord={ord!r}")
+    return _match(vb * np.moveaxis(out, (-2, -1), axes), x)
+
+
+def _svd_tangents(t, u, s, vh):
+    """The tangents of the thin SVD ``u, s, vh`` of a matrix along ``t`` (distinct nonzero
+    singular values): ``dU, dS, dVh``."""
+    v = _swap(vh)
+    eye = np.eye(s.shape[-1])
+    f = 1.0 / (s[..., None, :] ** 2 - s[..., :, None] ** 2 + eye) - eye
+    p = _swap(u) @ t @ v
+    ds = np.diagonal(p, axis1=-2, axis2=-1)
+    tv, tu = t @ v, _swap(t) @ u
+    du = u @ (f * (p * s[..., None, :] + s[..., :, None] * _swap(p))) + (
+        tv - u @ (_swap(u) @ tv)) / s[..., None, :]
+    dv = v @ (f * (s[..., :, None] * p + _swap(p) * s[..., None, :])) + (
+        tu - v @ (_swap(v) @ tu)) / s[..., None, :]
+    return du, ds, _swap(dv)
+
+
+# ---------------------------------------------------------------- np.linalg.solve (batched)
+
+
+def _solve_t(a, v, b):
+    """``solve(a.T, v)`` with ``v`` shaped like ``solve(a, b)`` (a vector when ``b`` is 1-d,
+    as in NumPy 2), without summing broadcast axes."""
+    if np.ndim(b) == 1:
+        return np.linalg.solve(_swap(a), np.asarray(v)[..., None])[..., 0]
+    return np.linalg.solve(_swap(a), v)
+
+
+def _outer(y, z, b):
+    """``y z^T``: an outer product of vectors (``b`` 1-d) or ``y @ z^T`` of matrices."""
+    if np.ndim(b) == 1:
+        return np.asarray(y)[..., :, None] * np.asarray(z)[..., None, :]
+    return y @ _swap(z)
+
+
+def _mv(m, z, b):
+    """``m @ z`` with ``z`` a vector when ``b`` is 1-d."""
+    if np.ndim(b) == 1:
+        return (m @ np.asarray(z)[..., None])[..., 0]
+    return m @ z
+
+
+@helper("numpy")
+def solve_gans(g, a, b, ans):
+    """``solve(a, g @ ans)``: the adjoint of ``grad_solve_a`` in its gradient argument, up to
+    sign (a vector ``ans`` when ``b`` is 1-d)."""
+    if np.ndim(b) == 1:
+        return np.linalg.solve(a, (np.asarray(g) @ np.asarray(ans)[..., None]))[..., 0]
+    return np.linalg.solve(a, np.asarray(g) @ ans)
+
+
+@helper("numpy")
+def grad_solve_a_ans(g, value, a, b, ans):
+    """The gradient of ``grad_solve_a(value, a, b, ans)`` into ``ans``: ``-g.T solve(a.T,
+    value)``, summed to the shape of ``ans``."""
+    y = _solve_t(a, value, b)
+    return unbroadcast(-_mv(_swap(g), y, b), np.asarray(ans))
+
+
+@helper("numpy")
+def tangent_grad_solve_b(value, a, b, t):
+    """The tangent of ``grad_solve_b(value, a, b)`` along ``t``, a tangent of ``a``:
+    ``-solve(a.T, t.T solve(a.T, value))``."""
+    y = _solve_t(a, value, b)
+    return unbroadcast(-_solve_t(a, _mv(_swap(t), y, b), b), np.asarray(b))
+
+
+@helper("numpy")
+def tangent_grad_solve_a(value, a, b, ans, t):
+    """The tangent of ``grad_solve_a(value, a, b, ans)`` along ``t``, a tangent of ``a``
+    (``ans`` held): ``solve(a.T, t.T solve(a.T, value)) ans^T``."""
+    y = _solve_t(a, value, b)
+    return unbroadcast(_outer(_solve_t(a, _mv(_swap(t), y, b), b), ans, b), np.asarray(a))
