@@ -213,7 +213,7 @@ def _cell(text):
     return text.replace("|", "\\|")
 
 
-def _rule_rows(rules):
+def _rule_rows(rules, show=None):
     rows = []
     for rule in rules:
         templates = "; ".join(f"`{p}`: `{_cell(ast.unparse(t))}`"
@@ -223,8 +223,34 @@ def _rule_rows(rules):
             flags += f"; ranks {ranks}: " + ", ".join(
                 f"`{p}`: `{_cell(ast.unparse(t))}`" for p, t in by_param.items())
         signature = _cell(str(rule.signature))
-        rows.append(f"| {display(rule.fn)} | `{signature}` | {templates}{flags} |")
+        rows.append(f"| {(show or display)(rule.fn)} | `{signature}` | {templates}{flags} |")
     return rows
+
+
+def _sections(out, order, where, nondiff_keys, show, no_derivative):
+    """Append one ``###`` section per heading of a rule module (its rules in the order they
+    were added, then its functions without a derivative, each named by ``show``); return
+    the keys of the rules and of the functions without a derivative placed."""
+    placed_rules, placed_nondiff = set(), set()
+    for heading in order:
+        rules = [(key, rules) for key, rules in REGISTRY.rules.items()
+                 if where.get((False, key)) == heading]
+        nondiff = [fn for key, fn in nondiff_keys.items() if where.get((True, key)) == heading]
+        if not (rules or nondiff):
+            continue
+        out.append(f"### {heading[0].upper()}{heading[1:]}\n")
+        if rules:
+            out.append("| function | signature | gradient templates |")
+            out.append("| --- | --- | --- |")
+            for key, rs in rules:
+                placed_rules.add(key)
+                out += _rule_rows(list(reversed(rs)), show)  # in the order they were added
+            out.append("")
+        if nondiff:
+            placed_nondiff.update(_key(fn) for fn in nondiff)
+            names = sorted((show(fn) for fn in nondiff), key=lambda n: n.strip("`"))
+            out.append(no_derivative + ", ".join(names) + ".\n")
+    return placed_rules, placed_nondiff
 
 
 def render():
@@ -237,25 +263,10 @@ def render():
     for module_name, title in MODULES.items():
         order, where = _headings(module_name)
         out.append(f"## {title}\n")
-        for heading in order:
-            rules = [(key, rules) for key, rules in REGISTRY.rules.items()
-                     if where.get((False, key)) == heading]
-            nondiff = [fn for key, fn in nondiff_keys.items()
-                       if where.get((True, key)) == heading]
-            if not (rules or nondiff):
-                continue
-            out.append(f"### {heading[0].upper()}{heading[1:]}\n")
-            if rules:
-                out.append("| function | signature | gradient templates |")
-                out.append("| --- | --- | --- |")
-                for key, rs in rules:
-                    placed_rules.add(key)
-                    out += _rule_rows(list(reversed(rs)))  # in the order they were added
-                out.append("")
-            if nondiff:
-                placed_nondiff.update(_key(fn) for fn in nondiff)
-                names = sorted((display(fn) for fn in nondiff), key=lambda n: n.strip("`"))
-                out.append("No derivative (zero gradient): " + ", ".join(names) + ".\n")
+        placed = _sections(out, order, where, nondiff_keys, display,
+                           "No derivative (zero gradient): ")
+        placed_rules |= placed[0]
+        placed_nondiff |= placed[1]
     out.append("## Array methods and attributes\n")
     out.append("`x.name(...)` on an array uses the rule of the function shown, with `x` as its "
                "first argument; `x.name` likewise.\n")
@@ -321,9 +332,11 @@ give it one with `srcad.extend.defvjp`.
 """
 
 
-def _scipy_display(fn, rule):
-    if rule.name.startswith("scipy."):
-        return f"`{rule.name}`"
+def _scipy_display(fn):
+    """How a user writes a SciPy function (or names one of srcad's SciPy helpers)."""
+    rules = REGISTRY.rules.get(_key(fn))
+    if rules and rules[0].name.startswith("scipy."):
+        return f"`{rules[0].name}`"
     if family_of(fn) == "scipy":
         return f"`srcad.runtime.scipy_helpers.{fn.__name__}`"
     return f"`scipy.special.{fn.__name__}`"
@@ -348,26 +361,7 @@ def render_scipy():
             order = ["Location-scale families and the multivariate normal"] + order
             where.update({(False, key): order[0] for key, _ in looped})
         out.append(f"## {title}\n")
-        for heading in order:
-            rules = [(key, rules) for key, rules in REGISTRY.rules.items()
-                     if where.get((False, key)) == heading]
-            nondiff = [fn for key, fn in nondiff_keys.items()
-                       if where.get((True, key)) == heading]
-            if not (rules or nondiff):
-                continue
-            out.append(f"### {heading[0].upper()}{heading[1:]}\n")
-            if rules:
-                out.append("| function | signature | gradient templates |")
-                out.append("| --- | --- | --- |")
-                for _, rs in rules:
-                    for row in _rule_rows(list(reversed(rs))):
-                        rule = rs[0]
-                        out.append(row.replace(display(rule.fn), _scipy_display(rule.fn, rule),
-                                               1))
-                out.append("")
-            if nondiff:
-                names = sorted(f"`srcad.runtime.scipy_helpers.{fn.__name__}`" for fn in nondiff)
-                out.append("No derivative: " + ", ".join(names) + ".\n")
+        _sections(out, order, where, nondiff_keys, _scipy_display, "No derivative: ")
     return "\n".join(out)
 
 
