@@ -83,11 +83,13 @@ def _scipy_callees():
     import test_scipy_rules
     from scipy import special, stats
 
-    namespace = {"special": special, "stats": stats}
+    namespace = {"special": special, "stats": stats, "np": np}
     called = set()
     for _, call, _ in test_scipy_rules.ROWS:
-        func = ast.parse(call, mode="eval").body.func
-        called.add(eval(compile(ast.Expression(func), "<row>", "eval"), namespace))  # noqa: S307
+        for node in ast.walk(ast.parse(call, mode="eval")):  # every call the row makes
+            if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name):
+                called.add(eval(compile(ast.Expression(node.func), "<row>", "eval"),  # noqa: S307
+                                namespace))
     reached = set()
     for fn, rule in RULES:
         if fn in called:

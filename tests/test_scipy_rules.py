@@ -80,6 +80,12 @@ ROWS = [
     ("y1", "special.y1(x)", dict(x=POS)),
     ("yn", "special.yn(2, x)", dict(x=POS)),
     ("multigammaln", "special.multigammaln(x, 3)", dict(x=(1.5, 3.0))),
+    ("rgamma", "special.rgamma(x)", dict(x=POS)),
+    ("gammasgn", "special.gammasgn(x) * x", dict(x=ANY)),
+    # incomplete gamma and beta: in the limit x only (the shape parameters are constants)
+    ("gammainc", "special.gammainc(1.7, x)", dict(x=POS)),
+    ("gammaincc", "special.gammaincc(0.8, x)", dict(x=POS)),
+    ("betainc", "special.betainc(1.5, 2.5, x)", dict(x=UNIT)),
     ("entr", "special.entr(x)", dict(x=POS)),
     ("rel_entr", "special.rel_entr(a, b)", dict(a=POS, b=POS)),
     # scipy.special: reductions and normalisations
@@ -113,11 +119,26 @@ ROWS = [
     ("chi2_pdf", "stats.chi2.pdf(x, d)", dict(x=(2.0, 3.0), d=(1.5, 4.0))),
     ("chi2_logpdf", "stats.chi2.logpdf(x, d, m, s)",
      dict(x=(2.0, 3.0), d=(1.5, 4.0), m=(0.0, 0.5), s=POS)),
+    # distribution functions: in x, loc and scale (the shape parameters are constants)
+    *[(f"{dist}_{method}", f"stats.{dist}.{method}(x, {shape}, m, s)", dict(x=x, m=m, s=s))
+      for method in ("cdf", "logcdf", "sf", "logsf")
+      for dist, shape, x, m, s in (("t", "3.5", ANY, ANY, POS),
+                                   ("gamma", "1.7", (2.0, 3.0), (0.0, 0.5), POS),
+                                   ("chi2", "2.5", (2.0, 3.0), (0.0, 0.5), POS),
+                                   ("beta", "1.5, 2.5", (0.3, 0.5), (-0.1, 0.1), (1.0, 1.5)))],
+    ("t_cdf_kw", "stats.t.cdf(x, 2.5, loc=m, scale=s)", dict(x=ANY, m=ANY, s=POS)),
+    ("gamma_cdf_x", "stats.gamma.cdf(x, 2.5)", dict(x=POS)),
+    ("poisson_cdf", "stats.poisson.cdf(K, mu)", dict(mu=POS)),
+    ("poisson_logcdf", "stats.poisson.logcdf(K, mu)", dict(mu=POS)),
     ("poisson_logpmf", "stats.poisson.logpmf(K, mu)", dict(mu=POS)),
     ("poisson_pmf", "stats.poisson.pmf(K, mu)", dict(mu=POS)),
     # x is normalised in the case, so that finite differences stay on the simplex
     ("dirichlet_logpdf", "stats.dirichlet.logpdf(x / np.sum(x, axis=0), alpha)",
      dict(x="simplex", alpha=POS)),
+    ("dirichlet_pdf", "stats.dirichlet.pdf(x / np.sum(x, axis=0), alpha)",
+     dict(x="simplex", alpha=POS)),
+    ("mvn_entropy", "stats.multivariate_normal.entropy(mu, C)", dict(mu="mean", C="spd")),
+    ("mvn_entropy_number", "stats.multivariate_normal.entropy(cov=c)", dict(c=POS)),
     ("mvn_logpdf", "stats.multivariate_normal.logpdf(x, mu, C)",
      dict(x="points", mu="mean", C="spd")),
     ("mvn_pdf", "stats.multivariate_normal.pdf(x, mean=mu, cov=C)",
@@ -142,8 +163,10 @@ def _value(spec, shape, row_id):
     if spec == "spd":
         return _spd(3)
     low, high = spec
-    if row_id in ("dirichlet_logpdf",):
+    if row_id.startswith("dirichlet"):
         return RNG.uniform(low, high, size=3)
+    if row_id == "mvn_entropy_number":
+        return float(RNG.uniform(low, high))
     if row_id.startswith("mvn"):
         return RNG.uniform(low, high, size=3)
     if row_id.startswith("poisson"):
@@ -154,6 +177,8 @@ def _value(spec, shape, row_id):
 def _variants(row_id):
     if "_axis" in row_id:
         return ["matrix", "broadcast"] if row_id.endswith("_b") else ["matrix"]
+    if row_id.startswith("mvn_entropy"):
+        return ["scalar"]
     if row_id.startswith(("mvn", "dirichlet")):
         return ["scalar", "vector"]
     if row_id.startswith("poisson"):
@@ -239,13 +264,14 @@ def test_scipy_rule(modules, row_id, variant):
         g = getattr(theirs, f"case_{row_id}")
         try:
             reference = autograd.grad(lambda *a: g(*a), tuple(range(n)) if n > 1 else 0)(*args)
-        except (AttributeError, NotImplementedError, TypeError, ValueError):
+        except (AttributeError, KeyError, NotImplementedError, TypeError, ValueError):
             reference = None
         if reference is not None:
             reference = reference if n > 1 else (reference,)
             for i in range(n):
                 ours_i, theirs_i = grads[i], reference[i]
-                if row_id.startswith("mvn") and i == 2 and np.ndim(args[i]) == 2:
+                if row_id.startswith("mvn") and np.ndim(args[i]) == 2 and \
+                        np.shape(args[i])[0] == np.shape(args[i])[1]:
                     # SciPy reads cov's lower triangle (srcad's gradient, the one finite
                     # differences see); autograd's is symmetric: equal along symmetric moves
                     ours_i, theirs_i = ours_i + ours_i.T, theirs_i + theirs_i.T
@@ -295,3 +321,37 @@ def test_import_srcad_does_not_import_scipy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+# a shape parameter without a closed-form derivative: refused for that argument, never a zero
+NO_DERIVATIVE = [
+    ("gammainc", lambda a, x: special.gammainc(a, x), "a"),
+    ("gammaincc", lambda a, x: special.gammaincc(a, x), "a"),
+    ("betainc", lambda a, x: special.betainc(a, 2.0, x / 4.0), "a"),
+    ("t_cdf", lambda a, x: stats.t.cdf(x, a), "df"),
+    ("t_logcdf", lambda a, x: stats.t.logcdf(x, a), "df"),
+    ("gamma_cdf", lambda a, x: stats.gamma.cdf(x, a), "a"),
+    ("chi2_cdf", lambda a, x: stats.chi2.cdf(x, a), "df"),
+    ("beta_cdf", lambda a, x: stats.beta.cdf(x / 4.0, a, 2.0), "a"),
+    ("beta_sf_b", lambda a, x: stats.beta.sf(x / 4.0, 2.0, a), "b"),
+]
+
+
+def _shape_case(fn):
+    def case(a, x):
+        return np.sum(fn(a, x))
+
+    return case
+
+
+@pytest.mark.parametrize(("name", "fn", "param"), NO_DERIVATIVE,
+                         ids=[n for n, _, _ in NO_DERIVATIVE])
+def test_shape_parameter_is_refused(name, fn, param):
+    a, x = np.array([1.5, 2.5]), np.array([0.7, 1.4])
+    for engine in (lambda f: srcad.grad(f, wrt=0)(a, x),
+                   lambda f: srcad.jvp(f, (a, x), (np.ones(2),), wrt=(0,))):
+        with pytest.raises(srcad.SrcadError, match=f"'{param}'"):
+            engine(_shape_case(fn))
+    # the limit itself is differentiated
+    g = srcad.grad(_shape_case(fn), wrt=1)(a, x)
+    _close(g, numerical_grad(_shape_case(fn), (a, x), wrt=(1,))[0], 1e-5, 1e-7, name)
