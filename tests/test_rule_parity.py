@@ -28,6 +28,8 @@ from srcad.transform.forward import forward_kind
 
 HAVE_SCIPY = importlib.util.find_spec("scipy") is not None
 if HAVE_SCIPY:
+    import scipy.linalg  # noqa: F401
+    import scipy.signal  # noqa: F401
     import scipy.special  # noqa: F401  (loads srcad's SciPy rules at the next lookup)
     import scipy.stats  # noqa: F401
 
@@ -81,9 +83,9 @@ def test_few_exemptions():
 def _scipy_callees():
     """The functions the SciPy table calls, and the helpers their templates call."""
     import test_scipy_rules
-    from scipy import special, stats
+    from scipy import signal, special, stats
 
-    namespace = {"special": special, "stats": stats, "np": np}
+    namespace = {"special": special, "stats": stats, "signal": signal, "np": np}
     called = set()
     for _, call, _ in test_scipy_rules.ROWS:
         for node in ast.walk(ast.parse(call, mode="eval")):  # every call the row makes

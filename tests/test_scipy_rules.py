@@ -145,6 +145,17 @@ ROWS = [
      dict(x="points", mu="mean", C="spd")),
     ("mvn_logpdf_diag", "stats.multivariate_normal.logpdf(x, mu, c)",
      dict(x="points", mu="mean", c=(1.0, 2.0))),
+    # scipy.signal.convolve: every mode, both inputs larger in turn, 1 to 3 axes
+    *[(f"convolve_{mode}_{'x'.join(map(str, sa))}_{'x'.join(map(str, sb))}",
+       f"signal.convolve(a, b, mode={mode!r})" if mode != "full" else "signal.convolve(a, b)",
+       dict(a=ANY + (sa,), b=ANY + (sb,)))
+      for mode in ("full", "valid", "same")
+      for sa, sb in (((5,), (3,)), ((3,), (6,)), ((4,), (4,)), ((4, 3), (2, 2)),
+                     ((2, 3), (4, 5)), ((3, 4, 2), (2, 2, 2)))],
+    ("convolve_direct", "signal.convolve(a, b, 'same', 'direct')",
+     dict(a=ANY + ((6,),), b=ANY + ((3,),))),
+    ("convolve_fft", "signal.convolve(a, b, method='fft')",
+     dict(a=ANY + ((4, 3),), b=ANY + ((3, 3),))),
 ]
 
 #: the shapes each row is tried at: every parameter takes the variant's shape
@@ -162,6 +173,9 @@ def _value(spec, shape, row_id):
         return RNG.normal(size=3)
     if spec == "spd":
         return _spd(3)
+    if len(spec) == 3:  # a fixed shape
+        low, high, shape = spec
+        return RNG.uniform(low, high, size=shape)
     low, high = spec
     if row_id.startswith("dirichlet"):
         return RNG.uniform(low, high, size=3)
@@ -175,6 +189,8 @@ def _value(spec, shape, row_id):
 
 
 def _variants(row_id):
+    if row_id.startswith("convolve"):
+        return ["fixed"]
     if "_axis" in row_id:
         return ["matrix", "broadcast"] if row_id.endswith("_b") else ["matrix"]
     if row_id.startswith("mvn_entropy"):
@@ -206,11 +222,12 @@ def _module(tmp_dir, name, header):
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("scipy_cases")
-    ours = _module(tmp, "srcad_scipy_cases", "import numpy as np\nfrom scipy import special, "
-                   "stats\nK = None")
+    ours = _module(tmp, "srcad_scipy_cases", "import numpy as np\nfrom scipy import signal, "
+                   "special, stats\nK = None")
     theirs = None
     if autograd is not None:
         theirs = _module(tmp, "autograd_scipy_cases", "import autograd.numpy as np\n"
+                         "import autograd.scipy.signal as signal\n"
                          "import autograd.scipy.special as special\n"
                          "import autograd.scipy.stats as stats\nK = None")
     return ours, theirs

@@ -3,9 +3,11 @@
 * :mod:`srcad.rules.registry` — the mechanism (``defvjp``, ``nondiff``, ``defmethod``).
 * :mod:`srcad.rules.python` — operators, builtins, ``math``.
 * :mod:`srcad.rules.numpy` — NumPy.
-* :mod:`srcad.rules.scipy_special`, :mod:`srcad.rules.scipy_stats` — SciPy (optional: loaded
-  the first time a rule is looked up after the user's code imported ``scipy.special`` /
-  ``scipy.stats``; see :func:`srcad.rules.registry.defer`).
+* :mod:`srcad.rules.scipy_special`, :mod:`srcad.rules.scipy_stats`,
+  :mod:`srcad.rules.scipy_signal`, :mod:`srcad.rules.scipy_linalg` — SciPy (optional: each
+  loaded the first time a rule is looked up after the user's code imported ``scipy.special``,
+  ``scipy.stats``, ``scipy.signal`` or ``scipy.linalg``; see
+  :func:`srcad.rules.registry.defer`).
 """
 
 from . import numpy as _numpy_rules  # noqa: F401  (registers the rules)
@@ -14,5 +16,7 @@ from .registry import GENERIC, Rule, defattr, defer, defmethod, defvjp, nondiff,
 
 defer("scipy.special", "srcad.rules.scipy_special")
 defer("scipy.stats", "srcad.rules.scipy_stats")
+defer("scipy.signal", "srcad.rules.scipy_signal")
+defer("scipy.linalg", "srcad.rules.scipy_linalg")
 
 __all__ = ["GENERIC", "Rule", "defattr", "defer", "defmethod", "defvjp", "nondiff", "registry"]

@@ -24,12 +24,12 @@ from .registry import helper
 
 
 class _LazyModule:
-    """``scipy.special``, imported on first attribute access."""
+    """A SciPy module (``scipy.special``, ...), imported on first attribute access; called
+    ``name`` in generated code."""
 
-    __name__ = "special"
-
-    def __init__(self, module):
+    def __init__(self, module, name):
         self._name = module
+        self.__name__ = name
         self._module = None
 
     def __getattr__(self, attr):
@@ -45,7 +45,9 @@ class _LazyModule:
         return f"<lazy module {self._name}>"
 
 
-special = helper("scipy")(_LazyModule("scipy.special"))
+special = helper("scipy")(_LazyModule("scipy.special", "special"))
+scipy_signal = helper("scipy")(_LazyModule("scipy.signal", "scipy_signal"))
+scipy_linalg = helper("scipy")(_LazyModule("scipy.linalg", "scipy_linalg"))
 
 
 @helper("scipy")
@@ -92,3 +94,50 @@ def mvn_cov_adjoint(g, cov):
     if np.ndim(cov) == 1:
         return np.diagonal(g).copy()
     return np.tril(g) + np.tril(np.swapaxes(g, -1, -2), -1)
+
+
+# ---------------------------------------------------------------- scipy.signal.convolve
+
+
+def _convolve_window(shape_a, shape_b, mode):
+    """Where ``convolve(a, b, mode)`` lies in the full convolution: one slice per axis
+    (``same`` is centred on ``a``; ``valid`` keeps the points where one input covers the
+    other, whichever is larger, as SciPy does)."""
+    window = []
+    for n1, n2 in zip(shape_a, shape_b):
+        full = n1 + n2 - 1
+        if mode == "full":
+            start, size = 0, full
+        elif mode == "valid":
+            start, size = min(n1, n2) - 1, abs(n1 - n2) + 1
+        elif mode == "same":
+            start, size = (full - n1) // 2, n1
+        else:
+            raise ValueError(f"convolve: unknown mode {mode!r}")
+        window.append(slice(start, start + size))
+    return tuple(window)
+
+
+def _convolve_adjoint(value, other, shape_a, shape_b, mode):
+    """The full convolution's gradient (``value`` placed in its window) correlated with
+    ``other``: the gradient into the input that ``other`` is not."""
+    shape_a, shape_b = np.shape(shape_a), np.shape(shape_b)
+    value = np.asarray(value, dtype=float)
+    full = np.zeros(tuple(n1 + n2 - 1 for n1, n2 in zip(shape_a, shape_b)))
+    full[_convolve_window(shape_a, shape_b, mode)] = value
+    flipped = np.asarray(other)[(slice(None, None, -1),) * np.ndim(other)]
+    return scipy_signal.convolve(full, flipped, mode="valid")
+
+
+@helper("scipy")
+def grad_convolve_a(value, a, b, mode="full"):
+    """Gradient into ``a`` of ``scipy.signal.convolve(a, b, mode)`` from the gradient
+    ``value`` of its result (linear in ``value`` and in ``b``; ``a`` gives the shape)."""
+    return _convolve_adjoint(value, b, a, b, mode)
+
+
+@helper("scipy")
+def grad_convolve_b(value, a, b, mode="full"):
+    """Gradient into ``b`` of ``scipy.signal.convolve(a, b, mode)`` (linear in ``value``
+    and in ``a``; ``b`` gives the shape)."""
+    return _convolve_adjoint(value, a, a, b, mode)

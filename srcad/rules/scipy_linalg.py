@@ -1,0 +1,1 @@
+"""Derivative rules for ``scipy.linalg`` (work in progress)."""
