@@ -1,1 +1,139 @@
-"""Derivative rules for ``scipy.linalg`` (work in progress)."""
+"""Derivative rules for ``scipy.linalg``: ``inv``, ``det``, ``solve``, ``solve_triangular``,
+``cholesky``, ``sqrtm``, ``expm`` and ``solve_sylvester``.
+
+Loaded the first time srcad looks a rule up after the user's code has imported
+``scipy.linalg`` (see :mod:`srcad.rules.scipy_special`). ``scipy_linalg.f`` in a template is
+SciPy's own ``scipy.linalg.f``: every template is written with functions that have rules
+(these, ``@``, ``np.tril``, ``np.concatenate``, ...), so each rule has derivatives of every
+order. Keywords that change which function is computed and that no template follows
+(``solve``'s ``lower``/``assume_a``/``transposed``, ``inv``'s ``assume_a``) are left out of
+the signatures: a call using them finds no rule and is refused.
+
+* ``solve_triangular`` reads one triangle of ``a`` (without its diagonal when
+  ``unit_diagonal``): its gradient is zero elsewhere, the gradient of the function computed.
+* ``cholesky`` reads one triangle too; like ``np.linalg.cholesky`` (and autograd, PyTorch)
+  its gradient is the symmetric matrix that is right along symmetric perturbations.
+* ``expm``: the adjoint of the Frechet derivative is the Frechet derivative at the
+  transpose, read off the exponential of a block matrix ``[[A', G], [0, A']]``.
+* ``sqrtm`` and ``solve_sylvester`` differentiate through a Sylvester equation.
+"""
+
+from scipy import linalg
+
+from .registry import defvjp
+
+SWAP = "np.swapaxes({}, -1, -2)"
+
+
+def _rule(fn, signature, **rule):
+    return defvjp(fn, signature, name=f"scipy.linalg.{fn.__name__}", kind="array", **rule)
+
+
+# ---------------------------------------------------------------- inverse, determinant, solve
+# d(A^-1) = -A^-1 dA A^-1; d det = det tr(A^-1 dA); d(A^-1 b) = A^-1 (db - dA x)
+_rule(linalg.inv, "a, overwrite_a=False, check_finite=True",
+      a=f"-({SWAP.format('ans')} @ g @ {SWAP.format('ans')})", jvp=dict(a="-(ans @ t @ ans)"))
+defvjp(linalg.det, "a, overwrite_a=False, check_finite=True", name="scipy.linalg.det",
+       a=f"np.expand_dims(g * ans, (-2, -1)) * {SWAP.format('scipy_linalg.inv(a)')}",
+       jvp=dict(a="ans * np.trace(scipy_linalg.solve(a, t), axis1=-2, axis2=-1)"))
+# b is a vector when it is 1-d, else (a batch of) matrices; the gradient into b solves with
+# the transpose, and the outer product of it with the solution flows into a. With a a matrix
+# and b of a known rank, the templates of ``ranks=`` are used (no test on the rank).
+_SOLVE_T = ("(scipy_linalg.solve({0}, g[..., None])[..., 0] if np.ndim(b) == 1 "
+            "else scipy_linalg.solve({0}, g))").format(SWAP.format("a"))
+_SOLVE_T2 = "scipy_linalg.solve(np.transpose(a), g)"
+_rule(linalg.solve, "a, b, *, overwrite_a=False, overwrite_b=False, check_finite=True",
+      a=f"unbroadcast(-({_SOLVE_T}[..., :, None] * ans[..., None, :] if np.ndim(b) == 1 "
+        f"else {_SOLVE_T} @ {SWAP.format('ans')}), a)",
+      b=f"unbroadcast({_SOLVE_T}, b)",
+      ranks={(2, 1, None, None, None): dict(a=f"-np.outer({_SOLVE_T2}, ans)", b=_SOLVE_T2),
+             (2, 2, None, None, None): dict(a=f"-({_SOLVE_T2} @ np.transpose(ans))",
+                                            b=_SOLVE_T2)},
+      jvp=dict(a="-(scipy_linalg.solve(a, t @ ans[..., None])[..., 0] if np.ndim(b) == 1 "
+                 "else scipy_linalg.solve(a, t @ ans))",
+               b="scipy_linalg.solve(a, t)"))
+
+# ---------------------------------------------------------------- triangular systems
+# x = op(T)^-1 b with T the triangle of a that is read and op(T) = T or T'
+TRANSPOSED = "trans in (1, 'T', 'C')"
+TRI_OPTIONS = "lower=lower, unit_diagonal=unit_diagonal"
+
+
+def _triangle(m):
+    """The part of ``m`` on the triangle ``solve_triangular`` reads."""
+    return (f"(np.tril({m}, -1 if unit_diagonal else 0) if lower else "
+            f"np.triu({m}, 1 if unit_diagonal else 0))")
+
+
+_GB = f"scipy_linalg.solve_triangular(a, g, trans=0 if {TRANSPOSED} else 1, {TRI_OPTIONS})"
+
+
+def _outer(u, v):
+    return f"(np.outer({u}, {v}) if np.ndim(b) == 1 else {u} @ {SWAP.format(v)})"
+
+
+def _by_rank(outer):
+    """The gradient into ``a`` with ``outer`` spelling the outer product (rank-specific)."""
+    return _triangle(f"-({outer('ans', _GB)} if {TRANSPOSED} else {outer(_GB, 'ans')})")
+
+
+_rule(linalg.solve_triangular, "a, b, trans=0, lower=False, unit_diagonal=False, "
+      "overwrite_b=False, check_finite=True",
+      zero=("trans", "lower", "unit_diagonal"), a=_by_rank(_outer), b=_GB,
+      ranks={(2, 1) + (None,) * 5: dict(a=_by_rank(lambda u, v: f"np.outer({u}, {v})"), b=_GB),
+             (2, 2) + (None,) * 5: dict(a=_by_rank(lambda u, v: f"{u} @ np.transpose({v})"),
+                                        b=_GB)},
+      jvp=dict(a=f"-scipy_linalg.solve_triangular(a, ({SWAP.format(_triangle('t'))} if "
+                 f"{TRANSPOSED} else {_triangle('t')}) @ ans, trans=trans, {TRI_OPTIONS})",
+               b=f"scipy_linalg.solve_triangular(a, t, trans=trans, {TRI_OPTIONS})"))
+
+# ---------------------------------------------------------------- Cholesky factor
+# with L the lower factor (ans, or its transpose when upper) and G its gradient:
+# P = tril(L' G) with a halved diagonal; the gradient is sym(L^-T P L^-1) (symmetric, as
+# np.linalg.cholesky's); the tangent along t is L P(L^-1 sym(t) L^-T)
+LOW = f"(ans if lower else {SWAP.format('ans')})"
+GLOW = f"(g if lower else {SWAP.format('g')})"
+EYE = "np.eye(np.shape(ans)[-1])"
+
+
+def _half_tril(m):
+    return f"(np.tril({m}) * (1.0 - 0.5 * {EYE}))"
+
+
+def _solve_low(m, transposed=False):
+    trans = ", trans=1" if transposed else ""
+    return f"scipy_linalg.solve_triangular({LOW}, {m}{trans}, lower=True)"
+
+
+_LEFT = _solve_low(_half_tril(f"{SWAP.format(LOW)} @ {GLOW}"), transposed=True)  # L^-T P
+_S = SWAP.format(_solve_low(SWAP.format(_LEFT), transposed=True))  # L^-T P L^-1
+_SYM_T = "(0.5 * (t + np.swapaxes(t, -1, -2)))"
+_INNER = SWAP.format(_solve_low(SWAP.format(_solve_low(_SYM_T))))  # L^-1 S L^-T
+_TANGENT = f"{LOW} @ {_half_tril(_INNER)}"
+_rule(linalg.cholesky, "a, lower=False, overwrite_a=False, check_finite=True", zero="lower",
+      a=f"0.5 * ({_S} + {SWAP.format(_S)})",
+      jvp=dict(a=f"({_TANGENT} if lower else {SWAP.format(_TANGENT)})"))
+
+# ---------------------------------------------------------------- matrix functions
+# sqrtm: S S = A, so S dS + dS S = dA; the adjoint solves the transposed equation
+_rule(linalg.sqrtm, "A", A=f"scipy_linalg.solve_sylvester({SWAP.format('ans')}, "
+      f"{SWAP.format('ans')}, g)", jvp=dict(A="scipy_linalg.solve_sylvester(ans, ans, t)"))
+
+
+def _frechet(x, e):
+    """The Frechet derivative of expm at ``x`` along ``e``: the top-right block of the
+    exponential of ``[[x, e], [0, x]]``."""
+    block = (f"np.concatenate([np.concatenate([{x}, {e}], axis=-1), np.concatenate("
+             f"[np.zeros_like({x}), {x}], axis=-1)], axis=-2)")
+    n = "np.shape(A)[-1]"
+    return f"scipy_linalg.expm({block})[..., :{n}, {n}:]"
+
+
+_rule(linalg.expm, "A", A=_frechet(SWAP.format("A"), "g"), jvp=dict(A=_frechet("A", "t")))
+# A X + X B = Q: A dX + dX B = dQ - dA X - X dB
+_GQ = f"scipy_linalg.solve_sylvester({SWAP.format('a')}, {SWAP.format('b')}, g)"
+_rule(linalg.solve_sylvester, "a, b, q", q=_GQ, a=f"-({_GQ} @ {SWAP.format('ans')})",
+      b=f"-({SWAP.format('ans')} @ {_GQ})",
+      jvp=dict(a="scipy_linalg.solve_sylvester(a, b, -(t @ ans))",
+               b="scipy_linalg.solve_sylvester(a, b, -(ans @ t))",
+               q="scipy_linalg.solve_sylvester(a, b, t)"))
