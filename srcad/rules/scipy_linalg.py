@@ -20,20 +20,21 @@ the signatures: a call using them finds no rule and is refused.
 
 from scipy import linalg
 
-from .registry import defvjp
+from .registry import defvjp as _defvjp
 
 SWAP = "np.swapaxes({}, -1, -2)"
 
 
-def _rule(fn, signature, **rule):
-    return defvjp(fn, signature, name=f"scipy.linalg.{fn.__name__}", kind="array", **rule)
+def defvjp(fn, signature, kind="array", **rule):
+    """A rule named ``scipy.linalg.<name>`` (an array result unless ``kind`` says not)."""
+    return _defvjp(fn, signature, name=f"scipy.linalg.{fn.__name__}", kind=kind, **rule)
 
 
 # ---------------------------------------------------------------- inverse, determinant, solve
 # d(A^-1) = -A^-1 dA A^-1; d det = det tr(A^-1 dA); d(A^-1 b) = A^-1 (db - dA x)
-_rule(linalg.inv, "a, overwrite_a=False, check_finite=True",
-      a=f"-({SWAP.format('ans')} @ g @ {SWAP.format('ans')})", jvp=dict(a="-(ans @ t @ ans)"))
-defvjp(linalg.det, "a, overwrite_a=False, check_finite=True", name="scipy.linalg.det",
+defvjp(linalg.inv, "a, overwrite_a=False, check_finite=True",
+       a=f"-({SWAP.format('ans')} @ g @ {SWAP.format('ans')})", jvp=dict(a="-(ans @ t @ ans)"))
+defvjp(linalg.det, "a, overwrite_a=False, check_finite=True", kind=None,
        a=f"np.expand_dims(g * ans, (-2, -1)) * {SWAP.format('scipy_linalg.inv(a)')}",
        jvp=dict(a="ans * np.trace(scipy_linalg.solve(a, t), axis1=-2, axis2=-1)"))
 # b is a vector when it is 1-d, else (a batch of) matrices; the gradient into b solves with
@@ -42,15 +43,15 @@ defvjp(linalg.det, "a, overwrite_a=False, check_finite=True", name="scipy.linalg
 _SOLVE_T = ("(scipy_linalg.solve({0}, g[..., None])[..., 0] if np.ndim(b) == 1 "
             "else scipy_linalg.solve({0}, g))").format(SWAP.format("a"))
 _SOLVE_T2 = "scipy_linalg.solve(np.transpose(a), g)"
-_rule(linalg.solve, "a, b, *, overwrite_a=False, overwrite_b=False, check_finite=True",
-      a=f"unbroadcast(-({_SOLVE_T}[..., :, None] * ans[..., None, :] if np.ndim(b) == 1 "
-        f"else {_SOLVE_T} @ {SWAP.format('ans')}), a)",
-      b=f"unbroadcast({_SOLVE_T}, b)",
-      ranks={(2, 1, None, None, None): dict(a=f"-np.outer({_SOLVE_T2}, ans)", b=_SOLVE_T2),
-             (2, 2, None, None, None): dict(a=f"-({_SOLVE_T2} @ np.transpose(ans))",
-                                            b=_SOLVE_T2)},
-      jvp=dict(a="-(scipy_linalg.solve(a, t @ ans[..., None])[..., 0] if np.ndim(b) == 1 "
-                 "else scipy_linalg.solve(a, t @ ans))",
+defvjp(linalg.solve, "a, b, *, overwrite_a=False, overwrite_b=False, check_finite=True",
+       a=f"unbroadcast(-({_SOLVE_T}[..., :, None] * ans[..., None, :] if np.ndim(b) == 1 "
+         f"else {_SOLVE_T} @ {SWAP.format('ans')}), a)",
+       b=f"unbroadcast({_SOLVE_T}, b)",
+       ranks={(2, 1, None, None, None): dict(a=f"-np.outer({_SOLVE_T2}, ans)", b=_SOLVE_T2),
+              (2, 2, None, None, None): dict(a=f"-({_SOLVE_T2} @ np.transpose(ans))",
+                                             b=_SOLVE_T2)},
+       jvp=dict(a="-(scipy_linalg.solve(a, t @ ans[..., None])[..., 0] if np.ndim(b) == 1 "
+                  "else scipy_linalg.solve(a, t @ ans))",
                b="scipy_linalg.solve(a, t)"))
 
 # ---------------------------------------------------------------- triangular systems
@@ -77,14 +78,14 @@ def _by_rank(outer):
     return _triangle(f"-({outer('ans', _GB)} if {TRANSPOSED} else {outer(_GB, 'ans')})")
 
 
-_rule(linalg.solve_triangular, "a, b, trans=0, lower=False, unit_diagonal=False, "
-      "overwrite_b=False, check_finite=True",
-      zero=("trans", "lower", "unit_diagonal"), a=_by_rank(_outer), b=_GB,
-      ranks={(2, 1) + (None,) * 5: dict(a=_by_rank(lambda u, v: f"np.outer({u}, {v})"), b=_GB),
-             (2, 2) + (None,) * 5: dict(a=_by_rank(lambda u, v: f"{u} @ np.transpose({v})"),
-                                        b=_GB)},
-      jvp=dict(a=f"-scipy_linalg.solve_triangular(a, ({SWAP.format(_triangle('t'))} if "
-                 f"{TRANSPOSED} else {_triangle('t')}) @ ans, trans=trans, {TRI_OPTIONS})",
+defvjp(linalg.solve_triangular, "a, b, trans=0, lower=False, unit_diagonal=False, "
+       "overwrite_b=False, check_finite=True",
+       zero=("trans", "lower", "unit_diagonal"), a=_by_rank(_outer), b=_GB,
+       ranks={(2, 1) + (None,) * 5: dict(a=_by_rank(lambda u, v: f"np.outer({u}, {v})"), b=_GB),
+              (2, 2) + (None,) * 5: dict(a=_by_rank(lambda u, v: f"{u} @ np.transpose({v})"),
+                                         b=_GB)},
+       jvp=dict(a=f"-scipy_linalg.solve_triangular(a, ({SWAP.format(_triangle('t'))} if "
+                  f"{TRANSPOSED} else {_triangle('t')}) @ ans, trans=trans, {TRI_OPTIONS})",
                b=f"scipy_linalg.solve_triangular(a, t, trans=trans, {TRI_OPTIONS})"))
 
 # ---------------------------------------------------------------- Cholesky factor
@@ -110,14 +111,14 @@ _S = SWAP.format(_solve_low(SWAP.format(_LEFT), transposed=True))  # L^-T P L^-1
 _SYM_T = "(0.5 * (t + np.swapaxes(t, -1, -2)))"
 _INNER = SWAP.format(_solve_low(SWAP.format(_solve_low(_SYM_T))))  # L^-1 S L^-T
 _TANGENT = f"{LOW} @ {_half_tril(_INNER)}"
-_rule(linalg.cholesky, "a, lower=False, overwrite_a=False, check_finite=True", zero="lower",
-      a=f"0.5 * ({_S} + {SWAP.format(_S)})",
-      jvp=dict(a=f"({_TANGENT} if lower else {SWAP.format(_TANGENT)})"))
+defvjp(linalg.cholesky, "a, lower=False, overwrite_a=False, check_finite=True", zero="lower",
+       a=f"0.5 * ({_S} + {SWAP.format(_S)})",
+       jvp=dict(a=f"({_TANGENT} if lower else {SWAP.format(_TANGENT)})"))
 
 # ---------------------------------------------------------------- matrix functions
 # sqrtm: S S = A, so S dS + dS S = dA; the adjoint solves the transposed equation
-_rule(linalg.sqrtm, "A", A=f"scipy_linalg.solve_sylvester({SWAP.format('ans')}, "
-      f"{SWAP.format('ans')}, g)", jvp=dict(A="scipy_linalg.solve_sylvester(ans, ans, t)"))
+defvjp(linalg.sqrtm, "A", A=f"scipy_linalg.solve_sylvester({SWAP.format('ans')}, "
+       f"{SWAP.format('ans')}, g)", jvp=dict(A="scipy_linalg.solve_sylvester(ans, ans, t)"))
 
 
 def _frechet(x, e):
@@ -129,11 +130,11 @@ def _frechet(x, e):
     return f"scipy_linalg.expm({block})[..., :{n}, {n}:]"
 
 
-_rule(linalg.expm, "A", A=_frechet(SWAP.format("A"), "g"), jvp=dict(A=_frechet("A", "t")))
+defvjp(linalg.expm, "A", A=_frechet(SWAP.format("A"), "g"), jvp=dict(A=_frechet("A", "t")))
 # A X + X B = Q: A dX + dX B = dQ - dA X - X dB
 _GQ = f"scipy_linalg.solve_sylvester({SWAP.format('a')}, {SWAP.format('b')}, g)"
-_rule(linalg.solve_sylvester, "a, b, q", q=_GQ, a=f"-({_GQ} @ {SWAP.format('ans')})",
-      b=f"-({SWAP.format('ans')} @ {_GQ})",
-      jvp=dict(a="scipy_linalg.solve_sylvester(a, b, -(t @ ans))",
+defvjp(linalg.solve_sylvester, "a, b, q", q=_GQ, a=f"-({_GQ} @ {SWAP.format('ans')})",
+       b=f"-({SWAP.format('ans')} @ {_GQ})",
+       jvp=dict(a="scipy_linalg.solve_sylvester(a, b, -(t @ ans))",
                b="scipy_linalg.solve_sylvester(a, b, -(ans @ t))",
                q="scipy_linalg.solve_sylvester(a, b, t)"))
