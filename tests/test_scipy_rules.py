@@ -169,6 +169,12 @@ ROWS = [
      dict(M="square", B=ANY + ((3, 2),))),
     ("cholesky", "linalg.cholesky(0.5 * (C + C.T))", dict(C="spd")),
     ("cholesky_lower", "linalg.cholesky(0.5 * (C + C.T), lower=True)", dict(C="spd")),
+    ("cho_factor", "linalg.cho_factor(0.5 * (C + C.T))[0]", dict(C="spd")),
+    ("cho_factor_lower", "linalg.cho_factor(0.5 * (C + C.T), lower=True)[0]", dict(C="spd")),
+    ("cho_solve_vector", "linalg.cho_solve((F, False), v)", dict(F="upper", v=ANY + ((3,),))),
+    ("cho_solve_matrix", "linalg.cho_solve((F, True), B)", dict(F="lower", B=ANY + ((3, 2),))),
+    ("cho_factor_solve", "linalg.cho_solve(linalg.cho_factor(0.5 * (C + C.T), lower=True), v)",
+     dict(C="spd", v=ANY + ((3,),))),
     ("sqrtm", "linalg.sqrtm(C)", dict(C="spd")),
     ("expm", "linalg.expm(M)", dict(M=ANY + ((3, 3),))),
     ("expm_batch", "linalg.expm(M)", dict(M=ANY + ((2, 3, 3),))),
@@ -195,6 +201,10 @@ def _value(spec, shape, row_id):
         return RNG.normal(size=3)
     if spec == "spd":
         return _spd(3)
+    if spec in ("upper", "lower"):  # a factor from cho_factor (with a's other triangle)
+        import scipy.linalg
+
+        return scipy.linalg.cho_factor(_spd(3), lower=spec == "lower")[0]
     if spec == "square":
         return RNG.normal(size=(3, 3)) + 3 * np.eye(3)
     if spec == "squares":
@@ -215,7 +225,7 @@ def _value(spec, shape, row_id):
 
 
 def _variants(row_id):
-    if row_id.startswith(("convolve", "linalg", "solve_", "cholesky", "sqrtm", "expm")):
+    if row_id.startswith(("convolve", "linalg", "solve_", "cho", "sqrtm", "expm")):
         return ["fixed"]
     if "_axis" in row_id:
         return ["matrix", "broadcast"] if row_id.endswith("_b") else ["matrix"]

@@ -335,8 +335,9 @@ a rule here is refused (srcad never reads SciPy's source): give it one with
   (`solve`'s `lower`, `assume_a`, `transposed`; `inv`'s `assume_a`, `lower`).
   `solve_triangular` reads one triangle of `a` (without its diagonal when `unit_diagonal`):
   its gradient is zero elsewhere. `cholesky`, like `np.linalg.cholesky`, gives the symmetric
-  gradient (right along symmetric perturbations). `cho_factor`/`cho_solve`, `lu`/`lu_solve`,
-  `solve_banded` and `logm` have no rule yet (refused).
+  gradient (right along symmetric perturbations), and so does `cho_factor` (whose other
+  triangle holds `a`'s own entries, passed through); `cho_solve` reads the factor's triangle.
+  `lu`/`lu_factor`/`lu_solve`, `solve_banded` and `logm` have no rule yet (refused).
 * `scipy.integrate.odeint` has no rule (refused): differentiating through an ODE solve needs
   srcad to differentiate your `func` from inside a rule, which it does not do yet.
 

@@ -1,5 +1,5 @@
 """Derivative rules for ``scipy.linalg``: ``inv``, ``det``, ``solve``, ``solve_triangular``,
-``cholesky``, ``sqrtm``, ``expm`` and ``solve_sylvester``.
+``cholesky``, ``cho_factor``/``cho_solve``, ``sqrtm``, ``expm`` and ``solve_sylvester``.
 
 Loaded the first time srcad looks a rule up after the user's code has imported
 ``scipy.linalg`` (see :mod:`srcad.rules.scipy_special`). ``scipy_linalg.f`` in a template is
@@ -12,7 +12,9 @@ the signatures: a call using them finds no rule and is refused.
 * ``solve_triangular`` reads one triangle of ``a`` (without its diagonal when
   ``unit_diagonal``): its gradient is zero elsewhere, the gradient of the function computed.
 * ``cholesky`` reads one triangle too; like ``np.linalg.cholesky`` (and autograd, PyTorch)
-  its gradient is the symmetric matrix that is right along symmetric perturbations.
+  its gradient is the symmetric matrix that is right along symmetric perturbations; so is
+  ``cho_factor``'s, whose other triangle holds ``a``'s own entries (their gradient flows
+  back to them). ``cho_solve`` reads the factor's triangle of ``c`` only.
 * ``expm``: the adjoint of the Frechet derivative is the Frechet derivative at the
   transpose, read off the exponential of a block matrix ``[[A', G], [0, A']]``.
 * ``sqrtm`` and ``solve_sylvester`` differentiate through a Sylvester equation.
@@ -92,28 +94,40 @@ defvjp(linalg.solve_triangular, "a, b, trans=0, lower=False, unit_diagonal=False
 # with L the lower factor (ans, or its transpose when upper) and G its gradient:
 # P = tril(L' G) with a halved diagonal; the gradient is sym(L^-T P L^-1) (symmetric, as
 # np.linalg.cholesky's); the tangent along t is L P(L^-1 sym(t) L^-T)
-LOW = f"(ans if lower else {SWAP.format('ans')})"
-GLOW = f"(g if lower else {SWAP.format('g')})"
-EYE = "np.eye(np.shape(ans)[-1])"
 
 
-def _half_tril(m):
-    return f"(np.tril({m}) * (1.0 - 0.5 * {EYE}))"
+def _cholesky(low, glow):
+    """(gradient into a, tangent of the lower factor) for the lower factor ``low`` whose
+    gradient is ``glow``."""
+    eye = f"np.eye(np.shape({low})[-1])"
+
+    def half_tril(m):
+        return f"(np.tril({m}) * (1.0 - 0.5 * {eye}))"
+
+    def solve_low(m, transposed=False):
+        trans = ", trans=1" if transposed else ""
+        return f"scipy_linalg.solve_triangular({low}, {m}{trans}, lower=True)"
+
+    left = solve_low(half_tril(f"{SWAP.format(low)} @ {glow}"), transposed=True)  # L^-T P
+    s = SWAP.format(solve_low(SWAP.format(left), transposed=True))  # L^-T P L^-1
+    sym_t = "(0.5 * (t + np.swapaxes(t, -1, -2)))"
+    inner = SWAP.format(solve_low(SWAP.format(solve_low(sym_t))))  # L^-1 S L^-T
+    return f"0.5 * ({s} + {SWAP.format(s)})", f"{low} @ {half_tril(inner)}"
 
 
-def _solve_low(m, transposed=False):
-    trans = ", trans=1" if transposed else ""
-    return f"scipy_linalg.solve_triangular({LOW}, {m}{trans}, lower=True)"
-
-
-_LEFT = _solve_low(_half_tril(f"{SWAP.format(LOW)} @ {GLOW}"), transposed=True)  # L^-T P
-_S = SWAP.format(_solve_low(SWAP.format(_LEFT), transposed=True))  # L^-T P L^-1
-_SYM_T = "(0.5 * (t + np.swapaxes(t, -1, -2)))"
-_INNER = SWAP.format(_solve_low(SWAP.format(_solve_low(_SYM_T))))  # L^-1 S L^-T
-_TANGENT = f"{LOW} @ {_half_tril(_INNER)}"
+_GRAD, _TANGENT = _cholesky(f"(ans if lower else {SWAP.format('ans')})",
+                            f"(g if lower else {SWAP.format('g')})")
 defvjp(linalg.cholesky, "a, lower=False, overwrite_a=False, check_finite=True", zero="lower",
-       a=f"0.5 * ({_S} + {SWAP.format(_S)})",
-       jvp=dict(a=f"({_TANGENT} if lower else {SWAP.format(_TANGENT)})"))
+       a=_GRAD, jvp=dict(a=f"({_TANGENT} if lower else {SWAP.format(_TANGENT)})"))
+
+# cho_factor returns (c, lower): the factor on one triangle of c and, as LAPACK leaves it, a's
+# own entries on the other (passed through: their gradient flows straight back to a)
+_GRAD, _TANGENT = _cholesky(f"(np.tril(ans[0]) if lower else {SWAP.format('np.triu(ans[0])')})",
+                            f"(np.tril(g[0]) if lower else {SWAP.format('np.triu(g[0])')})")
+defvjp(linalg.cho_factor, "a, lower=False, overwrite_a=False, check_finite=True", kind="seq",
+       zero="lower", a=f"{_GRAD} + (np.triu(g[0], 1) if lower else np.tril(g[0], -1))",
+       jvp=dict(a=f"(({_TANGENT} + np.triu(t, 1)) if lower else ({SWAP.format(_TANGENT)} + "
+                  "np.tril(t, -1)), 0.0)"))
 
 # ---------------------------------------------------------------- matrix functions
 # sqrtm: S S = A, so S dS + dS S = dA; the adjoint solves the transposed equation
@@ -138,3 +152,26 @@ defvjp(linalg.solve_sylvester, "a, b, q", q=_GQ, a=f"-({_GQ} @ {SWAP.format('ans
        jvp=dict(a="scipy_linalg.solve_sylvester(a, b, -(t @ ans))",
                b="scipy_linalg.solve_sylvester(a, b, -(ans @ t))",
                q="scipy_linalg.solve_sylvester(a, b, t)"))
+
+# ---------------------------------------------------------------- Cholesky solves
+# cho_solve((c, lower), b) reads the factor's triangle of c only. With A = L L' and
+# x = A^-1 b, u = A^-1 g: the gradient into L is -(u x' + x u') L; dx = -A^-1 (dL L' + L dL') x
+CF_LOW = (f"(np.tril(c_and_lower[0]) if c_and_lower[1] else "
+          f"{SWAP.format('np.triu(c_and_lower[0])')})")
+DL = f"(np.tril(t[0]) if c_and_lower[1] else {SWAP.format('np.triu(t[0])')})"
+_U = "scipy_linalg.cho_solve(c_and_lower, g)"
+
+
+def _sym_outer(u, x):
+    return (f"(np.outer({u}, {x}) + np.outer({x}, {u}) if np.ndim(b) == 1 else "
+            f"{u} @ np.transpose({x}) + {x} @ np.transpose({u}))")
+
+
+_GL = f"-({_sym_outer(_U, 'ans')} @ {CF_LOW})"
+defvjp(linalg.cho_solve, "c_and_lower, b, overwrite_b=False, check_finite=True",
+       c_and_lower=f"((np.tril({_GL}) if c_and_lower[1] else np.triu(np.transpose({_GL}))), "
+                   "None)",
+       b=_U,
+       jvp=dict(c_and_lower=f"-scipy_linalg.cho_solve(c_and_lower, ({DL} @ "
+                            f"{SWAP.format(CF_LOW)} + {CF_LOW} @ {SWAP.format(DL)}) @ ans)",
+                b="scipy_linalg.cho_solve(c_and_lower, t)"))
