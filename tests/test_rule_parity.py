@@ -28,6 +28,7 @@ from srcad.transform.forward import forward_kind
 
 HAVE_SCIPY = importlib.util.find_spec("scipy") is not None
 if HAVE_SCIPY:
+    import scipy.integrate  # noqa: F401
     import scipy.linalg  # noqa: F401
     import scipy.signal  # noqa: F401
     import scipy.special  # noqa: F401  (loads srcad's SciPy rules at the next lookup)
@@ -83,9 +84,10 @@ def test_few_exemptions():
 def _scipy_callees():
     """The functions the SciPy table calls, and the helpers their templates call."""
     import test_scipy_rules
-    from scipy import linalg, signal, special, stats
+    from scipy import integrate, linalg, signal, special, stats
 
     namespace = {"special": special, "stats": stats, "signal": signal, "linalg": linalg,
+                 "integrate": integrate,
                  "np": np}
     called = set()
     for _, call, _ in test_scipy_rules.ROWS:

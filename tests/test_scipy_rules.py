@@ -180,6 +180,15 @@ ROWS = [
     ("expm_batch", "linalg.expm(M)", dict(M=ANY + ((2, 3, 3),))),
     ("solve_sylvester", "linalg.solve_sylvester(M, N, Q)",
      dict(M="square", N="square", Q=ANY + ((3, 3),))),
+    # scipy.integrate.odeint: in y0, the times and args (numbers, arrays, lists of tuples)
+    ("odeint", "integrate.odeint(ode_decay, y, ts, (a, b), rtol=1e-12, atol=1e-12)",
+     dict(y=ANY + ((3,),), ts="times", a=ANY + ((3,),), b=ANY + ((3,),))),
+    ("odeint_y0", "integrate.odeint(ode_decay, y, TIMES, (A, A), rtol=1e-12, atol=1e-12)",
+     dict(y=ANY + ((2,),))),
+    ("odeint_nested", "integrate.odeint(ode_net, y, TIMES, ([(W, c), (W, -c)], 0.5), "
+     "rtol=1e-12, atol=1e-12)", dict(y=ANY + ((2,),), W=ANY + ((2, 2),), c=ANY + ((2,),))),
+    ("odeint_scalar_arg", "integrate.odeint(ode_decay, y, ts, (k, 0.3), rtol=1e-12, atol=1e-12)",
+     dict(y=ANY + ((3,),), ts="times", k=POS + ((),))),
     ("convolve_direct", "signal.convolve(a, b, 'same', 'direct')",
      dict(a=ANY + ((6,),), b=ANY + ((3,),))),
     ("convolve_fft", "signal.convolve(a, b, method='fft')",
@@ -201,6 +210,8 @@ def _value(spec, shape, row_id):
         return RNG.normal(size=3)
     if spec == "spd":
         return _spd(3)
+    if spec == "times":
+        return np.sort(RNG.uniform(0.1, 0.4, size=4))
     if spec in ("upper", "lower"):  # a factor from cho_factor (with a's other triangle)
         import scipy.linalg
 
@@ -225,7 +236,7 @@ def _value(spec, shape, row_id):
 
 
 def _variants(row_id):
-    if row_id.startswith(("convolve", "linalg", "solve_", "cho", "sqrtm", "expm")):
+    if row_id.startswith(("convolve", "linalg", "solve_", "cho", "sqrtm", "expm", "odeint")):
         return ["fixed"]
     if "_axis" in row_id:
         return ["matrix", "broadcast"] if row_id.endswith("_b") else ["matrix"]
@@ -240,8 +251,25 @@ def _variants(row_id):
     return list(VARIANTS)
 
 
+#: the right-hand sides the odeint rows integrate (defined in each generated module)
+ODE_FUNCTIONS = """
+TIMES = np.linspace(0.1, 0.4, 4)
+A = np.array([0.3, -0.2])
+
+
+def ode_decay(y, t, a, b):
+    return -np.sqrt(t) - y + a - np.mean((y + b) ** 2)
+
+
+def ode_net(y, t, layers, scale):
+    for W, c in layers:
+        y = np.tanh(np.dot(y, W) + c)
+    return scale * y
+"""
+
+
 def _module(tmp_dir, name, header):
-    lines = [header, f"K = {K.tolist()!r}", ""]
+    lines = [header, f"K = {K.tolist()!r}", ODE_FUNCTIONS, ""]
     for row_id, call, params in ROWS:
         lines.append(f"def case_{row_id}({', '.join(params)}):")
         lines.append(f"    return np.sum(np.sin({call}))")
@@ -258,11 +286,12 @@ def _module(tmp_dir, name, header):
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("scipy_cases")
-    ours = _module(tmp, "srcad_scipy_cases", "import numpy as np\nfrom scipy import linalg, "
-                   "signal, special, stats\nK = None")
+    ours = _module(tmp, "srcad_scipy_cases", "import numpy as np\nfrom scipy import integrate, "
+                   "linalg, signal, special, stats\nK = None")
     theirs = None
     if autograd is not None:
         theirs = _module(tmp, "autograd_scipy_cases", "import autograd.numpy as np\n"
+                         "import autograd.scipy.integrate as integrate\n"
                          "import autograd.scipy.linalg as linalg\n"
                          "import autograd.scipy.signal as signal\n"
                          "import autograd.scipy.special as special\n"
@@ -270,6 +299,9 @@ def modules(tmp_path_factory):
     return ours, theirs
 
 
+#: rows whose derivative helpers have no rules (odeint's adjoint): a second derivative through
+#: them is refused, and the test checks that it is
+FIRST_ORDER_ONLY = {r for r, _, _ in ROWS if r.startswith("odeint")}
 CASES = [(row_id, variant) for row_id, _, _ in ROWS for variant in _variants(row_id)]
 
 
@@ -313,9 +345,10 @@ def test_scipy_rule(modules, row_id, variant):
         assert np.shape(grads[i]) == np.shape(args[i])
         _close(grads[i], fd[i], 1e-5, 1e-6, f"{row_id}: gradient {i} vs finite differences")
     # autograd, where it has the function (its solve_triangular reads the diagonal even with
-    # unit_diagonal=True: finite differences side with srcad there)
+    # unit_diagonal=True, where finite differences side with srcad; its odeint differentiates
+    # args only when they are autograd's own tuple, not one built in the function)
     call = next(c for r, c, _ in ROWS if r == row_id)
-    if theirs is not None and "unit_diagonal=True" not in call:
+    if theirs is not None and "unit_diagonal=True" not in call and "odeint" not in call:
         theirs.K = ours.K
         g = getattr(theirs, f"case_{row_id}")
         try:
@@ -338,6 +371,10 @@ def test_scipy_rule(modules, row_id, variant):
     expected = sum(float(np.sum(np.asarray(gi) * ti)) for gi, ti in zip(grads, tangents))
     _close(dy, expected, 1e-9, 1e-10, f"{row_id}: jvp vs grad")
     # second order: forward over reverse, against finite differences of the gradient
+    if row_id in FIRST_ORDER_ONLY:
+        with pytest.raises(srcad.MissingRuleError):
+            srcad.jvp(srcad.grad(f, wrt=0), args, (tangents[0],), wrt=(0,))
+        return
     i = 0
     v = tangents[i]
     grad_i = srcad.grad(f, wrt=i)
@@ -411,3 +448,63 @@ def test_shape_parameter_is_refused(name, fn, param):
     # the limit itself is differentiated
     g = srcad.grad(_shape_case(fn), wrt=1)(a, x)
     _close(g, numerical_grad(_shape_case(fn), (a, x), wrt=(1,))[0], 1e-5, 1e-7, name)
+
+
+# odeint: what srcad cannot differentiate exactly is refused, never a zero
+from scipy import integrate  # noqa: E402
+
+TIMES = np.linspace(0.0, 1.0, 5)
+
+
+def _decay(y, t, c):
+    return -c * y
+
+
+def _closure(y0, c):
+    def rhs(y, t):
+        return -c * y  # reads c, which carries a derivative: no rule can see it
+
+    return np.sum(integrate.odeint(rhs, y0, TIMES))
+
+
+def _lambda(y0, c):
+    return np.sum(integrate.odeint(lambda y, t: -c * y, y0, TIMES))
+
+
+def _times_by_keyword(y0, c):
+    return np.sum(integrate.odeint(_decay, y0, t=TIMES, args=(c,)))
+
+
+def _full_output(y0, c):
+    return np.sum(integrate.odeint(_decay, y0, TIMES, (c,), full_output=False))
+
+
+def _tfirst(y0, c):
+    return np.sum(integrate.odeint(lambda t, y, k: -k * y, y0, TIMES, (c,), tfirst=True))
+
+
+def _opaque_rhs(y, t, c):
+    return -c * np.asarray(np.frompyfunc(lambda v: v, 1, 1)(y), dtype=float)
+
+
+def _opaque(y0, c):
+    return np.sum(integrate.odeint(_opaque_rhs, y0, TIMES, (c,)))
+
+
+@pytest.mark.parametrize("case", [_closure, _lambda, _times_by_keyword, _full_output, _tfirst,
+                                  _opaque], ids=lambda f: f.__name__.strip("_"))
+def test_odeint_refusals(case):
+    with pytest.raises(srcad.SrcadError):
+        srcad.grad(case, wrt=1)(np.array([1.0, 2.0]), 0.7)
+
+
+def test_odeint_matches_the_closed_form():
+    # y' = -c y: y(t) = y0 exp(-c t); the gradient of sum(y) in y0 and in c, exactly
+    def f(y0, c):
+        return np.sum(integrate.odeint(_decay, y0, TIMES, (c,), rtol=1e-12, atol=1e-12))
+
+    y0, c = np.array([1.0, 2.0]), 0.7
+    gy, gc = srcad.grad(f, wrt=(0, 1))(y0, c)
+    decay = np.exp(-c * TIMES)
+    _close(gy, np.full(2, np.sum(decay)), 1e-8, 1e-10, "y0")
+    _close(gc, -np.sum(y0) * np.sum(TIMES * decay), 1e-8, 1e-10, "c")

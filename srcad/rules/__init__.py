@@ -4,9 +4,10 @@
 * :mod:`srcad.rules.python` — operators, builtins, ``math``.
 * :mod:`srcad.rules.numpy` — NumPy.
 * :mod:`srcad.rules.scipy_special`, :mod:`srcad.rules.scipy_stats`,
-  :mod:`srcad.rules.scipy_signal`, :mod:`srcad.rules.scipy_linalg` — SciPy (optional: each
-  loaded the first time a rule is looked up after the user's code imported ``scipy.special``,
-  ``scipy.stats``, ``scipy.signal`` or ``scipy.linalg``; see
+  :mod:`srcad.rules.scipy_signal`, :mod:`srcad.rules.scipy_linalg`,
+  :mod:`srcad.rules.scipy_integrate` — SciPy (optional: each loaded the first time a rule is
+  looked up after the user's code imported ``scipy.special``, ``scipy.stats``,
+  ``scipy.signal``, ``scipy.linalg`` or ``scipy.integrate``; see
   :func:`srcad.rules.registry.defer`).
 """
 
@@ -18,5 +19,6 @@ defer("scipy.special", "srcad.rules.scipy_special")
 defer("scipy.stats", "srcad.rules.scipy_stats")
 defer("scipy.signal", "srcad.rules.scipy_signal")
 defer("scipy.linalg", "srcad.rules.scipy_linalg")
+defer("scipy.integrate", "srcad.rules.scipy_integrate")
 
 __all__ = ["GENERIC", "Rule", "defattr", "defer", "defmethod", "defvjp", "nondiff", "registry"]

@@ -1,0 +1,146 @@
+"""The derivatives of ``scipy.integrate.odeint(func, y0, t, args)`` (rules in
+:mod:`srcad.rules.scipy_integrate`): the adjoint method in reverse mode, forward
+sensitivities in forward mode.
+
+Both need derivatives of the user's ``func(y, t, *args)``, which srcad makes at run time, by
+source transformation like any other function: :data:`DIFFERENTIATE` holds srcad's own
+``vjp`` and ``jvp``, handed down by :mod:`srcad` when it is imported (the runtime may not
+import the API above it). A ``func`` srcad cannot differentiate is refused there, with the
+error that names it.
+
+* Reverse (``grad_odeint``): from the last time backwards, the adjoint ``a`` of ``y`` obeys
+  ``a' = -a J_y``, and the gradients into the time and into ``args`` accumulate
+  ``-a df/dt`` and ``-a J_args``; each is integrated by ``odeint`` itself, between two output
+  times, beside ``y`` run backwards. A moved output time ``t_i`` (``i > 0``) moves its value by
+  ``func(y_i, t_i)``; the first moves every later one back.
+* Forward (``tangent_odeint``): ``s = dy`` obeys ``s' = J_y s + J_args dargs``, started at
+  ``dy0`` (minus ``func(y0, t0) dt0`` for a moved first time).
+
+Like autograd's, these are derivatives of the exact solution, which the solver's own result
+approximates to its tolerance (``rtol``, ``atol``).
+
+Imports NumPy and ``srcad.runtime.registry``; SciPy is imported on first use.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import helper
+
+#: ``vjp`` and ``jvp`` of srcad.api, set by ``import srcad``
+DIFFERENTIATE = {}
+
+
+def _odeint(*args, **kwargs):
+    from scipy.integrate import odeint
+
+    return odeint(*args, **kwargs)
+
+
+def _options(rtol, atol, mxstep, hmax, hmin, h0):
+    return dict(rtol=rtol, atol=atol, mxstep=mxstep, hmax=hmax, hmin=hmin, h0=h0)
+
+
+def _leaves(tree):
+    """The numbers and arrays of ``tree`` (tuples and lists of them), in order."""
+    if isinstance(tree, (tuple, list)):
+        return [leaf for item in tree for leaf in _leaves(item)]
+    return [tree]
+
+
+def _flat(tree):
+    leaves = _leaves(tree)
+    if not leaves:
+        return np.zeros(0)
+    return np.concatenate([np.ravel(np.asarray(leaf, dtype=float)) for leaf in leaves])
+
+
+def _unflat(vector, like):
+    """``vector`` cut into the shapes of ``like``'s leaves, in ``like``'s structure."""
+    position = [0]
+
+    def build(item):
+        if isinstance(item, (tuple, list)):
+            return type(item)(build(i) for i in item)
+        size = np.size(item)
+        piece = vector[position[0]:position[0] + size]
+        position[0] += size
+        return float(piece[0]) if np.ndim(item) == 0 else np.reshape(piece, np.shape(item))
+
+    return build(like)
+
+
+def _args(args):
+    return tuple(args) if isinstance(args, (tuple, list)) else (args,)
+
+
+@helper("scipy")
+def grad_odeint(g, func, y0, t, args, ans, which, rtol=None, atol=None, mxstep=0, hmax=0.0,
+                hmin=0.0, h0=0.0):
+    """The gradient into ``which`` (``"y0"``, ``"t"`` or ``"args"``) of ``odeint(func, y0,
+    t, args)`` (whose value is ``ans``) from the gradient ``g`` of its result."""
+    vjp = DIFFERENTIATE["vjp"]
+    args = _args(args)
+    t = np.asarray(t, dtype=float)
+    yt, g = np.asarray(ans, dtype=float), np.asarray(g, dtype=float)
+    n_times, d = yt.shape
+    with_args = which == "args"
+    wrt = (0, 1) + (tuple(range(2, 2 + len(args))) if with_args else ())
+    n_args = np.size(_flat(args)) if with_args else 0
+
+    def augmented(state, time):
+        y, adjoint = state[:d], state[d:2 * d]
+        value, pullback = vjp(func, y, float(time), *args, wrt=wrt)
+        grads = pullback(-adjoint)
+        parts = [np.ravel(value), np.ravel(grads[0]), [float(grads[1])]]
+        if with_args:
+            parts.append(_flat(list(grads[2:])))
+        return np.concatenate(parts)
+
+    adjoint = g[-1]
+    grad_t0, grad_args, time_grads = 0.0, np.zeros(n_args), []
+    options = _options(rtol, atol, mxstep, hmax, hmin, h0)
+    for i in range(n_times - 1, 0, -1):
+        moved = float(np.dot(np.ravel(func(yt[i], t[i], *args)), g[i]))
+        time_grads.append(moved)
+        grad_t0 -= moved
+        state = np.concatenate([yt[i], adjoint, [grad_t0], grad_args])
+        back = _odeint(augmented, state, np.array([t[i], t[i - 1]]), **options)[1]
+        adjoint = back[d:2 * d] + g[i - 1]
+        grad_t0, grad_args = back[2 * d], back[2 * d + 1:]
+    if which == "y0":
+        return np.reshape(adjoint, np.shape(y0))
+    if which == "t":
+        return np.array([grad_t0] + time_grads[::-1])
+    return _unflat(grad_args, args)
+
+
+@helper("scipy")
+def tangent_odeint(tangent, func, y0, t, args, ans, which, rtol=None, atol=None, mxstep=0,
+                   hmax=0.0, hmin=0.0, h0=0.0):
+    """The tangent of ``odeint(func, y0, t, args)`` (whose value is ``ans``) along the
+    tangent ``tangent`` of its argument ``which`` (``"y0"``, ``"t"`` or ``"args"``)."""
+    jvp = DIFFERENTIATE["jvp"]
+    args = _args(args)
+    t = np.asarray(t, dtype=float)
+    yt = np.asarray(ans, dtype=float)
+    d = yt.shape[1]
+    if which == "args":
+        wrt, moved = (0,) + tuple(range(2, 2 + len(args))), tuple(_args(tangent))
+        start = np.zeros(d)
+    else:
+        wrt, moved = (0,), ()
+        start = (np.ravel(tangent) if which == "y0" else
+                 -np.ravel(func(yt[0], t[0], *args)) * float(np.ravel(tangent)[0]))
+
+    def augmented(state, time):
+        value, ds = jvp(func, (state[:d], float(time)) + args, (state[d:],) + moved, wrt=wrt)
+        return np.concatenate([np.ravel(value), np.ravel(ds)])
+
+    options = _options(rtol, atol, mxstep, hmax, hmin, h0)
+    out = _odeint(augmented, np.concatenate([yt[0], start]), t, **options)[:, d:]
+    if which == "t":
+        out = out + np.array([np.ravel(func(yt[i], t[i], *args)) for i in range(len(t))]) * \
+            np.reshape(np.asarray(tangent, dtype=float), (-1, 1))
+    return out
