@@ -508,3 +508,15 @@ def test_odeint_matches_the_closed_form():
     decay = np.exp(-c * TIMES)
     _close(gy, np.full(2, np.sum(decay)), 1e-8, 1e-10, "y0")
     _close(gc, -np.sum(y0) * np.sum(TIMES * decay), 1e-8, 1e-10, "c")
+
+
+@pytest.mark.parametrize(("rtol", "atol"), [(1e-3, None), (None, 1e-6), (0.01, 1e-4)])
+def test_odeint_loose_tolerance_is_refused(rtol, atol):
+    # the derivative of the exact solution is then off that of odeint's values by ~100 x tol
+    def f(y0, c, rtol=rtol, atol=atol):
+        return np.sum(integrate.odeint(_decay, y0, TIMES, (c,), rtol=rtol, atol=atol))
+
+    for engine in (lambda: srcad.grad(f, wrt=1)(np.array([1.0, 2.0]), 0.7),
+                   lambda: srcad.jvp(f, (np.array([1.0, 2.0]), 0.7), (1.0,), wrt=(1,))):
+        with pytest.raises(srcad.MissingRuleError, match="tolerance"):
+            engine()

@@ -17,15 +17,17 @@ error that names it.
   ``dy0`` (minus ``func(y0, t0) dt0`` for a moved first time).
 
 Like autograd's, these are derivatives of the exact solution, which the solver's own result
-approximates to its tolerance (``rtol``, ``atol``).
+approximates to its tolerance (``rtol``, ``atol``): a tolerance looser than SciPy's default
+is refused (the derivative would be off by about a hundred times it).
 
-Imports NumPy and ``srcad.runtime.registry``; SciPy is imported on first use.
+Imports NumPy, ``srcad.errors`` and ``srcad.runtime.registry``; SciPy on first use.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..errors import MissingRuleError
 from .registry import helper
 
 #: ``vjp`` and ``jvp`` of srcad.api, set by ``import srcad``
@@ -38,7 +40,23 @@ def _odeint(*args, **kwargs):
     return odeint(*args, **kwargs)
 
 
+#: SciPy's default rtol and atol; a looser one is refused (see _options)
+DEFAULT_TOLERANCE = 1.49012e-8
+
+
 def _options(rtol, atol, mxstep, hmax, hmin, h0):
+    """The solver's options, after refusing tolerances looser than SciPy's defaults: the
+    derivative made here is that of the exact solution, and the result odeint returns is
+    within its tolerance of that solution only; the two derivatives differ by about 100 times
+    the tolerance (a tenth at rtol=1e-3), far more than a gradient may be off."""
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if value is not None and float(np.max(value)) > DEFAULT_TOLERANCE:
+            raise MissingRuleError(
+                f"scipy.integrate.odeint with {name}={value!r}: srcad's derivative is that of "
+                "the exact solution, and at a tolerance looser than SciPy's default "
+                f"({DEFAULT_TOLERANCE}) it is not that of the values odeint returns",
+                hint=f"leave {name} at its default or make it smaller, or write the "
+                "integrator's steps in Python (srcad differentiates them exactly)")
     return dict(rtol=rtol, atol=atol, mxstep=mxstep, hmax=hmax, hmin=hmin, h0=h0)
 
 
@@ -81,6 +99,7 @@ def grad_odeint(g, func, y0, t, args, ans, which, rtol=None, atol=None, mxstep=0
     """The gradient into ``which`` (``"y0"``, ``"t"`` or ``"args"``) of ``odeint(func, y0,
     t, args)`` (whose value is ``ans``) from the gradient ``g`` of its result."""
     vjp = DIFFERENTIATE["vjp"]
+    options = _options(rtol, atol, mxstep, hmax, hmin, h0)
     args = _args(args)
     t = np.asarray(t, dtype=float)
     yt, g = np.asarray(ans, dtype=float), np.asarray(g, dtype=float)
@@ -100,7 +119,6 @@ def grad_odeint(g, func, y0, t, args, ans, which, rtol=None, atol=None, mxstep=0
 
     adjoint = g[-1]
     grad_t0, grad_args, time_grads = 0.0, np.zeros(n_args), []
-    options = _options(rtol, atol, mxstep, hmax, hmin, h0)
     for i in range(n_times - 1, 0, -1):
         moved = float(np.dot(np.ravel(func(yt[i], t[i], *args)), g[i]))
         time_grads.append(moved)
@@ -122,6 +140,7 @@ def tangent_odeint(tangent, func, y0, t, args, ans, which, rtol=None, atol=None,
     """The tangent of ``odeint(func, y0, t, args)`` (whose value is ``ans``) along the
     tangent ``tangent`` of its argument ``which`` (``"y0"``, ``"t"`` or ``"args"``)."""
     jvp = DIFFERENTIATE["jvp"]
+    options = _options(rtol, atol, mxstep, hmax, hmin, h0)
     args = _args(args)
     t = np.asarray(t, dtype=float)
     yt = np.asarray(ans, dtype=float)
@@ -138,7 +157,6 @@ def tangent_odeint(tangent, func, y0, t, args, ans, which, rtol=None, atol=None,
         value, ds = jvp(func, (state[:d], float(time)) + args, (state[d:],) + moved, wrt=wrt)
         return np.concatenate([np.ravel(value), np.ravel(ds)])
 
-    options = _options(rtol, atol, mxstep, hmax, hmin, h0)
     out = _odeint(augmented, np.concatenate([yt[0], start]), t, **options)[:, d:]
     if which == "t":
         out = out + np.array([np.ravel(func(yt[i], t[i], *args)) for i in range(len(t))]) * \
