@@ -175,6 +175,10 @@ ROWS = [
     ("cho_solve_matrix", "linalg.cho_solve((F, True), B)", dict(F="lower", B=ANY + ((3, 2),))),
     ("cho_factor_solve", "linalg.cho_solve(linalg.cho_factor(0.5 * (C + C.T), lower=True), v)",
      dict(C="spd", v=ANY + ((3,),))),
+    ("solve_banded_vector", "linalg.solve_banded((1, 1), ab, v)",
+     dict(ab="band_1_1", v=ANY + ((5,),))),
+    ("solve_banded_matrix", "linalg.solve_banded((2, 0), ab, B)",
+     dict(ab="band_2_0", B=ANY + ((5, 2),))),
     ("sqrtm", "linalg.sqrtm(C)", dict(C="spd")),
     ("expm", "linalg.expm(M)", dict(M=ANY + ((3, 3),))),
     ("expm_batch", "linalg.expm(M)", dict(M=ANY + ((2, 3, 3),))),
@@ -210,6 +214,11 @@ def _value(spec, shape, row_id):
         return RNG.normal(size=3)
     if spec == "spd":
         return _spd(3)
+    if isinstance(spec, str) and spec.startswith("band_"):  # banded storage of (l, u)
+        lower, upper = (int(k) for k in spec.split("_")[1:])
+        ab = RNG.normal(size=(lower + upper + 1, 5))
+        ab[upper] += 4.0
+        return ab
     if spec == "times":
         return np.sort(RNG.uniform(0.1, 0.4, size=4))
     if spec in ("upper", "lower"):  # a factor from cho_factor (with a's other triangle)

@@ -1,5 +1,6 @@
 """Derivative rules for ``scipy.linalg``: ``inv``, ``det``, ``solve``, ``solve_triangular``,
-``cholesky``, ``cho_factor``/``cho_solve``, ``sqrtm``, ``expm`` and ``solve_sylvester``.
+``cholesky``, ``cho_factor``/``cho_solve``, ``solve_banded``, ``sqrtm``, ``expm`` and
+``solve_sylvester``.
 
 Loaded the first time srcad looks a rule up after the user's code has imported
 ``scipy.linalg`` (see :mod:`srcad.rules.scipy_special`). ``scipy_linalg.f`` in a template is
@@ -22,6 +23,7 @@ the signatures: a call using them finds no rule and is refused.
 
 from scipy import linalg
 
+from ..runtime import scipy_helpers as H
 from .registry import defvjp as _defvjp
 
 SWAP = "np.swapaxes({}, -1, -2)"
@@ -175,3 +177,21 @@ defvjp(linalg.cho_solve, "c_and_lower, b, overwrite_b=False, check_finite=True",
        jvp=dict(c_and_lower=f"-scipy_linalg.cho_solve(c_and_lower, ({DL} @ "
                             f"{SWAP.format(CF_LOW)} + {CF_LOW} @ {SWAP.format(DL)}) @ ans)",
                 b="scipy_linalg.cho_solve(c_and_lower, t)"))
+
+# ---------------------------------------------------------------- banded systems
+# solve_banded((l, u), ab, b) solves A x = b for the band matrix A that ab stores (only the
+# band is read): the gradients are those of solve, moved between the two storages
+BANDED = "banded_dense(l_and_u, ab)"
+_GBAND = f"scipy_linalg.solve(np.transpose({BANDED}), g)"
+defvjp(linalg.solve_banded, "l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, "
+       "check_finite=True", zero="l_and_u",
+       ab=f"-dense_banded(l_and_u, {_outer(_GBAND, 'ans')}, ab)", b=_GBAND,
+       jvp=dict(ab="-scipy_linalg.solve_banded(l_and_u, ab, banded_dense(l_and_u, t) @ ans)",
+                b="scipy_linalg.solve_banded(l_and_u, ab, t)"))
+
+# ---------------------------------------------------------------- srcad's own helpers
+# banded_dense and dense_banded are linear and each other's adjoints
+defvjp(H.banded_dense, "l_and_u, ab", zero="l_and_u", ab="dense_banded(l_and_u, g, ab)",
+       jvp=dict(ab="banded_dense(l_and_u, t)"))
+defvjp(H.dense_banded, "l_and_u, value, ab", zero=("l_and_u", "ab"),
+       value="banded_dense(l_and_u, g)", jvp=dict(value="dense_banded(l_and_u, t, ab)"))

@@ -141,3 +141,39 @@ def grad_convolve_b(value, a, b, mode="full"):
     """Gradient into ``b`` of ``scipy.signal.convolve(a, b, mode)`` (linear in ``value``
     and in ``a``; ``b`` gives the shape)."""
     return _convolve_adjoint(value, a, a, b, mode)
+
+
+# ---------------------------------------------------------------- banded matrices (solve_banded)
+
+
+def _band(l_and_u, n):
+    """The rows and columns of the entries of an ``n`` x ``n`` matrix with ``l`` diagonals
+    below and ``u`` above the main one, and the rows of ``ab`` (banded storage) holding them."""
+    lower, upper = (int(k) for k in l_and_u)
+    i, j = np.indices((n, n))
+    inside = (i - j <= lower) & (j - i <= upper)
+    i, j = i[inside], j[inside]
+    return i, j, upper + i - j
+
+
+@helper("scipy")
+def banded_dense(l_and_u, ab):
+    """The square matrix that ``ab`` stores in LAPACK's banded form (``ab[u + i - j, j]`` is
+    entry ``(i, j)``), as ``scipy.linalg.solve_banded`` reads it. Linear in ``ab``."""
+    ab = np.asarray(ab, dtype=float)
+    n = ab.shape[-1]
+    i, j, row = _band(l_and_u, n)
+    out = np.zeros((n, n))
+    out[i, j] = ab[row, j]
+    return out
+
+
+@helper("scipy")
+def dense_banded(l_and_u, value, ab):
+    """The adjoint of :func:`banded_dense`: the band of the square ``value`` in banded form,
+    shaped like ``ab`` (zero on the entries of ``ab`` that no matrix entry reads)."""
+    value = np.asarray(value, dtype=float)
+    i, j, row = _band(l_and_u, value.shape[-1])
+    out = np.zeros(np.shape(ab))
+    out[row, j] = value[i, j]
+    return out
