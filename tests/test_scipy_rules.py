@@ -500,8 +500,33 @@ def _opaque(y0, c):
     return np.sum(integrate.odeint(_opaque_rhs, y0, TIMES, (c,)))
 
 
+def _power_rhs(y, t, c, n, mode):
+    if mode == "decay":
+        return -c[0] * y ** n
+    return c[0] * y
+
+
+def _mixed_item(y0, c):  # (c, 2): an item of args holding a float beside an integer
+    return np.sum(integrate.odeint(_power_rhs, y0, TIMES, ((c, 2), 2, "decay")))
+
+
+def _plain_items(y0, c):  # an integer and a string as items of their own: no derivative
+    return np.sum(integrate.odeint(_power_rhs, y0, TIMES, ([c], 2, "decay"), rtol=1e-12,
+                                   atol=1e-12))
+
+
+def test_odeint_items_without_derivative():
+    args = (np.array([1.0, 2.0]), 0.7)
+    g = srcad.grad(_plain_items, wrt=(0, 1))(*args)
+    fd = numerical_grad(_plain_items, args, wrt=(0, 1))
+    for i in range(2):
+        _close(g[i], fd[i], 1e-6, 1e-8, f"gradient {i}")
+    _, dy = srcad.jvp(_plain_items, args, (np.array([0.3, -0.2]), 0.5))
+    _close(dy, np.dot(g[0], [0.3, -0.2]) + 0.5 * g[1], 1e-8, 1e-10, "jvp")
+
+
 @pytest.mark.parametrize("case", [_closure, _lambda, _times_by_keyword, _full_output, _tfirst,
-                                  _opaque], ids=lambda f: f.__name__.strip("_"))
+                                  _opaque, _mixed_item], ids=lambda f: f.__name__.strip("_"))
 def test_odeint_refusals(case):
     with pytest.raises(srcad.SrcadError):
         srcad.grad(case, wrt=1)(np.array([1.0, 2.0]), 0.7)

@@ -93,6 +93,30 @@ def _args(args):
     return tuple(args) if isinstance(args, (tuple, list)) else (args,)
 
 
+def _is_float(leaf):
+    return isinstance(leaf, (float, np.floating)) or (
+        isinstance(leaf, np.ndarray) and np.issubdtype(leaf.dtype, np.floating))
+
+
+def _differentiated(args):
+    """The positions of the items of ``args`` that take a derivative: those made of floats
+    only. An item of integers, strings, ... takes none (a flag, an order: piecewise constant
+    in it). An item mixing floats with other values is refused: which of its floats carry a
+    derivative cannot be told apart here."""
+    positions = []
+    for k, item in enumerate(args):
+        floats = [_is_float(leaf) for leaf in _leaves(item)]
+        if floats and all(floats):
+            positions.append(k)
+        elif any(floats):
+            raise MissingRuleError(
+                f"scipy.integrate.odeint: the item {k} of args mixes floating-point numbers "
+                "with other values (integers, strings, ...), and srcad differentiates an "
+                "item of args as a whole", hint="pass the floating-point values as items of "
+                "args of their own")
+    return positions
+
+
 @helper("scipy")
 def grad_odeint(g, func, y0, t, args, ans, which, rtol=None, atol=None, mxstep=0, hmax=0.0,
                 hmin=0.0, h0=0.0):
@@ -104,18 +128,16 @@ def grad_odeint(g, func, y0, t, args, ans, which, rtol=None, atol=None, mxstep=0
     t = np.asarray(t, dtype=float)
     yt, g = np.asarray(ans, dtype=float), np.asarray(g, dtype=float)
     n_times, d = yt.shape
-    with_args = which == "args"
-    wrt = (0, 1) + (tuple(range(2, 2 + len(args))) if with_args else ())
-    n_args = np.size(_flat(args)) if with_args else 0
+    items = _differentiated(args) if which == "args" else []
+    wrt = (0, 1) + tuple(2 + k for k in items)
+    n_args = np.size(_flat([args[k] for k in items]))
 
     def augmented(state, time):
         y, adjoint = state[:d], state[d:2 * d]
         value, pullback = vjp(func, y, float(time), *args, wrt=wrt)
         grads = pullback(-adjoint)
-        parts = [np.ravel(value), np.ravel(grads[0]), [float(grads[1])]]
-        if with_args:
-            parts.append(_flat(list(grads[2:])))
-        return np.concatenate(parts)
+        return np.concatenate([np.ravel(value), np.ravel(grads[0]), [float(grads[1])],
+                               _flat(list(grads[2:]))])
 
     adjoint = g[-1]
     grad_t0, grad_args, time_grads = 0.0, np.zeros(n_args), []
@@ -131,7 +153,8 @@ def grad_odeint(g, func, y0, t, args, ans, which, rtol=None, atol=None, mxstep=0
         return np.reshape(adjoint, np.shape(y0))
     if which == "t":
         return np.array([grad_t0] + time_grads[::-1])
-    return _unflat(grad_args, args)
+    grads = _unflat(grad_args, [args[k] for k in items])
+    return tuple(grads[items.index(k)] if k in items else None for k in range(len(args)))
 
 
 @helper("scipy")
@@ -146,7 +169,8 @@ def tangent_odeint(tangent, func, y0, t, args, ans, which, rtol=None, atol=None,
     yt = np.asarray(ans, dtype=float)
     d = yt.shape[1]
     if which == "args":
-        wrt, moved = (0,) + tuple(range(2, 2 + len(args))), tuple(_args(tangent))
+        items, tangents = _differentiated(args), _args(tangent)
+        wrt, moved = (0,) + tuple(2 + k for k in items), tuple(tangents[k] for k in items)
         start = np.zeros(d)
     else:
         wrt, moved = (0,), ()
