@@ -1,8 +1,11 @@
 """Helpers that the SciPy derivative rules (:mod:`srcad.rules.scipy_special`,
-:mod:`srcad.rules.scipy_stats`) call from generated code.
+:mod:`srcad.rules.scipy_stats`, :mod:`srcad.rules.scipy_linalg`,
+:mod:`srcad.rules.scipy_signal`) call from generated code. (Those of ``odeint`` are in
+:mod:`srcad.runtime.scipy_ode`.)
 
-* ``special``: the module ``scipy.special``, imported the first time generated code reads one
-  of its functions, so that ``import srcad`` never imports SciPy. A rule writes
+* ``special``, ``scipy_linalg``, ``scipy_signal``: the modules ``scipy.special``,
+  ``scipy.linalg``, ``scipy.signal``, each imported the first time generated code reads one of
+  its functions, so that ``import srcad`` never imports SciPy. A rule writes
   ``special.digamma(x)``; the generated code calls SciPy's own ufunc, whose rule then serves a
   second derivative.
 * ``multipolygamma(n, a, d)``: the ``n``-th derivative of ``scipy.special.multigammaln(a, d)``
@@ -12,6 +15,11 @@
   matrix (of a matrix, SciPy reads the lower triangle only), and the adjoint of that linear
   map (the gradient flowing back into ``cov``).
 * ``mvn_dim(x, mean, cov)``: the dimension ``d`` SciPy infers.
+* ``grad_convolve_a`` / ``grad_convolve_b``: the gradients into the inputs of
+  ``scipy.signal.convolve`` (the result's gradient, placed in the full convolution,
+  correlated with the other input).
+* ``banded_dense`` / ``dense_banded``: a band matrix from LAPACK's banded storage (as
+  ``scipy.linalg.solve_banded`` reads it) and the adjoint of that linear map.
 
 Imports only NumPy and ``srcad.runtime.registry``; SciPy is imported on first use.
 """
