@@ -163,8 +163,18 @@ ROWS = [
     *[(f"solve_triangular_{trans}_{lower}_{unit}_{len(shape)}",
        f"linalg.solve_triangular(M, B, trans={trans!r}, lower={lower}, unit_diagonal={unit})",
        dict(M="square", B=ANY + (shape,)))
-      for trans in (0, "T") for lower in (False, True) for unit in (False, True)
+      for trans in (0, "T", 2) for lower in (False, True) for unit in (False, True)
       for shape in ((3,), (3, 2))],
+    ("solve_triangular_C", "linalg.solve_triangular(M, B, 'C', True)",
+     dict(M="square", B=ANY + ((3, 2),))),
+    ("lu_factor", "linalg.lu_factor(M)[0]", dict(M="square")),
+    ("lu_p", "linalg.lu(M)[0] * M", dict(M="square")),
+    ("lu_l", "linalg.lu(M)[1]", dict(M="square")),
+    ("lu_u", "linalg.lu(M)[2]", dict(M="square")),
+    *[(f"lu_solve_{trans}_{len(shape)}", f"linalg.lu_solve((F, PIV), B, {trans})",
+       dict(F="square", B=ANY + (shape,))) for trans in (0, 1, 2) for shape in ((3,), (3, 2))],
+    ("lu_factor_solve", "linalg.lu_solve(linalg.lu_factor(M), B)",
+     dict(M="square", B=ANY + ((3, 2),))),
     ("solve_triangular_positional", "linalg.solve_triangular(M, B, 1, True)",
      dict(M="square", B=ANY + ((3, 2),))),
     ("cholesky", "linalg.cholesky(0.5 * (C + C.T))", dict(C="spd")),
@@ -245,7 +255,8 @@ def _value(spec, shape, row_id):
 
 
 def _variants(row_id):
-    if row_id.startswith(("convolve", "linalg", "solve_", "cho", "sqrtm", "expm", "odeint")):
+    if row_id.startswith(("convolve", "linalg", "solve_", "cho", "sqrtm", "expm", "odeint",
+                          "lu_")):
         return ["fixed"]
     if "_axis" in row_id:
         return ["matrix", "broadcast"] if row_id.endswith("_b") else ["matrix"]
@@ -262,6 +273,7 @@ def _variants(row_id):
 
 #: the right-hand sides the odeint rows integrate (defined in each generated module)
 ODE_FUNCTIONS = """
+PIV = np.array([2, 1, 2], dtype=np.int32)  # LU pivots: rows 0 and 2 swapped
 TIMES = np.linspace(0.1, 0.4, 4)
 A = np.array([0.3, -0.2])
 

@@ -339,8 +339,10 @@ a rule here is refused (srcad never reads SciPy's source): give it one with
   its gradient is zero elsewhere. `cholesky`, like `np.linalg.cholesky`, gives the symmetric
   gradient (right along symmetric perturbations), and so does `cho_factor` (whose other
   triangle holds `a`'s own entries, passed through); `cho_solve` reads the factor's triangle.
-  `solve_banded` reads the band of `ab` only. `lu`/`lu_factor`/`lu_solve` and `logm` have no
-  rule yet (refused).
+  `solve_banded` reads the band of `ab` only. `lu`, `lu_factor`, `lu_solve`: the pivoting is
+  piecewise constant (no derivative through the permutation); `lu`'s `permute_l` and
+  `p_indices` are refused. `logm`, `schur`, `qr`, `svd`, `eigh`, ... have no rule yet
+  (refused).
 * `scipy.integrate.odeint(func, y0, t, args)` is differentiated in `y0`, `t` and `args`
   (numbers, arrays, lists and tuples of them) by the adjoint method (reverse) and forward
   sensitivities (forward); srcad differentiates `func` itself when the derivative runs. Refused:

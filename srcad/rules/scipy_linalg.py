@@ -1,6 +1,6 @@
 """Derivative rules for ``scipy.linalg``: ``inv``, ``det``, ``solve``, ``solve_triangular``,
-``cholesky``, ``cho_factor``/``cho_solve``, ``solve_banded``, ``sqrtm``, ``expm`` and
-``solve_sylvester``.
+``cholesky``, ``cho_factor``/``cho_solve``, ``solve_banded``, ``lu``/``lu_factor``/``lu_solve``,
+``sqrtm``, ``expm`` and ``solve_sylvester``.
 
 Loaded the first time srcad looks a rule up after the user's code has imported
 ``scipy.linalg`` (see :mod:`srcad.rules.scipy_special`). ``scipy_linalg.f`` in a template is
@@ -25,6 +25,7 @@ from scipy import linalg
 
 from ..runtime import scipy_helpers as H
 from .registry import defvjp as _defvjp
+from .registry import nondiff
 
 SWAP = "np.swapaxes({}, -1, -2)"
 
@@ -60,7 +61,7 @@ defvjp(linalg.solve, "a, b, *, overwrite_a=False, overwrite_b=False, check_finit
 
 # ---------------------------------------------------------------- triangular systems
 # x = op(T)^-1 b with T the triangle of a that is read and op(T) = T or T'
-TRANSPOSED = "trans in (1, 'T', 'C')"
+TRANSPOSED = "trans in (1, 2, 'T', 'C')"  # 2 and 'C': the conjugate transpose
 TRI_OPTIONS = "lower=lower, unit_diagonal=unit_diagonal"
 
 
@@ -195,3 +196,59 @@ defvjp(H.banded_dense, "l_and_u, ab", zero="l_and_u", ab="dense_banded(l_and_u, 
        jvp=dict(ab="banded_dense(l_and_u, t)"))
 defvjp(H.dense_banded, "l_and_u, value, ab", zero=("l_and_u", "ab"),
        value="banded_dense(l_and_u, g)", jvp=dict(value="dense_banded(l_and_u, t, ab)"))
+
+# ---------------------------------------------------------------- LU factors
+# P A = L U (L unit lower, U upper; lu_factor packs both in one matrix, lu returns p = P').
+# With F = L^-1 P dA U^-1: dL = L tril(F, -1), dU = triu(F) U; so the gradient into A of the
+# gradients GL (strictly lower part) and GU (upper part) is
+# P' L^-T (tril(L' GL, -1) + triu(GU U')) U^-T.
+
+
+def _lu_parts(packed, perm):
+    """(L, U, P) spelled from the packed factors and the permutation matrix."""
+    eye = f"np.eye(np.shape({packed})[-1])"
+    return f"(np.tril({packed}, -1) + {eye})", f"np.triu({packed})", perm
+
+
+def _lu_gradient(packed, perm, g_lower, g_upper):
+    low, up, p = _lu_parts(packed, perm)
+    m = f"(np.tril(np.transpose({low}) @ {g_lower}, -1) + np.triu({g_upper} @ np.transpose({up})))"
+    left = f"scipy_linalg.solve_triangular({low}, {m}, trans=1, lower=True, unit_diagonal=True)"
+    return (f"np.transpose({p}) @ np.transpose(scipy_linalg.solve_triangular({up}, "
+            f"np.transpose({left})))")
+
+
+def _lu_tangent(packed, perm):
+    """(dL, dU) along ``t``."""
+    low, up, p = _lu_parts(packed, perm)
+    inner = f"scipy_linalg.solve_triangular({low}, {p} @ t, lower=True, unit_diagonal=True)"
+    f = f"np.transpose(scipy_linalg.solve_triangular({up}, np.transpose({inner}), trans=1))"
+    return f"{low} @ np.tril({f}, -1)", f"np.triu({f}) @ {up}"
+
+
+_PERM = "lu_pivots(ans[1])"
+_DL, _DU = _lu_tangent("ans[0]", _PERM)
+defvjp(linalg.lu_factor, "a, overwrite_a=False, check_finite=True", kind="seq",
+       a=_lu_gradient("ans[0]", _PERM, "np.tril(g[0], -1)", "np.triu(g[0])"),
+       jvp=dict(a=f"({_DL} + {_DU}, np.zeros(np.shape(ans[1])))"))
+_DL, _DU = _lu_tangent("(ans[1] + ans[2] - np.eye(np.shape(a)[-1]))", "np.transpose(ans[0])")
+defvjp(linalg.lu, "a, *, overwrite_a=False, check_finite=True", kind="seq",
+       a=_lu_gradient("(ans[1] + ans[2] - np.eye(np.shape(a)[-1]))", "np.transpose(ans[0])",
+                      "np.tril(g[1], -1)", "np.triu(g[2])"),
+       jvp=dict(a=f"(np.zeros(np.shape(ans[0])), {_DL}, {_DU})"))
+# lu_solve((lu, piv), b, trans): x = op(A)^-1 b with A = P' L U and op(A) = A or A';
+# u = op(A)^-T g, and the gradient -u x' into op(A) (transposed into A) flows into L and U as
+# tril(P GA U', -1) and triu(L' P GA)
+_LOW, _UP, _P = _lu_parts("lu_and_piv[0]", "lu_pivots(lu_and_piv[1])")
+_U_LU = f"scipy_linalg.lu_solve(lu_and_piv, g, trans=0 if {TRANSPOSED} else 1)"
+_GA = f"-({_outer('ans', _U_LU)} if {TRANSPOSED} else {_outer(_U_LU, 'ans')})"
+_DA = f"np.transpose({_P}) @ (np.tril(t[0], -1) @ {_UP} + {_LOW} @ np.triu(t[0]))"
+defvjp(linalg.lu_solve, "lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True",
+       zero="trans",
+       lu_and_piv=f"(np.tril({_P} @ {_GA} @ np.transpose({_UP}), -1) + "
+                  f"np.triu(np.transpose({_LOW}) @ {_P} @ {_GA}), None)",
+       b=_U_LU,
+       jvp=dict(lu_and_piv=f"-scipy_linalg.lu_solve(lu_and_piv, ({SWAP.format(_DA)} if "
+                           f"{TRANSPOSED} else {_DA}) @ ans, trans=trans)",
+                b="scipy_linalg.lu_solve(lu_and_piv, t, trans=trans)"))
+nondiff(H.lu_pivots)  # a permutation: piecewise constant

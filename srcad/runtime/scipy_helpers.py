@@ -18,6 +18,7 @@
 * ``grad_convolve_a`` / ``grad_convolve_b``: the gradients into the inputs of
   ``scipy.signal.convolve`` (the result's gradient, placed in the full convolution,
   correlated with the other input).
+* ``lu_pivots(piv)``: the permutation matrix of ``lu_factor``'s pivot indices.
 * ``banded_dense`` / ``dense_banded``: a band matrix from LAPACK's banded storage (as
   ``scipy.linalg.solve_banded`` reads it) and the adjoint of that linear map.
 
@@ -185,3 +186,16 @@ def dense_banded(l_and_u, value, ab):
     out = np.zeros(np.shape(ab))
     out[row, j] = value[i, j]
     return out
+
+
+# ---------------------------------------------------------------- LU factors (lu_factor)
+
+
+@helper("scipy")
+def lu_pivots(piv):
+    """The permutation matrix ``P`` with ``P A = L U`` for LAPACK's pivot indices ``piv`` (as
+    ``scipy.linalg.lu_factor`` returns them: row ``i`` was swapped with row ``piv[i]``)."""
+    order = np.arange(len(piv))
+    for i, p in enumerate(np.asarray(piv)):
+        order[[i, p]] = order[[p, i]]
+    return np.eye(len(piv))[order]
