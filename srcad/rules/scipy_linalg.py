@@ -30,9 +30,18 @@ from .registry import nondiff
 SWAP = "np.swapaxes({}, -1, -2)"
 
 
-def defvjp(fn, signature, kind="array", **rule):
-    """A rule named ``scipy.linalg.<name>`` (an array result unless ``kind`` says not)."""
-    return _defvjp(fn, signature, name=f"scipy.linalg.{fn.__name__}", kind=kind, **rule)
+#: options that change how SciPy computes, not what: no derivative flows through them
+FLAGS = ("overwrite_a", "overwrite_b", "overwrite_ab", "check_finite")
+
+
+def defvjp(fn, signature, kind="array", zero=(), **rule):
+    """A rule named ``scipy.linalg.<name>`` (an array result unless ``kind`` says not), flat
+    in the :data:`FLAGS` of its signature."""
+    params = [part.split("=")[0].strip() for part in signature.split(",")]
+    zero = ((zero,) if isinstance(zero, str) else tuple(zero)) + tuple(
+        flag for flag in FLAGS if flag in params)
+    return _defvjp(fn, signature, name=f"scipy.linalg.{fn.__name__}", kind=kind, zero=zero,
+                   **rule)
 
 
 # ---------------------------------------------------------------- inverse, determinant, solve
