@@ -47,9 +47,14 @@ from .errors import (
 from .extend import stop_gradient
 from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
 from .pytrees import register_pytree
+from .runtime import scipy_ode as _scipy_ode
 from .tools import check, graph, tape
 from .tools import compare as _compare_module
 from .tools.compare import compare
+
+# the rule of scipy.integrate.odeint differentiates the user's func at run time: the runtime
+# gets srcad's own vjp and jvp from here (it may not import the API above it)
+_scipy_ode.DIFFERENTIATE.update(vjp=vjp, jvp=jvp)
 
 for _module in (check, graph, tape, _compare_module):
     _sys.modules.setdefault(f"{__name__}.{_module.__name__.rsplit('.', 1)[1]}", _module)

@@ -396,3 +396,35 @@ def test_complex_constant_from_a_library_function_without_rule(maker, use):
     assert isinstance(got, float)
     assert np.isclose(got, want, rtol=1e-5, atol=1e-7)
     assert np.isclose(got, autograd.grad(use_ag)(x, c), rtol=1e-9, atol=1e-12)
+
+
+# A rule whose result is complex for some real arguments (scipy.linalg.sqrtm of a matrix with
+# a negative eigenvalue): the result is taken as complex, so what flows back into the real
+# argument is the real part (this gave a complex gradient for a real x).
+SQRTM_USES = {"re_sum": "np.real(np.sum(linalg.sqrtm(A * x)))",
+              "abs2_sum": "np.sum(np.abs(linalg.sqrtm(A + x * B)) ** 2)",
+              "imag_row": "np.imag(np.sum(linalg.sqrtm(A * x * x)[0]))"}
+SQRTM_MATRICES = {"negative_eigenvalue": [[-2.0, 0.5], [0.3, 1.0]],
+                  "positive_definite": [[2.0, 0.5], [0.5, 1.0]]}
+
+
+@pytest.mark.parametrize("use", SQRTM_USES)
+@pytest.mark.parametrize("matrix", SQRTM_MATRICES)
+def test_sqrtm_of_a_real_matrix_may_be_complex(use, matrix):
+    pytest.importorskip("scipy.linalg")
+    import linecache
+
+    src = f"def f(x):\n    return {SQRTM_USES[use]}\n"
+    name = f"<test_complex sqrtm {use} {matrix}>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    from scipy import linalg
+
+    g = {"np": np, "linalg": linalg, "A": np.array(SQRTM_MATRICES[matrix]),
+         "B": np.array([[0.4, -0.1], [0.2, 0.3]])}
+    exec(compile(src, name, "exec"), g)
+    f = g["f"]
+    x = 1.3
+    want = (f(x + 1e-6) - f(x - 1e-6)) / 2e-6
+    got = srcad.grad(f)(x)
+    assert isinstance(got, float)
+    assert np.isclose(got, want, rtol=1e-5, atol=1e-6)

@@ -36,8 +36,8 @@ def test_user_package_in_site_packages_is_read(tmp_path, monkeypatch):
 
 
 LIBRARY_CALLS = {
-    "signal.convolve": "np.sum(signal.convolve(x, x))",
-    "linalg.expm": "np.sum(linalg.expm(np.outer(x, x)))",
+    "signal.fftconvolve": "np.sum(signal.fftconvolve(x, x))",
+    "linalg.logm": "np.sum(linalg.logm(np.outer(x, x) + np.eye(2)))",
     "special.spherical_jn": "np.sum(special.spherical_jn(1, x))",
 }
 
@@ -62,7 +62,7 @@ def test_library_function_without_rule_is_refused(name, tmp_path):
 
 
 def test_library_function_differentiated_directly_is_refused():
-    """``srcad.grad(scipy.signal.convolve)``: a library's own source is not read either."""
+    """``srcad.grad(scipy.signal.fftconvolve)``: a library's own source is not read either."""
     signal = pytest.importorskip("scipy.signal")
     with pytest.raises(srcad.SrcadError, match="library function"):
-        srcad.grad(signal.convolve)(np.array([0.5, 1.5]), np.array([1.0, 2.0]))
+        srcad.grad(signal.fftconvolve)(np.array([0.5, 1.5]), np.array([1.0, 2.0]))

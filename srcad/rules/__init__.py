@@ -7,9 +7,12 @@
   srcad's gradient helpers that second derivatives need.
 * :mod:`srcad.rules.numpy_complex` — complex numbers: which rules hold for them, the complex
   forms of ``abs``, ``np.real``, ``np.conj``, ..., and ``np.fft``.
-* :mod:`srcad.rules.scipy_special`, :mod:`srcad.rules.scipy_stats` — SciPy (optional: loaded
-  the first time a rule is looked up after the user's code imported ``scipy.special`` /
-  ``scipy.stats``; see :func:`srcad.rules.registry.defer`).
+* :mod:`srcad.rules.scipy_special`, :mod:`srcad.rules.scipy_stats`,
+  :mod:`srcad.rules.scipy_signal`, :mod:`srcad.rules.scipy_linalg`,
+  :mod:`srcad.rules.scipy_integrate` — SciPy (optional: each loaded the first time a rule is
+  looked up after the user's code imported ``scipy.special``, ``scipy.stats``,
+  ``scipy.signal``, ``scipy.linalg`` or ``scipy.integrate``; see
+  :func:`srcad.rules.registry.defer`).
 """
 
 from . import numpy as _numpy_rules  # noqa: F401  (registers the rules)
@@ -20,5 +23,8 @@ from .registry import GENERIC, Rule, defattr, defer, defmethod, defvjp, nondiff,
 
 defer("scipy.special", "srcad.rules.scipy_special")
 defer("scipy.stats", "srcad.rules.scipy_stats")
+defer("scipy.signal", "srcad.rules.scipy_signal")
+defer("scipy.linalg", "srcad.rules.scipy_linalg")
+defer("scipy.integrate", "srcad.rules.scipy_integrate")
 
 __all__ = ["GENERIC", "Rule", "defattr", "defer", "defmethod", "defvjp", "nondiff", "registry"]

@@ -9,7 +9,9 @@ template is SciPy's own ``scipy.special.f`` (the runtime helper ``special``, see
 SciPy's functions of ``scipy.special`` are ufuncs: element-wise, so forward mode uses the same
 templates with the tangent in place of ``g``. The order ``n`` (``v``) of ``polygamma``,
 Bessel functions and ``multigammaln``'s dimension ``d`` take no gradient: an integer order is
-declared flat (``zero=``), a real order ``v`` is refused if it carries a derivative.
+declared flat (``zero=``), a real order ``v`` is refused if it carries a derivative. The
+incomplete gamma and beta functions (``gammainc``, ``gammaincc``, ``betainc``) are
+differentiated in their limit ``x`` only: a derivative reaching a shape parameter is refused.
 """
 
 import scipy.special as special
@@ -43,6 +45,19 @@ defvjp(special.multigammaln, "a, d", a="g * multipolygamma(0, a, d)", zero="d",
        broadcast=True)
 defvjp(H.multipolygamma, "n, a, d", a="g * multipolygamma(n + 1, a, d)", zero=("n", "d"),
        broadcast=True, name="multipolygamma")
+defvjp(special.rgamma, "x", x="-g * ans * special.digamma(x)")  # 1 / gamma(x)
+nondiff(special.gammasgn)  # the sign of gamma(x): piecewise constant
+
+# ---------------------------------------------------------------- incomplete gamma and beta
+# Only the integration limit x has a closed-form derivative (the integrand); the shape
+# parameters a, b have none and are left without a template: a value carrying a derivative
+# there is refused (never a zero), as autograd does.
+GAMMA_DENSITY = "exp((a - 1) * log(x) - x - special.gammaln(a))"
+defvjp(special.gammainc, "a, x", x=f"g * {GAMMA_DENSITY}", broadcast=True)
+defvjp(special.gammaincc, "a, x", x=f"-g * {GAMMA_DENSITY}", broadcast=True)
+defvjp(special.betainc, "a, b, x",
+       x="g * exp((a - 1) * log(x) + (b - 1) * log1p(-x) - special.betaln(a, b))",
+       broadcast=True)
 
 # ---------------------------------------------------------------- error function and normal
 defvjp(special.erf, "x", x=f"g * {TWO_SQRT_PI} * exp(-x ** 2)")

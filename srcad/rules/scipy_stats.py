@@ -1,6 +1,7 @@
 """Derivative rules for ``scipy.stats`` distributions: ``norm`` (logpdf, pdf, cdf, logcdf, sf,
-logsf), ``t``, ``gamma``, ``beta``, ``chi2`` (logpdf, pdf), ``poisson`` (logpmf, pmf),
-``dirichlet`` and ``multivariate_normal`` (logpdf; pdf for the normal).
+logsf), ``t``, ``gamma``, ``beta``, ``chi2`` (logpdf, pdf; cdf, logcdf, sf, logsf in ``x``,
+``loc`` and ``scale``), ``poisson`` (logpmf, pmf, cdf, logcdf), ``dirichlet`` (logpdf, pdf)
+and ``multivariate_normal`` (logpdf, pdf, entropy).
 
 Loaded the first time srcad looks a rule up after the user's code has imported
 ``scipy.stats`` (see :mod:`srcad.rules.scipy_special`). A rule is keyed by the bound method of
@@ -76,21 +77,69 @@ for method, times_ans in (("logpdf", False), ("pdf", True)):
                     df=f"0.5 * (log({Z}) - {LN2} - special.digamma(0.5 * df))",
                     times_ans=times_ans)
 
+# ---------------------------------------------------------------- distribution functions
+# cdf, logcdf, sf, logsf of t, gamma, chi-squared and beta: in x, loc and scale through the
+# density at Z (cdf' = density, sf = 1 - cdf, the logs divide by the result). Their shape
+# parameters (df, a, b) have no closed-form derivative: left without a template, a value
+# carrying one there is refused, never a zero. Outside the support the density is zero (the
+# log is taken of a value kept inside it).
+
+
+def _inside(low, high):
+    """``Z`` where it lies inside (low, high), else a point inside (logs stay finite)."""
+    test = f"({Z} > {low})" if high is None else f"(({Z} > {low}) & ({Z} < {high}))"
+    return test, f"where({test}, {Z}, {0.5 if high else 1.0})"
+
+
+def _distribution_functions(dist, signature, log_density, low=None, high=None):
+    """The cdf, logcdf, sf and logsf rules of ``dist``, whose log-density at a point ``z`` of
+    its support is ``log_density.format(z)`` (standardised: loc 0, scale 1)."""
+    test, safe = _inside(low, high) if low is not None else (None, Z)
+    for method, sign, over in (("cdf", "", ""), ("logcdf", "", " - ans"), ("sf", "-", ""),
+                               ("logsf", "-", " - ans")):
+        density = f"exp({log_density.format(safe)}{over})"
+        if test is not None:
+            density = f"where({test}, {density}, 0.0)"
+        _location_scale(dist, method, signature, f"{sign}{density} / scale",
+                        f"-({sign}{density}) * {Z} / scale")
+
+
+_distribution_functions(stats.t, "x, df, loc=0, scale=1",
+                        "special.gammaln(0.5 * (df + 1)) - special.gammaln(0.5 * df) "
+                        "- 0.5 * log(df * pi) - 0.5 * (df + 1) * log1p({0} ** 2 / df)")
+_distribution_functions(stats.gamma, "x, a, loc=0, scale=1",
+                        "(a - 1) * log({0}) - {0} - special.gammaln(a)", low=0)
+_distribution_functions(stats.chi2, "x, df, loc=0, scale=1",
+                        f"(0.5 * df - 1) * log({{0}}) - 0.5 * {{0}} - 0.5 * df * {LN2} "
+                        "- special.gammaln(0.5 * df)", low=0)
+_distribution_functions(stats.beta, "x, a, b, loc=0, scale=1",
+                        "(a - 1) * log({0}) + (b - 1) * log1p(-{0}) - special.betaln(a, b)",
+                        low=0, high=1)
+
 # ---------------------------------------------------------------- Poisson (in its mean mu)
 defvjp(stats.poisson.logpmf, "k, mu, loc=0", mu="g * ((k - loc) / mu - 1)", zero=("k", "loc"),
        broadcast=True, name="scipy.stats.poisson.logpmf")
 defvjp(stats.poisson.pmf, "k, mu, loc=0", mu="g * ans * ((k - loc) / mu - 1)",
        zero=("k", "loc"), broadcast=True, name="scipy.stats.poisson.pmf")
+# cdf(k) = sum over j <= floor(k - loc) of pmf(j): its derivative in mu is -pmf(floor(k - loc))
+POISSON_LAST = "np.floor(k - loc)"
+POISSON_PMF_LAST = (f"exp(special.xlogy({POISSON_LAST}, mu) - mu "
+                    f"- special.gammaln({POISSON_LAST} + 1))")
+defvjp(stats.poisson.cdf, "k, mu, loc=0", mu=f"-g * {POISSON_PMF_LAST}", zero=("k", "loc"),
+       broadcast=True, name="scipy.stats.poisson.cdf")
+defvjp(stats.poisson.logcdf, "k, mu, loc=0", mu=f"-g * {POISSON_PMF_LAST} / exp(ans)",
+       zero=("k", "loc"), broadcast=True, name="scipy.stats.poisson.logcdf")
 
 # ---------------------------------------------------------------- Dirichlet
 # x holds the K components on its first axis (K, or K x N for N points); alpha has K entries
 XT = "np.transpose(x)"  # N x K: broadcasts with alpha
 DIR_ALPHA = f"(special.digamma(np.sum(alpha)) - special.digamma(alpha) + log({XT}))"
-defvjp(stats.dirichlet.logpdf, "x, alpha", name="scipy.stats.dirichlet.logpdf",
-       x=f"np.transpose(np.expand_dims(g, -1) * (alpha - 1) / {XT})",
-       alpha=f"unbroadcast(np.expand_dims(g, -1) * {DIR_ALPHA}, alpha)",
-       jvp=dict(x=f"np.sum(np.transpose(t) * (alpha - 1) / {XT}, axis=-1)",
-                alpha=f"np.sum(t * {DIR_ALPHA}, axis=-1)"))
+for method, weight, scale in (("logpdf", "g", ""), ("pdf", "(g * ans)", " * ans")):
+    defvjp(getattr(stats.dirichlet, method), "x, alpha", name=f"scipy.stats.dirichlet.{method}",
+           x=f"np.transpose(np.expand_dims({weight}, -1) * (alpha - 1) / {XT})",
+           alpha=f"unbroadcast(np.expand_dims({weight}, -1) * {DIR_ALPHA}, alpha)",
+           jvp=dict(x=f"np.sum(np.transpose(t) * (alpha - 1) / {XT}, axis=-1){scale}",
+                    alpha=f"np.sum(t * {DIR_ALPHA}, axis=-1){scale}"))
 
 # ---------------------------------------------------------------- multivariate normal
 # with C the covariance matrix, r = x - mean per point (rows of R) and S = R C^-1:
@@ -124,6 +173,12 @@ def _mvn(method, weight):
 
 _mvn("logpdf", "g")
 _mvn("pdf", "(g * ans)")
+# entropy = (d log(2 pi e) + log det C) / 2: flat in the mean
+defvjp(stats.multivariate_normal.entropy, "mean=None, cov=1", zero="mean",
+       name="scipy.stats.multivariate_normal.entropy",
+       cov="mvn_cov_adjoint(0.5 * g * np.linalg.inv(mvn_cov(cov, mvn_dim(0.0, mean, cov))), cov)",
+       jvp=dict(cov="0.5 * np.trace(np.linalg.solve(mvn_cov(cov, mvn_dim(0.0, mean, cov)), "
+                    "mvn_cov(t, mvn_dim(0.0, mean, cov))))"))
 
 # ---------------------------------------------------------------- srcad's own helpers
 # mvn_cov is linear in cov; mvn_cov_adjoint is its adjoint (so each is the other's rule)

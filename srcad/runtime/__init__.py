@@ -3,7 +3,8 @@
 unbroadcast, zeros, scalar checks; `containers` the views of dicts and their gradients,
 sorting; `numpy_helpers` indexes the gradients of NumPy functions too
 long for a template (`numpy_reductions`, `numpy_linalg`, `numpy_shape`); `scipy_helpers` those of
-the SciPy rules (it imports SciPy only when generated code first uses it). Importing any module
+the SciPy rules (it imports SciPy only when generated code first uses it), `scipy_ode` the
+derivatives of `scipy.integrate.odeint`. Importing any module
 of the runtime imports them all, so the registry is always complete.
 Imports only `srcad.errors` and `srcad.core`."""
 
@@ -12,6 +13,7 @@ from . import (  # noqa: F401 (their helpers enter the registry)
     helpers,
     numpy_helpers,
     scipy_helpers,
+    scipy_ode,
 )
 from .registry import HELPERS, family_of, helper
 

@@ -1,8 +1,11 @@
 """Helpers that the SciPy derivative rules (:mod:`srcad.rules.scipy_special`,
-:mod:`srcad.rules.scipy_stats`) call from generated code.
+:mod:`srcad.rules.scipy_stats`, :mod:`srcad.rules.scipy_linalg`,
+:mod:`srcad.rules.scipy_signal`) call from generated code. (Those of ``odeint`` are in
+:mod:`srcad.runtime.scipy_ode`.)
 
-* ``special``: the module ``scipy.special``, imported the first time generated code reads one
-  of its functions, so that ``import srcad`` never imports SciPy. A rule writes
+* ``special``, ``scipy_linalg``, ``scipy_signal``: the modules ``scipy.special``,
+  ``scipy.linalg``, ``scipy.signal``, each imported the first time generated code reads one of
+  its functions, so that ``import srcad`` never imports SciPy. A rule writes
   ``special.digamma(x)``; the generated code calls SciPy's own ufunc, whose rule then serves a
   second derivative.
 * ``multipolygamma(n, a, d)``: the ``n``-th derivative of ``scipy.special.multigammaln(a, d)``
@@ -12,6 +15,12 @@
   matrix (of a matrix, SciPy reads the lower triangle only), and the adjoint of that linear
   map (the gradient flowing back into ``cov``).
 * ``mvn_dim(x, mean, cov)``: the dimension ``d`` SciPy infers.
+* ``grad_convolve_a`` / ``grad_convolve_b``: the gradients into the inputs of
+  ``scipy.signal.convolve`` (the result's gradient, placed in the full convolution,
+  correlated with the other input).
+* ``lu_pivots(piv)``: the permutation matrix of ``lu_factor``'s pivot indices.
+* ``banded_dense`` / ``dense_banded``: a band matrix from LAPACK's banded storage (as
+  ``scipy.linalg.solve_banded`` reads it) and the adjoint of that linear map.
 
 Imports only NumPy and ``srcad.runtime.registry``; SciPy is imported on first use.
 """
@@ -24,12 +33,12 @@ from .registry import helper
 
 
 class _LazyModule:
-    """``scipy.special``, imported on first attribute access."""
+    """A SciPy module (``scipy.special``, ...), imported on first attribute access; called
+    ``name`` in generated code."""
 
-    __name__ = "special"
-
-    def __init__(self, module):
+    def __init__(self, module, name):
         self._name = module
+        self.__name__ = name
         self._module = None
 
     def __getattr__(self, attr):
@@ -45,7 +54,9 @@ class _LazyModule:
         return f"<lazy module {self._name}>"
 
 
-special = helper("scipy")(_LazyModule("scipy.special"))
+special = helper("scipy")(_LazyModule("scipy.special", "special"))
+scipy_signal = helper("scipy")(_LazyModule("scipy.signal", "scipy_signal"))
+scipy_linalg = helper("scipy")(_LazyModule("scipy.linalg", "scipy_linalg"))
 
 
 @helper("scipy")
@@ -92,3 +103,99 @@ def mvn_cov_adjoint(g, cov):
     if np.ndim(cov) == 1:
         return np.diagonal(g).copy()
     return np.tril(g) + np.tril(np.swapaxes(g, -1, -2), -1)
+
+
+# ---------------------------------------------------------------- scipy.signal.convolve
+
+
+def _convolve_window(shape_a, shape_b, mode):
+    """Where ``convolve(a, b, mode)`` lies in the full convolution: one slice per axis
+    (``same`` is centred on ``a``; ``valid`` keeps the points where one input covers the
+    other, whichever is larger, as SciPy does)."""
+    window = []
+    for n1, n2 in zip(shape_a, shape_b):
+        full = n1 + n2 - 1
+        if mode == "full":
+            start, size = 0, full
+        elif mode == "valid":
+            start, size = min(n1, n2) - 1, abs(n1 - n2) + 1
+        elif mode == "same":
+            start, size = (full - n1) // 2, n1
+        else:
+            raise ValueError(f"convolve: unknown mode {mode!r}")
+        window.append(slice(start, start + size))
+    return tuple(window)
+
+
+def _convolve_adjoint(value, other, shape_a, shape_b, mode):
+    """The full convolution's gradient (``value`` placed in its window) correlated with
+    ``other``: the gradient into the input that ``other`` is not."""
+    shape_a, shape_b = np.shape(shape_a), np.shape(shape_b)
+    value = np.asarray(value, dtype=float)
+    full = np.zeros(tuple(n1 + n2 - 1 for n1, n2 in zip(shape_a, shape_b)))
+    full[_convolve_window(shape_a, shape_b, mode)] = value
+    flipped = np.asarray(other)[(slice(None, None, -1),) * np.ndim(other)]
+    return scipy_signal.convolve(full, flipped, mode="valid")
+
+
+@helper("scipy")
+def grad_convolve_a(value, a, b, mode="full"):
+    """Gradient into ``a`` of ``scipy.signal.convolve(a, b, mode)`` from the gradient
+    ``value`` of its result (linear in ``value`` and in ``b``; ``a`` gives the shape)."""
+    return _convolve_adjoint(value, b, a, b, mode)
+
+
+@helper("scipy")
+def grad_convolve_b(value, a, b, mode="full"):
+    """Gradient into ``b`` of ``scipy.signal.convolve(a, b, mode)`` (linear in ``value``
+    and in ``a``; ``b`` gives the shape)."""
+    return _convolve_adjoint(value, a, a, b, mode)
+
+
+# ---------------------------------------------------------------- banded matrices (solve_banded)
+
+
+def _band(l_and_u, n):
+    """The rows and columns of the entries of an ``n`` x ``n`` matrix with ``l`` diagonals
+    below and ``u`` above the main one, and the rows of ``ab`` (banded storage) holding them."""
+    lower, upper = (int(k) for k in l_and_u)
+    i, j = np.indices((n, n))
+    inside = (i - j <= lower) & (j - i <= upper)
+    i, j = i[inside], j[inside]
+    return i, j, upper + i - j
+
+
+@helper("scipy")
+def banded_dense(l_and_u, ab):
+    """The square matrix that ``ab`` stores in LAPACK's banded form (``ab[u + i - j, j]`` is
+    entry ``(i, j)``), as ``scipy.linalg.solve_banded`` reads it. Linear in ``ab``."""
+    ab = np.asarray(ab, dtype=float)
+    n = ab.shape[-1]
+    i, j, row = _band(l_and_u, n)
+    out = np.zeros((n, n))
+    out[i, j] = ab[row, j]
+    return out
+
+
+@helper("scipy")
+def dense_banded(l_and_u, value, ab):
+    """The adjoint of :func:`banded_dense`: the band of the square ``value`` in banded form,
+    shaped like ``ab`` (zero on the entries of ``ab`` that no matrix entry reads)."""
+    value = np.asarray(value, dtype=float)
+    i, j, row = _band(l_and_u, value.shape[-1])
+    out = np.zeros(np.shape(ab))
+    out[row, j] = value[i, j]
+    return out
+
+
+# ---------------------------------------------------------------- LU factors (lu_factor)
+
+
+@helper("scipy")
+def lu_pivots(piv):
+    """The permutation matrix ``P`` with ``P A = L U`` for LAPACK's pivot indices ``piv`` (as
+    ``scipy.linalg.lu_factor`` returns them: row ``i`` was swapped with row ``piv[i]``)."""
+    order = np.arange(len(piv))
+    for i, p in enumerate(np.asarray(piv)):
+        order[[i, p]] = order[[p, i]]
+    return np.eye(len(piv))[order]

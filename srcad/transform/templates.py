@@ -3,7 +3,7 @@
 Works on stdlib ``ast`` expressions. The simplifier removes what a person would not write:
 ``1.0 * e``, ``e * 1``, ``e / 1``, ``--e``, ``e ** 1``, and folds arithmetic on literals, so a
 seed gradient of ``1.0`` disappears from the generated code; a test on literals
-(``1 is not None``) picks its arm.
+(``1 is not None``, ``'T' in (1, 'T', 'C')``, ``0 == 1``) picks its arm.
 
 Imports ``srcad.rules``, ``srcad.transform`` (and nothing above its layer).
 """
@@ -16,6 +16,9 @@ import operator
 from ..rules import GENERIC
 from .nodes import copy_tree, dotted
 
+#: comparisons of two literals that the simplifier decides (``is`` is handled apart)
+_TESTS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.In: lambda a, b: a in b,
+          ast.NotIn: lambda a, b: a not in b}
 _FOLD = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
          ast.Div: operator.truediv, ast.Pow: operator.pow}
 
@@ -100,12 +103,11 @@ class _Simplify(ast.NodeTransformer):
                 return node  # two literals, neither None: left as written
             same = all(none)
             return ast.Constant(value=same if isinstance(ops[0], ast.Is) else not same)
-        if len(ops) == 1 and isinstance(ops[0], (ast.Eq, ast.NotEq)) and all(
-            isinstance(n, ast.Constant) and type(n.value) in (int, str)
-            for n in (left, right[0])
-        ):  # ``p == 1`` once the literal position is in (np.einsum's helper rules)
-            same = left.value == right[0].value
-            return ast.Constant(value=same if isinstance(ops[0], ast.Eq) else not same)
+        if len(ops) == 1 and type(ops[0]) in _TESTS and all(_literal(n) for n in (left,
+                                                                                 right[0])):
+            # ``trans in (1, 'T', 'C')`` once the option is in: a known test
+            return ast.Constant(value=bool(_TESTS[type(ops[0])](ast.literal_eval(left),
+                                                                ast.literal_eval(right[0]))))
         return node
 
     def visit_IfExp(self, node):

@@ -1,0 +1,266 @@
+"""Derivative rules for ``scipy.linalg``: ``inv``, ``det``, ``solve``, ``solve_triangular``,
+``cholesky``, ``cho_factor``/``cho_solve``, ``solve_banded``, ``lu``/``lu_factor``/``lu_solve``,
+``sqrtm``, ``expm`` and ``solve_sylvester``.
+
+Loaded the first time srcad looks a rule up after the user's code has imported
+``scipy.linalg`` (see :mod:`srcad.rules.scipy_special`). ``scipy_linalg.f`` in a template is
+SciPy's own ``scipy.linalg.f``: every template is written with functions that have rules
+(these, ``@``, ``np.tril``, ``np.concatenate``, ...), so each rule has derivatives of every
+order. Keywords that change which function is computed and that no template follows
+(``solve``'s ``lower``/``assume_a``/``transposed``, ``inv``'s ``assume_a``) are left out of
+the signatures: a call using them finds no rule and is refused.
+
+* ``solve_triangular`` reads one triangle of ``a`` (without its diagonal when
+  ``unit_diagonal``): its gradient is zero elsewhere, the gradient of the function computed.
+* ``cholesky`` reads one triangle too; like ``np.linalg.cholesky`` (and autograd, PyTorch)
+  its gradient is the symmetric matrix that is right along symmetric perturbations; so is
+  ``cho_factor``'s, whose other triangle holds ``a``'s own entries (their gradient flows
+  back to them). ``cho_solve`` reads the factor's triangle of ``c`` only.
+* ``expm``: the adjoint of the Frechet derivative is the Frechet derivative at the
+  transpose, read off the exponential of a block matrix ``[[A', G], [0, A']]``.
+* ``sqrtm`` and ``solve_sylvester`` differentiate through a Sylvester equation.
+"""
+
+from scipy import linalg
+
+from ..runtime import scipy_helpers as H
+from .registry import defvjp as _defvjp
+from .registry import nondiff
+
+SWAP = "np.swapaxes({}, -1, -2)"
+
+
+#: options that change how SciPy computes, not what: no derivative flows through them
+FLAGS = ("overwrite_a", "overwrite_b", "overwrite_ab", "check_finite")
+
+
+def defvjp(fn, signature, kind="array", zero=(), **rule):
+    """A rule named ``scipy.linalg.<name>`` (an array result unless ``kind`` says not), flat
+    in the :data:`FLAGS` of its signature."""
+    params = [part.split("=")[0].strip() for part in signature.split(",")]
+    zero = ((zero,) if isinstance(zero, str) else tuple(zero)) + tuple(
+        flag for flag in FLAGS if flag in params)
+    return _defvjp(fn, signature, name=f"scipy.linalg.{fn.__name__}", kind=kind, zero=zero,
+                   **rule)
+
+
+# ---------------------------------------------------------------- inverse, determinant, solve
+# d(A^-1) = -A^-1 dA A^-1; d det = det tr(A^-1 dA); d(A^-1 b) = A^-1 (db - dA x)
+defvjp(linalg.inv, "a, overwrite_a=False, check_finite=True",
+       a=f"-({SWAP.format('ans')} @ g @ {SWAP.format('ans')})", jvp=dict(a="-(ans @ t @ ans)"))
+defvjp(linalg.det, "a, overwrite_a=False, check_finite=True", kind=None,
+       a=f"np.expand_dims(g * ans, (-2, -1)) * {SWAP.format('scipy_linalg.inv(a)')}",
+       jvp=dict(a="ans * np.trace(scipy_linalg.solve(a, t), axis1=-2, axis2=-1)"))
+# b is a vector when it is 1-d, else (a batch of) matrices; the gradient into b solves with
+# the transpose, and the outer product of it with the solution flows into a. With a a matrix
+# and b of a known rank, the templates of ``ranks=`` are used (no test on the rank).
+_SOLVE_T = ("(scipy_linalg.solve({0}, g[..., None])[..., 0] if np.ndim(b) == 1 "
+            "else scipy_linalg.solve({0}, g))").format(SWAP.format("a"))
+_SOLVE_T2 = "scipy_linalg.solve(np.transpose(a), g)"
+defvjp(linalg.solve, "a, b, *, overwrite_a=False, overwrite_b=False, check_finite=True",
+       a=f"unbroadcast(-({_SOLVE_T}[..., :, None] * ans[..., None, :] if np.ndim(b) == 1 "
+         f"else {_SOLVE_T} @ {SWAP.format('ans')}), a)",
+       b=f"unbroadcast({_SOLVE_T}, b)",
+       ranks={(2, 1, None, None, None): dict(a=f"-np.outer({_SOLVE_T2}, ans)", b=_SOLVE_T2),
+              (2, 2, None, None, None): dict(a=f"-({_SOLVE_T2} @ np.transpose(ans))",
+                                             b=_SOLVE_T2)},
+       jvp=dict(a="-(scipy_linalg.solve(a, t @ ans[..., None])[..., 0] if np.ndim(b) == 1 "
+                  "else scipy_linalg.solve(a, t @ ans))",
+               b="scipy_linalg.solve(a, t)"))
+
+# ---------------------------------------------------------------- triangular systems
+# x = op(T)^-1 b with T the triangle of a that is read and op(T) = T or T'
+TRANSPOSED = "trans in (1, 2, 'T', 'C')"  # 2 and 'C': the conjugate transpose
+TRI_OPTIONS = "lower=lower, unit_diagonal=unit_diagonal"
+
+
+def _triangle(m):
+    """The part of ``m`` on the triangle ``solve_triangular`` reads."""
+    return (f"(np.tril({m}, -1 if unit_diagonal else 0) if lower else "
+            f"np.triu({m}, 1 if unit_diagonal else 0))")
+
+
+_GB = f"scipy_linalg.solve_triangular(a, g, trans=0 if {TRANSPOSED} else 1, {TRI_OPTIONS})"
+
+
+def _outer(u, v):
+    return f"(np.outer({u}, {v}) if np.ndim(b) == 1 else {u} @ {SWAP.format(v)})"
+
+
+def _by_rank(outer):
+    """The gradient into ``a`` with ``outer`` spelling the outer product (rank-specific)."""
+    return _triangle(f"-({outer('ans', _GB)} if {TRANSPOSED} else {outer(_GB, 'ans')})")
+
+
+defvjp(linalg.solve_triangular, "a, b, trans=0, lower=False, unit_diagonal=False, "
+       "overwrite_b=False, check_finite=True",
+       zero=("trans", "lower", "unit_diagonal"), a=_by_rank(_outer), b=_GB,
+       ranks={(2, 1) + (None,) * 5: dict(a=_by_rank(lambda u, v: f"np.outer({u}, {v})"), b=_GB),
+              (2, 2) + (None,) * 5: dict(a=_by_rank(lambda u, v: f"{u} @ np.transpose({v})"),
+                                         b=_GB)},
+       jvp=dict(a=f"-scipy_linalg.solve_triangular(a, ({SWAP.format(_triangle('t'))} if "
+                  f"{TRANSPOSED} else {_triangle('t')}) @ ans, trans=trans, {TRI_OPTIONS})",
+               b=f"scipy_linalg.solve_triangular(a, t, trans=trans, {TRI_OPTIONS})"))
+
+# ---------------------------------------------------------------- Cholesky factor
+# with L the lower factor (ans, or its transpose when upper) and G its gradient:
+# P = tril(L' G) with a halved diagonal; the gradient is sym(L^-T P L^-1) (symmetric, as
+# np.linalg.cholesky's); the tangent along t is L P(L^-1 sym(t) L^-T)
+
+
+def _cholesky(low, glow):
+    """(gradient into a, tangent of the lower factor) for the lower factor ``low`` whose
+    gradient is ``glow``."""
+    eye = f"np.eye(np.shape({low})[-1])"
+
+    def half_tril(m):
+        return f"(np.tril({m}) * (1.0 - 0.5 * {eye}))"
+
+    def solve_low(m, transposed=False):
+        trans = ", trans=1" if transposed else ""
+        return f"scipy_linalg.solve_triangular({low}, {m}{trans}, lower=True)"
+
+    left = solve_low(half_tril(f"{SWAP.format(low)} @ {glow}"), transposed=True)  # L^-T P
+    s = SWAP.format(solve_low(SWAP.format(left), transposed=True))  # L^-T P L^-1
+    sym_t = "(0.5 * (t + np.swapaxes(t, -1, -2)))"
+    inner = SWAP.format(solve_low(SWAP.format(solve_low(sym_t))))  # L^-1 S L^-T
+    return f"0.5 * ({s} + {SWAP.format(s)})", f"{low} @ {half_tril(inner)}"
+
+
+_GRAD, _TANGENT = _cholesky(f"(ans if lower else {SWAP.format('ans')})",
+                            f"(g if lower else {SWAP.format('g')})")
+defvjp(linalg.cholesky, "a, lower=False, overwrite_a=False, check_finite=True", zero="lower",
+       a=_GRAD, jvp=dict(a=f"({_TANGENT} if lower else {SWAP.format(_TANGENT)})"))
+
+# cho_factor returns (c, lower): the factor on one triangle of c and, as LAPACK leaves it, a's
+# own entries on the other (passed through: their gradient flows straight back to a)
+_GRAD, _TANGENT = _cholesky(f"(np.tril(ans[0]) if lower else {SWAP.format('np.triu(ans[0])')})",
+                            f"(np.tril(g[0]) if lower else {SWAP.format('np.triu(g[0])')})")
+defvjp(linalg.cho_factor, "a, lower=False, overwrite_a=False, check_finite=True", kind="seq",
+       zero="lower", a=f"{_GRAD} + (np.triu(g[0], 1) if lower else np.tril(g[0], -1))",
+       jvp=dict(a=f"(({_TANGENT} + np.triu(t, 1)) if lower else ({SWAP.format(_TANGENT)} + "
+                  "np.tril(t, -1)), 0.0)"))
+
+# ---------------------------------------------------------------- matrix functions
+# sqrtm: S S = A, so S dS + dS S = dA; the adjoint solves the transposed equation. The root
+# of a real matrix with a negative eigenvalue is complex: the result is taken as complex (so
+# what flows back into a real A is the real part, JAX's convention), whatever A is
+defvjp(linalg.sqrtm, "A", A=f"scipy_linalg.solve_sylvester({SWAP.format('ans')}, "
+       f"{SWAP.format('ans')}, g)", jvp=dict(A="scipy_linalg.solve_sylvester(ans, ans, t)"),
+       complex_out="always")
+
+
+def _frechet(x, e):
+    """The Frechet derivative of expm at ``x`` along ``e``: the top-right block of the
+    exponential of ``[[x, e], [0, x]]``."""
+    block = (f"np.concatenate([np.concatenate([{x}, {e}], axis=-1), np.concatenate("
+             f"[np.zeros_like({x}), {x}], axis=-1)], axis=-2)")
+    n = "np.shape(A)[-1]"
+    return f"scipy_linalg.expm({block})[..., :{n}, {n}:]"
+
+
+defvjp(linalg.expm, "A", A=_frechet(SWAP.format("A"), "g"), jvp=dict(A=_frechet("A", "t")))
+# A X + X B = Q: A dX + dX B = dQ - dA X - X dB
+_GQ = f"scipy_linalg.solve_sylvester({SWAP.format('a')}, {SWAP.format('b')}, g)"
+defvjp(linalg.solve_sylvester, "a, b, q", q=_GQ, a=f"-({_GQ} @ {SWAP.format('ans')})",
+       b=f"-({SWAP.format('ans')} @ {_GQ})",
+       jvp=dict(a="scipy_linalg.solve_sylvester(a, b, -(t @ ans))",
+               b="scipy_linalg.solve_sylvester(a, b, -(ans @ t))",
+               q="scipy_linalg.solve_sylvester(a, b, t)"))
+
+# ---------------------------------------------------------------- Cholesky solves
+# cho_solve((c, lower), b) reads the factor's triangle of c only. With A = L L' and
+# x = A^-1 b, u = A^-1 g: the gradient into L is -(u x' + x u') L; dx = -A^-1 (dL L' + L dL') x
+CF_LOW = (f"(np.tril(c_and_lower[0]) if c_and_lower[1] else "
+          f"{SWAP.format('np.triu(c_and_lower[0])')})")
+DL = f"(np.tril(t[0]) if c_and_lower[1] else {SWAP.format('np.triu(t[0])')})"
+_U = "scipy_linalg.cho_solve(c_and_lower, g)"
+
+
+def _sym_outer(u, x):
+    return (f"(np.outer({u}, {x}) + np.outer({x}, {u}) if np.ndim(b) == 1 else "
+            f"{u} @ np.transpose({x}) + {x} @ np.transpose({u}))")
+
+
+_GL = f"-({_sym_outer(_U, 'ans')} @ {CF_LOW})"
+defvjp(linalg.cho_solve, "c_and_lower, b, overwrite_b=False, check_finite=True",
+       c_and_lower=f"((np.tril({_GL}) if c_and_lower[1] else np.triu(np.transpose({_GL}))), "
+                   "None)",
+       b=_U,
+       jvp=dict(c_and_lower=f"-scipy_linalg.cho_solve(c_and_lower, ({DL} @ "
+                            f"{SWAP.format(CF_LOW)} + {CF_LOW} @ {SWAP.format(DL)}) @ ans)",
+                b="scipy_linalg.cho_solve(c_and_lower, t)"))
+
+# ---------------------------------------------------------------- banded systems
+# solve_banded((l, u), ab, b) solves A x = b for the band matrix A that ab stores (only the
+# band is read): the gradients are those of solve, moved between the two storages
+BANDED = "banded_dense(l_and_u, ab)"
+_GBAND = f"scipy_linalg.solve(np.transpose({BANDED}), g)"
+defvjp(linalg.solve_banded, "l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, "
+       "check_finite=True", zero="l_and_u",
+       ab=f"-dense_banded(l_and_u, {_outer(_GBAND, 'ans')}, ab)", b=_GBAND,
+       jvp=dict(ab="-scipy_linalg.solve_banded(l_and_u, ab, banded_dense(l_and_u, t) @ ans)",
+                b="scipy_linalg.solve_banded(l_and_u, ab, t)"))
+
+# ---------------------------------------------------------------- srcad's own helpers
+# banded_dense and dense_banded are linear and each other's adjoints
+defvjp(H.banded_dense, "l_and_u, ab", zero="l_and_u", ab="dense_banded(l_and_u, g, ab)",
+       jvp=dict(ab="banded_dense(l_and_u, t)"))
+defvjp(H.dense_banded, "l_and_u, value, ab", zero=("l_and_u", "ab"),
+       value="banded_dense(l_and_u, g)", jvp=dict(value="dense_banded(l_and_u, t, ab)"))
+
+# ---------------------------------------------------------------- LU factors
+# P A = L U (L unit lower, U upper; lu_factor packs both in one matrix, lu returns p = P').
+# With F = L^-1 P dA U^-1: dL = L tril(F, -1), dU = triu(F) U; so the gradient into A of the
+# gradients GL (strictly lower part) and GU (upper part) is
+# P' L^-T (tril(L' GL, -1) + triu(GU U')) U^-T.
+
+
+def _lu_parts(packed, perm):
+    """(L, U, P) spelled from the packed factors and the permutation matrix."""
+    eye = f"np.eye(np.shape({packed})[-1])"
+    return f"(np.tril({packed}, -1) + {eye})", f"np.triu({packed})", perm
+
+
+def _lu_gradient(packed, perm, g_lower, g_upper):
+    low, up, p = _lu_parts(packed, perm)
+    m = f"(np.tril(np.transpose({low}) @ {g_lower}, -1) + np.triu({g_upper} @ np.transpose({up})))"
+    left = f"scipy_linalg.solve_triangular({low}, {m}, trans=1, lower=True, unit_diagonal=True)"
+    return (f"np.transpose({p}) @ np.transpose(scipy_linalg.solve_triangular({up}, "
+            f"np.transpose({left})))")
+
+
+def _lu_tangent(packed, perm):
+    """(dL, dU) along ``t``."""
+    low, up, p = _lu_parts(packed, perm)
+    inner = f"scipy_linalg.solve_triangular({low}, {p} @ t, lower=True, unit_diagonal=True)"
+    f = f"np.transpose(scipy_linalg.solve_triangular({up}, np.transpose({inner}), trans=1))"
+    return f"{low} @ np.tril({f}, -1)", f"np.triu({f}) @ {up}"
+
+
+_PERM = "lu_pivots(ans[1])"
+_DL, _DU = _lu_tangent("ans[0]", _PERM)
+defvjp(linalg.lu_factor, "a, overwrite_a=False, check_finite=True", kind="seq",
+       a=_lu_gradient("ans[0]", _PERM, "np.tril(g[0], -1)", "np.triu(g[0])"),
+       jvp=dict(a=f"({_DL} + {_DU}, np.zeros(np.shape(ans[1])))"))
+_DL, _DU = _lu_tangent("(ans[1] + ans[2] - np.eye(np.shape(a)[-1]))", "np.transpose(ans[0])")
+defvjp(linalg.lu, "a, *, overwrite_a=False, check_finite=True", kind="seq",
+       a=_lu_gradient("(ans[1] + ans[2] - np.eye(np.shape(a)[-1]))", "np.transpose(ans[0])",
+                      "np.tril(g[1], -1)", "np.triu(g[2])"),
+       jvp=dict(a=f"(np.zeros(np.shape(ans[0])), {_DL}, {_DU})"))
+# lu_solve((lu, piv), b, trans): x = op(A)^-1 b with A = P' L U and op(A) = A or A';
+# u = op(A)^-T g, and the gradient -u x' into op(A) (transposed into A) flows into L and U as
+# tril(P GA U', -1) and triu(L' P GA)
+_LOW, _UP, _P = _lu_parts("lu_and_piv[0]", "lu_pivots(lu_and_piv[1])")
+_U_LU = f"scipy_linalg.lu_solve(lu_and_piv, g, trans=0 if {TRANSPOSED} else 1)"
+_GA = f"-({_outer('ans', _U_LU)} if {TRANSPOSED} else {_outer(_U_LU, 'ans')})"
+_DA = f"np.transpose({_P}) @ (np.tril(t[0], -1) @ {_UP} + {_LOW} @ np.triu(t[0]))"
+defvjp(linalg.lu_solve, "lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True",
+       zero="trans",
+       lu_and_piv=f"(np.tril({_P} @ {_GA} @ np.transpose({_UP}), -1) + "
+                  f"np.triu(np.transpose({_LOW}) @ {_P} @ {_GA}), None)",
+       b=_U_LU,
+       jvp=dict(lu_and_piv=f"-scipy_linalg.lu_solve(lu_and_piv, ({SWAP.format(_DA)} if "
+                           f"{TRANSPOSED} else {_DA}) @ ans, trans=trans)",
+                b="scipy_linalg.lu_solve(lu_and_piv, t, trans=trans)"))
+nondiff(H.lu_pivots)  # a permutation: piecewise constant
