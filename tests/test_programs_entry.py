@@ -26,7 +26,7 @@ from srcad.check import numerical_grad
 
 import srcad
 from srcad import tape
-from srcad.errors import MissingRuleError, SourceUnavailableError, UnsupportedSyntaxError
+from srcad.errors import SourceUnavailableError, UnsupportedSyntaxError
 from srcad.frontend import entry
 
 
@@ -241,9 +241,16 @@ def test_forward_mode_never_runs_another_functions_code():
         assert tangent == pytest.approx(numerical_grad(pc.apply, (fn, 0.7), 1), rel=1e-6)
 
 
-def test_forward_mode_over_a_derivative_passed_refused():
-    with pytest.raises(MissingRuleError, match="not in forward mode"):
-        srcad.jvp(pc.apply, (srcad.grad(pc.cube), 0.5), (1.0,), wrt=1)
+@pytest.mark.parametrize("x", [0.5, -1.3, 2.0])
+def test_forward_mode_over_a_derivative_passed(x):
+    """A derivative passed in and called in code differentiated in forward mode (apply(f, x)
+    is f(x) * x): the tangent needs cube's second derivative (forward mode over derivatives
+    called in code landed with issue 16)."""
+    d = srcad.grad(pc.cube)
+    value, tangent = srcad.jvp(pc.apply, (d, x), (1.0,), wrt=1)
+    assert value == pytest.approx(3 * x ** 3, rel=1e-12)
+    assert tangent == pytest.approx(9 * x * x, rel=1e-9)  # d/dx (3 x^2 * x)
+    assert tangent == pytest.approx(numerical_grad(lambda t: d(t) * t, (x,), 0), rel=1e-6)
 
 
 def _autograd_twin(fn):
