@@ -29,7 +29,7 @@ import threading
 
 import gast
 
-from .analysis import alias, soundness
+from .analysis import alias, complexity, soundness
 from .analysis.analyse import Analysis
 from .backend import duck, emit, numba_backend, numba_stacks
 from .backend.tidy import tidy
@@ -223,7 +223,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     if backend == "numba":
         numba_stacks.realise(gen, namer, spelled)
     fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple,
-                    holomorphic)
+                    holomorphic, check_real=backend == "python")
     floats = [p for p, v in arg_values.items() if type(v) is float]
     fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats)
     if any_duck(arg_values.values()):  # Dask, CuPy: one call written otherwise
@@ -345,9 +345,10 @@ CALLEES = calls.Callees(to_ssa, make_split, _make_tangent)
 
 
 def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple=False,
-             holomorphic=False):
+             holomorphic=False, check_real=True):
     """The tree of the whole adjoint function ``label``; ``helpers`` gains those the wrapping
-    itself calls."""
+    itself calls. ``check_real``: a real argument's gradient is checked real where the code
+    may make complex values no kind shows (the Numba backend's ``**`` raises instead)."""
     body = [assign(s, ast.List(elts=[], ctx=nodes.LOAD)) for s in gen.stacks]
     body += nodes.realise(gen.forward, gen.saves)
     result = nodes.expr(gen.result)
@@ -373,6 +374,12 @@ def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tu
     if acts:
         body += backward
     grads = [gen.grads[w] for w in wrt]
+    if check_real and complexity.unseen_complex(analysis):  # a real argument's gradient, real
+        where = f"{fn.source.filename}:{fn.source.first_line}"
+        helpers.add("check_real")
+        grads = [g if analysis.is_complex(ir.Var(w)) else
+                 call(spelled.get("check_real", "check_real"), g, nodes.constant(w),
+                      nodes.constant(where)) for g, w in zip(grads, wrt)]
     if len(grads) == 1 and not as_tuple:
         out = grads[0]
     else:

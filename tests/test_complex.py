@@ -428,3 +428,70 @@ def test_sqrtm_of_a_real_matrix_may_be_complex(use, matrix):
     got = srcad.grad(f)(x)
     assert isinstance(got, float)
     assert np.isclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+# A Python number to a fractional power is complex when the number is negative, and an
+# object's attribute may hold a complex number on a later call: no kind shows either, so a
+# real argument's gradient is checked real at run time (runtime.check_real) and refused when
+# it is not; with a positive base the gradient is the real one.
+POW_BASES = {"negative": "(-x - 1.0)", "positive": "(x + 5.0)"}
+POW_EXPONENTS = ["0.5", "1 / 3", "1.5", "e"]
+POW_WRAPS = {"real_scaled": "np.real({y} * 2.0)", "real_square": "np.real({y} * {y})",
+             "imag": "np.imag({y})", "added": "np.real({y} + x * x)"}
+POW = [(b, e, w) for b in POW_BASES for e in POW_EXPONENTS for w in POW_WRAPS]
+
+
+@pytest.mark.parametrize("base, exponent, wrap", POW, ids=[f"{b}-{e}-{w}" for b, e, w in POW])
+def test_fractional_power_of_a_negative_number_is_refused(base, exponent, wrap):
+    import linecache
+
+    y = f"{POW_BASES[base]} ** ({exponent})"
+    src = f"def f(x, e=0.25):\n    return {POW_WRAPS[wrap].format(y=y)}\n"
+    name = f"<test_complex pow {base} {exponent} {wrap}>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    g = {"np": np}
+    exec(compile(src, name, "exec"), g)
+    f = g["f"]
+    x = 2.0
+    if base == "negative":
+        with pytest.raises(srcad.SrcadError, match="came out complex"):
+            srcad.grad(f)(x)
+        return
+    want = (f(x + 1e-6) - f(x - 1e-6)) / 2e-6
+    got = srcad.grad(f)(x)
+    assert isinstance(got, float) and np.isclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+class _Holder:
+    def __init__(self, c):
+        self.c = c
+
+    def value(self, x):
+        return np.real(x * self.c + x * x)
+
+
+def _through_object(x, h):
+    return np.real(h.c * x) + x
+
+
+@pytest.mark.parametrize("c", [2.0, 2j, 1.0 + 1.0j])
+@pytest.mark.parametrize("route", ["bound_method", "object_argument"])
+def test_an_attribute_that_becomes_complex_is_refused(route, c):
+    """The derivative is made while the attribute is real, then called with it complex."""
+    real, h = _Holder(0.5), _Holder(0.5)
+    if route == "bound_method":
+        d = srcad.grad(h.value)
+        assert d(1.5) == pytest.approx(0.5 + 3.0)
+        h.c = c
+        call = lambda: d(1.5)  # noqa: E731
+        want = np.real(c) + 3.0
+    else:
+        d = srcad.grad(_through_object, wrt=0)
+        assert d(1.5, real) == pytest.approx(1.5)
+        call = lambda: d(1.5, _Holder(c))  # noqa: E731
+        want = np.real(c) + 1.0
+    if isinstance(c, complex):
+        with pytest.raises(srcad.SrcadError, match="came out complex"):
+            call()
+    else:
+        assert call() == pytest.approx(want)

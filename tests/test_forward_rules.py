@@ -564,6 +564,7 @@ ex("builtins.max(a, b)", "max(a, b)", a=S, b=S)
 # ---------------------------------------------------------------- srcad's runtime helpers
 ex("runtime.add(a, b)", "R.add(a, b)", a=S, b=S)
 ex("runtime.like(grad, value)", "R.like(a, b)", a=V, b=V)
+ex("runtime.check_real(grad, name, where)", "R.check_real(a * b, 'a')", a=V, b=V)
 ex("runtime.mutable(grad)", "R.mutable(a)", a=V)
 ex("runtime.add(a, b)", "R.add([a, b], [b, a])", a=V, b=V)
 ex("runtime.where(c, a, b)", "R.where(c > 0, a, b)", c=S, a=S, b=S)

@@ -20,10 +20,11 @@ Imports ``srcad.core``, ``srcad.rules``.
 
 from __future__ import annotations
 
+import builtins
 import operator
 
 from ..core import functions, ir
-from ..core.kinds import COMPLEX, is_complex_value
+from ..core.kinds import ARRAY, COMPLEX, SCALAR, is_complex_value
 from ..rules import registry
 
 _REAL = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
@@ -130,3 +131,32 @@ def _opaque(fn):
     if not module and hasattr(fn, "__self__"):
         module = getattr(type(fn.__self__), "__module__", "")
     return module.startswith(_MAY_BE_COMPLEX)
+
+
+def unseen_complex(analysis):
+    """Whether ``analysis.fn`` has an operation whose result this analysis takes for real but
+    that can be complex at run time, for reasons no kind shows: a Python number to a power
+    that is not an integer literal (``(-8.0) ** (1 / 3)`` is complex), or an object's
+    attribute (``self.c``, read live, may hold a complex number on a later call), or a call
+    of a user function (whose code may do either). The gradient
+    of a real argument is then checked at run time (``runtime.check_real``): a complex one is
+    refused, never returned."""
+    for stmt in ir.walk(analysis.fn.body):
+        value = getattr(stmt, "value", None)
+        if not isinstance(stmt, ir.Assign) or not isinstance(value, ir.Prim):
+            continue
+        fn, args = value.fn, value.args
+        if fn is operator.pow or fn is builtins.pow:
+            if len(args) >= 2 and not analysis.is_complex(args[0]) and \
+                    analysis.kind(args[0]) in (SCALAR, "any") and not (
+                    isinstance(args[1], ir.Const) and type(args[1].value) is int):
+                return True
+        elif not isinstance(fn, (ir.Attr, ir.Method, ir.Build, ir.BoolOp)) and \
+                functions.is_user_function(fn):
+            return True  # its code may do either (its own check is not made for callees)
+        elif isinstance(fn, ir.Attr) and args and fn.name not in (
+                "shape", "ndim", "size", "dtype", "real", "imag", "T") and \
+                analysis.kind(args[0]) not in (ARRAY, SCALAR) and \
+                not analysis.is_complex(args[0]):
+            return True
+    return False

@@ -55,7 +55,8 @@ holomorphic(operator.add, operator.sub, operator.mul, operator.truediv, operator
             operator.neg, operator.pos, builtins.sum, builtins.list, builtins.tuple,
             builtins.reversed, builtins.pow)
 # srcad's own helpers, for derivatives of derivatives
-holomorphic(runtime.add, runtime.mutable, runtime.like, runtime.where, runtime.unbroadcast,
+holomorphic(runtime.add, runtime.mutable, runtime.like, runtime.check_real,
+            runtime.where, runtime.unbroadcast,
             runtime.unbroadcast_to, runtime.broadcast_as, runtime.fill, runtime.total,
             runtime.scatter, runtime.cleared, runtime.expand)
 # ufuncs (arccosh is not here: 1 / sqrt(z**2 - 1) takes the wrong branch for some z)

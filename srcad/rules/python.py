@@ -92,6 +92,9 @@ defvjp(containers.seq_back, "back, grad, iterable", zero="*",
 defvjp(runtime.add, "a, b", a="g", b="g")
 defvjp(runtime.mutable, "grad", grad="g", jvp={"grad": "mutable(t)"})
 defvjp(runtime.like, "grad, value", zero="value", grad="g", jvp={"grad": "like(t, value)"})
+# the check that a real argument's gradient is real: the identity in the gradient
+defvjp(runtime.check_real, "grad, name, where=None", zero=("name", "where"), grad="g",
+       jvp={"grad": "t"})
 defvjp(runtime.where, "c, a, b", zero="c", a="where(c, g, 0.0)", b="where(c, 0.0, g)")
 defvjp(runtime.unbroadcast, "value, like", zero="*", value="broadcast_as(g, value)")
 defvjp(runtime.unbroadcast_to, "value, shape", zero="*", value="broadcast_as(g, value)")

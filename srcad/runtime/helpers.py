@@ -266,6 +266,28 @@ def check_holomorphic(y, where=None):
 
 
 @helper("runtime")
+def check_real(grad, name, where=None):
+    """The gradient of a real argument, checked real: a complex one means a value srcad took
+    for real was complex at run time (``(-8.0) ** (1 / 3)``, an object's attribute holding a
+    complex number), and the number returned would be wrong (JAX's convention sends the real
+    part back): refused instead (see ``srcad.analysis.complexity.unseen_complex``)."""
+    if _is_complex(grad) or isinstance(grad, (list, tuple, dict)) and any(
+            _is_complex(g) for g in (grad.values() if isinstance(grad, dict) else grad)):
+        from ..errors import UnsupportedSyntaxError
+
+        filename, _, line = (where or "").rpartition(":")
+        raise UnsupportedSyntaxError(
+            f"the gradient of the real argument {name!r} came out complex: a value srcad took "
+            "for real was complex when the function ran (a negative number to a fractional "
+            "power, an object's attribute holding a complex number)",
+            filename=filename or None, lineno=int(line) if line.isdigit() else None,
+            hint="make the value real where it is made (np.real(...), abs(x) ** p, "
+            "np.power on arrays gives nan, not complex), or pass the complex value as an "
+            "argument")
+    return grad
+
+
+@helper("runtime")
 def check_scalar(y, where=None):
     """Refuse a non-scalar output in ``grad`` (``vjp`` handles any output); ``where`` is the
     function's ``file:line``."""
