@@ -111,3 +111,30 @@ def test_called_for_effect(tmp_path, body, caller, as_list, quiet):
     direction = np.array([0.3, -1.1, 0.7])
     _, tangent = srcad.jvp(f, (x.copy(),), (direction,))
     assert np.isclose(tangent, np.dot(grad, direction), atol=1e-6), text
+
+
+# =============================================================================================
+# srcad's runtime.add makes a new gradient (the alias analysis reads its result as fresh)
+# =============================================================================================
+
+
+@pytest.mark.parametrize("a, b", [
+    ({"w": np.ones(2), "c": [np.ones(2), 1.0]}, {"w": np.ones(2)}),
+    ({"w": np.ones(2)}, {"w": np.ones(2), "v": {"z": np.ones(3)}}),
+    ([{"w": np.ones(2)}, 2.0], [{}, 1.0]),
+])
+def test_runtime_add_shares_nothing(a, b):
+    from srcad.runtime.helpers import add
+
+    def leaves(g):
+        if isinstance(g, (list, tuple)):
+            return [x for v in g for x in leaves(v)] + [g]
+        if isinstance(g, dict):
+            return [x for v in g.values() for x in leaves(v)] + [g]
+        return [g] if isinstance(g, np.ndarray) else []
+
+    made = add(a, b)
+    ids = {id(x) for x in leaves(a) + leaves(b)}
+    assert not any(id(x) in ids for x in leaves(made))
+    keys = set(a) | set(b) if isinstance(a, dict) else None
+    assert keys is None or set(made) == keys
