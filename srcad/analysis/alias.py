@@ -25,11 +25,13 @@ Imports ``srcad.analysis``, ``srcad.core``, ``srcad.errors`` (and nothing above 
 
 from __future__ import annotations
 
+import ast
 import operator
 
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, SEQ
 from ..errors import MutationError
+from ..rules import registry
 from .memory import MUTATORS, Aliases, ir_mutable, names_of
 
 
@@ -263,8 +265,28 @@ def _element_use(stmt, var, appending=False):
     # items there were (add zips); a pop would cut it too short
     if value.fn is sum:
         return appending
-    return value.fn in (operator.getitem, len) or isinstance(
-        value.fn, ir.Method) and value.fn.name in ("append", "pop")
+    # list(ys), ys.copy(): the adjoint adds the copy's gradient into ys's, item by item
+    if value.fn is list and len(args) == 1 and not value.kwargs or value.fn == ir.Method(
+            "copy") and len(args) == 1:
+        return True
+    if value.fn in (operator.getitem, len) or isinstance(
+            value.fn, ir.Method) and value.fn.name in ("append", "pop"):
+        return True
+    return _rule_reads_no_value(value, var)
+
+
+def _rule_reads_no_value(prim, var):
+    """Whether ``prim`` is a call of a rule whose templates never read the argument ``var``
+    is passed as (``cleared(dys, i)``: its adjoint is ``cleared(g, i)``), nor its shape."""
+    if isinstance(prim.fn, (ir.Method, ir.Attr, ir.Build, ir.BoolOp)):
+        return False
+    rule, bound = registry.find(prim.fn, prim.args, prim.kwargs)
+    if rule is None or rule.broadcast or rule.uniform is not None:
+        return False
+    params = {p for p, atom in bound.items() if var in ir.atoms_in(atom)}
+    read = {n.id for t in list(rule.templates.values()) + list(rule.jvp.values())
+            for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return bool(params) and not params & (read | set(rule.shape_only))
 
 
 def _context(body, target):
@@ -285,17 +307,19 @@ def _context(body, target):
     return visit(body, []) or [], before
 
 
-def _places(stmts, out):
+def _places(stmts, out, owner=None):
+    """id of each statement -> (its block, its position there, the statement owning the
+    block: an If or a Loop, None at the top)."""
     for i, stmt in enumerate(stmts):
-        out[id(stmt)] = (stmts, i)
+        out[id(stmt)] = (stmts, i, owner)
         for block in ir.blocks_of(stmt):
-            _places(block, out)
+            _places(block, out, stmt)
 
 
 def _later(stmt, body, places):
     """The statements that can run after ``stmt``, when it is one of the function's
     top-level statements (not in a loop or a branch); else None."""
-    block, at = places[id(stmt)]
+    block, at, _ = places[id(stmt)]
     return block[at + 1:] if block is body else None
 
 
@@ -304,15 +328,33 @@ def _new_here(stmt, obj, aliases, places):
     nothing in between (``y_2 = y_1.copy(); y_2[i] = v``): then no other value can hold
     this very object, even where values hold others made by the same line (a stack of the
     versions of earlier iterations)."""
-    if not isinstance(obj, ir.Var) or aliases.mem(obj, aliases.own) != {("new", obj.name)}:
+    if not isinstance(obj, ir.Var):
         return False
-    block, at = places[id(stmt)]
-    for earlier in reversed(block[:at]):
-        if obj.name in ir.defined_by(earlier):
-            return isinstance(earlier, ir.Assign)
-        if any(v.name == obj.name for s in ir.walk([earlier]) for v in ir.reads_of(s)):
+    own = aliases.mem(obj, aliases.own)
+    if len(own) != 1 or next(iter(own))[0] != "new" or len(next(iter(own))) != 2:
+        return False
+    made = next(iter(own))[1]
+    names = {obj.name}  # the versions of the object: y_2 = y_1 + v (augmented) is y_1
+    here = stmt
+    while True:
+        block, at, owner = places[id(here)]
+        for earlier in reversed(block[:at]):
+            defined = set(ir.defined_by(earlier)) & names
+            if defined == {made}:
+                return isinstance(earlier, ir.Assign)
+            if defined:
+                target = next(iter(defined))
+                if not isinstance(earlier, ir.Assign) or target not in aliases.augmented:
+                    return False
+                names.add(aliases.augmented[target])
+                continue
+            if any(v.name in names for s in ir.walk([earlier]) for v in ir.reads_of(s)):
+                return False
+        # not made in this block: look before the branch around it (run once per run of
+        # the block holding it), never across a loop's start (made by an earlier iteration)
+        if not isinstance(owner, ir.If) or names & {v.name for v in ir.atoms_in(owner.test)}:
             return False
-    return False
+        here = owner
 
 
 def _enclosing(stmts, loops, out, iterated):
