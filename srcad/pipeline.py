@@ -29,7 +29,7 @@ import threading
 
 import gast
 
-from .analysis import alias, soundness
+from .analysis import alias, soundness, truths
 from .analysis.analyse import Analysis
 from .backend import emit, numba_backend
 from .backend.tidy import tidy
@@ -122,6 +122,7 @@ def to_ssa(func, parsed=None, arity=None, fixed=None):
     fn = Lowerer(src, namer, desugar.flags, fixed).function(fdef, arity)
     optimise.common_subexpressions(fn)
     optimise.dead_code(fn, keep_writes=True)
+    truths.keep_truths(fn, namer)
     ir.check(fn)
     _debug("lower (SSA)", ir.to_source(fn))
     return fn, namer

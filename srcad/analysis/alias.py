@@ -269,7 +269,7 @@ def _element_use(stmt, var, appending=False):
     if value.fn is list and len(args) == 1 and not value.kwargs or value.fn == ir.Method(
             "copy") and len(args) == 1:
         return True
-    if value.fn in (operator.getitem, len) or isinstance(
+    if value.fn in (operator.getitem, len) or registry.is_nondiff(value.fn) or isinstance(
             value.fn, ir.Method) and value.fn.name in ("append", "pop"):
         return True
     return _rule_reads_no_value(value, var)

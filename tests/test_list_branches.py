@@ -1,0 +1,90 @@
+"""Lists changed in place by ``append``/``pop`` around branches and uses of the whole list:
+found by the long property run (tests/test_properties.py) and kept as a generated family.
+
+* ``if ys: v = ys.pop()``: the backward sweep must take the branch the forward took, though
+  the pop has emptied the list since (it tested the list again, and popped an empty one);
+* second derivatives of such code: srcad's own first derivative pops gradient lists after
+  reading items of them, copies them (``cleared``, ``ys.copy()``) and passes them between a
+  callee's parts; all of it must be differentiated again, in reverse and forward mode.
+
+Each program is checked against plain Python (its value), central finite differences, the
+reference tape (first order) and finite differences of srcad's first derivative (second).
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+
+import numpy as np
+import pytest
+import srcad.tape
+from srcad.check import numerical_grad
+
+import srcad
+
+#: how the list is filled (x, y: the arguments)
+FILLS = [
+    "    ys = []\n    for i in range(2):\n        ys.append(x * (i + 1.0) - y)\n",
+    "    ys = [x * y]\n    ys.append(y - x)\n",
+    "    ys = [x * y - 0.5]\n",  # one item: a pop empties it
+    "    ys = []\n    for i in range(1):\n        ys.append(x + 0.25 - y)\n",
+    "    ys = []\n    for i in range(0):\n        ys.append(x)\n",  # stays empty
+    "    zs = [x, y * y]\n    ys = list(zs)\n    ys.append(x * 0.5)\n",
+]
+#: a branch on the list that changes it
+BRANCHES = [
+    "    v = ys.pop() if ys else y\n",
+    "    v = y\n    if ys:\n        v = ys.pop() * x\n",
+    "    v = x\n    if ys:\n        ys[0] = ys[0] * 2.0\n        v = v + ys.pop()\n",
+    "    v = x * y\n    if not ys:\n        ys.append(v)\n    else:\n        v = v + ys.pop()\n",
+    "    v = 0.5\n    if ys:\n        ys[0] *= (y + 2.0)\n",
+]
+#: what reads the list afterwards
+USES = [
+    "    return v + sum(ys)\n",
+    "    s = sum(ys) * 0.5\n    for j, e in enumerate(ys):\n        s = s + e * (j + 1) * 0.5\n"
+    "    return v * s\n",
+    "    return v * (ys[0] if ys else 1.0) + len(ys)\n",
+    "    s = v\n    for e, r in zip(ys, reversed(ys)):\n        s = s + e * r\n    return s\n",
+]
+
+CASES = list(itertools.product(range(len(FILLS)), range(len(BRANCHES)), range(len(USES))))
+_counter = itertools.count()
+
+
+def _load(tmp_path, case):
+    from test_robustness import load_module
+
+    fill, branch, use = case
+    text = "def f(x, y):\n" + FILLS[fill] + BRANCHES[branch] + USES[use]
+    name = f"list_branches_{next(_counter)}_{uuid.uuid4().hex[:8]}"
+    return load_module(tmp_path, text, name).f, text
+
+
+POINTS = [(0.7, -0.4), (1.3, 0.9)]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_first_order(tmp_path, case):
+    f, text = _load(tmp_path, case)
+    for x, y in POINTS:
+        value, grad = srcad.value_and_grad(f, wrt=(0, 1))(x, y)
+        assert np.isclose(value, f(x, y)), text
+        expected = numerical_grad(f, (x, y), (0, 1))
+        assert np.allclose(grad, expected, rtol=1e-6, atol=1e-8), text
+        assert np.allclose(grad, srcad.tape.grad(f, wrt=(0, 1))(x, y), atol=1e-10), text
+        _, tangent = srcad.jvp(f, (x, y), (0.3, -1.2))
+        assert np.isclose(tangent, 0.3 * grad[0] - 1.2 * grad[1]), text
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_second_order(tmp_path, case):
+    f, text = _load(tmp_path, case)
+    d1 = srcad.grad(f, wrt=0)
+    for x, y in POINTS:
+        expected = numerical_grad(d1, (x, y), (0, 1))
+        rev = srcad.grad(d1, wrt=(0, 1))(x, y)
+        assert np.allclose(rev, expected, rtol=1e-5, atol=1e-6), text
+        fwd = srcad.jvp(d1, (x, y), (1.0, 0.0))[1]
+        assert np.isclose(fwd, expected[0], rtol=1e-5, atol=1e-6), text
