@@ -3,6 +3,7 @@ found by the long property run (tests/test_properties.py) and kept as a generate
 
 * ``if ys: v = ys.pop()``: the backward sweep must take the branch the forward took, though
   the pop has emptied the list since (it tested the list again, and popped an empty one);
+* slices of such lists (``ys[::-1][:2]``), whose adjoint must be differentiable again;
 * second derivatives of such code: srcad's own first derivative pops gradient lists after
   reading items of them, copies them (``cleared``, ``ys.copy()``) and passes them between a
   callee's parts; all of it must be differentiated again, in reverse and forward mode.
@@ -47,6 +48,8 @@ USES = [
     "    return v * s\n",
     "    return v * (ys[0] if ys else 1.0) + len(ys)\n",
     "    s = v\n    for e, r in zip(ys, reversed(ys)):\n        s = s + e * r\n    return s\n",
+    # slices of the list: their adjoint adds into a new list (added_at), differentiable again
+    "    return v + sum(ys[::-1][:2]) * x + sum(ys[1:]) * 0.5\n",
 ]
 
 CASES = list(itertools.product(range(len(FILLS)), range(len(BRANCHES)), range(len(USES))))

@@ -26,7 +26,7 @@ from ..runtime import family_of
 #: the rank of ``a @ b`` from the ranks of ``a`` and ``b``
 _MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
 #: srcad's own helpers whose result has the structure of one argument (its position)
-_SHAPED_LIKE = {"zeros_like": 0, "grad_array": 1, "cleared": 0, "fill": 1}
+_SHAPED_LIKE = {"zeros_like": 0, "grad_array": 1, "cleared": 0, "fill": 1, "added_at": 0}
 _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
           operator.mod, operator.floordiv, operator.neg, operator.pos, operator.matmul}
 

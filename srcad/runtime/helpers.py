@@ -264,6 +264,15 @@ def _basic_index(index):
 
 
 @helper("runtime")
+def added_at(grad, index, value):
+    """``grad`` with ``value`` added at ``index`` (a slice): the gradient of ``ys[index]``
+    added into that of the list ``ys``, as a new list."""
+    out = mutable(grad)
+    out[index] = add(out[index], value)
+    return out
+
+
+@helper("runtime")
 def cleared(value, index):
     """The gradient flowing past ``y[index] = v`` to the old ``y``: ``value``, ``index`` zeroed."""
     if isinstance(value, (list, tuple, dict)):
