@@ -91,3 +91,27 @@ def test_second_order(tmp_path, case):
         assert np.allclose(rev, expected, rtol=1e-5, atol=1e-6), text
         fwd = srcad.jvp(d1, (x, y), (1.0, 0.0))[1]
         assert np.isclose(fwd, expected[0], rtol=1e-5, atol=1e-6), text
+
+
+# ---------------------------------------------------------------- ys.pop(i): refused
+
+#: a pop at an index (srcad's sweeps take pop() only), its result used or not
+POPS = ["    ys.pop({i})  # refused\n", "    t = ys.pop({i})  # refused\n",
+        "    t = ys.pop({i}) * y  # refused\n    v = v + t\n"]
+
+
+@pytest.mark.parametrize("fill, pop, i", list(itertools.product(
+    [0, 1, 3], range(len(POPS)), [0, 1, -1])))
+def test_pop_at_an_index_is_refused(tmp_path, fill, pop, i):
+    from test_robustness import load_module
+
+    text = ("def f(x, y):\n" + FILLS[fill] + "    v = x\n" + POPS[pop].format(i=i)
+            + "    return v + ys[0] * 3.0 + sum(ys)\n")
+    f = load_module(tmp_path, text, f"list_pop_at_{next(_counter)}_{uuid.uuid4().hex[:8]}").f
+    line = next(n + 1 for n, t in enumerate(text.splitlines()) if "# refused" in t)
+    for make in (lambda: srcad.grad(f, wrt=(0, 1))(0.7, -0.4),
+                 lambda: srcad.jvp(f, (0.7, -0.4), (0.0, 1.0))):
+        with pytest.raises(srcad.MutationError) as info:
+            make()
+        assert info.value.lineno == line, text
+        assert ".pop(i)" in info.value.message and "ys[:i] + ys[i + 1:]" in info.value.hint

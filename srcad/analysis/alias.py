@@ -214,18 +214,24 @@ def _method(stmt, obj, analysis, aliases, refuse, context, label):
                               "ys = ys[:-1]" if name == "pop" else "build a new list after "
                               "using the old one whole: ys = ys + [v]")
     hint = _BY_KIND.get((name, kind), hint)
+    shown = f".{name}()"
+    if name == "pop" and len(stmt.value.args) > 1:  # ys.pop(i): srcad's sweeps take pop()
+        listlike = False
+        hint = "read the item and build the list without it: v = ys[i]; ys = ys[:i] + " \
+            "ys[i + 1:]"
+        shown = ".pop(i)"
     if not listlike:
         carries = any(isinstance(a, ir.Var) and a.name in analysis.varied
                       for a in [obj, *stmt.value.args[1:]])
         if carries:
-            refuse(stmt, f".{name}() changes a value that carries a gradient in place", hint)
+            refuse(stmt, f"{shown} changes a value that carries a gradient in place", hint)
     if not isinstance(obj, ir.Var):
         return
     memory = aliases.mem(obj, aliases.own)
     loop, earlier = context
     maybe_array = kind in (ARRAY, ANY) and not listlike
     if loop and maybe_array:
-        refuse(stmt, f".{name}() changes an array in place inside a loop: the backward sweep "
+        refuse(stmt, f"{shown} changes an array in place inside a loop: the backward sweep "
                "would read the changed array", hint)
     seen = list(earlier)
     for around in loop:  # a loop the object outlives: its later statements come before too
@@ -242,7 +248,7 @@ def _method(stmt, obj, analysis, aliases, refuse, context, label):
                 continue
             if not maybe_array and _element_use(other, v, appending=name == "append"):
                 continue
-            refuse(stmt, f".{name}() changes {label(obj.name)} in place after line "
+            refuse(stmt, f"{shown} changes {label(obj.name)} in place after line "
                    f"{getattr(other, 'line', None) or '?'} used it: the backward sweep would "
                    "read the changed value", hint)
 
