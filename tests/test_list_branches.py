@@ -115,3 +115,45 @@ def test_pop_at_an_index_is_refused(tmp_path, fill, pop, i):
             make()
         assert info.value.lineno == line, text
         assert ".pop(i)" in info.value.message and "ys[:i] + ys[i + 1:]" in info.value.hint
+
+
+# ---------------------------------------------------------------- a callee's backward part,
+# differentiated again: its gradients updated in place (dx += ...) inside branches of a loop
+
+_DECORATED = '''import functools
+
+
+def triple(fn):
+    @functools.wraps(fn)
+    def w(*a, **k):
+        return 3.0 * fn(*a, **k)
+    return w
+
+
+@triple
+def f(x, y):
+    n = 0
+    while n < {n} and x < 2.0:
+        n = n + 1
+        x *= {factor}
+        x, y = y, x
+    return x * y + x
+'''
+FACTORS = ["float(min(x, y) if x > y and n > 0 else x)", "(y if x > 0.5 else 0.5)", "x",
+           "(x + y if n > 1 else y * y)"]
+
+
+@pytest.mark.parametrize("n, factor", list(itertools.product([0, 1, 3], FACTORS)))
+def test_second_order_through_a_decorated_loop(tmp_path, n, factor):
+    from test_robustness import load_module
+
+    text = _DECORATED.format(n=n, factor=factor)
+    f = load_module(tmp_path, text, f"decorated_loop_{next(_counter)}_{uuid.uuid4().hex[:8]}").f
+    d1 = srcad.grad(f, wrt=0)
+    for x, y in [(0.45, 0.8), (0.9, -0.6)]:
+        assert np.isclose(d1(x, y), numerical_grad(f, (x, y), 0), rtol=1e-6), text
+        expected = numerical_grad(d1, (x, y), (0, 1))
+        assert np.allclose(srcad.grad(d1, wrt=(0, 1))(x, y), expected, rtol=1e-5,
+                           atol=1e-6), text
+        fwd = srcad.jvp(d1, (x, y), (0.0, 1.0))[1]
+        assert np.isclose(fwd, expected[1], rtol=1e-5, atol=1e-6), text

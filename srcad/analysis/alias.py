@@ -125,6 +125,12 @@ def check(fn, analysis):
                 continue
             if only_itself and other != obj.name:
                 continue  # made just before, seen by nobody: other values hold older ones
+            since = _made_since(stmt, ir.Var(other), aliases, places)
+            if since is not None and other != obj.name and _bound_as(
+                    obj.name, aliases) not in since and not (aliases.held.get(
+                    other, frozenset()) - aliases.own.get(other, frozenset())) & memory:
+                continue  # other is an object made since obj's was bound, and holds
+                # nothing obj may be
             if aliases.taken_out(obj, other):
                 continue
             if aliases.held.get(other, frozenset()) & memory and not (
@@ -334,32 +340,50 @@ def _new_here(stmt, obj, aliases, places):
     nothing in between (``y_2 = y_1.copy(); y_2[i] = v``): then no other value can hold
     this very object, even where values hold others made by the same line (a stack of the
     versions of earlier iterations)."""
+    return _made_since(stmt, obj, aliases, places) is not None
+
+
+def _bound_as(name, aliases):
+    """The name that first held the object ``name`` holds, through augmented updates
+    (``y_2 = y_1 + v`` is ``y_1`` changed in place)."""
+    while name in aliases.augmented:
+        name = aliases.augmented[name]
+    return name
+
+
+def _made_since(stmt, obj, aliases, places):
+    """If ``obj`` is a new object made before ``stmt`` on its way (in its block, or before
+    the branches around it; never across a loop's start) and read by nothing in between but
+    its own augmented updates: the names defined between the two. Else None."""
     if not isinstance(obj, ir.Var):
-        return False
+        return None
     own = aliases.mem(obj, aliases.own)
     if len(own) != 1 or next(iter(own))[0] != "new" or len(next(iter(own))) != 2:
-        return False
+        return None
     made = next(iter(own))[1]
     names = {obj.name}  # the versions of the object: y_2 = y_1 + v (augmented) is y_1
+    since = set()
     here = stmt
     while True:
         block, at, owner = places[id(here)]
         for earlier in reversed(block[:at]):
             defined = set(ir.defined_by(earlier)) & names
             if defined == {made}:
-                return isinstance(earlier, ir.Assign)
+                return since if isinstance(earlier, ir.Assign) else None
             if defined:
                 target = next(iter(defined))
                 if not isinstance(earlier, ir.Assign) or target not in aliases.augmented:
-                    return False
+                    return None
                 names.add(aliases.augmented[target])
+                since |= set(ir.defined_by(earlier))
                 continue
             if any(v.name in names for s in ir.walk([earlier]) for v in ir.reads_of(s)):
-                return False
+                return None
+            since |= {n for s in ir.walk([earlier]) for n in ir.defined_by(s)}
         # not made in this block: look before the branch around it (run once per run of
         # the block holding it), never across a loop's start (made by an earlier iteration)
         if not isinstance(owner, ir.If) or names & {v.name for v in ir.atoms_in(owner.test)}:
-            return False
+            return None
         here = owner
 
 
