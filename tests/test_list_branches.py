@@ -157,3 +157,27 @@ def test_second_order_through_a_decorated_loop(tmp_path, n, factor):
                            atol=1e-6), text
         fwd = srcad.jvp(d1, (x, y), (0.0, 1.0))[1]
         assert np.isclose(fwd, expected[1], rtol=1e-5, atol=1e-6), text
+
+
+# ---------------------------------------------------------------- a slice of a list of numbers
+# is a list of numbers: `t = s; t += ...` on its sum is not a write into an array
+
+SLICES = ["ys[1:]", "ys[:-1]", "ys[::2]", "ys[::-1][:2]", "ys[1:][::-1]"]
+
+
+@pytest.mark.parametrize("part", SLICES)
+def test_sum_of_a_slice_is_a_number(tmp_path, part):
+    from test_robustness import load_module
+
+    text = ("def f(x, y):\n    ys = []\n    for i in range(3):\n"
+            "        ys.append(x * (i + 1.0) + y)\n"
+            f"    s = sum({part}) * 2.0\n    t = x\n    n = 0\n    while n < 2:\n"
+            "        n = n + 1\n        t = s\n        t += t * y\n    return t + s\n")
+    f = load_module(tmp_path, text, f"list_slice_{next(_counter)}_{uuid.uuid4().hex[:8]}").f
+    for x, y in POINTS:
+        value, grad = srcad.value_and_grad(f, wrt=(0, 1))(x, y)
+        assert np.isclose(value, f(x, y)), text
+        assert np.allclose(grad, numerical_grad(f, (x, y), (0, 1)), rtol=1e-6), text
+        assert np.allclose(grad, srcad.tape.grad(f, wrt=(0, 1))(x, y), atol=1e-10), text
+        _, tangent = srcad.jvp(f, (x, y), (1.0, 0.0))
+        assert np.isclose(tangent, grad[0]), text
