@@ -29,7 +29,7 @@ import threading
 
 import gast
 
-from .analysis import alias, complexity, soundness
+from .analysis import alias, complexity, soundness, truths
 from .analysis.analyse import Analysis
 from .backend import duck, emit, numba_backend, numba_stacks
 from .backend.tidy import tidy
@@ -124,6 +124,7 @@ def to_ssa(func, parsed=None, arity=None, fixed=None):
     fn = Lowerer(src, namer, desugar.flags, fixed).function(fdef, arity)
     optimise.common_subexpressions(fn)
     optimise.dead_code(fn, keep_writes=True)
+    truths.keep_truths(fn, namer)
     ir.check(fn)
     _debug("lower (SSA)", ir.to_source(fn))
     return fn, namer
@@ -310,7 +311,10 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None):
     for stack in gen.stacks:  # pop from a copy: the context stays whole (it may be used again)
         if stack in gen.popped:
             body.append(assign(stack, call("list", stack)))
-    body += nodes.realise(gen.backward, gen.saves, set())
+    backward = nodes.realise(gen.backward, gen.saves, set())
+    if _changes_in_place(backward, gen.seed):  # the caller's list: pop from a copy of it
+        body.append(assign(gen.seed, call("list", gen.seed)))
+    body += backward
     grads = [gen.grads[w] for w in wrt]
     body.append(ast.Return(value=grads[0] if len(grads) == 1 else nodes.tuple_(grads)))
     bwd_def = _function(bwd_name, _arguments([], [ctx, gen.seed], []), body)
@@ -334,6 +338,20 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None):
     entry.bwd.cell_contents = bwd
     entry.fwd_text, entry.bwd_text = fwd.__srcad_source__, bwd.__srcad_source__
     _debug(f"split of {fn.name}", entry.fwd_text + "\n" + entry.bwd_text)
+
+
+def _changes_in_place(trees, name_):
+    """Whether code changes the list ``name_`` itself: ``name_.pop()``, ``name_.append(v)``,
+    ``name_[i] = v`` (a backward part popping the gradient of the list its callee returns)."""
+    for node in (sub for tree in trees for sub in ast.walk(tree)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                node.func.attr in ("pop", "append")) and nodes.is_name(node.func.value, name_):
+            return True
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if (
+            isinstance(node, ast.AugAssign)) else []
+        if any(isinstance(t, ast.Subscript) and nodes.is_name(t.value, name_) for t in targets):
+            return True
+    return False
 
 
 def _make_tangent(func, wrt, kinds, arity=None):

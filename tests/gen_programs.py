@@ -150,19 +150,7 @@ LOCAL_NAMES = ["a", "b", "c", "v", "u", "dx", "d_x", "dy", "t", "t_1", "stack", 
 #: Features left out while srcad has a known bug in them (notes/robustness-findings.md; each
 #: has a strict-xfail regression test in tests/test_robustness.py). Empty this set when the
 #: bugs are fixed, and the property tests cover those features again.
-KNOWN_BUGS = {
-    # /work/repros-props/01_second_order_list_item_write_refused.py: grad(grad(f)) refuses
-    # srcad's own first-derivative code when f writes a list item under a branch (also an
-    # item of a list(...) copy: `.pop() changes dv4 in place`); second order leaves both out
-    "list_write_2nd",
-    # /work/repros-props/03_pop_after_use_then_walk_indexerror.py: `if ys: t += ys.pop()`
-    # after `ys[0]` was read, then `for e in ys`: IndexError in srcad's code; an append after
-    # `ys[-1]` was read, then a loop over ys, crashes too: the feature is left out
-    "list_after_use",
-    # /work/repros-props/04_jvp_of_grad_pop_ternary_refused.py: jvp of grad refuses a
-    # function that pops a list (zeros_like "made by srcad"); second order leaves list_pop out
-    "list_pop_2nd",
-}
+KNOWN_BUGS = set()
 
 #: Known bugs that only second derivatives meet: flag -> the feature the second-order
 #: tests leave out while the flag is in KNOWN_BUGS.

@@ -6,16 +6,15 @@ Every gradient is checked against finite differences and the reference tape; sec
 derivatives against finite differences of srcad's first derivative."""
 
 import functools
-import inspect
 import math
 
 import calls_soundness_cases as cc
 import numpy as np
 import pytest
+from call_checks import check_gradient, check_refused, check_second_derivative, family
 from srcad.check import numerical_grad
 
 import srcad
-from srcad import tape
 from srcad.errors import (
     MissingRuleError,
     SourceUnavailableError,
@@ -69,37 +68,20 @@ CASES = [
 # the tape cannot see inside a derivative srcad made (it runs on plain numbers)
 NO_TAPE = {cc.calls_derivative, cc.calls_value_and_grad_in_loop, cc.calls_array_derivative,
            cc.calls_derivative_inactive}
-# a small generated family around each case: the same function at nearby points
-FAMILY = [(f, tuple(a * s if isinstance(a, (float, np.ndarray)) else a for a in args), w, o)
-          for f, args, w, o in CASES for s in (1.0, 0.8, 1.3)]
-IDS = [f"{getattr(c[0], '__name__', 'f')}-{i}" for i, c in enumerate(FAMILY)]
-
-
-def _close(a, b, rel, abs_):
-    if isinstance(a, tuple):
-        return len(a) == len(b) and all(_close(x, y, rel, abs_) for x, y in zip(a, b))
-    return np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=rel,
-                       atol=abs_)
+# a generated family around each case: the same function at nearby points
+FAMILY, IDS = family(CASES, (1.0, 0.8, 1.3))
 
 
 @pytest.mark.parametrize(("func", "args", "wrt", "second"), FAMILY, ids=IDS)
 def test_gradient_matches_finite_differences_and_tape(func, args, wrt, second):
-    ours = srcad.grad(func, wrt=wrt)(*args)
-    assert _close(ours, numerical_grad(func, args, wrt), 1e-6, 1e-8)
-    if func not in NO_TAPE:
-        assert _close(ours, tape.grad(func, wrt=wrt)(*args), 1e-10, 1e-12)
-    value, both = srcad.value_and_grad(func, wrt=wrt)(*args)
-    assert value == pytest.approx(func(*args), rel=1e-12)  # the decorated value, not the inner
-    assert _close(both, ours, 1e-12, 0)
+    check_gradient(func, args, wrt, func not in NO_TAPE)
 
 
 @pytest.mark.parametrize(("func", "args", "wrt", "second"),
                          [c for c in FAMILY if c[3]], ids=[i for i, c in zip(IDS, FAMILY) if c[3]])
 def test_second_derivative_matches_finite_differences(func, args, wrt, second):
     first = wrt if isinstance(wrt, int) else wrt[0]
-    d1 = srcad.grad(func, wrt=first)
-    d2 = srcad.grad(d1, wrt=first)(*args)
-    assert d2 == pytest.approx(numerical_grad(d1, args, first), rel=1e-5, abs=1e-6)
+    check_second_derivative(func, args, first)
 
 
 @pytest.mark.parametrize(("func", "args", "wrt"), [
@@ -114,11 +96,6 @@ def test_forward_mode_agrees(func, args, wrt):
         value, tangent = srcad.jvp(func, args, tangents)
         assert value == pytest.approx(func(*args), rel=1e-12)
         assert tangent == pytest.approx(expected[k], rel=1e-10)
-
-
-def _line(func, marker):
-    lines, first = inspect.getsourcelines(func)
-    return first + next(i for i, text in enumerate(lines) if marker in text)
 
 
 # (function, arguments, error class, the function holding the line, its marker, hint words)
@@ -157,11 +134,7 @@ REFUSED = [
 @pytest.mark.parametrize(("func", "args", "cls", "where", "marker", "hint"), REFUSED,
                          ids=[r[0].__name__ for r in REFUSED])
 def test_refused_with_the_line_and_a_hint(func, args, cls, where, marker, hint):
-    with pytest.raises(cls) as info:
-        srcad.grad(func)(*args)
-    assert info.value.lineno == _line(where, marker)
-    assert info.value.filename == inspect.getsourcefile(where)
-    assert hint in info.value.hint
+    check_refused(func, args, cls, where, marker, hint)
 
 
 def test_refused_in_forward_mode_too():

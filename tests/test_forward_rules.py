@@ -577,6 +577,8 @@ ex("runtime.total(value)", "R.total(w)", w=M)
 ex("runtime.total(value)", "R.total([w, a])", w=S, a=S)
 ex("runtime.scatter(value, like, index)", "R.scatter(w, a, 1)", w=S, a=V)
 ex("runtime.cleared(value, index)", "R.cleared(w, 1)", w=V)
+ex("runtime.added_at(grad, index, value)", "R.added_at([a, b, c], slice(1, 3), [c, a])", a=S,
+   b=S, c=S)
 ex("runtime.expand(value, like, axis, keepdims)", "R.expand(w, a, 1)", w=(2,), a=M)
 
 # ---------------------------------------------------------------- math

@@ -13,10 +13,10 @@ import math
 import higher_order_cases as hc
 import numpy as np
 import pytest
+from call_checks import check_gradient, check_refused, check_second_derivative, family
 from srcad.check import numerical_grad
 
 import srcad
-from srcad import tape
 from srcad.errors import MissingRuleError, UnsupportedSyntaxError
 
 # (function, arguments, wrt, the tape can run it)
@@ -61,31 +61,12 @@ CASES = [
     (hc.array_meta, (np.array([0.3, -0.8, 1.1]),), 0, False),
 ]
 # a generated family around each case: the same function at nearby points
-FAMILY = [(f, tuple(a * s if isinstance(a, (float, np.ndarray)) else a for a in args), w, t)
-          for f, args, w, t in CASES for s in (1.0, 0.85, 1.2)]
-IDS = [f"{c[0].__name__}-{i}" for i, c in enumerate(FAMILY)]
-
-
-def _close(a, b, rel, abs_):
-    if isinstance(a, tuple):
-        return len(a) == len(b) and all(_close(x, y, rel, abs_) for x, y in zip(a, b))
-    return np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=rel,
-                       atol=abs_)
+FAMILY, IDS = family(CASES, (1.0, 0.85, 1.2))
 
 
 @pytest.mark.parametrize(("func", "args", "wrt", "taped"), FAMILY, ids=IDS)
 def test_gradient_matches_finite_differences_and_tape(func, args, wrt, taped):
-    ours = srcad.grad(func, wrt=wrt)(*args)
-    assert _close(ours, numerical_grad(func, args, wrt), 1e-6, 1e-8)
-    if taped:
-        assert _close(ours, tape.grad(func, wrt=wrt)(*args), 1e-10, 1e-12)
-    value, both = srcad.value_and_grad(func, wrt=wrt)(*args)
-    assert value == pytest.approx(func(*args), rel=1e-12)
-    assert _close(both, ours, 1e-12, 0)
-
-
-READS_OBJECTS = {hc.method_of_global, hc.method_of_argument, hc.method_of_built,
-                 hc.calls_base_method}
+    check_gradient(func, args, wrt, taped)
 
 
 @pytest.mark.parametrize(("func", "args", "wrt", "taped"),
@@ -94,16 +75,7 @@ READS_OBJECTS = {hc.method_of_global, hc.method_of_argument, hc.method_of_built,
 def test_second_derivative_matches_finite_differences(func, args, wrt, taped):
     if isinstance(args[wrt], np.ndarray):
         pytest.skip("a gradient, not a number: its derivative is a Jacobian")
-    if func in READS_OBJECTS:
-        pytest.skip("its values read from an object's attributes have no known kind; a "
-                    "derivative updating one in place (dx += ...) is refused when "
-                    "differentiated again, as for any value of unknown kind")
-    if func is hc.generator_of_values:  # as on main for any callee returning a list
-        pytest.skip("the backward part of a callee returning a list pops its gradient list "
-                    "in place, which srcad refuses to differentiate again")
-    d1 = srcad.grad(func, wrt=wrt)
-    d2 = srcad.grad(d1, wrt=wrt)(*args)
-    assert d2 == pytest.approx(numerical_grad(d1, args, wrt), rel=1e-5, abs=1e-6)
+    check_second_derivative(func, args, wrt)
 
 
 FORWARD = [hc.passes_ufunc, hc.passes_user_function, hc.local_alias, hc.local_choice,
@@ -211,11 +183,6 @@ def test_generated_code_reads_like_the_call():
 # ---------------------------------------------------------------- refused
 
 
-def _line(func, marker):
-    lines, first = inspect.getsourcelines(func)
-    return first + next(i for i, text in enumerate(lines) if marker in text)
-
-
 REFUSED = [
     (hc.keeps_map, (0.7,), UnsupportedSyntaxError, hc.keeps_map, "# refused",
      "list(map(...))"),
@@ -237,11 +204,7 @@ REFUSED = [
 @pytest.mark.parametrize(("func", "args", "cls", "where", "marker", "hint"), REFUSED,
                          ids=[r[0].__name__ for r in REFUSED])
 def test_refused_with_the_line_and_a_hint(func, args, cls, where, marker, hint):
-    with pytest.raises(cls) as info:
-        srcad.grad(func)(*args)
-    assert info.value.lineno == _line(where, marker)
-    assert info.value.filename == inspect.getsourcefile(where)
-    assert hint in info.value.hint
+    check_refused(func, args, cls, where, marker, hint)
 
 
 PASSED_FUNCTIONS = [np.sin, np.exp, np.tanh, math.cos, hc.apply_default]

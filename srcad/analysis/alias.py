@@ -25,11 +25,13 @@ Imports ``srcad.analysis``, ``srcad.core``, ``srcad.errors`` (and nothing above 
 
 from __future__ import annotations
 
+import ast
 import operator
 
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, SEQ
 from ..errors import MutationError
+from ..rules import registry
 from .memory import MUTATORS, Aliases, ir_mutable, names_of
 
 
@@ -123,6 +125,12 @@ def check(fn, analysis):
                 continue
             if only_itself and other != obj.name:
                 continue  # made just before, seen by nobody: other values hold older ones
+            since = _made_since(stmt, ir.Var(other), aliases, places)
+            if since is not None and other != obj.name and _bound_as(
+                    obj.name, aliases) not in since and not (aliases.held.get(
+                    other, frozenset()) - aliases.own.get(other, frozenset())) & memory:
+                continue  # other is an object made since obj's was bound, and holds
+                # nothing obj may be
             if aliases.taken_out(obj, other):
                 continue
             if aliases.held.get(other, frozenset()) & memory and not (
@@ -212,18 +220,24 @@ def _method(stmt, obj, analysis, aliases, refuse, context, label):
                               "ys = ys[:-1]" if name == "pop" else "build a new list after "
                               "using the old one whole: ys = ys + [v]")
     hint = _BY_KIND.get((name, kind), hint)
+    shown = f".{name}()"
+    if name == "pop" and len(stmt.value.args) > 1:  # ys.pop(i): srcad's sweeps take pop()
+        listlike = False
+        hint = "read the item and build the list without it: v = ys[i]; ys = ys[:i] + " \
+            "ys[i + 1:]"
+        shown = ".pop(i)"
     if not listlike:
         carries = any(isinstance(a, ir.Var) and a.name in analysis.varied
                       for a in [obj, *stmt.value.args[1:]])
         if carries:
-            refuse(stmt, f".{name}() changes a value that carries a gradient in place", hint)
+            refuse(stmt, f"{shown} changes a value that carries a gradient in place", hint)
     if not isinstance(obj, ir.Var):
         return
     memory = aliases.mem(obj, aliases.own)
     loop, earlier = context
     maybe_array = kind in (ARRAY, ANY) and not listlike
     if loop and maybe_array:
-        refuse(stmt, f".{name}() changes an array in place inside a loop: the backward sweep "
+        refuse(stmt, f"{shown} changes an array in place inside a loop: the backward sweep "
                "would read the changed array", hint)
     seen = list(earlier)
     for around in loop:  # a loop the object outlives: its later statements come before too
@@ -240,7 +254,7 @@ def _method(stmt, obj, analysis, aliases, refuse, context, label):
                 continue
             if not maybe_array and _element_use(other, v, appending=name == "append"):
                 continue
-            refuse(stmt, f".{name}() changes {label(obj.name)} in place after line "
+            refuse(stmt, f"{shown} changes {label(obj.name)} in place after line "
                    f"{getattr(other, 'line', None) or '?'} used it: the backward sweep would "
                    "read the changed value", hint)
 
@@ -263,8 +277,28 @@ def _element_use(stmt, var, appending=False):
     # items there were (add zips); a pop would cut it too short
     if value.fn is sum:
         return appending
-    return value.fn in (operator.getitem, len) or isinstance(
-        value.fn, ir.Method) and value.fn.name in ("append", "pop")
+    # list(ys), ys.copy(): the adjoint adds the copy's gradient into ys's, item by item
+    if value.fn is list and len(args) == 1 and not value.kwargs or value.fn == ir.Method(
+            "copy") and len(args) == 1:
+        return True
+    if value.fn in (operator.getitem, len) or registry.is_nondiff(value.fn) or isinstance(
+            value.fn, ir.Method) and value.fn.name in ("append", "pop"):
+        return True
+    return _rule_reads_no_value(value, var)
+
+
+def _rule_reads_no_value(prim, var):
+    """Whether ``prim`` is a call of a rule whose templates never read the argument ``var``
+    is passed as (``cleared(dys, i)``: its adjoint is ``cleared(g, i)``), nor its shape."""
+    if isinstance(prim.fn, (ir.Method, ir.Attr, ir.Build, ir.BoolOp)):
+        return False
+    rule, bound = registry.find(prim.fn, prim.args, prim.kwargs)
+    if rule is None or rule.broadcast or rule.uniform is not None:
+        return False
+    params = {p for p, atom in bound.items() if var in ir.atoms_in(atom)}
+    read = {n.id for t in list(rule.templates.values()) + list(rule.jvp.values())
+            for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return bool(params) and not params & (read | set(rule.shape_only))
 
 
 def _context(body, target):
@@ -285,17 +319,19 @@ def _context(body, target):
     return visit(body, []) or [], before
 
 
-def _places(stmts, out):
+def _places(stmts, out, owner=None):
+    """id of each statement -> (its block, its position there, the statement owning the
+    block: an If or a Loop, None at the top)."""
     for i, stmt in enumerate(stmts):
-        out[id(stmt)] = (stmts, i)
+        out[id(stmt)] = (stmts, i, owner)
         for block in ir.blocks_of(stmt):
-            _places(block, out)
+            _places(block, out, stmt)
 
 
 def _later(stmt, body, places):
     """The statements that can run after ``stmt``, when it is one of the function's
     top-level statements (not in a loop or a branch); else None."""
-    block, at = places[id(stmt)]
+    block, at, _ = places[id(stmt)]
     return block[at + 1:] if block is body else None
 
 
@@ -304,15 +340,51 @@ def _new_here(stmt, obj, aliases, places):
     nothing in between (``y_2 = y_1.copy(); y_2[i] = v``): then no other value can hold
     this very object, even where values hold others made by the same line (a stack of the
     versions of earlier iterations)."""
-    if not isinstance(obj, ir.Var) or aliases.mem(obj, aliases.own) != {("new", obj.name)}:
-        return False
-    block, at = places[id(stmt)]
-    for earlier in reversed(block[:at]):
-        if obj.name in ir.defined_by(earlier):
-            return isinstance(earlier, ir.Assign)
-        if any(v.name == obj.name for s in ir.walk([earlier]) for v in ir.reads_of(s)):
-            return False
-    return False
+    return _made_since(stmt, obj, aliases, places) is not None
+
+
+def _bound_as(name, aliases):
+    """The name that first held the object ``name`` holds, through augmented updates
+    (``y_2 = y_1 + v`` is ``y_1`` changed in place)."""
+    while name in aliases.augmented:
+        name = aliases.augmented[name]
+    return name
+
+
+def _made_since(stmt, obj, aliases, places):
+    """If ``obj`` is a new object made before ``stmt`` on its way (in its block, or before
+    the branches around it; never across a loop's start) and read by nothing in between but
+    its own augmented updates: the names defined between the two. Else None."""
+    if not isinstance(obj, ir.Var):
+        return None
+    own = aliases.mem(obj, aliases.own)
+    if len(own) != 1 or next(iter(own))[0] != "new" or len(next(iter(own))) != 2:
+        return None
+    made = next(iter(own))[1]
+    names = {obj.name}  # the versions of the object: y_2 = y_1 + v (augmented) is y_1
+    since = set()
+    here = stmt
+    while True:
+        block, at, owner = places[id(here)]
+        for earlier in reversed(block[:at]):
+            defined = set(ir.defined_by(earlier)) & names
+            if defined == {made}:
+                return since if isinstance(earlier, ir.Assign) else None
+            if defined:
+                target = next(iter(defined))
+                if not isinstance(earlier, ir.Assign) or target not in aliases.augmented:
+                    return None
+                names.add(aliases.augmented[target])
+                since |= set(ir.defined_by(earlier))
+                continue
+            if any(v.name in names for s in ir.walk([earlier]) for v in ir.reads_of(s)):
+                return None
+            since |= {n for s in ir.walk([earlier]) for n in ir.defined_by(s)}
+        # not made in this block: look before the branch around it (run once per run of
+        # the block holding it), never across a loop's start (made by an earlier iteration)
+        if not isinstance(owner, ir.If) or names & {v.name for v in ir.atoms_in(owner.test)}:
+            return None
+        here = owner
 
 
 def _enclosing(stmts, loops, out, iterated):

@@ -128,6 +128,10 @@ class Analysis(ValueKinds):
                         self._put(stmt.target, [self.kind(a) for a in value.args])
                     if isinstance(value, ir.Prim) and value.fn is ir.BUILD_DICT:
                         self._put(stmt.target, [self.kind(a) for a in value.args[1::2]])
+                    if isinstance(value, ir.Prim) and value.fn is operator.getitem and (
+                            isinstance(value.args[1], ir.Slice)) and isinstance(
+                            value.args[0], ir.Var) and value.args[0].name in self.elems:
+                        self._put(stmt.target, [self.elems[value.args[0].name]])  # ys[a:b]
                     value = stmt.value
                     kind = self.prim_kind(value) if isinstance(value, ir.Prim) else self.kind(value)
                     self.kinds[stmt.target] = kind

@@ -367,7 +367,8 @@ _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.f
 
 
 #: srcad's own runtime helpers that build a new value (generated code differentiated again)
-_FRESH_HELPERS = {"fill", "zeros_like", "scatter", "cleared", "total", "copy_tangent", "add"}
+_FRESH_HELPERS = {"fill", "zeros_like", "scatter", "cleared", "total", "copy_tangent", "add",
+                  "added_at"}
 #: ... and those among them whose list result holds a new object at every index
 _FRESH_ITEMS = {"zeros_like", "grad_array"}
 

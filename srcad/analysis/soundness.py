@@ -25,7 +25,7 @@ from __future__ import annotations
 import operator
 
 from ..core import functions, ir
-from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
+from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ, kind_of_value
 from ..errors import MissingRuleError
 from ..rules import registry
 from ..runtime import family_of
@@ -113,7 +113,8 @@ class Check:
         if functions.splits_again(fn):
             return  # a derivative's code calling a derivative, differentiated in turn
         if functions.is_user_function(fn):
-            if not self.reaches(stmt) and any(self.an.kind(a) in (SEQ, ARRAY) for a in varied):
+            if not self.reaches(stmt) and any(self.an.kind(a) in (SEQ, ARRAY) for a in varied) \
+                    and not self.writes_nothing(prim):
                 raise self.error(stmt, f"{_name(prim)}(...) called for its effect on a "
                                  "differentiated container", "return the new value instead "
                                  "of changing an argument in place")
@@ -173,6 +174,21 @@ class Check:
             return True  # an effect on something
         return any(self.an.kind(a) not in (SCALAR, OTHER) for a in varied) and \
             not registry.is_pure(prim)
+
+    def writes_nothing(self, prim):
+        """Whether the user function ``prim`` calls provably changes nothing its caller can
+        see (:mod:`srcad.analysis.effects`): then a call of it whose result is not used has
+        no effect on the output either."""
+        callees = self.an.callees
+        if callees is None:
+            return False
+        try:
+            arguments, _, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
+        except TypeError:
+            return False
+        kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else
+                 kind_of_value(a) for p, a in arguments.items()}
+        return callees.writes_nothing(prim.fn, kinds, arity)
 
     def reaches(self, stmt):
         return stmt.target is not None and stmt.target in self.reaching

@@ -26,7 +26,7 @@ from ..runtime import containers, family_of
 #: the rank of ``a @ b`` from the ranks of ``a`` and ``b``
 _MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
 #: srcad's own helpers whose result has the structure of one argument (its position)
-_SHAPED_LIKE = {"zeros_like": 0, "grad_array": 1}
+_SHAPED_LIKE = {"zeros_like": 0, "grad_array": 1, "cleared": 0, "fill": 1, "added_at": 0}
 #: products whose result for two vectors is a number
 _PRODUCTS = (np.dot, np.inner, np.vdot, np.matmul, operator.matmul)
 _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
@@ -87,6 +87,8 @@ class ValueKinds:
                     self.kind(index) == SCALAR):  # not a slice object
                 return self.elems.get(obj.name, ANY)
             return SEQ if isinstance(index, ir.Slice) else ANY
+        if fn == ir.Method("copy") and len(kinds) == 1 and kinds[0] in (SEQ, ARRAY):
+            return kinds[0]  # ys.copy() is a list (srcad writes y_1 = y.copy(); y_1[i] = v)
         if isinstance(fn, ir.Method):
             fn = registry.methods.get(fn.name)
             if fn is None:

@@ -105,6 +105,8 @@ defvjp(runtime.fill, "value, like", zero="*", value="unbroadcast(np.sum(g, axis=
 defvjp(runtime.total, "value", value="fill(g, value)")
 defvjp(runtime.scatter, "value, like, index", zero="*", value="g[index]")
 defvjp(runtime.cleared, "value, index", zero="*", value="cleared(g, index)")
+defvjp(runtime.added_at, "grad, index, value", zero="*", grad="g", value="g[index]",
+       jvp={"grad": "t", "value": "added_at(zeros_like(grad), index, t)"})
 defvjp(runtime.expand, "value, like, axis=None, keepdims=False", zero="*",
        value="np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)")
 nondiff(runtime.sign, runtime.check_scalar, runtime.check_holomorphic, runtime.zeros_like,

@@ -137,15 +137,30 @@ def zeros_like(x):
 
 @helper("runtime")
 def add(a, b):
-    """Add two gradients of any structure (numbers, arrays, lists, tuples, dicts)."""
+    """Add two gradients of any structure (numbers, arrays, lists, tuples, dicts). The result
+    shares nothing with ``a`` or ``b`` (the alias analysis counts on it): an item only one
+    dict has is copied."""
     kind = type(a)
     if kind is np.ndarray or kind is float or kind is np.float64:
         return a + b  # the common cases first, without isinstance's cost
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return [add(u, v) for u, v in zip(a, b)]
     if isinstance(a, dict):
-        return {k: add(a[k], b[k]) if k in b else a[k] for k in a}
+        out = {k: add(a[k], b[k]) if k in b else _fresh(a[k]) for k in a}
+        out.update((k, _fresh(v)) for k, v in b.items() if k not in a)
+        return out
     return a + b
+
+
+def _fresh(grad):
+    """A copy of a gradient: new lists, dicts and arrays all the way down."""
+    if isinstance(grad, (list, tuple)):
+        return [_fresh(g) for g in grad]
+    if isinstance(grad, dict):
+        return {k: _fresh(g) for k, g in grad.items()}
+    if isinstance(grad, np.ndarray):
+        return grad.copy()
+    return grad
 
 
 @helper("runtime")
@@ -358,6 +373,15 @@ def _basic_index(index):
         if type(i) is not int and type(i) is not slice:
             return False
     return True
+
+
+@helper("runtime")
+def added_at(grad, index, value):
+    """``grad`` with ``value`` added at ``index`` (a slice): the gradient of ``ys[index]``
+    added into that of the list ``ys``, as a new list."""
+    out = mutable(grad)
+    out[index] = add(out[index], value)
+    return out
 
 
 @helper("runtime")

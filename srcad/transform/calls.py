@@ -24,8 +24,9 @@ import threading
 import types
 from dataclasses import dataclass
 
+from ..analysis import effects
 from ..analysis.analyse import Analysis
-from ..core import env
+from ..core import env, ir
 from ..core.functions import ByFunction, bind
 from ..core.kinds import ANY, ARRAY, kind_of_value, made_for, made_items, made_result, with_complex
 
@@ -56,7 +57,9 @@ class Callees:
         self._splits = ByFunction()
         self._kinds = ByFunction()
         self._tangents = ByFunction()
+        self._effects = ByFunction()
         self._in_progress = set()
+        self._checking = set()
         self._lock = threading.RLock()
 
     def split(self, fn, wrt, kinds, arity=None, ranks=None):
@@ -197,8 +200,47 @@ class Callees:
         self._kinds[key] = (result, tuple(reads.values()))
         return result
 
+    def writes_nothing(self, fn, kinds, arity=None):
+        """Whether a call of ``fn`` with arguments of these kinds provably changes no object
+        its caller can see (:func:`srcad.analysis.effects.writes_nothing`); ``False`` when
+        srcad cannot read it."""
+        key = (fn, tuple(sorted(kinds.items())), arity)
+        known = self._effects.get(key)
+        if known is not None and not env.stale(known[1]):
+            env.record_all(known[1])
+            return known[0]
+        if key in self._checking:
+            return True  # a recursive call: see srcad.analysis.effects
+        top = not self._checking
+        self._checking.add(key)
+        try:
+            with env.collecting() as reads:
+                ir_fn, _ = self._to_ssa(fn, arity=arity)
+                analysis = Analysis(ir_fn, made_for(fn, kinds), (), made_items(fn, None),
+                                    callees=self)
+                answer = effects.writes_nothing(ir_fn, analysis, self._inner(analysis))
+        except Exception:  # noqa: BLE001 - unreadable: not provably free of writes
+            answer, reads = False, {}
+        finally:
+            self._checking.discard(key)
+        if top or not answer:  # True below a recursive call holds only if that call's does
+            self._effects[key] = (answer, tuple(reads.values()))
+        return answer
+
+    def _inner(self, analysis):
+        def callee_writes_nothing(fn, args, kwargs):
+            try:
+                arguments, _, arity = bind(fn, args, kwargs)
+            except TypeError:
+                return False
+            return self.writes_nothing(fn, {p: analysis.kind(a) if isinstance(
+                a, (ir.Var, ir.Const)) else kind_of_value(a) for p, a in arguments.items()},
+                arity)
+        return callee_writes_nothing
+
     def clear(self):
         with self._lock:
+            self._effects.clear()
             self._splits.clear()
             self._kinds.clear()
             self._tangents.clear()

@@ -39,8 +39,11 @@ class Data:
                 return subscript(dobj, nodes.expr(index))
 
             if isinstance(index, (ir.Slice, ir.Index)) or self.an.kind(index) != SCALAR:
-                # a slice, or an index that may be a slice object: add structure to structure
-                code.append(assign(item(), call(self.helper("add"), item(), gname)))
+                # a slice, or an index that may be a slice object: add structure to structure,
+                # into a new list (srcad refuses a slice assignment when it differentiates
+                # this code again)
+                code.append(assign(dobj, call(self.helper("added_at"), dobj,
+                                              _index_node(index), gname)))
             elif elem == SCALAR:
                 code.append(nodes.add_to(item(), gname))
             elif elem == ARRAY:

@@ -1,0 +1,107 @@
+"""Whether a user function provably changes nothing its caller can see.
+
+A call whose result does not reach the output can still change what does: ``helper(ys)``
+may append to ``ys`` or write ``a[0] = ...`` into an array it is given. srcad does not
+differentiate such a call (its result is not needed), so :mod:`srcad.analysis.soundness`
+refuses it unless the callee *writes nothing*: no statement of it (nor of a user function it
+calls, in turn) may change an object its caller owns. Objects are the tokens of
+:class:`srcad.analysis.memory.Aliases`: the callee's arguments (``("arg", p)``, and what they
+hold) and module-level values (``("global", id)``). A statement may change one when it is
+
+* a write ``y[i] = v``, or an augmented assignment ``y += v`` on an array or a list, into
+  (a view of) such an object;
+* a method that changes its object (:data:`memory.MUTATORS`) called on one;
+* any call with ``out=``;
+* a call of anything else whose effect srcad does not know (no rule, not declared piecewise
+  constant, not arithmetic, not a known non-mutating method), given such an object;
+* a call of a user function that does not itself write nothing.
+
+A recursive call is assumed to write nothing while its own body is checked: a write happens
+at some finite depth, in a statement of one of the bodies, which the check sees.
+
+Imports ``srcad.core``, ``srcad.rules`` (and the analysis modules beside it).
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ..core import functions, ir
+from ..core.kinds import SCALAR
+from ..rules import registry
+from .memory import (
+    _ARITH,
+    FRESH_ATTRS,
+    FRESH_METHODS,
+    MUTATORS,
+    VIEW_ATTRS,
+    VIEW_FUNCS,
+    VIEW_METHODS,
+    Aliases,
+    ir_mutable,
+    safe_in,
+)
+
+
+def writes_nothing(fn: ir.Function, analysis, callee_writes_nothing) -> bool:
+    """Whether running ``fn`` (its SSA form, analysed for the kinds of one call) provably
+    changes no object its caller can see. ``callee_writes_nothing(fn, args, kwargs)`` answers
+    the same for a user function ``fn`` called inside."""
+    aliases = Aliases(fn, analysis)
+
+    def outside(atom, table):
+        if isinstance(atom, ir.Const):
+            return ir_mutable(atom.value)
+        return any(t[0] in ("arg", "global") for t in aliases.mem(atom, table))
+
+    for stmt in ir.walk(fn.body):
+        if isinstance(stmt, ir.SetItem):
+            if outside(stmt.obj, aliases.own):
+                return False
+            continue
+        if not isinstance(stmt, ir.Assign) or not isinstance(stmt.value, ir.Prim):
+            continue
+        prim = stmt.value
+        if stmt.target in aliases.augmented:
+            old = ir.Var(aliases.augmented[stmt.target])
+            if analysis.kind(old) != SCALAR and outside(old, aliases.own):
+                return False
+        out = prim.kwargs.get("out")
+        if out is not None and not (isinstance(out, ir.Const) and out.value is None):
+            return False
+        if _known_effect_free(prim):
+            continue
+        if isinstance(prim.fn, ir.Method) and prim.fn.name in MUTATORS:
+            if prim.args and outside(prim.args[0], aliases.own):
+                return False
+            continue
+        if functions.is_derivative(prim.fn):
+            continue  # srcad's code changes none of its arguments (their writes are refused)
+        if functions.is_user_function(prim.fn):
+            if not callee_writes_nothing(prim.fn, prim.args, prim.kwargs):
+                return False
+            continue
+        if any(outside(a, aliases.held) for a in prim.operands()):
+            return False  # a function whose effect srcad does not know, given such an object
+    return True
+
+
+def _known_effect_free(prim):
+    """A call that changes none of its arguments (``out=`` aside, checked before)."""
+    fn = prim.fn
+    if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE or isinstance(fn, ir.Build):
+        return True
+    if fn is operator.getitem or fn in (list, tuple, sorted, dict, len, isinstance):
+        return True
+    if isinstance(fn, ir.Attr):
+        return fn.name in FRESH_ATTRS or fn.name in VIEW_ATTRS or fn.name in registry.attributes
+    if isinstance(fn, ir.Method):
+        return fn.name not in MUTATORS and (fn.name in FRESH_METHODS or fn.name in VIEW_METHODS
+                                            or fn.name in registry.methods)
+    if isinstance(fn, ir.BoolOp) or safe_in(fn, _ARITH) or safe_in(fn, VIEW_FUNCS):
+        return True
+    if getattr(fn, "__module__", None) == "math":
+        return True
+    if safe_in(fn, registry.impure):
+        return False
+    return registry.has_rule(fn) or registry.is_nondiff(fn)
