@@ -355,7 +355,6 @@ def _close(a, b, rtol, atol, what):
                                rtol=rtol, atol=atol, err_msg=what)
 
 
-@pytest.mark.parametrize(("row_id", "variant"), CASES, ids=[f"{r}-{v}" for r, v in CASES])
 def _batched_linalg():
     """Whether scipy.linalg's det and solve take stacks of matrices (SciPy >= 1.16)."""
     try:
@@ -368,6 +367,7 @@ def _batched_linalg():
     return True
 
 
+@pytest.mark.parametrize(("row_id", "variant"), CASES, ids=[f"{r}-{v}" for r, v in CASES])
 def test_scipy_rule(modules, row_id, variant):
     ours, theirs = modules
     if row_id in ("linalg_det_batch", "linalg_solve_batch", "linalg_solve_batch_b") and \
