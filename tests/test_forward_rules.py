@@ -737,6 +737,23 @@ def _shape(x):
     return np.shape(x)
 
 
+#: NumPy >= 2.5's np.linalg.eig returns complex arrays even where the eigenvalues are real:
+#: the result is then complex, and srcad refuses eig's derivative (checked below)
+EIG_COMPLEX = np.linalg.eig(np.eye(2))[0].dtype.kind == "c"
+
+
+def skip_complex_eig(case):
+    """On such a NumPy, an eig row's derivative is refused (a complex result): check that,
+    then skip the row."""
+    rid, expr, specs, f, line = case
+    if EIG_COMPLEX and "np.linalg.eig(" in expr:
+        rng = np.random.default_rng(0)
+        args = tuple(_value(s, rng) for s in specs.values())
+        with pytest.raises(srcad.SrcadError):  # complex output, or eig refused
+            srcad.grad(SCALARS[f])(*args)
+        pytest.skip("this NumPy's eig returns complex eigenvalues: its derivative is refused")
+
+
 def _setup(case, seed):
     rid, expr, specs, f, line = case
     rng = np.random.default_rng(seed)
@@ -764,6 +781,7 @@ def test_every_rule_has_an_example():
 @pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
 def test_forward_and_reverse_agree_on_every_rule(case):
     rid, expr, specs, f, line = case
+    skip_complex_eig(case)
     f, args, u, rng = _setup(case, len(expr) * 7 + len(specs))
     value = f(*args)
     try:
@@ -805,6 +823,7 @@ def test_hvp_matches_finite_differences_of_the_gradient(case):
     """Forward over reverse (``hvp``) == finite differences of srcad's reverse gradient, for
     ``sum(sin(call))`` w.r.t. the first argument."""
     rid, expr, specs, f, line = case
+    skip_complex_eig(case)
     f, args, u, rng = _setup(case, len(expr) * 3 + 1)
     s = SCALARS[f]
     try:

@@ -14,13 +14,14 @@ the signatures: a call using them finds no rule and is refused.
   ``unit_diagonal``): its gradient is zero elsewhere, the gradient of the function computed.
 * ``cholesky`` reads one triangle too; like ``np.linalg.cholesky`` (and autograd, PyTorch)
   its gradient is the symmetric matrix that is right along symmetric perturbations; so is
-  ``cho_factor``'s, whose other triangle holds ``a``'s own entries (their gradient flows
+  ``cho_factor``'s, whose other triangle holds ``a``'s own entries on SciPy < 1.18 (their gradient flows
   back to them). ``cho_solve`` reads the factor's triangle of ``c`` only.
 * ``expm``: the adjoint of the Frechet derivative is the Frechet derivative at the
   transpose, read off the exponential of a block matrix ``[[A', G], [0, A']]``.
 * ``sqrtm`` and ``solve_sylvester`` differentiate through a Sylvester equation.
 """
 
+import numpy as np
 from scipy import linalg
 
 from ..runtime import scipy_helpers as H
@@ -132,14 +133,22 @@ _GRAD, _TANGENT = _cholesky(f"(ans if lower else {SWAP.format('ans')})",
 defvjp(linalg.cholesky, "a, lower=False, overwrite_a=False, check_finite=True", zero="lower",
        a=_GRAD, jvp=dict(a=f"({_TANGENT} if lower else {SWAP.format(_TANGENT)})"))
 
-# cho_factor returns (c, lower): the factor on one triangle of c and, as LAPACK leaves it, a's
-# own entries on the other (passed through: their gradient flows straight back to a)
+# cho_factor returns (c, lower): the factor on one triangle of c and, on the other, a's own
+# entries as LAPACK leaves them (SciPy < 1.18: passed through, their gradient flows straight
+# back to a) or zeros (SciPy >= 1.18): which one, this SciPy says
+_KEEPS_A = bool(linalg.cho_factor(np.array([[4.0, 1.0], [1.0, 3.0]]))[0][1, 0] != 0.0)
 _GRAD, _TANGENT = _cholesky(f"(np.tril(ans[0]) if lower else {SWAP.format('np.triu(ans[0])')})",
                             f"(np.tril(g[0]) if lower else {SWAP.format('np.triu(g[0])')})")
-defvjp(linalg.cho_factor, "a, lower=False, overwrite_a=False, check_finite=True", kind="seq",
-       zero="lower", a=f"{_GRAD} + (np.triu(g[0], 1) if lower else np.tril(g[0], -1))",
-       jvp=dict(a=f"(({_TANGENT} + np.triu(t, 1)) if lower else ({SWAP.format(_TANGENT)} + "
-                  "np.tril(t, -1)), 0.0)"))
+if _KEEPS_A:
+    defvjp(linalg.cho_factor, "a, lower=False, overwrite_a=False, check_finite=True",
+           kind="seq", zero="lower",
+           a=f"{_GRAD} + (np.triu(g[0], 1) if lower else np.tril(g[0], -1))",
+           jvp=dict(a=f"(({_TANGENT} + np.triu(t, 1)) if lower else ({SWAP.format(_TANGENT)} + "
+                      "np.tril(t, -1)), 0.0)"))
+else:
+    defvjp(linalg.cho_factor, "a, lower=False, overwrite_a=False, check_finite=True",
+           kind="seq", zero="lower", a=_GRAD,
+           jvp=dict(a=f"(({_TANGENT}) if lower else ({SWAP.format(_TANGENT)}), 0.0)"))
 
 # ---------------------------------------------------------------- matrix functions
 # sqrtm: S S = A, so S dS + dS S = dA; the adjoint solves the transposed equation. The root
