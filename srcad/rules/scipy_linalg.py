@@ -15,7 +15,8 @@ the signatures: a call using them finds no rule and is refused.
 * ``cholesky`` reads one triangle too; like ``np.linalg.cholesky`` (and autograd, PyTorch)
   its gradient is the symmetric matrix that is right along symmetric perturbations; so is
   ``cho_factor``'s, whose other triangle holds ``a``'s own entries on SciPy < 1.18 (their
-  gradient flows back to them; SciPy >= 1.18 zeroes it). ``cho_solve`` reads the factor's triangle of ``c`` only.
+  gradient flows back to them; SciPy >= 1.18 zeroes it). ``cho_solve`` reads the factor's
+  triangle of ``c`` only.
 * ``expm``: the adjoint of the Frechet derivative is the Frechet derivative at the
   transpose, read off the exponential of a block matrix ``[[A', G], [0, A']]``.
 * ``sqrtm`` and ``solve_sylvester`` differentiate through a Sylvester equation.
