@@ -79,6 +79,11 @@ _HINT_RULE = (
 )
 
 
+#: file names that many pieces of code share (exec/eval/compile of a string, an interactive
+#: prompt): their source is never read from linecache, which may hold another code's text
+_SHARED_NAMES = frozenset({"<string>", "<stdin>", "<console>"})
+
+
 def read(func):
     """Parse ``func`` into a :class:`Source`, or raise :class:`SourceUnavailableError`."""
     if made_by_srcad(func):
@@ -129,6 +134,10 @@ def read(func):
             node, first_line, text = found
             return _source(func, node, filename, first_line, text)
     try:
+        if filename in _SHARED_NAMES:
+            # every exec()/eval() of a string, and every prompt, shares this name: what
+            # linecache holds for it (Python 3.13 keeps some) may be another code's text
+            raise OSError(f"{filename} is no file")
         # the code object: inspect.getsourcelines(func) would follow __wrapped__
         lines, first_line = inspect.getsourcelines(code)
     except (OSError, TypeError) as exc:
