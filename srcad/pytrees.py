@@ -69,20 +69,10 @@ def shape(value):
 
 def unflatten(like, grads):
     """The record shaped like ``like`` holding ``grads`` (a dict, as :func:`flatten` gives)."""
-    cls = type(like)
     example = _fields_of(like)
     fields = {k: unflatten(example[k], v) if isinstance(v, dict) and is_record(example[k])
               else v for k, v in grads.items()}
-    if cls in _REGISTERED:
-        return _REGISTERED[cls][1](fields)
-    if isinstance(like, tuple):
-        return cls(**fields)
-    init = {f.name for f in dataclasses.fields(like) if f.init}
-    made = cls(**{k: v for k, v in fields.items() if k in init})
-    for k, v in fields.items():  # fields not set by __init__
-        if k not in init:
-            object.__setattr__(made, k, v)
-    return made
+    return _made_like(like, fields)
 
 
 def _field(record, name):
@@ -270,7 +260,7 @@ def _made_like(like, fields):
         return cls(**fields)
     init = {f.name for f in dataclasses.fields(like) if f.init}
     made = cls(**{k: v for k, v in fields.items() if k in init})
-    for k, v in fields.items():
+    for k, v in fields.items():  # fields not set by __init__
         if k not in init:
             object.__setattr__(made, k, v)
     return made
