@@ -10,6 +10,7 @@ import autograd.numpy as anp
 import numpy as np
 import pytest
 from srcad.check import numerical_grad
+from test_jacobian_caching import a_switching, switching  # a scalar for n == 1, else not
 
 import srcad
 from srcad.errors import SrcadError, WrtError
@@ -23,16 +24,6 @@ def a_f(x, w):
     return anp.sum(anp.sin(x * w) * x) + w * w
 
 
-def switching(x, n):
-    if n == 1:
-        return np.sum(x * x)
-    return x * x * n
-
-
-def a_switching(x, n):
-    if n == 1:
-        return anp.sum(x * x)
-    return x * x * n
 
 
 def star(*xs):
