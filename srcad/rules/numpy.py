@@ -222,15 +222,16 @@ defvjp(np.linalg.slogdet, "a", a=f"np.expand_dims(g[1], (-2, -1)) * {INV_T}", ki
 # PyTorch) and the symmetric eigendecomposition (exact on the triangle eigh reads, distinct
 # eigenvalues): templates of functions with rules, so they have derivatives of every order
 SWAP = "np.swapaxes({}, -1, -2)"
-LOW = f"({SWAP.format('ans')} if upper else ans)"
+UPPER = "cholesky_upper(ans, upper)"  # what the array's library returned (Dask: upper)
+LOW = f"({SWAP.format('ans')} if {UPPER} else ans)"
 HALF_EYE = "(1.0 - 0.5 * np.eye(np.shape(ans)[-1]))"
 CHOL_S = (f"{SWAP.format(f'np.linalg.inv({LOW})')} @ (np.tril({SWAP.format(LOW)} @ "
-          f"({SWAP.format('g')} if upper else g)) * {HALF_EYE}) @ np.linalg.inv({LOW})")
+          f"({SWAP.format('g')} if {UPPER} else g)) * {HALF_EYE}) @ np.linalg.inv({LOW})")
 CHOL_T = (f"{LOW} @ (np.tril(np.linalg.inv({LOW}) @ (0.5 * (t + {SWAP.format('t')})) @ "
           f"{SWAP.format(f'np.linalg.inv({LOW})')}) * {HALF_EYE})")
 defvjp(np.linalg.cholesky, "a, upper=False", a=f"0.5 * (({CHOL_S}) + {SWAP.format(CHOL_S)})",
        kind="array", zero="upper",
-       jvp=dict(a=f"({SWAP.format(CHOL_T)} if upper else {CHOL_T})"))
+       jvp=dict(a=f"({SWAP.format(CHOL_T)} if {UPPER} else {CHOL_T})"))
 
 EYE_W = "np.eye(np.shape(ans[0])[-1])"
 GAPS = f"(1.0 / (ans[0][..., None, :] - ans[0][..., :, None] + {EYE_W}) - {EYE_W})"
