@@ -55,3 +55,27 @@ def test_matrix_norm_order_without_a_derivative_is_refused():
 
     with pytest.raises((srcad.SrcadError, ValueError)):  # NumPy refuses ord=3 for matrices
         srcad.grad(f)(np.eye(3) + 1.0)
+
+
+@pytest.mark.parametrize(("mode", "ndim", "width"), CASES)
+def test_pad_second_derivative(mode, ndim, width):
+    """The Hessian (reverse over reverse, and forward over reverse) of a cubic of the padded
+    array against finite differences of srcad's gradient."""
+    rng = np.random.default_rng(7 + len(mode))
+    x = rng.normal(size=(4,) if ndim == 1 else (2, 3))
+    w = _weights(np.pad(x, width, mode=mode).shape)
+
+    def f(x):
+        return np.sum(np.pad(x, width, mode=mode) ** 3 * w)
+
+    grad = srcad.grad(f)
+    u = rng.normal(size=x.shape)
+    eps = 1e-6
+    want = (grad(x + eps * u) - grad(x - eps * u)) / (2 * eps)
+    np.testing.assert_allclose(srcad.hvp(f, (x,), u), want, rtol=1e-5, atol=1e-6)
+    def directional(x):  # reverse over reverse: the gradient of <grad f(x), u>
+        return np.sum(grad(x) * u)
+
+    np.testing.assert_allclose(srcad.grad(directional)(x), want, rtol=1e-5, atol=1e-6)
+    hess = srcad.hessian(f)(x)
+    np.testing.assert_allclose(np.tensordot(hess, u, axes=u.ndim), want, rtol=1e-5, atol=1e-6)

@@ -389,6 +389,9 @@ defvjp(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True, co
        a="grad_astype(g, a, dtype)", jvp=dict(a="grad_astype(t, a, dtype)"))
 defmethod("item", np.ndarray.item)
 defvjp(np.ndarray.item, "a", a="grad_sum(g, a)")
+defmethod("tolist", np.ndarray.tolist)
+defvjp(np.ndarray.tolist, "a", a="grad_tolist(g, a)", kind="seq",
+       jvp=dict(a="np.asarray(t, dtype=float).tolist()"))
 # x.transpose(), x.transpose(axes) and x.transpose(i, j, ...): one line per form
 defmethod("transpose", np.ndarray.transpose)
 defvjp(np.ndarray.transpose, "a, axes=None", a="transpose_grad(g, axes)", kind="array")
@@ -420,6 +423,8 @@ def defhelper(fn, signature, **templates):
     return defvjp(fn, signature, zero="*", **templates)
 
 
+defhelper(H.grad_tolist, "value, a", value="np.asarray(g, dtype=float).tolist()",
+          jvp=dict(value="grad_tolist(t, a)"))
 defhelper(H.grad_sum, "value, a, axis=None, keepdims=False",
           value="unbroadcast(np.sum(g, axis=axis, keepdims=keepdims), value)")
 defhelper(H.grad_mean, "value, a, axis=None, keepdims=False",
@@ -477,7 +482,8 @@ defhelper(H.grad_array, "value, obj", value="grad_reshape(np.asarray(g, dtype=fl
 defhelper(H.grad_tile, "value, a, reps", value="np.tile(g, reps)")
 defhelper(H.grad_repeat, "value, a, repeats, axis=None", value="np.repeat(g, repeats, axis)")
 defhelper(H.grad_roll, "value, shift, axis=None", value="np.roll(g, shift, axis)")
-defhelper(H.grad_pad, "value, array, pad_width, mode=None", value="np.pad(g, pad_width)")
+defhelper(H.grad_pad, "value, array, pad_width, mode=None",
+          value="tangent_pad(g, pad_width, mode)")
 defhelper(H.grad_pad_value, "value, array, pad_width",
           value="g * np.pad(np.zeros(np.shape(array)), pad_width, constant_values=1.0)")
 defhelper(H.grad_sort, "value, a, axis=-1", value="tangent_sort(g, a, axis)")

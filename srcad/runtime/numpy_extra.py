@@ -203,6 +203,13 @@ def grad_append(g, arr, values, axis=None, which=0):
     return _match(np.reshape(part, np.shape(like)), like)
 
 
+@helper("numpy")
+def grad_tolist(g, a):
+    """Gradient of ``a.tolist()`` (nested lists of numbers): the lists' gradients as an array
+    of ``a``'s shape."""
+    return _match(np.reshape(np.asarray(g, dtype=float), np.shape(a)), a)
+
+
 #: per array type: whether its library's ``np.linalg.cholesky`` returns the upper factor when
 #: asked for the lower one (Dask's does: it dispatches to ``da.linalg.cholesky(a)``, whose
 #: default is ``lower=False``)
