@@ -495,3 +495,80 @@ def test_an_attribute_that_becomes_complex_is_refused(route, c):
             call()
     else:
         assert call() == pytest.approx(want)
+
+
+# The same through user functions: the check is made where a callee (at any depth) may make
+# a complex number no kind shows, and only there (a callee of plain arithmetic adds none).
+def _frac_power(t):
+    return (-t - 1.0) ** 0.5
+
+
+def _frac_two_deep(t):
+    return _frac_power(t) * 2.0
+
+
+def _attribute_of(t, h):
+    return h.c * t
+
+
+def _plain(t):
+    return t * t + 3.0 * t
+
+
+def _plain_recursive(t, n):
+    return t if n == 0 else _plain_recursive(t * 1.5, n - 1)
+
+
+def _caller_frac(x):
+    return np.real(_frac_power(x) * x)
+
+
+def _caller_two_deep(x):
+    return np.real(_frac_two_deep(x) + x)
+
+
+def _caller_attribute(x, h):
+    return np.real(_attribute_of(x, h)) + x
+
+
+def _caller_plain(x):
+    return _plain(x) * _plain_recursive(x, 3)
+
+
+@pytest.mark.parametrize("caller", [_caller_frac, _caller_two_deep])
+def test_a_callee_making_a_complex_number_is_refused(caller):
+    with pytest.raises(srcad.SrcadError, match="came out complex"):
+        srcad.grad(caller)(2.0)
+    assert "check_real" in srcad.source(srcad.grad(caller))
+
+
+def test_an_attribute_read_in_a_callee_that_becomes_complex_is_refused():
+    d = srcad.grad(_caller_attribute, wrt=0)
+    assert d(1.5, _Holder(0.5)) == pytest.approx(1.5)
+    with pytest.raises(srcad.SrcadError, match="came out complex"):
+        d(1.5, _Holder(2j))
+
+
+def test_callees_of_plain_arithmetic_add_no_check():
+    d = srcad.grad(_caller_plain)
+    x = 0.7
+    want = (_caller_plain(x + 1e-6) - _caller_plain(x - 1e-6)) / 2e-6
+    assert d(x) == pytest.approx(want, rel=1e-6)
+    assert "check_real" not in srcad.source(d)
+
+
+def _mutual_a(t, n):
+    return t if n <= 0 else _mutual_b(t * 0.5, n - 1)
+
+
+def _mutual_b(t, n):
+    return (-t - 1.0) ** 0.5 if n == 1 else _mutual_a(t + 1.0, n - 1)
+
+
+def _caller_mutual(x):
+    return np.real(_mutual_a(x, 4) * x)
+
+
+def test_mutual_recursion_making_a_complex_number_is_refused():
+    """b makes a complex number and calls a, which calls b: both are asked in one cycle."""
+    assert "check_real" in srcad.source(srcad.grad(_caller_mutual))

@@ -153,10 +153,30 @@ def unseen_complex(analysis):
                 return True
         elif not isinstance(fn, (ir.Attr, ir.Method, ir.Build, ir.BoolOp)) and \
                 functions.is_user_function(fn):
-            return True  # its code may do either (its own check is not made for callees)
+            if _callee_unseen(analysis, value):
+                return True  # its code may do either (its own check is not made for callees)
         elif isinstance(fn, ir.Attr) and args and fn.name not in (
                 "shape", "ndim", "size", "dtype", "real", "imag", "T") and \
                 analysis.kind(args[0]) not in (ARRAY, SCALAR) and \
                 not analysis.is_complex(args[0]):
             return True
     return False
+
+
+def _callee_unseen(analysis, prim):
+    """Whether the user function ``prim`` calls may make a complex number no kind shows: its
+    own code asked (for the kinds of these arguments), or ``True`` when srcad cannot ask."""
+    callees = analysis.callees
+    if callees is None or not hasattr(callees, "unseen_complex"):
+        return True
+    try:
+        arguments, _, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
+    except TypeError:
+        return True
+    kinds = {p: analysis.kind(a) if isinstance(a, (ir.Var, ir.Const)) else "any"
+             for p, a in arguments.items()}
+    names = tuple(sorted(p for p, a in arguments.items()
+                         if isinstance(a, (ir.Var, ir.Const)) and analysis.is_complex(a)))
+    if names:
+        kinds[COMPLEX] = names
+    return callees.unseen_complex(prim.fn, kinds, arity)

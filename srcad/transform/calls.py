@@ -24,7 +24,7 @@ import threading
 import types
 from dataclasses import dataclass
 
-from ..analysis import effects
+from ..analysis import complexity, effects
 from ..analysis.analyse import Analysis
 from ..core import env, ir
 from ..core.functions import ByFunction, bind
@@ -58,8 +58,10 @@ class Callees:
         self._kinds = ByFunction()
         self._tangents = ByFunction()
         self._effects = ByFunction()
+        self._unseen = ByFunction()
         self._in_progress = set()
         self._checking = set()
+        self._asking = set()  # unseen_complex's keys being worked out
         self._lock = threading.RLock()
 
     def split(self, fn, wrt, kinds, arity=None, ranks=None):
@@ -227,6 +229,35 @@ class Callees:
             self._effects[key] = (answer, tuple(reads.values()))
         return answer
 
+    def unseen_complex(self, fn, kinds, arity=None):
+        """Whether ``fn``'s code, for arguments of these kinds, has an operation that may make
+        a complex number no kind shows (:func:`srcad.analysis.complexity.unseen_complex`, its
+        own callees asked in turn); ``True`` when srcad cannot read it. A recursive call is
+        taken to make none while its own code is asked (what the rest of that code makes
+        decides), and a ``False`` found under that assumption is kept only at the top."""
+        key = (fn, tuple(sorted(kinds.items())), arity, "unseen")
+        known = self._unseen.get(key)
+        if known is not None and not env.stale(known[1]):
+            env.record_all(known[1])
+            return known[0]
+        if key in self._asking:
+            return False
+        top = not self._asking
+        self._asking.add(key)
+        try:
+            with env.collecting() as reads:
+                ir_fn, _ = self._to_ssa(fn, arity=arity)
+                analysis = Analysis(ir_fn, made_for(fn, kinds), (), made_items(fn, None),
+                                    callees=self)
+                answer = complexity.unseen_complex(analysis)
+        except Exception:  # noqa: BLE001 - unreadable: may make anything
+            answer, reads = True, {}
+        finally:
+            self._asking.discard(key)
+        if top or answer:  # False below a recursive call holds only if that call's does
+            self._unseen[key] = (answer, tuple(reads.values()))
+        return answer
+
     def _inner(self, analysis):
         def callee_writes_nothing(fn, args, kwargs):
             try:
@@ -241,6 +272,7 @@ class Callees:
     def clear(self):
         with self._lock:
             self._effects.clear()
+            self._unseen.clear()
             self._splits.clear()
             self._kinds.clear()
             self._tangents.clear()
