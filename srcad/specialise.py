@@ -141,9 +141,8 @@ class Transformed:
         return entry
 
     def python_code(self, bound):
-        """The Python code this derivative runs for the arguments ``bound``: what a derivative
-        of it differentiates. For the Numba backend, the Python backend's code for the same
-        arguments (the Numba code calls helpers srcad does not differentiate through)."""
+        """The Python code this derivative runs for ``bound``, which a derivative of it
+        differentiates (for the Numba backend: the Python backend's code for them)."""
         if self._backend == "python":
             return self._specialise(bound).__srcad_raw__
         if self._python is None:
@@ -213,12 +212,14 @@ class Transformed:
         call_args = args[1:] if self._mode == "vjp" else args
         bound = self._bind(call_args, kwargs)
         fn = self._specialise(bound)
+        if any_duck(call_args) or any_duck(kwargs.values()):  # Dask, CuPy: what they lack
+            head = args[:1] if self._mode == "vjp" else ()  # a pullback's cotangent
+            return arrays.on_duck_arrays(lambda: fn(*head, *bound.args, **bound.kwargs),
+                                         self._f, bound)
         if self._mode != "vjp":
             return fn(*bound.args, **bound.kwargs)
-        if kwargs or any_duck(call_args):
-            if self._mode == "vjp":
-                return fn(args[0], *bound.args, **bound.kwargs)
-            return fn(*bound.args, **bound.kwargs)
+        if kwargs:
+            return fn(args[0], *bound.args, **bound.kwargs)
         fast = tuple(map(type, args))
         if len(args) == len(bound.arguments) + 1 and not any(t in _CONTAINERS for t in fast) \
                 and not any(map(fixed_function, args)) \

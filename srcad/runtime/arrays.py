@@ -179,36 +179,31 @@ def _moved(value, like):
     return value
 
 
+
 #: exceptions an array library raises for a NumPy operation it does not have, or has with
 #: another signature (Dask's ``reshape`` takes no ``order=``, its ``lu`` needs square chunks)
 _LIBRARY_FAILURES = (TypeError, ValueError, NotImplementedError, AttributeError, IndexError)
 
 
-def guard_backend(compiled, func, vjp=False):
-    """``compiled`` (srcad's code for ``func``, called with another library's arrays) with an
-    operation that library lacks refused with a :class:`BackendError` naming it, instead of
-    the library's own exception. When ``func`` itself fails the same way on those arguments,
-    the exception is the user's and passes unchanged."""
-
-    def on_duck_arrays(*args, **kwargs):
+def on_duck_arrays(call, func, bound):
+    """``call()`` (srcad's code for ``func``, with another library's arrays among the
+    arguments ``bound``), with an operation that library lacks refused with a
+    :class:`BackendError` naming it instead of the library's own exception. When ``func``
+    itself fails on those arguments, the exception is the user's and passes unchanged."""
+    try:
+        return call()
+    except _LIBRARY_FAILURES as err:
         try:
-            return compiled(*args, **kwargs)
-        except _LIBRARY_FAILURES as err:
-            try:
-                func(*(args[1:] if vjp else args), **kwargs)
-            except Exception:
-                raise err from None
-            raise _backend_failure(err, args, kwargs, func) from err
-
-    on_duck_arrays.__dict__.update(compiled.__dict__)
-    on_duck_arrays.__name__ = compiled.__name__
-    return on_duck_arrays
+            func(*bound.args, **bound.kwargs)
+        except Exception:  # noqa: BLE001 - the function's own failure: the user's to see
+            raise err from None
+        raise _backend_failure(err, list(bound.arguments.values()), func) from err
 
 
-def _backend_failure(err, args, kwargs, func):
+def _backend_failure(err, values, func):
     import traceback
 
-    ducks = [a for a in list(args) + list(kwargs.values()) if is_duck(a)]
+    ducks = [a for a in values if is_duck(a)]
     name = library(ducks[0]) if ducks else "another library"
     where = "srcad's derivative code"
     for frame in reversed(traceback.extract_tb(err.__traceback__)):
