@@ -11,7 +11,9 @@ none applies:
   arithmetic is simplified (``1.0 * e`` -> ``e``);
 * **drop dead code**: values nothing reads, when computing them cannot fail or act, and an
   emptied ``if flag: pass`` whose flag another branch tests;
-* **merge sums**: ``x = e1`` then ``x += e2`` becomes ``x = e1 + e2``.
+* **merge sums**: ``x = e1`` then ``x += e2`` becomes ``x = e1 + e2``;
+* **unread saves**: a value a loop saves that its backward loop never reads leaves the stack
+  (:mod:`.tidy_stacks`); ``if t: a else: a`` (the same code in both arms) is ``a``.
 
 Then, once: signs (``a + -b`` -> ``a - b``), float literals in gradient arithmetic, and float
 literals next to certain floats in a float specialisation (:mod:`.floats`).
@@ -33,6 +35,7 @@ from ..transform.nodes import Comment
 from ..transform.templates import _is_num, simplify
 from . import floats as float_arithmetic
 from .tidy_copies import _drop_self_copies, _propagate_copies
+from .tidy_stacks import _drop_unread_saves
 from .tidy_values import _dead_code, _inline_temps, _merge_sums, _propagate_constants
 from .tidy_walk import _blocks, _walk
 
@@ -49,7 +52,8 @@ def tidy(fdef, temps, grads=(), floats=()):
         changed = False
         for rewrite in (lambda: _propagate_copies(fdef, grads), lambda: _propagate_constants(
                 fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef),
-                lambda: _merge_sums(fdef), lambda: _idle_branches(fdef)):
+                lambda: _merge_sums(fdef), lambda: _idle_branches(fdef),
+                lambda: _drop_unread_saves(fdef)):
             changed |= rewrite()  # each rewrite counts names afresh: the others changed them
         if not changed:
             break
@@ -108,20 +112,34 @@ def _idle_branches(fdef):
     The flag's own assignment may then go too."""
     branches = [s for block, _ in _blocks(fdef) for s in block if isinstance(s, (ast.If,
                                                                                   ast.While))]
-    idle = [s for s in branches if isinstance(s, ast.If) and _idle(s.body) and _idle(s.orelse)]
+    idle = [s for s in branches if isinstance(s, ast.If) and (
+        _idle(s.body) and _idle(s.orelse) or _same_arms(s))]
     if not idle:
         return False
     tested = collections.Counter(s.test.id for s in branches
                                  if isinstance(s.test, ast.Name) and s not in idle)
     changed = False
     for block, _ in list(_blocks(fdef)):
-        kept = [s for s in block if not (s in idle and (
-            isinstance(s.test, ast.Constant)
-            or isinstance(s.test, ast.Name) and tested[s.test.id]))]
-        if len(kept) != len(block):
+        kept = []
+        for s in block:
+            if s in idle and (isinstance(s.test, ast.Constant)
+                              or isinstance(s.test, ast.Name) and tested[s.test.id]):
+                kept += [] if _idle(s.body) else [b for b in s.body
+                                                   if not isinstance(b, Comment)]
+            else:
+                kept.append(s)
+        if len(kept) != len(block) or any(a is not b for a, b in zip(kept, block)):
             block[:] = kept or [ast.Pass()]
             changed = True
     return changed
+
+
+def _same_arms(node):
+    """Whether both arms of ``if`` do the same (``if t: dv_1 = dv else: dv_1 = dv``, the
+    backward sweep of a branch that changes nothing the gradient reads): comments aside."""
+    def code(block):
+        return [ast.dump(b) for b in block if not isinstance(b, Comment)]
+    return bool(node.orelse) and code(node.body) == code(node.orelse)
 
 
 def _fill_empty(node):
