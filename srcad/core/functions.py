@@ -159,8 +159,9 @@ def bind(fn, args, kwargs):
     bound = sig.bind(*args, **kwargs)
     given = set(bound.arguments)
     bound.apply_defaults()
-    code = fn.__code__
-    taken = set(code.co_varnames + code.co_names + code.co_freevars + code.co_cellvars)
+    code = getattr(fn, "__code__", None)  # None: srcad's own callable (srcad.nested.JvpOf)
+    taken = set(code.co_varnames + code.co_names + code.co_freevars + code.co_cellvars) \
+        if code is not None else set(sig.parameters)
     arguments, passed = {}, {}
     star = kwstar = None
     items, keys = [], []
@@ -198,9 +199,11 @@ _LIBRARIES = ("numpy", "math", "scipy", "builtins")
 
 def is_derivative(fn):
     """A derivative srcad made whose generated code srcad can differentiate in turn: made by
-    ``grad`` or ``value_and_grad`` (a ``vjp`` pullback is a closure of srcad's own)."""
+    ``grad`` or ``value_and_grad``, or ``srcad.jvp`` called in code (``srcad.nested.JvpOf``);
+    a ``vjp`` pullback is a closure of srcad's own."""
     made = getattr(fn, "__srcad__", None)
-    return made is not None and getattr(made, "_mode", None) in ("grad", "value_and_grad")
+    return made is not None and getattr(made, "_mode", None) in ("grad", "value_and_grad",
+                                                                   "jvp")
 
 
 def opaque(fn, name):

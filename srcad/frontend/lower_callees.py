@@ -149,6 +149,10 @@ class Callees:
             fn, spelling = generators.list_builder(fn), None
         if fn is functools.partial and args:
             return self.partial_value(args[0], args[1:], kwargs, node, hint)
+        if getattr(fn, "__srcad_call_maker__", None) is not None:  # srcad.jvp
+            made = self.jvp_call(fn, args, kwargs)
+            if made is not None:
+                return made
         if functions.is_derivative_maker(fn):
             made = self.make_derivative(fn, args, kwargs, node)
             if made is not None:
@@ -265,6 +269,36 @@ class Callees:
         name = f"{maker.__name__}_{getattr(inner, '__name__', 'fn')}"
         return self.partial_value(Const(made, self.bound_name(made, name)), list(lead), {},
                                   node, None)
+
+    def jvp_call(self, jvp, args, kwargs):
+        """``srcad.jvp(f, (x, w), (t,), wrt=...)`` with ``f``, ``wrt`` constants and the
+        primals and tangents tuples built here: a call ``J(x, w, t)`` of the derivative
+        object ``jvp.__srcad_call_maker__`` makes now (``srcad.nested.JvpOf``), whose
+        generated code the sweeps differentiate at run time like a ``srcad.grad``'s. ``None``
+        for another form (then a call of ``srcad.jvp`` itself, refused if differentiated)."""
+        try:
+            bound = inspect.signature(jvp).bind(*args, **kwargs)
+        except TypeError:
+            return None
+        given = bound.arguments
+        backend = given.get("backend", Const("python"))
+        wrt = self.constant_tuple(given.get("wrt", Const(None)))
+        head = given["f"]
+        if not (isinstance(head, Const) and functions.is_function_value(head.value)
+                and isinstance(wrt, Const) and isinstance(backend, Const)
+                and backend.value == "python"):
+            return None
+        parts = []
+        for atom in (given["primals"], given["tangents"]):
+            if isinstance(atom, Var) and atom.name in self.tuples:
+                parts.append(list(self.tuples[atom.name]))
+            elif isinstance(atom, Const) and isinstance(atom.value, tuple):
+                parts.append([self.bound_const(v, "arg") for v in atom.value])
+            else:
+                return None
+        made = jvp.__srcad_call_maker__(head.value, wrt.value, len(parts[0]))
+        return ir.Prim(made, parts[0] + parts[1], {}, spelling=self.bound_name(
+            made, made.__name__))
 
     def constant_tuple(self, atom):
         """``atom``, or for a tuple built here of constants (``wrt=(0, 1)``), that constant."""

@@ -1,0 +1,142 @@
+"""Forward-mode derivatives called inside differentiated code: ``srcad.jvp(f, (x, w), (t,))``
+in a function that is itself differentiated, in reverse mode (``grad`` of code calling ``jvp``:
+reverse over forward) or in forward mode (``jvp`` of it: forward over forward).
+
+Lowering (:meth:`srcad.frontend.lower_callees.Callees.jvp_call`) reads such a call, whose
+function and ``wrt`` are constants and whose primals and tangents are tuples written in the
+call, as a call ``J(x, w, t)`` of a :class:`JvpOf`: an object made now, callable like
+``srcad.jvp`` with the primals and tangents spread out, whose ``__srcad__`` gives the generated
+forward-mode code it runs for the argument types met at run time. That code is plain Python,
+so it is differentiated like the code of ``srcad.grad(f)`` called in code: split into forward
+and backward parts by ``derivative_fwd``/``derivative_bwd`` in reverse mode, in forward mode by
+``derivative_jvp``, and again (a third derivative) by ``derivative_fwd_fwd`` and its kin.
+
+Imports :mod:`srcad.api` (the forward-mode code cache), :mod:`srcad.pipeline` and
+:mod:`srcad.specialise` (``plain_key``); :mod:`srcad.api` does not import this module: it
+hands :func:`make_jvp_call` to the frontend through ``srcad.jvp.__srcad_call_maker__``.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from . import api, pipeline
+from .core import env
+from .errors import SrcadError
+from .specialise import plain_key
+
+
+class JvpOf:
+    """``srcad.jvp(f, primals, tangents, wrt=wrt)`` as one function of the primals and the
+    tangents spread out: ``J(*primals, *tangents) == srcad.jvp(f, primals, tangents, wrt)``."""
+
+    _mode = "jvp"  # srcad.core.functions.is_derivative: its generated code is differentiated
+
+    def __init__(self, f, wrt, n):
+        target, params, names = api._jvp_target(f, wrt, n)
+        user = target.__srcad__._user if hasattr(target, "__srcad__") else target
+        code = getattr(user, "__code__", None)
+        if code is None or code.co_argcount != n or code.co_kwonlyargcount or \
+                code.co_flags & 0x0C:
+            raise SrcadError(
+                f"srcad.jvp of {getattr(user, '__name__', user)!r} inside differentiated code "
+                f"with {n} primals: srcad differentiates such a call when the primals are "
+                "every parameter of the function, given positionally",
+                hint="pass every parameter in the primals tuple (defaults included), or "
+                "wrap the function in one taking exactly the primals")
+        self._f, self._wrt, self._n = f, wrt, n
+        self._target, self._params, self._names = target, list(params)[:n], tuple(names)
+        taken = set(self._params)
+        tangent_params = []
+        for name in names:
+            spelled = f"t_{name}"
+            while spelled in taken:
+                spelled += "_"
+            taken.add(spelled)
+            tangent_params.append(spelled)
+        self._own = self._params + tangent_params  # the parameters of J
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        self.__signature__ = inspect.Signature([inspect.Parameter(p, kind) for p in self._own])
+        self.__name__ = f"jvp_{getattr(user, '__name__', 'fn')}"
+        self.__qualname__ = self.__name__
+        self.__srcad__ = self
+        self._splits = {}
+
+    def __call__(self, *args):
+        return api.jvp(self._f, args[:self._n], args[self._n:], wrt=self._wrt)
+
+    def __repr__(self):
+        return f"<srcad.jvp of {self._f!r}, wrt={self._wrt!r}, called in code>"
+
+    # ------------------------------------------------------------ the code it runs
+
+    def _code(self, args):
+        """The generated forward-mode function for these arguments, and the names of its
+        parameters in the order of :attr:`_own` (the primals', then the tangents')."""
+        fn, full = api._jvp_function(self._f, self._names, tuple(args[:self._n]))
+        if len(full) != self._n or getattr(fn, "__srcad_source__", None) is None:
+            raise SrcadError(f"{self!r}: its forward-mode code takes other arguments than "
+                             "the call gives", hint="pass every parameter positionally")
+        return fn, list(inspect.signature(fn).parameters)
+
+    def _mapped(self, code_params, names):
+        return [code_params[self._own.index(n)] for n in names]
+
+    def split_call(self, wrt, args, kwargs):
+        """The forward/backward pair of the forward-mode code for these arguments, with
+        respect to the parameters ``wrt`` of ``J`` (``srcad.runtime.derivative_fwd``)."""
+        _positional(kwargs)
+        key = plain_key(args)
+        if key is not None:
+            key = (tuple(wrt), key)
+            known = self._splits.get(key)
+            if known is not None and not env.stale(known[1]):
+                env.record_all(known[1])  # a derivative being made depends on them
+                return known[0]
+        code, params = self._code(args)
+        entry = pipeline.CALLEES.split_call(code, self._mapped(params, wrt), args, {})
+        if key is not None:  # kept while neither the code nor its split is made again
+            self._splits[key] = (entry, tuple(code.__srcad_reads__) + tuple(entry.reads))
+        return entry
+
+    def tangent_call(self, wrt, args, kwargs, tangents):
+        """``(value, tangent)`` of a call of ``J`` along ``tangents`` of its parameters
+        ``wrt``: the forward mode of its forward-mode code (``derivative_jvp``)."""
+        _positional(kwargs)
+        code, params = self._code(args)
+        return pipeline.CALLEES.tangent_call(code, self._mapped(params, wrt), args, {},
+                                             tangents)
+
+    def split_twice(self, wrt, varied, args, kwargs):
+        """``derivative_fwd_fwd`` of a call of ``J`` (see ``Transformed.split_twice``)."""
+        _positional(kwargs)
+        entry = self.split_call(wrt, args, kwargs)
+        code, params = self._code(args)
+        outer = pipeline.CALLEES.split_call(entry.fwd.cell_contents,
+                                            self._mapped(params, varied), args, {})
+        (value, ctx), kept = outer.fwd.cell_contents(*args)
+        return (value, (entry, ctx)), (outer, kept)
+
+    def tangent_twice(self, wrt, varied, args, kwargs, tangents):
+        """``derivative_fwd_jvp`` of a call of ``J`` (see ``Transformed.tangent_twice``)."""
+        _positional(kwargs)
+        entry = self.split_call(wrt, args, kwargs)
+        code, params = self._code(args)
+        (value, ctx), (t_value, t_ctx) = pipeline.CALLEES.tangent_call(
+            entry.fwd.cell_contents, self._mapped(params, varied), args, {}, tangents)
+        return (value, (entry, ctx)), (t_value, (0.0, t_ctx))
+
+
+def _positional(kwargs):
+    if kwargs:
+        raise SrcadError("a call of srcad.jvp's code with keyword arguments",
+                         hint="pass the primals and tangents positionally")
+
+
+def make_jvp_call(f, wrt, n):
+    """The :class:`JvpOf` for ``srcad.jvp(f, <n primals>, tangents, wrt=wrt)`` called inside
+    differentiated code (made while the caller is lowered)."""
+    return JvpOf(f, wrt, n)
+
+
+api.jvp.__srcad_call_maker__ = make_jvp_call
