@@ -9,7 +9,7 @@ call, as a call ``J(x, w, t)`` of a :class:`JvpOf`: an object made now, callable
 forward-mode code it runs for the argument types met at run time. That code is plain Python,
 so it is differentiated like the code of ``srcad.grad(f)`` called in code: split into forward
 and backward parts by ``derivative_fwd``/``derivative_bwd`` in reverse mode, in forward mode by
-``derivative_jvp``, and again (a third derivative) by ``derivative_fwd_fwd`` and its kin.
+``derivative_jvp``, and again to any order (``srcad.runtime.derivatives``).
 
 Imports :mod:`srcad.api` (the forward-mode code cache), :mod:`srcad.pipeline` and
 :mod:`srcad.specialise` (``plain_key``); :mod:`srcad.api` does not import this module: it
@@ -107,24 +107,11 @@ class JvpOf:
         return pipeline.CALLEES.tangent_call(code, self._mapped(params, wrt), args, {},
                                              tangents)
 
-    def split_twice(self, wrt, varied, args, kwargs):
-        """``derivative_fwd_fwd`` of a call of ``J`` (see ``Transformed.split_twice``)."""
-        _positional(kwargs)
-        entry = self.split_call(wrt, args, kwargs)
+    def tangent_code(self, wrt, args):
+        """The forward-mode function of the forward-mode code for these arguments, along the
+        parameters ``wrt`` of ``J`` (the form of a ``derivative_jvp`` call of it)."""
         code, params = self._code(args)
-        outer = pipeline.CALLEES.split_call(entry.fwd.cell_contents,
-                                            self._mapped(params, varied), args, {})
-        (value, ctx), kept = outer.fwd.cell_contents(*args)
-        return (value, (entry, ctx)), (outer, kept)
-
-    def tangent_twice(self, wrt, varied, args, kwargs, tangents):
-        """``derivative_fwd_jvp`` of a call of ``J`` (see ``Transformed.tangent_twice``)."""
-        _positional(kwargs)
-        entry = self.split_call(wrt, args, kwargs)
-        code, params = self._code(args)
-        (value, ctx), (t_value, t_ctx) = pipeline.CALLEES.tangent_call(
-            entry.fwd.cell_contents, self._mapped(params, varied), args, {}, tangents)
-        return (value, (entry, ctx)), (t_value, (0.0, t_ctx))
+        return pipeline.CALLEES.tangent_code(code, self._mapped(params, wrt), list(args))
 
 
 def _positional(kwargs):

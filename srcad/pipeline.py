@@ -54,6 +54,7 @@ from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
 from .frontend.lower_callees import classes_of
 from .frontend.validate import validate
+from .runtime import derivatives
 from .transform import calls, nodes
 from .transform.forward import Forward
 from .transform.nodes import Comment, assign, call, name
@@ -378,6 +379,7 @@ def _make_tangent(func, wrt, kinds, arity=None):
 
 #: the user functions programs call: split and compiled by this pipeline on demand
 CALLEES = calls.Callees(to_ssa, make_split, _make_tangent)
+derivatives.CALLEES[:] = [CALLEES]  # derivatives called in code, split at run time
 
 
 def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple=False,

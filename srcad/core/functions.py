@@ -358,9 +358,11 @@ def fixed_of(fn):
 
 
 def splits_again(fn):
-    """``derivative_fwd``/``derivative_bwd`` (the calls a derivative's code makes of a
-    derivative it calls): reverse mode differentiates them again, a third derivative."""
-    return getattr(fn, "__name__", None) in ("derivative_fwd", "derivative_bwd") and getattr(
+    """One of the helpers through which a derivative's code runs a derivative it calls
+    (``derivative_fwd``, ``derivative_bwd``, ``derivative_jvp``, ``form_fwd``, ``form_jvp``):
+    each has a *form*, a plain function made at run time, which both modes differentiate
+    (``srcad.runtime.derivatives``), to any order."""
+    return getattr(fn, "__srcad_form__", None) is not None and getattr(
         fn, "__srcad_derivative_call__", False) and (
         getattr(fn, "__module__", "") or "").startswith("srcad.")
 
