@@ -233,3 +233,57 @@ def test_the_inner_jvp_follows_a_rebound_global(monkeypatch):
     after = d(0.3, 1.3)
     assert after == pytest.approx(numerical_grad(jvp_scalar, (0.3, 1.3), 0), rel=1e-6)
     assert after != pytest.approx(before, rel=1e-3)
+
+
+# ---------------------------------------------------------------- every mode at every level
+
+
+def base(x):
+    return np.sin(x) * x * x + np.exp(0.3 * x)
+
+
+def ag_base(x):
+    return anp.sin(x) * x * x + anp.exp(0.3 * x)
+
+
+def _level(inner, mode):
+    """A function of x calling the derivative of ``inner`` inside its code: by ``srcad.grad``
+    (``r``) or by ``srcad.jvp`` (``f``)."""
+    if mode == "r":
+        d_inner = srcad.grad(inner)
+
+        def by_grad(x):
+            return d_inner(x)
+
+        return by_grad
+
+    def by_jvp(x):
+        return srcad.jvp(inner, (x,), (1.0,))[1]
+
+    return by_jvp
+
+
+def _tower(modes):
+    f = base
+    for mode in modes:
+        f = _level(f, mode)
+    return f
+
+
+CHAINS = ["r", "f", "rr", "rf", "fr", "ff", "rrf", "frf", "ffr", "rfr"]
+
+
+@pytest.mark.parametrize("chain", CHAINS)
+@pytest.mark.parametrize("outer", ["rev", "fwd"])
+@pytest.mark.parametrize("x", [0.4, -1.1])
+def test_every_mode_at_every_level(chain, outer, x):
+    """Derivatives called in code, each level by reverse or forward mode, the outermost by
+    grad or jvp: the (len(chain) + 1)-th derivative of base, as autograd's tower gives it."""
+    f = _tower(chain)
+    got = srcad.grad(f)(x) if outer == "rev" else srcad.jvp(f, (x,), (1.0,))[1]
+    want = ag_base
+    for _ in range(len(chain) + 1):
+        want = autograd.grad(want)
+    assert got == pytest.approx(want(x), rel=1e-9, abs=1e-10)
+    h = 1e-5
+    assert got == pytest.approx((f(x + h) - f(x - h)) / (2 * h), rel=1e-5, abs=1e-6)
