@@ -139,6 +139,15 @@ def ag_jvp_array_out(w, p):
     return anp.sum(t * t) + w
 
 
+def jvp_of_held_lambda(x, w):
+    """A lambda holding the point: the outer derivative sees through the values held."""
+    return srcad.jvp(lambda y: pot(y * w, x), (x,), (w,))[1] + x
+
+
+def ag_jvp_of_held_lambda(x, w):
+    return _ag_jvp(lambda y: ag_pot(y * w, x), 0, (x,), w) + x
+
+
 def grad_in_code(x, w):
     """reverse inside, for the forward-over-reverse rows."""
     return D_POT(x, w) ** 2 * w
@@ -150,7 +159,8 @@ def ag_grad_in_code(x, w):
 
 SCALAR = [(jvp_scalar, ag_jvp_scalar), (jvp_unpacked, ag_jvp_unpacked),
           (jvp_varied_tangent, ag_jvp_varied_tangent), (jvp_of_grad, ag_jvp_of_grad),
-          (jvp_in_loop, ag_jvp_in_loop), (grad_in_code, ag_grad_in_code)]
+          (jvp_in_loop, ag_jvp_in_loop), (grad_in_code, ag_grad_in_code),
+          (jvp_of_held_lambda, ag_jvp_of_held_lambda)]
 ARRAY = [(jvp_array, ag_jvp_array), (jvp_array_out, ag_jvp_array_out)]
 POINTS = [(0.3, 1.3), (-0.8, 0.6), (1.1, -0.4)]
 IDS = [f[0].__name__ for f in SCALAR]
@@ -287,3 +297,27 @@ def test_every_mode_at_every_level(chain, outer, x):
     assert got == pytest.approx(want(x), rel=1e-9, abs=1e-10)
     h = 1e-5
     assert got == pytest.approx((f(x + h) - f(x - h)) / (2 * h), rel=1e-5, abs=1e-6)
+
+
+def jvp_of_a_parameter(x, fn):
+    return srcad.jvp(fn, (x, 1.0), (1.0,), wrt=0)[1]
+
+
+def jvp_of_a_computed_tuple(x):
+    primals = tuple([x, 2.0])
+    return srcad.jvp(pot, primals, (1.0,), wrt=0)[1]
+
+
+@pytest.mark.parametrize("f", [jvp_of_a_computed_tuple], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["rev", "fwd"])
+def test_other_forms_of_an_inner_jvp_are_refused(f, mode):
+    """Never a constant: a form lowering does not read is refused at its line, saying which
+    form srcad differentiates."""
+    with pytest.raises(srcad.SrcadError) as info:
+        if mode == "rev":
+            srcad.grad(f)(0.3)
+        else:
+            srcad.jvp(f, (0.3,), (1.0,))
+    assert info.value.lineno is not None
+    assert "srcad.jvp(f, (x, w), (t,), wrt=0)" in (info.value.hint or "") or \
+        "srcad.jvp" in str(info.value)

@@ -214,6 +214,13 @@ def opaque(fn, name):
                 "reverse mode (grad, value_and_grad, vjp), not in forward mode",
                 "use reverse mode, or take the forward-mode derivative of the function it "
                 "was made from")
+    if getattr(fn, "__srcad_call_maker__", None) is not None:  # srcad.jvp in another form
+        return (f"{name} inside differentiated code in a form srcad does not read: srcad "
+                "differentiates srcad.jvp(f, (x, ...), (t, ...), wrt=...) with f a function "
+                "named in the call or a lambda made in the function (not a parameter), the "
+                "primals and tangents tuples written in the call, wrt and backend constants",
+                "write the call in that form, e.g. srcad.jvp(f, (x, w), (t,), wrt=0) with f "
+                "defined at module level")
     if getattr(fn, "__srcad_star_call__", False):
         return ("a call with a starred argument (f(*args)) whose length srcad cannot know, "
                 "with a differentiated value among its arguments",

@@ -283,10 +283,21 @@ class Callees:
         given = bound.arguments
         backend = given.get("backend", Const("python"))
         wrt = self.constant_tuple(given.get("wrt", Const(None)))
-        head = given["f"]
-        if not (isinstance(head, Const) and functions.is_function_value(head.value)
-                and isinstance(wrt, Const) and isinstance(backend, Const)
+        head, lead = given["f"], []
+        if not (isinstance(wrt, Const) and isinstance(backend, Const)
                 and backend.value == "python"):
+            return None
+        if isinstance(head, Var) and head.name in self.partials:
+            # a lambda (or partial) holding values of this function: the lifted function,
+            # the values held passed first, as primals without tangents
+            inner, lead, lead_kw, _ = self.partials[head.name]
+            held = list(inspect.signature(inner).parameters)[:len(lead)]
+            spec = wrt.value
+            if lead_kw or isinstance(spec, str) and spec in held or isinstance(
+                    spec, (tuple, list)) and set(spec) & set(held):
+                return None
+            head = Const(inner)
+        elif not (isinstance(head, Const) and functions.is_function_value(head.value)):
             return None
         parts = []
         for atom in (given["primals"], given["tangents"]):
@@ -296,8 +307,14 @@ class Callees:
                 parts.append([self.bound_const(v, "arg") for v in atom.value])
             else:
                 return None
-        made = jvp.__srcad_call_maker__(head.value, wrt.value, len(parts[0]))
-        return ir.Prim(made, parts[0] + parts[1], {}, spelling=self.bound_name(
+        spec, shift = wrt.value, len(lead)
+        if shift:  # positions counted after the values held
+            spec = tuple(range(shift, shift + len(parts[0]))) if spec is None else \
+                spec + shift if type(spec) is int else \
+                tuple(w + shift if type(w) is int else w for w in spec) \
+                if isinstance(spec, (tuple, list)) else spec
+        made = jvp.__srcad_call_maker__(head.value, spec, shift + len(parts[0]))
+        return ir.Prim(made, list(lead) + parts[0] + parts[1], {}, spelling=self.bound_name(
             made, made.__name__))
 
     def constant_tuple(self, atom):
