@@ -224,8 +224,9 @@ def test_a_call_not_giving_every_parameter_is_refused():
     def partial_primals(x):
         return srcad.jvp(pot_default, (x,), (1.0,))[1]
 
-    with pytest.raises(srcad.SrcadError, match="every parameter"):
+    with pytest.raises(srcad.SrcadError, match="every parameter") as info:
         srcad.grad(partial_primals)(0.3)
+    assert info.value.filename == __file__ and info.value.lineno is not None
 
 
 def pot_default(x, w=1.5):

@@ -39,6 +39,7 @@ import numpy as np
 
 from ..core import env, functions, ir
 from ..core.ir import Const, Var
+from ..errors import SrcadError
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
 from . import captured, generators
@@ -150,7 +151,7 @@ class Callees:
         if fn is functools.partial and args:
             return self.partial_value(args[0], args[1:], kwargs, node, hint)
         if getattr(fn, "__srcad_call_maker__", None) is not None:  # srcad.jvp
-            made = self.jvp_call(fn, args, kwargs)
+            made = self.jvp_call(fn, args, kwargs, node)
             if made is not None:
                 return made
         if functions.is_derivative_maker(fn):
@@ -270,7 +271,7 @@ class Callees:
         return self.partial_value(Const(made, self.bound_name(made, name)), list(lead), {},
                                   node, None)
 
-    def jvp_call(self, jvp, args, kwargs):
+    def jvp_call(self, jvp, args, kwargs, node):
         """``srcad.jvp(f, (x, w), (t,), wrt=...)`` with ``f``, ``wrt`` constants and the
         primals and tangents tuples built here: a call ``J(x, w, t)`` of the derivative
         object ``jvp.__srcad_call_maker__`` makes now (``srcad.nested.JvpOf``), whose
@@ -313,7 +314,10 @@ class Callees:
                 spec + shift if type(spec) is int else \
                 tuple(w + shift if type(w) is int else w for w in spec) \
                 if isinstance(spec, (tuple, list)) else spec
-        made = jvp.__srcad_call_maker__(head.value, spec, shift + len(parts[0]))
+        try:
+            made = jvp.__srcad_call_maker__(head.value, spec, shift + len(parts[0]))
+        except SrcadError as exc:  # at the user's line
+            raise self.error(node, exc.message, hint=exc.hint, cls=type(exc)) from None
         return ir.Prim(made, list(lead) + parts[0] + parts[1], {}, spelling=self.bound_name(
             made, made.__name__))
 
