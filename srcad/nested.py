@@ -20,9 +20,13 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
+
 from . import api, pipeline
 from .core import env
 from .errors import SrcadError
+from .rules.registry import registry
+from .runtime.derivatives import made_function
 from .specialise import plain_key
 
 
@@ -127,3 +131,59 @@ def make_jvp_call(f, wrt, n):
 
 
 api.jvp.__srcad_call_maker__ = make_jvp_call
+
+
+# ---------------------------------------------------------------- Jacobians and Hessians
+
+
+def one_hot(x, j):
+    """The ``j``-th basis array shaped like ``x`` (flat index): a Jacobian's ``j``-th input
+    direction. Reads ``x`` for its shape only: no derivative."""
+    out = np.zeros(np.shape(x))
+    out.flat[j] = 1.0
+    return out
+
+
+def is_number(x):
+    """Whether ``x`` is a number (a Jacobian's input direction is then ``1.0``)."""
+    return np.ndim(x) == 0 and not isinstance(x, np.ndarray)
+
+
+registry.nondiff.update((one_hot, is_number))
+
+
+def plain_jacobian(f, wrt):
+    """A plain function with ``f``'s parameters that computes ``jacobian(f, wrt)`` column by
+    column with ``srcad.jvp`` (output shape + input shape, as :func:`srcad.jacobian`): what
+    srcad reads when a Jacobian (or a Hessian, the Jacobian of ``grad(f)``) is differentiated,
+    or called inside differentiated code. ``None`` when ``f``'s parameters are not plain
+    positional ones, or ``wrt`` is not one of them (then a refusal, as before)."""
+    user = f.__srcad__._user if hasattr(f, "__srcad__") else f
+    try:
+        params = inspect.signature(user).parameters
+    except (TypeError, ValueError):
+        return None
+    names = list(params)
+    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+           for p in params.values()) or any(n.startswith("_srcad") for n in names):
+        return None
+    if type(wrt) is str and wrt in names:
+        wrt = names.index(wrt)
+    if type(wrt) is not int or not 0 <= wrt < len(names):
+        return None
+    x, args = names[wrt], "".join(f"{n}, " for n in names)
+    lines = [
+        f"if _srcad_is_number({x}):",
+        f"    return _srcad_jvp(_srcad_f, ({args}), (1.0,), wrt={wrt})[1]",
+        "_srcad_cols = []",
+        f"for _srcad_j in range(_srcad_np.size({x})):",
+        f"    _srcad_t = _srcad_one_hot({x}, _srcad_j)",
+        f"    _srcad_cols.append(_srcad_jvp(_srcad_f, ({args}), (_srcad_t,), wrt={wrt})[1])",
+        "_srcad_jac = _srcad_np.stack(_srcad_cols, axis=-1)",
+        f"_srcad_shape = _srcad_np.shape(_srcad_cols[0]) + _srcad_np.shape({x})",
+        "return _srcad_np.reshape(_srcad_jac, _srcad_shape)",
+    ]
+    name = f"jacobian_{getattr(user, '__name__', 'f')}".replace("<", "").replace(">", "")
+    return made_function(name, names, lines, {
+        "_srcad_is_number": is_number, "_srcad_jvp": api.jvp, "_srcad_f": f,
+        "_srcad_np": np, "_srcad_one_hot": one_hot})

@@ -374,13 +374,28 @@ def splits_again(fn):
         getattr(fn, "__module__", "") or "").startswith("srcad.")
 
 
+def plain_form(fn):
+    """For a Jacobian or Hessian srcad made (``srcad.jacobians``), the plain function srcad
+    reads for it (its columns by ``srcad.jvp``: ``srcad.nested.plain_jacobian``); else None."""
+    try:
+        plain = vars(fn).get("__srcad_plain__")
+    except TypeError:
+        return None
+    if plain is None or getattr(plain, "__module__", None) != "srcad.jacobians":
+        return None
+    return plain()
+
+
 def is_derivative_maker(fn):
-    """``srcad.grad`` or ``srcad.value_and_grad``: called with constant arguments inside
-    differentiated code, srcad makes the derivative while it transforms the caller."""
+    """``srcad.grad``, ``srcad.value_and_grad``, ``srcad.jacobian`` (``jacfwd``, ``jacrev``,
+    ``hessian``): called with constant arguments inside differentiated code, srcad makes the
+    derivative while it transforms the caller (a Jacobian as the plain function it reads for
+    one, ``__srcad_plain__``)."""
     if getattr(fn, "__srcad_derivative_maker__", None) is not None:
         return True  # a wrapper declaring itself one (see lower_callees.make_derivative)
-    return getattr(fn, "__module__", None) == "srcad.api" and getattr(
-        fn, "__name__", None) in ("grad", "value_and_grad")
+    module, name = getattr(fn, "__module__", None), getattr(fn, "__name__", None)
+    return module == "srcad.api" and name in ("grad", "value_and_grad") or (
+        module == "srcad.jacobians" and name in ("jacobian", "jacfwd", "jacrev", "hessian"))
 
 
 def user_class(cls):

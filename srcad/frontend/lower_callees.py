@@ -246,7 +246,7 @@ class Callees:
         rest = {k: a.value for k, a in kwargs.items()}
         head = args[0]
         if isinstance(head, Const):
-            made = maker(head.value, *[a.value for a in args[1:]], **rest)
+            made = _readable(maker(head.value, *[a.value for a in args[1:]], **rest))
             name = f"{maker.__name__}_{getattr(head.value, '__name__', 'fn')}"
             return Const(made, self.bound_name(made, name))
         if not (isinstance(head, Var) and head.name in self.partials):
@@ -266,7 +266,7 @@ class Callees:
             return None  # a name of a value held, not a parameter of the function
         bound.arguments["wrt"] = tuple(w + shift if type(w) is int else w for w in wrt) \
             if isinstance(wrt, (tuple, list)) else wrt + shift if type(wrt) is int else wrt
-        made = maker(*bound.args, **bound.kwargs)
+        made = _readable(maker(*bound.args, **bound.kwargs))
         name = f"{maker.__name__}_{getattr(inner, '__name__', 'fn')}"
         return self.partial_value(Const(made, self.bound_name(made, name)), list(lead), {},
                                   node, None)
@@ -548,3 +548,10 @@ def store_counts(fdef):
 def _is_instance(value):
     return functions.user_instance_class(value) is not None and not inspect.isroutine(value) \
         and not isinstance(value, functools.partial)
+
+
+def _readable(made):
+    """A derivative made while lowering, as srcad calls it: a Jacobian or Hessian as the plain
+    function srcad reads for it (``__srcad_plain__``: columns by ``srcad.jvp``), if it has one."""
+    plain = functions.plain_form(made)
+    return made if plain is None else plain

@@ -40,7 +40,7 @@ _counter = itertools.count()
 _GLOBALS = {"__name__": "srcad_form", "__builtins__": builtins}
 
 
-def _made(name, params, lines, constants):
+def made_function(name, params, lines, constants):
     """A function ``name(params)`` whose body is ``lines``, reading ``constants`` (bound
     through closure cells), with its source in ``linecache`` so srcad can read it."""
     text = f"def {name}({', '.join(params)}):\n" + "".join(f"    {ln}\n" for ln in lines)
@@ -64,7 +64,7 @@ def _fwd_form(split, n):
     fn = forms.get(n)
     if fn is None:
         params = [f"a{i}" for i in range(n)]
-        fn = forms[n] = _made("run_fwd", params, [
+        fn = forms[n] = made_function("run_fwd", params, [
             f"value, kept = fwd({', '.join(params)})",
             "return value, (split, kept)"], {"fwd": split.fwd.cell_contents, "split": split})
     return fn
@@ -76,7 +76,7 @@ def _bwd_form(ctx):
     forms = ctx[0].__dict__.setdefault("forms", {})
     fn = forms.get("bwd")
     if fn is None:
-        fn = forms["bwd"] = _made("run_bwd", ["ctx", "g"], ["return bwd(ctx[1], g)"],
+        fn = forms["bwd"] = made_function("run_bwd", ["ctx", "g"], ["return bwd(ctx[1], g)"],
                                   {"bwd": bwd})
     return fn
 
@@ -88,7 +88,7 @@ def _jvp_form(jvp, n, m):
     fn = forms.get((n, m))
     if fn is None:
         params = [f"a{i}" for i in range(n)]
-        fn = forms[(n, m)] = _made("run_jvp", ["t"] + params, [
+        fn = forms[(n, m)] = made_function("run_jvp", ["t"] + params, [
             f"return jvp({', '.join(params + [f't[{i}]' for i in range(m)])})"],
             {"jvp": jvp})
     return fn

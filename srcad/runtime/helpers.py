@@ -177,6 +177,30 @@ def copy_tangent(tangent, value):
 
 
 @helper("runtime")
+def copy_tangent_grad(cot, tangent, value):
+    """The gradient flowing to ``tangent`` through ``copy_tangent(tangent, value)``: ``cot``
+    summed back to ``tangent``'s shape (zero where ``copy_tangent`` made zeros of a list);
+    the real part for a real tangent copied into a complex array."""
+    if isinstance(value, (list, tuple, dict)):
+        return cot if isinstance(tangent, (list, tuple, dict)) else zeros_like(tangent)
+    out = unbroadcast(cot, tangent)
+    if _is_complex(out) and not _is_complex(tangent):
+        out = np.real(out)
+    return out
+
+
+@helper("runtime")
+def like_grad(cot, grad):
+    """The gradient flowing to ``grad`` through ``like(grad, value)``: ``cot`` in ``grad``'s
+    structure, each leaf summed back to ``grad``'s leaf (where ``like`` broadcast it)."""
+    if isinstance(grad, (list, tuple)) and isinstance(cot, (list, tuple)):
+        return [like_grad(c, g) for c, g in zip(cot, grad)]
+    if isinstance(grad, dict) and isinstance(cot, dict):
+        return {k: like_grad(cot[k], g) for k, g in grad.items()}
+    return unbroadcast(cot, grad)
+
+
+@helper("runtime")
 def mutable(grad):
     """A new list (dict) for each list or tuple (dict) in ``grad``, leaves as they are: the
     gradient of a structured argument that a callee's backward part hands its caller, who
