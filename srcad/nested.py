@@ -149,7 +149,22 @@ def is_number(x):
     return np.ndim(x) == 0 and not isinstance(x, np.ndarray)
 
 
-registry.nondiff.update((one_hot, is_number))
+def check_plain(x, column, where):
+    """A Jacobian read as columns of ``srcad.jvp`` is one of arrays and numbers: a container
+    or record argument or output (a Jacobian of pytrees) is refused, not mis-shaped."""
+    for what, value in (("argument", x), ("output", column)):
+        if not (isinstance(value, np.ndarray) or isinstance(value, (int, float, complex,
+                                                                      np.number))):
+            filename, line, name = where
+            raise SrcadError(
+                f"a Jacobian or Hessian of {name} differentiated (or called in differentiated "
+                f"code) whose {what} is a {type(value).__name__}, not an array or a number",
+                filename=filename, lineno=line, construct=f"srcad.jacobian({name})",
+                hint="differentiate a function of arrays (flatten the container first), or "
+                "call srcad.jacobian outside the code you differentiate")
+
+
+registry.nondiff.update((one_hot, is_number, check_plain))
 
 
 def plain_jacobian(f, wrt):
@@ -174,16 +189,23 @@ def plain_jacobian(f, wrt):
     x, args = names[wrt], "".join(f"{n}, " for n in names)
     lines = [
         f"if _srcad_is_number({x}):",
-        f"    return _srcad_jvp(_srcad_f, ({args}), (1.0,), wrt={wrt})[1]",
+        f"    _srcad_col = _srcad_jvp(_srcad_f, ({args}), (1.0,), wrt={wrt})[1]",
+        f"    _srcad_check({x}, _srcad_col, _srcad_where)",
+        "    return _srcad_col",
         "_srcad_cols = []",
         f"for _srcad_j in range(_srcad_np.size({x})):",
         f"    _srcad_t = _srcad_one_hot({x}, _srcad_j)",
         f"    _srcad_cols.append(_srcad_jvp(_srcad_f, ({args}), (_srcad_t,), wrt={wrt})[1])",
+        f"_srcad_check({x}, _srcad_cols[0], _srcad_where)",
         "_srcad_jac = _srcad_np.stack(_srcad_cols, axis=-1)",
         f"_srcad_shape = _srcad_np.shape(_srcad_cols[0]) + _srcad_np.shape({x})",
         "return _srcad_np.reshape(_srcad_jac, _srcad_shape)",
     ]
     name = f"jacobian_{getattr(user, '__name__', 'f')}".replace("<", "").replace(">", "")
+    code = getattr(user, "__code__", None)
+    where = (code.co_filename if code else None, code.co_firstlineno if code else None,
+             getattr(user, "__qualname__", name))
     return made_function(name, names, lines, {
         "_srcad_is_number": is_number, "_srcad_jvp": api.jvp, "_srcad_f": f,
-        "_srcad_np": np, "_srcad_one_hot": one_hot})
+        "_srcad_np": np, "_srcad_one_hot": one_hot, "_srcad_check": check_plain,
+        "_srcad_where": where})

@@ -117,3 +117,16 @@ def test_code_calling_a_jacobian_or_hessian(f, mirror, x):
     assert tangent == pytest.approx(float(np.dot(autograd.grad(mirror)(x), u)), rel=1e-10)
     assert np.allclose(srcad.hessian(f)(x), autograd.hessian(mirror)(x), rtol=1e-9,
                        atol=1e-11)
+
+
+def pair_out(x):
+    return np.sin(x), np.sum(x * x)
+
+
+def test_a_jacobian_of_containers_differentiated_is_refused():
+    """A Jacobian of a function returning a tuple is a tuple of Jacobians: srcad's reading of
+    a Jacobian as stacked columns does not hold for it, so it is refused, not mis-shaped."""
+    x = np.array([0.3, 0.7])
+    with pytest.raises(srcad.SrcadError, match="not an array or a number") as info:
+        srcad.jacobian(srcad.jacobian(pair_out))(x)
+    assert info.value.filename == __file__ and "pair_out" in str(info.value)
