@@ -2,7 +2,7 @@
 in a function that is itself differentiated, in reverse mode (``grad`` of code calling ``jvp``:
 reverse over forward) or in forward mode (``jvp`` of it: forward over forward).
 
-Lowering (:meth:`srcad.frontend.lower_callees.Callees.jvp_call`) reads such a call, whose
+Lowering (:meth:`srcad.frontend.lower_derivatives.Derivatives.jvp_call`) reads such a call, whose
 function and ``wrt`` are constants and whose primals and tangents are tuples written in the
 call, as a call ``J(x, w, t)`` of a :class:`JvpOf`: an object made now, callable like
 ``srcad.jvp`` with the primals and tangents spread out, whose ``__srcad__`` gives the generated

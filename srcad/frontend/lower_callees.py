@@ -149,6 +149,9 @@ class Callees:
             fn, spelling = generators.list_builder(fn), None
         if fn is functools.partial and args:
             return self.partial_value(args[0], args[1:], kwargs, node, hint)
+        plain = functions.plain_form(fn)  # a Jacobian or Hessian srcad made, held in a name
+        if plain is not None:
+            fn, spelling = plain, None
         if getattr(fn, "__srcad_call_maker__", None) is not None:  # srcad.jvp
             made = self.jvp_call(fn, args, kwargs, node)
             if made is not None:

@@ -407,6 +407,8 @@ def _needs_resolving(fn):
         return True
     if getattr(fn, "__srcad_call_maker__", None) is not None:  # srcad.jvp: srcad.nested
         return True
+    if functions.plain_form(fn) is not None:  # a Jacobian or Hessian srcad made
+        return True
     return not inspect.isroutine(fn) and not isinstance(fn, type) and \
         functions.user_instance_class(fn) is not None
 
