@@ -54,7 +54,7 @@ from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
 from .frontend.lower_callees import classes_of
 from .frontend.validate import validate
-from .runtime import derivatives
+from .runtime import arrays, derivatives
 from .transform import calls, nodes
 from .transform.forward import Forward
 from .transform.nodes import Comment, assign, call, name
@@ -239,6 +239,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     compiled = emit.compile_function(fdef, func, helpers, spelled, where,
                                      defaults or None, kwdefaults or None, gen.cells)
     compiled.__srcad_param_kinds__ = dict(kinds)
+    if any_duck(arg_values.values()):  # what the library lacks: a BackendError
+        compiled = arrays.guard_backend(compiled, func, vjp=mode == "vjp")
     _debug("reverse", compiled.__srcad_source__)
     if backend == "numba":  # a pullback's cotangent: its type is known at the first call
         example = None if mode == "vjp" else list(arg_values.values())

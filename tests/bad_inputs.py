@@ -71,11 +71,6 @@ def deletes_subscript(x):
     return ys[0]
 
 
-def star_unpacking(x):
-    a, *rest = [x, x, x]  # bad: starred assignment
-    return a + sum(rest)
-
-
 def walrus_in_comprehension(x):
     return sum([(y := x * k) for k in range(2)]) + y  # bad: walrus in comprehension
 
@@ -206,10 +201,6 @@ def calls_lgamma(x):
 
 def calls_statistics(x, y):
     return statistics.fmean([x, y]) * 2.0
-
-
-def max_of_three(x, y, z):
-    return max(x, y, z)  # bad: max of three
 
 
 def min_with_key(x, y):

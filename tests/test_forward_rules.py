@@ -310,6 +310,8 @@ ex("numpy.ndarray.reshape(a, shape, order, copy)", "a.reshape(-1)", a=M)
 ex("numpy.ndarray.flatten(a, order)", "a.flatten()", a=M)
 ex("numpy.ndarray.astype(a, dtype, order, casting, subok, copy)", "a.astype(float)", a=M)
 ex("numpy.ndarray.item(a)", "a.item()", a=(1,))
+ex("numpy.ndarray.tolist(a)", "np.array(a.tolist())", a=V)
+ex("numpy.ndarray.tolist(a)", "a.tolist()[1]", a=M)
 ex("numpy.ndarray.transpose(a, axes)", "a.transpose()", a=M)
 ex("numpy.ndarray.transpose(a, axes)", "a.transpose((1, 0))", a=M)
 ex("numpy.ndarray.transpose(a, i, j)", "a.transpose(1, 0)", a=M)
@@ -422,6 +424,7 @@ ex(HS + "grad_select(value, condlist, choicelist)",
 ex(HS + "grad_append(value, arr, values, axis, which)", "H.grad_append(w, a, b, None, 1)",
    w=(9,), a=M, b=V)
 ex(HS + "tangent_pad(value, pad_width, mode)", "H.tangent_pad(w, 1)", w=V)
+ex(HS + "tangent_pad(value, pad_width, mode)", "H.tangent_pad(w, (2, 1), 'wrap')", w=V)
 
 
 def _einsum_helper_call(m):
@@ -484,7 +487,13 @@ ex(HP + "array(value, obj)", "H.grad_array(w, [a, b])", w=(2,), a=S, b=S)
 ex(HP + "tile(value, a, reps)", "H.grad_tile(w, a, 2)", w=(6,), a=V)
 ex(HP + "repeat(value, a, repeats, axis)", "H.grad_repeat(w, a, 2)", w=(6,), a=V)
 ex(HP + "roll(value, shift, axis)", "H.grad_roll(w, 1)", w=M)
+ex(HP + "tolist(value, a)", "H.grad_tolist([w[0], w[1] * w[1], 0.5], a)", w=V, a=V)
 ex(HP + "pad(value, array, pad_width, mode)", "H.grad_pad(w, a, 1)", w=(5,), a=V)
+for _mode in ("edge", "reflect", "symmetric", "wrap"):
+    ex(HP + "pad(value, array, pad_width, mode)", f"H.grad_pad(w, a, (1, 2), {_mode!r})",
+       w=(6,), a=V)
+    ex("numpy.pad(array, pad_width, mode, constant_values)",
+       f"np.pad(a, (2, 1), mode={_mode!r})", a=V)
 ex(HP + "pad_value(value, array, pad_width)", "H.grad_pad_value(w, a, 1)", w=(5,), a=V)
 ex(HP + "sort(value, a, axis)", "H.grad_sort(w, a)", w=M, a=M)
 ex(HP + "sort(value, a, axis)", "H.grad_sort(w, a, None)", w=(6,), a=M)
@@ -560,6 +569,13 @@ ex("runtime.dict_get(d, key, default)", "{'u': a}.get('u', b) + {'u': a}.get('v'
 ex("builtins.tuple(iterable)", "tuple([a, b])", a=S, b=S)
 ex("builtins.min(a, b)", "min(a, b)", a=S, b=S)
 ex("builtins.max(a, b)", "max(a, b)", a=S, b=S)
+for _f in ("max", "min"):
+    ex(f"builtins.{_f}(iterable)", f"{_f}(a)", a=V)
+    ex(f"builtins.{_f}(iterable)", f"{_f}([a, b * b, 0.5])", a=S, b=S)
+    for _n in range(3, 7):
+        _names = [f"x{k}" for k in range(_n)]
+        ex(f"builtins.{_f}({', '.join(_names)})", f"{_f}({', '.join(_names)})",
+           **{v: S for v in _names})
 
 # ---------------------------------------------------------------- srcad's runtime helpers
 ex("runtime.add(a, b)", "R.add(a, b)", a=S, b=S)

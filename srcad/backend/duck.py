@@ -35,8 +35,10 @@ class _Spread(ast.NodeTransformer):
         self.np_name = np_name
 
     def _np_call(self, node, name, nargs):
+        if not isinstance(node, ast.Call):  # np.shape(x) or a literal shape (2, 3)
+            return False
         fn = node.func
-        return (isinstance(node, ast.Call) and isinstance(fn, ast.Attribute)
+        return (isinstance(fn, ast.Attribute)
                 and fn.attr == name and isinstance(fn.value, ast.Name)
                 and fn.value.id == self.np_name and len(node.args) == nargs
                 and not node.keywords

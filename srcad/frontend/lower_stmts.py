@@ -112,9 +112,10 @@ class Statements:
             self.no_rebinding(target, node)
             self.env[target.id] = value
         elif isinstance(target, (gast.Tuple, gast.List)):
-            if any(isinstance(e, gast.Starred) for e in target.elts):
-                raise self.error(node, "starred assignment targets (a, *rest = ...)",
-                                 hint="index the sequence explicitly")
+            stars = [i for i, e in enumerate(target.elts) if isinstance(e, gast.Starred)]
+            if stars:
+                self.bind_starred(target.elts, stars[0], value, node)
+                return
             for i, t in enumerate(target.elts):
                 hint = t.id if isinstance(t, gast.Name) else None
                 self.bind_atom(t, self.assign(ir.Prim(operator.getitem, [value, Const(i)]),
@@ -136,6 +137,27 @@ class Statements:
                              "value, or pass it as an argument")
         else:
             raise self.error(node, f"unsupported assignment target {type(target).__name__}")
+
+    def bind_starred(self, targets, star, value, node):
+        """``a, *rest, z = value``: ``a = value[0]``, ``rest = list(value[1:-1])``,
+        ``z = value[-1]`` (Python makes ``rest`` a list; too few items raise, as in Python)."""
+        after = len(targets) - star - 1
+        count = self.assign(ir.Prim(len, [value]), None, node)
+        need = self.assign(ir.Prim(operator.ge, [count, Const(len(targets) - 1)]), None, node)
+        self.emit(ir.Assign(None, ir.Prim(ir.ASSERT, [need, Const(
+            "not enough values to unpack")]), node.lineno, effect=True))
+        for i, t in enumerate(targets):
+            if i == star:
+                upper = Const(-after) if after else None
+                part = self.assign(ir.Prim(operator.getitem, [value, ir.Slice(
+                    Const(star) if star else None, upper, None)]), None, node)
+                hint = t.value.id if isinstance(t.value, gast.Name) else None
+                self.bind_atom(t.value, self.assign(ir.Prim(list, [part]), hint, node), node)
+                continue
+            index = Const(i) if i < star else Const(i - len(targets))
+            hint = t.id if isinstance(t, gast.Name) else None
+            self.bind_atom(t, self.assign(ir.Prim(operator.getitem, [value, index]), hint,
+                                          node), node)
 
     def stmt_If(self, node):
         test = self.expr(node.test)

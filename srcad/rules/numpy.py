@@ -222,15 +222,16 @@ defvjp(np.linalg.slogdet, "a", a=f"np.expand_dims(g[1], (-2, -1)) * {INV_T}", ki
 # PyTorch) and the symmetric eigendecomposition (exact on the triangle eigh reads, distinct
 # eigenvalues): templates of functions with rules, so they have derivatives of every order
 SWAP = "np.swapaxes({}, -1, -2)"
-LOW = f"({SWAP.format('ans')} if upper else ans)"
+UPPER = "cholesky_upper(ans, upper)"  # what the array's library returned (Dask: upper)
+LOW = f"({SWAP.format('ans')} if {UPPER} else ans)"
 HALF_EYE = "(1.0 - 0.5 * np.eye(np.shape(ans)[-1]))"
 CHOL_S = (f"{SWAP.format(f'np.linalg.inv({LOW})')} @ (np.tril({SWAP.format(LOW)} @ "
-          f"({SWAP.format('g')} if upper else g)) * {HALF_EYE}) @ np.linalg.inv({LOW})")
+          f"({SWAP.format('g')} if {UPPER} else g)) * {HALF_EYE}) @ np.linalg.inv({LOW})")
 CHOL_T = (f"{LOW} @ (np.tril(np.linalg.inv({LOW}) @ (0.5 * (t + {SWAP.format('t')})) @ "
           f"{SWAP.format(f'np.linalg.inv({LOW})')}) * {HALF_EYE})")
 defvjp(np.linalg.cholesky, "a, upper=False", a=f"0.5 * (({CHOL_S}) + {SWAP.format(CHOL_S)})",
        kind="array", zero="upper",
-       jvp=dict(a=f"({SWAP.format(CHOL_T)} if upper else {CHOL_T})"))
+       jvp=dict(a=f"({SWAP.format(CHOL_T)} if {UPPER} else {CHOL_T})"))
 
 EYE_W = "np.eye(np.shape(ans[0])[-1])"
 GAPS = f"(1.0 / (ans[0][..., None, :] - ans[0][..., :, None] + {EYE_W}) - {EYE_W})"
@@ -388,6 +389,9 @@ defvjp(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True, co
        a="grad_astype(g, a, dtype)", jvp=dict(a="grad_astype(t, a, dtype)"))
 defmethod("item", np.ndarray.item)
 defvjp(np.ndarray.item, "a", a="grad_sum(g, a)")
+defmethod("tolist", np.ndarray.tolist)
+defvjp(np.ndarray.tolist, "a", a="grad_tolist(g, a)", kind="seq",
+       jvp=dict(a="np.asarray(t, dtype=float).tolist()"))
 # x.transpose(), x.transpose(axes) and x.transpose(i, j, ...): one line per form
 defmethod("transpose", np.ndarray.transpose)
 defvjp(np.ndarray.transpose, "a, axes=None", a="transpose_grad(g, axes)", kind="array")
@@ -419,6 +423,8 @@ def defhelper(fn, signature, **templates):
     return defvjp(fn, signature, zero="*", **templates)
 
 
+defhelper(H.grad_tolist, "value, a", value="np.asarray(g, dtype=float).tolist()",
+          jvp=dict(value="grad_tolist(t, a)"))
 defhelper(H.grad_sum, "value, a, axis=None, keepdims=False",
           value="unbroadcast(np.sum(g, axis=axis, keepdims=keepdims), value)")
 defhelper(H.grad_mean, "value, a, axis=None, keepdims=False",
@@ -476,7 +482,8 @@ defhelper(H.grad_array, "value, obj", value="grad_reshape(np.asarray(g, dtype=fl
 defhelper(H.grad_tile, "value, a, reps", value="np.tile(g, reps)")
 defhelper(H.grad_repeat, "value, a, repeats, axis=None", value="np.repeat(g, repeats, axis)")
 defhelper(H.grad_roll, "value, shift, axis=None", value="np.roll(g, shift, axis)")
-defhelper(H.grad_pad, "value, array, pad_width, mode=None", value="np.pad(g, pad_width)")
+defhelper(H.grad_pad, "value, array, pad_width, mode=None",
+          value="tangent_pad(g, pad_width, mode)")
 defhelper(H.grad_pad_value, "value, array, pad_width",
           value="g * np.pad(np.zeros(np.shape(array)), pad_width, constant_values=1.0)")
 defhelper(H.grad_sort, "value, a, axis=-1", value="tangent_sort(g, a, axis)")

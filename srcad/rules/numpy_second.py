@@ -66,7 +66,7 @@ EIG_C = f"({GAPS} * {EIG_P})"
 defvjp(np.linalg.eig, "a", a=f"np.linalg.solve({VT}, {EIG_Q} @ {VT})", kind="seq",
        jvp=dict(a=f"(np.diagonal({EIG_P}, 0, -2, -1), ans[1] @ ({EIG_C} - {EYE_W} * "
                   f"({VT} @ ans[1] @ {EIG_C})))"))
-nondiff(H.svd_rank, H.eig_size)
+nondiff(H.svd_rank, H.eig_size, H.cholesky_upper)
 
 # ---------------------------------------------------------------- more NumPy
 # np.gradient is linear in f: its gradient is the transpose of each axis's difference matrix

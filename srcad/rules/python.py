@@ -49,6 +49,18 @@ defvjp(builtins.sorted, "iterable, *, key=None, reverse=False", zero=("key", "re
 # max(a, b) is b only when b > a, min(a, b) only when b < a (ties and NaN: a), as Python does
 defvjp(builtins.min, "a, b", a="0.0 if b < a else g", b="g if b < a else 0.0")
 defvjp(builtins.max, "a, b", a="0.0 if b > a else g", b="g if b > a else 0.0")
+# max(items) and max(a, b, c, ...): the item Python returns gets g (which_max follows its rule)
+for _extremum, _which in ((builtins.max, "which_max"), (builtins.min, "which_min")):
+    defvjp(_extremum, "iterable", iterable=f"scatter(g, iterable, {_which}(iterable))",
+           jvp={"iterable": f"t[{_which}(iterable)]"})
+    for _n in range(3, 7):
+        _names = [f"x{k}" for k in range(_n)]
+        _items = f"({', '.join(_names)},)"
+        defvjp(_extremum, ", ".join(_names), **{
+            v: f"g if {_which}({_items}) == {k} else 0.0" for k, v in enumerate(_names)},
+            jvp={v: f"t if {_which}({_items}) == {k} else 0.0 * t"
+                 for k, v in enumerate(_names)})
+del _n, _names, _items  # (_extremum stays: tools/gen_rules_doc.py reads the loop)
 nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.bool,
         builtins.isinstance, builtins.print, builtins.type, builtins.any, builtins.all)
 # no rule, on purpose: zip/enumerate as values, str/repr (a number through a string) are
@@ -113,7 +125,8 @@ defvjp(runtime.added_at, "grad, index, value", zero="*", grad="g", value="g[inde
        jvp={"grad": "t", "value": "added_at(zeros_like(grad), index, t)"})
 defvjp(runtime.expand, "value, like, axis=None, keepdims=False", zero="*",
        value="np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)")
-nondiff(runtime.sign, runtime.check_scalar, runtime.check_holomorphic, runtime.zeros_like)
+nondiff(runtime.sign, runtime.which_max, runtime.which_min, runtime.check_scalar,
+        runtime.check_holomorphic, runtime.zeros_like)
 # copy_tangent(tangent, value): a writable copy of the tangent, broadcast to value's shape
 # (forward mode's code for y[i] = v), linear in the tangent: differentiated again when that
 # code is (a jvp called in differentiated code)

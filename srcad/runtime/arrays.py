@@ -177,3 +177,48 @@ def _moved(value, like):
     if type(value) is dict:
         return {k: _moved(v, like) for k, v in value.items()}
     return value
+
+
+#: exceptions an array library raises for a NumPy operation it does not have, or has with
+#: another signature (Dask's ``reshape`` takes no ``order=``, its ``lu`` needs square chunks)
+_LIBRARY_FAILURES = (TypeError, ValueError, NotImplementedError, AttributeError, IndexError)
+
+
+def guard_backend(compiled, func, vjp=False):
+    """``compiled`` (srcad's code for ``func``, called with another library's arrays) with an
+    operation that library lacks refused with a :class:`BackendError` naming it, instead of
+    the library's own exception. When ``func`` itself fails the same way on those arguments,
+    the exception is the user's and passes unchanged."""
+
+    def on_duck_arrays(*args, **kwargs):
+        try:
+            return compiled(*args, **kwargs)
+        except _LIBRARY_FAILURES as err:
+            try:
+                func(*(args[1:] if vjp else args), **kwargs)
+            except Exception:
+                raise err from None
+            raise _backend_failure(err, args, kwargs, func) from err
+
+    on_duck_arrays.__dict__.update(compiled.__dict__)
+    on_duck_arrays.__name__ = compiled.__name__
+    return on_duck_arrays
+
+
+def _backend_failure(err, args, kwargs, func):
+    import traceback
+
+    ducks = [a for a in list(args) + list(kwargs.values()) if is_duck(a)]
+    name = library(ducks[0]) if ducks else "another library"
+    where = "srcad's derivative code"
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        if "/srcad/" in frame.filename or frame.filename.startswith("<srcad"):
+            where = f"{frame.name} ({frame.line.strip()})" if frame.line else frame.name
+            break
+    code = func.__code__
+    return BackendError(
+        f"the derivative needs an operation that {name} arrays do not have as NumPy does: "
+        f"{where} raised {type(err).__name__}: {err}", filename=code.co_filename,
+        lineno=code.co_firstlineno, construct=f"{name} arrays",
+        hint="pass NumPy arrays (x.compute() for Dask), or rechunk (Dask's linear algebra "
+        "wants square chunks)")

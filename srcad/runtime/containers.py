@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.kinds import duck_array
 from .registry import helper
 
 
@@ -97,13 +98,25 @@ def seq_grad(grad, iterable):
     ``grad`` itself, or for a dict (whose keys the list holds) zeros by key."""
     if isinstance(iterable, dict):
         return {k: _zeros(v) for k, v in iterable.items()}
+    if isinstance(iterable, np.ndarray) or duck_array(iterable):
+        if not isinstance(grad, (list, tuple)):
+            return grad
+        if not grad:  # an empty array's list
+            return np.zeros(np.shape(iterable))
+        rows = np.shape(iterable)[1:]  # an array of the items' gradients, never a list
+        return np.stack([np.broadcast_to(g, rows) for g in grad])  # (a list * 2 repeats)
     return grad
 
 
 @helper("runtime")
 def seq_back(back, grad, iterable):
-    """The adjoint of :func:`seq_grad` in ``grad``: ``back``, or zeros like ``grad``."""
-    return _zeros(grad) if isinstance(iterable, dict) else back
+    """The adjoint of :func:`seq_grad` in ``grad``: ``back``, or zeros like ``grad`` (a list
+    again where ``grad`` is one and ``back`` an array)."""
+    if isinstance(iterable, dict):
+        return _zeros(grad)
+    if isinstance(grad, (list, tuple)) and not isinstance(back, (list, tuple)):
+        return list(back)
+    return back
 
 
 @helper("runtime")

@@ -22,6 +22,31 @@ def sign(x):
 
 
 @helper("runtime")
+def which_max(items):
+    """The index of the item ``max(items)`` returns: the first, replaced only by a later item
+    greater than it (Python's rule: ties and NaN keep the earlier one)."""
+    if type(items) is np.ndarray and items.ndim == 1 and not np.isnan(items).any():
+        return int(np.argmax(items))  # the first of the largest, as Python's max
+    best = 0
+    for i in range(1, len(items)):
+        if items[i] > items[best]:
+            best = i
+    return best
+
+
+@helper("runtime")
+def which_min(items):
+    """The index of the item ``min(items)`` returns (ties and NaN: the earlier one)."""
+    if type(items) is np.ndarray and items.ndim == 1 and not np.isnan(items).any():
+        return int(np.argmin(items))
+    best = 0
+    for i in range(1, len(items)):
+        if items[i] < items[best]:
+            best = i
+    return best
+
+
+@helper("runtime")
 def where(c, a, b):
     return a if c else b
 
@@ -272,7 +297,7 @@ def matmul_grad_b(g, a, b):
 def transpose_grad(g, axes=None):
     if axes is None:
         return np.transpose(g)
-    return np.transpose(g, np.argsort(axes))
+    return np.transpose(g, tuple(int(i) for i in np.argsort(axes)))
 
 
 @helper("runtime")

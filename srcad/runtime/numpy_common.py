@@ -71,3 +71,15 @@ def _match(grad, x):
 def _swap(a):
     """The transpose of the last two axes (a batch of matrices stays a batch)."""
     return np.swapaxes(a, -1, -2)
+
+
+def _no_norm_rule(ord, what):  # noqa: A002
+    """The refusal for a matrix ``np.linalg.norm`` order without a derivative (a SrcadError,
+    raised when the derivative runs: the order is a value)."""
+    from ..errors import MissingRuleError
+
+    return MissingRuleError(
+        f"no {what} of np.linalg.norm of a matrix with ord={ord!r}",
+        construct=f"np.linalg.norm(..., ord={ord!r})",
+        hint="use ord None/'fro', 'nuc', 1, -1, 2, -2, inf or -inf, or register a rule with "
+        "srcad.defvjp")

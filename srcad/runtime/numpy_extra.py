@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.kinds import duck_array
 from ..errors import MissingRuleError
 from .helpers import unbroadcast
 from .numpy_common import _asarray, _match
@@ -200,6 +201,37 @@ def grad_append(g, arr, values, axis=None, which=0):
     part = _append_split(g, arr, values, axis)[which]
     like = arr if which == 0 else values
     return _match(np.reshape(part, np.shape(like)), like)
+
+
+@helper("numpy")
+def grad_tolist(g, a):
+    """Gradient of ``a.tolist()`` (nested lists of numbers): the lists' gradients as an array
+    of ``a``'s shape."""
+    return _match(np.reshape(np.asarray(g, dtype=float), np.shape(a)), a)
+
+
+#: per array type: whether its library's ``np.linalg.cholesky`` returns the upper factor when
+#: asked for the lower one (Dask's does: it dispatches to ``da.linalg.cholesky(a)``, whose
+#: default is ``lower=False``)
+_UPPER_CHOLESKY = {}
+
+
+@helper("numpy")
+def cholesky_upper(ans, upper=False):
+    """Whether ``ans``, a result of ``np.linalg.cholesky(a, upper=upper)``, is the upper
+    factor: ``upper`` for NumPy; for another library's array, what that library does, found
+    once per type on a 2x2 matrix (the derivative rules follow the factor the code got)."""
+    if type(ans) is np.ndarray or not duck_array(ans):
+        return upper
+    key = (type(ans), bool(upper))
+    if key not in _UPPER_CHOLESKY:
+        probe = np.asarray([[4.0, 2.0], [2.0, 3.0]], like=ans)
+        factor = np.linalg.cholesky(probe, upper=True) if upper else np.linalg.cholesky(probe)
+        for fetch in ("compute", "get"):  # Dask's lazy array, CuPy's device array
+            if hasattr(factor, fetch):
+                factor = getattr(factor, fetch)()
+        _UPPER_CHOLESKY[key] = bool(np.asarray(factor)[0, 1] != 0.0)
+    return _UPPER_CHOLESKY[key]
 
 
 @helper("numpy")

@@ -153,7 +153,7 @@ def grad_tensordot_a(g, a, b, axes=2):
     g_axes = list(range(len(free_a), len(free_a) + len(free_b)))
     out = np.tensordot(g, b, axes=(g_axes, free_b))  # (*free_a, *contracted, b's order)
     labels = free_a + [ax[bx.index(j)] for j in sorted(bx)]
-    return _match(np.transpose(out, np.argsort(labels)), a)
+    return _match(np.transpose(out, _order(labels)), a)
 
 
 @helper("numpy")
@@ -165,7 +165,13 @@ def grad_tensordot_b(g, a, b, axes=2):
     free_b = [i for i in range(nb) if i not in bx]
     out = np.tensordot(a, g, axes=(free_a, list(range(len(free_a)))))
     labels = [bx[ax.index(i)] for i in sorted(ax)] + free_b
-    return _match(np.transpose(out, np.argsort(labels)), b)
+    return _match(np.transpose(out, _order(labels)), b)
+
+
+def _order(labels):
+    """The permutation that sorts ``labels``, as Python ints (other array libraries' transpose
+    takes no NumPy array of axes)."""
+    return tuple(sorted(range(len(labels)), key=labels.__getitem__))
 
 
 def _einsum_form(args):

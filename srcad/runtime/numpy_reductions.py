@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.kinds import duck_array
-from .numpy_common import _asarray, _axes, _count, _match, _restore, _spread
+from .numpy_common import _asarray, _axes, _count, _match, _no_norm_rule, _restore, _spread
 from .registry import helper
 
 # ---------------------------------------------------------------- reductions
@@ -144,7 +144,7 @@ def _grad_matrix_norm(gb, v, nb, ord, axes):  # noqa: A002
         k = 0 if ord == 2 else -1
         inner = u[..., :, k, None] * vt[..., None, k, :]
     else:
-        raise NotImplementedError(f"srcad: no gradient for np.linalg.norm with ord={ord!r}")
+        raise _no_norm_rule(ord, "gradient")
     return gb * np.moveaxis(inner, (-2, -1), axes)
 
 

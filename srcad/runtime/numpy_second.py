@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .helpers import unbroadcast
-from .numpy_common import _axes, _match, _restore, _swap
+from .numpy_common import _axes, _match, _no_norm_rule, _restore, _swap
 from .registry import helper
 
 # ---------------------------------------------------------------- np.prod
@@ -163,8 +163,7 @@ def norm_hvp(value, x, ans, w, ord=None, axis=None, keepdims=False):  # noqa: A0
         k = 0 if ord == 2 else -1
         out = du[..., :, k, None] * vh[..., None, k, :] + u[..., :, k, None] * dvh[..., None, k, :]
     else:
-        raise NotImplementedError(f"srcad: no second derivative of np.linalg.norm with "
-                                  f"ord={ord!r}")
+        raise _no_norm_rule(ord, "second derivative")
     return _match(vb * np.moveaxis(out, (-2, -1), axes), x)
 
 

@@ -25,7 +25,9 @@ from .registry import helper
 def grad_reshape(g, a, order=None):
     """Gradient of any reshaping (``reshape``, ``ravel``, ``squeeze``, ``expand_dims``, ...):
     ``g`` reshaped back to ``a``'s shape, in the same memory order (``None`` means "C")."""
-    return _match(np.reshape(g, np.shape(a), order=order or "C"), a)
+    if order is None or order == "C":  # other array libraries' reshape takes no order=
+        return _match(np.reshape(g, np.shape(a)), a)
+    return _match(np.reshape(g, np.shape(a), order=order), a)
 
 
 def _split_along(g, sizes, axis):
@@ -119,17 +121,22 @@ def grad_tile(g, a, reps):
 
 @helper("numpy")
 def grad_repeat(g, a, repeats, axis=None):
-    """Gradient of ``np.repeat(a, repeats, axis)``: the repeated copies summed."""
+    """Gradient of ``np.repeat(a, repeats, axis)``: the repeated copies summed (with one
+    count for every element, a reshape and a sum, which every array library has)."""
     x = _asarray(a)
     if axis is None:
         x, axis = x.ravel(), 0
     axis = axis % x.ndim
     n = x.shape[axis]
-    owner = np.repeat(np.arange(n), repeats)
-    moved = np.moveaxis(_asarray(g, dtype=float), axis, 0)
-    out = np.zeros((n,) + moved.shape[1:])
-    np.add.at(out, owner, moved)
-    return _match(np.moveaxis(out, 0, axis).reshape(np.shape(a)), a)
+    moved = np.moveaxis(_asarray(g, dtype=float), axis, -1)
+    if np.ndim(repeats) == 0 or np.size(repeats) == 1:
+        r = int(np.reshape(repeats, -1)[0]) if np.ndim(repeats) else int(repeats)
+        out = np.sum(np.reshape(moved, moved.shape[:-1] + (n, r)), axis=-1)
+    else:
+        owner = np.repeat(np.arange(n), repeats)
+        out = np.zeros(moved.shape[:-1] + (n,))
+        np.add.at(np.moveaxis(out, -1, 0), owner, np.moveaxis(moved, -1, 0))
+    return _match(np.reshape(np.moveaxis(out, -1, axis), np.shape(a)), a)
 
 
 @helper("numpy")
@@ -143,17 +150,37 @@ def _pad_widths(pad_width, ndim):
     return np.broadcast_to(_asarray(pad_width, dtype=int), (ndim, 2))
 
 
+#: ``np.pad`` modes whose padding copies elements of the array: each output element is one
+#: input element, and the gradient sums ``g`` over the copies of each element
+_COPYING_PADS = ("edge", "reflect", "symmetric", "wrap")
+
+
+def _refuse_pad(mode, what):
+    from ..errors import MissingRuleError
+
+    return MissingRuleError(
+        f"no {what} of np.pad with mode={mode!r}", construct=f"np.pad(..., mode={mode!r})",
+        hint="use mode 'constant', 'edge', 'reflect', 'symmetric' or 'wrap' (their derivatives "
+        "are exact), or register a rule with srcad.defvjp")
+
+
 @helper("numpy")
 def grad_pad(g, array, pad_width, mode=None):
-    """Gradient of ``np.pad(array, pad_width)`` in ``constant`` mode (the default, ``None``):
-    the middle of ``g``."""
-    if mode not in (None, "constant"):
-        raise NotImplementedError(f"srcad: no gradient for np.pad with mode={mode!r}; "
-                                  "only mode='constant' is supported")
+    """Gradient of ``np.pad(array, pad_width, mode)``: in ``constant`` mode (the default,
+    ``None``) the middle of ``g``; in a mode that copies elements (``edge``, ``reflect``,
+    ``symmetric``, ``wrap``) ``g`` summed over every copy of each element, found by padding
+    the elements' flat indices the same way."""
     shape = np.shape(array)
-    widths = _pad_widths(pad_width, len(shape))
-    index = tuple(slice(int(lo), int(lo) + n) for (lo, _), n in zip(widths, shape))
-    return _match(_asarray(g)[index], array)
+    if mode in (None, "constant"):
+        widths = _pad_widths(pad_width, len(shape))
+        index = tuple(slice(int(lo), int(lo) + n) for (lo, _), n in zip(widths, shape))
+        return _match(_asarray(g)[index], array)
+    if mode not in _COPYING_PADS:
+        raise _refuse_pad(mode, "gradient")
+    n = int(np.prod(shape))
+    source = np.pad(np.arange(n).reshape(shape), pad_width, mode=mode)
+    out = np.bincount(source.ravel(), weights=np.ravel(g), minlength=n)
+    return _match(out.reshape(shape), array)
 
 
 @helper("numpy")
@@ -219,7 +246,7 @@ def tangent_pad(t, pad_width, mode=None):
     """Tangent of ``np.pad(array, pad_width, mode)`` along ``t`` (the array's tangent): the
     tangent padded the same way, with zeros in ``constant`` mode."""
     if mode not in _LINEAR_PADS:
-        raise NotImplementedError(f"srcad: no tangent for np.pad with mode={mode!r}")
+        raise _refuse_pad(mode, "tangent")
     if mode in (None, "constant"):
         return np.pad(_asarray(t, dtype=float), pad_width)
     return np.pad(_asarray(t, dtype=float), pad_width, mode=mode)

@@ -1,0 +1,124 @@
+"""Forms of everyday Python around sequences: ``max``/``min`` of a sequence or of several
+values, starred assignment targets, ``a.tolist()``.
+
+Each is a generated family (positions of the star, lengths, containers, ties), checked against
+central finite differences in reverse mode and by the dot-product test in forward mode.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+
+import numpy as np
+import pytest
+from srcad.check import numerical_grad
+
+import srcad
+
+X = np.array([0.3, -1.2, 2.5, 0.7, 2.1, -0.45])
+
+
+def _check(f, x):
+    g = srcad.grad(f)(x)
+    np.testing.assert_allclose(g, numerical_grad(f, (x,)), rtol=1e-6, atol=1e-8)
+    u = np.cos(np.arange(x.size)).reshape(x.shape)
+    _, t = srcad.jvp(f, (x,), (u,))
+    assert t == pytest.approx(float(np.sum(g * u)), rel=1e-9, abs=1e-12)
+
+
+def _define(source, tmp_path):
+    """The function ``f`` defined by ``source``, in a module file srcad can read."""
+    path = tmp_path / "forms_case.py"
+    path.write_text("import numpy as np\n\n\n" + source)
+    spec = importlib.util.spec_from_file_location(f"forms_case_{abs(hash(source))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.f
+
+
+EXTREMA = []
+for fn, container, n in itertools.product(("max", "min"), ("list", "tuple", "array", "gen"),
+                                          (1, 3, 6)):
+    items = {"list": f"[x[k] * (k + 1.0) for k in range({n})]",
+             "tuple": f"tuple(x[:{n}] ** 2)", "array": f"x[:{n}] * 1.5",
+             "gen": f"(np.sin(v) for v in x[:{n}])"}[container]
+    EXTREMA.append(f"def f(x):\n    return {fn}({items}) * x[0]\n")
+for fn, n in itertools.product(("max", "min"), range(2, 7)):
+    args = ", ".join(f"x[{k}] * {k + 1}.0" for k in range(n))
+    EXTREMA.append(f"def f(x):\n    return {fn}({args}) + x[1]\n")
+
+
+@pytest.mark.parametrize("source", EXTREMA)
+def test_max_and_min_of_a_sequence_or_of_values(source, tmp_path):
+    _check(_define(source, tmp_path), X)
+
+
+def test_max_and_min_ties_go_to_the_first_item_python_returns():
+    def f(x):
+        return max([x[0], x[1], x[0]]) + min(x[2], x[3], x[2])
+
+    x = np.array([2.0, 1.0, -1.0, 0.0])
+    np.testing.assert_allclose(srcad.grad(f)(x), [1.0, 0.0, 1.0, 0.0])
+
+
+def test_max_with_key_is_refused():
+    def f(x):
+        return max([x[0], x[1]], key=abs)
+
+    with pytest.raises(srcad.SrcadError, match="max"):
+        srcad.grad(f)(X)
+
+
+STARRED = []
+for size, before, after in itertools.product((3, 4, 6), range(3), range(3)):
+    if before + after > size:
+        continue
+    names = [f"a{k}" for k in range(before)] + ["*rest"] + [f"z{k}" for k in range(after)]
+    names = names if len(names) > 1 else names + [""]  # (*rest,) alone: a one-item tuple
+    used = " + ".join([f"a{k} * {k + 2}.0" for k in range(before)] +
+                      [f"z{k} ** 2" for k in range(after)] + ["sum(rest) * 0.5", "len(rest)"])
+    STARRED.append((size, f"def f(x):\n    {', '.join(names)} = x[:{size}] * x[0]\n"
+                          f"    return {used}\n"))
+
+
+@pytest.mark.parametrize(("size", "source"), STARRED)
+def test_starred_assignment_targets(size, source, tmp_path):
+    _check(_define(source, tmp_path), X)
+
+
+def test_starred_target_with_too_few_items_raises():
+    def f(x):
+        a, b, *rest = x
+        return a * b
+
+    with pytest.raises((AssertionError, ValueError)):
+        srcad.grad(f)(np.array([1.0]))
+
+
+@pytest.mark.parametrize("shape", [(6,), (2, 3), (3, 2)])
+def test_tolist(shape):
+    x = X.reshape(shape)
+
+    def f(x):
+        total = 0.0
+        for v in np.ravel(np.array(x.tolist())):
+            total = total + v * v
+        return total + x.tolist()[0][0] * 3.0 if x.ndim == 2 else total + x.tolist()[1]
+
+    _check(f, x)
+
+
+SEQUENCES = [
+    (shape, f"def f(x):\n    t = {container}({expr})\n    return np.sum(t[1] * x.ravel()[0]) "
+            f"+ np.sum(t[-1] ** 2)\n")
+    for shape, container, expr in itertools.product(
+        ((6,), (3, 2)), ("list", "tuple"),
+        ("x ** 2", "x * 3", "2 * x", "x ** 3 - x", "np.sin(x)", "x", "x[::-1] * 2"))]
+
+
+@pytest.mark.parametrize(("shape", "source"), SEQUENCES)
+def test_list_of_an_array_expression(shape, source, tmp_path):
+    """``list(x ** 2)``: the items' gradients come back as an array (a list times 2 would
+    repeat the list)."""
+    _check(_define(source, tmp_path), X.reshape(shape))
