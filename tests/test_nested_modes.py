@@ -322,3 +322,24 @@ def test_other_forms_of_an_inner_jvp_are_refused(f, mode):
     assert info.value.lineno is not None
     assert "srcad.jvp(f, (x, w), (t,), wrt=0)" in (info.value.hint or "") or \
         "srcad.jvp" in str(info.value)
+
+
+def f2(x, w):
+    return np.sin(x) * w ** 2
+
+
+D_F2 = srcad.grad(f2)
+
+
+def calls_with_a_keyword(x):
+    return D_F2(x, w=x * 2.0) * x  # 4 x^3 cos(x)
+
+
+@pytest.mark.parametrize("x", [0.3, -0.8])
+def test_a_derivative_called_with_keywords_to_third_order(x):
+    """The call's keywords are passed by position in the derivative's code, so it is
+    differentiated again like any other (here to the third derivative of 4 x^3 cos x)."""
+    want = 24 * x * np.cos(x) - 24 * x ** 2 * np.sin(x) - 4 * x ** 3 * np.cos(x)
+    assert srcad.grad(srcad.grad(calls_with_a_keyword))(x) == pytest.approx(want, rel=1e-10)
+    second = srcad.grad(calls_with_a_keyword)
+    assert srcad.jvp(second, (x,), (1.0,))[1] == pytest.approx(want, rel=1e-10)

@@ -227,12 +227,11 @@ def opaque(fn, name):
                 "unpack a tuple built in the function (args = (a, b); f(*args)), or pass the "
                 "arguments one by one")
     if getattr(fn, "__srcad_derivative_call__", False):
-        return ("a call of a derivative srcad made, in code differentiated once already "
-                "and differentiated again: srcad differentiates a derivative called inside "
-                "code up to the third order",
-                "differentiate the function itself to the order you need, "
-                "srcad.grad(srcad.grad(f)) and so on, rather than derivatives of code calling "
-                "derivatives")
+        return ("a call of a derivative srcad made, with keyword arguments, in code "
+                "differentiated again: srcad differentiates such calls (to any order) when "
+                "their arguments are passed positionally",
+                "call the derivative with positional arguments, g(x, w) rather than "
+                "g(x, w=w)")
     if fn is functools.partial:
         return ("a function holding differentiated values (a lambda reading them, or "
                 "functools.partial of them) used other than by calling it",
@@ -372,6 +371,23 @@ def splits_again(fn):
     return getattr(fn, "__srcad_form__", None) is not None and getattr(
         fn, "__srcad_derivative_call__", False) and (
         getattr(fn, "__module__", "") or "").startswith("srcad.")
+
+
+def as_positional(fn, args, kwargs):
+    """``(args, kwargs)`` of a call of ``fn`` with the keyword arguments passed by position
+    where every parameter is given and takes a position (a derivative's code called in code
+    is differentiated again through forms taking positional arguments); else as they are."""
+    if not kwargs:
+        return list(args), dict(kwargs)
+    try:
+        params = inspect.signature(fn, follow_wrapped=False).parameters
+        bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return list(args), dict(kwargs)
+    if set(bound.arguments) != set(params) or any(
+            p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params.values()):
+        return list(args), dict(kwargs)
+    return [bound.arguments[p] for p in params], {}
 
 
 def plain_form(fn):

@@ -391,11 +391,12 @@ def _derivative_call(self, stmt, code):
     wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
     tangents = ast.Tuple(elts=[name(self.t(arguments[p].name)) for p in wrt],
                          ctx=nodes.LOAD)
+    args, kwargs = functions.as_positional(prim.fn, prim.args, prim.kwargs)
     jvp = ast.Call(
         func=self.helper("derivative_jvp"),
         args=[nodes.spelled(prim.spelling), nodes.literal(tuple(wrt)), tangents]
-        + [nodes.expr(a) for a in prim.args],
-        keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in prim.kwargs.items()])
+        + [nodes.expr(a) for a in args],
+        keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in kwargs.items()])
     code.append(assign([stmt.target, self.t(stmt.target)], jvp))
 
 

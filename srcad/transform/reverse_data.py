@@ -201,11 +201,12 @@ class Data:
             return
         ctx = self.namer.fresh(f"{stmt.target}_ctx")
         self.primals.add(ctx)
+        args, kwargs = functions.as_positional(prim.fn, prim.args, prim.kwargs)
         forward = ast.Call(
             func=self.helper("derivative_fwd"),
             args=[nodes.spelled(prim.spelling), nodes.literal(tuple(wrt))]
-            + [nodes.expr(a) for a in prim.args],
-            keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in prim.kwargs.items()])
+            + [nodes.expr(a) for a in args],
+            keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in kwargs.items()])
         self.calls[id(stmt)] = (None, ctx, forward)
         self.ref(ctx, frame)
         self.call_backward([arguments[p] for p in wrt],
