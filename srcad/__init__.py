@@ -46,6 +46,7 @@ from .errors import (
 )
 from .extend import stop_gradient
 from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
+from .nested import JvpOf as _JvpOf  # noqa: F401 - srcad.jvp called inside differentiated code
 from .pytrees import register_pytree
 from .runtime import scipy_ode as _scipy_ode
 from .tools import check, graph, tape

@@ -20,7 +20,7 @@ import numbers
 
 import numpy as np
 
-from . import api, pipeline, pytrees
+from . import api, nested, pipeline, pytrees
 from .core import env, functions
 from .core.kinds import kind_of_value, rank_of_value
 from .errors import MissingRuleError, NonScalarOutputError, SrcadError
@@ -45,7 +45,21 @@ def jacobian(f, wrt=0, mode="rev"):
     def jacobian_of(*args):
         return call(*args)
 
+    jacobian_of.__srcad_plain__ = _plain(f, wrt)
     return jacobian_of
+
+
+def _plain(f, wrt):
+    """What srcad reads for a Jacobian (or Hessian) it differentiates or that is called in
+    differentiated code: :func:`srcad.nested.plain_jacobian`, made at the first need."""
+    made = []
+
+    def plain():
+        if not made:
+            made.append(nested.plain_jacobian(f, wrt))
+        return made[0]
+
+    return plain
 
 
 def jacrev(f, wrt=0):
@@ -77,6 +91,7 @@ def hessian(f, wrt=0, mode="fwd"):
             fallback.append(_Jacobian(grad_f, wrt, "rev"))
             return fallback[0](*args)
 
+    hess.__srcad_plain__ = _plain(grad_f, wrt)
     return hess
 
 

@@ -54,6 +54,7 @@ from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
 from .frontend.lower_callees import classes_of
 from .frontend.validate import validate
+from .runtime import derivatives
 from .transform import calls, nodes
 from .transform.forward import Forward
 from .transform.nodes import Comment, assign, call, name
@@ -328,16 +329,34 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None):
                                 f"{bwd_name} of {where}", None, None, gen.cells)
     fwd.__srcad_param_kinds__ = dict(kinds)
     bwd.__srcad_param_kinds__ = {gen.seed: entry.result_kind}
+    items = {}
     if kept:  # the kinds of what the context tuple holds, for when bwd is differentiated
         bwd.__srcad_param_kinds__[ctx] = SEQ
-        bwd.__srcad_param_items__ = {ctx: {i: analysis.kinds.get(k) or ANY
-                                           for i, k in enumerate(kept)}}
+        items[ctx] = {i: analysis.kinds.get(k) or ANY for i, k in enumerate(kept)}
+    parts = _tuple_parts(fn, gen.result)
+    if parts is not None:  # a tuple's gradient: each part like the value it goes with, so a
+        # part the backward part adds into (``dr += v`` on a float) is known not to be an
+        # array of the caller's when bwd is differentiated in turn
+        items[gen.seed] = {i: analysis.kind(a) for i, a in enumerate(parts)}
+    if items:
+        bwd.__srcad_param_items__ = items
     if len(wrt) == 1:
         bwd.__srcad_result_kind__ = analysis.kind(ir.Var(wrt[0]))  # a gradient is like its value
     entry.fwd.cell_contents = fwd
     entry.bwd.cell_contents = bwd
     entry.fwd_text, entry.bwd_text = fwd.__srcad_source__, bwd.__srcad_source__
     _debug(f"split of {fn.name}", entry.fwd_text + "\n" + entry.bwd_text)
+
+
+def _tuple_parts(fn, result):
+    """The atoms of the tuple ``result`` when ``fn`` builds it in one place (``return a, b``),
+    else None."""
+    if not isinstance(result, ir.Var):
+        return None
+    built = [s.value.args for s in ir.walk(fn.body) if isinstance(s, ir.Assign)
+             and s.target == result.name and isinstance(s.value, ir.Prim)
+             and s.value.fn is ir.BUILD_TUPLE]
+    return built[0] if len(built) == 1 else None
 
 
 def _changes_in_place(trees, name_):
@@ -360,6 +379,7 @@ def _make_tangent(func, wrt, kinds, arity=None):
 
 #: the user functions programs call: split and compiled by this pipeline on demand
 CALLEES = calls.Callees(to_ssa, make_split, _make_tangent)
+derivatives.CALLEES[:] = [CALLEES]  # derivatives called in code, split at run time
 
 
 def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple=False,

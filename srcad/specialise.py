@@ -9,7 +9,7 @@ dict lookup on top of the generated code itself (:class:`_ByRank` adds one more 
 The dtype guard re-checks array dtypes on every call and gives each gradient its argument's
 floating dtype; gradients handed to the user are writable. ``wrt`` is resolved and its values
 checked here too. :meth:`Transformed.split_call` is how a derivative called inside
-differentiated code is itself differentiated (``srcad.runtime.helpers.derivative_fwd`` reaches
+differentiated code is itself differentiated (``srcad.runtime.derivatives.derivative_fwd`` reaches
 it through ``fn.__srcad__``).
 
 Imports the pipeline and the layers below it (``srcad.backend.dispatch``, ``srcad.core``,
@@ -150,23 +150,14 @@ class Transformed:
                                        self._mode)
         return self._python._specialise(bound).__srcad_raw__
 
-    def split_twice(self, wrt, varied, args, kwargs):
-        """A call of this derivative's forward part (``derivative_fwd``) differentiated in
-        turn: ``((value, (entry, ctx)), (outer, kept))``, ``outer`` the split of that forward
-        part with respect to ``varied`` (see ``srcad.runtime.derivative_fwd_fwd``)."""
-        entry = self.split_call(wrt, args, kwargs)
-        outer = pipeline.CALLEES.split_call(entry.fwd.cell_contents, varied, args, kwargs)
-        (value, ctx), kept = outer.fwd.cell_contents(*args, **kwargs)
-        return (value, (entry, ctx)), (outer, kept)
-
-    def tangent_twice(self, wrt, varied, args, kwargs, tangents):
-        """A call of this derivative's forward part (``derivative_fwd``) in forward mode:
-        ``((value, (entry, ctx)), (tangent, (0.0, ctx's tangent)))`` along ``tangents`` of
-        the parameters ``varied`` (see ``srcad.runtime.derivative_fwd_jvp``)."""
-        entry = self.split_call(wrt, args, kwargs)
-        (value, ctx), (t_value, t_ctx) = pipeline.CALLEES.tangent_call(
-            entry.fwd.cell_contents, varied, args, kwargs, tangents)
-        return (value, (entry, ctx)), (t_value, (0.0, t_ctx))
+    def tangent_code(self, wrt, args):
+        """The forward-mode function (``jvp(*args, *tangents)``) of the code this derivative
+        runs for the positional arguments ``args``, along its parameters ``wrt``: the form of
+        a ``derivative_jvp`` call (``srcad.runtime.derivatives``)."""
+        bound = self._bind(args, {})
+        self._check_env()
+        code = self._specialise(bound).__srcad_raw__
+        return pipeline.CALLEES.tangent_code(code, wrt, list(args))
 
     def tangent_call(self, wrt, args, kwargs, tangents):
         """``(value, tangent)`` of a call of this derivative along ``tangents`` (one per

@@ -580,6 +580,12 @@ for _f in ("max", "min"):
 # ---------------------------------------------------------------- srcad's runtime helpers
 ex("runtime.add(a, b)", "R.add(a, b)", a=S, b=S)
 ex("runtime.like(grad, value)", "R.like(a, b)", a=V, b=V)
+ex("runtime.like(grad, value)", "R.like(x, b)", x=S, b=V)
+ex("runtime.like_grad(cot, grad)", "R.like_grad(w, a)", w=M, a=V)
+ex("runtime.like_grad(cot, grad)", "R.like_grad([w, a], [x, a])", w=V, a=V, x=S)
+ex("runtime.copy_tangent(tangent, value)", "R.copy_tangent(a, w)", a=V, w=M)
+ex("runtime.copy_tangent_grad(cot, tangent, value)", "R.copy_tangent_grad(w, a, w)", w=M,
+   a=V)
 ex("runtime.check_real(grad, name, where)", "R.check_real(a * b, 'a')", a=V, b=V)
 ex("runtime.mutable(grad)", "R.mutable(a)", a=V)
 ex("runtime.add(a, b)", "R.add([a, b], [b, a])", a=V, b=V)

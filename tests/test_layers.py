@@ -24,7 +24,7 @@ LAYERS = [
     "srcad.backend",
     "srcad.pipeline",
     ("srcad.specialise", "srcad.checks", "srcad.api", "srcad.jacobians", "srcad.extend",
-     "srcad.pytrees"),
+     "srcad.pytrees", "srcad.nested"),
     "srcad.tools",
     ("srcad", "srcad.__main__"),
 ]

@@ -168,10 +168,19 @@ def test_third_order_of_a_derivative_of_a_point_dependent_call(r):
     assert third(r) == pytest.approx((second(r + h) - second(r - h)) / (2 * h), rel=1e-5)
 
 
-def test_fourth_order_through_derivatives_called_in_code_is_refused():
-    fourth = _chain(tanh_by_exp, 4)
-    with pytest.raises(srcad.SrcadError, match="up to the third order"):
-        fourth(np.array([0.3, -0.2]))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_fourth_and_fifth_order_through_derivatives_called_in_code(seed):
+    """autograd's tanh example: egrad(egrad(egrad(egrad(tanh)))), each derivative called in
+    the code of the next (the helpers running a derivative's code split again at run time)."""
+    x = np.random.default_rng(seed).uniform(-1.0, 1.0, size=3)
+    t = np.tanh(x)
+    third, fourth, fifth = (_chain(tanh_by_exp, k) for k in (3, 4, 5))
+    assert np.allclose(fourth(x), 8.0 * t * (1.0 - t ** 2) * (2.0 - 3.0 * t ** 2), rtol=1e-9)
+    h = 1e-5
+    assert np.allclose(fourth(x), (third(x + h) - third(x - h)) / (2 * h), rtol=1e-5,
+                       atol=1e-6)
+    assert np.allclose(fifth(x), (fourth(x + h) - fourth(x - h)) / (2 * h), rtol=1e-5,
+                       atol=1e-6)
 
 
 def held_name_as_wrt(x):

@@ -159,8 +159,9 @@ def bind(fn, args, kwargs):
     bound = sig.bind(*args, **kwargs)
     given = set(bound.arguments)
     bound.apply_defaults()
-    code = fn.__code__
-    taken = set(code.co_varnames + code.co_names + code.co_freevars + code.co_cellvars)
+    code = getattr(fn, "__code__", None)  # None: srcad's own callable (srcad.nested.JvpOf)
+    taken = set(code.co_varnames + code.co_names + code.co_freevars + code.co_cellvars) \
+        if code is not None else set(sig.parameters)
     arguments, passed = {}, {}
     star = kwstar = None
     items, keys = [], []
@@ -198,9 +199,11 @@ _LIBRARIES = ("numpy", "math", "scipy", "builtins")
 
 def is_derivative(fn):
     """A derivative srcad made whose generated code srcad can differentiate in turn: made by
-    ``grad`` or ``value_and_grad`` (a ``vjp`` pullback is a closure of srcad's own)."""
+    ``grad`` or ``value_and_grad``, or ``srcad.jvp`` called in code (``srcad.nested.JvpOf``);
+    a ``vjp`` pullback is a closure of srcad's own."""
     made = getattr(fn, "__srcad__", None)
-    return made is not None and getattr(made, "_mode", None) in ("grad", "value_and_grad")
+    return made is not None and getattr(made, "_mode", None) in ("grad", "value_and_grad",
+                                                                   "jvp")
 
 
 def opaque(fn, name):
@@ -211,18 +214,24 @@ def opaque(fn, name):
                 "reverse mode (grad, value_and_grad, vjp), not in forward mode",
                 "use reverse mode, or take the forward-mode derivative of the function it "
                 "was made from")
+    if getattr(fn, "__srcad_call_maker__", None) is not None:  # srcad.jvp in another form
+        return (f"{name} inside differentiated code in a form srcad does not read: srcad "
+                "differentiates srcad.jvp(f, (x, ...), (t, ...), wrt=...) with f a function "
+                "named in the call or a lambda made in the function (not a parameter), the "
+                "primals and tangents tuples written in the call, wrt and backend constants",
+                "write the call in that form, e.g. srcad.jvp(f, (x, w), (t,), wrt=0) with f "
+                "defined at module level")
     if getattr(fn, "__srcad_star_call__", False):
         return ("a call with a starred argument (f(*args)) whose length srcad cannot know, "
                 "with a differentiated value among its arguments",
                 "unpack a tuple built in the function (args = (a, b); f(*args)), or pass the "
                 "arguments one by one")
     if getattr(fn, "__srcad_derivative_call__", False):
-        return ("a call of a derivative srcad made, in code differentiated once already "
-                "and differentiated again: srcad differentiates a derivative called inside "
-                "code up to the third order",
-                "differentiate the function itself to the order you need, "
-                "srcad.grad(srcad.grad(f)) and so on, rather than derivatives of code calling "
-                "derivatives")
+        return ("a call of a derivative srcad made, with keyword arguments, in code "
+                "differentiated again: srcad differentiates such calls (to any order) when "
+                "their arguments are passed positionally",
+                "call the derivative with positional arguments, g(x, w) rather than "
+                "g(x, w=w)")
     if fn is functools.partial:
         return ("a function holding differentiated values (a lambda reading them, or "
                 "functools.partial of them) used other than by calling it",
@@ -355,20 +364,54 @@ def fixed_of(fn):
 
 
 def splits_again(fn):
-    """``derivative_fwd``/``derivative_bwd`` (the calls a derivative's code makes of a
-    derivative it calls): reverse mode differentiates them again, a third derivative."""
-    return getattr(fn, "__name__", None) in ("derivative_fwd", "derivative_bwd") and getattr(
+    """One of the helpers through which a derivative's code runs a derivative it calls
+    (``derivative_fwd``, ``derivative_bwd``, ``derivative_jvp``, ``form_fwd``, ``form_jvp``):
+    each has a *form*, a plain function made at run time, which both modes differentiate
+    (``srcad.runtime.derivatives``), to any order."""
+    return getattr(fn, "__srcad_form__", None) is not None and getattr(
         fn, "__srcad_derivative_call__", False) and (
         getattr(fn, "__module__", "") or "").startswith("srcad.")
 
 
+def as_positional(fn, args, kwargs):
+    """``(args, kwargs)`` of a call of ``fn`` with the keyword arguments passed by position
+    where every parameter is given and takes a position (a derivative's code called in code
+    is differentiated again through forms taking positional arguments); else as they are."""
+    if not kwargs:
+        return list(args), dict(kwargs)
+    try:
+        params = inspect.signature(fn, follow_wrapped=False).parameters
+        bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return list(args), dict(kwargs)
+    if set(bound.arguments) != set(params) or any(
+            p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params.values()):
+        return list(args), dict(kwargs)
+    return [bound.arguments[p] for p in params], {}
+
+
+def plain_form(fn):
+    """For a Jacobian or Hessian srcad made (``srcad.jacobians``), the plain function srcad
+    reads for it (its columns by ``srcad.jvp``: ``srcad.nested.plain_jacobian``); else None."""
+    try:
+        plain = vars(fn).get("__srcad_plain__")
+    except TypeError:
+        return None
+    if plain is None or getattr(plain, "__module__", None) != "srcad.jacobians":
+        return None
+    return plain()
+
+
 def is_derivative_maker(fn):
-    """``srcad.grad`` or ``srcad.value_and_grad``: called with constant arguments inside
-    differentiated code, srcad makes the derivative while it transforms the caller."""
+    """``srcad.grad``, ``srcad.value_and_grad``, ``srcad.jacobian`` (``jacfwd``, ``jacrev``,
+    ``hessian``): called with constant arguments inside differentiated code, srcad makes the
+    derivative while it transforms the caller (a Jacobian as the plain function it reads for
+    one, ``__srcad_plain__``)."""
     if getattr(fn, "__srcad_derivative_maker__", None) is not None:
         return True  # a wrapper declaring itself one (see lower_callees.make_derivative)
-    return getattr(fn, "__module__", None) == "srcad.api" and getattr(
-        fn, "__name__", None) in ("grad", "value_and_grad")
+    module, name = getattr(fn, "__module__", None), getattr(fn, "__name__", None)
+    return module == "srcad.api" and name in ("grad", "value_and_grad") or (
+        module == "srcad.jacobians" and name in ("jacobian", "jacfwd", "jacrev", "hessian"))
 
 
 def user_class(cls):

@@ -27,6 +27,7 @@ import inspect
 import keyword
 import types
 
+from ..core import functions
 from ..core.functions import run_source
 from ..errors import UnsupportedSyntaxError
 from ..rules import registry
@@ -46,6 +47,9 @@ def target(func):
         return func  # the common case, first
     if source.made_by_srcad(func):
         return func
+    plain = functions.plain_form(func)  # a Jacobian or Hessian srcad made
+    if plain is not None:
+        return plain
     if inspect.ismethod(func) and inspect.isfunction(func.__func__):
         return _bound_shim(func.__func__, func.__self__)
     if _has_rule(func) and not isinstance(func, type):  # a class (dict, float): refused

@@ -37,13 +37,15 @@ from ..errors import UnsupportedSyntaxError
 from ..runtime import containers
 from .lower_callees import Callees, FunctionValues, store_counts
 from .lower_calls import Calls
+from .lower_derivatives import Derivatives
 from .lower_exprs import Expressions
 from .lower_loops import Loops
 from .lower_spread import Spreads, frozen_names
 from .lower_stmts import Statements
 
 
-class Lowerer(Statements, Loops, Expressions, Calls, Callees, FunctionValues, Spreads):
+class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, FunctionValues,
+              Spreads):
     """Lower one function: ``Lowerer(source, namer, flags).function(fdef, arity)``."""
 
     def __init__(self, source, namer, flags=(), fixed=None):

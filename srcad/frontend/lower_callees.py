@@ -149,6 +149,13 @@ class Callees:
             fn, spelling = generators.list_builder(fn), None
         if fn is functools.partial and args:
             return self.partial_value(args[0], args[1:], kwargs, node, hint)
+        plain = functions.plain_form(fn)  # a Jacobian or Hessian srcad made, held in a name
+        if plain is not None:
+            fn, spelling = plain, None
+        if getattr(fn, "__srcad_call_maker__", None) is not None:  # srcad.jvp
+            made = self.jvp_call(fn, args, kwargs, node)
+            if made is not None:
+                return made
         if functions.is_derivative_maker(fn):
             made = self.make_derivative(fn, args, kwargs, node)
             if made is not None:
@@ -223,55 +230,6 @@ class Callees:
             elif functions.user_instance_class(value) is not None:
                 fixed.append((name, functions.Instance(type(value))))
         return tuple(fixed)
-
-    def make_derivative(self, maker, args, kwargs, node):
-        """``srcad.grad(inner, ...)`` with constant arguments, made now: a constant. A
-        function declaring itself srcad's maker under other keyword names
-        (``__srcad_derivative_maker__ = (srcad.grad, {"argnum": "wrt"})``: a wrapper such as
-        an autograd-compatible ``grad``) is read as that maker. ``inner`` may be a lambda (or
-        ``functools.partial``) holding values of this function: the derivative of the lifted
-        function, its ``wrt`` counted after the values held, called with them first, so the
-        outer derivative sees through both."""
-        maker, renames = getattr(maker, "__srcad_derivative_maker__", (maker, {}))
-        kwargs = {renames.get(k, k): self.constant_tuple(a) for k, a in kwargs.items()}
-        args = args[:1] + [self.constant_tuple(a) for a in args[1:]]
-        atoms = list(args[1:]) + list(kwargs.values())
-        if not args or not all(isinstance(a, Const) for a in atoms):
-            return None
-        rest = {k: a.value for k, a in kwargs.items()}
-        head = args[0]
-        if isinstance(head, Const):
-            made = maker(head.value, *[a.value for a in args[1:]], **rest)
-            name = f"{maker.__name__}_{getattr(head.value, '__name__', 'fn')}"
-            return Const(made, self.bound_name(made, name))
-        if not (isinstance(head, Var) and head.name in self.partials):
-            return None
-        inner, lead, lead_kw, _ = self.partials[head.name]
-        try:
-            bound = inspect.signature(maker).bind(inner, *[a.value for a in args[1:]], **rest)
-        except TypeError:
-            return None
-        bound.apply_defaults()
-        wrt = bound.arguments.get("wrt")
-        if lead_kw or bound.arguments.get("has_aux") or wrt is None:
-            return None
-        shift = len(lead)
-        held = set(list(inspect.signature(inner).parameters)[:shift])
-        if held & set(wrt if isinstance(wrt, (tuple, list)) else (wrt,)):
-            return None  # a name of a value held, not a parameter of the function
-        bound.arguments["wrt"] = tuple(w + shift if type(w) is int else w for w in wrt) \
-            if isinstance(wrt, (tuple, list)) else wrt + shift if type(wrt) is int else wrt
-        made = maker(*bound.args, **bound.kwargs)
-        name = f"{maker.__name__}_{getattr(inner, '__name__', 'fn')}"
-        return self.partial_value(Const(made, self.bound_name(made, name)), list(lead), {},
-                                  node, None)
-
-    def constant_tuple(self, atom):
-        """``atom``, or for a tuple built here of constants (``wrt=(0, 1)``), that constant."""
-        items = self.tuples.get(atom.name) if isinstance(atom, Var) else None
-        if items is not None and all(isinstance(i, Const) for i in items):
-            return Const(tuple(i.value for i in items))
-        return atom
 
     # ---------------------------------------------------------------- methods
 

@@ -399,11 +399,15 @@ _DICT_VIEWS = {"keys": containers.dict_keys, "values": containers.dict_values,
 
 def _needs_resolving(fn):
     """Whether a named callee is a value :meth:`Callees.call_object` rewrites (a bound
-    method, a partial, a callable object, ``srcad.grad``, a user function specialised on
-    the functions or objects passed to it)."""
+    method, a partial, a callable object, ``srcad.grad``, ``srcad.jvp``, a user function
+    specialised on the functions or objects passed to it)."""
     if inspect.ismethod(fn) or isinstance(fn, functools.partial):
         return True
     if functions.is_derivative_maker(fn) or functions.is_user_function(fn):
+        return True
+    if getattr(fn, "__srcad_call_maker__", None) is not None:  # srcad.jvp: srcad.nested
+        return True
+    if functions.plain_form(fn) is not None:  # a Jacobian or Hessian srcad made
         return True
     return not inspect.isroutine(fn) and not isinstance(fn, type) and \
         functions.user_instance_class(fn) is not None

@@ -55,7 +55,7 @@ holomorphic(operator.add, operator.sub, operator.mul, operator.truediv, operator
             operator.neg, operator.pos, builtins.sum, builtins.list, builtins.tuple,
             builtins.reversed, builtins.pow)
 # srcad's own helpers, for derivatives of derivatives
-holomorphic(runtime.add, runtime.mutable, runtime.like, runtime.check_real,
+holomorphic(runtime.add, runtime.mutable, runtime.like, runtime.like_grad, runtime.check_real,
             runtime.where, runtime.unbroadcast,
             runtime.unbroadcast_to, runtime.broadcast_as, runtime.fill, runtime.total,
             runtime.scatter, runtime.cleared, runtime.expand)

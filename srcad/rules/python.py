@@ -103,7 +103,11 @@ defvjp(containers.seq_back, "back, grad, iterable", zero="*",
 # (generated code calls them; these rules let srcad differentiate its own output again)
 defvjp(runtime.add, "a, b", a="g", b="g")
 defvjp(runtime.mutable, "grad", grad="g", jvp={"grad": "mutable(t)"})
-defvjp(runtime.like, "grad, value", zero="value", grad="g", jvp={"grad": "like(t, value)"})
+# like(grad, value) broadcasts a leaf of grad to value's shape: its gradient sums back
+defvjp(runtime.like, "grad, value", zero="value", grad="like_grad(g, grad)",
+       jvp={"grad": "like(t, value)"})
+defvjp(runtime.like_grad, "cot, grad", zero="grad", cot="like(g, cot)",
+       jvp={"cot": "like_grad(t, grad)"})
 # the check that a real argument's gradient is real: the identity in the gradient
 defvjp(runtime.check_real, "grad, name, where=None", zero=("name", "where"), grad="g",
        jvp={"grad": "t"})
@@ -122,7 +126,14 @@ defvjp(runtime.added_at, "grad, index, value", zero="*", grad="g", value="g[inde
 defvjp(runtime.expand, "value, like, axis=None, keepdims=False", zero="*",
        value="np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)")
 nondiff(runtime.sign, runtime.which_max, runtime.which_min, runtime.check_scalar,
-        runtime.check_holomorphic, runtime.zeros_like, runtime.copy_tangent)
+        runtime.check_holomorphic, runtime.zeros_like)
+# copy_tangent(tangent, value): a writable copy of the tangent, broadcast to value's shape
+# (forward mode's code for y[i] = v), linear in the tangent: differentiated again when that
+# code is (a jvp called in differentiated code)
+defvjp(runtime.copy_tangent, "tangent, value", zero="value",
+       tangent="copy_tangent_grad(g, tangent, value)", jvp={"tangent": "copy_tangent(t, value)"})
+defvjp(runtime.copy_tangent_grad, "cot, tangent, value", zero=("tangent", "value"),
+       cot="copy_tangent(g, cot)", jvp={"cot": "copy_tangent_grad(t, tangent, value)"})
 
 # ---------------------------------------------------------------- math: trigonometry
 defvjp(math.sin, "x", x="g * cos(x)")

@@ -4,12 +4,14 @@ unbroadcast, zeros, scalar checks; `containers` the views of dicts and their gra
 sorting; `numpy_helpers` indexes the gradients of NumPy functions too
 long for a template (`numpy_reductions`, `numpy_linalg`, `numpy_shape`); `scipy_helpers` those of
 the SciPy rules (it imports SciPy only when generated code first uses it), `scipy_ode` the
-derivatives of `scipy.integrate.odeint`. Importing any module
+derivatives of `scipy.integrate.odeint`, `derivatives` the calls of derivatives srcad made
+inside differentiated code (to any order). Importing any module
 of the runtime imports them all, so the registry is always complete.
 Imports only `srcad.errors` and `srcad.core`."""
 
 from . import (  # noqa: F401 (their helpers enter the registry)
     containers,
+    derivatives,
     helpers,
     numpy_helpers,
     scipy_helpers,

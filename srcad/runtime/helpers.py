@@ -7,7 +7,6 @@ Imports only ``srcad.runtime.registry`` (and ``srcad.errors``, to raise).
 
 from __future__ import annotations
 
-import inspect
 import math
 
 import numpy as np
@@ -200,6 +199,30 @@ def copy_tangent(tangent, value):
         return arrays.writable_copy(tangent, value.shape)
     return np.array(np.broadcast_to(tangent, np.shape(value)),  # complex stays complex
                     dtype=complex if _is_complex(tangent) or _is_complex(value) else float)
+
+
+@helper("runtime")
+def copy_tangent_grad(cot, tangent, value):
+    """The gradient flowing to ``tangent`` through ``copy_tangent(tangent, value)``: ``cot``
+    summed back to ``tangent``'s shape (zero where ``copy_tangent`` made zeros of a list);
+    the real part for a real tangent copied into a complex array."""
+    if isinstance(value, (list, tuple, dict)):
+        return cot if isinstance(tangent, (list, tuple, dict)) else zeros_like(tangent)
+    out = unbroadcast(cot, tangent)
+    if _is_complex(out) and not _is_complex(tangent):
+        out = np.real(out)
+    return out
+
+
+@helper("runtime")
+def like_grad(cot, grad):
+    """The gradient flowing to ``grad`` through ``like(grad, value)``: ``cot`` in ``grad``'s
+    structure, each leaf summed back to ``grad``'s leaf (where ``like`` broadcast it)."""
+    if isinstance(grad, (list, tuple)) and isinstance(cot, (list, tuple)):
+        return [like_grad(c, g) for c, g in zip(cot, grad)]
+    if isinstance(grad, dict) and isinstance(cot, dict):
+        return {k: like_grad(cot[k], g) for k, g in grad.items()}
+    return unbroadcast(cot, grad)
 
 
 @helper("runtime")
@@ -421,97 +444,3 @@ def cleared(value, index):
     out = np.array(value, dtype=complex if _is_complex(value) else float, copy=True)
     out[index] = 0.0
     return out
-
-
-@helper("runtime")
-def derivative_fwd(fn, wrt, *args, **kwargs):
-    """``fn(*args, **kwargs)`` for ``fn`` a derivative srcad made (``grad``,
-    ``value_and_grad``), and what the backward part needs: the split of the code ``fn`` runs
-    for arguments of these types, differentiated with respect to the parameters ``wrt``
-    (``fn.__srcad__`` makes it: see ``srcad.specialise.Transformed.split_call``)."""
-    entry = fn.__srcad__.split_call(wrt, args, kwargs)
-    value, ctx = entry.fwd.cell_contents(*args, **kwargs)
-    return value, (entry, ctx)
-
-
-@helper("runtime")
-def derivative_bwd(ctx, g):
-    """The gradients for :func:`derivative_fwd`'s ``wrt`` parameters."""
-    entry, inner = ctx
-    return entry.bwd.cell_contents(inner, g)
-
-
-@helper("runtime")
-def derivative_jvp(fn, wrt, tangents, *args, **kwargs):
-    """``(fn(*args, **kwargs), its tangent)`` for ``fn`` a derivative srcad made, along
-    ``tangents`` (one per parameter in ``wrt``): the forward mode of the code ``fn`` runs for
-    arguments of these types (see ``srcad.specialise.Transformed.tangent_call``)."""
-    return fn.__srcad__.tangent_call(wrt, args, kwargs, tangents)
-
-
-@helper("runtime")
-def derivative_fwd_fwd(fn, wrt, varied, *args, **kwargs):
-    """:func:`derivative_fwd` differentiated in turn (a third derivative: the code calling a
-    derivative is itself differentiated): its result, ``(value, (entry, ctx))``, and what the
-    backward part needs; ``varied``: the parameters of ``fn`` differentiated now."""
-    return fn.__srcad__.split_twice(wrt, varied, args, kwargs)
-
-
-@helper("runtime")
-def derivative_fwd_bwd(ctx, g):
-    """The gradients of :func:`derivative_fwd_fwd`'s ``varied`` parameters from ``g``, the
-    gradient of ``(value, (entry, ctx))`` (the entry carries none)."""
-    outer, inner = ctx
-    return outer.bwd.cell_contents(inner, [g[0], g[1][1]])
-
-
-@helper("runtime")
-def derivative_bwd_fwd(varied, ctx, g):
-    """:func:`derivative_bwd` differentiated in turn: the backward part run (its code split
-    with respect to the arguments at ``varied``: 0 the context, 1 the gradient)."""
-    entry, inner = ctx
-    code = entry.bwd.cell_contents
-    names = list(inspect.signature(code).parameters)
-    split = entry.callees.split_call(code, [names[i] for i in varied], (inner, g), {})
-    value, kept = split.fwd.cell_contents(inner, g)
-    return value, (split, kept, varied)
-
-
-@helper("runtime")
-def derivative_bwd_bwd(ctx, g):
-    """The gradients of :func:`derivative_bwd_fwd`'s ``varied`` arguments: the context's (its
-    entry carries none) and the gradient's."""
-    split, kept, varied = ctx
-    grads = split.bwd.cell_contents(kept, g)
-    grads = (grads,) if len(varied) == 1 else grads
-    out = [[0.0, part] if i == 0 else part for i, part in zip(varied, grads)]
-    return out[0] if len(out) == 1 else tuple(out)
-
-
-@helper("runtime")
-def derivative_fwd_jvp(fn, wrt, varied, tangents, *args, **kwargs):
-    """:func:`derivative_fwd` in forward mode (a third derivative): its result and tangent,
-    along ``tangents`` of the parameters ``varied`` (the entry has no tangent: 0.0)."""
-    return fn.__srcad__.tangent_twice(wrt, varied, args, kwargs, tangents)
-
-
-@helper("runtime")
-def derivative_bwd_jvp(varied, tangents, ctx, g):
-    """:func:`derivative_bwd` in forward mode: the backward part run, and its tangent along
-    the tangents of the arguments at ``varied`` (0 the context, whose entry has none; 1 the
-    gradient)."""
-    entry, inner = ctx
-    code = entry.bwd.cell_contents
-    names = list(inspect.signature(code).parameters)
-    tangents = [t[1] if i == 0 else t for i, t in zip(varied, tangents)]
-    return entry.callees.tangent_call(code, [names[i] for i in varied], (inner, g), {},
-                                      tangents)
-
-
-derivative_fwd.__srcad_derivative_call__ = derivative_bwd.__srcad_derivative_call__ = True
-derivative_jvp.__srcad_derivative_call__ = True
-for _made in (derivative_fwd_fwd, derivative_fwd_bwd, derivative_bwd_fwd, derivative_bwd_bwd,
-              derivative_fwd_jvp, derivative_bwd_jvp):
-    _made.__srcad_derivative_call__ = True
-del _made
-

@@ -29,6 +29,7 @@ from ..analysis.analyse import Analysis
 from ..core import env, ir
 from ..core.functions import ByFunction, bind
 from ..core.kinds import ANY, ARRAY, kind_of_value, made_for, made_items, made_result, with_complex
+from ..errors import SrcadError
 
 
 @dataclass
@@ -98,7 +99,6 @@ class Callees:
         arguments, _, _ = bind(code, args, kwargs)
         kinds = with_complex({p: kind_of_value(v) for p, v in arguments.items()}, arguments)
         entry = self.split(code, list(wrt), kinds)
-        entry.callees = self  # its backward part may be split in turn (derivative_bwd_fwd)
         return entry
 
     def tangent_call(self, code, wrt, args, kwargs, tangents):
@@ -111,6 +111,17 @@ class Callees:
                              bound.arguments)
         cell = self.tangent(code, list(wrt), kinds)
         return cell.cell_contents(*bound.arguments.values(), *tangents)
+
+    def tangent_code(self, code, wrt, args):
+        """The forward-mode function of generated code ``code`` for positional arguments like
+        ``args`` (all its parameters): ``jvp(*args, *tangents) -> (value, tangent)``."""
+        params = inspect.signature(code).parameters
+        if len(params) != len(args):
+            raise SrcadError(f"{code.__name__} takes {len(params)} arguments, the call gives "
+                             f"{len(args)}", hint="pass every argument positionally")
+        values = dict(zip(params, args))
+        kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
+        return self.tangent(code, list(wrt), kinds).cell_contents
 
     def tangent(self, fn, wrt, kinds, arity=None):
         """A cell holding the forward-mode function of ``fn`` (filled after it is compiled)."""

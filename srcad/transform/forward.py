@@ -391,37 +391,29 @@ def _derivative_call(self, stmt, code):
     wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
     tangents = ast.Tuple(elts=[name(self.t(arguments[p].name)) for p in wrt],
                          ctx=nodes.LOAD)
+    args, kwargs = functions.as_positional(prim.fn, prim.args, prim.kwargs)
     jvp = ast.Call(
         func=self.helper("derivative_jvp"),
         args=[nodes.spelled(prim.spelling), nodes.literal(tuple(wrt)), tangents]
-        + [nodes.expr(a) for a in prim.args],
-        keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in prim.kwargs.items()])
+        + [nodes.expr(a) for a in args],
+        keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in kwargs.items()])
     code.append(assign([stmt.target, self.t(stmt.target)], jvp))
 
 
 def _derivative_part_call(self, stmt, code):
-    """``t = derivative_fwd(d_f, wrt, *args)`` or ``d = derivative_bwd(ctx, g)`` in the code
-    of a derivative calling the derivative ``d_f``, in forward mode (a third derivative):
-    ``derivative_fwd_jvp``, ``derivative_bwd_jvp``."""
+    """``t = H(*args)`` with ``H`` one of the helpers that run a derivative called in code
+    (``srcad.runtime.derivatives``), in the code of a derivative, in forward mode:
+    ``form_jvp(H, k, varied, *fixed, tangents, *rest)``, the forward mode of ``H``'s form made
+    at run time. Any order."""
     prim = stmt.value
-    if prim.fn.__name__ == "derivative_fwd":
-        fn_atom, wrt_atom, rest = prim.args[0], prim.args[1], list(prim.args[2:])
-        if not isinstance(fn_atom, ir.Const):
-            raise self.missing(stmt, prim)
-        arguments, _, _ = functions.bind(fn_atom.value, rest, prim.kwargs)
-        varied = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
-        tangents = ast.Tuple(elts=[name(self.t(arguments[p].name)) for p in varied],
-                             ctx=nodes.LOAD)
-        jvp = ast.Call(
-            func=self.helper("derivative_fwd_jvp"),
-            args=[nodes.expr(fn_atom), nodes.expr(wrt_atom), nodes.literal(tuple(varied)),
-                  tangents] + [nodes.expr(a) for a in rest],
-            keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in prim.kwargs.items()])
-    else:
-        varied = [i for i, a in enumerate(prim.args) if isinstance(a, ir.Var) and
-                  self.varied(a)]
-        tangents = ast.Tuple(elts=[name(self.t(prim.args[i].name)) for i in varied],
-                             ctx=nodes.LOAD)
-        jvp = call(self.helper("derivative_bwd_jvp"), nodes.literal(tuple(varied)), tangents,
-                   *[nodes.expr(a) for a in prim.args])
+    if prim.kwargs:
+        raise self.missing(stmt, prim)
+    fixed = prim.fn.__srcad_statics__(prim.args)
+    varied = [i for i, a in enumerate(prim.args[fixed:]) if isinstance(a, ir.Var)
+              and self.varied(a)]
+    tangents = ast.Tuple(elts=[name(self.t(prim.args[fixed + i].name)) for i in varied],
+                         ctx=nodes.LOAD)
+    args = [nodes.expr(a) for a in prim.args]
+    jvp = call(self.helper("form_jvp"), self.helper(prim.fn.__name__), nodes.literal(fixed),
+               nodes.literal(tuple(varied)), *args[:fixed], tangents, *args[fixed:])
     code.append(assign([stmt.target, self.t(stmt.target)], jvp))

@@ -201,50 +201,39 @@ class Data:
             return
         ctx = self.namer.fresh(f"{stmt.target}_ctx")
         self.primals.add(ctx)
+        args, kwargs = functions.as_positional(prim.fn, prim.args, prim.kwargs)
         forward = ast.Call(
             func=self.helper("derivative_fwd"),
             args=[nodes.spelled(prim.spelling), nodes.literal(tuple(wrt))]
-            + [nodes.expr(a) for a in prim.args],
-            keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in prim.kwargs.items()])
+            + [nodes.expr(a) for a in args],
+            keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in kwargs.items()])
         self.calls[id(stmt)] = (None, ctx, forward)
         self.ref(ctx, frame)
         self.call_backward([arguments[p] for p in wrt],
                            call(self.helper("derivative_bwd"), ctx, gname), code, frame)
 
     def derivative_part_call(self, stmt, gname, code, frame):
-        """``t = derivative_fwd(d_f, wrt, *args)`` or ``d = derivative_bwd(ctx, g)`` in the
-        code of a derivative calling the derivative ``d_f`` (a third derivative): split again
-        at run time (``derivative_fwd_fwd``/``_bwd``, ``derivative_bwd_fwd``/``_bwd``)."""
+        """``t = H(*args)`` with ``H`` one of the helpers that run a derivative called in code
+        (``derivative_fwd``, ``derivative_bwd``, ``form_fwd`` ...: ``srcad.runtime.derivatives``)
+        in the code of a derivative, differentiated again: ``form_fwd(H, k, varied, *args)``
+        splits ``H``'s form at run time, ``derivative_bwd`` runs its backward part. Any order."""
         prim = stmt.value
-        if prim.fn.__name__ == "derivative_fwd":
-            fn_atom, wrt_atom, rest = prim.args[0], prim.args[1], list(prim.args[2:])
-            if not isinstance(fn_atom, ir.Const):
-                raise self.missing_rule(stmt, prim)
-            arguments, _, _ = functions.bind(fn_atom.value, rest, prim.kwargs)
-            varied = [p for p, a in arguments.items()
-                      if isinstance(a, ir.Var) and self.an.active(a)]
-            atoms = [arguments[p] for p in varied]
-            forward = ast.Call(
-                func=self.helper("derivative_fwd_fwd"),
-                args=[nodes.expr(fn_atom), nodes.expr(wrt_atom), nodes.literal(tuple(varied))]
-                + [nodes.expr(a) for a in rest],
-                keywords=[ast.keyword(arg=k, value=nodes.expr(a))
-                          for k, a in prim.kwargs.items()])
-            backward = "derivative_fwd_bwd"
-        else:
-            varied = [i for i, a in enumerate(prim.args) if isinstance(a, ir.Var) and
-                      self.an.active(a)]
-            atoms = [prim.args[i] for i in varied]
-            forward = call(self.helper("derivative_bwd_fwd"), nodes.literal(tuple(varied)),
-                           *[nodes.expr(a) for a in prim.args])
-            backward = "derivative_bwd_bwd"
-        if not atoms:
+        if prim.kwargs:
+            raise self.missing_rule(stmt, prim)
+        fixed = prim.fn.__srcad_statics__(prim.args)
+        varied = [i for i, a in enumerate(prim.args[fixed:])
+                  if isinstance(a, ir.Var) and self.an.active(a)]
+        if not varied:
             return
         ctx = self.namer.fresh(f"{stmt.target}_ctx")
         self.primals.add(ctx)
+        forward = call(self.helper("form_fwd"), self.helper(prim.fn.__name__),
+                       nodes.literal(fixed), nodes.literal(tuple(varied)),
+                       *[nodes.expr(a) for a in prim.args])
         self.calls[id(stmt)] = (None, ctx, forward)
         self.ref(ctx, frame)
-        self.call_backward(atoms, call(self.helper(backward), ctx, gname), code, frame)
+        self.call_backward([prim.args[fixed + i] for i in varied],
+                           call(self.helper("derivative_bwd"), ctx, gname), code, frame)
 
 
 def _may_repeat(index, analysis):

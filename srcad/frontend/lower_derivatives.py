@@ -1,0 +1,134 @@
+"""Lowering derivatives srcad makes while it lowers a function that calls them (a mixin of
+:class:`srcad.frontend.lower.Lowerer`, used by :mod:`.lower_callees`):
+
+* ``srcad.grad(inner)`` (``value_and_grad``, ``jacobian``, ``jacfwd``, ``jacrev``,
+  ``hessian``) with constant arguments: made now, a constant, so ``srcad.grad(inner)(x)`` is a
+  call of a derivative, which the sweeps differentiate again (a Jacobian or Hessian as the
+  plain function srcad reads for it: ``srcad.nested.plain_jacobian``);
+* ``srcad.jvp(f, (x, w), (t,), wrt=...)``: a call ``J(x, w, t)`` of the derivative object
+  ``srcad.jvp.__srcad_call_maker__`` makes now (``srcad.nested.JvpOf``).
+
+``inner`` (or ``f``) may be a lambda or ``functools.partial`` holding values of this function:
+the derivative of the lifted function, the values held passed first, so the outer derivative
+sees through both.
+
+Imports the standard library, :mod:`srcad.core` and :mod:`srcad.errors`.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from ..core import functions, ir
+from ..core.ir import Const, Var
+from ..errors import SrcadError
+
+
+class Derivatives:
+    """Calls of srcad's derivative makers inside the function lowered."""
+
+    def make_derivative(self, maker, args, kwargs, node):
+        """``srcad.grad(inner, ...)`` with constant arguments, made now: a constant. A
+        function declaring itself srcad's maker under other keyword names
+        (``__srcad_derivative_maker__ = (srcad.grad, {"argnum": "wrt"})``: a wrapper such as
+        an autograd-compatible ``grad``) is read as that maker. ``inner`` may be a lambda (or
+        ``functools.partial``) holding values of this function: the derivative of the lifted
+        function, its ``wrt`` counted after the values held, called with them first, so the
+        outer derivative sees through both."""
+        maker, renames = getattr(maker, "__srcad_derivative_maker__", (maker, {}))
+        kwargs = {renames.get(k, k): self.constant_tuple(a) for k, a in kwargs.items()}
+        args = args[:1] + [self.constant_tuple(a) for a in args[1:]]
+        atoms = list(args[1:]) + list(kwargs.values())
+        if not args or not all(isinstance(a, Const) for a in atoms):
+            return None
+        rest = {k: a.value for k, a in kwargs.items()}
+        head = args[0]
+        if isinstance(head, Const):
+            made = _readable(maker(head.value, *[a.value for a in args[1:]], **rest))
+            name = f"{maker.__name__}_{getattr(head.value, '__name__', 'fn')}"
+            return Const(made, self.bound_name(made, name))
+        if not (isinstance(head, Var) and head.name in self.partials):
+            return None
+        inner, lead, lead_kw, _ = self.partials[head.name]
+        try:
+            bound = inspect.signature(maker).bind(inner, *[a.value for a in args[1:]], **rest)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        wrt = bound.arguments.get("wrt")
+        if lead_kw or bound.arguments.get("has_aux") or wrt is None:
+            return None
+        shift = len(lead)
+        held = set(list(inspect.signature(inner).parameters)[:shift])
+        if held & set(wrt if isinstance(wrt, (tuple, list)) else (wrt,)):
+            return None  # a name of a value held, not a parameter of the function
+        bound.arguments["wrt"] = tuple(w + shift if type(w) is int else w for w in wrt) \
+            if isinstance(wrt, (tuple, list)) else wrt + shift if type(wrt) is int else wrt
+        made = _readable(maker(*bound.args, **bound.kwargs))
+        name = f"{maker.__name__}_{getattr(inner, '__name__', 'fn')}"
+        return self.partial_value(Const(made, self.bound_name(made, name)), list(lead), {},
+                                  node, None)
+
+    def jvp_call(self, jvp, args, kwargs, node):
+        """``srcad.jvp(f, (x, w), (t,), wrt=...)`` with ``f``, ``wrt`` constants and the
+        primals and tangents tuples built here: a call ``J(x, w, t)`` of the derivative
+        object ``jvp.__srcad_call_maker__`` makes now (``srcad.nested.JvpOf``), whose
+        generated code the sweeps differentiate at run time like a ``srcad.grad``'s. ``None``
+        for another form (then a call of ``srcad.jvp`` itself, refused if differentiated)."""
+        try:
+            bound = inspect.signature(jvp).bind(*args, **kwargs)
+        except TypeError:
+            return None
+        given = bound.arguments
+        backend = given.get("backend", Const("python"))
+        wrt = self.constant_tuple(given.get("wrt", Const(None)))
+        head, lead = given["f"], []
+        if not (isinstance(wrt, Const) and isinstance(backend, Const)
+                and backend.value == "python"):
+            return None
+        if isinstance(head, Var) and head.name in self.partials:
+            # a lambda (or partial) holding values of this function: the lifted function,
+            # the values held passed first, as primals without tangents
+            inner, lead, lead_kw, _ = self.partials[head.name]
+            held = list(inspect.signature(inner).parameters)[:len(lead)]
+            spec = wrt.value
+            if lead_kw or isinstance(spec, str) and spec in held or isinstance(
+                    spec, (tuple, list)) and set(spec) & set(held):
+                return None
+            head = Const(inner)
+        elif not (isinstance(head, Const) and functions.is_function_value(head.value)):
+            return None
+        parts = []
+        for atom in (given["primals"], given["tangents"]):
+            if isinstance(atom, Var) and atom.name in self.tuples:
+                parts.append(list(self.tuples[atom.name]))
+            elif isinstance(atom, Const) and isinstance(atom.value, tuple):
+                parts.append([self.bound_const(v, "arg") for v in atom.value])
+            else:
+                return None
+        spec, shift = wrt.value, len(lead)
+        if shift:  # positions counted after the values held
+            spec = tuple(range(shift, shift + len(parts[0]))) if spec is None else \
+                spec + shift if type(spec) is int else \
+                tuple(w + shift if type(w) is int else w for w in spec) \
+                if isinstance(spec, (tuple, list)) else spec
+        try:
+            made = jvp.__srcad_call_maker__(head.value, spec, shift + len(parts[0]))
+        except SrcadError as exc:  # at the user's line
+            raise self.error(node, exc.message, hint=exc.hint, cls=type(exc)) from None
+        return ir.Prim(made, list(lead) + parts[0] + parts[1], {}, spelling=self.bound_name(
+            made, made.__name__))
+
+    def constant_tuple(self, atom):
+        """``atom``, or for a tuple built here of constants (``wrt=(0, 1)``), that constant."""
+        items = self.tuples.get(atom.name) if isinstance(atom, Var) else None
+        if items is not None and all(isinstance(i, Const) for i in items):
+            return Const(tuple(i.value for i in items))
+        return atom
+
+
+def _readable(made):
+    """A derivative made while lowering, as srcad calls it: a Jacobian or Hessian as the plain
+    function srcad reads for it (``__srcad_plain__``: columns by ``srcad.jvp``), if it has one."""
+    plain = functions.plain_form(made)
+    return made if plain is None else plain
