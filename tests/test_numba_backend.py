@@ -155,6 +155,16 @@ def _calls_user_function(x):
     return _uses_global(x) + 1.0
 
 
+def _recursive(x, k):
+    if k <= 0:
+        return x
+    return x * _recursive(x, k - 1)
+
+
+def _calls_recursive(x):
+    return _recursive(x, 3) + x
+
+
 def _uses_linalg(x):
     return np.linalg.norm(x)
 
@@ -167,7 +177,8 @@ def _builds_mixed_list(x):
 @needs_numba
 @pytest.mark.parametrize("f, arg, words", [
     (_uses_global, 1.0, "global value 'GLOBAL_SCALE'"),
-    (_calls_user_function, 1.0, "another user function"),
+    (_calls_user_function, 1.0, "global value 'GLOBAL_SCALE'"),  # in the callee
+    (_calls_recursive, 1.0, "a recursive call"),
     (_uses_linalg, np.ones(3), "numpy.linalg"),
     (_builds_mixed_list, 1.0, "a list display"),
 ])
@@ -508,7 +519,7 @@ def test_vjp_and_jvp_of_an_array_function():
 def test_vjp_and_jvp_refusals():
     with pytest.raises(SrcadError, match="has_aux"):
         srcad.vjp(w3, 0.5, has_aux=True, backend="numba")
-    with pytest.raises(SrcadError, match="another user function"):
+    with pytest.raises(SrcadError, match="global value 'GLOBAL_SCALE'"):  # in the callee
         srcad.jvp(_calls_user_function, (1.0,), (1.0,), backend="numba")
     with pytest.raises(SrcadError, match="unknown backend"):
         srcad.jvp(w3, (1.0,), (1.0,), backend="jax")

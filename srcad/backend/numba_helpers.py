@@ -245,7 +245,13 @@ def _zeros_like(x):
         return lambda x: np.zeros(x.shape)
     if isinstance(x, (types.Number, types.Boolean)):
         return lambda x: 0.0
-    raise TypingError(f"srcad's numba backend makes zeros like a number or an array, not {x}")
+    if isinstance(x, types.UniTuple) and isinstance(x.dtype, (types.Number, types.Boolean)):
+        # the gradient of a tuple of numbers (a callee's result), item by item: an array
+        # (srcad's Python helper gives a list; the backward code indexes it the same way)
+        size = x.count
+        return lambda x: np.zeros(size)
+    raise TypingError(f"srcad's numba backend makes zeros like a number, an array or a tuple "
+                      f"of numbers, not {x}")
 
 
 def like(grad, value):

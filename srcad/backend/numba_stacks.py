@@ -207,6 +207,13 @@ def _by_index(loop, by_stack, saves, stack_of, namer):
     return loop
 
 
+def popped(code):
+    """The stacks ``code`` pops (``stack.pop()``): the others it reads by index."""
+    return {node.func.value.id for node in walk_values(code) if node.__class__ is ast.Call
+            and node.func.__class__ is ast.Attribute and node.func.attr == "pop"
+            and node.func.value.__class__ is ast.Name}
+
+
 def walk_values(node):
     """Every node under ``node``: a tree, or a list of them (of lists...)."""
     if isinstance(node, ast.AST):
