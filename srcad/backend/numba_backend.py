@@ -44,7 +44,7 @@ NUMPY = {
     "hypot", "power", "square", "zeros", "zeros_like", "ones", "ones_like", "empty",
     "empty_like", "sum", "dot", "where", "maximum", "minimum", "pi", "e", "shape", "copy",
     "float64", "negative", "multiply", "add", "subtract", "divide", "reciprocal",
-    "broadcast_to", "full",
+    "broadcast_to", "full", "concatenate",
 }
 
 
@@ -63,7 +63,7 @@ MATH = set(CHECKED_MATH) | {
 #: srcad's runtime helpers that :mod:`.numba_helpers` implements (for the types it names)
 NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to",
                  "grad_sum", "grad_dot_a", "grad_dot_b", "zeros_like", "like",
-                 "copy_tangent", "cleared"}
+                 "copy_tangent", "cleared", "scatter", "grad_concatenate"}
 
 
 def available():
