@@ -221,9 +221,9 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks,
                                                  fixed=fixed, backend=backend)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
-    helpers = set(gen.helpers)
     if backend == "numba":
         numba_stacks.realise(gen, namer, spelled)
+    helpers = set(gen.helpers)
     fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple,
                     holomorphic, check_real=backend == "python")
     floats = [p for p, v in arg_values.items() if type(v) is float]
@@ -302,7 +302,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
     if numba:  # the stacks the context hands over: one per saved value now
         lists = set(gen.stacks)
         numba_stacks.realise(gen, namer, spelled)
-        kept = [k for k in kept if k not in lists] + list(gen.stacks)
+        kept = [k for k in kept if k not in lists] + gen.stacks + gen.stack_arrays
     own = {id(cell): name for name, cell in gen.cells.items()}  # a recursive call's names
     fwd_name = own.get(id(entry.fwd)) or namer.fresh(f"{fn.name}_fwd")
     bwd_name = own.get(id(entry.bwd)) or namer.fresh(f"{fn.name}_bwd")

@@ -337,6 +337,29 @@ def test_math_of_saved_values_is_computed_forward():
     forward, backward = text.split("# backward")
     assert "cos(x_1)" in forward and "cos(" not in backward
     assert "saved_x_1" not in text
+    assert "np.empty(len(range(n)))" in forward and ".append(" not in forward  # preallocated
+
+
+def _counted_loops(x, n=7):
+    s = x
+    for _ in range(n):  # a break: the pushes are not counted in advance
+        s = s * 0.9 + math.sin(s)
+        if s > 1.9:
+            break
+    for i in range(1, n, 3):  # a step, and a continue
+        if i % 2 == 0:
+            continue
+        s = s * 0.9 + math.sin(s * i)
+    for _ in range(n - 9):  # empty for n < 10
+        s = math.cos(s)
+    return s * x
+
+
+@needs_numba
+@pytest.mark.parametrize("x, n", [(0.3, 7), (1.5, 30), (0.4, 12), (0.2, 0), (0.6, -2)])
+def test_preallocated_stacks_match_python_backend(x, n):
+    got = srcad.grad(_counted_loops, backend="numba")(x, n)
+    assert math.isclose(got, srcad.grad(_counted_loops)(x, n), rel_tol=1e-12, abs_tol=1e-12)
 
 
 @needs_numba
