@@ -4,7 +4,9 @@ Before the adjoint is assembled, :func:`srcad.backend.numba_stacks.realise` give
 value a stack of its own, walked by index. After tidying,
 :func:`check` rewrites ``reversed(range(...))`` as a descending ``range`` and refuses, before
 Numba sees the code, anything Numba cannot compile or would compile differently: the srcad
-runtime helpers :mod:`.numba_helpers` lacks, calls of other user functions, global values
+runtime helpers :mod:`.numba_helpers` lacks, recursive calls and nested functions (a callee's
+parts, made for this backend by ``pipeline.NUMBA_CALLEES``, are Numba dispatchers that compile
+with the code calling them), global values
 (Numba freezes them when it compiles; Python reads them when it runs), and calls outside
 ``math``, a set of ``numpy`` functions and a few builtins; it also gives ``**`` and the
 ``math`` functions that raise in Python (``math.sqrt(-1.0)``, ``math.exp(1000.0)``) versions
