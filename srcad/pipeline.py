@@ -379,6 +379,7 @@ CALLEES = calls.Callees(to_ssa, make_split, _make_tangent)
 #: the same for code compiled by Numba: their parts are Numba dispatchers
 NUMBA_CALLEES = calls.Callees(to_ssa, functools.partial(make_split, backend="numba"),
                               functools.partial(_make_tangent, backend="numba"))
+NUMBA_CALLEES.compiles_all = True  # a call with nothing to differentiate is compiled too
 
 
 def _callees(backend):

@@ -1,8 +1,9 @@
 """The Numba backend on code calling user functions: each callee's forward and backward parts are
-compiled by Numba with the code calling them. A generated family (callees of five shapes: a
-formula, a loop, a branch, a tuple result, a callee calling another; called in three kinds of
-loop) is compared with the Python backend (to 1e-12) and with central finite differences, in
-reverse and forward mode; an array callee (GradBench's ``ode`` right-hand side) the same way.
+compiled by Numba with the code calling them. A generated family (callees of six shapes: a
+formula, a loop, a branch, a tuple result, a callee calling another, a callee calling a
+function with nothing to differentiate; called in three kinds of loop) is compared with the
+Python backend (to 1e-12) and with central finite differences, in reverse and forward mode;
+an array callee (GradBench's ``ode`` right-hand side) the same way.
 Skipped where numba is not installed."""
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ CALLEES = {
               "def step(s, v, x):", "    p, q = pair(s, v, x)", "    return p * 0.5 + q * 0.25"],
     "nested": ["def inner(s, v, x):", "    return {a}", "", "",
                "def step(s, v, x):", "    return inner(s, v, x) * 0.5 + inner(v, s, x) * 0.25"],
+    "inactive": ["def gain(k):", "    if k > 1:", "        return math.sqrt(1.0 + k)",
+                 "    return 0.5", "", "",
+                 "def step(s, v, x):", "    return ({a}) * gain(2) + gain(0) * v"],
 }
 
 #: the caller's loop over the array y, calling step(s, v, x)

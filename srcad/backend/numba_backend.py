@@ -235,10 +235,12 @@ def check(fdef, user_func, spelled, namer, callees=()):
                         continue
                     if ident in free or ident in user_globals:
                         value = free.get(ident, user_globals.get(ident))
-                        what = ("a call of the user function " if callable(value)
-                                else "the global value ")
-                        refuse(f"{what}{ident!r} (Numba freezes globals and compiles no "
-                               "Python callee; pass it as an argument or inline it)", line)
+                        if callable(value):
+                            refuse(f"the user function {ident!r} used otherwise than called "
+                                   "with positional arguments (Numba compiles the calls "
+                                   "srcad makes of it, and no Python object)", line)
+                        refuse(f"the global value {ident!r} (Numba freezes globals when it "
+                               "compiles; pass it as an argument)", line)
                     if ident in callees:
                         part = _part(callees[ident])
                         if part is _MISSING:

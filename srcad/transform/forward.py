@@ -217,6 +217,10 @@ class Forward(Sweep):
                 code.append(assign(self.t(target), self.tangent_or_zero(value)))
             return
         if not self.varied(ir.Var(target)):
+            if (getattr(self.an.callees, "compiles_all", False) and isinstance(value, ir.Prim)
+                    and not value.kwargs and functions.is_user_function(value.fn)):
+                self.user_call(stmt, code)  # its forward-mode code, compiled with this code
+                return
             code.append(nodes.statement(stmt))
             if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
                 value.fn.name == "pop" and not value.args[1:] and self.varied(value.args[0])
