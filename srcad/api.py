@@ -550,4 +550,5 @@ def clear_cache():
         _vjps.clear()
         _transforms.clear()
         pipeline.CALLEES.clear()
+        pipeline.NUMBA_CALLEES.clear()
     gc.collect()  # generated code in reference cycles (recursive helpers): and its lines

@@ -173,10 +173,11 @@ MODES = ("grad", "value_and_grad", "vjp")
 
 
 def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, split=False,
-             fixed=None):
+             fixed=None, backend="python"):
     """Run the passes up to the reverse sweep for arguments of these kinds (and, for arrays,
     ranks; for a callee's ``*args``/``**kwargs``, ``arity``: see :class:`srcad.calls.Arity`;
-    ``fixed``: the classes of objects passed, see :func:`to_ssa`)."""
+    ``fixed``: the classes of objects passed, see :func:`to_ssa`; ``backend``: the callees
+    are split for it, see :data:`NUMBA_CALLEES`)."""
     fn, namer = to_ssa(func, parsed, arity, fixed)
     unknown = [w for w in wrt if w not in fn.params]
     if unknown:  # never a silent zero: a gradient is asked of a name the code does not have
@@ -186,7 +187,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
             filename=fn.source.filename, lineno=fn.source.first_line,
             hint="give the function the parameters it is called with")
     kinds, items = made_for(func, kinds), made_items(func, items)
-    analysis = Analysis(fn, kinds, wrt, items, ranks, callees=CALLEES)
+    analysis = Analysis(fn, kinds, wrt, items, ranks, callees=_callees(backend))
     alias.check(fn, analysis)
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis)
@@ -219,11 +220,11 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     # an object's class is part of the cache key (its type): self.method(...) names its code
     fixed = classes_of(arg_values)
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks,
-                                                 fixed=fixed)
+                                                 fixed=fixed, backend=backend)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
-    helpers = set(gen.helpers)
     if backend == "numba":
         numba_stacks.realise(gen, namer, spelled)
+    helpers = set(gen.helpers)
     fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple,
                     holomorphic, check_real=backend == "python")
     floats = [p for p, v in arg_values.items() if type(v) is float]
@@ -256,7 +257,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
 
     fn, namer = to_ssa(func, parsed, arity=arity, fixed=fixed)
     analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
-                        callees=CALLEES)
+                        callees=_callees(backend))
     alias.check(fn, analysis)
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis, forward=True)
@@ -285,22 +286,29 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     compiled.__srcad_param_kinds__ = dict(kinds)
     _debug("forward", compiled.__srcad_source__)
     if backend == "numba":
-        return numba_backend.jit(compiled, where), compiled.__srcad_source__
+        return numba_backend.jit(compiled, where, callee=inner), compiled.__srcad_source__
     return compiled, compiled.__srcad_source__
 
 
-def make_split(func, wrt, kinds, entry, arity=None, ranks=None):
+def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"):
     """Fill ``entry`` (a :class:`srcad.calls.Split`) with ``func``'s forward and backward parts
-    (for array arguments of these ``ranks``, where the caller knows them)."""
+    (for array arguments of these ``ranks``, where the caller knows them); ``backend="numba"``:
+    both parts compiled by Numba (when the code calling them is), their stacks one per saved
+    value (:func:`srcad.backend.numba_stacks.realise`)."""
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, arity=arity, split=True,
-                                                 ranks=ranks)
+                                                 ranks=ranks, backend=backend)
     entry.result_kind = analysis.kind(gen.result)
     kept, branch_only = gen.kept
+    numba = backend == "numba"
+    if numba:  # the stacks the context hands over: one per saved value now
+        lists = set(gen.stacks)
+        numba_stacks.realise(gen, namer, spelled)
+        kept = [k for k in kept if k not in lists] + gen.stacks + gen.stack_arrays
     own = {id(cell): name for name, cell in gen.cells.items()}  # a recursive call's names
     fwd_name = own.get(id(entry.fwd)) or namer.fresh(f"{fn.name}_fwd")
     bwd_name = own.get(id(entry.bwd)) or namer.fresh(f"{fn.name}_bwd")
     ctx = namer.fresh("ctx")
-    packed = nodes.tuple_(kept) if kept else nodes.constant(None)
+    packed = nodes.tuple_(kept) if kept or numba else nodes.constant(None)
     body = [assign(n, nodes.constant(None)) for n in branch_only]
     body += [assign(s, ast.List(elts=[], ctx=nodes.LOAD)) for s in gen.stacks]
     body += nodes.realise(gen.forward, gen.saves)
@@ -309,10 +317,11 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None):
     body = []
     if kept:
         body.append(assign(list(kept), name(ctx)))
-    for stack in gen.stacks:  # pop from a copy: the context stays whole (it may be used again)
-        if stack in gen.popped:
-            body.append(assign(stack, call("list", stack)))
     backward = nodes.realise(gen.backward, gen.saves, set())
+    popped = numba_stacks.popped(backward) if numba else gen.popped
+    for stack in gen.stacks:  # pop from a copy: the context stays whole (it may be used again)
+        if stack in popped:
+            body.append(assign(stack, call("list", stack)))
     if _changes_in_place(backward, gen.seed):  # the caller's list: pop from a copy of it
         body.append(assign(gen.seed, call("list", gen.seed)))
     body += backward
@@ -321,6 +330,10 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None):
     bwd_def = _function(bwd_name, _arguments([], [ctx, gen.seed], []), body)
     temps = namer.temps | gen.temp_grads
     fwd_def, bwd_def = _tidy(fwd_def, temps, namer.grads), _tidy(bwd_def, temps, namer.grads)
+    if numba:
+        fwd_def, fwd_cells = numba_backend.check(fwd_def, func, spelled, namer, gen.cells)
+        bwd_def, bwd_cells = numba_backend.check(bwd_def, func, spelled, namer, gen.cells)
+        gen.cells.update(fwd_cells, **bwd_cells)
     where = f"{func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     fwd = emit.compile_function(fwd_def, func, set(gen.helpers), spelled,
                                 f"{fwd_name} of {where}", func.__defaults__,
@@ -342,9 +355,12 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None):
         bwd.__srcad_param_items__ = items
     if len(wrt) == 1:
         bwd.__srcad_result_kind__ = analysis.kind(ir.Var(wrt[0]))  # a gradient is like its value
+    entry.fwd_text, entry.bwd_text = fwd.__srcad_source__, bwd.__srcad_source__
+    if numba:  # Numba dispatchers: compiled with the code that calls them, for its types
+        fwd = numba_backend.jit(fwd, f"{fwd_name} of {where}", callee=True)
+        bwd = numba_backend.jit(bwd, f"{bwd_name} of {where}", callee=True)
     entry.fwd.cell_contents = fwd
     entry.bwd.cell_contents = bwd
-    entry.fwd_text, entry.bwd_text = fwd.__srcad_source__, bwd.__srcad_source__
     _debug(f"split of {fn.name}", entry.fwd_text + "\n" + entry.bwd_text)
 
 
@@ -373,13 +389,21 @@ def _changes_in_place(trees, name_):
     return False
 
 
-def _make_tangent(func, wrt, kinds, arity=None):
-    return tangent(func, wrt, kinds, inner=True, arity=arity)[0]
+def _make_tangent(func, wrt, kinds, arity=None, backend="python"):
+    return tangent(func, wrt, kinds, inner=True, arity=arity, backend=backend)[0]
 
 
 #: the user functions programs call: split and compiled by this pipeline on demand
 CALLEES = calls.Callees(to_ssa, make_split, _make_tangent)
 derivatives.CALLEES[:] = [CALLEES]  # derivatives called in code, split at run time
+#: the same for code compiled by Numba: their parts are Numba dispatchers
+NUMBA_CALLEES = calls.Callees(to_ssa, functools.partial(make_split, backend="numba"),
+                              functools.partial(_make_tangent, backend="numba"))
+NUMBA_CALLEES.compiles_all = True  # a call with nothing to differentiate is compiled too
+
+
+def _callees(backend):
+    return NUMBA_CALLEES if backend == "numba" else CALLEES
 
 
 def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple=False,

@@ -155,6 +155,16 @@ def _calls_user_function(x):
     return _uses_global(x) + 1.0
 
 
+def _recursive(x, k):
+    if k <= 0:
+        return x
+    return x * _recursive(x, k - 1)
+
+
+def _calls_recursive(x):
+    return _recursive(x, 3) + x
+
+
 def _uses_linalg(x):
     return np.linalg.norm(x)
 
@@ -167,7 +177,8 @@ def _builds_mixed_list(x):
 @needs_numba
 @pytest.mark.parametrize("f, arg, words", [
     (_uses_global, 1.0, "global value 'GLOBAL_SCALE'"),
-    (_calls_user_function, 1.0, "another user function"),
+    (_calls_user_function, 1.0, "global value 'GLOBAL_SCALE'"),  # in the callee
+    (_calls_recursive, 1.0, "a recursive call"),
     (_uses_linalg, np.ones(3), "numpy.linalg"),
     (_builds_mixed_list, 1.0, "a list display"),
 ])
@@ -326,6 +337,29 @@ def test_math_of_saved_values_is_computed_forward():
     forward, backward = text.split("# backward")
     assert "cos(x_1)" in forward and "cos(" not in backward
     assert "saved_x_1" not in text
+    assert "np.empty(len(range(n)))" in forward and ".append(" not in forward  # preallocated
+
+
+def _counted_loops(x, n=7):
+    s = x
+    for _ in range(n):  # a break: the pushes are not counted in advance
+        s = s * 0.9 + math.sin(s)
+        if s > 1.9:
+            break
+    for i in range(1, n, 3):  # a step, and a continue
+        if i % 2 == 0:
+            continue
+        s = s * 0.9 + math.sin(s * i)
+    for _ in range(n - 9):  # empty for n < 10
+        s = math.cos(s)
+    return s * x
+
+
+@needs_numba
+@pytest.mark.parametrize("x, n", [(0.3, 7), (1.5, 30), (0.4, 12), (0.2, 0), (0.6, -2)])
+def test_preallocated_stacks_match_python_backend(x, n):
+    got = srcad.grad(_counted_loops, backend="numba")(x, n)
+    assert math.isclose(got, srcad.grad(_counted_loops)(x, n), rel_tol=1e-12, abs_tol=1e-12)
 
 
 @needs_numba
@@ -508,7 +542,7 @@ def test_vjp_and_jvp_of_an_array_function():
 def test_vjp_and_jvp_refusals():
     with pytest.raises(SrcadError, match="has_aux"):
         srcad.vjp(w3, 0.5, has_aux=True, backend="numba")
-    with pytest.raises(SrcadError, match="another user function"):
+    with pytest.raises(SrcadError, match="global value 'GLOBAL_SCALE'"):  # in the callee
         srcad.jvp(_calls_user_function, (1.0,), (1.0,), backend="numba")
     with pytest.raises(SrcadError, match="unknown backend"):
         srcad.jvp(w3, (1.0,), (1.0,), backend="jax")

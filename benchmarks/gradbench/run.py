@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import select
 import subprocess
@@ -290,7 +291,7 @@ def write_results(records, path, command, min_seconds):
             rec = next((r for r in recs if r["tool"] == tool), None)
             cells.append(_score(rec))
         summary.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines += summary + [""]
+    lines += summary + [""] + _numba_against_jax(by_eval)
     for name, recs in by_eval.items():
         lines += [f"## {name}", "", "| tool | size | function | primal | derivative | ratio | "
                   "best | first | check |", "|---|---|---|---|---|---|---|---|---|"]
@@ -328,6 +329,58 @@ def write_results(records, path, command, min_seconds):
     if notes.exists():
         lines += [notes.read_text(encoding="utf-8").rstrip(), ""]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _size_ratios(rec):
+    """size -> mean derivative ÷ mean primal, for each size ``rec`` timed validly."""
+    out = {}
+    for desc, row in summarise(rec).items() if rec and rec["defined"] is not False else ():
+        p = _mean(row["primal"]["timings"]) if row["primal"] else None
+        for d in row["derivs"]:
+            dm = _mean(d["timings"])
+            if p and dm and d["success"] and d["valid"] is not False:
+                out[f"{desc} {d['function']}"] = dm / p
+    return out
+
+
+def _summed(rec):
+    """Summed mean derivative ÷ summed mean primal over the sizes timed validly (inf: none)."""
+    p_sum = d_sum = 0.0
+    for row in summarise(rec).values():
+        p = _mean(row["primal"]["timings"]) if row["primal"] else None
+        for d in row["derivs"]:
+            dm = _mean(d["timings"])
+            if p and dm and d["success"] and d["valid"] is not False:
+                p_sum, d_sum = p_sum + p, d_sum + dm
+    return d_sum / p_sum if p_sum else math.inf
+
+
+def _numba_against_jax(by_eval):
+    """The issue's target for srcad-numba: at or below jax's derivative ÷ primal, per eval
+    (summed over sizes, as the summary) and size by size."""
+    lines = ["## srcad-numba against jax (the Numba backend's target: at or below jax's "
+             "derivative ÷ primal)", "",
+             "| eval | srcad-numba | jax | meets it? | sizes at or below jax's |",
+             "|---|---|---|---|---|"]
+    for name, recs in by_eval.items():
+        numba = next((r for r in recs if r["tool"] == "srcad-numba"), None)
+        if numba is None:
+            continue
+        jax = next((r for r in recs if r["tool"] == "jax"), None)
+        mine, theirs = _score(numba), _score(jax)
+        ours, ref = _size_ratios(numba), _size_ratios(jax)
+        shared = [k for k in ours if k in ref]
+        if not ours:
+            verdict = "no: " + ("not run" if numba["outcome"] == "not run" else "refused or "
+                                "failed (see below)")
+        elif not ref:
+            verdict = "no jax figure"
+        else:  # the summary's figures: summed derivative ÷ summed primal, jax's sizes
+            verdict = "yes" if _summed(numba) <= _summed(jax) else "no"
+        sizes = (f"{sum(ours[k] <= ref[k] for k in shared)} of {len(shared)}" if shared
+                 else "—")
+        lines.append(f"| {name} | {mine} | {theirs} | {verdict} | {sizes} |")
+    return lines + [""]
 
 
 def _score(rec):

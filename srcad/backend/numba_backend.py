@@ -4,7 +4,9 @@ Before the adjoint is assembled, :func:`srcad.backend.numba_stacks.realise` give
 value a stack of its own, walked by index. After tidying,
 :func:`check` rewrites ``reversed(range(...))`` as a descending ``range`` and refuses, before
 Numba sees the code, anything Numba cannot compile or would compile differently: the srcad
-runtime helpers :mod:`.numba_helpers` lacks, calls of other user functions, global values
+runtime helpers :mod:`.numba_helpers` lacks, recursive calls and nested functions (a callee's
+parts, made for this backend by ``pipeline.NUMBA_CALLEES``, are Numba dispatchers that compile
+with the code calling them), global values
 (Numba freezes them when it compiles; Python reads them when it runs), and calls outside
 ``math``, a set of ``numpy`` functions and a few builtins; it also gives ``**`` and the
 ``math`` functions that raise in Python (``math.sqrt(-1.0)``, ``math.exp(1000.0)``) versions
@@ -44,6 +46,7 @@ NUMPY = {
     "hypot", "power", "square", "zeros", "zeros_like", "ones", "ones_like", "empty",
     "empty_like", "sum", "dot", "where", "maximum", "minimum", "pi", "e", "shape", "copy",
     "float64", "negative", "multiply", "add", "subtract", "divide", "reciprocal",
+    "broadcast_to", "full", "concatenate",
 }
 
 
@@ -62,7 +65,7 @@ MATH = set(CHECKED_MATH) | {
 #: srcad's runtime helpers that :mod:`.numba_helpers` implements (for the types it names)
 NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to",
                  "grad_sum", "grad_dot_a", "grad_dot_b", "zeros_like", "like",
-                 "copy_tangent", "cleared"}
+                 "copy_tangent", "cleared", "scatter", "grad_concatenate"}
 
 
 def available():
@@ -204,6 +207,11 @@ def check(fdef, user_func, spelled, namer, callees=()):
         bounds = {id(a) for node in walk_values(heads) if node.__class__ is ast.Call
                   and node.func.__class__ is ast.Name and node.func.id == "slice"
                   for a in node.args}  # slice(1, None, None): None is an open bound there
+        if stmt.__class__ is ast.Assign and all(t.__class__ is ast.Name
+                                                 for t in stmt.targets):
+            # x = None: a name set on one path only (Numba's optional type, which raises
+            # where Python would on reading None as a number)
+            bounds.add(id(stmt.value))
         for head in heads:
             for node in walk_values(head):
                 cls = node.__class__
@@ -227,13 +235,22 @@ def check(fdef, user_func, spelled, namer, callees=()):
                         continue
                     if ident in free or ident in user_globals:
                         value = free.get(ident, user_globals.get(ident))
-                        what = ("a call of the user function " if callable(value)
-                                else "the global value ")
-                        refuse(f"{what}{ident!r} (Numba freezes globals and compiles no "
-                               "Python callee; pass it as an argument or inline it)", line)
+                        if callable(value):
+                            refuse(f"the user function {ident!r} used otherwise than called "
+                                   "with positional arguments (Numba compiles the calls "
+                                   "srcad makes of it, and no Python object)", line)
+                        refuse(f"the global value {ident!r} (Numba freezes globals when it "
+                               "compiles; pass it as an argument)", line)
                     if ident in callees:
-                        refuse("a call of another user function (this backend compiles "
-                               "no callee yet: inline it)", line)
+                        part = _part(callees[ident])
+                        if part is _MISSING:
+                            refuse("a recursive call (the context each call keeps for its "
+                                   "backward part holds the next call's: a type without end "
+                                   "for Numba; write the recursion as a loop)", line)
+                        if getattr(part, "__srcad_numba_part__", False):
+                            continue  # a callee's part, compiled with the code calling it
+                        refuse(f"the nested function {ident!r} (write it at module "
+                               "level)", line)
                     if hasattr(builtins, ident):
                         refuse(f"the builtin {ident}()", line)
                     refuse(f"the name {ident!r}", line)
@@ -259,6 +276,15 @@ def check(fdef, user_func, spelled, namer, callees=()):
 
 
 _MISSING = object()
+
+
+def _part(cell):
+    """What ``cell`` holds (a callee's part: a Numba dispatcher this backend made), or
+    _MISSING while it is empty (a recursive call: the part is being made)."""
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _MISSING
 
 
 def _own_names(fdef):
@@ -320,7 +346,7 @@ def _rewrite_reversed(node, refuse):
 # ---------------------------------------------------------------- compiling
 
 
-def jit(fn, where, example=None):
+def jit(fn, where, example=None, callee=False):
     """``fn`` (generated Python) compiled now by ``numba.njit`` for the types of ``example``
     (its arguments, in order). For numbers only, the Numba dispatcher itself, compiling nothing
     more (srcad's cache key holds the Python types, so Numba's are those). With arrays (whose
@@ -329,11 +355,16 @@ def jit(fn, where, example=None):
     for the types it is called with and reports a failure as a SrcadError. Any Numba error
     becomes a SrcadError naming ``where``. Indexing is bounds-checked, as in Python.
     ``py_func`` (Numba's name) is the Python code: a derivative of this derivative
-    differentiates that."""
+    differentiates that. ``callee``: a part of a callee (:func:`srcad.pipeline.make_split`),
+    the bare dispatcher, which the compiled code calling it compiles for its types."""
     import numba
     from numba.core.errors import NumbaError
 
     compiled = numba.njit(boundscheck=True)(fn)
+    if callee:  # a callee's part: compiled with the code that calls it, for its types
+        compiled.__srcad_source__ = fn.__srcad_source__
+        compiled.__srcad_numba_part__ = True
+        return compiled
     try:
         if example is not None:
             compiled.compile(tuple(numba.typeof(value) for value in example))

@@ -84,7 +84,47 @@ def add(a, b):
 _SCALAR = (types.Integer, types.Float, types.Boolean)
 
 
-@overload(unbroadcast)
+def some(x):
+    """Stub: ``x`` itself, a number where Numba has an optional number (a name set to None on
+    the path that does not reach its use: see :func:`srcad.backend.numba_backend.check`)."""
+    raise NotImplementedError
+
+
+@overload(some)
+def _some(x):
+    if isinstance(x, types.Optional) and isinstance(x.type, types.Float):
+        return lambda x: x * 1.0  # exact (-0.0, nan and inf included); None raises TypeError
+    if isinstance(x, types.Optional) and isinstance(x.type, types.Integer):
+        return lambda x: x * 1
+    if isinstance(x, types.Optional):
+        raise TypingError(f"srcad's numba backend reads optional numbers, not {x}")
+    return lambda x: x
+
+
+def _numbers(stub):
+    """``@overload(stub)``, its implementations taking an optional number (see :func:`some`)
+    as the number it holds."""
+    def register(typer):
+        code = typer.__code__
+        params = code.co_varnames[:code.co_argcount]
+        defaults = typer.__defaults__ or ()
+        signature = ", ".join(
+            p if i < len(params) - len(defaults) else
+            f"{p}={defaults[i - len(params) + len(defaults)]!r}" for i, p in enumerate(params))
+        text = (f"def unwrapped({signature}):\n"
+                f"    return stub({', '.join(f'some({p})' for p in params)})\n"
+                f"def typing({signature}):\n"
+                f"    if any(isinstance(t, types.Optional) for t in ({', '.join(params)},)):\n"
+                f"        return unwrapped\n"
+                f"    return typer({', '.join(params)})\n")
+        scope = {"stub": stub, "some": some, "types": types, "typer": typer}
+        exec(text, scope)  # noqa: S102 - made here from the typer's own parameter names
+        overload(stub)(scope["typing"])
+        return typer
+    return register
+
+
+@_numbers(unbroadcast)
 def _unbroadcast(value, like):
     if isinstance(value, _SCALAR) and isinstance(like, _SCALAR):
         return lambda value, like: value
@@ -100,7 +140,7 @@ def _unbroadcast(value, like):
     raise TypingError(f"srcad's numba backend does not unbroadcast {value} to {like}")
 
 
-@overload(add)
+@_numbers(add)
 def _add(a, b):
     if isinstance(a, (types.Number, types.Array)) and isinstance(b, (types.Number,
                                                                      types.Array)):
@@ -108,28 +148,28 @@ def _add(a, b):
     raise TypingError(f"srcad's numba backend adds numbers and arrays, not {a} and {b}")
 
 
-@overload(check_scalar)
+@_numbers(check_scalar)
 def _check_scalar(y, where=None):
     if isinstance(y, (types.Integer, types.Float, types.Boolean)):
         return lambda y, where=None: None
     raise TypingError(f"grad needs a scalar output, got {y}")
 
 
-@overload(sign)
+@_numbers(sign)
 def _sign(x):
     if isinstance(x, (types.Number, types.Boolean)):
         return lambda x: 1.0 if x > 0 else -1.0 if x < 0 else 0.0
     raise TypingError(f"srcad's numba backend takes the sign of a number, not {x}")
 
 
-@overload(where)
+@_numbers(where)
 def _where(c, a, b):
     if isinstance(c, (types.Number, types.Boolean)):
         return lambda c, a, b: a if c else b
     raise TypingError(f"srcad's numba backend chooses on a scalar condition, not {c}")
 
 
-@overload(unbroadcast_to)
+@_numbers(unbroadcast_to)
 def _unbroadcast_to(value, shape):
     if isinstance(value, types.Number) and isinstance(shape, types.BaseTuple) and (
             len(shape) == 0):
@@ -144,7 +184,7 @@ def _unbroadcast_to(value, shape):
     raise TypingError(f"srcad's numba backend does not unbroadcast {value} to {shape}")
 
 
-@overload(shape_of)
+@_numbers(shape_of)
 def _shape_of(value):
     if isinstance(value, (types.Number, types.Boolean)):
         return lambda value: ()
@@ -153,7 +193,7 @@ def _shape_of(value):
     raise TypingError(f"srcad's numba backend takes no shape of {value}")
 
 
-@overload(sum_of)
+@_numbers(sum_of)
 def _sum_of(value):
     if isinstance(value, types.Number):
         return lambda value: value
@@ -187,12 +227,65 @@ def _scatter_add(out, value, index):
                       f"slice or a tuple of them (got {value} at {index} of {out})")
 
 
+def scatter(value, like, index):
+    """Stub: srcad's ``scatter``, the gradient of ``like[index]``."""
+    raise NotImplementedError
+
+
+def _real(t):
+    return isinstance(t, (types.Integer, types.Float, types.Boolean)) or (
+        isinstance(t, types.Array) and isinstance(t.dtype, (types.Integer, types.Float)))
+
+
+@_numbers(scatter)
+def _scatter(value, like, index):
+    if isinstance(like, types.Array) and _real(value) and _basic(index):
+        def scattered(value, like, index):
+            out = np.zeros(like.shape)
+            out[index] = value  # basic indexing reaches each element once
+            return out
+        return scattered
+    raise TypingError(f"srcad's numba backend scatters a real number or array at an int, a "
+                      f"slice or a tuple of them (got {value} at {index} of {like})")
+
+
+def grad_concatenate(g, arrays, axis=0):
+    """Stub: srcad's ``grad_concatenate``, the gradient of ``np.concatenate(arrays)``."""
+    raise NotImplementedError
+
+
+@overload(grad_concatenate)
+def _grad_concatenate(g, arrays, axis=0):
+    first = isinstance(axis, (types.Omitted, types.NoneType)) or (
+        isinstance(axis, types.IntegerLiteral) and axis.literal_value == 0)
+    if isinstance(axis, types.Omitted):
+        first = axis.value == 0
+    if not (first and isinstance(g, types.Array) and isinstance(arrays, types.BaseTuple)
+            and all(isinstance(t, types.Array) and t.ndim == g.ndim for t in arrays)):
+        raise TypingError(f"srcad's numba backend has the gradient of np.concatenate of a "
+                          f"tuple of arrays along axis 0 only (got {arrays}, axis {axis})")
+    count = len(arrays)
+    # one piece of g per array, along axis 0: a tuple of views of g (as the Python helper's
+    # list holds views), written out for this many arrays
+    lines = ["def pieces(g, arrays, axis=0):", "    start = 0"]
+    for k in range(count):
+        lines += [f"    stop = start + arrays[{k}].shape[0]",
+                  f"    p{k} = g[start:stop]", "    start = stop"]
+    lines += ["    if start != g.shape[0]:",
+              "        raise ValueError('srcad (numba backend): a gradient shaped unlike its "
+              "value')",
+              "    return (" + "".join(f"p{k}, " for k in range(count)) + ")"]
+    scope = {}
+    exec("\n".join(lines), scope)  # noqa: S102 - code made here, from this count only
+    return scope["pieces"]
+
+
 def grad_sum(g, a, axis=None, keepdims=False):
     """Stub: srcad's ``grad_sum``, the gradient of ``np.sum(a)`` (all of it)."""
     raise NotImplementedError
 
 
-@overload(grad_sum)
+@_numbers(grad_sum)
 def _grad_sum(g, a, axis=None, keepdims=False):
     whole = axis is None or isinstance(axis, (types.NoneType, types.Omitted))
     if whole and isinstance(g, types.Number) and isinstance(a, types.Array):
@@ -239,13 +332,19 @@ def zeros_like(x):
     raise NotImplementedError
 
 
-@overload(zeros_like)
+@_numbers(zeros_like)
 def _zeros_like(x):
     if isinstance(x, types.Array):
         return lambda x: np.zeros(x.shape)
     if isinstance(x, (types.Number, types.Boolean)):
         return lambda x: 0.0
-    raise TypingError(f"srcad's numba backend makes zeros like a number or an array, not {x}")
+    if isinstance(x, types.UniTuple) and isinstance(x.dtype, (types.Number, types.Boolean)):
+        # the gradient of a tuple of numbers (a callee's result), item by item: an array
+        # (srcad's Python helper gives a list; the backward code indexes it the same way)
+        size = x.count
+        return lambda x: np.zeros(size)
+    raise TypingError(f"srcad's numba backend makes zeros like a number, an array or a tuple "
+                      f"of numbers, not {x}")
 
 
 def like(grad, value):
@@ -253,7 +352,7 @@ def like(grad, value):
     raise NotImplementedError
 
 
-@overload(like)
+@_numbers(like)
 def _like(grad, value):
     if isinstance(value, types.Array) and isinstance(grad, types.Number):
         return lambda grad, value: np.full(value.shape, grad)
@@ -364,7 +463,7 @@ def power(a, b):
     raise NotImplementedError
 
 
-@overload(power)
+@_numbers(power)
 def _power(a, b):
     if isinstance(a, types.Float) or isinstance(b, types.Float):
         def checked(a, b):
@@ -398,6 +497,7 @@ HELPERS = {
     "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add, "power": power,
     "grad_sum": grad_sum, "grad_dot_a": grad_dot_a, "grad_dot_b": grad_dot_b,
     "zeros_like": zeros_like, "like": like, "copy_tangent": copy_tangent, "cleared": cleared,
+    "scatter": scatter, "grad_concatenate": grad_concatenate,
 }
 
 

@@ -52,13 +52,25 @@ def realise(gen, namer, spelled=None):
         extra = hoisted.get(block, [])
         kept = [v for v in values if v in read] if extra else list(values)
         saves[block] = (kept, extra)
+    np_ = spelled.get("np", "np") if spelled else "np"
+    counted = _counted(gen.forward, gen.backward, by_stack, hoisted, namer, np_)
+    arrays = {}  # stack -> the block's fill count (a hoisted value's preallocated array)
 
     def push(item):
         kept, extra = saves[item.block]
-        return ([ast.Expr(value=nodes.method(stack_of(item.block, v), "append", name(v)))
-                 for v in kept]
-                + [ast.Expr(value=nodes.method(stack_of(item.block, h), "append", value))
-                   for h, value in extra])
+        out = [ast.Expr(value=nodes.method(stack_of(item.block, v), "append", name(v)))
+               for v in kept]
+        if item.block not in counted:
+            return out + [ast.Expr(value=nodes.method(stack_of(item.block, h), "append",
+                                                      value)) for h, value in extra]
+        _, fill = counted[item.block]
+        for h, value in extra:
+            arrays[stack_of(item.block, h)] = fill
+            out.append(ast.Assign(targets=[ast.Subscript(
+                value=name(stack_of(item.block, h)), slice=name(fill), ctx=nodes.STORE)],
+                value=value, lineno=0))
+        return out + [ast.AugAssign(target=nodes.store(fill), op=ast.Add(),
+                                    value=nodes.constant(1))]
 
     def pop(item):
         if item.block not in saves:
@@ -78,6 +90,13 @@ def realise(gen, namer, spelled=None):
             else:
                 if cls is ast.For and _iterates_stack(item, by_stack):
                     item = _by_index(item, by_stack, saves, stack_of, namer)
+                for block, (loop, fill) in counted.items():
+                    if loop is item:  # the arrays of its hoisted values, made before it
+                        trips = call("len", call("range", *[nodes.copy_tree(a) for a in
+                                                            loop.iter.args]))
+                        out += [assign(fill, nodes.constant(0))] + [
+                            assign(stack_of(block, h), call(nodes.attr(np_, "empty"), trips))
+                            for h, _ in saves[block][1]]
                 if cls in (ast.If, ast.For, ast.While):
                     item.body = walk(item.body) or [ast.Pass()]
                     item.orelse = walk(item.orelse)
@@ -86,8 +105,44 @@ def realise(gen, namer, spelled=None):
 
     gen.forward = walk(gen.forward)
     gen.backward = walk(gen.backward)
-    gen.stacks = list(own.values())
+    gen.stacks = [s for s in own.values() if s not in arrays]
+    gen.stack_arrays = list(arrays)  # made by the forward code itself
+    if arrays:
+        gen.helpers.add("np")
     gen.saves = {}
+
+
+def _counted(forward, backward, by_stack, hoisted, namer, np_):
+    """The blocks whose hoisted values get a preallocated array (a math call's result is a
+    float): the body of a ``for`` loop over ``range(...)`` of names and constants, at the top
+    level of the forward code (it runs once), pushing at the top level of its body (once an
+    iteration: as many pushes as the range has items), on a stack the backward code walks by
+    index (never pops). block -> (the loop, the name counting the pushes)."""
+    iterated = {item.iter.args[0].id for item in walk_values(backward)
+                if item.__class__ is ast.For and _iterates_stack(item, by_stack)}
+    found = {}
+    for item in forward:
+        if not (item.__class__ is ast.For and item.iter.__class__ is ast.Call
+                and item.iter.func.__class__ is ast.Name and item.iter.func.id == "range"
+                and not item.iter.keywords and 1 <= len(item.iter.args) <= 3
+                and all(_simple(a) for a in item.iter.args) and not item.orelse
+                and not any(n.__class__ in (ast.Break, ast.Continue, ast.Return)
+                            for n in walk_values(item.body))):
+            continue
+        for marker in item.body:
+            block = getattr(marker, "block", None)
+            if (marker.__class__ is PushMarker and hoisted.get(block)
+                    and any(block in by_stack[s] and len(by_stack[s]) == 1
+                            for s in iterated)):
+                found[block] = (item, namer.fresh("pushed"))
+    return found
+
+
+def _simple(value):
+    """A name or a constant (``-1`` included)."""
+    if value.__class__ is ast.UnaryOp and value.op.__class__ is ast.USub:
+        value = value.operand
+    return value.__class__ in (ast.Name, ast.Constant)
 
 
 #: the ``math`` functions whose calls on saved values the forward code makes (a cost worth
@@ -205,6 +260,13 @@ def _by_index(loop, by_stack, saves, stack_of, namer):
                                      ctx=nodes.LOAD)) for v in values]
     loop.body = reads + loop.body
     return loop
+
+
+def popped(code):
+    """The stacks ``code`` pops (``stack.pop()``): the others it reads by index."""
+    return {node.func.value.id for node in walk_values(code) if node.__class__ is ast.Call
+            and node.func.__class__ is ast.Attribute and node.func.attr == "pop"
+            and node.func.value.__class__ is ast.Name}
 
 
 def walk_values(node):

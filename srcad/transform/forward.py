@@ -81,6 +81,14 @@ def forward_kind(rule, fn):
     return None
 
 
+def _compiled_with_caller(an, value):
+    """A call of a user function whose forward-mode code is made even when nothing in it
+    varies (``callees.compiles_all``: the Numba backend compiles it with its caller; the
+    user's own Python never runs there): :meth:`Forward.user_call` makes it."""
+    return (getattr(an.callees, "compiles_all", False) and isinstance(value, ir.Prim)
+            and not value.kwargs and functions.is_user_function(value.fn))
+
+
 class Forward(Sweep):
     def __init__(self, fn, analysis, namer, helper_names):
         self.fn = fn
@@ -216,7 +224,7 @@ class Forward(Sweep):
             if self.varied(ir.Var(target)) and isinstance(value, ir.Var):
                 code.append(assign(self.t(target), self.tangent_or_zero(value)))
             return
-        if not self.varied(ir.Var(target)):
+        if not self.varied(ir.Var(target)) and not _compiled_with_caller(self.an, value):
             code.append(nodes.statement(stmt))
             if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
                 value.fn.name == "pop" and not value.args[1:] and self.varied(value.args[0])

@@ -169,6 +169,31 @@ class Data:
         self.ref(ctx, frame)
         self.call_backward([arguments[p] for p in wrt], call(bwd, ctx, gname), code, frame)
 
+    def compiled_call(self, stmt):
+        """For callees that must be compiled with their caller (``callees.compiles_all``:
+        the Numba backend), the name of the forward part of an inactive call ``y =
+        helper(...)`` (nothing to differentiate: its context is not used), else None."""
+        prim = stmt.value
+        if not (getattr(self.an.callees, "compiles_all", False) and isinstance(prim, ir.Prim)
+                and not prim.kwargs and functions.is_user_function(prim.fn)):
+            return None
+        made = self.__dict__.setdefault("_compiled_calls", {})  # id(stmt) -> its name
+        if id(stmt) in made:
+            return made[id(stmt)]
+        try:
+            arguments, _, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
+        except TypeError:
+            return None
+        if arity is not None:
+            return None
+        kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
+                 for p, a in arguments.items()}
+        kinds.update(self.an.complex_names(arguments))
+        ranks = {p: self.an.rank(a) for p, a in arguments.items() if isinstance(a, ir.Var)}
+        entry = self.an.callees.split(prim.fn, [], kinds, None, ranks)
+        made[id(stmt)] = self.bind_cell(f"{prim.fn.__name__}_fwd", entry.fwd)
+        return made[id(stmt)]
+
     def call_backward(self, atoms, backward, code, frame):
         """``da, db = backward``: the gradients a callee's backward part returns, added in."""
         targets = []

@@ -136,6 +136,10 @@ class Saves:
                     if forward is None:
                         forward = nodes.prim(stmt.value, func=name(fwd))
                     code.append(assign([stmt.target, ctx], forward))
+                elif stmt.target and self.compiled_call(stmt):
+                    fwd = self.compiled_call(stmt)
+                    code.append(assign([stmt.target, self.namer.fresh("unused_ctx")],
+                                       nodes.prim(stmt.value, func=name(fwd))))
                 else:
                     code.append(nodes.statement(stmt))
                 for shape, source in self.shapes.items():

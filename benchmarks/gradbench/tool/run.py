@@ -10,11 +10,12 @@ is returned as the evaluation's error, with its message. GradBench's own Python 
 ``gradbench.wrap`` and the ADBench helpers) is read from the fetched copy: the driver puts it on
 ``PYTHONPATH``.
 
-``--backend numba`` (the driver's tool ``srcad-numba``): ``srcad.grad`` and
-``srcad.value_and_grad`` compile with Numba (``backend="numba"``) in every eval module, which
-are not edited; the derivatives that have no Numba backend (``vjp``, ``jvp`` and the Jacobian
-and Hessian functions) raise a SrcadError instead of running in Python, so that an eval this
-backend cannot compile is reported as refused, with the reason, never timed as Python.
+``--backend numba`` (the driver's tool ``srcad-numba``): ``srcad.grad``,
+``srcad.value_and_grad``, ``srcad.vjp`` and ``srcad.jvp`` compile with Numba
+(``backend="numba"``) in every eval module, which are not edited; the derivatives that have no
+Numba backend (the Jacobian and Hessian functions) raise a SrcadError instead of running in
+Python, so that an eval this backend cannot compile is reported as refused, with the reason,
+never timed as Python.
 """
 
 import json
@@ -32,7 +33,7 @@ def _error(exc):
 
 
 #: what backend='numba' does not cover: refused in numba mode
-NOT_NUMBA = ("vjp", "jvp", "jacobian", "jacfwd", "jacrev", "hessian", "hvp")
+NOT_NUMBA = ("jacobian", "jacfwd", "jacrev", "hessian", "hvp")
 
 
 def numba_mode():
@@ -42,13 +43,13 @@ def numba_mode():
     import srcad
     from srcad.errors import SrcadError
 
-    for name in ("grad", "value_and_grad"):
+    for name in ("grad", "value_and_grad", "vjp", "jvp"):
         setattr(srcad, name, functools.partial(getattr(srcad, name), backend="numba"))
 
     def refused(name):
         def no_numba(*args, **kwargs):
-            raise SrcadError(f"srcad.{name} has no Numba backend (backend='numba' makes grad "
-                             "and value_and_grad)")
+            raise SrcadError(f"srcad.{name} has no Numba backend (backend='numba' makes grad, "
+                             "value_and_grad, vjp and jvp)")
         return no_numba
 
     for name in NOT_NUMBA:
