@@ -149,6 +149,22 @@ def _grad_matrix_norm(gb, v, nb, ord, axes):  # noqa: A002
 
 
 @helper("numpy")
+def norm_axes(x, axis=None):
+    """The two axes ``np.linalg.norm(x, ord, axis)`` takes as a matrix's, non-negative (the
+    last two of a 2-d ``x`` when ``axis`` is None)."""
+    nd = np.ndim(x)
+    return _axes(tuple(range(nd)) if axis is None else axis, nd)
+
+
+@helper("numpy")
+def norm_by_svd(x, ord=None, axis=None):  # noqa: A002 (NumPy's name)
+    """Whether ``np.linalg.norm(x, ord, axis)`` is a sum or extreme of singular values (the
+    nuclear norm, the spectral norms ``2`` and ``-2`` of matrices)."""
+    matrix = (np.ndim(x) == 2 if axis is None else np.ndim(axis) == 1 and len(axis) == 2)
+    return bool(matrix and isinstance(ord, (str, int, float)) and ord in ("nuc", 2, -2))
+
+
+@helper("numpy")
 def grad_cumsum(g, a, axis=None):
     """Gradient of ``np.cumsum``: the reversed running sum of ``g``."""
     shape = np.shape(a)

@@ -1,0 +1,124 @@
+"""The complex forms of ``np.linalg.svd``, ``eigh``, ``eig`` and ``norm``, and the linear
+algebra that holds for complex matrices as written (``solve``, ``inv``, ``det``).
+
+JAX's convention (docs/supported-python.md, *Complex numbers*): a cotangent ``c`` of a complex
+value pairs with a tangent ``t`` as ``Re(sum(c * t))``. Each form below is derived in the
+usual inner product ``<X, Y> = Re tr(X^H Y)``, where a cotangent is the conjugate of JAX's:
+the templates conjugate ``g`` on the way in and the result on the way out. Each template is
+written with functions that have complex rules, so each form has derivatives of every order.
+Writing ``H(X)`` for the conjugate transpose:
+
+* ``svd`` (thin, distinct nonzero singular values), ``P = H(U) dA V``: ``ds = Re diag P``; the
+  phases of the singular vectors are a free choice of LAPACK's (a *gauge*): the tangent puts
+  half of ``i Im P_kk / s_k`` into ``U``'s column and minus half into ``V``'s, and the
+  gradient is the exact adjoint of that tangent. A function of ``U``, ``s``, ``Vh`` that does
+  not depend on those phases (``abs(U)``, ``U @ diag(s) @ Vh``, ``s``) gets its exact
+  derivative; one that does has none that finite differences could confirm (nor in JAX or
+  PyTorch).
+* ``eigh`` of a complex matrix reads one triangle and the real part of the diagonal (LAPACK's
+  Hermitian routines): the gradient is zero elsewhere. The eigenvectors' phases: ``H(V) dV``
+  has a zero diagonal in the tangent.
+* ``eig``: ``w``, ``V`` with unit-norm columns, as NumPy returns them; the tangent keeps each
+  column's norm and phase (``H(v_k) dv_k = 0``), complex-linear in ``dA``, so its gradient is
+  the transpose (no conjugate), as for a holomorphic function.
+* ``norm``: the norms of sums of ``|x|`` (vector norms, Frobenius, matrix ``1``/``inf``) are
+  the same norms of ``abs(x)``: the real rule at ``abs(x)`` times ``conj(x) / |x|``; the
+  nuclear and spectral (``2``, ``-2``) norms are sums of singular values: ``conj`` of
+  ``U @ Vh`` (or of the one singular pair) over the matrix axes.
+
+Imports ``srcad.rules``, ``srcad.runtime`` (and nothing above its layer).
+"""
+
+import numpy as np
+
+from ..runtime import numpy_helpers as H
+from . import numpy_second as _second
+from .numpy_complex import defcomplex, holomorphic
+from .registry import nondiff
+
+SWAP = "np.swapaxes({}, -1, -2)"
+HERM = "np.conj(np.swapaxes({}, -1, -2))"
+
+# ---------------------------------------------------------------- holomorphic as written
+# inv, solve, det: their templates use transposes, not conjugate transposes (d(A^-1) =
+# -A^-1 dA A^-1 is complex-linear in dA)
+holomorphic(np.linalg.inv, np.linalg.solve, np.linalg.det, H.grad_solve_a, H.grad_solve_b,
+            H.solve_gans, H.grad_solve_a_ans)
+
+# ---------------------------------------------------------------- svd
+U, S, VH = _second.U, _second.S, _second.VH
+EYE_S, F = _second.EYE_S, _second.F
+V = HERM.format(VH)
+GU_BAR = f"np.conj({_second.GU})"  # the cotangents in the usual inner product
+GVH_BAR = f"np.conj({_second.GVH})"
+GS = f"np.real({_second.GS})"  # s is real: only the real part of its cotangent pairs with it
+J = f"({HERM.format(U)} @ {GU_BAR})"
+KV = f"({VH} @ {HERM.format(GVH_BAR)})"
+SVD_INNER = (f"(({F} * ({J} - {HERM.format(J)})) * {S}[..., None, :] + {S}[..., :, None] * "
+             f"({F} * ({KV} - {HERM.format(KV)})) + {EYE_S} * {GS}[..., :, None] + 0.5j * "
+             f"{EYE_S} * (np.imag({J}) - np.imag({KV})) / {S}[..., :, None])")
+SVD_BAR = (f"{U} @ {SVD_INNER} @ {VH} + (({GU_BAR} - {U} @ ({HERM.format(U)} @ {GU_BAR})) / "
+           f"{S}[..., None, :]) @ {VH} + {U} @ (({GVH_BAR} - ({GVH_BAR} @ {V}) @ {VH}) / "
+           f"{S}[..., :, None])")
+THIN = _second.THIN
+SVD_S_BAR = f"({THIN}[0] * np.real(g)[..., None, :]) @ {THIN}[2]"
+P = f"({HERM.format(U)} @ t @ {V})"
+HALF_IM = f"({EYE_S} * 0.5j * np.imag({P}) / {S}[..., :, None])"
+DU = (f"{U} @ ({F} * ({P} * {S}[..., None, :] + {S}[..., :, None] * {HERM.format(P)}) + "
+      f"{HALF_IM}) + (t @ {V} - {U} @ ({HERM.format(U)} @ (t @ {V}))) / {S}[..., None, :]")
+DV = (f"{V} @ ({F} * ({S}[..., :, None] * {P} + {HERM.format(P)} * {S}[..., None, :]) - "
+      f"{HALF_IM}) + ({HERM.format('t')} @ {U} - {V} @ ({VH} @ ({HERM.format('t')} @ {U}))) / "
+      f"{S}[..., None, :]")
+SVD_T = f"({DU}, np.real(np.sum({EYE_S} * {P}, axis=-1)), {HERM.format(DV)})"
+SVD_S_T = (f"np.real(np.sum(np.conj({THIN}[0]) * (t @ {HERM.format(f'{THIN}[2]')}), "
+           "axis=-2))")
+defcomplex(np.linalg.svd, "a, full_matrices=True, compute_uv=True",
+           a=f"np.conj({SVD_BAR} if compute_uv else {SVD_S_BAR})",
+           zero=("full_matrices", "compute_uv"),
+           jvp=dict(a=f"({SVD_T} if compute_uv else {SVD_S_T})"))
+
+# ---------------------------------------------------------------- eigh
+EYE_W = "np.eye(np.shape(ans[0])[-1])"
+GAPS = f"(1.0 / (ans[0][..., None, :] - ans[0][..., :, None] + {EYE_W}) - {EYE_W})"
+VEC = "ans[1]"
+# the Hermitian matrix LAPACK reads: one triangle, the real part of the diagonal
+READ = (f"((np.triu({{0}}, 1) + {HERM.format('np.triu({0}, 1)')} if UPLO == 'U' else "
+        f"np.tril({{0}}, -1) + {HERM.format('np.tril({0}, -1)')}) + {EYE_W} * np.real({{0}}))")
+EIGH_P = f"({HERM.format(VEC)} @ {READ.format('t')} @ {VEC})"
+GV_BAR = f"np.conj(broadcast_as(g[1], {VEC}))"
+EIGH_M = (f"({VEC} @ ({EYE_W} * np.real(broadcast_as(g[0], ans[0]))[..., :, None] + {GAPS} * "
+          f"({HERM.format(VEC)} @ {GV_BAR})) @ {HERM.format(VEC)})")
+EIGH_SYM = f"(0.5 * ({EIGH_M} + {HERM.format(EIGH_M)}))"
+EIGH_BAR = (f"(np.triu({EIGH_SYM}) + np.triu({EIGH_SYM}, 1) if UPLO == 'U' else "
+            f"np.tril({EIGH_SYM}) + np.tril({EIGH_SYM}, -1))")
+defcomplex(np.linalg.eigh, "a, UPLO=None", a=f"np.conj({EIGH_BAR})", zero="UPLO",
+           jvp=dict(a=f"(np.real(np.sum({EYE_W} * {EIGH_P}, axis=-1)), "
+                      f"{VEC} @ ({GAPS} * {EIGH_P}))"))
+
+# ---------------------------------------------------------------- eig
+EYE_E = "np.eye(np.shape(ans[0])[-1])"
+GAPS_E = f"(1.0 / (ans[0][..., None, :] - ans[0][..., :, None] + {EYE_E}) - {EYE_E})"
+VT, GV = SWAP.format(VEC), f"broadcast_as(g[1], {VEC})"
+EIG_Q = (f"({EYE_E} * broadcast_as(g[0], ans[0])[..., :, None] + {GAPS_E} * ({VT} @ {GV} - "
+         f"{VT} @ np.conj({VEC}) @ ({EYE_E} * ({VT} @ {GV}))))")
+EIG_P = f"np.linalg.solve({VEC}, t @ {VEC})"
+EIG_C = f"({GAPS_E} * {EIG_P})"
+defcomplex(np.linalg.eig, "a", a=f"np.linalg.solve({VT}, {EIG_Q} @ {VT})",
+           jvp=dict(a=f"(np.sum({EYE_E} * {EIG_P}, axis=-1), {VEC} @ ({EIG_C} - {EYE_E} * "
+                      f"({HERM.format(VEC)} @ {VEC} @ {EIG_C})))"))
+
+# ---------------------------------------------------------------- norm
+ABS = "np.abs(x)"
+SAFE_ABS = f"np.where({ABS} == 0, 1.0, {ABS})"
+BY_ABS = f"grad_norm({{g}}, {ABS}, ans, ord, axis, keepdims) * np.conj(x) / {SAFE_ABS}"
+AXES = "norm_axes(x, axis)"
+MOVED = f"np.linalg.svd(np.moveaxis(x, {AXES}, (-2, -1)), full_matrices=False)"
+PAIR = ("({0}[0] @ {0}[2] if ord == 'nuc' else {0}[0][..., :, (0 if ord == 2 else -1), None] * "
+        "{0}[2][..., None, (0 if ord == 2 else -1), :])").format(MOVED)
+BY_SVD = f"grad_sum({{g}}, x, axis, keepdims) * np.conj(np.moveaxis({PAIR}, (-2, -1), {AXES}))"
+NORM_BAR = f"({BY_SVD} if norm_by_svd(x, ord, axis) else {BY_ABS})"
+defcomplex(np.linalg.norm, "x, ord=None, axis=None, keepdims=False",
+           x=NORM_BAR.format(g="g"),
+           jvp=dict(x=f"np.sum(np.real({NORM_BAR.format(g='1.0')} * t), axis=axis, "
+                      "keepdims=keepdims)"), real_out=True)
+nondiff(H.norm_axes, H.norm_by_svd)
