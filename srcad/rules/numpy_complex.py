@@ -20,6 +20,7 @@ import operator
 
 import numpy as np
 
+from ..runtime import containers
 from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers as H
 from . import numpy as _numpy_rules  # noqa: F401  (the rules marked below, loaded first)
@@ -58,7 +59,8 @@ holomorphic(operator.add, operator.sub, operator.mul, operator.truediv, operator
 holomorphic(runtime.add, runtime.mutable, runtime.like, runtime.check_real,
             runtime.where, runtime.unbroadcast,
             runtime.unbroadcast_to, runtime.broadcast_as, runtime.fill, runtime.total,
-            runtime.scatter, runtime.cleared, runtime.expand)
+            runtime.scatter, runtime.cleared, runtime.expand, containers.seq_grad,
+            containers.seq_back)
 # ufuncs (arccosh is not here: 1 / sqrt(z**2 - 1) takes the wrong branch for some z)
 holomorphic(np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh,
             np.tanh, np.arcsinh, np.arctanh, np.exp, np.exp2, np.expm1, np.log, np.log2,

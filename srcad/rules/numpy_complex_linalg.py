@@ -44,6 +44,11 @@ HERM = "np.conj(np.swapaxes({}, -1, -2))"
 # -A^-1 dA A^-1 is complex-linear in dA)
 holomorphic(np.linalg.inv, np.linalg.solve, np.linalg.det, H.grad_solve_a, H.grad_solve_b,
             H.solve_gans, H.grad_solve_a_ans)
+# the helpers of np.prod and np.einsum (their rules are in numpy_second: second derivatives)
+holomorphic(H.grad_prod, H.prod_hvp, H.grad_einsum)
+# the norm's helpers: linear in their gradient, which may be complex; their point is real
+# (checked when they run), so the analysis taking it for maybe complex changes nothing
+holomorphic(H.grad_norm, H.norm_hvp)
 
 # ---------------------------------------------------------------- svd
 U, S, VH = _second.U, _second.S, _second.VH
@@ -110,7 +115,7 @@ defcomplex(np.linalg.eig, "a", a=f"np.linalg.solve({VT}, {EIG_Q} @ {VT})",
 # ---------------------------------------------------------------- norm
 ABS = "np.abs(x)"
 SAFE_ABS = f"np.where({ABS} == 0, 1.0, {ABS})"
-BY_ABS = f"grad_norm({{g}}, {ABS}, ans, ord, axis, keepdims) * np.conj(x) / {SAFE_ABS}"
+BY_ABS = f"grad_norm({{g}}, {ABS}, np.real(ans), ord, axis, keepdims) * np.conj(x) / {SAFE_ABS}"
 AXES = "norm_axes(x, axis)"
 MOVED = f"np.linalg.svd(np.moveaxis(x, {AXES}, (-2, -1)), full_matrices=False)"
 PAIR = ("({0}[0] @ {0}[2] if ord == 'nuc' else {0}[0][..., :, (0 if ord == 2 else -1), None] * "
@@ -118,7 +123,7 @@ PAIR = ("({0}[0] @ {0}[2] if ord == 'nuc' else {0}[0][..., :, (0 if ord == 2 els
 BY_SVD = f"grad_sum({{g}}, x, axis, keepdims) * np.conj(np.moveaxis({PAIR}, (-2, -1), {AXES}))"
 NORM_BAR = f"({BY_SVD} if norm_by_svd(x, ord, axis) else {BY_ABS})"
 defcomplex(np.linalg.norm, "x, ord=None, axis=None, keepdims=False",
-           x=NORM_BAR.format(g="g"),
+           x=NORM_BAR.format(g="np.real(g)"),
            jvp=dict(x=f"np.sum(np.real({NORM_BAR.format(g='1.0')} * t), axis=axis, "
                       "keepdims=keepdims)"), real_out=True)
 nondiff(H.norm_axes, H.norm_by_svd)

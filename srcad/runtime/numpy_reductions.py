@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.kinds import duck_array
-from .numpy_common import _asarray, _axes, _count, _match, _restore, _spread
+from .numpy_common import _asarray, _axes, _count, _match, _real_point, _restore, _spread
 from .registry import helper
 
 # ---------------------------------------------------------------- reductions
@@ -100,9 +100,10 @@ def grad_norm(g, x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002 (Nu
     ``None``/``'fro'``, ``'nuc'``, ``1``, ``-1``, ``2``, ``-2``, ``inf`` and ``-inf``.
 
     At a point where the norm is not differentiable (the zero vector, ties in an ``inf`` norm)
-    it returns the same one-sided choice as autograd: ties share equally.
+    it returns the same one-sided choice as autograd: ties share equally. ``x`` is real (the
+    complex form of the norm's rule passes ``abs(x)``); ``g`` may be complex.
     """
-    v = _asarray(x, dtype=float)
+    v = _real_point(x, "grad_norm")
     if axis is None and ord is None:
         axes = tuple(range(v.ndim))
     else:

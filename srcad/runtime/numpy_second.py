@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .helpers import unbroadcast
-from .numpy_common import _axes, _match, _restore, _swap
+from .numpy_common import _axes, _match, _real_point, _restore, _swap
 from .registry import helper
 
 # ---------------------------------------------------------------- np.prod
@@ -54,10 +54,10 @@ def prod_hvp(w, a, axis=None):
     of ``grad_prod``. Exact with zeros: ``a_k`` is set to 1 in a copy rather than divided out
     (O(n^2) work for a product of n elements).
     """
-    x = np.asarray(a, dtype=float)
+    x = np.asarray(a, dtype=np.result_type(a, float))  # complex stays complex
     if x.ndim == 0:
         return _match(np.zeros(()), a)
-    ww = np.broadcast_to(np.asarray(w, dtype=float), x.shape)
+    ww = np.broadcast_to(np.asarray(w, dtype=np.result_type(w, x)), x.shape)
     axes = _axes(axis, x.ndim)
     flat, back = _grouped(x, axes)
     wflat, _ = _grouped(ww, axes)
@@ -134,8 +134,8 @@ def norm_hvp(value, x, ans, w, ord=None, axis=None, keepdims=False):  # noqa: A0
     away from ties. The nuclear and spectral matrix norms differentiate the singular vectors
     (distinct, nonzero singular values; see ``np.linalg.svd``'s rule).
     """
-    v = np.asarray(x, dtype=float)
-    ww = np.broadcast_to(np.asarray(w, dtype=float), v.shape)
+    v = _real_point(x, "norm_hvp")  # (value and w may be complex: it is linear in them)
+    ww = np.broadcast_to(np.asarray(w, dtype=np.result_type(w, float)), v.shape)
     axes = _norm_axes(v, ord, axis)
     vb = _restore(value, v.shape, axes, keepdims)
     nb = _restore(ans, v.shape, axes, keepdims)
