@@ -228,7 +228,7 @@ REFUSED = {
     "maximum": lambda z: np.sum(np.abs(np.maximum(z, 0.5))),
     "sort": lambda z: np.sum(np.abs(np.sort(z))),
     "sign": lambda z: np.sum(np.real(np.sign(z) * z)),
-    "norm": lambda z: np.linalg.norm(z),
+    "slogdet": lambda z: np.linalg.slogdet(np.outer(z, z) + np.eye(3))[1],
     "clip": lambda z: np.sum(np.abs(np.clip(z, 0.1, 0.5))),
     "rfft_of_complex": lambda z: np.sum(np.abs(np.fft.rfft(z))),
     "minimum": lambda z: np.sum(np.abs(np.minimum(z, 0.5))),
