@@ -19,8 +19,8 @@
 
 from . import numpy as _numpy_rules  # noqa: F401  (registers the rules)
 from . import numpy_complex as _complex_rules  # noqa: F401
-from . import numpy_second as _numpy_second_rules  # noqa: F401
 from . import numpy_complex_linalg as _complex_linalg_rules  # noqa: F401
+from . import numpy_second as _numpy_second_rules  # noqa: F401
 from . import python as _python_rules  # noqa: F401
 from .registry import GENERIC, Rule, defattr, defer, defmethod, defvjp, nondiff, registry
 

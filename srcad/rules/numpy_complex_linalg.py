@@ -118,8 +118,9 @@ SAFE_ABS = f"np.where({ABS} == 0, 1.0, {ABS})"
 BY_ABS = f"grad_norm({{g}}, {ABS}, np.real(ans), ord, axis, keepdims) * np.conj(x) / {SAFE_ABS}"
 AXES = "norm_axes(x, axis)"
 MOVED = f"np.linalg.svd(np.moveaxis(x, {AXES}, (-2, -1)), full_matrices=False)"
-PAIR = ("({0}[0] @ {0}[2] if ord == 'nuc' else {0}[0][..., :, (0 if ord == 2 else -1), None] * "
-        "{0}[2][..., None, (0 if ord == 2 else -1), :])").format(MOVED)
+K = "(0 if ord == 2 else -1)"  # the singular pair of the spectral norms
+PAIR = (f"({MOVED}[0] @ {MOVED}[2] if ord == 'nuc' else {MOVED}[0][..., :, {K}, None] * "
+        f"{MOVED}[2][..., None, {K}, :])")
 BY_SVD = f"grad_sum({{g}}, x, axis, keepdims) * np.conj(np.moveaxis({PAIR}, (-2, -1), {AXES}))"
 NORM_BAR = f"({BY_SVD} if norm_by_svd(x, ord, axis) else {BY_ABS})"
 defcomplex(np.linalg.norm, "x, ord=None, axis=None, keepdims=False",
