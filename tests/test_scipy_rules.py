@@ -81,6 +81,11 @@ ROWS = [
     ("yn", "special.yn(2, x)", dict(x=POS)),
     ("multigammaln", "special.multigammaln(x, 3)", dict(x=(1.5, 3.0))),
     ("rgamma", "special.rgamma(x)", dict(x=POS)),
+    ("loggamma", "special.loggamma(x)", dict(x=POS)),
+    ("erfi", "special.erfi(x)", dict(x=ANY)),
+    ("erfcx", "special.erfcx(x)", dict(x=ANY)),
+    ("dawsn", "special.dawsn(x)", dict(x=ANY)),
+    ("wofz", "np.real(special.wofz(x)) + 0.5 * np.imag(special.wofz(x))", dict(x=ANY)),
     ("gammasgn", "special.gammasgn(x) * x", dict(x=ANY)),
     # incomplete gamma and beta: in the limit x only (the shape parameters are constants)
     ("gammainc", "special.gammainc(1.7, x)", dict(x=POS)),
