@@ -256,3 +256,42 @@ def test_erf_of_complex_arrays_matches_autograd(name):
     ours = srcad.grad(lambda z: np.sum(np.real(ours_fn(z) * z)))(z)
     theirs = autograd.grad(lambda z: anp.sum(anp.real(their_fn(z) * z)))(z)
     np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+
+
+# ---------------------------------------------------------------- scipy.linalg
+def _scipy_linalg(linalg):
+    """Analytic matrix functions of complex matrices (near the identity: principal
+    branches), each in a real-valued function."""
+    b = np.arange(1.0, 4.0) + 1j
+    return {
+        "inv": lambda a: np.sum(np.abs(linalg.inv(a)) ** 2),
+        "det": lambda a: np.abs(linalg.det(a)) ** 2,
+        "solve": lambda a: np.sum(np.abs(linalg.solve(a, b)) ** 2),
+        "expm": lambda a: np.sum(np.abs(linalg.expm(a)) ** 2),
+        "logm": lambda a: np.sum(np.abs(linalg.logm(a)) ** 2),
+        "sqrtm": lambda a: np.sum(np.real(linalg.sqrtm(a) * (1 - 1j))),
+        "solve_sylvester": lambda a: np.sum(np.abs(linalg.solve_sylvester(a, a.T + 2.0,
+                                                                          a * a)) ** 2),
+    }
+
+
+SCIPY_LINALG = ["inv", "det", "solve", "expm", "logm", "sqrtm", "solve_sylvester"]
+
+
+@pytest.mark.skipif(not HAVE_SCIPY, reason="SciPy is not installed")
+@pytest.mark.parametrize("name", SCIPY_LINALG)
+def test_scipy_linalg_of_complex_matrices(name):
+    from scipy import linalg
+
+    f = _scipy_linalg(linalg)[name]
+    z = np.eye(3) + 0.3 * _complex(SQUARE, len(name))
+    g = srcad.grad(f)(z)
+    np.testing.assert_allclose(g, _fd_complex(f, z), rtol=1e-5, atol=1e-6)
+    u = _complex(SQUARE, 5)
+    assert srcad.jvp(f, (z,), (u,))[1] == pytest.approx(np.real(np.sum(g * u)), rel=1e-8)
+
+    def pairing(x):
+        return np.real(np.sum(srcad.grad(f)(x) * u))
+
+    np.testing.assert_allclose(srcad.grad(pairing)(z), _fd_complex(pairing, z, 1e-5),
+                               rtol=1e-4, atol=1e-5)

@@ -195,6 +195,7 @@ ROWS = [
     ("solve_banded_matrix", "linalg.solve_banded((2, 0), ab, B)",
      dict(ab="band_2_0", B=ANY + ((5, 2),))),
     ("sqrtm", "linalg.sqrtm(C)", dict(C="spd")),
+    ("logm", "linalg.logm(C)", dict(C="spd")),
     ("expm", "linalg.expm(M)", dict(M=ANY + ((3, 3),))),
     ("expm_batch", "linalg.expm(M)", dict(M=ANY + ((2, 3, 3),))),
     ("solve_sylvester", "linalg.solve_sylvester(M, N, Q)",
@@ -260,7 +261,7 @@ def _value(spec, shape, row_id):
 
 
 def _variants(row_id):
-    if row_id.startswith(("convolve", "linalg", "solve_", "cho", "sqrtm", "expm", "odeint",
+    if row_id.startswith(("convolve", "linalg", "solve_", "cho", "sqrtm", "logm", "expm", "odeint",
                           "lu_")):
         return ["fixed"]
     if "_axis" in row_id:
@@ -326,10 +327,9 @@ def modules(tmp_path_factory):
 
 
 #: rows whose derivative helpers have no rules (odeint's adjoint): a second derivative through
-#: them is refused, and the test checks that it is
-#: sqrtm too: the root of a real matrix may be complex (its result is taken as complex), and
-#: the rule of solve_sylvester, through which its second derivative goes, is for real numbers
-FIRST_ORDER_ONLY = {r for r, _, _ in ROWS if r.startswith(("odeint", "sqrtm"))}
+#: them is refused, and the test checks that it is (sqrtm's goes through solve_sylvester,
+#: whose rule holds for the complex values sqrtm is taken to give)
+FIRST_ORDER_ONLY = {r for r, _, _ in ROWS if r.startswith("odeint")}
 CASES = [(row_id, variant) for row_id, _, _ in ROWS for variant in _variants(row_id)]
 
 
