@@ -321,6 +321,8 @@ for name in ("deg2rad", "radians", "rad2deg", "degrees", "sinc"):
     ex(f"numpy.{name}(x)", f"np.{name}(x)", x=M)
 ex("numpy.sinc(x)", "np.sinc(x)", x=S)
 ex("numpy.sinc(x)", "np.sinc(x * 0.0)", x=V)  # at 0, where sinc's derivatives are series
+# np.sign: flat for real numbers (its rule carries the complex form, tests/test_complex.py)
+ex("numpy.sign(x)", "np.sign(x) * x", x=M)
 ex("numpy.nan_to_num(x, copy, nan, posinf, neginf)", "np.nan_to_num(x)", x=M)
 ex("numpy.column_stack(tup)", "np.column_stack([a, b])", a=(2,), b=M)
 if hasattr(np, "row_stack"):  # removed in NumPy 2.5
