@@ -295,3 +295,25 @@ def test_scipy_linalg_of_complex_matrices(name):
 
     np.testing.assert_allclose(srcad.grad(pairing)(z), _fd_complex(pairing, z, 1e-5),
                                rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------- np.linalg.qr (real)
+@pytest.mark.parametrize("shape", [(3, 3), (5, 3), (2, 4, 3)])
+def test_qr_against_jax(shape):
+    """The reduced QR's gradient and tangent (the runner of tests/test_forward_rules.py checks
+    them against finite differences) against JAX's, which uses the same sign convention."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+
+    def make(n):
+        def f(a):
+            q, r = n.linalg.qr(a)
+            return n.sum(q * n.arange(1.0, 1.0 + q.shape[-1])) + n.sum(r ** 2)
+        return f
+
+    a = np.random.default_rng(4).normal(size=shape)
+    theirs = np.asarray(jax.grad(make(jax.numpy))(a))
+    np.testing.assert_allclose(srcad.grad(make(np))(a), theirs, rtol=1e-9, atol=1e-12)
+    u = np.random.default_rng(5).normal(size=shape)
+    assert srcad.jvp(make(np), (a,), (u,))[1] == pytest.approx(
+        float(jax.jvp(make(jax.numpy), (a,), (u,))[1]), rel=1e-9)

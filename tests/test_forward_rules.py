@@ -217,6 +217,10 @@ ex(SVD, "np.linalg.svd(a, full_matrices=False)[2] ** 2", a=M)
 ex(SVD, "np.linalg.svd(a)[0] * np.linalg.svd(a)[2]", a=(3, 3))
 ex(SVD, "np.linalg.svd(a, full_matrices=False)[1][:, None, :] * np.linalg.svd(a, False)[0]",
    a=(2, 4, 3))
+QR = "numpy.linalg.qr(a, mode)"
+ex(QR, "np.linalg.qr(a)[0]", a=(4, 3))
+ex(QR, "np.linalg.qr(a)[1]", a=(3, 3))
+ex(QR, "np.linalg.qr(a, mode='complete')[0] * np.linalg.qr(a)[1]", a=(2, 3, 3))
 ex("numpy.linalg.eig(a)", "np.linalg.eig(a)[0]", a=("realeig", 3))
 ex("numpy.linalg.eig(a)", "np.linalg.eig(a)[1] ** 2", a=("realeig", 3))
 

@@ -66,7 +66,34 @@ EIG_C = f"({GAPS} * {EIG_P})"
 defvjp(np.linalg.eig, "a", a=f"np.linalg.solve({VT}, {EIG_Q} @ {VT})", kind="seq",
        jvp=dict(a=f"(np.diagonal({EIG_P}, 0, -2, -1), ans[1] @ ({EIG_C} - {EYE_W} * "
                   f"({VT} @ ans[1] @ {EIG_C})))"))
-nondiff(H.svd_rank, H.eig_size)
+# np.linalg.qr, reduced (m >= n; qr_size refuses the rest): with X = Q' dA R^-1 and
+# W = tril(X, -1) - tril(X, -1)', dQ = Q W + (dA - Q Q' dA) R^-1 and dR = Q' dA - W R; the
+# gradient, by duality, is (Q gR R' + gQ - Q Q' gQ + Q tril(M - M', -1)) R^-T with
+# M = Q' gQ - gR R'
+Q, R = "ans[0][..., :qr_size(a, mode)]", "ans[1]"  # (all of Q's columns, once checked)
+
+
+def _right_inv_t(x):
+    """``x @ inv(R)'``: a solve with R (no inverse formed)."""
+    return SWAP.format(f"np.linalg.solve({R}, {SWAP.format(x)})")
+
+
+def _right_inv(x):
+    """``x @ inv(R)``."""
+    return SWAP.format(f"np.linalg.solve({SWAP.format(R)}, {SWAP.format(x)})")
+
+
+GQ, GR = f"broadcast_as(g[0], {Q})", f"broadcast_as(g[1], {R})"
+QR_M = f"({SWAP.format(Q)} @ {GQ} - {GR} @ {SWAP.format(R)})"
+QR_GRAD = _right_inv_t(f"{Q} @ ({GR} @ {SWAP.format(R)}) + {GQ} - {Q} @ ({SWAP.format(Q)} @ "
+                       f"{GQ}) + {Q} @ np.tril({QR_M} - {SWAP.format(QR_M)}, -1)")
+QR_X = f"({_right_inv(f'{SWAP.format(Q)} @ t')})"
+QR_W = f"(np.tril({QR_X}, -1) - {SWAP.format(f'np.tril({QR_X}, -1)')})"
+QR_T = (f"({Q} @ {QR_W} + {_right_inv(f't - {Q} @ ({SWAP.format(Q)} @ t)')}, "
+        f"{SWAP.format(Q)} @ t - {QR_W} @ {R})")
+defvjp(np.linalg.qr, "a, mode='reduced'", a=QR_GRAD, kind="seq", zero="mode",
+       jvp=dict(a=QR_T))
+nondiff(H.svd_rank, H.eig_size, H.qr_size)
 
 # ---------------------------------------------------------------- more NumPy
 # np.gradient is linear in f: its gradient is the transpose of each axis's difference matrix

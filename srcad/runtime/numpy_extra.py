@@ -223,7 +223,23 @@ def eig_size(w):
     refused)."""
     if np.iscomplexobj(w):
         raise MissingRuleError(
-            "no derivative of np.linalg.eig where the eigenvalues are complex (srcad "
-            "differentiates real eigendecompositions)", construct="np.linalg.eig",
-            hint="for a symmetric matrix use np.linalg.eigh")
+            "no derivative of np.linalg.eig of a real matrix whose eigenvalues are complex "
+            "(srcad takes its result for real)", construct="np.linalg.eig",
+            hint="pass a complex matrix, np.linalg.eig(a + 0j), whose result srcad takes for "
+            "complex; for a symmetric matrix use np.linalg.eigh")
     return np.shape(w)[-1]
+
+
+@helper("numpy")
+def qr_size(a, mode="reduced"):
+    """``n`` for the ``m x n`` matrices ``a`` (``m >= n``) of ``np.linalg.qr(a, mode)``: the
+    reduced factorisation (``'complete'`` of a square matrix is the same) is differentiable;
+    the extra columns of a complete ``Q``, a wide matrix's factors and ``'r'``/``'raw'`` are
+    refused."""
+    m, n = np.shape(a)[-2:]
+    if mode not in ("reduced", "complete") or m < n or mode == "complete" and m != n:
+        raise MissingRuleError(
+            f"no derivative of np.linalg.qr(a, mode={mode!r}) for a {m}x{n} matrix: srcad "
+            "differentiates the reduced factorisation of a matrix with m >= n",
+            construct="np.linalg.qr", hint="pass mode='reduced' (a tall or square matrix)")
+    return n
