@@ -196,6 +196,11 @@ ROWS = [
      dict(ab="band_2_0", B=ANY + ((5, 2),))),
     ("sqrtm", "linalg.sqrtm(C)", dict(C="spd")),
     ("logm", "linalg.logm(C)", dict(C="spd")),
+    ("svd", "linalg.svd(M, full_matrices=False)[0] ** 2 + linalg.svd(M)[1][None, :]",
+     dict(M=ANY + ((3, 3),))),
+    ("svd_values", "linalg.svd(M, compute_uv=False)", dict(M=ANY + ((4, 3),))),
+    ("qr", "linalg.qr(M, mode='economic')[0] * 2.0", dict(M=ANY + ((4, 3),))),
+    ("qr_full", "linalg.qr(M)[1]", dict(M=ANY + ((3, 3),))),
     ("expm", "linalg.expm(M)", dict(M=ANY + ((3, 3),))),
     ("expm_batch", "linalg.expm(M)", dict(M=ANY + ((2, 3, 3),))),
     ("solve_sylvester", "linalg.solve_sylvester(M, N, Q)",
@@ -262,7 +267,7 @@ def _value(spec, shape, row_id):
 
 def _variants(row_id):
     if row_id.startswith(("convolve", "linalg", "solve_", "cho", "sqrtm", "logm", "expm", "odeint",
-                          "lu_")):
+                          "svd", "qr", "lu_")):
         return ["fixed"]
     if "_axis" in row_id:
         return ["matrix", "broadcast"] if row_id.endswith("_b") else ["matrix"]

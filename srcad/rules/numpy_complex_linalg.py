@@ -77,10 +77,10 @@ DV = (f"{V} @ ({F} * ({S}[..., :, None] * {P} + {HERM.format(P)} * {S}[..., None
 SVD_T = f"({DU}, np.real(np.sum({EYE_S} * {P}, axis=-1)), {HERM.format(DV)})"
 SVD_S_T = (f"np.real(np.sum(np.conj({THIN}[0]) * (t @ {HERM.format(f'{THIN}[2]')}), "
            "axis=-2))")
-defcomplex(np.linalg.svd, "a, full_matrices=True, compute_uv=True",
-           a=f"np.conj({SVD_BAR} if compute_uv else {SVD_S_BAR})",
-           zero=("full_matrices", "compute_uv"),
-           jvp=dict(a=f"({SVD_T} if compute_uv else {SVD_S_T})"))
+SVD_GRAD = f"np.conj({SVD_BAR} if compute_uv else {SVD_S_BAR})"
+SVD_TANGENT = f"({SVD_T} if compute_uv else {SVD_S_T})"
+defcomplex(np.linalg.svd, "a, full_matrices=True, compute_uv=True", a=SVD_GRAD,
+           zero=("full_matrices", "compute_uv"), jvp=dict(a=SVD_TANGENT))
 
 # ---------------------------------------------------------------- eigh
 EYE_W = "np.eye(np.shape(ans[0])[-1])"

@@ -49,9 +49,10 @@ DV = (f"{V} @ ({F} * ({S}[..., :, None] * {P} + {SWAP.format(P)} * {S}[..., None
       f"{S}[..., None, :]")
 SVD_UV_T = f"({DU}, np.diagonal({P}, 0, -2, -1), {SWAP.format(DV)})"
 SVD_S_T = f"np.sum({THIN}[0] * (t @ {SWAP.format(f'{THIN}[2]')}), axis=-2)"
-defvjp(np.linalg.svd, "a, full_matrices=True, compute_uv=True",
-       a=f"({SVD_UV} if compute_uv else {SVD_S})", zero=("full_matrices", "compute_uv"),
-       jvp=dict(a=f"({SVD_UV_T} if compute_uv else {SVD_S_T})"))
+SVD_GRAD = f"({SVD_UV} if compute_uv else {SVD_S})"
+SVD_TANGENT = f"({SVD_UV_T} if compute_uv else {SVD_S_T})"
+defvjp(np.linalg.svd, "a, full_matrices=True, compute_uv=True", a=SVD_GRAD,
+       zero=("full_matrices", "compute_uv"), jvp=dict(a=SVD_TANGENT))
 
 # np.linalg.eig of a real matrix with real, distinct eigenvalues (eig_size refuses complex
 # ones): with Q = diag(gw) + F * (V'gV - V'V diag(V'gV)), F[i, j] = 1 / (w[j] - w[i]), the

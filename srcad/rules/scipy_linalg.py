@@ -26,7 +26,9 @@ import numpy as np
 from scipy import linalg
 
 from ..runtime import scipy_helpers as H
-from .numpy_complex import holomorphic
+from . import numpy_complex_linalg as _complex_linalg
+from . import numpy_second as _second
+from .numpy_complex import defcomplex, holomorphic
 from .registry import defvjp as _defvjp
 from .registry import nondiff
 
@@ -279,6 +281,24 @@ defvjp(linalg.lu_solve, "lu_and_piv, b, trans=0, overwrite_b=False, check_finite
                            f"{TRANSPOSED} else {_DA}) @ ans, trans=trans)",
                 b="scipy_linalg.lu_solve(lu_and_piv, t, trans=trans)"))
 nondiff(H.lu_pivots)  # a permutation: piecewise constant
+
+# ---------------------------------------------------------------- factorisations as NumPy's
+# scipy.linalg.svd and qr return what np.linalg.svd and qr return (qr's 'economic' is the
+# reduced factorisation, 'full' the complete one; pivoting=True is refused by qr_size): the
+# same templates (srcad.rules.numpy_second), and svd's complex form
+SVD_SIG = ("a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True, "
+           "lapack_driver='gesdd'")
+SVD_FLAT = ("full_matrices", "compute_uv", "lapack_driver")
+defvjp(linalg.svd, SVD_SIG, kind="seq", a=_second.SVD_GRAD, zero=SVD_FLAT,
+       jvp=dict(a=_second.SVD_TANGENT))
+defcomplex(linalg.svd, SVD_SIG, a=_complex_linalg.SVD_GRAD,
+           zero=SVD_FLAT + ("overwrite_a", "check_finite"),
+           jvp=dict(a=_complex_linalg.SVD_TANGENT))
+QR_CHECKED = "ans[0][..., :qr_size(a, mode, pivoting)]"
+defvjp(linalg.qr, "a, overwrite_a=False, lwork=None, mode='full', pivoting=False, "
+       "check_finite=True", kind="seq", zero=("lwork", "mode", "pivoting"),
+       a=_second.QR_GRAD.replace(_second.Q, QR_CHECKED),
+       jvp=dict(a=_second.QR_T.replace(_second.Q, QR_CHECKED)))
 
 # ---------------------------------------------------------------- complex matrices
 # the templates above that use transposes only (no conjugate) hold for complex matrices as

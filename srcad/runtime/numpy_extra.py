@@ -231,12 +231,17 @@ def eig_size(w):
 
 
 @helper("numpy")
-def qr_size(a, mode="reduced"):
-    """``n`` for the ``m x n`` matrices ``a`` (``m >= n``) of ``np.linalg.qr(a, mode)``: the
+def qr_size(a, mode="reduced", pivoting=False):
+    """``n`` for the ``m x n`` matrices ``a`` (``m >= n``) of ``np.linalg.qr(a, mode)`` (or
+    ``scipy.linalg.qr``, whose ``'economic'`` and ``'full'`` are these two): the
     reduced factorisation (``'complete'`` of a square matrix is the same) is differentiable;
     the extra columns of a complete ``Q``, a wide matrix's factors and ``'r'``/``'raw'`` are
     refused."""
     m, n = np.shape(a)[-2:]
+    mode = {"economic": "reduced", "full": "complete"}.get(mode, mode)  # scipy.linalg.qr's
+    if pivoting:
+        raise MissingRuleError("no derivative of scipy.linalg.qr(a, pivoting=True)",
+                               construct="scipy.linalg.qr", hint="leave pivoting out")
     if mode not in ("reduced", "complete") or m < n or mode == "complete" and m != n:
         raise MissingRuleError(
             f"no derivative of np.linalg.qr(a, mode={mode!r}) for a {m}x{n} matrix: srcad "
