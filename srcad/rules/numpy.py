@@ -543,6 +543,9 @@ nondiff(np.argmax, np.argmin, np.argsort, np.argpartition, np.nonzero, np.flatno
 # piecewise constant
 nondiff(np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix,
         np.floor_divide, np.heaviside)
+# conversion to an integer or boolean type (np.int64(x) truncates, as int(x) does)
+nondiff(np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+        np.intp, np.uintp, np.bool_)
 # comparisons and tests
 nondiff(np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
         np.isfinite, np.isnan, np.isinf, np.isneginf, np.isposinf, np.isclose, np.allclose,
