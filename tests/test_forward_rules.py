@@ -400,6 +400,9 @@ ex(HS + "grad_prod(value, a, axis, keepdims)", "H.grad_prod(w, a)", w=S, a=V)
 # derivative is refused: tests/test_second_order_rules.py)
 POINT = "(1.0 + np.arange(6.0).reshape(2, 3) / 7)"
 ex(HS + "prod_hvp(w, a, axis)", f"H.prod_hvp(w, {POINT}, 1)", w=M)
+ex(HS + "prod_hvp(w, a, axis)", "H.prod_hvp(w, a, 1)", w=M, a=M)  # np.prod's third derivative
+ex(HS + "prod_hvp(w, a, axis)", "H.prod_hvp(w, a)", w=V, a=V)
+ex(HS + "prod_d3(w, v, a, axis)", f"H.prod_d3(w, v, {POINT}, 1)", w=M, v=M)
 ex(HS + "grad_cumprod(value, a, axis)", "H.grad_cumprod(w, a, 1)", w=M, a=M)
 ex(HS + "grad_cumprod(value, a, axis)", "H.grad_cumprod(w, a)", w=(6,), a=M)
 ex(HS + "tangent_cumprod(value, a, axis)", "H.tangent_cumprod(w, a, 0)", w=M, a=M)

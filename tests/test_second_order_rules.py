@@ -40,8 +40,9 @@ THIRD_ORDER = {
 }
 
 #: the Hessian helpers: linear in their vectors; a derivative at their point is a third one
+#: (np.prod's has one, prod_d3: a fourth derivative is refused)
 HESSIAN_HELPERS = {
-    "H.prod_hvp(w, a, 1)": dict(w=(2, 3), a=(2, 3)),
+    "H.prod_d3(w, v, a, 1)": dict(w=(2, 3), v=(2, 3), a=(2, 3)),
     "H.cumprod_hvp(w, u, a, 0)": dict(w=(2, 3), u=(2, 3), a=(2, 3)),
     "H.cumprod_d2(u, v, a)": dict(u=(3,), v=(3,), a=(3,)),
     "H.norm_hvp(w, a, np.linalg.norm(a), u)": dict(w=(), u=(3,), a=(3,)),

@@ -45,7 +45,7 @@ HERM = "np.conj(np.swapaxes({}, -1, -2))"
 holomorphic(np.linalg.inv, np.linalg.solve, np.linalg.det, H.grad_solve_a, H.grad_solve_b,
             H.solve_gans, H.grad_solve_a_ans)
 # the helpers of np.prod and np.einsum (their rules are in numpy_second: second derivatives)
-holomorphic(H.grad_prod, H.prod_hvp, H.grad_einsum)
+holomorphic(H.grad_prod, H.prod_hvp, H.prod_d3, H.grad_einsum)
 # the norm's helpers: linear in their gradient, which may be complex; their point is real
 # (checked when they run), so the analysis taking it for maybe complex changes nothing
 holomorphic(H.grad_norm, H.norm_hvp)

@@ -123,14 +123,18 @@ defvjp(np.append, "arr, values, axis=None", arr="grad_append(g, arr, values, axi
 
 # ---------------------------------------------------------------- srcad's helpers: second order
 # parameters read for their shape or piecewise constant are listed in zero=; the point of a
-# Hessian helper (prod_hvp's a, ...) is not, so a third derivative is refused
+# Hessian helper (cumprod_hvp's a, ...) is not, so a third derivative is refused (np.prod's
+# has one: prod_d3)
 defvjp(H.grad_prod, "value, a, axis=None, keepdims=False", zero=("axis", "keepdims"),
        value="np.sum(g * grad_prod(1.0, a, axis, keepdims), axis=axis, keepdims=keepdims)",
        a="prod_hvp(g * grad_sum(value, a, axis, keepdims), a, axis)",
        jvp=dict(value="grad_prod(t, a, axis, keepdims)",
                 a="grad_sum(value, a, axis, keepdims) * prod_hvp(t, a, axis)"))
-defvjp(H.prod_hvp, "w, a, axis=None", w="prod_hvp(g, a, axis)", zero="axis",
-       jvp=dict(w="prod_hvp(t, a, axis)"))
+defvjp(H.prod_hvp, "w, a, axis=None", w="prod_hvp(g, a, axis)", a="prod_d3(w, g, a, axis)",
+       zero="axis", jvp=dict(w="prod_hvp(t, a, axis)", a="prod_d3(w, t, a, axis)"))
+# the third derivative, symmetric in w and v (a fourth derivative is refused)
+defvjp(H.prod_d3, "w, v, a, axis=None", w="prod_d3(g, v, a, axis)", v="prod_d3(w, g, a, axis)",
+       zero="axis", jvp=dict(w="prod_d3(t, v, a, axis)", v="prod_d3(w, t, a, axis)"))
 
 defvjp(H.grad_cumprod, "value, a, axis=None", zero="axis",
        value="tangent_cumprod(g, a, axis)", a="cumprod_hvp(value, g, a, axis)",

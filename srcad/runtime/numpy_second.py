@@ -1,6 +1,7 @@
 """Second derivatives of the NumPy functions whose gradient helper is not a template of
 functions with rules: ``np.prod``, ``np.cumprod``, ``np.linalg.norm`` and the batched
-``np.linalg.solve``; conventions in :mod:`srcad.runtime.numpy_helpers`.
+``np.linalg.solve`` (and the third derivative of ``np.prod``); conventions in
+:mod:`srcad.runtime.numpy_helpers`.
 
 Each helper here is a Hessian (or a second directional derivative) applied to vectors, exact
 with zeros where the first-order helper is (no division by an element). They are what the
@@ -45,6 +46,26 @@ def _grouped(x, axes):
     return flat, back
 
 
+def _pair_products(flat, wflat):
+    """Along the last axis: element ``k`` is ``sum_{i != k} w_i prod_{j not in (i, k)} a_j``
+    (``a_k`` set to 1 in a copy rather than divided out)."""
+    n = flat.shape[-1]
+    stacked = np.repeat(flat[..., None, :], n, axis=-2)  # [..., k, i]: a with a_k set to 1
+    idx = np.arange(n)
+    stacked[..., idx, idx] = 1.0
+    pairs = _exclusive_products(stacked)  # [..., k, i] = prod_{j not in (i, k)} a_j (i != k)
+    pairs[..., idx, idx] = 0.0
+    return np.einsum("...ki,...i->...k", pairs, wflat)
+
+
+def _grouped_operands(a, *vectors):
+    """``a`` (complex stays complex) and ``vectors`` broadcast to it, each grouped by
+    :func:`_grouped` over ``axis``; and the inverse."""
+    x = np.asarray(a, dtype=np.result_type(a, float))
+    return x, [np.broadcast_to(np.asarray(v, dtype=np.result_type(v, x)), x.shape)
+               for v in vectors]
+
+
 @helper("numpy")
 def prod_hvp(w, a, axis=None):
     """The Hessian of ``np.prod(a, axis)`` (each product) applied to ``w``: element ``k`` is
@@ -54,20 +75,37 @@ def prod_hvp(w, a, axis=None):
     of ``grad_prod``. Exact with zeros: ``a_k`` is set to 1 in a copy rather than divided out
     (O(n^2) work for a product of n elements).
     """
-    x = np.asarray(a, dtype=np.result_type(a, float))  # complex stays complex
+    x, (ww,) = _grouped_operands(a, w)
     if x.ndim == 0:
         return _match(np.zeros(()), a)
-    ww = np.broadcast_to(np.asarray(w, dtype=np.result_type(w, x)), x.shape)
     axes = _axes(axis, x.ndim)
     flat, back = _grouped(x, axes)
     wflat, _ = _grouped(ww, axes)
-    n = flat.shape[-1]
-    stacked = np.repeat(flat[..., None, :], n, axis=-2)  # [..., k, i]: a with a_k set to 1
-    idx = np.arange(n)
-    stacked[..., idx, idx] = 1.0
-    pairs = _exclusive_products(stacked)  # [..., k, i] = prod_{j not in (i, k)} a_j (i != k)
-    pairs[..., idx, idx] = 0.0
-    return _match(back(np.einsum("...ki,...i->...k", pairs, wflat)), a)
+    return _match(back(_pair_products(flat, wflat)), a)
+
+
+@helper("numpy")
+def prod_d3(w, v, a, axis=None):
+    """The third derivative of ``np.prod(a, axis)`` (each product) applied to ``w`` and ``v``
+    (symmetric in them): element ``k`` is ``sum over distinct i, j, k of w_i v_j prod_{l not
+    in (i, j, k)} a_l``, the derivative of ``prod_hvp(w, a, axis)`` along ``v``. Exact with
+    zeros (O(n^3) work)."""
+    x, (ww, vv) = _grouped_operands(a, w, v)
+    if x.ndim == 0:
+        return _match(np.zeros(()), a)
+    axes = _axes(axis, x.ndim)
+    flat, back = _grouped(x, axes)
+    wflat, _ = _grouped(ww, axes)
+    vflat, _ = _grouped(vv, axes)
+    out = np.zeros(np.broadcast_shapes(flat.shape, wflat.shape, vflat.shape),
+                   dtype=np.result_type(flat, wflat, vflat))
+    for k in range(flat.shape[-1]):  # a_k set to 1 and w_k to 0: the pairs without k
+        a_k, w_k = flat.copy(), wflat.copy()
+        a_k[..., k], w_k[..., k] = 1.0, 0.0
+        pairs = _pair_products(a_k, w_k)
+        pairs[..., k] = 0.0
+        out[..., k] = np.sum(vflat * pairs, axis=-1)
+    return _match(back(out), a)
 
 
 # ---------------------------------------------------------------- np.cumprod
