@@ -163,6 +163,17 @@ def test_reverse_forward_and_second_order(name, shape):
     np.testing.assert_allclose(dg, fd, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_single_precision(name):
+    """complex64 in, complex64 gradient out, equal to the complex128 one to single precision."""
+    make, shapes = FUNCTIONS[name]
+    z = _complex(shapes[0], 1).astype(np.complex64)
+    g = srcad.grad(make(np))(z)
+    assert g.dtype == np.complex64
+    exact = srcad.grad(make(np))(z.astype(np.complex128))
+    np.testing.assert_allclose(g, exact, rtol=1e-4, atol=1e-5 * np.max(np.abs(exact)))
+
+
 @pytest.mark.parametrize("name", [n for n in FUNCTIONS if n not in NOT_JAX])
 def test_against_jax(name):
     jax = pytest.importorskip("jax")
