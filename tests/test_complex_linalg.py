@@ -62,6 +62,13 @@ def _eig(n):
     return f
 
 
+def _slogdet(n):
+    def f(a):
+        sign, logabsdet = n.linalg.slogdet(a)
+        return n.sum(n.real(sign * (1.0 - 0.5j)) + logabsdet ** 2)
+    return f
+
+
 def _norm(ord_, axis=None, keepdims=False):
     def make(n):
         def f(x):
@@ -91,6 +98,7 @@ FUNCTIONS = {
     "eigh_lower": (_eigh("L"), [SQUARE, (2, 4, 4)]),
     "eigh_upper": (_eigh("U"), [SQUARE, (2, 4, 4)]),
     "eig": (_eig, [SQUARE, (2, 4, 4)]),
+    "slogdet": (_slogdet, [SQUARE, (2, 4, 4)]),
     "norm": (_norm(None), [(5,), WIDE, (2, 3, 4)]),
     "norm_3": (_norm(3), [(5,)]),
     "norm_1": (_norm(1), [(5,), WIDE]),
@@ -111,9 +119,10 @@ FUNCTIONS = {
 NOT_JAX = {"eig": "JAX has no derivative of np.linalg.eig's eigenvectors"}
 HERMITIAN = {"eigh_lower", "eigh_upper"}
 #: what autograd does not do: complex matrix norms but the nuclear one, ord=1 and inf of
-#: complex vectors, a tuple axis with keepdims; an inf norm is nan where an element is 0
+#: complex vectors, a tuple axis with keepdims; an inf norm is nan where an element is 0;
+#: slogdet's complex sign, which autograd takes for constant (finite differences do not)
 NOT_AUTOGRAD = {"norm_1", "norm_inf", "norm_2", "norm_minus_2", "norm_axes", "norm_2_axes",
-                "norm_4_axis"}
+                "norm_4_axis", "slogdet"}
 CASES = [(name, shape) for name, (_, shapes) in FUNCTIONS.items() for shape in shapes]
 IDS = [f"{name}-{'x'.join(map(str, shape))}" for name, shape in CASES]
 

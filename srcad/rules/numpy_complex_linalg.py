@@ -1,4 +1,4 @@
-"""The complex forms of ``np.linalg.svd``, ``eigh``, ``eig`` and ``norm``, and the linear
+"""The complex forms of ``np.linalg.svd``, ``eigh``, ``eig``, ``slogdet`` and ``norm``, and the linear
 algebra that holds for complex matrices as written (``solve``, ``inv``, ``det``).
 
 JAX's convention (docs/supported-python.md, *Complex numbers*): a cotangent ``c`` of a complex
@@ -21,6 +21,7 @@ Writing ``H(X)`` for the conjugate transpose:
 * ``eig``: ``w``, ``V`` with unit-norm columns, as NumPy returns them; the tangent keeps each
   column's norm and phase (``H(v_k) dv_k = 0``), complex-linear in ``dA``, so its gradient is
   the transpose (no conjugate), as for a holomorphic function.
+* ``slogdet``: the sign moves too (by ``1j Im tr(A^-1 dA)`` times itself).
 * ``norm``: the norms of sums of ``|x|`` (vector norms, Frobenius, matrix ``1``/``inf``) are
   the same norms of ``abs(x)``: the real rule at ``abs(x)`` times ``conj(x) / |x|``; the
   nuclear and spectral (``2``, ``-2``) norms are sums of singular values: ``conj`` of
@@ -111,6 +112,15 @@ EIG_C = f"({GAPS_E} * {EIG_P})"
 defcomplex(np.linalg.eig, "a", a=f"np.linalg.solve({VT}, {EIG_Q} @ {VT})",
            jvp=dict(a=f"(np.sum({EYE_E} * {EIG_P}, axis=-1), {VEC} @ ({EIG_C} - {EYE_E} * "
                       f"({HERM.format(VEC)} @ {VEC} @ {EIG_C})))"))
+
+# ---------------------------------------------------------------- slogdet
+# with tau = tr(A^-1 dA): d logabsdet = Re tau, d sign = 1j Im(tau) sign; so the gradient is
+# (Re g[1] + 1j Im(g[0] sign)) A^-T
+TAU = "np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"
+defcomplex(np.linalg.slogdet, "a",
+           a=("np.expand_dims(np.real(g[1]) + 1j * np.imag(g[0] * ans[0]), (-2, -1)) * "
+              "np.swapaxes(np.linalg.inv(a), -1, -2)"),
+           jvp=dict(a=f"(1j * np.imag({TAU}) * ans[0], np.real({TAU}))"))
 
 # ---------------------------------------------------------------- norm
 ABS = "np.abs(x)"
