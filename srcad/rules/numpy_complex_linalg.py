@@ -1,5 +1,5 @@
-"""The complex forms of ``np.linalg.svd``, ``eigh``, ``eig``, ``slogdet`` and ``norm``, and the linear
-algebra that holds for complex matrices as written (``solve``, ``inv``, ``det``).
+"""The complex forms of ``np.linalg.svd``, ``eigh``, ``eig``, ``slogdet`` and ``norm``, and the
+linear algebra that holds for complex matrices as written (``solve``, ``inv``, ``det``).
 
 JAX's convention (docs/supported-python.md, *Complex numbers*): a cotangent ``c`` of a complex
 value pairs with a tangent ``t`` as ``Re(sum(c * t))``. Each form below is derived in the
