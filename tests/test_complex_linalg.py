@@ -317,6 +317,38 @@ def test_scipy_linalg_of_complex_matrices(name):
                                rtol=1e-4, atol=1e-5)
 
 
+# ---------------------------------------------------------------- eig of a real matrix
+def _fd_real(f, x, h=1e-6):
+    out = np.zeros(x.shape)
+    for k in np.ndindex(x.shape):
+        e = np.zeros(x.shape)
+        e[k] = h
+        out[k] = (f(x + e) - f(x - e)) / (2 * h)
+    return out
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 5), (2, 4, 4)])
+def test_eig_of_a_real_matrix_with_complex_eigenvalues(shape):
+    """np.linalg.eig's results are taken as complex: a real matrix gets the real part of
+    what flows back (against finite differences and autograd, both modes, second order)."""
+    make = FUNCTIONS["eig"][0]
+    f = make(np)
+    a = np.random.default_rng(sum(shape)).normal(size=shape)
+    assert np.iscomplexobj(np.linalg.eigvals(a))
+    g = srcad.grad(f)(a)
+    assert g.dtype == np.float64
+    np.testing.assert_allclose(g, _fd_real(f, a), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g, autograd.grad(make(anp))(a), rtol=1e-7, atol=1e-9)
+    u = np.random.default_rng(1).normal(size=shape)
+    assert srcad.jvp(f, (a,), (u,))[1] == pytest.approx(np.sum(g * u), rel=1e-8)
+
+    def pairing(x):
+        return np.sum(srcad.grad(f)(x) * u)
+
+    np.testing.assert_allclose(srcad.grad(pairing)(a), _fd_real(pairing, a, 1e-5),
+                               rtol=1e-4, atol=1e-5)
+
+
 # ---------------------------------------------------------------- np.linalg.qr (real)
 @pytest.mark.parametrize("shape", [(3, 3), (5, 3), (2, 4, 3)])
 def test_qr_against_jax(shape):

@@ -747,7 +747,7 @@ def _shape(x):
 
 
 #: NumPy >= 2.5's np.linalg.eig returns complex arrays even where the eigenvalues are real:
-#: the result is then complex, and srcad refuses eig's derivative (checked below)
+#: the cases' results are then complex, and grad refuses a complex output (checked below)
 EIG_COMPLEX = np.linalg.eig(np.eye(2))[0].dtype.kind == "c"
 
 

@@ -1,5 +1,5 @@
-"""The complex forms of ``np.linalg.svd``, ``eigh``, ``eig``, ``slogdet`` and ``norm``, and the
-linear algebra that holds for complex matrices as written (``solve``, ``inv``, ``det``).
+"""The complex forms of ``np.linalg.svd``, ``eigh``, ``slogdet`` and ``norm``, and the linear
+algebra that holds for complex matrices as written (``solve``, ``inv``, ``det``).
 
 JAX's convention (docs/supported-python.md, *Complex numbers*): a cotangent ``c`` of a complex
 value pairs with a tangent ``t`` as ``Re(sum(c * t))``. Each form below is derived in the
@@ -18,9 +18,8 @@ Writing ``H(X)`` for the conjugate transpose:
 * ``eigh`` of a complex matrix reads one triangle and the real part of the diagonal (LAPACK's
   Hermitian routines): the gradient is zero elsewhere. The eigenvectors' phases: ``H(V) dV``
   has a zero diagonal in the tangent.
-* ``eig``: ``w``, ``V`` with unit-norm columns, as NumPy returns them; the tangent keeps each
-  column's norm and phase (``H(v_k) dv_k = 0``), complex-linear in ``dA``, so its gradient is
-  the transpose (no conjugate), as for a holomorphic function.
+* ``eig`` (:mod:`srcad.rules.numpy_second`): one rule for real and complex matrices, its
+  results taken as complex.
 * ``slogdet``: the sign moves too (by ``1j Im tr(A^-1 dA)`` times itself).
 * ``norm``: the norms of sums of ``|x|`` (vector norms, Frobenius, matrix ``1``/``inf``) are
   the same norms of ``abs(x)``: the real rule at ``abs(x)`` times ``conj(x) / |x|``; the
@@ -100,18 +99,6 @@ EIGH_BAR = (f"(np.triu({EIGH_SYM}) + np.triu({EIGH_SYM}, 1) if UPLO == 'U' else 
 defcomplex(np.linalg.eigh, "a, UPLO=None", a=f"np.conj({EIGH_BAR})", zero="UPLO",
            jvp=dict(a=f"(np.real(np.sum({EYE_W} * {EIGH_P}, axis=-1)), "
                       f"{VEC} @ ({GAPS} * {EIGH_P}))"))
-
-# ---------------------------------------------------------------- eig
-EYE_E = "np.eye(np.shape(ans[0])[-1])"
-GAPS_E = f"(1.0 / (ans[0][..., None, :] - ans[0][..., :, None] + {EYE_E}) - {EYE_E})"
-VT, GV = SWAP.format(VEC), f"broadcast_as(g[1], {VEC})"
-EIG_Q = (f"({EYE_E} * broadcast_as(g[0], ans[0])[..., :, None] + {GAPS_E} * ({VT} @ {GV} - "
-         f"{VT} @ np.conj({VEC}) @ ({EYE_E} * ({VT} @ {GV}))))")
-EIG_P = f"np.linalg.solve({VEC}, t @ {VEC})"
-EIG_C = f"({GAPS_E} * {EIG_P})"
-defcomplex(np.linalg.eig, "a", a=f"np.linalg.solve({VT}, {EIG_Q} @ {VT})",
-           jvp=dict(a=f"(np.sum({EYE_E} * {EIG_P}, axis=-1), {VEC} @ ({EIG_C} - {EYE_E} * "
-                      f"({HERM.format(VEC)} @ {VEC} @ {EIG_C})))"))
 
 # ---------------------------------------------------------------- slogdet
 # with tau = tr(A^-1 dA): d logabsdet = Re tau, d sign = 1j Im(tau) sign; so the gradient is

@@ -54,19 +54,24 @@ SVD_TANGENT = f"({SVD_UV_T} if compute_uv else {SVD_S_T})"
 defvjp(np.linalg.svd, "a, full_matrices=True, compute_uv=True", a=SVD_GRAD,
        zero=("full_matrices", "compute_uv"), jvp=dict(a=SVD_TANGENT))
 
-# np.linalg.eig of a real matrix with real, distinct eigenvalues (eig_size refuses complex
-# ones): with Q = diag(gw) + F * (V'gV - V'V diag(V'gV)), F[i, j] = 1 / (w[j] - w[i]), the
-# gradient is V^-T Q V' (NumPy's eigenvectors have unit norm: the second term keeps them so)
+# np.linalg.eig (distinct eigenvalues): its results are taken as complex, whatever a is (a
+# real matrix may have complex eigenvalues, and NumPy >= 2.5 returns complex arrays always;
+# what flows back into a real a is the real part). With P = V^-1 dA V and F[i, j] =
+# 1 / (w[j] - w[i]), dw = diag(P) and dV = V (F * P - diag(V^H V (F * P))): each eigenvector
+# keeps its norm and its phase, as NumPy's are unit vectors. Complex-linear in dA, so the
+# gradient is the transpose: V^-T Q V' with Q = diag(gw) + F * (V'gV - V'conj(V) diag(V'gV))
 EYE_W = "np.eye(eig_size(ans[0]))"
 GAPS = f"(1.0 / (ans[0][..., None, :] - ans[0][..., :, None] + {EYE_W}) - {EYE_W})"
 VT, GV = SWAP.format("ans[1]"), "broadcast_as(g[1], ans[1])"
 EIG_Q = (f"({EYE_W} * broadcast_as(g[0], ans[0])[..., :, None] + {GAPS} * ({VT} @ {GV} - "
-         f"{VT} @ ans[1] @ ({EYE_W} * ({VT} @ {GV}))))")
+         f"{VT} @ np.conj(ans[1]) @ ({EYE_W} * ({VT} @ {GV}))))")
 EIG_P = "np.linalg.solve(ans[1], t @ ans[1])"
 EIG_C = f"({GAPS} * {EIG_P})"
 defvjp(np.linalg.eig, "a", a=f"np.linalg.solve({VT}, {EIG_Q} @ {VT})", kind="seq",
-       jvp=dict(a=f"(np.diagonal({EIG_P}, 0, -2, -1), ans[1] @ ({EIG_C} - {EYE_W} * "
-                  f"({VT} @ ans[1] @ {EIG_C})))"))
+       complex_ok=True, complex_out="always",
+       jvp=dict(a=f"(np.sum({EYE_W} * {EIG_P}, axis=-1), ans[1] @ ({EIG_C} - {EYE_W} * "
+                  f"(np.conj({VT}) @ ans[1] @ {EIG_C})))"))
+
 # np.linalg.qr, reduced (m >= n; qr_size refuses the rest): with X = Q' dA R^-1 and
 # W = tril(X, -1) - tril(X, -1)', dQ = Q W + (dA - Q Q' dA) R^-1 and dR = Q' dA - W R; the
 # gradient, by duality, is (Q gR R' + gQ - Q Q' gQ + Q tril(M - M', -1)) R^-T with

@@ -218,15 +218,7 @@ def svd_rank(a, full_matrices=True):
 
 @helper("numpy")
 def eig_size(w):
-    """The number of eigenvalues ``w`` holds, when they are real: srcad differentiates
-    ``np.linalg.eig`` of a real matrix whose eigenvalues are real (complex ones are
-    refused)."""
-    if np.iscomplexobj(w):
-        raise MissingRuleError(
-            "no derivative of np.linalg.eig of a real matrix whose eigenvalues are complex "
-            "(srcad takes its result for real)", construct="np.linalg.eig",
-            hint="pass a complex matrix, np.linalg.eig(a + 0j), whose result srcad takes for "
-            "complex; for a symmetric matrix use np.linalg.eigh")
+    """The number of eigenvalues ``w`` holds (those of ``np.linalg.eig``, real or complex)."""
     return np.shape(w)[-1]
 
 
