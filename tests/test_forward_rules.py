@@ -361,6 +361,10 @@ ex("numpy_helpers.grad_diff(value, a, n, axis)", "H.grad_diff(w, a, 2, 0)", w=(2
 ex("numpy_helpers.grad_column_stack(value, tup)", "H.grad_column_stack(w, [a, b])[1]",
    w=(2, 4), a=(2,), b=M)
 ex("numpy_helpers.dsinc(x)", "H.dsinc(x)", x=M)
+ex("numpy_helpers.dsinc(x)", "H.dsinc(x * 0.0 + 0.25)", x=V)  # inside |x| < 1: the series
+ex("numpy_helpers.d2sinc(x)", "H.d2sinc(x)", x=M)
+ex("numpy_helpers.sinc_derivative(n, x)", "H.sinc_derivative(3, x)", x=M)
+ex("numpy_helpers.sinc_derivative(n, x)", "H.sinc_derivative(4, x * 3.0)", x=V)
 ex("numpy.linalg.eigh(a, UPLO)", "np.linalg.eigh(a)[0]", a=("spd", 3))
 ex("numpy.linalg.eigh(a, UPLO)", "np.linalg.eigh(a)[1] ** 2", a=("spd", 3))
 ex("numpy.linalg.eigh(a, UPLO)",
@@ -654,9 +658,7 @@ NO_FORWARD = set()
 
 #: rules whose gradient calls a helper that has no rule itself: a second derivative (in either
 #: mode) is refused with a MissingRuleError naming that helper
-NO_SECOND = {
-    "numpy_helpers.dsinc(x)": "d2sinc",  # sinc's third derivative
-}
+NO_SECOND = {}  # (np.sinc's helpers have rules of every order: sinc_derivative)
 
 
 # ---------------------------------------------------------------- building the functions

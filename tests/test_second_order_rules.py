@@ -34,7 +34,6 @@ from srcad.runtime import HELPERS
 
 #: helpers some template calls that have no rule: a derivative through them is a third one
 THIRD_ORDER = {
-    "d2sinc": "the second derivative of np.sinc",
     "tangent_grad_solve_a": "the forward form of grad_solve_a's rule (a batched solve)",
     "tangent_grad_solve_b": "the forward form of grad_solve_b's rule (a batched solve)",
 }
@@ -188,3 +187,39 @@ def test_third_derivatives_are_refused(call, tmp_path):
         args[1] = args[1] @ args[1].T + 3 * np.eye(3)
     with pytest.raises(srcad.MissingRuleError, match="with respect to its argument '[ax]'"):
         srcad.grad(module.f, wrt=names.index("a"))(*args)
+
+
+def _sinc_sum(x):
+    return np.sum(np.sinc(x) * np.arange(1.0, 1.0 + x.shape[-1]))
+
+
+def _prod_sum(x):
+    return np.sum(np.prod(x, axis=-1))
+
+
+#: functions with third derivatives through a helper's rule: np.sinc (every order), np.prod
+THIRD_ORDER_FUNCTIONS = {
+    "sinc": (_sinc_sum, [np.array([0.0, 0.4, -0.999, 1.0, 2.7]), np.array([[1e-4, -1.3]])]),
+    "prod": (_prod_sum, [np.array([0.5, -1.2, 0.0, 2.0]), np.array([[1.1, 0.7, -0.4]] * 2)]),
+}
+THIRD_CASES = [(name, k) for name, (_, points) in THIRD_ORDER_FUNCTIONS.items()
+               for k in range(len(points))]
+
+
+@pytest.mark.parametrize("name, k", THIRD_CASES)
+def test_third_derivatives(name, k):
+    """The third derivative (reverse over reverse over reverse, and forward over that) against
+    finite differences of srcad's second."""
+    f, points = THIRD_ORDER_FUNCTIONS[name]
+    x = points[k]
+    rng = np.random.default_rng(k)
+    u, v = rng.normal(size=x.shape), rng.normal(size=x.shape)
+
+    def second(y):
+        return np.sum(srcad.grad(lambda z: np.sum(srcad.grad(f)(z) * u))(y) * v)
+
+    third = srcad.grad(second)(x)
+    np.testing.assert_allclose(third, numerical_grad(second, (x,)), rtol=1e-5, atol=1e-6)
+    w = rng.normal(size=x.shape)
+    assert srcad.jvp(second, (x,), (w,))[1] == pytest.approx(np.sum(third * w), rel=1e-9,
+                                                             abs=1e-12)

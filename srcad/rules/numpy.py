@@ -504,7 +504,9 @@ defhelper(H.grad_cross_b, CROSS, value="np.cross(a, g, axisa, axisb, axisc)",
           a="grad_cross_a(value, a, g, axisa, axisb, axisc)",
           jvp=dict(value="grad_cross_b(t, a, b, axisa, axisb, axisc)",
                    a="grad_cross_b(value, t, b, axisa, axisb, axisc)"))
-defvjp(H.dsinc, "x", x="g * d2sinc(x)", broadcast=True)  # d2sinc has no rule: third order
+defvjp(H.dsinc, "x", x="g * d2sinc(x)", broadcast=True)
+defvjp(H.d2sinc, "x", x="g * sinc_derivative(3, x)", broadcast=True)  # and every order after
+defvjp(H.sinc_derivative, "n, x", x="g * sinc_derivative(n + 1, x)", zero="n", broadcast=True)
 
 # ---------------------------------------------------------------- array creation
 defvjp(np.linspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0",

@@ -38,12 +38,39 @@ def dsinc(x):
 @helper("numpy")
 def d2sinc(x):
     """The second derivative of ``np.sinc``: ``-pi^2 sinc(x) - 2 dsinc(x) / x``, and
-    ``-pi^2 / 3 + pi^4 x^2 / 10`` near 0 (it has no rule: a third derivative is refused)."""
+    ``-pi^2 / 3 + pi^4 x^2 / 10`` near 0 (its rule: :func:`sinc_derivative` at 3)."""
     x = _asarray(x, dtype=float)
     small = np.abs(x) < _SMALL
     safe = np.where(small, 1.0, x)
     out = np.where(small, -_PI2 / 3 + _PI2 ** 2 * x ** 2 / 10,
                    -_PI2 * np.sinc(safe) - 2 * dsinc(safe) / safe)
+    return float(out) if out.ndim == 0 else out
+
+
+def _sinc_at_zero(m):
+    """The m-th derivative of ``np.sinc`` at 0: ``pi^m cos(m pi / 2) / (m + 1)``."""
+    return 0.0 if m % 2 else (-1) ** (m // 2) * np.pi ** m / (m + 1)
+
+
+@helper("numpy")
+def sinc_derivative(n, x):
+    """The ``n``-th derivative of ``np.sinc`` at ``x``, for every ``n`` (its rule is this
+    function at ``n + 1``: derivatives of every order). From ``(x sinc)^(n) = x sinc^(n) + n
+    sinc^(n-1) = pi^(n-1) sin(pi x + n pi / 2)`` where ``|x| >= 1``; inside, the Taylor series
+    at 0 (an entire function: 40 terms are exact to double precision there, where the
+    recurrence would cancel)."""
+    x = _asarray(x, dtype=float)
+    small = np.abs(x) < 1.0
+    safe = np.where(small, 1.0, x)
+    f = np.sinc(safe)
+    for m in range(1, n + 1):
+        f = (np.pi ** (m - 1) * np.sin(np.pi * safe + m * np.pi / 2) - m * f) / safe
+    series = np.zeros_like(x)
+    term = np.ones_like(x)  # x^k / k!
+    for k in range(40):
+        series = series + _sinc_at_zero(n + k) * term
+        term = term * x / (k + 1)
+    out = np.where(small, series, f)
     return float(out) if out.ndim == 0 else out
 
 
