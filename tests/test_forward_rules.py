@@ -412,6 +412,11 @@ ex(HS + "grad_cumprod(value, a, axis)", "H.grad_cumprod(w, a)", w=(6,), a=M)
 ex(HS + "tangent_cumprod(value, a, axis)", "H.tangent_cumprod(w, a, 0)", w=M, a=M)
 ex(HS + "cumprod_hvp(value, w, a, axis)", f"H.cumprod_hvp(w, u, {POINT}, 1)", w=M, u=M)
 ex(HS + "cumprod_d2(u, v, a, axis)", f"H.cumprod_d2(u, v, {POINT}, 1)", u=M, v=M)
+ex(HS + "cumprod_hvp(value, w, a, axis)", "H.cumprod_hvp(w, u, a, 1)", w=M, u=M, a=M)
+ex(HS + "cumprod_d2(u, v, a, axis)", "H.cumprod_d2(u, v, a)", u=V, v=V, a=V)
+ex(HS + "cumprod_d3(u, v, w, a, axis)", f"H.cumprod_d3(u, v, w, {POINT}, 1)", u=M, v=M, w=M)
+ex(HS + "cumprod_hvp3(value, u, v, a, axis)", f"H.cumprod_hvp3(w, u, v, {POINT}, 1)", w=M,
+   u=M, v=M)
 NORM_H = "np.linalg.norm(a, axis=1)"
 ex(HS + "grad_norm(value, x, norm, ord, axis, keepdims)",
    f"H.grad_norm(w, a, {NORM_H}, None, 1)", w=(2,), a=M)

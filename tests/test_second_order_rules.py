@@ -42,8 +42,8 @@ THIRD_ORDER = {
 #: (np.prod's has one, prod_d3: a fourth derivative is refused)
 HESSIAN_HELPERS = {
     "H.prod_d3(w, v, a, 1)": dict(w=(2, 3), v=(2, 3), a=(2, 3)),
-    "H.cumprod_hvp(w, u, a, 0)": dict(w=(2, 3), u=(2, 3), a=(2, 3)),
-    "H.cumprod_d2(u, v, a)": dict(u=(3,), v=(3,), a=(3,)),
+    "H.cumprod_hvp3(w, u, v, a, 0)": dict(w=(2, 3), u=(2, 3), v=(2, 3), a=(2, 3)),
+    "H.cumprod_d3(u, v, w, a)": dict(u=(3,), v=(3,), w=(3,), a=(3,)),
     "H.norm_hvp(w, a, np.linalg.norm(a), u)": dict(w=(), u=(3,), a=(3,)),
     "H.solve_gans(m, a, b, x)": dict(m=(3, 3), a=(3, 3), b=(3,), x=(3,)),
 }
@@ -193,14 +193,20 @@ def _sinc_sum(x):
     return np.sum(np.sinc(x) * np.arange(1.0, 1.0 + x.shape[-1]))
 
 
+def _cumprod_sum(x):
+    return np.sum(np.cumprod(x, axis=-1) * np.arange(1.0, 1.0 + x.shape[-1]))
+
+
 def _prod_sum(x):
     return np.sum(np.prod(x, axis=-1))
 
 
-#: functions with third derivatives through a helper's rule: np.sinc (every order), np.prod
+#: functions with third derivatives through a helper's rule: np.sinc (every order), np.prod,
+#: np.cumprod
 THIRD_ORDER_FUNCTIONS = {
     "sinc": (_sinc_sum, [np.array([0.0, 0.4, -0.999, 1.0, 2.7]), np.array([[1e-4, -1.3]])]),
     "prod": (_prod_sum, [np.array([0.5, -1.2, 0.0, 2.0]), np.array([[1.1, 0.7, -0.4]] * 2)]),
+    "cumprod": (_cumprod_sum, [np.array([0.5, -1.2, 0.0, 2.0]), np.array([[1.1, 0.7, -0.4]] * 2)]),
 }
 THIRD_CASES = [(name, k) for name, (_, points) in THIRD_ORDER_FUNCTIONS.items()
                for k in range(len(points))]

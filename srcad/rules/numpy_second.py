@@ -128,8 +128,8 @@ defvjp(np.append, "arr, values, axis=None", arr="grad_append(g, arr, values, axi
 
 # ---------------------------------------------------------------- srcad's helpers: second order
 # parameters read for their shape or piecewise constant are listed in zero=; the point of a
-# Hessian helper (cumprod_hvp's a, ...) is not, so a third derivative is refused (np.prod's
-# has one: prod_d3)
+# Hessian helper (norm_hvp's x, ...) is not, so a third derivative is refused (np.prod's and
+# np.cumprod's have one: prod_d3, cumprod_d3, whose own points are refused)
 defvjp(H.grad_prod, "value, a, axis=None, keepdims=False", zero=("axis", "keepdims"),
        value="np.sum(g * grad_prod(1.0, a, axis, keepdims), axis=axis, keepdims=keepdims)",
        a="prod_hvp(g * grad_sum(value, a, axis, keepdims), a, axis)",
@@ -149,10 +149,25 @@ defvjp(H.tangent_cumprod, "value, a, axis=None", zero="axis",
        jvp=dict(value="tangent_cumprod(t, a, axis)", a="cumprod_d2(value, t, a, axis)"))
 defvjp(H.cumprod_hvp, "value, w, a, axis=None", zero="axis",
        value="cumprod_d2(w, g, a, axis)", w="cumprod_hvp(value, g, a, axis)",
-       jvp=dict(value="cumprod_hvp(t, w, a, axis)", w="cumprod_hvp(value, t, a, axis)"))
+       a="cumprod_hvp3(value, w, g, a, axis)",
+       jvp=dict(value="cumprod_hvp(t, w, a, axis)", w="cumprod_hvp(value, t, a, axis)",
+                a="cumprod_hvp3(value, w, t, a, axis)"))
 defvjp(H.cumprod_d2, "u, v, a, axis=None", zero="axis",
        u="cumprod_hvp(g, v, a, axis)", v="cumprod_hvp(g, u, a, axis)",
-       jvp=dict(u="cumprod_d2(t, v, a, axis)", v="cumprod_d2(u, t, a, axis)"))
+       a="cumprod_hvp3(g, u, v, a, axis)",
+       jvp=dict(u="cumprod_d2(t, v, a, axis)", v="cumprod_d2(u, t, a, axis)",
+                a="cumprod_d3(u, v, t, a, axis)"))
+# the third derivative, symmetric in its directions (a fourth derivative is refused)
+defvjp(H.cumprod_d3, "u, v, w, a, axis=None", zero="axis",
+       u="cumprod_hvp3(g, v, w, a, axis)", v="cumprod_hvp3(g, u, w, a, axis)",
+       w="cumprod_hvp3(g, u, v, a, axis)",
+       jvp=dict(u="cumprod_d3(t, v, w, a, axis)", v="cumprod_d3(u, t, w, a, axis)",
+                w="cumprod_d3(u, v, t, a, axis)"))
+defvjp(H.cumprod_hvp3, "value, u, v, a, axis=None", zero="axis",
+       value="cumprod_d3(u, v, g, a, axis)", u="cumprod_hvp3(value, g, v, a, axis)",
+       v="cumprod_hvp3(value, u, g, a, axis)",
+       jvp=dict(value="cumprod_hvp3(t, u, v, a, axis)", u="cumprod_hvp3(value, t, v, a, axis)",
+                v="cumprod_hvp3(value, u, t, a, axis)"))
 
 # grad_norm's norm is the norm of x (the rule of np.linalg.norm is its only caller): the
 # template for x is the whole second derivative, through the norm too, so norm is listed as zero

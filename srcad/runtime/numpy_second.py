@@ -153,6 +153,49 @@ def cumprod_hvp(value, w, a, axis=None):
     return _match(out, a)
 
 
+@helper("numpy")
+def cumprod_d3(u, v, w, a, axis=None):
+    """The third derivative of ``np.cumprod(a, axis)`` along ``u``, ``v``, ``w`` (symmetric in
+    them): the recurrence of :func:`cumprod_d2` carried for every subset of the directions
+    (the derivative of a running product along a set ``S`` is ``D_S[i] = D_S[i-1] a[i] +
+    sum over x in S of D_{S - x}[i-1] x[i]``; nothing is divided)."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(u), np.shape(v), np.shape(w))
+    xs, *ds = (_last(np.broadcast_to(np.asarray(y, dtype=float), shape), axis)
+               for y in (a, u, v, w))
+    full = (1 << len(ds)) - 1
+    out = np.zeros(xs.shape)
+    if xs.shape[-1]:
+        d = {0: xs[..., 0]}
+        for subset in range(1, full + 1):
+            single = [j for j in range(len(ds)) if subset == 1 << j]
+            d[subset] = ds[single[0]][..., 0] if single else np.zeros(xs.shape[:-1])
+        out[..., 0] = d[full]
+        for i in range(1, xs.shape[-1]):
+            d = {subset: d[subset] * xs[..., i] + sum(
+                d[subset ^ (1 << j)] * ds[j][..., i] for j in range(len(ds))
+                if subset & (1 << j)) for subset in range(full + 1)}
+            out[..., i] = d[full]
+    return out if axis is None else np.moveaxis(out, -1, axis)
+
+
+@helper("numpy")
+def cumprod_hvp3(value, u, v, a, axis=None):
+    """Element ``k`` is ``<value, cumprod_d3(u, v, e_k, a, axis)>``: the gradient of ``<value,
+    cumprod_d2(u, v, a, axis)>`` with respect to ``a`` (as :func:`cumprod_hvp` is for the
+    first derivative)."""
+    x = np.asarray(a, dtype=float)
+    xs = _last(x, axis)
+    us, vs = (_last(np.broadcast_to(np.asarray(y, dtype=float), x.shape), axis) for y in (u, v))
+    vals = _last(np.broadcast_to(np.asarray(value, dtype=float),
+                                 (x.size,) if axis is None else x.shape), axis)
+    n = xs.shape[-1]
+    units = np.eye(n).reshape((n,) + (1,) * (xs.ndim - 1) + (n,))  # [j, ..., i]
+    d3 = cumprod_d3(us[None], vs[None], units, xs[None], -1)  # [j, ..., i]
+    out = np.moveaxis(np.sum(d3 * vals[None], axis=-1), 0, -1)  # [..., j]
+    out = out.reshape(x.shape) if axis is None else np.moveaxis(out, -1, axis)
+    return _match(out, a)
+
+
 # ---------------------------------------------------------------- np.linalg.norm
 
 
