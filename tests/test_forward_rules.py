@@ -217,6 +217,9 @@ ex(SVD, "np.linalg.svd(a, full_matrices=False)[2] ** 2", a=M)
 ex(SVD, "np.linalg.svd(a)[0] * np.linalg.svd(a)[2]", a=(3, 3))
 ex(SVD, "np.linalg.svd(a, full_matrices=False)[1][:, None, :] * np.linalg.svd(a, False)[0]",
    a=(2, 4, 3))
+ex("numpy_helpers.svd_thin(a, full_matrices, compute_uv)", "H.svd_thin(a)[1]", a=M)
+ex("numpy_helpers.svd_thin(a, full_matrices, compute_uv)", "H.svd_thin(a)[0] ** 2", a=(3, 2))
+ex("numpy_helpers.gauge_check(value, j, k)", "H.gauge_check(w, np.eye(2))", w=M)
 QR = "numpy.linalg.qr(a, mode)"
 ex(QR, "np.linalg.qr(a)[0]", a=(4, 3))
 ex(QR, "np.linalg.qr(a)[1]", a=(3, 3))

@@ -13,8 +13,8 @@ Writing ``H(X)`` for the conjugate transpose:
   half of ``i Im P_kk / s_k`` into ``U``'s column and minus half into ``V``'s, and the
   gradient is the exact adjoint of that tangent. A function of ``U``, ``s``, ``Vh`` that does
   not depend on those phases (``abs(U)``, ``U @ diag(s) @ Vh``, ``s``) gets its exact
-  derivative; one that does has none that finite differences could confirm (nor in JAX or
-  PyTorch).
+  derivative; one that does has none that finite differences could confirm: the gradient
+  refuses it (``gauge_check``, when it runs, as PyTorch does), a tangent keeps the choice.
 * ``eigh`` of a complex matrix reads one triangle and the real part of the diagonal (LAPACK's
   Hermitian routines): the gradient is zero elsewhere. The eigenvectors' phases: ``H(V) dV``
   has a zero diagonal in the tangent.
@@ -34,7 +34,7 @@ import numpy as np
 from ..runtime import numpy_helpers as H
 from . import numpy_second as _second
 from .numpy_complex import defcomplex, holomorphic
-from .registry import nondiff
+from .registry import defvjp, nondiff
 
 SWAP = "np.swapaxes({}, -1, -2)"
 HERM = "np.conj(np.swapaxes({}, -1, -2))"
@@ -62,10 +62,12 @@ KV = f"({VH} @ {HERM.format(GVH_BAR)})"
 SVD_INNER = (f"(({F} * ({J} - {HERM.format(J)})) * {S}[..., None, :] + {S}[..., :, None] * "
              f"({F} * ({KV} - {HERM.format(KV)})) + {EYE_S} * {GS}[..., :, None] + 0.5j * "
              f"{EYE_S} * (np.imag({J}) - np.imag({KV})) / {S}[..., :, None])")
-SVD_BAR = (f"{U} @ {SVD_INNER} @ {VH} + (({GU_BAR} - {U} @ ({HERM.format(U)} @ {GU_BAR})) / "
-           f"{S}[..., None, :]) @ {VH} + {U} @ (({GVH_BAR} - ({GVH_BAR} @ {V}) @ {VH}) / "
-           f"{S}[..., :, None])")
-THIN = _second.THIN
+SVD_REST = (f" @ {VH} + (({GU_BAR} - {U} @ ({HERM.format(U)} @ {GU_BAR})) / "
+            f"{S}[..., None, :]) @ {VH} + {U} @ (({GVH_BAR} - ({GVH_BAR} @ {V}) @ {VH}) / "
+            f"{S}[..., :, None])")
+SVD_BAR = f"{U} @ gauge_check({SVD_INNER}, {J}, {KV}){SVD_REST}"
+SVD_BAR_UNCHECKED = f"{U} @ {SVD_INNER}{SVD_REST}"  # for svd_thin (srcad's templates)
+THIN = "svd_thin(a)"  # U and Vh of two calls, in a combination the phases do not change
 SVD_S_BAR = f"({THIN}[0] * np.real(g)[..., None, :]) @ {THIN}[2]"
 P = f"({HERM.format(U)} @ t @ {V})"
 HALF_IM = f"({EYE_S} * 0.5j * np.imag({P}) / {S}[..., :, None])"
@@ -81,6 +83,12 @@ SVD_GRAD = f"np.conj({SVD_BAR} if compute_uv else {SVD_S_BAR})"
 SVD_TANGENT = f"({SVD_T} if compute_uv else {SVD_S_T})"
 defcomplex(np.linalg.svd, "a, full_matrices=True, compute_uv=True", a=SVD_GRAD,
            zero=("full_matrices", "compute_uv"), jvp=dict(a=SVD_TANGENT))
+# srcad's own thin SVD: the real rule of np.linalg.svd, and this form without the check
+defvjp(H.svd_thin, "a, full_matrices=False, compute_uv=True", a=_second.SVD_GRAD, kind="seq",
+       zero=("full_matrices", "compute_uv"), jvp=dict(a=_second.SVD_TANGENT))
+defcomplex(H.svd_thin, "a, full_matrices=False, compute_uv=True",
+           a=f"np.conj({SVD_BAR_UNCHECKED} if compute_uv else {SVD_S_BAR})",
+           zero=("full_matrices", "compute_uv"), jvp=dict(a=SVD_TANGENT))
 
 # ---------------------------------------------------------------- eigh
 EYE_W = "np.eye(np.shape(ans[0])[-1])"
@@ -91,14 +99,19 @@ READ = (f"((np.triu({{0}}, 1) + {HERM.format('np.triu({0}, 1)')} if UPLO == 'U' 
         f"np.tril({{0}}, -1) + {HERM.format('np.tril({0}, -1)')}) + {EYE_W} * np.real({{0}}))")
 EIGH_P = f"({HERM.format(VEC)} @ {READ.format('t')} @ {VEC})"
 GV_BAR = f"np.conj(broadcast_as(g[1], {VEC}))"
-EIGH_M = (f"({VEC} @ ({EYE_W} * np.real(broadcast_as(g[0], ans[0]))[..., :, None] + {GAPS} * "
-          f"({HERM.format(VEC)} @ {GV_BAR})) @ {HERM.format(VEC)})")
+EIGH_M = (f"({VEC} @ gauge_check({EYE_W} * np.real(broadcast_as(g[0], ans[0]))[..., :, None] "
+          f"+ {GAPS} * ({HERM.format(VEC)} @ {GV_BAR}), {HERM.format(VEC)} @ {GV_BAR}) @ "
+          f"{HERM.format(VEC)})")
 EIGH_SYM = f"(0.5 * ({EIGH_M} + {HERM.format(EIGH_M)}))"
 EIGH_BAR = (f"(np.triu({EIGH_SYM}) + np.triu({EIGH_SYM}, 1) if UPLO == 'U' else "
             f"np.tril({EIGH_SYM}) + np.tril({EIGH_SYM}, -1))")
 defcomplex(np.linalg.eigh, "a, UPLO=None", a=f"np.conj({EIGH_BAR})", zero="UPLO",
            jvp=dict(a=f"(np.real(np.sum({EYE_W} * {EIGH_P}, axis=-1)), "
                       f"{VEC} @ ({GAPS} * {EIGH_P}))"))
+
+# the phase check of the gradients above (and of eig's): the identity on its value
+defvjp(H.gauge_check, "value, j, k=0.0", value="g", zero=("j", "k"), complex_ok=True,
+       jvp=dict(value="t"))
 
 # ---------------------------------------------------------------- slogdet
 # with tau = tr(A^-1 dA): d logabsdet = Re tau, d sign = 1j Im(tau) sign; so the gradient is
@@ -114,7 +127,7 @@ ABS = "np.abs(x)"
 SAFE_ABS = f"np.where({ABS} == 0, 1.0, {ABS})"
 BY_ABS = f"grad_norm({{g}}, {ABS}, np.real(ans), ord, axis, keepdims) * np.conj(x) / {SAFE_ABS}"
 AXES = "norm_axes(x, axis)"
-MOVED = f"np.linalg.svd(np.moveaxis(x, {AXES}, (-2, -1)), full_matrices=False)"
+MOVED = f"svd_thin(np.moveaxis(x, {AXES}, (-2, -1)))"
 K = "(0 if ord == 2 else -1)"  # the singular pair of the spectral norms
 PAIR = (f"({MOVED}[0] @ {MOVED}[2] if ord == 'nuc' else {MOVED}[0][..., :, {K}, None] * "
         f"{MOVED}[2][..., None, {K}, :])")

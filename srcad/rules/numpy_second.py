@@ -67,7 +67,8 @@ EIG_Q = (f"({EYE_W} * broadcast_as(g[0], ans[0])[..., :, None] + {GAPS} * ({VT} 
          f"{VT} @ np.conj(ans[1]) @ ({EYE_W} * ({VT} @ {GV}))))")
 EIG_P = "np.linalg.solve(ans[1], t @ ans[1])"
 EIG_C = f"({GAPS} * {EIG_P})"
-defvjp(np.linalg.eig, "a", a=f"np.linalg.solve({VT}, {EIG_Q} @ {VT})", kind="seq",
+defvjp(np.linalg.eig, "a", a=f"np.linalg.solve({VT}, gauge_check({EIG_Q}, {VT} @ {GV}) @ {VT})",
+       kind="seq",
        complex_ok=True, complex_out="always",
        jvp=dict(a=f"(np.sum({EYE_W} * {EIG_P}, axis=-1), ans[1] @ ({EIG_C} - {EYE_W} * "
                   f"(np.conj({VT}) @ ans[1] @ {EIG_C})))"))

@@ -267,3 +267,33 @@ def qr_size(a, mode="reduced", pivoting=False):
             "differentiates the reduced factorisation of a matrix with m >= n",
             construct="np.linalg.qr", hint="pass mode='reduced' (a tall or square matrix)")
     return n
+
+
+@helper("numpy")
+def gauge_check(value, j, k=0.0):
+    """``value``, once checked that the function differentiated does not depend on the phases
+    LAPACK chooses for complex singular vectors or eigenvectors: with ``j``, ``k`` the
+    matrices ``U^H gU`` and ``V^H gV`` (or ``V^T gV`` alone), a change of phase moves it by
+    ``Im(diag(j + k))``, which must be zero. One that does depend on them has no derivative
+    finite differences could confirm: refused (reverse mode; a tangent takes a fixed choice)."""
+    diag = np.diagonal(np.asarray(j), axis1=-2, axis2=-1)
+    if np.ndim(k):
+        diag = diag + np.diagonal(np.asarray(k), axis1=-2, axis2=-1)
+    scale = 1.0 + float(np.max(np.abs(j), initial=0.0)) + float(np.max(np.abs(k), initial=0.0))
+    if np.max(np.abs(np.imag(diag)), initial=0.0) > 1e-6 * scale:
+        raise MissingRuleError(
+            "no derivative of a function of complex singular vectors or eigenvectors that "
+            "depends on their phases (LAPACK's choice: finite differences would follow it, "
+            "no formula can)", construct="np.linalg.svd/eig/eigh",
+            hint="use what does not depend on the phases: np.abs(u), the values, "
+            "u @ np.diag(s) @ vh")
+    return value
+
+
+@helper("numpy")
+def svd_thin(a, full_matrices=False, compute_uv=True):
+    """``np.linalg.svd(a, full_matrices=False)``, as srcad's own templates call it (the
+    gradient of the singular values, of the nuclear and spectral norms): they use ``U`` and
+    ``Vh`` in combinations the phases do not change, sometimes of two calls, so its rule has
+    no :func:`gauge_check` (``full_matrices``, ``compute_uv``: for the rule's templates)."""
+    return np.linalg.svd(a, full_matrices=False)
