@@ -217,6 +217,13 @@ ex(SVD, "np.linalg.svd(a, full_matrices=False)[2] ** 2", a=M)
 ex(SVD, "np.linalg.svd(a)[0] * np.linalg.svd(a)[2]", a=(3, 3))
 ex(SVD, "np.linalg.svd(a, full_matrices=False)[1][:, None, :] * np.linalg.svd(a, False)[0]",
    a=(2, 4, 3))
+ex("numpy_helpers.svd_thin(a, full_matrices, compute_uv)", "H.svd_thin(a)[1]", a=M)
+ex("numpy_helpers.svd_thin(a, full_matrices, compute_uv)", "H.svd_thin(a)[0] ** 2", a=(3, 2))
+ex("numpy_helpers.gauge_check(value, j, k)", "H.gauge_check(w, np.eye(2))", w=M)
+QR = "numpy.linalg.qr(a, mode)"
+ex(QR, "np.linalg.qr(a)[0]", a=(4, 3))
+ex(QR, "np.linalg.qr(a)[1]", a=(3, 3))
+ex(QR, "np.linalg.qr(a, mode='complete')[0] * np.linalg.qr(a)[1]", a=(2, 3, 3))
 ex("numpy.linalg.eig(a)", "np.linalg.eig(a)[0]", a=("realeig", 3))
 ex("numpy.linalg.eig(a)", "np.linalg.eig(a)[1] ** 2", a=("realeig", 3))
 
@@ -323,6 +330,8 @@ for name in ("deg2rad", "radians", "rad2deg", "degrees", "sinc"):
     ex(f"numpy.{name}(x)", f"np.{name}(x)", x=M)
 ex("numpy.sinc(x)", "np.sinc(x)", x=S)
 ex("numpy.sinc(x)", "np.sinc(x * 0.0)", x=V)  # at 0, where sinc's derivatives are series
+# np.sign: flat for real numbers (its rule carries the complex form, tests/test_complex.py)
+ex("numpy.sign(x)", "np.sign(x) * x", x=M)
 ex("numpy.nan_to_num(x, copy, nan, posinf, neginf)", "np.nan_to_num(x)", x=M)
 ex("numpy.column_stack(tup)", "np.column_stack([a, b])", a=(2,), b=M)
 if hasattr(np, "row_stack"):  # removed in NumPy 2.5
@@ -357,6 +366,10 @@ ex("numpy_helpers.grad_diff(value, a, n, axis)", "H.grad_diff(w, a, 2, 0)", w=(2
 ex("numpy_helpers.grad_column_stack(value, tup)", "H.grad_column_stack(w, [a, b])[1]",
    w=(2, 4), a=(2,), b=M)
 ex("numpy_helpers.dsinc(x)", "H.dsinc(x)", x=M)
+ex("numpy_helpers.dsinc(x)", "H.dsinc(x * 0.0 + 0.25)", x=V)  # inside |x| < 1: the series
+ex("numpy_helpers.d2sinc(x)", "H.d2sinc(x)", x=M)
+ex("numpy_helpers.sinc_derivative(n, x)", "H.sinc_derivative(3, x)", x=M)
+ex("numpy_helpers.sinc_derivative(n, x)", "H.sinc_derivative(4, x * 3.0)", x=V)
 ex("numpy.linalg.eigh(a, UPLO)", "np.linalg.eigh(a)[0]", a=("spd", 3))
 ex("numpy.linalg.eigh(a, UPLO)", "np.linalg.eigh(a)[1] ** 2", a=("spd", 3))
 ex("numpy.linalg.eigh(a, UPLO)",
@@ -396,11 +409,19 @@ ex(HS + "grad_prod(value, a, axis, keepdims)", "H.grad_prod(w, a)", w=S, a=V)
 # derivative is refused: tests/test_second_order_rules.py)
 POINT = "(1.0 + np.arange(6.0).reshape(2, 3) / 7)"
 ex(HS + "prod_hvp(w, a, axis)", f"H.prod_hvp(w, {POINT}, 1)", w=M)
+ex(HS + "prod_hvp(w, a, axis)", "H.prod_hvp(w, a, 1)", w=M, a=M)  # np.prod's third derivative
+ex(HS + "prod_hvp(w, a, axis)", "H.prod_hvp(w, a)", w=V, a=V)
+ex(HS + "prod_d3(w, v, a, axis)", f"H.prod_d3(w, v, {POINT}, 1)", w=M, v=M)
 ex(HS + "grad_cumprod(value, a, axis)", "H.grad_cumprod(w, a, 1)", w=M, a=M)
 ex(HS + "grad_cumprod(value, a, axis)", "H.grad_cumprod(w, a)", w=(6,), a=M)
 ex(HS + "tangent_cumprod(value, a, axis)", "H.tangent_cumprod(w, a, 0)", w=M, a=M)
 ex(HS + "cumprod_hvp(value, w, a, axis)", f"H.cumprod_hvp(w, u, {POINT}, 1)", w=M, u=M)
 ex(HS + "cumprod_d2(u, v, a, axis)", f"H.cumprod_d2(u, v, {POINT}, 1)", u=M, v=M)
+ex(HS + "cumprod_hvp(value, w, a, axis)", "H.cumprod_hvp(w, u, a, 1)", w=M, u=M, a=M)
+ex(HS + "cumprod_d2(u, v, a, axis)", "H.cumprod_d2(u, v, a)", u=V, v=V, a=V)
+ex(HS + "cumprod_d3(u, v, w, a, axis)", f"H.cumprod_d3(u, v, w, {POINT}, 1)", u=M, v=M, w=M)
+ex(HS + "cumprod_hvp3(value, u, v, a, axis)", f"H.cumprod_hvp3(w, u, v, {POINT}, 1)", w=M,
+   u=M, v=M)
 NORM_H = "np.linalg.norm(a, axis=1)"
 ex(HS + "grad_norm(value, x, norm, ord, axis, keepdims)",
    f"H.grad_norm(w, a, {NORM_H}, None, 1)", w=(2,), a=M)
@@ -667,9 +688,7 @@ NO_FORWARD = set()
 
 #: rules whose gradient calls a helper that has no rule itself: a second derivative (in either
 #: mode) is refused with a MissingRuleError naming that helper
-NO_SECOND = {
-    "numpy_helpers.dsinc(x)": "d2sinc",  # sinc's third derivative
-}
+NO_SECOND = {}  # (np.sinc's helpers have rules of every order: sinc_derivative)
 
 
 # ---------------------------------------------------------------- building the functions
@@ -760,7 +779,7 @@ def _shape(x):
 
 
 #: NumPy >= 2.5's np.linalg.eig returns complex arrays even where the eigenvalues are real:
-#: the result is then complex, and srcad refuses eig's derivative (checked below)
+#: the cases' results are then complex, and grad refuses a complex output (checked below)
 EIG_COMPLEX = np.linalg.eig(np.eye(2))[0].dtype.kind == "c"
 
 

@@ -982,6 +982,26 @@ def test_nondifferentiable_functions_need_no_rule():
         assert not registry.is_nondiff(fn) and not registry.has_rule(fn), fn
 
 
+def rows_by_truncated_index(w):
+    picked = w[:, :-1][np.int64(w[:, -1])]  # the last column, truncated, picks rows
+    return np.sum(picked) + np.sum(np.int32(w) * w)
+
+
+@pytest.mark.parametrize("scale", [1.0, 3.0])
+def test_conversion_to_an_integer_type_is_flat(scale):
+    """np.int64(x) truncates (as int(x)): piecewise constant, against finite differences and
+    autograd."""
+    w = np.random.default_rng(3).uniform(0.1, 4.9, size=(5, 4)) * scale / 3
+    g = srcad.grad(rows_by_truncated_index)(w)
+    np.testing.assert_allclose(g, numerical_grad(rows_by_truncated_index, (w,)), atol=1e-6)
+    if autograd is not None:
+        theirs = autograd.grad(lambda w: anp.sum(w[:, :-1][anp.int64(w[:, -1])])
+                               + anp.sum(anp.int32(w) * w))(w)
+        np.testing.assert_allclose(g, theirs, rtol=1e-12)
+    u = np.ones_like(w)
+    assert srcad.jvp(rows_by_truncated_index, (w,), (u,))[1] == pytest.approx(np.sum(g * u))
+
+
 def test_declared_kinds_are_the_analysis_kinds():
     from srcad.core.kinds import ARRAY, SEQ
     from srcad.rules import registry

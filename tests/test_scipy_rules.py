@@ -81,6 +81,11 @@ ROWS = [
     ("yn", "special.yn(2, x)", dict(x=POS)),
     ("multigammaln", "special.multigammaln(x, 3)", dict(x=(1.5, 3.0))),
     ("rgamma", "special.rgamma(x)", dict(x=POS)),
+    ("loggamma", "special.loggamma(x)", dict(x=POS)),
+    ("erfi", "special.erfi(x)", dict(x=ANY)),
+    ("erfcx", "special.erfcx(x)", dict(x=ANY)),
+    ("dawsn", "special.dawsn(x)", dict(x=ANY)),
+    ("wofz", "np.real(special.wofz(x)) + 0.5 * np.imag(special.wofz(x))", dict(x=ANY)),
     ("gammasgn", "special.gammasgn(x) * x", dict(x=ANY)),
     # incomplete gamma and beta: in the limit x only (the shape parameters are constants)
     ("gammainc", "special.gammainc(1.7, x)", dict(x=POS)),
@@ -190,6 +195,12 @@ ROWS = [
     ("solve_banded_matrix", "linalg.solve_banded((2, 0), ab, B)",
      dict(ab="band_2_0", B=ANY + ((5, 2),))),
     ("sqrtm", "linalg.sqrtm(C)", dict(C="spd")),
+    ("logm", "linalg.logm(C)", dict(C="spd")),
+    ("svd", "linalg.svd(M, full_matrices=False)[0] ** 2 + linalg.svd(M)[1][None, :]",
+     dict(M=ANY + ((3, 3),))),
+    ("svd_values", "linalg.svd(M, compute_uv=False)", dict(M=ANY + ((4, 3),))),
+    ("qr", "linalg.qr(M, mode='economic')[0] * 2.0", dict(M=ANY + ((4, 3),))),
+    ("qr_full", "linalg.qr(M)[1]", dict(M=ANY + ((3, 3),))),
     ("expm", "linalg.expm(M)", dict(M=ANY + ((3, 3),))),
     ("expm_batch", "linalg.expm(M)", dict(M=ANY + ((2, 3, 3),))),
     ("solve_sylvester", "linalg.solve_sylvester(M, N, Q)",
@@ -255,8 +266,8 @@ def _value(spec, shape, row_id):
 
 
 def _variants(row_id):
-    if row_id.startswith(("convolve", "linalg", "solve_", "cho", "sqrtm", "expm", "odeint",
-                          "lu_")):
+    if row_id.startswith(("convolve", "linalg", "solve_", "cho", "sqrtm", "logm", "expm", "odeint",
+                          "svd", "qr", "lu_")):
         return ["fixed"]
     if "_axis" in row_id:
         return ["matrix", "broadcast"] if row_id.endswith("_b") else ["matrix"]
@@ -321,10 +332,9 @@ def modules(tmp_path_factory):
 
 
 #: rows whose derivative helpers have no rules (odeint's adjoint): a second derivative through
-#: them is refused, and the test checks that it is
-#: sqrtm too: the root of a real matrix may be complex (its result is taken as complex), and
-#: the rule of solve_sylvester, through which its second derivative goes, is for real numbers
-FIRST_ORDER_ONLY = {r for r, _, _ in ROWS if r.startswith(("odeint", "sqrtm"))}
+#: them is refused, and the test checks that it is (sqrtm's goes through solve_sylvester,
+#: whose rule holds for the complex values sqrtm is taken to give)
+FIRST_ORDER_ONLY = {r for r, _, _ in ROWS if r.startswith("odeint")}
 CASES = [(row_id, variant) for row_id, _, _ in ROWS for variant in _variants(row_id)]
 
 

@@ -34,16 +34,16 @@ from srcad.runtime import HELPERS
 
 #: helpers some template calls that have no rule: a derivative through them is a third one
 THIRD_ORDER = {
-    "d2sinc": "the second derivative of np.sinc",
     "tangent_grad_solve_a": "the forward form of grad_solve_a's rule (a batched solve)",
     "tangent_grad_solve_b": "the forward form of grad_solve_b's rule (a batched solve)",
 }
 
 #: the Hessian helpers: linear in their vectors; a derivative at their point is a third one
+#: (np.prod's has one, prod_d3: a fourth derivative is refused)
 HESSIAN_HELPERS = {
-    "H.prod_hvp(w, a, 1)": dict(w=(2, 3), a=(2, 3)),
-    "H.cumprod_hvp(w, u, a, 0)": dict(w=(2, 3), u=(2, 3), a=(2, 3)),
-    "H.cumprod_d2(u, v, a)": dict(u=(3,), v=(3,), a=(3,)),
+    "H.prod_d3(w, v, a, 1)": dict(w=(2, 3), v=(2, 3), a=(2, 3)),
+    "H.cumprod_hvp3(w, u, v, a, 0)": dict(w=(2, 3), u=(2, 3), v=(2, 3), a=(2, 3)),
+    "H.cumprod_d3(u, v, w, a)": dict(u=(3,), v=(3,), w=(3,), a=(3,)),
     "H.norm_hvp(w, a, np.linalg.norm(a), u)": dict(w=(), u=(3,), a=(3,)),
     "H.solve_gans(m, a, b, x)": dict(m=(3, 3), a=(3, 3), b=(3,), x=(3,)),
 }
@@ -187,3 +187,45 @@ def test_third_derivatives_are_refused(call, tmp_path):
         args[1] = args[1] @ args[1].T + 3 * np.eye(3)
     with pytest.raises(srcad.MissingRuleError, match="with respect to its argument '[ax]'"):
         srcad.grad(module.f, wrt=names.index("a"))(*args)
+
+
+def _sinc_sum(x):
+    return np.sum(np.sinc(x) * np.arange(1.0, 1.0 + x.shape[-1]))
+
+
+def _cumprod_sum(x):
+    return np.sum(np.cumprod(x, axis=-1) * np.arange(1.0, 1.0 + x.shape[-1]))
+
+
+def _prod_sum(x):
+    return np.sum(np.prod(x, axis=-1))
+
+
+#: functions with third derivatives through a helper's rule: np.sinc (every order), np.prod,
+#: np.cumprod
+THIRD_ORDER_FUNCTIONS = {
+    "sinc": (_sinc_sum, [np.array([0.0, 0.4, -0.999, 1.0, 2.7]), np.array([[1e-4, -1.3]])]),
+    "prod": (_prod_sum, [np.array([0.5, -1.2, 0.0, 2.0]), np.array([[1.1, 0.7, -0.4]] * 2)]),
+    "cumprod": (_cumprod_sum, [np.array([0.5, -1.2, 0.0, 2.0]), np.array([[1.1, 0.7, -0.4]] * 2)]),
+}
+THIRD_CASES = [(name, k) for name, (_, points) in THIRD_ORDER_FUNCTIONS.items()
+               for k in range(len(points))]
+
+
+@pytest.mark.parametrize("name, k", THIRD_CASES)
+def test_third_derivatives(name, k):
+    """The third derivative (reverse over reverse over reverse, and forward over that) against
+    finite differences of srcad's second."""
+    f, points = THIRD_ORDER_FUNCTIONS[name]
+    x = points[k]
+    rng = np.random.default_rng(k)
+    u, v = rng.normal(size=x.shape), rng.normal(size=x.shape)
+
+    def second(y):
+        return np.sum(srcad.grad(lambda z: np.sum(srcad.grad(f)(z) * u))(y) * v)
+
+    third = srcad.grad(second)(x)
+    np.testing.assert_allclose(third, numerical_grad(second, (x,)), rtol=1e-5, atol=1e-6)
+    w = rng.normal(size=x.shape)
+    assert srcad.jvp(second, (x,), (w,))[1] == pytest.approx(np.sum(third * w), rel=1e-9,
+                                                             abs=1e-12)

@@ -96,6 +96,21 @@ class Analysis(ValueKinds):
         """Whether an operand of ``prim`` may be complex."""
         return any(self.is_complex(a) for a in list(prim.args) + list(prim.kwargs.values()))
 
+    def piecewise_constant(self, fn, prim):
+        """Whether ``fn`` (declared ``nondiff``) has a zero derivative in this call: always,
+        except a function piecewise constant for real numbers only (``np.sign``) given a value
+        that may be complex, whose complex form (a rule) is used instead where it has one."""
+        if not registry.is_nondiff(fn):
+            return False
+        if not (self.complex and self.any_complex(prim)):
+            return True
+        try:
+            if fn not in registry.real_only:
+                return True
+        except TypeError:  # an unhashable callable
+            return True
+        return not any(rule.complex_rule is not None for rule in registry.rules_for(fn))
+
     def rule_form(self, rule, prim):
         """The form of ``rule`` for this call: its complex form where an operand may be
         complex and it has one, else itself."""
@@ -210,7 +225,7 @@ class Analysis(ValueKinds):
             fn = registry.methods.get(fn.name, fn)
         elif isinstance(fn, ir.Attr):
             fn = registry.attributes.get(fn.name, fn)
-        if isinstance(fn, ir.BoolOp) or registry.is_nondiff(fn):
+        if isinstance(fn, ir.BoolOp) or self.piecewise_constant(fn, value):
             return []
         if fn is operator.getitem:
             return list(ir.atoms_in(value.args[0]))

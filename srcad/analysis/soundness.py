@@ -96,7 +96,7 @@ class Check:
                              "srcad gives random samplers no derivative in their parameters",
                              "reparameterise: draw from a fixed distribution and transform "
                              "the draw, e.g. mu + sigma * np.random.standard_normal(size)")
-        if registry.is_nondiff(fn):
+        if self.an.piecewise_constant(fn, prim):
             if matters and safe_in(fn, registry.real_only) and self.an.any_complex(prim):
                 raise self.complex_error(stmt, prim)
             return

@@ -7,6 +7,8 @@
   srcad's gradient helpers that second derivatives need.
 * :mod:`srcad.rules.numpy_complex` — complex numbers: which rules hold for them, the complex
   forms of ``abs``, ``np.real``, ``np.conj``, ..., and ``np.fft``.
+* :mod:`srcad.rules.numpy_complex_linalg` — the complex forms of ``np.linalg.svd``, ``eigh``,
+  ``eig`` and ``norm``.
 * :mod:`srcad.rules.scipy_special`, :mod:`srcad.rules.scipy_stats`,
   :mod:`srcad.rules.scipy_signal`, :mod:`srcad.rules.scipy_linalg`,
   :mod:`srcad.rules.scipy_integrate` — SciPy (optional: each loaded the first time a rule is
@@ -17,6 +19,7 @@
 
 from . import numpy as _numpy_rules  # noqa: F401  (registers the rules)
 from . import numpy_complex as _complex_rules  # noqa: F401
+from . import numpy_complex_linalg as _complex_linalg_rules  # noqa: F401
 from . import numpy_second as _numpy_second_rules  # noqa: F401
 from . import python as _python_rules  # noqa: F401
 from .registry import GENERIC, Rule, defattr, defer, defmethod, defvjp, nondiff, registry

@@ -511,7 +511,9 @@ defhelper(H.grad_cross_b, CROSS, value="np.cross(a, g, axisa, axisb, axisc)",
           a="grad_cross_a(value, a, g, axisa, axisb, axisc)",
           jvp=dict(value="grad_cross_b(t, a, b, axisa, axisb, axisc)",
                    a="grad_cross_b(value, t, b, axisa, axisb, axisc)"))
-defvjp(H.dsinc, "x", x="g * d2sinc(x)", broadcast=True)  # d2sinc has no rule: third order
+defvjp(H.dsinc, "x", x="g * d2sinc(x)", broadcast=True)
+defvjp(H.d2sinc, "x", x="g * sinc_derivative(3, x)", broadcast=True)  # and every order after
+defvjp(H.sinc_derivative, "n, x", x="g * sinc_derivative(n + 1, x)", zero="n", broadcast=True)
 
 # ---------------------------------------------------------------- array creation
 defvjp(np.linspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0",
@@ -550,6 +552,9 @@ nondiff(np.argmax, np.argmin, np.argsort, np.argpartition, np.nonzero, np.flatno
 # piecewise constant
 nondiff(np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix,
         np.floor_divide, np.heaviside)
+# conversion to an integer or boolean type (np.int64(x) truncates, as int(x) does)
+nondiff(np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+        np.intp, np.uintp, np.bool_)
 # comparisons and tests
 nondiff(np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
         np.isfinite, np.isnan, np.isinf, np.isneginf, np.isposinf, np.isclose, np.allclose,

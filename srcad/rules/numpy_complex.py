@@ -20,6 +20,7 @@ import operator
 
 import numpy as np
 
+from ..runtime import containers
 from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers as H
 from . import numpy as _numpy_rules  # noqa: F401  (the rules marked below, loaded first)
@@ -58,7 +59,8 @@ holomorphic(operator.add, operator.sub, operator.mul, operator.truediv, operator
 holomorphic(runtime.add, runtime.mutable, runtime.like, runtime.like_grad, runtime.check_real,
             runtime.where, runtime.unbroadcast,
             runtime.unbroadcast_to, runtime.broadcast_as, runtime.fill, runtime.total,
-            runtime.scatter, runtime.cleared, runtime.expand)
+            runtime.scatter, runtime.cleared, runtime.expand, containers.seq_grad,
+            containers.seq_back)
 # ufuncs (arccosh is not here: 1 / sqrt(z**2 - 1) takes the wrong branch for some z)
 holomorphic(np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh,
             np.tanh, np.arcsinh, np.arctanh, np.exp, np.exp2, np.expm1, np.log, np.log2,
@@ -87,7 +89,9 @@ holomorphic(H.grad_sum, H.grad_mean, H.grad_cumsum, H.grad_dot_a, H.grad_dot_b,
 
 # tests of complexness: booleans
 nondiff(np.iscomplex, np.isreal)
-# np.sign(z) is z / |z| for a complex z, not piecewise constant: refused there
+# np.sign(z) is z / |z| for a complex z, not piecewise constant: its complex form (below) is
+# used there (srcad.analysis.analyse.Analysis.piecewise_constant); runtime.sign, the scalar
+# spelling, has none and is refused
 registry.real_only.update({np.sign, runtime.sign})
 
 # the real part the reverse sweep takes of what flows into a real container (a list, a tuple)
@@ -125,6 +129,15 @@ defcomplex(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True
 # arccosh: 1 / sqrt(z**2 - 1) takes the other branch for some z; NumPy's branch has this one
 ACOSH = "(np.sqrt(x - 1) * np.sqrt(x + 1))"
 defcomplex(np.arccosh, "x", x=f"g / {ACOSH}", jvp=dict(x=f"t / {ACOSH}"))
+
+# ---------------------------------------------------------------- sign
+# np.sign(z) = z / |z| (0 at 0): d sign = (dz - sign Re(conj(sign) dz)) / |z|, whose adjoint
+# is (g - Re(g sign) conj(sign)) / |z|; zero at z = 0, as abs's is. For a real x np.sign is
+# piecewise constant (nondiff): its real rule is flat, there only to carry this form
+defvjp(np.sign, "x", zero="x")
+OVER_ABS = "/ np.where(np.abs(x) == 0, np.inf, np.abs(x))"
+defcomplex(np.sign, "x", x=f"(g - np.real(g * ans) * np.conj(ans)) {OVER_ABS}",
+           jvp=dict(x=f"(t - ans * np.real(np.conj(ans) * t)) {OVER_ABS}"))
 
 # ---------------------------------------------------------------- variance, standard deviation
 # real results of complex values: var = mean |a - mean(a)|^2, so g * 2 conj(a - mean) / n

@@ -49,24 +49,58 @@ DV = (f"{V} @ ({F} * ({S}[..., :, None] * {P} + {SWAP.format(P)} * {S}[..., None
       f"{S}[..., None, :]")
 SVD_UV_T = f"({DU}, np.diagonal({P}, 0, -2, -1), {SWAP.format(DV)})"
 SVD_S_T = f"np.sum({THIN}[0] * (t @ {SWAP.format(f'{THIN}[2]')}), axis=-2)"
-defvjp(np.linalg.svd, "a, full_matrices=True, compute_uv=True",
-       a=f"({SVD_UV} if compute_uv else {SVD_S})", zero=("full_matrices", "compute_uv"),
-       jvp=dict(a=f"({SVD_UV_T} if compute_uv else {SVD_S_T})"))
+SVD_GRAD = f"({SVD_UV} if compute_uv else {SVD_S})"
+SVD_TANGENT = f"({SVD_UV_T} if compute_uv else {SVD_S_T})"
+defvjp(np.linalg.svd, "a, full_matrices=True, compute_uv=True", a=SVD_GRAD,
+       zero=("full_matrices", "compute_uv"), jvp=dict(a=SVD_TANGENT))
 
-# np.linalg.eig of a real matrix with real, distinct eigenvalues (eig_size refuses complex
-# ones): with Q = diag(gw) + F * (V'gV - V'V diag(V'gV)), F[i, j] = 1 / (w[j] - w[i]), the
-# gradient is V^-T Q V' (NumPy's eigenvectors have unit norm: the second term keeps them so)
+# np.linalg.eig (distinct eigenvalues): its results are taken as complex, whatever a is (a
+# real matrix may have complex eigenvalues, and NumPy >= 2.5 returns complex arrays always;
+# what flows back into a real a is the real part). With P = V^-1 dA V and F[i, j] =
+# 1 / (w[j] - w[i]), dw = diag(P) and dV = V (F * P - diag(V^H V (F * P))): each eigenvector
+# keeps its norm and its phase, as NumPy's are unit vectors. Complex-linear in dA, so the
+# gradient is the transpose: V^-T Q V' with Q = diag(gw) + F * (V'gV - V'conj(V) diag(V'gV))
 EYE_W = "np.eye(eig_size(ans[0]))"
 GAPS = f"(1.0 / (ans[0][..., None, :] - ans[0][..., :, None] + {EYE_W}) - {EYE_W})"
 VT, GV = SWAP.format("ans[1]"), "broadcast_as(g[1], ans[1])"
 EIG_Q = (f"({EYE_W} * broadcast_as(g[0], ans[0])[..., :, None] + {GAPS} * ({VT} @ {GV} - "
-         f"{VT} @ ans[1] @ ({EYE_W} * ({VT} @ {GV}))))")
+         f"{VT} @ np.conj(ans[1]) @ ({EYE_W} * ({VT} @ {GV}))))")
 EIG_P = "np.linalg.solve(ans[1], t @ ans[1])"
 EIG_C = f"({GAPS} * {EIG_P})"
-defvjp(np.linalg.eig, "a", a=f"np.linalg.solve({VT}, {EIG_Q} @ {VT})", kind="seq",
-       jvp=dict(a=f"(np.diagonal({EIG_P}, 0, -2, -1), ans[1] @ ({EIG_C} - {EYE_W} * "
-                  f"({VT} @ ans[1] @ {EIG_C})))"))
-nondiff(H.svd_rank, H.eig_size, H.cholesky_upper)
+defvjp(np.linalg.eig, "a", a=f"np.linalg.solve({VT}, gauge_check({EIG_Q}, {VT} @ {GV}) @ {VT})",
+       kind="seq",
+       complex_ok=True, complex_out="always",
+       jvp=dict(a=f"(np.sum({EYE_W} * {EIG_P}, axis=-1), ans[1] @ ({EIG_C} - {EYE_W} * "
+                  f"(np.conj({VT}) @ ans[1] @ {EIG_C})))"))
+
+# np.linalg.qr, reduced (m >= n; qr_size refuses the rest): with X = Q' dA R^-1 and
+# W = tril(X, -1) - tril(X, -1)', dQ = Q W + (dA - Q Q' dA) R^-1 and dR = Q' dA - W R; the
+# gradient, by duality, is (Q gR R' + gQ - Q Q' gQ + Q tril(M - M', -1)) R^-T with
+# M = Q' gQ - gR R'
+Q, R = "ans[0][..., :qr_size(a, mode)]", "ans[1]"  # (all of Q's columns, once checked)
+
+
+def _right_inv_t(x):
+    """``x @ inv(R)'``: a solve with R (no inverse formed)."""
+    return SWAP.format(f"np.linalg.solve({R}, {SWAP.format(x)})")
+
+
+def _right_inv(x):
+    """``x @ inv(R)``."""
+    return SWAP.format(f"np.linalg.solve({SWAP.format(R)}, {SWAP.format(x)})")
+
+
+GQ, GR = f"broadcast_as(g[0], {Q})", f"broadcast_as(g[1], {R})"
+QR_M = f"({SWAP.format(Q)} @ {GQ} - {GR} @ {SWAP.format(R)})"
+QR_GRAD = _right_inv_t(f"{Q} @ ({GR} @ {SWAP.format(R)}) + {GQ} - {Q} @ ({SWAP.format(Q)} @ "
+                       f"{GQ}) + {Q} @ np.tril({QR_M} - {SWAP.format(QR_M)}, -1)")
+QR_X = f"({_right_inv(f'{SWAP.format(Q)} @ t')})"
+QR_W = f"(np.tril({QR_X}, -1) - {SWAP.format(f'np.tril({QR_X}, -1)')})"
+QR_T = (f"({Q} @ {QR_W} + {_right_inv(f't - {Q} @ ({SWAP.format(Q)} @ t)')}, "
+        f"{SWAP.format(Q)} @ t - {QR_W} @ {R})")
+defvjp(np.linalg.qr, "a, mode='reduced'", a=QR_GRAD, kind="seq", zero="mode",
+       jvp=dict(a=QR_T))
+nondiff(H.svd_rank, H.eig_size, H.qr_size, H.cholesky_upper)
 
 # ---------------------------------------------------------------- more NumPy
 # np.gradient is linear in f: its gradient is the transpose of each axis's difference matrix
@@ -95,14 +129,18 @@ defvjp(np.append, "arr, values, axis=None", arr="grad_append(g, arr, values, axi
 
 # ---------------------------------------------------------------- srcad's helpers: second order
 # parameters read for their shape or piecewise constant are listed in zero=; the point of a
-# Hessian helper (prod_hvp's a, ...) is not, so a third derivative is refused
+# Hessian helper (norm_hvp's x, ...) is not, so a third derivative is refused (np.prod's and
+# np.cumprod's have one: prod_d3, cumprod_d3, whose own points are refused)
 defvjp(H.grad_prod, "value, a, axis=None, keepdims=False", zero=("axis", "keepdims"),
        value="np.sum(g * grad_prod(1.0, a, axis, keepdims), axis=axis, keepdims=keepdims)",
        a="prod_hvp(g * grad_sum(value, a, axis, keepdims), a, axis)",
        jvp=dict(value="grad_prod(t, a, axis, keepdims)",
                 a="grad_sum(value, a, axis, keepdims) * prod_hvp(t, a, axis)"))
-defvjp(H.prod_hvp, "w, a, axis=None", w="prod_hvp(g, a, axis)", zero="axis",
-       jvp=dict(w="prod_hvp(t, a, axis)"))
+defvjp(H.prod_hvp, "w, a, axis=None", w="prod_hvp(g, a, axis)", a="prod_d3(w, g, a, axis)",
+       zero="axis", jvp=dict(w="prod_hvp(t, a, axis)", a="prod_d3(w, t, a, axis)"))
+# the third derivative, symmetric in w and v (a fourth derivative is refused)
+defvjp(H.prod_d3, "w, v, a, axis=None", w="prod_d3(g, v, a, axis)", v="prod_d3(w, g, a, axis)",
+       zero="axis", jvp=dict(w="prod_d3(t, v, a, axis)", v="prod_d3(w, t, a, axis)"))
 
 defvjp(H.grad_cumprod, "value, a, axis=None", zero="axis",
        value="tangent_cumprod(g, a, axis)", a="cumprod_hvp(value, g, a, axis)",
@@ -112,10 +150,25 @@ defvjp(H.tangent_cumprod, "value, a, axis=None", zero="axis",
        jvp=dict(value="tangent_cumprod(t, a, axis)", a="cumprod_d2(value, t, a, axis)"))
 defvjp(H.cumprod_hvp, "value, w, a, axis=None", zero="axis",
        value="cumprod_d2(w, g, a, axis)", w="cumprod_hvp(value, g, a, axis)",
-       jvp=dict(value="cumprod_hvp(t, w, a, axis)", w="cumprod_hvp(value, t, a, axis)"))
+       a="cumprod_hvp3(value, w, g, a, axis)",
+       jvp=dict(value="cumprod_hvp(t, w, a, axis)", w="cumprod_hvp(value, t, a, axis)",
+                a="cumprod_hvp3(value, w, t, a, axis)"))
 defvjp(H.cumprod_d2, "u, v, a, axis=None", zero="axis",
        u="cumprod_hvp(g, v, a, axis)", v="cumprod_hvp(g, u, a, axis)",
-       jvp=dict(u="cumprod_d2(t, v, a, axis)", v="cumprod_d2(u, t, a, axis)"))
+       a="cumprod_hvp3(g, u, v, a, axis)",
+       jvp=dict(u="cumprod_d2(t, v, a, axis)", v="cumprod_d2(u, t, a, axis)",
+                a="cumprod_d3(u, v, t, a, axis)"))
+# the third derivative, symmetric in its directions (a fourth derivative is refused)
+defvjp(H.cumprod_d3, "u, v, w, a, axis=None", zero="axis",
+       u="cumprod_hvp3(g, v, w, a, axis)", v="cumprod_hvp3(g, u, w, a, axis)",
+       w="cumprod_hvp3(g, u, v, a, axis)",
+       jvp=dict(u="cumprod_d3(t, v, w, a, axis)", v="cumprod_d3(u, t, w, a, axis)",
+                w="cumprod_d3(u, v, t, a, axis)"))
+defvjp(H.cumprod_hvp3, "value, u, v, a, axis=None", zero="axis",
+       value="cumprod_d3(u, v, g, a, axis)", u="cumprod_hvp3(value, g, v, a, axis)",
+       v="cumprod_hvp3(value, u, g, a, axis)",
+       jvp=dict(value="cumprod_hvp3(t, u, v, a, axis)", u="cumprod_hvp3(value, t, v, a, axis)",
+                v="cumprod_hvp3(value, u, t, a, axis)"))
 
 # grad_norm's norm is the norm of x (the rule of np.linalg.norm is its only caller): the
 # template for x is the whole second derivative, through the norm too, so norm is listed as zero

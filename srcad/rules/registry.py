@@ -160,7 +160,9 @@ class Registry:
     def load_pending(self):
         """Load the rules of every optional library imported since the last lookup."""
         for module in [m for m in self.pending if m in sys.modules]:
-            importlib.import_module(self.pending.pop(module))
+            rules_module = self.pending.pop(module, None)  # a rule module loading may look
+            if rules_module is not None:  # rules up, and so load the next ones itself
+                importlib.import_module(rules_module)
 
     def add(self, rule):
         self.rules.setdefault(_key(rule.fn), []).insert(0, rule)

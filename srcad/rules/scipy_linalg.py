@@ -1,6 +1,6 @@
 """Derivative rules for ``scipy.linalg``: ``inv``, ``det``, ``solve``, ``solve_triangular``,
 ``cholesky``, ``cho_factor``/``cho_solve``, ``solve_banded``, ``lu``/``lu_factor``/``lu_solve``,
-``sqrtm``, ``expm`` and ``solve_sylvester``.
+``sqrtm``, ``expm``, ``logm`` and ``solve_sylvester``.
 
 Loaded the first time srcad looks a rule up after the user's code has imported
 ``scipy.linalg`` (see :mod:`srcad.rules.scipy_special`). ``scipy_linalg.f`` in a template is
@@ -26,6 +26,9 @@ import numpy as np
 from scipy import linalg
 
 from ..runtime import scipy_helpers as H
+from . import numpy_complex_linalg as _complex_linalg
+from . import numpy_second as _second
+from .numpy_complex import defcomplex, holomorphic
 from .registry import defvjp as _defvjp
 from .registry import nondiff
 
@@ -160,16 +163,20 @@ defvjp(linalg.sqrtm, "A", A=f"scipy_linalg.solve_sylvester({SWAP.format('ans')},
        complex_out="always")
 
 
-def _frechet(x, e):
-    """The Frechet derivative of expm at ``x`` along ``e``: the top-right block of the
-    exponential of ``[[x, e], [0, x]]``."""
+def _frechet(x, e, fn="expm"):
+    """The Frechet derivative of ``fn`` (a primary matrix function: expm, logm) at ``x`` along
+    ``e``: the top-right block of ``fn`` of ``[[x, e], [0, x]]``."""
     block = (f"np.concatenate([np.concatenate([{x}, {e}], axis=-1), np.concatenate("
              f"[np.zeros_like({x}), {x}], axis=-1)], axis=-2)")
     n = "np.shape(A)[-1]"
-    return f"scipy_linalg.expm({block})[..., :{n}, {n}:]"
+    return f"scipy_linalg.{fn}({block})[..., :{n}, {n}:]"
 
 
 defvjp(linalg.expm, "A", A=_frechet(SWAP.format("A"), "g"), jvp=dict(A=_frechet("A", "t")))
+# logm, the same way (the logarithm of a real matrix with a negative eigenvalue is complex:
+# the result is taken as complex, as sqrtm's); disp= is left out (SciPy deprecates it)
+defvjp(linalg.logm, "A", A=_frechet(SWAP.format("A"), "g", "logm"),
+       jvp=dict(A=_frechet("A", "t", "logm")), complex_out="always")
 # A X + X B = Q: A dX + dX B = dQ - dA X - X dB
 _GQ = f"scipy_linalg.solve_sylvester({SWAP.format('a')}, {SWAP.format('b')}, g)"
 defvjp(linalg.solve_sylvester, "a, b, q", q=_GQ, a=f"-({_GQ} @ {SWAP.format('ans')})",
@@ -274,3 +281,28 @@ defvjp(linalg.lu_solve, "lu_and_piv, b, trans=0, overwrite_b=False, check_finite
                            f"{TRANSPOSED} else {_DA}) @ ans, trans=trans)",
                 b="scipy_linalg.lu_solve(lu_and_piv, t, trans=trans)"))
 nondiff(H.lu_pivots)  # a permutation: piecewise constant
+
+# ---------------------------------------------------------------- factorisations as NumPy's
+# scipy.linalg.svd and qr return what np.linalg.svd and qr return (qr's 'economic' is the
+# reduced factorisation, 'full' the complete one; pivoting=True is refused by qr_size): the
+# same templates (srcad.rules.numpy_second), and svd's complex form
+SVD_SIG = ("a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True, "
+           "lapack_driver='gesdd'")
+SVD_FLAT = ("full_matrices", "compute_uv", "lapack_driver")
+defvjp(linalg.svd, SVD_SIG, kind="seq", a=_second.SVD_GRAD, zero=SVD_FLAT,
+       jvp=dict(a=_second.SVD_TANGENT))
+defcomplex(linalg.svd, SVD_SIG, a=_complex_linalg.SVD_GRAD,
+           zero=SVD_FLAT + ("overwrite_a", "check_finite"),
+           jvp=dict(a=_complex_linalg.SVD_TANGENT))
+QR_CHECKED = "ans[0][..., :qr_size(a, mode, pivoting)]"
+defvjp(linalg.qr, "a, overwrite_a=False, lwork=None, mode='full', pivoting=False, "
+       "check_finite=True", kind="seq", zero=("lwork", "mode", "pivoting"),
+       a=_second.QR_GRAD.replace(_second.Q, QR_CHECKED),
+       jvp=dict(a=_second.QR_T.replace(_second.Q, QR_CHECKED)))
+
+# ---------------------------------------------------------------- complex matrices
+# the templates above that use transposes only (no conjugate) hold for complex matrices as
+# written, in JAX's convention (srcad.rules.numpy_complex): the derivatives of analytic
+# functions (inverse, determinant, solves, the matrix exponential, logarithm and square root)
+holomorphic(linalg.inv, linalg.det, linalg.solve, linalg.expm, linalg.logm, linalg.sqrtm,
+            linalg.solve_sylvester)

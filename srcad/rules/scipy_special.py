@@ -17,6 +17,7 @@ differentiated in their limit ``x`` only: a derivative reaching a shape paramete
 import scipy.special as special
 
 from ..runtime import scipy_helpers as H
+from .numpy_complex import holomorphic
 from .registry import defvjp as _defvjp
 from .registry import nondiff
 
@@ -67,6 +68,12 @@ defvjp(special.erfcinv, "x", x=f"-g * {SQRT_PI_2} * exp(ans ** 2)")
 defvjp(special.ndtr, "x", x=f"g * exp(-0.5 * x ** 2) / {SQRT_2PI}")
 defvjp(special.log_ndtr, "x", x=f"g * exp(-0.5 * x ** 2 - ans) / {SQRT_2PI}")
 defvjp(special.ndtri, "x", x=f"g * {SQRT_2PI} * exp(0.5 * ans ** 2)")
+defvjp(special.erfi, "x", x=f"g * {TWO_SQRT_PI} * exp(x ** 2)")  # -i erf(i x)
+defvjp(special.erfcx, "x", x=f"g * (2 * x * ans - {TWO_SQRT_PI})")  # exp(x^2) erfc(x)
+defvjp(special.dawsn, "x", x="g * (1 - 2 * x * ans)")  # Dawson's integral
+# the Faddeeva function w(z) = exp(-z^2) erfc(-i z): complex even for a real z
+defvjp(special.wofz, "x", x=f"g * (-2 * x * ans + {TWO_SQRT_PI} * 1j)", complex_out="always")
+defvjp(special.loggamma, "x", x="g * special.digamma(x)")
 
 # ---------------------------------------------------------------- logistic
 defvjp(special.expit, "x", x="g * ans * (1 - ans)")
@@ -119,6 +126,14 @@ defvjp(special.softmax, "x, axis=None", x="ans * (g - np.sum(g * ans, axis=axis,
 defvjp(special.log_softmax, "x, axis=None",
        x="g - exp(ans) * np.sum(g, axis=axis, keepdims=True)",
        jvp=dict(x="t - np.sum(exp(ans) * t, axis=axis, keepdims=True)"))
+
+# ---------------------------------------------------------------- complex arguments
+# the functions SciPy computes for complex arguments whose templates are d/dz of a
+# holomorphic function as written (srcad.rules.numpy_complex): digamma is not here (its
+# template's polygamma is real only), nor ive (exp(-|Re z|) is not holomorphic)
+holomorphic(special.erf, special.erfc, special.erfi, special.erfcx, special.dawsn, special.wofz,
+            special.ndtr, special.log_ndtr, special.gamma, special.rgamma, special.loggamma,
+            special.xlogy, special.xlog1py, special.iv, special.jv, special.yv)
 
 # ---------------------------------------------------------------- srcad's own helpers
 nondiff(H.mvn_dim)

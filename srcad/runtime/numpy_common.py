@@ -3,8 +3,8 @@ conventions): axes normalised, a reduction's axes restored, a gradient shaped li
 argument, the transpose of a batch of matrices. Generated code never calls these; the helper
 modules import them under their private names.
 
-Imports only NumPy, ``srcad.core.kinds`` and ``srcad.runtime.arrays`` (a Dask or CuPy array
-stays one: :func:`_asarray`, :func:`_spread`).
+Imports only NumPy, ``srcad.errors``, ``srcad.core.kinds`` and ``srcad.runtime.arrays`` (a
+Dask or CuPy array stays one: :func:`_asarray`, :func:`_spread`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.kinds import PLAIN, duck_array
+from ..errors import MissingRuleError
 from . import arrays
 
 
@@ -76,10 +77,18 @@ def _swap(a):
 def _no_norm_rule(ord, what):  # noqa: A002
     """The refusal for a matrix ``np.linalg.norm`` order without a derivative (a SrcadError,
     raised when the derivative runs: the order is a value)."""
-    from ..errors import MissingRuleError
-
     return MissingRuleError(
         f"no {what} of np.linalg.norm of a matrix with ord={ord!r}",
         construct=f"np.linalg.norm(..., ord={ord!r})",
         hint="use ord None/'fro', 'nuc', 1, -1, 2, -2, inf or -inf, or register a rule with "
         "srcad.defvjp")
+
+
+def _real_point(x, name):
+    """``x`` as a float array, refused if complex: a helper whose derivative is written for a
+    real point (its gradient argument may be complex) never drops an imaginary part."""
+    if np.iscomplexobj(x):
+        raise MissingRuleError(
+            f"srcad's helper {name} is written for a real point and was given a complex one",
+            construct=name, hint="take np.abs(...) or np.real(...) of the value first")
+    return _asarray(x, dtype=float)

@@ -39,12 +39,39 @@ def dsinc(x):
 @helper("numpy")
 def d2sinc(x):
     """The second derivative of ``np.sinc``: ``-pi^2 sinc(x) - 2 dsinc(x) / x``, and
-    ``-pi^2 / 3 + pi^4 x^2 / 10`` near 0 (it has no rule: a third derivative is refused)."""
+    ``-pi^2 / 3 + pi^4 x^2 / 10`` near 0 (its rule: :func:`sinc_derivative` at 3)."""
     x = _asarray(x, dtype=float)
     small = np.abs(x) < _SMALL
     safe = np.where(small, 1.0, x)
     out = np.where(small, -_PI2 / 3 + _PI2 ** 2 * x ** 2 / 10,
                    -_PI2 * np.sinc(safe) - 2 * dsinc(safe) / safe)
+    return float(out) if out.ndim == 0 else out
+
+
+def _sinc_at_zero(m):
+    """The m-th derivative of ``np.sinc`` at 0: ``pi^m cos(m pi / 2) / (m + 1)``."""
+    return 0.0 if m % 2 else (-1) ** (m // 2) * np.pi ** m / (m + 1)
+
+
+@helper("numpy")
+def sinc_derivative(n, x):
+    """The ``n``-th derivative of ``np.sinc`` at ``x``, for every ``n`` (its rule is this
+    function at ``n + 1``: derivatives of every order). From ``(x sinc)^(n) = x sinc^(n) + n
+    sinc^(n-1) = pi^(n-1) sin(pi x + n pi / 2)`` where ``|x| >= 1``; inside, the Taylor series
+    at 0 (an entire function: 40 terms are exact to double precision there, where the
+    recurrence would cancel)."""
+    x = _asarray(x, dtype=float)
+    small = np.abs(x) < 1.0
+    safe = np.where(small, 1.0, x)
+    f = np.sinc(safe)
+    for m in range(1, n + 1):
+        f = (np.pi ** (m - 1) * np.sin(np.pi * safe + m * np.pi / 2) - m * f) / safe
+    series = np.zeros_like(x)
+    term = np.ones_like(x)  # x^k / k!
+    for k in range(40):
+        series = series + _sinc_at_zero(n + k) * term
+        term = term * x / (k + 1)
+    out = np.where(small, series, f)
     return float(out) if out.ndim == 0 else out
 
 
@@ -250,12 +277,55 @@ def svd_rank(a, full_matrices=True):
 
 @helper("numpy")
 def eig_size(w):
-    """The number of eigenvalues ``w`` holds, when they are real: srcad differentiates
-    ``np.linalg.eig`` of a real matrix whose eigenvalues are real (complex ones are
-    refused)."""
-    if np.iscomplexobj(w):
-        raise MissingRuleError(
-            "no derivative of np.linalg.eig where the eigenvalues are complex (srcad "
-            "differentiates real eigendecompositions)", construct="np.linalg.eig",
-            hint="for a symmetric matrix use np.linalg.eigh")
+    """The number of eigenvalues ``w`` holds (those of ``np.linalg.eig``, real or complex)."""
     return np.shape(w)[-1]
+
+
+@helper("numpy")
+def qr_size(a, mode="reduced", pivoting=False):
+    """``n`` for the ``m x n`` matrices ``a`` (``m >= n``) of ``np.linalg.qr(a, mode)`` (or
+    ``scipy.linalg.qr``, whose ``'economic'`` and ``'full'`` are these two): the
+    reduced factorisation (``'complete'`` of a square matrix is the same) is differentiable;
+    the extra columns of a complete ``Q``, a wide matrix's factors and ``'r'``/``'raw'`` are
+    refused."""
+    m, n = np.shape(a)[-2:]
+    mode = {"economic": "reduced", "full": "complete"}.get(mode, mode)  # scipy.linalg.qr's
+    if pivoting:
+        raise MissingRuleError("no derivative of scipy.linalg.qr(a, pivoting=True)",
+                               construct="scipy.linalg.qr", hint="leave pivoting out")
+    if mode not in ("reduced", "complete") or m < n or mode == "complete" and m != n:
+        raise MissingRuleError(
+            f"no derivative of np.linalg.qr(a, mode={mode!r}) for a {m}x{n} matrix: srcad "
+            "differentiates the reduced factorisation of a matrix with m >= n",
+            construct="np.linalg.qr", hint="pass mode='reduced' (a tall or square matrix)")
+    return n
+
+
+@helper("numpy")
+def gauge_check(value, j, k=0.0):
+    """``value``, once checked that the function differentiated does not depend on the phases
+    LAPACK chooses for complex singular vectors or eigenvectors: with ``j``, ``k`` the
+    matrices ``U^H gU`` and ``V^H gV`` (or ``V^T gV`` alone), a change of phase moves it by
+    ``Im(diag(j + k))``, which must be zero. One that does depend on them has no derivative
+    finite differences could confirm: refused (reverse mode; a tangent takes a fixed choice)."""
+    diag = np.diagonal(np.asarray(j), axis1=-2, axis2=-1)
+    if np.ndim(k):
+        diag = diag + np.diagonal(np.asarray(k), axis1=-2, axis2=-1)
+    scale = 1.0 + float(np.max(np.abs(j), initial=0.0)) + float(np.max(np.abs(k), initial=0.0))
+    if np.max(np.abs(np.imag(diag)), initial=0.0) > 1e-6 * scale:
+        raise MissingRuleError(
+            "no derivative of a function of complex singular vectors or eigenvectors that "
+            "depends on their phases (LAPACK's choice: finite differences would follow it, "
+            "no formula can)", construct="np.linalg.svd/eig/eigh",
+            hint="use what does not depend on the phases: np.abs(u), the values, "
+            "u @ np.diag(s) @ vh")
+    return value
+
+
+@helper("numpy")
+def svd_thin(a, full_matrices=False, compute_uv=True):
+    """``np.linalg.svd(a, full_matrices=False)``, as srcad's own templates call it (the
+    gradient of the singular values, of the nuclear and spectral norms): they use ``U`` and
+    ``Vh`` in combinations the phases do not change, sometimes of two calls, so its rule has
+    no :func:`gauge_check` (``full_matrices``, ``compute_uv``: for the rule's templates)."""
+    return np.linalg.svd(a, full_matrices=False)

@@ -234,7 +234,9 @@ def grad_einsum(g, p, *args):
     summed = tuple(i for i, (n, m) in enumerate(zip(x.shape, out.shape)) if n == 1 and m != 1)
     if summed:  # a length-1 axis broadcast against a longer one
         out = np.sum(out, axis=summed, keepdims=True)
-    return float(out) if shape == () else _asarray(out)
+    if shape == ():
+        return complex(out) if np.iscomplexobj(out) else float(out)
+    return _asarray(out)
 
 
 def _einsum_letters(spec, operands):

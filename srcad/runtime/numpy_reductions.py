@@ -12,7 +12,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.kinds import duck_array
-from .numpy_common import _asarray, _axes, _count, _match, _no_norm_rule, _restore, _spread
+from .numpy_common import (
+    _asarray,
+    _axes,
+    _count,
+    _match,
+    _no_norm_rule,
+    _real_point,
+    _restore,
+    _spread,
+)
 from .registry import helper
 
 # ---------------------------------------------------------------- reductions
@@ -100,9 +109,10 @@ def grad_norm(g, x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002 (Nu
     ``None``/``'fro'``, ``'nuc'``, ``1``, ``-1``, ``2``, ``-2``, ``inf`` and ``-inf``.
 
     At a point where the norm is not differentiable (the zero vector, ties in an ``inf`` norm)
-    it returns the same one-sided choice as autograd: ties share equally.
+    it returns the same one-sided choice as autograd: ties share equally. ``x`` is real (the
+    complex form of the norm's rule passes ``abs(x)``); ``g`` may be complex.
     """
-    v = _asarray(x, dtype=float)
+    v = _real_point(x, "grad_norm")
     if axis is None and ord is None:
         axes = tuple(range(v.ndim))
     else:
@@ -146,6 +156,22 @@ def _grad_matrix_norm(gb, v, nb, ord, axes):  # noqa: A002
     else:
         raise _no_norm_rule(ord, "gradient")
     return gb * np.moveaxis(inner, (-2, -1), axes)
+
+
+@helper("numpy")
+def norm_axes(x, axis=None):
+    """The two axes ``np.linalg.norm(x, ord, axis)`` takes as a matrix's, non-negative (the
+    last two of a 2-d ``x`` when ``axis`` is None)."""
+    nd = np.ndim(x)
+    return _axes(tuple(range(nd)) if axis is None else axis, nd)
+
+
+@helper("numpy")
+def norm_by_svd(x, ord=None, axis=None):  # noqa: A002 (NumPy's name)
+    """Whether ``np.linalg.norm(x, ord, axis)`` is a sum or extreme of singular values (the
+    nuclear norm, the spectral norms ``2`` and ``-2`` of matrices)."""
+    matrix = (np.ndim(x) == 2 if axis is None else np.ndim(axis) == 1 and len(axis) == 2)
+    return bool(matrix and isinstance(ord, (str, int, float)) and ord in ("nuc", 2, -2))
 
 
 @helper("numpy")

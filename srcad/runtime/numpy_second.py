@@ -1,6 +1,7 @@
 """Second derivatives of the NumPy functions whose gradient helper is not a template of
 functions with rules: ``np.prod``, ``np.cumprod``, ``np.linalg.norm`` and the batched
-``np.linalg.solve``; conventions in :mod:`srcad.runtime.numpy_helpers`.
+``np.linalg.solve`` (and the third derivative of ``np.prod``); conventions in
+:mod:`srcad.runtime.numpy_helpers`.
 
 Each helper here is a Hessian (or a second directional derivative) applied to vectors, exact
 with zeros where the first-order helper is (no division by an element). They are what the
@@ -18,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .helpers import unbroadcast
-from .numpy_common import _axes, _match, _no_norm_rule, _restore, _swap
+from .numpy_common import _axes, _match, _no_norm_rule, _real_point, _restore, _swap
 from .registry import helper
 
 # ---------------------------------------------------------------- np.prod
@@ -45,6 +46,26 @@ def _grouped(x, axes):
     return flat, back
 
 
+def _pair_products(flat, wflat):
+    """Along the last axis: element ``k`` is ``sum_{i != k} w_i prod_{j not in (i, k)} a_j``
+    (``a_k`` set to 1 in a copy rather than divided out)."""
+    n = flat.shape[-1]
+    stacked = np.repeat(flat[..., None, :], n, axis=-2)  # [..., k, i]: a with a_k set to 1
+    idx = np.arange(n)
+    stacked[..., idx, idx] = 1.0
+    pairs = _exclusive_products(stacked)  # [..., k, i] = prod_{j not in (i, k)} a_j (i != k)
+    pairs[..., idx, idx] = 0.0
+    return np.einsum("...ki,...i->...k", pairs, wflat)
+
+
+def _grouped_operands(a, *vectors):
+    """``a`` (complex stays complex) and ``vectors`` broadcast to it, each grouped by
+    :func:`_grouped` over ``axis``; and the inverse."""
+    x = np.asarray(a, dtype=np.result_type(a, float))
+    return x, [np.broadcast_to(np.asarray(v, dtype=np.result_type(v, x)), x.shape)
+               for v in vectors]
+
+
 @helper("numpy")
 def prod_hvp(w, a, axis=None):
     """The Hessian of ``np.prod(a, axis)`` (each product) applied to ``w``: element ``k`` is
@@ -54,20 +75,37 @@ def prod_hvp(w, a, axis=None):
     of ``grad_prod``. Exact with zeros: ``a_k`` is set to 1 in a copy rather than divided out
     (O(n^2) work for a product of n elements).
     """
-    x = np.asarray(a, dtype=float)
+    x, (ww,) = _grouped_operands(a, w)
     if x.ndim == 0:
         return _match(np.zeros(()), a)
-    ww = np.broadcast_to(np.asarray(w, dtype=float), x.shape)
     axes = _axes(axis, x.ndim)
     flat, back = _grouped(x, axes)
     wflat, _ = _grouped(ww, axes)
-    n = flat.shape[-1]
-    stacked = np.repeat(flat[..., None, :], n, axis=-2)  # [..., k, i]: a with a_k set to 1
-    idx = np.arange(n)
-    stacked[..., idx, idx] = 1.0
-    pairs = _exclusive_products(stacked)  # [..., k, i] = prod_{j not in (i, k)} a_j (i != k)
-    pairs[..., idx, idx] = 0.0
-    return _match(back(np.einsum("...ki,...i->...k", pairs, wflat)), a)
+    return _match(back(_pair_products(flat, wflat)), a)
+
+
+@helper("numpy")
+def prod_d3(w, v, a, axis=None):
+    """The third derivative of ``np.prod(a, axis)`` (each product) applied to ``w`` and ``v``
+    (symmetric in them): element ``k`` is ``sum over distinct i, j, k of w_i v_j prod_{l not
+    in (i, j, k)} a_l``, the derivative of ``prod_hvp(w, a, axis)`` along ``v``. Exact with
+    zeros (O(n^3) work)."""
+    x, (ww, vv) = _grouped_operands(a, w, v)
+    if x.ndim == 0:
+        return _match(np.zeros(()), a)
+    axes = _axes(axis, x.ndim)
+    flat, back = _grouped(x, axes)
+    wflat, _ = _grouped(ww, axes)
+    vflat, _ = _grouped(vv, axes)
+    out = np.zeros(np.broadcast_shapes(flat.shape, wflat.shape, vflat.shape),
+                   dtype=np.result_type(flat, wflat, vflat))
+    for k in range(flat.shape[-1]):  # a_k set to 1 and w_k to 0: the pairs without k
+        a_k, w_k = flat.copy(), wflat.copy()
+        a_k[..., k], w_k[..., k] = 1.0, 0.0
+        pairs = _pair_products(a_k, w_k)
+        pairs[..., k] = 0.0
+        out[..., k] = np.sum(vflat * pairs, axis=-1)
+    return _match(back(out), a)
 
 
 # ---------------------------------------------------------------- np.cumprod
@@ -115,6 +153,49 @@ def cumprod_hvp(value, w, a, axis=None):
     return _match(out, a)
 
 
+@helper("numpy")
+def cumprod_d3(u, v, w, a, axis=None):
+    """The third derivative of ``np.cumprod(a, axis)`` along ``u``, ``v``, ``w`` (symmetric in
+    them): the recurrence of :func:`cumprod_d2` carried for every subset of the directions
+    (the derivative of a running product along a set ``S`` is ``D_S[i] = D_S[i-1] a[i] +
+    sum over x in S of D_{S - x}[i-1] x[i]``; nothing is divided)."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(u), np.shape(v), np.shape(w))
+    xs, *ds = (_last(np.broadcast_to(np.asarray(y, dtype=float), shape), axis)
+               for y in (a, u, v, w))
+    full = (1 << len(ds)) - 1
+    out = np.zeros(xs.shape)
+    if xs.shape[-1]:
+        d = {0: xs[..., 0]}
+        for subset in range(1, full + 1):
+            single = [j for j in range(len(ds)) if subset == 1 << j]
+            d[subset] = ds[single[0]][..., 0] if single else np.zeros(xs.shape[:-1])
+        out[..., 0] = d[full]
+        for i in range(1, xs.shape[-1]):
+            d = {subset: d[subset] * xs[..., i] + sum(
+                d[subset ^ (1 << j)] * ds[j][..., i] for j in range(len(ds))
+                if subset & (1 << j)) for subset in range(full + 1)}
+            out[..., i] = d[full]
+    return out if axis is None else np.moveaxis(out, -1, axis)
+
+
+@helper("numpy")
+def cumprod_hvp3(value, u, v, a, axis=None):
+    """Element ``k`` is ``<value, cumprod_d3(u, v, e_k, a, axis)>``: the gradient of ``<value,
+    cumprod_d2(u, v, a, axis)>`` with respect to ``a`` (as :func:`cumprod_hvp` is for the
+    first derivative)."""
+    x = np.asarray(a, dtype=float)
+    xs = _last(x, axis)
+    us, vs = (_last(np.broadcast_to(np.asarray(y, dtype=float), x.shape), axis) for y in (u, v))
+    vals = _last(np.broadcast_to(np.asarray(value, dtype=float),
+                                 (x.size,) if axis is None else x.shape), axis)
+    n = xs.shape[-1]
+    units = np.eye(n).reshape((n,) + (1,) * (xs.ndim - 1) + (n,))  # [j, ..., i]
+    d3 = cumprod_d3(us[None], vs[None], units, xs[None], -1)  # [j, ..., i]
+    out = np.moveaxis(np.sum(d3 * vals[None], axis=-1), 0, -1)  # [..., j]
+    out = out.reshape(x.shape) if axis is None else np.moveaxis(out, -1, axis)
+    return _match(out, a)
+
+
 # ---------------------------------------------------------------- np.linalg.norm
 
 
@@ -134,8 +215,8 @@ def norm_hvp(value, x, ans, w, ord=None, axis=None, keepdims=False):  # noqa: A0
     away from ties. The nuclear and spectral matrix norms differentiate the singular vectors
     (distinct, nonzero singular values; see ``np.linalg.svd``'s rule).
     """
-    v = np.asarray(x, dtype=float)
-    ww = np.broadcast_to(np.asarray(w, dtype=float), v.shape)
+    v = _real_point(x, "norm_hvp")  # (value and w may be complex: it is linear in them)
+    ww = np.broadcast_to(np.asarray(w, dtype=np.result_type(w, float)), v.shape)
     axes = _norm_axes(v, ord, axis)
     vb = _restore(value, v.shape, axes, keepdims)
     nb = _restore(ans, v.shape, axes, keepdims)

@@ -260,7 +260,7 @@ class Forward(Sweep):
             code.append(assign(self.t(target), nodes.subscript(
                 self.tangent_or_zero(args[0]), nodes.expr(args[1]))))
             return
-        if registry.is_nondiff(fn):
+        if self.an.piecewise_constant(fn, value):
             # piecewise constant: a zero tangent (the value is varied by what a later
             # append puts in it: dys = zeros_like(ys) in srcad's own code, then appended to)
             code.append(nodes.statement(stmt))
