@@ -212,13 +212,31 @@ def loop_over_argument(x, p):
     return total
 
 
+def loop_over_argument_keys(x, p):
+    total = 0.0
+    for i, k in enumerate(p):
+        weight = float(len(k)) if isinstance(k, str) else k + 0.5
+        total = total + weight * x * (i + 1.0) + sum(p[j] * x for j in p)
+    return total
+
+
 def test_refusals_name_the_line_and_a_rewrite():
     with pytest.raises(SrcadError, match=r"\*\*d.*dict literal") as err:
         srcad.grad(spread_in_literal)(1.0, {"b": 2.0})
     assert "dict(d)" in str(err.value)
-    with pytest.raises(SrcadError, match="for loop over the dict") as err:
-        srcad.grad(loop_over_argument)(1.0, {"a": 2.0})
-    assert ".items()" in str(err.value)
+
+
+@pytest.mark.parametrize("p", [{"a": 2.0, "b": -1.5}, {0: 5.0, 1: 7.0}, {3: 1.0, "z": 2.0}],
+                         ids=["str", "int-keys", "mixed"])
+def test_loop_over_a_dict_argument_reads_its_keys(p):
+    """``for k in p`` over a dict argument iterates its keys, even keys 0, 1, ... (which a
+    loop indexing by position would read as its values)."""
+    for f in (loop_over_argument, loop_over_argument_keys):
+        g = srcad.grad(f, wrt=(0, 1))(1.3, dict(p))
+        assert g[0] == pytest.approx(numerical_grad(f, (1.3, dict(p)), 0), rel=1e-6)
+        assert g[0] == pytest.approx(tape.grad(f, wrt=0)(1.3, dict(p)), rel=1e-12)
+        value, _ = srcad.value_and_grad(f)(1.3, dict(p))
+        assert value == pytest.approx(f(1.3, dict(p)), rel=1e-12)
 
 
 def through_items(p):

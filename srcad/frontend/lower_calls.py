@@ -144,6 +144,11 @@ class Calls:
                 return method
         if isinstance(atom, Var) and atom.name in self.choices and spliced:
             return self.call_choice(atom, node, hint)
+        if spliced:
+            chosen = self.call_candidate(atom, node, hint)
+            if chosen is not None:
+                return chosen
+        self.container_refusal(atom, node, what)
         fn, lead, lead_kw, spelling = self.value_callee(atom, node, what)
         if not spliced:
             if lead or lead_kw:

@@ -17,12 +17,38 @@ import operator
 
 import gast
 
+import numpy as np
+
 from ..core import ir
 from ..core.ir import Const, Var
+from ..core.kinds import duck_array
+from ..errors import SrcadError
+from ..rules.registry import registry as _registry
 from ..runtime import containers
 from . import writes
 from .lower_exprs import root_name
 from .lower_stmts import same
+
+#: what a loop indexes by position as Python iterates it (the lowering reads ``xs[i]``)
+POSITIONAL = (list, tuple, np.ndarray, str, range)
+
+
+def check_positional(seq):
+    """Raise unless a ``for`` loop over ``seq`` reads what indexing it by position reads:
+    srcad lowers ``for v in seq`` to ``for i in range(len(seq)): v = seq[i]``, which for a
+    dict (or a set, a generator, an object of one's own) would read something else. The
+    analysis drops the check where it knows the kind (an array, a list argument) and turns
+    it into the dict's keys for a dict argument (:mod:`srcad.analysis.orders`)."""
+    if isinstance(seq, POSITIONAL) or duck_array(seq) or (
+            isinstance(seq, (dict, set, frozenset)) and not seq):  # empty: nothing is read
+        return
+    what = "dict" if isinstance(seq, dict) else type(seq).__name__
+    raise SrcadError(f"a for loop over a {what}: srcad made this loop's code for a list, "
+                     "tuple or array, read by position",
+                     hint="loop over list(d) or d.items() for a dict, or over list(xs)")
+
+
+_registry.nondiff.add(check_positional)  # a check: no derivative
 
 
 class Loops:
@@ -136,12 +162,33 @@ class Loops:
             keys = containers.dict_keys
             return self.assign(ir.Prim(keys, [atom], spelling=writes.callee_name(
                 self, keys, "keys_of")), "keys", node)
+        if isinstance(atom, Const) and isinstance(atom.value, dict):  # a global dict: keys
+            keys = containers.dict_keys
+            return self.assign(ir.Prim(keys, [atom], spelling=writes.callee_name(
+                self, keys, "keys_of")), "keys", node)
+        if isinstance(atom, Const) and not isinstance(atom.value, POSITIONAL) and not \
+                duck_array(atom.value):  # a set, a generator...: its items, in order
+            return self.assign(ir.Prim(list, [atom], spelling="list"), "seq", node)
+        if isinstance(atom, Var) and isinstance(node, (gast.Name, gast.Subscript,
+                                                       gast.Attribute)) and not (
+                self.known_positional(atom)):
+            check = ir.Prim(check_positional, [atom], spelling=writes.callee_name(
+                self, check_positional, "check_positional"))
+            keys = self.namer.temp("keys")  # the dict's keys, if the analysis finds a dict
+            writes.callee_name(self, containers.dict_keys, "keys_of")  # a spelling for them
+            self.emit(ir.Assign(keys, check, node.lineno, effect=True))
+            self.orders[keys] = atom.name
         if isinstance(node, (gast.Name, gast.List, gast.Tuple)) or isinstance(atom, Const):
             return atom
         if isinstance(node, gast.Call) and not (isinstance(atom, Var)
                                                  and atom.name in self.lists_made):
             return self.assign(ir.Prim(list, [atom], spelling="list"), "seq", node)
         return atom
+
+    def known_positional(self, atom):
+        """Whether the Var ``atom`` is a list or tuple lowering made (a display, a copy)."""
+        return atom.name in self.tuples or atom.name in self.lists or \
+            atom.name in self.lists_made or atom.name in self.positional
 
     def loop(self, kind, line, assigned, body, header=None, target=None, iterable=None):
         """Emit a Loop with a header phi for every name the body may change."""

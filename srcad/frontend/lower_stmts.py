@@ -86,6 +86,8 @@ class Statements:
             return
         if self.keyword_display(target, value_node):
             return
+        if self.copied_sequence(target, value_node, node):
+            return
         if isinstance(target, gast.Name):
             self.no_rebinding(target, node)
             before = self.env.get(target.id)
@@ -129,6 +131,12 @@ class Statements:
             index = self.index(target.slice)
             name = self.namer.version(target.value.id)
             self.emit(ir.SetItem(name, obj, index, value, node.lineno))
+            items = self.lists.get(obj.name) if target.value.id in self.frozen else None
+            if items is not None and isinstance(index, Const) and type(index.value) is int \
+                    and -len(items) <= index.value < len(items):
+                items = list(items)  # the new version's items: one replaced
+                items[index.value] = value
+                self.lists[name] = items
             self.env[target.value.id] = Var(name)
         elif isinstance(target, gast.Attribute):
             raise self.error(node, "writing an attribute (obj.attr = ...)",
