@@ -16,7 +16,6 @@ from __future__ import annotations
 import operator
 
 import gast
-
 import numpy as np
 
 from ..core import ir
