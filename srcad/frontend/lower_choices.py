@@ -68,17 +68,55 @@ class Choices:
         if prim.fn is operator.getitem and len(prim.args) == 2:
             found = self.items_of(prim.args[0], prim.args[1])
             sure = self.immutable(prim.args[0])
-        elif prim.fn in _VIEWS and len(prim.args) == 1 and not prim.kwargs:
-            pools = self.candidates_of(prim.args[0])
-            if pools is not None and all(isinstance(p, Const) and isinstance(p.value, dict)
-                                         for p in pools):
-                found = [Const(prim.fn(p.value)) for p in pools]
+        elif not prim.kwargs and (len(prim.args) == 1 and prim.fn in _VIEWS + (list, tuple)
+                                  or not prim.args and _dict_method(prim.fn)):
+            found = self.viewed(prim)
+            sure = prim.fn is tuple and self.immutable(prim.args[0])
         if found:
             self.candidates[name] = found
             if not sure:
                 self.unsure.add(name)
         elif prim.fn is operator.getitem:
             self.read_from.add(name)
+
+    def viewed(self, prim):
+        """The candidates of ``d.values()`` (``keys``, ``items``), ``list(xs)``, ``tuple(xs)``
+        of a known container: the lists they make."""
+        if _dict_method(prim.fn):  # CONSTANT.values(): the method read off the constant
+            view = _VIEWS[("keys", "values", "items").index(prim.fn.__name__)]
+            pools = [Const(prim.fn.__self__)]
+        else:
+            view = prim.fn
+            pools = self.candidates_of(prim.args[0])
+            if pools is None and isinstance(prim.args[0], Var):
+                pools = [prim.args[0]]
+        found = []
+        for pool in pools or ():
+            if isinstance(pool, Const) and isinstance(pool.value, (dict, list, tuple)) and (
+                    view in (list, tuple) or isinstance(pool.value, dict)):
+                found.append(Const(view(pool.value)))
+            elif isinstance(pool, Var) and view in _VIEWS and pool.name in self.dict_displays:
+                items = self.dict_displays[pool.name]
+                if view is containers.dict_keys:
+                    found += [Const(list(items))]
+                elif view is containers.dict_values:
+                    found.append(self.display_of(list(items.values())))
+                elif all(isinstance(a, Const) for a in items.values()):
+                    found.append(Const([(k, a.value) for k, a in items.items()]))
+                else:
+                    return None
+            elif isinstance(pool, Var) and view in (list, tuple) and (
+                    pool.name in self.tuples or pool.name in self.lists):
+                found.append(pool)  # the same items
+            else:
+                return None
+        return [f for f in found if f is not None] or None
+
+    def display_of(self, atoms):
+        """A list display of ``atoms`` as a candidate: a Const when they all are."""
+        if all(isinstance(a, Const) for a in atoms):
+            return Const([a.value for a in atoms])
+        return None
 
     def immutable(self, base):
         """Whether the container ``base`` holds what lowering found in it whenever the code
@@ -124,6 +162,13 @@ class Choices:
             return None
         found = []
         for pool in pools:
+            if isinstance(pool, Var) and (pool.name in self.tuples or pool.name in self.lists
+                                          or pool.name in self.dict_displays):
+                inner = self.items_of(pool, index)  # a display read out of a display
+                if inner is None:
+                    return None
+                found += inner
+                continue
             if not isinstance(pool, Const):
                 return None
             values = _contents(pool.value, key, keyed)
@@ -175,6 +220,12 @@ class Choices:
                 "or hold them in a tuple, list or dict at module level, in a default value, or "
                 "written in the function ([np.sin, np.cos], {'a': f}); a list or dict passed "
                 "in is read only when the code runs")
+
+
+def _dict_method(fn):
+    """Whether ``fn`` is ``d.keys``, ``d.values`` or ``d.items`` of a dict ``d``."""
+    return getattr(fn, "__name__", None) in ("keys", "values", "items") and isinstance(
+        getattr(fn, "__self__", None), dict)
 
 
 def _contents(value, key, keyed):

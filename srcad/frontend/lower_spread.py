@@ -14,18 +14,22 @@ A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it sha
   known (``xs, ys = zip(*pairs)``) is the tuple of tuples it yields. Kept as an iterator
   (consumed later, maybe twice) they are refused.
 
-Imports: gast, the standard library and :mod:`srcad.core`.
+Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.errors` and
+:mod:`.source` (to read a callee's returns).
 """
 
 from __future__ import annotations
 
 import builtins
+import inspect
 import operator
 
 import gast
 
-from ..core import ir
+from ..core import functions, ir
 from ..core.ir import Const, Var
+from ..errors import SrcadError
+from . import source as source_module
 
 CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed)
 
@@ -81,6 +85,38 @@ class Spreads:
         if items is None and isinstance(node, gast.Name) and node.id in self.frozen:
             items = self.lists.get(atom.name)
         return items
+
+    def returned_tuple_size(self, value):
+        """For ``g(...)`` calling a plain function of the user's each of whose ``return``
+        statements returns a tuple display of the same length (no starred item), that length;
+        else ``None``."""
+        if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Name)) or (
+                value.func.id in self.env or value.func.id in self.local_functions):
+            return None
+        try:
+            fn = self.source.lookup(value.func.id)
+        except (NameError, KeyError):
+            return None
+        if not inspect.isfunction(fn) or not functions.is_user_function(fn) or (
+                fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE)):
+            return None
+        try:
+            fdef = source_module.read(fn).node
+        except SrcadError:
+            return None
+        sizes, todo = set(), list(fdef.body)
+        while todo:
+            sub = todo.pop()
+            if isinstance(sub, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+                                gast.ClassDef)):
+                continue
+            if isinstance(sub, gast.Return):
+                elts = sub.value.elts if isinstance(sub.value, gast.Tuple) else None
+                if elts is None or any(isinstance(e, gast.Starred) for e in elts):
+                    return None
+                sizes.add(len(elts))
+            todo.extend(gast.iter_child_nodes(sub))
+        return sizes.pop() if len(sizes) == 1 else None
 
     def spliced_keywords(self, node):
         """``f(**{"a": x})`` or ``f(**kw)`` with ``kw`` a display only ever spliced: the
@@ -316,8 +352,9 @@ def name_node(name, ctx):
 
 def frozen_names(fdef):
     """The local names bound only to list, tuple or dict displays or copies
-    (``list(args)``), changed only by ``name[k] = v`` with a literal ``k``, and read only as
-    ``*name``/``**name`` in calls, ``name[i]``, ``len(name)`` or ``list(name)``: no other
+    (``list(args)``), changed only by ``name[k] = v`` (the items stay known when ``k`` is a
+    constant), and read only as ``*name``/``**name`` in calls, ``name[i]``, ``len(name)`` or
+    ``list(name)``: no other
     name, call or function sees the object, so the items of each version are known (each is
     a name of its own in SSA form) and a call can splice them. Returns those names, and
     those bound once to a display and only read as ``**name``."""
@@ -331,8 +368,8 @@ def frozen_names(fdef):
                 elif isinstance(t, gast.Name):
                     bad_store.add(t.id)
                 elif isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and \
-                        len(node.targets) == 1 and _literal_index(t.slice):
-                    ok.add(id(t.value))  # name[k] = v: a new version, its items known
+                        len(node.targets) == 1:
+                    ok.add(id(t.value))  # name[k] = v: a new version (items known if k is)
                     stored.add(t.value.id)
         elif isinstance(node, (gast.AugAssign, gast.AnnAssign, gast.For, gast.comprehension,
                                gast.NamedExpr, gast.Delete)):
@@ -378,12 +415,6 @@ def _copy(node):
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
         node.func.id in ("list", "tuple") and len(node.args) == 1 and not node.keywords \
         and not isinstance(node.args[0], gast.Starred)
-
-
-def _literal_index(node):
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        node = node.operand
-    return isinstance(node, gast.Constant) and type(node.value) is int
 
 
 def _display(node):
