@@ -38,6 +38,7 @@ from ..runtime import containers
 from .lower_callees import Callees, FunctionValues, store_counts
 from .lower_calls import Calls
 from .lower_choices import Choices
+from .lower_dicts import DictWrites
 from .lower_exprs import Expressions
 from .lower_loops import Loops
 from .lower_spread import Spreads, frozen_names
@@ -45,7 +46,7 @@ from .lower_stmts import Statements
 
 
 class Lowerer(Statements, Loops, Expressions, Calls, Callees, FunctionValues, Spreads,
-              Choices):
+              Choices, DictWrites):
     """Lower one function: ``Lowerer(source, namer, flags).function(fdef, arity)``."""
 
     def __init__(self, source, namer, flags=(), fixed=None):
@@ -102,6 +103,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, FunctionValues, Sp
             self.tuples[name] = list(value.args)  # its length is known: f(*t) can splice it
         if isinstance(value, ir.Prim) and value.fn is ir.BUILD_LIST:
             self.lists[name] = list(value.args)  # spliced only if never changed (frozen)
+        if isinstance(value, ir.Prim) and value.fn is dict:
+            self.dicts_built.add(name)  # dict(p), dict(a=x): a new dict
         if isinstance(value, ir.Prim) and value.fn is ir.BUILD_DICT:
             self.dicts_built.add(name)
             keys = value.args[0::2]

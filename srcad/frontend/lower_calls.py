@@ -70,6 +70,9 @@ class Calls:
                              hint=f"call the base class's method with the object: "
                              f"Base.{func.attr}(self, ...)")
         if isinstance(func, gast.Attribute) and root_name(func) in self.env | {None: None}:
+            chosen = self.dict_setdefault(node, node)
+            if chosen is not None:
+                return chosen
             obj = self.expr(func.value)
             if spliced:
                 method = self.method_call(obj, func.attr, node, hint)

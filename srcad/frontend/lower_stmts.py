@@ -38,6 +38,8 @@ class Statements:
         if isinstance(node.value, gast.Call) and writes.rewrite_call(self, node.value, None,
                                                                       node):
             return
+        if self.dict_update(node.value, node):
+            return
         value = self.expr_value(node.value)
         if isinstance(value, ir.Prim):
             self.emit(ir.Assign(None, value, node.lineno, effect=True))
@@ -138,6 +140,8 @@ class Statements:
                 items[index.value] = value
                 self.lists[name] = items
             self.env[target.value.id] = Var(name)
+            if obj.name in self.dicts_built:
+                self.dicts_built.add(name)  # still a dict built here
         elif isinstance(target, gast.Attribute):
             raise self.error(node, "writing an attribute (obj.attr = ...)",
                              hint="srcad differentiates values, not objects: return the new "
@@ -164,6 +168,8 @@ class Statements:
             target = self.namer.version(name)
             phis.append(ir.Phi(target, [a, b]))
             merged[name] = Var(target)
+            if all(isinstance(s, Var) and s.name in self.dicts_built for s in (a, b)):
+                self.dicts_built.add(target)  # either way a dict built here
             self.note_choices(target, a, b)  # g = f1 if c else f2: g(x) calls one of them
         self.env = merged
         self.emit(ir.If(test, then_block, else_block, phis, node.lineno))
