@@ -124,11 +124,6 @@ def calls_generator(x):
 # --- expressions srcad does not differentiate -------------------------------------------------
 
 
-def dict_comprehension(x):
-    d = {k: x * k for k in range(3)}  # bad: dict comprehension
-    return d[1]
-
-
 def set_comprehension(x):
     s = {x * k for k in range(3)}  # bad: set comprehension
     return sum(s)

@@ -83,8 +83,6 @@ ROWS = [
     Bad("generator helper", g(bad.calls_generator, 1.5), srcad.UnsupportedSyntaxError,
         ("yield",)),
     # --- expressions -------------------------------------------------------------------------
-    Bad("dict comprehension", g(bad.dict_comprehension, 1.5), srcad.UnsupportedSyntaxError,
-        ("dict comprehension",)),
     Bad("set comprehension", g(bad.set_comprehension, 1.5), srcad.UnsupportedSyntaxError,
         ("set comprehension",)),
     Bad("set literal", g(bad.set_literal, 1.5), srcad.UnsupportedSyntaxError, ("set",)),
