@@ -307,3 +307,60 @@ def test_a_list_changed_otherwise_is_still_refused():
 
 
 _ = functools  # the generated module imports it too
+
+
+# ------------------------------------------------------------------ helpers declared constant
+
+
+def _unreadable(value):
+    """A helper srcad cannot read (a nested def calling itself), declared constant: like the
+    ``unflatten`` maker a ``flatten`` returns beside the vector."""
+    def walk(v):
+        return [walk(x) for x in v] if isinstance(v, (list, tuple)) else 0
+    return walk(value)
+
+
+def _phase(v):
+    return np.exp(1j * v)
+
+
+srcad.extend.nondiff(_unreadable, _phase)
+
+
+def _flatten_like(values):
+    return np.concatenate([np.ravel(v) for v in values]), _unreadable(values)
+
+
+def through_a_constant_helper(values, s):
+    flat, _ = _flatten_like(values)
+    return np.sum(stats.norm.logpdf(flat, 0.5, s)) + np.sum(np.sign(flat) * flat)
+
+
+def through_a_complex_constant(x):
+    c = _phase(0.3)
+    return np.real(x * c) + np.abs(x * c) ** 2
+
+
+try:
+    from scipy import stats
+except ImportError:  # pragma: no cover - SciPy is optional
+    stats = None
+
+
+@pytest.mark.skipif(stats is None, reason="SciPy is not installed")
+def test_a_constant_helper_srcad_cannot_read_is_real_when_its_operands_are():
+    """Its result is taken as complex only if an operand is (as for NumPy's functions): a
+    tuple holding it beside the flat vector no longer makes the vector "maybe complex"."""
+    values = [np.array([[0.3, -1.2]]), np.array([0.7])]
+    got = srcad.grad(through_a_constant_helper, wrt=(0, 1))(values, 1.3)
+    for i, v in enumerate(values):
+        def along(w, i=i):
+            return through_a_constant_helper(values[:i] + [w] + values[i + 1:], 1.3)
+        assert np.allclose(got[0][i], numerical_grad(along, (v,), 0), rtol=1e-6, atol=1e-8)
+    assert got[1] == pytest.approx(numerical_grad(through_a_constant_helper, (values, 1.3), 1),
+                                   rel=1e-6)
+
+
+def test_a_constant_helper_that_srcad_reads_keeps_its_complex_result():
+    got = srcad.grad(through_a_complex_constant)(0.7)
+    assert got == pytest.approx(numerical_grad(through_a_complex_constant, (0.7,), 0), rel=1e-6)
