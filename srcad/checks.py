@@ -37,7 +37,7 @@ def check_arrays(f, values):
 
 def check_wrt_value(f, name, value):
     code = f.__code__
-    if isinstance(value, (list, tuple, dict)) and value:
+    if isinstance(value, (list, tuple, dict)):  # an empty one: its gradient is empty too
         items = value.values() if isinstance(value, dict) else value
         for item in items:
             check_wrt_value(f, name, item)

@@ -402,7 +402,7 @@ class _Same:
     __slots__ = ("parts",)
 
     def __init__(self, obj):
-        self.parts = (obj.__self__, obj.__func__) if inspect.ismethod(obj) else (obj,)
+        self.parts = _identity(obj)
 
     def __eq__(self, other):
         return isinstance(other, _Same) and len(other.parts) == len(self.parts) and all(
@@ -410,6 +410,19 @@ class _Same:
 
     def __hash__(self):
         return hash(tuple(map(id, self.parts)))
+
+
+def _identity(obj):
+    """The objects a function value is the same as: itself; a bound method's object and
+    function; a tuple of functions' items' (between markers)."""
+    if inspect.ismethod(obj):
+        return (_METHOD, obj.__self__, obj.__func__)
+    if type(obj) is tuple:
+        return (_OPEN,) + tuple(p for item in obj for p in _identity(item)) + (_CLOSE,)
+    return (obj,)
+
+
+_METHOD, _OPEN, _CLOSE = object(), object(), object()
 
 
 def _structure(value):

@@ -119,11 +119,6 @@ def calls_generator(x):
 # --- expressions srcad does not differentiate -------------------------------------------------
 
 
-def dict_comprehension(x):
-    d = {k: x * k for k in range(3)}  # bad: dict comprehension
-    return d[1]
-
-
 def set_comprehension(x):
     s = {x * k for k in range(3)}  # bad: set comprehension
     return sum(s)
@@ -148,13 +143,17 @@ def repeats_an_active_list(x):
     return sum(ys)
 
 
+def _made_function():
+    return math.sin
+
+
 def calls_local_variable(x):
-    g = [math.sin, math.cos][0]  # a function srcad cannot know while transforming
+    g = _made_function()  # a function srcad cannot know while transforming
     return g(x)  # bad: calling a local variable
 
 
 def calls_lambda_expression(x):
-    return [math.sin][0](x)  # bad: calling an expression
+    return _made_function()(x)  # bad: calling an expression
 
 
 def through_an_f_string(x):
@@ -174,6 +173,10 @@ def with_default_none(x, w=None):  # bad: default None
 
 def sum_of(x):  # bad: array def
     return np.sum(x * x)
+
+
+def squares_of(x):
+    return np.sum(x * x)  # bad: list times list
 
 
 def with_varargs(x, *rest):  # bad: varargs def

@@ -328,8 +328,12 @@ def changes_what_generator_reads(x):
     return s
 
 
+def _picked():
+    return math.sin
+
+
 def unknown_local(x):
-    g = [math.sin, math.cos][0]
+    g = _picked()
     return g(x)  # refused: not known while transforming
 
 

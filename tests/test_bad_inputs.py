@@ -81,8 +81,6 @@ ROWS = [
     Bad("generator helper", g(bad.calls_generator, 1.5), srcad.UnsupportedSyntaxError,
         ("yield",)),
     # --- expressions -------------------------------------------------------------------------
-    Bad("dict comprehension", g(bad.dict_comprehension, 1.5), srcad.UnsupportedSyntaxError,
-        ("dict comprehension",)),
     Bad("set comprehension", g(bad.set_comprehension, 1.5), srcad.UnsupportedSyntaxError,
         ("set comprehension",)),
     Bad("set literal", g(bad.set_literal, 1.5), srcad.UnsupportedSyntaxError, ("set",)),
@@ -146,7 +144,8 @@ ROWS = [
         where="array def"),
     Bad("datetime array", g(bad.sum_of, np.array(["2020-01-01"], dtype="datetime64[D]")),
         srcad.WrtError, ("datetime64",), where="array def"),
-    Bad("empty list value", g(bad.sum_of, []), srcad.WrtError, ("list",), where="array def"),
+    Bad("empty list value", g(bad.squares_of, []), srcad.SrcadError, ("list",),
+        where="list times list"),
     Bad("omitted default None", lambda: srcad.grad(bad.with_default_none, wrt="w")(1.5),
         srcad.WrtError, ("NoneType",), where="default None"),
     Bad("jvp of a str primal", lambda: srcad.jvp(bad.plain, ("a", 2.0), (1.0, 1.0)),

@@ -31,6 +31,7 @@ from ..core.kinds import (
     kind_of_value,
 )
 from ..rules import registry
+from . import orders
 from .complexity import complex_values
 from .value_kinds import ValueKinds
 
@@ -62,10 +63,12 @@ class Analysis(ValueKinds):
                 kinds = set(items.values())
                 self.elems[name] = kinds.pop() if len(kinds) == 1 else ANY
         self.bools = set()  # names holding a Python bool (a comparison, a flag)
+        orders.dict_keys_for_loops(fn, self.items)
         self._solving = True
         self._kinds()
         self._solving = False
         self._check_dict_iteration()
+        orders.drop_known(fn, self)
         for name, kind in self.kinds.items():
             if kind is None:
                 self.kinds[name] = ANY

@@ -81,7 +81,11 @@ def complex_values(analysis, params):
             names = tuple(sorted(p for p, a in arguments.items() if atom_cx(a)))
             if names:
                 kinds[COMPLEX] = names
-            return analysis.callees.result_complex(fn, kinds, arity)
+            # a function declared constant (srcad.extend.nondiff) that srcad cannot read is
+            # taken as NumPy's are: complex if an operand is (a gradient of a real argument is
+            # still checked real at run time: unseen_complex, a call of a user function)
+            return analysis.callees.result_complex(
+                fn, kinds, arity, unreadable=anyc if registry.is_nondiff(fn) else True)
         if rule is None and _opaque(fn):
             return True  # np.emath.sqrt(-4.0), cmath.sqrt(-4.0): see _MAY_BE_COMPLEX
         return anyc

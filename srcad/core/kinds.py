@@ -127,10 +127,15 @@ def join(kinds):
     return ANY
 
 
+class DictItems(dict):
+    """The item kinds of a dict (a dict keyed ``0, 1, ...`` is still iterated by its keys,
+    not like a list: ``srcad.analysis.orders``)."""
+
+
 def item_kinds(value):
     """Kinds of a container's items, by key or index (for ``params["W"]``, ``pair[0]``)."""
     if isinstance(value, dict):
-        return {k: kind_of_value(v) for k, v in value.items()}
+        return DictItems((k, kind_of_value(v)) for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return dict(enumerate(kind_of_value(v) for v in value))
     return None

@@ -37,7 +37,9 @@ from ..errors import UnsupportedSyntaxError
 from ..runtime import containers
 from .lower_callees import Callees, FunctionValues, store_counts
 from .lower_calls import Calls
+from .lower_choices import Choices
 from .lower_derivatives import Derivatives
+from .lower_dicts import DictWrites
 from .lower_exprs import Expressions
 from .lower_loops import Loops
 from .lower_spread import Spreads, frozen_names
@@ -45,7 +47,7 @@ from .lower_stmts import Statements
 
 
 class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, FunctionValues,
-              Spreads):
+              Spreads, Choices, DictWrites):
     """Lower one function: ``Lowerer(source, namer, flags).function(fdef, arity)``."""
 
     def __init__(self, source, namer, flags=(), fixed=None):
@@ -56,6 +58,10 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.classes = {}  # name of a value whose class is known -> the class
         self.partials = {}  # name of a partial (or a lambda reading locals) -> its parts
         self.choices = {}  # name of a merge of function values -> the Consts it may be
+        self.candidates = {}  # name of a value read from a known container -> what it may be
+        self.unsure = set()  # ... of those, read from a list or dict (checked when called)
+        self.read_from = set()  # names of values read from containers not known
+        self.dict_displays = {}  # name of a dict display with constant keys -> {key: atom}
         self.frozen = set()  # names of displays only spliced (srcad.frontend.lower_callees)
         self.unpacked_only = set()  # ... of those, only ever **unpacked
         self.stores = {}  # how many times the body assigns each name
@@ -72,6 +78,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.lifted = {}  # spelling in generated code -> lifted function
         self.augmented = {}  # SSA name made by ``x += v`` -> the name it changes in place
         self.iterated = {}  # counter of a ``for`` over a sequence -> the sequence atoms
+        self.orders = {}  # name given a loop's check_positional -> the sequence checked
+        self.positional = set()  # names of lists and tuples made by list(), sorted(), ...
         self.env = {}
         self.out = []
 
@@ -96,10 +104,19 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
             self.tuples[name] = list(value.args)  # its length is known: f(*t) can splice it
         if isinstance(value, ir.Prim) and value.fn is ir.BUILD_LIST:
             self.lists[name] = list(value.args)  # spliced only if never changed (frozen)
+        if isinstance(value, ir.Prim) and value.fn is dict:
+            self.dicts_built.add(name)  # dict(p), dict(a=x): a new dict
         if isinstance(value, ir.Prim) and value.fn is ir.BUILD_DICT:
             self.dicts_built.add(name)
+            keys = value.args[0::2]
+            if all(isinstance(k, Const) and type(k.value) in (int, str) for k in keys):
+                self.dict_displays[name] = {k.value: a for k, a in zip(keys, value.args[1::2])}
+        if isinstance(value, ir.Prim):
+            self.note_candidates(name, value)
         if isinstance(value, ir.Prim) and value.fn in _LIST_MAKERS:
             self.lists_made.add(name)
+        if isinstance(value, ir.Prim) and value.fn in _POSITIONAL_MAKERS:
+            self.positional.add(name)
         return Var(name)
 
     def sub_block(self, stmts):
@@ -153,6 +170,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         fn.lifted = dict(self.lifted)
         fn.augmented = dict(self.augmented)
         fn.iterated = dict(self.iterated)
+        fn.orders = dict(self.orders)
         return fn
 
 
@@ -167,5 +185,7 @@ def _hint(prim):
     return "t"
 
 
+#: calls whose result a loop indexes by position as Python iterates it
+_POSITIONAL_MAKERS = (list, tuple, sorted, range, ir.BUILD_LIST, ir.BUILD_TUPLE)
 #: helpers the lowering calls for d.keys(), d.values(), d.items(): they make lists
 _LIST_MAKERS = (containers.dict_keys, containers.dict_values, containers.dict_items)

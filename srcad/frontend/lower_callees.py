@@ -207,7 +207,7 @@ class Callees:
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 continue
             if name in bound.arguments:
-                atom = bound.arguments[name]
+                atom = self.constant_tuple(bound.arguments[name])
                 if isinstance(atom, Var) and atom.name in self.partials:
                     raise self.error(
                         node, f"passing {atom.name!r}, a function that holds "
@@ -225,7 +225,7 @@ class Callees:
             else:
                 continue
             if (functions.is_function_value(value) and not _is_instance(value)) or \
-                    value is functools.partial:
+                    value is functools.partial or function_tuple(value):
                 fixed.append((name, value))
             elif functions.user_instance_class(value) is not None:
                 fixed.append((name, functions.Instance(type(value))))
@@ -432,9 +432,17 @@ def fixed_function(value):
     """Whether an argument of the function differentiated is a function the code is made for
     (a plain function, a builtin or ufunc, a bound method, a ``functools.partial``, a
     derivative srcad made), not an object of the user's class (keyed by its class)."""
-    return functions.is_function_value(value) and (
+    return function_tuple(value) or functions.is_function_value(value) and (
         inspect.isroutine(value) or isinstance(value, (functools.partial, np.ufunc))
         or functions.is_derivative(value))
+
+
+def function_tuple(value):
+    """Whether ``value`` is a tuple of functions (or of such tuples): a callee given one is
+    made for it, as for a function (``for f in fs: f(x)`` calls each as named; a tuple
+    cannot change, so the code holds while it is passed)."""
+    return type(value) is tuple and 0 < len(value) <= 64 and all(
+        function_tuple(v) or fixed_function(v) and not _is_instance(v) for v in value)
 
 
 def store_counts(fdef):

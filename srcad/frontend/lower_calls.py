@@ -21,9 +21,7 @@ import gast
 
 from ..core import functions, ir
 from ..core.ir import Const, Var
-from ..errors import SrcadError
 from ..runtime import containers
-from . import source as source_module
 from . import writes
 from .lower_exprs import dotted, root_name
 from .lower_spread import CONSUMERS
@@ -72,6 +70,9 @@ class Calls:
                              hint=f"call the base class's method with the object: "
                              f"Base.{func.attr}(self, ...)")
         if isinstance(func, gast.Attribute) and root_name(func) in self.env | {None: None}:
+            chosen = self.dict_setdefault(node, node)
+            if chosen is not None:
+                return chosen
             obj = self.expr(func.value)
             if spliced:
                 method = self.method_call(obj, func.attr, node, hint)
@@ -144,6 +145,11 @@ class Calls:
                 return method
         if isinstance(atom, Var) and atom.name in self.choices and spliced:
             return self.call_choice(atom, node, hint)
+        if spliced:
+            chosen = self.call_candidate(atom, node, hint)
+            if chosen is not None:
+                return chosen
+        self.container_refusal(atom, node, what)
         fn, lead, lead_kw, spelling = self.value_callee(atom, node, what)
         if not spliced:
             if lead or lead_kw:
@@ -183,38 +189,6 @@ class Calls:
                                  "(args = (a, b); f(*args)), or pass the arguments one by one")
             args.extend(_AtomNode(i) for i in items)
         return args
-
-    def returned_tuple_size(self, value):
-        """For ``g(...)`` calling a plain function of the user's each of whose ``return``
-        statements returns a tuple display of the same length (no starred item), that length;
-        else ``None``."""
-        if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Name)) or (
-                value.func.id in self.env or value.func.id in self.local_functions):
-            return None
-        try:
-            fn = self.source.lookup(value.func.id)
-        except (NameError, KeyError):
-            return None
-        if not inspect.isfunction(fn) or not functions.is_user_function(fn) or (
-                fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE)):
-            return None
-        try:
-            fdef = source_module.read(fn).node
-        except SrcadError:
-            return None
-        sizes, todo = set(), list(fdef.body)
-        while todo:
-            sub = todo.pop()
-            if isinstance(sub, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
-                                gast.ClassDef)):
-                continue
-            if isinstance(sub, gast.Return):
-                elts = sub.value.elts if isinstance(sub.value, gast.Tuple) else None
-                if elts is None or any(isinstance(e, gast.Starred) for e in elts):
-                    return None
-                sizes.add(len(elts))
-            todo.extend(gast.iter_child_nodes(sub))
-        return sizes.pop() if len(sizes) == 1 else None
 
     # ---------------------------------------------------------------- **kwargs
 

@@ -16,13 +16,38 @@ from __future__ import annotations
 import operator
 
 import gast
+import numpy as np
 
 from ..core import ir
 from ..core.ir import Const, Var
+from ..core.kinds import duck_array
+from ..errors import SrcadError
+from ..rules.registry import registry as _registry
 from ..runtime import containers
 from . import writes
 from .lower_exprs import root_name
 from .lower_stmts import same
+
+#: what a loop indexes by position as Python iterates it (the lowering reads ``xs[i]``)
+POSITIONAL = (list, tuple, np.ndarray, str, range)
+
+
+def check_positional(seq):
+    """Raise unless a ``for`` loop over ``seq`` reads what indexing it by position reads:
+    srcad lowers ``for v in seq`` to ``for i in range(len(seq)): v = seq[i]``, which for a
+    dict (or a set, a generator, an object of one's own) would read something else. The
+    analysis drops the check where it knows the kind (an array, a list argument) and turns
+    it into the dict's keys for a dict argument (:mod:`srcad.analysis.orders`)."""
+    if isinstance(seq, POSITIONAL) or duck_array(seq) or (
+            isinstance(seq, (dict, set, frozenset)) and not seq):  # empty: nothing is read
+        return
+    what = "dict" if isinstance(seq, dict) else type(seq).__name__
+    raise SrcadError(f"a for loop over a {what}: srcad made this loop's code for a list, "
+                     "tuple or array, read by position",
+                     hint="loop over list(d) or d.items() for a dict, or over list(xs)")
+
+
+_registry.nondiff.add(check_positional)  # a check: no derivative
 
 
 class Loops:
@@ -30,7 +55,8 @@ class Loops:
 
     def stmt_While(self, node):
         self.loop("while", node.lineno, _assigned_names(node.body),
-                  body=lambda: self.loop_body(node.body), header=lambda: self.expr(node.test))
+                  body=lambda: self.loop_body(node.body), header=lambda: self.expr(node.test),
+                  rebound=_assigned_names(node.body, subscripts=False))
         for stmt in node.orelse:  # no break in the body (desugar took those): else always runs
             self.stmt(stmt)
 
@@ -50,8 +76,9 @@ class Loops:
             self.stmt(s)
         return None
 
-    def for_loop(self, target, iter_node, node, body_fn):
-        """Lower ``for target in iter`` to ``for i in range(...)`` plus element reads."""
+    def for_loop(self, target, iter_node, node, body_fn, extra=()):
+        """Lower ``for target in iter`` to ``for i in range(...)`` plus element reads
+        (``extra``: names, beside those the body assigns, the body may change)."""
         kind, parts = self.iteration(iter_node)
         if kind == "range":
             rng = ir.Prim(range, [self.expr(a) for a in parts], spelling="range")
@@ -107,8 +134,11 @@ class Loops:
             return body_fn()
 
         body_names = _assigned_names(node.body) if isinstance(node, gast.For) else set()
-        assigned = body_names | _store_names(target)
-        self.loop("for", node.lineno, assigned, body=body, target=counter, iterable=rng)
+        assigned = body_names | _store_names(target) | set(extra)
+        rebound = _store_names(target) | (_assigned_names(node.body, subscripts=False)
+                                          if isinstance(node, gast.For) else set())
+        self.loop("for", node.lineno, assigned, body=body, target=counter, iterable=rng,
+                  rebound=rebound)
 
     def iteration(self, iter_node):
         """Classify an iterable: ("range", args) or ("seq"/"enumerate"/"zip"/"reversed", atoms)."""
@@ -136,6 +166,22 @@ class Loops:
             keys = containers.dict_keys
             return self.assign(ir.Prim(keys, [atom], spelling=writes.callee_name(
                 self, keys, "keys_of")), "keys", node)
+        if isinstance(atom, Const) and isinstance(atom.value, dict):  # a global dict: keys
+            keys = containers.dict_keys
+            return self.assign(ir.Prim(keys, [atom], spelling=writes.callee_name(
+                self, keys, "keys_of")), "keys", node)
+        if isinstance(atom, Const) and not isinstance(atom.value, POSITIONAL) and not \
+                duck_array(atom.value):  # a set, a generator...: its items, in order
+            return self.assign(ir.Prim(list, [atom], spelling="list"), "seq", node)
+        if isinstance(atom, Var) and isinstance(node, (gast.Name, gast.Subscript,
+                                                       gast.Attribute)) and not (
+                self.known_positional(atom)):
+            check = ir.Prim(check_positional, [atom], spelling=writes.callee_name(
+                self, check_positional, "check_positional"))
+            keys = self.namer.temp("keys")  # the dict's keys, if the analysis finds a dict
+            writes.callee_name(self, containers.dict_keys, "keys_of")  # a spelling for them
+            self.emit(ir.Assign(keys, check, node.lineno, effect=True))
+            self.orders[keys] = atom.name
         if isinstance(node, (gast.Name, gast.List, gast.Tuple)) or isinstance(atom, Const):
             return atom
         if isinstance(node, gast.Call) and not (isinstance(atom, Var)
@@ -143,14 +189,24 @@ class Loops:
             return self.assign(ir.Prim(list, [atom], spelling="list"), "seq", node)
         return atom
 
-    def loop(self, kind, line, assigned, body, header=None, target=None, iterable=None):
-        """Emit a Loop with a header phi for every name the body may change."""
+    def known_positional(self, atom):
+        """Whether the Var ``atom`` is a list or tuple lowering made (a display, a copy)."""
+        return atom.name in self.tuples or atom.name in self.lists or \
+            atom.name in self.lists_made or atom.name in self.positional
+
+    def loop(self, kind, line, assigned, body, header=None, target=None, iterable=None,
+             rebound=()):
+        """Emit a Loop with a header phi for every name the body may change (``rebound``:
+        those it may bind to another object, not only write into)."""
         assigned = sorted(assigned)
         phis = []
         for name in assigned:
             phi = ir.Phi(self.namer.version(name), [self.env.get(name), None])
             phis.append(phi)
             self.env[name] = Var(phi.target)
+            entry = phi.sources[0]
+            if name not in rebound and isinstance(entry, Var) and entry.name in self.dicts_built:
+                self.dicts_built.add(phi.target)  # only written into: still that dict
         saved, self.out = self.out, []
         test = header() if header is not None else None
         header_block, self.out = self.out, []
@@ -181,6 +237,8 @@ class Loops:
                 continue
             kept.append(phi)
             self.env[name] = Var(phi.target)
+            if all(isinstance(a, Var) and a.name in self.dicts_built for a in phi.sources):
+                self.dicts_built.add(phi.target)  # a dict built here, written in the loop
         self.emit(ir.Loop(kind, block, kept, target=target, iter=iterable, header=header_block,
                           test=test, exit=exit_test, line=line))
 
@@ -200,6 +258,17 @@ class Loops:
         self.env = saved_env
         return acc
 
+    def expr_DictComp(self, node, hint=None):
+        """``{k: v for x in xs if c}``: a loop writing into a fresh dict (each write a new
+        version of it, as ``d[k] = v`` is)."""
+        key = f"\0dict{id(node)}"
+        saved_env = dict(self.env)
+        self.env[key] = self.assign(ir.Prim(ir.BUILD_DICT, []), hint or "d", node)
+        self._comp(node.generators, node, key, node)
+        result = self.env.pop(key)
+        self.env = saved_env
+        return result
+
     def _comp(self, generators, elt, acc, node):
         gen, rest = generators[0], generators[1:]
         if gen.is_async:
@@ -209,7 +278,8 @@ class Loops:
             self._comp_conds(list(gen.ifs), rest, elt, acc, node)
             return None
 
-        self.for_loop(gen.target, gen.iter, node, body)
+        self.for_loop(gen.target, gen.iter, node, body,
+                      extra=(acc,) if isinstance(acc, str) else ())
 
     def _comp_conds(self, conds, rest, elt, acc, node):
         if conds:
@@ -229,6 +299,13 @@ class Loops:
         if rest:
             self._comp(rest, elt, acc, node)
             return
+        if isinstance(acc, str):  # a dict comprehension: d[k] = v
+            k, v = self.expr(elt.key), self.expr(elt.value)
+            name = self.namer.version("d")
+            self.emit(ir.SetItem(name, self.env[acc], k, v, node.lineno))
+            self.env[acc] = Var(name)
+            self.dicts_built.add(name)
+            return
         value = self.expr(elt)
         self.emit(ir.Assign(None, ir.Prim(ir.Method("append"), [acc, value]), node.lineno,
                             effect=True))
@@ -247,8 +324,9 @@ def _store_names(target):
     return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
 
 
-def _assigned_names(stmts):
-    """User names assigned anywhere in ``stmts`` (comprehension variables excluded)."""
+def _assigned_names(stmts, subscripts=True):
+    """User names assigned anywhere in ``stmts`` (comprehension variables excluded); with
+    ``subscripts``, also those written into (``d[k] = v``)."""
     names = set()
     todo = list(stmts)
     while todo:
@@ -257,7 +335,7 @@ def _assigned_names(stmts):
             continue
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             names.add(node.id)
-        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
+        if subscripts and isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
             root = root_name(node.value)
             if root:
                 names.add(root)

@@ -14,18 +14,22 @@ A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it sha
   known (``xs, ys = zip(*pairs)``) is the tuple of tuples it yields. Kept as an iterator
   (consumed later, maybe twice) they are refused.
 
-Imports: gast, the standard library and :mod:`srcad.core`.
+Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.errors` and
+:mod:`.source` (to read a callee's returns).
 """
 
 from __future__ import annotations
 
 import builtins
+import inspect
 import operator
 
 import gast
 
-from ..core import ir
+from ..core import functions, ir
 from ..core.ir import Const, Var
+from ..errors import SrcadError
+from . import source as source_module
 
 CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed)
 
@@ -56,6 +60,63 @@ class Spreads:
         self.keyword_displays[target.id] = {k.value: self.expr(v) for k, v in
                                             zip(value_node.keys, value_node.values)}
         return True
+
+    def copied_sequence(self, target, value_node, node):
+        """``args = list(args)`` (or ``tuple(...)``) for a name the function changes only
+        by ``args[k] = v`` (:func:`frozen_names`), of a sequence whose items are known: a
+        display of those items (a new list of the same objects), so that each version's items
+        stay known. Whether it was."""
+        if not (isinstance(target, gast.Name) and target.id in self.frozen
+                and _copy(value_node)):
+            return False
+        atom = self.expr(value_node.args[0])
+        items = self.known_sequence(atom, value_node.args[0])
+        if items is None:
+            return False
+        build = ir.BUILD_LIST if value_node.func.id == "list" else ir.BUILD_TUPLE
+        self.env[target.id] = self.assign(ir.Prim(build, list(items)), target.id, node)
+        return True
+
+    def known_sequence(self, atom, node):
+        """The items of the tuple or list ``atom`` (the expression ``node``) when known."""
+        if not isinstance(atom, Var):
+            return None
+        items = self.tuples.get(atom.name)
+        if items is None and isinstance(node, gast.Name) and node.id in self.frozen:
+            items = self.lists.get(atom.name)
+        return items
+
+    def returned_tuple_size(self, value):
+        """For ``g(...)`` calling a plain function of the user's each of whose ``return``
+        statements returns a tuple display of the same length (no starred item), that length;
+        else ``None``."""
+        if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Name)) or (
+                value.func.id in self.env or value.func.id in self.local_functions):
+            return None
+        try:
+            fn = self.source.lookup(value.func.id)
+        except (NameError, KeyError):
+            return None
+        if not inspect.isfunction(fn) or not functions.is_user_function(fn) or (
+                fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE)):
+            return None
+        try:
+            fdef = source_module.read(fn).node
+        except SrcadError:
+            return None
+        sizes, todo = set(), list(fdef.body)
+        while todo:
+            sub = todo.pop()
+            if isinstance(sub, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+                                gast.ClassDef)):
+                continue
+            if isinstance(sub, gast.Return):
+                elts = sub.value.elts if isinstance(sub.value, gast.Tuple) else None
+                if elts is None or any(isinstance(e, gast.Starred) for e in elts):
+                    return None
+                sizes.add(len(elts))
+            todo.extend(gast.iter_child_nodes(sub))
+        return sizes.pop() if len(sizes) == 1 else None
 
     def spliced_keywords(self, node):
         """``f(**{"a": x})`` or ``f(**kw)`` with ``kw`` a display only ever spliced: the
@@ -290,27 +351,35 @@ def name_node(name, ctx):
 
 
 def frozen_names(fdef):
-    """The local names assigned once, to a list, tuple or dict display, and read only as
-    ``*name``/``**name`` in calls, ``name[i]`` or ``len(name)``: their contents never change,
-    so a call can splice them. Returns those names, and those only read as ``**name``."""
-    assigned, loads, ok, unpacked = {}, {}, set(), set()
+    """The local names bound only to list, tuple or dict displays or copies
+    (``list(args)``), changed only by ``name[k] = v`` (the items stay known when ``k`` is a
+    constant), and read only as ``*name``/``**name`` in calls, ``name[i]``, ``len(name)`` or
+    ``list(name)``: no other
+    name, call or function sees the object, so the items of each version are known (each is
+    a name of its own in SSA form) and a call can splice them. Returns those names, and
+    those bound once to a display and only read as ``**name``."""
+    good, bad_store, ok, unpacked, stored = {}, set(), set(), set(), set()
     for node in gast.walk(fdef):
         if isinstance(node, gast.Assign):
             for t in node.targets:
-                if isinstance(t, gast.Name):
-                    assigned[t.id] = assigned.get(t.id, 0) + (
-                        1 if _display(node.value) and len(node.targets) == 1 else 2)
+                if isinstance(t, gast.Name) and len(node.targets) == 1 and (
+                        _display(node.value) or _copy(node.value)):
+                    good[t.id] = good.get(t.id, 0) + 1
+                elif isinstance(t, gast.Name):
+                    bad_store.add(t.id)
+                elif isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and \
+                        len(node.targets) == 1:
+                    ok.add(id(t.value))  # name[k] = v: a new version (items known if k is)
+                    stored.add(t.value.id)
         elif isinstance(node, (gast.AugAssign, gast.AnnAssign, gast.For, gast.comprehension,
                                gast.NamedExpr, gast.Delete)):
             for sub in gast.walk(node.target if not isinstance(node, gast.Delete) else node):
                 if isinstance(sub, gast.Name):
-                    assigned[sub.id] = 2
+                    bad_store.add(sub.id)
         elif isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fdef:
             for sub in gast.walk(node):
                 if isinstance(sub, gast.Name):
-                    assigned[sub.id] = 2  # read by a nested function: not followed
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-            loads[node.id] = loads.get(node.id, 0) + 1
+                    bad_store.add(sub.id)  # read by a nested function: not followed
         if isinstance(node, gast.Starred) and isinstance(node.value, gast.Name):
             ok.add(id(node.value))
         if isinstance(node, gast.keyword) and node.arg is None and isinstance(node.value,
@@ -321,8 +390,8 @@ def frozen_names(fdef):
                 isinstance(node.ctx, gast.Load):
             ok.add(id(node.value))
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
-                node.func.id == "len" and len(node.args) == 1 and isinstance(node.args[0],
-                                                                            gast.Name):
+                node.func.id in ("len", "list", "tuple") and len(node.args) == 1 and \
+                isinstance(node.args[0], gast.Name) and not node.keywords:
             ok.add(id(node.args[0]))
     bad, read = set(), set()
     for node in gast.walk(fdef):
@@ -335,9 +404,17 @@ def frozen_names(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Del):
             bad.add(node.id)
     params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
-    frozen = {n for n, count in assigned.items() if count == 1 and n not in bad
-              and n not in params}
-    return frozen, {n for n in frozen if n not in read}
+    if fdef.args.vararg is not None:  # *args: a tuple of known items (then list(args)...)
+        good[fdef.args.vararg.id] = good.get(fdef.args.vararg.id, 0) + 1
+    frozen = {n for n in good if n not in bad_store and n not in bad and n not in params}
+    return frozen, {n for n in frozen if n not in read and n not in stored and good[n] == 1}
+
+
+def _copy(node):
+    """``list(x)`` or ``tuple(x)``: a new sequence of ``x``'s items."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+        node.func.id in ("list", "tuple") and len(node.args) == 1 and not node.keywords \
+        and not isinstance(node.args[0], gast.Starred)
 
 
 def _display(node):

@@ -38,6 +38,8 @@ class Statements:
         if isinstance(node.value, gast.Call) and writes.rewrite_call(self, node.value, None,
                                                                       node):
             return
+        if self.dict_update(node.value, node):
+            return
         value = self.expr_value(node.value)
         if isinstance(value, ir.Prim):
             self.emit(ir.Assign(None, value, node.lineno, effect=True))
@@ -86,6 +88,8 @@ class Statements:
             return
         if self.keyword_display(target, value_node):
             return
+        if self.copied_sequence(target, value_node, node):
+            return
         if isinstance(target, gast.Name):
             self.no_rebinding(target, node)
             before = self.env.get(target.id)
@@ -130,7 +134,15 @@ class Statements:
             index = self.index(target.slice)
             name = self.namer.version(target.value.id)
             self.emit(ir.SetItem(name, obj, index, value, node.lineno))
+            items = self.lists.get(obj.name) if target.value.id in self.frozen else None
+            if items is not None and isinstance(index, Const) and type(index.value) is int \
+                    and -len(items) <= index.value < len(items):
+                items = list(items)  # the new version's items: one replaced
+                items[index.value] = value
+                self.lists[name] = items
             self.env[target.value.id] = Var(name)
+            if obj.name in self.dicts_built:
+                self.dicts_built.add(name)  # still a dict built here
         elif isinstance(target, gast.Attribute):
             raise self.error(node, "writing an attribute (obj.attr = ...)",
                              hint="srcad differentiates values, not objects: return the new "
@@ -178,6 +190,8 @@ class Statements:
             target = self.namer.version(name)
             phis.append(ir.Phi(target, [a, b]))
             merged[name] = Var(target)
+            if all(isinstance(s, Var) and s.name in self.dicts_built for s in (a, b)):
+                self.dicts_built.add(target)  # either way a dict built here
             self.note_choices(target, a, b)  # g = f1 if c else f2: g(x) calls one of them
         self.env = merged
         self.emit(ir.If(test, then_block, else_block, phis, node.lineno))

@@ -45,7 +45,6 @@ UNSUPPORTED = {
     gast.Import: ("an import inside the function", "import at module level"),
     gast.ImportFrom: ("an import inside the function", "import at module level"),
     gast.NamedExpr: ("an assignment expression (:=)", "assign on a line of its own"),
-    gast.DictComp: ("a dict comprehension", "build the dict with a for loop"),
     gast.SetComp: ("a set comprehension", "use a list"),
     gast.Set: ("a set literal", "use a list or tuple"),
 }

@@ -185,11 +185,12 @@ class Callees:
         self._kinds[key] = (result, tuple(reads.values()))
         return result
 
-    def result_complex(self, fn, kinds, arity=None):
+    def result_complex(self, fn, kinds, arity=None, unreadable=True):
         """Whether ``fn``'s result may be complex for arguments of these kinds (``kinds``
         names the complex ones under ``COMPLEX``); worked out like :meth:`result_kind`, a
-        recursive call first guessed real, then confirmed or taken as complex."""
-        key = (fn, tuple(sorted(kinds.items())), arity, "complex")
+        recursive call first guessed real, then confirmed or taken as complex.
+        ``unreadable``: the answer when srcad cannot read or analyse ``fn``."""
+        key = (fn, tuple(sorted(kinds.items())), arity, "complex", unreadable)
         known = self._kinds.get(key)
         if known is not None and not env.stale(known[1]):
             env.record_all(known[1])
@@ -207,7 +208,7 @@ class Callees:
                 second = _result_complex(Analysis(ir_fn, made, (), items, callees=self))
             result = first or second
         except Exception:
-            result = True
+            result = unreadable
         finally:
             self._in_progress.discard(key)
         self._kinds[key] = (result, tuple(reads.values()))

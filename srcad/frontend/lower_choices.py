@@ -1,0 +1,262 @@
+"""Lowering calls of functions taken from a container: ``for f in funs: f(x)``.
+
+A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it shares). A
+value read out of a container whose contents are known while lowering has *candidates*:
+the atoms it may be. The containers known are constants (a global, a closure cell, a
+default, a tuple held in one: ``funs``, ``OPS``) and displays written in the function
+(``(np.sin, g)``, ``[lambda z: z * 2, h]``, ``{"a": np.sin}``); a read from a candidate
+reads the candidates' items in turn (``for act, W in LAYERS``, ``OPS.items()``).
+
+A call of a value all of whose candidates are functions is lowered as a choice among them
+(:meth:`srcad.frontend.lower_callees.FunctionValues.call_choice`): ``if f is np.sin:
+np.sin(x) elif ...``, each arm a call srcad differentiates as the concrete function, the
+branch taken recorded as any ``if``'s is. Before the choice the generated code checks that
+the value is one of the candidates (:func:`check_choice`): a list or dict changed in place
+after the code was made holds a function the code was not made for, and the call fails
+with an error instead of calling a wrong one. Calling a value whose candidates are not
+known (read from a parameter, or from a container holding values computed here) is refused.
+
+Imports: the standard library, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.rules`
+(the registry's piecewise-constant table) and :mod:`srcad.runtime` (the dict views).
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ..core import functions, ir
+from ..core.ir import Const, Var
+from ..errors import SrcadError
+from ..rules.registry import registry as _registry
+from ..runtime import containers
+
+#: at most this many candidates are followed (a choice is an ``if`` per candidate)
+LIMIT = 64
+
+_VIEWS = (containers.dict_keys, containers.dict_values, containers.dict_items)
+
+
+def check_choice(value, *options):
+    """Raise unless ``value`` is one of ``options``: the functions srcad made the code of a
+    call for, when it read them from a container that may have changed since."""
+    for option in options:
+        if value is option:
+            return
+    raise SrcadError(
+        f"srcad made this code for a call of one of {len(options)} functions read from a "
+        f"container ({', '.join(_name(o) for o in options)}), and this call finds "
+        f"{_name(value)}: the list or dict was changed after the code was made",
+        hint="keep the functions in a tuple, or make the derivative again after changing "
+        "the container")
+
+
+def _name(obj):
+    return getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or \
+        type(obj).__name__
+
+
+_registry.nondiff.add(check_choice)  # a check: no derivative
+
+
+class Choices:
+    """Candidates of values read from known containers; calls of them."""
+
+    def note_candidates(self, name, prim):
+        """Record what ``name = prim`` may be, when ``prim`` reads a known container; and
+        whether that may go stale (a list or dict may change in place: :attr:`unsure`)."""
+        found, sure = None, False
+        if prim.fn is operator.getitem and len(prim.args) == 2:
+            found = self.items_of(prim.args[0], prim.args[1])
+            sure = self.immutable(prim.args[0])
+        elif not prim.kwargs and (len(prim.args) == 1 and prim.fn in _VIEWS + (list, tuple)
+                                  or not prim.args and _dict_method(prim.fn)):
+            found = self.viewed(prim)
+            sure = prim.fn is tuple and self.immutable(prim.args[0])
+        if found:
+            self.candidates[name] = found
+            if not sure:
+                self.unsure.add(name)
+        elif prim.fn is operator.getitem:
+            self.read_from.add(name)
+
+    def viewed(self, prim):
+        """The candidates of ``d.values()`` (``keys``, ``items``), ``list(xs)``, ``tuple(xs)``
+        of a known container: the lists they make."""
+        if _dict_method(prim.fn):  # CONSTANT.values(): the method read off the constant
+            view = _VIEWS[("keys", "values", "items").index(prim.fn.__name__)]
+            pools = [Const(prim.fn.__self__)]
+        else:
+            view = prim.fn
+            pools = self.candidates_of(prim.args[0])
+            if pools is None and isinstance(prim.args[0], Var):
+                pools = [prim.args[0]]
+        found = []
+        for pool in pools or ():
+            if isinstance(pool, Const) and isinstance(pool.value, (dict, list, tuple)) and (
+                    view in (list, tuple) or isinstance(pool.value, dict)):
+                found.append(Const(view(pool.value)))
+            elif isinstance(pool, Var) and view in _VIEWS and pool.name in self.dict_displays:
+                items = self.dict_displays[pool.name]
+                if view is containers.dict_keys:
+                    found += [Const(list(items))]
+                elif view is containers.dict_values:
+                    found.append(self.display_of(list(items.values())))
+                elif all(isinstance(a, Const) for a in items.values()):
+                    found.append(Const([(k, a.value) for k, a in items.items()]))
+                else:
+                    return None
+            elif isinstance(pool, Var) and view in (list, tuple) and (
+                    pool.name in self.tuples or pool.name in self.lists):
+                found.append(pool)  # the same items
+            else:
+                return None
+        return [f for f in found if f is not None] or None
+
+    def display_of(self, atoms):
+        """A list display of ``atoms`` as a candidate: a Const when they all are."""
+        if all(isinstance(a, Const) for a in atoms):
+            return Const([a.value for a in atoms])
+        return None
+
+    def immutable(self, base):
+        """Whether the container ``base`` holds what lowering found in it whenever the code
+        runs: a tuple display, or a tuple constant (its items are part of the guard on the
+        name read) or read from one."""
+        if isinstance(base, Var) and base.name in self.tuples:
+            return True
+        if isinstance(base, Var) and (base.name in self.unsure or base.name in self.lists
+                                      or base.name in self.dict_displays):
+            return False
+        pools = self.candidates_of(base)
+        return pools is not None and all(isinstance(p, Const) and isinstance(p.value, tuple)
+                                         for p in pools)
+
+    def candidates_of(self, atom):
+        """The atoms ``atom`` may be, as far as lowering knows (``None``: not known)."""
+        if isinstance(atom, Const):
+            return [atom]
+        if isinstance(atom, Var):
+            if atom.name in self.candidates:
+                return self.candidates[atom.name]
+            if atom.name in self.choices:
+                return list(self.choices[atom.name])
+        return None
+
+    def items_of(self, base, index):
+        """The atoms ``base[index]`` may be, or ``None``."""
+        keyed = isinstance(index, Const) and type(index.value) in (int, str)
+        key = index.value if keyed else None
+        if isinstance(base, Var) and (base.name in self.tuples or base.name in self.lists):
+            items = self.tuples.get(base.name, self.lists.get(base.name))
+            if keyed and type(key) is int and base.name in self.tuples:
+                return [items[key]] if -len(items) <= key < len(items) else None
+            return _unique(items)
+        if isinstance(base, Var) and base.name in self.dict_displays:
+            items = self.dict_displays[base.name]
+            if keyed and key in items:
+                return [items[key]]
+            return _unique(list(items.values()))
+        pools = self.candidates_of(base) if not (isinstance(base, Var) and (
+            base.name in self.partials)) else None
+        if pools is None:
+            return None
+        found = []
+        for pool in pools:
+            if isinstance(pool, Var) and (pool.name in self.tuples or pool.name in self.lists
+                                          or pool.name in self.dict_displays):
+                inner = self.items_of(pool, index)  # a display read out of a display
+                if inner is None:
+                    return None
+                found += inner
+                continue
+            if not isinstance(pool, Const):
+                return None
+            values = _contents(pool.value, key, keyed)
+            if values is None:
+                return None
+            found += [Const(v) for v in values]
+            if len(found) > LIMIT * 4:
+                return None
+        found = _unique(found)
+        return found if len(found) <= LIMIT else None
+
+    def is_function_atom(self, atom):
+        if isinstance(atom, Var):
+            return atom.name in self.partials
+        return isinstance(atom, Const) and functions.is_function_value(atom.value)
+
+    def call_candidate(self, atom, node, hint):
+        """``f(...)`` with ``f`` read from a known container: a checked choice among the
+        functions it may be; ``None`` when ``atom`` has no candidates."""
+        options = self.candidates.get(atom.name) if isinstance(atom, Var) else None
+        if options is None:
+            return None
+        if not all(self.is_function_atom(o) for o in options):
+            bad = next(o for o in options if not self.is_function_atom(o))
+            what = "a lambda or partial holding values computed in the loop" if isinstance(
+                bad, Var) else f"{_name(bad.value)}, not a function"
+            raise self.error(node, f"calling a value taken from a container that may hold "
+                             f"{what}", hint="hold the functions themselves (named functions, "
+                             "lambdas of their parameters only) in a tuple or list")
+        spelled = [o if isinstance(o, Var) or o.spelling else Const(o.value, self.bound_name(
+            o.value, getattr(o.value, "__name__", None) or "fn")) for o in options]
+        check = ir.Prim(check_choice, [atom] + spelled,
+                        spelling=self.bound_name(check_choice, "check_choice"))
+        if atom.name in self.unsure:  # a list or dict: it may have changed since
+            self.emit(ir.Assign(None, check, getattr(node, "lineno", None), effect=True))
+        if len(spelled) == 1:  # fs[0](x), OPS["a"](x): the one function
+            return self.call_atom(spelled[0], node, hint, True, "a function")
+        self.choices[atom.name] = spelled
+        return self.call_choice(atom, node, hint)
+
+    def container_refusal(self, atom, node, what):
+        """A precise refusal for calling a value read from a container nobody knows."""
+        if isinstance(atom, Var) and atom.name in self.read_from:
+            raise self.error(
+                node, f"calling {what}, taken from a list, tuple or dict whose functions "
+                "srcad cannot know when it transforms the function (a parameter, or a "
+                "container built from values computed here)",
+                hint="pass a tuple of functions (the code is made for the functions it holds), "
+                "or hold them in a tuple, list or dict at module level, in a default value, or "
+                "written in the function ([np.sin, np.cos], {'a': f}); a list or dict passed "
+                "in is read only when the code runs")
+
+
+def _dict_method(fn):
+    """Whether ``fn`` is ``d.keys``, ``d.values`` or ``d.items`` of a dict ``d``."""
+    return getattr(fn, "__name__", None) in ("keys", "values", "items") and isinstance(
+        getattr(fn, "__self__", None), dict)
+
+
+def _contents(value, key, keyed):
+    """The items ``value[key]`` may be (every item when the key is not known)."""
+    if isinstance(value, (tuple, list)):
+        if keyed and type(key) is int:
+            return [value[key]] if -len(value) <= key < len(value) else None
+        if keyed and isinstance(key, slice):
+            return None
+        return list(value) if len(value) <= LIMIT * 4 else None
+    if isinstance(value, dict):
+        if keyed:
+            try:
+                return [value[key]] if key in value else None
+            except TypeError:
+                return None
+        return list(value.values()) if len(value) <= LIMIT * 4 else None
+    return None
+
+
+def _unique(atoms):
+    out = []
+    for atom in atoms:
+        if not any(_same(atom, o) for o in out):
+            out.append(atom)
+    return out
+
+
+def _same(a, b):
+    if isinstance(a, Const) and isinstance(b, Const):
+        return a.value is b.value
+    if isinstance(a, Var) and isinstance(b, Var):
+        return a.name == b.name
+    return False
