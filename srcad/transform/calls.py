@@ -28,8 +28,16 @@ from ..analysis import effects
 from ..analysis.analyse import Analysis
 from ..core import env, ir
 from ..core.functions import ByFunction, bind
-from ..core.kinds import (ANY, ARRAY, SEQ, kind_of_value, made_for, made_items, made_result,
-                          with_complex)
+from ..core.kinds import (
+    ANY,
+    ARRAY,
+    SEQ,
+    kind_of_value,
+    made_for,
+    made_items,
+    made_result,
+    with_complex,
+)
 
 
 @dataclass
