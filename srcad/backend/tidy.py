@@ -30,10 +30,16 @@ import ast
 import collections
 
 from ..transform.nodes import Comment
-from ..transform.templates import _is_num, simplify
+from ..transform.templates import _is_num
 from . import floats as float_arithmetic
 from .tidy_copies import _drop_self_copies, _propagate_copies
-from .tidy_values import _dead_code, _inline_temps, _merge_sums, _propagate_constants
+from .tidy_values import (
+    _dead_code,
+    _inline_temps,
+    _merge_sums,
+    _propagate_constants,
+    simplify_keeping_new,
+)
 from .tidy_walk import _blocks, _walk
 
 
@@ -53,7 +59,7 @@ def tidy(fdef, temps, grads=(), floats=()):
             changed |= rewrite()  # each rewrite counts names afresh: the others changed them
         if not changed:
             break
-    simplify(fdef)
+    simplify_keeping_new(fdef)
     fdef = _Signs().visit(fdef)
     _float_literals(fdef, grads)
     float_arithmetic.specialise(fdef, floats)

@@ -122,6 +122,10 @@ def grad_split(g, ary, ans, axis=0):
 def grad_array(g, obj):
     """Gradient of ``np.array(obj)``/``np.asarray(obj)``: for a (nested) list of numbers or
     arrays, a (nested) list of gradients; for an array, ``g`` itself."""
+    if type(g) is np.ndarray and g.ndim == 1 and g.dtype.kind in "fc" and type(obj) in (
+            list, tuple) and len(obj) == len(g) and all(
+                type(v) is float or type(v) is np.float64 for v in obj):
+        return g.tolist()  # numbers: what float(g[i]) (complex(g[i])) gives, in one call
     if isinstance(obj, (list, tuple)):
         g = _asarray(g)  # each item a new object: no two share memory, nor with g
         return [grad_array(g[i] if g.ndim == 1 else g[i].copy(), v) for i, v in enumerate(obj)]
