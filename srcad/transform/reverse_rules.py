@@ -219,11 +219,15 @@ class Rules:
         return call(self.helper("unbroadcast"), contribution, atom.name)
 
     def certainly_array(self, tree):
-        """Whether ``tree`` is arithmetic with an array value of the user's function as an
-        operand (``g * proj``): an array, whatever ``g`` is (a number, a seed of 1.0)."""
-        return isinstance(tree, ast.BinOp) and isinstance(tree.op, _ARITH_OPS) and any(
-            isinstance(side, ast.Name) and side.id in self.primals
-            and self.an.kinds.get(side.id) == ARRAY for side in (tree.left, tree.right))
+        """Whether ``tree`` is an array value of the user's function, or arithmetic with one
+        as an operand (``g * proj``, ``-(g * t / s)``): an array, whatever ``g`` is (a
+        number, a seed of 1.0)."""
+        if isinstance(tree, ast.Name):
+            return tree.id in self.primals and self.an.kinds.get(tree.id) == ARRAY
+        if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.USub):
+            return self.certainly_array(tree.operand)
+        return isinstance(tree, ast.BinOp) and isinstance(tree.op, _ARITH_OPS) and (
+            self.certainly_array(tree.left) or self.certainly_array(tree.right))
 
     def shape_name(self, name_):
         for shape, source in self.shapes.items():
