@@ -140,9 +140,15 @@ def _float_rows(out_shape, backward, ctx, args, index):
         seed[i] = 1.0
         rows.append(backward(ctx, seed))
     if len(index) == 1:
-        return [np.array(rows, dtype=float).reshape(out_shape + np.shape(args[index[0]]))]
-    return [np.array([r[k] for r in rows], dtype=float).reshape(out_shape + np.shape(args[p]))
+        return [_stacked(rows, out_shape + np.shape(args[index[0]]))]
+    return [_stacked([r[k] for r in rows], out_shape + np.shape(args[p]))
             for k, p in enumerate(index)]
+
+
+def _stacked(rows, shape):
+    """The rows as one array of floats of ``shape``."""
+    out = np.array(rows, dtype=float)
+    return out if out.shape == shape else out.reshape(shape)
 
 
 def _position(f, w):
