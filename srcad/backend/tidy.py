@@ -38,6 +38,7 @@ from .tidy_values import (
     _inline_temps,
     _merge_sums,
     _propagate_constants,
+    copy_aliases,
     simplify_keeping_new,
 )
 from .tidy_walk import _blocks, _walk
@@ -60,6 +61,8 @@ def tidy(fdef, temps, grads=(), floats=()):
         if not changed:
             break
     simplify_keeping_new(fdef)
+    _merge_sums(fdef)  # dx = v (a product simplified), dx += g: dx = v + g, a new array
+    copy_aliases(fdef, float_arithmetic._float_names(fdef, floats) if floats else ())
     fdef = _Signs().visit(fdef)
     _float_literals(fdef, grads)
     float_arithmetic.specialise(fdef, floats)

@@ -87,29 +87,41 @@ def changed_in_place(fdef):
 
 
 def simplify_keeping_new(fdef):
-    """Simplify ``fdef``; an assignment of a product that became a name (``dx = 1.0 * v``
-    is ``dx = v``) stays a new array where that name is changed in place."""
+    """Simplify ``fdef``, marking each assignment of a product that became a name
+    (``dx = 1.0 * v`` is ``dx = v``): see :func:`copy_aliases`."""
     products = [s for s in _walk(fdef) if s.__class__ is ast.Assign
                 and s.value.__class__ is ast.BinOp]
     fdef = simplify(fdef)
-    if products:
-        changed = changed_in_place(fdef)
-        for stmt in products:
-            _unaliased(stmt, changed)
+    for stmt in products:
+        _unaliased(stmt, None)
     return fdef
 
 
 def _unaliased(stmt, changed_in_place):
-    """``dx = 1.0 * v`` simplified to ``dx = v`` where ``dx`` is then changed in place
-    (``dx += g``): the sweep made ``dx`` a new array, so it is written ``dx = v * 1.0`` (a
-    new array, never ``v`` itself, which the in-place add would change; for a number, the
-    number)."""
+    """Mark ``dx = v`` where it was a product the sweep made a new array (``dx = 1.0 * v``
+    simplified) and ``dx`` may be changed in place; :func:`copy_aliases` decides at the end."""
     if (stmt.__class__ is ast.Assign and len(stmt.targets) == 1
-            and stmt.targets[0].__class__ is ast.Name
-            and stmt.targets[0].id in changed_in_place and stmt.value.__class__ is ast.Name):
-        stmt.value = ast.BinOp(left=stmt.value, op=ast.Mult(), right=ast.Constant(value=1.0))
-        stmt.value.copies = True  # the simplifier leaves it
+            and stmt.targets[0].__class__ is ast.Name and stmt.value.__class__ is ast.Name
+            and (changed_in_place is None or stmt.targets[0].id in changed_in_place)):
+        stmt.was_new = True
     return stmt
+
+
+def copy_aliases(fdef, numbers=()):
+    """A marked ``dx = v`` (see :func:`_unaliased`) whose ``dx`` is still changed in place
+    (``dx += g`` not merged into ``dx = v + g``) is written ``dx = v * 1.0``: a new array, as
+    the sweep made it, never ``v`` itself, which the in-place add would change; a name in
+    ``numbers`` (certainly a float) stays as it is."""
+    changed = None
+    for stmt in _walk(fdef):
+        if not (getattr(stmt, "was_new", False) and stmt.__class__ is ast.Assign
+                and stmt.value.__class__ is ast.Name):
+            continue
+        if changed is None:
+            changed = changed_in_place(fdef)
+        if stmt.targets[0].id in changed and stmt.value.id not in numbers:
+            stmt.value = ast.BinOp(left=stmt.value, op=ast.Mult(), right=ast.Constant(1.0))
+            stmt.value.copies = True  # the simplifier leaves it
 
 
 def _assigns_number(stmt):
