@@ -143,6 +143,29 @@ def _copies(grads, args, index):
             for g, p in zip(grads, index)]
 
 
+def _float_rows(out_shape, backward, ctx, args, index):
+    """The Jacobian, a row per element of an output of float64s of ``out_shape``, from one
+    forward part's context: each row a backward pass from a one-hot seed (a new array each,
+    as a backward part may add into what it is given). Each Jacobian is
+    ``out_shape + the argument's shape``, of floats (the arguments are floats and float64
+    arrays: the gradients are too)."""
+    rows = []
+    for i in range(out_shape[0]) if len(out_shape) == 1 else np.ndindex(*out_shape):
+        seed = np.zeros(out_shape)
+        seed[i] = 1.0
+        rows.append(backward(ctx, seed))
+    if len(index) == 1:
+        return [_stacked(rows, out_shape + np.shape(args[index[0]]))]
+    return [_stacked([r[k] for r in rows], out_shape + np.shape(args[p]))
+            for k, p in enumerate(index)]
+
+
+def _stacked(rows, shape):
+    """The rows as one array of floats of ``shape``."""
+    out = np.array(rows, dtype=float)
+    return out if out.shape == shape else out.reshape(shape)
+
+
 def _position(f, w):
     if isinstance(w, int):
         return w
@@ -171,6 +194,7 @@ class _Jacobian:
         self.checked = set()  # argument types found to hold no record where wrt points
         self.no_split = set()  # plain keys (srcad.specialise.plain_key) taking the vjp code
         self.splits = {}  # plain key -> f's split (srcad.transform.calls.Split)
+        self.rows_of = set()  # plain keys of float arguments whose output was a float array
 
     def __call__(self, *args):
         if self.index is None:
@@ -190,6 +214,11 @@ class _Jacobian:
 
     def _rev(self, args):
         index = self.index
+        if self.rows_of:
+            key = plain_key(args)
+            if key in self.rows_of:
+                # float arguments whose output was an array of floats: no scalar attempt first
+                return self._rows(args, index, key)
         if not self.vector and self.grad is not None:  # every output so far was a scalar
             try:
                 grads = self.grad(*args)
@@ -207,7 +236,11 @@ class _Jacobian:
                 self.vector.add(key)
             else:
                 return _copies(grads, args, index)
-        pair = self._split(args)
+        return self._rows(args, index)
+
+    def _rows(self, args, index, key=None):
+        """The Jacobian a row at a time, for arguments whose output is not a scalar."""
+        pair = self._split(args, key)
         if pair is not None:  # one forward part, then a backward part per row
             value, ctx = pair[0](*args)
             backward = pair[1]
@@ -224,6 +257,12 @@ class _Jacobian:
             pullback = self.vjp
         if pytrees.is_tree(value):
             return self._tree(args, value)
+        if pair is not None and type(value) is np.ndarray and value.dtype.char == "d" and (
+                value.ndim):
+            plain = plain_key(args)
+            if all(part[1] == "d" for part in plain if type(part) is tuple):
+                self.rows_of.add(plain)  # float arrays in and out: the next call comes here
+                return _float_rows(value.shape, pair[1], ctx, args, index)
         out_shape = np.shape(value)
         rows = [[] for _ in index]
         for i in np.ndindex(*out_shape) if out_shape else [()]:
@@ -236,13 +275,13 @@ class _Jacobian:
                 if out_shape or np.shape(args[p]) else float(r[0])
                 for r, p in zip(rows, index)]
 
-    def _split(self, args):
+    def _split(self, args, key=None):
         """The forward and backward parts of ``f`` for these arguments, when they are plain
         (numbers and float arrays, all given by position) and ``f`` is a plain function: the
         rows of a Jacobian then share one forward part (its context is read, never changed, by
         each backward part) instead of a whole ``vjp`` pass each. None otherwise (the ``vjp``
         code, a row at a time)."""
-        key = plain_key(args)
+        key = plain_key(args) if key is None else key
         if key is None or key in self.no_split:
             return None
         entry = self.splits.get(key)

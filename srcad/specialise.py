@@ -371,12 +371,15 @@ def plain_key(values):
     ranks and dtypes of the arrays; None for anything else (containers, functions, objects,
     records take the full path, keyed by :func:`cache_key`)."""
     key = tuple(map(type, values))
-    for t in key:
-        if t is not float and t is not np.ndarray and t is not int and t is not np.float64:
+    arrays = None
+    for t, v in zip(key, values):
+        if t is np.ndarray:
+            if arrays is None:
+                arrays = []
+            arrays.append((v.ndim, v.dtype.char))
+        elif t is not float and t is not int and t is not np.float64:
             return None
-    if np.ndarray in key:
-        key += tuple((v.ndim, v.dtype.char) for v in values if type(v) is np.ndarray)
-    return key
+    return key if arrays is None else key + tuple(arrays)
 
 
 def cache_key(args):

@@ -477,11 +477,24 @@ def _matrix_dot(x, a):
 
 
 @needs_numba
-@pytest.mark.parametrize("f, words", [(_sum_over_axis, "a whole sum only"),
-                                      (_matrix_dot, "two vectors only")])
-def test_matrix_operations_without_a_numba_gradient_are_refused(f, words):
+def test_matrix_product_of_known_ranks():
+    """``np.dot`` of two matrices: its gradient is written with ``@`` (the rule's templates
+    for these ranks), which Numba compiles."""
+    rng = np.random.default_rng(7)
+    fast = srcad.grad(_matrix_dot, wrt=(0, 1), backend="numba")
+    x, a = 0.5, rng.uniform(-1.0, 1.0, size=(3, 3))
+    (dx, da), (ref_dx, ref_da) = fast(x, a), srcad.grad(_matrix_dot, wrt=(0, 1))(x, a)
+    assert _close(dx, ref_dx, 1e-12) and _close(da, ref_da, 1e-12)
+    fd_dx, fd_da = _fd_matrix(_matrix_dot, x, a)
+    assert _close(dx, fd_dx, 1e-5) and _close(da, fd_da, 1e-5)
+
+
+@needs_numba
+@pytest.mark.parametrize("f, words, shape", [(_sum_over_axis, "a whole sum only", (2, 2)),
+                                             (_matrix_dot, "could not compile", (2, 2, 2))])
+def test_matrix_operations_without_a_numba_gradient_are_refused(f, words, shape):
     with pytest.raises(SrcadError, match=words) as info:
-        srcad.grad(f, wrt=(0, 1), backend="numba")(0.5, np.ones((2, 2)))
+        srcad.grad(f, wrt=(0, 1), backend="numba")(0.5, np.ones(shape))
     assert "backend='python'" in str(info.value)
 
 

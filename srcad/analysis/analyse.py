@@ -52,6 +52,9 @@ class Analysis(ValueKinds):
         self.ints = set()  # names certainly holding a Python int: loop counters, their sums
         self.items = dict(param_items or {})  # container param -> {key: kind}
         self.elems = {}  # list name -> kind of its elements (joined over what is put in)
+        # tuple name -> {position: (kind, rank)} of its items: a tuple built here, or one a
+        # user function returns (``hidden, cell = cell_step(...)``); tuples never change
+        self.tuple_items = {}
         self.kinds = dict(param_kinds)
         complex_params = self.kinds.pop(COMPLEX, ())
         self.wrt = set(wrt)
@@ -129,7 +132,8 @@ class Analysis(ValueKinds):
 
     def _kinds(self):
         for _ in range(50):
-            before = dict(self.kinds), dict(self.elems), dict(self.ranks), set(self.ints)
+            before = (dict(self.kinds), dict(self.elems), dict(self.ranks), set(self.ints),
+                      dict(self.tuple_items))
             for stmt in ir.walk(self.fn.body):
                 if isinstance(stmt, ir.Assign) and stmt.target is None and _is_append(stmt.value):
                     lst, item = stmt.value.args
@@ -158,6 +162,11 @@ class Analysis(ValueKinds):
                         self.ranks[stmt.target] = rank
                     if self._int_result(value):
                         self.ints.add(stmt.target)
+                    items = self._tuple_items(value) if kind == SEQ else None
+                    if items is not None:
+                        self.tuple_items[stmt.target] = items
+                    else:
+                        self.tuple_items.pop(stmt.target, None)
                 elif isinstance(stmt, ir.SetItem):
                     self.kinds[stmt.target] = self.kind(stmt.obj)
                     if self.kind(stmt.obj) == SEQ and isinstance(stmt.obj, ir.Var):
@@ -180,7 +189,7 @@ class Analysis(ValueKinds):
                     for s in phi.sources:
                         if isinstance(s, ir.Var) and s.name in self.elems:
                             self._put(phi.target, [self.elems[s.name]])
-            if (self.kinds, self.elems, self.ranks, self.ints) == before:
+            if (self.kinds, self.elems, self.ranks, self.ints, self.tuple_items) == before:
                 return
 
     def _check_dict_iteration(self):

@@ -77,6 +77,9 @@ class ValueKinds:
         ):
             obj = prim.args[0]
             index = prim.args[1] if len(prim.args) > 1 else None
+            item = self._tuple_item(obj, index) if fn is operator.getitem else None
+            if item is not None:
+                return item[0]
             items = self.items.get(obj.name) if isinstance(obj, ir.Var) else None
             if items and isinstance(index, ir.Const) and fn is operator.getitem:
                 try:
@@ -206,6 +209,10 @@ class ValueKinds:
             return self.rank(args[0]) or MIXED
         if any(isinstance(a, ir.Var) and self.kind(a) is None for a in args):
             return None
+        item = self._tuple_item(args[0], args[1]) if fn is operator.getitem and len(
+            args) == 2 else None
+        if item is not None:
+            return item[1] if item[1] is not None and item[1] >= 1 else MIXED
         if fn is operator.getitem:
             rank = self._index_rank(args[0], args[1]) if len(args) == 2 else None
             return rank if rank is not None and rank >= 1 else MIXED
@@ -224,6 +231,30 @@ class ValueKinds:
                     return MIXED
             return max(ranks) if ranks else MIXED
         return MIXED
+
+    def _tuple_items(self, value):
+        """``{position: (kind, rank)}`` of a tuple built by ``value`` (``(a, b)``, or a call
+        of a user function returning one), or None."""
+        if not isinstance(value, ir.Prim):
+            return None
+        if value.fn is ir.BUILD_TUPLE:
+            if any(self.kind(a) is None for a in value.args):
+                return None
+            return {i: (self.kind(a), self.rank(a)) for i, a in enumerate(value.args)}
+        call = self._user_call(value)
+        if call is None or not hasattr(self.callees, "result_items"):
+            return None
+        return self.callees.result_items(*call)
+
+    def _tuple_item(self, obj, index):
+        """``(kind, rank)`` of ``obj[index]`` for a tuple of known items and an int
+        constant ``index``, or None."""
+        items = self.tuple_items.get(obj.name) if isinstance(obj, ir.Var) and self.kinds.get(
+            obj.name) == SEQ else None
+        if not items or not isinstance(index, ir.Const) or type(index.value) is not int:
+            return None
+        position = index.value + len(items) if index.value < 0 else index.value
+        return items.get(position)
 
     def _index_rank(self, obj, index):
         """The rank of ``obj[index]`` for an array ``obj`` of known rank and a basic index:

@@ -32,11 +32,18 @@ import ast
 import collections
 
 from ..transform.nodes import Comment
-from ..transform.templates import _is_num, simplify
+from ..transform.templates import _is_num
 from . import floats as float_arithmetic
 from .tidy_copies import _drop_self_copies, _propagate_copies
 from .tidy_stacks import _drop_unread_saves
-from .tidy_values import _dead_code, _inline_temps, _merge_sums, _propagate_constants
+from .tidy_values import (
+    _dead_code,
+    _inline_temps,
+    _merge_sums,
+    _propagate_constants,
+    copy_aliases,
+    simplify_keeping_new,
+)
 from .tidy_walk import _blocks, _walk
 
 
@@ -57,7 +64,9 @@ def tidy(fdef, temps, grads=(), floats=()):
             changed |= rewrite()  # each rewrite counts names afresh: the others changed them
         if not changed:
             break
-    simplify(fdef)
+    simplify_keeping_new(fdef)
+    _merge_sums(fdef)  # dx = v (a product simplified), dx += g: dx = v + g, a new array
+    copy_aliases(fdef, float_arithmetic._float_names(fdef, floats) if floats else ())
     fdef = _Signs().visit(fdef)
     _float_literals(fdef, grads)
     float_arithmetic.specialise(fdef, floats)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from ..transform.nodes import Comment
-from ..transform.templates import _Simplify
+from ..transform.templates import _Simplify, simplify
 from .tidy_walk import _blocks, _count_names, _fields, _header, _loads, _stores, _walk
 
 
@@ -29,6 +29,7 @@ def _propagate_constants(fdef):
         return False  # the common case after the first sweep: nothing to do, no walk
     stores, loads = {}, {}
     kept = set()  # 1.0[0], 1.0.shape or ``dy += ...`` would not work: keep those names
+    changed_in_place = set()  # ``dx += g``, ``dx[i] += g``, ``dx[i] = g``: names of arrays
     for node in _walk(fdef):
         cls = node.__class__
         if cls is ast.Name:
@@ -38,8 +39,11 @@ def _propagate_constants(fdef):
             stores[node.arg] = stores.get(node.arg, 0) + 1
         elif cls is ast.AugAssign and node.target.__class__ is ast.Name:
             kept.add(node.target.id)
+            changed_in_place.add(node.target.id)
         elif cls in (ast.Subscript, ast.Attribute) and node.value.__class__ is ast.Name:
             kept.add(node.value.id)
+            if node.ctx.__class__ is ast.Store:
+                changed_in_place.add(node.value.id)
         elif cls is ast.Call and node.func.__class__ is ast.Name:
             kept.add(node.func.id)
     values = {}
@@ -65,8 +69,59 @@ def _propagate_constants(fdef):
                 if _substitute(stmt.iter, values):
                     stmt.iter = _Simplify().visit(stmt.iter)
             elif _substitute(stmt, values):  # a simple statement (or, rarely, one of its own)
-                block[k] = _Simplify().visit(stmt)
+                block[k] = _unaliased(_Simplify().visit(stmt), changed_in_place)
     return True
+
+
+def changed_in_place(fdef):
+    """The names changed in place below ``fdef``: ``x += g``, ``x[i] += g``, ``x[i] = g``."""
+    names = set()
+    for node in _walk(fdef):
+        cls = node.__class__
+        if cls is ast.AugAssign and node.target.__class__ is ast.Name:
+            names.add(node.target.id)
+        elif cls in (ast.Subscript, ast.Attribute) and node.value.__class__ is ast.Name and (
+                node.ctx.__class__ is ast.Store):
+            names.add(node.value.id)
+    return names
+
+
+def simplify_keeping_new(fdef):
+    """Simplify ``fdef``, marking each assignment of a product that became a name
+    (``dx = 1.0 * v`` is ``dx = v``): see :func:`copy_aliases`."""
+    products = [s for s in _walk(fdef) if s.__class__ is ast.Assign
+                and s.value.__class__ is ast.BinOp]
+    fdef = simplify(fdef)
+    for stmt in products:
+        _unaliased(stmt, None)
+    return fdef
+
+
+def _unaliased(stmt, changed_in_place):
+    """Mark ``dx = v`` where it was a product the sweep made a new array (``dx = 1.0 * v``
+    simplified) and ``dx`` may be changed in place; :func:`copy_aliases` decides at the end."""
+    if (stmt.__class__ is ast.Assign and len(stmt.targets) == 1
+            and stmt.targets[0].__class__ is ast.Name and stmt.value.__class__ is ast.Name
+            and (changed_in_place is None or stmt.targets[0].id in changed_in_place)):
+        stmt.was_new = True
+    return stmt
+
+
+def copy_aliases(fdef, numbers=()):
+    """A marked ``dx = v`` (see :func:`_unaliased`) whose ``dx`` is still changed in place
+    (``dx += g`` not merged into ``dx = v + g``) is written ``dx = v * 1.0``: a new array, as
+    the sweep made it, never ``v`` itself, which the in-place add would change; a name in
+    ``numbers`` (certainly a float) stays as it is."""
+    changed = None
+    for stmt in _walk(fdef):
+        if not (getattr(stmt, "was_new", False) and stmt.__class__ is ast.Assign
+                and stmt.value.__class__ is ast.Name):
+            continue
+        if changed is None:
+            changed = changed_in_place(fdef)
+        if stmt.targets[0].id in changed and stmt.value.id not in numbers:
+            stmt.value = ast.BinOp(left=stmt.value, op=ast.Mult(), right=ast.Constant(1.0))
+            stmt.value.copies = True  # the simplifier leaves it
 
 
 def _assigns_number(stmt):

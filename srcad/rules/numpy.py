@@ -47,8 +47,10 @@ MATMUL_BY_RANK = {
     (2, 2): dict(a="g @ b.T", b="a.T @ g"),  # matrix @ matrix
     (1, 2): dict(a="b @ g", b="np.outer(a, g)"),  # vector @ matrix
 }
+#: ``np.dot(a, b)`` (and ``a @ b``) by ranks: a matrix product, or for two vectors a number
+DOT_BY_RANK = {**MATMUL_BY_RANK, (1, 1): dict(a="g * b", b="g * a")}  # vector . vector
 defvjp(operator.matmul, "a, b", a="grad_matmul_a(g, a, b)", b="grad_matmul_b(g, a, b)",
-       ranks=MATMUL_BY_RANK)
+       ranks=DOT_BY_RANK)
 
 # ---------------------------------------------------------------- unary ufuncs: trigonometric
 defvjp(np.sin, "x", x="g * cos(x)")
@@ -174,9 +176,9 @@ defvjp(np.trace, "a, offset=0, axis1=0, axis2=1, dtype=None",
        a="grad_trace(g, a, offset, axis1, axis2)")
 
 # ---------------------------------------------------------------- products (grad_dot_a, ...)
-defvjp(np.dot, "a, b", a="grad_dot_a(g, a, b)", b="grad_dot_b(g, a, b)")
+defvjp(np.dot, "a, b", a="grad_dot_a(g, a, b)", b="grad_dot_b(g, a, b)", ranks=DOT_BY_RANK)
 defvjp(np.matmul, "a, b", a="grad_matmul_a(g, a, b)", b="grad_matmul_b(g, a, b)",
-       ranks=MATMUL_BY_RANK)
+       ranks=DOT_BY_RANK)
 defvjp(np.inner, "a, b", a="grad_inner_a(g, a, b)", b="grad_inner_b(g, a, b)")
 defvjp(np.outer, "a, b", a="grad_outer_a(g, a, b)", b="grad_outer_b(g, a, b)", kind="array")
 defvjp(np.vdot, "a, b", a="grad_vdot_a(g, a, b)", b="grad_vdot_b(g, a, b)")

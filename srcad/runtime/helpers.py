@@ -386,6 +386,16 @@ def check_scalar(y, where=None):
 def scatter(value, like, index):
     """The gradient of ``like[index]``: zeros shaped like ``like``, ``value`` added at ``index``
     (a list for a list or tuple, a dict for a dict)."""
+    if type(like) is np.ndarray and type(value) is np.ndarray and value.dtype.kind == "f" and (
+            type(index) is slice or type(index) is int):
+        out = np.zeros(like.shape)  # the common cases, without the checks below
+        out[index] = value
+        return out
+    if (type(value) is float or type(value) is np.float64) and type(index) is int and type(
+            like) is np.ndarray:
+        out = np.zeros(like.shape)
+        out[index] = value
+        return out
     if isinstance(like, (list, tuple, dict)):
         out = zeros_like(like)
         out[index] = add(out[index], value)

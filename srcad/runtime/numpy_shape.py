@@ -46,6 +46,10 @@ def _split_along(g, sizes, axis):
 @helper("numpy")
 def grad_concatenate(g, arrays, axis=0):
     """Gradient of ``np.concatenate(arrays, axis)``: a list, one piece of ``g`` per array."""
+    if type(g) is np.ndarray and type(arrays) in (tuple, list) and type(axis) is int:
+        pieces = _cut(g, arrays, axis)
+        if pieces is not None:
+            return pieces
     if axis is None:
         pieces = _split_along(np.ravel(g), [np.size(x) for x in arrays], 0)
     else:
@@ -53,6 +57,26 @@ def grad_concatenate(g, arrays, axis=0):
     return _pieces([p if type(x) is np.ndarray and p.shape == x.shape  # the common case
                     else _match(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, arrays)],
                    arrays)
+
+
+def _cut(g, arrays, axis):
+    """The common case of :func:`grad_concatenate`: NumPy arrays of ``g``'s rank and
+    ``g``'s dtype class, cut by basic slicing (views; ``None`` for anything else)."""
+    ndim = g.ndim
+    if axis < 0:
+        axis += ndim
+    if not 0 <= axis < ndim:
+        return None
+    lead = (slice(None),) * axis
+    complex_g = g.dtype.kind == "c"
+    pieces, start = [], 0
+    for x in arrays:
+        if type(x) is not np.ndarray or x.ndim != ndim or (x.dtype.kind == "c") is not complex_g:
+            return None
+        stop = start + x.shape[axis]
+        pieces.append(g[lead + (slice(start, stop),)] if axis else g[start:stop])
+        start = stop
+    return pieces
 
 
 def _pieces(grads, arrays):
@@ -100,6 +124,10 @@ def grad_split(g, ary, ans, axis=0):
 def grad_array(g, obj):
     """Gradient of ``np.array(obj)``/``np.asarray(obj)``: for a (nested) list of numbers or
     arrays, a (nested) list of gradients; for an array, ``g`` itself."""
+    if type(g) is np.ndarray and g.ndim == 1 and g.dtype.kind in "fc" and type(obj) in (
+            list, tuple) and len(obj) == len(g) and all(
+                type(v) is float or type(v) is np.float64 for v in obj):
+        return g.tolist()  # numbers: what float(g[i]) (complex(g[i])) gives, in one call
     if isinstance(obj, (list, tuple)):
         g = _asarray(g)  # each item a new object: no two share memory, nor with g
         return [grad_array(g[i] if g.ndim == 1 else g[i].copy(), v) for i, v in enumerate(obj)]

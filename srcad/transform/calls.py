@@ -28,7 +28,16 @@ from ..analysis import complexity, effects
 from ..analysis.analyse import Analysis
 from ..core import env, ir
 from ..core.functions import ByFunction, bind
-from ..core.kinds import ANY, ARRAY, kind_of_value, made_for, made_items, made_result, with_complex
+from ..core.kinds import (
+    ANY,
+    ARRAY,
+    SEQ,
+    kind_of_value,
+    made_for,
+    made_items,
+    made_result,
+    with_complex,
+)
 from ..errors import SrcadError
 
 
@@ -156,6 +165,11 @@ class Callees:
         """The rank of ``fn``'s result when it is an array of one known rank, else None."""
         return self._result(fn, kinds, arity, ranks)[1]
 
+    def result_items(self, fn, kinds, arity=None, ranks=None):
+        """``{position: (kind, rank)}`` of the items of ``fn``'s result when every return is
+        a tuple built there of the same items' kinds (``return hidden, cell``), else None."""
+        return self._result(fn, kinds, arity, ranks)[2]
+
     def _result(self, fn, kinds, arity, ranks):
         ranks = {p: r for p, r in (ranks or {}).items() if r is not None} if arity is None \
             else {}
@@ -166,7 +180,7 @@ class Callees:
             env.record_all(known[1])
             return known[0]
         if key in self._in_progress:
-            return self._kinds.get(key + ("guess",)), None
+            return self._kinds.get(key + ("guess",)), None, None
         self._in_progress.add(key)
         try:
             with env.collecting() as reads:
@@ -177,9 +191,10 @@ class Callees:
                 self._kinds[key + ("guess",)] = first[0]
                 second = _result(Analysis(ir_fn, made, (), items, ranks or None, callees=self))
             result = (made_result(fn, first[0] if first[0] == second[0] else ANY),
-                      first[1] if first == second else None)
+                      first[1] if first == second else None,
+                      first[2] if first == second and first[0] == SEQ else None)
         except Exception:
-            result = (ANY, None)
+            result = (ANY, None, None)
         finally:
             self._in_progress.discard(key)
         self._kinds[key] = (result, tuple(reads.values()))
@@ -295,9 +310,14 @@ def _result_complex(analysis):
 
 
 def _result(analysis):
-    """The kind of what ``analysis``'s function returns and, for an array, its rank (None
-    when the returns differ or it is not one known number)."""
+    """The kind of what ``analysis``'s function returns, for an array its rank (None when
+    the returns differ or it is not one known number), for a tuple built in the function
+    the kinds and ranks of its items (None unless every return builds the same)."""
     rets = [analysis.kind(r.value) for r in analysis.returns]
     kind = rets[0] if len(set(rets)) == 1 else ANY
     ranks = {analysis.rank(r.value) for r in analysis.returns}
-    return kind, ranks.pop() if kind == ARRAY and len(ranks) == 1 else None
+    items = [analysis.tuple_items.get(r.value.name) if isinstance(r.value, ir.Var) else None
+             for r in analysis.returns]
+    same = bool(items) and items[0] is not None and all(i == items[0] for i in items)
+    return (kind, ranks.pop() if kind == ARRAY and len(ranks) == 1 else None,
+            dict(items[0]) if same else None)

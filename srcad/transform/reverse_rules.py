@@ -10,6 +10,7 @@ that class defines). Imports: ``srcad.core``, ``srcad.analysis``, the rules regi
 
 from __future__ import annotations
 
+import ast
 import operator
 import types
 
@@ -22,6 +23,9 @@ from ..rules import registry
 from . import nodes, templates
 from .nodes import call, method, name
 from .sweep import bound_expr
+
+#: arithmetic whose result is an array when an operand is one
+_ARITH_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 
 
 class Rules:
@@ -198,6 +202,8 @@ class Rules:
         if out_kind == SCALAR:
             return contribution
         if kind == SCALAR:
+            if self.certainly_array(contribution):  # its own method: np.sum's Python layer
+                return call(nodes.attr(contribution, "sum"))  # costs twice the sum
             return call(nodes.attr(self.helper("np"), "sum"), contribution)
         others = [a for a in bound.values() if isinstance(a, (ir.Var, ir.Const)) and a != atom]
         if kind == ARRAY and all(self.an.kind(o) == SCALAR for o in others):
@@ -211,6 +217,17 @@ class Rules:
             return call(self.helper("unbroadcast_to"), contribution, shape)
         self.ref(atom.name, frame)
         return call(self.helper("unbroadcast"), contribution, atom.name)
+
+    def certainly_array(self, tree):
+        """Whether ``tree`` is an array value of the user's function, or arithmetic with one
+        as an operand (``g * proj``, ``-(g * t / s)``): an array, whatever ``g`` is (a
+        number, a seed of 1.0)."""
+        if isinstance(tree, ast.Name):
+            return tree.id in self.primals and self.an.kinds.get(tree.id) == ARRAY
+        if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.USub):
+            return self.certainly_array(tree.operand)
+        return isinstance(tree, ast.BinOp) and isinstance(tree.op, _ARITH_OPS) and (
+            self.certainly_array(tree.left) or self.certainly_array(tree.right))
 
     def shape_name(self, name_):
         for shape, source in self.shapes.items():

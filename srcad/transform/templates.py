@@ -118,6 +118,8 @@ class _Simplify(ast.NodeTransformer):
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
+        if getattr(node, "copies", False):
+            return node  # ``v * 1.0`` written to copy an array (tidy_values._unaliased)
         left, right, op = node.left, node.right, type(node.op)
         if _is_num(left) and _is_num(right) and op in _FOLD:
             try:
