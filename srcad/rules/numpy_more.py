@@ -1,0 +1,201 @@
+"""Derivative rules for more of NumPy: ``np.take``, ``np.take_along_axis``, ``np.ptp``,
+``np.average``, quantiles (``np.median``, ``np.percentile``, ``np.quantile``), the ``nan*``
+reductions, ``np.interp``, ``np.convolve``/``np.correlate``, ``np.copysign``, ``np.ldexp``,
+``np.diagflat``, ``np.dstack``, ``np.ediff1d``, and the methods of the ufuncs ``np.add``,
+``np.multiply``, ``np.maximum``, ``np.minimum`` (``reduce``, ``accumulate``).
+
+The same conventions as :mod:`srcad.rules.numpy`; every rule has a forward form (``jvp=``)
+and every helper it calls a rule of its own (second derivatives). The helpers are in
+:mod:`srcad.runtime.numpy_more`.
+
+Imports ``srcad.rules``, ``srcad.runtime`` (and nothing above its layer).
+"""
+
+import numpy as np
+
+from ..runtime import numpy_helpers as H
+from .registry import defmethod, defvjp, nondiff
+
+REDUCE = "np.sum(t * {}, axis=axis, keepdims=keepdims)"  # see srcad.rules.numpy
+
+
+def defhelper(fn, signature, **templates):
+    """A rule for one of srcad's gradient helpers (parameters without a template are read for
+    their shape or are piecewise constant)."""
+    return defvjp(fn, signature, zero="*", **templates)
+
+
+# ---------------------------------------------------------------- taking elements
+defvjp(np.take, "a, indices, axis=None", a="grad_take(g, a, indices, axis)", zero="indices",
+       kind="array", jvp=dict(a="np.take(t, indices, axis=axis)"))
+defmethod("take", np.take)
+defvjp(np.take_along_axis, "arr, indices, axis=-1",
+       arr="grad_take_along_axis(g, arr, indices, axis)", zero="indices", kind="array",
+       jvp=dict(arr="np.take_along_axis(t, indices, axis)"))
+defhelper(H.grad_take, "value, a, indices, axis=None", value="np.take(g, indices, axis=axis)",
+          jvp=dict(value="grad_take(t, a, indices, axis)"))
+defhelper(H.grad_take_along_axis, "value, arr, indices, axis=-1",
+          value="np.take_along_axis(g, indices, axis)",
+          jvp=dict(value="grad_take_along_axis(t, arr, indices, axis)"))
+
+# ---------------------------------------------------------------- reductions
+# np.ptp is max - min: each gradient to the elements that hold it (ties share, as np.max)
+MAX = "np.max(a, axis=axis, keepdims=keepdims)"
+MIN = "np.min(a, axis=axis, keepdims=keepdims)"
+PTP = (f"grad_extremum({{g}}, a, {MAX}, axis, keepdims) - "
+       f"grad_extremum({{g}}, a, {MIN}, axis, keepdims)")
+defvjp(np.ptp, "a, axis=None, out=None, keepdims=False", a=PTP.format(g="g"),
+       kind="reduction", jvp=dict(a=REDUCE.format(f"({PTP.format(g='1.0')})")))
+# np.average: sum(a * w) / sum(w), with one-dimensional weights read along axis
+W = "np.broadcast_to(np.reshape(weights, average_shape(weights, a, axis)), np.shape(a))"
+SW = f"np.sum({W}, axis=axis, keepdims=True)"
+AVG = f"(np.sum(a * {W}, axis=axis, keepdims=True) / {SW})"
+GA = "grad_sum(g, a, axis, keepdims)"
+WEIGHTS = (f"grad_reshape(unbroadcast({GA} * (a - {AVG}) / {SW}, "
+           "np.reshape(weights, average_shape(weights, a, axis))), weights)")
+defvjp(np.average, "a, axis=None, weights=None, *, keepdims=False",
+       a=f"grad_mean(g, a, axis, keepdims) if weights is None else {GA} * {W} / {SW}",
+       weights=WEIGHTS, kind="reduction",
+       jvp=dict(a=f"np.mean(t, axis=axis, keepdims=keepdims) if weights is None else "
+                  f"np.sum(t * {W}, axis=axis, keepdims=keepdims) / "
+                  f"np.sum({W}, axis=axis, keepdims=keepdims)",
+                weights=f"np.sum((a - {AVG}) * np.broadcast_to(np.reshape(t, average_shape("
+                        f"weights, a, axis)), np.shape(a)), axis=axis, keepdims=keepdims) / "
+                        f"np.sum({W}, axis=axis, keepdims=keepdims)"))
+nondiff(H.average_shape)
+
+# ---------------------------------------------------------------- quantiles (linear method)
+# the result interpolates one or two order statistics of a (stable sort order: ties go to the
+# earlier element); the fraction depends on q alone, so a quantile is linear in a between ties.
+# A varied q is refused (no template).
+QUANT = "a, q, axis=None, out=None, *, method=None, keepdims=False"
+defvjp(np.quantile, QUANT, a="grad_quantile(g, a, q, axis, keepdims, method)",
+       jvp=dict(a="tangent_quantile(t, a, q, axis, keepdims, method)"))
+defvjp(np.percentile, QUANT, a="grad_quantile(g, a, q / 100.0, axis, keepdims, method)",
+       jvp=dict(a="tangent_quantile(t, a, q / 100.0, axis, keepdims, method)"))
+defvjp(np.median, "a, axis=None, out=None, *, keepdims=False",
+       a="grad_quantile(g, a, 0.5, axis, keepdims)", kind="reduction",
+       jvp=dict(a="tangent_quantile(t, a, 0.5, axis, keepdims)"))
+QH = "value, a, q, axis=None, keepdims=False, method=None"
+defhelper(H.grad_quantile, QH, value="tangent_quantile(g, a, q, axis, keepdims, method)",
+          jvp=dict(value="grad_quantile(t, a, q, axis, keepdims, method)"))
+defhelper(H.tangent_quantile, QH, value="grad_quantile(g, a, q, axis, keepdims, method)",
+          jvp=dict(value="tangent_quantile(t, a, q, axis, keepdims, method)"))
+
+# ---------------------------------------------------------------- the nan* reductions
+# a NaN is left out: its gradient is zero; a template never multiplies by a NaN (the NaNs are
+# replaced first), so second derivatives stay finite
+OK = "np.logical_not(np.isnan(a))"
+A0 = "np.where(np.isnan(a), 0.0, a)"
+A1 = "np.where(np.isnan(a), 1.0, a)"
+T0 = "np.where(np.isnan(a), 0.0, t)"
+COUNT = f"np.sum({OK}, axis=axis, keepdims=True)"
+NANRED = "a, axis=None, dtype=None, out=None, keepdims=False"
+defvjp(np.nansum, NANRED, a="np.where(np.isnan(a), 0.0, grad_sum(g, a, axis, keepdims))",
+       kind="reduction", jvp=dict(a=f"np.sum({T0}, axis=axis, keepdims=keepdims)"))
+defvjp(np.nanmean, NANRED,
+       a=f"np.where(np.isnan(a), 0.0, grad_sum(g, a, axis, keepdims) / {COUNT})",
+       kind="reduction",
+       jvp=dict(a=f"np.sum({T0} / {COUNT}, axis=axis, keepdims=keepdims)"))
+defvjp(np.nanprod, NANRED,
+       a=f"np.where(np.isnan(a), 0.0, grad_prod(g, {A1}, axis, keepdims))", kind="reduction",
+       jvp=dict(a=REDUCE.format(f"np.where(np.isnan(a), 0.0, grad_prod(1.0, {A1}, axis, "
+                                "keepdims))").replace("t *", f"{T0} *", 1)))
+NANEXT = "a, axis=None, out=None, keepdims=False"
+# (grad_extremum compares with the result: a NaN never equals it)
+defvjp(np.nanmax, NANEXT, a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction",
+       jvp=dict(a=REDUCE.format("grad_extremum(1.0, a, ans, axis, keepdims)").replace(
+           "t *", f"{T0} *", 1)))
+defvjp(np.nanmin, NANEXT, a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction",
+       jvp=dict(a=REDUCE.format("grad_extremum(1.0, a, ans, axis, keepdims)").replace(
+           "t *", f"{T0} *", 1)))
+CENTRED = f"np.where(np.isnan(a), 0.0, a - np.nanmean(a, axis=axis, keepdims=True))"
+SLOPE = f"2.0 * {CENTRED} / ({COUNT} - ddof)"  # d nanvar / d a
+NANVAR = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
+defvjp(np.nanvar, NANVAR, a=f"grad_sum(g, a, axis, keepdims) * {SLOPE}", kind="reduction",
+       jvp=dict(a=f"np.sum({T0} * {SLOPE}, axis=axis, keepdims=keepdims)"))
+defvjp(np.nanstd, NANVAR,
+       a=f"grad_sum(safe_div(g, 2.0 * ans), a, axis, keepdims) * {SLOPE}", kind="reduction",
+       jvp=dict(a=f"safe_div(np.sum({T0} * {SLOPE}, axis=axis, keepdims=keepdims), "
+                  "2.0 * ans)"))
+defvjp(np.nancumsum, "a, axis=None, dtype=None",
+       a="np.where(np.isnan(a), 0.0, grad_cumsum(g, a, axis))", kind="array",
+       jvp=dict(a=f"np.cumsum({T0}, axis)"))
+defvjp(np.nancumprod, "a, axis=None, dtype=None",
+       a=f"np.where(np.isnan(a), 0.0, grad_cumprod(g, {A1}, axis))", kind="array",
+       jvp=dict(a=f"tangent_cumprod({T0}, {A1}, axis)"))
+
+# ---------------------------------------------------------------- np.interp
+# piecewise linear in x (the slope of the interval x lies in; 0 outside xp, where the result
+# is fp[0], fp[-1], left or right) and linear in fp, left, right; a varied xp is refused
+OUT = "np.logical_or(np.less(x, xp[0]), np.greater(x, xp[-1]))"
+SLOPE_X = f"np.where({OUT}, 0.0, (np.diff(fp) / np.diff(xp))[interp_segment(x, xp)])"
+ZL = "None if left is None else 0.0"
+ZR = "None if right is None else 0.0"
+defvjp(np.interp, "x, xp, fp, left=None, right=None",
+       x=f"g * {SLOPE_X}", fp="grad_interp_fp(g, x, xp, left, right)",
+       left="np.sum(g * np.less(x, xp[0]))", right="np.sum(g * np.greater(x, xp[-1]))",
+       jvp=dict(x=f"t * {SLOPE_X}", fp=f"np.interp(x, xp, t, {ZL}, {ZR})",
+                left="t * np.less(x, xp[0])", right="t * np.greater(x, xp[-1])"))
+defhelper(H.grad_interp_fp, "value, x, xp, left=None, right=None",
+          value=f"np.interp(x, xp, g, {ZL}, {ZR})",
+          jvp=dict(value="grad_interp_fp(t, x, xp, left, right)"))
+nondiff(H.interp_segment)
+
+# ---------------------------------------------------------------- convolution, correlation
+# bilinear: the gradient of either operand is the correlation of the (full) gradient with the
+# other; np.correlate(a, v) is np.convolve(a, v[::-1]) in the full mode
+FULL = "conv_embed(g, np.size(a), np.size(v), mode, {})"
+defvjp(np.convolve, "a, v, mode=None",
+       a=f"np.correlate({FULL.format(False)}, v, 'valid')",
+       v=f"np.correlate({FULL.format(False)}, a, 'valid')", kind="array", zero="mode",
+       jvp=dict(a="np.convolve(t, v, mode)", v="np.convolve(a, t, mode)"))
+defvjp(np.correlate, "a, v, mode=None",
+       a=f"np.correlate({FULL.format(True)}, v[::-1], 'valid')",
+       v=f"np.correlate({FULL.format(True)}, a, 'valid')[::-1]", kind="array", zero="mode",
+       jvp=dict(a="np.correlate(t, v, mode)", v="np.correlate(a, t, mode)"))
+CONV = "value, n, m, mode=None, corr=False"
+defhelper(H.conv_embed, CONV, value="conv_crop(g, n, m, mode, corr)",
+          jvp=dict(value="conv_embed(t, n, m, mode, corr)"))
+defhelper(H.conv_crop, CONV, value="conv_embed(g, n, m, mode, corr)",
+          jvp=dict(value="conv_crop(t, n, m, mode, corr)"))
+
+# ---------------------------------------------------------------- element-wise
+# copysign(x1, x2) = |x1| sign(x2): piecewise constant in x2
+defvjp(np.copysign, "x1, x2", x1="g * np.sign(x1) * np.copysign(1.0, x2)", zero="x2",
+       broadcast=True)
+defvjp(np.ldexp, "x1, x2", x1="g * np.ldexp(1.0, x2)", zero="x2", broadcast=True)  # int x2
+
+# ---------------------------------------------------------------- shapes
+defvjp(np.diagflat, "v, k=0", v="grad_reshape(np.diagonal(g, k), v)", kind="array",
+       jvp=dict(v="np.diagflat(t, k)"))
+defvjp(np.dstack, "tup", tup="grad_dstack(g, tup)", kind="array", jvp=dict(tup="np.dstack(t)"))
+defhelper(H.grad_dstack, "value, tup", value="np.dstack(g)",
+          jvp=dict(value="grad_dstack(t, tup)"))
+defvjp(np.ediff1d, "ary", ary="grad_reshape(grad_diff(g, np.ravel(ary), 1, -1), ary)",
+       kind="array", jvp=dict(ary="np.ediff1d(t)"))
+
+# ---------------------------------------------------------------- ufunc methods
+# np.add.reduce is np.sum along axis 0 by default, np.multiply.accumulate np.cumprod, ...
+UREDUCE = "array, axis=0, dtype=None, out=None, keepdims=False"
+defvjp(np.add.reduce, UREDUCE, array="grad_sum(g, array, axis, keepdims)", kind="reduction",
+       jvp=dict(array="np.sum(t, axis=axis, keepdims=keepdims)"))
+defvjp(np.multiply.reduce, UREDUCE, array="grad_prod(g, array, axis, keepdims)",
+       kind="reduction", jvp=dict(array=REDUCE.format(
+           "grad_prod(1.0, array, axis, keepdims)")))
+for _ufunc in (np.maximum, np.minimum):
+    defvjp(_ufunc.reduce, UREDUCE, array="grad_extremum(g, array, ans, axis, keepdims)",
+           kind="reduction", jvp=dict(array=REDUCE.format(
+               "grad_extremum(1.0, array, ans, axis, keepdims)")))
+    # the gradient goes to the element each running extremum is (ties: the earlier one)
+    defvjp(_ufunc.accumulate, "array, axis=0, dtype=None, out=None",
+           array="grad_take_along_axis(g, array, running_source(array, ans, axis), axis)",
+           kind="array",
+           jvp=dict(array="np.take_along_axis(t, running_source(array, ans, axis), axis)"))
+defvjp(np.add.accumulate, "array, axis=0, dtype=None, out=None",
+       array="grad_cumsum(g, array, axis)", kind="array",
+       jvp=dict(array="np.cumsum(t, axis)"))
+defvjp(np.multiply.accumulate, "array, axis=0, dtype=None, out=None",
+       array="grad_cumprod(g, array, axis)", kind="array",
+       jvp=dict(array="tangent_cumprod(t, array, axis)"))
+nondiff(H.running_source)
