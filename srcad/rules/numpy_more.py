@@ -71,8 +71,8 @@ nondiff(H.average_shape)
 QUANT = "a, q, axis=None, out=None, *, method=None, keepdims=False"
 defvjp(np.quantile, QUANT, a="grad_quantile(g, a, q, axis, keepdims, method)",
        jvp=dict(a="tangent_quantile(t, a, q, axis, keepdims, method)"))
-defvjp(np.percentile, QUANT, a="grad_quantile(g, a, q / 100.0, axis, keepdims, method)",
-       jvp=dict(a="tangent_quantile(t, a, q / 100.0, axis, keepdims, method)"))
+defvjp(np.percentile, QUANT, a="grad_quantile(g, a, np.divide(q, 100.0), axis, keepdims, method)",
+       jvp=dict(a="tangent_quantile(t, a, np.divide(q, 100.0), axis, keepdims, method)"))
 defvjp(np.median, "a, axis=None, out=None, *, keepdims=False",
        a="grad_quantile(g, a, 0.5, axis, keepdims)", kind="reduction",
        jvp=dict(a="tangent_quantile(t, a, 0.5, axis, keepdims)"))
@@ -137,23 +137,30 @@ defvjp(np.interp, "x, xp, fp, left=None, right=None",
        left="np.sum(g * np.less(x, xp[0]))", right="np.sum(g * np.greater(x, xp[-1]))",
        jvp=dict(x=f"t * {SLOPE_X}", fp=f"np.interp(x, xp, t, {ZL}, {ZR})",
                 left="t * np.less(x, xp[0])", right="t * np.greater(x, xp[-1])"))
-defhelper(H.grad_interp_fp, "value, x, xp, left=None, right=None",
-          value=f"np.interp(x, xp, g, {ZL}, {ZR})",
-          jvp=dict(value="grad_interp_fp(t, x, xp, left, right)"))
+# grad_interp_fp moves with x as the slope does; the slope is piecewise constant in x
+SLOPE_G = SLOPE_X.replace("np.diff(fp)", "np.diff(g)")
+defvjp(H.grad_interp_fp, "value, x, xp, left=None, right=None",
+       value=f"np.interp(x, xp, g, {ZL}, {ZR})", x=f"value * {SLOPE_G}",
+       zero=("left", "right"),
+       jvp=dict(value="grad_interp_fp(t, x, xp, left, right)",
+                x="grad_interp_slope(value * t, x, xp)"))
+defvjp(H.grad_interp_slope, "value, x, xp", value=SLOPE_G, zero="x",
+       jvp=dict(value="grad_interp_slope(t, x, xp)"))
 nondiff(H.interp_segment)
 
 # ---------------------------------------------------------------- convolution, correlation
 # bilinear: the gradient of either operand is the correlation of the (full) gradient with the
 # other; np.correlate(a, v) is np.convolve(a, v[::-1]) in the full mode
+CMODE, RMODE = "'full' if mode is None else mode", "'valid' if mode is None else mode"
 FULL = "conv_embed(g, np.size(a), np.size(v), mode, {})"
 defvjp(np.convolve, "a, v, mode=None",
        a=f"np.correlate({FULL.format(False)}, v, 'valid')",
        v=f"np.correlate({FULL.format(False)}, a, 'valid')", kind="array", zero="mode",
-       jvp=dict(a="np.convolve(t, v, mode)", v="np.convolve(a, t, mode)"))
+       jvp=dict(a=f"np.convolve(t, v, {CMODE})", v=f"np.convolve(a, t, {CMODE})"))
 defvjp(np.correlate, "a, v, mode=None",
        a=f"np.correlate({FULL.format(True)}, v[::-1], 'valid')",
        v=f"np.correlate({FULL.format(True)}, a, 'valid')[::-1]", kind="array", zero="mode",
-       jvp=dict(a="np.correlate(t, v, mode)", v="np.correlate(a, t, mode)"))
+       jvp=dict(a=f"np.correlate(t, v, {RMODE})", v=f"np.correlate(a, t, {RMODE})"))
 CONV = "value, n, m, mode=None, corr=False"
 defhelper(H.conv_embed, CONV, value="conv_crop(g, n, m, mode, corr)",
           jvp=dict(value="conv_embed(t, n, m, mode, corr)"))
@@ -178,24 +185,26 @@ defvjp(np.ediff1d, "ary", ary="grad_reshape(grad_diff(g, np.ravel(ary), 1, -1), 
 # ---------------------------------------------------------------- ufunc methods
 # np.add.reduce is np.sum along axis 0 by default, np.multiply.accumulate np.cumprod, ...
 UREDUCE = "array, axis=0, dtype=None, out=None, keepdims=False"
-defvjp(np.add.reduce, UREDUCE, array="grad_sum(g, array, axis, keepdims)", kind="reduction",
+defvjp(np.add.reduce, UREDUCE, name="add.reduce", array="grad_sum(g, array, axis, keepdims)", kind="reduction",
        jvp=dict(array="np.sum(t, axis=axis, keepdims=keepdims)"))
-defvjp(np.multiply.reduce, UREDUCE, array="grad_prod(g, array, axis, keepdims)",
+defvjp(np.multiply.reduce, UREDUCE, name="multiply.reduce", array="grad_prod(g, array, axis, keepdims)",
        kind="reduction", jvp=dict(array=REDUCE.format(
            "grad_prod(1.0, array, axis, keepdims)")))
 for _ufunc in (np.maximum, np.minimum):
-    defvjp(_ufunc.reduce, UREDUCE, array="grad_extremum(g, array, ans, axis, keepdims)",
+    defvjp(_ufunc.reduce, UREDUCE, name=f"{_ufunc.__name__}.reduce", array="grad_extremum(g, array, ans, axis, keepdims)",
            kind="reduction", jvp=dict(array=REDUCE.format(
                "grad_extremum(1.0, array, ans, axis, keepdims)")))
     # the gradient goes to the element each running extremum is (ties: the earlier one)
     defvjp(_ufunc.accumulate, "array, axis=0, dtype=None, out=None",
+           name=f"{_ufunc.__name__}.accumulate",
            array="grad_take_along_axis(g, array, running_source(array, ans, axis), axis)",
            kind="array",
            jvp=dict(array="np.take_along_axis(t, running_source(array, ans, axis), axis)"))
-defvjp(np.add.accumulate, "array, axis=0, dtype=None, out=None",
+defvjp(np.add.accumulate, "array, axis=0, dtype=None, out=None", name="add.accumulate",
        array="grad_cumsum(g, array, axis)", kind="array",
        jvp=dict(array="np.cumsum(t, axis)"))
 defvjp(np.multiply.accumulate, "array, axis=0, dtype=None, out=None",
+       name="multiply.accumulate",
        array="grad_cumprod(g, array, axis)", kind="array",
        jvp=dict(array="tangent_cumprod(t, array, axis)"))
 nondiff(H.running_source)

@@ -172,11 +172,28 @@ def grad_interp_fp(value, x, xp, left=None, right=None):
     return np.stack(columns, axis=-1).T @ g if m else np.zeros(0)
 
 
+@helper("numpy")
+def grad_interp_slope(value, x, xp):
+    """The adjoint of ``fp -> d/dx np.interp(x, xp, fp)`` (the slope of the interval each
+    ``x`` lies in, 0 outside ``xp``): ``value / (xp[i + 1] - xp[i])`` to ``fp[i + 1]``, its
+    negative to ``fp[i]``."""
+    xs = np.asarray(x, dtype=float).reshape(-1)
+    knots = np.asarray(xp, dtype=float)
+    g = np.broadcast_to(np.asarray(value, dtype=float), np.shape(x)).reshape(-1)
+    inside = (xs >= knots[0]) & (xs <= knots[-1])
+    seg = interp_segment(xs, knots)
+    share = np.where(inside, g, 0.0) / (knots[seg + 1] - knots[seg])
+    out = np.zeros(knots.size)
+    np.add.at(out, seg + 1, share)
+    np.add.at(out, seg, -share)
+    return out
+
+
 # ---------------------------------------------------------------- np.convolve, np.correlate
 def _window(n, m, mode, corr):
     """Where ``np.convolve(a, v, mode)`` (``corr``: ``np.correlate``; ``len(a) == n``,
     ``len(v) == m``) sits in the full result: its first index and its length."""
-    mode = "full" if mode is None else mode
+    mode = ("valid" if corr else "full") if mode is None else mode  # NumPy's defaults
     if mode == "full":
         return 0, n + m - 1
     if mode == "same":
