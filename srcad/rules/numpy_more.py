@@ -109,7 +109,7 @@ defvjp(np.nanmax, NANEXT, a="grad_extremum(g, a, ans, axis, keepdims)", kind="re
 defvjp(np.nanmin, NANEXT, a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction",
        jvp=dict(a=REDUCE.format("grad_extremum(1.0, a, ans, axis, keepdims)").replace(
            "t *", f"{T0} *", 1)))
-CENTRED = f"np.where(np.isnan(a), 0.0, a - np.nanmean(a, axis=axis, keepdims=True))"
+CENTRED = "np.where(np.isnan(a), 0.0, a - np.nanmean(a, axis=axis, keepdims=True))"
 SLOPE = f"2.0 * {CENTRED} / ({COUNT} - ddof)"  # d nanvar / d a
 NANVAR = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
 defvjp(np.nanvar, NANVAR, a=f"grad_sum(g, a, axis, keepdims) * {SLOPE}", kind="reduction",
@@ -185,13 +185,16 @@ defvjp(np.ediff1d, "ary", ary="grad_reshape(grad_diff(g, np.ravel(ary), 1, -1), 
 # ---------------------------------------------------------------- ufunc methods
 # np.add.reduce is np.sum along axis 0 by default, np.multiply.accumulate np.cumprod, ...
 UREDUCE = "array, axis=0, dtype=None, out=None, keepdims=False"
-defvjp(np.add.reduce, UREDUCE, name="add.reduce", array="grad_sum(g, array, axis, keepdims)", kind="reduction",
+defvjp(np.add.reduce, UREDUCE, name="add.reduce", array="grad_sum(g, array, axis, keepdims)",
+       kind="reduction",
        jvp=dict(array="np.sum(t, axis=axis, keepdims=keepdims)"))
-defvjp(np.multiply.reduce, UREDUCE, name="multiply.reduce", array="grad_prod(g, array, axis, keepdims)",
+defvjp(np.multiply.reduce, UREDUCE, name="multiply.reduce",
+       array="grad_prod(g, array, axis, keepdims)",
        kind="reduction", jvp=dict(array=REDUCE.format(
            "grad_prod(1.0, array, axis, keepdims)")))
 for _ufunc in (np.maximum, np.minimum):
-    defvjp(_ufunc.reduce, UREDUCE, name=f"{_ufunc.__name__}.reduce", array="grad_extremum(g, array, ans, axis, keepdims)",
+    defvjp(_ufunc.reduce, UREDUCE, name=f"{_ufunc.__name__}.reduce",
+           array="grad_extremum(g, array, ans, axis, keepdims)",
            kind="reduction", jvp=dict(array=REDUCE.format(
                "grad_extremum(1.0, array, ans, axis, keepdims)")))
     # the gradient goes to the element each running extremum is (ties: the earlier one)
