@@ -732,6 +732,49 @@ ex("numpy_helpers.conv_crop(value, n, m, mode, corr)", "H.conv_crop(w, 2, 4, 'sa
 ex("numpy_helpers.grad_dstack(value, tup)", "H.grad_dstack(w, [a, b])[1]", w=(2, 3, 2), a=M,
    b=M)
 
+if hasattr(np, "cumulative_sum"):
+    ex("numpy.cumulative_sum(x, axis, dtype)", "np.cumulative_sum(a, axis=1)", a=M)
+    ex("numpy.cumulative_prod(x, axis, dtype)", "np.cumulative_prod(a, axis=0)", a=M)
+if hasattr(np.linalg, "vecdot"):
+    ex("numpy.linalg.trace(x, offset, dtype)", "np.linalg.trace(a, offset=1)", a=(2, 3, 3))
+    ex("numpy.linalg.diagonal(x, offset)", "np.linalg.diagonal(a)", a=(2, 3, 4))
+    ex("numpy.linalg.outer(x1, x2)", "np.linalg.outer(a, b)", a=V, b=(2,))
+    ex("numpy.linalg.outer(x1, x2)", "np.linalg.outer(a, a)", a=V)
+    ex("numpy.linalg.matmul(x1, x2)", "np.linalg.matmul(a, b)", a=M, b=(3, 2))
+    ex("numpy.linalg.matmul(x1, x2)", "np.linalg.matmul(a, a)", a=(3, 3))
+    ex("numpy.linalg.tensordot(x1, x2, axes)", "np.linalg.tensordot(a, b, axes=1)", a=M,
+       b=(3, 2))
+    ex("numpy.linalg.cross(x1, x2, axis)", "np.linalg.cross(a, b)", a=(2, 3), b=V)
+    ex("numpy.linalg.vecdot(x1, x2, axis)", "np.linalg.vecdot(a, b)", a=M, b=V)
+    ex("numpy.linalg.vecdot(x1, x2, axis)", "np.linalg.vecdot(a, a, axis=0)", a=M)
+    if isinstance(getattr(np, "vecdot", None), np.ufunc):
+        ex("numpy.vecdot(x1, x2, axis)", "np.vecdot(a, b, axis=0)", a=M, b=(2, 1))
+if isinstance(getattr(np, "matvec", None), np.ufunc):
+    ex("numpy.matvec(x1, x2)", "np.matvec(a, b)", a=(2, 2, 3), b=V)
+    ex("numpy.vecmat(x1, x2)", "np.vecmat(a, b)", a=(2,), b=(2, 2, 3))
+ex("numpy.polyval(p, x)", "np.polyval(p, x)", p=(4,), x=M)
+ex("numpy.polyval(p, x)", "np.polyval(p, x)", p=(3,), x=S)
+ex("numpy.vander(x, N, increasing)", "np.vander(x, 4)", x=V)
+ex("numpy.vander(x, N, increasing)", "np.vander(x, increasing=True)", x=V)
+if hasattr(np, "trapezoid"):
+    ex("numpy.trapezoid(y, x, dx, axis)", "np.trapezoid(y, dx=d, axis=0)", y=M, d=("pos", S))
+    ex("numpy.trapezoid(y, x, dx, axis)", "np.trapezoid(y, np.cumsum(x))", y=M, x=("pos", V))
+    ex("numpy.trapezoid(y, x, dx, axis)", "np.trapezoid(y)", y=V)
+ex("numpy.bincount(x, weights, minlength)", "np.bincount(np.array([0, 2, 2]), w, 4)", w=V)
+ex("numpy.compress(condition, a, axis)", "np.compress([True, False], a, axis=0)", a=M)
+ex("numpy.compress(condition, a, axis)", "np.compress([True, False, True], a)", a=M)
+ex("numpy.extract(condition, arr)", "np.extract(np.array([[1, 0, 1], [0, 1, 1]]), a)", a=M)
+ex("numpy.delete(arr, obj, axis)", "np.delete(a, [0, 2], axis=1)", a=M)
+ex("numpy.delete(arr, obj, axis)", "np.delete(a, 3)", a=M)
+ex("numpy.resize(a, new_shape)", "np.resize(a, (4, 2))", a=M)
+ex("numpy.unwrap(p, discont, axis, period)", "np.unwrap(4.0 * a)", a=M)
+ex("numpy.meshgrid(x1, x2, indexing, sparse, copy)", "np.meshgrid(a, b)[0] * np.meshgrid(a, b)[1]",
+   a=V, b=(2,))
+ex("numpy.meshgrid(x1, x2, indexing, sparse, copy)", "np.meshgrid(a, b, indexing='ij')[1]",
+   a=V, b=(2,))
+ex("numpy.meshgrid(x1, x2, x3, indexing, sparse, copy)",
+   "np.meshgrid(a, b, c, sparse=True)[2] + np.meshgrid(a, b, c)[0]", a=V, b=(2,), c=(2,))
+
 NO_FORWARD = set()
 
 #: rules whose gradient calls a helper that has no rule itself: a second derivative (in either

@@ -211,3 +211,104 @@ defvjp(np.multiply.accumulate, "array, axis=0, dtype=None, out=None",
        array="grad_cumprod(g, array, axis)", kind="array",
        jvp=dict(array="tangent_cumprod(t, array, axis)"))
 nondiff(H.running_source)
+
+# ---------------------------------------------------------------- NumPy 2's array-API names
+if hasattr(np, "cumulative_sum"):  # NumPy >= 2.1 (include_initial= is refused)
+    defvjp(np.cumulative_sum, "x, *, axis=None, dtype=None", x="grad_cumsum(g, x, axis)",
+           kind="array", jvp=dict(x="np.cumsum(t, axis)"))
+    defvjp(np.cumulative_prod, "x, *, axis=None, dtype=None", x="grad_cumprod(g, x, axis)",
+           kind="array", jvp=dict(x="tangent_cumprod(t, x, axis)"))
+if hasattr(np.linalg, "vecdot"):  # NumPy >= 2.0: the last two axes are the matrix
+    L = np.linalg
+    defvjp(L.trace, "x, *, offset=0, dtype=None", x="grad_trace(g, x, offset, -2, -1)",
+           jvp=dict(x="np.trace(t, offset, -2, -1)"))
+    defvjp(L.diagonal, "x, *, offset=0", x="grad_diagonal(g, x, offset, -2, -1)",
+           kind="array", jvp=dict(x="np.diagonal(t, offset, -2, -1)"))
+    defvjp(L.outer, "x1, x2", x1="grad_outer_a(g, x1, x2)", x2="grad_outer_b(g, x1, x2)",
+           kind="array", jvp=dict(x1="np.outer(t, x2)", x2="np.outer(x1, t)"))
+    defvjp(L.matmul, "x1, x2", x1="grad_matmul_a(g, x1, x2)", x2="grad_matmul_b(g, x1, x2)",
+           kind="array", jvp=dict(x1="np.matmul(t, x2)", x2="np.matmul(x1, t)"))
+    defvjp(L.tensordot, "x1, x2, *, axes=2", x1="grad_tensordot_a(g, x1, x2, axes)",
+           x2="grad_tensordot_b(g, x1, x2, axes)",
+           jvp=dict(x1="np.tensordot(t, x2, axes)", x2="np.tensordot(x1, t, axes)"))
+    defvjp(L.cross, "x1, x2, *, axis=-1", x1="grad_cross_a(g, x1, x2, axis, axis, axis)",
+           x2="grad_cross_b(g, x1, x2, axis, axis, axis)", kind="array",
+           jvp=dict(x1="np.cross(t, x2, axis=axis)", x2="np.cross(x1, t, axis=axis)"))
+    # vecdot: sum(x1 * x2, axis) of real arrays (a complex x1 is conjugated: refused)
+    VECDOT = dict(x1="unbroadcast(np.expand_dims(g, axis) * x2, x1)",
+                  x2="unbroadcast(np.expand_dims(g, axis) * x1, x2)")
+    defvjp(L.vecdot, "x1, x2, *, axis=-1", **VECDOT,
+           jvp=dict(x1="np.sum(t * x2, axis=axis)", x2="np.sum(x1 * t, axis=axis)"))
+    if isinstance(getattr(np, "vecdot", None), np.ufunc):
+        defvjp(np.vecdot, "x1, x2, *, axis=-1", **VECDOT,
+               jvp=dict(x1="np.sum(t * x2, axis=axis)", x2="np.sum(x1 * t, axis=axis)"))
+if isinstance(getattr(np, "matvec", None), np.ufunc):  # NumPy >= 2.2
+    defvjp(np.matvec, "x1, x2", x1="unbroadcast(g[..., :, None] * x2[..., None, :], x1)",
+           x2="unbroadcast(np.sum(g[..., :, None] * x1, axis=-2), x2)", kind="array",
+           jvp=dict(x1="np.matvec(t, x2)", x2="np.matvec(x1, t)"))
+    defvjp(np.vecmat, "x1, x2", x1="unbroadcast(np.sum(x2 * g[..., None, :], axis=-1), x1)",
+           x2="unbroadcast(x1[..., :, None] * g[..., None, :], x2)", kind="array",
+           jvp=dict(x1="np.vecmat(t, x2)", x2="np.vecmat(x1, t)"))
+
+# ---------------------------------------------------------------- polynomials, integrals
+# np.polyval(p, x) = sum p[i] x ** (n - 1 - i): linear in p; its x-derivative is np.polyval
+# of the derivative's coefficients
+POWERS = "np.arange(np.size(p) - 1.0, -1.0, -1.0)"
+DP = "p[:-1] * np.arange(np.size(p) - 1.0, 0.0, -1.0)"
+defvjp(np.polyval, "p, x",
+       p=f"np.sum(np.expand_dims(g, -1) * np.expand_dims(x, -1) ** {POWERS}, "
+         "axis=tuple(range(np.ndim(g))))",
+       x=f"g * np.polyval({DP}, x)",
+       jvp=dict(p="np.polyval(t, x)", x=f"t * np.polyval({DP}, x)"))
+# np.vander(x, N): column j is x ** e[j]; d/dx is e[j] x ** (e[j] - 1)
+EXPS = ("(np.arange(np.shape(ans)[-1] * 1.0) if increasing else "
+        "np.arange(np.shape(ans)[-1] - 1.0, -1.0, -1.0))")
+DVANDER = f"{EXPS} * np.expand_dims(x, -1) ** np.maximum({EXPS} - 1.0, 0.0)"
+defvjp(np.vander, "x, N=None, increasing=False", x=f"np.sum(g * {DVANDER}, axis=-1)",
+       kind="array", jvp=dict(x=f"np.expand_dims(t, -1) * {DVANDER}"))
+# np.trapezoid(y, x) along axis (x None or one-dimensional): linear in y, in x, in dx
+if hasattr(np, "trapezoid"):  # NumPy >= 2.0
+    STEPS = "(np.full(np.shape(y)[axis] - 1, dx) if x is None else np.diff(x))"
+    TW = f"0.5 * (np.concatenate([{STEPS}, [0.0]]) + np.concatenate([[0.0], {STEPS}]))"
+    YM = "np.moveaxis(y, axis, -1)"
+    SIDES = (f"np.sum(np.expand_dims(g, -1) * 0.5 * ({YM}[..., 1:] + {YM}[..., :-1]), "
+             "axis=tuple(range(np.ndim(g))))")
+    defvjp(np.trapezoid, "y, x=None, dx=1.0, axis=-1",
+           y=f"np.moveaxis(np.expand_dims(g, -1) * {TW}, -1, axis)",
+           x=f"np.concatenate([[0.0], {SIDES}]) - np.concatenate([{SIDES}, [0.0]])",
+           dx="np.sum(g * np.trapezoid(y, dx=1.0, axis=axis)) if x is None else 0.0",
+           jvp=dict(y="np.trapezoid(t, x, dx, axis)", x="np.trapezoid(y, t, axis=axis)",
+                    dx="t * np.trapezoid(y, dx=1.0, axis=axis) if x is None else 0.0 * ans"))
+
+# ---------------------------------------------------------------- selecting, repeating
+defvjp(np.bincount, "x, weights=None, minlength=0", weights="np.take(g, x)", zero="x",
+       kind="array", jvp=dict(weights="np.bincount(x, t, minlength)"))
+defvjp(np.compress, "condition, a, axis=None",
+       a="grad_take(g, a, np.flatnonzero(condition), axis)", zero="condition", kind="array",
+       jvp=dict(a="np.compress(condition, t, axis)"))
+defvjp(np.extract, "condition, arr", arr="grad_take(g, arr, np.flatnonzero(condition))",
+       zero="condition", kind="array", jvp=dict(arr="np.extract(condition, t)"))
+KEPT = "np.delete(np.arange(np.size(arr) if axis is None else np.shape(arr)[axis]), obj)"
+defvjp(np.delete, "arr, obj, axis=None", arr=f"grad_take(g, arr, {KEPT}, axis)", zero="obj",
+       kind="array", jvp=dict(arr="np.delete(t, obj, axis)"))
+defvjp(np.resize, "a, new_shape",
+       a="grad_take(np.ravel(g), a, np.arange(np.size(ans)) % np.size(a))", kind="array",
+       jvp=dict(a="np.resize(t, new_shape)"))
+# np.unwrap adds multiples of the period (piecewise constant in p); a varied period is refused
+defvjp(np.unwrap, "p, discont=None, axis=-1, *, period=6.283185307179586", p="g",
+       zero="discont", kind="array", jvp=dict(p="t"))
+
+# ---------------------------------------------------------------- grids
+# np.meshgrid of two or three vectors: each result varies along its input's own axis
+for _n in (2, 3):
+    _params = [f"x{k}" for k in range(1, _n + 1)]
+    defvjp(np.meshgrid, ", ".join(_params) + ", *, indexing=None, sparse=False, copy=True",
+           kind="seq", zero=("sparse", "copy"),
+           **{p: f"np.reshape(np.sum(broadcast_as(g[{k}], ans[{k}]), axis=mesh_axes({k}, "
+                 f"{_n}, indexing), keepdims=True), np.shape({p}))"
+              for k, p in enumerate(_params)},
+           jvp={p: "np.meshgrid(" + ", ".join("t" if q == p else f"0.0 * {q}"
+                                              for q in _params)
+                   + ", indexing='xy' if indexing is None else indexing, sparse=sparse)"
+                for p in _params})
+nondiff(H.mesh_axes)

@@ -246,3 +246,13 @@ def average_shape(weights, a, axis=None):
     shape = [1] * np.ndim(a)
     shape[int(axis) % np.ndim(a)] = np.size(weights)
     return tuple(shape)
+
+
+@helper("numpy")
+def mesh_axes(k, n, indexing=None):
+    """The axes of ``np.meshgrid``'s ``k``-th result (of ``n``) that its input does not run
+    along (``indexing='xy'`` swaps the first two)."""
+    own = k
+    if indexing in (None, "xy") and n > 1 and k < 2:
+        own = 1 - k
+    return tuple(d for d in range(n) if d != own)
