@@ -775,6 +775,23 @@ ex("numpy.meshgrid(x1, x2, indexing, sparse, copy)", "np.meshgrid(a, b, indexing
 ex("numpy.meshgrid(x1, x2, x3, indexing, sparse, copy)",
    "np.meshgrid(a, b, c, sparse=True)[2] + np.meshgrid(a, b, c)[0]", a=V, b=(2,), c=(2,))
 
+ex("numpy.linalg.eigvalsh(a, UPLO)", "np.linalg.eigvalsh(a)", a=("spd", 3))
+ex("numpy.linalg.eigvalsh(a, UPLO)", "np.linalg.eigvalsh(a, 'U')", a=("spd", 3))
+ex("numpy.linalg.cond(x, p)", "np.linalg.cond(x)", x=M)
+ex("numpy.linalg.cond(x, p)", "np.linalg.cond(x, 2)", x=(2, 3, 3))
+if hasattr(np.linalg, "svdvals"):
+    ex("numpy.linalg.svdvals(x)", "np.linalg.svdvals(x)", x=M)
+    ex("numpy.linalg.svdvals(x)", "np.linalg.svdvals(x)", x=(2, 3, 2))
+if hasattr(np.linalg, "vector_norm"):
+    _vn = "numpy.linalg.vector_norm(x, axis, keepdims, ord)"
+    ex(_vn, "np.linalg.vector_norm(x)", x=M)
+    ex(_vn, "np.linalg.vector_norm(x, keepdims=True)", x=M)
+    ex(_vn, "np.linalg.vector_norm(x, axis=0, ord=3)", x=M)
+    ex(_vn, "np.linalg.vector_norm(x, axis=(1,), ord=1, keepdims=True)", x=M)
+    _mn = "numpy.linalg.matrix_norm(x, keepdims, ord)"
+    ex(_mn, "np.linalg.matrix_norm(x)", x=(2, 2, 3))
+    ex(_mn, "np.linalg.matrix_norm(x, ord='nuc', keepdims=True)", x=M)
+
 NO_FORWARD = set()
 
 #: rules whose gradient calls a helper that has no rule itself: a second derivative (in either

@@ -312,3 +312,43 @@ for _n in (2, 3):
                    + ", indexing='xy' if indexing is None else indexing, sparse=sparse)"
                 for p in _params})
 nondiff(H.mesh_axes)
+
+# ---------------------------------------------------------------- more of np.linalg
+SW_ = "np.swapaxes({}, -1, -2)"
+# eigvalsh: V diag(g) V' on the triangle eigh reads (templates of functions with rules)
+EV = "np.linalg.eigh(a, 'L' if UPLO is None else UPLO)[1]"
+VGV = f"(({EV} * g[..., None, :]) @ {SW_.format(EV)})"
+defvjp(np.linalg.eigvalsh, "a, UPLO=None",
+       a=f"(np.triu({VGV}) + np.triu({VGV}, 1) if UPLO == 'U' else "
+         f"np.tril({VGV}) + np.tril({VGV}, -1))", kind="array",
+       jvp=dict(a=f"np.diagonal({SW_.format(EV)} @ (np.triu(t) + {SW_.format('np.triu(t, 1)')} "
+                  f"if UPLO == 'U' else np.tril(t) + {SW_.format('np.tril(t, -1)')}) @ {EV}, "
+                  "0, -2, -1)"))
+# singular values and the 2-norm condition number, through the thin SVD
+THIN = "np.linalg.svd(x, full_matrices=False)"
+SV_T = f"np.sum({THIN}[0] * (t @ {SW_.format(f'{THIN}[2]')}), axis=-2)"  # ds for a tangent t
+if hasattr(np.linalg, "svdvals"):  # NumPy >= 2.0
+    defvjp(np.linalg.svdvals, "x", x=f"({THIN}[0] * g[..., None, :]) @ {THIN}[2]",
+           kind="array", jvp=dict(x=SV_T))
+S_ = f"{THIN}[1]"
+DCOND = (f"(np.eye(np.shape({S_})[-1])[0] / {S_}[..., -1:] - np.eye(np.shape({S_})[-1])[-1] "
+         f"* {S_}[..., :1] / {S_}[..., -1:] ** 2)")
+defvjp(np.linalg.cond, "x, p=None",
+       x=f"({THIN}[0] * (np.expand_dims(g, -1) * {DCOND} * cond_two(p))[..., None, :]) @ "
+         f"{THIN}[2]",
+       jvp=dict(x=f"np.sum({SV_T} * {DCOND}, axis=-1) * cond_two(p)"))
+nondiff(H.cond_two)
+# vector_norm: one axis or all of them (flattened); matrix_norm: the last two axes
+if hasattr(np.linalg, "vector_norm"):  # NumPy >= 2.0
+    VN = ("(grad_reshape(grad_norm(np.sum({g}), np.ravel(x), np.sum(ans), ord), x) "
+          "if axis is None else grad_norm({g}, x, ans, ord, one_axis(axis), keepdims))")
+    defvjp(np.linalg.vector_norm, "x, *, axis=None, keepdims=False, ord=2",
+           x=VN.format(g="g"), kind="reduction",
+           jvp=dict(x=f"(np.sum(t * {VN.format(g='1.0')}) if axis is None else "
+                      f"np.sum(t * {VN.format(g='1.0')}, axis=one_axis(axis), "
+                      "keepdims=keepdims)) + 0.0 * ans"))
+    defvjp(np.linalg.matrix_norm, "x, *, keepdims=False, ord=None",
+           x="grad_norm(g, x, ans, ord, (-2, -1), keepdims)",
+           jvp=dict(x="np.sum(t * grad_norm(1.0, x, ans, ord, (-2, -1), keepdims), "
+                      "axis=(-2, -1), keepdims=keepdims)"))
+nondiff(H.one_axis)

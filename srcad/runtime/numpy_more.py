@@ -256,3 +256,27 @@ def mesh_axes(k, n, indexing=None):
     if indexing in (None, "xy") and n > 1 and k < 2:
         own = 1 - k
     return tuple(d for d in range(n) if d != own)
+
+
+@helper("numpy")
+def cond_two(p):
+    """1 for the 2-norm condition number (``p`` None or 2), the one srcad differentiates; a
+    ``MissingRuleError`` for another ``p``."""
+    if p is None or (not isinstance(p, str) and p == 2):
+        return 1.0
+    raise MissingRuleError(f"no derivative rule for np.linalg.cond with p={p!r}",
+                           construct="np.linalg.cond",
+                           hint="use p=None or 2 (the ratio of the extreme singular values)")
+
+
+@helper("numpy")
+def one_axis(axis):
+    """``axis`` as one int, for ``np.linalg.vector_norm`` over one axis; a
+    ``MissingRuleError`` for several (move them together and reshape them into one)."""
+    if np.ndim(axis) == 0:
+        return int(axis)
+    if len(axis) == 1:
+        return int(axis[0])
+    raise MissingRuleError("no derivative rule for np.linalg.vector_norm over several axes",
+                           construct="np.linalg.vector_norm",
+                           hint="move the axes together and reshape them into one axis")
