@@ -313,3 +313,144 @@ def test_refusals():
         srcad.grad(lambda a: np.sum(np.take(a, [7, 1], mode="wrap")))(a0)
     with pytest.raises(srcad.SrcadError):
         srcad.grad(lambda a: np.sum(np.average(a, 0, None, True)[0]))(a0)
+
+
+# ---------------------------------------------------------------- polynomials, integrals
+@pytest.mark.parametrize("xshape", [(), (4,), (2, 3)])
+@pytest.mark.parametrize("degree", [0, 1, 3])
+def test_polyval(xshape, degree):
+    def f(p, x):
+        return np.sum(np.sin(np.polyval(p, x)))
+
+    x0 = 0.7 if xshape == () else _arr(*xshape)
+    _check(f, (_arr(degree + 1, seed=12), x0))
+
+
+@pytest.mark.parametrize(("n", "increasing"), [(None, False), (2, False), (5, True)])
+def test_vander(n, increasing):
+    def f(x):
+        return np.sum(np.sin(np.vander(x, n, increasing)))
+
+    x0 = np.array([0.0, -0.5, 0.8, 1.3])  # a zero: x ** 0 and x ** -1 never meet
+    _check(f, (x0,), lambda x: torch.sum(torch.sin(torch.linalg.vander(
+        x, N=4 if n is None else n) if increasing else torch.flip(
+        torch.linalg.vander(x, N=4 if n is None else n), (-1,)))))
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_trapezoid(axis):
+    if not hasattr(np, "trapezoid"):
+        pytest.skip("NumPy < 2.0")
+
+    def f(y, x):
+        return np.sum(np.sin(np.trapezoid(y, x, axis=axis)))
+
+    def h(y, d):
+        return np.sum(np.sin(np.trapezoid(y, dx=d, axis=axis)))
+
+    y0 = _arr(3, 3, seed=13)
+    x0 = np.cumsum(_arr(3, low=0.2, high=1.0))
+    _check(f, (y0, x0), lambda y, x: torch.sum(torch.sin(torch.trapezoid(y, x, dim=axis))))
+    _check(h, (y0, 0.3))
+
+
+# ---------------------------------------------------------------- selecting, grids
+def test_selections():
+    a0 = _arr(3, 4, seed=14)
+    for call in (lambda a: np.compress([True, False, True], a, axis=0),
+                 lambda a: np.compress([False, True], a),
+                 lambda a: np.extract(a0 > 0, a),
+                 lambda a: np.delete(a, [0, 2], axis=1),
+                 lambda a: np.delete(a, slice(1, 3)),
+                 lambda a: np.resize(a, (5, 3)) * np.arange(15.0).reshape(5, 3),
+                 lambda a: np.unwrap(5.0 * a, axis=0) * np.arange(4.0)):
+        def f(a, call=call):
+            return np.sum(np.sin(call(a)))
+
+        _check(f, (a0,))
+
+    def b(w):
+        return np.sum(np.sin(np.bincount(np.array([0, 3, 3, 1]), w, minlength=5)))
+
+    _check(b, (_arr(4),))
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_meshgrid(indexing, sparse):
+    def f(a, b, c):
+        x, y = np.meshgrid(a, b, indexing=indexing, sparse=sparse)
+        p, q, r = np.meshgrid(a, b, c, indexing=indexing, sparse=sparse)
+        return np.sum(np.sin(x * y + 2.0 * y)) + np.sum(np.sin(p * q * r + r))
+
+    _check(f, (_arr(3), _arr(2, seed=1), _arr(4, seed=2)))
+
+
+# ---------------------------------------------------------------- NumPy 2 names, np.linalg
+def test_array_api_names():
+    if not hasattr(np.linalg, "vecdot"):
+        pytest.skip("NumPy < 2.0")
+    c0 = _arr(2, 3, 3, seed=15)
+
+    def f(a, b):
+        return (np.sum(np.sin(np.linalg.trace(a, offset=1) * np.linalg.diagonal(a).T))
+                + np.sum(np.sin(np.linalg.matmul(a, b)))
+                + np.sum(np.sin(np.linalg.vecdot(a, b[0])))
+                + np.sum(np.sin(np.linalg.cross(a, b, axis=-1)))
+                + np.sum(np.sin(np.linalg.outer(a[0, 0], b[1, 1])))
+                + np.sum(np.sin(np.linalg.tensordot(a, b[0], axes=2))))
+
+    _check(f, (c0, _arr(2, 3, 3, seed=16)))
+    if hasattr(np, "cumulative_sum"):
+        def g(a):
+            return np.sum(np.sin(np.cumulative_sum(a, axis=1) * np.cumulative_prod(a, axis=0)))
+
+        _check(g, (_arr(3, 4),), lambda a: torch.sum(torch.sin(
+            torch.cumsum(a, 1) * torch.cumprod(a, 0))))
+    if isinstance(getattr(np, "matvec", None), np.ufunc):
+        def m(a, v):
+            return np.sum(np.sin(np.matvec(a, v))) + np.sum(np.sin(np.vecmat(v, a)))
+
+        _check(m, (c0, _arr(3, seed=17)))
+
+
+def test_linalg_spectral():
+    s0 = _arr(3, 3, seed=18)
+    s0 = s0 + s0.T + 3.0 * np.eye(3)
+
+    def e(a):
+        return np.sum(np.sin(np.linalg.eigvalsh(a)) * np.arange(1.0, 4.0))
+
+    # NumPy reads the lower triangle: so does srcad's gradient (PyTorch's is symmetrised, so
+    # it is given the matrix NumPy reads)
+    _check(e, (s0,), lambda a: torch.sum(torch.sin(torch.linalg.eigvalsh(
+        torch.tril(a) + torch.tril(a, -1).T)) * torch.arange(1.0, 4.0, dtype=torch.float64)))
+    a0 = _arr(2, 4, 3, seed=19)
+
+    def c(a):
+        return np.sum(np.sin(np.linalg.cond(a)))
+
+    _check(c, (a0,), lambda a: torch.sum(torch.sin(torch.linalg.cond(a))))
+    if hasattr(np.linalg, "svdvals"):
+        def s(a):
+            return (np.sum(np.sin(np.linalg.svdvals(a)))
+                    + np.sum(np.linalg.vector_norm(a, axis=1, ord=3))
+                    + np.sin(np.linalg.vector_norm(a))
+                    + np.sum(np.linalg.matrix_norm(a, ord="nuc"))
+                    + np.sum(np.linalg.matrix_norm(a)))
+
+        _check(s, (a0,), lambda a: (
+            torch.sum(torch.sin(torch.linalg.svdvals(a)))
+            + torch.sum(torch.linalg.vector_norm(a, dim=1, ord=3))
+            + torch.sin(torch.linalg.vector_norm(a))
+            + torch.sum(torch.linalg.matrix_norm(a, ord="nuc"))
+            + torch.sum(torch.linalg.matrix_norm(a))))
+
+
+def test_linalg_refusals_when_run():
+    a0 = _arr(3, 3)
+    with pytest.raises(srcad.SrcadError, match="p='fro'"):
+        srcad.grad(lambda a: np.linalg.cond(a, "fro"))(a0)
+    if hasattr(np.linalg, "vector_norm"):
+        with pytest.raises(srcad.SrcadError, match="several axes"):
+            srcad.grad(lambda a: np.linalg.vector_norm(a, axis=(0, 1)))(a0)
