@@ -792,6 +792,18 @@ if hasattr(np.linalg, "vector_norm"):
     ex(_mn, "np.linalg.matrix_norm(x)", x=(2, 2, 3))
     ex(_mn, "np.linalg.matrix_norm(x, ord='nuc', keepdims=True)", x=M)
 
+ex("numpy.logspace(start, stop, num, endpoint, base, dtype, axis)", "np.logspace(a, b, 5)", a=S,
+   b=S)
+ex("numpy.logspace(start, stop, num, endpoint, base, dtype, axis)",
+   "np.logspace(a, b, 4, False, 2.0, axis=1)", a=(2,), b=S)
+ex("numpy.geomspace(start, stop, num, endpoint, dtype, axis)", "np.geomspace(a, b, 5)",
+   a=("pos", S), b=("big", S))
+ex("numpy.geomspace(start, stop, num, endpoint, dtype, axis)",
+   "np.geomspace(a, b, 4, endpoint=False, axis=1)", a=("pos", (2,)), b=("pos", S))
+ex("numpy.broadcast_arrays(a1, a2)", "np.broadcast_arrays(a, b)[0] * np.broadcast_arrays(a, b)[1]",
+   a=(2, 1), b=V)
+ex("numpy.broadcast_arrays(a1, a2, a3)", "np.broadcast_arrays(a, b, c)[2]", a=(2, 1), b=V, c=S)
+
 NO_FORWARD = set()
 
 #: rules whose gradient calls a helper that has no rule itself: a second derivative (in either

@@ -227,7 +227,7 @@ def var_ddof(x):
 
 
 def unknown_call(x):
-    return np.sum(np.unwrap(x))  # bad
+    return np.sum(np.poly(x))  # bad
 
 
 SCALE = np.vectorize(lambda v: 2.0 * v)  # a callable object without source (a class of
@@ -241,7 +241,7 @@ def callable_object(x):
 REFUSED = [
     (r_trick, np.ones(2), "np.concatenate"), (c_trick, np.ones(2), "np.column_stack"),
     (einsum_eleven, np.ones(2), "np.einsum"), (arange_start, 1.5, "np.arange"),
-    (var_ddof, 1.0, "ddof"), (unknown_call, np.ones(3), "unwrap"),
+    (var_ddof, 1.0, "ddof"), (unknown_call, np.ones(3), "poly"),
     (callable_object, 1.0, "callable object"),
 ]
 

@@ -536,8 +536,8 @@ defhelper(H.last_writes, "block, like, index", block="last_writes(g, like, index
 
 # ---------------------------------------------------------------- no derivative
 # array creation
-# (np.arange, np.logspace, np.geomspace have no rule: their values move with float bounds,
-# so srcad refuses them where a bound needs a gradient, instead of a zero)
+# (np.arange has no rule: its values move with float bounds, so srcad refuses it where a
+# bound needs a gradient, instead of a zero; np.logspace, np.geomspace: rules/numpy_more.py)
 nondiff(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.eye,
         np.identity, np.tri, np.indices)
 # shapes and types

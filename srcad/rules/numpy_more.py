@@ -352,3 +352,34 @@ if hasattr(np.linalg, "vector_norm"):  # NumPy >= 2.0
            jvp=dict(x="np.sum(t * grad_norm(1.0, x, ans, ord, (-2, -1), keepdims), "
                       "axis=(-2, -1), keepdims=keepdims)"))
 nondiff(H.one_axis)
+
+# ---------------------------------------------------------------- spaced values (endpoints)
+# logspace = base ** linspace(start, stop); geomspace = start * (stop / start) ** frac: the
+# gradients are np.linspace's (grad_linspace) weighted by the result; a varied base is refused
+LSPACE = "np.linspace({}, {}, num, endpoint, axis=axis)"
+defvjp(np.logspace, "start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0",
+       start="unbroadcast(grad_linspace(g * ans * log(base), num, endpoint, axis, False), "
+             "start)",
+       stop="unbroadcast(grad_linspace(g * ans * log(base), num, endpoint, axis, True), stop)",
+       kind="array",
+       jvp=dict(start="ans * log(base) * " + LSPACE.format("t + 0.0 * stop", "0.0 * (t + stop)"),
+                stop="ans * log(base) * " + LSPACE.format("0.0 * (start + t)",
+                                                          "t + 0.0 * start")))
+defvjp(np.geomspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0",
+       start="unbroadcast(grad_linspace(g * ans, num, endpoint, axis, False) / start, start)",
+       stop="unbroadcast(grad_linspace(g * ans, num, endpoint, axis, True) / stop, stop)",
+       kind="array",
+       jvp=dict(start="ans * " + LSPACE.format("t / start + 0.0 * stop",
+                                               "0.0 * (t / start + stop)"),
+                stop="ans * " + LSPACE.format("0.0 * (start + t / stop)",
+                                              "t / stop + 0.0 * start")))
+
+# ---------------------------------------------------------------- np.broadcast_arrays
+for _n in (2, 3):
+    _params = [f"a{k}" for k in range(1, _n + 1)]
+    defvjp(np.broadcast_arrays, ", ".join(_params), kind="seq",
+           **{p: f"unbroadcast(broadcast_as(g[{k}], ans[{k}]), {p})"
+              for k, p in enumerate(_params)},
+           jvp={p: "np.broadcast_arrays(" + ", ".join("t" if q == p else f"0.0 * {q}"
+                                                      for q in _params) + ")"
+                for p in _params})
