@@ -454,3 +454,16 @@ def test_linalg_refusals_when_run():
     if hasattr(np.linalg, "vector_norm"):
         with pytest.raises(srcad.SrcadError, match="several axes"):
             srcad.grad(lambda a: np.linalg.vector_norm(a, axis=(0, 1)))(a0)
+
+
+@pytest.mark.parametrize("uplo", ["U", "u", "L", "l"])
+def test_eigh_and_eigvalsh_read_the_triangle_numpy_reads(uplo):
+    """NumPy upper-cases UPLO: 'u' reads the upper triangle (a rule testing UPLO == 'U' alone
+    gave the lower triangle's gradient: wrong)."""
+    a0 = _arr(3, 3, seed=20)
+
+    def f(a):
+        return (np.sum(np.sin(np.linalg.eigvalsh(a, uplo)) * np.arange(3.0))
+                + np.sum(np.cos(np.linalg.eigh(a, uplo)[0])))
+
+    _check(f, (a0,))

@@ -238,9 +238,10 @@ GAPS = f"(1.0 / (ans[0][..., None, :] - ans[0][..., :, None] + {EYE_W}) - {EYE_W
 EIGH_S = (f"ans[1] @ ({EYE_W} * broadcast_as(g[0], ans[0])[..., :, None] + {GAPS} * "
           f"({SWAP.format('ans[1]')} @ broadcast_as(g[1], ans[1]))) @ {SWAP.format('ans[1]')}")
 EIGH_SYM = f"(0.5 * (({EIGH_S}) + {SWAP.format(EIGH_S)}))"
-EIGH_GRAD = (f"(np.triu({EIGH_SYM}) + np.triu({SWAP.format(EIGH_SYM)}, 1) if UPLO == 'U' else "
+EIGH_GRAD = (f"(np.triu({EIGH_SYM}) + np.triu({SWAP.format(EIGH_SYM)}, 1) "
+             "if UPLO in ('U', 'u') else "  # NumPy upper-cases UPLO
              f"np.tril({EIGH_SYM}) + np.tril({SWAP.format(EIGH_SYM)}, -1))")
-EFFECTIVE_T = (f"(np.triu(t) + {SWAP.format('np.triu(t, 1)')} if UPLO == 'U' else "
+EFFECTIVE_T = (f"(np.triu(t) + {SWAP.format('np.triu(t, 1)')} if UPLO in ('U', 'u') else "
                f"np.tril(t) + {SWAP.format('np.tril(t, -1)')})")
 EIGH_INNER = f"({SWAP.format('ans[1]')} @ {EFFECTIVE_T} @ ans[1])"
 defvjp(np.linalg.eigh, "a, UPLO=None", a=EIGH_GRAD, kind="seq", zero="UPLO",

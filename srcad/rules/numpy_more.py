@@ -319,11 +319,11 @@ SW_ = "np.swapaxes({}, -1, -2)"
 EV = "np.linalg.eigh(a, 'L' if UPLO is None else UPLO)[1]"
 VGV = f"(({EV} * g[..., None, :]) @ {SW_.format(EV)})"
 defvjp(np.linalg.eigvalsh, "a, UPLO=None",
-       a=f"(np.triu({VGV}) + np.triu({VGV}, 1) if UPLO == 'U' else "
+       a=f"(np.triu({VGV}) + np.triu({VGV}, 1) if UPLO in ('U', 'u') else "
          f"np.tril({VGV}) + np.tril({VGV}, -1))", kind="array",
        jvp=dict(a=f"np.diagonal({SW_.format(EV)} @ (np.triu(t) + {SW_.format('np.triu(t, 1)')} "
-                  f"if UPLO == 'U' else np.tril(t) + {SW_.format('np.tril(t, -1)')}) @ {EV}, "
-                  "0, -2, -1)"))
+                  f"if UPLO in ('U', 'u') else np.tril(t) + {SW_.format('np.tril(t, -1)')}) "
+                  f"@ {EV}, 0, -2, -1)"))
 # singular values and the 2-norm condition number, through the thin SVD
 THIN = "np.linalg.svd(x, full_matrices=False)"
 SV_T = f"np.sum({THIN}[0] * (t @ {SW_.format(f'{THIN}[2]')}), axis=-2)"  # ds for a tangent t
