@@ -256,8 +256,8 @@ if isinstance(getattr(np, "matvec", None), np.ufunc):  # NumPy >= 2.2
 POWERS = "np.arange(np.size(p) - 1.0, -1.0, -1.0)"
 DP = "p[:-1] * np.arange(np.size(p) - 1.0, 0.0, -1.0)"
 defvjp(np.polyval, "p, x",
-       p=f"np.sum(np.expand_dims(g, -1) * np.expand_dims(x, -1) ** {POWERS}, "
-         "axis=tuple(range(np.ndim(g))))",
+       p=f"np.sum(np.reshape(np.expand_dims(g, -1) * np.expand_dims(x, -1) ** {POWERS}, "
+         "(-1, np.size(p))), axis=0)",
        x=f"g * np.polyval({DP}, x)",
        jvp=dict(p="np.polyval(t, x)", x=f"t * np.polyval({DP}, x)"))
 # np.vander(x, N): column j is x ** e[j]; d/dx is e[j] x ** (e[j] - 1)
@@ -271,8 +271,8 @@ if hasattr(np, "trapezoid"):  # NumPy >= 2.0
     STEPS = "(np.full(np.shape(y)[axis] - 1, dx) if x is None else np.diff(x))"
     TW = f"0.5 * (np.concatenate([{STEPS}, [0.0]]) + np.concatenate([[0.0], {STEPS}]))"
     YM = "np.moveaxis(y, axis, -1)"
-    SIDES = (f"np.sum(np.expand_dims(g, -1) * 0.5 * ({YM}[..., 1:] + {YM}[..., :-1]), "
-             "axis=tuple(range(np.ndim(g))))")
+    SIDES = (f"np.sum(np.reshape(np.expand_dims(g, -1) * 0.5 * ({YM}[..., 1:] + "
+             f"{YM}[..., :-1]), (-1, np.shape(y)[axis] - 1)), axis=0)")
     defvjp(np.trapezoid, "y, x=None, dx=1.0, axis=-1",
            y=f"np.moveaxis(np.expand_dims(g, -1) * {TW}, -1, axis)",
            x=f"np.concatenate([[0.0], {SIDES}]) - np.concatenate([{SIDES}, [0.0]])",
