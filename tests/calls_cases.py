@@ -98,18 +98,19 @@ def uses_softplus(x):
     return softplus(x) * 3
 
 
-COEFFICIENTS = [1.5, -2.0, 0.5]
+COEFFICIENTS = [0.5, -2.0, 1.5]  # lowest degree first, as numpy.polynomial orders them
+POLYVAL = np.polynomial.polynomial.polyval  # srcad has no rule of its own for this one
 
 
-def polyval_prime(p, x):
-    return np.polyval(np.polyder(p), x)
+def polyval_prime(x, c):
+    return POLYVAL(x, np.polynomial.polynomial.polyder(c))
 
 
-srcad.extend.defvjp(np.polyval, "p, x", x="g * polyval_prime(p, x)")
+srcad.extend.defvjp(POLYVAL, "x, c", x="g * polyval_prime(x, c)")
 
 
 def uses_polyval(x):
-    return np.polyval(COEFFICIENTS, x) * x
+    return POLYVAL(x, COEFFICIENTS) * x
 
 
 # np.ldexp is a C ufunc: no Python source, and no built-in rule

@@ -684,6 +684,153 @@ ex("numpy_helpers.grad_irfftn(value, a, s, axes, norm)",
 ex("numpy_helpers.irfft_fitted(value, like, a, s, axes, norm)",
    "np.real(H.irfft_fitted(w, c, a, None, None, None))", w=M, c=(2, 4), a=M)
 
+# ---------------------------------------------------------------- NumPy: more (rules/numpy_more.py)
+NAN3 = "np.array([False, True, False])"  # where the nan* rows put a NaN
+ex("numpy.take(a, indices, axis)", "np.take(a, [2, 0, 2], axis=1)", a=M)
+ex("numpy.take(a, indices, axis)", "np.take(a, [[1, 5], [5, 0]])", a=M)
+ex("numpy.take(a, indices, axis)", "a.take(1)", a=V)
+ex("numpy.take_along_axis(arr, indices, axis)",
+   "np.take_along_axis(a, np.array([[0, 0], [2, 1]]), 1)", a=M)
+ex("numpy.take_along_axis(arr, indices, axis)",
+   "np.take_along_axis(a, np.array([1, 1, 4]), None)", a=M)
+ex("numpy.ptp(a, axis, out, keepdims)", "np.ptp(a)", a=M)
+ex("numpy.ptp(a, axis, out, keepdims)", "np.ptp(a, axis=1, keepdims=True)", a=M)
+ex("numpy.average(a, axis, weights, keepdims)", "np.average(a)", a=M)
+ex("numpy.average(a, axis, weights, keepdims)", "np.average(a, 1, w)", a=M, w=("pos", V))
+ex("numpy.average(a, axis, weights, keepdims)", "np.average(a, axis=0, weights=w)", a=M,
+   w=("pos", M))
+ex("numpy.median(a, axis, out, keepdims)", "np.median(a)", a=M)
+ex("numpy.median(a, axis, out, keepdims)", "np.median(a, axis=0, keepdims=True)", a=(4, 3))
+ex("numpy.quantile(a, q, axis, out, method, keepdims)", "np.quantile(a, 0.3)", a=M)
+ex("numpy.quantile(a, q, axis, out, method, keepdims)", "np.quantile(a, [0.1, 0.8], axis=1)",
+   a=(2, 5))
+ex("numpy.percentile(a, q, axis, out, method, keepdims)", "np.percentile(a, [20.0, 70.0], 0)",
+   a=(5, 2))
+for _f in ("nansum", "nanmean", "nanprod", "nanmax", "nanmin", "nanvar", "nanstd"):
+    _id = {"nanmax": "a, axis, out, keepdims", "nanmin": "a, axis, out, keepdims",
+           "nanvar": "a, axis, dtype, out, ddof, keepdims",
+           "nanstd": "a, axis, dtype, out, ddof, keepdims"}.get(_f, "a, axis, dtype, out, keepdims")
+    ex(f"numpy.{_f}({_id})", f"np.{_f}(np.where({NAN3}, np.nan, a))", a=M)
+    ex(f"numpy.{_f}({_id})", f"np.{_f}(np.where({NAN3}, np.nan, a), axis=1)", a=M)
+ex("numpy.nanvar(a, axis, dtype, out, ddof, keepdims)",
+   f"np.nanvar(np.where({NAN3}, np.nan, a), axis=1, ddof=1)", a=(3, 3))
+ex("numpy.nancumsum(a, axis, dtype)", f"np.nancumsum(np.where({NAN3}, np.nan, a))", a=M)
+ex("numpy.nancumprod(a, axis, dtype)", f"np.nancumprod(np.where({NAN3}, np.nan, a), 1)", a=M)
+ex("numpy.interp(x, xp, fp, left, right)", "np.interp(x, [-1.0, -0.2, 0.3, 1.0], fp)", x=V,
+   fp=(4,))
+ex("numpy.interp(x, xp, fp, left, right)",
+   "np.interp(2.0 * x, [-1.0, -0.2, 0.3, 1.0], fp, lo, hi)", x=(6,), fp=(4,), lo=S, hi=S)
+ex("numpy.interp(x, xp, fp, left, right)", "np.interp(x, [-1.0, 1.0], [2.0, -1.0])", x=S)
+for _f in ("convolve", "correlate"):
+    for _mode in ("'full'", "'same'", "'valid'"):
+        ex(f"numpy.{_f}(a, v, mode)", f"np.{_f}(a, v, {_mode})", a=(5,), v=(3,))
+        ex(f"numpy.{_f}(a, v, mode)", f"np.{_f}(a, v, {_mode})", a=(2,), v=(4,))
+    ex(f"numpy.{_f}(a, v, mode)", f"np.{_f}(a, a)", a=(3,))
+    ex(f"numpy.{_f}(a, v, mode)", f"np.{_f}(a, v)", a=(4,), v=(2,))
+ex("numpy.copysign(x1, x2)", "np.copysign(a, b)", a=M, b=V)
+ex("numpy.ldexp(x1, x2)", "np.ldexp(a, np.array([1, -2, 3]))", a=M)
+ex("numpy.diagflat(v, k)", "np.diagflat(a, -1)", a=M)
+ex("numpy.dstack(tup)", "np.dstack([a, b, a])", a=V, b=V)
+ex("numpy.dstack(tup)", "np.dstack((a, b[:, :, None]))", a=M, b=M)
+ex("numpy.ediff1d(ary)", "np.ediff1d(a)", a=M)
+for _u in ("add", "multiply", "maximum", "minimum"):
+    ex(f"numpy.{_u}.reduce(array, axis, dtype, out, keepdims)", f"np.{_u}.reduce(a)", a=M)
+    ex(f"numpy.{_u}.reduce(array, axis, dtype, out, keepdims)",
+       f"np.{_u}.reduce(a, axis=None)", a=M)
+    ex(f"numpy.{_u}.reduce(array, axis, dtype, out, keepdims)",
+       f"np.{_u}.reduce(a, 1, keepdims=True)", a=M)
+    ex(f"numpy.{_u}.accumulate(array, axis, dtype, out)", f"np.{_u}.accumulate(a)", a=M)
+    ex(f"numpy.{_u}.accumulate(array, axis, dtype, out)", f"np.{_u}.accumulate(a, 1)", a=(2, 5))
+ex("numpy_helpers.grad_take(value, a, indices, axis)", "H.grad_take(w, a, [0, 2, 0], 1)",
+   w=M, a=(2, 4))
+ex("numpy_helpers.grad_take_along_axis(value, arr, indices, axis)",
+   "H.grad_take_along_axis(w, a, np.array([[0, 0], [2, 1]]), 1)", w=(2, 2), a=M)
+ex("numpy_helpers.grad_quantile(value, a, q, axis, keepdims, method)",
+   "H.grad_quantile(w, a, [0.2, 0.5], 1)", w=(2, 2), a=(2, 4))
+ex("numpy_helpers.tangent_quantile(value, a, q, axis, keepdims, method)",
+   "H.tangent_quantile(w, a, 0.4, 0, True)", w=(4, 2), a=(4, 2))
+ex("numpy_helpers.grad_interp_fp(value, x, xp, left, right)",
+   "H.grad_interp_fp(w, 2.0 * x, [-1.0, 0.0, 1.0], None, 0.5)", w=(4,), x=(4,))
+ex("numpy_helpers.grad_interp_slope(value, x, xp)",
+   "H.grad_interp_slope(w, 2.0 * x, [-1.0, 0.0, 0.5, 1.0])", w=(4,), x=(4,))
+ex("numpy_helpers.conv_embed(value, n, m, mode, corr)", "H.conv_embed(w, 5, 3, 'same')", w=(5,))
+ex("numpy_helpers.conv_crop(value, n, m, mode, corr)", "H.conv_crop(w, 2, 4, 'same', True)",
+   w=(5,))
+ex("numpy_helpers.grad_dstack(value, tup)", "H.grad_dstack(w, [a, b])[1]", w=(2, 3, 2), a=M,
+   b=M)
+
+if hasattr(np, "cumulative_sum"):
+    ex("numpy.cumulative_sum(x, axis, dtype)", "np.cumulative_sum(a, axis=1)", a=M)
+    ex("numpy.cumulative_prod(x, axis, dtype)", "np.cumulative_prod(a, axis=0)", a=M)
+if hasattr(np.linalg, "vecdot"):
+    ex("numpy.linalg.trace(x, offset, dtype)", "np.linalg.trace(a, offset=1)", a=(2, 3, 3))
+    ex("numpy.linalg.diagonal(x, offset)", "np.linalg.diagonal(a)", a=(2, 3, 4))
+    ex("numpy.linalg.outer(x1, x2)", "np.linalg.outer(a, b)", a=V, b=(2,))
+    ex("numpy.linalg.outer(x1, x2)", "np.linalg.outer(a, a)", a=V)
+    ex("numpy.linalg.matmul(x1, x2)", "np.linalg.matmul(a, b)", a=M, b=(3, 2))
+    ex("numpy.linalg.matmul(x1, x2)", "np.linalg.matmul(a, a)", a=(3, 3))
+    ex("numpy.linalg.tensordot(x1, x2, axes)", "np.linalg.tensordot(a, b, axes=1)", a=M,
+       b=(3, 2))
+    ex("numpy.linalg.cross(x1, x2, axis)", "np.linalg.cross(a, b)", a=(2, 3), b=V)
+    ex("numpy.linalg.vecdot(x1, x2, axis)", "np.linalg.vecdot(a, b)", a=M, b=V)
+    ex("numpy.linalg.vecdot(x1, x2, axis)", "np.linalg.vecdot(a, a, axis=0)", a=M)
+    if isinstance(getattr(np, "vecdot", None), np.ufunc):
+        ex("numpy.vecdot(x1, x2, axis)", "np.vecdot(a, b, axis=0)", a=M, b=(2, 1))
+if isinstance(getattr(np, "matvec", None), np.ufunc):
+    ex("numpy.matvec(x1, x2)", "np.matvec(a, b)", a=(2, 2, 3), b=V)
+    ex("numpy.vecmat(x1, x2)", "np.vecmat(a, b)", a=(2,), b=(2, 2, 3))
+ex("numpy.polyval(p, x)", "np.polyval(p, x)", p=(4,), x=M)
+ex("numpy.polyval(p, x)", "np.polyval(p, x)", p=(3,), x=S)
+ex("numpy.vander(x, N, increasing)", "np.vander(x, 4)", x=V)
+ex("numpy.vander(x, N, increasing)", "np.vander(x, increasing=True)", x=V)
+if hasattr(np, "trapezoid"):
+    ex("numpy.trapezoid(y, x, dx, axis)", "np.trapezoid(y, dx=d, axis=0)", y=M, d=("pos", S))
+    ex("numpy.trapezoid(y, x, dx, axis)", "np.trapezoid(y, np.cumsum(x))", y=M, x=("pos", V))
+    ex("numpy.trapezoid(y, x, dx, axis)", "np.trapezoid(y)", y=V)
+ex("numpy.bincount(x, weights, minlength)", "np.bincount(np.array([0, 2, 2]), w, 4)", w=V)
+ex("numpy.compress(condition, a, axis)", "np.compress([True, False], a, axis=0)", a=M)
+ex("numpy.compress(condition, a, axis)", "np.compress([True, False, True], a)", a=M)
+ex("numpy.extract(condition, arr)", "np.extract(np.array([[1, 0, 1], [0, 1, 1]]), a)", a=M)
+ex("numpy.delete(arr, obj, axis)", "np.delete(a, [0, 2], axis=1)", a=M)
+ex("numpy.delete(arr, obj, axis)", "np.delete(a, 3)", a=M)
+ex("numpy.resize(a, new_shape)", "np.resize(a, (4, 2))", a=M)
+ex("numpy.unwrap(p, discont, axis, period)", "np.unwrap(4.0 * a)", a=M)
+ex("numpy.meshgrid(x1, x2, indexing, sparse, copy)", "np.meshgrid(a, b)[0] * np.meshgrid(a, b)[1]",
+   a=V, b=(2,))
+ex("numpy.meshgrid(x1, x2, indexing, sparse, copy)", "np.meshgrid(a, b, indexing='ij')[1]",
+   a=V, b=(2,))
+ex("numpy.meshgrid(x1, x2, x3, indexing, sparse, copy)",
+   "np.meshgrid(a, b, c, sparse=True)[2] + np.meshgrid(a, b, c)[0]", a=V, b=(2,), c=(2,))
+
+ex("numpy.linalg.eigvalsh(a, UPLO)", "np.linalg.eigvalsh(a)", a=("spd", 3))
+ex("numpy.linalg.eigvalsh(a, UPLO)", "np.linalg.eigvalsh(a, 'U')", a=("spd", 3))
+ex("numpy.linalg.cond(x, p)", "np.linalg.cond(x)", x=M)
+ex("numpy.linalg.cond(x, p)", "np.linalg.cond(x, 2)", x=(2, 3, 3))
+if hasattr(np.linalg, "svdvals"):
+    ex("numpy.linalg.svdvals(x)", "np.linalg.svdvals(x)", x=M)
+    ex("numpy.linalg.svdvals(x)", "np.linalg.svdvals(x)", x=(2, 3, 2))
+if hasattr(np.linalg, "vector_norm"):
+    _vn = "numpy.linalg.vector_norm(x, axis, keepdims, ord)"
+    ex(_vn, "np.linalg.vector_norm(x)", x=M)
+    ex(_vn, "np.linalg.vector_norm(x, keepdims=True)", x=M)
+    ex(_vn, "np.linalg.vector_norm(x, axis=0, ord=3)", x=M)
+    ex(_vn, "np.linalg.vector_norm(x, axis=(1,), ord=1, keepdims=True)", x=M)
+    _mn = "numpy.linalg.matrix_norm(x, keepdims, ord)"
+    ex(_mn, "np.linalg.matrix_norm(x)", x=(2, 2, 3))
+    ex(_mn, "np.linalg.matrix_norm(x, ord='nuc', keepdims=True)", x=M)
+
+ex("numpy.logspace(start, stop, num, endpoint, base, dtype, axis)", "np.logspace(a, b, 5)", a=S,
+   b=S)
+ex("numpy.logspace(start, stop, num, endpoint, base, dtype, axis)",
+   "np.logspace(a, b, 4, False, 2.0, axis=1)", a=(2,), b=S)
+ex("numpy.geomspace(start, stop, num, endpoint, dtype, axis)", "np.geomspace(a, b, 5)",
+   a=("pos", S), b=("big", S))
+ex("numpy.geomspace(start, stop, num, endpoint, dtype, axis)",
+   "np.geomspace(a, b, 4, endpoint=False, axis=1)", a=("pos", (2,)), b=("pos", S))
+ex("numpy.broadcast_arrays(a1, a2)", "np.broadcast_arrays(a, b)[0] * np.broadcast_arrays(a, b)[1]",
+   a=(2, 1), b=V)
+ex("numpy.broadcast_arrays(a1, a2, a3)", "np.broadcast_arrays(a, b, c)[2]", a=(2, 1), b=V, c=S)
+
 NO_FORWARD = set()
 
 #: rules whose gradient calls a helper that has no rule itself: a second derivative (in either

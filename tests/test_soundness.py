@@ -43,6 +43,19 @@ EXPECTED_REFUSED = {
     "amax.out", "amin.out", "max.out", "mean.out", "min.out", "prod.out", "std.out", "sum.out",
     "var.out", "full.device", "full.like", "full_like.device",
     "linspace.endpoint", "linspace.num", "norm.ord", "std.ddof", "var.ddof",
+    # srcad/rules/numpy_more.py: out=, counts, flags and names (never a float that moves the
+    # result), and the parameters whose derivative is not written: a quantile's q, np.interp's
+    # xp, np.unwrap's period, np.logspace's base
+    *(f"{fn}.out" for fn in ("add.accumulate", "add.reduce", "maximum.accumulate",
+                             "maximum.reduce", "minimum.accumulate", "minimum.reduce",
+                             "multiply.accumulate", "multiply.reduce", "median", "nanmax",
+                             "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar",
+                             "percentile", "ptp", "quantile")),
+    "bincount.minlength", "cond.p", "eigvalsh.UPLO", "geomspace.endpoint", "geomspace.num",
+    "logspace.endpoint", "logspace.num", "logspace.base", "matrix_norm.ord", "vector_norm.ord",
+    "meshgrid.indexing", "nanstd.ddof", "nanvar.ddof", "percentile.method", "quantile.method",
+    "percentile.q", "quantile.q", "interp.xp", "grad_interp_fp.xp", "grad_interp_slope.xp",
+    "resize.new_shape", "unwrap.period", "vander.N", "vander.increasing",
     # the spacing of np.gradient (its derivative there is not written)
     "gradient.h", "grad_gradient.h",
     # the point of srcad's Hessian helpers: a derivative there is a third one (a fourth one
@@ -228,7 +241,7 @@ def var_ddof(x):
 
 
 def unknown_call(x):
-    return np.sum(np.unwrap(x))  # bad
+    return np.sum(np.poly(x))  # bad
 
 
 SCALE = np.vectorize(lambda v: 2.0 * v)  # a callable object without source (a class of
@@ -242,7 +255,7 @@ def callable_object(x):
 REFUSED = [
     (r_trick, np.ones(2), "np.concatenate"), (c_trick, np.ones(2), "np.column_stack"),
     (einsum_eleven, np.ones(2), "np.einsum"), (arange_start, 1.5, "np.arange"),
-    (var_ddof, 1.0, "ddof"), (unknown_call, np.ones(3), "unwrap"),
+    (var_ddof, 1.0, "ddof"), (unknown_call, np.ones(3), "poly"),
     (callable_object, 1.0, "callable object"),
 ]
 

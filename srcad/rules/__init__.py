@@ -5,6 +5,8 @@
 * :mod:`srcad.rules.numpy` — NumPy.
 * :mod:`srcad.rules.numpy_second` — more of NumPy (svd, eig, gradient, ...) and the rules of
   srcad's gradient helpers that second derivatives need.
+* :mod:`srcad.rules.numpy_more` — more of NumPy (``np.take``, quantiles, the ``nan*``
+  reductions, ``np.interp``, ``np.convolve``, ufunc methods, ...).
 * :mod:`srcad.rules.numpy_complex` — complex numbers: which rules hold for them, the complex
   forms of ``abs``, ``np.real``, ``np.conj``, ..., and ``np.fft``.
 * :mod:`srcad.rules.numpy_complex_linalg` — the complex forms of ``np.linalg.svd``, ``eigh``,
@@ -20,6 +22,7 @@
 from . import numpy as _numpy_rules  # noqa: F401  (registers the rules)
 from . import numpy_complex as _complex_rules  # noqa: F401
 from . import numpy_complex_linalg as _complex_linalg_rules  # noqa: F401
+from . import numpy_more as _numpy_more_rules  # noqa: F401
 from . import numpy_second as _numpy_second_rules  # noqa: F401
 from . import python as _python_rules  # noqa: F401
 from .registry import GENERIC, Rule, defattr, defer, defmethod, defvjp, nondiff, registry

@@ -240,9 +240,10 @@ GAPS = f"(1.0 / (ans[0][..., None, :] - ans[0][..., :, None] + {EYE_W}) - {EYE_W
 EIGH_S = (f"ans[1] @ ({EYE_W} * broadcast_as(g[0], ans[0])[..., :, None] + {GAPS} * "
           f"({SWAP.format('ans[1]')} @ broadcast_as(g[1], ans[1]))) @ {SWAP.format('ans[1]')}")
 EIGH_SYM = f"(0.5 * (({EIGH_S}) + {SWAP.format(EIGH_S)}))"
-EIGH_GRAD = (f"(np.triu({EIGH_SYM}) + np.triu({SWAP.format(EIGH_SYM)}, 1) if UPLO == 'U' else "
+EIGH_GRAD = (f"(np.triu({EIGH_SYM}) + np.triu({SWAP.format(EIGH_SYM)}, 1) "
+             "if UPLO in ('U', 'u') else "  # NumPy upper-cases UPLO
              f"np.tril({EIGH_SYM}) + np.tril({SWAP.format(EIGH_SYM)}, -1))")
-EFFECTIVE_T = (f"(np.triu(t) + {SWAP.format('np.triu(t, 1)')} if UPLO == 'U' else "
+EFFECTIVE_T = (f"(np.triu(t) + {SWAP.format('np.triu(t, 1)')} if UPLO in ('U', 'u') else "
                f"np.tril(t) + {SWAP.format('np.tril(t, -1)')})")
 EIGH_INNER = f"({SWAP.format('ans[1]')} @ {EFFECTIVE_T} @ ans[1])"
 defvjp(np.linalg.eigh, "a, UPLO=None", a=EIGH_GRAD, kind="seq", zero="UPLO",
@@ -540,8 +541,8 @@ defhelper(H.last_writes, "block, like, index", block="last_writes(g, like, index
 
 # ---------------------------------------------------------------- no derivative
 # array creation
-# (np.arange, np.logspace, np.geomspace have no rule: their values move with float bounds,
-# so srcad refuses them where a bound needs a gradient, instead of a zero)
+# (np.arange has no rule: its values move with float bounds, so srcad refuses it where a
+# bound needs a gradient, instead of a zero; np.logspace, np.geomspace: rules/numpy_more.py)
 nondiff(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.eye,
         np.identity, np.tri, np.indices)
 # shapes and types

@@ -95,7 +95,7 @@ EYE_W = "np.eye(np.shape(ans[0])[-1])"
 GAPS = f"(1.0 / (ans[0][..., None, :] - ans[0][..., :, None] + {EYE_W}) - {EYE_W})"
 VEC = "ans[1]"
 # the Hermitian matrix LAPACK reads: one triangle, the real part of the diagonal
-READ = (f"((np.triu({{0}}, 1) + {HERM.format('np.triu({0}, 1)')} if UPLO == 'U' else "
+READ = (f"((np.triu({{0}}, 1) + {HERM.format('np.triu({0}, 1)')} if UPLO in ('U', 'u') else "
         f"np.tril({{0}}, -1) + {HERM.format('np.tril({0}, -1)')}) + {EYE_W} * np.real({{0}}))")
 EIGH_P = f"({HERM.format(VEC)} @ {READ.format('t')} @ {VEC})"
 GV_BAR = f"np.conj(broadcast_as(g[1], {VEC}))"
@@ -103,7 +103,7 @@ EIGH_M = (f"({VEC} @ gauge_check({EYE_W} * np.real(broadcast_as(g[0], ans[0]))[.
           f"+ {GAPS} * ({HERM.format(VEC)} @ {GV_BAR}), {HERM.format(VEC)} @ {GV_BAR}) @ "
           f"{HERM.format(VEC)})")
 EIGH_SYM = f"(0.5 * ({EIGH_M} + {HERM.format(EIGH_M)}))"
-EIGH_BAR = (f"(np.triu({EIGH_SYM}) + np.triu({EIGH_SYM}, 1) if UPLO == 'U' else "
+EIGH_BAR = (f"(np.triu({EIGH_SYM}) + np.triu({EIGH_SYM}, 1) if UPLO in ('U', 'u') else "
             f"np.tril({EIGH_SYM}) + np.tril({EIGH_SYM}, -1))")
 defcomplex(np.linalg.eigh, "a, UPLO=None", a=f"np.conj({EIGH_BAR})", zero="UPLO",
            jvp=dict(a=f"(np.real(np.sum({EYE_W} * {EIGH_P}, axis=-1)), "

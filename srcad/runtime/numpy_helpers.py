@@ -9,6 +9,8 @@ that define them, by family.
 * :mod:`srcad.runtime.numpy_fft`: ``np.fft`` (the transposes of the transforms);
 * :mod:`srcad.runtime.numpy_second`: second derivatives (``np.prod``, ``np.cumprod``,
   ``np.linalg.norm``, a batched ``np.linalg.solve``);
+* :mod:`srcad.runtime.numpy_more`: ``np.take``, ``np.quantile``, ``np.interp``,
+  ``np.convolve``, ... (the rules of :mod:`srcad.rules.numpy_more`);
 * :mod:`srcad.runtime.numpy_common`: the pieces they share (never called by generated code).
 
 The rules in :mod:`srcad.rules.numpy` are one-line templates; when the gradient of a NumPy
@@ -42,11 +44,20 @@ Imports only the modules of ``srcad.runtime`` named above and ``srcad.runtime.re
 
 from __future__ import annotations
 
-from . import numpy_extra, numpy_fft, numpy_linalg, numpy_reductions, numpy_second, numpy_shape
+from . import (
+    numpy_extra,
+    numpy_fft,
+    numpy_linalg,
+    numpy_more,
+    numpy_reductions,
+    numpy_second,
+    numpy_shape,
+)
 from .registry import HELPERS, family_of
 
 #: the modules defining the NumPy helpers, by family
-MODULES = (numpy_reductions, numpy_linalg, numpy_shape, numpy_extra, numpy_fft, numpy_second)
+MODULES = (numpy_reductions, numpy_linalg, numpy_shape, numpy_extra, numpy_fft, numpy_second,
+           numpy_more)
 
 __all__ = sorted(name for name, fn in HELPERS.items() if family_of(fn) == "numpy")
 globals().update((name, HELPERS[name]) for name in __all__)
