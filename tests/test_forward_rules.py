@@ -574,6 +574,13 @@ ex("runtime.get_tangent(tangent, d, key)", f"C.get_tangent({{'u': a, 'v': b}}, {
    a=S, b=V)
 ex("runtime.get_default_grad(grad, d, key)", "C.get_default_grad(a, {'u': 1.0}, 'v') * b",
    a=S, b=V)
+ex("runtime.concat_tangent(ta, tb)", "C.concat_tangent([a, b], [a * b])[2] * a", a=S, b=S)
+ex("runtime.split_concat(grad, a, first)", "C.split_concat([a, b, a * b], [1.0], False)[1]",
+   a=S, b=S)
+ex("runtime.split_concat(grad, a, first)", "C.split_concat([a, b, a * b], [1.0], True)[0] * b",
+   a=S, b=S)
+ex("runtime.split_concat_back(back, grad, a, first)",
+   "C.split_concat_back([a, b], [1.0, 2.0, 3.0], [1.0], False)[2] * a", a=S, b=S)
 ex("runtime.seq_grad(grad, iterable)", "C.seq_grad([a, b], [1.0, 2.0])[1] * a", a=S, b=V)
 ex("runtime.seq_back(back, grad, iterable)", "C.seq_back([a, b], [1.0, 2.0], [1.0, 2.0])[1] * a",
    a=S, b=V)

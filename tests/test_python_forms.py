@@ -122,3 +122,30 @@ def test_list_of_an_array_expression(shape, source, tmp_path):
     """``list(x ** 2)``: the items' gradients come back as an array (a list times 2 would
     repeat the list)."""
     _check(_define(source, tmp_path), X.reshape(shape))
+
+
+CONCATS = []
+for left, right, then in itertools.product(
+        ("[x[0], x[1] * 2.0]", "(x[0], x[1] * 2.0)", "[]", "[3.0]"),
+        ("[x[2] * 3.0, x[3]]", "[1.5]", "[]"),
+        ("", "v.append(x[4])", "v[0] = v[0] * 2.0 if v else 0.0")):
+    if left.startswith("("):  # a tuple joins a tuple
+        right = {"[x[2] * 3.0, x[3]]": "(x[2] * 3.0, x[3])", "[1.5]": "(1.5,)",
+                 "[]": "()"}[right]
+        if then.startswith("v.append"):
+            continue
+    body = f"    a = {left}\n    v = a + {right}\n"
+    body += f"    {then}\n" if then else ""
+    body += ("    return sum(v) + sum(a) * 0.5 + sum(w * (k + 1.0) for k, w in enumerate(v))"
+             " + x[5]\n")
+    CONCATS.append("def f(x):\n" + body.replace("v[0] = v[0] * 2.0 if v else 0.0",
+                                                   "v = [v[0] * 2.0] + list(v[1:]) if v "
+                                                   "else []"))
+
+
+@pytest.mark.parametrize("source", CONCATS)
+def test_list_concatenation_in_both_modes(source, tmp_path):
+    """``v = a + b`` of lists or tuples: forward mode's tangent is the two tangents joined
+    (a new list: appending to ``v`` leaves ``a``'s tangent alone; a constant part has zero
+    tangent at its own positions)."""
+    _check(_define(source, tmp_path), X)

@@ -96,6 +96,14 @@ defvjp(containers.get_default_grad, "grad, d, key", zero="*",
        grad="get_default_grad(g, d, key)", jvp={"grad": "get_default_grad(t, d, key)"})
 defvjp(containers.seq_grad, "grad, iterable", zero="*",
        grad="seq_back(g, grad, iterable)", jvp={"grad": "seq_grad(t, iterable)"})
+defvjp(containers.concat_tangent, "ta, tb", ta="split_concat(g, ta, True)",
+       tb="split_concat(g, ta, False)", jvp={"ta": "concat_tangent(t, zeros_like(tb))",
+                                              "tb": "concat_tangent(zeros_like(ta), t)"})
+defvjp(containers.split_concat, "grad, a, first", zero=("a", "first"),
+       grad="split_concat_back(g, grad, a, first)",
+       jvp={"grad": "split_concat(t, a, first)"})
+defvjp(containers.split_concat_back, "back, grad, a, first", zero=("grad", "a", "first"),
+       back="split_concat(g, a, first)", jvp={"back": "split_concat_back(t, grad, a, first)"})
 defvjp(containers.seq_back, "back, grad, iterable", zero="*",
        back="seq_grad(g, iterable)", jvp={"back": "seq_back(t, grad, iterable)"})
 

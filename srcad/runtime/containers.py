@@ -109,6 +109,29 @@ def seq_grad(grad, iterable):
 
 
 @helper("runtime")
+def concat_tangent(ta, tb):
+    """The tangent of ``a + b`` for lists or tuples (concatenation): a new list of both
+    tangents (never one of them, which later appends to the result would change)."""
+    return list(ta) + list(tb)
+
+
+@helper("runtime")
+def split_concat(grad, a, first):
+    """The part of ``grad`` (a gradient of ``a + b``, a list) for ``a`` (``first``) or for
+    ``b``: the adjoint of :func:`concat_tangent`."""
+    n = len(a) if first else len(grad) - len(a)
+    return list(grad[:n]) if first else list(grad[len(grad) - n:])
+
+
+@helper("runtime")
+def split_concat_back(back, grad, a, first):
+    """The adjoint of :func:`split_concat` in ``grad``: ``back`` in its part, zeros in the
+    other."""
+    other = [_zeros(v) for v in (grad[len(a):] if first else grad[:len(a)])]
+    return list(back) + other if first else other + list(back)
+
+
+@helper("runtime")
 def seq_back(back, grad, iterable):
     """The adjoint of :func:`seq_grad` in ``grad``: ``back``, or zeros like ``grad`` (a list
     again where ``grad`` is one and ``back`` an array)."""

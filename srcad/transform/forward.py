@@ -29,7 +29,7 @@ import types
 import numpy as np
 
 from ..core import functions, ir
-from ..core.kinds import ANY, ARRAY, SCALAR, kind_of_value
+from ..core.kinds import ANY, ARRAY, SCALAR, SEQ, kind_of_value
 from ..errors import MissingRuleError, UnsupportedSyntaxError
 from ..rules import registry
 from ..runtime import helpers as runtime
@@ -259,6 +259,12 @@ class Forward(Sweep):
             # gives a zero shaped like it
             code.append(assign(self.t(target), nodes.subscript(
                 self.tangent_or_zero(args[0]), nodes.expr(args[1]))))
+            return
+        if fn is operator.add and self.an.kinds.get(target, ANY) == SEQ:  # list + list
+            code.append(nodes.statement(stmt))
+            code.append(assign(self.t(target), call(
+                self.helper("concat_tangent"), self.tangent_or_zero(args[0]),
+                self.tangent_or_zero(args[1]))))
             return
         if self.an.piecewise_constant(fn, value):
             # piecewise constant: a zero tangent (the value is varied by what a later
