@@ -254,21 +254,14 @@ class Forward(Sweep):
         elif isinstance(fn, ir.Attr):
             fn = registry.attributes.get(fn.name, fn)
         if fn is operator.getitem:
-            code.append(nodes.statement(stmt))
-            # an object with no tangent (a list of constants a later append makes varied)
-            # gives a zero shaped like it
+            code.append(nodes.statement(stmt))  # no tangent: a zero shaped like the object
             code.append(assign(self.t(target), nodes.subscript(
                 self.tangent_or_zero(args[0]), nodes.expr(args[1]))))
             return
         if fn is operator.add and self.an.kinds.get(target, ANY) == SEQ:  # list + list
-            code.append(nodes.statement(stmt))
-            code.append(assign(self.t(target), call(
-                self.helper("concat_tangent"), self.tangent_or_zero(args[0]),
-                self.tangent_or_zero(args[1]))))
-            return
+            return _concatenation(self, stmt, code, args, target)
         if self.an.piecewise_constant(fn, value):
-            # piecewise constant: a zero tangent (the value is varied by what a later
-            # append puts in it: dys = zeros_like(ys) in srcad's own code, then appended to)
+            # piecewise constant: a zero tangent (a later append may vary it: dys = zeros_like(ys))
             code.append(nodes.statement(stmt))
             code.append(assign(self.t(target), self.zero(target)))
             return
@@ -431,3 +424,12 @@ def _derivative_part_call(self, stmt, code):
     jvp = call(self.helper("form_jvp"), self.helper(prim.fn.__name__), nodes.literal(fixed),
                nodes.literal(tuple(varied)), *args[:fixed], tangents, *args[fixed:])
     code.append(assign([stmt.target, self.t(stmt.target)], jvp))
+
+
+def _concatenation(fwd, stmt, code, args, target):
+    """``v = a + b`` of lists or tuples: the tangent is both tangents joined, in a new list
+    (never ``a``'s own, which appending to ``v`` would change; a constant part has zeros)."""
+    code.append(nodes.statement(stmt))
+    code.append(assign(fwd.t(target), call(fwd.helper("concat_tangent"),
+                                           fwd.tangent_or_zero(args[0]),
+                                           fwd.tangent_or_zero(args[1]))))
