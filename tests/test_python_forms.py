@@ -149,3 +149,18 @@ def test_list_concatenation_in_both_modes(source, tmp_path):
     (a new list: appending to ``v`` leaves ``a``'s tangent alone; a constant part has zero
     tangent at its own positions)."""
     _check(_define(source, tmp_path), X)
+
+
+TRICKS = [
+    "np.r_[x, x ** 2, 3.0]", "np.r_[x[0], x[1:] * 2.0]", "np.r_[np.sin(x)]",
+    "np.r_[x.reshape(2, 3), x.reshape(2, 3) ** 2]", "np.c_[x, x ** 2]", "np.c_[x]",
+    "np.c_[x.reshape(3, 2), x[:3]]", "np.c_[np.outer(x[:2], x[:2]), x[2:4]]",
+]
+
+
+@pytest.mark.parametrize("expr", TRICKS)
+def test_index_tricks_join_their_items(expr, tmp_path):
+    """``np.r_[a, b]`` and ``np.c_[a, b]`` of values: NumPy's joins, differentiated."""
+    source = (f"def f(x):\n    y = {expr}\n"
+              "    return np.sum(y * np.cos(np.arange(y.size)).reshape(y.shape))\n")
+    _check(_define(source, tmp_path), X)

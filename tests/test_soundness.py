@@ -220,12 +220,12 @@ def test_slice_object_on_a_list():
 # ---------------------------------------------------------------- refusals
 
 
-def r_trick(x):
-    return np.sum(np.r_[x, x] ** 2)  # bad
+def r_trick(x):  # np.r_[a, b] is joined; a slice in the brackets (an arange) is not
+    return np.sum(np.r_[x, 0:2] ** 2)  # bad
 
 
 def c_trick(x):
-    return np.sum(np.c_[x, x] ** 2)  # bad
+    return np.sum(np.c_[0:2, x] ** 2)  # bad
 
 
 def einsum_eleven(a):  # np.einsum's rules take 2 to 10 positional arguments

@@ -16,11 +16,14 @@ from __future__ import annotations
 import operator
 
 import gast
+import numpy as np
 
 from ..core import ir
 from ..core.env import is_library_module
 from ..core.ir import AND, OR, Const
 from ..errors import SrcadError
+from ..runtime import numpy_helpers
+from .writes import callee_name
 
 _BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -187,7 +190,24 @@ class Expressions:
         if self.is_kwargs(node.value):
             return self.keyword_item(node.value, node.slice, node)
         obj = self.expr(node.value)
+        if isinstance(obj, Const) and _index_trick(obj.value) and _plain_items(node.slice):
+            return self.joined(obj.value, node)
         return ir.Prim(operator.getitem, [obj, self.index(node.slice)])
+
+    def joined(self, trick, node):
+        """``np.r_[a, b]`` is ``np.concatenate([np.atleast_1d(a), np.atleast_1d(b)])``;
+        ``np.c_[a, b]`` joins ``a`` and ``b`` along their last axis, a vector as a column
+        (``c_piece``), as NumPy does: calls with rules. Slices and string directives in the
+        brackets stay an index (refused where a gradient would cross it)."""
+        items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        piece = np.atleast_1d if trick is np.r_ else numpy_helpers.c_piece
+        spelled = callee_name(self, piece, "atleast_1d" if trick is np.r_ else "c_piece")
+        parts = [self.assign(ir.Prim(piece, [self.expr(e)], spelling=spelled), None, node)
+                 for e in items]
+        pieces = self.assign(ir.Prim(ir.BUILD_LIST, parts), None, node)
+        axis = [] if trick is np.r_ else [Const(-1)]
+        return ir.Prim(np.concatenate, [pieces] + axis,
+                       spelling=callee_name(self, np.concatenate, "concatenate"))
 
     def index(self, node):
         if isinstance(node, gast.Slice):
@@ -256,3 +276,17 @@ def dotted(node):
 
 def _store(name):
     return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+
+
+def _index_trick(value):
+    """Whether ``value`` is ``np.r_`` or ``np.c_`` (NumPy's index-trick objects)."""
+    return value is np.r_ or value is np.c_
+
+
+def _plain_items(node):
+    """Whether the brackets hold only expressions: no slice (``np.r_[0:3]``), no string
+    directive (``np.r_['0,2', a]``)."""
+    items = node.elts if isinstance(node, gast.Tuple) else [node]
+    return bool(items) and not any(
+        isinstance(e, gast.Slice) or isinstance(e, gast.Constant) and isinstance(e.value, str)
+        or isinstance(e, gast.Starred) for e in items)

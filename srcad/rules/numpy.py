@@ -266,6 +266,8 @@ defvjp(np.ravel, "a, order=None", a="grad_reshape(g, a, order)", kind="array")
 defvjp(np.squeeze, "a, axis=None", a="grad_reshape(g, a)")
 defvjp(np.expand_dims, "a, axis", a="grad_reshape(g, a)", kind="array")
 defvjp(np.atleast_1d, "a", a="grad_reshape(g, a)", kind="array")
+defvjp(numpy_helpers.c_piece, "x", x="grad_reshape(g, x)", kind="array",
+       jvp=dict(x="c_piece(t)"))  # np.c_[...] items
 defvjp(np.atleast_2d, "a", a="grad_reshape(g, a)", kind="array")
 defvjp(np.atleast_3d, "a", a="grad_reshape(g, a)", kind="array")
 

@@ -148,6 +148,16 @@ def grad_tile(g, a, reps):
 
 
 @helper("numpy")
+def c_piece(x):
+    """An item of ``np.c_[...]`` as NumPy joins it: a number as a 1x1 matrix, a vector as a
+    column, an array of two or more axes as it is."""
+    nd = np.ndim(x)
+    if nd >= 2:
+        return x
+    return np.reshape(x, (1, 1)) if nd == 0 else np.reshape(x, (-1, 1))
+
+
+@helper("numpy")
 def grad_repeat(g, a, repeats, axis=None):
     """Gradient of ``np.repeat(a, repeats, axis)``: the repeated copies summed (with one
     count for every element, a reshape and a sum, which every array library has)."""
