@@ -137,6 +137,8 @@ ROWS = [
     ("poisson_logcdf", "stats.poisson.logcdf(K, mu)", dict(mu=POS)),
     ("poisson_logpmf", "stats.poisson.logpmf(K, mu)", dict(mu=POS)),
     ("poisson_pmf", "stats.poisson.pmf(K, mu)", dict(mu=POS)),
+    ("poisson_sf", "stats.poisson.sf(K, mu)", dict(mu=POS)),
+    ("poisson_logsf", "stats.poisson.logsf(K, mu)", dict(mu=POS)),
     # x is normalised in the case, so that finite differences stay on the simplex
     ("dirichlet_logpdf", "stats.dirichlet.logpdf(x / np.sum(x, axis=0), alpha)",
      dict(x="simplex", alpha=POS)),

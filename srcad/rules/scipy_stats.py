@@ -1,7 +1,7 @@
 """Derivative rules for ``scipy.stats`` distributions: ``norm`` (logpdf, pdf, cdf, logcdf, sf,
 logsf), ``t``, ``gamma``, ``beta``, ``chi2`` (logpdf, pdf; cdf, logcdf, sf, logsf in ``x``,
-``loc`` and ``scale``), ``poisson`` (logpmf, pmf, cdf, logcdf), ``dirichlet`` (logpdf, pdf)
-and ``multivariate_normal`` (logpdf, pdf, entropy).
+``loc`` and ``scale``), ``poisson`` (logpmf, pmf, cdf, logcdf, sf, logsf), ``dirichlet``
+(logpdf, pdf) and ``multivariate_normal`` (logpdf, pdf, entropy).
 
 Loaded the first time srcad looks a rule up after the user's code has imported
 ``scipy.stats`` (see :mod:`srcad.rules.scipy_special`). A rule is keyed by the bound method of
@@ -129,6 +129,11 @@ defvjp(stats.poisson.cdf, "k, mu, loc=0", mu=f"-g * {POISSON_PMF_LAST}", zero=("
        broadcast=True, name="scipy.stats.poisson.cdf")
 defvjp(stats.poisson.logcdf, "k, mu, loc=0", mu=f"-g * {POISSON_PMF_LAST} / exp(ans)",
        zero=("k", "loc"), broadcast=True, name="scipy.stats.poisson.logcdf")
+# sf = 1 - cdf: the same term with the other sign
+defvjp(stats.poisson.sf, "k, mu, loc=0", mu=f"g * {POISSON_PMF_LAST}", zero=("k", "loc"),
+       broadcast=True, name="scipy.stats.poisson.sf")
+defvjp(stats.poisson.logsf, "k, mu, loc=0", mu=f"g * {POISSON_PMF_LAST} / exp(ans)",
+       zero=("k", "loc"), broadcast=True, name="scipy.stats.poisson.logsf")
 
 # ---------------------------------------------------------------- Dirichlet
 # x holds the K components on its first axis (K, or K x N for N points); alpha has K entries
