@@ -9,31 +9,32 @@ three ways (made empty, appended tuples of one length, walked once in reverse), 
 only when its name is read nowhere from that loop on. One position always stays (the loop
 still runs once per saved iteration).
 
-Imports: the standard library and :mod:`.tidy_walk`.
+Imports: the standard library only.
 """
 
 from __future__ import annotations
 
 import ast
 
-from .tidy_walk import _walk
-
 
 def _drop_unread_saves(fdef):
     """Drop the unread positions of every stack of ``fdef`` (see the module docstring);
     whether anything changed."""
-    order = {id(node): k for k, node in enumerate(_in_order(fdef))}
-    uses, loops, appends = {}, {}, {}
-    for node in _walk(fdef):
+    order, uses, loops, appends, empty = {}, {}, {}, {}, {}
+    for k, node in enumerate(_in_order(fdef)):  # one walk, in the order of the text
+        order[id(node)] = k
         if isinstance(node, ast.Name):
             uses.setdefault(node.id, []).append(node)
-        if isinstance(node, ast.For) and _reversed_name(node.iter) and isinstance(
+        elif isinstance(node, ast.For) and _reversed_name(node.iter) and isinstance(
                 node.target, ast.Tuple):
             loops.setdefault(_reversed_name(node.iter), []).append(node)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr == "append" and isinstance(node.func.value, ast.Name) and \
                 len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Tuple):
             appends.setdefault(node.func.value.id, []).append(node)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Name):  # stack = []
+            empty[node.targets[0].id] = isinstance(node.value, ast.List) and not node.value.elts
     changed = False
     for stack, found in loops.items():
         if len(found) != 1 or stack not in appends:
@@ -45,7 +46,7 @@ def _drop_unread_saves(fdef):
                                                     for e in a.args[0].elts)
                 for a in appends[stack]):
             continue
-        if len(uses[stack]) != 1 + len(appends[stack]) + 1 or not _made_empty(fdef, stack):
+        if len(uses[stack]) != 1 + len(appends[stack]) + 1 or not empty.get(stack):
             continue  # made once, appended to, walked once: nothing else touches it
         start = order[id(loop)]
         unread = [k for k, e in enumerate(loop.target.elts)
@@ -76,15 +77,6 @@ def _reversed_name(node):
             isinstance(node.args[0], ast.Name):
         return node.args[0].id
     return None
-
-
-def _made_empty(fdef, stack):
-    """Whether the one store of ``stack`` is ``stack = []``."""
-    for node in _walk(fdef):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-                node.targets[0], ast.Name) and node.targets[0].id == stack:
-            return isinstance(node.value, ast.List) and not node.value.elts
-    return False
 
 
 def _in_order(node):

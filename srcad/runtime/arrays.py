@@ -179,7 +179,6 @@ def _moved(value, like):
     return value
 
 
-
 #: exceptions an array library raises for a NumPy operation it does not have, or has with
 #: another signature (Dask's ``reshape`` takes no ``order=``, its ``lu`` needs square chunks)
 _LIBRARY_FAILURES = (TypeError, ValueError, NotImplementedError, AttributeError, IndexError)

@@ -8,6 +8,7 @@ Imports only ``srcad.runtime.registry`` (and ``srcad.errors``, to raise).
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -25,23 +26,21 @@ def sign(x):
 def which_max(items):
     """The index of the item ``max(items)`` returns: the first, replaced only by a later item
     greater than it (Python's rule: ties and NaN keep the earlier one)."""
-    if type(items) is np.ndarray and items.ndim == 1 and not np.isnan(items).any():
-        return int(np.argmax(items))  # the first of the largest, as Python's max
-    best = 0
-    for i in range(1, len(items)):
-        if items[i] > items[best]:
-            best = i
-    return best
+    return _which(items, operator.gt, np.argmax)
 
 
 @helper("runtime")
 def which_min(items):
     """The index of the item ``min(items)`` returns (ties and NaN: the earlier one)."""
+    return _which(items, operator.lt, np.argmin)
+
+
+def _which(items, better, first_best):
     if type(items) is np.ndarray and items.ndim == 1 and not np.isnan(items).any():
-        return int(np.argmin(items))
+        return int(first_best(items))  # the first of the best, as Python's max and min
     best = 0
     for i in range(1, len(items)):
-        if items[i] < items[best]:
+        if better(items[i], items[best]):
             best = i
     return best
 
