@@ -5,25 +5,10 @@ import operator
 
 import numpy as np
 import pytest
+from corpus.straight import seed_g, seed_y
 from srcad.compare import ENGINES, Comparison, EngineResult, compare
 
 FAST = ("tape", "finite differences")  # no torch or autograd import: keeps these tests quick
-
-
-def seed_f(x, w):
-    a = x + w
-    b = w + 1
-    return a * b
-
-
-def seed_g(a, o):
-    b = 5 - 3 * a
-    c = 2 * b + 3
-    d = 5 * b + 6
-    e = 7 * c + d**2
-    f = 2 * e
-    g = 3 * f - o
-    return g
 
 
 def smooth(x, y):
@@ -56,7 +41,7 @@ def calls_object(x):
 
 
 CASES = [
-    (seed_f, (2.0, 1.0), (2.0, 5.0)),
+    (seed_y, (2.0, 1.0), (2.0, 5.0)),
     (seed_g, (2.0, 1.0), (-252 - 180 * (5 * (5 - 3 * 2.0) + 6), -1.0)),
     (smooth, (0.7, 0.3), None),
     (looped, (0.4, 5), None),
@@ -84,13 +69,13 @@ def test_wrt_defaults_to_the_float_arguments():
 
 
 def test_wrt_by_name_and_position():
-    assert compare(seed_f, 2.0, 1.0, wrt="w", repeat=0, engines=FAST).grads("srcad") == (5.0,)
-    assert compare(seed_f, 2.0, 1.0, wrt=(1, 0), repeat=0,
+    assert compare(seed_y, 2.0, 1.0, wrt="w", repeat=0, engines=FAST).grads("srcad") == (5.0,)
+    assert compare(seed_y, 2.0, 1.0, wrt=(1, 0), repeat=0,
                    engines=FAST).grads("srcad") == (5.0, 2.0)
     with pytest.raises(ValueError, match="names no parameter"):
-        compare(seed_f, 2.0, 1.0, wrt="z")
+        compare(seed_y, 2.0, 1.0, wrt="z")
     with pytest.raises(ValueError, match="unknown engine"):
-        compare(seed_f, 2.0, 1.0, engines=("jax",))
+        compare(seed_y, 2.0, 1.0, engines=("jax",))
 
 
 def test_array_gradients_keep_their_shape():
@@ -113,8 +98,8 @@ def test_table_and_show(capsys):
     assert "-432.0" in text and "47.0" in text
     assert "agrees with srcad" in text
     assert c["srcad"].per_call > 0 and c["tape"].first_call > 0
-    compare(seed_f, 2.0, 1.0, repeat=0, engines=FAST, show=True)
-    assert "seed_f(x=2.0, w=1.0)" in capsys.readouterr().out
+    compare(seed_y, 2.0, 1.0, repeat=0, engines=FAST, show=True)
+    assert "seed_y(x=2.0, w=1.0)" in capsys.readouterr().out
 
 
 def test_an_engine_failure_is_a_row_not_an_exception():

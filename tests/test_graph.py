@@ -7,24 +7,9 @@ import shutil
 import numpy as np
 import pytest
 from corpus import ALL
+from corpus.straight import seed_g, seed_y
 
 from srcad import graph
-
-
-def seed_f(x, w):
-    a = x + w
-    b = w + 1
-    return a * b
-
-
-def seed_g(a, o):
-    b = 5 - 3 * a
-    c = 2 * b + 3
-    d = 5 * b + 6
-    e = 7 * c + d**2
-    f = 2 * e
-    g = 3 * f - o
-    return g
 
 
 def looped(x, n):
@@ -90,7 +75,7 @@ def test_seed_g_annotated_with_values_and_gradients():
 
 
 def test_seed_f_leaves_and_output():
-    g = graph.build(seed_f, args=(2.0, 1.0), wrt=("x", "w"))
+    g = graph.build(seed_y, args=(2.0, 1.0), wrt=("x", "w"))
     kinds = {n.id: n.kind for n in g.nodes.values()}
     out = next(n for n, k in kinds.items() if k == "output")
     assert kinds == {"x": "leaf", "w": "leaf", "a": "intermediate", "b": "intermediate",
@@ -101,7 +86,7 @@ def test_seed_f_leaves_and_output():
 
 
 def test_parameters_outside_wrt_are_inputs():
-    nodes, _ = parse(graph.to_dot(seed_f, args=(2.0, 1.0), wrt="w"))
+    nodes, _ = parse(graph.to_dot(seed_y, args=(2.0, 1.0), wrt="w"))
     assert "(input)" in nodes["x"] and "(leaf)" in nodes["w"]
     assert "grad" not in nodes["x"] and "grad = 5.0" in nodes["w"]
 
