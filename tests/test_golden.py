@@ -1,6 +1,7 @@
 """The generated code of a for loop, a while loop and an if inside a loop, reviewed by hand
 once and locked here (regenerate a golden file only after reading the new code)."""
 
+import importlib.util
 import math
 import pathlib
 
@@ -75,3 +76,31 @@ def test_an_emptied_forward_branch_goes_when_the_backward_sweep_tests_the_flag()
     for x in (0.5, 1.5):
         assert df(x, 3) == pytest.approx(numerical_grad(gc.branch_after_loop, (x, 3), 0))
 
+
+
+def _branchy_loop(n_arms, body, folder):
+    """``s`` summed in a loop whose ``if`` arms each add a term: the backward sweep's ``ds``
+    passes through unchanged, so its SSA copies (``ds_3 = ds``, ``ds = ds_3``) must go."""
+    arms = "".join(f"        {'if' if k == 0 else 'elif'} x > i + {k}:\n"
+                   f"            s = s + {term}\n"
+                   for k, term in enumerate(body[:n_arms]))
+    text = (f"import numpy as np\n\n\ndef loop(x):\n    s = 0.0\n    for i in range(6):\n"
+            f"{arms}        else:\n            s = s - np.sin(x) * i\n    return s\n")
+    path = folder / f"branchy_{n_arms}_{abs(hash(body))}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.loop
+
+
+@pytest.mark.parametrize("n_arms", [1, 2, 3])
+@pytest.mark.parametrize("body", [("x * i", "x * x", "np.cos(x)"), ("x", "i * np.exp(x)", "x")])
+def test_backward_branches_read_the_gradient_without_copies(n_arms, body, tmp_path):
+    f = _branchy_loop(n_arms, body, tmp_path)
+    df = srcad.grad(f)
+    for x in (-0.5, 1.7, 2.6, 4.1):
+        assert df(x) == pytest.approx(numerical_grad(f, (x,), 0), rel=1e-6, abs=1e-9)
+    text = srcad.source(df, 1.7)
+    backward = text.split("# backward")[1]
+    assert "ds = " not in backward.replace("ds = 1.0", "")  # no copy back of the gradient

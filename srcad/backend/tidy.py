@@ -6,7 +6,8 @@ none applies:
 * **inline single-use temporaries**: ``t = 3 * a`` followed, in the same block, by the only
   read ``b = 5 - t`` becomes ``b = 5 - 3 * a`` (only names srcad invented, never the user's);
 * **propagate copies**: ``dt = dg`` followed by reads of ``dt`` reads ``dg`` directly, when
-  both names are assigned once and the copy is not inside a loop;
+  both names are assigned once and the copy is not inside a loop; a copy back (``a = b``,
+  then ``b = a`` with neither rebound between, also in the arms of an ``if``) goes;
 * **propagate constants**: ``dy = 1.0`` assigned once is written where it is read, then the
   arithmetic is simplified (``1.0 * e`` -> ``e``);
 * **drop dead code**: values nothing reads, when computing them cannot fail or act, and an
@@ -34,7 +35,7 @@ import collections
 from ..transform.nodes import Comment
 from ..transform.templates import _is_num
 from . import floats as float_arithmetic
-from .tidy_copies import _drop_self_copies, _propagate_copies
+from .tidy_copies import _drop_copy_backs, _drop_self_copies, _propagate_copies
 from .tidy_stacks import _drop_unread_saves
 from .tidy_values import (
     _dead_code,
@@ -57,7 +58,8 @@ def tidy(fdef, temps, grads=(), floats=()):
         for block, _ in _blocks(fdef):
             _drop_self_copies(block)
         changed = False
-        for rewrite in (lambda: _propagate_copies(fdef, grads), lambda: _propagate_constants(
+        for rewrite in (lambda: _drop_copy_backs(fdef), lambda: _propagate_copies(fdef, grads),
+                        lambda: _propagate_constants(
                 fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef),
                 lambda: _merge_sums(fdef), lambda: _idle_branches(fdef),
                 lambda: _drop_unread_saves(fdef)):

@@ -8,6 +8,7 @@ Imports: :mod:`.tidy_walk`.
 from __future__ import annotations
 
 import ast
+import collections
 
 from .tidy_walk import _blocks, _count_names, _loads, _stores, _walk
 
@@ -57,6 +58,44 @@ def _propagate_copies(fdef, grads):
                 node.id = renames[node.id]
         for block, _ in _blocks(fdef):
             _drop_self_copies(block)
+    return changed
+
+
+def _drop_copy_backs(fdef):
+    """``a = b`` then, before either name is rebound, ``b = a`` or ``a = b`` again (in the same
+    block or a branch of an ``if`` below it): the second copy changes nothing and goes."""
+    pairs = collections.Counter(
+        frozenset((s.targets[0].id, s.value.id)) for s in _walk(fdef) if _is_copy(s))
+    repeated = {pair for pair, n in pairs.items() if n > 1 and len(pair) == 2}
+    changed = False
+    for block, _ in list(_blocks(fdef)) if repeated else ():
+        for i, stmt in enumerate(block):
+            if _is_copy(stmt):
+                pair = frozenset((stmt.targets[0].id, stmt.value.id))
+                if pair in repeated:
+                    changed |= _drop_repeats(block, i + 1, pair)
+    return changed
+
+
+def _drop_repeats(block, start, pair):
+    """Drop copies between the two names of ``pair`` from ``block[start:]`` (and the arms of
+    its ``if`` statements) until one of the names is rebound; True if any went."""
+    changed = False
+    i = start
+    while i < len(block):
+        stmt = block[i]
+        if _is_copy(stmt) and frozenset((stmt.targets[0].id, stmt.value.id)) == pair:
+            del block[i]
+            changed = True
+            continue
+        if isinstance(stmt, ast.If) and not pair & _stores(stmt.test).keys():
+            for arm in (stmt.body, stmt.orelse):
+                changed |= _drop_repeats(arm, 0, pair)
+            if not stmt.body:
+                stmt.body.append(ast.Pass())
+        if pair & _stores(stmt).keys():
+            return changed
+        i += 1
     return changed
 
 

@@ -45,11 +45,12 @@ def is_complex_value(value, depth=0):
         return any(is_complex_value(v, depth + 1) for v in list(vars(value).values())[:64])
     if isinstance(value, str) and value in ("F", "C", "A", "K"):
         return False  # order="F" (as a dtype "F" would be complex64: write np.complex64)
-    if isinstance(value, (np.dtype, str)):
-        try:
-            return np.dtype(value).kind == "c"
-        except (TypeError, ValueError, SyntaxError):  # not a dtype ("ij,j->i", "ortho")
-            return False
+    if isinstance(value, np.dtype):
+        return value.kind == "c"
+    if isinstance(value, str):  # a complex dtype's name; not any string ("ij,j->i", "ortho")
+        name = value.lstrip("<>=|")
+        return name in ("D", "G", "csingle", "cdouble", "clongdouble", "cfloat") or (
+            name.startswith("complex") or name[:1] == "c" and name[1:].isdigit())
     return False
 
 
