@@ -104,3 +104,19 @@ def test_backward_branches_read_the_gradient_without_copies(n_arms, body, tmp_pa
     text = srcad.source(df, 1.7)
     backward = text.split("# backward")[1]
     assert "ds = " not in backward.replace("ds = 1.0", "")  # no copy back of the gradient
+
+
+@pytest.mark.parametrize("n_arms", [1, 2, 3])
+@pytest.mark.parametrize("body", [("x * i", "x * x", "np.cos(x)"), ("x", "i * np.exp(x)", "x")])
+def test_forward_branches_write_the_loop_value_directly(n_arms, body, tmp_path):
+    """SSA's join (``s_7 = s + x`` in each arm, ``s = s_7`` after the ``if``) reads as the
+    loop a person writes: each arm updates ``s``; value and gradient unchanged."""
+    f = _branchy_loop(n_arms, body, tmp_path)
+    vg = srcad.value_and_grad(f)
+    for x in (-0.5, 1.7, 2.6, 4.1):
+        value, grad = vg(x)
+        assert value == pytest.approx(f(x), rel=1e-14)
+        assert grad == pytest.approx(numerical_grad(f, (x,), 0), rel=1e-6, abs=1e-9)
+    forward = srcad.source(vg, 1.7).split("# backward")[0]
+    assert "s = s_" not in forward and "pass" not in forward
+    assert forward.count("s = s ") == n_arms + 1  # one update per arm

@@ -35,7 +35,7 @@ import collections
 from ..transform.nodes import Comment
 from ..transform.templates import _is_num
 from . import floats as float_arithmetic
-from .tidy_copies import _drop_copy_backs, _drop_self_copies, _propagate_copies
+from .tidy_copies import _drop_copy_backs, _drop_self_copies, _merge_arms, _propagate_copies
 from .tidy_stacks import _drop_unread_saves
 from .tidy_values import (
     _dead_code,
@@ -58,7 +58,8 @@ def tidy(fdef, temps, grads=(), floats=()):
         for block, _ in _blocks(fdef):
             _drop_self_copies(block)
         changed = False
-        for rewrite in (lambda: _drop_copy_backs(fdef), lambda: _propagate_copies(fdef, grads),
+        for rewrite in (lambda: _drop_copy_backs(fdef), lambda: _merge_arms(fdef, grads),
+                        lambda: _propagate_copies(fdef, grads),
                         lambda: _propagate_constants(
                 fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef),
                 lambda: _merge_sums(fdef), lambda: _idle_branches(fdef),
@@ -154,7 +155,8 @@ def _same_arms(node):
 
 
 def _fill_empty(node):
-    """A block emptied by the rewrites gets ``pass``; a loop left doing nothing goes."""
+    """A block emptied by the rewrites gets ``pass``; a loop left doing nothing goes; an
+    ``if`` with only its ``else`` left tests the negation."""
     for sub in _walk(node):
         for field in ("body", "orelse"):
             block = getattr(sub, field, None)
@@ -167,6 +169,10 @@ def _fill_empty(node):
                 block[:] = [ast.Pass()]
             elif field == "orelse" and block and _idle(block):
                 block[:] = []
+        if isinstance(sub, ast.If) and sub.orelse and _idle(sub.body):
+            # ``if t: pass else: B`` reads as ``if not t: B``
+            sub.test = ast.UnaryOp(op=ast.Not(), operand=sub.test)
+            sub.body, sub.orelse = sub.orelse, []
 
 
 class _Signs(ast.NodeTransformer):

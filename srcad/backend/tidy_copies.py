@@ -99,6 +99,67 @@ def _drop_repeats(block, start, pair):
     return changed
 
 
+def _merge_arms(fdef, grads):
+    """``if t: b = e1 else: b = e2`` then (after statements that touch neither name) ``a = b``,
+    with ``b`` read only by that copy and ``a`` neither read nor rebound in an arm after its
+    ``b = ...``: the arms write ``a`` directly (SSA's joins, ``s_7 = s + x ... s = s_7``, read
+    as the loop a person writes)."""
+    stores, loads = _count_names(fdef)
+    changed = False
+    for block, _ in list(_blocks(fdef)):
+        for i in range(len(block) - 1, 0, -1):
+            copy = block[i]
+            if not _is_copy(copy):
+                continue
+            a, b = copy.targets[0].id, copy.value.id
+            if a == b or loads.get(b, 0) != 1 or (a in grads) != (b in grads):
+                continue
+            k = i - 1  # statements between the if and the copy that touch neither name
+            while k > 0 and not isinstance(block[k], ast.If) and not {a, b} & (
+                    _loads(block[k]).keys() | _stores(block[k]).keys()):
+                k -= 1
+            branch = block[k]
+            if not isinstance(branch, ast.If):
+                continue
+            found = _ends_with(branch, a, b)
+            if found is None or len(found) != stores.get(b, 0):
+                continue
+            for target in found:
+                target.id = a
+            del block[i]
+            stores[a] = stores.get(a, 0) + len(found) - 1
+            changed = True
+    return changed
+
+
+def _ends_with(branch, a, b):
+    """The ``b`` targets of the last ``b = ...`` of every path through ``branch`` (an ``if``),
+    after which no statement reads or rebinds ``a``; None if some path does not end so."""
+    if a in _stores(branch.test):
+        return None
+    found = []
+    for arm in (branch.body, branch.orelse):
+        for j in range(len(arm) - 1, -1, -1):
+            stmt = arm[j]
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
+                    stmt.targets[0], ast.Name) and stmt.targets[0].id == b:
+                found.append(stmt.targets[0])
+                break
+            if isinstance(stmt, ast.If) and b in _stores(stmt):
+                inner = _ends_with(stmt, a, b)
+                if inner is None:
+                    return None
+                found += inner
+                break
+            if a in _loads(stmt) or a in _stores(stmt) or b in _stores(stmt):
+                return None
+        else:
+            return None  # a path that never assigns b
+        if any(b in _stores(s) for s in arm[:j]):
+            return None
+    return found
+
+
 def _drop_self_copies(block):
     kept = [s for s in block if not (_is_copy(s) and s.targets[0].id == s.value.id)]
     if len(kept) != len(block):
