@@ -29,15 +29,20 @@ from .errors import RuleError
 from .rules import GENERIC, registry
 from .rules.registry import Rule
 
-__all__ = ["defvjp", "nondiff", "stop_gradient"]
+__all__ = ["defjvp", "defvjp", "nondiff", "primitive", "stop_gradient"]
 
 _BUILTIN_NAMES = set(dir(__builtins__)) if isinstance(__builtins__, dict) is False else set(
     __builtins__)
 
 
-def defvjp(fn=None, signature=None, *, broadcast=False, jvp=None, shape_only=(),
-           uniform=None, ranks=None, zero=(), **templates):
+def defvjp(fn=None, signature=None, *makers, broadcast=False, jvp=None, shape_only=(),
+           uniform=None, ranks=None, zero=(), argnums=None, **templates):
     """Register a derivative rule for ``fn`` (also usable as a decorator).
+
+    Two forms. srcad's: expressions (templates), written into the generated code. autograd's
+    (``defvjp(fn, vjp_maker_0, vjp_maker_1, ..., argnums=None)``, each maker called as
+    ``maker(ans, *args, **kwargs)`` and returning the function ``g -> gradient`` of its
+    argument; ``None`` for an argument without one): see :mod:`srcad.extend_autograd`.
 
     ``signature``: the parameters as a string (``"x, axis=None"``); taken from ``fn`` when it
     can be read. ``templates``: one expression per differentiable parameter; ``None`` (or
@@ -51,6 +56,12 @@ def defvjp(fn=None, signature=None, *, broadcast=False, jvp=None, shape_only=(),
     caller = sys._getframe(1)
     namespace = caller.f_globals
     where = (caller.f_code.co_filename, caller.f_lineno)  # a bad rule's error points here
+    if makers or argnums is not None or (callable(signature) and not isinstance(
+            signature, str)):
+        from .extend_autograd import autograd_rule
+
+        _at(where, autograd_rule, fn, "vjp", (signature,) + makers, argnums)
+        return fn
     if fn is None or isinstance(fn, str):
         if isinstance(fn, str):
             signature, fn = fn, None
@@ -79,6 +90,26 @@ def _at(where, register, *args):
             exc.construct = exc.construct or linecache.getline(*where).strip() or None
             exc.args = (exc._format(),)
         raise
+
+
+def defjvp(fn, *makers, argnums=None):
+    """autograd's forward-mode rule: ``defjvp(fn, jvp_maker_0, ...)``, each maker called as
+    ``maker(t, ans, *args, **kwargs)`` with ``t`` its argument's tangent, returning the tangent
+    that argument adds to the result's (``None``: an argument without one). Works with
+    :func:`defvjp`'s autograd form on the same function, in either order."""
+    from .extend_autograd import autograd_rule
+
+    caller = sys._getframe(1)
+    _at((caller.f_code.co_filename, caller.f_lineno), autograd_rule, fn, "jvp", makers,
+        argnums)
+    return fn
+
+
+def primitive(fn):
+    """autograd's ``@primitive``: ``fn`` itself. srcad differentiates a call of ``fn`` by the
+    rule :func:`defvjp` gives it; without one, by reading ``fn``'s source, as any function's
+    (or refuses, saying why). Kept so that code written for autograd runs unchanged."""
+    return fn
 
 
 def nondiff(*fns):

@@ -143,6 +143,18 @@ def _copies(grads, args, index):
             for g, p in zip(grads, index)]
 
 
+def _scalar_rows(value, grads, args, index):
+    """The Jacobian of an output of one number, from ``value_and_grad``'s gradients: the
+    gradients themselves for a 0-d output; for an array of one element (which ``grad``
+    takes as a number), each shaped ``output shape + argument shape``, as for any array."""
+    copies = _copies(grads, args, index)
+    out_shape = np.shape(value)
+    if not out_shape:
+        return copies
+    return [np.reshape(np.asarray(g, dtype=float), out_shape + np.shape(args[p]))
+            for g, p in zip(copies, index)]
+
+
 def _float_rows(out_shape, backward, ctx, args, index):
     """The Jacobian, a row per element of an output of float64s of ``out_shape``, from one
     forward part's context: each row a backward pass from a one-hot seed (a new array each,
@@ -221,21 +233,21 @@ class _Jacobian:
                 return self._rows(args, index, key)
         if not self.vector and self.grad is not None:  # every output so far was a scalar
             try:
-                grads = self.grad(*args)
+                value, grads = self.grad(*args)
             except NonScalarOutputError:
                 pass
             else:
-                return _copies(grads, args, index)
+                return _scalar_rows(value, grads, args, index)
         key = cache_key(args)
         if key not in self.vector:
             if self.grad is None:
-                self.grad = api.grad(self.f, wrt=index)
+                self.grad = api.value_and_grad(self.f, wrt=index)
             try:
-                grads = self.grad(*args)  # refuses an output that is not a scalar
+                value, grads = self.grad(*args)  # refuses an output that is not a scalar
             except NonScalarOutputError:
                 self.vector.add(key)
             else:
-                return _copies(grads, args, index)
+                return _scalar_rows(value, grads, args, index)
         return self._rows(args, index)
 
     def _rows(self, args, index, key=None):

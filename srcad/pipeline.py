@@ -415,11 +415,13 @@ def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tu
     body += nodes.realise(gen.forward, gen.saves)
     result = nodes.expr(gen.result)
     check = "check_holomorphic" if holomorphic else "check_scalar"
+    seeded = False  # the seed is what check_scalar returns (an array of one element's ones)
     if mode != "vjp" and (holomorphic or analysis.kind(gen.result) != SCALAR):
         where = f"{fn.source.filename}:{fn.source.first_line}"
         helpers.add(check)
-        body.append(ast.Expr(value=call(spelled.get(check, check), result,
-                                        nodes.constant(where))))
+        checked = call(spelled.get(check, check), result, nodes.constant(where))
+        seeded = check == "check_scalar" and check_real  # the Python backend's
+        body.append(assign(gen.seed, checked) if seeded else ast.Expr(value=checked))
         result = nodes.expr(gen.result)
     restored = set()
     backward = nodes.realise(gen.backward, gen.saves, restored)
@@ -431,7 +433,7 @@ def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tu
     backward_at = len(body)
     if mode != "vjp" and acts:
         body.append(Comment("backward"))
-    if mode != "vjp":
+    if mode != "vjp" and not seeded:
         body.append(assign(gen.seed, nodes.constant(1.0)))  # a constant: tidy folds it
     if acts:
         body += backward

@@ -10,8 +10,9 @@ are the real NumPy and SciPy, and autograd's differential operators are srcad's:
 That is the only change: the program's own code is not touched. What autograd ships besides its
 operators and that plain NumPy code can do too (``autograd.misc.flatten``, the ``adam``/``sgd``/
 ``rmsprop`` optimisers, ``autograd.builtins.tuple``) is written below in plain NumPy, without
-reading autograd's source. Autograd's internals (``primitive``, ``defvjp``, tracers, boxes) are
-not srcad's API: a program using them is reported UNSUPPORTED-API.
+reading autograd's source. ``autograd.extend``'s ``primitive``, ``defvjp`` and ``defjvp`` are
+srcad.extend's (which takes autograd's form of a rule); autograd's other internals (tracers,
+boxes, vector spaces) are not srcad's API: a program using them is reported UNSUPPORTED-API.
 
 Every derivative srcad makes is checked on its first ``CHECKED_CALLS`` calls: its value (for
 ``value_and_grad``) against the program's function, and each gradient along two random
@@ -487,6 +488,10 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if name == "autograd.misc.optimizers":
             return _module(name, {"adam": _flat_optimiser(_adam), "sgd": _flat_optimiser(_sgd),
                                   "rmsprop": _flat_optimiser(_rmsprop)})
+        if name == "autograd.extend":  # autograd's form of a rule, which srcad.extend takes
+            return _module(name, {"primitive": srcad.extend.primitive,
+                                  "defvjp": srcad.extend.defvjp,
+                                  "defjvp": srcad.extend.defjvp})
         if name == "autograd.builtins":
             return _module(name, {"tuple": tuple, "list": list, "dict": dict,
                                   "isinstance": isinstance, "type": type})

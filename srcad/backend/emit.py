@@ -18,6 +18,8 @@ Imports: ``srcad.runtime`` (the helpers) and :mod:`srcad.transform.nodes` (the c
 from __future__ import annotations
 
 import ast
+import builtins
+import dis
 import itertools
 import linecache
 import math
@@ -117,6 +119,7 @@ def compile_function(fdef, user_func, helpers, spelled, label, defaults, kwdefau
     linecache.cache[filename] = (len(shown), None, shown.splitlines(True), filename)
     freevars = list(user_func.__code__.co_freevars)
     cells = dict(cells or {})
+    cells.update(_builtins_shadowed(fdef, user_func, set(cells) | {spelled[h] for h in helpers}))
     helper_params = [spelled[h] for h in sorted(helpers)] + sorted(cells)
     factory_params = helper_params + [v for v in freevars if v not in helper_params]
     wrapped = "def __srcad_factory__({}):\n{}    return {}\n".format(
@@ -144,6 +147,53 @@ def compile_function(fdef, user_func, helpers, spelled, label, defaults, kwdefau
     fn.__srcad_source__ = text
     weakref.finalize(fn, linecache.cache.pop, filename, None)  # its lines go with it
     return fn
+
+
+def _builtins_shadowed(fdef, user_func, bound):
+    """Python's builtins the generated code reads (``reversed``, ``slice``, ``len``, ...,
+    which srcad writes itself) that the user's module defines otherwise, when the user's own
+    function never reads that name: bound to the builtins, as cells (the user's ``reversed``
+    would walk a backward loop in the wrong order)."""
+    names = {n.id for n in ast.walk(fdef) if n.__class__ is ast.Name} - bound
+    user_globals = user_func.__globals__
+    shadowed = {n for n in names if n in _BUILTINS and n in user_globals
+                and user_globals[n] is not _BUILTINS[n]}
+    if not shadowed:
+        return {}
+    both = shadowed & _names_read(user_func.__code__) & _STRUCTURAL
+    if both:
+        from ..errors import UnsupportedSyntaxError
+
+        name = sorted(both)[0]
+        code = user_func.__code__
+        raise UnsupportedSyntaxError(
+            f"{user_func.__qualname__} calls its module's own {name!r}, which hides Python's "
+            f"builtin {name}() that srcad's generated code calls too",
+            filename=code.co_filename, lineno=code.co_firstlineno,
+            construct=f"{name} = {user_globals[name]!r}"[:120],
+            hint=f"rename the module's {name} (my_{name}), or call builtins.{name} there")
+    return {n: types.CellType(_BUILTINS[n]) for n in shadowed - _names_read(user_func.__code__)}
+
+
+def _names_read(code):
+    """The global and free names a code object (and the code nested in it) reads: loads of
+    names, not attributes (``builtins.range`` reads ``builtins``)."""
+    names = {i.argval for i in dis.get_instructions(code) if i.opname in _LOADS}
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names_read(const)
+    return names
+
+
+_LOADS = {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF",
+          "LOAD_FROM_DICT_OR_GLOBALS"}
+#: builtins srcad's lowering and sweeps write for their own loops, stacks and slices: a
+#: module's own function of that name, called by the code too, makes the name ambiguous
+_STRUCTURAL = {"range", "len", "list", "tuple", "reversed", "slice", "zip", "enumerate",
+               "iter", "next", "isinstance", "float", "dict"}
+
+
+_BUILTINS = vars(builtins)
 
 
 def _indent(text):

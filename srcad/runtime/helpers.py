@@ -352,12 +352,13 @@ def check_real(grad, name, where=None):
 @helper("runtime")
 def check_scalar(y, where=None):
     """Refuse a non-scalar output in ``grad`` (``vjp`` handles any output); ``where`` is the
-    function's ``file:line``."""
+    function's ``file:line``. Returns the gradient of the output to start from: ``1.0``, or
+    ones shaped like an array of one element (which ``grad`` takes, as autograd does)."""
     numeric = (isinstance(y, (int, float, np.number))
                and not isinstance(y, (complex, np.complexfloating))
                or isinstance(y, np.ndarray) and y.dtype.kind in "biuf")
     if not numeric and arrays.is_duck(y) and y.dtype.kind in "biuf" and y.ndim == 0:
-        return  # a 0-d Dask or CuPy array: a number, computed or not yet
+        return 1.0  # a 0-d Dask or CuPy array: a number, computed or not yet
     if not numeric or np.size(y) != 1:
         from ..errors import NonScalarOutputError
 
@@ -379,6 +380,9 @@ def check_scalar(y, where=None):
             hint="use srcad.vjp(f, *args) for non-scalar outputs, or reduce the output "
             "(for instance with np.sum) first",
         )
+    if type(y) is np.ndarray and y.ndim:
+        return np.ones(y.shape)  # an array of one element: its gradient has its shape
+    return 1.0
 
 
 @helper("runtime")

@@ -299,7 +299,7 @@ class Forward(Sweep):
                 atom = bound.get(param)
                 if not (isinstance(atom, ir.Var) and self.varied(atom)):
                     continue
-                names = {p: bound_expr(a) for p, a in bound.items()}
+                names = _rule_names(self, rule, bound)
                 names.update(g=name(self.t(atom.name)), t=name(self.t(atom.name)),
                              ans=name(target))
                 tree = templates.instantiate(template, names, scalar, self.helper_names)
@@ -433,3 +433,12 @@ def _concatenation(fwd, stmt, code, args, target):
     code.append(assign(fwd.t(target), call(fwd.helper("concat_tangent"),
                                            fwd.tangent_or_zero(args[0]),
                                            fwd.tangent_or_zero(args[1]))))
+
+
+def _rule_names(sweep, rule, bound):
+    """What a rule's template names stand for: the bound arguments, and a user rule's own
+    helpers (bound as cells of the generated code, as the reverse sweep binds them)."""
+    names = {p: bound_expr(a) for p, a in bound.items()}
+    for free, obj in rule.namespace.items():
+        names.setdefault(free, name(sweep.bind_cell(free, types.CellType(obj))))
+    return names
