@@ -29,7 +29,7 @@ from .errors import RuleError
 from .rules import GENERIC, registry
 from .rules.registry import Rule
 
-__all__ = ["defjvp", "defvjp", "nondiff", "primitive", "stop_gradient"]
+__all__ = ["defjvp", "defvjp", "nondiff", "notrace_primitive", "primitive", "stop_gradient"]
 
 _BUILTIN_NAMES = set(dir(__builtins__)) if isinstance(__builtins__, dict) is False else set(
     __builtins__)
@@ -109,6 +109,13 @@ def primitive(fn):
     """autograd's ``@primitive``: ``fn`` itself. srcad differentiates a call of ``fn`` by the
     rule :func:`defvjp` gives it; without one, by reading ``fn``'s source, as any function's
     (or refuses, saying why). Kept so that code written for autograd runs unchanged."""
+    return fn
+
+
+def notrace_primitive(fn):
+    """autograd's ``@notrace_primitive``: ``fn``, whose result carries no gradient
+    (:func:`nondiff`)."""
+    nondiff(fn)
     return fn
 
 

@@ -298,3 +298,19 @@ def test_a_maker_of_another_shape_is_called_as_it_is_and_refused_at_second_order
         numerical_grad(lambda_maker_model, (y,), 0), rel=1e-7)
     with pytest.raises(srcad.SrcadError):
         srcad.grad(srcad.grad(lambda_maker_model))(y)
+
+
+def _count_above(x, c):
+    return float(np.sum(x > c))
+
+
+COUNT = srcad.extend.notrace_primitive(_count_above)
+
+
+def counted(x):
+    return COUNT(x, 0.0) * np.sum(x * x)
+
+
+def test_notrace_primitive_carries_no_gradient():
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(srcad.grad(counted)(x), 2.0 * 2.0 * x, rtol=1e-15)

@@ -491,7 +491,8 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if name == "autograd.extend":  # autograd's form of a rule, which srcad.extend takes
             return _module(name, {"primitive": srcad.extend.primitive,
                                   "defvjp": srcad.extend.defvjp,
-                                  "defjvp": srcad.extend.defjvp})
+                                  "defjvp": srcad.extend.defjvp,
+                                  "notrace_primitive": srcad.extend.notrace_primitive})
         if name == "autograd.builtins":
             return _module(name, {"tuple": tuple, "list": list, "dict": dict,
                                   "isinstance": isinstance, "type": type})
