@@ -45,7 +45,15 @@ from .errors import (
     WrtError,
 )
 from .extend import stop_gradient
-from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
+from .jacobians import (
+    elementwise_grad,
+    hessian,
+    hessian_vector_product,
+    hvp,
+    jacfwd,
+    jacobian,
+    jacrev,
+)
 from .nested import JvpOf as _JvpOf  # noqa: F401 - srcad.jvp called inside differentiated code
 from .pytrees import register_pytree
 from .runtime import scipy_ode as _scipy_ode
@@ -65,6 +73,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "jacfwd", "jacrev", "hessian", "hvp",
+    "elementwise_grad", "hessian_vector_product",
     "compare", "graph", "tape", "check", "source", "ssa", "clear_cache", "extend", "stop_gradient",
     "register_pytree",
     "SrcadError", "UnsupportedSyntaxError", "MutationError", "SourceUnavailableError",

@@ -41,7 +41,8 @@ from .specialise import (
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "ssa", "clear_cache"]
 
 
-def grad(f=None, wrt=0, has_aux=False, backend="python", holomorphic=False):
+def grad(f=None, wrt=0, has_aux=False, backend="python", holomorphic=False, *, argnums=None,
+         argnum=None):
     """The gradient of the scalar function ``f`` with respect to the ``wrt`` argument(s).
 
     ``wrt`` is a position, a parameter name, or a tuple of them: a single ``wrt`` gives one
@@ -55,6 +56,7 @@ def grad(f=None, wrt=0, has_aux=False, backend="python", holomorphic=False):
     Complex arguments follow JAX's convention (docs/supported-python.md): for a real-valued
     ``f`` the gradient is ``df/dx - 1j df/dy``; a complex-valued ``f`` is refused unless
     ``holomorphic=True``, which gives ``f'(z)`` (and needs complex ``wrt`` arguments).
+    ``argnums`` (JAX's name) and ``argnum`` (autograd's) are other names for ``wrt``.
 
     >>> import srcad
     >>> def f(x, w):
@@ -63,18 +65,32 @@ def grad(f=None, wrt=0, has_aux=False, backend="python", holomorphic=False):
     (2.0, 5.0)
     """
     mode = "grad_holomorphic" if holomorphic else "grad"
+    wrt = wrt_alias(wrt, argnums, argnum)
     if f is None:
         return lambda func: _made(func, wrt, mode, has_aux, backend)
     return _made(f, wrt, mode, has_aux, backend)
 
 
-def value_and_grad(f=None, wrt=0, has_aux=False, backend="python", holomorphic=False):
+def value_and_grad(f=None, wrt=0, has_aux=False, backend="python", holomorphic=False, *,
+                   argnums=None, argnum=None):
     """Like :func:`grad`, returning ``(value, gradient(s))``; with ``has_aux=True``,
     ``((value, aux), gradient(s))``."""
     mode = "value_and_grad_holomorphic" if holomorphic else "value_and_grad"
+    wrt = wrt_alias(wrt, argnums, argnum)
     if f is None:
         return lambda func: _made(func, wrt, mode, has_aux, backend)
     return _made(f, wrt, mode, has_aux, backend)
+
+
+def wrt_alias(wrt, argnums=None, argnum=None, default=0):
+    """``wrt``, or what JAX's ``argnums`` or autograd's ``argnum`` give in its place (a list
+    read as a tuple)."""
+    given = [a for a in (argnums, argnum) if a is not None]
+    if not given:
+        return wrt
+    if len(given) > 1 or wrt != default:
+        raise TypeError("give wrt, argnums or argnum, not more than one")
+    return tuple(given[0]) if isinstance(given[0], list) else given[0]
 
 
 def _made(f, wrt, mode, has_aux, backend="python"):

@@ -26,6 +26,7 @@ import inspect
 import sys
 
 from .errors import RuleError
+from .extend_autograd import autograd_rule
 from .rules import GENERIC, registry
 from .rules.registry import Rule
 
@@ -58,9 +59,7 @@ def defvjp(fn=None, signature=None, *makers, broadcast=False, jvp=None, shape_on
     where = (caller.f_code.co_filename, caller.f_lineno)  # a bad rule's error points here
     if makers or argnums is not None or (callable(signature) and not isinstance(
             signature, str)):
-        from .extend_autograd import autograd_rule
-
-        _at(where, autograd_rule, fn, "vjp", (signature,) + makers, argnums)
+        _at(where, _autograd_form, fn, "vjp", (signature,) + makers, argnums)
         return fn
     if fn is None or isinstance(fn, str):
         if isinstance(fn, str):
@@ -97,12 +96,16 @@ def defjvp(fn, *makers, argnums=None):
     ``maker(t, ans, *args, **kwargs)`` with ``t`` its argument's tangent, returning the tangent
     that argument adds to the result's (``None``: an argument without one). Works with
     :func:`defvjp`'s autograd form on the same function, in either order."""
-    from .extend_autograd import autograd_rule
-
     caller = sys._getframe(1)
-    _at((caller.f_code.co_filename, caller.f_lineno), autograd_rule, fn, "jvp", makers,
+    _at((caller.f_code.co_filename, caller.f_lineno), _autograd_form, fn, "jvp", makers,
         argnums)
     return fn
+
+
+def _autograd_form(fn, mode, makers, argnums):
+    """Register the rule :func:`srcad.extend_autograd.autograd_rule` makes of the makers."""
+    templates, namespace, jvp = autograd_rule(fn, mode, makers, argnums)
+    return _register(fn, None, False, templates, namespace, jvp=jvp)
 
 
 def primitive(fn):

@@ -13,13 +13,14 @@ the generated code reads ``dx = m(g, ans, x)``, and srcad can differentiate that
 x)(g)``: first order works, a second derivative is refused (the function a call returns is
 not known when srcad transforms the code).
 
-Imports :mod:`srcad.extend` (to register the rule), :mod:`srcad.errors` and the standard
-library.
+Imports :mod:`srcad.errors`, :mod:`srcad.rules` (the names templates read) and
+:mod:`srcad.backend.emit` (srcad's helpers' names); :mod:`srcad.extend` registers the rule.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import inspect
 import itertools
 import keyword
@@ -29,8 +30,9 @@ import types
 import weakref
 
 from .errors import RuleError
-from .extend import _BUILTIN_NAMES, _register
 from .rules import GENERIC
+
+_BUILTIN_NAMES = set(dir(builtins))
 
 _counter = itertools.count()
 
@@ -40,8 +42,9 @@ _MAKERS = {}
 
 
 def autograd_rule(fn, mode, makers, argnums):
-    """One rule for ``fn`` from its autograd-form makers (``mode`` "vjp" or "jvp"), merged
-    with those given before for the other mode. The templates call the makers where the
+    """``(templates, namespace, jvp templates)`` of one rule for ``fn`` from its
+    autograd-form makers (``mode`` "vjp" or "jvp"), merged with those given before for the
+    other mode. The templates call the makers where the
     generated code needs them: ``maker(ans, x, y)(g)`` (reverse), ``maker(t, ans, x, y)``
     (forward); the makers are read from the rule, never from the caller's globals."""
     name = getattr(fn, "__qualname__", repr(fn))
@@ -82,7 +85,7 @@ def autograd_rule(fn, mode, makers, argnums):
             namespace[spelled] = applied or maker
             out[param] = (form if applied is None else "{f}(g, ans, {args})").format(
                 f=spelled, args=args)
-    return _register(fn, None, False, vjps, namespace, jvp=jvps or None)
+    return vjps, namespace, jvps or None
 
 
 def _maker_name(maker, fn, kind, param, taken):

@@ -26,10 +26,11 @@ from .core.kinds import kind_of_value, rank_of_value
 from .errors import MissingRuleError, NonScalarOutputError, SrcadError
 from .specialise import Transformed, cache_key, check_wrt_value, plain_key
 
-__all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp"]
+__all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp", "elementwise_grad",
+           "hessian_vector_product"]
 
 
-def jacobian(f, wrt=0, mode="rev"):
+def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None):
     """A function returning the Jacobian of ``f`` w.r.t. the ``wrt`` argument(s).
 
     ``mode="rev"`` builds it a row at a time with ``vjp`` (cheap for few outputs),
@@ -38,6 +39,7 @@ def jacobian(f, wrt=0, mode="rev"):
     """
     if mode not in ("rev", "fwd"):
         raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
+    wrt = api.wrt_alias(wrt, argnums, argnum)
     jac = _Jacobian(f, wrt, mode)
     call = jac.__call__
 
@@ -62,19 +64,21 @@ def _plain(f, wrt):
     return plain
 
 
-def jacrev(f, wrt=0):
+def jacrev(f, wrt=0, *, argnums=None, argnum=None):
     """``jacobian(f, wrt, mode="rev")``, as JAX users know it."""
-    return jacobian(f, wrt, mode="rev")
+    return jacobian(f, api.wrt_alias(wrt, argnums, argnum), mode="rev")
 
 
-def jacfwd(f, wrt=0):
+def jacfwd(f, wrt=0, *, argnums=None, argnum=None):
     """``jacobian(f, wrt, mode="fwd")``, as JAX users know it."""
-    return jacobian(f, wrt, mode="fwd")
+    return jacobian(f, api.wrt_alias(wrt, argnums, argnum), mode="fwd")
 
 
-def hessian(f, wrt=0, mode="fwd"):
+def hessian(f, wrt=0, mode="fwd", *, argnums=None, argnum=None):
     """The Hessian of the scalar ``f``: forward over reverse (``jacfwd(grad(f))``) by default;
-    ``mode="rev"`` differentiates the gradient in reverse mode again."""
+    ``mode="rev"`` differentiates the gradient in reverse mode again. ``argnums``/``argnum``:
+    other names for ``wrt``, as in :func:`srcad.grad`."""
+    wrt = api.wrt_alias(wrt, argnums, argnum)
     grad_f = api.grad(f, wrt=wrt)
     jac = _Jacobian(grad_f, wrt, mode)
     fallback = []  # the reverse-over-reverse Jacobian, made if a rule lacks forward mode
@@ -93,6 +97,25 @@ def hessian(f, wrt=0, mode="fwd"):
 
     hess.__srcad_plain__ = _plain(grad_f, wrt)
     return hess
+
+
+def elementwise_grad(f, wrt=0, *, argnums=None, argnum=None):
+    """The gradient of the sum of ``f``'s outputs (autograd's ``elementwise_grad``): for an
+    element-wise ``f``, each output's derivative with respect to its own input, in one
+    reverse pass (``jax.vmap(jax.grad(f))`` computes the same for an element-wise ``f``)."""
+    wrt = api.wrt_alias(wrt, argnums, argnum)
+
+    @functools.wraps(f)
+    def elementwise(*args):
+        value, pullback = api.vjp(f, *args, wrt=wrt)
+        return pullback(np.ones(np.shape(value)) if np.ndim(value) else 1.0)
+
+    return elementwise
+
+
+def hessian_vector_product(f, wrt=0, *, argnums=None, argnum=None):
+    """autograd's name: ``hessian_vector_product(f)(*args, v)`` is ``hvp(f)(*args, v)``."""
+    return hvp(f, wrt=api.wrt_alias(wrt, argnums, argnum))
 
 
 _POINT = object()  # hvp(f) without a point: the curried form

@@ -23,9 +23,10 @@ LAYERS = [
     "srcad.transform",
     "srcad.backend",
     "srcad.pipeline",
+    "srcad.extend_autograd",
     ("srcad.specialise", "srcad.checks", "srcad.api", "srcad.jacobians", "srcad.extend",
      "srcad.pytrees", "srcad.nested"),
-    "srcad.tools",
+    ("srcad.tools", "srcad.misc", "srcad.test_util"),
     ("srcad", "srcad.__main__"),
 ]
 

@@ -9,10 +9,11 @@ are the real NumPy and SciPy, and autograd's differential operators are srcad's:
 
 That is the only change: the program's own code is not touched. What autograd ships besides its
 operators and that plain NumPy code can do too (``autograd.misc.flatten``, the ``adam``/``sgd``/
-``rmsprop`` optimisers, ``autograd.builtins.tuple``) is written below in plain NumPy, without
-reading autograd's source. ``autograd.extend``'s ``primitive``, ``defvjp`` and ``defjvp`` are
-srcad.extend's (which takes autograd's form of a rule); autograd's other internals (tracers,
-boxes, vector spaces) are not srcad's API: a program using them is reported UNSUPPORTED-API.
+``rmsprop`` optimisers) is srcad's own (``srcad.misc``, written without reading autograd's
+source); ``autograd.builtins.tuple`` is Python's. ``autograd.extend``'s ``primitive``,
+``defvjp`` and ``defjvp`` are srcad.extend's (which takes autograd's form of a rule);
+autograd's other internals (tracers, boxes, vector spaces) are not srcad's API: a program
+using them is reported UNSUPPORTED-API.
 
 Every derivative srcad makes is checked on its first ``CHECKED_CALLS`` calls: its value (for
 ``value_and_grad``) against the program's function, and each gradient along two random
@@ -40,6 +41,8 @@ import types
 import numpy as np
 
 import srcad
+from srcad.misc import flatten, flatten_func
+from srcad.misc.optimizers import adam, rmsprop, sgd
 
 CHECKED_CALLS = 2
 TOL = 1e-5
@@ -58,131 +61,7 @@ class TimeUp(BaseException):
     pass
 
 
-# --- trees of arrays ----------------------------------------------------------------------------
-
-
-def flatten(value):
-    """(a flat float vector, unflatten) for nested lists, tuples and dicts of numbers/arrays.
-    The vector is :func:`ravel_tree`'s (srcad differentiates it: programs flatten their
-    parameters inside their objectives); ``unflatten`` is a function written out for this
-    structure (slices, reshapes, displays), so srcad differentiates it like any code of the
-    program's."""
-    return ravel_tree(value), unflattener(value)
-
-
-def unflattener(value):
-    """The ``unflatten`` function for ``value``'s structure (no gradient flows through it)."""
-    parts = []
-
-    def walk(v):
-        if isinstance(v, dict):
-            keys = sorted(v)
-            return "{" + ", ".join(f"{k!r}: {walk(v[k])}" for k in keys) + "}"
-        if isinstance(v, (list, tuple)):
-            subs = [walk(x) for x in v]
-            if isinstance(v, list):
-                return "[" + ", ".join(subs) + "]"
-            return "(" + "".join(s + ", " for s in subs) + ")"
-        arr = np.asarray(v, dtype=float)
-        start = sum(p.size for p in parts)
-        parts.append(arr.ravel())
-        if np.ndim(v) == 0 and not isinstance(v, np.ndarray):
-            return f"float(vector[{start}])"
-        return f"vector[{start}:{start + arr.size}].reshape({arr.shape!r})"
-
-    body = walk(value)
-    return _written("unflatten", f"def unflatten(vector):\n    return {body}\n")
-
-
-_WRITTEN = [0]
-
-
-def _written(name, text):
-    """The function ``name`` defined by ``text``, its lines in linecache (srcad reads them)."""
-    import linecache
-
-    _WRITTEN[0] += 1
-    filename = f"<example_shim {name} #{_WRITTEN[0]}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = {"np": np}
-    exec(compile(text, filename, "exec"), namespace)  # noqa: S102
-    return namespace[name]
-
-
-def _sorted_keys(d):
-    return sorted(d)
-
-
-srcad.extend.nondiff(_sorted_keys, unflattener)  # keys and functions carry no gradient
-
-
-def ravel_tree(value):
-    """The leaves of nested lists, tuples and dicts as one flat vector."""
-    if isinstance(value, dict):
-        return np.concatenate([ravel_tree(value[k]) for k in _sorted_keys(value)])
-    if isinstance(value, (list, tuple)):
-        if len(value) == 0:
-            return np.zeros(0)
-        return np.concatenate([ravel_tree(v) for v in value])
-    return np.ravel(value)
-
-
-def flatten_func(func, example):
-    flat0, unflatten = flatten(example)
-
-    def flat_func(flat, *args, **kwargs):
-        return ravel_tree(func(unflatten(flat), *args, **kwargs))
-
-    return flat_func, unflatten, flat0
-
-
-def _flat_optimiser(step):
-    def optimiser(grad, x0, callback=None, *args, **kwargs):
-        flat0, unflatten = flatten(x0)
-
-        def flat_grad(x, i):
-            return flatten(grad(unflatten(x), i))[0]
-
-        flat_callback = None if callback is None else (
-            lambda x, i, g: callback(unflatten(x), i, unflatten(g)))
-        return unflatten(step(flat_grad, flat0, flat_callback, *args, **kwargs))
-
-    return optimiser
-
-
-def _sgd(grad, x, callback=None, num_iters=200, step_size=0.1, mass=0.9):
-    velocity = np.zeros(len(x))
-    for i in range(num_iters):
-        g = grad(x, i)
-        if callback:
-            callback(x, i, g)
-        velocity = mass * velocity - (1.0 - mass) * g
-        x = x + step_size * velocity
-    return x
-
-
-def _rmsprop(grad, x, callback=None, num_iters=100, step_size=0.1, gamma=0.9, eps=1e-8):
-    avg_sq = np.ones(len(x))
-    for i in range(num_iters):
-        g = grad(x, i)
-        if callback:
-            callback(x, i, g)
-        avg_sq = avg_sq * gamma + g ** 2 * (1 - gamma)
-        x = x - step_size * g / (np.sqrt(avg_sq) + eps)
-    return x
-
-
-def _adam(grad, x, callback=None, num_iters=100, step_size=0.001, b1=0.9, b2=0.999, eps=1e-8):
-    m, v = np.zeros(len(x)), np.zeros(len(x))
-    for i in range(num_iters):
-        g = grad(x, i)
-        if callback:
-            callback(x, i, g)
-        m = (1 - b1) * g + b1 * m
-        v = (1 - b2) * g ** 2 + b2 * v
-        x = x - step_size * (m / (1 - b1 ** (i + 1))) / (np.sqrt(v / (1 - b2 ** (i + 1))) + eps)
-    return x
-
+# --- trees of arrays and optimisers: srcad's own (srcad.misc, autograd's names) -------------
 
 # --- checked derivatives ------------------------------------------------------------------------
 
@@ -486,8 +365,7 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if name == "autograd.misc.flatten":
             return _module(name, {"flatten": flatten, "flatten_func": flatten_func})
         if name == "autograd.misc.optimizers":
-            return _module(name, {"adam": _flat_optimiser(_adam), "sgd": _flat_optimiser(_sgd),
-                                  "rmsprop": _flat_optimiser(_rmsprop)})
+            return _module(name, {"adam": adam, "sgd": sgd, "rmsprop": rmsprop})
         if name == "autograd.extend":  # autograd's form of a rule, which srcad.extend takes
             return _module(name, {"primitive": srcad.extend.primitive,
                                   "defvjp": srcad.extend.defvjp,

@@ -126,7 +126,14 @@ def _home(fn):
     """The package whose code ``fn`` runs: by its globals (functools.wraps copies
     ``__module__``, so ``srcad.hessian(f)`` claims to live in ``f``'s module)."""
     module = getattr(fn, "__globals__", {}).get("__name__") or getattr(fn, "__module__", "")
+    if str(module or "").startswith(USER_LEVEL):
+        return "user"  # srcad.misc: code for users' loops, differentiated like theirs
     return str(module or "").split(".")[0]
+
+
+#: srcad's modules of code written for users' programs (flatten, optimisers): srcad reads and
+#: differentiates their functions like the user's own
+USER_LEVEL = "srcad.misc"
 
 
 @dataclass(frozen=True)
@@ -238,7 +245,8 @@ def opaque(fn, name):
                 "call it where it is made, or pass the function and the values it needs to "
                 "the callee as separate arguments")
     if getattr(fn, "__srcad__", None) is not None or (callable(fn) and (
-            _home(fn) == "srcad" or (getattr(fn, "__module__", "") or "").startswith("srcad"))):
+            _home(fn) == "srcad" or (getattr(fn, "__module__", "") or "").startswith("srcad")
+            and _home(fn) != "user")):
         return (f"{name} is a function made by srcad (a pullback, a Jacobian, a Hessian, a "
                 "tape gradient): srcad does not differentiate through it inside other code",
                 "differentiate the function it was made from instead, e.g. "

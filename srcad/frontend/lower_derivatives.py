@@ -36,6 +36,7 @@ class Derivatives:
         function, its ``wrt`` counted after the values held, called with them first, so the
         outer derivative sees through both."""
         maker, renames = getattr(maker, "__srcad_derivative_maker__", (maker, {}))
+        renames = {"argnums": "wrt", "argnum": "wrt", **renames}  # JAX's and autograd's names
         kwargs = {renames.get(k, k): self.constant_tuple(a) for k, a in kwargs.items()}
         args = args[:1] + [self.constant_tuple(a) for a in args[1:]]
         atoms = list(args[1:]) + list(kwargs.values())

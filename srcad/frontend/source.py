@@ -201,10 +201,8 @@ def _source(func, node, filename, first_line, text):
 
 
 def _home(func):
-    """The package whose code ``func`` runs, by its globals (``functools.wraps`` copies
-    ``__module__``: ``srcad.hessian(f)`` claims to live in ``f``'s module)."""
-    module = getattr(func, "__globals__", {}).get("__name__") or getattr(func, "__module__", "")
-    return str(module or "").split(".")[0]
+    """The package whose code ``func`` runs (:func:`srcad.core.functions._home`)."""
+    return functions._home(func)
 
 
 def made_by_srcad(func):
