@@ -97,6 +97,28 @@ def unbroadcast_to(value, shape):
     return unbroadcast(value, np.empty(shape) if shape else 0.0)
 
 
+_NO_MEMORY = bytes(64)  # backs every layout: with every stride 0, one element is read
+
+
+@helper("runtime")
+def layout(x):
+    """A stand-in for ``x`` where only its layout is read: a NumPy array's shape, dtype,
+    class and rank (a rule's ``shape_only`` argument, kept for the backward sweep). An array
+    of numbers becomes a read-only array of zeros of its shape and dtype that owns no memory
+    (every stride 0), so no array is kept alive just for its shape; a list or tuple, its
+    items' layouts in one of its class; anything else (a number, a Dask or CuPy array, an
+    array of objects) is itself."""
+    kind = type(x)
+    if kind is np.ndarray:
+        dtype = x.dtype
+        if dtype.kind in "biufc" and dtype.itemsize <= 64:
+            return np.ndarray(x.shape, dtype, _NO_MEMORY, 0, (0,) * x.ndim)
+        return x
+    if kind is tuple or kind is list:
+        return kind([layout(v) for v in x])
+    return x
+
+
 @helper("runtime")
 def expand(value, like, axis=None, keepdims=False):
     """Broadcast the gradient of a reduction of ``like`` back to ``like``'s shape."""

@@ -68,7 +68,9 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
         self.popped = set()  # stacks the backward sweep pops (the others it iterates)
         self.last_line = None
         self.in_loop = _assigned_in_loops(fn.body)
+        self.assigned = _assigned_in_loops(fn.body, True)  # by a plain assignment, anywhere
         self.shapes = {}  # shape name -> the value it is the shape of (saved in its place)
+        self.layouts = set()  # the shape names that are stand-ins (layout(value)) instead
         self.calls = {}  # id(stmt) -> (forward function name, context name, call or None)
         self.alike = shapes.classes(fn, analysis)  # array -> an earlier array of its shape
         self.uniform = {}  # gradient holding one number for every element -> a value shaped
