@@ -144,10 +144,23 @@ def fill(value, like):
 
 @helper("runtime")
 def total(value):
-    """Sum a list gradient or an array gradient (the reverse of :func:`fill`)."""
+    """Sum a list gradient or an array gradient (the reverse of :func:`fill`). A small array
+    of float64s or complex128s is summed by Python over its items (a fifth of the time of
+    NumPy's reduction, whose fixed cost dominates below a few dozen items: a 3-vector's
+    gradient flowing into a number, ``x * v``'s into ``x``), a larger one by NumPy."""
+    kind = type(value)
+    if kind is np.ndarray:
+        if value.size <= _SMALL and value.dtype.char in "dD":
+            return sum(value.ravel().tolist(), 0.0)
+        return value.sum()
+    if kind is float:
+        return value
     if isinstance(value, list):
         return sum(value)
     return np.sum(value)
+
+
+_SMALL = 16  # the most items total() sums in Python
 
 
 @helper("runtime")

@@ -204,8 +204,10 @@ class Rules:
         if out_kind == SCALAR:
             return contribution
         if kind == SCALAR:
-            if self.certainly_array(contribution):  # its own method: np.sum's Python layer
-                return call(nodes.attr(contribution, "sum"))  # costs twice the sum
+            if self.certainly_array(contribution):  # not np.sum: its Python layer costs twice
+                if getattr(self.an.callees, "compiles_all", False):  # the sum (Numba: a method)
+                    return call(nodes.attr(contribution, "sum"))
+                return call(self.helper("total"), contribution)  # small arrays by Python
             return call(nodes.attr(self.helper("np"), "sum"), contribution)
         others = [a for a in bound.values() if isinstance(a, (ir.Var, ir.Const)) and a != atom]
         if kind == ARRAY and all(self.an.kind(o) == SCALAR for o in others):
