@@ -128,21 +128,49 @@ def test_second_order_unchanged(tmp_path, joiner, place):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int64, bool])
 @pytest.mark.parametrize("shape", [(), (4,), (2, 3), (0, 5)])
 def test_layout_keeps_shape_dtype_and_class_without_memory(dtype, shape):
-    x = np.ones(shape, dtype=dtype)
+    big = (40000,) + shape  # 16 KiB or more: a stand-in
+    x = np.ones(big, dtype=dtype)
     stand_in = layout(x)
     assert type(stand_in) is np.ndarray
     assert (stand_in.shape, stand_in.dtype, stand_in.ndim) == (x.shape, x.dtype, x.ndim)
-    assert stand_in.strides == (0,) * x.ndim and not stand_in.flags.writeable
+    if x.nbytes:
+        assert stand_in.strides == (0,) * x.ndim and not stand_in.flags.writeable
     assert not np.any(stand_in)
+    small = np.ones(shape, dtype=dtype)
+    assert layout(small) is small  # cheaper kept than replaced
+
+
+def _same_layout(got, given):
+    assert type(got) is type(given)
+    if isinstance(given, (list, tuple)):
+        assert len(got) == len(given)
+        for a, b in itertools.zip_longest(got, given):
+            _same_layout(a, b)
+    else:
+        assert np.shape(got) == np.shape(given) and np.result_type(got) == np.result_type(given)
 
 
 def test_layout_of_containers_and_other_values():
-    a, b = np.ones(3), np.zeros((2, 2), complex)
-    for joined in ((a, b), [a, 2.0, [b]]):
+    a, b = np.ones(3000), np.zeros((2, 2), complex)
+    for joined in ((a, b), [a, 2.0, [b, a]]):
         stand_in = layout(joined)
         assert type(stand_in) is type(joined) and len(stand_in) == len(joined)
-        for got, given in itertools.zip_longest(stand_in, joined):
-            assert np.shape(got) == np.shape(given) and type(got) is type(given)
-    objects = np.array([1.0, "a"], dtype=object)
+        assert stand_in is not joined
+        _same_layout(stand_in, joined)
+    assert not np.shares_memory(layout((a, b))[0], a)
+    small = (b, 1.0, [b])
+    assert layout(small) is small
+    objects = np.array([1.0, "a"] * 2000, dtype=object)
     assert layout(objects) is objects  # no zero of an object dtype: the value itself
     assert layout(2.5) == 2.5 and layout(None) is None
+
+
+@pytest.mark.parametrize("n", [3000, 20000])  # 24 KiB and more: stand-ins in the loop
+def test_large_arrays_in_a_loop(tmp_path, n):
+    text = PLACES["loop"].format(join=JOINERS["concatenate"][0])
+    module = _module(tmp_path, text, f"layout_large_{n}")
+    x, y = RNG.standard_normal(n), RNG.standard_normal(n)
+    got = srcad.grad(module.f, wrt=(0, 1))(x, y)
+    twin = _autograd_f(text)
+    for i in (0, 1):
+        np.testing.assert_allclose(got[i], autograd.grad(twin, i)(x, y), rtol=1e-9, atol=1e-12)

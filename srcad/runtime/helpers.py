@@ -98,24 +98,40 @@ def unbroadcast_to(value, shape):
 
 
 _NO_MEMORY = bytes(64)  # backs every layout: with every stride 0, one element is read
+_KEPT_BELOW = 16384  # bytes: a smaller array is kept itself (cheaper than its stand-in)
+_STAND_INS = {}  # (shape, dtype) -> its stand-in
 
 
 @helper("runtime")
 def layout(x):
     """A stand-in for ``x`` where only its layout is read: a NumPy array's shape, dtype,
     class and rank (a rule's ``shape_only`` argument, kept for the backward sweep). An array
-    of numbers becomes a read-only array of zeros of its shape and dtype that owns no memory
-    (every stride 0), so no array is kept alive just for its shape; a list or tuple, its
-    items' layouts in one of its class; anything else (a number, a Dask or CuPy array, an
-    array of objects) is itself."""
+    of numbers of 16 KiB or more becomes a read-only array of zeros of its shape and dtype
+    that owns no memory (every stride 0), so no large array is kept alive just for its shape
+    (memory the next arrays would have reused); a list or tuple holding one, its items'
+    layouts in one of its class; anything else (a small array, a number, a Dask or CuPy
+    array, an array of objects) is itself."""
     kind = type(x)
     if kind is np.ndarray:
         dtype = x.dtype
-        if dtype.kind in "biufc" and dtype.itemsize <= 64:
-            return np.ndarray(x.shape, dtype, _NO_MEMORY, 0, (0,) * x.ndim)
-        return x
+        if x.nbytes < _KEPT_BELOW or dtype.kind not in "biufc" or dtype.itemsize > 64:
+            return x
+        key = (x.shape, dtype)
+        stand_in = _STAND_INS.get(key)
+        if stand_in is None:  # read-only and without memory: one per shape and dtype serves
+            if len(_STAND_INS) >= 256:
+                _STAND_INS.clear()
+            stand_in = _STAND_INS[key] = np.ndarray(x.shape, dtype, _NO_MEMORY, 0,
+                                                    (0,) * x.ndim)
+        return stand_in
     if kind is tuple or kind is list:
-        return kind([layout(v) for v in x])
+        for v in x:  # the common case first: small arrays only, kept as they are
+            if type(v) is not np.ndarray or v.nbytes >= _KEPT_BELOW:
+                break
+        else:
+            return x
+        return kind([v if type(v) is np.ndarray and v.nbytes < _KEPT_BELOW else layout(v)
+                     for v in x])
     return x
 
 
