@@ -158,8 +158,10 @@ def test_layout_of_containers_and_other_values():
         assert stand_in is not joined
         _same_layout(stand_in, joined)
     assert not np.shares_memory(layout((a, b))[0], a)
-    small = (b, 1.0, [b])
-    assert layout(small) is small
+    small = (b, np.ones(3))
+    assert layout(small) is small  # small arrays only: the tuple itself
+    mixed = (b, 1.0, [b])
+    _same_layout(layout(mixed), mixed)
     objects = np.array([1.0, "a"] * 2000, dtype=object)
     assert layout(objects) is objects  # no zero of an object dtype: the value itself
     assert layout(2.5) == 2.5 and layout(None) is None
