@@ -176,3 +176,51 @@ def test_large_arrays_in_a_loop(tmp_path, n):
     twin = _autograd_f(text)
     for i in (0, 1):
         np.testing.assert_allclose(got[i], autograd.grad(twin, i)(x, y), rtol=1e-9, atol=1e-12)
+
+
+#: lists changed after they are built (the stand-in would be made where they are built): the
+#: list itself is kept, and the gradient is right at sizes that make stand-ins of arrays
+CHANGED_LISTS = {
+    "append_then_join": '''
+def piece(x, y):
+    parts = [np.sin(x) * y]
+    parts.append(np.cos(y) * x)
+    return np.concatenate(parts)
+
+
+def f(x, y):
+    return np.sum(np.tanh(piece(x, y)) * 2.0)
+''',
+    "append_in_loop": '''
+def f(x, y):
+    total = 0.0
+    for i in range(2):
+        parts = [x * y]
+        parts.append(np.cos(y) * x)
+        parts.append(y * (i + 1.0))
+        total = total + np.sum(np.stack(parts) ** 2)
+    return total
+''',
+    "written_then_join": '''
+def piece(x, y):
+    parts = [x * y, y * 1.0]
+    parts[1] = np.sin(x) * y
+    return np.hstack(parts)
+
+
+def f(x, y):
+    return np.sum(np.tanh(piece(x, y)))
+''',
+}
+
+
+@pytest.mark.parametrize("case", list(CHANGED_LISTS))
+@pytest.mark.parametrize("n", [3, 3000])
+def test_lists_changed_after_they_are_built(tmp_path, case, n):
+    text = CHANGED_LISTS[case]
+    module = _module(tmp_path, text, f"layout_changed_{case}_{n}")
+    x, y = RNG.standard_normal(n), RNG.standard_normal(n)
+    got = srcad.grad(module.f, wrt=(0, 1))(x, y)
+    twin = _autograd_f(text)
+    for i in (0, 1):
+        np.testing.assert_allclose(got[i], autograd.grad(twin, i)(x, y), rtol=1e-9, atol=1e-12)

@@ -108,9 +108,12 @@ def layout(x):
     class and rank (a rule's ``shape_only`` argument, kept for the backward sweep). An array
     of numbers of 16 KiB or more becomes a read-only array of zeros of its shape and dtype
     that owns no memory (every stride 0), so no large array is kept alive just for its shape
-    (memory the next arrays would have reused); a list or tuple holding one, its items'
-    layouts in one of its class; anything else (a small array, a number, a Dask or CuPy
-    array, an array of objects) is itself."""
+    (memory the next arrays would have reused); a list or tuple holding one, a new one of its
+    class with its arrays' and tuples' layouts (a list inside is kept itself: it may still
+    change); anything else (a small array, a number, a Dask or CuPy array, an array of
+    objects) is itself. The array's shape and dtype cannot change in place, so a stand-in
+    made where the value is assigned stands for it wherever it is read; generated code
+    applies this to a list only when nothing changes the list after it is built."""
     kind = type(x)
     if kind is np.ndarray:
         dtype = x.dtype
@@ -130,7 +133,7 @@ def layout(x):
                 break
         else:
             return x
-        return kind([v if type(v) is np.ndarray and v.nbytes < _KEPT_BELOW else layout(v)
+        return kind([layout(v) if type(v) is np.ndarray or type(v) is tuple else v
                      for v in x])
     return x
 

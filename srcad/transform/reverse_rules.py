@@ -250,8 +250,11 @@ class Rules:
         stand-in is made where the value is assigned (a parameter is the caller's anyway)."""
         if getattr(self.an.callees, "compiles_all", False):  # Numba: no such helper there
             return False
-        if name_ not in self.assigned or self.an.kinds.get(name_) == SCALAR:
+        kind = self.an.kinds.get(name_)
+        if name_ not in self.assigned or kind == SCALAR:
             return False
+        if kind != ARRAY and name_ not in self.fixed_displays:
+            return False  # a list that may change after it is built: the value itself
         return name_ in self.in_loop or not self.structured
 
     def layout_name(self, name_):
