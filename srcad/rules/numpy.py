@@ -282,10 +282,11 @@ defvjp(np.moveaxis, "a, source, destination", a="np.moveaxis(g, destination, sou
 
 # ---------------------------------------------------------------- assembly (lists of arrays)
 defvjp(np.concatenate, "arrays, axis=0", arrays="grad_concatenate(g, arrays, axis)",
-       kind="array")  # np.concat is np.concatenate
-defvjp(np.stack, "arrays, axis=0", arrays="grad_stack(g, arrays, axis)", kind="array")
-defvjp(np.hstack, "tup", tup="grad_hstack(g, tup)", kind="array")
-defvjp(np.vstack, "tup", tup="grad_vstack(g, tup)", kind="array")
+       kind="array", shape_only="arrays")  # np.concat is np.concatenate
+defvjp(np.stack, "arrays, axis=0", arrays="grad_stack(g, arrays, axis)", kind="array",
+       shape_only="arrays")
+defvjp(np.hstack, "tup", tup="grad_hstack(g, tup)", kind="array", shape_only="tup")
+defvjp(np.vstack, "tup", tup="grad_vstack(g, tup)", kind="array", shape_only="tup")
 defvjp(np.split, "ary, indices_or_sections, axis=0", ary="grad_split(g, ary, ans, axis)",
        kind="seq")
 defvjp(np.array_split, "ary, indices_or_sections, axis=0",

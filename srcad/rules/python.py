@@ -134,7 +134,7 @@ defvjp(runtime.added_at, "grad, index, value", zero="*", grad="g", value="g[inde
 defvjp(runtime.expand, "value, like, axis=None, keepdims=False", zero="*",
        value="np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)")
 nondiff(runtime.sign, runtime.which_max, runtime.which_min, runtime.check_scalar,
-        runtime.check_holomorphic, runtime.zeros_like)
+        runtime.check_holomorphic, runtime.zeros_like, runtime.layout)
 # copy_tangent(tangent, value): a writable copy of the tangent, broadcast to value's shape
 # (forward mode's code for y[i] = v), linear in the tangent: differentiated again when that
 # code is (a jvp called in differentiated code)

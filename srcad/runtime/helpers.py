@@ -97,6 +97,47 @@ def unbroadcast_to(value, shape):
     return unbroadcast(value, np.empty(shape) if shape else 0.0)
 
 
+_NO_MEMORY = bytes(64)  # backs every layout: with every stride 0, one element is read
+_KEPT_BELOW = 16384  # bytes: a smaller array is kept itself (cheaper than its stand-in)
+_STAND_INS = {}  # (shape, dtype) -> its stand-in
+
+
+@helper("runtime")
+def layout(x):
+    """A stand-in for ``x`` where only its layout is read: a NumPy array's shape, dtype,
+    class and rank (a rule's ``shape_only`` argument, kept for the backward sweep). An array
+    of numbers of 16 KiB or more becomes a read-only array of zeros of its shape and dtype
+    that owns no memory (every stride 0), so no large array is kept alive just for its shape
+    (memory the next arrays would have reused); a list or tuple holding one, a new one of its
+    class with its arrays' and tuples' layouts (a list inside is kept itself: it may still
+    change); anything else (a small array, a number, a Dask or CuPy array, an array of
+    objects) is itself. The array's shape and dtype cannot change in place, so a stand-in
+    made where the value is assigned stands for it wherever it is read; generated code
+    applies this to a list only when nothing changes the list after it is built."""
+    kind = type(x)
+    if kind is np.ndarray:
+        dtype = x.dtype
+        if x.nbytes < _KEPT_BELOW or dtype.kind not in "biufc" or dtype.itemsize > 64:
+            return x
+        key = (x.shape, dtype)
+        stand_in = _STAND_INS.get(key)
+        if stand_in is None:  # read-only and without memory: one per shape and dtype serves
+            if len(_STAND_INS) >= 256:
+                _STAND_INS.clear()
+            stand_in = _STAND_INS[key] = np.ndarray(x.shape, dtype, _NO_MEMORY, 0,
+                                                    (0,) * x.ndim)
+        return stand_in
+    if kind is tuple or kind is list:
+        for v in x:  # the common case first: small arrays only, kept as they are
+            if type(v) is not np.ndarray or v.nbytes >= _KEPT_BELOW:
+                break
+        else:
+            return x
+        return kind([layout(v) if type(v) is np.ndarray or type(v) is tuple else v
+                     for v in x])
+    return x
+
+
 @helper("runtime")
 def expand(value, like, axis=None, keepdims=False):
     """Broadcast the gradient of a reduction of ``like`` back to ``like``'s shape."""
@@ -122,10 +163,23 @@ def fill(value, like):
 
 @helper("runtime")
 def total(value):
-    """Sum a list gradient or an array gradient (the reverse of :func:`fill`)."""
+    """Sum a list gradient or an array gradient (the reverse of :func:`fill`). A small array
+    of float64s or complex128s is summed by Python over its items (a fifth of the time of
+    NumPy's reduction, whose fixed cost dominates below a few dozen items: a 3-vector's
+    gradient flowing into a number, ``x * v``'s into ``x``), a larger one by NumPy."""
+    kind = type(value)
+    if kind is np.ndarray:
+        if value.size <= _SMALL and value.dtype.char in "dD":
+            return sum(value.ravel().tolist(), 0.0)
+        return value.sum()
+    if kind is float:
+        return value
     if isinstance(value, list):
         return sum(value)
     return np.sum(value)
+
+
+_SMALL = 16  # the most items total() sums in Python
 
 
 @helper("runtime")

@@ -31,6 +31,7 @@ from ..analysis import shapes
 from ..analysis.analyse import Analysis
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
+from ..rules import registry
 from . import nodes
 from .nodes import Comment, PopMarker, add_to, assign, call, name
 from .reverse_data import Data
@@ -68,7 +69,10 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
         self.popped = set()  # stacks the backward sweep pops (the others it iterates)
         self.last_line = None
         self.in_loop = _assigned_in_loops(fn.body)
+        self.assigned = _assigned_in_loops(fn.body, True)  # by a plain assignment, anywhere
+        self.fixed_displays = _read_for_layout_only(fn)
         self.shapes = {}  # shape name -> the value it is the shape of (saved in its place)
+        self.layouts = set()  # the shape names that are stand-ins (layout(value)) instead
         self.calls = {}  # id(stmt) -> (forward function name, context name, call or None)
         self.alike = shapes.classes(fn, analysis)  # array -> an earlier array of its shape
         self.uniform = {}  # gradient holding one number for every element -> a value shaped
@@ -258,6 +262,36 @@ def _assigned_in_loops(stmts, inside=False):
         elif isinstance(stmt, ir.Loop):
             names |= _assigned_in_loops(stmt.body, True)
     return names
+
+
+def _read_for_layout_only(fn):
+    """Lists and tuples built by a display (``(a, b)``, ``[a, b]``) whose every read is an
+    argument that a rule reads only for its layout (``np.concatenate([a, b])``): nothing
+    changes them after they are built, so a stand-in made there stands for them where they
+    are read (see ``Rules.keeps_layout``)."""
+    built = {s.target for s in ir.walk(fn.body) if isinstance(s, ir.Assign) and s.target
+             and isinstance(s.value, ir.Prim) and s.value.fn in (ir.BUILD_TUPLE, ir.BUILD_LIST)}
+    other = set()
+    for s in ir.walk(fn.body):
+        for_layout = []
+        value = getattr(s, "value", None)
+        if isinstance(s, ir.Assign) and isinstance(value, ir.Prim) and not isinstance(
+                value.fn, (ir.Method, ir.Attr, ir.Build, ir.BoolOp)):
+            rule, bound = registry.find(value.fn, list(value.args), dict(value.kwargs))
+            if rule is not None:
+                for_layout = [a.name for p, a in bound.items()
+                              if p in rule.shape_only and isinstance(a, ir.Var)]
+        reads = [v.name for v in ir.reads_of(s) if isinstance(v, ir.Var)]
+        for phi in getattr(s, "phis", ()):
+            reads += [v.name for src in phi.sources for v in ir.atoms_in(src)]
+        for part in (getattr(s, "test", None), getattr(s, "exit", None)):
+            reads += [v.name for v in ir.atoms_in(part)]
+        for n in reads:
+            if n in for_layout:
+                for_layout.remove(n)  # one read as that argument
+            else:
+                other.add(n)
+    return built - other
 
 
 def _mentioned(stmt):

@@ -131,6 +131,8 @@ class Rules:
             atom = bound.get(p)
             if isinstance(atom, ir.Var) and atom.name in self.alike:
                 names[p] = name(self.alike[atom.name])
+            elif isinstance(atom, ir.Var) and self.keeps_layout(atom.name):
+                names[p] = name(self.layout_name(atom.name))
         for free, obj in rule.namespace.items():  # a user rule's own helpers
             spelled = self.bind_cell(free, types.CellType(obj))  # bound even if unread
             names.setdefault(free, name(spelled))
@@ -202,8 +204,10 @@ class Rules:
         if out_kind == SCALAR:
             return contribution
         if kind == SCALAR:
-            if self.certainly_array(contribution):  # its own method: np.sum's Python layer
-                return call(nodes.attr(contribution, "sum"))  # costs twice the sum
+            if self.certainly_array(contribution):  # not np.sum: its Python layer costs twice
+                if getattr(self.an.callees, "compiles_all", False):  # the sum (Numba: a method)
+                    return call(nodes.attr(contribution, "sum"))
+                return call(self.helper("total"), contribution)  # small arrays by Python
             return call(nodes.attr(self.helper("np"), "sum"), contribution)
         others = [a for a in bound.values() if isinstance(a, (ir.Var, ir.Const)) and a != atom]
         if kind == ARRAY and all(self.an.kind(o) == SCALAR for o in others):
@@ -231,10 +235,36 @@ class Rules:
 
     def shape_name(self, name_):
         for shape, source in self.shapes.items():
-            if source == name_:
+            if source == name_ and shape not in self.layouts:
                 return shape
         shape = self.namer.fresh(f"{name_}_shape")
         self.shapes[shape] = name_
+        self.primals.add(shape)
+        return shape
+
+    def keeps_layout(self, name_):
+        """Whether the backward sweep, reading ``name_`` only for its layout (a rule's
+        ``shape_only`` argument), should keep a stand-in for it (:func:`layout`) instead of
+        the value: where the value would be saved, pushed per iteration of a loop or handed
+        over in a split's context, and would keep arrays alive that nothing else needs. The
+        stand-in is made where the value is assigned (a parameter is the caller's anyway)."""
+        if getattr(self.an.callees, "compiles_all", False):  # Numba: no such helper there
+            return False
+        kind = self.an.kinds.get(name_)
+        if name_ not in self.assigned or kind == SCALAR:
+            return False
+        if kind != ARRAY and name_ not in self.fixed_displays:
+            return False  # a list that may change after it is built: the value itself
+        return name_ in self.in_loop or not self.structured
+
+    def layout_name(self, name_):
+        """The name of ``name_``'s stand-in (see :meth:`keeps_layout`)."""
+        for shape, source in self.shapes.items():
+            if source == name_ and shape in self.layouts:
+                return shape
+        shape = self.namer.fresh(f"{name_}_layout")
+        self.shapes[shape] = name_
+        self.layouts.add(shape)
         self.primals.add(shape)
         return shape
 

@@ -144,7 +144,9 @@ class Saves:
                     code.append(nodes.statement(stmt))
                 for shape, source in self.shapes.items():
                     if source == stmt.target:
-                        if self.an.kinds.get(source) == ARRAY:
+                        if shape in self.layouts:
+                            value = call(self.helper("layout"), source)
+                        elif self.an.kinds.get(source) == ARRAY:
                             value = nodes.attr(source, "shape")
                         else:
                             value = call(nodes.attr(self.helper("np"), "shape"), source)
