@@ -192,8 +192,10 @@ def _write_of(stmt, aliases):
     old = ir.Var(aliases.augmented.get(stmt.target, ""))
     if stmt.target in aliases.augmented and (aliases.an.kind(old) in (SEQ, ANY)
                                              or aliases.is_array(old)):
-        what = "np.add.at" if isinstance(value, ir.Prim) and getattr(
-            value.fn, "__name__", None) == "add_at" else "an augmented assignment (+=, *=, ...)"
+        what = getattr(getattr(value, "fn", None), "srcad_in_place", None) or (  # ys.sort()
+            "np.add.at" if isinstance(value, ir.Prim) and getattr(
+                value.fn, "__name__", None) == "add_at" else "an augmented assignment (+=, *=, "
+            "...)")
         return ir.Var(aliases.augmented[stmt.target]), stmt.target, what
     if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
         value.fn.name in MUTATORS and value.args

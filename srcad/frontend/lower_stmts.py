@@ -128,6 +128,10 @@ class Statements:
             obj = self.expr(target.value)
             if isinstance(obj, Const) and isinstance(target.value, gast.Name):
                 writes.refuse_global_write(self, node, target.value.id)
+            if isinstance(target.value, gast.Attribute) and target.value.attr == "flat":
+                raise self.error(node, "writing through x.flat", hint="index the array "
+                                 "itself: y[np.unravel_index(i, y.shape)] = v (or y = "
+                                 "y.ravel().copy(); y[i] = v; y = y.reshape(shape))")
             if not isinstance(obj, Var) or not isinstance(target.value, gast.Name):
                 raise self.error(node, "assignment into a subscript of an expression",
                                  hint="assign into a named array: y[i] = v")
