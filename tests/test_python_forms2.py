@@ -83,6 +83,13 @@ ZIP_FORMS = {
     "list_reversed": "r = list(reversed(A))\nreturn r[0] * B[0] + r[-1] ** 2",
     "enumerate_reversed": "s = 0.0\nfor i, a in enumerate(reversed(A)):\n"
                           "    s = s + (i + 1) * a\nreturn s * B[2]",
+    "kept_zip": "it = zip(A, B)\ns = 0.0\nfor a, b in it:\n    s = s + a * b\nreturn s",
+    "kept_enumerate": "it = enumerate(A, 1)\nreturn sum(i * a for i, a in it) * B[0]",
+    "kept_map": "m = map(np.sin, A)\nn = len(B)\nreturn sum(m) * B[1] * n",
+    "kept_reversed": "r = reversed(A)\nreturn np.sum(np.array(list(r)) * np.arange(3.0, 0, -1)[0]) "
+                     "* B[0]",
+    "unzip": "pairs = [(a, b * b) for a, b in zip(A, B)]\nu, v = zip(*pairs)\n"
+             "return u[0] * v[1] + sum(v) * len(u)",
     "comprehension_enumerate": "return np.sum(np.array([i * a * b for i, (a, b) in "
                                "enumerate(zip(A, B), 1)]))",
 }
@@ -98,6 +105,59 @@ ZIPS = [(form, a, b, scale) for k, (form, (a, b)) in enumerate(itertools.product
 def test_zip_enumerate_reversed(form, a, b, scale, tmp_path):
     body = ZIP_FORMS[form].replace("A", SEQUENCES[a]).replace("B", SEQUENCES[b])
     _check("def f(x):\n" + textwrap.indent(body, "    ") + "\n", X * scale, tmp_path)
+
+
+def test_iterator_read_twice_is_refused():
+    def f(x):
+        it = zip(x, x * 2.0)  # here
+        a = list(it)
+        b = list(it)  # empty in Python
+        return len(a) + len(b) * x[0]
+
+    _refused(f, (X,), srcad.UnsupportedSyntaxError, "# here", "read the name once")
+
+
+def test_iterator_taken_in_a_loop_body_is_refused():
+    def f(x):
+        it = enumerate(x)  # here
+        s = 0.0
+        for k in range(2):
+            s = s + sum(i * v for i, v in it)  # the second time: nothing left
+        return s
+
+    _refused(f, (X,), srcad.UnsupportedSyntaxError, "# here", "read the name once")
+
+
+def test_iterator_whose_source_changes_before_it_is_read_is_refused():
+    def f(x):
+        ys = [v * 2.0 for v in x]
+        it = zip(ys, x)  # here
+        ys[0] = x[1]  # zip reads ys lazily: Python sees this write
+        return sum(a * b for a, b in it)
+
+    _refused(f, (X,), srcad.UnsupportedSyntaxError, "# here", "read the name once")
+
+
+def test_unzip_checks_the_number_of_names():
+    def f(x):
+        rows = [(a, a) for a in x]
+        u, v, w = zip(*rows)
+        return u[0]
+
+    with pytest.raises(ValueError, match="not enough values to unpack"):
+        srcad.grad(f)(X)
+
+
+def test_unzip_of_a_list_argument():
+    def f(x, rows):
+        u, v = zip(*rows)
+        return sum(a * b for a, b in zip(u, v)) * x[0]
+
+    rows = [[1.0, 2.0], [3.0, 4.0], [0.5, -1.0]]
+    got = srcad.grad(f, wrt=(0, 1))(X, rows)
+    want = numerical_grad(f, (X, rows), (0, 1))
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(np.array(got[1]), np.array(want[1]), rtol=1e-6, atol=1e-8)
 
 
 def test_enumerate_start_given_by_a_variable(tmp_path):

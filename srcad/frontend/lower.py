@@ -42,7 +42,7 @@ from .lower_derivatives import Derivatives
 from .lower_dicts import DictWrites
 from .lower_exprs import Expressions
 from .lower_loops import Loops
-from .lower_spread import Spreads, frozen_names
+from .lower_spread import Spreads, deferred_iterators, frozen_names
 from .lower_stmts import Statements
 
 
@@ -80,6 +80,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.iterated = {}  # counter of a ``for`` over a sequence -> the sequence atoms
         self.orders = {}  # name given a loop's check_positional -> the sequence checked
         self.positional = set()  # names of lists and tuples made by list(), sorted(), ...
+        self.deferred_at = {}  # id of ``it = zip(...)`` whose values are taken later -> it
+        self.deferred = {}  # such a name -> the call, its arguments lowered (lower_spread)
         self.env = {}
         self.out = []
 
@@ -133,6 +135,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         ``*args`` and ``**kwargs`` in one call: each becomes a parameter of its own."""
         args = fdef.args
         self.frozen, self.unpacked_only = frozen_names(fdef)
+        self.deferred_at = deferred_iterators(fdef)
         self.stores = store_counts(fdef)
         if (args.vararg or args.kwarg) and arity is None:
             raise self.error(fdef, "differentiating a function with *args or **kwargs "

@@ -160,6 +160,7 @@ class Loops:
         indexes by position, ``pattern`` what a step yields (:meth:`bind_pattern`) and
         ``start`` the atom an ``enumerate`` counts from (``None`` for 0). ``zip`` and
         ``enumerate`` nest (``enumerate(zip(xs, ys), 1)``): they walk their sequences in step."""
+        iter_node = self.undefer(iter_node)  # it = zip(xs, ys); for a, b in it
         fn, args = self.builtin_call(iter_node)
         if fn is range and not iter_node.keywords:
             return "range", args, None, None
@@ -187,6 +188,7 @@ class Loops:
         """What one step over ``node`` yields, appending the sequences it indexes to
         ``elements`` (and an ``enumerate``'s start to ``starts``); ``call``: ``node``'s
         :meth:`builtin_call`, when already made."""
+        node = self.undefer(node)
         fn, args = call or self.builtin_call(node)
         if fn is zip and args and not node.keywords:
             return ("tuple", [self.step_pattern(a, elements, starts) for a in args])
@@ -210,6 +212,7 @@ class Loops:
     def sequence(self, node):
         node = self.consumed(node)  # map(f, xs), filter(p, xs): a list comprehension
         atom = self.expr(node)
+        node = getattr(node, "origin", node)  # an argument of a kept iterator: what it was
         if isinstance(atom, Var) and atom.name in self.dicts_built:  # for k in d: its keys
             keys = containers.dict_keys
             return self.assign(ir.Prim(keys, [atom], spelling=writes.callee_name(
