@@ -121,7 +121,7 @@ def test_iterator_taken_in_a_loop_body_is_refused():
     def f(x):
         it = enumerate(x)  # here
         s = 0.0
-        for k in range(2):
+        for _ in range(2):
             s = s + sum(i * v for i, v in it)  # the second time: nothing left
         return s
 

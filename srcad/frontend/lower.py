@@ -18,6 +18,7 @@ filled, the ``namer``) and call one another recursively, as the syntax nests:
 :mod:`.lower_calls`         calls, ``*args``/``**kwargs``, nested functions lifted
 :mod:`.lower_callees`       callees that are values: function parameters, methods, partials
 :mod:`.lower_spread`        ``*``/``**`` in calls; ``map``, ``filter``, ``zip`` consumed at once
+:mod:`.lower_iterators`     ``it = zip(...)`` read once later; ``a, b = zip(*rows)``
 :mod:`.writes`              NumPy calls that write into an argument (functions, not a mixin)
 ==========================  ============================================================
 
@@ -41,13 +42,14 @@ from .lower_choices import Choices
 from .lower_derivatives import Derivatives
 from .lower_dicts import DictWrites
 from .lower_exprs import Expressions
+from .lower_iterators import Iterators, deferred_iterators
 from .lower_loops import Loops
-from .lower_spread import Spreads, deferred_iterators, frozen_names
+from .lower_spread import Spreads, frozen_names
 from .lower_stmts import Statements
 
 
 class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, FunctionValues,
-              Spreads, Choices, DictWrites):
+              Spreads, Iterators, Choices, DictWrites):
     """Lower one function: ``Lowerer(source, namer, flags).function(fdef, arity)``."""
 
     def __init__(self, source, namer, flags=(), fixed=None):
