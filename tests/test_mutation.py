@@ -230,6 +230,13 @@ def list_sort(a):
     return ys[0]
 
 
+def augmented_beside_equal_expression(a):
+    b = a * 2.0
+    c = a * 2.0  # the same expression: not merged with b, which += changes
+    b += 1.0
+    return np.sum(c * a) + np.sum(b)
+
+
 DIFFERENTIATED = [
     (fresh_slices, False), (fresh_loop, False), (while_loop, False),
     (view_not_read_again, False), (item_read_before, False), (copy_read_after, False),
@@ -241,7 +248,7 @@ DIFFERENTIATED = [
     (list_item_write, True), (append_after_sum, True), (list_insert_constant, True),
     # in-place sorts and reversals of values nobody else sees: a permutation
     (sort_in_place, False), (sort_after_use, False), (list_sort_after_use, False),
-    (list_reverse, False), (list_sort, False),
+    (list_reverse, False), (list_sort, False), (augmented_beside_equal_expression, False),
 ]
 
 

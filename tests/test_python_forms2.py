@@ -321,6 +321,26 @@ def test_sort_of_a_list_given_order_is_refused():
         srcad.grad(f)(X)
 
 
+#: max/min with key=: the item Python picks gets the gradient
+EXTREMES = {
+    "array_abs": "return {fn}(x, key=abs) * 2.0",
+    "list_lambda": "return {fn}([v * w for v, w in zip(x, W)], key=lambda t: (t - 0.3) ** 2)",
+    "generator": "return {fn}((np.sin(v) for v in x), key=lambda t: -t) * x[0]",
+    "pairs": "best = {fn}([(v, w) for v, w in zip(x, W)], key=lambda p: p[1] * p[0])\n"
+             "return best[0] * best[1]",
+    "enumerate": "i, v = {fn}(enumerate(x * x), key=lambda p: p[1])\nreturn v * (i + 1.0)",
+    "tuple": "return {fn}(tuple(x[:3]), key=np.cos) ** 2",
+}
+
+
+@pytest.mark.parametrize("name", EXTREMES)
+@pytest.mark.parametrize("fn", ["max", "min"])
+@pytest.mark.parametrize("scale", [1.0, -1.3])
+def test_max_and_min_with_key(name, fn, scale, tmp_path):
+    body = EXTREMES[name].format(fn=fn)
+    _check("def f(x):\n" + textwrap.indent(body, "    ") + "\n", X * scale, tmp_path)
+
+
 # ---------------------------------------------------------------- views and flat reads
 
 VIEWS = {
@@ -454,3 +474,20 @@ def test_lists_of_parameters_as_wrt(name, container, seed, tmp_path):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
     for a, b in zip(_leaves(ours), _leaves(numerical_grad(f, (params, x), 0)), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+
+
+# ---------------------------------------------------------------- a list-valued function's vjp
+
+
+def test_pullback_leaves_the_callers_cotangent_list_alone():
+    def f(a, b):
+        return [t * 2.0 for t in reversed([a, b])]  # the backward sweep pops a list
+
+    value, pullback = srcad.vjp(f, 0.3, np.array([1.0, 2.0]))
+    v = [np.array([1.0, -1.0]), 2.0]
+    first = pullback(v)
+    assert len(v) == 2 and v[1] == 2.0
+    second = pullback(v)  # the same cotangent again: the same gradient
+    assert first[0] == second[0] == 4.0
+    np.testing.assert_allclose(first[1], [2.0, -2.0])
+    np.testing.assert_allclose(second[1], [2.0, -2.0])

@@ -17,11 +17,14 @@ Imports: gast, :mod:`srcad.core`, :mod:`srcad.rules.registry` (to declare the ch
 
 from __future__ import annotations
 
+import operator
+
 import gast
 
 from ..core import ir
 from ..core.ir import Const, Var
 from ..rules.registry import registry as _registry
+from ..runtime import containers
 from .lower_spread import Atom, name_node
 
 
@@ -75,6 +78,17 @@ class Iterators:
             self.bind_atom(t, self.assign(ir.Prim(tuple, [column], spelling=self.bound_name(
                 tuple, "as_tuple")), None, node), node)
         return True
+
+    def extreme_by_key(self, fn, node):
+        """``max(xs, key=k)`` (or ``min``): ``xs[extreme_index(xs, k, True)]``, the item Python
+        returns, read by position, so its gradient goes to that item (the keys, and whatever
+        ``k`` reads, carry none: the choice is piecewise constant in them)."""
+        seq = self.sequence(node.args[0])  # a list of a generator's values, a dict's keys...
+        key = self.expr(node.keywords[0].value)
+        helper = containers.extreme_index
+        which = self.assign(ir.Prim(helper, [seq, key, Const(fn is max)], spelling=(
+            self.bound_name(helper, helper.__name__))), "which", node)
+        return ir.Prim(operator.getitem, [seq, which])
 
     def defer(self, node):
         """``it = zip(xs, ys)`` whose values are taken at once later (:func:`deferred_iterators`):

@@ -69,6 +69,7 @@ for _extremum, _which in ((builtins.max, "which_max"), (builtins.min, "which_min
                  for k, v in enumerate(_names)})
 del _n, _names, _items  # (_extremum stays: tools/gen_rules_doc.py reads the loop)
 nondiff(operator.index)  # enumerate(xs, start): the start, an integer
+nondiff(containers.extreme_index)  # max(xs, key=k): which item (read by position)
 nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.bool,
         builtins.isinstance, builtins.print, builtins.type, builtins.any, builtins.all)
 # no rule, on purpose: zip/enumerate as values, str/repr (a number through a string) are

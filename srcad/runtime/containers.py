@@ -277,3 +277,13 @@ def reverse_grad(grad):
 for _fn, _name in ((sort_value, ".sort()"), (reverse_value, ".reverse()")):
     _fn.srcad_in_place = _name  # named so in a refusal (srcad.analysis.alias)
 del _fn, _name
+
+
+@helper("runtime")
+def extreme_index(items, key, largest):
+    """The position of the item ``max(items, key=key)`` returns (``min`` unless ``largest``):
+    ``key`` called once per item, in order, and the keys compared as Python's ``max``
+    compares them (the first of equal ones). No derivative: the choice is piecewise constant."""
+    keys = [key(item) for item in items]
+    pick = max if largest else min
+    return pick(range(len(keys)), key=keys.__getitem__)
