@@ -613,6 +613,9 @@ ex("runtime.reverse_value(seq)", "np.array(C.reverse_value([a, 2.0 * b, a * b]))
 ex("runtime.reverse_grad(grad)", "np.array(C.reverse_grad([a, 2.0 * b, a * b]))", a=S, b=S)
 ex("runtime.reverse_grad(grad)", "C.reverse_grad(a * 2.0)", a=V)
 ex("numpy.ndarray.view(a)", "a.view() * a", a=M)
+ex("runtime.extend_value(seq, more)", "np.array(C.extend_value([a, 2.0 * b], [a * b]))",
+   a=S, b=S)
+ex("runtime.extend_value(seq, more)", "np.stack(C.extend_value([a], [b, a * b]))", a=V, b=V)
 ex("builtins.min(a, b)", "min(a, b)", a=S, b=S)
 ex("builtins.max(a, b)", "max(a, b)", a=S, b=S)
 for _f in ("max", "min"):

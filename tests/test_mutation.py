@@ -237,6 +237,12 @@ def augmented_beside_equal_expression(a):
     return np.sum(c * a) + np.sum(b)
 
 
+def list_extend(a):
+    ys = [a[0]]
+    ys.extend([a[1]])
+    return ys[0] + ys[1]
+
+
 DIFFERENTIATED = [
     (fresh_slices, False), (fresh_loop, False), (while_loop, False),
     (view_not_read_again, False), (item_read_before, False), (copy_read_after, False),
@@ -249,6 +255,7 @@ DIFFERENTIATED = [
     # in-place sorts and reversals of values nobody else sees: a permutation
     (sort_in_place, False), (sort_after_use, False), (list_sort_after_use, False),
     (list_reverse, False), (list_sort, False), (augmented_beside_equal_expression, False),
+    (list_extend, False),
 ]
 
 
@@ -485,12 +492,6 @@ def list_insert(a):
     return ys[0] + ys[1]
 
 
-def list_extend(a):
-    ys = [a[0]]
-    ys.extend([a[1]])  # refused
-    return ys[0] + ys[1]
-
-
 def list_remove(a):
     ys = [1.0, a[0]]
     ys.remove(1.0)  # refused
@@ -703,7 +704,6 @@ REFUSED = [
     (mutate_while_iterating, "while the for loop", "copy"),
     (append_while_iterating, "while the for loop", "list(ys)"),
     (list_insert, ".insert()", "ys[:i] + [v] + ys[i:]"),
-    (list_extend, ".extend()", "ys + list(more)"),
     (list_remove, ".remove()", "comprehension"),
     (list_slice_assign, "slice of a list", "ys[:i] + new + ys[j:]"),
     (sort_second_name, ".sort(): c is the same object", "copy()"),

@@ -226,6 +226,16 @@ SORTS = {
                      "return np.sum(y * W)"),
     "read_then_sort": ("y = np.sin(x)\nt = y.sum()\ny.sort()\nreturn t * y[1] * 3.0",
                        "y = np.sin(x)\nt = y.sum()\ny = np.sort(y)\nreturn t * y[1] * 3.0"),
+    "list_extend": ("ys = [x[0]]\nys.extend([x[1] * 2.0, x[2] ** 2])\n"
+                    "ys.extend(v * 3.0 for v in x[:2])\nreturn sum(ys) * ys[2]", None),
+    "extend_in_loop": ("terms = []\nfor i in range(3):\n"
+                       "    terms.extend([x[i] * x[i + 1], np.sin(x[i])])\n"
+                       "return sum(terms) + terms[1] * terms[4]", None),
+    "sort_in_branch": ("ys = list(x * W)\nif ys[0] > 0.0:\n    ys.sort()\nelse:\n"
+                       "    ys.reverse()\nreturn ys[0] * 2.0 + ys[1] * ys[-1]", None),
+    "sort_list_in_loop": ("ys = [v * 1.0 for v in x]\ns = 0.0\nfor k in range(3):\n"
+                          "    ys.sort(reverse=k % 2 == 1)\n    s = s + ys[0] * (k + 1.0)\n"
+                          "    ys = [v * 0.9 + 0.1 for v in ys]\nreturn s", None),
     "sum_then_list_sort": ("ys = [v * v for v in x]\ns = sum(ys)\nys.sort()\nreturn s * ys[0]",
                            None),
 }
@@ -299,6 +309,16 @@ def test_sort_of_an_array_a_view_reads_is_refused():
         b = y[:2]
         y.sort()  # here
         return b[0] + y[0]
+
+    _refused(f, (X,), srcad.MutationError, "# here", "copy()")
+
+
+def test_extend_of_a_list_another_name_reads_is_refused():
+    def f(x):
+        ys = [x[0], x[1]]
+        zs = ys
+        ys.extend([x[2]])  # here
+        return sum(zs) * len(zs)
 
     _refused(f, (X,), srcad.MutationError, "# here", "copy()")
 

@@ -32,12 +32,10 @@ CORPUS = [
     ("cpsource/PlayWithAI", "finance/WMT/autograd/zautograd.py"),
     # gradient estimators for discrete variables (REINFORCE, concrete, REBAR, RELAX): estimators
     # built from elementwise_grad, value_and_grad and make_vjp of sampled objectives
-    ("duvenaud/relax", "relax-autograd/demo.py"),
     ("duvenaud/relax", "relax-autograd/demo_concrete.py"),
     ("duvenaud/relax", "relax-autograd/demo_rebar.py"),
     ("duvenaud/relax", "relax-autograd/demo_reinforce.py"),
     ("duvenaud/relax", "relax-autograd/demo_relax.py"),
-    ("duvenaud/relax", "relax-autograd/generalized_demo.py"),
 ]
 
 

@@ -137,8 +137,10 @@ def check(fn, analysis):
                     aliases.items_apart(other, memory, _later(stmt, fn.body, places))):
                 theirs = label(other)
                 how = "is the same object as" if other == obj.name else "shares memory with"
+                if theirs == mine:  # b = a: one object, two user names, one SSA name
+                    theirs = f"another name for {mine} (b = {mine} makes no copy)"
                 refuse(stmt, f"{what}: {mine} {how} {theirs}, which is read afterwards, "
-                       f"and Python changes {theirs} too", f"write {mine} = {mine}.copy() "
+                       "and Python changes it too", f"write {mine} = {mine}.copy() "
                        "before changing it, or build a new array (np.concatenate, np.where)")
 
     places = {}  # id of a statement -> (its block, its position there)

@@ -377,7 +377,7 @@ def _store_names(target):
 
 def _assigned_names(stmts, subscripts=True):
     """User names assigned anywhere in ``stmts`` (comprehension variables excluded); with
-    ``subscripts``, also those written into (``d[k] = v``)."""
+    ``subscripts``, also those written into (``d[k] = v``, ``ys.sort()``)."""
     names = set()
     todo = list(stmts)
     while todo:
@@ -390,6 +390,10 @@ def _assigned_names(stmts, subscripts=True):
             root = root_name(node.value)
             if root:
                 names.add(root)
+        if subscripts and isinstance(node, gast.Expr) and isinstance(node.value, gast.Call) \
+                and isinstance(node.value.func, gast.Attribute) and isinstance(
+                    node.value.func.value, gast.Name) and node.value.func.attr in writes.COPIED:
+            names.add(node.value.func.value.id)  # ys.sort(): a new version (writes.py)
         todo.extend(gast.iter_child_nodes(node))
     return names
 

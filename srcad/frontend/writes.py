@@ -128,27 +128,38 @@ def rewrite_call(lw, call, target, node):
     return False
 
 
+#: in-place methods read as a new version of their object (:func:`_in_place_copy`)
+COPIED = ("sort", "reverse", "extend")
 #: ``ys.sort(...)``'s parameters by position: an array's (a list's takes keywords only)
 _SORT_POSITIONAL = ("axis", "kind")
 _SORT_KEYWORDS = ("key", "reverse", "axis", "kind")
 
 
 def _in_place_copy(lw, call, node):
-    """``ys.sort(...)`` or ``ys.reverse()`` on a local name (not an object of a known class):
-    ``ys = sort_value(ys, ...)``, the sorted copy, read as a write into ``ys`` (like ``ys +=
+    """``ys.sort(...)``, ``ys.reverse()`` or ``ys.extend(more)`` on a local name (not an object
+    of a known class): ``ys = sort_value(ys, ...)``, the sorted copy (``reverse_value``,
+    ``extend_value``), read as a write into ``ys`` (like ``ys +=
     v``: the alias analysis refuses it where another name, an argument or a global shares
     the object). Whether it was."""
     func = call.func
-    if not (isinstance(func, gast.Attribute) and func.attr in ("sort", "reverse")
+    if not (isinstance(func, gast.Attribute) and func.attr in COPIED
             and isinstance(func.value, gast.Name) and func.value.id in lw.env
             and isinstance(lw.env[func.value.id], ir.Var)
             and func.value.id not in lw.classes
             and not any(isinstance(a, gast.Starred) for a in call.args)):
         return False
+    args = []
     if func.attr == "reverse":
         if call.args or call.keywords:
             return False
         helper, kwargs = containers.reverse_value, {}
+    elif func.attr == "extend":
+        if len(call.args) != 1 or call.keywords:
+            return False
+        helper, kwargs = containers.extend_value, {}
+        more = lw.expr(lw.consumed(call.args[0]))  # its items, taken now (a generator's too)
+        args = [lw.assign(ir.Prim(list, [more], spelling=lw.bound_name(list, "as_list")),
+                          "more", node)]
     else:
         if len(call.args) > len(_SORT_POSITIONAL) or any(
                 k.arg not in _SORT_KEYWORDS for k in call.keywords):
@@ -161,7 +172,8 @@ def _in_place_copy(lw, call, node):
             kwargs[k.arg] = lw.expr(k.value)
     name = func.value.id
     before = lw.env[name]
-    prim = ir.Prim(helper, [before], kwargs, spelling=callee_name(lw, helper, helper.__name__))
+    prim = ir.Prim(helper, [before, *args], kwargs, spelling=callee_name(lw, helper,
+                                                                          helper.__name__))
     after = lw.assign(prim, name, node)
     lw.env[name] = after
     lw.augmented[after.name] = before.name  # Python changes ys itself

@@ -53,6 +53,9 @@ defvjp(containers.sort_value, "seq, key=None, reverse=False, axis=-1, kind=None"
        jvp={"seq": "sort_value_tangent(t, seq, key, reverse, axis, kind)"})
 defvjp(containers.reverse_value, "seq", seq="reverse_grad(g)", jvp={"seq": "reverse_grad(t)"})
 defvjp(containers.reverse_grad, "grad", grad="reverse_grad(g)", jvp={"grad": "reverse_grad(t)"})
+defvjp(containers.extend_value, "seq, more", seq="split_concat(g, seq, True)",
+       more="split_concat(g, seq, False)", jvp={"seq": "concat_tangent(t, zeros_like(more))",
+                                                "more": "concat_tangent(zeros_like(seq), t)"})
 # max(a, b) is b only when b > a, min(a, b) only when b < a (ties and NaN: a), as Python does
 defvjp(builtins.min, "a, b", a="0.0 if b < a else g", b="g if b < a else 0.0")
 defvjp(builtins.max, "a, b", a="0.0 if b > a else g", b="g if b > a else 0.0")

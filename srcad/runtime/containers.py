@@ -274,7 +274,17 @@ def reverse_grad(grad):
     return list(grad)[::-1]
 
 
-for _fn, _name in ((sort_value, ".sort()"), (reverse_value, ".reverse()")):
+@helper("runtime")
+def extend_value(seq, more):
+    """What ``seq.extend(more)`` leaves in the list ``seq`` (``more`` a list of the items),
+    made on a copy (as :func:`sort_value` is)."""
+    if not isinstance(seq, list):
+        raise TypeError(f"srcad reads .extend() as a list's, not a {type(seq).__name__}'s")
+    return seq + more
+
+
+for _fn, _name in ((sort_value, ".sort()"), (reverse_value, ".reverse()"),
+                   (extend_value, ".extend()")):
     _fn.srcad_in_place = _name  # named so in a refusal (srcad.analysis.alias)
 del _fn, _name
 
