@@ -273,7 +273,7 @@ def _refused(f, args, cls, marker, hint):
     assert hint in (info.value.hint or "")
 
 
-GLOBAL_LIST = [3.0, 1.0, 2.0]
+GLOBAL_LIST = [3.0, 1.0, 2.0]  # never changed: the tests below check it
 
 
 def test_sort_of_an_argument_is_refused():
@@ -329,6 +329,36 @@ def test_sort_of_a_global_list_is_refused():
         return GLOBAL_LIST[0] * x[0]
 
     _refused(f, (X,), srcad.MutationError, "# here", "local name")
+
+
+GLOBAL_ARRAY = np.array([3.0, 1.0])
+
+
+def test_writes_into_globals_inside_loops_are_refused():
+    def sorts(x):
+        s = 0.0
+        for i in range(2):
+            GLOBAL_LIST.sort()  # here
+            s = s + x[i] * GLOBAL_LIST[0]
+        return s
+
+    def extends(x):
+        s = 0.0
+        for i in range(2):
+            GLOBAL_LIST.extend([x[i]])  # here
+            s = s + x[i]
+        return s
+
+    def writes(x):
+        s = 0.0
+        for i in range(2):
+            GLOBAL_ARRAY[0] = x[i]  # here
+            s = s + x[i] * GLOBAL_ARRAY[1]
+        return s
+
+    for f in (sorts, extends, writes):
+        _refused(f, (X,), srcad.MutationError, "# here", "local name")
+    assert GLOBAL_LIST == [3.0, 1.0, 2.0] and GLOBAL_ARRAY.tolist() == [3.0, 1.0]
 
 
 def test_sort_of_a_list_given_order_is_refused():

@@ -249,7 +249,10 @@ class Loops:
              rebound=()):
         """Emit a Loop with a header phi for every name the body may change (``rebound``:
         those it may bind to another object, not only write into)."""
-        assigned = sorted(assigned)
+        # a name only written into (g[i] = v, g.sort()) that is not a local is a global or a
+        # closure value: no phi, so the write meets it as such (and is refused there)
+        assigned = sorted(n for n in assigned if n in self.env or n in rebound
+                          or n.startswith("\0"))
         phis = []
         for name in assigned:
             phi = ir.Phi(self.namer.version(name), [self.env.get(name), None])
