@@ -424,6 +424,37 @@ def test_write_through_a_view_read_later_is_refused():
     _refused(f, (X,), srcad.MutationError, "# here", "copy()")
 
 
+@pytest.mark.parametrize("make", ["np.asarray(y)", "np.array(y, copy=False)",
+                                  "np.array(y, copy=None)", "y.view()", "y.reshape(-1)",
+                                  "y.ravel()"])
+def test_a_name_for_the_same_memory_written_then_read_is_refused(make, tmp_path):
+    source = f"""
+    def f(x):
+        y = x * 1.0
+        z = {make}
+        z[0] = 5.0
+        return np.sum(y * x)
+    """
+    f = _module(source, tmp_path, "numpy").f
+    with pytest.raises(srcad.MutationError):
+        srcad.grad(f)(X)
+
+
+@pytest.mark.parametrize("make", ["np.array(y)", "np.array(y, copy=True)", "y.copy()",
+                                  "np.copy(y)", "y.flatten()"])
+def test_a_copy_written_is_differentiated(make, tmp_path):
+    source = f"""
+    def f(x):
+        y = x * 1.0
+        z = {make}
+        z[0] = 5.0 * x[1]
+        return np.sum(y * x) + np.sum(z * z)
+    """
+    theirs = source.replace(f"z = {make}\n        z[0] = 5.0 * x[1]",
+                            "z = np.concatenate([np.array([5.0 * x[1]]), y[1:]])")
+    _check(source, X, tmp_path, theirs)
+
+
 def test_write_through_flat_is_refused_with_the_rewrite():
     def f(x):
         y = x * 1.0
