@@ -233,9 +233,6 @@ SORTS = {
                        "return sum(terms) + terms[1] * terms[4]", None),
     "sort_in_branch": ("ys = list(x * W)\nif ys[0] > 0.0:\n    ys.sort()\nelse:\n"
                        "    ys.reverse()\nreturn ys[0] * 2.0 + ys[1] * ys[-1]", None),
-    "sort_list_in_loop": ("ys = [v * 1.0 for v in x]\ns = 0.0\nfor k in range(3):\n"
-                          "    ys.sort(reverse=k % 2 == 1)\n    s = s + ys[0] * (k + 1.0)\n"
-                          "    ys = [v * 0.9 + 0.1 for v in ys]\nreturn s", None),
     "sum_then_list_sort": ("ys = [v * v for v in x]\ns = sum(ys)\nys.sort()\nreturn s * ys[0]",
                            None),
 }

@@ -128,32 +128,6 @@ class Loops:
         self.loop("for", node.lineno, assigned, body=body, target=counter, iterable=rng,
                   rebound=rebound)
 
-    def bind_pattern(self, target, pattern, reads, index, node, skip_index=False):
-        """Bind ``target`` to what one step of the iteration yields: ``pattern`` is
-        ``("item", k)`` (the ``k``-th sequence's element), ``("index",)`` (the counter of an
-        ``enumerate``) or ``("tuple", patterns)`` (what ``zip``/``enumerate`` yield), unpacked
-        item by item where the target is a tuple of the same length."""
-        if pattern[0] == "item":
-            self.bind_atom(target, reads[pattern[1]], node)
-        elif pattern[0] == "index":
-            if not skip_index:
-                self.bind_atom(target, index, node)
-        elif isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) == len(
-                pattern[1]) and not any(isinstance(e, gast.Starred) for e in target.elts):
-            for k, (t, p) in enumerate(zip(target.elts, pattern[1])):
-                self.bind_pattern(t, p, reads, index, node, skip_index and k == 0)
-        else:
-            self.bind_atom(target, self.pattern_value(pattern, reads, index, node), node)
-
-    def pattern_value(self, pattern, reads, index, node):
-        """The value (a tuple for ``zip``/``enumerate``) one step of the iteration yields."""
-        if pattern[0] == "item":
-            return reads[pattern[1]]
-        if pattern[0] == "index":
-            return index
-        items = [self.pattern_value(p, reads, index, node) for p in pattern[1]]
-        return self.assign(ir.Prim(ir.BUILD_TUPLE, items), None, node)
-
     def iteration(self, iter_node):
         """Classify an iterable: ``("range", args, None, None)``, or ``(kind, sequences,
         pattern, start)`` with ``kind`` "seq" or "reversed", ``sequences`` the atoms a step
@@ -169,45 +143,6 @@ class Loops:
         elements, starts = [], []
         pattern = self.step_pattern(iter_node, elements, starts, (fn, args))
         return "seq", elements, pattern, (starts[0] if starts else None)
-
-    def builtin_call(self, node):
-        """``(fn, args)`` for a call of a global name (``zip(*pairs)`` of known length
-        spliced), else ``(None, None)``."""
-        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and (
-                node.func.id not in self.env) and node.func.id not in self.local_functions):
-            return None, None
-        fn = self.lookup(node.func.id, node)
-        args = node.args
-        if any(isinstance(a, gast.Starred) for a in args):
-            if fn not in (zip, range):
-                return None, None
-            args = self.spliced(node)  # zip(*pairs): pairs of a known length
-        return fn, args
-
-    def step_pattern(self, node, elements, starts, call=None):
-        """What one step over ``node`` yields, appending the sequences it indexes to
-        ``elements`` (and an ``enumerate``'s start to ``starts``); ``call``: ``node``'s
-        :meth:`builtin_call`, when already made."""
-        node = self.undefer(node)
-        fn, args = call or self.builtin_call(node)
-        if fn is zip and args and not node.keywords:
-            return ("tuple", [self.step_pattern(a, elements, starts) for a in args])
-        if fn is enumerate and 1 <= len(args) + len(node.keywords) <= 2 and all(
-                k.arg == "start" for k in node.keywords) and len(args) >= 1 and not starts:
-            inner = self.step_pattern(args[0], elements, starts)
-            given = args[1] if len(args) == 2 else node.keywords[0].value if \
-                node.keywords else None
-            start = None if given is None else self.expr(given)
-            if isinstance(start, Const) and type(start.value) is int and start.value == 0:
-                start = None
-            elif start is not None and not (isinstance(start, Const)
-                                            and type(start.value) is int):
-                start = self.assign(ir.Prim(operator.index, [start], spelling=(
-                    writes.callee_name(self, operator.index, "as_index"))), "start", node)
-            starts.append(start)
-            return ("tuple", [("index",), inner])
-        elements.append(self.sequence(node))
-        return ("item", len(elements) - 1)
 
     def sequence(self, node):
         node = self.consumed(node)  # map(f, xs), filter(p, xs): a list comprehension

@@ -304,20 +304,6 @@ class Spreads:
                 gast.copy_location(sub, node)
         return out
 
-    def refuse_iterator(self, fn, node):
-        """``map``/``filter``/``zip``/``enumerate``/``reversed`` kept as an iterator (consumed
-        later, maybe twice): refused unless :meth:`defer` took it."""
-        if fn in (zip, enumerate, reversed):
-            raise self.error(node, f"{fn.__name__}(...) kept as an iterator and read where "
-                             "srcad cannot see its values taken once", hint="take its values "
-                             f"where it is made (for ... in {fn.__name__}(...), "
-                             f"list({fn.__name__}(...))), or read the name once, in a for "
-                             "loop or a call like list(...) or sum(...)")
-        if fn in (map, filter):
-            raise self.error(node, f"{fn.__name__}(...) kept as an iterator",
-                             hint=f"consume it where it is made: list({fn.__name__}(...)), "
-                             f"sum({fn.__name__}(...)), or a for loop over it")
-
     def star_call_prim(self, fn, spelling, node):
         """``fn(*t)`` with ``t`` of a length srcad cannot know: a call of :func:`star_call`,
         which no rule covers (a gradient through it is refused by the soundness check)."""
