@@ -290,9 +290,22 @@ def _scalar_pullback(value, transformed, gradient, args):
 def _pullback(value, transformed, args):
     def pullback(dy):
         _check_companion(value, dy, "cotangent")
-        return transformed(dy, *args)
+        return transformed(_own_lists(dy), *args)
 
     return pullback
+
+
+def _own_lists(dy):
+    """``dy`` with its lists (and those inside tuples and dicts) copied: the backward sweep
+    of a list built by appends pops its cotangent's items, which must not empty the caller's
+    list (a pullback called twice with one cotangent gives the same gradient twice)."""
+    if isinstance(dy, list):
+        return [_own_lists(v) for v in dy]
+    if type(dy) is tuple:
+        return tuple(_own_lists(v) for v in dy)
+    if type(dy) is dict:
+        return {k: _own_lists(v) for k, v in dy.items()}
+    return dy
 
 
 def jvp(f, primals, tangents, wrt=None, backend="python"):

@@ -309,8 +309,8 @@ def passes_holding_on(x, w):
 
 
 def keeps_map(x):
-    m = map(cube, [x, x])  # refused: an iterator kept
-    return sum(m)
+    m = map(cube, [x, x])  # refused: an iterator kept (read twice: empty the second time)
+    return sum(m) + len(list(m))
 
 
 def keeps_generator(x):

@@ -598,6 +598,24 @@ ex("runtime.sorted_tangent(tangent, iterable, key, reverse)",
 ex("runtime.dict_get(d, key, default)", "{'u': a}.get('u', b) + {'u': a}.get('v', b) * a",
    a=S, b=V)
 ex("builtins.tuple(iterable)", "tuple([a, b])", a=S, b=S)
+ex("runtime.sort_value(seq, key, reverse, axis, kind)",
+   "np.array(C.sort_value([a, 2.0 * b, 1.0 - a], key=abs, reverse=True))", a=S, b=S)
+ex("runtime.sort_value(seq, key, reverse, axis, kind)", "C.sort_value(a * 1.0, axis=0)", a=M)
+ex("runtime.sort_value_grad(grad, seq, key, reverse, axis, kind)",
+   "np.array(C.sort_value_grad([a, 2.0 * a, b], [3.0, 1.0, 2.0]))", a=S, b=S)
+ex("runtime.sort_value_grad(grad, seq, key, reverse, axis, kind)",
+   "C.sort_value_grad(a, np.array([[3.0, 1.0, 2.0], [0.0, 2.0, -1.0]]))", a=M)
+ex("runtime.sort_value_tangent(tangent, seq, key, reverse, axis, kind)",
+   "np.array(C.sort_value_tangent([a, 2.0 * a, b], [3.0, 1.0, 2.0]))", a=S, b=S)
+ex("runtime.sort_value_tangent(tangent, seq, key, reverse, axis, kind)",
+   "C.sort_value_tangent(a, np.array([[3.0, 1.0, 2.0], [0.0, 2.0, -1.0]]), axis=0)", a=M)
+ex("runtime.reverse_value(seq)", "np.array(C.reverse_value([a, 2.0 * b, a * b]))", a=S, b=S)
+ex("runtime.reverse_grad(grad)", "np.array(C.reverse_grad([a, 2.0 * b, a * b]))", a=S, b=S)
+ex("runtime.reverse_grad(grad)", "C.reverse_grad(a * 2.0)", a=V)
+ex("numpy.ndarray.view(a)", "a.view() * a", a=M)
+ex("runtime.extend_value(seq, more)", "np.array(C.extend_value([a, 2.0 * b], [a * b]))",
+   a=S, b=S)
+ex("runtime.extend_value(seq, more)", "np.stack(C.extend_value([a], [b, a * b]))", a=V, b=V)
 ex("builtins.min(a, b)", "min(a, b)", a=S, b=S)
 ex("builtins.max(a, b)", "max(a, b)", a=S, b=S)
 for _f in ("max", "min"):

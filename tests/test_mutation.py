@@ -198,6 +198,51 @@ def list_insert_constant(x):
     return ys[0] * x[0] + ys[1] * x[1]
 
 
+def sort_in_place(a):
+    b = a * 1.0
+    b.sort()  # a permutation of b, which nobody else sees
+    return b[0]
+
+
+def sort_after_use(a):
+    c = np.array([3.0, 1.0, 2.0])  # carries no gradient, but a's gradient reads it
+    y = a * c
+    c.sort()  # the backward sweep reads the c before the sort (srcad's copy)
+    return np.sum(y) + np.sum(c)
+
+
+def list_sort_after_use(a):
+    c = [3.0, 1.0, 2.0]
+    y = np.dot(a, c)  # a's gradient reads c
+    c.sort()  # as above
+    return y + c[0]
+
+
+def list_reverse(a):
+    ys = [a[0], a[1]]
+    ys.reverse()
+    return ys[0]
+
+
+def list_sort(a):
+    ys = [a[0], a[1]]
+    ys.sort()
+    return ys[0]
+
+
+def augmented_beside_equal_expression(a):
+    b = a * 2.0
+    c = a * 2.0  # the same expression: not merged with b, which += changes
+    b += 1.0
+    return np.sum(c * a) + np.sum(b)
+
+
+def list_extend(a):
+    ys = [a[0]]
+    ys.extend([a[1]])
+    return ys[0] + ys[1]
+
+
 DIFFERENTIATED = [
     (fresh_slices, False), (fresh_loop, False), (while_loop, False),
     (view_not_read_again, False), (item_read_before, False), (copy_read_after, False),
@@ -207,6 +252,10 @@ DIFFERENTIATED = [
     (out_where, False), (copyto, False), (copyto_where, False), (add_at, False),
     (add_at_broadcast, False), (fill_constant, True), (list_append_pop, True),
     (list_item_write, True), (append_after_sum, True), (list_insert_constant, True),
+    # in-place sorts and reversals of values nobody else sees: a permutation
+    (sort_in_place, False), (sort_after_use, False), (list_sort_after_use, False),
+    (list_reverse, False), (list_sort, False), (augmented_beside_equal_expression, False),
+    (list_extend, False),
 ]
 
 
@@ -389,12 +438,6 @@ def _closure():
 write_closure = _closure()
 
 
-def sort_in_place(a):
-    b = a * 1.0
-    b.sort()  # refused
-    return b[0]
-
-
 def fill_in_place(a):
     b = a * 1.0
     b.fill(a[0])  # refused
@@ -420,13 +463,6 @@ def append_while_iterating(a):
     return s
 
 
-def sort_after_use(a):
-    c = np.array([3.0, 1.0, 2.0])  # carries no gradient, but a's gradient reads it
-    y = a * c
-    c.sort()  # refused
-    return np.sum(y) + np.sum(c)
-
-
 def fill_in_loop(a):
     b = np.zeros(3)
     s = 0.0
@@ -434,13 +470,6 @@ def fill_in_loop(a):
         s = s + np.sum(a * b)
         b.fill(float(i))  # refused
     return s
-
-
-def list_sort_after_use(a):
-    c = [3.0, 1.0, 2.0]
-    y = np.dot(a, c)  # a's gradient reads c
-    c.sort()  # refused
-    return y + c[0]
 
 
 def append_after_mean(a):
@@ -463,28 +492,36 @@ def list_insert(a):
     return ys[0] + ys[1]
 
 
-def list_extend(a):
-    ys = [a[0]]
-    ys.extend([a[1]])  # refused
-    return ys[0] + ys[1]
-
-
 def list_remove(a):
     ys = [1.0, a[0]]
     ys.remove(1.0)  # refused
     return ys[0]
 
 
-def list_reverse(a):
+def sort_second_name(a):
+    b = a * 1.0
+    c = b
+    c.sort()  # refused
+    return b[0] * c[1]
+
+
+def sort_through_view(a):
+    b = a * 1.0
+    v = b[:2]
+    b.sort()  # refused
+    return v[0] + b[0]
+
+
+def sort_argument(a):
+    a.sort()  # refused
+    return a[0]
+
+
+def reverse_list_held(a):
     ys = [a[0], a[1]]
+    zs = [ys, 1.0]
     ys.reverse()  # refused
-    return ys[0]
-
-
-def list_sort(a):
-    ys = [a[0], a[1]]
-    ys.sort()  # refused
-    return ys[0]
+    return zs[0][0] * ys[1]
 
 
 def list_slice_assign(a):
@@ -660,21 +697,19 @@ REFUSED = [
     (write_global, "global (or closure) value G", "local name"),
     (append_global, "global (or closure) value GL", "local name"),
     (write_closure, "global (or closure) value C", "local name"),
-    (sort_in_place, ".sort()", "np.sort"),
     (fill_in_place, ".fill()", "np.full_like"),
-    (sort_after_use, "changes c in place after line", "np.sort"),
     (fill_in_loop, "inside a loop", "np.full_like"),
-    (list_sort_after_use, "changes c in place after line", "sorted(ys)"),
     (append_after_mean, "changes ys in place after line", "ys = ys + [v]"),
     (pop_after_sum, "changes ys in place after line", "ys = ys[:-1]"),
     (mutate_while_iterating, "while the for loop", "copy"),
     (append_while_iterating, "while the for loop", "list(ys)"),
     (list_insert, ".insert()", "ys[:i] + [v] + ys[i:]"),
-    (list_extend, ".extend()", "ys + list(more)"),
     (list_remove, ".remove()", "comprehension"),
-    (list_reverse, ".reverse()", "ys[::-1]"),
-    (list_sort, ".sort()", "sorted(ys)"),
     (list_slice_assign, "slice of a list", "ys[:i] + new + ys[j:]"),
+    (sort_second_name, ".sort(): c is the same object", "copy()"),
+    (sort_through_view, ".sort(): b shares memory with v", "copy()"),
+    (sort_argument, ".sort() changes the argument a", "a = a.copy()"),
+    (reverse_list_held, ".reverse(): ys shares memory with zs", "copy()"),
     (list_argument_append, "the argument ys", "ys = ys.copy()"),
     (write_through_user_function, "shares memory with a", "b = b.copy()"),
     (write_through_branch, "shares memory with a", "b = b.copy()"),

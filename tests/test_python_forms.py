@@ -62,9 +62,16 @@ def test_max_and_min_ties_go_to_the_first_item_python_returns():
     np.testing.assert_allclose(srcad.grad(f)(x), [1.0, 0.0, 1.0, 0.0])
 
 
-def test_max_with_key_is_refused():
+def test_max_with_key_sends_the_gradient_to_the_item_it_picks():
     def f(x):
-        return max([x[0], x[1]], key=abs)
+        return max([x[0], x[1]], key=abs)  # more in test_python_forms2.py
+
+    np.testing.assert_allclose(srcad.grad(f)(X), numerical_grad(f, (X,)), atol=1e-8)
+
+
+def test_max_with_default_is_refused():
+    def f(x):
+        return max([x[0], x[1]], default=0.0)
 
     with pytest.raises(srcad.SrcadError, match="max"):
         srcad.grad(f)(X)

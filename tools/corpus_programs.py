@@ -30,6 +30,12 @@ CORPUS = [
     ("imyoungmin/DENN", "ODE.py"),
     ("imyoungmin/DENN", "PDE.py"),
     ("cpsource/PlayWithAI", "finance/WMT/autograd/zautograd.py"),
+    # gradient estimators for discrete variables (REINFORCE, concrete, REBAR, RELAX): estimators
+    # built from elementwise_grad, value_and_grad and make_vjp of sampled objectives
+    ("duvenaud/relax", "relax-autograd/demo_concrete.py"),
+    ("duvenaud/relax", "relax-autograd/demo_rebar.py"),
+    ("duvenaud/relax", "relax-autograd/demo_reinforce.py"),
+    ("duvenaud/relax", "relax-autograd/demo_relax.py"),
 ]
 
 

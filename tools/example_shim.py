@@ -30,6 +30,7 @@ import copy
 import importlib
 import importlib.abc
 import importlib.machinery
+import inspect
 import json
 import os
 import runpy
@@ -246,15 +247,28 @@ def _summed(fun):
     def summed(x):
         return np.sum(fun(x))
 
-    return summed
+    def summed_of_several(*args):
+        return np.sum(fun(*args))
+
+    return summed if _one_parameter(fun) else summed_of_several
+
+
+def _one_parameter(fun):
+    """Whether ``fun`` takes exactly one positional argument (as most elementwise_grad
+    targets do: their derivative is then made for a plain one-parameter function)."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) == 1 and not any(p.kind == p.VAR_POSITIONAL for p in params)
 
 
 def elementwise_grad(fun, argnum=0):
-    """The gradient of the sum of ``fun``'s outputs (autograd's definition: a vjp with ones)."""
-    if argnum != 0:
-        raise Unsupported("elementwise_grad with argnum other than 0 (the shim's limit)")
+    """The gradient of the sum of ``fun``'s outputs (autograd's definition: a vjp with ones),
+    with respect to argument ``argnum`` of as many as the call gives."""
     summed = _summed(_made(fun))
-    return _checked(summed, argnum, srcad.grad(summed, wrt=0), "elementwise")
+    return _checked(summed, argnum, srcad.grad(summed, wrt=argnum), "elementwise")
 
 
 def jacobian(fun, argnum=0):

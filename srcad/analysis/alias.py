@@ -137,8 +137,10 @@ def check(fn, analysis):
                     aliases.items_apart(other, memory, _later(stmt, fn.body, places))):
                 theirs = label(other)
                 how = "is the same object as" if other == obj.name else "shares memory with"
+                if theirs == mine:  # b = a: one object, two user names, one SSA name
+                    theirs = f"another name for {mine} (b = {mine} makes no copy)"
                 refuse(stmt, f"{what}: {mine} {how} {theirs}, which is read afterwards, "
-                       f"and Python changes {theirs} too", f"write {mine} = {mine}.copy() "
+                       "and Python changes it too", f"write {mine} = {mine}.copy() "
                        "before changing it, or build a new array (np.concatenate, np.where)")
 
     places = {}  # id of a statement -> (its block, its position there)
@@ -192,8 +194,10 @@ def _write_of(stmt, aliases):
     old = ir.Var(aliases.augmented.get(stmt.target, ""))
     if stmt.target in aliases.augmented and (aliases.an.kind(old) in (SEQ, ANY)
                                              or aliases.is_array(old)):
-        what = "np.add.at" if isinstance(value, ir.Prim) and getattr(
-            value.fn, "__name__", None) == "add_at" else "an augmented assignment (+=, *=, ...)"
+        what = getattr(getattr(value, "fn", None), "srcad_in_place", None) or (  # ys.sort()
+            "np.add.at" if isinstance(value, ir.Prim) and getattr(
+                value.fn, "__name__", None) == "add_at" else "an augmented assignment (+=, *=, "
+            "...)")
         return ir.Var(aliases.augmented[stmt.target]), stmt.target, what
     if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
         value.fn.name in MUTATORS and value.args

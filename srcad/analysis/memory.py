@@ -314,7 +314,9 @@ class Aliases:
                               self.mem(a, self.held) for a in args)
             self._set(target, fresh, fresh | contents)
             return
-        if safe_in(fn, VIEW_FUNCS) or fn is np.array and "copy" in value.kwargs:
+        copied = value.kwargs.get("copy")  # np.array(y, copy=True) always copies
+        if safe_in(fn, VIEW_FUNCS) or fn is np.array and copied is not None and not (
+                isinstance(copied, ir.Const) and copied.value is True):
             self._set(target, every, every)
             return
         if fn in (operator.add, operator.mul) and self.an.kinds.get(target) == SEQ:

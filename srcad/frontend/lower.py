@@ -18,6 +18,7 @@ filled, the ``namer``) and call one another recursively, as the syntax nests:
 :mod:`.lower_calls`         calls, ``*args``/``**kwargs``, nested functions lifted
 :mod:`.lower_callees`       callees that are values: function parameters, methods, partials
 :mod:`.lower_spread`        ``*``/``**`` in calls; ``map``, ``filter``, ``zip`` consumed at once
+:mod:`.lower_iterators`     ``it = zip(...)`` read once later; ``a, b = zip(*rows)``
 :mod:`.writes`              NumPy calls that write into an argument (functions, not a mixin)
 ==========================  ============================================================
 
@@ -41,13 +42,14 @@ from .lower_choices import Choices
 from .lower_derivatives import Derivatives
 from .lower_dicts import DictWrites
 from .lower_exprs import Expressions
+from .lower_iterators import Iterators, deferred_iterators
 from .lower_loops import Loops
 from .lower_spread import Spreads, frozen_names
 from .lower_stmts import Statements
 
 
 class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, FunctionValues,
-              Spreads, Choices, DictWrites):
+              Spreads, Iterators, Choices, DictWrites):
     """Lower one function: ``Lowerer(source, namer, flags).function(fdef, arity)``."""
 
     def __init__(self, source, namer, flags=(), fixed=None):
@@ -80,6 +82,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.iterated = {}  # counter of a ``for`` over a sequence -> the sequence atoms
         self.orders = {}  # name given a loop's check_positional -> the sequence checked
         self.positional = set()  # names of lists and tuples made by list(), sorted(), ...
+        self.deferred_at = {}  # id of ``it = zip(...)`` whose values are taken later -> it
+        self.deferred = {}  # such a name -> the call, its arguments lowered (lower_spread)
         self.env = {}
         self.out = []
 
@@ -133,6 +137,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         ``*args`` and ``**kwargs`` in one call: each becomes a parameter of its own."""
         args = fdef.args
         self.frozen, self.unpacked_only = frozen_names(fdef)
+        self.deferred_at = deferred_iterators(fdef)
         self.stores = store_counts(fdef)
         if (args.vararg or args.kwarg) and arity is None:
             raise self.error(fdef, "differentiating a function with *args or **kwargs "

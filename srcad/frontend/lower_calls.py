@@ -116,6 +116,9 @@ class Calls:
                                       {k.arg: self.expr(k.value) for k in node.keywords},
                                       node, hint)
         self.refuse_iterator(fn, node)
+        if fn in (min, max) and len(node.args) == 1 and not isinstance(
+                node.args[0], gast.Starred) and [k.arg for k in node.keywords] == ["key"]:
+            return self.extreme_by_key(fn, node)  # max(xs, key=k): the item it picks
         if fn in _COMPREHENSION_CALLS and len(node.args) == 1 and isinstance(
             node.args[0], (gast.GeneratorExp, gast.ListComp)
         ):

@@ -93,6 +93,11 @@ class Expressions:
             raise prop
         if prop is not None:
             return prop
+        if node.attr == "flat" and isinstance(node.ctx, gast.Load) and not (
+                isinstance(obj, ir.Var) and obj.name in self.classes):
+            # x.flat read (x.flat[i], for v in x.flat): x.ravel(), a view where it can be
+            # (writes through it are refused by the alias analysis, as for any view)
+            return ir.Prim(ir.Method("ravel"), [obj])
         return ir.Prim(ir.Attr(node.attr), [obj])
 
     def resolve_dotted(self, node):

@@ -79,7 +79,7 @@ class Loops:
     def for_loop(self, target, iter_node, node, body_fn, extra=()):
         """Lower ``for target in iter`` to ``for i in range(...)`` plus element reads
         (``extra``: names, beside those the body assigns, the body may change)."""
-        kind, parts = self.iteration(iter_node)
+        kind, parts, pattern, start = self.iteration(iter_node)
         if kind == "range":
             rng = ir.Prim(range, [self.expr(a) for a in parts], spelling="range")
             elements = None
@@ -97,10 +97,10 @@ class Loops:
         index_name = None
         if kind == "range" and isinstance(target, gast.Name):
             index_name = target.id
-        elif kind == "enumerate" and isinstance(target, (gast.Tuple, gast.List)) and len(
-            target.elts
-        ) == 2 and isinstance(target.elts[0], gast.Name):
-            index_name = target.elts[0].id
+        elif pattern is not None and pattern[0] == "tuple" and pattern[1][0][0] == "index" \
+                and start is None and isinstance(target, (gast.Tuple, gast.List)) and len(
+                    target.elts) == len(pattern[1]) and isinstance(target.elts[0], gast.Name):
+            index_name = target.elts[0].id  # for i, v in enumerate(xs): the counter is i
         counter = self.namer.version(index_name) if index_name else self.namer.temp("i")
         if elements is not None:
             self.iterated[counter] = (list(elements), node.lineno)
@@ -113,22 +113,10 @@ class Loops:
                     self.assign(ir.Prim(operator.getitem, [seq, Var(counter)]), None, node)
                     for seq in elements
                 ]
-                if kind == "enumerate":
-                    if index_name:
-                        self.bind_atom(target.elts[1], reads[0], node)
-                    else:
-                        pair = ir.Prim(ir.BUILD_TUPLE, [Var(counter), reads[0]])
-                        self.bind_atom(target, self.assign(pair, None, node), node)
-                elif kind == "zip" and isinstance(target, (gast.Tuple, gast.List)) and len(
-                    target.elts
-                ) == len(reads):
-                    for t, r in zip(target.elts, reads):
-                        self.bind_atom(t, r, node)
-                elif kind == "zip":
-                    self.bind_atom(target, self.assign(ir.Prim(ir.BUILD_TUPLE, reads), None,
-                                                       node), node)
-                else:
-                    self.bind_atom(target, reads[0], node)
+                index = Var(counter) if start is None else self.assign(
+                    ir.Prim(operator.add, [Var(counter), start]), "index", node)
+                self.bind_pattern(target, pattern, reads, index, node,
+                                  skip_index=index_name is not None)
             elif not index_name:
                 self.bind_atom(target, Var(counter), node)
             return body_fn()
@@ -141,27 +129,25 @@ class Loops:
                   rebound=rebound)
 
     def iteration(self, iter_node):
-        """Classify an iterable: ("range", args) or ("seq"/"enumerate"/"zip"/"reversed", atoms)."""
-        if isinstance(iter_node, gast.Call) and isinstance(iter_node.func, gast.Name) and (
-            iter_node.func.id not in self.env
-        ):
-            fn = self.lookup(iter_node.func.id, iter_node)
-            args = iter_node.args
-            if any(isinstance(a, gast.Starred) for a in args):
-                args = self.spliced(iter_node)  # zip(*pairs): pairs of a known length
-            if fn is range and not iter_node.keywords:
-                return "range", args
-            if fn is enumerate and len(args) == 1 and not iter_node.keywords:
-                return "enumerate", [self.sequence(args[0])]
-            if fn is zip and args and not iter_node.keywords:
-                return "zip", [self.sequence(a) for a in args]
-            if fn is reversed and len(args) == 1:
-                return "reversed", [self.sequence(args[0])]
-        return "seq", [self.sequence(iter_node)]
+        """Classify an iterable: ``("range", args, None, None)``, or ``(kind, sequences,
+        pattern, start)`` with ``kind`` "seq" or "reversed", ``sequences`` the atoms a step
+        indexes by position, ``pattern`` what a step yields (:meth:`bind_pattern`) and
+        ``start`` the atom an ``enumerate`` counts from (``None`` for 0). ``zip`` and
+        ``enumerate`` nest (``enumerate(zip(xs, ys), 1)``): they walk their sequences in step."""
+        iter_node = self.undefer(iter_node)  # it = zip(xs, ys); for a, b in it
+        fn, args = self.builtin_call(iter_node)
+        if fn is range and not iter_node.keywords:
+            return "range", args, None, None
+        if fn is reversed and len(args) == 1 and not iter_node.keywords:
+            return "reversed", [self.sequence(args[0])], ("item", 0), None
+        elements, starts = [], []
+        pattern = self.step_pattern(iter_node, elements, starts, (fn, args))
+        return "seq", elements, pattern, (starts[0] if starts else None)
 
     def sequence(self, node):
         node = self.consumed(node)  # map(f, xs), filter(p, xs): a list comprehension
         atom = self.expr(node)
+        node = getattr(node, "origin", node)  # an argument of a kept iterator: what it was
         if isinstance(atom, Var) and atom.name in self.dicts_built:  # for k in d: its keys
             keys = containers.dict_keys
             return self.assign(ir.Prim(keys, [atom], spelling=writes.callee_name(
@@ -198,7 +184,10 @@ class Loops:
              rebound=()):
         """Emit a Loop with a header phi for every name the body may change (``rebound``:
         those it may bind to another object, not only write into)."""
-        assigned = sorted(assigned)
+        # a name only written into (g[i] = v, g.sort()) that is not a local is a global or a
+        # closure value: no phi, so the write meets it as such (and is refused there)
+        assigned = sorted(n for n in assigned if n in self.env or n in rebound
+                          or n.startswith("\0"))
         phis = []
         for name in assigned:
             phi = ir.Phi(self.namer.version(name), [self.env.get(name), None])
@@ -326,7 +315,7 @@ def _store_names(target):
 
 def _assigned_names(stmts, subscripts=True):
     """User names assigned anywhere in ``stmts`` (comprehension variables excluded); with
-    ``subscripts``, also those written into (``d[k] = v``)."""
+    ``subscripts``, also those written into (``d[k] = v``, ``ys.sort()``)."""
     names = set()
     todo = list(stmts)
     while todo:
@@ -339,6 +328,10 @@ def _assigned_names(stmts, subscripts=True):
             root = root_name(node.value)
             if root:
                 names.add(root)
+        if subscripts and isinstance(node, gast.Expr) and isinstance(node.value, gast.Call) \
+                and isinstance(node.value.func, gast.Attribute) and isinstance(
+                    node.value.func.value, gast.Name) and node.value.func.attr in writes.COPIED:
+            names.add(node.value.func.value.id)  # ys.sort(): a new version (writes.py)
         todo.extend(gast.iter_child_nodes(node))
     return names
 

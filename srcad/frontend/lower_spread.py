@@ -31,7 +31,8 @@ from ..core.ir import Const, Var
 from ..errors import SrcadError
 from . import source as source_module
 
-CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed)
+CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed, dict,
+             frozenset)
 
 
 def star_call(fn, args, kwargs):
@@ -69,10 +70,15 @@ class Spreads:
         if not (isinstance(target, gast.Name) and target.id in self.frozen
                 and _copy(value_node)):
             return False
-        atom = self.expr(value_node.args[0])
-        items = self.known_sequence(atom, value_node.args[0])
-        if items is None:
+        build = self.lookup(value_node.func.id, value_node)
+        if build not in (list, tuple):  # list or tuple redefined: an ordinary call
             return False
+        atom = self.expr(self.consumed(value_node.args[0]))
+        items = self.known_sequence(atom, value_node.args[0])
+        if items is None:  # list(t) of a sequence whose items are not known: a plain copy
+            self.env[target.id] = self.assign(ir.Prim(build, [atom], spelling=(
+                value_node.func.id)), target.id, node)
+            return True
         build = ir.BUILD_LIST if value_node.func.id == "list" else ir.BUILD_TUPLE
         self.env[target.id] = self.assign(ir.Prim(build, list(items)), target.id, node)
         return True
@@ -202,6 +208,7 @@ class Spreads:
     def consumed(self, node):
         """``node`` with ``map(...)``/``filter(...)`` (consumed by the call it stands in)
         written as a list comprehension; other nodes as they are."""
+        node = self.undefer(node)
         if isinstance(node, gast.Call):
             node.srcad_consumed = True  # a generator called here yields all its values now
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
@@ -217,8 +224,24 @@ class Spreads:
         if fn is filter and len(node.args) == 2:
             return self._comprehension(node, node.args[0], node.args[1:], keep=True)
         if fn is zip and node.args:
-            return self._zipped(node)
+            zipped = self._zipped(node)
+            return zipped if zipped is not node else self._stepped(node)
+        if fn in (enumerate, reversed) and node.args:
+            return self._stepped(node)
         return node
+
+    def _stepped(self, node):
+        """``zip(...)``, ``enumerate(...)`` or ``reversed(...)`` consumed at once: the list
+        ``[t for t in zip(...)]`` of what it yields (a loop over it reads its sequences by
+        position, :meth:`srcad.frontend.lower_loops.Loops.iteration`)."""
+        item = self.namer.fresh("step")
+        comp = gast.comprehension(target=name_node(item, gast.Store()), iter=node, ifs=[],
+                                  is_async=0)
+        out = gast.ListComp(elt=name_node(item, gast.Load()), generators=[comp])
+        for sub in gast.walk(out):
+            if getattr(sub, "lineno", None) is None and "lineno" in sub._attributes:
+                gast.copy_location(sub, node)
+        return out
 
     def _zipped(self, node):
         """``zip(...)`` of sequences whose items srcad knows (tuples built here, displays only
@@ -280,13 +303,6 @@ class Spreads:
             if getattr(sub, "lineno", None) is None and "lineno" in sub._attributes:
                 gast.copy_location(sub, node)
         return out
-
-    def refuse_iterator(self, fn, node):
-        """``map``/``filter`` kept as an iterator (consumed later, maybe twice)."""
-        if fn in (map, filter):
-            raise self.error(node, f"{fn.__name__}(...) kept as an iterator",
-                             hint=f"consume it where it is made: list({fn.__name__}(...)), "
-                             f"sum({fn.__name__}(...)), or a for loop over it")
 
     def star_call_prim(self, fn, spelling, node):
         """``fn(*t)`` with ``t`` of a length srcad cannot know: a call of :func:`star_call`,

@@ -64,6 +64,8 @@ class Statements:
             self.bind(node.target, node.value, node)
 
     def stmt_Assign(self, node):
+        if id(node) in self.deferred_at and self.defer(node):
+            return  # it = zip(xs, ys), its values taken once, later (lower_spread)
         if len(node.targets) == 1 and isinstance(node.value, gast.Call) and (
             writes.rewrite_call(self, node.value, node.targets[0], node)
         ):
@@ -107,6 +109,8 @@ class Statements:
             for t, v in zip(target.elts, values):
                 self.bind_atom(t, v, node)
         else:
+            if self.unzipped(target, value_node, node):  # a, b = zip(*rows), rows unknown
+                return
             if isinstance(target, (gast.Tuple, gast.List)):
                 value_node = self.consumed(value_node)  # a, b = zip(*pairs), map(...)
             self.bind_atom(target, self.expr(value_node), node)
@@ -128,6 +132,10 @@ class Statements:
             obj = self.expr(target.value)
             if isinstance(obj, Const) and isinstance(target.value, gast.Name):
                 writes.refuse_global_write(self, node, target.value.id)
+            if isinstance(target.value, gast.Attribute) and target.value.attr == "flat":
+                raise self.error(node, "writing through x.flat", hint="index the array "
+                                 "itself: y[np.unravel_index(i, y.shape)] = v (or y = "
+                                 "y.ravel().copy(); y[i] = v; y = y.reshape(shape))")
             if not isinstance(obj, Var) or not isinstance(target.value, gast.Name):
                 raise self.error(node, "assignment into a subscript of an expression",
                                  hint="assign into a named array: y[i] = v")

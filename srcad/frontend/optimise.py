@@ -110,9 +110,10 @@ def common_subexpressions(fn: ir.Function) -> ir.Function:
     """``t = x ** 2`` computed twice (the user wrote it twice) is computed once: the second
     name becomes a copy of the first, which the sweeps and tidy fold away. Only arithmetic,
     NumPy ufuncs and ``math`` functions of names and literals, and only in functions that
-    change nothing in place (two names for one array would then differ from two arrays)."""
-    if not _effect_free(fn.body):
-        return fn
+    change nothing in place (two names for one array would then differ from two arrays; an
+    augmented assignment ``y += v`` or ``ys.sort()`` changes its object too)."""
+    if not _effect_free(fn.body) or getattr(fn, "augmented", None):
+        return fn  # y += v, ys.sort(): Python changes the object, and the merged name with it
     _cse_block(fn.body, {})
     return fn
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..core import ir
 from ..errors import MutationError
-from ..runtime import numpy_helpers
+from ..runtime import containers, numpy_helpers
 
 #: functions that change an argument in place, and what to write instead
 REFUSED = {
@@ -90,6 +90,8 @@ def _whole(name_node, like):
 def rewrite_call(lw, call, target, node):
     """Lower a statement ``call`` (or ``target = call``) that writes into an argument;
     True when done, False when the call is an ordinary one."""
+    if target is None and _in_place_copy(lw, call, node):
+        return True
     keywords = {k.arg: k.value for k in call.keywords}
     fn = _resolve(lw, call.func) if isinstance(call.func, (gast.Name, gast.Attribute)) else None
     if "out" in keywords:
@@ -124,6 +126,60 @@ def rewrite_call(lw, call, target, node):
         lw.augmented[after.name] = before.name  # NumPy changes y itself
         return True
     return False
+
+
+#: in-place methods read as a new version of their object (:func:`_in_place_copy`)
+COPIED = ("sort", "reverse", "extend")
+#: ``ys.sort(...)``'s parameters by position: an array's (a list's takes keywords only)
+_SORT_POSITIONAL = ("axis", "kind")
+_SORT_KEYWORDS = ("key", "reverse", "axis", "kind")
+
+
+def _in_place_copy(lw, call, node):
+    """``ys.sort(...)``, ``ys.reverse()`` or ``ys.extend(more)`` on a local name (not an object
+    of a known class): ``ys = sort_value(ys, ...)``, the sorted copy (``reverse_value``,
+    ``extend_value``), read as a write into ``ys`` (like ``ys +=
+    v``: the alias analysis refuses it where another name, an argument or a global shares
+    the object). Whether it was."""
+    func = call.func
+    if not (isinstance(func, gast.Attribute) and func.attr in COPIED
+            and isinstance(func.value, gast.Name) and func.value.id in lw.env
+            and isinstance(lw.env[func.value.id], ir.Var)
+            and func.value.id not in lw.classes
+            and not any(isinstance(a, gast.Starred) for a in call.args)):
+        return False
+    args = []
+    if func.attr == "reverse":
+        if call.args or call.keywords:
+            return False
+        helper, kwargs = containers.reverse_value, {}
+    elif func.attr == "extend":
+        if len(call.args) != 1 or call.keywords:
+            return False
+        helper, kwargs = containers.extend_value, {}
+        more = lw.expr(lw.consumed(call.args[0]))  # its items, taken now (a generator's too)
+        args = [lw.assign(ir.Prim(list, [more], spelling=lw.bound_name(list, "as_list")),
+                          "more", node)]
+    else:
+        if len(call.args) > len(_SORT_POSITIONAL) or any(
+                k.arg not in _SORT_KEYWORDS for k in call.keywords):
+            return False  # order=, **kw: the method as written (refused where it matters)
+        helper = containers.sort_value
+        kwargs = {p: lw.expr(a) for p, a in zip(_SORT_POSITIONAL, call.args)}
+        for k in call.keywords:
+            if k.arg in kwargs:
+                return False
+            kwargs[k.arg] = lw.expr(k.value)
+    name = func.value.id
+    before = lw.env[name]
+    prim = ir.Prim(helper, [before, *args], kwargs, spelling=callee_name(lw, helper,
+                                                                          helper.__name__))
+    after = lw.assign(prim, name, node)
+    lw.env[name] = after
+    lw.augmented[after.name] = before.name  # Python changes ys itself
+    if before.name in lw.positional or before.name in lw.lists or before.name in lw.lists_made:
+        lw.positional.add(after.name)  # still a list
+    return True
 
 
 def _spelled(node):

@@ -389,6 +389,8 @@ defmethod("reshape", np.ndarray.reshape)
 defvjp(np.ndarray.reshape, "a, *shape, order=None, copy=None", a="grad_reshape(g, a, order)",
        kind="array")
 defmethod("flatten", np.ndarray.flatten)
+defmethod("view", np.ndarray.view)  # x.view(): the whole array (a dtype: no rule, refused)
+defvjp(np.ndarray.view, "a", a="g", kind="array", jvp=dict(a="t"))
 defvjp(np.ndarray.flatten, "a, order=None", a="grad_reshape(g, a, order)", kind="array")
 defmethod("astype", np.ndarray.astype)
 defvjp(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True, copy=True",

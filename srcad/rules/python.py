@@ -46,6 +46,16 @@ defvjp(builtins.tuple, "iterable=()", iterable="seq_grad(g, iterable)")
 defvjp(builtins.sorted, "iterable, *, key=None, reverse=False", zero=("key", "reverse"),
        iterable="sorted_grad(g, iterable, key, reverse)",
        jvp={"iterable": "sorted_tangent(t, iterable, key, reverse)"})
+# ys.sort(), ys.reverse() on a local list or array nobody else sees: a permutation (frontend)
+defvjp(containers.sort_value, "seq, key=None, reverse=False, axis=-1, kind=None",
+       zero=("key", "reverse", "axis", "kind"),
+       seq="sort_value_grad(g, seq, key, reverse, axis, kind)",
+       jvp={"seq": "sort_value_tangent(t, seq, key, reverse, axis, kind)"})
+defvjp(containers.reverse_value, "seq", seq="reverse_grad(g)", jvp={"seq": "reverse_grad(t)"})
+defvjp(containers.reverse_grad, "grad", grad="reverse_grad(g)", jvp={"grad": "reverse_grad(t)"})
+defvjp(containers.extend_value, "seq, more", seq="split_concat(g, seq, True)",
+       more="split_concat(g, seq, False)", jvp={"seq": "concat_tangent(t, zeros_like(more))",
+                                                "more": "concat_tangent(zeros_like(seq), t)"})
 # max(a, b) is b only when b > a, min(a, b) only when b < a (ties and NaN: a), as Python does
 defvjp(builtins.min, "a, b", a="0.0 if b < a else g", b="g if b < a else 0.0")
 defvjp(builtins.max, "a, b", a="0.0 if b > a else g", b="g if b > a else 0.0")
@@ -61,6 +71,8 @@ for _extremum, _which in ((builtins.max, "which_max"), (builtins.min, "which_min
             jvp={v: f"t if {_which}({_items}) == {k} else 0.0 * t"
                  for k, v in enumerate(_names)})
 del _n, _names, _items  # (_extremum stays: tools/gen_rules_doc.py reads the loop)
+nondiff(operator.index)  # enumerate(xs, start): the start, an integer
+nondiff(containers.extreme_index)  # max(xs, key=k): which item (read by position)
 nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.bool,
         builtins.isinstance, builtins.print, builtins.type, builtins.any, builtins.all)
 # no rule, on purpose: zip/enumerate as values, str/repr (a number through a string) are
@@ -84,7 +96,9 @@ for _grad, _tangent, _params in (
         (containers.items_grad, containers.items_tangent, "d"),
         (containers.get_grad, containers.get_tangent, "d, key"),
         (containers.dict_of_grad, containers.dict_of_tangent, "mapping"),
-        (containers.sorted_grad, containers.sorted_tangent, "iterable, key=None, reverse=False")):
+        (containers.sorted_grad, containers.sorted_tangent, "iterable, key=None, reverse=False"),
+        (containers.sort_value_grad, containers.sort_value_tangent,
+         "seq, key=None, reverse=False, axis=-1, kind=None")):
     _passed = ", ".join(p.split("=")[0] for p in _params.split(", "))
     for _fn, _other in ((_grad, _tangent), (_tangent, _grad)):
         _first = "grad" if _fn is _grad else "tangent"

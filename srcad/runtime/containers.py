@@ -207,3 +207,93 @@ def _zeros(value):
     if isinstance(value, dict):
         return {k: _zeros(v) for k, v in value.items()}
     return np.zeros(np.shape(value)) if np.ndim(value) else 0.0
+
+
+# ---------------------------------------------------------------- ys.sort(), ys.reverse()
+
+
+@helper("runtime")
+def sort_value(seq, key=None, reverse=False, axis=-1, kind=None):
+    """What ``seq.sort(...)`` leaves in ``seq``, made on a copy: srcad reads ``ys.sort()`` on a
+    local list or array as ``ys = sort_value(ys)``, a write into ``ys`` that nobody else may
+    see (the alias analysis checks it like ``ys += v``)."""
+    if isinstance(seq, list):
+        if axis != -1 or kind is not None:
+            raise TypeError("list.sort() takes key= and reverse= only")
+        out = list(seq)
+        out.sort(key=key, reverse=reverse)
+        return out
+    if isinstance(seq, np.ndarray) or duck_array(seq):
+        if key is not None or reverse:
+            raise TypeError("an array's .sort() takes no key= or reverse=")
+        out = seq.copy()
+        out.sort(axis=axis, kind=kind)
+        return out
+    raise TypeError(f"srcad reads .sort() as a list's or an array's, not a "
+                    f"{type(seq).__name__}'s")
+
+
+def _array_order(seq, axis):
+    return np.argsort(seq, axis=axis, kind="stable")
+
+
+@helper("runtime")
+def sort_value_grad(grad, seq, key=None, reverse=False, axis=-1, kind=None):
+    """The gradient of ``seq`` from that of :func:`sort_value`: each item's back at its place
+    (a permutation: an array's along ``axis``)."""
+    if isinstance(seq, list):
+        return sorted_grad(grad, seq, key, reverse)
+    out = np.zeros(np.shape(seq))
+    np.put_along_axis(out, _array_order(seq, axis), np.asarray(grad, dtype=float), axis)
+    return out
+
+
+@helper("runtime")
+def sort_value_tangent(tangent, seq, key=None, reverse=False, axis=-1, kind=None):
+    """The tangent of :func:`sort_value` from ``seq``'s: its items in sorted order."""
+    if isinstance(seq, list):
+        return sorted_tangent(tangent, seq, key, reverse)
+    return np.take_along_axis(np.asarray(tangent), _array_order(seq, axis), axis)
+
+
+@helper("runtime")
+def reverse_value(seq):
+    """What ``seq.reverse()`` leaves in the list ``seq``, made on a copy (as
+    :func:`sort_value` is)."""
+    if not isinstance(seq, list):
+        raise TypeError(f"srcad reads .reverse() as a list's, not a {type(seq).__name__}'s")
+    return seq[::-1]
+
+
+@helper("runtime")
+def reverse_grad(grad):
+    """The gradient (or tangent) of a reversed list: ``grad`` in the other order (its own
+    adjoint)."""
+    if isinstance(grad, np.ndarray):
+        return grad[::-1]
+    return list(grad)[::-1]
+
+
+@helper("runtime")
+def extend_value(seq, more):
+    """What ``seq.extend(more)`` leaves in the list ``seq`` (``more`` a list of the items),
+    made on a copy (as :func:`sort_value` is)."""
+    if not isinstance(seq, list):
+        raise TypeError(f"srcad reads .extend() as a list's, not a {type(seq).__name__}'s")
+    return seq + more
+
+
+for _fn, _name in ((sort_value, ".sort()"), (reverse_value, ".reverse()"),
+                   (extend_value, ".extend()")):
+    _fn.srcad_in_place = _name  # named so in a refusal (srcad.analysis.alias)
+del _fn, _name
+
+
+@helper("runtime")
+def extreme_index(items, key, largest):
+    """The position of the item ``max(items, key=key)`` returns (``min`` unless ``largest``):
+    ``key`` called once per item, in order, and the keys compared as Python's ``max``
+    compares them (the first of equal ones). No derivative: the choice is piecewise constant."""
+    keys = [key(item) for item in items]
+    pick = max if largest else min
+    return pick(range(len(keys)), key=keys.__getitem__)
