@@ -53,6 +53,8 @@ from .jacobians import (
     jacfwd,
     jacobian,
     jacrev,
+    make_jvp,
+    make_vjp,
 )
 from .nested import JvpOf as _JvpOf  # noqa: F401 - srcad.jvp called inside differentiated code
 from .pytrees import register_pytree
@@ -73,7 +75,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "jacfwd", "jacrev", "hessian", "hvp",
-    "elementwise_grad", "hessian_vector_product",
+    "elementwise_grad", "hessian_vector_product", "make_vjp", "make_jvp",
     "compare", "graph", "tape", "check", "source", "ssa", "clear_cache", "extend", "stop_gradient",
     "register_pytree",
     "SrcadError", "UnsupportedSyntaxError", "MutationError", "SourceUnavailableError",

@@ -145,3 +145,16 @@ def test_optimisers_follow_autograds(name):
 def test_check_grads_as_autograd_calls_it():
     check_grads(f, modes=["rev"])(X, Y)
     check_grads(softplus, order=1)(0.4)
+
+
+@pytest.mark.parametrize("argnum", [0, 1])
+def test_make_vjp_and_make_jvp(argnum):
+    pullback, value = srcad.make_vjp(f, argnum)(X, Y)
+    ag_pullback, ag_value = autograd.make_vjp(ag_f, argnum)(X, Y)
+    assert value == pytest.approx(ag_value, rel=1e-15)
+    np.testing.assert_allclose(pullback(1.5), ag_pullback(1.5), rtol=1e-12)
+    v = np.array([0.3, -0.2, 1.0])
+    value, tangent = srcad.make_jvp(f, argnum=argnum)(X, Y)(v)
+    ag_value, ag_tangent = autograd.make_jvp(ag_f, argnum)(X, Y)(v)
+    assert value == pytest.approx(ag_value, rel=1e-15)
+    assert tangent == pytest.approx(ag_tangent, rel=1e-12)

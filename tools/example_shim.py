@@ -311,7 +311,8 @@ def _unsupported(name):
 OPERATORS = {"grad": grad, "value_and_grad": value_and_grad,
              "elementwise_grad": elementwise_grad, "jacobian": jacobian, "hessian": hessian,
              "hessian_vector_product": hessian_vector_product}
-for _name in ("make_vjp", "make_jvp", "vector_jacobian_product", "make_hvp", "grad_named",
+OPERATORS.update(make_vjp=srcad.make_vjp, make_jvp=srcad.make_jvp)
+for _name in ("vector_jacobian_product", "make_hvp", "grad_named",
               "holomorphic_grad", "checkpoint", "multigrad_dict", "make_ggnvp", "deriv",
               "tensor_jacobian_product", "make_jvp_reversemode"):
     OPERATORS[_name] = _unsupported(_name)
