@@ -755,9 +755,9 @@ ex("numpy_helpers.grad_take(value, a, indices, axis)", "H.grad_take(w, a, [0, 2,
    w=M, a=(2, 4))
 ex("numpy_helpers.grad_take_along_axis(value, arr, indices, axis)",
    "H.grad_take_along_axis(w, a, np.array([[0, 0], [2, 1]]), 1)", w=(2, 2), a=M)
-ex("numpy_helpers.grad_quantile(value, a, q, axis, keepdims, method)",
+ex("numpy_helpers.grad_quantile(value, a, q, axis, keepdims, method, nan)",
    "H.grad_quantile(w, a, [0.2, 0.5], 1)", w=(2, 2), a=(2, 4))
-ex("numpy_helpers.tangent_quantile(value, a, q, axis, keepdims, method)",
+ex("numpy_helpers.tangent_quantile(value, a, q, axis, keepdims, method, nan)",
    "H.tangent_quantile(w, a, 0.4, 0, True)", w=(4, 2), a=(4, 2))
 ex("numpy_helpers.grad_interp_fp(value, x, xp, left, right)",
    "H.grad_interp_fp(w, 2.0 * x, [-1.0, 0.0, 1.0], None, 0.5)", w=(4,), x=(4,))
@@ -919,6 +919,24 @@ if hasattr(np, "unstack"):
     ex("numpy.unstack(x, axis)", "np.unstack(x, axis=1)[0] * np.unstack(x, axis=1)[2]", x=M)
     ex(HS + "grad_unstack(value, x, pieces, axis)",
        "H.grad_unstack([u, 0.0], np.ones((2, 3)), [np.ones(3), np.ones(3)], 0)", u=V)
+
+# ---------------------------------------------------------------- nan quantiles
+NANS = "np.where(np.array([[0, 1, 0, 0], [1, 1, 1, 1], [0, 0, 1, 0]]) == 1, np.nan, 0.0)"
+NQ = "numpy.nanquantile(a, q, axis, out, method, keepdims)"
+ex(NQ, f"np.nan_to_num(np.nanquantile(a + {NANS}, 0.3, axis=1))", a=(3, 4))
+ex(NQ, f"np.nan_to_num(np.nanquantile(a + {NANS}, [0.1, 0.7], axis=1, keepdims=True))", a=(3, 4))
+ex(NQ, f"np.nanquantile(a + {NANS}, 0.4)", a=(3, 4))
+ex(NQ, "np.nanquantile(a, 0.25, axis=0)", a=M)
+ex("numpy.nanpercentile(a, q, axis, out, method, keepdims)",
+   f"np.nan_to_num(np.nanpercentile(a + {NANS}.T, 60.0, axis=0))", a=(4, 3))
+NM = "numpy.nanmedian(a, axis, out, keepdims)"
+ex(NM, f"np.nanmedian(a + {NANS}[0])", a=(4,))
+ex(NM, f"np.nanmedian(a + {NANS}[::2], axis=1)", a=(2, 4))
+ex(NM, "np.nanmedian(a, axis=0, keepdims=True)", a=M)
+ex("numpy_helpers.grad_quantile(value, a, q, axis, keepdims, method, nan)",
+   f"H.grad_quantile(w, a + {NANS}[:2], [0.2, 0.5], 1, False, None, True)", w=(2, 2), a=(2, 4))
+ex("numpy_helpers.tangent_quantile(value, a, q, axis, keepdims, method, nan)",
+   f"H.tangent_quantile(w, a + {NANS}[:2], 0.4, 1, True, None, True)", w=(2, 4), a=(2, 4))
 
 NO_FORWARD = set()
 
