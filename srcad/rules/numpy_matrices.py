@@ -127,7 +127,7 @@ def _cov_grad(gc):
 
 
 defvjp(np.cov, "m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, "
-       "*, dtype=None", m=_cov_grad(G2), kind="array",
+       "*, dtype=None", m=_cov_grad(G2), kind="array", zero=("rowvar", "bias", "ddof"),
        jvp=dict(m=f"np.reshape({COV_T}, np.shape(ans))"))
 
 C = f"(({XC} * {WF}) @ np.transpose({XC}))"
@@ -152,7 +152,7 @@ def _for_corrcoef(template):
 
 
 defvjp(np.corrcoef, "x, y=None, rowvar=True, *, dtype=None", x=_for_corrcoef(_cov_grad(GC)),
-       kind="array", jvp=dict(x=f"np.reshape({_for_corrcoef(CORR_T)}, np.shape(ans))"))
+       kind="array", zero="rowvar", jvp=dict(x=f"np.reshape({_for_corrcoef(CORR_T)}, np.shape(ans))"))
 defvjp(A.cov_rows, "m, y=None, rowvar=True", zero=("y", "rowvar"), kind="array",
        m="grad_cov_rows(g, m, y, rowvar)", jvp=dict(m="cov_rows(t, None if y is None else "
                                                       "np.zeros(np.shape(y)), rowvar)"))
