@@ -246,8 +246,9 @@ EIGH_GRAD = (f"(np.triu({EIGH_SYM}) + np.triu({SWAP.format(EIGH_SYM)}, 1) "
 EFFECTIVE_T = (f"(np.triu(t) + {SWAP.format('np.triu(t, 1)')} if UPLO in ('U', 'u') else "
                f"np.tril(t) + {SWAP.format('np.tril(t, -1)')})")
 EIGH_INNER = f"({SWAP.format('ans[1]')} @ {EFFECTIVE_T} @ ans[1])"
+EIGH_TANGENT = f"(np.diagonal({EIGH_INNER}, 0, -2, -1), ans[1] @ ({GAPS} * {EIGH_INNER}))"
 defvjp(np.linalg.eigh, "a, UPLO=None", a=EIGH_GRAD, kind="seq", zero="UPLO",
-       jvp=dict(a=f"(np.diagonal({EIGH_INNER}, 0, -2, -1), ans[1] @ ({GAPS} * {EIGH_INNER}))"))
+       jvp=dict(a=EIGH_TANGENT))
 # Moore-Penrose inverse P (its derivative where the rank does not change)
 PINV_GRAD = ("np.swapaxes(-(ans @ np.swapaxes(g, -1, -2) @ ans) + ans @ np.swapaxes(ans, -1, -2)"
              " @ g @ (np.eye(np.shape(a)[-2]) - a @ ans) + (np.eye(np.shape(a)[-1]) - ans @ a)"

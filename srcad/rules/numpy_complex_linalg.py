@@ -32,6 +32,7 @@ Imports ``srcad.rules``, ``srcad.runtime`` (and nothing above its layer).
 import numpy as np
 
 from ..runtime import numpy_helpers as H
+from . import numpy_matrices as _matrices  # noqa: F401  (marked below)
 from . import numpy_second as _second
 from .numpy_complex import defcomplex, holomorphic
 from .registry import defvjp, nondiff
@@ -105,9 +106,9 @@ EIGH_M = (f"({VEC} @ gauge_check({EYE_W} * np.real(broadcast_as(g[0], ans[0]))[.
 EIGH_SYM = f"(0.5 * ({EIGH_M} + {HERM.format(EIGH_M)}))"
 EIGH_BAR = (f"(np.triu({EIGH_SYM}) + np.triu({EIGH_SYM}, 1) if UPLO in ('U', 'u') else "
             f"np.tril({EIGH_SYM}) + np.tril({EIGH_SYM}, -1))")
-defcomplex(np.linalg.eigh, "a, UPLO=None", a=f"np.conj({EIGH_BAR})", zero="UPLO",
-           jvp=dict(a=f"(np.real(np.sum({EYE_W} * {EIGH_P}, axis=-1)), "
-                      f"{VEC} @ ({GAPS} * {EIGH_P}))"))
+EIGH_GRAD = f"np.conj({EIGH_BAR})"
+EIGH_TANGENT = f"(np.real(np.sum({EYE_W} * {EIGH_P}, axis=-1)), {VEC} @ ({GAPS} * {EIGH_P}))"
+defcomplex(np.linalg.eigh, "a, UPLO=None", a=EIGH_GRAD, zero="UPLO", jvp=dict(a=EIGH_TANGENT))
 
 # the phase check of the gradients above (and of eig's): the identity on its value
 defvjp(H.gauge_check, "value, j, k=0.0", value="g", zero=("j", "k"), complex_ok=True,
@@ -138,3 +139,37 @@ defcomplex(np.linalg.norm, "x, ord=None, axis=None, keepdims=False",
            jvp=dict(x=f"np.sum(np.real({NORM_BAR.format(g='1.0')} * t), axis=axis, "
                       "keepdims=keepdims)"), real_out=True)
 nondiff(H.norm_axes, H.norm_by_svd)
+
+# ---------------------------------------------------------------- cholesky
+# A = L L^H with a real positive diagonal: dL = L Phi(L^-1 dA L^-H), Phi the lower triangle
+# with half the diagonal; so the (Hermitian) cotangent is L^-H Phi(L^H G) L^-1, symmetrised:
+# the real rule with conjugate transposes, conjugated on the way in and out
+UPPER = "cholesky_upper(ans, upper)"
+LOW = f"({HERM.format('ans')} if {UPPER} else ans)"
+HALF_EYE = "(1.0 - 0.5 * np.eye(np.shape(ans)[-1]))"
+GB_LOW = f"({HERM.format('np.conj(g)')} if {UPPER} else np.conj(g))"
+CHOL_BAR = (f"{HERM.format(f'np.linalg.inv({LOW})')} @ (np.tril({HERM.format(LOW)} @ {GB_LOW}) "
+            f"* {HALF_EYE}) @ np.linalg.inv({LOW})")
+CHOL_T = (f"{LOW} @ (np.tril(np.linalg.inv({LOW}) @ (0.5 * (t + {HERM.format('t')})) @ "
+          f"{HERM.format(f'np.linalg.inv({LOW})')}) * {HALF_EYE})")
+defcomplex(np.linalg.cholesky, "a, upper=False", zero="upper",
+           a=f"np.conj(0.5 * (({CHOL_BAR}) + {HERM.format(CHOL_BAR)}))",
+           jvp=dict(a=f"({HERM.format(CHOL_T)} if {UPPER} else {CHOL_T})"))
+
+# ---------------------------------------------------------------- pinv
+# dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P (the rank unchanged): the real
+# rule with conjugate transposes
+EYE_M, EYE_N = "np.eye(np.shape(a)[-2])", "np.eye(np.shape(a)[-1])"
+GB = "np.conj(g)"
+PINV_BAR = HERM.format(f"-(ans @ {HERM.format(GB)} @ ans) + ans @ {HERM.format('ans')} @ {GB} @ "
+                       f"({EYE_M} - a @ ans) + ({EYE_N} - ans @ a) @ {GB} @ "
+                       f"{HERM.format('ans')} @ ans")
+defcomplex(np.linalg.pinv, "a", a=f"np.conj({PINV_BAR})",
+           jvp=dict(a=f"-(ans @ t @ ans) + ans @ {HERM.format('ans')} @ {HERM.format('t')} @ "
+                      f"({EYE_M} - a @ ans) + ({EYE_N} - ans @ a) @ {HERM.format('t')} @ "
+                      f"{HERM.format('ans')} @ ans"))
+
+# ---------------------------------------------------------------- powers and chains
+# (srcad/rules/numpy_matrices.py: transposes, no conjugates; complex-linear in each factor)
+holomorphic(np.linalg.matrix_power, np.linalg.multi_dot, H.grad_multi_dot, H.multi_dot_tangent,
+            H.multi_dot_hvp, H.multi_dot_d2)

@@ -152,7 +152,8 @@ def _for_corrcoef(template):
 
 
 defvjp(np.corrcoef, "x, y=None, rowvar=True, *, dtype=None", x=_for_corrcoef(_cov_grad(GC)),
-       kind="array", zero="rowvar", jvp=dict(x=f"np.reshape({_for_corrcoef(CORR_T)}, np.shape(ans))"))
+       kind="array", zero="rowvar",
+       jvp=dict(x=f"np.reshape({_for_corrcoef(CORR_T)}, np.shape(ans))"))
 defvjp(A.cov_rows, "m, y=None, rowvar=True", zero=("y", "rowvar"), kind="array",
        m="grad_cov_rows(g, m, y, rowvar)", jvp=dict(m="cov_rows(t, None if y is None else "
                                                       "np.zeros(np.shape(y)), rowvar)"))
