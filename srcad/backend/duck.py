@@ -13,6 +13,11 @@ same number for every element), rewritten here on the tree:
   ``np.ones_like(x, dtype=np.result_type(v)) * v`` (the same numbers and type, chunked like
   ``x``).
 
+* ``math.cos(v)`` (and every function of ``math`` that NumPy has as a ufunc of the same
+  name): the analysis takes a reduction over every axis for a number, but on duck arrays it
+  is a 0-d array, which ``math`` would compute (a Dask one) or refuse (a CuPy one); the ufunc
+  keeps it in its library. On a Python number it gives the same number as ``math``'s.
+
 Code made for NumPy arrays never passes through here.
 
 Imports only ``srcad.transform.nodes``.
@@ -21,6 +26,8 @@ Imports only ``srcad.transform.nodes``.
 from __future__ import annotations
 
 import ast
+
+import numpy as np
 
 from ..transform.nodes import attr, call
 
@@ -58,6 +65,11 @@ class _Spread(ast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        fn = node.func
+        if (isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name)
+                and fn.value.id == "math" and isinstance(getattr(np, fn.attr, None), np.ufunc)):
+            return ast.copy_location(ast.Call(func=attr(self.np_name, fn.attr), args=node.args,
+                                              keywords=node.keywords), node)
         if self._np_call(node, "full", 2):
             shape, value = node.args
             like = self._shape_of(shape)

@@ -14,31 +14,49 @@ helper are each other's adjoints, so each one's rule is the other (second deriva
 ``np.linalg.multi_dot`` is multilinear: its gradient, its tangent and their derivatives are
 sums of the same chain of products with some factors replaced (:func:`_product`).
 
-Imports only ``srcad.errors``, ``srcad.runtime.registry`` and ``srcad.runtime.numpy_common``.
+Imports only ``srcad.errors``, ``srcad.runtime.registry``, ``srcad.runtime.arrays`` and
+``srcad.runtime.numpy_common``.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import MissingRuleError
+from . import arrays as _lib
 from .numpy_common import _asarray, _match
 from .registry import helper
 
 
+def _indices(x, rule):
+    """``x`` as NumPy integers: an operand that only says where elements go; another
+    library's array there would have to be computed: refused, naming the library."""
+    if _lib.is_duck(x):
+        raise _lib.refuse(x, rule, "pass the indices as a NumPy array (compute them first)")
+    return x
+
+
 def _ids(x, start):
     """``x``'s elements numbered from ``start``, in ``x``'s shape."""
-    n = int(np.size(x))
+    n = math.prod(np.shape(x))  # (np.size of a Dask array would compute it)
     return np.arange(start, start + n).reshape(np.shape(x)), start + n
 
 
 def _gather(g, ids, start, like):
     """The gradient of the operand whose ids start at ``start`` (shaped like ``like``): ``g``
-    added back to the elements the result took from it."""
+    added back to the elements the result took from it. The ids are NumPy integers (made from
+    shapes); ``g`` may be another library's array: then only takes and products of it, so a
+    Dask gradient stays lazy."""
     ids = np.asarray(ids)
-    flat = np.reshape(np.broadcast_to(np.asarray(g), ids.shape), -1)
+    size = math.prod(np.shape(like))
+    if _lib.is_duck(g):
+        flat = np.reshape(g if np.shape(g) == ids.shape else g * np.ones(ids.shape), (-1,))
+        return _match(np.reshape(_gather_lazily(flat, ids.reshape(-1), start, size),
+                                 np.shape(like)), like)
+    flat = np.reshape(np.broadcast_to(np.asarray(g), ids.shape), (-1,))
     ids = ids.reshape(-1)
-    size = int(np.size(like))
     inside = (ids >= start) & (ids < start + size)
     dtype = np.result_type(flat, float)
     if dtype.kind == "c":
@@ -47,6 +65,26 @@ def _gather(g, ids, start, like):
     else:
         out = np.bincount(ids[inside] - start, flat[inside].astype(float), size)
     return _match(np.reshape(out, np.shape(like)), like)
+
+
+def _gather_lazily(flat, ids, start, size):
+    """:func:`_gather` by takes: element ``k`` of the operand is the sum over its copies
+    ``j`` of ``flat[where[k, j]]`` (masked where it has fewer copies)."""
+    inside = np.nonzero((ids >= start) & (ids < start + size))[0]
+    local = ids[inside] - start
+    order = np.argsort(local, kind="stable")
+    local, inside = local[order], inside[order]
+    counts = np.bincount(local, minlength=size)
+    rank = np.arange(local.size) - (np.cumsum(counts) - counts)[local]
+    copies = int(counts.max(initial=0))
+    where = np.zeros((size, max(copies, 1)), dtype=np.intp)
+    mask = np.zeros((size, max(copies, 1)))
+    where[local, rank] = inside
+    mask[local, rank] = 1.0
+    out = np.take(flat, where[:, 0]) * mask[:, 0]
+    for j in range(1, copies):
+        out = out + np.take(flat, where[:, j]) * mask[:, j]
+    return out
 
 
 # ---------------------------------------------------------------- np.insert
@@ -61,7 +99,7 @@ def grad_insert(value, arr, obj, values, axis=None, which=0):
     """Gradient of ``np.insert(arr, obj, values, axis)`` into ``arr`` (``which`` 0) or into
     ``values`` (1; a value inserted at several places gets each one's gradient)."""
     ids = _insert_ids(arr, obj, values, axis)
-    return _gather(value, ids, 0 if which == 0 else int(np.size(arr)),
+    return _gather(value, ids, 0 if which == 0 else math.prod(np.shape(arr)),
                    arr if which == 0 else values)
 
 
@@ -74,6 +112,7 @@ def _choices(choices):
 def grad_choose(value, a, choices, mode="raise"):
     """Gradient of ``np.choose(a, choices, mode=mode)``: for a list of choices, a list of
     their gradients; for an array of choices, one array."""
+    _indices(a, "np.choose")
     listed = _choices(choices)
     if listed is None:
         ids, _ = _ids(choices, 0)
@@ -84,11 +123,15 @@ def grad_choose(value, a, choices, mode="raise"):
         ids, start = _ids(c, start)
         numbered.append(ids)
     out = np.choose(a, numbered, mode=mode)
-    starts = np.cumsum([0] + [int(np.size(c)) for c in listed])
+    starts = np.cumsum([0] + [math.prod(np.shape(c)) for c in listed])
     return [_gather(value, out, int(s), c) for s, c in zip(starts, listed)]
 
 
 # ---------------------------------------------------------------- np.block
+def _duck(x):
+    return _lib.is_duck(x)
+
+
 def _block_ids(arrays, start):
     if isinstance(arrays, list):
         out = []
@@ -106,7 +149,7 @@ def _block_grads(flat, arrays, start):
             grad, start = _block_grads(flat, item, start)
             out.append(grad)
         return out, start
-    n = int(np.size(arrays))
+    n = math.prod(np.shape(arrays))
     return _match(np.reshape(flat[start:start + n], np.shape(arrays)), arrays), start + n
 
 
@@ -117,6 +160,10 @@ def grad_block(value, arrays):
     numbered, total = _block_ids(arrays, 0)
     out = np.block(numbered)
     ids = out.reshape(-1)
+    if _duck(value):  # each element once: a take by the inverse order (lazy)
+        g = np.reshape(value if np.shape(value) == out.shape else value * np.ones(out.shape),
+                       (-1,))
+        return _block_grads(np.take(g, np.argsort(ids)), arrays, 0)[0]
     g = np.reshape(np.broadcast_to(np.asarray(value), out.shape), -1)
     flat = np.zeros(total, dtype=np.result_type(g, float))
     flat[ids] = g
@@ -332,6 +379,10 @@ def cov_weights(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aw
 def lstsq_check(value, rank, a):
     """``value``, once checked that ``a`` had full rank in ``np.linalg.lstsq`` (the solution
     of a rank-deficient problem jumps as the rank changes: no derivative)."""
+    if _lib.is_duck(rank):  # the rank of a lazy solve: known only once computed
+        raise _lib.refuse(rank, "np.linalg.lstsq", "the derivative checks that the matrix "
+                            "has full rank: compute the matrix first, or write the solution "
+                            "with np.linalg.solve(a.T @ a, a.T @ b)")
     if int(rank) < min(np.shape(a)[-2:]):
         raise MissingRuleError(
             f"no derivative of np.linalg.lstsq of a rank-deficient matrix (rank {int(rank)} "

@@ -7,7 +7,8 @@ Each ``grad_*``/``tangent_*`` helper is linear in its first argument (``value``)
 pairs with is its adjoint, which is how its own rule (second derivatives) is written. The
 indices they read (a sort order, an interval of ``xp``) are piecewise constant in the point.
 
-Imports only ``srcad.errors``, ``srcad.runtime.registry`` and ``srcad.runtime.numpy_common``.
+Imports only ``srcad.errors``, ``srcad.runtime.registry``, ``srcad.runtime.arrays`` and
+``srcad.runtime.numpy_common``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MissingRuleError
+from .arrays import is_duck, refuse
 from .numpy_common import _asarray
 from .registry import helper
 
@@ -94,6 +96,10 @@ def _quantile_plan(a, q, axis, method, nan=False):
             f"no derivative rule for np.quantile/np.percentile/np.median with method={method!r}",
             construct="np.quantile", hint="use method='linear' (the default), or register a "
             "rule with srcad.extend.defvjp")
+    if is_duck(a):  # the sort order of a lazy array: known only once computed
+        raise refuse(a, "np.quantile/np.percentile/np.median (and their nan forms)",
+                     "the derivative reads the order of the values: compute the array first "
+                     "(.compute()), or differentiate on a NumPy array")
     x = np.asarray(a)
     if axis is None:
         x, axis = x.reshape(-1), 0
