@@ -171,3 +171,36 @@ def test_dask_cholesky_is_differentiated_as_the_factor_dask_returns():
     u = (u + u.T) / 2
     _, tangent = srcad.jvp(f, (d,), (da.from_array(u, chunks=2),))
     assert float(_computed(tangent)) == pytest.approx(float(np.sum(got * u)), rel=1e-9)
+
+
+def _det(a):
+    return np.sin(np.linalg.det(a))
+
+
+def _logdet(a):
+    return np.linalg.slogdet(a)[1] * 2.0
+
+
+def _gradient(a):
+    return np.sum(np.sin(np.gradient(a, axis=1)) * np.arange(6.0))
+
+
+@pytest.mark.parametrize("f, chunks", [(_det, (2, 4)), (_det, (3, 1)), (_logdet, (4, 2)),
+                                       (_logdet, (1, 3)), (_gradient, 3), (_gradient, (2, 3))])
+def test_uneven_chunks_and_np_gradient(f, chunks):
+    """det and slogdet over blocks that are not square (Dask's inv and solve want square
+    ones: the rule rechunks), and np.gradient (lazily): the gradient and the tangent equal
+    NumPy's."""
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(4, 6) if f is _gradient else (4, 4)) + (
+        0.0 if f is _gradient else 4.0 * np.eye(4))
+    d = da.from_array(a, chunks=chunks)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if f is _gradient:  # the function is lazy on Dask: so is its gradient
+            assert not _computes(srcad.grad(f), d)
+        got = _computed(srcad.grad(f)(d))
+        np.testing.assert_allclose(got, srcad.grad(f)(a), rtol=1e-10, atol=1e-12)
+        u = rng.normal(size=a.shape)
+        _, tangent = srcad.jvp(f, (d,), (da.from_array(u, chunks=chunks),))
+        assert float(_computed(tangent)) == pytest.approx(float(np.sum(got * u)), rel=1e-9)

@@ -937,6 +937,7 @@ ex("numpy_helpers.grad_quantile(value, a, q, axis, keepdims, method, nan)",
    f"H.grad_quantile(w, a + {NANS}[:2], [0.2, 0.5], 1, False, None, True)", w=(2, 2), a=(2, 4))
 ex("numpy_helpers.tangent_quantile(value, a, q, axis, keepdims, method, nan)",
    f"H.tangent_quantile(w, a + {NANS}[:2], 0.4, 1, True, None, True)", w=(2, 4), a=(2, 4))
+ex(HS + "square_chunks(a)", "H.square_chunks(a) * 2.0", a=M)
 
 NO_FORWARD = set()
 

@@ -43,7 +43,8 @@ HERM = "np.conj(np.swapaxes({}, -1, -2))"
 # ---------------------------------------------------------------- holomorphic as written
 # inv, solve, det: their templates use transposes, not conjugate transposes (d(A^-1) =
 # -A^-1 dA A^-1 is complex-linear in dA)
-holomorphic(np.linalg.inv, np.linalg.solve, np.linalg.det, H.grad_solve_a, H.grad_solve_b,
+holomorphic(np.linalg.inv, np.linalg.solve, np.linalg.det, H.square_chunks, H.grad_solve_a,
+            H.grad_solve_b,
             H.solve_gans, H.grad_solve_a_ans)
 # the helpers of np.prod and np.einsum (their rules are in numpy_second: second derivatives)
 holomorphic(H.grad_prod, H.prod_hvp, H.prod_d3, H.grad_einsum)
@@ -117,10 +118,10 @@ defvjp(H.gauge_check, "value, j, k=0.0", value="g", zero=("j", "k"), complex_ok=
 # ---------------------------------------------------------------- slogdet
 # with tau = tr(A^-1 dA): d logabsdet = Re tau, d sign = 1j Im(tau) sign; so the gradient is
 # (Re g[1] + 1j Im(g[0] sign)) A^-T
-TAU = "np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"
+TAU = "np.trace(np.linalg.solve(square_chunks(a), t), axis1=-2, axis2=-1)"
 defcomplex(np.linalg.slogdet, "a",
            a=("np.expand_dims(np.real(g[1]) + 1j * np.imag(g[0] * ans[0]), (-2, -1)) * "
-              "np.swapaxes(np.linalg.inv(a), -1, -2)"),
+              "np.swapaxes(np.linalg.inv(square_chunks(a)), -1, -2)"),
            jvp=dict(a=f"(1j * np.imag({TAU}) * ans[0], np.real({TAU}))"))
 
 # ---------------------------------------------------------------- norm
