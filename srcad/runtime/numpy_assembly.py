@@ -384,10 +384,10 @@ def lstsq_check(value, rank, a):
                             "has full rank: compute the matrix first, or write the solution "
                             "with np.linalg.solve(a.T @ a, a.T @ b)")
     if int(rank) < min(np.shape(a)[-2:]):
-        raise MissingRuleError(
+        raise _lib.placed(MissingRuleError(
             f"no derivative of np.linalg.lstsq of a rank-deficient matrix (rank {int(rank)} "
             f"of shape {np.shape(a)}): its solution is not differentiable there",
             construct="np.linalg.lstsq",
             hint="make the problem full rank (drop dependent columns, or add a ridge term: "
-            "np.linalg.solve(a.T @ a + lam * np.eye(n), a.T @ b))")
+            "np.linalg.solve(a.T @ a + lam * np.eye(n), a.T @ b))"))
     return value

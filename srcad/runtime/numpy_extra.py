@@ -331,12 +331,12 @@ def gauge_check(value, j, k=0.0):
         diag = diag + np.diagonal(np.asarray(k), axis1=-2, axis2=-1)
     scale = 1.0 + float(np.max(np.abs(j), initial=0.0)) + float(np.max(np.abs(k), initial=0.0))
     if np.max(np.abs(np.imag(diag)), initial=0.0) > 1e-6 * scale:
-        raise MissingRuleError(
+        raise arrays.placed(MissingRuleError(
             "no derivative of a function of complex singular vectors or eigenvectors that "
             "depends on their phases (LAPACK's choice: finite differences would follow it, "
             "no formula can)", construct="np.linalg.svd/eig/eigh",
             hint="use what does not depend on the phases: np.abs(u), the values, "
-            "u @ np.diag(s) @ vh")
+            "u @ np.diag(s) @ vh"))
     return value
 
 

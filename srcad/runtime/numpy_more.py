@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MissingRuleError
-from .arrays import is_duck, refuse
+from .arrays import is_duck, placed, refuse
 from .numpy_common import _asarray
 from .registry import helper
 
@@ -92,10 +92,10 @@ def _quantile_plan(a, q, axis, method, nan=False):
     on the sorted values (``nan``: the NaNs, sorted last, are left out, so each slice has its
     own count; a slice of NaNs only has no weights)."""
     if method not in (None, "linear"):
-        raise MissingRuleError(
+        raise placed(MissingRuleError(
             f"no derivative rule for np.quantile/np.percentile/np.median with method={method!r}",
             construct="np.quantile", hint="use method='linear' (the default), or register a "
-            "rule with srcad.extend.defvjp")
+            "rule with srcad.extend.defvjp"))
     if is_duck(a):  # the sort order of a lazy array: known only once computed
         raise refuse(a, "np.quantile/np.percentile/np.median (and their nan forms)",
                      "the derivative reads the order of the values: compute the array first "
@@ -104,9 +104,9 @@ def _quantile_plan(a, q, axis, method, nan=False):
     if axis is None:
         x, axis = x.reshape(-1), 0
     elif np.ndim(axis) != 0:
-        raise MissingRuleError(
+        raise placed(MissingRuleError(
             "no derivative rule for np.quantile/np.percentile/np.median over a tuple of axes",
-            construct="np.quantile", hint="move the axes together and reshape them into one")
+            construct="np.quantile", hint="move the axes together and reshape them into one"))
     axis = int(axis) % x.ndim
     x = np.moveaxis(x, axis, -1)
     n = x.shape[-1]
