@@ -96,9 +96,9 @@ Conventions worth knowing:
   (`tests/test_second_order_rules.py` checks each against finite differences and autograd).
   `np.einsum`, `np.linalg.inv`, `det`, `slogdet`, `pinv`, `cholesky`, `eigh`, `svd`, `eig`,
   `matrix_power`, `lstsq`, `np.cov`, `np.corrcoef`, `np.insert`, `np.choose`, `np.block`,
-  `np.unstack` and `solve` of one matrix have derivatives of every order (templates of functions with
-  rules); `np.prod`, `np.cumprod`, `np.linalg.norm`, `np.linalg.multi_dot` and a batched
-  `solve` have two (their
+  `np.unstack` and `solve` of one matrix have derivatives of every order (templates of
+  functions with rules); `np.prod`, `np.cumprod`, `np.linalg.norm`, `np.linalg.multi_dot` and
+  a batched `solve` have two (their
   Hessian helpers, `prod_hvp`, `cumprod_hvp`, `norm_hvp`, ..., refuse a derivative at their
   point), `np.sinc` has two.
 * `np.linalg.eigh` (and `scipy.stats.multivariate_normal`'s `cov`) read one triangle of the
