@@ -70,3 +70,49 @@ def test_numpy_arrays_are_array_api_objects_and_still_work():
     assert compat.is_array_api_obj(W)
     np.testing.assert_allclose(srcad.grad(loss)(W, X), numerical_grad(loss, (W, X)),
                                rtol=1e-7, atol=1e-9)
+
+
+# ---------------------------------------------------------------- every rule the standard has
+# Generated from the rule table (tests/test_forward_rules.py): each example whose function the
+# array API standard has (array_api_strict's namespace, its linalg extension, the operators)
+# is given array_api_strict arrays: refused with a BackendError naming the library; the
+# rewrite the error proposes (np.from_dlpack) gives NumPy's gradient, to the bit.
+import test_forward_rules as T  # noqa: E402  (after importorskip: the table builds functions)
+
+
+def _in_standard(rid):
+    module, _, rest = rid.partition(".")
+    name = rest.split("(")[0]
+    if module == "operator":
+        return True
+    if module != "numpy":
+        return False
+    if name.startswith("linalg."):
+        return hasattr(getattr(xp, "linalg", None), name.split(".", 1)[1])
+    return hasattr(xp, name)
+
+
+STANDARD = [c for c in T.CASES if _in_standard(c[0])
+            and any(isinstance(T._value(s, np.random.default_rng(0)), np.ndarray)
+                    for s in c[2].values())]
+
+
+@pytest.mark.parametrize("case", STANDARD, ids=[T._case_id(c) for c in STANDARD])
+def test_every_standard_rule_is_refused_precisely_and_the_rewrite_is_numpys(case):
+    rid, expr, specs, f, line = case
+    s = T.SCALARS[f]
+    rng = np.random.default_rng(len(expr))
+    args = tuple(T._value(sp, rng) for sp in specs.values())
+    wrt = tuple(range(len(args)))
+    try:
+        want = srcad.grad(s, wrt=wrt)(*args)
+    except srcad.SrcadError:
+        pytest.skip("refused on NumPy too (checked by test_forward_rules.py)")
+    strict = tuple(xp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+    with pytest.raises(srcad.BackendError, match="array_api_strict") as info:
+        srcad.grad(s, wrt=wrt)(*strict)
+    assert "np.from_dlpack" in info.value.hint
+    back = tuple(np.from_dlpack(a) if not isinstance(a, float) else a for a in strict)
+    got = srcad.grad(s, wrt=wrt)(*back)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))

@@ -229,7 +229,7 @@ def test_float_code_is_unchanged():
 REFUSED = {
     "maximum": lambda z: np.sum(np.abs(np.maximum(z, 0.5))),
     "sort": lambda z: np.sum(np.abs(np.sort(z))),
-    "pinv": lambda z: np.sum(np.abs(np.linalg.pinv(np.outer(z, z) + np.eye(3)))),
+    "lstsq": lambda z: np.sum(np.abs(np.linalg.lstsq(np.outer(z, z) + np.eye(3), z)[0])),
     "clip": lambda z: np.sum(np.abs(np.clip(z, 0.1, 0.5))),
     "rfft_of_complex": lambda z: np.sum(np.abs(np.fft.rfft(z))),
     "minimum": lambda z: np.sum(np.abs(np.minimum(z, 0.5))),

@@ -24,6 +24,11 @@ import pytest
 
 import srcad
 
+try:
+    from scipy import linalg as scipy_linalg
+except ImportError:  # SciPy is optional: its cases skip
+    scipy_linalg = None
+
 
 def _svd(n):
     def f(a):
@@ -89,6 +94,50 @@ def _einsum(n):
     return f
 
 
+def _cholesky(upper):
+    def make(n):
+        def f(a):
+            h = a @ n.conj(n.swapaxes(a, -1, -2)) + 3.0 * n.eye(a.shape[-1])
+            c = n.linalg.cholesky(h, upper=upper) if upper else n.linalg.cholesky(h)
+            return n.sum(n.abs(c) ** 2 * n.arange(1.0, 1.0 + c.shape[-1])) + n.sum(n.real(
+                c * (1.0 - 0.5j)))
+        return f
+    return make
+
+
+def _pinv(n):
+    def f(a):
+        p = n.linalg.pinv(a)
+        return n.sum(n.real(p * (0.3 + 1.0j))) + n.sum(n.abs(p @ a) ** 2)
+    return f
+
+
+def _matrix_power(k):
+    def make(n):
+        def f(a):
+            return n.sum(n.real(n.linalg.matrix_power(a + 3.0 * n.eye(a.shape[-1]), k)
+                                * (0.5 - 1.0j)))
+        return f
+    return make
+
+
+def _multi_dot(n):
+    def f(a):
+        return n.sum(n.abs(n.linalg.multi_dot([a, n.swapaxes(a, -1, -2) * 1j, a])) ** 2)
+    return f
+
+
+def _scipy_eigh(lower):
+    def make(n):
+        from scipy import linalg
+
+        def f(a):
+            w, v = linalg.eigh(a, lower=lower)
+            return n.sum(w * n.arange(1.0, 1.0 + w.shape[-1])) + n.sum(n.abs(v) ** 3)
+        return f
+    return make
+
+
 SQUARE, WIDE, TALL = (3, 3), (3, 4), (4, 3)
 #: name -> (function of the NumPy module, shapes)
 FUNCTIONS = {
@@ -113,15 +162,29 @@ FUNCTIONS = {
     "norm_2_axes": (_norm(2, (1, 2), True), [(2, 3, 4)]),
     "norm_4_axis": (_norm(4, -1, True), [(2, 3, 4)]),
     "prod": (_prod, [(3,), (2, 3)]),
+    "cholesky": (_cholesky(False), [SQUARE, (2, 3, 3)]),
+    "cholesky_upper": (_cholesky(True), [SQUARE]),
+    "pinv": (_pinv, [WIDE, TALL, (2, 3, 4)]),
+    "matrix_power": (_matrix_power(3), [SQUARE, (2, 3, 3)]),
+    "matrix_power_inverse": (_matrix_power(-2), [SQUARE]),
+    "multi_dot": (_multi_dot, [WIDE]),
+    "scipy_eigh_lower": (_scipy_eigh(True), [SQUARE]),
+    "scipy_eigh_upper": (_scipy_eigh(False), [(4, 4)]),
     "einsum": (_einsum, [SQUARE]),
 }
+if scipy_linalg is None:
+    del FUNCTIONS["scipy_eigh_lower"], FUNCTIONS["scipy_eigh_upper"]
 #: where a second engine differentiates another function (or not at all)
-NOT_JAX = {"eig": "JAX has no derivative of np.linalg.eig's eigenvectors"}
+NOT_JAX = {"eig": "JAX has no derivative of np.linalg.eig's eigenvectors",
+           "cholesky_upper": "JAX's cholesky has no upper=",
+           "scipy_eigh_lower": "made with SciPy", "scipy_eigh_upper": "made with SciPy"}
 HERMITIAN = {"eigh_lower", "eigh_upper"}
 #: what autograd does not do: complex matrix norms but the nuclear one, ord=1 and inf of
 #: complex vectors, a tuple axis with keepdims; an inf norm is nan where an element is 0;
 #: slogdet's complex sign, which autograd takes for constant (finite differences do not)
-NOT_AUTOGRAD = {"norm_1", "norm_inf", "norm_2", "norm_minus_2", "norm_axes", "norm_2_axes",
+NOT_AUTOGRAD = {"cholesky", "cholesky_upper", "pinv", "matrix_power", "matrix_power_inverse",
+                "multi_dot", "scipy_eigh_lower", "scipy_eigh_upper",
+                "norm_1", "norm_inf", "norm_2", "norm_minus_2", "norm_axes", "norm_2_axes",
                 "norm_4_axis", "slogdet"}
 CASES = [(name, shape) for name, (_, shapes) in FUNCTIONS.items() for shape in shapes]
 IDS = [f"{name}-{'x'.join(map(str, shape))}" for name, shape in CASES]
@@ -181,6 +244,30 @@ PHASE_DEPENDENT = {
     "eig_v_of_a_real_matrix": (lambda a: np.sum(np.imag(np.linalg.eig(np.real(a))[1])),
                                (5, 5)),
 }
+if scipy_linalg is not None:
+    PHASE_DEPENDENT["scipy_eigh_v"] = (lambda a: np.sum(np.imag(scipy_linalg.eigh(a)[1])),
+                                       SQUARE)
+
+
+def _eigvals_only(a):
+    return np.sum(scipy_linalg.eigh(a, eigvals_only=True) ** 2)
+
+
+@pytest.mark.skipif(scipy_linalg is None, reason="SciPy is not installed")
+def test_scipy_eigh_values_only():
+    """eigvals_only=True: the first derivative; the second one would differentiate the two
+    eigh calls of its template separately, whose vectors' phases are each LAPACK's choice:
+    refused by the phase check, never wrong."""
+    z = _complex(SQUARE, 5)
+    np.testing.assert_allclose(srcad.grad(_eigvals_only)(z), _fd_complex(_eigvals_only, z),
+                               rtol=1e-5, atol=1e-6)
+    u = _complex(SQUARE, 6)
+
+    def pairing(x):
+        return np.real(np.sum(srcad.grad(_eigvals_only)(x) * u))
+
+    with pytest.raises(srcad.MissingRuleError, match="depends on their phases"):
+        srcad.grad(pairing)(z)
 
 
 @pytest.mark.parametrize("name", list(PHASE_DEPENDENT))

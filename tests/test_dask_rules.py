@@ -8,6 +8,11 @@ version of a NumPy function computes something else (Dask's ``np.linalg.cholesky
 upper factor), the gradient must be the derivative of what the code computes on Dask: checked
 against central finite differences of the function run on Dask. An operation Dask lacks must
 be a :class:`srcad.BackendError` naming Dask, never another exception.
+
+The gradient is built lazily: with Dask's computing forbidden, building it must compute
+nothing (the user chooses when, docs/larger-than-memory.md) unless the function itself
+computes on Dask (a NumPy function Dask lacks) or the rule is listed in ``EAGER`` with the
+reason; a rule that needs values Dask only has once computed refuses instead.
 """
 
 from __future__ import annotations
@@ -44,6 +49,51 @@ def _array_cases():
 
 
 CASES = _array_cases()
+
+
+class Computed(Exception):
+    """Raised by the scheduler in force while a gradient is built."""
+
+
+def _forbid(*args, **kwargs):
+    raise Computed()
+
+
+#: rules whose gradient on Dask still computes part of it while being built, by the reason
+EAGER = {
+    **dict.fromkeys(("numpy.pad(array, pad_width, mode, constant_values)", "numpy.diag(v, k)",
+                     "numpy.diagonal(a, offset, axis1, axis2)",
+                     "numpy.select(condlist, choicelist, default)",
+                     "numpy.append(arr, values, axis)", "numpy.take(a, indices, axis)",
+                     "numpy.compress(condition, a, axis)", "numpy.delete(arr, obj, axis)",
+                     "numpy.gradient(f, axis, edge_order)",
+                     "numpy.average(a, axis, weights, keepdims)"),
+                    "the gradient helper writes into a NumPy array (np.asarray of g)"),
+    **dict.fromkeys(("numpy_helpers.grad_column_stack(value, tup)",
+                     "numpy_helpers.grad_kron_a(value, a, b)",
+                     "numpy_helpers.grad_kron_b(value, a, b)",
+                     "numpy_helpers.grad_prod(value, a, axis, keepdims)",
+                     "numpy_helpers.grad_cumprod(value, a, axis)",
+                     "numpy_helpers.grad_norm(value, x, norm, ord, axis, keepdims)",
+                     "numpy_helpers.grad_inner_a(value, a, b)",
+                     "numpy_helpers.grad_inner_b(value, a, b)",
+                     "numpy_helpers.grad_add_at(value, indices, b)",
+                     "numpy_helpers.grad_block(value, arrays)",
+                     "numpy_helpers.grad_unstack(value, x, pieces, axis)"),
+                    "second order through a helper given a Dask point: np.asarray inside"),
+}
+
+
+def _computes(fn, *args):
+    """Whether ``fn(*args)`` computes a Dask array (or raises a SrcadError: False)."""
+    try:
+        with dask.config.set(scheduler=_forbid):
+            fn(*args)
+    except Computed:
+        return True
+    except Exception:  # noqa: BLE001  (refusals and failures: the test below sorts them)
+        return False
+    return False
 
 
 def _fd(f, args, eps=1e-6):
@@ -84,6 +134,8 @@ def test_rule_on_dask_equals_numpy_or_is_refused(case):
             primal = _computed(s(*dargs))
         except Exception:  # noqa: BLE001  (Dask lacks the function itself: not srcad's)
             pytest.skip("the function itself does not run on Dask")
+        if _computes(srcad.grad(s, wrt=wrt), *dargs) and not _computes(s, *dargs):
+            assert rid in EAGER, f"{expr}: the gradient on Dask computed while built"
         try:
             got = dask.compute(*srcad.grad(s, wrt=wrt)(*dargs))
         except srcad.BackendError as err:
@@ -119,3 +171,36 @@ def test_dask_cholesky_is_differentiated_as_the_factor_dask_returns():
     u = (u + u.T) / 2
     _, tangent = srcad.jvp(f, (d,), (da.from_array(u, chunks=2),))
     assert float(_computed(tangent)) == pytest.approx(float(np.sum(got * u)), rel=1e-9)
+
+
+def _det(a):
+    return np.sin(np.linalg.det(a))
+
+
+def _logdet(a):
+    return np.linalg.slogdet(a)[1] * 2.0
+
+
+def _gradient(a):
+    return np.sum(np.sin(np.gradient(a, axis=1)) * np.arange(6.0))
+
+
+@pytest.mark.parametrize("f, chunks", [(_det, (2, 4)), (_det, (3, 1)), (_logdet, (4, 2)),
+                                       (_logdet, (1, 3)), (_gradient, 3), (_gradient, (2, 3))])
+def test_uneven_chunks_and_np_gradient(f, chunks):
+    """det and slogdet over blocks that are not square (Dask's inv and solve want square
+    ones: the rule rechunks), and np.gradient (lazily): the gradient and the tangent equal
+    NumPy's."""
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(4, 6) if f is _gradient else (4, 4)) + (
+        0.0 if f is _gradient else 4.0 * np.eye(4))
+    d = da.from_array(a, chunks=chunks)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if f is _gradient:  # the function is lazy on Dask: so is its gradient
+            assert not _computes(srcad.grad(f), d)
+        got = _computed(srcad.grad(f)(d))
+        np.testing.assert_allclose(got, srcad.grad(f)(a), rtol=1e-10, atol=1e-12)
+        u = rng.normal(size=a.shape)
+        _, tangent = srcad.jvp(f, (d,), (da.from_array(u, chunks=chunks),))
+        assert float(_computed(tangent)) == pytest.approx(float(np.sum(got * u)), rel=1e-9)

@@ -773,9 +773,9 @@ ex("numpy_helpers.grad_take(value, a, indices, axis)", "H.grad_take(w, a, [0, 2,
    w=M, a=(2, 4))
 ex("numpy_helpers.grad_take_along_axis(value, arr, indices, axis)",
    "H.grad_take_along_axis(w, a, np.array([[0, 0], [2, 1]]), 1)", w=(2, 2), a=M)
-ex("numpy_helpers.grad_quantile(value, a, q, axis, keepdims, method)",
+ex("numpy_helpers.grad_quantile(value, a, q, axis, keepdims, method, nan)",
    "H.grad_quantile(w, a, [0.2, 0.5], 1)", w=(2, 2), a=(2, 4))
-ex("numpy_helpers.tangent_quantile(value, a, q, axis, keepdims, method)",
+ex("numpy_helpers.tangent_quantile(value, a, q, axis, keepdims, method, nan)",
    "H.tangent_quantile(w, a, 0.4, 0, True)", w=(4, 2), a=(4, 2))
 ex("numpy_helpers.grad_interp_fp(value, x, xp, left, right)",
    "H.grad_interp_fp(w, 2.0 * x, [-1.0, 0.0, 1.0], None, 0.5)", w=(4,), x=(4,))
@@ -858,6 +858,104 @@ ex("numpy.geomspace(start, stop, num, endpoint, dtype, axis)",
 ex("numpy.broadcast_arrays(a1, a2)", "np.broadcast_arrays(a, b)[0] * np.broadcast_arrays(a, b)[1]",
    a=(2, 1), b=V)
 ex("numpy.broadcast_arrays(a1, a2, a3)", "np.broadcast_arrays(a, b, c)[2]", a=(2, 1), b=V, c=S)
+
+# ---------------------------------------------------------------- np.linalg: powers, chains, lstsq
+MP = "numpy.linalg.matrix_power(a, n)"
+ex(MP, "np.linalg.matrix_power(a, 3)", a=(3, 3))
+ex(MP, "np.linalg.matrix_power(a, -2)", a=("spd", 3))
+ex(MP, "np.linalg.matrix_power(a, 1) + np.linalg.matrix_power(a, 0)", a=(2, 2))
+ex(MP, "np.linalg.matrix_power(a, 2)", a=(2, 3, 3))
+MD = "numpy.linalg.multi_dot(arrays, out)"
+ex(MD, "np.linalg.multi_dot([a, b, c])", a=M, b=(3, 4), c=(4, 2))
+ex(MD, "np.linalg.multi_dot([a, b, c])", a=V, b=(3, 2), c=(2,))
+ex(MD, "np.linalg.multi_dot([a, b, a.T])", a=M, b=(3, 3))
+ex(MD, "np.linalg.multi_dot([a, b])", a=V, b=(3, 2))
+ex(MD, "np.linalg.multi_dot([a, 2.0 * np.eye(3), b])", a=V, b=V)
+MD_POINT = "[np.eye(2) + 0.5, np.ones((2, 3)), np.arange(3.0)]"  # a constant point
+ex(HS + "grad_multi_dot(value, arrays)", "H.grad_multi_dot(w, [a, b, c])[1]", w=(2,),
+   a=M, b=(3, 4), c=(4,))
+ex(HS + "multi_dot_tangent(value, arrays)", "H.multi_dot_tangent([u, 0.0, v], [a, b, c])",
+   u=M, v=(4,), a=M, b=(3, 4), c=(4,))
+ex(HS + "multi_dot_hvp(value, w, arrays)",
+   f"H.multi_dot_hvp(w, [u, 0.0, v], {MD_POINT})[1]", w=(2,), u=(2, 2), v=V)
+ex(HS + "multi_dot_d2(u, v, arrays)", f"H.multi_dot_d2([u, 0.0, w], [0.0, v, 0.0], {MD_POINT})",
+   u=(2, 2), v=(2, 3), w=V)
+LS = "numpy.linalg.lstsq(a, b, rcond)"
+ex(LS, "np.linalg.lstsq(a, b)[0]", a=(4, 3), b=(4,))
+ex(LS, "np.linalg.lstsq(a, b)[0] * np.sum(np.linalg.lstsq(a, b)[1])", a=(4, 2), b=(4, 3))
+ex(LS, "np.linalg.lstsq(a, b, rcond=None)[1]", a=(5, 2), b=(5,))
+ex(LS, "np.linalg.lstsq(a, b)[0]", a=(2, 3), b=(2,))
+ex(LS, "np.linalg.lstsq(a, b)[3]", a=(4, 3), b=(4,))
+ex(HS + "lstsq_check(value, rank, a)", "H.lstsq_check(w, 2, np.eye(2))", w=V)
+
+# ---------------------------------------------------------------- np.cov, np.corrcoef
+COV = "numpy.cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype)"
+ex(COV, "np.cov(m)", m=(3, 5))
+ex(COV, "np.cov(m, rowvar=False, bias=True)", m=(5, 2))
+ex(COV, "np.cov(m, ddof=0, aweights=[1.0, 2.0, 0.5, 1.5])", m=(2, 4))
+ex(COV, "np.cov(m, fweights=[1, 2, 1, 3], aweights=[1.0, 2.0, 0.5, 1.5])", m=(2, 4))
+ex(COV, "np.cov(m, np.arange(5.0) ** 2)", m=(5,))
+ex(COV, "np.cov(m)", m=(4,))
+CORR = "numpy.corrcoef(x, y, rowvar, dtype)"
+ex(CORR, "np.corrcoef(x)", x=(3, 5))
+ex(CORR, "np.corrcoef(x, rowvar=False)", x=(5, 2))
+ex(CORR, "np.corrcoef(x, np.arange(4.0) ** 2)", x=(4,))
+ex(HS + "cov_rows(m, y, rowvar)", "H.cov_rows(m, None, False)", m=(4, 2))
+ex(HS + "cov_rows(m, y, rowvar)", "H.cov_rows(m, np.ones(3), True)", m=V)
+ex(HS + "grad_cov_rows(value, m, y, rowvar)", "H.grad_cov_rows(w, np.ones((4, 2)), None, False)",
+   w=(2, 4))
+
+# ---------------------------------------------------------------- moving elements
+INS = "numpy.insert(arr, obj, values, axis)"
+ex(INS, "np.insert(a, 1, b)", a=V, b=S)
+ex(INS, "np.insert(a, [0, 2, 2], b)", a=V, b=V)
+ex(INS, "np.insert(a, 1, b, axis=1)", a=M, b=(2,))
+ex(INS, "np.insert(a, [1], b, axis=0)", a=M, b=(1, 3))
+ex(INS, "np.insert(a, 2, 5.0)", a=M)
+ex(INS, "np.insert(a, slice(0, 2), b, axis=1)", a=M, b=S)
+ex(HS + "grad_insert(value, arr, obj, values, axis, which)",
+   "H.grad_insert(w, np.ones((2, 3)), 1, np.ones(2), 1, 0)", w=(2, 4))
+ex(HS + "grad_insert(value, arr, obj, values, axis, which)",
+   "H.grad_insert(w, np.ones(3), [0, 2, 2], np.ones(3), None, 1)", w=(6,))
+CH = "numpy.choose(a, choices, out, mode)"
+ex(CH, "np.choose(np.array([0, 1, 2, 1]), [a, b, c])", a=(4,), b=S, c=(4,))
+ex(CH, "np.choose(np.array([[0, 1, 1], [1, 0, 0]]), a)", a=(2, 2, 3))
+ex(CH, "np.choose(np.array([0, 3, 1]), [a, b], mode='wrap')", a=V, b=V)
+ex(CH, "np.choose(np.array([0, 1, 0]), [a, a * 2.0])", a=V)
+ex(HS + "grad_choose(value, a, choices, mode)",
+   "H.grad_choose(w, np.array([0, 1, 1]), [np.ones(3), np.ones(3)])[1]", w=V)
+BL = "numpy.block(arrays)"
+ex(BL, "np.block([[a, b], [c, d]])", a=(2, 2), b=(2, 1), c=(1, 2), d=S)
+ex(BL, "np.block([a, b])", a=V, b=(2,))
+ex(BL, "np.block([[a], [a]])", a=M)
+ex(HS + "grad_block(value, arrays)", "H.grad_block(w, [[np.ones((2, 2)), np.ones((2, 1))]])[0][1]",
+   w=(2, 3))
+ex(HS + "tangent_block(value, arrays)", "H.tangent_block([u, 0.0], [np.ones(2), np.ones(3)])",
+   u=(2,))
+if hasattr(np, "unstack"):
+    ex("numpy.unstack(x, axis)", "np.unstack(x)[1]", x=M)
+    ex("numpy.unstack(x, axis)", "np.unstack(x, axis=1)[0] * np.unstack(x, axis=1)[2]", x=M)
+    ex(HS + "grad_unstack(value, x, pieces, axis)",
+       "H.grad_unstack([u, 0.0], np.ones((2, 3)), [np.ones(3), np.ones(3)], 0)", u=V)
+
+# ---------------------------------------------------------------- nan quantiles
+NANS = "np.where(np.array([[0, 1, 0, 0], [1, 1, 1, 1], [0, 0, 1, 0]]) == 1, np.nan, 0.0)"
+NQ = "numpy.nanquantile(a, q, axis, out, method, keepdims)"
+ex(NQ, f"np.nan_to_num(np.nanquantile(a + {NANS}, 0.3, axis=1))", a=(3, 4))
+ex(NQ, f"np.nan_to_num(np.nanquantile(a + {NANS}, [0.1, 0.7], axis=1, keepdims=True))", a=(3, 4))
+ex(NQ, f"np.nanquantile(a + {NANS}, 0.4)", a=(3, 4))
+ex(NQ, "np.nanquantile(a, 0.25, axis=0)", a=M)
+ex("numpy.nanpercentile(a, q, axis, out, method, keepdims)",
+   f"np.nan_to_num(np.nanpercentile(a + {NANS}.T, 60.0, axis=0))", a=(4, 3))
+NM = "numpy.nanmedian(a, axis, out, keepdims)"
+ex(NM, f"np.nanmedian(a + {NANS}[0])", a=(4,))
+ex(NM, f"np.nanmedian(a + {NANS}[::2], axis=1)", a=(2, 4))
+ex(NM, "np.nanmedian(a, axis=0, keepdims=True)", a=M)
+ex("numpy_helpers.grad_quantile(value, a, q, axis, keepdims, method, nan)",
+   f"H.grad_quantile(w, a + {NANS}[:2], [0.2, 0.5], 1, False, None, True)", w=(2, 2), a=(2, 4))
+ex("numpy_helpers.tangent_quantile(value, a, q, axis, keepdims, method, nan)",
+   f"H.tangent_quantile(w, a + {NANS}[:2], 0.4, 1, True, None, True)", w=(2, 4), a=(2, 4))
+ex(HS + "square_chunks(a)", "H.square_chunks(a) * 2.0", a=M)
 
 NO_FORWARD = set()
 

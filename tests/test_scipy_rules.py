@@ -205,6 +205,14 @@ ROWS = [
     ("qr_full", "linalg.qr(M)[1]", dict(M=ANY + ((3, 3),))),
     ("expm", "linalg.expm(M)", dict(M=ANY + ((3, 3),))),
     ("expm_batch", "linalg.expm(M)", dict(M=ANY + ((2, 3, 3),))),
+    ("eigh", "linalg.eigh(C)[0] + linalg.eigh(C)[1][0] ** 2", dict(C="spd")),
+    ("eigh_upper", "linalg.eigh(C, lower=False)[1] ** 2 * linalg.eigh(C, lower=False)[0]",
+     dict(C="spd")),
+    ("eigh_values", "linalg.eigh(C, eigvals_only=True)", dict(C="spd")),
+    ("expm_frechet", "linalg.expm_frechet(M, N)[1] + linalg.expm_frechet(M, N)[0] ** 2",
+     dict(M=ANY + ((3, 3),), N=ANY + ((3, 3),))),
+    ("expm_frechet_only", "linalg.expm_frechet(M, N, compute_expm=False)",
+     dict(M=ANY + ((3, 3),), N=ANY + ((3, 3),))),
     ("solve_sylvester", "linalg.solve_sylvester(M, N, Q)",
      dict(M="square", N="square", Q=ANY + ((3, 3),))),
     # scipy.integrate.odeint: in y0, the times and args (numbers, arrays, lists of tuples)
@@ -269,7 +277,7 @@ def _value(spec, shape, row_id):
 
 def _variants(row_id):
     if row_id.startswith(("convolve", "linalg", "solve_", "cho", "sqrtm", "logm", "expm", "odeint",
-                          "svd", "qr", "lu_")):
+                          "svd", "qr", "lu_", "eigh")):
         return ["fixed"]
     if "_axis" in row_id:
         return ["matrix", "broadcast"] if row_id.endswith("_b") else ["matrix"]

@@ -51,7 +51,8 @@ HESSIAN_HELPERS = {
 
 #: how a third derivative is refused: a helper without a rule, or a Hessian helper's point
 _THIRD_HELPERS = "|".join(THIRD_ORDER)
-_HESSIANS = "|".join([name.split("(")[0][2:] for name in HESSIAN_HELPERS] + ["grad_solve_a_ans"])
+_HESSIANS = "|".join([name.split("(")[0][2:] for name in HESSIAN_HELPERS]
+                      + ["grad_solve_a_ans", "multi_dot_hvp", "multi_dot_d2"])
 THIRD = re.compile(rf"no derivative rule for ({_THIRD_HELPERS})\b|"
                    rf"no derivative of ({_HESSIANS}) with respect to")
 

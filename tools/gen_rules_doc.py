@@ -94,9 +94,11 @@ Conventions worth knowing:
   helpers" and "Srcad's helpers: second order"), so generated code can be differentiated
   again: `srcad.hessian` works through every NumPy rule, in both modes
   (`tests/test_second_order_rules.py` checks each against finite differences and autograd).
-  `np.einsum`, `np.linalg.inv`, `det`, `slogdet`, `pinv`, `cholesky`, `eigh`, `svd`, `eig`
-  and `solve` of one matrix have derivatives of every order (templates of functions with
-  rules); `np.prod`, `np.cumprod`, `np.linalg.norm` and a batched `solve` have two (their
+  `np.einsum`, `np.linalg.inv`, `det`, `slogdet`, `pinv`, `cholesky`, `eigh`, `svd`, `eig`,
+  `matrix_power`, `lstsq`, `np.cov`, `np.corrcoef`, `np.insert`, `np.choose`, `np.block`,
+  `np.unstack` and `solve` of one matrix have derivatives of every order (templates of
+  functions with rules); `np.prod`, `np.cumprod`, `np.linalg.norm`, `np.linalg.multi_dot` and
+  a batched `solve` have two (their
   Hessian helpers, `prod_hvp`, `cumprod_hvp`, `norm_hvp`, ..., refuse a derivative at their
   point), `np.sinc` has two.
 * `np.linalg.eigh` (and `scipy.stats.multivariate_normal`'s `cov`) read one triangle of the
@@ -109,6 +111,16 @@ Conventions worth knowing:
   `np.linalg.eig`: real matrices with real eigenvalues (complex ones are refused when the
   gradient is computed). Repeated singular values or eigenvalues give inf or nan in the
   vectors' derivative, as in autograd.
+* `np.linalg.lstsq`: the solution of a full-rank problem (`pinv(a) @ b`), the residuals and
+  the singular values; a rank-deficient `a` is refused when the gradient runs, at the user's
+  line (the solution jumps as the rank changes). `np.linalg.matrix_power` takes any `n`
+  (negative: an invertible matrix).
+* `np.cov`, `np.corrcoef`: in `m` (`x`), with `rowvar`, `bias`, `ddof` and constant
+  `fweights`/`aweights`; a differentiated `y` or weights are refused.
+* `np.insert`, `np.choose`, `np.block`, `np.unstack` (NumPy >= 2.1) move elements: the gradient
+  adds `g` back where each element came from (an element read twice gets both).
+* `np.nanquantile`, `np.nanpercentile`, `np.nanmedian` (linear method): the quantile of each
+  slice's values that are not NaN; a NaN, and a slice of NaNs only, get no gradient.
 
 ## How to add a rule
 
@@ -356,8 +368,10 @@ a rule here is refused (srcad never reads SciPy's source): give it one with
   triangle holds `a`'s own entries, passed through); `cho_solve` reads the factor's triangle.
   `solve_banded` reads the band of `ab` only. `lu`, `lu_factor`, `lu_solve`: the pivoting is
   piecewise constant (no derivative through the permutation); `lu`'s `permute_l` and
-  `p_indices` are refused. `logm`, `schur`, `qr`, `svd`, `eigh`, ... have no rule yet
-  (refused).
+  `p_indices` are refused. `eigh` of one matrix (no `b`, no subset of the eigenvalues; with
+  `lower=` and `eigvals_only=`) uses `np.linalg.eigh`'s templates and, for complex matrices,
+  its phase checks; `svd` and `qr` are `np.linalg`'s; `expm_frechet` is the exponential of
+  block matrices (every order); `schur`, ... have no rule yet (refused).
 * `scipy.integrate.odeint(func, y0, t, args)` is differentiated in `y0`, `t` and `args`
   (numbers, arrays, lists and tuples of them) by the adjoint method (reverse) and forward
   sensitivities (forward); srcad differentiates `func` itself when the derivative runs. Refused:

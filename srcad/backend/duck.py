@@ -13,16 +13,34 @@ same number for every element), rewritten here on the tree:
   ``np.ones_like(x, dtype=np.result_type(v)) * v`` (the same numbers and type, chunked like
   ``x``).
 
+* ``math.cos(v)`` (and the functions of ``math`` that NumPy has as ufuncs of the same name
+  and meaning, :data:`_SAME_AS_NUMPY`): the analysis takes a reduction over every axis for
+  a number, but on duck arrays it is a 0-d array, which ``math`` would compute (a Dask one)
+  or refuse (a CuPy one); the ufunc keeps it in its library (on a Python number it gives
+  ``math``'s value, to rounding).
+
 Code made for NumPy arrays never passes through here.
 
-Imports only ``srcad.transform.nodes``.
+Imports only NumPy and ``srcad.transform.nodes``.
 """
 
 from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from ..transform.nodes import attr, call
+
+#: functions of ``math`` that NumPy has as ufuncs of the same name and meaning, with their
+#: number of arguments (not ``floor``/``ceil``/``trunc``, which give ints in ``math``;
+#: ``remainder``, which is another operation; ``log`` with a base)
+_SAME_AS_NUMPY = {
+    **dict.fromkeys(("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+                     "asinh", "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2",
+                     "log10", "log1p", "sqrt", "cbrt", "fabs"), 1),
+    **dict.fromkeys(("atan2", "hypot", "copysign"), 2),
+}
 
 
 def for_duck_arrays(fdef, np_name="np"):
@@ -58,6 +76,13 @@ class _Spread(ast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        fn = node.func
+        if (isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name)
+                and fn.value.id == "math" and fn.attr in _SAME_AS_NUMPY
+                and len(node.args) == _SAME_AS_NUMPY[fn.attr] and not node.keywords
+                and isinstance(getattr(np, fn.attr, None), np.ufunc)):
+            return ast.copy_location(ast.Call(func=attr(self.np_name, fn.attr), args=node.args,
+                                              keywords=node.keywords), node)
         if self._np_call(node, "full", 2):
             shape, value = node.args
             like = self._shape_of(shape)

@@ -7,6 +7,8 @@
   srcad's gradient helpers that second derivatives need.
 * :mod:`srcad.rules.numpy_more` — more of NumPy (``np.take``, quantiles, the ``nan*``
   reductions, ``np.interp``, ``np.convolve``, ufunc methods, ...).
+* :mod:`srcad.rules.numpy_matrices` — ``matrix_power``, ``multi_dot``, ``lstsq``, ``np.cov``,
+  ``np.corrcoef``, ``np.insert``, ``np.choose``, ``np.block``, ``np.unstack``.
 * :mod:`srcad.rules.numpy_complex` — complex numbers: which rules hold for them, the complex
   forms of ``abs``, ``np.real``, ``np.conj``, ..., and ``np.fft``.
 * :mod:`srcad.rules.numpy_complex_linalg` — the complex forms of ``np.linalg.svd``, ``eigh``,
@@ -22,6 +24,7 @@
 from . import numpy as _numpy_rules  # noqa: F401  (registers the rules)
 from . import numpy_complex as _complex_rules  # noqa: F401
 from . import numpy_complex_linalg as _complex_linalg_rules  # noqa: F401
+from . import numpy_matrices as _numpy_matrices_rules  # noqa: F401
 from . import numpy_more as _numpy_more_rules  # noqa: F401
 from . import numpy_second as _numpy_second_rules  # noqa: F401
 from . import python as _python_rules  # noqa: F401

@@ -202,9 +202,10 @@ for _m in range(2, len(EINSUM_PARAMS) + 1):
 
 # -------------------------------------------------------- linear algebra: np.linalg (grad_solve_a)
 # forward mode: d(A^-1) = -A^-1 dA A^-1, d(A^-1 b) = A^-1 (db - dA x), d det = det tr(A^-1 dA)
-TRACE_SOLVE = "np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"
+TRACE_SOLVE = "np.trace(np.linalg.solve(square_chunks(a), t), axis1=-2, axis2=-1)"
 # (inv, det, slogdet: templates of functions with rules, so they have second derivatives)
-INV_T = "np.swapaxes(np.linalg.inv(a), -1, -2)"
+# (square_chunks: Dask's inv and solve take square blocks; the identity on NumPy arrays)
+INV_T = "np.swapaxes(np.linalg.inv(square_chunks(a)), -1, -2)"
 defvjp(np.linalg.inv, "a", a="-(np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2))",
        kind="array", jvp=dict(a="-(ans @ t @ ans)"))
 # (a matrix a: templates of functions with rules; a batch of them: helpers)
@@ -246,8 +247,9 @@ EIGH_GRAD = (f"(np.triu({EIGH_SYM}) + np.triu({SWAP.format(EIGH_SYM)}, 1) "
 EFFECTIVE_T = (f"(np.triu(t) + {SWAP.format('np.triu(t, 1)')} if UPLO in ('U', 'u') else "
                f"np.tril(t) + {SWAP.format('np.tril(t, -1)')})")
 EIGH_INNER = f"({SWAP.format('ans[1]')} @ {EFFECTIVE_T} @ ans[1])"
+EIGH_TANGENT = f"(np.diagonal({EIGH_INNER}, 0, -2, -1), ans[1] @ ({GAPS} * {EIGH_INNER}))"
 defvjp(np.linalg.eigh, "a, UPLO=None", a=EIGH_GRAD, kind="seq", zero="UPLO",
-       jvp=dict(a=f"(np.diagonal({EIGH_INNER}, 0, -2, -1), ans[1] @ ({GAPS} * {EIGH_INNER}))"))
+       jvp=dict(a=EIGH_TANGENT))
 # Moore-Penrose inverse P (its derivative where the rank does not change)
 PINV_GRAD = ("np.swapaxes(-(ans @ np.swapaxes(g, -1, -2) @ ans) + ans @ np.swapaxes(ans, -1, -2)"
              " @ g @ (np.eye(np.shape(a)[-2]) - a @ ans) + (np.eye(np.shape(a)[-1]) - ans @ a)"
@@ -431,6 +433,7 @@ def defhelper(fn, signature, **templates):
     return defvjp(fn, signature, zero="*", **templates)
 
 
+defvjp(H.square_chunks, "a", a="g", jvp=dict(a="square_chunks(t)"))
 defhelper(H.grad_tolist, "value, a", value="np.asarray(g, dtype=float).tolist()",
           jvp=dict(value="grad_tolist(t, a)"))
 defhelper(H.grad_sum, "value, a, axis=None, keepdims=False",

@@ -32,6 +32,7 @@ Imports ``srcad.rules``, ``srcad.runtime`` (and nothing above its layer).
 import numpy as np
 
 from ..runtime import numpy_helpers as H
+from . import numpy_matrices as _matrices  # noqa: F401  (marked below)
 from . import numpy_second as _second
 from .numpy_complex import defcomplex, holomorphic
 from .registry import defvjp, nondiff
@@ -42,7 +43,8 @@ HERM = "np.conj(np.swapaxes({}, -1, -2))"
 # ---------------------------------------------------------------- holomorphic as written
 # inv, solve, det: their templates use transposes, not conjugate transposes (d(A^-1) =
 # -A^-1 dA A^-1 is complex-linear in dA)
-holomorphic(np.linalg.inv, np.linalg.solve, np.linalg.det, H.grad_solve_a, H.grad_solve_b,
+holomorphic(np.linalg.inv, np.linalg.solve, np.linalg.det, H.square_chunks, H.grad_solve_a,
+            H.grad_solve_b,
             H.solve_gans, H.grad_solve_a_ans)
 # the helpers of np.prod and np.einsum (their rules are in numpy_second: second derivatives)
 holomorphic(H.grad_prod, H.prod_hvp, H.prod_d3, H.grad_einsum)
@@ -105,9 +107,9 @@ EIGH_M = (f"({VEC} @ gauge_check({EYE_W} * np.real(broadcast_as(g[0], ans[0]))[.
 EIGH_SYM = f"(0.5 * ({EIGH_M} + {HERM.format(EIGH_M)}))"
 EIGH_BAR = (f"(np.triu({EIGH_SYM}) + np.triu({EIGH_SYM}, 1) if UPLO in ('U', 'u') else "
             f"np.tril({EIGH_SYM}) + np.tril({EIGH_SYM}, -1))")
-defcomplex(np.linalg.eigh, "a, UPLO=None", a=f"np.conj({EIGH_BAR})", zero="UPLO",
-           jvp=dict(a=f"(np.real(np.sum({EYE_W} * {EIGH_P}, axis=-1)), "
-                      f"{VEC} @ ({GAPS} * {EIGH_P}))"))
+EIGH_GRAD = f"np.conj({EIGH_BAR})"
+EIGH_TANGENT = f"(np.real(np.sum({EYE_W} * {EIGH_P}, axis=-1)), {VEC} @ ({GAPS} * {EIGH_P}))"
+defcomplex(np.linalg.eigh, "a, UPLO=None", a=EIGH_GRAD, zero="UPLO", jvp=dict(a=EIGH_TANGENT))
 
 # the phase check of the gradients above (and of eig's): the identity on its value
 defvjp(H.gauge_check, "value, j, k=0.0", value="g", zero=("j", "k"), complex_ok=True,
@@ -116,10 +118,10 @@ defvjp(H.gauge_check, "value, j, k=0.0", value="g", zero=("j", "k"), complex_ok=
 # ---------------------------------------------------------------- slogdet
 # with tau = tr(A^-1 dA): d logabsdet = Re tau, d sign = 1j Im(tau) sign; so the gradient is
 # (Re g[1] + 1j Im(g[0] sign)) A^-T
-TAU = "np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"
+TAU = "np.trace(np.linalg.solve(square_chunks(a), t), axis1=-2, axis2=-1)"
 defcomplex(np.linalg.slogdet, "a",
            a=("np.expand_dims(np.real(g[1]) + 1j * np.imag(g[0] * ans[0]), (-2, -1)) * "
-              "np.swapaxes(np.linalg.inv(a), -1, -2)"),
+              "np.swapaxes(np.linalg.inv(square_chunks(a)), -1, -2)"),
            jvp=dict(a=f"(1j * np.imag({TAU}) * ans[0], np.real({TAU}))"))
 
 # ---------------------------------------------------------------- norm
@@ -138,3 +140,37 @@ defcomplex(np.linalg.norm, "x, ord=None, axis=None, keepdims=False",
            jvp=dict(x=f"np.sum(np.real({NORM_BAR.format(g='1.0')} * t), axis=axis, "
                       "keepdims=keepdims)"), real_out=True)
 nondiff(H.norm_axes, H.norm_by_svd)
+
+# ---------------------------------------------------------------- cholesky
+# A = L L^H with a real positive diagonal: dL = L Phi(L^-1 dA L^-H), Phi the lower triangle
+# with half the diagonal; so the (Hermitian) cotangent is L^-H Phi(L^H G) L^-1, symmetrised:
+# the real rule with conjugate transposes, conjugated on the way in and out
+UPPER = "cholesky_upper(ans, upper)"
+LOW = f"({HERM.format('ans')} if {UPPER} else ans)"
+HALF_EYE = "(1.0 - 0.5 * np.eye(np.shape(ans)[-1]))"
+GB_LOW = f"({HERM.format('np.conj(g)')} if {UPPER} else np.conj(g))"
+CHOL_BAR = (f"{HERM.format(f'np.linalg.inv({LOW})')} @ (np.tril({HERM.format(LOW)} @ {GB_LOW}) "
+            f"* {HALF_EYE}) @ np.linalg.inv({LOW})")
+CHOL_T = (f"{LOW} @ (np.tril(np.linalg.inv({LOW}) @ (0.5 * (t + {HERM.format('t')})) @ "
+          f"{HERM.format(f'np.linalg.inv({LOW})')}) * {HALF_EYE})")
+defcomplex(np.linalg.cholesky, "a, upper=False", zero="upper",
+           a=f"np.conj(0.5 * (({CHOL_BAR}) + {HERM.format(CHOL_BAR)}))",
+           jvp=dict(a=f"({HERM.format(CHOL_T)} if {UPPER} else {CHOL_T})"))
+
+# ---------------------------------------------------------------- pinv
+# dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P (the rank unchanged): the real
+# rule with conjugate transposes
+EYE_M, EYE_N = "np.eye(np.shape(a)[-2])", "np.eye(np.shape(a)[-1])"
+GB = "np.conj(g)"
+PINV_BAR = HERM.format(f"-(ans @ {HERM.format(GB)} @ ans) + ans @ {HERM.format('ans')} @ {GB} @ "
+                       f"({EYE_M} - a @ ans) + ({EYE_N} - ans @ a) @ {GB} @ "
+                       f"{HERM.format('ans')} @ ans")
+defcomplex(np.linalg.pinv, "a", a=f"np.conj({PINV_BAR})",
+           jvp=dict(a=f"-(ans @ t @ ans) + ans @ {HERM.format('ans')} @ {HERM.format('t')} @ "
+                      f"({EYE_M} - a @ ans) + ({EYE_N} - ans @ a) @ {HERM.format('t')} @ "
+                      f"{HERM.format('ans')} @ ans"))
+
+# ---------------------------------------------------------------- powers and chains
+# (srcad/rules/numpy_matrices.py: transposes, no conjugates; complex-linear in each factor)
+holomorphic(np.linalg.matrix_power, np.linalg.multi_dot, H.grad_multi_dot, H.multi_dot_tangent,
+            H.multi_dot_hvp, H.multi_dot_d2)

@@ -76,11 +76,20 @@ defvjp(np.percentile, QUANT, a="grad_quantile(g, a, np.divide(q, 100.0), axis, k
 defvjp(np.median, "a, axis=None, out=None, *, keepdims=False",
        a="grad_quantile(g, a, 0.5, axis, keepdims)", kind="reduction",
        jvp=dict(a="tangent_quantile(t, a, 0.5, axis, keepdims)"))
-QH = "value, a, q, axis=None, keepdims=False, method=None"
-defhelper(H.grad_quantile, QH, value="tangent_quantile(g, a, q, axis, keepdims, method)",
-          jvp=dict(value="grad_quantile(t, a, q, axis, keepdims, method)"))
-defhelper(H.tangent_quantile, QH, value="grad_quantile(g, a, q, axis, keepdims, method)",
-          jvp=dict(value="tangent_quantile(t, a, q, axis, keepdims, method)"))
+# the nan* forms leave the NaNs out (each slice its own count); a NaN's gradient is zero
+defvjp(np.nanquantile, QUANT, a="grad_quantile(g, a, q, axis, keepdims, method, True)",
+       jvp=dict(a="tangent_quantile(t, a, q, axis, keepdims, method, True)"))
+defvjp(np.nanpercentile, QUANT,
+       a="grad_quantile(g, a, np.divide(q, 100.0), axis, keepdims, method, True)",
+       jvp=dict(a="tangent_quantile(t, a, np.divide(q, 100.0), axis, keepdims, method, True)"))
+defvjp(np.nanmedian, "a, axis=None, out=None, *, keepdims=False",
+       a="grad_quantile(g, a, 0.5, axis, keepdims, None, True)", kind="reduction",
+       jvp=dict(a="tangent_quantile(t, a, 0.5, axis, keepdims, None, True)"))
+QH = "value, a, q, axis=None, keepdims=False, method=None, nan=False"
+defhelper(H.grad_quantile, QH, value="tangent_quantile(g, a, q, axis, keepdims, method, nan)",
+          jvp=dict(value="grad_quantile(t, a, q, axis, keepdims, method, nan)"))
+defhelper(H.tangent_quantile, QH, value="grad_quantile(g, a, q, axis, keepdims, method, nan)",
+          jvp=dict(value="tangent_quantile(t, a, q, axis, keepdims, method, nan)"))
 
 # ---------------------------------------------------------------- the nan* reductions
 # a NaN is left out: its gradient is zero; a template never multiplies by a NaN (the NaNs are

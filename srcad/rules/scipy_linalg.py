@@ -1,6 +1,7 @@
 """Derivative rules for ``scipy.linalg``: ``inv``, ``det``, ``solve``, ``solve_triangular``,
 ``cholesky``, ``cho_factor``/``cho_solve``, ``solve_banded``, ``lu``/``lu_factor``/``lu_solve``,
-``sqrtm``, ``expm``, ``logm`` and ``solve_sylvester``.
+``sqrtm``, ``expm``, ``expm_frechet``, ``logm``, ``solve_sylvester``, and ``eigh``, ``svd``,
+``qr`` as NumPy's.
 
 Loaded the first time srcad looks a rule up after the user's code has imported
 ``scipy.linalg`` (see :mod:`srcad.rules.scipy_special`). ``scipy_linalg.f`` in a template is
@@ -26,6 +27,7 @@ import numpy as np
 from scipy import linalg
 
 from ..runtime import scipy_helpers as H
+from . import numpy as _numpy
 from . import numpy_complex_linalg as _complex_linalg
 from . import numpy_second as _second
 from .numpy_complex import defcomplex, holomorphic
@@ -300,9 +302,59 @@ defvjp(linalg.qr, "a, overwrite_a=False, lwork=None, mode='full', pivoting=False
        a=_second.QR_GRAD.replace(_second.Q, QR_CHECKED),
        jvp=dict(a=_second.QR_T.replace(_second.Q, QR_CHECKED)))
 
+# scipy.linalg.eigh of one matrix (no b: the generalised problem has no rule; nor a subset of
+# the eigenvalues): np.linalg.eigh's templates with lower= for UPLO, and its complex form
+# with the same phase checks; eigvals_only: the templates at the pair, the vectors' gradient 0
+EIGH_SIG = ("a, *, lower=True, eigvals_only=False, overwrite_a=False, check_finite=True, "
+            "driver=None")
+PAIR = "scipy_linalg.eigh(a, lower=lower)"
+
+
+def _eigh(template, tangent=False):
+    full = template.replace("UPLO in ('U', 'u')", "not lower")
+    only = full.replace("ans[", f"{PAIR}[").replace("g[0]", "g").replace("g[1]", "0.0")
+    return f"(({only})[0] if eigvals_only else {full})" if tangent else (
+        f"({only} if eigvals_only else {full})")
+
+
+defvjp(linalg.eigh, EIGH_SIG, kind=None, zero=("lower", "eigvals_only", "driver"),
+       a=_eigh(_numpy.EIGH_GRAD), jvp=dict(a=_eigh(_numpy.EIGH_TANGENT, True)))
+defcomplex(linalg.eigh, EIGH_SIG, zero=("lower", "eigvals_only", "driver", "overwrite_a",
+                                        "check_finite"),
+           a=_eigh(_complex_linalg.EIGH_GRAD), jvp=dict(a=_eigh(_complex_linalg.EIGH_TANGENT,
+                                                                 True)))
+
+# expm_frechet(A, E) = (expm(A), L(A, E)), L(A, E) the top-right block of expm(B) with
+# B = [[A, E], [0, A]]: linear in E (its adjoint is L(A', G)); in A, the Frechet derivative
+# of expm at B along [[dA, 0], [0, dA]], whose adjoint is L(B', [[0, G], [0, 0]]) read on
+# the two diagonal blocks. Every template is expm of a block matrix: every order.
+N = "np.shape(A)[-1]"
+
+
+def _blocks(tl, tr, bl, br):
+    return (f"np.concatenate([np.concatenate([{tl}, {tr}], axis=-1), "
+            f"np.concatenate([{bl}, {br}], axis=-1)], axis=-2)")
+
+
+ZA = "np.zeros_like(A)"
+B = _blocks("A", "E", ZA, "A")
+GL = "(g[1] if compute_expm else g)"
+GB = _frechet(SWAP.format(B), _blocks(ZA, GL, ZA, ZA)).replace(
+    "np.shape(A)[-1]", f"(2 * {N})")
+DB = _frechet(B, _blocks("t", ZA, ZA, "t")).replace("np.shape(A)[-1]", f"(2 * {N})")
+defvjp(linalg.expm_frechet, "A, E, method=None, compute_expm=True, check_finite=True",
+       kind=None, zero=("method", "compute_expm"),
+       A=(f"{GB}[..., :{N}, :{N}] + {GB}[..., {N}:, {N}:] + "
+          f"({_frechet(SWAP.format('A'), 'g[0]')} if compute_expm else 0.0)"),
+       E=_frechet(SWAP.format("A"), GL),
+       jvp=dict(A=f"(({_frechet('A', 't')}, {DB}[..., :{N}, {N}:]) if compute_expm else "
+                  f"{DB}[..., :{N}, {N}:])",
+                E=f"((np.zeros_like(A), {_frechet('A', 't')}) if compute_expm else "
+                  f"{_frechet('A', 't')})"))
+
 # ---------------------------------------------------------------- complex matrices
 # the templates above that use transposes only (no conjugate) hold for complex matrices as
 # written, in JAX's convention (srcad.rules.numpy_complex): the derivatives of analytic
 # functions (inverse, determinant, solves, the matrix exponential, logarithm and square root)
 holomorphic(linalg.inv, linalg.det, linalg.solve, linalg.expm, linalg.logm, linalg.sqrtm,
-            linalg.solve_sylvester)
+            linalg.solve_sylvester, linalg.expm_frechet)

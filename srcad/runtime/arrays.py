@@ -12,7 +12,8 @@ to the host), no ``.flags`` or ``.base``, and no NumPy array as large as the dat
 graph would hold it, and send it to the workers, whole: :func:`spread`). An operation a library
 does not have (``np.add.at`` on a Dask array, so the gradient of ``x[idx]`` with an array of
 indices) is refused with a :class:`srcad.errors.BackendError` naming the library and the rule,
-never computed some other way.
+never computed some other way. A refusal made while the derivative runs names the user's file
+and line (:func:`placed`).
 
 Imports only ``srcad.core`` and ``srcad.errors``.
 """
@@ -49,9 +50,39 @@ def spread(value, like):
 
 def refuse(x, rule, hint):
     """The error for a rule that needs an operation ``x``'s library does not have."""
-    return BackendError(
+    return placed(BackendError(
         f"the derivative of {rule} needs an operation that {library(x)} arrays "
-        f"({type(x).__name__}) do not have", construct=rule, hint=hint)
+        f"({type(x).__name__}) do not have", construct=rule, hint=hint))
+
+
+def placed(error):
+    """``error`` (a :class:`srcad.errors.SrcadError` made while generated code runs) with the
+    user's file and line: the innermost generated function on the stack runs in the user's
+    module (its ``__file__``), and the backward sweep's comment ``# line N: ...`` above the
+    statement running names the user's line (forward-mode code has none: no line then)."""
+    import linecache
+    import sys
+
+    if error.lineno is not None:
+        return error
+    frame = sys._getframe(1)
+    while frame is not None and not frame.f_code.co_filename.startswith("<srcad "):
+        frame = frame.f_back
+    if frame is None:
+        return error
+    lines = linecache.getlines(frame.f_code.co_filename)
+    for text in reversed(lines[:frame.f_lineno]):
+        comment = text.strip()
+        if comment.startswith("# line ") and comment[7:].split(":")[0].isdigit():
+            head, _, source = comment[7:].partition(":")
+            error.filename = frame.f_globals.get("__file__") or error.filename
+            error.lineno = int(head)
+            if source.strip():
+                error.construct = f"{source.strip()}  ({error.construct})" if (
+                    error.construct) else source.strip()
+            error.args = (error._format(),)
+            break
+    return error
 
 
 def refuse_foreign(value, what, code=None):

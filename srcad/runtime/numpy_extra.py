@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core.kinds import duck_array
 from ..errors import MissingRuleError
+from . import arrays
 from .helpers import unbroadcast
 from .numpy_common import _asarray, _match
 from .numpy_shape import _pieces, _split_along
@@ -165,13 +166,14 @@ def grad_gradient(g, f, axis=None, edge_order=1, *spacing):
     gradient and summed over the axes."""
     axes, spacing = _gradient_axes(f, spacing, axis)
     parts = [g] if len(axes) == 1 and not isinstance(g, (list, tuple)) else list(g)
-    out = np.zeros(np.shape(f))
+    out = 0.0
     for ax, h, part in zip(axes, spacing, parts):
         n = np.shape(f)[ax]
         diff = np.gradient(np.eye(n), h, axis=0, edge_order=edge_order)  # column j: of e_j
-        moved = np.moveaxis(np.broadcast_to(np.asarray(part, dtype=float), np.shape(f)), ax, 0)
+        part = part if arrays.is_duck(part) else np.asarray(part, dtype=float)  # Dask: lazy
+        moved = np.moveaxis(np.broadcast_to(part, np.shape(f)), ax, 0)
         out = out + np.moveaxis(np.tensordot(diff.T, moved, axes=1), 0, ax)
-    return _match(out, f)
+    return _match(out if np.ndim(out) else np.zeros(np.shape(f)), f)
 
 
 def _partition_order(a, kth, axis):
@@ -235,6 +237,22 @@ def grad_tolist(g, a):
     """Gradient of ``a.tolist()`` (nested lists of numbers): the lists' gradients as an array
     of ``a``'s shape."""
     return _match(np.reshape(np.asarray(g, dtype=float), np.shape(a)), a)
+
+
+@helper("numpy")
+def square_chunks(a):
+    """``a``, with a Dask array's last two axes rechunked into equal square blocks (Dask's
+    ``inv`` and ``solve`` take nothing else), as large as its largest chunk where that
+    divides the matrix; the identity on every other array."""
+    if not arrays.is_duck(a) or not hasattr(a, "rechunk") or not hasattr(a, "chunks"):
+        return a
+    rows, cols = a.chunks[-2], a.chunks[-1]
+    if len(set(rows)) == 1 and rows == cols:  # every block square already
+        return a
+    n, size = sum(rows), max(max(rows), max(cols))
+    while n % size:  # equal blocks: a size that divides the matrix
+        size -= 1
+    return a.rechunk({a.ndim - 2: size, a.ndim - 1: size})
 
 
 #: per array type: whether its library's ``np.linalg.cholesky`` returns the upper factor when
@@ -313,12 +331,12 @@ def gauge_check(value, j, k=0.0):
         diag = diag + np.diagonal(np.asarray(k), axis1=-2, axis2=-1)
     scale = 1.0 + float(np.max(np.abs(j), initial=0.0)) + float(np.max(np.abs(k), initial=0.0))
     if np.max(np.abs(np.imag(diag)), initial=0.0) > 1e-6 * scale:
-        raise MissingRuleError(
+        raise arrays.placed(MissingRuleError(
             "no derivative of a function of complex singular vectors or eigenvectors that "
             "depends on their phases (LAPACK's choice: finite differences would follow it, "
             "no formula can)", construct="np.linalg.svd/eig/eigh",
             hint="use what does not depend on the phases: np.abs(u), the values, "
-            "u @ np.diag(s) @ vh")
+            "u @ np.diag(s) @ vh"))
     return value
 
 

@@ -11,6 +11,9 @@ that define them, by family.
   ``np.linalg.norm``, a batched ``np.linalg.solve``);
 * :mod:`srcad.runtime.numpy_more`: ``np.take``, ``np.quantile``, ``np.interp``,
   ``np.convolve``, ... (the rules of :mod:`srcad.rules.numpy_more`);
+* :mod:`srcad.runtime.numpy_assembly`: ``np.insert``, ``np.choose``, ``np.block``,
+  ``np.unstack``, ``np.linalg.multi_dot``, ``np.cov``'s layout, ``np.linalg.lstsq``'s check
+  (the rules of :mod:`srcad.rules.numpy_matrices`);
 * :mod:`srcad.runtime.numpy_common`: the pieces they share (never called by generated code).
 
 The rules in :mod:`srcad.rules.numpy` are one-line templates; when the gradient of a NumPy
@@ -45,6 +48,7 @@ Imports only the modules of ``srcad.runtime`` named above and ``srcad.runtime.re
 from __future__ import annotations
 
 from . import (
+    numpy_assembly,
     numpy_extra,
     numpy_fft,
     numpy_linalg,
@@ -57,7 +61,7 @@ from .registry import HELPERS, family_of
 
 #: the modules defining the NumPy helpers, by family
 MODULES = (numpy_reductions, numpy_linalg, numpy_shape, numpy_extra, numpy_fft, numpy_second,
-           numpy_more)
+           numpy_more, numpy_assembly)
 
 __all__ = sorted(name for name, fn in HELPERS.items() if family_of(fn) == "numpy")
 globals().update((name, HELPERS[name]) for name in __all__)

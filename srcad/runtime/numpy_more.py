@@ -7,7 +7,8 @@ Each ``grad_*``/``tangent_*`` helper is linear in its first argument (``value``)
 pairs with is its adjoint, which is how its own rule (second derivatives) is written. The
 indices they read (a sort order, an interval of ``xp``) are piecewise constant in the point.
 
-Imports only ``srcad.errors``, ``srcad.runtime.registry`` and ``srcad.runtime.numpy_common``.
+Imports only ``srcad.errors``, ``srcad.runtime.registry``, ``srcad.runtime.arrays`` and
+``srcad.runtime.numpy_common``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MissingRuleError
+from .arrays import is_duck, placed, refuse
 from .numpy_common import _asarray
 from .registry import helper
 
@@ -85,30 +87,49 @@ def running_source(a, ans, axis=0):
 
 
 # ---------------------------------------------------------------- np.quantile (linear method)
-def _quantile_plan(a, q, axis, method):
+def _quantile_plan(a, q, axis, method, nan=False):
+    """The sorted order of ``a`` along the axis and, per slice, the weights of each quantile
+    on the sorted values (``nan``: the NaNs, sorted last, are left out, so each slice has its
+    own count; a slice of NaNs only has no weights)."""
     if method not in (None, "linear"):
-        raise MissingRuleError(
+        raise placed(MissingRuleError(
             f"no derivative rule for np.quantile/np.percentile/np.median with method={method!r}",
             construct="np.quantile", hint="use method='linear' (the default), or register a "
-            "rule with srcad.extend.defvjp")
+            "rule with srcad.extend.defvjp"))
+    if is_duck(a):  # the sort order of a lazy array: known only once computed
+        raise refuse(a, "np.quantile/np.percentile/np.median (and their nan forms)",
+                     "the derivative reads the order of the values: compute the array first "
+                     "(.compute()), or differentiate on a NumPy array")
     x = np.asarray(a)
     if axis is None:
         x, axis = x.reshape(-1), 0
     elif np.ndim(axis) != 0:
-        raise MissingRuleError(
+        raise placed(MissingRuleError(
             "no derivative rule for np.quantile/np.percentile/np.median over a tuple of axes",
-            construct="np.quantile", hint="move the axes together and reshape them into one")
+            construct="np.quantile", hint="move the axes together and reshape them into one"))
     axis = int(axis) % x.ndim
     x = np.moveaxis(x, axis, -1)
     n = x.shape[-1]
     order = np.argsort(x, axis=-1, kind="stable")
-    pos = np.asarray(q, dtype=float).reshape(-1) * (n - 1)
-    lo = np.clip(np.floor(pos).astype(int), 0, n - 1)
-    hi = np.minimum(lo + 1, n - 1)
+    qs = np.asarray(q, dtype=float).reshape(-1)
+    if not nan:
+        pos = qs * (n - 1)
+        lo = np.clip(np.floor(pos).astype(int), 0, n - 1)
+        hi = np.minimum(lo + 1, n - 1)
+        frac = pos - lo
+        weights = np.zeros((pos.size, n))  # one row of weights on the sorted values per q
+        np.add.at(weights, (np.arange(pos.size), lo), 1.0 - frac)
+        np.add.at(weights, (np.arange(pos.size), hi), frac)
+        return x.shape, axis, order, weights
+    last = np.maximum(np.sum(~np.isnan(x), axis=-1, keepdims=True) - 1, 0)  # (..., 1)
+    pos = qs * last  # (..., nq)
+    lo = np.minimum(np.floor(pos).astype(int), last)
+    hi = np.minimum(lo + 1, last)
     frac = pos - lo
-    weights = np.zeros((pos.size, n))  # one row of weights on the sorted values per q
-    np.add.at(weights, (np.arange(pos.size), lo), 1.0 - frac)
-    np.add.at(weights, (np.arange(pos.size), hi), frac)
+    ranks = np.arange(n)
+    weights = ((1.0 - frac)[..., None] * (ranks == lo[..., None])
+               + frac[..., None] * (ranks == hi[..., None]))  # (..., nq, n)
+    weights = np.where(np.all(np.isnan(x), axis=-1)[..., None, None], 0.0, weights)
     return x.shape, axis, order, weights
 
 
@@ -123,25 +144,30 @@ def _result_shape(a, q, axis, keepdims):
 
 
 @helper("numpy")
-def tangent_quantile(value, a, q, axis=None, keepdims=False, method=None):
-    """The tangent of ``np.quantile(a, q, axis, keepdims=keepdims)`` for a tangent ``value``
-    of ``a``: the same interpolation of the same order statistics of ``value``."""
-    moved, ax, order, weights = _quantile_plan(a, q, axis, method)
+def tangent_quantile(value, a, q, axis=None, keepdims=False, method=None, nan=False):
+    """The tangent of ``np.quantile(a, q, axis, keepdims=keepdims)`` (``nan``: of
+    ``np.nanquantile``) for a tangent ``value`` of ``a``: the same interpolation of the same
+    order statistics of ``value``."""
+    moved, ax, order, weights = _quantile_plan(a, q, axis, method, nan)
     t = np.asarray(value, dtype=float)
     t = t.reshape(-1) if axis is None else np.moveaxis(t, ax, -1)
     ranked = np.take_along_axis(t, order, -1)  # (..., n)
-    out = np.moveaxis(ranked @ weights.T, -1, 0)  # (nq, ...)
+    if nan:
+        ranked = np.where(np.isnan(ranked), 0.0, ranked)
+    out = np.moveaxis(np.einsum("...qn,...n->...q", weights, ranked), -1, 0)  # (nq, ...)
     return out.reshape(_result_shape(a, q, axis, keepdims))
 
 
 @helper("numpy")
-def grad_quantile(value, a, q, axis=None, keepdims=False, method=None):
-    """Gradient of ``np.quantile(a, q, axis, keepdims=keepdims)`` (the adjoint of
-    :func:`tangent_quantile`): to the one or two order statistics each quantile reads."""
-    moved, ax, order, weights = _quantile_plan(a, q, axis, method)
-    nq = weights.shape[0]
-    g = np.asarray(value, dtype=float).reshape((nq,) + moved[:-1])
-    ranked = np.moveaxis(g, 0, -1) @ weights  # (..., n), on the sorted values
+def grad_quantile(value, a, q, axis=None, keepdims=False, method=None, nan=False):
+    """Gradient of ``np.quantile(a, q, axis, keepdims=keepdims)`` (``nan``: of
+    ``np.nanquantile``; the adjoint of :func:`tangent_quantile`): to the one or two order
+    statistics each quantile reads."""
+    moved, ax, order, weights = _quantile_plan(a, q, axis, method, nan)
+    nq = np.size(q)
+    g = np.broadcast_to(np.asarray(value, dtype=float), _result_shape(a, q, axis, keepdims))
+    g = g.reshape((nq,) + moved[:-1])
+    ranked = np.einsum("...q,...qn->...n", np.moveaxis(g, 0, -1), weights)  # sorted values
     out = np.zeros(moved)
     np.put_along_axis(out, order, ranked, -1)
     if axis is None:
