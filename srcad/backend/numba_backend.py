@@ -46,7 +46,7 @@ NUMPY = {
     "hypot", "power", "square", "zeros", "zeros_like", "ones", "ones_like", "empty",
     "empty_like", "sum", "dot", "where", "maximum", "minimum", "pi", "e", "shape", "copy",
     "float64", "negative", "multiply", "add", "subtract", "divide", "reciprocal",
-    "broadcast_to", "full", "concatenate",
+    "broadcast_to", "full", "concatenate", "array",
 }
 
 
@@ -86,12 +86,15 @@ def require():
 # ---------------------------------------------------------------- the whole function, tidied
 
 
-def check(fdef, user_func, spelled, namer, callees=()):
+def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
     """Rewrite the tidied adjoint ``fdef`` for Numba (``reversed(range(...))`` as a descending
     range, the helpers :mod:`.numba_helpers` implements) and refuse what Numba cannot compile
     (see the module docstring), naming the user's line. Returns ``(fdef, cells)``: the cells
     (name -> cell) of the Numba helpers it calls, for :func:`srcad.backend.emit.compile_function`.
-    ``callees``: the names the code calls other user functions' derivatives by."""
+    ``callees``: the names the code calls other user functions' derivatives by.
+    ``hoisted``: the stacks of values :func:`srcad.backend.numba_stacks.realise` hoisted into
+    the forward code; a cosine pushed there is taken by ``numba_math_cos_apart`` (see
+    :func:`srcad.backend.numba_helpers.cos_apart`)."""
     code = user_func.__code__
     filename = code.co_filename
     helper_of = {v: k for k, v in spelled.items()}
@@ -162,6 +165,28 @@ def check(fdef, user_func, spelled, namer, callees=()):
             node.func = numba_helper(f"{func.attr}_of")
         return node
 
+    def apart(stmt):
+        """``S[i] = math.cos(a)`` or ``S.append(math.cos(a))`` onto a stack of hoisted values:
+        the cosine taken apart from any sine of ``a`` (no fused ``sincos``)."""
+        value = None
+        if (stmt.__class__ is ast.Assign and len(stmt.targets) == 1
+                and stmt.targets[0].__class__ is ast.Subscript
+                and stmt.targets[0].value.__class__ is ast.Name
+                and stmt.targets[0].value.id in hoisted):
+            value = stmt.value
+        elif (stmt.__class__ is ast.Expr and stmt.value.__class__ is ast.Call
+              and stmt.value.func.__class__ is ast.Attribute
+              and stmt.value.func.attr == "append"
+              and stmt.value.func.value.__class__ is ast.Name
+              and stmt.value.func.value.id in hoisted and len(stmt.value.args) == 1):
+            value = stmt.value.args[0]
+        func = getattr(value, "func", None)
+        if (value.__class__ is ast.Call and func.__class__ is ast.Attribute
+                and func.attr == "cos" and func.value.__class__ is ast.Name
+                and module_of(func.value.id) is math and len(value.args) == 1
+                and not value.keywords):
+            value.func = numba_helper("math.cos_apart")
+
     def scatter_add(stmt):
         """``X += scatter(v, like, i)`` as ``scatter_add(X, v, i)``."""
         value = getattr(stmt, "value", None)
@@ -186,6 +211,8 @@ def check(fdef, user_func, spelled, namer, callees=()):
             current_line[0] = line
             _rewrite_reversed(stmt, lambda what, ln=line: refuse(what, ln))
             stmt = scatter_add(stmt)
+            if hoisted:
+                apart(stmt)
             for field in stmt._fields:
                 if field not in ("body", "orelse"):
                     value = getattr(stmt, field)
@@ -207,6 +234,11 @@ def check(fdef, user_func, spelled, namer, callees=()):
         bounds = {id(a) for node in walk_values(heads) if node.__class__ is ast.Call
                   and node.func.__class__ is ast.Name and node.func.id == "slice"
                   for a in node.args}  # slice(1, None, None): None is an open bound there
+        # np.array([a, b]): NumPy and Numba both make one array of the items' common type
+        # (an int among floats a float in both), so a list display there means what it does
+        # in Python; nested displays (rows) too
+        arrays = {id(item) for node in walk_values(heads) if _np_array_call(node, module_of)
+                  for item in _displays(node.args[0])}
         if stmt.__class__ is ast.Assign and all(t.__class__ is ast.Name
                                                  for t in stmt.targets):
             # x = None: a name set on one path only (Numba's optional type, which raises
@@ -257,7 +289,7 @@ def check(fdef, user_func, spelled, namer, callees=()):
                 elif cls in (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp,
                              ast.Dict, ast.Set, ast.Lambda, ast.JoinedStr):
                     refuse(f"a {cls.__name__} expression", line)
-                elif cls is ast.List and node.elts:
+                elif cls is ast.List and node.elts and id(node) not in arrays:
                     refuse("a list display (Numba gives a list one type for all its items, "
                            "an int among floats becoming a float: write a tuple or an "
                            "array)", line)
@@ -295,6 +327,23 @@ def _own_names(fdef):
         if node.__class__ is ast.Name and node.ctx.__class__ is not ast.Load:
             own.add(node.id)
     return own
+
+
+def _np_array_call(node, module_of):
+    """``np.array(display)``: one argument, no keywords."""
+    func = getattr(node, "func", None)
+    return (node.__class__ is ast.Call and func.__class__ is ast.Attribute
+            and func.attr == "array" and func.value.__class__ is ast.Name
+            and module_of(func.value.id) is np and len(node.args) == 1 and not node.keywords)
+
+
+def _displays(node):
+    """The list displays of ``node``, a display whose items may be displays (rows)."""
+    if node.__class__ in (ast.List, ast.Tuple):
+        if node.__class__ is ast.List:
+            yield node
+        for item in node.elts:
+            yield from _displays(item)
 
 
 def _constant(node):

@@ -433,6 +433,15 @@ def _checked(fname):
 
     import numba
 
+    if fname == "cos_apart":
+        def checked(x):
+            if math.isinf(x):
+                raise ValueError("math domain error")
+            # x + 0.0 is x, but -0.0 becomes 0.0 (and cos is even): the same number, on a
+            # value LLVM does not know equals x, so it is not fused with a sine of x into
+            # one sincos that the sine's users would wait for
+            return math.cos(x + 0.0)
+        return numba.njit(cache=True)(checked)
     fn = getattr(math, fname)
     if fname in _INTEGRAL:
         def checked(x):
@@ -455,7 +464,7 @@ def _checked(fname):
             if math.isinf(r) and not math.isinf(x):
                 raise OverflowError("math range error")
             return r
-    return numba.njit(checked)
+    return numba.njit(cache=True)(checked)
 
 
 def power(a, b):
@@ -502,7 +511,8 @@ HELPERS = {
 
 
 def helper(name):
-    """The Numba version of ``name`` (a key of HELPERS, or ``math.<f>`` of CHECKED_MATH)."""
+    """The Numba version of ``name`` (a key of HELPERS, or ``math.<f>`` of CHECKED_MATH, or
+    ``math.cos_apart``: the cosine of a hoisted value, see :func:`_checked`)."""
     if name.startswith("math."):
         return _checked(name[5:])
     return HELPERS[name]
