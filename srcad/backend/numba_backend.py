@@ -31,6 +31,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, call, name
+from .numba_displays import array_displays
 from .numba_stacks import walk_values
 
 HINT = "differentiate it with backend='python' (the default), or rewrite the line"
@@ -65,7 +66,22 @@ MATH = set(CHECKED_MATH) | {
 #: srcad's runtime helpers that :mod:`.numba_helpers` implements (for the types it names)
 NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to",
                  "grad_sum", "grad_dot_a", "grad_dot_b", "zeros_like", "like",
-                 "copy_tangent", "cleared", "scatter", "grad_concatenate"}
+                 "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array"}
+
+
+#: srcad helpers whose construct this backend refuses, and what to say: the construct
+_DERIVATIVE = ("a call of a derivative srcad made (srcad.grad(f)(x), srcad.jvp(f, ...), or a "
+               "function given such a derivative) in the function: its code is chosen when "
+               "it runs, for the types it is given, which code compiled in advance cannot do; "
+               "compile the innermost derivative alone with backend='numba'")
+_CONTAINER = ("a differentiated list or tuple passed to a callee (its gradient is a nest of "
+              "Python lists the caller adds into, which Numba does not type): pass the arrays "
+              "as separate arguments, or stack them into one array")
+REFUSED_HELPERS = {
+    "derivative_fwd": _DERIVATIVE, "derivative_bwd": _DERIVATIVE,
+    "derivative_jvp": _DERIVATIVE, "form_fwd": _DERIVATIVE, "form_jvp": _DERIVATIVE,
+    "mutable": _CONTAINER,
+}
 
 
 def available():
@@ -234,11 +250,6 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
         bounds = {id(a) for node in walk_values(heads) if node.__class__ is ast.Call
                   and node.func.__class__ is ast.Name and node.func.id == "slice"
                   for a in node.args}  # slice(1, None, None): None is an open bound there
-        # np.array([a, b]): NumPy and Numba both make one array of the items' common type
-        # (an int among floats a float in both), so a list display there means what it does
-        # in Python; nested displays (rows) too
-        arrays = {id(item) for node in walk_values(heads) if _np_array_call(node, module_of)
-                  for item in _displays(node.args[0])}
         if stmt.__class__ is ast.Assign and all(t.__class__ is ast.Name
                                                  for t in stmt.targets):
             # x = None: a name set on one path only (Numba's optional type, which raises
@@ -258,6 +269,8 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
                         refuse(f"{node.value.id}.{node.attr}: a global object", line)
                 elif cls is ast.Name and node.id not in own:
                     ident = node.id
+                    if helper_of.get(ident) in REFUSED_HELPERS:
+                        refuse(REFUSED_HELPERS[helper_of[ident]], line)
                     if ident in helper_of and helper_of[ident] not in ("math", "np"):
                         refuse(f"srcad's helper {helper_of[ident]}(...) (its construct needs "
                                "the Python backend)", line)
@@ -290,6 +303,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
                              ast.Dict, ast.Set, ast.Lambda, ast.JoinedStr):
                     refuse(f"a {cls.__name__} expression", line)
                 elif cls is ast.List and node.elts and id(node) not in arrays:
+                    # (np.array([a, b]) is one, see numba_displays)
                     refuse("a list display (Numba gives a list one type for all its items, "
                            "an int among floats becoming a float: write a tuple or an "
                            "array)", line)
@@ -298,6 +312,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
                                                          and id(node) in bounds):
                     refuse(f"the constant {node.value!r}", line)
 
+    arrays = array_displays(fdef, lambda ident: module_of(ident) is np, helper_of)
     fdef.body = visit(fdef.body, code.co_firstlineno)
     if not used:
         return fdef, {}
@@ -327,23 +342,6 @@ def _own_names(fdef):
         if node.__class__ is ast.Name and node.ctx.__class__ is not ast.Load:
             own.add(node.id)
     return own
-
-
-def _np_array_call(node, module_of):
-    """``np.array(display)``: one argument, no keywords."""
-    func = getattr(node, "func", None)
-    return (node.__class__ is ast.Call and func.__class__ is ast.Attribute
-            and func.attr == "array" and func.value.__class__ is ast.Name
-            and module_of(func.value.id) is np and len(node.args) == 1 and not node.keywords)
-
-
-def _displays(node):
-    """The list displays of ``node``, a display whose items may be displays (rows)."""
-    if node.__class__ in (ast.List, ast.Tuple):
-        if node.__class__ is ast.List:
-            yield node
-        for item in node.elts:
-            yield from _displays(item)
 
 
 def _constant(node):
