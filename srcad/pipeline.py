@@ -232,7 +232,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     if any_duck(arg_values.values()):  # Dask, CuPy: one call written otherwise
         fdef = duck.for_duck_arrays(fdef, spelled.get("np", "np"))
     if backend == "numba":
-        fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells)
+        fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells,
+                                                gen.hoisted_stacks)
         gen.cells.update(numba_cells)
     where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     defaults = func.__defaults__ or ()
@@ -331,7 +332,8 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
     temps = namer.temps | gen.temp_grads
     fwd_def, bwd_def = _tidy(fwd_def, temps, namer.grads), _tidy(bwd_def, temps, namer.grads)
     if numba:
-        fwd_def, fwd_cells = numba_backend.check(fwd_def, func, spelled, namer, gen.cells)
+        fwd_def, fwd_cells = numba_backend.check(fwd_def, func, spelled, namer, gen.cells,
+                                                 gen.hoisted_stacks)
         bwd_def, bwd_cells = numba_backend.check(bwd_def, func, spelled, namer, gen.cells)
         gen.cells.update(fwd_cells, **bwd_cells)
     where = f"{func.__code__.co_filename}:{func.__code__.co_firstlineno}"

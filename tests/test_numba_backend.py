@@ -335,9 +335,30 @@ def test_math_of_saved_values_is_computed_forward():
     the backward loop reads it (and x itself is no longer saved)."""
     text = srcad.source(srcad.grad(w2, backend="numba"), 0.5)
     forward, backward = text.split("# backward")
-    assert "cos(x_1)" in forward and "cos(" not in backward
+    assert "cos_apart(x_1)" in forward and "cos(" not in backward
     assert "saved_x_1" not in text
     assert "np.empty(len(range(n)))" in forward and ".append(" not in forward  # preallocated
+
+
+@needs_numba
+def test_cosine_taken_apart_is_pythons():
+    """The hoisted cosine (cos(x + 0.0), kept from fusing with the forward's sine) gives
+    math.cos's number everywhere, -0.0, subnormals and huge values included, and raises where
+    math.cos does."""
+    from srcad.backend import numba_helpers
+
+    cos_apart = numba_helpers.helper("math.cos_apart")
+    rng = np.random.default_rng(3)
+    values = [0.0, -0.0, 5e-324, -5e-324, 1e300, -1e300, 1e22, math.pi, -math.pi / 2, 7,
+              -3, True, *rng.standard_normal(50) * 10.0 ** rng.integers(-8, 9, 50)]
+    for v in values:
+        assert cos_apart(v) == math.cos(v), v
+    assert math.isnan(cos_apart(math.nan))
+    for v in (math.inf, -math.inf):
+        with pytest.raises(ValueError):
+            cos_apart(v)
+        with pytest.raises(ValueError):
+            math.cos(v)
 
 
 def _counted_loops(x, n=7):

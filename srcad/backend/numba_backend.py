@@ -31,6 +31,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, call, name
+from .numba_displays import array_displays
 from .numba_stacks import walk_values
 
 HINT = "differentiate it with backend='python' (the default), or rewrite the line"
@@ -46,7 +47,7 @@ NUMPY = {
     "hypot", "power", "square", "zeros", "zeros_like", "ones", "ones_like", "empty",
     "empty_like", "sum", "dot", "where", "maximum", "minimum", "pi", "e", "shape", "copy",
     "float64", "negative", "multiply", "add", "subtract", "divide", "reciprocal",
-    "broadcast_to", "full", "concatenate",
+    "broadcast_to", "full", "concatenate", "array",
 }
 
 
@@ -65,7 +66,22 @@ MATH = set(CHECKED_MATH) | {
 #: srcad's runtime helpers that :mod:`.numba_helpers` implements (for the types it names)
 NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to",
                  "grad_sum", "grad_dot_a", "grad_dot_b", "zeros_like", "like",
-                 "copy_tangent", "cleared", "scatter", "grad_concatenate"}
+                 "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array"}
+
+
+#: srcad helpers whose construct this backend refuses, and what to say: the construct
+_DERIVATIVE = ("a call of a derivative srcad made (srcad.grad(f)(x), srcad.jvp(f, ...), or a "
+               "function given such a derivative) in the function: its code is chosen when "
+               "it runs, for the types it is given, which code compiled in advance cannot do; "
+               "compile the innermost derivative alone with backend='numba'")
+_CONTAINER = ("a differentiated list or tuple passed to a callee (its gradient is a nest of "
+              "Python lists the caller adds into, which Numba does not type): pass the arrays "
+              "as separate arguments, or stack them into one array")
+REFUSED_HELPERS = {
+    "derivative_fwd": _DERIVATIVE, "derivative_bwd": _DERIVATIVE,
+    "derivative_jvp": _DERIVATIVE, "form_fwd": _DERIVATIVE, "form_jvp": _DERIVATIVE,
+    "mutable": _CONTAINER,
+}
 
 
 def available():
@@ -86,12 +102,15 @@ def require():
 # ---------------------------------------------------------------- the whole function, tidied
 
 
-def check(fdef, user_func, spelled, namer, callees=()):
+def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
     """Rewrite the tidied adjoint ``fdef`` for Numba (``reversed(range(...))`` as a descending
     range, the helpers :mod:`.numba_helpers` implements) and refuse what Numba cannot compile
     (see the module docstring), naming the user's line. Returns ``(fdef, cells)``: the cells
     (name -> cell) of the Numba helpers it calls, for :func:`srcad.backend.emit.compile_function`.
-    ``callees``: the names the code calls other user functions' derivatives by."""
+    ``callees``: the names the code calls other user functions' derivatives by.
+    ``hoisted``: the stacks of values :func:`srcad.backend.numba_stacks.realise` hoisted into
+    the forward code; a cosine pushed there is taken by ``numba_math_cos_apart`` (see
+    :func:`srcad.backend.numba_helpers.cos_apart`)."""
     code = user_func.__code__
     filename = code.co_filename
     helper_of = {v: k for k, v in spelled.items()}
@@ -162,6 +181,28 @@ def check(fdef, user_func, spelled, namer, callees=()):
             node.func = numba_helper(f"{func.attr}_of")
         return node
 
+    def apart(stmt):
+        """``S[i] = math.cos(a)`` or ``S.append(math.cos(a))`` onto a stack of hoisted values:
+        the cosine taken apart from any sine of ``a`` (no fused ``sincos``)."""
+        value = None
+        if (stmt.__class__ is ast.Assign and len(stmt.targets) == 1
+                and stmt.targets[0].__class__ is ast.Subscript
+                and stmt.targets[0].value.__class__ is ast.Name
+                and stmt.targets[0].value.id in hoisted):
+            value = stmt.value
+        elif (stmt.__class__ is ast.Expr and stmt.value.__class__ is ast.Call
+              and stmt.value.func.__class__ is ast.Attribute
+              and stmt.value.func.attr == "append"
+              and stmt.value.func.value.__class__ is ast.Name
+              and stmt.value.func.value.id in hoisted and len(stmt.value.args) == 1):
+            value = stmt.value.args[0]
+        func = getattr(value, "func", None)
+        if (value.__class__ is ast.Call and func.__class__ is ast.Attribute
+                and func.attr == "cos" and func.value.__class__ is ast.Name
+                and module_of(func.value.id) is math and len(value.args) == 1
+                and not value.keywords):
+            value.func = numba_helper("math.cos_apart")
+
     def scatter_add(stmt):
         """``X += scatter(v, like, i)`` as ``scatter_add(X, v, i)``."""
         value = getattr(stmt, "value", None)
@@ -186,6 +227,8 @@ def check(fdef, user_func, spelled, namer, callees=()):
             current_line[0] = line
             _rewrite_reversed(stmt, lambda what, ln=line: refuse(what, ln))
             stmt = scatter_add(stmt)
+            if hoisted:
+                apart(stmt)
             for field in stmt._fields:
                 if field not in ("body", "orelse"):
                     value = getattr(stmt, field)
@@ -226,6 +269,8 @@ def check(fdef, user_func, spelled, namer, callees=()):
                         refuse(f"{node.value.id}.{node.attr}: a global object", line)
                 elif cls is ast.Name and node.id not in own:
                     ident = node.id
+                    if helper_of.get(ident) in REFUSED_HELPERS:
+                        refuse(REFUSED_HELPERS[helper_of[ident]], line)
                     if ident in helper_of and helper_of[ident] not in ("math", "np"):
                         refuse(f"srcad's helper {helper_of[ident]}(...) (its construct needs "
                                "the Python backend)", line)
@@ -257,7 +302,8 @@ def check(fdef, user_func, spelled, namer, callees=()):
                 elif cls in (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp,
                              ast.Dict, ast.Set, ast.Lambda, ast.JoinedStr):
                     refuse(f"a {cls.__name__} expression", line)
-                elif cls is ast.List and node.elts:
+                elif cls is ast.List and node.elts and id(node) not in arrays:
+                    # (np.array([a, b]) is one, see numba_displays)
                     refuse("a list display (Numba gives a list one type for all its items, "
                            "an int among floats becoming a float: write a tuple or an "
                            "array)", line)
@@ -266,6 +312,7 @@ def check(fdef, user_func, spelled, namer, callees=()):
                                                          and id(node) in bounds):
                     refuse(f"the constant {node.value!r}", line)
 
+    arrays = array_displays(fdef, lambda ident: module_of(ident) is np, helper_of)
     fdef.body = visit(fdef.body, code.co_firstlineno)
     if not used:
         return fdef, {}

@@ -280,6 +280,37 @@ def _grad_concatenate(g, arrays, axis=0):
     return scope["pieces"]
 
 
+def grad_array(g, obj):
+    """Stub: srcad's ``grad_array``, the gradient of ``np.array(obj)``."""
+    raise NotImplementedError
+
+
+def _rows_of_numbers(obj, depth):
+    """A list or tuple (of lists or tuples, ``depth`` deep) of numbers."""
+    if depth == 0:
+        return isinstance(obj, (types.Integer, types.Float, types.Boolean))
+    if isinstance(obj, types.List):
+        return _rows_of_numbers(obj.dtype, depth - 1)
+    if isinstance(obj, types.BaseTuple):
+        return all(_rows_of_numbers(t, depth - 1) for t in obj.types)
+    return False
+
+
+@overload(grad_array)
+def _grad_array(g, obj):
+    if (isinstance(g, types.Array) and isinstance(g.dtype, types.Float)
+            and g.ndim in (1, 2) and _rows_of_numbers(obj, g.ndim)):
+        # the gradient of each number at its place: one new array (the Python helper's
+        # nested list of floats, indexed the same way; its rows share no memory with g)
+        def copied(g, obj):
+            if len(obj) != g.shape[0]:
+                raise ValueError("srcad (numba backend): a gradient shaped unlike its value")
+            return g.copy()
+        return copied
+    raise TypingError(f"srcad's numba backend has the gradient of np.array of a list of "
+                      f"numbers or of rows of numbers only (got {obj})")
+
+
 def grad_sum(g, a, axis=None, keepdims=False):
     """Stub: srcad's ``grad_sum``, the gradient of ``np.sum(a)`` (all of it)."""
     raise NotImplementedError
@@ -433,6 +464,15 @@ def _checked(fname):
 
     import numba
 
+    if fname == "cos_apart":
+        def checked(x):
+            if math.isinf(x):
+                raise ValueError("math domain error")
+            # x + 0.0 is x, but -0.0 becomes 0.0 (and cos is even): the same number, on a
+            # value LLVM does not know equals x, so it is not fused with a sine of x into
+            # one sincos that the sine's users would wait for
+            return math.cos(x + 0.0)
+        return numba.njit(cache=True)(checked)
     fn = getattr(math, fname)
     if fname in _INTEGRAL:
         def checked(x):
@@ -455,7 +495,7 @@ def _checked(fname):
             if math.isinf(r) and not math.isinf(x):
                 raise OverflowError("math range error")
             return r
-    return numba.njit(checked)
+    return numba.njit(cache=True)(checked)
 
 
 def power(a, b):
@@ -497,12 +537,13 @@ HELPERS = {
     "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add, "power": power,
     "grad_sum": grad_sum, "grad_dot_a": grad_dot_a, "grad_dot_b": grad_dot_b,
     "zeros_like": zeros_like, "like": like, "copy_tangent": copy_tangent, "cleared": cleared,
-    "scatter": scatter, "grad_concatenate": grad_concatenate,
+    "scatter": scatter, "grad_concatenate": grad_concatenate, "grad_array": grad_array,
 }
 
 
 def helper(name):
-    """The Numba version of ``name`` (a key of HELPERS, or ``math.<f>`` of CHECKED_MATH)."""
+    """The Numba version of ``name`` (a key of HELPERS, or ``math.<f>`` of CHECKED_MATH, or
+    ``math.cos_apart``: the cosine of a hoisted value, see :func:`_checked`)."""
     if name.startswith("math."):
         return _checked(name[5:])
     return HELPERS[name]

@@ -107,6 +107,9 @@ def realise(gen, namer, spelled=None):
     gen.backward = walk(gen.backward)
     gen.stacks = [s for s in own.values() if s not in arrays]
     gen.stack_arrays = list(arrays)  # made by the forward code itself
+    # the stacks of hoisted values: their cosines are taken apart (see numba_backend.check)
+    gen.hoisted_stacks = {stack_of(block, h) for block, (_, extra) in saves.items()
+                          for h, _ in extra}
     if arrays:
         gen.helpers.add("np")
     gen.saves = {}

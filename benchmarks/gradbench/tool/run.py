@@ -37,14 +37,18 @@ NOT_NUMBA = ("jacobian", "jacfwd", "jacrev", "hessian", "hvp")
 
 
 def numba_mode():
-    """srcad's derivatives in every eval module made with ``backend="numba"`` (see above)."""
-    import functools
-
+    """srcad's derivatives in every eval module made with ``backend="numba"`` (see above).
+    The default of their ``backend`` parameter changes, not the functions: ``srcad.jvp``
+    written inside a differentiated function stays the function srcad knows there."""
     import srcad
     from srcad.errors import SrcadError
 
     for name in ("grad", "value_and_grad", "vjp", "jvp"):
-        setattr(srcad, name, functools.partial(getattr(srcad, name), backend="numba"))
+        fn = getattr(srcad, name)
+        if fn.__kwdefaults__ and "backend" in fn.__kwdefaults__:
+            fn.__kwdefaults__ = dict(fn.__kwdefaults__, backend="numba")
+        else:
+            fn.__defaults__ = tuple("numba" if d == "python" else d for d in fn.__defaults__)
 
     def refused(name):
         def no_numba(*args, **kwargs):

@@ -1,0 +1,109 @@
+"""The Numba backend on ``np.array`` of list displays (rows of numbers, ints among floats,
+nested rows), each gradient compared with the Python backend (to 1e-12) and with central
+finite differences; and the refusal of a derivative called inside compiled code, which names
+the construct and the user's line before Numba compiles anything."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.backend import numba_backend
+from srcad.errors import SrcadError
+
+needs_numba = pytest.mark.skipif(not numba_backend.available(), reason="numba not installed")
+
+
+def _point(x):
+    p = np.array([x, 2.0 * x, 1])  # an int among floats: a float array in both
+    return np.sum(p * p) + p[2]
+
+
+def _rows(x):
+    r = np.array([[math.cos(x), -math.sin(x)], [math.sin(x), math.cos(x)]])
+    v = np.array([1.0, 2])
+    w = r * v
+    return w[0, 0] * x + w[1, 1] + w[0, 1] * w[1, 0]
+
+
+def _flight(x):
+    pos = np.array([0.0, 8.0])
+    vel = np.array([0.75, x])
+    for _ in range(6):
+        pos = pos + 0.1 * vel
+        vel = vel - 0.1 * np.array([pos[0] - x, pos[1] * x])
+    return pos[0] * pos[1]
+
+
+def _tuple_rows(x):
+    m = np.array(([x, 1.0], [2.0, x * x]))
+    return m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]
+
+
+FUNCTIONS = [_point, _rows, _flight, _tuple_rows]
+
+
+@needs_numba
+@pytest.mark.parametrize("f", FUNCTIONS)
+@pytest.mark.parametrize("x", [0.3, -1.1, 2.0])
+def test_array_displays(f, x):
+    got = srcad.grad(f, backend="numba")(x)
+    ref = srcad.grad(f)(x)
+    assert math.isclose(got, ref, rel_tol=1e-12, abs_tol=1e-12)
+    h = 1e-6
+    assert math.isclose(got, (f(x + h) - f(x - h)) / (2 * h), rel_tol=1e-6, abs_tol=1e-8)
+    value, _ = srcad.value_and_grad(f, backend="numba")(x)
+    assert value == f(x)
+
+
+@needs_numba
+def test_array_display_of_ints_is_an_int_array():
+    def ints(x):
+        k = np.array([1, 2, 3])
+        return x * (k[2] // k[1])  # 3 // 2 == 1: floor division of ints, as in Python
+
+    assert srcad.grad(ints, backend="numba")(1.5) == srcad.grad(ints)(1.5) == 1.0
+
+
+def _inner(x):
+    return math.sin(x) * x
+
+
+_inner_grad = srcad.grad(_inner)
+
+
+def _calls_a_derivative(x):
+    return _inner_grad(x) * x  # line read in the refusal
+
+
+def _calls_jvp(x):
+    return srcad.jvp(_inner, (x,), (1.0,))[1] * x
+
+
+@needs_numba
+@pytest.mark.parametrize("f", [_calls_a_derivative, _calls_jvp])
+def test_derivative_in_compiled_code_is_refused(f):
+    with pytest.raises(SrcadError, match="a call of a derivative srcad made") as info:
+        srcad.grad(f, backend="numba")(0.4)
+    assert info.value.filename == __file__ and info.value.lineno is not None
+    assert "backend='python'" in str(info.value)
+    # the Python backend differentiates it
+    h = 1e-6
+    got = srcad.grad(f)(0.4)
+    assert math.isclose(got, (f(0.4 + h) - f(0.4 - h)) / (2 * h), rel_tol=1e-6)
+
+
+def _item_of_display(x):
+    t = [x, 1]
+    k = t[1]  # an int in Python: Numba's list would make it a float
+    return x * np.array(k)
+
+
+@needs_numba
+def test_item_read_out_of_a_display_is_refused():
+    with pytest.raises(SrcadError, match="a list display") as info:
+        srcad.grad(_item_of_display, backend="numba")(0.5)
+    assert info.value.filename == __file__
