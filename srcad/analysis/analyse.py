@@ -31,7 +31,7 @@ from ..core.kinds import (
     kind_of_value,
 )
 from ..rules import registry
-from . import orders
+from . import orders, stacks
 from .complexity import complex_values
 from .value_kinds import ValueKinds
 
@@ -41,7 +41,7 @@ _BOOLEAN = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, ope
 
 class Analysis(ValueKinds):
     def __init__(self, fn: ir.Function, param_kinds: dict, wrt, param_items=None,
-                 param_ranks=None, callees=None):
+                 param_ranks=None, callees=None, param_stacks=None):
         self.fn = fn
         # the user functions this one calls (a srcad.calls.Callees, handed down by the
         # pipeline); None: a call of one has a result of kind ANY
@@ -55,6 +55,9 @@ class Analysis(ValueKinds):
         # tuple name -> {position: (kind, rank)} of its items: a tuple built here, or one a
         # user function returns (``hidden, cell = cell_step(...)``); tuples never change
         self.tuple_items = {}
+        # srcad's own stacks of saved tuples (and a context's: __srcad_param_stacks__)
+        self.stacks = stacks.structure(fn)
+        self.param_stacks = dict(param_stacks or {})
         self.kinds = dict(param_kinds)
         complex_params = self.kinds.pop(COMPLEX, ())
         self.wrt = set(wrt)

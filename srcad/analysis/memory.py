@@ -405,6 +405,8 @@ def _fresh_result(fn):
     """Whether ``fn`` certainly returns a new object (or a number)."""
     if family_of(fn) == "runtime" and fn.__name__ in _FRESH_HELPERS:
         return True
+    if family_of(fn) and getattr(fn, "__name__", None) == "where":
+        return False  # srcad's scalar where(c, a, b) is a or b itself
     if safe_in(fn, _ARITH) or isinstance(fn, (np.ufunc, ir.BoolOp)):
         return fn not in (min, max)  # max(a, b) is one of its arguments
     if getattr(fn, "__module__", None) == "math":
