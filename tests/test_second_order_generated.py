@@ -175,3 +175,40 @@ def test_programs_the_long_run_found(source, args, tmp_path):
             assert rev == pytest.approx(fwd, rel=1e-10, abs=1e-12)
             problem, judged = fd_reference.judge(rev, ref, 0.0, rtol=1e-6)
             assert problem is None and judged, (i, j, rev, ref)
+
+
+#: lists whose items come back through ``pop()`` and ``ys[i]`` (their kinds: what was put
+#: in; a gradient list, ``zeros_like(ys)``, holds zeros of the items' kinds), then a loop
+#: that swaps and updates in place (``x += ...``), the first derivative's ``dx += v``
+def list_program(n, op, popped, swap):
+    lines = ["v = []", f"for i in range({n}):", f"    v.append({op}(x * (i + 1), w) * 0.5)",
+             "v.append(math.tanh(x))"]
+    lines += ["u = v.pop() * 2.0"] if popped else ["u = v[-1] * 2.0"]
+    lines += ["s = v[0] * 2.0 if len(v) > 0 else 1.0", "for k in range(2):"]
+    lines += ["    w, x = x, w"] if swap else []
+    lines += ["    x += math.sin((x - w) * 0.5 + k)", "return s + u * w + x * x"]
+    return "def f(x, w):\n" + "\n".join("    " + line for line in lines) + "\n"
+
+
+LIST_CASES = list(itertools.product([1, 2], ["max", "min"], [True, False], [True, False]))
+
+
+@pytest.mark.parametrize("case", LIST_CASES, ids=["-".join(map(str, c)) for c in LIST_CASES])
+def test_second_derivative_through_list_items(case, tmp_path):
+    source = list_program(*case)
+    path = tmp_path / "lists.py"
+    path.write_text("import math\n\n" + source)
+    namespace = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    f = namespace["f"]
+    args = (0.42, -0.31)
+    for i in range(2):
+        first = srcad.grad(f, wrt=i)
+        for j in range(2):
+            ref = fd_reference.reference(
+                lambda t: float(first(*[a + (t if k == j else 0.0) for k, a in enumerate(args)])))
+            rev = float(srcad.grad(first, wrt=j)(*args))
+            fwd = float(srcad.jvp(first, args, tuple(1.0 if k == j else 0.0 for k in range(2)))[1])
+            assert rev == pytest.approx(fwd, rel=1e-10, abs=1e-12), (source, i, j)
+            problem, judged = fd_reference.judge(rev, ref, 0.0, rtol=1e-6)
+            assert problem is None and judged, (source, i, j, rev, ref)

@@ -31,6 +31,7 @@ from ..core.kinds import (
     kind_of_value,
 )
 from ..rules import registry
+from ..runtime import family_of
 from . import orders, stacks
 from .complexity import complex_values
 from .value_kinds import ValueKinds
@@ -153,9 +154,9 @@ class Analysis(ValueKinds):
                         self._put(stmt.target, [self.kind(a) for a in value.args])
                     if isinstance(value, ir.Prim) and value.fn is ir.BUILD_DICT:
                         self._put(stmt.target, [self.kind(a) for a in value.args[1::2]])
-                    if isinstance(value, ir.Prim) and value.fn is operator.getitem and (
-                            isinstance(value.args[1], ir.Slice)) and isinstance(
-                            value.args[0], ir.Var) and value.args[0].name in self.elems:
+                    if isinstance(value, ir.Prim) and isinstance(value.args[0] if value.args
+                                                                 else None, ir.Var) and (
+                            value.args[0].name in self.elems) and _same_items(value):
                         self._put(stmt.target, [self.elems[value.args[0].name]])  # ys[a:b]
                     value = stmt.value
                     kind = self.prim_kind(value) if isinstance(value, ir.Prim) else self.kind(value)
@@ -344,3 +345,16 @@ class Analysis(ValueKinds):
 def _is_append(prim):
     return isinstance(prim, ir.Prim) and isinstance(prim.fn, ir.Method) and prim.fn.name == (
         "append")
+
+
+def _same_items(prim):
+    """Whether ``prim``'s result holds items of the kinds its first argument's items are:
+    ``ys[a:b]``, ``list(ys)``, ``tuple(ys)``, ``ys.copy()``, ``zeros_like(ys)`` (a zero like
+    each item: a number, an array, a list)."""
+    fn, args = prim.fn, prim.args
+    if fn is operator.getitem:
+        return len(args) == 2 and isinstance(args[1], ir.Slice)
+    if fn in (list, tuple) or fn == ir.Method("copy"):
+        return len(args) == 1 and not prim.kwargs
+    return len(args) == 1 and family_of(fn) == "runtime" and getattr(
+        fn, "__name__", None) == "zeros_like"
