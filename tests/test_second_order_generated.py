@@ -212,3 +212,48 @@ def test_second_derivative_through_list_items(case, tmp_path):
             assert rev == pytest.approx(fwd, rel=1e-10, abs=1e-12), (source, i, j)
             problem, judged = fd_reference.judge(rev, ref, 0.0, rtol=1e-6)
             assert problem is None and judged, (source, i, j, rev, ref)
+
+
+#: a callee (or a decorated f: its code is a callee of the wrapper) that iterates
+#: ``reversed(t)``: its forward part hands the iterator on in its context, whose gradient
+#: in the second derivative is a zero meeting the list gradient of ``list(reversed(t))``
+#: (``runtime.add``: a zero number added to a list is the list)
+def reversed_program(form, decorated, n):
+    body = ["t = []", f"for i in range({n}):", "    t.append(y * z * (i + 1) + z)"]
+    if form == "zip":
+        body += ["s = 0.0", "for a, b in zip(t, reversed(t)):", "    s = s + a * b * 0.25"]
+    elif form == "reversed":
+        body += ["s = 0.0", "for b in reversed(t):", "    s = s * 0.5 + b * b"]
+    else:
+        body += ["s = sum(list(reversed(t))[:2]) * y"]
+    inner = ("@triple\n" if decorated else "") + "def inner(y, z):\n" + "\n".join(
+        "    " + line for line in body) + "\n    return s\n"
+    return inner + "\n\ndef f(y, z):\n    return inner(y, z) * 2.0 + y\n"
+
+
+REVERSED_CASES = list(itertools.product(["zip", "reversed", "list"], [False, True], [2, 3]))
+
+
+@pytest.mark.parametrize("case", REVERSED_CASES,
+                         ids=["-".join(map(str, c)) for c in REVERSED_CASES])
+def test_second_derivative_of_a_callee_iterating_reversed(case, tmp_path):
+    source = reversed_program(*case)
+    path = tmp_path / "rev.py"
+    path.write_text("import functools\nimport numpy as np\n" + HELPERS + "\n" + source)
+    namespace = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    f = namespace["f"]
+    args = (0.3, 0.7)
+    for i in range(2):
+        first = srcad.grad(f, wrt=i)
+        for j in range(2):
+            ref = fd_reference.reference(
+                lambda t: float(first(*[a + (t if k == j else 0.0) for k, a in enumerate(args)])))
+            rev = float(srcad.grad(first, wrt=j)(*args))
+            fwd = float(srcad.jvp(first, args, tuple(1.0 if k == j else 0.0 for k in range(2)))[1])
+            assert rev == pytest.approx(fwd, rel=1e-10, abs=1e-12), (source, i, j)
+            problem, judged = fd_reference.judge(rev, ref, 0.0, rtol=1e-6)
+            assert problem is None and judged, (source, i, j, rev, ref)
+            if autograd is not None:
+                other = autograd.grad(autograd.grad(load(source, anp), i), j)(*args)
+                assert rev == pytest.approx(float(other), rel=1e-9, abs=1e-12), (source, i, j)
