@@ -23,7 +23,6 @@ import itertools
 import math
 
 import fd_reference
-import numpy as np
 import pytest
 
 import srcad
@@ -93,6 +92,37 @@ def load(source, numpy):
     return namespace["f"]
 
 
+def along(first, args, j):
+    """``t -> first(args with args[j] + t)``."""
+    def phi(t):
+        return float(first(*[a + (t if k == j else 0.0) for k, a in enumerate(args)]))
+    return phi
+
+
+def check_second_order(f, args, source=None, rtol=1e-6):
+    """Every d/dj (df/di) of ``f`` at ``args``, reverse over reverse and forward over reverse,
+    against Ridders' differences of srcad's df/di and, given ``source`` (written with ``np``)
+    and autograd installed, autograd's; whether finite differences judged every one."""
+    judged_all = True
+    n = len(args)
+    for i in range(n):
+        first = srcad.grad(f, wrt=i)
+        for j in range(n):
+            ref = fd_reference.reference(along(first, args, j))
+            assert ref is not None
+            rev = float(srcad.grad(first, wrt=j)(*args))
+            tangents = tuple(1.0 if k == j else 0.0 for k in range(n))
+            fwd = float(srcad.jvp(first, tuple(args), tangents)[1])
+            assert rev == pytest.approx(fwd, rel=1e-10, abs=1e-12), (i, j)
+            problem, judged = fd_reference.judge(rev, ref, 0.0, rtol=rtol)
+            assert problem is None, (i, j, rev, problem)
+            judged_all = judged_all and judged
+            if source is not None and autograd is not None:
+                other = autograd.grad(autograd.grad(load(source, anp), i), j)(*args)
+                assert rev == pytest.approx(float(other), rel=1e-9, abs=1e-12), (i, j)
+    return judged_all
+
+
 POINTS = [(0.37, 0.61), (-0.45, 0.83)]
 
 
@@ -105,24 +135,9 @@ def test_second_derivative_through_stacks(k, case, tmp_path):
     namespace = {}
     exec(compile(path.read_text(), str(path), "exec"), namespace)  # srcad reads the file
     f = namespace["f"]
-    for args in POINTS[k % 2:][:1]:
-        for i, j in ((0, 0), (0, 1), (1, 0), (1, 1)):
-            first = srcad.grad(f, wrt=i)
-            ref = fd_reference.reference(
-                lambda t: float(first(*[a + (t if k == j else 0.0) for k, a in enumerate(args)])))
-            assert ref is not None
-            rev = float(srcad.grad(first, wrt=j)(*args))
-            tangents = tuple(1.0 if k == j else 0.0 for k in range(2))
-            fwd = float(srcad.jvp(first, args, tangents)[1])
-            assert rev == pytest.approx(fwd, rel=1e-10, abs=1e-12), (source, args, i, j)
-            problem, judged = fd_reference.judge(rev, ref, 0.0, rtol=1e-6)
-            assert problem is None, (source, args, i, j, rev, problem)
-            if autograd is not None:
-                g = load(source, anp)
-                other = autograd.grad(autograd.grad(g, i), j)(*args)
-                assert rev == pytest.approx(float(other), rel=1e-9, abs=1e-12), (source, i, j)
-            elif not judged:  # pragma: no cover - no second opinion at all
-                pytest.skip("finite differences too rough here and autograd not installed")
+    args = POINTS[k % 2]
+    judged = check_second_order(f, args, source)
+    assert judged or autograd is not None, "no second opinion"
 
 
 #: programs of the long property run whose second derivatives were refused
@@ -139,7 +154,8 @@ FOUND = [
         n3 = 0
         while n3 < 1 and x < 5.0:
             n3 += 1
-            a = max(a, (((1.0 + pow(x, 2) ** 2) ** (a + x)) / (2.0 + math.cos((((n3 + 1) * a) or (v2 / (2.0 + math.cos(x))))))))
+            a = max(a, (((1.0 + pow(x, 2) ** 2) ** (a + x)) / (2.0 + math.cos((((n3 + 1) * a)\
+                or (v2 / (2.0 + math.cos(x))))))))
         else:
             b = b + sum([v2 for k4 in range(1)]) * 0.5
     return x + a + ((1.0 + (y / 3.0) ** 2) ** math.log(1.0 + x * x))
@@ -164,17 +180,7 @@ def test_programs_the_long_run_found(source, args, tmp_path):
 
     module = gen_programs.load(gen_programs.Program(gen_programs.HELPERS + "\n\n" + source,
                                                     ("x", "y")), tmp_path)
-    for i in range(len(args)):
-        first = srcad.grad(module.f, wrt=i)
-        for j in range(len(args)):
-            ref = fd_reference.reference(
-                lambda t: float(first(*[a + (t if k == j else 0.0) for k, a in enumerate(args)])))
-            rev = float(srcad.grad(first, wrt=j)(*args))
-            tangents = tuple(1.0 if k == j else 0.0 for k in range(len(args)))
-            fwd = float(srcad.jvp(first, args, tangents)[1])
-            assert rev == pytest.approx(fwd, rel=1e-10, abs=1e-12)
-            problem, judged = fd_reference.judge(rev, ref, 0.0, rtol=1e-6)
-            assert problem is None and judged, (i, j, rev, ref)
+    assert check_second_order(module.f, args)
 
 
 #: lists whose items come back through ``pop()`` and ``ys[i]`` (their kinds: what was put
@@ -200,18 +206,7 @@ def test_second_derivative_through_list_items(case, tmp_path):
     path.write_text("import math\n\n" + source)
     namespace = {}
     exec(compile(path.read_text(), str(path), "exec"), namespace)
-    f = namespace["f"]
-    args = (0.42, -0.31)
-    for i in range(2):
-        first = srcad.grad(f, wrt=i)
-        for j in range(2):
-            ref = fd_reference.reference(
-                lambda t: float(first(*[a + (t if k == j else 0.0) for k, a in enumerate(args)])))
-            rev = float(srcad.grad(first, wrt=j)(*args))
-            fwd = float(srcad.jvp(first, args, tuple(1.0 if k == j else 0.0 for k in range(2)))[1])
-            assert rev == pytest.approx(fwd, rel=1e-10, abs=1e-12), (source, i, j)
-            problem, judged = fd_reference.judge(rev, ref, 0.0, rtol=1e-6)
-            assert problem is None and judged, (source, i, j, rev, ref)
+    assert check_second_order(namespace["f"], (0.42, -0.31))
 
 
 #: a callee (or a decorated f: its code is a callee of the wrapper) that iterates
@@ -242,18 +237,4 @@ def test_second_derivative_of_a_callee_iterating_reversed(case, tmp_path):
     path.write_text("import functools\nimport numpy as np\n" + HELPERS + "\n" + source)
     namespace = {}
     exec(compile(path.read_text(), str(path), "exec"), namespace)
-    f = namespace["f"]
-    args = (0.3, 0.7)
-    for i in range(2):
-        first = srcad.grad(f, wrt=i)
-        for j in range(2):
-            ref = fd_reference.reference(
-                lambda t: float(first(*[a + (t if k == j else 0.0) for k, a in enumerate(args)])))
-            rev = float(srcad.grad(first, wrt=j)(*args))
-            fwd = float(srcad.jvp(first, args, tuple(1.0 if k == j else 0.0 for k in range(2)))[1])
-            assert rev == pytest.approx(fwd, rel=1e-10, abs=1e-12), (source, i, j)
-            problem, judged = fd_reference.judge(rev, ref, 0.0, rtol=1e-6)
-            assert problem is None and judged, (source, i, j, rev, ref)
-            if autograd is not None:
-                other = autograd.grad(autograd.grad(load(source, anp), i), j)(*args)
-                assert rev == pytest.approx(float(other), rel=1e-9, abs=1e-12), (source, i, j)
+    assert check_second_order(namespace["f"], (0.3, 0.7), source)
