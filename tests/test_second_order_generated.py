@@ -171,6 +171,22 @@ def f(x, y, z):
     v3 = len(value) + sum(value)
     return x
 """, (0.3, -0.2, 0.45)),
+    # srcad's scalar sign() (the gradient of abs) is a number; fill(v, ys) holds v
+    ("""def f(x, y):
+    da = v1 = h_poly(b=(-(x + x)), a=h_poly(b=(y - y), a=0.5))
+    return x + da + abs((da and y))
+""", (0.6933675210928338, 0.4991341765026477)),
+    ("""def f(x, y, z):
+    sign = []
+    for i1 in range(2):
+        for i2 in range(2):
+            sign.append((x ** 0))
+            sign.append((x ** 3))
+            x, dy = y, y
+        sign.append((x and ((i1 + 1) * z)))
+    v3 = sum(sign)
+    return y + (v3 * (0.5 ** 2)) + x * z
+""", (0.31, -0.57, -0.67)),
 ]
 
 

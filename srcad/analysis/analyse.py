@@ -154,10 +154,8 @@ class Analysis(ValueKinds):
                         self._put(stmt.target, [self.kind(a) for a in value.args])
                     if isinstance(value, ir.Prim) and value.fn is ir.BUILD_DICT:
                         self._put(stmt.target, [self.kind(a) for a in value.args[1::2]])
-                    if isinstance(value, ir.Prim) and isinstance(value.args[0] if value.args
-                                                                 else None, ir.Var) and (
-                            value.args[0].name in self.elems) and _same_items(value):
-                        self._put(stmt.target, [self.elems[value.args[0].name]])  # ys[a:b]
+                    if isinstance(value, ir.Prim):
+                        self._put(stmt.target, _items_put(self, value))  # ys[a:b], list(ys)
                     value = stmt.value
                     kind = self.prim_kind(value) if isinstance(value, ir.Prim) else self.kind(value)
                     self.kinds[stmt.target] = kind
@@ -345,6 +343,19 @@ class Analysis(ValueKinds):
 def _is_append(prim):
     return isinstance(prim, ir.Prim) and isinstance(prim.fn, ir.Method) and prim.fn.name == (
         "append")
+
+
+def _items_put(an, prim):
+    """The kinds of the items the list ``prim`` makes holds, as far as its arguments tell
+    (``[]``: nothing known): those of its first argument's items (:func:`_same_items`), or
+    ``v`` for ``fill(v, ys)`` (``[v] * len(ys)``)."""
+    args = prim.args
+    if args and isinstance(args[0], ir.Var) and args[0].name in an.elems and _same_items(prim):
+        return [an.elems[args[0].name]]
+    if family_of(prim.fn) == "runtime" and getattr(prim.fn, "__name__", None) == "fill" and (
+            len(args) == 2 and an.kind(args[1]) == SEQ):
+        return [an.kind(args[0])]
+    return []
 
 
 def _same_items(prim):
