@@ -324,8 +324,9 @@ class Aliases:
         if family_of(fn) == "runtime" and fn.__name__ in _SHARED_ITEMS and args:
             # a new list whose items are objects of its arguments': fill(v, ys) is [v] * n,
             # cleared(g, i) and added_at(g, i, v) copy g's other items, not the items
-            held = self.mem(args[0], self.held) if fn.__name__ == "fill" else self._contents(
-                args[0])
+            held = self.mem(args[0], self.held)  # a copy of a list holds its items only
+            if fn.__name__ != "fill":
+                held = held - self.mem(args[0], self.own)
             self._set(target, fresh, fresh | held)
             return
         if _fresh_result(fn):

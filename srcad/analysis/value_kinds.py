@@ -97,8 +97,8 @@ class ValueKinds:
                 except TypeError:
                     return ANY
             if isinstance(obj, ir.Var) and not isinstance(index, (ir.Slice, ir.Index)) and (
-                    index is None or self.kind(index) == SCALAR):  # not a slice object
-                return self.elems.get(obj.name, ANY)  # ys[i], ys.pop(): an item
+                    self.kind(index) == SCALAR):  # not a slice object
+                return self.elems.get(obj.name, ANY)
             return SEQ if isinstance(index, ir.Slice) else ANY
         if fn == ir.Method("copy") and len(kinds) == 1 and kinds[0] in (SEQ, ARRAY):
             return kinds[0]  # ys.copy() is a list (srcad writes y_1 = y.copy(); y_1[i] = v)
