@@ -44,6 +44,7 @@ from .core.kinds import (
     kind_of_value,
     made_for,
     made_items,
+    made_stacks,
     rank_of_value,
     with_complex,
 )
@@ -55,7 +56,7 @@ from .frontend.lower import Lowerer
 from .frontend.lower_callees import classes_of
 from .frontend.validate import validate
 from .runtime import derivatives
-from .transform import calls, nodes
+from .transform import calls, nodes, saves
 from .transform.forward import Forward
 from .transform.nodes import Comment, assign, call, name
 from .transform.reverse import Reverse
@@ -187,7 +188,8 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
             filename=fn.source.filename, lineno=fn.source.first_line,
             hint="give the function the parameters it is called with")
     kinds, items = made_for(func, kinds), made_items(func, items)
-    analysis = Analysis(fn, kinds, wrt, items, ranks, callees=_callees(backend))
+    analysis = Analysis(fn, kinds, wrt, items, ranks, callees=_callees(backend),
+                        param_stacks=made_stacks(func))
     alias.check(fn, analysis)
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis)
@@ -258,7 +260,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
 
     fn, namer = to_ssa(func, parsed, arity=arity, fixed=fixed)
     analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
-                        callees=_callees(backend))
+                        callees=_callees(backend), param_stacks=made_stacks(func))
     alias.check(fn, analysis)
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis, forward=True)
@@ -355,6 +357,11 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
         items[gen.seed] = {i: analysis.kind(a) for i, a in enumerate(parts)}
     if items:
         bwd.__srcad_param_items__ = items
+    stacks = {} if numba else {i: saves.pushed(fwd_def, k, analysis) for i, k in
+                               enumerate(kept) if k in gen.stacks}
+    stacks = {i: entries for i, entries in stacks.items() if entries is not None}
+    if stacks:  # what the tuples on the context's stacks hold, likewise
+        bwd.__srcad_param_stacks__ = {ctx: stacks}
     if len(wrt) == 1:
         bwd.__srcad_result_kind__ = analysis.kind(ir.Var(wrt[0]))  # a gradient is like its value
     entry.fwd_text, entry.bwd_text = fwd.__srcad_source__, bwd.__srcad_source__

@@ -8,16 +8,22 @@
   (`srcad.tape.grad`) and forward mode (`srcad.jvp`); `value_and_grad`'s value is `f`'s;
 - the second derivative (`srcad.grad` of `srcad.grad`) matches finite differences of the first.
 
+Finite differences (`fd_reference.py`) are Ridders' extrapolation from several starting
+steps, with an error estimate: a reference is used only where that estimate is far below the
+tolerance (steep, oscillatory programs such as `cos((1 + v**2) ** 2)` at v = 10 are judged
+exactly; a point where no step gives a precise estimate is not judged, never at a looser
+tolerance).
+
 Non-smooth points. Comparisons, `abs`, `min` and `max` make the functions piecewise smooth.
-Finite differences reveal a kink or jump near the input when the central estimates at two step
-sizes and the one-sided estimates from the left and the right disagree; there, srcad's
+Finite differences reveal a kink or jump near the input when the central estimate and the
+one-sided estimates from the left and the right disagree; there, srcad's
 derivative must still equal the one-sided derivative from the left or from the right, i.e. the
 derivative of the piece the input lies in (a wrong value is never skipped). Exactly at a tie
 (`x == 0.0` drawn for `if x > 0`), AD by its nature differentiates the pieces that were taken,
 which can disagree with the function's own derivative (`max(x, 0) + min(x, 0)` at 0); a
 disagreement at the drawn input is therefore re-checked at a generic point about 1e-3 away
-(far enough that the one-sided differences there, with step 1e-5, do not reach back across the
-kinks that meet at the drawn input), and only a disagreement that persists there fails.
+(far enough that the one-sided differences there, with steps from 1e-4 down, do not reach back
+across the kinks that meet at the drawn input), and only a disagreement that persists there fails.
 Forward and reverse mode take the same pieces, so they must agree even at ties, and the
 gradient must be finite wherever `f` is.
 
@@ -45,13 +51,13 @@ import os
 import re
 from collections import Counter
 
+import fd_reference
 import gen_programs
 import numpy as np
 import pytest
 import srcad.tape
 from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
-from srcad.check import numerical_grad
 
 import srcad
 
@@ -120,21 +126,9 @@ def _phi(f, args, i):
 
 
 def _fd_estimates(f, args, i):
-    """(central at eps 1e-3, central at eps 1e-4, left, right) or None if f fails nearby."""
-    phi = _phi(f, args, i)
-    try:
-        c1 = numerical_grad(f, args, i, eps=1e-3)
-        c2 = numerical_grad(f, args, i, eps=1e-4)
-        h = 1e-5
-        p0, r1, r2, l1, l2 = phi(0.0), phi(h), phi(2 * h), phi(-h), phi(-2 * h)
-    except (ArithmeticError, ValueError):
-        return None
-    right = (-3 * p0 + 4 * r1 - r2) / (2 * h)
-    left = (3 * p0 - 4 * l1 + l2) / (2 * h)
-    estimates = (c1, c2, left, right)
-    if not all(math.isfinite(e) for e in estimates):
-        return None
-    return estimates
+    """The finite-difference :class:`fd_reference.Reference` of d f / d args[i], or None where
+    f fails nearby."""
+    return fd_reference.reference(_phi(f, args, i))
 
 
 def _close(a, b, rtol, scale):
@@ -180,13 +174,11 @@ def _fd_directional(f, args, u):
     """The derivative of f along u by finite differences, or None where f has a kink nearby."""
     def along(t):
         return f(*[a + t * d for a, d in zip(args, u)])
-    estimates = _fd_estimates(along, [0.0], 0)
-    if estimates is None:
+    ref = _fd_estimates(along, [0.0], 0)
+    if ref is None or not fd_reference.smooth(ref, 1e-5, 0.0) or not fd_reference.usable(
+            ref.central, ref.central_err, 1e-5, 0.0):
         return None
-    c1, c2, left, right = estimates
-    if not all(_close(e, c2, 1e-5, 0.0) for e in (c1, left, right)):
-        return None
-    return c2
+    return ref.central
 
 
 def _problems_or_raise(f, args, refused, u, v, strict_tape):
@@ -260,16 +252,10 @@ def _problems_or_raise(f, args, refused, u, v, strict_tape):
         if not _close(g, t, 1e-7, scale):
             tie_sensitive.append(f"d/d{i}: srcad {g!r}, tape {t!r}")
     for i, g in enumerate(grads):
-        estimates = _fd_estimates(f, args, i)
-        if estimates is None:
-            continue
-        c1, c2, left, right = estimates
-        smooth = all(_close(e, c2, 1e-5, scale) for e in (c1, left, right))
-        if smooth and not _close(g, c2, 1e-5, scale):
-            tie_sensitive.append(f"d/d{i}: srcad {g!r}, finite differences {c2!r}")
-        if not smooth and not (_close(g, left, 1e-4, scale) or _close(g, right, 1e-4, scale)):
-            tie_sensitive.append(f"d/d{i}: srcad {g!r} is neither the left ({left!r}) nor "
-                                 f"the right ({right!r}) derivative (kink nearby)")
+        ref = _fd_estimates(f, args, i)
+        problem = fd_reference.judge(g, ref, scale)[0] if ref is not None else None
+        if problem:
+            tie_sensitive.append(f"d/d{i}: srcad {g!r}, {problem}")
     return problems, tie_sensitive
 
 
@@ -372,18 +358,17 @@ def _second_order_problems(f, args, i, j, refused):
         return None
     first = srcad.grad(f, wrt=i)
     try:
-        estimates = _fd_estimates(lambda *a: float(first(*a)), args, j)
+        ref = _fd_estimates(lambda *a: float(first(*a)), args, j)
     except srcad.SrcadError as exc:
         refused["grad"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
         return []
     except Exception as exc:  # a first-order failure is the first-order test's business
         return [f"first derivative raised {type(exc).__name__}: {exc}"]
-    if estimates is None:
-        return None
-    c1, c2, left, right = estimates
     scale = abs(value) * 1e-6
-    if not all(_close(e, c2, 1e-4, scale) for e in (c1, left, right)):
-        return None
+    if ref is None or not fd_reference.smooth(ref, 1e-4, scale) or not fd_reference.usable(
+            ref.central, ref.central_err, 1e-4, scale):
+        return None  # a kink nearby, or a reference too rough to judge at 1e-4
+    c2 = ref.central
     problems = []
     try:
         rev = float(srcad.grad(first, wrt=j)(*args))

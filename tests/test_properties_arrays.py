@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 
+import fd_reference
 import gen_array_programs
 import gen_programs
 import numpy as np
@@ -188,12 +189,10 @@ def _problems_or_raise(module, p, u, v, features, refused):
                 problems.append(f"<jvp(u), v> = {forward!r} != <u, vjp(v)> = {backward!r}")
         along = _fd_estimates(lambda t: float(np.dot(np.asarray(module.fv(
             *_split(list(p + t * u_flat))), dtype=float), v)), [0.0], 0)
-        if along is not None:
-            c1, c2, left, right = along
-            if all(_close(e, c2, 1e-5, vscale) for e in (c1, left, right)) and not _close(
-                    forward, c2, 1e-5, vscale):
-                tie_sensitive.append(f"<jvp(fv)(u), v> = {forward!r}, finite differences "
-                                     f"{c2!r}")
+        if along is not None and fd_reference.smooth(along, 1e-5, vscale):
+            problem = fd_reference.judge(forward, along, vscale)[0]
+            if problem:
+                tie_sensitive.append(f"<jvp(fv)(u), v> = {forward!r}, {problem}")
 
     if grads is None:
         return problems, tie_sensitive
@@ -208,16 +207,10 @@ def _problems_or_raise(module, p, u, v, features, refused):
             if not _close(g, t, 1e-7, scale):
                 tie_sensitive.append(f"d/dp{i}: srcad {g!r}, tape {t!r}")
     for i, g in enumerate(grads):
-        estimates = _fd_estimates(F, list(p), i)
-        if estimates is None:
-            continue
-        c1, c2, left, right = estimates
-        smooth = all(_close(e, c2, 1e-5, scale) for e in (c1, left, right))
-        if smooth and not _close(g, c2, 1e-5, scale):
-            tie_sensitive.append(f"d/dp{i}: srcad {g!r}, finite differences {c2!r}")
-        if not smooth and not (_close(g, left, 1e-4, scale) or _close(g, right, 1e-4, scale)):
-            tie_sensitive.append(f"d/dp{i}: srcad {g!r} is neither the left ({left!r}) nor "
-                                 f"the right ({right!r}) derivative (kink nearby)")
+        ref = _fd_estimates(F, list(p), i)
+        problem = fd_reference.judge(g, ref, scale)[0] if ref is not None else None
+        if problem:
+            tie_sensitive.append(f"d/dp{i}: srcad {g!r}, {problem}")
     return problems, tie_sensitive
 
 

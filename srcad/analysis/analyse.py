@@ -31,7 +31,8 @@ from ..core.kinds import (
     kind_of_value,
 )
 from ..rules import registry
-from . import orders
+from ..runtime import family_of
+from . import orders, stacks
 from .complexity import complex_values
 from .value_kinds import ValueKinds
 
@@ -41,7 +42,7 @@ _BOOLEAN = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, ope
 
 class Analysis(ValueKinds):
     def __init__(self, fn: ir.Function, param_kinds: dict, wrt, param_items=None,
-                 param_ranks=None, callees=None):
+                 param_ranks=None, callees=None, param_stacks=None):
         self.fn = fn
         # the user functions this one calls (a srcad.calls.Callees, handed down by the
         # pipeline); None: a call of one has a result of kind ANY
@@ -55,6 +56,9 @@ class Analysis(ValueKinds):
         # tuple name -> {position: (kind, rank)} of its items: a tuple built here, or one a
         # user function returns (``hidden, cell = cell_step(...)``); tuples never change
         self.tuple_items = {}
+        # srcad's own stacks of saved tuples (and a context's: __srcad_param_stacks__)
+        self.stacks = stacks.structure(fn)
+        self.param_stacks = dict(param_stacks or {})
         self.kinds = dict(param_kinds)
         complex_params = self.kinds.pop(COMPLEX, ())
         self.wrt = set(wrt)
@@ -150,10 +154,8 @@ class Analysis(ValueKinds):
                         self._put(stmt.target, [self.kind(a) for a in value.args])
                     if isinstance(value, ir.Prim) and value.fn is ir.BUILD_DICT:
                         self._put(stmt.target, [self.kind(a) for a in value.args[1::2]])
-                    if isinstance(value, ir.Prim) and value.fn is operator.getitem and (
-                            isinstance(value.args[1], ir.Slice)) and isinstance(
-                            value.args[0], ir.Var) and value.args[0].name in self.elems:
-                        self._put(stmt.target, [self.elems[value.args[0].name]])  # ys[a:b]
+                    if isinstance(value, ir.Prim):
+                        self._put(stmt.target, _items_put(self, value))  # ys[a:b], list(ys)
                     value = stmt.value
                     kind = self.prim_kind(value) if isinstance(value, ir.Prim) else self.kind(value)
                     self.kinds[stmt.target] = kind
@@ -341,3 +343,29 @@ class Analysis(ValueKinds):
 def _is_append(prim):
     return isinstance(prim, ir.Prim) and isinstance(prim.fn, ir.Method) and prim.fn.name == (
         "append")
+
+
+def _items_put(an, prim):
+    """The kinds of the items the list ``prim`` makes holds, as far as its arguments tell
+    (``[]``: nothing known): those of its first argument's items (:func:`_same_items`), or
+    ``v`` for ``fill(v, ys)`` (``[v] * len(ys)``)."""
+    args = prim.args
+    if args and isinstance(args[0], ir.Var) and args[0].name in an.elems and _same_items(prim):
+        return [an.elems[args[0].name]]
+    if family_of(prim.fn) == "runtime" and getattr(prim.fn, "__name__", None) == "fill" and (
+            len(args) == 2 and an.kind(args[1]) == SEQ):
+        return [an.kind(args[0])]
+    return []
+
+
+def _same_items(prim):
+    """Whether ``prim``'s result holds items of the kinds its first argument's items are:
+    ``ys[a:b]``, ``list(ys)``, ``tuple(ys)``, ``ys.copy()``, ``zeros_like(ys)`` (a zero like
+    each item: a number, an array, a list)."""
+    fn, args = prim.fn, prim.args
+    if fn is operator.getitem:
+        return len(args) == 2 and isinstance(args[1], ir.Slice)
+    if fn in (list, tuple) or fn == ir.Method("copy"):
+        return len(args) == 1 and not prim.kwargs
+    return len(args) == 1 and family_of(fn) == "runtime" and getattr(
+        fn, "__name__", None) == "zeros_like"

@@ -323,6 +323,14 @@ class Aliases:
             contents = _union(self._contents(a) for a in args)  # ys + zs holds their items
             self._set(target, fresh, fresh | contents)
             return
+        if family_of(fn) == "runtime" and fn.__name__ in _SHARED_ITEMS and args:
+            # a new list whose items are objects of its arguments': fill(v, ys) is [v] * n,
+            # cleared(g, i) and added_at(g, i, v) copy g's other items, not the items
+            held = self.mem(args[0], self.held)  # a copy of a list holds its items only
+            if fn.__name__ != "fill":
+                held = held - self.mem(args[0], self.own)
+            self._set(target, fresh, fresh | held)
+            return
         if _fresh_result(fn):
             items = frozenset()
             if family_of(fn) and fn.__name__ in _FRESH_ITEMS and (
@@ -371,6 +379,8 @@ _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.f
 #: srcad's own runtime helpers that build a new value (generated code differentiated again)
 _FRESH_HELPERS = {"fill", "zeros_like", "scatter", "cleared", "total", "copy_tangent", "add",
                   "added_at"}
+#: ... and those among them whose list result holds its arguments' objects (see _assign)
+_SHARED_ITEMS = {"fill", "cleared", "added_at"}
 #: ... and those among them whose list result holds a new object at every index
 _FRESH_ITEMS = {"zeros_like", "grad_array"}
 
@@ -407,6 +417,8 @@ def _fresh_result(fn):
     """Whether ``fn`` certainly returns a new object (or a number)."""
     if family_of(fn) == "runtime" and fn.__name__ in _FRESH_HELPERS:
         return True
+    if family_of(fn) and getattr(fn, "__name__", None) == "where":
+        return False  # srcad's scalar where(c, a, b) is a or b itself
     if safe_in(fn, _ARITH) or isinstance(fn, (np.ufunc, ir.BoolOp)):
         return fn not in (min, max)  # max(a, b) is one of its arguments
     if getattr(fn, "__module__", None) == "math":

@@ -8,7 +8,8 @@ not worked out), ``ranks`` (array name -> number of axes), ``ints`` (names holdi
 ints), ``items`` and ``elems`` (what containers hold), ``callees`` (or None) and a ``kind``
 method for an atom.
 
-Imports only ``srcad.core``, ``srcad.runtime`` (to know its own helpers) and ``srcad.rules``.
+Imports only ``srcad.core``, ``srcad.runtime`` (to know its own helpers), ``srcad.rules`` and
+:mod:`srcad.analysis.stacks`.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ import operator
 import numpy as np
 
 from ..core import functions, ir
-from ..core.kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, kind_of_value
+from ..core.kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, join, kind_of_value
 from ..rules import registry
 from ..runtime import containers, family_of
+from . import stacks
 
 #: the rank of ``a @ b`` from the ranks of ``a`` and ``b``
 _MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
@@ -64,6 +66,14 @@ class ValueKinds:
             if fn.name == "shape":
                 return SEQ  # a tuple of ints (its element kind is recorded in _kinds)
             return ARRAY if fn.name == "T" and kinds[0] == ARRAY else ANY
+        if fn is operator.getitem and kinds[0] != ARRAY and len(prim.args) == 2:
+            item = stacks.stacked_item(self, prim.args[0], prim.args[1])
+            if item is not None:
+                return item[0]  # an item of a tuple taken off a stack
+        if family_of(fn) and getattr(fn, "__name__", None) == "where" and len(kinds) == 3:
+            return join(kinds[1:])  # srcad's scalar where(c, a, b): a or b itself
+        if family_of(fn) and getattr(fn, "__name__", None) == "sign":
+            return SCALAR  # srcad's scalar sign: 1.0, -1.0 or 0.0 (an array raises)
         if fn is operator.getitem and kinds[0] == ARRAY and len(prim.args) == 2:
             rank = self._index_rank(prim.args[0], prim.args[1])
             if rank is not None and rank >= 0:
@@ -211,6 +221,8 @@ class ValueKinds:
             return None
         item = self._tuple_item(args[0], args[1]) if fn is operator.getitem and len(
             args) == 2 else None
+        if item is None and fn is operator.getitem and len(args) == 2:
+            item = stacks.stacked_item(self, args[0], args[1])
         if item is not None:
             return item[1] if item[1] is not None and item[1] >= 1 else MIXED
         if fn is operator.getitem:

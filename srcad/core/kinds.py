@@ -171,3 +171,10 @@ def made_items(func, items):
     out = dict(made)
     out.update(items or {})
     return out
+
+
+def made_stacks(func):
+    """What the tuples on the stacks a generated function is handed hold (its context's
+    lists: ``__srcad_param_stacks__``, parameter -> index -> one entry per tuple pushed,
+    ``{position: (kind, rank)}``, or the kind of a value pushed alone), or None."""
+    return getattr(func, "__srcad_param_stacks__", None)

@@ -219,14 +219,25 @@ def add(a, b):
     dict has is copied."""
     kind = type(a)
     if kind is np.ndarray or kind is float or kind is np.float64:
-        return a + b  # the common cases first, without isinstance's cost
+        try:
+            return a + b  # the common cases first, without isinstance's cost
+        except TypeError:
+            pass
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return [add(u, v) for u, v in zip(a, b)]
+    if isinstance(b, (list, tuple, dict)) and _zero_number(a):
+        return _fresh(b)  # the zero of a value with no structure to copy (an exhausted
+    if isinstance(a, (list, tuple, dict)) and _zero_number(b):  # iterator) meets a list
+        return _fresh(a)
     if isinstance(a, dict):
         out = {k: add(a[k], b[k]) if k in b else _fresh(a[k]) for k in a}
         out.update((k, _fresh(v)) for k, v in b.items() if k not in a)
         return out
     return a + b
+
+
+def _zero_number(x):
+    return type(x) in (float, int, np.float64) and x == 0
 
 
 def _fresh(grad):

@@ -36,6 +36,7 @@ from ..core.kinds import (
     made_for,
     made_items,
     made_result,
+    made_stacks,
     with_complex,
 )
 from ..errors import SrcadError
@@ -187,9 +188,11 @@ class Callees:
                 ir_fn, _ = self._to_ssa(fn, arity=arity)
                 made = made_for(fn, kinds)  # a function srcad generated: what it was made for
                 items = made_items(fn, None)
-                first = _result(Analysis(ir_fn, made, (), items, ranks or None, callees=self))
+                first = _result(Analysis(ir_fn, made, (), items, ranks or None, callees=self,
+                                            param_stacks=made_stacks(fn)))
                 self._kinds[key + ("guess",)] = first[0]
-                second = _result(Analysis(ir_fn, made, (), items, ranks or None, callees=self))
+                second = _result(Analysis(ir_fn, made, (), items, ranks or None, callees=self,
+                                            param_stacks=made_stacks(fn)))
             result = (made_result(fn, first[0] if first[0] == second[0] else ANY),
                       first[1] if first == second else None,
                       first[2] if first == second and first[0] == SEQ else None)
@@ -218,9 +221,11 @@ class Callees:
                 ir_fn, _ = self._to_ssa(fn, arity=arity)
                 made = made_for(fn, kinds)
                 items = made_items(fn, None)
-                first = _result_complex(Analysis(ir_fn, made, (), items, callees=self))
+                first = _result_complex(Analysis(ir_fn, made, (), items, callees=self,
+                                                     param_stacks=made_stacks(fn)))
                 self._kinds[key + ("guess",)] = first
-                second = _result_complex(Analysis(ir_fn, made, (), items, callees=self))
+                second = _result_complex(Analysis(ir_fn, made, (), items, callees=self,
+                                                     param_stacks=made_stacks(fn)))
             result = first or second
         except Exception:
             result = unreadable
@@ -246,7 +251,7 @@ class Callees:
             with env.collecting() as reads:
                 ir_fn, _ = self._to_ssa(fn, arity=arity)
                 analysis = Analysis(ir_fn, made_for(fn, kinds), (), made_items(fn, None),
-                                    callees=self)
+                                    callees=self, param_stacks=made_stacks(fn))
                 answer = effects.writes_nothing(ir_fn, analysis, self._inner(analysis))
         except Exception:  # noqa: BLE001 - unreadable: not provably free of writes
             answer, reads = False, {}
@@ -275,7 +280,7 @@ class Callees:
             with env.collecting() as reads:
                 ir_fn, _ = self._to_ssa(fn, arity=arity)
                 analysis = Analysis(ir_fn, made_for(fn, kinds), (), made_items(fn, None),
-                                    callees=self)
+                                    callees=self, param_stacks=made_stacks(fn))
                 answer = complexity.unseen_complex(analysis)
         except Exception:  # noqa: BLE001 - unreadable: may make anything
             answer, reads = True, {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from ..core import ir
-from ..core.kinds import ARRAY
+from ..core.kinds import ANY, ARRAY
 from . import nodes
 from .nodes import PopMarker, PushMarker, assign, call, name
 from .sweep import phi_copies
@@ -200,3 +200,38 @@ def forward_loop_node(stmt, body, head):
         head.append(nodes.break_if(nodes.not_(nodes.expr(stmt.test))))
         return nodes.while_(nodes.constant(True), head + body)
     return nodes.while_(nodes.expr(stmt.test), body)
+
+
+def pushed(tree, stack, analysis):
+    """What the code ``tree`` pushes on the list ``stack``, as ``analysis`` (of the function
+    that code was made from) knows it: per push, ``{position: (kind, rank)}`` for a tuple,
+    else the kind of the value pushed alone; ANY for what the analysis did not type (an
+    expression, a name of the sweep's own); None when the code uses ``stack`` otherwise than
+    by ``stack = []``, pushes and handing it on whole. Recorded on a split function's backward
+    part (``__srcad_param_stacks__``), for when that part is differentiated in turn."""
+    def kind(node):
+        if isinstance(node, ast.Name) and analysis.kinds.get(node.id) is not None:
+            rank = analysis.ranks.get(node.id) if analysis.kinds[node.id] == ARRAY else None
+            return analysis.kinds[node.id], rank
+        return ANY, None
+
+    entries = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                nodes.is_name(node.func.value, stack)):
+            if node.func.attr != "append" or len(node.args) != 1 or node.keywords:
+                return None
+            item = node.args[0]
+            if isinstance(item, ast.Tuple):
+                entries.append({i: kind(e) for i, e in enumerate(item.elts)})
+            else:
+                entries.append(kind(item)[0])
+    for node in ast.walk(tree):  # a store other than ``stack = []``: not known
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if any(nodes.is_name(t, stack) for t in ast.walk(target)) and not (
+                        isinstance(node, ast.Assign) and isinstance(node.value, ast.List)
+                        and not node.value.elts):
+                    return None
+    return entries
