@@ -139,6 +139,13 @@ def check(fn, analysis):
                 how = "is the same object as" if other == obj.name else "shares memory with"
                 if theirs == mine:  # b = a: one object, two user names, one SSA name
                     theirs = f"another name for {mine} (b = {mine} makes no copy)"
+                item = getattr(fn, "augmented_items", {}).get(target)
+                if item is not None:  # ys[k] += v with an array at ys[k]
+                    refuse(stmt, f"{item[2]} += ... (an augmented assignment): the item may "
+                           f"be an array, which Python changes in place, and {theirs} may "
+                           "hold it too",
+                           f"write {item[2]} = {item[2]} + ... (a new array), or keep the "
+                           "array in a name of its own")
                 refuse(stmt, f"{what}: {mine} {how} {theirs}, which is read afterwards, "
                        "and Python changes it too", f"write {mine} = {mine}.copy() "
                        "before changing it, or build a new array (np.concatenate, np.where)")

@@ -77,7 +77,10 @@ class Aliases:
     def __init__(self, fn, analysis):
         self.fn = fn
         self.an = analysis
-        self.augmented = getattr(fn, "augmented", {})
+        self.augmented = dict(getattr(fn, "augmented", {}))
+        for after, (item, container, _) in getattr(fn, "augmented_items", {}).items():
+            if analysis.kind(ir.Var(container)) == SEQ:  # ys[k] += v on a list or dict:
+                self.augmented[after] = item  # an array item changes in place
         self.fresh_copies = getattr(fn, "fresh_copies", set())
         self.own = {}
         self.held = {}

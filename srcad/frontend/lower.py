@@ -79,6 +79,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.local_functions = {}  # nested def name -> (lifted function, captured names)
         self.lifted = {}  # spelling in generated code -> lifted function
         self.augmented = {}  # SSA name made by ``x += v`` -> the name it changes in place
+        # SSA name made by ``ys[k] += v`` -> (the item it changes in place, the container)
+        self.augmented_items = {}
         self.iterated = {}  # counter of a ``for`` over a sequence -> the sequence atoms
         self.orders = {}  # name given a loop's check_positional -> the sequence checked
         self.positional = set()  # names of lists and tuples made by list(), sorted(), ...
@@ -174,6 +176,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         fn.arity = arity
         fn.lifted = dict(self.lifted)
         fn.augmented = dict(self.augmented)
+        fn.augmented_items = dict(self.augmented_items)
         fn.iterated = dict(self.iterated)
         fn.orders = dict(self.orders)
         return fn

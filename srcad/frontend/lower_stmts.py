@@ -108,12 +108,32 @@ class Statements:
             values = [self.expr(v) for v in value_node.elts]  # all right sides first: swaps
             for t, v in zip(target.elts, values):
                 self.bind_atom(t, v, node)
+        elif getattr(node, "srcad_augmented", False) and isinstance(target, gast.Subscript) and (
+                isinstance(target.value, gast.Name) and isinstance(value_node, gast.BinOp)):
+            self.augmented_item(target, value_node, node)
         else:
             if self.unzipped(target, value_node, node):  # a, b = zip(*rows), rows unknown
                 return
             if isinstance(target, (gast.Tuple, gast.List)):
                 value_node = self.consumed(value_node)  # a, b = zip(*pairs), map(...)
             self.bind_atom(target, self.expr(value_node), node)
+
+    def augmented_item(self, target, value_node, node):
+        """``ys[k] += v`` (desugared to ``ys[k] = ys[k] + v``): Python takes the item out,
+        changes it in place if it is an array (``__iadd__``), and puts it back. The item's
+        new value is recorded as that object changed in place (``augmented_items``, with the
+        container): for a list or dict holding arrays, the alias analysis then refuses the
+        write when another name, or another place of a list, holds the same array."""
+        value = self.expr_BinOp(value_node)  # ys[k] first, then v, as Python does
+        left = value.args[0]
+        after = self.assign(value, None, node)
+        container = self.env.get(target.value.id)
+        generated = str(getattr(self.source, "filename", "")).startswith("<srcad ")
+        if isinstance(left, Var) and isinstance(after, Var) and isinstance(container, Var) and (
+                not generated):  # srcad's own gradient lists hold arrays no one else holds
+            text = gast.unparse(target) if hasattr(gast, "unparse") else target.value.id
+            self.augmented_items[after.name] = (left.name, container.name, text)
+        self.bind_atom(target, after, node)
 
     def bind_atom(self, target, value, node):
         if isinstance(target, gast.Name):

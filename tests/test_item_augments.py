@@ -1,0 +1,75 @@
+"""``ys[k] += v`` on an item of a list or dict that is an array: Python takes the array out,
+changes it in place (``ndarray.__iadd__``) and puts it back, so every other name, list place
+or copy of the list holding that array sees the change. srcad read it as ``ys[k] = ys[k] + v``
+(a new array) and gave wrong gradients, with no error, wherever the array was held twice.
+Now such a write is refused when the item may be an array; numbers in lists (immutable) and
+slices of arrays (a write into the array itself) are differentiated as before.
+
+A generated family: containers x holders x operators, each program either refused with a
+MutationError at its line or differentiated to finite differences' gradient.
+"""
+
+import importlib.util
+import itertools
+import uuid
+
+import numpy as np
+import pytest
+from srcad.check import numerical_grad
+
+import srcad
+
+#: how the array item is held a second time (or not): the program's first lines
+_HOLDERS = {
+    "second_name": "    a = [x * 1.0, x * 2.0]\n    b = a[0]\n",
+    "list_copy": "    a = [x * 1.0, x * 2.0]\n    c = list(a)\n    b = c[0]\n",
+    "concatenated": "    a = [x * 1.0, x * 2.0]\n    c = a + [x]\n    b = a[0]\n",
+    "same_object_twice": "    h = x * 1.0\n    a = [h, h]\n    b = a[1]\n",
+    "dict_item": "    a = {0: x * 1.0, 1: x * 2.0}\n    b = a[0]\n",
+}
+_OPS = ["+=", "-=", "*="]
+
+
+def _load(tmp_path, text):
+    path = tmp_path / f"item_augment_{uuid.uuid4().hex[:8]}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.f
+
+
+X = np.array([0.7, -1.2, 1.9])
+
+
+@pytest.mark.parametrize(("holder", "op"), list(itertools.product(sorted(_HOLDERS), _OPS)))
+def test_an_array_item_held_twice_is_refused_or_exact(tmp_path, holder, op):
+    text = ("import numpy as np\n\n\ndef f(x):\n" + _HOLDERS[holder]
+            + f"    a[0] {op} np.sin(x)\n    return np.sum(b * b) + np.sum(a[0])\n")
+    f = _load(tmp_path, text)
+    try:
+        grad = srcad.grad(f)(X.copy())
+    except srcad.MutationError as e:
+        assert e.lineno == 8 or e.lineno == 7, (e.lineno, str(e))
+        assert "in place" in str(e)
+        return
+    np.testing.assert_allclose(grad, numerical_grad(lambda v: f(v.copy()), (X,), 0),
+                               rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("op", _OPS)
+@pytest.mark.parametrize("body", [
+    # numbers in a list: immutable, the += makes a new number
+    "    a = [float(np.sum(x)), 2.0]\n    b = a[0]\n    a[0] {op} np.sin(x[0])\n"
+    "    return b * b + a[0] * a[1]\n",
+    # a slice of an array: a write into the array itself
+    "    y = x * 1.0\n    y[:2] {op} np.sin(x[1:])\n    return np.sum(y * y)\n",
+    # an element of an array
+    "    y = x * 2.0\n    y[1] {op} x[0]\n    return np.sum(y ** 3)\n",
+])
+def test_numbers_and_arrays_stay_differentiated(tmp_path, op, body):
+    text = "import numpy as np\n\n\ndef f(x):\n" + body.format(op=op)
+    f = _load(tmp_path, text)
+    np.testing.assert_allclose(srcad.grad(f)(X.copy()),
+                               numerical_grad(lambda v: f(v.copy()), (X,), 0),
+                               rtol=1e-5, atol=1e-8)
