@@ -1,13 +1,13 @@
 """The generated code of a for loop, a while loop and an if inside a loop, reviewed by hand
 once and locked here (regenerate a golden file only after reading the new code)."""
 
-import importlib.util
 import math
 import pathlib
 
 import golden_cases as gc
 import pytest
 from srcad.check import numerical_grad
+from test_robustness import load_module
 
 import srcad
 
@@ -86,12 +86,7 @@ def _branchy_loop(n_arms, body, folder):
                    for k, term in enumerate(body[:n_arms]))
     text = (f"import numpy as np\n\n\ndef loop(x):\n    s = 0.0\n    for i in range(6):\n"
             f"{arms}        else:\n            s = s - np.sin(x) * i\n    return s\n")
-    path = folder / f"branchy_{n_arms}_{abs(hash(body))}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.loop
+    return load_module(folder, text, f"branchy_{n_arms}_{abs(hash(body))}").loop
 
 
 @pytest.mark.parametrize("n_arms", [1, 2, 3])

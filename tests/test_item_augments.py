@@ -9,13 +9,13 @@ A generated family: containers x holders x operators, each program either refuse
 MutationError at its line or differentiated to finite differences' gradient.
 """
 
-import importlib.util
 import itertools
 import uuid
 
 import numpy as np
 import pytest
 from srcad.check import numerical_grad
+from test_robustness import load_module
 
 import srcad
 
@@ -31,12 +31,7 @@ _OPS = ["+=", "-=", "*="]
 
 
 def _load(tmp_path, text):
-    path = tmp_path / f"item_augment_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
+    return load_module(tmp_path, text, f"item_augment_{uuid.uuid4().hex[:8]}").f
 
 
 X = np.array([0.7, -1.2, 1.9])

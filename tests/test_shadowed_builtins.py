@@ -7,11 +7,10 @@ Each program is written to a module in which every such name is defined as somet
 (a function the program never calls); gradients are checked against finite differences.
 """
 
-import importlib.util
-
 import numpy as np
 import pytest
 from srcad.check import numerical_grad
+from test_robustness import load_module
 
 import srcad
 
@@ -113,12 +112,7 @@ def f(x):
 
 def _load(tmp_path, name, body):
     text = "import builtins\n\nimport numpy as np\n" + SHADOWS + "\n" + body
-    path = tmp_path / f"shadowed_{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
+    return load_module(tmp_path, text, f"shadowed_{name}").f
 
 
 POINTS = {"loop_with_pops": [0.4, -1.3, 2.7], "list_loop": [0.6, -0.9],
@@ -164,11 +158,7 @@ def f(x):
 def test_a_module_function_hiding_a_builtin_srcad_writes_is_refused(tmp_path):
     """The module's ``range`` is called by the code, and srcad's loops call Python's: one
     name cannot mean both, so srcad says so (it would have walked the wrong loop)."""
-    path = tmp_path / "ambiguous_range.py"
-    path.write_text(AMBIGUOUS)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_module(tmp_path, AMBIGUOUS, "ambiguous_range")
     with pytest.raises(srcad.SrcadError, match="builtin range") as info:
         srcad.grad(module.f)(0.5)
-    assert info.value.filename == str(path)
+    assert info.value.filename == module.__file__

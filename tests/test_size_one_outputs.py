@@ -10,6 +10,7 @@ number. Checked against autograd and finite differences over a family of such ou
 import numpy as np
 import pytest
 from srcad.check import numerical_grad
+from test_robustness import load_module
 
 import srcad
 
@@ -37,15 +38,9 @@ POINTS = [(np.array([0.3]), 1.5), (np.array([0.7, -1.1, 0.4]), -0.6)]
 
 def _module_functions(tmp_path):
     """The family written to a file: srcad reads functions' source."""
-    import importlib.util
-
     text = "import numpy as np\n\n\n" + "".join(
         f"def {name}(x, s):\n    return {_BODIES[name]}\n\n\n" for name in NAMES)
-    path = tmp_path / "size_one.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("size_one", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_module(tmp_path, text, "size_one")
     return {name: getattr(module, name) for name in NAMES}
 
 
