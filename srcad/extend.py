@@ -26,14 +26,11 @@ import inspect
 import sys
 
 from .errors import RuleError
-from .extend_autograd import autograd_rule
-from .rules import GENERIC, registry
+from .extend_autograd import autograd_rule, template_names
+from .rules import registry
 from .rules.registry import Rule
 
 __all__ = ["defjvp", "defvjp", "nondiff", "notrace_primitive", "primitive", "stop_gradient"]
-
-_BUILTIN_NAMES = set(dir(__builtins__)) if isinstance(__builtins__, dict) is False else set(
-    __builtins__)
 
 
 def defvjp(fn=None, signature=None, *makers, broadcast=False, jvp=None, shape_only=(),
@@ -171,10 +168,7 @@ def _register(fn, signature, broadcast, templates, namespace, jvp=None, shape_on
             raise RuleError(f"rule for {name}: signature ({', '.join(ours)}) does not match "
                             f"the function's ({', '.join(theirs)})",
                             hint="name the parameters as the function does")
-    known = set(rule.params) | {"g", "ans"} | set(GENERIC) | _BUILTIN_NAMES
-    from .backend.emit import HELPER_OBJECTS
-
-    known |= set(HELPER_OBJECTS)
+    known = set(rule.params) | template_names()
     used = {}
     extra = [rule.uniform] if rule.uniform is not None else []
     extra += [t for by_param in rule.ranks.values() for t in by_param.values()]

@@ -34,6 +34,14 @@ from .rules import GENERIC
 
 _BUILTIN_NAMES = set(dir(builtins))
 
+
+def template_names():
+    """The names a rule's template reads as something other than the rule's own: ``g``,
+    ``ans``, ``t``, srcad's generic functions, Python's builtins and srcad's helpers."""
+    from .backend.emit import HELPER_OBJECTS
+
+    return {"g", "ans", "t"} | set(GENERIC) | _BUILTIN_NAMES | set(HELPER_OBJECTS)
+
 _counter = itertools.count()
 
 
@@ -92,9 +100,7 @@ def _maker_name(maker, fn, kind, param, taken):
     """The name a maker has in the templates: its own, or ``<fn>_<kind>_<param>`` for a
     lambda, never a name templates read otherwise (a parameter, ``g``, a builtin, one of
     srcad's helpers or generic functions: ``exp`` there would be NumPy's, not the maker)."""
-    from .backend.emit import HELPER_OBJECTS
-
-    reserved = taken | {"g", "ans", "t"} | set(GENERIC) | _BUILTIN_NAMES | set(HELPER_OBJECTS)
+    reserved = taken | template_names()
     own = getattr(maker, "__name__", "")
     if not own.isidentifier() or keyword.iskeyword(own):
         base = getattr(fn, "__name__", "")
