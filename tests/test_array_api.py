@@ -100,10 +100,7 @@ STANDARD = [c for c in T.CASES if _in_standard(c[0])
 @pytest.mark.parametrize("case", STANDARD, ids=[T._case_id(c) for c in STANDARD])
 def test_every_standard_rule_is_refused_precisely_and_the_rewrite_is_numpys(case):
     rid, expr, specs, f, line = case
-    s = T.SCALARS[f]
-    rng = np.random.default_rng(len(expr))
-    args = tuple(T._value(sp, rng) for sp in specs.values())
-    wrt = tuple(range(len(args)))
+    s, args, wrt = T.scalar_case(case)
     try:
         want = srcad.grad(s, wrt=wrt)(*args)
     except srcad.SrcadError:

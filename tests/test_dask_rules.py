@@ -115,10 +115,7 @@ def _fd(f, args, eps=1e-6):
 @pytest.mark.parametrize("case", CASES, ids=[T._case_id(c) for c in CASES])
 def test_rule_on_dask_equals_numpy_or_is_refused(case):
     rid, expr, specs, f, line = case
-    s = T.SCALARS[f]
-    rng = np.random.default_rng(len(expr))
-    args = tuple(T._value(sp, rng) for sp in specs.values())
-    wrt = tuple(range(len(args)))
+    s, args, wrt = T.scalar_case(case)
     try:
         s(*args)
     except Exception:  # noqa: BLE001  (a call of a rule's table that only forward mode takes)

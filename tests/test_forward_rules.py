@@ -1076,6 +1076,15 @@ def _setup(case, seed):
     return f, args, u, rng
 
 
+def scalar_case(case):
+    """(the scalar function of a rule example, its arguments, every argument's position), the
+    arguments drawn as every table test draws them."""
+    _, expr, specs, f, _ = case
+    rng = np.random.default_rng(len(expr))
+    args = tuple(_value(sp, rng) for sp in specs.values())
+    return SCALARS[f], args, tuple(range(len(args)))
+
+
 def _case_id(case):
     return f"{case[1]}-{list(map(str, case[2].values()))}".replace(" ", "")
 
