@@ -69,96 +69,9 @@ def safe_in(fn, collection):
         return False
 
 
-class Aliases:
-    """``own[v]``: the objects value ``v`` may be or be a view of; ``held[v]``: those and
-    the objects it may hold. Objects are tokens: ("new", name), ("arg", name),
-    ("global", id)."""
-
-    def __init__(self, fn, analysis):
-        self.fn = fn
-        self.an = analysis
-        self.augmented = dict(getattr(fn, "augmented", {}))
-        for after, (item, container, _) in getattr(fn, "augmented_items", {}).items():
-            if analysis.kind(ir.Var(container)) == SEQ:  # ys[k] += v on a list or dict:
-                self.augmented[after] = item  # an array item changes in place
-        self.fresh_copies = getattr(fn, "fresh_copies", set())
-        self.own = {}
-        self.held = {}
-        self.after = {}  # id(write statement) -> names live after it
-        self.globals_seen = {}  # token -> spelling of the global
-        self.arrays = set()  # names of kind ANY certainly holding an array (a[1:], a.T)
-        self.lists = set()  # names certainly holding a list or dict: what .append/.pop change
-        for stmt in ir.walk(fn.body):
-            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
-                stmt.value.fn, ir.Method
-            ) and stmt.value.fn.name in ("append", "pop") and isinstance(
-                stmt.value.args[0], ir.Var
-            ):
-                self.lists.add(stmt.value.args[0].name)
-        links = [(s.obj.name, s.target) for s in ir.walk(fn.body) if isinstance(s, ir.SetItem)]
-        links += [(v.name, p.target) for s in ir.walk(fn.body) for p in getattr(s, "phis", ())
-                  for v in p.sources if isinstance(v, ir.Var)]
-        grown = True
-        while grown:  # versions of a list (ys[i] = v, merges) are lists too, both ways
-            grown = False
-            for a, b in links:
-                if (a in self.lists) != (b in self.lists):
-                    self.lists |= {a, b}
-                    grown = True
-        #: the constant indices >= 0 read or written anywhere ("?": any other index)
-        self.uses = _uses(fn.body)
-        self.popped = {}  # name -> the lists it was taken out of by .pop() (or an item of that)
-        self.fresh_items = set()  # lists srcad made with a new object at every index
-        self.slots = {}  # (such a list, constant index) -> what was stored there
-        self.loose = {}  # such a list -> what was put in it otherwise (anywhere)
-        self.indices = {"?"} | {
-            i.value for s in ir.walk(fn.body) for i in _const_indices(s)}
-        for p in fn.params:
-            if self.may_alias(p):
-                self.own[p] = frozenset({("arg", p)})
-                self.held[p] = self.own[p] | {("arg", p, "items")}  # what a list or dict holds
-        self._solve()
-
-    # ---------------------------------------------------------------- memory of each value
-
-    def is_array(self, atom):
-        return isinstance(atom, ir.Var) and (self.an.kinds.get(atom.name) == ARRAY
-                                             or atom.name in self.arrays)
-
-    def may_alias(self, name):
-        return self.an.kinds.get(name) not in (SCALAR, OTHER)
-
-    def mem(self, atom, table):
-        if isinstance(atom, ir.Var):
-            return table.get(atom.name, frozenset())
-        if isinstance(atom, ir.Const) and ir_mutable(atom.value):
-            token = ("global", id(atom.value))
-            self.globals_seen[token] = atom.spelling or repr(atom.value)[:40]
-            if table is self.held:
-                return frozenset({token, ("global", id(atom.value), "items")})
-            return frozenset({token})
-        return frozenset()
-
-    def _contents(self, atom):
-        """What an item read out of ``atom`` may be: what it holds besides itself."""
-        if self.an.kind(atom) == SEQ or isinstance(atom, ir.Var) and atom.name in self.lists:
-            return self.mem(atom, self.held) - self.mem(atom, self.own)
-        return self.mem(atom, self.held)
-
-    def _item(self, base, index):
-        """What ``base[index]`` may be. In a list whose items srcad made itself, each a new
-        object (:data:`_FRESH_ITEMS`: ``zeros_like``'s gradients), an item at a constant
-        index ``k >= 0`` is told apart from those at other constant indices: it is the
-        object made there, what was stored at ``k``, or what was put in any other way
-        (:attr:`loose`). Any other index, or any other list, may give any item."""
-        contents = self._contents(base)
-        own = self.mem(base, self.own)
-        if not (isinstance(index, ir.Const) and type(index.value) is int and index.value >= 0
-                and own and own <= self.fresh_items):
-            return contents
-        k = index.value
-        return _union({(*alloc, "item", k)} | self.slots.get((alloc, k), frozenset())
-                      | self.loose.get(alloc, frozenset()) for alloc in own)
+class _Places:
+    """The places of lists srcad made with a new object at every index (a mixin of
+    :class:`Aliases`): which items two places may share."""
 
     def items_apart(self, name, memory, later):
         """Whether the statements ``later`` (None: not known) read the list ``name`` only
@@ -214,9 +127,109 @@ class Aliases:
             return held - {("new", value.name)}
         return held
 
+
+class Aliases(_Places):
+    """``own[v]``: the objects value ``v`` may be or be a view of; ``held[v]``: those and
+    the objects it may hold. Objects are tokens: ("new", name), ("arg", name),
+    ("global", id)."""
+
+    def __init__(self, fn, analysis):
+        self.fn = fn
+        self.an = analysis
+        self.augmented = dict(getattr(fn, "augmented", {}))
+        for after, (item, container, _) in getattr(fn, "augmented_items", {}).items():
+            if analysis.kind(ir.Var(container)) == SEQ:  # ys[k] += v on a list or dict:
+                self.augmented[after] = item  # an array item changes in place
+        self.fresh_copies = getattr(fn, "fresh_copies", set())
+        self.own = {}
+        self.held = {}
+        self.after = {}  # id(write statement) -> names live after it
+        self.globals_seen = {}  # token -> spelling of the global
+        self.arrays = set()  # names of kind ANY certainly holding an array (a[1:], a.T)
+        self.lists = set()  # names certainly holding a list or dict: what .append/.pop change
+        #: names whose items may be any object they hold, their own memory included: the
+        #: result of a call srcad does not follow (``p, q = halves(b)``: two views of b),
+        #: a list of views (``np.split(b, 2)``), an item or attribute of such a value
+        self.opaque = set()
+        for stmt in ir.walk(fn.body):
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
+                stmt.value.fn, ir.Method
+            ) and stmt.value.fn.name in ("append", "pop") and isinstance(
+                stmt.value.args[0], ir.Var
+            ):
+                self.lists.add(stmt.value.args[0].name)
+        links = [(s.obj.name, s.target) for s in ir.walk(fn.body) if isinstance(s, ir.SetItem)]
+        links += [(v.name, p.target) for s in ir.walk(fn.body) for p in getattr(s, "phis", ())
+                  for v in p.sources if isinstance(v, ir.Var)]
+        grown = True
+        while grown:  # versions of a list (ys[i] = v, merges) are lists too, both ways
+            grown = False
+            for a, b in links:
+                if (a in self.lists) != (b in self.lists):
+                    self.lists |= {a, b}
+                    grown = True
+        #: the constant indices >= 0 read or written anywhere ("?": any other index)
+        self.uses = _uses(fn.body)
+        self.popped = {}  # name -> the lists it was taken out of by .pop() (or an item of that)
+        self.fresh_items = set()  # lists srcad made with a new object at every index
+        self.slots = {}  # (such a list, constant index) -> what was stored there
+        self.loose = {}  # such a list -> what was put in it otherwise (anywhere)
+        self.indices = {"?"} | {
+            i.value for s in ir.walk(fn.body) for i in _const_indices(s)}
+        for p in fn.params:
+            if self.may_alias(p):
+                self.own[p] = frozenset({("arg", p)})
+                self.held[p] = self.own[p] | {("arg", p, "items")}  # what a list or dict holds
+        self._solve()
+
+    # ---------------------------------------------------------------- memory of each value
+
+    def is_array(self, atom):
+        return isinstance(atom, ir.Var) and (self.an.kinds.get(atom.name) == ARRAY
+                                             or atom.name in self.arrays)
+
+    def may_alias(self, name):
+        return self.an.kinds.get(name) not in (SCALAR, OTHER)
+
+    def mem(self, atom, table):
+        if isinstance(atom, ir.Var):
+            return table.get(atom.name, frozenset())
+        if isinstance(atom, ir.Const) and ir_mutable(atom.value):
+            token = ("global", id(atom.value))
+            self.globals_seen[token] = atom.spelling or repr(atom.value)[:40]
+            if table is self.held:
+                return frozenset({token, ("global", id(atom.value), "items")})
+            return frozenset({token})
+        return frozenset()
+
+    def _contents(self, atom):
+        """What an item read out of ``atom`` may be: what it holds besides itself (anything
+        it holds, when it is :attr:`opaque`)."""
+        if isinstance(atom, ir.Var) and atom.name in self.opaque:
+            return self.mem(atom, self.held)
+        if self.an.kind(atom) == SEQ or isinstance(atom, ir.Var) and atom.name in self.lists:
+            return self.mem(atom, self.held) - self.mem(atom, self.own)
+        return self.mem(atom, self.held)
+
+    def _item(self, base, index):
+        """What ``base[index]`` may be. In a list whose items srcad made itself, each a new
+        object (:data:`_FRESH_ITEMS`: ``zeros_like``'s gradients), an item at a constant
+        index ``k >= 0`` is told apart from those at other constant indices: it is the
+        object made there, what was stored at ``k``, or what was put in any other way
+        (:attr:`loose`). Any other index, or any other list, may give any item."""
+        contents = self._contents(base)
+        own = self.mem(base, self.own)
+        if not (isinstance(index, ir.Const) and type(index.value) is int and index.value >= 0
+                and own and own <= self.fresh_items):
+            return contents
+        k = index.value
+        return _union({(*alloc, "item", k)} | self.slots.get((alloc, k), frozenset())
+                      | self.loose.get(alloc, frozenset()) for alloc in own)
+
     def _solve(self):
         for _ in range(50):
             before = (dict(self.own), dict(self.held), dict(self.slots), dict(self.loose))
+            opaque = len(self.opaque)
             for stmt in ir.walk(self.fn.body):
                 if isinstance(stmt, ir.Assign):
                     self._assign(stmt)
@@ -225,12 +238,20 @@ class Aliases:
                     self._put_in(stmt.obj, stmt.index, self._stored(stmt))
                     self._set(stmt.target, self.mem(stmt.obj, self.own),
                               self.mem(stmt.obj, self.held) | stored)
+                    self._opaque_if(stmt.target, stmt.obj)
                 for phi in getattr(stmt, "phis", ()):
                     sources = [s for s in phi.sources if s is not None]
                     self._set(phi.target, _union(self.mem(s, self.own) for s in sources),
                               _union(self.mem(s, self.held) for s in sources))
-            if (self.own, self.held, self.slots, self.loose) == before:
+                    self._opaque_if(phi.target, *sources)
+            if (self.own, self.held, self.slots, self.loose) == before and len(
+                    self.opaque) == opaque:
                 return
+
+    def _opaque_if(self, target, *sources):
+        """``target`` is :attr:`opaque` when one of ``sources`` is."""
+        if any(isinstance(a, ir.Var) and a.name in self.opaque for a in sources):
+            self.opaque.add(target)
 
     def _set(self, name, own, held):
         if not self.may_alias(name):
@@ -256,12 +277,14 @@ class Aliases:
             return
         if not isinstance(value, ir.Prim):
             self._set(target, self.mem(value, self.own), self.mem(value, self.held))
+            self._opaque_if(target, value)
             return
         if target in self.augmented:  # y += v: the same object as y
             old = ir.Var(self.augmented[target])
             operands = _union(self.mem(a, self.held) for a in value.operands())
             self._put_in(old, None, operands)  # ys += zs: a list holds zs' items too
             self._set(target, self.mem(old, self.own), self.mem(old, self.held) | operands)
+            self._opaque_if(target, old)
             return
         fn, args = value.fn, value.args
         every = _union(self.mem(a, self.held) for a in list(args) + list(value.kwargs.values()))
@@ -272,6 +295,7 @@ class Aliases:
                     self._set(target, fresh, fresh)
                 else:
                     self._set(target, self.mem(base, self.own), self.mem(base, self.held))
+                    self._opaque_if(target, base)
                     items = index.items if isinstance(index, ir.Index) else (index,)
                     if any(isinstance(i, ir.Slice) or isinstance(i, ir.Const) and (
                             i.value is Ellipsis or i.value is None) for i in items):
@@ -281,6 +305,7 @@ class Aliases:
             else:
                 item = self._item(base, index)
                 self._set(target, item, item)
+                self._opaque_if(target, base)
                 if isinstance(base, ir.Var) and base.name in self.popped:
                     self.popped[target] = self.popped[base.name]  # ys.pop()[1]
             return
@@ -291,26 +316,38 @@ class Aliases:
             own = self.mem(base, self.own) if fn.name in VIEW_ATTRS else self.mem(
                 base, self.held)
             self._set(target, own, self.mem(base, self.held))
+            if fn.name not in VIEW_ATTRS:
+                self.opaque.add(target)  # obj.items: a list of what obj holds
+            self._opaque_if(target, base)
             return
         if isinstance(fn, ir.Method):
             base = args[0]
             if fn.name in FRESH_METHODS:
                 items = self.mem(base, self.held) - self.mem(base, self.own)
-                if fn.name == "get":
-                    items = self._contents(base)
+                if fn.name == "get":  # d.get(k): the item itself (or the default)
+                    item = self._contents(base) | _union(self.mem(a, self.held)
+                                                         for a in args[2:])
+                    self._set(target, item, item)
+                    self._opaque_if(target, base)
+                    return
                 self._set(target, fresh, fresh | (items if fn.name in (
-                    "copy", "get", "values", "items", "tolist") else frozenset()))
+                    "copy", "values", "items", "tolist") else frozenset()))
+                if fn.name in ("values", "items"):
+                    self._opaque_if(target, base)
             elif fn.name in VIEW_METHODS:
                 self._set(target, self.mem(base, self.own), self.mem(base, self.held))
+                self._opaque_if(target, base)
                 if self.is_array(base):
                     self.arrays.add(target)
             elif fn.name == "pop":  # arrays have no pop: an item of a list (or dict)
-                items = self.mem(base, self.held) - self.mem(base, self.own)
+                items = self._contents(base)
                 self._set(target, items, items)
+                self._opaque_if(target, base)
                 if len(args) == 1 and isinstance(base, ir.Var):
                     self.popped[target] = self.mem(base, self.own)
             else:
                 self._set(target, every, every)
+                self.opaque.add(target)
             return
         if isinstance(fn, ir.Build) or fn in _COPIES:
             contents = _union(self._contents(a) if fn in _COPIES else
@@ -319,8 +356,9 @@ class Aliases:
             return
         copied = value.kwargs.get("copy")  # np.array(y, copy=True) always copies
         if safe_in(fn, VIEW_FUNCS) or fn is np.array and copied is not None and not (
-                isinstance(copied, ir.Const) and copied.value is True):
+                isinstance(copied, ir.Const) and copied.value is True) or _einsum_view(value):
             self._set(target, every, every)
+            self.opaque.add(target)  # np.split(b, 2): a list of views of b
             return
         if fn in (operator.add, operator.mul) and self.an.kinds.get(target) == SEQ:
             contents = _union(self._contents(a) for a in args)  # ys + zs holds their items
@@ -343,6 +381,8 @@ class Aliases:
             self._set(target, fresh, fresh | items)
             return
         self._set(target, every, every)  # a function of yours may return its argument
+        if not _generated(fn):
+            self.opaque.add(target)  # ... or a tuple of views of it
 
     def _advanced(self, index):
         """Whether an array index is advanced (an integer or boolean array): a copy."""
@@ -350,11 +390,28 @@ class Aliases:
         for item in items:
             if isinstance(item, ir.Const) and isinstance(item.value, (list, np.ndarray)):
                 return True
-            if isinstance(item, ir.Var) and self.an.kinds.get(item.name) in (ARRAY, SEQ):
-                return True
+            if isinstance(item, ir.Var) and self.an.kinds.get(item.name) == ARRAY:
+                return True  # (a name of kind SEQ may hold a tuple of slices: a view)
         return False
 
     # ---------------------------------------------------------------- liveness
+
+
+def _generated(fn):
+    """Whether ``fn`` is code srcad generated (a callee's backward part, differentiated again):
+    what it returns in a tuple are gradients it made, not views of its arguments."""
+    code = getattr(fn, "__code__", None)
+    return code is not None and code.co_filename.startswith("<srcad ")
+
+
+def _einsum_view(prim):
+    """Whether ``prim`` is ``np.einsum`` of one array (``'ii->i'``, ``'ij->ji'``): NumPy
+    returns a writeable view of it where no label is summed."""
+    if prim.fn is not np.einsum:
+        return False
+    arrays = [a for a in prim.args if not (isinstance(a, ir.Const) and isinstance(
+        a.value, (str, list, tuple)))]
+    return len(arrays) <= 1
 
 
 def ir_mutable(value):

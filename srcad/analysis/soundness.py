@@ -16,12 +16,14 @@ differentiable operations) and whose result or effect can reach the output is on
 Anything else raises a :class:`~srcad.errors.MissingRuleError` naming the file, line and
 construct. This is the one place that decides; the sweeps may assume it.
 
-Imports ``srcad.core``, ``srcad.errors``, ``srcad.rules``, ``srcad.runtime`` (and nothing above
+Imports ``srcad.core``, ``srcad.errors``, ``srcad.rules``, ``srcad.runtime`` and its neighbours
+``srcad.analysis.dtypes`` and ``.memory`` (and nothing above
 its layer).
 """
 
 from __future__ import annotations
 
+import ast
 import operator
 
 from ..core import functions, ir
@@ -29,6 +31,7 @@ from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ, kind_of_value
 from ..errors import MissingRuleError
 from ..rules import registry
 from ..runtime import family_of
+from .dtypes import inexact_type, inexact_values
 from .memory import safe_in
 
 #: parameters that only take integers, booleans, strings or dtypes (NumPy raises on a float),
@@ -39,6 +42,12 @@ DISCRETE = frozenset({
     "repeats", "shift", "k", "offset", "i", "j", "m", "indices_or_sections", "pad_width",
     "index", "upper", "condition", "c",
 })
+
+#: operators declared piecewise constant (numbers, booleans) that on dicts and sets build a
+#: new container of their operands' values
+_OPERATOR_SIGNS = {operator.or_: "|", operator.and_: "&", operator.xor: "^",
+                   operator.sub: "-"}
+_CONTAINER_OPERATORS = frozenset(_OPERATOR_SIGNS)
 
 #: method calls the sweeps differentiate on a local list
 _LIST_METHODS = {"append", "pop"}
@@ -55,6 +64,14 @@ class Check:
         self.forward = forward
         self.an = analysis
         self.reaching = _reaching(fn)
+        self._inexact = None
+
+    @property
+    def inexact(self):
+        """The names certainly holding floats (:mod:`srcad.analysis.dtypes`), once asked."""
+        if self._inexact is None:
+            self._inexact = inexact_values(self.an)
+        return self._inexact
 
     def varied(self, atom):
         return isinstance(atom, ir.Var) and atom.name in self.an.varied
@@ -65,6 +82,7 @@ class Check:
                 self.prim(stmt, stmt.value)
             elif isinstance(stmt, ir.SetItem):
                 self.index(stmt, stmt.obj, stmt.index, matters=True)
+                self.write_dtype(stmt)
 
     # ------------------------------------------------------------------ one operation
 
@@ -99,6 +117,12 @@ class Check:
         if self.an.piecewise_constant(fn, prim):
             if matters and safe_in(fn, registry.real_only) and self.an.any_complex(prim):
                 raise self.complex_error(stmt, prim)
+            if matters and safe_in(fn, _CONTAINER_OPERATORS) and any(
+                    self.an.kind(a) not in (SCALAR, ARRAY) for a in varied):
+                # piecewise constant in numbers, but d | e merges dicts, holding their values
+                raise self.error(stmt, f"'{_OPERATOR_SIGNS[fn]}' of a container that holds "
+                                 "differentiated values (d | e merges dicts)",
+                                 "build the new dict: {**d, **e}")
             return
         rule, bound = registry.find(fn, prim.args, prim.kwargs)
         if rule is not None:
@@ -140,6 +164,25 @@ class Check:
                              "for np.r_[a, b] write np.concatenate([a, b]), for np.c_[a, b] "
                              "np.column_stack([a, b]); otherwise index with integers")
 
+    def write_dtype(self, stmt):
+        """``y[i] = v`` of a differentiated ``v`` into an array NumPy may hold integers or
+        booleans in: the value is truncated there (a zero derivative), which srcad's reading
+        of the write does not see; refused unless ``y`` is certainly a float array."""
+        if not self.varied(stmt.value) or self.an.kind(stmt.obj) in (SEQ, SCALAR, OTHER):
+            return  # (a list holds what is put in it)
+        filename = getattr(self.fn.source, "filename", None) or ""
+        if filename.startswith("<srcad "):
+            return  # srcad's own code: its writes were checked here when it was made, or
+            # are writes of gradients into the gradients it made
+        if isinstance(stmt.obj, ir.Var) and stmt.obj.name in self.inexact:
+            return
+        raise self.error(stmt, f"writing a differentiated value into {stmt.obj}, an array "
+                         "that may hold integers or booleans: NumPy converts the value to its "
+                         "dtype (3.7 -> 3), which srcad cannot differentiate",
+                         "make the array a float array (np.zeros(n) is one; y = "
+                         "y.astype(float) converts one), or wrap the value in "
+                         "srcad.stop_gradient(...) if no gradient should flow")
+
     def rule_call(self, stmt, prim, rule, bound, matters):
         if _given(bound.get("out")):
             raise self.error(stmt, f"{_name(prim)}(..., out=...) writes into an array srcad "
@@ -147,6 +190,16 @@ class Check:
                              "(or y[...] = f(...) to fill an existing array)")
         if not matters:
             return
+        dtype = bound.get("dtype")
+        if _given(dtype) and not _reads_dtype(rule) and not (
+                isinstance(dtype, ir.Const) and inexact_type(dtype.value)) and any(
+                self.varied(a) for p, a in bound.items() if p not in DISCRETE
+                for a in ir.atoms_in(a)):
+            raise self.error(stmt, f"{_name(prim)}(..., dtype={dtype}) of a differentiated "
+                             "value: a dtype that is not a float type converts it (3.7 -> 3), "
+                             "which srcad's rule does not differentiate",
+                             "compute in floats and convert the result, or wrap the value in "
+                             "srcad.stop_gradient(...) if no gradient should flow")
         zero = set(rule.templates) | set(rule.shape_only) | set(rule.zero)
         for param, atom in bound.items():
             if param in zero or param in DISCRETE:
@@ -229,6 +282,14 @@ def _name(prim):
     if isinstance(prim.fn, (ir.Method, ir.Attr)):
         return f".{prim.fn.name}"
     return prim.spelling or getattr(prim.fn, "__name__", repr(prim.fn))
+
+
+def _reads_dtype(rule):
+    """Whether a rule's templates read the dtype (``grad_astype(g, a, dtype)``): it gives the
+    derivative of the conversion itself."""
+    return any(isinstance(n, ast.Name) and n.id == "dtype" or isinstance(
+        n, ast.Attribute) and n.attr == "dtype" for t in rule.templates.values()
+        for n in ast.walk(t))
 
 
 def _forms(fn):

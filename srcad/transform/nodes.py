@@ -254,6 +254,14 @@ _UNARY = {operator.neg: ast.USub, operator.pos: ast.UAdd, operator.not_: ast.Not
           operator.invert: ast.Invert}
 
 
+def _exact(node):
+    """Mark an operation of the differentiated code itself: the simplifier, written for
+    gradient arithmetic, leaves it as written (``np.arange(3) * 1.0`` is a float array,
+    ``np.arange(3)`` an integer one; ``+b`` of a bool is an int)."""
+    node.exact = True
+    return node
+
+
 def prim(value, func=None):
     """A primitive operation as an expression; ``func`` (a node) calls something else with
     the same arguments (a callee's forward part)."""
@@ -262,7 +270,7 @@ def prim(value, func=None):
         if len(args) == 2 and not value.kwargs:
             op = _BINOPS.get(fn) if _hashable(fn) else None
             if op is not None:
-                return ast.BinOp(left=expr(args[0]), op=op(), right=expr(args[1]))
+                return _exact(ast.BinOp(left=expr(args[0]), op=op(), right=expr(args[1])))
             op = _COMPARE.get(fn) if _hashable(fn) else None
             if op is not None:
                 return ast.Compare(left=expr(args[0]), ops=[op()], comparators=[expr(args[1])])
@@ -270,7 +278,7 @@ def prim(value, func=None):
             return ast.BoolOp(op=ast.And() if fn is ir.AND else ast.Or(),
                               values=[expr(a) for a in args])
         if len(args) == 1 and _hashable(fn) and fn in _UNARY:
-            return ast.UnaryOp(op=_UNARY[fn](), operand=expr(args[0]))
+            return _exact(ast.UnaryOp(op=_UNARY[fn](), operand=expr(args[0])))
         if fn is operator.contains:
             return ast.Compare(left=expr(args[1]), ops=[ast.In()], comparators=[expr(args[0])])
         if fn is operator.getitem:

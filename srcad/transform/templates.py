@@ -121,6 +121,9 @@ class _Simplify(ast.NodeTransformer):
         if getattr(node, "copies", False):
             return node  # ``v * 1.0`` written to copy an array (tidy_values._unaliased)
         left, right, op = node.left, node.right, type(node.op)
+        exact = getattr(node, "exact", False)  # the user's own operation: nodes._exact
+        if exact and not (_is_num(left) and _is_num(right)):
+            return node
         if _is_num(left) and _is_num(right) and op in _FOLD:
             try:
                 value = _FOLD[op](left.value, right.value)
@@ -168,6 +171,8 @@ class _Simplify(ast.NodeTransformer):
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
+        if getattr(node, "exact", False):
+            return node  # the user's own operation: nodes._exact
         inner = node.operand
         if isinstance(node.op, ast.USub):
             if isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.USub):

@@ -1,0 +1,200 @@
+"""Which values certainly hold floating-point (or complex) numbers: a must-analysis beside
+kinds and activity.
+
+NumPy converts what is written into an array to the array's dtype: ``y[0] = v`` into an
+integer or boolean array truncates ``v`` (its derivative is zero there, not one), and
+``np.sum(v, dtype=int)``, ``np.array(v, dtype=bool)`` do the same. srcad's rules and its
+reading of a write know nothing of dtypes, so :mod:`srcad.analysis.soundness` refuses a
+differentiated value written into an array, or converted by a ``dtype=`` argument, unless
+this pass shows the dtype is inexact (floating or complex).
+
+After :func:`inexact_values`, a name in the set it returns holds, whenever the function runs
+with arguments of the kinds it was made for, an inexact number or array, or (a list, a tuple)
+only such items. It is the greatest solution of these facts (loops are assumed inexact until
+a statement shows otherwise):
+
+* a ``wrt`` parameter (srcad refuses integer arrays there and turns an int into a float);
+* an inexact constant (``1.0``, a float array), a copy or view of an inexact value, an item of
+  an inexact array or list, a list or tuple of inexact items;
+* arithmetic (operators, ufuncs whose float loop returns floats, rules) with an inexact
+  operand, true division always, unless a ``dtype=`` argument says otherwise;
+* ``np.zeros``, ``np.ones``, ``np.empty``, ``np.eye``, ``np.linspace`` and the samplers
+  without ``dtype=`` (float by default), ``np.full(shape, v)`` of an inexact ``v``, the
+  ``*_like`` of an inexact array, anything with ``dtype=`` an inexact type;
+* a write ``y[i] = v`` or ``y += v`` keeps ``y``'s dtype; a merge needs every source.
+
+Anything else (a user function's result, a non-``wrt`` argument, an integer literal) is not
+known to be inexact.
+
+Imports ``srcad.core``, ``srcad.rules``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from ..core import ir
+from ..core.kinds import SEQ
+from ..rules import registry
+
+_ARITH = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
+          operator.pow, operator.neg, operator.pos, operator.matmul, builtins.abs,
+          builtins.pow, builtins.sum}
+#: float by default: inexact unless dtype= says otherwise
+_FLOAT_MAKERS = {np.zeros, np.ones, np.empty, np.eye, np.identity, np.linspace, np.logspace,
+                 np.geomspace, np.random.rand, np.random.randn, np.random.random,
+                 np.random.normal, np.random.uniform, np.random.standard_normal, float}
+#: the dtype of their first argument unless dtype= says otherwise
+_LIKE = {np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.copy}
+#: arrays of what they are given: inexact when every array or list given is
+_OF_ITEMS = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray,
+             np.atleast_1d, np.atleast_2d, np.atleast_3d, np.stack, np.concatenate,
+             np.hstack, np.vstack, np.column_stack, np.dstack, list, tuple, sorted,
+             reversed, builtins.max, builtins.min}
+#: where a function takes its dtype by position
+_DTYPE_AT = {np.zeros: 1, np.ones: 1, np.empty: 1, np.full: 2, np.zeros_like: 1,
+             np.ones_like: 1, np.empty_like: 1, np.full_like: 2, np.identity: 1, np.eye: 3,
+             np.array: 1, np.asarray: 1, np.asanyarray: 1, np.arange: 3, np.linspace: 5}
+#: methods and attributes that keep the dtype of their object
+_SAME = {"copy", "reshape", "ravel", "flatten", "transpose", "swapaxes", "squeeze",
+         "diagonal", "conj", "conjugate", "sum", "mean", "cumsum", "cumprod", "prod", "max",
+         "min", "std", "var", "clip", "round", "dot", "T", "mT", "real", "imag", "trace",
+         "pop", "get", "repeat", "take", "view"}
+
+
+def inexact_type(value):
+    """Whether ``value`` (a dtype, a type, a string like ``'f8'``) names an inexact dtype."""
+    try:
+        return np.dtype(value).kind in "fc"
+    except TypeError:
+        return False
+
+
+def inexact_constant(value):
+    if isinstance(value, (float, complex, np.inexact)):
+        return not isinstance(value, bool)
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fc"
+    if isinstance(value, (list, tuple)):
+        return bool(value) and all(inexact_constant(v) for v in value)
+    return False
+
+
+def inexact_values(analysis):
+    """The names of ``analysis.fn`` certainly holding inexact values (see the module)."""
+    fn = analysis.fn
+    augmented = dict(getattr(fn, "augmented", {}))
+    names = {n for s in ir.walk(fn.body) for n in ir.defined_by(s)}
+    names |= {p.target for s in ir.walk(fn.body) for p in getattr(s, "phis", ())}
+    known = set(names) | set(analysis.wrt)
+    changed = True
+    while changed:
+        changed = False
+        for stmt in ir.walk(fn.body):
+            for target, ok in _facts(stmt, known, analysis, augmented):
+                if target in known and not ok:
+                    known.discard(target)
+                    changed = True
+    return known
+
+
+def _facts(stmt, known, analysis, augmented):
+    """(name, whether this statement shows it inexact) for what ``stmt`` defines."""
+
+    def atom(a):
+        if isinstance(a, ir.Var):
+            return a.name in known
+        if isinstance(a, ir.Const):
+            return inexact_constant(a.value)
+        return False
+
+    if isinstance(stmt, ir.Assign) and stmt.target is not None:
+        value = stmt.value
+        if stmt.target in augmented:  # y += v keeps y's dtype (or NumPy raises)
+            yield stmt.target, atom(ir.Var(augmented[stmt.target]))
+        elif isinstance(value, ir.Prim):
+            yield stmt.target, _prim(value, atom, analysis, stmt.target)
+        else:
+            yield stmt.target, atom(value)
+    elif isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
+            stmt.value.fn, ir.Method) and stmt.value.fn.name in ("append", "insert", "extend"):
+        lst = stmt.value.args[0]  # a list holding a non-float item is not a float list
+        if isinstance(lst, ir.Var) and not all(atom(a) for a in stmt.value.args[-1:]):
+            yield lst.name, False
+    elif isinstance(stmt, ir.SetItem):
+        ok = atom(stmt.obj)
+        if analysis.kind(stmt.obj) == SEQ:
+            ok = ok and atom(stmt.value)
+        yield stmt.target, ok
+    elif isinstance(stmt, ir.Loop) and stmt.target:
+        it = stmt.iter
+        yield stmt.target, isinstance(it, (ir.Var, ir.Const)) and atom(it)
+    for phi in getattr(stmt, "phis", ()):
+        yield phi.target, all(atom(s) for s in phi.sources if s is not None and s != ir.UNSET)
+
+
+def _prim(prim, atom, analysis, target):
+    fn, args, kwargs = prim.fn, prim.args, prim.kwargs
+    if isinstance(fn, ir.Build):
+        return bool(args) and all(atom(a) for a in (args[1::2] if fn is ir.BUILD_DICT
+                                                    else args))
+    if isinstance(fn, (ir.Method, ir.Attr)):
+        if fn.name == "astype":
+            dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+            return _dtype_ok(dtype, analysis)
+        if fn.name in ("get", "pop") and len(args) > 2:
+            return atom(args[0]) and atom(args[2])
+        return fn.name in _SAME and bool(args) and atom(args[0]) and "dtype" not in kwargs
+    dtype = kwargs.get("dtype")
+    at = _DTYPE_AT.get(fn) if _in(fn, _DTYPE_AT) else None
+    if dtype is None and at is not None and len(args) > at:
+        dtype = args[at]
+    if dtype is not None and not (isinstance(dtype, ir.Const) and dtype.value is None):
+        return _dtype_ok(dtype, analysis)
+    operands = list(args) + list(kwargs.values())
+    if fn is operator.getitem:
+        return atom(args[0])
+    if fn is operator.truediv:
+        return True
+    if fn is np.arange:
+        return any(atom(a) for a in args[:3])
+    if _in(fn, _FLOAT_MAKERS):
+        return True
+    if fn is np.full:
+        fill = args[1] if len(args) > 1 else kwargs.get("fill_value")
+        return fill is not None and atom(fill)
+    if _in(fn, _LIKE):
+        return bool(args) and atom(args[0])
+    if _in(fn, _OF_ITEMS):
+        arrays = args[:1] if fn in (np.array, np.asarray, np.asanyarray) else args
+        return bool(arrays) and all(atom(a) for a in arrays)
+    if analysis.kinds.get(target) == SEQ:
+        return bool(operands) and all(atom(a) for a in operands)
+    if isinstance(fn, np.ufunc):
+        return _float_loop(fn) and any(atom(a) for a in operands)
+    if _in(fn, _ARITH) or registry.has_rule(fn) and not registry.is_nondiff(fn):
+        return any(atom(a) for a in operands)
+    return False
+
+
+def _dtype_ok(dtype, analysis):
+    if isinstance(dtype, ir.Const):
+        return inexact_type(dtype.value)
+    return False
+
+
+def _float_loop(ufunc):
+    """Whether ``ufunc`` of float64 arguments gives float64 (not a comparison's bool)."""
+    loop = "d" * ufunc.nin + "->"
+    return any(t.startswith(loop) and set(t[len(loop):]) <= set("efdgFDG")
+               for t in ufunc.types)
+
+
+def _in(fn, group):
+    try:
+        return fn in group
+    except TypeError:
+        return False
