@@ -188,8 +188,6 @@ def f(x, y, z):
     return y + (v3 * (0.5 ** 2)) + x * z
 """, (0.31, -0.57, -0.67)),
 ]
-FOUND[3] = pytest.param(*FOUND[3], marks=pytest.mark.xfail(
-    strict=True, raises=srcad.SrcadError, reason="known refusal: ys.pop() of unknown kind"))
 
 
 @pytest.mark.parametrize("source, args", FOUND)
@@ -214,14 +212,9 @@ def list_program(n, op, popped, swap):
     return "def f(x, w):\n" + "\n".join("    " + line for line in lines) + "\n"
 
 
-#: a list popped, then a loop swapping two names (found by the long run): still refused
-#: (``dx_3 shares memory with dx_2``: ``ys.pop()`` gives a value of unknown kind; giving it
-#: its items' kind refused five cases of tests/test_list_branches.py instead, not understood yet)
-_POPPED_SWAP = pytest.mark.xfail(strict=True, raises=srcad.SrcadError,
-                                 reason="known refusal: ys.pop() of unknown kind, then a swap")
-LIST_CASES = [pytest.param(*case, marks=_POPPED_SWAP) if case[2] and case[3] else case
-              for case in itertools.product([1, 2], ["max", "min"], [True, False],
-                                            [True, False])]
+#: a list popped, then a loop swapping two names (found by the long run; refused while
+#: ``ys.pop()`` had a value of unknown kind: ``dx_3 shares memory with dx_2``)
+LIST_CASES = list(itertools.product([1, 2], ["max", "min"], [True, False], [True, False]))
 
 
 @pytest.mark.parametrize("n, op, popped, swap", LIST_CASES)

@@ -70,8 +70,9 @@ def safe_in(fn, collection):
 
 
 class _Places:
-    """The places of lists srcad made with a new object at every index (a mixin of
-    :class:`Aliases`): which items two places may share."""
+    """A mixin of :class:`Aliases`: the places of lists whose places are told apart
+    (srcad's ``zeros_like``, a list literal of new objects), which items two places may
+    share, and which values are opaque."""
 
     def items_apart(self, name, memory, later):
         """Whether the statements ``later`` (None: not known) read the list ``name`` only
@@ -89,11 +90,40 @@ class _Places:
             if not reads:
                 continue
             found = _const_indices(stmt)
+            if found and isinstance(stmt, ir.SetItem) and len(reads) == 1 and (
+                    self.only_at(name, found[0].value, memory)):
+                continue  # ys[k] = t, t the object changed in place: no other place holds it
             if not (found and isinstance(stmt, ir.Assign) and len(reads) == 1
                     and stmt.value.args[0] == ir.Var(name)):
                 return False
             indices.add(found[0].value)
         return not any(self._item(ir.Var(name), ir.Const(k)) & memory for k in indices)
+
+    def _single_new(self, atom):
+        """Whether ``atom`` names a new object (not a view, not an argument) read only once."""
+        return isinstance(atom, ir.Var) and self.uses.get(atom.name) == 1 and (
+            self.own.get(atom.name) == frozenset({("new", atom.name)}))
+
+    def _opaque_if(self, target, *sources):
+        """``target`` is :attr:`opaque` when one of ``sources`` is."""
+        if any(isinstance(a, ir.Var) and a.name in self.opaque for a in sources):
+            self.opaque.add(target)
+
+    def only_at(self, name, k, memory):
+        """Whether no place of the list ``name`` but ``k`` may hold ``memory``: every object
+        the list may be has its places told apart (:attr:`fresh_items`)."""
+        own = self.own.get(name, frozenset())
+        if not own or not own <= self.fresh_items:
+            return False
+        for alloc in own:
+            if self.loose.get(alloc, frozenset()) & memory or any(
+                    token[:len(alloc) + 1] == (*alloc, "item") and token[-1] != k
+                    for token in memory):
+                return False
+            if any(a == alloc and j != k and held & memory
+                   for (a, j), held in self.slots.items()):
+                return False
+        return True
 
     def taken_out(self, obj, other):
         """Whether ``obj`` (or the object it is an item of) was taken out of the list
@@ -137,9 +167,12 @@ class Aliases(_Places):
         self.fn = fn
         self.an = analysis
         self.augmented = dict(getattr(fn, "augmented", {}))
+        defs = _definitions(fn)
         for after, (item, container, _) in getattr(fn, "augmented_items", {}).items():
-            if analysis.kind(ir.Var(container)) == SEQ:  # ys[k] += v on a list or dict:
-                self.augmented[after] = item  # an array item changes in place
+            if _may_be_list(container, analysis, defs):
+                # ys[k] += v on a list or dict (or a container of a kind not known that may
+                # be one: a helper's result, a copy of one): an array item changes in place
+                self.augmented[after] = item
         self.fresh_copies = getattr(fn, "fresh_copies", set())
         self.own = {}
         self.held = {}
@@ -176,11 +209,24 @@ class Aliases(_Places):
         self.loose = {}  # such a list -> what was put in it otherwise (anywhere)
         self.indices = {"?"} | {
             i.value for s in ir.walk(fn.body) for i in _const_indices(s)}
+        self.mixed = set()  # list literals whose places are not told apart after all
+        start = (dict(self.own), dict(self.held))
         for p in fn.params:
             if self.may_alias(p):
-                self.own[p] = frozenset({("arg", p)})
-                self.held[p] = self.own[p] | {("arg", p, "items")}  # what a list or dict holds
-        self._solve()
+                start[0][p] = frozenset({("arg", p)})
+                start[1][p] = start[0][p] | {("arg", p, "items")}  # what a list holds
+        for _ in range(20):
+            self.own, self.held = dict(start[0]), dict(start[1])
+            self.slots, self.loose, self.fresh_items = {}, {}, set()
+            self.opaque, self.popped, self.arrays = set(), {}, set(self.arrays)
+            self._solve()
+            mixed = {s.target for s in ir.walk(fn.body) if isinstance(s, ir.Assign)
+                     and isinstance(s.value, ir.Prim) and s.value.fn is ir.BUILD_LIST
+                     and ("new", s.target) in self.fresh_items
+                     and not all(self._single_new(a) for a in s.value.args)}
+            if not mixed:
+                break
+            self.mixed |= mixed  # an item turned out to be more than a new object: again
 
     # ---------------------------------------------------------------- memory of each value
 
@@ -248,11 +294,6 @@ class Aliases(_Places):
                     self.opaque) == opaque:
                 return
 
-    def _opaque_if(self, target, *sources):
-        """``target`` is :attr:`opaque` when one of ``sources`` is."""
-        if any(isinstance(a, ir.Var) and a.name in self.opaque for a in sources):
-            self.opaque.add(target)
-
     def _set(self, name, own, held):
         if not self.may_alias(name):
             return
@@ -267,6 +308,9 @@ class Aliases(_Places):
             ):
                 obj = value.args[0].name  # ys.append(v): ys now holds v
                 extra = _union(self.mem(a, self.held) for a in value.args[1:])
+                if value.fn.name not in ("append", "pop") or len(value.args) > 1 and (
+                        value.fn.name == "pop"):  # ys.sort(), ys.insert(0, v): items move
+                    extra = extra | self._contents(value.args[0])
                 self._put_in(value.args[0], None, extra)
                 if extra and self.may_alias(obj):
                     self.held[obj] = self.held.get(obj, frozenset()) | extra
@@ -282,6 +326,8 @@ class Aliases(_Places):
         if target in self.augmented:  # y += v: the same object as y
             old = ir.Var(self.augmented[target])
             operands = _union(self.mem(a, self.held) for a in value.operands())
+            if self.an.kind(old) in (ARRAY, SCALAR):
+                operands = frozenset()  # an array holds numbers, not what is added to it
             self._put_in(old, None, operands)  # ys += zs: a list holds zs' items too
             self._set(target, self.mem(old, self.own), self.mem(old, self.held) | operands)
             self._opaque_if(target, old)
@@ -323,7 +369,9 @@ class Aliases(_Places):
         if isinstance(fn, ir.Method):
             base = args[0]
             if fn.name in FRESH_METHODS:
-                items = self.mem(base, self.held) - self.mem(base, self.own)
+                items = self._contents(base) if isinstance(base, ir.Var) and (
+                    base.name in self.opaque) else (
+                    self.mem(base, self.held) - self.mem(base, self.own))
                 if fn.name == "get":  # d.get(k): the item itself (or the default)
                     item = self._contents(base) | _union(self.mem(a, self.held)
                                                          for a in args[2:])
@@ -352,6 +400,17 @@ class Aliases(_Places):
         if isinstance(fn, ir.Build) or fn in _COPIES:
             contents = _union(self._contents(a) if fn in _COPIES else
                               self.mem(a, self.held) for a in args)
+            if fn is ir.BUILD_LIST and target not in self.mixed and args and all(
+                    self._single_new(a) for a in args):
+                # [a * 1.0, b ** 2]: each place holds an object of its own, seen nowhere
+                # else; told apart like zeros_like's places (what ys[k] += v changes)
+                alloc = ("new", target)
+                self.fresh_items.add(alloc)
+                contents |= {(*alloc, "item", k) for k in range(len(args))}
+                for k, a in enumerate(args):
+                    key = (alloc, k)
+                    self.slots[key] = self.slots.get(key, frozenset()) | (
+                        self.mem(a, self.held) - {("new", a.name)})
             self._set(target, fresh, fresh | contents)
             return
         copied = value.kwargs.get("copy")  # np.array(y, copy=True) always copies
@@ -395,6 +454,51 @@ class Aliases(_Places):
         return False
 
     # ---------------------------------------------------------------- liveness
+
+
+def _definitions(fn):
+    """name -> the statement (or merge) defining it."""
+    defs = {}
+    for stmt in ir.walk(fn.body):
+        for name in ir.defined_by(stmt):
+            defs.setdefault(name, stmt)
+        for phi in getattr(stmt, "phis", ()):
+            defs[phi.target] = phi
+    return defs
+
+
+def _may_be_list(name, analysis, defs, seen=None):
+    """Whether ``name`` may hold a list or dict (not only an array or a number): its kind
+    says so, or is not known and its definition does not rule it out (a NumPy function's
+    result, arithmetic of arrays and numbers, an item of an array are arrays or numbers)."""
+    kind = analysis.kinds.get(name)
+    if kind == SEQ:
+        return True
+    if kind in (ARRAY, SCALAR, OTHER):
+        return False
+    seen = set() if seen is None else seen
+    if name in seen:
+        return False  # a loop's merge: decided by its other sources
+    seen.add(name)
+    stmt = defs.get(name)
+    if isinstance(stmt, ir.Phi):
+        return any(isinstance(s, ir.Var) and _may_be_list(s.name, analysis, defs, seen)
+                   for s in stmt.sources)
+    if isinstance(stmt, ir.SetItem):
+        return _may_be_list(stmt.obj.name, analysis, defs, seen)
+    if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim)):
+        return True
+    fn, args = stmt.value.fn, stmt.value.args
+    if isinstance(fn, np.ufunc) or (getattr(fn, "__module__", None) or "").startswith(
+            "numpy") and not isinstance(fn, (ir.Method, ir.Attr, ir.Build)):
+        return False
+    if fn is operator.getitem:
+        return analysis.kinds.get(getattr(args[0], "name", None)) != ARRAY
+    if safe_in(fn, _ARITH) and fn not in (min, max, sum):  # ys + zs, ys * 2: lists
+        return any(_may_be_list(a.name, analysis, defs, seen) if isinstance(a, ir.Var)
+                   else isinstance(a, ir.Const) and isinstance(a.value, (list, tuple))
+                   for a in args)
+    return True
 
 
 def _generated(fn):

@@ -97,7 +97,7 @@ class ValueKinds:
                 except TypeError:
                     return ANY
             if isinstance(obj, ir.Var) and not isinstance(index, (ir.Slice, ir.Index)) and (
-                    self.kind(index) == SCALAR):  # not a slice object
+                    index is None or self.kind(index) == SCALAR):  # not a slice object
                 return self.elems.get(obj.name, ANY)
             return SEQ if isinstance(index, ir.Slice) else ANY
         if fn == ir.Method("copy") and len(kinds) == 1 and kinds[0] in (SEQ, ARRAY):
