@@ -37,7 +37,7 @@ import operator
 import numpy as np
 
 from ..core import ir
-from ..core.kinds import SEQ
+from ..core.kinds import ARRAY, SCALAR, SEQ
 from ..rules import registry
 
 _ARITH = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
@@ -147,11 +147,16 @@ def _prim(prim, atom, analysis, target):
             return _dtype_ok(dtype, analysis)
         if fn.name in ("get", "pop") and len(args) > 2:
             return atom(args[0]) and atom(args[2])
-        return fn.name in _SAME and bool(args) and atom(args[0]) and "dtype" not in kwargs
+        # x.sum(0, int), x.view(np.int64): a type among the arguments may change the dtype
+        return fn.name in _SAME and bool(args) and atom(args[0]) and "dtype" not in kwargs \
+            and not any(_may_name_a_type(a, analysis) for a in args[1:])
     dtype = kwargs.get("dtype")
     at = _DTYPE_AT.get(fn) if _in(fn, _DTYPE_AT) else None
     if dtype is None and at is not None and len(args) > at:
         dtype = args[at]
+    if dtype is None and registry.has_rule(fn):  # np.sum(v, 0, int): bound by position
+        _, bound = registry.find(fn, args, kwargs)
+        dtype = (bound or {}).get("dtype")
     if dtype is not None and not (isinstance(dtype, ir.Const) and dtype.value is None):
         return _dtype_ok(dtype, analysis)
     operands = list(args) + list(kwargs.values())
@@ -173,11 +178,21 @@ def _prim(prim, atom, analysis, target):
         return bool(arrays) and all(atom(a) for a in arrays)
     if analysis.kinds.get(target) == SEQ:
         return bool(operands) and all(atom(a) for a in operands)
-    if isinstance(fn, np.ufunc):
-        return _float_loop(fn) and any(atom(a) for a in operands)
+    if isinstance(fn, np.ufunc):  # (signature='ll->l' picks an integer loop)
+        return _float_loop(fn) and any(atom(a) for a in operands) and not (
+            {"signature", "sig"} & set(kwargs))
     if _in(fn, _ARITH) or registry.has_rule(fn) and not registry.is_nondiff(fn):
         return any(atom(a) for a in operands)
     return False
+
+
+def _may_name_a_type(atom, analysis):
+    """Whether an argument may be a dtype (a type, a string, a dtype; a name of a kind
+    that is not a number, an array or a tuple of ints)."""
+    if isinstance(atom, ir.Const):
+        return isinstance(atom.value, (type, str, np.dtype))
+    return isinstance(atom, ir.Var) and analysis.kinds.get(atom.name) not in (
+        SCALAR, ARRAY, SEQ)
 
 
 def _dtype_ok(dtype, analysis):
