@@ -139,8 +139,8 @@ def _facts(stmt, known, analysis, augmented):
 def _prim(prim, atom, analysis, target):
     fn, args, kwargs = prim.fn, prim.args, prim.kwargs
     if isinstance(fn, ir.Build):
-        return bool(args) and all(atom(a) for a in (args[1::2] if fn is ir.BUILD_DICT
-                                                    else args))
+        return all(atom(a) for a in (args[1::2] if fn is ir.BUILD_DICT else args))
+        # (an empty list has no item that is not a float; np.array([]) is a float array)
     if isinstance(fn, (ir.Method, ir.Attr)):
         if fn.name == "astype":
             dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
