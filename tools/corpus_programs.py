@@ -36,6 +36,19 @@ CORPUS = [
     ("duvenaud/relax", "relax-autograd/demo_rebar.py"),
     ("duvenaud/relax", "relax-autograd/demo_reinforce.py"),
     ("duvenaud/relax", "relax-autograd/demo_relax.py"),
+    ("duvenaud/relax", "relax-autograd/tests.py"),
+    # black-box variational inference as a base class with abstract model methods
+    ("jamesvuc/BBVI", "Examples/BBVI_test1.py"),
+    ("jamesvuc/BBVI", "Examples/BBVI_test2.py"),
+    ("jamesvuc/BBVI", "Examples/BBVI_test3.py"),
+    # talk demos: derivatives of tanh to high order, a sinusoid and its Taylor series
+    ("HIPS/hypergrad", "talks/code/tanh.py"),
+    ("HIPS/hypergrad", "talks/code/sinusoid.py"),
+    ("HIPS/hypergrad", "talks/code/sinusoid-taylor.py"),
+    ("mattjj/autodidact", "examples/tanh.py"),
+    # a learner's scripts: autograd's README example and a regression model
+    ("richardmyu/python-demo", "my-collect/feature/test-autograd/test-autograd.py"),
+    ("richardmyu/python-demo", "my-collect/feature/test-autograd/test-autograd-regression-model.py"),
 ]
 
 

@@ -271,6 +271,15 @@ def elementwise_grad(fun, argnum=0):
     return _checked(summed, argnum, srcad.grad(summed, wrt=argnum), "elementwise")
 
 
+def _summed_grad(fun, wrt=0):
+    return srcad.grad(_summed(_made(fun)), wrt=wrt)
+
+
+# called inside differentiated code, elementwise_grad(f)(x) is the gradient of the sum, made
+# while srcad transforms the caller, so the outer derivative sees through it
+elementwise_grad.__srcad_derivative_maker__ = (_summed_grad, {"argnum": "wrt"})
+
+
 def jacobian(fun, argnum=0):
     return srcad.jacobian(fun, wrt=argnum)
 

@@ -166,10 +166,12 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         if args.vararg:  # args = (args_0, args_1): a tuple of known length
             saved, self.out = self.out, prologue
             self.env[args.vararg.id] = self.assign(
-                ir.Prim(ir.BUILD_TUPLE, [Var(i) for i in items]), args.vararg.id, fdef)
+                ir.Prim(ir.BUILD_TUPLE, [self.env.get(i, Var(i)) for i in items]),
+                args.vararg.id, fdef)
             self.out = saved
         if args.kwarg:
-            self.dicts[args.kwarg.id] = {key: Var(name) for key, name in arity.keys}
+            self.dicts[args.kwarg.id] = {key: self.env.get(name, Var(name))
+                                         for key, name in arity.keys}
         params = params + items + kwonly + keys
         body = prologue + self.sub_block(fdef.body)
         fn = ir.Function(fdef.name, params, body, self.source)

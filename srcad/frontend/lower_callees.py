@@ -149,6 +149,14 @@ class Callees:
             fn, spelling = generators.list_builder(fn), None
         if fn is functools.partial and args:
             return self.partial_value(args[0], args[1:], kwargs, node, hint)
+        for_count = getattr(fn, "__srcad_for_count__", None)
+        if for_count is not None and hasattr(fn, "__wrapped__"):
+            # the derivative of a function taking *args (srcad.api._star_args): the one made
+            # for this many arguments, a derivative srcad differentiates again
+            named = inspect.signature(fn.__wrapped__).parameters
+            keys = tuple(sorted(k for k in kwargs if k not in named or named[k].kind in (
+                inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)))
+            fn, spelling = for_count(len(args), keys), None
         plain = functions.plain_form(fn)  # a Jacobian or Hessian srcad made, held in a name
         if plain is not None:
             fn, spelling = plain, None
@@ -203,11 +211,23 @@ class Callees:
         except (TypeError, ValueError):
             return ()  # the transform reports the mismatch at the call
         fixed = []
-        for name, param in sig.parameters.items():
+        given = dict(bound.arguments)
+        parameters = dict(sig.parameters)
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters.values()):
+            # the items of *args and **kwargs are parameters of their own (args_0, kwargs_f:
+            # srcad.core.functions.bind names them as the callee's lowering does): a function
+            # passed through them is fixed like one passed by name
+            given = functions.bind(fn, args, kwargs)[1]
+            empty = inspect.Parameter.empty
+            for name in given:
+                if name not in parameters:
+                    parameters[name] = inspect.Parameter(
+                        name, inspect.Parameter.KEYWORD_ONLY, default=empty)
+        for name, param in parameters.items():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 continue
-            if name in bound.arguments:
-                atom = self.constant_tuple(bound.arguments[name])
+            if name in given:
+                atom = self.constant_tuple(given[name])
                 if isinstance(atom, Var) and atom.name in self.partials:
                     raise self.error(
                         node, f"passing {atom.name!r}, a function that holds "
