@@ -143,3 +143,123 @@ def test_a_star_args_function_differentiated_with_a_function_argument(passed, tm
     # another function through the same derivative: code made for it, not the first one's
     other = srcad.grad(module.summed)(X, 1.3, NOISE, module.square_sum)
     np.testing.assert_allclose(other, 2 * (X * 1.3 + NOISE) * 1.3, rtol=1e-12)
+
+
+# ---------------------------------------------------------------- in-place list methods
+
+W = np.array([1.1, 0.4, -0.8, 2.0, 0.6, -1.3])
+#: lists a program changes in place: of numbers carrying gradients, of NumPy scalars, mixed
+ITEMS = {"indexed": "[x[0], x[1], x[2]]", "mapped": "[np.sin(v) for v in x]",
+         "mixed": "[x[3] * 2.0, 1.5, x[0]]"}
+#: ys.insert / ys.pop(i) / ys.remove / ys.clear; P is a position
+LIST_FORMS = {
+    "insert": "ys.insert(P, x[1] * 3.0)",
+    "insert_two": "ys.insert(P, x[0] ** 2)\n    ys.insert(0, np.cos(x[2]))",
+    "pop_statement": "ys.pop(P)",
+    "pop_value": "v = ys.pop(P)\n    ys = ys + [v * v]",
+    "remove": "ys.insert(P, 7.0)\n    ys.remove(7.0)",
+    "clear": "s = sum(ys)\n    ys.clear()\n    ys.append(s * x[2])",
+}
+POSITIONS = {"insert": (0, 1, -1, 10, -10), "insert_two": (2, -2), "pop_statement": (0, -1, 1),
+             "pop_value": (0, -1, -3), "remove": (0, -1),
+             "clear": (0,)}
+
+
+def _list_cases():
+    for form, positions in POSITIONS.items():
+        for position in positions:
+            for items in ITEMS:
+                yield form, position, items
+
+
+def _agree(source, x, tmp_path):
+    f = _module(source, tmp_path, "numpy", "srcad").f
+    g = srcad.grad(f)(x)
+    np.testing.assert_allclose(g, numerical_grad(f, (x,)), rtol=1e-6, atol=1e-8)
+    ag = _module(source, tmp_path, "autograd.numpy", "autograd").f
+    np.testing.assert_allclose(g, autograd.grad(ag)(x), rtol=1e-10, atol=1e-12)
+    u = np.cos(np.arange(x.size) + 0.5)
+    _, t = srcad.jvp(f, (x,), (u,))
+    assert t == pytest.approx(float(np.sum(g * u)), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("form, position, items", list(_list_cases()))
+def test_list_methods_on_a_local_list(form, position, items, tmp_path):
+    body = LIST_FORMS[form].replace("P", str(position))
+    source = (f"W = np.array({W.tolist()})\n\n\ndef f(x):\n    ys = {ITEMS[items]}\n"
+              f"    {body}\n    return sum(v * w for v, w in zip(ys, W)) + len(ys) * x[3]\n")
+    _agree(source, X * 1.3, tmp_path)
+
+
+@pytest.mark.parametrize("method, call", [("insert", "ys.insert(0, 1.0)"),
+                                          ("pop(i)", "ys.pop(0)"),
+                                          ("remove", "ys.remove(ys[0])"),
+                                          ("clear", "ys.clear()")])
+def test_list_methods_on_a_list_seen_elsewhere_are_refused(method, call, tmp_path):
+    """On an argument, or a list another name holds: Python changes what the other name sees,
+    srcad would not; refused at the line, with the rewrite."""
+    source = f"""
+        def on_argument(ys):
+            {call}
+            return ys[0] * ys[-1]
+
+        def on_alias(x):
+            ys = [x[0], x[1], x[2]]
+            zs = ys
+            {call.replace("ys.", "zs.")}
+            return ys[0] * ys[-1]
+        """
+    module = _module(source, tmp_path, "numpy", "srcad")
+    for f, arg in ((module.on_argument, [0.5, 2.0, 3.0]), (module.on_alias, X)):
+        with pytest.raises(srcad.SrcadError) as info:
+            srcad.grad(f)(arg)
+        message = str(info.value)
+        assert f".{method.split('(')[0]}(" in message and "line" in message
+        assert "copy" in message  # the rewrite: work on a copy
+
+
+# ---------------------------------------------------------------- max/min with default=
+
+DEFAULT_FORMS = {
+    "empty_max": "max([v for v in x if v > 10.0], default=x[0] * 3.0)",
+    "full_max": "max([v * w for v, w in zip(x, W)], default=0.0)",
+    "empty_min": "min((v for v in x if v < -10.0), default=np.sin(x[1]))",
+    "full_min": "min([v * v for v in x], default=x[2])",
+    "list_name": "max(ys, default=x[3])",
+    "empty_list_name": "max(ys[:0], default=x[3] ** 2)",
+}
+
+
+@pytest.mark.parametrize("form", sorted(DEFAULT_FORMS))
+def test_max_and_min_with_default(form, tmp_path):
+    source = f"""
+        W = np.array({W.tolist()})
+
+        def f(x):
+            ys = [x[0] * 2.0, x[1], x[2] - 1.0]
+            return {DEFAULT_FORMS[form]} * x[1] + x[0]
+        """
+    _agree(source, X * 1.1, tmp_path)
+
+
+# ---------------------------------------------------------------- attributes named like srcad's
+
+#: attribute names that srcad also uses in the code it writes (the result ``y``, temporaries
+#: ``t``, gradients ``dx``): read in a return expression, the read was named like the result
+ATTRIBUTES = ("y", "t", "result", "dx", "dy", "x")
+RETURNS = {"return_sum": "return np.sum((w - self.{a}) ** 2)",
+           "return_dot": "return np.dot(w, self.{a}) * self.{a}[0]",
+           "local_then_return": "y = w * self.{a}\n        return np.sum(y * self.{a})"}
+
+
+@pytest.mark.parametrize("attribute", ATTRIBUTES)
+@pytest.mark.parametrize("form", sorted(RETURNS))
+def test_attributes_named_like_generated_names(attribute, form, tmp_path):
+    body = RETURNS[form].format(a=attribute)
+    source = (f"class Model:\n    def __init__(self, v):\n        self.{attribute} = v\n\n"
+              f"    def loss(self, w):\n        {body}\n\n\n"
+              f"def f(x):\n    return Model(np.array({W[:4].tolist()})).loss(x)\n")
+    _agree(source, X, tmp_path)
+    module = _module(source, tmp_path, "numpy", "srcad")
+    model = module.Model(W[:4])
+    np.testing.assert_allclose(srcad.grad(model.loss)(X), srcad.grad(module.f)(X), rtol=1e-12)
