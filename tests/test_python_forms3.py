@@ -263,3 +263,27 @@ def test_attributes_named_like_generated_names(attribute, form, tmp_path):
     module = _module(source, tmp_path, "numpy", "srcad")
     model = module.Model(W[:4])
     np.testing.assert_allclose(srcad.grad(model.loss)(X), srcad.grad(module.f)(X), rtol=1e-12)
+
+
+def test_calling_a_function_stored_in_an_object_is_refused_with_the_rewrite(tmp_path):
+    """``self.transform(x)`` where ``transform`` is an attribute of the object, not a method
+    of its class: which function it holds is not known when the code is made; refused at the
+    line (it was a 'no derivative rule for .transform'), with the rewrite."""
+    source = """
+        class Setup:
+            def __init__(self, transform):
+                self.transform = transform
+
+            def loss(self, w):
+                return np.sum(self.transform(w) ** 2)
+
+        def f(x):
+            return Setup(np.sin).loss(x)
+        """
+    module = _module(source, tmp_path, "numpy", "srcad")
+    for fn in (module.f, module.Setup(np.tanh).loss):
+        with pytest.raises(srcad.SrcadError) as info:
+            srcad.grad(fn)(X)
+        message = str(info.value)
+        assert ", line " in message and "self.transform(w)" in message
+        assert "pass the function as an argument" in message

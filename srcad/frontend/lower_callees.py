@@ -280,6 +280,14 @@ class Callees:
         if isinstance(raw, property):
             return self.error(node, f"calling the property {attr!r}",
                               hint="read the property, then call its value")
+        if raw is None and not implicit and isinstance(obj, Var) and getattr(
+                cls, "__dictoffset__", 0) and not hasattr(cls, "__getattr__"):
+            raise self.error(
+                node, f"calling .{attr}(), an attribute of a {cls.__name__} object that is "
+                "not a method of its class (a function stored in the object): srcad does not "
+                "know which function it holds when it transforms the code",
+                hint=f"pass the function as an argument of the method ({attr}=..., called as "
+                f"{attr}(...)), or define {attr} as a method of {cls.__name__}")
         return None
 
     def class_attribute(self, cls, attr):
