@@ -287,3 +287,35 @@ def test_calling_a_function_stored_in_an_object_is_refused_with_the_rewrite(tmp_
         message = str(info.value)
         assert ", line " in message and "self.transform(w)" in message
         assert "pass the function as an argument" in message
+
+
+# ---------------------------------------------------------------- functools.reduce
+
+#: functions a program folds with (names in REDUCE_HEADER, or NumPy's and operator's)
+FOLDERS = {"lambda": "lambda a, b: a * b + 0.5", "operator": "operator.mul",
+           "user": "damped", "numpy": "np.maximum", "partial": "functools.partial(mix, 0.3)"}
+#: what it folds
+FOLDED = {"list": "[x[0], x[1] * 2.0, x[2], x[3]]", "generator": "(np.sin(v) for v in x)",
+          "array": "x", "rows": "list(x.reshape(2, 2))"}
+REDUCE_HEADER = """
+import functools
+import operator
+from functools import reduce
+
+def damped(a, b):
+    return a * np.cos(b) + b
+
+def mix(t, a, b):
+    return (1.0 - t) * a + t * b * b
+"""
+
+
+@pytest.mark.parametrize("initial", ["", ", x[1] * 1.5"])
+@pytest.mark.parametrize("folded", sorted(FOLDED))
+@pytest.mark.parametrize("folder", sorted(FOLDERS))
+def test_functools_reduce(folder, folded, initial, tmp_path):
+    """``functools.reduce(f, xs[, initial])``: a loop calling ``f``, differentiated through
+    each call (it was refused: no derivative rule for functools.reduce)."""
+    call = f"reduce({FOLDERS[folder]}, {FOLDED[folded]}{initial})"
+    source = REDUCE_HEADER + f"\n\ndef f(x):\n    return np.sum({call}) * x[0]\n"
+    _agree(source, X * 0.9, tmp_path)

@@ -25,7 +25,8 @@ to the Python object it is, and the call is rewritten as a call srcad already di
   returns their list (:mod:`.generators`).
 
 Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.rules` (the registry's
-pure and piecewise-constant tables), :mod:`.generators` and :mod:`.lower_spread`.
+pure and piecewise-constant tables), :mod:`.generators`, :mod:`.folds` and
+:mod:`.lower_spread`.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from ..core import env, functions, ir
 from ..core.ir import Const, Var
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
-from . import captured, generators
+from . import captured, folds, generators
 from .lower_spread import Atom, Lowered, name_node
 
 _PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
@@ -147,6 +148,8 @@ class Callees:
                                  f"{fn.__name__}(...), list({fn.__name__}(...)), "
                                  f"sum({fn.__name__}(...))")
             fn, spelling = generators.list_builder(fn), None
+        if fn is functools.reduce and not kwargs and folds.reduce_code(len(args)):
+            fn, spelling = folds.reduce_code(len(args)), None  # a loop srcad reads
         if fn is functools.partial and args:
             return self.partial_value(args[0], args[1:], kwargs, node, hint)
         for_count = getattr(fn, "__srcad_for_count__", None)
