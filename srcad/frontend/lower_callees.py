@@ -59,7 +59,28 @@ def check_method(obj, name):
                         "give the attribute another name")
 
 
+def check_held(obj, name, fn):
+    """Raise unless ``obj.name`` is still ``fn``, the function srcad made the code for (the
+    object held it in an attribute of its own when the code was made)."""
+    if getattr(obj, name, None) is not fn:
+        raise TypeError(f"srcad made this code for {type(obj).__name__}.{name} holding "
+                        f"{getattr(fn, '__name__', fn)!r}, but this object holds another "
+                        f"value there; pass the function as an argument instead")
+
+
+def held_functions(obj):
+    """The functions ``obj`` holds in attributes of its own (``self.transform = f`` in
+    ``__init__``), as sorted ``(name, function)`` pairs: the code is made for them."""
+    own = getattr(obj, "__dict__", None)
+    if not isinstance(own, dict):
+        return ()
+    return tuple(sorted(((k, v) for k, v in own.items() if type(k) is str
+                         and fixed_function(v) and not _is_instance(v)),
+                        key=lambda kv: kv[0]))[:16]
+
+
 _registry.nondiff.add(check_method)  # a check: no derivative
+_registry.nondiff.add(check_held)
 
 
 class Callees:
@@ -238,7 +259,8 @@ class Callees:
                         f"to {fn.__name__}", hint="pass the function and the values it needs "
                         "as separate arguments, or define the lambda inside the callee")
                 if isinstance(atom, Var) and atom.name in self.classes:
-                    fixed.append((name, functions.Instance(self.classes[atom.name])))
+                    fixed.append((name, functions.Instance(self.classes[atom.name], tuple(
+                        sorted(self.held.get(atom.name, {}).items())))))
                     continue
                 if not isinstance(atom, Const):
                     continue
@@ -251,7 +273,7 @@ class Callees:
                     value is functools.partial or function_tuple(value):
                 fixed.append((name, value))
             elif functions.user_instance_class(value) is not None:
-                fixed.append((name, functions.Instance(type(value))))
+                fixed.append((name, functions.Instance(type(value), held_functions(value))))
         return tuple(fixed)
 
     # ---------------------------------------------------------------- methods
@@ -283,6 +305,32 @@ class Callees:
         if isinstance(raw, property):
             return self.error(node, f"calling the property {attr!r}",
                               hint="read the property, then call its value")
+        held = self.held.get(obj.name, {}) if isinstance(obj, Var) else {}
+        if raw is None and not implicit and attr in held:
+            # a function the object holds (self.transform = transform in __init__): the one
+            # it held when the code was made (part of the specialisation), checked each call
+            check = ir.Prim(check_held, [obj, Const(attr), Const(held[attr], self.bound_name(
+                held[attr], attr))], spelling=self.bound_name(check_held, "check_held"))
+            self.emit(ir.Assign(None, check, node.lineno, effect=True))
+            try:  # a call in a branch not taken for this function: raised if it runs
+                if isinstance(held[attr], np.ufunc):
+                    if len(node.args) != held[attr].nin or node.keywords:
+                        raise TypeError(f"srcad calls the ufunc {held[attr].__name__} with "
+                                        f"its {held[attr].nin} input(s) only")
+                else:
+                    inspect.signature(held[attr]).bind(*node.args, **{
+                        k.arg: k.value for k in node.keywords if k.arg is not None})
+            except TypeError as exc:
+                if any(isinstance(a, gast.Starred) for a in node.args) or any(
+                        k.arg is None for k in node.keywords):
+                    return self.call_value(held[attr], None, [], {}, node, hint)
+                error = TypeError(f"{type(exc).__name__}: {exc}")
+                self.emit(ir.Raise(Const(error, self.bound_name(error, "call_error")),
+                                   node.lineno))
+                return Const(None)
+            except ValueError:
+                pass
+            return self.call_value(held[attr], None, [], {}, node, hint)
         if raw is None and not implicit and isinstance(obj, Var) and getattr(
                 cls, "__dictoffset__", 0) and not hasattr(cls, "__getattr__"):
             raise self.error(
@@ -455,7 +503,7 @@ def classes_of(arg_values):
         if fixed_function(v):
             fixed[p] = v
         elif functions.user_instance_class(v) is not None:
-            fixed[p] = functions.Instance(type(v))
+            fixed[p] = functions.Instance(type(v), held_functions(v))
     return fixed
 
 
