@@ -67,6 +67,11 @@ defvjp(containers.pop_value, "seq, i=-1", zero=("i",),
 defvjp(containers.remove_value, "seq, value", zero=("value",),
        seq="with_zero_at(g, seq, remove_position(seq, value))",
        jvp={"seq": "pop_value(t, remove_position(seq, value))"})
+# their gradients' helpers are linear in the gradient: each the other's adjoint
+defvjp(containers.without_item, "grad, k", zero=("k",), grad="with_zero_at(g, grad, k)",
+       jvp={"grad": "without_item(t, k)"})
+defvjp(containers.with_zero_at, "grad, seq, k", zero=("seq", "k"), grad="without_item(g, k)",
+       jvp={"grad": "with_zero_at(t, seq, k)"})
 nondiff(containers.clear_value, containers.insert_position, containers.pop_position,
         containers.remove_position)
 # max(a, b) is b only when b > a, min(a, b) only when b < a (ties and NaN: a), as Python does
