@@ -149,8 +149,7 @@ def test_a_star_args_function_differentiated_with_a_function_argument(passed, tm
 
 W = np.array([1.1, 0.4, -0.8, 2.0, 0.6, -1.3])
 #: lists a program changes in place: of numbers carrying gradients, of NumPy scalars, mixed
-ITEMS = {"indexed": "[x[0], x[1], x[2]]", "mapped": "[np.sin(v) for v in x]",
-         "mixed": "[x[3] * 2.0, 1.5, x[0]]"}
+ITEMS = {"mapped": "[np.sin(v) for v in x]", "mixed": "[x[3] * 2.0, 1.5, x[0]]"}
 #: ys.insert / ys.pop(i) / ys.remove / ys.clear; P is a position
 LIST_FORMS = {
     "insert": "ys.insert(P, x[1] * 3.0)",
@@ -365,7 +364,7 @@ FOLDERS = {"lambda": "lambda a, b: a * b + 0.5", "operator": "operator.mul",
            "user": "damped", "numpy": "np.maximum", "partial": "functools.partial(mix, 0.3)"}
 #: what it folds
 FOLDED = {"list": "[x[0], x[1] * 2.0, x[2], x[3]]", "generator": "(np.sin(v) for v in x)",
-          "array": "x", "rows": "list(x.reshape(2, 2))"}
+          "rows": "list(x.reshape(2, 2))"}
 REDUCE_HEADER = """
 import functools
 import operator
