@@ -387,3 +387,20 @@ def test_functools_reduce(folder, folded, initial, tmp_path):
     call = f"reduce({FOLDERS[folder]}, {FOLDED[folded]}{initial})"
     source = REDUCE_HEADER + f"\n\ndef f(x):\n    return np.sum({call}) * x[0]\n"
     _agree(source, X * 0.9, tmp_path)
+
+
+def test_try_except_is_refused_at_its_line_with_the_rewrite(tmp_path):
+    source = """
+        def f(x):
+            try:
+                return np.sum(np.log(x))
+            except FloatingPointError:
+                return 0.0
+        """
+    module = _module(source, tmp_path, "numpy", "srcad")
+    with pytest.raises(srcad.UnsupportedSyntaxError) as info:
+        srcad.grad(module.f)(X)
+    error = info.value
+    assert error.filename.endswith(".py") and error.lineno is not None
+    assert "try" in (error.construct or "") and "try/except" in error.message
+    assert "if np.all(x > 0)" in error.hint and "srcad.grad(f)(x)" in error.hint
