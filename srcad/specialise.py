@@ -32,7 +32,7 @@ from .core import env
 from .core.kinds import any_duck, duck_array
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
-from .frontend.lower_callees import fixed_function
+from .frontend.lower_callees import fixed_function, held_functions
 from .runtime import arrays
 
 ALL = weakref.WeakSet()  # every live transformed function, for clear_cache
@@ -382,6 +382,11 @@ def plain_key(values):
     return key if arrays is None else key + tuple(arrays)
 
 
+#: argument types that hold no functions of their own (cache_key skips them)
+_PLAIN = frozenset({np.ndarray, float, int, complex, bool, np.float64, list, tuple, dict,
+                    type(None), str})
+
+
 def cache_key(args):
     """The cache key: argument types, plus the kinds inside containers (their items' kinds
     specialise the code as much as the top-level types do), or plus the arrays' ranks."""
@@ -392,6 +397,9 @@ def cache_key(args):
         ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray or duck_array(a)),)
     # the functions passed: the code calls each as named (frontend.lower_callees.classes_of)
     called = tuple(_Same(a) for a in args if fixed_function(a))
+    for a in args:  # an object of the user's holding functions: the code calls those
+        if type(a) not in _PLAIN and hasattr(a, "__dict__"):
+            called += tuple(_Same(f) for _, f in held_functions(a))
     if any(t in _CONTAINERS for t in types):
         return types + (tuple(_structure(a) for a in args),) + ranks + called
     return types + ranks + called

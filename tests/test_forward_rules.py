@@ -616,11 +616,24 @@ ex("numpy.ndarray.view(a)", "a.view() * a", a=M)
 ex("runtime.extend_value(seq, more)", "np.array(C.extend_value([a, 2.0 * b], [a * b]))",
    a=S, b=S)
 ex("runtime.extend_value(seq, more)", "np.stack(C.extend_value([a], [b, a * b]))", a=V, b=V)
+ex("runtime.insert_value(seq, i, value)",
+   "np.array(C.insert_value([a, 2.0 * b], 1, a * b))", a=S, b=S)
+ex("runtime.insert_value(seq, i, value)", "np.stack(C.insert_value([a], -5, b * a))",
+   a=V, b=V)
+ex("runtime.without_item(grad, k)", "np.array(C.without_item([a, 2.0 * b, a * b], 1))",
+   a=S, b=S)
+ex("runtime.with_zero_at(grad, seq, k)", "np.array(C.with_zero_at([a, a * b], [a, b, 1.0], 1))",
+   a=S, b=S)
+ex("runtime.pop_value(seq, i)", "np.array(C.pop_value([a, 2.0 * b, a * b], -2))", a=S, b=S)
+ex("runtime.remove_value(seq, value)", "np.array(C.remove_value([a, 2.0, a * b], 2.0))",
+   a=S, b=S)
 ex("builtins.min(a, b)", "min(a, b)", a=S, b=S)
 ex("builtins.max(a, b)", "max(a, b)", a=S, b=S)
 for _f in ("max", "min"):
     ex(f"builtins.{_f}(iterable)", f"{_f}(a)", a=V)
     ex(f"builtins.{_f}(iterable)", f"{_f}([a, b * b, 0.5])", a=S, b=S)
+    ex(f"builtins.{_f}(iterable, default)", f"{_f}([a, b * b, 0.5], default=b)", a=S, b=S)
+    ex(f"builtins.{_f}(iterable, default)", f"{_f}([], default=a * b)", a=S, b=S)
     for _n in range(3, 7):
         _names = [f"x{k}" for k in range(_n)]
         ex(f"builtins.{_f}({', '.join(_names)})", f"{_f}({', '.join(_names)})",

@@ -93,28 +93,45 @@ def test_second_order(tmp_path, case):
         assert np.isclose(fwd, expected[0], rtol=1e-5, atol=1e-6), text
 
 
-# ---------------------------------------------------------------- ys.pop(i): refused
+# ---------------------------------------------------------------- ys.pop(i)
 
-#: a pop at an index (srcad's sweeps take pop() only), its result used or not
-POPS = ["    ys.pop({i})  # refused\n", "    t = ys.pop({i})  # refused\n",
+#: a pop at an index, its result used or not: the list without the item (and the item read);
+#: inside an expression it is refused (srcad reads ``v = ys.pop(i)`` and ``ys.pop(i)`` alone)
+POPS = ["    ys.pop({i})\n", "    t = ys.pop({i})\n",
         "    t = ys.pop({i}) * y  # refused\n    v = v + t\n"]
 
 
 @pytest.mark.parametrize("fill, pop, i", list(itertools.product(
     [0, 1, 3], range(len(POPS)), [0, 1, -1])))
-def test_pop_at_an_index_is_refused(tmp_path, fill, pop, i):
+def test_pop_at_an_index(tmp_path, fill, pop, i):
+    """``ys.pop(i)`` on lists built in branches and loops: differentiated (it was refused),
+    against finite differences in both modes; where Python raises (an index past the end),
+    srcad's derivative raises the same."""
     from test_robustness import load_module
 
     text = ("def f(x, y):\n" + FILLS[fill] + "    v = x\n" + POPS[pop].format(i=i)
             + "    return v + ys[0] * 3.0 + sum(ys)\n")
     f = load_module(tmp_path, text, f"list_pop_at_{next(_counter)}_{uuid.uuid4().hex[:8]}").f
-    line = next(n + 1 for n, t in enumerate(text.splitlines()) if "# refused" in t)
-    for make in (lambda: srcad.grad(f, wrt=(0, 1))(0.7, -0.4),
-                 lambda: srcad.jvp(f, (0.7, -0.4), (0.0, 1.0))):
-        with pytest.raises(srcad.MutationError) as info:
-            make()
-        assert info.value.lineno == line, text
-        assert ".pop(i)" in info.value.message and "ys[:i] + ys[i + 1:]" in info.value.hint
+    if "# refused" in text:
+        line = next(n + 1 for n, t in enumerate(text.splitlines()) if "# refused" in t)
+        for make in (lambda: srcad.grad(f, wrt=(0, 1))(0.7, -0.4),
+                     lambda: srcad.jvp(f, (0.7, -0.4), (0.0, 1.0))):
+            with pytest.raises(srcad.MutationError) as info:
+                make()
+            assert info.value.lineno == line, text
+            assert ".pop(i)" in info.value.message and "ys[:i] + ys[i + 1:]" in info.value.hint
+        return
+    try:
+        f(0.7, -0.4)
+    except IndexError:
+        with pytest.raises(IndexError):
+            srcad.grad(f, wrt=(0, 1))(0.7, -0.4)
+        return
+    grad = srcad.grad(f, wrt=(0, 1))(0.7, -0.4)
+    expected = numerical_grad(f, (0.7, -0.4), (0, 1))
+    assert np.allclose(grad, expected, rtol=1e-6, atol=1e-8), text
+    _, tangent = srcad.jvp(f, (0.7, -0.4), (0.0, 1.0))
+    assert np.isclose(tangent, expected[1], rtol=1e-6, atol=1e-8), text
 
 
 # ---------------------------------------------------------------- a callee's backward part,

@@ -486,15 +486,17 @@ def pop_after_sum(a):
     return s * v
 
 
-def list_insert(a):
+def list_insert(a):  # on a list nobody else sees it is differentiated (test_python_forms3)
     ys = [1.0]
-    ys.insert(0, a[0] * a[0])  # refused
+    zs = ys
+    zs.insert(0, a[0] * a[0])  # refused
     return ys[0] + ys[1]
 
 
 def list_remove(a):
     ys = [1.0, a[0]]
-    ys.remove(1.0)  # refused
+    zs = ys
+    zs.remove(1.0)  # refused
     return ys[0]
 
 
@@ -703,8 +705,8 @@ REFUSED = [
     (pop_after_sum, "changes ys in place after line", "ys = ys[:-1]"),
     (mutate_while_iterating, "while the for loop", "copy"),
     (append_while_iterating, "while the for loop", "list(ys)"),
-    (list_insert, ".insert()", "ys[:i] + [v] + ys[i:]"),
-    (list_remove, ".remove()", "comprehension"),
+    (list_insert, ".insert(): zs is the same object as ys", "copy()"),
+    (list_remove, ".remove(): zs is the same object as ys", "copy()"),
     (list_slice_assign, "slice of a list", "ys[:i] + new + ys[j:]"),
     (sort_second_name, ".sort(): c is the same object", "copy()"),
     (sort_through_view, ".sort(): b shares memory with v", "copy()"),

@@ -69,9 +69,11 @@ def test_max_with_key_sends_the_gradient_to_the_item_it_picks():
     np.testing.assert_allclose(srcad.grad(f)(X), numerical_grad(f, (X,)), atol=1e-8)
 
 
-def test_max_with_default_is_refused():
+def test_max_with_default_and_key_is_refused():
+    """``max(xs, default=d)`` is differentiated (tests/test_python_forms3.py); with ``key=``
+    too it is refused."""
     def f(x):
-        return max([x[0], x[1]], default=0.0)
+        return max([x[0], x[1]], key=abs, default=0.0)
 
     with pytest.raises(srcad.SrcadError, match="max"):
         srcad.grad(f)(X)

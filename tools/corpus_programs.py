@@ -14,6 +14,7 @@ those of ``tools/example_programs.py`` (PASS, WRONG, REFUSED, CRASH, ...).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -25,6 +26,7 @@ sys.path.insert(0, HERE)
 from example_programs import run_one  # noqa: E402
 
 MIRRORS = "/work/.mirror"
+MLR = "jermwatt/machine_learning_refined"
 #: (repository, path of the program in it): programs from public projects' folders
 CORPUS = [
     ("imyoungmin/DENN", "ODE.py"),
@@ -36,6 +38,26 @@ CORPUS = [
     ("duvenaud/relax", "relax-autograd/demo_rebar.py"),
     ("duvenaud/relax", "relax-autograd/demo_reinforce.py"),
     ("duvenaud/relax", "relax-autograd/demo_relax.py"),
+    ("duvenaud/relax", "relax-autograd/tests.py"),
+    # black-box variational inference as a base class with abstract model methods
+    ("jamesvuc/BBVI", "Examples/BBVI_test1.py"),
+    ("jamesvuc/BBVI", "Examples/BBVI_test2.py"),
+    ("jamesvuc/BBVI", "Examples/BBVI_test3.py"),
+    # autograd's README example written against a minimal autograd of the same interface
+    ("mattjj/autodidact", "examples/tanh.py"),
+    # a textbook's notebooks (code cells in order, IPython magics left out): gradient descent,
+    # Newton's method, regressions, classifiers and networks on its own optimisers and data
+    (MLR, "notes/3_First_order_methods/3_5_Descent.ipynb"),
+    (MLR, "notes/3_First_order_methods/A_2_Momentum.ipynb"),
+    (MLR, "notes/3_First_order_methods/A_3_Normalized.ipynb"),
+    (MLR, "notes/4_Second_order_methods/4_3_Newtons.ipynb"),
+    (MLR, "notes/5_Linear_regression/5_2_Least.ipynb"),
+    (MLR, "notes/5_Linear_regression/5_3_Absolute.ipynb"),
+    (MLR, "notes/10_Nonlinear_intro/10_2_Regression.ipynb"),
+    # a learner's scripts: autograd's README example and a regression model
+    ("richardmyu/python-demo", "my-collect/feature/test-autograd/test-autograd.py"),
+    ("richardmyu/python-demo",
+     "my-collect/feature/test-autograd/test-autograd-regression-model.py"),
 ]
 
 
@@ -47,6 +69,36 @@ def extract(repo_dir, target, folder=""):
         done = subprocess.run(["git", "-C", repo_dir, "archive", "HEAD", folder or "."],
                               check=True, capture_output=True)
     subprocess.run(["tar", "-x", "-C", target], input=done.stdout, check=True)
+
+
+def notebook_program(path):
+    """A notebook's code cells as one program, next to it (``name.ipynb`` -> ``name.py``):
+    the cells in order, IPython's ``%magic`` and ``!shell`` lines left out. Returns its name."""
+    with open(path, encoding="utf-8") as f:
+        cells = json.load(f).get("cells", [])
+    lines = []
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        for line in source.splitlines():
+            if line.lstrip().startswith(("%", "!")):
+                line = line[:len(line) - len(line.lstrip())] + "pass"
+            lines.append(line)
+        lines.append("")
+    program = os.path.splitext(path)[0] + ".py"
+    with open(program, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return os.path.basename(program)
+
+
+def report(counts, name, result):
+    counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
+    where = f" at {result['where']}" if result.get("where") else ""
+    message = f": {result['message']}" if result.get("message") else ""
+    print(f"{result['outcome']:<16} {name:<40} checks={result.get('checks', 0):<3} "
+          f"{result['seconds']:>6.1f}s{where}{message}", flush=True)
 
 
 def main(argv=None):
@@ -66,14 +118,19 @@ def main(argv=None):
                       "seconds": 0.0}
         else:
             with tempfile.TemporaryDirectory(prefix="srcad-corpus-") as tmp:
-                extract(repo_dir, tmp, os.path.dirname(path))
+                try:
+                    extract(repo_dir, tmp, os.path.dirname(path))
+                except subprocess.CalledProcessError:
+                    result = {"outcome": "ENVIRONMENT", "seconds": 0.0,
+                              "message": "the fetched snapshot lacks files of its folder"}
+                    report(counts, name, result)
+                    continue
                 folder = os.path.join(tmp, os.path.dirname(path))
-                result = run_one(folder, os.path.basename(path), args.seconds, args.pythonpath)
-        counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
-        where = f" at {result['where']}" if result.get("where") else ""
-        message = f": {result['message']}" if result.get("message") else ""
-        print(f"{result['outcome']:<16} {name:<40} checks={result.get('checks', 0):<3} "
-              f"{result['seconds']:>6.1f}s{where}{message}", flush=True)
+                program = os.path.basename(path)
+                if program.endswith(".ipynb"):
+                    program = notebook_program(os.path.join(folder, program))
+                result = run_one(folder, program, args.seconds, args.pythonpath)
+        report(counts, name, result)
     print("TOTAL " + " ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     return 1 if counts.get("WRONG") else 0
 

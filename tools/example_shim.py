@@ -10,7 +10,9 @@ are the real NumPy and SciPy, and autograd's differential operators are srcad's:
 That is the only change: the program's own code is not touched. What autograd ships besides its
 operators and that plain NumPy code can do too (``autograd.misc.flatten``, the ``adam``/``sgd``/
 ``rmsprop`` optimisers) is srcad's own (``srcad.misc``, written without reading autograd's
-source); ``autograd.builtins.tuple`` is Python's. ``autograd.extend``'s ``primitive``,
+source); ``autograd.builtins.tuple`` is Python's; ``autograd.core.getval`` (a value without its
+gradient) is a ``nondiff`` identity (``srcad.stop_gradient``'s meaning) whose values the
+finite differences hold at the point. ``autograd.extend``'s ``primitive``,
 ``defvjp`` and ``defjvp`` are srcad.extend's (which takes autograd's form of a rule);
 autograd's other internals (tracers, boxes, vector spaces) are not srcad's API: a program
 using them is reported UNSUPPORTED-API.
@@ -18,8 +20,8 @@ using them is reported UNSUPPORTED-API.
 Every derivative srcad makes is checked on its first ``CHECKED_CALLS`` calls: its value (for
 ``value_and_grad``) against the program's function, and each gradient along two random
 directions against central finite differences of the program's function — never against srcad.
-``matplotlib`` (and ``mpl_toolkits``) is replaced by a stand-in that accepts every call (nothing
-is drawn).
+``matplotlib`` (and ``mpl_toolkits``, and IPython's display of notebooks) is replaced by a
+stand-in that accepts every call (nothing is drawn).
 
 The outcome is printed as one JSON line prefixed ``@@RESULT`` (or ``@@CHECK`` per checked call).
 """
@@ -75,6 +77,55 @@ def _scalar(y):
     return float(np.sum(y))
 
 
+#: getval's values at the point a check differentiates at, replayed while the finite
+#: differences move the argument (a value without its gradient is a constant there)
+FROZEN = {"mode": None, "values": [], "at": 0}
+
+
+class _Unfrozen(Exception):
+    """The program called getval a different number of times away from the point."""
+
+
+def getval(x):
+    """autograd's ``getval``: ``x`` without its gradient (``srcad.stop_gradient``; declared
+    ``nondiff`` below, so srcad does not read this text). While a check takes finite differences
+    it returns the value the same call had at the point, so the differences are those of the
+    function srcad differentiates: the stopped values held constant."""
+    if FROZEN["mode"] == "record":
+        FROZEN["values"].append(copy.deepcopy(x))
+    elif FROZEN["mode"] == "replay":
+        if FROZEN["at"] >= len(FROZEN["values"]):
+            raise _Unfrozen()
+        x = FROZEN["values"][FROZEN["at"]]
+        FROZEN["at"] += 1
+    return x
+
+
+srcad.extend.nondiff(getval)
+
+
+def _frozen(call, args):
+    """``call`` evaluated with getval's values recorded at ``args``, then replayed."""
+    FROZEN.update(mode="record", values=[], at=0)
+    try:
+        call(list(args))
+    finally:
+        FROZEN["mode"] = None
+    recorded = FROZEN["values"]
+
+    def replaying(moved):
+        FROZEN.update(mode="replay", values=recorded, at=0)
+        try:
+            out = call(moved)
+            if FROZEN["at"] != len(recorded):
+                raise _Unfrozen()
+            return out
+        finally:
+            FROZEN["mode"] = None
+
+    return replaying if recorded else call
+
+
 def _directional(call, args, i, direction):
     """The derivative of the function along ``direction`` by central differences, or None
     when it is not smooth at this point on the scales tried (a ReLU's kink within reach: the
@@ -88,6 +139,7 @@ def _directional(call, args, i, direction):
             moved[i] = np.asarray(moved[i])
         return _scalar(call(moved))
 
+    call = _frozen(call, args)
     for eps in (1e-5, 1e-6, 1e-7):
         wide = (at(eps) - at(-eps)) / (2 * eps)
         narrow = (at(eps / 2) - at(-eps / 2)) / eps
@@ -186,7 +238,10 @@ def _check(fun, args, kwargs, argnum, grads, snapshot, value=None):
         for _ in range(2):
             d = rng.standard_normal(flat_x.size)
             exact = float(flat_g @ d)
-            numeric = _directional(call, args, i, d)
+            try:
+                numeric = _directional(call, args, i, d)
+            except _Unfrozen:  # getval called otherwise away from the point: no judge
+                numeric = None
             if numeric is None:
                 STATE["kinks"] += 1
                 continue
@@ -271,6 +326,15 @@ def elementwise_grad(fun, argnum=0):
     return _checked(summed, argnum, srcad.grad(summed, wrt=argnum), "elementwise")
 
 
+def _summed_grad(fun, wrt=0):
+    return srcad.grad(_summed(_made(fun)), wrt=wrt)
+
+
+# called inside differentiated code, elementwise_grad(f)(x) is the gradient of the sum, made
+# while srcad transforms the caller, so the outer derivative sees through it
+elementwise_grad.__srcad_derivative_maker__ = (_summed_grad, {"argnum": "wrt"})
+
+
 def jacobian(fun, argnum=0):
     return srcad.jacobian(fun, wrt=argnum)
 
@@ -324,9 +388,13 @@ for _name in ("vector_jacobian_product", "make_hvp", "grad_named",
 class _Anything(types.ModuleType):
     """matplotlib, and anything it returns: every attribute and call succeeds."""
 
-    def __init__(self, name="matplotlib"):
-        super().__init__(name)
+    def __init__(self, name="matplotlib", *args, **kwargs):
+        # a program's class deriving from a stand-in calls this with the arguments of its base
+        super().__init__(name if isinstance(name, str) else "matplotlib")
         self.__path__ = []
+
+    def __setitem__(self, key, value):
+        pass
 
     def __getattr__(self, attr):
         if attr.startswith("__"):
@@ -353,13 +421,13 @@ def _module(name, attrs):
 class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path, target=None):
         top = fullname.split(".")[0]
-        if top in ("autograd", "matplotlib", "mpl_toolkits"):
+        if top in ("autograd", "matplotlib", "mpl_toolkits", "IPython"):
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
 
     def create_module(self, spec):
         name = spec.name
-        if name.startswith(("matplotlib", "mpl_toolkits")):
+        if name.startswith(("matplotlib", "mpl_toolkits", "IPython")):
             return _Anything(name)
         for prefix, real in (("autograd.numpy", "numpy"), ("autograd.scipy", "scipy")):
             if name == prefix or name.startswith(prefix + "."):
@@ -389,6 +457,18 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if name == "autograd.builtins":
             return _module(name, {"tuple": tuple, "list": list, "dict": dict,
                                   "isinstance": isinstance, "type": type})
+        if name == "autograd.core":  # getval: the value without its gradient (JAX's name)
+            module = _module(name, {"getval": getval,
+                                    "make_vjp": srcad.make_vjp})
+
+            def internal(attr):
+                if attr.startswith("__"):
+                    raise AttributeError(attr)
+                raise Unsupported(f"autograd.core.{attr} (autograd's internals) is not "
+                                  "srcad's API")
+
+            module.__getattr__ = internal
+            return module
         raise Unsupported(f"{name} (autograd's internals) is not srcad's API")
 
     def exec_module(self, module):

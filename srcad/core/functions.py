@@ -292,9 +292,12 @@ def opaque(fn, name):
 @dataclass(frozen=True)
 class Instance:
     """In a specialisation: the parameter holds an instance of exactly ``cls`` (so
-    ``self.method(...)`` and ``self.prop`` name code srcad can read)."""
+    ``self.method(...)`` and ``self.prop`` name code srcad can read); ``held``: the functions
+    the object holds in attributes of its own, as ``(name, function)`` pairs (so
+    ``self.transform(x)`` calls the one it held when the code was made, checked at run time)."""
 
     cls: type
+    held: tuple = ()
 
 
 def is_function_value(obj):

@@ -52,9 +52,9 @@ class Namer:
         """A new SSA version of a user variable: ``x``, then ``x_1``, ``x_2``, ... A name the
         function reads as a global is never handed out bare (a local of that name would hide
         the global: Python makes it local to the whole function)."""
-        if user_name not in self.versioned and user_name not in self.free and _usable(
-            user_name
-        ) and user_name.isidentifier():
+        if user_name not in self.versioned and user_name not in self.free and (
+            user_name not in self.temps  # a temporary named after obj.y, say
+        ) and _usable(user_name) and user_name.isidentifier():
             self.versioned.add(user_name)
             self.taken.add(user_name)
             return user_name

@@ -58,6 +58,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         # function value, or an Instance (the object's class)
         self.fixed = dict(fixed or functions.fixed_of(source.func))
         self.classes = {}  # name of a value whose class is known -> the class
+        self.held = {}  # ... of those, the functions it holds in attributes: {name: function}
         self.partials = {}  # name of a partial (or a lambda reading locals) -> its parts
         self.choices = {}  # name of a merge of function values -> the Consts it may be
         self.candidates = {}  # name of a value read from a known container -> what it may be
@@ -159,6 +160,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
             value = self.fixed.get(p)
             if isinstance(value, functions.Instance):
                 self.classes[p] = value.cls
+                self.held[p] = dict(value.held)
             elif value is not None:  # a function value: the parameter is that constant
                 self.env[p] = Const(value, self.bound_name(value, getattr(
                     value, "__name__", None) or p))
@@ -166,10 +168,12 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         if args.vararg:  # args = (args_0, args_1): a tuple of known length
             saved, self.out = self.out, prologue
             self.env[args.vararg.id] = self.assign(
-                ir.Prim(ir.BUILD_TUPLE, [Var(i) for i in items]), args.vararg.id, fdef)
+                ir.Prim(ir.BUILD_TUPLE, [self.env.get(i, Var(i)) for i in items]),
+                args.vararg.id, fdef)
             self.out = saved
         if args.kwarg:
-            self.dicts[args.kwarg.id] = {key: Var(name) for key, name in arity.keys}
+            self.dicts[args.kwarg.id] = {key: self.env.get(name, Var(name))
+                                         for key, name in arity.keys}
         params = params + items + kwonly + keys
         body = prologue + self.sub_block(fdef.body)
         fn = ir.Function(fdef.name, params, body, self.source)

@@ -25,7 +25,8 @@ to the Python object it is, and the call is rewritten as a call srcad already di
   returns their list (:mod:`.generators`).
 
 Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.rules` (the registry's
-pure and piecewise-constant tables), :mod:`.generators` and :mod:`.lower_spread`.
+pure and piecewise-constant tables), :mod:`.generators`, :mod:`.folds` and
+:mod:`.lower_spread`.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from ..core import env, functions, ir
 from ..core.ir import Const, Var
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
-from . import captured, generators
+from . import captured, folds, generators
 from .lower_spread import Atom, Lowered, name_node
 
 _PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
@@ -58,7 +59,28 @@ def check_method(obj, name):
                         "give the attribute another name")
 
 
+def check_held(obj, name, fn):
+    """Raise unless ``obj.name`` is still ``fn``, the function srcad made the code for (the
+    object held it in an attribute of its own when the code was made)."""
+    if getattr(obj, name, None) is not fn:
+        raise TypeError(f"srcad made this code for {type(obj).__name__}.{name} holding "
+                        f"{getattr(fn, '__name__', fn)!r}, but this object holds another "
+                        f"value there; pass the function as an argument instead")
+
+
+def held_functions(obj):
+    """The functions ``obj`` holds in attributes of its own (``self.transform = f`` in
+    ``__init__``), as sorted ``(name, function)`` pairs: the code is made for them."""
+    own = getattr(obj, "__dict__", None)
+    if not isinstance(own, dict):
+        return ()
+    return tuple(sorted(((k, v) for k, v in own.items() if type(k) is str
+                         and fixed_function(v) and not _is_instance(v)),
+                        key=lambda kv: kv[0]))[:16]
+
+
 _registry.nondiff.add(check_method)  # a check: no derivative
+_registry.nondiff.add(check_held)
 
 
 class Callees:
@@ -147,8 +169,18 @@ class Callees:
                                  f"{fn.__name__}(...), list({fn.__name__}(...)), "
                                  f"sum({fn.__name__}(...))")
             fn, spelling = generators.list_builder(fn), None
+        if fn is functools.reduce and not kwargs and folds.reduce_code(len(args)):
+            fn, spelling = folds.reduce_code(len(args)), None  # a loop srcad reads
         if fn is functools.partial and args:
             return self.partial_value(args[0], args[1:], kwargs, node, hint)
+        for_count = getattr(fn, "__srcad_for_count__", None)
+        if for_count is not None and hasattr(fn, "__wrapped__"):
+            # the derivative of a function taking *args (srcad.api._star_args): the one made
+            # for this many arguments, a derivative srcad differentiates again
+            named = inspect.signature(fn.__wrapped__).parameters
+            keys = tuple(sorted(k for k in kwargs if k not in named or named[k].kind in (
+                inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)))
+            fn, spelling = for_count(len(args), keys), None
         plain = functions.plain_form(fn)  # a Jacobian or Hessian srcad made, held in a name
         if plain is not None:
             fn, spelling = plain, None
@@ -203,11 +235,23 @@ class Callees:
         except (TypeError, ValueError):
             return ()  # the transform reports the mismatch at the call
         fixed = []
-        for name, param in sig.parameters.items():
+        given = dict(bound.arguments)
+        parameters = dict(sig.parameters)
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters.values()):
+            # the items of *args and **kwargs are parameters of their own (args_0, kwargs_f:
+            # srcad.core.functions.bind names them as the callee's lowering does): a function
+            # passed through them is fixed like one passed by name
+            given = functions.bind(fn, args, kwargs)[1]
+            empty = inspect.Parameter.empty
+            for name in given:
+                if name not in parameters:
+                    parameters[name] = inspect.Parameter(
+                        name, inspect.Parameter.KEYWORD_ONLY, default=empty)
+        for name, param in parameters.items():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 continue
-            if name in bound.arguments:
-                atom = self.constant_tuple(bound.arguments[name])
+            if name in given:
+                atom = self.constant_tuple(given[name])
                 if isinstance(atom, Var) and atom.name in self.partials:
                     raise self.error(
                         node, f"passing {atom.name!r}, a function that holds "
@@ -215,7 +259,8 @@ class Callees:
                         f"to {fn.__name__}", hint="pass the function and the values it needs "
                         "as separate arguments, or define the lambda inside the callee")
                 if isinstance(atom, Var) and atom.name in self.classes:
-                    fixed.append((name, functions.Instance(self.classes[atom.name])))
+                    fixed.append((name, functions.Instance(self.classes[atom.name], tuple(
+                        sorted(self.held.get(atom.name, {}).items())))))
                     continue
                 if not isinstance(atom, Const):
                     continue
@@ -228,7 +273,7 @@ class Callees:
                     value is functools.partial or function_tuple(value):
                 fixed.append((name, value))
             elif functions.user_instance_class(value) is not None:
-                fixed.append((name, functions.Instance(type(value))))
+                fixed.append((name, functions.Instance(type(value), held_functions(value))))
         return tuple(fixed)
 
     # ---------------------------------------------------------------- methods
@@ -260,6 +305,40 @@ class Callees:
         if isinstance(raw, property):
             return self.error(node, f"calling the property {attr!r}",
                               hint="read the property, then call its value")
+        held = self.held.get(obj.name, {}) if isinstance(obj, Var) else {}
+        if raw is None and not implicit and attr in held:
+            # a function the object holds (self.transform = transform in __init__): the one
+            # it held when the code was made (part of the specialisation), checked each call
+            check = ir.Prim(check_held, [obj, Const(attr), Const(held[attr], self.bound_name(
+                held[attr], attr))], spelling=self.bound_name(check_held, "check_held"))
+            self.emit(ir.Assign(None, check, node.lineno, effect=True))
+            try:  # a call in a branch not taken for this function: raised if it runs
+                if isinstance(held[attr], np.ufunc):
+                    if len(node.args) != held[attr].nin or node.keywords:
+                        raise TypeError(f"srcad calls the ufunc {held[attr].__name__} with "
+                                        f"its {held[attr].nin} input(s) only")
+                else:
+                    inspect.signature(held[attr]).bind(*node.args, **{
+                        k.arg: k.value for k in node.keywords if k.arg is not None})
+            except TypeError as exc:
+                if any(isinstance(a, gast.Starred) for a in node.args) or any(
+                        k.arg is None for k in node.keywords):
+                    return self.call_value(held[attr], None, [], {}, node, hint)
+                error = TypeError(f"{type(exc).__name__}: {exc}")
+                self.emit(ir.Raise(Const(error, self.bound_name(error, "call_error")),
+                                   node.lineno))
+                return Const(None)
+            except ValueError:
+                pass
+            return self.call_value(held[attr], None, [], {}, node, hint)
+        if raw is None and not implicit and isinstance(obj, Var) and getattr(
+                cls, "__dictoffset__", 0) and not hasattr(cls, "__getattr__"):
+            raise self.error(
+                node, f"calling .{attr}(), an attribute of a {cls.__name__} object that is "
+                "not a method of its class (a function stored in the object): srcad does not "
+                "know which function it holds when it transforms the code",
+                hint=f"pass the function as an argument of the method ({attr}=..., called as "
+                f"{attr}(...)), or define {attr} as a method of {cls.__name__}")
         return None
 
     def class_attribute(self, cls, attr):
@@ -424,7 +503,7 @@ def classes_of(arg_values):
         if fixed_function(v):
             fixed[p] = v
         elif functions.user_instance_class(v) is not None:
-            fixed[p] = functions.Instance(type(v))
+            fixed[p] = functions.Instance(type(v), held_functions(v))
     return fixed
 
 

@@ -378,7 +378,7 @@ def _needs_resolving(fn):
     """Whether a named callee is a value :meth:`Callees.call_object` rewrites (a bound
     method, a partial, a callable object, ``srcad.grad``, ``srcad.jvp``, a user function
     specialised on the functions or objects passed to it)."""
-    if inspect.ismethod(fn) or isinstance(fn, functools.partial):
+    if inspect.ismethod(fn) or isinstance(fn, functools.partial) or fn is functools.reduce:
         return True
     if functions.is_derivative_maker(fn) or functions.is_user_function(fn):
         return True

@@ -26,7 +26,12 @@ from ..errors import UnsupportedSyntaxError
 
 #: construct -> (what it is, what to do instead)
 UNSUPPORTED = {
-    gast.Try: ("try/except", "move the try/except outside the function you differentiate"),
+    gast.Try: ("try/except (which branch runs depends on an exception raised somewhere in "
+               "the try body, and srcad's sweeps would not see where)",
+               "test the condition with an if before the operation (if np.all(x > 0): ...), "
+               "or catch the error around the call of the derivative: try: g = "
+               "srcad.grad(f)(x) except ...; a try/finally: put the finally part after the "
+               "call"),
     gast.With: ("a with block", "open resources outside the differentiated function (srcad "
                 "reads through np.errstate, np.printoptions, warnings.catch_warnings, "
                 "contextlib.suppress() and contextlib.nullcontext blocks only)"),

@@ -92,6 +92,8 @@ def rewrite_call(lw, call, target, node):
     True when done, False when the call is an ordinary one."""
     if target is None and _in_place_copy(lw, call, node):
         return True
+    if target is not None and _popped(lw, call, target, node):
+        return True
     keywords = {k.arg: k.value for k in call.keywords}
     fn = _resolve(lw, call.func) if isinstance(call.func, (gast.Name, gast.Attribute)) else None
     if "out" in keywords:
@@ -129,7 +131,7 @@ def rewrite_call(lw, call, target, node):
 
 
 #: in-place methods read as a new version of their object (:func:`_in_place_copy`)
-COPIED = ("sort", "reverse", "extend")
+COPIED = ("sort", "reverse", "extend", "insert", "remove", "clear", "pop")
 #: ``ys.sort(...)``'s parameters by position: an array's (a list's takes keywords only)
 _SORT_POSITIONAL = ("axis", "kind")
 _SORT_KEYWORDS = ("key", "reverse", "axis", "kind")
@@ -149,7 +151,12 @@ def _in_place_copy(lw, call, node):
             and not any(isinstance(a, gast.Starred) for a in call.args)):
         return False
     args = []
-    if func.attr == "reverse":
+    if func.attr in _LIST_METHODS:
+        if len(call.args) != _LIST_METHODS[func.attr][1] or call.keywords:
+            return False  # ys.pop(): srcad's sweeps take it as it is
+        helper, kwargs = _LIST_METHODS[func.attr][0], {}
+        args = [lw.expr(a) for a in call.args]
+    elif func.attr == "reverse":
         if call.args or call.keywords:
             return False
         helper, kwargs = containers.reverse_value, {}
@@ -179,6 +186,41 @@ def _in_place_copy(lw, call, node):
     lw.augmented[after.name] = before.name  # Python changes ys itself
     if before.name in lw.positional or before.name in lw.lists or before.name in lw.lists_made:
         lw.positional.add(after.name)  # still a list
+    return True
+
+
+#: list methods read as a new list (the helper making it, how many arguments it takes)
+_LIST_METHODS = {"insert": (containers.insert_value, 2), "remove": (containers.remove_value, 1),
+                 "clear": (containers.clear_value, 0), "pop": (containers.pop_value, 1)}
+
+
+def _popped(lw, call, target, node):
+    """``v = ys.pop(i)`` on a local name: ``v = ys[i]``, then ``ys.pop(i)`` read as the new
+    list without the item (:func:`_in_place_copy`). Whether it was."""
+    func = call.func
+    if not (isinstance(func, gast.Attribute) and func.attr == "pop" and len(call.args) == 1
+            and not call.keywords and isinstance(func.value, gast.Name)
+            and func.value.id in lw.env and isinstance(lw.env[func.value.id], ir.Var)
+            and func.value.id not in lw.classes and not isinstance(call.args[0], gast.Starred)):
+        return False
+    index = lw.expr(call.args[0])
+    held = "\0popped_index"  # the index, lowered once, read by the subscript under this name
+    lw.env[held] = index
+    item = lw.expr(gast.copy_location(gast.Subscript(
+        value=gast.Name(id=func.value.id, ctx=gast.Load(), annotation=None, type_comment=None),
+        slice=gast.Name(id=held, ctx=gast.Load(), annotation=None, type_comment=None),
+        ctx=gast.Load()), call))
+    del lw.env[held]
+    name = func.value.id
+    before = lw.env[name]
+    prim = ir.Prim(containers.pop_value, [before, index], spelling=callee_name(
+        lw, containers.pop_value, "pop_value"))
+    after = lw.assign(prim, name, node)
+    lw.env[name] = after
+    lw.augmented[after.name] = before.name
+    if before.name in lw.positional or before.name in lw.lists or before.name in lw.lists_made:
+        lw.positional.add(after.name)
+    lw.bind_atom(target, item, node)
     return True
 
 

@@ -56,6 +56,24 @@ defvjp(containers.reverse_grad, "grad", grad="reverse_grad(g)", jvp={"grad": "re
 defvjp(containers.extend_value, "seq, more", seq="split_concat(g, seq, True)",
        more="split_concat(g, seq, False)", jvp={"seq": "concat_tangent(t, zeros_like(more))",
                                                 "more": "concat_tangent(zeros_like(seq), t)"})
+# ys.insert(i, v), ys.pop(i), ys.remove(v), ys.clear() on a local list nobody else sees
+# (frontend): new lists; which position is piecewise constant (a zero derivative there)
+defvjp(containers.insert_value, "seq, i, value", zero=("i",),
+       seq="without_item(g, insert_position(seq, i))", value="g[insert_position(seq, i)]",
+       jvp={"seq": "insert_value(t, i, zeros_like(value))",
+            "value": "insert_value(zeros_like(seq), i, t)"})
+defvjp(containers.pop_value, "seq, i=-1", zero=("i",),
+       seq="with_zero_at(g, seq, pop_position(seq, i))", jvp={"seq": "pop_value(t, i)"})
+defvjp(containers.remove_value, "seq, value", zero=("value",),
+       seq="with_zero_at(g, seq, remove_position(seq, value))",
+       jvp={"seq": "pop_value(t, remove_position(seq, value))"})
+# their gradients' helpers are linear in the gradient: each the other's adjoint
+defvjp(containers.without_item, "grad, k", zero=("k",), grad="with_zero_at(g, grad, k)",
+       jvp={"grad": "without_item(t, k)"})
+defvjp(containers.with_zero_at, "grad, seq, k", zero=("seq", "k"), grad="without_item(g, k)",
+       jvp={"grad": "with_zero_at(t, seq, k)"})
+nondiff(containers.clear_value, containers.insert_position, containers.pop_position,
+        containers.remove_position)
 # max(a, b) is b only when b > a, min(a, b) only when b < a (ties and NaN: a), as Python does
 defvjp(builtins.min, "a, b", a="0.0 if b < a else g", b="g if b < a else 0.0")
 defvjp(builtins.max, "a, b", a="0.0 if b > a else g", b="g if b > a else 0.0")
@@ -63,6 +81,12 @@ defvjp(builtins.max, "a, b", a="0.0 if b > a else g", b="g if b > a else 0.0")
 for _extremum, _which in ((builtins.max, "which_max"), (builtins.min, "which_min")):
     defvjp(_extremum, "iterable", iterable=f"scatter(g, iterable, {_which}(iterable))",
            jvp={"iterable": f"t[{_which}(iterable)]"})
+    # max(items, default=d): d when there are no items
+    defvjp(_extremum, "iterable, *, default",
+           iterable=f"scatter(g, iterable, {_which}(iterable)) if len(iterable) else "
+           "zeros_like(iterable)", default="zeros_like(default) if len(iterable) else g",
+           jvp={"iterable": f"t[{_which}(iterable)] if len(iterable) else zeros_like(default)",
+                "default": "zeros_like(t) if len(iterable) else t"})
     for _n in range(3, 7):
         _names = [f"x{k}" for k in range(_n)]
         _items = f"({', '.join(_names)},)"

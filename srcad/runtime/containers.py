@@ -283,8 +283,88 @@ def extend_value(seq, more):
     return seq + more
 
 
+def _a_list(seq, method):
+    if not isinstance(seq, list):
+        raise TypeError(f"srcad reads .{method}() as a list's, not a {type(seq).__name__}'s")
+    return list(seq)
+
+
+@helper("runtime")
+def insert_value(seq, i, value):
+    """What ``seq.insert(i, value)`` leaves in the list ``seq``, made on a copy (as
+    :func:`sort_value` is)."""
+    out = _a_list(seq, "insert")
+    out.insert(i, value)
+    return out
+
+
+@helper("runtime")
+def insert_position(seq, i):
+    """Where ``seq.insert(i, v)`` puts ``v``: ``i`` as Python reads it (from the end when
+    negative, clipped to the list)."""
+    n, i = len(seq), int(i)
+    return min(max(i + n, 0) if i < 0 else i, n)
+
+
+@helper("runtime")
+def pop_value(seq, i=-1):
+    """What ``seq.pop(i)`` leaves in the list ``seq`` (the item itself is read as ``seq[i]``
+    before), made on a copy."""
+    out = _a_list(seq, "pop")
+    out.pop(i)
+    return out
+
+
+@helper("runtime")
+def pop_position(seq, i=-1):
+    """The position of the item ``seq.pop(i)`` takes (``i`` from the end when negative)."""
+    i = int(i)
+    return i + len(seq) if i < 0 else i
+
+
+@helper("runtime")
+def remove_value(seq, value):
+    """What ``seq.remove(value)`` leaves in the list ``seq``, made on a copy."""
+    out = _a_list(seq, "remove")
+    out.remove(value)
+    return out
+
+
+@helper("runtime")
+def remove_position(seq, value):
+    """The position of the item ``seq.remove(value)`` takes: the first equal to ``value``."""
+    return list(seq).index(value)
+
+
+@helper("runtime")
+def clear_value(seq):
+    """What ``seq.clear()`` leaves in the list ``seq``: a new empty list."""
+    _a_list(seq, "clear")
+    return []
+
+
+@helper("runtime")
+def without_item(grad, k):
+    """``grad`` (a list's gradient) without its item at position ``k``: the gradient of a list
+    from that of the list with an item inserted at ``k``."""
+    out = list(grad)
+    del out[k]
+    return out
+
+
+@helper("runtime")
+def with_zero_at(grad, seq, k):
+    """``grad`` with a zero (shaped like ``seq[k]``) put back at ``k``: the gradient of ``seq``
+    from that of ``seq`` without its item ``k``."""
+    out = list(grad)
+    out.insert(k, _zeros(seq[k]))
+    return out
+
+
 for _fn, _name in ((sort_value, ".sort()"), (reverse_value, ".reverse()"),
-                   (extend_value, ".extend()")):
+                   (extend_value, ".extend()"), (insert_value, ".insert()"),
+                   (pop_value, ".pop(i)"), (remove_value, ".remove()"),
+                   (clear_value, ".clear()")):
     _fn.srcad_in_place = _name  # named so in a refusal (srcad.analysis.alias)
 del _fn, _name
 
