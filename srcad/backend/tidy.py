@@ -12,7 +12,8 @@ none applies:
   arithmetic is simplified (``1.0 * e`` -> ``e``);
 * **drop dead code**: values nothing reads, when computing them cannot fail or act, and an
   emptied ``if flag: pass`` whose flag another branch tests;
-* **merge sums**: ``x = e1`` then ``x += e2`` becomes ``x = e1 + e2``;
+* **merge sums**: ``x = e1`` then ``x += e2`` becomes ``x = e1 + e2``, and ``x = e1`` then
+  ``x = x - e2`` becomes ``x = e1 - e2`` (NumPy then reuses the temporary ``e1``);
 * **unread saves**: a value a loop saves that its backward loop never reads leaves the stack
   (:mod:`.tidy_stacks`); ``if t: a else: a`` (the same code in both arms) is ``a``.
 
