@@ -5,7 +5,9 @@ generated family of programs (a value read by two to four operations of each kin
 number, a small array and an array large enough for NumPy to reuse temporaries; straight-line
 and in a loop) is checked against autograd, finite differences and srcad's own unoptimised
 code (bitwise), first and second order, and the generated code is checked to hold no such
-pair of statements."""
+pair of statements. Also tidy's ``unbroadcast(-g, x)`` -> ``-unbroadcast(g, x)`` (the sign
+after the sum, on the smaller array) on a family of broadcasts, and never on a user's own
+function of that name."""
 
 import ast
 import itertools
@@ -117,3 +119,53 @@ def test_the_benchmark_expression_is_one_statement():
     text = srcad.source(srcad.grad(w7), x)
     assert not _pairs_left(text)
     assert text.count("\n    dx = ") == 1  # x's gradient in one statement
+
+
+# ---------------------------------------------------------------- negation after the sum
+
+#: (a's shape, b's shape): b broadcast against a in ``a - b`` (its gradient: unbroadcast(-g, b))
+BROADCASTS = [((4, 3), (3,)), ((4, 3), (1, 3)), ((4, 3), (4, 1)), ((4, 3), ()), ((3,), (3,))]
+NEGATED = {
+    "minus": "np.sum(np.sin(a - b) * a)",
+    "minus_twice": "np.sum((a - b) ** 2) + np.sum(np.cos(a - 2.0 * b))",
+    "reversed": "np.sum(np.exp(-(b - a)) * a)",
+}
+
+
+@pytest.mark.parametrize("shapes", BROADCASTS, ids=[f"{a}-{b}" for a, b in BROADCASTS])
+@pytest.mark.parametrize("expression", list(NEGATED))
+def test_negation_after_the_sum(tmp_path, monkeypatch, expression, shapes):
+    text = f"def f(a, b):\n    return {NEGATED[expression]}\n"
+    f = load_module(tmp_path, "import numpy as np\n\n\n" + text).f
+    twin = load_module(tmp_path, "import autograd.numpy as np\n\n\n" + text).f
+    rng = np.random.default_rng(3)
+    args = (rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1]))
+    g = srcad.grad(f, wrt=(0, 1))
+    ours = g(*args)
+    source = srcad.source(g, *args)
+    assert "unbroadcast(-" not in source and "unbroadcast_to(-" not in source
+    for i in (0, 1):
+        assert np.shape(ours[i]) == np.shape(args[i])
+        np.testing.assert_allclose(ours[i], autograd.grad(twin, i)(*args), rtol=1e-10,
+                                   atol=1e-12)
+        np.testing.assert_allclose(ours[i], numerical_grad(f, args, i), rtol=1e-6, atol=1e-8)
+    monkeypatch.setattr(pipeline, "OPTIMIZE", 0)
+    srcad.clear_cache()
+    raw = srcad.grad(f, wrt=(0, 1))(*args)
+    srcad.clear_cache()
+    for i in (0, 1):
+        np.testing.assert_array_equal(ours[i], raw[i])
+
+
+def test_a_user_function_named_unbroadcast_keeps_its_sign(tmp_path):
+    """The user's ``unbroadcast`` is not srcad's: ``unbroadcast(-x, y)`` stays as written."""
+    text = ("def unbroadcast(v, like):\n    return v * 2.0 + like\n\n\n"
+            "def f(x, y):\n    return np.sum(np.sin(unbroadcast(-x, y)) * x)\n")
+    f = load_module(tmp_path, "import numpy as np\n\n\n" + text).f
+    twin = load_module(tmp_path, "import autograd.numpy as np\n\n\n" + text).f
+    args = (np.linspace(-1.0, 1.0, 4), np.linspace(0.5, 1.5, 4))
+    ours = srcad.grad(f, wrt=(0, 1))(*args)
+    values = srcad.value_and_grad(f, wrt=(0, 1))(*args)[0]
+    assert values == pytest.approx(f(*args), rel=1e-14)
+    for i in (0, 1):
+        np.testing.assert_allclose(ours[i], autograd.grad(twin, i)(*args), rtol=1e-10)
