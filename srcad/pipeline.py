@@ -70,9 +70,11 @@ DEBUG = bool(os.environ.get("SRCAD_DEBUG"))
 OPTIMIZE = int(os.environ.get("SRCAD_OPTIMIZE", "1"))
 
 
-def _tidy(fdef, temps, grads, floats=()):
+def _tidy(fdef, temps, grads, floats=(), spelled=None):
     nodes.unshare(fdef)
-    return tidy(fdef, temps, grads, floats) if OPTIMIZE else fdef
+    # the helpers that sum a value down, as this code spells them (a user's name may take one)
+    sums = {spelled["unbroadcast"], spelled["unbroadcast_to"]} if spelled else ()
+    return tidy(fdef, temps, grads, floats, sums) if OPTIMIZE else fdef
 
 
 def _debug(stage, text):
@@ -230,7 +232,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple,
                     holomorphic, check_real=backend == "python")
     floats = [p for p, v in arg_values.items() if type(v) is float]
-    fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats)
+    fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats, spelled)
     if any_duck(arg_values.values()):  # Dask, CuPy: one call written otherwise
         fdef = duck.for_duck_arrays(fdef, spelled.get("np", "np"))
     if backend == "numba":
@@ -277,7 +279,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     body.append(ast.Return(value=nodes.tuple_([nodes.expr(result), tangent_out])))
     # all positional: the tangents follow the parameters
     fdef = _function(label, _arguments([], list(fn.params) + tangents, []), body)
-    fdef = _tidy(fdef, namer.temps | fwd.temp_tangents, namer.grads)
+    fdef = _tidy(fdef, namer.temps | fwd.temp_tangents, namer.grads, (), spelled)
     # the helpers the tidied tree reads (a user's spelling may name one too)
     helpers = set(fwd.used_helpers) | emit.helpers_read(fdef, spelled)
     if backend == "numba":
@@ -332,7 +334,8 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
     body.append(ast.Return(value=grads[0] if len(grads) == 1 else nodes.tuple_(grads)))
     bwd_def = _function(bwd_name, _arguments([], [ctx, gen.seed], []), body)
     temps = namer.temps | gen.temp_grads
-    fwd_def, bwd_def = _tidy(fwd_def, temps, namer.grads), _tidy(bwd_def, temps, namer.grads)
+    fwd_def = _tidy(fwd_def, temps, namer.grads, (), spelled)
+    bwd_def = _tidy(bwd_def, temps, namer.grads, (), spelled)
     if numba:
         fwd_def, fwd_cells = numba_backend.check(fwd_def, func, spelled, namer, gen.cells,
                                                  gen.hoisted_stacks)

@@ -12,12 +12,14 @@ none applies:
   arithmetic is simplified (``1.0 * e`` -> ``e``);
 * **drop dead code**: values nothing reads, when computing them cannot fail or act, and an
   emptied ``if flag: pass`` whose flag another branch tests;
-* **merge sums**: ``x = e1`` then ``x += e2`` becomes ``x = e1 + e2``;
+* **merge sums**: ``x = e1`` then ``x += e2`` becomes ``x = e1 + e2``, and ``x = e1`` then
+  ``x = x - e2`` becomes ``x = e1 - e2`` (NumPy then reuses the temporary ``e1``);
 * **unread saves**: a value a loop saves that its backward loop never reads leaves the stack
   (:mod:`.tidy_stacks`); ``if t: a else: a`` (the same code in both arms) is ``a``.
 
-Then, once: signs (``a + -b`` -> ``a - b``), float literals in gradient arithmetic, and float
-literals next to certain floats in a float specialisation (:mod:`.floats`).
+Then, once: signs (``unbroadcast(-g, x)`` -> ``-unbroadcast(g, x)``, ``a + -b`` -> ``a - b``,
+``x += -b`` -> ``x -= b``), float literals in gradient arithmetic, and float literals next to
+certain floats in a float specialisation (:mod:`.floats`).
 
 Comments are statements of their own (:class:`srcad.transform.nodes.Comment`); a ``# line N``
 comment whose code was all tidied away goes too. Everything here rewrites the tree; the text
@@ -48,11 +50,12 @@ from .tidy_values import (
 from .tidy_walk import _blocks, _walk
 
 
-def tidy(fdef, temps, grads=(), floats=()):
+def tidy(fdef, temps, grads=(), floats=(), sums=()):
     """``fdef`` (one function definition's tree) tidied in place and returned; ``temps`` are
     the names srcad invented, ``grads`` the names of gradients (a value's name never turns
     into a gradient's), ``floats`` the parameters whose argument is exactly a ``float`` (see
-    :mod:`.floats`)."""
+    :mod:`.floats`), ``sums`` the spellings of ``unbroadcast`` and ``unbroadcast_to``
+    here (a user's name may take one)."""
     temps, grads = set(temps), set(grads)
     for _ in range(50):
         for block, _ in _blocks(fdef):
@@ -70,6 +73,8 @@ def tidy(fdef, temps, grads=(), floats=()):
     simplify_keeping_new(fdef)
     _merge_sums(fdef)  # dx = v (a product simplified), dx += g: dx = v + g, a new array
     copy_aliases(fdef, float_arithmetic._float_names(fdef, floats) if floats else ())
+    if sums:
+        fdef = _NegateAfterSum(set(sums)).visit(fdef)
     fdef = _Signs().visit(fdef)
     _float_literals(fdef, grads)
     float_arithmetic.specialise(fdef, floats)
@@ -175,8 +180,29 @@ def _fill_empty(node):
             sub.body, sub.orelse = sub.orelse, []
 
 
+class _NegateAfterSum(ast.NodeTransformer):
+    """``unbroadcast(-g, x)`` -> ``-unbroadcast(g, x)`` (also ``unbroadcast_to``): the sum over
+    the broadcast axes first, then the sign on the smaller result. The same numbers: rounding
+    to nearest is symmetric, so a sum of negated numbers is the negated sum (only a zero's
+    sign may differ: -(0.0 + -0.0) is -0.0). Only these helpers, which only gradient code
+    calls; never ``np.sum``, which the user's code may call with ``initial=`` or on a list."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if (isinstance(node.func, ast.Name) and node.func.id in self.names and node.args
+                and isinstance(node.args[0], ast.UnaryOp) and isinstance(node.args[0].op,
+                                                                         ast.USub)):
+            node.args[0] = node.args[0].operand
+            return ast.UnaryOp(op=ast.USub(), operand=node)
+        return node
+
+
 class _Signs(ast.NodeTransformer):
-    """``a + -b`` -> ``a - b``, ``a - -b`` -> ``a + b``, and ``-(x * y)`` -> ``-x * y``."""
+    """``a + -b`` -> ``a - b``, ``a - -b`` -> ``a + b``, ``x += -b`` -> ``x -= b``, and
+    ``-(x * y)`` -> ``-x * y``."""
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
@@ -195,6 +221,15 @@ class _Signs(ast.NodeTransformer):
         ) and isinstance(inner.left, ast.Name):
             left = ast.UnaryOp(op=ast.USub(), operand=inner.left)
             return ast.BinOp(left=left, op=inner.op, right=inner.right)
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, (ast.Add, ast.Sub)) and isinstance(node.value, ast.UnaryOp) and (
+            isinstance(node.value.op, ast.USub)
+        ):  # x += -b -> x -= b: no negated copy of b
+            node.op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
+            node.value = node.value.operand
         return node
 
     def visit_BinOp(self, node):

@@ -219,7 +219,11 @@ def _dead_code(fdef):
 
 
 def _merge_sums(fdef):
-    """``x = e1`` then ``x += e2`` (``e2`` not reading ``x``): one statement, ``x = e1 + e2``."""
+    """``x = e1`` then ``x += e2`` (``e2`` not reading ``x``): one statement, ``x = e1 + e2``;
+    also ``x = e1`` then ``x = x - e2`` (any operator, ``x`` its left operand and read nowhere
+    else there): ``x = e1 - e2``. The same operations in the same order; the sum's left
+    operand is then a temporary, whose memory NumPy reuses for the result (a gradient's
+    second contribution allocates no new array)."""
     changed = False
     for block, _ in list(_blocks(fdef)):
         i = 0
@@ -236,6 +240,17 @@ def _merge_sums(fdef):
                     and second.target.id == first.targets[0].id
                     and first.targets[0].id not in _loads(second.value)):
                 first.value = ast.BinOp(left=first.value, op=ast.Add(), right=second.value)
+                del block[j]
+                changed = True
+                continue
+            if (_assigns_only_name(first) and _assigns_only_name(second)
+                    and second.targets[0].id == first.targets[0].id
+                    and isinstance(second.value, ast.BinOp)
+                    and isinstance(second.value.left, ast.Name)
+                    and second.value.left.id == first.targets[0].id
+                    and first.targets[0].id not in _loads(second.value.right)):
+                second.value.left = first.value
+                first.value = second.value
                 del block[j]
                 changed = True
                 continue
