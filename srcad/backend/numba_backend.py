@@ -14,7 +14,8 @@ that raise too, where Numba's would return nan or inf. :func:`jit` compiles with
 ``numba.njit`` and turns a Numba error that still occurs (a type Numba cannot unify, say) into
 a :class:`SrcadError`.
 
-Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`; ``numba`` when a
+Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`,
+:mod:`.numba_displays`, :mod:`.numba_cache`; ``numba`` when a
 function is compiled.
 """
 
@@ -31,6 +32,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, call, name
+from . import numba_cache
 from .numba_displays import array_displays
 from .numba_stacks import walk_values
 
@@ -407,11 +409,15 @@ def jit(fn, where, example=None, callee=False):
     import numba
     from numba.core.errors import NumbaError
 
-    compiled = numba.njit(boundscheck=True)(fn)
     if callee:  # a callee's part: compiled with the code that calls it, for its types
+        compiled = numba.njit(boundscheck=True)(fn)
         compiled.__srcad_source__ = fn.__srcad_source__
         compiled.__srcad_numba_part__ = True
         return compiled
+    # from a file of its own where it can be, so that Numba caches the compiled code on disk
+    # for the next process (numba_cache)
+    on_disk = numba_cache.from_file(fn)
+    compiled = numba.njit(boundscheck=True, cache=on_disk is not None)(on_disk or fn)
     try:
         if example is not None:
             compiled.compile(tuple(numba.typeof(value) for value in example))
