@@ -12,26 +12,29 @@ applies:
 - the file is named by a hash (:func:`fingerprint`) of everything the compiled code depends
   on: its text, the names it reads and what each is (a module, one of
   :mod:`.numba_helpers`' helpers, a builtin, or a callee's part, which counts by its own
-  fingerprint, recursively), the source of :mod:`.numba_helpers`, and the versions of Python,
-  NumPy and Numba. A function it cannot describe so (a name holding any other value) is not
-  cached (:func:`from_file` returns None); nothing else is keyed by a guess;
+  fingerprint, recursively), the source of the backend's modules (``numba_*.py``: the helpers'
+  implementations, Numba's options), and the versions of Python, NumPy and Numba. A
+  function it cannot describe so (a name holding any other value) is not cached
+  (:func:`from_file` returns None): nothing is keyed by a guess;
 - a file is written once, atomically, and never rewritten (its time stamp is part of Numba's
   key); two processes writing the same name write the same text;
 - the directory is ``$SRCAD_CACHE_DIR/numba``, or ``~/.cache/srcad/numba``;
   ``SRCAD_CACHE_DIR=off`` turns the cache off. Where it cannot be written, nothing is cached.
 
-Imports: :mod:`.numba_helpers` (when a function is described), ``numba``.
+Imports: ``numba`` and ``numpy`` (their versions); nothing of srcad's.
 """
 
 from __future__ import annotations
 
 import builtins
 import dis
+import functools
 import hashlib
 import os
 import pathlib
 import sys
 import types
+
 
 def directory():
     """The cache directory, created if need be; None when the cache is off or not writable."""
@@ -47,22 +50,26 @@ def directory():
     return path if os.access(path, os.W_OK) else None
 
 
+@functools.cache  # once a process
 def _salt():
     import numba
     import numpy
 
-    from . import numba_helpers
-
-    helpers = pathlib.Path(numba_helpers.__file__).read_bytes()
+    # the backend's own modules: the helpers' implementations, Numba's options
+    here = pathlib.Path(__file__).parent
+    sources = b"".join(path.read_bytes() for path in sorted(here.glob("numba_*.py")))
     return "\n".join([sys.version, numpy.__version__, numba.__version__,
-                      hashlib.sha256(helpers).hexdigest()])
+                      hashlib.sha256(sources).hexdigest()])
 
 
 def namespace(fn):
     """The free names ``fn``'s code reads and their values: its closure cells' contents and the
     globals it reads (the modules ``math`` and ``numpy``: the backend refuses other globals)."""
     code = fn.__code__
-    names = dict(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
+    try:
+        names = dict(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
+    except ValueError:  # an empty cell (a part being made): nothing to describe
+        return None
     loaded = {i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_GLOBAL"}
     for ident in loaded - set(names):
         if ident in fn.__globals__:
