@@ -392,10 +392,20 @@ def _rewrite_reversed(node, refuse):
                      ast.UnaryOp(op=ast.USub(), operand=copy(c)))
 
 
+def indexes_only_stacks(fdef, stacks):
+    """Whether every subscript in ``fdef`` is of one of srcad's ``stacks`` (names): an array
+    the forward code fills once an iteration of a loop that runs once, and the backward code
+    walks by index (:mod:`.numba_stacks`), in range by construction. Such a function is
+    compiled without Numba's bounds checks; any other subscript (the user's indexing) keeps
+    them, as Python's indexing is checked. (A list's items are checked by Numba anyway.)"""
+    return all(node.value.__class__ is ast.Name and node.value.id in stacks
+               for node in ast.walk(fdef) if node.__class__ is ast.Subscript)
+
+
 # ---------------------------------------------------------------- compiling
 
 
-def jit(fn, where, example=None, callee=False):
+def jit(fn, where, example=None, callee=False, boundscheck=True):
     """``fn`` (generated Python) compiled now by ``numba.njit`` for the types of ``example``
     (its arguments, in order). For numbers only, the Numba dispatcher itself, compiling nothing
     more (srcad's cache key holds the Python types, so Numba's are those). With arrays (whose
@@ -405,7 +415,9 @@ def jit(fn, where, example=None, callee=False):
     becomes a SrcadError naming ``where``. Indexing is bounds-checked, as in Python.
     ``py_func`` (Numba's name) is the Python code: a derivative of this derivative
     differentiates that. ``callee``: a part of a callee (:func:`srcad.pipeline.make_split`),
-    the bare dispatcher, which the compiled code calling it compiles for its types."""
+    the bare dispatcher, which the compiled code calling it compiles for its types.
+    ``boundscheck=False`` where the code indexes only srcad's own stacks
+    (:func:`indexes_only_stacks`)."""
     import numba
     from numba.core.errors import NumbaError
 
@@ -416,8 +428,8 @@ def jit(fn, where, example=None, callee=False):
         return compiled
     # from a file of its own where it can be, so that Numba caches the compiled code on disk
     # for the next process (numba_cache)
-    on_disk = numba_cache.from_file(fn)
-    compiled = numba.njit(boundscheck=True, cache=on_disk is not None)(on_disk or fn)
+    on_disk = numba_cache.from_file(fn, f"boundscheck={boundscheck}")
+    compiled = numba.njit(boundscheck=boundscheck, cache=on_disk is not None)(on_disk or fn)
     try:
         if example is not None:
             compiled.compile(tuple(numba.typeof(value) for value in example))
