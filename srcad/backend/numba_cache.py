@@ -41,11 +41,11 @@ def directory():
     root = os.environ.get("SRCAD_CACHE_DIR")
     if root is not None and root.strip().lower() in ("off", "0", "none", ""):
         return None
-    base = pathlib.Path(root) if root else pathlib.Path.home() / ".cache" / "srcad"
-    path = base / "numba"
     try:
+        base = pathlib.Path(root) if root else pathlib.Path.home() / ".cache" / "srcad"
+        path = base / "numba"
         path.mkdir(parents=True, exist_ok=True)
-    except OSError:
+    except (OSError, RuntimeError):  # no home directory, or not writable
         return None
     return path if os.access(path, os.W_OK) else None
 
