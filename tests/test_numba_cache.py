@@ -113,3 +113,20 @@ def test_off(compiled, monkeypatch, tmp_path):
 
     assert srcad.grad(w, backend="numba")(0.4) == srcad.grad(w)(0.4)
     assert not compiled[0].stats.cache_path
+
+
+def test_only_plain_defaults_are_keyed():
+    """A default's repr is part of the key only where it determines the value (an array's
+    repr elides its middle: no cache)."""
+    def plain(x, n=3, scale=0.5):
+        return x * n * scale
+
+    def array(x, w=None):
+        return x * w[0]
+
+    array.__defaults__ = (np.ones(2000),)
+
+    for fn in (plain, array):
+        fn.__srcad_source__ = "text"
+    assert numba_cache.fingerprint(plain) is not None
+    assert numba_cache.fingerprint(array) is None

@@ -95,6 +95,13 @@ def _describe(value, seen):
     return None
 
 
+def _plain(value):
+    """A number, bool, str or None, or a tuple of them: its repr determines it."""
+    if isinstance(value, tuple):
+        return all(_plain(v) for v in value)
+    return value is None or type(value) in (int, float, bool, str)
+
+
 def fingerprint(fn, seen=None):
     """The hash of everything ``fn``'s compiled code depends on (see the module docstring), or
     None where a name it reads holds a value this cache does not describe."""
@@ -103,8 +110,9 @@ def fingerprint(fn, seen=None):
         return None  # a cycle (recursion is refused before this, but never loop)
     seen.add(id(fn))
     names = namespace(fn)
-    if names is None:
-        return None
+    defaults = (fn.__defaults__ or ()) + tuple((fn.__kwdefaults__ or {}).values())
+    if names is None or not all(_plain(d) for d in defaults):
+        return None  # (an array's repr elides its middle: not a key)
     parts = [fn.__srcad_source__, repr(fn.__defaults__), repr(fn.__kwdefaults__)]
     for ident in sorted(names):
         described = _describe(names[ident], seen)
