@@ -248,7 +248,10 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     _debug("reverse", compiled.__srcad_source__)
     if backend == "numba":  # a pullback's cotangent: its type is known at the first call
         example = None if mode == "vjp" else list(arg_values.values())
-        return numba_backend.jit(compiled, where, example), compiled.__srcad_source__
+        unchecked = numba_backend.indexes_only_stacks(
+            fdef, set(gen.stacks) | set(gen.stack_arrays))
+        return (numba_backend.jit(compiled, where, example, boundscheck=not unchecked),
+                compiled.__srcad_source__)
     return compiled, compiled.__srcad_source__
 
 

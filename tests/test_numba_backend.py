@@ -383,6 +383,36 @@ def test_preallocated_stacks_match_python_backend(x, n):
     assert math.isclose(got, srcad.grad(_counted_loops)(x, n), rel_tol=1e-12, abs_tol=1e-12)
 
 
+def _indexes_past_the_end(x, y):
+    s = x
+    for i in range(len(y) + 1):  # y[len(y)]: IndexError in Python
+        s = math.sin(s) * y[i]
+    return s
+
+
+@needs_numba
+def test_bounds_checked_where_the_user_indexes(monkeypatch):
+    """Only code that indexes nothing but srcad's own stacks is compiled without bounds checks
+    (its indices are in range by construction); the user's indexing raises IndexError, as in
+    Python."""
+    flags = []
+    jit = numba_backend.jit
+
+    def recording(*args, **kwargs):
+        flags.append(kwargs.get("boundscheck", True))
+        return jit(*args, **kwargs)
+
+    monkeypatch.setattr(numba_backend, "jit", recording)
+    srcad.clear_cache()  # made again, not taken from srcad's cache
+    assert srcad.grad(_counted_loops, backend="numba")(0.3, 12) == srcad.grad(
+        _counted_loops)(0.3, 12)
+    with pytest.raises(IndexError):
+        _indexes_past_the_end(0.3, np.ones(3))
+    with pytest.raises(IndexError):
+        srcad.grad(_indexes_past_the_end, backend="numba")(0.3, np.ones(3))
+    assert flags == [False, True]
+
+
 @needs_numba
 def test_gradient_calls_the_compiled_code_directly():
     g = srcad.grad(w3, backend="numba")

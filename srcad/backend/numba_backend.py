@@ -14,7 +14,8 @@ that raise too, where Numba's would return nan or inf. :func:`jit` compiles with
 ``numba.njit`` and turns a Numba error that still occurs (a type Numba cannot unify, say) into
 a :class:`SrcadError`.
 
-Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`; ``numba`` when a
+Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`,
+:mod:`.numba_displays`, :mod:`.numba_cache`; ``numba`` when a
 function is compiled.
 """
 
@@ -31,6 +32,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, call, name
+from . import numba_cache
 from .numba_displays import array_displays
 from .numba_stacks import walk_values
 
@@ -390,10 +392,20 @@ def _rewrite_reversed(node, refuse):
                      ast.UnaryOp(op=ast.USub(), operand=copy(c)))
 
 
+def indexes_only_stacks(fdef, stacks):
+    """Whether every subscript in ``fdef`` is of one of srcad's ``stacks`` (names): an array
+    the forward code fills once an iteration of a loop that runs once, and the backward code
+    walks by index (:mod:`.numba_stacks`), in range by construction. Such a function is
+    compiled without Numba's bounds checks; any other subscript (the user's indexing) keeps
+    them, as Python's indexing is checked. (A list's items are checked by Numba anyway.)"""
+    return all(node.value.__class__ is ast.Name and node.value.id in stacks
+               for node in ast.walk(fdef) if node.__class__ is ast.Subscript)
+
+
 # ---------------------------------------------------------------- compiling
 
 
-def jit(fn, where, example=None, callee=False):
+def jit(fn, where, example=None, callee=False, boundscheck=True):
     """``fn`` (generated Python) compiled now by ``numba.njit`` for the types of ``example``
     (its arguments, in order). For numbers only, the Numba dispatcher itself, compiling nothing
     more (srcad's cache key holds the Python types, so Numba's are those). With arrays (whose
@@ -403,15 +415,21 @@ def jit(fn, where, example=None, callee=False):
     becomes a SrcadError naming ``where``. Indexing is bounds-checked, as in Python.
     ``py_func`` (Numba's name) is the Python code: a derivative of this derivative
     differentiates that. ``callee``: a part of a callee (:func:`srcad.pipeline.make_split`),
-    the bare dispatcher, which the compiled code calling it compiles for its types."""
+    the bare dispatcher, which the compiled code calling it compiles for its types.
+    ``boundscheck=False`` where the code indexes only srcad's own stacks
+    (:func:`indexes_only_stacks`)."""
     import numba
     from numba.core.errors import NumbaError
 
-    compiled = numba.njit(boundscheck=True)(fn)
     if callee:  # a callee's part: compiled with the code that calls it, for its types
+        compiled = numba.njit(boundscheck=True)(fn)
         compiled.__srcad_source__ = fn.__srcad_source__
         compiled.__srcad_numba_part__ = True
         return compiled
+    # from a file of its own where it can be, so that Numba caches the compiled code on disk
+    # for the next process (numba_cache)
+    on_disk = numba_cache.from_file(fn, f"boundscheck={boundscheck}")
+    compiled = numba.njit(boundscheck=boundscheck, cache=on_disk is not None)(on_disk or fn)
     try:
         if example is not None:
             compiled.compile(tuple(numba.typeof(value) for value in example))

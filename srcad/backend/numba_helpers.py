@@ -544,6 +544,6 @@ HELPERS = {
 def helper(name):
     """The Numba version of ``name`` (a key of HELPERS, or ``math.<f>`` of CHECKED_MATH, or
     ``math.cos_apart``: the cosine of a hoisted value, see :func:`_checked`)."""
-    if name.startswith("math."):
-        return _checked(name[5:])
-    return HELPERS[name]
+    found = _checked(name[5:]) if name.startswith("math.") else HELPERS[name]
+    found.__srcad_numba_helper__ = name  # what the cache on disk keys it by (numba_cache)
+    return found
