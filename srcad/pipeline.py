@@ -231,8 +231,11 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                     holomorphic, check_real=backend == "python")
     floats = [p for p, v in arg_values.items() if type(v) is float]
     fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats)
-    if any_duck(arg_values.values()):  # Dask, CuPy: one call written otherwise
-        fdef = duck.for_duck_arrays(fdef, spelled.get("np", "np"))
+    if any_duck(arg_values.values()):  # Dask, CuPy: a few calls written otherwise
+        visible = dict(func.__globals__)
+        visible.update(fn.source.closure)
+        fdef = duck.for_duck_arrays(fdef, spelled, emit.HELPER_OBJECTS, visible)
+        helpers |= emit.helpers_read(fdef, spelled)
     if backend == "numba":
         fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells,
                                                 gen.hoisted_stacks)
@@ -252,11 +255,12 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
 
 @_serialised
 def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, fixed=None,
-            backend="python"):
+            backend="python", ducks=False):
     """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``
     (``parsed``: ``func``'s tree as :func:`read` gives it, changed: see :func:`to_ssa`;
     ``fixed``: the functions and objects passed (see :func:`to_ssa`); ``backend="numba"``:
-    compiled by Numba at its first call (see :func:`adjoint`))."""
+    compiled by Numba at its first call (see :func:`adjoint`); ``ducks``: the arguments hold
+    Dask or CuPy arrays, see :mod:`srcad.backend.duck`)."""
 
     fn, namer = to_ssa(func, parsed, arity=arity, fixed=fixed)
     analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
@@ -278,6 +282,8 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     # all positional: the tangents follow the parameters
     fdef = _function(label, _arguments([], list(fn.params) + tangents, []), body)
     fdef = _tidy(fdef, namer.temps | fwd.temp_tangents, namer.grads)
+    if ducks:  # Dask, CuPy arguments (the cache key has their types): as in adjoint
+        fdef = duck.for_duck_arrays(fdef, spelled, emit.HELPER_OBJECTS, visible)
     # the helpers the tidied tree reads (a user's spelling may name one too)
     helpers = set(fwd.used_helpers) | emit.helpers_read(fdef, spelled)
     if backend == "numba":

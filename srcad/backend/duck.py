@@ -19,18 +19,29 @@ same number for every element), rewritten here on the tree:
   or refuse (a CuPy one); the ufunc keeps it in its library (on a Python number it gives
   ``math``'s value, to rounding).
 
+* a call of a function that NumPy's dispatch does not hand to the array's library
+  (:data:`srcad.runtime.routes.ROUTED`: ``np.sort``, which Dask lacks and computes;
+  ``scipy.linalg``'s functions, which convert their arguments to NumPy arrays; the gradient
+  helpers of ``np.sort``) becomes ``library_form(f)(...)``: the library's own form where it
+  has one (lazy on Dask), a :class:`srcad.BackendError` naming the library and the function
+  where it has none. The callee is found by its spelling (a dotted name that no local of the
+  generated function rebinds, read in the helpers, the user's closure and globals, through
+  modules only), forward sweep and templates alike.
+
 Code made for NumPy arrays never passes through here.
 
-Imports only NumPy and ``srcad.transform.nodes``.
+Imports NumPy, ``srcad.runtime.routes`` and ``srcad.transform.nodes``.
 """
 
 from __future__ import annotations
 
 import ast
+import types
 
 import numpy as np
 
-from ..transform.nodes import attr, call
+from ..runtime import routes
+from ..transform.nodes import attr, call, name
 
 #: functions of ``math`` that NumPy has as ufuncs of the same name and meaning, with their
 #: number of arguments (not ``floor``/``ceil``/``trunc``, which give ints in ``math``;
@@ -43,14 +54,44 @@ _SAME_AS_NUMPY = {
 }
 
 
-def for_duck_arrays(fdef, np_name="np"):
-    """``fdef`` with the two calls above written in ``x``'s library."""
-    return _Spread(np_name).visit(fdef)
+def for_duck_arrays(fdef, spelled, helper_objects, visible):
+    """``fdef`` with the calls above written in ``x``'s library (``spelled``: each helper's
+    spelling in ``fdef``; ``helper_objects``: helper name -> object; ``visible``: the user's
+    globals and closure values, name -> value)."""
+    names = dict(visible)
+    names.update((spelled.get(h, h), obj) for h, obj in helper_objects.items())
+    local = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
+    local |= {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
+              and not isinstance(n.ctx, ast.Load)}
+    modules = tuple({type(obj) for obj in helper_objects.values()
+                     if type(obj).__name__ == "_LazyModule"}) + (types.ModuleType,)
+    return _Spread(spelled.get("np", "np"), spelled.get("library_form", "library_form"),
+                   names, local, modules).visit(fdef)
 
 
 class _Spread(ast.NodeTransformer):
-    def __init__(self, np_name):
+    def __init__(self, np_name, form_name, names, local, modules):
         self.np_name = np_name
+        self.form_name = form_name
+        self.names = names  # spelling -> object, for the names no local rebinds
+        self.local = local
+        self.modules = modules  # the objects whose attributes a callee is looked up in
+
+    def _callee(self, node):
+        """The object a callee's spelling (``np.sort``, ``scipy.linalg.solve``, ``solve``)
+        names, or None."""
+        path = []
+        while isinstance(node, ast.Attribute):
+            path.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id in self.local or node.id not in self.names:
+            return None
+        obj = self.names[node.id]
+        for part in reversed(path):
+            if not isinstance(obj, self.modules):
+                return None
+            obj = getattr(obj, part, None)
+        return obj
 
     def _np_call(self, node, name, nargs):
         if not isinstance(node, ast.Call):  # np.shape(x) or a literal shape (2, 3)
@@ -77,6 +118,9 @@ class _Spread(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         fn = node.func
+        if routes.routed(self._callee(fn)):
+            node.func = call(name(self.form_name), fn)
+            return node
         if (isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name)
                 and fn.value.id == "math" and fn.attr in _SAME_AS_NUMPY
                 and len(node.args) == _SAME_AS_NUMPY[fn.attr] and not node.keywords
