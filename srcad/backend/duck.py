@@ -19,14 +19,18 @@ same number for every element), rewritten here on the tree:
   or refuse (a CuPy one); the ufunc keeps it in its library (on a Python number it gives
   ``math``'s value, to rounding).
 
-* a call of a function that NumPy's dispatch does not hand to the array's library
-  (:data:`srcad.runtime.routes.ROUTED`: ``np.sort``, which Dask lacks and computes;
-  ``scipy.linalg``'s functions, which convert their arguments to NumPy arrays; the gradient
-  helpers of ``np.sort``) becomes ``library_form(f)(...)``: the library's own form where it
-  has one (lazy on Dask), a :class:`srcad.BackendError` naming the library and the function
-  where it has none. The callee is found by its spelling (a dotted name that no local of the
-  generated function rebinds, read in the helpers, the user's closure and globals, through
-  modules only), forward sweep and templates alike.
+* a call of a function ``f`` that NumPy's dispatch does not hand to the array's library
+  (:func:`srcad.runtime.routes.routed`: ``np.sort``, which Dask lacks and computes; SciPy's
+  functions but its ufuncs, which convert their arguments to NumPy arrays; the gradient
+  helpers of ``np.sort``) calls ``f``'s form in the library of its arguments instead
+  (:func:`srcad.runtime.routes.library_form`), bound to a name of the generated function
+  (``library_sort``, ``library_solve``): the library's own form where it has one (lazy on
+  Dask), a :class:`srcad.BackendError` naming the library and the function where it has
+  none. srcad reads a call of the form as a call of ``f`` (the same numbers:
+  :func:`srcad.runtime.routes.original`), so the code can be differentiated again. The
+  callee is found by its spelling (a dotted name that no local of the generated function
+  rebinds, read in the helpers, the user's closure and globals, through modules only),
+  forward sweep and templates alike.
 
 Code made for NumPy arrays never passes through here.
 
@@ -54,10 +58,11 @@ _SAME_AS_NUMPY = {
 }
 
 
-def for_duck_arrays(fdef, spelled, helper_objects, visible):
-    """``fdef`` with the calls above written in ``x``'s library (``spelled``: each helper's
+def for_duck_arrays(fdef, spelled, helper_objects, visible, fresh):
+    """``(fdef, cells)``: ``fdef`` with the calls above written in ``x``'s library, and the
+    cells it reads the routed functions' forms from, by name (``spelled``: each helper's
     spelling in ``fdef``; ``helper_objects``: helper name -> object; ``visible``: the user's
-    globals and closure values, name -> value)."""
+    globals and closure values, name -> value; ``fresh``: a new name from a stem)."""
     names = dict(visible)
     names.update((spelled.get(h, h), obj) for h, obj in helper_objects.items())
     local = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
@@ -65,14 +70,16 @@ def for_duck_arrays(fdef, spelled, helper_objects, visible):
               and not isinstance(n.ctx, ast.Load)}
     modules = tuple({type(obj) for obj in helper_objects.values()
                      if type(obj).__name__ == "_LazyModule"}) + (types.ModuleType,)
-    return _Spread(spelled.get("np", "np"), spelled.get("library_form", "library_form"),
-                   names, local, modules).visit(fdef)
+    spread = _Spread(spelled.get("np", "np"), fresh, names, local, modules)
+    fdef = spread.visit(fdef)
+    return fdef, {n: types.CellType(form) for n, form in spread.forms.values()}
 
 
 class _Spread(ast.NodeTransformer):
-    def __init__(self, np_name, form_name, names, local, modules):
+    def __init__(self, np_name, fresh, names, local, modules):
         self.np_name = np_name
-        self.form_name = form_name
+        self.fresh = fresh
+        self.forms = {}  # routed function -> (name, its form)
         self.names = names  # spelling -> object, for the names no local rebinds
         self.local = local
         self.modules = modules  # the objects whose attributes a callee is looked up in
@@ -118,8 +125,12 @@ class _Spread(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         fn = node.func
-        if routes.routed(self._callee(fn)):
-            node.func = call(name(self.form_name), fn)
+        callee = self._callee(fn)
+        if routes.routed(callee):
+            if callee not in self.forms:
+                form = routes.library_form(callee)
+                self.forms[callee] = (self.fresh(f"library_{callee.__name__}"), form)
+            node.func = name(self.forms[callee][0])
             return node
         if (isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name)
                 and fn.value.id == "math" and fn.attr in _SAME_AS_NUMPY

@@ -6,8 +6,10 @@ function the library lacks (Dask has no ``sort``: its ``__array_function__`` com
 array and calls NumPy's), and SciPy's functions but its ufuncs (``scipy.linalg.solve``,
 ``scipy.special.logsumexp``, ``scipy.stats.norm.logpdf`` convert each argument with
 ``np.asarray``: a Dask array is computed into memory, a CuPy one refused). Code generated for
-duck arrays calls such a function as ``library_form(np.sort)(a, axis=0)``
-(:mod:`srcad.backend.duck` writes it, forward sweep and templates alike): with no duck array
+duck arrays calls such a function ``f`` as ``library_form(f)``
+(:mod:`srcad.backend.duck` binds the form to a name of the generated function,
+``library_sort``, forward sweep and templates alike; srcad reads a call of it as a call of
+``f`` when it differentiates the code again: :func:`original`): with no duck array
 among the arguments the function itself runs; with one, its library's form from
 :func:`forms` (lazy on Dask), or a :class:`srcad.errors.BackendError` naming the library and
 the function where the library has none. Nothing is computed some other way.
@@ -15,8 +17,7 @@ the function where the library has none. Nothing is computed some other way.
 The gradient helpers of ``np.sort`` (:func:`srcad.runtime.numpy_shape.grad_sort`) take their
 library's form from here too (routed as ``np.sort`` is).
 
-Imports ``srcad.errors`` and the runtime's ``arrays``, ``numpy_extra``, ``numpy_shape``,
-``registry``.
+Imports ``srcad.errors`` and the runtime's ``arrays``, ``numpy_extra``, ``numpy_shape``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from ..errors import BackendError
 from . import arrays
 from .numpy_extra import square_chunks
 from .numpy_shape import grad_sort, tangent_sort
-from .registry import helper
 
 #: the functions whose calls duck-array code routes through :func:`library_form`, by name,
 #: beside every function of SciPy's that is not a ufunc (:func:`routed`)
@@ -69,7 +69,6 @@ def _name_of(fn):
     return f"{public}.{name}"
 
 
-@helper("runtime")
 def library_form(fn):
     """``fn`` as a function of its arguments' library: ``fn`` itself for NumPy arrays and
     numbers, the library's own form for another library's arrays (:func:`forms`)."""
@@ -82,12 +81,21 @@ def library_form(fn):
 _MADE = {}
 
 
+def original(fn):
+    """The function a library's form stands for; ``fn`` itself for any other object."""
+    return fn.fn if type(fn) is _Form else fn
+
+
 class _Form:
     """``fn`` dispatched on the library of the first duck array among its arguments."""
 
     def __init__(self, fn, name):
         self.fn = fn
         self.name = name
+        self.__name__ = getattr(fn, "__name__", name)
+
+    def __repr__(self):
+        return f"<{self.name} in the arguments' library>"
 
     def __call__(self, *args, **kwargs):
         like = arrays.first_duck(list(args) + list(kwargs.values()))
@@ -176,6 +184,7 @@ def _take_sorted(a, t, axis):
 def _dask_blockwise_by_order(block_fn, value, a, axis):
     """``block_fn(a, value, axis)`` on blocks that hold the whole axis (flat ``a`` and
     ``value`` for ``axis=None``)."""
+    a = _da().asarray(a)  # a NumPy a beside a Dask gradient: in Dask too
     if axis is None:
         return _dask_blockwise_by_order(block_fn, np.reshape(value, (-1,)),
                                         np.reshape(a, (-1,)), 0)
@@ -187,7 +196,7 @@ def _dask_blockwise_by_order(block_fn, value, a, axis):
 def _dask_grad_sort(g, a, axis=-1):
     """The gradient of ``np.sort(a, axis)`` for a Dask ``a``: ``g`` put back where each value
     came from, block by block along the whole axis (the stable order, as NumPy's)."""
-    return np.reshape(_dask_blockwise_by_order(_put_back, g, a, axis), a.shape)
+    return np.reshape(_dask_blockwise_by_order(_put_back, g, a, axis), np.shape(a))
 
 
 def _dask_tangent_sort(t, a, axis=-1):
