@@ -255,3 +255,43 @@ def test_hvp_differentiates_the_routed_code_again(name):
     got = lazily(srcad.hvp(f), _dask(x, 2), _dask(v, 2))
     assert isinstance(got, da.Array)
     assert_close(got.compute(), want)
+
+
+# ---------------------------------------------------------------- SciPy's elementwise wrappers
+# scipy.special.polygamma and zeta are Python over ufuncs (they convert their arguments): the
+# gradient of digamma, and of gammaln at second order, reads them
+special = pytest.importorskip("scipy.special")
+POINTS = np.linspace(1.5, 4.0, 6)
+
+
+def _digamma(x):
+    return np.sum(special.digamma(x) * np.arange(1.0, 7.0))
+
+
+def _polygamma(x):
+    return np.sum(special.polygamma(1, x) * special.gammaln(x))
+
+
+def _multigammaln(x):
+    return np.sum(special.multigammaln(x, 3))
+
+
+@pytest.mark.parametrize("f", [_digamma, _polygamma], ids=lambda f: f.__name__)
+def test_elementwise_scipy_wrappers_on_dask_are_lazy_and_numpys(f):
+    _check(f, (POINTS,), (_dask(POINTS, 2),))
+    v = np.cos(POINTS)
+    got = lazily(srcad.hvp(f), _dask(POINTS, 2), _dask(v, 2))
+    assert_close(got.compute(), srcad.hvp(f)(POINTS, v))
+
+
+def test_zeta_and_multigammaln_on_dask():
+    """zeta's Dask form (which srcad's code calls) is lazy and gives SciPy's numbers;
+    multigammaln has none: refused, naming Dask and the function."""
+    from srcad.runtime.routes import library_form
+
+    got = lazily(library_form(special.zeta), 3.0, _dask(POINTS, 2))
+    assert isinstance(got, da.Array)
+    assert_close(got.compute(), special.zeta(3.0, POINTS))
+    with pytest.raises(srcad.BackendError, match="scipy.special.multigammaln") as info:
+        lazily(srcad.grad(_multigammaln), _dask(POINTS, 2))
+    assert "dask" in str(info.value)

@@ -266,6 +266,17 @@ def _dask_cho_solve(c_and_lower, b, **kwargs):
     return _dask_solve_triangular(c, first, trans=1 if lower else 0, lower=lower)
 
 
+def _dask_elementwise(name):
+    """Dask's form of an elementwise SciPy function that is not a ufunc (``polygamma``:
+    Python over ufuncs, which converts its arguments first): the function block by block,
+    the arguments broadcast and aligned as for a ufunc (``da.elemwise``)."""
+    def form(*args, **kwargs):
+        elemwise = importlib.import_module("dask.array.core").elemwise
+        return elemwise(getattr(importlib.import_module("scipy.special"), name), *args, **kwargs)
+
+    return form
+
+
 # ---------------------------------------------------------------- CuPy (untested here: no GPU)
 def _dispatched_grad_sort(g, a, axis=-1):
     """The gradient of ``np.sort`` with calls NumPy's dispatch hands to the array's library
@@ -286,22 +297,27 @@ def _dispatched_tangent_sort(t, a, axis=-1):
 
 def _cupy_forms():
     """CuPy's forms: ``np.sort`` and ``np.argsort`` reach CuPy through NumPy's dispatch;
-    SciPy's functions through ``cupyx.scipy.linalg`` where it has them."""
-    sorts = {"np.sort": np.sort, "grad_sort": _dispatched_grad_sort,
+    SciPy's functions through ``cupyx.scipy``'s modules of the same names, where they have
+    them (``cupyx.scipy.linalg.solve_triangular``, ``cupyx.scipy.special.polygamma``)."""
+    found = {"np.sort": np.sort, "grad_sort": _dispatched_grad_sort,
              "tangent_sort": _dispatched_tangent_sort}
-    try:
-        module = importlib.import_module("cupyx.scipy.linalg")
-    except ImportError:
-        return sorts
-    return {**sorts, **{f"scipy.linalg.{n}": getattr(module, n) for n in dir(module)
-                        if not n.startswith("_")}}
+    for module in ("linalg", "special"):
+        try:
+            cupyx = importlib.import_module(f"cupyx.scipy.{module}")
+        except ImportError:
+            continue
+        found.update((f"scipy.{module}.{n}", getattr(cupyx, n)) for n in dir(cupyx)
+                     if not n.startswith("_") and callable(getattr(cupyx, n)))
+    return found
 
 
 _DASK = {"np.sort": _dask_sort, "grad_sort": _dask_grad_sort,
          "tangent_sort": _dask_tangent_sort, "scipy.linalg.inv": _dask_inv,
          "scipy.linalg.solve": _dask_solve, "scipy.linalg.cholesky": _dask_cholesky,
          "scipy.linalg.solve_triangular": _dask_solve_triangular,
-         "scipy.linalg.cho_solve": _dask_cho_solve}
+         "scipy.linalg.cho_solve": _dask_cho_solve,
+         **{f"scipy.special.{n}": _dask_elementwise(n)
+            for n in ("polygamma", "zeta")}}
 _FOUND = {"dask": _DASK}
 
 
