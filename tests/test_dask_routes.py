@@ -295,3 +295,28 @@ def test_zeta_and_multigammaln_on_dask():
     with pytest.raises(srcad.BackendError, match="scipy.special.multigammaln") as info:
         lazily(srcad.grad(_multigammaln), _dask(POINTS, 2))
     assert "dask" in str(info.value)
+
+
+# ---------------------------------------------------------------- scipy.stats' distributions
+stats = pytest.importorskip("scipy.stats")
+MEANS = np.cos(np.arange(6.0))
+
+
+def _norm(x, m):
+    return np.sum(stats.norm.logpdf(x, m, 2.0) + stats.norm.logcdf(x * m))
+
+
+def _norm_keyword(x, m):
+    return np.sum(stats.norm.logpdf(x, loc=m))
+
+
+def test_distribution_methods_on_dask_are_lazy_and_numpys():
+    """A distribution's elementwise methods (logpdf, logcdf, ...) run block by block, their
+    arguments aligned as a ufunc's (chunks of 2 and of 3 here)."""
+    _check(_norm, (POINTS, MEANS), (_dask(POINTS, 2), _dask(MEANS, 3)))
+
+
+def test_an_array_by_keyword_is_refused_with_the_rewrite():
+    with pytest.raises(srcad.BackendError, match="loc=") as info:
+        lazily(srcad.grad(_norm_keyword, wrt=(0, 1)), _dask(POINTS, 2), _dask(MEANS, 2))
+    assert "pass loc by position" in info.value.hint

@@ -29,8 +29,8 @@ same number for every element), rewritten here on the tree:
   none. srcad reads a call of the form as a call of ``f`` (the same numbers:
   :func:`srcad.runtime.routes.original`), so the code can be differentiated again. The
   callee is found by its spelling (a dotted name that no local of the generated function
-  rebinds, read in the helpers, the user's closure and globals, through modules only),
-  forward sweep and templates alike.
+  rebinds, read in the helpers, the user's closure and globals, through modules and
+  SciPy's objects only), forward sweep and templates alike.
 
 Code made for NumPy arrays never passes through here.
 
@@ -94,8 +94,9 @@ class _Spread(ast.NodeTransformer):
         if not isinstance(node, ast.Name) or node.id in self.local or node.id not in self.names:
             return None
         obj = self.names[node.id]
-        for part in reversed(path):
-            if not isinstance(obj, self.modules):
+        for part in reversed(path):  # through modules, and SciPy's objects (scipy.stats.norm)
+            if not isinstance(obj, self.modules) and not (
+                    getattr(type(obj), "__module__", None) or "").startswith("scipy."):
                 return None
             obj = getattr(obj, part, None)
         return obj

@@ -102,7 +102,7 @@ class _Form:
         if like is None:
             return self.fn(*args, **kwargs)
         lib = arrays.library(like)
-        form = forms(lib).get(self.name)
+        form = _form_of(lib, self.name, self.fn)
         if form is None:
             raise _missing(like, self.name)
         return form(*args, **kwargs)
@@ -115,7 +115,8 @@ _TO_NUMPY = {"dask": "x.compute()", "cupy": "cupy.asnumpy(x)"}
 def _missing(like, name):
     """The error for ``name`` called on ``like``'s arrays, which their library has no form of."""
     lib = arrays.library(like)
-    has = sorted(n for n in forms(lib) if "." in n)
+    has = sorted(n for n in forms(lib) if "." in n) + (sorted(_ELEMENTWISE) + [
+        "scipy.stats's distributions' pdf, logpdf, cdf, ..."] if lib == "dask" else [])
     return arrays.placed(BackendError(
         f"{name} on {lib} arrays ({type(like).__name__}): {lib} has no form of it, and "
         f"{name} itself would convert the array to NumPy (a lazy one computed into memory)",
@@ -124,15 +125,15 @@ def _missing(like, name):
         f"{', '.join(has) if has else 'none of these'}"))
 
 
-def _unsupported(like, name, what):
+def _unsupported(like, name, what, instead=None):
     """The error for ``name`` called on ``like``'s arrays with ``what``, which the library's
-    form of ``name`` does not take."""
+    form of ``name`` does not take (``instead``: what to write)."""
     lib = arrays.library(like)
     return arrays.placed(BackendError(
         f"{name} with {what} on {lib} arrays ({type(like).__name__}): {lib}'s form of "
-        f"{name} takes no {what}", construct=f"{name} with {what}",
+        f"{name} does not take it", construct=f"{name} with {what}",
         hint=f"make the arguments NumPy arrays first ({_TO_NUMPY.get(lib, 'np.asarray(x)')}), "
-        f"or call {name} without {what}"))
+        f"or {instead or f'call {name} without {what}'}"))
 
 
 def _options(like, name, kwargs, allowed=()):
@@ -266,14 +267,38 @@ def _dask_cho_solve(c_and_lower, b, **kwargs):
     return _dask_solve_triangular(c, first, trans=1 if lower else 0, lower=lower)
 
 
-def _dask_elementwise(name):
-    """Dask's form of an elementwise SciPy function that is not a ufunc (``polygamma``:
-    Python over ufuncs, which converts its arguments first): the function block by block,
-    the arguments broadcast and aligned as for a ufunc (``da.elemwise``)."""
+def _dask_elementwise(fn, name):
+    """Dask's form of ``fn``, an elementwise SciPy function that is not a ufunc
+    (``polygamma``: Python over ufuncs, which converts its arguments first): ``fn`` block by
+    block, the positional arguments broadcast and aligned as for a ufunc (Dask's
+    ``elemwise``); an array given by keyword is refused (it would not be aligned)."""
     def form(*args, **kwargs):
+        for key, value in kwargs.items():
+            if np.ndim(value):
+                raise _unsupported(arrays.first_duck([*args, value]), name,
+                                   f"an array given by keyword ({key}=)",
+                                   f"pass {key} by position")
         elemwise = importlib.import_module("dask.array.core").elemwise
-        return elemwise(getattr(importlib.import_module("scipy.special"), name), *args, **kwargs)
+        return elemwise(fn, *args, **kwargs)
 
+    return form
+
+
+#: SciPy's elementwise functions that are not ufuncs, and the methods of its distributions
+#: that are elementwise in their arguments (``scipy.stats.norm.logpdf``)
+_ELEMENTWISE = frozenset(("scipy.special.polygamma", "scipy.special.zeta"))
+_ELEMENTWISE_METHODS = frozenset(("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf", "ppf",
+                                  "isf", "pmf", "logpmf"))
+
+
+def _form_of(lib, name, fn):
+    """``lib``'s form of ``fn`` (named ``name``), or None."""
+    form = forms(lib).get(name)
+    parts = name.split(".")
+    if form is None and lib == "dask" and (name in _ELEMENTWISE or (
+            parts[:2] == ["scipy", "stats"] and len(parts) == 4
+            and parts[3] in _ELEMENTWISE_METHODS)):
+        form = _dask_elementwise(fn, name)
     return form
 
 
@@ -315,9 +340,7 @@ _DASK = {"np.sort": _dask_sort, "grad_sort": _dask_grad_sort,
          "tangent_sort": _dask_tangent_sort, "scipy.linalg.inv": _dask_inv,
          "scipy.linalg.solve": _dask_solve, "scipy.linalg.cholesky": _dask_cholesky,
          "scipy.linalg.solve_triangular": _dask_solve_triangular,
-         "scipy.linalg.cho_solve": _dask_cho_solve,
-         **{f"scipy.special.{n}": _dask_elementwise(n)
-            for n in ("polygamma", "zeta")}}
+         "scipy.linalg.cho_solve": _dask_cho_solve}
 _FOUND = {"dask": _DASK}
 
 
