@@ -4,7 +4,8 @@
     python benchmarks/gpu_check.py --rows 4000000
 
 The same plain NumPy functions as tests/test_cupy.py (tests/array_family.py: the logistic and
-least-squares losses, elementwise chains, reductions over each axis, broadcasting, products)
+least-squares losses, elementwise chains, reductions over each axis, broadcasting, products,
+and np.sort and scipy.linalg, which srcad calls in CuPy's own form: srcad/runtime/routes.py)
 are differentiated with CuPy arrays and with NumPy arrays; each gradient must agree to 1e-12
 (relative to its largest entry). Then the logistic loss's gradient is timed on both at
 ``--rows`` x ``--features``. Without CuPy or without a GPU it says so and exits 0: run it on a
@@ -23,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
 
-from array_family import FAMILY, INDEXING, W_NP, X_NP, Y_NP, logistic  # noqa: E402
+from array_family import FAMILY, INDEXING, ROUTED, W_NP, X_NP, Y_NP, logistic  # noqa: E402
 
 import srcad  # noqa: E402
 
@@ -54,7 +55,7 @@ def check(cp):
     number that differ or crash (a refusal, BackendError, is not counted: CuPy may lack
     np.add.at)."""
     wrong = 0
-    cases = [(f, (0, 1, 2), (W_NP, X_NP, Y_NP)) for f in FAMILY]
+    cases = [(f, (0, 1, 2), (W_NP, X_NP, Y_NP)) for f in FAMILY + ROUTED]
     cases += [(f, 0, (X_NP[:6],)) for f, _ in INDEXING]
     for f, wrt, args in cases:
         want = srcad.grad(f, wrt=wrt)(*args)
@@ -112,7 +113,7 @@ def main():
         return 0
     wrong = check(cp)
     timings(cp, args.rows, args.features)
-    total = len(FAMILY) + len(INDEXING)
+    total = len(FAMILY) + len(ROUTED) + len(INDEXING)
     print(f"gpu_check: {total - wrong} of {total} functions as NumPy or refused")
     return 1 if wrong else 0
 

@@ -22,7 +22,7 @@ import numpy as np
 from . import pipeline, pytrees, rules
 from .backend import dispatch, numba_backend
 from .core import env, functions, ir
-from .core.kinds import item_kinds, kind_of_value, with_complex
+from .core.kinds import any_duck, item_kinds, kind_of_value, with_complex
 from .errors import SrcadError, WrtError
 from .frontend import entry
 from .frontend.lower_callees import classes_of
@@ -440,7 +440,8 @@ def _jvp_function(f, names, primals, backend="python"):
         elif records:
             parsed = pytrees.rewrite(pipeline.read(target), records)
         fn, text = pipeline.tangent(target, names, kinds, items, parsed=parsed,
-                                    fixed=classes_of(values), backend=backend)
+                                    fixed=classes_of(values), backend=backend,
+                                    ducks=any_duck(values.values()))
     fn.__srcad_source__ = text
     if records:
         fn = _jvp_with_records(fn, records, transformed)

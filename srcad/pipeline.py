@@ -176,11 +176,12 @@ MODES = ("grad", "value_and_grad", "vjp")
 
 
 def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, split=False,
-             fixed=None, backend="python"):
+             fixed=None, backend="python", ducks=False):
     """Run the passes up to the reverse sweep for arguments of these kinds (and, for arrays,
     ranks; for a callee's ``*args``/``**kwargs``, ``arity``: see :class:`srcad.calls.Arity`;
     ``fixed``: the classes of objects passed, see :func:`to_ssa`; ``backend``: the callees
-    are split for it, see :data:`NUMBA_CALLEES`)."""
+    are split for it, see :data:`NUMBA_CALLEES`; ``ducks``: for Dask or CuPy arrays, the
+    callees too, see :data:`DUCK_CALLEES`)."""
     fn, namer = to_ssa(func, parsed, arity, fixed)
     unknown = [w for w in wrt if w not in fn.params]
     if unknown:  # never a silent zero: a gradient is asked of a name the code does not have
@@ -190,7 +191,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
             filename=fn.source.filename, lineno=fn.source.first_line,
             hint="give the function the parameters it is called with")
     kinds, items = made_for(func, kinds), made_items(func, items)
-    analysis = Analysis(fn, kinds, wrt, items, ranks, callees=_callees(backend),
+    analysis = Analysis(fn, kinds, wrt, items, ranks, callees=_callees(backend, ducks),
                         param_stacks=made_stacks(func))
     alias.check(fn, analysis)
     optimise.dead_code(fn)  # the writes alias.check needed to see
@@ -223,8 +224,9 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     ranks = {p: rank_of_value(v) for p, v in arg_values.items()}
     # an object's class is part of the cache key (its type): self.method(...) names its code
     fixed = classes_of(arg_values)
+    ducks = any_duck(arg_values.values())
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks,
-                                                 fixed=fixed, backend=backend)
+                                                 fixed=fixed, backend=backend, ducks=ducks)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     if backend == "numba":
         numba_stacks.realise(gen, namer, spelled)
@@ -233,8 +235,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                     holomorphic, check_real=backend == "python")
     floats = [p for p, v in arg_values.items() if type(v) is float]
     fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats, spelled)
-    if any_duck(arg_values.values()):  # Dask, CuPy: one call written otherwise
-        fdef = duck.for_duck_arrays(fdef, spelled.get("np", "np"))
+    if ducks:  # Dask, CuPy: a few calls written otherwise
+        fdef = _for_ducks(fdef, func, fn, spelled, namer, gen.cells)
     if backend == "numba":
         fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells,
                                                 gen.hoisted_stacks)
@@ -257,15 +259,16 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
 
 @_serialised
 def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, fixed=None,
-            backend="python"):
+            backend="python", ducks=False):
     """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``
     (``parsed``: ``func``'s tree as :func:`read` gives it, changed: see :func:`to_ssa`;
     ``fixed``: the functions and objects passed (see :func:`to_ssa`); ``backend="numba"``:
-    compiled by Numba at its first call (see :func:`adjoint`))."""
+    compiled by Numba at its first call (see :func:`adjoint`); ``ducks``: the arguments hold
+    Dask or CuPy arrays, see :mod:`srcad.backend.duck`)."""
 
     fn, namer = to_ssa(func, parsed, arity=arity, fixed=fixed)
     analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
-                        callees=_callees(backend), param_stacks=made_stacks(func))
+                        callees=_callees(backend, ducks), param_stacks=made_stacks(func))
     alias.check(fn, analysis)
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis, forward=True)
@@ -283,6 +286,8 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     # all positional: the tangents follow the parameters
     fdef = _function(label, _arguments([], list(fn.params) + tangents, []), body)
     fdef = _tidy(fdef, namer.temps | fwd.temp_tangents, namer.grads, (), spelled)
+    if ducks:  # Dask, CuPy arguments (the cache key has their types): as in adjoint
+        fdef = _for_ducks(fdef, func, fn, spelled, namer, fwd.cells)
     # the helpers the tidied tree reads (a user's spelling may name one too)
     helpers = set(fwd.used_helpers) | emit.helpers_read(fdef, spelled)
     if backend == "numba":
@@ -298,13 +303,23 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     return compiled, compiled.__srcad_source__
 
 
-def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"):
+def _for_ducks(fdef, func, fn, spelled, namer, cells):
+    """``fdef`` written for duck arrays (:mod:`srcad.backend.duck`); ``cells`` gains those
+    the rewrite reads."""
+    visible = dict(func.__globals__)
+    visible.update(fn.source.closure)
+    fdef, made = duck.for_duck_arrays(fdef, spelled, emit.HELPER_OBJECTS, visible, namer.fresh)
+    cells.update(made)
+    return fdef
+
+
+def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python", ducks=False):
     """Fill ``entry`` (a :class:`srcad.calls.Split`) with ``func``'s forward and backward parts
     (for array arguments of these ``ranks``, where the caller knows them); ``backend="numba"``:
     both parts compiled by Numba (when the code calling them is), their stacks one per saved
     value (:func:`srcad.backend.numba_stacks.realise`)."""
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, arity=arity, split=True,
-                                                 ranks=ranks, backend=backend)
+                                                 ranks=ranks, backend=backend, ducks=ducks)
     entry.result_kind = analysis.kind(gen.result)
     kept, branch_only = gen.kept
     numba = backend == "numba"
@@ -339,6 +354,9 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
     temps = namer.temps | gen.temp_grads
     fwd_def = _tidy(fwd_def, temps, namer.grads, (), spelled)
     bwd_def = _tidy(bwd_def, temps, namer.grads, (), spelled)
+    if ducks:  # a callee of code for Dask or CuPy arrays (DUCK_CALLEES)
+        fwd_def = _for_ducks(fwd_def, func, fn, spelled, namer, gen.cells)
+        bwd_def = _for_ducks(bwd_def, func, fn, spelled, namer, gen.cells)
     if numba:
         fwd_def, fwd_cells = numba_backend.check(fwd_def, func, spelled, namer, gen.cells,
                                                  gen.hoisted_stacks)
@@ -404,8 +422,8 @@ def _changes_in_place(trees, name_):
     return False
 
 
-def _make_tangent(func, wrt, kinds, arity=None, backend="python"):
-    return tangent(func, wrt, kinds, inner=True, arity=arity, backend=backend)[0]
+def _make_tangent(func, wrt, kinds, arity=None, backend="python", ducks=False):
+    return tangent(func, wrt, kinds, inner=True, arity=arity, backend=backend, ducks=ducks)[0]
 
 
 #: the user functions programs call: split and compiled by this pipeline on demand
@@ -415,10 +433,16 @@ derivatives.CALLEES[:] = [CALLEES]  # derivatives called in code, split at run t
 NUMBA_CALLEES = calls.Callees(to_ssa, functools.partial(make_split, backend="numba"),
                               functools.partial(_make_tangent, backend="numba"))
 NUMBA_CALLEES.compiles_all = True  # a call with nothing to differentiate is compiled too
+#: the same for code made for Dask or CuPy arrays: their parts written for them too
+#: (:mod:`srcad.backend.duck`), apart from those NumPy code calls
+DUCK_CALLEES = calls.Callees(to_ssa, functools.partial(make_split, ducks=True),
+                             functools.partial(_make_tangent, ducks=True))
 
 
-def _callees(backend):
-    return NUMBA_CALLEES if backend == "numba" else CALLEES
+def _callees(backend, ducks=False):
+    if backend == "numba":
+        return NUMBA_CALLEES
+    return DUCK_CALLEES if ducks else CALLEES
 
 
 def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple=False,

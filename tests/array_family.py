@@ -127,3 +127,30 @@ def write_fancy(X):
 INDEXING = [(index_ellipsis, True), (index_new_axis, True), (index_rows, True),
             (write_slice, True), (write_mask, True), (index_mask, False),
             (index_fancy, False), (write_fancy, False)]
+
+
+# functions NumPy's dispatch does not hand to the array's library (srcad/runtime/routes.py):
+# np.sort, and SciPy's linear algebra, called in the library's own form
+def sorted_rows(w, X, y):
+    return (np.sum(np.sort(X * w, axis=0)[-3:])
+            + np.sum(np.sort(X[:, 1] * w[0] + y, axis=None)[:4]))
+
+
+try:
+    import scipy.linalg
+except ImportError:  # SciPy is optional: the family is then np.sort's alone
+    scipy = None
+
+
+def normal_equations(w, X, y):
+    A = X.T @ X + np.eye(COLS)
+    return np.sum(scipy.linalg.solve(A, X.T @ y + w) ** 2)
+
+
+def triangular(w, X, y):
+    L = np.tril(X[:COLS] + 2.0 * np.eye(COLS))
+    c = scipy.linalg.cholesky(X.T @ X + np.eye(COLS), lower=True)
+    return np.sum(scipy.linalg.solve_triangular(L, w, lower=True) * (c @ w))
+
+
+ROUTED = [sorted_rows] + ([normal_equations, triangular] if scipy else [])

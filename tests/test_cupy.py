@@ -5,7 +5,7 @@ one)."""
 
 import numpy as np
 import pytest
-from array_family import COLS, FAMILY, IDS, RNG, W_NP, X_NP, Y_NP, vector_output
+from array_family import COLS, FAMILY, IDS, RNG, ROUTED, W_NP, X_NP, Y_NP, vector_output
 
 import srcad
 
@@ -23,7 +23,7 @@ def assert_close(got, want):
     assert np.max(np.abs(got - want), initial=0.0) <= 1e-12 * scale
 
 
-@pytest.mark.parametrize("f", FAMILY, ids=IDS)
+@pytest.mark.parametrize("f", FAMILY + ROUTED, ids=IDS + [f.__name__ for f in ROUTED])
 def test_grad_equals_numpy(f):
     want = srcad.grad(f, wrt=(0, 1, 2))(W_NP, X_NP, Y_NP)
     got = srcad.grad(f, wrt=(0, 1, 2))(cp.asarray(W_NP), cp.asarray(X_NP), cp.asarray(Y_NP))

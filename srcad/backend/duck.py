@@ -19,18 +19,33 @@ same number for every element), rewritten here on the tree:
   or refuse (a CuPy one); the ufunc keeps it in its library (on a Python number it gives
   ``math``'s value, to rounding).
 
+* a call of a function ``f`` that NumPy's dispatch does not hand to the array's library
+  (:func:`srcad.runtime.routes.routed`: ``np.sort``, which Dask lacks and computes; SciPy's
+  functions but its ufuncs, which convert their arguments to NumPy arrays; the gradient
+  helpers of ``np.sort``) calls ``f``'s form in the library of its arguments instead
+  (:func:`srcad.runtime.routes.library_form`), bound to a name of the generated function
+  (``library_sort``, ``library_solve``): the library's own form where it has one (lazy on
+  Dask), a :class:`srcad.BackendError` naming the library and the function where it has
+  none. srcad reads a call of the form as a call of ``f`` (the same numbers:
+  :func:`srcad.runtime.routes.original`), so the code can be differentiated again. The
+  callee is found by its spelling (a dotted name that no local of the generated function
+  rebinds, read in the helpers, the user's closure and globals, through modules and
+  SciPy's objects only), forward sweep and templates alike.
+
 Code made for NumPy arrays never passes through here.
 
-Imports only NumPy and ``srcad.transform.nodes``.
+Imports NumPy, ``srcad.runtime.routes`` and ``srcad.transform.nodes``.
 """
 
 from __future__ import annotations
 
 import ast
+import types
 
 import numpy as np
 
-from ..transform.nodes import attr, call
+from ..runtime import routes
+from ..transform.nodes import attr, call, name
 
 #: functions of ``math`` that NumPy has as ufuncs of the same name and meaning, with their
 #: number of arguments (not ``floor``/``ceil``/``trunc``, which give ints in ``math``;
@@ -43,14 +58,48 @@ _SAME_AS_NUMPY = {
 }
 
 
-def for_duck_arrays(fdef, np_name="np"):
-    """``fdef`` with the two calls above written in ``x``'s library."""
-    return _Spread(np_name).visit(fdef)
+def for_duck_arrays(fdef, spelled, helper_objects, visible, fresh):
+    """``(fdef, cells)``: ``fdef`` with the calls above written in ``x``'s library, and the
+    cells it reads the routed functions' forms from, by name (``spelled``: each helper's
+    spelling in ``fdef``; ``helper_objects``: helper name -> object; ``visible``: the user's
+    globals and closure values, name -> value; ``fresh``: a new name from a stem)."""
+    names = dict(visible)
+    names.update((spelled.get(h, h), obj) for h, obj in helper_objects.items())
+    local = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
+    local |= {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
+              and not isinstance(n.ctx, ast.Load)}
+    modules = tuple({type(obj) for obj in helper_objects.values()
+                     if type(obj).__name__ == "_LazyModule"}) + (types.ModuleType,)
+    spread = _Spread(spelled.get("np", "np"), fresh, names, local, modules)
+    fdef = spread.visit(fdef)
+    return fdef, {n: types.CellType(form) for n, form in spread.forms.values()}
 
 
 class _Spread(ast.NodeTransformer):
-    def __init__(self, np_name):
+    def __init__(self, np_name, fresh, names, local, modules):
         self.np_name = np_name
+        self.fresh = fresh
+        self.forms = {}  # routed function -> (name, its form)
+        self.names = names  # spelling -> object, for the names no local rebinds
+        self.local = local
+        self.modules = modules  # the objects whose attributes a callee is looked up in
+
+    def _callee(self, node):
+        """The object a callee's spelling (``np.sort``, ``scipy.linalg.solve``, ``solve``)
+        names, or None."""
+        path = []
+        while isinstance(node, ast.Attribute):
+            path.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id in self.local or node.id not in self.names:
+            return None
+        obj = self.names[node.id]
+        for part in reversed(path):  # through modules, and SciPy's objects (scipy.stats.norm)
+            if not isinstance(obj, self.modules) and not (
+                    getattr(type(obj), "__module__", None) or "").startswith("scipy."):
+                return None
+            obj = getattr(obj, part, None)
+        return obj
 
     def _np_call(self, node, name, nargs):
         if not isinstance(node, ast.Call):  # np.shape(x) or a literal shape (2, 3)
@@ -77,6 +126,13 @@ class _Spread(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         fn = node.func
+        callee = self._callee(fn)
+        if routes.routed(callee):
+            if callee not in self.forms:
+                form = routes.library_form(callee)
+                self.forms[callee] = (self.fresh(f"library_{callee.__name__}"), form)
+            node.func = name(self.forms[callee][0])
+            return node
         if (isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name)
                 and fn.value.id == "math" and fn.attr in _SAME_AS_NUMPY
                 and len(node.args) == _SAME_AS_NUMPY[fn.attr] and not node.keywords

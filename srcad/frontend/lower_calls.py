@@ -21,7 +21,7 @@ import gast
 
 from ..core import functions, ir
 from ..core.ir import Const, Var
-from ..runtime import containers
+from ..runtime import containers, routes
 from . import writes
 from .lower_exprs import dotted, root_name
 from .lower_spread import CONSUMERS
@@ -98,8 +98,9 @@ class Calls:
         if not isinstance(func, (gast.Name, gast.Attribute)):
             return self.call_atom(self.expr(func), node, hint, spliced,
                                   "the result of an expression")
-        fn = self.resolve_dotted(func)
-        if inspect.isfunction(fn):
+        resolved = self.resolve_dotted(func)
+        fn = routes.original(resolved)  # library_sort (code for Dask arrays): np.sort
+        if inspect.isfunction(fn) and fn is resolved:
             # the callee's defaults fill its call: they are read (and guarded) like the name
             path = dotted(func).split(".")
             for attr in ("__defaults__", "__kwdefaults__"):

@@ -14,6 +14,7 @@ from . import (  # noqa: F401 (their helpers enter the registry)
     derivatives,
     helpers,
     numpy_helpers,
+    routes,
     scipy_helpers,
     scipy_ode,
 )

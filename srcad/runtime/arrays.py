@@ -59,7 +59,9 @@ def placed(error):
     """``error`` (a :class:`srcad.errors.SrcadError` made while generated code runs) with the
     user's file and line: the innermost generated function on the stack runs in the user's
     module (its ``__file__``), and the backward sweep's comment ``# line N: ...`` above the
-    statement running names the user's line (forward-mode code has none: no line then)."""
+    statement running names the user's line; where none does (the forward sweep, forward-mode
+    code), the generated function's file name names the user's function and its first line
+    (``<srcad grad_f of model.py:12 #3>``)."""
     import linecache
     import sys
 
@@ -81,7 +83,12 @@ def placed(error):
                 error.construct = f"{source.strip()}  ({error.construct})" if (
                     error.construct) else source.strip()
             error.args = (error._format(),)
-            break
+            return error
+    label = frame.f_code.co_filename[len("<srcad "):].rpartition(" #")[0]
+    where, _, line = label.rpartition(" of ")[2].rpartition(":")
+    if where and line.isdigit():
+        error.filename, error.lineno = where, int(line)
+        error.args = (error._format(),)
     return error
 
 
