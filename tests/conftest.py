@@ -3,9 +3,17 @@
 A test that takes an argument `corpus_item` runs once per (case, input) pair of the whole corpus;
 `straight_item` runs over the straight-line functions only. Each item is a `(case, args)` pair
 and the test id is `module.function-k` for the k-th input.
+
+Numba's on-disk cache (srcad.backend.numba_cache) goes to a directory of this run's own unless
+SRCAD_CACHE_DIR is set: tests neither read a cache left by older code nor fill the user's.
 """
 
+import os
+import tempfile
+
 from corpus import ALL, STRAIGHT
+
+os.environ.setdefault("SRCAD_CACHE_DIR", tempfile.mkdtemp(prefix="srcad-test-cache-"))
 
 _CORPORA = {"corpus_item": ALL, "straight_item": STRAIGHT}
 
