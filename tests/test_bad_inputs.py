@@ -100,7 +100,7 @@ ROWS = [
     # (a **kwargs parameter is differentiated now: tests/test_programs_entry.py)
     # --- calls with neither source nor rule ---------------------------------------------------
     Bad("method of an argument", g(bad.calls_method_of_unknown_object, 1.5, _Obj()),
-        srcad.MissingRuleError, ("compute",)),
+        srcad.UnsupportedSyntaxError, ("compute", "function stored in the object")),
     Bad("str.format", g(bad.formats_with_method, 1.5), srcad.MissingRuleError, ("format",)),
     Bad("complex()", g(bad.builds_complex, 1.5), srcad.MissingRuleError, ("may be complex",)),
     Bad("math.lgamma", g(bad.calls_lgamma, 1.5), srcad.MissingRuleError, ("lgamma",)),
