@@ -32,7 +32,8 @@ from ..core import ir
 from ..core.kinds import ANY, ARRAY, SEQ
 from ..errors import MutationError
 from ..rules import registry
-from .memory import MUTATORS, Aliases, ir_mutable, names_of
+from .memory import Aliases
+from .memory_tables import MUTATORS, ir_mutable, names_of
 
 
 class _Liveness:

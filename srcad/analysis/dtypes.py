@@ -90,18 +90,26 @@ def inexact_values(analysis):
     names = {n for s in ir.walk(fn.body) for n in ir.defined_by(s)}
     names |= {p.target for s in ir.walk(fn.body) for p in getattr(s, "phis", ())}
     known = set(names) | set(analysis.wrt)
+    builds = {s.target: s.value.args for s in ir.walk(fn.body) if isinstance(s, ir.Assign)
+              and isinstance(s.value, ir.Prim) and s.value.fn in (ir.BUILD_LIST,
+                                                                  ir.BUILD_TUPLE)}
+    for stmt in ir.walk(fn.body):  # ys.append("a"): not the literal's items alone
+        value = getattr(stmt, "value", None)
+        if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and value.args and (
+                isinstance(value.args[0], ir.Var)):
+            builds.pop(value.args[0].name, None)
     changed = True
     while changed:
         changed = False
         for stmt in ir.walk(fn.body):
-            for target, ok in _facts(stmt, known, analysis, augmented):
+            for target, ok in _facts(stmt, known, analysis, augmented, builds):
                 if target in known and not ok:
                     known.discard(target)
                     changed = True
     return known
 
 
-def _facts(stmt, known, analysis, augmented):
+def _facts(stmt, known, analysis, augmented, builds):
     """(name, whether this statement shows it inexact) for what ``stmt`` defines."""
 
     def atom(a):
@@ -116,7 +124,7 @@ def _facts(stmt, known, analysis, augmented):
         if stmt.target in augmented:  # y += v keeps y's dtype (or NumPy raises)
             yield stmt.target, atom(ir.Var(augmented[stmt.target]))
         elif isinstance(value, ir.Prim):
-            yield stmt.target, _prim(value, atom, analysis, stmt.target)
+            yield stmt.target, _prim(value, atom, analysis, stmt.target, builds)
         else:
             yield stmt.target, atom(value)
     elif isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
@@ -136,7 +144,7 @@ def _facts(stmt, known, analysis, augmented):
         yield phi.target, all(atom(s) for s in phi.sources if s is not None and s != ir.UNSET)
 
 
-def _prim(prim, atom, analysis, target):
+def _prim(prim, atom, analysis, target, builds):
     fn, args, kwargs = prim.fn, prim.args, prim.kwargs
     if isinstance(fn, ir.Build):
         return all(atom(a) for a in (args[1::2] if fn is ir.BUILD_DICT else args))
@@ -175,7 +183,7 @@ def _prim(prim, atom, analysis, target):
         return bool(args) and atom(args[0])
     if _in(fn, _OF_ITEMS):
         arrays = args[:1] if fn in (np.array, np.asarray, np.asanyarray) else args
-        return bool(arrays) and all(atom(a) for a in arrays)
+        return bool(arrays) and all(atom(a) or _promoted(a, atom, builds) for a in arrays)
     if analysis.kinds.get(target) == SEQ:
         return bool(operands) and all(atom(a) for a in operands)
     if isinstance(fn, np.ufunc):  # (signature='ll->l' picks an integer loop)
@@ -184,6 +192,26 @@ def _prim(prim, atom, analysis, target):
     if _in(fn, _ARITH) or registry.has_rule(fn) and not registry.is_nondiff(fn):
         return any(atom(a) for a in operands)
     return False
+
+
+def _promoted(a, atom, builds):
+    """Whether ``a`` is a list or tuple literal that NumPy makes an inexact array of: an
+    inexact item among integers and booleans (``np.array([1, x0])`` is a float array)."""
+    return _leaves(a, atom, builds, 0) is True
+
+
+def _leaves(a, atom, builds, depth):
+    """True: a literal (of literals) of numbers with an inexact one among them; False: of
+    integers and booleans only; None: anything else."""
+    if atom(a):
+        return True
+    if isinstance(a, ir.Const) and type(a.value) in (int, bool):
+        return False
+    items = builds.get(a.name) if isinstance(a, ir.Var) and depth < 8 else None
+    found = [_leaves(i, atom, builds, depth + 1) for i in items or ()]
+    if not found or None in found:
+        return None
+    return any(found)
 
 
 def _may_name_a_type(atom, analysis):

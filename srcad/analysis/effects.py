@@ -29,7 +29,8 @@ import operator
 from ..core import functions, ir
 from ..core.kinds import SCALAR
 from ..rules import registry
-from .memory import (
+from .memory import Aliases
+from .memory_tables import (
     _ARITH,
     FRESH_ATTRS,
     FRESH_METHODS,
@@ -37,7 +38,6 @@ from .memory import (
     VIEW_ATTRS,
     VIEW_FUNCS,
     VIEW_METHODS,
-    Aliases,
     ir_mutable,
     safe_in,
 )

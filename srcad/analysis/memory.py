@@ -7,7 +7,7 @@ Objects are tokens: ``("new", name)`` for what the statement defining ``name`` m
 ``("arg", p, "items")`` for what an argument list holds and ``("new", name, "item", k)`` for
 the object at place ``k`` of a list srcad made itself (``zeros_like``'s gradients).
 
-Imports only ``srcad.core``, ``srcad.errors``, ``srcad.rules`` and ``srcad.runtime``.
+Imports only ``srcad.core``, ``srcad.runtime`` and :mod:`srcad.analysis.memory_tables`.
 """
 
 from __future__ import annotations
@@ -16,57 +16,28 @@ import operator
 
 import numpy as np
 
-from ..core import ir
+from ..core import functions, ir
 from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
-from ..rules import registry
-from ..runtime import containers, family_of
-
-#: methods that change their object: the hint for each (None: differentiated on local lists)
-MUTATORS = {
-    "append": None, "pop": None,
-    "insert": "build a new list: ys = ys[:i] + [v] + ys[i:]",
-    "extend": "build a new list: ys = ys + list(more)",
-    "remove": "build a new list without the item (a comprehension)",
-    "reverse": "ys = ys[::-1]",
-    "sort": "use ys = sorted(ys) for a list, y = np.sort(y) for an array",
-    "clear": "start a new list: ys = []",
-    "fill": "y = np.full_like(y, v)",
-    "resize": "y = np.resize(y, shape)",
-    "put": "flat = y.ravel().copy(); flat[ind] = v; y = flat.reshape(y.shape)",
-    "itemset": "y[i] = v",
-    "partition": "y = np.partition(y, k)",
-    "update": "build a new dict: d = {**d, **other} outside, or pass the values in",
-    "setdefault": "read with d.get(k, default) and build the new dict outside",
-    "popitem": "read the items you need and build the new dict outside",
-    "add": "build a new set", "discard": "build a new set",
-    "byteswap": "y = y.byteswap()", "setflags": "leave the array's flags alone",
-}
-
-#: methods and attributes whose result may be (a view of) the object's own memory
-VIEW_METHODS = {"reshape", "ravel", "view", "transpose", "swapaxes", "squeeze", "diagonal",
-                "conj", "conjugate", "getfield"}
-VIEW_ATTRS = {"T", "mT", "real", "imag", "flat", "base", "data"}
-#: methods and attributes whose result is new (or holds no memory that can be written)
-FRESH_METHODS = {"copy", "astype", "flatten", "tolist", "sum", "mean", "prod", "max", "min",
-                 "std", "var", "dot", "cumsum", "cumprod", "round", "clip", "any", "all",
-                 "argmax", "argmin", "argsort", "nonzero", "count", "index", "item",
-                 "trace", "format", "keys", "values", "items", "get", "__len__"}
-FRESH_ATTRS = {"shape", "ndim", "size", "dtype", "nbytes", "itemsize", "strides"}
-#: functions whose result may be (a view of) an argument's memory
-VIEW_FUNCS = {np.asarray, np.asanyarray, np.reshape, np.ravel, np.transpose, np.swapaxes,
-              np.moveaxis, np.rollaxis, np.squeeze, np.expand_dims, np.atleast_1d,
-              np.atleast_2d, np.atleast_3d, np.broadcast_to, np.broadcast_arrays,
-              np.diagonal, np.diag, np.real, np.imag, np.flip, np.fliplr, np.flipud,
-              np.rot90, np.ascontiguousarray, np.asfortranarray, np.require, np.split,
-              np.array_split, np.hsplit, np.vsplit, np.dsplit, np.conjugate,
-              np.lib.stride_tricks.as_strided}
-
-
-def safe_in(fn, collection):
-    try:
-        return fn in collection
-    except TypeError:
-        return False
+from ..runtime import family_of
+from .memory_tables import (
+    _ARITH,
+    _COPIES,
+    _FRESH_ITEMS,
+    _SHARED_ITEMS,
+    FRESH_ATTRS,
+    FRESH_METHODS,
+    MUTATORS,
+    VIEW_ATTRS,
+    VIEW_FUNCS,
+    VIEW_METHODS,
+    _einsum_view,
+    _fresh_result,
+    _generated,
+    _may_keep,
+    _union,
+    ir_mutable,
+    safe_in,
+)
 
 
 class _Places:
@@ -158,7 +129,52 @@ class _Places:
         return held
 
 
-class Aliases(_Places):
+class _Calls:
+    """A mixin of :class:`Aliases`: what a call of your function returns (read from the
+    function, :func:`result_memory`), and whether an index makes a copy."""
+
+    def _callee_memory(self, prim):
+        """``(own, held)`` of a user function's result, in its own tokens, or None."""
+        callees = self.an.callees
+        if callees is None or not functions.is_user_function(prim.fn) or _generated(prim.fn):
+            return None
+        try:
+            arguments, _, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
+        except TypeError:
+            return None
+        if not all(isinstance(a, (ir.Var, ir.Const)) for a in arguments.values()):
+            return None
+        self._arguments = arguments
+        kinds = {p: self.an.kind(a) for p, a in arguments.items()}
+        return callees.result_memory(prim.fn, kinds, arity)
+
+    def _token(self, token, target, table, result):
+        """A token of a callee's result as the caller's objects: what the callee made is
+        made by the call (the result itself ``("new", target)``, what it holds apart)."""
+        if token[0] == "new":
+            return frozenset({("new", target) if token in result else (
+                "new", target, "in", *token[1:])})
+        if token[0] == "arg":
+            atom = self._arguments.get(token[1])
+            if atom is None:
+                return frozenset({("global", "?")})
+            return self.mem(atom, self.held if len(token) > 2 else table)
+        if token[0] == "global" and token[1] != "?":
+            self.globals_seen.setdefault(token[:2], "a global your function returns")
+        return frozenset({token})
+
+    def _advanced(self, index):
+        """Whether an array index is advanced (an integer or boolean array): a copy."""
+        items = index.items if isinstance(index, ir.Index) else (index,)
+        for item in items:
+            if isinstance(item, ir.Const) and isinstance(item.value, (list, np.ndarray)):
+                return True
+            if isinstance(item, ir.Var) and self.an.kinds.get(item.name) == ARRAY:
+                return True  # (a name of kind SEQ may hold a tuple of slices: a view)
+        return False
+
+
+class Aliases(_Places, _Calls):
     """``own[v]``: the objects value ``v`` may be or be a view of; ``held[v]``: those and
     the objects it may hold. Objects are tokens: ("new", name), ("arg", name),
     ("global", id)."""
@@ -368,7 +384,7 @@ class Aliases(_Places):
             return
         if isinstance(fn, ir.Method):
             base = args[0]
-            if fn.name in FRESH_METHODS:
+            if fn.name in FRESH_METHODS and not _may_keep(value):
                 items = self._contents(base) if isinstance(base, ir.Var) and (
                     base.name in self.opaque) else (
                     self.mem(base, self.held) - self.mem(base, self.own))
@@ -382,7 +398,7 @@ class Aliases(_Places):
                     "copy", "values", "items", "tolist") else frozenset()))
                 if fn.name in ("values", "items"):
                     self._opaque_if(target, base)
-            elif fn.name in VIEW_METHODS:
+            elif fn.name in VIEW_METHODS or fn.name == "astype":  # astype(.., copy=False)
                 self._set(target, self.mem(base, self.own), self.mem(base, self.held))
                 self._opaque_if(target, base)
                 if self.is_array(base):
@@ -416,7 +432,7 @@ class Aliases(_Places):
         copied = value.kwargs.get("copy")  # np.array(y, copy=True) always copies
         if safe_in(fn, VIEW_FUNCS) or fn is np.array and copied is not None and not (
                 isinstance(copied, ir.Const) and copied.value is True) or _einsum_view(value):
-            self._set(target, every, every)
+            self._set(target, every | fresh, every | fresh)  # np.asarray(ys): new
             self.opaque.add(target)  # np.split(b, 2): a list of views of b
             return
         if fn in (operator.add, operator.mul) and self.an.kinds.get(target) == SEQ:
@@ -439,19 +455,23 @@ class Aliases(_Places):
                 self.fresh_items.add(("new", target))
             self._set(target, fresh, fresh | items)
             return
-        self._set(target, every, every)  # a function of yours may return its argument
+        facts = self._callee_memory(value)
+        if facts is not None:  # what your function returns, read from it
+            own, held = (_union(self._token(t, target, table, facts[0]) for t in side)
+                         for side, table in zip(facts, (self.own, self.held)))
+            self._set(target, own, held)
+            if held - own:
+                self.opaque.add(target)
+            return
+        # a function srcad does not read may return its argument, a new object
+        # (np.arange(3.0)), or, when it is a function of yours, a global
+        unknown = frozenset({("global", "?")}) if self.an.callees is not None and (
+            functions.is_user_function(fn)) and not _generated(fn) else frozenset()
+        if unknown:
+            self.globals_seen[("global", "?")] = f"that {getattr(fn, '__name__', fn)}() returns"
+        self._set(target, every | fresh | unknown, every | fresh | unknown)
         if not _generated(fn):
             self.opaque.add(target)  # ... or a tuple of views of it
-
-    def _advanced(self, index):
-        """Whether an array index is advanced (an integer or boolean array): a copy."""
-        items = index.items if isinstance(index, ir.Index) else (index,)
-        for item in items:
-            if isinstance(item, ir.Const) and isinstance(item.value, (list, np.ndarray)):
-                return True
-            if isinstance(item, ir.Var) and self.an.kinds.get(item.name) == ARRAY:
-                return True  # (a name of kind SEQ may hold a tuple of slices: a view)
-        return False
 
     # ---------------------------------------------------------------- liveness
 
@@ -501,53 +521,6 @@ def _may_be_list(name, analysis, defs, seen=None):
     return True
 
 
-def _generated(fn):
-    """Whether ``fn`` is code srcad generated (a callee's backward part, differentiated again):
-    what it returns in a tuple are gradients it made, not views of its arguments."""
-    code = getattr(fn, "__code__", None)
-    return code is not None and code.co_filename.startswith("<srcad ")
-
-
-def _einsum_view(prim):
-    """Whether ``prim`` is ``np.einsum`` of one array (``'ii->i'``, ``'ij->ji'``): NumPy
-    returns a writeable view of it where no label is summed."""
-    if prim.fn is not np.einsum:
-        return False
-    arrays = [a for a in prim.args if not (isinstance(a, ir.Const) and isinstance(
-        a.value, (str, list, tuple)))]
-    return len(arrays) <= 1
-
-
-def ir_mutable(value):
-    return isinstance(value, (list, dict, set, np.ndarray, bytearray))
-
-
-def _union(sets):
-    out = frozenset()
-    for s in sets:
-        out = out | s
-    return out
-
-
-def names_of(atoms):
-    return {v.name for a in atoms if a is not None for v in ir.atoms_in(a)}
-
-
-_ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
-          operator.mod, operator.pow, operator.neg, operator.pos, operator.matmul, abs,
-          operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
-          operator.not_, operator.contains, operator.invert, operator.and_, operator.or_,
-          operator.xor, len, range, float, int, round, min, max, sum, np.copy}
-
-
-#: srcad's own runtime helpers that build a new value (generated code differentiated again)
-_FRESH_HELPERS = {"fill", "zeros_like", "scatter", "cleared", "total", "copy_tangent", "add",
-                  "added_at"}
-#: ... and those among them whose list result holds its arguments' objects (see _assign)
-_SHARED_ITEMS = {"fill", "cleared", "added_at"}
-#: ... and those among them whose list result holds a new object at every index
-_FRESH_ITEMS = {"zeros_like", "grad_array"}
-
 
 def _uses(body):
     """name -> how many places read it (merges and loop tests included)."""
@@ -577,22 +550,17 @@ def _const_indices(stmt):
     return (index,) if ok else ()
 
 
-def _fresh_result(fn):
-    """Whether ``fn`` certainly returns a new object (or a number)."""
-    if family_of(fn) == "runtime" and fn.__name__ in _FRESH_HELPERS:
-        return True
-    if family_of(fn) and getattr(fn, "__name__", None) == "where":
-        return False  # srcad's scalar where(c, a, b) is a or b itself
-    if safe_in(fn, _ARITH) or isinstance(fn, (np.ufunc, ir.BoolOp)):
-        return fn not in (min, max)  # max(a, b) is one of its arguments
-    if getattr(fn, "__module__", None) == "math":
-        return True
-    return registry.has_rule(fn) or registry.is_nondiff(fn)
 
-
-# ---------------------------------------------------------------- the checks
-
-
-#: calls making a new list or dict of what their argument holds
-_COPIES = (list, tuple, sorted, dict, containers.dict_values, containers.dict_items,
-           containers.dict_keys)
+def result_memory(fn, analysis):
+    """``(own, held)``: the objects ``fn``'s result may be (or be a view of) and may hold, as
+    tokens of ``fn``'s own (:class:`Aliases`): ``("arg", p)``, ``("arg", p, "items")``,
+    ``("global", id)``, ``("new", name, ...)``. What a caller reads for a write into the result
+    of a call (``z = helper(y); z[0] = v``): a write into ``y`` itself, into a global, or into
+    a new array."""
+    aliases = Aliases(fn, analysis)
+    own, held = frozenset(), frozenset()
+    for stmt in ir.walk(fn.body):
+        if isinstance(stmt, ir.Return) and stmt.value is not None:
+            own = own | aliases.mem(stmt.value, aliases.own)
+            held = held | aliases.mem(stmt.value, aliases.held)
+    return own, held

@@ -32,7 +32,7 @@ from ..errors import MissingRuleError
 from ..rules import registry
 from ..runtime import family_of
 from .dtypes import inexact_type, inexact_values
-from .memory import safe_in
+from .memory_tables import safe_in
 
 #: parameters that only take integers, booleans, strings or dtypes (NumPy raises on a float),
 #: so a value reaching them carries no derivative

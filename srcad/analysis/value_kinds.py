@@ -30,6 +30,10 @@ _MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
 #: srcad's own helpers whose result has the structure of one argument (its position)
 _SHAPED_LIKE = {"zeros_like": 0, "grad_array": 1, "cleared": 0, "fill": 1, "added_at": 0}
 #: products whose result for two vectors is a number
+#: array constructors: their result is always a new NumPy array (0-d included)
+_MADE = (np.zeros, np.ones, np.empty, np.full, np.arange, np.eye, np.identity, np.tri,
+         np.linspace)
+_MADE_LIKE = (np.zeros_like, np.ones_like, np.empty_like, np.full_like)
 _PRODUCTS = (np.dot, np.inner, np.vdot, np.matmul, operator.matmul)
 _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
           operator.mod, operator.floordiv, operator.neg, operator.pos, operator.matmul}
@@ -106,6 +110,9 @@ class ValueKinds:
             fn = registry.methods.get(fn.name)
             if fn is None:
                 return ANY
+        if any(fn is m for m in _MADE) or kinds and kinds[0] == ARRAY and any(
+                fn is m for m in _MADE_LIKE):
+            return ARRAY  # np.zeros(3), np.arange(3.0): a new array (mutable, of its own)
         out = _einsum_output(prim)
         if out is not None:
             return ARRAY if out else SCALAR  # np.einsum("ij,jk->ik", ...): the output's axes

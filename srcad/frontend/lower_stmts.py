@@ -157,6 +157,12 @@ class Statements:
                                  "itself: y[np.unravel_index(i, y.shape)] = v (or y = "
                                  "y.ravel().copy(); y[i] = v; y = y.reshape(shape))")
             if not isinstance(obj, Var) or not isinstance(target.value, gast.Name):
+                if getattr(node, "srcad_augmented", False):
+                    raise self.error(node, f"an augmented assignment ({_op(node)}=) into an "
+                                     "item of an expression", hint="index the array once "
+                                     f"(y[i, j] {_op(node)}= v), or change a copy of the "
+                                     f"inner list and put it back: row = list(ys[i]); row[j] = "
+                                     f"row[j] {_op(node)} v; ys[i] = row")
                 raise self.error(node, "assignment into a subscript of an expression",
                                  hint="assign into a named array: y[i] = v")
             index = self.index(target.slice)
@@ -172,6 +178,10 @@ class Statements:
             if obj.name in self.dicts_built:
                 self.dicts_built.add(name)  # still a dict built here
         elif isinstance(target, gast.Attribute):
+            if getattr(node, "srcad_augmented", False):
+                raise self.error(node, f"an augmented assignment ({_op(node)}=) to an "
+                                 "attribute", hint=f"keep the new value in a name: v = "
+                                 f"obj.{target.attr} {_op(node)} w, and use v")
             raise self.error(node, "writing an attribute (obj.attr = ...)",
                              hint="srcad differentiates values, not objects: return the new "
                              "value, or pass it as an argument")
@@ -232,3 +242,13 @@ def same(a, b):
     if isinstance(a, Var) and isinstance(b, Var):
         return a.name == b.name
     return False
+
+
+_OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
+        gast.Mod: "%", gast.Pow: "**", gast.MatMult: "@", gast.BitAnd: "&", gast.BitOr: "|",
+        gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>"}
+
+
+def _op(node):
+    """The operator of an augmented assignment (``*`` for ``y[0][1] *= v``)."""
+    return _OPS.get(type(getattr(node.value, "op", None)), "op")

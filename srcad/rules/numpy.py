@@ -133,9 +133,11 @@ defvjp(np.fmin, "a, b", a="g * ((a == ans) / (1.0 + (a == b)))",
 
 # ---------------------------------------------------------------- selection (grad_clip)
 defvjp(np.clip, "a, a_min=None, a_max=None", a="grad_clip(g, a, a_min, a_max)",
-       a_min="g * (a < a_min)", a_max="g * (a > a_max)", broadcast=True)
+       a_min="grad_clip_bound(g, a, a_min, a_max, False)",
+       a_max="grad_clip_bound(g, a, a_min, a_max, True)", broadcast=True)
 defvjp(np.clip, "a, *, min=None, max=None", a="grad_clip(g, a, min, max)",
-       min="g * (a < min)", max="g * (a > max)", broadcast=True)  # x.clip(min=0)
+       min="grad_clip_bound(g, a, min, max, False)",
+       max="grad_clip_bound(g, a, min, max, True)", broadcast=True)  # x.clip(min=0)
 defvjp(np.where, "condition, x, y", x="where(condition, g, 0.0)",
        y="where(condition, 0.0, g)", broadcast=True)
 
@@ -463,6 +465,8 @@ defhelper(H.grad_trace, "value, a, offset=0, axis1=0, axis2=1",
           value="np.trace(g, offset, axis1, axis2)")
 defhelper(H.grad_clip, "value, a, a_min, a_max", value="grad_clip(g, a, a_min, a_max)",
           broadcast=True)
+defhelper(H.grad_clip_bound, "value, a, a_min, a_max, upper",
+          value="grad_clip_bound(g, a, a_min, a_max, upper)", broadcast=True)
 defhelper(H.grad_astype, "value, a, dtype", value="grad_astype(g, value, dtype)")
 defhelper(H.grad_dot_a, "value, a, b", value="unbroadcast(np.dot(g, b), value)",
           b="grad_dot_b(value, g, b)")

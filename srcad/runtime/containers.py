@@ -308,16 +308,19 @@ def insert_position(seq, i):
 
 @helper("runtime")
 def pop_value(seq, i=-1):
-    """What ``seq.pop(i)`` leaves in the list ``seq`` (the item itself is read as ``seq[i]``
-    before), made on a copy."""
-    out = _a_list(seq, "pop")
+    """What ``seq.pop(i)`` leaves in the list (or dict) ``seq`` (the item itself is read as
+    ``seq[i]`` before), made on a copy."""
+    out = dict(seq) if isinstance(seq, dict) else _a_list(seq, "pop")
     out.pop(i)
     return out
 
 
 @helper("runtime")
 def pop_position(seq, i=-1):
-    """The position of the item ``seq.pop(i)`` takes (``i`` from the end when negative)."""
+    """The position of the item ``seq.pop(i)`` takes (``i`` from the end when negative; the
+    key ``i`` of a dict)."""
+    if isinstance(seq, dict):
+        return i
     i = int(i)
     return i + len(seq) if i < 0 else i
 
@@ -346,8 +349,8 @@ def clear_value(seq):
 @helper("runtime")
 def without_item(grad, k):
     """``grad`` (a list's gradient) without its item at position ``k``: the gradient of a list
-    from that of the list with an item inserted at ``k``."""
-    out = list(grad)
+    from that of the list with an item inserted at ``k`` (a dict's: without its key ``k``)."""
+    out = dict(grad) if isinstance(grad, dict) else list(grad)
     del out[k]
     return out
 
@@ -355,7 +358,10 @@ def without_item(grad, k):
 @helper("runtime")
 def with_zero_at(grad, seq, k):
     """``grad`` with a zero (shaped like ``seq[k]``) put back at ``k``: the gradient of ``seq``
-    from that of ``seq`` without its item ``k``."""
+    from that of ``seq`` without its item ``k`` (a dict's: with the key ``k`` again, in its
+    place)."""
+    if isinstance(seq, dict):
+        return {key: _zeros(seq[k]) if key == k else grad[key] for key in seq}
     out = list(grad)
     out.insert(k, _zeros(seq[k]))
     return out

@@ -219,16 +219,39 @@ def grad_trace(g, a, offset=0, axis1=0, axis2=1):
 # ---------------------------------------------------------------- element-wise helpers
 
 
+def _clip_parts(a, a_min, a_max):
+    """Where ``np.clip(a, a_min, a_max)`` takes ``a``, ``a_min`` and ``a_max``, as masks.
+
+    NumPy computes ``minimum(maximum(a, a_min), a_max)``: crossed bounds (``a_min > a_max``)
+    give ``a_max`` everywhere, and equal bounds a constant. A tie of ``a`` with one bound
+    goes to ``a`` (bounds included, as in PyTorch).
+    """
+    a = _asarray(a)
+    inside = np.ones(np.shape(a), dtype=bool)
+    low = np.zeros(np.shape(a), dtype=bool)
+    if a_min is not None:
+        inside = inside & (a >= a_min)
+        low = ~inside
+    if a_max is not None:
+        inside = inside & (a <= a_max)
+        if a_min is not None:
+            apart = np.asarray(a_min) < a_max
+            inside, low = inside & apart, low & apart
+    return inside, low, ~(inside | low)
+
+
 @helper("numpy")
 def grad_clip(g, a, a_min, a_max):
-    """Gradient of ``np.clip`` into ``a``: ``g`` where ``a_min <= a <= a_max`` (bounds
-    included, as in PyTorch), zero where the value was clipped."""
-    inside = np.ones(np.shape(a), dtype=bool)
-    if a_min is not None:
-        inside = inside & (_asarray(a) >= a_min)
-    if a_max is not None:
-        inside = inside & (_asarray(a) <= a_max)
-    return g * inside
+    """Gradient of ``np.clip`` into ``a``: ``g`` where the result is ``a`` (see
+    :func:`_clip_parts`), zero where the value was clipped."""
+    return g * _clip_parts(a, a_min, a_max)[0]
+
+
+@helper("numpy")
+def grad_clip_bound(g, a, a_min, a_max, upper):
+    """Gradient of ``np.clip`` into its lower (``upper=False``) or upper bound: ``g`` where the
+    result is that bound, crossed bounds included."""
+    return g * _clip_parts(a, a_min, a_max)[2 if upper else 1]
 
 
 @helper("numpy")

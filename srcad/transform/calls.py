@@ -24,7 +24,7 @@ import threading
 import types
 from dataclasses import dataclass
 
-from ..analysis import complexity, effects
+from ..analysis import complexity, effects, memory
 from ..analysis.analyse import Analysis
 from ..core import env, ir
 from ..core.functions import ByFunction, bind
@@ -229,6 +229,31 @@ class Callees:
             result = first or second
         except Exception:
             result = unreadable
+        finally:
+            self._in_progress.discard(key)
+        self._kinds[key] = (result, tuple(reads.values()))
+        return result
+
+    def result_memory(self, fn, kinds, arity=None):
+        """What ``fn``'s result may be and hold for arguments of these kinds
+        (:func:`srcad.analysis.memory.result_memory`), or None when srcad cannot tell
+        (``fn`` unreadable, or a recursive call still being worked out)."""
+        key = (fn, tuple(sorted(kinds.items())), arity, "memory")
+        known = self._kinds.get(key)
+        if known is not None and not env.stale(known[1]):
+            env.record_all(known[1])
+            return known[0]
+        if key in self._in_progress:
+            return None
+        self._in_progress.add(key)
+        try:
+            with env.collecting() as reads:
+                ir_fn, _ = self._to_ssa(fn, arity=arity)
+                analysis = Analysis(ir_fn, made_for(fn, kinds), (), made_items(fn, None),
+                                    callees=self, param_stacks=made_stacks(fn))
+                result = memory.result_memory(ir_fn, analysis)
+        except Exception:  # noqa: BLE001 - unreadable: the caller assumes the worst
+            result, reads = None, {}
         finally:
             self._in_progress.discard(key)
         self._kinds[key] = (result, tuple(reads.values()))
