@@ -101,7 +101,8 @@ for conv, write in itertools.product(_CONVERSIONS, _CONVERSION_WRITES):
 # ---------------------------------------------------------------- dict.pop
 for body in [
     'd = {"a": x[0], "b": x[1]}\nv = d.pop("a")\nreturn v * d["b"]',
-    'd = {"a": x[0], "b": x[1], "c": x * 2.0}\nv = d.pop("b")\nreturn v * d["a"] + np.sum(d["c"]) * v',
+    'd = {"a": x[0], "b": x[1], "c": x * 2.0}\nv = d.pop("b")\n'
+    'return v * d["a"] + np.sum(d["c"]) * v',
     'd = {"a": x[0], "b": x[1]}\nv = d.pop("a")\nd["a"] = v * 3.0\nreturn d["a"] * d["b"]',
     'd = {"a": x * 1.0, "b": x[1]}\nv = d.pop("a")\nreturn np.sum(v * x) * d["b"]',
     'd = {"a": x[0], "b": x[1]}\nv = d.pop("b")\nreturn v * x[2] + len(d) * d["a"]',

@@ -95,6 +95,22 @@ def test_exact_or_refused(programs, i):
         assert got.startswith("refused") and "=" in got, f"{body}\n{got}"  # says what to write
 
 
+_CLIPS = [i for i, (family, body, _) in enumerate(CASES)
+          if family == "clip" and body.startswith("c = np.clip(x, ") and "** 2" in body]
+
+
+@pytest.mark.parametrize("i", _CLIPS)
+def test_clip_forward_and_second_order(programs, i):
+    """``np.clip``'s bounds in forward mode and differentiated again: the Jacobian by jacfwd,
+    the Hessian against finite differences of srcad's (checked) gradient."""
+    f = getattr(programs[0], f"case_{i}")
+    x = np.array(POINTS[0])
+    np.testing.assert_allclose(srcad.jacfwd(f)(x.copy()), srcad.grad(f)(x.copy()), atol=1e-12)
+    hessian = srcad.hessian(f)(x.copy())
+    rows = [numerical_grad(lambda v, k=k: srcad.grad(f)(v.copy())[k], (x,), 0) for k in range(3)]
+    np.testing.assert_allclose(hessian, np.array(rows), rtol=1e-5, atol=1e-6)
+
+
 if __name__ == "__main__":
     import pathlib
     import tempfile
