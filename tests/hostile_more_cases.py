@@ -194,16 +194,35 @@ for op in ["+= x[2]", "*= x[1]", "-= 1.5"]:
     _add("appended", f"ys = []\nys.append(x[0])\nys.append(x[1])\nk = 1\nys[k] {op}\n"
          "return ys[0] * ys[1]", "exact")
 
-# ---------------------------------------------------------------- scalars, reductions, odd forms
+# ---------------------------------------------------------------- np.float64 (of an array: itself)
 for body in [
     "return np.float64(x[0]) * x[1] + float(np.float64(x[2]) ** 2)",
     "v = np.float64(x[0] * x[1])\nreturn v * v",
-    "return np.sum(x, initial=1.5) * x[0]",
-    "return np.sum(x ** 2, where=x > 0.0)",
+    "v = np.float64(x * 2.0)\nreturn np.sum(v * x)",
+    "v = np.float64(x * 1.0)\nv[0] = 3.0\nreturn np.sum(v * x)",
+    "return np.float64() + x[0]",
+]:
+    _add("float64", body, "exact")
+for body in [
+    "v = np.float64(x)\nv[0] = 3.0\nreturn np.sum(v * x)",
+    "y = x * 1.0\nv = np.float64(y)\nv *= 2.0\nreturn np.sum(v * y)",
+    "y = np.arange(3)\nv = np.float64(y)\nv[0] = x[0]\nreturn np.sum(v * x)",
+]:
+    _add("float64", body)
+
+# ---------------------------------------------------------------- reductions with initial=, where=
+_REDUCED = ["x ** 2", "np.outer(x, x ** 2)"]
+_REDUCTIONS = ["np.sum(v, initial=1.5)", "np.sum(v, where=v > 0.5)", "np.mean(v, where=v < 1.0)",
+               "np.sum(v, axis=0, where=v > 0.5, initial=x[1])", "v.sum(initial=x[0])",
+               "np.mean(v, axis=-1, keepdims=True, where=v < 2.0)", "v.mean(where=v > 0.1)",
+               "np.sum(v, 0, None, None, False, x[1] * 2.0)"]
+for v, reduction in itertools.product(_REDUCED, _REDUCTIONS):
+    _add("reductions", f"v = {v}\nr = {reduction}\nreturn np.sum(r ** 2) * x[2]", "exact")
+
+# ---------------------------------------------------------------- odd forms
+for body in [
     "return np.max(x, initial=-5.0) * x[1]",
     "return np.prod(x, initial=2.0)",
-    "return np.sum(x * x, where=[True, False, True], initial=0.5)",
-    "return np.mean(x ** 2, where=x < 1.0)",
     "return np.sum(np.diff(x, prepend=0.0) ** 2)",
     "return np.sum(np.diff(x, append=x[0]) ** 2)",
     "y = x * 2.0\nz = y\ndel y\nreturn np.sum(z * x)",

@@ -46,7 +46,8 @@ _ARITH = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.
 #: float by default: inexact unless dtype= says otherwise
 _FLOAT_MAKERS = {np.zeros, np.ones, np.empty, np.eye, np.identity, np.linspace, np.logspace,
                  np.geomspace, np.random.rand, np.random.randn, np.random.random,
-                 np.random.normal, np.random.uniform, np.random.standard_normal, float}
+                 np.random.normal, np.random.uniform, np.random.standard_normal, float,
+                 np.float64}
 #: the dtype of their first argument unless dtype= says otherwise
 _LIKE = {np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.copy}
 #: arrays of what they are given: inexact when every array or list given is

@@ -53,7 +53,7 @@ VIEW_FUNCS = {np.asarray, np.asanyarray, np.reshape, np.ravel, np.transpose, np.
               np.atleast_2d, np.atleast_3d, np.broadcast_to, np.broadcast_arrays,
               np.diagonal, np.diag, np.real, np.imag, np.flip, np.fliplr, np.flipud,
               np.rot90, np.ascontiguousarray, np.asfortranarray, np.require, np.split,
-              np.array_split, np.hsplit, np.vsplit, np.dsplit, np.conjugate,
+              np.array_split, np.hsplit, np.vsplit, np.dsplit, np.conjugate, np.float64,
               np.lib.stride_tricks.as_strided}
 
 

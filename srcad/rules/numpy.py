@@ -151,6 +151,15 @@ defvjp(np.sum, "a, axis=None, dtype=None, out=None, keepdims=False",
 defvjp(np.mean, "a, axis=None, dtype=None, out=None, keepdims=False",
        a="grad_mean(g, a, axis, keepdims)", kind="reduction", shape_only="a",
        uniform="g / a.size")
+# with initial= (added to every result) or where= (only the elements it marks)
+defvjp(np.sum, "a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True",
+       a="grad_sum(g, a, axis, keepdims) * where", initial="np.sum(g)", kind="reduction",
+       jvp=dict(a="np.sum(t, axis=axis, keepdims=keepdims, where=where)",
+                initial="t + 0.0 * ans"))
+defvjp(np.mean, "a, axis=None, dtype=None, out=None, keepdims=False, *, where=True",
+       a="grad_sum(g, a, axis, keepdims) * where / np.sum(np.broadcast_to(where, np.shape(a)), "
+         "axis=axis, keepdims=True)", kind="reduction",
+       jvp=dict(a="np.mean(t, axis=axis, keepdims=keepdims, where=where)"))
 defvjp(np.prod, "a, axis=None, dtype=None, out=None, keepdims=False",
        a="grad_prod(g, a, axis, keepdims)", kind="reduction", jvp=dict(a=REDUCE.format(
            "grad_prod(1.0, a, axis, keepdims)")))
@@ -570,6 +579,8 @@ nondiff(np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.f
 # conversion to an integer or boolean type (np.int64(x) truncates, as int(x) does)
 nondiff(np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
         np.intp, np.uintp, np.bool_)
+# conversion to float64: the value itself, as float(x) (an array stays an array)
+defvjp(np.float64, "x=0.0", x="g", broadcast=True)
 # comparisons and tests
 nondiff(np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
         np.isfinite, np.isnan, np.isinf, np.isneginf, np.isposinf, np.isclose, np.allclose,
