@@ -111,6 +111,8 @@ ex("numpy.clip(a, a_min, a_max)", "np.clip(a, lo, hi)", a=M, lo=("unit", S), hi=
 ex("numpy.clip(a, a_min, a_max)", "np.clip(a, -0.5, 0.5)", a=V)
 ex("numpy.clip(a, a_min, a_max)", "np.clip(a, -0.5, 0.5)", a=S)
 ex("numpy.clip(a, min, max)", "a.clip(min=lo, max=hi)", a=M, lo=("unit", S), hi=(1.5, V))
+ex("numpy.clip(a, a_min, a_max)", "np.clip(a, hi, lo)", a=M, lo=("unit", S), hi=(1.5, V))
+ex("numpy.clip(a, a_min, a_max)", "np.clip(a, lo, lo)", a=V, lo=("unit", S))
 ex("numpy.where(condition, x, y)", "np.where(c > 0, x, y)", c=V, x=S, y=V)
 ex("numpy.where(condition, x, y)", "np.where(c > 0, x, y)", c=M, x=M, y=S)
 
@@ -121,6 +123,13 @@ for name in ("sum", "mean", "prod", "max", "min", "amax", "amin"):
     ex(rid, f"np.{name}(a)", a=V)
     ex(rid, f"np.{name}(a, axis=1)", a=M)
     ex(rid, f"np.{name}(a, axis=0, keepdims=True)", a=M)
+SUM_WHERE = "numpy.sum(a, axis, dtype, out, keepdims, initial, where)"
+ex(SUM_WHERE, "np.sum(a, initial=b)", a=V, b=S)
+ex(SUM_WHERE, "np.sum(a, axis=1, where=a > 0.0, initial=b)", a=M, b=S)
+ex(SUM_WHERE, "a.sum(0, keepdims=True, where=a < 0.5)", a=M)
+ex("numpy.mean(a, axis, dtype, out, keepdims, where)", "np.mean(a, axis=1, where=a < 0.5)",
+   a=M)
+ex("numpy.mean(a, axis, dtype, out, keepdims, where)", "np.mean(a, where=a > -0.5)", a=V)
 for name in ("var", "std"):
     rid = f"numpy.{name}(a, axis, dtype, out, ddof, keepdims)"
     ex(rid, f"np.{name}(a)", a=V)
@@ -486,6 +495,10 @@ ex(HP + "std(value, a, result, axis, ddof, keepdims)", "H.grad_std(w, a, np.std(
 ex(HP + "cumsum(value, a, axis)", "H.grad_cumsum(w, a, 1)", w=M, a=M)
 ex(HP + "trace(value, a, offset, axis1, axis2)", "H.grad_trace(w, a)", w=S, a=(3, 3))
 ex(HP + "clip(value, a, a_min, a_max)", "H.grad_clip(w, a, -0.5, 0.5)", w=M, a=M)
+ex(HP + "clip_bound(value, a, a_min, a_max, upper)", "H.grad_clip_bound(w, a, -0.5, 0.5, True)",
+   w=M, a=M)
+ex(HP + "clip_bound(value, a, a_min, a_max, upper)", "H.grad_clip_bound(w, a, lo, 0.5, False)",
+   w=M, a=M, lo=("unit", S))
 ex(HP + "astype(value, a, dtype)", "H.grad_astype(w, a, float)", w=M, a=M)
 for name, (sw, sa, sb) in {"dot": ((2,), M, V), "matmul": ((2, 2), M, (3, 2)),
                            "inner": ((2,), M, V), "outer": ((3, 2), V, (2,)),
@@ -551,6 +564,8 @@ ex("builtins.abs(x)", "abs(x)", x=S)
 ex("builtins.abs(x)", "abs(x)", x=V)
 ex("builtins.pow(a, b)", "pow(a, b)", a=("pos", S), b=S)
 ex("builtins.float(x)", "float(x)", x=S)
+ex("numpy.float64(x)", "np.float64(x)", x=S)
+ex("numpy.float64(x)", "np.float64(x)", x=M)
 ex("builtins.sum(iterable, start)", "sum([a, b], c)", a=S, b=S, c=S)
 ex("builtins.sum(iterable, start)", "sum([a, b])", a=V, b=V)
 ex("builtins.sum(iterable, start)", "sum(a)", a=M)

@@ -159,8 +159,9 @@ class _Calls:
             if atom is None:
                 return frozenset({("global", "?")})
             return self.mem(atom, self.held if len(token) > 2 else table)
-        if token[0] == "global" and token[1] != "?":
-            self.globals_seen.setdefault(token[:2], "a global your function returns")
+        if token[0] == "global":
+            self.globals_seen.setdefault(token[:2], "a global your function returns" if (
+                token[1] != "?") else "that a function srcad does not follow may return")
         return frozenset({token})
 
     def _advanced(self, index):

@@ -146,12 +146,8 @@ defvjp(np.where, "condition, x, y", x="where(condition, g, 0.0)",
 # tangent weighted by the gradient of that result (the gradient for a seed of 1.0), summed
 REDUCE = "np.sum(t * {}, axis=axis, keepdims=keepdims)"
 EXTREMUM = dict(a=REDUCE.format("grad_extremum(1.0, a, ans, axis, keepdims)"))
-defvjp(np.sum, "a, axis=None, dtype=None, out=None, keepdims=False",
-       a="grad_sum(g, a, axis, keepdims)", kind="reduction", shape_only="a", uniform="g")
-defvjp(np.mean, "a, axis=None, dtype=None, out=None, keepdims=False",
-       a="grad_mean(g, a, axis, keepdims)", kind="reduction", shape_only="a",
-       uniform="g / a.size")
-# with initial= (added to every result) or where= (only the elements it marks)
+# with initial= (added to every result) or where= (only the elements it marks); registered
+# first, so the plain forms below are tried before them
 defvjp(np.sum, "a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True",
        a="grad_sum(g, a, axis, keepdims) * where", initial="np.sum(g)", kind="reduction",
        jvp=dict(a="np.sum(t, axis=axis, keepdims=keepdims, where=where)",
@@ -160,6 +156,11 @@ defvjp(np.mean, "a, axis=None, dtype=None, out=None, keepdims=False, *, where=Tr
        a="grad_sum(g, a, axis, keepdims) * where / np.sum(np.broadcast_to(where, np.shape(a)), "
          "axis=axis, keepdims=True)", kind="reduction",
        jvp=dict(a="np.mean(t, axis=axis, keepdims=keepdims, where=where)"))
+defvjp(np.sum, "a, axis=None, dtype=None, out=None, keepdims=False",
+       a="grad_sum(g, a, axis, keepdims)", kind="reduction", shape_only="a", uniform="g")
+defvjp(np.mean, "a, axis=None, dtype=None, out=None, keepdims=False",
+       a="grad_mean(g, a, axis, keepdims)", kind="reduction", shape_only="a",
+       uniform="g / a.size")
 defvjp(np.prod, "a, axis=None, dtype=None, out=None, keepdims=False",
        a="grad_prod(g, a, axis, keepdims)", kind="reduction", jvp=dict(a=REDUCE.format(
            "grad_prod(1.0, a, axis, keepdims)")))
