@@ -308,6 +308,9 @@ class _Jacobian:
         pair = self._split(args, key)
         if pair is not None:  # one forward part, then a backward part per row
             value, ctx = pair[0](*args)
+            if key is not None and type(value) is np.ndarray and value.dtype.char == "d" and (
+                    value.ndim):  # (key is in rows_of: float arguments, checked below before)
+                return _float_rows(value.shape, pair[1], ctx, args, index)
             backward = pair[1]
             if len(index) == 1:
                 def pullback(seed, *_):

@@ -169,10 +169,16 @@ defvjp(runtime.scatter, "value, like, index", zero="*", value="g[index]")
 defvjp(runtime.cleared, "value, index", zero="*", value="cleared(g, index)")
 defvjp(runtime.added_at, "grad, index, value", zero="*", grad="g", value="g[index]",
        jvp={"grad": "t", "value": "added_at(zeros_like(grad), index, t)"})
+# items_at(like, indices, values): zeros like the container, values added at indices
+defvjp(runtime.items_at, "like, indices, values", zero="*", values="picked(g, indices)",
+       jvp={"values": "items_at(like, indices, t)"})
+defvjp(runtime.picked, "grad, indices", zero="*", grad="items_at(grad, indices, g)",
+       jvp={"grad": "picked(t, indices)"})
 defvjp(runtime.expand, "value, like, axis=None, keepdims=False", zero="*",
        value="np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)")
 nondiff(runtime.sign, runtime.which_max, runtime.which_min, runtime.check_scalar,
-        runtime.check_holomorphic, runtime.zeros_like, runtime.layout)
+        runtime.check_holomorphic, runtime.zeros_like, runtime.layout, runtime.shape_of,
+        runtime.zeros_array)
 # copy_tangent(tangent, value): a writable copy of the tangent, broadcast to value's shape
 # (forward mode's code for y[i] = v), linear in the tangent: differentiated again when that
 # code is (a jvp called in differentiated code)

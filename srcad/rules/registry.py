@@ -67,6 +67,11 @@ GENERIC.update({
 })
 
 
+#: the parts of a :class:`Rule` read from what was written only when first asked for
+_PARSED = frozenset(("signature", "params", "templates", "zero", "shape_only", "uniform", "jvp",
+                     "ranks"))
+
+
 class Rule:
     """The vector-Jacobian templates of one function for one signature."""
 
@@ -78,7 +83,27 @@ class Rule:
         self.complex_out = complex_out  # "always", "never", None: as the operands
         self.complex_rule = None  # the form used when an operand may be complex
         self.name = name or getattr(fn, "__qualname__", repr(fn))
-        self.signature = _signature(signature, fn)
+        self.broadcast = broadcast
+        self.kind = kind
+        # why this rule has no forward form, if it has none (tests/test_rule_parity.py
+        # accepts a rule without one only with a reason here)
+        self.no_forward = no_forward
+        self.namespace = {}  # names a user rule's templates use, from where it was defined
+        self.user = False  # made by srcad.extend.defvjp (not one of srcad's own rules)
+        # the rule as written; read (signature and templates parsed) the first time one of
+        # _PARSED is asked for, so that ``import srcad`` parses only the rules a program uses
+        self._written = (signature, templates, jvp, shape_only, uniform, ranks, zero)
+
+    def __getattr__(self, attr):
+        # only called for attributes not yet set: the parsed parts of the rule
+        if attr in _PARSED and "_written" in self.__dict__:
+            self._parse_written()
+            return self.__dict__[attr]
+        raise AttributeError(attr)
+
+    def _parse_written(self):
+        signature, templates, jvp, shape_only, uniform, ranks, zero = self.__dict__.pop("_written")
+        self.signature = _signature(signature, self.fn)
         self.params = list(self.signature.parameters)
         reserved = {"g", "ans"} & set(self.params)
         if reserved:
@@ -90,8 +115,6 @@ class Rule:
             raise RuleError(f"rule for {self.name}: templates for unknown parameters {unknown}",
                             hint=f"the signature names {self.params}")
         self.templates = {p: _parse(t, self.name) for p, t in templates.items() if t is not None}
-        self.broadcast = broadcast
-        self.kind = kind
         # parameters with a zero derivative (piecewise constant in them, or read for their
         # shape); any other parameter without a template refuses a differentiated value
         if zero == "*":  # every parameter without a template (srcad's own gradient helpers)
@@ -113,11 +136,6 @@ class Rule:
         self.uniform = _parse(uniform, self.name) if uniform else None
         # forward mode: the tangent each argument adds, in ``t`` (that argument's tangent)
         self.jvp = {p: _parse(t, self.name) for p, t in (jvp or {}).items()}
-        # why this rule has no forward form, if it has none (tests/test_rule_parity.py
-        # accepts a rule without one only with a reason here)
-        self.no_forward = no_forward
-        self.namespace = {}  # names a user rule's templates use, from where it was defined
-        self.user = False  # made by srcad.extend.defvjp (not one of srcad's own rules)
         # (rank of each parameter, ...) -> templates for arrays of exactly those ranks
         self.ranks = {}
         for key, by_param in (ranks or {}).items():

@@ -73,7 +73,7 @@ def unbroadcast(value, like):
     if gshape == shape:
         return g
     if not shape:
-        return np.sum(g)
+        return g.sum() if type(g) is np.ndarray else np.sum(g)  # the method: no dispatch
     extra = len(gshape) - len(shape)
     if extra < 0 and math.prod(gshape) == 1:
         # the seed 1.0 of grad's output of size 1 but rank > 0 (an array of shape (1,)):
@@ -92,7 +92,8 @@ def unbroadcast(value, like):
 @helper("runtime")
 def unbroadcast_to(value, shape):
     """Sum ``value`` down to ``shape`` (what :func:`unbroadcast` does, given the shape)."""
-    if (value.shape if type(value) in _SHAPED else np.shape(value)) == shape:
+    kind = type(value)
+    if (value.shape if kind in _SHAPED else () if kind is float else np.shape(value)) == shape:
         return value  # the common case, without np.shape's Python-level call
     if type(value) is not np.ndarray and arrays.is_duck(value):  # no memory for the shape
         return unbroadcast(value, np.broadcast_to(0.0, shape))
@@ -195,6 +196,26 @@ def broadcast_as(value, like):
     if type(like) is not np.ndarray and arrays.is_duck(like):
         return arrays.spread(value, like)
     return np.broadcast_to(value, np.shape(like))
+
+
+@helper("runtime")
+def shape_of(x):
+    """``np.shape(x)``, its common cases first (an array, a number) without its dispatch."""
+    kind = type(x)
+    if kind is np.ndarray:
+        return x.shape
+    if kind is float or kind is np.float64 or kind is int:
+        return ()
+    return np.shape(x)
+
+
+@helper("runtime")
+def zeros_array(x):
+    """``np.zeros_like(x, dtype=float)`` (the zero gradient of an array), a NumPy array's
+    without ``np.zeros_like``'s dispatch."""
+    if type(x) is np.ndarray:
+        return np.zeros(x.shape)
+    return np.zeros_like(x, dtype=float)
 
 
 @helper("runtime")
@@ -456,14 +477,11 @@ def check_scalar(y, where=None):
 def scatter(value, like, index):
     """The gradient of ``like[index]``: zeros shaped like ``like``, ``value`` added at ``index``
     (a list for a list or tuple, a dict for a dict)."""
-    if type(like) is np.ndarray and type(value) is np.ndarray and value.dtype.kind == "f" and (
-            type(index) is slice or type(index) is int):
+    kind = type(value)
+    if type(like) is np.ndarray and (kind is float or kind is np.float64 or (
+            kind is np.ndarray and value.dtype.kind == "f")) and (
+            type(index) is slice or type(index) is int or _basic_index(index)):
         out = np.zeros(like.shape)  # the common cases, without the checks below
-        out[index] = value
-        return out
-    if (type(value) is float or type(value) is np.float64) and type(index) is int and type(
-            like) is np.ndarray:
-        out = np.zeros(like.shape)
         out[index] = value
         return out
     if isinstance(like, (list, tuple, dict)):
@@ -524,3 +542,43 @@ def cleared(value, index):
     out = np.array(value, dtype=complex if _is_complex(value) else float, copy=True)
     out[index] = 0.0
     return out
+
+
+@helper("runtime")
+def items_at(like, indices, values):
+    """``zeros_like(like)`` with ``values[k]`` added at ``indices[k]``: the gradient of a
+    list, tuple or dict whose items were read (``a, b = f(x)``), made at once instead of
+    zeros then an ``add`` per item. A float64 array or a number is placed as it is (the
+    backward sweep adds into an array in place only where it made the array itself), a list
+    or dict as a new one (a callee's backward part pops from its lists)."""
+    if type(like) is dict:
+        out = dict.fromkeys(like)
+    else:
+        out = [None] * len(like)
+    for i, v in zip(indices, values):
+        out[i] = _placed(v, like[i]) if out[i] is None else add(out[i], v)
+    for i, v in (out.items() if type(out) is dict else enumerate(out)):
+        if v is None:
+            out[i] = zeros_like(like[i])
+    return out
+
+
+def _placed(value, item):
+    """``add(zeros_like(item), value)`` sharing ``value``'s arrays where that adds nothing."""
+    kind = type(value)
+    if kind is np.ndarray:
+        if type(item) is np.ndarray and value.shape == item.shape and value.dtype.char in "dD":
+            return value
+    elif kind is float or kind is np.float64:
+        if isinstance(item, (int, float, np.number)):
+            return value
+    elif (kind is list or kind is tuple) and type(item) in (list, tuple) and (
+            len(value) == len(item)):
+        return [_placed(v, u) for v, u in zip(value, item)]
+    return add(zeros_like(item), value)
+
+
+@helper("runtime")
+def picked(grad, indices):
+    """The items of ``grad`` at ``indices`` (the gradient of :func:`items_at`'s values)."""
+    return [grad[i] for i in indices]

@@ -26,10 +26,17 @@ from .registry import helper
 
 # ---------------------------------------------------------------- reductions
 
+_NUMBERS = (float, np.float64, complex, np.complex128)  # a reduction's gradient, a number
+_FULL = 4096  # the most elements a number's gradient spreads over as a new array
+
 
 @helper("numpy")
 def grad_sum(g, a, axis=None, keepdims=False):
-    """Gradient of ``np.sum(a, axis, keepdims)``: ``g`` broadcast back over the summed axes."""
+    """Gradient of ``np.sum(a, axis, keepdims)``: ``g`` broadcast back over the summed axes.
+    A number spread over a small array is a new array of it (``np.full``: a fifth of the
+    cost of a broadcast view, whose fixed cost dominates below a few thousand elements)."""
+    if axis is None and type(a) is np.ndarray and type(g) in _NUMBERS and a.size <= _FULL:
+        return np.full(a.shape, g)
     shape = np.shape(a)
     if type(a) is not np.ndarray and duck_array(a):
         return _spread(_restore(g, shape, axis, keepdims), a)
@@ -39,6 +46,8 @@ def grad_sum(g, a, axis=None, keepdims=False):
 @helper("numpy")
 def grad_mean(g, a, axis=None, keepdims=False):
     """Gradient of ``np.mean``: the sum's gradient divided by the number of elements."""
+    if axis is None and type(a) is np.ndarray and type(g) in _NUMBERS and 0 < a.size <= _FULL:
+        return np.full(a.shape, g / a.size)
     shape = np.shape(a)
     scaled = _restore(g, shape, axis, keepdims) / _count(shape, axis)
     if type(a) is not np.ndarray and duck_array(a):

@@ -56,6 +56,7 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
         self.primal_of = {}  # gradient's name -> value
         self.temp_grads = set()  # gradients of temporaries: tidy may inline them
         self.fresh = set()  # array gradients holding an array no other name holds
+        self.items_made = {}  # container gradient -> (its items_at statement, indices, values)
         self.live = set()
         self.refs = {}  # id(block) -> primal names the backward code of that block reads
         self.primals = set(fn.params) | {n for s in ir.walk(fn.body) for n in ir.defined_by(s)}

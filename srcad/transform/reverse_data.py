@@ -31,14 +31,17 @@ class Data:
             self.ref(v.name, frame)
         if kind == SEQ or isinstance(index, ir.Const) and isinstance(index.value, str):
             # a container (a string key: a dict, whatever the analysis knew of it)
-            self.ensure_live(obj.name, code, frame)
             dobj = self.g(obj.name)
+            plain = not isinstance(index, (ir.Slice, ir.Index)) and self.an.kind(index) == SCALAR
+            if plain and self.items_at(obj, dobj, index, gname, code, frame):
+                return
+            self.ensure_live(obj.name, code, frame)
             elem = self.an.elems.get(obj.name, ANY)
 
             def item():
                 return subscript(dobj, nodes.expr(index))
 
-            if isinstance(index, (ir.Slice, ir.Index)) or self.an.kind(index) != SCALAR:
+            if not plain:
                 # a slice, or an index that may be a slice object: add structure to structure,
                 # into a new list (srcad refuses a slice assignment when it differentiates
                 # this code again)
@@ -64,6 +67,27 @@ class Data:
         self.accumulate(obj, contribution, code, frame)
         if basic and made and dobj not in self.uniform:
             self.fresh.add(dobj)  # scatter made a new array of zeros for it
+
+    def items_at(self, obj, dobj, index, gname, code, frame):
+        """The gradient of a container read item by item (``a, b = f(x)``), made by one
+        ``items_at(obj, indices, values)`` where it starts, and the next items' gradients
+        joined to that call while nothing comes between: no zeros then ``add`` per item."""
+        made = self.items_made.get(dobj) if code else None
+        if made is not None and code[-1] is made[0]:
+            made[1].append(nodes.expr(index))
+            made[2].append(name(gname))
+            return True
+        if dobj in self.live:
+            return False
+        self.ref(obj.name, frame)  # the zeros are shaped like the value: the value is read
+        indices, values = [nodes.expr(index)], [name(gname)]
+        stmt = assign(dobj, call(self.helper("items_at"), obj.name,
+                                 ast.Tuple(elts=indices, ctx=ast.Load()),
+                                 ast.Tuple(elts=values, ctx=ast.Load())))
+        code.append(stmt)
+        self.live.add(dobj)
+        self.items_made[dobj] = (stmt, indices, values)
+        return True
 
     def setitem(self, stmt, code, frame):
         target = ir.Var(stmt.target)

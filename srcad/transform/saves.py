@@ -148,8 +148,10 @@ class Saves:
                             value = call(self.helper("layout"), source)
                         elif self.an.kinds.get(source) == ARRAY:
                             value = nodes.attr(source, "shape")
-                        else:
+                        elif getattr(self.an.callees, "compiles_all", False):  # Numba
                             value = call(nodes.attr(self.helper("np"), "shape"), source)
+                        else:
+                            value = call(self.helper("shape_of"), source)
                         code.append(assign(shape, value))
             elif isinstance(stmt, ir.SetItem):
                 code.append(assign(stmt.target, nodes.method(nodes.expr(stmt.obj), "copy")))

@@ -51,6 +51,8 @@ class Sweep:
         kind = self.an.kinds.get(name_, ANY)
         if kind == SCALAR:
             return nodes.constant(0.0)
+        if kind == ARRAY and not getattr(self.an.callees, "compiles_all", False):
+            return call(self.helper("zeros_array"), name_)  # Numba: np.zeros_like below
         if kind == ARRAY:
             return call(nodes.attr(self.helper("np"), "zeros_like"), name_,
                         dtype=name("float"))

@@ -1,0 +1,201 @@
+"""The gradient of a container read item by item (``a, b = f(x)``, ``out[0]``, ``out[-1]``) is
+made by one ``items_at(value, indices, gradients)`` call instead of zeros and an ``add`` per
+item; the fast paths of ``grad_sum``/``grad_mean`` (a number spread over a small array),
+``shape_of``, ``zeros_array`` and ``scatter`` with a tuple of ints give what the general paths
+give. Each program below is checked against autograd and finite differences; the helpers
+against the expressions they stand for.
+"""
+
+import itertools
+
+import autograd
+import autograd.numpy as anp
+import numpy as np
+import pytest
+from srcad.check import numerical_grad
+
+import srcad
+from srcad.runtime import HELPERS
+
+pytestmark = pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix
+
+
+def _make(npm):
+    def parts(w, v):
+        return npm.tanh(w * v), [v * 2.0, npm.sin(v)], npm.sum(v * w)
+
+    def pair(v):
+        return v * v, npm.cos(v)
+
+    def unpacked(w, v):
+        a, b, s = parts(w, v)
+        return npm.sum(a * b[0]) + s * npm.sum(b[1])
+
+    def some_items(w, v):
+        out = parts(w, v)
+        return npm.sum(out[-1] * out[0])  # the list item gets a zero
+
+    def repeated(w, v):
+        out = pair(v * w)
+        x = out[0]
+        y = out[0]  # the same item twice: the two gradients add
+        return npm.sum(x * y) + npm.sum(out[1])
+
+    def in_loop(w, v, n):
+        total = 0.0
+        for _ in range(n):
+            a, b = pair(v * w)
+            v = a * 0.5 + b
+            total = total + npm.sum(a)
+        return total + npm.sum(v)
+
+    def reversed_order(w, v):
+        out = parts(w, v)
+        s = out[2]
+        lst = out[1]
+        a = out[0]
+        return s * npm.sum(a) + npm.sum(lst[0] * lst[1])
+
+    def nested(w, v, n):
+        state = [v, v * 2.0]
+        for _ in range(n):
+            h, c = pair(state[0] * w)
+            state = [h, c + state[1]]
+        return npm.sum(state[0] * state[1])
+
+    return {"unpacked": unpacked, "some_items": some_items, "repeated": repeated,
+            "in_loop": in_loop, "reversed_order": reversed_order, "nested": nested}
+
+
+NP, AG = _make(np), _make(anp)
+
+
+def _args(name, seed):
+    rng = np.random.default_rng(seed)
+    w, v = rng.normal(size=4) * 0.5, rng.normal(size=4) * 0.5
+    return (w, v, 1 + seed % 3) if name in ("in_loop", "nested") else (w, v)
+
+
+@pytest.mark.parametrize("name, seed", list(itertools.product(sorted(NP), range(3))))
+def test_gradients(name, seed):
+    args = _args(name, seed)
+    got = srcad.grad(NP[name], wrt=(0, 1))(*args)
+    want = autograd.grad(lambda w, v: AG[name](w, v, *args[2:]), (0, 1))(*args[:2])
+    fd = numerical_grad(NP[name], args, wrt=(0, 1))
+    for g, a, n in zip(got, want, fd):
+        np.testing.assert_allclose(g, a, rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(g, n, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["unpacked", "repeated", "in_loop"])
+def test_second_order(name):
+    """The generated code differentiated again (items_at's and picked's rules)."""
+    args = _args(name, 1)
+    hvp = srcad.hvp(NP[name], wrt=1)
+    u = np.random.default_rng(7).normal(size=4)
+    got = hvp(*args, u)
+    want = autograd.hessian_vector_product(
+        lambda v: AG[name](args[0], v, *args[2:]))(args[1], u)
+    np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9)
+
+
+def test_generated_code_builds_the_items_at_once():
+    grad = srcad.grad(NP["unpacked"], wrt=(0, 1))
+    args = _args("unpacked", 0)
+    grad(*args)
+    assert "items_at(parts" in srcad.source(grad, *args)
+
+
+def _reference_items_at(like, indices, values):
+    out = HELPERS["zeros_like"](like)
+    for i, v in zip(indices, values):
+        out[i] = HELPERS["add"](out[i], v)
+    return out
+
+
+LIKES = [
+    (np.ones(3), [np.ones(2)], 2.0),
+    [np.ones((2, 2)), 1.0, (np.ones(1), 3.0)],
+    {"a": np.ones(2), "b": 1.0},
+]
+VALUES = {0: np.arange(3.0), 1: [np.arange(2.0)], 2: 4.5, -1: 1.5}
+
+
+@pytest.mark.parametrize("like", LIKES, ids=lambda v: type(v).__name__)
+def test_items_at_as_zeros_then_add(like):
+    rng = np.random.default_rng(3)
+    keys = list(like) if isinstance(like, dict) else list(range(len(like))) + [-1]
+    for chosen in itertools.chain.from_iterable(
+            itertools.permutations(keys, r) for r in range(1, 3)):
+        values = []
+        for k in chosen:
+            item = like[k]
+            if isinstance(item, np.ndarray):
+                values.append(rng.normal(size=item.shape))
+            elif isinstance(item, (list, tuple)):
+                values.append([rng.normal(size=np.shape(x)) if isinstance(x, np.ndarray)
+                               else 2.0 for x in item])
+            else:
+                values.append(float(rng.normal()))
+        got = HELPERS["items_at"](like, chosen, values)
+        want = _reference_items_at(like, chosen, values)
+        _same(got, want)
+
+
+def test_items_at_shares_arrays_and_copies_lists():
+    v, lst = np.arange(3.0), [np.arange(2.0)]
+    out = HELPERS["items_at"]((np.ones(3), [np.ones(2)]), (0, 1), (v, lst))
+    assert out[0] is v  # nothing adds into it in place
+    assert out[1] is not lst and out[1][0] is lst[0]  # a callee pops from its lists
+    # a number standing for a whole array is spread over it, as add does
+    _same(HELPERS["items_at"]((np.ones(3),), (0,), (2.0,)), [np.full(3, 2.0)])
+    # an int32 array is not shared: add makes float64
+    ints = np.arange(3, dtype=np.int32)
+    out = HELPERS["items_at"]((np.ones(3),), (0,), (ints,))
+    assert out[0] is not ints and out[0].dtype == np.float64
+
+
+def _same(got, want):
+    assert type(got) is type(want)
+    if isinstance(want, dict):
+        assert got.keys() == want.keys()
+        for k in want:
+            _same(got[k], want[k])
+    elif isinstance(want, list):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+    else:
+        assert np.shape(got) == np.shape(want)
+        assert np.result_type(got) == np.result_type(want)
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("size", [0, 1, 3, 4096, 4097])
+@pytest.mark.parametrize("g", [2.5, np.float64(-1.5), 1.0 + 2.0j])
+def test_reduction_gradients_of_numbers(size, g):
+    a = np.ones(size)
+    for helper, scale in (("grad_sum", 1.0), ("grad_mean", 1.0 / max(size, 1))):
+        if helper == "grad_mean" and size == 0:
+            continue
+        got = HELPERS[helper](g, a, None, False)
+        want = np.broadcast_to(np.asarray(g) * scale, a.shape)
+        assert got.shape == a.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-15)
+
+
+def test_shape_of_zeros_array_scatter():
+    for x in (np.ones((2, 3)), 1.5, np.float64(2.0), 3, [1.0, 2.0], [[1.0], [2.0]],
+              np.ones(())):
+        assert HELPERS["shape_of"](x) == np.shape(x)
+    for x in (np.ones((2, 3)), np.ones((3, 2)).T, np.matrix(np.ones((2, 2))),
+              np.ones(3, dtype=complex)):
+        got, want = HELPERS["zeros_array"](x), np.zeros_like(x, dtype=float)
+        assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
+        assert not np.any(got)
+    like = np.ones((3, 4))
+    for index, value in (((1, 2), 2.5), ((0, slice(1, 3)), np.arange(2.0)),
+                         ((2, 3), np.float64(1.5))):
+        want = np.zeros((3, 4))
+        want[index] = value
+        np.testing.assert_array_equal(HELPERS["scatter"](value, like, index), want)
