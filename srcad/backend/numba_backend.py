@@ -55,20 +55,24 @@ NUMPY = {
 
 #: ``math`` functions that raise in Python where Numba returns nan or inf: checked versions
 CHECKED_MATH = ("sqrt", "log", "log2", "log10", "log1p", "acos", "asin", "acosh", "atanh",
-                "exp", "expm1", "cosh", "sinh", "sin", "cos", "tan", "floor", "ceil")
+                "exp", "expm1", "cosh", "sinh", "sin", "cos", "tan", "floor", "ceil", "lgamma")
 
 #: the ``math`` names this backend compiles: those Numba computes as Python does, and the
 #: checked ones (``math.pow`` is the checked ``**``)
 MATH = set(CHECKED_MATH) | {
     "atan", "atan2", "tanh", "asinh", "fabs", "erf",
     "erfc", "pi", "e", "inf", "nan", "tau", "isnan", "isinf", "isfinite", "copysign", "pow",
-    "degrees", "radians",
+    "degrees", "radians", "lgamma",
 }
 
 #: srcad's runtime helpers that :mod:`.numba_helpers` implements (for the types it names)
 NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to",
                  "grad_sum", "grad_dot_a", "grad_dot_b", "zeros_like", "like",
-                 "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array"}
+                 "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array",
+                 "grad_extremum", "grad_einsum", "grad_reshape"}
+
+#: NumPy reductions along a constant axis (or all), with keepdims: numba_axes.reduce
+REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
 
 
 #: srcad helpers whose construct this backend refuses, and what to say: the construct
@@ -170,12 +174,25 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
                 and node.keywords[0].arg == "dtype"
                 and ast.unparse(node.keywords[0].value) == "float"):
             node.func, node.keywords = numba_helper("zeros_float"), []
+        if (func.__class__ is ast.Attribute and func.value.__class__ is ast.Name
+                and module_of(func.value.id) is np):
+            if func.attr in REDUCTIONS and _reduction(node, REDUCTIONS[func.attr]):
+                node.func = numba_helper("reduce")
+                return node
+            if (func.attr == "einsum" and not node.keywords and 2 <= len(node.args) <= 4
+                    and isinstance(_constant(node.args[0]), str)):
+                node.func = numba_helper(f"einsum{len(node.args) - 1}")
+                return node
         if node.keywords:
             return node
         if func.__class__ is ast.Name and helper_of.get(func.id) in NUMBA_HELPERS:
-            if helper_of[func.id] == "grad_sum" and [_constant(a) for a in node.args[2:]] in (
-                    [None], [None, False]):
-                node.args = node.args[:2]  # a sum of every element (the default arguments)
+            first = {"grad_sum": 2, "grad_extremum": 3, "grad_reshape": 2}.get(
+                helper_of[func.id])
+            if first and [_constant(a) for a in node.args[first:]] in ([None], [None, False]):
+                node.args = node.args[:first]  # of every element (the default arguments)
+            if helper_of[func.id] == "grad_einsum" and 4 <= len(node.args) <= 6:
+                node.func = numba_helper(f"grad_einsum{len(node.args) - 3}")
+                return node
             node.func = numba_helper(helper_of[func.id])
         elif (func.__class__ is ast.Attribute and func.value.__class__ is ast.Name
               and module_of(func.value.id) is np and len(node.args) == 1
@@ -252,6 +269,16 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
         bounds = {id(a) for node in walk_values(heads) if node.__class__ is ast.Call
                   and node.func.__class__ is ast.Name and node.func.id == "slice"
                   for a in node.args}  # slice(1, None, None): None is an open bound there
+        # a[None, :] and scatter(v, a, (None, slice(...))): None is a new axis there
+        for node in walk_values(heads):
+            index = node.slice if node.__class__ is ast.Subscript else (
+                node.args[2] if node.__class__ is ast.Call and len(node.args) == 3
+                and node.func.__class__ is ast.Name and node.func.id in (
+                    used.get("scatter"), used.get("scatter_add")) else None)
+            if index.__class__ is ast.Tuple:
+                bounds.update(id(e) for e in index.elts)
+            elif index is not None:
+                bounds.add(id(index))
         if stmt.__class__ is ast.Assign and all(t.__class__ is ast.Name
                                                  for t in stmt.targets):
             # x = None: a name set on one path only (Numba's optional type, which raises
@@ -349,6 +376,30 @@ def _own_names(fdef):
 def _constant(node):
     """The value of a constant node, or a marker no constant equals."""
     return node.value if node.__class__ is ast.Constant else _MISSING
+
+
+def _reduction(node, op):
+    """In place: ``np.sum(a, axis=1, keepdims=True)``, ``np.max(a)`` and the like (a constant
+    axis, or none, and a constant keepdims) as the arguments of ``numba_axes.reduce``:
+    ``(a, "max", 1, True)``. A sum of all of ``a`` is left to Numba's (``sum_of``). Whether it
+    was rewritten."""
+    args, keywords = node.args, {k.arg: k.value for k in node.keywords}
+    if len(args) not in (1, 2) or set(keywords) - {"axis", "keepdims"} or (
+            len(args) == 2 and "axis" in keywords):
+        return False
+    axis = args[1] if len(args) == 2 else keywords.get("axis", nodes.constant(None))
+    keepdims = keywords.get("keepdims", nodes.constant(False))
+    value, keep = _constant(axis), _constant(keepdims)
+    if (axis.__class__ is ast.UnaryOp and axis.op.__class__ is ast.USub
+            and type(_constant(axis.operand)) is int):
+        value = -axis.operand.value  # axis=-1
+    if not ((value is None or type(value) is int) and type(keep) is bool):
+        return False
+    if value is None and (keep or op == "sum"):  # a whole sum: Numba's; keepdims: rare
+        return False
+    node.args = [args[0], nodes.constant(op)] + ([axis, keepdims] if value is not None else [])
+    node.keywords = []
+    return True
 
 
 def _simple(value):

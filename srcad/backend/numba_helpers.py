@@ -30,6 +30,8 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
+from . import numba_arrays, numba_axes
+
 
 def unbroadcast_to(value, shape):
     """Stub (Numba compiles the overload below)."""
@@ -130,13 +132,8 @@ def _unbroadcast(value, like):
         return lambda value, like: value
     if isinstance(value, types.Array) and isinstance(like, _SCALAR):
         return lambda value, like: np.sum(value)
-    if isinstance(value, types.Array) and isinstance(like, types.Array) and (
-            value.ndim == like.ndim):
-        def same(value, like):
-            if value.shape != like.shape:
-                raise ValueError("srcad (numba backend): a broadcast gradient")
-            return value
-        return same
+    if isinstance(value, types.Array) and isinstance(like, types.Array):
+        return numba_axes.unbroadcast(value, like)
     raise TypingError(f"srcad's numba backend does not unbroadcast {value} to {like}")
 
 
@@ -218,6 +215,8 @@ def _basic(index):
 
 @overload(scatter_add)
 def _scatter_add(out, value, index):
+    if isinstance(index, types.BaseTuple) and types.none in index.types:
+        return numba_arrays.without_none(value, out, index, add=True)
     if (isinstance(out, types.Array) and isinstance(value, (types.Number, types.Array))
             and _basic(index)):
         def add(out, value, index):
@@ -239,6 +238,8 @@ def _real(t):
 
 @_numbers(scatter)
 def _scatter(value, like, index):
+    if isinstance(index, types.BaseTuple) and types.none in index.types:
+        return numba_arrays.without_none(value, like, index)
     if isinstance(like, types.Array) and _real(value) and _basic(index):
         def scattered(value, like, index):
             out = np.zeros(like.shape)
@@ -323,6 +324,8 @@ def _grad_sum(g, a, axis=None, keepdims=False):
         return lambda g, a, axis=None, keepdims=False: np.full(a.shape, g)
     if whole and isinstance(g, types.Number) and isinstance(a, types.Number):
         return lambda g, a, axis=None, keepdims=False: g
+    if not whole:
+        return numba_axes.grad_along(g, a, axis, keepdims)
     raise TypingError(f"srcad's numba backend has the gradient of a whole sum only (got "
                       f"axis {axis})")
 
@@ -474,7 +477,15 @@ def _checked(fname):
             return math.cos(x + 0.0)
         return numba.njit(cache=True)(checked)
     fn = getattr(math, fname)
-    if fname in _INTEGRAL:
+    if fname == "lgamma":  # a pole (0, -1, ...) is a domain error; past ~2.5e305 a range one
+        def checked(x):
+            if x <= 0.0 and x == math.floor(x):
+                raise ValueError("math domain error")
+            r = math.lgamma(x)
+            if math.isinf(r) and not math.isinf(x):
+                raise OverflowError("math range error")
+            return r
+    elif fname in _INTEGRAL:
         def checked(x):
             if math.isnan(x):
                 raise ValueError("cannot convert float NaN to integer")
@@ -529,7 +540,7 @@ def _power(a, b):
     raise TypingError(f"srcad's numba backend raises numbers to powers, not {a} ** {b}")
 
 
-CHECKED_MATH = tuple(_DOMAIN) + _RANGE + _INTEGRAL
+CHECKED_MATH = tuple(_DOMAIN) + _RANGE + _INTEGRAL + ("lgamma",)
 
 HELPERS = {
     "check_scalar": check_scalar, "add": add, "unbroadcast": unbroadcast,
@@ -538,6 +549,10 @@ HELPERS = {
     "grad_sum": grad_sum, "grad_dot_a": grad_dot_a, "grad_dot_b": grad_dot_b,
     "zeros_like": zeros_like, "like": like, "copy_tangent": copy_tangent, "cleared": cleared,
     "scatter": scatter, "grad_concatenate": grad_concatenate, "grad_array": grad_array,
+    "reduce": numba_axes.reduce, "grad_extremum": numba_axes.grad_extremum,
+    "grad_reshape": numba_arrays.grad_reshape,
+    **{f"{n}{k}": getattr(numba_arrays, f"{n}{k}") for n in ("einsum", "grad_einsum")
+       for k in (1, 2, 3)},
 }
 
 
