@@ -26,6 +26,7 @@ from .core.kinds import any_duck, item_kinds, kind_of_value, with_complex
 from .errors import SrcadError, WrtError
 from .frontend import entry
 from .frontend.lower_callees import classes_of
+from .runtime.standard import namespace_of
 from .specialise import (
     ALL,
     Transformed,
@@ -441,7 +442,8 @@ def _jvp_function(f, names, primals, backend="python"):
             parsed = pytrees.rewrite(pipeline.read(target), records)
         fn, text = pipeline.tangent(target, names, kinds, items, parsed=parsed,
                                     fixed=classes_of(values), backend=backend,
-                                    ducks=any_duck(values.values()))
+                                    ducks=any_duck(values.values()),
+                                    space=namespace_of(values.values()))
     fn.__srcad_source__ = text
     if records:
         fn = _jvp_with_records(fn, records, transformed)

@@ -29,7 +29,7 @@ from . import pipeline, pytrees
 from .backend import dispatch
 from .checks import check_arrays, check_holomorphic_wrt, check_wrt_value  # noqa: F401
 from .core import env
-from .core.kinds import any_duck, duck_array
+from .core.kinds import any_duck, duck_array, foreign_array
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
 from .frontend.lower_callees import fixed_function, held_functions
@@ -393,8 +393,9 @@ def cache_key(args):
     types = tuple(map(type, args))
     ranks = (_Ranks(a.ndim if a.dtype.kind != "c" else (a.ndim, "c")  # complex: its own code
                     for a in args if type(a) is np.ndarray),) if np.ndarray in types else ()
-    if any_duck(args):  # another library's arrays (Dask, CuPy): their ranks too
-        ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray or duck_array(a)),)
+    if any_duck(args) or any(map(foreign_array, args)):  # Dask, CuPy, the array API's
+        ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray or duck_array(a)
+                        or foreign_array(a)),)  # their ranks too
     # the functions passed: the code calls each as named (frontend.lower_callees.classes_of)
     called = tuple(_Same(a) for a in args if fixed_function(a))
     for a in args:  # an object of the user's holding functions: the code calls those

@@ -1,0 +1,146 @@
+"""The standard backend: code made for arrays of the array API standard without NumPy's
+dispatch protocols (``array-api-strict``), written in the arrays' namespace.
+
+The code NumPy's rules made reads NumPy as ``np`` and calls srcad's gradient helpers. Here,
+on the tree, ``np`` becomes ``xp``, bound to a :class:`srcad.runtime.standard.Namespace`
+over the arrays' namespace, and each helper is bound to its form in
+:func:`srcad.runtime.standard.make_helpers`, so that the arrays never meet NumPy. What the
+backend has no form of is refused here, before anything runs, with a
+:class:`srcad.BackendError` naming the backend, the NumPy name or helper, and the user's line
+whose derivative needs it (from the ``# line N:`` comment above the statement):
+
+* a NumPy name the namespace object lacks (``np.cumprod``, written by ``np.prod``'s rule);
+* a helper with no standard form (``grad_prod``, ``added_at``);
+* a method or attribute of an array other than ``.T``, ``.mT``, ``.shape``, ``.ndim``,
+  ``.size``, ``.dtype`` (``x.astype``: the standard has none);
+* a function the code calls that is neither (a user's function, a callee srcad split, a
+  module of the user's): its code would be NumPy code.
+
+Imports the standard library, :mod:`srcad.errors`, :mod:`srcad.runtime.standard` and
+:mod:`srcad.transform.nodes`.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import types
+
+from ..errors import BackendError
+from ..runtime import standard
+from ..transform.nodes import Comment
+
+#: the attributes and methods of an array the backend's code may read
+ATTRIBUTES = frozenset({"T", "mT", "shape", "ndim", "size", "dtype"})
+#: Python's builtins generated code may call on the namespace's arrays and numbers
+BUILTINS = frozenset({"len", "range", "slice", "tuple", "list", "reversed", "zip", "float",
+                      "int", "bool", "abs", "min", "max", "isinstance", "enumerate", "sum",
+                      "Ellipsis", "None", "True", "False", "type"})
+
+
+def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible, label=None):
+    """``(fdef, cells)``: ``fdef`` written for arrays of ``namespace`` (see above);
+    ``helpers`` (the helper names the code reads) loses those bound here as cells."""
+    ns = standard.Namespace(namespace)
+    forms = standard.make_helpers(ns)
+    np_name = spelled.get("np", "np")
+    by_spelling = {spelled.get(h, h): h for h in helpers}
+    xp = fresh("xp")
+    cells = {xp: types.CellType(ns)}
+    local = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
+    local |= {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
+              and not isinstance(n.ctx, ast.Load)}
+    place = _Place(func, namespace, label)
+    for stmt, line in _statements(fdef):
+        place.line = line
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Attribute):
+                path, root = _dotted(node)
+                if root is not None and root.id == np_name and root.id not in local:
+                    if not standard.answers(ns, path):
+                        raise place.error(f"np.{path}", "the array API standard has no "
+                                          "such function, or the backend no form of it")
+                elif root is None or root.id in local:
+                    if node.attr not in ATTRIBUTES and not _inner(node):
+                        raise place.error(f".{node.attr}", "arrays of the standard have no "
+                                          "such method or attribute")
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
+                    node.id not in local and node.id != np_name:
+                helper = by_spelling.get(node.id)
+                if helper is not None and helper in forms:
+                    cells[node.id] = types.CellType(forms[helper])
+                elif helper is not None or not _plain(node.id, visible):
+                    raise place.error(node.id, "the backend has no form of it (its code is "
+                                      "NumPy code)")
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Name) and node.id == np_name and node.id not in local:
+            node.id = xp
+    for spelling in list(cells):
+        helpers.discard(by_spelling.get(spelling))
+    helpers.discard("np")
+    return fdef, cells
+
+
+def _statements(fdef):
+    """Every simple statement of ``fdef`` with the user's line it belongs to (or None)."""
+    line = None
+
+    def walk(body):
+        nonlocal line
+        for stmt in body:
+            if isinstance(stmt, Comment):
+                if stmt.line is not None:
+                    line = (stmt.line, stmt.text)
+                continue
+            nested = [getattr(stmt, f) for f in ("body", "orelse", "finalbody")
+                      if isinstance(getattr(stmt, f, None), list)]
+            if nested:
+                head = [getattr(stmt, f) for f in ("test", "iter", "target")
+                        if getattr(stmt, f, None) is not None]
+                for h in head:
+                    yield h, line
+                for block in nested:
+                    yield from walk(block)
+            else:
+                yield stmt, line
+
+    yield from walk(fdef.body)
+
+
+def _dotted(node):
+    """``("linalg.det", root Name)`` for ``np.linalg.det``; ``(attr, None)`` otherwise."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join(reversed(parts)), node if isinstance(node, ast.Name) else None
+
+
+def _inner(node):
+    """Whether ``node`` is an inner part of a dotted name (its parent reads further)."""
+    return getattr(node, "_srcad_inner", False)
+
+
+def _plain(name, visible):
+    """Whether a free name of the code is a Python builtin it may call, or a user's value
+    that is no function or module (a number, a tuple of numbers)."""
+    if name in visible:
+        value = visible[name]
+        return not callable(value) and not isinstance(value, types.ModuleType)
+    return name in BUILTINS or not hasattr(builtins, name)
+
+
+class _Place:
+    def __init__(self, func, namespace, label):
+        self.func, self.namespace, self.label, self.line = func, namespace, label, None
+
+    def error(self, what, why):
+        code = self.func.__code__
+        lineno, text = self.line if self.line else (code.co_firstlineno, None)
+        return BackendError(
+            f"the standard backend (code for {self.namespace.__name__} arrays, written in "
+            f"their array API namespace) cannot run {what}: {why}",
+            filename=code.co_filename, lineno=lineno,
+            construct=f"{text}  (its derivative needs {what})" if text else what,
+            hint="write that line with the functions srcad.rules.array_api lists, or pass "
+            "NumPy arrays (np.from_dlpack(x)) and convert the gradient back (xp.asarray(g))")

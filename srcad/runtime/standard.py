@@ -1,0 +1,281 @@
+"""What code made for arrays of the array API standard (``array-api-strict``: no NumPy
+dispatch protocols) runs on: NumPy's names computed in the arrays' namespace, and the
+gradient helpers written with the namespace's functions only.
+
+The generated code is NumPy's code (NumPy's rules made it); :mod:`srcad.backend.standard`
+binds its ``np`` to a :class:`Namespace` over the arrays' namespace (spelled ``xp`` in the
+code), and the helpers it calls to :data:`HELPERS`. A NumPy name or a helper that is not
+here is refused when the code is made, naming the rule that wrote it; a case a helper here
+does not cover (an index that may reach an element twice) is refused when it runs, naming
+the user's line. Nothing here converts an array to NumPy.
+
+Imports ``srcad.errors`` and :mod:`.arrays`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..core.kinds import foreign_array
+from ..errors import BackendError, NonScalarOutputError
+from . import arrays
+
+#: NumPy's name -> the standard's, for the elementwise functions the rules write
+_UNARY = {
+    "abs": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin",
+    "arcsinh": "asinh", "arctan": "atan", "arctanh": "atanh", "cos": "cos", "cosh": "cosh",
+    "exp": "exp", "expm1": "expm1", "log": "log", "log1p": "log1p", "log2": "log2",
+    "log10": "log10", "negative": "negative", "positive": "positive", "sin": "sin",
+    "sinh": "sinh", "sqrt": "sqrt", "square": "square", "tan": "tan", "tanh": "tanh",
+    "sign": "sign", "reciprocal": "reciprocal", "ceil": "ceil", "floor": "floor",
+    "round": "round", "trunc": "trunc", "isfinite": "isfinite", "isinf": "isinf",
+    "isnan": "isnan", "logical_not": "logical_not",
+}
+_BINARY = {
+    "add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide",
+    "true_divide": "divide", "power": "pow", "arctan2": "atan2", "hypot": "hypot",
+    "logaddexp": "logaddexp", "maximum": "maximum", "minimum": "minimum", "equal": "equal",
+    "not_equal": "not_equal", "greater": "greater", "greater_equal": "greater_equal",
+    "less": "less", "less_equal": "less_equal", "logical_and": "logical_and",
+    "logical_or": "logical_or", "logical_xor": "logical_xor",
+}
+_SAME = ("matmul", "tensordot", "expand_dims", "moveaxis", "flip", "argmax", "argmin",
+         "all", "any", "float64", "float32", "int64", "int32", "bool", "pi", "e", "inf",
+         "nan", "newaxis", "arange", "linspace", "eye")
+_REDUCE = ("sum", "prod", "mean", "max", "min")
+
+
+class Namespace:
+    """NumPy's names, each computed in the namespace ``xp`` (Python numbers become 0-d arrays
+    of the other operand's type); :data:`NAMES` lists them."""
+
+    def __init__(self, xp):
+        self.xp = xp
+        self.linalg = _Linalg(self)
+        for np_name, name in _UNARY.items():
+            setattr(self, np_name, _unary(self, getattr(xp, name)))
+        for np_name, name in _BINARY.items():
+            setattr(self, np_name, _binary(self, getattr(xp, name)))
+        for name in _SAME:
+            setattr(self, name, getattr(xp, name))
+        for name in _REDUCE:
+            setattr(self, name, _reduce(self, getattr(xp, name)))
+        self.amax, self.amin = self.max, self.min
+
+    def __repr__(self):
+        return f"<NumPy's names in {self.xp.__name__}>"
+
+    def array(self, x, like=None):
+        """``x`` as an array of the namespace (a Python number: of ``like``'s float type)."""
+        if hasattr(x, "__array_namespace__") and type(x).__module__.split(".")[0] == \
+                type(self.xp.asarray(0.0)).__module__.split(".")[0]:
+            return x
+        dtype = getattr(like, "dtype", None) if isinstance(x, float) else None
+        return self.xp.asarray(x, dtype=dtype) if dtype is not None else self.xp.asarray(x)
+
+    def asarray(self, x, dtype=None):
+        return self.xp.asarray(x, dtype=dtype) if dtype is not None else self.array(x)
+
+    def shape(self, x):
+        return tuple(x.shape) if hasattr(x, "shape") else ()
+
+    def ndim(self, x):
+        return len(self.shape(x))
+
+    def size(self, x):
+        return math.prod(self.shape(x))
+
+    def where(self, c, a, b):
+        a_, b_ = self.array(a, b), self.array(b, a)
+        return self.xp.where(self.array(c), a_, b_)
+
+    def reshape(self, x, shape, order=None):
+        if order not in (None, "C"):
+            raise BackendError(f"np.reshape(..., order={order!r}) on {self.xp.__name__} "
+                               "arrays (the standard's reshape has no order)")
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        return self.xp.reshape(self.array(x), shape)
+
+    def broadcast_to(self, x, shape):
+        return self.xp.broadcast_to(self.array(x), tuple(shape))
+
+    def transpose(self, x, axes=None):
+        x = self.array(x)
+        axes = tuple(reversed(range(x.ndim))) if axes is None else tuple(axes)
+        return self.xp.permute_dims(x, axes)
+
+    def swapaxes(self, x, a, b):
+        axes = list(range(x.ndim))
+        axes[a], axes[b] = axes[b], axes[a]
+        return self.xp.permute_dims(x, tuple(axes))
+
+    def squeeze(self, x, axis=None):
+        if axis is None:
+            axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
+        return self.xp.squeeze(x, axis=axis)
+
+    def concatenate(self, arrays_, axis=0):
+        return self.xp.concat([self.array(a) for a in arrays_], axis=axis)
+
+    def stack(self, arrays_, axis=0):
+        return self.xp.stack([self.array(a) for a in arrays_], axis=axis)
+
+    def zeros(self, shape, dtype=None):
+        return self.xp.zeros(shape, dtype=dtype or self.xp.float64)
+
+    def ones(self, shape, dtype=None):
+        return self.xp.ones(shape, dtype=dtype or self.xp.float64)
+
+    def zeros_like(self, x, dtype=None):
+        return self.xp.zeros(self.shape(x), dtype=dtype or self.xp.float64)
+
+    def ones_like(self, x, dtype=None):
+        return self.xp.ones(self.shape(x), dtype=dtype or self.xp.float64)
+
+    def full(self, shape, value, dtype=None):
+        return self.zeros(shape, dtype) + self.array(value)
+
+
+def _unary(ns, fn):
+    def unary(x):
+        return fn(ns.array(x))
+    unary.__name__ = fn.__name__
+    return unary
+
+
+def _binary(ns, fn):
+    def binary(a, b):
+        return fn(ns.array(a, b), ns.array(b, a))
+    binary.__name__ = fn.__name__
+    return binary
+
+
+def _reduce(ns, fn):
+    def reduce(x, axis=None, keepdims=False):
+        axis = tuple(axis) if isinstance(axis, list) else axis
+        return fn(ns.array(x), axis=axis, keepdims=keepdims)
+    reduce.__name__ = fn.__name__
+    return reduce
+
+
+class _Linalg:
+    def __init__(self, ns):
+        linalg = ns.xp.linalg
+        self.det, self.inv, self.solve = linalg.det, linalg.inv, linalg.solve
+
+
+def answers(ns, path):
+    """Whether ``ns`` has NumPy's name ``path`` (``tanh``, ``linalg.det``)."""
+    obj = ns
+    for part in path.split("."):
+        if part.startswith("_") or part == "xp" or not hasattr(obj, part):
+            return False
+        obj = getattr(obj, part)
+    return True
+
+
+# ---------------------------------------------------------------- the gradient helpers
+
+
+def _restore(ns, g, shape, axis, keepdims):
+    """A reduction's gradient ``g`` with the reduced axes back (length 1)."""
+    if axis is None or keepdims or not hasattr(g, "shape"):
+        return g
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = sorted(a % len(shape) for a in axes)
+    for a in axes:
+        g = ns.xp.expand_dims(g, axis=a)
+    return g
+
+
+def _count(shape, axis):
+    if axis is None:
+        return math.prod(shape)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    return math.prod(shape[a] for a in axes)
+
+
+def make_helpers(ns):
+    """The gradient helpers of :mod:`srcad.runtime.helpers` and the reductions' modules that
+    code for ``ns``'s arrays calls, by name, written in the namespace."""
+    xp = ns.xp
+
+    def unbroadcast(value, like):
+        shape, gshape = ns.shape(like), ns.shape(value)
+        if gshape == shape:
+            return value
+        g = ns.array(value)
+        if not shape:
+            return xp.sum(g)
+        extra = len(gshape) - len(shape)
+        if extra < 0:
+            return xp.broadcast_to(g, shape)
+        if extra:
+            g = xp.sum(g, axis=tuple(range(extra)))
+        axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+        return xp.sum(g, axis=axes, keepdims=True) if axes else g
+
+    def unbroadcast_to(value, shape):
+        return unbroadcast(value, xp.zeros(tuple(shape), dtype=xp.float64))
+
+    def grad_sum(g, a, axis=None, keepdims=False):
+        shape = ns.shape(a)
+        return xp.broadcast_to(ns.array(_restore(ns, g, shape, axis, keepdims)), shape)
+
+    def grad_mean(g, a, axis=None, keepdims=False):
+        shape = ns.shape(a)
+        scaled = ns.array(_restore(ns, g, shape, axis, keepdims)) / _count(shape, axis)
+        return xp.broadcast_to(scaled, shape)
+
+    def grad_extremum(g, a, ans, axis=None, keepdims=False):
+        shape = ns.shape(a)
+        hit = xp.astype(a == _restore(ns, ans, shape, axis, keepdims), xp.float64)
+        share = hit / xp.sum(hit, axis=axis, keepdims=True)
+        return ns.array(_restore(ns, g, shape, axis, keepdims)) * share
+
+    def grad_reshape(g, a, order=None):
+        return ns.reshape(g, ns.shape(a), order)
+
+    def scatter(value, like, index):
+        out = xp.zeros(ns.shape(like), dtype=xp.float64)
+        if not arrays._basic(index):
+            raise arrays.placed(BackendError(
+                f"the gradient of x[index] with an array index on {xp.__name__} arrays "
+                "needs np.add.at (an index may reach an element twice), which the array "
+                "API standard does not have", construct="scatter",
+                hint="index with ints and slices, or use NumPy arrays"))
+        out[index] = value
+        return out
+
+    def check_scalar(y, where=None):
+        if isinstance(y, (int, float)) and not isinstance(y, bool):
+            return 1.0
+        if hasattr(y, "shape") and ns.shape(y) == () and xp.isdtype(y.dtype, "real floating"):
+            return 1.0
+        filename, _, line = (where or "").rpartition(":")
+        raise NonScalarOutputError(
+            f"grad needs a scalar output, got {type(y).__name__} of shape {ns.shape(y)}",
+            filename=filename or None, lineno=int(line) if line.isdigit() else None,
+            hint="use srcad.vjp(f, *args) for non-scalar outputs, or reduce the output "
+            "(for instance with xp.sum) first")
+
+    return {f.__name__: f for f in (unbroadcast, unbroadcast_to, grad_sum, grad_mean,
+                                    grad_extremum, grad_reshape, scatter, check_scalar)}
+
+
+def namespace_of(values):
+    """The array API namespace of the arrays among ``values`` that lack NumPy's dispatch
+    protocols (``array-api-strict``'s), or None when there are none; a
+    :class:`srcad.BackendError` when they come from two namespaces."""
+    found = {}
+    for v in values:
+        if foreign_array(v):
+            try:
+                space = v.__array_namespace__()
+            except Exception:  # noqa: BLE001 - an object that only looks like an array
+                return None
+            found[id(space)] = space
+    if len(found) > 1:
+        raise BackendError("arrays of two array API namespaces in one call",
+                           hint="convert them to one library first")
+    return next(iter(found.values()), None)
