@@ -75,10 +75,22 @@ def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible,
     for node in ast.walk(fdef):
         if isinstance(node, ast.Name) and node.id == np_name and node.id not in local:
             node.id = xp
+        elif isinstance(node, ast.BinOp):  # NumPy's bools count as 0 and 1, the standard's not
+            node.left, node.right = _number(node.left, xp), _number(node.right, xp)
+        elif isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+            node.operand = _number(node.operand, xp)
     for spelling in list(cells):
         helpers.discard(by_spelling.get(spelling))
     helpers.discard("np")
     return fdef, cells
+
+
+def _number(node, xp):
+    """A comparison in arithmetic as ``xp.number(...)``: its booleans as 0.0 and 1.0."""
+    if not isinstance(node, ast.Compare):
+        return node
+    return ast.Call(func=ast.Attribute(value=ast.Name(id=xp, ctx=ast.Load()), attr="number",
+                                       ctx=ast.Load()), args=[node], keywords=[])
 
 
 def _statements(fdef):

@@ -39,7 +39,7 @@ _BINARY = {
     "less": "less", "less_equal": "less_equal", "logical_and": "logical_and",
     "logical_or": "logical_or", "logical_xor": "logical_xor",
 }
-_SAME = ("matmul", "tensordot", "expand_dims", "moveaxis", "flip", "argmax", "argmin",
+_SAME = ("matmul", "tensordot", "moveaxis", "argmax", "argmin",
          "all", "any", "float64", "float32", "int64", "int32", "bool", "pi", "e", "inf",
          "nan", "newaxis", "arange", "linspace", "eye")
 _REDUCE = ("sum", "prod", "mean", "max", "min")
@@ -56,6 +56,7 @@ class Namespace:
             setattr(self, np_name, _unary(self, getattr(xp, name)))
         for np_name, name in _BINARY.items():
             setattr(self, np_name, _binary(self, getattr(xp, name)))
+        self.flip = lambda x, axis=None: xp.flip(x, axis=axis)
         for name in _SAME:
             setattr(self, name, getattr(xp, name))
         for name in _REDUCE:
@@ -76,6 +77,12 @@ class Namespace:
     def asarray(self, x, dtype=None):
         return self.xp.asarray(x, dtype=dtype) if dtype is not None else self.array(x)
 
+    def number(self, x):
+        """A comparison's result as numbers (NumPy's arithmetic takes a bool as 0 or 1)."""
+        if isinstance(x, bool):
+            return float(x)
+        return self.xp.astype(x, self.xp.float64) if self.xp.isdtype(x.dtype, "bool") else x
+
     def shape(self, x):
         return tuple(x.shape) if hasattr(x, "shape") else ()
 
@@ -86,8 +93,19 @@ class Namespace:
         return math.prod(self.shape(x))
 
     def where(self, c, a, b):
-        a_, b_ = self.array(a, b), self.array(b, a)
-        return self.xp.where(self.array(c), a_, b_)
+        a_, b_, c = self.array(a, b), self.array(b, a), self.array(c)
+        if not self.xp.isdtype(c.dtype, "bool"):  # NumPy's truth of a number: nonzero
+            c = c != 0
+        return self.xp.where(c, a_, b_)
+
+    def expand_dims(self, x, axis):
+        x = self.array(x)
+        if isinstance(axis, int):
+            return self.xp.expand_dims(x, axis=axis)
+        rank = x.ndim + len(axis)
+        for a in sorted(i % rank for i in axis):
+            x = self.xp.expand_dims(x, axis=a)
+        return x
 
     def reshape(self, x, shape, order=None):
         if order not in (None, "C"):
@@ -113,6 +131,13 @@ class Namespace:
         if axis is None:
             axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
         return self.xp.squeeze(x, axis=axis)
+
+    def trace(self, a, offset=0, axis1=0, axis2=1):
+        if sorted((axis1 % a.ndim, axis2 % a.ndim)) != [a.ndim - 2, a.ndim - 1]:
+            raise BackendError(f"np.trace over axes ({axis1}, {axis2}) on {self.xp.__name__} "
+                               "arrays: the standard's trace takes the last two axes",
+                               hint="move the axes last first (xp.moveaxis)")
+        return self.xp.linalg.trace(a, offset=offset)
 
     def concatenate(self, arrays_, axis=0):
         return self.xp.concat([self.array(a) for a in arrays_], axis=axis)
@@ -247,6 +272,99 @@ def make_helpers(ns):
         out[index] = value
         return out
 
+    def broadcast_as(value, like):
+        shape = ns.shape(like)
+        return value if ns.shape(value) == shape else xp.broadcast_to(ns.array(value), shape)
+
+    def add(a, b):
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            return [add(u, v) for u, v in zip(a, b)]
+        return a + b
+
+    def like(grad, value):
+        if isinstance(value, (list, tuple)):
+            return type(value)(like(g, v) for g, v in zip(grad, value))
+        if hasattr(value, "shape") and ns.shape(grad) != ns.shape(value):
+            return xp.astype(xp.broadcast_to(ns.array(grad, value), ns.shape(value)),
+                             xp.float64)
+        return grad
+
+    def total(value):
+        if isinstance(value, list):
+            return sum(value)
+        return value if isinstance(value, float) else xp.sum(value)
+
+    def transpose_grad(g, axes=None):
+        if axes is None:
+            return ns.transpose(g)
+        axes = [int(a) % g.ndim for a in axes]
+        return xp.permute_dims(g, tuple(sorted(range(len(axes)), key=axes.__getitem__)))
+
+    def grad_matmul_a(g, a, b):
+        if a.ndim == 2 and b.ndim == 1:
+            return g[:, None] * b[None, :]
+        if a.ndim == 2 and b.ndim == 2:
+            return g @ b.mT
+        if a.ndim == 1 and b.ndim == 2:
+            return b @ g
+        if a.ndim == 1 and b.ndim == 1:
+            return g * b
+        raise _batched("a @ b", xp)
+
+    def grad_matmul_b(g, a, b):
+        if a.ndim == 2:
+            return a.mT @ g if b.ndim in (1, 2) else _raise(_batched("a @ b", xp))
+        if a.ndim == 1 and b.ndim == 2:
+            return a[:, None] * g[None, :]
+        if a.ndim == 1 and b.ndim == 1:
+            return g * a
+        raise _batched("a @ b", xp)
+
+    def check_real(grad, name, where=None):
+        if hasattr(grad, "dtype") and xp.isdtype(grad.dtype, "complex floating"):
+            raise arrays.placed(BackendError(
+                f"the gradient of the real argument {name!r} came out complex",
+                hint="make the value real where it is made"))
+        return grad
+
+    def grad_concatenate(g, parts, axis=0):
+        if axis is None:
+            raise _batched("concat(..., axis=None)", xp)
+        out, start = [], 0
+        for x in parts:
+            index = [slice(None)] * g.ndim
+            index[axis] = slice(start, start + ns.shape(x)[axis])
+            out.append(g[tuple(index)])
+            start += ns.shape(x)[axis]
+        return out
+
+    def grad_stack(g, parts, axis=0):
+        moved = xp.moveaxis(g, axis, 0)
+        return [moved[i, ...] for i in range(len(parts))]
+
+    def grad_prod(g, a, axis=None, keepdims=False):
+        """The product of the *other* elements: exclusive running products from the left
+        and from the right (no division, exact with zeros)."""
+        x = ns.array(a)
+        if x.ndim == 0:
+            return g * xp.ones((), dtype=xp.float64)
+        axes = tuple(range(x.ndim)) if axis is None else (
+            (axis,) if isinstance(axis, int) else tuple(axis))
+        axes = tuple(i % x.ndim for i in axes)
+        last = tuple(range(x.ndim - len(axes), x.ndim))
+        moved = xp.moveaxis(x, axes, last)
+        flat = xp.reshape(moved, moved.shape[: x.ndim - len(axes)] + (-1,))
+        ones = xp.ones(flat.shape[:-1] + (1,), dtype=xp.float64)
+        left = xp.concat([ones, xp.cumulative_prod(flat[..., :-1], axis=-1)], axis=-1)
+        right = xp.flip(xp.cumulative_prod(xp.flip(flat[..., 1:], axis=-1), axis=-1),
+                        axis=-1)
+        right = xp.concat([right, ones], axis=-1)
+        others = xp.moveaxis(xp.reshape(left * right, moved.shape), last, axes)
+        return ns.array(_restore(ns, g, x.shape, axis, keepdims)) * others
+
+    def square_chunks(a):
+        return a  # Dask's chunks: the namespace's arrays have none
+
     def check_scalar(y, where=None):
         if isinstance(y, (int, float)) and not isinstance(y, bool):
             return 1.0
@@ -259,8 +377,22 @@ def make_helpers(ns):
             hint="use srcad.vjp(f, *args) for non-scalar outputs, or reduce the output "
             "(for instance with xp.sum) first")
 
-    return {f.__name__: f for f in (unbroadcast, unbroadcast_to, grad_sum, grad_mean,
-                                    grad_extremum, grad_reshape, scatter, check_scalar)}
+    return {f.__name__: f for f in (
+        unbroadcast, unbroadcast_to, grad_sum, grad_mean, grad_extremum, grad_reshape, scatter,
+        check_scalar, broadcast_as, add, like, total, transpose_grad, grad_matmul_a,
+        grad_matmul_b, check_real, grad_concatenate, grad_stack, grad_prod,
+        square_chunks)}
+
+
+def _batched(what, xp):
+    return arrays.placed(BackendError(
+        f"the gradient of {what} for these ranks on {xp.__name__} arrays: the standard "
+        "backend's form covers vectors and matrices", construct=what,
+        hint="reshape to matrices, or use NumPy arrays"))
+
+
+def _raise(error):
+    raise error
 
 
 def namespace_of(values):
