@@ -102,7 +102,7 @@ def _statements(fdef):
         for stmt in body:
             if isinstance(stmt, Comment):
                 if stmt.line is not None:
-                    line = (stmt.line, stmt.text)
+                    line = (stmt.line, stmt.text.partition(":")[2].strip())
                 continue
             nested = [getattr(stmt, f) for f in ("body", "orelse", "finalbody")
                       if isinstance(getattr(stmt, f, None), list)]

@@ -75,7 +75,21 @@ class Namespace:
         return self.xp.asarray(x, dtype=dtype) if dtype is not None else self.xp.asarray(x)
 
     def asarray(self, x, dtype=None):
-        return self.xp.asarray(x, dtype=dtype) if dtype is not None else self.array(x)
+        return self.xp.asarray(x, dtype=self.dtype(dtype)) if dtype is not None else \
+            self.array(x)
+
+    def dtype(self, dtype):
+        """The namespace's dtype for NumPy's spelling of one (``float``, ``np.float64``,
+        None: float64)."""
+        if dtype is None or dtype is float:
+            return self.xp.float64
+        if dtype is bool or dtype is int:
+            return self.xp.bool if dtype is bool else self.xp.int64
+        name = getattr(dtype, "__name__", None) or str(dtype)
+        found = getattr(self.xp, name.rpartition(".")[2], None)
+        if found is None:
+            raise BackendError(f"the dtype {dtype!r} in {self.xp.__name__}")
+        return found
 
     def number(self, x):
         """A comparison's result as numbers (NumPy's arithmetic takes a bool as 0 or 1)."""
@@ -139,6 +153,9 @@ class Namespace:
                                hint="move the axes last first (xp.moveaxis)")
         return self.xp.linalg.trace(a, offset=offset)
 
+    def outer(self, a, b):
+        return self.xp.reshape(self.array(a), (-1, 1)) * self.xp.reshape(self.array(b), (1, -1))
+
     def concatenate(self, arrays_, axis=0):
         return self.xp.concat([self.array(a) for a in arrays_], axis=axis)
 
@@ -146,16 +163,16 @@ class Namespace:
         return self.xp.stack([self.array(a) for a in arrays_], axis=axis)
 
     def zeros(self, shape, dtype=None):
-        return self.xp.zeros(shape, dtype=dtype or self.xp.float64)
+        return self.xp.zeros(shape, dtype=self.dtype(dtype))
 
     def ones(self, shape, dtype=None):
-        return self.xp.ones(shape, dtype=dtype or self.xp.float64)
+        return self.xp.ones(shape, dtype=self.dtype(dtype))
 
     def zeros_like(self, x, dtype=None):
-        return self.xp.zeros(self.shape(x), dtype=dtype or self.xp.float64)
+        return self.xp.zeros(self.shape(x), dtype=self.dtype(dtype))
 
     def ones_like(self, x, dtype=None):
-        return self.xp.ones(self.shape(x), dtype=dtype or self.xp.float64)
+        return self.xp.ones(self.shape(x), dtype=self.dtype(dtype))
 
     def full(self, shape, value, dtype=None):
         return self.zeros(shape, dtype) + self.array(value)
@@ -269,7 +286,10 @@ def make_helpers(ns):
                 "needs np.add.at (an index may reach an element twice), which the array "
                 "API standard does not have", construct="scatter",
                 hint="index with ints and slices, or use NumPy arrays"))
-        out[index] = value
+        plain = arrays._no_new_axes(index)  # x[None, :]: the same elements as x[:]
+        if plain is not index:
+            value = xp.reshape(ns.array(value), out[plain].shape)
+        out[plain] = value
         return out
 
     def broadcast_as(value, like):
@@ -411,3 +431,49 @@ def namespace_of(values):
         raise BackendError("arrays of two array API namespaces in one call",
                            hint="convert them to one library first")
     return next(iter(found.values()), None)
+
+
+def on_standard_arrays(call, func, bound):
+    """``call()`` (srcad's code for ``func``, arrays of the standard among the arguments
+    ``bound``), with an operation the standard's arrays lack (NumPy's arithmetic on
+    booleans, say) refused with a :class:`srcad.BackendError` naming the backend and the
+    user's line, instead of the library's own exception. When ``func`` itself fails on those
+    arguments, the exception is the user's and passes unchanged."""
+    try:
+        return call()
+    except (TypeError, ValueError, IndexError, AttributeError) as err:
+        try:
+            func(*bound.args, **bound.kwargs)
+        except Exception:  # noqa: BLE001 - the function's own failure: the user's to see
+            raise err from None
+        raise _failure(err, func, bound) from err
+
+
+def _failure(err, func, bound):
+    import linecache
+    import traceback
+
+    space = namespace_of(bound.arguments.values())
+    code = func.__code__
+    error = BackendError(
+        f"the standard backend (code for {space.__name__} arrays, written in their array API "
+        f"namespace) ran an operation those arrays do not have as NumPy's do: "
+        f"{type(err).__name__}: {err}", filename=code.co_filename,
+        lineno=code.co_firstlineno,
+        hint="write that line with the functions srcad.rules.array_api lists, or pass NumPy "
+        "arrays (np.from_dlpack(x)) and convert the gradient back (xp.asarray(g))")
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        if not frame.filename.startswith("<srcad "):
+            continue
+        lines = linecache.getlines(frame.filename)
+        error.construct = (frame.line or "").strip() or None
+        for text in reversed(lines[:frame.lineno]):
+            comment = text.strip()
+            if comment.startswith("# line ") and comment[7:].split(":")[0].isdigit():
+                error.lineno = int(comment[7:].split(":")[0])
+                error.construct = f"{comment[7:].partition(':')[2].strip()}  " \
+                    f"(generated: {error.construct})"
+                break
+        break
+    error.args = (error._format(),)
+    return error
