@@ -141,6 +141,18 @@ class _Rewrite(gast.NodeTransformer):
             out = gast.copy_location(gast.Attribute(value=out, attr=part, ctx=gast.Load()), node)
         return out
 
+    def visit_Call(self, node):
+        """``xp.std(x, correction=1)``: NumPy's keyword (``ddof=1``), see
+        :data:`srcad.rules.array_api.KEYWORDS`."""
+        func = node.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+                func.value.id in self.spaces:
+            renamed = array_api.KEYWORDS.get(func.attr, {})
+            for k in node.keywords:
+                k.arg = renamed.get(k.arg, k.arg)
+        self.generic_visit(node)
+        return node
+
     def visit_Name(self, node):
         if node.id in self.spaces:
             raise self.error(

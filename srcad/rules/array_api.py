@@ -28,7 +28,7 @@ _RENAMED = {
 _ELEMENTWISE = (
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "cos", "cosh",
     "divide", "exp", "expm1", "hypot", "log", "log1p", "log2", "log10", "logaddexp",
-    "maximum", "minimum", "multiply", "negative", "positive", "pow", "sin", "sinh", "sqrt",
+    "maximum", "minimum", "clip", "multiply", "negative", "positive", "pow", "sin", "sinh", "sqrt",
     "square", "subtract", "tan", "tanh", "reciprocal", "sign",
     # zero derivative, or not differentiated (their results are booleans or integers)
     "ceil", "floor", "round", "trunc", "equal", "not_equal", "greater", "greater_equal",
@@ -37,7 +37,8 @@ _ELEMENTWISE = (
 )
 
 # ---------------------------------------------------------------- reductions, statistics
-_REDUCTIONS = ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "all", "any")
+_REDUCTIONS = ("sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin", "all",
+               "any")
 
 # ---------------------------------------------------------------- linear algebra
 _LINEAR = ("matmul", "tensordot")
@@ -62,14 +63,16 @@ NAMES = {n: _RENAMED.get(n, n) for n in _ELEMENTWISE + _REDUCTIONS + _LINEAR + _
 #: the standard's functions whose keywords differ from NumPy's (``correction=``, ``min=``):
 #: refused, with what to write
 REFUSED = {
-    "std": "write xp.sqrt(xp.mean((x - xp.mean(x)) ** 2)) (or the sample form) instead",
-    "var": "write xp.mean((x - xp.mean(x)) ** 2) (or the sample form) instead",
-    "clip": "write xp.minimum(xp.maximum(x, lo), hi) instead",
     "astype": "keep the arrays float64, or convert before calling the function",
     "cumulative_sum": "write the running sum as a loop over the axis",
     "vecdot": "write xp.sum(a * b, axis=-1) instead",
     "matrix_transpose": "write xp.permute_dims(x, (1, 0)) for a matrix instead",
 }
+
+
+#: the standard's keywords that NumPy spells otherwise, by function
+KEYWORDS = {"std": {"correction": "ddof"}, "var": {"correction": "ddof"},
+            "eye": {"n_cols": "M"}}
 
 
 def numpy_form(name, linalg=False):

@@ -153,6 +153,16 @@ class Namespace:
                                hint="move the axes last first (xp.moveaxis)")
         return self.xp.linalg.trace(a, offset=offset)
 
+    def std(self, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return self.xp.std(self.array(x), axis=_axis(axis), correction=ddof, keepdims=keepdims)
+
+    def var(self, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return self.xp.var(self.array(x), axis=_axis(axis), correction=ddof, keepdims=keepdims)
+
+    def clip(self, x, a_min=None, a_max=None, min=None, max=None):  # noqa: A002 (NumPy's)
+        low, high = a_min if min is None else min, a_max if max is None else max
+        return self.xp.clip(self.array(x), min=low, max=high)
+
     def outer(self, a, b):
         return self.xp.reshape(self.array(a), (-1, 1)) * self.xp.reshape(self.array(b), (1, -1))
 
@@ -198,6 +208,10 @@ def _reduce(ns, fn):
         return fn(ns.array(x), axis=axis, keepdims=keepdims)
     reduce.__name__ = fn.__name__
     return reduce
+
+
+def _axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
 
 
 class _Linalg:
@@ -382,6 +396,27 @@ def make_helpers(ns):
         others = xp.moveaxis(xp.reshape(left * right, moved.shape), last, axes)
         return ns.array(_restore(ns, g, x.shape, axis, keepdims)) * others
 
+    def grad_var(g, a, axis=None, ddof=0, keepdims=False):
+        x = ns.array(a)
+        centred = x - xp.mean(x, axis=_axis(axis), keepdims=True)
+        n = _count(x.shape, axis)
+        return ns.array(_restore(ns, g, x.shape, axis, keepdims)) * 2.0 * centred / (n - ddof)
+
+    def grad_std(g, a, ans, axis=None, ddof=0, keepdims=False):
+        """The variance's gradient times ``1 / (2 std)``, 0 where the deviation is 0."""
+        ans = ns.array(ans)
+        nonzero = ans != 0
+        scale = ns.where(nonzero, ns.array(g, ans) / ns.where(nonzero, 2.0 * ans, 1.0), 0.0)
+        return grad_var(scale, a, axis, ddof, keepdims)
+
+    def grad_clip(g, a, a_min, a_max):
+        inside = xp.ones(ns.shape(a), dtype=xp.bool)
+        if a_min is not None:
+            inside = inside & (a >= a_min)
+        if a_max is not None:
+            inside = inside & (a <= a_max)
+        return g * xp.astype(inside, xp.float64)
+
     def square_chunks(a):
         return a  # Dask's chunks: the namespace's arrays have none
 
@@ -401,7 +436,7 @@ def make_helpers(ns):
         unbroadcast, unbroadcast_to, grad_sum, grad_mean, grad_extremum, grad_reshape, scatter,
         check_scalar, broadcast_as, add, like, total, transpose_grad, grad_matmul_a,
         grad_matmul_b, check_real, grad_concatenate, grad_stack, grad_prod,
-        square_chunks)}
+        square_chunks, grad_var, grad_std, grad_clip)}
 
 
 def _batched(what, xp):
