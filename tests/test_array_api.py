@@ -176,6 +176,13 @@ EXPRESSIONS = {
     "slice": "X[1:3, :] @ w", "items": "w[0] * w[2]", "column": "X[:, 0] * w[1]",
     "reversed": "w[::-1] * w", "ellipsis": "X[..., 1] * w[1]", "new axis": "w[None, :] * X",
     "zeros_like": "xp.zeros_like(w) + w", "asarray": "xp.asarray(2.0) * w",
+    # numbers: items and full reductions are 0-d arrays of the namespace
+    "items math": "xp.sin(w[0]) * xp.cos(w[1]) + xp.atan2(w[2], 2.0 + w[0])",
+    "item log": "xp.log(1.0 + w[0] * w[0]) * xp.sqrt(2.0 + w[1]) + xp.exp(w[2])",
+    "reductions chained": "xp.exp(xp.sum(w)) * xp.log(xp.sum(w * w))",
+    "reductions stacked": "xp.stack([xp.sum(w), xp.prod(w), xp.max(X @ w)])",
+    "max squared": "xp.max(w) ** 2 + xp.tanh(xp.mean(X @ w)) / xp.sqrt(xp.sum(w * w))",
+    "sum keepdims times": "xp.sum(w, keepdims=True) * w",
 }
 
 _DIR = Path(tempfile.mkdtemp(prefix="srcad_array_api_"))

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import math
 import types
 
 from ..errors import BackendError
@@ -38,12 +39,23 @@ BUILTINS = frozenset({"len", "range", "slice", "tuple", "list", "reversed", "zip
                       "Ellipsis", "None", "True", "False", "type"})
 
 
+#: functions of ``math`` the templates write for numbers, as NumPy's names (on the namespace's
+#: arrays an item ``x[0]`` or a reduction is a 0-d array, which ``math`` would convert)
+MATH = {"sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos": "arccos",
+        "atan": "arctan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "arcsinh",
+        "acosh": "arccosh", "atanh": "arctanh", "exp": "exp", "expm1": "expm1", "log2": "log2",
+        "log10": "log10", "log1p": "log1p", "sqrt": "sqrt", "fabs": "abs", "atan2": "arctan2",
+        "hypot": "hypot"}
+_MATH_CONSTANTS = ("pi", "e", "inf", "nan", "tau")
+
+
 def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible, label=None):
     """``(fdef, cells)``: ``fdef`` written for arrays of ``namespace`` (see above);
     ``helpers`` (the helper names the code reads) loses those bound here as cells."""
     ns = standard.Namespace(namespace)
     forms = standard.make_helpers(ns)
     np_name = spelled.get("np", "np")
+    fdef = _Math(spelled.get("math", "math"), np_name).visit(fdef)
     by_spelling = {spelled.get(h, h): h for h in helpers}
     xp = fresh("xp")
     cells = {xp: types.CellType(ns)}
@@ -83,6 +95,36 @@ def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible,
         helpers.discard(by_spelling.get(spelling))
     helpers.discard("np")
     return fdef, cells
+
+
+class _Math(ast.NodeTransformer):
+    """``math.cos(v)`` as ``np.cos(v)`` (:data:`MATH`), ``math.pi`` as its number; ``log``
+    with one argument only (``math.log(x, base)`` is left, and refused)."""
+
+    def __init__(self, math_name, np_name):
+        self.math_name, self.np_name = math_name, np_name
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if _is_math(func, self.math_name) and func.attr == "log" and len(node.args) == 1 \
+                and not node.keywords:
+            func.value.id, func.attr = self.np_name, "log"
+        return node
+
+    def visit_Attribute(self, node):
+        if not _is_math(node, self.math_name):
+            return self.generic_visit(node)
+        if node.attr in _MATH_CONSTANTS:
+            return ast.copy_location(ast.Constant(getattr(math, node.attr)), node)
+        if node.attr in MATH:
+            node.value.id, node.attr = self.np_name, MATH[node.attr]
+        return node
+
+
+def _is_math(node, math_name):
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+        node.value.id == math_name
 
 
 def _number(node, xp):
