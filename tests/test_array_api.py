@@ -419,3 +419,87 @@ def test_the_example_fits_the_same_on_both():
     finally:
         sys.path.pop(0)
     assert main(["--steps", "20"]) <= 1e-12
+
+
+# ---------------------------------------------------------------- control flow, writes, callees
+_FLOW = _module("array_api_flow", """\
+from array_api_compat import array_namespace
+
+
+def loop(w, X):
+    xp = array_namespace(w, X)
+    h = w
+    for i in range(3):
+        h = xp.tanh(X[:3, :] @ h) + w
+    return xp.sum(h * h)
+
+
+def branch(w, X):
+    xp = array_namespace(w, X)
+    s = xp.sum(w)
+    if s > 0:
+        y = xp.sin(X @ w)
+    else:
+        y = xp.cos(X @ w)
+    return xp.sum(y)
+
+
+def while_loop(w, X):
+    xp = array_namespace(w, X)
+    t = 0.0
+    k = 0
+    while k < 4:
+        t = t + xp.sum(X[k, :] * w) ** 2
+        k += 1
+    return t
+
+
+def helper(v, xp):
+    return xp.sum(v * v)
+
+
+def calls(w, X):
+    xp = array_namespace(w, X)
+    return helper(X @ w, xp)
+
+
+def inner(v):
+    xp = array_namespace(v)
+    return xp.sum(xp.exp(v))
+
+
+def calls_namespace_code(w, X):
+    xp = array_namespace(w, X)
+    return inner(X @ w) + xp.sum(w)
+
+
+def write(w, X):
+    xp = array_namespace(w, X)
+    out = xp.zeros((3,), dtype=xp.float64)
+    out[0] = w[1] * w[2]
+    out[1:] = w[:2] ** 2
+    return xp.sum(out * out)
+""")
+
+FLOW = ["loop", "branch", "while_loop", "write"]
+
+
+@pytest.mark.parametrize("name", FLOW)
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_loops_branches_and_writes(name, sign, no_numpy):
+    f = getattr(_FLOW, name)
+    w = sign * W
+    want = numerical_grad(f, (w, X))
+    got = srcad.grad(f)(strict(w), strict(X))
+    np.testing.assert_allclose(numpy(got), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(numpy(got), srcad.grad(f)(w, X), rtol=1e-12, atol=1e-14)
+    value, tangent = srcad.jvp(f, (strict(w), strict(X)), (strict(TAN_W),), wrt=0)
+    np.testing.assert_allclose(float(tangent), want @ TAN_W, rtol=1e-6, atol=1e-8)
+
+
+def test_a_call_of_a_users_function_is_refused_on_strict_arrays():
+    f = _FLOW.calls_namespace_code
+    np.testing.assert_allclose(srcad.grad(f)(W, X), numerical_grad(f, (W, X)), rtol=1e-6)
+    with pytest.raises(srcad.BackendError, match="inner") as info:
+        srcad.grad(f)(strict(W), strict(X))
+    assert "standard backend" in str(info.value)

@@ -23,7 +23,6 @@ Imports the standard library, :mod:`srcad.errors`, :mod:`srcad.runtime.standard`
 from __future__ import annotations
 
 import ast
-import builtins
 import math
 import types
 
@@ -31,8 +30,9 @@ from ..errors import BackendError
 from ..runtime import standard
 from ..transform.nodes import Comment
 
-#: the attributes and methods of an array the backend's code may read
-ATTRIBUTES = frozenset({"T", "mT", "shape", "ndim", "size", "dtype"})
+#: the attributes and methods of an array the backend's code may read (``append`` and ``pop``:
+#: of the lists a loop's values are saved on; ``x.copy()`` is written ``xp.copy(x)``)
+ATTRIBUTES = frozenset({"T", "mT", "shape", "ndim", "size", "dtype", "append", "pop"})
 #: Python's builtins generated code may call on the namespace's arrays and numbers
 BUILTINS = frozenset({"len", "range", "slice", "tuple", "list", "reversed", "zip", "float",
                       "int", "bool", "abs", "min", "max", "isinstance", "enumerate", "sum",
@@ -56,6 +56,7 @@ def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible,
     forms = standard.make_helpers(ns)
     np_name = spelled.get("np", "np")
     fdef = _Math(spelled.get("math", "math"), np_name).visit(fdef)
+    fdef = _Copies(np_name).visit(fdef)
     by_spelling = {spelled.get(h, h): h for h in helpers}
     xp = fresh("xp")
     cells = {xp: types.CellType(ns)}
@@ -81,9 +82,15 @@ def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible,
                 helper = by_spelling.get(node.id)
                 if helper is not None and helper in forms:
                     cells[node.id] = types.CellType(forms[helper])
-                elif helper is not None or not _plain(node.id, visible):
-                    raise place.error(node.id, "the backend has no form of it (its code is "
-                                      "NumPy code)")
+                elif helper is not None:
+                    raise place.error(node.id, "the backend has no form of this helper (its "
+                                      "code is NumPy code)")
+                elif not _plain(node.id, visible):
+                    raise place.error(node.id, "the standard backend writes one function in "
+                                      "the namespace, and this is another (a part of a "
+                                      "function of yours srcad made, a function or module "
+                                      "the code reads): its code is NumPy code; write the "
+                                      "callee's body into the function")
     for node in ast.walk(fdef):
         if isinstance(node, ast.Name) and node.id == np_name and node.id not in local:
             node.id = xp
@@ -119,6 +126,24 @@ class _Math(ast.NodeTransformer):
             return ast.copy_location(ast.Constant(getattr(math, node.attr)), node)
         if node.attr in MATH:
             node.value.id, node.attr = self.np_name, MATH[node.attr]
+        return node
+
+
+class _Copies(ast.NodeTransformer):
+    """``x.copy()`` as ``np.copy(x)`` (the namespace's arrays have no method)."""
+
+    def __init__(self, np_name):
+        self.np_name = np_name
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "copy" and not node.args \
+                and not node.keywords:
+            return ast.copy_location(ast.Call(
+                func=ast.Attribute(value=ast.Name(id=self.np_name, ctx=ast.Load()),
+                                   attr="copy", ctx=ast.Load()),
+                args=[func.value], keywords=[]), node)
         return node
 
 
@@ -181,7 +206,7 @@ def _plain(name, visible):
     if name in visible:
         value = visible[name]
         return not callable(value) and not isinstance(value, types.ModuleType)
-    return name in BUILTINS or not hasattr(builtins, name)
+    return name in BUILTINS
 
 
 class _Place:

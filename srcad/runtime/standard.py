@@ -163,6 +163,12 @@ class Namespace:
         low, high = a_min if min is None else min, a_max if max is None else max
         return self.xp.clip(self.array(x), min=low, max=high)
 
+    def copy(self, x):
+        """``x.copy()``: a list, dict or array of the namespace, copied."""
+        if isinstance(x, (list, dict)):
+            return type(x)(x)
+        return self.xp.asarray(x, copy=True)
+
     def outer(self, a, b):
         return self.xp.reshape(self.array(a), (-1, 1)) * self.xp.reshape(self.array(b), (1, -1))
 
@@ -417,6 +423,40 @@ def make_helpers(ns):
             inside = inside & (a <= a_max)
         return g * xp.astype(inside, xp.float64)
 
+    def cleared(value, index):
+        """The gradient flowing past ``y[index] = v`` to the old ``y``: ``index`` zeroed."""
+        if isinstance(value, (list, dict)):
+            out = type(value)(value)
+            out[index] = 0.0 * out[index]
+            return out
+        out = xp.astype(xp.broadcast_to(ns.array(value), ns.shape(value)), xp.float64,
+                        copy=True)
+        if not arrays._basic(index):
+            raise arrays.placed(BackendError(
+                f"an item write y[idx] = v with an array of indices or a mask on "
+                f"{xp.__name__} arrays", construct="cleared",
+                hint="write with slices and integers (y[2:5] = v)"))
+        out[arrays._no_new_axes(index)] = 0.0
+        return out
+
+    def copy_tangent(tangent, value):
+        """A writable tangent for ``y[i] = v``: a float array shaped like ``value``."""
+        if isinstance(value, (list, dict)):
+            raise _batched("a write into a list", xp)
+        return xp.astype(xp.broadcast_to(ns.array(tangent), ns.shape(value)), xp.float64,
+                         copy=True)
+
+    def zeros_like(x):
+        """A zero gradient shaped like ``x`` (a float for a number, a list for a list)."""
+        if isinstance(x, (list, tuple)):
+            return [zeros_like(v) for v in x]
+        if isinstance(x, dict):
+            return {k: zeros_like(v) for k, v in x.items()}
+        return xp.zeros(ns.shape(x), dtype=xp.float64) if hasattr(x, "shape") else 0.0
+
+    def layout(x):
+        return x  # (a stand-in without memory is NumPy's; the array itself serves)
+
     def square_chunks(a):
         return a  # Dask's chunks: the namespace's arrays have none
 
@@ -436,7 +476,8 @@ def make_helpers(ns):
         unbroadcast, unbroadcast_to, grad_sum, grad_mean, grad_extremum, grad_reshape, scatter,
         check_scalar, broadcast_as, add, like, total, transpose_grad, grad_matmul_a,
         grad_matmul_b, check_real, grad_concatenate, grad_stack, grad_prod,
-        square_chunks, grad_var, grad_std, grad_clip)}
+        square_chunks, grad_var, grad_std, grad_clip, layout, cleared, copy_tangent,
+        zeros_like)}
 
 
 def _batched(what, xp):
