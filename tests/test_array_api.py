@@ -385,10 +385,12 @@ def test_strict_and_numpy_arrays_in_one_call_are_refused():
         srcad.grad(f)(strict(W), X)
 
 
-def test_second_derivatives_on_strict_arrays_are_refused():
-    f, _ = _functions("tanh")
-    with pytest.raises(srcad.BackendError, match="array_api_strict"):
-        srcad.hessian(f)(strict(W), strict(X))
+def test_second_derivatives_and_jacobians_on_strict_arrays_are_refused():
+    f, v = _functions("tanh")
+    for call in (srcad.hessian(f), srcad.jacobian(v), srcad.jacfwd(v),
+                 srcad.grad(lambda w, X: srcad.grad(f)(w, X)[0])):
+        with pytest.raises(srcad.BackendError, match="array_api_strict"):
+            call(strict(W), strict(X))
 
 
 def test_a_non_scalar_output_and_a_float32_argument():

@@ -27,7 +27,7 @@ import math
 import types
 
 from ..errors import BackendError
-from ..runtime import standard
+from ..runtime import standard, standard_helpers
 from ..transform.nodes import Comment
 
 #: the attributes and methods of an array the backend's code may read (``append`` and ``pop``:
@@ -53,7 +53,7 @@ def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible,
     """``(fdef, cells)``: ``fdef`` written for arrays of ``namespace`` (see above);
     ``helpers`` (the helper names the code reads) loses those bound here as cells."""
     ns = standard.Namespace(namespace)
-    forms = standard.make_helpers(ns)
+    forms = standard_helpers.make_helpers(ns)
     np_name = spelled.get("np", "np")
     fdef = _Math(spelled.get("math", "math"), np_name).visit(fdef)
     fdef = _Copies(np_name).visit(fdef)

@@ -23,6 +23,7 @@ Imports gast, NumPy, :mod:`srcad.errors` and :mod:`srcad.rules.array_api`.
 from __future__ import annotations
 
 import sys
+import weakref
 
 import gast
 import numpy as np
@@ -173,9 +174,20 @@ def standard_code(func):
     available."""
     from .source import read
 
+    code = getattr(func, "__code__", None)
+    known = _STANDARD.get(func) if code is not None else None
+    if known is not None and known[0] is code:
+        return known[1]
     try:
         src = read(func)
     except Exception:  # noqa: BLE001 - no source, no namespace code: refused by the caller
         return False
     spaces = [s for s in src.node.body if _namespace_assignment(src, s) is not None]
-    return bool(spaces) and not _numpy_lines(src, src.node, set())
+    found = bool(spaces) and not _numpy_lines(src, src.node, set())
+    if code is not None:
+        _STANDARD[func] = (code, found)
+    return found
+
+
+#: function -> (its code, whether it is namespace code alone): read once per code
+_STANDARD = weakref.WeakKeyDictionary()
