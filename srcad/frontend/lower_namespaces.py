@@ -46,8 +46,8 @@ def lower(src):
         return
     if not _numpy_name_free(src):
         raise UnsupportedSyntaxError(
-            f"{src.filename}: the name 'np' of {fdef.name}'s module is not NumPy; srcad "
-            "reads the array namespace's functions as NumPy's, spelled np",
+            f"the name 'np' of {fdef.name}'s module is not NumPy; srcad reads the array "
+            "namespace's functions as NumPy's, spelled np",
             filename=src.filename, lineno=src.first_line,
             hint="bind np to NumPy in the module (import numpy as np), or rename the other np")
     if "np" not in src.globals:
