@@ -505,3 +505,36 @@ def test_a_call_of_a_users_function_is_refused_on_strict_arrays():
     with pytest.raises(srcad.BackendError, match="inner") as info:
         srcad.grad(f)(strict(W), strict(X))
     assert "standard backend" in str(info.value)
+
+
+# ---------------------------------------------------------------- every elementwise function
+# Generated from the table (srcad.rules.array_api.NAMES): each standard function that is a
+# NumPy ufunc of floats, on arguments inside its domain (A in (0.1, 0.5), B in (1.1, 1.5)),
+# broadcast (a vector against a matrix), in the four entry points' core, grad and jvp.
+from srcad.rules import array_api as _table  # noqa: E402
+
+_A, _B = "(0.3 + 0.2 * xp.tanh(X * w))", "(1.3 + 0.2 * xp.tanh(w))"
+UFUNCS = sorted(n for n, spelling in _table.NAMES.items()
+                if isinstance(getattr(np, spelling), np.ufunc) and n != "matmul"
+                and ({"d->d", "dd->d"} & set(getattr(np, spelling).types)))
+_UFUNC_CALLS = {n: (f"xp.{n}({_B if n == 'acosh' else _A})" if getattr(
+    np, _table.NAMES[n]).nin == 1 else f"xp.{n}({_A}, {_B})") for n in UFUNCS}
+_UFUNC_MODULE = _module("array_api_ufuncs", _HEAD + "".join(
+    f"def {n}(w, X):\n    xp = array_namespace(w, X)\n    return xp.sum({e})\n\n\n"
+    for n, e in _UFUNC_CALLS.items()))
+
+
+def test_the_family_covers_the_tables_ufuncs():
+    assert len(UFUNCS) >= 35 and {"pow", "atan2", "acosh", "logaddexp"} <= set(UFUNCS)
+
+
+@pytest.mark.parametrize("name", UFUNCS)
+def test_every_elementwise_function_of_the_table(name, no_numpy):
+    f = getattr(_UFUNC_MODULE, name)
+    want_w, want_X = numerical_grad(f, (W, X), wrt=(0, 1))
+    gw, gX = srcad.grad(f, wrt=(0, 1))(strict(W), strict(X))
+    np.testing.assert_allclose(numpy(gw), want_w, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(numpy(gX), want_X, rtol=1e-6, atol=1e-8)
+    _, tangent = srcad.jvp(f, (strict(W), strict(X)), (strict(TAN_W), strict(TAN_X)))
+    np.testing.assert_allclose(float(tangent), want_w @ TAN_W + np.sum(want_X * TAN_X),
+                               rtol=1e-6, atol=1e-8)
