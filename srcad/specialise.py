@@ -210,7 +210,8 @@ class Transformed:
         if any(map(foreign_array, call_args)):  # the array API's: what the standard lacks
             head = args[:1] if self._mode == "vjp" else ()
             return standard.on_standard_arrays(
-                lambda: fn(*head, *bound.args, **bound.kwargs), self._f, bound)
+                lambda: fn(*head, *bound.args, **bound.kwargs), self._f, bound.args,
+                bound.kwargs)
         if self._mode != "vjp":
             return fn(*bound.args, **bound.kwargs)
         if kwargs:

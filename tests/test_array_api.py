@@ -538,3 +538,25 @@ def test_every_elementwise_function_of_the_table(name, no_numpy):
     _, tangent = srcad.jvp(f, (strict(W), strict(X)), (strict(TAN_W), strict(TAN_X)))
     np.testing.assert_allclose(float(tangent), want_w @ TAN_W + np.sum(want_X * TAN_X),
                                rtol=1e-6, atol=1e-8)
+
+
+def test_a_failure_at_run_time_is_a_backend_error_unless_the_function_fails_too():
+    from srcad.runtime.standard import on_standard_arrays
+
+    def fails(*args):
+        raise TypeError("what the generated code did")
+
+    f, _ = _functions("tanh")
+    args = (strict(W), strict(X))
+    with pytest.raises(srcad.BackendError, match="standard backend") as info:
+        on_standard_arrays(fails, f, args)
+    assert "what the generated code did" in str(info.value)
+    # the function fails on them itself: the failure is the user's, and passes unchanged
+    with pytest.raises(TypeError, match="what the generated code did"):
+        on_standard_arrays(fails, lambda *a: (_ for _ in ()).throw(TypeError("own")), args)
+
+
+def test_an_index_array_fails_naming_add_at_where_the_gradient_runs():
+    f = _REFUSED.index_array
+    with pytest.raises(srcad.BackendError, match="np.add.at"):
+        srcad.vjp(f, strict(W), strict(X), wrt=0)[1](xp.asarray(1.0))

@@ -253,33 +253,34 @@ def namespace_of(values):
     return next(iter(found.values()), None)
 
 
-def on_standard_arrays(call, func, bound):
+def on_standard_arrays(call, func, args, kwargs=None):
     """``call()`` (srcad's code for ``func``, arrays of the standard among the arguments
-    ``bound``), with an operation the standard's arrays lack (NumPy's arithmetic on
+    ``args``, ``kwargs``), with an operation the standard's arrays lack (NumPy's arithmetic on
     booleans, say) refused with a :class:`srcad.BackendError` naming the backend and the
     user's line, instead of the library's own exception. When ``func`` itself fails on those
     arguments, the exception is the user's and passes unchanged."""
     try:
         return call()
     except (TypeError, ValueError, IndexError, AttributeError) as err:
+        kwargs = kwargs or {}
         try:
-            func(*bound.args, **bound.kwargs)
+            func(*args, **kwargs)
         except Exception:  # noqa: BLE001 - the function's own failure: the user's to see
             raise err from None
-        raise _failure(err, func, bound) from err
+        raise _failure(err, func, [*args, *kwargs.values()]) from err
 
 
-def _failure(err, func, bound):
+def _failure(err, func, values):
     import linecache
     import traceback
 
-    space = namespace_of(bound.arguments.values())
-    code = func.__code__
+    space = namespace_of(values)
+    code = getattr(func, "__code__", None) or getattr(type(func).__call__, "__code__", None)
     error = BackendError(
         f"the standard backend (code for {space.__name__} arrays, written in their array API "
         f"namespace) ran an operation those arrays do not have as NumPy's do: "
-        f"{type(err).__name__}: {err}", filename=code.co_filename,
-        lineno=code.co_firstlineno,
+        f"{type(err).__name__}: {err}", filename=getattr(code, "co_filename", None),
+        lineno=getattr(code, "co_firstlineno", None),
         hint="write that line with the functions srcad.rules.array_api lists, or pass NumPy "
         "arrays (np.from_dlpack(x)) and convert the gradient back (xp.asarray(g))")
     for frame in reversed(traceback.extract_tb(err.__traceback__)):
