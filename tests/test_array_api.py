@@ -357,6 +357,11 @@ def own_method(w, X):
 def vector(w, X):
     xp = array_namespace(w, X)
     return xp.tanh(X @ w)
+
+
+def constants(w, X):
+    xp = array_namespace(w, X)
+    return xp.sum(xp.sin(np.pi * (X @ w))) + np.e * xp.sum(w)
 """)
 
 
@@ -371,6 +376,12 @@ def test_namespace_code_reading_numpy_is_refused_strict_arrays_at_that_line():
     np.testing.assert_allclose(srcad.grad(f)(W, X), numerical_grad(f, (W, X)), rtol=1e-6)
     with pytest.raises(srcad.BackendError, match="array_api_strict"):
         srcad.grad(f)(strict(W), strict(X))
+
+
+def test_numpys_constants_are_numbers_not_numpy_reads(no_numpy):
+    f = _MISUSE.constants
+    got = srcad.grad(f)(strict(W), strict(X))
+    np.testing.assert_allclose(numpy(got), numerical_grad(f, (W, X)), rtol=1e-6, atol=1e-8)
 
 
 def test_the_arrays_own_namespace_method(no_numpy):

@@ -96,9 +96,12 @@ def _numpy_lines(src, fdef, spaces):
     own = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
            and not isinstance(n.ctx, gast.Load)} | spaces
     own |= {a.id for a in gast.walk(fdef.args) if isinstance(a, gast.Name)}
-    lines = []
+    numbers = {id(n.value) for n in gast.walk(fdef) if isinstance(n, gast.Attribute)
+               and isinstance(n.value, gast.Name) and isinstance(getattr(np, n.attr, None), float)}
+    lines = []  # (np.pi, np.inf: Python numbers, not NumPy calls)
     for node in gast.walk(fdef):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in own:
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in own \
+                and id(node) not in numbers:
             value = src.closure.get(node.id, src.globals.get(node.id))
             if value is np or getattr(value, "__name__", "").split(".")[0] == "numpy" and \
                     type(value).__name__ == "module":
