@@ -14,14 +14,15 @@ import numpy as np
 
 from .core.kinds import duck_array, foreign_array, is_complex_value
 from .errors import BackendError, WrtError
-from .runtime import arrays
+from .frontend.lower_namespaces import standard_code
+from .runtime import arrays, standard
 
 
 def check_arrays(f, values):
     """Refuse an argument that is an array of the array API standard without NumPy's dispatch
     protocols (``wrt`` or not: NumPy calls would convert it, see srcad.runtime.arrays)."""
     for name, value in values.items():
-        if foreign_array(value):
+        if foreign_array(value) and not _standard_call(f, values):
             raise arrays.refuse_foreign(value, f"argument {name!r}",
                                         getattr(f, "__code__", None))
         if duck_array(value) and value.dtype.kind == "c":
@@ -35,15 +36,33 @@ def check_arrays(f, values):
                      "and imaginary parts")
 
 
-def check_wrt_value(f, name, value):
+def _standard_call(f, values):
+    """Whether arrays of the array API standard may be given to ``f`` with ``values``: their
+    namespace is known, no NumPy array is among the values, and ``f`` is written in the
+    namespace alone (:func:`srcad.frontend.lower_namespaces.standard_code`)."""
+    if standard.namespace_of(values.values()) is None or any(
+            isinstance(v, np.ndarray) for v in values.values()):
+        return False
+    return standard_code(getattr(f, "__wrapped__", f))
+
+
+def check_wrt_value(f, name, value, nested=False):
     code = f.__code__
     if isinstance(value, (list, tuple, dict)):  # an empty one: its gradient is empty too
         items = value.values() if isinstance(value, dict) else value
         for item in items:
-            check_wrt_value(f, name, item)
+            check_wrt_value(f, name, item, nested=True)
         return
     if foreign_array(value):
-        raise arrays.refuse_foreign(value, f"argument {name!r}", code)
+        space = standard.namespace_of([value])
+        if space is None or nested:  # code in the namespace takes them (srcad.backend.standard)
+            raise arrays.refuse_foreign(value, f"argument {name!r}", code)
+        if value.dtype != space.float64:
+            raise WrtError(f"argument {name!r} is an array of dtype {value.dtype}: code for "
+                           f"{arrays.library(value)} arrays differentiates float64 arrays only",
+                           filename=code.co_filename, lineno=code.co_firstlineno,
+                           hint=f"pass xp.astype({name}, xp.float64)")
+        return
     if isinstance(value, np.ndarray) or duck_array(value):
         if value.dtype.kind not in "fc":
             raise WrtError(

@@ -22,9 +22,9 @@ import numpy as np
 
 from . import api, nested, pipeline, pytrees
 from .core import env, functions
-from .core.kinds import kind_of_value, rank_of_value
-from .errors import MissingRuleError, NonScalarOutputError, SrcadError
-from .specialise import Transformed, cache_key, check_wrt_value, plain_key
+from .core.kinds import foreign_array, kind_of_value, rank_of_value
+from .errors import BackendError, MissingRuleError, NonScalarOutputError, SrcadError
+from .specialise import Transformed, cache_key, check_arrays, check_wrt_value, plain_key
 
 __all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp", "elementwise_grad",
            "hessian_vector_product", "make_vjp", "make_jvp"]
@@ -266,6 +266,16 @@ class _Jacobian:
             self.index = tuple(_position(self.f, w) for w in self.wrt)
         types = tuple(map(type, args))
         if types not in self.checked:
+            if any(map(foreign_array, args)):  # the array API's: the rows are NumPy's
+                user = self.f._user if isinstance(self.f, Transformed) else self.f
+                check_arrays(user, dict(enumerate(args)))  # plain NumPy code: refused so
+                raise BackendError(
+                    "jacobian, jacrev, jacfwd and hessian assemble their result with NumPy: "
+                    "not on arrays of the array API standard without NumPy's protocols ("
+                    f"{type(next(filter(foreign_array, args))).__module__.split('.')[0]})",
+                    construct=getattr(self.f, "__qualname__", None),
+                    hint="call vjp or jvp for each row or column (they take such arrays), "
+                    "or pass NumPy arrays (np.from_dlpack(x))")
             if any(p < len(args) and pytrees.is_tree(args[p]) for p in self.index):
                 return self._tree(args).value
             self.checked.add(types)  # no container or record where wrt points

@@ -31,7 +31,7 @@ import gast
 
 from .analysis import alias, complexity, soundness, truths
 from .analysis.analyse import Analysis
-from .backend import duck, emit, numba_backend, numba_stacks
+from .backend import duck, emit, numba_backend, numba_stacks, standard
 from .backend.tidy import tidy
 from .core import ir
 from .core.kinds import (
@@ -40,6 +40,7 @@ from .core.kinds import (
     SCALAR,
     SEQ,
     any_duck,
+    foreign_array,
     item_kinds,
     kind_of_value,
     made_for,
@@ -50,12 +51,13 @@ from .core.kinds import (
 )
 from .core.naming import Namer
 from .errors import BackendError, SrcadError
-from .frontend import optimise, source
+from .frontend import lower_namespaces, optimise, source
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
 from .frontend.lower_callees import classes_of
 from .frontend.validate import validate
-from .runtime import derivatives
+from .runtime import arrays, derivatives
+from .runtime.standard import namespace_of
 from .transform import calls, nodes, saves
 from .transform.forward import Forward
 from .transform.nodes import Comment, assign, call, name
@@ -115,6 +117,7 @@ def to_ssa(func, parsed=None, arity=None, fixed=None):
     (see :func:`srcad.core.functions.specialised`). Returns (ir.Function, Namer)."""
     src = parsed or source.read(func)
     validate(src)
+    lower_namespaces.lower(src)  # xp = array_namespace(x); xp.sum(...): NumPy's functions
     names = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
     namer = Namer(names)
     namer.user_names = set(names)
@@ -200,6 +203,8 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)
     gen = Reverse(fn, analysis, namer, spelled, structured=not split).run()
+    if getattr(fn.source, "namespaces", ()):  # xp.f read as np.f: NumPy bound to np
+        gen.helpers.add("np")  # (frontend.lower_namespaces: the module may not import it)
     return fn, namer, analysis, spelled, gen
 
 
@@ -225,8 +230,10 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     # an object's class is part of the cache key (its type): self.method(...) names its code
     fixed = classes_of(arg_values)
     ducks = any_duck(arg_values.values())
+    space = namespace_of(arg_values.values())  # array-api-strict: the standard backend
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks,
                                                  fixed=fixed, backend=backend, ducks=ducks)
+    check_standard(fn, func, space, arg_values)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     if backend == "numba":
         numba_stacks.realise(gen, namer, spelled)
@@ -237,6 +244,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats, spelled)
     if ducks:  # Dask, CuPy: a few calls written otherwise
         fdef = _for_ducks(fdef, func, fn, spelled, namer, gen.cells)
+    if space is not None:  # written in the arrays' namespace
+        fdef = _for_standard(fdef, func, fn, space, spelled, helpers, namer, gen.cells)
     if backend == "numba":
         fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells,
                                                 gen.hoisted_stacks)
@@ -259,14 +268,16 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
 
 @_serialised
 def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, fixed=None,
-            backend="python", ducks=False):
+            backend="python", ducks=False, space=None):
     """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``
     (``parsed``: ``func``'s tree as :func:`read` gives it, changed: see :func:`to_ssa`;
     ``fixed``: the functions and objects passed (see :func:`to_ssa`); ``backend="numba"``:
     compiled by Numba at its first call (see :func:`adjoint`); ``ducks``: the arguments hold
-    Dask or CuPy arrays, see :mod:`srcad.backend.duck`)."""
+    Dask or CuPy arrays, see :mod:`srcad.backend.duck`; ``space``: the array API namespace
+    of the arguments' arrays, see :mod:`srcad.backend.standard`)."""
 
     fn, namer = to_ssa(func, parsed, arity=arity, fixed=fixed)
+    check_standard(fn, func, space, kinds)
     analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
                         callees=_callees(backend, ducks), param_stacks=made_stacks(func))
     alias.check(fn, analysis)
@@ -290,6 +301,8 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
         fdef = _for_ducks(fdef, func, fn, spelled, namer, fwd.cells)
     # the helpers the tidied tree reads (a user's spelling may name one too)
     helpers = set(fwd.used_helpers) | emit.helpers_read(fdef, spelled)
+    if space is not None:  # written in the arrays' namespace
+        fdef = _for_standard(fdef, func, fn, space, spelled, helpers, namer, fwd.cells)
     if backend == "numba":
         fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, fwd.cells)
         fwd.cells.update(numba_cells)
@@ -309,6 +322,39 @@ def _for_ducks(fdef, func, fn, spelled, namer, cells):
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     fdef, made = duck.for_duck_arrays(fdef, spelled, emit.HELPER_OBJECTS, visible, namer.fresh)
+    cells.update(made)
+    return fdef
+
+
+def check_standard(fn, func, space, params):
+    """Refuse arrays of the array API standard (``space``: their namespace) given to code
+    that is not written in their namespace alone (it reads NumPy, or no namespace)."""
+    if space is None:
+        return
+    lines = fn.source.numpy_lines
+    if getattr(fn.source, "namespaces", ()) and not lines:
+        return
+    value = next(v for v in params.values() if foreign_array(v)) if isinstance(
+        params, dict) and any(map(foreign_array, params.values())) else None
+    what = "an argument" if value is None else "the argument"
+    error = arrays.refuse_foreign(value if value is not None else space.asarray(0.0), what,
+                                  func.__code__)
+    if lines:
+        error.lineno = lines[0]
+        error.construct = fn.source.line_text(lines[0])
+        error.message += "; the function reads NumPy here"
+    error.hint += ("; or write the function with the arrays' namespace alone "
+                   "(xp = array_namespace(x); xp.sum(...): see srcad.rules.array_api)")
+    error.args = (error._format(),)
+    raise error
+
+
+def _for_standard(fdef, func, fn, space, spelled, helpers, namer, cells):
+    """``fdef`` written in the namespace ``space`` (:mod:`srcad.backend.standard`)."""
+    visible = dict(func.__globals__)
+    visible.update(fn.source.closure)
+    fdef, made = standard.for_standard_arrays(fdef, func, space, spelled, helpers,
+                                              namer.fresh, visible)
     cells.update(made)
     return fdef
 

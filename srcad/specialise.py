@@ -29,11 +29,11 @@ from . import pipeline, pytrees
 from .backend import dispatch
 from .checks import check_arrays, check_holomorphic_wrt, check_wrt_value  # noqa: F401
 from .core import env
-from .core.kinds import any_duck, duck_array
+from .core.kinds import any_duck, duck_array, foreign_array
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
 from .frontend.lower_callees import fixed_function, held_functions
-from .runtime import arrays
+from .runtime import arrays, standard
 
 ALL = weakref.WeakSet()  # every live transformed function, for clear_cache
 MAX_SPECIALISATIONS = 64  # per function; past that the cache starts again
@@ -207,6 +207,11 @@ class Transformed:
             head = args[:1] if self._mode == "vjp" else ()  # a pullback's cotangent
             return arrays.on_duck_arrays(lambda: fn(*head, *bound.args, **bound.kwargs),
                                          self._f, bound)
+        if any(map(foreign_array, call_args)):  # the array API's: what the standard lacks
+            head = args[:1] if self._mode == "vjp" else ()
+            return standard.on_standard_arrays(
+                lambda: fn(*head, *bound.args, **bound.kwargs), self._f, bound.args,
+                bound.kwargs)
         if self._mode != "vjp":
             return fn(*bound.args, **bound.kwargs)
         if kwargs:
@@ -223,8 +228,8 @@ class Transformed:
         """Make ``fn`` the function for calls with arguments of ``types``: directly, or, when
         arrays are among them, through a :class:`_ByRank` (the code depends on their ranks)."""
         arrays = [v for v in values if type(v) is np.ndarray]
-        if any_duck(values):
-            return  # a Dask or CuPy array: keyed on its rank too, on the full path (cache_key)
+        if any_duck(values) or any(map(foreign_array, values)):
+            return  # Dask, CuPy, the array API's: keyed on rank (dtype) too (cache_key)
         if not arrays:
             self._cache[types] = fn
             return
@@ -393,8 +398,9 @@ def cache_key(args):
     types = tuple(map(type, args))
     ranks = (_Ranks(a.ndim if a.dtype.kind != "c" else (a.ndim, "c")  # complex: its own code
                     for a in args if type(a) is np.ndarray),) if np.ndarray in types else ()
-    if any_duck(args):  # another library's arrays (Dask, CuPy): their ranks too
-        ranks = (_Ranks(a.ndim for a in args if type(a) is np.ndarray or duck_array(a)),)
+    if any_duck(args) or any(map(foreign_array, args)):  # Dask, CuPy, the array API's
+        ranks = (_Ranks((a.ndim, str(a.dtype)) if foreign_array(a) else a.ndim for a in args
+                        if type(a) is np.ndarray or duck_array(a) or foreign_array(a)),)
     # the functions passed: the code calls each as named (frontend.lower_callees.classes_of)
     called = tuple(_Same(a) for a in args if fixed_function(a))
     for a in args:  # an object of the user's holding functions: the code calls those

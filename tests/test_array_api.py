@@ -2,12 +2,21 @@
 a strict, minimal implementation of the standard: no ``__array_ufunc__``, no
 ``__array_function__``), as a check that nothing in srcad takes a NumPy-only road with them.
 
-srcad's generated code is NumPy code; NumPy would turn such an array into a NumPy array
+Code written for the standard (``xp = array_namespace(w, X)``, then ``xp.sum(xp.tanh(X @ w))``)
+is differentiated on them: its ``xp.f`` are NumPy's rules (srcad.rules.array_api), and the
+generated code runs in the arrays' namespace (srcad.backend.standard). Checked, for a table of
+expressions (elementwise functions, reductions, matmul, indexing, shapes, where, linalg), with
+grad, value_and_grad, vjp and jvp, against finite differences and against the same code on
+NumPy arrays; with ``__array__`` of the strict arrays made to fail, so that no NumPy call ever
+takes one. What the backend has no form of is refused, naming the backend, the rule's helper
+and the user's line.
+
+Plain NumPy code given such arrays is still refused: NumPy would turn them into NumPy arrays
 through ``__array__`` (a silent copy, the gradient then of another type) or the array's own
-operators would refuse NumPy's. So srcad refuses them, wrt or not, in every entry point, with
-a :class:`srcad.BackendError` naming the library and saying what to write instead; the
-rewrite it proposes (``np.from_dlpack``, then the array's namespace for the gradient) gives
-NumPy's gradient, checked here against finite differences.
+operators would refuse NumPy's. srcad refuses them, wrt or not, in every entry point, with a
+:class:`srcad.BackendError` naming the library and saying what to write instead; the rewrite it
+proposes (``np.from_dlpack``, then the array's namespace for the gradient) gives NumPy's
+gradient, checked here against finite differences.
 """
 
 import numpy as np
@@ -72,7 +81,7 @@ def test_numpy_arrays_are_array_api_objects_and_still_work():
                                rtol=1e-7, atol=1e-9)
 
 
-# ---------------------------------------------------------------- every rule the standard has
+# ---------------------------------------------------------------- every NumPy rule the standard has
 # Generated from the rule table (tests/test_forward_rules.py): each example whose function the
 # array API standard has (array_api_strict's namespace, its linalg extension, the operators)
 # is given array_api_strict arrays: refused with a BackendError naming the library; the
@@ -113,3 +122,452 @@ def test_every_standard_rule_is_refused_precisely_and_the_rewrite_is_numpys(case
     got = srcad.grad(s, wrt=wrt)(*back)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+
+# ================================================================ code written for the standard
+import importlib.util  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+#: name -> expression of w (3,) and X (4, 3), written with the namespace xp
+EXPRESSIONS = {
+    # elementwise functions
+    "exp": "xp.exp(X @ w)", "log": "xp.log(1.5 + xp.sin(X @ w))", "sin": "xp.sin(X * w)",
+    "cos": "xp.cos(X * w)", "tan": "xp.tan(X * w)", "tanh": "xp.tanh(X @ w)",
+    "sinh": "xp.sinh(X * w)", "cosh": "xp.cosh(X * w)", "sqrt": "xp.sqrt(1.0 + X * w * w)",
+    "abs": "xp.abs(X - w)", "square": "xp.square(X - w)", "expm1": "xp.expm1(X * w)",
+    "log1p": "xp.log1p(X * w * w)", "log2": "xp.log2(2.0 + X * w)",
+    "log10": "xp.log10(2.0 + X * w)", "asin": "xp.asin(X * w)", "acos": "xp.acos(X * w)",
+    "atan": "xp.atan(X * w)", "asinh": "xp.asinh(X * w)", "acosh": "xp.acosh(2.0 + X * w)",
+    "atanh": "xp.atanh(X * w)", "sign": "xp.sign(w) * w",
+    "reciprocal": "xp.reciprocal(2.0 + X * w)", "negative": "xp.negative(X * w)",
+    "positive": "xp.positive(X * w)", "floor": "xp.floor(X * 3.0) * w",
+    "round": "xp.round(X * 3.0) * w", "add": "xp.add(X, w)",
+    "subtract": "xp.subtract(X, w * w)", "multiply": "xp.multiply(X, w)",
+    "divide": "xp.divide(X, 2.0 + w)", "pow": "xp.pow(2.0 + X, w)",
+    "pow scalar": "xp.pow(w, 3.0)", "atan2": "xp.atan2(X + 0.1, w)", "hypot": "xp.hypot(X, w)",
+    "logaddexp": "xp.logaddexp(X, w)", "maximum": "xp.maximum(X, w)",
+    "minimum": "xp.minimum(X, w)",
+    # operators
+    "operators": "-(X - w) / (1.0 + w * w) ** 2", "rpow": "2.0 ** w", "abs pow": "xp.abs(w) ** 1.5",
+    "mask": "xp.where(X > 0.5, X, 0.0) * w",
+    # reductions
+    "sum axis": "xp.sum(X * w, axis=0)", "sum keepdims": "X / xp.sum(X * w, axis=1, keepdims=True)",
+    "mean": "xp.mean(X * w, axis=1)", "mean all": "xp.mean(X @ w)", "max": "xp.max(X * w, axis=0)",
+    "min": "xp.min(X * w)", "max keepdims": "xp.max(X * w, axis=1, keepdims=True)",
+    "prod": "xp.prod(w)", "prod axis": "xp.prod(X + w, axis=0)", "norm": "xp.sqrt(xp.sum(w * w))",
+    "std": "xp.std(X * w)", "std correction": "xp.std(X * w, axis=0, correction=1)",
+    "var": "xp.var(X * w, axis=1, correction=1.0, keepdims=True)",
+    "clip": "xp.clip(X * w, 0.07, 0.33)", "clip min": "xp.clip(X * w, min=0.07)",
+    # linear algebra
+    "matmul": "xp.matmul(X, w)", "matmul_T": "X.T @ (X @ w)", "vector_matrix": "w @ X.T",
+    "vector_vector": "w @ w", "matrix_matrix": "(X * w) @ (X * w).T",
+    "det": "xp.linalg.det(xp.reshape(X[:3, :], (3, 3)) + xp.reshape(w, (1, 3)) + 1.0)",
+    "inv": "xp.linalg.inv(X[:3, :] + xp.eye(3) * w)",
+    # shapes and selection
+    "permute_dims": "xp.permute_dims(X * w, (1, 0))", "reshape": "xp.reshape(X * w, (2, 6))[:, 1]",
+    "expand_dims": "xp.expand_dims(w, axis=0) * X",
+    "squeeze": "xp.squeeze(xp.reshape(w, (1, 3)), axis=0)",
+    "concat": "xp.concat([w, w * w], axis=0)", "stack": "xp.stack([w, 2.0 * w], axis=1)",
+    "flip": "xp.flip(w) * w", "moveaxis": "xp.moveaxis(X * w, 0, 1)",
+    "broadcast_to": "xp.broadcast_to(w, (4, 3)) * X",
+    "where": "xp.where(X > 0.5, X * w, xp.sin(X + w))",
+    "slice": "X[1:3, :] @ w", "items": "w[0] * w[2]", "column": "X[:, 0] * w[1]",
+    "reversed": "w[::-1] * w", "ellipsis": "X[..., 1] * w[1]", "new axis": "w[None, :] * X",
+    "zeros_like": "xp.zeros_like(w) + w", "asarray": "xp.asarray(2.0) * w",
+    # numbers: items and full reductions are 0-d arrays of the namespace
+    "items math": "xp.sin(w[0]) * xp.cos(w[1]) + xp.atan2(w[2], 2.0 + w[0])",
+    "item log": "xp.log(1.0 + w[0] * w[0]) * xp.sqrt(2.0 + w[1]) + xp.exp(w[2])",
+    "reductions chained": "xp.exp(xp.sum(w)) * xp.log(xp.sum(w * w))",
+    "reductions stacked": "xp.stack([xp.sum(w), xp.prod(w), xp.max(X @ w)])",
+    "max squared": "xp.max(w) ** 2 + xp.tanh(xp.mean(X @ w)) / xp.sqrt(xp.sum(w * w))",
+    "sum keepdims times": "xp.sum(w, keepdims=True) * w",
+}
+
+_DIR = Path(tempfile.mkdtemp(prefix="srcad_array_api_"))
+
+
+def _module(name, text):
+    path = _DIR / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_CASES = _module("array_api_cases", "from array_api_compat import array_namespace\n\n" + "".join(
+    f"def scalar_{k}(w, X):\n    xp = array_namespace(w, X)\n    return xp.sum({e})\n\n\n"
+    f"def vector_{k}(w, X):\n    xp = array_namespace(w, X)\n    return {e}\n\n\n"
+    for k, e in ((n.replace(" ", "_"), e) for n, e in EXPRESSIONS.items())))
+
+
+def _functions(name):
+    key = name.replace(" ", "_")
+    return getattr(_CASES, f"scalar_{key}"), getattr(_CASES, f"vector_{key}")
+
+
+@pytest.fixture
+def no_numpy(monkeypatch):
+    """Strict arrays that fail when NumPy takes one (``np.asarray``, a ufunc): the code made
+    for them must never let NumPy see them."""
+    def refused(self, *args, **kwargs):
+        raise AssertionError("a strict array reached NumPy")
+    monkeypatch.setattr(type(xp.asarray(0.0)), "__array__", refused)
+
+
+def strict(a):
+    return xp.asarray(a)
+
+
+def numpy(a):
+    return np.from_dlpack(a) if not isinstance(a, np.ndarray) else a
+
+
+RNG = np.random.default_rng(0)
+COT = RNG.standard_normal((4, 3))
+TAN_W, TAN_X = np.array([0.5, -1.0, 2.0]), RNG.standard_normal((4, 3)) / 3
+
+NAMES = list(EXPRESSIONS)
+#: steps in X (floor, round, a mask at a point of X): their X-derivative has no finite difference
+STEPS_IN_X = {"floor", "round", "mask", "where"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_grad_on_strict_arrays_is_numpys_and_finite_differences(name, no_numpy):
+    f, _ = _functions(name)
+    want = numerical_grad(f, (W, X))
+    got = srcad.grad(f)(strict(W), strict(X))
+    assert compat.array_namespace(got) is xp
+    np.testing.assert_allclose(numpy(got), want, rtol=1e-6, atol=1e-8)
+    on_numpy = srcad.grad(f)(W, X)  # the same code on NumPy arrays (NumPy's namespace)
+    np.testing.assert_allclose(numpy(got), on_numpy, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in STEPS_IN_X])
+def test_gradient_wrt_both_and_value(name, no_numpy):
+    f, _ = _functions(name)
+    value, (gw, gX) = srcad.value_and_grad(f, wrt=(0, 1))(strict(W), strict(X))
+    np.testing.assert_allclose(float(value), f(W, X), rtol=1e-12)
+    want_w, want_X = numerical_grad(f, (W, X), wrt=(0, 1))
+    np.testing.assert_allclose(numpy(gw), want_w, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(numpy(gX), want_X, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in STEPS_IN_X])
+def test_jvp_is_the_directional_derivative(name, no_numpy):
+    f, _ = _functions(name)
+    value, tangent = srcad.jvp(f, (strict(W), strict(X)), (strict(TAN_W), strict(TAN_X)))
+    gw, gX = numerical_grad(f, (W, X), wrt=(0, 1))
+    np.testing.assert_allclose(float(value), f(W, X), rtol=1e-12)
+    np.testing.assert_allclose(float(tangent), gw @ TAN_W + np.sum(gX * TAN_X),
+                               rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_vjp_of_the_array_valued_form(name, no_numpy):
+    _, v = _functions(name)
+    out = v(W, X)
+    cot = np.reshape(COT.ravel()[:np.size(out)], np.shape(out)) if np.size(out) <= COT.size \
+        else RNG.standard_normal(np.shape(out))
+    value, pullback = srcad.vjp(v, strict(W), strict(X), wrt=0)
+    np.testing.assert_allclose(numpy(value), out, rtol=1e-12)
+    got = pullback(strict(cot))
+
+    def projected(w, X):
+        return np.sum(v(w, X) * cot)
+
+    np.testing.assert_allclose(numpy(got), numerical_grad(projected, (W, X)), rtol=1e-6,
+                               atol=1e-8)
+
+
+def test_generated_code_reads_the_namespace():
+    f, _ = _functions("tanh")
+    df = srcad.grad(f)
+    df(strict(W), strict(X))
+    text = srcad.source(df, strict(W), strict(X))
+    assert "xp.tanh" in text and "np." not in text
+
+
+def test_ranks_specialise_strict_code():
+    f, _ = _functions("sum axis")
+    for w, X_ in ((W, X), (W[None, :], X[:, None, :])):
+        got = srcad.grad(f)(strict(w), strict(X_))
+        np.testing.assert_allclose(numpy(got), numerical_grad(f, (w, X_)), rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------- what is refused, and how
+REFUSED_RULES = {"astype": "xp.astype(w, xp.float32)", "vecdot": "xp.vecdot(X, w)",
+                 "cumulative_sum": "xp.cumulative_sum(w)", "sort": "xp.sort(w)"}
+REFUSED_BACKEND = {"tensordot": ("xp.tensordot(X, w, axes=1)", "grad_tensordot"),
+                   "solve": ("xp.linalg.solve(X[:3, :] + 2.0 * xp.eye(3), w)", "grad_solve"),
+                   "index array": ("w[xp.asarray([0, 2])]", "np.add.at")}
+_HEAD = "from array_api_compat import array_namespace\n\n"
+_REFUSED = _module("array_api_refused", _HEAD + "".join(
+    f"def {k.replace(' ', '_')}(w, X):\n    xp = array_namespace(w, X)\n"
+    f"    return xp.sum({e})\n\n\n"
+    for k, e in {**REFUSED_RULES, **{k: e for k, (e, _) in REFUSED_BACKEND.items()}}.items()))
+
+
+@pytest.mark.parametrize("name", list(REFUSED_RULES))
+def test_a_standard_function_without_a_rule_is_refused_at_its_line(name):
+    f = getattr(_REFUSED, name.replace(" ", "_"))
+    for args in ((W, X), (strict(W), strict(X))):
+        with pytest.raises(srcad.MissingRuleError, match=f"xp.{name}") as info:
+            srcad.grad(f)(*args)
+        assert info.value.lineno == f.__code__.co_firstlineno + 2 and info.value.hint
+
+
+@pytest.mark.parametrize("name", list(REFUSED_BACKEND))
+def test_what_the_backend_lacks_is_refused_naming_it(name):
+    f = getattr(_REFUSED, name.replace(" ", "_"))
+    want = numerical_grad(f, (W, X))
+    np.testing.assert_allclose(srcad.grad(f)(W, X), want, rtol=1e-6, atol=1e-8)  # NumPy: fine
+    with pytest.raises(srcad.BackendError, match=REFUSED_BACKEND[name][1]) as info:
+        srcad.grad(f)(strict(W), strict(X))
+    assert "array_api_strict" in str(info.value) and info.value.hint
+    assert info.value.lineno == f.__code__.co_firstlineno + 2
+
+
+_MISUSE = _module("array_api_misuse", """\
+import numpy as np
+from array_api_compat import array_namespace
+
+
+def passed_on(w, X):
+    xp = array_namespace(w, X)
+    return helper(xp, w)
+
+
+def helper(xp, w):
+    return xp.sum(w)
+
+
+def reads_numpy(w, X):
+    xp = array_namespace(w, X)
+    return xp.sum(np.tanh(X @ w))
+
+
+def own_method(w, X):
+    xp = w.__array_namespace__()
+    return xp.sum(xp.tanh(X @ w))
+
+
+def vector(w, X):
+    xp = array_namespace(w, X)
+    return xp.tanh(X @ w)
+
+
+def constants(w, X):
+    xp = array_namespace(w, X)
+    return xp.sum(xp.sin(np.pi * (X @ w))) + np.e * xp.sum(w)
+""")
+
+
+def test_the_namespace_used_as_a_value_is_refused():
+    with pytest.raises(srcad.UnsupportedSyntaxError, match="array namespace 'xp'") as info:
+        srcad.grad(_MISUSE.passed_on)(W, X)
+    assert info.value.lineno == _MISUSE.passed_on.__code__.co_firstlineno + 2
+
+
+def test_namespace_code_reading_numpy_is_refused_strict_arrays_at_that_line():
+    f = _MISUSE.reads_numpy
+    np.testing.assert_allclose(srcad.grad(f)(W, X), numerical_grad(f, (W, X)), rtol=1e-6)
+    with pytest.raises(srcad.BackendError, match="array_api_strict"):
+        srcad.grad(f)(strict(W), strict(X))
+
+
+def test_numpys_constants_are_numbers_not_numpy_reads(no_numpy):
+    f = _MISUSE.constants
+    got = srcad.grad(f)(strict(W), strict(X))
+    np.testing.assert_allclose(numpy(got), numerical_grad(f, (W, X)), rtol=1e-6, atol=1e-8)
+
+
+def test_the_arrays_own_namespace_method(no_numpy):
+    f = _MISUSE.own_method
+    got = srcad.grad(f)(strict(W), strict(X))
+    np.testing.assert_allclose(numpy(got), numerical_grad(f, (W, X)), rtol=1e-6, atol=1e-8)
+
+
+def test_strict_and_numpy_arrays_in_one_call_are_refused():
+    f, _ = _functions("tanh")
+    with pytest.raises(srcad.BackendError, match="array_api_strict"):
+        srcad.grad(f)(strict(W), X)
+
+
+def test_second_derivatives_and_jacobians_on_strict_arrays_are_refused():
+    f, v = _functions("tanh")
+    for call in (srcad.hessian(f), srcad.jacobian(v), srcad.jacfwd(v),
+                 srcad.grad(lambda w, X: srcad.grad(f)(w, X)[0])):
+        with pytest.raises(srcad.BackendError, match="array_api_strict"):
+            call(strict(W), strict(X))
+
+
+def test_a_non_scalar_output_and_a_float32_argument():
+    with pytest.raises(srcad.NonScalarOutputError):
+        srcad.grad(_MISUSE.vector)(strict(W), strict(X))
+    f, _ = _functions("tanh")
+    srcad.grad(f)(strict(W), strict(X))  # made for float64: float32 is another specialisation
+    with pytest.raises(srcad.WrtError, match="float64"):
+        srcad.grad(f)(xp.asarray(W, dtype=xp.float32), strict(X))
+
+
+def test_namespace_code_on_dask_arrays_is_lazy_and_numpys():
+    """On Dask arrays (array_api_compat's Dask namespace) the code is NumPy's, run by Dask."""
+    da = pytest.importorskip("dask.array")
+    f, _ = _functions("tanh")
+    Xd, wd = da.from_array(X, chunks=(2, 3)), da.from_array(W, chunks=3)
+    got = srcad.grad(f)(wd, Xd)
+    assert isinstance(got, da.Array)
+    np.testing.assert_allclose(got.compute(), srcad.grad(f)(W, X), rtol=1e-12, atol=1e-14)
+
+
+def test_the_example_fits_the_same_on_both():
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent.parent / "examples"))
+    try:
+        from array_api_logistic_regression import main
+    finally:
+        sys.path.pop(0)
+    assert main(["--steps", "20"]) <= 1e-12
+
+
+# ---------------------------------------------------------------- control flow, writes, callees
+_FLOW = _module("array_api_flow", """\
+from array_api_compat import array_namespace
+
+
+def loop(w, X):
+    xp = array_namespace(w, X)
+    h = w
+    for i in range(3):
+        h = xp.tanh(X[:3, :] @ h) + w
+    return xp.sum(h * h)
+
+
+def branch(w, X):
+    xp = array_namespace(w, X)
+    s = xp.sum(w)
+    if s > 0:
+        y = xp.sin(X @ w)
+    else:
+        y = xp.cos(X @ w)
+    return xp.sum(y)
+
+
+def while_loop(w, X):
+    xp = array_namespace(w, X)
+    t = 0.0
+    k = 0
+    while k < 4:
+        t = t + xp.sum(X[k, :] * w) ** 2
+        k += 1
+    return t
+
+
+def helper(v, xp):
+    return xp.sum(v * v)
+
+
+def calls(w, X):
+    xp = array_namespace(w, X)
+    return helper(X @ w, xp)
+
+
+def inner(v):
+    xp = array_namespace(v)
+    return xp.sum(xp.exp(v))
+
+
+def calls_namespace_code(w, X):
+    xp = array_namespace(w, X)
+    return inner(X @ w) + xp.sum(w)
+
+
+def write(w, X):
+    xp = array_namespace(w, X)
+    out = xp.zeros((3,), dtype=xp.float64)
+    out[0] = w[1] * w[2]
+    out[1:] = w[:2] ** 2
+    return xp.sum(out * out)
+""")
+
+FLOW = ["loop", "branch", "while_loop", "write"]
+
+
+@pytest.mark.parametrize("name", FLOW)
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_loops_branches_and_writes(name, sign, no_numpy):
+    f = getattr(_FLOW, name)
+    w = sign * W
+    want = numerical_grad(f, (w, X))
+    got = srcad.grad(f)(strict(w), strict(X))
+    np.testing.assert_allclose(numpy(got), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(numpy(got), srcad.grad(f)(w, X), rtol=1e-12, atol=1e-14)
+    value, tangent = srcad.jvp(f, (strict(w), strict(X)), (strict(TAN_W),), wrt=0)
+    np.testing.assert_allclose(float(tangent), want @ TAN_W, rtol=1e-6, atol=1e-8)
+
+
+def test_a_call_of_a_users_function_is_refused_on_strict_arrays():
+    f = _FLOW.calls_namespace_code
+    np.testing.assert_allclose(srcad.grad(f)(W, X), numerical_grad(f, (W, X)), rtol=1e-6)
+    with pytest.raises(srcad.BackendError, match="inner") as info:
+        srcad.grad(f)(strict(W), strict(X))
+    assert "standard backend" in str(info.value)
+
+
+# ---------------------------------------------------------------- every elementwise function
+# Generated from the table (srcad.rules.array_api.NAMES): each standard function that is a
+# NumPy ufunc of floats, on arguments inside its domain (A in (0.1, 0.5), B in (1.1, 1.5)),
+# broadcast (a vector against a matrix), in the four entry points' core, grad and jvp.
+from srcad.rules import array_api as _table  # noqa: E402
+
+_A, _B = "(0.3 + 0.2 * xp.tanh(X * w))", "(1.3 + 0.2 * xp.tanh(w))"
+UFUNCS = sorted(n for n, spelling in _table.NAMES.items()
+                if isinstance(getattr(np, spelling), np.ufunc) and n != "matmul"
+                and ({"d->d", "dd->d"} & set(getattr(np, spelling).types)))
+_UFUNC_CALLS = {n: (f"xp.{n}({_B if n == 'acosh' else _A})" if getattr(
+    np, _table.NAMES[n]).nin == 1 else f"xp.{n}({_A}, {_B})") for n in UFUNCS}
+_UFUNC_MODULE = _module("array_api_ufuncs", _HEAD + "".join(
+    f"def {n}(w, X):\n    xp = array_namespace(w, X)\n    return xp.sum({e})\n\n\n"
+    for n, e in _UFUNC_CALLS.items()))
+
+
+def test_the_family_covers_the_tables_ufuncs():
+    assert len(UFUNCS) >= 35 and {"pow", "atan2", "acosh", "logaddexp"} <= set(UFUNCS)
+
+
+@pytest.mark.parametrize("name", UFUNCS)
+def test_every_elementwise_function_of_the_table(name, no_numpy):
+    f = getattr(_UFUNC_MODULE, name)
+    want_w, want_X = numerical_grad(f, (W, X), wrt=(0, 1))
+    gw, gX = srcad.grad(f, wrt=(0, 1))(strict(W), strict(X))
+    np.testing.assert_allclose(numpy(gw), want_w, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(numpy(gX), want_X, rtol=1e-6, atol=1e-8)
+    _, tangent = srcad.jvp(f, (strict(W), strict(X)), (strict(TAN_W), strict(TAN_X)))
+    np.testing.assert_allclose(float(tangent), want_w @ TAN_W + np.sum(want_X * TAN_X),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_a_failure_at_run_time_is_a_backend_error_unless_the_function_fails_too():
+    from srcad.runtime.standard import on_standard_arrays
+
+    def fails(*args):
+        raise TypeError("what the generated code did")
+
+    f, _ = _functions("tanh")
+    args = (strict(W), strict(X))
+    with pytest.raises(srcad.BackendError, match="standard backend") as info:
+        on_standard_arrays(fails, f, args)
+    assert "what the generated code did" in str(info.value)
+    # the function fails on them itself: the failure is the user's, and passes unchanged
+    with pytest.raises(TypeError, match="what the generated code did"):
+        on_standard_arrays(fails, lambda *a: (_ for _ in ()).throw(TypeError("own")), args)
+
+
+def test_an_index_array_fails_naming_add_at_where_the_gradient_runs():
+    f = _REFUSED.index_array
+    with pytest.raises(srcad.BackendError, match="np.add.at"):
+        srcad.vjp(f, strict(W), strict(X), wrt=0)[1](xp.asarray(1.0))

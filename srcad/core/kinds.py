@@ -70,8 +70,8 @@ def kind_of_value(value):
         return ANY  # not differentiated: grad's output check refuses it
     if isinstance(value, (numbers.Number, np.number)):
         return SCALAR
-    if isinstance(value, np.ndarray) or duck_array(value):
-        return ARRAY
+    if isinstance(value, np.ndarray) or duck_array(value) or foreign_array(value):
+        return ARRAY  # foreign: the array API's (srcad.backend.standard)
     if isinstance(value, (list, tuple, dict)):
         return SEQ
     if value is None or isinstance(value, (str, range, type)) or callable(value):
@@ -87,7 +87,7 @@ def rank_of_value(value):
     """The number of axes of an array argument (the code is specialised on it), else None."""
     if type(value) is np.ndarray:
         return value.ndim
-    return value.ndim if duck_array(value) else None  # np.matrix indexes otherwise
+    return value.ndim if duck_array(value) or foreign_array(value) else None  # np.matrix: no
 
 
 def duck_array(value):

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..core import env, functions, ir
 from ..core.ir import Const, Var
+from ..core.kinds import foreign_array
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
 from . import captured, folds, generators
@@ -502,7 +503,8 @@ def classes_of(arg_values):
     for p, v in arg_values.items():
         if fixed_function(v):
             fixed[p] = v
-        elif functions.user_instance_class(v) is not None:
+        elif functions.user_instance_class(v) is not None and not foreign_array(v):
+            # (an array of the array API standard is an array: srcad.backend.standard)
             fixed[p] = functions.Instance(type(v), held_functions(v))
     return fixed
 

@@ -1,0 +1,225 @@
+"""The standard backend: code made for arrays of the array API standard without NumPy's
+dispatch protocols (``array-api-strict``), written in the arrays' namespace.
+
+The code NumPy's rules made reads NumPy as ``np`` and calls srcad's gradient helpers. Here,
+on the tree, ``np`` becomes ``xp``, bound to a :class:`srcad.runtime.standard.Namespace`
+over the arrays' namespace, and each helper is bound to its form in
+:func:`srcad.runtime.standard.make_helpers`, so that the arrays never meet NumPy. What the
+backend has no form of is refused here, before anything runs, with a
+:class:`srcad.BackendError` naming the backend, the NumPy name or helper, and the user's line
+whose derivative needs it (from the ``# line N:`` comment above the statement):
+
+* a NumPy name the namespace object lacks (``np.cumprod``, written by ``np.prod``'s rule);
+* a helper with no standard form (``grad_prod``, ``added_at``);
+* a method or attribute of an array other than ``.T``, ``.mT``, ``.shape``, ``.ndim``,
+  ``.size``, ``.dtype`` (``x.astype``: the standard has none);
+* a function the code calls that is neither (a user's function, a callee srcad split, a
+  module of the user's): its code would be NumPy code.
+
+Imports the standard library, :mod:`srcad.errors`, :mod:`srcad.runtime.standard` and
+:mod:`srcad.transform.nodes`.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import types
+
+from ..errors import BackendError
+from ..runtime import standard, standard_helpers
+from ..transform.nodes import Comment
+
+#: the attributes and methods of an array the backend's code may read (``append`` and ``pop``:
+#: of the lists a loop's values are saved on; ``x.copy()`` is written ``xp.copy(x)``)
+ATTRIBUTES = frozenset({"T", "mT", "shape", "ndim", "size", "dtype", "append", "pop"})
+#: Python's builtins generated code may call on the namespace's arrays and numbers
+BUILTINS = frozenset({"len", "range", "slice", "tuple", "list", "reversed", "zip", "float",
+                      "int", "bool", "abs", "min", "max", "isinstance", "enumerate", "sum",
+                      "Ellipsis", "None", "True", "False", "type"})
+
+
+#: functions of ``math`` the templates write for numbers, as NumPy's names (on the namespace's
+#: arrays an item ``x[0]`` or a reduction is a 0-d array, which ``math`` would convert)
+MATH = {"sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos": "arccos",
+        "atan": "arctan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "arcsinh",
+        "acosh": "arccosh", "atanh": "arctanh", "exp": "exp", "expm1": "expm1", "log2": "log2",
+        "log10": "log10", "log1p": "log1p", "sqrt": "sqrt", "fabs": "abs", "atan2": "arctan2",
+        "hypot": "hypot"}
+_MATH_CONSTANTS = ("pi", "e", "inf", "nan", "tau")
+
+
+def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible, label=None):
+    """``(fdef, cells)``: ``fdef`` written for arrays of ``namespace`` (see above);
+    ``helpers`` (the helper names the code reads) loses those bound here as cells."""
+    ns = standard.Namespace(namespace)
+    forms = standard_helpers.make_helpers(ns)
+    np_name = spelled.get("np", "np")
+    fdef = _Math(spelled.get("math", "math"), np_name).visit(fdef)
+    fdef = _Copies(np_name).visit(fdef)
+    by_spelling = {spelled.get(h, h): h for h in helpers}
+    xp = fresh("xp")
+    cells = {xp: types.CellType(ns)}
+    local = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
+    local |= {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
+              and not isinstance(n.ctx, ast.Load)}
+    place = _Place(func, namespace, label)
+    for stmt, line in _statements(fdef):
+        place.line = line
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Attribute):
+                path, root = _dotted(node)
+                if root is not None and root.id == np_name and root.id not in local:
+                    if not standard.answers(ns, path):
+                        raise place.error(f"np.{path}", "the array API standard has no "
+                                          "such function, or the backend no form of it")
+                elif root is None or root.id in local:
+                    if node.attr not in ATTRIBUTES and not _inner(node):
+                        raise place.error(f".{node.attr}", "arrays of the standard have no "
+                                          "such method or attribute")
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
+                    node.id not in local and node.id != np_name:
+                helper = by_spelling.get(node.id)
+                if helper is not None and helper in forms:
+                    cells[node.id] = types.CellType(forms[helper])
+                elif helper is not None:
+                    raise place.error(node.id, "the backend has no form of this helper (its "
+                                      "code is NumPy code)")
+                elif not _plain(node.id, visible):
+                    raise place.error(node.id, "the standard backend writes one function in "
+                                      "the namespace, and this is another (a part of a "
+                                      "function of yours srcad made, a function or module "
+                                      "the code reads): its code is NumPy code; write the "
+                                      "callee's body into the function")
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Name) and node.id == np_name and node.id not in local:
+            node.id = xp
+        elif isinstance(node, ast.BinOp):  # NumPy's bools count as 0 and 1, the standard's not
+            node.left, node.right = _number(node.left, xp), _number(node.right, xp)
+        elif isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+            node.operand = _number(node.operand, xp)
+    for spelling in list(cells):
+        helpers.discard(by_spelling.get(spelling))
+    helpers.discard("np")
+    return fdef, cells
+
+
+class _Math(ast.NodeTransformer):
+    """``math.cos(v)`` as ``np.cos(v)`` (:data:`MATH`), ``math.pi`` as its number; ``log``
+    with one argument only (``math.log(x, base)`` is left, and refused)."""
+
+    def __init__(self, math_name, np_name):
+        self.math_name, self.np_name = math_name, np_name
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if _is_math(func, self.math_name) and func.attr == "log" and len(node.args) == 1 \
+                and not node.keywords:
+            func.value.id, func.attr = self.np_name, "log"
+        return node
+
+    def visit_Attribute(self, node):
+        if not _is_math(node, self.math_name):
+            return self.generic_visit(node)
+        if node.attr in _MATH_CONSTANTS:
+            return ast.copy_location(ast.Constant(getattr(math, node.attr)), node)
+        if node.attr in MATH:
+            node.value.id, node.attr = self.np_name, MATH[node.attr]
+        return node
+
+
+class _Copies(ast.NodeTransformer):
+    """``x.copy()`` as ``np.copy(x)`` (the namespace's arrays have no method)."""
+
+    def __init__(self, np_name):
+        self.np_name = np_name
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "copy" and not node.args \
+                and not node.keywords:
+            return ast.copy_location(ast.Call(
+                func=ast.Attribute(value=ast.Name(id=self.np_name, ctx=ast.Load()),
+                                   attr="copy", ctx=ast.Load()),
+                args=[func.value], keywords=[]), node)
+        return node
+
+
+def _is_math(node, math_name):
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+        node.value.id == math_name
+
+
+def _number(node, xp):
+    """A comparison in arithmetic as ``xp.number(...)``: its booleans as 0.0 and 1.0."""
+    if not isinstance(node, ast.Compare):
+        return node
+    return ast.Call(func=ast.Attribute(value=ast.Name(id=xp, ctx=ast.Load()), attr="number",
+                                       ctx=ast.Load()), args=[node], keywords=[])
+
+
+def _statements(fdef):
+    """Every simple statement of ``fdef`` with the user's line it belongs to (or None)."""
+    line = None
+
+    def walk(body):
+        nonlocal line
+        for stmt in body:
+            if isinstance(stmt, Comment):
+                if stmt.line is not None:
+                    line = (stmt.line, stmt.text.partition(":")[2].strip())
+                continue
+            nested = [getattr(stmt, f) for f in ("body", "orelse", "finalbody")
+                      if isinstance(getattr(stmt, f, None), list)]
+            if nested:
+                head = [getattr(stmt, f) for f in ("test", "iter", "target")
+                        if getattr(stmt, f, None) is not None]
+                for h in head:
+                    yield h, line
+                for block in nested:
+                    yield from walk(block)
+            else:
+                yield stmt, line
+
+    yield from walk(fdef.body)
+
+
+def _dotted(node):
+    """``("linalg.det", root Name)`` for ``np.linalg.det``; ``(attr, None)`` otherwise."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join(reversed(parts)), node if isinstance(node, ast.Name) else None
+
+
+def _inner(node):
+    """Whether ``node`` is an inner part of a dotted name (its parent reads further)."""
+    return getattr(node, "_srcad_inner", False)
+
+
+def _plain(name, visible):
+    """Whether a free name of the code is a Python builtin it may call, or a user's value
+    that is no function or module (a number, a tuple of numbers)."""
+    if name in visible:
+        value = visible[name]
+        return not callable(value) and not isinstance(value, types.ModuleType)
+    return name in BUILTINS
+
+
+class _Place:
+    def __init__(self, func, namespace, label):
+        self.func, self.namespace, self.label, self.line = func, namespace, label, None
+
+    def error(self, what, why):
+        code = self.func.__code__
+        lineno, text = self.line if self.line else (code.co_firstlineno, None)
+        return BackendError(
+            f"the standard backend (code for {self.namespace.__name__} arrays, written in "
+            f"their array API namespace) cannot run {what}: {why}",
+            filename=code.co_filename, lineno=lineno,
+            construct=f"{text}  (its derivative needs {what})" if text else what,
+            hint="write that line with the functions srcad.rules.array_api lists, or pass "
+            "NumPy arrays (np.from_dlpack(x)) and convert the gradient back (xp.asarray(g))")
