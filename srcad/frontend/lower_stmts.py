@@ -171,6 +171,8 @@ class Statements:
             self.env[target.value.id] = Var(name)
             if obj.name in self.dicts_built:
                 self.dicts_built.add(name)  # still a dict built here
+        elif isinstance(target, gast.Attribute) and writes.set_shape(self, target, value, node):
+            return
         elif isinstance(target, gast.Attribute):
             raise self.error(node, "writing an attribute (obj.attr = ...)",
                              hint="srcad differentiates values, not objects: return the new "
