@@ -327,3 +327,46 @@ def test_clear_cache_forgets_the_lowerings(tmp_path):
     before = pipeline.LOWERED.misses
     srcad.grad(module.f)(X)
     assert pipeline.LOWERED.misses > before
+
+
+BOUND = """
+from scipy.stats import norm
+
+
+class Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    def apply(self, v):
+        return np.tanh(v) * self.k
+
+
+scaler = Scaler(1.5)
+
+
+def helper(v):
+    return np.sum(norm.logpdf(v, 0.5, 2.0)) + np.sum(scaler.apply(v) ** 2)
+
+
+def f(x):
+    return helper(x) + helper(x * 2.0)
+"""
+
+
+def test_a_bound_method_read_by_its_path_is_not_a_change(tmp_path):
+    """``norm.logpdf``, ``scaler.apply``: each read makes a new bound method; the same
+    function of the same object is the same callee, so nothing is made again (every call
+    of the derivative made it again, and every question about a callee lowered it again)."""
+    pytest.importorskip("scipy")
+    module = _module(BOUND, tmp_path, "numpy")
+    df = srcad.grad(module.f)
+    g = df(X)
+    np.testing.assert_allclose(g, numerical_grad(module.f, (X,)), rtol=1e-6, atol=1e-8)
+    before = pipeline.LOWERED.misses, pipeline.LOWERED.hits
+    for _ in range(3):
+        np.testing.assert_allclose(df(X), g, rtol=1e-14)
+    assert (pipeline.LOWERED.misses, pipeline.LOWERED.hits) == before  # nothing made again
+    module.scaler = module.Scaler(-0.5)  # another object: its method is another callee
+    g2 = df(X)
+    np.testing.assert_allclose(g2, numerical_grad(module.f, (X,)), rtol=1e-6, atol=1e-8)
+    assert not np.allclose(g2, g)
