@@ -570,7 +570,8 @@ def _plain_wrt(wrt):
 
 def clear_cache():
     """Forget every generated function (they are made again on the next call): gradients,
-    forward-mode functions and the split parts of called helpers."""
+    forward-mode functions and the split parts of called helpers, and the lowered form of
+    every function read."""
     with pipeline.LOCK:
         for t in list(ALL):
             t._cache.clear()
@@ -585,4 +586,5 @@ def clear_cache():
         _transforms.clear()
         pipeline.CALLEES.clear()
         pipeline.NUMBA_CALLEES.clear()
+        pipeline.LOWERED.clear()
     gc.collect()  # generated code in reference cycles (recursive helpers): and its lines

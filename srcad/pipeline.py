@@ -33,7 +33,7 @@ from .analysis import alias, complexity, soundness, truths
 from .analysis.analyse import Analysis
 from .backend import duck, emit, numba_backend, numba_stacks, standard
 from .backend.tidy import tidy
-from .core import ir
+from .core import env, ir
 from .core.kinds import (
     ANY,
     ARRAY,
@@ -55,6 +55,7 @@ from .frontend import lower_namespaces, optimise, source
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
 from .frontend.lower_callees import classes_of
+from .frontend.lowered import Lowered, facts_of
 from .frontend.validate import validate
 from .runtime import arrays, derivatives
 from .runtime.standard import namespace_of
@@ -110,11 +111,28 @@ def read(func):
     return source.read(func)
 
 
+#: each function's lowered form, kept per (function, arity, fixed): see srcad.frontend.lowered
+LOWERED = Lowered()
+
+
 @_serialised
 def to_ssa(func, parsed=None, arity=None, fixed=None):
     """Parse ``func`` (or take ``parsed``, a fresh :func:`read` of it: the tree is changed)
     and lower it to checked SSA; ``fixed``: parameters whose class the specialisation knows
-    (see :func:`srcad.core.functions.specialised`). Returns (ir.Function, Namer)."""
+    (see :func:`srcad.core.functions.specialised`). Returns (ir.Function, Namer), a copy of
+    those kept from an earlier lowering while what it read is unchanged (:data:`LOWERED`)."""
+    key = LOWERED.key(func, arity, fixed)
+    known = LOWERED.get(key, func)
+    if known is not None:
+        return known
+    facts = facts_of(func)
+    with env.collecting() as reads:
+        fn, namer = _lower(func, parsed, arity, fixed)
+    LOWERED.put(key, func, fn, namer, reads.values(), facts)
+    return fn, namer
+
+
+def _lower(func, parsed, arity, fixed):
     src = parsed or source.read(func)
     validate(src)
     lower_namespaces.lower(src)  # xp = array_namespace(x); xp.sum(...): NumPy's functions

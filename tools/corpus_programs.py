@@ -54,6 +54,22 @@ CORPUS = [
     (MLR, "notes/5_Linear_regression/5_2_Least.ipynb"),
     (MLR, "notes/5_Linear_regression/5_3_Absolute.ipynb"),
     (MLR, "notes/10_Nonlinear_intro/10_2_Regression.ipynb"),
+    # more of its chapters: automatic differentiation by hand, mini-batches, weighted and
+    # multi-output regression, nonlinear classification, feature scaling, quasi-Newton
+    (MLR, "notes/3_First_order_methods/3_6_Problems.ipynb"),
+    (MLR, "notes/3_First_order_methods/A_5_Minibatch.ipynb"),
+    (MLR, "notes/3_First_order_methods/B_10_Automatic.ipynb"),
+    (MLR, "notes/4_Second_order_methods/A_8_Nonconvex.ipynb"),
+    (MLR, "notes/4_Second_order_methods/A_9_Quasi.ipynb"),
+    (MLR, "notes/5_Linear_regression/5_5_Weighted.ipynb"),
+    (MLR, "notes/5_Linear_regression/5_6_Multi.ipynb"),
+    (MLR, "notes/5_Linear_regression/5_7_Probabilistic.ipynb"),
+    (MLR, "notes/9_Feature_engineer_select/9_2_Histogram.ipynb"),
+    (MLR, "notes/9_Feature_engineer_select/9_3_Scaling.ipynb"),
+    (MLR, "notes/10_Nonlinear_intro/10_3_MultReg.ipynb"),
+    (MLR, "notes/10_Nonlinear_intro/10_4_Twoclass.ipynb"),
+    (MLR, "notes/10_Nonlinear_intro/10_5_Multiclass.ipynb"),
+    (MLR, "notes/10_Nonlinear_intro/10_6_Unsupervised.ipynb"),
     # a learner's scripts: autograd's README example and a regression model
     ("richardmyu/python-demo", "my-collect/feature/test-autograd/test-autograd.py"),
     ("richardmyu/python-demo",

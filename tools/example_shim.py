@@ -29,6 +29,7 @@ The outcome is printed as one JSON line prefixed ``@@RESULT`` (or ``@@CHECK`` pe
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -253,25 +254,33 @@ def _check(fun, args, kwargs, argnum, grads, snapshot, value=None):
     print("\n@@CHECK " + json.dumps({"function": getattr(fun, "__name__", "?")}), flush=True)
 
 
-def _checked(fun, argnum, made, kind):
-    seen = [0]
+class _Checked(functools.partial):
+    """A derivative srcad made (``made``), its first calls checked. A partial of ``made`` with
+    no arguments: a program calling it inside code srcad differentiates (``d_tanh =
+    egrad(tanh)`` at module level, ``d_tanh(w)`` in the loss) calls ``made`` there, since
+    srcad reads a partial as the function it holds; called by the program, it checks."""
 
-    def call(*args, **kwargs):
-        if seen[0] >= CHECKED_CALLS:
+    def __call__(self, *args, **kwargs):
+        made, fun = self.func, self.fun
+        if self.seen >= CHECKED_CALLS:
             return made(*args, **kwargs)
-        seen[0] += 1
+        self.seen += 1
         snapshot = _snapshot(fun, args)
         result = made(*args, **kwargs)
         after = _snapshot(fun, ())  # the program goes on from here, whatever the check draws
-        if kind == "value_and_grad":
-            _check(fun, args, kwargs, argnum, result[1], snapshot, value=result[0])
+        if self.kind == "value_and_grad":
+            _check(fun, args, kwargs, self.argnum, result[1], snapshot, value=result[0])
         else:
-            _check(fun, args, kwargs, argnum, result, snapshot)
+            _check(fun, args, kwargs, self.argnum, result, snapshot)
         np.random.set_state(after[0])
         for source, source_state in after[1]:
             _set_state(source, source_state)
         return result
 
+
+def _checked(fun, argnum, made, kind):
+    call = _Checked(made)
+    call.fun, call.argnum, call.kind, call.seen = fun, argnum, kind, 0
     call.__name__ = getattr(fun, "__name__", "f")
     call.made = made  # what an operator applied to this derivative differentiates
     return call

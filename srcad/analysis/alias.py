@@ -28,6 +28,8 @@ from __future__ import annotations
 import ast
 import operator
 
+import numpy as np
+
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, SEQ
 from ..errors import MutationError
@@ -204,8 +206,9 @@ def _write_of(stmt, aliases):
                                              or aliases.is_array(old)):
         what = getattr(getattr(value, "fn", None), "srcad_in_place", None) or (  # ys.sort()
             "np.add.at" if isinstance(value, ir.Prim) and getattr(
-                value.fn, "__name__", None) == "add_at" else "an augmented assignment (+=, *=, "
-            "...)")
+                value.fn, "__name__", None) == "add_at" else "setting .shape" if isinstance(
+                value, ir.Prim) and value.fn is np.reshape else "an augmented assignment "
+            "(+=, *=, ...)")
         return ir.Var(aliases.augmented[stmt.target]), stmt.target, what
     if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
         value.fn.name in MUTATORS and value.args

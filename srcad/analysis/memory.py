@@ -551,7 +551,6 @@ def _const_indices(stmt):
     return (index,) if ok else ()
 
 
-
 def result_memory(fn, analysis):
     """``(own, held)``: the objects ``fn``'s result may be (or be a view of) and may hold, as
     tokens of ``fn``'s own (:class:`Aliases`): ``("arg", p)``, ``("arg", p, "items")``,

@@ -8,6 +8,7 @@ Imports only ``srcad.core``, ``srcad.rules`` and ``srcad.runtime``.
 
 from __future__ import annotations
 
+import copy
 import operator
 
 import numpy as np
@@ -138,4 +139,4 @@ def _fresh_result(fn):
 
 #: calls making a new list or dict of what their argument holds
 _COPIES = (list, tuple, sorted, dict, containers.dict_values, containers.dict_items,
-           containers.dict_keys)
+           containers.dict_keys, copy.copy)

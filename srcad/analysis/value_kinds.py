@@ -14,6 +14,7 @@ Imports only ``srcad.core``, ``srcad.runtime`` (to know its own helpers), ``srca
 
 from __future__ import annotations
 
+import copy
 import math
 import operator
 
@@ -106,6 +107,8 @@ class ValueKinds:
             return SEQ if isinstance(index, ir.Slice) else ANY
         if fn == ir.Method("copy") and len(kinds) == 1 and kinds[0] in (SEQ, ARRAY):
             return kinds[0]  # ys.copy() is a list (srcad writes y_1 = y.copy(); y_1[i] = v)
+        if fn in (copy.copy, copy.deepcopy) and kinds:
+            return kinds[0]  # a copy is a value of the same kind
         if isinstance(fn, ir.Method):
             fn = registry.methods.get(fn.name)
             if fn is None:

@@ -11,6 +11,7 @@ resolution is recorded here as a :class:`Read`: where it was read, what was foun
 - a float or a complex number: its type only (the code reads the name live);
 - an array: its type, rank and dtype (its shape is read at run time, as an argument's is);
 - a list or dict: its type (its items are read at run time and given no kind);
+- a bound method (a new object at each read of ``obj.method``): its function and object;
 - anything else (functions, modules, classes, objects): the object itself; so too a callee's
   ``__defaults__`` and ``__kwdefaults__`` (the code made for it holds their values).
 
@@ -94,6 +95,12 @@ def fingerprint(value):
         return ("tuple",) + tuple(fingerprint(v) for v in value)
     if cls in (list, dict):
         return ("type", cls)
+    if cls in (types.MethodType, types.BuiltinMethodType) and getattr(
+            value, "__self__", None) is not None:
+        # obj.method makes a new bound method at each read: the same function of the same
+        # object is the same callee (scipy.stats.norm.logpdf, rs.randn)
+        return ("method", id(getattr(value, "__func__", None)), getattr(value, "__name__", None),
+                id(value.__self__))
     return ("object", id(value))
 
 

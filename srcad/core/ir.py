@@ -17,6 +17,7 @@ Imports nothing from srcad.
 
 from __future__ import annotations
 
+import copy
 import operator
 from dataclasses import dataclass, field
 
@@ -286,6 +287,9 @@ class Function:
     source: object = None  # the srcad.source.Source it came from
 
 
+_MUTABLE = (Prim, Assign, SetItem, Phi, If, Loop, Raise, Return)
+
+
 # ---------------------------------------------------------------- walking
 
 
@@ -333,6 +337,34 @@ def walk(stmts):
         yield stmt
         for block in blocks_of(stmt):
             yield from walk(block)
+
+
+def copy_function(fn):
+    """A copy of ``fn`` that later passes may change without changing ``fn``: its statements,
+    operations and their lists and dicts are new; atoms (frozen) and the values of constants
+    (functions, arrays, modules) are shared, as are its source and the attributes lowering
+    set (``lifted``, ``orders``, ...), which are copied one level deep."""
+    new = copy.copy(fn)
+    new.params = list(fn.params)
+    new.body = _copied(fn.body)
+    for attr, value in vars(fn).items():
+        if attr not in ("params", "body") and type(value) in (dict, list, set):
+            setattr(new, attr, type(value)(value))
+    return new
+
+
+def _copied(value):
+    if type(value) is list:
+        return [_copied(v) for v in value]
+    if type(value) is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    if type(value) in _MUTABLE:
+        new = copy.copy(value)
+        for attr, item in vars(value).items():
+            if type(item) in (list, dict) or type(item) in _MUTABLE:
+                setattr(new, attr, _copied(item))
+        return new
+    return value
 
 
 def closure(roots, edges):

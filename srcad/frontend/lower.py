@@ -87,6 +87,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.positional = set()  # names of lists and tuples made by list(), sorted(), ...
         self.deferred_at = {}  # id of ``it = zip(...)`` whose values are taken later -> it
         self.deferred = {}  # such a name -> the call, its arguments lowered (lower_spread)
+        self.call_results = {}  # name of a user function's result -> the function
         self.env = {}
         self.out = []
 
@@ -120,6 +121,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
                 self.dict_displays[name] = {k.value: a for k, a in zip(keys, value.args[1::2])}
         if isinstance(value, ir.Prim):
             self.note_candidates(name, value)
+            if functions.is_user_function(value.fn):
+                self.call_results[name] = value.fn  # f = make(a): f(x) is refused by name
         if isinstance(value, ir.Prim) and value.fn in _LIST_MAKERS:
             self.lists_made.add(name)
         if isinstance(value, ir.Prim) and value.fn in _POSITIONAL_MAKERS:

@@ -127,6 +127,16 @@ class Callees:
                 hint="pass the function to the function you differentiate, or differentiate a "
                 "function that makes the call with the function named: "
                 "def loss(x): return apply(np.sin, x)")
+        made_by = self.call_results.get(atom.name) if isinstance(atom, Var) else None
+        if made_by is not None:
+            name = getattr(made_by, "__name__", "the function")
+            raise self.error(
+                node, f"calling {what}, a function that {name}(...) returned: srcad reads the "
+                "functions a program calls when it transforms it, and a function made and "
+                "returned at run time (a closure) is not one it can read there",
+                hint=f"call a named function with the values {name} captured as arguments: "
+                "def inner(a, x): ... at module level, called as inner(a, x), or make "
+                f"the call inside {name} and return its value")
         raise self.error(
             node, f"calling {what}, whose value srcad does not know when it transforms the "
             "function", hint="call a named function (defined at module level or imported), "
@@ -372,6 +382,31 @@ class Callees:
 class FunctionValues:
     """Function values made in the function: merges of several functions, partials,
     lambdas and nested ``def``'s used as values; loops over lazy values."""
+
+    def method_value(self, obj, attr, node):
+        """``f = self.method`` (a method of a known class read as a value, not called):
+        the bound method, whose calls are calls of the class's function with the object
+        first (like a partial); ``None`` for anything else."""
+        if not isinstance(obj, Var) or obj.name not in self.classes or not isinstance(
+                node.ctx, gast.Load):
+            return None
+        cls = self.classes[obj.name]
+        raw = self.class_attribute(cls, attr)
+        if isinstance(raw, staticmethod):
+            fn, lead = raw.__func__, []
+        elif isinstance(raw, classmethod):
+            fn, lead = raw.__func__, [Const(cls, self.bound_name(cls, cls.__name__))]
+        elif inspect.isfunction(raw):
+            fn, lead = raw, [obj]
+        else:
+            return None
+        if getattr(cls, "__dictoffset__", 0):  # the object's own attribute would win
+            check = ir.Prim(check_method, [obj, Const(attr)],
+                            spelling=self.bound_name(check_method, "check_method"))
+            self.emit(ir.Assign(None, check, node.lineno, effect=True))
+        var = self.assign(ir.Prim(ir.Attr(attr), [obj]), attr, node)
+        self.partials[var.name] = (fn, lead, {}, None)
+        return var
 
     def partial_value(self, fn_atom, args, kwargs, node, hint):
         """``functools.partial(f, *args, **kwargs)``: a constant when everything is, else a

@@ -101,9 +101,10 @@ class Calls:
         resolved = self.resolve_dotted(func)
         fn = routes.original(resolved)  # library_sort (code for Dask arrays): np.sort
         if inspect.isfunction(fn) and fn is resolved:
-            # the callee's defaults fill its call: they are read (and guarded) like the name
+            # the callee's defaults fill its call: they are read (and guarded) like the name,
+            # and so is its code (a function given another __code__ is made again)
             path = dotted(func).split(".")
-            for attr in ("__defaults__", "__kwdefaults__"):
+            for attr in ("__defaults__", "__kwdefaults__", "__code__"):
                 if getattr(fn, attr, None) is not None:
                     self.source.lookup(path[0], path[1:] + [attr])
         if not spliced:

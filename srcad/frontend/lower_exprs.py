@@ -93,6 +93,9 @@ class Expressions:
             raise prop
         if prop is not None:
             return prop
+        method = self.method_value(obj, node.attr, node)
+        if method is not None:
+            return method
         if node.attr == "flat" and isinstance(node.ctx, gast.Load) and not (
                 isinstance(obj, ir.Var) and obj.name in self.classes):
             # x.flat read (x.flat[i], for v in x.flat): x.ravel(), a view where it can be

@@ -177,6 +177,8 @@ class Statements:
             self.env[target.value.id] = Var(name)
             if obj.name in self.dicts_built:
                 self.dicts_built.add(name)  # still a dict built here
+        elif isinstance(target, gast.Attribute) and writes.set_shape(self, target, value, node):
+            return
         elif isinstance(target, gast.Attribute):
             if getattr(node, "srcad_augmented", False):
                 raise self.error(node, f"an augmented assignment ({_op(node)}=) to an "

@@ -189,6 +189,24 @@ def _in_place_copy(lw, call, node):
     return True
 
 
+def set_shape(lw, target, value, node):
+    """``x.shape = s`` on a local name: ``x = np.reshape(x, s)``, read as a write into ``x``
+    (Python changes the object itself: the alias analysis refuses it where another name, an
+    argument or a global holds it, like ``x += v``). Whether it was."""
+    if not (target.attr == "shape" and isinstance(target.value, gast.Name)
+            and isinstance(lw.env.get(target.value.id), ir.Var)
+            and target.value.id not in lw.classes):
+        return False
+    name = target.value.id
+    before = lw.env[name]
+    prim = ir.Prim(np.reshape, [before, value], spelling=callee_name(lw, np.reshape,
+                                                                     "reshape"))
+    after = lw.assign(prim, name, node)
+    lw.env[name] = after
+    lw.augmented[after.name] = before.name  # the array itself takes the new shape
+    return True
+
+
 #: list methods read as a new list (the helper making it, how many arguments it takes)
 _LIST_METHODS = {"insert": (containers.insert_value, 2), "remove": (containers.remove_value, 1),
                  "clear": (containers.clear_value, 0), "pop": (containers.pop_value, 1)}

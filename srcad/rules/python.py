@@ -8,6 +8,7 @@ Imports ``srcad.rules``, ``srcad.runtime`` (and nothing above its layer).
 """
 
 import builtins
+import copy
 import math
 import operator
 
@@ -74,6 +75,10 @@ defvjp(containers.with_zero_at, "grad, seq, k", zero=("seq", "k"), grad="without
        jvp={"grad": "with_zero_at(t, seq, k)"})
 nondiff(containers.clear_value, containers.insert_position, containers.pop_position,
         containers.remove_position)
+# copy.copy(v), copy.deepcopy(v) of a number, an array, a list, a tuple, a dict: the same
+# values (the alias analysis knows a shallow copy's items are the original's)
+defvjp(copy.copy, "x", x="g", jvp={"x": "t"}, complex_ok=True)
+defvjp(copy.deepcopy, "x, memo=None", zero=("memo",), x="g", jvp={"x": "t"}, complex_ok=True)
 # max(a, b) is b only when b > a, min(a, b) only when b < a (ties and NaN: a), as Python does
 defvjp(builtins.min, "a, b", a="0.0 if b < a else g", b="g if b < a else 0.0")
 defvjp(builtins.max, "a, b", a="0.0 if b > a else g", b="g if b > a else 0.0")

@@ -52,6 +52,7 @@ class Split:
     name: str = ""
     reads: tuple = ()  # what making it read from the environment (srcad.env)
     defaults: tuple = (None, None)  # the callee's __defaults__, __kwdefaults__ (fwd has them)
+    code: object = None  # the callee's __code__ when it was made
 
 
 class Callees:
@@ -86,13 +87,15 @@ class Callees:
             entry = self._splits.get(key)
             if entry is not None and (env.stale(entry.reads) or entry.defaults[0] is not
                                       fn.__defaults__ or entry.defaults[1] is not
-                                      fn.__kwdefaults__):
+                                      fn.__kwdefaults__ or entry.code is not
+                                      getattr(fn, "__code__", None)):
                 entry = None  # made for what a name (or a default) meant before: made again
             if entry is not None:
                 env.record_all(entry.reads)  # the caller depends on them too
                 return entry
             entry = Split(types.CellType(), types.CellType(), ANY, name=fn.__name__,
-                          defaults=(fn.__defaults__, fn.__kwdefaults__))
+                          defaults=(fn.__defaults__, fn.__kwdefaults__),
+                          code=getattr(fn, "__code__", None))
             self._splits[key] = entry
             try:
                 with env.collecting() as reads:
@@ -135,7 +138,7 @@ class Callees:
 
     def tangent(self, fn, wrt, kinds, arity=None):
         """A cell holding the forward-mode function of ``fn`` (filled after it is compiled)."""
-        key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity)
+        key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity, _code(fn))
         known = self._tangents.get(key)
         if known is not None and not env.stale(known[1]):
             env.record_all(known[1])  # the caller depends on them too
@@ -174,7 +177,7 @@ class Callees:
     def _result(self, fn, kinds, arity, ranks):
         ranks = {p: r for p, r in (ranks or {}).items() if r is not None} if arity is None \
             else {}
-        key = (fn, tuple(sorted(kinds.items())), arity) + (
+        key = (fn, tuple(sorted(kinds.items())), arity, _code(fn)) + (
             (tuple(sorted(ranks.items())),) if ranks else ())
         known = self._kinds.get(key)
         if known is not None and not env.stale(known[1]):
@@ -208,7 +211,7 @@ class Callees:
         names the complex ones under ``COMPLEX``); worked out like :meth:`result_kind`, a
         recursive call first guessed real, then confirmed or taken as complex.
         ``unreadable``: the answer when srcad cannot read or analyse ``fn``."""
-        key = (fn, tuple(sorted(kinds.items())), arity, "complex", unreadable)
+        key = (fn, tuple(sorted(kinds.items())), arity, "complex", unreadable, _code(fn))
         known = self._kinds.get(key)
         if known is not None and not env.stale(known[1]):
             env.record_all(known[1])
@@ -263,7 +266,7 @@ class Callees:
         """Whether a call of ``fn`` with arguments of these kinds provably changes no object
         its caller can see (:func:`srcad.analysis.effects.writes_nothing`); ``False`` when
         srcad cannot read it."""
-        key = (fn, tuple(sorted(kinds.items())), arity)
+        key = (fn, tuple(sorted(kinds.items())), arity, _code(fn))
         known = self._effects.get(key)
         if known is not None and not env.stale(known[1]):
             env.record_all(known[1])
@@ -292,7 +295,7 @@ class Callees:
         own callees asked in turn); ``True`` when srcad cannot read it. A recursive call is
         taken to make none while its own code is asked (what the rest of that code makes
         decides), and a ``False`` found under that assumption is kept only at the top."""
-        key = (fn, tuple(sorted(kinds.items())), arity, "unseen")
+        key = (fn, tuple(sorted(kinds.items())), arity, "unseen", _code(fn))
         known = self._unseen.get(key)
         if known is not None and not env.stale(known[1]):
             env.record_all(known[1])
@@ -333,6 +336,12 @@ class Callees:
             self._splits.clear()
             self._kinds.clear()
             self._tangents.clear()
+
+
+def _code(fn):
+    """``fn``'s code object: part of every key (a function given another ``__code__`` is
+    another function to differentiate)."""
+    return getattr(fn, "__code__", None)
 
 
 def _result_complex(analysis):
