@@ -234,6 +234,22 @@ def make_helpers(ns):
             return {k: zeros_like(v) for k, v in x.items()}
         return xp.zeros(ns.shape(x), dtype=xp.float64) if hasattr(x, "shape") else 0.0
 
+    def shape_of(x):
+        return ns.shape(x)
+
+    def zeros_array(x):
+        return xp.zeros(ns.shape(x), dtype=xp.float64)
+
+    def items_at(like, indices, values):
+        """``zeros_like(like)`` with ``values[k]`` added at ``indices[k]`` (a list or dict)."""
+        out = zeros_like(like)
+        for i, v in zip(indices, values):
+            out[i] = add(out[i], v)
+        return out
+
+    def picked(grad, indices):
+        return [grad[i] for i in indices]
+
     def layout(x):
         return x  # (a stand-in without memory is NumPy's; the array itself serves)
 
@@ -257,7 +273,7 @@ def make_helpers(ns):
         check_scalar, broadcast_as, add, like, total, transpose_grad, grad_matmul_a,
         grad_matmul_b, check_real, grad_concatenate, grad_stack, grad_prod,
         square_chunks, grad_var, grad_std, grad_clip, layout, cleared, copy_tangent,
-        zeros_like)}
+        zeros_like, shape_of, zeros_array, items_at, picked)}
 
 
 def _batched(what, xp):
