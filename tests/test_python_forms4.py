@@ -204,6 +204,12 @@ METHOD_FORMS = {
     "in_loop": "total = 0.0\n        for g in (self.f, self.s):\n"
                "            total = total + np.sum(g(x))\n        return total",
     "passed": "return apply(self.f, x)",
+    "chosen": "g = self.f if self.w[0] > 0 else self.s\n        return np.sum(g(x) ** 2)",
+    "chosen_other": "g = self.s if self.w[0] > 0 else self.c\n        return np.sum(g(x) * x)",
+    "chosen_function": "g = np.cos if self.w[0] > 0 else self.f\n"
+                       "        return np.sum(g(x) * x)",
+    "chosen_objects": "other = Model(self.w * 2.0)\n        g = self.f if x[0] > 0.0 else "
+                      "other.f\n        return np.sum(g(x) ** 2)",
 }
 
 
@@ -212,6 +218,8 @@ def test_bound_methods_held_and_called(form, tmp_path):
     source = CLASS.replace("BODY", METHOD_FORMS[form]).replace("W", str(X.tolist()))
     source += "\n\ndef apply(fn, x):\n    return np.sum(fn(x) ** 2)\n"
     _agree(source, X * 1.1, tmp_path)
+    if form.startswith("chosen"):  # the other arm too (w[0] < 0, x[0] < 0)
+        _agree(source.replace(str(X.tolist()), str((-X).tolist())), -X * 1.1, tmp_path)
 
 
 # ---------------------------------------------------------------- derivatives in partials
