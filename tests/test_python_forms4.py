@@ -204,6 +204,12 @@ METHOD_FORMS = {
     "in_loop": "total = 0.0\n        for g in (self.f, self.s):\n"
                "            total = total + np.sum(g(x))\n        return total",
     "passed": "return apply(self.f, x)",
+    "chosen": "g = self.f if self.w[0] > 0 else self.s\n        return np.sum(g(x) ** 2)",
+    "chosen_other": "g = self.s if self.w[0] > 0 else self.c\n        return np.sum(g(x) * x)",
+    "chosen_function": "g = np.cos if self.w[0] > 0 else self.f\n"
+                       "        return np.sum(g(x) * x)",
+    "chosen_objects": "other = Model(self.w * 2.0)\n        g = self.f if x[0] > 0.0 else "
+                      "other.f\n        return np.sum(g(x) ** 2)",
 }
 
 
@@ -212,6 +218,8 @@ def test_bound_methods_held_and_called(form, tmp_path):
     source = CLASS.replace("BODY", METHOD_FORMS[form]).replace("W", str(X.tolist()))
     source += "\n\ndef apply(fn, x):\n    return np.sum(fn(x) ** 2)\n"
     _agree(source, X * 1.1, tmp_path)
+    if form.startswith("chosen"):  # the other arm too (w[0] < 0, x[0] < 0)
+        _agree(source.replace(str(X.tolist()), str((-X).tolist())), -X * 1.1, tmp_path)
 
 
 # ---------------------------------------------------------------- derivatives in partials
@@ -370,3 +378,60 @@ def test_a_bound_method_read_by_its_path_is_not_a_change(tmp_path):
     g2 = df(X)
     np.testing.assert_allclose(g2, numerical_grad(module.f, (X,)), rtol=1e-6, atol=1e-8)
     assert not np.allclose(g2, g)
+
+
+EGRAD_PROGRAM = """
+from autograd import elementwise_grad as egrad
+from autograd import grad
+
+
+def tanh(x):
+    return (1.0 - np.exp(-2 * x)) / (1.0 + np.exp(-2 * x))
+
+
+d_tanh = egrad(tanh)  # at module level
+
+
+def loss(w):
+    return np.sum(d_tanh(w) ** 2) + np.sum(egrad(tanh)(w) * w)  # and inside the code
+
+
+answer = grad(loss)(W)
+"""
+
+
+def test_elementwise_grad_of_the_autograd_shims_at_module_level_and_in_code(tmp_path):
+    """``d = egrad(f)`` at module level and ``egrad(f)(w)`` inside the function
+    differentiated, through both of srcad's autograd shims (tools/autograd_shim.py: the
+    suite's; tools/example_shim.py: the example programs', whose derivatives check their
+    first calls)."""
+    import os
+    import runpy
+    import sys
+
+    tools = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools")
+    sys.path.insert(0, tools)
+    try:
+        import autograd_shim
+    finally:
+        sys.path.remove(tools)
+    path = tmp_path / "egrad_program.py"
+    path.write_text(f"import autograd.numpy as np\n\nW = np.array({X.tolist()})\n"
+                    + EGRAD_PROGRAM)
+    expected = runpy.run_path(str(path))["answer"]  # autograd itself
+    autograd_shim.install()
+    try:
+        namespace = runpy.run_path(str(path))
+    finally:
+        autograd_shim.uninstall()
+    np.testing.assert_allclose(namespace["answer"], expected, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(namespace["answer"], numerical_grad(namespace["loss"], (X,)),
+                               rtol=1e-6, atol=1e-8)
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, os.path.join(tools, "example_shim.py"), str(path), "60"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(tools)] + [
+            p for p in [os.environ.get("PYTHONPATH")] if p])))
+    assert '"outcome": "PASS"' in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]

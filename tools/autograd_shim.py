@@ -779,6 +779,12 @@ def elementwise_grad(fun, argnum=0):
     return srcad.grad(summed, wrt=_wrt(argnum))
 
 
+def _elementwise_maker(fun, wrt=0):
+    """``elementwise_grad(f)`` called inside differentiated code: made while srcad
+    transforms the caller, so the outer derivative sees through it."""
+    return elementwise_grad(fun, wrt)
+
+
 def jacobian(fun, argnum=0):
     return srcad.jacobian(readable(fun, _arity(fun, argnum)), wrt=_wrt(argnum))
 
@@ -851,6 +857,7 @@ vector_jacobian_product, hessian_vector_product, make_hvp, grad_named = map(
 # srcad transforms the caller (srcad.frontend.lower_callees.make_derivative)
 grad.__srcad_derivative_maker__ = (srcad.grad, {"argnum": "wrt"})
 value_and_grad.__srcad_derivative_maker__ = (srcad.value_and_grad, {"argnum": "wrt"})
+elementwise_grad.__srcad_derivative_maker__ = (_elementwise_maker, {"argnum": "wrt"})
 
 API = {
     "grad": grad, "value_and_grad": value_and_grad, "elementwise_grad": elementwise_grad,

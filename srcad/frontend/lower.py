@@ -60,6 +60,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.classes = {}  # name of a value whose class is known -> the class
         self.held = {}  # ... of those, the functions it holds in attributes: {name: function}
         self.partials = {}  # name of a partial (or a lambda reading locals) -> its parts
+        self.bound_methods = {}  # ... of those, f = self.method: name -> (function, object)
         self.choices = {}  # name of a merge of function values -> the Consts it may be
         self.candidates = {}  # name of a value read from a known container -> what it may be
         self.unsure = set()  # ... of those, read from a list or dict (checked when called)

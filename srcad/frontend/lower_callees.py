@@ -80,6 +80,16 @@ def held_functions(obj):
                         key=lambda kv: kv[0]))[:16]
 
 
+def method_is(value, fn, owner):
+    """Whether ``value`` is the method ``fn`` of ``owner`` (bound to it, or ``fn`` itself
+    for a static method, ``owner`` None): ``g = self.f if c else self.s; g(x)`` calls the
+    one it is."""
+    if getattr(value, "__func__", value) is not fn:
+        return False
+    return owner is None or getattr(value, "__self__", None) is owner
+
+
+_registry.nondiff.add(method_is)
 _registry.nondiff.add(check_method)  # a check: no derivative
 _registry.nondiff.add(check_held)
 
@@ -406,6 +416,7 @@ class FunctionValues:
             self.emit(ir.Assign(None, check, node.lineno, effect=True))
         var = self.assign(ir.Prim(ir.Attr(attr), [obj]), attr, node)
         self.partials[var.name] = (fn, lead, {}, None)
+        self.bound_methods[var.name] = (fn, lead[0] if lead else Const(None))
         return var
 
     def partial_value(self, fn_atom, args, kwargs, node, hint):
@@ -498,11 +509,15 @@ class FunctionValues:
             elif isinstance(atom, Const) and functions.is_function_value(atom.value) and \
                     not _is_instance(atom.value):
                 options.append(atom)
+            elif isinstance(atom, Var) and atom.name in self.bound_methods:
+                options.append(atom)  # g = self.f if c else self.s: told apart by method_is
             else:
                 return
-        unique = []
+        unique, seen = [], set()
         for atom in options:
-            if not any(atom.value is u.value for u in unique):
+            key = ("name", atom.name) if isinstance(atom, Var) else ("value", id(atom.value))
+            if key not in seen:
+                seen.add(key)
                 unique.append(atom)
         self.choices[target] = unique
 
@@ -514,7 +529,13 @@ class FunctionValues:
                               value=gast.Call(func=Atom(options[-1]), args=node.args,
                                               keywords=node.keywords))]
         for option in reversed(options[:-1]):
-            test = self.assign(ir.Prim(operator.is_, [atom, option]), "same", node)
+            if isinstance(option, Var) and option.name in self.bound_methods:
+                fn, owner = self.bound_methods[option.name]  # option is out of scope here
+                test = self.assign(ir.Prim(method_is, [atom, Const(fn, self.bound_name(
+                    fn, fn.__name__)), owner], spelling=self.bound_name(
+                    method_is, "method_is")), "same", node)
+            else:
+                test = self.assign(ir.Prim(operator.is_, [atom, option]), "same", node)
             body = [gast.Assign(targets=[name_node(key, gast.Store())], type_comment=None,
                                 value=gast.Call(func=Atom(option), args=node.args,
                                                 keywords=node.keywords))]
