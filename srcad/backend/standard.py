@@ -74,9 +74,12 @@ def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible,
                         raise place.error(f"np.{path}", "the array API standard has no "
                                           "such function, or the backend no form of it")
                 elif root is None or root.id in local:
-                    if node.attr not in ATTRIBUTES and not _inner(node):
+                    if node.attr not in ATTRIBUTES:
                         raise place.error(f".{node.attr}", "arrays of the standard have no "
                                           "such method or attribute")
+                elif callable(_value(root.id, path, visible)):
+                    raise place.error(f"{root.id}.{path}", "a function or method of a value "
+                                      "the code reads: its code is not the namespace's")
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
                     node.id not in local and node.id != np_name:
                 helper = by_spelling.get(node.id)
@@ -195,9 +198,12 @@ def _dotted(node):
     return ".".join(reversed(parts)), node if isinstance(node, ast.Name) else None
 
 
-def _inner(node):
-    """Whether ``node`` is an inner part of a dotted name (its parent reads further)."""
-    return getattr(node, "_srcad_inner", False)
+def _value(name, path, visible):
+    """What ``name.path`` names in the user's globals and closure (None if unknown)."""
+    value = visible.get(name)
+    for part in path.split("."):
+        value = getattr(value, part, None)
+    return value
 
 
 def _plain(name, visible):
