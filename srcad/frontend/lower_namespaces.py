@@ -171,9 +171,9 @@ class _Rewrite(gast.NodeTransformer):
 
 
 def standard_code(func):
-    """Whether ``func``'s source takes its functions from an array namespace alone (an
-    ``xp = array_namespace(...)`` statement, and no read of NumPy): the code that arrays of
-    the standard without NumPy's protocols are taken by. False when its source is not
+    """Whether ``func``'s source reads no NumPy module (its array functions, if any, come
+    from an array namespace, ``xp = array_namespace(...)``): the code that arrays of the
+    standard without NumPy's protocols are taken by. False when its source is not
     available."""
     from .source import read
 
@@ -185,8 +185,7 @@ def standard_code(func):
         src = read(func)
     except Exception:  # noqa: BLE001 - no source, no namespace code: refused by the caller
         return False
-    spaces = [s for s in src.node.body if _namespace_assignment(src, s) is not None]
-    found = bool(spaces) and not _numpy_lines(src, src.node, set())
+    found = not _numpy_lines(src, src.node, set())
     if code is not None:
         _STANDARD[func] = (code, found)
     return found
