@@ -50,6 +50,7 @@ class Namespace:
 
     def __init__(self, xp):
         self.xp = xp
+        self.kind = type(xp.asarray(0.0))  # the namespace's array type
         self.linalg = _Linalg(self)
         for np_name, name in _UNARY.items():
             setattr(self, np_name, _unary(self, getattr(xp, name)))
@@ -66,12 +67,14 @@ class Namespace:
         return f"<NumPy's names in {self.xp.__name__}>"
 
     def array(self, x, like=None):
-        """``x`` as an array of the namespace (a Python number: of ``like``'s float type)."""
-        if hasattr(x, "__array_namespace__") and type(x).__module__.split(".")[0] == \
-                type(self.xp.asarray(0.0)).__module__.split(".")[0]:
+        """``x`` as an array of the namespace (a Python number: of ``like``'s type where that
+        is a floating one, as NumPy's arithmetic would make it)."""
+        if isinstance(x, self.kind):
             return x
-        dtype = getattr(like, "dtype", None) if isinstance(x, float) else None
-        return self.xp.asarray(x, dtype=dtype) if dtype is not None else self.xp.asarray(x)
+        if isinstance(x, (int, float)) and not isinstance(x, bool) and isinstance(
+                like, self.kind) and self.xp.isdtype(like.dtype, "real floating"):
+            return self.xp.asarray(x, dtype=like.dtype)
+        return self.xp.asarray(x)
 
     def asarray(self, x, dtype=None):
         return self.xp.asarray(x, dtype=self.dtype(dtype)) if dtype is not None else \
@@ -229,7 +232,7 @@ def answers(ns, path):
     """Whether ``ns`` has NumPy's name ``path`` (``tanh``, ``linalg.det``)."""
     obj = ns
     for part in path.split("."):
-        if part.startswith("_") or part == "xp" or not hasattr(obj, part):
+        if part.startswith("_") or part in ("xp", "kind") or not hasattr(obj, part):
             return False
         obj = getattr(obj, part)
     return True
