@@ -274,7 +274,7 @@ def check_code(fn, func, space, params):
         error.lineno = lines[0]
         error.construct = fn.source.line_text(lines[0])
         error.message += "; the function reads NumPy here"
-    error.hint += ("; or write the function with the arrays' namespace alone "
+    error.hint += ("; or write the function with the arrays' namespace, not NumPy "
                    "(xp = array_namespace(x); xp.sum(...): see srcad.rules.array_api)")
     error.args = (error._format(),)
     raise error

@@ -14,8 +14,8 @@ writes the generated code back in the namespace of the arrays it is made for. A 
 namespace other than ``xp.f`` (passed on, rebound, assigned in a branch), and a standard
 function with no NumPy form in the table, are refused at the user's line. The source
 records what was found (``src.namespaces``: the namespace names; ``src.numpy_lines``: the
-lines that read NumPy directly), so that strict arrays are taken only by code written
-for the standard alone (:func:`srcad.pipeline.check_standard`).
+lines that read NumPy directly), so that strict arrays are taken only by code that reads
+no NumPy module (:func:`srcad.backend.standard.check_code`, :func:`standard_code`).
 
 Imports gast, NumPy, :mod:`srcad.errors` and :mod:`srcad.rules.array_api`.
 """
@@ -191,5 +191,5 @@ def standard_code(func):
     return found
 
 
-#: function -> (its code, whether it is namespace code alone): read once per code
+#: function -> (its code, whether it reads no NumPy module): read once per code
 _STANDARD = weakref.WeakKeyDictionary()
