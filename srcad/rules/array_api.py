@@ -45,7 +45,7 @@ _LINEAR = ("matmul", "tensordot")
 
 # ---------------------------------------------------------------- shapes, selection
 _SHAPES = ("reshape", "expand_dims", "squeeze", "permute_dims", "concat", "stack",
-           "broadcast_to", "flip", "moveaxis", "where")
+           "broadcast_to", "flip", "moveaxis", "where", "sort")
 
 # ---------------------------------------------------------------- creation, data types
 _CREATION = ("asarray", "zeros", "ones", "zeros_like", "ones_like", "full", "full_like",

@@ -171,6 +171,13 @@ class Namespace:
             return type(x)(x)
         return self.xp.asarray(x, copy=True)
 
+    def sort(self, x, axis=-1, kind=None, order=None, stable=None):
+        if axis is None or order is not None:
+            raise BackendError(f"np.sort(..., axis=None or order=) on {self.xp.__name__} "
+                               "arrays: the standard's sort takes an axis",
+                               hint="reshape to one axis first (xp.reshape(x, (-1,)))")
+        return self.xp.sort(self.array(x), axis=axis)
+
     def outer(self, a, b):
         return self.xp.reshape(self.array(a), (-1, 1)) * self.xp.reshape(self.array(b), (1, -1))
 

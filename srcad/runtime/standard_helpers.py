@@ -237,6 +237,22 @@ def make_helpers(ns):
     def layout(x):
         return x  # (a stand-in without memory is NumPy's; the array itself serves)
 
+    def grad_sort(g, a, axis=-1):
+        """``g`` sent back to where each value came from: sorted[j] = a[order[j]], so a[i]'s
+        gradient is g[inverse[i]] (ties in a stable order, as NumPy's helper routes them)."""
+        if axis is None:
+            raise _batched("sort(..., axis=None)", xp)
+        order = xp.argsort(a, axis=axis, stable=True)
+        inverse = xp.argsort(order, axis=axis, stable=True)
+        g = xp.broadcast_to(ns.array(g, a), ns.shape(a))
+        return xp.take_along_axis(g, inverse, axis=axis)
+
+    def tangent_sort(t, a, axis=-1):
+        if axis is None:
+            raise _batched("sort(..., axis=None)", xp)
+        t = xp.broadcast_to(ns.array(t, a), ns.shape(a))
+        return xp.take_along_axis(t, xp.argsort(a, axis=axis, stable=True), axis=axis)
+
     def square_chunks(a):
         return a  # Dask's chunks: the namespace's arrays have none
 
@@ -257,7 +273,7 @@ def make_helpers(ns):
         check_scalar, broadcast_as, add, like, total, transpose_grad, grad_matmul_a,
         grad_matmul_b, check_real, grad_concatenate, grad_stack, grad_prod,
         square_chunks, grad_var, grad_std, grad_clip, layout, cleared, copy_tangent,
-        zeros_like)}
+        zeros_like, grad_sort, tangent_sort)}
 
 
 def _batched(what, xp):
