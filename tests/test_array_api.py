@@ -184,6 +184,13 @@ EXPRESSIONS = {
     "max squared": "xp.max(w) ** 2 + xp.tanh(xp.mean(X @ w)) / xp.sqrt(xp.sum(w * w))",
     "sum keepdims times": "xp.sum(w, keepdims=True) * w",
     "sort": "xp.sort(X * w, axis=0)[0, :] * xp.sort(w)",
+    "vecdot": "xp.vecdot(X, w)", "cumulative_sum": "xp.cumulative_sum(X * w, axis=0) ** 2",
+    # the linalg extension (M: a well-conditioned matrix of w and X)
+    "slogdet": "xp.linalg.slogdet(M)[1]", "pinv": "xp.linalg.pinv(M)",
+    "matrix_power": "xp.linalg.matrix_power(M, 3)", "eigh": "xp.linalg.eigh(M + M.T)[0] ** 2",
+    "svdvals": "xp.linalg.svdvals(M)", "trace": "xp.linalg.trace(M @ M)",
+    "outer": "xp.linalg.outer(w, w) * M", "linalg.matmul": "xp.linalg.matmul(M, M)",
+    "linalg.vecdot": "xp.linalg.vecdot(M, w)",
 }
 
 _DIR = Path(tempfile.mkdtemp(prefix="srcad_array_api_"))
@@ -198,14 +205,20 @@ def _module(name, text):
     return module
 
 
+def _matrices(e):
+    return e.replace("M", "(xp.reshape(X[:3, :], (3, 3)) + 2.0 * xp.eye(3) + "
+                          "xp.reshape(w, (1, 3)))")
+
+
 _CASES = _module("array_api_cases", "from array_api_compat import array_namespace\n\n" + "".join(
     f"def scalar_{k}(w, X):\n    xp = array_namespace(w, X)\n    return xp.sum({e})\n\n\n"
     f"def vector_{k}(w, X):\n    xp = array_namespace(w, X)\n    return {e}\n\n\n"
-    for k, e in ((n.replace(" ", "_"), e) for n, e in EXPRESSIONS.items())))
+    for k, e in ((n.replace(" ", "_").replace(".", "_"), _matrices(e))
+                 for n, e in EXPRESSIONS.items())))
 
 
 def _functions(name):
-    key = name.replace(" ", "_")
+    key = name.replace(" ", "_").replace(".", "_")
     return getattr(_CASES, f"scalar_{key}"), getattr(_CASES, f"vector_{key}")
 
 
@@ -299,11 +312,13 @@ def test_ranks_specialise_strict_code():
 
 
 # ---------------------------------------------------------------- what is refused, and how
-REFUSED_RULES = {"astype": "xp.astype(w, xp.float32)", "vecdot": "xp.vecdot(X, w)",
-                 "cumulative_sum": "xp.cumulative_sum(w)", "unique": "xp.unique_values(w)"}
+REFUSED_RULES = {"astype": "xp.astype(w, xp.float32)", "unique": "xp.unique_values(w)",
+                 "matrix_transpose": "xp.matrix_transpose(X)"}
 REFUSED_BACKEND = {"tensordot": ("xp.tensordot(X, w, axes=1)", "grad_tensordot"),
                    "solve": ("xp.linalg.solve(X[:3, :] + 2.0 * xp.eye(3), w)", "grad_solve"),
-                   "index array": ("w[xp.asarray([0, 2])]", "np.add.at")}
+                   "index array": ("w[xp.asarray([0, 2])]", "np.add.at"),
+                   "vector_norm": ("xp.linalg.vector_norm(X * w, axis=1)", "grad_norm"),
+                   "cumulative_prod": ("xp.cumulative_prod(w)", "grad_cumprod")}
 _HEAD = "from array_api_compat import array_namespace\n\n"
 _REFUSED = _module("array_api_refused", _HEAD + "".join(
     f"def {k.replace(' ', '_')}(w, X):\n    xp = array_namespace(w, X)\n"

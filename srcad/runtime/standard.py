@@ -59,6 +59,11 @@ class Namespace:
         self.flip = lambda x, axis=None: xp.flip(x, axis=axis)
         for name in _SAME:
             setattr(self, name, getattr(xp, name))
+        self.tril = lambda x, k=0: xp.tril(x, k=k)
+        self.triu = lambda x, k=0: xp.triu(x, k=k)
+        for name in ("vecdot", "cumulative_sum", "cumulative_prod"):  # newer in the standard
+            if hasattr(xp, name):
+                setattr(self, name, getattr(xp, name))
         for name in _REDUCE:
             setattr(self, name, _reduce(self, getattr(xp, name)))
         self.amax, self.amin = self.max, self.min
@@ -178,6 +183,19 @@ class Namespace:
                                hint="reshape to one axis first (xp.reshape(x, (-1,)))")
         return self.xp.sort(self.array(x), axis=axis)
 
+    def cumsum(self, x, axis=None):
+        x = self.array(x)
+        if axis is None:
+            return self.xp.cumulative_sum(self.xp.reshape(x, (-1,)))
+        return self.xp.cumulative_sum(x, axis=axis)
+
+    def diagonal(self, a, offset=0, axis1=0, axis2=1):
+        """NumPy's diagonal (of ``axis1``, ``axis2``, last in the result) by the extension's
+        (of the last two axes)."""
+        a = self.array(a)
+        moved = self.xp.moveaxis(a, (axis1 % a.ndim, axis2 % a.ndim), (-2, -1))
+        return self.xp.linalg.diagonal(moved, offset=offset)
+
     def outer(self, a, b):
         return self.xp.reshape(self.array(a), (-1, 1)) * self.xp.reshape(self.array(b), (1, -1))
 
@@ -230,9 +248,18 @@ def _axis(axis):
 
 
 class _Linalg:
+    """``np.linalg``'s names the namespace's linalg extension has (NumPy 2 follows it)."""
+
     def __init__(self, ns):
-        linalg = ns.xp.linalg
-        self.det, self.inv, self.solve = linalg.det, linalg.inv, linalg.solve
+        linalg = getattr(ns.xp, "linalg", None)
+        for name in _LINALG:
+            if hasattr(linalg, name):
+                setattr(self, name, getattr(linalg, name))
+
+
+_LINALG = ("det", "inv", "solve", "slogdet", "cholesky", "pinv", "matrix_power", "eigh",
+           "eigvalsh", "svd", "svdvals", "vector_norm", "matrix_norm", "trace", "diagonal",
+           "outer", "cross", "matmul", "tensordot", "vecdot", "qr")
 
 
 def answers(ns, path):

@@ -253,6 +253,26 @@ def make_helpers(ns):
         t = xp.broadcast_to(ns.array(t, a), ns.shape(a))
         return xp.take_along_axis(t, xp.argsort(a, axis=axis, stable=True), axis=axis)
 
+    def grad_outer_a(g, a, b):
+        return xp.reshape(g @ xp.reshape(b, (-1,)), ns.shape(a))
+
+    def grad_outer_b(g, a, b):
+        return xp.reshape(xp.reshape(a, (-1,)) @ g, ns.shape(b))
+
+    def grad_cumsum(g, a, axis=None):
+        """The reversed running sum of ``g``."""
+        if axis is None:
+            flat = xp.flip(xp.reshape(ns.array(g, a), (-1,)))
+            return xp.reshape(xp.flip(xp.cumulative_sum(flat)), ns.shape(a))
+        return xp.flip(xp.cumulative_sum(xp.flip(g, axis=axis), axis=axis), axis=axis)
+
+    def grad_trace(g, a, offset=0, axis1=0, axis2=1):
+        """``g`` placed on the ``offset`` diagonal of each matrix."""
+        shape = ns.shape(a)
+        eye = xp.eye(shape[axis1], shape[axis2], k=offset, dtype=xp.float64)
+        full = xp.expand_dims(xp.expand_dims(ns.array(g, a), axis=-1), axis=-1) * eye
+        return xp.moveaxis(full, (-2, -1), (axis1 % len(shape), axis2 % len(shape)))
+
     def square_chunks(a):
         return a  # Dask's chunks: the namespace's arrays have none
 
@@ -273,7 +293,8 @@ def make_helpers(ns):
         check_scalar, broadcast_as, add, like, total, transpose_grad, grad_matmul_a,
         grad_matmul_b, check_real, grad_concatenate, grad_stack, grad_prod,
         square_chunks, grad_var, grad_std, grad_clip, layout, cleared, copy_tangent,
-        zeros_like, grad_sort, tangent_sort)}
+        zeros_like, grad_sort, tangent_sort, grad_outer_a, grad_outer_b, grad_cumsum,
+        grad_trace)}
 
 
 def _batched(what, xp):
