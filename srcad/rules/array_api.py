@@ -77,17 +77,12 @@ KEYWORDS = {"std": {"correction": "ddof"}, "var": {"correction": "ddof"},
 
 
 def numpy_form(name, linalg=False):
-    """NumPy's spelling of the standard's ``xp.name`` (``xp.linalg.name``), or None."""
-    if linalg:
-        return f"linalg.{name}" if name in LINALG else None
-    return NAMES.get(name)
-
-
-def _check():
-    for spelling in list(NAMES.values()) + [f"linalg.{n}" for n in LINALG]:
-        obj = np
-        for part in spelling.split("."):
-            obj = getattr(obj, part)  # the table names only what NumPy has
-
-
-_check()
+    """NumPy's spelling of the standard's ``xp.name`` (``xp.linalg.name``), or None (also
+    where this NumPy is too old to have it: ``np.cumulative_sum`` came in NumPy 2.1)."""
+    spelling = (f"linalg.{name}" if name in LINALG else None) if linalg else NAMES.get(name)
+    if spelling is None:
+        return None
+    obj = np
+    for part in spelling.split("."):
+        obj = getattr(obj, part, None)
+    return spelling if obj is not None else None
