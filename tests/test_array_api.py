@@ -642,3 +642,42 @@ def test_an_index_array_fails_naming_add_at_where_the_gradient_runs():
     f = _REFUSED.index_array
     with pytest.raises(srcad.BackendError, match="np.add.at"):
         srcad.vjp(f, strict(W), strict(X), wrt=0)[1](xp.asarray(1.0))
+
+
+# ---------------------------------------------------------------- NumPy's names, as NumPy has them
+# The standard backend's NumPy names take NumPy's arguments, positional ones in NumPy's order
+# (np.max(a, axis, out, keepdims), np.sum(a, axis, dtype, out, keepdims)): each call here
+# gives NumPy's numbers, and dtype.
+_A3 = np.arange(12.0).reshape(3, 4) / 7 - 0.5
+NUMPY_CALLS = [
+    ("sum", (_A3, 1, None, None, True)), ("max", (_A3, 0, None, True)), ("min", (_A3, None)),
+    ("mean", (_A3, (0, 1), None, None, True)), ("prod", (_A3, 0)), ("argmax", (_A3, 1)),
+    ("std", (_A3, 0, None, None, 1)), ("var", (_A3,), {"ddof": 1, "keepdims": True}),
+    ("zeros_like", (_A3 > 0,)), ("ones_like", (_A3,)), ("full", ((2, 3), 1.5)),
+    ("where", (_A3 > 0, _A3, 0.0)), ("where", (_A3, 1.0, -1.0)), ("transpose", (_A3,)),
+    ("reshape", (_A3, (4, 3))), ("squeeze", (_A3[None],)), ("expand_dims", (_A3, (0, 3))),
+    ("tensordot", (_A3, _A3.T, 1)), ("eye", (3, 4, 1)), ("outer", (_A3[0], _A3[1])),
+    ("trace", (_A3[:, :3],)), ("diagonal", (_A3, 1)), ("cumsum", (_A3, 1)), ("cumsum", (_A3,)),
+    ("sort", (_A3[::-1], 0)), ("clip", (_A3, -0.2, 0.3)), ("flip", (_A3, 1)),
+    ("concatenate", ([_A3, _A3], 1)), ("stack", ([_A3, _A3], 2)), ("power", (_A3, 2)),
+    ("maximum", (_A3, 0)), ("arctan2", (_A3, 0.5)), ("swapaxes", (_A3, 0, 1)),
+    ("tril", (_A3, -1)), ("linspace", (0.0, 1.0, 5)), ("copy", (_A3,)),
+]
+
+
+@pytest.mark.parametrize("case", NUMPY_CALLS, ids=[f"{c[0]}{len(c[1])}" for c in NUMPY_CALLS])
+def test_the_backends_numpy_names_take_numpys_arguments(case, no_numpy):
+    from srcad.runtime.standard import Namespace
+
+    name, args = case[0], case[1]
+    kwargs = case[2] if len(case) > 2 else {}
+    want = getattr(np, name)(*args, **kwargs)
+
+    def to_strict(a):
+        if isinstance(a, np.ndarray):
+            return xp.asarray(a)
+        return [to_strict(v) for v in a] if isinstance(a, list) else a
+
+    got = getattr(Namespace(xp), name)(*map(to_strict, args), **kwargs)
+    np.testing.assert_allclose(numpy(got), want, rtol=1e-14, atol=1e-15)
+    assert str(numpy(got).dtype) == str(np.asarray(want).dtype)

@@ -38,10 +38,14 @@ _BINARY = {
     "less": "less", "less_equal": "less_equal", "logical_and": "logical_and",
     "logical_or": "logical_or", "logical_xor": "logical_xor",
 }
-_SAME = ("matmul", "tensordot", "moveaxis", "argmax", "argmin",
-         "all", "any", "float64", "float32", "int64", "int32", "bool", "pi", "e", "inf",
-         "nan", "newaxis", "arange", "linspace", "eye")
-_REDUCE = ("sum", "prod", "mean", "max", "min")
+_SAME = ("matmul", "moveaxis", "float64", "float32", "int64", "int32", "bool", "pi", "e",
+         "inf", "nan", "newaxis", "arange")
+#: NumPy's reductions by the order of their positional parameters after ``axis``
+#: (``np.sum(a, axis, dtype, out, keepdims)``, ``np.max(a, axis, out, keepdims)``)
+_REDUCE = {"sum": ("dtype", "out", "keepdims"), "prod": ("dtype", "out", "keepdims"),
+           "mean": ("dtype", "out", "keepdims"), "max": ("out", "keepdims"),
+           "min": ("out", "keepdims"), "all": ("out", "keepdims"), "any": ("out", "keepdims"),
+           "argmax": ("out",), "argmin": ("out",)}
 
 
 class Namespace:
@@ -64,8 +68,8 @@ class Namespace:
         for name in ("vecdot", "cumulative_sum", "cumulative_prod"):  # newer in the standard
             if hasattr(xp, name):
                 setattr(self, name, getattr(xp, name))
-        for name in _REDUCE:
-            setattr(self, name, _reduce(self, getattr(xp, name)))
+        for name, after in _REDUCE.items():
+            setattr(self, name, _reduce(self, getattr(xp, name), after))
         self.amax, self.amin = self.max, self.min
 
     def __repr__(self):
@@ -196,6 +200,29 @@ class Namespace:
         moved = self.xp.moveaxis(a, (axis1 % a.ndim, axis2 % a.ndim), (-2, -1))
         return self.xp.linalg.diagonal(moved, offset=offset)
 
+    def tensordot(self, a, b, axes=2):
+        return self.xp.tensordot(self.array(a), self.array(b), axes=axes)
+
+    def eye(self, n, m=None, k=0, dtype=None):
+        return self.xp.eye(n, m, k=k, dtype=self.dtype(dtype))
+
+    def linspace(self, start, stop, num=50, endpoint=True, retstep=False, dtype=None):
+        if retstep:
+            raise BackendError(f"np.linspace(..., retstep=True) on {self.xp.__name__} arrays")
+        return self.xp.linspace(start, stop, num, endpoint=endpoint, dtype=self.dtype(dtype))
+
+    def zeros_like(self, x, dtype=None):
+        return self.xp.zeros(self.shape(x), dtype=self._like(x, dtype))
+
+    def ones_like(self, x, dtype=None):
+        return self.xp.ones(self.shape(x), dtype=self._like(x, dtype))
+
+    def _like(self, x, dtype):
+        """NumPy's dtype for ``np.zeros_like(x, dtype)``: ``x``'s own when none is given."""
+        if dtype is None and isinstance(x, self.kind):
+            return x.dtype
+        return self.dtype(dtype)
+
     def outer(self, a, b):
         return self.xp.reshape(self.array(a), (-1, 1)) * self.xp.reshape(self.array(b), (1, -1))
 
@@ -210,12 +237,6 @@ class Namespace:
 
     def ones(self, shape, dtype=None):
         return self.xp.ones(shape, dtype=self.dtype(dtype))
-
-    def zeros_like(self, x, dtype=None):
-        return self.xp.zeros(self.shape(x), dtype=self.dtype(dtype))
-
-    def ones_like(self, x, dtype=None):
-        return self.xp.ones(self.shape(x), dtype=self.dtype(dtype))
 
     def full(self, shape, value, dtype=None):
         return self.zeros(shape, dtype) + self.array(value)
@@ -235,10 +256,21 @@ def _binary(ns, fn):
     return binary
 
 
-def _reduce(ns, fn):
-    def reduce(x, axis=None, keepdims=False):
-        axis = tuple(axis) if isinstance(axis, list) else axis
-        return fn(ns.array(x), axis=axis, keepdims=keepdims)
+def _reduce(ns, fn, after):
+    """NumPy's reduction ``fn`` (its parameters after ``axis`` in NumPy's order: ``after``)
+    as the namespace's, which takes them by keyword; ``out=`` and a ``dtype`` other than
+    float64 refused."""
+    def reduce(x, axis=None, *args, **kwargs):
+        given = dict(zip(after, args), **kwargs)
+        dtype, out = given.pop("dtype", None), given.pop("out", None)
+        if out is not None or set(given) - {"keepdims"} or dtype not in (None, float) and (
+                ns.dtype(dtype) != ns.xp.float64):
+            raise BackendError(f"np.{fn.__name__} with {sorted(kwargs) or 'these arguments'} "
+                               f"on {ns.xp.__name__} arrays", hint="leave out out=, "
+                               "initial=, where=, and keep float64")
+        if given.get("keepdims"):
+            return fn(ns.array(x), axis=_axis(axis), keepdims=True)
+        return fn(ns.array(x), axis=_axis(axis))
     reduce.__name__ = fn.__name__
     return reduce
 
