@@ -681,3 +681,46 @@ def test_the_backends_numpy_names_take_numpys_arguments(case, no_numpy):
     got = getattr(Namespace(xp), name)(*map(to_strict, args), **kwargs)
     np.testing.assert_allclose(numpy(got), want, rtol=1e-14, atol=1e-15)
     assert str(numpy(got).dtype) == str(np.asarray(want).dtype)
+
+
+# ---------------------------------------------------------------- the helpers' forms
+# Each gradient helper's namespace form gives what srcad's NumPy helper gives, on examples
+# (a second engine: the helper the NumPy code calls).
+_G3 = np.arange(12.0).reshape(3, 4) / 5 - 1.0
+_V4 = np.array([0.5, -1.0, 2.0, 0.25])
+_TIES = np.array([[1.0, 3.0, 3.0, 0.5], [2.0, 2.0, 1.0, 0.0], [0.0, 1.0, 4.0, 4.0]])
+HELPER_CALLS = [
+    ("unbroadcast", (_G3, _V4)), ("unbroadcast", (_G3, _V4[None, :])), ("unbroadcast", (_G3, 1.0)),
+    ("unbroadcast_to", (_G3, (1, 4))), ("grad_sum", (_V4[:3], _G3, 1, False)),
+    ("grad_sum", (_V4[:3, None], _G3, 1, True)), ("grad_sum", (2.0, _G3, None, False)),
+    ("grad_mean", (_V4, _G3, 0, False)), ("grad_extremum", (_V4[:3], _TIES, np.max(_TIES, 1), 1)),
+    ("grad_extremum", (1.0, _TIES, np.max(_TIES))), ("grad_reshape", (_G3.ravel(), _G3)),
+    ("scatter", (_V4[:2], _V4, slice(1, 3))), ("scatter", (2.0, _G3, (1, 2))),
+    ("broadcast_as", (2.0, _G3)), ("like", (_V4, _G3)), ("total", (_G3,)),
+    ("transpose_grad", (_G3, (1, 0))), ("grad_matmul_a", (_V4[:3], _G3, _V4)),
+    ("grad_matmul_b", (_V4[:3], _G3, _V4)), ("grad_matmul_a", (_G3, _G3, np.eye(4))),
+    ("grad_matmul_b", (_V4, _V4[:3], _G3)), ("grad_prod", (1.0, _TIES - 1.0)),
+    ("grad_prod", (_V4, _TIES, 0)), ("grad_var", (_V4, _G3, 0, 1)),
+    ("grad_std", (_V4[:3], _G3, np.std(_G3, 1), 1)), ("grad_clip", (_G3, _G3, -0.5, 0.5)),
+    ("cleared", (_G3, (slice(None), 1))), ("copy_tangent", (1.0, _G3)), ("zeros_like", (_G3,)),
+    ("grad_sort", (_G3, _TIES, 1)), ("tangent_sort", (_G3, _TIES, 0)),
+    ("grad_outer_a", (_G3, _V4[:3], _V4)), ("grad_outer_b", (_G3, _V4[:3], _V4)),
+    ("grad_cumsum", (_G3, _G3, 1)), ("grad_cumsum", (_G3.ravel(), _G3)),
+    ("grad_trace", (2.0, _G3[:, :3])),
+]
+
+
+@pytest.mark.parametrize("case", HELPER_CALLS, ids=[f"{c[0]}-{i}" for i, c in
+                                                     enumerate(HELPER_CALLS)])
+def test_each_helpers_form_is_the_numpy_helpers(case, no_numpy):
+    from srcad.backend.emit import HELPER_OBJECTS
+    from srcad.runtime.standard import Namespace
+    from srcad.runtime.standard_helpers import make_helpers
+
+    name, args = case
+    want = HELPER_OBJECTS[name](*args)
+    form = make_helpers(Namespace(xp))[name]
+    got = form(*(xp.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else a
+                 for a in args))
+    np.testing.assert_allclose(numpy(got) if not isinstance(got, float) else got, want,
+                               rtol=1e-13, atol=1e-15)
