@@ -49,8 +49,10 @@ _REDUCE = {"sum": ("dtype", "out", "keepdims"), "prod": ("dtype", "out", "keepdi
 
 
 class Namespace:
-    """NumPy's names, each computed in the namespace ``xp`` (Python numbers become 0-d arrays
-    of the other operand's type); :data:`NAMES` lists them."""
+    """NumPy's names, each computed in the namespace ``xp`` with NumPy's arguments (Python
+    numbers become 0-d arrays of the other operand's type): the ufuncs of :data:`_UNARY`
+    and :data:`_BINARY`, the reductions of :data:`_REDUCE`, ``linalg`` (:data:`_LINALG`),
+    and the methods below; :func:`answers` tells whether it has one."""
 
     def __init__(self, xp):
         self.xp = xp
