@@ -192,6 +192,8 @@ EXPRESSIONS = {
     "svdvals": "xp.linalg.svdvals(M)", "trace": "xp.linalg.trace(M @ M)",
     "outer": "xp.linalg.outer(w, w) * M", "linalg.matmul": "xp.linalg.matmul(M, M)",
     "linalg.vecdot": "xp.linalg.vecdot(M, w)",
+    "vector_norm": "xp.linalg.vector_norm(X * w, axis=1)",
+    "vector_norm all": "xp.linalg.vector_norm(M)", "matrix_norm": "xp.linalg.matrix_norm(M)",
 }
 
 _DIR = Path(tempfile.mkdtemp(prefix="srcad_array_api_"))
@@ -327,7 +329,7 @@ REFUSED_RULES = {"astype": "xp.astype(w, xp.float32)", "unique": "xp.unique_valu
 REFUSED_BACKEND = {"tensordot": ("xp.tensordot(X, w, axes=1)", "grad_tensordot"),
                    "solve": ("xp.linalg.solve(X[:3, :] + 2.0 * xp.eye(3), w)", "grad_solve"),
                    "index array": ("w[xp.asarray([0, 2])]", "np.add.at"),
-                   "vector_norm": ("xp.linalg.vector_norm(X * w, axis=1)", "grad_norm"),
+                   "vector_norm": ("xp.linalg.vector_norm(X * w, axis=1, ord=1)", "grad_norm"),
                    "cumulative_prod": ("xp.cumulative_prod(w)", "grad_cumprod")}
 _HEAD = "from array_api_compat import array_namespace\n\n"
 _REFUSED = _module("array_api_refused", _HEAD + "".join(
@@ -707,6 +709,8 @@ HELPER_CALLS = [
     ("grad_outer_a", (_G3, _V4[:3], _V4)), ("grad_outer_b", (_G3, _V4[:3], _V4)),
     ("grad_cumsum", (_G3, _G3, 1)), ("grad_cumsum", (_G3.ravel(), _G3)),
     ("grad_trace", (2.0, _G3[:, :3])),
+    ("grad_norm", (_V4[:3], _G3, np.linalg.norm(_G3, axis=1), 2, 1)),
+    ("grad_norm", (2.0, _G3, np.linalg.norm(_G3), None, None)),
 ]
 
 

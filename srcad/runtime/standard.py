@@ -225,6 +225,9 @@ class Namespace:
             return x.dtype
         return self.dtype(dtype)
 
+    def ravel(self, x):
+        return self.xp.reshape(self.array(x), (-1,))
+
     def outer(self, a, b):
         return self.xp.reshape(self.array(a), (-1, 1)) * self.xp.reshape(self.array(b), (1, -1))
 

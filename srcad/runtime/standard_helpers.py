@@ -273,6 +273,29 @@ def make_helpers(ns):
         full = xp.expand_dims(xp.expand_dims(ns.array(g, a), axis=-1), axis=-1) * eye
         return xp.moveaxis(full, (-2, -1), (axis1 % len(shape), axis2 % len(shape)))
 
+    def grad_norm(g, x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002 (NumPy's)
+        """The 2-norm's (Frobenius norm's) gradient ``g x / norm``; other orders refused."""
+        v = ns.array(x)
+        axes = tuple(range(v.ndim)) if axis is None else (
+            (axis,) if isinstance(axis, int) else tuple(axis))
+        axes = tuple(a % v.ndim for a in axes)
+        matrix = len(axes) == 2 and ord is not None
+        if not (ord is None or matrix and ord == "fro" or not matrix and ord == 2):
+            raise arrays.placed(BackendError(
+                f"the gradient of a norm of order {ord!r} on {xp.__name__} arrays: the "
+                "standard backend's form covers the 2-norm and the Frobenius norm",
+                construct="grad_norm", hint="write the norm out: xp.sum(xp.abs(x) ** p) ** "
+                "(1 / p), or use NumPy arrays"))
+        gb = ns.array(_restore(ns, g, v.shape, axes, keepdims), v)
+        return gb * v / ns.array(_restore(ns, ans, v.shape, axes, keepdims), v)
+
+    def one_axis(axis):
+        if isinstance(axis, int):
+            return axis
+        if len(axis) == 1:
+            return int(axis[0])
+        raise _batched("vector_norm over several axes", xp)
+
     def square_chunks(a):
         return a  # Dask's chunks: the namespace's arrays have none
 
@@ -294,7 +317,7 @@ def make_helpers(ns):
         grad_matmul_b, check_real, grad_concatenate, grad_stack, grad_prod,
         square_chunks, grad_var, grad_std, grad_clip, layout, cleared, copy_tangent,
         zeros_like, grad_sort, tangent_sort, grad_outer_a, grad_outer_b, grad_cumsum,
-        grad_trace)}
+        grad_trace, grad_norm, one_axis)}
 
 
 def _batched(what, xp):
