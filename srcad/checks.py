@@ -38,8 +38,8 @@ def check_arrays(f, values):
 
 def _standard_call(f, values):
     """Whether arrays of the array API standard may be given to ``f`` with ``values``: their
-    namespace is known, no NumPy array is among the values, and ``f`` is written in the
-    namespace alone (:func:`srcad.frontend.lower_namespaces.standard_code`)."""
+    namespace is known, no NumPy array is among the values, and ``f`` reads no NumPy module
+    (:func:`srcad.frontend.lower_namespaces.standard_code`)."""
     if standard.namespace_of(values.values()) is None or any(
             isinstance(v, np.ndarray) for v in values.values()):
         return False

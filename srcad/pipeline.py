@@ -40,7 +40,6 @@ from .core.kinds import (
     SCALAR,
     SEQ,
     any_duck,
-    foreign_array,
     item_kinds,
     kind_of_value,
     made_for,
@@ -57,7 +56,7 @@ from .frontend.lower import Lowerer
 from .frontend.lower_callees import classes_of
 from .frontend.lowered import Lowered, facts_of
 from .frontend.validate import validate
-from .runtime import arrays, derivatives
+from .runtime import derivatives
 from .runtime.standard import namespace_of
 from .transform import calls, nodes, saves
 from .transform.forward import Forward
@@ -197,7 +196,7 @@ MODES = ("grad", "value_and_grad", "vjp")
 
 
 def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, split=False,
-             fixed=None, backend="python", ducks=False):
+             fixed=None, backend="python", ducks=False, space=None):
     """Run the passes up to the reverse sweep for arguments of these kinds (and, for arrays,
     ranks; for a callee's ``*args``/``**kwargs``, ``arity``: see :class:`srcad.calls.Arity`;
     ``fixed``: the classes of objects passed, see :func:`to_ssa`; ``backend``: the callees
@@ -212,7 +211,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
             filename=fn.source.filename, lineno=fn.source.first_line,
             hint="give the function the parameters it is called with")
     kinds, items = made_for(func, kinds), made_items(func, items)
-    analysis = Analysis(fn, kinds, wrt, items, ranks, callees=_callees(backend, ducks),
+    analysis = Analysis(fn, kinds, wrt, items, ranks, callees=_callees(backend, ducks, space),
                         param_stacks=made_stacks(func))
     alias.check(fn, analysis)
     optimise.dead_code(fn)  # the writes alias.check needed to see
@@ -250,8 +249,9 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     ducks = any_duck(arg_values.values())
     space = namespace_of(arg_values.values())  # array-api-strict: the standard backend
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks,
-                                                 fixed=fixed, backend=backend, ducks=ducks)
-    check_standard(fn, func, space, arg_values)
+                                                 fixed=fixed, backend=backend, ducks=ducks,
+                                                 space=space)
+    standard.check_code(fn, func, space, arg_values)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     if backend == "numba":
         numba_stacks.realise(gen, namer, spelled)
@@ -295,9 +295,10 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     of the arguments' arrays, see :mod:`srcad.backend.standard`)."""
 
     fn, namer = to_ssa(func, parsed, arity=arity, fixed=fixed)
-    check_standard(fn, func, space, kinds)
+    standard.check_code(fn, func, space, kinds)
     analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
-                        callees=_callees(backend, ducks), param_stacks=made_stacks(func))
+                        callees=_callees(backend, ducks, space),
+                        param_stacks=made_stacks(func))
     alias.check(fn, analysis)
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis, forward=True)
@@ -344,46 +345,26 @@ def _for_ducks(fdef, func, fn, spelled, namer, cells):
     return fdef
 
 
-def check_standard(fn, func, space, params):
-    """Refuse arrays of the array API standard (``space``: their namespace) given to code
-    that is not written in their namespace alone (it reads NumPy, or no namespace)."""
-    if space is None:
-        return
-    lines = fn.source.numpy_lines
-    if getattr(fn.source, "namespaces", ()) and not lines:
-        return
-    value = next(v for v in params.values() if foreign_array(v)) if isinstance(
-        params, dict) and any(map(foreign_array, params.values())) else None
-    what = "an argument" if value is None else "the argument"
-    error = arrays.refuse_foreign(value if value is not None else space.asarray(0.0), what,
-                                  func.__code__)
-    if lines:
-        error.lineno = lines[0]
-        error.construct = fn.source.line_text(lines[0])
-        error.message += "; the function reads NumPy here"
-    error.hint += ("; or write the function with the arrays' namespace alone "
-                   "(xp = array_namespace(x); xp.sum(...): see srcad.rules.array_api)")
-    error.args = (error._format(),)
-    raise error
-
-
 def _for_standard(fdef, func, fn, space, spelled, helpers, namer, cells):
     """``fdef`` written in the namespace ``space`` (:mod:`srcad.backend.standard`)."""
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     fdef, made = standard.for_standard_arrays(fdef, func, space, spelled, helpers,
-                                              namer.fresh, visible)
+                                              namer.fresh, visible, cells)
     cells.update(made)
     return fdef
 
 
-def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python", ducks=False):
+def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python", ducks=False,
+               space=None):
     """Fill ``entry`` (a :class:`srcad.calls.Split`) with ``func``'s forward and backward parts
     (for array arguments of these ``ranks``, where the caller knows them); ``backend="numba"``:
     both parts compiled by Numba (when the code calling them is), their stacks one per saved
     value (:func:`srcad.backend.numba_stacks.realise`)."""
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, arity=arity, split=True,
-                                                 ranks=ranks, backend=backend, ducks=ducks)
+                                                 ranks=ranks, backend=backend, ducks=ducks,
+                                                 space=space)
+    standard.check_code(fn, func, space, kinds)
     entry.result_kind = analysis.kind(gen.result)
     kept, branch_only = gen.kept
     numba = backend == "numba"
@@ -421,16 +402,20 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
     if ducks:  # a callee of code for Dask or CuPy arrays (DUCK_CALLEES)
         fwd_def = _for_ducks(fwd_def, func, fn, spelled, namer, gen.cells)
         bwd_def = _for_ducks(bwd_def, func, fn, spelled, namer, gen.cells)
+    helpers = set(gen.helpers)
+    if space is not None:  # a callee of code for the array API's arrays (its namespace)
+        fwd_def = _for_standard(fwd_def, func, fn, space, spelled, helpers, namer, gen.cells)
+        bwd_def = _for_standard(bwd_def, func, fn, space, spelled, helpers, namer, gen.cells)
     if numba:
         fwd_def, fwd_cells = numba_backend.check(fwd_def, func, spelled, namer, gen.cells,
                                                  gen.hoisted_stacks)
         bwd_def, bwd_cells = numba_backend.check(bwd_def, func, spelled, namer, gen.cells)
         gen.cells.update(fwd_cells, **bwd_cells)
     where = f"{func.__code__.co_filename}:{func.__code__.co_firstlineno}"
-    fwd = emit.compile_function(fwd_def, func, set(gen.helpers), spelled,
+    fwd = emit.compile_function(fwd_def, func, set(helpers), spelled,
                                 f"{fwd_name} of {where}", func.__defaults__,
                                 func.__kwdefaults__, gen.cells)
-    bwd = emit.compile_function(bwd_def, func, set(gen.helpers), spelled,
+    bwd = emit.compile_function(bwd_def, func, set(helpers), spelled,
                                 f"{bwd_name} of {where}", None, None, gen.cells)
     fwd.__srcad_param_kinds__ = dict(kinds)
     bwd.__srcad_param_kinds__ = {gen.seed: entry.result_kind}
@@ -456,6 +441,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
     if numba:  # Numba dispatchers: compiled with the code that calls them, for its types
         fwd = numba_backend.jit(fwd, f"{fwd_name} of {where}", callee=True)
         bwd = numba_backend.jit(bwd, f"{bwd_name} of {where}", callee=True)
+    fwd.__srcad_space__ = bwd.__srcad_space__ = space  # (srcad.backend.standard reads it)
     entry.fwd.cell_contents = fwd
     entry.bwd.cell_contents = bwd
     _debug(f"split of {fn.name}", entry.fwd_text + "\n" + entry.bwd_text)
@@ -486,8 +472,12 @@ def _changes_in_place(trees, name_):
     return False
 
 
-def _make_tangent(func, wrt, kinds, arity=None, backend="python", ducks=False):
-    return tangent(func, wrt, kinds, inner=True, arity=arity, backend=backend, ducks=ducks)[0]
+def _make_tangent(func, wrt, kinds, arity=None, backend="python", ducks=False, space=None):
+    made = tangent(func, wrt, kinds, inner=True, arity=arity, backend=backend, ducks=ducks,
+                   space=space)[0]
+    if space is not None:  # (srcad.backend.standard reads it)
+        made.__srcad_space__ = space
+    return made
 
 
 #: the user functions programs call: split and compiled by this pipeline on demand
@@ -503,9 +493,20 @@ DUCK_CALLEES = calls.Callees(to_ssa, functools.partial(make_split, ducks=True),
                              functools.partial(_make_tangent, ducks=True))
 
 
-def _callees(backend, ducks=False):
+#: the same for code made for arrays of an array API namespace (by the namespace): their
+#: parts written in it too (:mod:`srcad.backend.standard`)
+STANDARD_CALLEES = {}
+
+
+def _callees(backend, ducks=False, space=None):
     if backend == "numba":
         return NUMBA_CALLEES
+    if space is not None:
+        if space not in STANDARD_CALLEES:
+            STANDARD_CALLEES[space] = calls.Callees(
+                to_ssa, functools.partial(make_split, space=space),
+                functools.partial(_make_tangent, space=space))
+        return STANDARD_CALLEES[space]
     return DUCK_CALLEES if ducks else CALLEES
 
 

@@ -4,19 +4,24 @@ dispatch protocols (``array-api-strict``), written in the arrays' namespace.
 The code NumPy's rules made reads NumPy as ``np`` and calls srcad's gradient helpers. Here,
 on the tree, ``np`` becomes ``xp``, bound to a :class:`srcad.runtime.standard.Namespace`
 over the arrays' namespace, and each helper is bound to its form in
-:func:`srcad.runtime.standard.make_helpers`, so that the arrays never meet NumPy. What the
+:func:`srcad.runtime.standard_helpers.make_helpers`, so that the arrays never meet NumPy; a
+callee's parts are made for the namespace too (``pipeline.STANDARD_CALLEES``). What the
 backend has no form of is refused here, before anything runs, with a
 :class:`srcad.BackendError` naming the backend, the NumPy name or helper, and the user's line
 whose derivative needs it (from the ``# line N:`` comment above the statement):
 
 * a NumPy name the namespace object lacks (``np.cumprod``, written by ``np.prod``'s rule);
-* a helper with no standard form (``grad_prod``, ``added_at``);
-* a method or attribute of an array other than ``.T``, ``.mT``, ``.shape``, ``.ndim``,
-  ``.size``, ``.dtype`` (``x.astype``: the standard has none);
-* a function the code calls that is neither (a user's function, a callee srcad split, a
-  module of the user's): its code would be NumPy code.
+* a helper with no standard form (``grad_tensordot_b``, ``added_at``);
+* a method of an array other than those of lists (``append``, ``pop``), or an attribute of
+  NumPy's arrays other than ``.T``, ``.mT``, ``.shape``, ``.ndim``, ``.size``, ``.dtype``
+  (``x.astype``, ``x.real``: the standard has none);
+* a function the code calls that is none of these and was not made for the namespace (a
+  function or module of the user's, a method of a global object): its code is NumPy code.
 
-Imports the standard library, :mod:`srcad.errors`, :mod:`srcad.runtime.standard` and
+:func:`check_code` refuses the arrays for code that reads the NumPy module.
+
+Imports the standard library, NumPy, :mod:`srcad.core.kinds`, :mod:`srcad.errors`,
+:mod:`srcad.runtime` (``arrays``, ``standard``, ``standard_helpers``) and
 :mod:`srcad.transform.nodes`.
 """
 
@@ -26,8 +31,11 @@ import ast
 import math
 import types
 
+import numpy as np
+
+from ..core.kinds import foreign_array
 from ..errors import BackendError
-from ..runtime import standard, standard_helpers
+from ..runtime import arrays, standard, standard_helpers
 from ..transform.nodes import Comment
 
 #: the attributes and methods of an array the backend's code may read (``append`` and ``pop``:
@@ -49,9 +57,11 @@ MATH = {"sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos": "arc
 _MATH_CONSTANTS = ("pi", "e", "inf", "nan", "tau")
 
 
-def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible, label=None):
+def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible, known=None):
     """``(fdef, cells)``: ``fdef`` written for arrays of ``namespace`` (see above);
-    ``helpers`` (the helper names the code reads) loses those bound here as cells."""
+    ``helpers`` (the helper names the code reads) loses those bound here as cells;
+    ``known``: the cells the code reads already, by name (a callee's parts, made for the
+    namespace too when they are: ``__srcad_space__``)."""
     ns = standard.Namespace(namespace)
     forms = standard_helpers.make_helpers(ns)
     np_name = spelled.get("np", "np")
@@ -63,9 +73,11 @@ def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible,
     local = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
     local |= {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
               and not isinstance(n.ctx, ast.Load)}
-    place = _Place(func, namespace, label)
+    place = _Place(func, namespace)
+    known = known or {}
     for stmt, line in _statements(fdef):
         place.line = line
+        called = {id(n.func) for n in ast.walk(stmt) if isinstance(n, ast.Call)}
         for node in ast.walk(stmt):
             if isinstance(node, ast.Attribute):
                 path, root = _dotted(node)
@@ -74,9 +86,15 @@ def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible,
                         raise place.error(f"np.{path}", "the array API standard has no "
                                           "such function, or the backend no form of it")
                 elif root is None or root.id in local:
-                    if node.attr not in ATTRIBUTES and not _inner(node):
+                    # a method, or an attribute NumPy's arrays have (x.real): not the
+                    # standard's; another object's attribute (self.scale) is read as it is
+                    if node.attr not in ATTRIBUTES and (id(node) in called or hasattr(
+                            np.ndarray, node.attr)):
                         raise place.error(f".{node.attr}", "arrays of the standard have no "
                                           "such method or attribute")
+                elif callable(_value(root.id, path, visible)):
+                    raise place.error(f"{root.id}.{path}", "a function or method of a value "
+                                      "the code reads: its code is not the namespace's")
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
                     node.id not in local and node.id != np_name:
                 helper = by_spelling.get(node.id)
@@ -85,7 +103,8 @@ def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible,
                 elif helper is not None:
                     raise place.error(node.id, "the backend has no form of this helper (its "
                                       "code is NumPy code)")
-                elif not _plain(node.id, visible):
+                elif not _plain(node.id, visible) and not _made_for(known.get(node.id),
+                                                                   namespace):
                     raise place.error(node.id, "the standard backend writes one function in "
                                       "the namespace, and this is another (a part of a "
                                       "function of yours srcad made, a function or module "
@@ -195,9 +214,21 @@ def _dotted(node):
     return ".".join(reversed(parts)), node if isinstance(node, ast.Name) else None
 
 
-def _inner(node):
-    """Whether ``node`` is an inner part of a dotted name (its parent reads further)."""
-    return getattr(node, "_srcad_inner", False)
+def _made_for(cell, namespace):
+    """Whether ``cell`` holds a function srcad made for arrays of ``namespace`` (a callee's
+    forward or backward part, its tangent code)."""
+    try:
+        return getattr(cell.cell_contents, "__srcad_space__", None) is namespace
+    except (AttributeError, ValueError):  # no cell, or an empty one (a recursive call)
+        return False
+
+
+def _value(name, path, visible):
+    """What ``name.path`` names in the user's globals and closure (None if unknown)."""
+    value = visible.get(name)
+    for part in path.split("."):
+        value = getattr(value, part, None)
+    return value
 
 
 def _plain(name, visible):
@@ -210,8 +241,8 @@ def _plain(name, visible):
 
 
 class _Place:
-    def __init__(self, func, namespace, label):
-        self.func, self.namespace, self.label, self.line = func, namespace, label, None
+    def __init__(self, func, namespace):
+        self.func, self.namespace, self.line = func, namespace, None
 
     def error(self, what, why):
         code = self.func.__code__
@@ -223,3 +254,27 @@ class _Place:
             construct=f"{text}  (its derivative needs {what})" if text else what,
             hint="write that line with the functions srcad.rules.array_api lists, or pass "
             "NumPy arrays (np.from_dlpack(x)) and convert the gradient back (xp.asarray(g))")
+
+
+def check_code(fn, func, space, params):
+    """Refuse arrays of the array API standard (``space``: their namespace) given to code
+    that reads the NumPy module (its calls would convert them); code that reads their
+    namespace, or neither (operators, ``math``), takes them."""
+    if space is None:
+        return
+    lines = getattr(fn.source, "numpy_lines", None)
+    if lines == []:
+        return
+    value = next(v for v in params.values() if foreign_array(v)) if isinstance(
+        params, dict) and any(map(foreign_array, params.values())) else None
+    what = "an argument" if value is None else "the argument"
+    error = arrays.refuse_foreign(value if value is not None else space.asarray(0.0), what,
+                                  func.__code__)
+    if lines:
+        error.lineno = lines[0]
+        error.construct = fn.source.line_text(lines[0])
+        error.message += "; the function reads NumPy here"
+    error.hint += ("; or write the function with the arrays' namespace, not NumPy "
+                   "(xp = array_namespace(x); xp.sum(...): see srcad.rules.array_api)")
+    error.args = (error._format(),)
+    raise error

@@ -14,8 +14,8 @@ writes the generated code back in the namespace of the arrays it is made for. A 
 namespace other than ``xp.f`` (passed on, rebound, assigned in a branch), and a standard
 function with no NumPy form in the table, are refused at the user's line. The source
 records what was found (``src.namespaces``: the namespace names; ``src.numpy_lines``: the
-lines that read NumPy directly), so that strict arrays are taken only by code written
-for the standard alone (:func:`srcad.pipeline.check_standard`).
+lines that read NumPy directly), so that strict arrays are taken only by code that reads
+no NumPy module (:func:`srcad.backend.standard.check_code`, :func:`standard_code`).
 
 Imports gast, NumPy, :mod:`srcad.errors` and :mod:`srcad.rules.array_api`.
 """
@@ -171,9 +171,9 @@ class _Rewrite(gast.NodeTransformer):
 
 
 def standard_code(func):
-    """Whether ``func``'s source takes its functions from an array namespace alone (an
-    ``xp = array_namespace(...)`` statement, and no read of NumPy): the code that arrays of
-    the standard without NumPy's protocols are taken by. False when its source is not
+    """Whether ``func``'s source reads no NumPy module (its array functions, if any, come
+    from an array namespace, ``xp = array_namespace(...)``): the code that arrays of the
+    standard without NumPy's protocols are taken by. False when its source is not
     available."""
     from .source import read
 
@@ -185,12 +185,11 @@ def standard_code(func):
         src = read(func)
     except Exception:  # noqa: BLE001 - no source, no namespace code: refused by the caller
         return False
-    spaces = [s for s in src.node.body if _namespace_assignment(src, s) is not None]
-    found = bool(spaces) and not _numpy_lines(src, src.node, set())
+    found = not _numpy_lines(src, src.node, set())
     if code is not None:
         _STANDARD[func] = (code, found)
     return found
 
 
-#: function -> (its code, whether it is namespace code alone): read once per code
+#: function -> (its code, whether it reads no NumPy module): read once per code
 _STANDARD = weakref.WeakKeyDictionary()

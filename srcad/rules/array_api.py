@@ -38,14 +38,14 @@ _ELEMENTWISE = (
 
 # ---------------------------------------------------------------- reductions, statistics
 _REDUCTIONS = ("sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin", "all",
-               "any")
+               "any", "cumulative_sum", "cumulative_prod")
 
 # ---------------------------------------------------------------- linear algebra
-_LINEAR = ("matmul", "tensordot")
+_LINEAR = ("matmul", "tensordot", "vecdot")
 
 # ---------------------------------------------------------------- shapes, selection
 _SHAPES = ("reshape", "expand_dims", "squeeze", "permute_dims", "concat", "stack",
-           "broadcast_to", "flip", "moveaxis", "where")
+           "broadcast_to", "flip", "moveaxis", "where", "sort")
 
 # ---------------------------------------------------------------- creation, data types
 _CREATION = ("asarray", "zeros", "ones", "zeros_like", "ones_like", "full", "full_like",
@@ -54,7 +54,10 @@ _CONSTANTS = ("float64", "float32", "int64", "int32", "bool", "pi", "e", "inf", 
               "newaxis")
 
 #: ``xp.linalg.f``: the functions of the standard's linalg extension read as ``np.linalg.f``
-LINALG = ("det", "inv", "solve")
+#: (NumPy 2's ``np.linalg`` follows the extension: the same names, arguments and results)
+LINALG = ("det", "inv", "solve", "slogdet", "cholesky", "pinv", "matrix_power", "eigh",
+          "svdvals", "vector_norm", "matrix_norm", "trace", "diagonal", "outer", "cross",
+          "matmul", "tensordot", "vecdot")
 
 #: every name of the standard srcad reads, as NumPy's name
 NAMES = {n: _RENAMED.get(n, n) for n in _ELEMENTWISE + _REDUCTIONS + _LINEAR + _SHAPES
@@ -64,8 +67,6 @@ NAMES = {n: _RENAMED.get(n, n) for n in _ELEMENTWISE + _REDUCTIONS + _LINEAR + _
 #: refused, with what to write
 REFUSED = {
     "astype": "keep the arrays float64, or convert before calling the function",
-    "cumulative_sum": "write the running sum as a loop over the axis",
-    "vecdot": "write xp.sum(a * b, axis=-1) instead",
     "matrix_transpose": "write xp.permute_dims(x, (1, 0)) for a matrix instead",
 }
 
@@ -76,17 +77,12 @@ KEYWORDS = {"std": {"correction": "ddof"}, "var": {"correction": "ddof"},
 
 
 def numpy_form(name, linalg=False):
-    """NumPy's spelling of the standard's ``xp.name`` (``xp.linalg.name``), or None."""
-    if linalg:
-        return f"linalg.{name}" if name in LINALG else None
-    return NAMES.get(name)
-
-
-def _check():
-    for spelling in list(NAMES.values()) + [f"linalg.{n}" for n in LINALG]:
-        obj = np
-        for part in spelling.split("."):
-            obj = getattr(obj, part)  # the table names only what NumPy has
-
-
-_check()
+    """NumPy's spelling of the standard's ``xp.name`` (``xp.linalg.name``), or None (also
+    where this NumPy is too old to have it: ``np.cumulative_sum`` came in NumPy 2.1)."""
+    spelling = (f"linalg.{name}" if name in LINALG else None) if linalg else NAMES.get(name)
+    if spelling is None:
+        return None
+    obj = np
+    for part in spelling.split("."):
+        obj = getattr(obj, part, None)
+    return spelling if obj is not None else None

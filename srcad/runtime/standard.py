@@ -38,18 +38,25 @@ _BINARY = {
     "less": "less", "less_equal": "less_equal", "logical_and": "logical_and",
     "logical_or": "logical_or", "logical_xor": "logical_xor",
 }
-_SAME = ("matmul", "tensordot", "moveaxis", "argmax", "argmin",
-         "all", "any", "float64", "float32", "int64", "int32", "bool", "pi", "e", "inf",
-         "nan", "newaxis", "arange", "linspace", "eye")
-_REDUCE = ("sum", "prod", "mean", "max", "min")
+_SAME = ("matmul", "moveaxis", "float64", "float32", "int64", "int32", "bool", "pi", "e",
+         "inf", "nan", "newaxis", "arange")
+#: NumPy's reductions by the order of their positional parameters after ``axis``
+#: (``np.sum(a, axis, dtype, out, keepdims)``, ``np.max(a, axis, out, keepdims)``)
+_REDUCE = {"sum": ("dtype", "out", "keepdims"), "prod": ("dtype", "out", "keepdims"),
+           "mean": ("dtype", "out", "keepdims"), "max": ("out", "keepdims"),
+           "min": ("out", "keepdims"), "all": ("out", "keepdims"), "any": ("out", "keepdims"),
+           "argmax": ("out",), "argmin": ("out",)}
 
 
 class Namespace:
-    """NumPy's names, each computed in the namespace ``xp`` (Python numbers become 0-d arrays
-    of the other operand's type); :data:`NAMES` lists them."""
+    """NumPy's names, each computed in the namespace ``xp`` with NumPy's arguments (Python
+    numbers become 0-d arrays of the other operand's type): the ufuncs of :data:`_UNARY`
+    and :data:`_BINARY`, the reductions of :data:`_REDUCE`, ``linalg`` (:data:`_LINALG`),
+    and the methods below; :func:`answers` tells whether it has one."""
 
     def __init__(self, xp):
         self.xp = xp
+        self.kind = type(xp.asarray(0.0))  # the namespace's array type
         self.linalg = _Linalg(self)
         for np_name, name in _UNARY.items():
             setattr(self, np_name, _unary(self, getattr(xp, name)))
@@ -58,20 +65,27 @@ class Namespace:
         self.flip = lambda x, axis=None: xp.flip(x, axis=axis)
         for name in _SAME:
             setattr(self, name, getattr(xp, name))
-        for name in _REDUCE:
-            setattr(self, name, _reduce(self, getattr(xp, name)))
+        self.tril = lambda x, k=0: xp.tril(x, k=k)
+        self.triu = lambda x, k=0: xp.triu(x, k=k)
+        for name in ("vecdot", "cumulative_sum", "cumulative_prod"):  # newer in the standard
+            if hasattr(xp, name):
+                setattr(self, name, getattr(xp, name))
+        for name, after in _REDUCE.items():
+            setattr(self, name, _reduce(self, getattr(xp, name), after))
         self.amax, self.amin = self.max, self.min
 
     def __repr__(self):
         return f"<NumPy's names in {self.xp.__name__}>"
 
     def array(self, x, like=None):
-        """``x`` as an array of the namespace (a Python number: of ``like``'s float type)."""
-        if hasattr(x, "__array_namespace__") and type(x).__module__.split(".")[0] == \
-                type(self.xp.asarray(0.0)).__module__.split(".")[0]:
+        """``x`` as an array of the namespace (a Python number: of ``like``'s type where that
+        is a floating one, as NumPy's arithmetic would make it)."""
+        if isinstance(x, self.kind):
             return x
-        dtype = getattr(like, "dtype", None) if isinstance(x, float) else None
-        return self.xp.asarray(x, dtype=dtype) if dtype is not None else self.xp.asarray(x)
+        if isinstance(x, (int, float)) and not isinstance(x, bool) and isinstance(
+                like, self.kind) and self.xp.isdtype(like.dtype, "real floating"):
+            return self.xp.asarray(x, dtype=like.dtype)
+        return self.xp.asarray(x)
 
     def asarray(self, x, dtype=None):
         return self.xp.asarray(x, dtype=self.dtype(dtype)) if dtype is not None else \
@@ -168,6 +182,52 @@ class Namespace:
             return type(x)(x)
         return self.xp.asarray(x, copy=True)
 
+    def sort(self, x, axis=-1, kind=None, order=None, stable=None):
+        if axis is None or order is not None:
+            raise BackendError(f"np.sort(..., axis=None or order=) on {self.xp.__name__} "
+                               "arrays: the standard's sort takes an axis",
+                               hint="reshape to one axis first (xp.reshape(x, (-1,)))")
+        return self.xp.sort(self.array(x), axis=axis)
+
+    def cumsum(self, x, axis=None):
+        x = self.array(x)
+        if axis is None:
+            return self.xp.cumulative_sum(self.xp.reshape(x, (-1,)))
+        return self.xp.cumulative_sum(x, axis=axis)
+
+    def diagonal(self, a, offset=0, axis1=0, axis2=1):
+        """NumPy's diagonal (of ``axis1``, ``axis2``, last in the result) by the extension's
+        (of the last two axes)."""
+        a = self.array(a)
+        moved = self.xp.moveaxis(a, (axis1 % a.ndim, axis2 % a.ndim), (-2, -1))
+        return self.xp.linalg.diagonal(moved, offset=offset)
+
+    def tensordot(self, a, b, axes=2):
+        return self.xp.tensordot(self.array(a), self.array(b), axes=axes)
+
+    def eye(self, n, m=None, k=0, dtype=None):
+        return self.xp.eye(n, m, k=k, dtype=self.dtype(dtype))
+
+    def linspace(self, start, stop, num=50, endpoint=True, retstep=False, dtype=None):
+        if retstep:
+            raise BackendError(f"np.linspace(..., retstep=True) on {self.xp.__name__} arrays")
+        return self.xp.linspace(start, stop, num, endpoint=endpoint, dtype=self.dtype(dtype))
+
+    def zeros_like(self, x, dtype=None):
+        return self.xp.zeros(self.shape(x), dtype=self._like(x, dtype))
+
+    def ones_like(self, x, dtype=None):
+        return self.xp.ones(self.shape(x), dtype=self._like(x, dtype))
+
+    def _like(self, x, dtype):
+        """NumPy's dtype for ``np.zeros_like(x, dtype)``: ``x``'s own when none is given."""
+        if dtype is None and isinstance(x, self.kind):
+            return x.dtype
+        return self.dtype(dtype)
+
+    def ravel(self, x):
+        return self.xp.reshape(self.array(x), (-1,))
+
     def outer(self, a, b):
         return self.xp.reshape(self.array(a), (-1, 1)) * self.xp.reshape(self.array(b), (1, -1))
 
@@ -182,12 +242,6 @@ class Namespace:
 
     def ones(self, shape, dtype=None):
         return self.xp.ones(shape, dtype=self.dtype(dtype))
-
-    def zeros_like(self, x, dtype=None):
-        return self.xp.zeros(self.shape(x), dtype=self.dtype(dtype))
-
-    def ones_like(self, x, dtype=None):
-        return self.xp.ones(self.shape(x), dtype=self.dtype(dtype))
 
     def full(self, shape, value, dtype=None):
         return self.zeros(shape, dtype) + self.array(value)
@@ -207,10 +261,21 @@ def _binary(ns, fn):
     return binary
 
 
-def _reduce(ns, fn):
-    def reduce(x, axis=None, keepdims=False):
-        axis = tuple(axis) if isinstance(axis, list) else axis
-        return fn(ns.array(x), axis=axis, keepdims=keepdims)
+def _reduce(ns, fn, after):
+    """NumPy's reduction ``fn`` (its parameters after ``axis`` in NumPy's order: ``after``)
+    as the namespace's, which takes them by keyword; ``out=`` and a ``dtype`` other than
+    float64 refused."""
+    def reduce(x, axis=None, *args, **kwargs):
+        given = dict(zip(after, args), **kwargs)
+        dtype, out = given.pop("dtype", None), given.pop("out", None)
+        if out is not None or set(given) - {"keepdims"} or dtype not in (None, float) and (
+                ns.dtype(dtype) != ns.xp.float64):
+            raise BackendError(f"np.{fn.__name__} with {sorted(kwargs) or 'these arguments'} "
+                               f"on {ns.xp.__name__} arrays", hint="leave out out=, "
+                               "initial=, where=, and keep float64")
+        if given.get("keepdims"):
+            return fn(ns.array(x), axis=_axis(axis), keepdims=True)
+        return fn(ns.array(x), axis=_axis(axis))
     reduce.__name__ = fn.__name__
     return reduce
 
@@ -220,16 +285,25 @@ def _axis(axis):
 
 
 class _Linalg:
+    """``np.linalg``'s names the namespace's linalg extension has (NumPy 2 follows it)."""
+
     def __init__(self, ns):
-        linalg = ns.xp.linalg
-        self.det, self.inv, self.solve = linalg.det, linalg.inv, linalg.solve
+        linalg = getattr(ns.xp, "linalg", None)
+        for name in _LINALG:
+            if hasattr(linalg, name):
+                setattr(self, name, getattr(linalg, name))
+
+
+_LINALG = ("det", "inv", "solve", "slogdet", "cholesky", "pinv", "matrix_power", "eigh",
+           "eigvalsh", "svd", "svdvals", "vector_norm", "matrix_norm", "trace", "diagonal",
+           "outer", "cross", "matmul", "tensordot", "vecdot", "qr")
 
 
 def answers(ns, path):
     """Whether ``ns`` has NumPy's name ``path`` (``tanh``, ``linalg.det``)."""
     obj = ns
     for part in path.split("."):
-        if part.startswith("_") or part == "xp" or not hasattr(obj, part):
+        if part.startswith("_") or part in ("xp", "kind") or not hasattr(obj, part):
             return False
         obj = getattr(obj, part)
     return True

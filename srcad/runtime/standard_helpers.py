@@ -253,6 +253,65 @@ def make_helpers(ns):
     def layout(x):
         return x  # (a stand-in without memory is NumPy's; the array itself serves)
 
+    def grad_sort(g, a, axis=-1):
+        """``g`` sent back to where each value came from: sorted[j] = a[order[j]], so a[i]'s
+        gradient is g[inverse[i]] (ties in a stable order, as NumPy's helper routes them)."""
+        if axis is None:
+            raise _batched("sort(..., axis=None)", xp)
+        order = xp.argsort(a, axis=axis, stable=True)
+        inverse = xp.argsort(order, axis=axis, stable=True)
+        g = xp.broadcast_to(ns.array(g, a), ns.shape(a))
+        return xp.take_along_axis(g, inverse, axis=axis)
+
+    def tangent_sort(t, a, axis=-1):
+        if axis is None:
+            raise _batched("sort(..., axis=None)", xp)
+        t = xp.broadcast_to(ns.array(t, a), ns.shape(a))
+        return xp.take_along_axis(t, xp.argsort(a, axis=axis, stable=True), axis=axis)
+
+    def grad_outer_a(g, a, b):
+        return xp.reshape(g @ xp.reshape(b, (-1,)), ns.shape(a))
+
+    def grad_outer_b(g, a, b):
+        return xp.reshape(xp.reshape(a, (-1,)) @ g, ns.shape(b))
+
+    def grad_cumsum(g, a, axis=None):
+        """The reversed running sum of ``g``."""
+        if axis is None:
+            flat = xp.flip(xp.reshape(ns.array(g, a), (-1,)))
+            return xp.reshape(xp.flip(xp.cumulative_sum(flat)), ns.shape(a))
+        return xp.flip(xp.cumulative_sum(xp.flip(g, axis=axis), axis=axis), axis=axis)
+
+    def grad_trace(g, a, offset=0, axis1=0, axis2=1):
+        """``g`` placed on the ``offset`` diagonal of each matrix."""
+        shape = ns.shape(a)
+        eye = xp.eye(shape[axis1], shape[axis2], k=offset, dtype=xp.float64)
+        full = xp.expand_dims(xp.expand_dims(ns.array(g, a), axis=-1), axis=-1) * eye
+        return xp.moveaxis(full, (-2, -1), (axis1 % len(shape), axis2 % len(shape)))
+
+    def grad_norm(g, x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002 (NumPy's)
+        """The 2-norm's (Frobenius norm's) gradient ``g x / norm``; other orders refused."""
+        v = ns.array(x)
+        axes = tuple(range(v.ndim)) if axis is None else (
+            (axis,) if isinstance(axis, int) else tuple(axis))
+        axes = tuple(a % v.ndim for a in axes)
+        matrix = len(axes) == 2 and ord is not None
+        if not (ord is None or matrix and ord == "fro" or not matrix and ord == 2):
+            raise arrays.placed(BackendError(
+                f"the gradient of a norm of order {ord!r} on {xp.__name__} arrays: the "
+                "standard backend's form covers the 2-norm and the Frobenius norm",
+                construct="grad_norm", hint="write the norm out: xp.sum(xp.abs(x) ** p) ** "
+                "(1 / p), or use NumPy arrays"))
+        gb = ns.array(_restore(ns, g, v.shape, axes, keepdims), v)
+        return gb * v / ns.array(_restore(ns, ans, v.shape, axes, keepdims), v)
+
+    def one_axis(axis):
+        if isinstance(axis, int):
+            return axis
+        if len(axis) == 1:
+            return int(axis[0])
+        raise _batched("vector_norm over several axes", xp)
+
     def square_chunks(a):
         return a  # Dask's chunks: the namespace's arrays have none
 
@@ -273,7 +332,8 @@ def make_helpers(ns):
         check_scalar, broadcast_as, add, like, total, transpose_grad, grad_matmul_a,
         grad_matmul_b, check_real, grad_concatenate, grad_stack, grad_prod,
         square_chunks, grad_var, grad_std, grad_clip, layout, cleared, copy_tangent,
-        zeros_like, shape_of, zeros_array, items_at, picked)}
+        zeros_like, grad_sort, tangent_sort, grad_outer_a, grad_outer_b, grad_cumsum,
+        grad_trace, grad_norm, one_axis, shape_of, zeros_array, items_at, picked)}
 
 
 def _batched(what, xp):
