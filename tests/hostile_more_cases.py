@@ -129,9 +129,13 @@ for helper, write, read in itertools.product(_HELPERS, _HELPER_WRITES, _HELPER_R
 for write in _HELPER_WRITES:
     _add("helpers", f"z = glob()\n{write}\nreturn np.sum(G * x)")
     _add("helpers", f"z = made()\nw = z[1:]\n{write.replace('z', 'w')}\nreturn np.sum(z * x)")
-for helper in ("fresh", "copied"):  # a new array (of a dtype srcad does not know yet)
+for helper in ("fresh", "copied"):  # a new float array, read from the helper
     _add("helpers", f"y = x * 1.0\nz = {helper}(y)\nz[0] = x[1] * 2.0\n"
-         "return np.sum(y * x) + np.sum(z * x)")
+         "return np.sum(y * x) + np.sum(z * x)", "exact")
+for made in ("np.arange(3)", "np.arange(3.0)", "x > 0.0"):  # the dtype the helper gives
+    for helper in ("same", "copied", "first"):
+        _add("helpers", f"z = {helper}({made})\nw = z * 1\nw[0] = x[1] * 2.0\n"
+             "return np.sum(w * x)", "exact" if made == "np.arange(3.0)" else "sound")
 
 # ---------------------------------------------------------------- new arrays and their views
 _MAKERS = ["np.zeros(3)", "np.ones(3)", "np.arange(3.0)", "np.full(3, 2.0)",

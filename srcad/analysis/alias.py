@@ -144,10 +144,11 @@ def check(fn, analysis):
                     theirs = f"another name for {mine} (b = {mine} makes no copy)"
                 item = getattr(fn, "augmented_items", {}).get(target)
                 if item is not None:  # ys[k] += v with an array at ys[k]
-                    refuse(stmt, f"{item[2]} += ... (an augmented assignment): the item may "
+                    op = _SYMBOLS.get(getattr(stmt.value, "fn", None), "+")
+                    refuse(stmt, f"{item[2]} {op}= ... (an augmented assignment): the item may "
                            f"be an array, which Python changes in place, and {theirs} may "
                            "hold it too",
-                           f"write {item[2]} = {item[2]} + ... (a new array), or keep the "
+                           f"write {item[2]} = {item[2]} {op} ... (a new array), or keep the "
                            "array in a name of its own")
                 refuse(stmt, f"{what}: {mine} {how} {theirs}, which is read afterwards, "
                        "and Python changes it too", f"write {mine} = {mine}.copy() "
@@ -215,6 +216,12 @@ def _write_of(stmt, aliases):
     ):
         return value.args[0], None, f".{value.fn.name}()"
     return None, None, None
+
+
+#: the operator of an augmented assignment, for its message
+_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+            operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
+            operator.matmul: "@", operator.and_: "&", operator.or_: "|", operator.xor: "^"}
 
 
 #: a hint for one kind of value only (the method's name alone does not say which)

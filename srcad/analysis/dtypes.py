@@ -36,7 +36,7 @@ import operator
 
 import numpy as np
 
-from ..core import ir
+from ..core import functions, ir
 from ..core.kinds import ARRAY, SCALAR, SEQ
 from ..rules import registry
 
@@ -185,6 +185,9 @@ def _prim(prim, atom, analysis, target, builds):
     if _in(fn, _OF_ITEMS):
         arrays = args[:1] if fn in (np.array, np.asarray, np.asanyarray) else args
         return bool(arrays) and all(atom(a) or _promoted(a, atom, builds) for a in arrays)
+    user = _user_result(prim, atom, analysis)
+    if user is not None:
+        return user
     if analysis.kinds.get(target) == SEQ:
         return bool(operands) and all(atom(a) for a in operands)
     if isinstance(fn, np.ufunc):  # (signature='ll->l' picks an integer loop)
@@ -213,6 +216,32 @@ def _leaves(a, atom, builds, depth):
     if not found or None in found:
         return None
     return any(found)
+
+
+def _user_result(prim, atom, analysis):
+    """For a call of a function of yours: whether what it returns is certainly inexact, read
+    from it (its parameters given inexact arguments taken as inexact); None for other calls."""
+    callees = getattr(analysis, "callees", None)
+    if callees is None or not functions.is_user_function(prim.fn):
+        return None
+    try:
+        arguments, _, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
+    except TypeError:
+        return False
+    if not all(isinstance(a, (ir.Var, ir.Const)) for a in arguments.values()):
+        return False
+    kinds = {p: analysis.kind(a) for p, a in arguments.items()}
+    inexact = [p for p, a in arguments.items() if atom(a)]
+    return callees.result_inexact(prim.fn, kinds, arity, inexact)
+
+
+def inexact_result(analysis):
+    """Whether every ``return`` of ``analysis.fn`` gives a certainly inexact value."""
+    known = inexact_values(analysis)
+    values = [s.value for s in ir.walk(analysis.fn.body) if isinstance(s, ir.Return)]
+    return bool(values) and all(
+        isinstance(v, ir.Var) and v.name in known
+        or isinstance(v, ir.Const) and inexact_constant(v.value) for v in values)
 
 
 def _may_name_a_type(atom, analysis):

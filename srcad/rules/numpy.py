@@ -150,11 +150,11 @@ EXTREMUM = dict(a=REDUCE.format("grad_extremum(1.0, a, ans, axis, keepdims)"))
 # first, so the plain forms below are tried before them
 defvjp(np.sum, "a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True",
        a="grad_sum(g, a, axis, keepdims) * where", initial="np.sum(g)", kind="reduction",
-       jvp=dict(a="np.sum(t, axis=axis, keepdims=keepdims, where=where)",
+       zero=("where",), jvp=dict(a="np.sum(t, axis=axis, keepdims=keepdims, where=where)",
                 initial="t + 0.0 * ans"))
 defvjp(np.mean, "a, axis=None, dtype=None, out=None, keepdims=False, *, where=True",
        a="grad_sum(g, a, axis, keepdims) * where / np.sum(np.broadcast_to(where, np.shape(a)), "
-         "axis=axis, keepdims=True)", kind="reduction",
+         "axis=axis, keepdims=True)", kind="reduction", zero=("where",),
        jvp=dict(a="np.mean(t, axis=axis, keepdims=keepdims, where=where)"))
 defvjp(np.sum, "a, axis=None, dtype=None, out=None, keepdims=False",
        a="grad_sum(g, a, axis, keepdims)", kind="reduction", shape_only="a", uniform="g")

@@ -24,7 +24,7 @@ import threading
 import types
 from dataclasses import dataclass
 
-from ..analysis import complexity, effects, memory
+from ..analysis import complexity, dtypes, effects, memory
 from ..analysis.analyse import Analysis
 from ..core import env, ir
 from ..core.functions import ByFunction, bind
@@ -241,22 +241,34 @@ class Callees:
         """What ``fn``'s result may be and hold for arguments of these kinds
         (:func:`srcad.analysis.memory.result_memory`), or None when srcad cannot tell
         (``fn`` unreadable, or a recursive call still being worked out)."""
-        key = (fn, tuple(sorted(kinds.items())), arity, "memory")
+        return self._read(fn, kinds, arity, (), memory.result_memory, None)
+
+    def result_inexact(self, fn, kinds, arity, inexact):
+        """Whether every value ``fn`` returns is certainly floating-point (or complex) when
+        the parameters named in ``inexact`` are (:func:`srcad.analysis.dtypes.inexact_result`);
+        False when srcad cannot tell."""
+        return self._read(fn, kinds, arity, tuple(sorted(inexact)), _inexact_result, False)
+
+    def _read(self, fn, kinds, arity, wrt, fact, unknown):
+        """``fact(ir_fn, analysis)`` of ``fn`` analysed for arguments of these kinds (``wrt``:
+        the parameters taken as floats), cached; ``unknown`` while it is being worked out
+        (recursion) or when srcad cannot read ``fn``."""
+        key = (fn, tuple(sorted(kinds.items())), arity, fact, wrt)
         known = self._kinds.get(key)
         if known is not None and not env.stale(known[1]):
             env.record_all(known[1])
             return known[0]
         if key in self._in_progress:
-            return None
+            return unknown
         self._in_progress.add(key)
         try:
             with env.collecting() as reads:
                 ir_fn, _ = self._to_ssa(fn, arity=arity)
-                analysis = Analysis(ir_fn, made_for(fn, kinds), (), made_items(fn, None),
-                                    callees=self, param_stacks=made_stacks(fn))
-                result = memory.result_memory(ir_fn, analysis)
+                result = fact(ir_fn, Analysis(ir_fn, made_for(fn, kinds), wrt,
+                                              made_items(fn, None), callees=self,
+                                              param_stacks=made_stacks(fn)))
         except Exception:  # noqa: BLE001 - unreadable: the caller assumes the worst
-            result, reads = None, {}
+            result, reads = unknown, {}
         finally:
             self._in_progress.discard(key)
         self._kinds[key] = (result, tuple(reads.values()))
@@ -360,3 +372,7 @@ def _result(analysis):
     same = bool(items) and items[0] is not None and all(i == items[0] for i in items)
     return (kind, ranks.pop() if kind == ARRAY and len(ranks) == 1 else None,
             dict(items[0]) if same else None)
+
+
+def _inexact_result(_, analysis):
+    return dtypes.inexact_result(analysis)
