@@ -1,10 +1,10 @@
 """The Numba backend on reductions along an axis (``np.sum``, ``np.max``, ``np.min``,
-``np.amax`` with ``axis=`` and ``keepdims=``), new axes (``x[:, None]``), broadcasting,
+``np.amax`` with ``axis=`` and ``keepdims=``), new axes (``x[:, None]``), broadcasting, ``.T``,
 ``np.einsum`` and ``math.lgamma``: each gradient compared with the Python backend (to 1e-12)
 and with central finite differences (``srcad.tools.check``), and the value with the
 function's own; ties, and lgamma's poles. Skipped where numba is not installed. Few functions,
 each holding several cases: Numba's compile time (a few seconds a function) is what these
-tests cost; tests/test_numba_helpers_axes.py checks the helpers themselves, compiled alone."""
+tests cost."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _reductions(x, w):
 
 
 def _einsum(a, b):
-    return np.sum(np.tanh(np.einsum("ijk,mik->mij", a, b)))  # gmm's
+    return np.sum(np.tanh(np.einsum("ijk,mik->mij", a, b))) + np.sum(a[0].T * a[1])
 
 
 def _check(f, args):

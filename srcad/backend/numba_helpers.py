@@ -550,7 +550,7 @@ HELPERS = {
     "zeros_like": zeros_like, "like": like, "copy_tangent": copy_tangent, "cleared": cleared,
     "scatter": scatter, "grad_concatenate": grad_concatenate, "grad_array": grad_array,
     "reduce": numba_axes.reduce, "grad_extremum": numba_axes.grad_extremum,
-    "grad_reshape": numba_arrays.grad_reshape,
+    "grad_reshape": numba_arrays.grad_reshape, "transpose_grad": numba_arrays.transpose_grad,
     **{f"{n}{k}": getattr(numba_arrays, f"{n}{k}") for n in ("einsum", "grad_einsum")
        for k in (1, 2, 3)},
 }
