@@ -50,11 +50,12 @@ def test_reductions_new_axes_and_einsum(f, shapes):
 
 
 def _ties(x):
-    return np.sum(np.max(x, axis=0) * x[0]) + np.min(x)
+    count = np.sum(x > 0.5, axis=1)  # a sum of bools: an int64 array, as NumPy's
+    return np.sum(np.max(x, axis=0) * x[0]) * count[1] + np.min(x)
 
 
 @needs_numba
-def test_ties_share_the_gradient_as_the_python_backend():
+def test_ties_share_the_gradient_as_the_python_backend_and_bools_sum_to_ints():
     x = np.array([[1.0, 2.0, 2.0], [1.0, 0.5, 2.0], [0.0, 2.0, -1.0]])  # ties in each column
     np.testing.assert_array_equal(srcad.grad(_ties, backend="numba")(x), srcad.grad(_ties)(x))
 
