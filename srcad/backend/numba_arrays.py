@@ -72,7 +72,8 @@ def _letters(spec, count):
     if not arrow:
         output = "".join(sorted(c for c in set(inputs) if inputs.count(c) == 1))
     if len(ins) != count or not all(s.isalpha() for s in ins) or not (
-            output.isalpha() or output == "") or len(set(output)) != len(output):
+            output.isalpha() or output == "") or len(set(output)) != len(output) or (
+            set(output) - set(inputs)):
         raise TypingError(f"srcad's numba backend: einsum subscripts {text!r} for {count} "
                           "operands")
     return ins, output
