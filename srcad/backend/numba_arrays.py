@@ -1,5 +1,5 @@
-"""``np.einsum``, its gradient, ``grad_reshape`` and ``scatter`` at an index holding ``None``,
-under the Numba backend.
+"""``np.einsum``, its gradient, ``grad_reshape``, ``transpose_grad`` (of ``a.T``) and
+``scatter`` at an index holding ``None``, under the Numba backend.
 
 Numba has no ``np.einsum``. :func:`srcad.backend.numba_backend.check` writes
 ``np.einsum(spec, a, b)`` (one to three operands, a constant ``spec``) as :func:`einsum` and
@@ -72,7 +72,8 @@ def _letters(spec, count):
     if not arrow:
         output = "".join(sorted(c for c in set(inputs) if inputs.count(c) == 1))
     if len(ins) != count or not all(s.isalpha() for s in ins) or not (
-            output.isalpha() or output == "") or len(set(output)) != len(output):
+            output.isalpha() or output == "") or len(set(output)) != len(output) or (
+            set(output) - set(inputs)):
         raise TypingError(f"srcad's numba backend: einsum subscripts {text!r} for {count} "
                           "operands")
     return ins, output
@@ -198,6 +199,20 @@ def _grad_reshape(g, a, order=None):
         raise TypingError(f"srcad's numba backend reshapes an array gradient to an array's "
                           f"shape in C order (got {g} to {a}, order {order})")
     return lambda g, a, order=None: np.ascontiguousarray(g).reshape(a.shape)
+
+
+def transpose_grad(g, axes=None):
+    """Stub: srcad's ``transpose_grad``, the gradient of ``a.T`` (``np.transpose(a)``)."""
+    raise NotImplementedError
+
+
+@overload(transpose_grad)
+def _transpose_grad(g, axes=None):
+    if (axes is None or isinstance(axes, (types.NoneType, types.Omitted))) and isinstance(
+            g, types.Array):
+        return lambda g, axes=None: np.transpose(g)
+    raise TypingError(f"srcad's numba backend has the gradient of a.T of an array only (got "
+                      f"{g}, axes {axes})")
 
 
 def without_none(value, like, index, add=False):

@@ -203,8 +203,6 @@ def unbroadcast(value, like):
     extra = value.ndim - like.ndim
     if extra < 0 or like.ndim == 0 or not isinstance(value.dtype, types.Float):
         raise TypingError(f"srcad's numba backend does not unbroadcast {value} to {like}")
-    # one type on every path: a C-ordered array (value itself when it is one)
-    own = "value" if value.layout == "C" else "np.ascontiguousarray(value)"
     lines = ["def impl(value, like):", "    ls = like.shape"]
     if extra:
         lead = " * ".join(f"value.shape[{i}]" for i in range(extra))
@@ -213,7 +211,8 @@ def unbroadcast(value, like):
                   f"    g = np.zeros({rest}, c.dtype)",
                   "    for i in range(c.shape[0]):", "        g += c[i]"]
     else:
-        lines += ["    if value.shape == ls:", f"        return {own}", f"    g = {own}"]
+        # value itself where nothing is summed (Numba unifies its layout with a new array's)
+        lines += ["    if value.shape == ls:", "        return value", "    g = value"]
     for i in range(like.ndim):
         lines += [f"    if ls[{i}] == 1 and g.shape[{i}] != 1:",
                   f"        g = reduce(g, 'sum', {i}, True)",

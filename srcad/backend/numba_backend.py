@@ -69,7 +69,7 @@ MATH = set(CHECKED_MATH) | {
 NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to",
                  "grad_sum", "grad_dot_a", "grad_dot_b", "zeros_like", "like",
                  "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array",
-                 "grad_extremum", "grad_einsum", "grad_reshape"}
+                 "grad_extremum", "grad_einsum", "grad_reshape", "transpose_grad"}
 
 #: NumPy reductions along a constant axis (or all), with keepdims: numba_axes.reduce
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -186,7 +186,8 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
         if node.keywords:
             return node
         if func.__class__ is ast.Name and helper_of.get(func.id) in NUMBA_HELPERS:
-            first = {"grad_sum": 2, "grad_extremum": 3, "grad_reshape": 2}.get(
+            first = {"grad_sum": 2, "grad_extremum": 3, "grad_reshape": 2,
+                     "transpose_grad": 1}.get(
                 helper_of[func.id])
             if first and [_constant(a) for a in node.args[first:]] in ([None], [None, False]):
                 node.args = node.args[:first]  # of every element (the default arguments)

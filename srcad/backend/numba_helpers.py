@@ -12,11 +12,14 @@ Numba, exact in Python), and ``**``, get checked versions that raise as Python d
 where Python gives an integer past int64).
 ``X += scatter(v, like, i)`` becomes ``scatter_add(X, v, i)``: ``X[i] += v`` for an index
 ``i`` made of ints and slices, any rank (``+=`` on an array changes it in place in Python too);
-``grad_sum`` is implemented for a sum over every axis, ``grad_dot_a`` and ``grad_dot_b`` for
+``grad_sum`` is implemented for a sum over every axis and along one, ``unbroadcast`` for
+gradients NumPy broadcast (both in :mod:`.numba_axes`, as ``scatter`` at an index holding
+``None`` is in :mod:`.numba_arrays`), ``grad_dot_a`` and ``grad_dot_b`` for
 the dot product of two vectors; ``zeros_like``, and forward mode's ``like`` and
 ``copy_tangent``, for numbers and arrays; ``cleared`` at an int, a slice or a tuple of them.
 
-Imports ``numba`` (only :mod:`srcad.backend.numba_backend` imports this module, when it
+Imports ``numba``, :mod:`.numba_axes` and :mod:`.numba_arrays` (only
+:mod:`srcad.backend.numba_backend` imports this module, when it
 compiles).
 """
 
@@ -550,7 +553,7 @@ HELPERS = {
     "zeros_like": zeros_like, "like": like, "copy_tangent": copy_tangent, "cleared": cleared,
     "scatter": scatter, "grad_concatenate": grad_concatenate, "grad_array": grad_array,
     "reduce": numba_axes.reduce, "grad_extremum": numba_axes.grad_extremum,
-    "grad_reshape": numba_arrays.grad_reshape,
+    "grad_reshape": numba_arrays.grad_reshape, "transpose_grad": numba_arrays.transpose_grad,
     **{f"{n}{k}": getattr(numba_arrays, f"{n}{k}") for n in ("einsum", "grad_einsum")
        for k in (1, 2, 3)},
 }
