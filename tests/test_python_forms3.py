@@ -304,10 +304,13 @@ class Setup:
     def __init__(self, transform, data):
         self.transform = transform
         self.data = data
-        self.sig = inspect.signature(transform)
+        try:
+            self.nargs = len(inspect.signature(transform).parameters)
+        except ValueError:  # NumPy's ufuncs have no signature before NumPy 2.3 (Python 3.10)
+            self.nargs = transform.nin
 
     def model(self, w):
-        if len(self.sig.parameters) == 2:  # not taken: the call does not fit (Python's too)
+        if self.nargs == 2:  # not taken: the call does not fit (Python's too)
             f = self.transform(w, self.data)
         else:
             f = self.transform(w)
