@@ -102,7 +102,11 @@ class Rule:
         raise AttributeError(attr)
 
     def _parse_written(self):
-        signature, templates, jvp, shape_only, uniform, ranks, zero = self.__dict__.pop("_written")
+        # (``_written`` goes last: a rule read by two threads at once is parsed twice, the same)
+        written = self.__dict__.get("_written")
+        if written is None:  # another thread finished it
+            return
+        signature, templates, jvp, shape_only, uniform, ranks, zero = written
         self.signature = _signature(signature, self.fn)
         self.params = list(self.signature.parameters)
         reserved = {"g", "ans"} & set(self.params)
@@ -145,6 +149,7 @@ class Rule:
                                 hint="one rank per parameter, templates for parameters only")
             self.ranks[tuple(key)] = {p: _parse(t, self.name) for p, t in by_param.items()
                                       if t is not None}
+        self.__dict__.pop("_written", None)
 
     def bind(self, args, kwargs):
         """Map the call's arguments to parameter names, or None if they do not fit."""

@@ -95,6 +95,8 @@ def unbroadcast_to(value, shape):
     kind = type(value)
     if (value.shape if kind in _SHAPED else () if kind is float else np.shape(value)) == shape:
         return value  # the common case, without np.shape's Python-level call
+    if kind is np.ndarray and shape == ():
+        return value.sum()  # to a number (np.sum's result, without its dispatch)
     if type(value) is not np.ndarray and arrays.is_duck(value):  # no memory for the shape
         return unbroadcast(value, np.broadcast_to(0.0, shape))
     return unbroadcast(value, np.empty(shape) if shape else 0.0)

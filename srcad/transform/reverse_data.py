@@ -33,7 +33,8 @@ class Data:
             # a container (a string key: a dict, whatever the analysis knew of it)
             dobj = self.g(obj.name)
             plain = not isinstance(index, (ir.Slice, ir.Index)) and self.an.kind(index) == SCALAR
-            if plain and self.items_at(obj, dobj, index, gname, code, frame):
+            if plain and not getattr(self.an.callees, "compiles_all", False) and (  # Numba
+                    self.items_at(obj, dobj, index, gname, code, frame)):
                 return
             self.ensure_live(obj.name, code, frame)
             elem = self.an.elems.get(obj.name, ANY)

@@ -1,0 +1,105 @@
+"""Gradient ÷ objective of srcad's GradBench objectives in CPU time, best of several rounds, one
+process per checkout: steadier than GradBench's wall-clock means on a shared machine, and the
+way to compare two versions of srcad side by side (run it for each, in turn).
+
+    /work/main/.venv/bin/python benchmarks/gradbench/cpu_ratios.py /work/main .   # two checkouts
+    /work/main/.venv/bin/python benchmarks/gradbench/cpu_ratios.py . --evals lstm det
+
+Each checkout's own ``srcad`` and ``benchmarks/gradbench/tool`` modules are imported in a
+process of its own; inputs are random, of GradBench's default sizes (ode at n = 1000 and
+10 000, s = 10; gmm d = 10, k = 10, n = 1000; kmeans n = 1000, k = 10, d = 8; det 6 × 6; ba one
+observation's Jacobian; lstm l = 2, c = 1024). GradBench's Python package must be at
+``--gradbench`` (``run.py`` extracts it there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+EVALS = ("lstm", "ba", "ode", "ode10k", "gmm", "kmeans", "det", "lse", "llsq")
+
+
+def _case(name, rng, np):
+    if name == "lstm":
+        m = importlib.import_module("lstm")
+        b, layers, c = 14, 2, 1024
+        args = (rng.normal(size=(2 * layers, 4 * b)), rng.normal(size=(3, b)),
+                rng.normal(size=(2 * layers, b)), rng.normal(size=(c, b)))
+        return m.lstm_objective, m._gradient, args, 2
+    if name == "ba":
+        m = importlib.import_module("ba")
+        args = (rng.normal(size=11), rng.normal(size=3), 0.7, rng.normal(size=2))
+        return m.reproj_err, m._reproj_jacobian, args, 300
+    if name in ("ode", "ode10k"):
+        m = importlib.import_module("ode")
+        return m.last, m._gradient, (rng.uniform(size=1000 if name == "ode" else 10000), 10), 5
+    if name == "gmm":
+        m = importlib.import_module("gmm")
+        d, k, n = 10, 10, 1000
+        args = (rng.normal(size=k), rng.normal(size=(k, d)), rng.normal(size=(k, d)),
+                rng.normal(size=(k, d * (d - 1) // 2)), rng.normal(size=(n, d)), 0.0, 1.0,
+                m.lower_placement(d))
+        return m.gmm_objective, m._gradient, args, 5
+    if name == "kmeans":
+        m = importlib.import_module("kmeans")
+        return m.kmeans_cost, m.direction, (rng.normal(size=(1000, 8)),
+                                            rng.normal(size=(10, 8))), 20
+    if name == "det":
+        m = importlib.import_module("det")
+        return m.det, m._gradient, (rng.normal(size=(6, 6)),), 3
+    if name == "lse":
+        m = importlib.import_module("lse")
+        return m.logsumexp, m._gradient, (rng.normal(size=20000),), 50
+    m = importlib.import_module("llsq")
+    return m.llsq, m._gradient, (rng.normal(size=1024), 64), 20
+
+
+def _best(fn, args, reps, rounds=5):
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.process_time()
+        for _ in range(reps):
+            fn(*args)
+        best = min(best, (time.process_time() - start) / reps)
+    return best
+
+
+def measure(repo: Path, gradbench: Path, evals):
+    """Print one line per eval for the checkout ``repo`` (run in a process of its own)."""
+    sys.path[:0] = [str(repo), str(gradbench / "python/gradbench"),
+                    str(repo / "benchmarks/gradbench/tool")]
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    for name in evals:
+        f, g, args, reps = _case(name, rng, np)
+        g(*args)
+        f(*args)
+        tf, tg = _best(f, args, reps), _best(g, args, max(1, reps // 2))
+        print(f"{name:8} objective {tf * 1e3:9.3f} ms  gradient {tg * 1e3:9.3f} ms  "
+              f"ratio {tg / tf:6.2f}", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("repos", nargs="*", type=Path, default=[Path(".")])
+    parser.add_argument("--evals", nargs="+", default=list(EVALS), choices=EVALS)
+    parser.add_argument("--gradbench", type=Path, default=Path("/tmp/gradbench"))
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        measure(args.repos[0].resolve(), args.gradbench, args.evals)
+        return
+    for repo in args.repos:
+        print(f"== {repo.resolve()}", flush=True)
+        subprocess.run([sys.executable, __file__, str(repo), "--one", "--gradbench",
+                        str(args.gradbench), "--evals", *args.evals], check=True)
+
+
+if __name__ == "__main__":
+    main()
