@@ -15,8 +15,6 @@ of ints and floats, conjugates, ``op=`` on targets srcad refuses.
 from __future__ import annotations
 
 import collections
-import importlib.util
-import sys
 import uuid
 import warnings
 
@@ -24,6 +22,7 @@ import numpy as np
 import pytest
 from hostile_more_cases import CASES, HEAD, POINTS
 from srcad.check import numerical_grad
+from test_robustness import load_module
 
 import srcad
 
@@ -38,14 +37,7 @@ def _module(directory, numpy_name):
     for i, (_, body, _) in enumerate(CASES):
         text += f"def case_{i}(x):\n" + "".join(
             f"    {line}\n" for line in body.split("\n")) + "\n\n"
-    name = f"hostile_more_{uuid.uuid4().hex[:8]}"
-    path = directory / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module(directory, text, f"hostile_more_{uuid.uuid4().hex[:8]}")
 
 
 def outcome(f, fa=None):
