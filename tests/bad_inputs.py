@@ -77,7 +77,7 @@ def walrus_in_comprehension(x):
 
 def writes_attribute_of_active_array(x):
     y = np.array([x, x]) * 1.0
-    y.shape = (2, 1)  # bad: attribute write on active value
+    y.real = 3.0  # bad: attribute write on active value (y.shape = s is a reshape: differentiated)
     return np.sum(y)
 
 

@@ -114,6 +114,10 @@ ex("numpy.clip(a, min, max)", "a.clip(min=lo, max=hi)", a=M, lo=("unit", S), hi=
 ex("numpy.clip(a, a_min, a_max)", "np.clip(a, hi, lo)", a=M, lo=("unit", S), hi=(1.5, V))
 ex("numpy.clip(a, a_min, a_max)", "np.clip(a, lo, lo)", a=V, lo=("unit", S))
 ex("numpy.where(condition, x, y)", "np.where(c > 0, x, y)", c=V, x=S, y=V)
+ex("copy.copy(x)", "copy.copy(x) * x", x=V)
+ex("copy.copy(x)", "copy.copy(x)", x=S)
+ex("copy.deepcopy(x, memo)", "copy.deepcopy(x) * x", x=M)
+ex("copy.deepcopy(x, memo)", "copy.deepcopy(x)", x=S)
 ex("numpy.where(condition, x, y)", "np.where(c > 0, x, y)", c=M, x=M, y=S)
 
 # ---------------------------------------------------------------- NumPy: reductions
@@ -999,6 +1003,7 @@ NO_SECOND = {}  # (np.sinc's helpers have rules of every order: sinc_derivative)
 # ---------------------------------------------------------------- building the functions
 
 HEADER = """import builtins
+import copy
 import math
 import operator
 

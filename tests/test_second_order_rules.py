@@ -103,7 +103,7 @@ def _autograd_function(expr, names):
     if "H." in expr or "R." in expr or "C." in expr:  # srcad's own helpers
         return None
     anp = pytest.importorskip("autograd.numpy")
-    namespace = {"np": anp, "math": __import__("math")}
+    namespace = {"np": anp, "math": __import__("math"), "copy": __import__("copy")}
     source = f"def f({', '.join(names)}):\n    return anp.sum(anp.sin({expr}))\n"
     namespace["anp"] = anp
     exec(compile(source, "<autograd example>", "exec"), namespace)  # noqa: S102

@@ -71,7 +71,7 @@ def complex_values(analysis, params):
             return True
         if rule is not None and callable(rule.complex_out):
             return rule.complex_out(prim, atom_cx)
-        if analysis.callees is not None and functions.is_user_function(fn):
+        if rule is None and analysis.callees is not None and functions.is_user_function(fn):
             try:
                 arguments, _, arity = functions.bind(fn, prim.args, prim.kwargs)
             except TypeError:
@@ -156,7 +156,7 @@ def unseen_complex(analysis):
                     isinstance(args[1], ir.Const) and type(args[1].value) is int):
                 return True
         elif not isinstance(fn, (ir.Attr, ir.Method, ir.Build, ir.BoolOp)) and \
-                functions.is_user_function(fn):
+                functions.is_user_function(fn) and not registry.has_rule(fn):  # copy.copy: a rule
             if _callee_unseen(analysis, value):
                 return True  # its code may do either (its own check is not made for callees)
         elif isinstance(fn, ir.Attr) and args and fn.name not in (

@@ -244,7 +244,7 @@ def _clip_parts(a, a_min, a_max):
     if a_max is not None:
         inside = inside & (a <= a_max)
         if a_min is not None:
-            apart = np.asarray(a_min) < a_max
+            apart = _asarray(a_min) < a_max
             inside, low = inside & apart, low & apart
     return inside, low, ~(inside | low)
 

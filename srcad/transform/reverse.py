@@ -57,6 +57,7 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
         self.temp_grads = set()  # gradients of temporaries: tidy may inline them
         self.fresh = set()  # array gradients holding an array no other name holds
         self.items_made = {}  # container gradient -> (its items_at statement, indices, values)
+        self.borrowed = set()  # scalar gradients first bound to a container's item (dx = dt[0])
         self.live = set()
         self.refs = {}  # id(block) -> primal names the backward code of that block reads
         self.primals = set(fn.params) | {n for s in ir.walk(fn.body) for n in ir.defined_by(s)}
@@ -124,14 +125,18 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
         if gname in self.live:
             if kind in (SEQ, ANY):
                 code.append(assign(gname, call(self.helper("add"), gname, contribution)))
-            elif kind == SCALAR or gname in self.fresh:
+            elif kind == SCALAR and gname not in self.borrowed or gname in self.fresh:
                 # a float, or an array this sweep made and nothing else holds: add in place
+                # (not to a float read from a container's gradient: that code differentiated
+                # again could not tell it from an array the container shares)
                 code.append(add_to(gname, contribution))
             else:
                 code.append(assign(gname, nodes.plus(gname, contribution)))
         else:
             code.append(assign(gname, contribution))
             self.live.add(gname)
+            if kind == SCALAR and isinstance(contribution, ast.Subscript):
+                self.borrowed.add(gname)
             if kind == ARRAY and _makes_new_array(contribution) and gname not in self.uniform:
                 self.fresh.add(gname)
             else:
