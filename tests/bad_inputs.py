@@ -77,7 +77,8 @@ def walrus_in_comprehension(x):
 
 def writes_attribute_of_active_array(x):
     y = np.array([x, x]) * 1.0
-    y.real = 3.0  # bad: attribute write on active value (y.shape = s is a reshape: differentiated)
+    # (y.shape = s on a local array is a reshape, differentiated)
+    y.real = 3.0  # bad: attribute write on active value
     return np.sum(y)
 
 
