@@ -145,6 +145,76 @@ for _body in [
 ]:
     _f("helper-mutates", _body, head=_MUTATE)
 
+# a helper called for its effect with a number (not only an array) that it stores where the
+# caller reads it back: a global dict or list, a global name, an argument's container, an
+# attribute, a closure's list; each store at each depth (once read back with no gradient)
+_STORES = '''
+BOX = {}
+SLOTS = [0.0]
+G = 0.0
+
+
+class Obj:
+    w = 0.0
+
+
+OBJ = Obj()
+
+
+def to_dict(v):
+    BOX["k"] = v
+
+
+def to_list(v):
+    SLOTS[0] = v
+
+
+def to_name(v):
+    global G
+    G = v
+
+
+def to_attr(v):
+    OBJ.w = v
+
+
+def to_arg(d, v):
+    d["k"] = v
+
+
+def to_arg_list(L, v):
+    L.append(v)
+
+
+def to_arg_attr(o, v):
+    o.w = v
+
+
+def deeper(v):
+    to_dict(v * 1.0)
+
+
+def read_dict():
+    return BOX["k"]
+'''
+for _store, _read in [("to_dict({v})", "BOX['k']"), ("to_dict(v={v})", "read_dict()"),
+                      ("to_list({v})", "SLOTS[0]"), ("to_name({v})", "G"),
+                      ("to_attr({v})", "OBJ.w"), ("d = {{}}\nto_arg(d, {v})", "d['k']"),
+                      ("L = []\nto_arg_list(L, {v})", "L[-1]"),
+                      ("o = Obj()\nto_arg_attr(o, {v})", "o.w"), ("deeper({v})", "BOX['k']")]:
+    for _v in ["x[0]", "x[1] * 2.0", "float(x[2])"]:
+        _f("effect-store", _store.format(v=_v) + f"\nreturn {_read} * x[1]", head=_STORES)
+for _body in [
+        "box = {}\ndef put(v):\n    box['k'] = v\nput(x[0])\nreturn box['k'] * x[1]",
+        "box = [0.0, 0.0]\ndef put(i, v):\n    box[i] = box[i] + v\nfor i in range(2):\n"
+        "    put(i, x[i] * x[2])\nreturn box[0] + box[1]",
+        "class A:\n    def __init__(self):\n        self.v = 0.0\n    def set(self, v):\n"
+        "        self.v = v\na = A()\na.set(x[0] * 2.0)\nreturn a.v * x[1]",
+        "class A:\n    def put(self, v):\n        setattr(self, 'v', v)\na = A()\na.put(x[0])\n"
+        "return a.v * x[1]",
+]:
+    _f("effect-store", _body)
+
 # -------------------------------------------------------------------------------- closures
 for _body in [
         "a = x * 2.0\ng = lambda t: t * a\na = x * 3.0\nreturn np.sum(g(x))",

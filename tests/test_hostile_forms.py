@@ -89,10 +89,7 @@ def directory(tmp_path_factory):
 
 
 #: cases srcad still gets wrong (fixed one by one; each entry names the class)
-KNOWN_WRONG = {8: "a helper writes a scalar into a global dict twice",
-               46: "a nested function writes an item of a closure list",
-               61: "a method writes an attribute of self",
-               84: "a class's __call__ replaced between calls"}
+KNOWN_WRONG = {115: "a class's __call__ replaced between calls"}
 
 
 @pytest.mark.parametrize("i", [
