@@ -473,6 +473,28 @@ def change():
     Scale.__call__ = lambda self, t: t * t * self.k
 ''')
 
+# what a call of an object or of its method runs, changed on the class between calls
+_SUB = "\n\nclass Sub(Scale):\n    pass\n\n\nU = Sub(2.0)\n"
+for _ret, _change in [
+        ("np.sum(S(x) * x)", "Scale.__call__ = lambda self, t: t * t * self.k"),
+        ("np.sum(U(x) * x)", "Scale.__call__ = lambda self, t: t * t * self.k"),
+        ("np.sum(U(x) * x)", "Sub.__call__ = lambda self, t: np.sin(t) * self.k"),
+        ("np.sum(S.times(x) * x)", "Scale.times = lambda self, t: t ** 3"),
+        ("np.sum(U.times(x))", "Sub.times = lambda self, t: t ** 3"),
+        ("np.sum(S(x)) * S.square", "Scale.square = property(lambda self: self.k ** 3)"),
+        ("np.sum(S(x) * x)", "S.__class__ = Sub\nSub.__call__ = lambda self, t: t * t"),
+        ("np.sum(Child().val(x))", "Base.val = lambda self, t: t ** 3"),
+        ("np.sum(Child().val(x))", "Child.val = lambda self, t: np.cos(t)"),
+]:
+    _add("class-changes", _CLASSES + _SUB + f"""
+
+def f(x):
+    return {_ret}
+
+
+def change():
+""" + textwrap.indent(_change, "    ") + "\n")
+
 # ----------------------------------------------------------------------------- higher-order
 _PARTIAL = '''
 def scaled(t, k=1.0, p=2.0):

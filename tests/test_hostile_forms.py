@@ -89,7 +89,7 @@ def directory(tmp_path_factory):
 
 
 #: cases srcad still gets wrong (fixed one by one; each entry names the class)
-KNOWN_WRONG = {115: "a class's __call__ replaced between calls"}
+KNOWN_WRONG = {}
 
 
 @pytest.mark.parametrize("i", [

@@ -179,6 +179,7 @@ class Callees:
                     functions.user_instance_class(fn) is not None and \
                     functions.is_function_value(fn) and \
                     functions.is_user_function(type(fn).__call__):
+                self.class_attribute(type(fn), "__call__")  # recorded: a new one remakes
                 args = [Const(fn, spelling) if spelling else self.bound_const(fn, "obj")] + args
                 fn, spelling = type(fn).__call__, None
             else:
