@@ -875,3 +875,62 @@ def f(x):
     W[:] = x
     return np.sum(W * W)
 ''')
+
+
+# --------------------------------------------- what a call runs, held in a container or object
+_TABLES = '''
+class Cfg:
+    def __init__(self):
+        self.act = np.tanh
+        self.k = 2.0
+        self.ks = [1.0, 2.0]
+
+
+def scaled(t, k=1.0, p=2.0):
+    return k * t ** p
+
+
+OPS = {"a": np.sin, "b": np.exp}
+FNS = [np.sin, np.exp]
+CFG = Cfg()
+H = functools.partial(scaled, p=2.0)
+
+
+def cell():
+    act = np.sin
+
+    def g(t):
+        return act(t)
+
+    def set_act(h):
+        nonlocal act
+        act = h
+    return g, set_act
+
+
+G, SET_ACT = cell()
+'''
+for _ret, _change in [
+        ("np.sum(OPS['a'](x))", "OPS['a'] = np.cos"),
+        ("np.sum(OPS['a'](x) * x)", "OPS['a'] = lambda t: t ** 3"),
+        ("sum(OPS[k](x[0]) for k in OPS)", "OPS['c'] = np.cos"),
+        ("np.sum(FNS[0](x))", "FNS[0] = np.cos"),
+        ("np.sum(FNS[-1](x) * x)", "FNS.append(np.sinh)"),
+        ("sum(np.sum(h(x)) for h in FNS)", "FNS.append(np.sinh)"),
+        ("np.sum(CFG.act(x))", "CFG.act = np.sin"),
+        ("np.sum(CFG.act(x) * CFG.k)", "CFG.k = CFG.k + 1.0"),
+        ("np.sum(x * CFG.ks[1])", "CFG.ks[1] = 7.0"),
+        ("np.sum(x * CFG.ks[-1])", "CFG.ks = [3.0]"),
+        ("np.sum(G(x))", "SET_ACT(np.cos)"),
+        ("np.sum(H(x))", "H.keywords['p'] = 3.0"),
+        ("np.sum(H(x, k=x))", "H.keywords['k'] = 5.0"),
+        ("np.sum(H(x))", "H.__setstate__((scaled, (), {'p': 4.0}, None))"),
+]:
+    _add("table-changes", _TABLES + f"""
+
+def f(x):
+    return {_ret}
+
+
+def change():
+""" + textwrap.indent(_change, "    ") + "\n")
