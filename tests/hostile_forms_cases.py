@@ -934,3 +934,200 @@ def f(x):
 
 def change():
 """ + textwrap.indent(_change, "    ") + "\n")
+
+
+# --------------------------------------------------------------- more forms real code is made of
+_MORE = """
+import collections
+import dataclasses
+import itertools
+
+LOG = []
+
+
+def first(L):
+    return L[0]
+
+
+def gen_logged(a, log):
+    for t in a:
+        log.append(t)
+        yield t * 2.0
+
+
+def add_to(total, v):
+    total[0] = total[0] + v
+    return v * 2.0
+
+
+def stash(v):
+    LOG.append(v)
+    return v * 3.0
+
+
+class V:
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    def __add__(self, o):
+        return V(self.a + o.a, self.b + o.b)
+
+    def __mul__(self, k):
+        return V(self.a * k, self.b * k)
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return V(-self.a, -self.b)
+
+    def __getitem__(self, i):
+        return (self.a, self.b)[i]
+
+    def __len__(self):
+        return 2
+
+    def __iter__(self):
+        return iter((self.a, self.b))
+
+    def norm2(self):
+        return self.a * self.a + self.b * self.b
+
+    @classmethod
+    def from_array(cls, a):
+        return cls(a[0], a[1])
+
+    @staticmethod
+    def dot(u, v):
+        return u.a * v.a + u.b * v.b
+
+
+class Slot:
+    __slots__ = ("w",)
+
+    def __init__(self, w):
+        self.w = w
+
+
+class Temp:
+    def __init__(self, c):
+        self._c = c
+
+    @property
+    def c(self):
+        return self._c
+
+    @c.setter
+    def c(self, v):
+        self._c = v
+
+
+@dataclasses.dataclass
+class Box:
+    a: float
+    b: float
+    area: float = 0.0
+
+    def __post_init__(self):
+        self.area = self.a * self.b
+
+
+@functools.lru_cache(maxsize=None)
+def cached_sq(t):
+    return t * t
+
+
+def twice(fn):
+    @functools.wraps(fn)
+    def wrapper(t):
+        return 2.0 * fn(t)
+    return wrapper
+
+
+@twice
+def sq(t):
+    return t * t
+
+
+K = 2.5
+
+
+def with_default(t, k=K):
+    return t * k
+"""
+for _body in [
+        "total = [0.0]\ny = add_to(total, x[0] * x[1])\nreturn y + total[0] * x[2]",
+        "LOG.clear()\ny = stash(x[0] * x[1])\nreturn y * LOG[-1]",
+        "L = [x * 1.0, x * 2.0]\ny = first(L)\ny *= 2.0\nreturn np.sum(L[0] * x)",
+        "L = [x[0], x[1]]\ny = first(L)\ny = y * 2.0\nreturn L[0] * y",
+        "log = []\ns = sum(gen_logged(x, log))\nreturn s + log[1] * x[0]",
+        "idx = max(range(3), key=lambda i: x[i])\nreturn x[idx] * x[0]",
+        "pairs = [(x[0], 1.0), (x[1], 2.0), (x[2], 3.0)]\nreturn min(pairs, key=lambda p: p[1])[0]",
+        "pairs = [(t, t * t) for t in x]\na, b = zip(*pairs)\nreturn sum(a) * sum(b)",
+        "d = dict(zip('abc', x))\nreturn d['a'] * d['c']",
+        "L = list(x)\nL.reverse()\nreturn L[0] * x[0]",
+        "L = list(x)\nL.sort()\nreturn L[0] * L[2]",
+        "L = list(x)\nL.sort(key=lambda t: -t)\nreturn L[0] * x[1]",
+        "L = [x[0]]\nL.insert(0, x[1] * x[1])\nreturn L[0] * L[1]",
+        "L = [x[0], x[1], x[2]]\ndel L[0]\nreturn L[0] * L[1]",
+        "L = [x[0], x[1], x[2]]\nL[1:2] = [x[2] * 5.0]\nreturn L[1] * L[0]",
+        "L = [x[0], x[1]]\nL *= 2\nreturn L[3] * L[0]",
+        "L = [x[0], x[1]]\nL += [x[2] * x[2]]\nreturn L[2] * L[0]",
+        "L = [x[0], x[1]]\nL.remove(L[0])\nreturn L[0] * 3.0",
+        "d = {'a': x[0]}\nd.setdefault('b', x[1] * 2.0)\nreturn d['b'] * d['a']",
+        "d = {'a': x[0]}\nd.update(b=x[1] * 2.0)\nreturn d['b'] * d['a']",
+        "d = {'a': x[0]}\nd.update({'a': x[2]})\nreturn d['a'] * x[1]",
+        "d = {'a': x[0]}\nreturn d.get('b', x[1]) * d.get('a', 0.0)",
+        "d = {'a': x[0], 'b': x[1]}\nv = d.pop('a')\nreturn v * sum(d.values())",
+        "d = {'a': x[0]}\nd |= {'b': x[1]}\nreturn d['a'] * d['b']",
+        "d = collections.defaultdict(float)\nfor i, t in enumerate(x):\n    d[i % 2] += t * t\n"
+        "return d[0] * d[1]",
+        "d = collections.OrderedDict(a=x[0], b=x[1])\nreturn d['a'] * d['b']",
+        "u = V(x[0], x[1]) + V(x[1], x[2])\nreturn u.a * u.b",
+        "u = 2.0 * V(x[0], x[1])\nreturn u.norm2()",
+        "u = -V.from_array(x)\nreturn V.dot(u, V(x[2], 1.0))",
+        "u = V(x[0], x[2])\nreturn u[0] * u[1] + len(u)",
+        "a, b = V(x[0], x[1] * 3.0)\nreturn a * b",
+        "return sum(V(x[0], x[1])) * x[2]",
+        "s = Slot(x[0])\nreturn s.w * x[1]",
+        "t = Temp(x[0])\nt.c = x[1]\nreturn t.c * x[2]",
+        "t = Temp(x[0])\nreturn t.c * x[2]",
+        "b = Box(x[0], x[1])\nreturn b.area + b.a",
+        "return cached_sq(x[0]) + cached_sq(x[1])",
+        "return sq(x[0]) * x[1]",
+        "return with_default(x[0]) + with_default(x[1], x[2])",
+        "return sum(t * i for i, t in enumerate(reversed(x)))",
+        "return sum(a * b for a, b in zip(x, x[1:]))",
+        "return list(itertools.accumulate(x))[-1] * x[0]",
+        "return list(itertools.accumulate(x, operator.mul))[-1]",
+        "return sum(a * b for a, b in itertools.product(x, x))",
+        "return sum(itertools.chain(x, [x[0] * 2.0]))",
+        "return sum(a * b for a, b in itertools.pairwise(x))",
+        "return sum(a * b for a, b in itertools.combinations(x, 2))",
+        "return sum(x) * x[0]",
+        "return max(x) * min(x)",
+        "return np.sum(abs(x)) + abs(x[0])",
+        "return round(x[0]) + x[1] * len(x)",
+        "return sum(x.tolist()) * x[1]",
+        "return x[1].item() * x[0]",
+        "return float(np.sum(x)) * x[0]",
+        "return list(x)[::-1][0] * x[1]",
+        "return x.sum() * x.max() + x.min()",
+        "return np.sum(x > 0) * x[0] + x[1] * (x[2] > 0)",
+        "return np.sum(x.astype(int) * x)",
+        "return np.sum(x // 1.0 + x % 1.0)",
+        "try:\n    return 1.0 / x[0]\nexcept ZeroDivisionError:\n    return 0.0",
+        "y = x.copy()\nfor i in range(len(y)):\n    y[i] = y[i] * y[i - 1]\nreturn np.sum(y)",
+        "fs = [lambda t, a=x[0] * 2.0: t * a]\nreturn fs[0](x[1])",
+        "def count():\n    n = 0\n    for t in x:\n        n += 1\n        yield t * n\n"
+        "return sum(count())",
+        "it = iter(x)\nnext(it)\nreturn sum(it) * x[0]",
+        "a, *rest = x\nreturn a * sum(rest)",
+        "*init, last = list(x)\nreturn last * init[0]",
+        "(a, b), c = (x[0], x[1]), x[2]\nreturn a * b * c",
+        "return np.sum([[t, t * t] for t in x])",
+        "return np.dot(x, [t * 2.0 for t in x])",
+        "return np.sum(np.array([x[0], 1.0, x[1]]) * x)",
+        "return np.sum(np.array([[x[0]], [x[1]]]))",
+]:
+    _f("more-forms", _body, head=_MORE)
