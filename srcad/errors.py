@@ -8,6 +8,22 @@ Imports nothing from srcad.
 
 from __future__ import annotations
 
+import linecache
+
+#: code srcad wrote from a user's function (a generator read as a list, ...): its file name ->
+#: (the user's file, {its line: the user's line}); an error there names the user's line
+_ORIGINS = {}
+
+
+def note_origin(filename, user_file, lines):
+    """Errors at ``lines`` (its line -> the user's line) of the srcad-made ``filename`` name
+    the user's file and line instead."""
+    _ORIGINS[filename] = (user_file, dict(lines))
+
+
+def forget_origin(filename):
+    _ORIGINS.pop(filename, None)
+
 
 class SrcadError(Exception):
     """Base class of srcad's errors.
@@ -17,6 +33,10 @@ class SrcadError(Exception):
     """
 
     def __init__(self, message, *, filename=None, lineno=None, construct=None, hint=None):
+        origin = _ORIGINS.get(filename)
+        if origin is not None and lineno in origin[1]:
+            filename, lineno = origin[0], origin[1][lineno]
+            construct = linecache.getline(filename, lineno).strip() or construct
         self.message = message
         self.filename = filename
         self.lineno = lineno

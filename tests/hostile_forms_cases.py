@@ -1131,3 +1131,37 @@ for _body in [
         "return np.sum(np.array([[x[0]], [x[1]]]))",
 ]:
     _f("more-forms", _body, head=_MORE)
+
+
+# refusals inside code srcad rewrites before reading it (a generator read as a list, a nested
+# function lifted to module level, a callee given a function holding values): each names the
+# user's file and line
+_REWRITTEN = """
+def gen_write(a, log):
+    for t in a:
+        log.append(t)
+        yield t * 2.0
+
+
+def gen_set(a):
+    for i in range(len(a)):
+        a[i] = a[i] * 2.0
+        yield a[i]
+
+
+def apply(h, v):
+    return h(v)
+
+
+def apply_write(h, v, out):
+    out.append(h(v))
+    return out[0]
+"""
+for _body in [
+        "log = []\nreturn sum(gen_write(x, log)) + log[0]",
+        "y = x * 1.0\nreturn sum(gen_set(y)) + y[0]",
+        "L = []\ndef inner(t):\n    L.append(t)\n    return t * 2.0\nreturn inner(x[0]) + L[0]",
+        "k = x[0]\nout = []\nreturn apply_write(lambda t: t * k, x[1], out) * out[0]",
+        "k = x[0]\nreturn apply(lambda t: t * k, x[1]) + apply(lambda t: t / k, x[2])",
+]:
+    _f("rewritten-code", _body, head=_REWRITTEN)

@@ -473,6 +473,35 @@ def method_reads(cls, name):
     return out
 
 
+def run_tree(tree, filename, globals_, user_file):
+    """Run ``tree`` (an ``ast.Module`` srcad made from a user's function, its nodes at the
+    user's lines) as the text it unparses to, under ``filename``; an error srcad raises at a
+    line of that text names the user's file and line (:func:`srcad.errors.note_origin`).
+    Returns the namespace it filled."""
+    import ast
+
+    from .. import errors
+
+    ast.fix_missing_locations(tree)
+    text = ast.unparse(tree) + "\n"
+    lines = {}  # the text's lines -> the user's (ast.walk meets a statement before its parts)
+    for old, new in zip(ast.walk(tree), ast.walk(ast.parse(text))):
+        if getattr(new, "lineno", None) and getattr(old, "lineno", None):
+            lines.setdefault(new.lineno, old.lineno)
+    errors.note_origin(filename, user_file, lines)
+    return run_source(text, filename, globals_)
+
+
+def forget_source(filename):
+    """Drop what :func:`run_tree` and :func:`run_source` kept of ``filename``."""
+    import linecache
+
+    from .. import errors
+
+    linecache.cache.pop(filename, None)
+    errors.forget_origin(filename)
+
+
 def run_source(text, filename, globals_, namespace=None):
     """Run source text srcad wrote, under ``filename`` registered in :mod:`linecache` (so
     tracebacks and ``inspect`` show it), with these globals; return the namespace it filled."""

@@ -20,15 +20,13 @@ Imports: the standard library, gast, :mod:`srcad.core`, :mod:`srcad.errors` and
 
 from __future__ import annotations
 
-import ast
 import functools
-import linecache
 import types
 import weakref
 
 import gast
 
-from ..core.functions import ByFunction, run_source
+from ..core.functions import ByFunction, forget_source, run_tree
 from ..errors import UnsupportedSyntaxError
 from . import source as source_module
 
@@ -66,18 +64,16 @@ def with_held(fn, param, n_args, keys):
                                               type_comment=None))
         fdef.args.kw_defaults.append(gast.Constant(value=None, kind=None))
     tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
-    ast.fix_missing_locations(tree)
-    text = ast.unparse(tree) + "\n"
     global _count
     _count += 1
     filename = (f"<srcad: {fn.__name__} of {src.filename}:{src.first_line} called with a "
                 f"function holding values #{_count}>")
-    namespace = run_source(text, filename, fn.__globals__)
+    namespace = run_tree(tree, filename, fn.__globals__, src.filename)
     made = namespace[fdef.name]
     copy = types.FunctionType(made.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
     copy.__kwdefaults__ = {**(fn.__kwdefaults__ or {}), **(made.__kwdefaults__ or {}),
                            maker: functools.partial}
-    weakref.finalize(copy, linecache.cache.pop, filename, None)
+    weakref.finalize(copy, forget_source, filename)
     _MADE[key] = (copy, names)
     return copy, names
 

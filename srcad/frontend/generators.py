@@ -24,13 +24,12 @@ Imports: the standard library, gast, :mod:`srcad.core` and :mod:`.source`.
 from __future__ import annotations
 
 import ast
-import linecache
 import types
 import weakref
 
 import gast
 
-from ..core.functions import ByFunction, run_source
+from ..core.functions import ByFunction, forget_source, run_tree
 from ..errors import UnsupportedSyntaxError
 from . import source as source_module
 
@@ -66,13 +65,11 @@ def list_builder(fn):
                 kw_defaults=[], defaults=[]),
             body=[tree.body[0], ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
             decorator_list=[], returns=None, type_params=[])]
-    ast.fix_missing_locations(tree)
-    text = ast.unparse(tree) + "\n"
     global _count
     _count += 1
     filename = (f"<srcad: generator {fn.__name__} of {src.filename}:{src.first_line} as a "
                 f"list #{_count}>")
-    namespace = run_source(text, filename, fn.__globals__)
+    namespace = run_tree(tree, filename, fn.__globals__, src.filename)
     if free:  # the generator's own cells: its enclosing function's values, read live
         code = next(c for c in namespace["srcad_closure_maker"].__code__.co_consts
                     if isinstance(c, types.CodeType) and c.co_name == fdef.name)
@@ -83,7 +80,7 @@ def list_builder(fn):
         built = types.FunctionType(namespace[fdef.name].__code__, fn.__globals__,
                                    fn.__name__, fn.__defaults__)
     built.__kwdefaults__ = fn.__kwdefaults__
-    weakref.finalize(built, linecache.cache.pop, filename, None)
+    weakref.finalize(built, forget_source, filename)
     _BUILDERS[(fn,)] = ((fn.__code__, fn.__defaults__, fn.__kwdefaults__), built)
     return built
 

@@ -336,7 +336,6 @@ def _lift(fdef, name, captured, source, node, held=()):
     variables, given the enclosing function's own cells. Its text is registered in linecache,
     so srcad can read it like any other."""
     import ast
-    import linecache
     import types
     import weakref
 
@@ -353,10 +352,8 @@ def _lift(fdef, name, captured, source, node, held=()):
                 kw_defaults=[], defaults=[]),
             body=[func_ast, ast.Return(value=ast.Name(id=func_ast.name, ctx=ast.Load()))],
             decorator_list=[], returns=None, type_params=[])]
-    ast.fix_missing_locations(tree)
-    text = ast.unparse(tree) + "\n"
     filename = f"<srcad: {name} defined in {source.filename}:{node.lineno} #{_lift_count}>"
-    namespace = functions.run_source(text, filename, source.globals)
+    namespace = functions.run_tree(tree, filename, source.globals, source.filename)
     if held:  # the defaults are made as the def makes them (they read no local: checked)
         made = namespace["srcad_closure_maker"](*(source.cells[n].cell_contents for n in held))
         cells = tuple(source.cells[n] for n in made.__code__.co_freevars)
@@ -366,7 +363,7 @@ def _lift(fdef, name, captured, source, node, held=()):
         lifted = namespace[func_ast.name]
         lifted = types.FunctionType(lifted.__code__, source.globals, func_ast.name,
                                     lifted.__defaults__)
-    weakref.finalize(lifted, linecache.cache.pop, filename, None)  # its lines go with it
+    weakref.finalize(lifted, functions.forget_source, filename)  # its lines go with it
     return lifted
 
 
