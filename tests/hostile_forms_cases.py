@@ -1165,3 +1165,19 @@ for _body in [
         "k = x[0]\nreturn apply(lambda t: t * k, x[1]) + apply(lambda t: t / k, x[2])",
 ]:
     _f("rewritten-code", _body, head=_REWRITTEN)
+
+
+# a dict written through its methods inside a loop (a new version of it each time)
+for _body in [
+        "d = {}\nfor i in range(2):\n    d.setdefault(i, x[i])\nreturn d[0] * d[1]",
+        "d = {}\nfor i in range(3):\n    d.setdefault(i % 2, x[i] * 2.0)\nreturn d[0] * d[1]",
+        "d = {}\nfor i in range(2):\n    v = d.setdefault(i, x[i])\n"
+        "    d.setdefault(i + 5, v * v)\nreturn d[5] + d[6] * d[0]",
+        "d = {}\nfor i in range(2):\n    d.update({i: x[i] * x[2]})\nreturn d[0] * d[1]",
+        "d = {'a': x[0]}\nfor t in x:\n    d.update(a=d['a'] * t)\nreturn d['a']",
+        "d = {}\ni = 0\nwhile i < 3:\n    d.setdefault(i, x[i] ** 2)\n    i += 1\n"
+        "return sum(d.values())",
+        "d = {}\nfor i, t in enumerate(x):\n    d.setdefault(i % 2, []).append(t)\n"
+        "return sum(d[0]) * d[1][0]",
+]:
+    _f("dict-methods-in-loops", _body)

@@ -313,6 +313,10 @@ def _store_names(target):
     return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
 
 
+#: dict methods lowered as writes making a new version of the dict (lower_dicts.py)
+_DICT_WRITES = ("setdefault", "update")
+
+
 def _assigned_names(stmts, subscripts=True):
     """User names assigned anywhere in ``stmts`` (comprehension variables excluded); with
     ``subscripts``, also those written into (``d[k] = v``, ``ys.sort()``)."""
@@ -332,6 +336,9 @@ def _assigned_names(stmts, subscripts=True):
                 and isinstance(node.value.func, gast.Attribute) and isinstance(
                     node.value.func.value, gast.Name) and node.value.func.attr in writes.COPIED:
             names.add(node.value.func.value.id)  # ys.sort(): a new version (writes.py)
+        if subscripts and isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and isinstance(node.func.value, gast.Name) and node.func.attr in _DICT_WRITES:
+            names.add(node.func.value.id)  # d.setdefault(k, v) anywhere: a new version of d
         todo.extend(gast.iter_child_nodes(node))
     return names
 
