@@ -1181,3 +1181,19 @@ for _body in [
         "return sum(d[0]) * d[1][0]",
 ]:
     _f("dict-methods-in-loops", _body)
+
+
+# a helper with a mutable default it changes (a counter): refused, naming the parameter
+_COUNTER = """
+def count_calls(v, n=[0]):
+    n[0] += 1
+    return v * 2.0
+
+
+def remember_all(v, seen=[]):
+    seen.append(v)
+    return v * 3.0
+"""
+for _body in ["return count_calls(x[0]) * x[1]", "return remember_all(x[0]) * x[1]",
+              "return count_calls(x[0]) + remember_all(x[1] * x[2])"]:
+    _f("mutable-default", _body, head=_COUNTER)

@@ -118,6 +118,8 @@ def check(fn, analysis):
             kind, key = outside[0][:2]
             whose = f"the argument {key}" if kind == "arg" else \
                 f"the global (or closure) value {aliases.globals_seen.get(outside[0][:2])}"
+            if kind == "arg" and mine not in _spelled(fn):
+                mine = key  # a value srcad named (n[0] += 1): the argument is what to copy
             also = "" if kind == "arg" and mine == key else f" ({mine} is part of it)"
             refuse(stmt, f"{what} changes {whose} in place{also}: the caller would see a "
                    "change srcad does not make", f"work on a copy: write {mine} = "
@@ -423,15 +425,20 @@ def _enclosing(stmts, loops, out, iterated):
             _enclosing(stmt.body, inner, out, iterated)
 
 
+def _spelled(fn):
+    """The names written in the user's source of ``fn``."""
+    user = getattr(fn.source, "node", None)
+    if user is None:
+        return set()
+    import gast
+
+    return {n.id for n in gast.walk(user) if isinstance(n, gast.Name)}
+
+
 def _user_names(fn):
     """SSA name -> the user's name it is a version of (``a_2`` -> ``a``), where known."""
     names = {}
-    user = getattr(fn.source, "node", None)
-    spelled = set()
-    if user is not None:
-        import gast
-
-        spelled = {n.id for n in gast.walk(user) if isinstance(n, gast.Name)}
+    spelled = _spelled(fn)
     for stmt in ir.walk(fn.body):
         for name in ir.defined_by(stmt):
             base = name.rstrip("0123456789")
