@@ -41,12 +41,13 @@ from .memory_tables import (
     ir_mutable,
     safe_in,
 )
+from .user_calls import is_user_call
 
 
 def writes_nothing(fn: ir.Function, analysis, callee_writes_nothing) -> bool:
     """Whether running ``fn`` (its SSA form, analysed for the kinds of one call) provably
-    changes no object its caller can see. ``callee_writes_nothing(fn, args, kwargs)`` answers
-    the same for a user function ``fn`` called inside."""
+    changes no object its caller can see. ``callee_writes_nothing(prim)`` answers
+    the same for a call ``prim`` of a user function inside."""
     aliases = Aliases(fn, analysis)
 
     def outside(atom, table):
@@ -77,8 +78,8 @@ def writes_nothing(fn: ir.Function, analysis, callee_writes_nothing) -> bool:
             continue
         if functions.is_derivative(prim.fn):
             continue  # srcad's code changes none of its arguments (their writes are refused)
-        if functions.is_user_function(prim.fn):
-            if not callee_writes_nothing(prim.fn, prim.args, prim.kwargs):
+        if is_user_call(prim):
+            if not callee_writes_nothing(prim):
                 return False
             continue
         if any(outside(a, aliases.held) for a in prim.operands()):

@@ -10,14 +10,15 @@ differentiable operations) and whose result or effect can reach the output is on
   (``zero=``/``shape_only=`` in :func:`srcad.rules.registry.defvjp`), or an integer-valued
   parameter (``axis``, ``dtype``, ...: NumPy refuses floats there), and ``out=`` is absent;
 * a function declared piecewise constant (:func:`srcad.rules.registry.nondiff`);
-* a call of a user function, which srcad differentiates in turn;
+* a call of a user function, which srcad differentiates in turn (one with a rule is its rule's,
+  in every form: :mod:`srcad.analysis.user_calls` decides, for every pass and both sweeps);
 * an ``append``/``pop`` on a local list, which the sweeps differentiate.
 
 Anything else raises a :class:`~srcad.errors.MissingRuleError` naming the file, line and
 construct. This is the one place that decides; the sweeps may assume it.
 
 Imports ``srcad.core``, ``srcad.errors``, ``srcad.rules``, ``srcad.runtime`` and its neighbours
-``srcad.analysis.dtypes`` and ``.memory`` (and nothing above
+``srcad.analysis.dtypes``, ``.memory`` and ``.user_calls`` (and nothing above
 its layer).
 """
 
@@ -27,12 +28,13 @@ import ast
 import operator
 
 from ..core import functions, ir
-from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ, kind_of_value
+from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
 from ..errors import MissingRuleError
 from ..rules import registry
 from ..runtime import family_of
 from .dtypes import inexact_type, inexact_values
 from .memory_tables import safe_in
+from .user_calls import bind_call, user_callee
 
 #: parameters that only take integers, booleans, strings or dtypes (NumPy raises on a float),
 #: so a value reaching them carries no derivative
@@ -136,7 +138,7 @@ class Check:
             return  # both modes differentiate its generated code at run time
         if functions.splits_again(fn):
             return  # a derivative's code calling a derivative, differentiated in turn
-        if functions.is_user_function(fn):
+        if user_callee(fn):
             if not self.reaches(stmt) and any(self.an.kind(a) in (SEQ, ARRAY) for a in varied) \
                     and not self.writes_nothing(prim):
                 raise self.error(stmt, f"{_name(prim)}(...) called for its effect on a "
@@ -235,13 +237,8 @@ class Check:
         callees = self.an.callees
         if callees is None:
             return False
-        try:
-            arguments, _, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
-        except TypeError:
-            return False
-        kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else
-                 kind_of_value(a) for p, a in arguments.items()}
-        return callees.writes_nothing(prim.fn, kinds, arity)
+        call = bind_call(prim, self.an.kind)
+        return call is not None and callees.writes_nothing(prim.fn, call.kinds, call.arity)
 
     def reaches(self, stmt):
         return stmt.target is not None and stmt.target in self.reaching

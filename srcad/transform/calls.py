@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..analysis import complexity, dtypes, effects, memory
 from ..analysis.analyse import Analysis
+from ..analysis.user_calls import bind_call
 from ..core import env, ir
 from ..core.functions import ByFunction, bind
 from ..core.kinds import (
@@ -331,14 +332,9 @@ class Callees:
         return answer
 
     def _inner(self, analysis):
-        def callee_writes_nothing(fn, args, kwargs):
-            try:
-                arguments, _, arity = bind(fn, args, kwargs)
-            except TypeError:
-                return False
-            return self.writes_nothing(fn, {p: analysis.kind(a) if isinstance(
-                a, (ir.Var, ir.Const)) else kind_of_value(a) for p, a in arguments.items()},
-                arity)
+        def callee_writes_nothing(prim):
+            call = bind_call(prim, analysis.kind)
+            return call is not None and self.writes_nothing(prim.fn, call.kinds, call.arity)
         return callee_writes_nothing
 
     def clear(self):
