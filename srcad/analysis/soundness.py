@@ -139,11 +139,13 @@ class Check:
         if functions.splits_again(fn):
             return  # a derivative's code calling a derivative, differentiated in turn
         if user_callee(fn):
-            if not self.reaches(stmt) and any(self.an.kind(a) in (SEQ, ARRAY) for a in varied) \
-                    and not self.writes_nothing(prim):
-                raise self.error(stmt, f"{_name(prim)}(...) called for its effect on a "
-                                 "differentiated container", "return the new value instead "
-                                 "of changing an argument in place")
+            if not self.reaches(stmt) and not self.writes_nothing(prim):
+                # any varied argument: a number stored into a global or an argument's
+                # container is read back later with no gradient as surely as an array
+                raise self.error(stmt, f"{_name(prim)}(...) called for its effect: it may "
+                                 "store a differentiated value where srcad does not follow it "
+                                 "(an argument's container, a global, an attribute)",
+                                 "return the new value instead of storing it: y = helper(...)")
             return
         if not matters:
             return

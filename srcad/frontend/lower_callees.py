@@ -165,6 +165,7 @@ class Callees:
     def call_object(self, fn, spelling, args, kwargs, node, hint=None):
         for _ in range(16):  # a partial of a bound method of ...: unwrap a few levels
             if isinstance(fn, functools.partial):
+                self.check_partial(fn, node)  # its keywords dict may change in place
                 args = [self.bound_const(a, "arg") for a in fn.args] + args
                 kwargs = {**{k: self.bound_const(v, k) for k, v in fn.keywords.items()},
                           **kwargs}
@@ -179,6 +180,7 @@ class Callees:
                     functions.user_instance_class(fn) is not None and \
                     functions.is_function_value(fn) and \
                     functions.is_user_function(type(fn).__call__):
+                self.class_attribute(type(fn), "__call__")  # recorded: a new one remakes
                 args = [Const(fn, spelling) if spelling else self.bound_const(fn, "obj")] + args
                 fn, spelling = type(fn).__call__, None
             else:

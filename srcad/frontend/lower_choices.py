@@ -36,18 +36,44 @@ LIMIT = 64
 _VIEWS = (containers.dict_keys, containers.dict_values, containers.dict_items)
 
 
-def check_choice(value, *options):
+def check_choice(value, *options, where=None):
     """Raise unless ``value`` is one of ``options``: the functions srcad made the code of a
-    call for, when it read them from a container that may have changed since."""
+    call for, when it read them from a container that may have changed since. ``where``:
+    ``(file, line, text)`` of the call, for the error."""
     for option in options:
         if value is option:
             return
+    filename, lineno, text = where or (None, None, None)
     raise SrcadError(
         f"srcad made this code for a call of one of {len(options)} functions read from a "
         f"container ({', '.join(_name(o) for o in options)}), and this call finds "
         f"{_name(value)}: the list or dict was changed after the code was made",
-        hint="keep the functions in a tuple, or make the derivative again after changing "
-        "the container")
+        filename=filename, lineno=lineno, construct=text,
+        hint="keep the functions in a tuple (rebind the global to a new tuple to change "
+        "them), or call srcad.clear_cache() after changing the container")
+
+
+def check_partial(fn, state, where=None):
+    """Raise unless the ``functools.partial`` ``fn`` still fixes the function and arguments
+    ``state`` holds: srcad made the code of a call of it for those (its ``keywords`` dict can
+    be changed in place, which no read of the name sees)."""
+    func, args, keywords = state
+    if fn.func is func and len(fn.args) == len(args) and fn.keywords.keys() == keywords.keys() \
+            and all(_same_fixed(a, b) for a, b in zip(fn.args, args)) \
+            and all(_same_fixed(fn.keywords[k], v) for k, v in keywords.items()):
+        return
+    filename, lineno, text = where or (None, None, None)
+    raise SrcadError(
+        f"srcad made this code for a call of {_name(fn)} fixing {_name(func)}"
+        f"{tuple(args)!r} {keywords!r}; the partial now fixes {_name(fn.func)}{fn.args!r} "
+        f"{fn.keywords!r}: it was changed in place after the code was made",
+        filename=filename, lineno=lineno, construct=text,
+        hint="make a new partial instead of changing one: H = functools.partial(f, k=v)")
+
+
+def _same_fixed(a, b):
+    return a is b or type(a) is type(b) and type(a) in (int, float, complex, bool, str) \
+        and a == b
 
 
 def _name(obj):
@@ -55,7 +81,7 @@ def _name(obj):
         type(obj).__name__
 
 
-_registry.nondiff.add(check_choice)  # a check: no derivative
+_registry.nondiff.update((check_choice, check_partial))  # checks: no derivative
 
 
 class Choices:
@@ -185,6 +211,16 @@ class Choices:
             return atom.name in self.partials
         return isinstance(atom, Const) and functions.is_function_value(atom.value)
 
+    def check_partial(self, fn, node):
+        """Emit the run-time check that the partial ``fn`` a call was made for is unchanged."""
+        line = getattr(node, "lineno", None)
+        where = (self.source.filename, line, self.source.line_text(line))
+        state = (fn.func, fn.args, dict(fn.keywords))
+        check = ir.Prim(check_partial, [Const(fn, self.bound_name(fn, "partial")), Const(
+            state, self.bound_name(state, "partial_state"))], {"where": Const(where)},
+            spelling=self.bound_name(check_partial, "check_partial"))
+        self.emit(ir.Assign(None, check, line, effect=True))
+
     def call_candidate(self, atom, node, hint):
         """``f(...)`` with ``f`` read from a known container: a checked choice among the
         functions it may be; ``None`` when ``atom`` has no candidates."""
@@ -200,7 +236,9 @@ class Choices:
                              "lambdas of their parameters only) in a tuple or list")
         spelled = [o if isinstance(o, Var) or o.spelling else Const(o.value, self.bound_name(
             o.value, getattr(o.value, "__name__", None) or "fn")) for o in options]
-        check = ir.Prim(check_choice, [atom] + spelled,
+        line = getattr(node, "lineno", None)
+        where = (self.source.filename, line, self.source.line_text(line))
+        check = ir.Prim(check_choice, [atom] + spelled, {"where": Const(where)},
                         spelling=self.bound_name(check_choice, "check_choice"))
         if atom.name in self.unsure:  # a list or dict: it may have changed since
             self.emit(ir.Assign(None, check, getattr(node, "lineno", None), effect=True))

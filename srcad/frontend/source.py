@@ -70,6 +70,11 @@ class Source:
             value = getattr(value, attr)  # AttributeError: the caller reports it
         if cell is not None or namespace is not None:
             env.record(env.Read(namespace, cell, name, attrs, value))
+            if functions.user_instance_class(value) is not None:
+                # its methods (and obj(...)) are resolved on its class: an object given
+                # another class (obj.__class__ = Other) makes the code again
+                env.record(env.Read(namespace, cell, name, tuple(attrs) + ("__class__",),
+                                    type(value)))
         return value
 
 
