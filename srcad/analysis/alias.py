@@ -119,9 +119,12 @@ def check(fn, analysis):
             whose = f"the argument {key}" if kind == "arg" else \
                 f"the global (or closure) value {aliases.globals_seen.get(outside[0][:2])}"
             also = "" if kind == "arg" and mine == key else f" ({mine} is part of it)"
+            hint = f"work on a copy: write {mine} = {mine}.copy() first, and return what " \
+                "you compute"
+            if what == "setting .shape":
+                hint = _shape_hint(stmt, mine, f"the caller's array ({whose})", source)
             refuse(stmt, f"{what} changes {whose} in place{also}: the caller would see a "
-                   "change srcad does not make", f"work on a copy: write {mine} = "
-                   f"{mine}.copy() first, and return what you compute")
+                   "change srcad does not make", hint)
         only_itself = _new_here(stmt, obj, aliases, places)
         for other in sorted(after.get(id(stmt), ())):
             if other == target or not aliases.may_alias(other):
@@ -150,9 +153,13 @@ def check(fn, analysis):
                            "hold it too",
                            f"write {item[2]} = {item[2]} {op} ... (a new array), or keep the "
                            "array in a name of its own")
+                hint = f"write {mine} = {mine}.copy() before changing it, or build a new " \
+                    "array (np.concatenate, np.where)"
+                if what == "setting .shape":
+                    hint = _shape_hint(stmt, mine, theirs.split(" (")[0].replace(
+                        "another name", "the other name"), source)
                 refuse(stmt, f"{what}: {mine} {how} {theirs}, which is read afterwards, "
-                       "and Python changes it too", f"write {mine} = {mine}.copy() "
-                       "before changing it, or build a new array (np.concatenate, np.where)")
+                       "and Python changes it too", hint)
 
     places = {}  # id of a statement -> (its block, its position there)
     _places(fn.body, places)
@@ -193,6 +200,19 @@ def check(fn, analysis):
                 write(stmt, obj, target, what)
             continue
         write(stmt, obj, target, what)
+
+
+def _shape_hint(stmt, mine, other, source):
+    """What to write instead of ``y.shape = s`` when ``other`` (another name, a list, the
+    caller's array) holds the array too: a reshape bound to the name."""
+    line = getattr(stmt, "line", None)
+    text = source.line_text(line) if source is not None and line else ""
+    _, eq, shape = (text or "").partition("=")
+    shape = shape.strip() if eq and ".shape" in text else "new_shape"
+    where = other
+    return (f"write {mine} = {mine}.reshape({shape}): {mine} is then an array of the new shape "
+            f"and {where} keeps its own; if {where} must have the new shape too, reshape it "
+            "where you read it")
 
 
 def _write_of(stmt, aliases):

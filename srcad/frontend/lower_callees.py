@@ -43,7 +43,7 @@ from ..core.ir import Const, Var
 from ..core.kinds import foreign_array
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
-from . import captured, folds, generators
+from . import captured, closures, folds, generators
 from .lower_spread import Atom, Lowered, name_node
 
 _PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
@@ -214,6 +214,9 @@ class Callees:
             if made is not None:
                 return made
         if functions.is_user_function(fn):
+            made = closures.call(self, fn, args, kwargs, node, hint)  # make(w) returns g
+            if made is not None:
+                return made
             fn, args, kwargs = self.pass_held(fn, args, kwargs, node)
             fixed = self.fixed_for(fn, args, kwargs, node)
             if fixed:
@@ -388,7 +391,6 @@ class Callees:
 
     # ---------------------------------------------------------------- values made here
 
-
 class FunctionValues:
     """Function values made in the function: merges of several functions, partials,
     lambdas and nested ``def``'s used as values; loops over lazy values."""
@@ -498,7 +500,6 @@ class FunctionValues:
         if not atoms:
             return Const(lifted, spelled)
         return self.partial_value(Const(lifted, spelled), atoms, {}, node, hint)
-
 
     def note_choices(self, target, *sources):
         """A merge of function values (``g = f1 if c else f2``): remember which they may be."""
