@@ -1,12 +1,15 @@
 """Python as people write it, round 5 (issue 16).
 
 - closure conversion (:mod:`srcad.frontend.closures`): a function a helper makes and returns
-  (a nested ``def``, a lambda, ``functools.partial``, a decorator written as a factory), called
-  by the caller, called at once, kept in a name, in a list, passed on: the gradient flows into
-  the values it holds;
+  (a nested ``def``, a lambda, ``functools.partial``, a decorator written as a factory; alone
+  or in a tuple beside other functions and values), called by the caller, called at once,
+  kept in a name, in a list, passed on: the gradient flows into the values it holds;
 - the derivative of ``f`` made again when ``f`` is given another ``__code__`` (its defaults and
   closure cells are read live);
-- ``x.shape = s`` refused with the reshape to write instead.
+- ``x.shape = s`` refused with the reshape to write instead;
+- ``if ax:``, ``if ax is not None:``, ``if not verbose:`` in a callee whose parameter the call
+  gives ``None`` or a bool (a default or a literal): only the way taken is read (a plotting
+  call under it is not refused; HIPS/autograd's fluidsim ``simulate(..., ax=None)``).
 
 Gradients are checked against central finite differences and against autograd running the same
 text; forward mode against the gradient; second order (Hessian) against finite differences of
@@ -150,6 +153,49 @@ def test_a_function_a_helper_returns(maker, use, tmp_path):
         "def_computed", "lambda", "partial_own"))
 
 
+TUPLES = {
+    "two_functions": "p, q = make_two(w[0])\n    return np.sum(p(w) * q(w))",
+    "indexed": "fs = make_two(w[2])\n    return np.sum(fs[0](w) + fs[1](w[::-1]))",
+    "value_and_function": "n, predict = make_net(w[1])\n    return np.sum(predict(w[:n]))",
+    "layers": "W = np.outer(w, w)\n    net = [layer(W, w), layer(W * 2.0, w[::-1])]\n"
+              "    x = np.ones(4)\n    for apply in net:\n        x = apply(x)\n"
+              "    return np.sum(x)",
+    "in_loop": "total = 0.0\n    for t in range(3):\n        p, q = make_two(w[t])\n"
+               "        total = total + np.sum(q(p(w)))\n    return total",
+}
+
+TUPLE_MAKERS = """
+def make_two(a):
+    def p(x):
+        return a * x
+
+    def q(x):
+        return np.exp(a) * np.sin(x)
+    return p, q
+
+
+def make_net(a):
+    n = 3
+    scale = a * a
+
+    def predict(x):
+        return scale * np.tanh(x)
+    return n, predict
+
+
+def layer(W, b):
+    def apply(x):
+        return np.tanh(W @ x + b)
+    return apply
+"""
+
+
+@pytest.mark.parametrize("body", sorted(TUPLES))
+def test_functions_a_helper_returns_in_a_tuple(body, tmp_path):
+    _agree(TUPLE_MAKERS + f"\n\ndef f(w):\n    {TUPLES[body]}\n", X, tmp_path,
+           second=body == "two_functions")
+
+
 DECORATORS = """
 def scale(c):
     def deco(fn):
@@ -204,6 +250,51 @@ def test_a_global_function_a_partial_names_is_guarded(tmp_path):
     df(X)
     module.first = module.second
     np.testing.assert_allclose(df(X), numerical_grad(module.f, (X,)), rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------- if on a parameter given None
+
+FLAGS = """
+class Plotter:
+    def plot(self, y):
+        self.last = y
+
+
+def show(ax, y):
+    ax.plot(y)  # an effect srcad cannot differentiate: only run when ax is given
+
+
+def step(x, w, ax=None, verbose=False, scale=None):
+    y = np.tanh(w * x)
+    if ax:
+        show(ax, y)
+    if ax is not None:
+        ax.plot(y)
+    if not verbose:
+        y = y * 2.0
+    if scale is None:
+        scale = 0.5
+    return y * scale
+
+
+def f(w):
+    x = w
+    for _ in range(2):
+        x = step(x, w)
+    return np.sum(x) + np.sum(step(w, w[0], verbose=True, scale=w[1]))
+"""
+
+
+def test_an_if_on_a_parameter_given_none_or_a_bool_takes_one_way(tmp_path):
+    _agree(FLAGS, X, tmp_path, second=True)
+
+
+def test_the_other_way_is_made_for_another_call(tmp_path):
+    source = FLAGS + "\n\ndef g(w):\n    return np.sum(step(w, w[0], Plotter()))\n"
+    g = _module(source, tmp_path, "numpy").g
+    with pytest.raises(srcad.SrcadError) as info:  # ax given: show(ax, y) is read, refused
+        srcad.grad(g)(X)
+    assert "line" in str(info.value)
 
 
 # ---------------------------------------------------------------- a new __code__

@@ -300,6 +300,14 @@ class Instance:
     held: tuple = ()
 
 
+@dataclass(frozen=True)
+class Flag:
+    """In a specialisation: the parameter is given ``None``, ``True`` or ``False`` (``ax=None``,
+    ``verbose=False``), so an ``if`` on it alone takes one way (the others are not read)."""
+
+    value: object = None
+
+
 def is_function_value(obj):
     """Whether ``obj`` is a function-like value srcad can specialise a callee on (a callee
     calls it): a function, a builtin or ufunc, a bound method, a ``functools.partial``, an

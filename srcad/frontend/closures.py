@@ -48,11 +48,13 @@ _count = itertools.count(1)
 
 
 class Conversion:
-    """How a call of ``make`` is read: ``env_fn`` (None: nothing to make), the names of the
-    environment it returns, ``target`` (the lifted function called), and for each of its
-    leading parameters where the value comes from: ``("env", i)`` or ``("param", name)``; a
-    returned partial's fixed arguments (expressions of ``make``) travel in the environment
-    too: ``lead`` then ``keywords`` (``{keyword: source}``)."""
+    """How a call of ``make`` is read. The whole: ``env_fn`` (None: nothing to make), what
+    it returns (``target``: one function's Conversion, or for a tuple a list of parts,
+    ``("function", Conversion)`` or ``("value", ("env", i))``) and the environment's length
+    (``lead``). One function: ``target`` (the lifted function, or the ``(name, attributes)``
+    of a function ``make``'s module names), and where each of its leading arguments comes
+    from, ``("env", i)`` or ``("param", name)`` (``lead``), and its fixed keywords
+    (``keywords``, ``{keyword: source}``: those of a returned partial)."""
 
     def __init__(self, env_fn, target, lead, keywords):
         self.env_fn, self.target, self.lead, self.keywords = env_fn, target, lead, keywords
@@ -170,56 +172,57 @@ def _convert(fn):
     if args.vararg or args.kwarg:
         return None
     returns = _returned(fdef)
-    if not returns:
-        return None
-    defs, bound = _defs(fdef)
-    forms = [_form(r.value, defs, bound, src.globals) if r.value is not None else None
-             for r in returns]
-    if any(f is None for f in forms):
+    if not returns or any(r.value is None for r in returns):
         return None
     first = returns[0].value
     if not all(_same(r.value, first) for r in returns[1:]):
         return None  # different functions on different paths: not converted
-    form = forms[0]
+    defs, bound = _defs(fdef)
+    several = isinstance(first, gast.Tuple)  # return predict, loss (or n, predict)
+    elts = first.elts if several else [first]
+    if any(isinstance(e, gast.Starred) for e in elts):
+        return None
+    forms = [_form(e, defs, bound, src.globals) for e in elts]
+    if all(f is None for f in forms) or not several and forms[0] is None:
+        return None
     outer = _locals(fdef)
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     fixed_params = {p for p in params if bound.get(p, 0) == 0}
-    env_exprs, lead, keywords = [], [], {}
+    env_exprs, parts, dropped = [], [], set()
 
-    def capture(name):
-        if name in fixed_params:
-            lead.append(("param", name))
+    def held(expr):
+        env_exprs.append(expr)
+        return ("env", len(env_exprs) - 1)
+
+    for elt, form in zip(elts, forms):
+        if form is None:  # a value returned beside the functions
+            parts.append(("value", held(elt)))
+            continue
+        lead, keywords = [], {}
+        inner = form[1] if form[0] == "partial" else form
+        if inner[0] == "global":
+            target = inner[1]
         else:
-            lead.append(("env", len(env_exprs)))
-            env_exprs.append(gast.Name(id=name, ctx=gast.Load(), annotation=None,
-                                       type_comment=None))
-
-    inner = form[1] if form[0] == "partial" else form
-    if inner[0] == "global":
-        target = inner[1]
-    else:
-        node = defs[inner[1]] if inner[0] == "def" else _lambda_def(inner[1])
-        node = copy.deepcopy(node)
-        if not _plain_def(node, src.globals):
-            return None
-        captured = _captured(node, outer - {node.name})
-        if captured is None or any(n in defs for n in captured):
-            return None  # it calls another function make defines: not converted
-        for name in captured:
-            capture(name)
-        target = _lift(node, captured, src, fn)
-    if form[0] == "partial":
-        for a in form[2]:
-            lead.append(("env", len(env_exprs)))
-            env_exprs.append(a)
-        for k in form[3]:
-            keywords[k.arg] = ("env", len(env_exprs))
-            env_exprs.append(k.value)
+            node = copy.deepcopy(defs[inner[1]] if inner[0] == "def" else _lambda_def(
+                inner[1]))
+            if not _plain_def(node, src.globals):
+                return None
+            captured = _captured(node, outer - {node.name})
+            if captured is None or any(n in defs for n in captured):
+                return None  # it calls another function make defines: not converted
+            lead = [("param", n) if n in fixed_params else held(gast.Name(
+                id=n, ctx=gast.Load(), annotation=None, type_comment=None)) for n in captured]
+            target = _lift(node, captured, src, fn)
+            if inner[0] == "def":
+                dropped.add(inner[1])
+        if form[0] == "partial":
+            lead += [held(a) for a in form[2]]
+            keywords = {k.arg: held(k.value) for k in form[3]}
+        parts.append(("function", Conversion(None, target, lead, keywords)))
     env_fn = None
     if env_exprs:
-        env_fn = _env_function(fn, fdef, returns, env_exprs, src,
-                               inner[1] if inner[0] == "def" else None)
-    return Conversion(env_fn, target, lead, keywords)
+        env_fn = _env_function(fn, fdef, returns, env_exprs, src, dropped)
+    return Conversion(env_fn, parts if several else parts[0][1], len(env_exprs), None)
 
 
 def _lambda_def(node):
@@ -305,16 +308,16 @@ def _lift(node, captured, src, fn):
 
 
 def _env_function(fn, fdef, returns, env_exprs, src, dropped):
-    """``make`` returning the tuple of ``env_exprs`` where it returned the function; the def
-    ``dropped`` (the returned one) removed where nothing else reads it."""
+    """``make`` returning the tuple of ``env_exprs`` where it returned the function; the defs
+    ``dropped`` (the returned ones) removed where nothing else reads them."""
     env = gast.Tuple(elts=env_exprs, ctx=gast.Load())
     for r in returns:
         r.value = copy.deepcopy(env)
-    if dropped is not None:
+    for name in dropped:
         reads = [n for n in gast.walk(fdef) if isinstance(n, gast.Name)
-                 and isinstance(n.ctx, gast.Load) and n.id == dropped]
+                 and isinstance(n.ctx, gast.Load) and n.id == name]
         if not reads:
-            _drop_def(fdef, dropped)
+            _drop_def(fdef, name)
     fdef.decorator_list = []
     fdef.name = f"{fn.__name__}_env"
     tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
@@ -342,8 +345,8 @@ def _drop_def(fdef, name):
 
 def call(lw, fn, args, kwargs, node, hint):
     """The value of the call ``fn(*args, **kwargs)`` (atoms) in the lowering ``lw`` when
-    ``fn`` returns a function: a partial of the lifted function over the environment
-    ``fn``'s env function makes; None when ``fn`` is not converted."""
+    ``fn`` returns a function (or a tuple holding functions): a partial of the lifted function
+    over the environment ``fn``'s env function makes; None when ``fn`` is not converted."""
     conv = conversion(fn)
     if conv is None:
         return None
@@ -356,10 +359,8 @@ def call(lw, fn, args, kwargs, node, hint):
     if conv.env_fn is not None:
         made = lw.assign(lw.call_object(conv.env_fn, None, list(args), dict(kwargs), node),
                          f"{fn.__name__}_env", node)
-        n = max([i for kind, i in conv.lead if kind == "env"]
-                + [i for kind, i in conv.keywords.values() if kind == "env"]) + 1
         items = [lw.assign(ir.Prim(operator.getitem, [made, ir.Const(i)]), "held", node)
-                 for i in range(n)]
+                 for i in range(conv.lead)]
 
     def atom(where):
         kind, key = where
@@ -368,14 +369,19 @@ def call(lw, fn, args, kwargs, node, hint):
         value = bound.arguments[key]
         return value if isinstance(value, (ir.Var, ir.Const)) else lw.bound_const(value, key)
 
-    target = conv.target
-    if isinstance(target, tuple):  # a function make's module names: read (and guarded) now
-        target = _resolve(fn.__globals__, target)
-        env.record(env.Read(fn.__globals__, None, conv.target[0], conv.target[1], target))
-        if not callable(target):
-            return None
-    spelled = ir.Const(target, lw.bound_name(target, getattr(target, "__name__", "fn")))
-    return lw.partial_value(spelled, [atom(w) for w in conv.lead],
-                            {k: atom(w) for k, w in conv.keywords.items()}, node, hint)
+    def function(part):
+        target = part.target
+        if isinstance(target, tuple):  # a function make's module names: read, guarded, now
+            target = _resolve(fn.__globals__, target)
+            env.record(env.Read(fn.__globals__, None, part.target[0], part.target[1], target))
+            if not callable(target):
+                raise lw.error(node, f"a function {fn.__name__} returns: "
+                               f"{'.'.join((part.target[0],) + part.target[1])} is not one")
+        spelled = ir.Const(target, lw.bound_name(target, getattr(target, "__name__", "fn")))
+        return lw.partial_value(spelled, [atom(w) for w in part.lead],
+                                {k: atom(w) for k, w in part.keywords.items()}, node, hint)
 
-
+    if isinstance(conv.target, Conversion):
+        return function(conv.target)
+    parts = [function(p) if kind == "function" else atom(p) for kind, p in conv.target]
+    return ir.Prim(ir.BUILD_TUPLE, parts)

@@ -82,8 +82,7 @@ def held_functions(obj):
 
 def method_is(value, fn, owner):
     """Whether ``value`` is the method ``fn`` of ``owner`` (bound to it, or ``fn`` itself
-    for a static method, ``owner`` None): ``g = self.f if c else self.s; g(x)`` calls the
-    one it is."""
+    for a static method, ``owner`` None): ``g = self.f if c else self.s; g(x)``."""
     if getattr(value, "__func__", value) is not fn:
         return False
     return owner is None or getattr(value, "__self__", None) is owner
@@ -298,6 +297,8 @@ class Callees:
                 fixed.append((name, value))
             elif functions.user_instance_class(value) is not None:
                 fixed.append((name, functions.Instance(type(value), held_functions(value))))
+            elif value is None or type(value) is bool:  # if ax: plot(ax, ...) not read
+                fixed.append((name, functions.Flag(value)))
         return tuple(fixed)
 
     # ---------------------------------------------------------------- methods
