@@ -9,7 +9,10 @@
 - ``x.shape = s`` refused with the reshape to write instead;
 - ``if ax:``, ``if ax is not None:``, ``if not verbose:`` in a callee whose parameter the call
   gives ``None`` or a bool (a default or a literal): only the way taken is read (a plotting
-  call under it is not refused; HIPS/autograd's fluidsim ``simulate(..., ax=None)``).
+  call under it is not refused; HIPS/autograd's fluidsim ``simulate(..., ax=None)``);
+- a callee changing what it is given in place (``vx -= ...`` in fluidsim's ``project``):
+  differentiated where the caller reads the object no more after the call (checked in the
+  caller as a write of its own), refused otherwise.
 
 Gradients are checked against central finite differences and against autograd running the same
 text; forward mode against the gradient; second order (Hessian) against finite differences of
@@ -295,6 +298,65 @@ def test_the_other_way_is_made_for_another_call(tmp_path):
     with pytest.raises(srcad.SrcadError) as info:  # ax given: show(ax, y) is read, refused
         srcad.grad(g)(X)
     assert "line" in str(info.value)
+
+
+# ---------------------------------------------------------------- a callee writing its argument
+
+IN_PLACE = """
+def project(vx, vy):
+    p = vx * vy
+    vx -= 0.5 * (np.roll(p, 1) - np.roll(p, -1))
+    vy *= 1.5
+    return vx, vy
+
+
+def advect(f, v):
+    return f * np.cos(v) + 0.1 * v
+
+
+def simulate(vx, vy, steps, ax=None):
+    for _ in range(steps):
+        vx_new = advect(vx, vy)
+        vy_new = advect(vy, vx)
+        vx, vy = project(vx_new, vy_new)
+    return vx * vy
+
+
+def f(w):
+    return np.sum(simulate(w, np.sin(w), 3))
+"""
+
+
+def test_a_callee_changing_what_it_is_given_that_nobody_reads_after(tmp_path):
+    """HIPS/autograd's fluidsim: ``vx -= ...`` in ``project`` on arrays its caller made and
+    does not read after the call: differentiated as the new values it computes."""
+    _agree(IN_PLACE, X, tmp_path, second=True)
+    # an item written too (autograd cannot run this one): against finite differences
+    f = _module(IN_PLACE.replace("    vy *= 1.5\n", "    vy *= 1.5\n    vy[0] = vy[0] + vx[1]\n"),
+                tmp_path, "numpy", "item").f
+    np.testing.assert_allclose(srcad.grad(f)(X), numerical_grad(f, (X,)), rtol=1e-6,
+                               atol=1e-8)
+
+
+@pytest.mark.parametrize("body", [
+    "u = w * 2.0\n    x, y = project(u, np.sin(w))\n    return np.sum(x * y) + np.sum(u)",
+    "x, y = project(w, np.sin(w))\n    return np.sum(x * y)",  # the caller's argument
+    "u = w * 2.0\n    z = u\n    project(u, np.sin(w))\n    return np.sum(z)",
+    "u = w * 2.0\n    t = simulate_twice(u)\n    return np.sum(t) + np.sum(u)",
+])
+def test_a_callee_changing_what_its_caller_reads_after_is_refused(body, tmp_path):
+    source = IN_PLACE + """
+def simulate_twice(u):
+    project(u, u * 1.0)
+    return u * 2.0
+
+
+def g(w):
+    """ + body + "\n"
+    g = _module(source, tmp_path, "numpy").g
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(g)(X.copy())
+    assert "in place" in str(info.value) and "line" in str(info.value)
 
 
 # ---------------------------------------------------------------- a new __code__

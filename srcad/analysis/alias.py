@@ -30,7 +30,7 @@ import operator
 
 import numpy as np
 
-from ..core import ir
+from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SEQ
 from ..errors import MutationError
 from ..rules import registry
@@ -94,8 +94,11 @@ class _Liveness:
 
 
 
-def check(fn, analysis):
-    """Raise :class:`MutationError` at the first write srcad cannot make exact."""
+def check(fn, analysis, callee=False):
+    """Raise :class:`MutationError` at the first write srcad cannot make exact. In a
+    ``callee`` (a function differentiated as part of its caller), a write into an argument's
+    object is allowed: each call of it is checked in the caller as a write into what it passes
+    (``analysis.callees.written``), refused there if anything reads that object afterwards."""
     aliases = Aliases(fn, analysis)
     after = _Liveness(fn).live()
     source = fn.source
@@ -110,10 +113,12 @@ def check(fn, analysis):
     def label(name):
         return named.get(name, name)
 
-    def write(stmt, obj, target, what):
+    def write(stmt, obj, target, what, mine=None):
         memory = aliases.mem(obj, aliases.own)
-        mine = label(target) if target else label(obj.name) if isinstance(obj, ir.Var) else "y"
-        outside = sorted(t for t in memory if t[0] in ("arg", "global"))
+        mine = mine or (label(target) if target else label(obj.name) if isinstance(
+            obj, ir.Var) else "y")
+        outside = sorted(t for t in memory if t[0] in ("arg", "global")
+                         and not (callee and t[0] == "arg"))
         if outside:
             kind, key = outside[0][:2]
             whose = f"the argument {key}" if kind == "arg" else \
@@ -158,6 +163,10 @@ def check(fn, analysis):
                 if what == "setting .shape":
                     hint = _shape_hint(stmt, mine, theirs.split(" (")[0].replace(
                         "another name", "the other name"), source)
+                if what.endswith("in place)"):  # a call of a function changing an argument
+                    refuse(stmt, f"{what}: {mine} is read afterwards (or another name holding "
+                           "it is), and Python changes it too", f"pass a copy ({mine}.copy()),"
+                           " or read what the function returns instead of the object given")
                 refuse(stmt, f"{what}: {mine} {how} {theirs}, which is read afterwards, "
                        "and Python changes it too", hint)
 
@@ -165,8 +174,20 @@ def check(fn, analysis):
     _places(fn.body, places)
     loops = {}  # id of a statement -> the for loops over sequences around it
     _enclosing(fn.body, (), loops, getattr(fn, "iterated", {}))
+    callees = getattr(analysis, "callees", None)
     for stmt in ir.walk(fn.body):
         obj, target, what = _write_of(stmt, aliases)
+        if obj is None and callees is not None and hasattr(callees, "written") and isinstance(
+                stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and \
+                functions.is_user_function(stmt.value.fn) and \
+                not functions.is_derivative(stmt.value.fn):
+            prim = stmt.value
+            for atom in callees.written(prim.fn, prim.args, prim.kwargs, analysis):
+                if isinstance(atom, ir.Var) and aliases.may_alias(atom.name):
+                    name = getattr(prim.fn, "__name__", "the function")
+                    write(stmt, atom, stmt.target, f"{name}(...) (which changes what it "
+                          "is given in place)", label(atom.name))
+            continue
         if obj is None:
             continue
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(

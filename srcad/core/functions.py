@@ -300,6 +300,13 @@ class Instance:
     held: tuple = ()
 
 
+def users_code(func):
+    """Whether ``func`` is the user's code (or read from it: a lifted function), not code
+    srcad generated (``<srcad grad_f ...>``), whose writes into its arguments stay refused."""
+    code = getattr(func, "__code__", None)
+    return code is not None and not code.co_filename.startswith("<srcad ")
+
+
 @dataclass(frozen=True)
 class Flag:
     """In a specialisation: the parameter is given ``None``, ``True`` or ``False`` (``ax=None``,
