@@ -12,7 +12,9 @@
   call under it is not refused; HIPS/autograd's fluidsim ``simulate(..., ax=None)``);
 - a callee changing what it is given in place (``vx -= ...`` in fluidsim's ``project``):
   differentiated where the caller reads the object no more after the call (checked in the
-  caller as a write of its own), refused otherwise.
+  caller as a write of its own), refused otherwise;
+- ``print`` of values inside the function (f-strings, ``format``, ``str``, ``repr``), and a
+  Gaussian process through ``scipy.linalg.cho_factor``/``cho_solve``.
 
 Gradients are checked against central finite differences and against autograd running the same
 text; forward mode against the gradient; second order (Hessian) against finite differences of
@@ -357,6 +359,44 @@ def g(w):
     with pytest.raises(srcad.SrcadError) as info:
         srcad.grad(g)(X.copy())
     assert "in place" in str(info.value) and "line" in str(info.value)
+
+
+# ---------------------------------------------------------------- programs' small habits
+
+MESSAGES = {
+    "print": 'print("loss", loss, "w", w)',
+    "f_string": 'print(f"loss {loss} at {w!r}")',
+    "format": 'print("loss {} at {}".format(loss, w))',
+    "str_repr": 'print("loss " + str(loss), repr(w))',
+}
+
+
+@pytest.mark.parametrize("form", sorted(MESSAGES))
+def test_a_message_printed_inside_the_function(form, tmp_path, capsys):
+    source = f"def f(w):\n    loss = np.sum(np.sin(w) * w)\n    {MESSAGES[form]}\n" \
+        "    return loss * 2.0\n"
+    _agree(source, X, tmp_path)
+
+
+def test_a_gaussian_process_through_cho_factor_and_cho_solve(tmp_path):
+    """``c = cho_factor(K)`` then ``cho_solve(c, y)`` and ``c[0]``: the gradient of the pair
+    has no part for the flag (a crash in the generated code: None added to a number)."""
+    source = """
+        import scipy.linalg
+
+        T = np.linspace(0.0, 1.0, 5)[:, None]
+        Y = np.sin(3.0 * T[:, 0])
+
+        def f(p):
+            ls, sf, sn = np.exp(p[:3])
+            K = sf ** 2 * np.exp(-0.5 * (T - T.T) ** 2 / ls ** 2) + sn ** 2 * np.eye(5)
+            c = scipy.linalg.cho_factor(K)
+            return 0.5 * Y @ scipy.linalg.cho_solve(c, Y) + np.sum(np.log(np.diag(c[0])))
+        """
+    f = _module(source, tmp_path, "numpy").f
+    p = np.array([-0.5, 0.1, -1.0])
+    np.testing.assert_allclose(srcad.grad(f)(p), numerical_grad(f, (p,)), rtol=1e-6,
+                               atol=1e-8)
 
 
 # ---------------------------------------------------------------- a new __code__
