@@ -31,10 +31,15 @@ from ..core import functions, ir
 from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
 from ..errors import MissingRuleError
 from ..rules import registry
+from ..rules.registry import _PURE_MARKERS
 from ..runtime import family_of
 from .dtypes import inexact_type, inexact_values
 from .memory_tables import safe_in
 from .user_calls import bind_call, user_callee
+
+# a string made of a value (for a message) changes nothing: dropped when unused, and read
+# only where it goes (print's, which changes nothing either: see _reaching)
+_PURE_MARKERS.update((str, repr))
 
 #: parameters that only take integers, booleans, strings or dtypes (NumPy raises on a float),
 #: so a value reaching them carries no derivative
@@ -309,7 +314,8 @@ def _reaching(fn):
         if isinstance(stmt, ir.Assign):
             reads = ir.reads_of(stmt)
             add(stmt.target, reads)
-            if isinstance(stmt.value, ir.Prim) and (stmt.target is None or stmt.effect):
+            if isinstance(stmt.value, ir.Prim) and (stmt.target is None or stmt.effect) and \
+                    stmt.value.fn is not print:  # print(...) changes none of them
                 # an effect: the objects it is given may change
                 for a in reads:
                     add(a.name, reads)

@@ -162,7 +162,9 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
             if p not in items and p not in keys:
                 self.env[p] = Var(p)
             value = self.fixed.get(p)
-            if isinstance(value, functions.Instance):
+            if isinstance(value, functions.Flag):
+                self.env[p] = Const(value.value)  # an if on it alone takes one way
+            elif isinstance(value, functions.Instance):
                 self.classes[p] = value.cls
                 self.held[p] = dict(value.held)
             elif value is not None:  # a function value: the parameter is that constant

@@ -250,6 +250,8 @@ def add(a, b):
             pass
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return [add(u, v) for u, v in zip(a, b)]
+    if a is None or b is None:  # a rule's zero for a part (cho_factor's lower flag)
+        return _fresh(b if a is None else a)
     if isinstance(b, (list, tuple, dict)) and _zero_number(a):
         return _fresh(b)  # the zero of a value with no structure to copy (an exhausted
     if isinstance(a, (list, tuple, dict)) and _zero_number(b):  # iterator) meets a list
