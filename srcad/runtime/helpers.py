@@ -321,6 +321,9 @@ def mutable(grad):
     """A new list (dict) for each list or tuple (dict) in ``grad``, leaves as they are: the
     gradient of a structured argument that a callee's backward part hands its caller, who
     adds into its items in place (it must not share them with the callee's own)."""
+    kind = type(grad)
+    if kind is list or kind is tuple:  # the common case: its leaves as they are, no call each
+        return [g if type(g) is np.ndarray or type(g) is float else mutable(g) for g in grad]
     if isinstance(grad, (list, tuple)):
         return [mutable(g) for g in grad]
     if isinstance(grad, dict):
