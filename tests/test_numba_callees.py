@@ -190,12 +190,18 @@ def layers(w, state, x):
     return x * 2.0, new
 
 
+def scaled(pair):
+    a, v = pair
+    return a * np.sum(v * v)
+
+
 def f(w, s, seq):
     state = [s[i] for i in range(len(s))]
     total = 0.0
     for t in range(len(seq)):
         y, state = layers(w, state, seq[t])
         total = total + np.sum(y * y) + np.sum(state[{pick}])
+        total = total + scaled((0.5 * total, state[0]))
     return total
 '''
 
@@ -203,8 +209,9 @@ def f(w, s, seq):
 @pytest.mark.parametrize("extra, pick", [("np.sin(h)", -1)])  # (one case: Numba compiles ~10 s)
 def test_list_of_arrays_through_a_callee(load, extra, pick):
     """A list of arrays handed to a callee that returns ``(array, list)``, its items read
-    (GradBench's ``lstm`` in small): the gradient of the list is a list of arrays, of the
-    tuple a tuple of gradients each of its own type."""
+    (GradBench's ``lstm`` in small), and a tuple of a number and an array handed to a callee:
+    the gradient of the list is a list of arrays, of each tuple a tuple of gradients each of
+    its own type."""
     module = load(("layers", pick), LAYERS.format(extra=extra, pick=pick))
     rng = np.random.default_rng(pick + 7)
     w, s, seq = (rng.uniform(-1.0, 1.0, size=(3, 2)), rng.uniform(-1.0, 1.0, size=(3, 2)),

@@ -5,7 +5,8 @@ too), whose items may differ in type; Numba types a list by one item type. Here:
 
 * a list's gradient is a list (Numba's) of its items' gradients, of one type, as a list of
   arrays of one rank is (``zeros_like`` of a list, and ``mutable``, a new list holding the
-  same items, for the gradient of a list a callee's backward part hands its caller);
+  same items, for the gradient of a list a callee's backward part hands its caller; of a
+  tuple of gradients, the same tuple with its lists new);
 * a tuple's gradient whose items the backward code assigns (``d[1] = add(d[1], v)``) is a
   list, which needs the items' gradients to be of one type (a tuple of arrays of one rank, or
   of numbers: an array); another tuple is refused, naming its type;
@@ -63,6 +64,11 @@ def _mutable(grad):
         return copied
     if isinstance(grad, (types.Array,) + _NUMBER):
         return lambda grad: grad
+    if isinstance(grad, types.BaseTuple):  # a tuple of gradients (items_at): its lists new
+        items = ", ".join(f"mutable(grad[{j}])" for j in range(len(grad.types)))
+        scope = {"mutable": mutable}
+        exec(f"def made(grad):\n    return ({items},)\n", scope)  # noqa: S102 - ints only
+        return scope["made"]
     raise TypingError(f"srcad's numba backend hands a caller the gradient of a list, not of "
                       f"{grad}")
 
