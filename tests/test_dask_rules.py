@@ -185,8 +185,9 @@ def _gradient(a):
 @pytest.mark.parametrize("f, chunks", [(_det, (2, 4)), (_det, (3, 1)), (_logdet, (4, 2)),
                                        (_logdet, (1, 3)), (_gradient, 3), (_gradient, (2, 3))])
 def test_uneven_chunks_and_np_gradient(f, chunks):
-    """det and slogdet over blocks that are not square (Dask's inv and solve want square
-    ones: the rule rechunks), and np.gradient (lazily): the gradient and the tangent equal
+    """det and slogdet over blocks that are not square (Dask has neither: srcad routes them to
+    NumPy's block by block, each matrix in one block; Dask's inv and solve want square
+    blocks: the rule rechunks), and np.gradient: lazy, and the gradient and the tangent equal
     NumPy's."""
     rng = np.random.default_rng(4)
     a = rng.normal(size=(4, 6) if f is _gradient else (4, 4)) + (
@@ -194,8 +195,8 @@ def test_uneven_chunks_and_np_gradient(f, chunks):
     d = da.from_array(a, chunks=chunks)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if f is _gradient:  # the function is lazy on Dask: so is its gradient
-            assert not _computes(srcad.grad(f), d)
+        assert not _computes(srcad.grad(f), d)
+        assert not _computes(lambda d: srcad.jvp(f, (d,), (d,)), d)
         got = _computed(srcad.grad(f)(d))
         np.testing.assert_allclose(got, srcad.grad(f)(a), rtol=1e-10, atol=1e-12)
         u = rng.normal(size=a.shape)

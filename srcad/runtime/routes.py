@@ -32,8 +32,11 @@ from .numpy_extra import square_chunks
 from .numpy_shape import grad_sort, tangent_sort
 
 #: the functions whose calls duck-array code routes through :func:`library_form`, by name,
-#: beside every function of SciPy's that is not a ufunc (:func:`routed`)
-ROUTED = {"np.sort": np.sort}
+#: beside every function of SciPy's that is not a ufunc (:func:`routed`): NumPy functions Dask
+#: lacks (its dispatch would compute the array and call NumPy's)
+ROUTED = {"np.sort": np.sort, "np.linalg.det": np.linalg.det,
+          "np.linalg.slogdet": np.linalg.slogdet}
+_ROUTED_NAMES = {id(fn): key for key, fn in ROUTED.items()}
 _SORT_HELPERS = {"grad_sort": grad_sort, "tangent_sort": tangent_sort}
 
 
@@ -55,8 +58,9 @@ def _name_of(fn):
     name = getattr(fn, "__name__", None)
     if not isinstance(name, str) or isinstance(fn, (np.ufunc, type)):
         return None
-    if ROUTED.get(f"np.{name}") is fn:
-        return f"np.{name}"
+    key = _ROUTED_NAMES.get(id(fn))
+    if key is not None and ROUTED[key] is fn:
+        return key
     if _SORT_HELPERS.get(name) is fn:
         return name
     module = getattr(fn, "__module__", None)
@@ -206,6 +210,42 @@ def _dask_tangent_sort(t, a, axis=-1):
     return _dask_blockwise_by_order(_take_sorted, t, a, axis)
 
 
+def _whole_matrices(a, name):
+    """``a`` (a matrix or a batch of them) with each matrix in one block, for NumPy's linear
+    algebra block by block (a matrix whose determinant is asked for fits in memory: the
+    determinant costs its size to the power 3/2)."""
+    a = _da().asarray(a)
+    if a.ndim < 2:
+        raise _unsupported(a, name, f"an array of ndim {a.ndim}", "pass a matrix")
+    return a.rechunk({a.ndim - 2: -1, a.ndim - 1: -1})
+
+
+def _dask_det(a):
+    """``np.linalg.det`` of a Dask ``a``, lazily: each matrix's block by NumPy's ``det``."""
+    whole = _whole_matrices(a, "np.linalg.det")
+    dtype = np.linalg.det(np.eye(1, dtype=whole.dtype)).dtype
+    return whole.map_blocks(np.linalg.det, drop_axis=(whole.ndim - 2, whole.ndim - 1),
+                            dtype=dtype)
+
+
+def _sign(m):
+    return np.linalg.slogdet(m)[0]
+
+
+def _logabsdet(m):
+    return np.linalg.slogdet(m)[1]
+
+
+def _dask_slogdet(a):
+    """``np.linalg.slogdet`` of a Dask ``a``, lazily: ``(sign, logabsdet)``, each matrix's
+    block by NumPy's ``slogdet``."""
+    whole = _whole_matrices(a, "np.linalg.slogdet")
+    sign, logabsdet = np.linalg.slogdet(np.eye(1, dtype=whole.dtype))
+    drop = (whole.ndim - 2, whole.ndim - 1)
+    return (whole.map_blocks(_sign, drop_axis=drop, dtype=sign.dtype),
+            whole.map_blocks(_logabsdet, drop_axis=drop, dtype=logabsdet.dtype))
+
+
 def _matrix(like, name, *mats):
     for m in mats:
         if np.ndim(m) != 2:
@@ -324,7 +364,8 @@ def _cupy_forms():
     """CuPy's forms: ``np.sort`` and ``np.argsort`` reach CuPy through NumPy's dispatch;
     SciPy's functions through ``cupyx.scipy``'s modules of the same names, where they have
     them (``cupyx.scipy.linalg.solve_triangular``, ``cupyx.scipy.special.polygamma``)."""
-    found = {"np.sort": np.sort, "grad_sort": _dispatched_grad_sort,
+    found = {"np.sort": np.sort, "np.linalg.det": np.linalg.det,
+             "np.linalg.slogdet": np.linalg.slogdet, "grad_sort": _dispatched_grad_sort,
              "tangent_sort": _dispatched_tangent_sort}
     for module in ("linalg", "special"):
         try:
@@ -336,7 +377,8 @@ def _cupy_forms():
     return found
 
 
-_DASK = {"np.sort": _dask_sort, "grad_sort": _dask_grad_sort,
+_DASK = {"np.sort": _dask_sort, "np.linalg.det": _dask_det,
+         "np.linalg.slogdet": _dask_slogdet, "grad_sort": _dask_grad_sort,
          "tangent_sort": _dask_tangent_sort, "scipy.linalg.inv": _dask_inv,
          "scipy.linalg.solve": _dask_solve, "scipy.linalg.cholesky": _dask_cholesky,
          "scipy.linalg.solve_triangular": _dask_solve_triangular,
