@@ -123,14 +123,32 @@ def write_fancy(X):
     return np.sum(Y * X)
 
 
-#: (function, whether a library without np.add.at, like Dask, can differentiate it)
+def index_columns(X):
+    return np.sum(np.sin(X[:, [2, 0, 2, 2]])) + np.sum(X[..., np.array([1, -1, 1])] ** 3)
+
+
+def index_numpy_mask(X):
+    return np.sum(X[:, np.array([True, False, True, True])] ** 2)
+
+
+def take_and_add_at(X):
+    Y = np.take(X, [1, 1, 4], axis=0) * 1.0
+    np.add.at(Y, (slice(None), [0, 0]), X[:3, :2])
+    return np.sum(Y * Y)
+
+
+#: (function, whether a library without np.add.at, like Dask, can differentiate it: an index
+#: along one axis given as NumPy integers or a NumPy mask, whole slices elsewhere, can; an
+#: index held in a lazy array (a Dask mask) cannot)
 INDEXING = [(index_ellipsis, True), (index_new_axis, True), (index_rows, True),
             (write_slice, True), (write_mask, True), (index_mask, False),
-            (index_fancy, False), (write_fancy, False)]
+            (index_fancy, True), (write_fancy, True), (index_columns, True),
+            (index_numpy_mask, True), (take_and_add_at, True)]
 
 
 # functions NumPy's dispatch does not hand to the array's library (srcad/runtime/routes.py):
 # np.sort, and SciPy's linear algebra, called in the library's own form
+# (constants made in the data's library, np.eye(n, like=X): CuPy refuses NumPy's beside its own)
 def sorted_rows(w, X, y):
     return (np.sum(np.sort(X * w, axis=0)[-3:])
             + np.sum(np.sort(X[:, 1] * w[0] + y, axis=None)[:4]))
@@ -143,13 +161,13 @@ except ImportError:  # SciPy is optional: the family is then np.sort's alone
 
 
 def normal_equations(w, X, y):
-    A = X.T @ X + np.eye(COLS)
+    A = X.T @ X + np.eye(COLS, like=X)
     return np.sum(scipy.linalg.solve(A, X.T @ y + w) ** 2)
 
 
 def triangular(w, X, y):
-    L = np.tril(X[:COLS] + 2.0 * np.eye(COLS))
-    c = scipy.linalg.cholesky(X.T @ X + np.eye(COLS), lower=True)
+    L = np.tril(X[:COLS] + 2.0 * np.eye(COLS, like=X))
+    c = scipy.linalg.cholesky(X.T @ X + np.eye(COLS, like=X), lower=True)
     return np.sum(scipy.linalg.solve_triangular(L, w, lower=True) * (c @ w))
 
 

@@ -35,7 +35,10 @@ from .numpy_shape import grad_sort, tangent_sort
 #: beside every function of SciPy's that is not a ufunc (:func:`routed`): NumPy functions Dask
 #: lacks (its dispatch would compute the array and call NumPy's)
 ROUTED = {"np.sort": np.sort, "np.linalg.det": np.linalg.det,
-          "np.linalg.slogdet": np.linalg.slogdet}
+          "np.linalg.slogdet": np.linalg.slogdet, "np.kron": np.kron, "np.inner": np.inner,
+          "np.column_stack": np.column_stack}
+if hasattr(np, "unstack"):  # NumPy >= 2.1
+    ROUTED["np.unstack"] = np.unstack
 _ROUTED_NAMES = {id(fn): key for key, fn in ROUTED.items()}
 _SORT_HELPERS = {"grad_sort": grad_sort, "tangent_sort": tangent_sort}
 
@@ -246,6 +249,38 @@ def _dask_slogdet(a):
             whole.map_blocks(_logabsdet, drop_axis=drop, dtype=logabsdet.dtype))
 
 
+def _dask_inner(a, b):
+    """``np.inner`` of Dask arrays: a sum over the last axes of both (``tensordot``)."""
+    a, b = _da().asarray(a), _da().asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return _da().tensordot(a, b, axes=(a.ndim - 1, b.ndim - 1))
+
+
+def _dask_kron(a, b):
+    """``np.kron`` of Dask arrays: the product of ``a`` and ``b`` on interleaved axes, whose
+    pairs are then merged (``a``'s index major), both raised to the larger rank first."""
+    a, b = _da().asarray(a), _da().asarray(b)
+    nd = max(a.ndim, b.ndim)
+    a = a.reshape((1,) * (nd - a.ndim) + a.shape)
+    b = b.reshape((1,) * (nd - b.ndim) + b.shape)
+    out = (a[tuple(i for _ in range(nd) for i in (slice(None), None))]
+           * b[tuple(i for _ in range(nd) for i in (None, slice(None)))])
+    return out.reshape(tuple(p * q for p, q in zip(a.shape, b.shape)))
+
+
+def _dask_column_stack(tup):
+    """``np.column_stack`` of Dask arrays: 0-d and 1-d ones made columns, then joined."""
+    cols = [_da().asarray(t) for t in tup]
+    return _da().concatenate([c.reshape((-1, 1)) if c.ndim < 2 else c for c in cols], axis=1)
+
+
+def _dask_unstack(x, *, axis=0):
+    """``np.unstack`` of a Dask array: its slices along ``axis``."""
+    moved = np.moveaxis(_da().asarray(x), axis, 0)
+    return tuple(moved[i] for i in range(moved.shape[0]))
+
+
 def _matrix(like, name, *mats):
     for m in mats:
         if np.ndim(m) != 2:
@@ -364,9 +399,9 @@ def _cupy_forms():
     """CuPy's forms: ``np.sort`` and ``np.argsort`` reach CuPy through NumPy's dispatch;
     SciPy's functions through ``cupyx.scipy``'s modules of the same names, where they have
     them (``cupyx.scipy.linalg.solve_triangular``, ``cupyx.scipy.special.polygamma``)."""
-    found = {"np.sort": np.sort, "np.linalg.det": np.linalg.det,
-             "np.linalg.slogdet": np.linalg.slogdet, "grad_sort": _dispatched_grad_sort,
-             "tangent_sort": _dispatched_tangent_sort}
+    found = dict(ROUTED)  # through NumPy's dispatch
+    found.update({"grad_sort": _dispatched_grad_sort,
+                  "tangent_sort": _dispatched_tangent_sort})
     for module in ("linalg", "special"):
         try:
             cupyx = importlib.import_module(f"cupyx.scipy.{module}")
@@ -378,7 +413,9 @@ def _cupy_forms():
 
 
 _DASK = {"np.sort": _dask_sort, "np.linalg.det": _dask_det,
-         "np.linalg.slogdet": _dask_slogdet, "grad_sort": _dask_grad_sort,
+         "np.linalg.slogdet": _dask_slogdet, "np.kron": _dask_kron, "np.inner": _dask_inner,
+         "np.column_stack": _dask_column_stack, "np.unstack": _dask_unstack,
+         "grad_sort": _dask_grad_sort,
          "tangent_sort": _dask_tangent_sort, "scipy.linalg.inv": _dask_inv,
          "scipy.linalg.solve": _dask_solve, "scipy.linalg.cholesky": _dask_cholesky,
          "scipy.linalg.solve_triangular": _dask_solve_triangular,
