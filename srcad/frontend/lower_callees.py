@@ -586,17 +586,6 @@ def function_tuple(value):
         function_tuple(v) or fixed_function(v) and not _is_instance(v) for v in value)
 
 
-def store_counts(fdef):
-    """How many times the function binds each name: its parameters once, each assignment in
-    its body once (a loop's counts once)."""
-    args = fdef.args
-    counts = {a.id: 1 for a in args.posonlyargs + args.args + args.kwonlyargs}
-    for node in gast.walk(fdef):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-            counts[node.id] = counts.get(node.id, 0) + 1
-    return counts
-
-
 def _is_instance(value):
     return functions.user_instance_class(value) is not None and not inspect.isroutine(value) \
         and not isinstance(value, functools.partial)
