@@ -1,11 +1,15 @@
 """Cost per call of every transformed function against ``grad``'s on the same function.
 
 Each row is one function and argument; each column one API, timed after a first call (which
-makes the code), as microseconds per call (the best of seven stretches that go round-robin
-over the APIs, so that load from other processes falls on all alike) and as a ratio to the
-derivative it must compute:
+makes the code), as microseconds of CPU time per call (the best of seven stretches that go
+round-robin over the APIs, so that load from other processes falls on all alike; CPU time,
+not wall-clock time: a stretch cut by another process's time slice does not count it) and
+as a ratio to the derivative it must compute:
 
 - ``grad``: ``srcad.grad(f)(x)``, the reference, made once;
+- ``f`` and ``value_and_grad``: the function itself and ``srcad.value_and_grad(f)(x)``,
+  for what ``vjp`` and a Jacobian compute besides a gradient (the value: ``grad`` drops
+  the code that only computes it, so ``vjp`` can cost ``f`` + ``grad``, not ``grad``);
 - ``vjp``: ``srcad.vjp(f, x)`` then the pullback of 1.0 (a primal and a gradient);
 - ``pullback``: the pullback alone, made once (a gradient);
 - ``jacobian``/``jacrev``/``jacfwd``: ``srcad.jacobian(f, ...)(x)`` made once (one gradient for
@@ -45,12 +49,12 @@ def loop(x):
 
 def per_call(fn, seconds=0.05):
     """Microseconds per call of ``fn``, over one stretch of at least ``seconds``."""
-    n, start = 0, time.perf_counter()
+    n, start = 0, time.process_time()
     while True:
         for _ in range(20):
             fn()
         n += 20
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         if elapsed > seconds:
             return elapsed / n * 1e6
 
@@ -73,8 +77,11 @@ def row(name, f, x):
     _, pullback = srcad.vjp(f, x)
     jac, jrev, jfwd = srcad.jacobian(f), srcad.jacrev(f), srcad.jacfwd(f)
     v = np.ones_like(x) if np.ndim(x) else 1.0
+    vg = srcad.value_and_grad(f)
     calls = {
         "grad": lambda: g(x),
+        "f": lambda: f(x),
+        "value_and_grad": lambda: vg(x),
         "vjp": lambda: srcad.vjp(f, x)[1](1.0),
         "pullback": lambda: pullback(1.0),
         "jacobian": lambda: jac(x),
@@ -104,8 +111,8 @@ def row(name, f, x):
 
 
 def main():
-    print("per call, microseconds (ratio to grad's per derivative pass; hessian/hvp: to "
-          "grad(grad))")
+    print("per call, microseconds of CPU time (ratio to grad's per derivative pass; "
+          "hessian/hvp: to grad(grad))")
     row("scalar math", small, 0.7)
     for n in (2, 100, 10_000):
         row(f"vector n={n}", vector, np.linspace(0.1, 0.9, n))

@@ -436,6 +436,7 @@ def _jvp_function(f, names, primals, backend="python"):
     kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
     items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
     with env.collecting() as reads:
+        env.record_all(env.code_reads({"__srcad_own__": f}))  # f.__code__ = g.__code__
         target, parsed = f, None
         if transformed is not None:
             transformed._check_env()

@@ -33,7 +33,7 @@ from .analysis import alias, complexity, soundness, truths
 from .analysis.analyse import Analysis
 from .backend import duck, emit, numba_backend, numba_stacks, standard
 from .backend.tidy import tidy
-from .core import env, ir
+from .core import env, functions, ir
 from .core.kinds import (
     ANY,
     ARRAY,
@@ -213,7 +213,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     kinds, items = made_for(func, kinds), made_items(func, items)
     analysis = Analysis(fn, kinds, wrt, items, ranks, callees=_callees(backend, ducks, space),
                         param_stacks=made_stacks(func))
-    alias.check(fn, analysis)
+    alias.check(fn, analysis, callee=split and functions.users_code(func))
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis)
     visible = dict(func.__globals__)
@@ -299,7 +299,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
                         callees=_callees(backend, ducks, space),
                         param_stacks=made_stacks(func))
-    alias.check(fn, analysis)
+    alias.check(fn, analysis, callee=inner and functions.users_code(func))
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis, forward=True)
     visible = dict(func.__globals__)

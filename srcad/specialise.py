@@ -63,6 +63,8 @@ class Transformed:
         self._lock = threading.RLock()
         self._last = None
         self._reads = {}  # what the specialisations were made for (srcad.env): key -> Read
+        self._own = {dispatch.USER: self._user}  # their code objects are read too
+        self._own.update({} if self._f is self._user else {"__srcad_own__": self._f})
         functools.update_wrapper(self, self._user, updated=())
         self._function = None
         ALL.add(self)
@@ -282,6 +284,7 @@ class Transformed:
             if fn is None:
                 target = self._f
                 with env.collecting() as reads:
+                    env.record_all(env.code_reads(self._own))  # f.__code__ = g.__code__
                     if is_transformed(target):
                         # a derivative of a derivative: transform the generated code itself
                         inner = transformed_of(target)

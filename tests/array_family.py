@@ -123,14 +123,32 @@ def write_fancy(X):
     return np.sum(Y * X)
 
 
-#: (function, whether a library without np.add.at, like Dask, can differentiate it)
+def index_columns(X):
+    return np.sum(np.sin(X[:, [2, 0, 2, 2]])) + np.sum(X[..., np.array([1, -1, 1])] ** 3)
+
+
+def index_numpy_mask(X):
+    return np.sum(X[:, np.array([True, False, True, True])] ** 2)
+
+
+def take_and_add_at(X):
+    Y = np.take(X, [1, 1, 4], axis=0) * 1.0
+    np.add.at(Y, (slice(None), [0, 0]), X[:3, :2])
+    return np.sum(Y * Y)
+
+
+#: (function, whether a library without np.add.at, like Dask, can differentiate it: an index
+#: along one axis given as NumPy integers or a NumPy mask, whole slices elsewhere, can; an
+#: index held in a lazy array (a Dask mask) cannot)
 INDEXING = [(index_ellipsis, True), (index_new_axis, True), (index_rows, True),
             (write_slice, True), (write_mask, True), (index_mask, False),
-            (index_fancy, False), (write_fancy, False)]
+            (index_fancy, True), (write_fancy, True), (index_columns, True),
+            (index_numpy_mask, True), (take_and_add_at, True)]
 
 
 # functions NumPy's dispatch does not hand to the array's library (srcad/runtime/routes.py):
 # np.sort, and SciPy's linear algebra, called in the library's own form
+# (np.eye(COLS) + X: CuPy refuses a NumPy array beside its own, and Dask's eye takes no like=)
 def sorted_rows(w, X, y):
     return (np.sum(np.sort(X * w, axis=0)[-3:])
             + np.sum(np.sort(X[:, 1] * w[0] + y, axis=None)[:4]))

@@ -60,28 +60,9 @@ def _forbid(*args, **kwargs):
 
 
 #: rules whose gradient on Dask still computes part of it while being built, by the reason
-EAGER = {
-    **dict.fromkeys(("numpy.pad(array, pad_width, mode, constant_values)", "numpy.diag(v, k)",
-                     "numpy.diagonal(a, offset, axis1, axis2)",
-                     "numpy.select(condlist, choicelist, default)",
-                     "numpy.append(arr, values, axis)", "numpy.take(a, indices, axis)",
-                     "numpy.compress(condition, a, axis)", "numpy.delete(arr, obj, axis)",
-                     "numpy.gradient(f, axis, edge_order)",
-                     "numpy.average(a, axis, weights, keepdims)"),
-                    "the gradient helper writes into a NumPy array (np.asarray of g)"),
-    **dict.fromkeys(("numpy_helpers.grad_column_stack(value, tup)",
-                     "numpy_helpers.grad_kron_a(value, a, b)",
-                     "numpy_helpers.grad_kron_b(value, a, b)",
-                     "numpy_helpers.grad_prod(value, a, axis, keepdims)",
-                     "numpy_helpers.grad_cumprod(value, a, axis)",
-                     "numpy_helpers.grad_norm(value, x, norm, ord, axis, keepdims)",
-                     "numpy_helpers.grad_inner_a(value, a, b)",
-                     "numpy_helpers.grad_inner_b(value, a, b)",
-                     "numpy_helpers.grad_add_at(value, indices, b)",
-                     "numpy_helpers.grad_block(value, arrays)",
-                     "numpy_helpers.grad_unstack(value, x, pieces, axis)"),
-                    "second order through a helper given a Dask point: np.asarray inside"),
-}
+#: (none: the helpers that wrote into NumPy arrays, took np.asarray or np.size of a Dask
+#: array, or called a NumPy function Dask lacks are lazy now, or refuse naming Dask)
+EAGER = {}
 
 
 def _computes(fn, *args):
@@ -185,8 +166,9 @@ def _gradient(a):
 @pytest.mark.parametrize("f, chunks", [(_det, (2, 4)), (_det, (3, 1)), (_logdet, (4, 2)),
                                        (_logdet, (1, 3)), (_gradient, 3), (_gradient, (2, 3))])
 def test_uneven_chunks_and_np_gradient(f, chunks):
-    """det and slogdet over blocks that are not square (Dask's inv and solve want square
-    ones: the rule rechunks), and np.gradient (lazily): the gradient and the tangent equal
+    """det and slogdet over blocks that are not square (Dask has neither: srcad routes them to
+    NumPy's block by block, each matrix in one block; Dask's inv and solve want square
+    blocks: the rule rechunks), and np.gradient: lazy, and the gradient and the tangent equal
     NumPy's."""
     rng = np.random.default_rng(4)
     a = rng.normal(size=(4, 6) if f is _gradient else (4, 4)) + (
@@ -194,10 +176,42 @@ def test_uneven_chunks_and_np_gradient(f, chunks):
     d = da.from_array(a, chunks=chunks)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if f is _gradient:  # the function is lazy on Dask: so is its gradient
-            assert not _computes(srcad.grad(f), d)
+        assert not _computes(srcad.grad(f), d)
+        assert not _computes(lambda d: srcad.jvp(f, (d,), (d,)), d)
         got = _computed(srcad.grad(f)(d))
         np.testing.assert_allclose(got, srcad.grad(f)(a), rtol=1e-10, atol=1e-12)
         u = rng.normal(size=a.shape)
         _, tangent = srcad.jvp(f, (d,), (da.from_array(u, chunks=chunks),))
         assert float(_computed(tangent)) == pytest.approx(float(np.sum(got * u)), rel=1e-9)
+
+
+#: NumPy functions Dask lacks (its dispatch computes them), routed by srcad to lazy forms:
+#: the functions, their gradients, tangents and Hessian-vector products, by argument shapes
+ROUTED = [
+    ("kron", lambda a, b: np.sum(np.sin(np.kron(a, b))), [(2, 3), (3, 2)]),
+    ("kron ranks", lambda a, b: np.sum(np.sin(np.kron(a, b))), [(3,), (2, 2)]),
+    ("kron 3-d", lambda a, b: np.sum(np.sin(np.kron(a, b))), [(2, 1, 2), (2, 3)]),
+    ("inner", lambda a, b: np.sum(np.sin(np.inner(a, b))), [(2, 3), (4, 3)]),
+    ("inner ranks", lambda a, b: np.sum(np.sin(np.inner(a, b))), [(3,), (2, 2, 3)]),
+    ("column_stack", lambda a, b: np.sum(np.sin(np.column_stack([a, b]))), [(4,), (4, 2)]),
+    ("det", lambda a, b: np.sin(np.linalg.det(a + b)), [(3, 3), (3, 3)]),
+    ("slogdet", lambda a, b: np.linalg.slogdet(a @ a.T + b)[1], [(3, 2), (3, 3)]),
+] + ([("unstack", lambda a, b: np.sum(np.sin(np.unstack(a, axis=1)[1] * b)), [(3, 4), (3,)])]
+     if hasattr(np, "unstack") else [])
+
+
+@pytest.mark.parametrize("name, f, shapes", ROUTED, ids=[r[0] for r in ROUTED])
+def test_routed_numpy_functions_stay_lazy(name, f, shapes):
+    rng = np.random.default_rng(len(name))
+    xs = [rng.normal(size=s) + (3.0 * np.eye(3) if s == (3, 3) else 0.0) for s in shapes]
+    ds = [da.from_array(x, chunks=2) for x in xs]
+    with dask.config.set(scheduler=_forbid):
+        g = srcad.grad(f, wrt=(0, 1))(*ds)
+        t = srcad.jvp(f, tuple(ds), tuple(ds))[1]
+        h = srcad.hvp(f)(ds[0], ds[1], ds[0])
+    for got, want in zip(dask.compute(*g), srcad.grad(f, wrt=(0, 1))(*xs)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert float(t.compute()) == pytest.approx(float(srcad.jvp(f, tuple(xs), tuple(xs))[1]),
+                                               rel=1e-12)
+    np.testing.assert_allclose(h.compute(), srcad.hvp(f)(xs[0], xs[1], xs[0]), rtol=1e-10,
+                               atol=1e-12)

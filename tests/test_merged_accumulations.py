@@ -169,3 +169,56 @@ def test_a_user_function_named_unbroadcast_keeps_its_sign(tmp_path):
     assert values == pytest.approx(f(*args), rel=1e-14)
     for i in (0, 1):
         np.testing.assert_allclose(ours[i], autograd.grad(twin, i)(*args), rtol=1e-10)
+
+
+# ---------------------------------------------------------------- adding into a sum made here
+
+#: a value read three or more times, and the sweep meets its gradient's contributions one
+#: after another: the first ``g = g + c`` makes a new array, the next ones add into it
+#: (``g += c``); a loop that may run no time must not make its gradient new after it
+#: (``step``: how the carried value is read in the loop body; ``after``: read after the loop)
+STEPS = {
+    "three": "np.sin(y) * z + y * z + np.cos(z)",
+    "callee": "part(z, y) + part(y, z) + y",
+    "rhs": "np.concatenate((z[:1], z[1:] * y[:-1])) + y * z",
+}
+AFTER = {"none": "y", "again": "y * z + z + np.sin(z)", "seed": "y + z"}
+FAMILY = [(s, a, n) for s in STEPS for a in AFTER for n in (0, 2)]
+
+
+def _family_text(step, after, prefix):
+    # z: read before the loop, in it (its gradient gets sums there) and after it (its
+    # gradient starts as the caller's cotangent: "seed")
+    return (f"{prefix}\n\n\ndef part(a, b):\n    return a * b + np.tanh(a)\n\n\n"
+            f"def f(x, n):\n    z = x * 0.5\n    y = np.sin(z) + x\n    for i in range(n):\n"
+            f"        y = {STEPS[step]}\n    return {AFTER[after]}\n")
+
+
+@pytest.mark.parametrize("step, after, n", FAMILY, ids=[f"{s}-{a}-{n}" for s, a, n in FAMILY])
+def test_adding_into_a_sum_made_by_the_sweep(tmp_path, step, after, n):
+    ours = load_module(tmp_path, _family_text(step, after, "import numpy as np")).f
+    theirs = load_module(tmp_path, _family_text(step, after, "import autograd.numpy as np")).f
+    x = np.linspace(0.2, 0.9, 5)
+    seed = np.linspace(1.0, 2.0, 5)
+    kept = seed.copy()
+    value, pullback = srcad.vjp(ours, x, n, wrt=0)
+    got = pullback(seed)
+    np.testing.assert_array_equal(seed, kept)  # the cotangent is the caller's: never added into
+    np.testing.assert_allclose(value, theirs(x, n), rtol=1e-12)
+    want = autograd.make_vjp(theirs, 0)(x, n)[0](seed)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got, numerical_grad(lambda v: np.dot(seed, ours(v, n)), (x,), 0),
+                               rtol=1e-6, atol=1e-8)
+    total = srcad.grad(lambda v: np.sum(ours(v, n) * seed))(x)
+    np.testing.assert_allclose(total, want, rtol=1e-10, atol=1e-12)
+
+
+def test_the_second_contribution_adds_in_place():
+    def f(x, n):
+        y = x
+        for _ in range(n):
+            y = np.sin(y) + y * x + np.cos(y)
+        return np.sum(y)
+
+    text = srcad.source(srcad.grad(f), np.ones(3), 2)
+    assert "dy += " in text or "dy_1 += " in text, text

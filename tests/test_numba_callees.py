@@ -171,3 +171,61 @@ def test_array_callee_of_runge_kutta(load, n, s):
     h = 1e-6
     fd = [(f(x + h * e, s) - f(x - h * e, s)) / (2 * h) for e in np.eye(n)]
     assert _close(got, fd, 1e-6)
+
+
+LAYERS = '''import numpy as np
+
+
+def cell(w, h, x):
+    a = np.tanh(w * x + h)
+    return a, a * h + {extra}
+
+
+def layers(w, state, x):
+    new = []
+    for i in range(len(state)):
+        h, c = cell(w[i], state[i], x)
+        new.append(c)
+        x = h
+    return x * 2.0, new
+
+
+def scaled(pair):
+    a, v = pair
+    return a * np.sum(v * v)
+
+
+def f(w, s, seq):
+    state = [s[i] for i in range(len(s))]
+    total = 0.0
+    for t in range(len(seq)):
+        y, state = layers(w, state, seq[t])
+        total = total + np.sum(y * y) + np.sum(state[{pick}])
+        total = total + scaled((0.5 * total, state[0]))
+    return total
+'''
+
+
+@pytest.mark.parametrize("extra, pick", [("np.sin(h)", -1)])  # (one case: Numba compiles ~10 s)
+def test_list_of_arrays_through_a_callee(load, extra, pick):
+    """A list of arrays handed to a callee that returns ``(array, list)``, its items read
+    (GradBench's ``lstm`` in small), and a tuple of a number and an array handed to a callee:
+    the gradient of the list is a list of arrays, of each tuple a tuple of gradients each of
+    its own type."""
+    module = load(("layers", pick), LAYERS.format(extra=extra, pick=pick))
+    rng = np.random.default_rng(pick + 7)
+    w, s, seq = (rng.uniform(-1.0, 1.0, size=(3, 2)), rng.uniform(-1.0, 1.0, size=(3, 2)),
+                 rng.uniform(-1.0, 1.0, size=(4, 2)))
+    got = srcad.grad(module.f, wrt=(0, 1), backend="numba")(w, s, seq)
+    ref = srcad.grad(module.f, wrt=(0, 1))(w, s, seq)
+    for a, b, x in zip(got, ref, (w, s)):
+        assert _close(a, b, 1e-12)
+        h = 1e-6
+        fd = np.zeros_like(x)
+        for k in np.ndindex(x.shape):
+            e = np.zeros_like(x)
+            e[k] = h
+            args = (w + e, s, seq) if x is w else (w, s + e, seq)
+            minus = (w - e, s, seq) if x is w else (w, s - e, seq)
+            fd[k] = (module.f(*args) - module.f(*minus)) / (2 * h)
+        assert _close(a, fd, 1e-6)

@@ -243,3 +243,29 @@ def test_reverse_jacobian_rows_each_call():
             want = autograd.jacobian(A_JAC["grid"], k)(a, b)
             assert g.shape == want.shape == (3, 2) + ((3,) if k == 0 else (2,))
             np.testing.assert_allclose(g, want, rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------- mutable
+
+MUTABLE_CASES = [
+    [np.ones(2), 0.5], (np.ones(2), np.zeros(3)), [[np.ones(2)], (1.5, [np.ones(1)])],
+    [{"a": np.ones(2)}, np.float64(2.0)], [], [np.ones(2, dtype=complex), 1j],
+]
+
+
+@pytest.mark.parametrize("grad", MUTABLE_CASES, ids=range(len(MUTABLE_CASES)))
+def test_mutable_fast_path(grad):
+    """A new list for each list or tuple, a new dict for each dict, leaves shared: the fast
+    path (a list or tuple of arrays and floats) and the general one agree."""
+    from srcad.runtime.helpers import mutable
+
+    def same(out, g):
+        if isinstance(g, (list, tuple)):
+            assert type(out) is list and out is not g and len(out) == len(g)
+            return all(same(o, v) for o, v in zip(out, g))
+        if isinstance(g, dict):
+            assert type(out) is dict and out is not g and out.keys() == g.keys()
+            return all(same(out[k], g[k]) for k in g)
+        return out is g
+
+    assert same(mutable(grad), grad)

@@ -70,6 +70,11 @@ CORPUS = [
     (MLR, "notes/10_Nonlinear_intro/10_4_Twoclass.ipynb"),
     (MLR, "notes/10_Nonlinear_intro/10_5_Multiclass.ipynb"),
     (MLR, "notes/10_Nonlinear_intro/10_6_Unsupervised.ipynb"),
+    # autograd's own examples in a subfolder (tools/example_programs.py runs the top folder's):
+    # a smoke simulation optimised through 100 steps of semi-Lagrangian advection and a
+    # pressure solve, and a wing shape optimised through a wind-tunnel simulation
+    ("HIPS/autograd", "examples/fluidsim/fluidsim.py"),
+    ("HIPS/autograd", "examples/fluidsim/wing.py"),
     # a learner's scripts: autograd's README example and a regression model
     ("richardmyu/python-demo", "my-collect/feature/test-autograd/test-autograd.py"),
     ("richardmyu/python-demo",

@@ -408,6 +408,8 @@ class _Anything(types.ModuleType):
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
+        if attr == "imread":  # a program's data: read, as matplotlib reads a PNG
+            return _imread
         return _Anything(f"{self.__name__}.{attr}")
 
     def __call__(self, *args, **kwargs):
@@ -418,6 +420,57 @@ class _Anything(types.ModuleType):
 
     def __getitem__(self, key):
         return _Anything(self.__name__ + "[]")
+
+
+def _imread(path):
+    """``matplotlib.pyplot.imread`` of an 8-bit, non-interlaced PNG (grey, grey and alpha,
+    RGB or RGBA): floats in [0, 1], shaped (rows, columns[, channels])."""
+    import struct
+    import zlib
+
+    import numpy
+
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError(f"{path}: the example shim reads PNG files only")
+    pos, chunks, header = 8, [], None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            chunks.append(body)
+        pos += 12 + length
+    width, height, depth, color, _, _, interlace = header
+    channels = {0: 1, 4: 2, 2: 3, 6: 4}.get(color)
+    if depth != 8 or channels is None or interlace:
+        raise ValueError(f"{path}: the example shim reads 8-bit non-interlaced PNGs only")
+    raw = zlib.decompress(b"".join(chunks))
+    stride = width * channels
+    rows, previous = [], bytearray(stride)
+    for r in range(height):
+        kind, line = raw[r * (stride + 1)], bytearray(raw[r * (stride + 1) + 1:(r + 1) *
+                                                          (stride + 1)])
+        for i in range(stride):
+            a = line[i - channels] if i >= channels else 0
+            b, c = previous[i], previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 255
+            elif kind == 2:
+                line[i] = (line[i] + b) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) \
+                    & 255
+        rows.append(bytes(line))
+        previous = line
+    image = numpy.frombuffer(b"".join(rows), dtype=numpy.uint8).astype(numpy.float32) / 255
+    return image.reshape((height, width, channels) if channels > 1 else (height, width))
 
 
 def _module(name, attrs):

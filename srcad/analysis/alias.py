@@ -30,7 +30,7 @@ import operator
 
 import numpy as np
 
-from ..core import ir
+from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SEQ
 from ..errors import MutationError
 from ..rules import registry
@@ -94,8 +94,11 @@ class _Liveness:
 
 
 
-def check(fn, analysis):
-    """Raise :class:`MutationError` at the first write srcad cannot make exact."""
+def check(fn, analysis, callee=False):
+    """Raise :class:`MutationError` at the first write srcad cannot make exact. In a
+    ``callee`` (a function differentiated as part of its caller), a write into an argument's
+    object is allowed: each call of it is checked in the caller as a write into what it passes
+    (``analysis.callees.written``), refused there if anything reads that object afterwards."""
     aliases = Aliases(fn, analysis)
     after = _Liveness(fn).live()
     source = fn.source
@@ -110,10 +113,12 @@ def check(fn, analysis):
     def label(name):
         return named.get(name, name)
 
-    def write(stmt, obj, target, what):
+    def write(stmt, obj, target, what, mine=None):
         memory = aliases.mem(obj, aliases.own)
-        mine = label(target) if target else label(obj.name) if isinstance(obj, ir.Var) else "y"
-        outside = sorted(t for t in memory if t[0] in ("arg", "global"))
+        mine = mine or (label(target) if target else label(obj.name) if isinstance(
+            obj, ir.Var) else "y")
+        outside = sorted(t for t in memory if t[0] in ("arg", "global")
+                         and not (callee and t[0] == "arg"))
         if outside:
             kind, key = outside[0][:2]
             whose = f"the argument {key}" if kind == "arg" else \
@@ -121,9 +126,12 @@ def check(fn, analysis):
             if kind == "arg" and mine not in _spelled(fn):
                 mine = key  # a value srcad named (n[0] += 1): the argument is what to copy
             also = "" if kind == "arg" and mine == key else f" ({mine} is part of it)"
+            hint = f"work on a copy: write {mine} = {mine}.copy() first, and return what " \
+                "you compute"
+            if what == "setting .shape":
+                hint = _shape_hint(stmt, mine, f"the caller's array ({whose})", source)
             refuse(stmt, f"{what} changes {whose} in place{also}: the caller would see a "
-                   "change srcad does not make", f"work on a copy: write {mine} = "
-                   f"{mine}.copy() first, and return what you compute")
+                   "change srcad does not make", hint)
         only_itself = _new_here(stmt, obj, aliases, places)
         for other in sorted(after.get(id(stmt), ())):
             if other == target or not aliases.may_alias(other):
@@ -152,16 +160,36 @@ def check(fn, analysis):
                            "hold it too",
                            f"write {item[2]} = {item[2]} {op} ... (a new array), or keep the "
                            "array in a name of its own")
+                hint = f"write {mine} = {mine}.copy() before changing it, or build a new " \
+                    "array (np.concatenate, np.where)"
+                if what == "setting .shape":
+                    hint = _shape_hint(stmt, mine, theirs.split(" (")[0].replace(
+                        "another name", "the other name"), source)
+                if what.endswith("in place)"):  # a call of a function changing an argument
+                    refuse(stmt, f"{what}: {mine} is read afterwards (or another name holding "
+                           "it is), and Python changes it too", f"pass a copy ({mine}.copy()),"
+                           " or read what the function returns instead of the object given")
                 refuse(stmt, f"{what}: {mine} {how} {theirs}, which is read afterwards, "
-                       "and Python changes it too", f"write {mine} = {mine}.copy() "
-                       "before changing it, or build a new array (np.concatenate, np.where)")
+                       "and Python changes it too", hint)
 
     places = {}  # id of a statement -> (its block, its position there)
     _places(fn.body, places)
     loops = {}  # id of a statement -> the for loops over sequences around it
     _enclosing(fn.body, (), loops, getattr(fn, "iterated", {}))
+    callees = getattr(analysis, "callees", None)
     for stmt in ir.walk(fn.body):
         obj, target, what = _write_of(stmt, aliases)
+        if obj is None and callees is not None and hasattr(callees, "written") and isinstance(
+                stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and \
+                functions.is_user_function(stmt.value.fn) and \
+                not functions.is_derivative(stmt.value.fn):
+            prim = stmt.value
+            for atom in callees.written(prim.fn, prim.args, prim.kwargs, analysis):
+                if isinstance(atom, ir.Var) and aliases.may_alias(atom.name):
+                    name = getattr(prim.fn, "__name__", "the function")
+                    write(stmt, atom, stmt.target, f"{name}(...) (which changes what it "
+                          "is given in place)", label(atom.name))
+            continue
         if obj is None:
             continue
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
@@ -195,6 +223,19 @@ def check(fn, analysis):
                 write(stmt, obj, target, what)
             continue
         write(stmt, obj, target, what)
+
+
+def _shape_hint(stmt, mine, other, source):
+    """What to write instead of ``y.shape = s`` when ``other`` (another name, a list, the
+    caller's array) holds the array too: a reshape bound to the name."""
+    line = getattr(stmt, "line", None)
+    text = source.line_text(line) if source is not None and line else ""
+    _, eq, shape = (text or "").partition("=")
+    shape = shape.strip() if eq and ".shape" in text else "new_shape"
+    where = other
+    return (f"write {mine} = {mine}.reshape({shape}): {mine} is then an array of the new shape "
+            f"and {where} keeps its own; if {where} must have the new shape too, reshape it "
+            "where you read it")
 
 
 def _write_of(stmt, aliases):

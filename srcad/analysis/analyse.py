@@ -128,12 +128,6 @@ class Analysis(ValueKinds):
             return rule.complex_rule
         return rule
 
-    def complex_names(self, arguments):
-        """The ``COMPLEX`` entry for a call's arguments (parameter -> atom), or ``{}``."""
-        names = tuple(sorted(p for p, a in arguments.items()
-                             if isinstance(a, (ir.Var, ir.Const)) and self.is_complex(a)))
-        return {COMPLEX: names} if names else {}
-
     def _kinds(self):
         for _ in range(50):
             before = (dict(self.kinds), dict(self.elems), dict(self.ranks), set(self.ints),

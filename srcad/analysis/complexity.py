@@ -15,7 +15,7 @@ into a real operand (JAX's convention), and :mod:`srcad.analysis.soundness` to r
 that has no complex form. A function with no complex parameter and no complex constant or
 producer has an empty set: its code is the code srcad made before it knew of complex numbers.
 
-Imports ``srcad.core``, ``srcad.rules``.
+Imports ``srcad.core``, ``srcad.rules`` and its neighbour ``srcad.analysis.user_calls``.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from __future__ import annotations
 import builtins
 import operator
 
-from ..core import functions, ir
-from ..core.kinds import ARRAY, COMPLEX, SCALAR, is_complex_value
+from ..core import ir
+from ..core.kinds import ARRAY, SCALAR, is_complex_value
 from ..rules import registry
+from .user_calls import bind_call, user_callee
 
 _REAL = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
          operator.not_, operator.contains, operator.is_, operator.is_not, len, int, bool,
@@ -71,21 +72,15 @@ def complex_values(analysis, params):
             return True
         if rule is not None and callable(rule.complex_out):
             return rule.complex_out(prim, atom_cx)
-        if rule is None and analysis.callees is not None and functions.is_user_function(fn):
-            try:
-                arguments, _, arity = functions.bind(fn, prim.args, prim.kwargs)
-            except TypeError:
+        if rule is None and analysis.callees is not None and user_callee(fn):
+            call = bind_call(prim, analysis.kind, atom_cx)
+            if call is None:
                 return True
-            kinds = {p: analysis.kind(a) if isinstance(a, (ir.Var, ir.Const)) else "any"
-                     for p, a in arguments.items()}
-            names = tuple(sorted(p for p, a in arguments.items() if atom_cx(a)))
-            if names:
-                kinds[COMPLEX] = names
             # a function declared constant (srcad.extend.nondiff) that srcad cannot read is
             # taken as NumPy's are: complex if an operand is (a gradient of a real argument is
             # still checked real at run time: unseen_complex, a call of a user function)
             return analysis.callees.result_complex(
-                fn, kinds, arity, unreadable=anyc if registry.is_nondiff(fn) else True)
+                fn, call.kinds, call.arity, unreadable=anyc if registry.is_nondiff(fn) else True)
         if rule is None and _opaque(fn):
             return True  # np.emath.sqrt(-4.0), cmath.sqrt(-4.0): see _MAY_BE_COMPLEX
         return anyc
@@ -155,8 +150,7 @@ def unseen_complex(analysis):
                     analysis.kind(args[0]) in (SCALAR, "any") and not (
                     isinstance(args[1], ir.Const) and type(args[1].value) is int):
                 return True
-        elif not isinstance(fn, (ir.Attr, ir.Method, ir.Build, ir.BoolOp)) and \
-                functions.is_user_function(fn) and not registry.has_rule(fn):  # copy.copy: a rule
+        elif user_callee(fn):
             if _callee_unseen(analysis, value):
                 return True  # its code may do either (its own check is not made for callees)
         elif isinstance(fn, ir.Attr) and args and fn.name not in (
@@ -173,14 +167,7 @@ def _callee_unseen(analysis, prim):
     callees = analysis.callees
     if callees is None or not hasattr(callees, "unseen_complex"):
         return True
-    try:
-        arguments, _, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
-    except TypeError:
+    call = bind_call(prim, analysis.kind, analysis.is_complex)
+    if call is None:
         return True
-    kinds = {p: analysis.kind(a) if isinstance(a, (ir.Var, ir.Const)) else "any"
-             for p, a in arguments.items()}
-    names = tuple(sorted(p for p, a in arguments.items()
-                         if isinstance(a, (ir.Var, ir.Const)) and analysis.is_complex(a)))
-    if names:
-        kinds[COMPLEX] = names
-    return callees.unseen_complex(prim.fn, kinds, arity)
+    return callees.unseen_complex(prim.fn, call.kinds, call.arity)

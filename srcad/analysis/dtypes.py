@@ -26,7 +26,7 @@ a statement shows otherwise):
 Anything else (a user function's result, a non-``wrt`` argument, an integer literal) is not
 known to be inexact.
 
-Imports ``srcad.core``, ``srcad.rules``.
+Imports ``srcad.core``, ``srcad.rules`` and its neighbour ``srcad.analysis.user_calls``.
 """
 
 from __future__ import annotations
@@ -36,9 +36,10 @@ import operator
 
 import numpy as np
 
-from ..core import functions, ir
+from ..core import ir
 from ..core.kinds import ARRAY, SCALAR, SEQ
 from ..rules import registry
+from .user_calls import bind_call, is_user_call
 
 _ARITH = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
           operator.pow, operator.neg, operator.pos, operator.matmul, builtins.abs,
@@ -222,17 +223,13 @@ def _user_result(prim, atom, analysis):
     """For a call of a function of yours: whether what it returns is certainly inexact, read
     from it (its parameters given inexact arguments taken as inexact); None for other calls."""
     callees = getattr(analysis, "callees", None)
-    if callees is None or not functions.is_user_function(prim.fn):
+    if callees is None or not is_user_call(prim):
         return None
-    try:
-        arguments, _, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
-    except TypeError:
+    call = bind_call(prim, analysis.kind)
+    if call is None or not call.atoms_only:
         return False
-    if not all(isinstance(a, (ir.Var, ir.Const)) for a in arguments.values()):
-        return False
-    kinds = {p: analysis.kind(a) for p, a in arguments.items()}
-    inexact = [p for p, a in arguments.items() if atom(a)]
-    return callees.result_inexact(prim.fn, kinds, arity, inexact)
+    inexact = [p for p, a in call.arguments.items() if atom(a)]
+    return callees.result_inexact(prim.fn, call.kinds, call.arity, inexact)
 
 
 def inexact_result(analysis):

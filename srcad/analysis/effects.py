@@ -41,12 +41,13 @@ from .memory_tables import (
     ir_mutable,
     safe_in,
 )
+from .user_calls import is_user_call
 
 
 def writes_nothing(fn: ir.Function, analysis, callee_writes_nothing) -> bool:
     """Whether running ``fn`` (its SSA form, analysed for the kinds of one call) provably
-    changes no object its caller can see. ``callee_writes_nothing(fn, args, kwargs)`` answers
-    the same for a user function ``fn`` called inside."""
+    changes no object its caller can see. ``callee_writes_nothing(prim)`` answers
+    the same for a call ``prim`` of a user function inside."""
     aliases = Aliases(fn, analysis)
 
     def outside(atom, table):
@@ -77,13 +78,47 @@ def writes_nothing(fn: ir.Function, analysis, callee_writes_nothing) -> bool:
             continue
         if functions.is_derivative(prim.fn):
             continue  # srcad's code changes none of its arguments (their writes are refused)
-        if functions.is_user_function(prim.fn):
-            if not callee_writes_nothing(prim.fn, prim.args, prim.kwargs):
+        if is_user_call(prim):
+            if not callee_writes_nothing(prim):
                 return False
             continue
         if any(outside(a, aliases.held) for a in prim.operands()):
             return False  # a function whose effect srcad does not know, given such an object
     return True
+
+
+def written_params(fn: ir.Function, analysis, callee_written) -> set:
+    """The parameters of ``fn`` whose objects its in-place writes may change: ``y[i] = v``,
+    ``y += v`` on an array or list, a method that changes its object, ``out=``, into (a view
+    of, or an item of) a parameter's object, or a call of a user function changing its own
+    (``callee_written(fn, args, kwargs)``: the atoms of the call it changes). A write into a
+    global is refused by :mod:`.alias` and not listed; a call whose effect srcad does not know
+    is not counted, as :mod:`.alias` does not count it."""
+    aliases = Aliases(fn, analysis)
+    params = set()
+
+    def mark(atom):
+        if isinstance(atom, ir.Var):
+            params.update(t[1] for t in aliases.mem(atom, aliases.own) if t[0] == "arg")
+
+    for stmt in ir.walk(fn.body):
+        if isinstance(stmt, ir.SetItem):
+            mark(stmt.obj)
+            continue
+        if not isinstance(stmt, ir.Assign) or not isinstance(stmt.value, ir.Prim):
+            continue
+        prim = stmt.value
+        if stmt.target in aliases.augmented:
+            old = ir.Var(aliases.augmented[stmt.target])
+            if analysis.kind(old) != SCALAR:
+                mark(old)
+        mark(prim.kwargs.get("out"))
+        if isinstance(prim.fn, ir.Method) and prim.fn.name in MUTATORS and prim.args:
+            mark(prim.args[0])
+        if functions.is_user_function(prim.fn) and not functions.is_derivative(prim.fn):
+            for atom in callee_written(prim.fn, prim.args, prim.kwargs):
+                mark(atom)
+    return params
 
 
 def _known_effect_free(prim):

@@ -7,7 +7,8 @@ Objects are tokens: ``("new", name)`` for what the statement defining ``name`` m
 ``("arg", p, "items")`` for what an argument list holds and ``("new", name, "item", k)`` for
 the object at place ``k`` of a list srcad made itself (``zeros_like``'s gradients).
 
-Imports only ``srcad.core``, ``srcad.runtime`` and :mod:`srcad.analysis.memory_tables`.
+Imports only ``srcad.core``, ``srcad.runtime``, :mod:`srcad.analysis.memory_tables` and
+:mod:`srcad.analysis.user_calls`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import operator
 
 import numpy as np
 
-from ..core import functions, ir
+from ..core import ir
 from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
 from ..runtime import family_of
 from .memory_tables import (
@@ -38,6 +39,7 @@ from .memory_tables import (
     ir_mutable,
     safe_in,
 )
+from .user_calls import bind_call, is_user_call, user_callee
 
 
 class _Places:
@@ -136,17 +138,13 @@ class _Calls:
     def _callee_memory(self, prim):
         """``(own, held)`` of a user function's result, in its own tokens, or None."""
         callees = self.an.callees
-        if callees is None or not functions.is_user_function(prim.fn) or _generated(prim.fn):
+        if callees is None or not is_user_call(prim) or _generated(prim.fn):
             return None
-        try:
-            arguments, _, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
-        except TypeError:
+        call = bind_call(prim, self.an.kind)
+        if call is None or not call.atoms_only:
             return None
-        if not all(isinstance(a, (ir.Var, ir.Const)) for a in arguments.values()):
-            return None
-        self._arguments = arguments
-        kinds = {p: self.an.kind(a) for p, a in arguments.items()}
-        return callees.result_memory(prim.fn, kinds, arity)
+        self._arguments = call.arguments
+        return callees.result_memory(prim.fn, call.kinds, call.arity)
 
     def _token(self, token, target, table, result):
         """A token of a callee's result as the caller's objects: what the callee made is
@@ -467,7 +465,7 @@ class Aliases(_Places, _Calls):
         # a function srcad does not read may return its argument, a new object
         # (np.arange(3.0)), or, when it is a function of yours, a global
         unknown = frozenset({("global", "?")}) if self.an.callees is not None and (
-            functions.is_user_function(fn)) and not _generated(fn) else frozenset()
+            user_callee(fn)) and not _generated(fn) else frozenset()
         if unknown:
             self.globals_seen[("global", "?")] = f"that {getattr(fn, '__name__', fn)}() returns"
         self._set(target, every | fresh | unknown, every | fresh | unknown)

@@ -10,14 +10,15 @@ differentiable operations) and whose result or effect can reach the output is on
   (``zero=``/``shape_only=`` in :func:`srcad.rules.registry.defvjp`), or an integer-valued
   parameter (``axis``, ``dtype``, ...: NumPy refuses floats there), and ``out=`` is absent;
 * a function declared piecewise constant (:func:`srcad.rules.registry.nondiff`);
-* a call of a user function, which srcad differentiates in turn;
+* a call of a user function, which srcad differentiates in turn (one with a rule is its rule's,
+  in every form: :mod:`srcad.analysis.user_calls` decides, for every pass and both sweeps);
 * an ``append``/``pop`` on a local list, which the sweeps differentiate.
 
 Anything else raises a :class:`~srcad.errors.MissingRuleError` naming the file, line and
 construct. This is the one place that decides; the sweeps may assume it.
 
 Imports ``srcad.core``, ``srcad.errors``, ``srcad.rules``, ``srcad.runtime`` and its neighbours
-``srcad.analysis.dtypes`` and ``.memory`` (and nothing above
+``srcad.analysis.dtypes``, ``.memory`` and ``.user_calls`` (and nothing above
 its layer).
 """
 
@@ -27,12 +28,18 @@ import ast
 import operator
 
 from ..core import functions, ir
-from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ, kind_of_value
+from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
 from ..errors import MissingRuleError
 from ..rules import registry
+from ..rules.registry import _PURE_MARKERS
 from ..runtime import family_of
 from .dtypes import inexact_type, inexact_values
 from .memory_tables import safe_in
+from .user_calls import bind_call, user_callee
+
+# a string made of a value (for a message) changes nothing: dropped when unused, and read
+# only where it goes (print's, which changes nothing either: see _reaching)
+_PURE_MARKERS.update((str, repr))
 
 #: parameters that only take integers, booleans, strings or dtypes (NumPy raises on a float),
 #: so a value reaching them carries no derivative
@@ -136,7 +143,7 @@ class Check:
             return  # both modes differentiate its generated code at run time
         if functions.splits_again(fn):
             return  # a derivative's code calling a derivative, differentiated in turn
-        if functions.is_user_function(fn):
+        if user_callee(fn):
             if not self.reaches(stmt) and not self.writes_nothing(prim):
                 # any varied argument: a number stored into a global or an argument's
                 # container is read back later with no gradient as surely as an array
@@ -237,13 +244,8 @@ class Check:
         callees = self.an.callees
         if callees is None:
             return False
-        try:
-            arguments, _, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
-        except TypeError:
-            return False
-        kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else
-                 kind_of_value(a) for p, a in arguments.items()}
-        return callees.writes_nothing(prim.fn, kinds, arity)
+        call = bind_call(prim, self.an.kind)
+        return call is not None and callees.writes_nothing(prim.fn, call.kinds, call.arity)
 
     def reaches(self, stmt):
         return stmt.target is not None and stmt.target in self.reaching
@@ -312,7 +314,8 @@ def _reaching(fn):
         if isinstance(stmt, ir.Assign):
             reads = ir.reads_of(stmt)
             add(stmt.target, reads)
-            if isinstance(stmt.value, ir.Prim) and (stmt.target is None or stmt.effect):
+            if isinstance(stmt.value, ir.Prim) and (stmt.target is None or stmt.effect) and \
+                    stmt.value.fn is not print:  # print(...) changes none of them
                 # an effect: the objects it is given may change
                 for a in reads:
                     add(a.name, reads)

@@ -9,7 +9,7 @@ ints), ``items`` and ``elems`` (what containers hold), ``callees`` (or None) and
 method for an atom.
 
 Imports only ``srcad.core``, ``srcad.runtime`` (to know its own helpers), ``srcad.rules`` and
-:mod:`srcad.analysis.stacks`.
+:mod:`srcad.analysis.stacks` and :mod:`srcad.analysis.user_calls`.
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ import operator
 
 import numpy as np
 
-from ..core import functions, ir
-from ..core.kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, join, kind_of_value
+from ..core import ir
+from ..core.kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, join
 from ..rules import registry
 from ..runtime import containers, family_of
 from . import stacks
+from .user_calls import bind_call, is_user_call
 
 #: the rank of ``a @ b`` from the ranks of ``a`` and ``b``
 _MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
@@ -153,29 +154,20 @@ class ValueKinds:
         if fn is sum and kinds and kinds[0] == SEQ and isinstance(prim.args[0], ir.Var):
             elem = self.elems.get(prim.args[0].name, ANY)
             return elem if elem in (SCALAR, ARRAY) else ANY
-        if self.callees is not None and functions.is_user_function(fn):
-            try:
-                arguments, _, arity = functions.bind(fn, prim.args, prim.kwargs)
-            except TypeError:
-                return ANY
-            arg_kinds = {p: self.kind(a) if isinstance(a, (ir.Var, ir.Const)) else
-                         kind_of_value(a) for p, a in arguments.items()}
-            return self.callees.result_kind(fn, arg_kinds, arity, self._arg_ranks(arguments))
+        user = self._user_call(prim)
+        if user is not None:
+            return self.callees.result_kind(*user)
         return ANY
 
     def _user_call(self, prim):
         """The callee, its arguments' kinds, arity and ranks for a call of a user function
         (what :meth:`prim_kind` and :meth:`_rank_of` ask the callees), or None."""
-        fn = prim.fn
-        if self.callees is None or not functions.is_user_function(fn):
+        if self.callees is None or not is_user_call(prim):
             return None
-        try:
-            arguments, _, arity = functions.bind(fn, prim.args, prim.kwargs)
-        except TypeError:
+        call = bind_call(prim, self.kind)
+        if call is None:
             return None
-        arg_kinds = {p: self.kind(a) if isinstance(a, (ir.Var, ir.Const)) else
-                     kind_of_value(a) for p, a in arguments.items()}
-        return fn, arg_kinds, arity, self._arg_ranks(arguments)
+        return call.fn, call.kinds, call.arity, self._arg_ranks(call.arguments)
 
     def _arg_ranks(self, arguments):
         """The ranks of a callee's array arguments, where known (its code is made for them)."""

@@ -265,6 +265,11 @@ def guard(dispatch, reads):
     user_cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
     values, tests, others = [], [], []
     for read in reads:
+        if read.name == USER and read.namespace.get(USER) is user:
+            # the function's own code object (srcad.specialise.Transformed._own_reads)
+            tests.append(f"{read.spelling()} is not {ENV}[{len(values)}]")
+            values.append(read)
+            continue
         if read.name in names or read.name.startswith("__srcad") or (
                 read.cell is not None and user_cells.get(read.name) is not read.cell) or (
                 read.cell is None and (read.namespace is not user.__globals__

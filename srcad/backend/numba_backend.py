@@ -69,7 +69,8 @@ MATH = set(CHECKED_MATH) | {
 NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to",
                  "grad_sum", "grad_dot_a", "grad_dot_b", "zeros_like", "like",
                  "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array",
-                 "grad_extremum", "grad_einsum", "grad_reshape", "transpose_grad"}
+                 "grad_extremum", "grad_einsum", "grad_reshape", "transpose_grad",
+                 "mutable"}
 
 #: NumPy reductions along a constant axis (or all), with keepdims: numba_axes.reduce
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -80,13 +81,9 @@ _DERIVATIVE = ("a call of a derivative srcad made (srcad.grad(f)(x), srcad.jvp(f
                "function given such a derivative) in the function: its code is chosen when "
                "it runs, for the types it is given, which code compiled in advance cannot do; "
                "compile the innermost derivative alone with backend='numba'")
-_CONTAINER = ("a differentiated list or tuple passed to a callee (its gradient is a nest of "
-              "Python lists the caller adds into, which Numba does not type): pass the arrays "
-              "as separate arguments, or stack them into one array")
 REFUSED_HELPERS = {
     "derivative_fwd": _DERIVATIVE, "derivative_bwd": _DERIVATIVE,
     "derivative_jvp": _DERIVATIVE, "form_fwd": _DERIVATIVE, "form_jvp": _DERIVATIVE,
-    "mutable": _CONTAINER,
 }
 
 
@@ -185,6 +182,8 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
                 return node
         if node.keywords:
             return node
+        if func.__class__ is ast.Name and helper_of.get(func.id) == "items_at":
+            return _items_at(node, numba_helper)
         if func.__class__ is ast.Name and helper_of.get(func.id) in NUMBA_HELPERS:
             first = {"grad_sum": 2, "grad_extremum": 3, "grad_reshape": 2,
                      "transpose_grad": 1}.get(
@@ -263,6 +262,8 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
                 if inner:
                     setattr(stmt, field, visit(inner, line))
             out.append(stmt)
+        if "zeros_like" in used:
+            out = _join_items(out, used, numba_helper)
         return out
 
     def _check_node(stmt, line):
@@ -401,6 +402,80 @@ def _reduction(node, op):
     node.args = [args[0], nodes.constant(op)] + ([axis, keepdims] if value is not None else [])
     node.keywords = []
     return True
+
+
+def _item_added(stmt, target, add):
+    """``(index, v)`` where ``stmt`` is ``target[index] = add(target[index], v)``,
+    ``target[index] = target[index] + v`` or ``target[index] += v`` with an int constant index
+    and ``v`` not reading ``target``; else None."""
+    def item(node):
+        return (node.__class__ is ast.Subscript and node.value.__class__ is ast.Name
+                and node.value.id == target and type(_constant(node.slice)) is int
+                and node.slice.value >= 0)
+
+    if stmt.__class__ is ast.AugAssign and stmt.op.__class__ is ast.Add and item(stmt.target):
+        index, value = stmt.target.slice.value, stmt.value
+    elif (stmt.__class__ is ast.Assign and len(stmt.targets) == 1 and item(stmt.targets[0])):
+        index, value = stmt.targets[0].slice.value, stmt.value
+        if (value.__class__ is ast.Call and value.func.__class__ is ast.Name
+                and value.func.id == add and len(value.args) == 2 and not value.keywords):
+            first, value = value.args
+        elif value.__class__ is ast.BinOp and value.op.__class__ is ast.Add:
+            first, value = value.left, value.right
+        else:
+            return None
+        if not (item(first) and first.slice.value == index):
+            return None
+    else:
+        return None
+    if any(n.__class__ is ast.Name and n.id == target for n in ast.walk(value)):
+        return None
+    return index, value
+
+
+def _join_items(stmts, used, numba_helper):
+    """``d = zeros_like(x)`` and the statements after it adding into ``d``'s items at int
+    indices, joined into one ``items_at_<indices>(x, values...)``
+    (:func:`srcad.backend.numba_lists.items_at`): a tuple whose items differ in type gets a
+    tuple of gradients (each item its own type), not a list Numba could not type."""
+    out, k = [], 0
+    while k < len(stmts):
+        stmt = stmts[k]
+        k += 1
+        out.append(stmt)
+        value = getattr(stmt, "value", None)
+        if not (stmt.__class__ is ast.Assign and len(stmt.targets) == 1
+                and stmt.targets[0].__class__ is ast.Name and value.__class__ is ast.Call
+                and value.func.__class__ is ast.Name and value.func.id == used["zeros_like"]
+                and len(value.args) == 1 and not value.keywords):
+            continue
+        target, added = stmt.targets[0].id, []
+        while k < len(stmts):
+            found = _item_added(stmts[k], target, used.get("add"))
+            if found is None:
+                break
+            added.append(found)
+            k += 1
+        if added:
+            spelled = "items_at_" + "_".join(str(i) for i, _ in added)
+            stmt.value = ast.Call(func=numba_helper(spelled),
+                                  args=[value.args[0], *(v for _, v in added)], keywords=[])
+    return out
+
+
+def _items_at(node, numba_helper):
+    """``items_at(like, (1, 0), (a, b))`` as ``items_at_1_0(like, a, b)``
+    (:func:`srcad.backend.numba_lists.items_at`), where the indices are int constants and the
+    values a tuple display; otherwise left to be refused."""
+    if len(node.args) != 3:
+        return node
+    like, indices, values = node.args
+    if not (indices.__class__ is ast.Tuple and values.__class__ is ast.Tuple
+            and len(indices.elts) == len(values.elts) and indices.elts
+            and all(type(_constant(i)) is int and i.value >= 0 for i in indices.elts)):
+        return node
+    spelled = "items_at_" + "_".join(str(i.value) for i in indices.elts)
+    return ast.Call(func=numba_helper(spelled), args=[like, *values.elts], keywords=[])
 
 
 def _simple(value):

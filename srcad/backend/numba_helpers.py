@@ -33,7 +33,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
-from . import numba_arrays, numba_axes
+from . import numba_arrays, numba_axes, numba_lists
 
 
 def unbroadcast_to(value, shape):
@@ -174,6 +174,9 @@ def _unbroadcast_to(value, shape):
     if isinstance(value, types.Number) and isinstance(shape, types.BaseTuple) and (
             len(shape) == 0):
         return lambda value, shape: value
+    if isinstance(value, types.Array) and isinstance(shape, types.BaseTuple) and (
+            len(shape) == 0):  # an array's gradient broadcast from a number: summed
+        return lambda value, shape: np.sum(value)
     if isinstance(value, types.Array) and isinstance(shape, types.BaseTuple) and (
             len(shape) == value.ndim):
         def same(value, shape):
@@ -380,8 +383,7 @@ def _zeros_like(x):
         # (srcad's Python helper gives a list; the backward code indexes it the same way)
         size = x.count
         return lambda x: np.zeros(size)
-    raise TypingError(f"srcad's numba backend makes zeros like a number, an array or a tuple "
-                      f"of numbers, not {x}")
+    return numba_lists.zeros_like(x, zeros_like)  # a list, or a tuple of arrays (or refused)
 
 
 def like(grad, value):
@@ -551,7 +553,8 @@ HELPERS = {
     "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add, "power": power,
     "grad_sum": grad_sum, "grad_dot_a": grad_dot_a, "grad_dot_b": grad_dot_b,
     "zeros_like": zeros_like, "like": like, "copy_tangent": copy_tangent, "cleared": cleared,
-    "scatter": scatter, "grad_concatenate": grad_concatenate, "grad_array": grad_array,
+    "scatter": scatter, "mutable": numba_lists.mutable, "grad_concatenate": grad_concatenate,
+    "grad_array": grad_array,
     "reduce": numba_axes.reduce, "grad_extremum": numba_axes.grad_extremum,
     "grad_reshape": numba_arrays.grad_reshape, "transpose_grad": numba_arrays.transpose_grad,
     **{f"{n}{k}": getattr(numba_arrays, f"{n}{k}") for n in ("einsum", "grad_einsum")
@@ -562,6 +565,10 @@ HELPERS = {
 def helper(name):
     """The Numba version of ``name`` (a key of HELPERS, or ``math.<f>`` of CHECKED_MATH, or
     ``math.cos_apart``: the cosine of a hoisted value, see :func:`_checked`)."""
-    found = _checked(name[5:]) if name.startswith("math.") else HELPERS[name]
+    if name.startswith("items_at_"):  # items_at_1_0: see numba_lists.items_at
+        found = numba_lists.items_at(tuple(int(i) for i in name.split("_")[2:]),
+                                     zeros_like, add)
+    else:
+        found = _checked(name[5:]) if name.startswith("math.") else HELPERS[name]
     found.__srcad_numba_helper__ = name  # what the cache on disk keys it by (numba_cache)
     return found

@@ -140,6 +140,15 @@ def record(read):
         reads.setdefault(read.key, read)
 
 
+def code_reads(space):
+    """Reads of the code objects of the functions ``space`` (a dict) holds: a function
+    differentiated, given another ``__code__`` (``f.__code__ = g.__code__``), is made again,
+    as a callee is (its defaults are read at each call, its cells where the code reads them).
+    """
+    return [Read(space, None, name, ("__code__",), fn.__code__) for name, fn in space.items()
+            if isinstance(fn, types.FunctionType)]
+
+
 def record_all(reads):
     """Record again the reads of something made earlier and found in a cache."""
     for read in reads:

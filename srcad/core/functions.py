@@ -300,6 +300,21 @@ class Instance:
     held: tuple = ()
 
 
+def users_code(func):
+    """Whether ``func`` is the user's code (or read from it: a lifted function), not code
+    srcad generated (``<srcad grad_f ...>``), whose writes into its arguments stay refused."""
+    code = getattr(func, "__code__", None)
+    return code is not None and not code.co_filename.startswith("<srcad ")
+
+
+@dataclass(frozen=True)
+class Flag:
+    """In a specialisation: the parameter is given ``None``, ``True`` or ``False`` (``ax=None``,
+    ``verbose=False``), so an ``if`` on it alone takes one way (the others are not read)."""
+
+    value: object = None
+
+
 def is_function_value(obj):
     """Whether ``obj`` is a function-like value srcad can specialise a callee on (a callee
     calls it): a function, a builtin or ufunc, a bound method, a ``functools.partial``, an

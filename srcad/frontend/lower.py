@@ -32,11 +32,13 @@ never import this one).
 
 from __future__ import annotations
 
+import gast
+
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
 from ..runtime import containers
-from .lower_callees import Callees, FunctionValues, store_counts
+from .lower_callees import Callees, FunctionValues
 from .lower_calls import Calls
 from .lower_choices import Choices
 from .lower_derivatives import Derivatives
@@ -162,7 +164,9 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
             if p not in items and p not in keys:
                 self.env[p] = Var(p)
             value = self.fixed.get(p)
-            if isinstance(value, functions.Instance):
+            if isinstance(value, functions.Flag):
+                self.env[p] = Const(value.value)  # an if on it alone takes one way
+            elif isinstance(value, functions.Instance):
                 self.classes[p] = value.cls
                 self.held[p] = dict(value.held)
             elif value is not None:  # a function value: the parameter is that constant
@@ -205,3 +209,14 @@ def _hint(prim):
 _POSITIONAL_MAKERS = (list, tuple, sorted, range, ir.BUILD_LIST, ir.BUILD_TUPLE)
 #: helpers the lowering calls for d.keys(), d.values(), d.items(): they make lists
 _LIST_MAKERS = (containers.dict_keys, containers.dict_values, containers.dict_items)
+
+
+def store_counts(fdef):
+    """How many times the function binds each name: its parameters once, each assignment in
+    its body once (a loop's counts once)."""
+    args = fdef.args
+    counts = {a.id: 1 for a in args.posonlyargs + args.args + args.kwonlyargs}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts

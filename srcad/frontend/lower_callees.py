@@ -43,7 +43,7 @@ from ..core.ir import Const, Var
 from ..core.kinds import foreign_array
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
-from . import captured, folds, generators
+from . import captured, closures, folds, generators
 from .lower_spread import Atom, Lowered, name_node
 
 _PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
@@ -82,8 +82,7 @@ def held_functions(obj):
 
 def method_is(value, fn, owner):
     """Whether ``value`` is the method ``fn`` of ``owner`` (bound to it, or ``fn`` itself
-    for a static method, ``owner`` None): ``g = self.f if c else self.s; g(x)`` calls the
-    one it is."""
+    for a static method, ``owner`` None): ``g = self.f if c else self.s; g(x)``."""
     if getattr(value, "__func__", value) is not fn:
         return False
     return owner is None or getattr(value, "__self__", None) is owner
@@ -216,6 +215,9 @@ class Callees:
             if made is not None:
                 return made
         if functions.is_user_function(fn):
+            made = closures.call(self, fn, args, kwargs, node, hint)  # make(w) returns g
+            if made is not None:
+                return made
             fn, args, kwargs = self.pass_held(fn, args, kwargs, node)
             fixed = self.fixed_for(fn, args, kwargs, node)
             if fixed:
@@ -297,6 +299,8 @@ class Callees:
                 fixed.append((name, value))
             elif functions.user_instance_class(value) is not None:
                 fixed.append((name, functions.Instance(type(value), held_functions(value))))
+            elif value is None or type(value) is bool:  # if ax: plot(ax, ...) not read
+                fixed.append((name, functions.Flag(value)))
         return tuple(fixed)
 
     # ---------------------------------------------------------------- methods
@@ -389,7 +393,6 @@ class Callees:
         return None
 
     # ---------------------------------------------------------------- values made here
-
 
 class FunctionValues:
     """Function values made in the function: merges of several functions, partials,
@@ -501,7 +504,6 @@ class FunctionValues:
             return Const(lifted, spelled)
         return self.partial_value(Const(lifted, spelled), atoms, {}, node, hint)
 
-
     def note_choices(self, target, *sources):
         """A merge of function values (``g = f1 if c else f2``): remember which they may be."""
         options = []
@@ -582,17 +584,6 @@ def function_tuple(value):
     cannot change, so the code holds while it is passed)."""
     return type(value) is tuple and 0 < len(value) <= 64 and all(
         function_tuple(v) or fixed_function(v) and not _is_instance(v) for v in value)
-
-
-def store_counts(fdef):
-    """How many times the function binds each name: its parameters once, each assignment in
-    its body once (a loop's counts once)."""
-    args = fdef.args
-    counts = {a.id: 1 for a in args.posonlyargs + args.args + args.kwonlyargs}
-    for node in gast.walk(fdef):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-            counts[node.id] = counts.get(node.id, 0) + 1
-    return counts
 
 
 def _is_instance(value):

@@ -15,7 +15,7 @@ import operator
 
 import gast
 
-from ..core import ir
+from ..core import functions, ir
 from ..core.ir import Const, Var
 from . import writes
 
@@ -144,6 +144,11 @@ class Statements:
             if stars:
                 self.bind_starred(target.elts, stars[0], value, node)
                 return
+            items = self.tuples.get(value.name) if isinstance(value, Var) else None
+            if items is not None and len(items) == len(target.elts):
+                for t, item in zip(target.elts, items):  # a tuple built here: its items
+                    self.bind_atom(t, item, node)
+                return
             for i, t in enumerate(target.elts):
                 hint = t.id if isinstance(t, gast.Name) else None
                 self.bind_atom(t, self.assign(ir.Prim(operator.getitem, [value, Const(i)]),
@@ -212,8 +217,31 @@ class Statements:
                                           node), node)
 
     def stmt_If(self, node):
+        way = self.fixed_way(node.test)
+        if way is not None:  # if ax: / if ax is not None: on a parameter given None, a bool
+            for stmt in node.body if way else node.orelse:
+                self.stmt(stmt)
+            return
         test = self.expr(node.test)
         self.branch(test, node.body, node.orelse, node)
+
+    def fixed_way(self, test):
+        """The way ``if test:`` goes when ``test`` is a parameter the specialisation fixed to
+        ``None`` or a bool (never rebound), ``not`` it, or it ``is (not) None``; else None."""
+        negate = isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not)
+        if negate:
+            test = test.operand
+        compare = None
+        if isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(
+                test.ops[0], (gast.Is, gast.IsNot)) and isinstance(
+                test.comparators[0], gast.Constant) and test.comparators[0].value is None:
+            compare, test = isinstance(test.ops[0], gast.IsNot), test.left
+        if not isinstance(test, gast.Name) or self.stores.get(test.id, 0) != 1 or not \
+                isinstance(self.fixed.get(test.id), functions.Flag):
+            return None
+        value = self.fixed[test.id].value
+        way = bool(value) if compare is None else (value is not None) == compare
+        return not way if negate else way
 
     def branch(self, test, body, orelse, node, emit_body=None):
         before = dict(self.env)

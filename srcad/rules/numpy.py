@@ -555,8 +555,8 @@ defhelper(H.grad_linspace, "value, num, endpoint, axis, end",  # linear in value
 defvjp(H.add_at, "a, indices, b", a="g", b="grad_add_at(g, indices, b)", kind="array",
        zero="indices", jvp={"a": "t", "b": "add_at(np.zeros(np.shape(a)), indices, t)"})
 defhelper(H.grad_add_at, "value, indices, b",
-          value="add_at(np.zeros(np.shape(value)), indices, "
-          "np.broadcast_to(g, np.shape(np.asarray(value)[indices])))",
+          value="add_at(np.zeros_like(value, dtype=float), indices, "
+          "np.broadcast_to(g, np.shape(np.zeros_like(value, dtype=float)[indices])))",
           jvp={"value": "grad_add_at(t, indices, b)"})
 defhelper(H.last_writes, "block, like, index", block="last_writes(g, like, index)",
           jvp={"block": "last_writes(t, like, index)"})

@@ -116,7 +116,7 @@ defvjp(np.partition, "a, kth, axis=-1, kind=None, order=None", zero="kth",
        a="grad_partition(g, a, kth, axis)", kind="array",
        jvp=dict(a="tangent_partition(t, a, kth, axis)"))
 # np.select: each choice where its condition is the first true one, the default elsewhere
-NONE_TRUE = "np.any(condlist, axis=0)"
+NONE_TRUE = "np.any(np.stack(condlist), axis=0)"  # (np.stack: a list of Dask arrays stays one)
 defvjp(np.select, "condlist, choicelist, default=0", zero="condlist",
        choicelist="grad_select(g, condlist, choicelist)",
        default=f"unbroadcast(np.where({NONE_TRUE}, 0.0, g), default)",

@@ -10,7 +10,7 @@ protocols forward: ``np.zeros_like`` rather than ``np.zeros(shape)``, ``np.sum``
 method, no ``np.asarray`` (it would compute a lazy Dask array into memory, or copy a GPU array
 to the host), no ``.flags`` or ``.base``, and no NumPy array as large as the data (a Dask
 graph would hold it, and send it to the workers, whole: :func:`spread`). An operation a library
-does not have (``np.add.at`` on a Dask array, so the gradient of ``x[idx]`` with an array of
+does not have (``np.add.at`` on a Dask array, so the gradient of ``x[idx]`` with a Dask array of
 indices) is refused with a :class:`srcad.errors.BackendError` naming the library and the rule,
 never computed some other way. A refusal made while the derivative runs names the user's file
 and line (:func:`placed`).
@@ -144,11 +144,89 @@ def write(out, index, value, rule):
             value = np.reshape(value, np.broadcast_to(0.0, out.shape)[plain].shape)
         out[plain] = value
         return out
+    return scatter_add(out, index, value, rule, "index with slices and one array of "
+                       "integers (x[2:5], x[:, idx]), or compute the array first "
+                       "(x.compute() for Dask)")
+
+
+def scatter_add(out, index, value, rule, hint):
+    """``np.add.at(out, index, value)`` on a duck array ``out`` (changed in place, or a new
+    array for a lazy one): the library's own ``add.at`` where it has one (CuPy's ufuncs have
+    ``at``, older CuPy ``cupyx.scatter_add``); otherwise, for an index along one axis given in
+    NumPy (Dask), :func:`add_along`; otherwise a refusal naming the library and ``rule``."""
     try:
         np.add.at(out, index, value)
+        return out
     except (TypeError, NotImplementedError, ValueError):
-        raise refuse(out, rule, "index with slices and integers (x[2:5], x[:, 0]), or "
-                     "compute the array first (x.compute() for Dask)") from None
+        pass
+    if library(out) == "cupy":
+        import importlib
+
+        importlib.import_module("cupyx").scatter_add(out, index, value)
+        return out
+    along = _one_array(index, np.shape(out))
+    if along is None:
+        raise refuse(out, rule, hint)
+    return add_along(out, *along, value)
+
+
+def _one_array(index, shape):
+    """``(axis, indices)`` when ``index`` reads along one axis with a NumPy array of
+    integers (or a one-dimensional NumPy mask) and takes whole slices along the others
+    (``x[idx]``, ``x[:, idx]``, ``x[..., idx]``), the indices non-negative; else None (an
+    index whose values are in a lazy array is not known before it is computed)."""
+    items = list(index) if type(index) is tuple else [index]
+    ndim = len(shape)
+    dots = [k for k, i in enumerate(items) if i is Ellipsis]
+    if len(dots) > 1 or any(i is None for i in items):
+        return None
+    if dots:
+        k = dots[0]
+        items[k:k + 1] = [slice(None)] * (ndim - len(items) + 1)
+    if len(items) > ndim:
+        return None
+    picked = [k for k, i in enumerate(items)
+              if not (type(i) is slice and i == slice(None))]
+    if len(picked) != 1 or not isinstance(items[picked[0]], (list, np.ndarray)):
+        return None
+    axis = picked[0]
+    idx = np.asarray(items[axis])  # a list or a NumPy array: no duck array here
+    if not idx.size and idx.dtype.kind == "f":  # an empty list
+        idx = idx.astype(np.intp)
+    if idx.dtype == bool and idx.ndim == 1 and idx.shape[0] == shape[axis]:
+        idx = np.flatnonzero(idx)
+    if idx.dtype.kind not in "iu":
+        return None
+    return axis, idx
+
+
+def add_along(out, axis, indices, value):
+    """``out`` plus ``value`` added at ``indices`` along ``axis`` (every repeat counted: as
+    ``np.add.at(out, (slice(None),) * axis + (indices,), value)``, to the bit), built from
+    ``np.take`` and ``np.concatenate`` only, which Dask has lazily: the indices' ``r``-th
+    occurrences, each index once, are taken into place together (the missing ones read a
+    zero), and added in the order of occurrence, as ``np.add.at`` adds them."""
+    n = out.shape[axis]
+    flat = np.reshape(indices, (-1,)) % max(n, 1)
+    want = out.shape[:axis] + np.shape(indices) + out.shape[axis + 1:]
+    if np.shape(value) != want:
+        value = np.broadcast_to(value, want)
+    value = np.reshape(value, out.shape[:axis] + (flat.size,) + out.shape[axis + 1:])
+    if not flat.size:
+        return out
+    order = np.argsort(flat, kind="stable")
+    ranked = flat[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    rank = np.arange(flat.size) - np.repeat(starts, np.diff(np.r_[starts, flat.size]))
+    occurrence = np.empty_like(rank)
+    occurrence[order] = rank
+    zero = np.zeros_like(np.take(value, [0], axis=axis))
+    for r in range(int(occurrence.max()) + 1):
+        at = np.flatnonzero(occurrence == r)
+        place = np.full(n, at.size)
+        place[flat[at]] = np.arange(at.size)
+        taken = np.concatenate([np.take(value, at, axis=axis), zero], axis=axis)
+        out = out + np.take(taken, place, axis=axis)
     return out
 
 
@@ -174,14 +252,10 @@ def cleared(value, index):
 
 def add_at(a, indices, b):
     """``np.add.at`` on a copy of a duck array ``a``, or a refusal naming its library."""
-    out = writable_copy(a)
-    try:
-        np.add.at(out, indices, b)
-    except (TypeError, NotImplementedError, ValueError):
-        raise refuse(a, "np.add.at (an in-place sum at repeated indices)",
-                     "compute the array first (x.compute() for Dask), or build the sum "
-                     "with np.bincount") from None
-    return out
+    return scatter_add(writable_copy(a), indices, b,
+                       "np.add.at (an in-place sum at repeated indices)",
+                       "index with slices and one array of integers, or compute the array "
+                       "first (x.compute() for Dask)")
 
 
 def join_library(arguments, wrt):

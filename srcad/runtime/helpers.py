@@ -250,6 +250,8 @@ def add(a, b):
             pass
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return [add(u, v) for u, v in zip(a, b)]
+    if a is None or b is None:  # a rule's zero for a part (cho_factor's lower flag)
+        return _fresh(b if a is None else a)
     if isinstance(b, (list, tuple, dict)) and _zero_number(a):
         return _fresh(b)  # the zero of a value with no structure to copy (an exhausted
     if isinstance(a, (list, tuple, dict)) and _zero_number(b):  # iterator) meets a list
@@ -319,6 +321,9 @@ def mutable(grad):
     """A new list (dict) for each list or tuple (dict) in ``grad``, leaves as they are: the
     gradient of a structured argument that a callee's backward part hands its caller, who
     adds into its items in place (it must not share them with the callee's own)."""
+    kind = type(grad)
+    if kind is list or kind is tuple:  # the common case: its leaves as they are, no call each
+        return [g if type(g) is np.ndarray or type(g) is float else mutable(g) for g in grad]
     if isinstance(grad, (list, tuple)):
         return [mutable(g) for g in grad]
     if isinstance(grad, dict):

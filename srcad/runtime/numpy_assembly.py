@@ -178,7 +178,7 @@ def tangent_block(value, arrays):
         if isinstance(x, list):
             items = t if isinstance(t, (list, tuple)) else [t] * len(x)
             return [spread(ti, xi) for ti, xi in zip(items, x)]
-        return np.broadcast_to(np.asarray(t, dtype=np.result_type(t, float)), np.shape(x))
+        return np.broadcast_to(_asarray(t, dtype=np.result_type(t, float)), np.shape(x))
 
     return np.block(spread(value, arrays))
 

@@ -208,19 +208,20 @@ def grad_select(g, condlist, choicelist):
     taken = np.zeros(np.shape(g), dtype=bool)
     out = []
     for cond, choice in zip(condlist, choicelist):
-        mask = np.broadcast_to(np.asarray(cond, dtype=bool), taken.shape) & ~taken
+        mask = np.broadcast_to(_asarray(cond, dtype=bool), taken.shape) & ~taken
         taken = taken | mask
-        out.append(_match(unbroadcast(np.where(mask, g, 0.0), np.asarray(choice)), choice))
+        out.append(_match(unbroadcast(np.where(mask, g, 0.0), _asarray(choice)), choice))
     return out
 
 
 def _append_split(g, arr, values, axis):
-    g = np.asarray(g, dtype=float)
+    g = _asarray(g, dtype=float)
     if axis is None:
-        n = np.size(arr)
+        n = int(np.prod(np.shape(arr)))  # (np.size of a Dask array computes it)
         return g[:n], g[n:]
-    n = np.shape(arr)[axis]
-    return np.split(g, [n], axis=axis)
+    n, axis = np.shape(arr)[axis], axis % np.ndim(g)
+    before = (slice(None),) * axis
+    return g[before + (slice(None, n),)], g[before + (slice(n, None),)]
 
 
 @helper("numpy")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MissingRuleError
-from .arrays import is_duck, placed, refuse
+from .arrays import is_duck, placed, refuse, scatter_add
 from .numpy_common import _asarray
 from .registry import helper
 
@@ -27,6 +27,17 @@ def grad_take(value, a, indices, axis=None):
     """Gradient of ``np.take(a, indices, axis)``: ``value`` added back where it was taken
     from (an index taken twice gets both)."""
     shape = np.shape(a)
+    if is_duck(value) or is_duck(a):  # Dask, CuPy: the sum of repeats by takes (lazy)
+        like = value if is_duck(value) else a
+        if is_duck(indices):
+            raise refuse(like, "np.take with indices in a lazy array",
+                         "give the indices as a NumPy array or a list")
+        zeros = np.zeros_like(like, dtype=float, shape=(int(np.prod(shape)),) if axis is None
+                              else shape)
+        at = (slice(None),) * (0 if axis is None else int(axis) % len(shape))
+        out = scatter_add(zeros, at + (np.asarray(indices),), value, "np.take",
+                          "compute the array first (x.compute() for Dask)")
+        return np.reshape(out, shape)
     out = np.zeros(int(np.prod(shape)) if axis is None else shape, dtype=np.result_type(
         value, float))
     idx = np.asarray(indices)
@@ -270,7 +281,7 @@ def average_shape(weights, a, axis=None):
     if np.shape(weights) == np.shape(a) or axis is None:
         return np.shape(a)
     shape = [1] * np.ndim(a)
-    shape[int(axis) % np.ndim(a)] = np.size(weights)
+    shape[int(axis) % np.ndim(a)] = int(np.prod(np.shape(weights)))
     return tuple(shape)
 
 

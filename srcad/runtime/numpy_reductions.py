@@ -294,6 +294,16 @@ def tangent_cumprod(t, a, axis=None):
     if axis is None:
         x, tt, axis = x.ravel(), tt.ravel(), 0
     x, tt = np.moveaxis(x, axis, 0), np.moveaxis(tt, axis, 0)
+    if duck_array(x) or duck_array(tt):  # Dask, CuPy: the rows stacked, not written
+        rows = []
+        if len(x):
+            rows.append(tt[0])
+            c = x[0]
+            for i in range(1, len(x)):
+                rows.append(rows[-1] * x[i] + c * tt[i])
+                c = c * x[i]
+        out = np.stack(rows) if rows else np.zeros_like(x, dtype=float)
+        return np.moveaxis(out, 0, axis)
     out = np.empty(x.shape)
     if len(x):
         out[0], c = tt[0], x[0]

@@ -10,7 +10,7 @@ call, so ``srcad.hessian`` works through those functions. They are linear in the
 take; their own rules say so, and a third derivative with respect to the point (``a``, ``x``)
 stops with a ``MissingRuleError``.
 
-Imports only ``srcad.runtime.registry``, ``srcad.runtime.helpers`` and
+Imports only ``srcad.runtime.registry``, ``srcad.runtime.arrays``, ``srcad.runtime.helpers`` and
 ``srcad.runtime.numpy_common``.
 """
 
@@ -18,9 +18,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from .arrays import first_duck, refuse
 from .helpers import unbroadcast
-from .numpy_common import _axes, _match, _no_norm_rule, _real_point, _restore, _swap
+from .numpy_common import _asarray, _axes, _match, _no_norm_rule, _real_point, _restore, _swap
 from .registry import helper
+
+
+def _refuse_ducks(name, *values):
+    """Refuse another library's arrays in a helper that writes its result element by element
+    (a write per element would compute a Dask array)."""
+    like = first_duck(values)
+    if like is not None:
+        raise refuse(like, f"{name} (a higher derivative written element by element)",
+                     "compute the array first (x.compute() for Dask)")
+
 
 # ---------------------------------------------------------------- np.prod
 
@@ -51,18 +62,18 @@ def _pair_products(flat, wflat):
     (``a_k`` set to 1 in a copy rather than divided out)."""
     n = flat.shape[-1]
     stacked = np.repeat(flat[..., None, :], n, axis=-2)  # [..., k, i]: a with a_k set to 1
-    idx = np.arange(n)
-    stacked[..., idx, idx] = 1.0
+    diagonal = np.eye(n, dtype=bool)  # (np.where, not a write: Dask writes no such index)
+    stacked = np.where(diagonal, 1.0, stacked)
     pairs = _exclusive_products(stacked)  # [..., k, i] = prod_{j not in (i, k)} a_j (i != k)
-    pairs[..., idx, idx] = 0.0
+    pairs = np.where(diagonal, 0.0, pairs)
     return np.einsum("...ki,...i->...k", pairs, wflat)
 
 
 def _grouped_operands(a, *vectors):
     """``a`` (complex stays complex) and ``vectors`` broadcast to it, each grouped by
     :func:`_grouped` over ``axis``; and the inverse."""
-    x = np.asarray(a, dtype=np.result_type(a, float))
-    return x, [np.broadcast_to(np.asarray(v, dtype=np.result_type(v, x)), x.shape)
+    x = _asarray(a, dtype=np.result_type(a, float))
+    return x, [np.broadcast_to(_asarray(v, dtype=np.result_type(v, x)), x.shape)
                for v in vectors]
 
 
@@ -90,6 +101,7 @@ def prod_d3(w, v, a, axis=None):
     (symmetric in them): element ``k`` is ``sum over distinct i, j, k of w_i v_j prod_{l not
     in (i, j, k)} a_l``, the derivative of ``prod_hvp(w, a, axis)`` along ``v``. Exact with
     zeros (O(n^3) work)."""
+    _refuse_ducks("np.prod's prod_d3", w, v, a)
     x, (ww, vv) = _grouped_operands(a, w, v)
     if x.ndim == 0:
         return _match(np.zeros(()), a)
@@ -121,6 +133,7 @@ def cumprod_d2(u, v, a, axis=None):
     """The second derivative of ``np.cumprod(a, axis)`` along ``u`` and ``v`` (symmetric in
     them), by the recurrence ``e[i] = e[i-1] a[i] + du[i-1] v[i] + dv[i-1] u[i]``, where
     ``du``, ``dv`` are the first derivatives along ``u``, ``v`` (nothing is divided)."""
+    _refuse_ducks("np.cumprod's cumprod_d2", u, v, a)
     shape = np.broadcast_shapes(np.shape(a), np.shape(u), np.shape(v))
     xs, us, vs = (_last(np.broadcast_to(np.asarray(y, dtype=float), shape), axis)
                   for y in (a, u, v))
@@ -140,6 +153,7 @@ def cumprod_hvp(value, w, a, axis=None):
     """Element ``k`` is ``<value, cumprod_d2(w, e_k, a, axis)>``: the gradient of ``<value,
     tangent_cumprod(w, a, axis)>`` with respect to ``a`` (O(n^2) for a run of n elements;
     the runs along the other axes are independent and done together)."""
+    _refuse_ducks("np.cumprod's cumprod_hvp", value, w, a)
     x = np.asarray(a, dtype=float)
     xs = _last(x, axis)
     ws = _last(np.broadcast_to(np.asarray(w, dtype=float), x.shape), axis)
@@ -159,6 +173,7 @@ def cumprod_d3(u, v, w, a, axis=None):
     them): the recurrence of :func:`cumprod_d2` carried for every subset of the directions
     (the derivative of a running product along a set ``S`` is ``D_S[i] = D_S[i-1] a[i] +
     sum over x in S of D_{S - x}[i-1] x[i]``; nothing is divided)."""
+    _refuse_ducks("np.cumprod's cumprod_d3", u, v, w, a)
     shape = np.broadcast_shapes(np.shape(a), np.shape(u), np.shape(v), np.shape(w))
     xs, *ds = (_last(np.broadcast_to(np.asarray(y, dtype=float), shape), axis)
                for y in (a, u, v, w))
@@ -183,6 +198,7 @@ def cumprod_hvp3(value, u, v, a, axis=None):
     """Element ``k`` is ``<value, cumprod_d3(u, v, e_k, a, axis)>``: the gradient of ``<value,
     cumprod_d2(u, v, a, axis)>`` with respect to ``a`` (as :func:`cumprod_hvp` is for the
     first derivative)."""
+    _refuse_ducks("np.cumprod's cumprod_hvp3", value, u, v, a)
     x = np.asarray(a, dtype=float)
     xs = _last(x, axis)
     us, vs = (_last(np.broadcast_to(np.asarray(y, dtype=float), x.shape), axis) for y in (u, v))
@@ -216,7 +232,7 @@ def norm_hvp(value, x, ans, w, ord=None, axis=None, keepdims=False):  # noqa: A0
     (distinct, nonzero singular values; see ``np.linalg.svd``'s rule).
     """
     v = _real_point(x, "norm_hvp")  # (value and w may be complex: it is linear in them)
-    ww = np.broadcast_to(np.asarray(w, dtype=np.result_type(w, float)), v.shape)
+    ww = np.broadcast_to(_asarray(w, dtype=np.result_type(w, float)), v.shape)
     axes = _norm_axes(v, ord, axis)
     vb = _restore(value, v.shape, axes, keepdims)
     nb = _restore(ans, v.shape, axes, keepdims)

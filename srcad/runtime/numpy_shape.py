@@ -224,7 +224,8 @@ def grad_pad(g, array, pad_width, mode=None):
 @helper("numpy")
 def grad_pad_value(g, array, pad_width):
     """Gradient of ``np.pad(array, pad_width, constant_values=c)`` into a scalar ``c``."""
-    return float(np.sum(g) - np.sum(grad_pad(g, array, pad_width)))
+    out = np.sum(g) - np.sum(grad_pad(g, array, pad_width))
+    return out if arrays.is_duck(out) else float(out)  # Dask: lazy
 
 
 @helper("numpy")
@@ -245,10 +246,23 @@ def grad_diag(g, v, k=0):
     (2-d ``v``)."""
     if np.ndim(v) == 1:
         return _match(np.diag(g, k).copy(), v)
+    if arrays.is_duck(g):
+        return _on_diagonal(g, *np.shape(v), k)
     out = np.zeros(np.shape(v))
     n = len(g)
     out[np.arange(n) + max(-k, 0), np.arange(n) + max(k, 0)] = g
     return out
+
+
+def _on_diagonal(g, rows, cols, offset):
+    """For a duck array ``g`` (..., n): ``g`` on the ``offset`` diagonal of (..., rows, cols)
+    matrices of zeros, made by products with two NumPy matrices of zeros and ones (a write
+    at two index arrays, which Dask has not, would compute ``g``)."""
+    n = g.shape[-1]
+    on = np.arange(n)
+    to_rows = (np.arange(rows)[:, None] == on + max(-offset, 0)).astype(float)
+    to_cols = (np.arange(cols)[None, :] == (on + max(offset, 0))[:, None]).astype(float)
+    return (g[..., None, :] * to_rows) @ to_cols
 
 
 @helper("numpy")
@@ -258,6 +272,9 @@ def grad_diagonal(g, a, offset=0, axis1=0, axis2=1):
     nd = len(shape)
     axis1, axis2 = axis1 % nd, axis2 % nd
     g = _asarray(g, dtype=float)
+    if arrays.is_duck(g):
+        full = _on_diagonal(g, shape[axis1], shape[axis2], offset)
+        return _match(np.moveaxis(full, (-2, -1), (axis1, axis2)), a)
     full = np.zeros(g.shape[:-1] + (shape[axis1], shape[axis2]))
     n = g.shape[-1]
     full[..., np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)] = g

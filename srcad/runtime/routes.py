@@ -32,8 +32,14 @@ from .numpy_extra import square_chunks
 from .numpy_shape import grad_sort, tangent_sort
 
 #: the functions whose calls duck-array code routes through :func:`library_form`, by name,
-#: beside every function of SciPy's that is not a ufunc (:func:`routed`)
-ROUTED = {"np.sort": np.sort}
+#: beside every function of SciPy's that is not a ufunc (:func:`routed`): NumPy functions Dask
+#: lacks (its dispatch would compute the array and call NumPy's)
+ROUTED = {"np.sort": np.sort, "np.linalg.det": np.linalg.det,
+          "np.linalg.slogdet": np.linalg.slogdet, "np.kron": np.kron, "np.inner": np.inner,
+          "np.column_stack": np.column_stack}
+if hasattr(np, "unstack"):  # NumPy >= 2.1
+    ROUTED["np.unstack"] = np.unstack
+_ROUTED_NAMES = {id(fn): key for key, fn in ROUTED.items()}
 _SORT_HELPERS = {"grad_sort": grad_sort, "tangent_sort": tangent_sort}
 
 
@@ -55,8 +61,9 @@ def _name_of(fn):
     name = getattr(fn, "__name__", None)
     if not isinstance(name, str) or isinstance(fn, (np.ufunc, type)):
         return None
-    if ROUTED.get(f"np.{name}") is fn:
-        return f"np.{name}"
+    key = _ROUTED_NAMES.get(id(fn))
+    if key is not None and ROUTED[key] is fn:
+        return key
     if _SORT_HELPERS.get(name) is fn:
         return name
     module = getattr(fn, "__module__", None)
@@ -206,6 +213,74 @@ def _dask_tangent_sort(t, a, axis=-1):
     return _dask_blockwise_by_order(_take_sorted, t, a, axis)
 
 
+def _whole_matrices(a, name):
+    """``a`` (a matrix or a batch of them) with each matrix in one block, for NumPy's linear
+    algebra block by block (a matrix whose determinant is asked for fits in memory: the
+    determinant costs its size to the power 3/2)."""
+    a = _da().asarray(a)
+    if a.ndim < 2:
+        raise _unsupported(a, name, f"an array of ndim {a.ndim}", "pass a matrix")
+    return a.rechunk({a.ndim - 2: -1, a.ndim - 1: -1})
+
+
+def _dask_det(a):
+    """``np.linalg.det`` of a Dask ``a``, lazily: each matrix's block by NumPy's ``det``."""
+    whole = _whole_matrices(a, "np.linalg.det")
+    dtype = np.linalg.det(np.eye(1, dtype=whole.dtype)).dtype
+    return whole.map_blocks(np.linalg.det, drop_axis=(whole.ndim - 2, whole.ndim - 1),
+                            dtype=dtype)
+
+
+def _sign(m):
+    return np.linalg.slogdet(m)[0]
+
+
+def _logabsdet(m):
+    return np.linalg.slogdet(m)[1]
+
+
+def _dask_slogdet(a):
+    """``np.linalg.slogdet`` of a Dask ``a``, lazily: ``(sign, logabsdet)``, each matrix's
+    block by NumPy's ``slogdet``."""
+    whole = _whole_matrices(a, "np.linalg.slogdet")
+    sign, logabsdet = np.linalg.slogdet(np.eye(1, dtype=whole.dtype))
+    drop = (whole.ndim - 2, whole.ndim - 1)
+    return (whole.map_blocks(_sign, drop_axis=drop, dtype=sign.dtype),
+            whole.map_blocks(_logabsdet, drop_axis=drop, dtype=logabsdet.dtype))
+
+
+def _dask_inner(a, b):
+    """``np.inner`` of Dask arrays: a sum over the last axes of both (``tensordot``)."""
+    a, b = _da().asarray(a), _da().asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return _da().tensordot(a, b, axes=(a.ndim - 1, b.ndim - 1))
+
+
+def _dask_kron(a, b):
+    """``np.kron`` of Dask arrays: the product of ``a`` and ``b`` on interleaved axes, whose
+    pairs are then merged (``a``'s index major), both raised to the larger rank first."""
+    a, b = _da().asarray(a), _da().asarray(b)
+    nd = max(a.ndim, b.ndim)
+    a = a.reshape((1,) * (nd - a.ndim) + a.shape)
+    b = b.reshape((1,) * (nd - b.ndim) + b.shape)
+    out = (a[tuple(i for _ in range(nd) for i in (slice(None), None))]
+           * b[tuple(i for _ in range(nd) for i in (None, slice(None)))])
+    return out.reshape(tuple(p * q for p, q in zip(a.shape, b.shape)))
+
+
+def _dask_column_stack(tup):
+    """``np.column_stack`` of Dask arrays: 0-d and 1-d ones made columns, then joined."""
+    cols = [_da().asarray(t) for t in tup]
+    return _da().concatenate([c.reshape((-1, 1)) if c.ndim < 2 else c for c in cols], axis=1)
+
+
+def _dask_unstack(x, *, axis=0):
+    """``np.unstack`` of a Dask array: its slices along ``axis``."""
+    moved = np.moveaxis(_da().asarray(x), axis, 0)
+    return tuple(moved[i] for i in range(moved.shape[0]))
+
+
 def _matrix(like, name, *mats):
     for m in mats:
         if np.ndim(m) != 2:
@@ -324,8 +399,9 @@ def _cupy_forms():
     """CuPy's forms: ``np.sort`` and ``np.argsort`` reach CuPy through NumPy's dispatch;
     SciPy's functions through ``cupyx.scipy``'s modules of the same names, where they have
     them (``cupyx.scipy.linalg.solve_triangular``, ``cupyx.scipy.special.polygamma``)."""
-    found = {"np.sort": np.sort, "grad_sort": _dispatched_grad_sort,
-             "tangent_sort": _dispatched_tangent_sort}
+    found = dict(ROUTED)  # through NumPy's dispatch
+    found.update({"grad_sort": _dispatched_grad_sort,
+                  "tangent_sort": _dispatched_tangent_sort})
     for module in ("linalg", "special"):
         try:
             cupyx = importlib.import_module(f"cupyx.scipy.{module}")
@@ -336,7 +412,10 @@ def _cupy_forms():
     return found
 
 
-_DASK = {"np.sort": _dask_sort, "grad_sort": _dask_grad_sort,
+_DASK = {"np.sort": _dask_sort, "np.linalg.det": _dask_det,
+         "np.linalg.slogdet": _dask_slogdet, "np.kron": _dask_kron, "np.inner": _dask_inner,
+         "np.column_stack": _dask_column_stack, "np.unstack": _dask_unstack,
+         "grad_sort": _dask_grad_sort,
          "tangent_sort": _dask_tangent_sort, "scipy.linalg.inv": _dask_inv,
          "scipy.linalg.solve": _dask_solve, "scipy.linalg.cholesky": _dask_cholesky,
          "scipy.linalg.solve_triangular": _dask_solve_triangular,

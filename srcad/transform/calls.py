@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..analysis import complexity, dtypes, effects, memory
 from ..analysis.analyse import Analysis
+from ..analysis.user_calls import bind_call
 from ..core import env, ir
 from ..core.functions import ByFunction, bind
 from ..core.kinds import (
@@ -301,6 +302,8 @@ class Callees:
             self._effects[key] = (answer, tuple(reads.values()))
         return answer
 
+    written = None  # below: calls.written
+
     def unseen_complex(self, fn, kinds, arity=None):
         """Whether ``fn``'s code, for arguments of these kinds, has an operation that may make
         a complex number no kind shows (:func:`srcad.analysis.complexity.unseen_complex`, its
@@ -331,14 +334,9 @@ class Callees:
         return answer
 
     def _inner(self, analysis):
-        def callee_writes_nothing(fn, args, kwargs):
-            try:
-                arguments, _, arity = bind(fn, args, kwargs)
-            except TypeError:
-                return False
-            return self.writes_nothing(fn, {p: analysis.kind(a) if isinstance(
-                a, (ir.Var, ir.Const)) else kind_of_value(a) for p, a in arguments.items()},
-                arity)
+        def callee_writes_nothing(prim):
+            call = bind_call(prim, analysis.kind)
+            return call is not None and self.writes_nothing(prim.fn, call.kinds, call.arity)
         return callee_writes_nothing
 
     def clear(self):
@@ -376,3 +374,47 @@ def _result(analysis):
 
 def _inexact_result(_, analysis):
     return dtypes.inexact_result(analysis)
+
+
+def written(self, fn, args, kwargs, analysis):
+    """The atoms of the call ``fn(*args, **kwargs)`` (of the function ``analysis``
+    reads) whose objects ``fn`` changes in place (:func:`effects.written_params`): the
+    caller checks them as writes of its own. ``()`` when srcad cannot read ``fn`` (it is
+    then refused where it is split)."""
+    try:
+        arguments, _, arity = bind(fn, args, kwargs)
+    except TypeError:
+        return ()
+    kinds = {p: analysis.kind(a) if isinstance(a, (ir.Var, ir.Const)) else
+             kind_of_value(a) for p, a in arguments.items()}
+    key = (fn, tuple(sorted(kinds.items())), arity, "written", _code(fn))
+    known = self._effects.get(key)
+    if known is None or env.stale(known[1]):
+        assumed = getattr(self, "_assumed", None)
+        if assumed is None:
+            assumed = self._assumed = {}
+        if key in assumed:  # a recursive call, its body being read: what the body was
+            assumed[key][1] = True  # found to change so far (read again until stable)
+            return [a for p, a in arguments.items() if p in assumed[key][0]]
+        names = set()
+        try:
+            with env.collecting() as reads:
+                ir_fn, _ = self._to_ssa(fn, arity=arity)
+                inner = Analysis(ir_fn, made_for(fn, kinds), (), made_items(fn, None),
+                                 callees=self, param_stacks=made_stacks(fn))
+                while True:
+                    assumed[key] = [frozenset(names), False]
+                    names |= effects.written_params(
+                        ir_fn, inner, lambda f, a, k: self.written(f, a, k, inner))
+                    if not assumed[key][1] or names <= assumed[key][0]:
+                        break
+        except Exception:  # noqa: BLE001 - unreadable: refused where it is split
+            names, reads = set(), {}
+        finally:
+            assumed.pop(key, None)
+        known = self._effects[key] = (frozenset(names), tuple(reads.values()))
+    env.record_all(known[1])
+    return [a for p, a in arguments.items() if p in known[0]]
+
+
+Callees.written = written

@@ -28,8 +28,10 @@ import types
 
 import numpy as np
 
+from ..analysis.user_calls import bind_call, is_user_call, user_callee
+from ..analysis.user_calls import misfit as _misfit
 from ..core import functions, ir
-from ..core.kinds import ANY, ARRAY, SCALAR, SEQ, kind_of_value
+from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..errors import MissingRuleError, UnsupportedSyntaxError
 from ..rules import registry
 from ..runtime import helpers as runtime
@@ -86,7 +88,7 @@ def _compiled_with_caller(an, value):
     varies (``callees.compiles_all``: the Numba backend compiles it with its caller; the
     user's own Python never runs there): :meth:`Forward.user_call` makes it."""
     return (getattr(an.callees, "compiles_all", False) and isinstance(value, ir.Prim)
-            and not value.kwargs and functions.is_user_function(value.fn))
+            and not value.kwargs and is_user_call(value))
 
 
 class Forward(Sweep):
@@ -267,7 +269,7 @@ class Forward(Sweep):
             return
         rule, bound = registry.find(fn, args, kwargs)
         if rule is None:
-            if functions.is_user_function(fn):
+            if user_callee(fn):
                 self.user_call(stmt, code)
                 return
             if functions.is_derivative(fn):
@@ -341,26 +343,23 @@ class Forward(Sweep):
 
     def user_call(self, stmt, code):
         prim = stmt.value
-        try:
-            arguments, _, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
-        except TypeError as exc:
+        bound = bind_call(prim, self.an.kind, self.an.is_complex)
+        if bound is None:
             src = self.fn.source
             raise UnsupportedSyntaxError(
                 f"srcad cannot differentiate a call that does not fit the parameters of "
-                f"{prim.spelling or prim.fn.__name__} ({exc})",
+                f"{prim.spelling or prim.fn.__name__} ({_misfit(prim)})",
                 filename=src.filename if src else None, lineno=stmt.line,
                 construct=src.line_text(stmt.line) if src else None,
-                hint="pass the arguments its def names") from exc
-        kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
-                 for p, a in arguments.items()}
-        kinds.update(self.an.complex_names(arguments))
+                hint="pass the arguments its def names")
+        arguments, arity, kinds = bound.arguments, bound.arity, bound.kinds
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
         cell = self.an.callees.tangent(prim.fn, wrt, kinds, arity)
         jvp = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)
         tangents = [name(self.t(arguments[p].name)) for p in wrt]
         # the forward-mode function takes every parameter positionally, then the tangents; a
         # default that no literal spells (an array) is passed from a cell of its own
-        given = functions.bind(prim.fn, prim.args, prim.kwargs)[1]
+        given = bound.passed
         args = [bound_expr(a) if p in given or type(a) in (int, float, bool, type(None), str)
                 else name(self.bind_cell(f"{prim.fn.__name__}_{p}", types.CellType(a)))
                 for p, a in arguments.items()] + tangents

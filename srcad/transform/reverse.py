@@ -132,6 +132,10 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
                 code.append(add_to(gname, contribution))
             else:
                 code.append(assign(gname, nodes.plus(gname, contribution)))
+                if kind == ARRAY and gname not in self.uniform:
+                    # the sum is a new array nothing else holds: the next ones add into it
+                    # (a loop's exit keeps this only where it held before the loop)
+                    self.fresh.add(gname)
         else:
             code.append(assign(gname, contribution))
             self.live.add(gname)

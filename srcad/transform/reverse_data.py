@@ -13,8 +13,9 @@ import operator
 
 import numpy as np
 
+from ..analysis.user_calls import bind_call, is_user_call, misfit
 from ..core import functions, ir
-from ..core.kinds import ANY, ARRAY, SCALAR, SEQ, kind_of_value
+from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from . import nodes
 from .nodes import assign, call, method, name, subscript
 
@@ -169,15 +170,13 @@ class Data:
     def user_call(self, stmt, gname, code, frame):
         """``y = helper(...)``: call the callee's backward part with what its forward kept."""
         prim = stmt.value
-        try:
-            arguments, passed, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
-        except TypeError as exc:
+        bound = bind_call(prim, self.an.kind, self.an.is_complex)
+        if bound is None:
             raise self.unsupported(stmt, f"a call that does not fit the parameters of "
-                                   f"{prim.spelling or prim.fn.__name__} ({exc})",
-                                   "pass the arguments its def names") from exc
-        kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
-                 for p, a in arguments.items()}
-        kinds.update(self.an.complex_names(arguments))
+                                   f"{prim.spelling or prim.fn.__name__} ({misfit(prim)})",
+                                   "pass the arguments its def names")
+        arguments, passed, arity, kinds = (bound.arguments, bound.passed, bound.arity,
+                                           bound.kinds)
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
         if not wrt:
             return
@@ -200,20 +199,15 @@ class Data:
         helper(...)`` (nothing to differentiate: its context is not used), else None."""
         prim = stmt.value
         if not (getattr(self.an.callees, "compiles_all", False) and isinstance(prim, ir.Prim)
-                and not prim.kwargs and functions.is_user_function(prim.fn)):
+                and not prim.kwargs and is_user_call(prim)):
             return None
         made = self.__dict__.setdefault("_compiled_calls", {})  # id(stmt) -> its name
         if id(stmt) in made:
             return made[id(stmt)]
-        try:
-            arguments, _, arity = functions.bind(prim.fn, prim.args, prim.kwargs)
-        except TypeError:
+        bound = bind_call(prim, self.an.kind, self.an.is_complex)
+        if bound is None or bound.arity is not None:
             return None
-        if arity is not None:
-            return None
-        kinds = {p: self.an.kind(a) if isinstance(a, (ir.Var, ir.Const)) else kind_of_value(a)
-                 for p, a in arguments.items()}
-        kinds.update(self.an.complex_names(arguments))
+        arguments, kinds = bound.arguments, bound.kinds
         ranks = {p: self.an.rank(a) for p, a in arguments.items() if isinstance(a, ir.Var)}
         entry = self.an.callees.split(prim.fn, [], kinds, None, ranks)
         made[id(stmt)] = self.bind_cell(f"{prim.fn.__name__}_fwd", entry.fwd)

@@ -79,6 +79,7 @@ class Flow:
         for name_ in touched:
             self.ensure_live(name_, pre, frame)
         live_outside = set(self.live)
+        fresh_outside = set(self.fresh)
         body = [PopMarker(body_id)]
         # the gradient of each header name flows to its value at the end of the iteration
         latch_targets = {p.target for p in active_phis}
@@ -122,6 +123,8 @@ class Flow:
         self.comment(stmt, code)
         code.extend(pre)
         code.append(loop)
+        # after no iteration a gradient is what it was before the loop: new only if it was
+        self.fresh &= fresh_outside
         if self.depth == 0:
             self.outer_loops.append((stmt, loop))
         for p in active_phis:

@@ -17,6 +17,7 @@ import types
 import numpy as np
 
 from ..analysis import soundness
+from ..analysis.user_calls import user_callee
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..rules import registry
@@ -104,7 +105,7 @@ class Rules:
         if rule is None:
             if registry.is_nondiff(fn):
                 return
-            if functions.is_user_function(fn):
+            if user_callee(fn):
                 self.user_call(stmt, gname, code, frame)
                 return
             if functions.is_derivative(fn):

@@ -1,0 +1,143 @@
+"""Gradients of lists and tuples under the Numba backend.
+
+srcad's Python helpers give the gradient of any list or tuple as a Python list (a tuple's
+too), whose items may differ in type; Numba types a list by one item type. Here:
+
+* a list's gradient is a list (Numba's) of its items' gradients, of one type, as a list of
+  arrays of one rank is (``zeros_like`` of a list, and ``mutable``, a new list holding the
+  same items, for the gradient of a list a callee's backward part hands its caller; of a
+  tuple of gradients, the same tuple with its lists new);
+* a tuple's gradient whose items the backward code assigns (``d[1] = add(d[1], v)``) is a
+  list, which needs the items' gradients to be of one type (a tuple of arrays of one rank, or
+  of numbers: an array); another tuple is refused, naming its type;
+* ``items_at(like, (1, 0), (a, b))``, the gradient of a list or tuple whose items were read,
+  is written ``items_at_1_0(like, a, b)`` (:func:`items_at`, one helper per pattern of
+  indices): for a tuple ``like``, a tuple of its items' gradients, each of its own type, so
+  a callee returning ``(array, list)`` hands back ``(darray, dlist)``; for a list, a list.
+
+Imports ``numba`` (only :mod:`.numba_helpers` imports this module, when it compiles).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import overload
+
+_NUMBER = (types.Number, types.Boolean)
+
+
+def listed(x):
+    """Whether ``x`` (a Numba type) is a list of one item type, or a tuple whose gradient is
+    a list of one item type (a tuple of arrays of one type)."""
+    if isinstance(x, (types.List, types.ListType)):
+        return True
+    return isinstance(x, types.UniTuple) and isinstance(x.dtype, types.Array)
+
+
+def zeros_like(x, zeros):
+    """The implementation of ``zeros_like`` for a list (or a tuple of arrays of one type):
+    a list of zeros like its items, each made by ``zeros`` (the helper itself)."""
+    if not listed(x):
+        raise TypingError(f"srcad's numba backend makes zero gradients of lists and of tuples "
+                          f"of arrays of one type, not of {x}")
+
+    def zero_list(x):
+        return [zeros(x[i]) for i in range(len(x))]
+
+    return zero_list
+
+
+def mutable(grad):
+    """Stub: srcad's ``mutable`` (the gradient a callee's backward part hands its caller)."""
+    raise NotImplementedError
+
+
+@overload(mutable)
+def _mutable(grad):
+    if isinstance(grad, (types.List, types.ListType)):
+        def copied(grad):
+            out = [grad[i] for i in range(len(grad))]
+            return out
+        return copied
+    if isinstance(grad, (types.Array,) + _NUMBER):
+        return lambda grad: grad
+    if isinstance(grad, types.BaseTuple):  # a tuple of gradients (items_at): its lists new
+        items = ", ".join(f"mutable(grad[{j}])" for j in range(len(grad.types)))
+        scope = {"mutable": mutable}
+        exec(f"def made(grad):\n    return ({items},)\n", scope)  # noqa: S102 - ints only
+        return scope["made"]
+    raise TypingError(f"srcad's numba backend hands a caller the gradient of a list, not of "
+                      f"{grad}")
+
+
+def placed(value, item):
+    """Stub: ``add(zeros_like(item), value)``, ``value`` itself where that adds nothing (an
+    array of the item's shape, a number), a new list for a list (a callee's backward part
+    pops from the lists it is handed)."""
+    raise NotImplementedError
+
+
+@overload(placed)
+def _placed(value, item):
+    if isinstance(value, types.Array) and isinstance(item, types.Array) and (
+            value.ndim == item.ndim):
+        def same(value, item):
+            if value.shape != item.shape:
+                raise ValueError("srcad (numba backend): a gradient shaped unlike its value")
+            return value
+        return same
+    if isinstance(value, types.Float) and isinstance(item, _NUMBER):
+        return lambda value, item: value
+    if isinstance(value, types.Number) and isinstance(item, _NUMBER):
+        return lambda value, item: float(value)
+    if isinstance(value, (types.List, types.ListType)):
+        return lambda value, item: [value[i] for i in range(len(value))]
+    raise TypingError(f"srcad's numba backend places gradients of arrays, numbers and "
+                      f"lists, not {value} for {item}")
+
+
+@functools.cache
+def items_at(indices, zeros, add):
+    """The helper ``items_at_<indices>(like, *values)``: ``zeros_like(like)`` with
+    ``values[k]`` added at ``indices[k]`` (a tuple of ints, known when the code is made). One
+    stub and its overload per pattern, made here (cached). ``zeros`` and ``add``: the
+    helpers ``zeros_like`` and ``add`` of :mod:`.numba_helpers`, handed down."""
+    count = len(indices)
+    params = ", ".join(f"v{k}" for k in range(count))
+
+    def typing(like, *values):
+        if isinstance(like, types.BaseTuple) and not listed(like) and not (
+                isinstance(like, types.UniTuple) and isinstance(like.dtype, _NUMBER)):
+            # items of types of their own: a tuple of gradients, each placed as it is
+            size = len(like.types)
+            if any(i >= size for i in indices):
+                raise TypingError(f"srcad's numba backend: an index past the end of {like}")
+            items = []
+            for j in range(size):
+                given = [f"v{k}" for k, i in enumerate(indices) if i == j]
+                item = f"placed({given[0]}, like[{j}])" if given else f"zeros(like[{j}])"
+                for other in given[1:]:
+                    item = f"add({item}, {other})"
+                items.append(item)
+            text = f"def made(like, {params}):\n    return ({', '.join(items)},)\n"
+        else:  # zeros_like's list (or array, for a tuple of numbers), added into
+            lines = [f"def made(like, {params}):", "    out = zeros(like)"]
+            lines += [f"    out[{i}] = add(out[{i}], v{k})" for k, i in enumerate(indices)]
+            lines.append("    return out")
+            text = "\n".join(lines) + "\n"
+        scope = {"zeros": zeros, "add": add, "placed": placed}
+        exec(text, scope)  # noqa: S102 - made here from ints and the names above
+        return scope["made"]
+
+    # Numba's overload matches the stub's signature: spell the parameters out
+    text = (f"def stub(like, {params}):\n    raise NotImplementedError\n"
+            f"def typing(like, {params}):\n    return inner(like, {params})\n")
+    scope = {"inner": typing}
+    exec(text, scope)  # noqa: S102 - parameter names made here
+    stub = scope["stub"]
+    stub.__name__ = stub.__qualname__ = "items_at_" + "_".join(map(str, indices))
+    overload(stub)(scope["typing"])
+    return stub

@@ -1,0 +1,387 @@
+"""Closure conversion: a function that a helper makes and returns, called by the caller.
+
+``def make(a): b = 2 * a; def g(x): return b * x; return g`` called as ``make(w)(x)`` (or
+``h = make(w); h(x)``, a list of them, a lambda or a ``functools.partial`` returned) makes at
+run time a function holding ``make``'s local values; the gradient must reach ``w`` through
+them. The call ``make(w)`` is read as two functions srcad reads like any other:
+
+* ``make_env``: ``make`` whose ``return g`` became ``return (b,)``: the values ``g`` reads of
+  ``make`` (its *environment*), made as ``make`` makes them;
+* ``g_local(b, x)``: ``g`` lifted, those values as its first parameters (as a nested ``def``
+  is lifted in the function differentiated, :func:`.lower_calls._lift`).
+
+so that ``h = make(w)`` is ``env = make_env(w)`` and ``h`` is ``functools.partial(g_local,
+env[0])`` (:meth:`.lower_callees.FunctionValues.partial_value`): ``h(x)`` is ``g_local(env[0],
+x)``, differentiated through both. A value ``g`` reads that is a parameter ``make`` never
+rebinds is passed from the call itself (a function passed to a decorator factory stays a
+known callee). Python reads a closure's variables when it is called; once ``make`` has
+returned they do not change (``nonlocal`` is refused here), so the values at the return are
+the values the call reads.
+
+Converted when every ``return`` of ``make`` returns the same function: the name of a nested
+``def`` bound once, a ``lambda``, or ``functools.partial(F, ...)`` of such a ``def`` or of a
+function ``make``'s module names. Anything else keeps the refusal at the call of the value.
+
+Imports: the standard library, gast, :mod:`srcad.core` and :mod:`.source`.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import functools
+import inspect
+import itertools
+import linecache
+import operator
+import types
+import weakref
+
+import gast
+
+from ..core import env, ir
+from ..core.functions import ByFunction, is_user_function, run_source
+from . import source as source_module
+
+_MADE = ByFunction()
+_count = itertools.count(1)
+
+
+class Conversion:
+    """How a call of ``make`` is read. The whole: ``env_fn`` (None: nothing to make), what
+    it returns (``target``: one function's Conversion, or for a tuple a list of parts,
+    ``("function", Conversion)`` or ``("value", ("env", i))``) and the environment's length
+    (``lead``). One function: ``target`` (the lifted function, or the ``(name, attributes)``
+    of a function ``make``'s module names), and where each of its leading arguments comes
+    from, ``("env", i)`` or ``("param", name)`` (``lead``), and its fixed keywords
+    (``keywords``, ``{keyword: source}``: those of a returned partial)."""
+
+    def __init__(self, env_fn, target, lead, keywords):
+        self.env_fn, self.target, self.lead, self.keywords = env_fn, target, lead, keywords
+
+
+def conversion(fn):
+    """The :class:`Conversion` of a user function ``fn`` returning a function, or None."""
+    if not is_user_function(fn) or not inspect.isfunction(fn) or fn.__closure__ or \
+            inspect.isgeneratorfunction(fn):
+        return None
+    key = (fn, fn.__code__, fn.__defaults__, fn.__kwdefaults__)
+    known = _MADE.get(key, _MISSING)
+    if known is not _MISSING:
+        return known
+    try:
+        made = _convert(fn)
+    except (source_module.SourceUnavailableError, SyntaxError, TypeError, ValueError):
+        made = None
+    _MADE[key] = made
+    return made
+
+
+_MISSING = object()
+
+
+def _returned(fdef):
+    """The return statements of ``fdef`` itself (not of its nested functions)."""
+    out, todo = [], list(fdef.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+                             gast.ClassDef)):
+            continue
+        if isinstance(node, gast.Return):
+            out.append(node)
+        if isinstance(node, (gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom)):
+            return None
+        todo.extend(gast.iter_child_nodes(node))
+    return out
+
+
+def _defs(fdef):
+    """``{name: def}`` for the functions ``fdef`` defines in its body (at any depth of its
+    own blocks), and how many times each name is bound there."""
+    defs, bound, todo = {}, {}, list(fdef.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, gast.FunctionDef):
+            defs[node.name] = node
+            bound[node.name] = bound.get(node.name, 0) + 1
+            continue
+        if isinstance(node, (gast.Lambda, gast.ClassDef, gast.AsyncFunctionDef)):
+            continue
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            bound[node.id] = bound.get(node.id, 0) + 1
+        todo.extend(gast.iter_child_nodes(node))
+    return defs, bound
+
+
+def _form(value, defs, bound, globals_):
+    """What a returned expression is: ``("def", name)``, ``("lambda", node)``, ``("partial",
+    inner form or function, args, keywords)``; None for anything else."""
+    if isinstance(value, gast.Name) and value.id in defs and bound.get(value.id) == 1:
+        return ("def", value.id)
+    if isinstance(value, gast.Lambda):
+        return ("lambda", value)
+    if isinstance(value, gast.Call) and _is_partial(value.func, globals_) and value.args \
+            and not any(isinstance(a, gast.Starred) for a in value.args) and all(
+                k.arg is not None for k in value.keywords):
+        first = value.args[0]
+        inner = _form(first, defs, bound, globals_)
+        if inner is None or inner[0] != "def":
+            found = _dotted(first, globals_)
+            if found is None:
+                return None
+            inner = ("global", found)  # (name, attributes): read at each call
+        return ("partial", inner, value.args[1:], value.keywords)
+    return None
+
+
+def _dotted(node, globals_):
+    """``(name, attributes)`` of a function the module names (``np.multiply``), or None."""
+    attrs = []
+    while isinstance(node, gast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name) or node.id not in globals_:
+        return None
+    path = (node.id, tuple(reversed(attrs)))
+    return path if callable(_resolve(globals_, path)) else None
+
+
+def _resolve(globals_, path):
+    value = globals_.get(path[0], _MISSING)
+    for attr in path[1]:
+        value = getattr(value, attr, _MISSING)
+    return value
+
+
+def _is_partial(func, globals_):
+    if isinstance(func, gast.Name):
+        return globals_.get(func.id) is functools.partial
+    return isinstance(func, gast.Attribute) and func.attr == "partial" and isinstance(
+        func.value, gast.Name) and globals_.get(func.value.id) is functools
+
+
+def _same(a, b):
+    return ast.dump(gast.gast_to_ast(a)) == ast.dump(gast.gast_to_ast(b))
+
+
+def _convert(fn):
+    src = source_module.read(fn)
+    fdef = copy.deepcopy(src.node)
+    args = fdef.args
+    if args.vararg or args.kwarg:
+        return None
+    returns = _returned(fdef)
+    if not returns or any(r.value is None for r in returns):
+        return None
+    first = returns[0].value
+    if not all(_same(r.value, first) for r in returns[1:]):
+        return None  # different functions on different paths: not converted
+    defs, bound = _defs(fdef)
+    several = isinstance(first, gast.Tuple)  # return predict, loss (or n, predict)
+    elts = first.elts if several else [first]
+    if any(isinstance(e, gast.Starred) for e in elts):
+        return None
+    forms = [_form(e, defs, bound, src.globals) for e in elts]
+    if all(f is None for f in forms) or not several and forms[0] is None:
+        return None
+    outer = _locals(fdef)
+    params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    fixed_params = {p for p in params if bound.get(p, 0) == 0}
+    env_exprs, parts, dropped = [], [], set()
+
+    def held(expr):
+        env_exprs.append(expr)
+        return ("env", len(env_exprs) - 1)
+
+    for elt, form in zip(elts, forms):
+        if form is None:  # a value returned beside the functions
+            parts.append(("value", held(elt)))
+            continue
+        lead, keywords = [], {}
+        inner = form[1] if form[0] == "partial" else form
+        if inner[0] == "global":
+            target = inner[1]
+        else:
+            node = copy.deepcopy(defs[inner[1]] if inner[0] == "def" else _lambda_def(
+                inner[1]))
+            if not _plain_def(node, src.globals):
+                return None
+            captured = _captured(node, outer - {node.name})
+            if captured is None or any(n in defs for n in captured):
+                return None  # it calls another function make defines: not converted
+            lead = [("param", n) if n in fixed_params else held(gast.Name(
+                id=n, ctx=gast.Load(), annotation=None, type_comment=None)) for n in captured]
+            target = _lift(node, captured, src, fn)
+            if inner[0] == "def":
+                dropped.add(inner[1])
+        if form[0] == "partial":
+            lead += [held(a) for a in form[2]]
+            keywords = {k.arg: held(k.value) for k in form[3]}
+        parts.append(("function", Conversion(None, target, lead, keywords)))
+    env_fn = None
+    if env_exprs:
+        env_fn = _env_function(fn, fdef, returns, env_exprs, src, dropped)
+    return Conversion(env_fn, parts if several else parts[0][1], len(env_exprs), None)
+
+
+def _lambda_def(node):
+    fdef = gast.FunctionDef(name="lam", args=node.args, body=[gast.copy_location(
+        gast.Return(value=node.body), node)], decorator_list=[], returns=None,
+        type_comment=None, type_params=[])
+    return gast.copy_location(fdef, node)
+
+
+def _plain_def(node, globals_):
+    """A def srcad lifts as it is: no ``*args``/``**kwargs``, no decorator but
+    ``functools.wraps``, no ``nonlocal``, no default reading a name of the enclosing
+    function (its defaults are made where it is lifted)."""
+    if node.args.vararg or node.args.kwarg:
+        return False
+    for deco in node.decorator_list:
+        call = deco.func if isinstance(deco, gast.Call) else deco
+        if not (isinstance(call, gast.Attribute) and call.attr == "wraps" and isinstance(
+                call.value, gast.Name) and globals_.get(call.value.id) is functools):
+            return False
+    node.decorator_list = []
+    for sub in gast.walk(node):
+        if isinstance(sub, (gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom)):
+            return False
+    for default in node.args.defaults + [d for d in node.args.kw_defaults if d]:
+        if any(isinstance(n, gast.Name) and n.id not in globals_ and n.id not in dir(
+                __builtins__ if isinstance(__builtins__, dict) else __builtins__)
+               for n in gast.walk(default)):
+            return False
+    return True
+
+
+def _locals(fdef):
+    """The names ``fdef`` binds itself (parameters, assignments, its nested defs)."""
+    args = fdef.args
+    names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    todo = list(fdef.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, gast.FunctionDef):
+            names.add(node.name)
+            continue
+        if isinstance(node, (gast.Lambda, gast.ListComp, gast.GeneratorExp, gast.SetComp,
+                             gast.DictComp, gast.ClassDef)):
+            continue
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+        todo.extend(gast.iter_child_nodes(node))
+    return names
+
+
+def _captured(node, outer):
+    """The names of the enclosing function ``node`` reads (in order), or None when it reads a
+    function the enclosing function defines (not converted)."""
+    own = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
+    assigned = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, (gast.Store, gast.Del))}
+    out = []
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and sub.id in outer \
+                and sub.id not in own and sub.id not in assigned and sub.id not in out:
+            out.append(sub.id)
+    if node.name in out:
+        return None  # calls itself
+    return out
+
+
+def _lift(node, captured, src, fn):
+    """The lifted function: ``captured`` first, then its own parameters."""
+    tree = gast.gast_to_ast(gast.Module(body=[node], type_ignores=[]))
+    func = tree.body[0]
+    func.name = f"{node.name}_local"
+    func.args.args = [ast.arg(arg=n) for n in captured] + func.args.args
+    ast.fix_missing_locations(tree)
+    text = ast.unparse(tree) + "\n"
+    filename = (f"<srcad: {node.name} made by {fn.__name__} ({src.filename}:"
+                f"{getattr(node, 'lineno', src.first_line)}) #{next(_count)}>")
+    made = run_source(text, filename, src.globals)[func.name]
+    lifted = types.FunctionType(made.__code__, src.globals, func.name, made.__defaults__)
+    lifted.__kwdefaults__ = made.__kwdefaults__
+    weakref.finalize(lifted, linecache.cache.pop, filename, None)
+    return lifted
+
+
+def _env_function(fn, fdef, returns, env_exprs, src, dropped):
+    """``make`` returning the tuple of ``env_exprs`` where it returned the function; the defs
+    ``dropped`` (the returned ones) removed where nothing else reads them."""
+    env = gast.Tuple(elts=env_exprs, ctx=gast.Load())
+    for r in returns:
+        r.value = copy.deepcopy(env)
+    for name in dropped:
+        reads = [n for n in gast.walk(fdef) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, gast.Load) and n.id == name]
+        if not reads:
+            _drop_def(fdef, name)
+    fdef.decorator_list = []
+    fdef.name = f"{fn.__name__}_env"
+    tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+    ast.fix_missing_locations(tree)
+    text = ast.unparse(tree) + "\n"
+    filename = (f"<srcad: {fn.__name__} of {src.filename}:{src.first_line} returning the "
+                f"values the function it makes reads #{next(_count)}>")
+    made = run_source(text, filename, src.globals)[fdef.name]
+    env_fn = types.FunctionType(made.__code__, src.globals, fdef.name, fn.__defaults__)
+    env_fn.__kwdefaults__ = fn.__kwdefaults__
+    weakref.finalize(env_fn, linecache.cache.pop, filename, None)
+    return env_fn
+
+
+def _drop_def(fdef, name):
+    for node in gast.walk(fdef):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and node is not None:
+                kept = [s for s in block if not (isinstance(s, gast.FunctionDef)
+                                                 and s.name == name)]
+                if len(kept) != len(block):
+                    setattr(node, field, kept or [gast.Pass()])
+
+
+def call(lw, fn, args, kwargs, node, hint):
+    """The value of the call ``fn(*args, **kwargs)`` (atoms) in the lowering ``lw`` when
+    ``fn`` returns a function (or a tuple holding functions): a partial of the lifted function
+    over the environment ``fn``'s env function makes; None when ``fn`` is not converted."""
+    conv = conversion(fn)
+    if conv is None:
+        return None
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    items = []
+    if conv.env_fn is not None:
+        made = lw.assign(lw.call_object(conv.env_fn, None, list(args), dict(kwargs), node),
+                         f"{fn.__name__}_env", node)
+        items = [lw.assign(ir.Prim(operator.getitem, [made, ir.Const(i)]), "held", node)
+                 for i in range(conv.lead)]
+
+    def atom(where):
+        kind, key = where
+        if kind == "env":
+            return items[key]
+        value = bound.arguments[key]
+        return value if isinstance(value, (ir.Var, ir.Const)) else lw.bound_const(value, key)
+
+    def function(part):
+        target = part.target
+        if isinstance(target, tuple):  # a function make's module names: read, guarded, now
+            target = _resolve(fn.__globals__, target)
+            env.record(env.Read(fn.__globals__, None, part.target[0], part.target[1], target))
+            if not callable(target):
+                raise lw.error(node, f"a function {fn.__name__} returns: "
+                               f"{'.'.join((part.target[0],) + part.target[1])} is not one")
+        spelled = ir.Const(target, lw.bound_name(target, getattr(target, "__name__", "fn")))
+        return lw.partial_value(spelled, [atom(w) for w in part.lead],
+                                {k: atom(w) for k, w in part.keywords.items()}, node, hint)
+
+    if isinstance(conv.target, Conversion):
+        return function(conv.target)
+    parts = [function(p) if kind == "function" else atom(p) for kind, p in conv.target]
+    return ir.Prim(ir.BUILD_TUPLE, parts)
