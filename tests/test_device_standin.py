@@ -44,9 +44,9 @@ def test_indexing_on_the_standin(f):
 
 
 def _sample():
-    """Every 6th rule example with an array argument. On the whole table (630 examples that
-    NumPy differentiates and that run on the stand-in): 494 stand-in arrays equal to NumPy's,
-    12 NumPy arrays or lists with NumPy's numbers (:data:`NOT_ON_DEVICE`), 124 refused naming
+    """Every 6th rule example with an array argument. On the whole table (628 examples that
+    NumPy differentiates and that run on the stand-in): 496 stand-in arrays equal to NumPy's,
+    6 NumPy arrays or lists with NumPy's numbers (:data:`NOT_ON_DEVICE`), 126 refused naming
     CuPy (a constant the rule makes in NumPy beside a device array, mostly), none wrong."""
     out = []
     for case in T.CASES:
@@ -59,14 +59,9 @@ def _sample():
 SAMPLE = _sample()
 
 #: rules whose gradient has the right numbers on the stand-in but is not one of its arrays: a
-#: NumPy array (a constant the rule makes with NumPy: np.eye, a list's np.asarray) or a list
-#: of rows (an array read as a sequence of rows): CuPy would return them so too
+#: NumPy array (a list's np.asarray) or a list of rows (an array read as a sequence of rows)
 NOT_ON_DEVICE = {
-    **dict.fromkeys(("numpy.trace(a, offset, axis1, axis2, dtype)",
-                     "numpy.einsum(subscripts, op1, optimize)", "numpy.ndarray.tolist(a)",
-                     "numpy_helpers.grad_array(value, obj)",
-                     "numpy_helpers.grad_pad_value(value, array, pad_width)",
-                     "numpy.trapezoid(y, x, dx, axis)"), "a NumPy array"),
+    "numpy.ndarray.tolist(a)": "a NumPy array",
     **dict.fromkeys(("numpy.concatenate(arrays, axis)", "numpy.stack(arrays, axis)",
                      "numpy.hstack(tup)", "numpy.vstack(tup)"), "a list of rows"),
 }
