@@ -2,6 +2,9 @@
 
     python benchmarks/gpu_check.py              # the check, then timings of the logistic loss
     python benchmarks/gpu_check.py --rows 4000000
+    python benchmarks/gpu_check.py --rules      # also every example of the rule table
+    python benchmarks/gpu_check.py --rules --standin   # the table's sweep without a GPU, on
+                                                        # tests/device_standin.py's arrays
 
 The same plain NumPy functions as tests/test_cupy.py (tests/array_family.py: the logistic and
 least-squares losses, elementwise chains, reductions over each axis, broadcasting, products,
@@ -75,6 +78,57 @@ def check(cp):
     return wrong
 
 
+def rule_sweep(to_device, to_host, is_device):
+    """Every example of the rule table (tests/test_forward_rules.py) with an array argument,
+    its arrays on the device: the gradient must be a device array equal to NumPy's to 1e-12
+    (PASS), or NumPy's numbers in a NumPy array or list (HOST), or a refusal (REFUSED); WRONG
+    and CRASH are counted as failures. Returns their number."""
+    import collections
+    import warnings
+
+    import test_forward_rules as T
+
+    counts = collections.Counter()
+    for case in T.CASES:
+        s, args, wrt = T.scalar_case(case)
+        if not any(isinstance(a, np.ndarray) and a.ndim for a in args):
+            continue
+        try:
+            want = srcad.grad(s, wrt=wrt)(*args)
+        except Exception:  # noqa: BLE001 (not differentiated on NumPy: not this check's)
+            continue
+        dargs = tuple(to_device(a) if isinstance(a, np.ndarray) and a.ndim else a for a in args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                s(*dargs)
+            except Exception:  # noqa: BLE001 (the function itself needs NumPy arrays)
+                counts["the function itself fails"] += 1
+                continue
+            try:
+                got = srcad.grad(s, wrt=wrt)(*dargs)
+                status = "PASS"
+                for g, w in zip(got, want):
+                    host = to_host(g)
+                    host = np.stack(host) if isinstance(host, list) else np.asarray(host)
+                    scale = max(1.0, float(np.max(np.abs(w), initial=0.0)))
+                    if np.max(np.abs(host - w), initial=0.0) > 1e-12 * scale:
+                        status = "WRONG"
+                        break
+                    if np.ndim(w) and not is_device(g):
+                        status = "HOST"
+            except srcad.SrcadError:
+                status = "REFUSED"
+            except Exception as exc:  # noqa: BLE001 (a crash is reported, the sweep goes on)
+                status = "CRASH"
+                print(f"  CRASH    {case[1][:60]}: {type(exc).__name__}: {exc}")
+        counts[status] += 1
+        if status == "WRONG":
+            print(f"  WRONG    {case[1][:60]}")
+    print("rule table:", ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    return counts["WRONG"] + counts["CRASH"]
+
+
 def timed(fn, sync, repeats=5):
     best = float("inf")
     for _ in range(repeats):
@@ -107,11 +161,23 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--features", type=int, default=32)
+    parser.add_argument("--rules", action="store_true",
+                        help="also differentiate every example of the rule table")
+    parser.add_argument("--standin", action="store_true",
+                        help="no GPU: the rule table's sweep on tests/device_standin.py")
     args = parser.parse_args()
+    if args.standin:
+        from device_standin import Device, on_device, to_host
+
+        return 1 if rule_sweep(on_device, to_host, lambda g: isinstance(g, Device)) else 0
     cp = gpu()
     if cp is None:
         return 0
     wrong = check(cp)
+    if args.rules:
+        wrong += rule_sweep(cp.asarray, lambda g: cp.asnumpy(g) if isinstance(g, cp.ndarray)
+                            else ([cp.asnumpy(v) for v in g] if isinstance(g, list) else g),
+                            lambda g: isinstance(g, cp.ndarray))
     timings(cp, args.rows, args.features)
     total = len(FAMILY) + len(ROUTED) + len(INDEXING)
     print(f"gpu_check: {total - wrong} of {total} functions as NumPy or refused")

@@ -148,7 +148,7 @@ INDEXING = [(index_ellipsis, True), (index_new_axis, True), (index_rows, True),
 
 # functions NumPy's dispatch does not hand to the array's library (srcad/runtime/routes.py):
 # np.sort, and SciPy's linear algebra, called in the library's own form
-# (np.eye(COLS) + X: CuPy refuses a NumPy array beside its own, and Dask's eye takes no like=)
+# (the identity made in the data's library: CuPy refuses a NumPy array beside its own)
 def sorted_rows(w, X, y):
     return (np.sum(np.sort(X * w, axis=0)[-3:])
             + np.sum(np.sort(X[:, 1] * w[0] + y, axis=None)[:4]))
@@ -161,13 +161,13 @@ except ImportError:  # SciPy is optional: the family is then np.sort's alone
 
 
 def normal_equations(w, X, y):
-    A = X.T @ X + np.eye(COLS)
+    A = X.T @ X + np.diag(np.ones_like(X[0]))
     return np.sum(scipy.linalg.solve(A, X.T @ y + w) ** 2)
 
 
 def triangular(w, X, y):
-    L = np.tril(X[:COLS] + 2.0 * np.eye(COLS))
-    c = scipy.linalg.cholesky(X.T @ X + np.eye(COLS), lower=True)
+    L = np.tril(X[:COLS] + 2.0 * np.diag(np.ones_like(X[0])))
+    c = scipy.linalg.cholesky(X.T @ X + np.diag(np.ones_like(X[0])), lower=True)
     return np.sum(scipy.linalg.solve_triangular(L, w, lower=True) * (c @ w))
 
 

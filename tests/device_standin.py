@@ -40,7 +40,7 @@ def _unwrap(value, what, index=False):
 
 
 def _wrap(value):
-    if type(value) is np.ndarray:
+    if type(value) is np.ndarray or isinstance(value, np.generic):  # 0-d: on the device too
         return Device(value)
     if isinstance(value, tuple):
         return tuple(_wrap(v) for v in value)

@@ -345,12 +345,20 @@ def test_a_callee_changing_what_it_is_given_that_nobody_reads_after(tmp_path):
     "x, y = project(w, np.sin(w))\n    return np.sum(x * y)",  # the caller's argument
     "u = w * 2.0\n    z = u\n    project(u, np.sin(w))\n    return np.sum(z)",
     "u = w * 2.0\n    t = simulate_twice(u)\n    return np.sum(t) + np.sum(u)",
+    "u = w * 2.0\n    t = deep(u, 3)\n    return t + np.sum(u)",  # through recursion
 ])
 def test_a_callee_changing_what_its_caller_reads_after_is_refused(body, tmp_path):
     source = IN_PLACE + """
 def simulate_twice(u):
     project(u, u * 1.0)
     return u * 2.0
+
+
+def deep(u, n):
+    if n == 0:
+        u *= 3.0
+        return 1.0
+    return deep(u[1:], n - 1) * 2.0
 
 
 def g(w):

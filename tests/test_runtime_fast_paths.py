@@ -269,3 +269,21 @@ def test_mutable_fast_path(grad):
         return out is g
 
     assert same(mutable(grad), grad)
+
+
+# ---------------------------------------------------------------- a number spread by grad_sum
+
+
+@pytest.mark.parametrize("g", [0.3, np.float64(-1.5), 2.0 - 1.0j, np.complex128(0.5j)],
+                         ids=["float", "float64", "complex", "complex128"])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 5), (4097,)])
+def test_grad_sum_and_mean_of_a_number(g, shape):
+    """A number spread over an array (the new array below 4097 elements, the broadcast view
+    above): the values and dtype ``np.full`` gives, for the sum and the mean."""
+    from srcad.runtime.numpy_reductions import grad_mean, grad_sum
+
+    a = np.ones(shape)
+    for got, want in ((grad_sum(g, a), np.full(shape, g)),
+                      (grad_mean(g, a), np.full(shape, g / max(a.size, 1)))):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)

@@ -30,12 +30,13 @@ import operator
 
 import numpy as np
 
-from ..core import functions, ir
+from ..core import ir
 from ..core.kinds import ANY, ARRAY, SEQ
 from ..errors import MutationError
 from ..rules import registry
 from .memory import Aliases
 from .memory_tables import MUTATORS, ir_mutable, names_of
+from .user_calls import user_callee
 
 
 class _Liveness:
@@ -181,8 +182,7 @@ def check(fn, analysis, callee=False):
         obj, target, what = _write_of(stmt, aliases)
         if obj is None and callees is not None and hasattr(callees, "written") and isinstance(
                 stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and \
-                functions.is_user_function(stmt.value.fn) and \
-                not functions.is_derivative(stmt.value.fn):
+                user_callee(stmt.value.fn):
             prim = stmt.value
             for atom in callees.written(prim.fn, prim.args, prim.kwargs, analysis):
                 if isinstance(atom, ir.Var) and aliases.may_alias(atom.name):

@@ -115,7 +115,7 @@ def written_params(fn: ir.Function, analysis, callee_written) -> set:
         mark(prim.kwargs.get("out"))
         if isinstance(prim.fn, ir.Method) and prim.fn.name in MUTATORS and prim.args:
             mark(prim.args[0])
-        if functions.is_user_function(prim.fn) and not functions.is_derivative(prim.fn):
+        if is_user_call(prim):
             for atom in callee_written(prim.fn, prim.args, prim.kwargs):
                 mark(atom)
     return params

@@ -16,9 +16,11 @@ where Python gives an integer past int64).
 gradients NumPy broadcast (both in :mod:`.numba_axes`, as ``scatter`` at an index holding
 ``None`` is in :mod:`.numba_arrays`), ``grad_dot_a`` and ``grad_dot_b`` for
 the dot product of two vectors; ``zeros_like``, and forward mode's ``like`` and
-``copy_tangent``, for numbers and arrays; ``cleared`` at an int, a slice or a tuple of them.
+``copy_tangent``, for numbers and arrays; ``cleared`` at an int, a slice or a tuple of them;
+the gradients of lists and tuples (``zeros_like`` of a list, ``mutable``, ``items_at_<indices>``)
+in :mod:`.numba_lists`.
 
-Imports ``numba``, :mod:`.numba_axes` and :mod:`.numba_arrays` (only
+Imports ``numba``, :mod:`.numba_axes`, :mod:`.numba_arrays` and :mod:`.numba_lists` (only
 :mod:`srcad.backend.numba_backend` imports this module, when it
 compiles).
 """

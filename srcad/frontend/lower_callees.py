@@ -109,8 +109,7 @@ class Callees:
         return name
 
     def bound_const(self, value, hint):
-        """An atom for ``value`` (a fixed argument of a partial, say): a literal as itself,
-        anything else through a bound name."""
+        """An atom for ``value``: a literal as itself, anything else through a bound name."""
         if value is None or type(value) in (int, float, bool, str, complex):
             return Const(value)
         return Const(value, self.bound_name(value, hint))
@@ -299,7 +298,8 @@ class Callees:
                 fixed.append((name, value))
             elif functions.user_instance_class(value) is not None:
                 fixed.append((name, functions.Instance(type(value), held_functions(value))))
-            elif value is None or type(value) is bool:  # if ax: plot(ax, ...) not read
+            elif (value is None or type(value) is bool) and not (  # if ax: plot(ax) unread
+                    _registry.has_rule(fn) or _registry.is_nondiff(fn)):
                 fixed.append((name, functions.Flag(value)))
         return tuple(fixed)
 
