@@ -107,9 +107,9 @@ def del_name(x):
     y = x * x
     z = np.sum(y) + 1.0
     del y
-    if z > 0.0:
-        w = z * x
-        del w
+    w = z * x
+    del w, z
+    z = np.sum(x * x) + 1.0
     return z * np.sum(x)
 
 
@@ -159,7 +159,8 @@ def test_both_modes_and_second_order(f, f_ag, k):
 
 
 def test_refusals_that_stay():
-    """del of an item, and del of a name inside a loop, are still refused at their line."""
+    """del of an item, and del of a name inside a loop or a branch (gone on some paths only),
+    are still refused at their line."""
     def del_item(x):
         ys = [x, x]
         del ys[0]
@@ -173,7 +174,13 @@ def test_refusals_that_stay():
             del y
         return s
 
-    for f in (del_item, del_in_loop):
+    def del_in_branch(x):
+        y = x * x
+        if x > 0.0:
+            del y
+        return y
+
+    for f in (del_item, del_in_loop, del_in_branch):
         with pytest.raises(srcad.SrcadError) as info:
             srcad.grad(f)(1.5)
         assert "del" in info.value.construct

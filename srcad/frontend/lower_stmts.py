@@ -34,8 +34,9 @@ class Statements:
         pass
 
     def stmt_Delete(self, node):
-        """``del name`` (of a local, outside loops: validate refuses the rest): the name is
-        gone, so a later read is refused as a read before assignment (Python raises there)."""
+        """``del name`` (of a local, among the function's own statements: validate refuses
+        the rest): the name is gone, so a later read is refused as a read before assignment
+        (Python raises there)."""
         for target in node.targets:
             name = target.id
             if name not in self.env or self.env[name] is None or name in self.local_functions \
