@@ -31,8 +31,9 @@ def uses_global(x):
 
 
 def uses_del(x):
-    y = x * 2
-    del y  # error: del
+    for i in range(2):
+        y = x * i
+        del y  # error: del
     return x
 
 

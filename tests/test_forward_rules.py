@@ -134,6 +134,27 @@ ex(SUM_WHERE, "a.sum(0, keepdims=True, where=a < 0.5)", a=M)
 ex("numpy.mean(a, axis, dtype, out, keepdims, where)", "np.mean(a, axis=1, where=a < 0.5)",
    a=M)
 ex("numpy.mean(a, axis, dtype, out, keepdims, where)", "np.mean(a, where=a > -0.5)", a=V)
+for name in ("max", "min", "amax", "amin"):  # initial= (given by keyword), where=
+    ext = f"numpy.{name}(a, axis, out, keepdims, initial, where)"
+    ex(ext, f"np.{name}(a, initial=b)", a=V, b=S)
+    ex(ext, f"np.{name}(a, axis=1, initial=b, where=a > -0.2)", a=M, b=S)
+ex("numpy.prod(a, axis, dtype, out, keepdims, initial, where)", "np.prod(a, axis=1, initial=b)",
+   a=M, b=S)
+PROD_WHERE = "numpy.prod(a, axis, dtype, out, keepdims, where, initial)"
+ex(PROD_WHERE, "a.prod(0, where=a > -0.2)", a=M)
+ex(PROD_WHERE, "np.prod(a, initial=b, where=a < 0.5)", a=V, b=S)
+DIFF_PRE, DIFF_APP = ("numpy.diff(a, n, axis, prepend, append)",
+                      "numpy.diff(a, n, axis, append, prepend)")
+ex(DIFF_PRE, "np.diff(a, prepend=b)", a=V, b=S)
+ex(DIFF_PRE, "np.diff(a, axis=0, prepend=c)", a=M, c=(1, 3))
+ex(DIFF_APP, "np.diff(a, 2, append=b)", a=V, b=S)
+ex(DIFF_APP, "np.diff(a, axis=1, prepend=b, append=c)", a=M, b=S, c=(2, 1))
+ex("numpy_helpers.grad_diff_ends(value, a, n, axis, prepend, append, part)",
+   "H.grad_diff_ends(w, a, 1, -1, b, None, 1)", w=V, a=V, b=S)
+ex("numpy_helpers.diff_part(value, a, axis, prepend, append, part)",
+   "H.diff_part(w, a, 0, b, None, 0)", w=(3, 3), a=M, b=S)
+ex("numpy_helpers.diff_place(value, a, axis, prepend, append, part)",
+   "H.diff_place(w, a, 1, None, c, 2)", w=(2, 1), a=M, c=(2, 1))
 for name in ("var", "std"):
     rid = f"numpy.{name}(a, axis, dtype, out, ddof, keepdims)"
     ex(rid, f"np.{name}(a)", a=V)

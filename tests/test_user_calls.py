@@ -219,3 +219,73 @@ def test_every_callee_both_modes(func, args, wrt, second):
     assert close(tangent, numerical_grad(func, args, wrt), 1e-6, 1e-8)
     if second:
         check_second_derivative(func, args, wrt)
+
+
+# ---------------------------------------------------------------- what a ruled callee returns
+# A rule of yours (or a nondiff declaration) says nothing of what the function returns: it may
+# be its argument or a view of it, so a write into the result is a write into the argument
+# (srcad took the result for a new array: a wrong value and gradient, no error)
+
+
+def ident_ruled(a):
+    return a
+
+
+def view_ruled(a):
+    return a[1:]
+
+
+def ident_constant(a):
+    return a
+
+
+def fresh_ruled(a):
+    return a * 1.0
+
+
+srcad.extend.defvjp(ident_ruled, "a", a="g", jvp={"a": "t"})
+srcad.extend.defvjp(view_ruled, "a", a="unbroadcast(np.concatenate([np.zeros(1), g]), a)",
+                    jvp={"a": "t[1:]"})
+srcad.extend.defvjp(fresh_ruled, "a", a="g", jvp={"a": "t"})
+srcad.extend.nondiff(ident_constant)
+
+
+def w_ident(x):
+    y = x * 1.0
+    z = ident_ruled(y)
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def w_view(x):
+    y = x * 1.0
+    z = view_ruled(y)
+    z += x[0]
+    return np.sum(y * x)
+
+
+def w_constant(x):
+    y = x * 1.0
+    z = ident_constant(y)
+    z[1] = 2.0
+    return np.sum(y * x)
+
+
+def w_fresh(x):
+    y = x * 1.0
+    z = fresh_ruled(y)
+    z[0] = 5.0
+    return np.sum(y * x) + np.sum(z)
+
+
+@pytest.mark.parametrize("func", [w_ident, w_view, w_constant, w_fresh])
+@pytest.mark.parametrize("scale", [1.0, -1.7])
+def test_a_write_into_what_a_ruled_callee_returns(func, scale):
+    x = np.array([0.3, 0.7, -0.4]) * scale
+    try:
+        value, grad = srcad.value_and_grad(func)(x.copy())
+    except srcad.SrcadError as e:
+        assert e.lineno is not None and "copy" in e.hint
+        return
+    assert value == pytest.approx(func(x.copy()), rel=1e-12)
+    assert close(grad, numerical_grad(lambda v: func(v.copy()), (x,), 0), 1e-6, 1e-8)

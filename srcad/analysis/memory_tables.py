@@ -3,7 +3,8 @@ change their object (:data:`MUTATORS`), which return a view of it or a new objec
 which runtime helpers of srcad's build new values. Read by :mod:`srcad.analysis.memory`
 (the memory model) and :mod:`srcad.analysis.alias` (the checks).
 
-Imports only ``srcad.core``, ``srcad.rules`` and ``srcad.runtime``.
+Imports only ``srcad.core``, ``srcad.rules``, ``srcad.runtime`` and
+:mod:`srcad.analysis.user_calls`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from ..core import ir
 from ..rules import registry
 from ..runtime import containers, family_of
+from .user_calls import user_callee
 
 #: methods that change their object: the hint for each (None: differentiated on local lists)
 MUTATORS = {
@@ -131,7 +133,12 @@ def _fresh_result(fn):
         return fn not in (min, max)  # max(a, b) is one of its arguments
     if getattr(fn, "__module__", None) == "math":
         return True
-    return registry.has_rule(fn) or registry.is_nondiff(fn)
+    if registry.has_rule(fn):  # a rule of yours says nothing of what the function returns:
+        # it may be its argument or a view of it (srcad's own rules' functions return new
+        # objects, views aside: VIEW_FUNCS)
+        return not any(rule.user for rule in registry.rules_for(fn))
+    # a function of yours declared constant is read like your others (_callee_memory)
+    return registry.is_nondiff(fn) and not user_callee(fn)
 
 
 # ---------------------------------------------------------------- the checks

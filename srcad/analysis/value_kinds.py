@@ -30,6 +30,9 @@ from .user_calls import bind_call, is_user_call
 #: the rank of ``a @ b`` from the ranks of ``a`` and ``b``
 _MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
 #: srcad's own helpers whose result has the structure of one argument (its position)
+#: srcad's helpers that make the new version of a list (or array) changed in place
+_NEW_VERSION = frozenset({"pop_value", "insert_value", "remove_value", "clear_value",
+                          "reverse_value", "extend_value", "sort_value"})
 _SHAPED_LIKE = {"zeros_like": 0, "grad_array": 1, "cleared": 0, "fill": 1, "added_at": 0}
 #: products whose result for two vectors is a number
 #: array constructors: their result is always a new NumPy array (0-d included)
@@ -66,6 +69,9 @@ class ValueKinds:
             source = kinds[_SHAPED_LIKE[fn.__name__]] if len(kinds) > 1 else kinds[0]
             if source in (SCALAR, ARRAY, SEQ) and (source == SEQ or fn.__name__ == "zeros_like"):
                 return source  # a gradient shaped like its argument: a list for a list
+        if family_of(fn) == "runtime" and getattr(fn, "__name__", None) in _NEW_VERSION and \
+                kinds and kinds[0] in (SEQ, ARRAY):
+            return kinds[0]  # ys.pop(i), d.pop(k), ys.insert(i, v), ys.sort(): the new ys
         if isinstance(fn, ir.Attr):
             if fn.name in ("ndim", "size"):
                 return SCALAR

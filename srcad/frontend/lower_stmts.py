@@ -17,6 +17,7 @@ import gast
 
 from ..core import functions, ir
 from ..core.ir import Const, Var
+from ..errors import SrcadError
 from . import writes
 
 
@@ -31,6 +32,18 @@ class Statements:
 
     def stmt_Pass(self, node):
         pass
+
+    def stmt_Delete(self, node):
+        """``del name`` (of a local, among the function's own statements: validate refuses
+        the rest): the name is gone, so a later read is refused as a read before assignment
+        (Python raises there)."""
+        for target in node.targets:
+            name = target.id
+            if name not in self.env or self.env[name] is None or name in self.local_functions \
+                    or name in self.dicts:
+                raise self.error(node, f"del {name} of a name that is not a local value here",
+                                 cls=SrcadError, hint="leave the name alone")
+            self.env[name] = None
 
     def stmt_Expr(self, node):
         if isinstance(node.value, gast.Constant):

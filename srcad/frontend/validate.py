@@ -45,7 +45,10 @@ UNSUPPORTED = {
                   "new value"),
     gast.Nonlocal: ("a nonlocal statement", "pass the value in as an argument and return the "
                     "new value"),
-    gast.Delete: ("del", "leave the name alone or assign it a new value"),
+    gast.Delete: ("del of an item, an attribute, or of a name inside a branch or loop (del "
+                  "name among the function's own statements is read: the name is gone)",
+                  "leave the name alone or assign it a new value; for an item build the new "
+                  "list or dict"),
     gast.ClassDef: ("a class defined inside the function", "define the class at module level"),
     gast.Import: ("an import inside the function", "import at module level"),
     gast.ImportFrom: ("an import inside the function", "import at module level"),
@@ -70,7 +73,13 @@ def validate(source):
     """Raise :class:`UnsupportedSyntaxError` for the first unsupported construct (after
     dropping the value-neutral ``with`` lines)."""
     strip_neutral_with(source)
+    # del name among the function's own statements (not in a branch or loop, where the name
+    # would be gone on some paths only): the name is gone (lower_stmts.stmt_Delete)
+    top = {id(s) for s in source.node.body if isinstance(s, gast.Delete) and all(
+        isinstance(t, gast.Name) for t in s.targets)}
     for node in _walk_body(source.node):
+        if id(node) in top:
+            continue
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and (
             node.func.id in UNSUPPORTED_CALLS
             and node.func.id not in _assigned_names(source.node)

@@ -392,3 +392,43 @@ for _n in (2, 3):
            jvp={p: "np.broadcast_arrays(" + ", ".join("t" if q == p else f"0.0 * {q}"
                                                       for q in _params) + ")"
                 for p in _params})
+
+
+# ---------------------------------------------------------------- initial= and where=
+# np.max/np.min (np.amax, np.amin, x.max(...)) with initial= (NumPy asks for it with where=):
+# the result is the largest of initial and the elements where= marks; its gradient goes to the
+# ones equal to it (ties share, initial among them: extremum_weights, piecewise constant)
+_EXT = "a, axis=None, out=None, keepdims=False, *, initial, where=True"
+_WEIGHTS = "extremum_weights(a, ans, axis, keepdims, initial, where)"
+_INITIAL = "extremum_initial_weight(a, ans, axis, keepdims, initial, where)"
+for _fn in (np.max, np.min, np.amax, np.amin):
+    defvjp(_fn, _EXT, a=f"grad_sum(g, a, axis, keepdims) * {_WEIGHTS}",
+           initial=f"np.sum(g * {_INITIAL})", kind="reduction", zero=("where",),
+           jvp=dict(a=REDUCE.format(_WEIGHTS), initial=f"t * {_INITIAL}"))
+nondiff(H.extremum_weights, H.extremum_initial_weight)
+# np.prod with initial= (a factor of every result) or where= (the elements left out count 1)
+_MASKED = "np.where(where, a, 1.0)"
+_PROD_A = f"grad_prod({{g}}, {_MASKED}, axis, keepdims) * where * initial"
+_PROD_OF = "np.prod(a, axis=axis, keepdims=keepdims, where=where)"
+for _sig in ("*, initial, where=True", "*, where, initial=1.0"):
+    defvjp(np.prod, f"a, axis=None, dtype=None, out=None, keepdims=False, {_sig}",
+           a=_PROD_A.format(g="g"), initial=f"np.sum(g * {_PROD_OF})", kind="reduction",
+           zero=("where",), jvp=dict(a=REDUCE.format(_PROD_A.format(g="1.0")),
+                                     initial=f"t * {_PROD_OF}"))
+
+# np.diff with prepend= or append=: the difference of the joined array, whose adjoint is cut
+# back into the pieces (grad_diff_ends; diff_part and diff_place are each other's adjoints)
+_ENDS = "grad_diff_ends(g, a, n, axis, prepend, append, {})"
+_PLACED = "np.diff(diff_place(t, a, axis, prepend, append, {}), n, axis)"
+for _sig in ("*, prepend, append=None", "*, append, prepend=None"):
+    defvjp(np.diff, f"a, n=1, axis=-1, {_sig}", a=_ENDS.format(1), prepend=_ENDS.format(0),
+           append=_ENDS.format(2), kind="array", zero="n",
+           jvp=dict(a=_PLACED.format(1), prepend=_PLACED.format(0), append=_PLACED.format(2)))
+_PIECE = "value, a, axis, prepend, append, part"
+defhelper(H.grad_diff_ends, "value, a, n, axis, prepend, append, part",
+          value="np.diff(diff_place(g, a, axis, prepend, append, part), n, axis)",
+          jvp=dict(value="grad_diff_ends(t, a, n, axis, prepend, append, part)"))
+defhelper(H.diff_part, _PIECE, value="diff_place(g, a, axis, prepend, append, part)",
+          jvp=dict(value="diff_part(t, a, axis, prepend, append, part)"))
+defhelper(H.diff_place, _PIECE, value="diff_part(g, a, axis, prepend, append, part)",
+          jvp=dict(value="diff_place(t, a, axis, prepend, append, part)"))

@@ -87,6 +87,59 @@ def grad_diff(g, a, n=1, axis=-1):
     return _match(np.moveaxis(g, -1, axis), a)
 
 
+def _diff_pieces(a, axis, prepend, append):
+    """The shapes ``np.diff(a, axis=axis, prepend=..., append=...)`` joins along ``axis``
+    (a number is a slab of length 1 there; ``None``: absent) and where each starts."""
+    shape = list(np.shape(a))
+    axis = axis % len(shape)
+    shapes = []
+    for end in (prepend, a, append):
+        if end is None:
+            shapes.append(None)
+        elif np.ndim(end) == 0:
+            shapes.append(tuple(shape[:axis] + [1] + shape[axis + 1:]))
+        else:
+            shapes.append(np.shape(end))
+    lengths = [0 if s is None else s[axis] for s in shapes]
+    joined = tuple(shape[:axis] + [sum(lengths)] + shape[axis + 1:])
+    return axis, shapes, np.cumsum([0] + lengths), joined
+
+
+@helper("numpy")
+def diff_part(value, a, axis, prepend, append, part):
+    """The piece ``part`` (0: ``prepend``, 1: ``a``, 2: ``append``) of ``value``, an array
+    shaped like what ``np.diff`` joins; for a number given as ``prepend``/``append``, its
+    slab summed (it was spread over it)."""
+    axis, shapes, starts, _ = _diff_pieces(a, axis, prepend, append)
+    value = _asarray(value)
+    index = [slice(None)] * value.ndim
+    index[axis] = slice(starts[part], starts[part + 1])
+    piece = value[tuple(index)]
+    end = (prepend, a, append)[part]
+    return float(np.sum(piece)) if np.ndim(end) == 0 else _match(piece, end)
+
+
+@helper("numpy")
+def diff_place(value, a, axis, prepend, append, part):
+    """The adjoint of :func:`diff_part`: ``value`` put at piece ``part`` of zeros shaped like
+    what ``np.diff`` joins (a number spread over its slab)."""
+    axis, shapes, starts, joined = _diff_pieces(a, axis, prepend, append)
+    out = np.zeros(joined, dtype=np.result_type(_asarray(value), float))
+    index = [slice(None)] * len(joined)
+    index[axis] = slice(starts[part], starts[part + 1])
+    out[tuple(index)] = np.broadcast_to(value, shapes[part])
+    return out
+
+
+@helper("numpy")
+def grad_diff_ends(g, a, n, axis, prepend, append, part):
+    """Gradient of ``np.diff(a, n, axis, prepend=..., append=...)`` for piece ``part``
+    (0: ``prepend``, 1: ``a``, 2: ``append``): the adjoint of the difference of the joined
+    array, cut back into its pieces."""
+    joined = _diff_pieces(a, axis, prepend, append)[3]
+    return diff_part(grad_diff(g, np.zeros(joined), n, axis), a, axis, prepend, append, part)
+
+
 @helper("numpy")
 def grad_column_stack(g, tup):
     """Gradient of ``np.column_stack``: 1-d arrays became columns, 2-d arrays are joined

@@ -120,6 +120,36 @@ def grad_extremum(g, a, ans, axis=None, keepdims=False):
     return _match(_restore(g, x.shape, axis, keepdims) * share, a)
 
 
+def _extremum_ties(a, ans, axis, keepdims, initial, where):
+    """For ``np.max(a, axis, keepdims=..., initial=..., where=...)`` (or min) and its result
+    ``ans``: the elements ``where`` marks that equal their result, how many share each result
+    (with ``initial`` when it equals the result too: a tie), ``initial``'s ties."""
+    x = _asarray(a)
+    result = _restore(ans, x.shape, axis, keepdims)  # the reduced axes back, size 1
+    hit = (x == result) & np.broadcast_to(np.asarray(where, dtype=bool), x.shape)
+    count = np.sum(hit, axis=_axes(axis, x.ndim), keepdims=True)
+    own = np.zeros(np.shape(result), dtype=bool) if initial is None else np.broadcast_to(
+        np.asarray(initial) == result, np.shape(result))
+    return x, hit, np.maximum(count + own, 1), own
+
+
+@helper("numpy")
+def extremum_weights(a, ans, axis=None, keepdims=False, initial=None, where=True):
+    """The share of each element of ``a`` in the gradient of ``np.max``/``np.min`` with
+    ``initial=``/``where=`` (an element ``where`` leaves out, or that is not the result, gets
+    none; ties share equally, ``initial`` among them). Piecewise constant: no derivative."""
+    x, hit, count, _ = _extremum_ties(a, ans, axis, keepdims, initial, where)
+    return hit / count
+
+
+@helper("numpy")
+def extremum_initial_weight(a, ans, axis=None, keepdims=False, initial=None, where=True):
+    """The share of ``initial`` in each result of ``np.max``/``np.min`` (1 where it is the
+    result alone, 1/k in a tie of k, else 0), shaped like the result."""
+    _, _, count, own = _extremum_ties(a, ans, axis, keepdims, initial, where)
+    return np.reshape(own / count, np.shape(ans))
+
+
 @helper("numpy")
 def grad_norm(g, x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002 (NumPy's name)
     """Gradient of ``np.linalg.norm`` for vector norms (any ``ord``) and the matrix norms
