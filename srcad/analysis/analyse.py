@@ -32,6 +32,7 @@ from ..core.kinds import (
 )
 from ..rules import registry
 from ..runtime import family_of
+from . import elems as lists
 from . import orders, stacks
 from .complexity import complex_values
 from .value_kinds import ValueKinds
@@ -61,6 +62,7 @@ class Analysis(ValueKinds):
         self.param_stacks = dict(param_stacks or {})
         self.kinds = dict(param_kinds)
         complex_params = self.kinds.pop(COMPLEX, ())
+        lists.given(self, self.kinds)  # the certain element kinds of list parameters
         self.wrt = set(wrt)
         self.varied = set(wrt)
         self.useful = set()
@@ -131,7 +133,7 @@ class Analysis(ValueKinds):
     def _kinds(self):
         for _ in range(50):
             before = (dict(self.kinds), dict(self.elems), dict(self.ranks), set(self.ints),
-                      dict(self.tuple_items))
+                      dict(self.tuple_items), lists.state(self))
             for stmt in ir.walk(self.fn.body):
                 if isinstance(stmt, ir.Assign) and stmt.target is None and _is_append(stmt.value):
                     lst, item = stmt.value.args
@@ -163,7 +165,9 @@ class Analysis(ValueKinds):
                         self.tuple_items[stmt.target] = items
                     else:
                         self.tuple_items.pop(stmt.target, None)
+                    lists.assigned(self, stmt, _same_items)
                 elif isinstance(stmt, ir.SetItem):
+                    lists.set_item(self, stmt)
                     self.kinds[stmt.target] = self.kind(stmt.obj)
                     if self.kind(stmt.obj) == SEQ and isinstance(stmt.obj, ir.Var):
                         self._put(stmt.target, [self.elems.get(stmt.obj.name, ANY),
@@ -182,11 +186,14 @@ class Analysis(ValueKinds):
                                                       if s is not None and s != ir.UNSET)
                         self._join_ranks(phi)
                 for phi in getattr(stmt, "phis", ()):
+                    lists.phi(self, phi)
                     for s in phi.sources:
                         if isinstance(s, ir.Var) and s.name in self.elems:
                             self._put(phi.target, [self.elems[s.name]])
-            if (self.kinds, self.elems, self.ranks, self.ints, self.tuple_items) == before:
+            if (self.kinds, self.elems, self.ranks, self.ints, self.tuple_items,
+                    lists.state(self)) == before:
                 return
+
 
     def _check_dict_iteration(self):
         """``for k in d`` is lowered to indexing by position; a dict argument would be

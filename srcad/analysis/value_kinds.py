@@ -24,6 +24,7 @@ from ..core import ir
 from ..core.kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, join
 from ..rules import registry
 from ..runtime import containers, family_of
+from . import elems as lists
 from . import stacks
 from .user_calls import bind_call, is_user_call
 
@@ -173,7 +174,8 @@ class ValueKinds:
         call = bind_call(prim, self.kind)
         if call is None:
             return None
-        return call.fn, call.kinds, call.arity, self._arg_ranks(call.arguments)
+        return (call.fn, lists.with_elems(self, call.kinds, call.arguments), call.arity,
+                self._arg_ranks(call.arguments))
 
     def _arg_ranks(self, arguments):
         """The ranks of a callee's array arguments, where known (its code is made for them)."""

@@ -25,6 +25,7 @@ import types
 from dataclasses import dataclass
 
 from ..analysis import complexity, dtypes, effects, memory
+from ..analysis import elems as lists
 from ..analysis.analyse import Analysis
 from ..analysis.user_calls import bind_call
 from ..core import env, ir
@@ -175,6 +176,11 @@ class Callees:
         a tuple built there of the same items' kinds (``return hidden, cell``), else None."""
         return self._result(fn, kinds, arity, ranks)[2]
 
+    def result_elems(self, fn, kinds, arity=None, ranks=None):
+        """``{position: kind}`` of the lists of certain element kind in the tuple ``fn``
+        returns (:mod:`srcad.analysis.elems`), else None."""
+        return self._result(fn, kinds, arity, ranks)[3]
+
     def _result(self, fn, kinds, arity, ranks):
         ranks = {p: r for p, r in (ranks or {}).items() if r is not None} if arity is None \
             else {}
@@ -185,7 +191,7 @@ class Callees:
             env.record_all(known[1])
             return known[0]
         if key in self._in_progress:
-            return self._kinds.get(key + ("guess",)), None, None
+            return self._kinds.get(key + ("guess",)), None, None, None
         self._in_progress.add(key)
         try:
             with env.collecting() as reads:
@@ -199,9 +205,10 @@ class Callees:
                                             param_stacks=made_stacks(fn)))
             result = (made_result(fn, first[0] if first[0] == second[0] else ANY),
                       first[1] if first == second else None,
-                      first[2] if first == second and first[0] == SEQ else None)
+                      first[2] if first == second and first[0] == SEQ else None,
+                      first[3] if first == second and first[0] == SEQ else None)
         except Exception:
-            result = (ANY, None, None)
+            result = (ANY, None, None, None)
         finally:
             self._in_progress.discard(key)
         self._kinds[key] = (result, tuple(reads.values()))
@@ -369,7 +376,7 @@ def _result(analysis):
              for r in analysis.returns]
     same = bool(items) and items[0] is not None and all(i == items[0] for i in items)
     return (kind, ranks.pop() if kind == ARRAY and len(ranks) == 1 else None,
-            dict(items[0]) if same else None)
+            dict(items[0]) if same else None, lists.returned(analysis))
 
 
 def _inexact_result(_, analysis):

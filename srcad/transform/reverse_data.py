@@ -13,6 +13,7 @@ import operator
 
 import numpy as np
 
+from ..analysis.elems import with_elems
 from ..analysis.user_calls import bind_call, is_user_call, misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
@@ -175,8 +176,8 @@ class Data:
             raise self.unsupported(stmt, f"a call that does not fit the parameters of "
                                    f"{prim.spelling or prim.fn.__name__} ({misfit(prim)})",
                                    "pass the arguments its def names")
-        arguments, passed, arity, kinds = (bound.arguments, bound.passed, bound.arity,
-                                           bound.kinds)
+        arguments, passed, arity = bound.arguments, bound.passed, bound.arity
+        kinds = with_elems(self.an, bound.kinds, arguments)  # certain list element kinds
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
         if not wrt:
             return
@@ -207,7 +208,7 @@ class Data:
         bound = bind_call(prim, self.an.kind, self.an.is_complex)
         if bound is None or bound.arity is not None:
             return None
-        arguments, kinds = bound.arguments, bound.kinds
+        arguments, kinds = bound.arguments, with_elems(self.an, bound.kinds, bound.arguments)
         ranks = {p: self.an.rank(a) for p, a in arguments.items() if isinstance(a, ir.Var)}
         entry = self.an.callees.split(prim.fn, [], kinds, None, ranks)
         made[id(stmt)] = self.bind_cell(f"{prim.fn.__name__}_fwd", entry.fwd)

@@ -1,0 +1,148 @@
+"""Which lists' element kinds are certain, so that a callee can be specialised on them.
+
+``Analysis.elems`` joins the kinds of what is put into a list; a list whose contents srcad
+does not see (one a callee returns, one made by ``+``) is simply absent from it, and a loop's
+phi joins only the sources it knows. That is enough for the caller's own kinds, but a callee
+specialised on a list argument's element kind must be able to count on it. A list's element
+kind is *certain* when every way the list came to be is seen here: built here
+(``[a, b]``, ``[]`` and appends, a slice or copy of a certain list, ``ys[i] = v`` on one), a
+parameter whose element kind the caller passed (:data:`ELEMS` in the kinds), an item of a
+callee's result that the callee reports as certain, or a phi of certain lists. A list handed
+to a callee that may write into it is no longer certain.
+
+The element kinds of a call's certain list arguments go into the callee's kinds under
+:data:`ELEMS` (and so into every cache key made of them): a call with other element kinds
+gets other code. Imports ``srcad.core``.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ..core import ir
+from ..core.kinds import ARRAY, SCALAR, SEQ
+from .user_calls import bind_call
+
+#: the key of a kinds dict naming the element kind of list parameters, when certain: a
+#: tuple of ``(parameter, kind)`` pairs (absent when none is known)
+ELEMS = "*elems"
+
+
+def given(an, kinds):
+    """Take :data:`ELEMS` out of ``kinds`` (parameter -> kind) into ``an``'s facts."""
+    an.listed, an.vague, an.tuple_elems, an.tuple_args = set(), set(), {}, {}
+    for param, kind in kinds.pop(ELEMS, ()):
+        an.elems[param] = kind
+        an.listed.add(param)
+    for param, items in an.items.items():
+        if items:
+            an.listed.add(param)  # an argument's items, read off the value itself
+
+
+def certain(an, name):
+    """The element kind of the list ``name`` if certain (a number or an array), else None."""
+    kind = an.elems.get(name)
+    if name in an.listed and name not in an.vague and kind in (SCALAR, ARRAY):
+        return kind
+    return None
+
+
+def with_elems(an, kinds, arguments):
+    """``kinds`` of a call's arguments with :data:`ELEMS` for its certain list arguments."""
+    found = tuple(sorted((p, k) for p, a in arguments.items() if isinstance(a, ir.Var)
+                         and an.kinds.get(a.name) == SEQ and (k := certain(an, a.name))))
+    if found:
+        kinds = dict(kinds)
+        kinds[ELEMS] = found
+    return kinds
+
+
+def state(an):
+    """What the solver compares between sweeps."""
+    return set(an.listed), set(an.vague), dict(an.tuple_elems)
+
+
+def assigned(an, stmt, same_items):
+    """Update what is listed and vague for ``stmt`` (an ``ir.Assign`` with a target)."""
+    value, target = stmt.value, stmt.target
+    if not isinstance(value, ir.Prim):
+        return
+    call = an._user_call(value)
+    if call is not None:
+        _called(an, stmt, value, call)
+    args = value.args
+    if value.fn in (ir.BUILD_LIST, ir.BUILD_TUPLE):
+        an.listed.add(target)
+        if value.fn is ir.BUILD_TUPLE:
+            an.tuple_args[target] = args
+        return
+    if same_items(value) and args and isinstance(args[0], ir.Var):
+        _follow(an, target, args[0].name)
+        return
+    if value.fn is operator.getitem and len(args) == 2 and isinstance(args[0], ir.Var) and (
+            isinstance(args[1], ir.Const) and type(args[1].value) is int):
+        made = an.tuple_elems.get(args[0].name)
+        if made is None:
+            return
+        kind = made.get(args[1].value)
+        if kind is None:
+            an.vague.add(target)
+        else:
+            an._put(target, [kind])
+        an.listed.add(target)
+
+
+def set_item(an, stmt):
+    if isinstance(stmt.obj, ir.Var):
+        _follow(an, stmt.target, stmt.obj.name)
+
+
+def phi(an, phi_):
+    an.listed.add(phi_.target)
+    for s in phi_.sources:
+        if not isinstance(s, ir.Var):
+            continue
+        kind = an.kinds.get(s.name)
+        if kind == SEQ and (s.name not in an.listed or s.name in an.vague):
+            an.vague.add(phi_.target)
+
+
+def written(an, arguments):
+    """A call that may write into its list arguments: their element kinds are no longer
+    certain."""
+    for a in arguments.values():
+        if isinstance(a, ir.Var) and an.kinds.get(a.name) == SEQ:
+            an.vague.add(a.name)
+
+
+def returned(an):
+    """``{position: kind}`` of the certain lists in the tuple every return builds, or None."""
+    found = []
+    for ret in an.returns:
+        args = an.tuple_args.get(ret.value.name) if isinstance(ret.value, ir.Var) else None
+        if args is None:
+            return None
+        found.append({i: k for i, a in enumerate(args) if isinstance(a, ir.Var)
+                      and (k := certain(an, a.name))})
+    return found[0] if found and all(f == found[0] for f in found) else None
+
+
+def _follow(an, target, source):
+    if source in an.listed:
+        an.listed.add(target)
+    if source in an.vague:
+        an.vague.add(target)
+
+
+def _called(an, stmt, value, call):
+    """A user call: the certain lists of its result tuple; its list arguments are vague after
+    it unless it provably writes into nothing."""
+    callees = an.callees
+    made = callees.result_elems(*call) if hasattr(callees, "result_elems") else None
+    if made is not None:
+        an.tuple_elems[stmt.target] = made
+    else:
+        an.tuple_elems.pop(stmt.target, None)
+    if any(k == SEQ for k in call[1].values()) and not (
+            hasattr(callees, "writes_nothing") and callees.writes_nothing(*call[:3])):
+        written(an, bind_call(value, an.kind).arguments)
