@@ -6,7 +6,8 @@ code then adds array gradients with ``+`` instead of the generic ``add``. The pr
 hand callees lists of arrays, of numbers, of both, lists a callee returned, lists joined at
 a loop with lists of other kinds, and lists a callee appends to; every gradient is checked
 against autograd and finite differences, and the facts (certain or not, the cache key) are
-checked directly.
+checked directly. ``replaced`` was a wrong gradient before (the loop's phi joined only the
+lists whose contents it saw, so ``layers[0]`` was taken for a number where it is an array).
 """
 
 import itertools
@@ -74,6 +75,16 @@ def _make(npm):
             layers = out[:1] + [x * 1.0]
         return total
 
+    def replaced(x, n):  # the caller's own reads of a list the loop replaces (made by +)
+        s = npm.sum(x)
+        layers = [s, s * 2.0]
+        total = 0.0
+        for _ in range(n):
+            a = layers[0]
+            total = total + npm.sum(a * a) + npm.sum(a * layers[1])
+            layers = [layers[1]] + [x * 1.0]
+        return total
+
     def grow(state, v):
         state = list(state)
         state.append(v)
@@ -89,7 +100,7 @@ def _make(npm):
         return npm.sum(total)
 
     return {"arrays": arrays, "numbers": numbers, "both": both, "switched": switched,
-            "concatenated": concatenated, "appended": appended}
+            "concatenated": concatenated, "replaced": replaced, "appended": appended}
 
 
 PROGRAMS = _make(np)
@@ -129,6 +140,7 @@ def test_certain_element_kinds():
     assert None in _certain(PROGRAMS["switched"])
     assert None in _certain(PROGRAMS["appended"])
     assert None in _certain(PROGRAMS["concatenated"])
+    assert None in _certain(PROGRAMS["replaced"])
 
 
 def _step_call(f):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 
 from ..core import ir
-from ..core.kinds import ARRAY, SCALAR, SEQ
+from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from .user_calls import bind_call
 
 #: the key of a kinds dict naming the element kind of list parameters, when certain: a
@@ -71,13 +71,21 @@ def assigned(an, stmt, same_items):
     if call is not None:
         _called(an, stmt, value, call)
     args = value.args
-    if value.fn in (ir.BUILD_LIST, ir.BUILD_TUPLE):
+    if value.fn in (ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT) or value.fn == ir.Attr("shape"):
         an.listed.add(target)
         if value.fn is ir.BUILD_TUPLE:
             an.tuple_args[target] = args
         return
     if same_items(value) and args and isinstance(args[0], ir.Var):
         _follow(an, target, args[0].name)
+        return
+    if value.fn is operator.add and len(args) == 2 and all(
+            isinstance(a, ir.Var) and an.kinds.get(a.name) == SEQ for a in args):
+        # ys + zs: what both hold (a list never seen whole holds anything)
+        an._put(target, [an.elems.get(a.name) if a.name in an.listed else ANY for a in args])
+        an.listed.add(target)
+        for a in args:
+            _follow(an, target, a.name)
         return
     if value.fn is operator.getitem and len(args) == 2 and isinstance(args[0], ir.Var) and (
             isinstance(args[1], ir.Const) and type(args[1].value) is int):
@@ -98,6 +106,8 @@ def set_item(an, stmt):
 
 
 def phi(an, phi_):
+    """A phi of lists: certain if every source is; a source whose contents are not seen
+    makes the target's element kind unknown (ANY), for the function's own code too."""
     an.listed.add(phi_.target)
     for s in phi_.sources:
         if not isinstance(s, ir.Var):
@@ -105,6 +115,8 @@ def phi(an, phi_):
         kind = an.kinds.get(s.name)
         if kind == SEQ and (s.name not in an.listed or s.name in an.vague):
             an.vague.add(phi_.target)
+        if kind == SEQ and s.name not in an.listed:
+            an._put(phi_.target, [ANY])
 
 
 def written(an, arguments):
@@ -113,6 +125,7 @@ def written(an, arguments):
     for a in arguments.values():
         if isinstance(a, ir.Var) and an.kinds.get(a.name) == SEQ:
             an.vague.add(a.name)
+            an._put(a.name, [ANY])
 
 
 def returned(an):
