@@ -6,8 +6,9 @@ code then adds array gradients with ``+`` instead of the generic ``add``. The pr
 hand callees lists of arrays, of numbers, of both, lists a callee returned, lists joined at
 a loop with lists of other kinds, and lists a callee appends to; every gradient is checked
 against autograd and finite differences, and the facts (certain or not, the cache key) are
-checked directly. ``replaced`` was a wrong gradient before (the loop's phi joined only the
-lists whose contents it saw, so ``layers[0]`` was taken for a number where it is an array).
+checked directly. ``replaced`` and ``branched`` (at n = 2) were wrong gradients before (the
+phi joined only the lists whose contents it saw, so an item that is an array was taken for a
+number).
 """
 
 import itertools
@@ -85,6 +86,14 @@ def _make(npm):
             layers = [layers[1]] + [x * 1.0]
         return total
 
+    def branched(x, n):  # the same through a branch's phi
+        s = npm.sum(x)
+        layers = [s, s * 2.0]
+        if n > 1:
+            layers = [layers[1]] + [x * 1.0]
+        b = layers[1]
+        return npm.sum(b * b) + npm.sum(layers[0] * b)
+
     def grow(state, v):
         state = list(state)
         state.append(v)
@@ -100,7 +109,8 @@ def _make(npm):
         return npm.sum(total)
 
     return {"arrays": arrays, "numbers": numbers, "both": both, "switched": switched,
-            "concatenated": concatenated, "replaced": replaced, "appended": appended}
+            "concatenated": concatenated, "replaced": replaced, "branched": branched,
+            "appended": appended}
 
 
 PROGRAMS = _make(np)
