@@ -1,5 +1,7 @@
 """Python as people write it, round 6 (issue 16).
 
+- ``divmod``, ``math.prod``, ``math.dist`` and ``math.hypot`` of any number of coordinates,
+  read as the Python they compute (:mod:`srcad.frontend.builtin_code`);
 - named tuples and dataclasses built inside the differentiated function
   (:mod:`srcad.frontend.lower_records`): ``p = Pt(x, y)`` then ``p.x * p.y``, keywords and
   defaults, ``Pt(*vals)``, ``Pt._make``, ``p._replace(...)``, ``dataclasses.replace(p, ...)``,
@@ -64,11 +66,13 @@ def _module(source, tmp_path, numpy_name, tag=""):
     return module
 
 
-def _agree(source, x, tmp_path):
+def _agree(source, x, tmp_path, second=None):
+    """``second``: the same function in a form autograd runs (math's C functions take no
+    autograd box)."""
     f = _module(source, tmp_path, "numpy").f
     g = srcad.grad(f)(x)
     np.testing.assert_allclose(g, numerical_grad(f, (x,)), rtol=1e-6, atol=1e-8)
-    ag = _module(source, tmp_path, "autograd.numpy", "ag").f
+    ag = _module(second or source, tmp_path, "autograd.numpy", "ag").f
     np.testing.assert_allclose(g, autograd.grad(ag)(x), rtol=1e-10, atol=1e-12)
     u = np.cos(np.arange(x.size) + 0.5)
     _, t = srcad.jvp(f, (x,), (u,))
@@ -134,3 +138,28 @@ def test_a_record_used_whole_is_refused_with_a_hint(body, tmp_path):
         srcad.grad(f)(X)
     text = str(info.value)
     assert "line" in text and ("fields" in text or "record" in text)
+
+
+BUILTINS = [  # (source, the same for autograd or None)
+    ("def f(x):\n    q, r = divmod(x[0] * 7.0 + 2.9, x[3] + 1.0)\n"
+     "    return q * r + r ** 2 * x[1]\n",
+     "def f(x):\n    a, b = x[0] * 7.0 + 2.9, x[3] + 1.0\n    q = np.floor(a / b)\n"
+     "    r = a - q * b\n    return q * r + r ** 2 * x[1]\n"),
+    ("def f(x):\n    q, r = divmod(x * 3.0 + 4.85, 1.3)\n"
+     "    return np.sum(r * x) + divmod(x[1], 0.7)[1]\n",
+     "def f(x):\n    r = x * 3.0 + 4.85 - np.floor((x * 3.0 + 4.85) / 1.3) * 1.3\n"
+     "    return np.sum(r * x) + x[1] - np.floor(x[1] / 0.7) * 0.7\n"),
+    ("def f(x):\n    return math.prod([x[0], x[1], x[2]]) + math.prod(x[1:], start=x[0])\n", None),
+    ("def f(x):\n    return math.dist([x[0], x[1]], [x[2], 2.0]) * math.dist(x[:2], x[2:])\n",
+     "def f(x):\n    return np.sqrt((x[0] - x[2]) ** 2 + (x[1] - 2.0) ** 2) * "
+     "np.sqrt(np.sum((x[:2] - x[2:]) ** 2))\n"),
+    ("def f(x):\n    return math.hypot(x[0], x[1], x[2]) + math.hypot(x[1]) + "
+     "math.hypot(x[0], x[1], x[2], x[3], 1.5)\n",
+     "def f(x):\n    return np.sqrt(x[0] ** 2 + x[1] ** 2 + x[2] ** 2) + np.abs(x[1]) + "
+     "np.sqrt(np.sum(x ** 2) + 2.25)\n"),
+]
+
+
+@pytest.mark.parametrize("source, second", BUILTINS)
+def test_builtins_read_as_python(source, second, tmp_path):
+    _agree(source, X, tmp_path, second)

@@ -22,7 +22,7 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..runtime import containers, routes
-from . import writes
+from . import builtin_code, writes
 from .lower_exprs import dotted, root_name
 from .lower_spread import CONSUMERS
 from .lower_spread import Atom as _AtomNode
@@ -378,6 +378,8 @@ def _needs_resolving(fn):
     method, a partial, a callable object, ``srcad.grad``, ``srcad.jvp``, a user function
     specialised on the functions or objects passed to it)."""
     if inspect.ismethod(fn) or isinstance(fn, functools.partial) or fn is functools.reduce:
+        return True
+    if builtin_code.stands_for(fn):  # divmod, math.prod: read as Python
         return True
     if functions.is_derivative_maker(fn) or functions.is_user_function(fn):
         return True
