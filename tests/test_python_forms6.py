@@ -2,6 +2,8 @@
 
 - ``divmod``, ``math.prod``, ``math.dist`` and ``math.hypot`` of any number of coordinates,
   read as the Python they compute (:mod:`srcad.frontend.builtin_code`);
+- ``super().m(...)`` and ``super(C, self).m(...)`` in a method (:mod:`srcad.frontend.lower_super`):
+  the base class's method, found from the method's class and self's class;
 - named tuples and dataclasses built inside the differentiated function
   (:mod:`srcad.frontend.lower_records`): ``p = Pt(x, y)`` then ``p.x * p.y``, keywords and
   defaults, ``Pt(*vals)``, ``Pt._make``, ``p._replace(...)``, ``dataclasses.replace(p, ...)``,
@@ -163,3 +165,50 @@ BUILTINS = [  # (source, the same for autograd or None)
 @pytest.mark.parametrize("source, second", BUILTINS)
 def test_builtins_read_as_python(source, second, tmp_path):
     _agree(source, X, tmp_path, second)
+
+
+CLASSES_TEXT = """
+class Base:
+    def __init__(self, c):
+        self.c = c
+
+    def val(self, x):
+        return self.c * x * x
+
+    @staticmethod
+    def shift(x):
+        return np.sin(x)
+
+    @classmethod
+    def scale(cls, x):
+        return cls.k * x
+
+
+class Mid(Base):
+    k = 2.0
+
+    def val(self, x):
+        return super().val(x) + np.cos(x) * self.c
+
+
+class Leaf(Mid):
+    k = 3.0
+
+    def val(self, x):
+        return super().val(x) * x + super(Mid, self).val(x)
+
+    def other(self, x):
+        return super().shift(x) + super(Leaf, self).scale(x) + super().val(x)
+
+
+model = Leaf(1.5)
+"""
+
+
+@pytest.mark.parametrize("body", [
+    "return np.sum(model.val(x))",
+    "return np.sum(model.other(x) ** 2)",
+    "m = Mid(0.7)\n    return np.sum(m.val(x) * model.val(x[::-1]))",
+])
+def test_super_in_methods(body, tmp_path):
+    _agree(CLASSES_TEXT + f"\n\ndef f(x):\n    {body}\n", X, tmp_path)

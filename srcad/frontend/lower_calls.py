@@ -22,7 +22,7 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..runtime import containers, routes
-from . import builtin_code, writes
+from . import builtin_code, lower_super, writes
 from .lower_exprs import dotted, root_name
 from .lower_spread import CONSUMERS
 from .lower_spread import Atom as _AtomNode
@@ -66,6 +66,9 @@ class Calls:
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call) and \
                 isinstance(func.value.func, gast.Name) and func.value.func.id == "super" and \
                 func.value.func.id not in self.env:
+            made = lower_super.call(self, node)  # the base class's method, found statically
+            if made is not None:
+                return made
             raise self.error(node, f"super().{func.attr}(...)",
                              hint=f"call the base class's method with the object: "
                              f"Base.{func.attr}(self, ...)")
