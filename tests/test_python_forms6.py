@@ -4,6 +4,9 @@
   read as the Python they compute (:mod:`srcad.frontend.builtin_code`);
 - ``super().m(...)`` and ``super(C, self).m(...)`` in a method (:mod:`srcad.frontend.lower_super`):
   the base class's method, found from the method's class and self's class;
+- closure-conversion leftovers refused with a hint that fits: a comprehension of made
+  functions, an if/else choosing between two ``make(...)`` results, a nested function
+  appending to its enclosing function's list;
 - named tuples and dataclasses built inside the differentiated function
   (:mod:`srcad.frontend.lower_records`): ``p = Pt(x, y)`` then ``p.x * p.y``, keywords and
   defaults, ``Pt(*vals)``, ``Pt._make``, ``p._replace(...)``, ``dataclasses.replace(p, ...)``,
@@ -212,3 +215,23 @@ model = Leaf(1.5)
 ])
 def test_super_in_methods(body, tmp_path):
     _agree(CLASSES_TEXT + f"\n\ndef f(x):\n    {body}\n", X, tmp_path)
+
+
+MAKE = "def make(w):\n    def g(t):\n        return w * t * t\n\n    return g\n\n\n"
+
+
+@pytest.mark.parametrize("body, hint", [
+    ("fs = [make(x[i]) for i in range(3)]\n    return sum(f(x[3]) for f in fs)",
+     "write the list out"),
+    ("h = make(x[0]) if x[1] > 0 else make(x[2])\n    return h(x[3])",
+     "choose the values, not the function"),
+    ("if x[1] > 0:\n        h = make(x[0])\n    else:\n        h = make(x[2])\n"
+     "    return h(x[3])", "choose the values, not the function"),
+    ("acc = []\n\n    def add(v):\n        acc.append(v * v)\n\n    add(x[0])\n    add(x[1])\n"
+     "    return sum(acc)", "return the new value from the nested function"),
+])
+def test_closure_leftovers_refused_with_a_fitting_hint(body, hint, tmp_path):
+    f = _module(MAKE + f"def f(x):\n    {body}\n", tmp_path, "numpy").f
+    with pytest.raises(SrcadError) as info:
+        srcad.grad(f)(X)
+    assert hint in str(info.value) and "line" in str(info.value)

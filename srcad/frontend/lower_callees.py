@@ -518,6 +518,8 @@ class FunctionValues:
             elif isinstance(atom, Var) and atom.name in self.bound_methods:
                 options.append(atom)  # g = self.f if c else self.s: told apart by method_is
             else:
+                if any(isinstance(a, Var) and a.name in self.partials for a in sources):
+                    self.merged_partials.add(target)  # refused at a call, with a hint
                 return
         unique, seen = [], set()
         for atom in options:

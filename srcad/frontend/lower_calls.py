@@ -158,6 +158,12 @@ class Calls:
             if chosen is not None:
                 return chosen
         self.container_refusal(atom, node, what)
+        if isinstance(atom, Var) and atom.name in self.merged_partials:
+            raise self.error(
+                node, f"calling {what}, one of several functions holding values of the "
+                "function (made by a helper, make(w), or a lambda reading locals) that an "
+                "if/else merges", hint="choose the values, not the function: w = a if c else "
+                "b; h = make(w); or make the call inside each branch")
         fn, lead, lead_kw, spelling = self.value_callee(atom, node, what)
         if not spliced:
             if lead or lead_kw:
