@@ -150,7 +150,7 @@ class Child(Model):
 
 class WithSuper(Model):
     def predict(self, x):
-        return super().predict(x)  # refused: super()
+        return super().predict(x)  # the base class's method (frontend.lower_super)
 
 
 MODEL = Model(1.5)

@@ -167,9 +167,14 @@ def check(fn, analysis, callee=False):
                     hint = _shape_hint(stmt, mine, theirs.split(" (")[0].replace(
                         "another name", "the other name"), source)
                 if what.endswith("in place)"):  # a call of a function changing an argument
+                    nested = "_local(" in what  # a nested def changing its enclosing's list
                     refuse(stmt, f"{what}: {mine} is read afterwards (or another name holding "
-                           "it is), and Python changes it too", f"pass a copy ({mine}.copy()),"
-                           " or read what the function returns instead of the object given")
+                           "it is), and Python changes it too", (
+                               f"return the new value from the nested function and change "
+                               f"{mine} where it is called ({mine}.append(helper(v))), or "
+                               "build the list with a comprehension") if nested else
+                           f"pass a copy ({mine}.copy()), or read what the function returns "
+                           "instead of the object given")
                 refuse(stmt, f"{what}: {mine} {how} {theirs}, which is read afterwards, "
                        "and Python changes it too", hint)
 

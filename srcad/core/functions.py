@@ -6,6 +6,7 @@ function it is about. Reads only function objects: imports nothing from srcad's 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import sys
@@ -239,6 +240,14 @@ def opaque(fn, name):
                 "their arguments are passed positionally",
                 "call the derivative with positional arguments, g(x, w) rather than "
                 "g(x, w=w)")
+    if isinstance(fn, type) and (dataclasses.is_dataclass(fn) or issubclass(fn, tuple) and
+                                 hasattr(fn, "_fields")):
+        return (f"a record {name}(...) built in the function and used whole (returned, "
+                "passed on, aliased, a method called), or built in a form srcad does not "
+                "read: srcad differentiates a named tuple or dataclass built here when the "
+                "code reads its fields (p.x) and every assignment of its name builds one",
+                f"read the fields where it is built (p = {name}(...); p.x * p.y), pass the "
+                "fields on one by one, or return them as a tuple")
     if fn is functools.partial:
         return ("a function holding differentiated values (a lambda reading them, or "
                 "functools.partial of them) used other than by calling it",

@@ -65,6 +65,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.bound_methods = {}  # ... of those, f = self.method: name -> (function, object)
         self.choices = {}  # name of a merge of function values -> the Consts it may be
         self.candidates = {}  # name of a value read from a known container -> what it may be
+        self.merged_partials = set()  # merges of functions holding values (h = make(a) or ...)
         self.unsure = set()  # ... of those, read from a list or dict (checked when called)
         self.read_from = set()  # names of values read from containers not known
         self.dict_displays = {}  # name of a dict display with constant keys -> {key: atom}

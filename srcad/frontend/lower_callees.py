@@ -43,7 +43,7 @@ from ..core.ir import Const, Var
 from ..core.kinds import foreign_array
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
-from . import captured, closures, folds, generators
+from . import builtin_code, captured, closures, folds, generators
 from .lower_spread import Atom, Lowered, name_node
 
 _PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
@@ -192,6 +192,8 @@ class Callees:
             fn, spelling = generators.list_builder(fn), None
         if fn is functools.reduce and not kwargs and folds.reduce_code(len(args)):
             fn, spelling = folds.reduce_code(len(args)), None  # a loop srcad reads
+        made = builtin_code.stand_in(fn, len(args), kwargs)  # divmod, math.prod: as Python
+        fn, spelling = made, (spelling if made is fn else None)
         if fn is functools.partial and args:
             return self.partial_value(args[0], args[1:], kwargs, node, hint)
         for_count = getattr(fn, "__srcad_for_count__", None)
@@ -516,6 +518,8 @@ class FunctionValues:
             elif isinstance(atom, Var) and atom.name in self.bound_methods:
                 options.append(atom)  # g = self.f if c else self.s: told apart by method_is
             else:
+                if any(isinstance(a, Var) and a.name in self.partials for a in sources):
+                    self.merged_partials.add(target)  # refused at a call, with a hint
                 return
         unique, seen = [], set()
         for atom in options:

@@ -22,7 +22,7 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..runtime import containers, routes
-from . import writes
+from . import builtin_code, lower_super, writes
 from .lower_exprs import dotted, root_name
 from .lower_spread import CONSUMERS
 from .lower_spread import Atom as _AtomNode
@@ -66,6 +66,9 @@ class Calls:
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call) and \
                 isinstance(func.value.func, gast.Name) and func.value.func.id == "super" and \
                 func.value.func.id not in self.env:
+            made = lower_super.call(self, node)  # the base class's method, found statically
+            if made is not None:
+                return made
             raise self.error(node, f"super().{func.attr}(...)",
                              hint=f"call the base class's method with the object: "
                              f"Base.{func.attr}(self, ...)")
@@ -155,6 +158,12 @@ class Calls:
             if chosen is not None:
                 return chosen
         self.container_refusal(atom, node, what)
+        if isinstance(atom, Var) and atom.name in self.merged_partials:
+            raise self.error(
+                node, f"calling {what}, one of several functions holding values of the "
+                "function (made by a helper, make(w), or a lambda reading locals) that an "
+                "if/else merges", hint="choose the values, not the function: w = a if c else "
+                "b; h = make(w); or make the call inside each branch")
         fn, lead, lead_kw, spelling = self.value_callee(atom, node, what)
         if not spliced:
             if lead or lead_kw:
@@ -378,6 +387,8 @@ def _needs_resolving(fn):
     method, a partial, a callable object, ``srcad.grad``, ``srcad.jvp``, a user function
     specialised on the functions or objects passed to it)."""
     if inspect.ismethod(fn) or isinstance(fn, functools.partial) or fn is functools.reduce:
+        return True
+    if builtin_code.stands_for(fn):  # divmod, math.prod: read as Python
         return True
     if functions.is_derivative_maker(fn) or functions.is_user_function(fn):
         return True

@@ -257,7 +257,9 @@ class Choices:
                 hint="pass a tuple of functions (the code is made for the functions it holds), "
                 "or hold them in a tuple, list or dict at module level, in a default value, or "
                 "written in the function ([np.sin, np.cos], {'a': f}); a list or dict passed "
-                "in is read only when the code runs")
+                "in is read only when the code runs; functions a helper makes in a loop or a "
+                "comprehension ([make(w[i]) for i in ...]): write the list out, [make(w[0]), "
+                "make(w[1])], or loop over the values and call make(v)(x) there")
 
 
 def _dict_method(fn):

@@ -1,0 +1,80 @@
+"""Builtins and ``math`` functions srcad reads as plain Python (as :mod:`.folds` does reduce).
+
+A call of one of these in code srcad differentiates is a call of a function written out here
+and read like the user's own code (its globals name a module of
+:data:`srcad.core.functions.USER_LEVEL`), so the sweeps differentiate the arithmetic it does:
+
+* ``divmod(a, b)``: ``(a // b, a % b)``, which is what Python computes (for floats, ints and
+  arrays); the quotient is piecewise constant, the remainder takes the gradient ``%`` does;
+* ``math.prod(xs, start=s)``: the loop ``value = s; for x in xs: value = value * x`` (exact at
+  zeros, where a rule dividing by the item would not be);
+* ``math.hypot(*coords)`` with other than two coordinates and ``math.dist(p, q)``: the square
+  root of the sum of squares (Python's own scale the sum to avoid overflow; these do not, so
+  coordinates beyond about 1e154 overflow here).
+
+Imports the standard library and :mod:`srcad.core`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..core.functions import USER_LEVEL, run_source
+
+_DIVMOD = '''def divmod(a, b):
+    """divmod(a, b) as srcad differentiates it: the quotient and the remainder."""
+    return a // b, a % b
+'''
+_PROD = '''def prod(iterable, start=1):
+    """math.prod as a loop srcad differentiates."""
+    value = start
+    for item in iterable:
+        value = value * item
+    return value
+'''
+_DIST = '''def dist(p, q):
+    """math.dist as srcad differentiates it."""
+    if len(p) != len(q):
+        raise ValueError("both points must have the same number of dimensions")
+    total = 0.0
+    for a, b in zip(p, q):
+        total = total + (a - b) * (a - b)
+    return math.sqrt(total)
+'''
+_MADE = {}
+
+
+def _hypot_text(count):
+    names = [f"c{i}" for i in range(count)]
+    body = "0.0" if not names else f"abs({names[0]})" if count == 1 else \
+        "math.sqrt(" + " + ".join(f"{c} * {c}" for c in names) + ")"
+    return (f"def hypot({', '.join(names)}):\n    \"\"\"math.hypot of {count} coordinates as "
+            f"srcad differentiates it.\"\"\"\n    return {body}\n")
+
+
+def _made(key, text, name):
+    made = _MADE.get(key)
+    if made is None:
+        namespace = run_source(text, f"<srcad: {key[0]} as Python>",
+                               {"__name__": f"{USER_LEVEL}.builtin_code", "math": math})
+        made = _MADE[key] = namespace[name]
+    return made
+
+
+def stands_for(fn):
+    """Whether :func:`stand_in` may have a function for ``fn``."""
+    return any(fn is f for f in (divmod, math.prod, math.dist, math.hypot))
+
+
+def stand_in(fn, count, kwargs):
+    """The plain function standing for ``fn`` called with ``count`` positional arguments and
+    the keywords ``kwargs``, or ``fn`` itself."""
+    if fn is divmod and count == 2 and not kwargs:
+        return _made(("divmod",), _DIVMOD, "divmod")
+    if fn is math.prod and count == 1 and set(kwargs) <= {"start"}:
+        return _made(("math.prod",), _PROD, "prod")
+    if fn is math.dist and count == 2 and not kwargs:
+        return _made(("math.dist",), _DIST, "dist")
+    if fn is math.hypot and count != 2 and not kwargs and count < 64:
+        return _made((f"math.hypot{count}",), _hypot_text(count), "hypot")
+    return fn

@@ -1,0 +1,291 @@
+"""Records built inside the function: named tuples and dataclasses read field by field.
+
+``p = Pt(x, y)`` / ``return p.x * p.y`` (``Pt`` a named tuple or a dataclass) is, after this
+pass (on the parsed tree, before desugaring), ``p_x, p_y = x, y`` / ``return p_x * p_y``: each
+field is a local name of its own, so the gradient flows through the fields as through any
+local (scalar replacement of an aggregate; exact, nothing is approximated). Also read so:
+
+* ``Pt(*vals)`` and ``Pt._make(vals)``: ``p_x, p_y = vals``;
+* keyword arguments and the class's constant defaults (``Pt(y=b, x=a)``);
+* ``q = p._replace(x=e)`` and ``q = dataclasses.replace(p, x=e)``: ``q_x, q_y = e, p_y``;
+* ``p.x = e`` (a dataclass that is not frozen) in the function's own body: ``p_x = e``.
+
+A name is read so only when every binding of it is one of those forms (of one class) and every
+use reads a field: a record used whole (returned, passed on, aliased, a method called) keeps
+the call, which is then refused at the user's line with a hint. The class must build its
+instances the standard way: a named tuple's own ``__new__``, a dataclass's generated
+``__init__`` without ``__post_init__`` or ``init=False`` fields, plain attribute access.
+
+Imports: the standard library and gast.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+import gast
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
+
+
+class _AnyNames(dict):
+    def __missing__(self, key):
+        return "_"
+
+
+_ANY = _AnyNames()
+
+
+def _name(id_, ctx):
+    return gast.Name(id=id_, ctx=ctx, annotation=None, type_comment=None)
+
+
+def record_fields(cls):
+    """``(fields, defaults, mutable)`` of a record class built the standard way, else None."""
+    if not isinstance(cls, type):
+        return None
+    if cls.__getattribute__ is not object.__getattribute__ and \
+            cls.__getattribute__ is not tuple.__getattribute__:
+        return None
+    if issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple):
+        new = cls.__new__
+        if not getattr(new, "__globals__", {}).get("__name__", "").startswith("namedtuple_"):
+            return None
+        if any(type(inspect.getattr_static(cls, f)).__name__ != "_tuplegetter"
+               for f in cls._fields):
+            return None
+        return tuple(cls._fields), dict(cls._field_defaults), False
+    if not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__"):
+        return None
+    init = cls.__init__
+    if getattr(getattr(init, "__code__", None), "co_filename", None) != "<string>":
+        return None
+    fields = dataclasses.fields(cls)
+    if any(not f.init or f.default_factory is not dataclasses.MISSING for f in fields):
+        return None
+    if any(isinstance(inspect.getattr_static(cls, f.name, None), property) for f in fields):
+        return None
+    defaults = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
+    frozen = cls.__dataclass_params__.frozen
+    return tuple(f.name for f in fields), defaults, not frozen
+
+
+def lower(src):
+    """Rewrite ``src.node`` in place, see above."""
+    fdef = src.node
+    stores, bad = {}, set()
+    parents = {}
+    for node in gast.walk(fdef):
+        for child in gast.iter_child_nodes(node):
+            parents[child] = node
+    for node in gast.walk(fdef):
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            bad.update(node.names)
+        elif isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            parent = parents.get(node)
+            if isinstance(node.ctx, gast.Store) and isinstance(parent, gast.Assign) and \
+                    parent.targets == [node]:
+                stores.setdefault(node.id, []).append(parent)
+            else:
+                bad.add(node.id)
+    built = {}  # name -> (class, [(assign, how)])
+    for name, assigns in stores.items():
+        if name in bad:
+            continue
+        kinds = [_construct(src, a.value) for a in assigns]
+        if all(k is not None for k in kinds):
+            built[name] = list(zip(assigns, kinds))
+    changed = True
+    while changed:  # a _replace of a name not read so, or classes that differ: not read so
+        changed = False
+        for name, items in list(built.items()):
+            classes = {_class_of(k, built) for _, k in items}
+            if len(classes) != 1 or None in classes or not _uses_ok(
+                    fdef, name, built, parents, classes) or any(_values(
+                        k, *record_fields(next(iter(classes)))[:2], _ANY) is None
+                    for _, k in items):
+                del built[name]
+                changed = True
+    if not built:
+        return
+    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    names = {}
+    for name, items in built.items():
+        cls = _class_of(items[0][1], built)
+        for field in record_fields(cls)[0]:
+            new = f"{name}_{field}"
+            while new in taken:
+                new += "_"
+            taken.add(new)
+            names[name, field] = new
+    for name, items in built.items():
+        cls = _class_of(items[0][1], built)
+        fields, defaults, _ = record_fields(cls)
+        for assign, kind in items:
+            values = _values(kind, fields, defaults, names)
+            targets = [_name(names[name, f], gast.Store()) for f in fields]
+            assign.targets = [gast.Tuple(elts=targets, ctx=gast.Store())]
+            assign.value = values if not isinstance(values, list) else gast.Tuple(
+                elts=values, ctx=gast.Load())
+            for node in gast.walk(assign):
+                if not hasattr(node, "lineno"):
+                    gast.copy_location(node, assign)
+    _Fields(built, names).visit(fdef)
+
+
+def _construct(src, value):
+    """What ``value`` (an assigned expression) builds: ("new", cls, call), ("make", cls,
+    arg), ("replace", name, keywords) or None."""
+    if not isinstance(value, gast.Call):
+        return None
+    func = value.func
+    if isinstance(func, gast.Attribute) and func.attr == "_replace" and \
+            isinstance(func.value, gast.Name) and not value.args:
+        return ("replace", func.value.id, value.keywords)
+    if isinstance(func, gast.Attribute) and func.attr == "_make" and len(value.args) == 1 \
+            and not value.keywords:
+        cls = _resolve(src, func.value)
+        if cls is not None and issubclass(cls, tuple):
+            return ("make", cls, value.args[0])
+        return None
+    target = _resolve_any(src, func)
+    if target is dataclasses.replace:
+        if len(value.args) == 1 and isinstance(value.args[0], gast.Name) and \
+                all(k.arg for k in value.keywords):
+            return ("replace", value.args[0].id, value.keywords)
+        return None
+    if isinstance(target, type) and record_fields(target) is not None:
+        return ("new", target, value)
+    return None
+
+
+def _resolve_any(src, node):
+    path = []
+    while isinstance(node, gast.Attribute):
+        path.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name):
+        return None
+    try:
+        return src.lookup(node.id, tuple(path))
+    except (KeyError, AttributeError):
+        return None
+
+
+def _resolve(src, node):
+    cls = _resolve_any(src, node)
+    return cls if isinstance(cls, type) and record_fields(cls) is not None else None
+
+
+def _class_of(kind, built):
+    """The one class ``kind`` builds (through the names a replace copies), else None."""
+    todo, seen, classes = [kind], set(), set()
+    while todo:
+        k = todo.pop()
+        if k[0] != "replace":
+            classes.add(k[1])
+            continue
+        if k[1] not in built:
+            return None
+        if k[1] not in seen:
+            seen.add(k[1])
+            todo.extend(other for _, other in built[k[1]])
+    return classes.pop() if len(classes) == 1 else None
+
+
+def _uses_ok(fdef, name, built, parents, classes):
+    """Every use of ``name`` reads (or, mutable and in the function's own body, writes) a
+    field, or is the record a ``_replace``/``replace`` of a name read so copies."""
+    cls = next(iter(classes))
+    fields, _, mutable = record_fields(cls)
+    for node in _walk_scoped(fdef):
+        node, nested = node
+        if not isinstance(node, gast.Name) or node.id != name or \
+                not isinstance(node.ctx, gast.Load):
+            continue
+        parent = parents.get(node)
+        if isinstance(parent, gast.Attribute) and parent.value is node:
+            if parent.attr == "_replace" and isinstance(parent.ctx, gast.Load):
+                continue  # checked below
+            if parent.attr not in fields:
+                return False
+            if isinstance(parent.ctx, gast.Load):
+                continue
+            if isinstance(parent.ctx, gast.Store) and mutable and not nested:
+                continue
+            return False
+        call = parent
+        if isinstance(call, gast.Call) and call.args and call.args[0] is node and \
+                _is_replace_source(call, parents, built):
+            continue
+        return False
+    for node, _ in _walk_scoped(fdef):  # p._replace(...) only as a record read so
+        if isinstance(node, gast.Attribute) and node.attr == "_replace" and \
+                isinstance(node.value, gast.Name) and node.value.id == name:
+            call = parents.get(node)
+            if not (isinstance(call, gast.Call) and _is_replace_source(call, parents, built)):
+                return False
+    return True
+
+
+def _is_replace_source(call, parents, built):
+    assign = parents.get(call)
+    return isinstance(assign, gast.Assign) and assign.value is call and \
+        len(assign.targets) == 1 and isinstance(assign.targets[0], gast.Name) and \
+        assign.targets[0].id in built
+
+
+def _walk_scoped(fdef):
+    """(node, inside a nested function) for every node of ``fdef``."""
+    todo = [(fdef, False)]
+    while todo:
+        node, nested = todo.pop()
+        yield node, nested
+        inner = nested or (node is not fdef and isinstance(node, _SCOPES))
+        todo.extend((c, inner) for c in gast.iter_child_nodes(node))
+
+
+def _values(kind, fields, defaults, names):
+    """The assigned value(s) for the fields: a list of expressions, or one expression
+    unpacked (``*vals``), or None when the arguments do not fit."""
+    if kind[0] == "make":
+        return kind[2]
+    if kind[0] == "replace":
+        given = {k.arg: k.value for k in kind[2]}
+        if set(given) - set(fields):
+            return None
+        return [given.get(f) or _name(names[kind[1], f], gast.Load()) for f in fields]
+    call = kind[2]
+    if len(call.args) == 1 and isinstance(call.args[0], gast.Starred) and not call.keywords:
+        return call.args[0].value
+    if any(isinstance(a, gast.Starred) for a in call.args) or len(call.args) > len(fields):
+        return None
+    given = dict(zip(fields, call.args))
+    for k in call.keywords:
+        if k.arg is None or k.arg in given or k.arg not in fields:
+            return None
+        given[k.arg] = k.value
+    out = []
+    for f in fields:
+        if f in given:
+            out.append(given[f])
+        elif f in defaults and isinstance(defaults[f], (int, float, bool, str, type(None))):
+            out.append(gast.Constant(value=defaults[f], kind=None))
+        else:
+            return None
+    return out
+
+
+class _Fields(gast.NodeTransformer):
+    """``p.x`` -> ``p_x`` for the names read so."""
+
+    def __init__(self, built, names):
+        self.built, self.names = built, names
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, gast.Name) and (node.value.id, node.attr) in self.names:
+            ctx = gast.Store() if isinstance(node.ctx, gast.Store) else gast.Load()
+            return gast.copy_location(_name(self.names[node.value.id, node.attr], ctx), node)
+        self.generic_visit(node)
+        return node
