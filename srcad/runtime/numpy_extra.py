@@ -292,8 +292,8 @@ def grad_append(g, arr, values, axis=None, which=0):
 @helper("numpy")
 def grad_tolist(g, a):
     """Gradient of ``a.tolist()`` (nested lists of numbers): the lists' gradients as an array
-    of ``a``'s shape."""
-    return _match(np.reshape(np.asarray(g, dtype=float), np.shape(a)), a)
+    of ``a``'s shape (in ``a``'s library: the numbers of a list are NumPy's)."""
+    return _match(_in_library(np.reshape(np.asarray(g, dtype=float), np.shape(a)), a), a)
 
 
 @helper("numpy")

@@ -262,7 +262,7 @@ def grad_trace(g, a, offset=0, axis1=0, axis2=1):
     """Gradient of ``np.trace``: ``g`` placed on the ``offset`` diagonal of each matrix."""
     shape = np.shape(a)
     eye = _in_library(np.eye(shape[axis1], shape[axis2], k=offset), g, a)
-    full = _asarray(g, dtype=float)[..., None, None] * eye
+    full = _in_library(_asarray(g, dtype=float)[..., None, None], a) * eye
     return _match(np.moveaxis(full, (-2, -1), (axis1 % len(shape), axis2 % len(shape))), a)
 
 

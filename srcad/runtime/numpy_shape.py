@@ -84,6 +84,10 @@ def _pieces(grads, arrays):
     one array for an array (``np.vstack(A)`` with ``A`` a matrix joins the rows of ``A``)."""
     if isinstance(arrays, np.ndarray):
         return np.reshape(np.array(grads, dtype=np.result_type(*grads, float)), arrays.shape)
+    if type(arrays) not in (list, tuple) and duck_array(arrays):  # Dask, CuPy: stacked there
+        return np.reshape(np.stack([_in_library(np.asarray(v, np.result_type(v, float)), arrays)
+                                    if type(v) in (float, complex, int) else v for v in grads]),
+                          arrays.shape)
     return grads
 
 
