@@ -34,7 +34,7 @@ def _in_library(value, *likes):
     for like in likes:
         if type(like) is not np.ndarray and type(like) not in PLAIN and duck_array(like):
             return arrays.to_library(value, like)
-    return value
+    return arrays.constant(value)  # none among likes: the running duck call's (CuPy), or as is
 
 
 def _zeros(shape, like, dtype=float):
