@@ -71,6 +71,10 @@ def _convolve(a):
     return np.sum(np.convolve(a[0], a[1], "same") ** 2)
 
 
+def _einsum(a):
+    return np.einsum("ii->", a) + np.sum(np.einsum("ij->j", a) ** 2)
+
+
 def _rows(a):
     return np.sum(np.vstack(a) ** 2) + np.sum(np.stack(a, axis=1) * a)
 
@@ -82,7 +86,8 @@ def _tolist(a):
 #: rules that make a constant (np.eye, np.zeros, np.ones, 0/1 matrices, np.arange) in their
 #: template or helper, or read an array as a list of rows: the constant is made in the
 #: operand's library, the rows' gradients stacked there
-CONSTANTS = [_trace, _pinv, _eigh, _diff, _cumprod, _clip, _convolve, _rows, _tolist]
+CONSTANTS = [_trace, _pinv, _eigh, _diff, _cumprod, _clip, _convolve, _einsum, _rows,
+             _tolist]
 
 
 @pytest.mark.parametrize("f", CONSTANTS, ids=[f.__name__[1:] for f in CONSTANTS])
