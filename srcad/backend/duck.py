@@ -19,6 +19,13 @@ same number for every element), rewritten here on the tree:
   or refuse (a CuPy one); the ufunc keeps it in its library (on a Python number it gives
   ``math``'s value, to rounding).
 
+* a call of NumPy's makers of constants (``np.eye(n)``, ``np.zeros(shape)``, ``np.arange(n)``:
+  :data:`srcad.runtime.routes.CONSTANTS`) in a rule's template or the user's code is called
+  through :func:`srcad.runtime.routes.constant_form` (bound as ``library_eye``): the constant
+  is made by NumPy and moved to the library of the running code's arguments where that
+  library refuses a NumPy array beside its own (CuPy), and read as the call itself when the
+  code is differentiated again.
+
 * a call of a function ``f`` that NumPy's dispatch does not hand to the array's library
   (:func:`srcad.runtime.routes.routed`: ``np.sort``, which Dask lacks and computes; SciPy's
   functions but its ufuncs, which convert their arguments to NumPy arrays; the gradient
@@ -130,6 +137,12 @@ class _Spread(ast.NodeTransformer):
         if routes.routed(callee):
             if callee not in self.forms:
                 form = routes.library_form(callee)
+                self.forms[callee] = (self.fresh(f"library_{callee.__name__}"), form)
+            node.func = name(self.forms[callee][0])
+            return node
+        if routes.makes_constant(callee) and not any(k.arg == "like" for k in node.keywords):
+            if callee not in self.forms:
+                form = routes.constant_form(callee)
                 self.forms[callee] = (self.fresh(f"library_{callee.__name__}"), form)
             node.func = name(self.forms[callee][0])
             return node

@@ -20,6 +20,8 @@ Imports only ``srcad.core`` and ``srcad.errors``.
 
 from __future__ import annotations
 
+import contextvars
+
 import numpy as np
 
 from ..core.kinds import PLAIN, duck_array
@@ -296,11 +298,30 @@ def _moved(value, like):
 _LIBRARY_FAILURES = (TypeError, ValueError, NotImplementedError, AttributeError, IndexError)
 
 
+#: the first duck array among the arguments of the generated code running now (or None):
+#: the library :func:`constant` puts the code's NumPy constants in
+_LIKE = contextvars.ContextVar("srcad_duck_like", default=None)
+
+
+def constant(value):
+    """``value``, a constant NumPy made in code generated for duck arrays (``np.eye(n)``,
+    ``np.zeros(shape)``, ``np.arange(n)`` of a rule's template: :mod:`srcad.backend.duck`), as
+    an array of the library of the running code's arguments when that library refuses a NumPy
+    array beside its own (CuPy: copied to its device); unchanged for Dask, which takes NumPy
+    arrays (as one chunk) and whose ``like=`` some constructors reject, and outside such code."""
+    like = _LIKE.get()
+    if like is None or type(value) is not np.ndarray or library(like) == "dask":
+        return value
+    return to_library(value, like)
+
+
 def on_duck_arrays(call, func, bound):
     """``call()`` (srcad's code for ``func``, with another library's arrays among the
     arguments ``bound``), with an operation that library lacks refused with a
     :class:`BackendError` naming it instead of the library's own exception. When ``func``
-    itself fails on those arguments, the exception is the user's and passes unchanged."""
+    itself fails on those arguments, the exception is the user's and passes unchanged.
+    While it runs, :func:`constant` makes constants in that library."""
+    token = _LIKE.set(first_duck(bound.arguments.values()))
     try:
         return call()
     except _LIBRARY_FAILURES as err:
@@ -309,6 +330,8 @@ def on_duck_arrays(call, func, bound):
         except Exception:  # noqa: BLE001 - the function's own failure: the user's to see
             raise err from None
         raise _backend_failure(err, list(bound.arguments.values()), func) from err
+    finally:
+        _LIKE.reset(token)
 
 
 def _backend_failure(err, values, func):

@@ -24,6 +24,35 @@ def _asarray(x, dtype=None):
     return x if dtype is None or x.dtype == dtype else x.astype(dtype)
 
 
+def _in_library(value, *likes):
+    """``value`` (a NumPy constant a helper made: an identity, a 0/1 matrix, a range) as an
+    array of the library of the first duck array among ``likes`` (CuPy: copied to its device;
+    Dask: one chunk), so that it combines with that array; ``value`` itself when there is
+    none (the NumPy path is unchanged)."""
+    if type(value) is not np.ndarray:  # already in a library, or a number
+        return value
+    for like in likes:
+        if type(like) is not np.ndarray and type(like) not in PLAIN and duck_array(like):
+            return arrays.to_library(value, like)
+    return arrays.constant(value)  # none among likes: the running duck call's (CuPy), or as is
+
+
+def _zeros(shape, like, dtype=float):
+    """``np.zeros(shape, dtype)`` in ``like``'s library (NumPy's for a NumPy array or a
+    number)."""
+    if type(like) is np.ndarray or type(like) in PLAIN or not duck_array(like):
+        return np.zeros(shape, dtype=dtype)
+    return np.zeros_like(like, dtype=dtype, shape=shape)
+
+
+def _ones(shape, like, dtype=float):
+    """``np.ones(shape, dtype)`` in ``like``'s library (NumPy's for a NumPy array or a
+    number)."""
+    if type(like) is np.ndarray or type(like) in PLAIN or not duck_array(like):
+        return np.ones(shape, dtype=dtype)
+    return np.ones_like(like, dtype=dtype, shape=shape)
+
+
 def _axes(axis, ndim):
     """``axis`` as a tuple of non-negative ints, in the given order (``None``: every axis)."""
     if axis is None:

@@ -17,7 +17,7 @@ from ..core.kinds import duck_array
 from ..errors import MissingRuleError
 from . import arrays
 from .helpers import unbroadcast
-from .numpy_common import _asarray, _match
+from .numpy_common import _asarray, _in_library, _match, _zeros
 from .numpy_shape import _pieces, _split_along
 from .registry import helper
 
@@ -82,7 +82,7 @@ def grad_diff(g, a, n=1, axis=-1):
     (``-g[0], g[0] - g[1], ..., g[-1]`` along ``axis``)."""
     g = np.moveaxis(_asarray(g, dtype=float), axis, -1)
     for _ in range(n):
-        zero = np.zeros(g.shape[:-1] + (1,))
+        zero = _zeros(g.shape[:-1] + (1,), g)
         g = np.concatenate([zero, g], axis=-1) - np.concatenate([g, zero], axis=-1)
     return _match(np.moveaxis(g, -1, axis), a)
 
@@ -116,7 +116,10 @@ def diff_part(value, a, axis, prepend, append, part):
     index[axis] = slice(starts[part], starts[part + 1])
     piece = value[tuple(index)]
     end = (prepend, a, append)[part]
-    return float(np.sum(piece)) if np.ndim(end) == 0 else _match(piece, end)
+    if np.ndim(end):
+        return _match(piece, end)
+    total = np.sum(piece)
+    return total if arrays.is_duck(total) else float(total)  # Dask: lazy
 
 
 @helper("numpy")
@@ -124,7 +127,7 @@ def diff_place(value, a, axis, prepend, append, part):
     """The adjoint of :func:`diff_part`: ``value`` put at piece ``part`` of zeros shaped like
     what ``np.diff`` joins (a number spread over its slab)."""
     axis, shapes, starts, joined = _diff_pieces(a, axis, prepend, append)
-    out = np.zeros(joined, dtype=np.result_type(_asarray(value), float))
+    out = _zeros(joined, value, dtype=np.result_type(_asarray(value), float))
     index = [slice(None)] * len(joined)
     index[axis] = slice(starts[part], starts[part + 1])
     out[tuple(index)] = np.broadcast_to(value, shapes[part])
@@ -225,12 +228,12 @@ def grad_gradient(g, f, axis=None, edge_order=1, *spacing):
         diff = np.gradient(np.eye(n), h, axis=0, edge_order=edge_order)  # column j: of e_j
         part = part if arrays.is_duck(part) else np.asarray(part, dtype=float)  # Dask: lazy
         moved = np.moveaxis(np.broadcast_to(part, np.shape(f)), ax, 0)
-        out = out + np.moveaxis(np.tensordot(diff.T, moved, axes=1), 0, ax)
+        out = out + np.moveaxis(np.tensordot(_in_library(diff.T, moved), moved, axes=1), 0, ax)
     return _match(out if np.ndim(out) else np.zeros(np.shape(f)), f)
 
 
 def _partition_order(a, kth, axis):
-    x = np.asarray(a)
+    x = _asarray(a)
     if axis is None:
         x, axis = x.ravel(), -1
     return np.argpartition(x, kth, axis=axis), axis
@@ -241,8 +244,8 @@ def grad_partition(g, a, kth, axis=-1):
     """Gradient of ``np.partition(a, kth, axis)``: ``g`` put back where each element came
     from (the order of ``np.argpartition``, as NumPy's partition moves them)."""
     order, ax = _partition_order(a, kth, axis)
-    out = np.zeros(order.shape)
-    np.put_along_axis(out, order, np.broadcast_to(np.asarray(g, dtype=float), order.shape), ax)
+    out = _zeros(order.shape, order)
+    np.put_along_axis(out, order, np.broadcast_to(_asarray(g, dtype=float), order.shape), ax)
     return _match(np.reshape(out, np.shape(a)), a)
 
 
@@ -289,8 +292,8 @@ def grad_append(g, arr, values, axis=None, which=0):
 @helper("numpy")
 def grad_tolist(g, a):
     """Gradient of ``a.tolist()`` (nested lists of numbers): the lists' gradients as an array
-    of ``a``'s shape."""
-    return _match(np.reshape(np.asarray(g, dtype=float), np.shape(a)), a)
+    of ``a``'s shape (in ``a``'s library: the numbers of a list are NumPy's)."""
+    return _match(_in_library(np.reshape(np.asarray(g, dtype=float), np.shape(a)), a), a)
 
 
 @helper("numpy")

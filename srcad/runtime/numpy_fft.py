@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .numpy_common import _asarray
 from .registry import helper
 
 
@@ -61,7 +62,7 @@ def grad_rfftn(g, a, s=None, axes=None, norm=None):
     axes = _axes(len(shape), s, axes)
     last = axes[-1]
     n = s[-1] if s is not None else shape[last]
-    g = np.asarray(g)
+    g = _asarray(g)
     full = list(g.shape)
     full[last] = n
     return _fit(np.fft.fftn(_fit(g, full, (last,)), axes=axes, norm=norm), shape, axes)
@@ -76,7 +77,7 @@ def grad_irfftn(g, a, s=None, axes=None, norm=None):
     shape = np.shape(a)
     axes = _axes(len(shape), s, axes)
     last = axes[-1]
-    g = np.asarray(g)
+    g = _asarray(g)
     n = g.shape[last]
     m = n // 2 + 1
     c = np.fft.ifft(g, axis=last, norm=norm)

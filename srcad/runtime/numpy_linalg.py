@@ -15,7 +15,7 @@ import string
 import numpy as np
 
 from . import helpers as _runtime
-from .numpy_common import _asarray, _match, _swap
+from .numpy_common import _asarray, _in_library, _match, _swap
 from .registry import helper
 
 # ---------------------------------------------------------------- linear algebra
@@ -227,11 +227,11 @@ def grad_einsum(g, p, *args):
         if c in ins[k][:pos]:
             new = next(fresh)
             wanted.append(new)
-            extra.append((c + new, np.eye(x.shape[pos])))
+            extra.append((c + new, _in_library(np.eye(x.shape[pos]), g, *operands)))
         else:
             wanted.append(c)
             if c not in elsewhere and ins[k].count(c) == 1:
-                extra.append((c, np.ones(x.shape[pos])))
+                extra.append((c, _in_library(np.ones(x.shape[pos]), g, *operands)))
     terms = [(output, np.broadcast_to(g, tuple(sizes[c] for c in output)))] + others + extra
     expr = ",".join(s for s, _ in terms) + "->" + "".join(wanted)
     # NumPy's optimised einsum finds a contraction order and hands pairs to BLAS (tensordot):

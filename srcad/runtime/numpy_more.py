@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import MissingRuleError
 from .arrays import is_duck, placed, refuse, scatter_add
-from .numpy_common import _asarray
+from .numpy_common import _asarray, _in_library, _zeros
 from .registry import helper
 
 
@@ -86,14 +86,14 @@ def grad_take_along_axis(value, arr, indices, axis=-1):
 def running_source(a, ans, axis=0):
     """For ``ans = np.maximum.accumulate(a, axis)`` (or minimum): the index along ``axis`` of
     the element each running extremum is, ties to the earlier one (as ``max(a, b)``)."""
-    x = np.asarray(a)
+    x = _asarray(a)
     axis = int(axis) % x.ndim
-    y = np.asarray(ans)
+    y = _asarray(ans)
     first = np.ones_like(np.take(y, [0], axis), dtype=bool)
     new = np.concatenate([first, np.delete(y, 0, axis) != np.delete(y, -1, axis)], axis)
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
-    positions = np.arange(x.shape[axis]).reshape(shape)
+    positions = _in_library(np.arange(x.shape[axis]).reshape(shape), x)
     return np.maximum.accumulate(np.where(new, positions, 0), axis)
 
 
@@ -246,7 +246,7 @@ def _window(n, m, mode, corr):
 def conv_embed(value, n, m, mode=None, corr=False):
     """The gradient of a ``mode`` convolution's result, placed in the full convolution."""
     start, length = _window(n, m, mode, corr)
-    out = np.zeros(n + m - 1, dtype=np.result_type(value, float))
+    out = _zeros(n + m - 1, value, dtype=np.result_type(value, float))
     out[start:start + length] = value
     return out
 
@@ -256,7 +256,7 @@ def conv_crop(value, n, m, mode=None, corr=False):
     """The part of a full convolution a ``mode`` convolution keeps (adjoint of
     :func:`conv_embed`)."""
     start, length = _window(n, m, mode, corr)
-    return np.asarray(value)[start:start + length]
+    return _asarray(value)[start:start + length]
 
 
 # ---------------------------------------------------------------- np.dstack, np.average

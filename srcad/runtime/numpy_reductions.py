@@ -16,11 +16,14 @@ from .numpy_common import (
     _asarray,
     _axes,
     _count,
+    _in_library,
     _match,
     _no_norm_rule,
+    _ones,
     _real_point,
     _restore,
     _spread,
+    _zeros,
 )
 from .registry import helper
 
@@ -126,9 +129,9 @@ def _extremum_ties(a, ans, axis, keepdims, initial, where):
     (with ``initial`` when it equals the result too: a tie), ``initial``'s ties."""
     x = _asarray(a)
     result = _restore(ans, x.shape, axis, keepdims)  # the reduced axes back, size 1
-    hit = (x == result) & np.broadcast_to(np.asarray(where, dtype=bool), x.shape)
+    hit = (x == result) & _in_library(_asarray(where, dtype=bool), x)  # of x's shape
     count = np.sum(hit, axis=_axes(axis, x.ndim), keepdims=True)
-    own = np.zeros(np.shape(result), dtype=bool) if initial is None else np.broadcast_to(
+    own = _zeros(np.shape(result), x, dtype=bool) if initial is None else np.broadcast_to(
         np.asarray(initial) == result, np.shape(result))
     return x, hit, np.maximum(count + own, 1), own
 
@@ -244,7 +247,7 @@ def grad_cumprod(g, a, axis=None):
     xs = np.moveaxis(x, axis, -1)
     gs = np.moveaxis(_asarray(g, dtype=float).reshape(x.shape), axis, -1)
     n = xs.shape[-1]
-    left = np.concatenate([np.ones(xs.shape[:-1] + (1,)),
+    left = np.concatenate([_ones(xs.shape[:-1] + (1,), xs),
                            np.cumprod(xs[..., :-1], axis=-1)], axis=-1)
     r = np.empty_like(gs)
     if n:
@@ -258,8 +261,8 @@ def grad_cumprod(g, a, axis=None):
 def grad_trace(g, a, offset=0, axis1=0, axis2=1):
     """Gradient of ``np.trace``: ``g`` placed on the ``offset`` diagonal of each matrix."""
     shape = np.shape(a)
-    eye = np.eye(shape[axis1], shape[axis2], k=offset)
-    full = _asarray(g, dtype=float)[..., None, None] * eye
+    eye = _in_library(np.eye(shape[axis1], shape[axis2], k=offset), g, a)
+    full = _in_library(_asarray(g, dtype=float)[..., None, None], a) * eye
     return _match(np.moveaxis(full, (-2, -1), (axis1 % len(shape), axis2 % len(shape))), a)
 
 
@@ -274,8 +277,8 @@ def _clip_parts(a, a_min, a_max):
     goes to ``a`` (bounds included, as in PyTorch).
     """
     a = _asarray(a)
-    inside = np.ones(np.shape(a), dtype=bool)
-    low = np.zeros(np.shape(a), dtype=bool)
+    inside = _ones(np.shape(a), a, dtype=bool)
+    low = _zeros(np.shape(a), a, dtype=bool)
     if a_min is not None:
         inside = inside & (a >= a_min)
         low = ~inside

@@ -15,7 +15,7 @@ import numpy as np
 from ..core.kinds import duck_array
 from . import arrays
 from . import helpers as _runtime
-from .numpy_common import _asarray, _match
+from .numpy_common import _asarray, _in_library, _match
 from .registry import helper
 
 # ---------------------------------------------------------------- shape and assembly
@@ -84,6 +84,10 @@ def _pieces(grads, arrays):
     one array for an array (``np.vstack(A)`` with ``A`` a matrix joins the rows of ``A``)."""
     if isinstance(arrays, np.ndarray):
         return np.reshape(np.array(grads, dtype=np.result_type(*grads, float)), arrays.shape)
+    if type(arrays) not in (list, tuple) and duck_array(arrays):  # Dask, CuPy: stacked there
+        return np.reshape(np.stack([_in_library(np.asarray(v, np.result_type(v, float)), arrays)
+                                    if type(v) in (float, complex, int) else v for v in grads]),
+                          arrays.shape)
     return grads
 
 
@@ -262,7 +266,7 @@ def _on_diagonal(g, rows, cols, offset):
     on = np.arange(n)
     to_rows = (np.arange(rows)[:, None] == on + max(-offset, 0)).astype(float)
     to_cols = (np.arange(cols)[None, :] == (on + max(offset, 0))[:, None]).astype(float)
-    return (g[..., None, :] * to_rows) @ to_cols
+    return (g[..., None, :] * _in_library(to_rows, g)) @ _in_library(to_cols, g)
 
 
 @helper("numpy")
@@ -286,7 +290,7 @@ def grad_linspace(g, num, endpoint, axis, end):
     """Gradient of ``np.linspace`` flowing into ``start`` (``end`` false) or ``stop`` (true):
     element ``k`` is ``start + (stop - start) t_k``, so the weights are ``1 - t`` and ``t``."""
     t = np.linspace(0.0, 1.0, num, endpoint=endpoint)
-    return np.moveaxis(_asarray(g, dtype=float), axis, -1) @ (t if end else 1.0 - t)
+    return np.moveaxis(_asarray(g, dtype=float), axis, -1) @ _in_library(t if end else 1.0 - t, g)
 
 
 # ---------------------------------------------------------------- forward-mode tangents

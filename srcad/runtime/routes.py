@@ -90,7 +90,44 @@ _MADE = {}
 
 def original(fn):
     """The function a library's form stands for; ``fn`` itself for any other object."""
-    return fn.fn if type(fn) is _Form else fn
+    return fn.fn if type(fn) in (_Form, _Constant) else fn
+
+
+#: NumPy's makers of constant arrays from shapes and numbers, which templates call
+#: (``np.eye(n)``): in duck-array code their result is put in the arguments' library
+CONSTANTS = frozenset((np.eye, np.identity, np.zeros, np.ones, np.arange, np.tri, np.linspace,
+                       np.empty))
+
+
+_CONSTANT_IDS = frozenset(map(id, CONSTANTS))
+
+
+def makes_constant(fn):
+    """Whether ``fn`` is one of :data:`CONSTANTS`."""
+    return id(fn) in _CONSTANT_IDS and any(fn is c for c in CONSTANTS)
+
+
+def constant_form(fn):
+    """``fn`` (one of :data:`CONSTANTS`) with its result in the library of the arguments of
+    the running duck-array code (:func:`srcad.runtime.arrays.constant`)."""
+    form = _MADE.get(("constant", fn))
+    if form is None:
+        form = _MADE[("constant", fn)] = _Constant(fn)
+    return form
+
+
+class _Constant:
+    """``fn``'s NumPy constant, moved to the running code's library (read as ``fn``)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = fn.__name__
+
+    def __repr__(self):
+        return f"<np.{self.fn.__name__} in the arguments' library>"
+
+    def __call__(self, *args, **kwargs):
+        return arrays.constant(self.fn(*args, **kwargs))
 
 
 class _Form:
