@@ -313,6 +313,10 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     if not inner and isinstance(result, ir.Var) and analysis.kind(result) not in (SCALAR, ARRAY):
         # tuples where the value has tuples (the sweep builds lists), leaves shaped like it
         tangent_out = call(fwd.helper("like"), tangent_out, result.name)
+    if not inner and backend == "python" and not analysis.is_complex(result) and \
+            complexity.unseen_complex(analysis):  # a real result's tangent, checked real
+        tangent_out = call(fwd.helper("check_real"), tangent_out, nodes.constant("tangent"),
+                           nodes.constant(f"{fn.source.filename}:{fn.source.first_line}"))
     body.append(ast.Return(value=nodes.tuple_([nodes.expr(result), tangent_out])))
     # all positional: the tangents follow the parameters
     fdef = _function(label, _arguments([], list(fn.params) + tangents, []), body)

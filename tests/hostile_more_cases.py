@@ -110,8 +110,9 @@ for body in [
     'd = {0: x[0], 1: x[1]}\nv = d.pop(1)\nreturn v * d[0]',
 ]:
     _add("dict_pop", body, "exact")
+_add("dict_pop", 'd = {"a": x[0], "b": x[1]}\nv = d.pop("a")\nw = d.pop("b")\n'
+     'return v * w + len(d)', "exact")  # a second pop: differentiated
 for body in [
-    'd = {"a": x[0], "b": x[1]}\nv = d.pop("a")\nw = d.pop("b")\nreturn v * w + len(d)',
     'd = {"a": x[0], "b": x[1]}\nv = d.pop("a", 0.0)\nreturn v * x[2] + len(d)',
     'd = {"a": x[0], "b": x[1]}\nv = d.pop("z", x[2])\nreturn v * d["a"]',
     'd = {"a": x[0], "b": x[1]}\ns = 0.0\nfor k in ["a", "b"]:\n    s = s + d.pop(k) * x[2]\n'
@@ -231,4 +232,4 @@ for body in [
     "return np.sum(np.diff(x, append=x[0]) ** 2)",
     "y = x * 2.0\nz = y\ndel y\nreturn np.sum(z * x)",
 ]:
-    _add("odd_forms", body)
+    _add("odd_forms", body, "exact")  # initial=, prepend=/append=, del name: differentiated

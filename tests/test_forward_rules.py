@@ -692,6 +692,7 @@ ex("runtime.check_real(grad, name, where)", "R.check_real(a * b, 'a')", a=V, b=V
 ex("runtime.mutable(grad)", "R.mutable(a)", a=V)
 ex("runtime.add(a, b)", "R.add([a, b], [b, a])", a=V, b=V)
 ex("runtime.where(c, a, b)", "R.where(c > 0, a, b)", c=S, a=S, b=S)
+ex("runtime.log_base(a)", "R.log_base(a * a + 0.5)", a=S)
 ex("runtime.unbroadcast(value, like)", "R.unbroadcast(w, a)", w=M, a=V)
 ex("runtime.unbroadcast_to(value, shape)", "R.unbroadcast_to(w, (3,))", w=M)
 ex("runtime.broadcast_as(value, like)", "R.broadcast_as(w, a)", w=V, a=M)

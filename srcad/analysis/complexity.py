@@ -21,7 +21,10 @@ Imports ``srcad.core``, ``srcad.rules`` and its neighbour ``srcad.analysis.user_
 from __future__ import annotations
 
 import builtins
+import math
 import operator
+
+import numpy as np
 
 from ..core import ir
 from ..core.kinds import ARRAY, SCALAR, is_complex_value
@@ -146,8 +149,14 @@ def unseen_complex(analysis):
             continue
         fn, args = value.fn, value.args
         if fn is operator.pow or fn is builtins.pow:
-            if len(args) >= 2 and not analysis.is_complex(args[0]) and \
-                    analysis.kind(args[0]) in (SCALAR, "any") and not (
+            # a Python number's complex power, or runtime.log_base of a negative array
+            if len(args) >= 2 and not analysis.is_complex(args[0]) and not (
+                    isinstance(args[1], ir.Const) and type(args[1].value) is int):
+                return True
+        elif fn is math.pow or fn is np.power or fn is np.float_power:
+            # no complex value, but a complex derivative (runtime.log_base, a ** (b - 1) of
+            # a Python float) where the base is negative
+            if len(args) >= 2 and not analysis.is_complex(args[0]) and not (
                     isinstance(args[1], ir.Const) and type(args[1].value) is int):
                 return True
         elif user_callee(fn):

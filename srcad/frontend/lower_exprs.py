@@ -20,9 +20,10 @@ import numpy as np
 
 from ..core import ir
 from ..core.env import is_library_module
-from ..core.ir import AND, OR, Const
+from ..core.ir import AND, OR, Const, Var
 from ..errors import SrcadError
 from ..runtime import numpy_helpers
+from .lower_stmts import unbound_check
 from .writes import callee_name
 
 _BINOPS = {
@@ -70,6 +71,8 @@ class Expressions:
             if value is None:
                 raise self.error(node, f"{node.id!r} may be used before it is assigned",
                                  cls=SrcadError, hint="assign it on every path first")
+            if isinstance(value, Var) and value.name in self.maybe_unbound:
+                unbound_check(self, node.id, value, node)
             return value
         value = self.lookup(node.id, node)
         return Const(value, node.id)
@@ -80,6 +83,10 @@ class Expressions:
         try:
             return self.source.lookup(name)
         except KeyError:
+            if self.stores.get(name):
+                raise self.error(node, f"local {name!r} is read where it is never assigned "
+                                 "(Python raises UnboundLocalError)", cls=SrcadError,
+                                 hint="assign it on every path first") from None
             raise self.error(node, f"name {name!r} is not defined", cls=SrcadError,
                              hint="srcad resolves free names in the function's module") from None
 

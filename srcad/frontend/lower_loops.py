@@ -192,6 +192,7 @@ class Loops:
         for name in assigned:
             phi = ir.Phi(self.namer.version(name), [self.env.get(name), None])
             phis.append(phi)
+            self.note_unbound(phi.target, phi.sources[:1])
             self.env[name] = Var(phi.target)
             entry = phi.sources[0]
             if name not in rebound and isinstance(entry, Var) and entry.name in self.dicts_built:

@@ -34,15 +34,18 @@ class Statements:
         pass
 
     def stmt_Delete(self, node):
-        """``del name`` (of a local, among the function's own statements: validate refuses
-        the rest): the name is gone, so a later read is refused as a read before assignment
-        (Python raises there)."""
+        """``del name`` (of a local, among the function's statements and their ``if``
+        branches: validate refuses the rest): the name is gone, so a later read is refused as a
+        read before assignment, or checked at run time where only some paths delete it."""
         for target in node.targets:
             name = target.id
             if name not in self.env or self.env[name] is None or name in self.local_functions \
                     or name in self.dicts:
                 raise self.error(node, f"del {name} of a name that is not a local value here",
                                  cls=SrcadError, hint="leave the name alone")
+            value = self.env[name]
+            if isinstance(value, Var) and value.name in self.maybe_unbound:
+                unbound_check(self, name, value, node)
             self.env[name] = None
 
     def stmt_Expr(self, node):
@@ -256,6 +259,15 @@ class Statements:
         way = bool(value) if compare is None else (value is not None) == compare
         return not way if negate else way
 
+    def note_unbound(self, target, sources):
+        """Remember ``target`` if a path leaves it unset (a source None, or itself such a
+        merge), and whether another path may give None (the check cannot tell then)."""
+        if any(s is None or isinstance(s, Var) and s.name in self.maybe_unbound
+               for s in sources):
+            self.maybe_unbound[target] = any(
+                isinstance(s, Const) and s.value is None or isinstance(s, Var) and
+                self.maybe_unbound.get(s.name) for s in sources)
+
     def branch(self, test, body, orelse, node, emit_body=None):
         before = dict(self.env)
         then_block = self.sub_block(body) if emit_body is None else emit_body()
@@ -271,11 +283,25 @@ class Statements:
             target = self.namer.version(name)
             phis.append(ir.Phi(target, [a, b]))
             merged[name] = Var(target)
+            self.note_unbound(target, (a, b))
             if all(isinstance(s, Var) and s.name in self.dicts_built for s in (a, b)):
                 self.dicts_built.add(target)  # either way a dict built here
             self.note_choices(target, a, b)  # g = f1 if c else f2: g(x) calls one of them
         self.env = merged
         self.emit(ir.If(test, then_block, else_block, phis, node.lineno))
+
+
+def unbound_check(lw, name, value, node):
+    """Before a read of ``name`` whose merged value ``value`` is unset on some path (the
+    generated code holds None there): raise UnboundLocalError as Python does. Refused where a
+    path may give None itself (the check could not tell the two apart)."""
+    if lw.maybe_unbound[value.name]:
+        raise lw.error(node, f"{name!r} is unset on one path and may be None on another",
+                       cls=SrcadError, hint="assign it on every path first")
+    test = lw.assign(ir.Prim(operator.is_, [value, Const(None)]), None, node)
+    error = Const(UnboundLocalError(f"cannot access local variable {name!r} where it is not "
+                                    "associated with a value"), None)
+    lw.emit(ir.If(test, [ir.Raise(error, node.lineno)], [], [], node.lineno))
 
 
 def same(a, b):

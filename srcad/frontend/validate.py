@@ -45,8 +45,8 @@ UNSUPPORTED = {
                   "new value"),
     gast.Nonlocal: ("a nonlocal statement", "pass the value in as an argument and return the "
                     "new value"),
-    gast.Delete: ("del of an item, an attribute, or of a name inside a branch or loop (del "
-                  "name among the function's own statements is read: the name is gone)",
+    gast.Delete: ("del of an item, an attribute, or of a name inside a loop (del name among "
+                  "the function's statements and their if branches is read: the name is gone)",
                   "leave the name alone or assign it a new value; for an item build the new "
                   "list or dict"),
     gast.ClassDef: ("a class defined inside the function", "define the class at module level"),
@@ -69,14 +69,25 @@ UNSUPPORTED_CALLS = {
 }
 
 
+def _name_deletes(body):
+    """The ids of ``del name`` statements among ``body`` and its ``if`` branches (not inside a
+    loop): on a path that skips one the name stays; a read where it may be gone raises
+    UnboundLocalError at run time as in Python (lower_stmts.unbound_check)."""
+    for s in body:
+        if isinstance(s, gast.Delete) and all(isinstance(t, gast.Name) for t in s.targets):
+            yield id(s)
+        elif isinstance(s, gast.If):
+            yield from _name_deletes(s.body)
+            yield from _name_deletes(s.orelse)
+
+
 def validate(source):
     """Raise :class:`UnsupportedSyntaxError` for the first unsupported construct (after
     dropping the value-neutral ``with`` lines)."""
     strip_neutral_with(source)
     # del name among the function's own statements (not in a branch or loop, where the name
     # would be gone on some paths only): the name is gone (lower_stmts.stmt_Delete)
-    top = {id(s) for s in source.node.body if isinstance(s, gast.Delete) and all(
-        isinstance(t, gast.Name) for t in s.targets)}
+    top = set(_name_deletes(source.node.body))
     for node in _walk_body(source.node):
         if id(node) in top:
             continue

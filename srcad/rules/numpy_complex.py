@@ -57,7 +57,7 @@ holomorphic(operator.add, operator.sub, operator.mul, operator.truediv, operator
             builtins.reversed, builtins.pow)
 # srcad's own helpers, for derivatives of derivatives
 holomorphic(runtime.add, runtime.mutable, runtime.like, runtime.like_grad, runtime.check_real,
-            runtime.where, runtime.unbroadcast,
+            runtime.where, runtime.log_base, runtime.unbroadcast,
             runtime.unbroadcast_to, runtime.broadcast_as, runtime.fill, runtime.total,
             runtime.scatter, runtime.cleared, runtime.expand, runtime.items_at,
             runtime.picked, containers.seq_grad,

@@ -19,13 +19,24 @@ from .registry import helper
 @helper("runtime")
 def sign(x):
     """The sign of a scalar: -1.0, 0.0 or 1.0 (0.0 at 0, as NumPy, PyTorch and JAX)."""
+    if isinstance(x, (complex, np.complexfloating)):  # abs(x ** 1.5): check_real refuses
+        return x.conjugate() / abs(x) if x else 0.0
     return 1.0 if x > 0 else -1.0 if x < 0 else 0.0  # NumPy scalars too (bools do not subtract)
 
 
 @helper("runtime")
+def log_base(a):
+    """``log(a)`` in ``d/db a ** b``: 0 at 0; complex for a negative ``a`` (check_real refuses)."""
+    if isinstance(a, np.ndarray) or arrays.is_duck(a):
+        safe = np.where(a == 0, 1.0, a)
+        return np.log(safe + 0j if np.isrealobj(a) and np.any(a < 0) else safe)
+    return (np.log(a) if np.iscomplexobj(a) else math.log(a) if a > 0 else
+            complex(math.log(-a), math.pi)) if a else 0.0
+
+
+@helper("runtime")
 def which_max(items):
-    """The index of the item ``max(items)`` returns: the first, replaced only by a later item
-    greater than it (Python's rule: ties and NaN keep the earlier one)."""
+    """The index of the item ``max(items)`` returns (ties and NaN: the earlier one, as Python)."""
     return _which(items, operator.gt, np.argmax)
 
 
@@ -189,8 +200,7 @@ _SMALL = 16  # the most items total() sums in Python
 
 @helper("runtime")
 def broadcast_as(value, like):
-    """``value`` broadcast to the shape of ``like`` (the reverse of :func:`unbroadcast`; a
-    container's gradient is itself)."""
+    """``value`` broadcast to ``like``'s shape (undoes :func:`unbroadcast`; a container: itself)."""
     if type(value) in _CONTAINERS and type(like) in _CONTAINERS:
         return value
     if np.shape(value) == np.shape(like):
@@ -280,8 +290,7 @@ def _fresh(grad):
 
 @helper("runtime")
 def copy_tangent(tangent, value):
-    """A writable tangent for ``y[i] = v``: a list for a list, else a float array shaped like
-    ``value``."""
+    """A writable tangent for ``y[i] = v``: a list for a list, else a float array like ``value``."""
     if isinstance(value, (list, tuple, dict)):
         if isinstance(tangent, (list, tuple, dict)):
             return dict(tangent) if isinstance(tangent, dict) else list(tangent)

@@ -171,7 +171,8 @@ class Forward(Sweep):
         pairs = []
         for p in phis:
             src = p.sources[side]
-            if src is None:
+            if src is None:  # unset on this side: a read checks for None (UnboundLocalError)
+                pairs.append((p.target, nodes.constant(None)))
                 continue
             if str(src) != p.target:
                 pairs.append((p.target, nodes.expr(src)))
