@@ -294,7 +294,6 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     compiled by Numba at its first call (see :func:`adjoint`); ``ducks``: the arguments hold
     Dask or CuPy arrays, see :mod:`srcad.backend.duck`; ``space``: the array API namespace
     of the arguments' arrays, see :mod:`srcad.backend.standard`)."""
-
     fn, namer = to_ssa(func, parsed, arity=arity, fixed=fixed)
     standard.check_code(fn, func, space, kinds)
     analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
