@@ -264,6 +264,30 @@ def test_python_float_errors_are_kept(f, arg):
         srcad.grad(f, backend="numba")(arg)
 
 
+def _power_both(x, y):
+    return x ** y + 2.0 ** x
+
+
+@needs_numba
+@pytest.mark.parametrize("x, y", [(1.5, 2.0), (0.0, 2.0), (-2.0, 2.0)])
+def test_differentiated_exponent(x, y):
+    """``d/dy x ** y`` takes ``log(x)`` (srcad's log_base): as the Python backend's where the
+    base is not negative; at a negative base (a complex derivative) the Python backend
+    refuses and the Numba gradient raises ValueError, never a nan."""
+    numba_grad = srcad.grad(_power_both, wrt=(0, 1), backend="numba")
+    if x < 0:
+        with pytest.raises(SrcadError):
+            srcad.grad(_power_both, wrt=(0, 1))(x, y)
+        with pytest.raises(ValueError):
+            numba_grad(x, y)
+        return
+    expected = srcad.grad(_power_both, wrt=(0, 1))(x, y)
+    np.testing.assert_allclose(numba_grad(x, y), expected, rtol=1e-12, atol=1e-12)
+    h = 1e-6
+    fd_y = (_power_both(x, y + h) - _power_both(x, y - h)) / (2 * h)
+    assert abs(expected[1] - fd_y) < 1e-6
+
+
 @needs_numba
 @pytest.mark.parametrize("x", [0.4, -1.3])
 def test_derivative_of_a_numba_gradient(x):

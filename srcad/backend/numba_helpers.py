@@ -73,6 +73,11 @@ def where(c, a, b):
     raise NotImplementedError
 
 
+def log_base(a):
+    """Stub: srcad's ``log_base`` (the log in ``d/db a ** b``)."""
+    raise NotImplementedError
+
+
 def check_scalar(y, where=None):
     """Stub: srcad's ``check_scalar``."""
     raise NotImplementedError
@@ -169,6 +174,20 @@ def _where(c, a, b):
     if isinstance(c, (types.Number, types.Boolean)):
         return lambda c, a, b: a if c else b
     raise TypingError(f"srcad's numba backend chooses on a scalar condition, not {c}")
+
+
+@_numbers(log_base)
+def _log_base(a):
+    if isinstance(a, types.Array):  # NumPy's log: nan at a negative base, as in NumPy
+        return lambda a: np.log(np.where(a == 0, 1.0, a))
+    if isinstance(a, (types.Float, types.Integer)):
+        def number(a):
+            if a < 0:
+                raise ValueError("srcad's numba backend: d/db a ** b at a negative number a is "
+                                 "complex: keep the base positive, or use backend='python'")
+            return math.log(a) if a > 0 else 0.0
+        return number
+    raise TypingError(f"srcad's numba backend takes log_base of a real number, not {a}")
 
 
 @_numbers(unbroadcast_to)
@@ -551,7 +570,8 @@ CHECKED_MATH = tuple(_DOMAIN) + _RANGE + _INTEGRAL + ("lgamma",)
 
 HELPERS = {
     "check_scalar": check_scalar, "add": add, "unbroadcast": unbroadcast,
-    "unbroadcast_to": unbroadcast_to, "sign": sign, "where": where, "shape_of": shape_of,
+    "unbroadcast_to": unbroadcast_to, "sign": sign, "where": where, "log_base": log_base,
+    "shape_of": shape_of,
     "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add, "power": power,
     "grad_sum": grad_sum, "grad_dot_a": grad_dot_a, "grad_dot_b": grad_dot_b,
     "zeros_like": zeros_like, "like": like, "copy_tangent": copy_tangent, "cleared": cleared,
