@@ -436,7 +436,9 @@ def _jvp_function(f, names, primals, backend="python"):
     kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
     items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
     with env.collecting() as reads:
-        env.record_all(env.code_reads({"__srcad_own__": f}))  # f.__code__ = g.__code__
+        # f.__code__ = g.__code__ (the user's function: a derivative's own dispatcher is
+        # made again as its specialisations grow, and checked by _check_env)
+        env.record_all(env.code_reads({"__srcad_own__": user}))
         target, parsed = f, None
         if transformed is not None:
             transformed._check_env()

@@ -64,7 +64,8 @@ class Transformed:
         self._last = None
         self._reads = {}  # what the specialisations were made for (srcad.env): key -> Read
         self._own = {dispatch.USER: self._user}  # their code objects are read too
-        self._own.update({} if self._f is self._user else {"__srcad_own__": self._f})
+        self._own.update({} if self._f is self._user or is_transformed(self._f) else
+                         {"__srcad_own__": self._f})
         functools.update_wrapper(self, self._user, updated=())
         self._function = None
         ALL.add(self)

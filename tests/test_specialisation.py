@@ -294,13 +294,20 @@ def test_a_changed_kind_is_made_again_once(monkeypatch):
     assert len(made) == 2
 
 
-def test_functions_reading_no_globals_have_no_guard():
+def test_functions_reading_no_globals_guard_only_their_code():
     def plain(x, w):
         return (x + w) * (w + 1.0)
 
+    def other(x, w):
+        return x * w
+
     g = srcad.grad(plain)
     g(1.0, 2.0)
-    assert g.__srcad_guard__ is None  # no line (0): nothing to compare
+    # one identity test of the function's code object (f.__code__ = g.__code__), no reads
+    assert g.__srcad_guard__ == "__srcad_user.__code__ is not __srcad_env[0]"
+    _agree(g(1.0, 2.0), 3.0)
+    plain.__code__ = other.__code__
+    _agree(g(1.0, 2.0), 2.0)
 
 
 # ---------------------------------------------------------------- names never pasted
