@@ -296,15 +296,9 @@ def _lift(node, captured, src, fn):
     func = tree.body[0]
     func.name = f"{node.name}_local"
     func.args.args = [ast.arg(arg=n) for n in captured] + func.args.args
-    ast.fix_missing_locations(tree)
-    text = ast.unparse(tree) + "\n"
     filename = (f"<srcad: {node.name} made by {fn.__name__} ({src.filename}:"
                 f"{getattr(node, 'lineno', src.first_line)}) #{next(_count)}>")
-    made = run_source(text, filename, src.globals)[func.name]
-    lifted = types.FunctionType(made.__code__, src.globals, func.name, made.__defaults__)
-    lifted.__kwdefaults__ = made.__kwdefaults__
-    weakref.finalize(lifted, linecache.cache.pop, filename, None)
-    return lifted
+    return _run_def(tree, filename, src)
 
 
 def _env_function(fn, fdef, returns, env_exprs, src, dropped):
@@ -321,15 +315,23 @@ def _env_function(fn, fdef, returns, env_exprs, src, dropped):
     fdef.decorator_list = []
     fdef.name = f"{fn.__name__}_env"
     tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
-    ast.fix_missing_locations(tree)
-    text = ast.unparse(tree) + "\n"
     filename = (f"<srcad: {fn.__name__} of {src.filename}:{src.first_line} returning the "
                 f"values the function it makes reads #{next(_count)}>")
-    made = run_source(text, filename, src.globals)[fdef.name]
-    env_fn = types.FunctionType(made.__code__, src.globals, fdef.name, fn.__defaults__)
-    env_fn.__kwdefaults__ = fn.__kwdefaults__
-    weakref.finalize(env_fn, linecache.cache.pop, filename, None)
-    return env_fn
+    return _run_def(tree, filename, src, defaults_of=fn)
+
+
+def _run_def(tree, filename, src, defaults_of=None):
+    """The function the one ``def`` of ``tree`` (an ``ast.Module``) defines, run under
+    ``filename`` in the user's globals, with the defaults of ``defaults_of`` (else its own);
+    its text leaves linecache when it goes."""
+    ast.fix_missing_locations(tree)
+    name = tree.body[0].name
+    made = run_source(ast.unparse(tree) + "\n", filename, src.globals)[name]
+    like = made if defaults_of is None else defaults_of
+    out = types.FunctionType(made.__code__, src.globals, name, like.__defaults__)
+    out.__kwdefaults__ = like.__kwdefaults__
+    weakref.finalize(out, linecache.cache.pop, filename, None)
+    return out
 
 
 def _drop_def(fdef, name):
