@@ -215,9 +215,9 @@ def modular_pow(x):
     return pow(x, 2, 5)  # bad: pow with modulus
 
 
-def uses_divmod(x, y):
-    q, r = divmod(x, y)  # bad: divmod
-    return r
+def uses_gamma(x, y):
+    r = math.gamma(x)  # bad: math.gamma
+    return r * y
 
 
 def uses_eval(x):

@@ -108,7 +108,7 @@ ROWS = [
         srcad.UnsupportedSyntaxError, ("try",), where=None, filename=statistics.__file__),
     Bad("min with key", g(bad.min_with_key, -0.7, 0.3), srcad.MissingRuleError, ("min",)),
     Bad("pow with modulus", g(bad.modular_pow, 2.0), srcad.MissingRuleError, ("pow",)),
-    Bad("divmod", g(bad.uses_divmod, 5.3, 0.7), srcad.MissingRuleError, ("divmod",)),
+    Bad("math.gamma", g(bad.uses_gamma, 5.3, 0.7), srcad.MissingRuleError, ("math.gamma",)),
     Bad("eval", g(bad.uses_eval, 1.5), srcad.SrcadError, ("eval",)),
     # --- outputs (the error may point at the return line or at the def line) ----------------
     Bad("tuple output", g(bad.returns_tuple, 1.5), srcad.NonScalarOutputError, ("vjp",),

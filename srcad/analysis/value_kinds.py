@@ -87,6 +87,9 @@ class ValueKinds:
             return join(kinds[1:])  # srcad's scalar where(c, a, b): a or b itself
         if family_of(fn) and getattr(fn, "__name__", None) == "sign":
             return SCALAR  # srcad's scalar sign: 1.0, -1.0 or 0.0 (an array raises)
+        if family_of(fn) and getattr(fn, "__name__", None) == "log_base" and kinds and \
+                kinds[0] in (SCALAR, ARRAY):
+            return kinds[0]  # log of a number (maybe complex: check_real), elementwise of an array
         if fn is operator.getitem and kinds[0] == ARRAY and len(prim.args) == 2:
             rank = self._index_rank(prim.args[0], prim.args[1])
             if rank is not None and rank >= 0:

@@ -27,9 +27,9 @@ def sign(x):
 @helper("runtime")
 def log_base(a):
     """``log(a)`` in ``d/db a ** b``: 0 at 0; complex for a negative ``a`` (check_real refuses)."""
-    if isinstance(a, np.ndarray) or arrays.is_duck(a):
-        safe = np.where(a == 0, 1.0, a)
-        return np.log(safe + 0j if np.isrealobj(a) and np.any(a < 0) else safe)
+    if isinstance(a, np.ndarray) or arrays.is_duck(a):  # Dask: no look at the values (lazy)
+        neg = arrays.library(a) != "dask" and a.dtype.kind != "c" and bool(np.any(a < 0))
+        return np.log(np.where(a == 0, 1.0, a) + (0j if neg else 0.0))
     return (np.log(a) if np.iscomplexobj(a) else math.log(a) if a > 0 else
             complex(math.log(-a), math.pi)) if a else 0.0
 

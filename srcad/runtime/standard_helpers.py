@@ -312,6 +312,18 @@ def make_helpers(ns):
             return int(axis[0])
         raise _batched("vector_norm over several axes", xp)
 
+    def log_base(a):
+        """``log(a)`` in ``d/db a ** b``: 0 at 0; a negative base refused (its log is complex,
+        which the NumPy path refuses by check_real)."""
+        v = a if isinstance(a, (int, float)) else ns.array(a)
+        if bool(v < 0) if isinstance(v, (int, float)) else bool(xp.any(v < 0)):
+            raise arrays.placed(BackendError(
+                "d/db a ** b at a negative base a is complex", construct="log_base",
+                hint="keep the base positive (a ** b with a > 0)"))
+        if isinstance(v, (int, float)):
+            return math.log(v) if v else 0.0
+        return xp.log(xp.where(v == 0, xp.ones_like(v), v))
+
     def square_chunks(a):
         return a  # Dask's chunks: the namespace's arrays have none
 
@@ -333,7 +345,7 @@ def make_helpers(ns):
         grad_matmul_b, check_real, grad_concatenate, grad_stack, grad_prod,
         square_chunks, grad_var, grad_std, grad_clip, layout, cleared, copy_tangent,
         zeros_like, grad_sort, tangent_sort, grad_outer_a, grad_outer_b, grad_cumsum,
-        grad_trace, grad_norm, one_axis, shape_of, zeros_array, items_at, picked)}
+        grad_trace, grad_norm, one_axis, shape_of, zeros_array, items_at, picked, log_base)}
 
 
 def _batched(what, xp):
