@@ -42,6 +42,7 @@ import gast
 from ..core import env, ir
 from ..core.functions import ByFunction, is_user_function, run_source
 from . import source as source_module
+from .lower_calls import enclosing_locals
 
 _MADE = ByFunction()
 _count = itertools.count(1)
@@ -185,7 +186,7 @@ def _convert(fn):
     forms = [_form(e, defs, bound, src.globals) for e in elts]
     if all(f is None for f in forms) or not several and forms[0] is None:
         return None
-    outer = _locals(fdef)
+    outer = enclosing_locals(fdef, defs=True)  # (no *args, **kwargs here: not converted)
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     fixed_params = {p for p in params if bound.get(p, 0) == 0}
     env_exprs, parts, dropped = [], [], set()
@@ -253,25 +254,6 @@ def _plain_def(node, globals_):
                for n in gast.walk(default)):
             return False
     return True
-
-
-def _locals(fdef):
-    """The names ``fdef`` binds itself (parameters, assignments, its nested defs)."""
-    args = fdef.args
-    names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
-    todo = list(fdef.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, gast.FunctionDef):
-            names.add(node.name)
-            continue
-        if isinstance(node, (gast.Lambda, gast.ListComp, gast.GeneratorExp, gast.SetComp,
-                             gast.DictComp, gast.ClassDef)):
-            continue
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            names.add(node.id)
-        todo.extend(gast.iter_child_nodes(node))
-    return names
 
 
 def _captured(node, outer):

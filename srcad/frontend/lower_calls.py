@@ -318,17 +318,22 @@ class Calls:
         return ir.Prim(lifted, args, kwargs, spelling=lifted.__name__)
 
 
-def enclosing_locals(fdef):
+def enclosing_locals(fdef, defs=False):
     """The names ``fdef`` binds itself (parameters and assignments, not those of its nested
-    functions or comprehensions): a nested function reading one reads the local."""
+    functions, classes or comprehensions; with ``defs``, its nested defs' names too): a nested
+    function reading one reads the local."""
     args = fdef.args
     names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     names |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
     todo = list(fdef.body)
     while todo:
         node = todo.pop()
-        if isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.GeneratorExp,
-                             gast.SetComp, gast.DictComp)):
+        if isinstance(node, gast.FunctionDef):
+            if defs:
+                names.add(node.name)
+            continue
+        if isinstance(node, (gast.Lambda, gast.ListComp, gast.GeneratorExp, gast.SetComp,
+                             gast.DictComp, gast.ClassDef)):
             continue
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             names.add(node.id)
