@@ -418,8 +418,8 @@ def real_part(grad):
 
 @helper("runtime")
 def check_holomorphic(y, where=None):
-    """``grad(f, holomorphic=True)``: the output is one complex number."""
-    if not (np.iscomplexobj(y) and np.size(y) == 1):
+    """``grad(f, holomorphic=True)``: one complex number out (a shape read: Dask computes none)."""
+    if not (np.iscomplexobj(y) and math.prod(np.shape(y)) == 1):
         from ..errors import NonScalarOutputError
 
         filename, _, line = (where or "").rpartition(":")
