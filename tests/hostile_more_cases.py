@@ -94,9 +94,14 @@ _CONVERSIONS = ["y.astype(float)", "y.astype(float, copy=False)",
 _CONVERSION_WRITES = ["z[0] = x[1] * 2.0", "z += x", "z[1:] *= 3.0"]
 for conv, write, base in itertools.product(_CONVERSIONS, _CONVERSION_WRITES,
                                            ["y = x * 1.0", "y = x"]):
-    _add("astype", f"{base}\nz = {conv}\n{write}\nreturn np.sum(y * x) + np.sum(z)")
+    # a copy (np.array, astype without copy=False): written, y read after, exact
+    copy = conv == "np.array(y)" or conv == "y.astype(float)" and "[1:]" not in write
+    _add("astype", f"{base}\nz = {conv}\n{write}\nreturn np.sum(y * x) + np.sum(z)",
+         "exact" if copy else "sound")
 for conv, write in itertools.product(_CONVERSIONS, _CONVERSION_WRITES):
-    _add("astype", f"y = x * 1.0\nz = {conv}\n{write}\nreturn np.sum(z * x)")
+    # y not read after the write: exact, but for op= on a slice of an astype result
+    _add("astype", f"y = x * 1.0\nz = {conv}\n{write}\nreturn np.sum(z * x)",
+         "exact" if conv.startswith("np.") or "[1:]" not in write else "sound")
 
 # ---------------------------------------------------------------- dict.pop
 for body in [
@@ -126,7 +131,8 @@ _HELPERS = ["same", "view", "fresh", "transposed", "first", "either", "through",
 _HELPER_WRITES = ["z[0] = x[1] * 2.0", "z *= 2.0"]
 _HELPER_READS = ["return np.sum(y * x)", "return np.sum(z * z) * x[0] + y[0]"]
 for helper, write, read in itertools.product(_HELPERS, _HELPER_WRITES, _HELPER_READS):
-    _add("helpers", f"y = x * 1.0\nz = {helper}(y)\n{write}\n{read}")
+    _add("helpers", f"y = x * 1.0\nz = {helper}(y)\n{write}\n{read}",
+         "exact" if helper in ("fresh", "copied") else "sound")  # a new array: exact
 for write in _HELPER_WRITES:
     _add("helpers", f"z = glob()\n{write}\nreturn np.sum(G * x)")
     _add("helpers", f"z = made()\nw = z[1:]\n{write.replace('z', 'w')}\nreturn np.sum(z * x)")
@@ -171,13 +177,15 @@ for fn, elements, use in itertools.product(["np.array", "np.asarray"], _ELEMENTS
                                            _ARRAY_USES):
     _add("int_array", f"a = {fn}({elements})\n{use}", "exact")
 for use in _ARRAY_USES:
-    _add("int_array", f"a = np.array([1, 2])\n{use}", "sound")  # an int array: refused writes
+    _add("int_array", f"a = np.array([1, 2])\n{use}",  # an int array: refused writes
+         "sound" if "\n" in use else "exact")
 
 # ---------------------------------------------------------------- conjugates and real parts
 _CONJ = ["np.conjugate(y)", "y.conj()", "np.conj(y)", "y.conjugate()", "np.real(y)", "y.real"]
 for conj, write, read in itertools.product(_CONJ, _HELPER_WRITES,
                                            ["return np.sum(y * x)", "return np.sum(c * x)"]):
-    _add("conj", f"y = x * 1.0\nc = {conj}\n{write.replace('z', 'c')}\n{read}")
+    _add("conj", f"y = x * 1.0\nc = {conj}\n{write.replace('z', 'c')}\n{read}",
+         "exact" if "c * x" in read else "sound")  # y not read after the write: exact
 
 # ---------------------------------------------------------------- op= on targets srcad refuses
 for body in [
@@ -206,12 +214,12 @@ for body in [
     "v = np.float64(x * 2.0)\nreturn np.sum(v * x)",
     "v = np.float64(x * 1.0)\nv[0] = 3.0\nreturn np.sum(v * x)",
     "return np.float64() + x[0]",
+    "y = np.arange(3)\nv = np.float64(y)\nv[0] = x[0]\nreturn np.sum(v * x)",  # a new array
 ]:
     _add("float64", body, "exact")
 for body in [
     "v = np.float64(x)\nv[0] = 3.0\nreturn np.sum(v * x)",
     "y = x * 1.0\nv = np.float64(y)\nv *= 2.0\nreturn np.sum(v * y)",
-    "y = np.arange(3)\nv = np.float64(y)\nv[0] = x[0]\nreturn np.sum(v * x)",
 ]:
     _add("float64", body)
 
