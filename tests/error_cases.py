@@ -31,10 +31,9 @@ def uses_global(x):
 
 
 def uses_del(x):
-    for i in range(2):
-        y = x * i
-        del y  # error: del
-    return x
+    ys = [x, x * 2.0]
+    del ys[0]  # error: del
+    return ys[0]
 
 
 def uses_nested_def(x):

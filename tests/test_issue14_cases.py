@@ -470,6 +470,52 @@ def test_same_array_on_both_sides(name):
     assert t == pytest.approx(np.dot(fd, da), rel=1e-6)
 
 
+# ---------------------------------------------------------------- try/finally: refused everywhere
+
+_TRY = {  # where a try stands; the body of f(x), the try on its second line
+    "top": "y = x\ntry:\n    y = x * 2.0\nfinally:\n    y = x * 3.0\nreturn y",
+    "loop": "s = 0.0\nfor i in range(3):\n    try:\n        s = s + x * i\n    finally:\n"
+            "        s = s * 1.0\nreturn s",
+    "branch": "y = x\nif x > 0:\n    try:\n        return x * 2.0\n    finally:\n"
+              "        pass\nreturn y",
+    "while_except": "i = 0\nwhile i < 2:\n    try:\n        x = x * 2.0\n    except "
+                    "ValueError:\n        break\n    i += 1\nreturn x",
+    "nested_def": "def inner(z):\n    try:\n        return z * z\n    finally:\n        pass\n"
+                  "return inner(x)",
+    "callee": "return helper(x) * x",
+    "neutral_with": "y = x\nwith np.errstate(all='ignore'):\n    try:\n        y = x * 2.0\n"
+                    "    finally:\n        pass\nreturn y",
+}
+if sys.version_info >= (3, 11):
+    _TRY["except_star"] = "y = x\ntry:\n    y = x * 2.0\nexcept* ValueError:\n    y = x\nreturn y"
+
+
+@pytest.fixture(scope="module")
+def try_module(tmp_path_factory):
+    from test_robustness import load_module
+
+    text = "import numpy as np\n\n\ndef helper(x):\n    try:\n        return x * 2.0\n" \
+        "    finally:\n        pass\n\n\n"
+    for name, body in _TRY.items():
+        text += f"def {name}(x):\n" + "".join(f"    {line}\n" for line in body.split("\n"))
+        text += "\n\n"
+    return load_module(tmp_path_factory.mktemp("try"), text)
+
+
+@pytest.mark.parametrize("where", _TRY)
+def test_a_try_is_refused_at_its_line(try_module, where):
+    """try/finally and try/except, wherever they stand (a loop, a branch, a nested def, a
+    callee, a value-neutral with, except*), are refused at the try's line, in both modes."""
+    f = getattr(try_module, where)
+    want = try_module.helper if where == "callee" else f
+    for run in (lambda: srcad.grad(f)(0.7), lambda: srcad.jvp(f, (0.7,), (1.0,))):
+        with pytest.raises(srcad.SrcadError, match="try") as info:
+            run()
+        lines, first = inspect.getsourcelines(want)
+        assert lines[info.value.lineno - first].lstrip().startswith("try:")
+        assert "finally" in info.value.hint
+
+
 # ---------------------------------------------------------------- names and leaks
 
 

@@ -2,7 +2,8 @@
 srcad's primal, value_and_grad, grad, jvp and vjp raise it too; where the name is bound they
 give Python's value and the finite-difference gradient. A generated family: where the name is
 bound (an ``if`` branch, a ``for`` or ``while`` body, both), whether that runs (a flag, zero or
-more trips), ``del name`` in a branch, and where it is read (a return, an expression, a call).
+more trips), ``del name`` in a branch or a loop body, and where it is read (a return, an
+expression, a call).
 """
 
 from __future__ import annotations
@@ -25,10 +26,19 @@ _BINDS = {  # how y gets bound: runs(x, k) is whether it does
     "del_branch": "y = x * x\nif k > 0:\n    del y",
     "del_rebind": "y = x * x\nif k > 0:\n    del y\n    y = 2.0 * x",
 }
+_DEL_LOOPS = {  # del name in a loop body: unset for the next iteration and after the loop
+    "del_for": "y = x * x\nfor i in range(k):\n    t = y * x\n    del y\n    if i < 1:\n"
+               "        y = t + 1.0",
+    "del_while": "y = x * x\ni = 0\nwhile i < k:\n    y = y * x\n    if i == 1:\n"
+                 "        del y\n    i += 1",
+    "bind_del_for": "for i in range(k):\n    y = x * (i + 1.0)\n    if i > 0:\n        del y",
+}
 _READS = ["return y", "return y * x + 1.0", "return np.exp(y) * 0.5", "s = x\ns = s + y\nreturn s"]
 _TRIPS = [0, 1, 2]
 
-_CASES = list(itertools.product(_BINDS, _READS))
+_CASES = list(itertools.product(_BINDS, _READS)) + list(itertools.product(_DEL_LOOPS,
+                                                                           _READS[1:3]))
+_BINDS.update(_DEL_LOOPS)
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +58,8 @@ def _outcome(thunk):
         return UnboundLocalError
 
 
-@pytest.mark.parametrize("i", range(len(_CASES)), ids=[f"{b}-{j % len(_READS)}" for j, (b, _)
-                                                        in enumerate(_CASES)])
+@pytest.mark.parametrize("i", range(len(_CASES)), ids=[f"{b}-{_READS.index(r)}"
+                                                        for b, r in _CASES])
 def test_like_python(module, i):
     f = getattr(module, f"case_{i}")
     for k in _TRIPS:

@@ -56,7 +56,8 @@ class Loops:
     def stmt_While(self, node):
         self.loop("while", node.lineno, _assigned_names(node.body),
                   body=lambda: self.loop_body(node.body), header=lambda: self.expr(node.test),
-                  rebound=_assigned_names(node.body, subscripts=False))
+                  rebound=_assigned_names(node.body, subscripts=False),
+                  deleted=_deleted_names(node.body))
         for stmt in node.orelse:  # no break in the body (desugar took those): else always runs
             self.stmt(stmt)
 
@@ -126,7 +127,7 @@ class Loops:
         rebound = _store_names(target) | (_assigned_names(node.body, subscripts=False)
                                           if isinstance(node, gast.For) else set())
         self.loop("for", node.lineno, assigned, body=body, target=counter, iterable=rng,
-                  rebound=rebound)
+                  rebound=rebound, deleted=_deleted_names(getattr(node, "body", ())))
 
     def iteration(self, iter_node):
         """Classify an iterable: ``("range", args, None, None)``, or ``(kind, sequences,
@@ -181,9 +182,10 @@ class Loops:
             atom.name in self.lists_made or atom.name in self.positional
 
     def loop(self, kind, line, assigned, body, header=None, target=None, iterable=None,
-             rebound=()):
+             rebound=(), deleted=()):
         """Emit a Loop with a header phi for every name the body may change (``rebound``:
-        those it may bind to another object, not only write into)."""
+        those it may bind to another object, not only write into; ``deleted``: those a
+        ``del name`` in it may leave unset for the next iteration and after the loop)."""
         # a name only written into (g[i] = v, g.sort()) that is not a local is a global or a
         # closure value: no phi, so the write meets it as such (and is refused there)
         assigned = sorted(n for n in assigned if n in self.env or n in rebound
@@ -192,7 +194,9 @@ class Loops:
         for name in assigned:
             phi = ir.Phi(self.namer.version(name), [self.env.get(name), None])
             phis.append(phi)
-            self.note_unbound(phi.target, phi.sources[:1])
+            # a name the body may delete is unset at the header on a later iteration
+            self.note_unbound(phi.target, phi.sources[:1] if name not in deleted else (
+                phi.sources[0], None))
             self.env[name] = Var(phi.target)
             entry = phi.sources[0]
             if name not in rebound and isinstance(entry, Var) and entry.name in self.dicts_built:
@@ -211,7 +215,9 @@ class Loops:
             for old, new in replaced.items():
                 latch = _subst(latch, old, new)
             phi.sources[1] = latch
-            if latch is None or same(latch, Var(phi.target)):
+            if latch is None and name in deleted:
+                pass  # del name at the end of the body: unset on the next iteration
+            elif latch is None or same(latch, Var(phi.target)):
                 # The body leaves the name as it found it: no merge needed.
                 entry = phi.sources[0]
                 if entry is not None:
@@ -327,8 +333,8 @@ def _assigned_names(stmts, subscripts=True):
         node = todo.pop()
         if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
             continue
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            names.add(node.id)
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            names.add(node.id)  # del name: unset, a new state of the name
         if subscripts and isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
             root = root_name(node.value)
             if root:
@@ -342,6 +348,12 @@ def _assigned_names(stmts, subscripts=True):
             names.add(node.func.value.id)  # d.setdefault(k, v) anywhere: a new version of d
         todo.extend(gast.iter_child_nodes(node))
     return names
+
+
+def _deleted_names(stmts):
+    """The names a ``del name`` anywhere in ``stmts`` deletes."""
+    return {t.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Delete)
+            for t in n.targets if isinstance(t, gast.Name)}
 
 
 def _subst(atom, name, new):

@@ -45,8 +45,7 @@ UNSUPPORTED = {
                   "new value"),
     gast.Nonlocal: ("a nonlocal statement", "pass the value in as an argument and return the "
                     "new value"),
-    gast.Delete: ("del of an item, an attribute, or of a name inside a loop (del name among "
-                  "the function's statements and their if branches is read: the name is gone)",
+    gast.Delete: ("del of an item or an attribute (del name is read: the name is gone)",
                   "leave the name alone or assign it a new value; for an item build the new "
                   "list or dict"),
     gast.ClassDef: ("a class defined inside the function", "define the class at module level"),
@@ -58,6 +57,8 @@ UNSUPPORTED = {
 }
 if hasattr(gast, "Match"):
     UNSUPPORTED[gast.Match] = ("a match statement", "use if/elif/else")
+if hasattr(gast, "TryStar"):  # try/except* (Python 3.11): a try like any other
+    UNSUPPORTED[gast.TryStar] = UNSUPPORTED[gast.Try]
 
 
 #: calls whose effect on values srcad cannot see (they read or write variables by name)
@@ -70,13 +71,13 @@ UNSUPPORTED_CALLS = {
 
 
 def _name_deletes(body):
-    """The ids of ``del name`` statements among ``body`` and its ``if`` branches (not inside a
-    loop): on a path that skips one the name stays; a read where it may be gone raises
+    """The ids of ``del name`` statements among ``body``, its ``if`` branches and its loops'
+    bodies: on a path that skips one the name stays; a read where it may be gone raises
     UnboundLocalError at run time as in Python (lower_stmts.unbound_check)."""
     for s in body:
         if isinstance(s, gast.Delete) and all(isinstance(t, gast.Name) for t in s.targets):
             yield id(s)
-        elif isinstance(s, gast.If):
+        elif isinstance(s, (gast.If, gast.For, gast.While)):
             yield from _name_deletes(s.body)
             yield from _name_deletes(s.orelse)
 
@@ -85,8 +86,8 @@ def validate(source):
     """Raise :class:`UnsupportedSyntaxError` for the first unsupported construct (after
     dropping the value-neutral ``with`` lines)."""
     strip_neutral_with(source)
-    # del name among the function's own statements (not in a branch or loop, where the name
-    # would be gone on some paths only): the name is gone (lower_stmts.stmt_Delete)
+    # del name among the function's own statements, branches and loops: the name is gone
+    # (lower_stmts.stmt_Delete; a read where it may be gone is checked at run time)
     top = set(_name_deletes(source.node.body))
     for node in _walk_body(source.node):
         if id(node) in top:

@@ -96,7 +96,9 @@ def bound_expr(value):
 
 def phi_copies(phis, side):
     """The assignments that realise phis at the end of one side. A loop's back edge may move
-    values between its own names (``x, y = y, x``): those copies happen all at once."""
-    pairs = [(p.target, nodes.expr(p.sources[side])) for p in phis
-             if p.sources[side] is not None and str(p.sources[side]) != p.target]
+    values between its own names (``x, y = y, x``): those copies happen all at once. A side
+    leaving the name unset (``del y`` on it) sets None, which a later read checks
+    (UnboundLocalError), as forward mode does."""
+    pairs = [(p.target, nodes.expr(p.sources[side]) if p.sources[side] is not None else
+              nodes.constant(None)) for p in phis if str(p.sources[side]) != p.target]
     return nodes.parallel(pairs)
