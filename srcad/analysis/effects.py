@@ -55,34 +55,12 @@ def writes_nothing(fn: ir.Function, analysis, callee_writes_nothing) -> bool:
             return ir_mutable(atom.value)
         return any(t[0] in ("arg", "global") for t in aliases.mem(atom, table))
 
-    for stmt in ir.walk(fn.body):
-        if isinstance(stmt, ir.SetItem):
-            if outside(stmt.obj, aliases.own):
-                return False
-            continue
-        if not isinstance(stmt, ir.Assign) or not isinstance(stmt.value, ir.Prim):
-            continue
-        prim = stmt.value
-        if stmt.target in aliases.augmented:
-            old = ir.Var(aliases.augmented[stmt.target])
-            if analysis.kind(old) != SCALAR and outside(old, aliases.own):
-                return False
-        out = prim.kwargs.get("out")
-        if out is not None and not (isinstance(out, ir.Const) and out.value is None):
+    for what, x in _writes(fn, analysis, aliases):
+        if what == "into" and outside(x, aliases.own) or what == "out":
             return False
-        if _known_effect_free(prim):
-            continue
-        if isinstance(prim.fn, ir.Method) and prim.fn.name in MUTATORS:
-            if prim.args and outside(prim.args[0], aliases.own):
-                return False
-            continue
-        if functions.is_derivative(prim.fn):
-            continue  # srcad's code changes none of its arguments (their writes are refused)
-        if is_user_call(prim):
-            if not callee_writes_nothing(prim):
-                return False
-            continue
-        if any(outside(a, aliases.held) for a in prim.operands()):
+        if what == "call" and not _effect_free(x) and not callee_writes_nothing(x):
+            return False
+        if what == "unknown" and any(outside(a, aliases.held) for a in x.operands()):
             return False  # a function whose effect srcad does not know, given such an object
     return True
 
@@ -95,15 +73,26 @@ def written_params(fn: ir.Function, analysis, callee_written) -> set:
     global is refused by :mod:`.alias` and not listed; a call whose effect srcad does not know
     is not counted, as :mod:`.alias` does not count it."""
     aliases = Aliases(fn, analysis)
-    params = set()
+    atoms = []
+    for what, x in _writes(fn, analysis, aliases):
+        if what in ("into", "out"):
+            atoms.append(x)
+        elif what == "call":
+            atoms.extend(callee_written(x.fn, x.args, x.kwargs))
+    return {t[1] for atom in atoms if isinstance(atom, ir.Var)
+            for t in aliases.mem(atom, aliases.own) if t[0] == "arg"}
 
-    def mark(atom):
-        if isinstance(atom, ir.Var):
-            params.update(t[1] for t in aliases.mem(atom, aliases.own) if t[0] == "arg")
 
+def _writes(fn, analysis, aliases):
+    """The statements of ``fn`` that may change an object, in order, as ``(what, x)``:
+    ``("into", atom)`` for a write into ``atom``'s object (``y[i] = v``, ``y += v`` on an
+    array or list, a method of :data:`MUTATORS`), ``("out", atom)`` for ``out=atom``,
+    ``("call", prim)`` for a call of a user function, ``("unknown", prim)`` for a call whose
+    effect srcad does not know. What each means is the caller's to decide: the one list
+    serves :func:`writes_nothing` and :func:`written_params`."""
     for stmt in ir.walk(fn.body):
         if isinstance(stmt, ir.SetItem):
-            mark(stmt.obj)
+            yield "into", stmt.obj
             continue
         if not isinstance(stmt, ir.Assign) or not isinstance(stmt.value, ir.Prim):
             continue
@@ -111,14 +100,23 @@ def written_params(fn: ir.Function, analysis, callee_written) -> set:
         if stmt.target in aliases.augmented:
             old = ir.Var(aliases.augmented[stmt.target])
             if analysis.kind(old) != SCALAR:
-                mark(old)
-        mark(prim.kwargs.get("out"))
-        if isinstance(prim.fn, ir.Method) and prim.fn.name in MUTATORS and prim.args:
-            mark(prim.args[0])
-        if is_user_call(prim):
-            for atom in callee_written(prim.fn, prim.args, prim.kwargs):
-                mark(atom)
-    return params
+                yield "into", old
+        out = prim.kwargs.get("out")
+        if out is not None and not (isinstance(out, ir.Const) and out.value is None):
+            yield "out", out
+        if isinstance(prim.fn, ir.Method) and prim.fn.name in MUTATORS:
+            if prim.args:
+                yield "into", prim.args[0]
+        elif is_user_call(prim):
+            yield "call", prim
+        elif not _effect_free(prim):
+            yield "unknown", prim
+
+
+def _effect_free(prim):
+    """A call known to change none of its arguments, or srcad's code (a derivative, whose
+    writes are refused in it)."""
+    return _known_effect_free(prim) or functions.is_derivative(prim.fn)
 
 
 def _known_effect_free(prim):

@@ -43,13 +43,11 @@ def check_choice(value, *options, where=None):
     for option in options:
         if value is option:
             return
-    filename, lineno, text = where or (None, None, None)
-    raise SrcadError(
-        f"srcad made this code for a call of one of {len(options)} functions read from a "
-        f"container ({', '.join(_name(o) for o in options)}), and this call finds "
+    raise _stale(
+        where, f"srcad made this code for a call of one of {len(options)} functions read "
+        f"from a container ({', '.join(_name(o) for o in options)}), and this call finds "
         f"{_name(value)}: the list or dict was changed after the code was made",
-        filename=filename, lineno=lineno, construct=text,
-        hint="keep the functions in a tuple (rebind the global to a new tuple to change "
+        "keep the functions in a tuple (rebind the global to a new tuple to change "
         "them), or call srcad.clear_cache() after changing the container")
 
 
@@ -62,13 +60,18 @@ def check_partial(fn, state, where=None):
             and all(_same_fixed(a, b) for a, b in zip(fn.args, args)) \
             and all(_same_fixed(fn.keywords[k], v) for k, v in keywords.items()):
         return
-    filename, lineno, text = where or (None, None, None)
-    raise SrcadError(
-        f"srcad made this code for a call of {_name(fn)} fixing {_name(func)}"
+    raise _stale(
+        where, f"srcad made this code for a call of {_name(fn)} fixing {_name(func)}"
         f"{tuple(args)!r} {keywords!r}; the partial now fixes {_name(fn.func)}{fn.args!r} "
         f"{fn.keywords!r}: it was changed in place after the code was made",
-        filename=filename, lineno=lineno, construct=text,
-        hint="make a new partial instead of changing one: H = functools.partial(f, k=v)")
+        "make a new partial instead of changing one: H = functools.partial(f, k=v)")
+
+
+def _stale(where, message, hint):
+    """The error of a run-time check finding what the code was made for changed: ``where``
+    is ``(file, line, text)`` of the call, or None."""
+    filename, lineno, text = where or (None, None, None)
+    return SrcadError(message, filename=filename, lineno=lineno, construct=text, hint=hint)
 
 
 def _same_fixed(a, b):
