@@ -32,6 +32,8 @@ _DEL_LOOPS = {  # del name in a loop body: unset for the next iteration and afte
     "del_while": "y = x * x\ni = 0\nwhile i < k:\n    y = y * x\n    if i == 1:\n"
                  "        del y\n    i += 1",
     "bind_del_for": "for i in range(k):\n    y = x * (i + 1.0)\n    if i > 0:\n        del y",
+    "del_alternate": "y = x * x\nfor i in range(k):\n    if i % 2 == 0:\n        del y\n"
+                     "    else:\n        y = x * i",  # bound again after a del: jvp's tangent
 }
 _READS = ["return y", "return y * x + 1.0", "return np.exp(y) * 0.5", "s = x\ns = s + y\nreturn s"]
 _TRIPS = [0, 1, 2]

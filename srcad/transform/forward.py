@@ -173,6 +173,8 @@ class Forward(Sweep):
             src = p.sources[side]
             if src is None:  # unset on this side: a read checks for None (UnboundLocalError)
                 pairs.append((p.target, nodes.constant(None)))
+                if self.varied(ir.Var(p.target)):  # a loop's back edge copies it (del in a loop)
+                    pairs.append((self.t(p.target), nodes.constant(None)))
                 continue
             if str(src) != p.target:
                 pairs.append((p.target, nodes.expr(src)))
