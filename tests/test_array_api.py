@@ -426,8 +426,8 @@ def test_strict_and_numpy_arrays_in_one_call_are_refused():
 
 #: second order and Jacobians on strict arrays: elementwise functions, reductions, matrix
 #: products and indexing (each with hessian in both modes, hvp, grad of grad, jacrev, jacfwd)
-SECOND = ["tanh", "exp", "log", "sqrt", "pow", "maximum", "sum keepdims", "mean", "max",
-          "matmul_T", "matrix_matrix", "det", "inv", "slice", "items", "reversed"]
+SECOND = ["tanh", "pow", "maximum", "sum keepdims", "max", "matmul_T", "det", "slice",
+          "items"]
 _SECOND = _module("array_api_second", "import srcad\nfrom array_api_compat import "
                   "array_namespace\n\n" + "".join(
                       f"def s_{k}(w, X):\n    xp = array_namespace(w, X)\n    return xp.sum({e})"
