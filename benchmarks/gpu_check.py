@@ -117,8 +117,9 @@ def rule_sweep(to_device, to_host, is_device):
                         break
                     if np.ndim(w) and not is_device(g):
                         status = "HOST"
-            except srcad.SrcadError:
+            except srcad.SrcadError as exc:
                 status = "REFUSED"
+                print(f"  REFUSED  {case[1][:60]}: {str(exc).splitlines()[0][:160]}")
             except Exception as exc:  # noqa: BLE001 (a crash is reported, the sweep goes on)
                 status = "CRASH"
                 print(f"  CRASH    {case[1][:60]}: {type(exc).__name__}: {exc}")

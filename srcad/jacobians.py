@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import numbers
 
 import numpy as np
@@ -23,7 +24,8 @@ import numpy as np
 from . import api, nested, pipeline, pytrees
 from .core import env, functions
 from .core.kinds import foreign_array, kind_of_value, rank_of_value
-from .errors import BackendError, MissingRuleError, NonScalarOutputError, SrcadError
+from .errors import MissingRuleError, NonScalarOutputError, SrcadError
+from .runtime.standard import namespace_of
 from .specialise import Transformed, cache_key, check_arrays, check_wrt_value, plain_key
 
 __all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp", "elementwise_grad",
@@ -181,7 +183,12 @@ def hvp(f, x=_POINT, v=_POINT, wrt=0):
         return api.jvp(grad_f, args, (v,), wrt=(wrt,))[1]
     except MissingRuleError:
         # a rule without a forward form: the Hessian by reverse over reverse, times v
-        h = np.asarray(jacobian(grad_f, wrt, mode="rev")(*args))
+        h = jacobian(grad_f, wrt, mode="rev")(*args)
+        space = namespace_of((h,))
+        if space is not None:  # arrays of the standard: the product in their namespace
+            rank = getattr(v, "ndim", 0)
+            return space.tensordot(h, v, axes=rank) if rank else h * v
+        h = np.asarray(h)
         shape = np.shape(v)
         product = np.tensordot(h, np.asarray(v), axes=len(shape)) if shape else h * v
         return float(product) if np.ndim(product) == 0 else product
@@ -266,16 +273,11 @@ class _Jacobian:
             self.index = tuple(_position(self.f, w) for w in self.wrt)
         types = tuple(map(type, args))
         if types not in self.checked:
-            if any(map(foreign_array, args)):  # the array API's: the rows are NumPy's
+            if any(map(foreign_array, args)):  # the array API's: made in their namespace
                 user = self.f._user if isinstance(self.f, Transformed) else self.f
                 check_arrays(user, dict(enumerate(args)))  # plain NumPy code: refused so
-                raise BackendError(
-                    "jacobian, jacrev, jacfwd and hessian assemble their result with NumPy: "
-                    "not on arrays of the array API standard without NumPy's protocols ("
-                    f"{type(next(filter(foreign_array, args))).__module__.split('.')[0]})",
-                    construct=getattr(self.f, "__qualname__", None),
-                    hint="call vjp or jvp for each row or column (they take such arrays), "
-                    "or pass NumPy arrays (np.from_dlpack(x))")
+                result = _in_namespace(self, args)
+                return result[0] if self.single else tuple(result)
             if any(p < len(args) and pytrees.is_tree(args[p]) for p in self.index):
                 return self._tree(args).value
             self.checked.add(types)  # no container or record where wrt points
@@ -501,6 +503,45 @@ class _Jacobian:
                     for found in cols[k]] for k in range(len(ins))]
                   for j in range(len(out_leaves))]
         return out_leaves, out_build, by_out
+
+
+def _in_namespace(jac, args):
+    """The Jacobian for arrays of the array API standard without NumPy's protocols, in their
+    namespace: a ``vjp`` per output element (``mode="rev"``) or a ``jvp`` per element of a
+    ``wrt`` argument (``"fwd"``), each seeded with a one-hot array of the namespace, stacked
+    and shaped ``output shape + argument shape`` by the namespace's functions."""
+    xp = namespace_of(args)
+    index = jac.index
+
+    def one_hot(shape, i):
+        n = math.prod(shape)
+        return xp.reshape(xp.astype(xp.arange(n) == i, xp.float64), shape) if shape else 1.0
+
+    def shape_of(v):
+        return tuple(v.shape) if foreign_array(v) else ()
+
+    def stacked(parts, axis, shape):
+        parts = [xp.asarray(part, dtype=xp.float64) for part in parts]
+        return xp.reshape(xp.stack(parts, axis=axis), shape) if shape else parts[0]
+
+    if jac.mode == "rev":
+        value, pullback = api.vjp(jac.f, *args, wrt=index)
+        out = shape_of(value)
+        rows = [pullback(one_hot(out, i)) for i in range(math.prod(out))]
+        return [stacked([r[k] for r in rows], 0, out + shape_of(args[p]))
+                for k, p in enumerate(index)]
+    result = []
+    zeros = [xp.zeros(shape_of(args[p]), dtype=xp.float64) if shape_of(args[p]) else 0.0
+             for p in index]
+    for k, p in enumerate(index):
+        shape, cols = shape_of(args[p]), []
+        for j in range(math.prod(shape)):
+            tangents = list(zeros)
+            tangents[k] = one_hot(shape, j)
+            value, t = api.jvp(jac.f, args, tuple(tangents), wrt=index)
+            cols.append(t)
+        result.append(stacked(cols, -1, shape_of(value) + shape))
+    return result
 
 
 class _Whole:

@@ -264,7 +264,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     if ducks:  # Dask, CuPy: a few calls written otherwise
         fdef = _for_ducks(fdef, func, fn, spelled, namer, gen.cells)
     if space is not None:  # written in the arrays' namespace
-        fdef = _for_standard(fdef, func, fn, space, spelled, helpers, namer, gen.cells)
+        fdef = standard.write(fdef, func, fn, space, spelled, helpers, namer, gen.cells)
     if backend == "numba":
         fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells,
                                                 gen.hoisted_stacks)
@@ -275,6 +275,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     compiled = emit.compile_function(fdef, func, helpers, spelled, where,
                                      defaults or None, kwdefaults or None, gen.cells)
     compiled.__srcad_param_kinds__ = dict(kinds)
+    standard.keep_numpy_form(compiled, fdef, func, spelled, where, defaults or None,
+                             kwdefaults or None)  # what a derivative of it differentiates
     _debug("reverse", compiled.__srcad_source__)
     if backend == "numba":  # a pullback's cotangent: its type is known at the first call
         example = None if mode == "vjp" else list(arg_values.values())
@@ -325,7 +327,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     # the helpers the tidied tree reads (a user's spelling may name one too)
     helpers = set(fwd.used_helpers) | emit.helpers_read(fdef, spelled)
     if space is not None:  # written in the arrays' namespace
-        fdef = _for_standard(fdef, func, fn, space, spelled, helpers, namer, fwd.cells)
+        fdef = standard.write(fdef, func, fn, space, spelled, helpers, namer, fwd.cells)
     if backend == "numba":
         fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, fwd.cells)
         fwd.cells.update(numba_cells)
@@ -333,6 +335,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     compiled = emit.compile_function(fdef, func, helpers, spelled, where, None, None,
                                      fwd.cells)
     compiled.__srcad_param_kinds__ = dict(kinds)
+    standard.keep_numpy_form(compiled, fdef, func, spelled, where, None, None)
     _debug("forward", compiled.__srcad_source__)
     if backend == "numba":
         return numba_backend.jit(compiled, where, callee=inner), compiled.__srcad_source__
@@ -345,16 +348,6 @@ def _for_ducks(fdef, func, fn, spelled, namer, cells):
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     fdef, made = duck.for_duck_arrays(fdef, spelled, emit.HELPER_OBJECTS, visible, namer.fresh)
-    cells.update(made)
-    return fdef
-
-
-def _for_standard(fdef, func, fn, space, spelled, helpers, namer, cells):
-    """``fdef`` written in the namespace ``space`` (:mod:`srcad.backend.standard`)."""
-    visible = dict(func.__globals__)
-    visible.update(fn.source.closure)
-    fdef, made = standard.for_standard_arrays(fdef, func, space, spelled, helpers,
-                                              namer.fresh, visible, cells)
     cells.update(made)
     return fdef
 
@@ -408,8 +401,10 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
         bwd_def = _for_ducks(bwd_def, func, fn, spelled, namer, gen.cells)
     helpers = set(gen.helpers)
     if space is not None:  # a callee of code for the array API's arrays (its namespace)
-        fwd_def = _for_standard(fwd_def, func, fn, space, spelled, helpers, namer, gen.cells)
-        bwd_def = _for_standard(bwd_def, func, fn, space, spelled, helpers, namer, gen.cells)
+        fwd_def = standard.write(fwd_def, func, fn, space, spelled, helpers, namer,
+                                 gen.cells)
+        bwd_def = standard.write(bwd_def, func, fn, space, spelled, helpers, namer,
+                                 gen.cells)
     if numba:
         fwd_def, fwd_cells = numba_backend.check(fwd_def, func, spelled, namer, gen.cells,
                                                  gen.hoisted_stacks)
@@ -500,6 +495,11 @@ DUCK_CALLEES = calls.Callees(to_ssa, functools.partial(make_split, ducks=True),
 #: the same for code made for arrays of an array API namespace (by the namespace): their
 #: parts written in it too (:mod:`srcad.backend.standard`)
 STANDARD_CALLEES = {}
+
+
+def callees_for(values):
+    """The callees cache for a derivative called in code with arguments ``values``."""
+    return _callees("python", space=namespace_of(values))
 
 
 def _callees(backend, ducks=False, space=None):

@@ -27,6 +27,7 @@ import numpy as np
 
 from . import pipeline, pytrees
 from .backend import dispatch
+from .backend.standard import numpy_form
 from .checks import check_arrays, check_holomorphic_wrt, check_wrt_value  # noqa: F401
 from .core import env
 from .core.kinds import any_duck, duck_array, foreign_array
@@ -138,7 +139,7 @@ class Transformed:
         bound = self._bind(args, kwargs)
         self._check_env()  # a name f's code read is bound to something else: made again
         code = self.python_code(bound)
-        entry = pipeline.CALLEES.split_call(code, wrt, args, kwargs)
+        entry = pipeline.callees_for(args).split_call(code, wrt, args, kwargs)
         if key is not None:
             self._splits[key] = entry
         return entry
@@ -146,8 +147,8 @@ class Transformed:
     def python_code(self, bound):
         """The Python code this derivative runs for ``bound``, which a derivative of it
         differentiates (for the Numba backend: the Python backend's code for them)."""
-        if self._backend == "python":
-            return self._specialise(bound).__srcad_raw__
+        if self._backend == "python":  # (for arrays of the standard: its NumPy form)
+            return numpy_form(self._specialise(bound).__srcad_raw__)
         if self._python is None:
             self._python = Transformed(self._f, self._wrt[0] if self._single else self._wrt,
                                        self._mode)
@@ -159,8 +160,8 @@ class Transformed:
         a ``derivative_jvp`` call (``srcad.runtime.derivatives``)."""
         bound = self._bind(args, {})
         self._check_env()
-        code = self._specialise(bound).__srcad_raw__
-        return pipeline.CALLEES.tangent_code(code, wrt, list(args))
+        code = numpy_form(self._specialise(bound).__srcad_raw__)
+        return pipeline.callees_for(args).tangent_code(code, wrt, list(args))
 
     def tangent_call(self, wrt, args, kwargs, tangents):
         """``(value, tangent)`` of a call of this derivative along ``tangents`` (one per
@@ -169,8 +170,8 @@ class Transformed:
         ``srcad.runtime.derivative_jvp``)."""
         bound = self._bind(args, kwargs)
         self._check_env()
-        code = self._specialise(bound).__srcad_raw__
-        return pipeline.CALLEES.tangent_call(code, wrt, args, kwargs, tangents)
+        code = numpy_form(self._specialise(bound).__srcad_raw__)
+        return pipeline.callees_for(args).tangent_call(code, wrt, args, kwargs, tangents)
 
     def _check_env(self):
         with self._lock:

@@ -33,10 +33,12 @@ import types
 
 import numpy as np
 
+from ..core.functions import is_derivative
 from ..core.kinds import foreign_array
 from ..errors import BackendError
 from ..runtime import arrays, standard, standard_helpers
 from ..transform.nodes import Comment
+from . import emit
 
 #: the attributes and methods of an array the backend's code may read (``append`` and ``pop``:
 #: of the lists a loop's values are saved on; ``x.copy()`` is written ``xp.copy(x)``)
@@ -55,6 +57,64 @@ MATH = {"sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos": "arc
         "log10": "log10", "log1p": "log1p", "sqrt": "sqrt", "fabs": "abs", "atan2": "arctan2",
         "hypot": "hypot"}
 _MATH_CONSTANTS = ("pi", "e", "inf", "nan", "tau")
+
+
+def write(fdef, func, fn, space, spelled, helpers, namer, cells):
+    """``fdef`` written in the namespace ``space`` (:func:`for_standard_arrays`); ``cells``
+    gains those it reads. The NumPy code it was written from is kept on it, for
+    :func:`keep_numpy_form`."""
+    visible = dict(func.__globals__)
+    visible.update(fn.source.closure)
+    numpy = (_copy(fdef), set(helpers), dict(cells), space)
+    fdef, made = for_standard_arrays(fdef, func, space, spelled, helpers, namer.fresh,
+                                     visible, cells)
+    cells.update(made)
+    fdef.srcad_numpy_form = numpy
+    return fdef
+
+
+def keep_numpy_form(compiled, fdef, func, spelled, where, defaults, kwdefaults):
+    """For ``compiled``, compiled from ``fdef`` (:func:`write`'s), the NumPy code ``fdef``
+    was written from, compiled when first asked for (:func:`numpy_form`): what srcad
+    differentiates when it differentiates ``compiled`` again (second order, a Jacobian of a
+    gradient), writing that derivative in the namespace in turn."""
+    kept = getattr(fdef, "srcad_numpy_form", None)
+    if kept is None:
+        return
+    made = []
+
+    def make():
+        if not made:
+            tree, helpers, cells, space = kept
+            twin = emit.compile_function(tree, func, set(helpers), spelled,
+                                         f"{where} (its NumPy form)", defaults, kwdefaults,
+                                         cells)
+            twin.__srcad_numpy_of__ = space
+            twin.__srcad_param_kinds__ = getattr(compiled, "__srcad_param_kinds__", None)
+            made.append(twin)
+        return made[0]
+
+    compiled.__srcad_numpy_form__ = make
+
+
+def _copy(tree):
+    """A copy of ``tree`` with its nodes' positions and comments' lines."""
+    if isinstance(tree, list):
+        return [_copy(item) for item in tree]
+    if not isinstance(tree, ast.AST) or not tree._fields and not tree._attributes:
+        return tree
+    new = tree.__class__.__new__(tree.__class__)
+    for field in tree._fields + tree._attributes + ("line",):
+        if hasattr(tree, field):
+            setattr(new, field, _copy(getattr(tree, field)))
+    return new
+
+
+def numpy_form(code):
+    """The NumPy code ``code`` (made for arrays of the standard) was written from, else
+    ``code`` itself."""
+    make = getattr(code, "__srcad_numpy_form__", None)
+    return code if make is None else make()
 
 
 def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible, known=None):
@@ -97,14 +157,15 @@ def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible,
                                       "the code reads: its code is not the namespace's")
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
                     node.id not in local and node.id != np_name:
-                helper = by_spelling.get(node.id)
+                helper = by_spelling.get(node.id) or _helper_of(visible.get(node.id))
                 if helper is not None and helper in forms:
                     cells[node.id] = types.CellType(forms[helper])
                 elif helper is not None:
                     raise place.error(node.id, "the backend has no form of this helper (its "
                                       "code is NumPy code)")
-                elif not _plain(node.id, visible) and not _made_for(known.get(node.id),
-                                                                   namespace):
+                elif not _plain(node.id, visible) and not _made_for(
+                        known.get(node.id), namespace) and not _derivative(
+                        known.get(node.id), visible.get(node.id)):
                     raise place.error(node.id, "the standard backend writes one function in "
                                       "the namespace, and this is another (a part of a "
                                       "function of yours srcad made, a function or module "
@@ -223,6 +284,27 @@ def _made_for(cell, namespace):
         return False
 
 
+def _helper_of(value):
+    """The name of the helper ``value`` is, if it is one: the code differentiated again (the
+    NumPy form of code written for the namespace) calls its helpers, read from its cells."""
+    if value is None or isinstance(value, types.ModuleType):
+        return None
+    return _HELPER_NAMES.get(id(value))
+
+
+_HELPER_NAMES = {id(obj): name for name, obj in emit.HELPER_OBJECTS.items()}
+
+
+def _derivative(cell, value):
+    """Whether the cell or value is a derivative srcad made (``srcad.grad(f)`` called in the
+    code): the code it runs, and its derivative, are made for the arrays it is given."""
+    try:
+        value = cell.cell_contents if cell is not None else value
+    except ValueError:
+        return False
+    return is_derivative(value)
+
+
 def _value(name, path, visible):
     """What ``name.path`` names in the user's globals and closure (None if unknown)."""
     value = visible.get(name)
@@ -260,8 +342,8 @@ def check_code(fn, func, space, params):
     """Refuse arrays of the array API standard (``space``: their namespace) given to code
     that reads the NumPy module (its calls would convert them); code that reads their
     namespace, or neither (operators, ``math``), takes them."""
-    if space is None:
-        return
+    if space is None or getattr(func, "__srcad_numpy_of__", None) is space:
+        return  # (the NumPy form of code srcad wrote for them: written for them again)
     lines = getattr(fn.source, "numpy_lines", None)
     if lines == []:
         return

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import MissingRuleError
 from . import arrays as _lib
-from .numpy_common import _asarray, _match
+from .numpy_common import _asarray, _in_library, _match, _on_device
 from .registry import helper
 
 
@@ -81,9 +81,9 @@ def _gather_lazily(flat, ids, start, size):
     mask = np.zeros((size, max(copies, 1)))
     where[local, rank] = inside
     mask[local, rank] = 1.0
-    out = np.take(flat, where[:, 0]) * mask[:, 0]
+    out = np.take(flat, _on_device(where[:, 0], flat)) * _in_library(mask[:, 0], flat)
     for j in range(1, copies):
-        out = out + np.take(flat, where[:, j]) * mask[:, j]
+        out = out + np.take(flat, _on_device(where[:, j], flat)) * _in_library(mask[:, j], flat)
     return out
 
 
@@ -163,7 +163,7 @@ def grad_block(value, arrays):
     if _duck(value):  # each element once: a take by the inverse order (lazy)
         g = np.reshape(value if np.shape(value) == out.shape else value * np.ones(out.shape),
                        (-1,))
-        return _block_grads(np.take(g, np.argsort(ids)), arrays, 0)[0]
+        return _block_grads(np.take(g, _on_device(np.argsort(ids), g)), arrays, 0)[0]
     g = np.reshape(np.broadcast_to(np.asarray(value), out.shape), -1)
     flat = np.zeros(total, dtype=np.result_type(g, float))
     flat[ids] = g

@@ -37,6 +37,16 @@ def _in_library(value, *likes):
     return arrays.constant(value)  # none among likes: the running duck call's (CuPy), or as is
 
 
+def _on_device(idx, like):
+    """NumPy indices a helper made, for taking from ``like``: on ``like``'s device for CuPy
+    (a NumPy array beside a device array is refused); kept in NumPy for Dask (indices known
+    before anything is computed) and for NumPy."""
+    if type(like) is np.ndarray or type(like) in PLAIN or not duck_array(like) or \
+            arrays.library(like) == "dask":
+        return idx
+    return arrays.to_library(np.asarray(idx), like)
+
+
 def _zeros(shape, like, dtype=float):
     """``np.zeros(shape, dtype)`` in ``like``'s library (NumPy's for a NumPy array or a
     number)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .numpy_common import _asarray
+from .numpy_common import _asarray, _in_library
 from .registry import helper
 
 
@@ -81,7 +81,8 @@ def grad_irfftn(g, a, s=None, axes=None, norm=None):
     n = g.shape[last]
     m = n // 2 + 1
     c = np.fft.ifft(g, axis=last, norm=norm)
-    c = np.take(c, np.arange(m), axis=last) * _weight(n, c.ndim, last)
+    c = c[(slice(None),) * (last % c.ndim) + (slice(0, m),)] * _in_library(
+        _weight(n, c.ndim, last), c)
     if len(axes) > 1:
         c = np.fft.ifftn(c, axes=axes[:-1], norm=norm)
     return _fit(c, shape, axes)

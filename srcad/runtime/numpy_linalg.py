@@ -275,9 +275,9 @@ def grad_solve_b(g, a, b):
     As in NumPy 2, ``b`` is a vector when it is 1-d and a (batch of) matrices otherwise.
     """
     if np.ndim(b) == 1:
-        out = np.linalg.solve(_swap(a), _asarray(g)[..., None])[..., 0]
+        out = _solve(_swap(a), _asarray(g)[..., None])[..., 0]
     else:
-        out = np.linalg.solve(_swap(a), g)
+        out = _solve(_swap(a), g)
     return _runtime.unbroadcast(out, _asarray(b))
 
 
@@ -285,11 +285,21 @@ def grad_solve_b(g, a, b):
 def grad_solve_a(g, a, b, ans):
     """Gradient of ``np.linalg.solve(a, b)`` into ``a``: ``-solve(a.T, g) @ ans.T``."""
     if np.ndim(b) == 1:
-        gb = np.linalg.solve(_swap(a), _asarray(g)[..., None])
+        gb = _solve(_swap(a), _asarray(g)[..., None])
         out = -gb * _asarray(ans)[..., None, :]
     else:
-        out = -np.linalg.solve(_swap(a), g) @ _swap(ans)
+        out = -_solve(_swap(a), g) @ _swap(ans)
     return _runtime.unbroadcast(out, _asarray(a))
+
+
+def _solve(a, b):
+    """``np.linalg.solve``; on Dask or CuPy arrays their library's form (Dask's takes one
+    matrix: a batch is solved block by block, :mod:`.routes`)."""
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        return np.linalg.solve(a, b)
+    from .routes import library_form  # (routes imports the runtime's helpers)
+
+    return library_form(np.linalg.solve)(a, b)
 
 
 # ---------------------------------------------------------------- kron

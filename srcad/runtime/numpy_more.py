@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MissingRuleError
-from .arrays import is_duck, placed, refuse, scatter_add
+from .arrays import is_duck, library, placed, refuse, scatter_add
 from .numpy_common import _asarray, _in_library, _zeros
 from .registry import helper
 
@@ -29,13 +29,15 @@ def grad_take(value, a, indices, axis=None):
     shape = np.shape(a)
     if is_duck(value) or is_duck(a):  # Dask, CuPy: the sum of repeats by takes (lazy)
         like = value if is_duck(value) else a
-        if is_duck(indices):
+        if is_duck(indices) and library(indices) == "dask":
             raise refuse(like, "np.take with indices in a lazy array",
                          "give the indices as a NumPy array or a list")
         zeros = np.zeros_like(like, dtype=float, shape=(int(np.prod(shape)),) if axis is None
                               else shape)
         at = (slice(None),) * (0 if axis is None else int(axis) % len(shape))
-        out = scatter_add(zeros, at + (np.asarray(indices),), value, "np.take",
+        # (indices on a device, CuPy's: its add.at takes them there)
+        idx = indices if is_duck(indices) else np.asarray(indices)
+        out = scatter_add(zeros, at + (idx,), value, "np.take",
                           "compute the array first (x.compute() for Dask)")
         return np.reshape(out, shape)
     out = np.zeros(int(np.prod(shape)) if axis is None else shape, dtype=np.result_type(

@@ -21,6 +21,7 @@ import numpy as np
 from .arrays import first_duck, refuse
 from .helpers import unbroadcast
 from .numpy_common import _asarray, _axes, _match, _no_norm_rule, _real_point, _restore, _swap
+from .numpy_linalg import _solve
 from .registry import helper
 
 
@@ -287,21 +288,21 @@ def _solve_t(a, v, b):
     """``solve(a.T, v)`` with ``v`` shaped like ``solve(a, b)`` (a vector when ``b`` is 1-d,
     as in NumPy 2), without summing broadcast axes."""
     if np.ndim(b) == 1:
-        return np.linalg.solve(_swap(a), np.asarray(v)[..., None])[..., 0]
-    return np.linalg.solve(_swap(a), v)
+        return _solve(_swap(a), _asarray(v)[..., None])[..., 0]
+    return _solve(_swap(a), v)
 
 
 def _outer(y, z, b):
     """``y z^T``: an outer product of vectors (``b`` 1-d) or ``y @ z^T`` of matrices."""
     if np.ndim(b) == 1:
-        return np.asarray(y)[..., :, None] * np.asarray(z)[..., None, :]
+        return _asarray(y)[..., :, None] * _asarray(z)[..., None, :]
     return y @ _swap(z)
 
 
 def _mv(m, z, b):
     """``m @ z`` with ``z`` a vector when ``b`` is 1-d."""
     if np.ndim(b) == 1:
-        return (m @ np.asarray(z)[..., None])[..., 0]
+        return (m @ _asarray(z)[..., None])[..., 0]
     return m @ z
 
 
@@ -310,8 +311,8 @@ def solve_gans(g, a, b, ans):
     """``solve(a, g @ ans)``: the adjoint of ``grad_solve_a`` in its gradient argument, up to
     sign (a vector ``ans`` when ``b`` is 1-d)."""
     if np.ndim(b) == 1:
-        return np.linalg.solve(a, (np.asarray(g) @ np.asarray(ans)[..., None]))[..., 0]
-    return np.linalg.solve(a, np.asarray(g) @ ans)
+        return _solve(a, (_asarray(g) @ _asarray(ans)[..., None]))[..., 0]
+    return _solve(a, _asarray(g) @ ans)
 
 
 @helper("numpy")
@@ -319,7 +320,7 @@ def grad_solve_a_ans(g, value, a, b, ans):
     """The gradient of ``grad_solve_a(value, a, b, ans)`` into ``ans``: ``-g.T solve(a.T,
     value)``, summed to the shape of ``ans``."""
     y = _solve_t(a, value, b)
-    return unbroadcast(-_mv(_swap(g), y, b), np.asarray(ans))
+    return unbroadcast(-_mv(_swap(g), y, b), _asarray(ans))
 
 
 @helper("numpy")
@@ -327,7 +328,7 @@ def tangent_grad_solve_b(value, a, b, t):
     """The tangent of ``grad_solve_b(value, a, b)`` along ``t``, a tangent of ``a``:
     ``-solve(a.T, t.T solve(a.T, value))``."""
     y = _solve_t(a, value, b)
-    return unbroadcast(-_solve_t(a, _mv(_swap(t), y, b), b), np.asarray(b))
+    return unbroadcast(-_solve_t(a, _mv(_swap(t), y, b), b), _asarray(b))
 
 
 @helper("numpy")
@@ -335,4 +336,4 @@ def tangent_grad_solve_a(value, a, b, ans, t):
     """The tangent of ``grad_solve_a(value, a, b, ans)`` along ``t``, a tangent of ``a``
     (``ans`` held): ``solve(a.T, t.T solve(a.T, value)) ans^T``."""
     y = _solve_t(a, value, b)
-    return unbroadcast(_outer(_solve_t(a, _mv(_swap(t), y, b), b), ans, b), np.asarray(a))
+    return unbroadcast(_outer(_solve_t(a, _mv(_swap(t), y, b), b), ans, b), _asarray(a))

@@ -221,6 +221,11 @@ def grad_pad(g, array, pad_width, mode=None):
         raise _refuse_pad(mode, "gradient")
     n = int(np.prod(shape))
     source = np.pad(np.arange(n).reshape(shape), pad_width, mode=mode)
+    if arrays.is_duck(g):  # Dask, CuPy: the copies summed in g's library (no bincount)
+        out = arrays.scatter_add(np.zeros_like(g, dtype=float, shape=(n,)), (source.ravel(),),
+                                 np.reshape(g, (-1,)), f"np.pad(..., mode={mode!r})",
+                                 "compute the array first (x.compute() for Dask)")
+        return _match(np.reshape(out, shape), array)
     out = np.bincount(source.ravel(), weights=np.ravel(g), minlength=n)
     return _match(out.reshape(shape), array)
 

@@ -36,7 +36,8 @@ from .numpy_shape import grad_sort, tangent_sort
 #: lacks (its dispatch would compute the array and call NumPy's)
 ROUTED = {"np.sort": np.sort, "np.linalg.det": np.linalg.det,
           "np.linalg.slogdet": np.linalg.slogdet, "np.kron": np.kron, "np.inner": np.inner,
-          "np.column_stack": np.column_stack}
+          "np.column_stack": np.column_stack, "np.linalg.inv": np.linalg.inv,
+          "np.linalg.solve": np.linalg.solve}
 if hasattr(np, "unstack"):  # NumPy >= 2.1
     ROUTED["np.unstack"] = np.unstack
 _ROUTED_NAMES = {id(fn): key for key, fn in ROUTED.items()}
@@ -268,6 +269,32 @@ def _dask_det(a):
                             dtype=dtype)
 
 
+def _dask_linalg_inv(a):
+    """``np.linalg.inv`` of a Dask ``a``, lazily: Dask's ``inv`` of a matrix (square
+    blocks); of a batch of matrices, each matrix's block by NumPy's ``inv``."""
+    a = _da().asarray(a)
+    if a.ndim == 2:
+        return _da().linalg.inv(square_chunks(a))
+    whole = _whole_matrices(a, "np.linalg.inv")
+    return whole.map_blocks(np.linalg.inv, dtype=np.linalg.inv(np.eye(1, dtype=whole.dtype)).dtype)
+
+
+def _dask_linalg_solve(a, b):
+    """``np.linalg.solve`` of Dask arrays, lazily: Dask's ``solve`` for a matrix; for a batch
+    of matrices and a batch of matrices ``b`` of the same batch shape, each pair of blocks
+    by NumPy's ``solve`` (matrices whole)."""
+    a, b = _da().asarray(a), _da().asarray(b)
+    if a.ndim == 2:  # (what NumPy's dispatch calls)
+        return _da().linalg.solve(a, b)
+    if b.ndim != a.ndim or b.shape[:-1] != a.shape[:-1]:
+        raise _unsupported(a, "np.linalg.solve", f"a batch of matrices and b of shape {b.shape}",
+                           "pass b as a batch of matrices of the same batch shape")
+    whole = _whole_matrices(a, "np.linalg.solve")
+    b = b.rechunk(whole.chunks[:-1] + (-1,))
+    dtype = np.linalg.solve(np.eye(1, dtype=whole.dtype), np.eye(1, dtype=b.dtype)).dtype
+    return _da().map_blocks(np.linalg.solve, whole, b, dtype=dtype)
+
+
 def _sign(m):
     return np.linalg.slogdet(m)[0]
 
@@ -452,6 +479,7 @@ def _cupy_forms():
 _DASK = {"np.sort": _dask_sort, "np.linalg.det": _dask_det,
          "np.linalg.slogdet": _dask_slogdet, "np.kron": _dask_kron, "np.inner": _dask_inner,
          "np.column_stack": _dask_column_stack, "np.unstack": _dask_unstack,
+         "np.linalg.inv": _dask_linalg_inv, "np.linalg.solve": _dask_linalg_solve,
          "grad_sort": _dask_grad_sort,
          "tangent_sort": _dask_tangent_sort, "scipy.linalg.inv": _dask_inv,
          "scipy.linalg.solve": _dask_solve, "scipy.linalg.cholesky": _dask_cholesky,

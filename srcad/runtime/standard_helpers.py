@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from ..errors import BackendError, NonScalarOutputError
-from . import arrays
+from . import arrays, derivatives
 
 
 def _axis(axis):
@@ -79,6 +79,10 @@ def make_helpers(ns):
         return ns.reshape(g, ns.shape(a), order)
 
     def scatter(value, like, index):
+        if isinstance(like, (list, tuple, dict)):  # an item of a tuple (of gradients, say)
+            out = zeros_like(like)
+            out[index] = add(out[index], value)
+            return out
         out = xp.zeros(ns.shape(like), dtype=xp.float64)
         if not arrays._basic(index):
             raise arrays.placed(BackendError(
@@ -339,7 +343,12 @@ def make_helpers(ns):
             hint="use srcad.vjp(f, *args) for non-scalar outputs, or reduce the output "
             "(for instance with xp.sum) first")
 
-    return {f.__name__: f for f in (
+    # a derivative srcad made, called in the code (srcad.grad(f)(x) in a function
+    # differentiated again): its code for these arguments is made for the namespace too
+    # (srcad.specialise: the callees of their namespace)
+    made = (derivatives.derivative_fwd, derivatives.derivative_bwd,
+            derivatives.derivative_jvp)
+    return {f.__name__: f for f in made + (
         unbroadcast, unbroadcast_to, grad_sum, grad_mean, grad_extremum, grad_reshape, scatter,
         check_scalar, broadcast_as, add, like, total, transpose_grad, grad_matmul_a,
         grad_matmul_b, check_real, grad_concatenate, grad_stack, grad_prod,
