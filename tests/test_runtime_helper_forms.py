@@ -113,8 +113,9 @@ STANDARD_REFUSED = {
         'sort_value sort_value_grad sort_value_tangent sorted_grad sorted_tangent '
         'split_concat split_concat_back values_grad values_tangent with_zero_at without_item'),
     'derivatives': (
-        'a derivative chosen at run time for the types it is given: NumPy code',
-        'derivative_bwd derivative_fwd derivative_jvp form_fwd form_jvp'),
+        'third order: the derivative of a derivative is NumPy code (second order and'
+        ' Jacobians have namespace forms)',
+        'form_fwd form_jvp'),
     'helpers': (
         'NumPy-only forms (np.add.at, object arrays, complex checks) the standard lacks',
         'added_at check_holomorphic copy_tangent_grad dot_grad_a dot_grad_b erf expand fill '
