@@ -172,13 +172,14 @@ def _convert(fn):
     args = fdef.args
     if args.vararg or args.kwarg:
         return None
+    defs, bound = _defs(fdef)
+    _split_choices(fdef, defs, bound, src.globals)  # return f1 if c else f2: an if
     returns = _returned(fdef)
     if not returns or any(r.value is None for r in returns):
         return None
     first = returns[0].value
     if not all(_same(r.value, first) for r in returns[1:]):
-        return None  # different functions on different paths: not converted
-    defs, bound = _defs(fdef)
+        return _convert_paths(fn, fdef, returns, defs, bound, src)  # f1 here, f2 there
     several = isinstance(first, gast.Tuple)  # return predict, loss (or n, predict)
     elts = first.elts if several else [first]
     if any(isinstance(e, gast.Starred) for e in elts):
@@ -224,6 +225,112 @@ def _convert(fn):
     if env_exprs:
         env_fn = _env_function(fn, fdef, returns, env_exprs, src, dropped)
     return Conversion(env_fn, parts if several else parts[0][1], len(env_exprs), None)
+
+
+def _split_choices(fdef, defs, bound, globals_):
+    """``return f1 if c else f2`` (each a function ``_form`` knows) as ``if c: return f1``
+    ``else: return f2``, in ``fdef``'s own blocks (not its nested functions')."""
+    todo = [fdef]
+    while todo:
+        node = todo.pop()
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            i = 0
+            while i < len(block):
+                stmt = block[i]
+                value = getattr(stmt, "value", None) if isinstance(stmt, gast.Return) else None
+                if isinstance(value, gast.IfExp) and all(
+                        _form(v, defs, bound, globals_) is not None or isinstance(v, gast.IfExp)
+                        for v in (value.body, value.orelse)):
+                    block[i] = gast.copy_location(gast.If(
+                        test=value.test, body=[gast.copy_location(gast.Return(
+                            value=value.body), stmt)], orelse=[gast.copy_location(
+                                gast.Return(value=value.orelse), stmt)]), stmt)
+                    continue  # its branches may hold another choice
+                i += 1
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, gast.stmt) and not isinstance(child, (
+                    gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                todo.append(child)
+            elif isinstance(child, gast.ExceptHandler):
+                todo.append(child)
+
+
+def _convert_paths(fn, fdef, returns, defs, bound, src):
+    """``make`` returning one function on one path and another on another (each a nested
+    ``def`` or a lambda, all with the same parameters): read as one lifted function
+    ``make_choice(tag, held..., params)`` whose ``if tag == i:`` holds the body of the ``i``-th,
+    and ``make_env`` returning ``(i, held...)`` on the paths returning the ``i``-th (a value the
+    ``i``-th does not read: 0.0). The tag is an int, not differentiated; which path ``make``
+    takes is a branch of ``make_env``, differentiated as any (each path's values get their
+    gradients). None (not converted) for other forms."""
+    values, which = [], []
+    for r in returns:
+        at = next((i for i, v in enumerate(values) if _same(v, r.value)), None)
+        if at is None:
+            values.append(r.value)
+            at = len(values) - 1
+        which.append(at)
+    forms = [_form(v, defs, bound, src.globals) for v in values]
+    if any(f is None or f[0] not in ("def", "lambda") for f in forms):
+        return None  # a tuple, a partial, a value: not on several paths
+    nodes = [copy.deepcopy(defs[f[1]] if f[0] == "def" else _lambda_def(f[1])) for f in forms]
+    if not all(_plain_def(n, src.globals) for n in nodes) or not all(
+            _same(n.args, nodes[0].args) for n in nodes[1:]):
+        return None  # their parameters differ: a call could not be read the same way
+    outer = enclosing_locals(fdef, defs=True)
+    held_each = [_captured(n, outer - {n.name}) for n in nodes]
+    if any(h is None or any(x in defs for x in h) for h in held_each):
+        return None
+    held = list(dict.fromkeys(x for h in held_each for x in h))
+    params = {a.id for a in nodes[0].args.posonlyargs + nodes[0].args.args +
+              nodes[0].args.kwonlyargs}
+    if _clash(nodes, set(held) | params):
+        return None
+    args = fdef.args
+    fixed = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs
+             if bound.get(a.id, 0) == 0}
+    tag = f"srcad_tag_{fn.__name__}"
+    choice = nodes[0]
+    branch = None
+    for i in reversed(range(len(nodes))):
+        body = nodes[i].body
+        if branch is None:
+            branch = body
+            continue
+        test = gast.Compare(left=gast.Name(id=tag, ctx=gast.Load(), annotation=None,
+                                           type_comment=None),
+                            ops=[gast.Eq()], comparators=[gast.Constant(value=i, kind=None)])
+        branch = [gast.copy_location(gast.If(test=test, body=body, orelse=branch), nodes[i])]
+    choice.body = branch
+    choice.name = f"{fn.__name__}_choice"
+    node_names = [tag] + held
+    target = _lift(choice, node_names, src, fn)
+    env_held = [x for x in held if x not in fixed]
+    lead = [("env", 0)] + [("param", x) if x in fixed else ("env", 1 + env_held.index(x))
+                           for x in held]
+    per_return = [[gast.Constant(value=i, kind=None)] + [
+        gast.Name(id=x, ctx=gast.Load(), annotation=None, type_comment=None)
+        if x in held_each[i] else gast.Constant(value=0.0, kind=None) for x in env_held]
+        for i in which]
+    dropped = {f[1] for f in forms if f[0] == "def"}
+    env_fn = _env_function(fn, fdef, returns, per_return, src, dropped)
+    return Conversion(env_fn, Conversion(None, target, lead, {}), 1 + len(env_held), None)
+
+
+def _clash(nodes, given):
+    """Whether one body assigns a name another reads from outside (a global there, not one of
+    the names ``given``: one function holding both bodies would make it local)."""
+    stores = [{n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+               and isinstance(n.ctx, (gast.Store, gast.Del))} for node in nodes]
+    for i, node in enumerate(nodes):
+        loads = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, gast.Load)} - stores[i] - given
+        if any(loads & stores[j] for j in range(len(nodes)) if j != i):
+            return True
+    return False
 
 
 def _lambda_def(node):
@@ -286,9 +393,9 @@ def _lift(node, captured, src, fn):
 def _env_function(fn, fdef, returns, env_exprs, src, dropped):
     """``make`` returning the tuple of ``env_exprs`` where it returned the function; the defs
     ``dropped`` (the returned ones) removed where nothing else reads them."""
-    env = gast.Tuple(elts=env_exprs, ctx=gast.Load())
-    for r in returns:
-        r.value = copy.deepcopy(env)
+    for at, r in enumerate(returns):  # one tuple, or one per return (its path's values)
+        elts = env_exprs[at] if env_exprs and isinstance(env_exprs[0], list) else env_exprs
+        r.value = gast.Tuple(elts=copy.deepcopy(elts), ctx=gast.Load())
     for name in dropped:
         reads = [n for n in gast.walk(fdef) if isinstance(n, gast.Name)
                  and isinstance(n.ctx, gast.Load) and n.id == name]
