@@ -209,12 +209,12 @@ def _convert(fn):
                 inner[1]))
             if not _plain_def(node, src.globals):
                 return None
-            captured = _captured(node, outer - {node.name})
-            if captured is None or any(n in defs for n in captured):
-                return None  # it calls another function make defines: not converted
+            made = _lift_calling(node, outer, defs, bound, src, fn, ())
+            if made is None:
+                return None
+            target, captured = made
             lead = [("param", n) if n in fixed_params else held(gast.Name(
                 id=n, ctx=gast.Load(), annotation=None, type_comment=None)) for n in captured]
-            target = _lift(node, captured, src, fn)
             if inner[0] == "def":
                 dropped.add(inner[1])
         if form[0] == "partial":
@@ -333,6 +333,45 @@ def _clash(nodes, given):
     return False
 
 
+def _lift_calling(node, outer, defs, bound, src, fn, seen):
+    """``(lifted function, the names of make it reads)`` for ``node``, a def of ``make``; the
+    functions ``make`` defines that it calls (``inner(x)``) lifted too, each call passing the
+    values the callee reads first (read by the caller too), the lifted callee a closure
+    variable of the lifted caller (a known callee). None: not converted (recursion, a callee
+    used other than by a call, a name the caller binds that a callee reads of ``make``)."""
+    captured = _captured(node, outer - {node.name})
+    if captured is None:
+        return None
+    calls = [c for c in captured if c in defs]
+    if not calls:
+        return _lift(node, captured, src, fn), captured
+    held = [c for c in captured if c not in defs]
+    own = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(
+        n.ctx, (gast.Store, gast.Del))} | {a.id for a in node.args.posonlyargs + node.args.args
+                                           + node.args.kwonlyargs}
+    callees = {}
+    for name in calls:
+        sub = copy.deepcopy(defs[name])
+        if name in seen or name == node.name or bound.get(name) != 1 or \
+                not _plain_def(sub, src.globals):
+            return None
+        made = _lift_calling(sub, outer, defs, bound, src, fn, seen + (node.name,))
+        if made is None or own & set(made[1]):
+            return None  # the caller's own name would stand for make's
+        callees[name] = made
+        held += [h for h in made[1] if h not in held]
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Name) and \
+                sub.func.id in callees:
+            name = sub.func.id
+            sub.args = [gast.Name(id=h, ctx=gast.Load(), annotation=None, type_comment=None)
+                        for h in callees[name][1]] + sub.args
+            sub.func.id = f"{name}_local"
+    if any(isinstance(n, gast.Name) and n.id in callees for n in gast.walk(node)):
+        return None  # passed on or stored, not called
+    return _lift(node, held, src, fn, {f"{c}_local": m[0] for c, m in callees.items()}), held
+
+
 def _lambda_def(node):
     fdef = gast.FunctionDef(name="lam", args=node.args, body=[gast.copy_location(
         gast.Return(value=node.body), node)], decorator_list=[], returns=None,
@@ -379,15 +418,26 @@ def _captured(node, outer):
     return out
 
 
-def _lift(node, captured, src, fn):
-    """The lifted function: ``captured`` first, then its own parameters."""
+def _lift(node, captured, src, fn, cells=None):
+    """The lifted function: ``captured`` first, then its own parameters; ``cells`` (name ->
+    function): its closure variables (the lifted functions of make it calls)."""
     tree = gast.gast_to_ast(gast.Module(body=[node], type_ignores=[]))
     func = tree.body[0]
     func.name = f"{node.name}_local"
     func.args.args = [ast.arg(arg=n) for n in captured] + func.args.args
     filename = (f"<srcad: {node.name} made by {fn.__name__} ({src.filename}:"
                 f"{getattr(node, 'lineno', src.first_line)}) #{next(_count)}>")
-    return _run_def(tree, filename, src)
+    if not cells:
+        return _run_def(tree, filename, src)
+    maker = ast.FunctionDef(name="srcad_cells", args=ast.arguments(
+        posonlyargs=[], args=[ast.arg(arg=n) for n in cells], vararg=None, kwonlyargs=[],
+        kw_defaults=[], kwarg=None, defaults=[]), body=[func, ast.Return(value=ast.Name(
+            id=func.name, ctx=ast.Load()))], decorator_list=[], returns=None, type_params=[])
+    tree = ast.fix_missing_locations(ast.Module(body=[maker], type_ignores=[]))
+    out = run_source(ast.unparse(tree) + "\n", filename, src.globals)["srcad_cells"](
+        *cells.values())
+    weakref.finalize(out, linecache.cache.pop, filename, None)
+    return out
 
 
 def _env_function(fn, fdef, returns, env_exprs, src, dropped):
@@ -396,10 +446,15 @@ def _env_function(fn, fdef, returns, env_exprs, src, dropped):
     for at, r in enumerate(returns):  # one tuple, or one per return (its path's values)
         elts = env_exprs[at] if env_exprs and isinstance(env_exprs[0], list) else env_exprs
         r.value = gast.Tuple(elts=copy.deepcopy(elts), ctx=gast.Load())
-    for name in dropped:
-        reads = [n for n in gast.walk(fdef) if isinstance(n, gast.Name)
-                 and isinstance(n.ctx, gast.Load) and n.id == name]
-        if not reads:
+    while True:  # the defs returned, and undecorated ones, that nothing left reads
+        defs = _defs(fdef)[0]
+        unread = [name for name, node in defs.items() if (
+            name in dropped or not node.decorator_list) and not any(
+                isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id == name
+                for other in fdef.body for n in gast.walk(other) if other is not node)]
+        if not unread:
+            break
+        for name in unread:
             _drop_def(fdef, name)
     fdef.decorator_list = []
     fdef.name = f"{fn.__name__}_env"
@@ -434,6 +489,25 @@ def _drop_def(fdef, name):
                     setattr(node, field, kept or [gast.Pass()])
 
 
+def refusal_hint(fn):
+    """What to write instead of calling a function ``fn`` returned that is not converted, when
+    the reason is one of the forms users meet (``nonlocal`` state); None: the general hint."""
+    try:
+        fdef = source_module.read(fn).node
+    except (source_module.SourceUnavailableError, SyntaxError, TypeError, ValueError):
+        return None
+    written = sorted({name for node in gast.walk(fdef) if isinstance(node, gast.Nonlocal)
+                      for name in node.names})
+    if written:
+        state = ", ".join(written)
+        return (f"the function {fn.__name__} returns keeps state between its calls ("
+                f"nonlocal {state}): srcad passes the values a made function reads, not cells "
+                f"it writes. Pass the state in and return it: def g(x, {written[0]}): ... "
+                f"return y, {written[0]} + 1, called as y, {written[0]} = g(x, {written[0]}); "
+                "or compute the value inside " + fn.__name__)
+    return None
+
+
 def call(lw, fn, args, kwargs, node, hint):
     """The value of the call ``fn(*args, **kwargs)`` (atoms) in the lowering ``lw`` when
     ``fn`` returns a function (or a tuple holding functions): a partial of the lifted function
@@ -449,7 +523,7 @@ def call(lw, fn, args, kwargs, node, hint):
     items = []
     if conv.env_fn is not None:
         made = lw.assign(lw.call_object(conv.env_fn, None, list(args), dict(kwargs), node),
-                         f"{fn.__name__}_env", node)
+                         f"{fn.__name__}_values", node)
         items = [lw.assign(ir.Prim(operator.getitem, [made, ir.Const(i)]), "held", node)
                  for i in range(conv.lead)]
 
