@@ -63,7 +63,7 @@ class Conversion:
 
 def conversion(fn):
     """The :class:`Conversion` of a user function ``fn`` returning a function, or None."""
-    if not is_user_function(fn) or not inspect.isfunction(fn) or fn.__closure__ or \
+    if not is_user_function(fn) or not inspect.isfunction(fn) or \
             inspect.isgeneratorfunction(fn):
         return None
     key = (fn, fn.__code__, fn.__defaults__, fn.__kwdefaults__)
@@ -427,17 +427,7 @@ def _lift(node, captured, src, fn, cells=None):
     func.args.args = [ast.arg(arg=n) for n in captured] + func.args.args
     filename = (f"<srcad: {node.name} made by {fn.__name__} ({src.filename}:"
                 f"{getattr(node, 'lineno', src.first_line)}) #{next(_count)}>")
-    if not cells:
-        return _run_def(tree, filename, src)
-    maker = ast.FunctionDef(name="srcad_cells", args=ast.arguments(
-        posonlyargs=[], args=[ast.arg(arg=n) for n in cells], vararg=None, kwonlyargs=[],
-        kw_defaults=[], kwarg=None, defaults=[]), body=[func, ast.Return(value=ast.Name(
-            id=func.name, ctx=ast.Load()))], decorator_list=[], returns=None, type_params=[])
-    tree = ast.fix_missing_locations(ast.Module(body=[maker], type_ignores=[]))
-    out = run_source(ast.unparse(tree) + "\n", filename, src.globals)["srcad_cells"](
-        *cells.values())
-    weakref.finalize(out, linecache.cache.pop, filename, None)
-    return out
+    return _run_def(tree, filename, src, cells=cells, free=_free(fn))
 
 
 def _env_function(fn, fdef, returns, env_exprs, src, dropped):
@@ -461,18 +451,38 @@ def _env_function(fn, fdef, returns, env_exprs, src, dropped):
     tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
     filename = (f"<srcad: {fn.__name__} of {src.filename}:{src.first_line} returning the "
                 f"values the function it makes reads #{next(_count)}>")
-    return _run_def(tree, filename, src, defaults_of=fn)
+    return _run_def(tree, filename, src, defaults_of=fn, free=_free(fn))
 
 
-def _run_def(tree, filename, src, defaults_of=None):
+def _free(fn):
+    """``{name: cell}`` of ``make``'s closure (a helper nested in a function, a builder's)."""
+    return dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+
+
+def _run_def(tree, filename, src, defaults_of=None, cells=None, free=None):
     """The function the one ``def`` of ``tree`` (an ``ast.Module``) defines, run under
     ``filename`` in the user's globals, with the defaults of ``defaults_of`` (else its own);
-    its text leaves linecache when it goes."""
+    its text leaves linecache when it goes. ``cells`` (name -> value) are closure variables
+    of its own; ``free`` (name -> cell) the cells of ``make``'s closure it may read (the same
+    cells: read live, as ``make``'s code reads them)."""
+    func = tree.body[0]
+    name = func.name
+    names = list(cells or {}) + [n for n in free or {} if n not in (cells or {})]
+    if names:  # a function defining them, so that the def reads them as closure variables
+        maker = ast.FunctionDef(name="srcad_cells", args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(arg=n) for n in names], vararg=None, kwonlyargs=[],
+            kw_defaults=[], kwarg=None, defaults=[]), body=[func, ast.Return(value=ast.Name(
+                id=name, ctx=ast.Load()))], decorator_list=[], returns=None, type_params=[])
+        tree = ast.Module(body=[maker], type_ignores=[])
     ast.fix_missing_locations(tree)
-    name = tree.body[0].name
-    made = run_source(ast.unparse(tree) + "\n", filename, src.globals)[name]
+    made = run_source(ast.unparse(tree) + "\n", filename, src.globals)
+    made = made["srcad_cells"](*[(cells or {}).get(n) for n in names]) if names else made[name]
     like = made if defaults_of is None else defaults_of
-    out = types.FunctionType(made.__code__, src.globals, name, like.__defaults__)
+    closure = None
+    if made.__closure__:
+        closure = tuple((free or {}).get(n, cell) if n not in (cells or {}) else cell
+                        for n, cell in zip(made.__code__.co_freevars, made.__closure__))
+    out = types.FunctionType(made.__code__, src.globals, name, like.__defaults__, closure)
     out.__kwdefaults__ = like.__kwdefaults__
     weakref.finalize(out, linecache.cache.pop, filename, None)
     return out
