@@ -16,6 +16,9 @@ target is only called, ``fs[i](...)``, or ``len(fs)``; otherwise the function is
 (and calling an item is refused at its line). The two functions enter ``src.closure`` under
 names of srcad's (``srcad_made_all_1``, ``srcad_made_fn_2``): constants of the code.
 
+A choice between two functions ``make`` makes, ``h = make(x) if c else make(y)``, is the same
+call with the values chosen, ``make(x if c else y)`` (:class:`_Choices`).
+
 Imports gast, the standard library, :mod:`srcad.core` and :mod:`.closures`, :mod:`.source`.
 """
 
@@ -108,9 +111,48 @@ def _made_list(src, stmt):
     return stmt.targets[0].id, fn
 
 
+class _Choices(gast.NodeTransformer):
+    """``make(x) if c else make(y)`` -> ``make(x if c else y)`` (keywords alike), ``make`` a
+    helper closure conversion takes, ``c`` free of calls (it is evaluated once per argument):
+    the same call of ``make``, with the chosen values."""
+
+    def __init__(self, src):
+        self.src = src
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        a, b = node.body, node.orelse
+        if not (isinstance(a, gast.Call) and isinstance(b, gast.Call) and isinstance(
+                a.func, gast.Name) and isinstance(b.func, gast.Name) and a.func.id == b.func.id
+                and len(a.args) == len(b.args) and [k.arg for k in a.keywords] == [
+                    k.arg for k in b.keywords]) or any(
+                    isinstance(n, (gast.Call, gast.Yield, gast.YieldFrom, gast.Await,
+                                   gast.NamedExpr, gast.Lambda)) for n in gast.walk(node.test)) \
+                or any(isinstance(v, gast.Starred) or k is None for call in (a, b)
+                       for v, k in [(v, "") for v in call.args] + [
+                           (kw.value, kw.arg) for kw in call.keywords]):
+            return node
+        try:
+            fn = self.src.lookup(a.func.id)
+        except (KeyError, AttributeError):
+            return node
+        if not is_user_function(fn) or closures.conversion(fn) is None:
+            return node
+
+        def choose(u, v):
+            return gast.copy_location(gast.IfExp(test=copy.deepcopy(node.test), body=u,
+                                                 orelse=v), node)
+
+        return gast.copy_location(gast.Call(func=a.func, args=[
+            choose(u, v) for u, v in zip(a.args, b.args)], keywords=[
+                gast.keyword(arg=k.arg, value=choose(k.value, m.value))
+                for k, m in zip(a.keywords, b.keywords)]), node)
+
+
 def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
+    _Choices(src).visit(fdef)
     found = {}
     for node in gast.walk(fdef):
         if isinstance(node, gast.Assign):
