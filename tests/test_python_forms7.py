@@ -206,7 +206,8 @@ USES = {
     "loop": "s = 0.0\n    for h in fs:\n        s = s + h(x[3])\n    return s",
     "comprehension": "return sum(h(1.5) for h in fs) * fs[1](x[2]) + len(fs)",
     "chosen": "h = make(x[0], p=2.0) if x[1] > 0 else make(x[2], p=x[3])\n"
-              "    return h(x[3]) + fs[0](x[1])",
+              "    if x[0] > 0:\n        q = make(x[3])\n    else:\n        q = make(x[1])\n"
+              "    return h(x[3]) + fs[0](x[1]) * q(x[2])",
 }
 
 

@@ -16,8 +16,9 @@ target is only called, ``fs[i](...)``, or ``len(fs)``; otherwise the function is
 (and calling an item is refused at its line). The two functions enter ``src.closure`` under
 names of srcad's (``srcad_made_all_1``, ``srcad_made_fn_2``): constants of the code.
 
-A choice between two functions ``make`` makes, ``h = make(x) if c else make(y)``, is the same
-call with the values chosen, ``make(x if c else y)`` (:class:`_Choices`).
+A choice between two functions ``make`` makes, ``h = make(x) if c else make(y)`` (or the
+same as an ``if``/``else`` statement of those two assignments alone), is the same call with
+the values chosen, ``make(x if c else y)`` (:class:`_Choices`).
 
 Imports gast, the standard library, :mod:`srcad.core` and :mod:`.closures`, :mod:`.source`.
 """
@@ -118,6 +119,24 @@ class _Choices(gast.NodeTransformer):
 
     def __init__(self, src):
         self.src = src
+
+    def visit_If(self, node):
+        """``if c: h = make(x)`` ``else: h = make(y)``, nothing else in the branches: read as
+        ``h = make(x) if c else make(y)``."""
+        self.generic_visit(node)
+        a, b = node.body, node.orelse
+        if not (len(a) == len(b) == 1 and all(isinstance(s, gast.Assign) and len(
+                s.targets) == 1 and isinstance(s.targets[0], gast.Name) and isinstance(
+                    s.value, gast.Call) for s in (a[0], b[0])) and
+                a[0].targets[0].id == b[0].targets[0].id):
+            return node
+        choice = gast.copy_location(gast.IfExp(test=node.test, body=a[0].value,
+                                               orelse=b[0].value), node)
+        made = self.visit_IfExp(choice)
+        if made is choice:
+            return node
+        return gast.copy_location(gast.Assign(targets=a[0].targets, value=made,
+                                              type_comment=None), node)
 
     def visit_IfExp(self, node):
         self.generic_visit(node)
