@@ -284,6 +284,15 @@ def test_next_past_the_end_raises_stop_iteration(tmp_path):
         srcad.grad(f)(1.0)
 
 
+@pytest.mark.parametrize("change", ["xs[0] = 5.0 * x", "xs.append(3.0 * x)"])
+def test_next_over_a_list_changed_after_iter_is_refused(change, tmp_path):
+    """Python's iterator reads the list as it is when next runs: not rewritten, refused."""
+    f = _module(f"def f(x):\n    xs = [x, 2.0 * x]\n    it = iter(xs)\n    a = next(it)\n"
+                f"    {change}\n    return a * next(it)\n", tmp_path, "numpy").f
+    with pytest.raises(SrcadError):
+        srcad.grad(f)(1.5)
+
+
 KEYS = {
     "d.get": "d = {'a': x[0], 'b': 2.0 * x[1], 'c': -x[2]}\n    k = max(d, key=d.get)\n"
              "    j = min(d, key=d.get)\n    s = sorted(d, key=d.get)\n"

@@ -80,7 +80,7 @@ def lower(src):
         if isinstance(node, (gast.Global, gast.Nonlocal)):
             for n in node.names:
                 stores[n] = 2
-    names = {n for n in made if stores.get(n) == 1}
+    names = {n for n in made if stores.get(n) == 1 and not _changed_later(src, fdef, made[n])}
     for node in gast.walk(fdef):  # read by a nested function: its calls could advance it
         if isinstance(node, (gast.FunctionDef, gast.Lambda) + _CONDITIONAL[3:]) and \
                 node is not fdef:
@@ -156,6 +156,46 @@ def _hoisted(src, stmt, names):
 
     visit(stmt.value, stmt, "value", None, False)
     return _located(before, stmt) + [stmt]
+
+
+#: calls that never change their arguments: reading a name in them keeps the rewrite exact
+_READERS = ("len", "sum", "min", "max", "sorted", "list", "tuple", "iter", "enumerate",
+            "zip", "range", "abs", "float", "int", "reversed", "print", "isinstance")
+
+
+def _changed_later(src, fdef, assign):
+    """Whether a name the ``iter(...)`` of ``assign`` reads may be changed in place in the
+    function (Python's iterator would see the change; the rewrite takes the items where
+    ``iter`` is called): a method called on it, an item or slice written, ``+=``, ``del``,
+    passed to a call other than a builtin that only reads, read by a nested function."""
+    read = {n.id for n in gast.walk(assign.value) if isinstance(n, gast.Name)} - {"iter"}
+    inside = {id(n) for n in gast.walk(assign.value)}
+    parents = {}
+    for node in gast.walk(fdef):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in gast.walk(fdef):
+        if not (isinstance(node, gast.Name) and node.id in read) or id(node) in inside:
+            continue
+        parent = parents.get(id(node))
+        if isinstance(node.ctx, gast.Param) or isinstance(node.ctx, gast.Store) and \
+                isinstance(parent, gast.Assign):
+            continue  # a new object bound to the name: the iterator keeps the old one
+        if isinstance(parent, gast.Subscript) and parent.value is node and isinstance(
+                parent.ctx, gast.Load) and not isinstance(parents.get(id(parent)),
+                                                          (gast.AugAssign, gast.Attribute)):
+            continue  # xs[i] read
+        if isinstance(parent, gast.Call) and node in parent.args and any(
+                _builtin(src, parent.func, r) for r in _READERS):
+            continue
+        if isinstance(parent, (gast.BinOp, gast.Compare, gast.UnaryOp, gast.Return,
+                               gast.comprehension, gast.For)) and isinstance(
+                                   node.ctx, gast.Load):
+            continue  # read (a for loop or comprehension reads it)
+        return True
+    return any(isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not fdef and any(
+        isinstance(m, gast.Name) and m.id in read for m in gast.walk(n))
+        for n in gast.walk(fdef))
 
 
 def _rewritten(src, stmt, names):
