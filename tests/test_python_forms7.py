@@ -8,7 +8,8 @@
 - a list of made functions (:mod:`srcad.frontend.lower_made_lists`), called in loops,
   comprehensions and by index, to second order;
 - ``math.gamma``/``math.lgamma`` (srcad's own digamma family, checked against SciPy),
-  ``np.float32(x)`` as a cast, ``iter``/``next`` (:mod:`srcad.frontend.lower_next`),
+  ``np.float32(x)`` of a differentiated value refused, ``iter``/
+  ``next`` (:mod:`srcad.frontend.lower_next`),
   ``max``/``min``/``sorted`` with a user key reading differentiated values (``key=d.get``).
 
 Gradients are checked against central finite differences and autograd running the same text
@@ -248,17 +249,17 @@ def test_math_gamma_and_lgamma(expr, tmp_path):
 
 # ---------------------------------------------------------------- np.float32, iter/next, key=
 
-def test_float32_cast_has_derivative_one(tmp_path):
-    """The cast rounds to float32: its derivative is taken as 1 (as astype's), so the gradient
-    is that of the same function without the cast, to float32's precision."""
-    cast = _module("def f(x):\n    return np.sum(np.float32(x) * np.sin(x)) + "
-                   "float(np.float32(x[0])) ** 2\n", tmp_path, "numpy").f
-    plain = _module("def f(x):\n    return np.sum(x * np.sin(x)) + x[0] ** 2\n", tmp_path,
-                    "numpy", "plain").f
-    g = srcad.grad(cast)(X)
-    assert g.dtype == np.float64
-    np.testing.assert_allclose(g, srcad.grad(plain)(X), rtol=1e-6, atol=1e-6)
-    np.testing.assert_allclose(g, numerical_grad(cast, (X,), eps=1e-2), rtol=1e-2, atol=1e-3)
+def test_float32_of_a_differentiated_value_is_refused_with_a_hint(tmp_path):
+    """Rounding to float32 is flat between float32 numbers: finite differences see steps, so
+    no derivative would be checked true; refused at the line (a constant is fine)."""
+    f = _module("def f(x):\n    return np.float32(x * 0.5 + 1.3) * 1.0 + x\n", tmp_path,
+                "numpy").f
+    with pytest.raises(SrcadError) as info:
+        srcad.grad(f)(0.71)
+    assert "line 5" in str(info.value) and "np.float64(x)" in str(info.value)
+    g = _module("def f(x):\n    return np.float32(3.0) * x + np.float64(x) ** 2\n",
+                tmp_path, "numpy", "const").f
+    assert srcad.grad(g)(0.7) == pytest.approx(3.0 + 1.4, rel=1e-7)
 
 
 NEXTS = {

@@ -582,9 +582,6 @@ nondiff(np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, n
         np.intp, np.uintp, np.bool_)
 # conversion to float64: the value itself, as float(x) (an array stays an array)
 defvjp(np.float64, "x=0.0", x="g", broadcast=True)
-# conversion to float32: a cast, whose derivative is 1 (the rounding ignored, as astype's): the
-# gradient is cast back to x's type (a number's: a float), the tangent to float32
-defvjp(np.float32, "x=0.0", x="grad_astype(g, x, np.float32)", jvp={"x": "np.float32(t)"})
 # comparisons and tests
 nondiff(np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
         np.isfinite, np.isnan, np.isinf, np.isneginf, np.isposinf, np.isclose, np.allclose,
