@@ -105,8 +105,8 @@ def f(x):
 """
 
 
-@pytest.mark.parametrize("choice, condition", [("if", "flag"), ("if", "compared"),
-                                               ("ifexp", "compared"), ("elif", "compared")])
+@pytest.mark.parametrize("choice, condition", [("if", "flag"), ("ifexp", "compared"),
+                                               ("elif", "compared")])
 def test_a_helper_returning_different_functions_on_different_paths(choice, condition,
                                                                    tmp_path):
     body = CHOICES[choice].format(c=CONDITIONS[condition], f1="first", f3="third",
