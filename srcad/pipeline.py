@@ -50,7 +50,7 @@ from .core.kinds import (
 )
 from .core.naming import Namer
 from .errors import BackendError, SrcadError
-from .frontend import lower_namespaces, lower_records, optimise, source
+from .frontend import optimise, rewrites, source
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
 from .frontend.lower_callees import classes_of
@@ -134,8 +134,7 @@ def to_ssa(func, parsed=None, arity=None, fixed=None):
 def _lower(func, parsed, arity, fixed):
     src = parsed or source.read(func)
     validate(src)
-    lower_namespaces.lower(src)  # xp = array_namespace(x); xp.sum(...): NumPy's functions
-    lower_records.lower(src)  # p = Pt(x, y); p.x: the fields as locals
+    rewrites.rewrite(src)  # xp.sum(...), p.x, next(it), [make(w) for ...]: frontend.rewrites
     names = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
     namer = Namer(names)
     namer.user_names = set(names)

@@ -199,8 +199,8 @@ def builds_complex(x):
     return abs(np.maximum(complex(x, 1.0), 0.5))  # bad: complex()
 
 
-def calls_lgamma(x):
-    return math.lgamma(x)  # bad: math.lgamma
+def calls_frexp(x):
+    return math.frexp(x)[0]  # bad: math.frexp
 
 
 def calls_statistics(x, y):
@@ -216,7 +216,7 @@ def modular_pow(x):
 
 
 def uses_gamma(x, y):
-    r = math.gamma(x)  # bad: math.gamma
+    r = math.nextafter(x, 9.0)  # bad: math.nextafter
     return r * y
 
 

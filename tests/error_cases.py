@@ -57,7 +57,7 @@ def uses_match(x):
 
 
 def calls_gamma(x):
-    return math.gamma(x) * 2  # error: no rule
+    return math.frexp(x)[0] * 2  # error: no rule
 
 
 def calls_unknown_numpy(x):

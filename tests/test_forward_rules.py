@@ -535,6 +535,7 @@ for side in "ab":
        w=(2, 2), a=M, b=(3, 2))
 ex(HP + "reshape(value, a, order)", "H.grad_reshape(w, a)", w=(6,), a=M)
 ex("runtime.transpose_grad(value, axes)", "R.transpose_grad(w)", w=M)
+ex("runtime.polygamma_real(n, x)", "SP.polygamma_real(1, w)", w=("pos", S))
 ex(HP + "concatenate(value, arrays, axis)", "H.grad_concatenate(w, [a, b])", w=(5,), a=(2,),
    b=V)
 ex(HP + "split(value, ary, pieces, axis)", "H.grad_split([w, z], a, np.split(a, 2))",
@@ -714,7 +715,8 @@ ex("runtime.picked(grad, indices)", "R.picked([a, w, b], (2, 0))", a=S, w=V, b=S
 MATH1 = {"sin": S, "cos": S, "tan": "unit", "asin": "unit", "acos": "unit", "atan": S,
          "sinh": S, "cosh": S, "tanh": S, "asinh": S, "acosh": "big", "atanh": "unit",
          "exp": S, "expm1": S, "log": "pos", "log1p": "pos", "log2": "pos", "log10": "pos",
-         "sqrt": "pos", "fabs": S, "degrees": S, "radians": S, "erf": S, "erfc": S}
+         "sqrt": "pos", "fabs": S, "degrees": S, "radians": S, "erf": S, "erfc": S,
+         "lgamma": "pos", "gamma": "pos"}
 for name, dom in MATH1.items():
     ex(f"math.{name}(x)", f"math.{name}(x)", x=_spec(dom, S))
 for name, params, (da, db) in [("atan2", "y, x", (S, "pos")), ("hypot", "x, y", ("pos", S)),
@@ -1032,6 +1034,7 @@ import operator
 import numpy as np
 
 from srcad.runtime import helpers as R, numpy_helpers as H, containers as C
+from srcad.runtime import special as SP
 """
 def _build():
     lines = HEADER.splitlines()

@@ -220,13 +220,10 @@ def test_super_in_methods(body, tmp_path):
 MAKE = "def make(w):\n    def g(t):\n        return w * t * t\n\n    return g\n\n\n"
 
 
-@pytest.mark.parametrize("body, hint", [
-    ("fs = [make(x[i]) for i in range(3)]\n    return sum(f(x[3]) for f in fs)",
-     "write the list out"),
-    ("h = make(x[0]) if x[1] > 0 else make(x[2])\n    return h(x[3])",
-     "choose the values, not the function"),
-    ("if x[1] > 0:\n        h = make(x[0])\n    else:\n        h = make(x[2])\n"
-     "    return h(x[3])", "choose the values, not the function"),
+@pytest.mark.parametrize("body, hint", [  # (a comprehension of them, make(a) if c else
+    # make(b): test_python_forms7)
+    ("if x[1] > 0:\n        h = make(x[0])\n        y = 2.0\n    else:\n        h = make(x[2])\n"
+     "        y = 1.0\n    return h(x[3]) * y", "choose the values, not the function"),
     ("acc = []\n\n    def add(v):\n        acc.append(v * v)\n\n    add(x[0])\n    add(x[1])\n"
      "    return sum(acc)", "return the new value from the nested function"),
 ])

@@ -90,6 +90,9 @@ class ValueKinds:
         if family_of(fn) and getattr(fn, "__name__", None) == "log_base" and kinds and \
                 kinds[0] in (SCALAR, ARRAY):
             return kinds[0]  # log of a number (maybe complex: check_real), elementwise of an array
+        if family_of(fn) and getattr(fn, "__name__", None) == "polygamma_real" and \
+                len(kinds) == 2 and kinds[1] in (SCALAR, ARRAY):
+            return kinds[1]  # digamma's family at a number (math.lgamma's gradient): a number
         if fn is operator.getitem and kinds[0] == ARRAY and len(prim.args) == 2:
             rank = self._index_rank(prim.args[0], prim.args[1])
             if rank is not None and rank >= 0:

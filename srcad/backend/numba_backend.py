@@ -84,6 +84,8 @@ _DERIVATIVE = ("a call of a derivative srcad made (srcad.grad(f)(x), srcad.jvp(f
 REFUSED_HELPERS = {
     "derivative_fwd": _DERIVATIVE, "derivative_bwd": _DERIVATIVE,
     "derivative_jvp": _DERIVATIVE, "form_fwd": _DERIVATIVE, "form_jvp": _DERIVATIVE,
+    "polygamma_real": "the gradient of math.lgamma or math.gamma (srcad's digamma, which Numba "
+                      "does not compile); use backend='python' for this function",
 }
 
 

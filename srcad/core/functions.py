@@ -217,6 +217,13 @@ def is_derivative(fn):
 def opaque(fn, name):
     """(message, hint) for a callee srcad cannot see into and that has no rule: a derivative
     srcad made, a callable object, a function without Python source. ``None`` otherwise."""
+    if fn is np.float32 or fn is np.float16:  # rounding: flat between floats, not the identity
+        return (f"np.{fn.__name__}(x) of a differentiated value: the rounding to "
+                f"{fn.__name__} is flat between two {fn.__name__} numbers (finite differences "
+                "see steps of about 1e-7), so no derivative matches it",
+                "keep the value in float64 where it is differentiated (float(x), "
+                "np.float64(x)), and cast after; or srcad.stop_gradient(np."
+                f"{fn.__name__}(x)) if no gradient should flow through it")
     if is_derivative(fn):
         return (f"{name} is a derivative made by srcad: srcad differentiates a call of it in "
                 "reverse mode (grad, value_and_grad, vjp), not in forward mode",

@@ -12,14 +12,26 @@ and read like the user's own code (its globals name a module of
   root of the sum of squares (Python's own scale the sum to avoid overflow; these do not, so
   coordinates beyond about 1e154 overflow here).
 
-Imports the standard library and :mod:`srcad.core`.
+``key_as_lambda`` reads ``max(d, key=d.get)`` (``min``, ``sorted``; any attribute as the key)
+as ``max(d, key=lambda v: d.get(v))``: the bound method is a call srcad reads, its value none.
+
+``inactive_key`` gives such a key (a lambda reading differentiated values, ``d.get`` of a dict
+of them) those values through :func:`no_gradient`: which item is picked is piecewise constant
+in the keys, so the key carries no gradient, and the function holding them is no longer a
+differentiated value used other than by a call.
+
+Imports the standard library, gast, :mod:`srcad.core` and :mod:`srcad.rules`.
 """
 
 from __future__ import annotations
 
 import math
 
+import gast
+
+from ..core import ir
 from ..core.functions import USER_LEVEL, run_source
+from ..rules.registry import registry
 
 _DIVMOD = '''def divmod(a, b):
     """divmod(a, b) as srcad differentiates it: the quotient and the remainder."""
@@ -78,3 +90,48 @@ def stand_in(fn, count, kwargs):
     if fn is math.hypot and count != 2 and not kwargs and count < 64:
         return _made((f"math.hypot{count}",), _hypot_text(count), "hypot")
     return fn
+
+
+def key_as_lambda(call):
+    """``key=d.get`` (an attribute: a bound method) of the call node ``call`` made
+    ``key=lambda srcad_key: d.get(srcad_key)``, in place."""
+    for keyword in call.keywords:
+        if keyword.arg == "key" and isinstance(keyword.value, gast.Attribute):
+            method = keyword.value
+            arg = gast.Name(id="srcad_key", ctx=gast.Param(), annotation=None,
+                            type_comment=None)
+            body = gast.Call(func=method, args=[gast.Name(
+                id="srcad_key", ctx=gast.Load(), annotation=None, type_comment=None)],
+                keywords=[])
+            keyword.value = gast.Lambda(args=gast.arguments(
+                args=[arg], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                kwarg=None, defaults=[]), body=body)
+            for sub in gast.walk(keyword.value):
+                if "lineno" in sub._attributes:
+                    gast.copy_location(sub, method)
+
+
+def no_gradient(value):
+    """``value`` itself, carrying no gradient (what a ``key=`` function reads)."""
+    return value
+
+
+registry.nondiff.add(no_gradient)
+
+
+def inactive_key(lw, key, node):
+    """The key function ``key`` (an atom) of ``max``/``min``/``sorted`` in the lowering ``lw``:
+    a function holding values (a partial) holds them through :func:`no_gradient`."""
+    if not isinstance(key, ir.Var) or key.name not in lw.partials:
+        return key
+    inner, lead, lead_kw, spelling = lw.partials[key.name]
+
+    def cut(atom):
+        if not isinstance(atom, ir.Var):
+            return atom
+        return lw.assign(ir.Prim(no_gradient, [atom], spelling=lw.bound_name(
+            no_gradient, "no_gradient")), "key_reads", node)
+
+    fn = ir.Const(inner, spelling or lw.bound_name(inner, getattr(inner, "__name__", "key")))
+    return lw.partial_value(fn, [cut(a) for a in lead], {k: cut(a) for k, a in
+                                                        lead_kw.items()}, node, "key")

@@ -63,7 +63,7 @@ class Conversion:
 
 def conversion(fn):
     """The :class:`Conversion` of a user function ``fn`` returning a function, or None."""
-    if not is_user_function(fn) or not inspect.isfunction(fn) or fn.__closure__ or \
+    if not is_user_function(fn) or not inspect.isfunction(fn) or \
             inspect.isgeneratorfunction(fn):
         return None
     key = (fn, fn.__code__, fn.__defaults__, fn.__kwdefaults__)
@@ -172,13 +172,14 @@ def _convert(fn):
     args = fdef.args
     if args.vararg or args.kwarg:
         return None
+    defs, bound = _defs(fdef)
+    _split_choices(fdef, defs, bound, src.globals)  # return f1 if c else f2: an if
     returns = _returned(fdef)
     if not returns or any(r.value is None for r in returns):
         return None
     first = returns[0].value
     if not all(_same(r.value, first) for r in returns[1:]):
-        return None  # different functions on different paths: not converted
-    defs, bound = _defs(fdef)
+        return _convert_paths(fn, fdef, returns, defs, bound, src)  # f1 here, f2 there
     several = isinstance(first, gast.Tuple)  # return predict, loss (or n, predict)
     elts = first.elts if several else [first]
     if any(isinstance(e, gast.Starred) for e in elts):
@@ -208,12 +209,12 @@ def _convert(fn):
                 inner[1]))
             if not _plain_def(node, src.globals):
                 return None
-            captured = _captured(node, outer - {node.name})
-            if captured is None or any(n in defs for n in captured):
-                return None  # it calls another function make defines: not converted
+            made = _lift_calling(node, outer, defs, bound, src, fn, ())
+            if made is None:
+                return None
+            target, captured = made
             lead = [("param", n) if n in fixed_params else held(gast.Name(
                 id=n, ctx=gast.Load(), annotation=None, type_comment=None)) for n in captured]
-            target = _lift(node, captured, src, fn)
             if inner[0] == "def":
                 dropped.add(inner[1])
         if form[0] == "partial":
@@ -224,6 +225,151 @@ def _convert(fn):
     if env_exprs:
         env_fn = _env_function(fn, fdef, returns, env_exprs, src, dropped)
     return Conversion(env_fn, parts if several else parts[0][1], len(env_exprs), None)
+
+
+def _split_choices(fdef, defs, bound, globals_):
+    """``return f1 if c else f2`` (each a function ``_form`` knows) as ``if c: return f1``
+    ``else: return f2``, in ``fdef``'s own blocks (not its nested functions')."""
+    todo = [fdef]
+    while todo:
+        node = todo.pop()
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            i = 0
+            while i < len(block):
+                stmt = block[i]
+                value = getattr(stmt, "value", None) if isinstance(stmt, gast.Return) else None
+                if isinstance(value, gast.IfExp) and all(
+                        _form(v, defs, bound, globals_) is not None or isinstance(v, gast.IfExp)
+                        for v in (value.body, value.orelse)):
+                    block[i] = gast.copy_location(gast.If(
+                        test=value.test, body=[gast.copy_location(gast.Return(
+                            value=value.body), stmt)], orelse=[gast.copy_location(
+                                gast.Return(value=value.orelse), stmt)]), stmt)
+                    continue  # its branches may hold another choice
+                i += 1
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, gast.stmt) and not isinstance(child, (
+                    gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                todo.append(child)
+            elif isinstance(child, gast.ExceptHandler):
+                todo.append(child)
+
+
+def _convert_paths(fn, fdef, returns, defs, bound, src):
+    """``make`` returning one function on one path and another on another (each a nested
+    ``def`` or a lambda, all with the same parameters): read as one lifted function
+    ``make_choice(tag, held..., params)`` whose ``if tag == i:`` holds the body of the ``i``-th,
+    and ``make_env`` returning ``(i, held...)`` on the paths returning the ``i``-th (a value the
+    ``i``-th does not read: 0.0). The tag is an int, not differentiated; which path ``make``
+    takes is a branch of ``make_env``, differentiated as any (each path's values get their
+    gradients). None (not converted) for other forms."""
+    values, which = [], []
+    for r in returns:
+        at = next((i for i, v in enumerate(values) if _same(v, r.value)), None)
+        if at is None:
+            values.append(r.value)
+            at = len(values) - 1
+        which.append(at)
+    forms = [_form(v, defs, bound, src.globals) for v in values]
+    if any(f is None or f[0] not in ("def", "lambda") for f in forms):
+        return None  # a tuple, a partial, a value: not on several paths
+    nodes = [copy.deepcopy(defs[f[1]] if f[0] == "def" else _lambda_def(f[1])) for f in forms]
+    if not all(_plain_def(n, src.globals) for n in nodes) or not all(
+            _same(n.args, nodes[0].args) for n in nodes[1:]):
+        return None  # their parameters differ: a call could not be read the same way
+    outer = enclosing_locals(fdef, defs=True)
+    held_each = [_captured(n, outer - {n.name}) for n in nodes]
+    if any(h is None or any(x in defs for x in h) for h in held_each):
+        return None
+    held = list(dict.fromkeys(x for h in held_each for x in h))
+    params = {a.id for a in nodes[0].args.posonlyargs + nodes[0].args.args +
+              nodes[0].args.kwonlyargs}
+    if _clash(nodes, set(held) | params):
+        return None
+    args = fdef.args
+    fixed = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs
+             if bound.get(a.id, 0) == 0}
+    tag = f"srcad_tag_{fn.__name__}"
+    choice = nodes[0]
+    branch = None
+    for i in reversed(range(len(nodes))):
+        body = nodes[i].body
+        if branch is None:
+            branch = body
+            continue
+        test = gast.Compare(left=gast.Name(id=tag, ctx=gast.Load(), annotation=None,
+                                           type_comment=None),
+                            ops=[gast.Eq()], comparators=[gast.Constant(value=i, kind=None)])
+        branch = [gast.copy_location(gast.If(test=test, body=body, orelse=branch), nodes[i])]
+    choice.body = branch
+    choice.name = f"{fn.__name__}_choice"
+    node_names = [tag] + held
+    target = _lift(choice, node_names, src, fn)
+    env_held = [x for x in held if x not in fixed]
+    lead = [("env", 0)] + [("param", x) if x in fixed else ("env", 1 + env_held.index(x))
+                           for x in held]
+    per_return = [[gast.Constant(value=i, kind=None)] + [
+        gast.Name(id=x, ctx=gast.Load(), annotation=None, type_comment=None)
+        if x in held_each[i] else gast.Constant(value=0.0, kind=None) for x in env_held]
+        for i in which]
+    dropped = {f[1] for f in forms if f[0] == "def"}
+    env_fn = _env_function(fn, fdef, returns, per_return, src, dropped)
+    return Conversion(env_fn, Conversion(None, target, lead, {}), 1 + len(env_held), None)
+
+
+def _clash(nodes, given):
+    """Whether one body assigns a name another reads from outside (a global there, not one of
+    the names ``given``: one function holding both bodies would make it local)."""
+    stores = [{n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+               and isinstance(n.ctx, (gast.Store, gast.Del))} for node in nodes]
+    for i, node in enumerate(nodes):
+        loads = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, gast.Load)} - stores[i] - given
+        if any(loads & stores[j] for j in range(len(nodes)) if j != i):
+            return True
+    return False
+
+
+def _lift_calling(node, outer, defs, bound, src, fn, seen):
+    """``(lifted function, the names of make it reads)`` for ``node``, a def of ``make``; the
+    functions ``make`` defines that it calls (``inner(x)``) lifted too, each call passing the
+    values the callee reads first (read by the caller too), the lifted callee a closure
+    variable of the lifted caller (a known callee). None: not converted (recursion, a callee
+    used other than by a call, a name the caller binds that a callee reads of ``make``)."""
+    captured = _captured(node, outer - {node.name})
+    if captured is None:
+        return None
+    calls = [c for c in captured if c in defs]
+    if not calls:
+        return _lift(node, captured, src, fn), captured
+    held = [c for c in captured if c not in defs]
+    own = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(
+        n.ctx, (gast.Store, gast.Del))} | {a.id for a in node.args.posonlyargs + node.args.args
+                                           + node.args.kwonlyargs}
+    callees = {}
+    for name in calls:
+        sub = copy.deepcopy(defs[name])
+        if name in seen or name == node.name or bound.get(name) != 1 or \
+                not _plain_def(sub, src.globals):
+            return None
+        made = _lift_calling(sub, outer, defs, bound, src, fn, seen + (node.name,))
+        if made is None or own & set(made[1]):
+            return None  # the caller's own name would stand for make's
+        callees[name] = made
+        held += [h for h in made[1] if h not in held]
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Name) and \
+                sub.func.id in callees:
+            name = sub.func.id
+            sub.args = [gast.Name(id=h, ctx=gast.Load(), annotation=None, type_comment=None)
+                        for h in callees[name][1]] + sub.args
+            sub.func.id = f"{name}_local"
+    if any(isinstance(n, gast.Name) and n.id in callees for n in gast.walk(node)):
+        return None  # passed on or stored, not called
+    return _lift(node, held, src, fn, {f"{c}_local": m[0] for c, m in callees.items()}), held
 
 
 def _lambda_def(node):
@@ -272,45 +418,71 @@ def _captured(node, outer):
     return out
 
 
-def _lift(node, captured, src, fn):
-    """The lifted function: ``captured`` first, then its own parameters."""
+def _lift(node, captured, src, fn, cells=None):
+    """The lifted function: ``captured`` first, then its own parameters; ``cells`` (name ->
+    function): its closure variables (the lifted functions of make it calls)."""
     tree = gast.gast_to_ast(gast.Module(body=[node], type_ignores=[]))
     func = tree.body[0]
     func.name = f"{node.name}_local"
     func.args.args = [ast.arg(arg=n) for n in captured] + func.args.args
     filename = (f"<srcad: {node.name} made by {fn.__name__} ({src.filename}:"
                 f"{getattr(node, 'lineno', src.first_line)}) #{next(_count)}>")
-    return _run_def(tree, filename, src)
+    return _run_def(tree, filename, src, cells=cells, free=_free(fn))
 
 
 def _env_function(fn, fdef, returns, env_exprs, src, dropped):
     """``make`` returning the tuple of ``env_exprs`` where it returned the function; the defs
     ``dropped`` (the returned ones) removed where nothing else reads them."""
-    env = gast.Tuple(elts=env_exprs, ctx=gast.Load())
-    for r in returns:
-        r.value = copy.deepcopy(env)
-    for name in dropped:
-        reads = [n for n in gast.walk(fdef) if isinstance(n, gast.Name)
-                 and isinstance(n.ctx, gast.Load) and n.id == name]
-        if not reads:
+    for at, r in enumerate(returns):  # one tuple, or one per return (its path's values)
+        elts = env_exprs[at] if env_exprs and isinstance(env_exprs[0], list) else env_exprs
+        r.value = gast.Tuple(elts=copy.deepcopy(elts), ctx=gast.Load())
+    while True:  # the defs returned, and undecorated ones, that nothing left reads
+        defs = _defs(fdef)[0]
+        unread = [name for name, node in defs.items() if (
+            name in dropped or not node.decorator_list) and not any(
+                isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id == name
+                for other in fdef.body for n in gast.walk(other) if other is not node)]
+        if not unread:
+            break
+        for name in unread:
             _drop_def(fdef, name)
     fdef.decorator_list = []
     fdef.name = f"{fn.__name__}_env"
     tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
     filename = (f"<srcad: {fn.__name__} of {src.filename}:{src.first_line} returning the "
                 f"values the function it makes reads #{next(_count)}>")
-    return _run_def(tree, filename, src, defaults_of=fn)
+    return _run_def(tree, filename, src, defaults_of=fn, free=_free(fn))
 
 
-def _run_def(tree, filename, src, defaults_of=None):
+def _free(fn):
+    """``{name: cell}`` of ``make``'s closure (a helper nested in a function, a builder's)."""
+    return dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+
+
+def _run_def(tree, filename, src, defaults_of=None, cells=None, free=None):
     """The function the one ``def`` of ``tree`` (an ``ast.Module``) defines, run under
     ``filename`` in the user's globals, with the defaults of ``defaults_of`` (else its own);
-    its text leaves linecache when it goes."""
+    its text leaves linecache when it goes. ``cells`` (name -> value) are closure variables
+    of its own; ``free`` (name -> cell) the cells of ``make``'s closure it may read (the same
+    cells: read live, as ``make``'s code reads them)."""
+    func = tree.body[0]
+    name = func.name
+    names = list(cells or {}) + [n for n in free or {} if n not in (cells or {})]
+    if names:  # a function defining them, so that the def reads them as closure variables
+        maker = ast.FunctionDef(name="srcad_cells", args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(arg=n) for n in names], vararg=None, kwonlyargs=[],
+            kw_defaults=[], kwarg=None, defaults=[]), body=[func, ast.Return(value=ast.Name(
+                id=name, ctx=ast.Load()))], decorator_list=[], returns=None, type_params=[])
+        tree = ast.Module(body=[maker], type_ignores=[])
     ast.fix_missing_locations(tree)
-    name = tree.body[0].name
-    made = run_source(ast.unparse(tree) + "\n", filename, src.globals)[name]
+    made = run_source(ast.unparse(tree) + "\n", filename, src.globals)
+    made = made["srcad_cells"](*[(cells or {}).get(n) for n in names]) if names else made[name]
     like = made if defaults_of is None else defaults_of
-    out = types.FunctionType(made.__code__, src.globals, name, like.__defaults__)
+    closure = None
+    if made.__closure__:
+        closure = tuple((free or {}).get(n, cell) if n not in (cells or {}) else cell
+                        for n, cell in zip(made.__code__.co_freevars, made.__closure__))
+    out = types.FunctionType(made.__code__, src.globals, name, like.__defaults__, closure)
     out.__kwdefaults__ = like.__kwdefaults__
     weakref.finalize(out, linecache.cache.pop, filename, None)
     return out
@@ -325,6 +497,25 @@ def _drop_def(fdef, name):
                                                  and s.name == name)]
                 if len(kept) != len(block):
                     setattr(node, field, kept or [gast.Pass()])
+
+
+def refusal_hint(fn):
+    """What to write instead of calling a function ``fn`` returned that is not converted, when
+    the reason is one of the forms users meet (``nonlocal`` state); None: the general hint."""
+    try:
+        fdef = source_module.read(fn).node
+    except (source_module.SourceUnavailableError, SyntaxError, TypeError, ValueError):
+        return None
+    written = sorted({name for node in gast.walk(fdef) if isinstance(node, gast.Nonlocal)
+                      for name in node.names})
+    if written:
+        state = ", ".join(written)
+        return (f"the function {fn.__name__} returns keeps state between its calls ("
+                f"nonlocal {state}): srcad passes the values a made function reads, not cells "
+                f"it writes. Pass the state in and return it: def g(x, {written[0]}): ... "
+                f"return y, {written[0]} + 1, called as y, {written[0]} = g(x, {written[0]}); "
+                "or compute the value inside " + fn.__name__)
+    return None
 
 
 def call(lw, fn, args, kwargs, node, hint):
@@ -342,7 +533,7 @@ def call(lw, fn, args, kwargs, node, hint):
     items = []
     if conv.env_fn is not None:
         made = lw.assign(lw.call_object(conv.env_fn, None, list(args), dict(kwargs), node),
-                         f"{fn.__name__}_env", node)
+                         f"{fn.__name__}_values", node)
         items = [lw.assign(ir.Prim(operator.getitem, [made, ir.Const(i)]), "held", node)
                  for i in range(conv.lead)]
 

@@ -142,9 +142,9 @@ class Callees:
                 node, f"calling {what}, a function that {name}(...) returned: srcad reads the "
                 "functions a program calls when it transforms it, and a function made and "
                 "returned at run time (a closure) is not one it can read there",
-                hint=f"call a named function with the values {name} captured as arguments: "
-                "def inner(a, x): ... at module level, called as inner(a, x), or make "
-                f"the call inside {name} and return its value")
+                hint=closures.refusal_hint(made_by) or f"call a named function with the values "
+                f"{name} captured as arguments: def inner(a, x): ... at module level, called as "
+                f"inner(a, x), or make the call inside {name} and return its value")
         raise self.error(
             node, f"calling {what}, whose value srcad does not know when it transforms the "
             "function", hint="call a named function (defined at module level or imported), "

@@ -121,6 +121,8 @@ class Calls:
                                       {k.arg: self.expr(k.value) for k in node.keywords},
                                       node, hint)
         self.refuse_iterator(fn, node)
+        if fn in (min, max, sorted):  # key=d.get, key=obj.score: a lambda calling it
+            builtin_code.key_as_lambda(node)
         if fn in (min, max) and len(node.args) == 1 and not isinstance(
                 node.args[0], gast.Starred) and [k.arg for k in node.keywords] == ["key"]:
             return self.extreme_by_key(fn, node)  # max(xs, key=k): the item it picks
@@ -134,6 +136,8 @@ class Calls:
         else:
             args, spelling = [self.expr(a) for a in node.args], dotted(func)
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        if fn is sorted and "key" in kwargs:  # the order: no gradient through the key
+            kwargs["key"] = builtin_code.inactive_key(self, kwargs["key"], node)
         if _needs_resolving(fn):
             return self.call_object(fn, spelling, args, kwargs, node, hint)
         if isinstance(fn, type) and functions.user_class(fn):

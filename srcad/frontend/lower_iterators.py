@@ -29,7 +29,7 @@ from ..core import ir
 from ..core.ir import Const, Var
 from ..rules.registry import registry as _registry
 from ..runtime import containers
-from . import writes
+from . import builtin_code, writes
 from .lower_spread import Atom, name_node
 
 
@@ -168,7 +168,7 @@ class Iterators:
         returns, read by position, so its gradient goes to that item (the keys, and whatever
         ``k`` reads, carry none: the choice is piecewise constant in them)."""
         seq = self.sequence(node.args[0])  # a list of a generator's values, a dict's keys...
-        key = self.expr(node.keywords[0].value)
+        key = builtin_code.inactive_key(self, self.expr(node.keywords[0].value), node)
         helper = containers.extreme_index
         which = self.assign(ir.Prim(helper, [seq, key, Const(fn is max)], spelling=(
             self.bound_name(helper, helper.__name__))), "which", node)

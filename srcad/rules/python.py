@@ -12,7 +12,7 @@ import copy
 import math
 import operator
 
-from ..runtime import containers
+from ..runtime import containers, special
 from ..runtime import helpers as runtime
 from .registry import defmethod, defvjp, nondiff
 
@@ -236,6 +236,11 @@ defvjp(math.radians, "x", x="g * 0.017453292519943295")  # pi / 180
 # ---------------------------------------------------------------- math: special functions
 defvjp(math.erf, "x", x="g * 1.1283791670955126 * exp(-x ** 2)")
 defvjp(math.erfc, "x", x="-g * 1.1283791670955126 * exp(-x ** 2)")
+# digamma and its derivatives written out (srcad/runtime/special.py): no SciPy needed
+defvjp(math.lgamma, "x", x="g * polygamma_real(0, x)")
+defvjp(math.gamma, "x", x="g * ans * polygamma_real(0, x)")
+defvjp(special.polygamma_real, "n, x", zero=("n",), x="g * polygamma_real(n + 1, x)",
+       jvp={"x": "t * polygamma_real(n + 1, x)"})
 
 # ---------------------------------------------------------------- math: piecewise constant
 nondiff(math.floor, math.ceil, math.trunc, math.isfinite, math.isnan, math.isinf,

@@ -5,7 +5,8 @@ sorting; `numpy_helpers` indexes the gradients of NumPy functions too
 long for a template (`numpy_reductions`, `numpy_linalg`, `numpy_shape`); `scipy_helpers` those of
 the SciPy rules (it imports SciPy only when generated code first uses it), `scipy_ode` the
 derivatives of `scipy.integrate.odeint`, `derivatives` the calls of derivatives srcad made
-inside differentiated code (to any order). Importing any module
+inside differentiated code (to any order), `special` the digamma family (the gradients of
+`math.lgamma` and `math.gamma`). Importing any module
 of the runtime imports them all, so the registry is always complete.
 Imports only `srcad.errors` and `srcad.core`."""
 
@@ -17,6 +18,7 @@ from . import (  # noqa: F401 (their helpers enter the registry)
     routes,
     scipy_helpers,
     scipy_ode,
+    special,
 )
 from .registry import HELPERS, family_of, helper
 

@@ -4,7 +4,7 @@ without NumPy's protocols (:mod:`srcad.backend.standard` binds them by name). Ea
 its NumPy form does for the arrays the standard has (no ``np.add.at``, no memory-less
 stand-ins, no batched matrix forms: those cases are refused, naming the user's line).
 
-Imports ``srcad.errors`` and :mod:`.arrays`.
+Imports ``srcad.errors``, :mod:`.arrays` and :mod:`.special`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from ..errors import BackendError, NonScalarOutputError
-from . import arrays, derivatives
+from . import arrays, derivatives, special
 
 
 def _axis(axis):
@@ -328,6 +328,14 @@ def make_helpers(ns):
             return math.log(v) if v else 0.0
         return xp.log(xp.where(v == 0, xp.ones_like(v), v))
 
+    def polygamma_real(n, x):
+        """Digamma's family (math.lgamma's gradient) of a number; an array refused."""
+        if isinstance(x, (int, float)):
+            return special.polygamma_real(n, x)
+        raise arrays.placed(BackendError(
+            f"the gradient of math.lgamma or math.gamma of an array of {xp.__name__}",
+            construct="polygamma_real", hint="math.lgamma takes numbers: pass a number"))
+
     def square_chunks(a):
         return a  # Dask's chunks: the namespace's arrays have none
 
@@ -354,7 +362,8 @@ def make_helpers(ns):
         grad_matmul_b, check_real, grad_concatenate, grad_stack, grad_prod,
         square_chunks, grad_var, grad_std, grad_clip, layout, cleared, copy_tangent,
         zeros_like, grad_sort, tangent_sort, grad_outer_a, grad_outer_b, grad_cumsum,
-        grad_trace, grad_norm, one_axis, shape_of, zeros_array, items_at, picked, log_base)}
+        grad_trace, grad_norm, one_axis, shape_of, zeros_array, items_at, picked, log_base,
+        polygamma_real)}
 
 
 def _batched(what, xp):

@@ -1,0 +1,240 @@
+"""``it = iter(xs)`` read by ``next(it)``: the sequence and a position (issue 16).
+
+``it = iter(xs)`` (a list, a tuple, an array, a comprehension; assigned once) whose every other
+use is a statement ``v = next(it)``, ``v = next(it, d)`` or ``next(it)`` is rewritten in place:
+
+* ``it = iter(xs)`` -> ``it = tuple(xs)``, ``it_srcad_pos = 0``;
+* ``v = next(it)`` -> ``if it_srcad_pos >= len(it): raise StopIteration``, ``v =
+  it[it_srcad_pos]``, ``it_srcad_pos += 1`` (Python's ``StopIteration`` past the end);
+* ``v = next(it, d)`` -> ``v = d`` past the end, else the same.
+
+so each ``next`` is an item read by position, whose gradient goes to that item (in loops and
+branches too: the position is a plain counter). Another use of ``it`` (a ``for`` over it,
+``list(it)``, passing it on) leaves the function as it is (``iter`` then has no rule: refused
+at its line). Run on the parsed function before desugaring, like :mod:`.lower_records`.
+
+Imports gast.
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+
+import gast
+
+
+def _name(id_, store=False):
+    return gast.Name(id=id_, ctx=gast.Store() if store else gast.Load(), annotation=None,
+                     type_comment=None)
+
+
+def _builtin(src, node, name):
+    """Whether ``node`` is the name ``name`` meaning the builtin."""
+    return isinstance(node, gast.Name) and node.id == name and \
+        src.closure.get(name, src.globals.get(name, getattr(builtins, name))) is \
+        getattr(builtins, name)
+
+
+def _next_of(src, node, names):
+    """``(name, default or None)`` when ``node`` is ``next(name)`` or ``next(name, d)``."""
+    if isinstance(node, gast.Call) and _builtin(src, node.func, "next") and \
+            not node.keywords and 1 <= len(node.args) <= 2 and \
+            isinstance(node.args[0], gast.Name) and node.args[0].id in names:
+        return node.args[0].id, (node.args[1] if len(node.args) == 2 else None)
+    return None
+
+
+def _blocks(fdef):
+    """Every statement list of ``fdef``'s own body (not its nested functions')."""
+    todo = [fdef]
+    while todo:
+        node = todo.pop()
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                yield block
+                todo.extend(s for s in block if not isinstance(
+                    s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)))
+        if isinstance(node, gast.Try):
+            todo.extend(node.handlers)
+
+
+def lower(src):
+    """Rewrite ``src.node`` in place, see above."""
+    fdef = src.node
+    if not any(_builtin(src, n, "iter") for n in gast.walk(fdef)):
+        return
+    made, stores = {}, {}
+    for block in _blocks(fdef):
+        for stmt in block:
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
+                    stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) and \
+                    _builtin(src, stmt.value.func, "iter") and len(stmt.value.args) == 1 and \
+                    not stmt.value.keywords and not isinstance(stmt.value.args[0],
+                                                               gast.Starred):
+                made[stmt.targets[0].id] = stmt
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            for n in node.names:
+                stores[n] = 2
+    names = {n for n in made if stores.get(n) == 1 and not _changed_later(src, fdef, made[n])}
+    for node in gast.walk(fdef):  # read by a nested function: its calls could advance it
+        if isinstance(node, (gast.FunctionDef, gast.Lambda) + _CONDITIONAL[3:]) and \
+                node is not fdef:
+            names -= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    if not names:
+        return
+    for block in _blocks(fdef):  # next(it) inside an expression: a statement of its own first
+        out = []
+        for stmt in block:
+            out.extend(_hoisted(src, stmt, names))
+        block[:] = out
+    nexts = {}  # id(call) of an accepted next(...)
+    for block in _blocks(fdef):
+        for stmt in block:
+            value = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr)) else None
+            if _next_of(src, value, names) is not None:
+                nexts[id(value)] = value
+    for node in gast.walk(fdef):  # every other read of such a name: not rewritten
+        if isinstance(node, gast.Call) and id(node) in nexts:
+            continue
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load) and \
+                    child.id in names and not (isinstance(node, gast.Call) and id(node) in nexts):
+                names.discard(child.id)
+    if not names:
+        return
+    for block in _blocks(fdef):
+        out = []
+        for stmt in block:
+            out.extend(_rewritten(src, stmt, names))
+        block[:] = out
+
+
+_count = [0]
+_CONDITIONAL = (gast.IfExp, gast.BoolOp, gast.Lambda, gast.ListComp, gast.GeneratorExp,
+                gast.DictComp, gast.SetComp)
+
+
+def _hoisted(src, stmt, names):
+    """``y = f(next(it)) * next(it)`` as ``t1 = next(it)``, ``t2 = next(it)``, ``y = f(t1) *
+    t2`` (Python's order of evaluation); a ``next`` where it may not run (under ``if ...
+    else``, ``and``/``or``, a lambda, a comprehension) is left, and its name not rewritten."""
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return,
+                             gast.AnnAssign)) or stmt.value is None:
+        return [stmt]
+    if _next_of(src, stmt.value, names) is not None and isinstance(stmt, (gast.Assign,
+                                                                          gast.Expr)):
+        return [stmt]  # already a statement of its own
+    before = []
+
+    def visit(node, parent, field, index, conditional):
+        found = _next_of(src, node, names)
+        if found is not None and not conditional and not any(
+                _next_of(src, n, names) for a in node.args[1:] for n in gast.walk(a)):
+            _count[0] += 1
+            temp = f"{found[0]}_srcad_next{_count[0]}"
+            before.append(gast.Assign(targets=[_name(temp, True)], value=node,
+                                      type_comment=None))
+            replacement = gast.copy_location(_name(temp), node)
+            if index is None:
+                setattr(parent, field, replacement)
+            else:
+                getattr(parent, field)[index] = replacement
+            return
+        for name, value in gast.iter_fields(node):
+            inner = conditional or isinstance(node, _CONDITIONAL)
+            if isinstance(value, gast.AST):
+                visit(value, node, name, None, inner)
+            elif isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, gast.AST):
+                        visit(item, node, name, i, inner)
+
+    visit(stmt.value, stmt, "value", None, False)
+    return _located(before, stmt) + [stmt]
+
+
+#: calls that never change their arguments: reading a name in them keeps the rewrite exact
+_READERS = ("len", "sum", "min", "max", "sorted", "list", "tuple", "iter", "enumerate",
+            "zip", "range", "abs", "float", "int", "reversed", "print", "isinstance")
+
+
+def _changed_later(src, fdef, assign):
+    """Whether a name the ``iter(...)`` of ``assign`` reads may be changed in place in the
+    function (Python's iterator would see the change; the rewrite takes the items where
+    ``iter`` is called): a method called on it, an item or slice written, ``+=``, ``del``,
+    passed to a call other than a builtin that only reads, read by a nested function."""
+    read = {n.id for n in gast.walk(assign.value) if isinstance(n, gast.Name)} - {"iter"}
+    inside = {id(n) for n in gast.walk(assign.value)}
+    parents = {}
+    for node in gast.walk(fdef):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in gast.walk(fdef):
+        if not (isinstance(node, gast.Name) and node.id in read) or id(node) in inside:
+            continue
+        parent = parents.get(id(node))
+        if isinstance(node.ctx, gast.Param) or isinstance(node.ctx, gast.Store) and \
+                isinstance(parent, gast.Assign):
+            continue  # a new object bound to the name: the iterator keeps the old one
+        if isinstance(parent, gast.Subscript) and parent.value is node and isinstance(
+                parent.ctx, gast.Load) and not isinstance(parents.get(id(parent)),
+                                                          (gast.AugAssign, gast.Attribute)):
+            continue  # xs[i] read
+        if isinstance(parent, gast.Call) and node in parent.args and any(
+                _builtin(src, parent.func, r) for r in _READERS):
+            continue
+        if isinstance(parent, (gast.BinOp, gast.Compare, gast.UnaryOp, gast.Return,
+                               gast.comprehension, gast.For)) and isinstance(
+                                   node.ctx, gast.Load):
+            continue  # read (a for loop or comprehension reads it)
+        return True
+    return any(isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not fdef and any(
+        isinstance(m, gast.Name) and m.id in read for m in gast.walk(n))
+        for n in gast.walk(fdef))
+
+
+def _rewritten(src, stmt, names):
+    pos = None
+    if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and \
+            stmt.targets[0].id in names and isinstance(stmt.value, gast.Call) and \
+            _builtin(src, stmt.value.func, "iter"):
+        name = stmt.targets[0].id
+        stmt.value = gast.copy_location(gast.Call(func=_name("tuple"), args=stmt.value.args,
+                                                  keywords=[]), stmt.value)
+        start = gast.Assign(targets=[_name(f"{name}_srcad_pos", True)],
+                            value=gast.Constant(value=0, kind=None), type_comment=None)
+        return [stmt] + _located([start], stmt)
+    value = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr)) else None
+    found = _next_of(src, value, names)
+    if found is None:
+        return [stmt]
+    name, default = found
+    pos = f"{name}_srcad_pos"
+    item = gast.Subscript(value=_name(name), slice=_name(pos), ctx=gast.Load())
+    take = [gast.Assign(targets=stmt.targets, value=item, type_comment=None)
+            if isinstance(stmt, gast.Assign) else gast.Expr(value=item),
+            gast.AugAssign(target=_name(pos, True), op=gast.Add(),
+                           value=gast.Constant(value=1, kind=None))]
+    more = gast.Compare(left=_name(pos), ops=[gast.Lt()], comparators=[gast.Call(
+        func=_name("len"), args=[_name(name)], keywords=[])])
+    if default is None:
+        end = [gast.Raise(exc=_name("StopIteration"), cause=None)]
+    elif isinstance(stmt, gast.Assign):
+        end = [gast.Assign(targets=copy.deepcopy(stmt.targets), value=default,
+                           type_comment=None)]
+    else:
+        end = [gast.Expr(value=default)]
+    return _located([gast.If(test=more, body=take, orelse=end)], stmt)
+
+
+def _located(stmts, like):
+    for stmt in stmts:
+        for sub in gast.walk(stmt):
+            if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
+                gast.copy_location(sub, like)
+    return stmts
