@@ -42,9 +42,13 @@ def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None):
     wrt = api.wrt_alias(wrt, argnums, argnum)
     jac = _Jacobian(f, wrt, mode)
     call = jac.__call__
+    numbers = jac.numbers
 
     @functools.wraps(f)
     def jacobian_of(*args):
+        fast = numbers.get(tuple(map(type, args)))
+        if fast is not None:  # numbers whose output is a number by their kinds
+            return fast(*args)
         return call(*args)
 
     jacobian_of.__srcad_plain__ = _plain(f, wrt)
@@ -260,6 +264,10 @@ class _Jacobian:
         self.no_split = set()  # plain keys (srcad.specialise.plain_key) taking the vjp code
         self.splits = {}  # plain key -> f's split (srcad.transform.calls.Split)
         self.rows_of = set()  # plain keys of float arguments whose output was a float array
+        self.grad_code = None  # f's grad (Transformed), for outputs that are numbers by kinds
+        self.scalar_out = {}  # plain key -> grad's specialisation for them (a number out)
+        self.numbers = {}  # types of numbers -> the Jacobian's call for them (_numbers_call)
+        self.not_scalar_out = set()  # plain keys whose grad code checks its output at run time
 
     def __call__(self, *args):
         if self.index is None:
@@ -289,11 +297,18 @@ class _Jacobian:
 
     def _rev(self, args):
         index = self.index
-        if self.rows_of:
-            key = plain_key(args)
+        key = plain_key(args)
+        if key is not None:
+            fn = self.scalar_out.get(key)
+            if fn is not None and (not fn.__srcad_reads__ or not env.stale(fn.__srcad_reads__)):
+                return _copies(fn(*args), args, index)  # grad's code: no value computed
             if key in self.rows_of:
                 # float arguments whose output was an array of floats: no scalar attempt first
                 return self._rows(args, index, key)
+            if key not in self.not_scalar_out:
+                fn = self._scalar_out(args, key)
+                if fn is not None:
+                    return _copies(fn(*args), args, index)
         if not self.vector and self.grad is not None:  # every output so far was a scalar
             try:
                 value, grads = self.grad(*args)
@@ -312,6 +327,46 @@ class _Jacobian:
             else:
                 return _scalar_rows(value, grads, args, index)
         return self._rows(args, index)
+
+    def _scalar_out(self, args, key):
+        """``grad``'s code for these plain arguments when its output is a number by their
+        kinds (then the Jacobian is the gradient: no value is needed for its shape), kept by
+        their plain key until a name the code read is rebound; None otherwise."""
+        self.not_scalar_out.add(key)  # until found otherwise below
+        if not functions.is_user_function(self.f) or not api._all_given(self.f, args) or any(
+                type(args[p]) is int for p in self.index):  # an int wrt: the full path's float
+            return None
+        if self.grad_code is None:
+            self.grad_code = api._transform(self.f, self.index, "grad")
+        t = self.grad_code
+        t._check_env()  # a name the code read is bound to something else: made again
+        fn = t._specialise(t._bind(args, {}))
+        if not getattr(fn.__srcad_raw__, "__srcad_scalar_out__", False):
+            return None
+        self.not_scalar_out.discard(key)
+        self.scalar_out[key] = fn
+        if len(key) == len(args):  # numbers only (no arrays: plain_key is their types)
+            self.numbers[key] = self._numbers_call(key, fn)
+        return fn
+
+    def _numbers_call(self, key, fn):
+        """The Jacobian for numbers of the types ``key`` whose output is a number: ``fn``
+        (grad's code for them) called directly, its gradients as floats (as ``_copies`` makes
+        them), while no name the code read is rebound."""
+        reads, numbers, call, single = fn.__srcad_reads__, self.numbers, self.__call__, \
+            self.single
+
+        def numbers_call(*args):
+            if reads and env.stale(reads):
+                numbers.pop(key, None)
+                self.scalar_out.pop(key, None)
+                return call(*args)
+            grads = fn(*args)
+            if single:
+                return float(grads[0])
+            return tuple([float(g) for g in grads])
+
+        return numbers_call
 
     def _rows(self, args, index, key=None):
         """The Jacobian a row at a time, for arguments whose output is not a scalar."""
