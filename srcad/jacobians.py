@@ -20,11 +20,13 @@ import numbers
 
 import numpy as np
 
-from . import api, nested, pipeline, pytrees
+from . import api, fast_calls, nested, pipeline, pytrees
 from .core import env, functions
 from .core.kinds import foreign_array, kind_of_value, rank_of_value
 from .errors import BackendError, MissingRuleError, NonScalarOutputError, SrcadError
 from .specialise import Transformed, cache_key, check_arrays, check_wrt_value, plain_key
+
+_NUMBERS = frozenset({float, int, np.float64})
 
 __all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp", "elementwise_grad",
            "hessian_vector_product", "make_vjp", "make_jvp"]
@@ -87,8 +89,13 @@ def hessian(f, wrt=0, mode="fwd", *, argnums=None, argnum=None):
     jac = _Jacobian(grad_f, wrt, mode)
     fallback = []  # the reverse-over-reverse Jacobian, made if a rule lacks forward mode
 
+    numbers = jac.numbers
+
     @functools.wraps(f)
     def hess(*args):
+        fast = numbers.get(tuple(map(type, args)))
+        if fast is not None:  # numbers of types seen before
+            return fast(*args)
         if fallback:
             return fallback[0](*args)
         try:
@@ -341,32 +348,13 @@ class _Jacobian:
         t = self.grad_code
         t._check_env()  # a name the code read is bound to something else: made again
         fn = t._specialise(t._bind(args, {}))
-        if not getattr(fn.__srcad_raw__, "__srcad_scalar_out__", False):
+        if not fast_calls.number_out(fn.__srcad_raw__):
             return None
         self.not_scalar_out.discard(key)
         self.scalar_out[key] = fn
         if len(key) == len(args):  # numbers only (no arrays: plain_key is their types)
-            self.numbers[key] = self._numbers_call(key, fn)
+            self.numbers[key] = fast_calls.rev_numbers(self, key, fn)
         return fn
-
-    def _numbers_call(self, key, fn):
-        """The Jacobian for numbers of the types ``key`` whose output is a number: ``fn``
-        (grad's code for them) called directly, its gradients as floats (as ``_copies`` makes
-        them), while no name the code read is rebound."""
-        reads, numbers, call, single = fn.__srcad_reads__, self.numbers, self.__call__, \
-            self.single
-
-        def numbers_call(*args):
-            if reads and env.stale(reads):
-                numbers.pop(key, None)
-                self.scalar_out.pop(key, None)
-                return call(*args)
-            grads = fn(*args)
-            if single:
-                return float(grads[0])
-            return tuple([float(g) for g in grads])
-
-        return numbers_call
 
     def _rows(self, args, index, key=None):
         """The Jacobian a row at a time, for arguments whose output is not a scalar."""
@@ -450,10 +438,15 @@ class _Jacobian:
             self.target, _, self.names = known or api._jvp_target(self.f, index, len(args))
         fn, full = api._jvp_function(self.target, self.names, args)
         if all(type(args[q]) is float for q in index):  # numbers: one pass each, no arrays
+            seeds = [tuple([1.0 if j == k else 0.0 for j in range(len(index))])
+                     for k in range(len(index))]
             result = []
-            for k in range(len(index)):
-                value, t = fn(*full, *[1.0 if j == k else 0.0 for j in range(len(index))])
+            for tangents in seeds:
+                value, t = fn(*full, *tangents)
                 result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
+            types = tuple(map(type, args))
+            if len(full) == len(args) and all(t in _NUMBERS for t in types):
+                self.numbers[types] = fast_calls.fwd_numbers(self, types, fn, seeds)
             return result
         zeros = [np.zeros(np.shape(args[q])) if np.shape(args[q]) else 0.0 for q in index]
         result = []

@@ -275,9 +275,6 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     compiled = emit.compile_function(fdef, func, helpers, spelled, where,
                                      defaults or None, kwdefaults or None, gen.cells)
     compiled.__srcad_param_kinds__ = dict(kinds)
-    # an output the kinds show is a number (no check_scalar): a Jacobian needs no value
-    compiled.__srcad_scalar_out__ = (mode == "grad" and not holomorphic
-                                     and analysis.kind(gen.result) == SCALAR)
     _debug("reverse", compiled.__srcad_source__)
     if backend == "numba":  # a pullback's cotangent: its type is known at the first call
         example = None if mode == "vjp" else list(arg_values.values())
