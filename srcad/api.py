@@ -232,7 +232,7 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
     of its first cotangent and arguments.
     """
     if not has_aux and backend == "python":
-        table = fast_calls.VJPS.get((f, wrt))
+        table = fast_calls.table(fast_calls.VJPS, f, wrt)
         if table is not None:
             known = table.get(tuple(map(type, args)))
             if known is not None:  # numbers and arrays of types seen before: no checks
@@ -298,7 +298,7 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
     call.
     """
     if backend == "python" and type(primals) is tuple and type(tangents) is tuple:
-        table = fast_calls.JVPS.get((f, wrt))
+        table = fast_calls.table(fast_calls.JVPS, f, wrt)
         if table is not None:
             known = table.get(tuple(map(type, primals)) + tuple(map(type, tangents)))
             if known is not None:  # numbers of types seen before
@@ -556,6 +556,7 @@ def clear_cache():
         _vjps.clear()
         fast_calls.VJPS.clear()
         fast_calls.JVPS.clear()
+        fast_calls.HVPS.clear()
         _transforms.clear()
         pipeline.CALLEES.clear()
         pipeline.NUMBA_CALLEES.clear()

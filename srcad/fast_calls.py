@@ -33,6 +33,21 @@ _NUMBERS = frozenset({float, np.float64})
 VJPS = functions.ByFunction()
 #: (f, wrt as given) -> {types of the primals and of the tangents -> jvp's closure}
 JVPS = functions.ByFunction()
+#: (f, wrt) -> {types of the arguments and of v -> the jvp closure of grad(f)}, for hvp
+HVPS = functions.ByFunction()
+_NONE = {}
+
+
+def table(cache, f, wrt):
+    """``cache.get((f, wrt))`` without its calls: the dict ``cache`` keeps on ``f`` (a
+    :class:`srcad.core.functions.ByFunction` entry: its owner checked, as it checks it)."""
+    held = getattr(f, "__dict__", _NONE).get(cache._attr)
+    if held is not None and held[0]() is f:
+        try:
+            return held[1].get((wrt,))
+        except TypeError:  # an unhashable wrt (a list): never kept
+            return None
+    return None
 
 
 _OUTPUT_CHECKS = (HELPERS["check_scalar"], HELPERS["check_holomorphic"])
@@ -71,7 +86,13 @@ def vjp_closure(f, wrt, types, called, transformed, gradient):
     def vjp_of(args):
         value = called(*args)
         if gradient is not None and (type(value) is float or type(value) is np.float64):
-            return value, scalar_pullback(value, transformed, gradient, args)
+            def scalar_pullback(dy):  # as scalar_pullback below, one call less
+                if type(dy) is float and dy == 1.0:
+                    return gradient(*args)
+                check_companion(value, dy, "cotangent")
+                return transformed(dy, *args)
+
+            return value, scalar_pullback
         return value, pullback(value, transformed, args)
 
     table[types] = vjp_of
@@ -170,6 +191,33 @@ def unchanged(reads):
             "        return False\n")
     exec(compile(text, "<srcad reads unchanged>", "exec"), space)  # noqa: S102
     return space["unchanged"]
+
+
+def hvp(f, wrt, args, v):
+    """``(grad value, H v)`` by the closure kept for arguments of these types, or None (none
+    kept, or a name its code read was rebound: the full path makes it again)."""
+    known = table(HVPS, f, wrt)
+    if known is not None:
+        known = known.get(tuple(map(type, args)) + (type(v),))
+        if known is not None:
+            return known(args, (v,))
+    return None
+
+
+def hvp_closure(f, wrt, args, v, grad_f):
+    """Let ``hvp(f, args, v, wrt)`` with arguments of these types call the closure ``jvp``
+    keeps for ``grad_f`` (None when it has none: then the next call takes the full path)."""
+    found = JVPS.get((grad_f, (wrt,)))
+    key = tuple(map(type, args)) + (type(v),)
+    known = found.get(key) if found is not None else None
+    if known is None:
+        return
+    held = HVPS.get((f, wrt))
+    if held is None:
+        held = HVPS[(f, wrt)] = {}
+        if HVPS.get((f, wrt)) is not held:
+            return
+    held[key] = known
 
 
 def fresh(reads):

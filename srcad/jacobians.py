@@ -183,13 +183,20 @@ def hvp(f, x=_POINT, v=_POINT, wrt=0):
         raise TypeError("hvp(f, x, v) takes the point x and the vector v (or neither: "
                         "hvp(f)(*args, v))")
     args = x if isinstance(x, tuple) else (x,)
-    grad_f = _grads.get((f, wrt)) if type(wrt) in (int, str) else None
+    plain = type(wrt) is int or type(wrt) is str
+    found = fast_calls.hvp(f, wrt, args, v) if plain else None
+    if found is not None:  # numbers of types seen before
+        return found[1]
+    grad_f = _grads.get((f, wrt)) if plain else None
     if grad_f is None:
         grad_f = api.grad(f, wrt=wrt)
-        if type(wrt) in (int, str):
+        if plain:
             _grads[(f, wrt)] = grad_f
     try:
-        return api.jvp(grad_f, args, (v,), wrt=(wrt,))[1]
+        found = api.jvp(grad_f, args, (v,), wrt=(wrt,))[1]
+        if plain:
+            fast_calls.hvp_closure(f, wrt, args, v, grad_f)
+        return found
     except MissingRuleError:
         # a rule without a forward form: the Hessian by reverse over reverse, times v
         h = np.asarray(jacobian(grad_f, wrt, mode="rev")(*args))
