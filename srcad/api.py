@@ -301,7 +301,7 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
         table = fast_calls.table(fast_calls.JVPS, f, wrt)
         if table is not None:
             known = table.get(tuple(map(type, primals)) + tuple(map(type, tangents)))
-            if known is not None:  # numbers of types seen before
+            if known is not None:  # numbers and arrays of types seen before
                 found = known(primals, tangents)
                 if found is not None:
                     return found

@@ -144,12 +144,15 @@ def check_companion(value, companion, what):
 
 
 def jvp_closure(f, wrt, primals, tangents, fn):
-    """Remember, for ``jvp(f, primals, tangents, wrt=wrt)`` with numbers of these types, the
-    closure calling the forward-mode function ``fn`` (made for exactly these arguments, all
-    given), while no name its code read is rebound."""
+    """Remember, for ``jvp(f, primals, tangents, wrt=wrt)`` with numbers and arrays of these
+    types, the closure calling the forward-mode function ``fn`` (made for exactly these
+    arguments, all given, and these arrays' ranks and dtypes), while no name its code read is
+    rebound. A call with arrays of other ranks or dtypes, or a tangent shaped unlike its
+    primal, takes the full path (which makes the code, or refuses the tangent)."""
+    positions = getattr(fn, "__srcad_positions__", None)
     types = tuple(map(type, primals)) + tuple(map(type, tangents))
-    if not all(t in _NUMBERS or t is int for t in types[:len(primals)]) or not all(
-            t in _NUMBERS for t in types[len(primals):]):
+    if positions is None or len(positions) != len(tangents) or not same_shapes(
+            primals, tangents, positions) or not all(t in PLAIN for t in types):
         return
     table = JVPS.get((f, wrt))
     if table is None:
@@ -157,14 +160,36 @@ def jvp_closure(f, wrt, primals, tangents, fn):
         if JVPS.get((f, wrt)) is not table:  # f holds no attributes: never kept
             return
     ok = fresh(fn.__srcad_reads__)
+    arrays = [i for i, a in enumerate(primals) if type(a) is np.ndarray]
+    if not arrays:
+        def jvp_of(primals, tangents):
+            if not ok():
+                table.pop(types, None)
+                return None  # the full path makes the code again
+            return fn(*primals, *tangents)
 
-    def jvp_of(primals, tangents):
-        if not ok():
-            table.pop(types, None)
-            return None  # the full path makes the code again
-        return fn(*primals, *tangents)
+        table[types] = jvp_of
+        return
+    known = table.get(types)
+    if known is None or not hasattr(known, "fns"):
+        pairs = [(k, p) for k, p in enumerate(positions) if p in arrays]
+        fns = {}  # the arrays' (ndim, dtype char) -> (forward-mode function, its check)
 
-    table[types] = jvp_of
+        def jvp_of(primals, tangents):
+            found = fns.get(tuple([(primals[i].ndim, primals[i].dtype.char) for i in arrays]))
+            if found is None:
+                return None
+            for k, p in pairs:
+                if tangents[k].shape != primals[p].shape:
+                    return None  # refused by the full path
+            if not found[1]():
+                fns.clear()
+                return None
+            return found[0](*primals, *tangents)
+
+        jvp_of.fns = fns
+        known = table[types] = jvp_of
+    known.fns[tuple((primals[i].ndim, primals[i].dtype.char) for i in arrays)] = (fn, ok)
 
 
 def unchanged(reads):

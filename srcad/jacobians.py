@@ -313,9 +313,9 @@ class _Jacobian:
         index = self.index
         key = plain_key(args)
         if key is not None:
-            fn = self.scalar_out.get(key)
-            if fn is not None and (not fn.__srcad_reads__ or not env.stale(fn.__srcad_reads__)):
-                return _copies(fn(*args), args, index)  # grad's code: no value computed
+            found = self.scalar_out.get(key)
+            if found is not None and found[1]():  # grad's code: no value computed
+                return _copies(found[0](*args), args, index)
             if key in self.rows_of:
                 # float arguments whose output was an array of floats: no scalar attempt first
                 return self._rows(args, index, key)
@@ -344,21 +344,20 @@ class _Jacobian:
 
     def _scalar_out(self, args, key):
         """``grad``'s code for these plain arguments when its output is a number by their
-        kinds (then the Jacobian is the gradient: no value is needed for its shape), kept by
-        their plain key until a name the code read is rebound; None otherwise."""
+        kinds (the Jacobian is the gradient: no value needed), kept by their plain key."""
         self.not_scalar_out.add(key)  # until found otherwise below
         if not functions.is_user_function(self.f) or not api._all_given(self.f, args) or any(
                 type(args[p]) is int for p in self.index):  # an int wrt: the full path's float
             return None
-        if self.grad_code is None:
-            self.grad_code = api._transform(self.f, self.index, "grad")
-        t = self.grad_code
+        t = self.grad_code = self.grad_code or api._transform(self.f, self.index, "grad")
         t._check_env()  # a name the code read is bound to something else: made again
         fn = t._specialise(t._bind(args, {}))
         if not fast_calls.number_out(fn.__srcad_raw__):
             return None
         self.not_scalar_out.discard(key)
-        self.scalar_out[key] = fn
+        inner = getattr(fn, "__srcad_unguarded__", None)  # float64 arrays: _copies copies
+        plain = inner is not None and all(part[1] == "d" for part in key[len(args):])
+        self.scalar_out[key] = (inner if plain else fn, fast_calls.fresh(fn.__srcad_reads__))
         if len(key) == len(args):  # numbers only (no arrays: plain_key is their types)
             self.numbers[key] = fast_calls.rev_numbers(self, key, fn)
         return fn
