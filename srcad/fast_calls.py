@@ -23,6 +23,7 @@ import numpy as np
 from .core import env, functions
 from .errors import SrcadError
 from .runtime import HELPERS
+from .specialise import plain_key
 
 #: argument types that are never arrays of the array API standard or duck arrays (Dask,
 #: CuPy): ``check_arrays`` finds nothing to refuse in them
@@ -284,6 +285,38 @@ def rev_numbers(jac, key, fn):
         return tuple([float(g) for g in grads])
 
     return numbers_call
+
+
+def rev_arrays(jac):
+    """The reverse Jacobian for arguments of one tuple of types, arrays among them, whose
+    specialisation (by :func:`srcad.specialise.plain_key`: the arrays' ranks and dtypes) has
+    an output that is a number: grad's code for it called directly, its gradients copied;
+    anything else (other ranks, a rebound name) takes ``jac``'s full path."""
+    scalar_out, call, index, single = jac.scalar_out, jac.__call__, jac.index, jac.single
+
+    def arrays_call(*args):
+        found = scalar_out.get(plain_key(args))
+        if found is None or not found[1]():
+            return call(*args)
+        grads = copies(found[0](*args), args, index)
+        return grads[0] if single else tuple(grads)
+
+    return arrays_call
+
+
+def copies(grads, args, index):
+    """The gradients ``grad`` returned, as a Jacobian's rows: copied, as the rows ``vjp``
+    makes are (never an array the function also holds)."""
+    out = []
+    for g, p in zip(grads, index):
+        a = args[p]
+        if type(a) is float:
+            out.append(float(g))
+        elif type(a) is np.ndarray:
+            out.append(np.array(g, dtype=float) if a.ndim else float(g))
+        else:
+            out.append(np.array(g, dtype=float) if np.shape(a) else float(g))
+    return out
 
 
 def fwd_numbers(jac, types, fn, seeds):

@@ -206,12 +206,7 @@ def hvp(f, x=_POINT, v=_POINT, wrt=0):
 
 
 
-def _copies(grads, args, index):
-    """The gradients ``grad`` returned, as a Jacobian's rows: copied, as the rows ``vjp``
-    makes are (never an array the function also holds)."""
-    return [float(g) if type(args[p]) is float else
-            np.array(g, dtype=float) if np.shape(args[p]) else float(g)
-            for g, p in zip(grads, index)]
+_copies = fast_calls.copies
 
 
 def _scalar_rows(value, grads, args, index):
@@ -360,6 +355,8 @@ class _Jacobian:
         self.scalar_out[key] = (inner if plain else fn, fast_calls.fresh(fn.__srcad_reads__))
         if len(key) == len(args):  # numbers only (no arrays: plain_key is their types)
             self.numbers[key] = fast_calls.rev_numbers(self, key, fn)
+        else:  # arrays too: found by their plain key
+            self.numbers[tuple(map(type, args))] = fast_calls.rev_arrays(self)
         return fn
 
     def _rows(self, args, index, key=None):
