@@ -245,8 +245,12 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
     known = _vjps.get(fast) if fast is not None else None
     if known is not None:  # made before for this function, wrt and number of arguments
         called, transformed, gradient = known
-        fast_calls.vjp_closure(fast[0], fast[1], tuple(map(type, args)), called, transformed,
-                               gradient)
+        types = tuple(map(type, args))
+        fast_calls.vjp_closure(fast[0], fast[1], types, called, transformed, gradient,
+                               _vg_of(called, fast[1], len(args)))
+        eager = fast_calls.eager(fast[0], fast[1], types)
+        if eager is not None:
+            return eager(args)
         value = called(*args)
         if gradient is not None and (type(value) is float or type(value) is np.float64):
             return value, _scalar_pullback(value, transformed, gradient, args)
@@ -278,9 +282,19 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
         pullback = _pullback(value, transformed, args)
     if fast is not None:
         _vjps[fast] = (f, transformed, gradient)
-        fast_calls.vjp_closure(fast[0], fast[1], tuple(map(type, args)), f, transformed,
-                               gradient)
+        types = tuple(map(type, args))
+        fast_calls.vjp_closure(fast[0], fast[1], types, f, transformed, gradient,
+                               _vg_of(f, wrt, len(args)))
+        eager = fast_calls.eager(fast[0], fast[1], types)
+        if eager is not None:  # made here: the next call makes nothing
+            return eager(args)
     return (value, pullback, aux) if has_aux else (value, pullback)
+
+
+def _vg_of(f, wrt, n):
+    """What makes ``f``'s value_and_grad for vjp's ``wrt`` (None: all ``n`` arguments)."""
+    wrt = tuple(range(n)) if wrt is None else wrt
+    return lambda: _transform(f, wrt, "value_and_grad").function
 
 
 _AUX_SHIMS = weakref.WeakKeyDictionary()  # function -> its has_aux shim (vjp), made once

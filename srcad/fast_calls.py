@@ -72,10 +72,12 @@ def plain_types(types):
     return all(t in PLAIN for t in types)
 
 
-def vjp_closure(f, wrt, types, called, transformed, gradient):
+def vjp_closure(f, wrt, types, called, transformed, gradient, value_and_grad=None):
     """Remember, for ``vjp(f, *args, wrt=wrt)`` with arguments of ``types``, the closure that
     calls ``called`` for the value and returns the pullback (``gradient``: grad's code, for a
-    pullback of 1.0 of an output that is a number, or None)."""
+    pullback of 1.0 of an output that is a number, or None). For floats and float arrays
+    whose output was a number, ``value_and_grad`` (a function making ``called``'s
+    value_and_grad) gives both at once instead (:func:`eager_vjp`)."""
     if not plain_types(types):
         return
     table = VJPS.get((f, wrt))
@@ -97,6 +99,53 @@ def vjp_closure(f, wrt, types, called, transformed, gradient):
         return value, pullback(value, transformed, args)
 
     table[types] = vjp_of
+    if gradient is not None and value_and_grad is not None and int not in types:
+        table[types] = eager_vjp(value_and_grad, transformed, gradient, vjp_of)
+
+
+def eager_vjp(make, transformed, gradient, lazy):
+    """``vjp`` of a function whose output was a number for arguments of these types: its
+    value and its gradient by one ``value_and_grad`` call (what they cost together, the
+    computations the value and the gradient share made once; ``make`` makes it at the first
+    call), the first pullback of 1.0 then hands that gradient over (later ones run ``gradient``,
+    grad's code: the caller owns what it was given first), any other cotangent runs the vjp
+    code. A call whose output is not a number, or that raises anything, takes ``lazy`` (the
+    function for the value, the derivative code at the pullback), which behaves as before:
+    an error the gradient alone meets is raised by the pullback, not by ``vjp``."""
+    made = []
+
+    def vjp_of(args):
+        if not made:
+            made.append(make())
+        try:
+            value, grads = made[0](*args)
+        except Exception:  # noqa: BLE001 - the lazy path raises what it raises, where it did
+            return lazy(args)
+        if type(value) is not float and type(value) is not np.float64:
+            return lazy(args)
+        handed = []
+
+        def eager_pullback(dy):
+            if type(dy) is float and dy == 1.0:
+                if not handed:  # the first time, the gradient made with the value
+                    handed.append(True)
+                    return grads
+                return gradient(*args)  # later: made again (the caller owns the first)
+            check_companion(value, dy, "cotangent")
+            return transformed(dy, *args)
+
+        return value, eager_pullback
+
+    vjp_of.eager = True
+    return vjp_of
+
+
+def eager(f, wrt, types):
+    """The closure :func:`eager_vjp` made for ``vjp(f, ..., wrt=wrt)`` and these types, if
+    any (the first call runs it too: a second call then makes nothing)."""
+    found = table(VJPS, f, wrt)
+    found = found.get(types) if found is not None else None
+    return found if getattr(found, "eager", False) else None
 
 
 def scalar_pullback(value, transformed, gradient, args):

@@ -274,3 +274,37 @@ def test_number_closures_follow_rebinding(api):
                     _close(pullback(2.0), 2.0 * d0)
     finally:
         SCALE, sine, g.__code__ = 2.0, first_sine, code
+
+
+def root(x, w):
+    return math.sqrt(x) * w
+
+
+@pytest.mark.parametrize("x", [0.5, np.linspace(0.2, 0.8, 3)])
+def test_vjp_of_a_number_output_hands_over_its_gradient(x):
+    """vjp of an output that is a number computes value and gradient together (one
+    value_and_grad call): the pullback of 1.0 gives the gradient each time as arrays of the
+    caller's own (changing one leaves the next as it was), other cotangents scale it; a
+    gradient that fails where the value does not (sqrt at 0) fails at the pullback, as
+    before, not at vjp."""
+    for _ in range(3):
+        value, pullback = srcad.vjp(f, x, 0.8)
+        _close(value, f(x, 0.8))
+        want = (autograd.grad(a_f, 0)(x, 0.8), autograd.grad(a_f, 1)(x, 0.8))
+        first = pullback(1.0)
+        if np.ndim(x):
+            first[0][...] = -1.0  # the caller's to change
+        again = pullback(1.0)
+        _close(again[0], want[0])
+        _close(again[1], want[1])
+        _close(pullback(2.5)[0], 2.5 * np.asarray(want[0]))
+        fd = numerical_grad(lambda v: f(v, 0.8), (x,))
+        _close(again[0], fd, 1e-5)
+    for point in (0.0, 0.0, 4.0):
+        value, pullback = srcad.vjp(root, point, 2.0, wrt=0)
+        _close(value, root(point, 2.0))
+        if point:
+            _close(pullback(1.0), 0.5)
+        else:
+            with pytest.raises(ZeroDivisionError):
+                pullback(1.0)
