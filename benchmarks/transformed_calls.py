@@ -10,12 +10,14 @@ as a ratio to the derivative it must compute:
 - ``f`` and ``value_and_grad``: the function itself and ``srcad.value_and_grad(f)(x)``,
   for what ``vjp`` and a Jacobian compute besides a gradient (the value: ``grad`` drops
   the code that only computes it, so ``vjp`` can cost ``f`` + ``grad``, not ``grad``);
-- ``vjp``: ``srcad.vjp(f, x)`` then the pullback of 1.0 (a primal and a gradient);
+- ``vjp``: ``srcad.vjp(f, x)`` then the pullback of 1.0 (a primal and a gradient: also as a
+  ratio to ``value_and_grad``'s time, "vg", which computes the same two);
 - ``pullback``: the pullback alone, made once (a gradient);
 - ``jacobian``/``jacrev``/``jacfwd``: ``srcad.jacobian(f, ...)(x)`` made once (one gradient for
   a scalar output; ``jacfwd`` takes one forward pass per input element, so the ratio is per
   element);
-- ``jvp``: ``srcad.jvp(f, (x,), (v,))`` (one forward pass);
+- ``jvp``: ``srcad.jvp(f, (x,), (v,))`` (one forward pass: the value and one directional
+  derivative, also as a ratio to ``value_and_grad``'s time);
 - ``hessian``/``hvp`` against ``grad(grad(f))`` for a scalar ``x`` (per input element for
   ``hessian``).
 
@@ -106,7 +108,9 @@ def row(name, f, x):
     for api, entry in times.items():
         if entry is not None:
             t, passes = entry
-            cells.append(f"{api} {t:.2f}us ({t / passes / ref:.2f}x)")
+            # vjp and jvp return the value too: also their ratio to value_and_grad's
+            also = f", {t / best['value_and_grad']:.2f}x vg" if api in ("vjp", "jvp") else ""
+            cells.append(f"{api} {t:.2f}us ({t / passes / ref:.2f}x{also})")
     print(" | ".join(cells))
 
 

@@ -22,7 +22,8 @@ draws the import graph and fails on a cycle or an upward import):
     srcad.backend               tidy, print and compile, dispatch
     srcad.pipeline              the passes in order (hands callee splitting down)
     srcad.api, jacobians, extend    the public API (srcad.specialise: its specialisation cache;
-                                srcad.pytrees: dataclasses and named tuples as wrt arguments)
+                                srcad.pytrees: dataclasses and named tuples as wrt arguments;
+                                srcad.fast_calls: vjp's and jvp's closures per argument types)
     srcad.tools                 tape, check, compare, graph, cli (on top of the API)
 
 ``srcad.tape``, ``srcad.check``, ``srcad.compare`` and ``srcad.graph`` name the tool modules,

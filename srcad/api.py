@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from . import pipeline, pytrees, rules
+from . import fast_calls, pipeline, pytrees, rules
 from .backend import dispatch, numba_backend
 from .core import env, functions, ir
 from .core.kinds import any_duck, foreign_array, item_kinds, kind_of_value, with_complex
@@ -40,6 +40,10 @@ from .specialise import (
 )
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "source", "ssa", "clear_cache"]
+
+_scalar_pullback, _pullback = fast_calls.scalar_pullback, fast_calls.pullback
+_check_companion, _own_lists = fast_calls.check_companion, fast_calls.own_lists
+_same_shapes = fast_calls.same_shapes
 
 
 def grad(f=None, wrt=0, has_aux=False, backend="python", holomorphic=False, *, argnums=None,
@@ -227,6 +231,12 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
     ``backend="numba"``: the pullback is compiled by Numba (as :func:`grad`'s), for the types
     of its first cotangent and arguments.
     """
+    if not has_aux and backend == "python":
+        table = fast_calls.table(fast_calls.VJPS, f, wrt)
+        if table is not None:
+            known = table.get(tuple(map(type, args)))
+            if known is not None:  # numbers and arrays of types seen before: no checks
+                return known(args)
     if backend != "python":
         _numba_allowed(f, has_aux, backend)
     check_arrays(f, dict(enumerate(args)))  # before f runs on them
@@ -235,6 +245,12 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
     known = _vjps.get(fast) if fast is not None else None
     if known is not None:  # made before for this function, wrt and number of arguments
         called, transformed, gradient = known
+        types = tuple(map(type, args))
+        fast_calls.vjp_closure(fast[0], fast[1], types, called, transformed, gradient,
+                               _vg_of(called, fast[1], len(args)))
+        eager = fast_calls.eager(fast[0], fast[1], types)
+        if eager is not None:
+            return eager(args)
         value = called(*args)
         if gradient is not None and (type(value) is float or type(value) is np.float64):
             return value, _scalar_pullback(value, transformed, gradient, args)
@@ -266,47 +282,25 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
         pullback = _pullback(value, transformed, args)
     if fast is not None:
         _vjps[fast] = (f, transformed, gradient)
+        types = tuple(map(type, args))
+        fast_calls.vjp_closure(fast[0], fast[1], types, f, transformed, gradient,
+                               _vg_of(f, wrt, len(args)))
+        eager = fast_calls.eager(fast[0], fast[1], types)
+        if eager is not None:  # made here: the next call makes nothing
+            return eager(args)
     return (value, pullback, aux) if has_aux else (value, pullback)
+
+
+def _vg_of(f, wrt, n):
+    """What makes ``f``'s value_and_grad for vjp's ``wrt`` (None: all ``n`` arguments)."""
+    wrt = tuple(range(n)) if wrt is None else wrt
+    return lambda: _transform(f, wrt, "value_and_grad").function
 
 
 _AUX_SHIMS = weakref.WeakKeyDictionary()  # function -> its has_aux shim (vjp), made once
 #: (f, wrt as given, number of arguments) -> (the function called for the value, its vjp
 #: Transformed, its gradient function or None): a later vjp of f skips everything but the calls
 _vjps = functions.ByFunction()
-
-
-def _scalar_pullback(value, transformed, gradient, args):
-    """The pullback of a scalar ``value``: the pullback of 1.0 is the gradient, so the grad
-    code (no product by the seed) gives the same numbers, since 1.0 * g == g exactly."""
-
-    def scalar_pullback(dy):
-        if type(dy) is float and dy == 1.0:
-            return gradient(*args)
-        _check_companion(value, dy, "cotangent")
-        return transformed(dy, *args)
-
-    return scalar_pullback
-
-
-def _pullback(value, transformed, args):
-    def pullback(dy):
-        _check_companion(value, dy, "cotangent")
-        return transformed(_own_lists(dy), *args)
-
-    return pullback
-
-
-def _own_lists(dy):
-    """``dy`` with its lists (and those inside tuples and dicts) copied: the backward sweep
-    of a list built by appends pops its cotangent's items, which must not empty the caller's
-    list (a pullback called twice with one cotangent gives the same gradient twice)."""
-    if isinstance(dy, list):
-        return [_own_lists(v) for v in dy]
-    if type(dy) is tuple:
-        return tuple(_own_lists(v) for v in dy)
-    if type(dy) is dict:
-        return {k: _own_lists(v) for k, v in dy.items()}
-    return dy
 
 
 def jvp(f, primals, tangents, wrt=None, backend="python"):
@@ -317,9 +311,17 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
     forward-mode code is compiled by Numba (as :func:`grad`'s), for the types of the first
     call.
     """
+    if backend == "python" and type(primals) is tuple and type(tangents) is tuple:
+        table = fast_calls.table(fast_calls.JVPS, f, wrt)
+        if table is not None:
+            known = table.get(tuple(map(type, primals)) + tuple(map(type, tangents)))
+            if known is not None:  # numbers and arrays of types seen before
+                found = known(primals, tangents)
+                if found is not None:
+                    return found
     if backend != "python":
         _numba_allowed(f, False, backend)
-    primals, tangents = tuple(primals), tuple(tangents)
+    given, primals, tangents = f, tuple(primals), tuple(tangents)
     known = _jvp_targets.get((f, wrt, len(primals))) if wrt is None or _plain_wrt(wrt) \
         else None
     if known is None:
@@ -330,6 +332,8 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
         fn = fast.get(plain_key(primals))
         if fn is not None and _same_shapes(primals, tangents, fn.__srcad_positions__) and (
                 not fn.__srcad_reads__ or not env.stale(fn.__srcad_reads__)):
+            if wrt is None or _plain_wrt(wrt):
+                fast_calls.jvp_closure(given, wrt, primals, tangents, fn)
             return fn(*primals, *tangents)
     if len(tangents) != len(names):
         raise WrtError(f"jvp got {len(tangents)} tangents for {len(names)} wrt arguments",
@@ -344,18 +348,9 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
     fn, full = _jvp_function(f, names, primals, backend)
     if any(map(foreign_array, full)):  # the array API's: what the standard lacks, refused
         return on_standard_arrays(lambda: fn(*full, *tangents), f, full)
+    if backend == "python" and len(full) == len(primals) and (wrt is None or _plain_wrt(wrt)):
+        fast_calls.jvp_closure(given, wrt, primals, tangents, fn)
     return fn(*full, *tangents)
-
-
-def _check_companion(value, companion, what):
-    """A tangent or cotangent must be shaped like the value it goes with."""
-    if companion is None:
-        raise SrcadError(f"the {what} is None", hint="pass zeros shaped like the value instead")
-    if isinstance(value, (list, tuple, dict)) or isinstance(companion, (list, tuple, dict)):
-        return
-    if np.shape(companion) != np.shape(value):
-        raise SrcadError(f"the {what} has shape {np.shape(companion)}, the value has shape "
-                         f"{np.shape(value)}", hint="give one shaped like the value")
 
 
 _jvp_cache = functions.ByFunction()
@@ -375,19 +370,6 @@ def _jvp_target(f, wrt, n):
     if wrt is None or _plain_wrt(wrt):
         _jvp_targets[key] = (f, params, names)
     return f, params, names
-
-
-def _same_shapes(primals, tangents, positions):
-    """Each tangent has its primal's shape (checked in full, by _check_companion, the first
-    time; the types of both are the same as then, so only arrays' shapes can differ)."""
-    for k, p in enumerate(positions):
-        a, t = primals[p], tangents[k]
-        if type(a) is np.ndarray or type(t) is np.ndarray:
-            if type(a) is not type(t) or a.shape != t.shape:
-                return False
-        elif type(t) is not float and type(t) is not np.float64:
-            return False
-    return True
 
 
 #: (f, wrt names) -> {:func:`srcad.specialise.plain_key` -> forward-mode function}, for calls
@@ -586,6 +568,9 @@ def clear_cache():
         _jvp_targets.clear()
         _jvp_fast.clear()
         _vjps.clear()
+        fast_calls.VJPS.clear()
+        fast_calls.JVPS.clear()
+        fast_calls.HVPS.clear()
         _transforms.clear()
         pipeline.CALLEES.clear()
         pipeline.NUMBA_CALLEES.clear()

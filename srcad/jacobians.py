@@ -21,12 +21,14 @@ import numbers
 
 import numpy as np
 
-from . import api, nested, pipeline, pytrees
+from . import api, fast_calls, nested, pipeline, pytrees
 from .core import env, functions
 from .core.kinds import foreign_array, kind_of_value, rank_of_value
 from .errors import MissingRuleError, NonScalarOutputError, SrcadError
 from .runtime.standard import namespace_of
 from .specialise import Transformed, cache_key, check_arrays, check_wrt_value, plain_key
+
+_NUMBERS = frozenset({float, int, np.float64})
 
 __all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp", "elementwise_grad",
            "hessian_vector_product", "make_vjp", "make_jvp"]
@@ -44,9 +46,13 @@ def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None):
     wrt = api.wrt_alias(wrt, argnums, argnum)
     jac = _Jacobian(f, wrt, mode)
     call = jac.__call__
+    numbers = jac.numbers
 
     @functools.wraps(f)
     def jacobian_of(*args):
+        fast = numbers.get(tuple(map(type, args)))
+        if fast is not None:  # numbers whose output is a number by their kinds
+            return fast(*args)
         return call(*args)
 
     jacobian_of.__srcad_plain__ = _plain(f, wrt)
@@ -85,8 +91,13 @@ def hessian(f, wrt=0, mode="fwd", *, argnums=None, argnum=None):
     jac = _Jacobian(grad_f, wrt, mode)
     fallback = []  # the reverse-over-reverse Jacobian, made if a rule lacks forward mode
 
+    numbers = jac.numbers
+
     @functools.wraps(f)
     def hess(*args):
+        fast = numbers.get(tuple(map(type, args)))
+        if fast is not None:  # numbers of types seen before
+            return fast(*args)
         if fallback:
             return fallback[0](*args)
         try:
@@ -174,13 +185,20 @@ def hvp(f, x=_POINT, v=_POINT, wrt=0):
         raise TypeError("hvp(f, x, v) takes the point x and the vector v (or neither: "
                         "hvp(f)(*args, v))")
     args = x if isinstance(x, tuple) else (x,)
-    grad_f = _grads.get((f, wrt)) if type(wrt) in (int, str) else None
+    plain = type(wrt) is int or type(wrt) is str
+    found = fast_calls.hvp(f, wrt, args, v) if plain else None
+    if found is not None:  # numbers of types seen before
+        return found[1]
+    grad_f = _grads.get((f, wrt)) if plain else None
     if grad_f is None:
         grad_f = api.grad(f, wrt=wrt)
-        if type(wrt) in (int, str):
+        if plain:
             _grads[(f, wrt)] = grad_f
     try:
-        return api.jvp(grad_f, args, (v,), wrt=(wrt,))[1]
+        found = api.jvp(grad_f, args, (v,), wrt=(wrt,))[1]
+        if plain:
+            fast_calls.hvp_closure(f, wrt, args, v, grad_f)
+        return found
     except MissingRuleError:
         # a rule without a forward form: the Hessian by reverse over reverse, times v
         h = jacobian(grad_f, wrt, mode="rev")(*args)
@@ -195,12 +213,7 @@ def hvp(f, x=_POINT, v=_POINT, wrt=0):
 
 
 
-def _copies(grads, args, index):
-    """The gradients ``grad`` returned, as a Jacobian's rows: copied, as the rows ``vjp``
-    makes are (never an array the function also holds)."""
-    return [float(g) if type(args[p]) is float else
-            np.array(g, dtype=float) if np.shape(args[p]) else float(g)
-            for g, p in zip(grads, index)]
+_copies = fast_calls.copies
 
 
 def _scalar_rows(value, grads, args, index):
@@ -267,6 +280,10 @@ class _Jacobian:
         self.no_split = set()  # plain keys (srcad.specialise.plain_key) taking the vjp code
         self.splits = {}  # plain key -> f's split (srcad.transform.calls.Split)
         self.rows_of = set()  # plain keys of float arguments whose output was a float array
+        self.grad_code = None  # f's grad (Transformed), for outputs that are numbers by kinds
+        self.scalar_out = {}  # plain key -> grad's specialisation for them (a number out)
+        self.numbers = {}  # types of numbers -> the Jacobian's call for them (_numbers_call)
+        self.not_scalar_out = set()  # plain keys whose grad code checks its output at run time
 
     def __call__(self, *args):
         if self.index is None:
@@ -291,11 +308,18 @@ class _Jacobian:
 
     def _rev(self, args):
         index = self.index
-        if self.rows_of:
-            key = plain_key(args)
+        key = plain_key(args)
+        if key is not None:
+            found = self.scalar_out.get(key)
+            if found is not None and found[1]():  # grad's code: no value computed
+                return _copies(found[0](*args), args, index)
             if key in self.rows_of:
                 # float arguments whose output was an array of floats: no scalar attempt first
                 return self._rows(args, index, key)
+            if key not in self.not_scalar_out:
+                fn = self._scalar_out(args, key)
+                if fn is not None:
+                    return _copies(fn(*args), args, index)
         if not self.vector and self.grad is not None:  # every output so far was a scalar
             try:
                 value, grads = self.grad(*args)
@@ -314,6 +338,28 @@ class _Jacobian:
             else:
                 return _scalar_rows(value, grads, args, index)
         return self._rows(args, index)
+
+    def _scalar_out(self, args, key):
+        """``grad``'s code for these plain arguments when its output is a number by their
+        kinds (the Jacobian is the gradient: no value needed), kept by their plain key."""
+        self.not_scalar_out.add(key)  # until found otherwise below
+        if not functions.is_user_function(self.f) or not api._all_given(self.f, args) or any(
+                type(args[p]) is int for p in self.index):  # an int wrt: the full path's float
+            return None
+        t = self.grad_code = self.grad_code or api._transform(self.f, self.index, "grad")
+        t._check_env()  # a name the code read is bound to something else: made again
+        fn = t._specialise(t._bind(args, {}))
+        if not fast_calls.number_out(fn.__srcad_raw__):
+            return None
+        self.not_scalar_out.discard(key)
+        inner = getattr(fn, "__srcad_unguarded__", None)  # float64 arrays: _copies copies
+        plain = inner is not None and all(part[1] == "d" for part in key[len(args):])
+        self.scalar_out[key] = (inner if plain else fn, fast_calls.fresh(fn.__srcad_reads__))
+        if len(key) == len(args):  # numbers only (no arrays: plain_key is their types)
+            self.numbers[key] = fast_calls.rev_numbers(self, key, fn)
+        else:  # arrays too: found by their plain key
+            self.numbers[tuple(map(type, args))] = fast_calls.rev_arrays(self)
+        return fn
 
     def _rows(self, args, index, key=None):
         """The Jacobian a row at a time, for arguments whose output is not a scalar."""
@@ -397,10 +443,15 @@ class _Jacobian:
             self.target, _, self.names = known or api._jvp_target(self.f, index, len(args))
         fn, full = api._jvp_function(self.target, self.names, args)
         if all(type(args[q]) is float for q in index):  # numbers: one pass each, no arrays
+            seeds = [tuple([1.0 if j == k else 0.0 for j in range(len(index))])
+                     for k in range(len(index))]
             result = []
-            for k in range(len(index)):
-                value, t = fn(*full, *[1.0 if j == k else 0.0 for j in range(len(index))])
+            for tangents in seeds:
+                value, t = fn(*full, *tangents)
                 result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
+            types = tuple(map(type, args))
+            if len(full) == len(args) and all(t in _NUMBERS for t in types):
+                self.numbers[types] = fast_calls.fwd_numbers(self, types, fn, seeds)
             return result
         zeros = [np.zeros(np.shape(args[q])) if np.shape(args[q]) else 0.0 for q in index]
         result = []

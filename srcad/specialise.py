@@ -381,15 +381,14 @@ def plain_key(values):
     ranks and dtypes of the arrays; None for anything else (containers, functions, objects,
     records take the full path, keyed by :func:`cache_key`)."""
     key = tuple(map(type, values))
-    arrays = None
-    for t, v in zip(key, values):
-        if t is np.ndarray:
-            if arrays is None:
-                arrays = []
-            arrays.append((v.ndim, v.dtype.char))
-        elif t is not float and t is not int and t is not np.float64:
-            return None
-    return key if arrays is None else key + tuple(arrays)
+    if not _PLAIN_KEYED.issuperset(key):
+        return None
+    if np.ndarray not in key:
+        return key
+    return key + tuple([(v.ndim, v.dtype.char) for v in values if type(v) is np.ndarray])
+
+
+_PLAIN_KEYED = frozenset({float, int, np.float64, np.ndarray})
 
 
 #: argument types that hold no functions of their own (cache_key skips them)

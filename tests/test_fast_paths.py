@@ -5,6 +5,8 @@ arguments, outputs that are scalars or not, and bad tangents gives at each step 
 call gives, checked against autograd and finite differences; bad input is refused each time.
 """
 
+import math
+
 import autograd
 import autograd.numpy as anp
 import numpy as np
@@ -197,3 +199,112 @@ def test_reverse_jacobian_rows_share_one_forward_part(wrt):
     if 0 in (wrt if isinstance(wrt, tuple) else (wrt,)):
         with pytest.raises(WrtError, match="dtype"):
             jac(np.arange(3), 1.0)
+
+
+SCALE = 2.0
+
+
+def sine(t):
+    return math.sin(t)
+
+
+def cosine_times(t):
+    return math.cos(t) * t
+
+
+def g(x, w):
+    return sine(x * w) * SCALE + x * x * w
+
+
+def g_other(x, w):
+    return math.sin(x) * w * SCALE
+
+
+_A_HELPERS = {"sine": anp.sin, "cosine_times": lambda t: anp.cos(t) * t}
+
+
+@pytest.mark.parametrize("api", ["jacobian", "jacrev", "jacfwd", "hessian", "hvp", "jvp", "vjp"])
+def test_number_closures_follow_rebinding(api):
+    """The closure each API keeps per argument types for numbers (srcad.fast_calls) holds only
+    while what its code read stands: a global rebound to an object of the same kind (read at
+    the call), a helper rebound to another function (code made again), the function's
+    __code__ replaced, then all put back; each step called twice (the second on the
+    closure), against autograd, and the first derivative against finite differences."""
+    global SCALE, sine
+    made = {"jacobian": lambda: srcad.jacobian(g, wrt=(0, 1)), "jacrev": lambda: srcad.jacrev(g),
+            "jacfwd": lambda: srcad.jacfwd(g, wrt=(0, 1)), "hessian": lambda: srcad.hessian(g)}
+    fn = made[api]() if api in made else None
+    code, first_sine = g.__code__, sine
+    steps = [(2.0, "sine", 0), (3.0, "sine", 0), (3.0, "cosine_times", 0), (3.0, "sine", 1),
+             (2.0, "sine", 0)]
+    try:
+        for scale, helper, variant in steps:
+            SCALE, sine = scale, first_sine if helper == "sine" else cosine_times
+            g.__code__ = code if variant == 0 else g_other.__code__
+
+            def a_g(x, w, helper=helper, variant=variant, scale=scale):
+                if variant:
+                    return anp.sin(x) * w * scale
+                return _A_HELPERS[helper](x * w) * scale + x * x * w
+
+            for x, w in [(0.4, 1.3), (0.4, 1.3), (0.9, 2)]:
+                wf = float(w)
+                d0, d1 = autograd.grad(a_g, 0)(x, wf), autograd.grad(a_g, 1)(x, wf)
+                fd = numerical_grad(lambda v, w=w: g(v, w), (x,))
+                if api in ("jacobian", "jacfwd"):
+                    got = fn(x, w)
+                    _close(got[0], d0)
+                    _close(got[0], fd, 1e-5)
+                    if type(w) is float:
+                        _close(got[1], d1)
+                elif api == "jacrev":
+                    _close(fn(x, w), d0)
+                elif api == "hessian":
+                    _close(fn(x, w), autograd.hessian(a_g)(x, wf))
+                elif api == "hvp":
+                    _close(srcad.hvp(g, (x, w), 1.5), 1.5 * autograd.hessian(a_g)(x, wf))
+                elif api == "jvp" and type(w) is float:
+                    value, tangent = srcad.jvp(g, (x, w), (1.0, 0.5))
+                    _close(value, a_g(x, wf))
+                    _close(tangent, d0 + 0.5 * d1)
+                elif api == "vjp":
+                    value, pullback = srcad.vjp(g, x, w, wrt=0)
+                    _close(value, a_g(x, wf))
+                    _close(pullback(1.0), d0)
+                    _close(pullback(2.0), 2.0 * d0)
+    finally:
+        SCALE, sine, g.__code__ = 2.0, first_sine, code
+
+
+def root(x, w):
+    return math.sqrt(x) * w
+
+
+@pytest.mark.parametrize("x", [0.5, np.linspace(0.2, 0.8, 3)])
+def test_vjp_of_a_number_output_hands_over_its_gradient(x):
+    """vjp of an output that is a number computes value and gradient together (one
+    value_and_grad call): the pullback of 1.0 gives the gradient each time as arrays of the
+    caller's own (changing one leaves the next as it was), other cotangents scale it; a
+    gradient that fails where the value does not (sqrt at 0) fails at the pullback, as
+    before, not at vjp."""
+    for _ in range(3):
+        value, pullback = srcad.vjp(f, x, 0.8)
+        _close(value, f(x, 0.8))
+        want = (autograd.grad(a_f, 0)(x, 0.8), autograd.grad(a_f, 1)(x, 0.8))
+        first = pullback(1.0)
+        if np.ndim(x):
+            first[0][...] = -1.0  # the caller's to change
+        again = pullback(1.0)
+        _close(again[0], want[0])
+        _close(again[1], want[1])
+        _close(pullback(2.5)[0], 2.5 * np.asarray(want[0]))
+        fd = numerical_grad(lambda v: f(v, 0.8), (x,))
+        _close(again[0], fd, 1e-5)
+    for point in (0.0, 0.0, 4.0):
+        value, pullback = srcad.vjp(root, point, 2.0, wrt=0)
+        _close(value, root(point, 2.0))
+        if point:
+            _close(pullback(1.0), 0.5)
+        else:
+            with pytest.raises(ZeroDivisionError):
+                pullback(1.0)

@@ -1,0 +1,387 @@
+"""The short paths of ``vjp`` and ``jvp`` (and so of ``hvp``): per function and ``wrt``, a
+table from the types of the arguments to a closure made at the first call with them, which
+does only what calls of those types need.
+
+A closure is made only for types whose values need no check of their own (numbers and NumPy
+arrays, :data:`PLAIN`): for them ``vjp``'s check for arrays of the array API standard and its
+dict of the arguments are skipped, and everything that was resolved at the first call (the
+function called for the value, its transformed functions, ``wrt``) is held by the closure.
+The transformed functions it calls keep their own guards (kinds, dtypes, the names their code
+read, defaults, the code object); a forward-mode function found here for numbers is called
+while no name its code read is rebound (:func:`srcad.core.env.stale`), as ``jvp``'s lookup by
+kinds does, and the closure is dropped otherwise.
+
+Also the pullbacks ``vjp`` returns and the checks of tangents and cotangents.
+
+Imports ``srcad.core`` and ``srcad.errors``; :mod:`srcad.api` is built on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .core import env, functions
+from .errors import SrcadError
+from .runtime import HELPERS
+from .specialise import plain_key
+
+#: argument types that are never arrays of the array API standard or duck arrays (Dask,
+#: CuPy): ``check_arrays`` finds nothing to refuse in them
+PLAIN = frozenset({float, int, np.float64, np.ndarray})
+_NUMBERS = frozenset({float, np.float64})
+
+#: (f, wrt as given) -> {argument types -> vjp's closure for them}
+VJPS = functions.ByFunction()
+#: (f, wrt as given) -> {types of the primals and of the tangents -> jvp's closure}
+JVPS = functions.ByFunction()
+#: (f, wrt) -> {types of the arguments and of v -> the jvp closure of grad(f)}, for hvp
+HVPS = functions.ByFunction()
+_NONE = {}
+
+
+def table(cache, f, wrt):
+    """``cache.get((f, wrt))`` without its calls: the dict ``cache`` keeps on ``f`` (a
+    :class:`srcad.core.functions.ByFunction` entry: its owner checked, as it checks it)."""
+    held = getattr(f, "__dict__", _NONE).get(cache._attr)
+    if held is not None and held[0]() is f:
+        try:
+            return held[1].get((wrt,))
+        except TypeError:  # an unhashable wrt (a list): never kept
+            return None
+    return None
+
+
+_OUTPUT_CHECKS = (HELPERS["check_scalar"], HELPERS["check_holomorphic"])
+
+
+def number_out(code):
+    """Whether ``grad``'s generated ``code`` returns the gradient of an output that is a
+    number by its kinds: it calls no check of its output at run time (``check_scalar``, which
+    srcad.pipeline.assemble adds for any other output), so the Jacobian needs no value."""
+    for cell in code.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if value is _OUTPUT_CHECKS[0] or value is _OUTPUT_CHECKS[1]:
+            return False
+    return True
+
+
+def plain_types(types):
+    return all(t in PLAIN for t in types)
+
+
+def vjp_closure(f, wrt, types, called, transformed, gradient, value_and_grad=None):
+    """Remember, for ``vjp(f, *args, wrt=wrt)`` with arguments of ``types``, the closure that
+    calls ``called`` for the value and returns the pullback (``gradient``: grad's code, for a
+    pullback of 1.0 of an output that is a number, or None). For floats and float arrays
+    whose output was a number, ``value_and_grad`` (a function making ``called``'s
+    value_and_grad) gives both at once instead (:func:`eager_vjp`)."""
+    if not plain_types(types):
+        return
+    table = VJPS.get((f, wrt))
+    if table is None:
+        table = VJPS[(f, wrt)] = {}
+        if VJPS.get((f, wrt)) is not table:  # f holds no attributes: never kept
+            return
+
+    def vjp_of(args):
+        value = called(*args)
+        if gradient is not None and (type(value) is float or type(value) is np.float64):
+            def scalar_pullback(dy):  # as scalar_pullback below, one call less
+                if type(dy) is float and dy == 1.0:
+                    return gradient(*args)
+                check_companion(value, dy, "cotangent")
+                return transformed(dy, *args)
+
+            return value, scalar_pullback
+        return value, pullback(value, transformed, args)
+
+    table[types] = vjp_of
+    if gradient is not None and value_and_grad is not None and int not in types:
+        table[types] = eager_vjp(value_and_grad, transformed, gradient, vjp_of)
+
+
+def eager_vjp(make, transformed, gradient, lazy):
+    """``vjp`` of a function whose output was a number for arguments of these types: its
+    value and its gradient by one ``value_and_grad`` call (what they cost together, the
+    computations the value and the gradient share made once; ``make`` makes it at the first
+    call), the first pullback of 1.0 then hands that gradient over (later ones run ``gradient``,
+    grad's code: the caller owns what it was given first), any other cotangent runs the vjp
+    code. A call whose output is not a number, or that raises anything, takes ``lazy`` (the
+    function for the value, the derivative code at the pullback), which behaves as before:
+    an error the gradient alone meets is raised by the pullback, not by ``vjp``."""
+    made = []
+
+    def vjp_of(args):
+        if not made:
+            made.append(make())
+        try:
+            value, grads = made[0](*args)
+        except Exception:  # noqa: BLE001 - the lazy path raises what it raises, where it did
+            return lazy(args)
+        if type(value) is not float and type(value) is not np.float64:
+            return lazy(args)
+        handed = []
+
+        def eager_pullback(dy):
+            if type(dy) is float and dy == 1.0:
+                if not handed:  # the first time, the gradient made with the value
+                    handed.append(True)
+                    return grads
+                return gradient(*args)  # later: made again (the caller owns the first)
+            check_companion(value, dy, "cotangent")
+            return transformed(dy, *args)
+
+        return value, eager_pullback
+
+    vjp_of.eager = True
+    return vjp_of
+
+
+def eager(f, wrt, types):
+    """The closure :func:`eager_vjp` made for ``vjp(f, ..., wrt=wrt)`` and these types, if
+    any (the first call runs it too: a second call then makes nothing)."""
+    found = table(VJPS, f, wrt)
+    found = found.get(types) if found is not None else None
+    return found if getattr(found, "eager", False) else None
+
+
+def scalar_pullback(value, transformed, gradient, args):
+    """The pullback of a scalar ``value``: the pullback of 1.0 is the gradient, so the grad
+    code (no product by the seed) gives the same numbers, since 1.0 * g == g exactly."""
+
+    def scalar_pullback(dy):
+        if type(dy) is float and dy == 1.0:
+            return gradient(*args)
+        check_companion(value, dy, "cotangent")
+        return transformed(dy, *args)
+
+    return scalar_pullback
+
+
+def pullback(value, transformed, args):
+    def pullback(dy):
+        check_companion(value, dy, "cotangent")
+        return transformed(own_lists(dy), *args)
+
+    return pullback
+
+
+def own_lists(dy):
+    """``dy`` with its lists (and those inside tuples and dicts) copied: the backward sweep
+    of a list built by appends pops its cotangent's items, which must not empty the caller's
+    list (a pullback called twice with one cotangent gives the same gradient twice)."""
+    if isinstance(dy, list):
+        return [own_lists(v) for v in dy]
+    if type(dy) is tuple:
+        return tuple(own_lists(v) for v in dy)
+    if type(dy) is dict:
+        return {k: own_lists(v) for k, v in dy.items()}
+    return dy
+
+
+def check_companion(value, companion, what):
+    """A tangent or cotangent must be shaped like the value it goes with."""
+    if companion is None:
+        raise SrcadError(f"the {what} is None", hint="pass zeros shaped like the value instead")
+    if isinstance(value, (list, tuple, dict)) or isinstance(companion, (list, tuple, dict)):
+        return
+    if np.shape(companion) != np.shape(value):
+        raise SrcadError(f"the {what} has shape {np.shape(companion)}, the value has shape "
+                         f"{np.shape(value)}", hint="give one shaped like the value")
+
+
+def jvp_closure(f, wrt, primals, tangents, fn):
+    """Remember, for ``jvp(f, primals, tangents, wrt=wrt)`` with numbers and arrays of these
+    types, the closure calling the forward-mode function ``fn`` (made for exactly these
+    arguments, all given, and these arrays' ranks and dtypes), while no name its code read is
+    rebound. A call with arrays of other ranks or dtypes, or a tangent shaped unlike its
+    primal, takes the full path (which makes the code, or refuses the tangent)."""
+    positions = getattr(fn, "__srcad_positions__", None)
+    types = tuple(map(type, primals)) + tuple(map(type, tangents))
+    if positions is None or len(positions) != len(tangents) or not same_shapes(
+            primals, tangents, positions) or not all(t in PLAIN for t in types):
+        return
+    table = JVPS.get((f, wrt))
+    if table is None:
+        table = JVPS[(f, wrt)] = {}
+        if JVPS.get((f, wrt)) is not table:  # f holds no attributes: never kept
+            return
+    ok = fresh(fn.__srcad_reads__)
+    arrays = [i for i, a in enumerate(primals) if type(a) is np.ndarray]
+    if not arrays:
+        def jvp_of(primals, tangents):
+            if not ok():
+                table.pop(types, None)
+                return None  # the full path makes the code again
+            return fn(*primals, *tangents)
+
+        table[types] = jvp_of
+        return
+    known = table.get(types)
+    if known is None or not hasattr(known, "fns"):
+        pairs = [(k, p) for k, p in enumerate(positions) if p in arrays]
+        fns = {}  # the arrays' (ndim, dtype char) -> (forward-mode function, its check)
+
+        def jvp_of(primals, tangents):
+            found = fns.get(tuple([(primals[i].ndim, primals[i].dtype.char) for i in arrays]))
+            if found is None:
+                return None
+            for k, p in pairs:
+                if tangents[k].shape != primals[p].shape:
+                    return None  # refused by the full path
+            if not found[1]():
+                fns.clear()
+                return None
+            return found[0](*primals, *tangents)
+
+        jvp_of.fns = fns
+        known = table[types] = jvp_of
+    known.fns[tuple((primals[i].ndim, primals[i].dtype.char) for i in arrays)] = (fn, ok)
+
+
+def unchanged(reads):
+    """A function returning True when each of ``reads`` finds the very object it found (as
+    the line (0) of ``grad``'s dispatcher tests, :mod:`srcad.backend.dispatch`): compiled once,
+    no loop over the reads at the call. False when one may have changed, or if
+    ``reads`` is empty; :func:`srcad.core.env.stale` then decides."""
+    space, tests = {"M": env.MISSING}, []
+    for i, read in enumerate(reads):
+        space[f"r{i}"] = read
+        if read.cell is not None:
+            space[f"c{i}"] = read.cell
+            expr = f"c{i}.cell_contents"
+        else:  # a builtin (not in the namespace) finds M: the full check
+            space[f"n{i}"] = read.namespace
+            expr = f"n{i}.get({read.name!r}, M)"
+        for attr in read.attrs:
+            expr = f"getattr({expr}, {attr!r}, M)"
+        tests.append(f"{expr} is r{i}.value")
+    text = ("def unchanged():\n"
+            "    try:\n"
+            f"        return {' and '.join(tests) or 'False'}\n"
+            "    except ValueError:  # an empty cell\n"
+            "        return False\n")
+    exec(compile(text, "<srcad reads unchanged>", "exec"), space)  # noqa: S102
+    return space["unchanged"]
+
+
+def hvp(f, wrt, args, v):
+    """``(grad value, H v)`` by the closure kept for arguments of these types, or None (none
+    kept, or a name its code read was rebound: the full path makes it again)."""
+    known = table(HVPS, f, wrt)
+    if known is not None:
+        known = known.get(tuple(map(type, args)) + (type(v),))
+        if known is not None:
+            return known(args, (v,))
+    return None
+
+
+def hvp_closure(f, wrt, args, v, grad_f):
+    """Let ``hvp(f, args, v, wrt)`` with arguments of these types call the closure ``jvp``
+    keeps for ``grad_f`` (None when it has none: then the next call takes the full path)."""
+    found = JVPS.get((grad_f, (wrt,)))
+    key = tuple(map(type, args)) + (type(v),)
+    known = found.get(key) if found is not None else None
+    if known is None:
+        return
+    held = HVPS.get((f, wrt))
+    if held is None:
+        held = HVPS[(f, wrt)] = {}
+        if HVPS.get((f, wrt)) is not held:
+            return
+    held[key] = known
+
+
+def fresh(reads):
+    """A function returning whether no name among ``reads`` is bound to an object with another
+    fingerprint now: by identity first (:func:`unchanged`), then :func:`env.stale`."""
+    if not reads:
+        return lambda: True
+    same = unchanged(reads)
+    return lambda: same() or not env.stale(reads)
+
+
+def same_shapes(primals, tangents, positions):
+    """Each tangent has its primal's shape (checked in full, by check_companion, the first
+    time; the types of both are the same as then, so only arrays' shapes can differ)."""
+    for k, p in enumerate(positions):
+        a, t = primals[p], tangents[k]
+        if type(a) is np.ndarray or type(t) is np.ndarray:
+            if type(a) is not type(t) or a.shape != t.shape:
+                return False
+        elif type(t) is not float and type(t) is not np.float64:
+            return False
+    return True
+
+
+def rev_numbers(jac, key, fn):
+    """The reverse Jacobian (:class:`srcad.jacobians._Jacobian` ``jac``) for numbers of the
+    types ``key`` whose output is a number: ``fn`` (grad's code for them) called directly, its
+    gradients as floats, while no name the code read is rebound."""
+    ok, numbers, call, single = fresh(fn.__srcad_reads__), jac.numbers, jac.__call__, jac.single
+
+    def numbers_call(*args):
+        if not ok():
+            numbers.pop(key, None)
+            jac.scalar_out.pop(key, None)
+            return call(*args)
+        grads = fn(*args)
+        if single:
+            return float(grads[0])
+        return tuple([float(g) for g in grads])
+
+    return numbers_call
+
+
+def rev_arrays(jac):
+    """The reverse Jacobian for arguments of one tuple of types, arrays among them, whose
+    specialisation (by :func:`srcad.specialise.plain_key`: the arrays' ranks and dtypes) has
+    an output that is a number: grad's code for it called directly, its gradients copied;
+    anything else (other ranks, a rebound name) takes ``jac``'s full path."""
+    scalar_out, call, index, single = jac.scalar_out, jac.__call__, jac.index, jac.single
+
+    def arrays_call(*args):
+        found = scalar_out.get(plain_key(args))
+        if found is None or not found[1]():
+            return call(*args)
+        grads = copies(found[0](*args), args, index)
+        return grads[0] if single else tuple(grads)
+
+    return arrays_call
+
+
+def copies(grads, args, index):
+    """The gradients ``grad`` returned, as a Jacobian's rows: copied, as the rows ``vjp``
+    makes are (never an array the function also holds)."""
+    out = []
+    for g, p in zip(grads, index):
+        a = args[p]
+        if type(a) is float:
+            out.append(float(g))
+        elif type(a) is np.ndarray:
+            out.append(np.array(g, dtype=float) if a.ndim else float(g))
+        else:
+            out.append(np.array(g, dtype=float) if np.shape(a) else float(g))
+    return out
+
+
+def fwd_numbers(jac, types, fn, seeds):
+    """The forward-mode Jacobian for numbers of ``types`` (all given): ``fn`` called once per
+    ``wrt`` argument with its one-hot ``seeds``, while no name its code read is rebound."""
+    ok, numbers, call, single = fresh(fn.__srcad_reads__), jac.numbers, jac.__call__, jac.single
+
+    def fwd_numbers(*args):
+        if not ok():
+            numbers.pop(types, None)
+            return call(*args)
+        result = []
+        for tangents in seeds:
+            value, t = fn(*args, *tangents)
+            result.append(float(t) if type(value) is float or not np.shape(value) else
+                          np.array(t, dtype=float))
+        return result[0] if single else tuple(result)
+
+    return fwd_numbers
