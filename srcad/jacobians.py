@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 import numbers
 
 import numpy as np
 
-from . import api, fast_calls, nested, pipeline, pytrees
+from . import api, fast_calls, jacobians_standard, nested, pipeline, pytrees
 from .core import env, functions
 from .core.kinds import foreign_array, kind_of_value, rank_of_value
 from .errors import MissingRuleError, NonScalarOutputError, SrcadError
@@ -293,7 +292,7 @@ class _Jacobian:
             if any(map(foreign_array, args)):  # the array API's: made in their namespace
                 user = self.f._user if isinstance(self.f, Transformed) else self.f
                 check_arrays(user, dict(enumerate(args)))  # plain NumPy code: refused so
-                result = _in_namespace(self, args)
+                result = jacobians_standard.in_namespace(self, args)
                 return result[0] if self.single else tuple(result)
             if any(p < len(args) and pytrees.is_tree(args[p]) for p in self.index):
                 return self._tree(args).value
@@ -554,45 +553,6 @@ class _Jacobian:
                     for found in cols[k]] for k in range(len(ins))]
                   for j in range(len(out_leaves))]
         return out_leaves, out_build, by_out
-
-
-def _in_namespace(jac, args):
-    """The Jacobian for arrays of the array API standard without NumPy's protocols, in their
-    namespace: a ``vjp`` per output element (``mode="rev"``) or a ``jvp`` per element of a
-    ``wrt`` argument (``"fwd"``), each seeded with a one-hot array of the namespace, stacked
-    and shaped ``output shape + argument shape`` by the namespace's functions."""
-    xp = namespace_of(args)
-    index = jac.index
-
-    def one_hot(shape, i):
-        n = math.prod(shape)
-        return xp.reshape(xp.astype(xp.arange(n) == i, xp.float64), shape) if shape else 1.0
-
-    def shape_of(v):
-        return tuple(v.shape) if foreign_array(v) else ()
-
-    def stacked(parts, axis, shape):
-        parts = [xp.asarray(part, dtype=xp.float64) for part in parts]
-        return xp.reshape(xp.stack(parts, axis=axis), shape) if shape else parts[0]
-
-    if jac.mode == "rev":
-        value, pullback = api.vjp(jac.f, *args, wrt=index)
-        out = shape_of(value)
-        rows = [pullback(one_hot(out, i)) for i in range(math.prod(out))]
-        return [stacked([r[k] for r in rows], 0, out + shape_of(args[p]))
-                for k, p in enumerate(index)]
-    result = []
-    zeros = [xp.zeros(shape_of(args[p]), dtype=xp.float64) if shape_of(args[p]) else 0.0
-             for p in index]
-    for k, p in enumerate(index):
-        shape, cols = shape_of(args[p]), []
-        for j in range(math.prod(shape)):
-            tangents = list(zeros)
-            tangents[k] = one_hot(shape, j)
-            value, t = api.jvp(jac.f, args, tuple(tangents), wrt=index)
-            cols.append(t)
-        result.append(stacked(cols, -1, shape_of(value) + shape))
-    return result
 
 
 class _Whole:

@@ -30,7 +30,7 @@ def branch_not_taken(x, y):
 
 def loop_continue(x, y):
     v = x + 4.5
-    for i in range(9):
+    for _ in range(9):
         v = v + (1.5 * v * v - v) ** 2   # inf, then nan
         if y <= 3.0:
             continue

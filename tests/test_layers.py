@@ -24,8 +24,9 @@ LAYERS = [
     "srcad.backend",
     "srcad.pipeline",
     "srcad.extend_autograd",
-    ("srcad.specialise", "srcad.checks", "srcad.fast_calls", "srcad.api", "srcad.jacobians",
-     "srcad.extend", "srcad.pytrees", "srcad.nested"),
+    ("srcad.specialise", "srcad.checks", "srcad.fast_calls", "srcad.api",
+     "srcad.jacobians_standard", "srcad.jacobians", "srcad.extend", "srcad.pytrees",
+     "srcad.nested"),
     ("srcad.tools", "srcad.misc", "srcad.test_util"),
     ("srcad", "srcad.__main__"),
 ]
