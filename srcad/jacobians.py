@@ -409,9 +409,10 @@ class _Jacobian:
         key = plain_key(args) if key is None else key
         if key is None or key in self.no_split:
             return None
-        entry = self.splits.get(key)
+        entry, code = self.splits.get(key, (None, None))
         if entry is not None and not env.stale(entry.reads) and (
-                entry.defaults[0] is self.f.__defaults__
+                code is getattr(self.f, "__code__", None)  # f.__code__ = g.__code__: made again
+                and entry.defaults[0] is self.f.__defaults__
                 and entry.defaults[1] is self.f.__kwdefaults__):
             return entry.fwd.cell_contents, entry.bwd.cell_contents
         if not functions.is_user_function(self.f) or not api._all_given(self.f, args):
@@ -432,7 +433,8 @@ class _Jacobian:
         except SrcadError:
             self.no_split.add(key)  # the full path says what it refuses, or does it another way
             return None
-        self.splits[key] = entry  # made again when a name it read means something else
+        # made again when a name it read means something else, or f's code is replaced
+        self.splits[key] = (entry, self.f.__code__)
         return entry.fwd.cell_contents, entry.bwd.cell_contents
 
     def _fwd(self, args):

@@ -310,6 +310,34 @@ def test_functions_reading_no_globals_guard_only_their_code():
     _agree(g(1.0, 2.0), 2.0)
 
 
+def _sines(x):
+    return np.sin(x) * 2.0
+
+
+def _cubes(x):
+    return x ** 3
+
+
+@pytest.mark.parametrize("api", ["jacobian", "jacrev", "jacfwd"])
+def test_jacobians_of_array_outputs_follow_a_replaced_code(api):
+    """The reverse Jacobian of an array output keeps f's split (forward and backward parts)
+    per argument kinds: it was kept across f.__code__ = g.__code__ and answered with the old
+    function's Jacobian (found 2026-12-03). Checked against finite differences before and
+    after the swap, and after putting the code back."""
+    def f(x):
+        return np.sin(x) * 2.0
+
+    jac, x = getattr(srcad, api)(f), np.array([0.5, 1.0, -0.3])
+    code = f.__code__
+    for new in (code, _cubes.__code__, code, _cubes.__code__):
+        f.__code__ = new
+        for _ in range(2):  # the second call takes what the first kept
+            got = jac(x)
+            expected = np.stack([numerical_grad(lambda v, i=i: f(v)[i], (x,))
+                                 for i in range(3)])
+            assert np.allclose(got, expected, rtol=1e-6, atol=1e-8)
+
+
 # ---------------------------------------------------------------- names never pasted
 
 
