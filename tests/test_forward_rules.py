@@ -706,10 +706,10 @@ ex("runtime.cleared(value, index)", "R.cleared(w, 1)", w=V)
 ex("runtime.added_at(grad, index, value)", "R.added_at([a, b, c], slice(1, 3), [c, a])", a=S,
    b=S, c=S)
 ex("runtime.expand(value, like, axis, keepdims)", "R.expand(w, a, 1)", w=(2,), a=M)
-ex("runtime.items_at(like, indices, values)", "R.items_at((a, w), (1, 0), [c, b])", a=S, w=V,
+ex("runtime.items_at(like, indices, values)", "I.items_at((a, w), (1, 0), [c, b])", a=S, w=V,
    b=S, c=V)
-ex("runtime.items_at(like, indices, values)", "R.items_at([a, b], (0, 0), [b, a])", a=S, b=S)
-ex("runtime.picked(grad, indices)", "R.picked([a, w, b], (2, 0))", a=S, w=V, b=S)
+ex("runtime.items_at(like, indices, values)", "I.items_at([a, b], (0, 0), [b, a])", a=S, b=S)
+ex("runtime.picked(grad, indices)", "I.picked([a, w, b], (2, 0))", a=S, w=V, b=S)
 
 # ---------------------------------------------------------------- math
 MATH1 = {"sin": S, "cos": S, "tan": "unit", "asin": "unit", "acos": "unit", "atan": S,
@@ -1033,7 +1033,7 @@ import operator
 
 import numpy as np
 
-from srcad.runtime import helpers as R, numpy_helpers as H, containers as C
+from srcad.runtime import helpers as R, numpy_helpers as H, containers as C, items as I
 from srcad.runtime import special as SP
 """
 def _build():

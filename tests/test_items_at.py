@@ -125,8 +125,11 @@ VALUES = {0: np.arange(3.0), 1: [np.arange(2.0)], 2: 4.5, -1: 1.5}
 def test_items_at_as_zeros_then_add(like):
     rng = np.random.default_rng(3)
     keys = list(like) if isinstance(like, dict) else list(range(len(like))) + [-1]
-    for chosen in itertools.chain.from_iterable(
-            itertools.permutations(keys, r) for r in range(1, 3)):
+    # every item read once (the fast path), some read, one read twice (the general path)
+    chosen_sets = itertools.chain(
+        itertools.chain.from_iterable(itertools.permutations(keys, r) for r in range(1, 4)),
+        itertools.product(keys, repeat=len(like)))
+    for chosen in chosen_sets:
         values = []
         for k in chosen:
             item = like[k]
@@ -153,6 +156,15 @@ def test_items_at_shares_arrays_and_copies_lists():
     ints = np.arange(3, dtype=np.int32)
     out = HELPERS["items_at"]((np.ones(3),), (0,), (ints,))
     assert out[0] is not ints and out[0].dtype == np.float64
+    # every item read once: float64 arrays of their item's shape shared, others made alike
+    a, b = np.arange(2.0), np.arange(2.0).astype(np.float32)
+    for items, values, shared in (
+            ((np.ones(2), [np.ones(2)]), (lst, a), (False, True)),  # values of items 1, 0
+            ((np.ones(2), 1.0), (2.0, b), (True, False)),
+            ((np.ones(3), np.ones(2)), (a, a[:1]), (True, False))):  # a[:1] is spread
+        out = HELPERS["items_at"](items, (1, 0), values)
+        _same(out, _reference_items_at(items, (1, 0), values))
+        assert [out[1] is values[0], out[0] is values[1]] == list(shared)
 
 
 def _same(got, want):

@@ -20,7 +20,7 @@ import operator
 
 import numpy as np
 
-from ..runtime import containers
+from ..runtime import containers, items
 from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers as H
 from . import numpy as _numpy_rules  # noqa: F401  (the rules marked below, loaded first)
@@ -59,8 +59,8 @@ holomorphic(operator.add, operator.sub, operator.mul, operator.truediv, operator
 holomorphic(runtime.add, runtime.mutable, runtime.like, runtime.like_grad, runtime.check_real,
             runtime.where, runtime.log_base, runtime.unbroadcast,
             runtime.unbroadcast_to, runtime.broadcast_as, runtime.fill, runtime.total,
-            runtime.scatter, runtime.cleared, runtime.expand, runtime.items_at,
-            runtime.picked, containers.seq_grad,
+            runtime.scatter, runtime.cleared, runtime.expand, items.items_at,
+            items.picked, containers.seq_grad,
             containers.seq_back)
 # ufuncs (arccosh is not here: 1 / sqrt(z**2 - 1) takes the wrong branch for some z)
 holomorphic(np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh,

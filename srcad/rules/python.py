@@ -12,7 +12,7 @@ import copy
 import math
 import operator
 
-from ..runtime import containers, special
+from ..runtime import containers, items, special
 from ..runtime import helpers as runtime
 from .registry import defmethod, defvjp, nondiff
 
@@ -177,9 +177,9 @@ defvjp(runtime.cleared, "value, index", zero="*", value="cleared(g, index)")
 defvjp(runtime.added_at, "grad, index, value", zero="*", grad="g", value="g[index]",
        jvp={"grad": "t", "value": "added_at(zeros_like(grad), index, t)"})
 # items_at(like, indices, values): zeros like the container, values added at indices
-defvjp(runtime.items_at, "like, indices, values", zero="*", values="picked(g, indices)",
+defvjp(items.items_at, "like, indices, values", zero="*", values="picked(g, indices)",
        jvp={"values": "items_at(like, indices, t)"})
-defvjp(runtime.picked, "grad, indices", zero="*", grad="items_at(grad, indices, g)",
+defvjp(items.picked, "grad, indices", zero="*", grad="items_at(grad, indices, g)",
        jvp={"grad": "picked(t, indices)"})
 defvjp(runtime.expand, "value, like, axis=None, keepdims=False", zero="*",
        value="np.sum(g, axis=axis, keepdims=keepdims) if axis is not None else np.sum(g)")

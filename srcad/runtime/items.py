@@ -1,0 +1,68 @@
+"""Helpers for the gradients of containers read item by item: :func:`items_at` (the gradient
+of a list, tuple or dict whose items were read, ``a, b = f(x)``) and :func:`picked` (its own
+gradient, for generated code differentiated again). Imports only :mod:`.helpers` and
+:mod:`.registry`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .helpers import add, zeros_like
+from .registry import helper
+
+_ARRAY = np.ndarray
+_FLOAT64 = np.dtype(np.float64)
+
+
+@helper("runtime")
+def items_at(like, indices, values):
+    """``zeros_like(like)`` with ``values[k]`` added at ``indices[k]``: the gradient of a
+    list, tuple or dict whose items were read (``a, b = f(x)``), made at once instead of
+    zeros then an ``add`` per item. A float64 array or a number is placed as it is (the
+    backward sweep adds into an array in place only where it made the array itself), a list
+    or dict as a new one (a callee's backward part pops from its lists)."""
+    kind = type(like)
+    if (kind is tuple or kind is list) and len(indices) == len(like):
+        # the common case first (every item of a callee's result read once, lstm's cells):
+        # each item's gradient placed, no zeros to make, no pass over the rest
+        out = [None] * len(like)
+        for i, v in zip(indices, values):
+            if out[i] is not None:
+                break  # an item read twice (another one is then not): the general way
+            item = like[i]
+            out[i] = v if type(v) is _ARRAY and type(item) is _ARRAY and (
+                v.dtype is _FLOAT64 and v.shape == item.shape) else _placed(v, item)
+        else:
+            return out
+    if kind is dict:
+        out = dict.fromkeys(like)
+    else:
+        out = [None] * len(like)
+    for i, v in zip(indices, values):
+        out[i] = _placed(v, like[i]) if out[i] is None else add(out[i], v)
+    for i, v in (out.items() if type(out) is dict else enumerate(out)):
+        if v is None:
+            out[i] = zeros_like(like[i])
+    return out
+
+
+def _placed(value, item):
+    """``add(zeros_like(item), value)`` sharing ``value``'s arrays where that adds nothing."""
+    kind = type(value)
+    if kind is _ARRAY:
+        if type(item) is _ARRAY and value.shape == item.shape and value.dtype.char in "dD":
+            return value
+    elif kind is float or kind is np.float64:
+        if isinstance(item, (int, float, np.number)):
+            return value
+    elif (kind is list or kind is tuple) and type(item) in (list, tuple) and (
+            len(value) == len(item)):
+        return [v if type(v) is _ARRAY and type(u) is _ARRAY and v.dtype is _FLOAT64 and (
+            v.shape == u.shape) else _placed(v, u) for v, u in zip(value, item)]
+    return add(zeros_like(item), value)
+
+
+@helper("runtime")
+def picked(grad, indices):
+    """The items of ``grad`` at ``indices`` (the gradient of :func:`items_at`'s values)."""
+    return [grad[i] for i in indices]
