@@ -55,8 +55,11 @@ NUMBA_REFUSED = {
         'general helpers for values Numba does not type alike (complex checks, lists, '
         'objects) or for forms outside the Numba subset',
         'added_at broadcast_as check_holomorphic check_real copy_tangent_grad dot_grad_a '
-        'dot_grad_b erf expand fill items_at layout like_grad matmul_grad_a matmul_grad_b '
-        'picked real_part shape_of total which_max which_min zeros_array'),
+        'dot_grad_b erf expand fill layout like_grad matmul_grad_a matmul_grad_b '
+        'real_part shape_of total which_max which_min zeros_array'),
+    'items': (
+        'gradients of containers read item by item: lists and tuples of mixed items',
+        'items_at picked'),
     'numpy_assembly': (
         "gradients and tangents of NumPy assembly functions outside Numba's subset",
         'cov_rows cov_weights grad_block grad_choose grad_cov_rows grad_insert grad_multi_dot '
@@ -179,9 +182,12 @@ KINDS_ANY = {
     'helpers': (
         'a gradient or check of any kind: ANY (never a wrong kind; at worst a refusal)',
         'add broadcast_as check_holomorphic check_real check_scalar copy_tangent '
-        'copy_tangent_grad dot_grad_a dot_grad_b erf expand items_at layout like like_grad '
-        'matmul_grad_a matmul_grad_b mutable picked real_part scatter shape_of total '
+        'copy_tangent_grad dot_grad_a dot_grad_b erf expand layout like like_grad '
+        'matmul_grad_a matmul_grad_b mutable real_part scatter shape_of total '
         'transpose_grad which_max which_min zeros_array'),
+    'items': (
+        'the gradient of a container read item by item: ANY',
+        'items_at picked'),
     'numpy_assembly': (
         'a NumPy gradient or tangent: ANY',
         'cov_rows cov_weights grad_block grad_choose grad_cov_rows grad_insert grad_multi_dot '
