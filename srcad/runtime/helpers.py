@@ -200,8 +200,12 @@ _SMALL = 16  # the most items total() sums in Python
 
 @helper("runtime")
 def broadcast_as(value, like):
-    """``value`` broadcast to ``like``'s shape (undoes :func:`unbroadcast`; a container: itself)."""
+    """``value`` broadcast to ``like``'s shape (undoes :func:`unbroadcast`). A container: its
+    first ``len(like)`` items, as :func:`add` zips (the gradient of ``sum(ys)`` is made from
+    ``ys`` as it is when the reverse sweep runs, after any append)."""
     if type(value) in _CONTAINERS and type(like) in _CONTAINERS:
+        if type(value) is not dict and type(like) is not dict and len(value) > len(like):
+            return value[:len(like)]
         return value
     if np.shape(value) == np.shape(like):
         return value

@@ -97,6 +97,8 @@ def make_helpers(ns):
         return out
 
     def broadcast_as(value, like):
+        if isinstance(value, (list, tuple)) and isinstance(like, (list, tuple)):
+            return value[:len(like)] if len(value) > len(like) else value  # as add zips
         shape = ns.shape(like)
         return value if ns.shape(value) == shape else xp.broadcast_to(ns.array(value), shape)
 
