@@ -131,7 +131,7 @@ def test_same_bits_with_and_without_the_rewrite(f, args, mode, monkeypatch):
         assert _same_bits(with_rewrite[0], f(*args))
 
 
-SETTINGS = dict(deadline=None, derandomize=True, max_examples=40,
+SETTINGS = dict(deadline=None, derandomize=True, max_examples=20,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                        HealthCheck.data_too_large])
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import atexit
 import importlib.util
+import os
 import shutil
 import sys
 import tempfile
@@ -1200,7 +1201,13 @@ def _array_valued(case):
     return not isinstance(f(*args), (list, tuple))
 
 
+#: hvp against finite differences of the gradient: every third rule example in CI (the
+#: Hessian of every rule, both modes, is test_second_order_rules.py's; this checks the hvp
+#: API and an independent reference on a sample), all of them in the long run
+#: (SRCAD_LONG_PROPERTIES=1, as tests/test_properties.py)
 HESSIAN_CASES = [c for c in CASES if _array_valued(c)]
+if os.environ.get("SRCAD_LONG_PROPERTIES") != "1":
+    HESSIAN_CASES = HESSIAN_CASES[::3]
 
 
 @pytest.mark.parametrize("case", HESSIAN_CASES, ids=[_case_id(c) for c in HESSIAN_CASES])
