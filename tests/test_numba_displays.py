@@ -107,3 +107,63 @@ def test_item_read_out_of_a_display_is_refused():
     with pytest.raises(SrcadError, match="a list display") as info:
         srcad.grad(_item_of_display, backend="numba")(0.5)
     assert info.value.filename == __file__
+
+
+# ---------------------------------------------------------------- lists of arrays, stacked
+
+
+def _pose_rows(theta):
+    """GradBench ht's pose_params, small: a list display of arrays (slices, NumPy's makers,
+    a name), grown by appends of np.array displays, stacked."""
+    zeros = np.zeros(3)
+    rows = [theta[0:3], np.ones(3), zeros]
+    k = 3
+    for _ in range(2):
+        rows.append(np.array([theta[k], theta[k + 1], 0.0]))
+        rows.append(zeros)
+        k = k + 2
+    return np.stack(rows)
+
+
+def _stacked_sum(x):
+    rows = [x[0:2], np.ones(2) * x[2], x[1:3]]
+    for k in range(2):
+        rows.append(x[k:k + 2] * x[k + 1])
+    s = np.stack(rows, 0)
+    return np.sum(s * s) + s[3, 1]
+
+
+@needs_numba
+@pytest.mark.parametrize("seed", [0, 1])
+def test_list_of_arrays_stacked_forward_mode(seed):
+    rng = np.random.default_rng(seed)
+    theta, t = rng.normal(size=7), rng.normal(size=7)
+    value, tangent = srcad.jvp(_pose_rows, (theta,), (t,), backend="numba")
+    ref_value, ref_tangent = srcad.jvp(_pose_rows, (theta,), (t,))
+    assert np.array_equal(value, _pose_rows(theta)) and np.array_equal(value, ref_value)
+    assert np.allclose(tangent, ref_tangent, rtol=1e-12, atol=1e-12)
+    h = 1e-6
+    fd = (_pose_rows(theta + h * t) - _pose_rows(theta - h * t)) / (2 * h)
+    assert np.allclose(tangent, fd, rtol=1e-6, atol=1e-8)
+
+
+@needs_numba
+@pytest.mark.parametrize("seed", [0, 1])
+def test_list_of_arrays_stacked_reverse_mode(seed):
+    x = np.random.default_rng(seed).normal(size=3)
+    got = srcad.grad(_stacked_sum, backend="numba")(x)
+    assert np.allclose(got, srcad.grad(_stacked_sum)(x), rtol=1e-12, atol=1e-12)
+    h, eye = 1e-6, np.eye(3)
+    fd = [(_stacked_sum(x + h * e) - _stacked_sum(x - h * e)) / (2 * h) for e in eye]
+    assert np.allclose(got, fd, rtol=1e-6, atol=1e-8)
+
+
+def _int_array_among_floats(x):
+    rows = [x[0:2], np.array([True, False])]  # bool among floats: no one list type in Numba
+    return np.sum(np.stack(rows) * x[0])
+
+
+@needs_numba
+def test_list_of_arrays_of_two_types_is_refused():
+    with pytest.raises(SrcadError, match="list display of arrays of one type"):
+        srcad.grad(_int_array_among_floats, backend="numba")(np.array([0.5, 1.5]))
