@@ -133,18 +133,28 @@ def _stacked_sum(x):
     return np.sum(s * s) + s[3, 1]
 
 
+def _rotation(a):
+    """GradBench ht's rotations: a constant row (its zero tangent, ``zeros_like`` of a list)
+    among rows of numbers, given to np.array."""
+    c, s = np.cos(a[0]), np.sin(a[0])
+    r = np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c * a[2]]])
+    return r @ a
+
+
 @needs_numba
-@pytest.mark.parametrize("seed", [0, 1])
-def test_list_of_arrays_stacked_forward_mode(seed):
-    rng = np.random.default_rng(seed)
-    theta, t = rng.normal(size=7), rng.normal(size=7)
-    value, tangent = srcad.jvp(_pose_rows, (theta,), (t,), backend="numba")
-    ref_value, ref_tangent = srcad.jvp(_pose_rows, (theta,), (t,))
-    assert np.array_equal(value, _pose_rows(theta)) and np.array_equal(value, ref_value)
-    assert np.allclose(tangent, ref_tangent, rtol=1e-12, atol=1e-12)
-    h = 1e-6
-    fd = (_pose_rows(theta + h * t) - _pose_rows(theta - h * t)) / (2 * h)
-    assert np.allclose(tangent, fd, rtol=1e-6, atol=1e-8)
+@pytest.mark.parametrize("f, n", [(_pose_rows, 7), (_rotation, 3)])
+def test_list_of_arrays_stacked_forward_mode(f, n):
+    for seed in (0, 1):
+        rng = np.random.default_rng(seed)
+        theta, t = rng.normal(size=n), rng.normal(size=n)
+        value, tangent = srcad.jvp(f, (theta,), (t,), backend="numba")
+        ref_value, ref_tangent = srcad.jvp(f, (theta,), (t,))
+        assert np.allclose(value, f(theta), rtol=1e-12, atol=1e-12)
+        assert np.allclose(value, ref_value, rtol=1e-12, atol=1e-12)
+        assert np.allclose(tangent, ref_tangent, rtol=1e-12, atol=1e-12)
+        h = 1e-6
+        fd = (f(theta + h * t) - f(theta - h * t)) / (2 * h)
+        assert np.allclose(tangent, fd, rtol=1e-6, atol=1e-8)
 
 
 @needs_numba
