@@ -30,17 +30,23 @@ __all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp", "elementwise_grad",
            "hessian_vector_product", "make_vjp", "make_jvp"]
 
 
-def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None):
+def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None, backend="python"):
     """A function returning the Jacobian of ``f`` w.r.t. the ``wrt`` argument(s).
 
     ``mode="rev"`` builds it a row at a time with ``vjp`` (cheap for few outputs),
     ``mode="fwd"`` a column at a time with ``jvp`` (cheap for few inputs). A tuple ``wrt``
-    gives a tuple of Jacobians.
+    gives a tuple of Jacobians. ``backend="numba"`` (forward mode): the columns are computed
+    by ``jvp``'s code compiled by Numba.
     """
     if mode not in ("rev", "fwd"):
         raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
     wrt = api.wrt_alias(wrt, argnums, argnum)
-    jac = _Jacobian(f, wrt, mode)
+    if backend != "python":
+        api._numba_allowed(f, False, backend)
+        if mode != "fwd":
+            raise SrcadError("backend='numba' makes Jacobians in forward mode only",
+                             hint="use jacfwd(f, backend='numba'), or backend='python'")
+    jac = _Jacobian(f, wrt, mode, backend)
     call = jac.__call__
 
     @functools.wraps(f)
@@ -69,9 +75,10 @@ def jacrev(f, wrt=0, *, argnums=None, argnum=None):
     return jacobian(f, api.wrt_alias(wrt, argnums, argnum), mode="rev")
 
 
-def jacfwd(f, wrt=0, *, argnums=None, argnum=None):
-    """``jacobian(f, wrt, mode="fwd")``, as JAX users know it."""
-    return jacobian(f, api.wrt_alias(wrt, argnums, argnum), mode="fwd")
+def jacfwd(f, wrt=0, *, argnums=None, argnum=None, backend="python"):
+    """``jacobian(f, wrt, mode="fwd")``, as JAX users know it (``backend``: see
+    :func:`jacobian`)."""
+    return jacobian(f, api.wrt_alias(wrt, argnums, argnum), mode="fwd", backend=backend)
 
 
 def hessian(f, wrt=0, mode="fwd", *, argnums=None, argnum=None):
@@ -248,8 +255,8 @@ class _Jacobian:
     cache key) for which the output was not a scalar take the ``vjp`` code directly next time.
     """
 
-    def __init__(self, f, wrt, mode):
-        self.f, self.mode = f, mode
+    def __init__(self, f, wrt, mode, backend="python"):
+        self.f, self.mode, self.backend = f, mode, backend
         self.single = not isinstance(wrt, (tuple, list))
         self.wrt = (wrt,) if self.single else tuple(wrt)
         self.index = None
@@ -277,6 +284,7 @@ class _Jacobian:
                     hint="call vjp or jvp for each row or column (they take such arrays), "
                     "or pass NumPy arrays (np.from_dlpack(x))")
             if any(p < len(args) and pytrees.is_tree(args[p]) for p in self.index):
+                self._plain_only()
                 return self._tree(args).value
             self.checked.add(types)  # no container or record where wrt points
         if self.mode == "rev":
@@ -393,7 +401,7 @@ class _Jacobian:
         if self.names is None:
             known = api._jvp_targets.get((self.f, index, len(args)))
             self.target, _, self.names = known or api._jvp_target(self.f, index, len(args))
-        fn, full = api._jvp_function(self.target, self.names, args)
+        fn, full = api._jvp_function(self.target, self.names, args, self.backend)
         if all(type(args[q]) is float for q in index):  # numbers: one pass each, no arrays
             result = []
             for k in range(len(index)):
@@ -412,6 +420,7 @@ class _Jacobian:
                 tangents[k] = tangent if shape else 1.0
                 value, t = fn(*full, *tangents)
                 if pytrees.is_tree(value):
+                    self._plain_only()
                     return self._tree(args, value)
                 cols.append(np.asarray(t, dtype=float))
             out_shape = np.shape(value)
@@ -421,6 +430,11 @@ class _Jacobian:
             stacked = np.stack(cols, axis=-1)  # out_shape + (n_in,)
             result.append(np.reshape(stacked, out_shape + shape))
         return result
+
+    def _plain_only(self):
+        if self.backend != "python":
+            raise SrcadError("backend='numba' makes Jacobians of arrays and numbers, not of "
+                             "tuples, lists, dicts or records", hint="use backend='python'")
 
     # ------------------------------------------------------------ trees (JAX's pytrees)
 

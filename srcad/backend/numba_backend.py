@@ -70,7 +70,7 @@ NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroad
                  "grad_sum", "grad_dot_a", "grad_dot_b", "zeros_like", "like",
                  "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array",
                  "grad_extremum", "grad_einsum", "grad_reshape", "transpose_grad",
-                 "mutable", "log_base", "grad_stack"}
+                 "mutable", "log_base", "grad_stack", "broadcast_as"}
 
 #: NumPy reductions along a constant axis (or all), with keepdims: numba_axes.reduce
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -157,12 +157,15 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), known=None):
                 value[:] = [rewrite(v) if isinstance(v, ast.AST) else v for v in value]
         if (node.__class__ is ast.List and node.elts and id(node) not in displays
                 and node.ctx.__class__ is ast.Load
-                and all(an_array(e, arrays, lambda n: module_of(n) is np,
-                             {used[h] for h in ("zeros_float", "stack") if h in used})
-                    for e in node.elts)):
+                and (all(an_array(e, arrays, lambda n: module_of(n) is np, makers(),
+                                  {used.get("zeros_like")}) for e in node.elts)
+                     or not any(e.__class__ in (ast.Constant, ast.List, ast.Tuple, ast.Starred)
+                                for e in node.elts))):
+            # items of one type (array_list's typing refuses others: an int among floats)
             return ast.Call(func=numba_helper("array_list"), args=node.elts, keywords=[])
-        if node.__class__ is ast.BinOp and node.op.__class__ is ast.Pow:
-            return ast.Call(func=numba_helper("power"), args=[node.left, node.right],
+        if node.__class__ is ast.BinOp and node.op.__class__ in (ast.Pow, ast.MatMult):
+            helper = "power" if node.op.__class__ is ast.Pow else "matmul"
+            return ast.Call(func=numba_helper(helper), args=[node.left, node.right],
                             keywords=[])
         if node.__class__ is not ast.Call:
             return node
@@ -197,6 +200,13 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), known=None):
                     and isinstance(_constant(node.args[0]), str)):
                 node.func = numba_helper(f"einsum{len(node.args) - 1}")
                 return node
+        if (func.__class__ is ast.Attribute and func.attr == "concatenate" and node.args
+                and func.value.__class__ is ast.Name and module_of(func.value.id) is np
+                and node.args[0].__class__ is ast.Call
+                and node.args[0].func.__class__ is ast.Name
+                and node.args[0].func.id == used.get("array_list")):
+            # only read: a tuple (Numba's np.concatenate takes no list)
+            node.args[0] = ast.Tuple(elts=node.args[0].args, ctx=ast.Load())
         if node.keywords:
             return node
         if func.__class__ is ast.Name and helper_of.get(func.id) == "zeros_array" and len(
@@ -220,6 +230,10 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), known=None):
               and func.attr in ("shape", "sum")):
             node.func = numba_helper(f"{func.attr}_of")
         return node
+
+    def makers():
+        """The names of the helpers used so far that make arrays."""
+        return {used[h] for h in ("zeros_float", "stack", "matmul") if h in used}
 
     def apart(stmt):
         """``S[i] = math.cos(a)`` or ``S.append(math.cos(a))`` onto a stack of hoisted values:

@@ -154,24 +154,27 @@ def array_names(known):
     return names | {tnames[n] for n in names if n in tnames}
 
 
-def an_array(node, arrays, is_numpy, makers=()):
+def an_array(node, arrays, is_numpy, makers=(), likes=()):
     """Whether ``node`` (an item of a list display) is an array: a name in ``arrays``, a
     slice of one (``a[0:3]``, ``a[1:, 2]``: a slice among the indices keeps an axis), or a
-    call of one of NumPy's array makers or of a helper named in ``makers``, or arithmetic
+    call of one of NumPy's array makers or of a helper named in ``makers`` (in ``likes``:
+    of an array, ``zeros_like(a)``), or arithmetic
     with one of those as an operand (``ones * x[2]``: an array, NumPy broadcasting)."""
     if node.__class__ is ast.Name:
         return node.id in arrays
     if node.__class__ is ast.BinOp:
-        return any(an_array(v, arrays, is_numpy, makers) for v in (node.left, node.right))
+        return any(an_array(v, arrays, is_numpy, makers, likes)
+                   for v in (node.left, node.right))
     if node.__class__ is ast.UnaryOp:
-        return an_array(node.operand, arrays, is_numpy, makers)
+        return an_array(node.operand, arrays, is_numpy, makers, likes)
     if node.__class__ is ast.Subscript and node.value.__class__ is ast.Name:
         index = node.slice.elts if node.slice.__class__ is ast.Tuple else [node.slice]
         return node.value.id in arrays and any(i.__class__ is ast.Slice for i in index) and (
             all(i.__class__ is not ast.Constant or i.value is not None for i in index))
     func = getattr(node, "func", None)
     if node.__class__ is ast.Call and func.__class__ is ast.Name:
-        return func.id in makers
+        return func.id in makers or func.id in likes and len(node.args) == 1 and an_array(
+            node.args[0], arrays, is_numpy, makers, likes)
     return (node.__class__ is ast.Call and func.__class__ is ast.Attribute
             and func.value.__class__ is ast.Name and is_numpy(func.value.id)
             and func.attr in _MAKERS)

@@ -580,6 +580,7 @@ HELPERS = {
     "stack": numba_lists.stack, "grad_stack": numba_lists.grad_stack,
     "reduce": numba_axes.reduce, "grad_extremum": numba_axes.grad_extremum,
     "grad_reshape": numba_arrays.grad_reshape, "transpose_grad": numba_arrays.transpose_grad,
+    "matmul": numba_arrays.matmul, "broadcast_as": numba_arrays.broadcast_as,
     **{f"{n}{k}": getattr(numba_arrays, f"{n}{k}") for n in ("einsum", "grad_einsum")
        for k in (1, 2, 3)},
 }

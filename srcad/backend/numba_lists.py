@@ -151,10 +151,10 @@ def items_at(indices, zeros, add):
 
 
 def array_list(*items):
-    """Stub: the list display ``[a, b, ...]`` of arrays
-    (:func:`srcad.backend.numba_backend.check` writes a display whose items are all arrays
-    so). Its items must have one Numba type: a list Numba would otherwise make of items of
-    different types (an int array among float arrays) is refused."""
+    """Stub: the list display ``[a, b, ...]`` of arrays or numbers
+    (:func:`srcad.backend.numba_backend.check` writes a display so). Its items must have one
+    Numba type: a list Numba would otherwise make of items of different types (an int among
+    floats, an int array among float arrays) is refused."""
     raise NotImplementedError
 
 
@@ -163,10 +163,11 @@ def _array_list(*items):
     if len(items) == 1 and isinstance(items[0], types.StarArgTuple):
         items = items[0].types
     first = items[0] if items else None
-    if not (isinstance(first, types.Array) and all(t == first for t in items)):
-        raise TypingError(f"srcad's numba backend makes a list display of arrays of one type "
-                          f"only (got {', '.join(map(str, items))}): write np.array(...) or a "
-                          f"tuple")
+    if not (isinstance(first, (types.Array, types.Number, types.Boolean))
+            and all(t == first for t in items)):
+        raise TypingError(f"srcad's numba backend makes a list display of arrays (or numbers) "
+                          f"of one type only (got {', '.join(map(str, items))}): write "
+                          f"np.array(...) or a tuple")
 
     def made(*items):
         out = [items[0]]
