@@ -13,9 +13,9 @@ is returned as the evaluation's error, with its message. GradBench's own Python 
 ``--backend numba`` (the driver's tool ``srcad-numba``): ``srcad.grad``,
 ``srcad.value_and_grad``, ``srcad.vjp``, ``srcad.jvp`` and ``srcad.jacfwd`` compile with Numba
 (``backend="numba"``) in every eval module, which are not edited; the derivatives that have no
-Numba backend (the other Jacobian functions, and the Hessian ones) raise a SrcadError instead of running in
-Python, so that an eval this backend cannot compile is reported as refused, with the reason,
-never timed as Python.
+Numba backend (the other Jacobian functions, and the Hessian ones) raise a SrcadError instead
+of running in Python, so that an eval this backend cannot compile is reported as refused, with
+the reason, never timed as Python.
 """
 
 import json
