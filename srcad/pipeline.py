@@ -267,7 +267,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
         fdef = _for_standard(fdef, func, fn, space, spelled, helpers, namer, gen.cells)
     if backend == "numba":
         fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells,
-                                                gen.hoisted_stacks, analysis)
+                                                gen.hoisted_stacks)
         gen.cells.update(numba_cells)
     where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     defaults = func.__defaults__ or ()
@@ -327,7 +327,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     if space is not None:  # written in the arrays' namespace
         fdef = _for_standard(fdef, func, fn, space, spelled, helpers, namer, fwd.cells)
     if backend == "numba":
-        fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, fwd.cells, known=fwd)
+        fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, fwd.cells)
         fwd.cells.update(numba_cells)
     where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     compiled = emit.compile_function(fdef, func, helpers, spelled, where, None, None,
@@ -412,7 +412,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
         bwd_def = _for_standard(bwd_def, func, fn, space, spelled, helpers, namer, gen.cells)
     if numba:
         fwd_def, fwd_cells = numba_backend.check(fwd_def, func, spelled, namer, gen.cells,
-                                                 gen.hoisted_stacks, analysis)
+                                                 gen.hoisted_stacks)
         bwd_def, bwd_cells = numba_backend.check(bwd_def, func, spelled, namer, gen.cells)
         gen.cells.update(fwd_cells, **bwd_cells)
     where = f"{func.__code__.co_filename}:{func.__code__.co_firstlineno}"

@@ -33,7 +33,7 @@ from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, name
 from . import numba_cache
-from .numba_displays import an_array, array_displays, array_names
+from .numba_displays import array_displays, of_one_type
 from .numba_stacks import rewrite_reversed, walk_values
 
 HINT = "differentiate it with backend='python' (the default), or rewrite the line"
@@ -105,7 +105,7 @@ def require():
 # ---------------------------------------------------------------- the whole function, tidied
 
 
-def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), known=None):
+def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
     """Rewrite the tidied adjoint ``fdef`` for Numba (``reversed(range(...))`` as a descending
     range, the helpers :mod:`.numba_helpers` implements) and refuse what Numba cannot compile
     (see the module docstring), naming the user's line. Returns ``(fdef, cells)``: the cells
@@ -114,14 +114,12 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), known=None):
     ``hoisted``: the stacks of values :func:`srcad.backend.numba_stacks.realise` hoisted into
     the forward code; a cosine pushed there is taken by ``numba_math_cos_apart`` (see
     :func:`srcad.backend.numba_helpers.cos_apart`).
-    ``known``: the kinds pass's analysis (or forward mode's transform, holding it and the
-    tangents' names): a list display of names it knows hold arrays (and of their tangents),
-    of slices of them and of NumPy's array makers is a list of arrays
-    (:func:`srcad.backend.numba_lists.array_list`, whose items Numba requires to be of one
-    type)."""
+    A list display holding no constant is a list of items of one type
+    (:func:`srcad.backend.numba_lists.array_list`: an int among floats is refused when Numba
+    compiles); one with constants among its items, unless it only becomes an array, is refused
+    here."""
     code = user_func.__code__
     filename = code.co_filename
-    arrays = array_names(known)
     helper_of = {v: k for k, v in spelled.items()}
     own = _own_names(fdef)
     user_globals = user_func.__globals__
@@ -156,12 +154,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), known=None):
             elif isinstance(value, list):
                 value[:] = [rewrite(v) if isinstance(v, ast.AST) else v for v in value]
         if (node.__class__ is ast.List and node.elts and id(node) not in displays
-                and node.ctx.__class__ is ast.Load
-                and (all(an_array(e, arrays, lambda n: module_of(n) is np, makers(),
-                                  {used.get("zeros_like")}) for e in node.elts)
-                     or not any(e.__class__ in (ast.Constant, ast.List, ast.Tuple, ast.Starred)
-                                for e in node.elts))):
-            # items of one type (array_list's typing refuses others: an int among floats)
+                and node.ctx.__class__ is ast.Load and of_one_type(node)):
             return ast.Call(func=numba_helper("array_list"), args=node.elts, keywords=[])
         if node.__class__ is ast.BinOp and node.op.__class__ in (ast.Pow, ast.MatMult):
             helper = "power" if node.op.__class__ is ast.Pow else "matmul"
@@ -230,10 +223,6 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), known=None):
               and func.attr in ("shape", "sum")):
             node.func = numba_helper(f"{func.attr}_of")
         return node
-
-    def makers():
-        """The names of the helpers used so far that make arrays."""
-        return {used[h] for h in ("zeros_float", "stack", "matmul") if h in used}
 
     def apart(stmt):
         """``S[i] = math.cos(a)`` or ``S.append(math.cos(a))`` onto a stack of hoisted values:

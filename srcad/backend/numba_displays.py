@@ -5,9 +5,9 @@ Numba gives a list one type for all its items (an int among floats becomes a flo
 ever becomes an array: ``np.array([a, b])``, where NumPy too makes one array of the items'
 common type. :func:`array_displays` finds those displays, through names and stacks.
 
-A display whose items are all arrays (:func:`an_array`: names the kinds pass knows hold
-arrays, slices of them, NumPy's array makers, arithmetic on them) is a list of arrays, written
-``array_list(...)`` (:mod:`.numba_lists`), which Numba compiles only for items of one type.
+A display none of whose items is a constant (:func:`of_one_type`: ``[theta[0:3], ones, z]``)
+is written ``array_list(...)`` (:mod:`.numba_lists`), which Numba compiles only for items of
+one type.
 
 Imports the standard library only.
 """
@@ -139,42 +139,14 @@ def _displays(node):
             yield from _displays(item)
 
 
-#: NumPy functions making a new array (a list display of them is a list of arrays)
-_MAKERS = {"zeros", "ones", "empty", "full", "array", "zeros_like", "ones_like", "eye",
-           "copy", "stack", "concatenate"}
+def of_one_type(node):
+    """Whether the list display ``node`` may be compiled as a Numba list whose items must be
+    of one type (:func:`srcad.backend.numba_lists.array_list` refuses others when Numba
+    compiles): none of its items is a constant (``[x, 1]``, ``[x, -1]``: refused before
+    compiling, naming the line), a display or a starred item."""
+    def constant(item):
+        while item.__class__ is ast.UnaryOp:
+            item = item.operand
+        return item.__class__ in (ast.Constant, ast.List, ast.Tuple, ast.Starred)
 
-
-def array_names(known):
-    """The names ``known`` (an analysis, or forward mode's transform) knows hold arrays, and
-    their tangents' names."""
-    if known is None:
-        return set()
-    analysis, tnames = getattr(known, "an", known), getattr(known, "tnames", {})
-    names = {n for n, kind in analysis.kinds.items() if kind == "array"}
-    return names | {tnames[n] for n in names if n in tnames}
-
-
-def an_array(node, arrays, is_numpy, makers=(), likes=()):
-    """Whether ``node`` (an item of a list display) is an array: a name in ``arrays``, a
-    slice of one (``a[0:3]``, ``a[1:, 2]``: a slice among the indices keeps an axis), or a
-    call of one of NumPy's array makers or of a helper named in ``makers`` (in ``likes``:
-    of an array, ``zeros_like(a)``), or arithmetic
-    with one of those as an operand (``ones * x[2]``: an array, NumPy broadcasting)."""
-    if node.__class__ is ast.Name:
-        return node.id in arrays
-    if node.__class__ is ast.BinOp:
-        return any(an_array(v, arrays, is_numpy, makers, likes)
-                   for v in (node.left, node.right))
-    if node.__class__ is ast.UnaryOp:
-        return an_array(node.operand, arrays, is_numpy, makers, likes)
-    if node.__class__ is ast.Subscript and node.value.__class__ is ast.Name:
-        index = node.slice.elts if node.slice.__class__ is ast.Tuple else [node.slice]
-        return node.value.id in arrays and any(i.__class__ is ast.Slice for i in index) and (
-            all(i.__class__ is not ast.Constant or i.value is not None for i in index))
-    func = getattr(node, "func", None)
-    if node.__class__ is ast.Call and func.__class__ is ast.Name:
-        return func.id in makers or func.id in likes and len(node.args) == 1 and an_array(
-            node.args[0], arrays, is_numpy, makers, likes)
-    return (node.__class__ is ast.Call and func.__class__ is ast.Attribute
-            and func.value.__class__ is ast.Name and is_numpy(func.value.id)
-            and func.attr in _MAKERS)
+    return not any(constant(item) for item in node.elts)
