@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import functools
 import inspect
-import numbers
 
 import numpy as np
 
 from . import api, fast_calls, jacobians_standard, nested, pipeline, pytrees
+from . import jacobian_leaves as leaves
 from .core import env, functions
 from .core.kinds import foreign_array, kind_of_value, rank_of_value
 from .errors import MissingRuleError, NonScalarOutputError, SrcadError
@@ -33,17 +33,23 @@ __all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp", "elementwise_grad",
            "hessian_vector_product", "make_vjp", "make_jvp"]
 
 
-def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None):
+def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None, backend="python"):
     """A function returning the Jacobian of ``f`` w.r.t. the ``wrt`` argument(s).
 
     ``mode="rev"`` builds it a row at a time with ``vjp`` (cheap for few outputs),
     ``mode="fwd"`` a column at a time with ``jvp`` (cheap for few inputs). A tuple ``wrt``
-    gives a tuple of Jacobians.
+    gives a tuple of Jacobians. ``backend="numba"`` (forward mode): the columns are computed
+    by ``jvp``'s code compiled by Numba.
     """
     if mode not in ("rev", "fwd"):
         raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
     wrt = api.wrt_alias(wrt, argnums, argnum)
-    jac = _Jacobian(f, wrt, mode)
+    if backend != "python":
+        api._numba_allowed(f, False, backend)
+        if mode != "fwd":
+            raise SrcadError("backend='numba' makes Jacobians in forward mode only",
+                             hint="use jacfwd(f, backend='numba'), or backend='python'")
+    jac = _Jacobian(f, wrt, mode, backend)
     call = jac.__call__
     numbers = jac.numbers
 
@@ -76,9 +82,10 @@ def jacrev(f, wrt=0, *, argnums=None, argnum=None):
     return jacobian(f, api.wrt_alias(wrt, argnums, argnum), mode="rev")
 
 
-def jacfwd(f, wrt=0, *, argnums=None, argnum=None):
-    """``jacobian(f, wrt, mode="fwd")``, as JAX users know it."""
-    return jacobian(f, api.wrt_alias(wrt, argnums, argnum), mode="fwd")
+def jacfwd(f, wrt=0, *, argnums=None, argnum=None, backend="python"):
+    """``jacobian(f, wrt, mode="fwd")``, as JAX users know it (``backend``: see
+    :func:`jacobian`)."""
+    return jacobian(f, api.wrt_alias(wrt, argnums, argnum), mode="fwd", backend=backend)
 
 
 def hessian(f, wrt=0, mode="fwd", *, argnums=None, argnum=None):
@@ -267,8 +274,8 @@ class _Jacobian:
     cache key) for which the output was not a scalar take the ``vjp`` code directly next time.
     """
 
-    def __init__(self, f, wrt, mode):
-        self.f, self.mode = f, mode
+    def __init__(self, f, wrt, mode, backend="python"):
+        self.f, self.mode, self.backend = f, mode, backend
         self.single = not isinstance(wrt, (tuple, list))
         self.wrt = (wrt,) if self.single else tuple(wrt)
         self.index = None
@@ -295,6 +302,7 @@ class _Jacobian:
                 result = jacobians_standard.in_namespace(self, args)
                 return result[0] if self.single else tuple(result)
             if any(p < len(args) and pytrees.is_tree(args[p]) for p in self.index):
+                _plain_only(self.backend)
                 return self._tree(args).value
             self.checked.add(types)  # no container or record where wrt points
         if self.mode == "rev":
@@ -442,7 +450,7 @@ class _Jacobian:
         if self.names is None:
             known = api._jvp_targets.get((self.f, index, len(args)))
             self.target, _, self.names = known or api._jvp_target(self.f, index, len(args))
-        fn, full = api._jvp_function(self.target, self.names, args)
+        fn, full = api._jvp_function(self.target, self.names, args, self.backend)
         if all(type(args[q]) is float for q in index):  # numbers: one pass each, no arrays
             seeds = [tuple([1.0 if j == k else 0.0 for j in range(len(index))])
                      for k in range(len(index))]
@@ -466,6 +474,7 @@ class _Jacobian:
                 tangents[k] = tangent if shape else 1.0
                 value, t = fn(*full, *tangents)
                 if pytrees.is_tree(value):
+                    _plain_only(self.backend)
                     return self._tree(args, value)
                 cols.append(np.asarray(t, dtype=float))
             out_shape = np.shape(value)
@@ -507,19 +516,19 @@ class _Jacobian:
         if value is None:
             value = self.f(*args)
         out_leaves, out_build = pytrees.leaves(value)
-        _check_leaves(out_leaves, "output")
+        leaves.check_leaves(out_leaves, "output")
         if self.vjp is None:
             self.vjp = api._transform(self.f, self.index, "vjp")
-        zeros = [_zero(leaf) for leaf in out_leaves]
+        zeros = [leaves.zero(leaf) for leaf in out_leaves]
         by_out = []
         for j, leaf in enumerate(out_leaves):
             rows = [[[] for _ in in_leaves] for in_leaves, _ in ins]
             for i in np.ndindex(*np.shape(leaf)):
                 seeds = list(zeros)
-                seeds[j] = _one_hot(leaf, i)
+                seeds[j] = leaves.one_hot(leaf, i)
                 grads = self.vjp(out_build(seeds), *args)
                 for k, g in enumerate(grads):
-                    for m, part in enumerate(_grad_leaves(g, ins[k][0])):
+                    for m, part in enumerate(leaves.grad_leaves(g, ins[k][0])):
                         rows[k][m].append(part)
             by_out.append([[np.stack(r) if r else r for r in per] for per in rows])
         return out_leaves, out_build, by_out
@@ -532,29 +541,35 @@ class _Jacobian:
             self.target, _, self.names = known or api._jvp_target(self.f, self.index, len(args))
         fn, full = api._jvp_function(self.target, self.names, args)
         for in_leaves, _ in ins:
-            _check_leaves(in_leaves, "argument")
-        zero_trees = [build([_zero(leaf) for leaf in in_leaves]) for in_leaves, build in ins]
+            leaves.check_leaves(in_leaves, "argument")
+        zero_trees = [build([leaves.zero(leaf) for leaf in in_leaves]) for in_leaves, build in ins]
         cols, value = [], None
         for k, (in_leaves, in_build) in enumerate(ins):
             cols.append([])
             for m, leaf in enumerate(in_leaves):
                 found = []
                 for i in np.ndindex(*np.shape(leaf)):
-                    parts = [_zero(other) for other in in_leaves]
-                    parts[m] = _one_hot(leaf, i)
+                    parts = [leaves.zero(other) for other in in_leaves]
+                    parts[m] = leaves.one_hot(leaf, i)
                     tangents = list(zero_trees)
                     tangents[k] = in_build(parts)
                     value, t = fn(*full, *tangents)
-                    found.append(_grad_leaves(t, pytrees.leaves(value)[0]))
+                    found.append(leaves.grad_leaves(t, pytrees.leaves(value)[0]))
                 cols[k].append(found)
         if value is None:
             value = self.f(*args)
         out_leaves, out_build = pytrees.leaves(value)
-        _check_leaves(out_leaves, "output")
+        leaves.check_leaves(out_leaves, "output")
         by_out = [[[np.stack([c[j] for c in found], axis=-1) if found else np.zeros(0)
                     for found in cols[k]] for k in range(len(ins))]
                   for j in range(len(out_leaves))]
         return out_leaves, out_build, by_out
+
+
+def _plain_only(backend):
+    if backend != "python":
+        raise SrcadError("backend='numba' makes Jacobians of arrays and numbers, not of "
+                         "tuples, lists, dicts or records", hint="use backend='python'")
 
 
 class _Whole:
@@ -564,36 +579,3 @@ class _Whole:
 
     def __init__(self, value):
         self.value = value
-
-
-def _zero(leaf):
-    return np.zeros(np.shape(leaf)) if np.shape(leaf) else 0.0
-
-
-def _one_hot(leaf, i):
-    if not np.shape(leaf):
-        return 1.0
-    made = np.zeros(np.shape(leaf))
-    made[i] = 1.0
-    return made
-
-
-def _grad_leaves(g, like):
-    """The leaves of the gradient (or tangent) ``g`` of a value whose leaves are ``like``, as
-    float arrays (a leaf with no derivative, None, as zeros)."""
-    found = pytrees.leaves(g)[0] if g is not None else [None] * len(like)
-    if len(found) != len(like):
-        raise SrcadError(f"a derivative has {len(found)} parts where its value has "
-                         f"{len(like)}", hint="report this: the structures should agree")
-    return [np.zeros(np.shape(v)) if part is None else np.asarray(part, dtype=float)
-            for part, v in zip(found, like)]
-
-
-def _check_leaves(found, what):
-    for leaf in found:
-        if not isinstance(leaf, (numbers.Number, np.ndarray, np.number)) or isinstance(
-                leaf, (bool, complex)):
-            raise SrcadError(f"a Jacobian of a function whose {what} holds "
-                             f"{type(leaf).__name__}: srcad makes them of numbers and arrays "
-                             "(in tuples, lists, dicts and records)",
-                             hint="leave the other values out of what is differentiated")

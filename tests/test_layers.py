@@ -25,8 +25,8 @@ LAYERS = [
     "srcad.pipeline",
     "srcad.extend_autograd",
     ("srcad.specialise", "srcad.checks", "srcad.fast_calls", "srcad.api",
-     "srcad.jacobians_standard", "srcad.jacobians", "srcad.extend", "srcad.pytrees",
-     "srcad.nested"),
+     "srcad.jacobians_standard", "srcad.jacobian_leaves", "srcad.jacobians", "srcad.extend",
+     "srcad.pytrees", "srcad.nested"),
     ("srcad.tools", "srcad.misc", "srcad.test_util"),
     ("srcad", "srcad.__main__"),
 ]

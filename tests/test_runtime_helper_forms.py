@@ -54,7 +54,7 @@ NUMBA_REFUSED = {
     'helpers': (
         'general helpers for values Numba does not type alike (complex checks, lists, '
         'objects) or for forms outside the Numba subset',
-        'added_at broadcast_as check_holomorphic check_real copy_tangent_grad dot_grad_a '
+        'added_at check_holomorphic check_real copy_tangent_grad dot_grad_a '
         'dot_grad_b erf expand fill layout like_grad matmul_grad_a matmul_grad_b '
         'real_part shape_of total which_max which_min zeros_array'),
     'items': (
@@ -95,7 +95,7 @@ NUMBA_REFUSED = {
     'numpy_shape': (
         "shape and assembly gradients built with NumPy functions outside Numba's subset",
         'add_at c_piece grad_add_at grad_diag grad_diagonal grad_hstack grad_linspace '
-        'grad_pad grad_pad_value grad_repeat grad_roll grad_sort grad_split grad_stack '
+        'grad_pad grad_pad_value grad_repeat grad_roll grad_sort grad_split '
         'grad_tile grad_vstack last_writes tangent_pad tangent_sort'),
     'scipy_helpers': (
         'SciPy gradients (Numba cannot call SciPy)',

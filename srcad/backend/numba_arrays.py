@@ -1,5 +1,6 @@
-"""``np.einsum``, its gradient, ``grad_reshape``, ``transpose_grad`` (of ``a.T``) and
-``scatter`` at an index holding ``None``, under the Numba backend.
+"""``np.einsum``, its gradient, ``grad_reshape``, ``transpose_grad`` (of ``a.T``),
+``scatter`` at an index holding ``None`` and ``@`` of stacks of matrices (:func:`matmul`),
+under the Numba backend.
 
 Numba has no ``np.einsum``. :func:`srcad.backend.numba_backend.check` writes
 ``np.einsum(spec, a, b)`` (one to three operands, a constant ``spec``) as :func:`einsum` and
@@ -238,3 +239,56 @@ def without_none(value, like, index, add=False):
     if not add:
         lines.append("    return out")
     return _compile(lines)
+
+
+def matmul(a, b):
+    """Stub: ``a @ b``. Numba's ``@`` takes vectors and matrices; a stack of matrices (rank
+    3) is multiplied matrix by matrix, its stacks' lengths equal or one (NumPy broadcasts)."""
+    raise NotImplementedError
+
+
+@overload(matmul)
+def _matmul(a, b):
+    if not (isinstance(a, types.Array) and isinstance(b, types.Array)):
+        raise TypingError(f"srcad's numba backend multiplies arrays with @, not {a} @ {b}")
+    if a.ndim <= 2 and b.ndim <= 2:
+        return lambda a, b: a @ b
+    if not (a.ndim <= 3 and b.ndim <= 3 and min(a.ndim, b.ndim) >= 2
+            and isinstance(a.dtype, types.Float) and isinstance(b.dtype, types.Float)):
+        raise TypingError(f"srcad's numba backend multiplies stacks of float matrices (rank "
+                          f"3) with @, not {a} @ {b}")
+    left = "a[k if a.shape[0] > 1 else 0]" if a.ndim == 3 else "a"
+    right = "b[k if b.shape[0] > 1 else 0]" if b.ndim == 3 else "b"
+    count = " max(a.shape[0], b.shape[0])" if a.ndim == b.ndim else (
+        " a.shape[0]" if a.ndim == 3 else " b.shape[0]")
+    lines = ["def impl(a, b):", f"    n ={count}"]
+    if a.ndim == b.ndim:
+        lines += ["    if a.shape[0] != b.shape[0] and min(a.shape[0], b.shape[0]) != 1:",
+                  "        raise ValueError('matmul: mismatch in the stacks of matrices')"]
+    lines += ["    out = np.empty((n, a.shape[-2], b.shape[-1]))",
+              "    for k in range(n):",
+              f"        out[k] = np.ascontiguousarray({left}) @ np.ascontiguousarray({right})",
+              "    return out"]
+    return _compile(lines)
+
+
+def broadcast_as(value, like):
+    """Stub: srcad's ``broadcast_as`` (a tangent broadcast to its value's shape)."""
+    raise NotImplementedError
+
+
+@overload(broadcast_as)
+def _broadcast_as(value, like):
+    if isinstance(like, types.Array) and isinstance(value, types.Number):
+        return lambda value, like: np.full(like.shape, value)
+    if not (isinstance(like, types.Array) and isinstance(value, types.Array)
+            and value.ndim <= like.ndim):
+        raise TypingError(f"srcad's numba backend broadcasts a number or an array to an "
+                          f"array's shape, not {value} to {like}")
+    if value.ndim == like.ndim:
+        def same_rank(value, like):
+            if value.shape == like.shape:
+                return np.asarray(value)
+            return np.ascontiguousarray(np.broadcast_to(value, like.shape))
+        return same_rank
+    return lambda value, like: np.ascontiguousarray(np.broadcast_to(value, like.shape))

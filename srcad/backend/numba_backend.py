@@ -31,10 +31,10 @@ import numpy as np
 
 from ..errors import SrcadError
 from ..transform import nodes
-from ..transform.nodes import Comment, call, name
+from ..transform.nodes import Comment, name
 from . import numba_cache
-from .numba_displays import array_displays
-from .numba_stacks import walk_values
+from .numba_displays import array_displays, of_one_type
+from .numba_stacks import rewrite_reversed, walk_values
 
 HINT = "differentiate it with backend='python' (the default), or rewrite the line"
 
@@ -49,7 +49,7 @@ NUMPY = {
     "hypot", "power", "square", "zeros", "zeros_like", "ones", "ones_like", "empty",
     "empty_like", "sum", "dot", "where", "maximum", "minimum", "pi", "e", "shape", "copy",
     "float64", "negative", "multiply", "add", "subtract", "divide", "reciprocal",
-    "broadcast_to", "full", "concatenate", "array",
+    "broadcast_to", "full", "concatenate", "array", "eye",
 }
 
 
@@ -70,7 +70,7 @@ NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroad
                  "grad_sum", "grad_dot_a", "grad_dot_b", "zeros_like", "like",
                  "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array",
                  "grad_extremum", "grad_einsum", "grad_reshape", "transpose_grad",
-                 "mutable", "log_base"}
+                 "mutable", "log_base", "grad_stack", "broadcast_as"}
 
 #: NumPy reductions along a constant axis (or all), with keepdims: numba_axes.reduce
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -115,7 +115,11 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
     ``callees``: the names the code calls other user functions' derivatives by.
     ``hoisted``: the stacks of values :func:`srcad.backend.numba_stacks.realise` hoisted into
     the forward code; a cosine pushed there is taken by ``numba_math_cos_apart`` (see
-    :func:`srcad.backend.numba_helpers.cos_apart`)."""
+    :func:`srcad.backend.numba_helpers.cos_apart`).
+    A list display holding no constant is a list of items of one type
+    (:func:`srcad.backend.numba_lists.array_list`: an int among floats is refused when Numba
+    compiles); one with constants among its items, unless it only becomes an array, is refused
+    here."""
     code = user_func.__code__
     filename = code.co_filename
     helper_of = {v: k for k, v in spelled.items()}
@@ -151,8 +155,12 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
                 setattr(node, field, rewrite(value))
             elif isinstance(value, list):
                 value[:] = [rewrite(v) if isinstance(v, ast.AST) else v for v in value]
-        if node.__class__ is ast.BinOp and node.op.__class__ is ast.Pow:
-            return ast.Call(func=numba_helper("power"), args=[node.left, node.right],
+        if (node.__class__ is ast.List and node.elts and id(node) not in displays
+                and node.ctx.__class__ is ast.Load and of_one_type(node)):
+            return ast.Call(func=numba_helper("array_list"), args=node.elts, keywords=[])
+        if node.__class__ is ast.BinOp and node.op.__class__ in (ast.Pow, ast.MatMult):
+            helper = "power" if node.op.__class__ is ast.Pow else "matmul"
+            return ast.Call(func=numba_helper(helper), args=[node.left, node.right],
                             keywords=[])
         if node.__class__ is not ast.Call:
             return node
@@ -178,17 +186,33 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
             if func.attr in REDUCTIONS and _reduction(node, REDUCTIONS[func.attr]):
                 node.func = numba_helper("reduce")
                 return node
+            if (func.attr == "stack" and not node.keywords and len(node.args) in (1, 2)
+                    and _constant(node.args[-1]) in ((0,) if len(node.args) == 2 else (
+                        _MISSING,))):
+                node.func, node.args = numba_helper("stack"), node.args[:1]
+                return node
             if (func.attr == "einsum" and not node.keywords and 2 <= len(node.args) <= 4
                     and isinstance(_constant(node.args[0]), str)):
                 node.func = numba_helper(f"einsum{len(node.args) - 1}")
                 return node
+        if (func.__class__ is ast.Attribute and func.attr == "concatenate" and node.args
+                and func.value.__class__ is ast.Name and module_of(func.value.id) is np
+                and node.args[0].__class__ is ast.Call
+                and node.args[0].func.__class__ is ast.Name
+                and node.args[0].func.id == used.get("array_list")):
+            # only read: a tuple (Numba's np.concatenate takes no list)
+            node.args[0] = ast.Tuple(elts=node.args[0].args, ctx=ast.Load())
         if node.keywords:
+            return node
+        if func.__class__ is ast.Name and helper_of.get(func.id) == "zeros_array" and len(
+                node.args) == 1:
+            node.func = numba_helper("zeros_float")  # (of an array: of a number, refused)
             return node
         if func.__class__ is ast.Name and helper_of.get(func.id) == "items_at":
             return _items_at(node, numba_helper)
         if func.__class__ is ast.Name and helper_of.get(func.id) in NUMBA_HELPERS:
             first = {"grad_sum": 2, "grad_extremum": 3, "grad_reshape": 2,
-                     "transpose_grad": 1}.get(
+                     "transpose_grad": 1, "grad_stack": 2}.get(
                 helper_of[func.id])
             if first and [_constant(a) for a in node.args[first:]] in ([None], [None, False]):
                 node.args = node.args[:first]  # of every element (the default arguments)
@@ -246,7 +270,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
                 out.append(stmt)
                 continue
             current_line[0] = line
-            _rewrite_reversed(stmt, lambda what, ln=line: refuse(what, ln))
+            rewrite_reversed(stmt, lambda what, ln=line: refuse(what, ln))
             stmt = scatter_add(stmt)
             if hoisted:
                 apart(stmt)
@@ -335,7 +359,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
                 elif cls in (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp,
                              ast.Dict, ast.Set, ast.Lambda, ast.JoinedStr):
                     refuse(f"a {cls.__name__} expression", line)
-                elif cls is ast.List and node.elts and id(node) not in arrays:
+                elif cls is ast.List and node.elts and id(node) not in displays:
                     # (np.array([a, b]) is one, see numba_displays)
                     refuse("a list display (Numba gives a list one type for all its items, "
                            "an int among floats becoming a float: write a tuple or an "
@@ -345,7 +369,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
                                                          and id(node) in bounds):
                     refuse(f"the constant {node.value!r}", line)
 
-    arrays = array_displays(fdef, lambda ident: module_of(ident) is np, helper_of)
+    displays = array_displays(fdef, lambda ident: module_of(ident) is np, helper_of)
     fdef.body = visit(fdef.body, code.co_firstlineno)
     if not used:
         return fdef, {}
@@ -356,7 +380,6 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
 
 
 _MISSING = object()
-
 
 def _part(cell):
     """What ``cell`` holds (a callee's part: a Numba dispatcher this backend made), or
@@ -478,47 +501,6 @@ def _items_at(node, numba_helper):
         return node
     spelled = "items_at_" + "_".join(str(i.value) for i in indices.elts)
     return ast.Call(func=numba_helper(spelled), args=[like, *values.elts], keywords=[])
-
-
-def _simple(value):
-    """A name or a constant (``-1`` included): safe to read twice."""
-    if value.__class__ is ast.UnaryOp and value.op.__class__ is ast.USub:
-        value = value.operand
-    return value.__class__ in (ast.Name, ast.Constant)
-
-
-def _rewrite_reversed(node, refuse):
-    """In place: ``for ... in reversed(range(a, b)):`` iterates ``range(b - 1, a - 1, -1)``
-    (and a range with a step, from its last item)."""
-    if node.__class__ is not ast.For:
-        return
-    it = node.iter
-    if not (it.__class__ is ast.Call and it.func.__class__ is ast.Name
-            and it.func.id == "reversed"):
-        return
-    inner = it.args[0] if len(it.args) == 1 else None
-    if not (inner.__class__ is ast.Call and inner.func.__class__ is ast.Name
-            and inner.func.id == "range" and 1 <= len(inner.args) <= 3
-            and all(_simple(a) for a in inner.args)):
-        refuse("reversed(...) of anything but a range of names and constants")
-    args = inner.args
-
-    def minus_one(value):
-        if value.__class__ is ast.Constant and type(value.value) is int:
-            return nodes.constant(value.value - 1)
-        return ast.BinOp(left=value, op=ast.Sub(), right=nodes.constant(1))
-
-    if len(args) < 3:
-        start, stop = (nodes.constant(0), args[0]) if len(args) == 1 else args
-        node.iter = call("range", minus_one(stop), minus_one(start), nodes.constant(-1))
-        return
-    # range(a, b, c) backwards: from its last item, a + (len - 1) * c, down to a
-    a, _, c = args
-    copy = nodes.copy_tree
-    last = ast.BinOp(left=copy(a), op=ast.Add(), right=ast.BinOp(
-        left=minus_one(call("len", copy(inner))), op=ast.Mult(), right=copy(c)))
-    node.iter = call("range", last, ast.BinOp(left=copy(a), op=ast.Sub(), right=copy(c)),
-                     ast.UnaryOp(op=ast.USub(), operand=copy(c)))
 
 
 def indexes_only_stacks(fdef, stacks):

@@ -5,6 +5,10 @@ Numba gives a list one type for all its items (an int among floats becomes a flo
 ever becomes an array: ``np.array([a, b])``, where NumPy too makes one array of the items'
 common type. :func:`array_displays` finds those displays, through names and stacks.
 
+A display none of whose items is a constant (:func:`of_one_type`: ``[theta[0:3], ones, z]``)
+is written ``array_list(...)`` (:mod:`.numba_lists`), which Numba compiles only for items of
+one type.
+
 Imports the standard library only.
 """
 
@@ -15,8 +19,10 @@ import ast
 
 def array_displays(fdef, is_numpy, helper_of):
     """The list displays (ids) that only ever become arrays: ``np.array([a, b])``, and the
-    displays (nested rows included) held by names whose values only reach ``np.array(t)``,
-    ``grad_array(g, t)`` (its gradient) or ``len(t)``, directly or through a stack (``S.append(t)``,
+    displays (nested rows included) held by names whose values only reach ``np.array(t)``
+    (or a row of it, ``np.array([t, [a, b]])``),
+    ``grad_array(g, t)`` (its gradient), ``zeros_like(t)`` (its zero tangent) or ``len(t)``,
+    directly or through a stack (``S.append(t)``,
     ``t = S[k]``, ``t = S.pop()``). NumPy and Numba both make one array of the items' common
     type (an int among floats a float in both), so there a display means what it means in
     Python; anywhere else Numba's list would turn an int among floats into a float."""
@@ -82,6 +88,11 @@ def _use(node, parent, is_numpy, helper_of):
     array or only its length counts, ("via", name) where it goes on to ``name`` unchanged
     (pushed on a stack, read back from one), ("other", None) anywhere else."""
     up = parent.get(id(node))
+    top, above = node, up
+    while above.__class__ in (ast.List, ast.Tuple):  # a row of np.array([t, [a, b]])
+        top, above = above, parent.get(id(above))
+    if top is not node and _np_array_call(above, is_numpy) and above.args[0] is top:
+        return "array", None
     if up.__class__ is ast.Call and up.args and up.args[0] is node and (
             _np_array_call(up, is_numpy) or (
                 up.func.__class__ is ast.Name and up.func.id == "len" and len(up.args) == 1)):
@@ -90,6 +101,10 @@ def _use(node, parent, is_numpy, helper_of):
             and helper_of.get(up.func.id) == "grad_array" and len(up.args) == 2
             and up.args[1] is node and not up.keywords):
         return "array", None
+    if (up.__class__ is ast.Call and up.func.__class__ is ast.Name
+            and helper_of.get(up.func.id) == "zeros_like" and up.args == [node]
+            and not up.keywords):
+        return "array", None  # its zero tangent: a list of 0.0 in both (only its length read)
     if (up.__class__ is ast.Call and up.func.__class__ is ast.Attribute
             and up.func.attr == "append" and up.func.value.__class__ is ast.Name
             and up.args == [node]):
@@ -122,3 +137,16 @@ def _displays(node):
             yield node
         for item in node.elts:
             yield from _displays(item)
+
+
+def of_one_type(node):
+    """Whether the list display ``node`` may be compiled as a Numba list whose items must be
+    of one type (:func:`srcad.backend.numba_lists.array_list` refuses others when Numba
+    compiles): none of its items is a constant (``[x, 1]``, ``[x, -1]``: refused before
+    compiling, naming the line), a display or a starred item."""
+    def constant(item):
+        while item.__class__ is ast.UnaryOp:
+            item = item.operand
+        return item.__class__ in (ast.Constant, ast.List, ast.Tuple, ast.Starred)
+
+    return not any(constant(item) for item in node.elts)

@@ -576,9 +576,11 @@ HELPERS = {
     "grad_sum": grad_sum, "grad_dot_a": grad_dot_a, "grad_dot_b": grad_dot_b,
     "zeros_like": zeros_like, "like": like, "copy_tangent": copy_tangent, "cleared": cleared,
     "scatter": scatter, "mutable": numba_lists.mutable, "grad_concatenate": grad_concatenate,
-    "grad_array": grad_array,
+    "grad_array": grad_array, "array_list": numba_lists.array_list,
+    "stack": numba_lists.stack, "grad_stack": numba_lists.grad_stack,
     "reduce": numba_axes.reduce, "grad_extremum": numba_axes.grad_extremum,
     "grad_reshape": numba_arrays.grad_reshape, "transpose_grad": numba_arrays.transpose_grad,
+    "matmul": numba_arrays.matmul, "broadcast_as": numba_arrays.broadcast_as,
     **{f"{n}{k}": getattr(numba_arrays, f"{n}{k}") for n in ("einsum", "grad_einsum")
        for k in (1, 2, 3)},
 }

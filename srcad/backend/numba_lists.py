@@ -13,7 +13,10 @@ too), whose items may differ in type; Numba types a list by one item type. Here:
 * ``items_at(like, (1, 0), (a, b))``, the gradient of a list or tuple whose items were read,
   is written ``items_at_1_0(like, a, b)`` (:func:`items_at`, one helper per pattern of
   indices): for a tuple ``like``, a tuple of its items' gradients, each of its own type, so
-  a callee returning ``(array, list)`` hands back ``(darray, dlist)``; for a list, a list.
+  a callee returning ``(array, list)`` hands back ``(darray, dlist)``; for a list, a list;
+* a list display whose items are all arrays (:func:`array_list`, of one type), ``np.stack``
+  of a list or tuple of arrays (:func:`stack`) and its gradient (:func:`grad_stack`), along
+  axis 0.
 
 Imports ``numba`` (only :mod:`.numba_helpers` imports this module, when it compiles).
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
@@ -141,3 +145,98 @@ def items_at(indices, zeros, add):
     stub.__name__ = stub.__qualname__ = "items_at_" + "_".join(map(str, indices))
     overload(stub)(scope["typing"])
     return stub
+
+
+# ---------------------------------------------------------------- lists of arrays, stacked
+
+
+def array_list(*items):
+    """Stub: the list display ``[a, b, ...]`` of arrays or numbers
+    (:func:`srcad.backend.numba_backend.check` writes a display so). Its items must have one
+    Numba type: a list Numba would otherwise make of items of different types (an int among
+    floats, an int array among float arrays) is refused."""
+    raise NotImplementedError
+
+
+@overload(array_list)
+def _array_list(*items):
+    if len(items) == 1 and isinstance(items[0], types.StarArgTuple):
+        items = items[0].types
+    first = items[0] if items else None
+    if not (isinstance(first, (types.Array, types.Number, types.Boolean))
+            and all(t == first for t in items)):
+        raise TypingError(f"srcad's numba backend makes a list display of arrays (or numbers) "
+                          f"of one type only (got {', '.join(map(str, items))}): write "
+                          f"np.array(...) or a tuple")
+
+    def made(*items):
+        out = [items[0]]
+        for k in range(1, len(items)):
+            out.append(items[k])
+        return out
+
+    return made
+
+
+def _axis_zero(axis):
+    """Whether the Numba type ``axis`` is an omitted axis or the constant 0."""
+    if isinstance(axis, types.Omitted):
+        return axis.value == 0
+    if type(axis) is int:  # the stub's default, the argument left out
+        return axis == 0
+    return isinstance(axis, types.IntegerLiteral) and axis.literal_value == 0
+
+
+def _arrays_of_one_type(arrays):
+    return (isinstance(arrays, (types.List, types.ListType))
+            and isinstance(arrays.dtype, types.Array)) or (
+        isinstance(arrays, types.UniTuple) and isinstance(arrays.dtype, types.Array))
+
+
+def stack(arrays, axis=0):
+    """Stub: ``np.stack(arrays)`` of a list (or a tuple) of arrays of one type, along axis 0
+    (Numba's ``np.stack`` takes a tuple only)."""
+    raise NotImplementedError
+
+
+@overload(stack)
+def _stack(arrays, axis=0):
+    if not (_arrays_of_one_type(arrays) and _axis_zero(axis)):
+        raise TypingError(f"srcad's numba backend stacks a list or tuple of arrays of one type "
+                          f"along axis 0 only (got {arrays}, axis {axis})")
+
+    def stacked(arrays, axis=0):
+        n = len(arrays)
+        if n == 0:
+            raise ValueError("need at least one array to stack")
+        shape = arrays[0].shape
+        out = np.empty((n,) + shape, dtype=arrays[0].dtype)
+        for i in range(n):
+            if arrays[i].shape != shape:
+                raise ValueError("all input arrays must have the same shape")
+            out[i] = arrays[i]
+        return out
+
+    return stacked
+
+
+def grad_stack(g, arrays, axis=0):
+    """Stub: srcad's ``grad_stack`` along axis 0: a list of ``g``'s items (views, as the
+    Python helper's)."""
+    raise NotImplementedError
+
+
+@overload(grad_stack)
+def _grad_stack(g, arrays, axis=0):
+    if not (_arrays_of_one_type(arrays) and _axis_zero(axis) and isinstance(g, types.Array)
+            and g.ndim == arrays.dtype.ndim + 1):
+        raise TypingError(f"srcad's numba backend has the gradient of np.stack of a list or "
+                          f"tuple of arrays of one type along axis 0 only (got {arrays}, "
+                          f"axis {axis})")
+
+    def pieces(g, arrays, axis=0):
+        if g.shape[0] != len(arrays):
+            raise ValueError("srcad (numba backend): a gradient shaped unlike its value")
+        return [g[i] for i in range(len(arrays))]
+
+    return pieces

@@ -8,7 +8,8 @@ own (one value type per list; popping or walking it backwards in step with the o
 since each block pops what it pushed, in reverse order) and walks stacks by index. A ``math``
 call the backward code makes on saved values is made where the forward code pushes them
 instead, and its result saved (:func:`_hoist`): the backward loop then reads a number, and the
-processor overlaps the call with the forward's own work.
+processor overlaps the call with the forward's own work. :func:`rewrite_reversed` writes a loop
+over ``reversed(range(...))`` as a descending ``range`` (Numba has no ``reversed``).
 
 Imports ``srcad.transform.nodes``.
 """
@@ -279,3 +280,44 @@ def walk_values(node):
     elif isinstance(node, list):
         for item in node:
             yield from walk_values(item)
+
+
+def _simple(value):
+    """A name or a constant (``-1`` included): safe to read twice."""
+    if value.__class__ is ast.UnaryOp and value.op.__class__ is ast.USub:
+        value = value.operand
+    return value.__class__ in (ast.Name, ast.Constant)
+
+
+def rewrite_reversed(node, refuse):
+    """In place: ``for ... in reversed(range(a, b)):`` iterates ``range(b - 1, a - 1, -1)``
+    (and a range with a step, from its last item)."""
+    if node.__class__ is not ast.For:
+        return
+    it = node.iter
+    if not (it.__class__ is ast.Call and it.func.__class__ is ast.Name
+            and it.func.id == "reversed"):
+        return
+    inner = it.args[0] if len(it.args) == 1 else None
+    if not (inner.__class__ is ast.Call and inner.func.__class__ is ast.Name
+            and inner.func.id == "range" and 1 <= len(inner.args) <= 3
+            and all(_simple(a) for a in inner.args)):
+        refuse("reversed(...) of anything but a range of names and constants")
+    args = inner.args
+
+    def minus_one(value):
+        if value.__class__ is ast.Constant and type(value.value) is int:
+            return nodes.constant(value.value - 1)
+        return ast.BinOp(left=value, op=ast.Sub(), right=nodes.constant(1))
+
+    if len(args) < 3:
+        start, stop = (nodes.constant(0), args[0]) if len(args) == 1 else args
+        node.iter = call("range", minus_one(stop), minus_one(start), nodes.constant(-1))
+        return
+    # range(a, b, c) backwards: from its last item, a + (len - 1) * c, down to a
+    a, _, c = args
+    copy = nodes.copy_tree
+    last = ast.BinOp(left=copy(a), op=ast.Add(), right=ast.BinOp(
+        left=minus_one(call("len", copy(inner))), op=ast.Mult(), right=copy(c)))
+    node.iter = call("range", last, ast.BinOp(left=copy(a), op=ast.Sub(), right=copy(c)),
+                     ast.UnaryOp(op=ast.USub(), operand=copy(c)))

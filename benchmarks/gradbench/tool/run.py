@@ -11,11 +11,11 @@ is returned as the evaluation's error, with its message. GradBench's own Python 
 ``PYTHONPATH``.
 
 ``--backend numba`` (the driver's tool ``srcad-numba``): ``srcad.grad``,
-``srcad.value_and_grad``, ``srcad.vjp`` and ``srcad.jvp`` compile with Numba
+``srcad.value_and_grad``, ``srcad.vjp``, ``srcad.jvp`` and ``srcad.jacfwd`` compile with Numba
 (``backend="numba"``) in every eval module, which are not edited; the derivatives that have no
-Numba backend (the Jacobian and Hessian functions) raise a SrcadError instead of running in
-Python, so that an eval this backend cannot compile is reported as refused, with the reason,
-never timed as Python.
+Numba backend (the other Jacobian functions, and the Hessian ones) raise a SrcadError instead
+of running in Python, so that an eval this backend cannot compile is reported as refused, with
+the reason, never timed as Python.
 """
 
 import json
@@ -33,7 +33,7 @@ def _error(exc):
 
 
 #: what backend='numba' does not cover: refused in numba mode
-NOT_NUMBA = ("jacobian", "jacfwd", "jacrev", "hessian", "hvp")
+NOT_NUMBA = ("jacobian", "jacrev", "hessian", "hvp")
 
 
 def numba_mode():
@@ -43,7 +43,7 @@ def numba_mode():
     import srcad
     from srcad.errors import SrcadError
 
-    for name in ("grad", "value_and_grad", "vjp", "jvp"):
+    for name in ("grad", "value_and_grad", "vjp", "jvp", "jacfwd"):
         fn = getattr(srcad, name)
         if fn.__kwdefaults__ and "backend" in fn.__kwdefaults__:
             fn.__kwdefaults__ = dict(fn.__kwdefaults__, backend="numba")
@@ -53,7 +53,7 @@ def numba_mode():
     def refused(name):
         def no_numba(*args, **kwargs):
             raise SrcadError(f"srcad.{name} has no Numba backend (backend='numba' makes grad, "
-                             "value_and_grad, vjp and jvp)")
+                             "value_and_grad, vjp, jvp and jacfwd)")
         return no_numba
 
     for name in NOT_NUMBA:

@@ -1,0 +1,46 @@
+"""The leaves of Jacobians of pytrees (tuples, lists, dicts and records of numbers and
+arrays): zeros and one-hot seeds shaped like a leaf, a derivative's leaves as float arrays,
+and the check that a tree holds only numbers and arrays (srcad/jacobians.py's ``_tree``
+paths). Imports NumPy, srcad.pytrees and srcad.errors."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import pytrees
+from .errors import SrcadError
+
+
+def zero(leaf):
+    return np.zeros(np.shape(leaf)) if np.shape(leaf) else 0.0
+
+
+def one_hot(leaf, i):
+    if not np.shape(leaf):
+        return 1.0
+    made = np.zeros(np.shape(leaf))
+    made[i] = 1.0
+    return made
+
+
+def grad_leaves(g, like):
+    """The leaves of the gradient (or tangent) ``g`` of a value whose leaves are ``like``, as
+    float arrays (a leaf with no derivative, None, as zeros)."""
+    found = pytrees.leaves(g)[0] if g is not None else [None] * len(like)
+    if len(found) != len(like):
+        raise SrcadError(f"a derivative has {len(found)} parts where its value has "
+                         f"{len(like)}", hint="report this: the structures should agree")
+    return [np.zeros(np.shape(v)) if part is None else np.asarray(part, dtype=float)
+            for part, v in zip(found, like)]
+
+
+def check_leaves(found, what):
+    for leaf in found:
+        if not isinstance(leaf, (numbers.Number, np.ndarray, np.number)) or isinstance(
+                leaf, (bool, complex)):
+            raise SrcadError(f"a Jacobian of a function whose {what} holds "
+                             f"{type(leaf).__name__}: srcad makes them of numbers and arrays "
+                             "(in tuples, lists, dicts and records)",
+                             hint="leave the other values out of what is differentiated")
