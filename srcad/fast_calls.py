@@ -51,6 +51,17 @@ def table(cache, f, wrt):
     return None
 
 
+def kept(cache, f, wrt):
+    """``cache``'s dict for ``(f, wrt)``, made empty the first time; None when ``f`` cannot
+    keep one (it holds no attributes: nothing is ever kept for it)."""
+    found = cache.get((f, wrt))
+    if found is None:
+        found = cache[(f, wrt)] = {}
+        if cache.get((f, wrt)) is not found:
+            return None
+    return found
+
+
 _OUTPUT_CHECKS = (HELPERS["check_scalar"], HELPERS["check_holomorphic"])
 
 
@@ -80,11 +91,9 @@ def vjp_closure(f, wrt, types, called, transformed, gradient, value_and_grad=Non
     value_and_grad) gives both at once instead (:func:`eager_vjp`)."""
     if not plain_types(types):
         return
-    table = VJPS.get((f, wrt))
+    table = kept(VJPS, f, wrt)
     if table is None:
-        table = VJPS[(f, wrt)] = {}
-        if VJPS.get((f, wrt)) is not table:  # f holds no attributes: never kept
-            return
+        return
 
     def vjp_of(args):
         value = called(*args)
@@ -204,11 +213,9 @@ def jvp_closure(f, wrt, primals, tangents, fn):
     if positions is None or len(positions) != len(tangents) or not same_shapes(
             primals, tangents, positions) or not all(t in PLAIN for t in types):
         return
-    table = JVPS.get((f, wrt))
+    table = kept(JVPS, f, wrt)
     if table is None:
-        table = JVPS[(f, wrt)] = {}
-        if JVPS.get((f, wrt)) is not table:  # f holds no attributes: never kept
-            return
+        return
     ok = fresh(fn.__srcad_reads__)
     arrays = [i for i, a in enumerate(primals) if type(a) is np.ndarray]
     if not arrays:
@@ -287,11 +294,9 @@ def hvp_closure(f, wrt, args, v, grad_f):
     known = found.get(key) if found is not None else None
     if known is None:
         return
-    held = HVPS.get((f, wrt))
+    held = kept(HVPS, f, wrt)
     if held is None:
-        held = HVPS[(f, wrt)] = {}
-        if HVPS.get((f, wrt)) is not held:
-            return
+        return
     held[key] = known
 
 
