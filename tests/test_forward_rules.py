@@ -1206,11 +1206,11 @@ def _array_valued(case):
 #: API and an independent reference on a sample), all of them in the long run
 #: (SRCAD_LONG_PROPERTIES=1, as tests/test_properties.py)
 HESSIAN_CASES = [c for c in CASES if _array_valued(c)]
-if os.environ.get("SRCAD_LONG_PROPERTIES") != "1":
-    HESSIAN_CASES = HESSIAN_CASES[::3]
+HVP_CASES = (HESSIAN_CASES if os.environ.get("SRCAD_LONG_PROPERTIES") == "1"
+             else HESSIAN_CASES[::3])
 
 
-@pytest.mark.parametrize("case", HESSIAN_CASES, ids=[_case_id(c) for c in HESSIAN_CASES])
+@pytest.mark.parametrize("case", HVP_CASES, ids=[_case_id(c) for c in HVP_CASES])
 def test_hvp_matches_finite_differences_of_the_gradient(case):
     """Forward over reverse (``hvp``) == finite differences of srcad's reverse gradient, for
     ``sum(sin(call))`` w.r.t. the first argument."""
