@@ -1201,13 +1201,13 @@ def _array_valued(case):
     return not isinstance(f(*args), (list, tuple))
 
 
-#: hvp against finite differences of the gradient: every third rule example in CI (the
+#: hvp against finite differences of the gradient: every sixth rule example in CI (the
 #: Hessian of every rule, both modes, is test_second_order_rules.py's; this checks the hvp
 #: API and an independent reference on a sample), all of them in the long run
 #: (SRCAD_LONG_PROPERTIES=1, as tests/test_properties.py)
 HESSIAN_CASES = [c for c in CASES if _array_valued(c)]
 HVP_CASES = (HESSIAN_CASES if os.environ.get("SRCAD_LONG_PROPERTIES") == "1"
-             else HESSIAN_CASES[::3])
+             else HESSIAN_CASES[::6])
 
 
 @pytest.mark.parametrize("case", HVP_CASES, ids=[_case_id(c) for c in HVP_CASES])
