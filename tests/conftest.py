@@ -8,6 +8,7 @@ Numba's on-disk cache (srcad.backend.numba_cache) goes to a directory of this ru
 SRCAD_CACHE_DIR is set: tests neither read a cache left by older code nor fill the user's.
 """
 
+import gc
 import os
 import tempfile
 
@@ -32,3 +33,13 @@ def pytest_generate_tests(metafunc):
         if fixture in metafunc.fixturenames:
             items, ids = _items(cases)
             metafunc.parametrize(fixture, items, ids=ids)
+
+
+def pytest_collection_finish(session):
+    """After collection (every test module imported, with NumPy, SciPy, torch, JAX, Numba and
+    Dask): those objects move to Python's permanent generation, so that the garbage
+    collections the tests cause (automatic, and the tests' own ``gc.collect()``) do not walk
+    them again each time."""
+
+    gc.collect()
+    gc.freeze()
