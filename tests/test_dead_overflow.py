@@ -52,8 +52,6 @@ CASES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="0 * inf in the reverse sweep of a value the run did "
-                                       "not use: docs/how-it-works.md, Known limits")
 @pytest.mark.parametrize("f, args", CASES, ids=[f.__name__ for f, _ in CASES])
 def test_dead_overflowed_value_does_not_poison_the_gradient(f, args):
     with np.errstate(all="ignore"):
