@@ -38,6 +38,7 @@ class Data:
             if plain and not getattr(self.an.callees, "compiles_all", False) and (  # Numba
                     self.items_at(obj, dobj, index, gname, code, frame)):
                 return
+            was_live = dobj in self.live
             self.ensure_live(obj.name, code, frame)
             elem = self.an.elems.get(obj.name, ANY)
 
@@ -56,6 +57,7 @@ class Data:
                 code.append(assign(item(), nodes.plus(item(), gname)))
             else:
                 code.append(assign(item(), call(self.helper("add"), item(), gname)))
+            self.note_contribution(dobj, was_live, self.zero_flag(name(gname)), code)
             return
         self.ref(obj.name, frame)
         dobj = self.g(obj.name)
@@ -64,6 +66,7 @@ class Data:
             # an array this sweep made and nothing else holds: add into its elements, as a
             # person would (a basic index reaches each element once)
             code.append(nodes.add_to(subscript(dobj, nodes.expr(index)), gname))
+            self.note_contribution(dobj, True, self.zero_flag(name(gname)), code)
             return
         made = dobj not in self.live
         contribution = call(self.helper("scatter"), gname, obj.name, _index_node(index))
@@ -89,6 +92,7 @@ class Data:
                                  ast.Tuple(elts=values, ctx=ast.Load())))
         code.append(stmt)
         self.live.add(dobj)
+        self.note_contribution(dobj, False, self.zero_flag(name(gname)), code)
         self.items_made[dobj] = (stmt, indices, values)
         return True
 
@@ -143,6 +147,7 @@ class Data:
         if not (isinstance(lst, ir.Var) and self.an.active(lst)):
             return
         self.comment(stmt, code)
+        was_live = self.g(lst.name) in self.live
         self.ensure_live(lst.name, code, frame)
         gname = self.g(stmt.target)
         if self.an.active(ir.Var(stmt.target)) and gname in self.live:
@@ -150,6 +155,7 @@ class Data:
         else:
             grad = self.zero(stmt.target, frame)
         code.append(nodes.expr_stmt(method(self.g(lst.name), "append", grad)))
+        self.note_contribution(self.g(lst.name), was_live, self.zero_flag(grad), code)
 
     def list_arithmetic(self, stmt, gname, code, frame):
         """``a + b`` on lists: each side gets its slice of the gradient; ``[x] * n`` is
@@ -228,6 +234,7 @@ class Data:
         for atom, target in zip(atoms, targets):
             if target == self.g(atom.name):
                 self.live.add(target)
+                self.note_contribution(target, False, None, code)
             else:
                 self.accumulate(atom, target, code, frame)
 
