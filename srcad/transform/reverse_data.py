@@ -82,6 +82,7 @@ class Data:
         if made is not None and code[-1] is made[0]:
             made[1].append(nodes.expr(index))
             made[2].append(name(gname))
+            self.note_contribution(dobj, True, self.zero_flag(name(gname)), code)
             return True
         if dobj in self.live:
             return False
@@ -90,9 +91,11 @@ class Data:
         stmt = assign(dobj, call(self.helper("items_at"), obj.name,
                                  ast.Tuple(elts=indices, ctx=ast.Load()),
                                  ast.Tuple(elts=values, ctx=ast.Load())))
+        flag = []  # its flag before it: the next items join the call
+        self.note_contribution(dobj, False, self.zero_flag(name(gname)), flag)
+        code.extend(flag)
         code.append(stmt)
         self.live.add(dobj)
-        self.note_contribution(dobj, False, self.zero_flag(name(gname)), code)
         self.items_made[dobj] = (stmt, indices, values)
         return True
 

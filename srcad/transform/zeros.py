@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import operator
 
 from ..core import ir
 from . import nodes
@@ -115,8 +116,9 @@ class Zeros:
         if gname is None or gname not in self.maybe or gname not in self.live:
             return False
         value = stmt.value
-        if isinstance(stmt, ir.Assign) and not isinstance(value, ir.Prim):
-            return False  # a copy
+        if isinstance(stmt, ir.Assign) and (not isinstance(value, ir.Prim) or value.fn in (
+                operator.getitem, ir.BUILD_LIST, ir.BUILD_TUPLE, ir.BUILD_DICT)):
+            return False  # a copy, an item, a display: the flag is passed on instead
         if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
                 value.fn.name in ("pop", "append")):
             return False  # a list's gradient keeps its length
