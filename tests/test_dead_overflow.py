@@ -137,6 +137,9 @@ ARRAY_SKELETONS = {
              "return np.sum(x * y)"],
     "write": ["w = np.exp(x * 1e3)", "z = x * y", "if y > 3.0:", "    z[0] = w[1]",
               "return np.sum(z * x)"],
+    # np.sum(x)'s gradient is one number until something needs the array
+    "uniform": ["w = np.exp(x * 1e3)", "z = x * y", "if y > 3.0:", "    z = z + w",
+                "return np.sum(z) + np.sum(x)"],
 }
 
 

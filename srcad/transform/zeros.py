@@ -27,7 +27,7 @@ import operator
 
 from ..core import ir
 from . import nodes
-from .nodes import assign, has_code, name
+from .nodes import assign, name
 
 
 class _Guard:
@@ -129,7 +129,8 @@ class Zeros:
         reads. The guard stays open for the next statements whose gradient was made inside
         it (a chain of temporaries); :meth:`close_guard` joins its two paths."""
         gname = self.gnames[stmt.target]
-        self.materialise(gname, code, frame)
+        for one in list(self.uniform):  # one number for an array: both paths must agree
+            self.materialise(one, code, frame)
         test = self.maybe.pop(gname)
         guard = _Guard(gname, test, set(self.live), set(self.fresh), dict(self.maybe), frame,
                        self.top, code)
@@ -163,7 +164,8 @@ class Zeros:
         self.top = guard.top
         code = guard.code
         at = next(k for k, s in enumerate(code) if s is guard.node)
-        if not has_code(guard.inner):  # nothing to guard: as before it
+        if not any(s.__class__ not in (nodes.PopMarker, nodes.Comment) for s in guard.inner):
+            # nothing to guard: as before it
             del code[at]
             self.live, self.fresh, self.maybe = guard.live, guard.fresh, guard.maybe
             return
