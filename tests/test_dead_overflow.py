@@ -174,12 +174,13 @@ def test_family_arrays(skeleton, tmp_path):
     _check_first(_load(source, tmp_path), (np.array([1.0, 2.0]), 0.5))
 
 
-#: second order (reverse over reverse, forward over reverse): one member per skeleton. Not
+#: second order (reverse over reverse, forward over reverse): one member per loop skeleton,
+#: the branch and the callee. Not
 #: "pow": forward mode's tangent of np.power on a float is Python's ``**``, which raises
 #: OverflowError where NumPy gives inf (the tangent of a dead value is computed all the same)
 _SAFE = ["mul", "exp", "nan"]
-SECOND = [(s, _SAFE[k % len(_SAFE)], "square") for k, s in enumerate(SKELETONS)
-          if s != "callee_hides"]
+SECOND = [(s, _SAFE[k % len(_SAFE)], "square") for k, s in enumerate(
+    ["branch", "continue", "break", "no_iteration", "callee_result", "in_loop"])]
 #: a callee's forward part differentiated again: the gradient of its context (a tuple) holds
 #: a materialised zero for an item nothing contributed to, and symbolic zeros do not reach
 #: into containers' items
