@@ -57,11 +57,10 @@ class Zeros:
 
     def zero_flag(self, contribution):
         """The flag of the maybe-zero gradient a contribution copies (``dx = dx_2``,
-        ``np.real(dx_2)``), or None."""
-        for sub in ast.walk(contribution):
-            if isinstance(sub, ast.Name) and sub.id in self.maybe:
-                return self.maybe[sub.id]
-        return None
+        ``np.real(dx_2)``), or None (also where it reads two: not zero, to be safe)."""
+        flags = {self.maybe[sub.id] for sub in ast.walk(contribution)
+                 if isinstance(sub, ast.Name) and sub.id in self.maybe}
+        return flags.pop() if len(flags) == 1 else None
 
     def note_contribution(self, gname, was_live, zflag, code):
         """After ``gname`` was assigned (``was_live`` False) or added to: whether it may now
@@ -78,12 +77,6 @@ class Zeros:
                                                            nodes.constant(True))]))
             else:
                 del self.maybe[gname]  # set on this path: a merge sets its flag
-
-    def zero_maybe(self, gname, primal, code, frame):
-        """Write a zero for ``gname`` (not yet assigned on this path): maybe-zero from here."""
-        code.append(assign(gname, self.zero(primal, frame)))
-        self.set_flag(gname, False, code)
-        self.maybe[gname] = self.flag(gname)
 
     def merge_arms(self, arms, keep=None):
         """Join paths. ``arms``: (code, live, maybe, frame) per path, each list of code open
