@@ -39,9 +39,10 @@ from .reverse_flow import Flow
 from .reverse_rules import Rules
 from .saves import Saves
 from .sweep import Generated, Sweep
+from .zeros import Zeros
 
 
-class Reverse(Rules, Data, Flow, Saves, Sweep):
+class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
                  structured=True):
         self.fn = fn
@@ -59,6 +60,9 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
         self.items_made = {}  # container gradient -> (its items_at statement, indices, values)
         self.borrowed = set()  # scalar gradients first bound to a container's item (dx = dt[0])
         self.live = set()
+        self.guard = None  # the open guard of a maybe-zero gradient (see .zeros)
+        self.maybe = {}  # gradient that may be uncontributed on this path -> its flag
+        self.flags = {}  # gradient -> the name of its flag (see .zeros)
         self.refs = {}  # id(block) -> primal names the backward code of that block reads
         self.primals = set(fn.params) | {n for s in ir.walk(fn.body) for n in ir.defined_by(s)}
         for s in ir.walk(fn.body):
@@ -118,6 +122,7 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
         gname = self.g(name_)
         kind = self.an.kinds.get(name_)
         contribution = nodes.node(contribution)
+        was_live, zflag = gname in self.live, self.zero_flag(contribution)
         if uniform and (gname not in self.live or gname in self.uniform):
             self.uniform[gname] = self.alike.get(name_, name_)
         else:
@@ -145,6 +150,7 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
                 self.fresh.add(gname)
             else:
                 self.fresh.discard(gname)
+        self.note_contribution(gname, was_live, zflag, code)
 
     def same_shape(self, a, b):
         return self.an.kinds.get(a) == ARRAY and self.alike.get(a, a) == self.alike.get(b, b)
@@ -234,7 +240,13 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
         self.blocks[frame] = stmts
         code = [PopMarker(frame)]
         for stmt in reversed(stmts):
+            if self.guard is not None:
+                if self.continues_guard(stmt) and not self.needs_guard(stmt):
+                    self.guarded(stmt, frame)
+                    continue
+                self.close_guard()
             self.stmt(stmt, code, frame)
+        self.close_guard()
         return code
 
     def stmt(self, stmt, code, frame):
@@ -244,14 +256,21 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
                 primal = self.primal_of.get(gname)
                 if primal is None or primal in mentioned:  # a gradient the statement touches
                     self.materialise(gname, code, frame)
-        if isinstance(stmt, ir.Assign):
-            self.assign(stmt, code, frame)
-        elif isinstance(stmt, ir.SetItem):
-            self.setitem(stmt, code, frame)
+        if self.needs_guard(stmt):  # it reads a gradient that may be a symbolic zero
+            self.open_guard(stmt, code, frame)
+        elif isinstance(stmt, (ir.Assign, ir.SetItem)):
+            self.differentiate(stmt, code, frame)
         elif isinstance(stmt, ir.If):
             self.if_(stmt, code, frame)
         elif isinstance(stmt, ir.Loop):
             self.loop(stmt, code, frame)
+
+
+    def differentiate(self, stmt, code, frame):
+        if isinstance(stmt, ir.Assign):
+            self.assign(stmt, code, frame)
+        else:
+            self.setitem(stmt, code, frame)
 
 
 def _makes_new_array(tree):

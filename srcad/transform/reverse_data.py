@@ -38,6 +38,7 @@ class Data:
             if plain and not getattr(self.an.callees, "compiles_all", False) and (  # Numba
                     self.items_at(obj, dobj, index, gname, code, frame)):
                 return
+            was_live = dobj in self.live
             self.ensure_live(obj.name, code, frame)
             elem = self.an.elems.get(obj.name, ANY)
 
@@ -56,6 +57,7 @@ class Data:
                 code.append(assign(item(), nodes.plus(item(), gname)))
             else:
                 code.append(assign(item(), call(self.helper("add"), item(), gname)))
+            self.note_contribution(dobj, was_live, self.zero_flag(name(gname)), code)
             return
         self.ref(obj.name, frame)
         dobj = self.g(obj.name)
@@ -64,6 +66,7 @@ class Data:
             # an array this sweep made and nothing else holds: add into its elements, as a
             # person would (a basic index reaches each element once)
             code.append(nodes.add_to(subscript(dobj, nodes.expr(index)), gname))
+            self.note_contribution(dobj, True, self.zero_flag(name(gname)), code)
             return
         made = dobj not in self.live
         contribution = call(self.helper("scatter"), gname, obj.name, _index_node(index))
@@ -79,6 +82,7 @@ class Data:
         if made is not None and code[-1] is made[0]:
             made[1].append(nodes.expr(index))
             made[2].append(name(gname))
+            self.note_contribution(dobj, True, self.zero_flag(name(gname)), code)
             return True
         if dobj in self.live:
             return False
@@ -87,6 +91,9 @@ class Data:
         stmt = assign(dobj, call(self.helper("items_at"), obj.name,
                                  ast.Tuple(elts=indices, ctx=ast.Load()),
                                  ast.Tuple(elts=values, ctx=ast.Load())))
+        flag = []  # its flag before it: the next items join the call
+        self.note_contribution(dobj, False, self.zero_flag(name(gname)), flag)
+        code.extend(flag)
         code.append(stmt)
         self.live.add(dobj)
         self.items_made[dobj] = (stmt, indices, values)
@@ -143,6 +150,7 @@ class Data:
         if not (isinstance(lst, ir.Var) and self.an.active(lst)):
             return
         self.comment(stmt, code)
+        was_live = self.g(lst.name) in self.live
         self.ensure_live(lst.name, code, frame)
         gname = self.g(stmt.target)
         if self.an.active(ir.Var(stmt.target)) and gname in self.live:
@@ -150,6 +158,7 @@ class Data:
         else:
             grad = self.zero(stmt.target, frame)
         code.append(nodes.expr_stmt(method(self.g(lst.name), "append", grad)))
+        self.note_contribution(self.g(lst.name), was_live, self.zero_flag(grad), code)
 
     def list_arithmetic(self, stmt, gname, code, frame):
         """``a + b`` on lists: each side gets its slice of the gradient; ``[x] * n`` is
@@ -228,6 +237,7 @@ class Data:
         for atom, target in zip(atoms, targets):
             if target == self.g(atom.name):
                 self.live.add(target)
+                self.note_contribution(target, False, None, code)
             else:
                 self.accumulate(atom, target, code, frame)
 

@@ -18,7 +18,7 @@ class Flow:
     """Branches and loops (see the module docstring)."""
 
     def if_(self, stmt, code, frame):
-        live_before = set(self.live)
+        live_before, maybe_before = set(self.live), dict(self.maybe)
         inner_defs = {n for s in ir.walk(stmt.body + stmt.orelse) for n in ir.defined_by(s)}
         inner_grads = {self.g(n) for n in inner_defs | {p.target for p in stmt.phis}}
         arms = []
@@ -26,6 +26,7 @@ class Flow:
         for side, block in ((0, stmt.body), (1, stmt.orelse)):
             self.live = set(live_before)
             self.fresh = set(fresh_before)
+            self.maybe = dict(maybe_before)
             arm = []
             for phi in stmt.phis:
                 src = phi.sources[side]
@@ -33,15 +34,11 @@ class Flow:
                     if isinstance(src, ir.Var):
                         self.accumulate(src, self.merged_grad(phi, src), arm, id(block))
             arm += self.block(block, id(block))
-            arms.append((arm, self.live - inner_grads, id(block)))
+            arms.append((arm, self.live - inner_grads, dict(self.maybe), id(block)))
             fresh_after.append(set(self.fresh))
-        merged = (arms[0][1] | arms[1][1])
         self.fresh = fresh_after[0] & fresh_after[1]  # a zero written at the merge is new too
-        for arm, live, block_id in arms:
-            for gname in sorted(merged - live):
-                primal = self.primal_of[gname]
-                arm.append(assign(gname, self.zero(primal, block_id)))
-        self.live = merged
+        # a gradient set on one arm only: a zero, and a false flag, on the other
+        self.live, self.maybe = self.merge_arms(arms)
         then_code, else_code = arms[0][0], arms[1][0]
         if not has_code(then_code) and not has_code(else_code):
             return
@@ -55,6 +52,20 @@ class Flow:
             code.append(nodes.if_(nodes.not_(nodes.expr(stmt.test)), else_code))
 
     def loop(self, stmt, code, frame):
+        """The reversed loop; its body is generated again while the gradients that may be
+        zero at the end of an iteration are not all assumed so at its top (see .zeros)."""
+        assumed = set()
+        for _ in range(100):
+            state = self.snapshot()
+            out = []
+            wider = self.loop_once(stmt, out, frame, assumed)
+            if not wider:
+                break
+            self.restore(state)
+            assumed |= wider
+        code.extend(out)
+
+    def loop_once(self, stmt, code, frame, assumed):
         active_phis = [p for p in stmt.phis if self.an.active(ir.Var(p.target))]
         inner_defs = {n for s in ir.walk(stmt.body + stmt.header) for n in ir.defined_by(s)}
         inner_defs |= {p.target for p in stmt.phis} | ({stmt.target} if stmt.target else set())
@@ -71,14 +82,17 @@ class Flow:
             outer_reads |= {v.name for v in ir.atoms_in(p.sources[1])}
         touched = sorted(n for n in outer_reads - inner_defs if self.an.active(ir.Var(n)))
         if not active_phis and not touched:
-            return
+            return set()
         body_id = id(stmt.body)
         pre = []
-        for p in active_phis:
-            self.ensure_live(p.target, pre, frame)
-        for name_ in touched:
-            self.ensure_live(name_, pre, frame)
+        for name_ in [p.target for p in active_phis] + touched:
+            self.carry_in(name_, pre, frame)  # a zero written here may stay zero
+        for gname in sorted(assumed):
+            if gname in self.live and gname not in self.maybe:
+                self.set_flag(gname, True, pre)
+                self.maybe[gname] = self.flag(gname)
         live_outside = set(self.live)
+        maybe_top = dict(self.maybe)
         fresh_outside = set(self.fresh)
         body = [PopMarker(body_id)]
         # the gradient of each header name flows to its value at the end of the iteration
@@ -91,6 +105,9 @@ class Flow:
             if needs_temps:
                 tmp = self.namer.fresh(gname + "_next")
                 body.append(assign(tmp, name(gname)))
+                if gname in self.maybe:
+                    self.maybe[tmp] = self.flag(tmp)
+                    self.set_flag(tmp, self.maybe[gname], body)
                 carried.append((p, tmp))
             else:
                 carried.append((p, gname))
@@ -102,16 +119,30 @@ class Flow:
                 if not needs_temps and self.g(src.name) not in self.live:
                     body.append(assign(self.g(src.name), name(gsrc)))
                     self.live.add(self.g(src.name))
+                    self.note_contribution(self.g(src.name), False, self.maybe.get(gsrc), body)
                 else:
                     self.accumulate(src, self.merged_grad(p, src, gsrc), body, body_id)
+        for p, gsrc in carried:
+            if self.g(p.target) not in self.live:
+                self.maybe.pop(self.g(p.target), None)
+            if gsrc != self.g(p.target):
+                self.maybe.pop(gsrc, None)
         self.blocks[body_id] = stmt.body
         self.depth += 1
         inner = self.block(stmt.body, body_id)
         self.depth -= 1
         body += inner[1:]  # its PopMarker is already first
         for p in active_phis:
-            self.ensure_live(p.target, body, body_id)
+            self.carry_in(p.target, body, body_id)
+        # the back edge: what may be zero at the end must have been assumed at the top
+        wider = {g for g in live_outside if g in self.maybe and g not in maybe_top}
+        if wider:
+            return wider
+        for gname in sorted(maybe_top):
+            if gname in self.live and gname not in self.maybe:
+                self.set_flag(gname, True, body)
         self.live = live_outside | {self.g(p.target) for p in active_phis}
+        self.maybe = maybe_top
         if stmt.kind == "for" and stmt.exit is None:
             for v in stmt.iter.operands():
                 self.ref(v.name, frame)
@@ -132,6 +163,16 @@ class Flow:
             if isinstance(entry, ir.Var):
                 self.accumulate(entry, self.merged_grad(p, entry), code, frame)
             self.live.discard(self.g(p.target))
+            self.maybe.pop(self.g(p.target), None)
+        return set()
+
+    def carry_in(self, name_, code, frame):
+        """The gradient of ``name_`` made live where a loop needs it: a zero, maybe-zero."""
+        gname = self.g(name_)
+        if gname not in self.live:
+            self.ensure_live(name_, code, frame)
+            self.set_flag(gname, False, code)
+            self.maybe[gname] = self.flag(gname)
 
     def merged_grad(self, phi, src, grad=None):
         """The gradient of the merged value ``phi.target`` flowing to ``src``: its real part
