@@ -72,6 +72,17 @@ def test_summed_then_grown(tmp_path, build, write, grow):
         assert np.allclose(got, expected, rtol=1e-9, atol=1e-12), (mode, got, expected)
 
 
+
+def test_the_code_reads_the_list_as_it_was(tmp_path):
+    """What a careful person writes for ``ys = [y, y * 0.5]; s = sum(ys); ys.append(3.0)``:
+    the length kept where ``sum`` read the list, the appended constant's adjoint a zero
+    gradient at the list's length before it (no ``zeros_like(ys)`` then ``.pop()``)."""
+    f = _program(tmp_path, "appends", "none", "append_const")
+    text = srcad.source(srcad.grad(f, wrt=(0, 1)), 0.7, -0.4)
+    assert "ys_len = len(ys)" in text and "fill(ds, ys[:ys_len])" in text
+    assert "dys = zeros_like(ys[:-1])" in text
+    assert text.count(".pop()") == 2  # the two earlier appends' items only
+
 READS = {
     "len": "r = len(ys) * x",
     "array": "r = np.sum(np.array(ys) * x)",
