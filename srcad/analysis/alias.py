@@ -322,14 +322,16 @@ def _method(stmt, obj, analysis, aliases, refuse, context, label):
             seen_as = aliases.own if listlike else aliases.held  # an item is not its list
             if not seen_as.get(v.name, frozenset()) & memory:
                 continue
-            if not maybe_array and _element_use(other, v, appending=name == "append"):
+            if not maybe_array and _element_use(other, v):
+                continue
+            if listlike and _kept_for_reverse(other, v, analysis, name):
                 continue
             refuse(stmt, f"{shown} changes {label(obj.name)} in place after line "
                    f"{getattr(other, 'line', None) or '?'} used it: the backward sweep would "
                    "read the changed value", hint)
 
 
-def _element_use(stmt, var, appending=False):
+def _element_use(stmt, var):
     """Whether ``stmt`` reads only an item or the length of ``var``, or appends to or pops
     it: uses the backward sweep does not read again."""
     if isinstance(stmt, ir.SetItem):  # ys[i] = v: its adjoint reads no item of ys
@@ -343,10 +345,6 @@ def _element_use(stmt, var, appending=False):
         return False
     if any(isinstance(a, ir.Var) and a.name == var.name for a in args[1:]):
         return False
-    # sum(ys) then ys.append(v): the adjoint's longer list of gradients is cut to the
-    # items there were (add zips); a pop would cut it too short
-    if value.fn is sum:
-        return appending
     # list(ys), ys.copy(): the adjoint adds the copy's gradient into ys's, item by item
     if value.fn is list and len(args) == 1 and not value.kwargs or value.fn == ir.Method(
             "copy") and len(args) == 1:
@@ -355,6 +353,32 @@ def _element_use(stmt, var, appending=False):
             value.fn, ir.Method) and value.fn.name in ("append", "pop"):
         return True
     return _rule_reads_no_value(value, var)
+
+
+def _kept_for_reverse(stmt, var, analysis, method):
+    """``sum(ys)``, ``np.array(ys)``, ``max(ys)``: a list read whole by a rule, before an
+    ``append`` or ``pop`` changes it in place. The rule's adjoint reads the list (its length,
+    its items); the reverse sweep runs after the change, so it must read what the list was
+    at ``stmt``, and the forward sweep keeps that there: the length (``ys[:n]`` is the list
+    again when only appends follow) or, when a ``pop`` may follow, a copy. Recorded on the
+    analysis (``kept_lists``: id of the statement -> (the statement, {name: the methods
+    that change it})) for :meth:`srcad.transform.reverse_rules.Rules.kept_read`; whether
+    it was (a user function's call, a list built from it, are still refused: what they
+    keep of the list is not the sweep's to choose)."""
+    if not (isinstance(stmt, ir.Assign) and stmt.target is not None and isinstance(
+            stmt.value, ir.Prim)):
+        return False
+    prim = stmt.value
+    if isinstance(prim.fn, (ir.Method, ir.Attr, ir.Build, ir.BoolOp)) or prim.fn in (
+            operator.getitem, operator.add, operator.mul) or var not in (
+            *prim.args, *prim.kwargs.values()):
+        return False
+    rule, _ = registry.find(prim.fn, list(prim.args), dict(prim.kwargs))
+    if rule is None:
+        return False
+    kept = analysis.__dict__.setdefault("kept_lists", {})
+    kept.setdefault(id(stmt), (stmt, {}))[1].setdefault(var.name, set()).add(method)
+    return True
 
 
 def _rule_reads_no_value(prim, var):

@@ -150,7 +150,8 @@ class ValueKinds:
             return SCALAR
         if fn in (operator.add, operator.mul) and SEQ in kinds and ARRAY not in kinds:
             return SEQ  # list + list, list * n
-        if fn in _ARITH or isinstance(fn, np.ufunc) or fn in (abs, min, max, pow):
+        if (fn in _ARITH or isinstance(fn, np.ufunc) or fn in (abs, min, max, pow)) and not (
+                fn in (min, max) and kinds == [SEQ]):
             if prim.kwargs:
                 return ANY
             if all(k == SCALAR for k in kinds):
@@ -164,7 +165,9 @@ class ValueKinds:
         if fn in (list, tuple, sorted, dict, containers.dict_keys, containers.dict_values,
                   containers.dict_items):
             return SEQ
-        if fn is sum and kinds and kinds[0] == SEQ and isinstance(prim.args[0], ir.Var):
+        if (fn is sum or fn in (min, max) and len(prim.args) == 1 and not prim.kwargs) and (
+                kinds and kinds[0] == SEQ and isinstance(prim.args[0], ir.Var)):
+            # sum(ys), max(ys): a number for a list of numbers, an array for one of arrays
             elem = self.elems.get(prim.args[0].name, ANY)
             return elem if elem in (SCALAR, ARRAY) else ANY
         user = self._user_call(prim)

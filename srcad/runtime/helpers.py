@@ -201,8 +201,12 @@ _SMALL = 16  # the most items total() sums in Python
 @helper("runtime")
 def broadcast_as(value, like):
     """``value`` broadcast to ``like``'s shape (undoes :func:`unbroadcast`). A container: its
-    first ``len(like)`` items, as :func:`add` zips (the gradient of ``sum(ys)`` is made from
-    ``ys`` as it is when the reverse sweep runs, after any append)."""
+    first ``len(like)`` items, as :func:`add` zips: this is the tangent of ``add``'s
+    broadcasting, and a tangent must compute what its function computes. It no longer
+    carries the grown-list case (the reverse sweep reads a list changed in place later as it
+    was where it was read: ``Rules.kept_read``, so ``add`` is handed lists of one length;
+    no other length was seen by ``add`` over the list, program and second-order suites); it
+    is kept so that ``add`` and its tangent agree for any list ``add`` is given."""
     if type(value) in _CONTAINERS and type(like) in _CONTAINERS:
         if type(value) is not dict and type(like) is not dict and len(value) > len(like):
             return value[:len(like)]

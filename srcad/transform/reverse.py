@@ -80,6 +80,7 @@ class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
         self.shapes = {}  # shape name -> the value it is the shape of (saved in its place)
         self.layouts = set()  # the shape names that are stand-ins (layout(value)) instead
         self.calls = {}  # id(stmt) -> (forward function name, context name, call or None)
+        self.kept = {}  # id(stmt) -> [(name, list, "len" or "list")]: see Rules.kept_read
         self.alike = shapes.classes(fn, analysis)  # array -> an earlier array of its shape
         self.uniform = {}  # gradient holding one number for every element -> a value shaped
         self.top = id(fn.body)  # like it (np.sum's gradient before anything needs the array)

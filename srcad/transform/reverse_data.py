@@ -135,8 +135,18 @@ class Data:
         if not (isinstance(lst, ir.Var) and self.an.active(lst)):
             return
         self.comment(stmt, code)
-        self.ensure_live(lst.name, code, frame)
-        popped = method(self.g(lst.name), "pop")
+        gname = self.g(lst.name)
+        if gname not in self.live:
+            # nothing the forward sweep did later reads the list's gradient (a later append,
+            # pop or read would have made it): the item's gradient is zero, and the list's is
+            # a zero at the length the list had before, all but its last item
+            self.ref(lst.name, frame)
+            before = subscript(lst.name, ast.Slice(lower=None, upper=nodes.constant(-1),
+                                                   step=None))
+            code.append(assign(gname, call(self.helper("zeros_like"), before)))
+            self.live.add(gname)
+            return
+        popped = method(gname, "pop")
         if self.an.active(value):
             if lst.name in self.an.complex and not self.an.is_complex(value):
                 popped = self.real_of(value, popped)  # a real item of a complex list

@@ -134,6 +134,9 @@ class Rules:
                 names[p] = name(self.alike[atom.name])
             elif isinstance(atom, ir.Var) and self.keeps_layout(atom.name):
                 names[p] = name(self.layout_name(atom.name))
+        for p, atom in bound.items():  # a list changed in place after: what it was here
+            if isinstance(atom, ir.Var) and atom.name in self.kept_here(stmt):
+                names[p] = self.kept_read(stmt, atom.name)
         for free, obj in rule.namespace.items():  # a user rule's own helpers
             spelled = self.bind_cell(free, types.CellType(obj))  # bound even if unread
             names.setdefault(free, name(spelled))
@@ -268,6 +271,31 @@ class Rules:
         self.layouts.add(shape)
         self.primals.add(shape)
         return shape
+
+    def kept_here(self, stmt):
+        """The lists ``stmt`` reads whole that an ``append`` or ``pop`` changes later (the
+        analysis's ``kept_lists``, from :mod:`srcad.analysis.alias`): name -> the methods."""
+        kept = getattr(self.an, "kept_lists", {}).get(id(stmt))
+        return kept[1] if kept is not None and kept[0] is stmt else {}
+
+    def kept_read(self, stmt, source):
+        """What the backward sweep reads for the list ``source`` as ``stmt`` read it: the
+        forward sweep keeps its length there, ``n = len(ys)``, and the sweep reads ``ys[:n]``
+        (appends leave the first ``n`` items as they were); a copy, ``ys_kept = list(ys)``,
+        where a ``pop`` may follow (an append after it would put another item at ``n - 1``).
+        Made in the forward sweep right after ``stmt`` (:meth:`Saves.forward`), saved like
+        any value the backward sweep reads."""
+        made = next((k for k in self.kept.get(id(stmt), ()) if k[1] == source), None)
+        if made is None:
+            how = "list" if "pop" in self.kept_here(stmt)[source] else "len"
+            made = (self.namer.fresh(f"{source}_kept" if how == "list" else f"{source}_len"),
+                    source, how)
+            self.kept.setdefault(id(stmt), []).append(made)
+            self.primals.add(made[0])
+        kept, _, how = made
+        if how == "list":
+            return name(kept)
+        return nodes.subscript(source, ast.Slice(lower=None, upper=name(kept), step=None))
 
     def missing_rule(self, stmt, prim):
         return soundness.missing_rule(self.fn.source, stmt, prim)

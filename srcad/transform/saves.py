@@ -34,6 +34,7 @@ class Saves:
             defs |= set(ir.defined_by(stmt))
             if id(stmt) in self.calls:
                 defs.add(self.calls[id(stmt)][1])
+            defs |= {kept for kept, _, _ in self.kept.get(id(stmt), ())}
             if isinstance(stmt, ir.If):
                 subtree_refs |= self._saves_in(stmt.body, loop)
                 subtree_refs |= self._saves_in(stmt.orelse, loop)
@@ -98,6 +99,7 @@ class Saves:
                 names = list(ir.defined_by(stmt))
                 if id(stmt) in self.calls:
                     names.append(self.calls[id(stmt)][1])
+                names += [kept for kept, _, _ in self.kept.get(id(stmt), ())]
                 if id(stmt) in self.counters:  # a loop's trip count, set where the loop is
                     names.append(self.counters[id(stmt)])
                 for name_ in names:
@@ -153,6 +155,8 @@ class Saves:
                         else:
                             value = call(self.helper("shape_of"), source)
                         code.append(assign(shape, value))
+                for kept, source, how in self.kept.get(id(stmt), ()):  # Rules.kept_read
+                    code.append(assign(kept, call(how, source)))
             elif isinstance(stmt, ir.SetItem):
                 code.append(assign(stmt.target, nodes.method(nodes.expr(stmt.obj), "copy")))
                 code.append(assign(nodes.subscript(stmt.target, nodes.expr(stmt.index)),
