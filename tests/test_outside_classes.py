@@ -69,7 +69,7 @@ def f(x):
     fs = [make({item}) for i in range(3)]
     {use}
 """
-ITEMS = ["1.0 * i", "0.5 + i"]
+ITEMS = ["1.0 * i", "0.5 + i", "x[i]"]
 USES = {
     "loop": "s = 0.0\n    for h in fs:\n        s = s + h(x[3])\n    return s",
     "sum": "return sum(h(x[3]) for h in fs) * fs[1](x[2])",
@@ -80,3 +80,55 @@ USES = {
 @pytest.mark.parametrize("item, use", list(itertools.product(ITEMS, USES)))
 def test_a_list_of_made_functions_of_constants(item, use, tmp_path):
     _agree(MADE.format(item=item, use=USES[use]), X, tmp_path)
+
+
+# ---------------------------------------------------------------- a negative base
+# ``d/db a ** b`` at a negative base ``a`` is complex (log(a)). (1) Its term is zero where the
+# tangent or cotangent it multiplies is zero: an exponent passed as a constant to a helper, a
+# default of a made function, carried in a context or a list item, got a zero tangent there,
+# and the complex zero was refused by check_real in jvp, hessian and hvp (issue 16's note).
+# (2) Where it is not zero, a real program has no derivative in b there (nan, as NumPy,
+# autograd and JAX): a complex one added into an item of a real gradient array lost its
+# imaginary part unseen (``x[0] ** x[1] + x[2]`` gave the real part, a finite wrong number).
+
+HELPERS = {
+    "callee": "def h(a, p, t):\n    return a * t ** p\n\n\ndef f(x):\n"
+              "    return h(x[0], 2.0, x[3]) + x[1] * h(x[2], 3.0, x[3])\n",
+    "made": "def make(a, p=2.0):\n    def h(t):\n        return a * t ** p\n    return h\n\n\n"
+            "def f(x):\n    h = make(x[0])\n    return h(x[3]) * x[1]\n",
+    "env": "def make(a, p=2.0):\n    q = p + 1.0\n    def h(t):\n        return a * t ** q\n"
+           "    return h\n\n\ndef f(x):\n    return make(x[0])(x[3]) + make(x[1])(x[2])\n",
+    "listed": MADE.format(item="x[i]", use=USES["loop"]),
+    "tuple": "def f(x):\n    ps = (x[0], 2.0)\n    return ps[0] * x[3] ** ps[1] + x[1]\n",
+}
+
+
+@pytest.mark.parametrize("form", HELPERS)
+def test_a_constant_exponent_at_a_negative_base(form, tmp_path):
+    _agree(HELPERS[form], X, tmp_path, hessian=True)
+    f = _module(HELPERS[form], tmp_path, "numpy").f
+    v = np.cos(np.arange(4.0))
+    np.testing.assert_allclose(srcad.hvp(f, (X,), v), srcad.hessian(f)(X) @ v, rtol=1e-10)
+
+
+POWERS = {"**": "{a} ** {b}", "pow": "pow({a}, {b})", "np.power": "np.power({a}, {b})"}
+SHAPES = {"item": ("x[0]", "x[1]"), "slice": ("x[:2]", "x[2]")}
+
+
+@pytest.mark.parametrize("power, shape", list(itertools.product(POWERS, SHAPES)))
+def test_a_differentiated_exponent_at_a_negative_base_is_nan(power, shape, tmp_path):
+    """``x[2] * 2.0 + sum(a ** b)``: nan in the exponent's slot (never its real part), the
+    other slots exact, as autograd."""
+    a, b = SHAPES[shape]
+    source = f"def f(x):\n    return x[3] * 2.0 + np.sum({POWERS[power].format(a=a, b=b)})\n"
+    f = _module(source, tmp_path, "numpy").f
+    fa = _module(source, tmp_path, "autograd.numpy").f
+    x = np.array([-1.3, 2.0, 2.0, 0.5])
+    with np.errstate(invalid="ignore"):
+        g = srcad.grad(f)(x)
+        want = autograd.grad(fa)(x)
+        _, t = srcad.jvp(f, (x,), (np.ones(4),))
+    k = 1 if shape == "item" else 2
+    assert np.isnan(g[k]) and np.isnan(want[k]) and np.isnan(t)
+    rest = [i for i in range(4) if i != k and np.isfinite(want[i])]
+    np.testing.assert_allclose(g[rest], want[rest], rtol=1e-12)
