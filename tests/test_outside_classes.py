@@ -132,3 +132,31 @@ def test_a_differentiated_exponent_at_a_negative_base_is_nan(power, shape, tmp_p
     assert np.isnan(g[k]) and np.isnan(want[k]) and np.isnan(t)
     rest = [i for i in range(4) if i != k and np.isfinite(want[i])]
     np.testing.assert_allclose(g[rest], want[rest], rtol=1e-12)
+
+
+# ---------------------------------------------------------------- tangents shaped unlike
+# A tangent or cotangent unlike its value (a float or a shorter list for a list argument, a
+# tuple around an array) raised TypeError or IndexError in the generated code, or gave a
+# result of another shape: a SrcadError now, item by item.
+
+def _g(a, b):
+    return a * b[0] + b[1] * np.sin(a)
+
+
+UNLIKE = {
+    "float for a list": lambda: srcad.jvp(_g, (1.0, [2.0, 3.0]), (1.0, 2.0)),
+    "short list": lambda: srcad.jvp(_g, (1.0, [2.0, 3.0]), (1.0, [2.0])),
+    "dict for a list": lambda: srcad.jvp(_g, (1.0, [2.0, 3.0]), (1.0, {"a": 1.0})),
+    "tuple around an array": lambda: srcad.jvp(np.sin, (X,), ((X,),)),
+    "hvp, tuple around v": lambda: srcad.hvp(lambda x: np.sum(np.sin(x) * x), (X,), (X,)),
+    "vjp, tuple around the cotangent": lambda: srcad.vjp(np.sin, X)[1]((X,)),
+    "vjp, short list": lambda: srcad.vjp(lambda x: [x, x * 2.0], 1.5)[1]([1.0]),
+}
+
+
+@pytest.mark.parametrize("case", UNLIKE)
+def test_a_tangent_unlike_its_value_is_refused(case):
+    with pytest.raises(srcad.SrcadError, match="value"):
+        UNLIKE[case]()
+    value, tangent = srcad.jvp(_g, (1.0, [2.0, 3.0]), (1.0, [0.5, -1.0]))
+    assert tangent == pytest.approx(2.0 + 3.0 * np.cos(1.0) + 0.5 - np.sin(1.0), rel=1e-12)
