@@ -195,6 +195,8 @@ def check_companion(value, companion, what):
     """A tangent or cotangent must be shaped like the value it goes with."""
     if companion is None:
         raise SrcadError(f"the {what} is None", hint="pass zeros shaped like the value instead")
+    if isinstance(value, tuple) and hasattr(value, "_fields") and type(companion) is dict:
+        value = dict(zip(value._fields, value))  # a named tuple's tangent, as a dict
     if isinstance(value, dict) or isinstance(value, (list, tuple)) and isinstance(
             companion, (list, tuple, dict)):  # item by item (it raised in the generated code)
         same = type(companion) is dict and companion.keys() == value.keys() if isinstance(

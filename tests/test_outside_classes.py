@@ -9,8 +9,10 @@ differences and autograd running the same text.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import itertools
+import math
 import textwrap
 
 import numpy as np
@@ -160,3 +162,39 @@ def test_a_tangent_unlike_its_value_is_refused(case):
         UNLIKE[case]()
     value, tangent = srcad.jvp(_g, (1.0, [2.0, 3.0]), (1.0, [0.5, -1.0]))
     assert tangent == pytest.approx(2.0 + 3.0 * np.cos(1.0) + 0.5 - np.sin(1.0), rel=1e-12)
+
+
+# ---------------------------------------------------------------- a partial as the function
+# ``srcad.grad(functools.partial(loss, X=X, y=y))`` was refused ("cannot differentiate a
+# functools.partial object"): read through a shim with the parameters the partial takes.
+
+def _loss(w, X, y, lam=0.1):
+    return np.sum((X @ w - y) ** 2) + lam * np.sum(w * w)
+
+
+_XD = np.array([[1.0, 2.0], [0.5, -1.0], [0.3, 0.2]])
+_YD = np.array([0.1, 0.2, -0.3])
+PARTIALS = {
+    "keywords": (lambda: functools.partial(_loss, X=_XD, y=_YD), ()),
+    "positional rest": (lambda: functools.partial(_loss, lam=0.5), (_XD, _YD)),
+    "of a partial": (lambda: functools.partial(functools.partial(_loss, y=_YD), X=_XD), ()),
+    "of a lambda": (lambda: functools.partial(lambda a, w: a * np.sum(w ** 3), 2.0), ()),
+    "of a rule": (lambda: functools.partial(np.sum, axis=0), ()),
+}
+
+
+@pytest.mark.parametrize("case", PARTIALS)
+def test_a_partial_as_the_function_differentiated(case):
+    make, rest = PARTIALS[case]
+    f, w = make(), np.array([0.3, -0.4])
+    g = srcad.grad(f)(w, *rest)
+    np.testing.assert_allclose(g, numerical_grad(lambda v: f(v, *rest), (w,)), rtol=1e-6)
+    np.testing.assert_allclose(g, autograd.grad(f)(w, *rest), rtol=1e-12)
+    h = srcad.hessian(f)(w, *rest)
+    np.testing.assert_allclose(h, autograd.hessian(f)(w, *rest), rtol=1e-9, atol=1e-12)
+
+
+def test_a_partial_of_math_pow():
+    """tests/test_bad_inputs.py refused it (no source) before."""
+    f = functools.partial(math.pow, 2.0)
+    assert srcad.grad(f)(1.5) == pytest.approx(2.0 ** 1.5 * math.log(2.0), rel=1e-14)
