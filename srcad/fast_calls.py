@@ -195,11 +195,32 @@ def check_companion(value, companion, what):
     """A tangent or cotangent must be shaped like the value it goes with."""
     if companion is None:
         raise SrcadError(f"the {what} is None", hint="pass zeros shaped like the value instead")
-    if isinstance(value, (list, tuple, dict)) or isinstance(companion, (list, tuple, dict)):
+    if isinstance(value, tuple) and hasattr(value, "_fields") and type(companion) is dict:
+        value = dict(zip(value._fields, value))  # a named tuple's tangent, as a dict
+    if isinstance(value, dict) or isinstance(value, (list, tuple)) and isinstance(
+            companion, (list, tuple, dict)):  # item by item (it raised in the generated code)
+        same = type(companion) is dict and companion.keys() == value.keys() if isinstance(
+            value, dict) else not isinstance(companion, dict) and len(companion) == len(value)
+        if not same:
+            raise SrcadError(f"the {what} is a {type(companion).__name__} of "
+                             f"{_items(companion)}, the value a {type(value).__name__} of "
+                             f"{_items(value)}", hint="give one shaped like the value")
+        for k in value if isinstance(value, dict) else range(len(value)):
+            check_companion(value[k], companion[k], what)
         return
+    if isinstance(value, (list, tuple)) and not hasattr(companion, "shape"):
+        raise SrcadError(f"the {what} is a {type(companion).__name__}, the value a "
+                         f"{type(value).__name__} of {_items(value)}",
+                         hint="give one shaped like the value (a list for a list)")
+    if isinstance(value, (list, tuple)):
+        return  # an array for a list of numbers: as before
     if np.shape(companion) != np.shape(value):
         raise SrcadError(f"the {what} has shape {np.shape(companion)}, the value has shape "
                          f"{np.shape(value)}", hint="give one shaped like the value")
+
+
+def _items(c):
+    return f"keys {sorted(map(str, c))}" if isinstance(c, dict) else f"{len(c)} items"
 
 
 def jvp_closure(f, wrt, primals, tangents, fn):

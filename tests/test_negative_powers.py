@@ -1,6 +1,10 @@
 """A negative base to a differentiated or fractional power (issue 14): Python's value is
 complex there (``(-2.0) ** 1.5``), NumPy's nan, and ``d/db a ** b = a ** b * log(a)`` is
-complex for every ``b`` (even where ``a ** b`` is real, ``b`` an integer). srcad refuses with
+complex for every ``b`` (even where ``a ** b`` is real, ``b`` an integer). Where the value is
+real, so is the function around ``b`` (nan, NumPy's value off the integers): srcad gives a nan
+derivative in ``b``, as autograd and JAX do (a complex one was lost when added into an item
+of a real gradient array: ``x[0] ** x[1] + x[2]`` gave its real part, round 7). Where the
+value is complex, srcad refuses with
 a SrcadError at the function's line (``check_real``), in reverse and forward mode, where the
 exponent rule's ``math.log`` raised a bare ValueError and ``abs``'s sign helper a TypeError;
 a positive base gives the finite-difference gradient. A generated family: the spelling of the
@@ -81,6 +85,9 @@ def test_negative_base(spelling, base, wrt):
                 assert got is want, (how, got)
             elif isinstance(got, srcad.SrcadError):
                 assert sign < 0 and got.lineno is not None, (how, got)
+            elif sign < 0 and wrt == "exponent":  # a real value, no real derivative: nan
+                value, grad = got
+                assert np.allclose(value, want) and np.all(np.isnan(grad)), (how, got)
             else:
                 value, grad = got
                 fd = _outcome(lambda: (f(x0 + 1e-6) - f(x0 - 1e-6)) / 2e-6)  # noqa: B023

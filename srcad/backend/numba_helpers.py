@@ -73,7 +73,7 @@ def where(c, a, b):
     raise NotImplementedError
 
 
-def log_base(a):
+def log_base(a, by=None):
     """Stub: srcad's ``log_base`` (the log in ``d/db a ** b``)."""
     raise NotImplementedError
 
@@ -177,16 +177,16 @@ def _where(c, a, b):
 
 
 @_numbers(log_base)
-def _log_base(a):
+def _log_base(a, by=None):  # as the Python backend's: 0 at a < 0 where by is 0, else nan
+    scaled = isinstance(by, (types.Float, types.Integer))
     if isinstance(a, types.Array):  # NumPy's log: nan at a negative base, as in NumPy
-        return lambda a: np.log(np.where(a == 0, 1.0, a))
+        if scaled:
+            return lambda a, by=None: np.log(np.where((a == 0) | (a < 0) & (by == 0), 1.0, a))
+        return lambda a, by=None: np.log(np.where(a == 0, 1.0, a))
+    if isinstance(a, (types.Float, types.Integer)) and scaled:
+        return lambda a, by=None: math.log(a) if a > 0 else 0.0 if a == 0 or by == 0 else math.nan
     if isinstance(a, (types.Float, types.Integer)):
-        def number(a):
-            if a < 0:
-                raise ValueError("srcad's numba backend: d/db a ** b at a negative number a is "
-                                 "complex: keep the base positive, or use backend='python'")
-            return math.log(a) if a > 0 else 0.0
-        return number
+        return lambda a, by=None: math.log(a) if a > 0 else 0.0 if a == 0 else math.nan
     raise TypingError(f"srcad's numba backend takes log_base of a real number, not {a}")
 
 

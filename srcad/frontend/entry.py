@@ -14,6 +14,9 @@ like any other: its own source is differentiated, or its rule used.
 * a function with a derivative rule (``np.sqrt``, ``math.sin``, a ``srcad.extend.defvjp``
   function): ``def sqrt(x): return sqrt_rule(x)`` with the rule's parameters, so the rule is
   used (a rule takes precedence over a Python body here as in any call);
+* a ``functools.partial`` of a function: ``def f(x, *, k=v): return f_called(x, k=k)``
+  with the parameters the partial still takes, the partial itself called (a callee srcad
+  takes as in any code), kept like a bound method's shim;
 * a decorated function whose wrapper takes ``*args, **kwargs``: see :func:`source.target`.
 
 Imports: the standard library, :mod:`srcad.rules` (which functions have rules) and
@@ -23,6 +26,7 @@ Imports: the standard library, :mod:`srcad.rules` (which functions have rules) a
 from __future__ import annotations
 
 import collections
+import functools
 import inspect
 import keyword
 import types
@@ -52,6 +56,10 @@ def target(func):
         return plain
     if inspect.ismethod(func) and inspect.isfunction(func.__func__):
         return _bound_shim(func.__func__, func.__self__)
+    if type(func) is functools.partial:
+        shim = _partial_shim(func)
+        if shim is not None:
+            return shim
     if _has_rule(func) and not isinstance(func, type):  # a class (dict, float): refused
         return _rule_shim(func)
     if not inspect.isfunction(func) and not inspect.isroutine(func) and not isinstance(
@@ -99,6 +107,26 @@ def _bound_shim(function, obj):
     shim.__qualname__ = function.__qualname__
     shim.__doc__ = function.__doc__
     _bound[key] = (obj, shim)
+    while len(_bound) > _KEEP_BOUND:
+        _bound.popitem(last=False)
+    return shim
+
+
+def _partial_shim(func):
+    key = (functools.partial, id(func))
+    known = _bound.get(key)
+    if known is not None and known[0] is func:
+        _bound.move_to_end(key)
+        return known[1]
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):  # no signature: refused where it is read
+        return None
+    if _has_rule(func.func):  # as _rule_shim: the function's own defaults hold (out=None)
+        params = [p for p in params if p.default is p.empty or p.name in func.keywords]
+    shim = _shim(_name_of(func.func), params, func, None,
+                 f"functools.partial of {_describe(func.func)}")
+    _bound[key] = (func, shim)
     while len(_bound) > _KEEP_BOUND:
         _bound.popitem(last=False)
     return shim

@@ -83,7 +83,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.lists_made = set()  # names of lists d.items() (say) made: loops index them
         self.dicts = {}  # the **kwargs parameter (not rebound) -> {key: atom} in this call
         self.local_functions = {}  # nested def name -> (lifted function, captured names)
-        self.lifted = {}  # spelling in generated code -> lifted function
+        # spelling in generated code -> lifted function (rewrites bind some: src.bound)
+        self.lifted = dict(getattr(source, "bound", {}))
         self.augmented = {}  # SSA name made by ``x += v`` -> the name it changes in place
         # SSA name made by ``ys[k] += v`` -> (the item it changes in place, the container)
         self.augmented_items = {}

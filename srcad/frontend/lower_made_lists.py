@@ -14,7 +14,9 @@ So the gradient flows through each item's values into what ``make`` read, and a 
 derivative too. Applied when ``fs`` is assigned once and every use is such a loop whose
 target is only called, ``fs[i](...)``, or ``len(fs)``; otherwise the function is left as it is
 (and calling an item is refused at its line). The two functions enter ``src.closure`` under
-names of srcad's (``srcad_made_all_1``, ``srcad_made_fn_2``): constants of the code.
+names of srcad's (``srcad_made_all_1``, ``srcad_made_fn_2``): constants of the code, bound
+through cells (``src.bound``, read by the lowerer as lifted functions) where the generated
+code calls them.
 
 A choice between two functions ``make`` makes, ``h = make(x) if c else make(y)`` (or the
 same as an ``if``/``else`` statement of those two assignments alone), is the same call with
@@ -195,6 +197,9 @@ def lower(src):
         make_all, target, count = listed(fn)
         all_name, fn_name = f"srcad_made_all_{next(_names)}", f"srcad_made_fn_{next(_names)}"
         src.closure[all_name], src.closure[fn_name] = make_all, target
+        # bound through cells, like a lifted function: a call of make_all given constants
+        # only stays a call of it in the generated code (it raised NameError there)
+        src.bound = {**getattr(src, "bound", {}), all_name: make_all, fn_name: target}
         assign.value.elt.func = gast.copy_location(_load(all_name), assign.value.elt.func)
         for call, holder in calls:
             items = [gast.Subscript(value=copy.deepcopy(holder), slice=gast.Constant(

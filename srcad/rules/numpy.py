@@ -106,9 +106,9 @@ defvjp(np.subtract, "a, b", a="g", b="-g", broadcast=True)
 defvjp(np.multiply, "a, b", a="g * b", b="g * a", broadcast=True)
 defvjp(np.divide, "a, b", a="g / b", b="-g * ans / b", broadcast=True)  # is np.true_divide
 defvjp(np.power, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
-       b="g * ans * log_base(a)", broadcast=True)
+       b="g * ans * log_base(a, g * ans)", broadcast=True)
 defvjp(np.float_power, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
-       b="g * ans * log_base(a)", broadcast=True)
+       b="g * ans * log_base(a, g * ans)", broadcast=True)
 defvjp(np.remainder, "a, b", a="g", b="-g * np.floor_divide(a, b)", broadcast=True)  # np.mod
 defvjp(np.fmod, "a, b", a="g", b="-g * np.trunc(a / b)", broadcast=True)
 

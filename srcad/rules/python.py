@@ -22,7 +22,7 @@ defvjp(operator.sub, "a, b", a="g", b="-g", broadcast=True)
 defvjp(operator.mul, "a, b", a="g * b", b="g * a", broadcast=True)
 defvjp(operator.truediv, "a, b", a="g / b", b="-g * ans / b", broadcast=True)
 defvjp(operator.pow, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
-       b="g * ans * log_base(a)", broadcast=True)
+       b="g * ans * log_base(a, g * ans)", broadcast=True)
 defvjp(operator.mod, "a, b", a="g", b="-g * (a // b)", broadcast=True)
 defvjp(operator.neg, "a", a="-g")
 defvjp(operator.pos, "a", a="g")
@@ -36,7 +36,7 @@ nondiff(operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operato
 # ---------------------------------------------------------------- builtins
 defvjp(builtins.abs, "x", x="g * sign(x)")
 defvjp(builtins.pow, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
-       b="g * ans * log_base(a)", broadcast=True)
+       b="g * ans * log_base(a, g * ans)", broadcast=True)
 defvjp(builtins.float, "x=0.0", x="g")
 defvjp(builtins.sum, "iterable, start=0", iterable="fill(g, iterable)", start="g",
        jvp={"iterable": "sum(t)", "start": "t"})
@@ -163,8 +163,11 @@ defvjp(runtime.like_grad, "cot, grad", zero="grad", cot="like(g, cot)",
 defvjp(runtime.check_real, "grad, name, where=None", zero=("name", "where"), grad="g",
        jvp={"grad": "t"})
 defvjp(runtime.where, "c, a, b", zero="c", a="where(c, g, 0.0)", b="where(c, 0.0, g)")
-defvjp(runtime.log_base, "a", a="where(a, g / where(a, a, 1.0), 0.0)",  # 1 / a; 0 at 0
-       jvp={"a": "where(a, t / where(a, a, 1.0), 0.0)"})
+# flat in by but at by = 0 at a negative base, where it jumps (to nan or a complex log: as
+# log_base(a, t) is where t is not 0)
+defvjp(runtime.log_base, "a, by=None", a="where(a, g / where(a, a, 1.0), 0.0)",  # 1 / a; 0 at 0
+       by="0.0 * by * log_base(a, g)", broadcast=True,
+       jvp={"a": "where(a, t / where(a, a, 1.0), 0.0)", "by": "0.0 * log_base(a, t)"})
 defvjp(runtime.unbroadcast, "value, like", zero="*", value="broadcast_as(g, value)")
 defvjp(runtime.unbroadcast_to, "value, shape", zero="*", value="broadcast_as(g, value)")
 defvjp(runtime.broadcast_as, "value, like", zero="*", value="unbroadcast(g, value)")
@@ -222,7 +225,7 @@ defvjp(math.log2, "x", x="g / (x * 0.6931471805599453)")
 defvjp(math.log10, "x", x="g / (x * 2.302585092994046)")
 defvjp(math.sqrt, "x", x="g / (2 * ans)")
 defvjp(math.pow, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
-       b="g * ans * log_base(a)")
+       b="g * ans * log_base(a, g * ans)")
 defvjp(math.fabs, "x", x="g * sign(x)")
 # |x| with y's sign: flat in y
 defvjp(math.copysign, "x, y", y=None, x="g * sign(x) * sign(ans)")

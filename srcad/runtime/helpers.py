@@ -25,13 +25,32 @@ def sign(x):
 
 
 @helper("runtime")
-def log_base(a):
-    """``log(a)`` in ``d/db a ** b``: 0 at 0; complex for a negative ``a`` (check_real refuses)."""
+def log_base(a, by=None):
+    """``log(a)`` in ``d/db a ** b``, whose term is ``by * log_base(a, by)``, ``by`` the
+    cotangent (or tangent) times ``a ** b``: 0 at 0. At a negative ``a``: 0 where ``by`` is 0
+    (that term is 0: a direction that does not move the exponent, such as a constant
+    exponent's zero tangent, issue 16); elsewhere complex where ``by`` is (a complex program:
+    Python's ``(-8.0) ** (1 / 3)``, holomorphic code; ``check_real`` refuses it for a real
+    argument) or ``by`` is not given, and nan where ``by`` is real, as NumPy's ``a ** b``
+    around ``b`` is: a real function has no derivative in its exponent at a negative base,
+    and a complex number would lose its imaginary part unseen when added into an item of a
+    real gradient array (``dx[1] += ...``), leaving a finite wrong number."""
     if isinstance(a, np.ndarray) or arrays.is_duck(a):  # Dask: no look at the values (lazy)
-        neg = arrays.library(a) != "dask" and a.dtype.kind != "c" and bool(np.any(a < 0))
-        return np.log(np.where(a == 0, 1.0, a) + (0j if neg else 0.0))
-    return (np.log(a) if np.iscomplexobj(a) else math.log(a) if a > 0 else
-            complex(math.log(-a), math.pi)) if a else 0.0
+        if arrays.library(a) == "dask" or a.dtype.kind == "c" or not bool(np.any(a < 0)):
+            return np.log(np.where(a == 0, 1.0, a))
+        if by is None or np.iscomplexobj(by):
+            return np.log(np.where(a == 0, 1.0, a) + 0j)
+        flat = np.where(by == 0, 0.0, np.nan) if np.shape(by) in ((), a.shape) else np.nan
+        return np.where(a < 0, flat, np.log(np.where(a <= 0, 1.0, a)))
+    if np.iscomplexobj(a):
+        return np.log(a)
+    if a > 0:
+        return math.log(a)
+    if not a:
+        return 0.0
+    if by is None or np.iscomplexobj(by):
+        return complex(math.log(-a), math.pi)
+    return math.nan if np.any(by) else 0.0  # (nan is true: a nan by gives nan)
 
 
 @helper("runtime")

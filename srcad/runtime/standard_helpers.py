@@ -318,17 +318,22 @@ def make_helpers(ns):
             return int(axis[0])
         raise _batched("vector_norm over several axes", xp)
 
-    def log_base(a):
-        """``log(a)`` in ``d/db a ** b``: 0 at 0; a negative base refused (its log is complex,
-        which the NumPy path refuses by check_real)."""
+    def log_base(a, by=None):
+        """``log(a)`` in ``d/db a ** b`` (see srcad.runtime.helpers.log_base): 0 at 0 and at a
+        negative base where ``by`` is 0; elsewhere a negative base refused (its log is
+        complex)."""
         v = a if isinstance(a, (int, float)) else ns.array(a)
-        if bool(v < 0) if isinstance(v, (int, float)) else bool(xp.any(v < 0)):
+        negative = v < 0
+        if by is not None and (isinstance(by, (int, float)) or tuple(ns.array(by).shape) == tuple(
+                getattr(v, "shape", ()))):
+            negative = negative & (by != 0)
+        if bool(negative) if isinstance(negative, bool) else bool(xp.any(negative)):
             raise arrays.placed(BackendError(
                 "d/db a ** b at a negative base a is complex", construct="log_base",
                 hint="keep the base positive (a ** b with a > 0)"))
         if isinstance(v, (int, float)):
-            return math.log(v) if v else 0.0
-        return xp.log(xp.where(v == 0, xp.ones_like(v), v))
+            return math.log(v) if v > 0 else 0.0
+        return xp.log(xp.where(v <= 0, xp.ones_like(v), v))
 
     def polygamma_real(n, x):
         """Digamma's family (math.lgamma's gradient) of a number; an array refused."""
