@@ -29,9 +29,9 @@ import threading
 
 import gast
 
-from .analysis import alias, complexity, soundness, truths
+from .analysis import alias, complexity, derivative_calls, soundness, truths
 from .analysis.analyse import Analysis
-from .backend import duck, emit, numba_backend, numba_stacks, standard
+from .backend import duck, emit, numba_backend, numba_passed, numba_stacks, standard
 from .backend.tidy import tidy
 from .core import env, functions, ir
 from .core.kinds import (
@@ -53,7 +53,7 @@ from .errors import BackendError, SrcadError
 from .frontend import optimise, rewrites, source
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
-from .frontend.lower_callees import classes_of
+from .frontend.lower_callees import classes_of, fixed_function
 from .frontend.lowered import Lowered, facts_of
 from .frontend.validate import validate
 from .runtime import derivatives
@@ -213,6 +213,9 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     kinds, items = made_for(func, kinds), made_items(func, items)
     analysis = Analysis(fn, kinds, wrt, items, ranks, callees=_callees(backend, ducks, space),
                         param_stacks=made_stacks(func))
+    if backend == "numba" and derivative_calls.resolve(fn, analysis):  # srcad.grad(f)(x)
+        analysis = Analysis(fn, kinds, wrt, items, ranks, callees=NUMBA_CALLEES,
+                            param_stacks=made_stacks(func))
     alias.check(fn, analysis, callee=split and functions.users_code(func))
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis)
@@ -271,6 +274,9 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     defaults = func.__defaults__ or ()
     kwdefaults = dict(func.__kwdefaults__ or {})
+    params = [a.arg for a in fdef.args.args]
+    # functions passed (called as named, compiled in): not arguments of the compiled code
+    passed = numba_passed.drop(fdef, arg_values, fixed_function) if backend == "numba" else []
     compiled = emit.compile_function(fdef, func, helpers, spelled, where,
                                      defaults or None, kwdefaults or None, gen.cells)
     compiled.__srcad_param_kinds__ = dict(kinds)
@@ -278,11 +284,14 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                              kwdefaults or None)  # what a derivative of it differentiates
     _debug("reverse", compiled.__srcad_source__)
     if backend == "numba":  # a pullback's cotangent: its type is known at the first call
-        example = None if mode == "vjp" else list(arg_values.values())
+        example = None if mode == "vjp" else [v for p, v in arg_values.items()
+                                              if p not in passed]
         unchecked = numba_backend.indexes_only_stacks(
             fdef, set(gen.stacks) | set(gen.stack_arrays))
-        return (numba_backend.jit(compiled, where, example, boundscheck=not unchecked),
-                compiled.__srcad_source__)
+        jitted = numba_backend.jit(compiled, where, example, boundscheck=not unchecked)
+        if passed:
+            jitted = numba_passed.taking_all(jitted, params, passed)
+        return jitted, compiled.__srcad_source__
     return compiled, compiled.__srcad_source__
 
 
@@ -300,6 +309,9 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
                         callees=_callees(backend, ducks, space),
                         param_stacks=made_stacks(func))
+    if backend == "numba" and derivative_calls.resolve(fn, analysis):  # srcad.grad(f)(x)
+        analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
+                            callees=NUMBA_CALLEES, param_stacks=made_stacks(func))
     alias.check(fn, analysis, callee=inner and functions.users_code(func))
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis, forward=True)

@@ -24,6 +24,7 @@ from ..core import ir
 from ..core.kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, join
 from ..rules import registry
 from ..runtime import containers, family_of
+from . import derivative_calls
 from . import elems as lists
 from . import stacks
 from .user_calls import bind_call, is_user_call
@@ -167,6 +168,9 @@ class ValueKinds:
         if fn is sum and kinds and kinds[0] == SEQ and isinstance(prim.args[0], ir.Var):
             elem = self.elems.get(prim.args[0].name, ANY)
             return elem if elem in (SCALAR, ARRAY) else ANY
+        like = derivative_calls.gradient_like(prim, self)  # srcad.grad(f)(x), compiled
+        if like is not None:
+            return self.kind(like)
         user = self._user_call(prim)
         if user is not None:
             return self.callees.result_kind(*user)
@@ -175,8 +179,14 @@ class ValueKinds:
     def _user_call(self, prim):
         """The callee, its arguments' kinds, arity and ranks for a call of a user function
         (what :meth:`prim_kind` and :meth:`_rank_of` ask the callees), or None."""
-        if self.callees is None or not is_user_call(prim):
+        if self.callees is None:
             return None
+        if not is_user_call(prim):  # srcad.grad(f)(x) compiled with the caller: f's code's
+            code = derivative_calls.code_for(prim, self) if derivative_calls.compiled_with_caller(
+                self.callees) else None
+            if code is None:
+                return None
+            prim = ir.Prim(code, prim.args, prim.kwargs, prim.spelling)
         call = bind_call(prim, self.kind)
         if call is None:
             return None
@@ -218,6 +228,9 @@ class ValueKinds:
             return self.ranks.get(value.name)
         if not isinstance(value, ir.Prim):
             return MIXED
+        like = derivative_calls.gradient_like(value, self)  # srcad.grad(f)(x), compiled
+        if like is not None:
+            return self._rank_of(like) if isinstance(like, ir.Var) else np.ndim(like.value)
         call = self._user_call(value)
         if call is not None:
             rank = self.callees.result_rank(*call)
