@@ -256,6 +256,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                                                  space=space)
     standard.check_code(fn, func, space, arg_values)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
+    live = {}  # the global numbers the Numba backend's code reads: parameters
     if backend == "numba":
         numba_stacks.realise(gen, namer, spelled)
     helpers = set(gen.helpers)
@@ -269,12 +270,12 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
         fdef = standard.write(fdef, func, fn, space, spelled, helpers, namer, gen.cells)
     if backend == "numba":
         fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells,
-                                                gen.hoisted_stacks)
+                                                gen.hoisted_stacks, live)
         gen.cells.update(numba_cells)
     where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     defaults = func.__defaults__ or ()
     kwdefaults = dict(func.__kwdefaults__ or {})
-    params = [a.arg for a in fdef.args.args]
+    params = [a.arg for a in fdef.args.args if a.arg not in live]
     # functions passed (called as named, compiled in): not arguments of the compiled code
     passed = numba_passed.drop(fdef, arg_values, fixed_function) if backend == "numba" else []
     compiled = emit.compile_function(fdef, func, helpers, spelled, where,
@@ -285,12 +286,12 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     _debug("reverse", compiled.__srcad_source__)
     if backend == "numba":  # a pullback's cotangent: its type is known at the first call
         example = None if mode == "vjp" else [v for p, v in arg_values.items()
-                                              if p not in passed]
+                                              if p not in passed] + list(live.values())
         unchecked = numba_backend.indexes_only_stacks(
             fdef, set(gen.stacks) | set(gen.stack_arrays))
         jitted = numba_backend.jit(compiled, where, example, boundscheck=not unchecked)
-        if passed:
-            jitted = numba_passed.taking_all(jitted, params, passed)
+        if passed or live:
+            jitted = numba_passed.taking_all(jitted, params, passed, live, func)
         return jitted, compiled.__srcad_source__
     return compiled, compiled.__srcad_source__
 
@@ -339,9 +340,14 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     helpers = set(fwd.used_helpers) | emit.helpers_read(fdef, spelled)
     if space is not None:  # written in the arrays' namespace
         fdef = standard.write(fdef, func, fn, space, spelled, helpers, namer, fwd.cells)
+    live = None if inner else {}  # as in adjoint: global numbers, functions passed
     if backend == "numba":
-        fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, fwd.cells)
+        fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, fwd.cells,
+                                                live=live)
         fwd.cells.update(numba_cells)
+    params = [a.arg for a in fdef.args.args if a.arg not in (live or ())]
+    passed = numba_passed.drop(fdef, dict(fixed or {}), fixed_function) if (
+        backend == "numba" and not inner) else []
     where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     compiled = emit.compile_function(fdef, func, helpers, spelled, where, None, None,
                                      fwd.cells)
@@ -349,7 +355,10 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     standard.keep_numpy_form(compiled, fdef, func, spelled, where, None, None)
     _debug("forward", compiled.__srcad_source__)
     if backend == "numba":
-        return numba_backend.jit(compiled, where, callee=inner), compiled.__srcad_source__
+        jitted = numba_backend.jit(compiled, where, callee=inner)
+        if passed or live:
+            jitted = numba_passed.taking_all(jitted, params, passed, live, func)
+        return jitted, compiled.__srcad_source__
     return compiled, compiled.__srcad_source__
 
 

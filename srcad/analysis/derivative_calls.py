@@ -13,8 +13,9 @@ makes it one, which the Numba backend then splits and compiles like any user cal
 differentiated again by the outer sweep.
 
 A call whose arguments are not numbers, float arrays of a known rank or constants, or may
-be complex, is left as it is (refused by ``numba_backend.check``, naming the line), as are
-``srcad.jvp``'s objects (forward mode called in code).
+be complex, is left as it is (refused by ``numba_backend.check``, naming the line).
+``srcad.jvp(f, primals, tangents)`` written in code (``srcad.nested.JvpOf``) is read as a call of
+its forward-mode code the same way.
 
 Imports ``numpy``, ``srcad.core``, ``srcad.errors``.
 """
@@ -42,16 +43,28 @@ def code_for(prim, analysis):
     if not is_derivative(prim.fn):
         return None
     made = prim.fn.__srcad__
-    if getattr(made, "_mode", None) not in ("grad", "value_and_grad"):
+    mode = getattr(made, "_mode", None)
+    if mode not in ("grad", "value_and_grad", "jvp") or mode == "jvp" and (
+            prim.kwargs or not hasattr(made, "_code")):
         return None
     args = [_example(a, analysis) for a in prim.args]
     kwargs = {k: _example(a, analysis) for k, a in prim.kwargs.items()}
     if any(v is _UNKNOWN for v in args + list(kwargs.values())):
         return None
     try:
+        if mode == "jvp":  # srcad.jvp(f, ...) in code: its forward-mode code (its
+            return made._code(args)[0]  # parameters: the primals', then the tangents')
         return made.python_code(made._bind(args, kwargs))
     except (SrcadError, TypeError):
         return None
+
+
+def pending(prim, analysis):
+    """Whether ``prim`` is a call of a derivative compiled with its caller whose code
+    :func:`code_for` does not know yet (its arguments' kinds or ranks are being worked out:
+    no information yet, which the kinds pass's fixed point joins as such)."""
+    return (compiled_with_caller(analysis.callees) and is_derivative(prim.fn)
+            and getattr(prim.fn.__srcad__, "_mode", None) in ("grad", "value_and_grad", "jvp"))
 
 
 def gradient_like(prim, analysis):
@@ -70,6 +83,33 @@ def gradient_like(prim, analysis):
         return None
     atom = bound.arguments.get(made._wrt[0])
     return atom if isinstance(atom, (ir.Var, ir.Const)) else None
+
+
+def jvp_items(prim, analysis):
+    """For a call of ``srcad.jvp``'s code (``J(*primals, *tangents) -> (value, tangent)``)
+    compiled with its caller: ``{position: (kind, rank)}`` of the pair, both like the value of
+    the function for the primals (the callees work it out from its source; the generated
+    code's tangent passes through helpers the kinds pass reads as of any kind); else None."""
+    if not (compiled_with_caller(analysis.callees) and is_derivative(prim.fn)):
+        return None
+    made = prim.fn.__srcad__
+    if getattr(made, "_mode", None) != "jvp" or prim.kwargs or not hasattr(made, "_target"):
+        return None
+    target = made._target
+    user = target.__srcad__._user if hasattr(target, "__srcad__") else target
+    primals = dict(zip(made._params, prim.args[:made._n]))
+    if len(primals) != made._n or not all(isinstance(a, (ir.Var, ir.Const))
+                                          for a in primals.values()):
+        return None
+    kinds = {p: analysis.kind(a) for p, a in primals.items()}
+    if any(k is None for k in kinds.values()):
+        return None
+    ranks = {p: analysis.rank(a) for p, a in primals.items() if isinstance(a, ir.Var)}
+    kind = analysis.callees.result_kind(user, kinds, None, ranks)
+    if kind not in (SCALAR, ARRAY):
+        return None
+    rank = analysis.callees.result_rank(user, kinds, None, ranks) if kind == ARRAY else None
+    return {0: (kind, rank), 1: (kind, rank)}
 
 
 def resolve(fn, analysis):

@@ -174,6 +174,8 @@ class ValueKinds:
         user = self._user_call(prim)
         if user is not None:
             return self.callees.result_kind(*user)
+        if self._solving and derivative_calls.pending(prim, self):
+            return None  # its arguments' kinds or ranks are still being worked out
         return ANY
 
     def _user_call(self, prim):
@@ -235,6 +237,8 @@ class ValueKinds:
         if call is not None:
             rank = self.callees.result_rank(*call)
             return rank if rank is not None and rank >= 1 else MIXED
+        if self._solving and derivative_calls.pending(value, self):
+            return None
         if value.kwargs:
             return MIXED
         fn, args = value.fn, value.args
@@ -282,6 +286,9 @@ class ValueKinds:
             if any(self.kind(a) is None for a in value.args):
                 return None
             return {i: (self.kind(a), self.rank(a)) for i, a in enumerate(value.args)}
+        items = derivative_calls.jvp_items(value, self)  # srcad.jvp(f, ...) in code, compiled
+        if items is not None:
+            return items
         call = self._user_call(value)
         if call is None or not hasattr(self.callees, "result_items"):
             return None

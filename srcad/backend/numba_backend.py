@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, name
-from . import numba_cache
+from . import numba_cache, numba_passed
 from .numba_displays import array_displays, of_one_type
 from .numba_stacks import rewrite_reversed, walk_values
 
@@ -107,7 +107,7 @@ def require():
 # ---------------------------------------------------------------- the whole function, tidied
 
 
-def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
+def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
     """Rewrite the tidied adjoint ``fdef`` for Numba (``reversed(range(...))`` as a descending
     range, the helpers :mod:`.numba_helpers` implements) and refuse what Numba cannot compile
     (see the module docstring), naming the user's line. Returns ``(fdef, cells)``: the cells
@@ -119,7 +119,10 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
     A list display holding no constant is a list of items of one type
     (:func:`srcad.backend.numba_lists.array_list`: an int among floats is refused when Numba
     compiles); one with constants among its items, unless it only becomes an array, is refused
-    here."""
+    here. ``live``: a dict, for the function called from Python (not a callee's part): the
+    global numbers it reads (``x * SCALE``) become parameters, name -> value now, which
+    :func:`srcad.backend.numba_passed.taking_all` reads when the code runs (Numba would
+    freeze them)."""
     code = user_func.__code__
     filename = code.co_filename
     helper_of = {v: k for k, v in spelled.items()}
@@ -207,6 +210,10 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
         if func.__class__ is ast.Name and helper_of.get(func.id) == "zeros_array" and len(
                 node.args) == 1:
             node.func = numba_helper("zeros_float")  # (of an array: of a number, refused)
+            return node
+        if func.__class__ is ast.Name and helper_of.get(func.id) == "like_grad" and len(
+                node.args) == 2:  # (of a leaf: unbroadcast; of a tuple: refused by it)
+            node.func = numba_helper("unbroadcast")
             return node
         if func.__class__ is ast.Name and helper_of.get(func.id) == "items_at":
             return _items_at(node, numba_helper)
@@ -337,6 +344,10 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
                         continue
                     if ident in free or ident in user_globals:
                         value = free.get(ident, user_globals.get(ident))
+                        if live is not None and numba_passed.is_number(value):
+                            live[ident] = value  # read when it runs: a parameter
+                            own.add(ident)
+                            continue
                         if callable(value):
                             refuse(f"the user function {ident!r} used otherwise than called "
                                    "with positional arguments (Numba compiles the calls "
@@ -371,6 +382,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
 
     displays = array_displays(fdef, lambda ident: module_of(ident) is np, helper_of)
     fdef.body = visit(fdef.body, code.co_firstlineno)
+    fdef.args.args += [ast.arg(arg=ident) for ident in live or ()]
     if not used:
         return fdef, {}
     from . import numba_helpers

@@ -7,12 +7,17 @@ the generated code never reads the parameter. Numba cannot take a Python functio
 argument: :func:`drop` takes such parameters out of the code compiled, and :func:`taking_all`
 gives the compiled code back the signature the derivative is called with.
 
-Imports ``ast``.
+A global number the function reads (``DELTA_T``) is a parameter of the compiled code too
+(:func:`srcad.backend.numba_backend.check`'s ``live``), given its value at every call.
+
+Imports ``ast``, ``numpy``.
 """
 
 from __future__ import annotations
 
 import ast
+
+import numpy as np
 
 
 def drop(fdef, arg_values, is_function):
@@ -30,15 +35,26 @@ def drop(fdef, arg_values, is_function):
     return dropped
 
 
-def taking_all(compiled, params, dropped):
-    """A function of ``params`` calling ``compiled`` with those not in ``dropped``."""
+def is_number(value):
+    """A number a global name holds, passed to the compiled code when it runs."""
+    return type(value) in (int, float, bool) or isinstance(value, (np.integer, np.floating,
+                                                                     np.bool_))
+
+
+def taking_all(compiled, params, dropped, live, user_func):
+    """A function of ``params`` calling ``compiled`` with those not in ``dropped``, then the
+    current values of the global numbers ``live`` (names: the user's globals or closure
+    cells, read at every call, as Python reads them)."""
     kept = [p for p in params if p not in dropped]
-    text = (f"def {compiled.__name__}({', '.join(params)}):\n"
-            f"    return compiled({', '.join(kept)})\n")
+    cells = dict(zip(user_func.__code__.co_freevars, user_func.__closure__ or ()))
+    reads = [f"cells[{n!r}].cell_contents" if n in cells else f"space[{n!r}]" for n in live]
+    name = compiled.__name__
+    text = (f"def {name}({', '.join(params)}):\n"
+            f"    return compiled({', '.join(kept + reads)})\n")
     namespace = {}
-    exec(compile(text, f"<srcad numba {compiled.__name__}>", "exec"),  # noqa: S102
-         {"compiled": compiled}, namespace)
-    fn = namespace[compiled.__name__]
+    exec(compile(text, f"<srcad numba {name}>", "exec"),  # noqa: S102
+         {"compiled": compiled, "cells": cells, "space": user_func.__globals__}, namespace)
+    fn = namespace[name]
     fn.__srcad_source__ = compiled.__srcad_source__
     fn.py_func = getattr(compiled, "py_func", compiled)
     return fn
