@@ -298,20 +298,21 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
 
 @_serialised
 def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, fixed=None,
-            backend="python", ducks=False, space=None):
+            backend="python", ducks=False, space=None, ranks=None):
     """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``
     (``parsed``: ``func``'s tree as :func:`read` gives it, changed: see :func:`to_ssa`;
     ``fixed``: the functions and objects passed (see :func:`to_ssa`); ``backend="numba"``:
     compiled by Numba at its first call (see :func:`adjoint`); ``ducks``: the arguments hold
     Dask or CuPy arrays, see :mod:`srcad.backend.duck`; ``space``: the array API namespace
-    of the arguments' arrays, see :mod:`srcad.backend.standard`)."""
+    of the arguments' arrays, see :mod:`srcad.backend.standard`; ``ranks``: of the array
+    arguments, where a caller compiled with it knows them: ``Callees.tangent``)."""
     fn, namer = to_ssa(func, parsed, arity=arity, fixed=fixed)
     standard.check_code(fn, func, space, kinds)
-    analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
+    analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items), ranks,
                         callees=_callees(backend, ducks, space),
                         param_stacks=made_stacks(func))
     if backend == "numba" and derivative_calls.resolve(fn, analysis):  # srcad.grad(f)(x)
-        analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
+        analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items), ranks,
                             callees=NUMBA_CALLEES, param_stacks=made_stacks(func))
     alias.check(fn, analysis, callee=inner and functions.users_code(func))
     optimise.dead_code(fn)  # the writes alias.check needed to see
@@ -491,9 +492,10 @@ def _changes_in_place(trees, name_):
     return False
 
 
-def _make_tangent(func, wrt, kinds, arity=None, backend="python", ducks=False, space=None):
+def _make_tangent(func, wrt, kinds, arity=None, backend="python", ducks=False, space=None,
+                  ranks=None):
     made = tangent(func, wrt, kinds, inner=True, arity=arity, backend=backend, ducks=ducks,
-                   space=space)[0]
+                   space=space, ranks=ranks)[0]
     if space is not None:  # (srcad.backend.standard reads it)
         made.__srcad_space__ = space
     return made
