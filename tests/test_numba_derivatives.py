@@ -1,10 +1,10 @@
 """The Numba backend on code calling a derivative srcad made (GradBench's ``particle`` in
-small): ``srcad.grad(f)`` passed in as an argument (read as a global: the same, its
-identity is known when the code is made), and ``srcad.jvp(f, ...)`` written in the code, each compiled as the callee its generated code is and
-differentiated again by the outer sweep, in reverse and in forward mode; a global number
-the function reads is passed to the compiled code at each call (a new value is seen). Each
-derivative is compared with the Python backend's (to 1e-12) and with central finite
-differences. Skipped where numba is not installed."""
+small): ``srcad.grad(f)`` passed in as an argument (read as a global: the same, its identity
+is known when the code is made) and ``srcad.jvp(f, ...)`` written in the code, each compiled
+as the callee its generated code is and differentiated again by the outer sweep, in reverse
+and in forward mode; a global number the function reads is passed to the compiled code at
+each call (a new value is seen). Each derivative is compared with the Python backend's (to
+1e-12) and with central finite differences. Skipped where numba is not installed."""
 
 from __future__ import annotations
 

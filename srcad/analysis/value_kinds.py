@@ -24,9 +24,8 @@ from ..core import ir
 from ..core.kinds import ANY, ARRAY, MIXED, OTHER, SCALAR, SEQ, join
 from ..rules import registry
 from ..runtime import containers, family_of
-from . import derivative_calls
+from . import derivative_calls, stacks
 from . import elems as lists
-from . import stacks
 from .user_calls import bind_call, is_user_call
 
 #: the rank of ``a @ b`` from the ranks of ``a`` and ``b``
