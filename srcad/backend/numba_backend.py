@@ -6,7 +6,7 @@ value a stack of its own, walked by index. After tidying,
 Numba sees the code, anything Numba cannot compile or would compile differently: the srcad
 runtime helpers :mod:`.numba_helpers` lacks, recursive calls and nested functions (a callee's
 parts, made for this backend by ``pipeline.NUMBA_CALLEES``, are Numba dispatchers that compile
-with the code calling them), global values
+with the code calling them), global values other than the numbers the function itself reads
 (Numba freezes them when it compiles; Python reads them when it runs), and calls outside
 ``math``, a set of ``numpy`` functions and a few builtins; it also gives ``**`` and the
 ``math`` functions that raise in Python (``math.sqrt(-1.0)``, ``math.exp(1000.0)``) versions
@@ -78,9 +78,11 @@ REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "
 
 #: srcad helpers whose construct this backend refuses, and what to say: the construct
 _DERIVATIVE = ("a call of a derivative srcad made (srcad.grad(f)(x), srcad.jvp(f, ...), or a "
-               "function given such a derivative) in the function: its code is chosen when "
-               "it runs, for the types it is given, which code compiled in advance cannot do; "
-               "compile the innermost derivative alone with backend='numba'")
+               "function given such a derivative) in the function, with arguments other than "
+               "numbers and float arrays of known rank (or a derivative of a vjp or a Jacobian): "
+               "its code is chosen when it runs, for the types it is given, which code "
+               "compiled in advance cannot do; compile the innermost derivative alone with "
+               "backend='numba'")
 REFUSED_HELPERS = {
     "derivative_fwd": _DERIVATIVE, "derivative_bwd": _DERIVATIVE,
     "derivative_jvp": _DERIVATIVE, "form_fwd": _DERIVATIVE, "form_jvp": _DERIVATIVE,
@@ -353,7 +355,9 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                                    "with positional arguments (Numba compiles the calls "
                                    "srcad makes of it, and no Python object)", line)
                         refuse(f"the global value {ident!r} (Numba freezes globals when it "
-                               "compiles; pass it as an argument)", line)
+                               "compiles; only the differentiated function's own global "
+                               "numbers are passed at each call: pass it as an argument)",
+                               line)
                     if ident in callees:
                         part = _part(callees[ident])
                         if part is _MISSING:
