@@ -29,9 +29,9 @@ import threading
 
 import gast
 
-from .analysis import alias, complexity, soundness, truths
+from .analysis import alias, complexity, derivative_calls, soundness, truths
 from .analysis.analyse import Analysis
-from .backend import duck, emit, numba_backend, numba_stacks, standard
+from .backend import duck, emit, numba_backend, numba_passed, numba_stacks, standard
 from .backend.tidy import tidy
 from .core import env, functions, ir
 from .core.kinds import (
@@ -53,7 +53,7 @@ from .errors import BackendError, SrcadError
 from .frontend import optimise, rewrites, source
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
-from .frontend.lower_callees import classes_of
+from .frontend.lower_callees import classes_of, fixed_function
 from .frontend.lowered import Lowered, facts_of
 from .frontend.validate import validate
 from .runtime import derivatives
@@ -213,6 +213,9 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     kinds, items = made_for(func, kinds), made_items(func, items)
     analysis = Analysis(fn, kinds, wrt, items, ranks, callees=_callees(backend, ducks, space),
                         param_stacks=made_stacks(func))
+    if backend == "numba" and derivative_calls.resolve(fn, analysis):  # srcad.grad(f)(x)
+        analysis = Analysis(fn, kinds, wrt, items, ranks, callees=NUMBA_CALLEES,
+                            param_stacks=made_stacks(func))
     alias.check(fn, analysis, callee=split and functions.users_code(func))
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis)
@@ -253,6 +256,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                                                  space=space)
     standard.check_code(fn, func, space, arg_values)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
+    live = {}  # the global numbers the Numba backend's code reads: parameters
     if backend == "numba":
         numba_stacks.realise(gen, namer, spelled)
     helpers = set(gen.helpers)
@@ -266,11 +270,14 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
         fdef = standard.write(fdef, func, fn, space, spelled, helpers, namer, gen.cells)
     if backend == "numba":
         fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells,
-                                                gen.hoisted_stacks)
+                                                gen.hoisted_stacks, live)
         gen.cells.update(numba_cells)
     where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     defaults = func.__defaults__ or ()
     kwdefaults = dict(func.__kwdefaults__ or {})
+    params = [a.arg for a in fdef.args.args if a.arg not in live]
+    # functions passed (called as named, compiled in): not arguments of the compiled code
+    passed = numba_passed.drop(fdef, arg_values, fixed_function) if backend == "numba" else []
     compiled = emit.compile_function(fdef, func, helpers, spelled, where,
                                      defaults or None, kwdefaults or None, gen.cells)
     compiled.__srcad_param_kinds__ = dict(kinds)
@@ -278,28 +285,35 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                              kwdefaults or None)  # what a derivative of it differentiates
     _debug("reverse", compiled.__srcad_source__)
     if backend == "numba":  # a pullback's cotangent: its type is known at the first call
-        example = None if mode == "vjp" else list(arg_values.values())
+        example = None if mode == "vjp" else [v for p, v in arg_values.items()
+                                              if p not in passed] + list(live.values())
         unchecked = numba_backend.indexes_only_stacks(
             fdef, set(gen.stacks) | set(gen.stack_arrays))
-        return (numba_backend.jit(compiled, where, example, boundscheck=not unchecked),
-                compiled.__srcad_source__)
+        jitted = numba_backend.jit(compiled, where, example, boundscheck=not unchecked)
+        if passed or live:
+            jitted = numba_passed.taking_all(jitted, params, passed, live, func)
+        return jitted, compiled.__srcad_source__
     return compiled, compiled.__srcad_source__
 
 
 @_serialised
 def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, fixed=None,
-            backend="python", ducks=False, space=None):
+            backend="python", ducks=False, space=None, ranks=None):
     """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``
     (``parsed``: ``func``'s tree as :func:`read` gives it, changed: see :func:`to_ssa`;
     ``fixed``: the functions and objects passed (see :func:`to_ssa`); ``backend="numba"``:
     compiled by Numba at its first call (see :func:`adjoint`); ``ducks``: the arguments hold
     Dask or CuPy arrays, see :mod:`srcad.backend.duck`; ``space``: the array API namespace
-    of the arguments' arrays, see :mod:`srcad.backend.standard`)."""
+    of the arguments' arrays, see :mod:`srcad.backend.standard`; ``ranks``: of the array
+    arguments, where a caller compiled with it knows them: ``Callees.tangent``)."""
     fn, namer = to_ssa(func, parsed, arity=arity, fixed=fixed)
     standard.check_code(fn, func, space, kinds)
-    analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items),
+    analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items), ranks,
                         callees=_callees(backend, ducks, space),
                         param_stacks=made_stacks(func))
+    if backend == "numba" and derivative_calls.resolve(fn, analysis):  # srcad.grad(f)(x)
+        analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items), ranks,
+                            callees=NUMBA_CALLEES, param_stacks=made_stacks(func))
     alias.check(fn, analysis, callee=inner and functions.users_code(func))
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis, forward=True)
@@ -327,9 +341,14 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     helpers = set(fwd.used_helpers) | emit.helpers_read(fdef, spelled)
     if space is not None:  # written in the arrays' namespace
         fdef = standard.write(fdef, func, fn, space, spelled, helpers, namer, fwd.cells)
+    live = None if inner else {}  # as in adjoint: global numbers, functions passed
     if backend == "numba":
-        fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, fwd.cells)
+        fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, fwd.cells,
+                                                live=live)
         fwd.cells.update(numba_cells)
+    params = [a.arg for a in fdef.args.args if a.arg not in (live or ())]
+    passed = numba_passed.drop(fdef, dict(fixed or {}), fixed_function) if (
+        backend == "numba" and not inner) else []
     where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     compiled = emit.compile_function(fdef, func, helpers, spelled, where, None, None,
                                      fwd.cells)
@@ -337,7 +356,10 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     standard.keep_numpy_form(compiled, fdef, func, spelled, where, None, None)
     _debug("forward", compiled.__srcad_source__)
     if backend == "numba":
-        return numba_backend.jit(compiled, where, callee=inner), compiled.__srcad_source__
+        jitted = numba_backend.jit(compiled, where, callee=inner)
+        if passed or live:
+            jitted = numba_passed.taking_all(jitted, params, passed, live, func)
+        return jitted, compiled.__srcad_source__
     return compiled, compiled.__srcad_source__
 
 
@@ -470,9 +492,10 @@ def _changes_in_place(trees, name_):
     return False
 
 
-def _make_tangent(func, wrt, kinds, arity=None, backend="python", ducks=False, space=None):
+def _make_tangent(func, wrt, kinds, arity=None, backend="python", ducks=False, space=None,
+                  ranks=None):
     made = tangent(func, wrt, kinds, inner=True, arity=arity, backend=backend, ducks=ducks,
-                   space=space)[0]
+                   space=space, ranks=ranks)[0]
     if space is not None:  # (srcad.backend.standard reads it)
         made.__srcad_space__ = space
     return made

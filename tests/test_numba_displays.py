@@ -1,7 +1,8 @@
 """The Numba backend on ``np.array`` of list displays (rows of numbers, ints among floats,
 nested rows), each gradient compared with the Python backend (to 1e-12) and with central
-finite differences; and the refusal of a derivative called inside compiled code, which names
-the construct and the user's line before Numba compiles anything."""
+finite differences; and the refusal of an item read out of a list display holding a
+constant, which names the construct and the user's line before Numba compiles anything
+(a derivative called inside compiled code: tests/test_numba_derivatives.py)."""
 
 from __future__ import annotations
 
@@ -66,34 +67,6 @@ def test_array_display_of_ints_is_an_int_array():
         return x * (k[2] // k[1])  # 3 // 2 == 1: floor division of ints, as in Python
 
     assert srcad.grad(ints, backend="numba")(1.5) == srcad.grad(ints)(1.5) == 1.0
-
-
-def _inner(x):
-    return math.sin(x) * x
-
-
-_inner_grad = srcad.grad(_inner)
-
-
-def _calls_a_derivative(x):
-    return _inner_grad(x) * x  # line read in the refusal
-
-
-def _calls_jvp(x):
-    return srcad.jvp(_inner, (x,), (1.0,))[1] * x
-
-
-@needs_numba
-@pytest.mark.parametrize("f", [_calls_a_derivative, _calls_jvp])
-def test_derivative_in_compiled_code_is_refused(f):
-    with pytest.raises(SrcadError, match="a call of a derivative srcad made") as info:
-        srcad.grad(f, backend="numba")(0.4)
-    assert info.value.filename == __file__ and info.value.lineno is not None
-    assert "backend='python'" in str(info.value)
-    # the Python backend differentiates it
-    h = 1e-6
-    got = srcad.grad(f)(0.4)
-    assert math.isclose(got, (f(0.4 + h) - f(0.4 - h)) / (2 * h), rel_tol=1e-6)
 
 
 def _item_of_display(x):

@@ -281,6 +281,8 @@ def broadcast_as(value, like):
 def _broadcast_as(value, like):
     if isinstance(like, types.Array) and isinstance(value, types.Number):
         return lambda value, like: np.full(like.shape, value)
+    if isinstance(like, types.Number) and isinstance(value, types.Number):
+        return lambda value, like: value  # a tangent written into an item of an array
     if not (isinstance(like, types.Array) and isinstance(value, types.Array)
             and value.ndim <= like.ndim):
         raise TypingError(f"srcad's numba backend broadcasts a number or an array to an "

@@ -6,7 +6,7 @@ value a stack of its own, walked by index. After tidying,
 Numba sees the code, anything Numba cannot compile or would compile differently: the srcad
 runtime helpers :mod:`.numba_helpers` lacks, recursive calls and nested functions (a callee's
 parts, made for this backend by ``pipeline.NUMBA_CALLEES``, are Numba dispatchers that compile
-with the code calling them), global values
+with the code calling them), global values other than the numbers the function itself reads
 (Numba freezes them when it compiles; Python reads them when it runs), and calls outside
 ``math``, a set of ``numpy`` functions and a few builtins; it also gives ``**`` and the
 ``math`` functions that raise in Python (``math.sqrt(-1.0)``, ``math.exp(1000.0)``) versions
@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, name
-from . import numba_cache
+from . import numba_cache, numba_passed
 from .numba_displays import array_displays, of_one_type
 from .numba_stacks import rewrite_reversed, walk_values
 
@@ -78,9 +78,11 @@ REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "
 
 #: srcad helpers whose construct this backend refuses, and what to say: the construct
 _DERIVATIVE = ("a call of a derivative srcad made (srcad.grad(f)(x), srcad.jvp(f, ...), or a "
-               "function given such a derivative) in the function: its code is chosen when "
-               "it runs, for the types it is given, which code compiled in advance cannot do; "
-               "compile the innermost derivative alone with backend='numba'")
+               "function given such a derivative) in the function, with arguments other than "
+               "numbers and float arrays of known rank (or a derivative of a vjp or a Jacobian): "
+               "its code is chosen when it runs, for the types it is given, which code "
+               "compiled in advance cannot do; compile the innermost derivative alone with "
+               "backend='numba'")
 REFUSED_HELPERS = {
     "derivative_fwd": _DERIVATIVE, "derivative_bwd": _DERIVATIVE,
     "derivative_jvp": _DERIVATIVE, "form_fwd": _DERIVATIVE, "form_jvp": _DERIVATIVE,
@@ -107,7 +109,7 @@ def require():
 # ---------------------------------------------------------------- the whole function, tidied
 
 
-def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
+def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
     """Rewrite the tidied adjoint ``fdef`` for Numba (``reversed(range(...))`` as a descending
     range, the helpers :mod:`.numba_helpers` implements) and refuse what Numba cannot compile
     (see the module docstring), naming the user's line. Returns ``(fdef, cells)``: the cells
@@ -119,7 +121,10 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
     A list display holding no constant is a list of items of one type
     (:func:`srcad.backend.numba_lists.array_list`: an int among floats is refused when Numba
     compiles); one with constants among its items, unless it only becomes an array, is refused
-    here."""
+    here. ``live``: a dict, for the function called from Python (not a callee's part): the
+    global numbers it reads (``x * SCALE``) become parameters, name -> value now, which
+    :func:`srcad.backend.numba_passed.taking_all` reads when the code runs (Numba would
+    freeze them)."""
     code = user_func.__code__
     filename = code.co_filename
     helper_of = {v: k for k, v in spelled.items()}
@@ -207,6 +212,10 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
         if func.__class__ is ast.Name and helper_of.get(func.id) == "zeros_array" and len(
                 node.args) == 1:
             node.func = numba_helper("zeros_float")  # (of an array: of a number, refused)
+            return node
+        if func.__class__ is ast.Name and helper_of.get(func.id) == "like_grad" and len(
+                node.args) == 2:  # (of a leaf: unbroadcast; of a tuple: refused by it)
+            node.func = numba_helper("unbroadcast")
             return node
         if func.__class__ is ast.Name and helper_of.get(func.id) == "items_at":
             return _items_at(node, numba_helper)
@@ -337,12 +346,18 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
                         continue
                     if ident in free or ident in user_globals:
                         value = free.get(ident, user_globals.get(ident))
+                        if live is not None and numba_passed.is_number(value):
+                            live[ident] = value  # read when it runs: a parameter
+                            own.add(ident)
+                            continue
                         if callable(value):
                             refuse(f"the user function {ident!r} used otherwise than called "
                                    "with positional arguments (Numba compiles the calls "
                                    "srcad makes of it, and no Python object)", line)
                         refuse(f"the global value {ident!r} (Numba freezes globals when it "
-                               "compiles; pass it as an argument)", line)
+                               "compiles; only the differentiated function's own global "
+                               "numbers are passed at each call: pass it as an argument)",
+                               line)
                     if ident in callees:
                         part = _part(callees[ident])
                         if part is _MISSING:
@@ -371,6 +386,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=()):
 
     displays = array_displays(fdef, lambda ident: module_of(ident) is np, helper_of)
     fdef.body = visit(fdef.body, code.co_firstlineno)
+    fdef.args.args += [ast.arg(arg=ident) for ident in live or ()]
     if not used:
         return fdef, {}
     from . import numba_helpers

@@ -138,9 +138,13 @@ class Callees:
         kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
         return self.tangent(code, list(wrt), kinds).cell_contents
 
-    def tangent(self, fn, wrt, kinds, arity=None):
-        """A cell holding the forward-mode function of ``fn`` (filled after it is compiled)."""
-        key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity, _code(fn))
+    def tangent(self, fn, wrt, kinds, arity=None, ranks=None):
+        """A cell holding the forward-mode function of ``fn`` (filled after it is compiled;
+        ``ranks``: of its array arguments, where the caller knows them and the code is made
+        for them: the Numba backend's)."""
+        ranks = {p: r for p, r in (ranks or {}).items() if r is not None}
+        key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity, _code(fn)) + (
+            (tuple(sorted(ranks.items())),) if ranks else ())
         known = self._tangents.get(key)
         if known is not None and not env.stale(known[1]):
             env.record_all(known[1])  # the caller depends on them too
@@ -149,7 +153,8 @@ class Callees:
         self._tangents[key] = (cell, ())  # a recursive call finds it
         try:
             with env.collecting() as reads:
-                compiled = self._make_tangent(fn, wrt, kinds, arity)
+                compiled = self._make_tangent(fn, wrt, kinds, arity, **(
+                    {"ranks": ranks} if ranks else {}))
         except BaseException:
             del self._tangents[key]
             raise
