@@ -1,0 +1,82 @@
+"""Python as people write it, round 8 (issue 16).
+
+- the Numba backend's digamma family (``polygamma_real``, the gradient of ``math.lgamma``
+  and ``math.gamma``), against the Python backend;
+
+Gradients are checked against central finite differences and autograd running the same text
+(or a form of it autograd runs).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import textwrap
+
+import numpy as np
+import pytest
+from srcad.check import numerical_grad
+
+import srcad
+from srcad.errors import SrcadError
+
+autograd = pytest.importorskip("autograd")
+
+X = np.array([0.3, -1.2, 0.5, 0.7])
+Y = np.array([-0.4, 0.8, -0.6, 1.1])  # other signs: the other paths
+
+
+def _module(source, tmp_path, numpy_name, tag=""):
+    path = tmp_path / f"forms8_{tag}{abs(hash((source, numpy_name)))}.py"
+    head = "import math\nimport functools\n"
+    path.write_text(f"import {numpy_name} as np\n" + head + textwrap.dedent(source))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _agree(source, points, tmp_path, second=None, hessian=False):
+    """At each point: srcad's gradient against finite differences and autograd (``second``:
+    the text autograd runs, if not ``source``); ``hessian``: srcad's Hessian against finite
+    differences of its gradient."""
+    f = _module(source, tmp_path, "numpy").f
+    ag = autograd.grad(_module(second or source, tmp_path, "autograd.numpy", "ag").f)
+    df = srcad.grad(f)
+    for x in points:
+        g = df(x)
+        np.testing.assert_allclose(g, numerical_grad(f, (x,)), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(g, ag(x), rtol=1e-10, atol=1e-12)
+    if hessian:
+        x = points[0]
+        h = srcad.hessian(f)(x)
+        rows = [numerical_grad(lambda v, i=i: df(v)[i], (x,)) for i in range(np.size(x))]
+        np.testing.assert_allclose(h, np.array(rows), rtol=1e-5, atol=1e-7)
+
+
+def _refused(source, tmp_path, *words):
+    f = _module(source, tmp_path, "numpy").f
+    with pytest.raises(SrcadError) as info:
+        srcad.grad(f)(X)
+    text = str(info.value)
+    assert info.value.lineno is not None, text
+    for word in words:
+        assert word in text, text
+    return text
+
+
+# ---------------------------------------------------------------- Numba: math.gamma, lgamma
+
+
+def _gammas(x, c):
+    return math.lgamma(x * x + 1.0) * c + math.gamma(x - c) + math.lgamma(c - x)
+
+
+def test_numba_digamma_family_matches_the_python_backend():
+    pytest.importorskip("numba")
+    fast, slow = (srcad.grad(_gammas, wrt=(0, 1), backend=b) for b in ("numba", "python"))
+    for x, c in ((0.3, 2.5), (1.7, -0.6), (-2.4, 0.2), (12.3, 0.5)):
+        for a, b in zip(fast(x, c), slow(x, c)):
+            assert a == pytest.approx(b, rel=1e-12, abs=1e-12)
+    with pytest.raises(ValueError):
+        fast(0.5, 2.5)  # gamma at the pole -2, as Python raises
