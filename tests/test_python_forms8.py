@@ -80,3 +80,35 @@ def test_numba_digamma_family_matches_the_python_backend():
             assert a == pytest.approx(b, rel=1e-12, abs=1e-12)
     with pytest.raises(ValueError):
         fast(0.5, 2.5)  # gamma at the pole -2, as Python raises
+
+
+# ---------------------------------------------------------------- iter(xs) beyond next(it)
+
+# a for loop over what is left (break, else), enumerate, zip(it, it, ...) of any length,
+# list/sum/max of it, comprehensions over it, then next(it) reading the position left
+ITERS = [
+    "first = next(it)\ns = 0.0\nfor v in it:\n    s = s + v * first\nreturn s",
+    "for v in it:\n    if v < 0:\n        break\nreturn next(it) * x[0] + v",
+    "s = x[0]\nfor v in it:\n    s = s * v\nelse:\n    s = s + 1.0\nreturn s + next(it, 0.5) * s",
+    "h = next(it)\nys = [v * h for i, v in enumerate(it, 1)]\nreturn sum(ys) + next(it, h)",
+    "next(it)\nreturn sum(v * v for v in list(it))",
+    "h = next(it)\nreturn max(it) * h",
+] + [f"s = 0.0\nfor {', '.join(f'a{j}' for j in range(k))} in zip({', '.join(['it'] * k)}):\n"
+     f"    s = s + {' * '.join(f'a{j}' for j in range(k))}\nreturn s + next(it, 2.0) * x[0]"
+     for k in (2, 3)] + [
+    "pairs = [a - b for a, b in zip(it, it)]\nreturn sum(p * p for p in pairs)"]
+
+
+@pytest.mark.parametrize("body", ITERS)
+@pytest.mark.parametrize("n", [3, 4])
+def test_an_iterator_read_other_than_by_next(body, n, tmp_path):
+    source = f"def f(x):\n    it = iter(x[:{n}])\n" + textwrap.indent(body, "    ") + "\n"
+    _agree(source, [X, Y], tmp_path)
+
+
+@pytest.mark.parametrize("use", ["take(it) + next(it)",
+                                 "sum(v for v in it if v > 0) + (next(it) if x[0] else 1.0)"])
+def test_an_iterator_passed_on_is_refused_with_a_hint(use, tmp_path):
+    source = f"def take(it):\n    return next(it)\ndef f(x):\n    it = iter(x)\n" \
+             f"    return {use}\n"
+    _refused(source, tmp_path, "iter(xs)", "loop over xs itself")
