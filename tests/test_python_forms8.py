@@ -112,3 +112,39 @@ def test_an_iterator_passed_on_is_refused_with_a_hint(use, tmp_path):
     source = f"def take(it):\n    return next(it)\ndef f(x):\n    it = iter(x)\n" \
              f"    return {use}\n"
     _refused(source, tmp_path, "iter(xs)", "loop over xs itself")
+
+
+# ---------------------------------------------------------------- lists of made functions
+
+MADE = """
+def make(a, p=2.0):
+    b = a * p
+    return lambda t: b * np.sin(t) + a
+"""
+
+# how the list is built x how it is used
+BUILDS = {
+    "comp": "fs = [make(x[i]) for i in range(3)]",
+    "display": "fs = [make(x[0]), make(x[1], p=3.0), make(x[2])]",
+    "append": "fs = []\nfor i in range(3):\n    fs.append(make(x[i] * x[3]))",
+    "branch": "fs = []\nfor i in range(3):\n    if x[i] > 0:\n        fs.append(make(x[i]))"
+              "\n    else:\n        fs.append(make(x[i], p=0.5))",
+}
+LIST_USES = [
+    "return sum(np.sum(h(w * x)) for h, w in zip(fs, [1.0, 2.0, 3.0]))",
+    "s = 0.0\nfor i, h in enumerate(fs, 1):\n    s = s + i * np.sum(h(x))\nreturn s",
+    "s = 1.0\nfor w, h in zip(x, fs):\n    s = s * h(w)\nreturn s",
+    "return sum(h(x[0]) * k for k, h in enumerate(reversed(fs)))",
+]
+
+
+@pytest.mark.parametrize("build, use", list(zip(BUILDS, LIST_USES)))  # each build, each use
+def test_a_list_of_made_functions_through_zip_enumerate_and_appends(build, use, tmp_path):
+    source = MADE + "def f(x):\n" + textwrap.indent(BUILDS[build] + "\n" + use, "    ") + "\n"
+    _agree(source, [X, Y], tmp_path)
+
+
+def test_a_list_of_made_functions_passed_on_is_refused_with_a_hint(tmp_path):
+    source = MADE + "def total(fs, x):\n    return sum(np.sum(h(x)) for h in fs)\n" \
+        "def f(x):\n    fs = [make(x[i]) for i in range(3)]\n    return total(fs, x)\n"
+    _refused(source, tmp_path, "used other than by calling it", "zip(fs, vs)")

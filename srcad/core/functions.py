@@ -266,7 +266,10 @@ def opaque(fn, name):
         return ("a function holding differentiated values (a lambda reading them, or "
                 "functools.partial of them) used other than by calling it",
                 "call it where it is made, or pass the function and the values it needs to "
-                "the callee as separate arguments")
+                "the callee as separate arguments; a list of functions a helper makes ("
+                "[make(w) for w in ws]): call them where the list is made (for h in fs, "
+                "zip(fs, vs), enumerate(fs), fs[i]) and pass the results on, or pass ws and "
+                "call make(w) in the callee")
     if getattr(fn, "__srcad__", None) is not None or (callable(fn) and (
             _home(fn) == "srcad" or (getattr(fn, "__module__", "") or "").startswith("srcad")
             and _home(fn) != "user")):
