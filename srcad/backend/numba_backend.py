@@ -55,7 +55,8 @@ NUMPY = {
 
 #: ``math`` functions that raise in Python where Numba returns nan or inf: checked versions
 CHECKED_MATH = ("sqrt", "log", "log2", "log10", "log1p", "acos", "asin", "acosh", "atanh",
-                "exp", "expm1", "cosh", "sinh", "sin", "cos", "tan", "floor", "ceil", "lgamma")
+                "exp", "expm1", "cosh", "sinh", "sin", "cos", "tan", "floor", "ceil", "lgamma",
+                "gamma")
 
 #: the ``math`` names this backend compiles: those Numba computes as Python does, and the
 #: checked ones (``math.pow`` is the checked ``**``)
@@ -70,7 +71,7 @@ NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroad
                  "grad_sum", "grad_dot_a", "grad_dot_b", "zeros_like", "like",
                  "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array",
                  "grad_extremum", "grad_einsum", "grad_reshape", "transpose_grad",
-                 "mutable", "log_base", "grad_stack", "broadcast_as"}
+                 "mutable", "log_base", "grad_stack", "broadcast_as", "polygamma_real"}
 
 #: NumPy reductions along a constant axis (or all), with keepdims: numba_axes.reduce
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -86,8 +87,6 @@ _DERIVATIVE = ("a call of a derivative srcad made (srcad.grad(f)(x), srcad.jvp(f
 REFUSED_HELPERS = {
     "derivative_fwd": _DERIVATIVE, "derivative_bwd": _DERIVATIVE,
     "derivative_jvp": _DERIVATIVE, "form_fwd": _DERIVATIVE, "form_jvp": _DERIVATIVE,
-    "polygamma_real": "the gradient of math.lgamma or math.gamma (srcad's digamma, which Numba "
-                      "does not compile); use backend='python' for this function",
 }
 
 

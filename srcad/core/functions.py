@@ -224,6 +224,13 @@ def opaque(fn, name):
                 "keep the value in float64 where it is differentiated (float(x), "
                 "np.float64(x)), and cast after; or srcad.stop_gradient(np."
                 f"{fn.__name__}(x)) if no gradient should flow through it")
+    if fn is iter:
+        return ("iter(xs) of a differentiated value, the iterator used in a form srcad does "
+                "not read as items by position (srcad reads next(it), next(it, d), a for loop "
+                "over it, enumerate(it), zip(it, it, ...), and list/tuple/sum/dict/sorted/min/"
+                "max of it or a comprehension over it, in the function that made it)",
+                "loop over xs itself (for v in xs[k:]), or take items = list(xs) and index it; "
+                "pass xs and a position to another function, not the iterator")
     if is_derivative(fn):
         return (f"{name} is a derivative made by srcad: srcad differentiates a call of it in "
                 "reverse mode (grad, value_and_grad, vjp), not in forward mode",
@@ -259,7 +266,10 @@ def opaque(fn, name):
         return ("a function holding differentiated values (a lambda reading them, or "
                 "functools.partial of them) used other than by calling it",
                 "call it where it is made, or pass the function and the values it needs to "
-                "the callee as separate arguments")
+                "the callee as separate arguments; a list of functions a helper makes ("
+                "[make(w) for w in ws]): call them where the list is made (for h in fs, "
+                "zip(fs, vs), enumerate(fs), fs[i]) and pass the results on, or pass ws and "
+                "call make(w) in the callee")
     if getattr(fn, "__srcad__", None) is not None or (callable(fn) and (
             _home(fn) == "srcad" or (getattr(fn, "__module__", "") or "").startswith("srcad")
             and _home(fn) != "user")):

@@ -35,7 +35,7 @@ import weakref
 import gast
 
 from ..core.functions import is_user_function
-from . import closures
+from . import closures, lower_next
 from . import source as source_module
 
 _names = itertools.count(1)
@@ -95,12 +95,9 @@ def _load(name):
     return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
-def _made_list(src, stmt):
-    """``(name, make)`` when ``stmt`` is ``name = [make(...) for ...]`` of a converted make."""
-    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
-            stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.ListComp)):
-        return None
-    call = stmt.value.elt
+def _make_of(src, call):
+    """The converted ``make`` a call ``make(...)`` calls (positional and keyword arguments, no
+    ``*``/``**``), or None."""
     if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name)) or any(
             isinstance(a, gast.Starred) for a in call.args) or any(
                 k.arg is None for k in call.keywords):
@@ -111,7 +108,39 @@ def _made_list(src, stmt):
         return None
     if not is_user_function(fn) or listed(fn) is None:
         return None
-    return stmt.targets[0].id, fn
+    return fn
+
+
+def _made_lists(src, fdef):
+    """``{name: (assign, make, calls, appends)}`` for each list of functions one ``make``
+    returns: ``name = [make(...) for ...]``, ``name = [make(a), make(b)]`` or ``name = []``,
+    and ``name.append(make(...))`` statements (``calls``: the calls of ``make``; ``appends``:
+    the ids of the names read by those appends)."""
+    found, appends = {}, {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], gast.Name):
+            value = node.value
+            calls = [value.elt] if isinstance(value, gast.ListComp) else list(
+                value.elts) if isinstance(value, gast.List) else None
+            if calls is not None:
+                found.setdefault(node.targets[0].id, []).append((node, calls))
+        elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call) and isinstance(
+                node.value.func, gast.Attribute) and node.value.func.attr == "append" and \
+                isinstance(node.value.func.value, gast.Name) and len(node.value.args) == 1 \
+                and not node.value.keywords:
+            appends.setdefault(node.value.func.value.id, []).append(node.value)
+    out = {}
+    for name, assigns in found.items():
+        if len(assigns) != 1:
+            continue
+        assign, calls = assigns[0]
+        calls = calls + [a.args[0] for a in appends.get(name, [])]
+        fns = {_make_of(src, c) for c in calls}
+        if len(fns) == 1 and None not in fns:
+            out[name] = (assign, fns.pop(), calls, {id(a.func.value) for a in appends.get(
+                name, [])})
+    return out
 
 
 class _Choices(gast.NodeTransformer):
@@ -174,12 +203,7 @@ def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
     _Choices(src).visit(fdef)
-    found = {}
-    for node in gast.walk(fdef):
-        if isinstance(node, gast.Assign):
-            made = _made_list(src, node)
-            if made is not None:
-                found[made[0]] = (node, made[1])
+    found = _made_lists(src, fdef)
     if not found:
         return
     stores = {}
@@ -188,10 +212,14 @@ def lower(src):
             stores[node.id] = stores.get(node.id, 0) + 1
         if isinstance(node, (gast.Global, gast.Nonlocal)):
             stores.update((n, 2) for n in node.names)
-    for name, (assign, fn) in found.items():
-        if stores.get(name) != 1 or getattr(builtins, name, None) is not None:
+    nested = {n.id for node in gast.walk(fdef) if isinstance(node, (
+        gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)) and node is not fdef
+        for n in gast.walk(node) if isinstance(n, gast.Name)}
+    for name, (_, fn, made, appends) in found.items():
+        if stores.get(name) != 1 or getattr(builtins, name, None) is not None or \
+                name in nested:  # a nested function reading the list: left as it is
             continue
-        calls = _calls(fdef, name, stores)
+        calls = _calls(src, fdef, name, stores, appends)
         if calls is None:
             continue
         make_all, target, count = listed(fn)
@@ -200,7 +228,8 @@ def lower(src):
         # bound through cells, like a lifted function: a call of make_all given constants
         # only stays a call of it in the generated code (it raised NameError there)
         src.bound = {**getattr(src, "bound", {}), all_name: make_all, fn_name: target}
-        assign.value.elt.func = gast.copy_location(_load(all_name), assign.value.elt.func)
+        for call in made:
+            call.func = gast.copy_location(_load(all_name), call.func)
         for call, holder in calls:
             items = [gast.Subscript(value=copy.deepcopy(holder), slice=gast.Constant(
                 value=k, kind=None), ctx=gast.Load()) for k in range(count)]
@@ -212,20 +241,55 @@ def lower(src):
             call.args = items + call.args
 
 
-def _calls(fdef, name, stores):
+def _item_target(src, gen, name):
+    """The name a loop (or comprehension) ``gen`` binds to each item of the list ``name``,
+    with the name read in its ``iter``: ``for h in fs``, ``for h in reversed(fs)``, ``for i, h
+    in enumerate(fs)``, ``for h, w in zip(fs, ws)``, nested; ``(None, None)`` when it does not
+    read the list; None when it reads it otherwise."""
+    if not any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(gen.iter)):
+        return None, None
+    return _through(src, gen.iter, gen.target, name)
+
+
+def _through(src, it, target, name):
+    if isinstance(it, gast.Name):
+        return (target.id, it) if it.id == name and isinstance(target, gast.Name) else None
+    if not isinstance(it, gast.Call) or any(isinstance(a, gast.Starred) for a in it.args):
+        return None
+    held = [i for i, a in enumerate(it.args) if any(
+        isinstance(n, gast.Name) and n.id == name for n in gast.walk(a))]
+    if len(held) != 1 or any(isinstance(n, gast.Name) and n.id == name
+                             for k in it.keywords for n in gast.walk(k.value)):
+        return None
+    at = held[0]
+    if lower_next._builtin(src, it.func, "reversed") and len(it.args) == 1:
+        return _through(src, it.args[0], target, name)
+    if not (isinstance(target, gast.Tuple) and not any(
+            isinstance(e, gast.Starred) for e in target.elts)):
+        return None
+    if lower_next._builtin(src, it.func, "enumerate") and at == 0 and len(target.elts) == 2:
+        return _through(src, it.args[0], target.elts[1], name)
+    if lower_next._builtin(src, it.func, "zip") and not it.keywords and len(
+            target.elts) == len(it.args):
+        return _through(src, it.args[at], target.elts[at], name)
+    return None
+
+
+def _calls(src, fdef, name, stores, appends):
     """``[(call, holder)]``: each call of an item of the list ``name`` and the expression
     holding the item (the loop's target, or ``name[i]``); None when ``name`` is used
-    otherwise (then nothing is rewritten)."""
-    loops, out, allowed = {}, [], set()
+    otherwise (then nothing is rewritten). ``appends``: the ids of its reads appending."""
+    loops, out, allowed = {}, [], set(appends)
     for node in gast.walk(fdef):
         gens = [node] if isinstance(node, gast.For) else node.generators if isinstance(
             node, (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)) else []
         for gen in gens:
-            if isinstance(gen.iter, gast.Name) and gen.iter.id == name:
-                if not isinstance(gen.target, gast.Name):
-                    return None
-                loops[gen.target.id] = loops.get(gen.target.id, 0) + 1
-                allowed.add(id(gen.iter))
+            found = _item_target(src, gen, name)
+            if found is None:
+                return None
+            if found[0] is not None:
+                loops[found[0]] = loops.get(found[0], 0) + 1
+                allowed.add(id(found[1]))
     if any(stores.get(target) != count for target, count in loops.items()):
         return None  # a loop's target bound otherwise too
     for node in gast.walk(fdef):

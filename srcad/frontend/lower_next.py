@@ -81,10 +81,13 @@ def lower(src):
             for n in node.names:
                 stores[n] = 2
     names = {n for n in made if stores.get(n) == 1 and not _changed_later(src, fdef, made[n])}
+    taken = _consumers(src, fdef, names)  # for v in it, zip(it, it), list(it), ...
+    accepted = {id(n) for _, form, _ in taken.values() for n in form.reads}
     for node in gast.walk(fdef):  # read by a nested function: its calls could advance it
         if isinstance(node, (gast.FunctionDef, gast.Lambda) + _CONDITIONAL[3:]) and \
                 node is not fdef:
-            names -= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+            names -= {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and
+                      id(n) not in accepted}
     if not names:
         return
     for block in _blocks(fdef):  # next(it) inside an expression: a statement of its own first
@@ -103,15 +106,126 @@ def lower(src):
             continue
         for child in gast.iter_child_nodes(node):
             if isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load) and \
-                    child.id in names and not (isinstance(node, gast.Call) and id(node) in nexts):
+                    child.id in names and id(child) not in accepted and not (
+                        isinstance(node, gast.Call) and id(node) in nexts):
                 names.discard(child.id)
     if not names:
         return
+    for stmt, form, _ in taken.values():
+        if form.name in names:
+            form.rewrite(stmt)
     for block in _blocks(fdef):
         out = []
         for stmt in block:
             out.extend(_rewritten(src, stmt, names))
+            found = taken.get(id(stmt))
+            if found is not None and found[1].name in names and found[2]:
+                out.extend(_located([_at_end(found[1].name)], stmt))
         block[:] = out
+
+
+class _Form:
+    """An iterator ``it`` consumed by ``it`` itself, ``enumerate(it, ...)`` or ``zip(it, it,
+    ...)`` (``k`` copies: Python's ``zip(*[it] * k)`` of ``k``-tuples): read from the items
+    left, ``it[pos:]`` (``zip(it[pos::k], it[pos + 1::k], ...)``, which stops where Python's
+    zip does)."""
+
+    def __init__(self, name, node, reads, k):
+        self.name, self.node, self.reads, self.k = name, node, reads, k
+
+    def sliced(self, j=0, step=None):
+        start = _name(f"{self.name}_srcad_pos")
+        if j:
+            start = gast.BinOp(left=start, op=gast.Add(), right=gast.Constant(value=j,
+                                                                              kind=None))
+        step = None if step is None else gast.Constant(value=step, kind=None)
+        return gast.Subscript(value=_name(self.name), slice=gast.Slice(
+            lower=start, upper=None, step=step), ctx=gast.Load())
+
+    def replace(self):
+        """Rewrite ``self.node`` in place into its read of the items left."""
+        node = self.node
+        if isinstance(node, gast.Name):
+            return self.sliced()
+        if self.k == 1:  # enumerate(it, ...)
+            node.args[0] = _located([self.sliced()], node)[0]
+            return node
+        node.args = [self.sliced(j, self.k) for j in range(self.k)]
+        return node
+
+    def rewrite(self, stmt):
+        """In ``stmt``: the loop over what is left, its position kept by each step (a ``for``);
+        or the expression reading them all."""
+        if isinstance(stmt, gast.For) and stmt.iter is self.node:
+            stmt.iter = gast.copy_location(self.replace(), self.node)
+            _located([stmt.iter], stmt)
+            pos = _name(f"{self.name}_srcad_pos", True)
+            stmt.body.insert(0, _located([gast.AugAssign(target=pos, op=gast.Add(), value=(
+                gast.Constant(value=self.k, kind=None)))], stmt)[0])
+            stmt.orelse.insert(0, _located([_at_end(self.name)], stmt)[0])
+            return
+        for parent in gast.walk(stmt):
+            for field, value in gast.iter_fields(parent):
+                if value is self.node:
+                    setattr(parent, field, _located([self.replace()], stmt)[0])
+                elif isinstance(value, list) and any(v is self.node for v in value):
+                    value[[id(v) for v in value].index(id(self.node))] = _located(
+                        [self.replace()], stmt)[0]
+
+
+def _at_end(name):
+    return gast.Assign(targets=[_name(f"{name}_srcad_pos", True)], value=gast.Call(
+        func=_name("len"), args=[_name(name)], keywords=[]), type_comment=None)
+
+
+#: calls that take every value of the iterator they are given, then return
+_TAKERS = ("list", "tuple", "sum", "dict", "sorted", "min", "max")
+
+
+def _form_of(src, node, names):
+    if isinstance(node, gast.Name) and node.id in names:
+        return _Form(node.id, node, [node], 1)
+    if not isinstance(node, gast.Call) or node.keywords and not _builtin(
+            src, node.func, "enumerate") or any(isinstance(a, gast.Starred) for a in node.args):
+        return None
+    args = node.args
+    if _builtin(src, node.func, "enumerate") and args and isinstance(args[0], gast.Name) and \
+            args[0].id in names and not any(
+                isinstance(n, gast.Name) and n.id in names for a in args[1:] + [
+                    k.value for k in node.keywords] for n in gast.walk(a)):
+        return _Form(args[0].id, node, [args[0]], 1)
+    if _builtin(src, node.func, "zip") and len(args) >= 2 and all(
+            isinstance(a, gast.Name) and a.id == args[0].id for a in args) and \
+            args[0].id in names:
+        return _Form(args[0].id, node, list(args), len(args))
+    return None
+
+
+def _consumers(src, fdef, names):
+    """``{id(stmt): (stmt, form, after)}``: the statements consuming an iterator ``it`` of
+    ``names`` whole, in a form :class:`_Form` reads (``after``: the position is set to the end
+    after the statement), and reading ``it`` nowhere else: a ``for`` over it, the first
+    ``for`` of a list, set or dict comprehension, or the argument of a call taking every value
+    (``list``, ``sum``, ``dict``, ...), where it always runs."""
+    out = {}
+    for block in _blocks(fdef):
+        for stmt in block:
+            if isinstance(stmt, gast.For):
+                form = _form_of(src, stmt.iter, names)
+                if form is not None and not any(
+                        isinstance(n, gast.Name) and n.id == form.name
+                        for s in stmt.body for n in gast.walk(s)):
+                    out[id(stmt)] = (stmt, form, False)
+                continue
+            if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)) or \
+                    stmt.value is None:
+                continue
+            found = []
+            _visit(src, stmt.value, names, False, found)
+            if len(found) == 1 and sum(isinstance(n, gast.Name) and n.id == found[0].name
+                                       for n in gast.walk(stmt)) == len(found[0].reads):
+                out[id(stmt)] = (stmt, found[0], not isinstance(stmt, gast.Return))
+    return out
 
 
 _count = [0]
@@ -238,3 +352,24 @@ def _located(stmts, like):
             if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
                 gast.copy_location(sub, like)
     return stmts
+
+
+def _visit(src, node, names, conditional, found):
+    """Append to ``found`` the forms of :func:`_form_of` that ``node`` consumes whole where it
+    always runs (``conditional``: it may not run)."""
+    if not conditional:
+        inner = None
+        if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp)):
+            inner = node.generators[0].iter
+        elif isinstance(node, gast.Call) and len(node.args) == 1 and any(
+                _builtin(src, node.func, t) for t in _TAKERS):
+            inner = node.args[0]
+        form = _form_of(src, inner, names) if inner is not None else None
+        if form is not None:
+            found.append(form)
+    first = node.generators[0].iter if isinstance(node, (
+        gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)) else None
+    for child in gast.iter_child_nodes(node):
+        _visit(src, child, names, conditional or isinstance(node, _CONDITIONAL), found)
+    if first is not None:  # evaluated once, where the comprehension runs
+        _visit(src, first, names, conditional, found)

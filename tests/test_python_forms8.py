@@ -1,0 +1,150 @@
+"""Python as people write it, round 8 (issue 16).
+
+- the Numba backend's digamma family (``polygamma_real``, the gradient of ``math.lgamma``
+  and ``math.gamma``), against the Python backend;
+
+Gradients are checked against central finite differences and autograd running the same text
+(or a form of it autograd runs).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import textwrap
+
+import numpy as np
+import pytest
+from srcad.check import numerical_grad
+
+import srcad
+from srcad.errors import SrcadError
+
+autograd = pytest.importorskip("autograd")
+
+X = np.array([0.3, -1.2, 0.5, 0.7])
+Y = np.array([-0.4, 0.8, -0.6, 1.1])  # other signs: the other paths
+
+
+def _module(source, tmp_path, numpy_name, tag=""):
+    path = tmp_path / f"forms8_{tag}{abs(hash((source, numpy_name)))}.py"
+    head = "import math\nimport functools\n"
+    path.write_text(f"import {numpy_name} as np\n" + head + textwrap.dedent(source))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _agree(source, points, tmp_path, second=None, hessian=False):
+    """At each point: srcad's gradient against finite differences and autograd (``second``:
+    the text autograd runs, if not ``source``); ``hessian``: srcad's Hessian against finite
+    differences of its gradient."""
+    f = _module(source, tmp_path, "numpy").f
+    ag = autograd.grad(_module(second or source, tmp_path, "autograd.numpy", "ag").f)
+    df = srcad.grad(f)
+    for x in points:
+        g = df(x)
+        np.testing.assert_allclose(g, numerical_grad(f, (x,)), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(g, ag(x), rtol=1e-10, atol=1e-12)
+    if hessian:
+        x = points[0]
+        h = srcad.hessian(f)(x)
+        rows = [numerical_grad(lambda v, i=i: df(v)[i], (x,)) for i in range(np.size(x))]
+        np.testing.assert_allclose(h, np.array(rows), rtol=1e-5, atol=1e-7)
+
+
+def _refused(source, tmp_path, *words):
+    f = _module(source, tmp_path, "numpy").f
+    with pytest.raises(SrcadError) as info:
+        srcad.grad(f)(X)
+    text = str(info.value)
+    assert info.value.lineno is not None, text
+    for word in words:
+        assert word in text, text
+    return text
+
+
+# ---------------------------------------------------------------- Numba: math.gamma, lgamma
+
+
+def _gammas(x, c):
+    return math.lgamma(x * x + 1.0) * c + math.gamma(x - c) + math.lgamma(c - x)
+
+
+def test_numba_digamma_family_matches_the_python_backend():
+    pytest.importorskip("numba")
+    fast, slow = (srcad.grad(_gammas, wrt=(0, 1), backend=b) for b in ("numba", "python"))
+    for x, c in ((0.3, 2.5), (1.7, -0.6), (-2.4, 0.2), (12.3, 0.5)):
+        for a, b in zip(fast(x, c), slow(x, c)):
+            assert a == pytest.approx(b, rel=1e-12, abs=1e-12)
+    with pytest.raises(ValueError):
+        fast(0.5, 2.5)  # gamma at the pole -2, as Python raises
+
+
+# ---------------------------------------------------------------- iter(xs) beyond next(it)
+
+# a for loop over what is left (break, else), enumerate, zip(it, it, ...) of any length,
+# list/sum/max of it, comprehensions over it, then next(it) reading the position left
+ITERS = [
+    "first = next(it)\ns = 0.0\nfor v in it:\n    s = s + v * first\nreturn s",
+    "for v in it:\n    if v < 0:\n        break\nreturn next(it) * x[0] + v",
+    "s = x[0]\nfor v in it:\n    s = s * v\nelse:\n    s = s + 1.0\nreturn s + next(it, 0.5) * s",
+    "h = next(it)\nys = [v * h for i, v in enumerate(it, 1)]\nreturn sum(ys) + next(it, h)",
+    "next(it)\nreturn sum(v * v for v in list(it))",
+    "h = next(it)\nreturn max(it) * h",
+] + [f"s = 0.0\nfor {', '.join(f'a{j}' for j in range(k))} in zip({', '.join(['it'] * k)}):\n"
+     f"    s = s + {' * '.join(f'a{j}' for j in range(k))}\nreturn s + next(it, 2.0) * x[0]"
+     for k in (2, 3)] + [
+    "pairs = [a - b for a, b in zip(it, it)]\nreturn sum(p * p for p in pairs)"]
+
+
+@pytest.mark.parametrize("body", ITERS)
+@pytest.mark.parametrize("n", [3, 4])
+def test_an_iterator_read_other_than_by_next(body, n, tmp_path):
+    source = f"def f(x):\n    it = iter(x[:{n}])\n" + textwrap.indent(body, "    ") + "\n"
+    _agree(source, [X, Y], tmp_path)
+
+
+@pytest.mark.parametrize("use", ["take(it) + next(it)",
+                                 "sum(v for v in it if v > 0) + (next(it) if x[0] else 1.0)"])
+def test_an_iterator_passed_on_is_refused_with_a_hint(use, tmp_path):
+    source = f"def take(it):\n    return next(it)\ndef f(x):\n    it = iter(x)\n" \
+             f"    return {use}\n"
+    _refused(source, tmp_path, "iter(xs)", "loop over xs itself")
+
+
+# ---------------------------------------------------------------- lists of made functions
+
+MADE = """
+def make(a, p=2.0):
+    b = a * p
+    return lambda t: b * np.sin(t) + a
+"""
+
+# how the list is built x how it is used
+BUILDS = {
+    "comp": "fs = [make(x[i]) for i in range(3)]",
+    "display": "fs = [make(x[0]), make(x[1], p=3.0), make(x[2])]",
+    "append": "fs = []\nfor i in range(3):\n    fs.append(make(x[i] * x[3]))",
+    "branch": "fs = []\nfor i in range(3):\n    if x[i] > 0:\n        fs.append(make(x[i]))"
+              "\n    else:\n        fs.append(make(x[i], p=0.5))",
+}
+LIST_USES = [
+    "return sum(np.sum(h(w * x)) for h, w in zip(fs, [1.0, 2.0, 3.0]))",
+    "s = 0.0\nfor i, h in enumerate(fs, 1):\n    s = s + i * np.sum(h(x))\nreturn s",
+    "s = 1.0\nfor w, h in zip(x, fs):\n    s = s * h(w)\nreturn s",
+    "return sum(h(x[0]) * k for k, h in enumerate(reversed(fs)))",
+]
+
+
+@pytest.mark.parametrize("build, use", list(zip(BUILDS, LIST_USES)))  # each build, each use
+def test_a_list_of_made_functions_through_zip_enumerate_and_appends(build, use, tmp_path):
+    source = MADE + "def f(x):\n" + textwrap.indent(BUILDS[build] + "\n" + use, "    ") + "\n"
+    _agree(source, [X, Y], tmp_path)
+
+
+def test_a_list_of_made_functions_passed_on_is_refused_with_a_hint(tmp_path):
+    source = MADE + "def total(fs, x):\n    return sum(np.sum(h(x)) for h in fs)\n" \
+        "def f(x):\n    fs = [make(x[i]) for i in range(3)]\n    return total(fs, x)\n"
+    _refused(source, tmp_path, "used other than by calling it", "zip(fs, vs)")
