@@ -252,3 +252,43 @@ def test_shape_of_zeros_array_scatter():
         want = np.zeros((3, 4))
         want[index] = value
         np.testing.assert_array_equal(HELPERS["scatter"](value, like, index), want)
+
+
+def _sums(npm):
+    def log_softmax_loss(w, v, n):  # a number taken from arrays: np.sum in both sweeps
+        total = 0.0
+        for _ in range(n):
+            y = npm.tanh(w * v)
+            ynorm = y - npm.log(npm.sum(npm.exp(y)) + 2.0)
+            total = total + npm.sum(v * ynorm)
+            v = y
+        return total
+
+    def uniform_sum(w, v, n):  # the gradient of y - s is np.sum's one number here
+        s = npm.sum(w * v)
+        return npm.sum(npm.sum(v) - s * w) * n
+
+    return {"log_softmax_loss": log_softmax_loss, "uniform_sum": uniform_sum}
+
+
+SUMS, AG_SUMS = _sums(np), _sums(anp)
+
+
+@pytest.mark.parametrize("name, n", [("log_softmax_loss", 1), ("log_softmax_loss", 3),
+                                     ("uniform_sum", 2)])
+def test_sums_of_arrays_as_methods(name, n):
+    """``np.sum(a)`` of an array in the forward sweep is ``a.sum()``; the sum of an array's
+    gradient into a number subtracted from it is ``total``, for a whole array or one number
+    standing for it (what np.sum gives)."""
+    w, v = np.random.default_rng(5).normal(size=(2, 5)) * 0.5
+    grad = srcad.grad(SUMS[name], wrt=(0, 1))
+    got = grad(w, v, n)
+    want = autograd.grad(lambda w, v: AG_SUMS[name](w, v, n), (0, 1))(w, v)
+    fd = numerical_grad(SUMS[name], (w, v, n), wrt=(0, 1))
+    for g, a, d in zip(got, want, fd):
+        np.testing.assert_allclose(g, a, rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(g, d, rtol=1e-5, atol=1e-7)
+    forward = srcad.source(grad, w, v, n).split("# backward")[0]
+    assert "np.sum(" not in forward and ".sum()" in forward
+    m = np.asmatrix(w)  # a class of its own: its method is what np.sum calls
+    np.testing.assert_allclose(srcad.grad(lambda m: np.sum(np.multiply(m, m)))(m), 2 * w[None])
