@@ -63,8 +63,34 @@ def _make(npm):
             state = [h, c + state[1]]
         return npm.sum(state[0] * state[1])
 
+    def trio(w, v):  # arrays of three shapes, one of one element
+        return npm.outer(v, w), v * npm.sin(w), npm.sum(v * w, keepdims=True)
+
+    def shuffled(w, v):  # every item read once, in another order, by negative positions
+        out, out2 = trio(w, v), trio(v, w)
+        c = out[-1]
+        m, a = out[0], out[-2]
+        c2, a2, m2 = out2[2], out2[1], out2[0]
+        return npm.sum(m * a) + npm.sum(c * a2) + npm.sum(m2 * c2 * w)
+
+    def uniform_item(w, v):  # an item's gradient is one number for its elements (np.sum's)
+        m, a, c = trio(w, v)
+        return npm.sum(m) + npm.sum(a * w) + npm.sum(c)
+
+    def all_uniform(w, v):  # every item's gradient one number
+        m, a, c = trio(w, v)
+        return npm.sum(m) + npm.sum(a) * 2.0 + npm.sum(c)
+
+    def broadcast_items(w, v, n):  # gradients summed back from broadcasts, in a loop
+        for _ in range(n):
+            m, a, c = trio(w, v)
+            v = npm.tanh(npm.sum(m * a[:, None], axis=0) + c)
+        return npm.sum(v * v)
+
     return {"unpacked": unpacked, "some_items": some_items, "repeated": repeated,
-            "in_loop": in_loop, "reversed_order": reversed_order, "nested": nested}
+            "in_loop": in_loop, "reversed_order": reversed_order, "nested": nested,
+            "shuffled": shuffled, "uniform_item": uniform_item, "all_uniform": all_uniform,
+            "broadcast_items": broadcast_items}
 
 
 NP, AG = _make(np), _make(anp)
@@ -73,7 +99,7 @@ NP, AG = _make(np), _make(anp)
 def _args(name, seed):
     rng = np.random.default_rng(seed)
     w, v = rng.normal(size=4) * 0.5, rng.normal(size=4) * 0.5
-    return (w, v, 1 + seed % 3) if name in ("in_loop", "nested") else (w, v)
+    return (w, v, 1 + seed % 3) if name in ("in_loop", "nested", "broadcast_items") else (w, v)
 
 
 @pytest.mark.parametrize("name, seed", list(itertools.product(sorted(NP), range(3))))
@@ -87,7 +113,7 @@ def test_gradients(name, seed):
         np.testing.assert_allclose(g, n, rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize("name", ["unpacked", "repeated", "in_loop"])
+@pytest.mark.parametrize("name", ["unpacked", "repeated", "in_loop", "broadcast_items"])
 def test_second_order(name):
     """The generated code differentiated again (items_at's and picked's rules)."""
     args = _args(name, 1)
@@ -104,6 +130,21 @@ def test_generated_code_builds_the_items_at_once():
     args = _args("unpacked", 0)
     grad(*args)
     assert "items_at(parts" in srcad.source(grad, *args)
+
+
+@pytest.mark.parametrize("name, displays, calls", [
+    ("in_loop", 1, 0), ("shuffled", 1, 1), ("unpacked", 0, 2), ("uniform_item", 0, 1),
+    ("all_uniform", 0, 1), ("broadcast_items", 1, 0)])
+def test_every_array_item_once_is_a_list_display(name, displays, calls):
+    """A tuple of arrays whose every item is read once, each gradient a whole array, gets
+    its gradient as a list display (no items_at call, the tuple not kept); a tuple with a
+    number or list item, a list, or a tuple with an item whose gradient is one number for
+    its elements (np.sum's) or that something else read in between, keeps items_at."""
+    grad = srcad.grad(NP[name], wrt=(0, 1))
+    args = _args(name, 0)
+    grad(*args)
+    text = srcad.source(grad, *args)
+    assert (text.count("_ctx, ["), text.count("items_at(")) == (displays, calls)
 
 
 def _reference_items_at(like, indices, values):
@@ -211,3 +252,43 @@ def test_shape_of_zeros_array_scatter():
         want = np.zeros((3, 4))
         want[index] = value
         np.testing.assert_array_equal(HELPERS["scatter"](value, like, index), want)
+
+
+def _sums(npm):
+    def log_softmax_loss(w, v, n):  # a number taken from arrays: np.sum in both sweeps
+        total = 0.0
+        for _ in range(n):
+            y = npm.tanh(w * v)
+            ynorm = y - npm.log(npm.sum(npm.exp(y)) + 2.0)
+            total = total + npm.sum(v * ynorm)
+            v = y
+        return total
+
+    def uniform_sum(w, v, n):  # the gradient of y - s is np.sum's one number here
+        s = npm.sum(w * v)
+        return npm.sum(npm.sum(v) - s * w) * n
+
+    return {"log_softmax_loss": log_softmax_loss, "uniform_sum": uniform_sum}
+
+
+SUMS, AG_SUMS = _sums(np), _sums(anp)
+
+
+@pytest.mark.parametrize("name, n", [("log_softmax_loss", 1), ("log_softmax_loss", 3),
+                                     ("uniform_sum", 2)])
+def test_sums_of_arrays_as_methods(name, n):
+    """``np.sum(a)`` of an array in the forward sweep is ``a.sum()``; the sum of an array's
+    gradient into a number subtracted from it is ``total``, for a whole array or one number
+    standing for it (what np.sum gives)."""
+    w, v = np.random.default_rng(5).normal(size=(2, 5)) * 0.5
+    grad = srcad.grad(SUMS[name], wrt=(0, 1))
+    got = grad(w, v, n)
+    want = autograd.grad(lambda w, v: AG_SUMS[name](w, v, n), (0, 1))(w, v)
+    fd = numerical_grad(SUMS[name], (w, v, n), wrt=(0, 1))
+    for g, a, d in zip(got, want, fd):
+        np.testing.assert_allclose(g, a, rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(g, d, rtol=1e-5, atol=1e-7)
+    forward = srcad.source(grad, w, v, n).split("# backward")[0]
+    assert "np.sum(" not in forward and ".sum()" in forward
+    m = np.asmatrix(w)  # a class of its own: its method is what np.sum calls
+    np.testing.assert_allclose(srcad.grad(lambda m: np.sum(np.multiply(m, m)))(m), 2 * w[None])

@@ -162,11 +162,14 @@ _PURE_HELPERS = {"unbroadcast", "broadcast_as", "zeros_like", "add", "fill", "to
 
 
 def _pure_call(call, libraries):
-    """A call of ``np.f``/``math.f`` (those of ``libraries``) or of a pure srcad helper."""
+    """A call of ``np.f``/``math.f`` (those of ``libraries``), of a pure srcad helper, or
+    ``a.sum()`` (what the forward sweep writes for ``np.sum(a)`` of an array, as pure)."""
     func = call.func
-    library = (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-               and func.value.id in libraries)
-    return library or isinstance(func, ast.Name) and func.id in _PURE_HELPERS
+    if func.__class__ is not ast.Attribute:
+        return func.__class__ is ast.Name and func.id in _PURE_HELPERS
+    if func.attr == "sum" and not call.args and not call.keywords:
+        return True
+    return func.value.__class__ is ast.Name and func.value.id in libraries
 
 
 def _safe(node):

@@ -201,6 +201,7 @@ class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
             self.live.add(seed_name)
             self.comment(ret, backward)
         backward += self.block(body[:-1] if ret else body, top)
+        self.items_displayed()
         for p in self.an.wrt:
             self.materialise(self.g(p), backward, top, final=True)
         grads = {}

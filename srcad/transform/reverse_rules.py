@@ -208,10 +208,15 @@ class Rules:
         if out_kind == SCALAR:
             return contribution
         if kind == SCALAR:
+            numba = getattr(self.an.callees, "compiles_all", False)
             if self.certainly_array(contribution):  # not np.sum: its Python layer costs twice
-                if getattr(self.an.callees, "compiles_all", False):  # the sum (Numba: a method)
+                if numba:  # the sum (Numba: a method)
                     return call(nodes.attr(contribution, "sum"))
                 return call(self.helper("total"), contribution)  # small arrays by Python
+            if out_kind == ARRAY and not numba:
+                # the gradient of an array: an array or one number standing for it (never a
+                # list, which total would add item by item), which total sums as np.sum does
+                return call(self.helper("total"), contribution)
             return call(nodes.attr(self.helper("np"), "sum"), contribution)
         others = [a for a in bound.values() if isinstance(a, (ir.Var, ir.Const)) and a != atom]
         if kind == ARRAY and all(self.an.kind(o) == SCALAR for o in others):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from ..core import ir
 from ..core.kinds import ANY, ARRAY
 from . import nodes
@@ -129,6 +131,18 @@ class Saves:
 
     # ---------------------------------------------------------------- forward sweep
 
+    def forward_statement(self, stmt):
+        """The forward sweep's copy of ``stmt``; ``np.sum(a)`` of an array ``a`` as the method
+        ``a.sum()``, which NumPy's function calls for any other class anyway, without its
+        Python layer (a few microseconds, most of a small array's sum)."""
+        value = stmt.value
+        if stmt.target is not None and isinstance(value, ir.Prim) and value.fn is np.sum and (
+                len(value.args) == 1 and not value.kwargs) and isinstance(
+                value.args[0], ir.Var) and self.an.kinds.get(value.args[0].name) == ARRAY and (
+                not getattr(self.an.callees, "compiles_all", False)):
+            return assign(stmt.target, call(nodes.attr(value.args[0].name, "sum")))
+        return nodes.statement(stmt)
+
     def forward(self, stmts, block_id, loop):
         code = []
         for stmt in stmts:
@@ -143,7 +157,7 @@ class Saves:
                     code.append(assign([stmt.target, self.namer.fresh("unused_ctx")],
                                        nodes.prim(stmt.value, func=name(fwd))))
                 else:
-                    code.append(nodes.statement(stmt))
+                    code.append(self.forward_statement(stmt))
                 for shape, source in self.shapes.items():
                     if source == stmt.target:
                         if shape in self.layouts:
