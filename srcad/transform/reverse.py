@@ -57,7 +57,12 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
         self.temp_grads = set()  # gradients of temporaries: tidy may inline them
         self.fresh = set()  # array gradients holding an array no other name holds
         self.items_made = {}  # container gradient -> (its items_at statement, indices, values)
-        self.borrowed = set()  # scalar gradients first bound to a container's item (dx = dt[0])
+        # scalar gradients that may hold an object someone else holds: bound to a container's
+        # item (dx = dt[0]), to the seed (a backward part's or vjp's parameter: the caller's),
+        # to what a callee's backward part returns, or copied from one of these. They are
+        # added to by dx = dx + v, never dx += v: that code differentiated again could not
+        # tell it from a write into the caller's array (MutationError, issue 14's over-refusal)
+        self.borrowed = set()
         self.live = set()
         self.refs = {}  # id(block) -> primal names the backward code of that block reads
         self.primals = set(fn.params) | {n for s in ir.walk(fn.body) for n in ir.defined_by(s)}
@@ -140,7 +145,8 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
         else:
             code.append(assign(gname, contribution))
             self.live.add(gname)
-            if kind == SCALAR and isinstance(contribution, ast.Subscript):
+            if kind == SCALAR and (isinstance(contribution, ast.Subscript) or isinstance(
+                    contribution, ast.Name) and contribution.id in self.borrowed):
                 self.borrowed.add(gname)
             if kind == ARRAY and _makes_new_array(contribution) and gname not in self.uniform:
                 self.fresh.add(gname)
@@ -193,6 +199,7 @@ class Reverse(Rules, Data, Flow, Saves, Sweep):
         backward = []
         if self.an.active(result):
             self.live.add(seed_name)
+            self.borrowed.add(seed_name)  # the caller's (a parameter), or check_scalar's
             self.comment(ret, backward)
         backward += self.block(body[:-1] if ret else body, top)
         for p in self.an.wrt:

@@ -238,6 +238,7 @@ class Data:
         for atom, target in zip(atoms, targets):
             if target == self.g(atom.name):
                 self.live.add(target)
+                self.borrowed.add(target)  # the callee's backward part may return its seed
             else:
                 self.accumulate(atom, target, code, frame)
 

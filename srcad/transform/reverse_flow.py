@@ -92,6 +92,8 @@ class Flow:
                 tmp = self.namer.fresh(gname + "_next")
                 body.append(assign(tmp, name(gname)))
                 carried.append((p, tmp))
+                if gname in self.borrowed:
+                    self.borrowed.add(tmp)
             else:
                 carried.append((p, gname))
         for p, _ in carried:
@@ -102,6 +104,8 @@ class Flow:
                 if not needs_temps and self.g(src.name) not in self.live:
                     body.append(assign(self.g(src.name), name(gsrc)))
                     self.live.add(self.g(src.name))
+                    if gsrc in self.borrowed:
+                        self.borrowed.add(self.g(src.name))
                 else:
                     self.accumulate(src, self.merged_grad(p, src, gsrc), body, body_id)
         self.blocks[body_id] = stmt.body
