@@ -94,6 +94,21 @@ def hessian(f, wrt=0, mode="fwd", *, argnums=None, argnum=None):
     other names for ``wrt``, as in :func:`srcad.grad`."""
     wrt = api.wrt_alias(wrt, argnums, argnum)
     grad_f = api.grad(f, wrt=wrt)
+    star_of = getattr(grad_f, "__srcad_for_count__", None)
+    if star_of is None:
+        return _hessian_of(f, grad_f, wrt, mode)
+    by_count = {}  # f takes *args: the Hessian of the gradient made for each count
+
+    @functools.wraps(f)
+    def star_hess(*args):
+        if len(args) not in by_count:
+            by_count[len(args)] = _hessian_of(f, star_of(len(args)), wrt, mode)
+        return by_count[len(args)](*args)
+    star_hess.__srcad_plain__ = _plain(grad_f, wrt)  # as _hessian_of's
+    return star_hess
+
+
+def _hessian_of(f, grad_f, wrt, mode):
     jac = _Jacobian(grad_f, wrt, mode)
     fallback = []  # the reverse-over-reverse Jacobian, made if a rule lacks forward mode
 

@@ -58,7 +58,12 @@ class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
         self.temp_grads = set()  # gradients of temporaries: tidy may inline them
         self.fresh = set()  # array gradients holding an array no other name holds
         self.items_made = {}  # container gradient -> (its items_at statement, indices, values)
-        self.borrowed = set()  # scalar gradients first bound to a container's item (dx = dt[0])
+        # scalar gradients that may hold an object someone else holds: bound to a container's
+        # item (dx = dt[0]), to the seed (a backward part's or vjp's parameter: the caller's),
+        # to what a callee's backward part returns, or copied from one of these. They are
+        # added to by dx = dx + v, never dx += v: that code differentiated again could not
+        # tell it from a write into the caller's array (MutationError, issue 14's over-refusal)
+        self.borrowed = set()
         self.live = set()
         self.guard = None  # the open guard of a maybe-zero gradient (see .zeros)
         self.maybe = {}  # gradient that may be uncontributed on this path -> its flag
@@ -145,7 +150,8 @@ class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
         else:
             code.append(assign(gname, contribution))
             self.live.add(gname)
-            if kind == SCALAR and isinstance(contribution, ast.Subscript):
+            if kind == SCALAR and (isinstance(contribution, ast.Subscript) or isinstance(
+                    contribution, ast.Name) and contribution.id in self.borrowed):
                 self.borrowed.add(gname)
             if kind == ARRAY and _makes_new_array(contribution) and gname not in self.uniform:
                 self.fresh.add(gname)
@@ -199,6 +205,7 @@ class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
         backward = []
         if self.an.active(result):
             self.live.add(seed_name)
+            self.borrowed.add(seed_name)  # the caller's (a parameter), or check_scalar's
             self.comment(ret, backward)
         backward += self.block(body[:-1] if ret else body, top)
         self.items_displayed()

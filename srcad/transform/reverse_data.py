@@ -278,6 +278,7 @@ class Data:
             if target == self.g(atom.name):
                 self.live.add(target)
                 self.note_contribution(target, False, None, code)
+                self.borrowed.add(target)  # the callee's backward part may return its seed
             else:
                 self.accumulate(atom, target, code, frame)
 

@@ -109,6 +109,8 @@ class Flow:
                     self.maybe[tmp] = self.flag(tmp)
                     self.set_flag(tmp, self.maybe[gname], body)
                 carried.append((p, tmp))
+                if gname in self.borrowed:
+                    self.borrowed.add(tmp)
             else:
                 carried.append((p, gname))
         for p, _ in carried:
@@ -120,6 +122,8 @@ class Flow:
                     body.append(assign(self.g(src.name), name(gsrc)))
                     self.live.add(self.g(src.name))
                     self.note_contribution(self.g(src.name), False, self.maybe.get(gsrc), body)
+                    if gsrc in self.borrowed:
+                        self.borrowed.add(self.g(src.name))
                 else:
                     self.accumulate(src, self.merged_grad(p, src, gsrc), body, body_id)
         for p, gsrc in carried:
