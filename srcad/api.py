@@ -22,7 +22,14 @@ import numpy as np
 from . import fast_calls, pipeline, pytrees, rules
 from .backend import dispatch, numba_backend
 from .core import env, functions, ir
-from .core.kinds import any_duck, foreign_array, item_kinds, kind_of_value, with_complex
+from .core.kinds import (
+    any_duck,
+    foreign_array,
+    item_kinds,
+    kind_of_value,
+    rank_of_value,
+    with_complex,
+)
 from .errors import SrcadError, WrtError
 from .frontend import entry
 from .frontend.lower_callees import classes_of
@@ -430,7 +437,9 @@ def _jvp_function(f, names, primals, backend="python"):
         fn, text = pipeline.tangent(target, names, kinds, items, parsed=parsed,
                                     fixed=classes_of(values), backend=backend,
                                     ducks=any_duck(values.values()),
-                                    space=namespace_of(values.values()))
+                                    space=namespace_of(values.values()),
+                                    ranks={p: rank_of_value(v) for p, v in values.items()}
+                                    if backend == "numba" else None)  # (the key has them)
     fn.__srcad_source__ = text
     if records:
         fn = _jvp_with_records(fn, records, transformed)

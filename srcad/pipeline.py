@@ -53,7 +53,7 @@ from .errors import BackendError, SrcadError
 from .frontend import optimise, rewrites, source
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
-from .frontend.lower_callees import classes_of, fixed_function
+from .frontend.lower_callees import classes_of
 from .frontend.lowered import Lowered, facts_of
 from .frontend.validate import validate
 from .runtime import derivatives
@@ -211,11 +211,8 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
             filename=fn.source.filename, lineno=fn.source.first_line,
             hint="give the function the parameters it is called with")
     kinds, items = made_for(func, kinds), made_items(func, items)
-    analysis = Analysis(fn, kinds, wrt, items, ranks, callees=_callees(backend, ducks, space),
-                        param_stacks=made_stacks(func))
-    if backend == "numba" and derivative_calls.resolve(fn, analysis):  # srcad.grad(f)(x)
-        analysis = Analysis(fn, kinds, wrt, items, ranks, callees=NUMBA_CALLEES,
-                            param_stacks=made_stacks(func))
+    analysis = derivative_calls.analysed(fn, functools.partial(Analysis, fn, kinds, wrt, items,
+        ranks, callees=_callees(backend, ducks, space), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=split and functions.users_code(func))
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis)
@@ -256,7 +253,6 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                                                  space=space)
     standard.check_code(fn, func, space, arg_values)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
-    live = {}  # the global numbers the Numba backend's code reads: parameters
     if backend == "numba":
         numba_stacks.realise(gen, namer, spelled)
     helpers = set(gen.helpers)
@@ -270,14 +266,12 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
         fdef = standard.write(fdef, func, fn, space, spelled, helpers, namer, gen.cells)
     if backend == "numba":
         fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, gen.cells,
-                                                gen.hoisted_stacks, live)
+                                                gen.hoisted_stacks, live := {})
         gen.cells.update(numba_cells)
+        passed = numba_passed.Passed(fdef, arg_values, live, func)  # functions, numbers
     where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     defaults = func.__defaults__ or ()
     kwdefaults = dict(func.__kwdefaults__ or {})
-    params = [a.arg for a in fdef.args.args if a.arg not in live]
-    # functions passed (called as named, compiled in): not arguments of the compiled code
-    passed = numba_passed.drop(fdef, arg_values, fixed_function) if backend == "numba" else []
     compiled = emit.compile_function(fdef, func, helpers, spelled, where,
                                      defaults or None, kwdefaults or None, gen.cells)
     compiled.__srcad_param_kinds__ = dict(kinds)
@@ -285,14 +279,10 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                              kwdefaults or None)  # what a derivative of it differentiates
     _debug("reverse", compiled.__srcad_source__)
     if backend == "numba":  # a pullback's cotangent: its type is known at the first call
-        example = None if mode == "vjp" else [v for p, v in arg_values.items()
-                                              if p not in passed] + list(live.values())
         unchecked = numba_backend.indexes_only_stacks(
             fdef, set(gen.stacks) | set(gen.stack_arrays))
-        jitted = numba_backend.jit(compiled, where, example, boundscheck=not unchecked)
-        if passed or live:
-            jitted = numba_passed.taking_all(jitted, params, passed, live, func)
-        return jitted, compiled.__srcad_source__
+        return (passed.jit(compiled, where, mode != "vjp", boundscheck=not unchecked),
+                compiled.__srcad_source__)
     return compiled, compiled.__srcad_source__
 
 
@@ -304,16 +294,12 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     ``fixed``: the functions and objects passed (see :func:`to_ssa`); ``backend="numba"``:
     compiled by Numba at its first call (see :func:`adjoint`); ``ducks``: the arguments hold
     Dask or CuPy arrays, see :mod:`srcad.backend.duck`; ``space``: the array API namespace
-    of the arguments' arrays, see :mod:`srcad.backend.standard`; ``ranks``: of the array
-    arguments, where a caller compiled with it knows them: ``Callees.tangent``)."""
+    of the arguments' arrays, see :mod:`srcad.backend.standard`; ``ranks``: Callees.tangent's)."""
     fn, namer = to_ssa(func, parsed, arity=arity, fixed=fixed)
     standard.check_code(fn, func, space, kinds)
-    analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items), ranks,
-                        callees=_callees(backend, ducks, space),
-                        param_stacks=made_stacks(func))
-    if backend == "numba" and derivative_calls.resolve(fn, analysis):  # srcad.grad(f)(x)
-        analysis = Analysis(fn, made_for(func, kinds), wrt, made_items(func, items), ranks,
-                            callees=NUMBA_CALLEES, param_stacks=made_stacks(func))
+    analysis = derivative_calls.analysed(fn, functools.partial(
+        Analysis, fn, made_for(func, kinds), wrt, made_items(func, items), ranks,
+        callees=_callees(backend, ducks, space), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=inner and functions.users_code(func))
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis, forward=True)
@@ -341,14 +327,11 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     helpers = set(fwd.used_helpers) | emit.helpers_read(fdef, spelled)
     if space is not None:  # written in the arrays' namespace
         fdef = standard.write(fdef, func, fn, space, spelled, helpers, namer, fwd.cells)
-    live = None if inner else {}  # as in adjoint: global numbers, functions passed
     if backend == "numba":
-        fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, fwd.cells,
-                                                live=live)
+        fdef, numba_cells = numba_backend.check(fdef, func, spelled, namer, fwd.cells, (),
+                                                live := None if inner else {})
         fwd.cells.update(numba_cells)
-    params = [a.arg for a in fdef.args.args if a.arg not in (live or ())]
-    passed = numba_passed.drop(fdef, dict(fixed or {}), fixed_function) if (
-        backend == "numba" and not inner) else []
+        passed = numba_passed.Passed(fdef, fixed or {}, live, func)  # as in adjoint
     where = f"{label} of {func.__code__.co_filename}:{func.__code__.co_firstlineno}"
     compiled = emit.compile_function(fdef, func, helpers, spelled, where, None, None,
                                      fwd.cells)
@@ -356,10 +339,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     standard.keep_numpy_form(compiled, fdef, func, spelled, where, None, None)
     _debug("forward", compiled.__srcad_source__)
     if backend == "numba":
-        jitted = numba_backend.jit(compiled, where, callee=inner)
-        if passed or live:
-            jitted = numba_passed.taking_all(jitted, params, passed, live, func)
-        return jitted, compiled.__srcad_source__
+        return passed.jit(compiled, where, False, callee=inner), compiled.__srcad_source__
     return compiled, compiled.__srcad_source__
 
 
@@ -492,12 +472,10 @@ def _changes_in_place(trees, name_):
     return False
 
 
-def _make_tangent(func, wrt, kinds, arity=None, backend="python", ducks=False, space=None,
-                  ranks=None):
-    made = tangent(func, wrt, kinds, inner=True, arity=arity, backend=backend, ducks=ducks,
-                   space=space, ranks=ranks)[0]
-    if space is not None:  # (srcad.backend.standard reads it)
-        made.__srcad_space__ = space
+def _make_tangent(func, wrt, kinds, arity=None, backend="python", **options):
+    made = tangent(func, wrt, kinds, inner=True, arity=arity, backend=backend, **options)[0]
+    if options.get("space") is not None:  # (srcad.backend.standard reads it)
+        made.__srcad_space__ = options["space"]
     return made
 
 

@@ -4,7 +4,8 @@ is known when the code is made) and ``srcad.jvp(f, ...)`` written in the code, e
 as the callee its generated code is and differentiated again by the outer sweep, in reverse
 and in forward mode; a global number the function reads is passed to the compiled code at
 each call (a new value is seen). Each derivative is compared with the Python backend's (to
-1e-12) and with central finite differences. Skipped where numba is not installed."""
+1e-12) and with central finite differences; one given a list (its code chosen when it runs)
+is refused before compiling. Skipped where numba is not installed."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 import srcad
 from srcad.backend import numba_backend
+from srcad.errors import SrcadError
 
 pytestmark = pytest.mark.skipif(not numba_backend.available(), reason="numba not installed")
 
@@ -73,3 +75,23 @@ def test_derivative_passed_in_reverse_and_forward():
         assert math.isclose(got, _fd(lambda u: flight(u, force), 0.3), rel_tol=1e-6)
     finally:
         STEP = 0.1
+
+
+def _product(v):
+    return v[0] * v[1]
+
+
+_product_grad = srcad.grad(_product)
+
+
+def _derivative_of_a_list(x):
+    return _product_grad([x, 2.0])[0] * x  # a list argument: its code is chosen when it runs
+
+
+def test_derivative_of_a_list_is_refused_before_compiling():
+    with pytest.raises(SrcadError, match="a call of a derivative srcad made") as info:
+        srcad.grad(_derivative_of_a_list, backend="numba")(0.4)
+    assert info.value.filename == __file__ and "backend='python'" in str(info.value)
+    # the Python backend differentiates it
+    got = srcad.grad(_derivative_of_a_list)(0.4)
+    assert math.isclose(got, _fd(_derivative_of_a_list, 0.4), rel_tol=1e-6)

@@ -370,9 +370,12 @@ def _numba_against_jax(by_eval):
         mine, theirs = _score(numba), _score(jax)
         ours, ref = _size_ratios(numba), _size_ratios(jax)
         shared = [k for k in ours if k in ref]
-        if not ours:
+        if not ours and (numba["outcome"] == "not run" or "failed" in mine
+                         or "refused" in mine or mine == "undefined"):
             verdict = "no: " + ("not run" if numba["outcome"] == "not run" else "refused or "
                                 "failed (see below)")
+        elif not ours:  # an eval timing derivatives only (particle, saddle): each valid
+            verdict = "no jax figure" if not ref else "no ratio (derivatives timed alone)"
         elif not ref:
             verdict = "no jax figure"
         else:  # the summary's figures: summed derivative ÷ summed primal, jax's sizes

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core import ir
 from ..core.functions import is_derivative
-from ..core.kinds import ARRAY, SCALAR
+from ..core.kinds import ANY, ARRAY, MIXED, SCALAR
 from ..errors import SrcadError
 
 
@@ -65,6 +65,53 @@ def pending(prim, analysis):
     no information yet, which the kinds pass's fixed point joins as such)."""
     return (compiled_with_caller(analysis.callees) and is_derivative(prim.fn)
             and getattr(prim.fn.__srcad__, "_mode", None) in ("grad", "value_and_grad", "jvp"))
+
+
+def kind_of(prim, analysis):
+    """The kind of a call of a derivative compiled with its caller: its argument's for a
+    gradient (:func:`gradient_like`), else its code's result's; None (no information yet)
+    while the arguments' kinds are being solved and the code is not known; False for any
+    other call."""
+    if not pending(prim, analysis):
+        return False
+    like = gradient_like(prim, analysis)
+    if like is not None:
+        return analysis.kind(like)
+    call = analysis._user_call(prim)
+    if call is not None:
+        return analysis.callees.result_kind(*call)
+    return None if analysis._solving else ANY
+
+
+def rank_of(prim, analysis):
+    """The rank of such a call's result (as :func:`kind_of`; MIXED: not one known rank)."""
+    if not pending(prim, analysis):
+        return False
+    like = gradient_like(prim, analysis)
+    if like is not None:
+        return analysis._rank_of(like) if isinstance(like, ir.Var) else np.ndim(like.value)
+    call = analysis._user_call(prim)
+    if call is not None:
+        rank = analysis.callees.result_rank(*call)
+        return rank if rank is not None and rank >= 1 else MIXED
+    return None if analysis._solving else MIXED
+
+
+def as_code_call(prim, analysis):
+    """``prim`` as a call of the code its derivative runs (:func:`code_for`), for callees
+    compiled with their caller; else None."""
+    if not compiled_with_caller(analysis.callees):
+        return None
+    code = code_for(prim, analysis)
+    return None if code is None else ir.Prim(code, prim.args, prim.kwargs, prim.spelling)
+
+
+def callee_ranks(analysis, arguments, arity):
+    """The ranks of a callee's array arguments (parameter -> rank), which forward mode's
+    callees compiled with their caller are made for; None otherwise."""
+    if arity is not None or not compiled_with_caller(analysis.callees):
+        return None
+    return {p: analysis.rank(a) for p, a in arguments.items() if isinstance(a, ir.Var)}
 
 
 def gradient_like(prim, analysis):
@@ -110,6 +157,15 @@ def jvp_items(prim, analysis):
         return None
     rank = analysis.callees.result_rank(user, kinds, None, ranks) if kind == ARRAY else None
     return {0: (kind, rank), 1: (kind, rank)}
+
+
+def analysed(fn, analyse):
+    """``analyse()``, an :class:`Analysis` of ``fn``; for callees compiled with their caller,
+    made again after :func:`resolve` made calls of derivatives calls of their code."""
+    analysis = analyse()
+    if compiled_with_caller(analysis.callees) and resolve(fn, analysis):
+        return analyse()
+    return analysis
 
 
 def resolve(fn, analysis):

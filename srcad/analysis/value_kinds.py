@@ -170,27 +170,20 @@ class ValueKinds:
             # sum(ys), max(ys): a number for a list of numbers, an array for one of arrays
             elem = self.elems.get(prim.args[0].name, ANY)
             return elem if elem in (SCALAR, ARRAY) else ANY
-        like = derivative_calls.gradient_like(prim, self)  # srcad.grad(f)(x), compiled
-        if like is not None:
-            return self.kind(like)
+        known = derivative_calls.kind_of(prim, self)  # srcad.grad(f)(x), compiled
+        if known is not False:
+            return known
         user = self._user_call(prim)
         if user is not None:
             return self.callees.result_kind(*user)
-        if self._solving and derivative_calls.pending(prim, self):
-            return None  # its arguments' kinds or ranks are still being worked out
         return ANY
 
     def _user_call(self, prim):
         """The callee, its arguments' kinds, arity and ranks for a call of a user function
         (what :meth:`prim_kind` and :meth:`_rank_of` ask the callees), or None."""
-        if self.callees is None:
+        if self.callees is None or not is_user_call(prim) and (  # srcad.grad(f)(x), compiled:
+                prim := derivative_calls.as_code_call(prim, self)) is None:  # its code's call
             return None
-        if not is_user_call(prim):  # srcad.grad(f)(x) compiled with the caller: f's code's
-            code = derivative_calls.code_for(prim, self) if derivative_calls.compiled_with_caller(
-                self.callees) else None
-            if code is None:
-                return None
-            prim = ir.Prim(code, prim.args, prim.kwargs, prim.spelling)
         call = bind_call(prim, self.kind)
         if call is None:
             return None
@@ -232,15 +225,13 @@ class ValueKinds:
             return self.ranks.get(value.name)
         if not isinstance(value, ir.Prim):
             return MIXED
-        like = derivative_calls.gradient_like(value, self)  # srcad.grad(f)(x), compiled
-        if like is not None:
-            return self._rank_of(like) if isinstance(like, ir.Var) else np.ndim(like.value)
+        known = derivative_calls.rank_of(value, self)  # srcad.grad(f)(x), compiled
+        if known is not False:
+            return known
         call = self._user_call(value)
         if call is not None:
             rank = self.callees.result_rank(*call)
             return rank if rank is not None and rank >= 1 else MIXED
-        if self._solving and derivative_calls.pending(value, self):
-            return None
         if value.kwargs:
             return MIXED
         fn, args = value.fn, value.args
@@ -288,8 +279,7 @@ class ValueKinds:
             if any(self.kind(a) is None for a in value.args):
                 return None
             return {i: (self.kind(a), self.rank(a)) for i, a in enumerate(value.args)}
-        items = derivative_calls.jvp_items(value, self)  # srcad.jvp(f, ...) in code, compiled
-        if items is not None:
+        if (items := derivative_calls.jvp_items(value, self)) is not None:  # srcad.jvp, compiled
             return items
         call = self._user_call(value)
         if call is None or not hasattr(self.callees, "result_items"):

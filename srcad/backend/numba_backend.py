@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, name
-from . import numba_cache, numba_passed
+from . import numba_cache
 from .numba_displays import array_displays, of_one_type
 from .numba_stacks import rewrite_reversed, walk_values
 
@@ -122,7 +122,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
     compiles); one with constants among its items, unless it only becomes an array, is refused
     here. ``live``: a dict, for the function called from Python (not a callee's part): the
     global numbers it reads (``x * SCALE``) become parameters, name -> value now, which
-    :func:`srcad.backend.numba_passed.taking_all` reads when the code runs (Numba would
+    :class:`srcad.backend.numba_passed.Passed` reads when the code runs (Numba would
     freeze them)."""
     code = user_func.__code__
     filename = code.co_filename
@@ -345,7 +345,8 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                         continue
                     if ident in free or ident in user_globals:
                         value = free.get(ident, user_globals.get(ident))
-                        if live is not None and numba_passed.is_number(value):
+                        if live is not None and isinstance(value, (int, float, np.number,
+                                                                   np.bool_)):
                             live[ident] = value  # read when it runs: a parameter
                             own.add(ident)
                             continue

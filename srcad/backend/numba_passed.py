@@ -4,41 +4,54 @@ A function given as an argument (``miss(w, force)`` called with ``force = srcad.
 potential)`` or a plain function) is part of the specialisation's key: the code calls it as
 named, its own compiled parts bound in (``srcad.analysis.derivative_calls``, user callees), so
 the generated code never reads the parameter. Numba cannot take a Python function as an
-argument: :func:`drop` takes such parameters out of the code compiled, and :func:`taking_all`
+argument: :class:`Passed` takes such parameters out of the code compiled, and :func:`taking_all`
 gives the compiled code back the signature the derivative is called with.
 
 A global number the function reads (``DELTA_T``) is a parameter of the compiled code too
 (:func:`srcad.backend.numba_backend.check`'s ``live``), given its value at every call.
 
-Imports ``ast``, ``numpy``.
+Imports ``ast``, :mod:`.numba_backend`, ``srcad.frontend.lower_callees``.
 """
 
 from __future__ import annotations
 
 import ast
 
-import numpy as np
+from ..frontend.lower_callees import fixed_function
+from . import numba_backend
 
 
-def drop(fdef, arg_values, is_function):
-    """In place: the parameters of ``fdef`` whose example value ``is_function`` says is a
-    function and which the code does not read, taken out. Their names, in order (empty: none
-    taken out, ``fdef`` unchanged)."""
-    read = {n.id for n in ast.walk(fdef) if n.__class__ is ast.Name
-            and n.ctx.__class__ is ast.Load}
-    args = fdef.args
-    if args.defaults or args.kw_defaults or args.kwonlyargs or args.vararg or args.kwarg:
-        return []
-    dropped = [a.arg for a in args.args if a.arg in arg_values
-               and is_function(arg_values[a.arg]) and a.arg not in read]
-    args.args = [a for a in args.args if a.arg not in dropped]
-    return dropped
+class Passed:
+    """What the compiled code takes besides the derivative's own arguments, worked out on
+    the tree ``fdef`` (after :func:`numba_backend.check`, which filled ``live``: the global
+    numbers it reads, name -> value now, appended to its parameters; None for a callee's
+    part): the parameters given a function (``values``: name -> example value or the
+    function passed), which the code never reads, are taken out of ``fdef``; ``user_func``:
+    the function differentiated, whose globals the live numbers are."""
 
+    def __init__(self, fdef, values, live, user_func):
+        self.live, self.user_func = live or {}, user_func
+        args = fdef.args
+        self.params = [a.arg for a in args.args if a.arg not in self.live]
+        self.values = {p: v for p, v in values.items() if p in self.params}
+        read = {n.id for n in ast.walk(fdef) if n.__class__ is ast.Name
+                and n.ctx.__class__ is ast.Load}
+        simple = not (args.defaults or args.kw_defaults or args.kwonlyargs or args.vararg
+                      or args.kwarg)
+        self.dropped = [p for p in self.params if simple and live is not None and p in values
+                        and fixed_function(values[p]) and p not in read]
+        args.args = [a for a in args.args if a.arg not in self.dropped]
 
-def is_number(value):
-    """A number a global name holds, passed to the compiled code when it runs."""
-    return type(value) in (int, float, bool) or isinstance(value, (np.integer, np.floating,
-                                                                     np.bool_))
+    def jit(self, compiled, where, example, **options):
+        """:func:`numba_backend.jit` of ``compiled`` (``example``: whether to compile it now,
+        for the example values' types and the live numbers'), called with every parameter
+        of the derivative: those dropped left out, the live numbers read at each call."""
+        example = [v for p, v in self.values.items() if p not in self.dropped] + list(
+            self.live.values()) if example else None
+        jitted = numba_backend.jit(compiled, where, example, **options)
+        if not (self.dropped or self.live):
+            return jitted
+        return taking_all(jitted, self.params, self.dropped, self.live, self.user_func)
 
 
 def taking_all(compiled, params, dropped, live, user_func):

@@ -140,8 +140,7 @@ class Callees:
 
     def tangent(self, fn, wrt, kinds, arity=None, ranks=None):
         """A cell holding the forward-mode function of ``fn`` (filled after it is compiled;
-        ``ranks``: of its array arguments, where the caller knows them and the code is made
-        for them: the Numba backend's)."""
+        ``ranks``: of its array arguments, which the Numba backend's code is made for)."""
         ranks = {p: r for p, r in (ranks or {}).items() if r is not None}
         key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity, _code(fn)) + (
             (tuple(sorted(ranks.items())),) if ranks else ())

@@ -28,6 +28,7 @@ import types
 
 import numpy as np
 
+from ..analysis import derivative_calls
 from ..analysis.user_calls import bind_call, is_user_call, user_callee
 from ..analysis.user_calls import misfit as _misfit
 from ..core import functions, ir
@@ -357,9 +358,8 @@ class Forward(Sweep):
                 hint="pass the arguments its def names")
         arguments, arity, kinds = bound.arguments, bound.arity, bound.kinds
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
-        ranks = {p: self.an.rank(a) for p, a in arguments.items() if isinstance(a, ir.Var)} \
-            if arity is None and getattr(self.an.callees, "compiles_all", False) else None
-        cell = self.an.callees.tangent(prim.fn, wrt, kinds, arity, ranks)  # (Numba: ranks)
+        cell = self.an.callees.tangent(prim.fn, wrt, kinds, arity,  # (Numba: for ranks)
+                                       derivative_calls.callee_ranks(self.an, arguments, arity))
         jvp = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)
         tangents = [name(self.t(arguments[p].name)) for p in wrt]
         # the forward-mode function takes every parameter positionally, then the tangents; a
