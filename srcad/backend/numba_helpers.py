@@ -20,7 +20,8 @@ the dot product of two vectors; ``zeros_like``, and forward mode's ``like`` and
 the gradients of lists and tuples (``zeros_like`` of a list, ``mutable``, ``items_at_<indices>``)
 in :mod:`.numba_lists`.
 
-Imports ``numba``, :mod:`.numba_axes`, :mod:`.numba_arrays` and :mod:`.numba_lists` (only
+Imports ``numba``, :mod:`.numba_axes`, :mod:`.numba_arrays`, :mod:`.numba_lists`,
+:mod:`.numba_numbers` (optional numbers) and :mod:`.numba_special` (the digamma family) (only
 :mod:`srcad.backend.numba_backend` imports this module, when it
 compiles).
 """
@@ -35,7 +36,8 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
-from . import numba_arrays, numba_axes, numba_lists
+from . import numba_arrays, numba_axes, numba_lists, numba_special
+from .numba_numbers import _SCALAR, _numbers
 
 
 def unbroadcast_to(value, shape):
@@ -78,11 +80,6 @@ def log_base(a, by=None):
     raise NotImplementedError
 
 
-def polygamma_real(n, x):
-    """Stub: srcad's digamma family of a number (math.lgamma's and math.gamma's gradient)."""
-    raise NotImplementedError
-
-
 def check_scalar(y, where=None):
     """Stub: srcad's ``check_scalar``."""
     raise NotImplementedError
@@ -96,49 +93,6 @@ def unbroadcast(value, like):
 def add(a, b):
     """Stub: srcad's ``add`` of two gradients."""
     raise NotImplementedError
-
-
-_SCALAR = (types.Integer, types.Float, types.Boolean)
-
-
-def some(x):
-    """Stub: ``x`` itself, a number where Numba has an optional number (a name set to None on
-    the path that does not reach its use: see :func:`srcad.backend.numba_backend.check`)."""
-    raise NotImplementedError
-
-
-@overload(some)
-def _some(x):
-    if isinstance(x, types.Optional) and isinstance(x.type, types.Float):
-        return lambda x: x * 1.0  # exact (-0.0, nan and inf included); None raises TypeError
-    if isinstance(x, types.Optional) and isinstance(x.type, types.Integer):
-        return lambda x: x * 1
-    if isinstance(x, types.Optional):
-        raise TypingError(f"srcad's numba backend reads optional numbers, not {x}")
-    return lambda x: x
-
-
-def _numbers(stub):
-    """``@overload(stub)``, its implementations taking an optional number (see :func:`some`)
-    as the number it holds."""
-    def register(typer):
-        code = typer.__code__
-        params = code.co_varnames[:code.co_argcount]
-        defaults = typer.__defaults__ or ()
-        signature = ", ".join(
-            p if i < len(params) - len(defaults) else
-            f"{p}={defaults[i - len(params) + len(defaults)]!r}" for i, p in enumerate(params))
-        text = (f"def unwrapped({signature}):\n"
-                f"    return stub({', '.join(f'some({p})' for p in params)})\n"
-                f"def typing({signature}):\n"
-                f"    if any(isinstance(t, types.Optional) for t in ({', '.join(params)},)):\n"
-                f"        return unwrapped\n"
-                f"    return typer({', '.join(params)})\n")
-        scope = {"stub": stub, "some": some, "types": types, "typer": typer}
-        exec(text, scope)  # noqa: S102 - made here from the typer's own parameter names
-        overload(stub)(scope["typing"])
-        return typer
-    return register
 
 
 @_numbers(unbroadcast)
@@ -193,50 +147,6 @@ def _log_base(a, by=None):  # as the Python backend's: 0 at a < 0 where by is 0,
     if isinstance(a, (types.Float, types.Integer)):
         return lambda a, by=None: math.log(a) if a > 0 else 0.0 if a == 0 else math.nan
     raise TypingError(f"srcad's numba backend takes log_base of a real number, not {a}")
-
-
-#: B_2, B_4, ..., B_20 (as srcad.runtime.special's)
-_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
-              43867 / 798, -174611 / 330)
-
-
-@_numbers(polygamma_real)
-def _polygamma_real(n, x):
-    """srcad.runtime.special._polygamma's steps in the same order (the same rounding)."""
-    if not (isinstance(n, types.Integer) and isinstance(x, (types.Float, types.Integer))):
-        raise TypingError(f"srcad's numba backend takes digamma's family of a number, not {x}")
-    import numba
-
-    bern = _BERNOULLI
-
-    @numba.njit
-    def factorial(k):
-        out = 1.0
-        for i in range(2, k + 1):
-            out *= i
-        return out
-
-    def number(n, x):
-        x = float(x)
-        if x <= 0 and x == math.floor(x):
-            return math.nan
-        sign_n = -1.0 if n % 2 else 1.0
-        fact_n = factorial(n)
-        shifted = 0.0
-        while x < 10 + n:
-            shifted -= sign_n * fact_n / x ** (n + 1)
-            x += 1.0
-        if n == 0:
-            total = math.log(x) - 0.5 / x
-            for k in range(1, len(bern) + 1):
-                total -= bern[k - 1] / (2 * k * x ** (2 * k))
-            return shifted + total
-        total = factorial(n - 1) / x ** n + fact_n / (2 * x ** (n + 1))
-        for k in range(1, len(bern) + 1):
-            total += bern[k - 1] * factorial(2 * k + n - 1) / (factorial(2 * k) * x ** (
-                2 * k + n))
-        return shifted - sign_n * total
-    return number
 
 
 @_numbers(unbroadcast_to)
@@ -622,7 +532,7 @@ CHECKED_MATH = tuple(_DOMAIN) + _RANGE + _INTEGRAL + ("lgamma", "gamma")
 HELPERS = {
     "check_scalar": check_scalar, "add": add, "unbroadcast": unbroadcast,
     "unbroadcast_to": unbroadcast_to, "sign": sign, "where": where, "log_base": log_base,
-    "polygamma_real": polygamma_real,
+    "polygamma_real": numba_special.polygamma_real,
     "shape_of": shape_of,
     "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add, "power": power,
     "grad_sum": grad_sum, "grad_dot_a": grad_dot_a, "grad_dot_b": grad_dot_b,

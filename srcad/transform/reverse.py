@@ -34,7 +34,7 @@ from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..rules import registry
 from . import nodes
 from .nodes import Comment, PopMarker, add_to, assign, call, name
-from .reverse_data import Data
+from .reverse_data import Data, display_items
 from .reverse_flow import Flow
 from .reverse_rules import Rules
 from .saves import Saves
@@ -208,7 +208,7 @@ class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
             self.borrowed.add(seed_name)  # the caller's (a parameter), or check_scalar's
             self.comment(ret, backward)
         backward += self.block(body[:-1] if ret else body, top)
-        self.items_displayed()
+        display_items(self)
         for p in self.an.wrt:
             self.materialise(self.g(p), backward, top, final=True)
         grads = {}

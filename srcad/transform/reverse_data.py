@@ -83,12 +83,12 @@ class Data:
             made[1].append(nodes.expr(index))
             made[2].append(name(gname))
             self.note_contribution(dobj, True, self.zero_flag(name(gname)), code)
-            made[3].append(self.whole_array(gname))
+            made[3].append(whole_array(self, gname))
             return True
         if dobj in self.live:
             return False
         # the zeros are shaped like the value: the value is read (unless the call becomes a
-        # display: items_displayed)
+        # display: display_items)
         indices, values = [nodes.expr(index)], [name(gname)]
         stmt = assign(dobj, call(self.helper("items_at"), obj.name,
                                  ast.Tuple(elts=indices, ctx=ast.Load()),
@@ -98,36 +98,9 @@ class Data:
         code.extend(flag)
         code.append(stmt)
         self.live.add(dobj)
-        self.items_made[dobj] = (stmt, indices, values, [self.whole_array(gname)], obj.name,
+        self.items_made[dobj] = (stmt, indices, values, [whole_array(self, gname)], obj.name,
                                  frame)
         return True
-
-    def whole_array(self, gname):
-        """Whether the gradient ``gname`` of an item is, where it is read, an array of the
-        item's shape: the item is an array and the gradient not one number standing for it
-        (the sweep keeps every other array gradient at its value's shape)."""
-        return self.an.kinds.get(self.primal_of.get(gname)) == ARRAY and (
-            gname not in self.uniform)
-
-    def items_displayed(self):
-        """Each ``items_at`` call that places every item of a tuple of arrays once, each
-        gradient a whole array of its item's shape, becomes a list display of them (what
-        ``items_at`` returns then, without a call: a new list sharing those arrays). The
-        tuple's length is the analysis's (a display or a user function's result). Called
-        once the backward sweep is made, before the saves are chosen: a display does not
-        read the tuple."""
-        for stmt, indices, values, whole, obj, frame in self.items_made.values():
-            items = self.an.tuple_items.get(obj) or {}
-            n = len(items)
-            at = [i.value + n if type(i.value) is int and i.value < 0 else i.value
-                  for i in indices if isinstance(i, ast.Constant)]
-            if all(whole) and set(items) == set(range(n)) and all(
-                    kind == ARRAY for kind, _ in items.values()) and len(at) == len(indices) and (
-                    all(type(k) is int for k in at) and sorted(at) == list(range(n))):
-                order = dict(zip(at, values))
-                stmt.value = ast.List(elts=[order[k] for k in range(n)], ctx=ast.Load())
-            else:
-                self.ref(obj, frame)
 
     def setitem(self, stmt, code, frame):
         target = ir.Var(stmt.target)
@@ -370,3 +343,31 @@ def _index_node(index):
     if isinstance(index, ir.Index):
         return ast.Tuple(elts=[_index_node(i) for i in index.items], ctx=nodes.LOAD)
     return nodes.expr(index)
+
+
+def whole_array(data, gname):
+    """Whether the gradient ``gname`` of an item is, where it is read, an array of the
+    item's shape: the item is an array and the gradient not one number standing for it
+    (the sweep keeps every other array gradient at its value's shape)."""
+    return data.an.kinds.get(data.primal_of.get(gname)) == ARRAY and (
+        gname not in data.uniform)
+
+def display_items(data):
+    """Each ``items_at`` call that places every item of a tuple of arrays once, each
+    gradient a whole array of its item's shape, becomes a list display of them (what
+    ``items_at`` returns then, without a call: a new list sharing those arrays). The
+    tuple's length is the analysis's (a display or a user function's result). Called
+    once the backward sweep is made, before the saves are chosen: a display does not
+    read the tuple."""
+    for stmt, indices, values, whole, obj, frame in data.items_made.values():
+        items = data.an.tuple_items.get(obj) or {}
+        n = len(items)
+        at = [i.value + n if type(i.value) is int and i.value < 0 else i.value
+              for i in indices if isinstance(i, ast.Constant)]
+        if all(whole) and set(items) == set(range(n)) and all(
+                kind == ARRAY for kind, _ in items.values()) and len(at) == len(indices) and (
+                all(type(k) is int for k in at) and sorted(at) == list(range(n))):
+            order = dict(zip(at, values))
+            stmt.value = ast.List(elts=[order[k] for k in range(n)], ctx=ast.Load())
+        else:
+            data.ref(obj, frame)
