@@ -198,3 +198,34 @@ def test_a_partial_of_math_pow():
     """tests/test_bad_inputs.py refused it (no source) before."""
     f = functools.partial(math.pow, 2.0)
     assert srcad.grad(f)(1.5) == pytest.approx(2.0 ** 1.5 * math.log(2.0), rel=1e-14)
+
+
+# ---------------------------------------------------------------- cls.method(...) in a classmethod
+# ``cls.sq(v)`` in a classmethod was refused ("no derivative rule for .sq"), whether the
+# classmethod was the function differentiated (``srcad.grad(Model.make)``) or called.
+
+class _Model:
+    scale = 2.0
+
+    @staticmethod
+    def sq(v):
+        return v * v
+
+    @classmethod
+    def cube(cls, v):
+        return cls.sq(v) * v * cls.scale
+
+    @classmethod
+    def make(cls, v):
+        return cls.sq(v) + cls.cube(v) + np.sin(v)
+
+
+def _calls_make(x):
+    return _Model.make(x[0]) * x[1]
+
+
+def test_cls_method_in_a_classmethod():
+    for f, x in ((_Model.make, 0.7), (_Model.cube, -1.3), (_calls_make, np.array([0.7, 1.1]))):
+        g = srcad.grad(f)(x)
+        np.testing.assert_allclose(g, numerical_grad(f, (x,)), rtol=1e-7)
+        np.testing.assert_allclose(g, autograd.grad(f)(x), rtol=1e-12)

@@ -43,7 +43,7 @@ from ..core.ir import Const, Var
 from ..core.kinds import foreign_array
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
-from . import builtin_code, captured, closures, folds, generators
+from . import builtin_code, captured, closures, folds, generators, lower_super
 from .lower_spread import Atom, Lowered, name_node
 
 _PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
@@ -295,9 +295,9 @@ class Callees:
                 value = param.default
             else:
                 continue
-            if (functions.is_function_value(value) and not _is_instance(value)) or \
-                    value is functools.partial or function_tuple(value):
-                fixed.append((name, value))
+            if (functions.is_function_value(value) and not _is_instance(value)) or value is \
+                    functools.partial or function_tuple(value) or functions.user_class(value):
+                fixed.append((name, value))  # (a class: a classmethod's cls, cls.f(...) known)
             elif functions.user_instance_class(value) is not None:
                 fixed.append((name, functions.Instance(type(value), held_functions(value))))
             elif (value is None or type(value) is bool) and not (  # if ax: plot(ax) unread
@@ -312,7 +312,7 @@ class Callees:
         ``implicit``: ``obj(...)``, which Python looks up on the class alone."""
         if isinstance(obj, Const):
             if isinstance(obj.value, type) or functions.user_instance_class(obj.value) is None:
-                return None
+                return lower_super.class_method(self, obj, attr, node, hint)  # cls.f(...)
             cls = type(obj.value)
         elif isinstance(obj, Var) and obj.name in self.classes:
             cls = self.classes[obj.name]

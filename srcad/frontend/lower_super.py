@@ -9,6 +9,9 @@ plain function, called as ``m(self, args)`` (a ``staticmethod``: ``m(args)``; a
 when a class comes to hold another method. Anything else (self's class unknown, a property,
 an attribute that is not a method) keeps the refusal.
 
+``cls.m(args)``, ``cls`` a class of the user's known where the code is read (a classmethod's
+``cls``, fixed by the call): its static or class method ``m``, as ``Model.m(args)``.
+
 Imports the standard library, gast and :mod:`srcad.core`.
 """
 
@@ -18,7 +21,18 @@ import inspect
 
 import gast
 
+from ..core import functions
 from ..core.ir import Const, Var
+
+
+def class_method(lw, obj, attr, node, hint):
+    """``cls.m(...)``, ``obj`` a constant class of the user's: a call of its static or class
+    method ``m``; None for anything else."""
+    raw = lw.class_attribute(obj.value, attr) if functions.user_class(obj.value) else None
+    if not isinstance(raw, (staticmethod, classmethod)):
+        return None
+    lead = [obj] if isinstance(raw, classmethod) else []
+    return lw.call_value(raw.__func__, None, lead, {}, node, hint)
 
 
 def call(lw, node):
