@@ -35,7 +35,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
-from . import numba_arrays, numba_axes, numba_lists
+from . import numba_arrays, numba_axes, numba_lists, numba_special
 
 
 def unbroadcast_to(value, shape):
@@ -75,11 +75,6 @@ def where(c, a, b):
 
 def log_base(a):
     """Stub: srcad's ``log_base`` (the log in ``d/db a ** b``)."""
-    raise NotImplementedError
-
-
-def polygamma_real(n, x):
-    """Stub: srcad's digamma family of a number (math.lgamma's and math.gamma's gradient)."""
     raise NotImplementedError
 
 
@@ -193,50 +188,6 @@ def _log_base(a):
             return math.log(a) if a > 0 else 0.0
         return number
     raise TypingError(f"srcad's numba backend takes log_base of a real number, not {a}")
-
-
-#: B_2, B_4, ..., B_20 (as srcad.runtime.special's)
-_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
-              43867 / 798, -174611 / 330)
-
-
-@_numbers(polygamma_real)
-def _polygamma_real(n, x):
-    """srcad.runtime.special._polygamma's steps in the same order (the same rounding)."""
-    if not (isinstance(n, types.Integer) and isinstance(x, (types.Float, types.Integer))):
-        raise TypingError(f"srcad's numba backend takes digamma's family of a number, not {x}")
-    import numba
-
-    bern = _BERNOULLI
-
-    @numba.njit
-    def factorial(k):
-        out = 1.0
-        for i in range(2, k + 1):
-            out *= i
-        return out
-
-    def number(n, x):
-        x = float(x)
-        if x <= 0 and x == math.floor(x):
-            return math.nan
-        sign_n = -1.0 if n % 2 else 1.0
-        fact_n = factorial(n)
-        shifted = 0.0
-        while x < 10 + n:
-            shifted -= sign_n * fact_n / x ** (n + 1)
-            x += 1.0
-        if n == 0:
-            total = math.log(x) - 0.5 / x
-            for k in range(1, len(bern) + 1):
-                total -= bern[k - 1] / (2 * k * x ** (2 * k))
-            return shifted + total
-        total = factorial(n - 1) / x ** n + fact_n / (2 * x ** (n + 1))
-        for k in range(1, len(bern) + 1):
-            total += bern[k - 1] * factorial(2 * k + n - 1) / (factorial(2 * k) * x ** (
-                2 * k + n))
-        return shifted - sign_n * total
-    return number
 
 
 @_numbers(unbroadcast_to)
@@ -552,11 +503,9 @@ def _checked(fname):
             return math.cos(x + 0.0)
         return numba.njit(cache=True)(checked)
     fn = getattr(math, fname)
-    if fname in ("lgamma", "gamma"):  # a pole (0, -1, ...) is a domain error (gamma: -inf
-        gamma = fname == "gamma"  # too); an overflow (lgamma past ~2.5e305) a range one
-
-        def checked(x):
-            if x <= 0.0 and x == math.floor(x) or gamma and x == -math.inf:
+    if fname in ("lgamma", "gamma"):  # a pole (0, -1, ..; gamma: -inf) is a domain error;
+        def checked(x):  # an overflow (lgamma past ~2.5e305) a range one
+            if x <= 0.0 and x == math.floor(x) or fname == "gamma" and x == -math.inf:
                 raise ValueError("math domain error")
             r = fn(x)
             if math.isinf(r) and not math.isinf(x):
@@ -622,8 +571,7 @@ CHECKED_MATH = tuple(_DOMAIN) + _RANGE + _INTEGRAL + ("lgamma", "gamma")
 HELPERS = {
     "check_scalar": check_scalar, "add": add, "unbroadcast": unbroadcast,
     "unbroadcast_to": unbroadcast_to, "sign": sign, "where": where, "log_base": log_base,
-    "polygamma_real": polygamma_real,
-    "shape_of": shape_of,
+    "polygamma_real": numba_special.polygamma_real, "shape_of": shape_of,
     "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add, "power": power,
     "grad_sum": grad_sum, "grad_dot_a": grad_dot_a, "grad_dot_b": grad_dot_b,
     "zeros_like": zeros_like, "like": like, "copy_tangent": copy_tangent, "cleared": cleared,
