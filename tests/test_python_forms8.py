@@ -265,3 +265,16 @@ def test_functions_with_other_parameters_on_other_paths_are_refused(tmp_path):
     source = "def make(a, n):\n    if n > 0:\n        return lambda t: a * t\n" \
         "    return lambda t, s: a * t + s\n\n\ndef f(x):\n    return np.sum(make(x[0], 1)(x))\n"
     _refused(source, tmp_path, "make(...) returned", "the same parameters")
+
+
+@pytest.mark.parametrize("where, words", [
+    ("module", ("keeps state between its calls (nonlocal n)", "return y, n + 1")),
+    ("inside", ("nonlocal", "pass the value in as an argument")),
+])
+def test_nonlocal_state_in_a_made_function_is_refused(where, words, tmp_path):
+    make = "def make(a):\n    n = 0.0\n\n    def g(t):\n        nonlocal n\n        n = n + t\n" \
+        "        return n * a\n\n    return g\n"
+    use = "h = make(x[0])\nreturn h(x[1]) + h(x[2])\n"
+    body = (make if where == "inside" else "") + use
+    source = (make if where == "module" else "") + "def f(x):\n" + textwrap.indent(body, "    ")
+    _refused(source, tmp_path, *words)
