@@ -324,11 +324,16 @@ class Calls:
 def _check_late(lw, name, late, node):
     """The names ``late`` of the enclosing function that a function made inside the nested
     function ``name`` reads (when it is called: Python's value then) must be bound once."""
+    top = {t.id for s in lw.source.node.body if isinstance(s, gast.Assign)
+           for t in s.targets if isinstance(t, gast.Name)}  # (not in a loop: bound once)
+    params = lw.source.node.args
+    top |= {a.id for a in params.posonlyargs + params.args + params.kwonlyargs}
     for n in late:
-        if lw.stores.get(n, 0) > 1:
+        if lw.stores.get(n, 0) > 1 or n in lw.stores and n not in top:
             raise lw.error(node, f"a function made inside the nested function {name!r} "
-                           f"reading {n!r}, which the function assigns more than once "
-                           "(Python reads the value it has when that function is called)",
+                           f"reading {n!r}, which the function assigns more than once or in "
+                           "a block (Python reads the value it has when that function is "
+                           "called)",
                            hint=f"pass {n} to {name} as an argument, or give each new value "
                            "a name of its own")
 
