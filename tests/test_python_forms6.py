@@ -221,9 +221,10 @@ MAKE = "def make(w):\n    def g(t):\n        return w * t * t\n\n    return g\n\
 
 
 @pytest.mark.parametrize("body, hint", [  # (a comprehension of them, make(a) if c else
-    # make(b): test_python_forms7)
-    ("if x[1] > 0:\n        h = make(x[0])\n        y = 2.0\n    else:\n        h = make(x[2])\n"
-     "        y = 1.0\n    return h(x[3]) * y", "choose the values, not the function"),
+    # make(b): test_python_forms7; branches doing more, each h = make(...): test_python_forms8)
+    ("if x[1] > 0:\n        h = make(x[0])\n        y = 2.0\n    else:\n"
+     "        h = lambda t: t * x[2]\n        y = 1.0\n    return h(x[3]) * y",
+     "choose the values, not the function"),
     ("acc = []\n\n    def add(v):\n        acc.append(v * v)\n\n    add(x[0])\n    add(x[1])\n"
      "    return sum(acc)", "return the new value from the nested function"),
 ])

@@ -462,11 +462,9 @@ def _checked(fname):
             return math.cos(x + 0.0)
         return numba.njit(cache=True)(checked)
     fn = getattr(math, fname)
-    if fname in ("lgamma", "gamma"):  # a pole (0, -1, ...) is a domain error (gamma: -inf
-        gamma = fname == "gamma"  # too); an overflow (lgamma past ~2.5e305) a range one
-
-        def checked(x):
-            if x <= 0.0 and x == math.floor(x) or gamma and x == -math.inf:
+    if fname in ("lgamma", "gamma"):  # a pole (0, -1, ..; gamma: -inf) is a domain error;
+        def checked(x):  # an overflow (lgamma past ~2.5e305) a range one
+            if x <= 0.0 and x == math.floor(x) or fname == "gamma" and x == -math.inf:
                 raise ValueError("math domain error")
             r = fn(x)
             if math.isinf(r) and not math.isinf(x):

@@ -1,8 +1,8 @@
-"""The digamma family (``polygamma_real``: math.lgamma's and math.gamma's gradient) under the
-Numba backend, the steps of :mod:`srcad.runtime.special` in the same order (the same
-rounding).
+"""The Numba form of srcad's digamma family (``polygamma_real``, the gradient of
+``math.lgamma`` and ``math.gamma``; :mod:`srcad.runtime.special` is its Python form): the
+same steps in the same order, compiled for a number.
 
-Imports ``numba`` (when a function is compiled).
+Imports ``numba`` (only :mod:`.numba_helpers` imports this module, when the backend compiles).
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import math
 
 from numba import types
 from numba.core.errors import TypingError
-
-from .numba_numbers import _numbers
+from numba.extending import overload
 
 
 def polygamma_real(n, x):
@@ -20,13 +19,12 @@ def polygamma_real(n, x):
     raise NotImplementedError
 
 
-
 #: B_2, B_4, ..., B_20 (as srcad.runtime.special's)
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
               43867 / 798, -174611 / 330)
 
 
-@_numbers(polygamma_real)
+@overload(polygamma_real)
 def _polygamma_real(n, x):
     """srcad.runtime.special._polygamma's steps in the same order (the same rounding)."""
     if not (isinstance(n, types.Integer) and isinstance(x, (types.Float, types.Integer))):

@@ -34,6 +34,7 @@ import inspect
 import itertools
 import linecache
 import operator
+import sys
 import types
 import weakref
 
@@ -41,6 +42,7 @@ import gast
 
 from ..core import env, ir
 from ..core.functions import ByFunction, is_user_function, run_source
+from . import closures_paths
 from . import source as source_module
 from .lower_calls import enclosing_locals
 
@@ -179,7 +181,9 @@ def _convert(fn):
         return None
     first = returns[0].value
     if not all(_same(r.value, first) for r in returns[1:]):
-        return _convert_paths(fn, fdef, returns, defs, bound, src)  # f1 here, f2 there
+        # f1 here, f2 there (the module reads this one's helpers, handed down)
+        return closures_paths.convert_paths(fn, fdef, returns, defs, bound, src,
+                                            sys.modules[__name__])
     several = isinstance(first, gast.Tuple)  # return predict, loss (or n, predict)
     elts = first.elts if several else [first]
     if any(isinstance(e, gast.Starred) for e in elts):
@@ -256,81 +260,6 @@ def _split_choices(fdef, defs, bound, globals_):
                 todo.append(child)
             elif isinstance(child, gast.ExceptHandler):
                 todo.append(child)
-
-
-def _convert_paths(fn, fdef, returns, defs, bound, src):
-    """``make`` returning one function on one path and another on another (each a nested
-    ``def`` or a lambda, all with the same parameters): read as one lifted function
-    ``make_choice(tag, held..., params)`` whose ``if tag == i:`` holds the body of the ``i``-th,
-    and ``make_env`` returning ``(i, held...)`` on the paths returning the ``i``-th (a value the
-    ``i``-th does not read: 0.0). The tag is an int, not differentiated; which path ``make``
-    takes is a branch of ``make_env``, differentiated as any (each path's values get their
-    gradients). None (not converted) for other forms."""
-    values, which = [], []
-    for r in returns:
-        at = next((i for i, v in enumerate(values) if _same(v, r.value)), None)
-        if at is None:
-            values.append(r.value)
-            at = len(values) - 1
-        which.append(at)
-    forms = [_form(v, defs, bound, src.globals) for v in values]
-    if any(f is None or f[0] not in ("def", "lambda") for f in forms):
-        return None  # a tuple, a partial, a value: not on several paths
-    nodes = [copy.deepcopy(defs[f[1]] if f[0] == "def" else _lambda_def(f[1])) for f in forms]
-    if not all(_plain_def(n, src.globals) for n in nodes) or not all(
-            _same(n.args, nodes[0].args) for n in nodes[1:]):
-        return None  # their parameters differ: a call could not be read the same way
-    outer = enclosing_locals(fdef, defs=True)
-    held_each = [_captured(n, outer - {n.name}) for n in nodes]
-    if any(h is None or any(x in defs for x in h) for h in held_each):
-        return None
-    held = list(dict.fromkeys(x for h in held_each for x in h))
-    params = {a.id for a in nodes[0].args.posonlyargs + nodes[0].args.args +
-              nodes[0].args.kwonlyargs}
-    if _clash(nodes, set(held) | params):
-        return None
-    args = fdef.args
-    fixed = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs
-             if bound.get(a.id, 0) == 0}
-    tag = f"srcad_tag_{fn.__name__}"
-    choice = nodes[0]
-    branch = None
-    for i in reversed(range(len(nodes))):
-        body = nodes[i].body
-        if branch is None:
-            branch = body
-            continue
-        test = gast.Compare(left=gast.Name(id=tag, ctx=gast.Load(), annotation=None,
-                                           type_comment=None),
-                            ops=[gast.Eq()], comparators=[gast.Constant(value=i, kind=None)])
-        branch = [gast.copy_location(gast.If(test=test, body=body, orelse=branch), nodes[i])]
-    choice.body = branch
-    choice.name = f"{fn.__name__}_choice"
-    node_names = [tag] + held
-    target = _lift(choice, node_names, src, fn)
-    env_held = [x for x in held if x not in fixed]
-    lead = [("env", 0)] + [("param", x) if x in fixed else ("env", 1 + env_held.index(x))
-                           for x in held]
-    per_return = [[gast.Constant(value=i, kind=None)] + [
-        gast.Name(id=x, ctx=gast.Load(), annotation=None, type_comment=None)
-        if x in held_each[i] else gast.Constant(value=0.0, kind=None) for x in env_held]
-        for i in which]
-    dropped = {f[1] for f in forms if f[0] == "def"}
-    env_fn = _env_function(fn, fdef, returns, per_return, src, dropped)
-    return Conversion(env_fn, Conversion(None, target, lead, {}), 1 + len(env_held), None)
-
-
-def _clash(nodes, given):
-    """Whether one body assigns a name another reads from outside (a global there, not one of
-    the names ``given``: one function holding both bodies would make it local)."""
-    stores = [{n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-               and isinstance(n.ctx, (gast.Store, gast.Del))} for node in nodes]
-    for i, node in enumerate(nodes):
-        loads = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-                 and isinstance(n.ctx, gast.Load)} - stores[i] - given
-        if any(loads & stores[j] for j in range(len(nodes)) if j != i):
-            return True
-    return False
 
 
 def _lift_calling(node, outer, defs, bound, src, fn, seen):
@@ -508,6 +437,19 @@ def refusal_hint(fn):
         return None
     written = sorted({name for node in gast.walk(fdef) if isinstance(node, gast.Nonlocal)
                       for name in node.names})
+    counts = set()
+    defs = _defs(fdef)[0]
+    for r in _returned(fdef) or ():
+        value = r.value
+        made = defs.get(value.id) if isinstance(value, gast.Name) else value if isinstance(
+            value, gast.Lambda) else None
+        if made is not None:
+            counts.add(len(made.args.posonlyargs + made.args.args + made.args.kwonlyargs))
+    if not written and len(counts) > 1:
+        return (f"{fn.__name__} returns functions with different parameters on different "
+                "paths: srcad reads a call of what it returns as one function. Give them the "
+                "same parameters (lambda t, s=0.0: ...), or return each path's value: call "
+                f"the function inside {fn.__name__}")
     if written:
         state = ", ".join(written)
         return (f"the function {fn.__name__} returns keeps state between its calls ("

@@ -136,6 +136,9 @@ class Calls:
         else:
             args, spelling = [self.expr(a) for a in node.args], dotted(func)
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        if isinstance(func, gast.Name) and func.id in self.source.closure and \
+                func.id not in self.source.cells:  # a rewrite's constant: bound, not a cell
+            spelling = self.bound_name(fn, func.id)
         if fn is sorted and "key" in kwargs:  # the order: no gradient through the key
             kwargs["key"] = builtin_code.inactive_key(self, kwargs["key"], node)
         if _needs_resolving(fn):
@@ -260,17 +263,8 @@ class Calls:
             raise self.error(node, "a nested function with *args or **kwargs",
                              hint="name each parameter")
         body = fdef.body if isinstance(fdef.body, list) else [fdef.body]
-        assigned = set()
-        loaded = []
-        for stmt in body:
-            for sub in gast.walk(stmt):
-                if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store):
-                    assigned.add(sub.id)
-                elif isinstance(sub, gast.Name) and sub.id not in loaded:
-                    loaded.append(sub.id)
-                elif isinstance(sub, (gast.FunctionDef, gast.Lambda)):
-                    raise self.error(sub, "a function nested two levels deep",
-                                     hint="define the inner helper one level up")
+        assigned, loaded, late = nested_reads(body)
+        _check_late(self, name, [n for n in late if n not in assigned | local_names], node)
         for default in fdef.args.defaults + [d for d in fdef.args.kw_defaults if d]:
             for sub in gast.walk(default):
                 if isinstance(sub, gast.Name) and (sub.id in self.env or sub.id in
@@ -300,9 +294,11 @@ class Calls:
                 raise self.error(node, f"a nested function calling the nested function {n!r}",
                                  hint="define the helpers at module level")
         lifted = _lift(fdef, name, captured, self.source, node, held)
+        lifted.__srcad_nests__ = bool(late)  # it may return a function: read as a callee
         self.namer.reserve(lifted.__name__)
         self.local_functions[name] = (lifted, captured)
         self.env.pop(name, None)
+        _rebound_as_value(self, name, captured, node)
 
     def local_call(self, name, node):
         lifted, captured = self.local_functions[name]
@@ -316,10 +312,78 @@ class Calls:
                                  hint=f"assign {n} before calling {name}")
             else:
                 extra.append(Const(self.source.lookup(n), n))
+        if getattr(lifted, "__srcad_nests__", False):  # make(w) returning g: converted
+            self.lifted[lifted.__name__] = lifted
+            return self.call_value(lifted, lifted.__name__, extra, {}, node)
         args = extra + [self.expr(a) for a in node.args]
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
         self.lifted[lifted.__name__] = lifted
         return ir.Prim(lifted, args, kwargs, spelling=lifted.__name__)
+
+
+def _check_late(lw, name, late, node):
+    """The names ``late`` of the enclosing function that a function made inside the nested
+    function ``name`` reads (when it is called: Python's value then) must be bound once."""
+    top = {t.id for s in lw.source.node.body if isinstance(s, gast.Assign)
+           for t in s.targets if isinstance(t, gast.Name)}  # (not in a loop: bound once)
+    params = lw.source.node.args
+    top |= {a.id for a in params.posonlyargs + params.args + params.kwonlyargs}
+    for n in late:
+        if lw.stores.get(n, 0) > 1 or n in lw.stores and n not in top:
+            raise lw.error(node, f"a function made inside the nested function {name!r} "
+                           f"reading {n!r}, which the function assigns more than once or in "
+                           "a block (Python reads the value it has when that function is "
+                           "called)",
+                           hint=f"pass {n} to {name} as an argument, or give each new value "
+                           "a name of its own")
+
+
+def _rebound_as_value(lw, name, captured, node):
+    """A nested def (or named lambda) ``name`` bound again elsewhere (another def or lambda
+    on another path, ``h = make(w)``): a value of its own, merged as values are (the name is
+    not this def everywhere)."""
+    if lw.stores.get(name, 0) + sum(isinstance(n, gast.FunctionDef) and n.name == name
+                                    for n in gast.walk(lw.source.node)) <= 1:
+        return
+    for n in captured:
+        if n not in lw.env and n in enclosing_locals(lw.source.node):
+            raise lw.error(node, f"a nested function {name!r}, bound more than once, reading "
+                           f"{n!r}, which is not assigned yet here", hint=f"assign {n} before "
+                           "the def, or give each function a name of its own")
+    lw.env[name] = lw.local_function_value(name, node, name, drop=True)
+
+
+def nested_reads(body):
+    """``(assigned, loaded, late)`` of the statements ``body`` of a nested function: the names
+    it binds, the names it reads (in order; those the functions defined in it read of the
+    outside too), and those the latter read of the outside (read when they are called)."""
+    assigned, loaded, late = set(), [], []
+    todo = list(reversed(body))
+    while todo:
+        sub = todo.pop()
+        if isinstance(sub, (gast.FunctionDef, gast.Lambda)):
+            if isinstance(sub, gast.FunctionDef):
+                assigned.add(sub.name)
+            args = sub.args
+            own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs} | {
+                a.id for a in (args.vararg, args.kwarg) if a is not None}
+            inner = sub.body if isinstance(sub.body, list) else [sub.body]
+            inner_assigned, inner_loaded, _ = nested_reads(inner)
+            free = [n for n in inner_loaded if n not in own and n not in inner_assigned]
+            for n in free + [n.id for d in args.defaults + [
+                    k for k in args.kw_defaults if k] + getattr(sub, "decorator_list", [])
+                    for n in gast.walk(d) if isinstance(n, gast.Name)]:
+                if n not in loaded:
+                    loaded.append(n)
+                if n not in late and n in free:
+                    late.append(n)
+            continue
+        if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store):
+            assigned.add(sub.id)
+        elif isinstance(sub, gast.Name) and sub.id not in loaded:
+            loaded.append(sub.id)
+        todo.extend(reversed(list(gast.iter_child_nodes(sub))))
+    return assigned, loaded, late
 
 
 def enclosing_locals(fdef, defs=False):

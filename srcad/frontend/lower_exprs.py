@@ -75,6 +75,9 @@ class Expressions:
                 unbound_check(self, node.id, value, node)
             return value
         value = self.lookup(node.id, node)
+        if node.id in self.source.closure and node.id not in self.source.cells:
+            # a constant a rewrite gave the code (srcad_made_all_1): bound, not a cell
+            return Const(value, self.bound_name(value, node.id))
         return Const(value, node.id)
 
     def lookup(self, name, node):

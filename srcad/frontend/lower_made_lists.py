@@ -203,6 +203,7 @@ def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
     _Choices(src).visit(fdef)
+    _made_names(src, fdef)
     found = _made_lists(src, fdef)
     if not found:
         return
@@ -232,6 +233,52 @@ def lower(src):
             call.func = gast.copy_location(_load(all_name), call.func)
         for call, holder in calls:
             items = [gast.Subscript(value=copy.deepcopy(holder), slice=gast.Constant(
+                value=k, kind=None), ctx=gast.Load()) for k in range(count)]
+            for item in items:
+                for sub in gast.walk(item):
+                    if "lineno" in sub._attributes:
+                        gast.copy_location(sub, call)
+            call.func = gast.copy_location(_load(fn_name), call.func)
+            call.args = items + call.args
+
+
+def _made_names(src, fdef):
+    """A name bound more than once, each time to a function one ``make`` returns (``if c: h =
+    make(x); k = 2`` ``else: h = make(y); k = 1``, or in a loop), and read only by calls
+    ``h(...)``: each binding ``h = make_all(...)`` (the values the function is called with
+    first, made where ``make`` ran) and each call ``target(h[0], ..., h[k - 1], ...)``."""
+    stores, loads, nested = {}, {}, set()
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name):
+            (loads if isinstance(node.ctx, gast.Load) else stores).setdefault(
+                node.id, []).append(node)
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            nested.update(node.names)
+        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)) and \
+                node is not fdef:
+            nested.update(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
+    binds, calls = {}, {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], gast.Name):
+            binds.setdefault(node.targets[0].id, []).append(node)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+            calls.setdefault(node.func.id, []).append(node)
+    for name, assigns in binds.items():
+        if len(assigns) < 2 or len(stores[name]) != len(assigns) or name in nested or \
+                getattr(builtins, name, None) is not None or len(
+                    calls.get(name, ())) != len(loads.get(name, ())):
+            continue
+        fns = {_make_of(src, a.value) for a in assigns}
+        if len(fns) != 1 or None in fns:
+            continue
+        make_all, target, count = listed(fns.pop())
+        all_name, fn_name = f"srcad_made_all_{next(_names)}", f"srcad_made_fn_{next(_names)}"
+        src.closure[all_name], src.closure[fn_name] = make_all, target
+        for assign in assigns:
+            assign.value.func = gast.copy_location(_load(all_name), assign.value.func)
+        for call in calls.get(name, ()):
+            items = [gast.Subscript(value=_load(name), slice=gast.Constant(
                 value=k, kind=None), ctx=gast.Load()) for k in range(count)]
             for item in items:
                 for sub in gast.walk(item):

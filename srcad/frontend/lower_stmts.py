@@ -94,7 +94,8 @@ class Statements:
             self.bind_atom(target, value, node)
 
     def bind(self, target, value_node, node):
-        if isinstance(target, gast.Name) and isinstance(value_node, gast.Lambda):
+        if isinstance(target, gast.Name) and isinstance(value_node, gast.Lambda) and \
+                target.id.isidentifier():  # (not a choice's own "\0..." name: a value)
             lam = value_node
             fdef = gast.FunctionDef(name=target.id, args=lam.args, body=[gast.copy_location(
                 gast.Return(value=lam.body), lam)], decorator_list=[], returns=None,

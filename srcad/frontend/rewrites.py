@@ -2,17 +2,19 @@
 ``src.node`` in place, or leaves it): :mod:`.lower_namespaces` (``xp = array_namespace(x);
 xp.sum(...)``: NumPy's functions), :mod:`.lower_records` (``p = Pt(x, y); p.x``: the fields as
 locals), :mod:`.lower_next` (``it = iter(xs); next(it)``: the items by position),
-:mod:`.lower_made_lists` (``fs = [make(w) for ...]; f(x) for f in fs``: each item's values).
+:mod:`.lower_made_lists` (``fs = [make(w) for ...]; f(x) for f in fs``: each item's values), after
+:mod:`.lower_local_makes` (``def make(a): return lambda t: a * t`` inside the function: out).
 
 Imports those modules.
 """
 
 from __future__ import annotations
 
-from . import lower_made_lists, lower_namespaces, lower_next, lower_records
+from . import lower_local_makes, lower_made_lists, lower_namespaces, lower_next, lower_records
 
 
 def rewrite(src):
     """Apply every rewrite to ``src`` (a :class:`.source.Source`)."""
-    for module in (lower_namespaces, lower_records, lower_next, lower_made_lists):
+    for module in (lower_namespaces, lower_records, lower_next, lower_local_makes,
+                   lower_made_lists):
         module.lower(src)
