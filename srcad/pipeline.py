@@ -507,9 +507,9 @@ def _callees(backend, ducks=False, space=None):
         return NUMBA_CALLEES
     if space is not None:
         if space not in STANDARD_CALLEES:
-            STANDARD_CALLEES[space] = calls.Callees(
-                to_ssa, functools.partial(make_split, space=space),
-                functools.partial(_make_tangent, space=space))
+            STANDARD_CALLEES[space] = made = calls.Callees(to_ssa, functools.partial(
+                make_split, space=space), functools.partial(_make_tangent, space=space))
+            made.standard = True  # its arrays have no methods (transform.saves)
         return STANDARD_CALLEES[space]
     return DUCK_CALLEES if ducks else CALLEES
 

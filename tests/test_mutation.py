@@ -243,6 +243,20 @@ def list_extend(a):
     return ys[0] + ys[1]
 
 
+def append_after_mean(a):
+    ys = [a[0], 2.0]
+    m = np.mean(ys)  # its adjoint reads the list as it is here: its length is kept
+    ys.append(a[1] * 3.0)
+    return m + ys[2]
+
+
+def pop_after_sum(a):
+    ys = [a[0], a[1]]
+    s = sum(ys)
+    v = ys.pop()  # sum's adjoint reads the list as it is here: a copy is kept
+    return s * v
+
+
 DIFFERENTIATED = [
     (fresh_slices, False), (fresh_loop, False), (while_loop, False),
     (view_not_read_again, False), (item_read_before, False), (copy_read_after, False),
@@ -256,6 +270,9 @@ DIFFERENTIATED = [
     (sort_in_place, False), (sort_after_use, False), (list_sort_after_use, False),
     (list_reverse, False), (list_sort, False), (augmented_beside_equal_expression, False),
     (list_extend, False),
+    # a list read whole, then changed in place (was refused; the forward sweep keeps what the
+    # backward sweep reads: the length, or a copy)
+    (append_after_mean, False), (pop_after_sum, False),
 ]
 
 
@@ -470,20 +487,6 @@ def fill_in_loop(a):
         s = s + np.sum(a * b)
         b.fill(float(i))  # refused
     return s
-
-
-def append_after_mean(a):
-    ys = [a[0], 2.0]
-    m = np.mean(ys)  # its adjoint reads len(ys) when the backward sweep runs
-    ys.append(a[1] * 3.0)  # refused
-    return m + ys[2]
-
-
-def pop_after_sum(a):
-    ys = [a[0], a[1]]
-    s = sum(ys)
-    v = ys.pop()  # refused
-    return s * v
 
 
 def list_insert(a):  # on a list nobody else sees it is differentiated (test_python_forms3)
@@ -701,8 +704,6 @@ REFUSED = [
     (write_closure, "global (or closure) value C", "local name"),
     (fill_in_place, ".fill()", "np.full_like"),
     (fill_in_loop, "inside a loop", "np.full_like"),
-    (append_after_mean, "changes ys in place after line", "ys = ys + [v]"),
-    (pop_after_sum, "changes ys in place after line", "ys = ys[:-1]"),
     (mutate_while_iterating, "while the for loop", "copy"),
     (append_while_iterating, "while the for loop", "list(ys)"),
     (list_insert, ".insert(): zs is the same object as ys", "copy()"),

@@ -27,6 +27,7 @@ import itertools
 
 import gast
 
+from .blocks import own_blocks as _blocks
 from .lower_calls import enclosing_locals
 
 _temps = itertools.count(1)
@@ -232,18 +233,3 @@ def _as_lambda(value, defs, bound, globals_, before):
         if "lineno" in n._attributes:
             gast.copy_location(n, value)
     return lam
-
-
-def _blocks(fdef):
-    """Every statement list of ``fdef``'s own body (not its nested functions')."""
-    todo = [fdef]
-    while todo:
-        node = todo.pop()
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-                yield block
-                todo.extend(s for s in block if not isinstance(
-                    s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)))
-        if isinstance(node, gast.Try):
-            todo.extend(node.handlers)

@@ -232,14 +232,7 @@ def lower(src):
         for call in made:
             call.func = gast.copy_location(_load(all_name), call.func)
         for call, holder in calls:
-            items = [gast.Subscript(value=copy.deepcopy(holder), slice=gast.Constant(
-                value=k, kind=None), ctx=gast.Load()) for k in range(count)]
-            for item in items:
-                for sub in gast.walk(item):
-                    if "lineno" in sub._attributes:
-                        gast.copy_location(sub, call)
-            call.func = gast.copy_location(_load(fn_name), call.func)
-            call.args = items + call.args
+            _call_with_items(call, copy.deepcopy(holder), count, fn_name)
 
 
 def _made_names(src, fdef):
@@ -278,14 +271,7 @@ def _made_names(src, fdef):
         for assign in assigns:
             assign.value.func = gast.copy_location(_load(all_name), assign.value.func)
         for call in calls.get(name, ()):
-            items = [gast.Subscript(value=_load(name), slice=gast.Constant(
-                value=k, kind=None), ctx=gast.Load()) for k in range(count)]
-            for item in items:
-                for sub in gast.walk(item):
-                    if "lineno" in sub._attributes:
-                        gast.copy_location(sub, call)
-            call.func = gast.copy_location(_load(fn_name), call.func)
-            call.args = items + call.args
+            _call_with_items(call, _load(name), count, fn_name)
 
 
 def _item_target(src, gen, name):
@@ -358,3 +344,16 @@ def _calls(src, fdef, name, stores, appends):
             return None  # the list or an item used otherwise
     return [(call, _load(holder.id) if isinstance(holder, gast.Name) else holder)
             for call, holder in out]
+
+
+def _call_with_items(call, holder, count, fn_name):
+    """``h(...)`` becomes ``fn_name(holder[0], ..., holder[count - 1], ...)`` (the values the
+    made function reads first), at the call's place."""
+    items = [gast.Subscript(value=copy.deepcopy(holder), slice=gast.Constant(
+        value=k, kind=None), ctx=gast.Load()) for k in range(count)]
+    for item in items:
+        for sub in gast.walk(item):
+            if "lineno" in sub._attributes:
+                gast.copy_location(sub, call)
+    call.func = gast.copy_location(_load(fn_name), call.func)
+    call.args = items + call.args

@@ -23,6 +23,8 @@ import copy
 
 import gast
 
+from .blocks import own_blocks as _blocks
+
 
 def _name(id_, store=False):
     return gast.Name(id=id_, ctx=gast.Store() if store else gast.Load(), annotation=None,
@@ -43,21 +45,6 @@ def _next_of(src, node, names):
             isinstance(node.args[0], gast.Name) and node.args[0].id in names:
         return node.args[0].id, (node.args[1] if len(node.args) == 2 else None)
     return None
-
-
-def _blocks(fdef):
-    """Every statement list of ``fdef``'s own body (not its nested functions')."""
-    todo = [fdef]
-    while todo:
-        node = todo.pop()
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-                yield block
-                todo.extend(s for s in block if not isinstance(
-                    s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)))
-        if isinstance(node, gast.Try):
-            todo.extend(node.handlers)
 
 
 def lower(src):

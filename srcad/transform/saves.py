@@ -139,7 +139,8 @@ class Saves:
         if stmt.target is not None and isinstance(value, ir.Prim) and value.fn is np.sum and (
                 len(value.args) == 1 and not value.kwargs) and isinstance(
                 value.args[0], ir.Var) and self.an.kinds.get(value.args[0].name) == ARRAY and (
-                not getattr(self.an.callees, "compiles_all", False)):
+                not getattr(self.an.callees, "compiles_all", False)) and (
+                not getattr(self.an.callees, "standard", False)):  # the standard: no methods
             return assign(stmt.target, call(nodes.attr(value.args[0].name, "sum")))
         return nodes.statement(stmt)
 
