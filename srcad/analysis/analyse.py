@@ -35,6 +35,7 @@ from ..runtime import family_of
 from . import dict_keys, orders, stacks
 from . import elems as lists
 from .complexity import complex_values
+from .dict_keys import is_append as _is_append
 from .value_kinds import ValueKinds
 
 _BOOLEAN = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
@@ -340,11 +341,6 @@ class Analysis(ValueKinds):
     def active(self, atom):
         return (isinstance(atom, ir.Var) and atom.name in self.varied
                 and atom.name in self.useful)
-
-
-def _is_append(prim):
-    return isinstance(prim, ir.Prim) and isinstance(prim.fn, ir.Method) and prim.fn.name == (
-        "append")
 
 
 def _items_put(an, prim):

@@ -15,7 +15,8 @@ from ..errors import UnsupportedSyntaxError
 from ..runtime import containers
 
 
-def _is_append(prim):
+def is_append(prim):
+    """Whether ``prim`` is ``xs.append(v)`` (shared with :mod:`.analyse`)."""
     return isinstance(prim, ir.Prim) and isinstance(prim.fn, ir.Method) and prim.fn.name == (
         "append")
 
@@ -73,7 +74,7 @@ def check(self):
         elif value.fn is ir.BUILD_LIST and any(
                 isinstance(a, ir.Var) and a.name in pairs for a in value.args):
             keyed.add(stmt.target)
-        elif _is_append(value) and isinstance(value.args[0], ir.Var) and isinstance(
+        elif is_append(value) and isinstance(value.args[0], ir.Var) and isinstance(
                 value.args[1], ir.Var) and value.args[1].name in pairs:
             keyed.add(value.args[0].name)
     for stmt in ir.walk(self.fn.body):
