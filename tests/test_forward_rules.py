@@ -537,6 +537,8 @@ for side in "ab":
 ex(HP + "reshape(value, a, order)", "H.grad_reshape(w, a)", w=(6,), a=M)
 ex("runtime.transpose_grad(value, axes)", "R.transpose_grad(w)", w=M)
 ex("runtime.polygamma_real(n, x)", "SP.polygamma_real(1, w)", w=("pos", S))
+ex("runtime.power_of(a, b, below)", "SP.power_of(w, -0.5)", w=("pos", S))
+ex("runtime.power_of(a, b, below)", "SP.power_of(w, a)", w=("pos", S), a=S)
 ex(HP + "concatenate(value, arrays, axis)", "H.grad_concatenate(w, [a, b])", w=(5,), a=(2,),
    b=V)
 ex(HP + "split(value, ary, pieces, axis)", "H.grad_split([w, z], a, np.split(a, 2))",

@@ -15,7 +15,8 @@ into a real operand (JAX's convention), and :mod:`srcad.analysis.soundness` to r
 that has no complex form. A function with no complex parameter and no complex constant or
 producer has an empty set: its code is the code srcad made before it knew of complex numbers.
 
-Imports ``srcad.core``, ``srcad.rules`` and its neighbour ``srcad.analysis.user_calls``.
+Imports ``srcad.core``, ``srcad.rules``, ``srcad.runtime`` and its neighbour
+``srcad.analysis.user_calls``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import numpy as np
 from ..core import ir
 from ..core.kinds import ARRAY, SCALAR, is_complex_value
 from ..rules import registry
+from ..runtime import special
 from .user_calls import bind_call, user_callee
 
 _REAL = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
@@ -148,7 +150,7 @@ def unseen_complex(analysis):
         if not isinstance(stmt, ir.Assign) or not isinstance(value, ir.Prim):
             continue
         fn, args = value.fn, value.args
-        if fn is operator.pow or fn is builtins.pow:
+        if fn is operator.pow or fn is builtins.pow or fn is special.power_of:
             # a Python number's complex power, or runtime.log_base of a negative array
             if len(args) >= 2 and not analysis.is_complex(args[0]) and not (
                     isinstance(args[1], ir.Const) and type(args[1].value) is int):

@@ -85,6 +85,8 @@ class ValueKinds:
                 return item[0]  # an item of a tuple taken off a stack
         if family_of(fn) and getattr(fn, "__name__", None) == "where" and len(kinds) == 3:
             return join(kinds[1:])  # srcad's scalar where(c, a, b): a or b itself
+        if family_of(fn) and getattr(fn, "__name__", None) == "power_of":
+            return SCALAR  # a ** b of numbers (a derivative's), complex or not
         if family_of(fn) and getattr(fn, "__name__", None) == "sign":
             return SCALAR  # srcad's scalar sign: 1.0, -1.0 or 0.0 (an array raises)
         if family_of(fn) and getattr(fn, "__name__", None) == "log_base" and kinds and \

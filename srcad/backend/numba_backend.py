@@ -71,7 +71,8 @@ NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroad
                  "grad_sum", "grad_dot_a", "grad_dot_b", "zeros_like", "like",
                  "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array",
                  "grad_extremum", "grad_einsum", "grad_reshape", "transpose_grad",
-                 "mutable", "log_base", "grad_stack", "broadcast_as", "polygamma_real"}
+                 "mutable", "log_base", "grad_stack", "broadcast_as", "polygamma_real",
+                 "power_of"}
 
 #: NumPy reductions along a constant axis (or all), with keepdims: numba_axes.reduce
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}

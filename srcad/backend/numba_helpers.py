@@ -80,6 +80,11 @@ def log_base(a, by=None):
     raise NotImplementedError
 
 
+def power_of(a, b, below=-1.0):
+    """Stub: srcad's ``power_of`` (``a ** b`` in a derivative, inf where Python raises)."""
+    raise NotImplementedError
+
+
 def check_scalar(y, where=None):
     """Stub: srcad's ``check_scalar``."""
     raise NotImplementedError
@@ -147,6 +152,23 @@ def _log_base(a, by=None):  # as the Python backend's: 0 at a < 0 where by is 0,
     if isinstance(a, (types.Float, types.Integer)):
         return lambda a, by=None: math.log(a) if a > 0 else 0.0 if a == 0 else math.nan
     raise TypingError(f"srcad's numba backend takes log_base of a real number, not {a}")
+
+
+@_numbers(power_of)
+def _power_of(a, b, below=-1.0):  # as the Python backend's; its complex value a ValueError
+    if isinstance(a, (types.Float, types.Integer)) and isinstance(b, (types.Float,
+                                                                      types.Integer)):
+        def impl(a, b, below=-1.0):
+            if a < 0 and b != math.floor(b):
+                raise ValueError("a negative number to a fractional power is complex")
+            if a == 0 and b < below:
+                raise ZeroDivisionError("0.0 cannot be raised to a negative power")
+            if a == 0 and b < 0:
+                return math.inf if b != math.floor(b) or b % 2 == 0 else math.copysign(
+                    math.inf, a)
+            return float(a) ** b
+        return impl
+    raise TypingError(f"srcad's numba backend takes power_of of numbers, not {a} and {b}")
 
 
 @_numbers(unbroadcast_to)
@@ -530,6 +552,7 @@ CHECKED_MATH = tuple(_DOMAIN) + _RANGE + _INTEGRAL + ("lgamma", "gamma")
 HELPERS = {
     "check_scalar": check_scalar, "add": add, "unbroadcast": unbroadcast,
     "unbroadcast_to": unbroadcast_to, "sign": sign, "where": where, "log_base": log_base,
+    "power_of": power_of,
     "polygamma_real": numba_special.polygamma_real,
     "shape_of": shape_of,
     "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add, "power": power,

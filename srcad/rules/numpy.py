@@ -33,7 +33,7 @@ import numpy as np
 
 from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers
-from .registry import defattr, defmethod, defvjp, nondiff, registry
+from .registry import POW_BASE, defattr, defmethod, defvjp, nondiff, registry
 
 LN2 = "0.6931471805599453"
 LN10 = "2.302585092994046"
@@ -105,9 +105,9 @@ defvjp(np.add, "a, b", a="g", b="g", broadcast=True)
 defvjp(np.subtract, "a, b", a="g", b="-g", broadcast=True)
 defvjp(np.multiply, "a, b", a="g * b", b="g * a", broadcast=True)
 defvjp(np.divide, "a, b", a="g / b", b="-g * ans / b", broadcast=True)  # is np.true_divide
-defvjp(np.power, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
+defvjp(np.power, "a, b", a=POW_BASE,
        b="g * ans * log_base(a, g * ans)", broadcast=True)
-defvjp(np.float_power, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
+defvjp(np.float_power, "a, b", a=POW_BASE,
        b="g * ans * log_base(a, g * ans)", broadcast=True)
 defvjp(np.remainder, "a, b", a="g", b="-g * np.floor_divide(a, b)", broadcast=True)  # np.mod
 defvjp(np.fmod, "a, b", a="g", b="-g * np.trunc(a / b)", broadcast=True)

@@ -14,14 +14,14 @@ import operator
 
 from ..runtime import containers, items, special
 from ..runtime import helpers as runtime
-from .registry import defmethod, defvjp, nondiff
+from .registry import POW_BASE, defmethod, defvjp, nondiff
 
 # ---------------------------------------------------------------- arithmetic operators
 defvjp(operator.add, "a, b", a="g", b="g", broadcast=True)
 defvjp(operator.sub, "a, b", a="g", b="-g", broadcast=True)
 defvjp(operator.mul, "a, b", a="g * b", b="g * a", broadcast=True)
 defvjp(operator.truediv, "a, b", a="g / b", b="-g * ans / b", broadcast=True)
-defvjp(operator.pow, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
+defvjp(operator.pow, "a, b", a=POW_BASE,
        b="g * ans * log_base(a, g * ans)", broadcast=True)
 defvjp(operator.mod, "a, b", a="g", b="-g * (a // b)", broadcast=True)
 defvjp(operator.neg, "a", a="-g")
@@ -35,7 +35,7 @@ nondiff(operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operato
 
 # ---------------------------------------------------------------- builtins
 defvjp(builtins.abs, "x", x="g * sign(x)")
-defvjp(builtins.pow, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
+defvjp(builtins.pow, "a, b", a=POW_BASE,
        b="g * ans * log_base(a, g * ans)", broadcast=True)
 defvjp(builtins.float, "x=0.0", x="g")
 defvjp(builtins.sum, "iterable, start=0", iterable="fill(g, iterable)", start="g",
@@ -162,6 +162,10 @@ defvjp(runtime.like_grad, "cot, grad", zero="grad", cot="like(g, cot)",
 # the check that a real argument's gradient is real: the identity in the gradient
 defvjp(runtime.check_real, "grad, name, where=None", zero=("name", "where"), grad="g",
        jvp={"grad": "t"})
+# (the derivative of 0 ** b raises one power lower: below - 1)
+defvjp(special.power_of, "a, b, below=-1.0", zero="below",
+       a="g * b * power_of(a, where(b, b - 1, where(a, b - 1, 1.0)), below - 1)",
+       b="g * ans * log_base(a, g * ans)", broadcast=True)
 defvjp(runtime.where, "c, a, b", zero="c", a="where(c, g, 0.0)", b="where(c, 0.0, g)")
 # flat in by but at by = 0 at a negative base, where it jumps (to nan or a complex log: as
 # log_base(a, t) is where t is not 0)
@@ -224,7 +228,7 @@ defvjp(math.log1p, "x", x="g / (1 + x)")
 defvjp(math.log2, "x", x="g / (x * 0.6931471805599453)")
 defvjp(math.log10, "x", x="g / (x * 2.302585092994046)")
 defvjp(math.sqrt, "x", x="g / (2 * ans)")
-defvjp(math.pow, "a, b", a="g * b * a ** where(b, b - 1, 1.0)",
+defvjp(math.pow, "a, b", a=POW_BASE,
        b="g * ans * log_base(a, g * ans)")
 defvjp(math.fabs, "x", x="g * sign(x)")
 # |x| with y's sign: flat in y

@@ -66,6 +66,15 @@ GENERIC.update({
     "where": ("where", "np.where"),
 })
 
+#: the base's gradient of ``a ** b``: ``b * a ** (b - 1)``, except where ``a`` and ``b`` are
+#: both 0, where ``0 ** -1`` would make ``0 * inf = nan`` of a derivative that is 0 (``x ** 0``
+#: is 1 everywhere). Guarded on both, not on ``b`` alone: ``where(b, b - 1, 1.0)`` made the
+#: mixed second derivative at ``b == 0`` ``a`` instead of ``1 / a`` (the exponent ``b - 1`` is
+#: kept where ``a`` is not 0, so its derivative in ``b`` is too).
+POW_BASE = "g * b * a ** where(b, b - 1, where(a, b - 1, 1.0))"
+
+#: modules whose functions raise on numbers where NumPy's give inf or nan (``math.log(0.0)``)
+_PYTHON_NUMBERS = frozenset(("math", "cmath", "builtins", "_operator", "operator"))
 
 #: the parts of a :class:`Rule` read from what was written only when first asked for
 _PARSED = frozenset(("signature", "params", "templates", "zero", "shape_only", "uniform", "jvp",
@@ -93,6 +102,14 @@ class Rule:
         # the rule as written; read (signature and templates parsed) the first time one of
         # _PARSED is asked for, so that ``import srcad`` parses only the rules a program uses
         self._written = (signature, templates, jvp, shape_only, uniform, ranks, zero)
+
+    @property
+    def numpy_numbers(self):
+        """Whether the function gives inf or nan, never an exception, on numbers (NumPy's and
+        SciPy's do; ``math``'s and Python's operators raise): its derivative on numbers must
+        too (templates.instantiate). A user's rule is instantiated as written."""
+        return not self.user and getattr(self.fn, "__module__", None) not in _PYTHON_NUMBERS \
+            and not getattr(self.fn, "__srcad_python_numbers__", False)
 
     def __getattr__(self, attr):
         # only called for attributes not yet set: the parsed parts of the rule

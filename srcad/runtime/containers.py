@@ -105,7 +105,7 @@ def seq_grad(grad, iterable):
             return np.zeros(np.shape(iterable))
         rows = np.shape(iterable)[1:]  # an array of the items' gradients, never a list
         return np.stack([np.broadcast_to(g, rows) for g in grad])  # (a list * 2 repeats)
-    return grad
+    return list(grad) if type(grad) is list else grad  # (a new list: see seq_back)
 
 
 @helper("runtime")
@@ -133,11 +133,14 @@ def split_concat_back(back, grad, a, first):
 
 @helper("runtime")
 def seq_back(back, grad, iterable):
-    """The adjoint of :func:`seq_grad` in ``grad``: ``back``, or zeros like ``grad`` (a list
-    again where ``grad`` is one and ``back`` an array)."""
+    """The adjoint of :func:`seq_grad` in ``grad``: ``back`` (a copy of a list), or zeros like
+    ``grad`` (a list again where ``grad`` is one and ``back`` an array)."""
     if isinstance(iterable, dict):
         return _zeros(grad)
-    if isinstance(grad, (list, tuple)) and not isinstance(back, (list, tuple)):
+    if isinstance(grad, (list, tuple)) and not isinstance(back, (list, tuple)) or type(
+            back) is list:
+        # a new list, never ``back`` itself: the backward sweep changes a list's gradient in
+        # place (a pop's adjoint appends to it), which must not change ``back``'s
         return list(back)
     return back
 

@@ -97,7 +97,7 @@ def unbroadcast(value, like):
     if type(g) is np.ndarray and type(like) is np.ndarray and g.shape == like.shape:
         return g  # the common case first: two arrays of one shape (a third of the cost)
     if type(g) in _CONTAINERS and type(like) in _CONTAINERS:
-        return g
+        return list(g) if type(g) is list else g  # a new list (changed in place later)
     shape = like.shape if type(like) in _SHAPED else np.shape(like)
     gshape = g.shape if type(g) in _SHAPED else np.shape(g)
     if gshape == shape:

@@ -1,4 +1,5 @@
-"""Special functions the gradients of ``math``'s functions need, without SciPy.
+"""Special functions the gradients of ``math``'s functions need, without SciPy, and the power
+of Python numbers their derivatives take (``power_of``).
 
 ``polygamma_real(n, x)`` is the ``n``-th derivative of the digamma function at a real ``x``
 (``n = 0``: digamma itself, the derivative of ``math.lgamma``): the recurrence
@@ -55,3 +56,25 @@ def polygamma_real(n, x):
         raise TypeError("srcad's digamma (the derivative of math.lgamma and math.gamma) "
                         "takes a number, as math.lgamma does")
     return _polygamma(int(n), float(x))
+
+
+@helper("runtime")
+def power_of(a, b, below=-1.0):
+    """``a ** b`` of Python numbers in a derivative of ``a ** (b + 1)`` (``x ** 0.5``'s is
+    ``0.5 * power_of(x, -0.5)``): Python's value, a complex number for a negative base to a
+    fraction as Python gives (``check_real`` refuses it for a real argument), and Python's
+    ``ZeroDivisionError`` for 0 to a power below ``below``, where the function differentiated
+    raised it too (``0.0 ** -1.5``; ``below`` is one less in each further derivative); but inf
+    where only the derivative's power would raise (``0.0 ** -0.5``, an overflow), as NumPy."""
+    try:
+        return a ** b
+    except ZeroDivisionError:
+        if b < below:  # 0 to a negative power: the function differentiated raised this too
+            raise
+    except OverflowError:
+        pass
+    with np.errstate(all="ignore"):
+        return np.power(np.float64(a), b)
+
+
+power_of.__srcad_python_numbers__ = True  # its rule keeps Python's semantics (rules.registry)

@@ -335,6 +335,13 @@ def make_helpers(ns):
             return math.log(v) if v > 0 else 0.0
         return xp.log(xp.where(v <= 0, xp.ones_like(v), v))
 
+    def power_of(a, b, below=-1.0):
+        """``a ** b`` of numbers in a derivative (srcad.runtime.special.power_of): inf where
+        only the derivative's power raises; an array's power is the namespace's."""
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+            return special.power_of(a, b, below)
+        return xp.pow(ns.array(a), b)
+
     def polygamma_real(n, x):
         """Digamma's family (math.lgamma's gradient) of a number; an array refused."""
         if isinstance(x, (int, float)):
@@ -370,7 +377,7 @@ def make_helpers(ns):
         square_chunks, grad_var, grad_std, grad_clip, layout, cleared, copy_tangent,
         zeros_like, grad_sort, tangent_sort, grad_outer_a, grad_outer_b, grad_cumsum,
         grad_trace, grad_norm, one_axis, shape_of, zeros_array, items_at, picked, log_base,
-        polygamma_real)}
+        polygamma_real, power_of)}
 
 
 def _batched(what, xp):

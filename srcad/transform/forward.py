@@ -308,7 +308,7 @@ class Forward(Sweep):
                 names = _rule_names(self, rule, bound)
                 names.update(g=name(self.t(atom.name)), t=name(self.t(atom.name)),
                              ans=name(target))
-                tree = templates.instantiate(template, names, scalar, self.helper_names)
+                tree = templates.instantiate(template, names, scalar, self.helper_names, rule)
                 self.note_helpers(tree)
                 terms.append(tree)
                 read = {n.id for n in ast.walk(template) if isinstance(n, ast.Name)}

@@ -157,14 +157,15 @@ class Rules:
             atom = bound.get(param)
             if not isinstance(atom, ir.Var) or not self.an.active(atom):
                 continue
-            tree = templates.instantiate(template, names, scalar, self.helper_names)
+            tree = templates.instantiate(template, names, scalar, self.helper_names, rule)
             uniform = False
             if gname in self.uniform and not self.reads_whole(tree, stmt.target):
                 # g * 2.0, -g: still one number per element, if the operand is result-shaped
                 uniform = self.same_shape(atom.name, stmt.target) and frame == self.top
                 if not uniform:
                     self.materialise(gname, code, frame)
-                    tree = templates.instantiate(template, names, scalar, self.helper_names)
+                    tree = templates.instantiate(template, names, scalar, self.helper_names,
+                                                 rule)
             self.ref_names(tree, frame)
             self.note_helpers(tree)
             if rule.broadcast and not uniform:

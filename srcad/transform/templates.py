@@ -23,28 +23,81 @@ _FOLD = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
          ast.Div: operator.truediv, ast.Pow: operator.pow}
 
 
-def instantiate(template, names, scalar, helpers):
+def instantiate(template, names, scalar, helpers, rule=None):
     """``template`` with ``names`` (name -> expression tree, copied at each use) substituted.
 
     ``scalar`` selects ``math.f`` over ``np.f`` for generic names; ``helpers`` maps helper
     names to the spelling generated code uses for them (hygiene).
+
+    ``rule``: the rule the template is of. Where its ``numpy_numbers``, the operands are
+    numbers given to a function with NumPy's floating-point semantics (``np.log(0.0)`` is
+    ``-inf``, ``np.sinh(800.0)`` is ``inf``: a warning, never an exception). The derivative
+    must keep them: Python's ``math.cos(inf)``, ``1.0 / 0.0`` and
+    ``1e200 ** 2`` raise where NumPy gives inf or nan, so the generic names are NumPy's and the
+    template's ``/``, ``**``, ``//`` and ``%`` are NumPy's (:class:`_NumpyOperators`).
     """
+    numpy_numbers = rule is not None and rule.numpy_numbers
     tree = copy_tree(template)
-    tree = _Substitute(names, scalar, helpers).visit(tree)
-    return simplify(tree)
+    tree = _Substitute(names, scalar, helpers, numpy_numbers).visit(tree)
+    tree = simplify(tree)
+    if scalar:
+        tree = _NumpyOperators(helpers, numpy_numbers).visit(tree)
+        tree = ast.fix_missing_locations(tree)
+    return tree
+
+
+#: Python operators on two floats that raise where NumPy's give inf or nan, and NumPy's spelling
+_NUMPY_OPERATORS = {ast.Div: "divide", ast.Pow: "power", ast.FloorDiv: "floor_divide",
+                    ast.Mod: "mod"}
+
+
+class _NumpyOperators(ast.NodeTransformer):
+    """``a / b`` -> ``np.divide(a, b)`` (and ``**``, ``//``, ``%``) where Python's operator could
+    raise on two Python floats; not ``/`` by a nonzero literal. Also where an operand is a NumPy
+    number (``ans``): the derivative of this code (second order) then reads NumPy's operator,
+    whose rule keeps NumPy's semantics, not Python's.
+
+    For a function with Python's semantics (``numpy_numbers`` false: ``x ** 0.5``, ``math.pow``)
+    only a power to an exponent below 0 or not a literal, as ``power_of`` (srcad.runtime): the
+    primal ``0.0 ** 0.5`` is 0, but its derivative's ``0.0 ** -0.5`` raises (``power_of``
+    gives inf, the derivative, and Python's complex value where Python gives one); to a literal
+    exponent of 0 or more it raises only where the primal did (``x ** 2`` stays)."""
+
+    def __init__(self, helpers, numpy_numbers):
+        self.helpers = helpers
+        self.np = helpers.get("np", "np")
+        self.numpy_numbers = numpy_numbers
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        name = _NUMPY_OPERATORS.get(type(node.op))
+        if name is None or (not self.numpy_numbers and (
+                name != "power" or _nonnegative_literal(node.right))):
+            return node
+        if name != "power" and _is_num(node.right) and node.right.value != 0:
+            return node
+        if not self.numpy_numbers:  # Python's value (maybe complex), never its exception
+            func = ast.Name(id=self.helpers.get("power_of", "power_of"), ctx=ast.Load())
+        else:
+            func = ast.Attribute(value=ast.Name(id=self.np, ctx=ast.Load()), attr=name,
+                                 ctx=ast.Load())
+        return ast.Call(func=func, args=[node.left, node.right], keywords=[])
 
 
 class _Substitute(ast.NodeTransformer):
-    def __init__(self, names, scalar, helpers):
+    def __init__(self, names, scalar, helpers, numpy_numbers=False):
         self.names = names
         self.scalar = scalar
         self.helpers = helpers
+        self.numpy_numbers = numpy_numbers
 
     def visit_Name(self, node):
         if node.id in self.names:
             return copy_tree(self.names[node.id])
         if node.id in GENERIC:
             spelling = GENERIC[node.id][0 if self.scalar else 1]
+            if self.numpy_numbers and spelling.startswith("math."):  # math.cos(inf) raises
+                spelling = GENERIC[node.id][1]
             return dotted(self._hygienic(spelling))
         if node.id in self.helpers:
             return ast.Name(id=self.helpers[node.id], ctx=ast.Load())
@@ -62,6 +115,18 @@ def _is_num(node, value=None):
     if not isinstance(node.value, (int, float)):
         return False
     return value is None or node.value == value
+
+
+def _number(node):
+    """The value of a number literal, ``-2.5`` included (a minus and a constant), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _is_num(
+            node.operand):
+        return -node.operand.value
+    return node.value if _is_num(node) else None
+
+
+def _nonnegative_literal(node):
+    return _is_num(node) and node.value >= 0
 
 
 def _literal(node):
@@ -88,8 +153,8 @@ def _is_where(node):
 class _Simplify(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
-        if _is_where(node) and len(node.args) == 3 and _is_num(node.args[0]):
-            return node.args[1] if node.args[0].value else node.args[2]  # a known condition
+        if _is_where(node) and len(node.args) == 3 and _number(node.args[0]) is not None:
+            return node.args[1] if _number(node.args[0]) else node.args[2]  # a known condition
         return node
 
     def visit_Compare(self, node):
@@ -124,9 +189,9 @@ class _Simplify(ast.NodeTransformer):
         exact = getattr(node, "exact", False)  # the user's own operation: nodes._exact
         if exact and not (_is_num(left) and _is_num(right)):
             return node
-        if _is_num(left) and _is_num(right) and op in _FOLD:
+        if _number(left) is not None and _number(right) is not None and op in _FOLD:
             try:
-                value = _FOLD[op](left.value, right.value)
+                value = _FOLD[op](_number(left), _number(right))
             except (ArithmeticError, ValueError):
                 return node
             if isinstance(value, (int, float)) and abs(value) < 1e15:
