@@ -302,7 +302,8 @@ def unbound_check(lw, name, value, node):
     test = lw.assign(ir.Prim(operator.is_, [value, Const(None)]), None, node)
     error = Const(UnboundLocalError(f"cannot access local variable {name!r} where it is not "
                                     "associated with a value"), None)
-    lw.emit(ir.If(test, [ir.Raise(error, node.lineno)], [], [], node.lineno))
+    line = getattr(node, "lineno", None)  # (a name srcad's own code reads has none)
+    lw.emit(ir.If(test, [ir.Raise(error, line)], [], [], line))
 
 
 def same(a, b):

@@ -286,6 +286,10 @@ def add(a, b):
         except TypeError:
             pass
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        if len(a) != len(b):  # zip would drop the longer one's last items, unseen
+            raise RuntimeError(
+                f"srcad: two gradients of one list have {len(a)} and {len(b)} items (a bug "
+                "in srcad's code for changes of a list's length; please report it)")
         return [add(u, v) for u, v in zip(a, b)]
     if a is None or b is None:  # a rule's zero for a part (cho_factor's lower flag)
         return _fresh(b if a is None else a)

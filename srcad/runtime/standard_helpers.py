@@ -104,6 +104,9 @@ def make_helpers(ns):
 
     def add(a, b):
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            if len(a) != len(b):  # as srcad.runtime.helpers.add: never a silent truncation
+                raise RuntimeError(f"srcad: two gradients of one list have {len(a)} and "
+                                   f"{len(b)} items (a bug in srcad; please report it)")
             return [add(u, v) for u, v in zip(a, b)]
         return a + b
 
