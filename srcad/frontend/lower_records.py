@@ -8,7 +8,10 @@ local (scalar replacement of an aggregate; exact, nothing is approximated). Also
 * ``Pt(*vals)`` and ``Pt._make(vals)``: ``p_x, p_y = vals``;
 * keyword arguments and the class's constant defaults (``Pt(y=b, x=a)``);
 * ``q = p._replace(x=e)`` and ``q = dataclasses.replace(p, x=e)``: ``q_x, q_y = e, p_y``;
-* ``p.x = e`` (a dataclass that is not frozen) in the function's own body: ``p_x = e``.
+* ``p.x = e`` (a dataclass that is not frozen) in the function's own body: ``p_x = e``;
+* ``predict(p, x)``, the record passed whole to a function of the user's: a call of a copy of
+  ``predict`` taking the fields, ``predict_fields(p_x, p_y, x)``
+  (:mod:`.passed_records`); ``a, b = p`` and ``p[0]`` (a named tuple): the fields by position.
 
 A name is read so only when every binding of it is one of those forms (of one class) and every
 use reads a field: a record used whole (returned, passed on, aliased, a method called) keeps
@@ -16,7 +19,7 @@ the call, which is then refused at the user's line with a hint. The class must b
 instances the standard way: a named tuple's own ``__new__``, a dataclass's generated
 ``__init__`` without ``__post_init__`` or ``init=False`` fields, plain attribute access.
 
-Imports: the standard library and gast.
+Imports: the standard library, gast and :mod:`.passed_records`.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import dataclasses
 import inspect
 
 import gast
+
+from . import passed_records
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 
@@ -102,7 +107,7 @@ def lower(src):
         for name, items in list(built.items()):
             classes = {_class_of(k, built) for _, k in items}
             if len(classes) != 1 or None in classes or not _uses_ok(
-                    fdef, name, built, parents, classes) or any(_values(
+                    src, fdef, name, built, parents, classes) or any(_values(
                         k, *record_fields(next(iter(classes)))[:2], _ANY) is None
                     for _, k in items):
                 del built[name]
@@ -131,7 +136,12 @@ def lower(src):
             for node in gast.walk(assign):
                 if not hasattr(node, "lineno"):
                     gast.copy_location(node, assign)
-    _Fields(built, names).visit(fdef)
+    _Fields(src, built, names).visit(fdef)
+
+
+def spec_of(cls):
+    """The :mod:`.passed_records` spec of a record of ``cls`` read so (its fields leaves)."""
+    return (cls, issubclass(cls, tuple), tuple((f, None) for f in record_fields(cls)[0]))
 
 
 def _construct(src, value):
@@ -194,11 +204,19 @@ def _class_of(kind, built):
     return classes.pop() if len(classes) == 1 else None
 
 
-def _uses_ok(fdef, name, built, parents, classes):
+def _uses_ok(src, fdef, name, built, parents, classes):
     """Every use of ``name`` reads (or, mutable and in the function's own body, writes) a
-    field, or is the record a ``_replace``/``replace`` of a name read so copies."""
+    field, is the record a ``_replace``/``replace`` of a name read so copies, passes the record
+    whole to a function of the user's (:mod:`.passed_records`), or (a named tuple) unpacks it
+    or reads a field by a constant index."""
     cls = next(iter(classes))
     fields, _, mutable = record_fields(cls)
+
+    def record(node):
+        if isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load):
+            return spec_of(cls), list
+        return None
+
     for node in _walk_scoped(fdef):
         node, nested = node
         if not isinstance(node, gast.Name) or node.id != name or \
@@ -219,6 +237,14 @@ def _uses_ok(fdef, name, built, parents, classes):
         if isinstance(call, gast.Call) and call.args and call.args[0] is node and \
                 _is_replace_source(call, parents, built):
             continue
+        if isinstance(parent, gast.keyword):
+            call = parents.get(parent)
+        if isinstance(call, gast.Call) and call.func is not node:
+            fn = passed_records.callee(src, call.func)
+            if fn is not None and passed_records.binding(fn, call, record):
+                continue  # passed whole to a function of the user's
+        if issubclass(cls, tuple) and _by_position(node, parent, len(fields)):
+            continue
         return False
     for node, _ in _walk_scoped(fdef):  # p._replace(...) only as a record read so
         if isinstance(node, gast.Attribute) and node.attr == "_replace" and \
@@ -227,6 +253,18 @@ def _uses_ok(fdef, name, built, parents, classes):
             if not (isinstance(call, gast.Call) and _is_replace_source(call, parents, built)):
                 return False
     return True
+
+
+def _by_position(node, parent, count):
+    """``a, b = p`` (as many names as fields) or ``p[i]`` (a constant index in range)."""
+    if isinstance(parent, gast.Assign) and parent.value is node:
+        targets = parent.targets
+        return len(targets) == 1 and isinstance(targets[0], (gast.Tuple, gast.List)) and \
+            len(targets[0].elts) == count and \
+            not any(isinstance(t, gast.Starred) for t in targets[0].elts)
+    return isinstance(parent, gast.Subscript) and parent.value is node and \
+        isinstance(parent.ctx, gast.Load) and isinstance(parent.slice, gast.Constant) and \
+        type(parent.slice.value) is int and -count <= parent.slice.value < count
 
 
 def _is_replace_source(call, parents, built):
@@ -278,10 +316,44 @@ def _values(kind, fields, defaults, names):
 
 
 class _Fields(gast.NodeTransformer):
-    """``p.x`` -> ``p_x`` for the names read so."""
+    """``p.x`` -> ``p_x`` for the names read so; ``predict(p, x)`` -> a call of ``predict``'s
+    copy taking the fields; ``a, b = p`` -> ``a, b = p_x, p_y``; ``p[0]`` -> ``p_x``."""
 
-    def __init__(self, built, names):
-        self.built, self.names = built, names
+    def __init__(self, src, built, names):
+        self.src, self.built, self.names = src, built, names
+
+    def record(self, node):
+        """``(spec, leaves)`` of a name read so, else None (see :mod:`.passed_records`)."""
+        if not (isinstance(node, gast.Name) and node.id in self.built and
+                isinstance(node.ctx, gast.Load)):
+            return None
+        cls = _class_of(self.built[node.id][0][1], self.built)
+        fields = record_fields(cls)[0]
+        return spec_of(cls), lambda: [_name(self.names[node.id, f], gast.Load())
+                                      for f in fields]
+
+    def visit_Call(self, node):
+        if any(self.record(a) for a in node.args + [k.value for k in node.keywords]):
+            self.bind = getattr(self, "bind", None) or passed_records.binder(
+                self.src, self.src.node)
+            passed_records.rewrite_call(self.src, node, self.record, self.bind)
+        self.generic_visit(node)
+        return node
+
+    def visit_Assign(self, node):
+        passed_records.unpacked(node, self.record)
+        self.generic_visit(node)
+        return node
+
+    def visit_Subscript(self, node):
+        rec = self.record(node.value)
+        if rec is not None and isinstance(node.ctx, gast.Load) and \
+                isinstance(node.slice, gast.Constant) and type(node.slice.value) is int:
+            leaves = rec[1]()
+            if -len(leaves) <= node.slice.value < len(leaves):
+                return gast.copy_location(leaves[node.slice.value % len(leaves)], node)
+        self.generic_visit(node)
+        return node
 
     def visit_Attribute(self, node):
         if isinstance(node.value, gast.Name) and (node.value.id, node.attr) in self.names:

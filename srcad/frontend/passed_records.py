@@ -1,0 +1,427 @@
+"""Records passed whole to a function of the user's (issue 16): scalar replacement across calls.
+
+``predict(p, x)``, ``p`` a record whose fields srcad reads one by one (a ``wrt`` record, read as
+a dict by :mod:`srcad.pytrees`, or a record built in the function, its fields locals after
+:mod:`.lower_records`), becomes ``predict_fields(p_w, p_b, x)``: a copy of ``predict``
+made here (:func:`derived`), taking the record's leaves (its fields, through nested records:
+``p_layer_w``) as parameters in the record's place, in which
+
+* ``p.w`` reads ``p_w`` (``p.w.shape`` reads ``p_w.shape``; ``p.layer.w`` reads ``p_layer_w``);
+* ``layer(p.layer, x)`` and ``predict(p, x)``, passing the record (or a nested record) on to a
+  function of the user's, call that function's copy the same way (any depth, recursion too);
+* ``w, b = p`` and ``p[0]`` (a named tuple) read the fields by position.
+
+So the gradient flows through each field as through any parameter: exact, nothing is
+approximated, and the copy is differentiated as any callee (both modes, second order). Any
+other use of the record in the function it is passed to (returned, rebound, a field written,
+a method or property, ``isinstance``, stored in a container, passed to something not a
+function of the user's) is refused at its line with a hint: a field srcad did not see read
+must never lose its gradient.
+
+A *spec* says what a record holds: ``(class, ordered, ((field, spec or None), ...))``, None for
+a leaf, ``ordered`` when ``p[i]`` and ``a, b = p`` read the fields in that order (a named
+tuple). A record expression of the caller is given as ``(spec, leaves)``, ``leaves`` making
+fresh nodes for the leaves in :func:`leaf_paths` order.
+
+Copies are kept per (function, code, which parameters are records of which specs) while what
+making them read is unchanged. The copy's text is registered in linecache; an error at one of
+its lines names the user's file and line.
+
+Imports the standard library, gast, :mod:`srcad.core` and :mod:`srcad.errors`, :mod:`.source`.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import sys
+import types
+import weakref
+
+import gast
+
+from ..core import env, functions
+from ..errors import UnsupportedSyntaxError
+from . import source as source_module
+
+_count = itertools.count(1)
+_DERIVED = weakref.WeakKeyDictionary()  # function -> {key: (cell, leaf names, reads)}
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
+_HINT = ("read its fields there (p.w), pass it on whole to a function of yours, or pass "
+         "the fields one by one")
+
+
+def _name(id_, ctx=None):
+    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def leaf_paths(spec, prefix=()):
+    """The paths (tuples of field names) of the leaves of a record of ``spec``, in order."""
+    out = []
+    for field, sub in spec[2]:
+        out += [prefix + (field,)] if sub is None else leaf_paths(sub, prefix + (field,))
+    return out
+
+
+def sub_leaves(leaves, spec, path):
+    """``leaves`` (of a record of ``spec``) restricted to the nested record at ``path``."""
+    paths = leaf_paths(spec)
+
+    def made():
+        return [node for p, node in zip(paths, leaves()) if p[:len(path)] == path]
+
+    return made
+
+
+def callee(src, func):
+    """The function of the user's ``func`` (a call's function: a name, ``module.name``)
+    calls, whose copy :func:`derived` can make, else None."""
+    path = []
+    while isinstance(func, gast.Attribute):
+        path.insert(0, func.attr)
+        func = func.value
+    if not isinstance(func, gast.Name):
+        return None
+    try:
+        fn = src.lookup(func.id, tuple(path))
+    except (KeyError, AttributeError):
+        return None
+    if not isinstance(fn, types.FunctionType) or not functions.is_user_function(fn) or \
+            source_module.made_by_srcad(fn) or functions.fixed_of(fn) or \
+            (fn.__module__ or "").partition(".")[0] in sys.stdlib_module_names:
+        return None  # (the standard library's functions: not the user's)
+    return fn
+
+
+def binding(fn, call, records):
+    """``{parameter: (spec, leaves, where)}`` for the record arguments of ``call`` (``where``:
+    a position or a keyword; ``records(node)`` gives ``(spec, leaves)`` of a record
+    expression, else None), or None when they do not bind to named parameters of ``fn`` (a
+    ``*``/``**`` argument, a record for ``*args``, a parameter with a default) or there are
+    none."""
+    code = fn.__code__
+    positional = code.co_varnames[:code.co_argcount]
+    keywords = set(positional[code.co_posonlyargcount:]) | set(
+        code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount])
+    defaults = set(positional[len(positional) - len(fn.__defaults__ or ()):]) | set(
+        fn.__kwdefaults__ or {})
+    found = {}
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, gast.Starred):
+            return None
+        rec = records(arg)
+        if rec is not None:
+            if i >= len(positional):
+                return None
+            found[positional[i]] = rec + (i,)
+    for kw in call.keywords:
+        if kw.arg is None:
+            return None
+        rec = records(kw.value)
+        if rec is not None:
+            if kw.arg not in keywords:
+                return None
+            found[kw.arg] = rec + (kw.arg,)
+    if not found or set(found) & defaults:
+        return None
+    return found
+
+
+def rewrite_call(src, call, records, bind):
+    """Make ``call`` a call of the copy of its function taking the fields of its record
+    arguments (see :func:`binding`); ``bind(entry)`` spells the copy where the call is (an
+    entry of :func:`derived`). Returns whether it did."""
+    fn = callee(src, call.func)
+    found = fn and binding(fn, call, records)
+    if not found:
+        return False
+    entry = derived(fn, {p: spec for p, (spec, _, _) in found.items()})
+    names = entry[1]
+    args, keywords = [], []
+    for i, arg in enumerate(call.args):
+        param = next((p for p, rec in found.items() if rec[2] == i), None)
+        args += [arg] if param is None else [
+            gast.copy_location(node, arg) for node in found[param][1]()]
+    for kw in call.keywords:
+        if kw.arg not in found:
+            keywords.append(kw)
+            continue
+        keywords += [gast.keyword(arg=leaf, value=gast.copy_location(node, kw.value))
+                     for leaf, node in zip(names[kw.arg], found[kw.arg][1]())]
+    call.func = gast.copy_location(_name(bind(entry)), call.func)
+    call.args, call.keywords = args, keywords
+    for node in gast.walk(call):
+        if "lineno" in node._attributes and not hasattr(node, "lineno"):
+            gast.copy_location(node, call)
+    return True
+
+
+def binder(src, fdef):
+    """``bind`` for :func:`rewrite_call` in the function differentiated (``src``, its tree
+    ``fdef``): the copy becomes a constant of its code (``src.closure``, bound through cells:
+    ``src.bound``) under ``name_fields``, a name the function does not use."""
+    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+
+    def bind(entry):
+        made, name = entry[0].cell_contents, f"{entry[3]}_fields"
+        while name in taken or src.closure.get(name, made) is not made:
+            name += "_"
+        src.closure[name] = made
+        src.bound = {**getattr(src, "bound", {}), name: made}
+        return name
+
+    return bind
+
+
+def unpacked(assign, records):
+    """``a, b = p`` (``p`` a named tuple): the fields' leaves as a tuple, set as the value;
+    returns whether it did. A field that is itself a record is not unpacked so."""
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0], (gast.Tuple, gast.List)):
+        return False
+    targets = assign.targets[0].elts
+    rec = records(assign.value)
+    if rec is None or any(isinstance(t, gast.Starred) for t in targets):
+        return False
+    spec, leaves = rec
+    if not spec[1] or len(spec[2]) != len(targets) or any(s is not None for _, s in spec[2]):
+        return False
+    assign.value = gast.copy_location(gast.Tuple(elts=[gast.copy_location(
+        n, assign.value) for n in leaves()], ctx=gast.Load()), assign.value)
+    return True
+
+
+# ---------------------------------------------------------------- copies of functions
+
+
+def derived(fn, specs):
+    """``(cell, {parameter: its leaves' parameter names}, reads, name)``: the cell holds the copy of
+    ``fn`` whose parameters in ``specs`` (name -> spec) are records, taken as their leaves."""
+    key = (fn.__code__, tuple(sorted(specs.items(), key=lambda item: item[0])))
+    known = _DERIVED.setdefault(fn, {}).get(key)
+    if known is not None and (known[2] is None or not env.stale(known[2])):
+        env.record_all(known[2] or ())
+        return known
+    src = source_module.read(fn)
+    fdef = copy.deepcopy(src.node)
+    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)} | set(
+        fn.__code__.co_varnames) | set(fn.__code__.co_freevars) | set(fn.__code__.co_names)
+
+    def fresh(base):
+        while base in taken:
+            base += "_"
+        taken.add(base)
+        return base
+
+    names = {p: [fresh("_".join((p,) + path)) for path in leaf_paths(spec)]
+             for p, spec in specs.items()}
+    cell = types.CellType()
+    entry = (cell, names, None, fn.__name__)
+    _DERIVED[fn][key] = entry
+    try:
+        with env.collecting() as reads:
+            env.record_all(env.code_reads({fn.__name__: fn}))
+            records = {p: (spec, _leaf_names(names[p])) for p, spec in specs.items()}
+            cells = {}
+
+            def bind(other):
+                name = fresh(f"{other[3]}_fields")
+                cells[name] = other[0]
+                return name
+
+            _Body(src, records, bind).run(fdef)
+            _parameters(fdef, names)
+            for node in gast.walk(fdef.args):  # annotations are not read: not evaluated
+                if isinstance(node, gast.Name):
+                    node.annotation = None
+            fdef.returns = None
+            made = _run(fdef, fn, src, cells, names)
+        cell.cell_contents = made
+        entry = (cell, names, tuple(reads.values()), fn.__name__)
+        _DERIVED[fn][key] = entry
+        return entry
+    except BaseException:
+        _DERIVED[fn].pop(key, None)
+        raise
+
+
+def _leaf_names(names):
+    def made():
+        return [_name(n) for n in names]
+
+    return made
+
+
+def _parameters(fdef, names):
+    """The record parameters of ``fdef`` replaced, in place, by their leaves' parameters."""
+    args = fdef.args
+    for field in ("posonlyargs", "args", "kwonlyargs"):
+        params = getattr(args, field)
+        new, defaults = [], []
+        for i, param in enumerate(params):
+            if param.id not in names:
+                new.append(param)
+                continue
+            new += [gast.copy_location(_name(n, gast.Param()), param) for n in names[param.id]]
+            if field == "kwonlyargs":
+                defaults.append((i, len(names[param.id])))
+        setattr(args, field, new)
+        for i, count in reversed(defaults):  # a keyword-only record has no default: checked
+            args.kw_defaults[i:i + 1] = [None] * count
+
+
+def _run(fdef, fn, src, cells, names):
+    """The copy: ``fdef`` run in ``fn``'s globals, its free names ``fn``'s own cells (read
+    live) and ``cells`` (copies it calls), ``fn``'s defaults."""
+    import ast
+
+    free = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    fdef.name = f"{fn.__name__}_fields"
+    fdef.decorator_list = []
+    tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+    func = tree.body[0]
+    outer = list(cells) + [n for n in free if n not in cells]
+    if outer:  # a function defining them, so that the def reads them as closure variables
+        tree.body = [ast.FunctionDef(
+            name="srcad_cells", args=ast.arguments(
+                posonlyargs=[], args=[ast.arg(arg=n) for n in outer], vararg=None,
+                kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+            body=[func, ast.Return(value=ast.Name(id=func.name, ctx=ast.Load()))],
+            decorator_list=[], returns=None, type_params=[], lineno=fdef.lineno)]
+    filename = (f"<srcad: {fn.__name__} of {src.filename}:{src.first_line} taking the fields "
+                f"of {', '.join(names)} #{next(_count)}>")
+    namespace = functions.run_tree(tree, filename, src.globals, src.filename)
+    made = namespace["srcad_cells"](*[None] * len(outer)) if outer else namespace[func.name]
+    closure = None
+    if made.__closure__:
+        closure = tuple(cells.get(n) or free.get(n) or c for n, c in zip(
+            made.__code__.co_freevars, made.__closure__))
+    code = fn.__code__
+    positional = code.co_varnames[:code.co_argcount]
+    defaults = dict(zip(positional[len(positional) - len(fn.__defaults__ or ()):],
+                        fn.__defaults__ or ()))
+    out = types.FunctionType(made.__code__, src.globals, func.name, tuple(
+        defaults[p] for p in positional if p in defaults) or None, closure)
+    out.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
+    weakref.finalize(out, functions.forget_source, filename)
+    return out
+
+
+class _Body:
+    """Every use of the record parameters in a copy's body: rewritten, or refused."""
+
+    def __init__(self, src, records, bind):
+        self.src, self.records, self.bind = src, records, bind
+
+    def error(self, node, message, hint=_HINT):
+        line = getattr(node, "lineno", None)
+        return UnsupportedSyntaxError(message, filename=self.src.filename, lineno=line,
+                                      construct=self.src.line_text(line), hint=hint)
+
+    def run(self, fdef):
+        for node in gast.walk(fdef):
+            if isinstance(node, _SCOPES) and node is not fdef:
+                args = node.args
+                own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+                own |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+                if own & set(self.records):
+                    raise self.error(node, f"a nested function's parameter is named like the "
+                                     f"record {sorted(own & set(self.records))[0]!r}",
+                                     hint="give the nested function's parameter another name")
+            elif isinstance(node, (gast.Global, gast.Nonlocal)) and \
+                    set(node.names) & set(self.records):
+                raise self.error(node, "a record parameter declared global or nonlocal")
+        fdef.body = [self.visit(s) for s in fdef.body]
+
+    def expr(self, node):
+        """``(spec, leaves)`` when ``node`` is a record (a parameter, a nested record of
+        one), else None."""
+        chain = []
+        while isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
+            chain.insert(0, node.attr)
+            node = node.value
+        if not isinstance(node, gast.Name) or node.id not in self.records:
+            return None
+        spec, leaves = self.records[node.id]
+        top, path = spec, ()
+        for attr in chain:
+            sub = dict(spec[2]).get(attr, 0)
+            if not isinstance(sub, tuple):
+                return None
+            spec, path = sub, path + (attr,)
+        return spec, sub_leaves(leaves, top, path)
+
+    def visit(self, node):
+        if isinstance(node, gast.Call):
+            if any(self.expr(a) for a in node.args + [k.value for k in node.keywords]):
+                if not rewrite_call(self.src, node, self.expr, self.bind):
+                    raise self.error(node, "a record is passed to something srcad does not "
+                                     "follow (only a function of yours, its record "
+                                     "arguments bound to named parameters without a default)")
+        elif isinstance(node, gast.Assign):
+            unpacked(node, self.expr)
+        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
+            found = self._item(node)
+            if found is not None:
+                return found
+        elif isinstance(node, gast.Attribute) or isinstance(node, gast.Name):
+            found = self._read(node)
+            if found is not None:
+                return found
+        for field, child in gast.iter_fields(node):
+            if isinstance(child, list):
+                setattr(node, field, [self.visit(c) if isinstance(c, gast.AST) else c
+                                      for c in child])
+            elif isinstance(child, gast.AST):
+                setattr(node, field, self.visit(child))
+        return node
+
+    def _item(self, node):
+        """``p[0]`` (a named tuple, a constant index) -> the field's leaf."""
+        rec = self.expr(node.value)
+        index = node.slice
+        if rec is None or not isinstance(index, gast.Constant) or type(index.value) is not int:
+            return None
+        spec, leaves = rec
+        if not spec[1] or not -len(spec[2]) <= index.value < len(spec[2]) or \
+                spec[2][index.value][1] is not None:
+            return None
+        return gast.copy_location(leaves()[index.value % len(spec[2])], node)
+
+    def _read(self, node):
+        """``p.w`` -> ``p_w`` (``p.w.shape`` -> ``p_w.shape``); None: not a record read."""
+        chain, root = [], node
+        while isinstance(root, gast.Attribute):
+            chain.insert(0, root)
+            root = root.value
+        if not isinstance(root, gast.Name) or root.id not in self.records:
+            return None
+        spec, leaves = self.records[root.id]
+        top, path = spec, ()
+        kind = spec[0].__name__
+        if isinstance(root.ctx, (gast.Store, gast.Del)):
+            raise self.error(node, f"the record parameter {root.id!r} ({kind}) is assigned "
+                             "in the function it is passed to",
+                             hint="assign the new value to another name")
+        for k, attr in enumerate(chain):
+            fields = dict(spec[2])
+            if attr.attr not in fields:
+                raise self.error(attr, f"{attr.attr!r} is not a field of the record "
+                                 f"{root.id!r} ({kind}: {sorted(fields)})",
+                                 hint="read its fields only (a method or property is not "
+                                 "followed)")
+            if not isinstance(attr.ctx, gast.Load):
+                raise self.error(attr, f"writing a field of the record {root.id!r} ({kind}) "
+                                 "in the function it is passed to",
+                                 hint="build the new value in a local name and return it")
+            path += (attr.attr,)
+            if fields[attr.attr] is None:  # a leaf: the rest reads its attributes
+                paths = leaf_paths(top)
+                out = gast.copy_location(leaves()[paths.index(path)], root)
+                for rest in chain[k + 1:]:
+                    out = gast.copy_location(gast.Attribute(value=out, attr=rest.attr,
+                                                            ctx=rest.ctx), rest)
+                return out
+            spec = fields[attr.attr]
+        raise self.error(node, f"the record {root.id!r} ({kind}) is passed to a function of "
+                         "yours, which uses it whole (returned, assigned, indexed, stored, "
+                         "compared, isinstance, a method called)")
