@@ -164,12 +164,26 @@ def _passed_on(fdef, records, source):
         return at, leaves
 
     bind = passed_records.binder(source, fdef)
-    for node in [n for n in gast.walk(fdef) if isinstance(n, (gast.Call, gast.Assign))]:
-        if isinstance(node, gast.Call):
-            passed_records.rewrite_call(source, node, record, bind)
-        else:
-            passed_records.unpacked(node, record)
 
+    class PassedOn(gast.NodeTransformer):
+        def visit_Call(self, node):
+            passed_records.rewrite_call(source, node, record, bind)
+            self.generic_visit(node)
+            return node
+
+        def visit_Assign(self, node):
+            passed_records.unpacked(node, record)
+            self.generic_visit(node)
+            return node
+
+        def visit_Subscript(self, node):  # p[0] (a named tuple): the field
+            found = passed_records.by_index(node, record)
+            if found is not None:
+                return found
+            self.generic_visit(node)
+            return node
+
+    PassedOn().visit(fdef)
 
 
 def _replace_reads(node, records, source):

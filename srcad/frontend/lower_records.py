@@ -346,12 +346,9 @@ class _Fields(gast.NodeTransformer):
         return node
 
     def visit_Subscript(self, node):
-        rec = self.record(node.value)
-        if rec is not None and isinstance(node.ctx, gast.Load) and \
-                isinstance(node.slice, gast.Constant) and type(node.slice.value) is int:
-            leaves = rec[1]()
-            if -len(leaves) <= node.slice.value < len(leaves):
-                return gast.copy_location(leaves[node.slice.value % len(leaves)], node)
+        found = passed_records.by_index(node, self.record)
+        if found is not None:
+            return found
         self.generic_visit(node)
         return node
 

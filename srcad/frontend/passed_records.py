@@ -73,14 +73,15 @@ def sub_leaves(leaves, spec, path):
     return made
 
 
-def callee(src, func):
-    """The function of the user's ``func`` (a call's function: a name, ``module.name``)
-    calls, whose copy :func:`derived` can make, else None."""
+def callee(src, func, fdef=None):
+    """The function of the user's ``func`` (a call's function in ``fdef``, else in
+    ``src.node``: a free name, ``module.name``) calls, whose copy :func:`derived` can make,
+    else None. A name the function binds (a parameter, assigned, imported) is not looked up."""
     path = []
     while isinstance(func, gast.Attribute):
         path.insert(0, func.attr)
         func = func.value
-    if not isinstance(func, gast.Name):
+    if not isinstance(func, gast.Name) or func.id in bound_names(fdef or src.node):
         return None
     try:
         fn = src.lookup(func.id, tuple(path))
@@ -91,6 +92,24 @@ def callee(src, func):
             (fn.__module__ or "").partition(".")[0] in sys.stdlib_module_names:
         return None  # (the standard library's functions: not the user's)
     return fn
+
+
+def bound_names(fdef):
+    """Every name ``fdef`` (or a function in it) binds: parameters, assigned, deleted,
+    defined, imported, declared global or nonlocal."""
+    names = set()
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            names.add(node.id)
+        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, gast.alias):
+            names.add((node.asname or node.name).partition(".")[0])
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            names.update(node.names)
+        elif isinstance(node, gast.arguments):
+            names.update(a.id for a in (node.vararg, node.kwarg) if a is not None)
+    return names
 
 
 def binding(fn, call, records):
@@ -127,11 +146,11 @@ def binding(fn, call, records):
     return found
 
 
-def rewrite_call(src, call, records, bind):
-    """Make ``call`` a call of the copy of its function taking the fields of its record
-    arguments (see :func:`binding`); ``bind(entry)`` spells the copy where the call is (an
-    entry of :func:`derived`). Returns whether it did."""
-    fn = callee(src, call.func)
+def rewrite_call(src, call, records, bind, fdef=None):
+    """Make ``call`` (in ``fdef``, else ``src.node``) a call of the copy of its function
+    taking the fields of its record arguments (see :func:`binding`); ``bind(entry)`` spells
+    the copy where the call is (an entry of :func:`derived`). Returns whether it did."""
+    fn = callee(src, call.func, fdef)
     found = fn and binding(fn, call, records)
     if not found:
         return False
@@ -190,6 +209,21 @@ def unpacked(assign, records):
     return True
 
 
+def by_index(node, records):
+    """``p[i]`` (``node``; ``p`` a named tuple, ``i`` a constant in range, its field a leaf):
+    the field's leaf, else None."""
+    rec = records(node.value) if isinstance(node, gast.Subscript) and isinstance(
+        node.ctx, gast.Load) else None
+    index = getattr(node, "slice", None)
+    if rec is None or not isinstance(index, gast.Constant) or type(index.value) is not int:
+        return None
+    spec, leaves = rec
+    if not spec[1] or not -len(spec[2]) <= index.value < len(spec[2]) or \
+            spec[2][index.value][1] is not None:
+        return None
+    return gast.copy_location(leaves()[index.value % len(spec[2])], node)
+
+
 # ---------------------------------------------------------------- copies of functions
 
 
@@ -215,7 +249,8 @@ def derived(fn, specs):
     names = {p: [fresh("_".join((p,) + path)) for path in leaf_paths(spec)]
              for p, spec in specs.items()}
     cell = types.CellType()
-    entry = (cell, names, None, fn.__name__)
+    label = fn.__name__ if fn.__name__.isidentifier() else "lambda"
+    entry = (cell, names, None, label)
     _DERIVED[fn][key] = entry
     try:
         with env.collecting() as reads:
@@ -234,9 +269,9 @@ def derived(fn, specs):
                 if isinstance(node, gast.Name):
                     node.annotation = None
             fdef.returns = None
-            made = _run(fdef, fn, src, cells, names)
+            made = _run(fdef, fn, src, cells, names, label)
         cell.cell_contents = made
-        entry = (cell, names, tuple(reads.values()), fn.__name__)
+        entry = (cell, names, tuple(reads.values()), label)
         _DERIVED[fn][key] = entry
         return entry
     except BaseException:
@@ -269,13 +304,13 @@ def _parameters(fdef, names):
             args.kw_defaults[i:i + 1] = [None] * count
 
 
-def _run(fdef, fn, src, cells, names):
+def _run(fdef, fn, src, cells, names, label):
     """The copy: ``fdef`` run in ``fn``'s globals, its free names ``fn``'s own cells (read
     live) and ``cells`` (copies it calls), ``fn``'s defaults."""
     import ast
 
     free = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    fdef.name = f"{fn.__name__}_fields"
+    fdef.name = f"{label}_fields"
     fdef.decorator_list = []
     tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
     func = tree.body[0]
@@ -287,7 +322,7 @@ def _run(fdef, fn, src, cells, names):
                 kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
             body=[func, ast.Return(value=ast.Name(id=func.name, ctx=ast.Load()))],
             decorator_list=[], returns=None, type_params=[], lineno=fdef.lineno)]
-    filename = (f"<srcad: {fn.__name__} of {src.filename}:{src.first_line} taking the fields "
+    filename = (f"<srcad: {label} of {src.filename}:{src.first_line} taking the fields "
                 f"of {', '.join(names)} #{next(_count)}>")
     namespace = functions.run_tree(tree, filename, src.globals, src.filename)
     made = namespace["srcad_cells"](*[None] * len(outer)) if outer else namespace[func.name]
@@ -330,6 +365,7 @@ class _Body:
             elif isinstance(node, (gast.Global, gast.Nonlocal)) and \
                     set(node.names) & set(self.records):
                 raise self.error(node, "a record parameter declared global or nonlocal")
+        self.fdef = fdef
         fdef.body = [self.visit(s) for s in fdef.body]
 
     def expr(self, node):
@@ -353,14 +389,14 @@ class _Body:
     def visit(self, node):
         if isinstance(node, gast.Call):
             if any(self.expr(a) for a in node.args + [k.value for k in node.keywords]):
-                if not rewrite_call(self.src, node, self.expr, self.bind):
+                if not rewrite_call(self.src, node, self.expr, self.bind, self.fdef):
                     raise self.error(node, "a record is passed to something srcad does not "
                                      "follow (only a function of yours, its record "
                                      "arguments bound to named parameters without a default)")
         elif isinstance(node, gast.Assign):
             unpacked(node, self.expr)
         elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
-            found = self._item(node)
+            found = by_index(node, self.expr)
             if found is not None:
                 return found
         elif isinstance(node, gast.Attribute) or isinstance(node, gast.Name):
@@ -374,18 +410,6 @@ class _Body:
             elif isinstance(child, gast.AST):
                 setattr(node, field, self.visit(child))
         return node
-
-    def _item(self, node):
-        """``p[0]`` (a named tuple, a constant index) -> the field's leaf."""
-        rec = self.expr(node.value)
-        index = node.slice
-        if rec is None or not isinstance(index, gast.Constant) or type(index.value) is not int:
-            return None
-        spec, leaves = rec
-        if not spec[1] or not -len(spec[2]) <= index.value < len(spec[2]) or \
-                spec[2][index.value][1] is not None:
-            return None
-        return gast.copy_location(leaves()[index.value % len(spec[2])], node)
 
     def _read(self, node):
         """``p.w`` -> ``p_w`` (``p.w.shape`` -> ``p_w.shape``); None: not a record read."""
