@@ -120,7 +120,9 @@ def to_ssa(func, parsed=None, arity=None, fixed=None):
     and lower it to checked SSA; ``fixed``: parameters whose class the specialisation knows
     (see :func:`srcad.core.functions.specialised`). Returns (ir.Function, Namer), a copy of
     those kept from an earlier lowering while what it read is unchanged (:data:`LOWERED`)."""
-    key = LOWERED.key(func, arity, fixed)
+    # a tree srcad.pytrees rewrote (records read as dicts, passed on to copies of callees)
+    # is not the function's own: neither taken from nor kept in LOWERED
+    key = None if getattr(parsed, "records", None) else LOWERED.key(func, arity, fixed)
     known = LOWERED.get(key, func)
     if known is not None:
         return known

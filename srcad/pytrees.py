@@ -100,6 +100,7 @@ def rewrite(source, records):
                     f"{sorted(own & set(records))[0]!r}", filename=source.filename,
                     lineno=line, construct=source.line_text(line),
                     hint="give the nested function's parameter another name")
+    source.records = dict(records)  # (the lowering of this tree is not kept: pipeline.to_ssa)
     _passed_on(fdef, records, source)
     _replace_reads(fdef, records, source)
     for node in gast.walk(fdef):  # what is left: a use srcad cannot follow

@@ -262,9 +262,10 @@ def _by_position(node, parent, count):
         return len(targets) == 1 and isinstance(targets[0], (gast.Tuple, gast.List)) and \
             len(targets[0].elts) == count and \
             not any(isinstance(t, gast.Starred) for t in targets[0].elts)
-    return isinstance(parent, gast.Subscript) and parent.value is node and \
-        isinstance(parent.ctx, gast.Load) and isinstance(parent.slice, gast.Constant) and \
-        type(parent.slice.value) is int and -count <= parent.slice.value < count
+    index = passed_records.constant_index(parent.slice) if isinstance(
+        parent, gast.Subscript) else None
+    return parent.value is node and isinstance(parent.ctx, gast.Load) and \
+        index is not None and -count <= index < count
 
 
 def _is_replace_source(call, parents, built):

@@ -101,7 +101,8 @@ def bound_names(fdef):
     for node in gast.walk(fdef):
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
             names.add(node.id)
-        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)) and \
+                node is not fdef:  # (its own name is not bound in it: a recursive call)
             names.add(node.name)
         elif isinstance(node, gast.alias):
             names.add((node.asname or node.name).partition(".")[0])
@@ -209,19 +210,29 @@ def unpacked(assign, records):
     return True
 
 
+def constant_index(node):
+    """The int ``node`` spells (``1``, ``-1``), else None."""
+    sign = 1
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        sign, node = -1, node.operand
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return sign * node.value
+    return None
+
+
 def by_index(node, records):
     """``p[i]`` (``node``; ``p`` a named tuple, ``i`` a constant in range, its field a leaf):
     the field's leaf, else None."""
     rec = records(node.value) if isinstance(node, gast.Subscript) and isinstance(
         node.ctx, gast.Load) else None
-    index = getattr(node, "slice", None)
-    if rec is None or not isinstance(index, gast.Constant) or type(index.value) is not int:
+    index = constant_index(getattr(node, "slice", None))
+    if rec is None or index is None:
         return None
     spec, leaves = rec
-    if not spec[1] or not -len(spec[2]) <= index.value < len(spec[2]) or \
-            spec[2][index.value][1] is not None:
+    if not spec[1] or not -len(spec[2]) <= index < len(spec[2]) or \
+            spec[2][index][1] is not None:
         return None
-    return gast.copy_location(leaves()[index.value % len(spec[2])], node)
+    return gast.copy_location(leaves()[index % len(spec[2])], node)
 
 
 # ---------------------------------------------------------------- copies of functions
