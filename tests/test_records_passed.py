@@ -248,14 +248,16 @@ FORMS = {
             w, b = p
             return inner(p, x) + np.sum(w ** 2) * b + p[1] * np.sum(p[0])
         """),
-    "a field written after the call": ("built", """
+    "a record rebuilt in a loop, passed on": ("built", """
         def inner(p, x):
             return np.sum(p.w * x) * p.b
 
         def loss(theta, x):
             p = DC(theta[:2], theta[2])
-            s = inner(p, x)
-            p.b = p.b * 2.0 + s
+            s = 0.0
+            for i in range(2):
+                s = s + inner(p, x)
+                p = DC(p.w * s, p.b + 1.0)
             return s * inner(p, x)
         """),
     "a record passed on in a loop": ("built", """
@@ -417,3 +419,24 @@ def test_passed_to_a_function_srcad_does_not_follow_is_refused_where_it_is_passe
     assert info.value.lineno == mod.built.__code__.co_firstlineno + 1
     assert "fields" in info.value.hint
     assert isinstance(info.value, SrcadError)
+
+
+def test_a_record_whose_field_is_written_is_not_passed_on(tmp_path):
+    """``keep`` returns a function reading ``p.w`` when it is called, after the caller wrote
+    the field: a copy taking the fields would read the old value. The record is not read
+    field by field then, and the write is refused."""
+    mod = _load("""
+        def keep(p):
+            return lambda t: np.sum(p.w * t)
+
+        def loss(theta, x):
+            p = DC(theta[:2], theta[2])
+            g = keep(p)
+            p.w = p.w * 2.0
+            return g(x) * p.b
+        """, tmp_path, "numpy")
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcad.grad(mod.loss)(THETA, X)
+    assert info.value.lineno == mod.loss.__code__.co_firstlineno + 3
+    assert "writing an attribute" in str(info.value) and "return the new value" in \
+        info.value.hint

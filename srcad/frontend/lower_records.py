@@ -10,7 +10,9 @@ local (scalar replacement of an aggregate; exact, nothing is approximated). Also
 * ``q = p._replace(x=e)`` and ``q = dataclasses.replace(p, x=e)``: ``q_x, q_y = e, p_y``;
 * ``p.x = e`` (a dataclass that is not frozen) in the function's own body: ``p_x = e``;
 * ``predict(p, x)``, the record passed whole to a function of the user's: a call of a copy of
-  ``predict`` taking the fields, ``predict_fields(p_x, p_y, x)``
+  ``predict`` taking the fields, ``predict_fields(p_x, p_y, x)`` (not for a record whose fields
+  the function writes: what ``predict`` keeps of it, a closure or a generator, would read them
+  later)
   (:mod:`.passed_records`); ``a, b = p`` and ``p[0]`` (a named tuple): the fields by position.
 
 A name is read so only when every binding of it is one of those forms (of one class) and every
@@ -217,6 +219,11 @@ def _uses_ok(src, fdef, name, built, parents, classes):
             return spec_of(cls), list
         return None
 
+    # a field written here (p.x = e): the record is not passed on (the function it is passed
+    # to could keep it, in a closure or a generator, and read the field after the write)
+    written = any(isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Load) and
+                  isinstance(n.value, gast.Name) and n.value.id == name
+                  for n in gast.walk(fdef))
     for node in _walk_scoped(fdef):
         node, nested = node
         if not isinstance(node, gast.Name) or node.id != name or \
@@ -239,7 +246,7 @@ def _uses_ok(src, fdef, name, built, parents, classes):
             continue
         if isinstance(parent, gast.keyword):
             call = parents.get(parent)
-        if isinstance(call, gast.Call) and call.func is not node:
+        if isinstance(call, gast.Call) and call.func is not node and not written:
             fn = passed_records.callee(src, call.func)
             if fn is not None and passed_records.binding(fn, call, record):
                 continue  # passed whole to a function of the user's
