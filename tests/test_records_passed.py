@@ -146,6 +146,7 @@ SHAPES = {  # the function at the end of the calls, reading the record p
 KINDS = {  # (class, how loss gets the record)
     "dataclass": ("DC", "wrt"), "named tuple": ("NT", "wrt"),
     "dataclass built": ("DC", "built"), "named tuple built": ("NT", "built"),
+    "dataclass built in place": ("DC", "in place"),
 }
 
 
@@ -162,8 +163,10 @@ def _family_source(shape, cls, kind, depth):
                      f"def flat(theta, x):\n    return loss({cls}(theta[:2], theta[2]), x)\n\n"
                      f"def ARGS(theta):\n    return ({cls}(theta[:2], theta[2]), X)\n")
     else:
-        lines.append(f"def loss(theta, x):\n    p = {cls}(theta[:2], theta[2])\n"
-                     f"    return f1(p, x) * 1.5\n\n"
+        body = (f"    p = {cls}(theta[:2], theta[2])\n    return f1(p, x) * 1.5\n"
+                if kind == "built" else  # built as the argument
+                f"    return f1({cls}(theta[:2], theta[2]), x) * 1.5\n")
+        lines.append(f"def loss(theta, x):\n{body}\n"
                      f"def flat(theta, x):\n    return loss(theta, x)\n\n"
                      f"def ARGS(theta):\n    return (theta, X)\n")
     lines.append(f"X = np.array({X.tolist()})\n")
@@ -247,6 +250,17 @@ FORMS = {
         def loss(p, x):
             w, b = p
             return inner(p, x) + np.sum(w ** 2) * b + p[1] * np.sum(p[0])
+        """),
+    "records built in place as arguments, one inside another": ("built", """
+        def layer(l, x):
+            return np.tanh(np.sum(l.w * x) + l.b)
+
+        def net(n, x):
+            return layer(n.l2, x * layer(n.l1, x)) * n.k
+
+        def loss(theta, x):
+            return net(Net(DC(theta[:2], theta[2]), NT(theta[:2] * 0.5, b=-theta[2]), 1.3),
+                       x) ** 2
         """),
     "a record rebuilt in a loop, passed on": ("built", """
         def inner(p, x):

@@ -9,6 +9,8 @@ local (scalar replacement of an aggregate; exact, nothing is approximated). Also
 * keyword arguments and the class's constant defaults (``Pt(y=b, x=a)``);
 * ``q = p._replace(x=e)`` and ``q = dataclasses.replace(p, x=e)``: ``q_x, q_y = e, p_y``;
 * ``p.x = e`` (a dataclass that is not frozen) in the function's own body: ``p_x = e``;
+* ``predict(Pt(a, b), x)``, a record built as the argument of a function of the user's (nested
+  records too): ``predict_fields(a, b, x)``, the copy of :mod:`.passed_records`;
 * ``predict(p, x)``, the record passed whole to a function of the user's: a call of a copy of
   ``predict`` taking the fields, ``predict_fields(p_x, p_y, x)`` (not for a record whose fields
   the function writes: what ``predict`` keeps of it, a closure or a generator, would read them
@@ -81,6 +83,7 @@ def record_fields(cls):
 def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
+    _built_in_place(src, fdef)
     stores, bad = {}, set()
     parents = {}
     for node in gast.walk(fdef):
@@ -139,6 +142,45 @@ def lower(src):
                 if not hasattr(node, "lineno"):
                     gast.copy_location(node, assign)
     _Fields(src, built, names).visit(fdef)
+
+
+def _built_in_place(src, fdef):
+    """``predict(Pt(a, b), x)`` -> ``predict_fields(a, b, x)`` (nested records built in place
+    too): a record built as an argument of a function of the user's."""
+    bind = None
+    for call in [n for n in gast.walk(fdef) if isinstance(n, gast.Call)]:
+        if any(_in_place(src, a) for a in call.args + [k.value for k in call.keywords]):
+            bind = bind or passed_records.binder(src, fdef)
+            passed_records.rewrite_call(src, call, lambda node: _in_place(src, node), bind)
+
+
+def _in_place(src, node):
+    """``(spec, leaves)`` of ``node`` when it builds a record (``Pt(a, b)``; its arguments
+    in the order of its fields, so that they run in the order they did; a constant default
+    for a field not given), else None; an argument building a record is read so too."""
+    kind = _construct(src, node)
+    if kind is None or kind[0] != "new":
+        return None
+    cls, call = kind[1], kind[2]
+    fields, defaults, _ = record_fields(cls)
+    values = _values(kind, fields, defaults, _ANY)
+    if not isinstance(values, list):
+        return None
+    given = call.args + [k.value for k in call.keywords]
+    places = [next(i for i, v in enumerate(values) if v is g) for g in given]
+    if places != sorted(places):
+        return None
+    inner = [_in_place(src, v) for v in values]
+    spec = (cls, issubclass(cls, tuple), tuple(
+        (f, sub[0] if sub else None) for f, sub in zip(fields, inner)))
+
+    def leaves():
+        out = []
+        for value, sub in zip(values, inner):
+            out += sub[1]() if sub else [value]
+        return out
+
+    return spec, leaves
 
 
 def spec_of(cls):
