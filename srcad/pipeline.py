@@ -118,10 +118,8 @@ LOWERED = Lowered()
 def to_ssa(func, parsed=None, arity=None, fixed=None):
     """Parse ``func`` (or take ``parsed``, a fresh :func:`read` of it: the tree is changed)
     and lower it to checked SSA; ``fixed``: parameters whose class the specialisation knows
-    (see :func:`srcad.core.functions.specialised`). Returns (ir.Function, Namer), a copy of
-    those kept from an earlier lowering while what it read is unchanged (:data:`LOWERED`)."""
-    # a tree srcad.pytrees rewrote (records read as dicts, passed on to copies of callees)
-    # is not the function's own: neither taken from nor kept in LOWERED
+    (see :func:`srcad.core.functions.specialised`). Returns (ir.Function, Namer), a copy kept
+    while what it read is unchanged (:data:`LOWERED`; not of a tree srcad.pytrees rewrote)."""
     key = None if getattr(parsed, "records", None) else LOWERED.key(func, arity, fixed)
     known = LOWERED.get(key, func)
     if known is not None:
