@@ -262,6 +262,15 @@ FORMS = {
             return net(Net(DC(theta[:2], theta[2]), NT(theta[:2] * 0.5, b=-theta[2]), 1.3),
                        x) ** 2
         """),
+    "a named tuple built, unpacked and indexed, passed on": ("built", """
+        def inner(p, x):
+            return np.sum(p.w * x) * p[1]
+
+        def loss(theta, x):
+            p = NT(theta[:2], theta[2])
+            w, b = p
+            return inner(p, x) * b + np.sum(w * p[0]) * p[-1]
+        """),
     "a record rebuilt in a loop, passed on": ("built", """
         def inner(p, x):
             return np.sum(p.w * x) * p.b

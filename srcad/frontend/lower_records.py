@@ -311,8 +311,9 @@ def _by_position(node, parent, count):
         return len(targets) == 1 and isinstance(targets[0], (gast.Tuple, gast.List)) and \
             len(targets[0].elts) == count and \
             not any(isinstance(t, gast.Starred) for t in targets[0].elts)
-    index = passed_records.constant_index(parent.slice) if isinstance(
-        parent, gast.Subscript) else None
+    if not isinstance(parent, gast.Subscript):
+        return False
+    index = passed_records.constant_index(parent.slice)
     return parent.value is node and isinstance(parent.ctx, gast.Load) and \
         index is not None and -count <= index < count
 
