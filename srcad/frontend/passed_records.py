@@ -280,6 +280,11 @@ def derived(fn, specs):
                 if isinstance(node, gast.Name):
                     node.annotation = None
             fdef.returns = None
+            # the defaults are fn's values (_run), not evaluated again where the copy is made
+            fdef.args.defaults = [gast.Constant(value=None, kind=None)
+                                  for _ in fdef.args.defaults]
+            fdef.args.kw_defaults = [d and gast.Constant(value=None, kind=None)
+                                     for d in fdef.args.kw_defaults]
             made = _run(fdef, fn, src, cells, names, label)
         cell.cell_contents = made
         entry = (cell, names, tuple(reads.values()), label)
