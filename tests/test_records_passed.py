@@ -228,6 +228,17 @@ FORMS = {
         def loss(p, x):
             return pred(p, x) * lam(p, x)
         """),
+    "defaults of the function it is passed to": ("wrt", """
+        def make(k):
+            def pred(p, x, k=k, *, j=k * 2):
+                return np.sum(np.sin(p.w * x)) * k + p.b ** 2 * j
+            return pred
+
+        pred = make(3.0)
+
+        def loss(p, x):
+            return pred(p, x) + pred(p, x, 1.0, j=0.5)
+        """),
     "two records, one record twice": ("wrt", """
         def combine(p, q, x):
             return np.sum(p.w * q.w * x) + p.b * q.b ** 2
