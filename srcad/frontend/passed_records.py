@@ -439,8 +439,8 @@ class _Body:
         top, path = spec, ()
         kind = spec[0].__name__
         if isinstance(root.ctx, (gast.Store, gast.Del)):
-            raise self.error(node, f"the record parameter {root.id!r} ({kind}) is assigned or deleted "
-                             "in the function it is passed to",
+            raise self.error(node, f"the record parameter {root.id!r} ({kind}) is assigned or "
+                             "deleted in the function it is passed to",
                              hint="assign the new value to another name")
         for k, attr in enumerate(chain):
             fields = dict(spec[2])
