@@ -20,11 +20,13 @@ must never lose its gradient.
 
 A *spec* says what a record holds: ``(class, ordered, ((field, spec or None), ...))``, None for
 a leaf, ``ordered`` when ``p[i]`` and ``a, b = p`` read the fields in that order (a named
-tuple). A record expression of the caller is given as ``(spec, leaves)``, ``leaves`` making
-fresh nodes for the leaves in :func:`leaf_paths` order.
+tuple). A record expression of the caller is given as ``(spec, leaves)``, ``leaves()`` making
+the nodes of the leaves in :func:`leaf_paths` order (called once per call rewritten).
 
 Copies are kept per (function, code, which parameters are records of which specs) while what
-making them read is unchanged. The copy's text is registered in linecache; an error at one of
+making them read is unchanged. A record whose fields the caller writes (``p.b = e``, a record
+built in the function) is not passed on (:mod:`.lower_records`): a closure or a generator the
+function returns would read the field after the write, where its copy holds the value before. The copy's text is registered in linecache; an error at one of
 its lines names the user's file and line.
 
 Imports the standard library, gast, :mod:`srcad.core` and :mod:`srcad.errors`, :mod:`.source`.
@@ -35,6 +37,7 @@ from __future__ import annotations
 import copy
 import itertools
 import sys
+import threading
 import types
 import weakref
 
@@ -45,7 +48,8 @@ from ..errors import UnsupportedSyntaxError
 from . import source as source_module
 
 _count = itertools.count(1)
-_DERIVED = weakref.WeakKeyDictionary()  # function -> {key: (cell, leaf names, reads)}
+_DERIVED = weakref.WeakKeyDictionary()  # function -> {key: an entry of derived()}
+_LOCK = threading.RLock()
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 _HINT = ("read its fields there (p.w), pass it on whole to a function of yours, or pass "
          "the fields one by one")
@@ -239,8 +243,14 @@ def by_index(node, records):
 
 
 def derived(fn, specs):
-    """``(cell, {parameter: its leaves' parameter names}, reads, name)``: the cell holds the copy of
-    ``fn`` whose parameters in ``specs`` (name -> spec) are records, taken as their leaves."""
+    """``(cell, {parameter: its leaves' parameter names}, reads, name)``: the cell holds the
+    copy of ``fn`` whose parameters in ``specs`` (name -> spec) are records, taken as their
+    leaves (one thread at a time: a copy being made is handed out only to its own calls)."""
+    with _LOCK:
+        return _derived(fn, specs)
+
+
+def _derived(fn, specs):
     key = (fn.__code__, tuple(sorted(specs.items(), key=lambda item: item[0])))
     known = _DERIVED.setdefault(fn, {}).get(key)
     if known is not None and (known[2] is None or not env.stale(known[2])):
