@@ -26,8 +26,9 @@ the nodes of the leaves in :func:`leaf_paths` order (called once per call rewrit
 Copies are kept per (function, code, which parameters are records of which specs) while what
 making them read is unchanged. A record whose fields the caller writes (``p.b = e``, a record
 built in the function) is not passed on (:mod:`.lower_records`): a closure or a generator the
-function returns would read the field after the write, where its copy holds the value before. The copy's text is registered in linecache; an error at one of
-its lines names the user's file and line.
+function returns would read the field after the write, where its copy holds the value before.
+The copy's text is registered in linecache; an error at one of its lines names the user's
+file and line.
 
 Imports the standard library, gast, :mod:`srcad.core` and :mod:`srcad.errors`, :mod:`.source`.
 """
