@@ -455,6 +455,39 @@ def test_passed_to_a_function_srcad_does_not_follow_is_refused_where_it_is_passe
     assert isinstance(info.value, SrcadError)
 
 
+def test_a_constant_record_used_whole_by_the_callee_is_passed_as_it_is(tmp_path):
+    """A record of constants built in the function (or as the argument), passed to a function
+    that calls its method: no copy is made (it would be refused), the record goes whole, as
+    before; the gradient w.r.t. ``x`` is exact. Built of differentiated values, the callee's
+    refusal is the error."""
+    mod = _load("""
+        @dataclass
+        class Config:
+            scale: float
+            shift: float
+
+            def apply(self, v):
+                return self.scale * v + self.shift
+
+        def model(cfg, x):
+            return np.sum(cfg.apply(x) ** 2) * cfg.scale
+
+        def loss(x):
+            cfg = Config(2.0, 0.5)
+            return model(cfg, x) + model(Config(1.0, -0.5), x)
+
+        def active(x):
+            cfg = Config(x[0], 0.5)
+            return model(cfg, x)
+        """, tmp_path, "numpy")
+    g = srcad.grad(mod.loss)(X)
+    np.testing.assert_allclose(g, numerical_grad(mod.loss, (X,)), rtol=1e-6)
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcad.grad(mod.active)(X)
+    assert "not a field" in str(info.value) and "method or property" in info.value.hint
+    assert info.value.lineno == mod.model.__code__.co_firstlineno + 1
+
+
 def test_a_record_whose_field_is_written_is_not_passed_on(tmp_path):
     """``keep`` returns a function reading ``p.w`` when it is called, after the caller wrote
     the field: a copy taking the fields would read the old value. The record is not read

@@ -23,7 +23,7 @@ the call, which is then refused at the user's line with a hint. The class must b
 instances the standard way: a named tuple's own ``__new__``, a dataclass's generated
 ``__init__`` without ``__post_init__`` or ``init=False`` fields, plain attribute access.
 
-Imports: the standard library, gast and :mod:`.passed_records`.
+Imports: the standard library, gast, :mod:`srcad.errors` and :mod:`.passed_records`.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ import inspect
 
 import gast
 
+from ..errors import SrcadError
 from . import passed_records
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
@@ -151,7 +152,14 @@ def _built_in_place(src, fdef):
     for call in [n for n in gast.walk(fdef) if isinstance(n, gast.Call)]:
         if any(_in_place(src, a) for a in call.args + [k.value for k in call.keywords]):
             bind = bind or passed_records.binder(src, fdef)
-            passed_records.rewrite_call(src, call, lambda node: _in_place(src, node), bind)
+            try:
+                passed_records.rewrite_call(src, call, lambda node: _in_place(src, node), bind)
+            except SrcadError as exc:  # left as it is (a constant record is passed whole)
+                refusals = src.__dict__.setdefault("record_refusals", {})
+                for node in call.args + [k.value for k in call.keywords]:
+                    for made in gast.walk(node):
+                        if isinstance(made, gast.Call) and hasattr(made, "lineno"):
+                            refusals.setdefault(made.lineno, exc)
 
 
 def _in_place(src, node):
@@ -290,7 +298,8 @@ def _uses_ok(src, fdef, name, built, parents, classes):
             call = parents.get(parent)
         if isinstance(call, gast.Call) and call.func is not node and not written:
             fn = passed_records.callee(src, call.func)
-            if fn is not None and passed_records.binding(fn, call, record):
+            found = fn is not None and passed_records.binding(fn, call, record)
+            if found and _copied(src, fn, found, built[name]):
                 continue  # passed whole to a function of the user's
         if issubclass(cls, tuple) and _by_position(node, parent, len(fields)):
             continue
@@ -301,6 +310,21 @@ def _uses_ok(src, fdef, name, built, parents, classes):
             call = parents.get(node)
             if not (isinstance(call, gast.Call) and _is_replace_source(call, parents, built)):
                 return False
+    return True
+
+
+def _copied(src, fn, found, items):
+    """Whether the copy of ``fn`` taking the record arguments ``found`` (see
+    :func:`.passed_records.binding`) is made. If it is refused, the record is not read field by
+    field (as a constant it may still be passed whole) and the refusal is kept for the lines
+    ``items`` build it on (``src.record_refusals``: the error if it is differentiated)."""
+    try:
+        passed_records.derived(fn, {p: rec[0] for p, rec in found.items()})
+    except SrcadError as exc:
+        refusals = src.__dict__.setdefault("record_refusals", {})
+        for assign, _ in items:
+            refusals.setdefault(assign.lineno, exc)
+        return False
     return True
 
 
