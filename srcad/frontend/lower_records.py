@@ -148,12 +148,16 @@ def lower(src):
 def _built_in_place(src, fdef):
     """``predict(Pt(a, b), x)`` -> ``predict_fields(a, b, x)`` (nested records built in place
     too): a record built as an argument of a function of the user's."""
-    bind = None
+    bind, local = None, passed_records.bound_names(fdef)
+
+    def record(node):
+        return _in_place(src, node, local)
+
     for call in [n for n in gast.walk(fdef) if isinstance(n, gast.Call)]:
-        if any(_in_place(src, a) for a in call.args + [k.value for k in call.keywords]):
+        if any(record(a) for a in call.args + [k.value for k in call.keywords]):
             bind = bind or passed_records.binder(src, fdef)
             try:
-                passed_records.rewrite_call(src, call, lambda node: _in_place(src, node), bind)
+                passed_records.rewrite_call(src, call, record, bind)
             except SrcadError as exc:  # left as it is (a constant record is passed whole)
                 refusals = src.__dict__.setdefault("record_refusals", {})
                 for node in call.args + [k.value for k in call.keywords]:
@@ -162,10 +166,16 @@ def _built_in_place(src, fdef):
                             refusals.setdefault(made.lineno, exc)
 
 
-def _in_place(src, node):
+def _in_place(src, node, local):
     """``(spec, leaves)`` of ``node`` when it builds a record (``Pt(a, b)``; its arguments
     in the order of its fields, so that they run in the order they did; a constant default
-    for a field not given), else None; an argument building a record is read so too."""
+    for a field not given), else None; an argument building a record is read so too. A class
+    named by a name in ``local`` (bound in the function) is not looked up."""
+    func = getattr(node, "func", None)
+    while isinstance(func, gast.Attribute):
+        func = func.value
+    if isinstance(func, gast.Name) and func.id in local:
+        return None
     kind = _construct(src, node)
     if kind is None or kind[0] != "new":
         return None
@@ -178,7 +188,7 @@ def _in_place(src, node):
     places = [next(i for i, v in enumerate(values) if v is g) for g in given]
     if places != sorted(places):
         return None
-    inner = [_in_place(src, v) for v in values]
+    inner = [_in_place(src, v, local) for v in values]
     spec = (cls, issubclass(cls, tuple), tuple(
         (f, sub[0] if sub else None) for f, sub in zip(fields, inner)))
 
