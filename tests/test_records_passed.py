@@ -239,6 +239,27 @@ FORMS = {
         def loss(p, x):
             return pred(p, x) + pred(p, x, 1.0, j=0.5)
         """),
+    "passed on in a lambda, a nested def, a generator expression": ("wrt", """
+        def predict(p, t):
+            return np.sum(np.sin(p.w * t)) * p.b
+
+        def loss(p, x):
+            g = lambda t: predict(p, t)
+
+            def h(t):
+                return predict(p, t) ** 2
+
+            return g(x) + h(2 * x) + sum(predict(p, x * k) for k in range(3))
+        """),
+    "built, passed on in a lambda and a generator expression": ("built", """
+        def predict(p, t):
+            return np.sum(np.sin(p.w * t)) * p.b
+
+        def loss(theta, x):
+            p = DC(theta[:2], theta[2])
+            g = lambda t: predict(p, t)
+            return g(x) * sum(predict(p, x * k) for k in range(3))
+        """),
     "two records, one record twice": ("wrt", """
         def combine(p, q, x):
             return np.sum(p.w * q.w * x) + p.b * q.b ** 2

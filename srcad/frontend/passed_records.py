@@ -184,7 +184,9 @@ def rewrite_call(src, call, records, bind, fdef=None):
 def binder(src, fdef):
     """``bind`` for :func:`rewrite_call` in the function differentiated (``src``, its tree
     ``fdef``): the copy becomes a constant of its code (``src.closure``, bound through cells:
-    ``src.bound``) under ``name_fields``, a name the function does not use."""
+    ``src.bound``; a cell of its own, so that a nested function calling it holds it as the
+    function's closure variables are held) under ``name_fields``, a name the function does
+    not use."""
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
 
     def bind(entry):
@@ -192,6 +194,7 @@ def binder(src, fdef):
         while name in taken or src.closure.get(name, made) is not made:
             name += "_"
         src.closure[name] = made
+        src.cells[name] = types.CellType(made)  # a nested function holds it as a closure's
         src.bound = {**getattr(src, "bound", {}), name: made}
         return name
 
