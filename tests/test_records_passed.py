@@ -341,7 +341,7 @@ def test_a_record_passed_on_in_this_form(name, tmp_path):
                    "\n\ndef flat(theta, x):\n    return loss(theta, x)\n"
                    "\n\ndef ARGS(theta):\n    return (theta, X)\n")
     source += f"\n\nX = np.array({X.tolist()})\n"
-    nested = "nested" in name
+    nested = name.startswith("nested records")
     _check(source, tmp_path, kind, theta=THETA7 if nested else THETA,
            sizes=[2, 1, 2, 1, 1] if nested else None)
     if nested:  # the gradient is a Net of gradients, its nested records of their classes
