@@ -251,6 +251,17 @@ FORMS = {
 
             return g(x) + h(2 * x) + sum(predict(p, x * k) for k in range(3))
         """),
+    "passed on in a lambda of the function it is passed to": ("wrt", """
+        def predict(p, t):
+            return np.sum(np.sin(p.w * t)) * p.b
+
+        def mid(p, x):
+            g = lambda t: predict(p, t) * p.b
+            return g(x) + sum(predict(p, x * k) for k in range(2))
+
+        def loss(p, x):
+            return mid(p, x)
+        """),
     "built, passed on in a lambda and a generator expression": ("built", """
         def predict(p, t):
             return np.sum(np.sin(p.w * t)) * p.b
