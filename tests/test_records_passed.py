@@ -520,6 +520,37 @@ def test_a_constant_record_used_whole_by_the_callee_is_passed_as_it_is(tmp_path)
     assert info.value.lineno == mod.model.__code__.co_firstlineno + 1
 
 
+def test_methods(tmp_path):
+    """A bound method differentiated, passing the record to a static method called through
+    its class: followed. To ``self.predict(p, x)``: refused at that line (the method an object
+    has is not known where the copy is made), with the rewrite in the hint."""
+    mod = _load("""
+        class Model:
+            def __init__(self, k):
+                self.k = k
+
+            @staticmethod
+            def predict(p, x):
+                return np.sum(np.tanh(p.w * x)) * p.b
+
+            def loss(self, p, x):
+                return Model.predict(p, x) ** 2 * self.k
+
+            def self_loss(self, p, x):
+                return self.predict(p, x) ** 2
+        """, tmp_path, "numpy")
+    m, p = mod.Model(1.5), mod.DC(THETA[:2], THETA[2])
+    g = srcad.grad(m.loss)(p, X)
+    want = numerical_grad(lambda t: m.loss(mod.DC(t[:2], t[2]), X), (THETA,))
+    assert type(g) is mod.DC
+    np.testing.assert_allclose(np.append(g.w, g.b), want, rtol=1e-6)
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcad.grad(m.self_loss)(p, X)
+    assert info.value.lineno == mod.Model.self_loss.__code__.co_firstlineno + 1
+    assert "a method of an object" in str(info.value)
+    assert "static method" in info.value.hint
+
+
 def test_a_record_whose_field_is_written_is_not_passed_on(tmp_path):
     """``keep`` returns a function reading ``p.w`` when it is called, after the caller wrote
     the field: a copy taking the fields would read the old value. The record is not read

@@ -420,9 +420,16 @@ class _Body:
         if isinstance(node, gast.Call):
             if any(self.expr(a) for a in node.args + [k.value for k in node.keywords]):
                 if not rewrite_call(self.src, node, self.expr, self.bind, self.fdef):
-                    raise self.error(node, "a record is passed to something srcad does not "
-                                     "follow (only a function of yours, its record "
-                                     "arguments bound to named parameters without a default)")
+                    method = isinstance(node.func, gast.Attribute) and isinstance(
+                        node.func.value, gast.Name) and node.func.value.id in bound_names(
+                            self.fdef)  # self.predict(p, x)
+                    raise self.error(
+                        node, "a record is passed to something srcad does not follow (only a "
+                        "function of yours, its record arguments bound to named parameters "
+                        "without a default)" + (": a method of an object" if method else ""),
+                        hint="make it a module-level function or a static method called "
+                        "through its class (Model.predict(p, x)), which srcad follows"
+                        if method else _HINT)
         elif isinstance(node, gast.Assign):
             unpacked(node, self.expr)
         elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
