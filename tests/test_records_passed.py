@@ -378,7 +378,9 @@ def test_a_registered_class_passed_on(tmp_path):
     np.testing.assert_allclose(np.append(g.w, g.b), want, rtol=1e-6)
 
 
-def test_the_copy_is_made_once_and_again_when_the_callee_changes(tmp_path):
+def test_the_copy_is_made_again_when_a_callee_changes(tmp_path):
+    """A name the copies read (the function called, the one it calls in turn, for a ``wrt``
+    record and a record built in the function) means another function: new code."""
     mod = _load("""
         def inner(p, x):
             return np.sum(p.w * x) * p.b
@@ -386,14 +388,28 @@ def test_the_copy_is_made_once_and_again_when_the_callee_changes(tmp_path):
         def other(p, x):
             return np.sum(p.w ** 2) * p.b
 
+        def mid(p, x):
+            return inner(p, x)
+
         def loss(p, x):
             return inner(p, x)
+
+        def deep(p, x):
+            return mid(p, x)
+
+        def built(theta, x):
+            return mid(DC(theta[:2], theta[2]), x)
         """, tmp_path, "numpy")
     p = mod.DC(THETA[:2], THETA[2])
-    g = srcad.grad(mod.loss)
-    np.testing.assert_allclose(g(p, X).w, X * THETA[2])
+    grads = [srcad.grad(mod.loss), srcad.grad(mod.deep)]
+    built = srcad.grad(mod.built)
+    for g in grads:
+        np.testing.assert_allclose(g(p, X).w, X * THETA[2])
+    np.testing.assert_allclose(built(THETA, X)[:2], X * THETA[2])
     mod.inner = mod.other  # the name now means another function: new code, not the old one
-    np.testing.assert_allclose(g(p, X).w, 2 * THETA[:2] * THETA[2])
+    for g in grads:
+        np.testing.assert_allclose(g(p, X).w, 2 * THETA[:2] * THETA[2])
+    np.testing.assert_allclose(built(THETA, X)[:2], 2 * THETA[:2] * THETA[2])
 
 
 # ---------------------------------------------------------------- refusals
