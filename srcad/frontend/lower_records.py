@@ -12,10 +12,11 @@ local (scalar replacement of an aggregate; exact, nothing is approximated). Also
 * ``predict(Pt(a, b), x)``, a record built as the argument of a function of the user's (nested
   records too): ``predict_fields(a, b, x)``, the copy of :mod:`.passed_records`;
 * ``predict(p, x)``, the record passed whole to a function of the user's: a call of a copy of
-  ``predict`` taking the fields, ``predict_fields(p_x, p_y, x)`` (not for a record whose fields
-  the function writes: what ``predict`` keeps of it, a closure or a generator, would read them
-  later)
-  (:mod:`.passed_records`); ``a, b = p`` and ``p[0]`` (a named tuple): the fields by position.
+  ``predict`` taking the fields, ``predict_fields(p_x, p_y, x)`` (:mod:`.passed_records`); not
+  for a record whose fields the function writes (what ``predict`` keeps of it, a closure or a
+  generator, would read them later), nor when the copy is refused (the refusal is kept: it is
+  the error if the record is differentiated; a record of constants goes whole, as before);
+* ``a, b = p`` and ``p[0]`` (a named tuple): the fields by position.
 
 A name is read so only when every binding of it is one of those forms (of one class) and every
 use reads a field: a record used whole (returned, passed on, aliased, a method called) keeps
