@@ -103,12 +103,25 @@ def rewrite(source, records):
     source.records = dict(records)  # (the lowering of this tree is not kept: pipeline.to_ssa)
     _passed_on(fdef, records, source)
     _replace_reads(fdef, records, source)
+    local = passed_records.bound_names(fdef)  # model.predict(p, x), model a local
+    methods = {id(a) for call in gast.walk(fdef) if isinstance(call, gast.Call) and
+               isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name)
+               and call.func.value.id in local
+               for a in call.args + [k.value for k in call.keywords]}
     for node in gast.walk(fdef):  # what is left: a use srcad cannot follow
         if isinstance(node, gast.Name) and node.id in records and not getattr(
                 node, "_srcad_record", False):
             if isinstance(node.ctx, gast.Param):
                 continue
             line = getattr(node, "lineno", None)
+            if id(node) in methods:  # model.predict(p, x), model not known here
+                raise UnsupportedSyntaxError(
+                    f"the record {node.id!r} ({type(records[node.id]).__name__}) is passed "
+                    "to a method of an object srcad does not know where the function is made",
+                    filename=source.filename, lineno=line, construct=source.line_text(line),
+                    hint="differentiate the bound method (srcad.grad(model.loss)), whose "
+                    "object srcad knows, or make it a module-level function or a static "
+                    "method called through its class (Model.predict(p, x))")
             raise UnsupportedSyntaxError(
                 f"the record {node.id!r} ({type(records[node.id]).__name__}) is differentiated "
                 "when the function reads its fields (p.w) or passes it whole to a function of "
@@ -165,10 +178,11 @@ def _passed_on(fdef, records, source):
         return at, leaves
 
     bind = passed_records.binder(source, fdef)
+    objects = passed_records.constant_objects(source, fdef)  # a bound method's object
 
     class PassedOn(gast.NodeTransformer):
         def visit_Call(self, node):
-            passed_records.rewrite_call(source, node, record, bind)
+            passed_records.rewrite_call(source, node, record, bind, objects=objects)
             self.generic_visit(node)
             return node
 

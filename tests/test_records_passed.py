@@ -537,9 +537,12 @@ def test_a_constant_record_used_whole_by_the_callee_is_passed_as_it_is(tmp_path)
 
 
 def test_methods(tmp_path):
-    """A bound method differentiated, passing the record to a static method called through
-    its class: followed. To ``self.predict(p, x)``: refused at that line (the method an object
-    has is not known where the copy is made), with the rewrite in the hint."""
+    """A bound method differentiated, passing the record to ``self.predict(p, x)`` (read on
+    the object's class: a subclass's own), through another method, or to a static method
+    called through its class: followed, against finite differences. The object holding an
+    attribute of its own named like the method: the generated code stops (check_method). A
+    method of an object srcad does not know (a parameter of the function): refused with the
+    rewrite in the hint."""
     mod = _load("""
         class Model:
             def __init__(self, k):
@@ -549,21 +552,40 @@ def test_methods(tmp_path):
             def predict(p, x):
                 return np.sum(np.tanh(p.w * x)) * p.b
 
-            def loss(self, p, x):
+            def static_loss(self, p, x):
                 return Model.predict(p, x) ** 2 * self.k
 
             def self_loss(self, p, x):
-                return self.predict(p, x) ** 2
+                return self.predict(p, x) ** 2 + self.offset(p)
+
+            def offset(self, q):
+                return q.b * self.k
+
+
+        class Sub(Model):
+            def predict(self, p, x):
+                return np.sum(np.sin(p.w * x)) * p.b ** 2
+
+
+        def unknown(model, p, x):
+            return model.predict(p, x)
         """, tmp_path, "numpy")
-    m, p = mod.Model(1.5), mod.DC(THETA[:2], THETA[2])
-    g = srcad.grad(m.loss)(p, X)
-    want = numerical_grad(lambda t: m.loss(mod.DC(t[:2], t[2]), X), (THETA,))
-    assert type(g) is mod.DC
-    np.testing.assert_allclose(np.append(g.w, g.b), want, rtol=1e-6)
+    p = mod.DC(THETA[:2], THETA[2])
+    for obj in (mod.Model(1.5), mod.Sub(0.5)):
+        for method in (obj.static_loss, obj.self_loss):
+            g = srcad.grad(method)(p, X)
+            want = numerical_grad(lambda t, f=method: f(mod.DC(t[:2], t[2]), X), (THETA,))
+            assert type(g) is mod.DC
+            np.testing.assert_allclose(np.append(g.w, g.b), want, rtol=1e-6)
+    obj = mod.Model(1.5)
+    made = srcad.grad(obj.self_loss)
+    made(p, X)
+    obj.predict = lambda p, x: 0.0  # Python would call this now: not the code made
+    with pytest.raises(TypeError, match="attribute 'predict' of its own"):
+        made(p, X)
     with pytest.raises(UnsupportedSyntaxError) as info:
-        srcad.grad(m.self_loss)(p, X)
-    assert info.value.lineno == mod.Model.self_loss.__code__.co_firstlineno + 1
-    assert "a method of an object" in str(info.value)
+        srcad.grad(mod.unknown, wrt=1)(obj, p, X)
+    assert info.value.lineno == mod.unknown.__code__.co_firstlineno + 1
     assert "static method" in info.value.hint
 
 

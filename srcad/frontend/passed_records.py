@@ -47,6 +47,7 @@ import gast
 from ..core import env, functions
 from ..errors import UnsupportedSyntaxError
 from . import source as source_module
+from .lower_callees import check_method
 
 _count = itertools.count(1)
 _DERIVED = weakref.WeakKeyDictionary()  # function -> {key: an entry of derived()}
@@ -118,6 +119,46 @@ def bound_names(fdef):
     return names
 
 
+def constant_objects(src, fdef):
+    """``objects`` for :func:`rewrite_call` in ``fdef``: the class of a free name holding an
+    object of the user's (a global, a closure variable: a bound method's object, read by the
+    shim srcad differentiates; the read of its class is recorded by ``src.lookup``)."""
+    local = bound_names(fdef)
+
+    def objects(node):
+        if not isinstance(node, gast.Name) or node.id in local:
+            return None
+        try:
+            value = src.lookup(node.id)
+        except (KeyError, AttributeError):
+            return None
+        return functions.user_instance_class(value)
+
+    return objects
+
+
+def objects_of(fn, call, objects):
+    """``{parameter: ("object", class)}`` for the arguments of ``call`` that ``objects(node)``
+    knows the class of (an object of the user's), bound to named parameters of ``fn``."""
+    if objects is None:
+        return {}
+    code = fn.__code__
+    positional = code.co_varnames[:code.co_argcount]
+    found = {}
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, gast.Starred):
+            return {}
+        cls = objects(arg)
+        if cls is not None and i < len(positional):
+            found[positional[i]] = ("object", cls)
+    for kw in call.keywords:
+        cls = objects(kw.value) if kw.arg is not None else None
+        if cls is not None and kw.arg in code.co_varnames[:code.co_argcount +
+                                                          code.co_kwonlyargcount]:
+            found[kw.arg] = ("object", cls)
+    return found
+
+
 def binding(fn, call, records):
     """``{parameter: (spec, leaves, where)}`` for the record arguments of ``call`` (``where``:
     a position or a keyword; ``records(node)`` gives ``(spec, leaves)`` of a record
@@ -152,15 +193,19 @@ def binding(fn, call, records):
     return found
 
 
-def rewrite_call(src, call, records, bind, fdef=None):
+def rewrite_call(src, call, records, bind, fdef=None, objects=None, fn=None):
     """Make ``call`` (in ``fdef``, else ``src.node``) a call of the copy of its function
-    taking the fields of its record arguments (see :func:`binding`); ``bind(entry)`` spells
-    the copy where the call is (an entry of :func:`derived`). Returns whether it did."""
-    fn = callee(src, call.func, fdef)
+    (``fn`` when given) taking the fields of its record arguments (see :func:`binding`);
+    ``bind(entry)`` spells the copy where the call is (an entry of :func:`derived`);
+    ``objects(node)``: the class of an argument that is an object of the user's (the copy
+    follows the record into its methods). Returns whether it did."""
+    fn = fn or callee(src, call.func, fdef)
     found = fn and binding(fn, call, records)
     if not found:
         return False
-    entry = derived(fn, {p: spec for p, (spec, _, _) in found.items()})
+    specs = objects_of(fn, call, objects)
+    specs.update((p, spec) for p, (spec, _, _) in found.items())
+    entry = derived(fn, specs)
     names = entry[1]
     args, keywords = [], []
     for i, arg in enumerate(call.args):
@@ -272,7 +317,7 @@ def _derived(fn, specs):
         return base
 
     names = {p: [fresh("_".join((p,) + path)) for path in leaf_paths(spec)]
-             for p, spec in specs.items()}
+             for p, spec in specs.items() if spec[0] != "object"}
     cell = types.CellType()
     label = fn.__name__ if fn.__name__.isidentifier() else "lambda"
     entry = (cell, names, None, label)
@@ -280,7 +325,9 @@ def _derived(fn, specs):
     try:
         with env.collecting() as reads:
             env.record_all(env.code_reads({fn.__name__: fn}))
-            records = {p: (spec, _leaf_names(names[p])) for p, spec in specs.items()}
+            records = {p: (spec, _leaf_names(names[p])) for p, spec in specs.items()
+                       if p in names}
+            objects = {p: spec[1] for p, spec in specs.items() if spec[0] == "object"}
             cells = {}
 
             def bind(other):
@@ -288,7 +335,10 @@ def _derived(fn, specs):
                 cells[name] = other[0]
                 return name
 
-            _Body(src, records, bind).run(fdef)
+            body = _Body(src, records, bind, objects)
+            body.run(fdef)
+            if body.checked:  # check_method(obj, name) before a method followed
+                cells["srcad_check_method"] = types.CellType(check_method)
             _parameters(fdef, names)
             for node in gast.walk(fdef.args):  # annotations are not read: not evaluated
                 if isinstance(node, gast.Name):
@@ -374,8 +424,53 @@ def _run(fdef, fn, src, cells, names, label):
 class _Body:
     """Every use of the record parameters in a copy's body: rewritten, or refused."""
 
-    def __init__(self, src, records, bind):
+    def __init__(self, src, records, bind, objects=None):
         self.src, self.records, self.bind = src, records, bind
+        self.objects = dict(objects or {})  # parameter -> the class of the object it is
+        self.pending, self.checked = [], False  # check_method statements to put before one
+
+    def object_of(self, node):
+        return self.objects.get(node.id) if isinstance(node, gast.Name) else None
+
+    def method(self, node):
+        """``(function, static)``: the function ``obj.m(...)`` (``node.func``, ``obj`` a
+        parameter the copy knows the class of) calls, read on the class (the reads recorded),
+        and whether it is a static method (not given ``obj``); else None."""
+        func = node.func
+        if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)):
+            return None
+        cls = self.objects.get(func.value.id)
+        if cls is None or type(cls) is not type or \
+                cls.__getattribute__ is not object.__getattribute__:
+            return None
+        raw = None
+        for space, value in functions.method_reads(cls, func.attr):
+            env.record(env.Read(space, None, func.attr, (), value))
+            if value is not functions.ClassNamespace.ABSENT:
+                raw = value
+        static = isinstance(raw, staticmethod)
+        raw = raw.__func__ if static else raw
+        if not isinstance(raw, types.FunctionType) or not functions.is_user_function(raw):
+            return None
+        return raw, static
+
+    def statements(self, items):
+        """A statement list visited, each statement after the checks its calls need."""
+        out = []
+        for item in items:
+            if not isinstance(item, gast.stmt):
+                out.append(self.visit(item) if isinstance(item, gast.AST) else item)
+                continue
+            saved, self.pending = self.pending, []
+            new = self.visit(item)
+            for obj, name in self.pending:
+                out.append(gast.copy_location(gast.Expr(value=gast.Call(
+                    func=_name("srcad_check_method"), args=[
+                        _name(obj), gast.Constant(value=name, kind=None)], keywords=[])),
+                    item))
+            out.append(new)
+            self.pending = saved
+        return out
 
     def error(self, node, message, hint=_HINT):
         line = getattr(node, "lineno", None)
@@ -395,8 +490,17 @@ class _Body:
             elif isinstance(node, (gast.Global, gast.Nonlocal)) and \
                     set(node.names) & set(self.records):
                 raise self.error(node, "a record parameter declared global or nonlocal")
+        stored = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and
+                  isinstance(n.ctx, (gast.Store, gast.Del))}
+        stored |= {n for node in gast.walk(fdef) if isinstance(node, (
+            gast.Global, gast.Nonlocal)) for n in node.names}
+        stored |= {a.id for node in gast.walk(fdef) if isinstance(node, _SCOPES) and
+                   node is not fdef for a in node.args.posonlyargs + node.args.args +
+                   node.args.kwonlyargs}
+        for name in stored & set(self.objects):  # rebound: its class is not known
+            del self.objects[name]
         self.fdef = fdef
-        fdef.body = [self.visit(s) for s in fdef.body]
+        fdef.body = self.statements(fdef.body)
 
     def expr(self, node):
         """``(spec, leaves)`` when ``node`` is a record (a parameter, a nested record of
@@ -418,8 +522,21 @@ class _Body:
 
     def visit(self, node):
         if isinstance(node, gast.Call):
+            found = self.method(node) if any(
+                self.expr(a) for a in node.args + [k.value for k in node.keywords]) else None
+            if found is not None:  # obj.m(p, x) -> m_fields(obj, p_w, p_b, x), checked first
+                (fn, static), obj, attr = found, node.func.value, node.func.attr
+                call = gast.copy_location(gast.Call(func=node.func, args=[
+                    gast.copy_location(_name(obj.id), obj)] * (not static) + node.args,
+                    keywords=node.keywords), node)
+                if rewrite_call(self.src, call, self.expr, self.bind, self.fdef,
+                                self.object_of, fn):
+                    node.func, node.args, node.keywords = call.func, call.args, call.keywords
+                    self.pending.append((obj.id, attr))
+                    self.checked = True
             if any(self.expr(a) for a in node.args + [k.value for k in node.keywords]):
-                if not rewrite_call(self.src, node, self.expr, self.bind, self.fdef):
+                if not rewrite_call(self.src, node, self.expr, self.bind, self.fdef,
+                                    self.object_of):
                     method = isinstance(node.func, gast.Attribute) and isinstance(
                         node.func.value, gast.Name) and node.func.value.id in bound_names(
                             self.fdef)  # self.predict(p, x)
@@ -442,8 +559,7 @@ class _Body:
                 return found
         for field, child in gast.iter_fields(node):
             if isinstance(child, list):
-                setattr(node, field, [self.visit(c) if isinstance(c, gast.AST) else c
-                                      for c in child])
+                setattr(node, field, self.statements(child))
             elif isinstance(child, gast.AST):
                 setattr(node, field, self.visit(child))
         return node
