@@ -9,7 +9,12 @@ made here (:func:`derived`), taking the record's leaves (its fields, through nes
 * ``p.w`` reads ``p_w`` (``p.w.shape`` reads ``p_w.shape``; ``p.layer.w`` reads ``p_layer_w``);
 * ``layer(p.layer, x)`` and ``predict(p, x)``, passing the record (or a nested record) on to a
   function of the user's, call that function's copy the same way (any depth, recursion too);
-* ``w, b = p`` and ``p[0]`` (a named tuple) read the fields by position.
+* ``w, b = p`` and ``p[0]`` (a named tuple) read the fields by position;
+* ``self.predict(p, x)``, ``self`` an object whose class the copy knows (the object of a bound
+  method srcad differentiates, read by its shim from a cell, and passed down: a spec
+  ``("object", class)``), calls the copy of the class's function (a subclass's own; a static
+  method too), after ``check_method(self, "predict")`` (an attribute of the object's own
+  would hide the method).
 
 So the gradient flows through each field as through any parameter: exact, nothing is
 approximated, and the copy is differentiated as any callee (both modes, second order). Any
@@ -30,7 +35,8 @@ function returns would read the field after the write, where its copy holds the 
 The copy's text is registered in linecache; an error at one of its lines names the user's
 file and line.
 
-Imports the standard library, gast, :mod:`srcad.core` and :mod:`srcad.errors`, :mod:`.source`.
+Imports the standard library, gast, :mod:`srcad.core` and :mod:`srcad.errors`, :mod:`.source`
+and :mod:`.lower_callees` (``check_method``).
 """
 
 from __future__ import annotations
