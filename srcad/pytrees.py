@@ -19,7 +19,7 @@ assigned, a method called, passed to something not a function of the user's) is 
 could not see what is read of it, and a gradient must never be silently lost.
 
 Imports: the standard library, gast, :mod:`srcad.errors` and :mod:`srcad.frontend`
-(``passed_records``).
+(``passed_calls``, ``passed_records``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import dataclasses
 import gast
 
 from .errors import UnsupportedSyntaxError
-from .frontend import passed_records
+from .frontend import passed_calls, passed_records
 
 __all__ = ["register_pytree"]
 
@@ -103,7 +103,7 @@ def rewrite(source, records):
     source.records = dict(records)  # (the lowering of this tree is not kept: pipeline.to_ssa)
     _passed_on(fdef, records, source)
     _replace_reads(fdef, records, source)
-    local = passed_records.bound_names(fdef)  # model.predict(p, x), model a local
+    local = passed_calls.bound_names(fdef)  # model.predict(p, x), model a local
     methods = {id(a) for call in gast.walk(fdef) if isinstance(call, gast.Call) and
                isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name)
                and call.func.value.id in local
@@ -134,7 +134,7 @@ def rewrite(source, records):
 
 
 def spec(value):
-    """What the record ``value`` holds, for :mod:`srcad.frontend.passed_records`: its class,
+    """What the record ``value`` holds, for :mod:`srcad.frontend.passed_calls`: its class,
     whether it is read by position (a named tuple), its fields (None: a leaf)."""
     ordered = type(value) not in _REGISTERED and isinstance(value, tuple)
     return (type(value), ordered, tuple((k, spec(v) if is_record(v) else None)
@@ -164,7 +164,7 @@ def _passed_on(fdef, records, source):
 
         def leaves():
             made = []
-            for path in passed_records.leaf_paths(top):
+            for path in passed_calls.leaf_paths(top):
                 if path[:len(prefix)] != prefix:
                     continue
                 out = gast.Name(id=root.id, ctx=gast.Load(), annotation=None, type_comment=None)
@@ -178,7 +178,7 @@ def _passed_on(fdef, records, source):
         return at, leaves
 
     bind = passed_records.binder(source, fdef)
-    objects = passed_records.constant_objects(source, fdef)  # a bound method's object
+    objects = passed_calls.constant_objects(source, fdef)  # a bound method's object
 
     class PassedOn(gast.NodeTransformer):
         def visit_Call(self, node):
@@ -187,12 +187,12 @@ def _passed_on(fdef, records, source):
             return node
 
         def visit_Assign(self, node):
-            passed_records.unpacked(node, record)
+            passed_calls.unpacked(node, record)
             self.generic_visit(node)
             return node
 
         def visit_Subscript(self, node):  # p[0] (a named tuple): the field
-            found = passed_records.by_index(node, record)
+            found = passed_calls.by_index(node, record)
             if found is not None:
                 return found
             self.generic_visit(node)

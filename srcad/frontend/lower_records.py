@@ -24,7 +24,8 @@ the call, which is then refused at the user's line with a hint. The class must b
 instances the standard way: a named tuple's own ``__new__``, a dataclass's generated
 ``__init__`` without ``__post_init__`` or ``init=False`` fields, plain attribute access.
 
-Imports: the standard library, gast, :mod:`srcad.errors` and :mod:`.passed_records`.
+Imports: the standard library, gast, :mod:`srcad.errors`, :mod:`.passed_calls` and
+:mod:`.passed_records`.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import inspect
 import gast
 
 from ..errors import SrcadError
-from . import passed_records
+from . import passed_calls, passed_records
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 
@@ -149,7 +150,7 @@ def lower(src):
 def _built_in_place(src, fdef):
     """``predict(Pt(a, b), x)`` -> ``predict_fields(a, b, x)`` (nested records built in place
     too): a record built as an argument of a function of the user's."""
-    bind, local = None, passed_records.bound_names(fdef)
+    bind, local = None, passed_calls.bound_names(fdef)
 
     def record(node):
         return _in_place(src, node, local)
@@ -203,7 +204,7 @@ def _in_place(src, node, local):
 
 
 def spec_of(cls):
-    """The :mod:`.passed_records` spec of a record of ``cls`` read so (its fields leaves)."""
+    """The :mod:`.passed_calls` spec of a record of ``cls`` read so (its fields leaves)."""
     return (cls, issubclass(cls, tuple), tuple((f, None) for f in record_fields(cls)[0]))
 
 
@@ -308,8 +309,8 @@ def _uses_ok(src, fdef, name, built, parents, classes):
         if isinstance(parent, gast.keyword):
             call = parents.get(parent)
         if isinstance(call, gast.Call) and call.func is not node and not written:
-            fn = passed_records.callee(src, call.func)
-            found = fn is not None and passed_records.binding(fn, call, record)
+            fn = passed_calls.callee(src, call.func)
+            found = fn is not None and passed_calls.binding(fn, call, record)
             if found and _copied(src, fn, found, built[name]):
                 continue  # passed whole to a function of the user's
         if issubclass(cls, tuple) and _by_position(node, parent, len(fields)):
@@ -326,7 +327,7 @@ def _uses_ok(src, fdef, name, built, parents, classes):
 
 def _copied(src, fn, found, items):
     """Whether the copy of ``fn`` taking the record arguments ``found`` (see
-    :func:`.passed_records.binding`) is made. If it is refused, the record is not read field by
+    :func:`.passed_calls.binding`) is made. If it is refused, the record is not read field by
     field (as a constant it may still be passed whole) and the refusal is kept for the lines
     ``items`` build it on (``src.record_refusals``: the error if it is differentiated)."""
     try:
@@ -348,7 +349,7 @@ def _by_position(node, parent, count):
             not any(isinstance(t, gast.Starred) for t in targets[0].elts)
     if not isinstance(parent, gast.Subscript):
         return False
-    index = passed_records.constant_index(parent.slice)
+    index = passed_calls.constant_index(parent.slice)
     return parent.value is node and isinstance(parent.ctx, gast.Load) and \
         index is not None and -count <= index < count
 
@@ -409,7 +410,7 @@ class _Fields(gast.NodeTransformer):
         self.src, self.built, self.names = src, built, names
 
     def record(self, node):
-        """``(spec, leaves)`` of a name read so, else None (see :mod:`.passed_records`)."""
+        """``(spec, leaves)`` of a name read so, else None (see :mod:`.passed_calls`)."""
         if not (isinstance(node, gast.Name) and node.id in self.built and
                 isinstance(node.ctx, gast.Load)):
             return None
@@ -427,12 +428,12 @@ class _Fields(gast.NodeTransformer):
         return node
 
     def visit_Assign(self, node):
-        passed_records.unpacked(node, self.record)
+        passed_calls.unpacked(node, self.record)
         self.generic_visit(node)
         return node
 
     def visit_Subscript(self, node):
-        found = passed_records.by_index(node, self.record)
+        found = passed_calls.by_index(node, self.record)
         if found is not None:
             return found
         self.generic_visit(node)
