@@ -118,9 +118,9 @@ LOWERED = Lowered()
 def to_ssa(func, parsed=None, arity=None, fixed=None):
     """Parse ``func`` (or take ``parsed``, a fresh :func:`read` of it: the tree is changed)
     and lower it to checked SSA; ``fixed``: parameters whose class the specialisation knows
-    (see :func:`srcad.core.functions.specialised`). Returns (ir.Function, Namer), a copy of
-    those kept from an earlier lowering while what it read is unchanged (:data:`LOWERED`)."""
-    key = LOWERED.key(func, arity, fixed)
+    (see :func:`srcad.core.functions.specialised`). Returns (ir.Function, Namer), a copy kept
+    while what it read is unchanged (:data:`LOWERED`; not of a tree srcad.pytrees rewrote)."""
+    key = None if getattr(parsed, "records", None) else LOWERED.key(func, arity, fixed)
     known = LOWERED.get(key, func)
     if known is not None:
         return known

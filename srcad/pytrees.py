@@ -11,11 +11,15 @@ by themselves; any other class is made one with :func:`register_pytree`::
 How: when a ``wrt`` argument is a record, the function's tree (as read) is changed so that
 each ``params.w`` reads ``params["w"]`` (through nested records: ``params.layer.w`` reads
 ``params["layer"]["w"]``), the record is passed as that dict, and the dict of gradients is
-made a record again. A record parameter used any other way (passed to a helper, returned,
-indexed, a method called) is refused: srcad could not see what the helper reads, and a
-gradient must never be silently lost.
+made a record again. A record passed whole to a function of the user's (``predict(p, x)``,
+``layer(p.layer, x)``) calls a copy of that function taking the record's fields as parameters
+(:mod:`srcad.frontend.passed_records`: ``predict(p["w"], p["b"], x)``); a named tuple is unpacked
+(``w, b = p``) field by field. A record parameter used any other way (returned, indexed,
+assigned, a method called, passed to something not a function of the user's) is refused: srcad
+could not see what is read of it, and a gradient must never be silently lost.
 
-Imports: the standard library, gast, :mod:`srcad.errors` and :mod:`srcad.frontend.source`.
+Imports: the standard library, gast, :mod:`srcad.errors` and :mod:`srcad.frontend`
+(``passed_calls``, ``passed_records``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import dataclasses
 import gast
 
 from .errors import UnsupportedSyntaxError
+from .frontend import passed_calls, passed_records
 
 __all__ = ["register_pytree"]
 
@@ -95,20 +100,105 @@ def rewrite(source, records):
                     f"{sorted(own & set(records))[0]!r}", filename=source.filename,
                     lineno=line, construct=source.line_text(line),
                     hint="give the nested function's parameter another name")
+    source.records = dict(records)  # (the lowering of this tree is not kept: pipeline.to_ssa)
+    _passed_on(fdef, records, source)
     _replace_reads(fdef, records, source)
+    local = passed_calls.bound_names(fdef)  # model.predict(p, x), model a local
+    methods = {id(a) for call in gast.walk(fdef) if isinstance(call, gast.Call) and
+               isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name)
+               and call.func.value.id in local
+               for a in call.args + [k.value for k in call.keywords]}
     for node in gast.walk(fdef):  # what is left: a use srcad cannot follow
         if isinstance(node, gast.Name) and node.id in records and not getattr(
                 node, "_srcad_record", False):
             if isinstance(node.ctx, gast.Param):
                 continue
             line = getattr(node, "lineno", None)
+            if id(node) in methods:  # model.predict(p, x), model not known here
+                raise UnsupportedSyntaxError(
+                    f"the record {node.id!r} ({type(records[node.id]).__name__}) is passed "
+                    "to a method of an object srcad does not know where the function is made",
+                    filename=source.filename, lineno=line, construct=source.line_text(line),
+                    hint="differentiate the bound method (srcad.grad(model.loss)), whose "
+                    "object srcad knows, or make it a module-level function or a static "
+                    "method called through its class (Model.predict(p, x))")
             raise UnsupportedSyntaxError(
                 f"the record {node.id!r} ({type(records[node.id]).__name__}) is differentiated "
-                "when the function reads its fields (p.w), not when it is used whole "
-                "(passed on, returned, indexed, assigned, a method called)",
+                "when the function reads its fields (p.w) or passes it whole to a function of "
+                "yours, not when it is used whole otherwise (returned, indexed, assigned, a "
+                "method called, passed to something else)",
                 filename=source.filename, lineno=line, construct=source.line_text(line),
-                hint=f"read the fields here ({node.id}.field) and pass them on one by one")
+                hint=f"read the fields here ({node.id}.field) and pass them on one by one, or "
+                "pass the record to a function of yours that reads them")
     return source
+
+
+def spec(value):
+    """What the record ``value`` holds, for :mod:`srcad.frontend.passed_calls`: its class,
+    whether it is read by position (a named tuple), its fields (None: a leaf)."""
+    ordered = type(value) not in _REGISTERED and isinstance(value, tuple)
+    return (type(value), ordered, tuple((k, spec(v) if is_record(v) else None)
+                                        for k, v in _fields_of(value).items()))
+
+
+def _passed_on(fdef, records, source):
+    """``predict(p, x)`` -> ``predict_fields(p["w"], p["b"], x)`` (a copy of ``predict``
+    taking the fields: :mod:`srcad.frontend.passed_records`); ``w, b = p`` (a named tuple) ->
+    ``w, b = p["w"], p["b"]``."""
+    specs = {name: spec(value) for name, value in records.items()}
+
+    def record(node):
+        chain = []
+        while isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Load):
+            chain.insert(0, node.attr)
+            node = node.value
+        if not isinstance(node, gast.Name) or node.id not in specs or \
+                not isinstance(node.ctx, gast.Load):
+            return None
+        top = at = specs[node.id]
+        for attr in chain:
+            at = dict(at[2]).get(attr)
+            if at is None:
+                return None
+        root, prefix = node, tuple(chain)
+
+        def leaves():
+            made = []
+            for path in passed_calls.leaf_paths(top):
+                if path[:len(prefix)] != prefix:
+                    continue
+                out = gast.Name(id=root.id, ctx=gast.Load(), annotation=None, type_comment=None)
+                out._srcad_record = True
+                for key in path:
+                    out = gast.Subscript(value=out, slice=gast.Constant(value=key, kind=None),
+                                         ctx=gast.Load())
+                made.append(out)
+            return made
+
+        return at, leaves
+
+    bind = passed_records.binder(source, fdef)
+    objects = passed_calls.constant_objects(source, fdef)  # a bound method's object
+
+    class PassedOn(gast.NodeTransformer):
+        def visit_Call(self, node):
+            passed_records.rewrite_call(source, node, record, bind, objects=objects)
+            self.generic_visit(node)
+            return node
+
+        def visit_Assign(self, node):
+            passed_calls.unpacked(node, record)
+            self.generic_visit(node)
+            return node
+
+        def visit_Subscript(self, node):  # p[0] (a named tuple): the field
+            found = passed_calls.by_index(node, record)
+            if found is not None:
+                return found
+            self.generic_visit(node)
+            return node
+
+    PassedOn().visit(fdef)
 
 
 def _replace_reads(node, records, source):

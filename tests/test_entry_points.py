@@ -816,6 +816,10 @@ def passes_the_record_on(p, x):
     return layer_loss(p, x)
 
 
+def stores_the_record(p, x):
+    return [p][0].b * x
+
+
 def writes_a_field(p, x):
     p.b = x
     return x
@@ -828,8 +832,13 @@ def calls_a_method(p, x):
 def test_a_record_used_whole_is_refused():
     layer = Layer(np.ones(2), 0.5)
     with pytest.raises(srcad.UnsupportedSyntaxError, match="fields") as info:
-        srcad.grad(passes_the_record_on)(layer, np.ones(2))
-    assert info.value.lineno == passes_the_record_on.__code__.co_firstlineno + 1
+        srcad.grad(stores_the_record)(layer, np.ones(2))
+    assert info.value.lineno == stores_the_record.__code__.co_firstlineno + 1
+    # passed whole to a function of the user's: its copy taking the fields (passed_records)
+    got, want = srcad.grad(passes_the_record_on)(layer, np.ones(2)), srcad.grad(layer_loss)(
+        layer, np.ones(2))
+    np.testing.assert_allclose(got.w, want.w)
+    np.testing.assert_allclose(got.b, want.b)
     with pytest.raises(srcad.UnsupportedSyntaxError):
         srcad.grad(writes_a_field)(layer, 1.0)
     with pytest.raises(srcad.UnsupportedSyntaxError):

@@ -126,6 +126,8 @@ def test_a_record_built_in_the_function(cls, build, read, tmp_path):
     "def f(x):\n    return h(x) + h(x[::-1])\n",
     "def f(x):\n    p = Pt(x[0], x[1])\n\n    def g(t):\n        return t * p.a + p.b\n\n"
     "    return g(x[2]) * g(x[3])\n",
+    # a record passed whole to a function of the user's (tests/test_records_passed.py)
+    "def h(p):\n    return p.a * p.b\n\n\ndef f(x):\n    p = D(x[0], x[1])\n    return h(p)\n",
 ])
 def test_record_forms(source, tmp_path):
     _agree(source, X, tmp_path)
@@ -134,7 +136,7 @@ def test_record_forms(source, tmp_path):
 @pytest.mark.parametrize("body", [
     "p = Pt(x[0], x[1])\n    return p",
     "p = Pt(x[0], x[1])\n    q = p\n    return q.a",
-    "p = D(x[0], x[1])\n    return helper(p)",
+    "p = D(x[0], x[1])\n    return [p][0].a",
 ])
 def test_a_record_used_whole_is_refused_with_a_hint(body, tmp_path):
     source = f"def helper(p):\n    return p.a\n\n\ndef f(x):\n    {body}\n"

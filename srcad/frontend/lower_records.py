@@ -8,7 +8,15 @@ local (scalar replacement of an aggregate; exact, nothing is approximated). Also
 * ``Pt(*vals)`` and ``Pt._make(vals)``: ``p_x, p_y = vals``;
 * keyword arguments and the class's constant defaults (``Pt(y=b, x=a)``);
 * ``q = p._replace(x=e)`` and ``q = dataclasses.replace(p, x=e)``: ``q_x, q_y = e, p_y``;
-* ``p.x = e`` (a dataclass that is not frozen) in the function's own body: ``p_x = e``.
+* ``p.x = e`` (a dataclass that is not frozen) in the function's own body: ``p_x = e``;
+* ``predict(Pt(a, b), x)``, a record built as the argument of a function of the user's (nested
+  records too): ``predict_fields(a, b, x)``, the copy of :mod:`.passed_records`;
+* ``predict(p, x)``, the record passed whole to a function of the user's: a call of a copy of
+  ``predict`` taking the fields, ``predict_fields(p_x, p_y, x)`` (:mod:`.passed_records`); not
+  for a record whose fields the function writes (what ``predict`` keeps of it, a closure or a
+  generator, would read them later), nor when the copy is refused (the refusal is kept: it is
+  the error if the record is differentiated; a record of constants goes whole, as before);
+* ``a, b = p`` and ``p[0]`` (a named tuple): the fields by position.
 
 A name is read so only when every binding of it is one of those forms (of one class) and every
 use reads a field: a record used whole (returned, passed on, aliased, a method called) keeps
@@ -16,7 +24,8 @@ the call, which is then refused at the user's line with a hint. The class must b
 instances the standard way: a named tuple's own ``__new__``, a dataclass's generated
 ``__init__`` without ``__post_init__`` or ``init=False`` fields, plain attribute access.
 
-Imports: the standard library and gast.
+Imports: the standard library, gast, :mod:`srcad.errors`, :mod:`.passed_calls` and
+:mod:`.passed_records`.
 """
 
 from __future__ import annotations
@@ -25,6 +34,9 @@ import dataclasses
 import inspect
 
 import gast
+
+from ..errors import SrcadError
+from . import passed_calls, passed_records
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 
@@ -74,6 +86,7 @@ def record_fields(cls):
 def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
+    _built_in_place(src, fdef)
     stores, bad = {}, set()
     parents = {}
     for node in gast.walk(fdef):
@@ -102,7 +115,7 @@ def lower(src):
         for name, items in list(built.items()):
             classes = {_class_of(k, built) for _, k in items}
             if len(classes) != 1 or None in classes or not _uses_ok(
-                    fdef, name, built, parents, classes) or any(_values(
+                    src, fdef, name, built, parents, classes) or any(_values(
                         k, *record_fields(next(iter(classes)))[:2], _ANY) is None
                     for _, k in items):
                 del built[name]
@@ -131,7 +144,68 @@ def lower(src):
             for node in gast.walk(assign):
                 if not hasattr(node, "lineno"):
                     gast.copy_location(node, assign)
-    _Fields(built, names).visit(fdef)
+    _Fields(src, built, names).visit(fdef)
+
+
+def _built_in_place(src, fdef):
+    """``predict(Pt(a, b), x)`` -> ``predict_fields(a, b, x)`` (nested records built in place
+    too): a record built as an argument of a function of the user's."""
+    bind, local = None, passed_calls.bound_names(fdef)
+
+    def record(node):
+        return _in_place(src, node, local)
+
+    for call in [n for n in gast.walk(fdef) if isinstance(n, gast.Call)]:
+        if any(record(a) for a in call.args + [k.value for k in call.keywords]):
+            bind = bind or passed_records.binder(src, fdef)
+            try:
+                passed_records.rewrite_call(src, call, record, bind)
+            except SrcadError as exc:  # left as it is (a constant record is passed whole)
+                refusals = src.__dict__.setdefault("record_refusals", {})
+                for node in call.args + [k.value for k in call.keywords]:
+                    for made in gast.walk(node):
+                        if isinstance(made, gast.Call) and hasattr(made, "lineno"):
+                            refusals.setdefault(made.lineno, exc)
+
+
+def _in_place(src, node, local):
+    """``(spec, leaves)`` of ``node`` when it builds a record (``Pt(a, b)``; its arguments
+    in the order of its fields, so that they run in the order they did; a constant default
+    for a field not given), else None; an argument building a record is read so too. A class
+    named by a name in ``local`` (bound in the function) is not looked up."""
+    func = getattr(node, "func", None)
+    while isinstance(func, gast.Attribute):
+        func = func.value
+    if isinstance(func, gast.Name) and func.id in local:
+        return None
+    kind = _construct(src, node)
+    if kind is None or kind[0] != "new":
+        return None
+    cls, call = kind[1], kind[2]
+    fields, defaults, _ = record_fields(cls)
+    values = _values(kind, fields, defaults, _ANY)
+    if not isinstance(values, list):
+        return None
+    given = call.args + [k.value for k in call.keywords]
+    places = [next(i for i, v in enumerate(values) if v is g) for g in given]
+    if places != sorted(places):
+        return None
+    inner = [_in_place(src, v, local) for v in values]
+    spec = (cls, issubclass(cls, tuple), tuple(
+        (f, sub[0] if sub else None) for f, sub in zip(fields, inner)))
+
+    def leaves():
+        out = []
+        for value, sub in zip(values, inner):
+            out += sub[1]() if sub else [value]
+        return out
+
+    return spec, leaves
+
+
+def spec_of(cls):
+    """The :mod:`.passed_calls` spec of a record of ``cls`` read so (its fields leaves)."""
+    return (cls, issubclass(cls, tuple), tuple((f, None) for f in record_fields(cls)[0]))
 
 
 def _construct(src, value):
@@ -194,11 +268,24 @@ def _class_of(kind, built):
     return classes.pop() if len(classes) == 1 else None
 
 
-def _uses_ok(fdef, name, built, parents, classes):
+def _uses_ok(src, fdef, name, built, parents, classes):
     """Every use of ``name`` reads (or, mutable and in the function's own body, writes) a
-    field, or is the record a ``_replace``/``replace`` of a name read so copies."""
+    field, is the record a ``_replace``/``replace`` of a name read so copies, passes the record
+    whole to a function of the user's (:mod:`.passed_records`), or (a named tuple) unpacks it
+    or reads a field by a constant index."""
     cls = next(iter(classes))
     fields, _, mutable = record_fields(cls)
+
+    def record(node):
+        if isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load):
+            return spec_of(cls), list
+        return None
+
+    # a field written here (p.x = e): the record is not passed on (the function it is passed
+    # to could keep it, in a closure or a generator, and read the field after the write)
+    written = any(isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Load) and
+                  isinstance(n.value, gast.Name) and n.value.id == name
+                  for n in gast.walk(fdef))
     for node in _walk_scoped(fdef):
         node, nested = node
         if not isinstance(node, gast.Name) or node.id != name or \
@@ -219,6 +306,15 @@ def _uses_ok(fdef, name, built, parents, classes):
         if isinstance(call, gast.Call) and call.args and call.args[0] is node and \
                 _is_replace_source(call, parents, built):
             continue
+        if isinstance(parent, gast.keyword):
+            call = parents.get(parent)
+        if isinstance(call, gast.Call) and call.func is not node and not written:
+            fn = passed_calls.callee(src, call.func)
+            found = fn is not None and passed_calls.binding(fn, call, record)
+            if found and _copied(src, fn, found, built[name]):
+                continue  # passed whole to a function of the user's
+        if issubclass(cls, tuple) and _by_position(node, parent, len(fields)):
+            continue
         return False
     for node, _ in _walk_scoped(fdef):  # p._replace(...) only as a record read so
         if isinstance(node, gast.Attribute) and node.attr == "_replace" and \
@@ -227,6 +323,35 @@ def _uses_ok(fdef, name, built, parents, classes):
             if not (isinstance(call, gast.Call) and _is_replace_source(call, parents, built)):
                 return False
     return True
+
+
+def _copied(src, fn, found, items):
+    """Whether the copy of ``fn`` taking the record arguments ``found`` (see
+    :func:`.passed_calls.binding`) is made. If it is refused, the record is not read field by
+    field (as a constant it may still be passed whole) and the refusal is kept for the lines
+    ``items`` build it on (``src.record_refusals``: the error if it is differentiated)."""
+    try:
+        passed_records.derived(fn, {p: rec[0] for p, rec in found.items()})
+    except SrcadError as exc:
+        refusals = src.__dict__.setdefault("record_refusals", {})
+        for assign, _ in items:
+            refusals.setdefault(assign.lineno, exc)
+        return False
+    return True
+
+
+def _by_position(node, parent, count):
+    """``a, b = p`` (as many names as fields) or ``p[i]`` (a constant index in range)."""
+    if isinstance(parent, gast.Assign) and parent.value is node:
+        targets = parent.targets
+        return len(targets) == 1 and isinstance(targets[0], (gast.Tuple, gast.List)) and \
+            len(targets[0].elts) == count and \
+            not any(isinstance(t, gast.Starred) for t in targets[0].elts)
+    if not isinstance(parent, gast.Subscript):
+        return False
+    index = passed_calls.constant_index(parent.slice)
+    return parent.value is node and isinstance(parent.ctx, gast.Load) and \
+        index is not None and -count <= index < count
 
 
 def _is_replace_source(call, parents, built):
@@ -278,10 +403,41 @@ def _values(kind, fields, defaults, names):
 
 
 class _Fields(gast.NodeTransformer):
-    """``p.x`` -> ``p_x`` for the names read so."""
+    """``p.x`` -> ``p_x`` for the names read so; ``predict(p, x)`` -> a call of ``predict``'s
+    copy taking the fields; ``a, b = p`` -> ``a, b = p_x, p_y``; ``p[0]`` -> ``p_x``."""
 
-    def __init__(self, built, names):
-        self.built, self.names = built, names
+    def __init__(self, src, built, names):
+        self.src, self.built, self.names = src, built, names
+
+    def record(self, node):
+        """``(spec, leaves)`` of a name read so, else None (see :mod:`.passed_calls`)."""
+        if not (isinstance(node, gast.Name) and node.id in self.built and
+                isinstance(node.ctx, gast.Load)):
+            return None
+        cls = _class_of(self.built[node.id][0][1], self.built)
+        fields = record_fields(cls)[0]
+        return spec_of(cls), lambda: [_name(self.names[node.id, f], gast.Load())
+                                      for f in fields]
+
+    def visit_Call(self, node):
+        if any(self.record(a) for a in node.args + [k.value for k in node.keywords]):
+            self.bind = getattr(self, "bind", None) or passed_records.binder(
+                self.src, self.src.node)
+            passed_records.rewrite_call(self.src, node, self.record, self.bind)
+        self.generic_visit(node)
+        return node
+
+    def visit_Assign(self, node):
+        passed_calls.unpacked(node, self.record)
+        self.generic_visit(node)
+        return node
+
+    def visit_Subscript(self, node):
+        found = passed_calls.by_index(node, self.record)
+        if found is not None:
+            return found
+        self.generic_visit(node)
+        return node
 
     def visit_Attribute(self, node):
         if isinstance(node.value, gast.Name) and (node.value.id, node.attr) in self.names:
