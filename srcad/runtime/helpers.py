@@ -497,7 +497,8 @@ def check_scalar(y, where=None):
     if not numeric or np.size(y) != 1:
         from ..errors import NonScalarOutputError
 
-        if np.iscomplexobj(y) and np.size(y) == 1:
+        if not isinstance(y, (tuple, list, dict)) and np.iscomplexobj(y) and np.size(y) == 1:
+            # (a tuple of an array and a number has no size: it is no scalar either way)
             filename, _, line = (where or "").rpartition(":")
             raise NonScalarOutputError(
                 "grad of a complex-valued function", filename=filename or None,
