@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import program_files
 import pytest
 
 import srcad
@@ -41,14 +42,7 @@ CASES = list(itertools.product(LOOPS, TESTS, RESULTS))
 def _program(tmp_path, n, test, result):
     text = (f"def f(x, y):\n    v = x\n    for i in range({n}):\n        if {TESTS[test]}:\n"
             f"            return x * y\n        v = v * 0.5\n    return {RESULTS[result]}\n")
-    path = tmp_path / f"early_{n}_{test}_{result}.py"
-    path.write_text(text)
-    made = []
-    for numpy in (np, anp):
-        namespace = {"np": numpy}
-        exec(compile(text, str(path), "exec"), namespace)
-        made.append(namespace["f"])
-    return made
+    return program_files.load(tmp_path, f"early_{n}_{test}_{result}", text, (np, anp))
 
 
 @pytest.mark.parametrize("n, test, result", CASES, ids=[f"{n}-{t}-{r}" for n, t, r in CASES])

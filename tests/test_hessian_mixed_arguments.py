@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import program_files
 import pytest
 
 import srcad
@@ -43,15 +44,8 @@ def _value(shape, rng):
 def test_hessian_of_an_array_and_a_number(tmp_path, body, shapes):
     if body == "outer" and SHAPES[shapes][0] != (2,):
         pytest.skip("np.outer of a matrix flattens it: another function")
-    text = f"def f(a, b):\n    return {BODIES[body]}\n"
-    path = tmp_path / f"mixed_{body}_{shapes}.py"
-    path.write_text(text)
-    made = []
-    for numpy in (np, anp):
-        namespace = {"np": numpy}
-        exec(compile(text, str(path), "exec"), namespace)
-        made.append(namespace["f"])
-    f, f_autograd = made
+    f, f_autograd = program_files.load(tmp_path, f"mixed_{body}_{shapes}",
+                                       f"def f(a, b):\n    return {BODIES[body]}\n", (np, anp))
     rng = np.random.default_rng(len(body) + len(shapes))
     sa, sb = SHAPES[shapes]
     a, b = _value(sa, rng), _value(sb, rng)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import program_files
 import pytest
 from sampling import sample
 from srcad.check import numerical_grad
@@ -53,11 +54,7 @@ def _program(tmp_path, build, copy, change, which):
     text = (f"def f(x, y):\n    {BUILDS[build]}\n    {COPIES[copy]}\n"
             f"    {CHANGES[change].format(c=changed)}\n"
             "    a = sum(zs) * 0.5\n    s = sum(ys)\n    return s * s * x + a * s + t * y\n")
-    path = tmp_path / f"copied_{build}_{copy}_{change}_{which}.py"
-    path.write_text(text)
-    namespace = {}
-    exec(compile(text, str(path), "exec"), namespace)
-    return namespace["f"]
+    return program_files.load(tmp_path, f"copied_{build}_{copy}_{change}_{which}", text)
 
 
 def _check(f, args=(0.7, -0.4)):
@@ -87,8 +84,4 @@ def test_the_long_run_case(tmp_path):
     """The long run's program, shrunk: 12 instead of 9 in reverse over reverse before."""
     text = ("def f(x, y):\n    fill = [x, x, x]\n    v3 = list(fill)\n    v3.append(x)\n"
             "    b = sum(v3) * 0.0\n    i_1 = sum(fill)\n    return i_1 * b + 0.5 * i_1 * i_1\n")
-    path = tmp_path / "long_run_case.py"
-    path.write_text(text)
-    namespace = {}
-    exec(compile(text, str(path), "exec"), namespace)
-    _check(namespace["f"])
+    _check(program_files.load(tmp_path, "long_run_case", text))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import program_files
 import pytest
 from srcad.check import numerical_grad
 
@@ -40,11 +41,7 @@ def test_array_scaled_by_max_then_written(tmp_path, source, fn, write):
     text = (f"import math\nimport numpy as np\n\n\ndef f(a, x):\n    "
             f"{SOURCES[source].format(fn=fn)}\n    b = a[1:3] * m\n    {WRITES[write]}\n"
             "    return np.sum(np.sin(b)) + m\n")
-    path = tmp_path / f"scaled_{source}_{fn}_{write}.py"
-    path.write_text(text)
-    namespace = {}
-    exec(compile(text, str(path), "exec"), namespace)
-    f = namespace["f"]
+    f = program_files.load(tmp_path, f"scaled_{source}_{fn}_{write}", text)
     args = (np.array([0.9, -0.7, 1.3, 0.4]), 0.6)  # no ties between the compared values
     fd = numerical_grad(f, args, (0, 1))
     got = srcad.grad(f, wrt=(0, 1))(*args)
