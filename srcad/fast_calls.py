@@ -68,7 +68,7 @@ _OUTPUT_CHECKS = (HELPERS["check_scalar"], HELPERS["check_holomorphic"])
 def number_out(code):
     """Whether ``grad``'s generated ``code`` returns the gradient of an output that is a
     number by its kinds: it calls no check of its output at run time (``check_scalar``, which
-    srcad.pipeline.assemble adds for any other output), so the Jacobian needs no value."""
+    srcad.backend.assemble adds for any other output), so the Jacobian needs no value."""
     for cell in code.__closure__ or ():
         try:
             value = cell.cell_contents

@@ -32,6 +32,7 @@ import gast
 from .analysis import alias, complexity, derivative_calls, soundness, truths
 from .analysis.analyse import Analysis
 from .backend import duck, emit, numba_backend, numba_passed, numba_stacks, standard
+from .backend.assemble import arguments, assemble, function_def, signature
 from .backend.tidy import tidy
 from .core import env, functions, ir
 from .core.kinds import (
@@ -60,7 +61,7 @@ from .runtime import derivatives
 from .runtime.standard import namespace_of
 from .transform import calls, nodes, saves
 from .transform.forward import Forward
-from .transform.nodes import Comment, assign, call, name
+from .transform.nodes import assign, call, name
 from .transform.reverse import Reverse
 
 DEBUG = bool(os.environ.get("SRCAD_DEBUG"))
@@ -319,7 +320,7 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
                            nodes.constant(f"{fn.source.filename}:{fn.source.first_line}"))
     body.append(ast.Return(value=nodes.tuple_([nodes.expr(result), tangent_out])))
     # all positional: the tangents follow the parameters
-    fdef = _function(label, _arguments([], list(fn.params) + tangents, []), body)
+    fdef = function_def(label, arguments([], list(fn.params) + tangents, []), body)
     fdef = _tidy(fdef, namer.temps | fwd.temp_tangents, namer.grads, (), spelled)
     if ducks:  # Dask, CuPy arguments (the cache key has their types): as in adjoint
         fdef = _for_ducks(fdef, func, fn, spelled, namer, fwd.cells)
@@ -379,7 +380,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
     body += [assign(s, ast.List(elts=[], ctx=nodes.LOAD)) for s in gen.stacks]
     body += nodes.realise(gen.forward, gen.saves)
     body.append(ast.Return(value=nodes.tuple_([nodes.expr(gen.result), packed])))
-    fwd_def = _function(fwd_name, _signature(fn, gen.seed, "fwd"), body)
+    fwd_def = function_def(fwd_name, signature(fn, gen.seed, "fwd"), body)
     body = []
     if kept:
         body.append(assign(list(kept), name(ctx)))
@@ -393,7 +394,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
     body += backward
     grads = [gen.grads[w] for w in wrt]
     body.append(ast.Return(value=grads[0] if len(grads) == 1 else nodes.tuple_(grads)))
-    bwd_def = _function(bwd_name, _arguments([], [ctx, gen.seed], []), body)
+    bwd_def = function_def(bwd_name, arguments([], [ctx, gen.seed], []), body)
     temps = namer.temps | gen.temp_grads
     fwd_def = _tidy(fwd_def, temps, namer.grads, (), spelled)
     bwd_def = _tidy(bwd_def, temps, namer.grads, (), spelled)
@@ -512,89 +513,3 @@ def _callees(backend, ducks=False, space=None):
             made.standard = True  # its arrays have no methods (transform.saves)
         return STANDARD_CALLEES[space]
     return DUCK_CALLEES if ducks else CALLEES
-
-
-def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple=False,
-             holomorphic=False, check_real=True):
-    """The tree of the whole adjoint function ``label``; ``helpers`` gains those the wrapping
-    itself calls. ``check_real``: a real argument's gradient is checked real where the code
-    may make complex values no kind shows (the Numba backend's ``**`` raises instead)."""
-    body = [assign(s, ast.List(elts=[], ctx=nodes.LOAD)) for s in gen.stacks]
-    body += nodes.realise(gen.forward, gen.saves)
-    result = nodes.expr(gen.result)
-    check = "check_holomorphic" if holomorphic else "check_scalar"
-    seeded = False  # the seed is what check_scalar returns (an array of one element's ones)
-    if mode != "vjp" and (holomorphic or analysis.kind(gen.result) != SCALAR):
-        where = f"{fn.source.filename}:{fn.source.first_line}"
-        helpers.add(check)
-        checked = call(spelled.get(check, check), result, nodes.constant(where))
-        seeded = check == "check_scalar" and check_real  # the Python backend's
-        body.append(assign(gen.seed, checked) if seeded else ast.Expr(value=checked))
-        result = nodes.expr(gen.result)
-    restored = set()
-    backward = nodes.realise(gen.backward, gen.saves, restored)
-    # and every name the backward code assigns otherwise (the Numba backend's stacks are
-    # read by plain assignments: srcad.backend.numba_backend.realise)
-    restored |= {n.id for n in ast.walk(ast.Module(body=backward, type_ignores=[]))
-                 if n.__class__ is ast.Name and n.ctx.__class__ is not ast.Load}
-    acts = any(not isinstance(s, Comment) for s in backward)
-    backward_at = len(body)
-    if mode != "vjp" and acts:
-        body.append(Comment("backward"))
-    if mode != "vjp" and not seeded:
-        body.append(assign(gen.seed, nodes.constant(1.0)))  # a constant: tidy folds it
-    if acts:
-        body += backward
-    grads = [gen.grads[w] for w in wrt]
-    if check_real and complexity.unseen_complex(analysis):  # a real argument's gradient, real
-        where = f"{fn.source.filename}:{fn.source.first_line}"
-        helpers.add("check_real")
-        grads = [g if analysis.is_complex(ir.Var(w)) else
-                 call(spelled.get("check_real", "check_real"), g, nodes.constant(w),
-                      nodes.constant(where)) for g, w in zip(grads, wrt)]
-    if len(grads) == 1 and not as_tuple:
-        out = grads[0]
-    else:
-        out = nodes.tuple_(grads)
-    if mode == "value_and_grad" and isinstance(gen.result, ir.Var) and (
-            gen.result.name in restored):
-        # the backward sweep restores saved values, the result among them: keep it aside
-        kept = namer.fresh("value")
-        body.insert(backward_at, assign(kept, result))
-        result = name(kept)
-    if mode == "value_and_grad":
-        out = nodes.tuple_([result, out])
-    body.append(ast.Return(value=out))
-    return _function(label, _signature(fn, gen.seed, mode), body)
-
-
-def _function(label, arguments, body):
-    fdef = ast.FunctionDef(name=label, args=arguments, body=body, decorator_list=[],
-                           returns=None, lineno=0, **_NO_TYPE_PARAMS)
-    return fdef
-
-
-#: Python 3.12 added ``type_params`` to a def; earlier versions refuse the keyword
-_NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
-
-
-def _arguments(posonly, positional, kwonly):
-    def args(names):
-        return [ast.arg(arg=n, annotation=None) for n in names]
-
-    return ast.arguments(posonlyargs=args(posonly), args=args(positional), vararg=None,
-                         kwonlyargs=args(kwonly), kw_defaults=[None] * len(kwonly),
-                         kwarg=None, defaults=[])
-
-
-def _signature(fn, seed, mode):
-    src = fn.source.node.args
-    posonly = [a.id for a in src.posonlyargs]
-    positional = [a.id for a in src.args]
-    kwonly = [a.id for a in src.kwonlyargs]
-    if mode == "vjp":  # the seed first, positional-only when the first parameter is
-        (posonly if posonly else positional).insert(0, seed)
-    extra = list(fn.arity.names) if getattr(fn, "arity", None) else []
-    if extra:  # a *args callee's items: keyword-only (see srcad.transform.nodes.call_part)
-        kwonly = extra[:len(fn.arity.items)] + kwonly + extra[len(fn.arity.items):]
-    return _arguments(posonly, positional, kwonly)
