@@ -44,9 +44,8 @@ def uses_nested_def(x):
 
 
 def uses_walrus(x):
-    if (y := x * 2) > 1:  # error: walrus
-        return y
-    return x
+    ys = [y for v in range(3) if (y := x * v) > 1]  # error: walrus
+    return sum(ys)
 
 
 def uses_match(x):

@@ -60,6 +60,7 @@ class Desugar:
         body = [_expand_aug(s) for s in fdef.body if not _is_docstring(s)]
         for stmt in body:
             _expand_aug_in(stmt)
+            _named_tests_in(stmt)
         if _simple_return(body):
             fdef.body = body or [gast.copy_location(gast.Return(value=_const(None)), fdef)]
             return fdef
@@ -195,6 +196,21 @@ def _assigned_in(stmt):
         if isinstance(sub, gast.Assign):
             names |= {t.id for t in sub.targets if isinstance(t, gast.Name)}
     return names
+
+
+def _named_tests_in(node):
+    """``while (n := n + 1) < 4: body`` -> ``while True: if not (n := n + 1) < 4: break;
+    body``: the assignment is in the body, evaluated on every pass like any statement of it
+    (a loop's header is lowered once; lower_loops refuses a ``:=`` left in a test, a ``while``
+    with an ``else``, whose ``else`` the break would skip)."""
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.While) and not sub.orelse and any(
+                isinstance(n, gast.NamedExpr) for n in gast.walk(sub.test)):
+            test = gast.UnaryOp(op=gast.Not(), operand=sub.test)
+            exit_ = gast.If(test=gast.copy_location(test, sub.test),
+                            body=[gast.copy_location(gast.Break(), sub)], orelse=[])
+            sub.body = [gast.copy_location(exit_, sub)] + sub.body
+            sub.test = gast.copy_location(_const(True), sub.test)
 
 
 def _expand_aug_in(node):

@@ -181,6 +181,16 @@ class Expressions:
             self.branch(test, [], cont, node)
         return self.env.pop(key)
 
+    def expr_NamedExpr(self, node, hint=None):
+        """``(y := e)``: the assignment ``y = e`` where the expression is evaluated (in order:
+        the lowering evaluates every operand into a temporary first; in a branch of ``and``,
+        ``or`` or ``if``-``else`` only on that path), then ``y``'s value. Inside a
+        comprehension or a lambda it binds another scope's name: validate refuses it there."""
+        assign = gast.Assign(targets=[_store(node.target.id)], value=node.value,
+                             type_comment=None)
+        self.stmt(gast.copy_location(assign, node))
+        return self.env[node.target.id]
+
     def expr_IfExp(self, node, hint=None):
         test = self.expr(node.test)
         key = f"\0{hint or 'value'}"

@@ -54,6 +54,10 @@ class Loops:
     """``stmt_While``, ``stmt_For``, comprehensions, and the phis of a loop header."""
 
     def stmt_While(self, node):
+        if any(isinstance(n, gast.NamedExpr) for n in gast.walk(node.test)):  # (desugar moves
+            raise self.error(node, "an assignment expression (:=) in the test of a while loop "
+                             "with an else", hint="assign before the loop and at the end of "
+                             "its body, or move the else part after the loop with a flag")
         self.loop("while", node.lineno, _assigned_names(node.body),
                   body=lambda: self.loop_body(node.body), header=lambda: self.expr(node.test),
                   rebound=_assigned_names(node.body, subscripts=False),

@@ -51,7 +51,6 @@ UNSUPPORTED = {
     gast.ClassDef: ("a class defined inside the function", "define the class at module level"),
     gast.Import: ("an import inside the function", "import at module level"),
     gast.ImportFrom: ("an import inside the function", "import at module level"),
-    gast.NamedExpr: ("an assignment expression (:=)", "assign on a line of its own"),
     gast.SetComp: ("a set comprehension", "use a list"),
     gast.Set: ("a set literal", "use a list or tuple"),
 }
@@ -89,9 +88,17 @@ def validate(source):
     # del name among the function's own statements, branches and loops: the name is gone
     # (lower_stmts.stmt_Delete; a read where it may be gone is checked at run time)
     top = set(_name_deletes(source.node.body))
+    scoped = _scoped_named_exprs(source.node)
     for node in _walk_body(source.node):
         if id(node) in top:
             continue
+        if id(node) in scoped:
+            line = getattr(node, "lineno", None)
+            raise UnsupportedSyntaxError(
+                "srcad cannot differentiate an assignment expression (:=) in a comprehension, "
+                "a lambda or a default", filename=source.filename, lineno=line,
+                construct=source.line_text(line),
+                hint="write the loop out and assign on a line of its own")
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and (
             node.func.id in UNSUPPORTED_CALLS
             and node.func.id not in _assigned_names(source.node)
@@ -114,6 +121,20 @@ def validate(source):
             construct=source.line_text(line),
             hint=instead,
         )
+
+
+def _scoped_named_exprs(fdef):
+    """The ids of the ``:=`` inside a comprehension, a lambda or a default: it binds a name of
+    another scope than the expression's (lower_exprs.expr_NamedExpr takes the others)."""
+    found = set()
+    defaults = fdef.args.defaults + [d for d in fdef.args.kw_defaults if d is not None]
+    for node in [n for stmt in fdef.body + defaults for n in gast.walk(stmt)]:
+        if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+                             gast.Lambda)):
+            found |= {id(n) for n in gast.walk(node) if isinstance(n, gast.NamedExpr)}
+    for default in defaults:
+        found |= {id(n) for n in gast.walk(default) if isinstance(n, gast.NamedExpr)}
+    return found
 
 
 def _assigned_names(fdef):
