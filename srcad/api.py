@@ -31,7 +31,7 @@ from .core.kinds import (
     with_complex,
 )
 from .errors import SrcadError, WrtError
-from .frontend import entry
+from .frontend import entry, passed_records
 from .frontend.lower_callees import classes_of
 from .runtime.standard import namespace_of, on_standard_arrays
 from .specialise import (
@@ -584,4 +584,5 @@ def clear_cache():
         pipeline.CALLEES.clear()
         pipeline.NUMBA_CALLEES.clear()
         pipeline.LOWERED.clear()
+        passed_records.clear()
     gc.collect()  # generated code in reference cycles (recursive helpers): and its lines

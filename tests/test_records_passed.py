@@ -378,6 +378,28 @@ def test_a_registered_class_passed_on(tmp_path):
     np.testing.assert_allclose(np.append(g.w, g.b), want, rtol=1e-6)
 
 
+def test_clear_cache_forgets_the_copies(tmp_path):
+    """srcad.clear_cache() frees the callees' copies too; the next gradient makes them again."""
+    from srcad.frontend import passed_records
+
+    mod = _load("""
+        def inner(r, x):
+            return np.sum(np.tanh(r.w * x)) * r.b
+
+        def loss(r, x):
+            return inner(r, x) ** 2
+        """, tmp_path, "numpy")
+    srcad.register_pytree(mod.Plain, lambda r: {"w": r.w, "b": r.b},
+                          lambda d: mod.Plain(d["w"], d["b"]))
+    point = mod.Plain(THETA[:2], THETA[2])
+    before = srcad.grad(mod.loss)(point, X)
+    assert mod.inner in passed_records._DERIVED
+    srcad.clear_cache()
+    assert mod.inner not in passed_records._DERIVED
+    after = srcad.grad(mod.loss)(point, X)
+    np.testing.assert_allclose(np.append(after.w, after.b), np.append(before.w, before.b))
+
+
 def test_the_copy_is_made_again_when_a_callee_changes(tmp_path):
     """A name the copies read (the function called, the one it calls in turn, for a ``wrt``
     record and a record built in the function) means another function: new code."""

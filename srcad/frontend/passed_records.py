@@ -65,6 +65,12 @@ from .passed_calls import (
 _count = itertools.count(1)
 _DERIVED = weakref.WeakKeyDictionary()  # function -> {key: an entry of derived()}
 _LOCK = threading.RLock()
+
+
+def clear():
+    """Forget every copy made (srcad.clear_cache): they are made again when next needed."""
+    with _LOCK:
+        _DERIVED.clear()
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 _HINT = ("read its fields there (p.w), pass it on whole to a function of yours, or pass "
          "the fields one by one")
