@@ -362,7 +362,8 @@ def test_a_record_passed_on_in_this_form(name, tmp_path):
             type(g.l2).__name__ == "NT"
 
 
-def test_a_registered_class_passed_on(tmp_path):
+def _registered_plain(tmp_path):
+    """A module whose ``loss`` passes a registered (non-dataclass) record on to ``inner``."""
     mod = _load("""
         def inner(r, x):
             return np.sum(np.tanh(r.w * x)) * r.b
@@ -372,6 +373,11 @@ def test_a_registered_class_passed_on(tmp_path):
         """, tmp_path, "numpy")
     srcad.register_pytree(mod.Plain, lambda r: {"w": r.w, "b": r.b},
                           lambda d: mod.Plain(d["w"], d["b"]))
+    return mod
+
+
+def test_a_registered_class_passed_on(tmp_path):
+    mod = _registered_plain(tmp_path)
     g = srcad.grad(mod.loss)(mod.Plain(THETA[:2], THETA[2]), X)
     want = numerical_grad(lambda t: mod.loss(mod.Plain(t[:2], t[2]), X), (THETA,))
     assert type(g) is mod.Plain
@@ -382,15 +388,7 @@ def test_clear_cache_forgets_the_copies(tmp_path):
     """srcad.clear_cache() frees the callees' copies too; the next gradient makes them again."""
     from srcad.frontend import passed_records
 
-    mod = _load("""
-        def inner(r, x):
-            return np.sum(np.tanh(r.w * x)) * r.b
-
-        def loss(r, x):
-            return inner(r, x) ** 2
-        """, tmp_path, "numpy")
-    srcad.register_pytree(mod.Plain, lambda r: {"w": r.w, "b": r.b},
-                          lambda d: mod.Plain(d["w"], d["b"]))
+    mod = _registered_plain(tmp_path)
     point = mod.Plain(THETA[:2], THETA[2])
     before = srcad.grad(mod.loss)(point, X)
     assert mod.inner in passed_records._DERIVED
