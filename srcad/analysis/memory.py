@@ -513,9 +513,9 @@ def _may_be_list(name, analysis, defs, seen=None):
         return False
     if fn is operator.getitem:
         return analysis.kinds.get(getattr(args[0], "name", None)) != ARRAY
-    if safe_in(fn, _ARITH) and (fn not in (min, max, sum) or fn is not sum and len(args) > 1
-                                and not stmt.value.kwargs):
-        # ys + zs, ys * 2: lists; max(a, b) is one of its arguments
+    if safe_in(fn, _ARITH) and fn is not sum and not (
+            fn in (min, max) and (len(args) < 2 or stmt.value.kwargs)):
+        # ys + zs, ys * 2: lists; max(a, b) is one of its arguments (max(ys): an item)
         return any(_may_be_list(a.name, analysis, defs, seen) if isinstance(a, ir.Var)
                    else isinstance(a, ir.Const) and isinstance(a.value, (list, tuple))
                    for a in args)

@@ -128,7 +128,7 @@ def _scoped_named_exprs(fdef):
     another scope than the expression's (lower_exprs.expr_NamedExpr takes the others)."""
     found = set()
     defaults = fdef.args.defaults + [d for d in fdef.args.kw_defaults if d is not None]
-    for node in [n for stmt in fdef.body + defaults for n in gast.walk(stmt)]:
+    for node in [n for stmt in fdef.body for n in gast.walk(stmt)]:
         if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
                              gast.Lambda)):
             found |= {id(n) for n in gast.walk(node) if isinstance(n, gast.NamedExpr)}

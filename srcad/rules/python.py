@@ -14,7 +14,7 @@ import operator
 
 from ..runtime import containers, items, special
 from ..runtime import helpers as runtime
-from .registry import POW_BASE, defmethod, defvjp, nondiff
+from .registry import POW_BASE, POW_EXPONENT, defmethod, defvjp, nondiff
 
 # ---------------------------------------------------------------- arithmetic operators
 defvjp(operator.add, "a, b", a="g", b="g", broadcast=True)
@@ -164,7 +164,7 @@ defvjp(runtime.check_real, "grad, name, where=None", zero=("name", "where"), gra
        jvp={"grad": "t"})
 # (the derivative of 0 ** b raises one power lower: below - 1)
 defvjp(special.power_of, "a, b, below=-1.0", zero="below",
-       a="g * b * power_of(a, where(b, b - 1, where(a, b - 1, 1.0)), below - 1)",
+       a=f"g * b * power_of(a, {POW_EXPONENT}, below - 1)",
        b="g * ans * log_base(a, g * ans)", broadcast=True)
 defvjp(runtime.where, "c, a, b", zero="c", a="where(c, g, 0.0)", b="where(c, 0.0, g)")
 # flat in by but at by = 0 at a negative base, where it jumps (to nan or a complex log: as

@@ -71,7 +71,8 @@ GENERIC.update({
 #: is 1 everywhere). Guarded on both, not on ``b`` alone: ``where(b, b - 1, 1.0)`` made the
 #: mixed second derivative at ``b == 0`` ``a`` instead of ``1 / a`` (the exponent ``b - 1`` is
 #: kept where ``a`` is not 0, so its derivative in ``b`` is too).
-POW_BASE = "g * b * a ** where(b, b - 1, where(a, b - 1, 1.0))"
+POW_EXPONENT = "where(b, b - 1, where(a, b - 1, 1.0))"
+POW_BASE = f"g * b * a ** {POW_EXPONENT}"
 
 #: modules whose functions raise on numbers where NumPy's give inf or nan (``math.log(0.0)``)
 _PYTHON_NUMBERS = frozenset(("math", "cmath", "builtins", "_operator", "operator"))
