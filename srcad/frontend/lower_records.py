@@ -161,11 +161,9 @@ def _built_in_place(src, fdef):
             try:
                 passed_records.rewrite_call(src, call, record, bind)
             except SrcadError as exc:  # left as it is (a constant record is passed whole)
-                refusals = src.__dict__.setdefault("record_refusals", {})
-                for node in call.args + [k.value for k in call.keywords]:
-                    for made in gast.walk(node):
-                        if isinstance(made, gast.Call) and hasattr(made, "lineno"):
-                            refusals.setdefault(made.lineno, exc)
+                _keep_refusal(src, exc, [made.lineno for node in call.args + [
+                    k.value for k in call.keywords] for made in gast.walk(node)
+                    if isinstance(made, gast.Call) and hasattr(made, "lineno")])
 
 
 def _in_place(src, node, local):
@@ -333,11 +331,18 @@ def _copied(src, fn, found, items):
     try:
         passed_records.derived(fn, {p: rec[0] for p, rec in found.items()})
     except SrcadError as exc:
-        refusals = src.__dict__.setdefault("record_refusals", {})
-        for assign, _ in items:
-            refusals.setdefault(assign.lineno, exc)
+        _keep_refusal(src, exc, [assign.lineno for assign, _ in items])
         return False
     return True
+
+
+def _keep_refusal(src, exc, lines):
+    """Keep ``exc``, the refusal of a callee's copy, for the lines that build the record
+    (``src.record_refusals``, read by analysis.soundness: the error if it is
+    differentiated); the first refusal of a line stays."""
+    refusals = src.__dict__.setdefault("record_refusals", {})
+    for line in lines:
+        refusals.setdefault(line, exc)
 
 
 def _by_position(node, parent, count):
