@@ -106,6 +106,7 @@ def rewrite_call(src, call, records, bind, fdef=None, objects=None, fn=None):
                      for leaf, node in zip(names[kw.arg], found[kw.arg][1]())]
     call.func = gast.copy_location(_name(bind(entry)), call.func)
     call.args, call.keywords = args, keywords
+    call._srcad_fields = True  # (srcad.frontend.passed_trees: a copy's call)
     for node in gast.walk(call):
         if "lineno" in node._attributes and not hasattr(node, "lineno"):
             gast.copy_location(node, call)

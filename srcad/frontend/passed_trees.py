@@ -266,8 +266,12 @@ class _Trees:
     # ------------------------------------------------------------ checks
 
     def _iter_of(self, node):
-        """Whether ``node`` is the iterable of a ``for`` or a comprehension."""
+        """Whether ``node`` is iterated by a ``for`` or a comprehension (itself, or through
+        ``enumerate``, ``zip``, ``reversed``)."""
         parent = self.parents.get(node)
+        if isinstance(parent, gast.Call) and node in parent.args and self._builtin(
+                parent.func, "enumerate", "zip", "reversed"):
+            return self._iter_of(parent)
         return isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node
 
     def check(self):
@@ -288,15 +292,22 @@ class _Trees:
             if spec is None:
                 continue
             if spec is UNKNOWN:
-                raise self.error(node, "srcad cannot tell what this item of a container of "
-                                 "records holds (an index out of range, a slice not "
-                                 "constant, items of different kinds, a field not known)",
-                                 hint="index with a constant or a name, over items of one "
-                                 "kind, and read the fields the record has")
+                raise self._unknown(node)
             self._check_use(node, spec)
+
+    def _unknown(self, node):
+        """The error for ``node``, whose spec is UNKNOWN."""
+        if isinstance(node, gast.Attribute) and is_record_spec(self.spec(node.value)):
+            self._check_use(node.value, self.spec(node.value))  # (not a field)
+        return self.error(node, "srcad cannot tell what this item of a container of records "
+                          "holds (an index out of range, a slice not constant, items of "
+                          "different kinds)", hint="index with a constant or a name, over "
+                          "items of one kind")
 
     def _check_target(self, loop):
         spec = self.iterated(loop.iter)
+        if self.spec(loop.iter) is UNKNOWN:
+            raise self._unknown(loop.iter)
         if spec is UNKNOWN:
             raise self.error(loop.iter, "iterating over something srcad cannot follow the "
                              "records in (a record itself, items of different kinds)",
@@ -343,6 +354,12 @@ class _Trees:
             return
         elif isinstance(parent, (gast.Assign, gast.NamedExpr)) and parent.value is node:
             targets = parent.targets if isinstance(parent, gast.Assign) else [parent.target]
+            for t in targets:
+                if isinstance(t, (gast.Subscript, gast.Attribute)) and \
+                        self.spec(gast.Subscript(value=t.value, slice=t.slice, ctx=gast.Load())
+                                  if isinstance(t, gast.Subscript) else t.value) is not None:
+                    raise self.error(t, "writing into a record or a container of records",
+                                     hint="build a new list (or dict) of the values instead")
             if all(isinstance(t, (gast.Name, gast.Tuple, gast.List)) for t in targets) and \
                     not any(isinstance(n, (gast.Subscript, gast.Attribute)) for t in targets
                             for n in gast.walk(t)):

@@ -1,0 +1,399 @@
+"""Containers of records as ``wrt`` arguments (issue 16; :mod:`srcad.frontend.passed_trees`):
+a list, tuple or dict of dataclasses, named tuples or registered classes, alone or inside a
+record (``p.layers``), inside a dict (``d["net"].layers``), read by index, by iterating, by
+unpacking, through a name, passed whole to functions of the user's.
+
+Every case is a module written to a file (srcad reads its source) and loaded twice: with NumPy
+for srcad, with autograd.numpy for autograd on the same text (``flat(theta, x)`` builds the
+argument from one vector and calls the function: autograd follows the records as Python
+objects). Checked: ``grad`` (the same structure as the argument, each record of its class),
+``value_and_grad``, ``jvp`` with a tangent of the same structure, and for some cases the
+Hessian in both modes, against central finite differences and autograd. The refusals name the
+user's file and line and give a hint.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import itertools
+import textwrap
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.errors import SrcadError, UnsupportedSyntaxError
+
+autograd = pytest.importorskip("autograd")
+
+HEAD = """\
+import dataclasses
+from typing import NamedTuple
+
+import srcad
+
+
+@dataclasses.dataclass
+class DL:
+    w: object
+    b: object
+
+
+class NL(NamedTuple):
+    w: object
+    b: object
+
+
+class RL:
+    def __init__(self, w, b):
+        self.w, self.b = w, b
+
+
+srcad.register_pytree(RL, lambda r: {"w": r.w, "b": r.b}, lambda f: RL(f["w"], f["b"]))
+
+
+@dataclasses.dataclass
+class Net:
+    layers: object
+    scale: object
+
+
+def lin(l, x):
+    return np.tanh(l.w @ x + l.b)
+
+
+def forward_seq(layers, x):
+    for layer in layers:
+        x = np.tanh(layer.w @ x + layer.b)
+    return x
+
+
+def forward_dict(layers, x):
+    for layer in layers.values():
+        x = np.tanh(layer.w @ x + layer.b)
+    return x
+
+
+def forward_net(p, x):
+    for layer in {PVALUES}:
+        x = lin(layer, x)
+    return np.sum(x) * p.scale
+
+"""
+
+X = np.array([0.8, -0.3])
+
+# ---------------------------------------------------------------- the generated family
+
+FORMS = {  # the body of loss; {L}: the container, {K0}, {K1}: its keys, {S}: the scale
+    "index": """
+        x = np.tanh({L}[{K0}].w @ x + {L}[{K0}].b)
+        x = np.tanh({L}[{K1}].w @ x + {L}[{K1}].b)
+        return np.sum(x) * {S}""",
+    "loop": """
+        for layer in {VALUES}:
+            x = np.tanh(layer.w @ x + layer.b)
+        return np.sum(x) * {S}""",
+    "enumerate": """
+        for i, layer in {ITEMS}:
+            x = np.tanh(layer.w @ x + layer.b) * ({C})
+        return np.sum(x) * {S}""",
+    "zip": """
+        for layer, c in zip({VALUES}, (1.5, 0.5)):
+            x = np.tanh(layer.w @ x + layer.b) * c
+        return np.sum(x) * {S}""",
+    "range": """
+        for i in range(len({L})):
+            x = np.tanh({L}[i].w @ x + {L}[i].b)
+        return np.sum(x) * {S}""",
+    "alias": """
+        l0 = {L}[{K0}]
+        l1 = {L}[{K1}]
+        x = np.tanh(l0.w @ x + l0.b)
+        x = np.tanh(l1.w @ x + l1.b)
+        return np.sum(x) * {S}""",
+    "callee": """
+        x = lin({L}[{K0}], x)
+        l1 = {L}[{K1}]
+        x = lin(l1, x)
+        return np.sum(x) * {S}""",
+    "container to callee": """
+        x = {FWD}({L}, x)
+        return np.sum(x) * {S}""",
+    "unpack": """
+        for w, b in {VALUES}:
+            x = np.tanh(w @ x + b)
+        return np.sum(x) * {S}""",
+    "record to callee": """
+        return forward_net({P}, x)""",
+}
+CONTAINERS = {  # (build from a list of two records, {K0}, {K1})
+    "list": ("ls", "0", "1"),
+    "tuple": ("tuple(ls)", "0", "-1"),
+    "dict": ('{"a": ls[0], "b": ls[1]}', '"a"', '"b"'),
+}
+RECORDS = ("DL", "NL", "RL")
+DEPTHS = {  # (the argument built, the container read, the record holding it, the scale)
+    1: ("layers", "p", None, "1.0"),
+    2: ("Net(layers, theta[12])", "p.layers", "p", "p.scale"),
+    3: ('{"net": Net(layers, theta[12])}', 'p["net"].layers', 'p["net"]', 'p["net"].scale'),
+}
+
+
+def _source(container, record, form, depth):
+    build, k0, k1 = CONTAINERS[container]
+    made, read, holder, scale = DEPTHS[depth]
+    seq = container != "dict"
+    body = textwrap.dedent(FORMS[form]).strip("\n").format(
+        L=read, K0=k0, K1=k1, S=scale, P=holder,
+        VALUES=read if seq else f"{read}.values()",
+        ITEMS=f"enumerate({read})" if seq else f"{read}.items()",
+        C="i + 1.0" if seq else '1.0 if i == "a" else 2.0',
+        FWD="forward_seq" if seq else "forward_dict")
+    head = HEAD.replace("{PVALUES}", "p.layers" if seq else "p.layers.values()")
+    return head + (
+        "def loss(p, x):\n" + textwrap.indent(body, "    ") + "\n\n\n"
+        f"def build(theta):\n"
+        f"    ls = [{record}(np.reshape(theta[6 * k:6 * k + 4], (2, 2)), "
+        f"theta[6 * k + 4:6 * k + 6]) for k in range(2)]\n"
+        f"    layers = {build}\n"
+        f"    return {made}\n\n\n"
+        f"def flat(theta, x):\n    return loss(build(theta), x)\n")
+
+
+def _applies(container, record, form, depth):
+    if form == "unpack":
+        return record == "NL"
+    if form == "range":
+        return container != "dict"
+    if form == "record to callee":
+        return depth > 1
+    return True
+
+
+FAMILY = [case for case in itertools.product(CONTAINERS, RECORDS, FORMS, DEPTHS)
+          if _applies(*case)]
+
+
+def _load(text, tmp_path, numpy_name):
+    text = f"import {numpy_name} as np\n" + text
+    path = tmp_path / f"trees_{numpy_name.replace('.', '_')}_{abs(hash(text))}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _leaves(value):
+    """The test's own flattening: dict values in order, fields in declaration order."""
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if dataclasses.is_dataclass(value):
+        return [leaf for f in dataclasses.fields(value) for leaf in
+                _leaves(getattr(value, f.name))]
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    if type(value).__name__ == "RL":
+        return _leaves(value.w) + _leaves(value.b)
+    return [value]
+
+
+def _vector(value):
+    return np.concatenate([np.ravel(np.asarray(leaf, dtype=float)) for leaf in _leaves(value)])
+
+
+def _same_structure(got, like, shapes=True):
+    """``got`` has ``like``'s structure: the same containers, keys and record classes (and
+    leaves of the same shapes)."""
+    if not _leaves(like) == [like]:
+        assert type(got) is type(like), (type(got), type(like))
+    if isinstance(like, dict):
+        assert list(got) == list(like)
+        for k in like:
+            _same_structure(got[k], like[k], shapes)
+    elif dataclasses.is_dataclass(like):
+        for f in dataclasses.fields(like):
+            _same_structure(getattr(got, f.name), getattr(like, f.name), shapes)
+    elif isinstance(like, (list, tuple)):
+        assert len(got) == len(like)
+        for a, b in zip(got, like):
+            _same_structure(a, b, shapes)
+    elif type(like).__name__ == "RL":
+        _same_structure(got.w, like.w, shapes)
+        _same_structure(got.b, like.b, shapes)
+    elif shapes:
+        assert np.shape(got) == np.shape(like)
+
+
+def _fd_grad(f, theta, eps=1e-6):
+    return np.array([(f(theta + eps * e) - f(theta - eps * e)) / (2 * eps)
+                     for e in np.eye(len(theta))])
+
+
+def _hessian_matrix(h, like):
+    """A Hessian shaped like ``like`` of things shaped like ``like`` (blocks of shape
+    leaf + leaf), as a matrix."""
+    outer = _leaves_like(h, like)
+    sizes = [np.size(leaf) for leaf in _leaves(like)]
+    rows = []
+    for block_tree, size in zip(outer, sizes):
+        blocks = _leaves(block_tree)
+        rows.append(np.concatenate([np.reshape(b, (size, s)) for b, s in zip(blocks, sizes)],
+                                   axis=1))
+    return np.concatenate(rows, axis=0)
+
+
+def _leaves_like(value, like):
+    """``value``'s parts at the places of ``like``'s leaves."""
+    if isinstance(like, dict):
+        return [p for k in like for p in _leaves_like(value[k], like[k])]
+    if dataclasses.is_dataclass(like):
+        return [p for f in dataclasses.fields(like) for p in
+                _leaves_like(getattr(value, f.name), getattr(like, f.name))]
+    if isinstance(like, (list, tuple)):
+        return [p for v, lk in zip(value, like) for p in _leaves_like(v, lk)]
+    if type(like).__name__ == "RL":
+        return _leaves_like(value.w, like.w) + _leaves_like(value.b, like.b)
+    return [value]
+
+
+def _theta(depth):
+    rng = np.random.default_rng(7)
+    return rng.normal(size=12 if depth == 1 else 13) * 0.7
+
+
+@pytest.mark.parametrize("container, record, form, depth", FAMILY)
+def test_a_container_of_records(container, record, form, depth, tmp_path):
+    text = _source(container, record, form, depth)
+    mod = _load(text, tmp_path, "numpy")
+    ag = _load(text, tmp_path, "autograd.numpy")
+    theta = _theta(depth)
+    p = mod.build(theta)
+    want = _fd_grad(lambda t: mod.flat(t, X), theta)
+    assert np.linalg.norm(want) > 1e-3
+    np.testing.assert_allclose(autograd.grad(ag.flat)(theta, X), want, rtol=1e-6, atol=1e-8)
+
+    g = srcad.grad(mod.loss)(p, X)
+    _same_structure(g, p)
+    np.testing.assert_allclose(_vector(g), want, rtol=1e-6, atol=1e-8)
+    v, g2 = srcad.value_and_grad(mod.loss)(p, X)
+    np.testing.assert_allclose(v, mod.loss(p, X), rtol=1e-12)
+    _same_structure(g2, p)
+    np.testing.assert_allclose(_vector(g2), want, rtol=1e-6, atol=1e-8)
+    gx = srcad.grad(mod.loss, wrt=(0, 1))(p, X)  # with x too
+    np.testing.assert_allclose(_vector(gx[0]), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gx[1], autograd.grad(ag.flat, 1)(theta, X), rtol=1e-6,
+                               atol=1e-8)
+
+    direction = np.resize([0.3, -0.5, 0.9, 0.2], len(theta))
+    v, dot = srcad.jvp(mod.loss, (p, X), (mod.build(direction), np.zeros_like(X)))
+    np.testing.assert_allclose(v, mod.loss(p, X), rtol=1e-12)
+    np.testing.assert_allclose(dot, want @ direction, rtol=1e-6, atol=1e-8)
+
+    if FAMILY.index((container, record, form, depth)) % 7 == 0:
+        ag_h = autograd.hessian(ag.flat)(theta, X)
+        for mode in ("fwd", "rev"):
+            h = srcad.hessian(mod.loss, wrt=0, mode=mode)(p, X)
+            _same_structure(_leaves_like(h, p)[0], p, shapes=False)
+            np.testing.assert_allclose(_hessian_matrix(h, p), ag_h, rtol=1e-6, atol=1e-8)
+
+
+def test_the_generated_code_reads_the_fields_as_keys(tmp_path):
+    mod = _load(_source("list", "DL", "loop", 1), tmp_path, "numpy")
+    df = srcad.grad(mod.loss)
+    df(mod.build(_theta(1)), X)
+    text = srcad.source(df)
+    code = [line for line in text.splitlines() if not line.strip().startswith("#")]
+    assert any("['w']" in line for line in code) and any("['b']" in line for line in code)
+    assert not any(".w" in line or ".b" in line for line in code), text
+
+
+def test_a_list_of_named_tuples_gives_named_tuples(tmp_path):
+    mod = _load(_source("list", "NL", "unpack", 1), tmp_path, "numpy")
+    g = srcad.grad(mod.loss)(mod.build(_theta(1)), X)
+    assert [type(item).__name__ for item in g] == ["NL", "NL"]
+
+
+def test_a_list_of_dicts_stays_a_list_of_dicts(tmp_path):
+    mod = _load(_source("list", "DL", "loop", 1), tmp_path, "numpy")
+    p = mod.build(_theta(1))
+    want = _vector(srcad.grad(mod.loss)(p, X))
+
+    def loss(layers, x):
+        for layer in layers:
+            x = np.tanh(layer["w"] @ x + layer["b"])
+        return np.sum(x)
+
+    g = srcad.grad(loss)([{"w": item.w, "b": item.b} for item in p], X)
+    assert type(g[0]) is dict
+    np.testing.assert_allclose(_vector(g), want)
+
+
+# ---------------------------------------------------------------- refusals
+
+REFUSALS = {  # body of loss(layers, x) (layers: a list of two DL) -> (line, words, hint words)
+    "returned": ("return layers[0]", 1, "used whole", "read the fields"),
+    "isinstance": ("if isinstance(layers[0], DL):\n    return np.sum(x)\nreturn 0.0", 1,
+                   "used whole", "pass the record whole"),
+    "a method": ("return np.sum(layers[0].norm())", 1, "not a field", "method or property"),
+    "a field written": ("layers[0].w = x\nreturn np.sum(x)", 1, "writing a field",
+                        "local name"),
+    "an item written": ("layers[0] = layers[1]\nreturn np.sum(x)", 1, "writing into",
+                        "new list"),
+    "appended": ("out = []\nout.append(layers[0])\nreturn np.sum(x)", 2, "used whole",
+                 "pass the record whole"),
+    "a container method": ("layers.append(layers[0])\nreturn np.sum(x)", 1, "used whole",
+                           "read the fields"),
+    "rebound": ("l0 = layers[0]\nl0 = x\nreturn np.sum(l0)", 1, "cannot tell whether",
+                "its own name"),
+    "slice not constant": ("n = 1\nfor l in layers[:n]:\n    x = l.w @ x\nreturn np.sum(x)", 2,
+                           "cannot tell what", "constant"),
+    "comprehension unpacking": ("return sum(np.sum(w) for w, b in ntl)", 1,
+                                "comprehension unpacking", "for loop"),
+    "passed to NumPy": ("return np.sum(np.stack(layers))", 1, "used whole",
+                        "pass the record whole"),
+    "run once for each field": ("return np.sum(lin(layers[int(x[0] > 0)], x))", 1,
+                                "once for each", "assign the record to a name first"),
+    "compared": ("return np.sum(x) if layers[0] is layers[1] else 0.0", 1, "used whole",
+                 "read the fields"),
+}
+
+
+@pytest.mark.parametrize("name", REFUSALS)
+def test_refused(name, tmp_path):
+    body, line, words, hint = REFUSALS[name]
+    text = HEAD.replace("{PVALUES}", "p.layers") + "def loss(layers, x, ntl=None):\n" + \
+        textwrap.indent(body, "    ") + "\n"
+    mod = _load(text, tmp_path, "numpy")
+    first = text.count("\n", 0, text.index("def loss(")) + 2  # (the import line before)
+    layers = [mod.DL(np.eye(2), np.ones(2)), mod.DL(np.eye(2) * 2, np.zeros(2))]
+    args = (layers, X) if "ntl" not in body else (
+        [mod.NL(np.eye(2), np.ones(2))], X, [mod.NL(np.eye(2), np.ones(2))])
+    wrt = 2 if "ntl" in body else 0
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcad.grad(mod.loss, wrt=wrt)(*args)
+    err = info.value
+    assert isinstance(err, SrcadError)
+    assert err.lineno == first + line, (err.lineno, first + line, str(err))
+    assert words in str(err) and hint in err.hint, str(err)
+
+
+def test_refused_items_of_different_classes_iterated(tmp_path):
+    text = HEAD.replace("{PVALUES}", "p.layers") + (
+        "def loss(layers, x):\n    for l in layers:\n        x = l.w @ x\n    return np.sum(x)\n")
+    mod = _load(text, tmp_path, "numpy")
+    layers = [mod.DL(np.eye(2), np.ones(2)), mod.NL(np.eye(2), np.ones(2))]
+    with pytest.raises(UnsupportedSyntaxError, match="iterating over") as info:
+        srcad.grad(mod.loss)(layers, X)
+    assert "one class" in info.value.hint
+    # read by constant index, the items may differ
+    text2 = text.replace("    for l in layers:\n        x = l.w @ x\n",
+                         "    x = layers[0].w @ x + layers[1].b\n")
+    mod2 = _load(text2, tmp_path, "numpy")
+    layers2 = [mod2.DL(np.eye(2), np.ones(2)), mod2.NL(np.eye(2) * 3, np.ones(2))]
+    g = srcad.grad(mod2.loss)(layers2, X)
+    assert type(g[0]) is mod2.DL and type(g[1]) is mod2.NL
+    np.testing.assert_allclose(g[0].w, np.outer(np.ones(2), X))
+    np.testing.assert_allclose(g[1].b, np.ones(2))
