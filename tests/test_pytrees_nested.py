@@ -266,10 +266,15 @@ def _theta(depth):
 
 @pytest.mark.parametrize("container, record, form, depth", FAMILY)
 def test_a_container_of_records(container, record, form, depth, tmp_path):
-    text = _source(container, record, form, depth)
+    hessians = FAMILY.index((container, record, form, depth)) % 7 == 0
+    _check(_source(container, record, form, depth), tmp_path, _theta(depth), hessians)
+
+
+def _check(text, tmp_path, theta, hessians):
+    """``text`` defines ``loss(p, x)``, ``build(theta)`` (its ``p`` from one vector) and
+    ``flat(theta, x)``; srcad's derivatives of ``loss`` against FD and autograd's of ``flat``."""
     mod = _load(text, tmp_path, "numpy")
     ag = _load(text, tmp_path, "autograd.numpy")
-    theta = _theta(depth)
     p = mod.build(theta)
     want = _fd_grad(lambda t: mod.flat(t, X), theta)
     assert np.linalg.norm(want) > 1e-3
@@ -286,18 +291,131 @@ def test_a_container_of_records(container, record, form, depth, tmp_path):
     np.testing.assert_allclose(_vector(gx[0]), want, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(gx[1], autograd.grad(ag.flat, 1)(theta, X), rtol=1e-6,
                                atol=1e-8)
+    _, pullback = srcad.vjp(mod.loss, p, X)
+    np.testing.assert_allclose(_vector(pullback(1.0)[0]), want, rtol=1e-6, atol=1e-8)
 
     direction = np.resize([0.3, -0.5, 0.9, 0.2], len(theta))
     v, dot = srcad.jvp(mod.loss, (p, X), (mod.build(direction), np.zeros_like(X)))
     np.testing.assert_allclose(v, mod.loss(p, X), rtol=1e-12)
     np.testing.assert_allclose(dot, want @ direction, rtol=1e-6, atol=1e-8)
 
-    if FAMILY.index((container, record, form, depth)) % 7 == 0:
+    if hessians:
         ag_h = autograd.hessian(ag.flat)(theta, X)
         for mode in ("fwd", "rev"):
             h = srcad.hessian(mod.loss, wrt=0, mode=mode)(p, X)
             _same_structure(_leaves_like(h, p)[0], p, shapes=False)
             np.testing.assert_allclose(_hessian_matrix(h, p), ag_h, rtol=1e-6, atol=1e-8)
+        hv = srcad.hvp(mod.loss, (p, X), mod.build(direction))
+        _same_structure(hv, p)
+        np.testing.assert_allclose(_vector(hv), ag_h @ direction, rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------- forms one by one
+
+BUILD_LIST = """
+def build(theta):
+    return [DL(np.reshape(theta[6 * k:6 * k + 4], (2, 2)), theta[6 * k + 4:6 * k + 6])
+            for k in range(2)]
+"""
+BUILD_NT = BUILD_LIST.replace("DL(", "NL(")
+ONE_BY_ONE = {  # loss(p, x) and build(theta), for 12 numbers
+    "a generator summed": """
+def loss(p, x):
+    return sum(np.sum(np.tanh(l.w @ x + l.b)) for l in p) + sum([np.sum(l.b ** 2) for l in p])
+""" + BUILD_LIST,
+    "reversed": """
+def loss(p, x):
+    for l in reversed(p):
+        x = np.tanh(l.w @ x + l.b)
+    return np.sum(x)
+""" + BUILD_LIST,
+    "a constant slice and a last item": """
+def loss(p, x):
+    for l in p[:-1]:
+        x = np.tanh(l.w @ x + l.b)
+    return np.sum(p[-1].w @ x)
+""" + BUILD_LIST,
+    "len and a named tuple's fields by position and unpacked": """
+def loss(p, x):
+    n = len(p)
+    w, b = p[0]
+    x = np.tanh(w @ x + b) / n
+    return np.sum(p[1][0] @ x + p[-1][-1])
+""" + BUILD_NT,
+    "lists of lists": """
+def loss(p, x):
+    for group in p:
+        for l in group:
+            x = np.tanh(l.w @ x + l.b)
+    return np.sum(x)
+
+
+def build(theta):
+    ls = [DL(np.reshape(theta[6 * k:6 * k + 4], (2, 2)), theta[6 * k + 4:6 * k + 6])
+          for k in range(2)]
+    return [[ls[0]], [ls[1]]]
+""",
+    "a dict's items": """
+def loss(p, x):
+    for name, l in p.items():
+        x = np.tanh(l.w @ x + l.b) * (2.0 if name == "b" else 1.0)
+    return np.sum(x)
+
+
+def build(theta):
+    ls = [RL(np.reshape(theta[6 * k:6 * k + 4], (2, 2)), theta[6 * k + 4:6 * k + 6])
+          for k in range(2)]
+    return {"a": ls[0], "b": ls[1]}
+""",
+    "records in records in a list": """
+def loss(p, x):
+    for net in p:
+        x = np.tanh(net.layers.w @ x + net.layers.b) * net.scale
+    return np.sum(x)
+
+
+def build(theta):
+    return [Net(DL(np.reshape(theta[7 * k:7 * k + 4], (2, 2)), theta[7 * k + 4:7 * k + 6]),
+                theta[7 * k + 6]) for k in range(2)]
+""",
+    "items of different classes by index": """
+def loss(p, x):
+    x = np.tanh(p[0].w @ x + p[0].b)
+    return np.sum(p[1].w @ x + p[1].b)
+
+
+def build(theta):
+    return (DL(np.reshape(theta[:4], (2, 2)), theta[4:6]),
+            NL(np.reshape(theta[6:10], (2, 2)), theta[10:12]))
+""",
+    "zip of two containers of records": """
+def loss(p, x):
+    for a, b in zip(p[:1], p[1:]):
+        x = np.tanh(a.w @ x + b.b)
+    return np.sum(x) + np.sum(p[1].w)
+""" + BUILD_LIST,
+    "a while loop and a branch": """
+def loss(p, x):
+    i = 0
+    while i < len(p):
+        l = p[i]
+        if np.sum(x) > 100.0:
+            x = l.w @ x
+        else:
+            x = np.tanh(l.w @ x + l.b)
+        i += 1
+    return np.sum(x)
+""" + BUILD_LIST,
+}
+
+
+@pytest.mark.parametrize("name", ONE_BY_ONE)
+def test_a_form(name, tmp_path):
+    text = HEAD.replace("{PVALUES}", "p.layers") + ONE_BY_ONE[name] + \
+        "\n\ndef flat(theta, x):\n    return loss(build(theta), x)\n"
+    theta = np.random.default_rng(3).normal(size=14) * 0.7
+    theta = theta[:14 if "records in records" in name else 12]
+    _check(text, tmp_path, theta, hessians=name in ("reversed", "lists of lists"))
 
 
 def test_the_generated_code_reads_the_fields_as_keys(tmp_path):
@@ -348,6 +466,9 @@ REFUSALS = {  # body of loss(layers, x) (layers: a list of two DL) -> (line, wor
                            "read the fields"),
     "rebound": ("l0 = layers[0]\nl0 = x\nreturn np.sum(l0)", 1, "cannot tell whether",
                 "its own name"),
+    "a dataclass unpacked": ("for w, b in layers:\n    x = w @ x + b\nreturn np.sum(x)", 1,
+                             "not a named tuple", "layer.w"),
+    "a record indexed": ("return np.sum(layers[0][0])", 1, "indexing a record", "fields"),
     "slice not constant": ("n = 1\nfor l in layers[:n]:\n    x = l.w @ x\nreturn np.sum(x)", 2,
                            "cannot tell what", "constant"),
     "comprehension unpacking": ("return sum(np.sum(w) for w, b in ntl)", 1,

@@ -299,6 +299,9 @@ class _Trees:
         """The error for ``node``, whose spec is UNKNOWN."""
         if isinstance(node, gast.Attribute) and is_record_spec(self.spec(node.value)):
             self._check_use(node.value, self.spec(node.value))  # (not a field)
+        if isinstance(node, gast.Subscript) and is_record_spec(self.spec(node.value)):
+            return self.error(node, "indexing a record (only a named tuple, by a constant "
+                              "position in range)", hint="read its fields (layer.w)")
         return self.error(node, "srcad cannot tell what this item of a container of records "
                           "holds (an index out of range, a slice not constant, items of "
                           "different kinds)", hint="index with a constant or a name, over "
@@ -313,12 +316,32 @@ class _Trees:
                              "records in (a record itself, items of different kinds)",
                              hint="iterate over a list, tuple or dict whose items are "
                              "records of one class")
+        bad = self._bad_unpack(loop.target, spec)
+        if bad is not None:
+            raise self.error(bad, "unpacking a record that is not a named tuple of as many "
+                             "fields (for w, b in layers)", hint="read its fields "
+                             "(for layer in layers: layer.w)")
         if isinstance(loop, gast.comprehension) and isinstance(loop.target, (
                 gast.Tuple, gast.List)) and self._unpacks_record(loop.target, spec):
             raise self.error(loop.iter, "a comprehension unpacking the fields of a named "
                              "tuple (for w, b in layers)",
                              hint="write a for loop, or read the fields (layer.w for layer "
                              "in layers)")
+
+    def _bad_unpack(self, target, spec):
+        """The tuple of ``target`` that unpacks a record other than a named tuple of as many
+        fields, else None."""
+        if not isinstance(target, (gast.Tuple, gast.List)) or spec is None or spec is UNKNOWN:
+            return None
+        if is_record_spec(spec):
+            return None if spec[1] and len(spec[2]) == len(target.elts) and not any(
+                isinstance(e, gast.Starred) for e in target.elts) else target
+        if spec[0] == "seq" and len(spec[2]) == len(target.elts):
+            for t, s in zip(target.elts, spec[2]):
+                found = self._bad_unpack(t, s)
+                if found is not None:
+                    return found
+        return None
 
     def _unpacks_record(self, target, spec):
         if not isinstance(target, (gast.Tuple, gast.List)) or spec is None or spec is UNKNOWN:
