@@ -8,6 +8,12 @@ by themselves; any other class is made one with :func:`register_pytree`::
     srcad.register_pytree(Layer, lambda layer: {"w": layer.w, "b": layer.b},
                           lambda fields: Layer(fields["w"], fields["b"]))
 
+Records may sit inside lists, tuples and dicts, and hold them, at any depth (``[Layer(...),
+Layer(...)]``, ``Net(layers=[...])``): every record in the argument is passed as the dict of its
+fields, and a field read whose base is known to be such a record (``layers[i].w``, ``for layer
+in layers: layer.w``, ``l0 = p.layers[0]; l0.w``) reads the key
+(:mod:`srcad.frontend.passed_trees`); the gradient has the argument's structure.
+
 How: when a ``wrt`` argument is a record, the function's tree (as read) is changed so that
 each ``params.w`` reads ``params["w"]`` (through nested records: ``params.layer.w`` reads
 ``params["layer"]["w"]``), the record is passed as that dict, and the dict of gradients is
@@ -19,7 +25,7 @@ assigned, a method called, passed to something not a function of the user's) is 
 could not see what is read of it, and a gradient must never be silently lost.
 
 Imports: the standard library, gast, :mod:`srcad.errors` and :mod:`srcad.frontend`
-(``passed_calls``, ``passed_records``).
+(``passed_calls``, ``passed_records``, ``passed_trees``).
 """
 
 from __future__ import annotations
@@ -104,7 +110,8 @@ def _field(record, name):
 
 def rewrite(source, records):
     """Change ``source.node`` so that the parameters in ``records`` (name -> an example
-    record) are read as dicts: ``p.w`` -> ``p["w"]``. Refuses any other use of them."""
+    record, or a container holding records) are read as dicts: ``p.w`` -> ``p["w"]``,
+    ``layers[0].w`` -> ``layers[0]["w"]``. Refuses any other use of them."""
     fdef = source.node
     for node in gast.walk(fdef):  # a nested function whose own parameter has the name
         if node is not fdef and isinstance(node, (gast.FunctionDef, gast.Lambda)):

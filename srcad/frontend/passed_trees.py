@@ -93,8 +93,8 @@ def _constant_slice(node):
     return slice(*parts)
 
 
-class _Trees:
-    """The specs of ``fdef``'s names and expressions, its checks and its rewrite."""
+class _Specs:
+    """The specs of ``fdef``'s names and expressions."""
 
     def __init__(self, src, fdef, known, bind):
         self.src, self.fdef, self.known, self.bind = src, fdef, known, bind
@@ -263,7 +263,10 @@ class _Trees:
             self.names = new
         return {k: UNKNOWN for k in self.names}
 
-    # ------------------------------------------------------------ checks
+
+class _Trees(_Specs):
+    """The checks of ``fdef`` (every use of a record followed, or refused) and its rewrite."""
+
 
     def _iter_of(self, node):
         """Whether ``node`` is iterated by a ``for`` or a comprehension (itself, or through
