@@ -305,6 +305,9 @@ def _check(text, tmp_path, theta, hessians):
             h = srcad.hessian(mod.loss, wrt=0, mode=mode)(p, X)
             _same_structure(_leaves_like(h, p)[0], p, shapes=False)
             np.testing.assert_allclose(_hessian_matrix(h, p), ag_h, rtol=1e-6, atol=1e-8)
+        jac = srcad.jacobian(mod.loss)(p, X)
+        _same_structure(jac, p)
+        np.testing.assert_allclose(_vector(jac), want, rtol=1e-6, atol=1e-8)
         hv = srcad.hvp(mod.loss, (p, X), mod.build(direction))
         _same_structure(hv, p)
         np.testing.assert_allclose(_vector(hv), ag_h @ direction, rtol=1e-6, atol=1e-8)
@@ -449,6 +452,32 @@ def test_a_list_of_dicts_stays_a_list_of_dicts(tmp_path):
     np.testing.assert_allclose(_vector(g), want)
 
 
+def test_named_tuples_and_tuples_alternate(tmp_path):
+    """One function, called with a list of plain tuples and a list of named tuples in turn:
+    each call's gradient has its own argument's structure (the specialisations differ)."""
+    mod = _load(_source("list", "NL", "unpack", 1), tmp_path, "numpy")
+    named = mod.build(_theta(1))
+    plain = [tuple(item) for item in named]
+    grad = srcad.grad(mod.loss)
+    for _ in range(2):
+        g_plain, g_named = grad(plain, X), grad(named, X)
+        assert [type(t) for t in g_plain] == [tuple, tuple]
+        assert [type(t) for t in g_named] == [mod.NL, mod.NL]
+        np.testing.assert_allclose(_vector(g_plain), _vector(g_named))
+
+
+def test_an_item_not_read_gets_zeros_of_its_class(tmp_path):
+    text = HEAD.replace("{PVALUES}", "p.layers") + (
+        "def loss(p, x):\n    return np.sum(np.tanh(p[1].w @ x)) + p[1].b[0]\n")
+    mod = _load(text, tmp_path, "numpy")
+    p = [mod.DL(np.eye(2), np.ones(2)), mod.NL(np.eye(2), np.ones(2)),
+         mod.RL(np.eye(2), np.ones(2))]
+    g = srcad.grad(mod.loss)(p, X)
+    _same_structure(g, p)
+    assert not np.any(g[0].w) and not np.any(g[0].b) and not np.any(g[2].w)
+    np.testing.assert_allclose(g[1].b, [1.0, 0.0])
+
+
 # ---------------------------------------------------------------- refusals
 
 REFUSALS = {  # body of loss(layers, x) (layers: a list of two DL) -> (line, words, hint words)
@@ -469,6 +498,13 @@ REFUSALS = {  # body of loss(layers, x) (layers: a list of two DL) -> (line, wor
     "a dataclass unpacked": ("for w, b in layers:\n    x = w @ x + b\nreturn np.sum(x)", 1,
                              "not a named tuple", "layer.w"),
     "a record indexed": ("return np.sum(layers[0][0])", 1, "indexing a record", "fields"),
+    "recursion to an empty list": (
+        "if len(layers) == 0:\n    return np.sum(x)\nreturn loss(layers[1:], lin(layers[0], x))",
+        3, "index out of range", "constant"),
+    "a record's truth": ("if layers[0]:\n    return np.sum(x)\nreturn 0.0", 1, "used whole",
+                         "read the fields"),
+    "a record formatted": ("print(f'{layers[0]}')\nreturn np.sum(x)", 1, "used whole",
+                           "read the fields"),
     "slice not constant": ("n = 1\nfor l in layers[:n]:\n    x = l.w @ x\nreturn np.sum(x)", 2,
                            "cannot tell what", "constant"),
     "comprehension unpacking": ("return sum(np.sum(w) for w, b in ntl)", 1,

@@ -267,7 +267,6 @@ class _Specs:
 class _Trees(_Specs):
     """The checks of ``fdef`` (every use of a record followed, or refused) and its rewrite."""
 
-
     def _iter_of(self, node):
         """Whether ``node`` is iterated by a ``for`` or a comprehension (itself, or through
         ``enumerate``, ``zip``, ``reversed``)."""
