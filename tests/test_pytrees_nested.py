@@ -397,6 +397,30 @@ def loss(p, x):
         x = np.tanh(a.w @ x + b.b)
     return np.sum(x) + np.sum(p[1].w)
 """ + BUILD_LIST,
+    "a container passed on by keyword through two calls": """
+def apply_all(layers, x):
+    for i in range(len(layers)):
+        x = lin(layers[i], x)
+    return x
+
+
+def outer(layers, x):
+    return apply_all(layers=layers, x=x * 0.5)
+
+
+def loss(p, x):
+    return np.sum(outer(p, x=x)) + np.sum(lin(p[0], x) * lin(p[1], x))
+""" + BUILD_NT,
+    "a closure and a lambda reading items": """
+def loss(p, x):
+    l1: DL = p[1]
+
+    def step(y):
+        return np.tanh(p[0].w @ y + p[0].b)
+
+    g = lambda y: l1.w @ y
+    return np.sum(g(step(x)))
+""" + BUILD_LIST,
     "a while loop and a branch": """
 def loss(p, x):
     i = 0

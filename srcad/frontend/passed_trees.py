@@ -398,6 +398,9 @@ class _Trees(_Specs):
                 return
         elif isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node:
             return  # (_check_target)
+        elif isinstance(parent, gast.AnnAssign) and parent.value is node and isinstance(
+                parent.target, gast.Name):
+            return  # l0: Layer = layers[0]
         elif isinstance(parent, (gast.Tuple, gast.List)) and isinstance(
                 self.parents.get(parent), gast.Assign) and self.parents[parent].value is parent:
             return  # a, b = l0, x (each name bound to its value)
