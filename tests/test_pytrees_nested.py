@@ -521,6 +521,11 @@ REFUSALS = {  # body of loss(layers, x) (layers: a list of two DL) -> (line, wor
                 "its own name"),
     "a dataclass unpacked": ("for w, b in layers:\n    x = w @ x + b\nreturn np.sum(x)", 1,
                              "not a named tuple", "layer.w"),
+    "unpacked and bound whole": ("a = w, b = ntl[0]\nreturn np.sum(w @ x)", 1,
+                                 "also binding it whole", "layer.w"),
+    "unpacked from an expression with calls": (
+        "w, b = ntl[int(x[0] > 0)]\nreturn np.sum(w @ x)", 1, "once for each",
+        "assign the record to a name first"),
     "a record indexed": ("return np.sum(layers[0][0])", 1, "indexing a record", "fields"),
     "recursion to an empty list": (
         "if len(layers) == 0:\n    return np.sum(x)\nreturn loss(layers[1:], lin(layers[0], x))",

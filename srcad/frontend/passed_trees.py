@@ -261,7 +261,9 @@ class _Specs:
             if new == self.names:
                 return new
             self.names = new
-        return {k: UNKNOWN for k in self.names}
+        raise self.error(self.fdef, "srcad could not tell which names hold records (their "
+                         "assignments depend on one another in a cycle it did not settle)",
+                         hint="give each record its own name, bound once")
 
 
 class _Trees(_Specs):
@@ -388,13 +390,18 @@ class _Trees(_Specs):
             if all(isinstance(t, (gast.Name, gast.Tuple, gast.List)) for t in targets) and \
                     not any(isinstance(n, (gast.Subscript, gast.Attribute)) for t in targets
                             for n in gast.walk(t)):
-                if record and any(not isinstance(t, gast.Name) for t in targets) and not (
-                        spec[1] and all(len(t.elts) == len(spec[2]) and not any(
-                            isinstance(e, gast.Starred) for e in t.elts) for t in targets
-                            if not isinstance(t, gast.Name))):
+                unpacks = [t for t in targets if not isinstance(t, gast.Name)]
+                if record and unpacks and not (spec[1] and len(targets) == 1 and all(
+                        len(t.elts) == len(spec[2]) and not any(
+                            isinstance(e, gast.Starred) for e in t.elts) for t in unpacks)):
                     raise self.error(parent, f"unpacking a record ({kind}) that is not a "
-                                     "named tuple of as many fields",
-                                     hint="read its fields (layer.w)")
+                                     "named tuple of as many fields, or also binding it "
+                                     "whole (a = w, b = p)", hint="read its fields (layer.w)")
+                if record and unpacks and not self._pure(node):
+                    raise self.error(node, "a record unpacked is read by each of its fields, "
+                                     "and this expression would run once for each",
+                                     hint="assign the record to a name first (l0 = "
+                                     "layers[0]; w, b = l0)")
                 return
         elif isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node:
             return  # (_check_target)
@@ -535,7 +542,6 @@ class _Trees(_Specs):
             self.names[name] = spec
             stored = copy.copy(item)
             stored.ctx = gast.Store()
-            self.parents[stored] = None
             return stored
         target.elts = [self._split(t, s, assigns) for t, s in zip(target.elts, spec[2])]
         return target
