@@ -24,7 +24,7 @@ made a record again. A record passed whole to a function of the user's (``predic
 assigned, a method called, passed to something not a function of the user's) is refused: srcad
 could not see what is read of it, and a gradient must never be silently lost.
 
-Imports: the standard library, gast, :mod:`srcad.errors` and :mod:`srcad.frontend`
+Imports: the standard library, gast, NumPy, :mod:`srcad.errors` and :mod:`srcad.frontend`
 (``passed_calls``, ``passed_records``, ``passed_trees``).
 """
 
@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 
 import gast
+import numpy as np
 
 from .errors import UnsupportedSyntaxError
 from .frontend import passed_calls, passed_records, passed_trees
@@ -66,14 +67,27 @@ def _fields_of(value):
     return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
 
 
+_LEAVES = frozenset({float, int, complex, bool, type(None), np.ndarray, np.float64,
+                     np.float32, np.complex128})  # (never records: checked at once)
+
+
 def has_records(value):
     """Whether ``value`` is a record or a list, tuple or dict holding one (at any depth)."""
-    return spec(value) is not None
+    cls = type(value)
+    if cls in _LEAVES:
+        return False
+    if cls is list or cls is tuple:
+        return any(type(v) not in _LEAVES and has_records(v) for v in value)
+    if cls is dict:
+        return any(type(v) not in _LEAVES and has_records(v) for v in value.values())
+    return is_record(value)
 
 
 def flatten(value):
     """``value`` with every record in it (itself, or inside lists, tuples, dicts and
     records) read as the dict of its fields; ``value`` itself when it holds none."""
+    if type(value) in _LEAVES:
+        return value
     if is_record(value):
         return {k: flatten(v) for k, v in _fields_of(value).items()}
     if type(value) in (list, tuple) and has_records(value):
