@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.errors import SrcadError, UnsupportedSyntaxError
+from srcad.errors import MutationError, SrcadError, UnsupportedSyntaxError
 
 autograd = pytest.importorskip("autograd")
 
@@ -583,3 +583,33 @@ def test_refused_items_of_different_classes_iterated(tmp_path):
     assert type(g[0]) is mod2.DL and type(g[1]) is mod2.NL
     np.testing.assert_allclose(g[0].w, np.outer(np.ones(2), X))
     np.testing.assert_allclose(g[1].b, np.ones(2))
+
+
+# ---------------------------------------------------------------- writes into what the caller owns
+
+WRITES = {  # a write into an array the argument holds two levels down (main got these wrong)
+    "augmented": "w *= 2.0",
+    "an item set": "w[0, 0] = 3.0",
+}
+REACHES = {  # how the array is reached: (argument, lines before the write)
+    "a record's field by index": ("records", "w = p[0].w"),
+    "a record's field in a loop": ("records", "for layer in p:\n        w = layer.w"),
+    "a dict in a list": ("dicts", 'w = p[0]["w"]'),
+    "a dict in a list, through a name": ("dicts", 'q = p[0]\n    w = q["w"]'),
+    "a list in a dict's items": ("dict of lists", "for k, v in p.items():\n        w = v[0]"),
+}
+
+
+@pytest.mark.parametrize("write, reach", list(itertools.product(WRITES, REACHES)))
+def test_a_write_into_the_callers_nested_array_is_refused(write, reach, tmp_path):
+    kind, lines = REACHES[reach]
+    indent = "        " if "for " in lines else "    "
+    text = HEAD.replace("{PVALUES}", "p.layers") + (
+        f"def loss(p, x):\n    {lines}\n{indent}{WRITES[write]}\n"
+        "    return np.sum(np.tanh(w @ x))\n")
+    mod = _load(text, tmp_path, "numpy")
+    p = {"records": [mod.DL(np.eye(2), np.ones(2))], "dicts": [{"w": np.eye(2)}],
+         "dict of lists": {"a": [np.eye(2)]}}[kind]
+    with pytest.raises(MutationError, match="changes the argument p in place") as info:
+        srcad.grad(mod.loss)(p, X)
+    assert "copy()" in info.value.hint
