@@ -415,7 +415,8 @@ class _Trees(_Specs):
             call = parent if isinstance(parent, gast.Call) else self.parents.get(parent)
             if call.func is not node and self._passes(call, node, record):
                 return
-        raise self.error(node, f"{'a record' if record else kind} ({kind}) is used whole "
+        what = f"a record ({kind})" if record else kind
+        raise self.error(node, f"{what} is used whole "
                          "(returned, stored in a new container, compared, isinstance, a "
                          "method called, passed to something srcad does not follow)")
 
