@@ -421,6 +421,28 @@ def loss(p, x):
     g = lambda y: l1.w @ y
     return np.sum(g(step(x)))
 """ + BUILD_LIST,
+    "a nested record holding the list, passed on": """
+@dataclasses.dataclass
+class Outer:
+    inner: object
+    c: object
+
+
+def run(net, x):
+    for l in net.layers:
+        x = np.tanh(l.w @ x + l.b)
+    return np.sum(x) * net.scale
+
+
+def loss(p, x):
+    return run(p.inner, x) * p.c + np.sum(p.inner.layers[1].w)
+
+
+def build(theta):
+    ls = [DL(np.reshape(theta[6 * k:6 * k + 4], (2, 2)), theta[6 * k + 4:6 * k + 6])
+          for k in range(2)]
+    return Outer(Net(ls, theta[12]), theta[13])
+""",
     "a while loop and a branch": """
 def loss(p, x):
     i = 0
@@ -441,7 +463,7 @@ def test_a_form(name, tmp_path):
     text = HEAD.replace("{PVALUES}", "p.layers") + ONE_BY_ONE[name] + \
         "\n\ndef flat(theta, x):\n    return loss(build(theta), x)\n"
     theta = np.random.default_rng(3).normal(size=14) * 0.7
-    theta = theta[:14 if "records in records" in name else 12]
+    theta = theta[:14 if "records in records" in name or "nested record" in name else 12]
     _check(text, tmp_path, theta, hessians=name in ("reversed", "lists of lists"))
 
 
