@@ -326,6 +326,12 @@ ONE_BY_ONE = {  # loss(p, x) and build(theta), for 12 numbers
 def loss(p, x):
     return sum(np.sum(np.tanh(l.w @ x + l.b)) for l in p) + sum([np.sum(l.b ** 2) for l in p])
 """ + BUILD_LIST,
+    "enumerate from 1, by keyword": """
+def loss(p, x):
+    for i, l in enumerate(p, start=1):
+        x = np.tanh(l.w @ x + l.b) * i
+    return np.sum(x)
+""" + BUILD_LIST,
     "reversed": """
 def loss(p, x):
     for l in reversed(p):

@@ -161,7 +161,8 @@ class _Specs:
 
     def iterated(self, node):
         """The spec of each item ``for _ in node`` binds."""
-        if isinstance(node, gast.Call) and not node.keywords and \
+        if isinstance(node, gast.Call) and all(k.arg in ("start", "strict") for k in
+                                               node.keywords) and \
                 not any(isinstance(a, gast.Starred) for a in node.args):
             func = node.func
             if self._builtin(func, "enumerate") and len(node.args) in (1, 2):
@@ -426,7 +427,8 @@ class _Trees(_Specs):
             return True  # a copy's call, made for it
         if not record and self._builtin(call.func, "len") and len(call.args) == 1:
             return True
-        if self._builtin(call.func, "enumerate", "zip", "reversed") and self._iter_of(call):
+        if self._builtin(call.func, "enumerate", "zip", "reversed") and self._iter_of(call) \
+                and self.iterated(call) not in (None, UNKNOWN):
             return True
         fn = callee(self.src, call.func, self.fdef)
         if fn is None:
