@@ -518,6 +518,26 @@ def test_named_tuples_and_tuples_alternate(tmp_path):
         np.testing.assert_allclose(_vector(g_plain), _vector(g_named))
 
 
+def test_lists_of_other_lengths_are_specialised_apart(tmp_path):
+    mod = _load(_source("list", "DL", "loop", 1), tmp_path, "numpy")
+    ag = _load(_source("list", "DL", "loop", 1), tmp_path, "autograd.numpy")
+    grad = srcad.grad(mod.loss)
+    rng = np.random.default_rng(11)
+    for n in (2, 3, 1, 2, 3):
+        theta = rng.normal(size=6 * n) * 0.7
+        p = [mod.DL(np.reshape(theta[6 * k:6 * k + 4], (2, 2)), theta[6 * k + 4:6 * k + 6])
+             for k in range(n)]
+
+        def flat(t, x, n=n):
+            return ag.loss([ag.DL(ag.np.reshape(t[6 * k:6 * k + 4], (2, 2)),
+                                  t[6 * k + 4:6 * k + 6]) for k in range(n)], x)
+
+        g = grad(p, X)
+        _same_structure(g, p)
+        np.testing.assert_allclose(_vector(g), autograd.grad(flat)(theta, X), rtol=1e-6,
+                                   atol=1e-8)
+
+
 def test_an_item_not_read_gets_zeros_of_its_class(tmp_path):
     text = HEAD.replace("{PVALUES}", "p.layers") + (
         "def loss(p, x):\n    return np.sum(np.tanh(p[1].w @ x)) + p[1].b[0]\n")
