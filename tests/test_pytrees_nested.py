@@ -538,6 +538,26 @@ def test_lists_of_other_lengths_are_specialised_apart(tmp_path):
                                    atol=1e-8)
 
 
+@pytest.mark.parametrize("mode", ["rev", "fwd"])
+def test_the_jacobian_of_a_vector_output(mode, tmp_path):
+    """Shaped as JAX's: the argument's structure, each leaf ``output shape + leaf shape``."""
+    text = HEAD.replace("{PVALUES}", "p.layers") + (
+        "def loss(p, x):\n    return forward_dict(p, x)\n\n\n"
+        "def build(theta):\n"
+        "    return {'a': NL(np.reshape(theta[:4], (2, 2)), theta[4:6]),\n"
+        "            'b': NL(np.reshape(theta[6:10], (2, 2)), theta[10:12])}\n\n\n"
+        "def flat(theta, x):\n    return loss(build(theta), x)\n")
+    mod = _load(text, tmp_path, "numpy")
+    ag = _load(text, tmp_path, "autograd.numpy")
+    theta = np.random.default_rng(2).normal(size=12)
+    p = mod.build(theta)
+    jac = srcad.jacobian(mod.loss, mode=mode)(p, X)
+    _same_structure(jac, p, shapes=False)
+    got = np.concatenate([np.reshape(leaf, (2, -1)) for leaf in _leaves(jac)], axis=1)
+    np.testing.assert_allclose(got, autograd.jacobian(ag.flat)(theta, X), rtol=1e-6,
+                               atol=1e-8)
+
+
 def test_an_item_not_read_gets_zeros_of_its_class(tmp_path):
     text = HEAD.replace("{PVALUES}", "p.layers") + (
         "def loss(p, x):\n    return np.sum(np.tanh(p[1].w @ x)) + p[1].b[0]\n")
