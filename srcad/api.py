@@ -348,9 +348,8 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
     values = dict(zip(params, primals))
     for name, tangent in zip(names, tangents):
         value = values.get(name)
-        if pytrees.is_record(value):  # a record's tangent is a record of its class (or a dict)
-            if type(tangent) is type(value):
-                tangent = pytrees.flatten(tangent)
+        if pytrees.has_records(value):  # a record's tangent: a record of its class (or a dict)
+            value, tangent = pytrees.flatten(value), pytrees.flatten(tangent)
         _check_companion(value, tangent, f"tangent for {name!r}")
     fn, full = _jvp_function(f, names, primals, backend)
     if any(map(foreign_array, full)):  # the array API's: what the standard lacks, refused
@@ -397,7 +396,7 @@ def _jvp_function(f, names, primals, backend="python"):
             return known, primals
     transformed = transformed_of(f) if is_transformed(f) else None
     user = transformed._user if transformed is not None else f
-    if _all_given(user, primals) and not any(map(pytrees.is_record, primals)):
+    if _all_given(user, primals) and not any(map(pytrees.has_records, primals)):
         full = list(primals)
         known = _jvp_cache.get((f, keyed, cache_key(full)))
         if known is not None and not env.stale(known.__srcad_reads__):
@@ -442,7 +441,10 @@ def _jvp_function(f, names, primals, backend="python"):
                                     if backend == "numba" else None)  # (the key has them)
     fn.__srcad_source__ = text
     if records:
-        fn = _jvp_with_records(fn, records, transformed)
+        params = list(values)
+        positions = {params.index(n) for n in records} | {
+            len(params) + names.index(n) for n in records if n in names}
+        fn = _jvp_with_records(fn, records, transformed, positions)
         fn.__srcad_source__ = text
     fn.__srcad_reads__ = tuple(reads.values())
     _jvp_cache[key] = fn
@@ -454,7 +456,7 @@ def _jvp_function(f, names, primals, backend="python"):
 def _remember_jvp(f, names, primals, fn, user):
     """Let the next call with arguments of the same kinds find ``fn`` by its plain key."""
     key = plain_key(primals)
-    if key is None or any(map(pytrees.is_record, primals)):
+    if key is None or any(map(pytrees.has_records, primals)):
         return
     params = list(inspect.signature(user).parameters)
     fn.__srcad_positions__ = tuple(params.index(n) for n in names)
@@ -464,13 +466,13 @@ def _remember_jvp(f, names, primals, fn, user):
     fast[key] = fn
 
 
-def _jvp_with_records(fn, records, transformed):
+def _jvp_with_records(fn, records, transformed, positions):
     """``fn`` (made for ``records`` read as dicts) taking the records and their tangents (a
     record of the class, or a dict) as they are; for a derivative with records among its
     ``wrt``, the value and the tangent come out as records again, as the derivative's do."""
 
     def with_records(*args):
-        result = fn(*pytrees.flatten_records(args))
+        result = fn(*pytrees.flatten_records(args, positions))
         if transformed is None:
             return result
         t = transformed

@@ -8,6 +8,12 @@ by themselves; any other class is made one with :func:`register_pytree`::
     srcad.register_pytree(Layer, lambda layer: {"w": layer.w, "b": layer.b},
                           lambda fields: Layer(fields["w"], fields["b"]))
 
+Records may sit inside lists, tuples and dicts, and hold them, at any depth (``[Layer(...),
+Layer(...)]``, ``Net(layers=[...])``): every record in the argument is passed as the dict of its
+fields, and a field read whose base is known to be such a record (``layers[i].w``, ``for layer
+in layers: layer.w``, ``l0 = p.layers[0]; l0.w``) reads the key
+(:mod:`srcad.frontend.passed_trees`); the gradient has the argument's structure.
+
 How: when a ``wrt`` argument is a record, the function's tree (as read) is changed so that
 each ``params.w`` reads ``params["w"]`` (through nested records: ``params.layer.w`` reads
 ``params["layer"]["w"]``), the record is passed as that dict, and the dict of gradients is
@@ -18,8 +24,8 @@ made a record again. A record passed whole to a function of the user's (``predic
 assigned, a method called, passed to something not a function of the user's) is refused: srcad
 could not see what is read of it, and a gradient must never be silently lost.
 
-Imports: the standard library, gast, :mod:`srcad.errors` and :mod:`srcad.frontend`
-(``passed_calls``, ``passed_records``).
+Imports: the standard library, gast, NumPy, :mod:`srcad.errors` and :mod:`srcad.frontend`
+(``passed_calls``, ``passed_records``, ``passed_trees``).
 """
 
 from __future__ import annotations
@@ -27,9 +33,10 @@ from __future__ import annotations
 import dataclasses
 
 import gast
+import numpy as np
 
 from .errors import UnsupportedSyntaxError
-from .frontend import passed_calls, passed_records
+from .frontend import passed_calls, passed_records, passed_trees
 
 __all__ = ["register_pytree"]
 
@@ -60,24 +67,55 @@ def _fields_of(value):
     return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
 
 
+_LEAVES = frozenset({float, int, complex, bool, type(None), np.ndarray, np.float64,
+                     np.float32, np.complex128})  # (never records: checked at once)
+
+
+def has_records(value):
+    """Whether ``value`` is a record or a list, tuple or dict holding one (at any depth)."""
+    cls = type(value)
+    if cls in _LEAVES:
+        return False
+    if cls is list or cls is tuple:
+        return any(type(v) not in _LEAVES and has_records(v) for v in value)
+    if cls is dict:
+        return any(type(v) not in _LEAVES and has_records(v) for v in value.values())
+    return is_record(value)
+
+
 def flatten(value):
-    """A record's fields as a dict, nested records too."""
-    return {k: flatten(v) if is_record(v) else v for k, v in _fields_of(value).items()}
+    """``value`` with every record in it (itself, or inside lists, tuples, dicts and
+    records) read as the dict of its fields; ``value`` itself when it holds none."""
+    if type(value) in _LEAVES:
+        return value
+    if is_record(value):
+        return {k: flatten(v) for k, v in _fields_of(value).items()}
+    if type(value) in (list, tuple) and has_records(value):
+        return type(value)(flatten(v) for v in value)
+    if type(value) is dict and has_records(value):
+        return {k: flatten(v) for k, v in value.items()}
+    return value
 
 
 def shape(value):
-    """A record's class and its nested records' classes, by field (for a cache key: the
-    fields' kinds are in the key of the dict :func:`flatten` gives)."""
-    return (type(value),) + tuple((k, shape(v)) for k, v in _fields_of(value).items()
-                                  if is_record(v))
+    """The records' classes and places in ``value`` (for a cache key: the leaves' kinds are
+    in the key of what :func:`flatten` gives)."""
+    return spec(value)
 
 
 def unflatten(like, grads):
-    """The record shaped like ``like`` holding ``grads`` (a dict, as :func:`flatten` gives)."""
-    example = _fields_of(like)
-    fields = {k: unflatten(example[k], v) if isinstance(v, dict) and is_record(example[k])
-              else v for k, v in grads.items()}
-    return _made_like(like, fields)
+    """``grads`` (shaped as :func:`flatten` gives ``like``) with each dict in the place of a
+    record of ``like`` made a record of its class again."""
+    if is_record(like) and isinstance(grads, dict):
+        example = _fields_of(like)
+        return _made_like(like, {k: unflatten(example[k], v) if k in example else v
+                                 for k, v in grads.items()})
+    if type(like) in (list, tuple) and isinstance(grads, (list, tuple)) and \
+            len(grads) == len(like) and has_records(like):
+        return type(grads)(unflatten(a, g) for a, g in zip(like, grads))
+    if type(like) is dict and isinstance(grads, dict) and has_records(like):
+        return {k: unflatten(like[k], g) if k in like else g for k, g in grads.items()}
+    return grads
 
 
 def _field(record, name):
@@ -86,7 +124,8 @@ def _field(record, name):
 
 def rewrite(source, records):
     """Change ``source.node`` so that the parameters in ``records`` (name -> an example
-    record) are read as dicts: ``p.w`` -> ``p["w"]``. Refuses any other use of them."""
+    record, or a container holding records) are read as dicts: ``p.w`` -> ``p["w"]``,
+    ``layers[0].w`` -> ``layers[0]["w"]``. Refuses any other use of them."""
     fdef = source.node
     for node in gast.walk(fdef):  # a nested function whose own parameter has the name
         if node is not fdef and isinstance(node, (gast.FunctionDef, gast.Lambda)):
@@ -101,6 +140,8 @@ def rewrite(source, records):
                     lineno=line, construct=source.line_text(line),
                     hint="give the nested function's parameter another name")
     source.records = dict(records)  # (the lowering of this tree is not kept: pipeline.to_ssa)
+    trees = {name: _as_read(spec(value)) for name, value in records.items()}
+    records = {name: value for name, value in records.items() if is_record(value)}
     _passed_on(fdef, records, source)
     _replace_reads(fdef, records, source)
     local = passed_calls.bound_names(fdef)  # model.predict(p, x), model a local
@@ -130,15 +171,37 @@ def rewrite(source, records):
                 filename=source.filename, lineno=line, construct=source.line_text(line),
                 hint=f"read the fields here ({node.id}.field) and pass them on one by one, or "
                 "pass the record to a function of yours that reads them")
+    passed_trees.rewrite(source, fdef, trees, passed_records.binder(source, fdef),
+                         passed_records.rewrite_call)
     return source
 
 
 def spec(value):
-    """What the record ``value`` holds, for :mod:`srcad.frontend.passed_calls`: its class,
-    whether it is read by position (a named tuple), its fields (None: a leaf)."""
-    ordered = type(value) not in _REGISTERED and isinstance(value, tuple)
-    return (type(value), ordered, tuple((k, spec(v) if is_record(v) else None)
-                                        for k, v in _fields_of(value).items()))
+    """What ``value`` holds, for :mod:`srcad.frontend.passed_calls` and
+    :mod:`srcad.frontend.passed_trees` (a *tree spec*): for a record, its class, whether it is
+    read by position (a named tuple), its fields' specs; for a list or tuple holding records
+    ``("seq", type, items' specs)``, for a dict ``("dict", dict, ((key, spec), ...))``; None
+    for a value holding no record (a leaf)."""
+    if is_record(value):
+        ordered = type(value) not in _REGISTERED and isinstance(value, tuple)
+        return (type(value), ordered, tuple((k, spec(v)) for k, v in _fields_of(value).items()))
+    if type(value) in (list, tuple):
+        items = tuple(spec(v) for v in value)
+        return ("seq", type(value), items) if items.count(None) != len(items) else None
+    if type(value) is dict:
+        items = tuple((k, spec(v)) for k, v in value.items())
+        return ("dict", dict, items) if any(s is not None for _, s in items) else None
+    return None
+
+
+def _as_read(tree):
+    """The spec of a ``wrt`` argument as the function reads it after :func:`rewrite`: a
+    record (``p["layers"]``) as a dict; None when nothing in it is a record any more."""
+    if tree is None or tree[0] in ("seq", "dict"):
+        return tree
+    fields = tuple((k, s if s is None or s[0] in ("seq", "dict") else _as_read(s))
+                   for k, s in tree[2])
+    return ("dict", dict, fields) if any(s is not None for _, s in fields) else None
 
 
 def _passed_on(fdef, records, source):
@@ -158,7 +221,7 @@ def _passed_on(fdef, records, source):
         top = at = specs[node.id]
         for attr in chain:
             at = dict(at[2]).get(attr)
-            if at is None:
+            if not passed_calls.is_record_spec(at):
                 return None
         root, prefix = node, tuple(chain)
 
@@ -258,8 +321,9 @@ def _read(node, records, source):
 
 
 def records_among(values, wrt):
-    """The ``wrt`` arguments that are records: name -> the record."""
-    return {name: values[name] for name in wrt if is_record(values.get(name))}
+    """The ``wrt`` arguments that are records or hold records (in lists, tuples, dicts):
+    name -> the value."""
+    return {name: values[name] for name in wrt if has_records(values.get(name))}
 
 
 def wrap(fn, params, records, mode, single, wrt):
@@ -271,7 +335,7 @@ def wrap(fn, params, records, mode, single, wrt):
 
     def with_records(*args, **kwargs):
         args = list(args)
-        if seed and args and is_record(args[0]):  # the gradient of a derivative's record
+        if seed and args and has_records(args[0]):  # the gradient of a derivative's record
             args[0] = flatten(args[0])
         for i, name in positions.items():
             if i < len(args):
@@ -289,14 +353,16 @@ def as_records(result, records, mode, single, wrt):
     order = [records.get(w) for w in wrt]
     value, grads = result if mode == "value_and_grad" else (None, result)
     items = [grads] if single else list(grads)
-    items = [unflatten(like, g) if like is not None and isinstance(g, dict) else g
-             for like, g in zip(order, items)]
+    items = [unflatten(like, g) if like is not None else g for like, g in zip(order, items)]
     grads = items[0] if single else tuple(items)
     return (value, grads) if mode == "value_and_grad" else grads
 
 
-def flatten_records(values):
-    """``values`` with each record among them read as its dict (:func:`flatten`)."""
+def flatten_records(values, positions=None):
+    """``values`` with each record among them (those at ``positions``: any holding records)
+    read as its dict (:func:`flatten`)."""
+    if positions is not None:
+        return [flatten(v) if i in positions else v for i, v in enumerate(values)]
     return [flatten(v) if is_record(v) else v for v in values]
 
 

@@ -269,7 +269,9 @@ class Aliases(_Places, _Calls):
         if isinstance(atom, ir.Var) and atom.name in self.opaque:
             return self.mem(atom, self.held)
         if self.an.kind(atom) == SEQ or isinstance(atom, ir.Var) and atom.name in self.lists:
-            return self.mem(atom, self.held) - self.mem(atom, self.own)
+            own = self.mem(atom, self.own)  # an item of the caller's items: its items too
+            return (self.mem(atom, self.held) - own) | {
+                t for t in own if t[0] in ("arg", "global") and t[-1] == "items"}
         return self.mem(atom, self.held)
 
     def _item(self, base, index):

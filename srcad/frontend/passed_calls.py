@@ -26,11 +26,26 @@ def _name(id_, ctx=None):
     return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
 
 
+def is_record_spec(spec):
+    """Whether ``spec`` is a record's (not None, an object's, a container's: a field holding
+    a list of records is a leaf here, read whole, :mod:`.passed_trees`)."""
+    return spec is not None and isinstance(spec[0], type)
+
+
 def leaf_paths(spec, prefix=()):
     """The paths (tuples of field names) of the leaves of a record of ``spec``, in order."""
     out = []
     for field, sub in spec[2]:
-        out += [prefix + (field,)] if sub is None else leaf_paths(sub, prefix + (field,))
+        out += leaf_paths(sub, prefix + (field,)) if is_record_spec(sub) else [prefix + (field,)]
+    return out
+
+
+def leaf_specs(spec):
+    """The spec of each leaf of a record of ``spec`` (None, or a container of records'), in
+    :func:`leaf_paths` order."""
+    out = []
+    for _, sub in spec[2]:
+        out += leaf_specs(sub) if is_record_spec(sub) else [sub]
     return out
 
 
@@ -169,7 +184,7 @@ def unpacked(assign, records):
     if rec is None or any(isinstance(t, gast.Starred) for t in targets):
         return False
     spec, leaves = rec
-    if not spec[1] or len(spec[2]) != len(targets) or any(s is not None for _, s in spec[2]):
+    if not spec[1] or len(spec[2]) != len(targets) or any(is_record_spec(s) for _, s in spec[2]):
         return False
     assign.value = gast.copy_location(gast.Tuple(elts=[gast.copy_location(
         n, assign.value) for n in leaves()], ctx=gast.Load()), assign.value)
@@ -196,6 +211,6 @@ def by_index(node, records):
         return None
     spec, leaves = rec
     if not spec[1] or not -len(spec[2]) <= index < len(spec[2]) or \
-            spec[2][index][1] is not None:
+            is_record_spec(spec[2][index][1]):
         return None
     return gast.copy_location(leaves()[index % len(spec[2])], node)

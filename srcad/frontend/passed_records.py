@@ -48,6 +48,7 @@ import gast
 
 from ..core import env, functions
 from ..errors import UnsupportedSyntaxError
+from . import passed_trees
 from . import source as source_module
 from .lower_callees import check_method
 from .passed_calls import (
@@ -56,7 +57,9 @@ from .passed_calls import (
     bound_names,
     by_index,
     callee,
+    is_record_spec,
     leaf_paths,
+    leaf_specs,
     objects_of,
     sub_leaves,
     unpacked,
@@ -103,6 +106,7 @@ def rewrite_call(src, call, records, bind, fdef=None, objects=None, fn=None):
                      for leaf, node in zip(names[kw.arg], found[kw.arg][1]())]
     call.func = gast.copy_location(_name(bind(entry)), call.func)
     call.args, call.keywords = args, keywords
+    call._srcad_fields = True  # (srcad.frontend.passed_trees: a copy's call)
     for node in gast.walk(call):
         if "lineno" in node._attributes and not hasattr(node, "lineno"):
             gast.copy_location(node, call)
@@ -157,7 +161,12 @@ def _derived(fn, specs):
         return base
 
     names = {p: [fresh("_".join((p,) + path)) for path in leaf_paths(spec)]
-             for p, spec in specs.items() if spec[0] != "object"}
+             for p, spec in specs.items() if is_record_spec(spec)}
+    trees = {p: spec[1] for p, spec in specs.items() if spec[0] == "tree"}
+    names.update((p, [p]) for p in trees)  # a container of records: itself, read inside
+    for p, spec in specs.items():  # a field holding one: its leaf's parameter
+        if is_record_spec(spec):
+            trees.update((n, sub) for n, sub in zip(names[p], leaf_specs(spec)) if sub)
     cell = types.CellType()
     label = fn.__name__ if fn.__name__.isidentifier() else "lambda"
     entry = (cell, names, None, label)
@@ -166,7 +175,7 @@ def _derived(fn, specs):
         with env.collecting() as reads:
             env.record_all(env.code_reads({fn.__name__: fn}))
             records = {p: (spec, _leaf_names(names[p])) for p, spec in specs.items()
-                       if p in names}
+                       if is_record_spec(spec)}
             objects = {p: spec[1] for p, spec in specs.items() if spec[0] == "object"}
             cells = {}
 
@@ -180,6 +189,7 @@ def _derived(fn, specs):
             if body.checked:  # check_method(obj, name) before a method followed
                 cells["srcad_check_method"] = types.CellType(check_method)
             _parameters(fdef, names)
+            passed_trees.rewrite(src, fdef, trees, bind, rewrite_call)
             for node in gast.walk(fdef.args):  # annotations are not read: not evaluated
                 if isinstance(node, gast.Name):
                     node.annotation = None
@@ -354,8 +364,8 @@ class _Body:
         spec, leaves = self.records[node.id]
         top, path = spec, ()
         for attr in chain:
-            sub = dict(spec[2]).get(attr, 0)
-            if not isinstance(sub, tuple):
+            sub = dict(spec[2]).get(attr)
+            if not is_record_spec(sub):
                 return None
             spec, path = sub, path + (attr,)
         return spec, sub_leaves(leaves, top, path)
@@ -431,7 +441,7 @@ class _Body:
                                  "in the function it is passed to",
                                  hint="build the new value in a local name and return it")
             path += (attr.attr,)
-            if fields[attr.attr] is None:  # a leaf: the rest reads its attributes
+            if not is_record_spec(fields[attr.attr]):  # a leaf: the rest reads its attributes
                 paths = leaf_paths(top)
                 out = gast.copy_location(leaves()[paths.index(path)], root)
                 for rest in chain[k + 1:]:
