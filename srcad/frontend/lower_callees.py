@@ -43,7 +43,7 @@ from ..core.ir import Const, Var
 from ..core.kinds import foreign_array
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
-from . import builtin_code, captured, closures, folds, generators, lower_super
+from . import builtin_code, captured, closures, folds, generators, iterators_passed, lower_super
 from .lower_spread import Atom, Lowered, name_node
 
 _PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
@@ -161,6 +161,10 @@ class Callees:
         return self.call_object(fn, spelling, args, kwargs, node, hint)
 
     def call_object(self, fn, spelling, args, kwargs, node, hint=None):
+        if fn is iterators_passed.srcad_iterator:  # f(iter(xs)): its items, f reads an iterator
+            made = self.assign(ir.Prim(tuple, args, spelling="tuple"), "items", node)
+            self.passed_iterators.add(made.name)
+            return made
         for _ in range(16):  # a partial of a bound method of ...: unwrap a few levels
             if isinstance(fn, functools.partial):
                 self.check_partial(fn, node)  # its keywords dict may change in place
@@ -226,7 +230,29 @@ class Callees:
                 spelling = None
         if spelling is None:
             spelling = self.bound_name(fn, getattr(fn, "__name__", None) or "fn")
+        self.iterators_taken(fn, args, kwargs, node)
         return ir.Prim(fn, args, kwargs, spelling=spelling)
+
+    def iterators_taken(self, fn, args, kwargs, node):
+        """Refuse an iterator's items (:mod:`.iterators_passed`) given where no parameter
+        of a function of yours reads them as an iterator: to ``*args``, ``**kwargs``, or a
+        callable that is not a function of yours (the iterator is not made for it)."""
+        given = [a for a in list(args) + list(kwargs.values())
+                 if isinstance(a, Var) and a.name in self.passed_iterators]
+        if not given:
+            return
+        fixed = dict(functions.fixed_of(fn))
+        try:
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+            taken = {bound.arguments.get(p) for p, v in fixed.items()
+                     if v is iterators_passed.ITERATED}
+        except (TypeError, ValueError):
+            taken = set()
+        if any(a not in taken for a in given):
+            raise self.error(node, "an iterator passed where srcad cannot read it as one (to "
+                             "*args or **kwargs, or to a callable that is not a plain "
+                             "function of yours)", hint="pass list(...) of it, or pass it to "
+                             "a parameter of a function of yours by name or position")
 
     def pass_held(self, fn, args, kwargs, node):
         """A function argument holding values of this function (a lambda reading locals, a
@@ -278,6 +304,9 @@ class Callees:
                 continue
             if name in given:
                 atom = self.constant_tuple(given[name])
+                if isinstance(atom, Var) and atom.name in self.passed_iterators:
+                    fixed.append((name, iterators_passed.ITERATED))  # read as an iterator
+                    continue
                 if isinstance(atom, Var) and atom.name in self.partials:
                     raise self.error(
                         node, f"passing {atom.name!r}, a function that holds "

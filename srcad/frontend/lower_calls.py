@@ -22,7 +22,7 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..runtime import containers, routes
-from . import builtin_code, lower_super, writes
+from . import builtin_code, iterators_passed, lower_super, writes
 from .lower_exprs import dotted, root_name
 from .lower_spread import CONSUMERS
 from .lower_spread import Atom as _AtomNode
@@ -317,6 +317,9 @@ class Calls:
             return self.call_value(lifted, lifted.__name__, extra, {}, node)
         args = extra + [self.expr(a) for a in node.args]
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        if any(isinstance(a, Var) and a.name in self.passed_iterators
+               for a in args + list(kwargs.values())):  # an iterator: read as one there
+            return self.call_object(lifted, None, args, kwargs, node)
         self.lifted[lifted.__name__] = lifted
         return ir.Prim(lifted, args, kwargs, spelling=lifted.__name__)
 
@@ -460,6 +463,8 @@ def _needs_resolving(fn):
     method, a partial, a callable object, ``srcad.grad``, ``srcad.jvp``, a user function
     specialised on the functions or objects passed to it)."""
     if inspect.ismethod(fn) or isinstance(fn, functools.partial) or fn is functools.reduce:
+        return True
+    if fn is iterators_passed.srcad_iterator:  # an iterator's items, passed to a callee
         return True
     if builtin_code.stands_for(fn):  # divmod, math.prod: read as Python
         return True

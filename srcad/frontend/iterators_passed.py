@@ -1,0 +1,227 @@
+"""Iterators passed to a function of the user's (issue 16): ``consume(iter(xs))``,
+``consume(v * x for v in xs)``, ``consume(map(f, xs))``, ``consume(it)``.
+
+An iterator is read once: a second loop over it yields nothing. So a callee given one must
+not be read as given a list (``twice(v * x for v in xs)``, looping twice, would count every
+item twice). The call is rewritten on the caller's side, before desugaring:
+
+* an argument that makes an iterator where it is passed (a generator expression, ``iter(xs)``,
+  ``map``, ``filter``, ``zip``, ``enumerate``, ``reversed``, ``itertools.starmap``, a call of
+  a generator function of yours) becomes ``srcad_iterator(list(...))`` (``tuple(xs)`` for
+  ``iter(xs)``): its items, taken where Python makes the iterator (the arguments of ``map``
+  and of a generator expression's first ``for`` are evaluated there too; what a generator
+  expression reads later is checked not to change: see :func:`lazy_reads_fixed`);
+* :meth:`srcad.frontend.lower_callees.Callees.call_object` reads ``srcad_iterator(items)``
+  as ``tuple(items)`` and the callee is specialised with that parameter marked
+  :data:`ITERATED` (:func:`srcad.core.functions.specialised`);
+* in the callee (:func:`srcad.frontend.lower_next.lower`) such a parameter ``it`` is an
+  iterator over the tuple it is given: a position counter starting at 0, every ``next(it)``
+  an item read by position and every ``for v in it`` a loop over what is left, as for
+  ``it = iter(xs)`` made there. A use of it that :mod:`.lower_next` does not read so is
+  refused at its line (never read as a tuple).
+
+Imports gast, :mod:`srcad.core` and :mod:`srcad.errors`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import itertools
+
+import gast
+
+from ..core import functions
+from ..errors import UnsupportedSyntaxError
+from .blocks import own_blocks
+
+
+class _Iterated:
+    """The mark of a parameter given an iterator (its items, as a tuple)."""
+
+    def __repr__(self):
+        return "ITERATED"
+
+    def __reduce__(self):
+        return "ITERATED"
+
+
+#: a specialisation's fixed value for a parameter given an iterator
+ITERATED = _Iterated()
+
+
+def srcad_iterator(items):
+    """The items of an iterator passed to a function of yours (lowered as ``tuple(items)``,
+    the callee reading the parameter as an iterator over them)."""
+    return tuple(items)
+
+
+#: builtins that make an iterator of their arguments
+_MAKERS = ("map", "filter", "zip", "enumerate", "reversed")
+#: the name bound in the rewritten function for srcad_iterator
+MARK = "srcad_iterator"
+
+
+def _resolve(src, node):
+    """The object a call's function names, when it is a plain global, closure or builtin
+    name (not a local of the function), or ``module.name``; else None."""
+    if isinstance(node, gast.Name):
+        if node.id in src.closure:
+            return src.closure[node.id]
+        if node.id in src.globals:
+            return src.globals[node.id]
+        return getattr(builtins, node.id, None)
+    if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
+        base = _resolve(src, node.value)
+        if inspect.ismodule(base):
+            return getattr(base, node.attr, None)
+    return None
+
+
+def own_names(fdef):
+    """The names ``fdef`` binds (parameters, assignments, nested ``def``'s, ``for``
+    targets), each with how many times it binds it."""
+    args = fdef.args
+    own = {}
+    names = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+    names += [a.id for a in (args.vararg, args.kwarg) if a is not None]
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            names.append(node.id)
+        elif isinstance(node, gast.FunctionDef) and node is not fdef:
+            names.append(node.name)
+    for name in names:
+        own[name] = own.get(name, 0) + 1
+    return own
+
+
+def _nested_defs(fdef):
+    return {s.name for s in gast.walk(fdef) if isinstance(s, gast.FunctionDef)
+            and s is not fdef and not any(isinstance(n, (gast.Yield, gast.YieldFrom))
+                                          for n in gast.walk(s))}
+
+
+def user_callee(src, call, own):
+    """Whether ``call`` calls a function of the user's (a module-level or closure function,
+    not a generator function, named by a name the function does not bind; or a nested
+    ``def`` of the function, bound once: ``own`` maps the names to how often they are)."""
+    func = call.func
+    if isinstance(func, gast.Name) and func.id in own:
+        return own[func.id] == 1 and func.id in _nested_defs(src.node)
+    fn = _resolve(src, func)
+    return fn is not None and inspect.isfunction(fn) and functions.is_user_function(fn) \
+        and not inspect.isgeneratorfunction(fn)
+
+
+def _call(name, args):
+    return gast.Call(func=gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                    type_comment=None), args=args, keywords=[])
+
+
+def _items(src, node):
+    """The expression of the items of the iterator ``node`` makes, or None if ``node`` is
+    not an expression making an iterator."""
+    if isinstance(node, gast.GeneratorExp):
+        return node
+    if not isinstance(node, gast.Call) or any(isinstance(a, gast.Starred) for a in node.args):
+        return None
+    fn = _resolve(src, node.func)
+    if fn is iter and len(node.args) == 1 and not node.keywords:
+        return node.args[0]  # its items: tuple(xs), where iter is called
+    if any(fn is getattr(builtins, m) for m in _MAKERS) or fn is itertools.starmap or (
+            inspect.isgeneratorfunction(fn) and functions.is_user_function(fn)):
+        return _call("list", [node])
+    return None
+
+
+def lazy_reads_fixed(fdef, genexp, stores):
+    """Whether a generator expression's items are the same taken where it is made as where
+    Python takes them: every name its element, conditions and later ``for``'s read (not its
+    own targets) is bound once in the function (or not at all) and changed in place nowhere."""
+    targets = {n.id for g in genexp.generators for n in gast.walk(g.target)
+               if isinstance(n, gast.Name)}
+    lazy = [genexp.elt] + [c for g in genexp.generators for c in g.ifs] + [
+        g.iter for g in genexp.generators[1:]]
+    read = {n.id for part in lazy for n in gast.walk(part) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)} - targets
+    if any(stores.get(n, 0) > 1 for n in read):
+        return False
+    for node in gast.walk(fdef):
+        target = None
+        if isinstance(node, gast.Subscript) and not isinstance(node.ctx, gast.Load):
+            target = node.value
+        elif isinstance(node, gast.AugAssign):
+            target = node.target
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
+            target = node.func.value
+        while isinstance(target, (gast.Subscript, gast.Attribute)):
+            target = target.value
+        if isinstance(target, gast.Name) and target.id in read:
+            return False
+    return True
+
+
+def error(src, node, message, hint):
+    line = getattr(node, "lineno", None)
+    return UnsupportedSyntaxError(message, filename=src.filename, lineno=line,
+                                  construct=src.line_text(line), hint=hint)
+
+
+def mark_arguments(src):
+    """Rewrite, in ``src.node``'s own body, every argument of a call of a function of yours
+    that makes an iterator there, as above. Binds :data:`MARK` when it does."""
+    fdef = src.node
+    own = own_names(fdef)
+    done = False
+    for block in own_blocks(fdef):
+        for stmt in block:
+            for call in _calls(stmt):
+                if not user_callee(src, call, own):
+                    continue
+                for holder, field, index in arguments(call):
+                    node = getattr(holder, field) if index is None else \
+                        getattr(holder, field)[index]
+                    items = _items(src, node)
+                    if items is None:
+                        continue
+                    made = gast.copy_location(_call(MARK, [items]), node)
+                    for sub in gast.walk(made):
+                        if "lineno" in sub._attributes and getattr(sub, "lineno", None) \
+                                is None:
+                            gast.copy_location(sub, node)
+                    if index is None:
+                        setattr(holder, field, made)
+                    else:
+                        getattr(holder, field)[index] = made
+                    done = True
+    if done:
+        bind(src)
+
+
+def bind(src):
+    src.closure[MARK] = srcad_iterator
+    src.bound = {**getattr(src, "bound", {}), MARK: srcad_iterator}
+
+
+def _calls(stmt):
+    """The calls of ``stmt`` outside nested functions and lambdas (those are lifted and
+    rewritten when they are read)."""
+    todo = [stmt]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            continue
+        if isinstance(node, gast.Call):
+            yield node
+        if isinstance(node, gast.stmt) and node is not stmt:
+            continue  # a nested block: visited as a block of its own
+        todo.extend(gast.iter_child_nodes(node))
+
+
+def arguments(call):
+    for i, a in enumerate(call.args):
+        if not isinstance(a, gast.Starred):
+            yield call, "args", i
+    for k in call.keywords:
+        if k.arg is not None:
+            yield k, "value", None
