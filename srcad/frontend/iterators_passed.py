@@ -50,6 +50,35 @@ class _Iterated:
 ITERATED = _Iterated()
 
 
+class FunctionsPassed:
+    """The mark of a parameter given a list or dict display of known functions
+    (``apply_all([np.sin, g], x)``): the callee is made for them, as for a tuple of
+    functions; it may only read the container (checked in the callee: :func:`check_reads`)."""
+
+    def __init__(self, kind, items):
+        self.kind, self.items = kind, tuple(items)
+
+    def __eq__(self, other):
+        return isinstance(other, FunctionsPassed) and (self.kind, self.items) == (
+            other.kind, other.items)
+
+    def __hash__(self):
+        return hash((self.kind, self.items))
+
+    def __repr__(self):
+        return f"FunctionsPassed({self.kind}, {self.items!r})"
+
+    def value(self):
+        """What the callee reads: the tuple of the functions (a list's), or a dict of them."""
+        return self.items if self.kind == "list" else dict(self.items)
+
+
+def srcad_functions(container):
+    """A list or dict display of functions passed to a function of yours (lowered as the
+    display, the callee made for the functions it holds)."""
+    return container
+
+
 def srcad_iterator(items):
     """The items of an iterator passed to a function of yours (lowered as ``tuple(items)``,
     the callee reading the parameter as an iterator over them)."""
@@ -58,8 +87,9 @@ def srcad_iterator(items):
 
 #: builtins that make an iterator of their arguments
 _MAKERS = ("map", "filter", "zip", "enumerate", "reversed")
-#: the name bound in the rewritten function for srcad_iterator
+#: the names bound in the rewritten function for srcad_iterator, srcad_functions
 MARK = "srcad_iterator"
+FUNCTIONS = "srcad_functions"
 
 
 def _resolve(src, node):
@@ -172,6 +202,7 @@ def mark_arguments(src):
     that makes an iterator there, as above. Binds :data:`MARK` when it does."""
     fdef = src.node
     own = own_names(fdef)
+    lists = _function_lists(src, fdef, own)
     done = False
     for block in own_blocks(fdef):
         for stmt in block:
@@ -182,9 +213,13 @@ def mark_arguments(src):
                     node = getattr(holder, field) if index is None else \
                         getattr(holder, field)[index]
                     items = _items(src, node)
+                    mark = MARK
+                    if items is None and (_function_display(node) or isinstance(
+                            node, gast.Name) and node.id in lists):
+                        items, mark = node, FUNCTIONS
                     if items is None:
                         continue
-                    made = gast.copy_location(_call(MARK, [items]), node)
+                    made = gast.copy_location(_call(mark, [items]), node)
                     for sub in gast.walk(made):
                         if "lineno" in sub._attributes and getattr(sub, "lineno", None) \
                                 is None:
@@ -199,8 +234,108 @@ def mark_arguments(src):
 
 
 def bind(src):
-    src.closure[MARK] = srcad_iterator
-    src.bound = {**getattr(src, "bound", {}), MARK: srcad_iterator}
+    src.closure[MARK], src.closure[FUNCTIONS] = srcad_iterator, srcad_functions
+    src.bound = {**getattr(src, "bound", {}), MARK: srcad_iterator,
+                 FUNCTIONS: srcad_functions}
+
+
+def _function_like(node):
+    return isinstance(node, (gast.Name, gast.Attribute, gast.Lambda)) or isinstance(
+        node, gast.Call) and isinstance(node.func, (gast.Name, gast.Attribute)) and (
+            getattr(node.func, "id", None) == "partial" or getattr(
+                node.func, "attr", None) == "partial")
+
+
+def _function_display(node):
+    """Whether ``node`` is a list display of function-like items, or a dict display of
+    them under constant keys (which are functions is known when the code is made)."""
+    if isinstance(node, gast.List):
+        return bool(node.elts) and all(_function_like(e) for e in node.elts)
+    if isinstance(node, gast.Dict):
+        return bool(node.keys) and all(
+            isinstance(k, gast.Constant) and type(k.value) in (int, str) for k in node.keys) \
+            and all(_function_like(v) for v in node.values)
+    return False
+
+
+def _function_lists(src, fdef, own):
+    """Names bound once to a function display (:func:`_function_display`) and only read:
+    passed to a call of a function of yours, looped over, indexed, ``len``."""
+    made = {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], gast.Name) and own.get(node.targets[0].id) == 1 and \
+                _function_display(node.value):
+            made[node.targets[0].id] = node
+    if not made:
+        return set()
+    parents = {}
+    for node in gast.walk(fdef):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in gast.walk(fdef):
+        if not (isinstance(node, gast.Name) and node.id in made and isinstance(
+                node.ctx, gast.Load)):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, gast.Call) and node in parent.args and (
+                user_callee(src, parent, own) or _resolve(src, parent.func) in (
+                    len, enumerate, zip, reversed)):
+            continue
+        if isinstance(parent, gast.keyword) and user_callee(src, parents.get(id(parent)),
+                                                            own):
+            continue
+        if isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node or \
+                isinstance(parent, gast.Subscript) and parent.value is node and isinstance(
+                    parent.ctx, gast.Load):
+            continue
+        made.pop(node.id, None)
+    return set(made)
+
+
+#: calls reading a container of functions passed in (with it as their first argument)
+_READS = (len, enumerate, zip, reversed, sorted, list, tuple)
+#: methods reading a dict of functions passed in
+_DICT_READS = ("items", "values", "keys", "get")
+
+
+def check_reads(src):
+    """Refuse, at its line, a use of a parameter given a list or dict of functions
+    (:class:`FunctionsPassed`) other than reading it: a loop over it, ``p[k]``, ``len(p)``,
+    ``zip``/``enumerate``/``reversed`` of it, ``p.items()``, passing it to a function of
+    yours. (The callee is made for the functions, holding them in a tuple or a dict of its
+    own: a change, or the container itself returned, would not be the caller's.)"""
+    fdef = src.node
+    marked = [p for p, v in functions.fixed_of(src.func).items()
+              if isinstance(v, FunctionsPassed)]
+    if not marked:
+        return
+    parents = {}
+    for node in gast.walk(fdef):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    own = own_names(fdef)
+    for node in gast.walk(fdef):
+        if not (isinstance(node, gast.Name) and node.id in marked) or isinstance(
+                node.ctx, gast.Param):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(node.ctx, gast.Load) and (
+                isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node
+                or isinstance(parent, gast.Subscript) and parent.value is node and isinstance(
+                    parent.ctx, gast.Load)
+                or isinstance(parent, gast.Call) and node in parent.args and (
+                    _resolve(src, parent.func) in _READS or user_callee(src, parent, own))
+                or isinstance(parent, gast.keyword) and user_callee(
+                    src, parents.get(id(parent)), own)
+                or isinstance(parent, gast.Attribute) and parent.attr in _DICT_READS and
+                isinstance(parents.get(id(parent)), gast.Call)):
+            continue
+        raise error(src, node, f"the parameter {node.id!r} of {fdef.name}, given a list or "
+                    "dict of functions by the caller, used other than by reading it (srcad "
+                    "makes the code for the functions it holds, in a container of its own)",
+                    f"loop over {node.id}, index it, take len({node.id}), or pass it on; "
+                    "build a new list for a changed one: [*fs, g]")
 
 
 def _calls(stmt):

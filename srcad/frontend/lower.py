@@ -96,6 +96,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.deferred = {}  # such a name -> the call, its arguments lowered (lower_spread)
         self.call_results = {}  # name of a user function's result -> the function
         self.passed_iterators = set()  # names of an iterator's items passed to a callee
+        self.function_lists = {}  # name of a display of known functions -> FunctionsPassed
         self.env = {}
         self.out = []
 
@@ -171,6 +172,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
             value = self.fixed.get(p)
             if value is iterators_passed.ITERATED:
                 continue  # an iterator's items (srcad.frontend.iterators_passed)
+            if isinstance(value, iterators_passed.FunctionsPassed):
+                value = value.value()  # a list or dict of functions: made for them
             if isinstance(value, functions.Flag):
                 self.env[p] = Const(value.value)  # an if on it alone takes one way
             elif isinstance(value, functions.Instance):

@@ -165,6 +165,8 @@ class Callees:
             made = self.assign(ir.Prim(tuple, args, spelling="tuple"), "items", node)
             self.passed_iterators.add(made.name)
             return made
+        if fn is iterators_passed.srcad_functions:  # f([np.sin, g], x): made for them
+            return self.functions_passed(args[0])
         for _ in range(16):  # a partial of a bound method of ...: unwrap a few levels
             if isinstance(fn, functools.partial):
                 self.check_partial(fn, node)  # its keywords dict may change in place
@@ -232,6 +234,25 @@ class Callees:
             spelling = self.bound_name(fn, getattr(fn, "__name__", None) or "fn")
         self.iterators_taken(fn, args, kwargs, node)
         return ir.Prim(fn, args, kwargs, spelling=spelling)
+
+    def functions_passed(self, atom):
+        """``atom``, a list or dict display: when each item is a function known here (not
+        one holding values of this function), the display, marked for the callee to be made
+        for those functions (:class:`.iterators_passed.FunctionsPassed`)."""
+        if not isinstance(atom, Var):
+            return atom
+        if atom.name in self.lists:
+            kind, pairs = "list", [(None, a) for a in self.lists[atom.name]]
+        elif atom.name in self.dict_displays:
+            kind, pairs = "dict", list(self.dict_displays[atom.name].items())
+        else:
+            return atom
+        if all(isinstance(a, Const) and fixed_function(a.value) and not _is_instance(a.value)
+               for _, a in pairs):
+            items = [a.value for _, a in pairs] if kind == "list" else [
+                (k, a.value) for k, a in pairs]
+            self.function_lists[atom.name] = iterators_passed.FunctionsPassed(kind, items)
+        return atom
 
     def iterators_taken(self, fn, args, kwargs, node):
         """Refuse an iterator's items (:mod:`.iterators_passed`) given where no parameter
@@ -306,6 +327,9 @@ class Callees:
                 atom = self.constant_tuple(given[name])
                 if isinstance(atom, Var) and atom.name in self.passed_iterators:
                     fixed.append((name, iterators_passed.ITERATED))  # read as an iterator
+                    continue
+                if isinstance(atom, Var) and atom.name in self.function_lists:
+                    fixed.append((name, self.function_lists[atom.name]))  # [np.sin, g]
                     continue
                 if isinstance(atom, Var) and atom.name in self.partials:
                     raise self.error(

@@ -464,8 +464,8 @@ def _needs_resolving(fn):
     specialised on the functions or objects passed to it)."""
     if inspect.ismethod(fn) or isinstance(fn, functools.partial) or fn is functools.reduce:
         return True
-    if fn is iterators_passed.srcad_iterator:  # an iterator's items, passed to a callee
-        return True
+    if fn in (iterators_passed.srcad_iterator, iterators_passed.srcad_functions):
+        return True  # an iterator's items, a display of functions: passed to a callee
     if builtin_code.stands_for(fn):  # divmod, math.prod: read as Python
         return True
     if functions.is_derivative_maker(fn) or functions.is_user_function(fn):

@@ -53,6 +53,7 @@ def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
     passed.mark_arguments(src)  # f(iter(xs)), f(v * x for v in xs): srcad_iterator(...)
+    passed.check_reads(src)  # a parameter given [np.sin, g]: only read
     params = [p for p, v in functions.fixed_of(src.func).items() if v is passed.ITERATED]
     if not params and not any(_builtin(src, n, "iter") or isinstance(n, gast.GeneratorExp)
                               for n in gast.walk(fdef)):
