@@ -24,6 +24,7 @@ import copy
 import gast
 
 from ..core import functions
+from . import folds
 from . import iterators_passed as passed
 from .blocks import own_blocks as _blocks
 
@@ -52,6 +53,7 @@ def _next_of(src, node, names):
 def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
+    folds.itertools_calls(src)  # itertools.accumulate, itertools.starmap: Python srcad reads
     passed.mark_arguments(src)  # f(iter(xs)), f(v * x for v in xs): srcad_iterator(...)
     passed.check_reads(src)  # a parameter given [np.sin, g]: only read
     params = [p for p, v in functions.fixed_of(src.func).items() if v is passed.ITERATED]
