@@ -1,5 +1,6 @@
-"""Iterators passed to a function of the user's (issue 16): ``consume(iter(xs))``,
-``consume(v * x for v in xs)``, ``consume(map(f, xs))``, ``consume(it)``.
+"""Iterators and lists of functions passed to a function of the user's (issue 16):
+``consume(iter(xs))``, ``consume(v * x for v in xs)``, ``consume(map(f, xs))``,
+``consume(it)``, ``apply_all([np.sin, g], x)``.
 
 An iterator is read once: a second loop over it yields nothing. So a callee given one must
 not be read as given a list (``twice(v * x for v in xs)``, looping twice, would count every
@@ -20,18 +21,28 @@ item twice). The call is rewritten on the caller's side, before desugaring:
   ``it = iter(xs)`` made there. A use of it that :mod:`.lower_next` does not read so is
   refused at its line (never read as a tuple).
 
-Imports gast, :mod:`srcad.core` and :mod:`srcad.errors`.
+A list or dict display of functions known where the code is made (``apply_all([lambda v: v *
+v, np.sin], x)``, or a name bound once to one and only read) is passed the same way, as
+``srcad_functions(display)``: the callee is specialised on a :class:`FunctionsPassed` mark and
+reads the parameter as the tuple (or a dict) of those functions, as it reads a tuple of
+functions passed (:func:`function_tuple`, :func:`fixed_function`: which values a callee is
+made for); a use of that parameter other than reading it is refused (:func:`check_reads`).
+
+Imports gast, NumPy, :mod:`srcad.core` and :mod:`srcad.errors`.
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import itertools
 
 import gast
+import numpy as np
 
-from ..core import functions
+from ..core import functions, ir
+from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
 from .blocks import own_blocks
 
@@ -77,6 +88,31 @@ def srcad_functions(container):
     """A list or dict display of functions passed to a function of yours (lowered as the
     display, the callee made for the functions it holds)."""
     return container
+
+
+# ---------------------------------------------------------------- functions a callee is made for
+
+
+def fixed_function(value):
+    """Whether an argument of the function differentiated is a function the code is made for
+    (a plain function, a builtin or ufunc, a bound method, a ``functools.partial``, a
+    derivative srcad made), not an object of the user's class (keyed by its class)."""
+    return function_tuple(value) or functions.is_function_value(value) and (
+        inspect.isroutine(value) or isinstance(value, (functools.partial, np.ufunc))
+        or functions.is_derivative(value))
+
+
+def function_tuple(value):
+    """Whether ``value`` is a tuple of functions (or of such tuples): a callee given one is
+    made for it, as for a function (``for f in fs: f(x)`` calls each as named; a tuple
+    cannot change, so the code holds while it is passed)."""
+    return type(value) is tuple and 0 < len(value) <= 64 and all(
+        function_tuple(v) or fixed_function(v) and not is_instance(v) for v in value)
+
+
+def is_instance(value):
+    return functions.user_instance_class(value) is not None and not inspect.isroutine(value) \
+        and not isinstance(value, functools.partial)
 
 
 def srcad_iterator(items):
@@ -360,3 +396,66 @@ def arguments(call):
     for k in call.keywords:
         if k.arg is not None:
             yield k, "value", None
+
+
+# ---------------------------------------------------------------- while lowering
+
+
+#: the marks the rewrite writes around an argument
+MARKS = (srcad_iterator, srcad_functions)
+
+
+def lower_mark(lw, fn, args, node):
+    """``srcad_iterator(items)``: ``tuple(items)``, noted as an iterator's items;
+    ``srcad_functions(display)``: the display, noted with the functions it holds when each
+    item is a function a callee is made for (:func:`function_tuple`), not one holding
+    values of the function."""
+    if fn is srcad_iterator:
+        made = lw.assign(ir.Prim(tuple, args, spelling="tuple"), "items", node)
+        lw.passed_iterators.add(made.name)
+        return made
+    atom = args[0]
+    if not isinstance(atom, Var):
+        return atom
+    if atom.name in lw.lists:
+        kind, pairs = "list", [(None, a) for a in lw.lists[atom.name]]
+    elif atom.name in lw.dict_displays:
+        kind, pairs = "dict", list(lw.dict_displays[atom.name].items())
+    else:
+        return atom
+    if all(isinstance(a, Const) and function_tuple((a.value,)) for _, a in pairs):
+        items = [a.value for _, a in pairs] if kind == "list" else [
+            (k, a.value) for k, a in pairs]
+        lw.function_lists[atom.name] = FunctionsPassed(kind, items)
+    return atom
+
+
+def mark_of(lw, atom):
+    """The mark of the parameter a call gives ``atom``: :data:`ITERATED`, a
+    :class:`FunctionsPassed`, or None."""
+    if isinstance(atom, Var) and atom.name in lw.passed_iterators:
+        return ITERATED
+    if isinstance(atom, Var):
+        return lw.function_lists.get(atom.name)
+    return None
+
+
+def refuse_untaken(lw, fn, args, kwargs, node):
+    """Refuse an iterator's items given where no parameter of a function of yours reads
+    them as an iterator: to ``*args``, ``**kwargs``, or a callable that is not a function of
+    yours (the iterator is not made for it)."""
+    given = [a for a in list(args) + list(kwargs.values())
+             if isinstance(a, Var) and a.name in lw.passed_iterators]
+    if not given:
+        return
+    try:
+        bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+        taken = [bound.arguments.get(p) for p, v in functions.fixed_of(fn).items()
+                 if v is ITERATED]
+    except (TypeError, ValueError):
+        taken = []
+    if any(all(a is not t for t in taken) for a in given):
+        raise lw.error(node, "an iterator passed where srcad cannot read it as one (to *args "
+                       "or **kwargs, or to a callable that is not a plain function of yours)",
+                       hint="pass list(...) of it, or pass it to a parameter of a function of "
+                       "yours by name or position")

@@ -44,6 +44,8 @@ from ..core.kinds import foreign_array
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
 from . import builtin_code, captured, closures, folds, generators, iterators_passed, lower_super
+from .iterators_passed import fixed_function, function_tuple
+from .iterators_passed import is_instance as _is_instance
 from .lower_spread import Atom, Lowered, name_node
 
 _PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
@@ -161,12 +163,6 @@ class Callees:
         return self.call_object(fn, spelling, args, kwargs, node, hint)
 
     def call_object(self, fn, spelling, args, kwargs, node, hint=None):
-        if fn is iterators_passed.srcad_iterator:  # f(iter(xs)): its items, f reads an iterator
-            made = self.assign(ir.Prim(tuple, args, spelling="tuple"), "items", node)
-            self.passed_iterators.add(made.name)
-            return made
-        if fn is iterators_passed.srcad_functions:  # f([np.sin, g], x): made for them
-            return self.functions_passed(args[0])
         for _ in range(16):  # a partial of a bound method of ...: unwrap a few levels
             if isinstance(fn, functools.partial):
                 self.check_partial(fn, node)  # its keywords dict may change in place
@@ -232,48 +228,8 @@ class Callees:
                 spelling = None
         if spelling is None:
             spelling = self.bound_name(fn, getattr(fn, "__name__", None) or "fn")
-        self.iterators_taken(fn, args, kwargs, node)
+        iterators_passed.refuse_untaken(self, fn, args, kwargs, node)
         return ir.Prim(fn, args, kwargs, spelling=spelling)
-
-    def functions_passed(self, atom):
-        """``atom``, a list or dict display: when each item is a function known here (not
-        one holding values of this function), the display, marked for the callee to be made
-        for those functions (:class:`.iterators_passed.FunctionsPassed`)."""
-        if not isinstance(atom, Var):
-            return atom
-        if atom.name in self.lists:
-            kind, pairs = "list", [(None, a) for a in self.lists[atom.name]]
-        elif atom.name in self.dict_displays:
-            kind, pairs = "dict", list(self.dict_displays[atom.name].items())
-        else:
-            return atom
-        if all(isinstance(a, Const) and fixed_function(a.value) and not _is_instance(a.value)
-               for _, a in pairs):
-            items = [a.value for _, a in pairs] if kind == "list" else [
-                (k, a.value) for k, a in pairs]
-            self.function_lists[atom.name] = iterators_passed.FunctionsPassed(kind, items)
-        return atom
-
-    def iterators_taken(self, fn, args, kwargs, node):
-        """Refuse an iterator's items (:mod:`.iterators_passed`) given where no parameter
-        of a function of yours reads them as an iterator: to ``*args``, ``**kwargs``, or a
-        callable that is not a function of yours (the iterator is not made for it)."""
-        given = [a for a in list(args) + list(kwargs.values())
-                 if isinstance(a, Var) and a.name in self.passed_iterators]
-        if not given:
-            return
-        fixed = dict(functions.fixed_of(fn))
-        try:
-            bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
-            taken = {bound.arguments.get(p) for p, v in fixed.items()
-                     if v is iterators_passed.ITERATED}
-        except (TypeError, ValueError):
-            taken = set()
-        if any(a not in taken for a in given):
-            raise self.error(node, "an iterator passed where srcad cannot read it as one (to "
-                             "*args or **kwargs, or to a callable that is not a plain "
-                             "function of yours)", hint="pass list(...) of it, or pass it to "
-                             "a parameter of a function of yours by name or position")
 
     def pass_held(self, fn, args, kwargs, node):
         """A function argument holding values of this function (a lambda reading locals, a
@@ -325,11 +281,8 @@ class Callees:
                 continue
             if name in given:
                 atom = self.constant_tuple(given[name])
-                if isinstance(atom, Var) and atom.name in self.passed_iterators:
-                    fixed.append((name, iterators_passed.ITERATED))  # read as an iterator
-                    continue
-                if isinstance(atom, Var) and atom.name in self.function_lists:
-                    fixed.append((name, self.function_lists[atom.name]))  # [np.sin, g]
+                if iterators_passed.mark_of(self, atom) is not None:  # an iterator, [f, g]
+                    fixed.append((name, iterators_passed.mark_of(self, atom)))
                     continue
                 if isinstance(atom, Var) and atom.name in self.partials:
                     raise self.error(
@@ -435,6 +388,12 @@ class Callees:
             return inspect.getattr_static(cls, attr, None)  # a metaclass: not followed
         return raw
 
+    # ---------------------------------------------------------------- values made here
+
+class FunctionValues:
+    """Function values made in the function: merges of several functions, partials,
+    lambdas and nested ``def``'s used as values; loops over lazy values."""
+
     def property_read(self, obj, attr, node):
         """``self.prop`` for a property of a known class: a call of its getter."""
         if not isinstance(obj, Var) or obj.name not in self.classes:
@@ -446,12 +405,6 @@ class Callees:
             return self.error(node, f"reading the cached property {attr!r} (it writes the "
                               "object)", hint="make it a plain property or a method")
         return None
-
-    # ---------------------------------------------------------------- values made here
-
-class FunctionValues:
-    """Function values made in the function: merges of several functions, partials,
-    lambdas and nested ``def``'s used as values; loops over lazy values."""
 
     def method_value(self, obj, attr, node):
         """``f = self.method`` (a method of a known class read as a value, not called):
@@ -624,25 +577,3 @@ def classes_of(arg_values):
             # (an array of the array API standard is an array: srcad.backend.standard)
             fixed[p] = functions.Instance(type(v), held_functions(v))
     return fixed
-
-
-def fixed_function(value):
-    """Whether an argument of the function differentiated is a function the code is made for
-    (a plain function, a builtin or ufunc, a bound method, a ``functools.partial``, a
-    derivative srcad made), not an object of the user's class (keyed by its class)."""
-    return function_tuple(value) or functions.is_function_value(value) and (
-        inspect.isroutine(value) or isinstance(value, (functools.partial, np.ufunc))
-        or functions.is_derivative(value))
-
-
-def function_tuple(value):
-    """Whether ``value`` is a tuple of functions (or of such tuples): a callee given one is
-    made for it, as for a function (``for f in fs: f(x)`` calls each as named; a tuple
-    cannot change, so the code holds while it is passed)."""
-    return type(value) is tuple and 0 < len(value) <= 64 and all(
-        function_tuple(v) or fixed_function(v) and not _is_instance(v) for v in value)
-
-
-def _is_instance(value):
-    return functions.user_instance_class(value) is not None and not inspect.isroutine(value) \
-        and not isinstance(value, functools.partial)

@@ -141,6 +141,8 @@ class Calls:
             spelling = self.bound_name(fn, func.id)
         if fn is sorted and "key" in kwargs:  # the order: no gradient through the key
             kwargs["key"] = builtin_code.inactive_key(self, kwargs["key"], node)
+        if fn in iterators_passed.MARKS:  # f(iter(xs)), f([np.sin, g], x): marked for f
+            return iterators_passed.lower_mark(self, fn, args, node)
         if _needs_resolving(fn):
             return self.call_object(fn, spelling, args, kwargs, node, hint)
         if isinstance(fn, type) and functions.user_class(fn):
@@ -464,8 +466,6 @@ def _needs_resolving(fn):
     specialised on the functions or objects passed to it)."""
     if inspect.ismethod(fn) or isinstance(fn, functools.partial) or fn is functools.reduce:
         return True
-    if fn in (iterators_passed.srcad_iterator, iterators_passed.srcad_functions):
-        return True  # an iterator's items, a display of functions: passed to a callee
     if builtin_code.stands_for(fn):  # divmod, math.prod: read as Python
         return True
     if functions.is_derivative_maker(fn) or functions.is_user_function(fn):

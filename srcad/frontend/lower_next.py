@@ -384,6 +384,8 @@ def _visit(src, node, names, conditional, found):
         elif isinstance(node, gast.Call) and len(node.args) == 1 and any(
                 _builtin(src, node.func, t) for t in _TAKERS):
             inner = node.args[0]
+            if isinstance(inner, gast.GeneratorExp):  # sum(v * v for v in it): all taken
+                inner = inner.generators[0].iter
         form = _form_of(src, inner, names) if inner is not None else None
         if form is not None:
             found.append(form)

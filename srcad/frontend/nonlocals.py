@@ -83,6 +83,8 @@ class _Rewrite:
         writes = {}  # name of a nested def -> the enclosing function's names it changes
         for d in defs:
             names = [n for s in _own_walk(d) if isinstance(s, gast.Nonlocal) for n in s.names]
+            if any(isinstance(s, (gast.Yield, gast.YieldFrom)) for s in _own_walk(d)):
+                continue  # a generator: left to the checks (refused)
             if names and all(n in bound for n in names):
                 writes[d.name] = list(dict.fromkeys(names))
         if not writes:
@@ -113,12 +115,6 @@ class _Rewrite:
                                  f"{', '.join(writes[name])} of {fdef.name} (nonlocal), defined "
                                  "or bound more than once", "give each function a name of "
                                  "its own")
-            for sub in _own_walk(found[0]):
-                if isinstance(sub, (gast.Yield, gast.YieldFrom)):
-                    raise self.error(sub, f"a generator {name!r} changing {', '.join(writes[name])} "
-                                     f"of {fdef.name} (nonlocal)", "return the values from a "
-                                     "plain function, or yield them and change the names "
-                                     "in the loop that reads the generator")
             declared = {n for s in _own_walk(found[0]) if isinstance(s, gast.Nonlocal)
                         for n in s.names}
             mixed = (_bound(found[0]) & set(writes[name])) - declared
