@@ -337,6 +337,32 @@ def f(x):
 ''', tmp_path)
 
 
+CALLEE_FORMS = {
+    "method": ("class Model:\n    def __init__(self, w):\n        self.w = w\n\n"
+               "    def take(self, it):\n        return take(it) * self.w\n\n\n"
+               "M = Model(1.5)\n", "M.take"),
+    "function_passed": ("def apply(fn, it):\n    return fn(it)\n\n\n", "PASS"),
+    "generator": ("def doubled(it):\n    for v in it:\n        yield v * 2.0\n"
+                  "    for v in it:\n        yield v\n\n\n", "GEN"),
+    "lambda": ("", "LAMBDA"),
+}
+
+
+@pytest.mark.parametrize("form", list(CALLEE_FORMS))
+@pytest.mark.parametrize("consumer", ["twice", "next_then_loop"])
+def test_iterator_to_other_callees(form, consumer, tmp_path):
+    """Before, a generator expression given to a method or a function passed in was a list:
+    a second loop over it counted every item again."""
+    head, call = CALLEE_FORMS[form]
+    maker = "(v * x[0] for v in x)"
+    body = {"PASS": f"apply(take, {maker})", "GEN": f"sum(doubled({maker}))",
+            "LAMBDA": f"(lambda it: take(it) + 1.0)({maker})"}.get(call, f"{call}({maker})")
+    source = _iterator_source(maker, ITERATOR_CONSUMERS[consumer]).replace(
+        "def f(x):\n    return take(" + maker + ")", head + "def f(x):\n    return " + body)
+    assert body in source
+    _agree(source, tmp_path)
+
+
 def test_generator_expression_kept_in_a_name_read_twice(tmp_path):
     """Was read as a list: the second sum counted every item again (value and gradient)."""
     f = _agree('''

@@ -201,7 +201,11 @@ def itertools_calls(src):
             if n is None:
                 continue
             count += 1
-            names = [f"srcad_star{count}_{i}" for i in range(n)]
+            taken = {m.id for m in gast.walk(fdef) if isinstance(m, gast.Name)}
+            suffix = "" if count == 1 else f"_{count}"
+            while any(f"arg{i}{suffix}" in taken for i in range(n)):
+                suffix += "_"
+            names = [f"arg{i}{suffix}" for i in range(n)]
             target = gast.Tuple(elts=[gast.Name(id=v, ctx=gast.Store(), annotation=None,
                                                 type_comment=None) for v in names],
                                 ctx=gast.Store())

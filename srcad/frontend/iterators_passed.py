@@ -179,6 +179,30 @@ def user_callee(src, call, own):
         and not inspect.isgeneratorfunction(fn)
 
 
+def may_be_users(src, call, own):
+    """Whether ``call`` may call a function of yours: anything but a builtin, a class, or a
+    function or object of a library, named where the code is made. A function of yours given
+    an iterator reads it as one (:func:`user_callee`; a method, a function passed in, a
+    lambda, a partial: the same, once lowering knows the function); a callable that turns out
+    not to be one of yours gets the tuple of the items, which it reads as the iterator."""
+    func = call.func
+    if isinstance(func, gast.Name) and func.id in (MARK, FUNCTIONS):
+        return False  # a mark this rewrite wrote
+    if user_callee(src, call, own):
+        return True
+    root = func
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    if not isinstance(root, gast.Name) or root.id in own:
+        return True  # a local, a parameter, a lambda called, fs[0](...): maybe yours
+    fn = _resolve(src, func)
+    if fn is None:  # an attribute of an object (a method); not a name bound nowhere
+        return isinstance(func, gast.Attribute)
+    return functions.is_user_function(getattr(fn, "__func__", fn)) or isinstance(
+        fn, functools.partial) or not inspect.isroutine(fn) and not isinstance(
+            fn, type) and functions.user_instance_class(fn) is not None
+
+
 def _call(name, args):
     return gast.Call(func=gast.Name(id=name, ctx=gast.Load(), annotation=None,
                                     type_comment=None), args=args, keywords=[])
@@ -243,7 +267,7 @@ def mark_arguments(src):
     for block in own_blocks(fdef):
         for stmt in block:
             for call in _calls(stmt):
-                if not user_callee(src, call, own):
+                if not may_be_users(src, call, own):
                     continue
                 for holder, field, index in arguments(call):
                     node = getattr(holder, field) if index is None else \

@@ -9,11 +9,18 @@ use is a statement ``v = next(it)``, ``v = next(it, d)`` or ``next(it)`` is rewr
 * ``v = next(it, d)`` -> ``v = d`` past the end, else the same.
 
 so each ``next`` is an item read by position, whose gradient goes to that item (in loops and
-branches too: the position is a plain counter). Another use of ``it`` (a ``for`` over it,
-``list(it)``, passing it on) leaves the function as it is (``iter`` then has no rule: refused
-at its line). Run on the parsed function before desugaring, like :mod:`.lower_records`.
+branches too: the position is a plain counter); a ``for`` over it, ``list(it)``, ``sum(f(v)
+for v in it)`` read what is left (:class:`_Form`). The same holds for ``g = (f(v) for v in
+xs)`` (its names checked not to change before it is read: Python reads them lazily), and for a
+parameter the caller gave an iterator (:mod:`.iterators_passed`: its position starts at 0).
+``it`` passed to a function of yours as its last read (``rest(it)``) passes what is left,
+``srcad_iterator(it[pos:])``, read as an iterator there. Another use of ``it`` leaves the
+function as it is (``iter`` then has no rule: refused at its line); for a parameter given an
+iterator, or a generator expression kept in a name, it is refused here (read as a tuple, a
+second loop would see every item again). Run on the parsed function before desugaring, like
+:mod:`.lower_records`.
 
-Imports gast.
+Imports gast, :mod:`srcad.core`, :mod:`.folds` and :mod:`.iterators_passed`.
 """
 
 from __future__ import annotations
@@ -429,7 +436,7 @@ def _passed_on(src, fdef, names, made):
                     stmt.value is None:
                 continue
             for call in _unconditional_calls(stmt.value):
-                if not passed.user_callee(src, call, own):
+                if not passed.may_be_users(src, call, own):
                     continue
                 for holder, field, index in passed.arguments(call):
                     arg = holder_value(holder, field, index)

@@ -198,8 +198,15 @@ class _Rewrite:
         return None
 
     def temp(self, fn):
-        self.count += 1
-        return f"{fn}_srcad_result{self.count}"
+        """A fresh name for what a call of ``fn`` returns beside the names (``add_result``)."""
+        if not hasattr(self, "taken"):
+            self.taken = {n.id for n in gast.walk(self.fdef) if isinstance(n, gast.Name)}
+        name, self.count = f"{fn}_result", self.count + 1
+        while name in self.taken:
+            name = f"{fn}_result_{self.count}"
+            self.count += 1
+        self.taken.add(name)
+        return name
 
     def passing(self, call):
         call.args[:0] = [_name(n) for n in self.writes[call.func.id]]
