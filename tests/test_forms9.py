@@ -583,3 +583,19 @@ def tail(xs):
 def f(x):
     return tail(tuple(x)) + np.sin(x[1])
 ''', tmp_path, hessian=True)
+
+
+def test_iterator_to_a_helper_returning_a_function_is_refused(tmp_path):
+    _refused('''
+def make(it):
+    a = next(it)
+
+    def g(t):
+        return a * t
+    return g
+
+
+def f(x):
+    return np.sum(make(iter([x[0], 2.0]))(x))
+''', tmp_path, "return np.sum(make(iter([x[0], 2.0]))(x))", "helper returning a function",
+             "list(...)")

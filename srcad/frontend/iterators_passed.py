@@ -472,7 +472,7 @@ def refuse_untaken(lw, fn, args, kwargs, node):
              if isinstance(a, Var) and a.name in lw.passed_iterators]
     if not given:
         return
-    try:
+    try:  # (fn None: no parameter of a function of yours takes them)
         bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
         taken = [bound.arguments.get(p) for p, v in functions.fixed_of(fn).items()
                  if v is ITERATED]
@@ -480,6 +480,7 @@ def refuse_untaken(lw, fn, args, kwargs, node):
         taken = []
     if any(all(a is not t for t in taken) for a in given):
         raise lw.error(node, "an iterator passed where srcad cannot read it as one (to *args "
-                       "or **kwargs, or to a callable that is not a plain function of yours)",
+                       "or **kwargs, to a helper returning a function, or to a callable that "
+                       "is not a plain function of yours)",
                        hint="pass list(...) of it, or pass it to a parameter of a function of "
                        "yours by name or position")

@@ -209,6 +209,8 @@ class Callees:
         plain = functions.plain_form(fn)  # a Jacobian or Hessian srcad made, held in a name
         if plain is not None:
             fn, spelling = plain, None
+        if not functions.is_user_function(fn):  # an iterator's items: to a function of yours
+            iterators_passed.refuse_untaken(self, None, args, kwargs, node)
         if getattr(fn, "__srcad_call_maker__", None) is not None:  # srcad.jvp
             made = self.jvp_call(fn, args, kwargs, node)
             if made is not None:
@@ -220,6 +222,7 @@ class Callees:
         if functions.is_user_function(fn):
             made = closures.call(self, fn, args, kwargs, node, hint)  # make(w) returns g
             if made is not None:
+                iterators_passed.refuse_untaken(self, None, args, kwargs, node)
                 return made
             fn, args, kwargs = self.pass_held(fn, args, kwargs, node)
             fixed = self.fixed_for(fn, args, kwargs, node)
