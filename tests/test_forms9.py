@@ -518,6 +518,34 @@ def f(x):
     assert "apply_all" in srcad.source(srcad.grad(f), X)
 
 
+HELD_CONTAINERS = {
+    "lambda": "[lambda v: v * w, np.sin]",
+    "partial": "(functools.partial(np.multiply, w), square)",
+    "two": "[lambda v: v + w, lambda v: v * x[1], np.tanh]",
+}
+HELD_USES = {k: FUNCTION_USES[k] for k in ("loop", "passed_on")}
+HELD_USES["index"] = "return fs[0](x) * fs[1](x)"
+
+
+@pytest.mark.parametrize("container,use", list(itertools.product(HELD_CONTAINERS,
+                                                                   HELD_USES)))
+def test_functions_holding_values_passed(container, use, tmp_path):
+    """Functions reading the caller's values in the list: each function and each value it
+    holds passed on its own (srcad.frontend.captured.held_items), gradients flowing into
+    the values."""
+    source = _functions_source(HELD_CONTAINERS[container], HELD_USES[use]).replace(
+        "def f(x):\n", "def f(x):\n    w = np.cos(x[0]) * x\n")
+    _agree(source, tmp_path)
+
+
+def test_functions_holding_values_through_zip_are_refused(tmp_path):
+    """zip over functions holding differentiated values: refused in the callee as it is in
+    the function that makes them (the value used other than by calling it)."""
+    source = _functions_source(HELD_CONTAINERS["lambda"], FUNCTION_USES["zip"]).replace(
+        "def f(x):\n", "def f(x):\n    w = np.cos(x[0]) * x\n")
+    _refused(source, tmp_path, FUNCTION_USES["zip"].strip(), "holding differentiated values")
+
+
 def test_a_dict_of_functions_passed(tmp_path):
     _agree('''
 def named(d, x):
@@ -543,9 +571,9 @@ def more(fs, x):
 def f(x):
     return np.sum(more([np.sin], x))
 ''', ("'fs' of more", "used other than by reading it", "[*fs, g]")),
-    ("a lambda holding a value", '''
+    ("len of functions holding values", '''
 def use(fs, x):
-    return fs[0](x)
+    return fs[0](x) * len(fs)
 
 
 def f(x):

@@ -237,7 +237,8 @@ class Callees:
     def pass_held(self, fn, args, kwargs, node):
         """A function argument holding values of this function (a lambda reading locals, a
         partial of them): the callee is read so that those values are passed to it as
-        arguments of their own (:mod:`.captured`)."""
+        arguments of their own (:mod:`.captured`); a list of them too (``held_items``)."""
+        fn, args, kwargs = captured.held_items(self, fn, args, kwargs)
         try:
             sig = inspect.signature(fn, follow_wrapped=False)
             bound = sig.bind(*args, **kwargs)
