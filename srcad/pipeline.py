@@ -31,7 +31,7 @@ import gast
 
 from .analysis import alias, complexity, derivative_calls, soundness, truths
 from .analysis.analyse import Analysis
-from .backend import duck, emit, numba_backend, numba_passed, numba_stacks, standard
+from .backend import duck, emit, int_grads, numba_backend, numba_passed, numba_stacks, standard
 from .backend.assemble import arguments, assemble, function_def, signature
 from .backend.tidy import tidy
 from .core import env, functions, ir
@@ -262,6 +262,10 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                     holomorphic, check_real=backend == "python")
     floats = [p for p, v in arg_values.items() if type(v) is float]
     fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats, spelled)
+    ints = [p for p, v in arg_values.items() if type(v) in (int, bool)]
+    reals = [w for w in wrt if isinstance(arg_values.get(w), float)]  # np.float64 too
+    if ints and reals:  # x * n's gradient n: a float for a float x
+        int_grads.float_gradients(fdef, _grad_places(mode, wrt, reals, as_tuple), floats, ints)
     if ducks:  # Dask, CuPy: a few calls written otherwise
         fdef = _for_ducks(fdef, func, fn, spelled, namer, gen.cells)
     if space is not None:  # written in the arrays' namespace
@@ -286,6 +290,19 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
         return (passed.jit(compiled, where, mode != "vjp", boundscheck=not unchecked),
                 compiled.__srcad_source__)
     return compiled, compiled.__srcad_source__
+
+
+def _grad_places(mode, wrt, floats, as_tuple):
+    """The places of the float parameters' gradients in the return ``assemble`` writes."""
+    def places(ret):
+        holder, index = ret, "value"
+        if mode == "value_and_grad":
+            holder, index = ret.value.elts, 1
+        if len(wrt) == 1 and not as_tuple:
+            return [(holder, index)] if wrt[0] in floats else []
+        grads = holder[index] if isinstance(holder, list) else getattr(holder, index)
+        return [(grads.elts, k) for k, w in enumerate(wrt) if w in floats]
+    return places
 
 
 @_serialised

@@ -528,7 +528,7 @@ def _cast_grads(result, casts, mode, single):
             grads[k] = complex(g)
         elif isinstance(g, np.ndarray) or duck_array(g):
             grads[k] = g.astype(dtype, copy=False)
-        elif isinstance(g, (float, complex, np.floating, np.complexfloating)):
+        elif isinstance(g, (int, float, complex, np.number)):  # an int: x * n's gradient n
             grads[k] = dtype.type(g)
     return grads[0] if single else tuple(grads)
 
