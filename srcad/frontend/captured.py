@@ -21,12 +21,14 @@ Imports: the standard library, gast, :mod:`srcad.core`, :mod:`srcad.errors` and
 from __future__ import annotations
 
 import functools
+import inspect
 import types
 import weakref
 
 import gast
 
 from ..core.functions import ByFunction, forget_source, run_tree
+from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
 from . import source as source_module
 
@@ -151,3 +153,112 @@ def _error(src, node, what, hint):
     line = getattr(node, "lineno", None)
     return UnsupportedSyntaxError(what, filename=src.filename, lineno=line,
                                   construct=src.line_text(line), hint=hint)
+
+
+# ---------------------------------------------------------------- a list of such functions
+
+
+def held_items(lw, fn, args, kwargs):
+    """A list or tuple display passed to ``fn`` (a function of yours) whose items are known
+    functions and functions holding values of the caller (``[lambda v: v * w, np.sin]``):
+    ``fn`` read as :func:`with_held_items` makes it, each item and each value held passed as
+    a keyword-only argument of its own, the display itself not passed (``None``: the callee
+    builds its own). Returns ``(fn, args, kwargs)``, changed or not."""
+    try:
+        sig = inspect.signature(fn, follow_wrapped=False)
+        bound = sig.bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return fn, args, kwargs
+    for param, atom in list(bound.arguments.items()):
+        items = (lw.lists.get(atom.name) or lw.tuples.get(atom.name)) if isinstance(
+            atom, Var) and sig.parameters[param].kind not in (
+                inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) else None
+        if not items or not any(isinstance(a, Var) and a.name in lw.partials for a in items) \
+                or not all(isinstance(a, Var) and a.name in lw.partials or isinstance(
+                    a, Const) and callable(a.value) for a in items):
+            continue
+        layout, given = [], []
+        for a in items:
+            if isinstance(a, Const):
+                layout.append(None)
+                given.append(a)
+                continue
+            inner, lead, lead_kw, spelling = lw.partials[a.name]
+            layout.append((len(lead), tuple(lead_kw)))
+            given += [Const(inner, spelling or lw.bound_name(
+                inner, getattr(inner, "__name__", None) or "fn"))] + list(lead) + list(
+                    lead_kw.values())
+        fn, names = with_held_items(fn, param, tuple(layout))
+        sig = inspect.signature(fn, follow_wrapped=False)
+        bound.arguments[param] = Const(None)  # the callee builds the tuple of its own
+        args, kwargs = list(bound.args), {**bound.kwargs, **dict(zip(names, given))}
+        bound = sig.bind(*args, **kwargs)
+    return fn, list(bound.args), dict(bound.kwargs)
+
+
+def with_held_items(fn, param, layout):
+    """``fn`` read with its parameter ``param`` given a sequence of functions, some holding
+    values (``layout``: per item ``None``, or how many values it holds first and the keywords
+    it holds): a copy taking each item's function (``param__f0``) and values (``param__0_0``)
+    as keyword-only parameters, whose body starts with ``param = (functools.partial(
+    param__f0, param__0_0), param__f1)``, a display srcad reads calls of items of. Returns
+    ``(copy, names)``, the new parameters' names in order, item by item."""
+    key = (fn, param, layout, fn.__code__, fn.__defaults__, "items")
+    known = _MADE.get(key)
+    if known is not None:
+        return known
+    src = source_module.read(fn)
+    fdef = src.node
+    if fn.__closure__:
+        raise _error(src, fdef, f"passing a list of functions holding local values to "
+                     f"{fn.__name__}, which reads variables of an enclosing function",
+                     f"define {fn.__name__} at module level")
+    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken |= {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+
+    def fresh(part):
+        name = f"{param}__{part}"
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        return name
+
+    names, elts = [], []
+    maker = fresh("partial")
+    for k, item in enumerate(layout):
+        f = fresh(f"f{k}")
+        names.append(f)
+        if item is None:
+            elts.append(_load(f))
+            continue
+        n_args, keys = item
+        held = [fresh(f"{k}_{j}") for j in range(n_args)]
+        named = {key_: fresh(f"{k}_{key_}") for key_ in keys}
+        names += held + list(named.values())
+        elts.append(gast.Call(func=_load(maker), args=[_load(f)] + [_load(h) for h in held],
+                              keywords=[gast.keyword(arg=key_, value=_load(v))
+                                        for key_, v in named.items()]))
+    start = gast.Assign(targets=[gast.Name(id=param, ctx=gast.Store(), annotation=None,
+                                           type_comment=None)],
+                        value=gast.Tuple(elts=elts, ctx=gast.Load()), type_comment=None)
+    for sub in gast.walk(start):
+        if "lineno" in sub._attributes:
+            gast.copy_location(sub, fdef.body[0])
+    fdef.body.insert(0, start)
+    for name in names + [maker]:
+        fdef.args.kwonlyargs.append(gast.Name(id=name, ctx=gast.Param(), annotation=None,
+                                              type_comment=None))
+        fdef.args.kw_defaults.append(gast.Constant(value=None, kind=None))
+    tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+    global _count
+    _count += 1
+    filename = (f"<srcad: {fn.__name__} of {src.filename}:{src.first_line} called with "
+                f"functions holding values #{_count}>")
+    namespace = run_tree(tree, filename, fn.__globals__, src.filename)
+    made = namespace[fdef.name]
+    copy = types.FunctionType(made.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
+    copy.__kwdefaults__ = {**(fn.__kwdefaults__ or {}), **(made.__kwdefaults__ or {}),
+                           maker: functools.partial}
+    weakref.finalize(copy, forget_source, filename)
+    _MADE[key] = (copy, names)
+    return copy, names

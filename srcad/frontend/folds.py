@@ -8,10 +8,27 @@ The callee is made for the function ``f`` passed (as ``apply(np.sin, x)`` is), s
 differentiate each call of ``f`` on the way, whatever ``f`` is (a lambda, ``operator.mul``,
 ``np.dot``, a function of the user's).
 
-Imports the standard library and :mod:`srcad.core`.
+``itertools.accumulate`` and ``itertools.starmap`` are rewritten in the parsed function
+(:func:`itertools_calls`, before desugaring): ``accumulate(xs)``, ``accumulate(xs, f)``,
+``accumulate(xs, f, initial=c)`` a call of a generator function written out here
+(:func:`accumulate_code`: ``total = f(total, item); yield total``), which srcad reads like a
+generator of the user's (its values taken at once: the list it yields; passed to a function
+of yours: an iterator over them); ``starmap(f, pairs)`` the generator expression ``(f(a0, a1)
+for a0, a1 in pairs)`` when ``f`` takes a fixed number of positional arguments (a lambda, a
+function of yours, a ufunc), whose unpacking raises as ``f(*t)`` would on a tuple of another
+length.
+
+Imports the standard library, gast and :mod:`srcad.core`.
 """
 
 from __future__ import annotations
+
+import builtins
+import inspect
+import itertools
+
+import gast
+import numpy as np
 
 from ..core.functions import USER_LEVEL, run_source
 
@@ -48,3 +65,158 @@ def reduce_code(count):
                                {"__name__": f"{USER_LEVEL}.folds"})
         made = _MADE[count] = namespace["reduce"]
     return made
+
+
+_ACCUMULATE = {
+    (False, False): '''def accumulate(iterable):
+    """itertools.accumulate(xs): running sums, as a generator srcad reads."""
+    items = list(iterable)
+    if len(items) > 0:
+        total = items[0]
+        yield total
+        for item in items[1:]:
+            total = total + item
+            yield total
+''',
+    (True, False): '''def accumulate(iterable, func):
+    """itertools.accumulate(xs, func), as a generator srcad reads."""
+    items = list(iterable)
+    if len(items) > 0:
+        total = items[0]
+        yield total
+        for item in items[1:]:
+            total = func(total, item)
+            yield total
+''',
+    (False, True): '''def accumulate(iterable, initial):
+    """itertools.accumulate(xs, initial=c), as a generator srcad reads."""
+    total = initial
+    yield total
+    for item in iterable:
+        total = total + item
+        yield total
+''',
+    (True, True): '''def accumulate(iterable, func, initial):
+    """itertools.accumulate(xs, func, initial=c), as a generator srcad reads."""
+    total = initial
+    yield total
+    for item in iterable:
+        total = func(total, item)
+        yield total
+''',
+}
+
+
+def accumulate_code(func, initial):
+    """The generator function standing for ``itertools.accumulate`` called with (or without)
+    a function and an initial value."""
+    key = ("accumulate", func, initial)
+    made = _MADE.get(key)
+    if made is None:
+        namespace = run_source(_ACCUMULATE[func, initial], f"<srcad: itertools.accumulate "
+                               f"func={func} initial={initial}>",
+                               {"__name__": f"{USER_LEVEL}.folds"})
+        made = _MADE[key] = namespace["accumulate"]
+    return made
+
+
+def _resolve(src, node):
+    if isinstance(node, gast.Name) and node.id not in _stored(src.node):
+        return src.closure.get(node.id, src.globals.get(node.id, getattr(
+            builtins, node.id, None)))
+    if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
+        base = _resolve(src, node.value)
+        if inspect.ismodule(base):
+            return getattr(base, node.attr, None)
+    return None
+
+
+def _stored(fdef):
+    args = fdef.args
+    names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    return names | {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+                    and isinstance(n.ctx, gast.Store)}
+
+
+def _arity(src, node):
+    """How many positional arguments the function ``node`` names takes, when that is one
+    fixed number (no defaults, no ``*args``), else None."""
+    if isinstance(node, gast.Lambda):
+        args = node.args
+        if args.vararg or args.kwarg or args.defaults or args.kwonlyargs:
+            return None
+        return len(args.posonlyargs + args.args)
+    fn = _resolve(src, node)
+    if isinstance(fn, np.ufunc):
+        return fn.nin
+    if inspect.isfunction(fn):
+        code = fn.__code__
+        if fn.__defaults__ or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
+                or code.co_kwonlyargcount:
+            return None
+        return code.co_argcount
+    return None
+
+
+def _load(id_):
+    return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def itertools_calls(src):
+    """Rewrite ``itertools.accumulate`` and ``itertools.starmap`` calls in ``src.node``, see
+    above (a form not listed is left: no rule, refused)."""
+    fdef = src.node
+    count = 0
+    parents = {}
+    for node in gast.walk(fdef):
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, gast.AST):
+                parents[id(value)] = (node, field, None)
+            elif isinstance(value, list):
+                for i, item in enumerate(value):
+                    parents[id(item)] = (node, field, i)
+    for node in list(gast.walk(fdef)):
+        if not isinstance(node, gast.Call) or any(isinstance(a, gast.Starred)
+                                                  for a in node.args):
+            continue
+        fn = _resolve(src, node.func)
+        keys = {k.arg: k.value for k in node.keywords}
+        if fn is itertools.accumulate and 1 <= len(node.args) <= 2 and set(keys) <= {
+                "func", "initial"} and not ("func" in keys and len(node.args) == 2):
+            func = node.args[1] if len(node.args) == 2 else keys.get("func")
+            if isinstance(func, gast.Constant) and func.value is None:
+                func = None
+            initial = keys.get("initial")
+            if isinstance(initial, gast.Constant) and initial.value is None:
+                initial = None
+            made = accumulate_code(func is not None, initial is not None)
+            name = f"srcad_accumulate_{func is not None:d}{initial is not None:d}"
+            src.closure[name] = made
+            src.bound = {**getattr(src, "bound", {}), name: made}
+            node.func = gast.copy_location(_load(name), node.func)
+            node.args = [node.args[0]] + [a for a in (func, initial) if a is not None]
+            node.keywords = []
+        elif fn is itertools.starmap and len(node.args) == 2 and not node.keywords:
+            n = _arity(src, node.args[0])
+            if n is None:
+                continue
+            count += 1
+            taken = {m.id for m in gast.walk(fdef) if isinstance(m, gast.Name)}
+            suffix = "" if count == 1 else f"_{count}"
+            while any(f"arg{i}{suffix}" in taken for i in range(n)):
+                suffix += "_"
+            names = [f"arg{i}{suffix}" for i in range(n)]
+            target = gast.Tuple(elts=[gast.Name(id=v, ctx=gast.Store(), annotation=None,
+                                                type_comment=None) for v in names],
+                                ctx=gast.Store())
+            call = gast.Call(func=node.args[0], args=[_load(v) for v in names], keywords=[])
+            made = gast.GeneratorExp(elt=call, generators=[gast.comprehension(
+                target=target, iter=node.args[1], ifs=[], is_async=0)])
+            for sub in gast.walk(made):
+                if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
+                    gast.copy_location(sub, node)
+            parent, field, index = parents[id(node)]
+            if index is None:
+                setattr(parent, field, made)
+            else:
+                getattr(parent, field)[index] = made

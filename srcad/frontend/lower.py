@@ -38,6 +38,7 @@ from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
 from ..runtime import containers
+from . import iterators_passed
 from .lower_callees import Callees, FunctionValues
 from .lower_calls import Calls
 from .lower_choices import Choices
@@ -94,6 +95,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.deferred_at = {}  # id of ``it = zip(...)`` whose values are taken later -> it
         self.deferred = {}  # such a name -> the call, its arguments lowered (lower_spread)
         self.call_results = {}  # name of a user function's result -> the function
+        self.passed_iterators = set()  # names of an iterator's items passed to a callee
+        self.function_lists = {}  # name of a display of known functions -> FunctionsPassed
         self.env = {}
         self.out = []
 
@@ -167,6 +170,10 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
             if p not in items and p not in keys:
                 self.env[p] = Var(p)
             value = self.fixed.get(p)
+            if value is iterators_passed.ITERATED:
+                continue  # an iterator's items (srcad.frontend.iterators_passed)
+            if isinstance(value, iterators_passed.FunctionsPassed):
+                value = value.value()  # a list or dict of functions: made for them
             if isinstance(value, functions.Flag):
                 self.env[p] = Const(value.value)  # an if on it alone takes one way
             elif isinstance(value, functions.Instance):

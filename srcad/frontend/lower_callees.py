@@ -43,7 +43,9 @@ from ..core.ir import Const, Var
 from ..core.kinds import foreign_array
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
-from . import builtin_code, captured, closures, folds, generators, lower_super
+from . import builtin_code, captured, closures, folds, generators, iterators_passed, lower_super
+from .iterators_passed import fixed_function, function_tuple
+from .iterators_passed import is_instance as _is_instance
 from .lower_spread import Atom, Lowered, name_node
 
 _PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
@@ -207,6 +209,8 @@ class Callees:
         plain = functions.plain_form(fn)  # a Jacobian or Hessian srcad made, held in a name
         if plain is not None:
             fn, spelling = plain, None
+        if not functions.is_user_function(fn):  # an iterator's items: to a function of yours
+            iterators_passed.refuse_untaken(self, None, args, kwargs, node)
         if getattr(fn, "__srcad_call_maker__", None) is not None:  # srcad.jvp
             made = self.jvp_call(fn, args, kwargs, node)
             if made is not None:
@@ -218,6 +222,7 @@ class Callees:
         if functions.is_user_function(fn):
             made = closures.call(self, fn, args, kwargs, node, hint)  # make(w) returns g
             if made is not None:
+                iterators_passed.refuse_untaken(self, None, args, kwargs, node)
                 return made
             fn, args, kwargs = self.pass_held(fn, args, kwargs, node)
             fixed = self.fixed_for(fn, args, kwargs, node)
@@ -226,12 +231,14 @@ class Callees:
                 spelling = None
         if spelling is None:
             spelling = self.bound_name(fn, getattr(fn, "__name__", None) or "fn")
+        iterators_passed.refuse_untaken(self, fn, args, kwargs, node)
         return ir.Prim(fn, args, kwargs, spelling=spelling)
 
     def pass_held(self, fn, args, kwargs, node):
         """A function argument holding values of this function (a lambda reading locals, a
         partial of them): the callee is read so that those values are passed to it as
-        arguments of their own (:mod:`.captured`)."""
+        arguments of their own (:mod:`.captured`); a list of them too (``held_items``)."""
+        fn, args, kwargs = captured.held_items(self, fn, args, kwargs)
         try:
             sig = inspect.signature(fn, follow_wrapped=False)
             bound = sig.bind(*args, **kwargs)
@@ -278,6 +285,9 @@ class Callees:
                 continue
             if name in given:
                 atom = self.constant_tuple(given[name])
+                if iterators_passed.mark_of(self, atom) is not None:  # an iterator, [f, g]
+                    fixed.append((name, iterators_passed.mark_of(self, atom)))
+                    continue
                 if isinstance(atom, Var) and atom.name in self.partials:
                     raise self.error(
                         node, f"passing {atom.name!r}, a function that holds "
@@ -382,6 +392,12 @@ class Callees:
             return inspect.getattr_static(cls, attr, None)  # a metaclass: not followed
         return raw
 
+    # ---------------------------------------------------------------- values made here
+
+class FunctionValues:
+    """Function values made in the function: merges of several functions, partials,
+    lambdas and nested ``def``'s used as values; loops over lazy values."""
+
     def property_read(self, obj, attr, node):
         """``self.prop`` for a property of a known class: a call of its getter."""
         if not isinstance(obj, Var) or obj.name not in self.classes:
@@ -393,12 +409,6 @@ class Callees:
             return self.error(node, f"reading the cached property {attr!r} (it writes the "
                               "object)", hint="make it a plain property or a method")
         return None
-
-    # ---------------------------------------------------------------- values made here
-
-class FunctionValues:
-    """Function values made in the function: merges of several functions, partials,
-    lambdas and nested ``def``'s used as values; loops over lazy values."""
 
     def method_value(self, obj, attr, node):
         """``f = self.method`` (a method of a known class read as a value, not called):
@@ -571,25 +581,3 @@ def classes_of(arg_values):
             # (an array of the array API standard is an array: srcad.backend.standard)
             fixed[p] = functions.Instance(type(v), held_functions(v))
     return fixed
-
-
-def fixed_function(value):
-    """Whether an argument of the function differentiated is a function the code is made for
-    (a plain function, a builtin or ufunc, a bound method, a ``functools.partial``, a
-    derivative srcad made), not an object of the user's class (keyed by its class)."""
-    return function_tuple(value) or functions.is_function_value(value) and (
-        inspect.isroutine(value) or isinstance(value, (functools.partial, np.ufunc))
-        or functions.is_derivative(value))
-
-
-def function_tuple(value):
-    """Whether ``value`` is a tuple of functions (or of such tuples): a callee given one is
-    made for it, as for a function (``for f in fs: f(x)`` calls each as named; a tuple
-    cannot change, so the code holds while it is passed)."""
-    return type(value) is tuple and 0 < len(value) <= 64 and all(
-        function_tuple(v) or fixed_function(v) and not _is_instance(v) for v in value)
-
-
-def _is_instance(value):
-    return functions.user_instance_class(value) is not None and not inspect.isroutine(value) \
-        and not isinstance(value, functools.partial)

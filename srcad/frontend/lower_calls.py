@@ -22,7 +22,7 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..runtime import containers, routes
-from . import builtin_code, lower_super, writes
+from . import builtin_code, iterators_passed, lower_super, writes
 from .lower_exprs import dotted, root_name
 from .lower_spread import CONSUMERS
 from .lower_spread import Atom as _AtomNode
@@ -141,6 +141,8 @@ class Calls:
             spelling = self.bound_name(fn, func.id)
         if fn is sorted and "key" in kwargs:  # the order: no gradient through the key
             kwargs["key"] = builtin_code.inactive_key(self, kwargs["key"], node)
+        if fn in iterators_passed.MARKS:  # f(iter(xs)), f([np.sin, g], x): marked for f
+            return iterators_passed.lower_mark(self, fn, args, node)
         if _needs_resolving(fn):
             return self.call_object(fn, spelling, args, kwargs, node, hint)
         if isinstance(fn, type) and functions.user_class(fn):
@@ -317,6 +319,9 @@ class Calls:
             return self.call_value(lifted, lifted.__name__, extra, {}, node)
         args = extra + [self.expr(a) for a in node.args]
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        if any(isinstance(a, Var) and a.name in self.passed_iterators
+               for a in args + list(kwargs.values())):  # an iterator: read as one there
+            return self.call_object(lifted, None, args, kwargs, node)
         self.lifted[lifted.__name__] = lifted
         return ir.Prim(lifted, args, kwargs, spelling=lifted.__name__)
 

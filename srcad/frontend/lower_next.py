@@ -9,11 +9,18 @@ use is a statement ``v = next(it)``, ``v = next(it, d)`` or ``next(it)`` is rewr
 * ``v = next(it, d)`` -> ``v = d`` past the end, else the same.
 
 so each ``next`` is an item read by position, whose gradient goes to that item (in loops and
-branches too: the position is a plain counter). Another use of ``it`` (a ``for`` over it,
-``list(it)``, passing it on) leaves the function as it is (``iter`` then has no rule: refused
-at its line). Run on the parsed function before desugaring, like :mod:`.lower_records`.
+branches too: the position is a plain counter); a ``for`` over it, ``list(it)``, ``sum(f(v)
+for v in it)`` read what is left (:class:`_Form`). The same holds for ``g = (f(v) for v in
+xs)`` (its names checked not to change before it is read: Python reads them lazily), and for a
+parameter the caller gave an iterator (:mod:`.iterators_passed`: its position starts at 0).
+``it`` passed to a function of yours as its last read (``rest(it)``) passes what is left,
+``srcad_iterator(it[pos:])``, read as an iterator there. Another use of ``it`` leaves the
+function as it is (``iter`` then has no rule: refused at its line); for a parameter given an
+iterator, or a generator expression kept in a name, it is refused here (read as a tuple, a
+second loop would see every item again). Run on the parsed function before desugaring, like
+:mod:`.lower_records`.
 
-Imports gast.
+Imports gast, :mod:`srcad.core`, :mod:`.folds` and :mod:`.iterators_passed`.
 """
 
 from __future__ import annotations
@@ -23,6 +30,9 @@ import copy
 
 import gast
 
+from ..core import functions
+from . import folds
+from . import iterators_passed as passed
 from .blocks import own_blocks as _blocks
 
 
@@ -50,16 +60,22 @@ def _next_of(src, node, names):
 def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
-    if not any(_builtin(src, n, "iter") for n in gast.walk(fdef)):
+    folds.itertools_calls(src)  # itertools.accumulate, itertools.starmap: Python srcad reads
+    passed.mark_arguments(src)  # f(iter(xs)), f(v * x for v in xs): srcad_iterator(...)
+    passed.check_reads(src)  # a parameter given [np.sin, g]: only read
+    params = [p for p, v in functions.fixed_of(src.func).items() if v is passed.ITERATED]
+    if not params and not any(_builtin(src, n, "iter") or isinstance(n, gast.GeneratorExp)
+                              for n in gast.walk(fdef)):
         return
     made, stores = {}, {}
     for block in _blocks(fdef):
         for stmt in block:
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
-                    stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) and \
-                    _builtin(src, stmt.value.func, "iter") and len(stmt.value.args) == 1 and \
+                    stmt.targets[0], gast.Name) and (isinstance(
+                        stmt.value, gast.GeneratorExp) or isinstance(stmt.value, gast.Call) and
+                    _builtin(src, stmt.value.func, "iter") and len(stmt.value.args) == 1 and
                     not stmt.value.keywords and not isinstance(stmt.value.args[0],
-                                                               gast.Starred):
+                                                               gast.Starred)):
                 made[stmt.targets[0].id] = stmt
     for node in gast.walk(fdef):
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
@@ -67,16 +83,21 @@ def lower(src):
         if isinstance(node, (gast.Global, gast.Nonlocal)):
             for n in node.names:
                 stores[n] = 2
-    names = {n for n in made if stores.get(n) == 1 and not _changed_later(src, fdef, made[n])}
+    names = {n for n in made if stores.get(n) == 1 and not _changed_later(src, fdef, made[n])
+             and (not isinstance(made[n].value, gast.GeneratorExp)
+                  or passed.lazy_reads_fixed(fdef, made[n].value, stores))}
+    names |= {p for p in params if stores.get(p) == 1}
     taken = _consumers(src, fdef, names)  # for v in it, zip(it, it), list(it), ...
     accepted = {id(n) for _, form, _ in taken.values() for n in form.reads}
+    passes = _passed_on(src, fdef, names, made)  # consume(it), the last read of it
+    accepted |= set(passes)
     for node in gast.walk(fdef):  # read by a nested function: its calls could advance it
         if isinstance(node, (gast.FunctionDef, gast.Lambda) + _CONDITIONAL[3:]) and \
                 node is not fdef:
             names -= {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and
                       id(n) not in accepted}
     if not names:
-        return
+        return _refuse_left(src, fdef, made, params, names, stores)
     for block in _blocks(fdef):  # next(it) inside an expression: a statement of its own first
         out = []
         for stmt in block:
@@ -96,11 +117,28 @@ def lower(src):
                     child.id in names and id(child) not in accepted and not (
                         isinstance(node, gast.Call) and id(node) in nexts):
                 names.discard(child.id)
+    _refuse_left(src, fdef, made, params, names, stores)
     if not names:
         return
     for stmt, form, _ in taken.values():
         if form.name in names:
             form.rewrite(stmt)
+    for load, (holder, field, index) in passes.items():
+        name = holder_value(holder, field, index).id
+        if name in names:  # what is left of it, to a callee reading it as an iterator
+            load = holder_value(holder, field, index)
+            made_at = _located([gast.Call(func=_name(passed.MARK), args=[_Form(
+                name, None, [], 1).sliced()], keywords=[])], load)[0]
+            if index is None:
+                setattr(holder, field, made_at)
+            else:
+                getattr(holder, field)[index] = made_at
+            passed.bind(src)
+    for p in params:
+        if p in names:
+            fdef.body.insert(0, _located([gast.Assign(
+                targets=[_name(f"{p}_srcad_pos", True)], value=gast.Constant(value=0, kind=None),
+                type_comment=None)], fdef.body[0])[0])
     for block in _blocks(fdef):
         out = []
         for stmt in block:
@@ -302,11 +340,13 @@ def _changed_later(src, fdef, assign):
 def _rewritten(src, stmt, names):
     pos = None
     if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and \
-            stmt.targets[0].id in names and isinstance(stmt.value, gast.Call) and \
-            _builtin(src, stmt.value.func, "iter"):
+            stmt.targets[0].id in names and (isinstance(stmt.value, gast.GeneratorExp) or
+                                             isinstance(stmt.value, gast.Call) and
+                                             _builtin(src, stmt.value.func, "iter")):
         name = stmt.targets[0].id
-        stmt.value = gast.copy_location(gast.Call(func=_name("tuple"), args=stmt.value.args,
-                                                  keywords=[]), stmt.value)
+        stmt.value = gast.copy_location(gast.Call(func=_name("tuple"), args=(
+            [stmt.value] if isinstance(stmt.value, gast.GeneratorExp) else stmt.value.args),
+            keywords=[]), stmt.value)
         start = gast.Assign(targets=[_name(f"{name}_srcad_pos", True)],
                             value=gast.Constant(value=0, kind=None), type_comment=None)
         return [stmt] + _located([start], stmt)
@@ -351,6 +391,8 @@ def _visit(src, node, names, conditional, found):
         elif isinstance(node, gast.Call) and len(node.args) == 1 and any(
                 _builtin(src, node.func, t) for t in _TAKERS):
             inner = node.args[0]
+            if isinstance(inner, gast.GeneratorExp):  # sum(v * v for v in it): all taken
+                inner = inner.generators[0].iter
         form = _form_of(src, inner, names) if inner is not None else None
         if form is not None:
             found.append(form)
@@ -360,3 +402,77 @@ def _visit(src, node, names, conditional, found):
         _visit(src, child, names, conditional or isinstance(node, _CONDITIONAL), found)
     if first is not None:  # evaluated once, where the comprehension runs
         _visit(src, first, names, conditional, found)
+
+
+def holder_value(holder, field, index):
+    value = getattr(holder, field)
+    return value if index is None else value[index]
+
+
+def _unconditional_calls(node, conditional=False):
+    """The calls in the expression ``node`` that run whenever it does."""
+    if isinstance(node, gast.Call) and not conditional:
+        yield node
+    inner = conditional or isinstance(node, _CONDITIONAL)
+    for child in gast.iter_child_nodes(node):
+        yield from _unconditional_calls(child, inner)
+
+
+def _loads(node, name):
+    return [n for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == name
+            and isinstance(n.ctx, gast.Load)]
+
+
+def _passed_on(src, fdef, names, made):
+    """``{id(load): (holder, field, index)}``: an iterator ``it`` of ``names`` passed as an
+    argument to a function of yours (``consume(it)``) where it always runs, in the block
+    that makes it (the body, for a parameter), as its last read: every other read of ``it``
+    is in the statements before (their reads keep the position; the callee takes the rest)."""
+    own = passed.own_names(fdef)
+    out = {}
+    for block in _blocks(fdef):
+        for i, stmt in enumerate(block):
+            if not isinstance(stmt, (gast.Assign, gast.Expr, gast.Return, gast.AugAssign)) or \
+                    stmt.value is None:
+                continue
+            for call in _unconditional_calls(stmt.value):
+                if not passed.may_be_users(src, call, own):
+                    continue
+                for holder, field, index in passed.arguments(call):
+                    arg = holder_value(holder, field, index)
+                    if not (isinstance(arg, gast.Name) and arg.id in names):
+                        continue
+                    home = fdef.body if arg.id not in made else next(
+                        (b for b in _blocks(fdef) if any(s is made[arg.id] for s in b)), None)
+                    if block is not home or len(_loads(stmt, arg.id)) != 1 or \
+                            len(_loads(fdef, arg.id)) != sum(
+                                len(_loads(s, arg.id)) for s in block[:i + 1]):
+                        continue
+                    out[id(arg)] = (holder, field, index)
+    return out
+
+
+def _refuse_left(src, fdef, made, params, names, stores):
+    """Refuse an iterator srcad cannot read item by item where reading it as a list would be
+    wrong: a parameter given one (:mod:`.iterators_passed`), a generator expression kept in a
+    name and read (a second read must see nothing left)."""
+    for p in params:
+        if p not in names:
+            loads = _loads(fdef, p)
+            raise passed.error(
+                src, loads[0] if loads else fdef, f"the parameter {p!r} of {fdef.name}, "
+                "given an iterator by the caller, used where srcad does not read it item by "
+                "item (as an iterator, a second loop over it sees nothing left)",
+                f"read it with next({p}), next({p}, d), a for loop over it whose body does not "
+                f"read {p}, list({p}), sum({p}), enumerate({p}), zip({p}, {p}), or pass it on "
+                f"to a function of yours as its last use; or pass a list from the caller and "
+                f"index it")
+    for name, stmt in made.items():
+        if isinstance(stmt.value, gast.GeneratorExp) and name not in names and _loads(
+                fdef, name):
+            raise passed.error(
+                src, stmt, f"a generator expression kept in {name!r} and read where srcad "
+                "cannot follow what is left of it (read twice, in a loop or a nested function, "
+                "after a name it reads is rebound or changed)",
+                f"take its values where it is made: {name} = [...] (a list), or read {name} "
+                "once, in a for loop or a call like sum(...), list(...)")

@@ -1,9 +1,12 @@
 """The rewrites of a parsed function's source made before desugaring, in order (each rewrites
 ``src.node`` in place, or leaves it): :mod:`.lower_namespaces` (``xp = array_namespace(x);
 xp.sum(...)``: NumPy's functions), :mod:`.lower_records` (``p = Pt(x, y); p.x``: the fields as
-locals), :mod:`.lower_next` (``it = iter(xs); next(it)``: the items by position),
+locals), :mod:`.lower_next` (``it = iter(xs); next(it)``: the items by position; before it,
+``itertools.accumulate``/``starmap`` as Python (:mod:`.folds`) and iterators and function
+displays passed to a function of yours marked (:mod:`.iterators_passed`)),
 :mod:`.lower_made_lists` (``fs = [make(w) for ...]; f(x) for f in fs``: each item's values), after
 :mod:`.lower_local_makes` (``def make(a): return lambda t: a * t`` inside the function: out).
+(:mod:`.nonlocals`, ``nonlocal`` in a nested function, runs earlier, before the checks.)
 
 Imports those modules.
 """

@@ -104,6 +104,7 @@ nondiff(operator.index)  # enumerate(xs, start): the start, an integer
 nondiff(containers.extreme_index)  # max(xs, key=k): which item (read by position)
 nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.bool,
         builtins.isinstance, builtins.print, builtins.type, builtins.any, builtins.all)
+nondiff(builtins.slice)  # positions (integers): the backward of xs[k:] written slice(k, None)
 # no rule, on purpose: zip/enumerate as values, str/repr (a number through a string) are
 # refused where a gradient would have to cross them (in a for loop they are understood)
 
