@@ -14,8 +14,10 @@ those of ``tools/example_programs.py`` (PASS, WRONG, REFUSED, CRASH, ...).
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -143,7 +145,7 @@ def extract(repo_dir, target, folder=""):
                            input=b"".join(sha + b"\n" for sha, _ in blobs),
                            capture_output=True).stdout
     at = 0
-    for sha, path in blobs:
+    for _sha, path in blobs:
         end = batch.index(b"\n", at)
         header = batch[at:end].split()
         at = end + 1
@@ -156,21 +158,54 @@ def extract(repo_dir, target, folder=""):
             f.write(data)
 
 
+#: cell magics whose body is Python that IPython runs (the others' bodies are not Python)
+PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture")
+
+
+def cell_lines(source):
+    """One code cell's lines as IPython runs them: ``%magic``, ``!shell`` and ``name?`` help
+    lines become ``pass``; a ``%%`` cell magic keeps its body only when that is Python; a
+    last line that is an expression also sets ``_`` to its value unless it is None (IPython's
+    last output, which later cells may read)."""
+    lines = source.splitlines()
+    if lines and lines[0].startswith("%%"):
+        if not lines[0].startswith(PYTHON_CELL_MAGICS):
+            return []
+        lines = lines[1:]
+    out = []
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith(("%", "!")) or re.fullmatch(r"\?*[\w.]+\?+|\?+[\w.]+", stripped):
+            line = line[:len(line) - len(line.lstrip())] + "pass"
+        elif re.match(r"\s*[\w, ]+=\s*[!%]", line):  # files = !ls, t = %timeit f()
+            line = line[:len(line) - len(line.lstrip())] + "pass"
+        out.append(line)
+    try:
+        body = ast.parse("\n".join(out)).body
+    except SyntaxError:
+        return out
+    if body and isinstance(body[-1], ast.Expr) and not out[body[-1].end_lineno - 1].rstrip(
+            ).endswith(";"):
+        last = body[-1]
+        first, final = last.lineno - 1, last.end_lineno - 1
+        indent = out[first][:len(out[first]) - len(out[first].lstrip())]
+        out[first] = indent + "_srcad_out = " + out[first][len(indent):]
+        out.insert(final + 1, indent + "_ = _srcad_out if _srcad_out is not None else _")
+    return out
+
+
 def notebook_program(path):
     """A notebook's code cells as one program, next to it (``name.ipynb`` -> ``name.py``):
-    the cells in order, IPython's ``%magic`` and ``!shell`` lines left out. Returns its name."""
+    the cells in order, as IPython runs them (``cell_lines``). Returns its name."""
     with open(path, encoding="utf-8") as f:
         cells = json.load(f).get("cells", [])
-    lines = []
+    lines = ["_ = None"]
     for cell in cells:
         if cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else source
-        for line in source.splitlines():
-            if line.lstrip().startswith(("%", "!")):
-                line = line[:len(line) - len(line.lstrip())] + "pass"
-            lines.append(line)
+        lines.extend(cell_lines(source))
         lines.append("")
     program = os.path.splitext(path)[0] + ".py"
     with open(program, "w", encoding="utf-8") as f:
