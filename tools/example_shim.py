@@ -20,8 +20,8 @@ using them is reported UNSUPPORTED-API.
 Every derivative srcad makes is checked on its first ``CHECKED_CALLS`` calls: its value (for
 ``value_and_grad``) against the program's function, and each gradient along two random
 directions against central finite differences of the program's function — never against srcad.
-``matplotlib`` (and ``mpl_toolkits``, ``pylab``, ``seaborn``, and IPython's display of
-notebooks) is replaced by a stand-in that accepts every call (nothing is drawn).
+``matplotlib`` (and ``mpl_toolkits``, ``pylab``, ``seaborn``, pandas' plots and IPython's
+display of notebooks) is replaced by a stand-in that accepts every call (nothing is drawn).
 
 The outcome is printed as one JSON line prefixed ``@@RESULT`` (or ``@@CHECK`` per checked call).
 """
@@ -480,16 +480,22 @@ def _module(name, attrs):
     return module
 
 
+#: pandas' plotting through matplotlib (``series.plot()``): a stand-in too
+PANDAS_PLOTS = "pandas.plotting._matplotlib"
+
+
 class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path, target=None):
         top = fullname.split(".")[0]
-        if top in ("autograd", "matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab"):
+        if top in ("autograd", "matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab") or (
+                fullname.startswith(PANDAS_PLOTS)):
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
 
     def create_module(self, spec):
         name = spec.name
-        if name.startswith(("matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab")):
+        if name.startswith(("matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab",
+                            PANDAS_PLOTS)):
             return _Anything(name)
         for prefix, real in (("autograd.numpy", "numpy"), ("autograd.scipy", "scipy")):
             if name == prefix or name.startswith(prefix + "."):
