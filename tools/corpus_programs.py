@@ -122,18 +122,25 @@ CORPUS = [
     (AM207, "practical_bounds/Final_Report.ipynb"),
     (AM207, "what_uncertainties/what_uncertainties_2/"
             "xushangda_159792_9114507_Sun,_Xu_AM_207_Final_Project.ipynb"),
+    (AM207, "normalizing_flow/normalizing_flow_2/AM207_Fall_'19_Final_Project.ipynb"),
+    (AM207, "normalizing_flow/normalizing_flow_3/Experimentation.ipynb"),
+    (AM207, "normalizing_flow/normalizing_flow_3/notebooks/2_basic_optimization/"
+            "1_basic_optimization.ipynb"),
+    (AM207, "subspace_inference/subspace_inference_3/final_writeup.ipynb"),
 ]
 
 
 def extract(repo_dir, target, folder=""):
-    """The repository's committed files in ``target``; only ``folder``'s, those the snapshot
-    holds, when it lacks some file (a fetched snapshot may list files it does not hold)."""
+    """The repository's committed files in ``target``; when the snapshot lacks some file (a
+    fetched snapshot may list files it does not hold), those it holds of the folder above
+    ``folder`` (a program may read ``../data`` or import ``../package``)."""
     done = subprocess.run(["git", "-C", repo_dir, "archive", "HEAD"], capture_output=True)
     if done.returncode == 0:
         subprocess.run(["tar", "-x", "-C", target], input=done.stdout, check=True)
         return
     listing = subprocess.run(["git", "-C", repo_dir, "ls-tree", "-r", "-z", "HEAD", "--",
-                              folder or "."], check=True, capture_output=True).stdout
+                              os.path.dirname(folder.rstrip("/")) or "."], check=True,
+                             capture_output=True).stdout
     blobs = []
     for entry in listing.split(b"\0"):
         if entry:

@@ -21,7 +21,8 @@ Every derivative srcad makes is checked on its first ``CHECKED_CALLS`` calls: it
 ``value_and_grad``) against the program's function, and each gradient along two random
 directions against central finite differences of the program's function — never against srcad.
 ``matplotlib`` (and ``mpl_toolkits``, ``pylab``, ``seaborn``, pandas' plots and IPython's
-display of notebooks) is replaced by a stand-in that accepts every call (nothing is drawn).
+display of notebooks) is replaced by a stand-in that accepts every call (nothing is drawn);
+``tqdm.notebook``'s progress bars are ``tqdm``'s text ones.
 
 The outcome is printed as one JSON line prefixed ``@@RESULT`` (or ``@@CHECK`` per checked call).
 """
@@ -488,12 +489,14 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path, target=None):
         top = fullname.split(".")[0]
         if top in ("autograd", "matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab") or (
-                fullname.startswith(PANDAS_PLOTS)):
+                fullname.startswith(PANDAS_PLOTS) or fullname == "tqdm.notebook"):
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
 
     def create_module(self, spec):
         name = spec.name
+        if name == "tqdm.notebook":  # a notebook's progress bar (IPython's widgets): as text
+            return importlib.import_module("tqdm.std")
         if name.startswith(("matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab",
                             PANDAS_PLOTS)):
             return _Anything(name)
