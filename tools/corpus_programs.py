@@ -127,6 +127,9 @@ CORPUS = [
     (AM207, "normalizing_flow/normalizing_flow_3/notebooks/2_basic_optimization/"
             "1_basic_optimization.ipynb"),
     (AM207, "subspace_inference/subspace_inference_3/final_writeup.ipynb"),
+    # autograd tutorials by the textbook's author: basic derivatives, flattening functions
+    ("neonwatty/autograd_tutorials", "basic_examples.ipynb"),
+    ("neonwatty/autograd_tutorials", "flattening_functions.ipynb"),
 ]
 
 
