@@ -559,6 +559,13 @@ def _where(tb):
     return f"{os.path.basename(frame.filename)}:{frame.lineno}" if frame else ""
 
 
+def _in_srcad(tb):
+    """Whether a frame of srcad's own code raised or passed on the exception (not a program
+    in a folder whose name happens to hold the word)."""
+    srcad_dir = os.path.dirname(srcad.__file__) + os.sep
+    return any(f.filename.startswith(srcad_dir) for f in traceback.extract_tb(tb))
+
+
 def classify(exc):
     kind = type(exc).__name__
     message = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else kind
@@ -568,7 +575,7 @@ def classify(exc):
         outcome = "UNSUPPORTED-API"
     elif isinstance(exc, srcad.SrcadError):
         outcome = "REFUSED"
-    elif isinstance(exc, (OSError, ImportError)) and "srcad" not in traceback.format_exc():
+    elif isinstance(exc, (OSError, ImportError)) and not _in_srcad(exc.__traceback__):
         outcome = "ENVIRONMENT"
     else:
         outcome = "CRASH"
