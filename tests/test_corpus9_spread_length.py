@@ -228,3 +228,21 @@ def test_a_callee_given_another_arity_is_made_again(tmp_path):
     m.model = other.model
     p2 = np.array([0.5, 0.2])
     np.testing.assert_allclose(g(p2), numerical_grad(m.f, (p2,)), rtol=1e-6, atol=1e-9)
+
+
+def test_an_unpacking_a_call_may_skip_stays_refused(tmp_path):
+    """``if x is None: return 0.0`` before ``a, b = pars``: Python takes any length when the
+    unpacking does not run, so the length is not fixed: refused where it is made."""
+    source = """
+        def model(x, *pars):
+            if x is None:
+                return 0.0
+            a, b = pars
+            return a * np.sin(b * x)
+
+        def f(p):
+            return np.sum(model(X, *p))
+        """
+    m = _module(source, tmp_path, "numpy", "np")
+    with pytest.raises(MissingRuleError):
+        srcad.grad(m.f)(np.array([0.5, 0.2]))

@@ -109,7 +109,8 @@ def _length(lowerer, fn, node, starred):
 
 def _unpacked_count(fn, name):
     """For ``*name``, the parameter of ``fn``, read only by one plain unpacking ``a, b = name``
-    in the function's body: the number of names it unpacks into; else ``None``."""
+    in the function's body, reached by every call (only simple statements before it): the
+    number of names it unpacks into; else ``None``."""
     try:
         fdef = source_module.read(fn).node
     except SrcadError:
@@ -124,4 +125,8 @@ def _unpacked_count(fn, name):
             if isinstance(target, (gast.Tuple, gast.List)) and all(
                     isinstance(e, gast.Name) for e in target.elts):
                 return len(target.elts)
+            return None
+        if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr,
+                                 gast.Import, gast.ImportFrom, gast.Pass)):
+            return None  # a return, branch or loop first: the unpacking may not run
     return None
