@@ -353,6 +353,12 @@ def hessian(fun, argnum=0):
     return srcad.hessian(fun, wrt=argnum)
 
 
+# called inside differentiated code (a Riemannian HMC's metric, -hessian(log_prob)(q), in a
+# Hamiltonian differentiated by grad): made while srcad transforms the caller, like grad
+jacobian.__srcad_derivative_maker__ = (srcad.jacobian, {"argnum": "wrt"})
+hessian.__srcad_derivative_maker__ = (srcad.hessian, {"argnum": "wrt"})
+
+
 def hessian_vector_product(fun, argnum=0):
     def hvp(*args):
         *xs, v = args
