@@ -14,8 +14,10 @@ those of ``tools/example_programs.py`` (PASS, WRONG, REFUSED, CRASH, ...).
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,6 +29,8 @@ from example_programs import run_one  # noqa: E402
 
 MIRRORS = "/work/.mirror"
 MLR = "jermwatt/machine_learning_refined"
+PYCSE = "pycse-jb/pycse___python_computations_in_science_and_engineering/book/"
+AM207 = "onefishy/am207_fall19_projects"
 #: (repository, path of the program in it): programs from public projects' folders
 CORPUS = [
     ("imyoungmin/DENN", "ODE.py"),
@@ -79,34 +83,139 @@ CORPUS = [
     ("richardmyu/python-demo", "my-collect/feature/test-autograd/test-autograd.py"),
     ("richardmyu/python-demo",
      "my-collect/feature/test-autograd/test-autograd-regression-model.py"),
+    # (round 9) an SIR epidemic model's parameters fitted by gradient descent through the
+    # sensitivity equations, with jacobians of the right-hand side inside scipy's odeint
+    ("John-Bowersox/ODE-Parameter-Estimation-with-Gradient-Descent", "SIR ODE Estimation.py"),
+    # a course's exercises: gradients of matrix expressions checked against hand derivatives,
+    # derivatives of scalar functions, constrained optimisation with penalties
+    ("ezixuan27/MachineLearningClasses",
+     "Intro_to_ML/lecture_4/in_class_exercise/final_practice_probs.py"),
+    ("ezixuan27/MachineLearningClasses", "math_foundation/lecture_14/derivatives_solution.py"),
+    ("ezixuan27/MachineLearningClasses", "Intro_to_ML/lecture_6/L4-Constraints.ipynb"),
+    # a blog's notebooks: linear regression by gradient descent and Adagrad, matrix
+    # factorisation, an XOR network with ReLUs, a GP's hyperparameters by gradient descent
+    ("nipunbatra/blog", "posts/2017-06-15-linear-regression-prior.ipynb"),
+    ("nipunbatra/blog", "posts/2017-08-12-linear-regression-adagrad-vs-gd.ipynb"),
+    ("nipunbatra/blog", "posts/2017-08-13-mf-autograd-adagrad.ipynb"),
+    ("nipunbatra/blog", "posts/2020-02-28-xor-relu-vector.ipynb"),
+    ("nipunbatra/blog", "posts/2020-03-29-param-learning.ipynb"),
+    ("nipunbatra/blog", "posts/2021-09-03-param-learning-sgd.ipynb"),
+    # a textbook's chapters (Python computations in science and engineering): autograd's
+    # applications (derivatives, sensitivities, ODEs, optimisation), neural networks by hand
+    ("jkitchin/pycse", PYCSE + "20-autograd-applications.ipynb"),
+    ("jkitchin/pycse", PYCSE + "21-machine-learning.ipynb"),
+    ("jkitchin/pycse", PYCSE + "22-ml-2.ipynb"),
+    # a course's student projects (Harvard AM207, fall 2019), several authors: stochastic-
+    # gradient and wormhole HMC samplers, subspace inference for Bayesian networks,
+    # normalizing flows, error bounds of variational inference, Bayesian networks' uncertainty
+    (AM207, "stochastic_gradient_hmc/sghmc_1/Stochastic_Gradient_HMC.ipynb"),
+    (AM207, "stochastic_gradient_hmc/sghmc_2/"
+            "landrinpaulemile_312454_9122437_project SGHMC.ipynb"),
+    (AM207, "stochastic_gradient_hmc/sghmc_3/"
+            "Stochastic_Gradient_HMC_Linear_Regression_Example.ipynb"),
+    (AM207, "stochastic_gradient_hmc/sghmc_3/"
+            "Stochastic_Gradient_HMC_Logistic_Regression_Example.ipynb"),
+    (AM207, "wormhole_hmc/wongalexander_140170_9129284_Project (2).ipynb"),
+    (AM207, "subspace_inference/subspace_inference_2/am207_subspace_inference.ipynb"),
+    (AM207, "normalizing_flow/normalizing_flow_2/scripts/flows.py"),
+    (AM207, "normalizing_flow/normalizing_flow_3/src/learning_simple_gaussian.py"),
+    (AM207, "practical_bounds/Final_Report.ipynb"),
+    (AM207, "what_uncertainties/what_uncertainties_2/"
+            "xushangda_159792_9114507_Sun,_Xu_AM_207_Final_Project.ipynb"),
+    (AM207, "normalizing_flow/normalizing_flow_2/AM207_Fall_'19_Final_Project.ipynb"),
+    (AM207, "normalizing_flow/normalizing_flow_3/Experimentation.ipynb"),
+    (AM207, "normalizing_flow/normalizing_flow_3/notebooks/2_basic_optimization/"
+            "1_basic_optimization.ipynb"),
+    (AM207, "subspace_inference/subspace_inference_3/final_writeup.ipynb"),
+    # autograd tutorials by the textbook's author: basic derivatives, flattening functions
+    ("neonwatty/autograd_tutorials", "basic_examples.ipynb"),
+    ("neonwatty/autograd_tutorials", "flattening_functions.ipynb"),
 ]
 
 
 def extract(repo_dir, target, folder=""):
-    """The repository's committed files in ``target``; only ``folder``'s when the snapshot
-    lacks some large file elsewhere (a fetched snapshot may list files it does not hold)."""
+    """The repository's committed files in ``target``; when the snapshot lacks some file (a
+    fetched snapshot may list files it does not hold), those it holds of the folder above
+    ``folder`` (a program may read ``../data`` or import ``../package``)."""
     done = subprocess.run(["git", "-C", repo_dir, "archive", "HEAD"], capture_output=True)
-    if done.returncode != 0:
-        done = subprocess.run(["git", "-C", repo_dir, "archive", "HEAD", folder or "."],
-                              check=True, capture_output=True)
-    subprocess.run(["tar", "-x", "-C", target], input=done.stdout, check=True)
+    if done.returncode == 0:
+        subprocess.run(["tar", "-x", "-C", target], input=done.stdout, check=True)
+        return
+    listing = subprocess.run(["git", "-C", repo_dir, "ls-tree", "-r", "-z", "HEAD", "--",
+                              os.path.dirname(folder.rstrip("/")) or "."], check=True,
+                             capture_output=True).stdout
+    blobs = []
+    for entry in listing.split(b"\0"):
+        if entry:
+            meta, path = entry.split(b"\t", 1)
+            mode, kind, sha = meta.split()
+            if kind == b"blob" and mode != b"120000":
+                blobs.append((sha, path.decode()))
+    batch = subprocess.run(["git", "-C", repo_dir, "cat-file", "--batch"], check=True,
+                           input=b"".join(sha + b"\n" for sha, _ in blobs),
+                           capture_output=True).stdout
+    at = 0
+    for _sha, path in blobs:
+        end = batch.index(b"\n", at)
+        header = batch[at:end].split()
+        at = end + 1
+        if header[-1] == b"missing":
+            continue
+        size = int(header[2])
+        data, at = batch[at:at + size], at + size + 1
+        os.makedirs(os.path.join(target, os.path.dirname(path)), exist_ok=True)
+        with open(os.path.join(target, path), "wb") as f:
+            f.write(data)
+
+
+#: cell magics whose body is Python that IPython runs (the others' bodies are not Python)
+PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture")
+
+
+def cell_lines(source):
+    """One code cell's lines as IPython runs them: ``%magic``, ``!shell`` and ``name?`` help
+    lines become ``pass``; a ``%%`` cell magic keeps its body only when that is Python; a
+    last line that is an expression also sets ``_`` to its value unless it is None (IPython's
+    last output, which later cells may read)."""
+    lines = source.splitlines()
+    if lines and lines[0].startswith("%%"):
+        if not lines[0].startswith(PYTHON_CELL_MAGICS):
+            return []
+        lines = lines[1:]
+    out = []
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith(("%", "!")) or re.fullmatch(r"\?*[\w.]+\?+|\?+[\w.]+", stripped):
+            line = line[:len(line) - len(line.lstrip())] + "pass"
+        elif re.match(r"\s*[\w, ]+=\s*[!%]", line):  # files = !ls, t = %timeit f()
+            line = line[:len(line) - len(line.lstrip())] + "pass"
+        out.append(line)
+    try:
+        body = ast.parse("\n".join(out)).body
+    except SyntaxError:
+        return out
+    if body and isinstance(body[-1], ast.Expr) and not out[body[-1].end_lineno - 1].rstrip(
+            ).endswith(";"):
+        last = body[-1]
+        first, final = last.lineno - 1, last.end_lineno - 1
+        indent = out[first][:len(out[first]) - len(out[first].lstrip())]
+        out[first] = indent + "_srcad_out = " + out[first][len(indent):]
+        out.insert(final + 1, indent + "_ = _srcad_out if _srcad_out is not None else _")
+    return out
 
 
 def notebook_program(path):
     """A notebook's code cells as one program, next to it (``name.ipynb`` -> ``name.py``):
-    the cells in order, IPython's ``%magic`` and ``!shell`` lines left out. Returns its name."""
+    the cells in order, as IPython runs them (``cell_lines``). Returns its name."""
     with open(path, encoding="utf-8") as f:
         cells = json.load(f).get("cells", [])
-    lines = []
+    lines = ["_ = None"]
     for cell in cells:
         if cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else source
-        for line in source.splitlines():
-            if line.lstrip().startswith(("%", "!")):
-                line = line[:len(line) - len(line.lstrip())] + "pass"
-            lines.append(line)
+        lines.extend(cell_lines(source))
         lines.append("")
     program = os.path.splitext(path)[0] + ".py"
     with open(program, "w", encoding="utf-8") as f:
@@ -148,6 +257,11 @@ def main(argv=None):
                     continue
                 folder = os.path.join(tmp, os.path.dirname(path))
                 program = os.path.basename(path)
+                if not os.path.exists(os.path.join(folder, program)):
+                    result = {"outcome": "ENVIRONMENT", "seconds": 0.0,
+                              "message": "the fetched snapshot lacks the program's file"}
+                    report(counts, name, result)
+                    continue
                 if program.endswith(".ipynb"):
                     program = notebook_program(os.path.join(folder, program))
                 result = run_one(folder, program, args.seconds, args.pythonpath)

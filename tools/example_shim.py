@@ -20,8 +20,9 @@ using them is reported UNSUPPORTED-API.
 Every derivative srcad makes is checked on its first ``CHECKED_CALLS`` calls: its value (for
 ``value_and_grad``) against the program's function, and each gradient along two random
 directions against central finite differences of the program's function — never against srcad.
-``matplotlib`` (and ``mpl_toolkits``, and IPython's display of notebooks) is replaced by a
-stand-in that accepts every call (nothing is drawn).
+``matplotlib`` (and ``mpl_toolkits``, ``pylab``, ``seaborn``, pandas' plots and IPython's
+display of notebooks) is replaced by a stand-in that accepts every call (nothing is drawn);
+``tqdm.notebook``'s progress bars are ``tqdm``'s text ones.
 
 The outcome is printed as one JSON line prefixed ``@@RESULT`` (or ``@@CHECK`` per checked call).
 """
@@ -352,6 +353,12 @@ def hessian(fun, argnum=0):
     return srcad.hessian(fun, wrt=argnum)
 
 
+# called inside differentiated code (a Riemannian HMC's metric, -hessian(log_prob)(q), in a
+# Hamiltonian differentiated by grad): made while srcad transforms the caller, like grad
+jacobian.__srcad_derivative_maker__ = (srcad.jacobian, {"argnum": "wrt"})
+hessian.__srcad_derivative_maker__ = (srcad.hessian, {"argnum": "wrt"})
+
+
 def hessian_vector_product(fun, argnum=0):
     def hvp(*args):
         *xs, v = args
@@ -480,16 +487,24 @@ def _module(name, attrs):
     return module
 
 
+#: pandas' plotting through matplotlib (``series.plot()``): a stand-in too
+PANDAS_PLOTS = "pandas.plotting._matplotlib"
+
+
 class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path, target=None):
         top = fullname.split(".")[0]
-        if top in ("autograd", "matplotlib", "mpl_toolkits", "IPython"):
+        if top in ("autograd", "matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab") or (
+                fullname.startswith(PANDAS_PLOTS) or fullname == "tqdm.notebook"):
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
 
     def create_module(self, spec):
         name = spec.name
-        if name.startswith(("matplotlib", "mpl_toolkits", "IPython")):
+        if name == "tqdm.notebook":  # a notebook's progress bar (IPython's widgets): as text
+            return importlib.import_module("tqdm.std")
+        if name.startswith(("matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab",
+                            PANDAS_PLOTS)):
             return _Anything(name)
         for prefix, real in (("autograd.numpy", "numpy"), ("autograd.scipy", "scipy")):
             if name == prefix or name.startswith(prefix + "."):
@@ -550,6 +565,13 @@ def _where(tb):
     return f"{os.path.basename(frame.filename)}:{frame.lineno}" if frame else ""
 
 
+def _in_srcad(tb):
+    """Whether a frame of srcad's own code raised or passed on the exception (not a program
+    in a folder whose name happens to hold the word)."""
+    srcad_dir = os.path.dirname(srcad.__file__) + os.sep
+    return any(f.filename.startswith(srcad_dir) for f in traceback.extract_tb(tb))
+
+
 def classify(exc):
     kind = type(exc).__name__
     message = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else kind
@@ -559,7 +581,7 @@ def classify(exc):
         outcome = "UNSUPPORTED-API"
     elif isinstance(exc, srcad.SrcadError):
         outcome = "REFUSED"
-    elif isinstance(exc, (OSError, ImportError)) and "srcad" not in traceback.format_exc():
+    elif isinstance(exc, (OSError, ImportError)) and not _in_srcad(exc.__traceback__):
         outcome = "ENVIRONMENT"
     else:
         outcome = "CRASH"

@@ -22,7 +22,7 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..runtime import containers, routes
-from . import builtin_code, iterators_passed, lower_super, writes
+from . import builtin_code, iterators_passed, lower_super, spread_lengths, writes
 from .lower_exprs import dotted, root_name
 from .lower_spread import CONSUMERS
 from .lower_spread import Atom as _AtomNode
@@ -204,6 +204,8 @@ class Calls:
                 if size is not None:  # f(*g(x)) with g returning a tuple display: its items
                     items = [self.assign(ir.Prim(operator.getitem, [atom, Const(i)]),
                                          "item", value) for i in range(size)]
+            if items is None and not strict:  # f(x, *s) where f fixes how many s gives
+                items = spread_lengths.spread_items(self, node, a, atom)
             if items is None and not strict:
                 return None
             if items is None:
