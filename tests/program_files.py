@@ -16,3 +16,15 @@ def load(tmp_path, name, text, modules=(None,)):
         exec(compile(text, str(path), "exec"), namespace)
         made.append(namespace["f"])
     return made if len(modules) > 1 else made[0]
+
+
+def module(tmp_path, stem, text):
+    """Write ``text`` to ``tmp_path/stem.py`` and import it as a module of that name."""
+    import importlib.util
+
+    path = tmp_path / f"{stem}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    made = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(made)
+    return made

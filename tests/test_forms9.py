@@ -20,11 +20,11 @@ gradient.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import textwrap
 
 import numpy as np
+import program_files
 import pytest
 from srcad.check import numerical_grad
 
@@ -38,13 +38,9 @@ Y = np.array([-0.4, 0.8, -0.6, 1.1])  # other signs: the other paths
 
 
 def _module(source, tmp_path, numpy_name, tag=""):
-    path = tmp_path / f"forms9_{tag}{abs(hash((source, numpy_name)))}.py"
     head = "import math\nimport functools\nimport itertools\nimport operator\n"
-    path.write_text(f"import {numpy_name} as np\n" + head + textwrap.dedent(source))
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return program_files.module(tmp_path, f"forms9_{tag}{abs(hash((source, numpy_name)))}",
+                                f"import {numpy_name} as np\n" + head + textwrap.dedent(source))
 
 
 def _agree(source, tmp_path, points=(X, Y), hessian=False):

@@ -19,11 +19,11 @@ Gradients are checked against central finite differences and autograd running th
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import textwrap
 
 import numpy as np
+import program_files
 import pytest
 from srcad.check import numerical_grad
 
@@ -37,13 +37,9 @@ Y = np.array([-0.4, 0.8, -0.6, 1.1])  # other signs: the other paths
 
 
 def _module(source, tmp_path, numpy_name, tag=""):
-    path = tmp_path / f"forms8_{tag}{abs(hash((source, numpy_name)))}.py"
     head = "import math\nimport functools\n"
-    path.write_text(f"import {numpy_name} as np\n" + head + textwrap.dedent(source))
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return program_files.module(tmp_path, f"forms8_{tag}{abs(hash((source, numpy_name)))}",
+                                f"import {numpy_name} as np\n" + head + textwrap.dedent(source))
 
 
 def _agree(source, points, tmp_path, second=None, hessian=False):

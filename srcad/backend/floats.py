@@ -36,11 +36,29 @@ def specialise(fdef, float_params):
 def _float_names(fdef, float_params):
     """The names that hold a float whenever they hold anything: a greatest fixed point (start
     from every candidate, drop a name as soon as one assignment may give something else)."""
-    assigned = {}  # name -> the expressions assigned to it (an AugAssign as its BinOp)
+    assigned, excluded, _ = assignments(fdef, set(float_params))
+    floats = (set(float_params) | set(assigned)) - excluded
+    changed = True
+    while changed:
+        changed = False
+        for name, values in assigned.items():
+            if name in floats and not all(_is_float(v, floats) for v in values):
+                floats.discard(name)
+                changed = True
+    return floats
+
+
+def assignments(fdef, kept, counts=None):
+    """``(assigned, excluded, counters)`` of ``fdef``: each name's assigned expressions (one
+    ``Name = e`` each; an ``AugAssign`` as its ``BinOp``), the names bound any other way or
+    parameters not in ``kept``, and the targets of ``for`` loops whose iterable ``counts``
+    accepts (excluded instead when ``counts`` is None)."""
+    assigned = {}
     excluded = set()
+    counters = set()
     args = fdef.args
     for arg in args.posonlyargs + args.args + args.kwonlyargs:
-        if arg.arg not in float_params:
+        if arg.arg not in kept:
             excluded.add(arg.arg)
     for extra in (args.vararg, args.kwarg):
         if extra is not None:
@@ -54,6 +72,9 @@ def _float_names(fdef, float_params):
             value = ast.BinOp(left=ast.Name(id=name, ctx=ast.Load()), op=node.op,
                               right=node.value)
             assigned.setdefault(name, []).append(value)
+        elif (counts is not None and isinstance(node, ast.For)
+              and isinstance(node.target, ast.Name) and counts(node.iter)):
+            counters.add(node.target.id)
         elif isinstance(node, ast.Assign):
             for target in node.targets:
                 excluded |= _names_stored(target)
@@ -62,15 +83,7 @@ def _float_names(fdef, float_params):
                                ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom,
                                ast.FunctionDef, ast.Lambda, ast.ClassDef)) and node is not fdef:
             excluded |= _names_stored(node)
-    floats = (set(float_params) | set(assigned)) - excluded
-    changed = True
-    while changed:
-        changed = False
-        for name, values in assigned.items():
-            if name in floats and not all(_is_float(v, floats) for v in values):
-                floats.discard(name)
-                changed = True
-    return floats
+    return assigned, excluded, counters
 
 
 def _names_stored(node):

@@ -13,14 +13,14 @@ Python number (literals, the specialisation's float and int parameters, arithmet
 never makes a complex number, ``int``/``float``/``len`` and ``math`` calls). Anything else
 (a NumPy call, a saved value popped from a stack) leaves the return as it is.
 
-Imports nothing from srcad but :mod:`.floats`' names walk.
+Imports nothing from srcad but :func:`.floats.assignments`.
 """
 
 from __future__ import annotations
 
 import ast
 
-from .floats import _names_stored
+from .floats import assignments
 
 #: operations of two Python numbers (int or float) that never give a complex number or an
 #: array; ``**`` may give a complex number ((-8) ** 0.5) and is left out
@@ -68,35 +68,7 @@ def _assigned_once(fdef, expr):
 
 def _number_names(fdef, float_params, int_params):
     """(names that certainly hold a Python int or float, names that may hold an int)."""
-    assigned = {}
-    excluded = set()
-    args = fdef.args
-    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
-    for p in params - float_params - int_params:
-        excluded.add(p)
-    for extra in (args.vararg, args.kwarg):
-        if extra is not None:
-            excluded.add(extra.arg)
-    counters = set()
-    for node in ast.walk(fdef):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-                node.targets[0], ast.Name):
-            assigned.setdefault(node.targets[0].id, []).append(node.value)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            assigned.setdefault(node.target.id, []).append(ast.BinOp(
-                left=ast.Name(id=node.target.id, ctx=ast.Load()), op=node.op,
-                right=node.value))
-        elif isinstance(node, ast.For) and isinstance(node.target, ast.Name) and _counts(
-                node.iter):
-            counters.add(node.target.id)
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                excluded |= _names_stored(target)
-        elif isinstance(node, (ast.For, ast.With, ast.AnnAssign, ast.NamedExpr,
-                               ast.comprehension, ast.ExceptHandler, ast.Delete,
-                               ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom,
-                               ast.FunctionDef, ast.Lambda, ast.ClassDef)) and node is not fdef:
-            excluded |= _names_stored(node)
+    assigned, excluded, counters = assignments(fdef, float_params | int_params, _counts)
     # a counter also assigned otherwise is left out (its other values are not known)
     excluded |= counters & set(assigned)
     counters -= excluded

@@ -61,23 +61,7 @@ def with_held(fn, param, n_args, keys):
         names.append(name)
     names, maker = names[:-1], names[-1]
     _Pass(src, param, names[:n_args], dict(zip(keys, names[n_args:])), maker).visit(fdef)
-    for name in names + [maker]:
-        fdef.args.kwonlyargs.append(gast.Name(id=name, ctx=gast.Param(), annotation=None,
-                                              type_comment=None))
-        fdef.args.kw_defaults.append(gast.Constant(value=None, kind=None))
-    tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
-    global _count
-    _count += 1
-    filename = (f"<srcad: {fn.__name__} of {src.filename}:{src.first_line} called with a "
-                f"function holding values #{_count}>")
-    namespace = run_tree(tree, filename, fn.__globals__, src.filename)
-    made = namespace[fdef.name]
-    copy = types.FunctionType(made.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
-    copy.__kwdefaults__ = {**(fn.__kwdefaults__ or {}), **(made.__kwdefaults__ or {}),
-                           maker: functools.partial}
-    weakref.finalize(copy, forget_source, filename)
-    _MADE[key] = (copy, names)
-    return copy, names
+    return _compiled_copy(fn, src, fdef, names, maker, key, "a function holding values")
 
 
 class _Pass(gast.NodeTransformer):
@@ -245,6 +229,12 @@ def with_held_items(fn, param, layout):
         if "lineno" in sub._attributes:
             gast.copy_location(sub, fdef.body[0])
     fdef.body.insert(0, start)
+    return _compiled_copy(fn, src, fdef, names, maker, key, "functions holding values")
+
+
+def _compiled_copy(fn, src, fdef, names, maker, key, what):
+    """``fdef`` (a copy of ``fn``'s tree) given ``names`` and ``maker`` as keyword-only
+    parameters, compiled as a function of ``fn``'s globals; remembered under ``key``."""
     for name in names + [maker]:
         fdef.args.kwonlyargs.append(gast.Name(id=name, ctx=gast.Param(), annotation=None,
                                               type_comment=None))
@@ -253,7 +243,7 @@ def with_held_items(fn, param, layout):
     global _count
     _count += 1
     filename = (f"<srcad: {fn.__name__} of {src.filename}:{src.first_line} called with "
-                f"functions holding values #{_count}>")
+                f"{what} #{_count}>")
     namespace = run_tree(tree, filename, fn.__globals__, src.filename)
     made = namespace[fdef.name]
     copy = types.FunctionType(made.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
