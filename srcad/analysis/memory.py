@@ -37,6 +37,7 @@ from .memory_tables import (
     _may_keep,
     _union,
     ir_mutable,
+    nested_items,
     safe_in,
 )
 from .user_calls import bind_call, is_user_call, user_callee
@@ -269,9 +270,8 @@ class Aliases(_Places, _Calls):
         if isinstance(atom, ir.Var) and atom.name in self.opaque:
             return self.mem(atom, self.held)
         if self.an.kind(atom) == SEQ or isinstance(atom, ir.Var) and atom.name in self.lists:
-            own = self.mem(atom, self.own)  # an item of the caller's items: its items too
-            return (self.mem(atom, self.held) - own) | {
-                t for t in own if t[0] in ("arg", "global") and t[-1] == "items"}
+            own = self.mem(atom, self.own)
+            return (self.mem(atom, self.held) - own) | nested_items(own, self.fn)
         return self.mem(atom, self.held)
 
     def _item(self, base, index):

@@ -74,6 +74,18 @@ def _generated(fn):
     return code is not None and code.co_filename.startswith("<srcad ")
 
 
+def nested_items(own, fn):
+    """What an item of a value that is itself an item of the caller's (an argument's or a
+    global's) holds: the caller's items too (``w = p[0]["w"]; w *= 2`` writes into the
+    argument). Not in code srcad generated (a callee's backward part differentiated again),
+    whose cotangent containers are its own: its writes into their items were always allowed,
+    and the third- to fifth-order tests hold them to finite differences."""
+    source = getattr(fn, "source", None)
+    if source is not None and str(source.filename).startswith("<srcad "):
+        return frozenset()
+    return frozenset(t for t in own if t[0] in ("arg", "global") and t[-1] == "items")
+
+
 def _may_keep(prim):
     """Whether ``y.astype(dtype, ..., copy=False)`` may return ``y`` itself."""
     if prim.fn.name != "astype":
