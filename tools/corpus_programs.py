@@ -130,6 +130,22 @@ CORPUS = [
     # autograd tutorials by the textbook's author: basic derivatives, flattening functions
     ("neonwatty/autograd_tutorials", "basic_examples.ipynb"),
     ("neonwatty/autograd_tutorials", "flattening_functions.ipynb"),
+    # (round 10) black-box variational inference for Bayesian linear models
+    ("ldv1/bbvi_linear_models", "bbvi.py"),
+    # Hamiltonian Monte Carlo with autograd's gradients of potentials (a package's examples)
+    ("ColCarroll/minimc", "examples/api_examples.py"),
+    # a lecture-notes repository: a character RNN (autograd's example, as a reader kept it)
+    ("burakbayramli/classnotes", "sk/2017/08/rnn.py"),
+    # an inference package's notebook: autograd's gradient of a model's log-likelihood
+    ("pints-team/pints", "examples/interfaces/automatic-differentiation-using-autograd.ipynb"),
+    # course projects (Harvard AM207, fall 2020): neural linear models and LUNA against
+    # Bayesian networks and a GP; subspace inference with HMC and Bayes by backprop
+    ("sytseng/AM207_Final_Project_Fall_2020", "am207_final_project_luna.ipynb"),
+    ("sytseng/AM207_Final_Project_Fall_2020", "notebooks/comparison_of_methods.ipynb"),
+    ("sytseng/AM207_Final_Project_Fall_2020", "notebooks/LUNA_gap_experiment.ipynb"),
+    ("Yuting-Kou/am207_Project", "test.py"),
+    ("Yuting-Kou/am207_Project", "src/hmc_final.ipynb"),
+    ("Yuting-Kou/am207_Project", "src/bbb_final.ipynb"),
 ]
 
 
@@ -223,6 +239,16 @@ def notebook_program(path):
     return os.path.basename(program)
 
 
+def package_path(root, pythonpath):
+    """The extra packages and, when the repository is a package (a ``setup.py`` or
+    ``pyproject.toml`` at its root), the repository's root: its programs are run as its users
+    run them, with the package installed (``pip install -e .``)."""
+    paths = [pythonpath] if pythonpath else []
+    if any(os.path.exists(os.path.join(root, f)) for f in ("setup.py", "pyproject.toml")):
+        paths.insert(0, root)
+    return paths
+
+
 def report(counts, name, result):
     counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
     where = f" at {result['where']}" if result.get("where") else ""
@@ -264,7 +290,8 @@ def main(argv=None):
                     continue
                 if program.endswith(".ipynb"):
                     program = notebook_program(os.path.join(folder, program))
-                result = run_one(folder, program, args.seconds, args.pythonpath)
+                result = run_one(folder, program, args.seconds,
+                                 os.pathsep.join(package_path(tmp, args.pythonpath)))
         report(counts, name, result)
     print("TOTAL " + " ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     return 1 if counts.get("WRONG") else 0
