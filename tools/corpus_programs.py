@@ -31,6 +31,7 @@ MIRRORS = "/work/.mirror"
 MLR = "jermwatt/machine_learning_refined"
 PYCSE = "pycse-jb/pycse___python_computations_in_science_and_engineering/book/"
 AM207 = "onefishy/am207_fall19_projects"
+MLR_OLD = "jermwatt/mlrefined"
 #: (repository, path of the program in it): programs from public projects' folders
 CORPUS = [
     ("imyoungmin/DENN", "ODE.py"),
@@ -146,20 +147,39 @@ CORPUS = [
     ("Yuting-Kou/am207_Project", "test.py"),
     ("Yuting-Kou/am207_Project", "src/hmc_final.ipynb"),
     ("Yuting-Kou/am207_Project", "src/bbb_final.ipynb"),
+    # another AM207 project: calibration of Bayesian networks' uncertainty (a network by hand,
+    # and the experiments that sample it)
+    ("0-one/AM207_Project_Deep_Learning_Uncertainties_Calibration", "experiments/neuralnet.py"),
+    ("0-one/AM207_Project_Deep_Learning_Uncertainties_Calibration",
+     "experiments/experiments.py"),
+    # the textbook's earlier repository (not the one above): its second edition's exercises
+    # (nonlinear learning, feature learning, multilayer perceptrons) and notes on networks'
+    # optimisation, batch normalisation and regularisation
+    (MLR_OLD, "mlrefined_exercises/ed_2/chapter_10/chapter_10_exercises.ipynb"),
+    (MLR_OLD, "mlrefined_exercises/ed_2/chapter_11/chapter_11_exercises.ipynb"),
+    (MLR_OLD, "mlrefined_exercises/ed_2/chapter_13/chapter_13_exercises.ipynb"),
+    (MLR_OLD, "notes/13_Multilayer_perceptrons/13_3_Optimization.ipynb"),
+    (MLR_OLD, "notes/13_Multilayer_perceptrons/13_6_Batch_normalization.ipynb"),
+    (MLR_OLD, "notes/11_Feature_learning/11_6_Regularization.ipynb"),
 ]
 
 
 def extract(repo_dir, target, folder=""):
     """The repository's committed files in ``target``; when the snapshot lacks some file (a
     fetched snapshot may list files it does not hold), those it holds of the folder above
-    ``folder`` (a program may read ``../data`` or import ``../package``)."""
+    ``folder`` (a program may read ``../data`` or import ``../package``), or all it holds of
+    a repository that is a package."""
     done = subprocess.run(["git", "-C", repo_dir, "archive", "HEAD"], capture_output=True)
     if done.returncode == 0:
         subprocess.run(["tar", "-x", "-C", target], input=done.stdout, check=True)
         return
+    top = subprocess.run(["git", "-C", repo_dir, "ls-tree", "--name-only", "HEAD"],
+                         check=True, capture_output=True, text=True).stdout.split()
+    above = os.path.dirname(folder.rstrip("/")) or "."
+    if "setup.py" in top or "pyproject.toml" in top:
+        above = "."  # a package: its programs import it from the root (see package_path)
     listing = subprocess.run(["git", "-C", repo_dir, "ls-tree", "-r", "-z", "HEAD", "--",
-                              os.path.dirname(folder.rstrip("/")) or "."], check=True,
-                             capture_output=True).stdout
+                              above], check=True, capture_output=True).stdout
     blobs = []
     for entry in listing.split(b"\0"):
         if entry:
@@ -215,7 +235,9 @@ def cell_lines(source):
         last = body[-1]
         first, final = last.lineno - 1, last.end_lineno - 1
         indent = out[first][:len(out[first]) - len(out[first].lstrip())]
-        out[first] = indent + "_srcad_out = " + out[first][len(indent):]
+        head = out[first].encode()  # col_offset counts bytes; after `import sys; ` too
+        out[first] = (head[:last.col_offset] + b"_srcad_out = "
+                      + head[last.col_offset:]).decode()
         out.insert(final + 1, indent + "_ = _srcad_out if _srcad_out is not None else _")
     return out
 
