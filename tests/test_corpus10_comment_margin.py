@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
-import textwrap
 
 import numpy as np
 import pytest
