@@ -164,22 +164,27 @@ CORPUS = [
 ]
 
 
-def extract(repo_dir, target, folder=""):
+def extract(repo_dir, target, folder="", program=""):
     """The repository's committed files in ``target``; when the snapshot lacks some file (a
     fetched snapshot may list files it does not hold), those it holds of the folder above
-    ``folder`` (a program may read ``../data`` or import ``../package``), or all it holds of
-    a repository that is a package."""
+    ``folder`` (a program may read ``../data`` or import ``../package``) and of the root's
+    folders ``program`` names, or all it holds of a repository that is a package."""
     done = subprocess.run(["git", "-C", repo_dir, "archive", "HEAD"], capture_output=True)
     if done.returncode == 0:
         subprocess.run(["tar", "-x", "-C", target], input=done.stdout, check=True)
         return
     top = subprocess.run(["git", "-C", repo_dir, "ls-tree", "--name-only", "HEAD"],
                          check=True, capture_output=True, text=True).stdout.split()
-    above = os.path.dirname(folder.rstrip("/")) or "."
+    above = [os.path.dirname(folder.rstrip("/")) or "."]
     if "setup.py" in top or "pyproject.toml" in top:
-        above = "."  # a package: its programs import it from the root (see package_path)
+        above = ["."]  # a package: its programs import it from the root (see package_path)
+    elif program:  # the root's folders the program names: a package it imports after
+        # `sys.path.append("../..")`, data it reads as "../../datasets/..."
+        text = subprocess.run(["git", "-C", repo_dir, "show", f"HEAD:{program}"],
+                              capture_output=True, text=True).stdout
+        above += [d for d in top if len(d) > 3 and re.search(rf"\b{re.escape(d)}\b", text)]
     listing = subprocess.run(["git", "-C", repo_dir, "ls-tree", "-r", "-z", "HEAD", "--",
-                              above], check=True, capture_output=True).stdout
+                              *above], check=True, capture_output=True).stdout
     blobs = []
     for entry in listing.split(b"\0"):
         if entry:
@@ -297,7 +302,7 @@ def main(argv=None):
         else:
             with tempfile.TemporaryDirectory(prefix="srcad-corpus-") as tmp:
                 try:
-                    extract(repo_dir, tmp, os.path.dirname(path))
+                    extract(repo_dir, tmp, os.path.dirname(path), path)
                 except subprocess.CalledProcessError:
                     result = {"outcome": "ENVIRONMENT", "seconds": 0.0,
                               "message": "the fetched snapshot lacks files of its folder"}
