@@ -31,6 +31,7 @@ MIRRORS = "/work/.mirror"
 MLR = "jermwatt/machine_learning_refined"
 PYCSE = "pycse-jb/pycse___python_computations_in_science_and_engineering/book/"
 AM207 = "onefishy/am207_fall19_projects"
+MLR_OLD = "jermwatt/mlrefined"
 #: (repository, path of the program in it): programs from public projects' folders
 CORPUS = [
     ("imyoungmin/DENN", "ODE.py"),
@@ -130,20 +131,60 @@ CORPUS = [
     # autograd tutorials by the textbook's author: basic derivatives, flattening functions
     ("neonwatty/autograd_tutorials", "basic_examples.ipynb"),
     ("neonwatty/autograd_tutorials", "flattening_functions.ipynb"),
+    # (round 10) black-box variational inference for Bayesian linear models
+    ("ldv1/bbvi_linear_models", "bbvi.py"),
+    # Hamiltonian Monte Carlo with autograd's gradients of potentials (a package's examples)
+    ("ColCarroll/minimc", "examples/api_examples.py"),
+    # a lecture-notes repository: a character RNN (autograd's example, as a reader kept it)
+    ("burakbayramli/classnotes", "sk/2017/08/rnn.py"),
+    # an inference package's notebook: autograd's gradient of a model's log-likelihood
+    ("pints-team/pints", "examples/interfaces/automatic-differentiation-using-autograd.ipynb"),
+    # course projects (Harvard AM207, fall 2020): neural linear models and LUNA against
+    # Bayesian networks and a GP; subspace inference with HMC and Bayes by backprop
+    ("sytseng/AM207_Final_Project_Fall_2020", "am207_final_project_luna.ipynb"),
+    ("sytseng/AM207_Final_Project_Fall_2020", "notebooks/comparison_of_methods.ipynb"),
+    ("sytseng/AM207_Final_Project_Fall_2020", "notebooks/LUNA_gap_experiment.ipynb"),
+    ("Yuting-Kou/am207_Project", "test.py"),
+    ("Yuting-Kou/am207_Project", "src/hmc_final.ipynb"),
+    ("Yuting-Kou/am207_Project", "src/bbb_final.ipynb"),
+    # another AM207 project: calibration of Bayesian networks' uncertainty (a network by hand,
+    # and the experiments that sample it)
+    ("0-one/AM207_Project_Deep_Learning_Uncertainties_Calibration", "experiments/neuralnet.py"),
+    ("0-one/AM207_Project_Deep_Learning_Uncertainties_Calibration",
+     "experiments/experiments.py"),
+    # the textbook's earlier repository (not the one above): its second edition's exercises
+    # (nonlinear learning, feature learning, multilayer perceptrons) and notes on networks'
+    # optimisation, batch normalisation and regularisation
+    (MLR_OLD, "mlrefined_exercises/ed_2/chapter_10/chapter_10_exercises.ipynb"),
+    (MLR_OLD, "mlrefined_exercises/ed_2/chapter_11/chapter_11_exercises.ipynb"),
+    (MLR_OLD, "mlrefined_exercises/ed_2/chapter_13/chapter_13_exercises.ipynb"),
+    (MLR_OLD, "notes/13_Multilayer_perceptrons/13_3_Optimization.ipynb"),
+    (MLR_OLD, "notes/13_Multilayer_perceptrons/13_6_Batch_normalization.ipynb"),
+    (MLR_OLD, "notes/11_Feature_learning/11_6_Regularization.ipynb"),
 ]
 
 
-def extract(repo_dir, target, folder=""):
+def extract(repo_dir, target, folder="", program=""):
     """The repository's committed files in ``target``; when the snapshot lacks some file (a
     fetched snapshot may list files it does not hold), those it holds of the folder above
-    ``folder`` (a program may read ``../data`` or import ``../package``)."""
+    ``folder`` (a program may read ``../data`` or import ``../package``) and of the root's
+    folders ``program`` names, or all it holds of a repository that is a package."""
     done = subprocess.run(["git", "-C", repo_dir, "archive", "HEAD"], capture_output=True)
     if done.returncode == 0:
         subprocess.run(["tar", "-x", "-C", target], input=done.stdout, check=True)
         return
+    top = subprocess.run(["git", "-C", repo_dir, "ls-tree", "--name-only", "HEAD"],
+                         check=True, capture_output=True, text=True).stdout.split()
+    above = [os.path.dirname(folder.rstrip("/")) or "."]
+    if "setup.py" in top or "pyproject.toml" in top:
+        above = ["."]  # a package: its programs import it from the root (see package_path)
+    elif program:  # the root's folders the program names: a package it imports after
+        # `sys.path.append("../..")`, data it reads as "../../datasets/..."
+        text = subprocess.run(["git", "-C", repo_dir, "show", f"HEAD:{program}"],
+                              capture_output=True, text=True).stdout
+        above += [d for d in top if len(d) > 3 and re.search(rf"\b{re.escape(d)}\b", text)]
     listing = subprocess.run(["git", "-C", repo_dir, "ls-tree", "-r", "-z", "HEAD", "--",
-                              os.path.dirname(folder.rstrip("/")) or "."], check=True,
-                             capture_output=True).stdout
+                              *above], check=True, capture_output=True).stdout
     blobs = []
     for entry in listing.split(b"\0"):
         if entry:
@@ -199,7 +240,9 @@ def cell_lines(source):
         last = body[-1]
         first, final = last.lineno - 1, last.end_lineno - 1
         indent = out[first][:len(out[first]) - len(out[first].lstrip())]
-        out[first] = indent + "_srcad_out = " + out[first][len(indent):]
+        head = out[first].encode()  # col_offset counts bytes; after `import sys; ` too
+        out[first] = (head[:last.col_offset] + b"_srcad_out = "
+                      + head[last.col_offset:]).decode()
         out.insert(final + 1, indent + "_ = _srcad_out if _srcad_out is not None else _")
     return out
 
@@ -221,6 +264,16 @@ def notebook_program(path):
     with open(program, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     return os.path.basename(program)
+
+
+def package_path(root, pythonpath):
+    """The extra packages and, when the repository is a package (a ``setup.py`` or
+    ``pyproject.toml`` at its root), the repository's root: its programs are run as its users
+    run them, with the package installed (``pip install -e .``)."""
+    paths = [pythonpath] if pythonpath else []
+    if any(os.path.exists(os.path.join(root, f)) for f in ("setup.py", "pyproject.toml")):
+        paths.insert(0, root)
+    return paths
 
 
 def report(counts, name, result):
@@ -249,7 +302,7 @@ def main(argv=None):
         else:
             with tempfile.TemporaryDirectory(prefix="srcad-corpus-") as tmp:
                 try:
-                    extract(repo_dir, tmp, os.path.dirname(path))
+                    extract(repo_dir, tmp, os.path.dirname(path), path)
                 except subprocess.CalledProcessError:
                     result = {"outcome": "ENVIRONMENT", "seconds": 0.0,
                               "message": "the fetched snapshot lacks files of its folder"}
@@ -264,7 +317,8 @@ def main(argv=None):
                     continue
                 if program.endswith(".ipynb"):
                     program = notebook_program(os.path.join(folder, program))
-                result = run_one(folder, program, args.seconds, args.pythonpath)
+                result = run_one(folder, program, args.seconds,
+                                 os.pathsep.join(package_path(tmp, args.pythonpath)))
         report(counts, name, result)
     print("TOTAL " + " ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     return 1 if counts.get("WRONG") else 0

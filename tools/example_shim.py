@@ -428,6 +428,14 @@ class _Anything(types.ModuleType):
     def __getitem__(self, key):
         return _Anything(self.__name__ + "[]")
 
+    def _arithmetic(self, *other):
+        """An axis' limits in arithmetic (``y_min, _ = ax.get_ylim(); y_min + x``): another
+        stand-in, to be drawn."""
+        return _Anything(self.__name__ + "(+)")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _arithmetic
+    __truediv__ = __rtruediv__ = __neg__ = __pos__ = _arithmetic
+
 
 def _imread(path):
     """``matplotlib.pyplot.imread`` of an 8-bit, non-interlaced PNG (grey, grey and alpha,

@@ -174,6 +174,7 @@ def _convert(fn):
     args = fdef.args
     if args.vararg or args.kwarg:
         return None
+    _named_lambdas(fdef)  # normalizer = lambda d: ...; return normalizer
     defs, bound = _defs(fdef)
     _split_choices(fdef, defs, bound, src.globals)  # return f1 if c else f2: an if
     returns = _returned(fdef)
@@ -299,6 +300,30 @@ def _lift_calling(node, outer, defs, bound, src, fn, seen):
     if any(isinstance(n, gast.Name) and n.id in callees for n in gast.walk(node)):
         return None  # passed on or stored, not called
     return _lift(node, held, src, fn, {f"{c}_local": m[0] for c, m in callees.items()}), held
+
+
+def _named_lambdas(fdef):
+    """``name = lambda args: e`` in ``fdef``'s own blocks becomes ``def name(args): return
+    e``, what Python makes of both but the function's ``__name__``: a maker that binds its
+    lambda to a name and returns the name is one returning a nested ``def``."""
+    todo = [fdef.body]
+    while todo:
+        body = todo.pop()
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
+                    stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Lambda):
+                made = _lambda_def(stmt.value)
+                made.name = stmt.targets[0].id
+                body[i] = gast.copy_location(made, stmt)
+                continue
+            if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(stmt, field, None)
+                if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                    todo.append(block)
+            for handler in getattr(stmt, "handlers", ()):
+                todo.append(handler.body)
 
 
 def _lambda_def(node):

@@ -21,7 +21,7 @@ import functools
 import inspect
 import keyword
 import linecache
-import textwrap
+import tokenize
 import types
 from dataclasses import dataclass, field
 
@@ -155,7 +155,7 @@ def read(func):
             lineno=code.co_firstlineno,
             hint="define the function in a .py file, or give it a rule with @srcad.extend.defvjp",
         ) from exc
-    text = textwrap.dedent("".join(lines))
+    text = dedent_definition(lines)
     first_line = max(first_line, 1)
     try:
         module = gast.parse(text)
@@ -189,6 +189,41 @@ def read(func):
             hint="re-import the module (importlib.reload) or restart, then take the gradient")
     gast.increment_lineno(module, first_line - 1)
     return _source(func, node, filename, first_line, text)
+
+
+def dedent_definition(lines):
+    """A nested function's or a method's lines moved to the left margin, by the indentation
+    of their first line (the ``def`` or its decorator). Python ignores where a comment line
+    starts, so a comment written left of the body (``#`` at column 0 inside a method, common
+    in notebooks' code) is only stripped; any other line left of the margin (inside brackets
+    or a string) is kept as it is. ``textwrap.dedent`` would take the common margin of all
+    lines, none with such a comment, and the text would not parse."""
+    first = next((line for line in lines if line.strip()), "")
+    margin = first[:len(first) - len(first.lstrip())]
+    comments = _comment_lines(lines)
+    out = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            out.append("\n" if line.endswith("\n") else "")
+        elif line.startswith(margin):
+            out.append(line[len(margin):])
+        elif number in comments:
+            out.append(line.lstrip())
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def _comment_lines(lines):
+    """The numbers of the lines that hold only a comment (not a ``#`` inside a string)."""
+    found = set()
+    try:
+        for token in tokenize.generate_tokens(iter(lines).__next__):
+            if token.type == tokenize.COMMENT and not token.line[:token.start[1]].strip():
+                found.add(token.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return found
 
 
 def _source(func, node, filename, first_line, text):
