@@ -44,14 +44,7 @@ def with_held(fn, param, n_args, keys):
     known = _MADE.get(key)
     if known is not None:
         return known
-    src = source_module.read(fn)
-    fdef = src.node
-    if fn.__closure__:
-        raise _error(src, fdef, f"passing a function that holds local values to "
-                     f"{fn.__name__}, which reads variables of an enclosing function",
-                     f"define {fn.__name__} at module level")
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
-    taken |= {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    src, fdef, taken = _read_copy(fn, "a function that holds local values")
     names = []
     for part in [str(i) for i in range(n_args)] + list(keys) + ["partial"]:
         name = f"{param}__{part}"
@@ -191,14 +184,7 @@ def with_held_items(fn, param, layout):
     known = _MADE.get(key)
     if known is not None:
         return known
-    src = source_module.read(fn)
-    fdef = src.node
-    if fn.__closure__:
-        raise _error(src, fdef, f"passing a list of functions holding local values to "
-                     f"{fn.__name__}, which reads variables of an enclosing function",
-                     f"define {fn.__name__} at module level")
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
-    taken |= {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    src, fdef, taken = _read_copy(fn, "a list of functions holding local values")
 
     def fresh(part):
         name = f"{param}__{part}"
@@ -230,6 +216,19 @@ def with_held_items(fn, param, layout):
             gast.copy_location(sub, fdef.body[0])
     fdef.body.insert(0, start)
     return _compiled_copy(fn, src, fdef, names, maker, key, "functions holding values")
+
+
+def _read_copy(fn, what):
+    """``fn``'s source, its tree (a copy to change) and the names the tree uses; refused when
+    ``fn`` reads variables of an enclosing function (``what``: what is passed to it)."""
+    src = source_module.read(fn)
+    fdef = src.node
+    if fn.__closure__:
+        raise _error(src, fdef, f"passing {what} to {fn.__name__}, which reads variables of "
+                     "an enclosing function", f"define {fn.__name__} at module level")
+    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken |= {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    return src, fdef, taken
 
 
 def _compiled_copy(fn, src, fdef, names, maker, key, what):
