@@ -44,6 +44,7 @@ from ..core import env, ir
 from ..core.functions import ByFunction, is_user_function, run_source
 from . import closures_paths
 from . import source as source_module
+from .blocks import own_blocks
 from .lower_calls import enclosing_locals
 
 _MADE = ByFunction()
@@ -306,24 +307,13 @@ def _named_lambdas(fdef):
     """``name = lambda args: e`` in ``fdef``'s own blocks becomes ``def name(args): return
     e``, what Python makes of both but the function's ``__name__``: a maker that binds its
     lambda to a name and returns the name is one returning a nested ``def``."""
-    todo = [fdef.body]
-    while todo:
-        body = todo.pop()
+    for body in own_blocks(fdef):
         for i, stmt in enumerate(body):
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
                     stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Lambda):
                 made = _lambda_def(stmt.value)
                 made.name = stmt.targets[0].id
                 body[i] = gast.copy_location(made, stmt)
-                continue
-            if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-                continue
-            for field in ("body", "orelse", "finalbody"):
-                block = getattr(stmt, field, None)
-                if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-                    todo.append(block)
-            for handler in getattr(stmt, "handlers", ()):
-                todo.append(handler.body)
 
 
 def _lambda_def(node):

@@ -30,6 +30,7 @@ from ..core.ir import Const, Var
 from ..rules.registry import registry as _registry
 from ..runtime import containers
 from . import builtin_code, writes
+from .blocks import own_blocks
 from .lower_spread import Atom, name_node
 
 
@@ -267,20 +268,7 @@ def _iterator_assignment(stmt):
 
 def _blocks(fdef):
     """Every statement list of ``fdef``'s own body (not of nested functions or classes)."""
-    todo, out = [fdef.body], []
-    while todo:
-        block = todo.pop()
-        out.append(block)
-        for stmt in block:
-            if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-                continue
-            for field in ("body", "orelse", "finalbody"):
-                sub = getattr(stmt, field, None)
-                if isinstance(sub, list) and sub and isinstance(sub[0], gast.stmt):
-                    todo.append(sub)
-            for handler in getattr(stmt, "handlers", ()):
-                todo.append(handler.body)
-    return out
+    return list(own_blocks(fdef))
 
 
 def _taken_at_once(stmt, load):
