@@ -27,6 +27,7 @@ import json
 import os
 
 import numpy as np
+from tangent_suite import flat  # a tree's numbers as one vector (tools/ is on the path)
 
 import srcad
 
@@ -82,14 +83,6 @@ def _seed(value, output_index, output_weights):
     return tuple(_ones_like(v, w) for v, w in zip(value, weights))
 
 
-def _flat(tree):
-    if isinstance(tree, dict):
-        return np.concatenate([_flat(tree[k]) for k in sorted(tree)]) if tree else np.zeros(0)
-    if isinstance(tree, (tuple, list)):
-        return np.concatenate([_flat(v) for v in tree]) if tree else np.zeros(0)
-    return np.atleast_1d(np.asarray(tree, dtype=float)).ravel()
-
-
 def _moved(value, direction, h):
     if isinstance(value, dict):
         return {k: _moved(value[k], direction[k], h) for k in value}
@@ -137,13 +130,13 @@ def _check(func, args, positions, grads, cot):
         moved = list(args)
         for k in directions:
             moved[k] = _moved(args[k], directions[k], h)
-        return float(np.dot(_flat(cot), _flat(func(*moved))))
+        return float(np.dot(flat(cot), flat(func(*moved))))
     h = 1e-6
     try:
         reference = (value(h) - value(-h)) / (2 * h)
     except Exception:  # the function fails off its point (a kink, a domain): no verdict
         return
-    along = sum(float(np.dot(_flat(g), _flat(directions[k]))) for k, g in checked)
+    along = sum(float(np.dot(flat(g), flat(directions[k]))) for k, g in checked)
     if not np.isfinite(reference) or abs(along - reference) <= 1e-4 * (1 + abs(reference)):
         return
     # a kink near the point: one-sided differences disagree with each other too

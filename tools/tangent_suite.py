@@ -326,15 +326,21 @@ def main(argv=None):
         print(f"no mirror at {args.repo}: fetch github:google/tangent first")
         return 2
     results = run(args.repo, set(args.only))
-    counts = {}
     for name, r in results.items():
-        counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
         message = f": {r['message']}" if r["message"] else ""
         print(f"{r['outcome']:12s} {name}{message}"[:300])
-    print(", ".join(f"{k} {counts[k]}" for k in ORDER if k in counts),
-          f"({len(results)} functions)")
-    if args.json:
-        with open(args.json, "w") as f:
+    return summarise(results, ORDER, "functions", args.json)
+
+
+def summarise(results, order, what, json_path=None):
+    """Print the counts of ``results`` (name -> {"outcome", "message", ...}) in ``order``,
+    write them with the results to ``json_path``; the exit code: 1 on a WRONG or a CRASH."""
+    counts = {}
+    for r in results.values():
+        counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+    print(", ".join(f"{k} {counts[k]}" for k in order if k in counts), f"({len(results)} {what})")
+    if json_path:
+        with open(json_path, "w") as f:
             json.dump({"counts": counts, "results": results}, f, indent=1)
     return 1 if counts.get("WRONG") or counts.get("CRASH") else 0
 

@@ -29,6 +29,10 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from tangent_suite import summarise  # noqa: E402
+
 DEFAULT_REPO = "/work/.mirror/pedronahum+tangent/repo"
 ORDER = ("WRONG", "CRASH", "REFUSED", "MISMATCH", "ERROR", "UNSUPPORTED", "SKIP", "PASS")
 
@@ -132,14 +136,7 @@ def main(argv=None):
                 results[test] = {"outcome": outcome, "message": message}
                 if outcome != "PASS":
                     print(f"{outcome:12s} {test}: {message}"[:400], flush=True)
-    counts = {}
-    for r in results.values():
-        counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
-    print(", ".join(f"{k} {counts[k]}" for k in ORDER if k in counts), f"({len(results)} tests)")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"counts": counts, "results": results}, f, indent=1)
-    return 1 if counts.get("WRONG") or counts.get("CRASH") else 0
+    return summarise(results, ORDER, "tests", args.json)
 
 
 if __name__ == "__main__":
