@@ -169,7 +169,8 @@ class _Calls:
         for item in items:
             if isinstance(item, ir.Const) and isinstance(item.value, (list, np.ndarray)):
                 return True
-            if isinstance(item, ir.Var) and self.an.kinds.get(item.name) == ARRAY:
+            if isinstance(item, ir.Var) and (self.an.kinds.get(item.name) == ARRAY or (
+                    item.name in self.list_displays)):
                 return True  # (a name of kind SEQ may hold a tuple of slices: a view)
         return False
 
@@ -184,6 +185,11 @@ class Aliases(_Places, _Calls):
         self.an = analysis
         self.augmented = dict(getattr(fn, "augmented", {}))
         defs = _definitions(fn)
+        #: names bound once to a list display (``t = [0, 0, 2]``): as an array index, a list
+        #: is an integer array to NumPy (>= 1.23), so ``x[t]`` is a copy, never a view
+        self.list_displays = {name for name, stmt in defs.items() if isinstance(
+            stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
+            stmt.value.fn, ir.Build) and stmt.value.fn.kind == "list"}
         for after, (item, container, _) in getattr(fn, "augmented_items", {}).items():
             if _may_be_list(container, analysis, defs):
                 # ys[k] += v on a list or dict (or a container of a kind not known that may
