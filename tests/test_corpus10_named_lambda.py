@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
-import sys
 
 import numpy as np
 import pytest
@@ -137,17 +136,8 @@ def _numeric(f, w):
 CASES = list(itertools.product(PLACES, BINDINGS))
 
 
-def _skip_method_on_310(place):
-    """A closure a *method* returns (``return lambda ...`` too, not only a named one) is
-    refused on Python 3.10, differentiated on 3.11+ (a limit older than this file's fix;
-    docs/supported-python.md says so): a refusal, never a wrong gradient."""
-    if place == "method" and sys.version_info < (3, 11):
-        pytest.skip("a closure returned by a method is refused on Python 3.10")
-
-
 @pytest.mark.parametrize("place,binding", CASES)
 def test_gradient_matches_finite_differences_and_autograd(place, binding, tmp_path):
-    _skip_method_on_310(place)
     reach = PLACES[place][1]
     f = reach(_module(place, binding, tmp_path, "numpy"))
     fa = reach(_module(place, binding, tmp_path, "autograd.numpy"))
@@ -168,7 +158,6 @@ def test_gradient_matches_finite_differences_and_autograd(place, binding, tmp_pa
 
 @pytest.mark.parametrize("place", list(PLACES))
 def test_hessians_both_modes(place, tmp_path):
-    _skip_method_on_310(place)
     f = PLACES[place][1](_module(place, "plain", tmp_path, "numpy"))
     fa = PLACES[place][1](_module(place, "plain", tmp_path, "autograd.numpy"))
     w0 = W[0].ravel()

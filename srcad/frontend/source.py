@@ -347,10 +347,22 @@ def _changed_since_defined(func, text, node):
 def _signature_of(code):
     """What an edit changes and compilers do not: constants, names, variables, arguments.
     A string's lines are compared without their leading spaces: the text of a method is
-    dedented before it is compiled, which changes its multi-line strings (a docstring)."""
-    consts = tuple(_dedented(c) for c in code.co_consts if not isinstance(c, types.CodeType))
+    dedented before it is compiled, which changes its multi-line strings (a docstring).
+    Python 3.10 keeps a nested function's qualified name among the constants
+    (``'Net.make.<locals>.f'``), which the text compiled on its own spells without the class
+    (``'make.<locals>.f'``): those are compared from ``<locals>`` on."""
+    nested = {c.co_name for c in code.co_consts if isinstance(c, types.CodeType)}
+    consts = tuple(_dedented(_local_qualname(c, nested)) for c in code.co_consts
+                   if not isinstance(c, types.CodeType))
     return (consts, code.co_names, code.co_varnames, code.co_argcount,
             code.co_kwonlyargcount)
+
+
+def _local_qualname(const, nested):
+    if isinstance(const, str) and ".<locals>." in const and \
+            const.rpartition(".")[2] in nested:
+        return const[const.index("<locals>."):]
+    return const
 
 
 def _dedented(const):
