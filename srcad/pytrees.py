@@ -172,7 +172,7 @@ def rewrite(source, records):
                 hint=f"read the fields here ({node.id}.field) and pass them on one by one, or "
                 "pass the record to a function of yours that reads them")
     passed_trees.rewrite(source, fdef, trees, passed_records.binder(source, fdef),
-                         passed_records.rewrite_call)
+                         passed_records.rewrite_call, passed_records.rewrite_record_method)
     return source
 
 
@@ -245,7 +245,9 @@ def _passed_on(fdef, records, source):
 
     class PassedOn(gast.NodeTransformer):
         def visit_Call(self, node):
-            passed_records.rewrite_call(source, node, record, bind, objects=objects)
+            if not passed_records.rewrite_record_method(source, node, record, bind,
+                                                        objects=objects):
+                passed_records.rewrite_call(source, node, record, bind, objects=objects)
             self.generic_visit(node)
             return node
 
@@ -307,7 +309,7 @@ def _read(node, records, source):
                 f"{attr.attr!r} is not a field of the record {root.id!r} "
                 f"({type(value).__name__}: {sorted(fields)})", filename=source.filename,
                 lineno=line, construct=source.line_text(line),
-                hint="read its fields only (a method or property is not followed)")
+                hint="read its fields or call its methods (a property is not followed)")
         key = gast.Constant(value=attr.attr, kind=None)
         out = gast.copy_location(gast.Subscript(value=out, slice=key, ctx=gast.Load()), attr)
         value = _field(value, attr.attr)

@@ -576,7 +576,7 @@ REFUSALS = {  # body of loss(layers, x) (layers: a list of two DL) -> (line, wor
     "returned": ("return layers[0]", 1, "used whole", "read the fields"),
     "isinstance": ("if isinstance(layers[0], DL):\n    return np.sum(x)\nreturn 0.0", 1,
                    "used whole", "pass the record whole"),
-    "a method": ("return np.sum(layers[0].norm())", 1, "not a field", "method or property"),
+    "not a method": ("return np.sum(layers[0].norm())", 1, "not a field", "call its methods"),
     "a field written": ("layers[0].w = x\nreturn np.sum(x)", 1, "writing a field",
                         "local name"),
     "an item written": ("layers[0] = layers[1]\nreturn np.sum(x)", 1, "writing into",

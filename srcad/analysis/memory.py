@@ -185,11 +185,7 @@ class Aliases(_Places, _Calls):
         self.an = analysis
         self.augmented = dict(getattr(fn, "augmented", {}))
         defs = _definitions(fn)
-        #: names bound once to a list display (``t = [0, 0, 2]``): as an array index, a list
-        #: is an integer array to NumPy (>= 1.23), so ``x[t]`` is a copy, never a view
-        self.list_displays = {name for name, stmt in defs.items() if isinstance(
-            stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
-            stmt.value.fn, ir.Build) and stmt.value.fn.kind == "list"}
+        self.list_displays = _list_displays(defs)
         for after, (item, container, _) in getattr(fn, "augmented_items", {}).items():
             if _may_be_list(container, analysis, defs):
                 # ys[k] += v on a list or dict (or a container of a kind not known that may
@@ -492,6 +488,14 @@ def _definitions(fn):
         for phi in getattr(stmt, "phis", ()):
             defs[phi.target] = phi
     return defs
+
+
+def _list_displays(defs):
+    """The names bound to a list display (``t = [0, 0, 2]``): as an array index, a list is an
+    integer array to NumPy (>= 1.23), so ``x[t]`` is a copy, never a view."""
+    return {name for name, stmt in defs.items() if isinstance(stmt, ir.Assign) and isinstance(
+        stmt.value, ir.Prim) and isinstance(stmt.value.fn, ir.Build) and
+        stmt.value.fn.kind == "list"}
 
 
 def _may_be_list(name, analysis, defs, seen=None):

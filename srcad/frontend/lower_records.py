@@ -294,6 +294,8 @@ def _uses_ok(src, fdef, name, built, parents, classes):
             if parent.attr == "_replace" and isinstance(parent.ctx, gast.Load):
                 continue  # checked below
             if parent.attr not in fields:
+                if _method_call_copied(src, parent, parents, node, record, written, built[name]):
+                    continue  # p.predict(x): the copy of the class's method
                 return False
             if isinstance(parent.ctx, gast.Load):
                 continue
@@ -306,6 +308,9 @@ def _uses_ok(src, fdef, name, built, parents, classes):
             continue
         if isinstance(parent, gast.keyword):
             call = parents.get(parent)
+        if isinstance(call, gast.Call) and call.func is node and _method_call_copied(
+                src, node, parents, node, record, written, built[name], "__call__"):
+            continue  # p(x): the copy of the class's __call__
         if isinstance(call, gast.Call) and call.func is not node and not written:
             fn = passed_calls.callee(src, call.func)
             found = fn is not None and passed_calls.binding(fn, call, record)
@@ -321,6 +326,22 @@ def _uses_ok(src, fdef, name, built, parents, classes):
             if not (isinstance(call, gast.Call) and _is_replace_source(call, parents, built)):
                 return False
     return True
+
+
+def _method_call_copied(src, attr, parents, node, record, written, items, name=None):
+    """Whether ``attr`` (``p.predict``; ``p`` for ``p(x)``, ``name`` ``"__call__"``) is the
+    function of a call of a method of the record's class whose copy taking the fields is made
+    (:func:`.passed_calls.record_method`)."""
+    call = parents.get(attr)
+    if written or not isinstance(attr.ctx, gast.Load) or not isinstance(call, gast.Call) or \
+            call.func is not attr:
+        return False
+    fn = passed_calls.record_method(record(node)[0][0], name or attr.attr)
+    if fn is None:
+        return False
+    whole = gast.Call(func=attr, args=[node] + call.args, keywords=call.keywords)
+    found = passed_calls.binding(fn, whole, record)
+    return bool(found) and _copied(src, fn, found, items)
 
 
 def _copied(src, fn, found, items):
@@ -425,6 +446,10 @@ class _Fields(gast.NodeTransformer):
                                       for f in fields]
 
     def visit_Call(self, node):
+        if passed_calls.method_receiver(node, self.record)[0] is not None:
+            self.bind = getattr(self, "bind", None) or passed_records.binder(
+                self.src, self.src.node)
+            passed_records.rewrite_record_method(self.src, node, self.record, self.bind)
         if any(self.record(a) for a in node.args + [k.value for k in node.keywords]):
             self.bind = getattr(self, "bind", None) or passed_records.binder(
                 self.src, self.src.node)

@@ -18,7 +18,7 @@ import types
 
 import gast
 
-from ..core import functions
+from ..core import env, functions
 from . import source as source_module
 
 
@@ -214,3 +214,52 @@ def by_index(node, records):
             is_record_spec(spec[2][index][1]):
         return None
     return gast.copy_location(leaves()[index % len(spec[2])], node)
+
+
+def class_method(cls, attr):
+    """``(function, static)``: the user's function ``obj.attr(...)`` calls for an object of
+    class ``cls``, read on the class (the reads recorded: code made for it is made again when
+    the class comes to hold another), and whether it is a static method; else None."""
+    if cls is None or type(cls) is not type or cls.__getattribute__ not in (
+            object.__getattribute__, tuple.__getattribute__):
+        return None
+    raw = None
+    for space, value in functions.method_reads(cls, attr):
+        env.record(env.Read(space, None, attr, (), value))
+        if value is not functions.ClassNamespace.ABSENT:
+            raw = value
+    static = isinstance(raw, staticmethod)
+    raw = raw.__func__ if static else raw
+    if not isinstance(raw, types.FunctionType) or not functions.is_user_function(raw):
+        return None
+    return raw, static
+
+
+def method_receiver(call, records):
+    """``(record, method name)`` when ``call`` calls a method of a record (``p.predict(x)``;
+    ``p(x)``: ``__call__``, which Python reads on the class), else ``(None, None)``."""
+    func = call.func
+    found = records(func)
+    if found and is_record_spec(found[0]):
+        return func, "__call__"
+    if not isinstance(func, gast.Attribute) or not isinstance(func.ctx, gast.Load):
+        return None, None
+    found = records(func.value)
+    if not found or not is_record_spec(found[0]) or func.attr in dict(found[0][2]):
+        return None, None
+    return func.value, func.attr
+
+
+def record_method(cls, attr):
+    """The user's function ``attr`` is on the record class ``cls`` (a method taking the
+    object first: not static, not a class method), else None."""
+    if any(hasattr(cls, name) for name in ("__getattr__", "__post_init__")) or \
+            cls.__setattr__ is not object.__setattr__ and not _frozen_dataclass(cls):
+        return None
+    resolved = class_method(cls, attr)
+    return None if resolved is None or resolved[1] else resolved[0]
+
+
+def _frozen_dataclass(cls):
+    params = getattr(cls, "__dataclass_params__", None)
+    return params is not None and params.frozen

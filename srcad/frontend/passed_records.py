@@ -57,10 +57,13 @@ from .passed_calls import (
     bound_names,
     by_index,
     callee,
+    class_method,
     is_record_spec,
     leaf_paths,
     leaf_specs,
+    method_receiver,
     objects_of,
+    record_method,
     sub_leaves,
     unpacked,
 )
@@ -110,6 +113,29 @@ def rewrite_call(src, call, records, bind, fdef=None, objects=None, fn=None):
     for node in gast.walk(call):
         if "lineno" in node._attributes and not hasattr(node, "lineno"):
             gast.copy_location(node, call)
+    return True
+
+
+def rewrite_record_method(src, call, records, bind, fdef=None, objects=None):
+    """``p.predict(x)``, ``p`` a record (``records(node)``: its spec and leaves) of a class
+    whose method ``predict`` is (not one of its fields; ``p(x)``: ``__call__``):
+    ``Params.predict(p, x)``, a call of
+    the copy of the method taking the record's fields (:func:`rewrite_call`). Returns whether
+    it did. Not for a class that changes attribute reads or sets attributes after its
+    fields (``__getattr__``, ``__setattr__``, ``__post_init__``): an attribute of the
+    object's own could then hide the method."""
+    receiver, attr = method_receiver(call, records)
+    if receiver is None:
+        return False
+    method = record_method(records(receiver)[0][0], attr)
+    if method is None:
+        return False
+    made = gast.copy_location(gast.Call(func=call.func, args=[receiver] + call.args,
+                                        keywords=call.keywords), call)
+    if not rewrite_call(src, made, records, bind, fdef, objects, method):
+        return False
+    call.func, call.args, call.keywords = made.func, made.args, made.keywords
+    call._srcad_fields = True
     return True
 
 
@@ -189,7 +215,7 @@ def _derived(fn, specs):
             if body.checked:  # check_method(obj, name) before a method followed
                 cells["srcad_check_method"] = types.CellType(check_method)
             _parameters(fdef, names)
-            passed_trees.rewrite(src, fdef, trees, bind, rewrite_call)
+            passed_trees.rewrite(src, fdef, trees, bind, rewrite_call, rewrite_record_method)
             for node in gast.walk(fdef.args):  # annotations are not read: not evaluated
                 if isinstance(node, gast.Name):
                     node.annotation = None
@@ -289,20 +315,7 @@ class _Body:
         func = node.func
         if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)):
             return None
-        cls = self.objects.get(func.value.id)
-        if cls is None or type(cls) is not type or \
-                cls.__getattribute__ is not object.__getattribute__:
-            return None
-        raw = None
-        for space, value in functions.method_reads(cls, func.attr):
-            env.record(env.Read(space, None, func.attr, (), value))
-            if value is not functions.ClassNamespace.ABSENT:
-                raw = value
-        static = isinstance(raw, staticmethod)
-        raw = raw.__func__ if static else raw
-        if not isinstance(raw, types.FunctionType) or not functions.is_user_function(raw):
-            return None
-        return raw, static
+        return class_method(self.objects.get(func.value.id), func.attr)
 
     def statements(self, items):
         """A statement list visited, each statement after the checks its calls need."""
@@ -371,7 +384,9 @@ class _Body:
         return spec, sub_leaves(leaves, top, path)
 
     def visit(self, node):
-        if isinstance(node, gast.Call):
+        if isinstance(node, gast.Call):  # p.predict(x): the copy of Params.predict
+            rewrite_record_method(self.src, node, self.expr, self.bind, self.fdef,
+                                  self.object_of)
             found = self.method(node) if any(
                 self.expr(a) for a in node.args + [k.value for k in node.keywords]) else None
             if found is not None:  # obj.m(p, x) -> m_fields(obj, p_w, p_b, x), checked first
@@ -434,7 +449,7 @@ class _Body:
             if attr.attr not in fields:
                 raise self.error(attr, f"{attr.attr!r} is not a field of the record "
                                  f"{root.id!r} ({kind}: {sorted(fields)})",
-                                 hint="read its fields only (a method or property is not "
+                                 hint="read its fields or call its methods (a property is not "
                                  "followed)")
             if not isinstance(attr.ctx, gast.Load):
                 raise self.error(attr, f"writing a field of the record {root.id!r} ({kind}) "

@@ -44,6 +44,8 @@ from .passed_calls import (
     constant_index,
     is_record_spec,
     leaf_paths,
+    method_receiver,
+    record_method,
 )
 
 UNKNOWN = ("unknown",)  # may hold a record, srcad cannot tell which: every use refused
@@ -131,6 +133,10 @@ class _Specs:
             if base is UNKNOWN:
                 return UNKNOWN
             if is_record_spec(base):
+                call = self.parents.get(node)
+                if node.attr not in dict(base[2]) and isinstance(call, gast.Call) and \
+                        call.func is node and record_method(base[0], node.attr):
+                    return None  # layers[0].predict(x): a method (checked, rewritten)
                 return dict(base[2]).get(node.attr, UNKNOWN)
             return None
         if not isinstance(node, gast.Subscript):
@@ -360,12 +366,17 @@ class _Trees(_Specs):
         parent = self.parents.get(node)
         record = is_record_spec(spec)
         kind = spec[0].__name__ if record else "a container of records"
+        if record and isinstance(parent, gast.Call) and parent.func is node and \
+                record_method(spec[0], "__call__"):
+            return  # layers[0](x): the class's __call__ (rewritten)
         if isinstance(parent, gast.Attribute) and parent.value is node:
             if record:
+                if parent.attr not in dict(spec[2]) and _method_call(self, node, parent, spec):
+                    return
                 if parent.attr not in dict(spec[2]):
                     raise self.error(parent, f"{parent.attr!r} is not a field of the record "
                                      f"({kind}: {sorted(dict(spec[2]))})",
-                                     hint="read its fields only (a method or property is not "
+                                     hint="read its fields or call its methods (a property is not "
                                      "followed)")
                 if not isinstance(parent.ctx, gast.Load):
                     raise self.error(parent, f"writing a field of a record ({kind})",
@@ -471,7 +482,7 @@ class _Trees(_Specs):
 
         return spec, leaves
 
-    def rewrite(self, rewrite_call):
+    def rewrite(self, rewrite_call, rewrite_method):
         trees = self
 
         class Rewrite(gast.NodeTransformer):
@@ -512,6 +523,13 @@ class _Trees(_Specs):
                 return node
 
             def visit_Call(self, node):
+                if method_receiver(node, trees.resolve)[0] is not None:
+                    if not rewrite_method(trees.src, node, trees.resolve, trees.bind,
+                                          trees.fdef):
+                        raise trees.error(node, "a call of a method of a record that does not "
+                                          "fit its parameters",
+                                          hint="pass the arguments its def names")
+                    node._srcad_fields = True
                 if not getattr(node, "_srcad_fields", False) and any(
                         trees.resolve(a) for a in node.args + [k.value for k in node.keywords]):
                     fn = callee(trees.src, node.func, trees.fdef)
@@ -550,14 +568,30 @@ class _Trees(_Specs):
         return target
 
 
-def rewrite(src, fdef, known, bind, rewrite_call):
+def _method_call(trees, node, parent, spec):
+    """Whether ``node.m(...)`` (``parent`` the attribute) calls a method of the record's
+    class that srcad follows (:func:`.passed_records.rewrite_record_method`)."""
+    call = trees.parents.get(parent)
+    if not (isinstance(call, gast.Call) and call.func is parent) or \
+            not record_method(spec[0], parent.attr):
+        return False
+    if not trees._pure(node):
+        raise trees.error(node, "a method called on a record that an expression makes: the "
+                         "record is read by each of its fields, and the expression would "
+                         "run once for each", hint="assign the record to a name first "
+                         "(l0 = layers[0]; l0.predict(x))")
+    return True
+
+
+def rewrite(src, fdef, known, bind, rewrite_call, rewrite_method):
     """Rewrite ``fdef`` in place (see above): its parameters in ``known`` (name -> tree spec)
-    hold records inside containers, read as dicts. ``bind`` and ``rewrite_call``: as
-    :mod:`.passed_records` gives them (a copy of a callee, where the call is)."""
+    hold records inside containers, read as dicts. ``bind``, ``rewrite_call`` and
+    ``rewrite_method``: as :mod:`.passed_records` gives them (a copy of a callee, where the
+    call is)."""
     known = {k: v for k, v in known.items() if v is not None}
     if not known:
         return fdef
     trees = _Trees(src, fdef, known, bind)
     trees.check()
-    trees.rewrite(rewrite_call)
+    trees.rewrite(rewrite_call, rewrite_method)
     return fdef
