@@ -227,3 +227,15 @@ def test_what_is_refused(tmp_path, case):
         srcad.grad(m.f)(p, X.copy())
     assert f"{method!r}" in str(info.value)
     assert "line" in str(info.value)
+
+
+def test_an_object_of_a_plain_class_built_from_differentiated_values(tmp_path):
+    text = ("\n\nclass Plain:\n    def __init__(self, w):\n        self.w = w\n\n"
+            "    def out(self, x):\n        return np.sum(self.w * x)\n\n\n"
+            "def f(x):\n    m = Plain(x * 2.0)\n    return m.out(x)\n")
+    m = _module(tmp_path, "rplain", text)
+    with pytest.raises(SrcadError) as info:
+        srcad.grad(m.f)(X.copy())
+    assert "your class Plain" in str(info.value)
+    assert info.value.lineno == m.f.__code__.co_firstlineno + 1
+    assert "dataclass" in info.value.hint

@@ -269,6 +269,14 @@ def missing_rule(src, stmt, prim):
     opaque = None if helper else functions.opaque(prim.fn, name)
     if opaque is not None:
         return _error(src, stmt, *opaque)
+    if isinstance(prim.fn, type) and functions.is_user_function(getattr(
+            prim.fn, "__init__", None)):
+        return _error(src, stmt, f"an object of your class {name} built from differentiated "
+                      "values: srcad follows objects built in the function only for "
+                      "dataclasses and named tuples (their fields read, their methods called)",
+                      f"make {name} a dataclass, pass the values to a function of yours "
+                      "instead, or build the object outside and differentiate its bound "
+                      "method (srcad.grad(obj.loss))")
     return _error(src, stmt, f"no derivative rule for {name}",
                   f"give {name} a rule with @srcad.extend.defvjp, or wrap the value in "
                   "srcad.stop_gradient(...) if no gradient should flow through it")
