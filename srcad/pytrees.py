@@ -172,7 +172,7 @@ def rewrite(source, records):
                 hint=f"read the fields here ({node.id}.field) and pass them on one by one, or "
                 "pass the record to a function of yours that reads them")
     passed_trees.rewrite(source, fdef, trees, passed_records.binder(source, fdef),
-                         passed_records.rewrite_call, passed_records.rewrite_record_method)
+                         passed_records)
     return source
 
 
@@ -244,6 +244,11 @@ def _passed_on(fdef, records, source):
     objects = passed_calls.constant_objects(source, fdef)  # a bound method's object
 
     class PassedOn(gast.NodeTransformer):
+        def visit_Attribute(self, node):  # p.total, a property: its getter's copy
+            found = passed_records.rewrite_record_property(source, node, record, bind,
+                                                           objects=objects)
+            return found if found is not None else self.generic_visit(node)
+
         def visit_Call(self, node):
             if not passed_records.rewrite_record_method(source, node, record, bind,
                                                         objects=objects):

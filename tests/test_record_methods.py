@@ -7,9 +7,9 @@ class's function called with the record first (``Lin.loss(p, x)``), whose copy t
 record's fields (:mod:`srcad.frontend.passed_records`), so the gradient flows through every
 field the method reads, its own calls of other methods (``self.out(x)``) and of
 ``__call__`` included. A generated family of classes x bodies, against central finite
-differences and autograd (on the record's fields); refusals: a class whose instances may
-hold an attribute hiding the method (``__post_init__``, ``__getattr__``), a method taken as
-a value, a static method.
+differences and autograd (on the record's fields); properties (``p.w2``) read through their
+getter's copy the same way. Refusals: a class whose instances may hold an attribute hiding
+the method (``__post_init__``, ``__getattr__``), a method taken as a value, a static method.
 """
 
 from __future__ import annotations
@@ -47,6 +47,10 @@ class Lin:
     def __call__(self, x):
         return self.out(x) * self.b
 
+    @property
+    def w2(self):
+        return self.w * self.w
+
 
 class NTLin(NamedTuple):
     w: object
@@ -63,6 +67,10 @@ class NTLin(NamedTuple):
 
     def __call__(self, x):
         return self.out(x) * self.b
+
+    @property
+    def w2(self):
+        return np.cos(self.w) * self.b
 
 
 @dataclass
@@ -83,6 +91,10 @@ def helper_loss(p, x):
     return p.loss(x * 2.0)
 
 
+def w2_of(p):
+    return p.w2
+
+
 def layer_sum(layers, x):
     s = 0.0
     for layer in layers:
@@ -98,6 +110,8 @@ SINGLE = {
     "method_and_fields": "return np.sum(p.out(x) * p.w) + p.b",
     "passed_on": "return helper_loss(p, x)",
     "twice": "return p.loss(x) + p.loss(2.0 * x)",
+    "property": "return np.sum(p.w2 * x) + p.b",
+    "property_passed_on": "return np.sum(w2_of(p) * x)",
 }
 #: bodies of f(net, x), net a Net of two layers of one class
 TREES = {
@@ -106,12 +120,14 @@ TREES = {
     "loop": "s = 0.0\n    for layer in net.layers:\n        s = s + layer.loss(x)\n    return s",
     "indexed": "return net.layers[0].loss(x) + np.sum(net.layers[1](x))",
     "list_passed_on": "return layer_sum(net.layers, x)",
+    "property": "return np.sum(net.layers[0].w2 * x) + np.sum(net.layers[1].w2)",
 }
 #: bodies of f(x): the record built in the function
 BUILT = {
     "method": "p = {cls}(w=x * 2.0, b=0.5)\n    return p.loss(x)",
     "call": "p = {cls}(x, 0.3)\n    return np.sum(p(x))",
     "method_and_field": "p = {cls}(np.cos(x), 1.5)\n    return np.sum(p.out(x)) * p.b",
+    "property": "p = {cls}(x * x, 0.5)\n    return np.sum(p.w2)",
 }
 
 

@@ -294,8 +294,10 @@ def _uses_ok(src, fdef, name, built, parents, classes):
             if parent.attr == "_replace" and isinstance(parent.ctx, gast.Load):
                 continue  # checked below
             if parent.attr not in fields:
-                if _method_call_copied(src, parent, parents, node, record, written, built[name]):
-                    continue  # p.predict(x): the copy of the class's method
+                if _method_call_copied(src, parent, parents, node, record, written, built[
+                        name]) or _property_copied(src, parent, node, record, written,
+                                                   built[name]):
+                    continue  # p.predict(x), p.total: the copy of the class's function
                 return False
             if isinstance(parent.ctx, gast.Load):
                 continue
@@ -342,6 +344,18 @@ def _method_call_copied(src, attr, parents, node, record, written, items, name=N
     whole = gast.Call(func=attr, args=[node] + call.args, keywords=call.keywords)
     found = passed_calls.binding(fn, whole, record)
     return bool(found) and _copied(src, fn, found, items)
+
+
+def _property_copied(src, attr, node, record, written, items):
+    """Whether ``attr`` (``p.total``) reads a property of the record's class whose getter's
+    copy taking the fields is made."""
+    getter = None if written or not isinstance(attr.ctx, gast.Load) else \
+        passed_calls.record_property(record(node)[0][0], attr.attr)
+    if getter is None:
+        return False
+    found = passed_calls.binding(getter, gast.Call(func=attr, args=[node], keywords=[]),
+                                 record)
+    return bool(found) and _copied(src, getter, found, items)
 
 
 def _copied(src, fn, found, items):
@@ -470,6 +484,13 @@ class _Fields(gast.NodeTransformer):
         return node
 
     def visit_Attribute(self, node):
+        if self.record(node.value) and (node.value.id, node.attr) not in self.names:
+            self.bind = getattr(self, "bind", None) or passed_records.binder(
+                self.src, self.src.node)
+            found = passed_records.rewrite_record_property(self.src, node, self.record,
+                                                           self.bind)
+            if found is not None:
+                return found
         if isinstance(node.value, gast.Name) and (node.value.id, node.attr) in self.names:
             ctx = gast.Store() if isinstance(node.ctx, gast.Store) else gast.Load()
             return gast.copy_location(_name(self.names[node.value.id, node.attr], ctx), node)

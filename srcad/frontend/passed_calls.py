@@ -263,3 +263,37 @@ def record_method(cls, attr):
 def _frozen_dataclass(cls):
     params = getattr(cls, "__dataclass_params__", None)
     return params is not None and params.frozen
+
+
+def record_property(cls, attr):
+    """The user's getter of the property ``attr`` of the record class ``cls`` (read on the
+    class, the reads recorded; a property is a data descriptor, which no attribute of the
+    object's own hides), else None."""
+    if type(cls) is not type or cls.__getattribute__ not in (
+            object.__getattribute__, tuple.__getattribute__):
+        return None
+    raw = None
+    for space, value in functions.method_reads(cls, attr):
+        env.record(env.Read(space, None, attr, (), value))
+        if value is not functions.ClassNamespace.ABSENT:
+            raw = value
+    getter = raw.fget if isinstance(raw, property) else None
+    if not isinstance(getter, types.FunctionType) or not functions.is_user_function(getter):
+        return None
+    return getter
+
+
+def constant_slice(node):
+    """``slice(...)`` of a constant slice (``[1:]``, ``[:-1]``, ``[::2]``), else None."""
+    if not isinstance(node, gast.Slice):
+        return None
+    parts = []
+    for part in (node.lower, node.upper, node.step):
+        if part is None or isinstance(part, gast.Constant) and part.value is None:
+            parts.append(None)
+            continue
+        index = constant_index(part)
+        if index is None:
+            return None
+        parts.append(index)
+    return slice(*parts)

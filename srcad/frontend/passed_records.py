@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import sys
 import threading
 import types
 import weakref
@@ -64,6 +65,7 @@ from .passed_calls import (
     method_receiver,
     objects_of,
     record_method,
+    record_property,
     sub_leaves,
     unpacked,
 )
@@ -137,6 +139,22 @@ def rewrite_record_method(src, call, records, bind, fdef=None, objects=None):
     call.func, call.args, call.keywords = made.func, made.args, made.keywords
     call._srcad_fields = True
     return True
+
+
+def rewrite_record_property(src, node, records, bind, fdef=None, objects=None):
+    """``p.total``, ``p`` a record whose class makes ``total`` a property (a getter of the
+    user's): the call of the getter's copy taking the record's fields, else None."""
+    if not isinstance(node, gast.Attribute) or not isinstance(node.ctx, gast.Load):
+        return None
+    found = records(node.value)
+    if not found or not is_record_spec(found[0]) or node.attr in dict(found[0][2]):
+        return None
+    getter = record_property(found[0][0], node.attr)
+    call = gast.copy_location(gast.Call(func=node, args=[node.value], keywords=[]), node)
+    if getter is None or not rewrite_call(src, call, records, bind, fdef, objects, getter):
+        return None
+    call._srcad_fields = True
+    return call
 
 
 def binder(src, fdef):
@@ -215,7 +233,7 @@ def _derived(fn, specs):
             if body.checked:  # check_method(obj, name) before a method followed
                 cells["srcad_check_method"] = types.CellType(check_method)
             _parameters(fdef, names)
-            passed_trees.rewrite(src, fdef, trees, bind, rewrite_call, rewrite_record_method)
+            passed_trees.rewrite(src, fdef, trees, bind, sys.modules[__name__])
             for node in gast.walk(fdef.args):  # annotations are not read: not evaluated
                 if isinstance(node, gast.Name):
                     node.annotation = None
@@ -419,7 +437,8 @@ class _Body:
             if found is not None:
                 return found
         elif isinstance(node, gast.Attribute) or isinstance(node, gast.Name):
-            found = self._read(node)
+            found = rewrite_record_property(self.src, node, self.expr, self.bind, self.fdef,
+                                            self.object_of) or self._read(node)
             if found is not None:
                 return found
         for field, child in gast.iter_fields(node):

@@ -42,10 +42,12 @@ from .passed_calls import (
     bound_names,
     callee,
     constant_index,
+    constant_slice,
     is_record_spec,
     leaf_paths,
     method_receiver,
     record_method,
+    record_property,
 )
 
 UNKNOWN = ("unknown",)  # may hold a record, srcad cannot tell which: every use refused
@@ -77,22 +79,6 @@ def item_of(spec):
     if not items:
         return None
     return items.pop() if len(items) == 1 else UNKNOWN
-
-
-def _constant_slice(node):
-    """``slice(...)`` of a constant slice (``[1:]``, ``[:-1]``, ``[::2]``), else None."""
-    if not isinstance(node, gast.Slice):
-        return None
-    parts = []
-    for part in (node.lower, node.upper, node.step):
-        if part is None or isinstance(part, gast.Constant) and part.value is None:
-            parts.append(None)
-            continue
-        index = constant_index(part)
-        if index is None:
-            return None
-        parts.append(index)
-    return slice(*parts)
 
 
 class _Specs:
@@ -134,9 +120,11 @@ class _Specs:
                 return UNKNOWN
             if is_record_spec(base):
                 call = self.parents.get(node)
-                if node.attr not in dict(base[2]) and isinstance(call, gast.Call) and \
-                        call.func is node and record_method(base[0], node.attr):
-                    return None  # layers[0].predict(x): a method (checked, rewritten)
+                if node.attr not in dict(base[2]) and (isinstance(call, gast.Call) and (
+                        call.func is node) and record_method(base[0], node.attr) or (
+                        isinstance(node.ctx, gast.Load) and record_property(base[0],
+                                                                            node.attr))):
+                    return None  # layers[0].predict(x), .total: a method, a property
                 return dict(base[2]).get(node.attr, UNKNOWN)
             return None
         if not isinstance(node, gast.Subscript):
@@ -158,7 +146,7 @@ class _Specs:
             return item_of(base)
         if index is not None:
             return base[2][index] if -len(base[2]) <= index < len(base[2]) else UNKNOWN
-        part = _constant_slice(node.slice)
+        part = constant_slice(node.slice)
         if part is not None:
             return ("seq", base[1], base[2][part])
         if isinstance(node.slice, gast.Slice):
@@ -371,7 +359,7 @@ class _Trees(_Specs):
             return  # layers[0](x): the class's __call__ (rewritten)
         if isinstance(parent, gast.Attribute) and parent.value is node:
             if record:
-                if parent.attr not in dict(spec[2]) and _method_call(self, node, parent, spec):
+                if parent.attr not in dict(spec[2]) and _followed(self, node, parent, spec):
                     return
                 if parent.attr not in dict(spec[2]):
                     raise self.error(parent, f"{parent.attr!r} is not a field of the record "
@@ -482,12 +470,19 @@ class _Trees(_Specs):
 
         return spec, leaves
 
-    def rewrite(self, rewrite_call, rewrite_method):
+    def rewrite(self, rewriters):
         trees = self
 
         class Rewrite(gast.NodeTransformer):
             def visit_Attribute(self, node):
                 spec = trees.spec(node.value)
+                if is_record_spec(spec) and node.attr not in dict(spec[2]):
+                    found = rewriters.rewrite_record_property(trees.src, node, trees.resolve,
+                                                              trees.bind, trees.fdef)
+                    if found is None:
+                        raise trees.error(node, "a property of a record that does not fit "
+                                          "its getter", hint="read the fields")
+                    return found
                 self.generic_visit(node)
                 if is_record_spec(spec):
                     return gast.copy_location(_mark(gast.Subscript(
@@ -524,8 +519,8 @@ class _Trees(_Specs):
 
             def visit_Call(self, node):
                 if method_receiver(node, trees.resolve)[0] is not None:
-                    if not rewrite_method(trees.src, node, trees.resolve, trees.bind,
-                                          trees.fdef):
+                    if not rewriters.rewrite_record_method(trees.src, node, trees.resolve,
+                                                           trees.bind, trees.fdef):
                         raise trees.error(node, "a call of a method of a record that does not "
                                           "fit its parameters",
                                           hint="pass the arguments its def names")
@@ -533,7 +528,7 @@ class _Trees(_Specs):
                 if not getattr(node, "_srcad_fields", False) and any(
                         trees.resolve(a) for a in node.args + [k.value for k in node.keywords]):
                     fn = callee(trees.src, node.func, trees.fdef)
-                    if fn is not None and rewrite_call(trees.src, node, trees.resolve,
+                    if fn is not None and rewriters.rewrite_call(trees.src, node, trees.resolve,
                                                        trees.bind, trees.fdef, fn=fn):
                         node._srcad_fields = True
                 self.generic_visit(node)
@@ -568,30 +563,34 @@ class _Trees(_Specs):
         return target
 
 
-def _method_call(trees, node, parent, spec):
-    """Whether ``node.m(...)`` (``parent`` the attribute) calls a method of the record's
-    class that srcad follows (:func:`.passed_records.rewrite_record_method`)."""
+def _followed(trees, node, parent, spec):
+    """Whether ``parent`` (``node.attr``) calls a method of the record's class
+    (``node.predict(x)``) or reads a property (``node.total``) that srcad follows (rewritten by
+    :func:`.passed_records.rewrite_record_method` and ``rewrite_record_property``)."""
     call = trees.parents.get(parent)
-    if not (isinstance(call, gast.Call) and call.func is parent) or \
-            not record_method(spec[0], parent.attr):
+    method = isinstance(call, gast.Call) and call.func is parent and record_method(
+        spec[0], parent.attr) is not None
+    if not method and not (isinstance(parent.ctx, gast.Load) and record_property(
+            spec[0], parent.attr) is not None):
         return False
     if not trees._pure(node):
-        raise trees.error(node, "a method called on a record that an expression makes: the "
-                         "record is read by each of its fields, and the expression would "
-                         "run once for each", hint="assign the record to a name first "
-                         "(l0 = layers[0]; l0.predict(x))")
+        raise trees.error(node, "a method or property of a record that an expression makes: "
+                          "the record is read by each of its fields, and the expression "
+                          "would run once for each", hint="assign the record to a name first "
+                          "(l0 = layers[0]; l0.predict(x))")
     return True
 
 
-def rewrite(src, fdef, known, bind, rewrite_call, rewrite_method):
+def rewrite(src, fdef, known, bind, rewriters):
     """Rewrite ``fdef`` in place (see above): its parameters in ``known`` (name -> tree spec)
-    hold records inside containers, read as dicts. ``bind``, ``rewrite_call`` and
-    ``rewrite_method``: as :mod:`.passed_records` gives them (a copy of a callee, where the
-    call is)."""
+    hold records inside containers, read as dicts. ``bind``: as :mod:`.passed_records` gives
+    it (a copy of a callee, where the call is); ``rewriters``: that module (its
+    ``rewrite_call``, ``rewrite_record_method``, ``rewrite_record_property``; it imports this
+    one)."""
     known = {k: v for k, v in known.items() if v is not None}
     if not known:
         return fdef
     trees = _Trees(src, fdef, known, bind)
     trees.check()
-    trees.rewrite(rewrite_call, rewrite_method)
+    trees.rewrite(rewriters)
     return fdef
