@@ -94,6 +94,20 @@ defvjp(special.iv, "v, x", x="g * 0.5 * (special.iv(v - 1, x) + special.iv(v + 1
 defvjp(special.ive, "v, x",
        x="g * (0.5 * (special.ive(v - 1, x) + special.ive(v + 1, x)) - sign(x) * ans)",
        broadcast=True)
+# K0' = -K1, K1' = -(K0 + K2) / 2, Kv' = -(K(v-1) + K(v+1)) / 2; kve = kv exp(x); the
+# scaled i0e = i0 exp(-|x|), i1e, k0e = k0 exp(x), k1e
+defvjp(special.k0, "x", x="-g * special.k1(x)")
+defvjp(special.k1, "x", x="-g * 0.5 * (special.k0(x) + special.kv(2, x))")
+defvjp(special.kv, "v, x", x="-g * 0.5 * (special.kv(v - 1, x) + special.kv(v + 1, x))",
+       broadcast=True)
+defvjp(special.kn, "n, x", x="-g * 0.5 * (special.kn(n - 1, x) + special.kn(n + 1, x))",
+       zero="n", broadcast=True)
+defvjp(special.kve, "v, x",
+       x="g * (ans - 0.5 * (special.kve(v - 1, x) + special.kve(v + 1, x)))", broadcast=True)
+defvjp(special.i0e, "x", x="g * (special.i1e(x) - sign(x) * ans)")
+defvjp(special.i1e, "x", x="g * (0.5 * (special.i0e(x) + special.ive(2, x)) - sign(x) * ans)")
+defvjp(special.k0e, "x", x="g * (ans - special.k1e(x))")
+defvjp(special.k1e, "x", x="g * (ans - 0.5 * (special.k0e(x) + special.kve(2, x)))")
 # J0' = -J1, J1' = (J0 - J2) / 2, Jv' = (J(v-1) - J(v+1)) / 2; the same for Y
 defvjp(special.j0, "x", x="-g * special.j1(x)")
 defvjp(special.j1, "x", x="g * 0.5 * (special.j0(x) - special.jv(2, x))")
