@@ -8,6 +8,7 @@ Imports ``srcad.rules``, ``srcad.runtime`` (and nothing above its layer).
 """
 
 import builtins
+import logging
 import copy
 import math
 import operator
@@ -105,6 +106,10 @@ nondiff(containers.extreme_index)  # max(xs, key=k): which item (read by positio
 nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.bool,
         builtins.isinstance, builtins.print, builtins.type, builtins.any, builtins.all)
 nondiff(builtins.slice)  # positions (integers): the backward of xs[k:] written slice(k, None)
+# messages: logging (the module's functions and a logger's methods) formats the values it is
+# given into a record for its handlers; no gradient comes back through a message
+nondiff(*(getattr(owner, level) for owner in (logging, logging.Logger, logging.LoggerAdapter)
+          for level in ("debug", "info", "warning", "error", "critical", "exception", "log")))
 # no rule, on purpose: zip/enumerate as values, str/repr (a number through a string) are
 # refused where a gradient would have to cross them (in a for loop they are understood)
 
