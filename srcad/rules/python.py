@@ -8,8 +8,8 @@ Imports ``srcad.rules``, ``srcad.runtime`` (and nothing above its layer).
 """
 
 import builtins
-import logging
 import copy
+import logging
 import math
 import operator
 
