@@ -13,6 +13,7 @@ Imports: gast, :mod:`srcad.core` and :mod:`srcad.errors`.
 
 from __future__ import annotations
 
+import builtins
 import operator
 
 import gast
@@ -25,6 +26,8 @@ from ..errors import SrcadError
 from ..runtime import numpy_helpers
 from .lower_stmts import unbound_check
 from .writes import callee_name
+
+_BUILTIN = {"list": builtins.list, "tuple": builtins.tuple}
 
 _BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -202,17 +205,44 @@ class Expressions:
         return self.env.pop(key)
 
     def expr_Tuple(self, node):
-        return ir.Prim(ir.BUILD_TUPLE, [self.expr(e) for e in self._elements(node)])
+        if any(isinstance(e, gast.Starred) for e in node.elts):
+            return self.expr(self._spliced(node, "tuple"))
+        return ir.Prim(ir.BUILD_TUPLE, [self.expr(e) for e in node.elts])
 
     def expr_List(self, node):
-        return ir.Prim(ir.BUILD_LIST, [self.expr(e) for e in self._elements(node)])
+        if any(isinstance(e, gast.Starred) for e in node.elts):
+            return self.expr(self._spliced(node, "list"))
+        return ir.Prim(ir.BUILD_LIST, [self.expr(e) for e in node.elts])
 
-    def _elements(self, node):
+    def _spliced(self, node, kind):
+        """``[*xs, y, *zs]`` as ``list(xs) + [y] + list(zs)`` (a tuple: ``tuple(xs) + (y,)``),
+        the forms srcad differentiates, when ``list``/``tuple`` is Python's own there."""
+        if kind in self.env or kind in self.source.closure or \
+                self.source.globals.get(kind, _BUILTIN[kind]) is not _BUILTIN[kind]:
+            raise self.error(node, "starred expressions (*xs) in a literal, with the name "
+                             f"{kind!r} bound to something else", hint="build the sequence "
+                             "with + or a loop")
+        parts, run = [], []
+        display = gast.Tuple if kind == "tuple" else gast.List
         for e in node.elts:
             if isinstance(e, gast.Starred):
-                raise self.error(node, "starred expressions (*xs) in a literal",
-                                 hint="build the sequence with + or a loop")
-        return node.elts
+                if run:
+                    parts.append(display(elts=run, ctx=gast.Load()))
+                    run = []
+                parts.append(gast.Call(func=gast.Name(id=kind, ctx=gast.Load(), annotation=None,
+                                                      type_comment=None),
+                                       args=[e.value], keywords=[]))
+            else:
+                run.append(e)
+        if run:
+            parts.append(display(elts=run, ctx=gast.Load()))
+        out = parts[0]
+        for part in parts[1:]:
+            out = gast.BinOp(left=out, op=gast.Add(), right=part)
+        for sub in gast.walk(out):
+            if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                gast.copy_location(sub, node)
+        return out
 
     def expr_Subscript(self, node):
         if self.is_kwargs(node.value):
