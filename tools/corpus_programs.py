@@ -161,6 +161,40 @@ CORPUS = [
     (MLR_OLD, "notes/13_Multilayer_perceptrons/13_3_Optimization.ipynb"),
     (MLR_OLD, "notes/13_Multilayer_perceptrons/13_6_Batch_normalization.ipynb"),
     (MLR_OLD, "notes/11_Feature_learning/11_6_Regularization.ipynb"),
+    # (round 11) a wrapper of scipy.optimize.minimize that takes autograd's gradients of
+    # functions of several arrays (its tutorials: Rosenbrock, ridge regression, a Gaussian
+    # mixture by maximum likelihood, preconditioning, whitening)
+    ("pierreablin/autoptim", "tutorials/rosenbrock.py"),
+    ("pierreablin/autoptim", "tutorials/ridge_regression.py"),
+    ("pierreablin/autoptim", "tutorials/gaussian_mixture.py"),
+    ("pierreablin/autoptim", "tutorials/preconditioning.py"),
+    ("pierreablin/autoptim", "tutorials/whitening.py"),
+    # a GRU whose decision-tree surrogate regularises it (tree regularisation), trained
+    # through autograd's gradients of the recurrent network
+    ("dtak/tree-regularization-public", "train.py"),
+    # "right for the right reasons": networks penalised by their input gradients (a
+    # derivative inside the objective), on toy and real data sets
+    ("dtak/rrr", "experiments/2D Intuition.ipynb"),
+    ("dtak/rrr", "experiments/Iris-Cancer.ipynb"),
+    ("dtak/rrr", "experiments/Toy Colors.ipynb"),
+    ("dtak/rrr", "experiments/Loss Functions.ipynb"),
+    ("dtak/rrr", "bin/test_gradient_variants.py"),
+    # a variational inference package (classes of approximations, objectives, optimisers)
+    # and its documentation's notebooks
+    ("jhuggins/viabel", "docs/source/quickstart.ipynb"),
+    ("jhuggins/viabel", "docs/source/robust-regression.ipynb"),
+    # variational boosting: mixtures of Gaussians grown component by component (classes of
+    # models and approximations), a synthetic 2-D figure and hierarchical models
+    ("andymiller/vboost", "code/make_synth_2d_figure.py"),
+    ("andymiller/vboost", "code/make_vb_cartoon_figure.py"),
+    ("andymiller/vboost", "code/mlm_main.py"),
+    # parameter patterns that flatten and fold constrained parameters (PSD matrices,
+    # simplices) and their documentation's optimisation notebooks (Hessians, HVPs)
+    ("rgiordan/paragami", "docs/source/example_notebooks/optimization_class.ipynb"),
+    ("rgiordan/paragami", "docs/source/example_notebooks/optimizing_psd_matrix.ipynb"),
+    ("rgiordan/paragami", "docs/source/example_notebooks/parameter_containers.ipynb"),
+    ("rgiordan/paragami",
+     "docs/source/example_notebooks/flattening_and_folding_psd_matrix.ipynb"),
 ]
 
 

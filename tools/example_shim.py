@@ -542,9 +542,15 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if name == "autograd.builtins":
             return _module(name, {"tuple": tuple, "list": list, "dict": dict,
                                   "isinstance": isinstance, "type": type})
-        if name == "autograd.core":  # getval: the value without its gradient (JAX's name)
+        if name == "autograd.core":  # getval: the value without its gradient (JAX's name);
+            # primitive, defvjp, defjvp: the very objects autograd.extend gives (autograd's
+            # core module imports or defines them, extend re-exports them)
             module = _module(name, {"getval": getval,
-                                    "make_vjp": srcad.make_vjp})
+                                    "make_vjp": srcad.make_vjp,
+                                    "primitive": srcad.extend.primitive,
+                                    "defvjp": srcad.extend.defvjp,
+                                    "defjvp": srcad.extend.defjvp,
+                                    "notrace_primitive": srcad.extend.notrace_primitive})
 
             def internal(attr):
                 if attr.startswith("__"):
