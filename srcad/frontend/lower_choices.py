@@ -28,7 +28,7 @@ from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import SrcadError
 from ..rules.registry import registry as _registry
-from ..runtime import containers
+from ..runtime import containers, derivatives
 
 #: at most this many candidates are followed (a choice is an ``if`` per candidate)
 LIMIT = 64
@@ -249,6 +249,17 @@ class Choices:
             return self.call_atom(spelled[0], node, hint, True, "a function")
         self.choices[atom.name] = spelled
         return self.call_choice(atom, node, hint)
+
+    def value_call(self, atom, node):
+        """``f(x, ..)`` with ``f`` read from a container srcad cannot know (a tuple a helper
+        returned): a call of :func:`srcad.runtime.derivatives.call_value`, which takes its
+        derivative from the function it meets when the code runs (refused by the soundness
+        check if the function is made from differentiated values)."""
+        args = [self.expr(a) for a in node.args]
+        line = getattr(node, "lineno", None)
+        where = (self.source.filename, line, self.source.line_text(line))
+        return ir.Prim(derivatives.call_value, [self.bound_const(where, "where"), atom] + args,
+                       spelling=self.bound_name(derivatives.call_value, "call_value"))
 
     def container_refusal(self, atom, node, what):
         """A precise refusal for calling a value read from a container nobody knows."""
