@@ -114,8 +114,16 @@ def _known_spread(lowerer, arg):
     without lowering anything: a ``*args`` parameter (its length fixed by the call), a tuple
     built in the function, a list display it never changes, a constant tuple; else ``None``."""
     value = arg.value
-    if not (isinstance(value, gast.Name) and value.id in lowerer.env):
+    if not isinstance(value, gast.Name):
         return None
+    if value.id not in lowerer.env:  # a global or closure constant (its read is guarded)
+        if value.id in lowerer.local_functions:
+            return None
+        try:
+            constant = lowerer.source.lookup(value.id)
+        except (NameError, KeyError):
+            return None
+        return list(constant) if type(constant) is tuple else None
     atom = lowerer.env[value.id]
     if isinstance(atom, Const):
         return list(atom.value) if isinstance(atom.value, tuple) else None

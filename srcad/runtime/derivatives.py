@@ -31,7 +31,7 @@ import itertools
 import linecache
 import weakref
 
-from ..core.kinds import kind_of_value, with_complex
+from ..core.kinds import COMPLEX, kind_of_value, with_complex
 from ..errors import MutationError, SrcadError, UnsupportedSyntaxError
 from .registry import helper
 
@@ -208,18 +208,20 @@ def _check_effects(form, args, where):
     line and text)."""
     values = dict(zip(inspect.signature(form).parameters, args))
     kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
-    if CALLEES[0].unseen_complex(form, kinds):
+    if COMPLEX not in kinds and CALLEES[0].result_complex(form, kinds):  # the caller's
+        # code takes the result real when no argument is complex (analysis.complexity)
         filename, lineno, text = where
         raise UnsupportedSyntaxError(
             f"a call of {_called(form)}, a function srcad met only when the code ran (read "
-            "from a container it could not know), which may make a complex number from real "
-            "ones, or whose code srcad cannot read", filename=filename, lineno=lineno,
+            "from a container it could not know), which may return a complex number for real "
+            "arguments, or whose code srcad cannot read", filename=filename, lineno=lineno,
             construct=text, hint="call the function by its name")
     if not CALLEES[0].writes_nothing(form, kinds):
         filename, lineno, text = where
-        raise MutationError(f"a call of {_called(form)}, a function srcad met only when the code ran "
-                            "(read from a container it could not know), which may change "
-                            "what it is given or a global, or whose code srcad cannot read",
+        raise MutationError(f"a call of {_called(form)}, a function srcad met only when the "
+                            "code ran (read from a container it could not know), which may "
+                            "change what it is given or a global, or whose code srcad cannot "
+                            "read",
                             filename=filename, lineno=lineno, construct=text,
                             hint="return new values instead of changing the arguments; or "
                             "call the function by its name")
