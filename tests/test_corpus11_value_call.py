@@ -209,3 +209,38 @@ def test_a_function_making_complex_numbers_is_refused(tmp_path):
         srcad.grad(m.f)(np.array([1.0, 2.0]))
     assert info.value.lineno == _line(m, "np.real(fs[0](x))")
     assert "may return a complex number for real arguments" in info.value.message
+
+
+LATE = textwrap.dedent("""
+    def helper():
+        return [lambda t: t * i for i in range(3)]
+
+    def from_a_helper(x):
+        fs = helper()
+        return sum(g(x) for g in fs)
+
+    def built_here(x):
+        fs = [lambda t: t * i for i in range(3)]
+        return sum(g(x) for g in fs)
+    """)
+
+
+def test_a_helpers_lambdas_keep_pythons_late_binding(tmp_path):
+    """The helper runs as Python: its three lambdas all read ``i`` as 2, and so does the
+    derivative (the value 6 x, the gradient 6)."""
+    m, a = _module(LATE, tmp_path, "np"), _module(LATE, tmp_path, "ag")
+    value, g = srcad.value_and_grad(m.from_a_helper)(0.71)
+    assert value == pytest.approx(m.from_a_helper(0.71)) and value == pytest.approx(6 * 0.71)
+    assert g == pytest.approx(autograd.grad(a.from_a_helper)(0.71))
+    assert g == pytest.approx(6.0)
+
+
+def test_lambdas_built_in_the_function_stay_refused(tmp_path):
+    """A container built in the function may hold lambdas srcad made of the function's own:
+    a call of one it cannot choose stays refused (never a value of other bindings)."""
+    m = _module(LATE, tmp_path, "np")
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcad.grad(m.built_here)(0.71)
+    assert "taken from a list, tuple or dict whose functions srcad cannot know" in (
+        info.value.message)
+    assert info.value.lineno in (_line(m, "fs = [lambda"), _line(m, "fs = [lambda") + 1)

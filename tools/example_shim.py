@@ -13,9 +13,15 @@ operators and that plain NumPy code can do too (``autograd.misc.flatten``, the `
 source); ``autograd.builtins.tuple`` is Python's; ``autograd.core.getval`` (a value without its
 gradient) is a ``nondiff`` identity (``srcad.stop_gradient``'s meaning) whose values the
 finite differences hold at the point. ``autograd.extend``'s ``primitive``,
-``defvjp`` and ``defjvp`` are srcad.extend's (which takes autograd's form of a rule);
-autograd's other internals (tracers, boxes, vector spaces) are not srcad's API: a program
-using them is reported UNSUPPORTED-API.
+``defvjp`` and ``defjvp`` are srcad.extend's (which takes autograd's form of a rule), and so
+are the same objects ``autograd.core`` gives; autograd 1.1's module names (``autograd.util``'s
+``flatten``, ``autograd.optimizers``) are the same functions; ``make_jvp_reversemode`` is a
+Jacobian made by vjps times the vector; autograd's box types (``ArrayBox``, ``DictBox``),
+which programs name in annotations and ``isinstance`` tests, are classes no value is an
+instance of (srcad has no boxes); ``unbroadcast_f``, a helper of autograd's rules
+(autograd-gamma uses it), sums a rule's gradient back to its argument's shape. autograd's
+other internals (tracers, vector spaces) are not srcad's API: a program using them is
+reported UNSUPPORTED-API.
 
 Every derivative srcad makes is checked on its first ``CHECKED_CALLS`` calls: its value (for
 ``value_and_grad``) against the program's function, and each gradient along two random
@@ -594,6 +600,10 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return _module(name, {"check_grads": check_grads})
         if name == "autograd.misc":
             return _module(name, {"flatten": flatten})
+        if name == "autograd.util":  # autograd 1.1's home of flatten (autograd.misc's now)
+            module = _module(name, {"flatten": flatten, "flatten_func": flatten_func})
+            module.__getattr__ = _internal(name)
+            return module
         if name == "autograd.misc.flatten":
             return _module(name, {"flatten": flatten, "flatten_func": flatten_func})
         if name in ("autograd.misc.optimizers", "autograd.optimizers"):  # (autograd 1.1's)

@@ -166,9 +166,6 @@ class Calls:
             chosen = self.call_candidate(atom, node, hint)
             if chosen is not None:
                 return chosen
-        if isinstance(atom, Var) and atom.name in self.read_from and spliced and not (
-                node.keywords):  # a function known only when the code runs
-            return self.value_call(atom, node)
         self.container_refusal(atom, node, what)
         if isinstance(atom, Var) and atom.name in self.merged_partials:
             raise self.error(

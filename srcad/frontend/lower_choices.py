@@ -106,7 +106,7 @@ class Choices:
             if not sure:
                 self.unsure.add(name)
         elif prim.fn is operator.getitem:
-            self.read_from.add(name)
+            self.read_from[name] = prim.args[0]
 
     def viewed(self, prim):
         """The candidates of ``d.values()`` (``keys``, ``items``), ``list(xs)``, ``tuple(xs)``
@@ -226,10 +226,12 @@ class Choices:
 
     def call_candidate(self, atom, node, hint):
         """``f(...)`` with ``f`` read from a known container: a checked choice among the
-        functions it may be; ``None`` when ``atom`` has no candidates."""
+        functions it may be; read from a container made outside this code, a call of the
+        function met when it runs (:meth:`value_call`); else ``None``."""
         options = self.candidates.get(atom.name) if isinstance(atom, Var) else None
-        if options is None:
-            return None
+        if options is None:  # a function known only when the code runs, or none
+            outside = not node.keywords and self.read_outside(atom)
+            return self.value_call(atom, node) if outside else None
         if not all(self.is_function_atom(o) for o in options):
             bad = next(o for o in options if not self.is_function_atom(o))
             what = "a lambda or partial holding values computed in the loop" if isinstance(
@@ -249,6 +251,16 @@ class Choices:
             return self.call_atom(spelled[0], node, hint, True, "a function")
         self.choices[atom.name] = spelled
         return self.call_choice(atom, node, hint)
+
+    def read_outside(self, atom):
+        """Whether ``atom`` was read from a container made outside the code srcad makes: a
+        parameter, or what a call of a function of yours returned (which runs as Python when
+        no differentiated value flows in, so the functions it holds are Python's own; a
+        container built here may hold lambdas srcad made of the function's own, which it calls
+        only where it knows them)."""
+        container = self.read_from.get(atom.name) if isinstance(atom, Var) else None
+        return isinstance(container, Var) and (container.name in self.param_names
+                                               or container.name in self.call_results)
 
     def value_call(self, atom, node):
         """``f(x, ..)`` with ``f`` read from a container srcad cannot know (a tuple a helper
