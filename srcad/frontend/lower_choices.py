@@ -13,8 +13,11 @@ np.sin(x) elif ...``, each arm a call srcad differentiates as the concrete funct
 branch taken recorded as any ``if``'s is. Before the choice the generated code checks that
 the value is one of the candidates (:func:`check_choice`): a list or dict changed in place
 after the code was made holds a function the code was not made for, and the call fails
-with an error instead of calling a wrong one. Calling a value whose candidates are not
-known (read from a parameter, or from a container holding values computed here) is refused.
+with an error instead of calling a wrong one. A value whose candidates are not known, read
+from a container made outside this code (a parameter, what a function of yours returned), is
+called through :func:`srcad.runtime.derivatives.call_value`, which takes the derivative of the
+function it meets when the call runs; read from a container built here (which may hold lambdas
+srcad made of the function's own), calling it is refused.
 
 Imports: the standard library, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.rules`
 (the registry's piecewise-constant table) and :mod:`srcad.runtime` (the dict views).
