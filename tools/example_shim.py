@@ -675,6 +675,7 @@ def classify(exc):
 
 def main(path, seconds):
     sys.meta_path.insert(0, Finder())
+    sys.argv = [path]  # as `python PROGRAM.py` gives it (unittest.main reads the rest)
     directory = os.path.dirname(os.path.abspath(path))
     sys.path.insert(0, directory)
     os.chdir(directory)
