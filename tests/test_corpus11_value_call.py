@@ -244,3 +244,34 @@ def test_lambdas_built_in_the_function_stay_refused(tmp_path):
     assert "taken from a list, tuple or dict whose functions srcad cannot know" in (
         info.value.message)
     assert info.value.lineno in (_line(m, "fs = [lambda"), _line(m, "fs = [lambda") + 1)
+
+
+APPENDED = textwrap.dedent("""
+    def helper():
+        return [np.sin]
+
+    def appended_in_a_loop(x):
+        fs = helper()
+        for i in range(3):
+            fs.append(lambda z: z * i)
+        return fs[1](x) + fs[2](x) + fs[3](x)
+
+    def stored(x):
+        fs = helper()
+        fs.append(lambda z: z * 2.0)
+        return fs[1](x)
+    """)
+
+
+@pytest.mark.parametrize("name", ["appended_in_a_loop", "stored"])
+def test_a_lambda_of_the_function_put_into_an_outside_container_is_refused(name, tmp_path):
+    """srcad's own form of the function's lambda (its bindings early, Python's late) is never
+    called as a function met at run time: Python gives 6 x for the loop, srcad's would be 3 x."""
+    m = _module(APPENDED, tmp_path, "np")
+    f = getattr(m, name)
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcad.value_and_grad(f)(0.7)
+    assert "a function srcad made of a lambda or def of yours" in info.value.message
+    assert "call the lambda where it is made" in info.value.hint
+    assert info.value.lineno == _line(m, "return fs[1](x)\n" if name == "stored" else
+                                      "return fs[1](x) + fs[2](x)")

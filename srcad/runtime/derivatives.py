@@ -26,6 +26,7 @@ The transformations reach the pipeline's callee cache through :data:`CALLEES` (s
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import itertools
 import linecache
@@ -206,6 +207,18 @@ def _check_effects(form, args, where):
     """Raise unless srcad can read that ``form`` (a call of the function met) changes no
     object its caller can see, for arguments like ``args`` (``where``: the call's file,
     line and text)."""
+    made = form.__closure__[0].cell_contents
+    while isinstance(made, functools.partial):
+        made = made.func
+    code = getattr(made, "__code__", None)
+    if code is not None and code.co_filename.startswith("<srcad: "):
+        filename, lineno, text = where  # a lambda or def of the user's, as srcad lowered it
+        raise UnsupportedSyntaxError(
+            f"a call of {_called(form)}, a function srcad made of a lambda or def of yours (put "
+            "into a container the function changes), met only when the code ran: srcad calls "
+            "such a function only where it knows it", filename=filename, lineno=lineno,
+            construct=text, hint="call the lambda where it is made, or hold the functions in "
+                                 "a tuple or list display written in the function")
     values = dict(zip(inspect.signature(form).parameters, args))
     kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
     if COMPLEX not in kinds and CALLEES[0].result_complex(form, kinds):  # the caller's
@@ -247,7 +260,9 @@ def _call_value_form(where, fn, *args):
 
 def _called(form):
     """The name of the function a form of :func:`call_value` calls."""
-    return getattr(form.__closure__[0].cell_contents, "__qualname__", "the function")
+    fn = form.__closure__[0].cell_contents
+    fn = getattr(fn, "func", fn)
+    return getattr(fn, "__qualname__", "the function")
 
 
 def _call_value_checked(where, fn, *args):
