@@ -26,7 +26,7 @@ import inspect
 import sys
 
 from .errors import RuleError
-from .extend_autograd import autograd_rule, template_names
+from .extend_autograd import autograd_rule, forward_only, rule_parameters, template_names
 from .rules import registry
 from .rules.registry import Rule
 
@@ -100,9 +100,42 @@ def defjvp(fn, *makers, argnums=None):
 
 
 def _autograd_form(fn, mode, makers, argnums):
-    """Register the rule :func:`srcad.extend_autograd.autograd_rule` makes of the makers."""
+    """Register the rule :func:`srcad.extend_autograd.autograd_rule` makes of the makers.
+
+    Forward-mode makers alone (``defjvp`` without ``defvjp``), for a function srcad has its
+    own rules for, give those rules with these tangents: autograd keeps a primitive's
+    reverse mode when ``defjvp`` gives its forward mode (a library that re-states the
+    tangents of ``gammaln`` or ``np.linalg.inv``, as paragami does, keeps their gradients).
+    Only ``None`` makers for a function srcad knows has no derivative: nothing to add."""
+    if mode == "jvp" and all(m is None for m in makers) and registry.is_nondiff(fn):
+        return None
     templates, namespace, jvp = autograd_rule(fn, mode, makers, argnums)
-    return _register(fn, None, False, templates, namespace, jvp=jvp)
+    positional, keywords = rule_parameters(fn)
+    own = [r for r in registry.rules_for(fn) if not r.user]
+    if mode == "jvp" and forward_only(fn) and own and not keywords and all(
+            r.params == positional for r in own):
+        merged = [r.with_forward(jvp, _names_used(fn, jvp, namespace)) for r in own]
+        for rule in reversed(merged):  # srcad's own templates: instantiated as its own
+            registry.add(rule)
+        return merged[0]
+    signature = ", ".join(positional) if isinstance(getattr(fn, "nin", None), int) else None
+    return _register(fn, signature, False, templates, namespace, jvp=jvp)
+
+
+def _names_used(fn, templates, namespace):
+    """The names of ``namespace`` the templates (strings) read; a name defined nowhere is a
+    :class:`srcad.RuleError`, as in :func:`_register`."""
+    known = set(inspect.signature(fn).parameters) | template_names() | {"t"}
+    used = {}
+    for text in templates.values():
+        for node in ast.walk(ast.parse(text, mode="eval")):
+            if isinstance(node, ast.Name) and node.id not in known:
+                if node.id not in namespace:
+                    raise RuleError(f"rule for {getattr(fn, '__qualname__', fn)}: {node.id!r} "
+                                    "is not defined where the rule is",
+                                    hint="import it in the module defining the rule")
+                used[node.id] = namespace[node.id]
+    return used
 
 
 def primitive(fn):

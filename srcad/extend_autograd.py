@@ -69,8 +69,7 @@ def autograd_rule(fn, mode, makers, argnums):
         raise RuleError(f"rule for {name}: an autograd-form rule needs named parameters, and "
                         f"{name} takes *args or **kwargs",
                         hint="wrap it: def f(x, y): return fn(x, y), and give f the rule")
-    positional = [p.name for p in params if p.kind != p.KEYWORD_ONLY]
-    keywords = [p.name for p in params if p.kind == p.KEYWORD_ONLY]
+    positional, keywords = rule_parameters(fn, params)
     argnums = range(len(makers)) if argnums is None else argnums
     if len(argnums) != len(makers) or any(not 0 <= i < len(positional) for i in argnums):
         raise RuleError(f"rule for {name}: {len(makers)} makers for argument numbers "
@@ -94,6 +93,26 @@ def autograd_rule(fn, mode, makers, argnums):
             out[param] = (form if applied is None else "{f}(g, ans, {args})").format(
                 f=spelled, args=args)
     return vjps, namespace, jvps or None
+
+
+def rule_parameters(fn, params=None):
+    """The positional and keyword-only parameters of ``fn`` a rule names: a NumPy ufunc's
+    inputs only (``out=``, ``where=``... are not differentiated), else those of its
+    signature."""
+    params = inspect.signature(fn).parameters.values() if params is None else params
+    positional = [p.name for p in params if p.kind != p.KEYWORD_ONLY]
+    keywords = [p.name for p in params if p.kind == p.KEYWORD_ONLY]
+    nin = getattr(fn, "nin", None)
+    if isinstance(nin, int):  # a ufunc: (x1, x2, /, out=None, *, where=True, ...)
+        return positional[:nin], []
+    return positional, keywords
+
+
+def forward_only(fn):
+    """Whether only forward-mode makers were given for ``fn`` so far (``defjvp`` without
+    ``defvjp``)."""
+    table = _MAKERS.get(fn)
+    return table is not None and not table["vjp"]
 
 
 def _maker_name(maker, fn, kind, param, taken):

@@ -238,9 +238,25 @@ def test_a_tuple_of_functions_argument_specialises_the_code():
     assert d(0.4, (np.tanh,)) == pytest.approx(1 - np.tanh(0.4) ** 2)
 
 
-def test_a_list_argument_of_functions_is_refused_with_the_rewrite():
+def test_a_list_argument_of_functions_is_read_when_the_code_runs():
+    """Refused before round 11; now each function is met (and differentiated) when the call
+    runs (srcad.runtime.derivatives.call_value), the list changed or not."""
+    d = srcad.grad(through_a_parameter)
+    fs = [np.sin, np.cos]
+    assert d(0.4, fs) == pytest.approx(np.cos(0.4) - np.sin(0.4))
+    fs[1] = np.tanh
+    assert d(0.4, fs) == pytest.approx(np.cos(0.4) + 1 - np.tanh(0.4) ** 2)
+    assert d(0.4, fs) == pytest.approx(numerical_grad(lambda x: through_a_parameter(x, fs),
+                                                      (0.4,)), rel=1e-6)
+
+
+def through_a_parameter_with_keywords(x, fs):
+    return fs[0](x=x)
+
+
+def test_a_list_argument_called_with_keywords_is_refused_with_the_rewrite():
     with pytest.raises(SrcadError, match="taken from a list, tuple or dict") as err:
-        srcad.grad(through_a_parameter)(0.4, [np.sin, np.cos])
+        srcad.grad(through_a_parameter_with_keywords)(0.4, [lambda x: np.sin(x)])
     assert "tuple of functions" in str(err.value) and err.value.lineno is not None
 
 

@@ -42,6 +42,10 @@ def _names(groups):
 
 
 NUMBA_REFUSED = {
+    'derivatives': (
+        'a function srcad meets only when the code runs: its derivative is made then, which '
+        'code compiled in advance cannot do',
+        'call_value'),
     'containers': (
         'list, dict and tuple versions and their gradients: reflected lists and dicts of '
         'mixed items are not Numba values',
@@ -117,8 +121,8 @@ STANDARD_REFUSED = {
         'split_concat split_concat_back values_grad values_tangent with_zero_at without_item'),
     'derivatives': (
         'third order: the derivative of a derivative is NumPy code (second order and'
-        ' Jacobians have namespace forms)',
-        'form_fwd form_jvp'),
+        ' Jacobians have namespace forms); a function met when the code runs is NumPy code',
+        'call_value form_fwd form_jvp'),
     'helpers': (
         'NumPy-only forms (np.add.at, object arrays, complex checks) the standard lacks',
         'added_at check_holomorphic copy_tangent_grad dot_grad_a dot_grad_b erf expand fill '
@@ -177,8 +181,9 @@ KINDS_ANY = {
         'sort_value_grad sort_value_tangent sorted_grad sorted_tangent split_concat '
         'split_concat_back values_grad values_tangent with_zero_at without_item'),
     'derivatives': (
-        "a derivative's result: its own specialisation decides, ANY here",
-        'derivative_bwd derivative_fwd derivative_jvp form_fwd form_jvp'),
+        "a derivative's result, or a function's met when the code runs: its own "
+        "specialisation decides, ANY here",
+        'call_value derivative_bwd derivative_fwd derivative_jvp form_fwd form_jvp'),
     'helpers': (
         'a gradient or check of any kind: ANY (never a wrong kind; at worst a refusal)',
         'add broadcast_as check_holomorphic check_real check_scalar copy_tangent '

@@ -161,6 +161,65 @@ CORPUS = [
     (MLR_OLD, "notes/13_Multilayer_perceptrons/13_3_Optimization.ipynb"),
     (MLR_OLD, "notes/13_Multilayer_perceptrons/13_6_Batch_normalization.ipynb"),
     (MLR_OLD, "notes/11_Feature_learning/11_6_Regularization.ipynb"),
+    # (round 11) a wrapper of scipy.optimize.minimize that takes autograd's gradients of
+    # functions of several arrays (its tutorials: Rosenbrock, ridge regression, a Gaussian
+    # mixture by maximum likelihood, preconditioning, whitening)
+    ("pierreablin/autoptim", "tutorials/rosenbrock.py"),
+    ("pierreablin/autoptim", "tutorials/ridge_regression.py"),
+    ("pierreablin/autoptim", "tutorials/gaussian_mixture.py"),
+    ("pierreablin/autoptim", "tutorials/preconditioning.py"),
+    ("pierreablin/autoptim", "tutorials/whitening.py"),
+    # a GRU whose decision-tree surrogate regularises it (tree regularisation), trained
+    # through autograd's gradients of the recurrent network
+    ("dtak/tree-regularization-public", "train.py"),
+    # "right for the right reasons": networks penalised by their input gradients (a
+    # derivative inside the objective), on toy and real data sets
+    ("dtak/rrr", "experiments/2D Intuition.ipynb"),
+    ("dtak/rrr", "experiments/Iris-Cancer.ipynb"),
+    ("dtak/rrr", "experiments/Toy Colors.ipynb"),
+    ("dtak/rrr", "experiments/Loss Functions.ipynb"),
+    ("dtak/rrr", "bin/test_gradient_variants.py"),
+    # a variational inference package (classes of approximations, objectives, optimisers)
+    # and its documentation's notebooks
+    ("jhuggins/viabel", "docs/source/quickstart.ipynb"),
+    ("jhuggins/viabel", "docs/source/robust-regression.ipynb"),
+    # variational boosting: mixtures of Gaussians grown component by component (classes of
+    # models and approximations), a synthetic 2-D figure and hierarchical models
+    ("andymiller/vboost", "code/make_synth_2d_figure.py"),
+    ("andymiller/vboost", "code/make_vb_cartoon_figure.py"),
+    ("andymiller/vboost", "code/mlm_main.py"),
+    # parameter patterns that flatten and fold constrained parameters (PSD matrices,
+    # simplices) and their documentation's optimisation notebooks (Hessians, HVPs)
+    ("rgiordan/paragami", "docs/source/example_notebooks/optimization_class.ipynb"),
+    ("rgiordan/paragami", "docs/source/example_notebooks/optimizing_psd_matrix.ipynb"),
+    ("rgiordan/paragami", "docs/source/example_notebooks/parameter_containers.ipynb"),
+    ("rgiordan/paragami",
+     "docs/source/example_notebooks/flattening_and_folding_psd_matrix.ipynb"),
+    # optimisation on manifolds: a Gaussian mixture fitted on a product of positive definite
+    # matrices and Euclidean spaces (gradients and Hessian-vector products of the cost)
+    ("pymanopt/pymanopt", "examples/notebooks/mixture_of_gaussians.py"),
+    # linear response variational Bayes: parameter objects (classes with methods) whose
+    # objectives are differentiated to second order, its example and its tests
+    ("rgiordan/LinearResponseVariationalBayes.py", "Example.ipynb"),
+    ("rgiordan/LinearResponseVariationalBayes.py",
+     "LinearResponseVariationalBayes/test_objectives.py"),
+    ("rgiordan/LinearResponseVariationalBayes.py",
+     "LinearResponseVariationalBayes/test_exponential_families.py"),
+    # reduced-variance reparameterisation gradients (control variates from Hessians) for
+    # black-box variational inference
+    ("andymiller/ReducedVarianceReparamGradients", "code/example.py"),
+    # hidden-parameter MDPs: a Bayesian neural network transition model (a class) trained by
+    # autograd's gradients, on a toy system
+    ("dtak/hip-mdp-public", "toy_example.ipynb"),
+    # survival models (classes whose hazards are differentiated; Hessians for the standard
+    # errors; scipy.optimize with autograd's gradients): the package's example programs
+    ("CamDavidsonPilon/lifelines", "examples/cure_model.py"),
+    ("CamDavidsonPilon/lifelines", "examples/mixture_cure_model.py"),
+    ("CamDavidsonPilon/lifelines", "examples/haft_model.py"),
+    ("CamDavidsonPilon/lifelines", "examples/copula_frailty_weibull_model.py"),
+    ("CamDavidsonPilon/lifelines", "examples/royston_parmar_splines.py"),
+    ("CamDavidsonPilon/lifelines", "examples/crowther_royston_clements_splines.py"),
+    ("CamDavidsonPilon/lifelines", "examples/left_censoring_experiments.py"),
 ]
 
 
@@ -252,18 +311,37 @@ def notebook_program(path):
     the cells in order, as IPython runs them (``cell_lines``). Returns its name."""
     with open(path, encoding="utf-8") as f:
         cells = json.load(f).get("cells", [])
-    lines = ["_ = None"]
+    lines, future = ["_ = None"], []
     for cell in cells:
         if cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else source
-        lines.extend(cell_lines(source))
+        for line in cell_lines(source):  # IPython takes __future__ imports in any cell
+            (future if line.startswith("from __future__ import") else lines).append(line)
         lines.append("")
+    lines = future + lines
     program = os.path.splitext(path)[0] + ".py"
     with open(program, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     return os.path.basename(program)
+
+
+def scm_version_file(root):
+    """For a package whose version setuptools_scm writes into a module at install time
+    (``[tool.setuptools_scm] write_to = "src/pkg/_version.py"``), that module, as ``pip
+    install -e .`` would write it, when the repository lacks it."""
+    try:
+        with open(os.path.join(root, "pyproject.toml"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return
+    found = re.search(r"\[tool\.setuptools_scm\][^\[]*?\b(?:write_to|version_file)\s*=\s*"
+                      r"[\"']([^\"']+)[\"']", text)
+    target = os.path.join(root, found.group(1)) if found else None
+    if target and not os.path.exists(target) and os.path.isdir(os.path.dirname(target)):
+        with open(target, "w", encoding="utf-8") as f:
+            f.write('__version__ = version = "0.0.0"\n')
 
 
 def package_path(root, pythonpath):
@@ -273,6 +351,8 @@ def package_path(root, pythonpath):
     paths = [pythonpath] if pythonpath else []
     if any(os.path.exists(os.path.join(root, f)) for f in ("setup.py", "pyproject.toml")):
         paths.insert(0, root)
+        if os.path.isdir(os.path.join(root, "src")):  # a "src layout": the package is there
+            paths.insert(0, os.path.join(root, "src"))
     return paths
 
 
@@ -308,6 +388,7 @@ def main(argv=None):
                               "message": "the fetched snapshot lacks files of its folder"}
                     report(counts, name, result)
                     continue
+                scm_version_file(tmp)
                 folder = os.path.join(tmp, os.path.dirname(path))
                 program = os.path.basename(path)
                 if not os.path.exists(os.path.join(folder, program)):

@@ -13,9 +13,15 @@ operators and that plain NumPy code can do too (``autograd.misc.flatten``, the `
 source); ``autograd.builtins.tuple`` is Python's; ``autograd.core.getval`` (a value without its
 gradient) is a ``nondiff`` identity (``srcad.stop_gradient``'s meaning) whose values the
 finite differences hold at the point. ``autograd.extend``'s ``primitive``,
-``defvjp`` and ``defjvp`` are srcad.extend's (which takes autograd's form of a rule);
-autograd's other internals (tracers, boxes, vector spaces) are not srcad's API: a program
-using them is reported UNSUPPORTED-API.
+``defvjp`` and ``defjvp`` are srcad.extend's (which takes autograd's form of a rule), and so
+are the same objects ``autograd.core`` gives; autograd 1.1's module names (``autograd.util``'s
+``flatten``, ``autograd.optimizers``) are the same functions; ``make_jvp_reversemode`` is a
+Jacobian made by vjps times the vector; autograd's box types (``ArrayBox``, ``DictBox``),
+which programs name in annotations and ``isinstance`` tests, are classes no value is an
+instance of (srcad has no boxes); ``unbroadcast_f``, a helper of autograd's rules
+(autograd-gamma uses it), sums a rule's gradient back to its argument's shape. autograd's
+other internals (tracers, vector spaces) are not srcad's API: a program using them is
+reported UNSUPPORTED-API.
 
 Every derivative srcad makes is checked on its first ``CHECKED_CALLS`` calls: its value (for
 ``value_and_grad``) against the program's function, and each gradient along two random
@@ -394,8 +400,54 @@ OPERATORS = {"grad": grad, "value_and_grad": value_and_grad,
 OPERATORS.update(make_vjp=srcad.make_vjp, make_jvp=srcad.make_jvp)
 for _name in ("vector_jacobian_product", "make_hvp", "grad_named",
               "holomorphic_grad", "checkpoint", "multigrad_dict", "make_ggnvp", "deriv",
-              "tensor_jacobian_product", "make_jvp_reversemode"):
+              "tensor_jacobian_product"):
     OPERATORS[_name] = _unsupported(_name)
+
+
+def make_jvp_reversemode(fun, argnum=0):
+    """autograd's ``make_jvp_reversemode(f, argnum)(*args)``: ``v -> J v`` (the product
+    alone, not the value), in reverse mode as autograd makes it (a function given only a
+    reverse-mode rule has one): srcad's Jacobian, made a row at a time by vjps, times ``v``."""
+    made = srcad.jacobian(fun, wrt=argnum, mode="rev")
+
+    @functools.wraps(fun)
+    def at(*args):
+        jac = made(*args)
+        return lambda v: np.tensordot(jac, v, axes=np.ndim(v))
+
+    return at
+
+
+OPERATORS["make_jvp_reversemode"] = make_jvp_reversemode
+
+
+def _no_box(name):
+    """A class no value is an instance of: autograd's box types (``ArrayBox``, ``DictBox``),
+    which programs name in annotations and ``isinstance`` tests. srcad has no boxes: inside a
+    derivative every value is the plain value, as autograd's ``x._value`` would be."""
+    return type(name, (), {"__doc__": f"autograd's {name}: no value is one under srcad"})
+
+
+def unbroadcast_f(target, f):
+    """autograd's helper for rules (``autograd.numpy.numpy_vjps.unbroadcast_f``, which
+    autograd-gamma's rules use): ``g -> f(g)`` summed back to ``target``'s shape (over the
+    leading axes broadcasting added and the axes where ``target`` has length 1)."""
+    shape, ndim = np.shape(target), np.ndim(target)
+
+    def summed(g):
+        result = f(g)
+        while np.ndim(result) > ndim:
+            result = np.sum(result, axis=0)
+        for axis, size in enumerate(shape):
+            if size == 1 and np.shape(result)[axis] != 1:
+                result = np.sum(result, axis=axis, keepdims=True)
+        return result
+
+    return summed
+
+
+BOXES = {name: _no_box(name) for name in ("ArrayBox", "DictBox", "ListBox", "TupleBox",
+                                           "SequenceBox", "Box")}
 
 
 # --- the import hook ----------------------------------------------------------------------------
@@ -488,6 +540,16 @@ def _imread(path):
     return image.reshape((height, width, channels) if channels > 1 else (height, width))
 
 
+def _internal(name):
+    """A module's ``__getattr__`` for the names of autograd's internals it does not give."""
+    def internal(attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise Unsupported(f"{name}.{attr} (autograd's internals) is not srcad's API")
+
+    return internal
+
+
 def _module(name, attrs):
     module = types.ModuleType(name)
     module.__path__ = []
@@ -514,6 +576,14 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if name.startswith(("matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab",
                             PANDAS_PLOTS)):
             return _Anything(name)
+        if name == "autograd.numpy.numpy_boxes":
+            return _module(name, {"ArrayBox": BOXES["ArrayBox"]})
+        if name == "autograd.numpy.numpy_vjps":  # one helper for rules; the rest internals
+            module = _module(name, {"unbroadcast_f": unbroadcast_f})
+            module.__getattr__ = _internal(name)
+            return module
+        if name == "autograd.tracer":
+            return _module(name, {"Box": BOXES["Box"], "getval": getval})
         for prefix, real in (("autograd.numpy", "numpy"), ("autograd.scipy", "scipy")):
             if name == prefix or name.startswith(prefix + "."):
                 target = real + name[len(prefix):]
@@ -530,9 +600,13 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return _module(name, {"check_grads": check_grads})
         if name == "autograd.misc":
             return _module(name, {"flatten": flatten})
+        if name == "autograd.util":  # autograd 1.1's home of flatten (autograd.misc's now)
+            module = _module(name, {"flatten": flatten, "flatten_func": flatten_func})
+            module.__getattr__ = _internal(name)
+            return module
         if name == "autograd.misc.flatten":
             return _module(name, {"flatten": flatten, "flatten_func": flatten_func})
-        if name == "autograd.misc.optimizers":
+        if name in ("autograd.misc.optimizers", "autograd.optimizers"):  # (autograd 1.1's)
             return _module(name, {"adam": adam, "sgd": sgd, "rmsprop": rmsprop})
         if name == "autograd.extend":  # autograd's form of a rule, which srcad.extend takes
             return _module(name, {"primitive": srcad.extend.primitive,
@@ -541,18 +615,20 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                                   "notrace_primitive": srcad.extend.notrace_primitive})
         if name == "autograd.builtins":
             return _module(name, {"tuple": tuple, "list": list, "dict": dict,
-                                  "isinstance": isinstance, "type": type})
-        if name == "autograd.core":  # getval: the value without its gradient (JAX's name)
+                                  "isinstance": isinstance, "type": type,
+                                  **{k: BOXES[k] for k in ("DictBox", "ListBox", "TupleBox",
+                                                           "SequenceBox")}})
+        if name == "autograd.core":  # getval: the value without its gradient (JAX's name);
+            # primitive, defvjp, defjvp: the very objects autograd.extend gives (autograd's
+            # core module imports or defines them, extend re-exports them)
             module = _module(name, {"getval": getval,
-                                    "make_vjp": srcad.make_vjp})
+                                    "make_vjp": srcad.make_vjp,
+                                    "primitive": srcad.extend.primitive,
+                                    "defvjp": srcad.extend.defvjp,
+                                    "defjvp": srcad.extend.defjvp,
+                                    "notrace_primitive": srcad.extend.notrace_primitive})
 
-            def internal(attr):
-                if attr.startswith("__"):
-                    raise AttributeError(attr)
-                raise Unsupported(f"autograd.core.{attr} (autograd's internals) is not "
-                                  "srcad's API")
-
-            module.__getattr__ = internal
+            module.__getattr__ = _internal(name)
             return module
         raise Unsupported(f"{name} (autograd's internals) is not srcad's API")
 
@@ -599,6 +675,7 @@ def classify(exc):
 
 def main(path, seconds):
     sys.meta_path.insert(0, Finder())
+    sys.argv = [path]  # as `python PROGRAM.py` gives it (unittest.main reads the rest)
     directory = os.path.dirname(os.path.abspath(path))
     sys.path.insert(0, directory)
     os.chdir(directory)

@@ -33,6 +33,7 @@ from ..errors import MissingRuleError
 from ..rules import registry
 from ..rules.registry import _PURE_MARKERS
 from ..runtime import family_of
+from ..runtime.derivatives import call_value
 from .dtypes import inexact_type, inexact_values
 from .memory_tables import safe_in
 from .user_calls import bind_call, user_callee
@@ -141,6 +142,13 @@ class Check:
             return
         if functions.is_derivative(fn):
             return  # both modes differentiate its generated code at run time
+        if fn is call_value and self.varied(prim.args[1]):
+            raise self.error(stmt, "calling a function taken from a container made from "
+                             "differentiated values (a lambda or closure reading them, say): "
+                             "srcad meets the function only when the code runs, and could not "
+                             "follow the values it holds",
+                             "pass the values the function needs as arguments: f(x, w) "
+                             "rather than a function made from w")
         if functions.splits_again(fn):
             return  # a derivative's code calling a derivative, differentiated in turn
         if user_callee(fn):

@@ -68,7 +68,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.candidates = {}  # name of a value read from a known container -> what it may be
         self.merged_partials = set()  # merges of functions holding values (h = make(a) or ...)
         self.unsure = set()  # ... of those, read from a list or dict (checked when called)
-        self.read_from = set()  # names of values read from containers not known
+        self.read_from = {}  # names of values read from containers not known -> container
+        self.param_names = set()  # the function's parameters (their first versions)
         self.dict_displays = {}  # name of a dict display with constant keys -> {key: atom}
         self.frozen = set()  # names of displays only spliced (srcad.frontend.lower_callees)
         self.unpacked_only = set()  # ... of those, only ever **unpacked
@@ -193,6 +194,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
             self.dicts[args.kwarg.id] = {key: self.env.get(name, Var(name))
                                          for key, name in arity.keys}
         params = params + items + kwonly + keys
+        self.param_names = set(params) | ({args.vararg.id} if args.vararg else set())
         body = prologue + self.sub_block(fdef.body)
         fn = ir.Function(fdef.name, params, body, self.source)
         fn.arity = arity

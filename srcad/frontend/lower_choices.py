@@ -13,8 +13,11 @@ np.sin(x) elif ...``, each arm a call srcad differentiates as the concrete funct
 branch taken recorded as any ``if``'s is. Before the choice the generated code checks that
 the value is one of the candidates (:func:`check_choice`): a list or dict changed in place
 after the code was made holds a function the code was not made for, and the call fails
-with an error instead of calling a wrong one. Calling a value whose candidates are not
-known (read from a parameter, or from a container holding values computed here) is refused.
+with an error instead of calling a wrong one. A value whose candidates are not known, read
+from a container made outside this code (a parameter, what a function of yours returned), is
+called through :func:`srcad.runtime.derivatives.call_value`, which takes the derivative of the
+function it meets when the call runs; read from a container built here (which may hold lambdas
+srcad made of the function's own), calling it is refused.
 
 Imports: the standard library, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.rules`
 (the registry's piecewise-constant table) and :mod:`srcad.runtime` (the dict views).
@@ -28,7 +31,7 @@ from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import SrcadError
 from ..rules.registry import registry as _registry
-from ..runtime import containers
+from ..runtime import containers, derivatives
 
 #: at most this many candidates are followed (a choice is an ``if`` per candidate)
 LIMIT = 64
@@ -106,7 +109,7 @@ class Choices:
             if not sure:
                 self.unsure.add(name)
         elif prim.fn is operator.getitem:
-            self.read_from.add(name)
+            self.read_from[name] = prim.args[0]
 
     def viewed(self, prim):
         """The candidates of ``d.values()`` (``keys``, ``items``), ``list(xs)``, ``tuple(xs)``
@@ -226,10 +229,12 @@ class Choices:
 
     def call_candidate(self, atom, node, hint):
         """``f(...)`` with ``f`` read from a known container: a checked choice among the
-        functions it may be; ``None`` when ``atom`` has no candidates."""
+        functions it may be; read from a container made outside this code, a call of the
+        function met when it runs (:meth:`value_call`); else ``None``."""
         options = self.candidates.get(atom.name) if isinstance(atom, Var) else None
-        if options is None:
-            return None
+        if options is None:  # a function known only when the code runs, or none
+            outside = not node.keywords and self.read_outside(atom)
+            return self.value_call(atom, node) if outside else None
         if not all(self.is_function_atom(o) for o in options):
             bad = next(o for o in options if not self.is_function_atom(o))
             what = "a lambda or partial holding values computed in the loop" if isinstance(
@@ -249,6 +254,27 @@ class Choices:
             return self.call_atom(spelled[0], node, hint, True, "a function")
         self.choices[atom.name] = spelled
         return self.call_choice(atom, node, hint)
+
+    def read_outside(self, atom):
+        """Whether ``atom`` was read from a container made outside the code srcad makes: a
+        parameter, or what a call of a function of yours returned (which runs as Python when
+        no differentiated value flows in, so the functions it holds are Python's own; a
+        container built here may hold lambdas srcad made of the function's own, which it calls
+        only where it knows them)."""
+        container = self.read_from.get(atom.name) if isinstance(atom, Var) else None
+        return isinstance(container, Var) and (container.name in self.param_names
+                                               or container.name in self.call_results)
+
+    def value_call(self, atom, node):
+        """``f(x, ..)`` with ``f`` read from a container srcad cannot know (a tuple a helper
+        returned): a call of :func:`srcad.runtime.derivatives.call_value`, which takes its
+        derivative from the function it meets when the code runs (refused by the soundness
+        check if the function is made from differentiated values)."""
+        args = [self.expr(a) for a in node.args]
+        line = getattr(node, "lineno", None)
+        where = (self.source.filename, line, self.source.line_text(line))
+        return ir.Prim(derivatives.call_value, [self.bound_const(where, "where"), atom] + args,
+                       spelling=self.bound_name(derivatives.call_value, "call_value"))
 
     def container_refusal(self, atom, node, what):
         """A precise refusal for calling a value read from a container nobody knows."""

@@ -23,7 +23,7 @@ import gast
 import numpy as np
 
 from ..core import functions, ir
-from ..core.ir import Const
+from ..core.ir import Const, Var
 from ..core.kinds import duck_array
 from ..errors import SrcadError, UnsupportedSyntaxError
 from ..rules.registry import registry as _registry
@@ -93,6 +93,8 @@ def _length(lowerer, fn, node, starred):
             continue
         items = lowerer.known_items(a)
         if items is None:
+            items = _known_spread(lowerer, a)
+        if items is None:
             return None  # two spreads of unknown length
         known += len(items)
     if code.co_flags & inspect.CO_VARARGS:
@@ -105,6 +107,32 @@ def _length(lowerer, fn, node, starred):
         extra = 0
     n = code.co_argcount + extra - known
     return n if 0 <= n <= MOST_ITEMS else None
+
+
+def _known_spread(lowerer, arg):
+    """The items of ``*name`` (another starred argument of the call) when srcad knows them
+    without lowering anything: a ``*args`` parameter (its length fixed by the call), a tuple
+    built in the function, a list display it never changes, a constant tuple; else ``None``."""
+    value = arg.value
+    if not isinstance(value, gast.Name):
+        return None
+    if value.id not in lowerer.env:  # a global or closure constant (its read is guarded)
+        if value.id in lowerer.local_functions:
+            return None
+        try:
+            constant = lowerer.source.lookup(value.id)
+        except (NameError, KeyError):
+            return None
+        return list(constant) if type(constant) is tuple else None
+    atom = lowerer.env[value.id]
+    if isinstance(atom, Const):
+        return list(atom.value) if isinstance(atom.value, tuple) else None
+    if not isinstance(atom, Var):
+        return None
+    items = lowerer.tuples.get(atom.name)
+    if items is None and value.id in lowerer.frozen:
+        items = lowerer.lists.get(atom.name)
+    return items
 
 
 def _unpacked_count(fn, name):

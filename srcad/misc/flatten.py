@@ -51,13 +51,23 @@ def unflattener(value):
     return _written("unflatten", f"def unflatten(vector):\n    return {walk(value)}\n")
 
 
+#: (name, text) -> the function it defines: one function per tree structure, so that code
+#: calling ``flatten`` each time it runs meets the same ``unflatten`` (made, and
+#: differentiated, once)
+_MADE = {}
+
+
 def _written(name, text):
     """The function ``name`` defined by ``text``, its lines in linecache (srcad reads them)."""
+    made = _MADE.get((name, text))
+    if made is not None:
+        return made
     filename = f"<srcad.misc {name} #{next(_counter)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {"np": np}
     exec(compile(text, filename, "exec"), namespace)  # noqa: S102
-    return namespace[name]
+    made = _MADE[(name, text)] = namespace[name]
+    return made
 
 
 def _sorted_keys(d):

@@ -44,6 +44,7 @@ Imports ``srcad.core``, ``srcad.errors`` (and nothing above its layer).
 from __future__ import annotations
 
 import ast
+import copy
 import importlib
 import inspect
 import math
@@ -168,6 +169,18 @@ class Rule:
             self.ranks[tuple(key)] = {p: _parse(t, self.name) for p, t in by_param.items()
                                       if t is not None}
         self.__dict__.pop("_written", None)
+
+    def with_forward(self, jvp, namespace):
+        """A copy of this rule whose forward-mode templates for some parameters are ``jvp``
+        (``{param: expression}``; the others' kept), reading ``namespace``'s names too: what
+        autograd's ``defjvp`` alone makes of a function srcad has its own rule for (autograd
+        keeps a primitive's reverse mode when ``defjvp`` gives its forward mode)."""
+        params = self.params  # parsed before the copy, so that both share the parsed parts
+        rule = copy.copy(self)
+        rule.jvp = {**self.jvp, **{p: _parse(t, self.name) for p, t in jvp.items()
+                                   if p in params}}
+        rule.namespace = {**self.namespace, **namespace}
+        return rule
 
     def bind(self, args, kwargs):
         """Map the call's arguments to parameter names, or None if they do not fit."""

@@ -26,12 +26,14 @@ The transformations reach the pipeline's callee cache through :data:`CALLEES` (s
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import itertools
 import linecache
 import weakref
 
-from ..errors import SrcadError
+from ..core.kinds import COMPLEX, kind_of_value, with_complex
+from ..errors import MutationError, SrcadError, UnsupportedSyntaxError
 from .registry import helper
 
 #: ``[Callees]``: the pipeline's callee cache (srcad.transform.calls.Callees), set on import
@@ -184,6 +186,92 @@ def _form_jvp_form(fn, k, varied, *rest):
     return _jvp_form(jvp, len(args) - k, len(tangents))
 
 
+# ---------------------------------------------------------------- functions known at run time
+
+
+@helper("runtime")
+def call_value(where, fn, *args):
+    """``fn(*args)`` for a function srcad could not know when it made the code (read from a
+    tuple or list a helper returned, say: ``_, unflatten = flatten(p); unflatten(v)``),
+    called as it is. Its derivative is its form's, ``P(a0, ..) = fn(a0, ..)`` with ``fn``
+    a constant, which srcad reads (differentiating ``fn``, or refusing it, as any function
+    it calls) when the call first runs, for the arguments' kinds then. The function itself
+    must not be made from differentiated values: the soundness check refuses that; nor
+    change what it is given or a global (:func:`_check_effects`), which the code calling it
+    was not made to follow."""
+    _check_effects(_call_value_form(where, fn, *args), args, where)
+    return fn(*args)
+
+
+def _check_effects(form, args, where):
+    """Raise unless srcad can read that ``form`` (a call of the function met) changes no
+    object its caller can see, for arguments like ``args`` (``where``: the call's file,
+    line and text)."""
+    made = form.__closure__[0].cell_contents
+    while isinstance(made, functools.partial):
+        made = made.func
+    code = getattr(made, "__code__", None)
+    if code is not None and code.co_filename.startswith("<srcad: "):
+        filename, lineno, text = where  # a lambda or def of the user's, as srcad lowered it
+        raise UnsupportedSyntaxError(
+            f"a call of {_called(form)}, a function srcad made of a lambda or def of yours (put "
+            "into a container the function changes), met only when the code ran: srcad calls "
+            "such a function only where it knows it", filename=filename, lineno=lineno,
+            construct=text, hint="call the lambda where it is made, or hold the functions in "
+                                 "a tuple or list display written in the function")
+    values = dict(zip(inspect.signature(form).parameters, args))
+    kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
+    if COMPLEX not in kinds and CALLEES[0].result_complex(form, kinds):  # the caller's
+        # code takes the result real when no argument is complex (analysis.complexity)
+        filename, lineno, text = where
+        raise UnsupportedSyntaxError(
+            f"a call of {_called(form)}, a function srcad met only when the code ran (read "
+            "from a container it could not know), which may return a complex number for real "
+            "arguments, or whose code srcad cannot read", filename=filename, lineno=lineno,
+            construct=text, hint="call the function by its name")
+    if not CALLEES[0].writes_nothing(form, kinds):
+        filename, lineno, text = where
+        raise MutationError(f"a call of {_called(form)}, a function srcad met only when the "
+                            "code ran (read from a container it could not know), which may "
+                            "change what it is given or a global, or whose code srcad cannot "
+                            "read",
+                            filename=filename, lineno=lineno, construct=text,
+                            hint="return new values instead of changing the arguments; or "
+                            "call the function by its name")
+
+
+#: fn -> {number of arguments: its form}
+_VALUE_FORMS = weakref.WeakKeyDictionary()
+
+
+def _call_value_form(where, fn, *args):
+    n = len(args)
+    try:
+        forms = _VALUE_FORMS.setdefault(fn, {})
+    except TypeError:  # not weakly referenceable (a bound method is made anew each time)
+        forms = {}
+    form = forms.get(n)
+    if form is None:
+        params = [f"a{i}" for i in range(n)]
+        form = forms[n] = made_function("call_value", params,
+                                        [f"return fn({', '.join(params)})"], {"fn": fn})
+    return form
+
+
+def _called(form):
+    """The name of the function a form of :func:`call_value` calls."""
+    fn = form.__closure__[0].cell_contents
+    fn = getattr(fn, "func", fn)
+    return getattr(fn, "__qualname__", "the function")
+
+
+def _call_value_checked(where, fn, *args):
+    """:func:`call_value`'s form, after the check that the function changes nothing."""
+    form = _call_value_form(where, fn, *args)
+    _check_effects(form, args, where)
+    return form
+
+
 def _atom_value(atom):
     value = getattr(atom, "value", atom)  # an IR constant (when generating code), or a value
     if type(value) is not int:
@@ -202,6 +290,9 @@ form_fwd.__srcad_form__ = _form_fwd_form
 form_fwd.__srcad_statics__ = lambda args: 3 + _atom_value(args[1])
 form_jvp.__srcad_form__ = _form_jvp_form
 form_jvp.__srcad_statics__ = lambda args: 3 + _atom_value(args[1])
-for _made_call in (derivative_fwd, derivative_bwd, derivative_jvp, form_fwd, form_jvp):
+call_value.__srcad_form__ = _call_value_checked
+call_value.__srcad_statics__ = lambda args: 2
+for _made_call in (derivative_fwd, derivative_bwd, derivative_jvp, form_fwd, form_jvp,
+                   call_value):
     _made_call.__srcad_derivative_call__ = True
 del _made_call

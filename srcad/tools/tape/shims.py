@@ -181,6 +181,7 @@ _NUMPY_RULES = {
     "min": "min", "amin": "min",
     # shapes, linear algebra
     "reshape": "reshape", "transpose": "transpose", "matmul": "matmul",
+    "expand_dims": "expand_dims", "squeeze": "squeeze",
 }  # fmt: skip
 _NUMPY_CONSTANT = """
     sign floor ceil rint round around trunc fix floor_divide heaviside

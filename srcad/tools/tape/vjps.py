@@ -182,6 +182,8 @@ VJPS = {
     "min": (_extreme,),
     # -- shapes and indexing --
     "reshape": (lambda g, ans, x, *_, **__: np.reshape(g, np.shape(x)),),
+    "expand_dims": (lambda g, ans, x, *_, **__: np.reshape(g, np.shape(x)),),
+    "squeeze": (lambda g, ans, x, *_, **__: np.reshape(g, np.shape(x)),),
     "transpose": (lambda g, ans, x, axes=None: np.transpose(g, axes and np.argsort(axes)),),
     "index": (_index,),
     "cat": _EachArgument(_cat),
