@@ -49,9 +49,9 @@ def uses_walrus(x):
 
 
 def uses_match(x):
-    match x:  # error: match
-        case 1:
-            return 1.0
+    match (x, 1.0):
+        case (1.0, n) | (n, 1.0):  # error: match
+            return n
     return x
 
 
