@@ -38,7 +38,7 @@ from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
 from ..runtime import containers
-from . import iterators_passed
+from . import iterators_passed, rebinding
 from .lower_callees import Callees, FunctionValues
 from .lower_calls import Calls
 from .lower_choices import Choices
@@ -89,6 +89,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.augmented = {}  # SSA name made by ``x += v`` -> the name it changes in place
         # SSA name made by ``ys[k] += v`` -> (the item it changes in place, the container)
         self.augmented_items = {}
+        self.attribute_values = {}  # name of a value read from an attribute -> its spelling
+        self.phi_sources = {}  # target of a merge -> its sources (.rebinding)
         self.iterated = {}  # counter of a ``for`` over a sequence -> the sequence atoms
         self.orders = {}  # name given a loop's check_positional -> the sequence checked
         self.positional = set()  # names of lists and tuples made by list(), sorted(), ...
@@ -129,6 +131,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
             if all(isinstance(k, Const) and type(k.value) in (int, str) for k in keys):
                 self.dict_displays[name] = {k.value: a for k, a in zip(keys, value.args[1::2])}
         if isinstance(value, ir.Prim):
+            rebinding.note_value(self, name, value)
             self.note_candidates(name, value)
             if functions.is_user_function(value.fn):
                 self.call_results[name] = value.fn  # f = make(a): f(x) is refused by name
