@@ -27,16 +27,19 @@ A tree spec: None (nothing inside is a record), a record's spec (:mod:`.passed_c
 ``(class, ordered, ((field, spec), ...))``), ``("seq", list or tuple, (spec, ...))`` or
 ``("dict", dict, ((key, spec), ...))``.
 
-Imports the standard library, gast, :mod:`srcad.errors` and :mod:`.passed_calls`.
+Imports the standard library, gast, :mod:`srcad.errors`, :mod:`.built_records` and
+:mod:`.passed_calls`.
 """
 
 from __future__ import annotations
 
 import copy
+import types
 
 import gast
 
 from ..errors import UnsupportedSyntaxError
+from .built_records import as_dict, construction, out_of_range
 from .passed_calls import (
     binding,
     bound_names,
@@ -47,6 +50,11 @@ from .passed_calls import (
 )
 
 UNKNOWN = ("unknown",)  # may hold a record, srcad cannot tell which: every use refused
+#: an item at a constant index past the end of a list of records: Python raises IndexError
+#: (the length is part of the specialisation), so no use of it is reached (``f(layers[1:])``
+#: reads ``layers[0]`` after ``if not layers: return x``, in its copy for the empty list)
+RAISES = ("raises",)
+_NOTHING = (None, UNKNOWN, RAISES)
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 _COMPS = (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)
 _HINT = ("read the fields of records where they are reached by indexing, iterating or a "
@@ -121,6 +129,13 @@ class _Specs:
             return self.names.get(node.id) if isinstance(node.ctx, gast.Load) else None
         if isinstance(node, gast.NamedExpr):
             return self.spec(node.value)
+        if isinstance(node, gast.Call):  # Net(layers=layers, scale=s): a record of records
+            built = construction(self.src, self.local, node)
+            if built is None:
+                return None
+            fields = tuple((f, self.spec(v)) for f, v in built[2])
+            return (built[0], built[1], fields) if any(
+                s is not None for _, s in fields) else None
         if isinstance(node, (gast.Tuple, gast.List)) and isinstance(node.ctx, gast.Load):
             items = tuple(self.spec(e) for e in node.elts)  # (a, b = l0, x: unpacked)
             starred = any(isinstance(e, gast.Starred) for e in node.elts)
@@ -128,15 +143,15 @@ class _Specs:
                 "seq", tuple, items)
         if isinstance(node, gast.Attribute):
             base = self.spec(node.value)
-            if base is UNKNOWN:
-                return UNKNOWN
+            if base is UNKNOWN or base is RAISES:
+                return base
             if is_record_spec(base):
                 return dict(base[2]).get(node.attr, UNKNOWN)
             return None
         if not isinstance(node, gast.Subscript):
             return None
         base = self.spec(node.value)
-        if base is None or base is UNKNOWN:
+        if base in _NOTHING:
             return base
         index = constant_index(node.slice)
         if is_record_spec(base):
@@ -151,7 +166,7 @@ class _Specs:
                 return dict(base[2]).get(node.slice.value, UNKNOWN)
             return item_of(base)
         if index is not None:
-            return base[2][index] if -len(base[2]) <= index < len(base[2]) else UNKNOWN
+            return base[2][index] if -len(base[2]) <= index < len(base[2]) else RAISES
         part = _constant_slice(node.slice)
         if part is not None:
             return ("seq", base[1], base[2][part])
@@ -181,7 +196,7 @@ class _Specs:
                     return item if func.attr == "values" or item is None else (
                         "seq", tuple, (None, item))
         spec = self.spec(node)
-        if spec is None or spec is UNKNOWN:
+        if spec in _NOTHING:
             return spec
         if spec[0] == "dict":
             return None  # its keys
@@ -194,8 +209,8 @@ class _Specs:
         elif isinstance(target, (gast.Tuple, gast.List)):
             elts = target.elts
             parts = None
-            if spec is None:
-                parts = [None] * len(elts)
+            if spec is None or spec is RAISES:
+                parts = [spec] * len(elts)
             elif any(isinstance(e, gast.Starred) for e in elts):
                 parts = None
             elif spec is not UNKNOWN and spec[0] == "seq" and len(spec[2]) == len(elts):
@@ -294,8 +309,8 @@ class _Trees(_Specs):
                     getattr(node, "ctx", None) or gast.Load(), gast.Load):
                 continue
             spec = self.spec(node)
-            if spec is None:
-                continue
+            if spec is None or spec is RAISES:
+                continue  # (RAISES: Python raises IndexError before any use of it)
             if spec is UNKNOWN:
                 raise self._unknown(node)
             self._check_use(node, spec)
@@ -314,6 +329,8 @@ class _Trees(_Specs):
 
     def _check_target(self, loop):
         spec = self.iterated(loop.iter)
+        if spec is RAISES:
+            return
         if self.spec(loop.iter) is UNKNOWN:
             raise self._unknown(loop.iter)
         if spec is UNKNOWN:
@@ -336,7 +353,7 @@ class _Trees(_Specs):
     def _bad_unpack(self, target, spec):
         """The tuple of ``target`` that unpacks a record other than a named tuple of as many
         fields, else None."""
-        if not isinstance(target, (gast.Tuple, gast.List)) or spec is None or spec is UNKNOWN:
+        if not isinstance(target, (gast.Tuple, gast.List)) or spec in _NOTHING:
             return None
         if is_record_spec(spec):
             return None if spec[1] and len(spec[2]) == len(target.elts) and not any(
@@ -349,7 +366,7 @@ class _Trees(_Specs):
         return None
 
     def _unpacks_record(self, target, spec):
-        if not isinstance(target, (gast.Tuple, gast.List)) or spec is None or spec is UNKNOWN:
+        if not isinstance(target, (gast.Tuple, gast.List)) or spec in _NOTHING:
             return False
         if is_record_spec(spec):
             return True
@@ -406,6 +423,10 @@ class _Trees(_Specs):
                 return
         elif isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node:
             return  # (_check_target)
+        elif not record and (isinstance(parent, gast.UnaryOp) and isinstance(
+                parent.op, gast.Not) or isinstance(parent, (gast.If, gast.While, gast.IfExp,
+                                                            gast.Assert)) and parent.test is node):
+            return  # if not layers: its length tested (no record read, no gradient)
         elif isinstance(parent, gast.AnnAssign) and parent.value is node and isinstance(
                 parent.target, gast.Name):
             return  # l0: Layer = layers[0]
@@ -425,6 +446,8 @@ class _Trees(_Specs):
         """Whether ``node`` as an argument of ``call`` is followed."""
         if getattr(call, "_srcad_fields", False):
             return True  # a copy's call, made for it
+        if is_record_spec(self.spec(call)):
+            return True  # a field of a record built here (Net(layers=layers)), followed
         if not record and self._builtin(call.func, "len") and len(call.args) == 1:
             return True
         if self._builtin(call.func, "enumerate", "zip", "reversed") and self._iter_of(call) \
@@ -455,7 +478,7 @@ class _Trees(_Specs):
         """``(spec, leaves)`` of an argument that is a record or a container of records (for
         :func:`.passed_records.rewrite_call`), else None."""
         spec = self.spec(node)
-        if spec is None or spec is UNKNOWN:
+        if spec in _NOTHING:
             return None
         if not is_record_spec(spec):
             return ("tree", spec), lambda: [node]
@@ -485,6 +508,14 @@ class _Trees(_Specs):
 
             def visit_Subscript(self, node):
                 spec = trees.spec(node.value)
+                if spec is not RAISES and trees.spec(node) is RAISES:
+                    name = trees.bind((types.CellType(out_of_range), None, None,
+                                       "srcad_out_of_range"))
+                    self.generic_visit(node)
+                    return gast.copy_location(gast.Call(
+                        func=gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                       type_comment=None),
+                        args=[node.value, node.slice], keywords=[]), node)
                 self.generic_visit(node)
                 if is_record_spec(spec) and not getattr(node, "_srcad_tree", False):
                     index = constant_index(node.slice) % len(spec[2])
@@ -512,6 +543,9 @@ class _Trees(_Specs):
                 return node
 
             def visit_Call(self, node):
+                if is_record_spec(trees.spec(node)):  # Net(layers=layers, scale=s)
+                    self.generic_visit(node)
+                    return as_dict(node, construction(trees.src, trees.local, node)[2])
                 if not getattr(node, "_srcad_fields", False) and any(
                         trees.resolve(a) for a in node.args + [k.value for k in node.keywords]):
                     fn = callee(trees.src, node.func, trees.fdef)
@@ -530,7 +564,7 @@ class _Trees(_Specs):
     def _split(self, target, spec, assigns):
         """``target`` with each tuple unpacking a named tuple replaced by a new name, and
         ``assigns`` the assignments unpacking its fields from it."""
-        if not isinstance(target, (gast.Tuple, gast.List)) or spec is None or spec is UNKNOWN:
+        if not isinstance(target, (gast.Tuple, gast.List)) or spec in _NOTHING:
             return target
         if is_record_spec(spec):
             name = "srcad_item"
