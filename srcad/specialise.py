@@ -29,7 +29,7 @@ from . import pipeline, pytrees
 from .backend import dispatch
 from .backend.standard import numpy_form
 from .checks import check_arrays, check_holomorphic_wrt, check_wrt_value  # noqa: F401
-from .core import env
+from .core import env, functions
 from .core.kinds import any_duck, duck_array, foreign_array
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
@@ -411,7 +411,8 @@ def cache_key(args):
     for a in args:  # an object of the user's holding functions: the code calls those
         if type(a) not in _PLAIN and hasattr(a, "__dict__"):
             called += tuple(_Same(f) for _, f in held_functions(a))
-            parts = held_objects(a)  # the classes of the objects it holds: code calls theirs
+            # the classes of the objects an object of the user's holds: the code calls theirs
+            parts = held_objects(a) if functions.user_instance_class(a) is not None else ()
             if parts:
                 called += (parts,)
     if any(t in _CONTAINERS for t in types):
