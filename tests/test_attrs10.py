@@ -391,9 +391,14 @@ REACHES = {
              "+ m.evaluate(x))",
 }
 #: how the derivative reaches the method
+def _with_argument(m):
+    obj = m.Likelihood()
+    return lambda x: m.loss_of(obj, x)
+
+
 ENTRIES = {
     "bound": lambda m: m.Likelihood().loss,
-    "argument": lambda m: (lambda x, obj=m.Likelihood(): m.loss_of(obj, x)),
+    "argument": lambda m: _with_argument(m),
     "global": lambda m: m.loss_global,
 }
 
@@ -485,3 +490,25 @@ def test_writing_an_attribute_of_a_part_stays_refused(tmp_path):
         srcad.grad(module.Likelihood().loss)(X)
     assert err.value.lineno == _line(text, "self.model.a = 2.0")
     assert "return the new value" in err.value.hint
+
+
+def test_a_method_of_an_object_whose_class_is_not_known_is_refused_with_the_ways_out(tmp_path):
+    text = PARTS.format(method="    def loss(self, x):\n        return 0.0\n") + """
+
+def built(x):
+    p = Problem(Model(1.5))
+    return np.sum(p._model.simulate(x))
+
+
+def listed(ps, x):
+    return np.sum(ps[0]._model.simulate(x))
+"""
+    module = _load(tmp_path, "parts10_unknown", text)
+    for f, args, wrt, needle in (
+            (module.built, (X,), 0, "np.sum(p._model.simulate(x))"),
+            (module.listed, ([module.Problem(module.Model(1.0))], X), 1, "ps[0]._model")):
+        with pytest.raises(SrcadError) as err:
+            srcad.grad(f, wrt=wrt)(*args)
+        assert err.value.lineno == _line(text, needle)
+        assert "whose class srcad does not know" in str(err.value)
+        assert "pass the object to the function you differentiate" in err.value.hint

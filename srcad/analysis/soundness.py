@@ -272,6 +272,16 @@ def missing_rule(src, stmt, prim):
     opaque = None if helper else functions.opaque(prim.fn, name)
     if opaque is not None:
         return _error(src, stmt, *opaque)
+    if isinstance(prim.fn, ir.Method) and prim.fn.name not in registry.methods:
+        return _error(src, stmt, f"no derivative rule for {name}(), a method of an object "
+                      "whose class srcad does not know where it makes the code (it reads the "
+                      "methods of an argument's class, of the bound method's object, of a "
+                      "global, of an object built here, and of the objects those hold in "
+                      "attributes, or in a list or tuple attribute of objects of one class)",
+                      f"pass the object to the function you differentiate, or call the "
+                      f"class's function (SomeClass{name}(obj, ...)); a library's method: give "
+                      f"{name} a rule with @srcad.extend.defvjp, or wrap the value in "
+                      "srcad.stop_gradient(...) if no gradient should flow through it")
     return _error(src, stmt, f"no derivative rule for {name}",
                   f"give {name} a rule with @srcad.extend.defvjp, or wrap the value in "
                   "srcad.stop_gradient(...) if no gradient should flow through it")
@@ -310,8 +320,8 @@ def _forms(fn):
 def _identity_only(fn, name):
     """Whether the value ``name`` (a ``functools.partial`` holding differentiated values) is
     used only to be told apart from other functions: by ``is``/``is not`` (a bool, no
-    derivative), counted (``len``), stored in a tuple or list whose items are read only so, merged by a phi
-    read only so. The choice of the callee a list of such functions is lowered to
+    derivative), counted (``len``), stored in a tuple or list whose items are read only so,
+    merged by a phi read only so. The choice of the callee a list of such functions is lowered to
     (``same = fs[i] is fn``), read again when its generated code is differentiated again
     (the calls themselves are calls of the function with the values passed)."""
     uses = {}
