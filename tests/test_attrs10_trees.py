@@ -304,8 +304,8 @@ MAKERS = {
 }
 USERS = {
     "generator": "def use(fs, v):\n    return sum(h(v) for h in fs)\n",
-    "loop": "def use(fs, v):\n    total = 0.0\n    for h in fs:\n        total = total + h(v) ** 2\n"
-            "    return total\n",
+    "loop": "def use(fs, v):\n    total = 0.0\n    for h in fs:\n"
+            "        total = total + h(v) ** 2\n    return total\n",
     "zip": "def use(fs, v):\n    total = 0.0\n    for h, c in zip(fs, [1.0, -2.0, 0.5]):\n"
            "        total = total + c * h(v)\n    return total\n",
     "passed_on": "def use(fs, v):\n    return inner(fs, v * 2.0)\n\n\n"

@@ -31,7 +31,6 @@ Imports: the standard library, gast, :mod:`srcad.errors`, :mod:`.passed_calls` a
 from __future__ import annotations
 
 import dataclasses
-import inspect
 
 import gast
 
