@@ -29,11 +29,11 @@ from . import pipeline, pytrees
 from .backend import dispatch
 from .backend.standard import numpy_form
 from .checks import check_arrays, check_holomorphic_wrt, check_wrt_value  # noqa: F401
-from .core import env, functions
+from .core import env
 from .core.kinds import any_duck, duck_array, foreign_array
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
-from .frontend.held_objects import held_functions, held_objects
+from .frontend.held_objects import held_functions, parts_key
 from .frontend.lower_callees import fixed_function
 from .runtime import arrays, standard
 
@@ -411,10 +411,7 @@ def cache_key(args):
     for a in args:  # an object of the user's holding functions: the code calls those
         if type(a) not in _PLAIN and hasattr(a, "__dict__"):
             called += tuple(_Same(f) for _, f in held_functions(a))
-            # the classes of the objects an object of the user's holds: the code calls theirs
-            parts = held_objects(a) if functions.user_instance_class(a) is not None else ()
-            if parts:
-                called += (parts,)
+            called += parts_key(a)  # the classes of the objects it holds: code calls theirs
     if any(t in _CONTAINERS for t in types):
         return types + (tuple(_structure(a) for a in args),) + ranks + called
     return types + ranks + called

@@ -85,6 +85,15 @@ def held_objects(obj, depth=DEPTH, seen=()):
     return tuple(sorted(parts, key=lambda pair: pair[0]))
 
 
+def parts_key(obj):
+    """What of ``obj`` (an argument) the cache key holds for its parts: ``(parts,)`` for an
+    object of the user's class holding objects (:func:`held_objects`), else ``()``."""
+    if functions.user_instance_class(obj) is None:
+        return ()
+    parts = held_objects(obj)
+    return (parts,) if parts else ()
+
+
 def check_class(value, cls, where):
     """Raise unless ``value`` is an object of exactly ``cls``: srcad made the code at
     ``where`` (the value as written, file, line, its text) for an object of that class
