@@ -371,6 +371,7 @@ class Likelihood:
         self.model = Model(0.7)
         self.layers = [Layer(0.5), Layer(-1.2), Layer(2.0)]
         self.pair = (Layer(0.3), Layer(0.9))
+        self.parts = {{"enc": Layer(0.4), "dec": Layer(-0.6)}}
 
 {method}
 """
@@ -384,6 +385,8 @@ REACHES = {
     "loop": "h = x\n        for layer in self.layers:\n            h = layer(h)\n"
             "        return np.sum(h ** 2)",
     "tuple": "return np.sum(self.pair[1](x) * self.pair[0].forward(x))",
+    "dict": "return np.sum(self.parts['enc'](x) + sum(p.forward(x) for p in "
+            "self.parts.values()))",
     "slice": "h = x\n        for layer in self.layers[1:]:\n            h = layer.forward(h)\n"
              "        return np.sum(h)",
     "passed": "return np.sum(apply(self.model, x))",
@@ -467,7 +470,7 @@ def test_a_part_rebound_after_the_derivative_was_made_is_refused(tmp_path):
 
 @pytest.mark.parametrize("held,needle", [
     ("[Layer(0.5), Model(2.0)]", "self.layers[0](x)"),
-    ("{'a': Layer(0.5)}", "self.layers['a'](x)"),
+    ("{'a': Layer(0.5), 'b': Model(1.0)}", "self.layers['a'](x)"),
     ("[np.sin, np.cos]", "self.layers[0](x)"),
 ])
 def test_items_srcad_cannot_tell_apart_stay_refused(held, needle, tmp_path):

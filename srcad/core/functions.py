@@ -332,8 +332,9 @@ class Instance:
 
 @dataclass(frozen=True)
 class Items:
-    """In an :class:`Instance`'s parts: a list or tuple (``kind``) of objects all alike,
-    each ``of`` (an :class:`Instance`): ``self.layers[0](x)``, ``for layer in self.layers``."""
+    """In an :class:`Instance`'s parts: a list, tuple or dict (``kind``) of objects all
+    alike, each ``of`` (an :class:`Instance`): ``self.layers[0](x)``, ``for layer in
+    self.layers``, ``self.parts["enc"](x)``."""
 
     kind: type
     of: Instance

@@ -7,7 +7,8 @@ in attributes (``self._problem = problem``, ``self.layers = [Layer(...), ...]``)
 when the code runs. For such an object, :func:`instance_of` records, besides its class and
 the functions it holds (:func:`held_functions`), the classes of the user objects it holds
 in attributes of its own, and of the items of a list or tuple attribute all of whose items
-are user objects of one class (:class:`srcad.core.functions.Items`), to a few levels
+are user objects of one class (:class:`srcad.core.functions.Items`; a dict attribute's values
+too: ``self.parts["enc"]``, ``self.parts.values()``), to a few levels
 (:data:`DEPTH`). The specialisation is made for them (they are part of the
 :class:`srcad.core.functions.Instance` a callee is specialised on, and of an argument's cache
 key), so the lowering knows the class of ``self._problem`` (:func:`note`) and calls
@@ -18,7 +19,7 @@ an object of exactly that class (``SrcadError`` at the line otherwise, never a w
 gradient).
 
 Imports the standard library, :mod:`srcad.core`, :mod:`srcad.errors`,
-:mod:`srcad.rules.registry` and :mod:`.iterators_passed`.
+:mod:`srcad.rules.registry`, :mod:`srcad.runtime.containers` and :mod:`.iterators_passed`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ..core.ir import Const, Var
 from ..core.kinds import foreign_array
 from ..errors import SrcadError
 from ..rules.registry import registry as _registry
+from ..runtime import containers
 from .iterators_passed import fixed_function, is_instance
 
 #: how many levels of attributes down an object's parts are recorded
@@ -77,9 +79,9 @@ def held_objects(obj, depth=DEPTH, seen=()):
             continue
         if _user_object(value):
             parts.append((name, instance_of(value, depth - 1, seen)))
-        elif type(value) in (list, tuple) and 0 < len(value) <= MOST and all(
-                _user_object(v) and id(v) not in seen for v in value):
-            kinds = {instance_of(v, depth - 1, seen) for v in value}
+        elif type(value) in (list, tuple, dict) and 0 < len(value) <= MOST and all(
+                _user_object(v) and id(v) not in seen for v in _items(value)):
+            kinds = {instance_of(v, depth - 1, seen) for v in _items(value)}
             if len(kinds) == 1:
                 parts.append((name, functions.Items(type(value), kinds.pop())))
     return tuple(sorted(parts, key=lambda pair: pair[0]))
@@ -92,6 +94,10 @@ def parts_key(obj):
         return ()
     parts = held_objects(obj)
     return (parts,) if parts else ()
+
+
+def _items(container):
+    return container.values() if type(container) is dict else container
 
 
 def check_class(value, cls, where):
@@ -129,6 +135,9 @@ def note(lowerer, name, value):
         if isinstance(args[1], ir.Slice):  # self.layers[1:]: a list of the same items
             part = functions.Items(list, part)
         origin = f"{origin}[...]"
+    elif fn is containers.dict_values and base in lowerer.item_parts:
+        part = functions.Items(list, lowerer.item_parts[base])  # self.parts.values()
+        origin = f"{origin}.values()"
     else:
         return
     if isinstance(part, functions.Instance):
