@@ -33,7 +33,8 @@ from .core import env
 from .core.kinds import any_duck, duck_array, foreign_array
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
-from .frontend.lower_callees import fixed_function, held_functions
+from .frontend.held_objects import held_functions, parts_key
+from .frontend.lower_callees import fixed_function
 from .runtime import arrays, standard
 
 ALL = weakref.WeakSet()  # every live transformed function, for clear_cache
@@ -410,6 +411,7 @@ def cache_key(args):
     for a in args:  # an object of the user's holding functions: the code calls those
         if type(a) not in _PLAIN and hasattr(a, "__dict__"):
             called += tuple(_Same(f) for _, f in held_functions(a))
+            called += parts_key(a)  # the classes of the objects it holds: code calls theirs
     if any(t in _CONTAINERS for t in types):
         return types + (tuple(_structure(a) for a in args),) + ranks + called
     return types + ranks + called

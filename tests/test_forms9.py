@@ -534,12 +534,22 @@ def test_functions_holding_values_passed(container, use, tmp_path):
     _agree(source, tmp_path)
 
 
-def test_functions_holding_values_through_zip_are_refused(tmp_path):
-    """zip over functions holding differentiated values: refused in the callee as it is in
-    the function that makes them (the value used other than by calling it)."""
+def test_functions_holding_values_through_zip_and_len(tmp_path):
+    """zip over functions holding differentiated values, and len of them, in the callee:
+    refused before (the partials the choice of callee compares were "used other than by
+    calling it"); they are only told apart (``is``) and counted, so differentiated now, to
+    second order too (branch attrs10, srcad.analysis.soundness._identity_only)."""
     source = _functions_source(HELD_CONTAINERS["lambda"], FUNCTION_USES["zip"]).replace(
         "def f(x):\n", "def f(x):\n    w = np.cos(x[0]) * x\n")
-    _refused(source, tmp_path, FUNCTION_USES["zip"].strip(), "holding differentiated values")
+    _agree(source, tmp_path, hessian=True)
+    _agree('''
+def use(fs, x):
+    return fs[0](x) * len(fs)
+
+
+def f(x):
+    return np.sum(use([lambda v: v * x[0], np.sin], x))
+''', tmp_path, hessian=True)
 
 
 def test_a_dict_of_functions_passed(tmp_path):
@@ -567,14 +577,6 @@ def more(fs, x):
 def f(x):
     return np.sum(more([np.sin], x))
 ''', ("'fs' of more", "used other than by reading it", "[*fs, g]")),
-    ("len of functions holding values", '''
-def use(fs, x):
-    return fs[0](x) * len(fs)
-
-
-def f(x):
-    return np.sum(use([lambda v: v * x[0], np.sin], x))
-''', ("holding differentiated values", "separate arguments")),
 ]
 
 

@@ -595,9 +595,6 @@ REFUSALS = {  # body of loss(layers, x) (layers: a list of two DL) -> (line, wor
         "w, b = ntl[int(x[0] > 0)]\nreturn np.sum(w @ x)", 1, "once for each",
         "assign the record to a name first"),
     "a record indexed": ("return np.sum(layers[0][0])", 1, "indexing a record", "fields"),
-    "recursion to an empty list": (
-        "if len(layers) == 0:\n    return np.sum(x)\nreturn loss(layers[1:], lin(layers[0], x))",
-        3, "index out of range", "constant"),
     "a record's truth": ("if layers[0]:\n    return np.sum(x)\nreturn 0.0", 1, "used whole",
                          "read the fields"),
     "a record formatted": ("print(f'{layers[0]}')\nreturn np.sum(x)", 1, "used whole",

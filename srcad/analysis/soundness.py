@@ -25,6 +25,7 @@ its layer).
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 
 from ..core import functions, ir
@@ -162,6 +163,8 @@ class Check:
             return
         if not matters:
             return
+        if fn is functools.partial and _identity_only(self.fn, stmt.target):
+            return  # a function holding values, only told apart from others (g is f1)
         if registry.has_rule(fn):
             raise self.error(stmt, f"this call form of {_name(prim)} "
                              f"(srcad's rules take {_forms(fn)})",
@@ -285,6 +288,16 @@ def missing_rule(src, stmt, prim):
                       f"make {name} a dataclass, pass the values to a function of yours "
                       "instead, or build the object outside and differentiate its bound "
                       "method (srcad.grad(obj.loss))")
+    if isinstance(prim.fn, ir.Method) and prim.fn.name not in registry.methods:
+        return _error(src, stmt, f"no derivative rule for {name}(), a method of an object "
+                      "whose class srcad does not know where it makes the code (it reads the "
+                      "methods of an argument's class, of the bound method's object, of a "
+                      "global, of an object built here, and of the objects those hold in "
+                      "attributes, or in a list or tuple attribute of objects of one class)",
+                      f"pass the object to the function you differentiate, or call the "
+                      f"class's function (SomeClass{name}(obj, ...)); a library's method: give "
+                      f"{name} a rule with @srcad.extend.defvjp, or wrap the value in "
+                      "srcad.stop_gradient(...) if no gradient should flow through it")
     return _error(src, stmt, f"no derivative rule for {name}",
                   f"give {name} a rule with @srcad.extend.defvjp, or wrap the value in "
                   "srcad.stop_gradient(...) if no gradient should flow through it")
@@ -318,6 +331,55 @@ def _reads_dtype(rule):
 def _forms(fn):
     rules = registry.rules_for(fn)
     return " or ".join(f"({', '.join(r.params)})" for r in rules) or "no form"
+
+
+def _identity_only(fn, name):
+    """Whether the value ``name`` (a ``functools.partial`` holding differentiated values) is
+    used only to be told apart from other functions: by ``is``/``is not`` (a bool, no
+    derivative), counted (``len``), stored in a tuple or list whose items are read only so,
+    merged by a phi read only so. The choice of the callee a list of such functions is lowered to
+    (``same = fs[i] is fn``), read again when its generated code is differentiated again
+    (the calls themselves are calls of the function with the values passed)."""
+    uses = {}
+    for stmt in ir.walk(fn.body):
+        if isinstance(stmt, ir.Assign):
+            for a in ir.reads_of(stmt):
+                uses.setdefault(a.name, []).append(stmt)
+        elif isinstance(stmt, ir.SetItem):
+            for a in ir.reads_of(stmt):
+                uses.setdefault(a.name, []).append(None)  # stored: not followed
+        elif isinstance(stmt, ir.Return):
+            for a in ir.atoms_in(stmt.value):
+                uses.setdefault(a.name, []).append(None)
+        for phi in getattr(stmt, "phis", ()):
+            for src in phi.sources:
+                for a in ir.atoms_in(src) if src is not None else ():
+                    uses.setdefault(a.name, []).append(("phi", phi.target))
+        for part in (getattr(stmt, "test", None), getattr(stmt, "exit", None),
+                     getattr(stmt, "iter", None)):
+            for a in ir.atoms_in(part) if part is not None else ():
+                uses.setdefault(a.name, []).append(None)
+    todo, seen = [name], set()
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for use in uses.get(current, ()):
+            if isinstance(use, tuple):
+                todo.append(use[1])
+                continue
+            prim = getattr(use, "value", None)
+            if use is None or not isinstance(prim, ir.Prim) or use.target is None:
+                return False
+            if prim.fn in (operator.is_, operator.is_not, len):
+                continue  # (a bool, a count: no derivative)
+            if prim.fn in (ir.BUILD_TUPLE, ir.BUILD_LIST) or prim.fn is operator.getitem and \
+                    isinstance(prim.args[0], ir.Var) and prim.args[0].name == current:
+                todo.append(use.target)
+                continue
+            return False
+    return True
 
 
 def _reaching(fn):

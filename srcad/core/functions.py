@@ -320,10 +320,24 @@ class Instance:
     """In a specialisation: the parameter holds an instance of exactly ``cls`` (so
     ``self.method(...)`` and ``self.prop`` name code srcad can read); ``held``: the functions
     the object holds in attributes of its own, as ``(name, function)`` pairs (so
-    ``self.transform(x)`` calls the one it held when the code was made, checked at run time)."""
+    ``self.transform(x)`` calls the one it held when the code was made, checked at run time);
+    ``parts``: likewise the classes of the objects it holds."""
 
     cls: type
     held: tuple = ()
+    #: the user objects it holds in attributes of its own, as ``(name, Instance or Items)``
+    #: pairs (``self._problem.evaluate(x)``: srcad.frontend.held_objects)
+    parts: tuple = ()
+
+
+@dataclass(frozen=True)
+class Items:
+    """In an :class:`Instance`'s parts: a list, tuple or dict (``kind``) of objects all
+    alike, each ``of`` (an :class:`Instance`): ``self.layers[0](x)``, ``for layer in
+    self.layers``, ``self.parts["enc"](x)``."""
+
+    kind: type
+    of: Instance
 
 
 def users_code(func):

@@ -16,9 +16,13 @@ generator of the user's (its values taken at once: the list it yields; passed to
 of yours: an iterator over them); ``starmap(f, pairs)`` the generator expression ``(f(a0, a1)
 for a0, a1 in pairs)`` when ``f`` takes a fixed number of positional arguments (a lambda, a
 function of yours, a ufunc), whose unpacking raises as ``f(*t)`` would on a tuple of another
-length.
+length. When ``f`` has defaults (``def term(a, b, c=2.0)``), each item may give two or three
+arguments: ``(f(t[0], t[1]) if starmap_length(t, 2, 3, where) == 2 else f(t[0], t[1], t[2])
+for t in pairs)``, :func:`starmap_length` checking that the item is a list, tuple or array of
+such a length (Python's TypeError otherwise; a dict, whose ``*`` gives its keys, refused).
 
-Imports the standard library, gast and :mod:`srcad.core`.
+Imports the standard library, gast, NumPy, :mod:`srcad.core`, :mod:`srcad.errors` and
+:mod:`srcad.rules.registry` (to declare :func:`starmap_length` constant).
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ import gast
 import numpy as np
 
 from ..core.functions import USER_LEVEL, run_source
+from ..errors import UnsupportedSyntaxError
+from ..rules.registry import registry as _registry
 
 _TEXT = {
     3: '''def reduce(function, iterable, initial):
@@ -139,23 +145,74 @@ def _stored(fdef):
 
 
 def _arity(src, node):
-    """How many positional arguments the function ``node`` names takes, when that is one
-    fixed number (no defaults, no ``*args``), else None."""
+    """``(fewest, most)`` positional arguments the function ``node`` names takes (``most -
+    fewest`` of them have defaults; no ``*args``, every keyword-only parameter a default),
+    else None."""
     if isinstance(node, gast.Lambda):
         args = node.args
-        if args.vararg or args.kwarg or args.defaults or args.kwonlyargs:
+        if args.vararg or args.kwarg or any(d is None for d in args.kw_defaults):
             return None
-        return len(args.posonlyargs + args.args)
+        n = len(args.posonlyargs + args.args)
+        return n - len(args.defaults), n
     fn = _resolve(src, node)
     if isinstance(fn, np.ufunc):
-        return fn.nin
+        return fn.nin, fn.nin
     if inspect.isfunction(fn):
         code = fn.__code__
-        if fn.__defaults__ or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
-                or code.co_kwonlyargcount:
+        if code.co_flags & inspect.CO_VARARGS or set(code.co_varnames[
+                code.co_argcount:code.co_argcount + code.co_kwonlyargcount]) - set(
+                fn.__kwdefaults__ or {}):
             return None
-        return code.co_argcount
+        return code.co_argcount - len(fn.__defaults__ or ()), code.co_argcount
     return None
+
+
+def starmap_length(item, fewest, most, where):
+    """``len(item)`` after checking that ``item`` is what ``itertools.starmap(f, items)``
+    spreads into ``f`` by position as srcad reads it (a list, tuple or array of ``fewest`` to
+    ``most`` items: Python's TypeError for another length); ``where``: file, line, text."""
+    if not (isinstance(item, (list, tuple)) or isinstance(item, np.ndarray) and item.ndim):
+        filename, lineno, text = where
+        raise UnsupportedSyntaxError(
+            f"itertools.starmap of an item that is a {type(item).__name__}: srcad spreads "
+            "each item by position", filename=filename, lineno=lineno, construct=text,
+            hint="give starmap lists or tuples (pairs = [(a, b), ...])")
+    if not fewest <= len(item) <= most:
+        raise TypeError(f"starmap's function takes from {fewest} to {most} positional "
+                        f"arguments but {len(item)} were given")
+    return len(item)
+
+
+_registry.nondiff.add(starmap_length)  # a check and a count: no derivative
+
+
+def _by_length(src, node, name, fewest, most):
+    """The target and the element of ``starmap(f, items)`` read as a generator expression
+    when ``f`` takes ``fewest`` to ``most`` positional arguments: each item ``name`` spread
+    by its length (:func:`starmap_length`)."""
+    check = f"srcad_starmap_length_{name}"
+    where = f"srcad_starmap_where_{name}"
+    src.closure[check] = starmap_length
+    src.closure[where] = (src.filename, node.lineno, src.line_text(node.lineno))
+    src.bound = {**getattr(src, "bound", {}), check: starmap_length, where: src.closure[where]}
+
+    def length():
+        return gast.Call(func=_load(check), args=[_load(name), gast.Constant(
+            value=fewest, kind=None), gast.Constant(value=most, kind=None), _load(where)],
+            keywords=[])
+
+    def call(k):
+        return gast.Call(func=node.args[0], args=[gast.Subscript(
+            value=_load(name), slice=gast.Constant(value=i, kind=None), ctx=gast.Load())
+            for i in range(k)], keywords=[])
+
+    elt = call(most)
+    for k in range(most - 1, fewest - 1, -1):
+        test = gast.Compare(left=length(), ops=[gast.Eq()], comparators=[gast.Constant(
+            value=k, kind=None)])
+        elt = gast.IfExp(test=test, body=call(k), orelse=elt)
+    target = gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+    return target, elt
 
 
 def _load(id_):
@@ -197,20 +254,24 @@ def itertools_calls(src):
             node.args = [node.args[0]] + [a for a in (func, initial) if a is not None]
             node.keywords = []
         elif fn is itertools.starmap and len(node.args) == 2 and not node.keywords:
-            n = _arity(src, node.args[0])
-            if n is None:
+            arity = _arity(src, node.args[0])
+            if arity is None:
                 continue
+            fewest, n = arity
             count += 1
             taken = {m.id for m in gast.walk(fdef) if isinstance(m, gast.Name)}
             suffix = "" if count == 1 else f"_{count}"
-            while any(f"arg{i}{suffix}" in taken for i in range(n)):
+            while any(f"arg{i}{suffix}" in taken for i in range(n)) or f"args{suffix}" in taken:
                 suffix += "_"
-            names = [f"arg{i}{suffix}" for i in range(n)]
-            target = gast.Tuple(elts=[gast.Name(id=v, ctx=gast.Store(), annotation=None,
-                                                type_comment=None) for v in names],
-                                ctx=gast.Store())
-            call = gast.Call(func=node.args[0], args=[_load(v) for v in names], keywords=[])
-            made = gast.GeneratorExp(elt=call, generators=[gast.comprehension(
+            if fewest == n:
+                names = [f"arg{i}{suffix}" for i in range(n)]
+                target = gast.Tuple(elts=[gast.Name(id=v, ctx=gast.Store(), annotation=None,
+                                                    type_comment=None) for v in names],
+                                    ctx=gast.Store())
+                elt = gast.Call(func=node.args[0], args=[_load(v) for v in names], keywords=[])
+            else:
+                target, elt = _by_length(src, node, f"args{suffix}", fewest, n)
+            made = gast.GeneratorExp(elt=elt, generators=[gast.comprehension(
                 target=target, iter=node.args[1], ifs=[], is_async=0)])
             for sub in gast.walk(made):
                 if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:

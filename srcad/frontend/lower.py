@@ -38,7 +38,7 @@ from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
 from ..runtime import containers
-from . import iterators_passed
+from . import held_objects, iterators_passed, rebinding
 from .lower_callees import Callees, FunctionValues
 from .lower_calls import Calls
 from .lower_choices import Choices
@@ -62,6 +62,11 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.fixed = dict(fixed or functions.fixed_of(source.func))
         self.classes = {}  # name of a value whose class is known -> the class
         self.held = {}  # ... of those, the functions it holds in attributes: {name: function}
+        self.parts = {}  # ... and the objects it holds: {attribute: Instance or Items}
+        self.item_parts = {}  # name of a list read from an attribute -> its items' Instance
+        self.checked_classes = {}  # name of a value read from an attribute -> its class
+        self.part_origins = {}  # ... and how the code spells it (self._problem)
+        self.classes_checked = set()  # (such a name, id of the call) checked there
         self.partials = {}  # name of a partial (or a lambda reading locals) -> its parts
         self.bound_methods = {}  # ... of those, f = self.method: name -> (function, object)
         self.choices = {}  # name of a merge of function values -> the Consts it may be
@@ -90,6 +95,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.augmented = {}  # SSA name made by ``x += v`` -> the name it changes in place
         # SSA name made by ``ys[k] += v`` -> (the item it changes in place, the container)
         self.augmented_items = {}
+        self.attribute_values = {}  # name of a value read from an attribute -> its spelling
+        self.phi_sources = {}  # target of a merge -> its sources (.rebinding)
         self.iterated = {}  # counter of a ``for`` over a sequence -> the sequence atoms
         self.orders = {}  # name given a loop's check_positional -> the sequence checked
         self.positional = set()  # names of lists and tuples made by list(), sorted(), ...
@@ -130,6 +137,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
             if all(isinstance(k, Const) and type(k.value) in (int, str) for k in keys):
                 self.dict_displays[name] = {k.value: a for k, a in zip(keys, value.args[1::2])}
         if isinstance(value, ir.Prim):
+            rebinding.note_value(self, name, value)
+            held_objects.note(self, name, value)
             self.note_candidates(name, value)
             if functions.is_user_function(value.fn):
                 self.call_results[name] = value.fn  # f = make(a): f(x) is refused by name
@@ -180,6 +189,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
             elif isinstance(value, functions.Instance):
                 self.classes[p] = value.cls
                 self.held[p] = dict(value.held)
+                self.parts[p] = dict(value.parts)
             elif value is not None:  # a function value: the parameter is that constant
                 self.env[p] = Const(value, self.bound_name(value, getattr(
                     value, "__name__", None) or p))

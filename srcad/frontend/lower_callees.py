@@ -44,6 +44,8 @@ from ..core.kinds import foreign_array
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
 from . import builtin_code, captured, closures, folds, generators, iterators_passed, lower_super
+from .held_objects import check as check_part
+from .held_objects import instance_of
 from .iterators_passed import fixed_function, function_tuple
 from .iterators_passed import is_instance as _is_instance
 from .lower_spread import Atom, Lowered, name_node
@@ -69,17 +71,6 @@ def check_held(obj, name, fn):
         raise TypeError(f"srcad made this code for {type(obj).__name__}.{name} holding "
                         f"{getattr(fn, '__name__', fn)!r}, but this object holds another "
                         f"value there; pass the function as an argument instead")
-
-
-def held_functions(obj):
-    """The functions ``obj`` holds in attributes of its own (``self.transform = f`` in
-    ``__init__``), as sorted ``(name, function)`` pairs: the code is made for them."""
-    own = getattr(obj, "__dict__", None)
-    if not isinstance(own, dict):
-        return ()
-    return tuple(sorted(((k, v) for k, v in own.items() if type(k) is str
-                         and fixed_function(v) and not _is_instance(v)),
-                        key=lambda kv: kv[0]))[:16]
 
 
 def method_is(value, fn, owner):
@@ -295,8 +286,10 @@ class Callees:
                         f"to {fn.__name__}", hint="pass the function and the values it needs "
                         "as separate arguments, or define the lambda inside the callee")
                 if isinstance(atom, Var) and atom.name in self.classes:
+                    check_part(self, atom, node)  # self._problem passed on: still a Problem
                     fixed.append((name, functions.Instance(self.classes[atom.name], tuple(
-                        sorted(self.held.get(atom.name, {}).items())))))
+                        sorted(self.held.get(atom.name, {}).items())), tuple(sorted(
+                            self.parts.get(atom.name, {}).items(), key=lambda kv: kv[0])))))
                     continue
                 if not isinstance(atom, Const):
                     continue
@@ -309,7 +302,7 @@ class Callees:
                     functools.partial or function_tuple(value) or functions.user_class(value):
                 fixed.append((name, value))  # (a class: a classmethod's cls, cls.f(...) known)
             elif functions.user_instance_class(value) is not None:
-                fixed.append((name, functions.Instance(type(value), held_functions(value))))
+                fixed.append((name, instance_of(value)))
             elif (value is None or type(value) is bool) and not (  # if ax: plot(ax) unread
                     _registry.has_rule(fn) or _registry.is_nondiff(fn)):
                 fixed.append((name, functions.Flag(value)))
@@ -326,6 +319,7 @@ class Callees:
             cls = type(obj.value)
         elif isinstance(obj, Var) and obj.name in self.classes:
             cls = self.classes[obj.name]
+            check_part(self, obj, node)  # self._problem.evaluate(x): still a Problem
         else:
             return None
         raw = self.class_attribute(cls, attr)
@@ -404,6 +398,7 @@ class FunctionValues:
             return None
         raw = self.class_attribute(self.classes[obj.name], attr)
         if isinstance(raw, property) and inspect.isfunction(raw.fget):
+            check_part(self, obj, node)
             return self.call_object(raw.fget, None, [obj], {}, node)
         if isinstance(raw, functools.cached_property):
             return self.error(node, f"reading the cached property {attr!r} (it writes the "
@@ -427,6 +422,7 @@ class FunctionValues:
             fn, lead = raw, [obj]
         else:
             return None
+        check_part(self, obj, node)
         if getattr(cls, "__dictoffset__", 0):  # the object's own attribute would win
             check = ir.Prim(check_method, [obj, Const(attr)],
                             spelling=self.bound_name(check_method, "check_method"))
@@ -579,5 +575,5 @@ def classes_of(arg_values):
             fixed[p] = v
         elif functions.user_instance_class(v) is not None and not foreign_array(v):
             # (an array of the array API standard is an array: srcad.backend.standard)
-            fixed[p] = functions.Instance(type(v), held_functions(v))
+            fixed[p] = instance_of(v)
     return fixed

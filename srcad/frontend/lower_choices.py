@@ -278,6 +278,16 @@ class Choices:
 
     def container_refusal(self, atom, node, what):
         """A precise refusal for calling a value read from a container nobody knows."""
+        origin = self.attribute_values.get(atom.name) if isinstance(atom, Var) else None
+        if origin is not None and atom.name in self.read_from:
+            raise self.error(
+                node, f"calling {origin}, an item of a container held in an attribute whose "
+                "items srcad cannot tell apart when it makes the code (it follows a list, "
+                "tuple or dict attribute whose items are all objects of one class of yours, "
+                "holding the same kinds of parts; not mixed classes, not functions)",
+                hint="hold objects of one class in a list, tuple or dict (layers of one class with "
+                "a method that branches on a setting), or pass the functions to the function "
+                "you differentiate as arguments")
         if isinstance(atom, Var) and atom.name in self.read_from:
             raise self.error(
                 node, f"calling {what}, taken from a list, tuple or dict whose functions "

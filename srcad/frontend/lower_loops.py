@@ -24,7 +24,7 @@ from ..core.kinds import duck_array
 from ..errors import SrcadError
 from ..rules.registry import registry as _registry
 from ..runtime import containers
-from . import writes
+from . import rebinding, writes
 from .lower_exprs import root_name
 from .lower_stmts import same
 
@@ -198,6 +198,7 @@ class Loops:
         for name in assigned:
             phi = ir.Phi(self.namer.version(name), [self.env.get(name), None])
             phis.append(phi)
+            rebinding.note_merge(self, phi.target, phi.sources)
             # a name the body may delete is unset at the header on a later iteration
             self.note_unbound(phi.target, phi.sources[:1] if name not in deleted else (
                 phi.sources[0], None))

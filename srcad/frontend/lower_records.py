@@ -31,12 +31,12 @@ Imports: the standard library, gast, :mod:`srcad.errors`, :mod:`.passed_calls` a
 from __future__ import annotations
 
 import dataclasses
-import inspect
 
 import gast
 
 from ..errors import SrcadError
 from . import passed_calls, passed_records
+from .built_records import record_fields
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 
@@ -51,36 +51,6 @@ _ANY = _AnyNames()
 
 def _name(id_, ctx):
     return gast.Name(id=id_, ctx=ctx, annotation=None, type_comment=None)
-
-
-def record_fields(cls):
-    """``(fields, defaults, mutable)`` of a record class built the standard way, else None."""
-    if not isinstance(cls, type):
-        return None
-    if cls.__getattribute__ is not object.__getattribute__ and \
-            cls.__getattribute__ is not tuple.__getattribute__:
-        return None
-    if issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple):
-        new = cls.__new__
-        if not getattr(new, "__globals__", {}).get("__name__", "").startswith("namedtuple_"):
-            return None
-        if any(type(inspect.getattr_static(cls, f)).__name__ != "_tuplegetter"
-               for f in cls._fields):
-            return None
-        return tuple(cls._fields), dict(cls._field_defaults), False
-    if not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__"):
-        return None
-    init = cls.__init__
-    if getattr(getattr(init, "__code__", None), "co_filename", None) != "<string>":
-        return None
-    fields = dataclasses.fields(cls)
-    if any(not f.init or f.default_factory is not dataclasses.MISSING for f in fields):
-        return None
-    if any(isinstance(inspect.getattr_static(cls, f.name, None), property) for f in fields):
-        return None
-    defaults = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
-    frozen = cls.__dataclass_params__.frozen
-    return tuple(f.name for f in fields), defaults, not frozen
 
 
 def lower(src):

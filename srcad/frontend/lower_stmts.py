@@ -18,7 +18,7 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import SrcadError
-from . import writes
+from . import rebinding, writes
 
 
 class Statements:
@@ -112,8 +112,12 @@ class Statements:
         if isinstance(target, gast.Name):
             self.no_rebinding(target, node)
             before = self.env.get(target.id)
+            augmented = getattr(node, "srcad_augmented", False)
+            # x += v of an immutable value rebinds x: checked here (a global) or when the code
+            # runs (a value read from an attribute); not a write in place then
+            rebound = augmented and rebinding.guard_augmented(self, target, before, node)
             self.env[target.id] = after = self.expr(value_node, target.id)
-            if getattr(node, "srcad_augmented", False) and isinstance(before, Var) and (
+            if augmented and not rebound and isinstance(before, Var) and (
                 isinstance(after, Var) and after.name != before.name
             ):
                 self.augmented[after.name] = before.name  # Python may change it in place
@@ -283,6 +287,7 @@ class Statements:
                 continue
             target = self.namer.version(name)
             phis.append(ir.Phi(target, [a, b]))
+            rebinding.note_merge(self, target, [a, b])
             merged[name] = Var(target)
             self.note_unbound(target, (a, b))
             if all(isinstance(s, Var) and s.name in self.dicts_built for s in (a, b)):

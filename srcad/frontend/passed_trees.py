@@ -25,243 +25,42 @@ would be a wrong gradient.
 
 A tree spec: None (nothing inside is a record), a record's spec (:mod:`.passed_calls`:
 ``(class, ordered, ((field, spec), ...))``), ``("seq", list or tuple, (spec, ...))`` or
-``("dict", dict, ((key, spec), ...))``.
+``("dict", dict, ((key, spec), ...))``; what each expression's spec is: :mod:`.tree_specs`.
 
-Imports the standard library, gast, :mod:`srcad.errors` and :mod:`.passed_calls`.
+Imports the standard library, gast, :mod:`srcad.errors`, :mod:`.built_records`,
+:mod:`.tree_specs` and
+:mod:`.passed_calls`.
 """
 
 from __future__ import annotations
 
 import copy
+import types
 
 import gast
 
-from ..errors import UnsupportedSyntaxError
+from .built_records import as_dict, construction, out_of_range
 from .passed_calls import (
     binding,
-    bound_names,
     callee,
     constant_index,
-    constant_slice,
     is_record_spec,
     leaf_paths,
     method_receiver,
     record_method,
     record_property,
 )
-
-UNKNOWN = ("unknown",)  # may hold a record, srcad cannot tell which: every use refused
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
-_COMPS = (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)
-_HINT = ("read the fields of records where they are reached by indexing, iterating or a "
-         "name bound to one (layer.w), or pass the record whole to a function of yours")
-
-
-def _mark(node):
-    node._srcad_tree = True
-    return node
+from .tree_specs import (
+    _NOTHING,
+    RAISES,
+    UNKNOWN,
+    Specs,
+    _key,
+    _mark,
+)
 
 
-def _key(value):
-    return gast.Constant(value=value, kind=None)
-
-
-def item_of(spec):
-    """The spec of every item of a container of ``spec`` (UNKNOWN when they differ)."""
-    if spec is None:
-        return None
-    if spec[0] == "seq":
-        items = set(spec[2])
-    elif spec[0] == "dict":
-        items = {s for _, s in spec[2]}
-    else:
-        return UNKNOWN
-    if not items:
-        return None
-    return items.pop() if len(items) == 1 else UNKNOWN
-
-
-class _Specs:
-    """The specs of ``fdef``'s names and expressions."""
-
-    def __init__(self, src, fdef, known, bind):
-        self.src, self.fdef, self.known, self.bind = src, fdef, known, bind
-        self.local = bound_names(fdef)
-        self.parents = {}
-        for node in gast.walk(fdef):
-            for child in gast.iter_child_nodes(node):
-                self.parents[child] = node
-        self.names = self._names()
-
-    def error(self, node, message, hint=_HINT):
-        line = getattr(node, "lineno", None)
-        return UnsupportedSyntaxError(message, filename=self.src.filename, lineno=line,
-                                      construct=self.src.line_text(line), hint=hint)
-
-    # ------------------------------------------------------------ specs
-
-    def _builtin(self, func, *names):
-        return isinstance(func, gast.Name) and func.id in names and func.id not in self.local
-
-    def spec(self, node):
-        """The tree spec of the value of expression ``node``."""
-        if isinstance(node, gast.Name):
-            return self.names.get(node.id) if isinstance(node.ctx, gast.Load) else None
-        if isinstance(node, gast.NamedExpr):
-            return self.spec(node.value)
-        if isinstance(node, (gast.Tuple, gast.List)) and isinstance(node.ctx, gast.Load):
-            items = tuple(self.spec(e) for e in node.elts)  # (a, b = l0, x: unpacked)
-            starred = any(isinstance(e, gast.Starred) for e in node.elts)
-            return None if items.count(None) == len(items) else UNKNOWN if starred else (
-                "seq", tuple, items)
-        if isinstance(node, gast.Attribute):
-            base = self.spec(node.value)
-            if base is UNKNOWN:
-                return UNKNOWN
-            if is_record_spec(base):
-                call = self.parents.get(node)
-                if node.attr not in dict(base[2]) and (isinstance(call, gast.Call) and (
-                        call.func is node) and record_method(base[0], node.attr) or (
-                        isinstance(node.ctx, gast.Load) and record_property(base[0],
-                                                                            node.attr))):
-                    return None  # layers[0].predict(x), .total: a method, a property
-                return dict(base[2]).get(node.attr, UNKNOWN)
-            return None
-        if not isinstance(node, gast.Subscript):
-            return None
-        base = self.spec(node.value)
-        if base is None or base is UNKNOWN:
-            return base
-        index = constant_index(node.slice)
-        if is_record_spec(base):
-            fields = base[2]
-            if getattr(node, "_srcad_tree", False):
-                return dict(fields).get(node.slice.value, UNKNOWN)
-            if base[1] and index is not None and -len(fields) <= index < len(fields):
-                return fields[index][1]
-            return UNKNOWN
-        if base[0] == "dict":
-            if isinstance(node.slice, gast.Constant):
-                return dict(base[2]).get(node.slice.value, UNKNOWN)
-            return item_of(base)
-        if index is not None:
-            return base[2][index] if -len(base[2]) <= index < len(base[2]) else UNKNOWN
-        part = constant_slice(node.slice)
-        if part is not None:
-            return ("seq", base[1], base[2][part])
-        if isinstance(node.slice, gast.Slice):
-            return UNKNOWN if item_of(base) is not None else None
-        return item_of(base)
-
-    def iterated(self, node):
-        """The spec of each item ``for _ in node`` binds."""
-        if isinstance(node, gast.Call) and all(k.arg in ("start", "strict") for k in
-                                               node.keywords) and \
-                not any(isinstance(a, gast.Starred) for a in node.args):
-            func = node.func
-            if self._builtin(func, "enumerate") and len(node.args) in (1, 2):
-                item = self.iterated(node.args[0])
-                return None if item is None else ("seq", tuple, (None, item))
-            if self._builtin(func, "zip") and node.args:
-                items = tuple(self.iterated(a) for a in node.args)
-                return None if items.count(None) == len(items) else ("seq", tuple, items)
-            if self._builtin(func, "reversed") and len(node.args) == 1:
-                return self.iterated(node.args[0])
-            if isinstance(func, gast.Attribute) and func.attr in ("items", "values") and \
-                    not node.args:
-                base = self.spec(func.value)
-                if base is not None and base is not UNKNOWN and base[0] == "dict":
-                    item = item_of(base)
-                    return item if func.attr == "values" or item is None else (
-                        "seq", tuple, (None, item))
-        spec = self.spec(node)
-        if spec is None or spec is UNKNOWN:
-            return spec
-        if spec[0] == "dict":
-            return None  # its keys
-        return item_of(spec) if spec[0] == "seq" else UNKNOWN
-
-    def _bound(self, target, spec, out):
-        """Add ``(name, spec)`` for each name ``target`` binds to a value of ``spec``."""
-        if isinstance(target, gast.Name):
-            out.append((target.id, spec))
-        elif isinstance(target, (gast.Tuple, gast.List)):
-            elts = target.elts
-            parts = None
-            if spec is None:
-                parts = [None] * len(elts)
-            elif any(isinstance(e, gast.Starred) for e in elts):
-                parts = None
-            elif spec is not UNKNOWN and spec[0] == "seq" and len(spec[2]) == len(elts):
-                parts = list(spec[2])
-            elif is_record_spec(spec) and spec[1] and len(spec[2]) == len(elts):
-                parts = [s for _, s in spec[2]]
-            for i, elt in enumerate(elts):
-                self._bound(elt.value if isinstance(elt, gast.Starred) else elt,
-                            UNKNOWN if parts is None else parts[i], out)
-        elif isinstance(target, gast.Starred):
-            self._bound(target.value, None if spec is None else UNKNOWN, out)
-
-    def _bindings(self):
-        """``[(name, spec)]`` for every binding in ``fdef``, by the current name specs."""
-        out, covered = [], set()
-
-        def bind(target, spec):
-            found = []
-            self._bound(target, spec, found)
-            out.extend(found)
-            covered.update(id(n) for n in gast.walk(target) if isinstance(n, gast.Name))
-
-        for node in gast.walk(self.fdef):
-            if isinstance(node, gast.Assign):
-                for target in node.targets:
-                    bind(target, self.spec(node.value))
-            elif isinstance(node, gast.AnnAssign) and node.value is not None:
-                bind(node.target, self.spec(node.value))
-            elif isinstance(node, gast.NamedExpr):
-                bind(node.target, self.spec(node.value))
-            elif isinstance(node, (gast.For, gast.comprehension)):
-                bind(node.target, self.iterated(node.iter))
-        for p in self.fdef.args.posonlyargs + self.fdef.args.args + self.fdef.args.kwonlyargs:
-            out.append((p.id, self.known.get(p.id)))
-            covered.add(id(p))
-        for node in gast.walk(self.fdef):  # any other binding: not a record
-            if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load) and \
-                    id(node) not in covered:
-                out.append((node.id, None))
-            elif isinstance(node, (gast.Global, gast.Nonlocal)):
-                out += [(n, None) for n in node.names]
-            elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)) \
-                    and node is not self.fdef:
-                out.append((node.name, None))
-            elif isinstance(node, gast.alias):
-                out.append(((node.asname or node.name).partition(".")[0], None))
-            elif isinstance(node, gast.arguments) and node is not self.fdef.args:
-                out += [(a.id, None) for a in (node.vararg, node.kwarg) if a is not None]
-        for a in (self.fdef.args.vararg, self.fdef.args.kwarg):
-            if a is not None:
-                out.append((a.id, None))
-        return out
-
-    def _names(self):
-        """Each name's spec: the spec of all its bindings when they agree, else UNKNOWN (a
-        name never holding a record: None), to a fixed point."""
-        self.names = {}
-        for _ in range(50):
-            new = {}
-            for name, spec in self._bindings():
-                new[name] = spec if name not in new or new[name] == spec else (
-                    UNKNOWN if spec is not None or new[name] is not None else None)
-            new = {k: v for k, v in new.items() if v is not None}
-            if new == self.names:
-                return new
-            self.names = new
-        raise self.error(self.fdef, "srcad could not tell which names hold records (their "
-                         "assignments depend on one another in a cycle it did not settle)",
-                         hint="give each record its own name, bound once")
-
-
-class _Trees(_Specs):
+class _Trees(Specs):
     """The checks of ``fdef`` (every use of a record followed, or refused) and its rewrite."""
 
     def _iter_of(self, node):
@@ -288,8 +87,8 @@ class _Trees(_Specs):
                     getattr(node, "ctx", None) or gast.Load(), gast.Load):
                 continue
             spec = self.spec(node)
-            if spec is None:
-                continue
+            if spec is None or spec is RAISES:
+                continue  # (RAISES: Python raises IndexError before any use of it)
             if spec is UNKNOWN:
                 raise self._unknown(node)
             self._check_use(node, spec)
@@ -308,6 +107,8 @@ class _Trees(_Specs):
 
     def _check_target(self, loop):
         spec = self.iterated(loop.iter)
+        if spec is RAISES:
+            return
         if self.spec(loop.iter) is UNKNOWN:
             raise self._unknown(loop.iter)
         if spec is UNKNOWN:
@@ -326,29 +127,6 @@ class _Trees(_Specs):
                              "tuple (for w, b in layers)",
                              hint="write a for loop, or read the fields (layer.w for layer "
                              "in layers)")
-
-    def _bad_unpack(self, target, spec):
-        """The tuple of ``target`` that unpacks a record other than a named tuple of as many
-        fields, else None."""
-        if not isinstance(target, (gast.Tuple, gast.List)) or spec is None or spec is UNKNOWN:
-            return None
-        if is_record_spec(spec):
-            return None if spec[1] and len(spec[2]) == len(target.elts) and not any(
-                isinstance(e, gast.Starred) for e in target.elts) else target
-        if spec[0] == "seq" and len(spec[2]) == len(target.elts):
-            for t, s in zip(target.elts, spec[2]):
-                found = self._bad_unpack(t, s)
-                if found is not None:
-                    return found
-        return None
-
-    def _unpacks_record(self, target, spec):
-        if not isinstance(target, (gast.Tuple, gast.List)) or spec is None or spec is UNKNOWN:
-            return False
-        if is_record_spec(spec):
-            return True
-        return spec[0] == "seq" and len(spec[2]) == len(target.elts) and any(
-            self._unpacks_record(t, s) for t, s in zip(target.elts, spec[2]))
 
     def _check_use(self, node, spec):
         parent = self.parents.get(node)
@@ -405,6 +183,10 @@ class _Trees(_Specs):
                 return
         elif isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node:
             return  # (_check_target)
+        elif not record and (isinstance(parent, gast.UnaryOp) and isinstance(
+                parent.op, gast.Not) or isinstance(parent, (gast.If, gast.While, gast.IfExp,
+                                                            gast.Assert)) and parent.test is node):
+            return  # if not layers: its length tested (no record read, no gradient)
         elif isinstance(parent, gast.AnnAssign) and parent.value is node and isinstance(
                 parent.target, gast.Name):
             return  # l0: Layer = layers[0]
@@ -424,6 +206,8 @@ class _Trees(_Specs):
         """Whether ``node`` as an argument of ``call`` is followed."""
         if getattr(call, "_srcad_fields", False):
             return True  # a copy's call, made for it
+        if is_record_spec(self.spec(call)):
+            return True  # a field of a record built here (Net(layers=layers)), followed
         if not record and self._builtin(call.func, "len") and len(call.args) == 1:
             return True
         if self._builtin(call.func, "enumerate", "zip", "reversed") and self._iter_of(call) \
@@ -443,18 +227,13 @@ class _Trees(_Specs):
                              "f(l0, x))")
         return True
 
-    def _pure(self, node):
-        return all(isinstance(n, (gast.Name, gast.Constant, gast.Attribute, gast.Subscript,
-                                  gast.BinOp, gast.UnaryOp, gast.Slice, gast.expr_context,
-                                  gast.operator, gast.unaryop)) for n in gast.walk(node))
-
     # ------------------------------------------------------------ rewrite
 
     def resolve(self, node):
         """``(spec, leaves)`` of an argument that is a record or a container of records (for
         :func:`.passed_records.rewrite_call`), else None."""
         spec = self.spec(node)
-        if spec is None or spec is UNKNOWN:
+        if spec in _NOTHING:
             return None
         if not is_record_spec(spec):
             return ("tree", spec), lambda: [node]
@@ -491,6 +270,14 @@ class _Trees(_Specs):
 
             def visit_Subscript(self, node):
                 spec = trees.spec(node.value)
+                if spec is not RAISES and trees.spec(node) is RAISES:
+                    name = trees.bind((types.CellType(out_of_range), None, None,
+                                       "srcad_out_of_range"))
+                    self.generic_visit(node)
+                    return gast.copy_location(gast.Call(
+                        func=gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                       type_comment=None),
+                        args=[node.value, node.slice], keywords=[]), node)
                 self.generic_visit(node)
                 if is_record_spec(spec) and not getattr(node, "_srcad_tree", False):
                     index = constant_index(node.slice) % len(spec[2])
@@ -518,6 +305,9 @@ class _Trees(_Specs):
                 return node
 
             def visit_Call(self, node):
+                if is_record_spec(trees.spec(node)):  # Net(layers=layers, scale=s)
+                    self.generic_visit(node)
+                    return as_dict(node, construction(trees.src, trees.local, node)[2])
                 if method_receiver(node, trees.resolve)[0] is not None:
                     if not rewriters.rewrite_record_method(trees.src, node, trees.resolve,
                                                            trees.bind, trees.fdef):
@@ -543,7 +333,7 @@ class _Trees(_Specs):
     def _split(self, target, spec, assigns):
         """``target`` with each tuple unpacking a named tuple replaced by a new name, and
         ``assigns`` the assignments unpacking its fields from it."""
-        if not isinstance(target, (gast.Tuple, gast.List)) or spec is None or spec is UNKNOWN:
+        if not isinstance(target, (gast.Tuple, gast.List)) or spec in _NOTHING:
             return target
         if is_record_spec(spec):
             name = "srcad_item"

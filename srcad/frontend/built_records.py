@@ -1,0 +1,112 @@
+"""Records built the standard way, and a record built in the function holding records.
+
+:func:`record_fields` tells whether a class builds its objects the standard way (a named
+tuple's own ``__new__``; a dataclass's generated ``__init__``, no ``__post_init__``, no
+``init=False`` or ``default_factory`` fields): then ``Pt(a, b=c)`` makes an object whose fields
+are exactly the arguments (:mod:`.lower_records` reads its fields as locals).
+
+:func:`construction` reads such a call's arguments as the fields' values. A record built in
+the function whose fields hold records or containers of records (``net = Net(layers=layers,
+scale=s)``, ``layers`` a ``wrt`` list of records) is followed by :mod:`.passed_trees` like a
+``wrt`` record: its spec is built from its arguments' specs, and the call becomes the dict
+of its fields (:func:`as_dict`), read as a ``wrt`` record is (``net["layers"]``).
+
+Imports the standard library, gast and :mod:`srcad.rules.registry` (to declare
+:func:`out_of_range` constant).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+import gast
+
+from ..rules.registry import registry as _registry
+
+
+def record_fields(cls):
+    """``(fields, defaults, mutable)`` of a record class built the standard way, else None."""
+    if not isinstance(cls, type):
+        return None
+    if cls.__getattribute__ is not object.__getattribute__ and \
+            cls.__getattribute__ is not tuple.__getattribute__:
+        return None
+    if issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple):
+        new = cls.__new__
+        if not getattr(new, "__globals__", {}).get("__name__", "").startswith("namedtuple_"):
+            return None
+        if any(type(inspect.getattr_static(cls, f)).__name__ != "_tuplegetter"
+               for f in cls._fields):
+            return None
+        return tuple(cls._fields), dict(cls._field_defaults), False
+    if not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__"):
+        return None
+    init = cls.__init__
+    if getattr(getattr(init, "__code__", None), "co_filename", None) != "<string>":
+        return None
+    fields = dataclasses.fields(cls)
+    if any(not f.init or f.default_factory is not dataclasses.MISSING for f in fields):
+        return None
+    if any(isinstance(inspect.getattr_static(cls, f.name, None), property) for f in fields):
+        return None
+    defaults = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
+    frozen = cls.__dataclass_params__.frozen
+    return tuple(f.name for f in fields), defaults, not frozen
+
+
+def construction(src, local, call):
+    """``(cls, ordered, [(field, value expression), ...])`` when ``call`` builds a record of
+    a class built the standard way (:func:`record_fields`) named by a free name (not one of
+    ``local``), with arguments that bind to its fields (a field left out: a default that is
+    a constant); else None."""
+    if not isinstance(call, gast.Call):
+        return None
+    func, path = call.func, []
+    while isinstance(func, gast.Attribute):
+        path.insert(0, func.attr)
+        func = func.value
+    if not isinstance(func, gast.Name) or func.id in local:
+        return None
+    try:
+        cls = src.lookup(func.id, tuple(path))
+    except (KeyError, AttributeError):
+        return None
+    facts = record_fields(cls)
+    if facts is None:
+        return None
+    fields, defaults, _ = facts
+    if any(isinstance(a, gast.Starred) for a in call.args) or len(call.args) > len(fields):
+        return None
+    given = dict(zip(fields, call.args))
+    for k in call.keywords:
+        if k.arg is None or k.arg in given or k.arg not in fields:
+            return None
+        given[k.arg] = k.value
+    out = []
+    for f in fields:
+        if f in given:
+            out.append((f, given[f]))
+        elif f in defaults and type(defaults[f]) in (int, float, bool, str, type(None)):
+            out.append((f, gast.Constant(value=defaults[f], kind=None)))
+        else:
+            return None
+    return cls, issubclass(cls, tuple), out
+
+
+def as_dict(call, fields):
+    """The dict display of ``fields`` (``[(field, value expression), ...]``) in place of the
+    record ``call`` builds."""
+    return gast.copy_location(gast.Dict(
+        keys=[gast.Constant(value=f, kind=None) for f, _ in fields],
+        values=[v for _, v in fields]), call)
+
+
+def out_of_range(seq, index):
+    """What :mod:`.passed_trees` reads ``seq[index]`` as where the index is past the end of
+    a list of records (``layers[0]`` in the copy made for the empty list): Python's
+    IndexError (what the code does with it after is never reached)."""
+    raise IndexError(f"{type(seq).__name__} index {index} out of range (of {len(seq)})")
+
+
+_registry.nondiff.add(out_of_range)
