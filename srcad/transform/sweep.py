@@ -32,6 +32,8 @@ class Generated:
     cells: dict = field(default_factory=dict)
     kept: tuple = ()  # (names the backward reads outside loops, those defined only in a branch)
     popped: set = field(default_factory=set)  # stacks popped (the others are iterated)
+    into_parts: set = field(default_factory=set)  # backward parts' variants called (.into)
+    buffers: dict = field(default_factory=dict)  # param -> its gradient, the caller's (.into)
 
 
 class Sweep:
