@@ -290,7 +290,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     compiled.__srcad_param_kinds__ = dict(kinds)
     standard.keep_numpy_form(compiled, fdef, func, spelled, where, defaults or None,
                              kwdefaults or None)  # what a derivative of it differentiates
-    if gen.into_parts:  # a derivative of it differentiates code without them
+    if gen.parts_called and not plain and backend == "python" and not ducks and space is None:
+        # a derivative of it differentiates code without variants, its callees' neither
         _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, parsed, backend,
                          holomorphic)
     _debug("reverse", compiled.__srcad_source__)

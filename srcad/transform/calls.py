@@ -78,20 +78,13 @@ class Callees:
         self._asking = set()  # unseen_complex's keys being worked out
         self._lock = threading.RLock()
 
-    #: whether the backward parts this cache makes may be asked to add into their caller's
-    #: gradient arrays (``into``: :mod:`srcad.transform.into`); the Python backend's only
-    into_calls = False
-
     def split(self, fn, wrt, kinds, arity=None, ranks=None, into=()):
         """The (possibly still being made) forward/backward pair of ``fn`` (for a call filling
         its ``*args``/``**kwargs`` as ``arity`` says; ``ranks``: the ranks of its array
-        arguments where the caller knows them, which the pair is specialised on; ``into``:
-        the parameters in ``wrt`` whose gradients its backward part adds into arrays the
-        caller passes, after the seed, instead of returning them)."""
+        arguments where the caller knows them; ``into``: :mod:`srcad.transform.into`)."""
         ranks = {p: r for p, r in (ranks or {}).items() if r is not None}
         key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity) + (
-            (tuple(sorted(ranks.items())),) if ranks else ()) + (
-            (("into",) + tuple(into),) if into else ())
+            (tuple(sorted(ranks.items())),) if ranks else ()) + (("into", *into),) * bool(into)
         with self._lock:
             entry = self._splits.get(key)
             if entry is not None and (env.stale(entry.reads) or entry.defaults[0] is not

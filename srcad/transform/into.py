@@ -31,7 +31,9 @@ Hessian, Jacobians of gradients) is made without it: a derivative made with thes
 carries its plain form, made again without them when asked (``__srcad_numpy_form__``, as for
 the array API's), whose callees are split by ``pipeline.PLAIN_CALLEES``; code srcad
 generated (a derivative differentiated again) never uses it; nor the Numba, Dask/CuPy and
-array-API backends (their ``Callees.into_calls`` is False), nor forward mode.
+array-API backends (their ``Callees.into_calls`` is unset), nor forward mode.
+
+Imports: ``srcad.core``.
 """
 
 from __future__ import annotations
@@ -66,21 +68,24 @@ def buffers(sweep, wrt, arguments, seed):
 
 
 def adds_only(fdef, names, parts):
-    """Whether, in the function ``fdef``, every occurrence of each name in ``names`` is the
-    target of ``+=`` (the name, or a subscript of it whose index does not read it) whose
-    value does not read it, or an argument after the first two of a call of one of
-    ``parts`` (the variants that add into what they are given), that name given once."""
+    """Whether, in the function ``fdef`` (whose parameters include ``names``), every
+    occurrence of each name in ``names`` is the target of ``+=`` (the name, or a subscript of
+    it), whose value and index do not mention it, or an argument after the first two of a
+    call of one of ``parts`` (the variants that add into what they are given: a call's
+    result may be another's argument, ``f_into(c, g_into(c2, g, dw), dw)``, evaluated
+    first), that name given once to that call."""
     names = set(names)
+    if not names <= {a.arg for a in fdef.args.args}:
+        return False
     allowed = set()
     for node in ast.walk(fdef):
         if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
             target = node.target
             base = target.value if isinstance(target, ast.Subscript) else target
             if isinstance(base, ast.Name) and base.id in names:
-                reads = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
-                if isinstance(target, ast.Subscript):
-                    reads |= {n.id for n in ast.walk(target.slice) if isinstance(n, ast.Name)}
-                if base.id in reads:
+                inside = [node.value] + ([target.slice] if base is not target else [])
+                if any(isinstance(n, ast.Name) and n.id in names for part in inside
+                       for n in ast.walk(part)):
                     return False
                 allowed.add(id(base))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
@@ -88,13 +93,7 @@ def adds_only(fdef, names, parts):
             given = [a.id for a in node.args[2:] if isinstance(a, ast.Name)]
             if len(given) != len(node.args[2:]) or len(set(given)) != len(given):
                 return False
-            if any(isinstance(n, ast.Name) and n.id in names for a in node.args[:2]
-                   for n in ast.walk(a)):
-                return False
             allowed.update(id(a) for a in node.args[2:] if a.id in names)
-    params = {a.arg for a in fdef.args.args}
-    if not names <= params:
-        return False
     return all(id(n) in allowed for n in ast.walk(fdef)
                if isinstance(n, ast.Name) and n.id in names)
 

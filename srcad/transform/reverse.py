@@ -50,6 +50,7 @@ class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
         # (a backward part's variant: see .into); the calls made here of such variants
         self.into = tuple(into)
         self.into_parts = set()
+        self.parts_called = False  # a callee's backward part is called: its code may add into
         # the gradient of a list or tuple argument in the argument's structure (for the user);
         # a callee's backward part hands its caller the mutable lists the sweep adds into
         self.structured = structured
@@ -241,6 +242,7 @@ class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
                         self.split_saves())
         gen.popped = self.popped
         gen.into_parts = self.into_parts
+        gen.parts_called = self.parts_called
         gen.buffers = {p: self.g(p) for p in self.into}
         return gen
 

@@ -220,6 +220,7 @@ class Data:
         forward = nodes.call_part(prim.fn, fwd, passed) if arity else None
         self.calls[id(stmt)] = (fwd, ctx, forward)
         self.ref(ctx, frame)
+        self.parts_called = True
         if not buffers:
             self.call_backward([arguments[p] for p in wrt], call(bwd, ctx, gname), code, frame)
             return

@@ -1,0 +1,277 @@
+"""Backward parts that add into the caller's gradient arrays (srcad.transform.into, issue 18):
+a generated family of callees (in loops, called twice with the same buffer, an argument
+passed twice, slices / concatenate / scatter inside, nested callees, broadcasting arguments,
+views), each checked against autograd and central finite differences in grad,
+value_and_grad, vjp, jvp and both Hessian modes, and the generated code checked for where
+the variant is and is not called."""
+
+import itertools
+
+import autograd
+import autograd.numpy as anp
+import numpy as np
+import pytest
+
+import srcad
+from srcad.specialise import transformed_of
+
+# ---------------------------------------------------------------- callees, written twice:
+# with np (for srcad) and with anp (for autograd), from one template
+
+
+def _callees(xp):
+    def rhs(x, y):
+        return xp.concatenate((x[:1], x[1:] * y[:-1]))
+
+    def cell(w, h):
+        return xp.tanh(w * h + w[::-1])
+
+    def twice(w, h):  # a callee calling a callee, w passed on
+        return cell(w, cell(w, h))
+
+    def both(a, b):
+        return a * b + xp.sin(a)
+
+    def scaled(s, h):  # s: a number or a (1, n) / (n,) array broadcast against h
+        return s * h + xp.cos(h)
+
+    def piece(w, h):  # writes into a new array: scatter inside
+        return w[1:] * h[:-1] + w[:-1]
+
+    return rhs, cell, twice, both, scaled, piece
+
+
+def _programs(xp):
+    rhs, cell, twice, both, scaled, piece = _callees(xp)
+
+    def ode(x, h0):
+        y = h0
+        for _ in range(3):
+            k1 = rhs(x, y)
+            k2 = rhs(x, y + 0.1 * k1)
+            y = y + 0.05 * (k1 + k2)
+        return xp.sum(y * y)
+
+    def loop_cell(w, h):
+        for _ in range(3):
+            h = cell(w, h)
+        return xp.sum(h * h)
+
+    def same_buffer_twice(w, h):  # two calls in one iteration, one buffer
+        for _ in range(2):
+            a = cell(w, h)
+            h = cell(w, a) + 0.5 * a
+        return xp.sum(h)
+
+    def passed_twice(w, h):  # both(w, w): the same value for two parameters
+        for _ in range(2):
+            h = h + both(w, w) * h
+        return xp.sum(h * h)
+
+    def nested(w, h):
+        for _ in range(2):
+            h = twice(w, h)
+        return xp.sum(xp.sin(h))
+
+    def broadcast_row(s, h):  # s of shape (1, n), h of (m, n)
+        for _ in range(2):
+            h = scaled(s, h)
+        return xp.sum(h * h)
+
+    def broadcast_number(s, h):  # s an array of shape (): one number for every element
+        for _ in range(2):
+            h = scaled(s, h)
+        return xp.sum(h * h)
+
+    def view_argument(w, h):  # a view of w passed: its gradient is not w's buffer
+        for _ in range(2):
+            h = cell(w[::-1], h) + cell(w, h)
+        return xp.sum(h * h)
+
+    def pieces(w, h):
+        for _ in range(2):
+            h = xp.concatenate((piece(w, h), h[-1:])) * w
+        return xp.sum(h * h)
+
+    def first_use(w, h):  # the first call's gradient of w is w's first contribution
+        h = cell(w, h)
+        return xp.sum(h * w)
+
+    return {"ode": ode, "loop_cell": loop_cell, "same_buffer_twice": same_buffer_twice,
+            "passed_twice": passed_twice, "nested": nested, "broadcast_row": broadcast_row,
+            "broadcast_number": broadcast_number, "view_argument": view_argument,
+            "pieces": pieces, "first_use": first_use}
+
+
+SRC = _programs(np)
+REF = _programs(anp)
+N = 5
+
+
+def _inputs(name, seed=0):
+    rng = np.random.default_rng(seed)
+    if name == "broadcast_row":
+        return rng.uniform(0.2, 0.6, size=(1, N)), rng.uniform(-0.5, 0.5, size=(3, N))
+    if name == "broadcast_number":
+        return np.array(rng.uniform(0.2, 0.6)), rng.uniform(-0.5, 0.5, size=N)
+    return rng.uniform(0.2, 0.6, size=N), rng.uniform(-0.5, 0.5, size=N)
+
+
+def _fd(f, args, k, eps=1e-6):
+    args = [np.array(a, dtype=float) for a in args]
+    g = np.zeros_like(args[k])
+    for i in np.ndindex(args[k].shape):
+        up = [a.copy() for a in args]
+        dn = [a.copy() for a in args]
+        up[k][i] += eps
+        dn[k][i] -= eps
+        g[i] = (f(*up) - f(*dn)) / (2 * eps)
+    return g
+
+
+NAMES = sorted(SRC)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_grad_against_autograd_and_differences(name):
+    w, h = _inputs(name)
+    got = srcad.grad(SRC[name], wrt=(0, 1))(w, h)
+    value, vg = srcad.value_and_grad(SRC[name], wrt=(0, 1))(w, h)
+    assert np.isclose(value, REF[name](w, h))
+    for k in range(2):
+        ref = autograd.grad(REF[name], k)(w, h)
+        np.testing.assert_allclose(got[k], ref, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(vg[k], ref, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(got[k], _fd(SRC[name], (w, h), k), rtol=1e-5, atol=1e-7)
+        assert np.shape(got[k]) == np.shape((w, h)[k])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_argument_alone_and_called_again(name):
+    """wrt one argument (the other inactive), and the same gradient called again on other
+    inputs: buffers are not kept between calls."""
+    for k in range(2):
+        d = srcad.grad(SRC[name], wrt=k)
+        for seed in range(2):
+            w, h = _inputs(name, seed)
+            np.testing.assert_allclose(d(w, h), autograd.grad(REF[name], k)(w, h),
+                                       rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_vjp_and_jvp(name):
+    w, h = _inputs(name)
+    value, pullback = srcad.vjp(SRC[name], w, h)
+    dw, dh = pullback(2.0)
+    np.testing.assert_allclose(dw, 2.0 * autograd.grad(REF[name], 0)(w, h), rtol=1e-10,
+                               atol=1e-12)
+    np.testing.assert_allclose(dh, 2.0 * autograd.grad(REF[name], 1)(w, h), rtol=1e-10,
+                               atol=1e-12)
+    tw = np.ones_like(w)
+    _, t = srcad.jvp(SRC[name], (w, h), (tw, np.zeros_like(h)))
+    assert np.isclose(t, np.sum(autograd.grad(REF[name], 0)(w, h) * tw))
+
+
+SECOND = ["ode", "loop_cell", "passed_twice", "nested", "pieces", "broadcast_row"]
+
+
+@pytest.mark.parametrize(("name", "mode"), list(itertools.product(SECOND, ["fwd", "rev"])))
+def test_hessian_both_modes(name, mode):
+    w, h = _inputs(name)
+
+    def of_w(v):
+        return SRC[name](v, h)
+
+    def ref_of_w(v):
+        return REF[name](v, h)
+
+    got = srcad.hessian(of_w, mode=mode)(w)
+    ref = autograd.hessian(ref_of_w)(w)
+    np.testing.assert_allclose(np.reshape(got, ref.shape), ref, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", SECOND)
+def test_grad_of_grad(name):
+    """A derivative of a gradient made with the variants: it reads the plain form."""
+    w, h = _inputs(name)
+    d = srcad.grad(SRC[name], wrt=0)
+
+    def outer(v):
+        return np.sum(d(v, h) ** 2)
+
+    def ref_outer(v):
+        return anp.sum(autograd.grad(REF[name], 0)(v, h) ** 2)
+
+    np.testing.assert_allclose(srcad.grad(outer)(w), autograd.grad(ref_outer)(w),
+                               rtol=1e-8, atol=1e-10)
+    d(w, h)  # the gradient itself still right after its plain form was made
+    np.testing.assert_allclose(d(w, h), autograd.grad(REF[name], 0)(w, h), rtol=1e-10)
+
+
+def _source(name):
+    w, h = _inputs(name)
+    d = srcad.grad(SRC[name], wrt=(0, 1))
+    d(w, h)
+    return srcad.source(d)
+
+
+@pytest.mark.parametrize(("name", "variant"), [
+    ("ode", "rhs_bwd_into"), ("loop_cell", "cell_bwd_into"),
+    ("same_buffer_twice", "cell_bwd_into"), ("nested", "twice_bwd_into"),
+    ("broadcast_row", "scaled_bwd_into"), ("broadcast_number", "scaled_bwd_into"),
+    ("pieces", "piece_bwd_into")])
+def test_the_variant_is_called_in_loops(name, variant):
+    assert variant in _source(name)
+
+
+@pytest.mark.parametrize(("name", "plain"), [
+    ("passed_twice", "both_bwd("), ("first_use", "cell_bwd(")])
+def test_the_plain_part_where_the_proof_fails(name, plain):
+    """An argument passed for two parameters, a gradient's first contribution: no buffer."""
+    text = _source(name)
+    assert plain in text
+    assert "_bwd_into" not in text
+
+
+def test_a_view_is_not_a_buffer():
+    """``cell(w[::-1], h)``: the argument's gradient is a temporary's, not ``dw``: that call
+    takes the plain part; ``cell(w, h)`` in the same line the variant, given ``dw``."""
+    lines = _source("view_argument").splitlines()
+    into = [line for line in lines if "cell_bwd_into(" in line]
+    plain = [line for line in lines if "cell_bwd(" in line]
+    assert len(into) == 1 and into[0].rstrip().endswith(", dw)")
+    assert len(plain) == 1 and "dw" not in plain[0]
+
+
+def test_plain_form_has_no_variants():
+    w, h = _inputs("ode")
+    d = srcad.grad(SRC["ode"], wrt=0)
+    d(w, h)
+    t = transformed_of(d)
+    fn = t._specialise(t._bind((w, h), {}))
+    plain = srcad.backend.standard.numpy_form(fn.__srcad_raw__)
+    assert plain is not fn.__srcad_raw__
+    assert "_bwd_into" not in plain.__srcad_source__
+    assert "_bwd_into" in fn.__srcad_source__
+    np.testing.assert_allclose(plain(w, h), d(w, h), rtol=1e-12)
+
+
+def test_adds_only_refuses_reads_of_the_buffer():
+    import ast
+
+    from srcad.transform.into import adds_only
+
+    def check(text):
+        return adds_only(ast.parse(text).body[0], ["dw"], {"sub_bwd_into"})
+
+    assert check("def f(ctx, g, dw):\n    dw += g\n    dw[1:] += g * 2\n    return g")
+    assert check("def f(ctx, g, dw):\n    sub_bwd_into(ctx, g, dw)")
+    assert not check("def f(ctx, g, dw):\n    dw += dw * g")
+    assert not check("def f(ctx, g, dw):\n    dw = g")
+    assert not check("def f(ctx, g, dw):\n    return dw")
+    assert not check("def f(ctx, g, dw):\n    dw[dw > 0] += g")
+    assert not check("def f(ctx, g, dw):\n    other(ctx, g, dw)")
+    assert not check("def f(ctx, g, dw):\n    sub_bwd_into(ctx, dw, dw)")
+    assert not check("def f(ctx, g, dw):\n    sub_bwd_into(ctx, g, dw, dw)")
+    assert not check("def f(ctx, g):\n    dw += g")
+    assert not check("def f(ctx, g, dw):\n    dw -= g")
