@@ -403,8 +403,8 @@ def _for_ducks(fdef, func, fn, spelled, namer, cells):
     return fdef
 
 
-def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python", ducks=False,
-               space=None, into=(), plain=False):
+def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend="python",
+               ducks=False, space=None, plain=False):
     """Fill ``entry`` (a :class:`srcad.calls.Split`) with ``func``'s forward and backward parts
     (for array arguments of these ``ranks``, where the caller knows them); ``backend="numba"``:
     both parts compiled by Numba (when the code calling them is), their stacks one per saved

@@ -38,11 +38,58 @@ def _callees(xp):
     def piece(w, h):  # writes into a new array: scatter inside
         return w[1:] * h[:-1] + w[:-1]
 
-    return rhs, cell, twice, both, scaled, piece
+    def rec(w, h, n):  # recursion: the variant calls itself with the same buffer
+        if n == 0:
+            return h
+        return rec(w, cell(w, h), n - 1)
+
+    def branchy(w, h):  # w's gradient on one path only
+        if h[0] > 0:
+            return w * h
+        return h * 2.0
+
+    def inner_loop(w, h):  # w read in the callee's own loop
+        for _ in range(2):
+            h = xp.sin(h * w)
+        return h
+
+    def ignores(w, h):  # w passed, its gradient zero: the buffer untouched
+        return h * 2.0
+
+    def passthrough(w, h):  # w's gradient is the seed itself
+        return w + 0.0 * h
+
+    return rhs, cell, twice, both, scaled, piece, rec, branchy, inner_loop, ignores, passthrough
 
 
 def _programs(xp):
-    rhs, cell, twice, both, scaled, piece = _callees(xp)
+    rhs, cell, twice, both, scaled, piece, rec, branchy, inner_loop, ignores, passthrough = \
+        _callees(xp)
+
+    def recursive(w, h):
+        for _ in range(2):
+            h = rec(w, h, 2)
+        return xp.sum(h * h)
+
+    def branches(w, h):
+        for k in range(4):
+            h = 0.01 * k - branchy(w, h)  # the sign of h[0] alternates: both paths
+        return xp.sum(h * h)
+
+    def loops_inside(w, h):
+        for _ in range(2):
+            h = inner_loop(w, h) + h
+        return xp.sum(h * h)
+
+    def untouched(w, h):
+        for _ in range(2):
+            h = ignores(w, h) * w
+        return xp.sum(h * h)
+
+    def seed_through(w, h):
+        for _ in range(2):
+            h = passthrough(w, h) * h
+        return xp.sum(h * h)
 
     def ode(x, h0):
         y = h0
@@ -100,7 +147,9 @@ def _programs(xp):
     return {"ode": ode, "loop_cell": loop_cell, "same_buffer_twice": same_buffer_twice,
             "passed_twice": passed_twice, "nested": nested, "broadcast_row": broadcast_row,
             "broadcast_number": broadcast_number, "view_argument": view_argument,
-            "pieces": pieces, "first_use": first_use}
+            "pieces": pieces, "first_use": first_use, "recursive": recursive,
+            "branches": branches, "loops_inside": loops_inside, "untouched": untouched,
+            "seed_through": seed_through}
 
 
 SRC = _programs(np)
@@ -172,7 +221,8 @@ def test_vjp_and_jvp(name):
     assert np.isclose(t, np.sum(autograd.grad(REF[name], 0)(w, h) * tw))
 
 
-SECOND = ["ode", "loop_cell", "passed_twice", "nested", "pieces", "broadcast_row"]
+SECOND = ["ode", "loop_cell", "passed_twice", "nested", "pieces", "broadcast_row", "recursive",
+          "branches"]
 
 
 @pytest.mark.parametrize(("name", "mode"), list(itertools.product(SECOND, ["fwd", "rev"])))
@@ -219,7 +269,9 @@ def _source(name):
     ("ode", "rhs_bwd_into"), ("loop_cell", "cell_bwd_into"),
     ("same_buffer_twice", "cell_bwd_into"), ("nested", "twice_bwd_into"),
     ("broadcast_row", "scaled_bwd_into"), ("broadcast_number", "scaled_bwd_into"),
-    ("pieces", "piece_bwd_into")])
+    ("pieces", "piece_bwd_into"), ("recursive", "rec_bwd_into"),
+    ("branches", "branchy_bwd_into"), ("loops_inside", "inner_loop_bwd_into"),
+    ("untouched", "ignores_bwd_into"), ("seed_through", "passthrough_bwd_into")])
 def test_the_variant_is_called_in_loops(name, variant):
     assert variant in _source(name)
 
@@ -275,3 +327,33 @@ def test_adds_only_refuses_reads_of_the_buffer():
     assert not check("def f(ctx, g, dw):\n    sub_bwd_into(ctx, g, dw, dw)")
     assert not check("def f(ctx, g):\n    dw += g")
     assert not check("def f(ctx, g, dw):\n    dw -= g")
+
+
+def test_a_python_number_is_not_a_buffer():
+    """A float argument's gradient is a number: the plain part, right."""
+    _, _, _, _, scaled, *_ = _callees(np)
+
+    def f(s, h):
+        for _ in range(2):
+            h = scaled(s, h)
+        return np.sum(h * h)
+
+    def ref(s, h):
+        for _ in range(2):
+            h = s * h + anp.cos(h)
+        return anp.sum(h * h)
+
+    h = np.linspace(-0.4, 0.4, N)
+    d = srcad.grad(f, wrt=(0, 1))
+    got = d(0.3, h)
+    assert "_bwd_into" not in srcad.source(d)
+    assert np.isclose(got[0], autograd.grad(ref, 0)(0.3, h))
+    np.testing.assert_allclose(got[1], autograd.grad(ref, 1)(0.3, h), rtol=1e-10)
+
+
+def test_float32_arguments():
+    w, h = (v.astype(np.float32) for v in _inputs("loop_cell"))
+    got = srcad.grad(SRC["loop_cell"], wrt=(0, 1))(w, h)
+    for k in range(2):
+        ref = autograd.grad(REF["loop_cell"], k)(w.astype(float), h.astype(float))
+        np.testing.assert_allclose(got[k], ref, rtol=1e-4)

@@ -101,8 +101,7 @@ class Callees:
             self._splits[key] = entry
             try:
                 with env.collecting() as reads:
-                    self._make_split(fn, wrt, kinds, entry, arity, ranks or None,
-                                     **({"into": tuple(into)} if into else {}))
+                    self._make_split(fn, wrt, kinds, entry, arity, ranks or None, tuple(into))
             except BaseException:
                 del self._splits[key]
                 raise
