@@ -357,3 +357,50 @@ def test_float32_arguments():
     for k in range(2):
         ref = autograd.grad(REF["loop_cell"], k)(w.astype(float), h.astype(float))
         np.testing.assert_allclose(got[k], ref, rtol=1e-4)
+
+
+def test_unproved_variant_falls_back_to_the_plain_part(monkeypatch):
+    """A variant whose code does not pass ``adds_only`` is not used: the caller calls the
+    plain part (the check refusing every variant here)."""
+    import srcad.transform.into as into
+
+    monkeypatch.setattr(into, "adds_only", lambda *a: False)
+    srcad.clear_cache()
+    try:
+        for name in ("ode", "nested", "recursive"):
+            w, h = _inputs(name)
+            d = srcad.grad(SRC[name], wrt=(0, 1))
+            got = d(w, h)
+            assert "_bwd_into" not in srcad.source(d)
+            for k in range(2):
+                np.testing.assert_allclose(got[k], autograd.grad(REF[name], k)(w, h),
+                                           rtol=1e-10, atol=1e-12)
+    finally:
+        srcad.clear_cache()
+
+
+def test_gradient_carried_by_a_loop_then_returned_by_a_callee():
+    """A loop's gradient (new before the loop) given the seed a callee returns as its first
+    contribution in the next iteration is not added into in place afterwards (the callee's
+    seed is the caller's array): against autograd, the callee returning its seed."""
+    *_, passthrough = _callees(np)
+
+    def f(w, h):
+        s = h * h
+        for _ in range(3):
+            a = passthrough(s, w)  # d(a)/d(s) is the seed itself
+            s = a * 0.5 + s * w
+        return np.sum(s * s)
+
+    def ref(w, h):
+        s = h * h
+        for _ in range(3):
+            a = s + 0.0 * w
+            s = a * 0.5 + s * w
+        return anp.sum(s * s)
+
+    w, h = _inputs("loop_cell")
+    got = srcad.grad(f, wrt=(0, 1))(w, h)
+    for k in range(2):
+        np.testing.assert_allclose(got[k], autograd.grad(ref, k)(w, h), rtol=1e-10)
+        np.testing.assert_allclose(got[k], _fd(f, (w, h), k), rtol=1e-5, atol=1e-7)

@@ -61,10 +61,23 @@ def buffers(sweep, wrt, arguments, seed):
         gname = sweep.g(atom.name)
         if (atoms.count(atom.name) == 1 and gname != seed and gname in sweep.live
                 and gname in sweep.fresh and gname not in sweep.uniform
-                and gname not in sweep.borrowed and sweep.an.kinds.get(atom.name) == ARRAY
+                and sweep.an.kinds.get(atom.name) == ARRAY
                 and atom.name not in sweep.an.complex and not sweep.an.is_complex(atom)):
             chosen.append(p)
     return chosen
+
+
+def split(sweep, fn, wrt, arguments, kinds, arity, ranks, seed):
+    """``(entry, buffers)``: the split pair of the callee ``fn`` for a call whose backward part
+    adds into the caller's arrays for the parameters ``buffers`` (:func:`buffers`), or the
+    plain pair and no buffers where the variant's code is :class:`Unproved`."""
+    chosen = buffers(sweep, wrt, arguments, seed)
+    if chosen:
+        try:
+            return sweep.an.callees.split(fn, wrt, kinds, arity, ranks, tuple(chosen)), chosen
+        except Unproved:
+            pass
+    return sweep.an.callees.split(fn, wrt, kinds, arity, ranks), []
 
 
 def adds_only(fdef, names, parts):

@@ -205,13 +205,8 @@ class Data:
             return
         ranks = {p: self.an.rank(a) for p, a in arguments.items()
                  if isinstance(a, ir.Var)} if arity is None else None
-        buffers = into.buffers(self, wrt, arguments, gname)  # the caller's arrays it adds into
-        try:
-            entry = self.an.callees.split(prim.fn, wrt, kinds, arity, ranks,
-                                          into=tuple(buffers))
-        except into.Unproved:
-            buffers = []
-            entry = self.an.callees.split(prim.fn, wrt, kinds, arity, ranks)
+        # the caller's arrays its backward part adds into (.into), and the pair
+        entry, buffers = into.split(self, prim.fn, wrt, arguments, kinds, arity, ranks, gname)
         base = prim.fn.__name__
         fwd = self.bind_cell(f"{base}_fwd", entry.fwd)
         bwd = self.bind_cell(f"{base}_bwd_into" if buffers else f"{base}_bwd", entry.bwd)
@@ -270,6 +265,7 @@ class Data:
                 self.live.add(target)
                 self.note_contribution(target, False, None, code)
                 self.borrowed.add(target)  # the callee's backward part may return its seed
+                self.fresh.discard(target)  # (so not an array only this name holds)
             else:
                 self.accumulate(atom, target, code, frame)
 
