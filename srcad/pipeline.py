@@ -257,6 +257,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     fixed = classes_of(arg_values)
     ducks = any_duck(arg_values.values())
     space = namespace_of(arg_values.values())  # array-api-strict: the standard backend
+    plain = plain or bool(getattr(parsed, "records", None))  # (its tree is read once)
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks,
                                                  fixed=fixed, backend=backend, ducks=ducks,
                                                  space=space, plain=plain)
@@ -292,8 +293,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                              kwdefaults or None)  # what a derivative of it differentiates
     if gen.parts_called and not plain and backend == "python" and not ducks and space is None:
         # a derivative of it differentiates code without variants, its callees' neither
-        _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, parsed, backend,
-                         holomorphic)
+        _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, backend, holomorphic)
     _debug("reverse", compiled.__srcad_source__)
     if backend == "numba":  # a pullback's cotangent: its type is known at the first call
         unchecked = numba_backend.indexes_only_stacks(
@@ -303,20 +303,20 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     return compiled, compiled.__srcad_source__
 
 
-def _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, parsed, backend,
-                     holomorphic):
+def _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, backend, holomorphic):
     """Give ``compiled`` (code calling backward parts that add into its gradient arrays,
     :mod:`srcad.transform.into`) the same derivative made without them, made when first
     asked for (``standard.numpy_form``): the code srcad reads when it differentiates
-    ``compiled`` again. Kept: the arguments' kinds, not their arrays (an empty array of the
-    same rank and dtype stands for a NumPy array)."""
+    ``compiled`` again, from ``func``'s source read again (a tree rewritten for records is
+    read once: such code is made plain). Kept: the arguments' kinds, not their arrays (an
+    empty array of the same rank and dtype stands for a NumPy array)."""
     stand_ins = {p: np.empty((0,) * v.ndim, v.dtype) if type(v) is np.ndarray else v
                  for p, v in arg_values.items()}
     made = []
 
     def make():
         if not made:
-            made.append(adjoint(func, wrt, stand_ins, mode, as_tuple, parsed, backend,
+            made.append(adjoint(func, wrt, stand_ins, mode, as_tuple, None, backend,
                                 holomorphic, plain=True)[0])
         return made[0]
 

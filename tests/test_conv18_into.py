@@ -59,12 +59,21 @@ def _callees(xp):
     def passthrough(w, h):  # w's gradient is the seed itself
         return w + 0.0 * h
 
-    return rhs, cell, twice, both, scaled, piece, rec, branchy, inner_loop, ignores, passthrough
+    def pair(a, s):  # s: one item of the array a is
+        return a * s + xp.sin(a)
+
+    return (rhs, cell, twice, both, scaled, piece, rec, branchy, inner_loop, ignores,
+            passthrough, pair)
 
 
 def _programs(xp):
-    rhs, cell, twice, both, scaled, piece, rec, branchy, inner_loop, ignores, passthrough = \
-        _callees(xp)
+    (rhs, cell, twice, both, scaled, piece, rec, branchy, inner_loop, ignores, passthrough,
+     pair) = _callees(xp)
+
+    def item_pair(w, h):  # pair(w, w[0]): dw the buffer, w[0]'s gradient added at dw[0]
+        for _ in range(2):
+            h = h * pair(w, w[0])
+        return xp.sum(h * h)
 
     def recursive(w, h):
         for _ in range(2):
@@ -149,7 +158,7 @@ def _programs(xp):
             "broadcast_number": broadcast_number, "view_argument": view_argument,
             "pieces": pieces, "first_use": first_use, "recursive": recursive,
             "branches": branches, "loops_inside": loops_inside, "untouched": untouched,
-            "seed_through": seed_through}
+            "seed_through": seed_through, "item_pair": item_pair}
 
 
 SRC = _programs(np)
@@ -184,8 +193,11 @@ NAMES = sorted(SRC)
 @pytest.mark.parametrize("name", NAMES)
 def test_grad_against_autograd_and_differences(name):
     w, h = _inputs(name)
+    w0, h0 = w.copy(), h.copy()
     got = srcad.grad(SRC[name], wrt=(0, 1))(w, h)
     value, vg = srcad.value_and_grad(SRC[name], wrt=(0, 1))(w, h)
+    np.testing.assert_array_equal(w, w0)  # the arguments are never a buffer
+    np.testing.assert_array_equal(h, h0)
     assert np.isclose(value, REF[name](w, h))
     for k in range(2):
         ref = autograd.grad(REF[name], k)(w, h)
@@ -222,7 +234,7 @@ def test_vjp_and_jvp(name):
 
 
 SECOND = ["ode", "loop_cell", "passed_twice", "nested", "pieces", "broadcast_row", "recursive",
-          "branches"]
+          "branches", "item_pair"]
 
 
 @pytest.mark.parametrize(("name", "mode"), list(itertools.product(SECOND, ["fwd", "rev"])))
@@ -271,7 +283,8 @@ def _source(name):
     ("broadcast_row", "scaled_bwd_into"), ("broadcast_number", "scaled_bwd_into"),
     ("pieces", "piece_bwd_into"), ("recursive", "rec_bwd_into"),
     ("branches", "branchy_bwd_into"), ("loops_inside", "inner_loop_bwd_into"),
-    ("untouched", "ignores_bwd_into"), ("seed_through", "passthrough_bwd_into")])
+    ("untouched", "ignores_bwd_into"), ("seed_through", "passthrough_bwd_into"),
+    ("item_pair", "pair_bwd_into")])
 def test_the_variant_is_called_in_loops(name, variant):
     assert variant in _source(name)
 
@@ -383,7 +396,7 @@ def test_gradient_carried_by_a_loop_then_returned_by_a_callee():
     """A loop's gradient (new before the loop) given the seed a callee returns as its first
     contribution in the next iteration is not added into in place afterwards (the callee's
     seed is the caller's array): against autograd, the callee returning its seed."""
-    *_, passthrough = _callees(np)
+    *_, passthrough, _ = _callees(np)
 
     def f(w, h):
         s = h * h
@@ -404,3 +417,45 @@ def test_gradient_carried_by_a_loop_then_returned_by_a_callee():
     for k in range(2):
         np.testing.assert_allclose(got[k], autograd.grad(ref, k)(w, h), rtol=1e-10)
         np.testing.assert_allclose(got[k], _fd(f, (w, h), k), rtol=1e-5, atol=1e-7)
+
+
+def test_a_buffer_first_made_from_an_argument_is_a_copy():
+    """``dv = 1.0 * u`` (``np.dot(u, v)``'s gradient, the seed 1) simplified to ``dv = u``
+    would make the argument the buffer a variant adds into: tidy keeps the copy (the call
+    counts as changing ``dv`` in place). Against autograd; the arguments unchanged."""
+    def cross(a, b):
+        return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                         a[0] * b[1] - a[1] * b[0]])
+
+    def f(u, v):
+        return np.sum(cross(u, v) * cross(v, u + 1.0)) + np.dot(u, v)
+
+    def ref(u, v):
+        c1 = anp.array([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
+                        u[0] * v[1] - u[1] * v[0]])
+        w = u + 1.0
+        c2 = anp.array([v[1] * w[2] - v[2] * w[1], v[2] * w[0] - v[0] * w[2],
+                        v[0] * w[1] - v[1] * w[0]])
+        return anp.sum(c1 * c2) + anp.dot(u, v)
+
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        u, v = rng.normal(size=3), rng.normal(size=3)
+        u0, v0 = u.copy(), v.copy()
+        d = srcad.grad(f, wrt=(0, 1))
+        got = d(u, v)
+        assert "_bwd_into" in srcad.source(d)
+        np.testing.assert_array_equal(u, u0)
+        np.testing.assert_array_equal(v, v0)
+        for k in range(2):
+            np.testing.assert_allclose(got[k], autograd.grad(ref, k)(u, v), rtol=1e-10)
+            np.testing.assert_allclose(got[k], _fd(f, (u, v), k), rtol=1e-5, atol=1e-7)
+
+
+def test_a_variant_call_is_not_moved_into_a_statement_naming_its_buffer():
+    """``dt = pair_bwd_into(ctx, g, dw)`` then ``dw[0] += dt``: written as one statement,
+    ``dw[0]`` would be read before the call adds into ``dw`` and the call's addition there
+    lost (tidy's inlining keeps them apart)."""
+    text = _source("item_pair")
+    calls = [line.strip() for line in text.splitlines() if "pair_bwd_into(" in line]
+    assert calls and all(not c.startswith("dw[") for c in calls), text

@@ -221,6 +221,7 @@ class Data:
             return
         self.into_parts.add(bwd)
         backward = call(bwd, ctx, gname, *[self.g(arguments[p].name) for p in buffers])
+        backward.adds_into = len(buffers)  # tidy: those names are changed in place here
         rest = into.returned(wrt, buffers)
         if rest:
             self.call_backward([arguments[p] for p in rest], backward, code, frame)
