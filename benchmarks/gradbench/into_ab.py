@@ -5,7 +5,8 @@ rounds (steadier than one process per version on a loaded machine).
 
     .venv/bin/python benchmarks/gradbench/into_ab.py --gradbench /tmp/gradbench --rounds 30
 
-Inputs as ``cpu_ratios.py``'s (lstm l = 2, c = 1024; ode n = 1000 and 10 000, s = 10).
+Inputs as ``cpu_ratios.py``'s (lstm l = 2, c = 1024; ode n = 1000 and 10 000, s = 10; det
+6 x 6): the evals whose code the variants change.
 """
 
 from __future__ import annotations
@@ -55,9 +56,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gradbench", type=Path, default=Path("/tmp/gradbench"))
     parser.add_argument("--rounds", type=int, default=30)
-    parser.add_argument("--evals", nargs="+", default=["lstm", "ode", "ode10k"])
+    parser.add_argument("--evals", nargs="+", default=["lstm", "ode", "ode10k", "det"])
     args = parser.parse_args()
     sys.path[:0] = [str(args.gradbench / "python/gradbench"), str(HERE / "tool")]
+    import det
     import lstm
     import ode
 
@@ -68,6 +70,8 @@ def main():
             inputs = (rng.normal(size=(2 * layers, 4 * b)), rng.normal(size=(3, b)),
                       rng.normal(size=(2 * layers, b)), rng.normal(size=(c, b)))
             f, wrt, reps = lstm.lstm_objective, (0, 1), 1
+        elif name == "det":
+            inputs, f, wrt, reps = (rng.normal(size=(6, 6)),), det.det, 0, 3
         else:
             inputs = (rng.uniform(size=1000 if name == "ode" else 10000), 10)
             f, wrt, reps = ode.last, 0, 5
