@@ -52,13 +52,34 @@ def _made(f, wrt, args, into):
     return g
 
 
+def _first(args):
+    """The CPU time of importing each tool module (which makes its gradient and calls it
+    once) in this fresh process, with the variants or without them."""
+    import importlib
+
+    if args.first == "off":
+        pipeline.CALLEES = pipeline.PLAIN_CALLEES
+    for name in dict.fromkeys("ode" if e == "ode10k" else e for e in args.evals):
+        start = time.process_time()
+        importlib.import_module(name)
+        print(f"{name:7} import (its gradient made), variants {args.first}: "
+              f"{(time.process_time() - start) * 1e3:8.1f} ms", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gradbench", type=Path, default=Path("/tmp/gradbench"))
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--evals", nargs="+", default=["lstm", "ode", "ode10k", "det"])
+    parser.add_argument("--first", choices=["on", "off"],
+                        help="only the CPU time of making the code (importing the tool "
+                             "module), one version: run once per version, each in a fresh "
+                             "process")
     args = parser.parse_args()
     sys.path[:0] = [str(args.gradbench / "python/gradbench"), str(HERE / "tool")]
+    if args.first:  # the tool modules make their gradients when imported: time that
+        _first(args)
+        return
     import det
     import lstm
     import ode
