@@ -70,6 +70,13 @@ def _programs(xp):
     (rhs, cell, twice, both, scaled, piece, rec, branchy, inner_loop, ignores, passthrough,
      pair) = _callees(xp)
 
+    def carried(w, h):  # the buffer is the gradient of a value the loop carries
+        for _ in range(3):
+            a = cell(w, h)
+            h = a * w + h
+            w = w * 0.9 + 0.01 * a
+        return xp.sum(h * h + w)
+
     def item_pair(w, h):  # pair(w, w[0]): dw the buffer, w[0]'s gradient added at dw[0]
         for _ in range(2):
             h = h * pair(w, w[0])
@@ -158,7 +165,7 @@ def _programs(xp):
             "broadcast_number": broadcast_number, "view_argument": view_argument,
             "pieces": pieces, "first_use": first_use, "recursive": recursive,
             "branches": branches, "loops_inside": loops_inside, "untouched": untouched,
-            "seed_through": seed_through, "item_pair": item_pair}
+            "seed_through": seed_through, "item_pair": item_pair, "carried": carried}
 
 
 SRC = _programs(np)
@@ -234,7 +241,7 @@ def test_vjp_and_jvp(name):
 
 
 SECOND = ["ode", "loop_cell", "passed_twice", "nested", "pieces", "broadcast_row", "recursive",
-          "branches", "item_pair"]
+          "branches", "item_pair", "carried"]
 
 
 @pytest.mark.parametrize(("name", "mode"), list(itertools.product(SECOND, ["fwd", "rev"])))
@@ -284,7 +291,7 @@ def _source(name):
     ("pieces", "piece_bwd_into"), ("recursive", "rec_bwd_into"),
     ("branches", "branchy_bwd_into"), ("loops_inside", "inner_loop_bwd_into"),
     ("untouched", "ignores_bwd_into"), ("seed_through", "passthrough_bwd_into"),
-    ("item_pair", "pair_bwd_into")])
+    ("item_pair", "pair_bwd_into"), ("carried", "cell_bwd_into")])
 def test_the_variant_is_called_in_loops(name, variant):
     assert variant in _source(name)
 
