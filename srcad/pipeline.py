@@ -28,6 +28,7 @@ import sys
 import threading
 
 import gast
+import numpy as np
 
 from .analysis import alias, complexity, derivative_calls, soundness, truths
 from .analysis.analyse import Analysis
@@ -60,6 +61,7 @@ from .frontend.validate import validate
 from .runtime import derivatives
 from .runtime.standard import namespace_of
 from .transform import calls, nodes, saves
+from .transform import into as into_
 from .transform.forward import Forward
 from .transform.nodes import assign, call, name
 from .transform.reverse import Reverse
@@ -199,13 +201,16 @@ MODES = ("grad", "value_and_grad", "vjp")
 
 
 def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, split=False,
-             fixed=None, backend="python", ducks=False, space=None):
+             fixed=None, backend="python", ducks=False, space=None, into=(), plain=False):
     """Run the passes up to the reverse sweep for arguments of these kinds (and, for arrays,
     ranks; for a callee's ``*args``/``**kwargs``, ``arity``: see :class:`srcad.calls.Arity`;
     ``fixed``: the classes of objects passed, see :func:`to_ssa`; ``backend``: the callees
     are split for it, see :data:`NUMBA_CALLEES`; ``ducks``: for Dask or CuPy arrays, the
-    callees too, see :data:`DUCK_CALLEES`)."""
+    callees too, see :data:`DUCK_CALLEES`; ``into``: the parameters whose gradients start as
+    the caller's arrays, see :mod:`srcad.transform.into`; ``plain``: no backward part called
+    adds into this code's arrays, nor in its callees', see :data:`PLAIN_CALLEES`)."""
     fn, namer = to_ssa(func, parsed, arity, fixed)
+    plain = plain or hasattr(func, "__srcad_param_kinds__")  # code srcad made: read again
     unknown = [w for w in wrt if w not in fn.params]
     if unknown:  # never a silent zero: a gradient is asked of a name the code does not have
         raise SrcadError(
@@ -215,14 +220,14 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
             hint="give the function the parameters it is called with")
     kinds, items = made_for(func, kinds), made_items(func, items)
     analysis = derivative_calls.analysed(fn, functools.partial(Analysis, fn, kinds, wrt, items,
-        ranks, callees=_callees(backend, ducks, space), param_stacks=made_stacks(func)))
+        ranks, callees=_callees(backend, ducks, space, plain), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=split and functions.users_code(func))
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)
-    gen = Reverse(fn, analysis, namer, spelled, structured=not split).run()
+    gen = Reverse(fn, analysis, namer, spelled, structured=not split, into=into).run()
     if getattr(fn.source, "namespaces", ()):  # xp.f read as np.f: NumPy bound to np
         gen.helpers.add("np")  # (frontend.lower_namespaces: the module may not import it)
     return fn, namer, analysis, spelled, gen
@@ -230,14 +235,16 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
 
 @_serialised
 def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="python",
-            holomorphic=False):
+            holomorphic=False, plain=False):
     """Generate, compile and return the adjoint of ``func`` for these argument kinds.
 
     ``wrt``: parameter names; ``arg_values``: parameter name -> an example value (its kind
     specialises the code); ``mode``: "grad" returns the gradients, "value_and_grad" returns
     (value, gradients), "vjp" takes the output's gradient as the first argument;
     ``holomorphic``: grad's output may (must) be a complex number.
-    ``backend``: "python", or "numba" (see :mod:`srcad.backend.numba_backend`).
+    ``backend``: "python", or "numba" (see :mod:`srcad.backend.numba_backend`);
+    ``plain``: made without backward parts that add into its arrays (:mod:`.transform.into`):
+    the form a derivative of this code differentiates.
     """
     if backend == "numba" and any_duck(arg_values.values()):
         code = func.__code__
@@ -251,9 +258,10 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     fixed = classes_of(arg_values)
     ducks = any_duck(arg_values.values())
     space = namespace_of(arg_values.values())  # array-api-strict: the standard backend
+    plain = plain or bool(getattr(parsed, "records", None))  # (its tree is read once)
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks,
                                                  fixed=fixed, backend=backend, ducks=ducks,
-                                                 space=space)
+                                                 space=space, plain=plain)
     standard.check_code(fn, func, space, arg_values)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     if backend == "numba":
@@ -284,6 +292,9 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     compiled.__srcad_param_kinds__ = dict(kinds)
     standard.keep_numpy_form(compiled, fdef, func, spelled, where, defaults or None,
                              kwdefaults or None)  # what a derivative of it differentiates
+    if gen.parts_called and not plain and backend == "python" and not ducks and space is None:
+        # a derivative of it differentiates code without variants, its callees' neither
+        _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, backend, holomorphic)
     _debug("reverse", compiled.__srcad_source__)
     if backend == "numba":  # a pullback's cotangent: its type is known at the first call
         unchecked = numba_backend.indexes_only_stacks(
@@ -291,6 +302,26 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
         return (passed.jit(compiled, where, mode != "vjp", boundscheck=not unchecked),
                 compiled.__srcad_source__)
     return compiled, compiled.__srcad_source__
+
+
+def _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, backend, holomorphic):
+    """Give ``compiled`` (code calling backward parts that add into its gradient arrays,
+    :mod:`srcad.transform.into`) the same derivative made without them, made when first
+    asked for (``standard.numpy_form``): the code srcad reads when it differentiates
+    ``compiled`` again, from ``func``'s source read again (a tree rewritten for records is
+    read once: such code is made plain). Kept: the arguments' kinds, not their arrays (an
+    empty array of the same rank and dtype stands for a NumPy array)."""
+    stand_ins = {p: np.empty((0,) * v.ndim, v.dtype) if type(v) is np.ndarray else v
+                 for p, v in arg_values.items()}
+    made = []
+
+    def make():
+        if not made:
+            made.append(adjoint(func, wrt, stand_ins, mode, as_tuple, None, backend,
+                                holomorphic, plain=True)[0])
+        return made[0]
+
+    compiled.__srcad_numpy_form__ = make
 
 
 def _grad_places(mode, wrt, floats, as_tuple):
@@ -373,15 +404,17 @@ def _for_ducks(fdef, func, fn, spelled, namer, cells):
     return fdef
 
 
-def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python", ducks=False,
-               space=None):
+def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend="python",
+               ducks=False, space=None, plain=False):
     """Fill ``entry`` (a :class:`srcad.calls.Split`) with ``func``'s forward and backward parts
     (for array arguments of these ``ranks``, where the caller knows them); ``backend="numba"``:
     both parts compiled by Numba (when the code calling them is), their stacks one per saved
-    value (:func:`srcad.backend.numba_stacks.realise`)."""
+    value (:func:`srcad.backend.numba_stacks.realise`); ``into``: the parameters whose
+    gradients the backward part adds into arrays passed after the seed (``plain``: and in
+    none of its callees'), see :mod:`srcad.transform.into`."""
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, arity=arity, split=True,
                                                  ranks=ranks, backend=backend, ducks=ducks,
-                                                 space=space)
+                                                 space=space, into=into, plain=plain)
     standard.check_code(fn, func, space, kinds)
     entry.result_kind = analysis.kind(gen.result)
     kept, branch_only = gen.kept
@@ -392,7 +425,8 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
         kept = [k for k in kept if k not in lists] + gen.stacks + gen.stack_arrays
     own = {id(cell): name for name, cell in gen.cells.items()}  # a recursive call's names
     fwd_name = own.get(id(entry.fwd)) or namer.fresh(f"{fn.name}_fwd")
-    bwd_name = own.get(id(entry.bwd)) or namer.fresh(f"{fn.name}_bwd")
+    bwd_name = own.get(id(entry.bwd)) or namer.fresh(f"{fn.name}_bwd_into" if into else
+                                                     f"{fn.name}_bwd")
     ctx = namer.fresh("ctx")
     packed = nodes.tuple_(kept) if kept or numba else nodes.constant(None)
     body = [assign(n, nodes.constant(None)) for n in branch_only]
@@ -411,12 +445,16 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
     if _changes_in_place(backward, gen.seed):  # the caller's list: pop from a copy of it
         body.append(assign(gen.seed, call("list", gen.seed)))
     body += backward
-    grads = [gen.grads[w] for w in wrt]
-    body.append(ast.Return(value=grads[0] if len(grads) == 1 else nodes.tuple_(grads)))
-    bwd_def = function_def(bwd_name, arguments([], [ctx, gen.seed], []), body)
+    grads = [gen.grads[w] for w in into_.returned(wrt, into)]
+    if grads:
+        body.append(ast.Return(value=grads[0] if len(grads) == 1 else nodes.tuple_(grads)))
+    buffers = [gen.buffers[w] for w in into]
+    bwd_def = function_def(bwd_name, arguments([], [ctx, gen.seed] + buffers, []), body)
     temps = namer.temps | gen.temp_grads
     fwd_def = _tidy(fwd_def, temps, namer.grads, (), spelled)
     bwd_def = _tidy(bwd_def, temps, namer.grads, (), spelled)
+    if into and not into_.adds_only(bwd_def, buffers, gen.into_parts):
+        raise into_.Unproved(func.__name__)  # the caller calls the plain part instead
     if ducks:  # a callee of code for Dask or CuPy arrays (DUCK_CALLEES)
         fwd_def = _for_ducks(fwd_def, func, fn, spelled, namer, gen.cells)
         bwd_def = _for_ducks(bwd_def, func, fn, spelled, namer, gen.cells)
@@ -439,6 +477,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
                                 f"{bwd_name} of {where}", None, None, gen.cells)
     fwd.__srcad_param_kinds__ = dict(kinds)
     bwd.__srcad_param_kinds__ = {gen.seed: entry.result_kind}
+    bwd.__srcad_param_kinds__.update((b, ARRAY) for b in buffers)
     items = {}
     if kept:  # the kinds of what the context tuple holds, for when bwd is differentiated
         bwd.__srcad_param_kinds__[ctx] = SEQ
@@ -455,7 +494,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, backend="python"
     stacks = {i: entries for i, entries in stacks.items() if entries is not None}
     if stacks:  # what the tuples on the context's stacks hold, likewise
         bwd.__srcad_param_stacks__ = {ctx: stacks}
-    if len(wrt) == 1:
+    if len(wrt) == 1 and not into:
         bwd.__srcad_result_kind__ = analysis.kind(ir.Var(wrt[0]))  # a gradient is like its value
     entry.fwd_text, entry.bwd_text = fwd.__srcad_source__, bwd.__srcad_source__
     if numba:  # Numba dispatchers: compiled with the code that calls them, for its types
@@ -501,7 +540,12 @@ def _make_tangent(func, wrt, kinds, arity=None, backend="python", **options):
 
 #: the user functions programs call: split and compiled by this pipeline on demand
 CALLEES = calls.Callees(to_ssa, make_split, _make_tangent)
-derivatives.CALLEES[:] = [CALLEES]  # derivatives called in code, split at run time
+CALLEES.into_calls = True  # backward parts may add into their callers' arrays (.into)
+#: the same, never adding into a caller's arrays: the callees of code srcad reads again
+#: (a derivative's plain form, code srcad made), and of derivatives called in code
+PLAIN_CALLEES = calls.Callees(to_ssa, functools.partial(make_split, plain=True),
+                              _make_tangent)
+derivatives.CALLEES[:] = [PLAIN_CALLEES]  # derivatives called in code, split at run time
 #: the same for code compiled by Numba: their parts are Numba dispatchers
 NUMBA_CALLEES = calls.Callees(to_ssa, functools.partial(make_split, backend="numba"),
                               functools.partial(_make_tangent, backend="numba"))
@@ -519,10 +563,10 @@ STANDARD_CALLEES = {}
 
 def callees_for(values):
     """The callees cache for a derivative called in code with arguments ``values``."""
-    return _callees("python", space=namespace_of(values))
+    return _callees("python", space=namespace_of(values), plain=True)
 
 
-def _callees(backend, ducks=False, space=None):
+def _callees(backend, ducks=False, space=None, plain=False):
     if backend == "numba":
         return NUMBA_CALLEES
     if space is not None:
@@ -531,4 +575,4 @@ def _callees(backend, ducks=False, space=None):
                 make_split, space=space), functools.partial(_make_tangent, space=space))
             made.standard = True  # its arrays have no methods (transform.saves)
         return STANDARD_CALLEES[space]
-    return DUCK_CALLEES if ducks else CALLEES
+    return DUCK_CALLEES if ducks else PLAIN_CALLEES if plain else CALLEES

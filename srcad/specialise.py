@@ -153,7 +153,7 @@ class Transformed:
         if self._python is None:
             self._python = Transformed(self._f, self._wrt[0] if self._single else self._wrt,
                                        self._mode)
-        return self._python._specialise(bound).__srcad_raw__
+        return numpy_form(self._python._specialise(bound).__srcad_raw__)  # (plain: .into)
 
     def tangent_code(self, wrt, args):
         """The forward-mode function (``jvp(*args, *tangents)``) of the code this derivative

@@ -13,7 +13,16 @@ import ast
 
 from ..transform.nodes import Comment
 from ..transform.templates import _Simplify, simplify
-from .tidy_walk import _blocks, _count_names, _fields, _header, _loads, _stores, _walk
+from .tidy_walk import (
+    _blocks,
+    _count_names,
+    _fields,
+    _header,
+    _loads,
+    _stores,
+    _walk,
+    added_into,
+)
 
 
 def _is_number(node):
@@ -46,6 +55,8 @@ def _propagate_constants(fdef):
                 changed_in_place.add(node.value.id)
         elif cls is ast.Call and node.func.__class__ is ast.Name:
             kept.add(node.func.id)
+            kept.update(added_into(node))
+            changed_in_place.update(added_into(node))
     values = {}
     for block, _ in _blocks(fdef):  # a literal assigned once is the same in every iteration
         left = []
@@ -83,6 +94,8 @@ def changed_in_place(fdef):
         elif cls in (ast.Subscript, ast.Attribute) and node.value.__class__ is ast.Name and (
                 node.ctx.__class__ is ast.Store):
             names.add(node.value.id)
+        elif cls is ast.Call:
+            names.update(added_into(node))
     return names
 
 
@@ -305,9 +318,14 @@ def _inline_temps(fdef, temps):
             # a value that can act (``dL.pop()``) or fail moves only into the next statement,
             # and never where it might not be evaluated (a branch of ``a if c else b``)
             acts = _acts(stmt.value)
+            # a call adding into arrays (.transform.into) goes nowhere that names them:
+            # ``dx[0] += f_into(c, g, dx)`` reads ``dx[0]`` before the call adds into it
+            changes = {n for sub in _walk(stmt.value) if sub.__class__ is ast.Call
+                       for n in added_into(sub)}
             for j in range(i, len(block)):
                 later = block[j]
-                if id(later) in done or acts and j > i:
+                if id(later) in done or acts and j > i or changes and changes & (
+                        _loads(later).keys() | _stores(later).keys()):
                     break
                 if name in _loads(_header(later)):
                     if acts and _conditional_use(_header(later), name):

@@ -10,6 +10,15 @@ import ast
 import collections
 
 
+def added_into(call):
+    """The names a call of a backward part's variant adds into (its last arguments, marked
+    ``adds_into`` by the sweep: :mod:`srcad.transform.into`): tidy counts each as stored
+    there, as it counts ``x`` in ``x += g``, so it is neither propagated nor inlined."""
+    n = call.__dict__.get("adds_into", 0)
+    return [a.id for a in call.args[len(call.args) - n:] if a.__class__ is ast.Name] if n \
+        else ()
+
+
 def _stores(node):
     if isinstance(node, ast.FunctionDef):
         return _count_names(node)[0]
@@ -19,6 +28,9 @@ def _stores(node):
             names[sub.id] = names.get(sub.id, 0) + 1
         elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
             names[sub.target.id] = names.get(sub.target.id, 0) + 1
+        elif sub.__class__ is ast.Call and "adds_into" in sub.__dict__:
+            for name in added_into(sub):
+                names[name] = names.get(name, 0) + 1
         elif isinstance(sub, ast.arg):
             names[sub.arg] = names.get(sub.arg, 0) + 1
     return names
@@ -76,6 +88,9 @@ def _count_names(fdef):
         elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
             stores[sub.target.id] = stores.get(sub.target.id, 0) + 1
             loads[sub.target.id] = loads.get(sub.target.id, 0) + 1
+        elif sub.__class__ is ast.Call and "adds_into" in sub.__dict__:
+            for name in added_into(sub):
+                stores[name] = stores.get(name, 0) + 1
         elif isinstance(sub, ast.arg):
             stores[sub.arg] = stores.get(sub.arg, 0) + 1
     return stores, loads

@@ -78,13 +78,13 @@ class Callees:
         self._asking = set()  # unseen_complex's keys being worked out
         self._lock = threading.RLock()
 
-    def split(self, fn, wrt, kinds, arity=None, ranks=None):
+    def split(self, fn, wrt, kinds, arity=None, ranks=None, into=()):
         """The (possibly still being made) forward/backward pair of ``fn`` (for a call filling
         its ``*args``/``**kwargs`` as ``arity`` says; ``ranks``: the ranks of its array
-        arguments where the caller knows them, which the pair is specialised on)."""
+        arguments where the caller knows them; ``into``: :mod:`srcad.transform.into`)."""
         ranks = {p: r for p, r in (ranks or {}).items() if r is not None}
         key = (fn, tuple(wrt), tuple(sorted(kinds.items())), arity) + (
-            (tuple(sorted(ranks.items())),) if ranks else ())
+            (tuple(sorted(ranks.items())),) if ranks else ()) + (("into", *into),) * bool(into)
         with self._lock:
             entry = self._splits.get(key)
             if entry is not None and (env.stale(entry.reads) or entry.defaults[0] is not
@@ -101,7 +101,7 @@ class Callees:
             self._splits[key] = entry
             try:
                 with env.collecting() as reads:
-                    self._make_split(fn, wrt, kinds, entry, arity, ranks or None)
+                    self._make_split(fn, wrt, kinds, entry, arity, ranks or None, tuple(into))
             except BaseException:
                 del self._splits[key]
                 raise

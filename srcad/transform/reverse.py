@@ -32,7 +32,7 @@ from ..analysis.analyse import Analysis
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..rules import registry
-from . import nodes
+from . import into, nodes
 from .nodes import Comment, PopMarker, add_to, assign, call, name
 from .reverse_data import Data, display_items
 from .reverse_flow import Flow
@@ -44,8 +44,13 @@ from .zeros import Zeros
 
 class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
-                 structured=True):
+                 structured=True, into=()):
         self.fn = fn
+        # parameters whose gradients start as arrays the caller passes, added into in place
+        # (a backward part's variant: see .into); the calls made here of such variants
+        self.into = tuple(into)
+        self.into_parts = set()
+        self.parts_called = False  # a callee's backward part is called: its code may add into
         # the gradient of a list or tuple argument in the argument's structure (for the user);
         # a callee's backward part hands its caller the mutable lists the sweep adds into
         self.structured = structured
@@ -203,6 +208,9 @@ class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
         top = id(body)
         self.blocks = {top: body}
         backward = []
+        for p in self.into:  # the caller's array: live, new, added into (see .into)
+            self.live.add(self.g(p))
+            self.fresh.add(self.g(p))
         if self.an.active(result):
             self.live.add(seed_name)
             self.borrowed.add(seed_name)  # the caller's (a parameter), or check_scalar's
@@ -212,7 +220,7 @@ class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
         for p in self.an.wrt:
             self.materialise(self.g(p), backward, top, final=True)
         grads = {}
-        for p in self.an.wrt:
+        for p in into.returned(self.an.wrt, self.into):
             gname = self.g(p)
             grads[p] = name(gname) if gname in self.live else self.zero(p, top)
             if self.an.kinds.get(p) == SEQ and self.structured:  # same structure back
@@ -233,6 +241,9 @@ class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
                         self.used_helpers, self.saves, self.temp_grads, self.cells,
                         self.split_saves())
         gen.popped = self.popped
+        gen.into_parts = self.into_parts
+        gen.parts_called = self.parts_called
+        gen.buffers = {p: self.g(p) for p in self.into}
         return gen
 
     def comment(self, stmt, code):

@@ -17,7 +17,7 @@ from ..analysis.elems import with_elems
 from ..analysis.user_calls import bind_call, is_user_call, misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
-from . import nodes
+from . import into, nodes
 from .nodes import assign, call, method, name, subscript
 
 
@@ -205,16 +205,30 @@ class Data:
             return
         ranks = {p: self.an.rank(a) for p, a in arguments.items()
                  if isinstance(a, ir.Var)} if arity is None else None
-        entry = self.an.callees.split(prim.fn, wrt, kinds, arity, ranks)
+        # the caller's arrays its backward part adds into (.into), and the pair
+        entry, buffers = into.split(self, prim.fn, wrt, arguments, kinds, arity, ranks, gname)
         base = prim.fn.__name__
         fwd = self.bind_cell(f"{base}_fwd", entry.fwd)
-        bwd = self.bind_cell(f"{base}_bwd", entry.bwd)
+        bwd = self.bind_cell(f"{base}_bwd_into" if buffers else f"{base}_bwd", entry.bwd)
         ctx = self.namer.fresh(f"{stmt.target}_ctx")
         self.primals.add(ctx)
         forward = nodes.call_part(prim.fn, fwd, passed) if arity else None
         self.calls[id(stmt)] = (fwd, ctx, forward)
         self.ref(ctx, frame)
-        self.call_backward([arguments[p] for p in wrt], call(bwd, ctx, gname), code, frame)
+        self.parts_called = True
+        if not buffers:
+            self.call_backward([arguments[p] for p in wrt], call(bwd, ctx, gname), code, frame)
+            return
+        self.into_parts.add(bwd)
+        backward = call(bwd, ctx, gname, *[self.g(arguments[p].name) for p in buffers])
+        backward.adds_into = len(buffers)  # tidy: those names are changed in place here
+        rest = into.returned(wrt, buffers)
+        if rest:
+            self.call_backward([arguments[p] for p in rest], backward, code, frame)
+        else:
+            code.append(nodes.expr_stmt(backward))
+        for p in buffers:  # added into in place, as accumulate would have (see .into)
+            self.note_contribution(self.g(arguments[p].name), True, None, code)
 
     def compiled_call(self, stmt):
         """For callees that must be compiled with their caller (``callees.compiles_all``:
@@ -252,6 +266,7 @@ class Data:
                 self.live.add(target)
                 self.note_contribution(target, False, None, code)
                 self.borrowed.add(target)  # the callee's backward part may return its seed
+                self.fresh.discard(target)  # (so not an array only this name holds)
             else:
                 self.accumulate(atom, target, code, frame)
 

@@ -121,6 +121,10 @@ class Flow:
                 if not needs_temps and self.g(src.name) not in self.live:
                     body.append(assign(self.g(src.name), name(gsrc)))
                     self.live.add(self.g(src.name))
+                    if gsrc in self.fresh:  # the array moves to it: only it holds it now
+                        self.fresh.add(self.g(src.name))
+                    else:
+                        self.fresh.discard(self.g(src.name))
                     self.note_contribution(self.g(src.name), False, self.maybe.get(gsrc), body)
                     if gsrc in self.borrowed:
                         self.borrowed.add(self.g(src.name))

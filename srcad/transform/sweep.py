@@ -32,6 +32,9 @@ class Generated:
     cells: dict = field(default_factory=dict)
     kept: tuple = ()  # (names the backward reads outside loops, those defined only in a branch)
     popped: set = field(default_factory=set)  # stacks popped (the others are iterated)
+    into_parts: set = field(default_factory=set)  # backward parts' variants called (.into)
+    buffers: dict = field(default_factory=dict)  # param -> its gradient, the caller's (.into)
+    parts_called: bool = False  # a callee's backward part is called (whose code may add into)
 
 
 class Sweep:
