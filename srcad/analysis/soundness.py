@@ -280,8 +280,7 @@ def missing_rule(src, stmt, prim):
     opaque = None if helper else functions.opaque(prim.fn, name)
     if opaque is not None:
         return _error(src, stmt, *opaque)
-    if isinstance(prim.fn, type) and functions.is_user_function(getattr(
-            prim.fn, "__init__", None)):
+    if isinstance(prim.fn, type) and user_callee(getattr(prim.fn, "__init__", None)):
         return _error(src, stmt, f"an object of your class {name} built from differentiated "
                       "values: srcad follows objects built in the function only for "
                       "dataclasses and named tuples (their fields read, their methods called)",
