@@ -191,7 +191,7 @@ def _construct(src, value):
         if cls is not None and issubclass(cls, tuple):
             return ("make", cls, value.args[0])
         return None
-    target = _resolve_any(src, func)
+    target = resolve_any(src, func)
     if target is dataclasses.replace:
         if len(value.args) == 1 and isinstance(value.args[0], gast.Name) and \
                 all(k.arg for k in value.keywords):
@@ -202,7 +202,7 @@ def _construct(src, value):
     return None
 
 
-def _resolve_any(src, node):
+def resolve_any(src, node):
     path = []
     while isinstance(node, gast.Attribute):
         path.insert(0, node.attr)
@@ -216,7 +216,7 @@ def _resolve_any(src, node):
 
 
 def _resolve(src, node):
-    cls = _resolve_any(src, node)
+    cls = resolve_any(src, node)
     return cls if isinstance(cls, type) and record_fields(cls) is not None else None
 
 

@@ -26,7 +26,8 @@ guards (``case p if cond``: a flag carries "matched" to the cases after, as a fa
 falls through). Refused at the line with a rewrite: ``**rest`` in a mapping pattern,
 captures inside an alternative, a class whose ``__match_args__`` srcad cannot read.
 
-Imports the standard library, gast and :mod:`srcad.errors`.
+Imports the standard library, gast, :mod:`srcad.errors` and :mod:`.lower_records`
+(``resolve_any``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import types
 import gast
 
 from ..errors import UnsupportedSyntaxError
+from .lower_records import resolve_any
 
 #: the classes whose positional sub-pattern matches the subject itself (PEP 634)
 _SELF_MATCHING = (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)
@@ -255,7 +257,7 @@ class _Lowering:
     def klass(self, p, subject):
         tests, binds = [_call(self.builtin("isinstance"), subject, p.cls)], []
         if p.patterns:
-            cls = self.resolve(p.cls)
+            cls = resolve_any(self.src, p.cls)
             if cls in _SELF_MATCHING and len(p.patterns) == 1:
                 attrs = [None]
             else:
@@ -279,14 +281,3 @@ class _Lowering:
             binds += more
         return _and(tests), binds
 
-    def resolve(self, node):
-        path = []
-        while isinstance(node, gast.Attribute):
-            path.insert(0, node.attr)
-            node = node.value
-        if not isinstance(node, gast.Name):
-            return None
-        try:
-            return self.src.lookup(node.id, tuple(path))
-        except (KeyError, AttributeError):
-            return None

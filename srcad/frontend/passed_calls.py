@@ -220,14 +220,7 @@ def class_method(cls, attr):
     """``(function, static)``: the user's function ``obj.attr(...)`` calls for an object of
     class ``cls``, read on the class (the reads recorded: code made for it is made again when
     the class comes to hold another), and whether it is a static method; else None."""
-    if cls is None or type(cls) is not type or cls.__getattribute__ not in (
-            object.__getattribute__, tuple.__getattribute__):
-        return None
-    raw = None
-    for space, value in functions.method_reads(cls, attr):
-        env.record(env.Read(space, None, attr, (), value))
-        if value is not functions.ClassNamespace.ABSENT:
-            raw = value
+    raw = _class_attribute(cls, attr)
     static = isinstance(raw, staticmethod)
     raw = raw.__func__ if static else raw
     if not isinstance(raw, types.FunctionType) or not functions.is_user_function(raw):
@@ -269,14 +262,7 @@ def record_property(cls, attr):
     """The user's getter of the property ``attr`` of the record class ``cls`` (read on the
     class, the reads recorded; a property is a data descriptor, which no attribute of the
     object's own hides), else None."""
-    if type(cls) is not type or cls.__getattribute__ not in (
-            object.__getattribute__, tuple.__getattribute__):
-        return None
-    raw = None
-    for space, value in functions.method_reads(cls, attr):
-        env.record(env.Read(space, None, attr, (), value))
-        if value is not functions.ClassNamespace.ABSENT:
-            raw = value
+    raw = _class_attribute(cls, attr)
     getter = raw.fget if isinstance(raw, property) else None
     if not isinstance(getter, types.FunctionType) or not functions.is_user_function(getter):
         return None
@@ -297,3 +283,18 @@ def constant_slice(node):
             return None
         parts.append(index)
     return slice(*parts)
+
+
+def _class_attribute(cls, attr):
+    """What ``attr`` is on the class ``cls`` (the first class of its MRO defining it; the
+    reads recorded, so code made for it is made again when the class comes to hold
+    another), for a class whose attribute reads are Python's own; else None."""
+    if cls is None or type(cls) is not type or cls.__getattribute__ not in (
+            object.__getattribute__, tuple.__getattribute__):
+        return None
+    raw = None
+    for space, value in functions.method_reads(cls, attr):
+        env.record(env.Read(space, None, attr, (), value))
+        if value is not functions.ClassNamespace.ABSENT:
+            raw = value
+    return raw
