@@ -203,6 +203,8 @@ def _construct(src, value):
 
 
 def resolve_any(src, node):
+    """The object a name or dotted name ``node`` of ``src``'s body refers to now (the read
+    recorded), else None."""
     path = []
     while isinstance(node, gast.Attribute):
         path.insert(0, node.attr)
