@@ -465,7 +465,7 @@ def test_a_part_rebound_after_the_derivative_was_made_is_refused(tmp_path):
         g(X)
     assert err.value.lineno == _line(text, "self.model.simulate(x)")
     assert "self.model holds a Layer" in str(err.value)
-    assert "make the derivative again" in err.value.hint
+    assert "srcad.clear_cache()" in err.value.hint
 
 
 @pytest.mark.parametrize("held,needle", [
@@ -515,3 +515,21 @@ def listed(ps, x):
         assert err.value.lineno == _line(text, needle)
         assert "whose class srcad does not know" in str(err.value)
         assert "pass the object to the function you differentiate" in err.value.hint
+
+
+def test_clear_cache_makes_the_code_again_for_a_part_of_another_class(tmp_path):
+    """The hint of the refusal above, followed: after srcad.clear_cache() the derivative of
+    the bound method is made for the class the part holds now."""
+    text = ("import numpy as np\n\n\nclass A:\n    def ev(self, x):\n        return np.sum(np.sin(x))"
+            "\n\n\nclass B:\n    def ev(self, x):\n        return np.sum(np.cos(x) * x)\n\n\n"
+            "class Holder:\n    def __init__(self):\n        self.part = A()\n\n"
+            "    def loss(self, x):\n        return self.part.ev(x) * 2.0\n")
+    module = _load(tmp_path, "parts10_clear", text)
+    obj = module.Holder()
+    np.testing.assert_allclose(srcad.grad(obj.loss)(X), 2 * np.cos(X), rtol=1e-12)
+    obj.part = module.B()
+    with pytest.raises(SrcadError):
+        srcad.grad(obj.loss)(X)
+    srcad.clear_cache()
+    np.testing.assert_allclose(srcad.grad(obj.loss)(X), 2 * (np.cos(X) - X * np.sin(X)),
+                               rtol=1e-12)

@@ -111,8 +111,9 @@ def check_class(value, cls, where):
         f"{origin} holds a {type(value).__name__} when the code runs; srcad made this code "
         f"for the {cls.__name__} it held when the derivative was made (its methods were read "
         "then)", filename=filename, lineno=lineno, construct=text,
-        hint="make the derivative again after changing the object's parts, or pass the "
-        "part as an argument of the function you differentiate")
+        hint="pass the object (or the part) as an argument of the function you differentiate "
+        "(an argument's parts are part of the specialisation: new code is made for new "
+        "classes), or call srcad.clear_cache() after changing the object's parts")
 
 
 _registry.nondiff.add(check_class)  # a check: no derivative
