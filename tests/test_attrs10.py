@@ -520,8 +520,9 @@ def listed(ps, x):
 def test_clear_cache_makes_the_code_again_for_a_part_of_another_class(tmp_path):
     """The hint of the refusal above, followed: after srcad.clear_cache() the derivative of
     the bound method is made for the class the part holds now."""
-    text = ("import numpy as np\n\n\nclass A:\n    def ev(self, x):\n        return np.sum(np.sin(x))"
-            "\n\n\nclass B:\n    def ev(self, x):\n        return np.sum(np.cos(x) * x)\n\n\n"
+    text = ("import numpy as np\n\n\nclass A:\n    def ev(self, x):\n"
+            "        return np.sum(np.sin(x))\n\n\nclass B:\n    def ev(self, x):\n"
+            "        return np.sum(np.cos(x) * x)\n\n\n"
             "class Holder:\n    def __init__(self):\n        self.part = A()\n\n"
             "    def loss(self, x):\n        return self.part.ev(x) * 2.0\n")
     module = _load(tmp_path, "parts10_clear", text)
