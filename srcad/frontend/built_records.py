@@ -75,7 +75,14 @@ def construction(src, local, call):
     facts = record_fields(cls)
     if facts is None:
         return None
-    fields, defaults, _ = facts
+    out = bind_fields(call, *facts[:2])
+    return None if out is None else (cls, issubclass(cls, tuple), out)
+
+
+def bind_fields(call, fields, defaults):
+    """``[(field, value expression), ...]`` of the record class's ``fields`` that the call
+    ``call`` gives (by position or keyword; a field left out: its default, when that is a
+    constant), else None (a star, an unknown or repeated keyword, a field without a value)."""
     if any(isinstance(a, gast.Starred) for a in call.args) or len(call.args) > len(fields):
         return None
     given = dict(zip(fields, call.args))
@@ -87,11 +94,11 @@ def construction(src, local, call):
     for f in fields:
         if f in given:
             out.append((f, given[f]))
-        elif f in defaults and type(defaults[f]) in (int, float, bool, str, type(None)):
+        elif f in defaults and isinstance(defaults[f], (int, float, bool, str, type(None))):
             out.append((f, gast.Constant(value=defaults[f], kind=None)))
         else:
             return None
-    return cls, issubclass(cls, tuple), out
+    return out
 
 
 def as_dict(call, fields):

@@ -36,7 +36,7 @@ import gast
 
 from ..errors import SrcadError
 from . import passed_calls, passed_records
-from .built_records import record_fields
+from .built_records import bind_fields, record_fields
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 
@@ -396,22 +396,8 @@ def _values(kind, fields, defaults, names):
     call = kind[2]
     if len(call.args) == 1 and isinstance(call.args[0], gast.Starred) and not call.keywords:
         return call.args[0].value
-    if any(isinstance(a, gast.Starred) for a in call.args) or len(call.args) > len(fields):
-        return None
-    given = dict(zip(fields, call.args))
-    for k in call.keywords:
-        if k.arg is None or k.arg in given or k.arg not in fields:
-            return None
-        given[k.arg] = k.value
-    out = []
-    for f in fields:
-        if f in given:
-            out.append(given[f])
-        elif f in defaults and isinstance(defaults[f], (int, float, bool, str, type(None))):
-            out.append(gast.Constant(value=defaults[f], kind=None))
-        else:
-            return None
-    return out
+    bound = bind_fields(call, fields, defaults)
+    return None if bound is None else [value for _, value in bound]
 
 
 class _Fields(gast.NodeTransformer):
