@@ -52,7 +52,7 @@ import types
 import numpy as np
 
 import srcad
-from srcad.misc import flatten, flatten_func
+from srcad.misc import fixed_point, flatten, flatten_func
 from srcad.misc.optimizers import adam, rmsprop, sgd
 
 CHECKED_CALLS = 2
@@ -606,6 +606,8 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return module
         if name == "autograd.misc.flatten":
             return _module(name, {"flatten": flatten, "flatten_func": flatten_func})
+        if name == "autograd.misc.fixed_points":
+            return _module(name, {"fixed_point": fixed_point})
         if name in ("autograd.misc.optimizers", "autograd.optimizers"):  # (autograd 1.1's)
             return _module(name, {"adam": adam, "sgd": sgd, "rmsprop": rmsprop})
         if name == "autograd.extend":  # autograd's form of a rule, which srcad.extend takes
