@@ -55,6 +55,21 @@ def record_fields(cls):
     return tuple(f.name for f in fields), defaults, not frozen
 
 
+def resolve_any(src, node, local=()):
+    """The object a name or dotted name ``node`` of ``src``'s body refers to now (the read
+    recorded), else None (also when its first name is one of ``local``, bound in the body)."""
+    path = []
+    while isinstance(node, gast.Attribute):
+        path.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name) or node.id in local:
+        return None
+    try:
+        return src.lookup(node.id, tuple(path))
+    except (KeyError, AttributeError):
+        return None
+
+
 def construction(src, local, call):
     """``(cls, ordered, [(field, value expression), ...])`` when ``call`` builds a record of
     a class built the standard way (:func:`record_fields`) named by a free name (not one of
@@ -62,16 +77,7 @@ def construction(src, local, call):
     a constant); else None."""
     if not isinstance(call, gast.Call):
         return None
-    func, path = call.func, []
-    while isinstance(func, gast.Attribute):
-        path.insert(0, func.attr)
-        func = func.value
-    if not isinstance(func, gast.Name) or func.id in local:
-        return None
-    try:
-        cls = src.lookup(func.id, tuple(path))
-    except (KeyError, AttributeError):
-        return None
+    cls = resolve_any(src, call.func, local)
     facts = record_fields(cls)
     if facts is None:
         return None

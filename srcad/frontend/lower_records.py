@@ -36,7 +36,7 @@ import gast
 
 from ..errors import SrcadError
 from . import passed_calls, passed_records
-from .built_records import bind_fields, record_fields
+from .built_records import bind_fields, record_fields, resolve_any
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 
@@ -200,21 +200,6 @@ def _construct(src, value):
     if isinstance(target, type) and record_fields(target) is not None:
         return ("new", target, value)
     return None
-
-
-def resolve_any(src, node):
-    """The object a name or dotted name ``node`` of ``src``'s body refers to now (the read
-    recorded), else None."""
-    path = []
-    while isinstance(node, gast.Attribute):
-        path.insert(0, node.attr)
-        node = node.value
-    if not isinstance(node, gast.Name):
-        return None
-    try:
-        return src.lookup(node.id, tuple(path))
-    except (KeyError, AttributeError):
-        return None
 
 
 def _resolve(src, node):

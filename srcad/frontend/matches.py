@@ -26,7 +26,7 @@ guards (``case p if cond``: a flag carries "matched" to the cases after, as a fa
 falls through). Refused at the line with a rewrite: ``**rest`` in a mapping pattern,
 captures inside an alternative, a class whose ``__match_args__`` srcad cannot read.
 
-Imports the standard library, gast, :mod:`srcad.errors` and :mod:`.lower_records`
+Imports the standard library, gast, :mod:`srcad.errors` and :mod:`.built_records`
 (``resolve_any``).
 """
 
@@ -38,7 +38,7 @@ import types
 import gast
 
 from ..errors import UnsupportedSyntaxError
-from .lower_records import resolve_any
+from .built_records import resolve_any
 
 #: the classes whose positional sub-pattern matches the subject itself (PEP 634)
 _SELF_MATCHING = (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)

@@ -10,8 +10,9 @@ changes no value (:data:`NEUTRAL`: ``np.errstate``, ``np.printoptions``,
 by its body: the derivative is that of the body, and the context manager is not entered (the
 forward sweep may show warnings the block silenced). Any other ``with`` is refused.
 
-Imports: gast, the standard library and :mod:`srcad.errors`; the context managers are looked
-up through the :class:`srcad.frontend.source.Source` it is given.
+Imports: gast, the standard library, :mod:`srcad.errors` and :mod:`.built_records`
+(``resolve_any``); the context managers are looked up through the
+:class:`srcad.frontend.source.Source` it is given.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import gast
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
+from .built_records import resolve_any
 
 #: construct -> (what it is, what to do instead)
 UNSUPPORTED = {
@@ -195,16 +197,7 @@ def _neutral(stmt, source, local):
         call = item.context_expr
         if not isinstance(call, gast.Call):
             return None
-        attrs, root = [], call.func
-        while isinstance(root, gast.Attribute):
-            attrs.insert(0, root.attr)
-            root = root.value
-        if not isinstance(root, gast.Name) or root.id in local:
-            return None
-        try:
-            manager = source.lookup(root.id, tuple(attrs))
-        except (KeyError, AttributeError):
-            return None
+        manager = resolve_any(source, call.func, local)
         try:
             what = NEUTRAL.get(manager)
         except TypeError:
