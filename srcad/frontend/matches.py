@@ -71,6 +71,9 @@ class _Lowering:
     def __init__(self, src):
         self.src = src
         self.taken = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
+        #: the names the function binds (a builtin of that name is not Python's there)
+        self.stored = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name) and
+                       not isinstance(n.ctx, gast.Load)}
         self.bound = {}  # object -> the hidden name that reads it
 
     def fresh(self, base):
@@ -85,9 +88,7 @@ class _Lowering:
         name itself, else a name of srcad's reading it."""
         import builtins
 
-        stored = any(isinstance(n, gast.Name) and n.id == name and not isinstance(
-            n.ctx, gast.Load) for n in gast.walk(self.src.node))
-        if stored or name in self.src.closure or name in self.src.globals:
+        if name in self.stored or name in self.src.closure or name in self.src.globals:
             return self.constant(getattr(builtins, name), f"srcad_{name}")
         return _name(name)
 
