@@ -89,8 +89,9 @@ def _check(f, x, k):
     assert np.isclose(got["jvp"][0], want, rtol=1e-12)
 
 
-def test_unset_or_none_is_refused():
-    """A name None on one path and unset on another: the check cannot tell them apart."""
+def test_unset_or_none_is_told_apart():
+    """A name None on one path and unset on another: a flag, not ``is None``, tells them
+    apart (test_unbound_flags.py has the family)."""
     def f(x, k):
         if k > 0:
             y = None
@@ -98,5 +99,8 @@ def test_unset_or_none_is_refused():
             y = x
         return y * x
 
-    with pytest.raises(srcad.SrcadError, match="may be None"):
-        srcad.grad(f)(0.5, 2)
+    assert np.isclose(srcad.grad(f)(0.5, 2), 1.0)
+    with pytest.raises(TypeError):
+        srcad.grad(f)(0.5, 1)  # None * x, as in Python
+    with pytest.raises(UnboundLocalError):
+        srcad.grad(f)(0.5, 0)

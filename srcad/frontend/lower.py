@@ -86,7 +86,9 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.flags = set(flags)
         self.tuples = {}  # name of a tuple built here -> its element atoms
         self.dicts_built = set()  # names of dicts built here ({...}, dict(a=x)): for k in d
-        self.maybe_unbound = {}  # merges of a name unset on some path: checked when read
+        self.maybe_unbound = {}  # merges of a name unset on some path -> flag: checked when read
+        # srcad's own code (a derivative read again): never reads a name where it is unset
+        self.generated = str(getattr(source, "filename", "")).startswith("<srcad ")
         self.lists_made = set()  # names of lists d.items() (say) made: loops index them
         self.dicts = {}  # the **kwargs parameter (not rebound) -> {key: atom} in this call
         self.local_functions = {}  # nested def name -> (lifted function, captured names)

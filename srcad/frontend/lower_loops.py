@@ -194,14 +194,18 @@ class Loops:
         # closure value: no phi, so the write meets it as such (and is refused there)
         assigned = sorted(n for n in assigned if n in self.env or n in rebound
                           or n.startswith("\0"))
-        phis = []
+        phis, flags = [], {}
         for name in assigned:
             phi = ir.Phi(self.namer.version(name), [self.env.get(name), None])
             phis.append(phi)
             rebinding.note_merge(self, phi.target, phi.sources)
-            # a name the body may delete is unset at the header on a later iteration
-            self.note_unbound(phi.target, phi.sources[:1] if name not in deleted else (
-                phi.sources[0], None))
+            # unset before the loop, or (a name the body may delete) on a later iteration:
+            # a flag phi says whether it is set (its latch once the body is lowered)
+            flag = self.note_unbound(phi.target, name, phi.sources[:1] if name not in deleted
+                                     else (phi.sources[0], None))
+            if flag is not None:
+                flag.sources.append(None)
+                flags[phi.target] = flag
             self.env[name] = Var(phi.target)
             entry = phi.sources[0]
             if name not in rebound and isinstance(entry, Var) and entry.name in self.dicts_built:
@@ -240,8 +244,32 @@ class Loops:
             self.env[name] = Var(phi.target)
             if all(isinstance(a, Var) and a.name in self.dicts_built for a in phi.sources):
                 self.dicts_built.add(phi.target)  # a dict built here, written in the loop
+        kept += self._set_flags(flags, kept, block + header_block)
         self.emit(ir.Loop(kind, block, kept, target=target, iter=iterable, header=header_block,
                           test=test, exit=exit_test, line=line))
+
+    def _set_flags(self, flags, kept, stmts):
+        """The flag phis (``note_unbound``) of the loop's kept phis, their latches the flags
+        of what the body leaves; a flag the body leaves as it found it is its entry flag."""
+        out = []
+        for phi in kept:
+            flag = flags.pop(phi.target, None)
+            if flag is None:
+                continue
+            flag.sources[1] = self.set_flag(phi.sources[1])
+            if same(flag.sources[1], Var(flag.target)):
+                flags[phi.target] = flag  # not changed by the body: replaced below
+            else:
+                out.append(flag)
+        for flag in flags.values():  # of phis dropped (the body leaves the name alone)
+            entry = flag.sources[0]
+            _replace_everywhere(stmts, flag.target, entry)
+            for other in out + kept:
+                other.sources[1] = _subst(other.sources[1], flag.target, entry)
+            for name, value in self.maybe_unbound.items():
+                if same(value, Var(flag.target)):
+                    self.maybe_unbound[name] = entry
+        return out
 
     # ---------------------------------------------------------------- comprehensions
 

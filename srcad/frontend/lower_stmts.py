@@ -149,9 +149,8 @@ class Statements:
         left = value.args[0]
         after = self.assign(value, None, node)
         container = self.env.get(target.value.id)
-        generated = str(getattr(self.source, "filename", "")).startswith("<srcad ")
         if isinstance(left, Var) and isinstance(after, Var) and isinstance(container, Var) and (
-                not generated):  # srcad's own gradient lists hold arrays no one else holds
+                not self.generated):  # srcad's own gradient lists hold arrays no one else holds
             text = gast.unparse(target) if hasattr(gast, "unparse") else target.value.id
             self.augmented_items[after.name] = (left.name, container.name, text)
         self.bind_atom(target, after, node)
@@ -264,14 +263,28 @@ class Statements:
         way = bool(value) if compare is None else (value is not None) == compare
         return not way if negate else way
 
-    def note_unbound(self, target, sources):
-        """Remember ``target`` if a path leaves it unset (a source None, or itself such a
-        merge), and whether another path may give None (the check cannot tell then)."""
-        if any(s is None or isinstance(s, Var) and s.name in self.maybe_unbound
-               for s in sources):
-            self.maybe_unbound[target] = any(
-                isinstance(s, Const) and s.value is None or isinstance(s, Var) and
-                self.maybe_unbound.get(s.name) for s in sources)
+    def set_flag(self, source):
+        """Whether a merge's ``source`` holds a value on its path: Const(True), Const(False)
+        (unset: the generated code holds None there), or the flag Var of a merge that may be
+        unset. A flag, not ``is None``: a value set on its path may be None itself."""
+        if source is None:
+            return Const(False)
+        if isinstance(source, Var) and source.name in self.maybe_unbound:
+            return self.maybe_unbound[source.name]
+        return Const(True)
+
+    def note_unbound(self, target, name, sources):
+        """If a path leaves ``target`` unset (a source None, or itself such a merge), return a
+        Phi of the flags saying whether it is set (remembered for the reads to check), else
+        None. srcad's own code never reads a name where it is unset: no flag there."""
+        if self.generated:
+            return None
+        flags = [self.set_flag(s) for s in sources]
+        if all(isinstance(f, Const) and f.value is True for f in flags):
+            return None
+        phi = ir.Phi(self.namer.temp(f"{name}_set"), flags)
+        self.maybe_unbound[target] = Var(phi.target)
+        return phi
 
     def branch(self, test, body, orelse, node, emit_body=None):
         before = dict(self.env)
@@ -289,7 +302,9 @@ class Statements:
             phis.append(ir.Phi(target, [a, b]))
             rebinding.note_merge(self, target, [a, b])
             merged[name] = Var(target)
-            self.note_unbound(target, (a, b))
+            flag = self.note_unbound(target, name, (a, b))
+            if flag is not None:
+                phis.append(flag)
             if all(isinstance(s, Var) and s.name in self.dicts_built for s in (a, b)):
                 self.dicts_built.add(target)  # either way a dict built here
             self.note_choices(target, a, b)  # g = f1 if c else f2: g(x) calls one of them
@@ -298,13 +313,10 @@ class Statements:
 
 
 def unbound_check(lw, name, value, node):
-    """Before a read of ``name`` whose merged value ``value`` is unset on some path (the
-    generated code holds None there): raise UnboundLocalError as Python does. Refused where a
-    path may give None itself (the check could not tell the two apart)."""
-    if lw.maybe_unbound[value.name]:
-        raise lw.error(node, f"{name!r} is unset on one path and may be None on another",
-                       cls=SrcadError, hint="assign it on every path first")
-    test = lw.assign(ir.Prim(operator.is_, [value, Const(None)]), None, node)
+    """Before a read of ``name`` whose merged value ``value`` is unset on some path: raise
+    UnboundLocalError as Python does, where its flag (``note_unbound``) says it is unset."""
+    flag = lw.maybe_unbound[value.name]
+    test = lw.assign(ir.Prim(operator.not_, [flag]), None, node)
     error = Const(UnboundLocalError(f"cannot access local variable {name!r} where it is not "
                                     "associated with a value"), None)
     line = getattr(node, "lineno", None)  # (a name srcad's own code reads has none)
