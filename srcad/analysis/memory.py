@@ -184,7 +184,7 @@ class Aliases(_Places, _Calls):
         self.fn = fn
         self.an = analysis
         self.augmented = dict(getattr(fn, "augmented", {}))
-        defs = _definitions(fn)
+        self.defs = defs = _definitions(fn)
         self.list_displays = _list_displays(defs)
         for after, (item, container, _) in getattr(fn, "augmented_items", {}).items():
             if _may_be_list(container, analysis, defs):
@@ -345,7 +345,7 @@ class Aliases(_Places, _Calls):
         if target in self.augmented:  # y += v: the same object as y
             old = ir.Var(self.augmented[target])
             operands = _union(self.mem(a, self.held) for a in value.operands())
-            if self.an.kind(old) in (ARRAY, SCALAR):
+            if not _may_be_list(old.name, self.an, self.defs):  # (ARRAY, SCALAR kinds: no)
                 operands = frozenset()  # an array holds numbers, not what is added to it
             self._put_in(old, None, operands)  # ys += zs: a list holds zs' items too
             self._set(target, self.mem(old, self.own), self.mem(old, self.held) | operands)
@@ -527,7 +527,10 @@ def _may_be_list(name, analysis, defs, seen=None):
         return analysis.kinds.get(getattr(args[0], "name", None)) != ARRAY
     if safe_in(fn, _ARITH) and fn is not sum and not (
             fn in (min, max) and (len(args) < 2 or stmt.value.kwargs)):
-        # ys + zs, ys * 2: lists; max(a, b) is one of its arguments (max(ys): an item)
+        # ys + zs, ys * 2: lists; max(a, b) is one of its arguments (max(ys): an item);
+        # a sum is a list only where its left operand is one (0.0 + ys raises TypeError)
+        if fn in (operator.add, operator.iadd):
+            args = args[:1]
         return any(_may_be_list(a.name, analysis, defs, seen) if isinstance(a, ir.Var)
                    else isinstance(a, ir.Const) and isinstance(a.value, (list, tuple))
                    for a in args)
