@@ -53,3 +53,21 @@ def test_hessian_of_a_recurrence(tmp_path, step, read):
     v = np.array([0.3, -0.7, 1.1])
     hvp = srcad.hvp(f)(th, ys, v)
     assert np.allclose(hvp, expected @ v, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("step, read", _CASES, ids=[f"{s}-{r}" for s, r in _CASES])
+def test_no_idle_branches_are_left(tmp_path, step, read):
+    """The first derivative's code, read: no ``if nz_dt: pass`` left over once the sweep's
+    addition under it was moved out (an ``nz_`` flag is only ever True or False)."""
+    import ast
+
+    body = _READS[read] + "\nm, P, ll = 0.0, 1.0, 0.0\nfor yt in ys:\n" + "".join(
+        f"    {line}\n" for line in _STEPS[step].split("\n")) + "return ll"
+    text = "def f(th, ys):\n" + "".join(f"    {line}\n" for line in body.split("\n"))
+    f = program_files.load(tmp_path, f"idle_{step}_{read}", text, (np,))
+    g = srcad.grad(f)
+    assert np.allclose(g(np.array([0.5, -1.0, -0.5]), np.array([0.3, -0.2])),
+                       srcad.tape.grad(f)(np.array([0.5, -1.0, -0.5]), np.array([0.3, -0.2])))
+    for node in ast.walk(ast.parse(srcad.source(g))):
+        if isinstance(node, ast.If):
+            assert not all(isinstance(s, ast.Pass) for s in node.body), ast.unparse(node)

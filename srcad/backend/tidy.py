@@ -135,6 +135,7 @@ def _idle_branches(fdef):
         return False
     tested = collections.Counter(s.test.id for s in branches
                                  if isinstance(s.test, ast.Name) and s not in idle)
+    tested.update(_bool_flags(fdef))  # srcad's own flags (nz_dx = True): never ambiguous
     changed = False
     for block, _ in list(_blocks(fdef)):
         kept = []
@@ -149,6 +150,25 @@ def _idle_branches(fdef):
             block[:] = kept or [ast.Pass()]
             changed = True
     return changed
+
+
+def _bool_flags(fdef):
+    """The names only ever assigned ``True`` or ``False`` (the sweep's ``nz_`` flags)."""
+    values = collections.defaultdict(list)
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        values[name.id].append(node.value if target is name else None)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
+            for name in ast.walk(node.target):
+                if isinstance(name, ast.Name):
+                    values[name.id].append(None)
+    for arg in fdef.args.args + fdef.args.kwonlyargs:
+        values[arg.arg].append(None)
+    return {name for name, vs in values.items() if all(
+        isinstance(v, ast.Constant) and type(v.value) is bool for v in vs)}
 
 
 def _same_arms(node):
