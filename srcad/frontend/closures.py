@@ -327,8 +327,6 @@ def _plain_def(node, globals_):
     """A def srcad lifts as it is: no ``*args``/``**kwargs``, no decorator but
     ``functools.wraps``, no ``nonlocal``, no default reading a name of the enclosing
     function (its defaults are made where it is lifted)."""
-    if node.args.vararg or node.args.kwarg:
-        return False
     for deco in node.decorator_list:
         call = deco.func if isinstance(deco, gast.Call) else deco
         if not (isinstance(call, gast.Attribute) and call.attr == "wraps" and isinstance(

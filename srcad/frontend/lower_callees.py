@@ -157,7 +157,7 @@ class Callees:
         for _ in range(16):  # a partial of a bound method of ...: unwrap a few levels
             if isinstance(fn, functools.partial):
                 self.check_partial(fn, node)  # its keywords dict may change in place
-                args = [self.bound_const(a, "arg") for a in fn.args] + args
+                args = [self.bound_const(a, getattr(a, "__name__", "arg")) for a in fn.args] + args
                 kwargs = {**{k: self.bound_const(v, k) for k, v in fn.keywords.items()},
                           **kwargs}
                 fn, spelling = fn.func, None
@@ -441,6 +441,7 @@ class FunctionValues:
         if all(isinstance(a, Const) for a in list(args) + list(kwargs.values())):
             made = functools.partial(fn_atom.value, *[a.value for a in args],
                                      **{k: a.value for k, a in kwargs.items()})
+            made.__srcad_partial__ = True  # srcad's own: no one changes it (no check)
             return Const(made, self.bound_name(made, hint or "partial"))
         prim = ir.Prim(functools.partial, [fn_atom] + list(args), dict(kwargs),
                        spelling=self.bound_name(functools.partial, "make_partial"))

@@ -218,7 +218,10 @@ class Choices:
         return isinstance(atom, Const) and functions.is_function_value(atom.value)
 
     def check_partial(self, fn, node):
-        """Emit the run-time check that the partial ``fn`` a call was made for is unchanged."""
+        """Emit the run-time check that the partial ``fn`` a call was made for is unchanged
+        (not for one srcad made, which nothing else holds)."""
+        if getattr(fn, "__srcad_partial__", False):
+            return
         line = getattr(node, "lineno", None)
         where = (self.source.filename, line, self.source.line_text(line))
         state = (fn.func, fn.args, dict(fn.keywords))

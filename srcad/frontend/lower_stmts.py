@@ -199,6 +199,9 @@ class Statements:
                 items = list(items)  # the new version's items: one replaced
                 items[index.value] = value
                 self.lists[name] = items
+            elif items is not None and isinstance(index, Var):  # a[k] = v: the length stays
+                self.lists[name] = [self.assign(ir.Prim(operator.getitem, [Var(name), Const(
+                    i)]), "item", node) for i in range(len(items))]
             self.env[target.value.id] = Var(name)
             if obj.name in self.dicts_built:
                 self.dicts_built.add(name)  # still a dict built here
