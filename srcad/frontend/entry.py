@@ -89,9 +89,34 @@ def _rule_shim(func):
     # srcad.grad(np.sum) is the gradient of np.sum(a))
     params = [p for p in key.signature.parameters.values()
               if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    # ... and those with a default up to the last one with a derivative, which may be wrt
+    # (odeint(func, y0, t, args): args, by position), their defaults the rule's own
+    positional = [p for p in key.signature.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    last = max((i for i, p in enumerate(positional) if p.name in key.templates), default=-1)
+    params += _defaulted(func, [p for p in positional[:last + 1] if p.default is not p.empty])
     shim = _shim(_name_of(func), params, func, None, f"the rule of {_describe(func)}")
     _shims[id(func)] = (func, key, shim)
     return shim
+
+
+def _defaulted(func, params):
+    """Those of the rule's parameters with a default that the function's own signature
+    gives the same default, in order, up to the first that it does not (or all none, when the
+    function has no signature): the shim passes them, so they must mean what they mean there."""
+    try:
+        own = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return []
+    kept = []
+    for p in params:
+        q = own.get(p.name)
+        if q is None or q.kind != p.kind and q.kind != q.POSITIONAL_OR_KEYWORD or not (
+                q.default is p.default or type(q.default) is type(p.default) and type(
+                    p.default) in (int, float, bool, str, tuple) and q.default == p.default):
+            break
+        kept.append(p)
+    return kept
 
 
 def _bound_shim(function, obj):
