@@ -162,6 +162,11 @@ ROWS = [
      dict(x="points", mu="mean", C="spd")),
     ("mvn_logpdf_diag", "stats.multivariate_normal.logpdf(x, mu, c)",
      dict(x="points", mu="mean", c=(1.0, 2.0))),
+    # allow_singular=False (SciPy's default) given: a peer's tests pass it by keyword
+    ("mvn_logpdf_not_singular", "stats.multivariate_normal.logpdf(x, mu, C, "
+     "allow_singular=False)", dict(x="points", mu="mean", C="spd")),
+    ("mvn_pdf_not_singular", "stats.multivariate_normal.pdf(x, mu, C, False)",
+     dict(x="points", mu="mean", C="spd")),
     # scipy.signal.convolve: every mode, both inputs larger in turn, 1 to 3 axes
     *[(f"convolve_{mode}_{'x'.join(map(str, sa))}_{'x'.join(map(str, sb))}",
        f"signal.convolve(a, b, mode={mode!r})" if mode != "full" else "signal.convolve(a, b)",
@@ -480,8 +485,10 @@ def test_return_sign_is_refused():
 
 
 def test_allow_singular_is_refused():
-    with pytest.raises(srcad.SrcadError, match="logpdf"):
+    with pytest.raises(srcad.SrcadError, match="allow_singular=True"):
         srcad.grad(_allow_singular)(np.ones(2))
+    with pytest.raises(srcad.SrcadError, match="allow_singular=True"):
+        srcad.jvp(_allow_singular, (np.ones(2),), (np.ones(2),))
 
 
 def test_import_srcad_does_not_import_scipy():

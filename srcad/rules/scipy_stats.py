@@ -11,9 +11,10 @@ position or by keyword. Throughout, ``Z`` stands for the standardised value
 
 Univariate distributions are element-wise in all their arguments (forward mode uses the same
 templates with the tangent in place of ``g``); ``dirichlet`` and ``multivariate_normal``
-reduce the last axis of ``x`` and carry ``jvp=`` templates. ``multivariate_normal`` refuses
-``allow_singular`` (no form takes it); its ``cov`` may be a number, a diagonal or a matrix,
-of which, as SciPy does, only the lower triangle is read (``mvn_cov``).
+reduce the last axis of ``x`` and carry ``jvp=`` templates. ``multivariate_normal`` takes
+``allow_singular=False`` (its derivative refuses ``True``: ``mvn_dim``); its ``cov`` may be
+a number, a diagonal or a matrix, of which, as SciPy does, only the lower triangle is read
+(``mvn_cov``).
 """
 
 from scipy import stats
@@ -149,7 +150,7 @@ for method, weight, scale in (("logpdf", "g", ""), ("pdf", "(g * ans)", " * ans"
 # ---------------------------------------------------------------- multivariate normal
 # with C the covariance matrix, r = x - mean per point (rows of R) and S = R C^-1:
 # d logpdf = -s.dx + s.dmean + (s' dC s - tr(C^-1 dC)) / 2
-DIM = "mvn_dim(x, mean, cov)"
+DIM = "mvn_dim(x, mean, cov, allow_singular)"
 COV = f"mvn_cov(cov, {DIM})"
 DIFF = "(x - (0.0 if mean is None else mean))"
 ROWS = f"np.reshape({DIFF}, (-1, {DIM}))"
@@ -162,7 +163,8 @@ def _mvn(method, weight):
     per_point = "np.reshape({}, np.shape(ans))"
     scale = " * ans" if method == "pdf" else ""
     tcov = f"mvn_cov(t, {DIM})"
-    defvjp(getattr(stats.multivariate_normal, method), "x, mean=None, cov=1",
+    defvjp(getattr(stats.multivariate_normal, method), "x, mean=None, cov=1, "
+           "allow_singular=False", zero="allow_singular",
            name=f"scipy.stats.multivariate_normal.{method}",
            x=f"unbroadcast(np.reshape(-{gcol} * {SOLVED}, np.shape({DIFF})), x)",
            mean=f"unbroadcast(np.reshape({gcol} * {SOLVED}, np.shape({DIFF})), mean)",

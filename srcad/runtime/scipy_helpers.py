@@ -14,7 +14,8 @@
   ``scipy.stats.multivariate_normal`` uses for a ``cov`` given as a number, a diagonal or a
   matrix (of a matrix, SciPy reads the lower triangle only), and the adjoint of that linear
   map (the gradient flowing back into ``cov``).
-* ``mvn_dim(x, mean, cov)``: the dimension ``d`` SciPy infers.
+* ``mvn_dim(x, mean, cov, allow_singular)``: the dimension ``d`` SciPy infers (refusing
+  ``allow_singular=True``).
 * ``grad_convolve_a`` / ``grad_convolve_b``: the gradients into the inputs of
   ``scipy.signal.convolve`` (the result's gradient, placed in the full convolution,
   correlated with the other input).
@@ -22,13 +23,14 @@
 * ``banded_dense`` / ``dense_banded``: a band matrix from LAPACK's banded storage (as
   ``scipy.linalg.solve_banded`` reads it) and the adjoint of that linear map.
 
-Imports only NumPy and ``srcad.runtime.registry``; SciPy is imported on first use.
+Imports NumPy, ``srcad.errors`` and ``srcad.runtime.registry``; SciPy on first use.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..errors import MissingRuleError
 from .registry import helper
 
 
@@ -71,9 +73,17 @@ def multipolygamma(n, a, d):
 
 
 @helper("scipy")
-def mvn_dim(x, mean, cov):
+def mvn_dim(x, mean, cov, allow_singular=False):
     """The dimension of the normal distribution, as ``scipy.stats.multivariate_normal`` infers
-    it: from ``mean``, else ``cov``, else the last axis of ``x``."""
+    it: from ``mean``, else ``cov``, else the last axis of ``x``. Raises for
+    ``allow_singular=True``: SciPy then drops the covariance's eigenvalues below its cutoff (a
+    pseudo-inverse), which the derivative, solving with the covariance, does not."""
+    if allow_singular:
+        raise MissingRuleError(
+            "scipy.stats.multivariate_normal with allow_singular=True: srcad's derivative "
+            "solves with the covariance, while SciPy drops its eigenvalues below a cutoff",
+            hint="pass allow_singular=False (the default): SciPy then refuses a singular "
+            "covariance itself")
     if mean is not None and np.ndim(mean) > 0:
         return int(np.shape(mean)[-1])
     if np.ndim(cov) > 0:
