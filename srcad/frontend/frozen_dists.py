@@ -1,0 +1,243 @@
+"""Frozen SciPy distributions as calls of the distribution's own methods (issue 16), before
+the checks.
+
+``scipy.stats.norm(mu, s)`` is a *frozen* distribution: an object whose ``logpdf(x)`` calls
+``norm.logpdf(x, mu, s)``. srcad has rules for the distribution's methods, not for the
+object, so the object's calls are written as those calls:
+
+* ``norm(mu, s).logpdf(x)`` becomes ``norm.logpdf(x, mu, s)`` (and ``scale=s`` stays a
+  keyword); ``gamma(a, scale=s).mean()`` becomes ``gamma.mean(a, scale=s)``;
+* ``d = norm(mu, s)`` (bound once in the function, used only by calls of those methods)
+  becomes ``d_0 = mu; d_1 = s`` where it was made (the values as they were then; names the
+  function does not use), and ``d.logpdf(x)`` becomes ``norm.logpdf(x, d_0, d_1)``;
+* a frozen distribution the function reads (a global, a closure value: ``prior = norm(0, 2)``
+  at module level), ``prior.logpdf(theta)``, becomes ``norm_logpdf(theta, prior.args[0],
+  prior.args[1])`` (its keywords by name; ``norm_logpdf`` a constant of the code, the method
+  of SciPy's own ``norm``, when the one the frozen distribution holds is a copy of it): read
+  live, the reads recorded, so a ``prior`` bound to another distribution makes the code
+  again.
+
+The methods: ``pdf``, ``logpdf``, ``cdf``, ``logcdf``, ``sf``, ``logsf``, ``ppf``, ``isf``,
+``pmf``, ``logpmf`` (one value first), ``mean``, ``var``, ``std``, ``median``, ``entropy``
+(none), each called with positional arguments only. Anything else (another method, a
+keyword argument, a starred argument, the object passed on or returned) is left as it is
+and refused where srcad meets it, as before.
+
+Imports the standard library, gast and :mod:`.built_records` (``resolve_any``).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import gast
+
+from .built_records import resolve_any
+
+#: methods taking one value ahead of the distribution's parameters
+_VALUED = frozenset({"pdf", "logpdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", "pmf",
+                     "logpmf"})
+#: methods taking only the distribution's parameters
+_PLAIN = frozenset({"mean", "var", "std", "median", "entropy"})
+_METHODS = _VALUED | _PLAIN
+
+
+def lower(src):
+    """Rewrite the frozen distributions' calls in ``src.node`` in place."""
+    stats = sys.modules.get("scipy.stats")
+    if stats is None or not any(isinstance(n, gast.Attribute) and n.attr in _METHODS
+                                for n in gast.walk(src.node)):
+        return
+    local = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, (gast.Store, gast.Del))}
+    local |= {a.id for a in src.node.args.posonlyargs + src.node.args.args
+              + src.node.args.kwonlyargs}
+    _Frozen(src, local).run()
+
+
+def _generators():
+    """The classes of SciPy's distribution objects (``norm``, ``multivariate_normal``)."""
+    out = []
+    for module, name in (("scipy.stats._distn_infrastructure", "rv_generic"),
+                         ("scipy.stats._multivariate", "multi_rv_generic")):
+        cls = getattr(sys.modules.get(module), name, None)
+        if isinstance(cls, type):
+            out.append(cls)
+    return tuple(out)
+
+
+def _frozen_class():
+    cls = getattr(sys.modules.get("scipy.stats._distn_infrastructure"), "rv_frozen", None)
+    return cls if isinstance(cls, type) else None
+
+
+def _module_distribution(dist):
+    """``scipy.stats``'s own object for the distribution a frozen one holds (which holds a
+    copy of it, made with the same constructor parameters), or None."""
+    stats = sys.modules.get("scipy.stats")
+    own = getattr(stats, getattr(dist, "name", None) or "", None)
+    try:
+        same = type(own) is type(dist) and own._updated_ctor_param() == \
+            dist._updated_ctor_param()
+    except Exception:  # noqa: BLE001 - parameters that do not compare: not the same
+        return None
+    return own if same else None
+
+
+def _name(id_):
+    return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _plain_call(call):
+    """Whether ``call`` passes positional arguments only, none starred."""
+    return not call.keywords and not any(isinstance(a, gast.Starred) for a in call.args)
+
+
+class _Frozen:
+    def __init__(self, src, local):
+        self.src = src
+        self.local = local
+        self.generators = _generators()
+        self.frozen_cls = _frozen_class()
+        self.taken = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)} | set(
+            src.closure) | set(src.globals)
+
+    def generator(self, node):
+        """The distribution object ``node`` (a dotted free name) names, or None."""
+        if not self.generators:
+            return None
+        value = resolve_any(self.src, node, self.local)
+        return value if isinstance(value, self.generators) else None
+
+    def freezing(self, node):
+        """Whether ``node`` is ``dist(args, k=v)`` of a distribution object, nothing starred."""
+        return isinstance(node, gast.Call) and self.generator(node.func) is not None and \
+            not any(isinstance(a, gast.Starred) for a in node.args) and \
+            all(k.arg is not None for k in node.keywords)
+
+    def run(self):
+        named = self.named()
+        for node in gast.walk(self.src.node):
+            if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                    and node.func.attr in _METHODS and _plain_call(node)):
+                continue
+            method, obj = node.func.attr, node.func.value
+            if method in _PLAIN and node.args:
+                continue
+            if method in _VALUED and len(node.args) != 1:
+                continue
+            if self.freezing(obj):  # norm(mu, s).logpdf(x)
+                self.rewrite(node, obj.func, list(obj.args), list(obj.keywords))
+            elif isinstance(obj, gast.Name) and obj.id in named:  # d = norm(mu, s)
+                self.rewrite(node, *named[obj.id])
+            elif isinstance(obj, gast.Name) and obj.id not in self.local:
+                self.global_frozen(node, obj)
+
+    def fresh(self, base):
+        """A name no name of the function's is (nor one given before)."""
+        name, i = base, 1
+        while name in self.taken:
+            name, i = f"{base}_{i}", i + 1
+        self.taken.add(name)
+        return name
+
+    def rewrite(self, call, dist, args, keywords):
+        call.func = gast.Attribute(value=dist, attr=call.func.attr, ctx=gast.Load())
+        call.args = call.args + args
+        call.keywords = keywords
+
+    def global_frozen(self, call, obj):
+        """``prior.logpdf(x)`` for a frozen distribution ``prior`` the function reads."""
+        if self.frozen_cls is None:
+            return
+        try:
+            value = self.src.lookup(obj.id)
+        except KeyError:
+            return
+        if not isinstance(value, self.frozen_cls):
+            return
+        self.src.lookup(obj.id, ("args",))  # recorded: another tuple makes the code again
+        self.src.lookup(obj.id, ("kwds",))
+        args = [gast.Subscript(value=gast.Attribute(value=_name(obj.id), attr="args",
+                                                    ctx=gast.Load()),
+                               slice=gast.Constant(value=i, kind=None), ctx=gast.Load())
+                for i in range(len(value.args))]
+        keywords = [gast.keyword(arg=k, value=gast.Subscript(
+            value=gast.Attribute(value=_name(obj.id), attr="kwds", ctx=gast.Load()),
+            slice=gast.Constant(value=k, kind=None), ctx=gast.Load()))
+            for k in value.kwds if isinstance(k, str) and k.isidentifier()]
+        dist = _module_distribution(value.dist)
+        if len(keywords) != len(value.kwds) or dist is None:
+            return
+        method = getattr(dist, call.func.attr, None)
+        if method is None:
+            return
+        name = self.fresh(f"{value.dist.name}_{call.func.attr}")
+        self.src.closure[name] = method  # a constant the rewrite gives the code
+        call.func = _name(name)
+        call.args = call.args + args
+        call.keywords = keywords
+
+    def named(self):
+        """``{d: (dist, args, keywords)}`` for each ``d = dist(...)`` bound once, used only
+        by calls of the methods; its statement becomes the arguments' assignments."""
+        stores, found = {}, {}
+        nested = set()
+        for node in gast.walk(self.src.node):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+                stores[node.id] = stores.get(node.id, 0) + 1
+            if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not self.src.node:
+                nested |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+        uses = self.method_uses()
+        for block, i, stmt in self.assignments():
+            name = stmt.targets[0].id
+            if stores.get(name) != 1 or name in nested or not self.freezing(stmt.value) or \
+                    uses.get(name) is not True:
+                continue
+            args, keywords, temps = [], [], []
+            for j, a in enumerate(stmt.value.args):
+                temps.append((self.fresh(f"{name}_{j}"), a))
+                args.append(_name(temps[-1][0]))
+            for k in stmt.value.keywords:
+                temps.append((self.fresh(f"{name}_{k.arg}"), k.value))
+                keywords.append(gast.keyword(arg=k.arg, value=_name(temps[-1][0])))
+            block[i:i + 1] = [gast.copy_location(gast.Assign(
+                targets=[gast.Name(id=t, ctx=gast.Store(), annotation=None, type_comment=None)],
+                value=v, type_comment=None), stmt) for t, v in temps] or [
+                gast.copy_location(gast.Pass(), stmt)]
+            found[name] = (stmt.value.func, args, keywords)
+        return found
+
+    def assignments(self):
+        """``(block, index, d = call)`` of the function's own blocks, last first (so an index
+        stays right while a statement is replaced)."""
+        out = []
+        todo = [self.src.node]
+        while todo:
+            node = todo.pop()
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(node, field, None)
+                if not isinstance(block, list):
+                    continue
+                for i, stmt in enumerate(block):
+                    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
+                            stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call):
+                        out.append((block, i, stmt))
+                    if isinstance(stmt, gast.stmt) and not isinstance(
+                            stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                        todo.append(stmt)
+        return sorted(out, key=lambda t: (id(t[0]), -t[1]))
+
+    def method_uses(self):
+        """``{name: True}`` for the names whose every read is ``name.method(...)`` of a
+        method here, called with positional arguments only (False: some other read)."""
+        ok = {}
+        calls = {id(n.func.value) for n in gast.walk(self.src.node)
+                 if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+                 and n.func.attr in _METHODS and isinstance(n.func.value, gast.Name)
+                 and _plain_call(n) and (len(n.args) == 1 if n.func.attr in _VALUED
+                                         else not n.args)}
+        for node in gast.walk(self.src.node):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                ok[node.id] = ok.get(node.id, True) and id(node) in calls
+        return ok
