@@ -136,6 +136,10 @@ class Calls:
         else:
             args, spelling = [self.expr(a) for a in node.args], dotted(func)
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        if fn is type and len(args) == 1 and not kwargs:  # type(self).f(x): its class
+            known = self.class_of(args[0], node)
+            if known is not None:
+                return known
         if isinstance(func, gast.Name) and func.id in self.source.closure and \
                 func.id not in self.source.cells:  # a rewrite's constant: bound, not a cell
             spelling = self.bound_name(fn, func.id)

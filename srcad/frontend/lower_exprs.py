@@ -101,6 +101,10 @@ class Expressions:
         if root is not None and root not in self.env:
             return Const(self.resolve_dotted(node), dotted(node))
         obj = self.expr(node.value)
+        if node.attr == "__class__":
+            known = self.class_of(obj, node)
+            if known is not None:
+                return known
         prop = self.property_read(obj, node.attr, node)
         if isinstance(prop, Exception):
             raise prop
