@@ -16,7 +16,8 @@ key), so the lowering knows the class of ``self._problem`` (:func:`note`) and ca
 is read when the code runs, and :func:`check_class` checks there, before each use that relied
 on its class (a method, a property, passing it to a function of yours), that it still holds
 an object of exactly that class (``SrcadError`` at the line otherwise, never a wrong
-gradient).
+gradient). :func:`class_of` gives ``type(obj)``/``obj.__class__`` of such objects (and of
+the others whose class the lowering knows) as a constant.
 
 Imports the standard library, :mod:`srcad.core`, :mod:`srcad.errors`,
 :mod:`srcad.rules.registry`, :mod:`srcad.runtime.containers` and :mod:`.iterators_passed`.
@@ -170,3 +171,21 @@ def check(lowerer, atom, node):
                                  lowerer.bound_const(where, "where")],
                    spelling=lowerer.bound_name(check_class, "check_class"))
     lowerer.emit(ir.Assign(None, prim, line, effect=True))
+
+
+def class_of(lw, obj, node):
+    """``type(obj)``, ``obj.__class__`` for an object whose class is known where the code is
+    made (the bound method's ``self``, an object built here, a part held in an attribute,
+    checked as for its methods): that class, a constant; else None."""
+    if not (isinstance(obj, Var) and obj.name in lw.classes):
+        return None
+    check(lw, obj, node)
+    cls = lw.classes[obj.name]
+    return Const(cls, lw.bound_name(cls, cls.__name__))
+
+
+def type_call(lw, fn, args, kwargs, node):
+    """``type(obj)`` of such an object: its class (:func:`class_of`); else None."""
+    if fn is type and len(args) == 1 and not kwargs:
+        return class_of(lw, args[0], node)
+    return None

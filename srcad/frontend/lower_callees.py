@@ -310,16 +310,6 @@ class Callees:
 
     # ---------------------------------------------------------------- methods
 
-    def class_of(self, obj, node):
-        """``type(obj)``, ``obj.__class__`` for an object whose class is known where the code
-        is made (the bound method's ``self``, an object built here, a part held in an
-        attribute, checked as for its methods): that class, a constant; else None."""
-        if not (isinstance(obj, Var) and obj.name in self.classes):
-            return None
-        check_part(self, obj, node)
-        cls = self.classes[obj.name]
-        return Const(cls, self.bound_name(cls, cls.__name__))
-
     def method_call(self, obj, attr, node, hint=None, implicit=False):
         """``obj.attr(...)`` where the object's class is known; ``None`` otherwise.
         ``implicit``: ``obj(...)``, which Python looks up on the class alone."""

@@ -23,6 +23,7 @@ from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..runtime import containers, routes
 from . import builtin_code, iterators_passed, lower_super, spread_lengths, writes
+from .held_objects import type_call
 from .lower_exprs import dotted, root_name
 from .lower_spread import CONSUMERS
 from .lower_spread import Atom as _AtomNode
@@ -136,10 +137,8 @@ class Calls:
         else:
             args, spelling = [self.expr(a) for a in node.args], dotted(func)
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
-        if fn is type and len(args) == 1 and not kwargs:  # type(self).f(x): its class
-            known = self.class_of(args[0], node)
-            if known is not None:
-                return known
+        if (known := type_call(self, fn, args, kwargs, node)) is not None:  # type(self).f
+            return known
         if isinstance(func, gast.Name) and func.id in self.source.closure and \
                 func.id not in self.source.cells:  # a rewrite's constant: bound, not a cell
             spelling = self.bound_name(fn, func.id)

@@ -24,6 +24,7 @@ from ..core.env import is_library_module
 from ..core.ir import AND, OR, Const, Var
 from ..errors import SrcadError
 from ..runtime import numpy_helpers
+from .held_objects import class_of
 from .lower_stmts import unbound_check
 from .writes import callee_name
 
@@ -102,7 +103,7 @@ class Expressions:
             return Const(self.resolve_dotted(node), dotted(node))
         obj = self.expr(node.value)
         if node.attr == "__class__":
-            known = self.class_of(obj, node)
+            known = class_of(self, obj, node)
             if known is not None:
                 return known
         prop = self.property_read(obj, node.attr, node)
