@@ -455,7 +455,9 @@ def test_a_part_of_another_class_gets_code_of_its_own(tmp_path):
         lambda x: module.loss_of(obj2, x), (X,)), rtol=1e-5, atol=1e-7)
 
 
-def test_a_part_rebound_after_the_derivative_was_made_is_refused(tmp_path):
+def test_a_part_rebound_after_the_derivative_was_made_is_made_again(tmp_path):
+    """The part's class is a read of the code: another class makes the code again, which
+    here refuses the call (a Layer has no simulate) at its line, never runs the old code."""
     text, module = _parts_module(tmp_path, "predict")
     obj = module.Likelihood()
     g = srcad.grad(obj.loss)
@@ -464,8 +466,7 @@ def test_a_part_rebound_after_the_derivative_was_made_is_refused(tmp_path):
     with pytest.raises(SrcadError) as err:
         g(X)
     assert err.value.lineno == _line(text, "self.model.simulate(x)")
-    assert "self.model holds a Layer" in str(err.value)
-    assert "srcad.clear_cache()" in err.value.hint
+    assert "Layer" in str(err.value) + str(err.value.hint)
 
 
 @pytest.mark.parametrize("held,needle", [
@@ -528,9 +529,9 @@ def test_clear_cache_makes_the_code_again_for_a_part_of_another_class(tmp_path):
     module = _load(tmp_path, "parts10_clear", text)
     obj = module.Holder()
     np.testing.assert_allclose(srcad.grad(obj.loss)(X), 2 * np.cos(X), rtol=1e-12)
-    obj.part = module.B()
-    with pytest.raises(SrcadError):
-        srcad.grad(obj.loss)(X)
+    obj.part = module.B()  # the part's class is a read of the code: made again by itself
+    np.testing.assert_allclose(srcad.grad(obj.loss)(X), 2 * (np.cos(X) - X * np.sin(X)),
+                               rtol=1e-12)
     srcad.clear_cache()
     np.testing.assert_allclose(srcad.grad(obj.loss)(X), 2 * (np.cos(X) - X * np.sin(X)),
                                rtol=1e-12)

@@ -114,7 +114,9 @@ def check_class(value, cls, where):
         "then)", filename=filename, lineno=lineno, construct=text,
         hint="pass the object (or the part) as an argument of the function you differentiate "
         "(an argument's parts are part of the specialisation: new code is made for new "
-        "classes), or call srcad.clear_cache() after changing the object's parts")
+        "classes), or call srcad.clear_cache() after changing the object's parts (a part "
+        "in an attribute of a global's or a bound method's object is followed by itself; "
+        "one in a list or dict attribute is not)")
 
 
 _registry.nondiff.add(check_class)  # a check: no derivative
@@ -189,3 +191,20 @@ def type_call(lw, fn, args, kwargs, node):
     if fn is type and len(args) == 1 and not kwargs:
         return class_of(lw, args[0], node)
     return None
+
+
+def note_parts(src, atom, instance, path=()):
+    """Record, for an object named by a global or closure value (``atom``, a Const: the
+    bound method's object, a module-level model), a read of the class of each object it holds
+    in an attribute (to the depth ``instance`` has), so that one given another class
+    (``o.inner = Other()``) makes the code again instead of failing its run-time check."""
+    spelled = getattr(atom, "spelling", None)
+    if not (isinstance(atom, Const) and isinstance(spelled, str) and spelled.isidentifier()):
+        return
+    for name, part in instance.parts:
+        if isinstance(part, functions.Instance):
+            try:
+                src.lookup(spelled, path + (name, "__class__"))
+            except (KeyError, AttributeError):
+                return
+            note_parts(src, atom, part, path + (name,))

@@ -45,7 +45,7 @@ from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
 from . import builtin_code, captured, closures, folds, generators, iterators_passed, lower_super
 from .held_objects import check as check_part
-from .held_objects import instance_of
+from .held_objects import instance_of, note_parts
 from .iterators_passed import fixed_function, function_tuple
 from .iterators_passed import is_instance as _is_instance
 from .lower_spread import Atom, Lowered, name_node
@@ -303,6 +303,7 @@ class Callees:
                 fixed.append((name, value))  # (a class: a classmethod's cls, cls.f(...) known)
             elif functions.user_instance_class(value) is not None:
                 fixed.append((name, instance_of(value)))
+                note_parts(self.source, given.get(name), fixed[-1][1])  # o.inner = Other()
             elif (value is None or type(value) is bool) and not (  # if ax: plot(ax) unread
                     _registry.has_rule(fn) or _registry.is_nondiff(fn)):
                 fixed.append((name, functions.Flag(value)))
