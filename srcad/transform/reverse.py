@@ -89,6 +89,10 @@ class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
         self.fixed_displays = _read_for_layout_only(fn)
         self.shapes = {}  # shape name -> the value it is the shape of (saved in its place)
         self.layouts = set()  # the shape names that are stand-ins (layout(value)) instead
+        self.cuts = {}  # shape names that are a display's summed lengths -> the expression
+        self.displays = {s.target: list(s.value.args) for s in ir.walk(fn.body) if isinstance(
+            s, ir.Assign) and isinstance(s.value, ir.Prim) and s.value.fn is ir.BUILD_TUPLE
+            and not s.value.kwargs}  # tuple displays: name -> the items
         self.calls = {}  # id(stmt) -> (forward function name, context name, call or None)
         self.kept = {}  # id(stmt) -> [(name, list, "len" or "list")]: see Rules.kept_read
         self.alike = shapes.classes(fn, analysis)  # array -> an earlier array of its shape
