@@ -208,12 +208,13 @@ class Rules:
 
     def joined_pieces(self, stmt, rule, bound, gname, code, frame):
         """``y = np.concatenate((a, b, c))`` of a tuple display of real arrays along axis 0
-        (each of rank 1 or more, or the forward sweep's call raised): the tuple's gradient is ``[g[:n1], g[n1:n2], g[n2:]]``,
-        slices between the arrays' summed lengths, which the forward sweep keeps (``n1 =
-        len(a)``, ``n2 = n1 + len(b)``) in place of the tuple's layout. That is what the
-        rule's helper returns then (views of ``g``, one per array), without a call that
-        checks every piece again (a microsecond a call on small arrays). Anything else (a
-        list, another axis, a complex or unknown operand, Numba, the array API): the rule."""
+        (each of rank 1 or more, or the forward sweep's call raised): the tuple's gradient
+        is ``[g[:n1], g[n1:n2], g[n2:]]``, slices between the arrays' summed lengths, which
+        the forward sweep keeps (``n1 = len(a)``, ``n2 = n1 + len(b)``) in place of the
+        tuple's layout. That is what the rule's helper returns then (views of ``g``, one per
+        array), without a call that checks every piece again (a microsecond a call on small
+        arrays). Anything else (a list, another axis, a complex or unknown operand, Numba,
+        the array API): the rule."""
         seq, axis_param = rule.pieces
         atom, axis = bound.get(seq), bound.get(axis_param)
         if getattr(self.an.callees, "compiles_all", False) or getattr(
