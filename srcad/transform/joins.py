@@ -18,14 +18,16 @@ class Joins:
     """Joined arrays' pieces (see the module docstring)."""
 
     def joined_pieces(self, stmt, rule, bound, gname, code, frame):
-        """``y = np.concatenate((a, b, c))`` of a tuple display of real arrays along axis 0
-        (each of rank 1 or more, or the forward sweep's call raised): the tuple's gradient
-        is ``[g[:n1], g[n1:n2], g[n2:]]``, slices between the arrays' summed lengths, which
-        the forward sweep keeps (``n1 = len(a)``, ``n2 = n1 + len(b)``) in place of the
-        tuple's layout. That is what the rule's helper returns then (views of ``g``, one per
-        array), without a call that checks every piece again (a microsecond a call on small
-        arrays). Anything else (a list, another axis, a complex or unknown operand, Numba,
-        the array API): the rule."""
+        """``y = np.concatenate((a, b, c))`` of a tuple display of real arrays along a
+        constant axis (each array of a rank above it, or the forward sweep's call raised; a
+        negative axis where the ranks are known): the tuple's gradient is ``[g[:n1],
+        g[n1:n2], g[n2:]]`` (``g[:, n1:n2]`` along axis 1), slices between the arrays' summed
+        lengths along the axis, which the forward sweep keeps (``n1 = len(a)``, ``n2 = n1 +
+        len(b)``; ``a.shape[1]`` along axis 1) in place of the tuple's layout. That is what
+        the rule's helper returns then (views of ``g``, one per array), without a call that
+        checks every piece again (a microsecond a call on small arrays). Anything else (a
+        list, an axis not a constant, a complex or unknown operand, Numba, the array API):
+        the rule."""
         seq, axis_param = rule.pieces
         atom, axis = bound.get(seq), bound.get(axis_param)
         if getattr(self.an.callees, "compiles_all", False) or getattr(
@@ -34,37 +36,48 @@ class Joins:
         if not (isinstance(atom, ir.Var) and self.an.active(atom)):
             return False
         axis = axis.value if isinstance(axis, ir.Const) else axis  # a default: the value
-        if type(axis) is not int or axis != 0:
-            return False
         items = self.displays.get(atom.name)
-        if not items or len(items) < 2 or stmt.target in self.an.complex:
+        if type(axis) is not int or not items or len(items) < 2 or (
+                stmt.target in self.an.complex):
             return False
         for item in items:  # arrays (np.concatenate refuses a 0-d one: len reads axis 0)
             if not isinstance(item, ir.Var) or self.an.kinds.get(item.name) != ARRAY or (
                     self.an.is_complex(item)):
                 return False
+        if axis < 0:  # counted from the end: the rank must be known
+            ranks = {self.an.rank(item) for item in items}
+            rank = ranks.pop() if len(ranks) == 1 else None
+            if type(rank) is not int or not -rank <= axis:
+                return False
+            axis += rank
         if gname in self.uniform:
             self.materialise(gname, code, frame)  # one number for every element: an array
-        cuts = self.cut_names(atom.name, items)
+        cuts = self.cut_names(atom.name, items, axis)
         for cut in cuts:
             self.ref(cut, frame)
         ends = [None] + [name(cut) for cut in cuts] + [None]
-        pieces = [nodes.subscript(gname, ast.Slice(lower=lo, upper=hi, step=None))
-                  for lo, hi in zip(ends, ends[1:])]
+        lead = [ast.Slice(lower=None, upper=None, step=None) for _ in range(axis)]
+        pieces = [nodes.subscript(gname, ast.Tuple(elts=lead + [ast.Slice(
+            lower=lo, upper=hi, step=None)], ctx=ast.Load()) if axis else ast.Slice(
+            lower=lo, upper=hi, step=None)) for lo, hi in zip(ends, ends[1:])]
         self.accumulate(atom, ast.List(elts=pieces, ctx=ast.Load()), code, frame)
         return True
 
-    def cut_names(self, source, items):
-        """The names of the summed lengths of the tuple display ``source``'s arrays, but the
-        last (see :meth:`joined_pieces`), made in the forward sweep after it."""
-        made = [cut for cut, of in self.shapes.items() if of == source and cut in self.cuts]
+    def cut_names(self, source, items, axis):
+        """The names of the summed lengths along ``axis`` of the tuple display ``source``'s
+        arrays, but the last (see :meth:`joined_pieces`), made in the forward sweep after
+        it."""
+        made = [cut for cut, of in self.shapes.items() if of == source and (
+            self.cut_axes.get(cut) == axis)]
         if made:
             return made
         before = None
         for item in items[:-1]:
             cut = self.namer.fresh(f"{source}_cut")
-            length = call("len", item.name)
+            length = call("len", item.name) if axis == 0 else nodes.subscript(
+                nodes.attr(item.name, "shape"), nodes.constant(axis))
             self.cuts[cut] = length if before is None else nodes.plus(before, length)
+            self.cut_axes[cut] = axis
             self.shapes[cut] = source
             self.primals.add(cut)
             made.append(cut)

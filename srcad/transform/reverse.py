@@ -91,6 +91,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, Sweep):
         self.shapes = {}  # shape name -> the value it is the shape of (saved in its place)
         self.layouts = set()  # the shape names that are stand-ins (layout(value)) instead
         self.cuts = {}  # shape names that are a display's summed lengths -> the expression
+        self.cut_axes = {}  # those names -> the axis they are lengths along
         self.displays = {s.target: list(s.value.args) for s in ir.walk(fn.body) if isinstance(
             s, ir.Assign) and isinstance(s.value, ir.Prim) and s.value.fn is ir.BUILD_TUPLE
             and not s.value.kwargs}  # tuple displays: name -> the items
