@@ -219,3 +219,35 @@ def f(x):
     np.testing.assert_allclose(srcad.grad(module.f)(x), autograd.grad(twin)(x), rtol=1e-10)
     np.testing.assert_allclose(srcad.hessian(module.f)(x), autograd.hessian(twin)(x),
                                rtol=1e-9, atol=1e-10)
+
+
+def test_a_join_numpy_refuses_raises_numpys_error(tmp_path):
+    """The lengths may be read before the join (tidy moves a value used once to its use):
+    a join NumPy refuses raises NumPy's error under grad too, not one of ``len``'s or of a
+    shape's index (along axis 0 a 0-d piece of known rank, along another axis an axis out
+    of range keep the helper)."""
+    module = _module(tmp_path, '''
+def zero_d_first(x):
+    return np.sum(np.concatenate((x[0], x)))
+
+
+def zero_d_last(x):
+    return np.sum(np.concatenate((x, x[0])))
+
+
+def axis_out_of_range(x):
+    return np.sum(np.concatenate((x, x), axis=1))
+
+
+def negative_axis_out_of_range(x):
+    return np.sum(np.concatenate((x, x), axis=-2))
+''', "pieces_refused_by_numpy")
+    x = RNG.standard_normal(3)
+    for name in ("zero_d_first", "zero_d_last", "axis_out_of_range",
+                 "negative_axis_out_of_range"):
+        f = getattr(module, name)
+        with pytest.raises(Exception) as plain:
+            f(x)
+        with pytest.raises(type(plain.value)) as derived:
+            srcad.grad(f)(x)
+        assert str(derived.value) == str(plain.value)

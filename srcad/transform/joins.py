@@ -22,8 +22,9 @@ class Joins:
         constant axis (each array of a rank above it, or the forward sweep's call raised; a
         negative axis where the ranks are known): the tuple's gradient is ``[g[:n1],
         g[n1:n2], g[n2:]]`` (``g[:, n1:n2]`` along axis 1), slices between the arrays' summed
-        lengths along the axis, which the forward sweep keeps (``n1 = len(a)``, ``n2 = n1 +
-        len(b)``; ``a.shape[1]`` along axis 1) in place of the tuple's layout. That is what
+        lengths along the axis, which the forward sweep keeps after the join (``n1 =
+        len(a)``, ``n2 = n1 + len(b)``; ``a.shape[1]`` along axis 1) in place of the tuple's
+        layout. That is what
         the rule's helper returns then (views of ``g``, one per array), without a call that
         checks every piece again (a microsecond a call on small arrays). Anything else (a
         list, an axis not a constant, a complex or unknown operand, Numba, the array API):
@@ -40,19 +41,23 @@ class Joins:
         if type(axis) is not int or not items or len(items) < 2 or (
                 stmt.target in self.an.complex):
             return False
-        for item in items:  # arrays (np.concatenate refuses a 0-d one: len reads axis 0)
+        for item in items:
             if not isinstance(item, ir.Var) or self.an.kinds.get(item.name) != ARRAY or (
                     self.an.is_complex(item)):
                 return False
-        if axis < 0:  # counted from the end: the rank must be known
-            ranks = {self.an.rank(item) for item in items}
-            rank = ranks.pop() if len(ranks) == 1 else None
-            if type(rank) is not int or not -rank <= axis:
-                return False
-            axis += rank
+        # the lengths may be read before the join (tidy moves a value to where it is used):
+        # on arrays NumPy joins along the axis, never an error of their own. Along axis 0
+        # an array of unknown rank will do (a 0-d one, which NumPy refuses, gives len's
+        # TypeError there instead of NumPy's ValueError); along another, every rank known
+        ranks = {self.an.rank(item) for item in items}
+        rank = next(iter(ranks)) if len(ranks) == 1 else None
+        if axis < 0 and type(rank) is int:
+            axis += rank  # counted from the end
+        if axis < 0 or 0 in ranks or axis > 0 and not (type(rank) is int and axis < rank):
+            return False
         if gname in self.uniform:
             self.materialise(gname, code, frame)  # one number for every element: an array
-        cuts = self.cut_names(atom.name, items, axis)
+        cuts = self.cut_names(stmt.target, items, axis)
         for cut in cuts:
             self.ref(cut, frame)
         ends = [None] + [name(cut) for cut in cuts] + [None]
@@ -64,9 +69,10 @@ class Joins:
         return True
 
     def cut_names(self, source, items, axis):
-        """The names of the summed lengths along ``axis`` of the tuple display ``source``'s
-        arrays, but the last (see :meth:`joined_pieces`), made in the forward sweep after
-        it."""
+        """The names of the summed lengths along ``axis`` of ``items``, the arrays joined into
+        ``source``, but the last (see :meth:`joined_pieces`), made in the forward sweep after
+        ``source`` is (so a join NumPy refuses, a 0-d array or an axis out of range, raises
+        NumPy's error, not one of ``len``'s)."""
         made = [cut for cut, of in self.shapes.items() if of == source and (
             self.cut_axes.get(cut) == axis)]
         if made:
