@@ -296,7 +296,7 @@ defvjp(np.moveaxis, "a, source, destination", a="np.moveaxis(g, destination, sou
 
 # ---------------------------------------------------------------- assembly (lists of arrays)
 defvjp(np.concatenate, "arrays, axis=0", arrays="grad_concatenate(g, arrays, axis)",
-       kind="array", shape_only="arrays")  # np.concat is np.concatenate
+       kind="array", shape_only="arrays", pieces=("arrays", "axis"))  # np.concat too
 defvjp(np.stack, "arrays, axis=0", arrays="grad_stack(g, arrays, axis)", kind="array",
        shape_only="arrays")
 defvjp(np.hstack, "tup", tup="grad_hstack(g, tup)", kind="array", shape_only="tup")

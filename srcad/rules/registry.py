@@ -88,8 +88,13 @@ class Rule:
 
     def __init__(self, fn, signature, templates, broadcast=False, kind=None, name=None,
                  jvp=None, shape_only=(), uniform=None, ranks=None, zero=(), no_forward=None,
-                 complex_ok=False, complex_out=None):
+                 complex_ok=False, complex_out=None, pieces=None):
         self.fn = fn
+        # (sequence parameter, axis parameter) of a function joining arrays along an axis: the
+        # gradient of the sequence is the list of consecutive slices of ``g`` along the axis,
+        # one per array (what the template's helper computes); the reverse sweep writes the
+        # slices itself where it knows the arrays (Rules.joined_pieces)
+        self.pieces = pieces
         self.complex_ok = complex_ok  # the templates hold for complex values as written
         self.complex_out = complex_out  # "always", "never", None: as the operands
         self.complex_rule = None  # the form used when an operand may be complex
@@ -307,7 +312,7 @@ registry = Registry()
 
 def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, shape_only=(),
            uniform=None, ranks=None, zero=(), name=None, no_forward=None, complex_ok=False,
-           complex_out=None, **templates):
+           complex_out=None, pieces=None, **templates):
     """Register the gradient templates of ``fn`` (see the module docstring); ``jvp`` gives
     forward-mode templates for a function neither element-wise nor linear in each argument;
     ``shape_only`` names parameters the templates read only for their shape; ``zero`` names
@@ -316,11 +321,13 @@ def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, shape_only=()
     (reductions) is the gradient of every element, a number, when ``fn`` reduces all axes;
     ``name`` is how messages and docs spell ``fn`` (``scipy.stats.norm.logpdf``);
     ``no_forward`` says why the rule has no forward form (the parity test asks for one);
-    ``complex_ok``, ``complex_out``: see the module docstring."""
+    ``complex_ok``, ``complex_out``: see the module docstring; ``pieces``, ``(sequence,
+    axis)`` parameters of a function joining arrays: the sequence's gradient is the slices of
+    ``g`` along the axis, one per array (the sweep may write them itself)."""
     return registry.add(Rule(fn, signature, templates, broadcast=broadcast, kind=kind,
                              jvp=jvp, shape_only=shape_only, uniform=uniform, ranks=ranks,
                              zero=zero, name=name, no_forward=no_forward,
-                             complex_ok=complex_ok, complex_out=complex_out))
+                             complex_ok=complex_ok, complex_out=complex_out, pieces=pieces))
 
 
 def defer(library, rules_module):

@@ -16,8 +16,8 @@ The result is a :class:`~.sweep.Generated` holding code as lists of ``ast`` stat
 :class:`Reverse` is assembled from one piece per family of statements, each a module:
 this one (names, accumulation, the walk), :mod:`.reverse_rules` (assignments through the
 rule registry), :mod:`.reverse_data` (containers, writes, calls of user functions),
-:mod:`.reverse_flow` (branches and loops) and :mod:`.saves` (what is saved, and the forward
-sweep that saves it).
+:mod:`.reverse_flow` (branches and loops), :mod:`.joins` (joined arrays' pieces) and
+:mod:`.saves` (what is saved, and the forward sweep that saves it).
 
 Imports: ``srcad.core``, ``srcad.analysis``, the rules registry, and the modules named above.
 """
@@ -33,6 +33,7 @@ from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..rules import registry
 from . import into, nodes
+from .joins import Joins
 from .nodes import Comment, PopMarker, add_to, assign, call, name
 from .reverse_data import Data, display_items
 from .reverse_flow import Flow
@@ -42,7 +43,7 @@ from .sweep import Generated, Sweep
 from .zeros import Zeros
 
 
-class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
+class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, Sweep):
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
                  structured=True, into=()):
         self.fn = fn
@@ -89,6 +90,11 @@ class Reverse(Rules, Data, Flow, Saves, Zeros, Sweep):
         self.fixed_displays = _read_for_layout_only(fn)
         self.shapes = {}  # shape name -> the value it is the shape of (saved in its place)
         self.layouts = set()  # the shape names that are stand-ins (layout(value)) instead
+        self.cuts = {}  # shape names that are a display's summed lengths -> the expression
+        self.cut_axes = {}  # those names -> the axis they are lengths along
+        self.displays = {s.target: list(s.value.args) for s in ir.walk(fn.body) if isinstance(
+            s, ir.Assign) and isinstance(s.value, ir.Prim) and s.value.fn is ir.BUILD_TUPLE
+            and not s.value.kwargs}  # tuple displays: name -> the items
         self.calls = {}  # id(stmt) -> (forward function name, context name, call or None)
         self.kept = {}  # id(stmt) -> [(name, list, "len" or "list")]: see Rules.kept_read
         self.alike = shapes.classes(fn, analysis)  # array -> an earlier array of its shape

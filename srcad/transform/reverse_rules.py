@@ -119,6 +119,9 @@ class Rules:
 
     def apply_rule(self, stmt, rule, bound, gname, code, frame):
         """Each active operand's contribution, its rule's template instantiated."""
+        if rule.pieces is not None and self.joined_pieces(stmt, rule, bound, gname, code,
+                                                          frame):
+            return  # before the layout of a shape-only argument is asked for
         value = stmt.value
         scalar = all(self.an.kind(a) == SCALAR for a in value.args if isinstance(
             a, (ir.Var, ir.Const)))
@@ -245,7 +248,7 @@ class Rules:
 
     def shape_name(self, name_):
         for shape, source in self.shapes.items():
-            if source == name_ and shape not in self.layouts:
+            if source == name_ and shape not in self.layouts and shape not in self.cuts:
                 return shape
         shape = self.namer.fresh(f"{name_}_shape")
         self.shapes[shape] = name_

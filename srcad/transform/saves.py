@@ -161,7 +161,9 @@ class Saves:
                     code.append(self.forward_statement(stmt))
                 for shape, source in self.shapes.items():
                     if source == stmt.target:
-                        if shape in self.layouts:
+                        if shape in self.cuts:  # Rules.joined_pieces
+                            value = self.cuts[shape]
+                        elif shape in self.layouts:
                             value = call(self.helper("layout"), source)
                         elif self.an.kinds.get(source) == ARRAY:
                             value = nodes.attr(source, "shape")
