@@ -84,8 +84,13 @@ def _clean(name):
     return name
 
 
+#: the builtins' names as Python starts (not ``_``, which an interactive prompt or a test
+#: runner binds in builtins: generated names must not depend on what ran before)
+_BUILTIN_NAMES = frozenset(dir(builtins)) - {"_"}
+
+
 def _usable(name):
-    return not keyword.iskeyword(name) and not hasattr(builtins, name)
+    return not keyword.iskeyword(name) and name not in _BUILTIN_NAMES
 
 
 def code_name(name, taken=()):
