@@ -92,9 +92,14 @@ def stand_in(fn, count, kwargs):
     return fn
 
 
-def key_as_lambda(call):
+def key_as_lambda(call, extreme=False):
     """``key=d.get`` (an attribute: a bound method) of the call node ``call`` made
-    ``key=lambda srcad_key: d.get(srcad_key)``, in place."""
+    ``key=lambda srcad_key: d.get(srcad_key)``, in place; for ``min``/``max`` (``extreme``)
+    several arguments with a key, ``max(a, b, key=abs)``, made ``max((a, b), key=abs)``."""
+    if extreme and len(call.args) > 1 and not any(isinstance(a, gast.Starred)
+                                                  for a in call.args) and [
+            k.arg for k in call.keywords] == ["key"]:
+        call.args = [gast.copy_location(gast.Tuple(elts=call.args, ctx=gast.Load()), call)]
     for keyword in call.keywords:
         if keyword.arg == "key" and isinstance(keyword.value, gast.Attribute):
             method = keyword.value

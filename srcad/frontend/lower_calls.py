@@ -123,7 +123,7 @@ class Calls:
                                       node, hint)
         self.refuse_iterator(fn, node)
         if fn in (min, max, sorted):  # key=d.get, key=obj.score: a lambda calling it
-            builtin_code.key_as_lambda(node)
+            builtin_code.key_as_lambda(node, fn is not sorted)  # max(a, b, key=k) too
         if fn in (min, max) and len(node.args) == 1 and not isinstance(
                 node.args[0], gast.Starred) and [k.arg for k in node.keywords] == ["key"]:
             return self.extreme_by_key(fn, node)  # max(xs, key=k): the item it picks
