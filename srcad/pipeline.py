@@ -52,7 +52,7 @@ from .core.kinds import (
 )
 from .core.naming import Namer
 from .errors import BackendError, SrcadError
-from .frontend import frozen_dists, matches, nonlocals, optimise, rewrites, source
+from .frontend import frozen_dists, local_imports, matches, nonlocals, optimise, rewrites, source
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
 from .frontend.lower_callees import classes_of
@@ -136,6 +136,7 @@ def to_ssa(func, parsed=None, arity=None, fixed=None):
 
 def _lower(func, parsed, arity, fixed):
     src = parsed or source.read(func)
+    local_imports.lower(src)  # import numpy as np in the body: a constant np
     matches.lower(src)  # match mode: case "a": ...: if/elif on the subject (frontend.matches)
     frozen_dists.lower(src)  # norm(mu, s).logpdf(x): norm.logpdf(x, mu, s)
     nonlocals.lower(src)  # def add(v): nonlocal total ...: total = add(total, v)

@@ -139,9 +139,9 @@ class Calls:
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
         if (known := type_call(self, fn, args, kwargs, node)) is not None:  # type(self).f
             return known
-        if isinstance(func, gast.Name) and func.id in self.source.closure and \
-                func.id not in self.source.cells:  # a rewrite's constant: bound, not a cell
-            spelling = self.bound_name(fn, func.id)
+        if root_name(func) in self.source.closure and root_name(func) not in \
+                self.source.cells:  # a rewrite's constant (np.sum of an import): bound
+            spelling = self.closure_spelling(func, fn)
         if fn is sorted and "key" in kwargs:  # the order: no gradient through the key
             kwargs["key"] = builtin_code.inactive_key(self, kwargs["key"], node)
         if fn in iterators_passed.MARKS:  # f(iter(xs)), f([np.sin, g], x): marked for f

@@ -100,7 +100,10 @@ class Expressions:
     def expr_Attribute(self, node):
         root = root_name(node)
         if root is not None and root not in self.env:
-            return Const(self.resolve_dotted(node), dotted(node))
+            value = self.resolve_dotted(node)
+            if root in self.source.closure and root not in self.source.cells:
+                return Const(value, self.closure_spelling(node, value))
+            return Const(value, dotted(node))
         obj = self.expr(node.value)
         if node.attr == "__class__":
             known = class_of(self, obj, node)
@@ -120,6 +123,15 @@ class Expressions:
             # (writes through it are refused by the alias analysis, as for any view)
             return ir.Prim(ir.Method("ravel"), [obj])
         return ir.Prim(ir.Attr(node.attr), [obj])
+
+    def closure_spelling(self, node, value):
+        """How generated code spells ``node`` (``np.sum``, ``sig``), whose root is a constant
+        a rewrite gave the function (an import in its body): as written where the module's
+        globals bind the root to the same object, else ``value`` under a name of its own."""
+        root = root_name(node)
+        if self.source.globals.get(root, builtins) is self.source.closure[root]:
+            return dotted(node)
+        return self.bound_name(value, dotted(node).replace(".", "_"))
 
     def resolve_dotted(self, node):
         """The object ``a.b.c`` names now. The read is recorded for its whole path (for a

@@ -51,8 +51,13 @@ UNSUPPORTED = {
                   "leave the name alone or assign it a new value; for an item build the new "
                   "list or dict"),
     gast.ClassDef: ("a class defined inside the function", "define the class at module level"),
-    gast.Import: ("an import inside the function", "import at module level"),
-    gast.ImportFrom: ("an import inside the function", "import at module level"),
+    gast.Import: ("an import inside a branch or a loop of the function (or binding a name "
+                  "the function reads before it or binds again)", "import at module level, or "
+                  "among the function's own statements before its names are read"),
+    gast.ImportFrom: ("an import inside a branch or a loop of the function, a * import (or "
+                      "one binding a name the function reads before it or binds again)",
+                      "import at module level, or among the function's own statements before "
+                      "its names are read"),
     gast.SetComp: ("a set comprehension", "use a list"),
     gast.Set: ("a set literal", "use a list or tuple"),
 }
