@@ -84,11 +84,13 @@ def complex_values(analysis, params):
             call = bind_call(prim, analysis.kind, atom_cx)
             if call is None:
                 return True
-            # a function declared constant (srcad.extend.nondiff) that srcad cannot read is
-            # taken as NumPy's are: complex if an operand is (a gradient of a real argument is
-            # still checked real at run time: unseen_complex, a call of a user function)
-            return analysis.callees.result_complex(
-                fn, call.kinds, call.arity, unreadable=anyc if registry.is_nondiff(fn) else True)
+            # a function srcad cannot read (a try/except in it, say) is taken as NumPy's
+            # are: complex if an operand is. Given a differentiated value it is refused where
+            # it is called (it cannot be differentiated); given none, its result is a
+            # constant, and the gradient of a real argument is still checked real at run time
+            # (unseen_complex: a call of a user function it cannot read), so a complex number
+            # it returns is refused there, never taken into a wrong gradient
+            return analysis.callees.result_complex(fn, call.kinds, call.arity, unreadable=anyc)
         if rule is None and _opaque(fn):
             return True  # np.emath.sqrt(-4.0), cmath.sqrt(-4.0): see _MAY_BE_COMPLEX
         return anyc
