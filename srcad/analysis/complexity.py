@@ -32,6 +32,7 @@ from ..core.kinds import ARRAY, SCALAR, is_complex_value
 from ..rules import registry
 from ..runtime import special
 from ..runtime.derivatives import call_value
+from ..runtime.spread_calls import star_call
 from .user_calls import bind_call, user_callee
 
 _REAL = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
@@ -59,8 +60,8 @@ def complex_values(analysis, params):
         anyc = any(atom_cx(a) for a in operands)
         if isinstance(fn, ir.BoolOp):
             return anyc
-        if fn is call_value:  # the function met at run time is checked to make none
-            return any(atom_cx(a) for a in prim.args[2:])
+        if fn is call_value or fn is star_call:  # the function met at run time is checked
+            return any(atom_cx(a) for a in prim.args[2:])  # to make none of real arguments
         if isinstance(fn, ir.Method):
             fn = registry.methods.get(fn.name, fn)
         elif isinstance(fn, ir.Attr):
