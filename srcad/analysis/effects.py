@@ -19,7 +19,8 @@ hold) and module-level values (``("global", id)``). A statement may change one w
 A recursive call is assumed to write nothing while its own body is checked: a write happens
 at some finite depth, in a statement of one of the bodies, which the check sees.
 
-Imports ``srcad.core``, ``srcad.rules``, ``srcad.runtime.spread_calls`` (and the analysis modules beside it).
+Imports ``srcad.core``, ``srcad.rules``, ``srcad.runtime.spread_calls`` (and the analysis
+modules beside it).
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ items read from ``args``) as any function: ``form_fwd``/``derivative_bwd`` in re
 the length, and the code made is made once per length and keys.
 
 Sound under the checks :func:`call_value <.derivatives.call_value>` makes of a function met
-only at run time, made before the form is differentiated: the function must not be one
+only at run time, made when the call runs (a function of the user's) or before the form is
+differentiated: the function must not be one
 srcad made of the user's lambda or def (its late binding), nor change what it is given or a
 global, nor return a complex number for real arguments (the caller's code takes the result
 as the analysis saw it); a function made from differentiated values is refused where the
@@ -34,8 +35,9 @@ import weakref
 import numpy as np
 
 from ..core.functions import is_user_function
-from ..errors import UnsupportedSyntaxError
-from .derivatives import _check_effects, made_function
+from ..core.kinds import COMPLEX, kind_of_value, with_complex
+from ..errors import MutationError, UnsupportedSyntaxError
+from .derivatives import CALLEES, made_function
 from .registry import helper
 
 
@@ -76,8 +78,37 @@ def _star_form(where, fn, args, kwargs):
         passed += [f"{k}=kwargs[{k!r}]" for k in kwargs]
         form = forms[key] = made_function("star_call", ["args", "kwargs"],
                                           [f"return fn({', '.join(passed)})"], {"fn": fn})
-    _check_effects(form, (args, kwargs), where)
+    _check(form, fn, args, kwargs, where)
     return form
+
+
+def _check(form, fn, args, kwargs, where):
+    """Raise unless srcad can read that ``fn`` called so changes nothing its caller sees and
+    returns no complex number for real arguments (what the calling code was made for)."""
+    filename, lineno, text = where
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    code = getattr(fn, "__code__", None)
+    if code is not None and code.co_filename.startswith("<srcad: "):
+        raise UnsupportedSyntaxError(
+            f"f(*xs) of {name}, a function srcad made of a lambda or def of yours and met only "
+            "when the code ran", filename=filename, lineno=lineno, construct=text,
+            hint="call the lambda where it is made, with the arguments one by one")
+    values = {"args": args, "kwargs": kwargs}
+    kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
+    if COMPLEX not in kinds and CALLEES[0].result_complex(form, kinds):
+        raise UnsupportedSyntaxError(
+            f"f(*xs) of {name} with {len(args)} items, a length srcad knows only when the "
+            "code runs: it may return a complex number for real arguments, or srcad cannot "
+            "read it", filename=filename, lineno=lineno, construct=text,
+            hint="pass the arguments one by one, or unpack a tuple built in the function "
+                 "(args = (a, b); f(*args))")
+    if not CALLEES[0].writes_nothing(form, kinds):
+        raise MutationError(
+            f"f(*xs) of {name} with {len(args)} items, a length srcad knows only when the "
+            "code runs: it may change what it is given or a global, or srcad cannot read it",
+            filename=filename, lineno=lineno, construct=text,
+            hint="return new values instead of changing the arguments; or pass the "
+                 "arguments one by one")
 
 
 star_call.__srcad_form__ = _star_form
