@@ -318,10 +318,16 @@ class Spreads:
         for piece in pieces[1:]:
             packed = self.assign(ir.Prim(operator.add, [packed, piece]), "args", node)
         if node.keywords:
-            keywords = self.assign(ir.Prim(dict, [], {k.arg: self.expr(k.value)
-                                                      for k in node.keywords},
-                                           spelling=self.bound_name(dict, "dict")),
-                                   "kwargs", node)
+            if any(k.arg is None for k in node.keywords):  # f(*t, **d): as written
+                keywords = self.assign(ir.Prim(dict, [], {k.arg: self.expr(k.value)
+                                                          for k in node.keywords},
+                                               spelling=self.bound_name(dict, "dict")),
+                                       "kwargs", node)
+            else:  # a dict display, which gradients flow through (f(*t, scale=k))
+                pairs = []
+                for k in node.keywords:
+                    pairs += [Const(k.arg), self.expr(k.value)]
+                keywords = self.assign(ir.Prim(ir.BUILD_DICT, pairs), "kwargs", node)
         else:
             keywords = Const({}, "{}")
         if isinstance(fn, (Var, Const)):  # a value made in the code (rs.randn of a parameter)

@@ -49,6 +49,8 @@ def star_call(where, fn, args, kwargs):
     complex number for real arguments), whether or not a gradient flows: the analyses of
     the calling code took it so (``srcad.analysis.effects``)."""
     if is_user_function(fn):
+        if not isinstance(args, (list, tuple, np.ndarray)):
+            args = tuple(args)  # an iterator: taken once, as the call would take it
         _star_form(where, fn, args, kwargs)
     return fn(*args, **kwargs)
 
