@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .helpers import _fresh, add, zeros_like
+from .helpers import add, zeros_like
 from .registry import helper
 
 _ARRAY = np.ndarray
@@ -55,16 +55,10 @@ def _placed(value, item):
     elif kind is float or kind is np.float64:
         if isinstance(item, (int, float, np.number)):
             return value
-    elif (kind is list or kind is tuple) and type(item) in (list, tuple):
-        if len(value) == len(item):
-            return [v if type(v) is _ARRAY and type(u) is _ARRAY and v.dtype is _FLOAT64 and (
-                v.shape == u.shape) else _placed(v, u) for v, u in zip(value, item)]
-        if type(item) is list:
-            # a list read from the container, then made shorter or longer in place (a
-            # gradient list a callee's backward part returned, popped by the code that
-            # read it: that code differentiated again): ``value`` is the gradient of the
-            # list as it was read, so its length is the one that counts, not today's
-            return _fresh(value)
+    elif (kind is list or kind is tuple) and type(item) in (list, tuple) and (
+            len(value) == len(item)):
+        return [v if type(v) is _ARRAY and type(u) is _ARRAY and v.dtype is _FLOAT64 and (
+            v.shape == u.shape) else _placed(v, u) for v, u in zip(value, item)]
     return add(zeros_like(item), value)
 
 
