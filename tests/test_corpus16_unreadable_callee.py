@@ -16,7 +16,7 @@ fallback) x how their result reaches the differentiated value (an index, a facto
 object's data), followed by a rule without a complex form or plain NumPy, against finite
 differences and autograd on the same text; value_and_grad; jvp; Hessians in both modes.
 Refusals: such a helper returning a complex number (at run time), or given a differentiated
-value (where the code is made).
+value (where the code is made: the hint names the call that passes it one).
 """
 
 from __future__ import annotations
@@ -151,3 +151,10 @@ def test_given_a_differentiated_value_it_is_refused(tmp_path):
     assert "try/except" in info.value.message
     assert info.value.lineno == 5  # the try of as_vector
     assert "test the condition with an if" in info.value.hint
+    # ... and which call makes srcad differentiate it, with the way out there
+    assert "as_vector is differentiated because" in info.value.hint
+    lines = open(m.__file__).read().splitlines()
+    call_line = 1 + next(i for i, t in enumerate(lines) if "as_vector(w)" in t)
+    assert f"line {call_line} passes it a differentiated value" in info.value.hint
+    assert "np.sum(as_vector(w) ** 2)" in info.value.hint
+    assert "srcad.stop_gradient(value)" in info.value.hint

@@ -215,7 +215,8 @@ def test_a_length_the_callee_does_not_fix_is_taken_when_the_code_runs(callee, n,
     (srcad.runtime.spread_calls), against finite differences and autograd."""
     if callee == "unpacking_may_be_skipped" and n == 3:
         pytest.skip("three items: Python's own ValueError")
-    source = textwrap.dedent(RUN_TIME_LENGTHS[callee]) + "\ndef f(p):\n    return np.sum(model(X, *p) ** 2)\n"
+    source = textwrap.dedent(RUN_TIME_LENGTHS[callee]) + (
+        "\ndef f(p):\n    return np.sum(model(X, *p) ** 2)\n")
     m = _module(source, tmp_path, "numpy", "np")
     a = _module(source, tmp_path, "autograd.numpy", "ag")
     p = np.array([0.5, 0.2, -0.3])[:n]

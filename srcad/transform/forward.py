@@ -33,7 +33,7 @@ from ..analysis.user_calls import bind_call, is_user_call, user_callee
 from ..analysis.user_calls import misfit as _misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
-from ..errors import MissingRuleError, UnsupportedSyntaxError
+from ..errors import MissingRuleError, UnsupportedSyntaxError, reached_through_call
 from ..rules import registry
 from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers
@@ -358,8 +358,12 @@ class Forward(Sweep):
                 hint="pass the arguments its def names")
         arguments, arity, kinds = bound.arguments, bound.arity, bound.kinds
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
-        cell = self.an.callees.tangent(prim.fn, wrt, kinds, arity,  # (Numba: for ranks)
-                                       derivative_calls.callee_ranks(self.an, arguments, arity))
+        try:
+            cell = self.an.callees.tangent(prim.fn, wrt, kinds, arity,  # (Numba: for ranks)
+                                           derivative_calls.callee_ranks(self.an, arguments,
+                                                                         arity))
+        except UnsupportedSyntaxError as exc:  # a try/except in the callee: say who calls it
+            raise reached_through_call(exc, self.fn.source, stmt.line, prim.fn) from None
         jvp = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)
         tangents = [name(self.t(arguments[p].name)) for p in wrt]
         # the forward-mode function takes every parameter positionally, then the tangents; a

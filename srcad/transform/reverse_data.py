@@ -17,6 +17,7 @@ from ..analysis.elems import with_elems
 from ..analysis.user_calls import bind_call, is_user_call, misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
+from ..errors import UnsupportedSyntaxError, reached_through_call
 from . import into, nodes
 from .nodes import assign, call, method, name, subscript
 
@@ -206,7 +207,11 @@ class Data:
         ranks = {p: self.an.rank(a) for p, a in arguments.items()
                  if isinstance(a, ir.Var)} if arity is None else None
         # the caller's arrays its backward part adds into (.into), and the pair
-        entry, buffers = into.split(self, prim.fn, wrt, arguments, kinds, arity, ranks, gname)
+        try:
+            entry, buffers = into.split(self, prim.fn, wrt, arguments, kinds, arity, ranks,
+                                        gname)
+        except UnsupportedSyntaxError as exc:  # a try/except in the callee: say who calls it
+            raise reached_through_call(exc, self.fn.source, stmt.line, prim.fn) from None
         base = prim.fn.__name__
         fwd = self.bind_cell(f"{base}_fwd", entry.fwd)
         bwd = self.bind_cell(f"{base}_bwd_into" if buffers else f"{base}_bwd", entry.bwd)
