@@ -234,3 +234,13 @@ def test_a_method_of_a_differentiated_array_is_refused(tmp_path):
     with pytest.raises(MissingRuleError) as info:
         srcad.grad(m.f)(np.arange(4.0), (2, 2))
     assert info.value.lineno == 4
+
+
+def test_the_soundness_tables_former_refusal():
+    """``twice(*xs)`` of a list argument into ``def twice(*args)`` (refused in
+    tests/calls_soundness_cases.py before round 16): the gradient of the list."""
+    import calls_soundness_cases as cc
+
+    xs = [1.5, -2.0]
+    assert srcad.grad(cc.splat_list_refused)(xs) == [2.0, 0.0]
+    assert [float(v) for v in autograd.grad(lambda v: v[0] * 2.0)(xs)] == [2.0, 0.0]

@@ -2,7 +2,7 @@
 
 Each is a plain function so that generated code stays ordinary Python that srcad can read,
 marked ``@helper("runtime")`` to enter the registry generated code's names are bound from.
-Imports only ``srcad.runtime.registry`` (and ``srcad.errors``, to raise).
+Imports only ``srcad.runtime.registry``, ``.arrays``, ``.zero_grads`` (and ``srcad.errors``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import numpy as np
 
 from . import arrays
 from .registry import helper
+from .zero_grads import all_zero
 
 
 @helper("runtime")
@@ -287,14 +288,8 @@ def add(a, b):
             pass
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         if len(a) != len(b):  # zip would drop the longer one's last items, unseen
-            # unless one is all zeros: the zero gradient of a list read out of a container
-            # and made shorter or longer in place since (``ys, b = h(x)``, then ``ys.pop()``):
-            # made from the list as it is now, it adds nothing to the gradient of the list
-            # as it was read, which has that length
-            if _all_zero(a):
-                return _fresh(b)
-            if _all_zero(b):
-                return _fresh(a)
+            if all_zero(a) or all_zero(b):  # unless one is a zero made of a list popped
+                return _fresh(b if all_zero(a) else a)  # since it was read (.zero_grads)
             raise RuntimeError(
                 f"srcad: two gradients of one list have {len(a)} and {len(b)} items (a bug "
                 "in srcad's code for changes of a list's length; please report it)")
@@ -314,17 +309,6 @@ def add(a, b):
 
 def _zero_number(x):
     return type(x) in (float, int, np.float64) and x == 0
-
-
-def _all_zero(grad):
-    """Whether ``grad`` (a gradient of any structure) holds zeros only."""
-    if isinstance(grad, (list, tuple)):
-        return all(map(_all_zero, grad))
-    if isinstance(grad, dict):
-        return all(map(_all_zero, grad.values()))
-    if type(grad) is np.ndarray:
-        return not grad.any()
-    return grad is None or _zero_number(grad)
 
 
 def _fresh(grad):

@@ -207,11 +207,7 @@ class Data:
         ranks = {p: self.an.rank(a) for p, a in arguments.items()
                  if isinstance(a, ir.Var)} if arity is None else None
         # the caller's arrays its backward part adds into (.into), and the pair
-        try:
-            entry, buffers = into.split(self, prim.fn, wrt, arguments, kinds, arity, ranks,
-                                        gname)
-        except UnsupportedSyntaxError as exc:  # a try/except in the callee: say who calls it
-            raise reached_through_call(exc, self.fn.source, stmt.line, prim.fn) from None
+        entry, buffers = _split(self, stmt, wrt, arguments, kinds, arity, ranks, gname)
         base = prim.fn.__name__
         fwd = self.bind_cell(f"{base}_fwd", entry.fwd)
         bwd = self.bind_cell(f"{base}_bwd_into" if buffers else f"{base}_bwd", entry.bwd)
@@ -323,6 +319,16 @@ class Data:
         self.ref(ctx, frame)
         self.call_backward([prim.args[fixed + i] for i in varied],
                            call(self.helper("derivative_bwd"), ctx, gname), code, frame)
+
+
+def _split(sweep, stmt, *args):
+    """:func:`.into.split` of the callee ``stmt`` calls; a ``try``/``except`` refused in it
+    says which call makes srcad differentiate it."""
+    fn = stmt.value.fn
+    try:
+        return into.split(sweep, fn, *args)
+    except UnsupportedSyntaxError as exc:
+        raise reached_through_call(exc, sweep.fn.source, stmt.line, fn) from None
 
 
 def _may_repeat(index, analysis):
