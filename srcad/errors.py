@@ -45,9 +45,10 @@ class SrcadError(Exception):
         super().__init__(self._format())
 
     def reached_from(self, callee, filename, lineno, construct):
-        """Add to the hint of a refusal met inside ``callee`` (once: the outermost call
-        adds nothing more) that it is differentiated because ``filename``, ``lineno``
-        (``construct``) passes it a differentiated value. Returns ``self``."""
+        """Add to the hint of a refusal met inside ``callee`` that it is differentiated
+        because ``filename``, ``lineno`` (``construct``) passes it a differentiated value:
+        once, for the call nearest to it (the calls further out add nothing). Returns
+        ``self``."""
         if getattr(self, "reached", None) is None and (filename, lineno) != (
                 self.filename, self.lineno):
             self.reached = (filename, lineno)

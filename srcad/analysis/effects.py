@@ -119,11 +119,13 @@ def _effect_free(prim):
     """A call known to change none of its arguments, or srcad's code (a derivative, whose
     writes are refused in it), or ``f(*xs)`` of a length known at run time whose function is
     one of the user's (checked to change nothing when it runs:
-    :mod:`srcad.runtime.spread_calls`) or one known to change nothing."""
-    if prim.fn is star_call and len(prim.args) > 1 and isinstance(prim.args[1], ir.Const):
-        called = prim.args[1].value
-        return functions.is_user_function(called) or _known_effect_free(
-            ir.Prim(called, list(prim.args[2:])))
+    :mod:`srcad.runtime.spread_calls`) or, given no keywords (no ``out=``), one known to
+    change nothing."""
+    if prim.fn is star_call and len(prim.args) == 4 and isinstance(prim.args[1], ir.Const):
+        called, keywords = prim.args[1].value, prim.args[3]
+        return functions.is_user_function(called) or (
+            isinstance(keywords, ir.Const) and keywords.value == {}
+            and _known_effect_free(ir.Prim(called, [prim.args[2]])))
     return _known_effect_free(prim) or functions.is_derivative(prim.fn)
 
 
