@@ -44,6 +44,21 @@ class SrcadError(Exception):
         self.hint = hint
         super().__init__(self._format())
 
+    def reached_from(self, callee, filename, lineno, construct):
+        """Add to the hint of a refusal met inside ``callee`` that it is differentiated
+        because ``filename``, ``lineno`` (``construct``) passes it a differentiated value:
+        once, for the call nearest to it (the calls further out add nothing). Returns
+        ``self``."""
+        if getattr(self, "reached", None) is None and (filename, lineno) != (
+                self.filename, self.lineno):
+            self.reached = (filename, lineno)
+            self.hint = (f"{self.hint}; " if self.hint else "") + (
+                f"{callee} is differentiated because {filename}, line {lineno} passes it a "
+                f"differentiated value ({construct}): if no gradient should flow through it "
+                "there, pass srcad.stop_gradient(value)")
+            self.args = (self._format(),)
+        return self
+
     def _format(self):
         where = ""
         if self.filename is not None:
@@ -56,6 +71,16 @@ class SrcadError(Exception):
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
+
+
+def reached_through_call(exc, source, line, callee):
+    """``exc`` (refusing a ``try``/``except`` met inside the function ``callee`` called at
+    ``line`` of ``source``, a ``srcad.frontend.source.Source``), saying which call makes
+    srcad differentiate it (:meth:`SrcadError.reached_from`); another refusal unchanged."""
+    if source is not None and "try/except" in exc.message and exc.filename is not None:
+        exc.reached_from(getattr(callee, "__qualname__", callee), source.filename, line,
+                         source.line_text(line))
+    return exc
 
 
 class UnsupportedSyntaxError(SrcadError):

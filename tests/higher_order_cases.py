@@ -345,4 +345,4 @@ def reassigned_after_lambda(x, w):
 
 
 def splat_active(x, rest):
-    return scaled(x, *rest)  # refused: a gradient through a call of unknown length
+    return scaled(x, *rest)  # a run-time length: differentiated when it runs (round 16)

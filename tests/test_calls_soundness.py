@@ -108,8 +108,6 @@ REFUSED = [
      "# refused", "from kw one by one"),
     (cc.kw_rebound_refused, (1.0,), UnsupportedSyntaxError, cc.kw_rebound, "# refused",
      "a name of its own"),
-    (cc.splat_list_refused, ([1.0, 2.0],), MissingRuleError, cc.splat_list_refused,
-     "# refused", "pass the arguments one by one"),
     (cc.splat_dict_refused, (1.0, {"b": 2.0}), UnsupportedSyntaxError,
      cc.splat_dict_refused, "# refused", "keyword arguments one by one"),
     (cc.calls_cached_refused, (1.0,), MissingRuleError, cc.calls_cached_refused,

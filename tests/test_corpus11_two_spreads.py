@@ -11,8 +11,8 @@ the function, a constant tuple) counts as that many arguments.
 
 The family: spread orders x what the known spread is x callees, differentiated with respect
 to the list, against central finite differences and autograd on the same text, with
-value_and_grad, jvp and Hessians in both modes. Refusals: a callee with defaults (two counts
-are valid Python), a wrong length at run time.
+value_and_grad, jvp and Hessians in both modes. A callee with defaults (two counts are valid
+Python) is differentiated when the call runs (round 16); a wrong length at run time is refused.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import pytest
 from srcad.check import numerical_grad
 
 import srcad
-from srcad.errors import MissingRuleError, UnsupportedSyntaxError
+from srcad.errors import UnsupportedSyntaxError
 
 autograd = pytest.importorskip("autograd")
 
@@ -148,7 +148,9 @@ def test_the_wrapper_form(tmp_path):
     np.testing.assert_allclose(_flat(g), _fd(m.converted, vs, (x,)), rtol=1e-6, atol=1e-8)
 
 
-def test_a_callee_with_defaults_stays_refused(tmp_path):
+def test_a_callee_with_defaults_is_taken_when_the_code_runs(tmp_path):
+    """Two counts are valid Python: the length is not fixed where the code is made (refused
+    before round 16); the call is differentiated when it runs (srcad.runtime.spread_calls)."""
     source = """
         def obj(a, b, c, d=1.0):
             return np.sum(a * b) * c * d
@@ -157,10 +159,12 @@ def test_a_callee_with_defaults_stays_refused(tmp_path):
             return obj(*vs, *args)
         """
     m = _module(source, tmp_path, "numpy", "np")
-    with pytest.raises(MissingRuleError) as info:
-        srcad.grad(m.f)(POINT, 2.0)
-    assert "whose length srcad cannot know" in info.value.message
-    assert "pass the arguments one by one" in info.value.hint
+    a = _module(source, tmp_path, "autograd.numpy", "ag")
+    for extra in ((2.0,), (2.0, 0.5)):
+        g = srcad.grad(m.f)(POINT, *extra)
+        np.testing.assert_allclose(_flat(g), _fd(m.f, POINT, extra), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(_flat(g), _flat(autograd.grad(a.f)(POINT, *extra)),
+                                   rtol=1e-10)
 
 
 def test_a_wrong_length_is_refused_at_the_call(tmp_path):

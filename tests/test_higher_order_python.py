@@ -17,7 +17,7 @@ from call_checks import check_gradient, check_refused, check_second_derivative, 
 from srcad.check import numerical_grad
 
 import srcad
-from srcad.errors import MissingRuleError, UnsupportedSyntaxError
+from srcad.errors import UnsupportedSyntaxError
 
 # (function, arguments, wrt, the tape can run it)
 CASES = [
@@ -205,9 +205,16 @@ REFUSED = [
      "call a named function"),
     (hc.reassigned_after_lambda, (0.7, 1.3), UnsupportedSyntaxError,
      hc.reassigned_after_lambda, "# refused", "pass w to it as an argument"),
-    (hc.splat_active, (0.7, (2.0,)), MissingRuleError, hc.splat_active, "# refused",
-     "pass the arguments one by one"),
 ]
+
+
+def test_a_spread_of_a_run_time_length():
+    """``scaled(x, *rest)`` with ``rest`` a tuple argument (refused before round 16): the
+    call is differentiated for the length met (srcad.runtime.spread_calls)."""
+    for wrt in (0, 1):
+        got = srcad.grad(hc.splat_active, wrt=wrt)(0.7, (2.0,))
+        want = numerical_grad(hc.splat_active, (0.7, (2.0,)), wrt)
+        assert np.allclose(got, want, rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize(("func", "args", "cls", "where", "marker", "hint"), REFUSED,

@@ -46,6 +46,9 @@ NUMBA_REFUSED = {
         'a function srcad meets only when the code runs: its derivative is made then, which '
         'code compiled in advance cannot do',
         'call_value'),
+    'spread_calls': (
+        'f(*xs) of a length known only when the code runs: its derivative is made then',
+        'star_call'),
     'containers': (
         'list, dict and tuple versions and their gradients: reflected lists and dicts of '
         'mixed items are not Numba values',
@@ -123,6 +126,9 @@ STANDARD_REFUSED = {
         'third order: the derivative of a derivative is NumPy code (second order and'
         ' Jacobians have namespace forms); a function met when the code runs is NumPy code',
         'call_value form_fwd form_jvp'),
+    'spread_calls': (
+        'f(*xs) of a length known only when the code runs: NumPy code, made then',
+        'star_call'),
     'helpers': (
         'NumPy-only forms (np.add.at, object arrays, complex checks) the standard lacks',
         'added_at check_holomorphic copy_tangent_grad dot_grad_a dot_grad_b erf expand fill '
@@ -184,6 +190,9 @@ KINDS_ANY = {
         "a derivative's result, or a function's met when the code runs: its own "
         "specialisation decides, ANY here",
         'call_value derivative_bwd derivative_fwd derivative_jvp form_fwd form_jvp'),
+    'spread_calls': (
+        "the result of f(*xs): the function's own specialisation decides, ANY here",
+        'star_call'),
     'helpers': (
         'a gradient or check of any kind: ANY (never a wrong kind; at worst a refusal)',
         'add broadcast_as check_holomorphic check_real check_scalar copy_tangent '

@@ -52,7 +52,7 @@ import types
 import numpy as np
 
 import srcad
-from srcad.misc import fixed_point, flatten, flatten_func
+from srcad.misc import fixed_point, flatten, flatten_func, numpy_extras
 from srcad.misc.optimizers import adam, rmsprop, sgd
 
 CHECKED_CALLS = 2
@@ -557,6 +557,16 @@ def _module(name, attrs):
     return module
 
 
+def _numpy_with_extras(name):
+    """``autograd.numpy``: NumPy's namespace (the same objects, so srcad resolves ``np.sum``
+    as NumPy's), with the functions autograd.numpy has beyond it (``make_diagonal``,
+    ``concatenate_args``, ``metadata``: ``srcad.misc.numpy_extras``)."""
+    module = _module(name, {k: v for k, v in vars(np).items() if not k.startswith("__")})
+    module.__dict__.update({k: getattr(numpy_extras, k) for k in numpy_extras.__all__})
+    module.__getattr__ = lambda attr: getattr(np, attr)  # NumPy's lazily loaded names
+    return module
+
+
 #: pandas' plotting through matplotlib (``series.plot()``): a stand-in too
 PANDAS_PLOTS = "pandas.plotting._matplotlib"
 
@@ -584,6 +594,8 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return module
         if name == "autograd.tracer":
             return _module(name, {"Box": BOXES["Box"], "getval": getval})
+        if name == "autograd.numpy":  # NumPy, and autograd.numpy's own make_diagonal ...
+            return _numpy_with_extras(name)
         for prefix, real in (("autograd.numpy", "numpy"), ("autograd.scipy", "scipy")):
             if name == prefix or name.startswith(prefix + "."):
                 target = real + name[len(prefix):]

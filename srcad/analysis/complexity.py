@@ -32,6 +32,7 @@ from ..core.kinds import ARRAY, SCALAR, is_complex_value
 from ..rules import registry
 from ..runtime import special
 from ..runtime.derivatives import call_value
+from ..runtime.spread_calls import star_call
 from .user_calls import bind_call, user_callee
 
 _REAL = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
@@ -59,8 +60,8 @@ def complex_values(analysis, params):
         anyc = any(atom_cx(a) for a in operands)
         if isinstance(fn, ir.BoolOp):
             return anyc
-        if fn is call_value:  # the function met at run time is checked to make none
-            return any(atom_cx(a) for a in prim.args[2:])
+        if fn is call_value or fn is star_call:  # the function met at run time is checked
+            return any(atom_cx(a) for a in prim.args[2:])  # to make none of real arguments
         if isinstance(fn, ir.Method):
             fn = registry.methods.get(fn.name, fn)
         elif isinstance(fn, ir.Attr):
@@ -84,11 +85,13 @@ def complex_values(analysis, params):
             call = bind_call(prim, analysis.kind, atom_cx)
             if call is None:
                 return True
-            # a function declared constant (srcad.extend.nondiff) that srcad cannot read is
-            # taken as NumPy's are: complex if an operand is (a gradient of a real argument is
-            # still checked real at run time: unseen_complex, a call of a user function)
-            return analysis.callees.result_complex(
-                fn, call.kinds, call.arity, unreadable=anyc if registry.is_nondiff(fn) else True)
+            # a function srcad cannot read (a try/except in it, say) is taken as NumPy's
+            # are: complex if an operand is. Given a differentiated value it is refused where
+            # it is called (it cannot be differentiated); given none, its result is a
+            # constant, and the gradient of a real argument is still checked real at run time
+            # (unseen_complex: a call of a user function it cannot read), so a complex number
+            # it returns is refused there, never taken into a wrong gradient
+            return analysis.callees.result_complex(fn, call.kinds, call.arity, unreadable=anyc)
         if rule is None and _opaque(fn):
             return True  # np.emath.sqrt(-4.0), cmath.sqrt(-4.0): see _MAY_BE_COMPLEX
         return anyc

@@ -19,7 +19,8 @@ hold) and module-level values (``("global", id)``). A statement may change one w
 A recursive call is assumed to write nothing while its own body is checked: a write happens
 at some finite depth, in a statement of one of the bodies, which the check sees.
 
-Imports ``srcad.core``, ``srcad.rules`` (and the analysis modules beside it).
+Imports ``srcad.core``, ``srcad.rules``, ``srcad.runtime.spread_calls`` (and the analysis
+modules beside it).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import operator
 from ..core import functions, ir
 from ..core.kinds import SCALAR
 from ..rules import registry
+from ..runtime.spread_calls import star_call
 from .memory import Aliases
 from .memory_tables import (
     _ARITH,
@@ -115,7 +117,15 @@ def _writes(fn, analysis, aliases):
 
 def _effect_free(prim):
     """A call known to change none of its arguments, or srcad's code (a derivative, whose
-    writes are refused in it)."""
+    writes are refused in it), or ``f(*xs)`` of a length known at run time whose function is
+    one of the user's (checked to change nothing when it runs:
+    :mod:`srcad.runtime.spread_calls`) or, given no keywords (no ``out=``), one known to
+    change nothing."""
+    if prim.fn is star_call and len(prim.args) == 4 and isinstance(prim.args[1], ir.Const):
+        called, keywords = prim.args[1].value, prim.args[3]
+        return functions.is_user_function(called) or (
+            isinstance(keywords, ir.Const) and keywords.value == {}
+            and _known_effect_free(ir.Prim(called, [prim.args[2]])))
     return _known_effect_free(prim) or functions.is_derivative(prim.fn)
 
 

@@ -35,6 +35,7 @@ from ..rules import registry
 from ..rules.registry import _PURE_MARKERS
 from ..runtime import family_of
 from ..runtime.derivatives import call_value
+from ..runtime.spread_calls import star_call
 from .dtypes import inexact_type, inexact_values
 from .memory_tables import safe_in
 from .user_calls import bind_call, user_callee
@@ -150,6 +151,8 @@ class Check:
                              "follow the values it holds",
                              "pass the values the function needs as arguments: f(x, w) "
                              "rather than a function made from w")
+        if fn is star_call and self.varied(prim.args[1]):  # x.reshape(*s), x differentiated:
+            raise missing_rule(self.fn.source, stmt, prim)  # the function holds the value
         if functions.splits_again(fn):
             return  # a derivative's code calling a derivative, differentiated in turn
         if user_callee(fn):

@@ -245,7 +245,8 @@ def opaque(fn, name):
                 "defined at module level")
     if getattr(fn, "__srcad_star_call__", False):
         return ("a call with a starred argument (f(*args)) whose length srcad cannot know, "
-                "with a differentiated value among its arguments",
+                "of a function made from differentiated values (a method of a differentiated "
+                "array: x.reshape(*shape))",
                 "unpack a tuple built in the function (args = (a, b); f(*args)), or pass the "
                 "arguments one by one")
     if getattr(fn, "__srcad_derivative_call__", False):

@@ -5,8 +5,8 @@ A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it sha
 * ``f(*t)`` splices the items of a tuple built in the function, of a constant tuple, or of a
   list display the function never changes (:func:`frozen_names`), and ``f(*t[1:])`` those of
   a slice with literal bounds of such a tuple or of ``*args``; ``f(*t)`` of a length
-  srcad cannot know, in a call that carries no gradient, runs as written through
-  :func:`star_call` (a gradient through it is refused by the soundness check);
+  srcad cannot know runs as written through :func:`srcad.runtime.spread_calls.star_call`,
+  differentiated (where a gradient flows through it) when it runs, for the length met;
 * ``f(**{"a": x})`` and ``kw = {"a": x}; f(**kw)`` (a dict display only ever unpacked) pass
   the keywords one by one;
 * ``map``/``filter`` whose values are taken at once (``sum(map(f, xs))``, ``list(filter(p,
@@ -14,8 +14,9 @@ A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it sha
   known (``xs, ys = zip(*pairs)``) is the tuple of tuples it yields. Kept as an iterator
   (consumed later, maybe twice) they are refused.
 
-Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.errors` and
-:mod:`.source` (to read a callee's returns).
+Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.errors`,
+:mod:`srcad.runtime.spread_calls` (the helper it writes) and :mod:`.source` (to read a callee's
+returns).
 """
 
 from __future__ import annotations
@@ -29,20 +30,11 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import SrcadError
+from ..runtime.spread_calls import star_call
 from . import source as source_module
 
 CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed, dict,
              frozenset)
-
-
-def star_call(fn, args, kwargs):
-    """``fn(*args, **kwargs)``: how generated code calls a function with a starred argument
-    whose length srcad cannot know (only where no gradient flows: nothing is differentiated
-    through it)."""
-    return fn(*args, **kwargs)
-
-
-star_call.__srcad_star_call__ = True
 
 
 
@@ -306,7 +298,7 @@ class Spreads:
 
     def star_call_prim(self, fn, spelling, node):
         """``fn(*t)`` with ``t`` of a length srcad cannot know: a call of :func:`star_call`,
-        which no rule covers (a gradient through it is refused by the soundness check)."""
+        differentiated through its form when it runs (:mod:`srcad.runtime.spread_calls`)."""
         positional = []
         pieces = []
         single = len(node.args) == 1  # f(*t): t as it is
@@ -326,17 +318,24 @@ class Spreads:
         for piece in pieces[1:]:
             packed = self.assign(ir.Prim(operator.add, [packed, piece]), "args", node)
         if node.keywords:
-            keywords = self.assign(ir.Prim(dict, [], {k.arg: self.expr(k.value)
-                                                      for k in node.keywords},
-                                           spelling=self.bound_name(dict, "dict")),
-                                   "kwargs", node)
+            if any(k.arg is None for k in node.keywords):  # f(*t, **d): as written
+                keywords = self.assign(ir.Prim(dict, [], {k.arg: self.expr(k.value)
+                                                          for k in node.keywords},
+                                               spelling=self.bound_name(dict, "dict")),
+                                       "kwargs", node)
+            else:  # a dict display, which gradients flow through (f(*t, scale=k))
+                pairs = []
+                for k in node.keywords:
+                    pairs += [Const(k.arg), self.expr(k.value)]
+                keywords = self.assign(ir.Prim(ir.BUILD_DICT, pairs), "kwargs", node)
         else:
             keywords = Const({}, "{}")
         if isinstance(fn, (Var, Const)):  # a value made in the code (rs.randn of a parameter)
             callee = fn
         else:
             callee = Const(fn, spelling or self.bound_name(fn, "fn"))
-        return ir.Prim(star_call, [callee, packed, keywords],
+        where = (self.source.filename, node.lineno, self.source.line_text(node.lineno))
+        return ir.Prim(star_call, [self.bound_const(where, "where"), callee, packed, keywords],
                        spelling=self.bound_name(star_call, "star_call"))
 
 

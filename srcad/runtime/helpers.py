@@ -2,7 +2,7 @@
 
 Each is a plain function so that generated code stays ordinary Python that srcad can read,
 marked ``@helper("runtime")`` to enter the registry generated code's names are bound from.
-Imports only ``srcad.runtime.registry`` (and ``srcad.errors``, to raise).
+Imports only ``srcad.runtime.registry``, ``.arrays``, ``.zero_grads`` (and ``srcad.errors``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import numpy as np
 
 from . import arrays
 from .registry import helper
+from .zero_grads import all_zero
 
 
 @helper("runtime")
@@ -287,6 +288,8 @@ def add(a, b):
             pass
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         if len(a) != len(b):  # zip would drop the longer one's last items, unseen
+            if all_zero(a) or all_zero(b):  # unless one is a zero made of a list popped
+                return _fresh(b if all_zero(a) else a)  # since it was read (.zero_grads)
             raise RuntimeError(
                 f"srcad: two gradients of one list have {len(a)} and {len(b)} items (a bug "
                 "in srcad's code for changes of a list's length; please report it)")

@@ -33,7 +33,7 @@ from ..analysis.user_calls import bind_call, is_user_call, user_callee
 from ..analysis.user_calls import misfit as _misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
-from ..errors import MissingRuleError, UnsupportedSyntaxError
+from ..errors import MissingRuleError, UnsupportedSyntaxError, reached_through_call
 from ..rules import registry
 from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers
@@ -358,8 +358,8 @@ class Forward(Sweep):
                 hint="pass the arguments its def names")
         arguments, arity, kinds = bound.arguments, bound.arity, bound.kinds
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
-        cell = self.an.callees.tangent(prim.fn, wrt, kinds, arity,  # (Numba: for ranks)
-                                       derivative_calls.callee_ranks(self.an, arguments, arity))
+        cell = _tangent(self, stmt, wrt, kinds, arity,  # (Numba: for ranks)
+                        derivative_calls.callee_ranks(self.an, arguments, arity))
         jvp = self.bind_cell(f"{prim.fn.__name__}_jvp", cell)
         tangents = [name(self.t(arguments[p].name)) for p in wrt]
         # the forward-mode function takes every parameter positionally, then the tangents; a
@@ -409,6 +409,16 @@ def _derivative_call(self, stmt, code):
         + [nodes.expr(a) for a in args],
         keywords=[ast.keyword(arg=k, value=nodes.expr(a)) for k, a in kwargs.items()])
     code.append(assign([stmt.target, self.t(stmt.target)], jvp))
+
+
+def _tangent(fwd, stmt, *args):
+    """The forward mode of the callee ``stmt`` calls; a ``try``/``except`` refused in it says
+    which call makes srcad differentiate it."""
+    fn = stmt.value.fn
+    try:
+        return fwd.an.callees.tangent(fn, *args)
+    except UnsupportedSyntaxError as exc:
+        raise reached_through_call(exc, fwd.fn.source, stmt.line, fn) from None
 
 
 def _derivative_part_call(self, stmt, code):

@@ -17,6 +17,7 @@ from ..analysis.elems import with_elems
 from ..analysis.user_calls import bind_call, is_user_call, misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
+from ..errors import UnsupportedSyntaxError, reached_through_call
 from . import into, nodes
 from .nodes import assign, call, method, name, subscript
 
@@ -206,7 +207,7 @@ class Data:
         ranks = {p: self.an.rank(a) for p, a in arguments.items()
                  if isinstance(a, ir.Var)} if arity is None else None
         # the caller's arrays its backward part adds into (.into), and the pair
-        entry, buffers = into.split(self, prim.fn, wrt, arguments, kinds, arity, ranks, gname)
+        entry, buffers = _split(self, stmt, wrt, arguments, kinds, arity, ranks, gname)
         base = prim.fn.__name__
         fwd = self.bind_cell(f"{base}_fwd", entry.fwd)
         bwd = self.bind_cell(f"{base}_bwd_into" if buffers else f"{base}_bwd", entry.bwd)
@@ -318,6 +319,16 @@ class Data:
         self.ref(ctx, frame)
         self.call_backward([prim.args[fixed + i] for i in varied],
                            call(self.helper("derivative_bwd"), ctx, gname), code, frame)
+
+
+def _split(sweep, stmt, *args):
+    """:func:`.into.split` of the callee ``stmt`` calls; a ``try``/``except`` refused in it
+    says which call makes srcad differentiate it."""
+    fn = stmt.value.fn
+    try:
+        return into.split(sweep, fn, *args)
+    except UnsupportedSyntaxError as exc:
+        raise reached_through_call(exc, sweep.fn.source, stmt.line, fn) from None
 
 
 def _may_repeat(index, analysis):

@@ -1,0 +1,119 @@
+"""``f(*xs)`` of a length srcad cannot know when it makes the code, differentiated when it runs.
+
+A call ``objective(*optim_vars, *args)`` whose starred arguments have lengths no rule of
+lowering can tell (a list the user differentiates, a tuple a helper returns) into a callee
+that does not fix them (a ``*args`` function) is written :func:`star_call`, which calls the
+function as Python does. Where no gradient flows through it, that is all. Where one does, the
+call is differentiated like a call of a derivative srcad made in code
+(:mod:`.derivatives`): :func:`star_call` has a *form*, a plain function made when the call
+first runs, for the number of items and the keyword names met then,
+
+    def star_call(args, kwargs):
+        return fn(args[0], args[1], args[2], scale=kwargs['scale'])
+
+with ``fn`` a constant, which srcad reads (differentiating ``fn``, its callees, and the
+items read from ``args``) as any function: ``form_fwd``/``derivative_bwd`` in reverse mode,
+``form_jvp`` in forward mode, to any order. So the gradient flows through each item whatever
+the length, and the code made is made once per length and keys.
+
+Sound under the checks :func:`call_value <.derivatives.call_value>` makes of a function met
+only at run time, made when the call runs (a function of the user's) or before the form is
+differentiated: the function must not be one
+srcad made of the user's lambda or def (its late binding), nor change what it is given or a
+global, nor return a complex number for real arguments (the caller's code takes the result
+as the analysis saw it); a function made from differentiated values is refused where the
+code is made (``srcad.analysis.soundness``). A starred value that is not a list, tuple or
+array of at least one dimension (an iterator, a generator) is refused when the call runs.
+
+Imports :mod:`.derivatives` and :mod:`.registry` (and ``srcad.errors``, ``srcad.core``).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..core.functions import is_user_function
+from ..core.kinds import COMPLEX, kind_of_value, with_complex
+from ..errors import MutationError, UnsupportedSyntaxError
+from .derivatives import CALLEES, made_function
+from .registry import helper
+
+
+@helper("runtime")
+def star_call(where, fn, args, kwargs):
+    """``fn(*args, **kwargs)``: how generated code calls a function with a starred argument
+    whose length srcad cannot know (``where``: the call's file, line and text). A function
+    of the user's is checked as the form's is (it changes nothing it is given, returns no
+    complex number for real arguments), whether or not a gradient flows: the analyses of
+    the calling code took it so (``srcad.analysis.effects``)."""
+    if is_user_function(fn):
+        if not isinstance(args, (list, tuple, np.ndarray)):
+            args = tuple(args)  # an iterator: taken once, as the call would take it
+        _star_form(where, fn, args, kwargs)
+    return fn(*args, **kwargs)
+
+
+#: fn -> {(number of items, keyword names): its form}
+_FORMS = weakref.WeakKeyDictionary()
+
+
+def _star_form(where, fn, args, kwargs):
+    """``star_call``'s form for these arguments (module docstring), after the checks."""
+    if not (isinstance(args, (list, tuple)) or (
+            isinstance(args, np.ndarray) and args.ndim)) or type(kwargs) is not dict:
+        filename, lineno, text = where
+        raise UnsupportedSyntaxError(
+            f"a gradient through a call whose starred argument is a {type(args).__name__}: "
+            "srcad differentiates f(*xs) of a list, tuple or array, item by item",
+            filename=filename, lineno=lineno, construct=text,
+            hint="spread a list: f(*list(xs))")
+    key = (len(args), tuple(kwargs))
+    try:
+        forms = _FORMS.setdefault(fn, {})
+    except TypeError:  # not weakly referenceable (a bound method is made anew each time)
+        forms = {}
+    form = forms.get(key)
+    if form is None:
+        passed = [f"args[{i}]" for i in range(len(args))]
+        passed += [f"{k}=kwargs[{k!r}]" for k in kwargs]
+        form = forms[key] = made_function("star_call", ["args", "kwargs"],
+                                          [f"return fn({', '.join(passed)})"], {"fn": fn})
+    _check(form, fn, args, kwargs, where)
+    return form
+
+
+def _check(form, fn, args, kwargs, where):
+    """Raise unless srcad can read that ``fn`` called so changes nothing its caller sees and
+    returns no complex number for real arguments (what the calling code was made for)."""
+    filename, lineno, text = where
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    code = getattr(fn, "__code__", None)
+    if code is not None and code.co_filename.startswith("<srcad: "):
+        raise UnsupportedSyntaxError(
+            f"f(*xs) of {name}, a function srcad made of a lambda or def of yours and met only "
+            "when the code ran", filename=filename, lineno=lineno, construct=text,
+            hint="call the lambda where it is made, with the arguments one by one")
+    values = {"args": args, "kwargs": kwargs}
+    kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
+    if COMPLEX not in kinds and CALLEES[0].result_complex(form, kinds):
+        raise UnsupportedSyntaxError(
+            f"f(*xs) of {name} with {len(args)} items, a length srcad knows only when the "
+            "code runs: it may return a complex number for real arguments, or srcad cannot "
+            "read it", filename=filename, lineno=lineno, construct=text,
+            hint="pass the arguments one by one, or unpack a tuple built in the function "
+                 "(args = (a, b); f(*args))")
+    if not CALLEES[0].writes_nothing(form, kinds):
+        raise MutationError(
+            f"f(*xs) of {name} with {len(args)} items, a length srcad knows only when the "
+            "code runs: it may change what it is given or a global, or srcad cannot read it",
+            filename=filename, lineno=lineno, construct=text,
+            hint="return new values instead of changing the arguments; or pass the "
+                 "arguments one by one")
+
+
+star_call.__srcad_form__ = _star_form
+star_call.__srcad_statics__ = lambda args: 2  # where, fn
+star_call.__srcad_derivative_call__ = True
+star_call.__srcad_star_call__ = True
