@@ -43,7 +43,7 @@ from .memory_tables import (
     ir_mutable,
     safe_in,
 )
-from .user_calls import is_user_call
+from .user_calls import is_user_call, user_callee
 
 
 def writes_nothing(fn: ir.Function, analysis, callee_writes_nothing) -> bool:
@@ -123,7 +123,7 @@ def _effect_free(prim):
     change nothing."""
     if prim.fn is star_call and len(prim.args) == 4 and isinstance(prim.args[1], ir.Const):
         called, keywords = prim.args[1].value, prim.args[3]
-        return functions.is_user_function(called) or (
+        return user_callee(called) or (
             isinstance(keywords, ir.Const) and keywords.value == {}
             and _known_effect_free(ir.Prim(called, [prim.args[2]])))
     return _known_effect_free(prim) or functions.is_derivative(prim.fn)
