@@ -43,6 +43,7 @@ def lower(src):
             kept.append(stmt)
             continue
         src.closure.update(bound)  # constants of the code, like a closure's values
+        src.imported = getattr(src, "imported", frozenset()) | set(bound)
     if len(kept) != len(body):
         src.node.body = kept or [gast.Pass()]
 

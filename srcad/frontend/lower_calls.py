@@ -140,7 +140,7 @@ class Calls:
         if (known := type_call(self, fn, args, kwargs, node)) is not None:  # type(self).f
             return known
         if root_name(func) in self.source.closure and root_name(func) not in \
-                self.source.cells:  # a rewrite's constant (np.sum of an import): bound
+                self.source.cells:  # a rewrite's constant (an import in the body): bound
             spelling = self.closure_spelling(func, fn)
         if fn is sorted and "key" in kwargs:  # the order: no gradient through the key
             kwargs["key"] = builtin_code.inactive_key(self, kwargs["key"], node)

@@ -101,7 +101,7 @@ class Expressions:
         root = root_name(node)
         if root is not None and root not in self.env:
             value = self.resolve_dotted(node)
-            if root in self.source.closure and root not in self.source.cells:
+            if root in getattr(self.source, "imported", ()):  # import np in the body
                 return Const(value, self.closure_spelling(node, value))
             return Const(value, dotted(node))
         obj = self.expr(node.value)
@@ -128,9 +128,12 @@ class Expressions:
         """How generated code spells ``node`` (``np.sum``, ``sig``), whose root is a constant
         a rewrite gave the function (an import in its body): as written where the module's
         globals bind the root to the same object, else ``value`` under a name of its own."""
+        if isinstance(node, gast.Name):
+            return self.bound_name(value, node.id)
         root = root_name(node)
-        if self.source.globals.get(root, builtins) is self.source.closure[root]:
-            return dotted(node)
+        if root not in getattr(self.source, "imported", ()) or self.source.globals.get(
+                root, builtins) is self.source.closure[root]:
+            return dotted(node)  # (xp.f read as np.f: np bound by the backend)
         return self.bound_name(value, dotted(node).replace(".", "_"))
 
     def resolve_dotted(self, node):
