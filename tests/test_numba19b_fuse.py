@@ -162,7 +162,7 @@ def test_generated_code_adds_into_the_callers_array_in_one_loop(load, capfd, mon
     text = capfd.readouterr().err
     part = text[text.index("def part_bwd_into(ctx, dresult, dx)"):]
     part = part[:part.index("----")]
-    assert "numba_fused_u_m_0_1(dx[1:], " in part  # dx[1:] += g * y[:-1], one loop
+    assert "numba_fused_vu_m_0_1(dx[1:], " in part  # dx[1:] += g * y[:-1], one loop
     assert "dx = " not in part and "return dx" not in part  # (never new zeros for dx)
     caller = text[text.index("after split of f"):] if "after split of f" in text else text
     assert "part_bwd_into(" in caller[caller.index("def "):]
@@ -193,10 +193,10 @@ def test_fused_helper_on_memory_shared_with_its_target_runs_as_numpy(shift):
     got = base.copy()
     if shift > 0:
         want[shift:] += want[:-shift] * b
-        _run("fused_n_m_0_1", got[shift:], got[:-shift], b)
+        _run("fused_vn_m_0_1", got[shift:], got[:-shift], b)
     else:
         want[:shift] += want[-shift:] * b
-        _run("fused_n_m_0_1", got[:shift], got[-shift:], b)
+        _run("fused_vn_m_0_1", got[:shift], got[-shift:], b)
     assert np.array_equal(got, want)
 
 
@@ -204,35 +204,39 @@ def test_fused_helper_on_its_target_itself_and_a_reversed_view():
     a = np.linspace(0.5, 2.0, 9)
     want, got = a.copy(), a.copy()
     want += want * 3.0 - want
-    _run("fused_n_s_m_0_1_2", got, got, 3.0, got)  # out[i] += out[i] * 3.0 - out[i]
+    _run("fused_vn_s_m_0_1_2", got, got, 3.0, got)  # out[i] += out[i] * 3.0 - out[i]
     assert np.array_equal(got, want)
     want, got = a.copy(), a.copy()
     want += want[::-1] * 2.0  # the reversal overlaps: not element for element
-    _run("fused_n_m_0_1", got, got[::-1], 2.0)
+    _run("fused_vn_m_0_1", got, got[::-1], 2.0)
     assert np.array_equal(got, want)
 
 
 def test_fused_helper_broadcasting_other_ranks_dtypes_and_numbers_run_as_before():
     out = np.zeros(4)
-    _run("fused_n_m_0_1", out, np.ones(4), np.float64(2.5))
+    _run("fused_vn_m_0_1", out, np.ones(4), np.float64(2.5))
     assert np.array_equal(out, np.full(4, 2.5))
     out = np.zeros((3, 4))  # rank 2: as before (in place)
-    _run("fused_n_m_0_1", out, np.ones((3, 4)), np.arange(4.0))
+    _run("fused_vn_m_0_1", out, np.ones((3, 4)), np.arange(4.0))
     assert np.array_equal(out, np.ones((3, 4)) * np.arange(4.0))
     out = np.zeros(4)  # an operand of length 1, broadcast
-    _run("fused_n_m_0_1", out, np.ones(1) * 2.0, np.arange(4.0))
+    _run("fused_vn_m_0_1", out, np.ones(1) * 2.0, np.arange(4.0))
     assert np.array_equal(out, 2.0 * np.arange(4.0))
-    assert _run("fused_n_m_0_1", 1.5, 2.0, 3.0) == 7.5  # a number: out + expr
+    assert _run("fused_rn_m_0_1", 1.5, 2.0, 3.0) == 7.5  # a number: out + expr
     out = np.zeros(4)  # unbroadcast to a like of another length: summed, as before
-    _run("fused_u_m_0_1", out, np.zeros(1), np.ones(4), np.arange(4.0))
+    _run("fused_vu_m_0_1", out, np.zeros(1), np.ones(4), np.arange(4.0))
     assert np.array_equal(out, np.full(4, 6.0))
     out = np.zeros(4)
-    _run("fused_t_a_0_1", out, (4,), np.ones(4), np.arange(4.0))
+    _run("fused_vt_a_0_1", out, (4,), np.ones(4), np.arange(4.0))
     assert np.array_equal(out, 1.0 + np.arange(4.0))
     with pytest.raises(ValueError, match="broadcast gradient"):
-        _run("fused_t_a_0_1", np.zeros(4), (3,), np.ones(4), np.arange(4.0))
+        _run("fused_vt_a_0_1", np.zeros(4), (3,), np.ones(4), np.arange(4.0))
+    from numba.core.errors import TypingError
+
+    with pytest.raises(TypingError, match="adds into a slice of an array"):
+        _run("fused_vn_m_0_1", (1.0, 2.0), 2.0, 3.0)  # X[s] += E of a tuple: no view
     out = np.zeros(4, dtype=np.float32)  # float32: as before
-    _run("fused_n_m_0_1", out, np.ones(4), np.arange(4.0))
+    _run("fused_vn_m_0_1", out, np.ones(4), np.arange(4.0))
     assert np.array_equal(out, np.arange(4.0, dtype=np.float32))
 
 
@@ -241,7 +245,7 @@ def test_fused_helper_fuses_the_ode_step_bit_for_bit():
     out, a, b, c = (rng.normal(size=50) for _ in range(4))
     want, got = out.copy(), out.copy()
     want[1:] += -(a[1:] * b[:-1]) + 2.0 * c[1:] - a[1:]
-    _run("fused_n_s_a_n_m_0_1_m_2_3_4", got[1:], a[1:], b[:-1], 2.0, c[1:], a[1:])
+    _run("fused_vn_s_a_n_m_0_1_m_2_3_4", got[1:], a[1:], b[:-1], 2.0, c[1:], a[1:])
     assert np.array_equal(got, want)
 
 

@@ -4,11 +4,11 @@ A backward sweep adds its terms into gradient arrays: ``dx[1:] += unbroadcast(g 
 ``dk += dt * h``. Numba compiles such a statement as NumPy runs it: the product made in a new
 array, then added into the slice (and, for a subscript, the slice written back over itself:
 three passes over the elements and an allocation). :func:`fused` rewrites the statement as a
-call of a helper made for the expression's shape (``fused_u_m_0_1``: ``unbroadcast`` of the
-product of operands 0 and 1) that, where it can, adds in one loop with no new array::
+call of a helper made for the expression's shape (``fused_vu_m_0_1``: into a view, ``unbroadcast``
+of the product of operands 0 and 1) that, where it can, adds in one loop with no new array::
 
-    numba_fused_u_m_0_1(dx[1:], t, g, y)      # for i: out[i] += g[i] * y[i]
-    dk = numba_fused_n_m_0_1(dk, dt, h)
+    numba_fused_vu_m_0_1(dx[1:], t, g, y)      # for i: out[i] += g[i] * y[i]
+    dk = numba_fused_rn_m_0_1(dk, dt, h)
 
 **When the loop runs** (decided per call, the code chosen by the types): the target a 1-D
 float64 array, every operand a 1-D float64 array of the target's length or an int64 or
@@ -21,7 +21,10 @@ computed by the same operations, in the same order, as NumPy's (Numba does not c
 product and a sum into a fused multiply-add), and the sum is the same to the last bit.
 Otherwise (other ranks, broadcasting, other dtypes, overlapping memory) the helper runs the
 statement as before: ``out += unbroadcast(expr, like)`` on the array (in place, as ``+=`` on
-a NumPy array is), or ``out + expr`` for a number (which ``+=`` rebinds in Python).
+a NumPy array is), or ``out + expr`` for a number (which ``+=`` rebinds in Python); a name
+holding anything else, ``out += ...`` and the name rebound to the result (a list extended in
+place, a tuple made anew, as in Python); a slice of anything but an array is a typing error,
+reported as a SrcadError when Numba compiles.
 
 Rewritten: ``X += E`` with ``E`` holding at least one operation, and ``X[s] += E`` with ``s`` a
 slice or a tuple of slices (a view of ``X``, so adding into it changes ``X``; an index holding
@@ -69,7 +72,8 @@ def fused(stmt, helper_of, numba_helper):
         return stmt  # (a name plus one operand: Numba adds in place already)
     load = ast.Subscript(value=target.value, slice=target.slice, ctx=ast.Load()) if (
         target.__class__ is ast.Subscript) else ast.Name(id=target.id, ctx=ast.Load())
-    call = ast.Call(func=numba_helper(f"fused_{wrap}_{code}"),
+    view = target.__class__ is ast.Subscript
+    call = ast.Call(func=numba_helper(f"fused_{'v' if view else 'r'}{wrap}_{code}"),
                     args=[load, *like, *operands], keywords=[])
     if target.__class__ is ast.Subscript:
         return ast.copy_location(ast.Expr(value=call), stmt)
@@ -106,14 +110,16 @@ def _parse(tokens):
 
 @functools.cache  # one stub and overload a name, a process
 def helper(name, unbroadcast, unbroadcast_to):
-    """The Numba helper ``name`` (``fused_<wrap>_<prefix code>``, see :func:`fused`)."""
+    """The Numba helper ``name`` (``fused_<target><wrap>_<prefix code>``: ``v`` a view or
+    ``r`` a name rebound, ``n``/``u``/``t`` no wrapper, ``unbroadcast``, ``unbroadcast_to``;
+    see :func:`fused`)."""
     from numba import types
     from numba.core.errors import TypingError
     from numba.extending import overload, register_jitable
 
-    _, wrap, *tokens = name.split("_")
+    _, (target, wrap), *tokens = name.split("_")
     text, rest = _parse(tokens)
-    if rest or wrap not in ("n", "u", "t"):
+    if rest or wrap not in ("n", "u", "t") or target not in ("v", "r"):
         raise ValueError(f"srcad: no fused helper {name}")
     count = len({t for t in tokens if t.isdigit()})
     ops = [f"o{k}" for k in range(count)]
@@ -148,12 +154,12 @@ def helper(name, unbroadcast, unbroadcast_to):
             lines += ["    n = out.shape[0]", f"    if {' and '.join(checks) or 'True'}:",
                       "        for i in range(n):", f"            out[i] += {element}",
                       "        return out"]
-        if isinstance(out, types.Array):
-            lines += [f"    out += {whole}", "    return out"]
-        elif isinstance(out, types.Number):
+        if isinstance(out, types.Number):
             lines += [f"    return out + {whole}"]
-        else:
-            raise TypingError(f"srcad's numba backend adds into an array or a number, not "
+        elif isinstance(out, types.Array) or target == "r":  # (a name: rebound to the sum)
+            lines += [f"    out += {whole}", "    return out"]
+        else:  # X[s] += E on what is not an array: no view to add into
+            raise TypingError(f"srcad's numba backend adds into a slice of an array, not of "
                               f"{out}")
         made = {"apart": _apart(register_jitable), "unbroadcast": unbroadcast,
                 "unbroadcast_to": unbroadcast_to}

@@ -576,7 +576,7 @@ def helper(name):
     if name.startswith("items_at_"):  # items_at_1_0: see numba_lists.items_at
         found = numba_lists.items_at(tuple(int(i) for i in name.split("_")[2:]),
                                      zeros_like, add)
-    elif name.startswith("fused_"):  # fused_u_m_0_1: see numba_fuse
+    elif name.startswith("fused_"):  # fused_vu_m_0_1: see numba_fuse
         found = numba_fuse.helper(name, unbroadcast, unbroadcast_to)
     else:
         found = _checked(name[5:]) if name.startswith("math.") else HELPERS[name]
