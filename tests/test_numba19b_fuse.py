@@ -240,6 +240,29 @@ def test_fused_helper_broadcasting_other_ranks_dtypes_and_numbers_run_as_before(
     assert np.array_equal(out, np.arange(4.0, dtype=np.float32))
 
 
+def test_fused_scatter_makes_zeros_and_adds_at_the_slice_or_scatters_as_before():
+    from srcad.runtime import helpers
+
+    rng = np.random.default_rng(3)
+    y, g, t = rng.normal(size=8), rng.normal(size=8), rng.normal(size=8)
+    for index in (slice(None, -1, None), slice(1, None, None), slice(None, None, -1)):
+        like = y[index]
+        n = like.shape[0]
+        got = _run("fused_su_m_0_1", y, index, like, g[:n], t[:n])
+        want = helpers.scatter(helpers.unbroadcast(g[:n] * t[:n], like), y, index)
+        assert np.array_equal(got, want) and got.shape == y.shape
+    # other ranks, an int index, broadcasting: scatter itself, as before
+    y2 = rng.normal(size=(3, 4))
+    got = _run("fused_sn_m_0_1", y2, (slice(0, 2, None), 1), rng.normal(size=2) * 0 + 2.0, 3.0)
+    want = np.zeros((3, 4))
+    want[0:2, 1] = 6.0
+    assert np.array_equal(got, want)
+    got = _run("fused_su_m_0_1", y, slice(1, None, None), np.zeros(1), g[1:], t[1:])
+    want = np.zeros(8)
+    want[1:] = np.sum(g[1:] * t[1:])  # unbroadcast to a like of length 1: summed, then broadcast
+    assert np.array_equal(got, want)
+
+
 def test_fused_helper_fuses_the_ode_step_bit_for_bit():
     rng = np.random.default_rng(5)
     out, a, b, c = (rng.normal(size=50) for _ in range(4))

@@ -50,6 +50,8 @@ def fused(stmt, helper_of, numba_helper):
     """``stmt`` rewritten as a call of a ``fused_*`` helper (see the module docstring), or
     ``stmt`` itself. ``helper_of``: spelling -> srcad helper; ``numba_helper(name)``: the name
     the code calls the Numba helper ``name`` by."""
+    if stmt.__class__ is ast.Assign:
+        return _scattered(stmt, helper_of, numba_helper)
     if stmt.__class__ is not ast.AugAssign or stmt.op.__class__ is not ast.Add:
         return stmt
     target, value = stmt.target, stmt.value
@@ -60,11 +62,7 @@ def fused(stmt, helper_of, numba_helper):
             return stmt
     elif target.__class__ is not ast.Name:
         return stmt
-    wrap, like = "n", []
-    func = getattr(value, "func", None)
-    if (value.__class__ is ast.Call and func.__class__ is ast.Name and len(value.args) == 2
-            and not value.keywords and helper_of.get(func.id) in _WRAPS):
-        wrap, like, value = _WRAPS[helper_of[func.id]], [value.args[1]], value.args[0]
+    wrap, like, value = _unwrapped(value, helper_of)
     operands = []
     code = _code(value, operands)
     if len(operands) > MAX_OPERANDS or (target.__class__ is ast.Name and not operands[1:]
@@ -79,6 +77,54 @@ def fused(stmt, helper_of, numba_helper):
         return ast.copy_location(ast.Expr(value=call), stmt)
     return ast.copy_location(ast.Assign(targets=[ast.Name(id=target.id, ctx=ast.Store())],
                                         value=call), stmt)
+
+
+def _unwrapped(value, helper_of):
+    """``(wrap, [like], expression)`` of ``unbroadcast(expression, like)``,
+    ``unbroadcast_to(expression, shape)`` or another expression (wrap ``n``)."""
+    func = getattr(value, "func", None)
+    if (value.__class__ is ast.Call and func.__class__ is ast.Name and len(value.args) == 2
+            and not value.keywords and helper_of.get(func.id) in _WRAPS):
+        return _WRAPS[helper_of[func.id]], [value.args[1]], value.args[0]
+    return "n", [], value
+
+
+def _simple(node):
+    """A name, a constant, ``slice(...)`` of them or a tuple of these: evaluated in any
+    order with the same result and no effect."""
+    if node.__class__ in (ast.Name, ast.Constant):
+        return True
+    if node.__class__ is ast.UnaryOp and node.op.__class__ is ast.USub:
+        return node.operand.__class__ is ast.Constant
+    if node.__class__ is ast.Tuple:
+        return all(_simple(e) for e in node.elts)
+    return (node.__class__ is ast.Call and node.func.__class__ is ast.Name
+            and node.func.id == "slice" and not node.keywords
+            and all(_simple(a) for a in node.args))
+
+
+def _scattered(stmt, helper_of, numba_helper):
+    """``X = scatter(E, like, index)`` (new zeros, ``E`` written at ``index``), ``E`` an
+    elementwise expression: ``X = fused_s<wrap>_<code>(like, index, ...)``, which makes the
+    zeros and adds ``E`` into them at ``index`` in one loop where it can (else calls
+    ``scatter`` as before)."""
+    value = stmt.value
+    func = getattr(value, "func", None)
+    if not (len(stmt.targets) == 1 and stmt.targets[0].__class__ is ast.Name
+            and value.__class__ is ast.Call and func.__class__ is ast.Name
+            and helper_of.get(func.id) == "scatter" and len(value.args) == 3
+            and not value.keywords and _simple(value.args[1]) and _simple(value.args[2])):
+        return stmt
+    wrap, like, inner = _unwrapped(value.args[0], helper_of)
+    if not all(_simple(n) for n in like):
+        return stmt
+    operands = []
+    code = _code(inner, operands)
+    if len(operands) > MAX_OPERANDS or inner.__class__ not in (ast.BinOp, ast.UnaryOp):
+        return stmt
+    stmt.value = ast.Call(func=numba_helper(f"fused_s{wrap}_{code}"),
+                          args=[value.args[1], value.args[2], *like, *operands], keywords=[])
+    return stmt
 
 
 def _code(node, operands):
@@ -109,7 +155,7 @@ def _parse(tokens):
 
 
 @functools.cache  # one stub and overload a name, a process
-def helper(name, unbroadcast, unbroadcast_to):
+def helper(name, unbroadcast, unbroadcast_to, scatter):
     """The Numba helper ``name`` (``fused_<target><wrap>_<prefix code>``: ``v`` a view or
     ``r`` a name rebound, ``n``/``u``/``t`` no wrapper, ``unbroadcast``, ``unbroadcast_to``;
     see :func:`fused`)."""
@@ -119,11 +165,12 @@ def helper(name, unbroadcast, unbroadcast_to):
 
     _, (target, wrap), *tokens = name.split("_")
     text, rest = _parse(tokens)
-    if rest or wrap not in ("n", "u", "t") or target not in ("v", "r"):
+    if rest or wrap not in ("n", "u", "t") or target not in ("v", "r", "s"):
         raise ValueError(f"srcad: no fused helper {name}")
     count = len({t for t in tokens if t.isdigit()})
     ops = [f"o{k}" for k in range(count)]
-    params = ", ".join(["out"] + (["like"] if wrap != "n" else []) + ops)
+    head = ["base", "index"] if target == "s" else ["out"]
+    params = ", ".join(head + (["like"] if wrap != "n" else []) + ops)
     scope = {}
     exec(f"def stub({params}):\n    raise NotImplementedError\n", scope)  # noqa: S102
     stub = scope["stub"]
@@ -135,21 +182,16 @@ def helper(name, unbroadcast, unbroadcast_to):
         return t in (types.float64, types.int64)
 
     def typer(out, *rest_types):
+        if target == "s":  # scatter's like and index: out, new zeros of the like's shape
+            return _scatter_typer(out, rest_types[0], rest_types[1:])
         given = list(rest_types[1:] if wrap != "n" else rest_types)
         like = rest_types[0] if wrap != "n" else None
         loop = (isinstance(out, types.Array) and out.ndim == 1 and out.dtype == types.float64
-                and all(number(t) or (isinstance(t, types.Array) and t.ndim == 1
-                                      and t.dtype == types.float64) for t in given)
-                and (wrap == "n" or (wrap == "u" and isinstance(like, types.Array)
-                                     and like.ndim == 1)
-                     or (wrap == "t" and isinstance(like, types.UniTuple) and len(like) == 1
-                         and isinstance(like.dtype, types.Integer))))
+                and fits(given, like))
         lines = [f"def impl({params}):"]
         if loop:
             arrays = [o for o, t in zip(ops, given) if isinstance(t, types.Array)]
-            checks = [f"{o}.shape[0] == n and apart(out, {o})" for o in arrays]
-            checks += ["like.shape[0] == n"] if wrap == "u" else [
-                "like[0] == n"] if wrap == "t" else []
+            checks = [f"{o}.shape[0] == n and apart(out, {o})" for o in arrays] + wrapped(wrap)
             element = text.format(*(f"{o}[i]" if o in arrays else o for o in ops))
             lines += ["    n = out.shape[0]", f"    if {' and '.join(checks) or 'True'}:",
                       "        for i in range(n):", f"            out[i] += {element}",
@@ -166,11 +208,42 @@ def helper(name, unbroadcast, unbroadcast_to):
         exec("\n".join(lines), made)  # noqa: S102 - made here from the name's own tokens
         return made["impl"]
 
-    signature = ", ".join(["out"] + (["like"] if wrap != "n" else []) + ops)
+    def _scatter_typer(base, index, rest_types):
+        given = list(rest_types[1:] if wrap != "n" else rest_types)
+        like = rest_types[0] if wrap != "n" else None
+        lines = [f"def impl({params}):"]
+        if (isinstance(base, types.Array) and base.ndim == 1
+                and isinstance(index, types.SliceType) and fits(given, like)):
+            arrays = [o for o, t in zip(ops, given) if isinstance(t, types.Array)]
+            checks = [f"{o}.shape[0] == n" for o in arrays] + wrapped(wrap)
+            element = text.format(*(f"{o}[i]" if o in arrays else o for o in ops))
+            lines += ["    out = np.zeros(base.shape)", "    view = out[index]",
+                      "    n = view.shape[0]", f"    if {' and '.join(checks) or 'True'}:",
+                      "        for i in range(n):", f"            view[i] += {element}",
+                      "        return out"]
+        lines.append(f"    return scatter({whole}, base, index)")
+        made = {"np": np, "scatter": scatter, "unbroadcast": unbroadcast,
+                "unbroadcast_to": unbroadcast_to}
+        exec("\n".join(lines), made)  # noqa: S102 - made here from the name's own tokens
+        return made["impl"]
+
+    def fits(given, like):
+        return (all(number(t) or (isinstance(t, types.Array) and t.ndim == 1
+                                  and t.dtype == types.float64) for t in given)
+                and (wrap == "n" or (wrap == "u" and isinstance(like, types.Array)
+                                     and like.ndim == 1)
+                     or (wrap == "t" and isinstance(like, types.UniTuple) and len(like) == 1
+                         and isinstance(like.dtype, types.Integer))))
+
     scope = {"typer": typer}
-    exec(f"def typing({signature}):\n    return typer({signature})\n", scope)  # noqa: S102
+    exec(f"def typing({params}):\n    return typer({params})\n", scope)  # noqa: S102
     overload(stub, jit_options={"boundscheck": False})(scope["typing"])
     return stub
+
+
+def wrapped(wrap):
+    """The run-time condition under which ``unbroadcast``/``unbroadcast_to`` change nothing."""
+    return ["like.shape[0] == n"] if wrap == "u" else ["like[0] == n"] if wrap == "t" else []
 
 
 @functools.cache

@@ -577,7 +577,7 @@ def helper(name):
         found = numba_lists.items_at(tuple(int(i) for i in name.split("_")[2:]),
                                      zeros_like, add)
     elif name.startswith("fused_"):  # fused_vu_m_0_1: see numba_fuse
-        found = numba_fuse.helper(name, unbroadcast, unbroadcast_to)
+        found = numba_fuse.helper(name, unbroadcast, unbroadcast_to, scatter)
     else:
         found = _checked(name[5:]) if name.startswith("math.") else HELPERS[name]
     found.__srcad_numba_helper__ = name  # what the cache on disk keys it by (numba_cache)
