@@ -103,6 +103,14 @@ def _simple(node):
             and all(_simple(a) for a in node.args))
 
 
+def _index(node):
+    """A name, ``slice(...)`` of simple bounds, or a tuple of these: no ``None`` (a new
+    axis, which only ``scatter`` itself reads as one) and no int constant."""
+    if node.__class__ is ast.Tuple:
+        return bool(node.elts) and all(_index(e) for e in node.elts)
+    return node.__class__ is ast.Name or (node.__class__ is ast.Call and _simple(node))
+
+
 def _scattered(stmt, helper_of, numba_helper):
     """``X = scatter(E, like, index)`` (new zeros, ``E`` written at ``index``), ``E`` an
     elementwise expression: ``X = fused_s<wrap>_<code>(like, index, ...)``, which makes the
@@ -113,7 +121,7 @@ def _scattered(stmt, helper_of, numba_helper):
     if not (len(stmt.targets) == 1 and stmt.targets[0].__class__ is ast.Name
             and value.__class__ is ast.Call and func.__class__ is ast.Name
             and helper_of.get(func.id) == "scatter" and len(value.args) == 3
-            and not value.keywords and _simple(value.args[1]) and _simple(value.args[2])):
+            and not value.keywords and _simple(value.args[1]) and _index(value.args[2])):
         return stmt
     wrap, like, inner = _unwrapped(value.args[0], helper_of)
     if not all(_simple(n) for n in like):
