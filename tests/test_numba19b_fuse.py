@@ -293,3 +293,31 @@ def test_fused_additions_in_the_top_level_code(load):
     ref = srcad.grad(f, wrt=("x", "w"))(x, w)
     assert _close(got[0], ref[0], 1e-12) and _close(got[1], ref[1], 1e-12)
     assert _close(got[0], _fd(f, (x, w), 0), 1e-6) and _close(got[1], _fd(f, (x, w), 1), 1e-6)
+
+
+NEW_AXIS = '''import numpy as np
+
+
+def f(x, mu, w):
+    centred = x[:, None, :] - mu[None, :, :]
+    return np.sum(centred * centred * w) + np.sum(x[1:] * x[:-1])
+'''
+
+
+def test_scatter_at_a_new_axis_stays_scatter(load):
+    """``scatter(-g, mu, (None, slice, slice))``: the index's new axis is scatter's to read;
+    it is not fused (gmm's ``mu[None, :, :]``)."""
+    f = load("numba19b_new_axis", NEW_AXIS).f
+    rng = np.random.default_rng(11)
+    x, mu, w = rng.normal(size=(5, 3)), rng.normal(size=(2, 3)), rng.normal(size=3)
+    got = srcad.grad(f, wrt=("x", "mu"), backend="numba")(x, mu, w)
+    ref = srcad.grad(f, wrt=("x", "mu"))(x, mu, w)
+    assert _close(got[0], ref[0], 1e-12) and _close(got[1], ref[1], 1e-12)
+    assert _close(got[1], _fd(f, (x, mu, w), 1), 1e-6)
+
+
+def test_keep_freed_memory_is_opt_in_and_says_whether_it_was_set():
+    from srcad.backend import numba_memory
+
+    assert numba_memory.keep_freed_memory() in (True, False)
+    assert "keep_freed_memory" not in open(numba_backend.__file__).read()  # never by itself
