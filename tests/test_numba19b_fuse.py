@@ -93,10 +93,10 @@ def _fd(f, args, k, h=1e-6):
     out = np.zeros_like(args[k])
     for i in range(args[k].size):
         e = np.zeros_like(args[k])
-        e[i] = h
+        e.flat[i] = h
         up, down = list(args), list(args)
         up[k], down[k] = args[k] + e, args[k] - e
-        out[i] = (f(*up) - f(*down)) / (2 * h)
+        out.flat[i] = (f(*up) - f(*down)) / (2 * h)
     return out
 
 

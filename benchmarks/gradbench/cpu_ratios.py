@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import subprocess
 import sys
 import time
@@ -100,6 +101,10 @@ def main():
     parser.add_argument("--gradbench", type=Path, default=Path("/tmp/gradbench"))
     parser.add_argument("--backend", choices=("python", "numba"), default="python")
     parser.add_argument("--rounds", type=int, default=5, help="best of this many rounds")
+    parser.add_argument("--keep-freed-memory", action="store_true",
+                        help="glibc keeps freed memory for the next call, as "
+                        "srcad.backend.numba_memory.keep_freed_memory() sets it (the GradBench "
+                        "tool's --backend numba does), for every checkout alike")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -107,9 +112,11 @@ def main():
         return
     for repo in args.repos:
         print(f"== {repo.resolve()}", flush=True)
+        env = dict(os.environ, MALLOC_TRIM_THRESHOLD_=str(256 << 20),
+                   MALLOC_MMAP_THRESHOLD_=str(32 << 20)) if args.keep_freed_memory else None
         subprocess.run([sys.executable, __file__, str(repo), "--one", "--gradbench",
                         str(args.gradbench), "--backend", args.backend, "--rounds",
-                        str(args.rounds), "--evals", *args.evals], check=True)
+                        str(args.rounds), "--evals", *args.evals], check=True, env=env)
 
 
 if __name__ == "__main__":

@@ -296,6 +296,10 @@ def _broadcast_as(value, like):
     return lambda value, like: np.ascontiguousarray(np.broadcast_to(value, like.shape))
 
 
+#: the zero a float64 array's stand-in shows at every index (Numba compiles it in, read-only)
+_ZERO = np.zeros(1)
+
+
 def layout(x):
     """Stub: srcad's ``layout``, a stand-in for ``x`` where only its layout is read."""
     raise NotImplementedError
@@ -306,6 +310,8 @@ def _layout(x):
     # an array of numbers: a read-only view of one zero, broadcast to its shape (every stride
     # 0), so no array is kept alive for its shape alone (as the Python helper's stand-in);
     # a tuple, its items' layouts; anything else (a number, a list: it may change) itself
+    if isinstance(x, types.Array) and x.ndim >= 1 and x.dtype == types.float64:
+        return lambda x: np.broadcast_to(_ZERO, x.shape)  # (a constant: nothing allocated)
     if isinstance(x, types.Array) and x.ndim >= 1 and isinstance(
             x.dtype, (types.Integer, types.Float, types.Complex, types.Boolean)):
         return lambda x: np.broadcast_to(np.zeros(1, x.dtype), x.shape)
