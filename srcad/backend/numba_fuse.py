@@ -63,6 +63,8 @@ def fused(stmt, helper_of, numba_helper):
     elif target.__class__ is not ast.Name:
         return stmt
     wrap, like, value = _unwrapped(value, helper_of)
+    if not all(_simple(n) for n in like):
+        return stmt  # (evaluated before the operands now: only what has no effect)
     operands = []
     code = _code(value, operands)
     if len(operands) > MAX_OPERANDS or (target.__class__ is ast.Name and not operands[1:]
@@ -94,6 +96,8 @@ def _simple(node):
     order with the same result and no effect."""
     if node.__class__ in (ast.Name, ast.Constant):
         return True
+    if node.__class__ is ast.Subscript:  # saved_x[step]: a read
+        return node.value.__class__ is ast.Name and _simple(node.slice)
     if node.__class__ is ast.UnaryOp and node.op.__class__ is ast.USub:
         return node.operand.__class__ is ast.Constant
     if node.__class__ is ast.Tuple:
