@@ -585,6 +585,7 @@ def clear_cache():
         _transforms.clear()
         pipeline.CALLEES.clear()
         pipeline.NUMBA_CALLEES.clear()
+        pipeline.NUMBA_PLAIN_CALLEES.clear()
         pipeline.PLAIN_CALLEES.clear()
         pipeline.LOWERED.clear()
         passed_records.clear()

@@ -552,6 +552,13 @@ derivatives.CALLEES[:] = [PLAIN_CALLEES]  # derivatives called in code, split at
 NUMBA_CALLEES = calls.Callees(to_ssa, functools.partial(make_split, backend="numba"),
                               functools.partial(_make_tangent, backend="numba"))
 NUMBA_CALLEES.compiles_all = True  # a call with nothing to differentiate is compiled too
+NUMBA_CALLEES.into_calls = True  # backward parts may add into their callers' arrays (.into)
+#: the same, never adding into a caller's arrays: the callees of code srcad made (a
+#: derivative called in the code compiled, differentiated again by its sweep)
+NUMBA_PLAIN_CALLEES = calls.Callees(
+    to_ssa, functools.partial(make_split, backend="numba", plain=True),
+    functools.partial(_make_tangent, backend="numba"))
+NUMBA_PLAIN_CALLEES.compiles_all = True
 #: the same for code made for Dask or CuPy arrays: their parts written for them too
 #: (:mod:`srcad.backend.duck`), apart from those NumPy code calls
 DUCK_CALLEES = calls.Callees(to_ssa, functools.partial(make_split, ducks=True),
@@ -570,7 +577,7 @@ def callees_for(values):
 
 def _callees(backend, ducks=False, space=None, plain=False):
     if backend == "numba":
-        return NUMBA_CALLEES
+        return NUMBA_PLAIN_CALLEES if plain else NUMBA_CALLEES
     if space is not None:
         if space not in STANDARD_CALLEES:
             STANDARD_CALLEES[space] = made = calls.Callees(to_ssa, functools.partial(

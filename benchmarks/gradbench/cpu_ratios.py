@@ -4,6 +4,8 @@ way to compare two versions of srcad side by side (run it for each, in turn).
 
     /work/main/.venv/bin/python benchmarks/gradbench/cpu_ratios.py /work/main .   # two checkouts
     /work/main/.venv/bin/python benchmarks/gradbench/cpu_ratios.py . --evals lstm det
+    /work/main/.venv/bin/python benchmarks/gradbench/cpu_ratios.py /work/main . --backend numba \
+        --evals ode ode10k gmm --rounds 20      # the tool's --backend numba
 
 Each checkout's own ``srcad`` and ``benchmarks/gradbench/tool`` modules are imported in a
 process of its own; inputs are random, of GradBench's default sizes (ode at n = 1000 and
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import subprocess
 import sys
 import time
@@ -69,18 +72,24 @@ def _best(fn, args, reps, rounds=5):
     return best
 
 
-def measure(repo: Path, gradbench: Path, evals):
+def measure(repo: Path, gradbench: Path, evals, backend="python", rounds=5):
     """Print one line per eval for the checkout ``repo`` (run in a process of its own)."""
     sys.path[:0] = [str(repo), str(gradbench / "python/gradbench"),
                     str(repo / "benchmarks/gradbench/tool")]
     import numpy as np
+
+    if backend == "numba":  # the tool's --backend numba: srcad.grad(..., backend="numba")
+        importlib.import_module("run").numba_mode()
 
     rng = np.random.default_rng(0)
     for name in evals:
         f, g, args, reps = _case(name, rng, np)
         g(*args)
         f(*args)
-        tf, tg = _best(f, args, reps), _best(g, args, max(1, reps // 2))
+        tf = tg = float("inf")
+        for _ in range(rounds):  # round-robin: the objective and the gradient in turn
+            tf = min(tf, _best(f, args, reps, 1))
+            tg = min(tg, _best(g, args, max(1, reps // 2), 1))
         print(f"{name:8} objective {tf * 1e3:9.3f} ms  gradient {tg * 1e3:9.3f} ms  "
               f"ratio {tg / tf:6.2f}", flush=True)
 
@@ -90,15 +99,24 @@ def main():
     parser.add_argument("repos", nargs="*", type=Path, default=[Path(".")])
     parser.add_argument("--evals", nargs="+", default=list(EVALS), choices=EVALS)
     parser.add_argument("--gradbench", type=Path, default=Path("/tmp/gradbench"))
+    parser.add_argument("--backend", choices=("python", "numba"), default="python")
+    parser.add_argument("--rounds", type=int, default=5, help="best of this many rounds")
+    parser.add_argument("--keep-freed-memory", action="store_true",
+                        help="glibc keeps freed memory for the next call, as "
+                        "srcad.backend.numba_memory.keep_freed_memory() sets it (the GradBench "
+                        "tool's --backend numba does), for every checkout alike")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        measure(args.repos[0].resolve(), args.gradbench, args.evals)
+        measure(args.repos[0].resolve(), args.gradbench, args.evals, args.backend, args.rounds)
         return
     for repo in args.repos:
         print(f"== {repo.resolve()}", flush=True)
+        env = dict(os.environ, MALLOC_TRIM_THRESHOLD_=str(256 << 20),
+                   MALLOC_MMAP_THRESHOLD_=str(32 << 20)) if args.keep_freed_memory else None
         subprocess.run([sys.executable, __file__, str(repo), "--one", "--gradbench",
-                        str(args.gradbench), "--evals", *args.evals], check=True)
+                        str(args.gradbench), "--backend", args.backend, "--rounds",
+                        str(args.rounds), "--evals", *args.evals], check=True, env=env)
 
 
 if __name__ == "__main__":

@@ -294,3 +294,31 @@ def _broadcast_as(value, like):
             return np.ascontiguousarray(np.broadcast_to(value, like.shape))
         return same_rank
     return lambda value, like: np.ascontiguousarray(np.broadcast_to(value, like.shape))
+
+
+#: the zero a float64 array's stand-in shows at every index (Numba compiles it in, read-only)
+_ZERO = np.zeros(1)
+
+
+def layout(x):
+    """Stub: srcad's ``layout``, a stand-in for ``x`` where only its layout is read."""
+    raise NotImplementedError
+
+
+@overload(layout)
+def _layout(x):
+    # an array of numbers: a read-only view of one zero, broadcast to its shape (every stride
+    # 0), so no array is kept alive for its shape alone (as the Python helper's stand-in);
+    # a tuple, its items' layouts; anything else (a number, a list: it may change) itself
+    if isinstance(x, types.Array) and x.ndim >= 1 and x.dtype == types.float64:
+        return lambda x: np.broadcast_to(_ZERO, x.shape)  # (a constant: nothing allocated)
+    if isinstance(x, types.Array) and x.ndim >= 1 and isinstance(
+            x.dtype, (types.Integer, types.Float, types.Complex, types.Boolean)):
+        return lambda x: np.broadcast_to(np.zeros(1, x.dtype), x.shape)
+    if isinstance(x, types.BaseTuple) and len(x) and any(
+            isinstance(t, (types.Array, types.BaseTuple)) for t in x.types):
+        items = ", ".join(f"layout(x[{k}])" for k in range(len(x)))
+        scope = {"layout": layout}
+        exec(f"def items(x):\n    return ({items},)", scope)  # noqa: S102 - made here
+        return scope["items"]
+    return lambda x: x

@@ -34,6 +34,7 @@ from ..transform import nodes
 from ..transform.nodes import Comment, name
 from . import numba_cache
 from .numba_displays import array_displays, of_one_type
+from .numba_fuse import fused
 from .numba_stacks import rewrite_reversed, walk_values
 
 HINT = "differentiate it with backend='python' (the default), or rewrite the line"
@@ -72,7 +73,7 @@ NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroad
                  "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array",
                  "grad_extremum", "grad_einsum", "grad_reshape", "transpose_grad",
                  "mutable", "log_base", "grad_stack", "broadcast_as", "polygamma_real",
-                 "power_of"}
+                 "power_of", "layout"}
 
 #: NumPy reductions along a constant axis (or all), with keepdims: numba_axes.reduce
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -280,7 +281,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                 continue
             current_line[0] = line
             rewrite_reversed(stmt, lambda what, ln=line: refuse(what, ln))
-            stmt = scatter_add(stmt)
+            stmt = fused(scatter_add(stmt), helper_of, numba_helper)
             if hoisted:
                 apart(stmt)
             for field in stmt._fields:

@@ -30,8 +30,9 @@ array, nor keeps it, nor returns it.
 Hessian, Jacobians of gradients) is made without it: a derivative made with these calls
 carries its plain form, made again without them when asked (``__srcad_numpy_form__``, as for
 the array API's), whose callees are split by ``pipeline.PLAIN_CALLEES``; code srcad
-generated (a derivative differentiated again) never uses it; nor the Numba, Dask/CuPy and
-array-API backends (their ``Callees.into_calls`` is unset), nor forward mode.
+generated (a derivative differentiated again) never uses it; nor the Dask/CuPy and array-API
+backends (their ``Callees.into_calls`` is unset), nor forward mode. The Numba backend does
+(``pipeline.NUMBA_CALLEES``; ``NUMBA_PLAIN_CALLEES`` for code srcad made).
 
 Imports: ``srcad.core``.
 """

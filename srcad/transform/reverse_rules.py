@@ -261,8 +261,6 @@ class Rules:
         the value: where the value would be saved, pushed per iteration of a loop or handed
         over in a split's context, and would keep arrays alive that nothing else needs. The
         stand-in is made where the value is assigned (a parameter is the caller's anyway)."""
-        if getattr(self.an.callees, "compiles_all", False):  # Numba: no such helper there
-            return False
         kind = self.an.kinds.get(name_)
         if name_ not in self.assigned or kind == SCALAR:
             return False

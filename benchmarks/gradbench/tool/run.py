@@ -64,6 +64,9 @@ def main():
     backend = sys.argv[sys.argv.index("--backend") + 1] if "--backend" in sys.argv else "python"
     if backend == "numba":
         numba_mode()
+        from srcad.backend.numba_memory import keep_freed_memory
+
+        keep_freed_memory()  # freed arrays reused by the next call, not faulted in again
     elif backend != "python":
         raise SystemExit(f"unknown backend {backend!r}: python or numba")
     for line in sys.stdin:
