@@ -23,7 +23,8 @@ The methods: ``pdf``, ``logpdf``, ``cdf``, ``logcdf``, ``sf``, ``logsf``, ``ppf`
 keyword argument, a starred argument, the object passed on or returned) is left as it is
 and refused where srcad meets it, as before.
 
-Imports the standard library, gast and :mod:`.built_records` (``resolve_any``).
+Imports the standard library, gast, :mod:`.blocks` (``own_blocks``) and
+:mod:`.built_records` (``resolve_any``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import sys
 
 import gast
 
+from .blocks import own_blocks
 from .built_records import resolve_any
 
 #: methods taking one value ahead of the distribution's parameters
@@ -211,21 +213,10 @@ class _Frozen:
     def assignments(self):
         """``(block, index, d = call)`` of the function's own blocks, last first (so an index
         stays right while a statement is replaced)."""
-        out = []
-        todo = [self.src.node]
-        while todo:
-            node = todo.pop()
-            for field in ("body", "orelse", "finalbody"):
-                block = getattr(node, field, None)
-                if not isinstance(block, list):
-                    continue
-                for i, stmt in enumerate(block):
-                    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
-                            stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call):
-                        out.append((block, i, stmt))
-                    if isinstance(stmt, gast.stmt) and not isinstance(
-                            stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-                        todo.append(stmt)
+        out = [(block, i, stmt) for block in own_blocks(self.src.node)
+               for i, stmt in enumerate(block) if isinstance(stmt, gast.Assign)
+               and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+               and isinstance(stmt.value, gast.Call)]
         return sorted(out, key=lambda t: (id(t[0]), -t[1]))
 
     def method_uses(self):
