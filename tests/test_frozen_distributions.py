@@ -121,3 +121,20 @@ def test_other_uses_stay_refused(tmp_path):
     f = program_files.load(tmp_path, "passed_on", text, (np,))
     with pytest.raises(srcad.SrcadError):
         srcad.grad(f)(np.array([0.3]), np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("theta0", [0.4, -0.4])
+def test_a_name_frozen_in_two_branches(tmp_path, theta0):
+    """``d = norm(a, 1.0)`` in one branch, ``d = norm(0.0, s)`` in the other: one form, the
+    same argument names in both (merged as any local)."""
+    text = ("from scipy import stats\n\n\ndef f(theta, x):\n    if theta[0] > 0:\n"
+            "        d = stats.norm(theta[0], 1.0)\n    else:\n"
+            "        d = stats.norm(0.0, np.exp(theta[1]))\n    return np.sum(d.logpdf(x))\n")
+    f = program_files.load(tmp_path, f"branches_{theta0 > 0}", text, (np,))
+    theta, x = np.array([theta0, -0.3]), np.array([0.1, 0.5, -1.0])
+    fd = np.array([(f(theta + e, x) - f(theta - e, x)) / 2e-6 for e in np.eye(2) * 1e-6])
+    assert np.allclose(srcad.grad(f)(theta, x), fd, rtol=1e-5, atol=1e-7)
+    other = text.replace("stats.norm(0.0, np.exp(theta[1]))", "stats.t(3.0, 0.0, 1.0)")
+    g = program_files.load(tmp_path, f"branches_other_{theta0 > 0}", other, (np,))
+    with pytest.raises(srcad.SrcadError):  # two distributions: left as it is, refused
+        srcad.grad(g)(theta, x)

@@ -7,7 +7,7 @@ object, so the object's calls are written as those calls:
 
 * ``norm(mu, s).logpdf(x)`` becomes ``norm.logpdf(x, mu, s)`` (and ``scale=s`` stays a
   keyword); ``gamma(a, scale=s).mean()`` becomes ``gamma.mean(a, scale=s)``;
-* ``d = norm(mu, s)`` (bound once in the function, used only by calls of those methods)
+* ``d = norm(mu, s)`` (each binding of ``d`` of that form, used only by calls of the methods)
   becomes ``d_0 = mu; d_1 = s`` where it was made (the values as they were then; names the
   function does not use), and ``d.logpdf(x)`` becomes ``norm.logpdf(x, d_0, d_1)``;
 * a frozen distribution the function reads (a global, a closure value: ``prior = norm(0, 2)``
@@ -181,8 +181,11 @@ class _Frozen:
         call.keywords = keywords
 
     def named(self):
-        """``{d: (dist, args, keywords)}`` for each ``d = dist(...)`` bound once, used only
-        by calls of the methods; its statement becomes the arguments' assignments."""
+        """``{d: (dist, args, keywords)}`` for each name ``d`` every binding of which is
+        ``d = dist(...)`` of one distribution with the same form (positional count, keyword
+        names: ``norm(a, 1.0)`` in one branch, ``norm(0.0, s)`` in the other), used only by
+        calls of the methods; its statements become the arguments' assignments, to the same
+        names in every binding (merged as any local is)."""
         stores, found = {}, {}
         nested = set()
         for node in gast.walk(self.src.node):
@@ -191,24 +194,36 @@ class _Frozen:
             if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not self.src.node:
                 nested |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
         uses = self.method_uses()
+        bindings = {}
         for block, i, stmt in self.assignments():
-            name = stmt.targets[0].id
-            if stores.get(name) != 1 or name in nested or not self.freezing(stmt.value) or \
-                    uses.get(name) is not True:
+            bindings.setdefault(stmt.targets[0].id, []).append((block, i, stmt))
+        for name, places in bindings.items():
+            forms = {self.form(stmt.value) for _, _, stmt in places}
+            if stores.get(name) != len(places) or name in nested or len(forms) != 1 or \
+                    None in forms or uses.get(name) is not True:
                 continue
-            args, keywords, temps = [], [], []
-            for j, a in enumerate(stmt.value.args):
-                temps.append((self.fresh(f"{name}_{j}"), a))
-                args.append(_name(temps[-1][0]))
-            for k in stmt.value.keywords:
-                temps.append((self.fresh(f"{name}_{k.arg}"), k.value))
-                keywords.append(gast.keyword(arg=k.arg, value=_name(temps[-1][0])))
-            block[i:i + 1] = [gast.copy_location(gast.Assign(
-                targets=[gast.Name(id=t, ctx=gast.Store(), annotation=None, type_comment=None)],
-                value=v, type_comment=None), stmt) for t, v in temps] or [
-                gast.copy_location(gast.Pass(), stmt)]
-            found[name] = (stmt.value.func, args, keywords)
+            _, count, keys = forms.pop()
+            temps = [self.fresh(f"{name}_{j}") for j in range(count)] + [
+                self.fresh(f"{name}_{k}") for k in keys]
+            for block, i, stmt in places:  # (last first in each block: indices stay right)
+                values = list(stmt.value.args) + [k.value for k in stmt.value.keywords]
+                block[i:i + 1] = [gast.copy_location(gast.Assign(
+                    targets=[gast.Name(id=t, ctx=gast.Store(), annotation=None,
+                                       type_comment=None)],
+                    value=v, type_comment=None), stmt) for t, v in zip(temps, values)] or [
+                    gast.copy_location(gast.Pass(), stmt)]
+            found[name] = (places[0][2].value.func, [_name(t) for t in temps[:count]],
+                           [gast.keyword(arg=k, value=_name(t))
+                            for k, t in zip(keys, temps[count:])])
         return found
+
+    def form(self, call):
+        """``(distribution object id, positional count, keyword names)`` of a freezing call,
+        else None."""
+        if not self.freezing(call):
+            return None
+        return (id(self.generator(call.func)), len(call.args),
+                tuple(k.arg for k in call.keywords))
 
     def assignments(self):
         """``(block, index, d = call)`` of the function's own blocks, last first (so an index
