@@ -29,6 +29,22 @@ _DISTS = {  # name: (frozen arguments, as theta reads them; the values x the met
     "beta": ("np.exp(theta[0]), np.exp(theta[1])", "0.5 + 0.4 * np.tanh(x)"),
 }
 _METHODS = {"logpdf": True, "pdf": True, "cdf": True, "logcdf": True, "sf": True}
+
+
+@pytest.mark.parametrize("method", ["mean", "median", "std", "var", "entropy"])
+def test_the_normals_moments(tmp_path, method):
+    """``d.mean()``, ``d.std()``, ... of a frozen normal: its own rules (mean = loc, ...)."""
+    text = (f"from scipy import stats\n\n\ndef f(theta):\n    d = stats.norm(theta[0], "
+            f"np.exp(theta[1:]))\n    return np.sum(d.{method}() * theta[1:])\n")
+    f = program_files.load(tmp_path, f"moment_{method}", text, (np,))
+    theta = np.array([0.3, -0.2, 0.4])
+    fd = np.array([(f(theta + e) - f(theta - e)) / 2e-6 for e in np.eye(3) * 1e-6])
+    assert np.allclose(srcad.grad(f)(theta), fd, rtol=1e-5, atol=1e-7)
+    assert np.isclose(srcad.jvp(f, (theta,), (np.ones(3),))[1], np.sum(fd), rtol=1e-5)
+    hessian = srcad.hessian(f)(theta)
+    step = np.array([(srcad.grad(f)(theta + e) - srcad.grad(f)(theta - e)) / 2e-6
+                     for e in np.eye(3) * 1e-6])
+    assert np.allclose(hessian, step, rtol=1e-5, atol=1e-6)
 _FORMS = {  # form: (frozen, the same unfrozen: dist.m(v) is stats.d.m(v, args))
     "inline": ("return np.sum(stats.{d}({a}).{m}({v}))",
                "return np.sum(stats.{d}.{m}({v}, {a}))"),

@@ -117,6 +117,9 @@ ROWS = [
     ("norm_logpdf", "stats.norm.logpdf(x, m, s)", dict(x=ANY, m=ANY, s=POS)),
     ("norm_logpdf_kw", "stats.norm.logpdf(x, loc=m, scale=s)", dict(x=ANY, m=ANY, s=POS)),
     ("norm_logpdf_x", "stats.norm.logpdf(x)", dict(x=ANY)),
+    # the normal's moments (what a frozen distribution's d.mean(), d.std() call)
+    *[(f"norm_{m}", f"stats.norm.{m}(m, s)", dict(m=ANY, s=POS))
+      for m in ("mean", "median", "std", "var", "entropy")],
     ("norm_pdf", "stats.norm.pdf(x, m, s)", dict(x=ANY, m=ANY, s=POS)),
     ("norm_cdf", "stats.norm.cdf(x, m, s)", dict(x=ANY, m=ANY, s=POS)),
     ("norm_logcdf", "stats.norm.logcdf(x, m, s)", dict(x=ANY, m=ANY, s=POS)),

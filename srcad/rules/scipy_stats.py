@@ -50,6 +50,15 @@ for method, sign, over in (("cdf", "", ""), ("logcdf", "", " - ans"), ("sf", "-"
     _location_scale(stats.norm, method, "x, loc=0, scale=1", f"{sign}{density} / scale",
                     f"-({sign}{density}) * {Z} / scale")
 
+# the normal's moments (a frozen d.mean(), d.std(): frontend.frozen_dists), elementwise in
+# loc and scale: mean = median = loc, std = scale, var = scale ** 2, entropy = log(scale) + c
+for method, loc, scale in (("mean", "g", None), ("median", "g", None), ("std", None, "g"),
+                           ("var", None, "2 * scale * g"), ("entropy", None, "g / scale")):
+    parts = {k: v for k, v in (("loc", loc), ("scale", scale)) if v is not None}
+    defvjp(getattr(stats.norm, method), "loc=0, scale=1", broadcast=True,
+           name=f"scipy.stats.norm.{method}",
+           zero=tuple(k for k in ("loc", "scale") if k not in parts), **parts)
+
 # ---------------------------------------------------------------- Student's t
 T_DF = (f"0.5 * (special.digamma(0.5 * (df + 1)) - special.digamma(0.5 * df) - 1 / df "
         f"- log1p({Z} ** 2 / df) + (df + 1) * {Z} ** 2 / (df * (df + {Z} ** 2)))")
