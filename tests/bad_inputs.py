@@ -46,13 +46,15 @@ def uses_class(x):
 
 
 def uses_import(x):
-    import random  # bad: import in function
+    if x > 100.0:
+        import random  # noqa: F401  # bad: import in function
 
-    return x * random.random()
+    return x * 2.0
 
 
 def uses_from_import(x):
-    from math import sin  # bad: from-import in function
+    for _ in range(1):
+        from math import sin  # bad: from-import in function
 
     return sin(x)
 
@@ -208,7 +210,7 @@ def calls_statistics(x, y):
 
 
 def min_with_key(x, y):
-    return min(x, y, key=abs)  # bad: min with key
+    return min(x, y, key=abs, default=0.0)  # bad: min with key
 
 
 def modular_pow(x):

@@ -145,10 +145,22 @@ def test_a_list_written_at_a_computed_index_spreads(tmp_path, write, k):
     assert np.allclose(srcad.hessian(f, wrt=1)(A, x), expected, rtol=1e-9, atol=1e-12)
 
 
-def test_a_spread_list_grown_after_the_write_is_still_refused(tmp_path):
-    """``a.append(v)`` after ``a[k] = v``: the length is not known, the spread is refused."""
-    text = _HELPERS + "\n\ndef f(A, x):\n    a = [x, A]\n    k = int(x[0] > 0)\n" \
-        "    a[k] = a[k] * 2.0\n    a.append(1.0)\n    return quad(*a)\n"
+def test_a_spread_list_grown_after_the_write(tmp_path):
+    """``a.append(v)`` after ``a[k] = v``: the length is known only when the code runs, so
+    the spread is a run-time call (srcad.runtime.spread_calls), differentiated through."""
+    text = _HELPERS + "\n\ndef cubic(x, A, c):\n    return quad(x, A) * c\n\n\n" \
+        "def f(A, x):\n    a = [x, A]\n    k = int(x[0] > 0)\n" \
+        "    a[k] = a[k] * 2.0\n    a.append(1.5)\n    return cubic(*a)\n"
     f = program_files.load(tmp_path, "grown", text, (np,))
-    with pytest.raises(srcad.SrcadError):
-        srcad.grad(f)(np.eye(3), np.ones(3))
+    A, x = np.random.RandomState(3).randn(3, 3), np.array([0.4, -0.2, 0.9])
+    for wrt in (0, 1):
+        got = srcad.grad(f, wrt=wrt)(A, x)
+        arg = (A, x)[wrt]
+        fd = np.zeros(arg.shape)
+        for i in np.ndindex(arg.shape):
+            step = np.zeros(arg.shape)
+            step[i] = 1e-6
+            plus = (A + step, x) if wrt == 0 else (A, x + step)
+            minus = (A - step, x) if wrt == 0 else (A, x - step)
+            fd[i] = (f(*plus) - f(*minus)) / 2e-6
+        assert np.allclose(got, fd, rtol=1e-5, atol=1e-7), (wrt, got, fd)
