@@ -90,9 +90,15 @@ def _name(id_):
     return gast.Name(id=id_, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
-def _plain_call(call):
-    """Whether ``call`` passes positional arguments only, none starred."""
-    return not call.keywords and not any(isinstance(a, gast.Starred) for a in call.args)
+def _method_call(node):
+    """Whether ``node`` is ``obj.method(...)`` of one of the methods, in the form read:
+    positional arguments only, none starred, one value for ``logpdf`` and the like, none
+    for ``mean`` and the like."""
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+            and node.func.attr in _METHODS and not node.keywords
+            and not any(isinstance(a, gast.Starred) for a in node.args)):
+        return False
+    return len(node.args) == (1 if node.func.attr in _VALUED else 0)
 
 
 class _Frozen:
@@ -120,14 +126,9 @@ class _Frozen:
     def run(self):
         named = self.named()
         for node in gast.walk(self.src.node):
-            if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-                    and node.func.attr in _METHODS and _plain_call(node)):
+            if not _method_call(node):
                 continue
-            method, obj = node.func.attr, node.func.value
-            if method in _PLAIN and node.args:
-                continue
-            if method in _VALUED and len(node.args) != 1:
-                continue
+            obj = node.func.value
             if self.freezing(obj):  # norm(mu, s).logpdf(x)
                 self.rewrite(node, obj.func, list(obj.args), list(obj.keywords))
             elif isinstance(obj, gast.Name) and obj.id in named:  # d = norm(mu, s)
@@ -239,10 +240,7 @@ class _Frozen:
         method here, called with positional arguments only (False: some other read)."""
         ok = {}
         calls = {id(n.func.value) for n in gast.walk(self.src.node)
-                 if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
-                 and n.func.attr in _METHODS and isinstance(n.func.value, gast.Name)
-                 and _plain_call(n) and (len(n.args) == 1 if n.func.attr in _VALUED
-                                         else not n.args)}
+                 if _method_call(n) and isinstance(n.func.value, gast.Name)}
         for node in gast.walk(self.src.node):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
                 ok[node.id] = ok.get(node.id, True) and id(node) in calls
