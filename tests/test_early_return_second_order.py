@@ -48,11 +48,17 @@ def _program(tmp_path, n, test, result):
 @pytest.mark.parametrize("n, test, result", CASES, ids=[f"{n}-{t}-{r}" for n, t, r in CASES])
 def test_second_derivative_after_a_loop_that_may_return(tmp_path, n, test, result):
     f, f_autograd = _program(tmp_path, n, test, result)
-    args = (0.7, -0.4)
+    check_second_derivatives(f, f_autograd, (0.7, -0.4))
+
+
+def check_second_derivatives(f, f_autograd, args):
+    """Every second derivative of ``f(x, y)`` at ``args``, reverse over reverse and forward
+    over reverse, against autograd's Hessian; returns that Hessian."""
     expected = autograd.hessian(lambda v: f_autograd(v[0], v[1]))(np.array(args))
     for i, j in itertools.product((0, 1), repeat=2):
         first = srcad.grad(f, wrt=i)
         rev = srcad.grad(first, wrt=j)(*args)
         fwd = srcad.jvp(first, args, tuple(float(k == j) for k in (0, 1)))[1]
-        assert np.isclose(rev, expected[i, j], rtol=1e-9, atol=1e-12), (i, j, rev, expected)
-        assert np.isclose(fwd, expected[i, j], rtol=1e-9, atol=1e-12), (i, j, fwd, expected)
+        assert np.isclose(rev, expected[i, j], rtol=1e-9, atol=1e-12), (args, i, j, rev)
+        assert np.isclose(fwd, expected[i, j], rtol=1e-9, atol=1e-12), (args, i, j, fwd)
+    return expected

@@ -19,6 +19,7 @@ import itertools
 import numpy as np
 import program_files
 import pytest
+from test_early_return_second_order import check_second_derivatives
 
 import srcad
 
@@ -112,13 +113,7 @@ def test_second_derivative_after_an_early_return(tmp_path, callee, early):
         f"    {line}\n" for line in body.split("\n"))
     f, f_autograd = program_files.load(tmp_path, f"early_{callee}_{early}", text, (np, anp))
     for args in ((0.3, 0.9), (1.3, 0.9), (0.8, 0.5), (0.8, -0.5)):
-        expected = autograd.hessian(lambda v: f_autograd(v[0], v[1]))(np.array(args))
-        for i, j in itertools.product((0, 1), repeat=2):
-            first = srcad.grad(f, wrt=i)
-            rev = srcad.grad(first, wrt=j)(*args)
-            fwd = srcad.jvp(first, args, tuple(float(m == j) for m in (0, 1)))[1]
-            assert np.isclose(rev, expected[i, j], rtol=1e-9, atol=1e-12), (args, i, j, rev)
-            assert np.isclose(fwd, expected[i, j], rtol=1e-9, atol=1e-12), (args, i, j, fwd)
+        expected = check_second_derivatives(f, f_autograd, args)
         for mode in ("rev", "fwd"):
             h = srcad.hessian(f, mode=mode)(*args)  # in x
             assert np.isclose(h, expected[0, 0], rtol=1e-9, atol=1e-12), (mode, h)
