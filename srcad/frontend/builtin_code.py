@@ -12,6 +12,14 @@ and read like the user's own code (its globals name a module of
   root of the sum of squares (Python's own scale the sum to avoid overflow; these do not, so
   coordinates beyond about 1e154 overflow here).
 
+* ``itertools.combinations(xs, r)``, ``permutations``, ``combinations_with_replacement`` and
+  ``product(xs, ys, repeat=k)``: the list of the tuples of items itertools gives, each item
+  read by its position in a list of the iterable's items (the positions are integers, from
+  itertools itself: ``index_tuples``), so each item's gradient goes back to its place.
+  itertools reads its iterables whole when called, as the list does; its result is an
+  iterator, the stand-in's a list (taken by a ``for`` loop, ``sum``, ``list``, a
+  comprehension alike).
+
 ``key_as_lambda`` reads ``max(d, key=d.get)`` (``min``, ``sorted``; any attribute as the key)
 as ``max(d, key=lambda v: d.get(v))``: the bound method is a call srcad reads, its value none.
 
@@ -20,11 +28,13 @@ of them) those values through :func:`no_gradient`: which item is picked is piece
 in the keys, so the key carries no gradient, and the function holding them is no longer a
 differentiated value used other than by a call.
 
-Imports the standard library, gast, :mod:`srcad.core` and :mod:`srcad.rules`.
+Imports the standard library, gast, :mod:`srcad.core`, :mod:`srcad.rules` and
+:mod:`srcad.runtime.containers`.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import gast
@@ -32,6 +42,7 @@ import gast
 from ..core import ir
 from ..core.functions import USER_LEVEL, run_source
 from ..rules.registry import registry
+from ..runtime import containers
 
 _DIVMOD = '''def divmod(a, b):
     """divmod(a, b) as srcad differentiates it: the quotient and the remainder."""
@@ -53,6 +64,25 @@ _DIST = '''def dist(p, q):
         total = total + (a - b) * (a - b)
     return math.sqrt(total)
 '''
+_POOLED = '''def {kind}(iterable, r{default}):
+    """itertools.{kind} as srcad differentiates it: the items at the positions itertools
+    takes them (its tuples, in its order), as a list made at once (itertools reads the whole
+    iterable when called too)."""
+    pool = list(iterable)
+    return [tuple([pool[i] for i in at]) for at in index_tuples("{kind}", [len(pool)], r)]
+'''
+_PRODUCT = '''def product({params}*, repeat=1):
+    """itertools.product as srcad differentiates it: the items at the positions itertools
+    takes them (its tuples, in its order), as a list made at once (itertools reads every
+    iterable when called too)."""
+    pools = [{pools}]
+    lengths = [len(pool) for pool in pools]
+    return [tuple([pools[k][i] for k, i in at])
+            for at in index_tuples("product", lengths, repeat)]
+'''
+#: itertools' functions of one pool srcad reads as Python: whether ``r`` may be left out
+_ONE_POOL = {"combinations": False, "combinations_with_replacement": False,
+             "permutations": True}
 _MADE = {}
 
 
@@ -68,14 +98,17 @@ def _made(key, text, name):
     made = _MADE.get(key)
     if made is None:
         namespace = run_source(text, f"<srcad: {key[0]} as Python>",
-                               {"__name__": f"{USER_LEVEL}.builtin_code", "math": math})
+                               {"__name__": f"{USER_LEVEL}.builtin_code", "math": math,
+                                "index_tuples": containers.index_tuples})
         made = _MADE[key] = namespace[name]
     return made
 
 
 def stands_for(fn):
     """Whether :func:`stand_in` may have a function for ``fn``."""
-    return any(fn is f for f in (divmod, math.prod, math.dist, math.hypot))
+    return any(fn is f for f in (divmod, math.prod, math.dist, math.hypot, itertools.product,
+                                 itertools.combinations, itertools.permutations,
+                                 itertools.combinations_with_replacement))
 
 
 def stand_in(fn, count, kwargs):
@@ -89,6 +122,16 @@ def stand_in(fn, count, kwargs):
         return _made(("math.dist",), _DIST, "dist")
     if fn is math.hypot and count != 2 and not kwargs and count < 64:
         return _made((f"math.hypot{count}",), _hypot_text(count), "hypot")
+    kind = getattr(fn, "__name__", None)
+    if kind in _ONE_POOL and fn is getattr(itertools, kind) and set(kwargs) <= {"r"} and (
+            count + len(kwargs) == 2 or (_ONE_POOL[kind] and count + len(kwargs) == 1)):
+        return _made((f"itertools.{kind}",), _POOLED.format(
+            kind=kind, default="=None" if _ONE_POOL[kind] else ""), kind)
+    if fn is itertools.product and 0 < count < 16 and set(kwargs) <= {"repeat"}:
+        names = [f"iterable{k}" for k in range(count)]
+        return _made((f"itertools.product{count}",), _PRODUCT.format(
+            params="".join(f"{n}, " for n in names), pools=", ".join(
+                f"list({n})" for n in names)), "product")
     return fn
 
 

@@ -121,6 +121,7 @@ nondiff(warnings.warn)  # a message too (the forward sweep warns, or raises, as 
 defvjp(builtins.dict, "mapping", mapping="dict_of_grad(g, mapping)",
        jvp={"mapping": "dict_of_tangent(t, mapping)"})
 nondiff(containers.dict_keys)
+nondiff(containers.index_tuples)  # positions (integers): itertools' tuples read by position
 defvjp(containers.dict_values, "d", d="values_grad(g, d)", jvp={"d": "values_tangent(t, d)"})
 defvjp(containers.dict_items, "d", d="items_grad(g, d)", jvp={"d": "items_tangent(t, d)"})
 defvjp(containers.dict_get, "d, key, default=None", zero="key", d="get_grad(g, d, key)",
