@@ -102,7 +102,8 @@ NUMBA_REFUSED = {
         'prod_hvp solve_gans tangent_grad_solve_a tangent_grad_solve_b'),
     'numpy_shape': (
         "shape and assembly gradients built with NumPy functions outside Numba's subset",
-        'add_at c_piece grad_add_at grad_diag grad_diagonal grad_hstack grad_linspace '
+        'add_at c_piece diagonal_positions grad_add_at grad_diag grad_diagonal grad_hstack '
+        'grad_linspace '
         'grad_pad grad_pad_value grad_repeat grad_roll grad_sort grad_split '
         'grad_tile grad_vstack last_writes tangent_pad tangent_sort'),
     'scipy_helpers': (
@@ -168,7 +169,8 @@ STANDARD_REFUSED = {
         'prod_hvp solve_gans tangent_grad_solve_a tangent_grad_solve_b'),
     'numpy_shape': (
         'NumPy shape functions the standard has no form of',
-        'add_at c_piece grad_add_at grad_array grad_diag grad_diagonal grad_hstack '
+        'add_at c_piece diagonal_positions grad_add_at grad_array grad_diag grad_diagonal '
+        'grad_hstack '
         'grad_linspace grad_pad grad_pad_value grad_repeat grad_roll grad_split grad_tile '
         'grad_vstack last_writes tangent_pad'),
     'scipy_helpers': (
@@ -239,7 +241,8 @@ KINDS_ANY = {
         'prod_hvp solve_gans tangent_grad_solve_a tangent_grad_solve_b'),
     'numpy_shape': (
         'a NumPy gradient (an array, or what its argument was): ANY',
-        'add_at c_piece grad_add_at grad_concatenate grad_diag grad_diagonal grad_hstack '
+        'add_at c_piece diagonal_positions grad_add_at grad_concatenate grad_diag '
+        'grad_diagonal grad_hstack '
         'grad_linspace grad_pad grad_pad_value grad_repeat grad_reshape grad_roll grad_sort '
         'grad_split grad_stack grad_tile grad_vstack last_writes tangent_pad tangent_sort'),
     'scipy_helpers': (
