@@ -25,6 +25,9 @@ and read like the user's own code (its globals name a module of
   (``logaddexp2``, ``hypot``, ``fmax``, ``fmin``: associative and commutative, so the loop's
   value is NumPy's): the ufunc applied in turn along the axis.
 
+* ``np.apply_along_axis(f, axis, a)``: ``f`` of each 1-D slice along the axis, stacked with
+  its result's axes where the axis was (NumPy's layout).
+
 ``key_as_lambda`` reads ``max(d, key=d.get)`` (``min``, ``sorted``; any attribute as the key)
 as ``max(d, key=lambda v: d.get(v))``: the bound method is a call srcad reads, its value none.
 
@@ -139,6 +142,18 @@ def _ufunc_method(fn):
     return owner
 
 
+_APPLY_ALONG_AXIS = '''def apply_along_axis(func1d, axis, arr):
+    """np.apply_along_axis as srcad differentiates it: func1d of each 1-D slice along the
+    axis, the results stacked with their axes where the axis was, as NumPy does."""
+    arr = np.asarray(arr)
+    axis = axis % np.ndim(arr)
+    a = np.moveaxis(arr, axis, -1)
+    outs = [func1d(a[at]) for at in np.ndindex(*np.shape(a)[:-1])]
+    res = np.reshape(np.stack(outs), np.shape(a)[:-1] + np.shape(outs[0]))
+    k = np.ndim(outs[0])
+    return np.moveaxis(res, list(range(np.ndim(res) - k, np.ndim(res))),
+                       list(range(axis, axis + k)))
+'''
 _MADE = {}
 
 
@@ -164,7 +179,8 @@ def stands_for(fn):
     """Whether :func:`stand_in` may have a function for ``fn``."""
     return any(fn is f for f in (divmod, math.prod, math.dist, math.hypot, itertools.product,
                                  itertools.combinations, itertools.permutations,
-                                 itertools.combinations_with_replacement)) or (
+                                 itertools.combinations_with_replacement,
+                                 np.apply_along_axis)) or (
         _ufunc_method(fn) is not None)
 
 
@@ -184,6 +200,8 @@ def stand_in(fn, count, kwargs):
             count + len(kwargs) == 2 or (_ONE_POOL[kind] and count + len(kwargs) == 1)):
         return _made((f"itertools.{kind}",), _POOLED.format(
             kind=kind, default="=None" if _ONE_POOL[kind] else ""), kind)
+    if fn is np.apply_along_axis and count == 3 and not kwargs:
+        return _made(("np.apply_along_axis",), _APPLY_ALONG_AXIS, "apply_along_axis")
     ufunc = _ufunc_method(fn)
     if ufunc is not None and (count, set(kwargs)) in _UFUNC_CALLS[kind]:
         return _made((f"np.{ufunc.__name__}.{kind}",), _UFUNC_METHODS[kind].format(
