@@ -65,6 +65,13 @@ ROWS = [
     ("erfinv", "special.erfinv(x)", dict(x=(-0.9, 0.9))),
     ("erfcinv", "special.erfcinv(x)", dict(x=(0.1, 1.9))),
     ("expit", "special.expit(x)", dict(x=ANY)),
+    ("log_expit", "special.log_expit(x)", dict(x=ANY)),
+    ("special_log1p", "special.log1p(x)", dict(x=(-0.5, 1.5))),
+    ("special_expm1", "special.expm1(x)", dict(x=ANY)),
+    ("special_cbrt", "special.cbrt(x)", dict(x=POS)),
+    ("special_exp2", "special.exp2(x)", dict(x=ANY)),
+    ("special_exp10", "special.exp10(x)", dict(x=ANY)),
+    ("special_cosm1", "special.cosm1(x)", dict(x=ANY)),
     ("logit", "special.logit(x)", dict(x=UNIT)),
     ("xlogy", "special.xlogy(a, b)", dict(a=ANY, b=POS)),
     ("xlog1py", "special.xlog1py(a, b)", dict(a=ANY, b=POS)),
@@ -145,6 +152,15 @@ ROWS = [
                                    ("chi2", "2.5", (2.0, 3.0), (0.0, 0.5), POS),
                                    ("beta", "1.5, 2.5", (0.3, 0.5), (-0.1, 0.1), (1.0, 1.5)))],
     ("t_cdf_kw", "stats.t.cdf(x, 2.5, loc=m, scale=s)", dict(x=ANY, m=ANY, s=POS)),
+    # location-scale families without shape parameters: every method, both sides of zero
+    # (expon and halfnorm on their support: x >= loc)
+    *[(f"{dist}_{method}", f"stats.{dist}.{method}(x, m, s)", dict(x=x, m=m, s=POS))
+      for method in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
+      for dist, x, m in (("laplace", ANY, (-0.2, 0.2)), ("logistic", ANY, ANY),
+                         ("cauchy", ANY, ANY), ("expon", (0.6, 2.0), (-0.5, 0.4)),
+                         ("halfnorm", (0.6, 2.0), (-0.5, 0.4)))],
+    ("laplace_logpdf_x", "stats.laplace.logpdf(x)", dict(x=ANY)),
+    ("expon_logpdf_kw", "stats.expon.logpdf(x, scale=s)", dict(x=POS, s=POS)),
     ("gamma_cdf_x", "stats.gamma.cdf(x, 2.5)", dict(x=POS)),
     ("poisson_cdf", "stats.poisson.cdf(K, mu)", dict(mu=POS)),
     ("poisson_logcdf", "stats.poisson.logcdf(K, mu)", dict(mu=POS)),

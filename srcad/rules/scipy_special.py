@@ -78,6 +78,17 @@ defvjp(special.loggamma, "x", x="g * special.digamma(x)")
 # ---------------------------------------------------------------- logistic
 defvjp(special.expit, "x", x="g * ans * (1 - ans)")
 defvjp(special.logit, "x", x="g / (x * (1 - x))")
+if hasattr(special, "log_expit"):  # SciPy >= 1.8: log(expit(x)), d/dx = expit(-x)
+    defvjp(special.log_expit, "x", x="g * special.expit(-x)")
+
+# ---------------------------------------------------------------- NumPy's functions again
+# scipy.special's own ufuncs of the elementary functions NumPy also has
+defvjp(special.log1p, "x", x="g / (1 + x)")
+defvjp(special.expm1, "x", x="g * (ans + 1)")
+defvjp(special.cbrt, "x", x="g / (3 * ans ** 2)")
+defvjp(special.exp2, "x", x="g * ans * 0.6931471805599453")  # ln 2
+defvjp(special.exp10, "x", x="g * ans * 2.302585092994046")  # ln 10
+defvjp(special.cosm1, "x", x="-g * sin(x)")  # cos(x) - 1
 
 # ---------------------------------------------------------------- x log y and entropies
 defvjp(special.xlogy, "x, y", x="g * log(y)", y="g * x / y", broadcast=True)
@@ -147,7 +158,8 @@ defvjp(special.log_softmax, "x, axis=None",
 # template's polygamma is real only), nor ive (exp(-|Re z|) is not holomorphic)
 holomorphic(special.erf, special.erfc, special.erfi, special.erfcx, special.dawsn, special.wofz,
             special.ndtr, special.log_ndtr, special.gamma, special.rgamma, special.loggamma,
-            special.xlogy, special.xlog1py, special.iv, special.jv, special.yv)
+            special.xlogy, special.xlog1py, special.iv, special.jv, special.yv,
+            special.log1p, special.expm1)
 
 # ---------------------------------------------------------------- srcad's own helpers
 nondiff(H.mvn_dim)

@@ -1,7 +1,8 @@
 """Derivative rules for ``scipy.stats`` distributions: ``norm`` (logpdf, pdf, cdf, logcdf, sf,
-logsf), ``t``, ``gamma``, ``beta``, ``chi2`` (logpdf, pdf; cdf, logcdf, sf, logsf in ``x``,
-``loc`` and ``scale``), ``poisson`` (logpmf, pmf, cdf, logcdf, sf, logsf), ``dirichlet``
-(logpdf, pdf) and ``multivariate_normal`` (logpdf, pdf, entropy).
+logsf), ``t``, ``gamma``, ``beta``, ``chi2``, ``laplace``, ``logistic``, ``cauchy``, ``expon``,
+``halfnorm`` (logpdf, pdf; cdf, logcdf, sf, logsf in ``x``, ``loc`` and ``scale``),
+``poisson`` (logpmf, pmf, cdf, logcdf, sf, logsf), ``dirichlet`` (logpdf, pdf) and
+``multivariate_normal`` (logpdf, pdf, entropy).
 
 Loaded the first time srcad looks a rule up after the user's code has imported
 ``scipy.stats`` (see :mod:`srcad.rules.scipy_special`). A rule is keyed by the bound method of
@@ -125,6 +126,25 @@ _distribution_functions(stats.chi2, "x, df, loc=0, scale=1",
 _distribution_functions(stats.beta, "x, a, b, loc=0, scale=1",
                         "(a - 1) * log({0}) + (b - 1) * log1p(-{0}) - special.betaln(a, b)",
                         low=0, high=1)
+
+# ---------------------------------------------------------------- Laplace, logistic, Cauchy,
+# exponential, half-normal: location-scale families without shape parameters. The log-density
+# at z (standardised) and its derivative in z; expon and halfnorm live on z >= 0 (outside,
+# logpdf is -inf and pdf 0 for every nearby point: their gradients are 0 there)
+for dist, log_density, slope, low in (
+        (stats.laplace, "-0.6931471805599453 - np.abs({0})", "-sign({0})", None),
+        (stats.logistic, "-{0} - 2 * log1p(exp(-{0}))", "-tanh(0.5 * {0})", None),
+        (stats.cauchy, "-1.1447298858494002 - log1p({0} ** 2)", "-2 * {0} / (1 + {0} ** 2)",
+         None),
+        (stats.expon, "-{0}", "-1.0", 0),
+        (stats.halfnorm, "-0.22579135264472744 - 0.5 * {0} ** 2", "-{0}", 0)):
+    for method, times_ans in (("logpdf", False), ("pdf", True)):
+        d = slope.format(Z)  # the log-density's derivative in Z: x gets it over scale
+        x, scale = f"{d} / scale", f"(-{d} * {Z} - 1) / scale"
+        if low is not None:
+            x, scale = f"where({Z} >= {low}, {x}, 0.0)", f"where({Z} >= {low}, {scale}, 0.0)"
+        _location_scale(dist, method, "x, loc=0, scale=1", x, scale, times_ans=times_ans)
+    _distribution_functions(dist, "x, loc=0, scale=1", log_density, low=low)
 
 # ---------------------------------------------------------------- Poisson (in its mean mu)
 defvjp(stats.poisson.logpmf, "k, mu, loc=0", mu="g * ((k - loc) / mu - 1)", zero=("k", "loc"),
