@@ -168,6 +168,10 @@ ROWS = [
     ("poisson_pmf", "stats.poisson.pmf(K, mu)", dict(mu=POS)),
     ("poisson_sf", "stats.poisson.sf(K, mu)", dict(mu=POS)),
     ("poisson_logsf", "stats.poisson.logsf(K, mu)", dict(mu=POS)),
+    *[(f"{dist}_{method}", f"stats.{dist}.{method}({k}, p)", dict(p=UNIT))
+      for method in ("logpmf", "pmf")
+      for dist, k in (("bernoulli", "K % 2"), ("binom", "K, 7"), ("geom", "K + 1"))],
+    ("binom_outside", "stats.binom.pmf(K + 9, 7, p) + p", dict(p=UNIT)),  # pmf 0 there
     # x is normalised in the case, so that finite differences stay on the simplex
     ("dirichlet_logpdf", "stats.dirichlet.logpdf(x / np.sum(x, axis=0), alpha)",
      dict(x="simplex", alpha=POS)),
@@ -304,9 +308,13 @@ def _value(spec, shape, row_id):
         return float(RNG.uniform(low, high))
     if row_id.startswith("mvn"):
         return RNG.uniform(low, high, size=3)
-    if row_id.startswith("poisson"):
+    if row_id.startswith(COUNTED):
         return RNG.uniform(low, high, size=4) if shape else float(RNG.uniform(low, high))
     return RNG.uniform(low, high, size=shape) if shape else float(RNG.uniform(low, high))
+
+
+#: the rows of counts K (four of them): their probabilities are vectors of four
+COUNTED = ("poisson", "bernoulli", "binom", "geom")
 
 
 def _variants(row_id):
@@ -319,7 +327,7 @@ def _variants(row_id):
         return ["scalar"]
     if row_id.startswith(("mvn", "dirichlet")):
         return ["scalar", "vector"]
-    if row_id.startswith("poisson"):
+    if row_id.startswith(COUNTED):
         return ["vector"]
     if row_id in ONE_SHAPE:
         return ["vector", "broadcast"]

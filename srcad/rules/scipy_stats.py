@@ -1,7 +1,8 @@
 """Derivative rules for ``scipy.stats`` distributions: ``norm`` (logpdf, pdf, cdf, logcdf, sf,
 logsf), ``t``, ``gamma``, ``beta``, ``chi2``, ``laplace``, ``logistic``, ``cauchy``, ``expon``,
 ``halfnorm`` (logpdf, pdf; cdf, logcdf, sf, logsf in ``x``, ``loc`` and ``scale``),
-``poisson`` (logpmf, pmf, cdf, logcdf, sf, logsf), ``dirichlet`` (logpdf, pdf) and
+``poisson`` (logpmf, pmf, cdf, logcdf, sf, logsf), ``bernoulli``, ``binom``, ``geom``
+(logpmf, pmf in ``p``), ``dirichlet`` (logpdf, pdf) and
 ``multivariate_normal`` (logpdf, pdf, entropy).
 
 Loaded the first time srcad looks a rule up after the user's code has imported
@@ -164,6 +165,19 @@ defvjp(stats.poisson.sf, "k, mu, loc=0", mu=f"g * {POISSON_PMF_LAST}", zero=("k"
        broadcast=True, name="scipy.stats.poisson.sf")
 defvjp(stats.poisson.logsf, "k, mu, loc=0", mu=f"g * {POISSON_PMF_LAST} / exp(ans)",
        zero=("k", "loc"), broadcast=True, name="scipy.stats.poisson.logsf")
+
+# ---------------------------------------------------------------- Bernoulli, binomial,
+# geometric (in their probability p; k' = k - loc): d/dp of the log-pmf, 0 where the pmf is
+# (outside the support the log-pmf is -inf whatever p is)
+for dist, signature, slope in (
+        (stats.bernoulli, "k, p, loc=0", "(k - loc) / p - (1 - (k - loc)) / (1 - p)"),
+        (stats.binom, "k, n, p, loc=0", "(k - loc) / p - (n - (k - loc)) / (1 - p)"),
+        (stats.geom, "k, p, loc=0", "1 / p - ((k - loc) - 1) / (1 - p)")):
+    zero = tuple(a for a in ("k", "n", "loc") if a in signature)
+    defvjp(dist.logpmf, signature, p=f"g * np.where(np.isfinite(ans), {slope}, 0.0)",
+           zero=zero, broadcast=True, name=f"scipy.stats.{dist.name}.logpmf")
+    defvjp(dist.pmf, signature, p=f"g * np.where(ans > 0, ans * ({slope}), 0.0)",
+           zero=zero, broadcast=True, name=f"scipy.stats.{dist.name}.pmf")
 
 # ---------------------------------------------------------------- Dirichlet
 # x holds the K components on its first axis (K, or K x N for N points); alpha has K entries
