@@ -34,8 +34,8 @@ import dataclasses
 
 import gast
 
-from ..errors import SrcadError
-from . import passed_calls, passed_records
+from ..errors import MissingRuleError, SrcadError
+from . import passed_calls, passed_records, plain_classes
 from .built_records import bind_fields, record_fields, resolve_any
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
@@ -79,24 +79,26 @@ def lower(src):
         kinds = [_construct(src, a.value) for a in assigns]
         if all(k is not None for k in kinds):
             built[name] = list(zip(assigns, kinds))
-    changed = True
+    changed, why = True, {}
     while changed:  # a _replace of a name not read so, or classes that differ: not read so
         changed = False
         for name, items in list(built.items()):
             classes = {_class_of(k, built) for _, k in items}
             if len(classes) != 1 or None in classes or not _uses_ok(
-                    src, fdef, name, built, parents, classes) or any(_values(
-                        k, *record_fields(next(iter(classes)))[:2], _ANY) is None
+                    src, fdef, name, built, parents, classes, why) or any(_values(
+                        k, *_facts(next(iter(classes)))[:2], _ANY) is None
                     for _, k in items):
                 del built[name]
                 changed = True
+    _keep_plain_refusals(src, fdef, built, stores, why)
     if not built:
         return
+    bind = None
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
     names = {}
     for name, items in built.items():
         cls = _class_of(items[0][1], built)
-        for field in record_fields(cls)[0]:
+        for field in _facts(cls)[0]:
             new = f"{name}_{field}"
             while new in taken:
                 new += "_"
@@ -104,9 +106,13 @@ def lower(src):
             names[name, field] = new
     for name, items in built.items():
         cls = _class_of(items[0][1], built)
-        fields, defaults, _ = record_fields(cls)
+        fields, defaults, _ = _facts(cls)
         for assign, kind in items:
             values = _values(kind, fields, defaults, names)
+            if kind[0] == "init":  # g_mu, g_sigma = Gaussian_fields(mu, s)
+                bind = bind or passed_records.binder(src, fdef)
+                values = gast.Call(func=_name(bind(plain_classes.maker(cls)), gast.Load()),
+                                   args=kind[2].args, keywords=kind[2].keywords)
             targets = [_name(names[name, f], gast.Store()) for f in fields]
             assign.targets = [gast.Tuple(elts=targets, ctx=gast.Store())]
             assign.value = values if not isinstance(values, list) else gast.Tuple(
@@ -115,6 +121,43 @@ def lower(src):
                 if not hasattr(node, "lineno"):
                     gast.copy_location(node, assign)
     _Fields(src, built, names).visit(fdef)
+
+
+def _keep_plain_refusals(src, fdef, built, stores, why):
+    """For each object of a plain class of the user's built here and not read field by
+    field: why (``src.record_refusals``, the error if it is differentiated), the class's
+    refusal (:func:`.plain_classes.describe`) or the use srcad does not follow."""
+    followed = {id(assign.value) for items in built.values() for assign, _ in items}
+    named = {id(assign.value): name for name, assigns in stores.items() for assign in assigns}
+    for node in gast.walk(fdef):
+        if not isinstance(node, gast.Call) or id(node) in followed or \
+                not hasattr(node, "lineno"):
+            continue
+        cls = resolve_any(src, node.func)
+        if not plain_classes.user_class(cls) or dataclasses.is_dataclass(cls) or \
+                issubclass(cls, tuple):
+            continue
+        spelled = cls.__name__
+        found = plain_classes.describe(cls)
+        if isinstance(found, plain_classes.Refused):
+            _keep_refusal(src, found.error(spelled, cls), [node.lineno])
+            continue
+        if found is None:
+            continue
+        use = why.get(named.get(id(node)))
+        at = use if use is not None and hasattr(use, "lineno") else node
+        what = ("used in a way srcad does not follow field by field" if use is not None else
+                "not assigned to a name of its own (built inside an expression, a container, "
+                "or a name bound to other values too)")
+        _keep_refusal(src, MissingRuleError(
+            f"an object of your class {spelled} built from differentiated values, {what}: "
+            "srcad follows such an object when every use reads an attribute, calls a method "
+            "or property, or passes it to a function of yours",
+            filename=src.filename, lineno=at.lineno, construct=src.line_text(at.lineno),
+            hint=f"name it (g = {spelled}(...)) and read its attributes, call its methods or "
+            "pass it to a function of yours; do not return it, store it in a container, "
+            "compare it, write its attributes or alias it; or pass the values themselves"),
+            [node.lineno])
 
 
 def _built_in_place(src, fdef):
@@ -173,7 +216,7 @@ def _in_place(src, node, local):
 
 def spec_of(cls):
     """The :mod:`.passed_calls` spec of a record of ``cls`` read so (its fields leaves)."""
-    return (cls, issubclass(cls, tuple), tuple((f, None) for f in record_fields(cls)[0]))
+    return (cls, issubclass(cls, tuple), tuple((f, None) for f in _facts(cls)[0]))
 
 
 def _construct(src, value):
@@ -199,7 +242,19 @@ def _construct(src, value):
         return None
     if isinstance(target, type) and record_fields(target) is not None:
         return ("new", target, value)
+    if plain_classes.user_class(target) and plain_classes.fields_of(target) is not None:
+        return ("init", target, value)  # built by the copy of its __init__
     return None
+
+
+def _facts(cls):
+    """``(fields, defaults, mutable)`` of a record class (:func:`record_fields`) or of a plain
+    class built by the copy of its ``__init__`` (no defaults read: the copy binds them; its
+    fields are written only by ``__init__``)."""
+    facts = record_fields(cls)
+    if facts is None and plain_classes.fields_of(cls) is not None:
+        return plain_classes.fields_of(cls), {}, False
+    return facts
 
 
 def _resolve(src, node):
@@ -223,13 +278,14 @@ def _class_of(kind, built):
     return classes.pop() if len(classes) == 1 else None
 
 
-def _uses_ok(src, fdef, name, built, parents, classes):
+def _uses_ok(src, fdef, name, built, parents, classes, why=None):
     """Every use of ``name`` reads (or, mutable and in the function's own body, writes) a
     field, is the record a ``_replace``/``replace`` of a name read so copies, passes the record
     whole to a function of the user's (:mod:`.passed_records`), or (a named tuple) unpacks it
-    or reads a field by a constant index."""
+    or reads a field by a constant index. ``why`` (a dict) gets the first use that is none
+    of those, under ``name``."""
     cls = next(iter(classes))
-    fields, _, mutable = record_fields(cls)
+    fields, _, mutable = _facts(cls)
 
     def record(node):
         if isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load):
@@ -255,12 +311,12 @@ def _uses_ok(src, fdef, name, built, parents, classes):
                         name]) or _property_copied(src, parent, node, record, written,
                                                    built[name]):
                     continue  # p.predict(x), p.total: the copy of the class's function
-                return False
+                return _bad(why, name, node)
             if isinstance(parent.ctx, gast.Load):
                 continue
             if isinstance(parent.ctx, gast.Store) and mutable and not nested:
                 continue
-            return False
+            return _bad(why, name, node)
         call = parent
         if isinstance(call, gast.Call) and call.args and call.args[0] is node and \
                 _is_replace_source(call, parents, built):
@@ -277,7 +333,7 @@ def _uses_ok(src, fdef, name, built, parents, classes):
                 continue  # passed whole to a function of the user's
         if issubclass(cls, tuple) and _by_position(node, parent, len(fields)):
             continue
-        return False
+        return _bad(why, name, node)
     for node, _ in _walk_scoped(fdef):  # p._replace(...) only as a record read so
         if isinstance(node, gast.Attribute) and node.attr == "_replace" and \
                 isinstance(node.value, gast.Name) and node.value.id == name:
@@ -285,6 +341,12 @@ def _uses_ok(src, fdef, name, built, parents, classes):
             if not (isinstance(call, gast.Call) and _is_replace_source(call, parents, built)):
                 return False
     return True
+
+
+def _bad(why, name, node):
+    if why is not None:
+        why.setdefault(name, node)
+    return False
 
 
 def _method_call_copied(src, attr, parents, node, record, written, items, name=None):
@@ -373,6 +435,8 @@ def _values(kind, fields, defaults, names):
     unpacked (``*vals``), or None when the arguments do not fit."""
     if kind[0] == "make":
         return kind[2]
+    if kind[0] == "init":
+        return kind[2]  # (the call of the copy of __init__: lower)
     if kind[0] == "replace":
         given = {k.arg: k.value for k in kind[2]}
         if set(given) - set(fields):
@@ -398,7 +462,7 @@ class _Fields(gast.NodeTransformer):
                 isinstance(node.ctx, gast.Load)):
             return None
         cls = _class_of(self.built[node.id][0][1], self.built)
-        fields = record_fields(cls)[0]
+        fields = _facts(cls)[0]
         return spec_of(cls), lambda: [_name(self.names[node.id, f], gast.Load())
                                       for f in fields]
 

@@ -1,0 +1,567 @@
+"""Objects of plain classes of the user's built in the function (issue 16).
+
+A class written by hand instead of a dataclass::
+
+    class Gaussian:
+        def __init__(self, mu, sigma):
+            self.mu = mu
+            self.sigma = sigma
+
+        def logpdf(self, x):
+            return -0.5 * ((x - self.mu) / self.sigma) ** 2 - np.log(self.sigma)
+
+is followed like a dataclass (:mod:`.lower_records`: ``g = Gaussian(mu, s)`` makes each field a
+local of its own, ``g.logpdf(x)`` calls the copy of the method taking the fields) when
+:func:`describe` proves what its ``__init__`` does: it only sets attributes of ``self``, the
+same ones on every path, from its parameters, locals and the attributes set before. Its
+*fields* are those attributes, in the order the source first sets them.
+
+* A *direct* class (:func:`direct_fields`): ``__init__(self, a, b=0.5)`` whose body is
+  ``self.a = a; self.b = b`` (each parameter, in order, sets the attribute of its name; the
+  defaults constants) is built exactly as a dataclass with those fields:
+  :func:`srcad.frontend.built_records.record_fields` gives them, so it is also read where it
+  is built as an argument (``predict(Lin(w, b), x)``) and held in a record built here.
+* Any other such class is built by a copy of its ``__init__`` (:func:`maker`) that returns
+  the fields: ``g = Gaussian(mu, s)`` becomes ``g_mu, g_sigma = Gaussian_fields(mu, s)``, where
+  ``Gaussian_fields`` is ``__init__`` with ``self.mu`` read and written as the local
+  ``self_mu`` (keywords, defaults and ``*args`` bind as Python binds them for ``__init__``);
+  ``super().__init__(...)`` (or ``Base.__init__(self, ...)``) is ``self_a, self_b =
+  Base_fields(...)``, the copy of the next ``__init__`` of the class's MRO, whose fields
+  come first. The copy is a function of the user's, differentiated as any (both modes, any
+  order).
+
+:func:`describe` refuses (a :class:`Refused`, the message for the construction's line:
+file, line and construct of ``__init__``, and a rewrite) a class with a metaclass, a base
+that is built in or a C class (``np.ndarray``, ``dict``) or a library's, ``__slots__``,
+``__new__``, ``__setattr__``, ``__getattr__``, ``__getattribute__``, ``__delattr__``,
+``__del__``, a descriptor other than a function, ``property``, ``staticmethod`` and
+``classmethod``; an ``__init__`` without Python source, calling a method of ``self`` or
+passing ``self`` on, reading an attribute before it is set or one of the class's, setting an
+attribute on some paths only or first in a loop, a field named like a property, writing
+into an attribute (``self.w[0] = v``, ``self.xs.append(v)``), ``return`` before its end,
+``try``/``with``/nested functions using ``self``.
+
+Imports the standard library, gast, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`.source`,
+:mod:`.passed_calls` and :mod:`.passed_records` (the copy is run as its copies are).
+"""
+
+from __future__ import annotations
+
+import abc
+import copy
+import threading
+import types
+import weakref
+from dataclasses import dataclass
+
+import gast
+
+from ..core import env, functions
+from ..errors import MissingRuleError, SrcadError
+from . import source as source_module
+from .passed_calls import class_method
+
+_LOCK = threading.RLock()
+_KNOWN = weakref.WeakKeyDictionary()  # cls -> {(owner, init code): Plain or Refused}
+_MADE = weakref.WeakKeyDictionary()  # cls -> {owner: (entry, reads)}
+_HOOKS = frozenset({"__slots__", "__new__", "__setattr__", "__getattr__", "__getattribute__",
+                    "__delattr__", "__del__"})
+_PLAIN_ATTRS = frozenset({"__dict__", "__weakref__", "__module__", "__qualname__", "__doc__",
+                          "__firstlineno__", "__static_attributes__", "__annotations__",
+                          "__init__", "__hash__", "__abstractmethods__", "_abc_impl"})
+_CONSTANTS = (int, float, bool, str, type(None))
+
+
+@dataclass(frozen=True)
+class Plain:
+    """A class :mod:`.lower_records` follows: its ``fields`` (in order), whether it is
+    ``direct`` (built as a dataclass with those fields, ``defaults`` the constant defaults),
+    the ``owner`` class whose ``__init__`` runs and the ``__init__`` function (None: object's)."""
+
+    cls: type
+    fields: tuple
+    direct: bool
+    defaults: dict
+    owner: type
+    init: object
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Why objects of a class are not followed, where (``__init__``'s or the class's file and
+    line), and the rewrite."""
+
+    what: str
+    hint: str
+    filename: str | None = None
+    lineno: int | None = None
+    construct: str | None = None
+
+    def error(self, name, cls):
+        """The refusal of ``cls`` built at a line of the function (``name`` as written)."""
+        return MissingRuleError(
+            f"an object of your class {name} built from differentiated values, a class srcad "
+            f"does not follow: {self.what}", filename=self.filename, lineno=self.lineno,
+            construct=self.construct, hint=self.hint)
+
+
+def user_class(cls):
+    """Whether ``cls`` is a class of the user's with an ``__init__`` of the user's (what
+    :func:`describe` is asked about)."""
+    return isinstance(cls, type) and functions.is_user_function(getattr(cls, "__init__", None))
+
+
+def describe(cls, owner=None):
+    """:class:`Plain` when objects of ``cls`` can be followed (``owner``: the class whose
+    ``__init__`` is described, a base of ``cls``, for ``super().__init__``), else a
+    :class:`Refused`, or None when ``cls`` is not a class of the user's at all."""
+    if not isinstance(cls, type):
+        return None
+    owner = owner or _init_owner(cls, 0)
+    init = vars(owner).get("__init__") if owner is not None else None
+    key = (owner, getattr(init, "__code__", None))
+    with _LOCK:
+        known = _KNOWN.setdefault(cls, {})
+        if key not in known:
+            try:
+                known[key] = _describe(cls, owner, init)
+            except SrcadError as exc:  # no source
+                known[key] = Refused(f"its __init__ cannot be read ({exc.args[0]})",
+                                     "make it a dataclass", *_where(cls))
+        return known[key]
+
+
+def direct_fields(cls):
+    """``(fields, defaults, False)`` of a direct class (see above), else None."""
+    found = describe(cls)
+    if isinstance(found, Plain) and found.direct:
+        return found.fields, dict(found.defaults), False
+    return None
+
+
+def fields_of(cls):
+    """The fields of a class :func:`describe` follows, else None."""
+    found = describe(cls)
+    return found.fields if isinstance(found, Plain) else None
+
+
+def _init_owner(cls, start):
+    """The class of ``cls.__mro__[start:]`` defining ``__init__``."""
+    for klass in cls.__mro__[start:]:
+        if "__init__" in vars(klass):
+            return klass
+    return object
+
+
+def _where(cls, node=None, src=None):
+    if src is not None and node is not None:
+        line = getattr(node, "lineno", None)
+        return src.filename, line, src.line_text(line)
+    try:
+        import inspect
+
+        return inspect.getsourcefile(cls), inspect.getsourcelines(cls)[1], f"class {cls.__name__}"
+    except (OSError, TypeError):
+        return None, None, f"class {cls.__name__}"
+
+
+def _describe(cls, owner, init):
+    home = (getattr(cls, "__module__", "") or "").split(".")[0]
+    if functions._not_users(home):
+        return None
+    if type(cls) not in (type, abc.ABCMeta):
+        return Refused(f"its metaclass {type(cls).__name__} may change how objects are built",
+                       "drop the metaclass, or make the class a dataclass", *_where(cls))
+    for klass in cls.__mro__[:-1]:
+        if not klass.__flags__ & (1 << 9) or functions._not_users(
+                (klass.__module__ or "").split(".")[0]) and klass is not abc.ABC:
+            return Refused(f"it inherits from {klass.__name__}, a built-in, C or library class "
+                           "whose objects srcad cannot read field by field",
+                           f"hold the {klass.__name__} in an attribute (self.data = ...) "
+                           "instead of inheriting from it, or pass the values to a function "
+                           "of yours", *_where(cls))
+        for name, value in vars(klass).items():
+            if name in _HOOKS:
+                return Refused(f"{klass.__name__} defines {name}, which changes how its "
+                               "attributes are stored or read",
+                               f"remove {name}, or make {cls.__name__} a dataclass",
+                               *_where(klass))
+            if name in _PLAIN_ATTRS or isinstance(value, (
+                    types.FunctionType, property, staticmethod, classmethod, type)):
+                continue
+            if hasattr(type(value), "__get__"):
+                return Refused(f"{klass.__name__}.{name} is a descriptor "
+                               f"({type(value).__name__}) other than a property",
+                               "make it a property or a method", *_where(klass))
+    if init is None or owner is object:
+        return Plain(cls, (), True, {}, object, None)
+    if not functions.is_user_function(init):
+        return Refused(f"{owner.__name__}.__init__ is not a Python function of yours",
+                       f"make {cls.__name__} a dataclass", *_where(owner))
+    src = source_module.read(init)
+    return _Init(cls, owner, src).run()
+
+
+class _Init:
+    """What an ``__init__`` sets on ``self`` (see :func:`describe`)."""
+
+    def __init__(self, cls, owner, src):
+        self.cls, self.owner, self.src = cls, owner, src
+        self.fields, self.parents = [], []
+        args = src.node.args
+        params = args.posonlyargs + args.args
+        self.self_name = params[0].id if params else None
+
+    def refuse(self, node, what, hint):
+        return Refused(f"its __init__ {what}", hint, *_where(self.cls, node, self.src))
+
+    def run(self):
+        node, args = self.src.node, self.src.node.args
+        if self.self_name is None:
+            return self.refuse(node, "takes no self", "give __init__ the parameter self")
+        try:
+            must = self.block(node.body, frozenset(), top=True)
+        except _Stop as stop:
+            return stop.refused
+        if must is not None and set(self.fields) - must:
+            missing = sorted(set(self.fields) - must)[0]
+            return self.refuse(node, f"sets self.{missing} on some paths only",
+                               f"set self.{missing} on every path (self.{missing} = None "
+                               "first, or in each branch)")
+        for name in self.fields:
+            if any(isinstance(vars(klass).get(name), property) for klass in self.cls.__mro__):
+                return self.refuse(node, f"sets self.{name}, a property of the class",
+                                   "give the attribute another name than the property")
+        positional = args.posonlyargs + args.args
+        direct = (not args.posonlyargs and not args.kwonlyargs and args.vararg is None and
+                  args.kwarg is None and not self.parents and
+                  [p.id for p in positional[1:]] == self.fields and
+                  _direct_body(node.body, self.self_name, self.fields) and
+                  all(isinstance(d, gast.Constant) and isinstance(d.value, _CONSTANTS)
+                      for d in args.defaults))
+        defaults = {}
+        if direct:
+            names = [p.id for p in positional[1:]]
+            values = [d.value for d in args.defaults]
+            defaults = dict(zip(names[len(names) - len(values):], values))
+        return Plain(self.cls, tuple(self.fields), direct, defaults, self.owner,
+                     vars(self.owner)["__init__"])
+
+    # ----------------------------------------------------------------- statements
+
+    def block(self, body, must, top=False):
+        """The attributes set on every path through ``body`` (None: it does not fall
+        through, it raises)."""
+        for k, stmt in enumerate(body):
+            if must is None:
+                return None
+            must = self.stmt(stmt, must, top and k == len(body) - 1)
+        return must
+
+    def stmt(self, stmt, must, last):
+        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant):
+            return must
+        if isinstance(stmt, gast.Expr) and self.parent_init(stmt.value) is not None:
+            return self.super_init(stmt, must)
+        if isinstance(stmt, (gast.Assign, gast.AnnAssign, gast.AugAssign)):
+            if isinstance(stmt, gast.AnnAssign) and stmt.value is None:
+                raise _Stop(self.refuse(stmt, "annotates an attribute without a value",
+                                        "give it a value"))
+            self.reads(stmt.value, must)
+            if isinstance(stmt, gast.AugAssign):
+                self.reads(stmt.target, must)
+                return must
+            targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+            for target in targets:
+                must = self.target(target, must)
+            return must
+        if isinstance(stmt, gast.If):
+            self.reads(stmt.test, must)
+            body = self.block(stmt.body, must)
+            orelse = self.block(stmt.orelse, must)
+            if body is None or orelse is None:
+                return orelse if body is None else body
+            return body & orelse
+        if isinstance(stmt, (gast.For, gast.While)):
+            self.reads(stmt.iter if isinstance(stmt, gast.For) else stmt.test, must)
+            if isinstance(stmt, gast.For):
+                self.target(stmt.target, must)
+            before = list(self.fields)
+            self.block(stmt.body + stmt.orelse, must)
+            new = [f for f in self.fields if f not in must]
+            if new or self.fields != before:
+                name = (new or self.fields[len(before):])[0]
+                raise _Stop(self.refuse(stmt, f"sets self.{name} first in a loop, so srcad "
+                                        "cannot tell which attributes an object has",
+                                        f"set self.{name} before the loop (self.{name} = 0.0) "
+                                        "and update it in the loop"))
+            return must
+        if isinstance(stmt, (gast.Pass, gast.Break, gast.Continue)):
+            return must
+        if isinstance(stmt, gast.Raise):
+            self.reads(stmt, must)
+            return None
+        if isinstance(stmt, gast.Assert):
+            self.reads(stmt, must)
+            return must
+        if isinstance(stmt, gast.Return) and stmt.value is None and last:
+            return must
+        if isinstance(stmt, gast.Expr):
+            self.reads(stmt.value, must)
+            return must
+        raise _Stop(self.refuse(stmt, f"has a {type(stmt).__name__.lower()} statement srcad "
+                                "does not follow in an __init__ it reads field by field",
+                                "keep __init__ to assignments of self's attributes (compute "
+                                "the values in a function of yours), or make the class a "
+                                "dataclass"))
+
+    def target(self, target, must):
+        if isinstance(target, (gast.Tuple, gast.List)):
+            for elt in target.elts:
+                must = self.target(elt, must)
+            return must
+        if isinstance(target, gast.Starred):
+            return self.target(target.value, must)
+        if isinstance(target, gast.Name):
+            if target.id == self.self_name:
+                raise _Stop(self.refuse(target, f"assigns {self.self_name}",
+                                        "use another name for the local"))
+            return must
+        if isinstance(target, gast.Attribute) and isinstance(target.value, gast.Name) and \
+                target.value.id == self.self_name:
+            if target.attr not in self.fields:
+                self.fields.append(target.attr)
+            return must | {target.attr}
+        self.reads(target, must)  # self.w[0] = v: self.w read, then written into
+        raise _Stop(self.refuse(target, "writes into a value (an item or an attribute of "
+                                "something), which srcad does not follow here",
+                                "build the value in a local and assign it whole "
+                                "(self.w = np.concatenate(...))"))
+
+    def super_init(self, stmt, must):
+        call = stmt.value
+        owner, args = self.parent_init(call)
+        parent = describe(self.cls, owner)
+        if isinstance(parent, Refused):
+            raise _Stop(parent)
+        self.reads(gast.Tuple(elts=args + [k.value for k in call.keywords],
+                              ctx=gast.Load()), must)
+        if parent.owner is object and (args or call.keywords):
+            raise _Stop(self.refuse(stmt, "passes arguments to object.__init__",
+                                    "call super().__init__() without arguments"))
+        self.parents.append((stmt, parent))
+        for name in parent.fields:
+            if name not in self.fields:
+                self.fields.append(name)
+        return must | set(parent.fields)
+
+    def parent_init(self, call):
+        """``(owner, arguments)`` when ``call`` is ``super().__init__(...)`` (``super(C,
+        self)`` too) or ``Base.__init__(self, ...)``, ``Base`` a base of the class, else None."""
+        func = getattr(call, "func", None)
+        if not (isinstance(call, gast.Call) and isinstance(func, gast.Attribute) and
+                func.attr == "__init__"):
+            return None
+        base = func.value
+        mro = self.cls.__mro__
+        if isinstance(base, gast.Call) and isinstance(base.func, gast.Name) and \
+                base.func.id == "super" and not base.keywords:
+            if base.args:
+                if len(base.args) != 2 or not (isinstance(base.args[1], gast.Name) and
+                                               base.args[1].id == self.self_name):
+                    return None
+                start = self.lookup(base.args[0])
+            else:
+                start = self.owner
+            if start not in mro:
+                return None
+            return _init_owner(self.cls, mro.index(start) + 1), list(call.args)
+        klass = self.lookup(base)
+        if klass in mro and call.args and isinstance(call.args[0], gast.Name) and \
+                call.args[0].id == self.self_name and _init_owner(
+                    self.cls, mro.index(klass)) is _init_owner(klass, 0):
+            return _init_owner(klass, 0), list(call.args[1:])
+        return None
+
+    def lookup(self, node):
+        from .built_records import resolve_any
+
+        return resolve_any(self.src, node)
+
+    # ----------------------------------------------------------------- expressions
+
+    def reads(self, node, must):
+        """Every use of ``self`` in ``node`` reads an attribute already set."""
+        if node is None:
+            return
+        for sub in gast.walk(node):
+            if isinstance(sub, (gast.FunctionDef, gast.Lambda, gast.ClassDef)) and any(
+                    isinstance(n, gast.Name) and n.id == self.self_name for n in gast.walk(sub)):
+                raise _Stop(self.refuse(sub, "uses self in a nested function",
+                                        "compute the value with the attributes as arguments"))
+            if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Name) and \
+                    sub.func.id == "super":
+                raise _Stop(self.refuse(sub, "uses super() other than to call "
+                                        "super().__init__(...) as a statement",
+                                        "call super().__init__(...) on a line of its own"))
+        parents = {child: sub for sub in gast.walk(node)
+                   for child in gast.iter_child_nodes(sub)}
+        for sub in gast.walk(node):
+            if not (isinstance(sub, gast.Name) and sub.id == self.self_name):
+                continue
+            attr = parents.get(sub)
+            if not (isinstance(attr, gast.Attribute) and attr.value is sub):
+                raise _Stop(self.refuse(sub, "uses self whole (passes it on, returns it, "
+                                        "compares it)", "pass the attributes the function "
+                                        "needs, not self"))
+            if attr.attr in must:
+                continue
+            if attr.attr in self.fields or not hasattr(self.cls, attr.attr):
+                raise _Stop(self.refuse(sub, f"reads self.{attr.attr} where it may not be "
+                                        "set yet", f"set self.{attr.attr} before reading it"))
+            call = parents.get(attr)
+            what = "calls the method" if isinstance(call, gast.Call) and call.func is attr \
+                else "reads the class attribute"
+            raise _Stop(self.refuse(sub, f"{what} self.{attr.attr}: srcad reads __init__ "
+                                    "as a function of its parameters setting attributes",
+                                    f"compute the value with a function of yours (or read "
+                                    f"{self.cls.__name__}.{attr.attr} through the class)"))
+
+
+class _Stop(Exception):
+    def __init__(self, refused):
+        super().__init__(refused.what)
+        self.refused = refused
+
+
+def _direct_body(body, self_name, fields):
+    """Whether ``body`` is ``self.f = f`` for each of ``fields`` in order (a docstring
+    first)."""
+    stmts = [s for s in body if not (isinstance(s, gast.Expr) and isinstance(
+        s.value, gast.Constant))]
+    return len(stmts) == len(fields) and all(
+        isinstance(s, gast.Assign) and len(s.targets) == 1 and
+        isinstance(s.targets[0], gast.Attribute) and
+        isinstance(s.targets[0].value, gast.Name) and s.targets[0].value.id == self_name and
+        s.targets[0].attr == f and isinstance(s.value, gast.Name) and s.value.id == f
+        for s, f in zip(stmts, fields))
+
+
+# ------------------------------------------------------------------- the copy of __init__
+
+
+def maker(cls, owner=None):
+    """The entry (as :func:`srcad.frontend.passed_records.derived` gives: ``(cell, names,
+    reads, label)``) of the copy of the ``__init__`` ``cls``'s objects run (``owner``'s, for
+    ``super().__init__``), returning the fields in order (a tuple)."""
+    from . import passed_records
+
+    plain = describe(cls, owner)
+    assert isinstance(plain, Plain) and plain.init is not None
+    owner = plain.owner
+    with _LOCK:
+        made = _MADE.setdefault(cls, {})
+        known = made.get(owner)
+        if known is not None and not env.stale(known[2]):
+            env.record_all(known[2])
+            return known
+        with env.collecting() as reads:
+            class_method(cls, "__init__")  # the reads: another __init__ makes it again
+            env.record_all(env.code_reads({"__init__": plain.init}))
+            src = source_module.read(plain.init)
+            fdef = copy.deepcopy(src.node)
+            cells, entry_names = {}, {}
+            taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)} | set(
+                plain.init.__code__.co_varnames) | set(plain.init.__code__.co_freevars) | set(
+                plain.init.__code__.co_names)
+
+            def fresh(base):
+                while base in taken:
+                    base += "_"
+                taken.add(base)
+                return base
+
+            self_name = (fdef.args.posonlyargs + fdef.args.args)[0].id
+            locals_ = {f: fresh(f"{self_name}_{f}") for f in plain.fields}
+
+            def parent_call(stmt, parent):
+                if parent.init is None:  # object.__init__(): nothing
+                    return gast.copy_location(gast.Pass(), stmt)
+                entry = maker(cls, parent.owner)
+                name = fresh(f"{entry[3]}_fields")
+                cells[name] = entry[0]
+                entry_names[name] = entry
+                call = stmt.value
+                args = call.args[1:] if not (isinstance(call.func.value, gast.Call)) \
+                    else call.args
+                return gast.copy_location(gast.Assign(
+                    targets=[gast.Tuple(elts=[_name(locals_[f], gast.Store())
+                                              for f in parent.fields], ctx=gast.Store())],
+                    value=gast.Call(func=_name(name), args=args, keywords=call.keywords),
+                    type_comment=None), stmt)
+
+            copied = copy.copy(src)
+            copied.node = fdef
+            parents = {id(stmt): parent for stmt, parent in _parents(cls, owner, copied)}
+            _Rewrite(self_name, locals_, parents, parent_call).visit(fdef)
+            if fdef.body and isinstance(fdef.body[-1], gast.Return):
+                fdef.body.pop()
+            fdef.body.append(gast.copy_location(gast.Return(value=gast.Tuple(
+                elts=[_name(locals_[f]) for f in plain.fields], ctx=gast.Load())),
+                fdef.body[-1] if fdef.body else fdef))
+            args = fdef.args
+            if args.posonlyargs:
+                args.posonlyargs = args.posonlyargs[1:]
+            else:
+                args.args = args.args[1:]
+            for node in gast.walk(args):
+                if isinstance(node, gast.Name):
+                    node.annotation = None
+            fdef.returns = None
+            args.defaults = [gast.Constant(value=None, kind=None) for _ in args.defaults]
+            args.kw_defaults = [d and gast.Constant(value=None, kind=None)
+                                for d in args.kw_defaults]
+            label = cls.__name__ if owner is cls else f"{cls.__name__}_{owner.__name__}"
+            fn = passed_records._run(fdef, plain.init, src, cells, {self_name: []}, label)
+        entry = (types.CellType(fn), {}, tuple(reads.values()), label)
+        made[owner] = entry
+        return entry
+
+
+def _parents(cls, owner, src):
+    info = _Init(cls, owner, src)
+    info.run()
+    return info.parents
+
+
+def _name(id_, ctx=None):
+    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+class _Rewrite(gast.NodeTransformer):
+    """``self.a`` -> ``self_a``; ``super().__init__(...)`` -> the parent copy's call."""
+
+    def __init__(self, self_name, locals_, parents, parent_call):
+        self.self_name, self.locals, self.parents = self_name, locals_, parents
+        self.parent_call = parent_call
+
+    def visit_Expr(self, node):
+        if id(node) in self.parents:
+            return self.parent_call(node, self.parents[id(node)])
+        self.generic_visit(node)
+        return node
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id == self.self_name and \
+                node.attr in self.locals:
+            ctx = gast.Load() if isinstance(node.ctx, gast.Load) else gast.Store()
+            return gast.copy_location(_name(self.locals[node.attr], ctx), node)
+        self.generic_visit(node)
+        return node
+
+
+def clear():
+    """Forget every description and copy (srcad.clear_cache)."""
+    with _LOCK:
+        _KNOWN.clear()
+        _MADE.clear()
