@@ -414,10 +414,13 @@ def _by_position(node, parent, count):
 
 
 def _is_replace_source(call, parents, built):
+    """Whether ``call`` is a ``_replace``/``replace`` of a name read so (not a record built
+    from a record: ``m = MLP(l1, l2)`` uses ``l1`` whole)."""
     assign = parents.get(call)
     return isinstance(assign, gast.Assign) and assign.value is call and \
         len(assign.targets) == 1 and isinstance(assign.targets[0], gast.Name) and \
-        assign.targets[0].id in built
+        any(a is assign and kind[0] == "replace" for a, kind in built.get(
+            assign.targets[0].id, ()))
 
 
 def _walk_scoped(fdef):
