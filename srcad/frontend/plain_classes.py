@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import abc
 import copy
+import linecache
 import threading
 import types
 import weakref
@@ -154,15 +155,22 @@ def _init_owner(cls, start):
 
 
 def _where(cls, node=None, src=None):
+    """``(file, line, text)`` of ``node`` in ``src``, else of the ``class`` statement of
+    ``cls`` (found above its first function's code)."""
     if src is not None and node is not None:
         line = getattr(node, "lineno", None)
         return src.filename, line, src.line_text(line)
-    try:
-        import inspect
-
-        return inspect.getsourcefile(cls), inspect.getsourcelines(cls)[1], f"class {cls.__name__}"
-    except (OSError, TypeError):
-        return None, None, f"class {cls.__name__}"
+    codes = [getattr(getattr(v, "__func__", getattr(v, "fget", v)), "__code__", None)
+             for v in vars(cls).values()]
+    codes = [c for c in codes if c is not None]
+    if codes:
+        first = min(codes, key=lambda c: c.co_firstlineno)
+        for line in range(first.co_firstlineno, 0, -1):
+            text = linecache.getline(first.co_filename, line).strip()
+            if text.startswith(f"class {cls.__name__}") and \
+                    not text[len(cls.__name__) + 6:][:1].isidentifier():
+                return first.co_filename, line, text
+    return None, None, f"class {cls.__name__}"
 
 
 def _describe(cls, owner, init):
