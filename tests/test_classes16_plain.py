@@ -26,6 +26,8 @@ import pytest
 import srcad
 
 CLASSES = '''
+from dataclasses import dataclass
+
 import numpy as np
 
 
@@ -145,6 +147,16 @@ class MLP:
         return self.second(self.first(x))
 
 
+@dataclass
+class Pair:
+    inner: object
+    outer: object
+    scale: float = 1.0
+
+    def __call__(self, x):
+        return self.outer(self.inner(x)) * self.scale
+
+
 def helper_loss(p, x):
     return p.loss(x * 2.0)
 
@@ -185,6 +197,15 @@ BODIES = {
                        "        s = s + p.loss(x)\n    return s",
     "built_as_argument": "return np.sum(apply_lin(Lin(w, b), x))",
     "nested_as_argument": "return np.sum(apply_mlp(MLP(Lin(w, b), Lin(w * 2.0, b)), x))",
+    "nested_built_here": "m = MLP(Lin(w, b), Lin(w * 2.0, b))\n    return np.sum(m(x))",
+    "nested_named": "l1 = Lin(w, b)\n    l2 = Lin(np.sin(w), b * b)\n    m = MLP(l1, l2)\n"
+                    "    return np.sum(m(x)) + np.sum(m.first.out(x)) + m.second.b",
+    "nested_passed_on": "m = MLP(Lin(w, b), Lin(w, -b))\n    return np.sum(apply_mlp(m, x))",
+    "nested_computed_inner": "m = MLP(Child(w, b), Lin(w, b))\n    return np.sum(m(x))",
+    "nested_two_levels": "m = MLP(MLP(Lin(w, b), Lin(w, b)), Lin(w * w, b))\n"
+                         "    return np.sum(m(x))",
+    "nested_in_a_dataclass": "p = Pair(Lin(w, b), Child(w, b), scale=b)\n"
+                             "    return np.sum(p(x))",
 }
 
 
@@ -251,7 +272,8 @@ def test_forward_mode_and_pullback(tmp_path, name):
 
 HESSIANS = ["method_calling_methods", "property_and_field", "passed_to_helper",
             "four_fields_all", "computed_fields", "computed_to_helper", "branches_same_fields",
-            "super_init", "updated_in_a_loop", "built_in_a_loop", "nested_as_argument"]
+            "super_init", "updated_in_a_loop", "built_in_a_loop", "nested_as_argument",
+            "nested_named", "nested_two_levels", "nested_in_a_dataclass"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)

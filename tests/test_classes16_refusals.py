@@ -83,6 +83,11 @@ CASES = {
                      "        return np.asarray(w).view(cls)\n\n    def __init__(self, w):\n"
                      "        self.w = w\n\n    def out(self, x):\n        return self.w * x\n"
                      + USE, MissingRuleError, "make C a dataclass"),
+    "super_in_a_method": ("class B:\n    def __init__(self, w):\n        self.w = w\n\n"
+                          "    def out(self, x):\n        return self.w * x\n\n\n"
+                          "class C(B):  # <-\n    def out(self, x):\n"
+                          "        return super().out(x) * 2.0\n" + USE, MissingRuleError,
+                          "B.out(self, ...)"),
     "set_in_a_method": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
                         "    def out(self, x):\n        self.y = x  # <-\n"
                         "        return self.w * x\n" + USE, UnsupportedSyntaxError, ""),

@@ -35,7 +35,7 @@ import dataclasses
 import gast
 
 from ..errors import MissingRuleError, SrcadError
-from . import passed_calls, passed_records, plain_classes
+from . import nested_records, passed_calls, passed_records, plain_classes
 from .built_records import bind_fields, record_fields, resolve_any
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
@@ -57,6 +57,7 @@ def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
     _built_in_place(src, fdef)
+    nested_records.prepare(src, fdef)  # m = MLP(Lin(w, b), l2): records held, read so too
     stores, bad = {}, set()
     parents = {}
     for node in gast.walk(fdef):
@@ -85,7 +86,7 @@ def lower(src):
         for name, items in list(built.items()):
             classes = {_class_of(k, built) for _, k in items}
             if len(classes) != 1 or None in classes or not _uses_ok(
-                    src, fdef, name, built, parents, classes, why) or any(_values(
+                    src, fdef, name, built, parents, classes, why, _holders(built)) or any(_values(
                         k, *_facts(next(iter(classes)))[:2], _ANY) is None
                     for _, k in items):
                 del built[name]
@@ -98,7 +99,10 @@ def lower(src):
     names = {}
     for name, items in built.items():
         cls = _class_of(items[0][1], built)
+        held = _held(built, name)
         for field in _facts(cls)[0]:
+            if field in held:
+                continue  # its leaves are the held record's locals
             new = f"{name}_{field}"
             while new in taken:
                 new += "_"
@@ -113,7 +117,10 @@ def lower(src):
                 bind = bind or passed_records.binder(src, fdef)
                 values = gast.Call(func=_name(bind(plain_classes.maker(cls)), gast.Load()),
                                    args=kind[2].args, keywords=kind[2].keywords)
-            targets = [_name(names[name, f], gast.Store()) for f in fields]
+            held = _held(built, name)
+            if held:  # m_scale = s: the records held are read through their own locals
+                values = [v for f, v in zip(fields, values) if f not in held]
+            targets = [_name(names[name, f], gast.Store()) for f in fields if f not in held]
             assign.targets = [gast.Tuple(elts=targets, ctx=gast.Store())]
             assign.value = values if not isinstance(values, list) else gast.Tuple(
                 elts=values, ctx=gast.Load())
@@ -278,19 +285,22 @@ def _class_of(kind, built):
     return classes.pop() if len(classes) == 1 else None
 
 
-def _uses_ok(src, fdef, name, built, parents, classes, why=None):
+def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozenset()):
     """Every use of ``name`` reads (or, mutable and in the function's own body, writes) a
     field, is the record a ``_replace``/``replace`` of a name read so copies, passes the record
     whole to a function of the user's (:mod:`.passed_records`), or (a named tuple) unpacks it
-    or reads a field by a constant index. ``why`` (a dict) gets the first use that is none
+    or reads a field by a constant index, or (not written) is held in a field of a record
+    read so (``holders``: those uses). ``why`` (a dict) gets the first use that is none
     of those, under ``name``."""
     cls = next(iter(classes))
     fields, _, mutable = _facts(cls)
 
     def record(node):
         if isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load):
-            return spec_of(cls), list
+            return _spec(built, name), list
         return None
+
+    held = _held(built, name)
 
     # a field written here (p.x = e): the record is not passed on (the function it is passed
     # to could keep it, in a closure or a generator, and read the field after the write)
@@ -303,7 +313,11 @@ def _uses_ok(src, fdef, name, built, parents, classes, why=None):
                 not isinstance(node.ctx, gast.Load):
             continue
         parent = parents.get(node)
+        if id(node) in holders and not written:
+            continue  # m = MLP(l1, l2): l1 read through its own locals
         if isinstance(parent, gast.Attribute) and parent.value is node:
+            if parent.attr in held:  # (a read nested_records did not make the held name's)
+                return _bad(why, name, node)
             if parent.attr == "_replace" and isinstance(parent.ctx, gast.Load):
                 continue  # checked below
             if parent.attr not in fields:
@@ -341,6 +355,44 @@ def _uses_ok(src, fdef, name, built, parents, classes, why=None):
             if not (isinstance(call, gast.Call) and _is_replace_source(call, parents, built)):
                 return False
     return True
+
+
+def _bound(kind):
+    """The ``(field, value)`` pairs a construction ``Pt(a, b)`` binds, else None."""
+    facts = record_fields(kind[1]) if kind[0] == "new" else None
+    return None if facts is None else bind_fields(kind[2], *facts[:2])
+
+
+def _held(built, name):
+    return nested_records.held(built, _bound, name)
+
+
+def _holders(built):
+    """The ids of the names given to a field of a record read so that holds them."""
+    out = set()
+    for name, items in built.items():
+        held = _held(built, name)
+        out.update(id(value) for field, value in _bound(items[0][1]) or ()
+                   if field in held)
+    return out
+
+
+def _spec(built, name):
+    """The spec of the record ``name`` reads (the records its fields hold nested)."""
+    cls = _class_of(built[name][0][1], built)
+    held = _held(built, name)
+    return (cls, issubclass(cls, tuple), tuple(
+        (f, _spec(built, held[f]) if f in held else None) for f in _facts(cls)[0]))
+
+
+def _leaves(built, names, name):
+    """The locals of the leaves of the record ``name`` reads, in spec order."""
+    cls = _class_of(built[name][0][1], built)
+    held, out = _held(built, name), []
+    for f in _facts(cls)[0]:
+        out += _leaves(built, names, held[f]) if f in held else [
+            _name(names[name, f], gast.Load())]
+    return out
 
 
 def _bad(why, name, node):
@@ -464,10 +516,7 @@ class _Fields(gast.NodeTransformer):
         if not (isinstance(node, gast.Name) and node.id in self.built and
                 isinstance(node.ctx, gast.Load)):
             return None
-        cls = _class_of(self.built[node.id][0][1], self.built)
-        fields = _facts(cls)[0]
-        return spec_of(cls), lambda: [_name(self.names[node.id, f], gast.Load())
-                                      for f in fields]
+        return _spec(self.built, node.id), lambda: _leaves(self.built, self.names, node.id)
 
     def visit_Call(self, node):
         if passed_calls.method_receiver(node, self.record)[0] is not None:

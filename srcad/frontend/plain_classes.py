@@ -194,6 +194,16 @@ def _describe(cls, owner, init):
                                "attributes are stored or read",
                                f"remove {name}, or make {cls.__name__} a dataclass",
                                *_where(klass))
+            code = getattr(getattr(value, "fget", getattr(value, "__func__", value)),
+                           "__code__", None)
+            if name != "__init__" and code is not None and (
+                    "__class__" in code.co_freevars or "super" in code.co_names):
+                return Refused(f"{klass.__name__}.{name} calls super() (or reads __class__), "
+                               "which the copy of a method taking the fields has no object for",
+                               f"call the base class's function with the object, "
+                               f"{_next_defining(cls, klass, name)}.{name}(self, ...), "
+                               f"instead of super().{name}(...)",
+                               *_where(klass))
             if name in _PLAIN_ATTRS or isinstance(value, (
                     types.FunctionType, property, staticmethod, classmethod, type)):
                 continue
@@ -208,6 +218,13 @@ def _describe(cls, owner, init):
                        f"make {cls.__name__} a dataclass", *_where(owner))
     src = source_module.read(init)
     return _Init(cls, owner, src).run()
+
+
+def _next_defining(cls, klass, name):
+    """The name of the class after ``klass`` in ``cls``'s MRO defining ``name``."""
+    mro = cls.__mro__
+    after = mro[mro.index(klass) + 1:]
+    return next((b.__name__ for b in after if name in vars(b)), "Base")
 
 
 class _Init:
