@@ -185,7 +185,8 @@ BODIES = {
     "four_fields_default": "q = Quad(w, b, c=2.0)\n    return np.sum(q.poly(x))",
     "four_fields_all": "q = Quad(w * w, b, b * b, d=np.sum(np.sin(w)))\n"
                        "    return np.sum(q.poly(x))",
-    "computed_fields": "g = Gauss(w, b, scale=2.0)\n    return np.sum(g.logpdf(x)) + np.sum(g.prec)",
+    "computed_fields": "g = Gauss(w, b, scale=2.0)\n"
+                       "    return np.sum(g.logpdf(x)) + np.sum(g.prec)",
     "computed_default": "g = Gauss(w, b)\n    return np.sum(g.logpdf(x) * g.sigma)",
     "computed_to_helper": "g = Gauss(w, b)\n    return gauss_helper(g, x)",
     "keyword_only": "k = Kw(w, b=b)\n    return np.sum(k.out(x))",
