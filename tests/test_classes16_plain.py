@@ -196,6 +196,17 @@ BODIES = {
     "updated_in_a_loop": "a = Acc(w)\n    return a.scaled(b) + np.sum(x * a.total)",
     "built_in_a_loop": "s = 0.0\n    for i in range(3):\n        p = Lin(w * (i + 1.0), b)\n"
                        "        s = s + p.loss(x)\n    return s",
+    "list_filled_in_a_loop": "layers = []\n    for i in range(3):\n"
+                             "        layers.append(Lin(w * (i + 1.0), b))\n    s = 0.0\n"
+                             "    for layer in layers:\n        s = s + layer.loss(x)\n"
+                             "    return s * len(layers)",
+    "list_comprehension": "ls = [Lin(w * i, b - i) for i in range(1, 4)]\n    last = ls[-1]\n"
+                          "    y = x\n    for l in ls:\n        y = l(y)\n"
+                          "    return np.sum(y) + np.sum(last.w2)",
+    "list_of_one_field_objects": "os = []\n    for k in range(2):\n"
+                                 "        os.append(One(w * b + k))\n    first = os[0]\n"
+                                 "    s = np.sum(first.out(x))\n    for o in os:\n"
+                                 "        s = s + np.sum(o.out(x))\n    return s",
     "built_as_argument": "return np.sum(apply_lin(Lin(w, b), x))",
     "nested_as_argument": "return np.sum(apply_mlp(MLP(Lin(w, b), Lin(w * 2.0, b)), x))",
     "nested_built_here": "m = MLP(Lin(w, b), Lin(w * 2.0, b))\n    return np.sum(m(x))",
@@ -274,7 +285,8 @@ def test_forward_mode_and_pullback(tmp_path, name):
 HESSIANS = ["method_calling_methods", "property_and_field", "passed_to_helper",
             "four_fields_all", "computed_fields", "computed_to_helper", "branches_same_fields",
             "super_init", "updated_in_a_loop", "built_in_a_loop", "nested_as_argument",
-            "nested_named", "nested_two_levels", "nested_in_a_dataclass"]
+            "nested_named", "nested_two_levels", "nested_in_a_dataclass",
+            "list_filled_in_a_loop", "list_comprehension"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)

@@ -100,12 +100,17 @@ CASES = {
                  "    def out(self, x):\n        return self.w * x\n\n\n"
                  "def f(w, x):\n    o = C(w)\n    return np.sum(o.out(x)), o  # <-\n",
                  MissingRuleError, "do not return it"),
-    "in_a_list": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
-                  "    def out(self, x):\n        return self.w * x\n\n\n"
-                  "def f(w, x):\n    os = []\n    for i in range(2):\n"
-                  "        os.append(C(w * i))  # <-\n    s = 0.0\n    for o in os:\n"
-                  "        s = s + np.sum(o.out(x))\n    return s\n",
-                  MissingRuleError, "name it"),
+    "list_read_by_a_generator": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
+                                 "    def out(self, x):\n        return self.w * x\n\n\n"
+                                 "def f(w, x):\n    os = []\n    for i in range(2):\n"
+                                 "        os.append(C(w * i))\n"
+                                 "    return sum(np.sum(o.out(x)) for o in os)  # <-\n",
+                                 MissingRuleError, "for item in os"),
+    "list_returned": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
+                      "    def out(self, x):\n        return self.w * x\n\n\n"
+                      "def f(w, x):\n    os = [C(w * i) for i in range(2)]\n"
+                      "    return np.sum(os[0].out(x)), os  # <-\n",
+                      MissingRuleError, "item = os[k]"),
     "built_in_an_expression": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
                                "    def out(self, x):\n        return self.w * x\n\n\n"
                                "def f(w, x):\n    return np.sum(C(w).out(x))  # <-\n",

@@ -1,0 +1,247 @@
+"""Lists of records built in the function (issue 16): ``layers.append(Layer(W[i], b[i]))``.
+
+A list the function fills with records of one class whose fields are the constructor's
+arguments (:func:`.built_records.record_fields`: a dataclass, a named tuple, a plain class
+built as one) and then reads item by item is, before :mod:`.lower_records`, a list per field
+(structure of arrays; exact, nothing is approximated)::
+
+    layers = []                              layers_W, layers_b = [], []
+    for i in range(n):                       for i in range(n):
+        layers.append(Layer(W[i], b[i]))         layers_W.append(W[i]); layers_b.append(b[i])
+    for layer in layers:                     for layer_W, layer_b in zip(layers_W, layers_b):
+        x = layer(x)                             layer = Layer(W=layer_W, b=layer_b)
+                                                 x = layer(x)
+
+so the item is a record built in the function again, read field by field
+(:mod:`.lower_records`: ``layer(x)`` is the copy of ``Layer.__call__`` taking ``layer_W,
+layer_b``). Also ``layer = layers[k]`` (``k`` a name or a constant) and ``len(layers)``. Only
+when the list is bound once, at the top level, to ``[]`` or a list comprehension building the
+records over ``range`` (``[Layer(W[i], b[i]) for i in range(n)]``), and every other use of
+it is one of those (one class throughout; an append's arguments in the order of the fields
+or free of calls, so that they run in the order they did). Any other list is left as it is
+(a record built from differentiated values in it stays refused at its line).
+
+Imports gast, :mod:`srcad.errors` and :mod:`.built_records`.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from ..errors import MissingRuleError
+from .built_records import bind_fields, record_fields, resolve_any
+
+_PURE = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Subscript, gast.Slice,
+         gast.Attribute, gast.Tuple, gast.operator, gast.unaryop, gast.expr_context)
+
+
+def _name(id_, ctx=None):
+    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def _pure(node, src=None):
+    """Whether ``node`` reads names, items and attributes, with arithmetic and ``len(...)``
+    (evaluating it once more, or in another order, changes nothing)."""
+    for n in gast.walk(node):
+        if isinstance(n, gast.Call) and src is not None and not n.keywords and \
+                resolve_any(src, n.func) is len:
+            continue
+        if not isinstance(n, _PURE):
+            return False
+    return True
+
+
+def prepare(src, fdef):
+    """Rewrite, in place, each list of records read so (see above)."""
+    from .passed_calls import bound_names
+
+    local = bound_names(fdef)
+    parents = {child: node for node in gast.walk(fdef) for child in gast.iter_child_nodes(node)}
+    stores = {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            stores.setdefault(node.id, []).append(node)
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            for name in node.names:
+                stores.setdefault(name, []).extend([None, None])
+    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    for stmt in list(fdef.body):
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) and \
+                len(stores.get(stmt.targets[0].id, ())) == 1:
+            _List(src, fdef, stmt, local, parents, taken).run()
+
+
+class _List:
+    def __init__(self, src, fdef, stmt, local, parents, taken):
+        self.src, self.fdef, self.stmt, self.local = src, fdef, stmt, local
+        self.parents, self.taken = parents, taken
+        self.name, self.cls = stmt.targets[0].id, None
+
+    def fresh(self, base):
+        while base in self.taken:
+            base += "_"
+        self.taken.add(base)
+        return base
+
+    def record(self, node):
+        """``[(field, value)]`` when ``node`` builds a record of the list's one class."""
+        if not isinstance(node, gast.Call):
+            return None
+        cls = resolve_any(self.src, node.func, self.local)
+        facts = record_fields(cls)
+        if facts is None or not facts[0] or self.cls not in (None, cls):
+            return None
+        bound = bind_fields(node, *facts[:2])
+        if bound is None:
+            return None
+        given = node.args + [k.value for k in node.keywords]
+        order = [next(i for i, (_, v) in enumerate(bound) if v is g) for g in given]
+        if order != sorted(order) and not all(_pure(v) for _, v in bound):
+            return None
+        self.cls, self.func = cls, node.func
+        return bound
+
+    def run(self):
+        value, uses = self.stmt.value, []
+        if isinstance(value, gast.List) and not value.elts:
+            made = None
+        elif isinstance(value, gast.ListComp) and all(
+                not g.ifs and not g.is_async and isinstance(g.iter, gast.Call) and
+                isinstance(g.iter.func, gast.Name) and g.iter.func.id == "range" and
+                _pure(gast.Tuple(elts=g.iter.args, ctx=gast.Load()), self.src)
+                for g in value.generators):
+            made = self.record(value.elt)
+            if made is None or not all(_pure(v) for _, v in made):
+                return
+        else:
+            return
+        for node in gast.walk(self.fdef):
+            if isinstance(node, gast.Name) and node.id == self.name and \
+                    isinstance(node.ctx, gast.Load):
+                use = self.use(node)
+                if use is None:
+                    self.refuse(node)
+                    return
+                uses.append(use)
+        if self.cls is None:
+            return
+        fields = record_fields(self.cls)[0]
+        lists = {f: self.fresh(f"{self.name}_{f}") for f in fields}
+        if made is None:
+            self.stmt.targets = [gast.Tuple(elts=[_name(lists[f], gast.Store()) for f in fields],
+                                            ctx=gast.Store())]
+            self.stmt.value = gast.Tuple(elts=[gast.List(elts=[], ctx=gast.Load())
+                                               for _ in fields], ctx=gast.Load())
+        else:
+            self.stmt.targets = [gast.Tuple(elts=[_name(lists[f], gast.Store()) for f in fields],
+                                            ctx=gast.Store())]
+            self.stmt.value = gast.Tuple(elts=[gast.ListComp(
+                elt=v, generators=value.generators if k == 0 else _copied(value.generators))
+                for k, (_, v) in enumerate(made)], ctx=gast.Load())
+        for use in uses:
+            use(lists)
+        for node in gast.walk(self.stmt):
+            if "lineno" in node._attributes and not hasattr(node, "lineno"):
+                gast.copy_location(node, self.stmt)
+
+    def refuse(self, node):
+        """Keep, for the lines appending a record to the list, why it is not read so
+        (``src.record_refusals``: the error if a record there is differentiated)."""
+        line = getattr(node, "lineno", None)
+        exc = MissingRuleError(
+            f"the list {self.name!r} of objects built from differentiated values is used in "
+            "a way srcad does not follow item by item (it follows L.append(C(...)) as a "
+            "statement, for x in L: as a for statement, x = L[k] and len(L), L bound once "
+            "to [] or a list comprehension over range)", filename=self.src.filename,
+            lineno=line, construct=self.src.line_text(line),
+            hint=f"loop over it with a for statement (for item in {self.name}: ...), take an "
+                 f"item into a name first (item = {self.name}[k]), or keep the values in "
+                 "lists of their own (ws.append(w)) and build the object where it is used")
+        refusals = self.src.__dict__.setdefault("record_refusals", {})
+        if isinstance(self.stmt.value, gast.ListComp):
+            refusals.setdefault(self.stmt.lineno, exc)
+        for n in gast.walk(self.fdef):
+            if isinstance(n, gast.Attribute) and n.attr == "append" and isinstance(
+                    n.value, gast.Name) and n.value.id == self.name and hasattr(n, "lineno"):
+                refusals.setdefault(n.lineno, exc)
+
+    # ------------------------------------------------------------------ uses
+
+    def use(self, node):
+        """A function rewriting the use ``node`` of the list (given the lists' names), or
+        None when the use is not one read so."""
+        parent = self.parents.get(node)
+        grand = self.parents.get(parent)
+        if isinstance(parent, gast.Attribute) and parent.attr == "append" and \
+                isinstance(grand, gast.Call) and grand.func is parent and \
+                len(grand.args) == 1 and not grand.keywords and \
+                isinstance(self.parents.get(grand), gast.Expr):
+            bound = self.record(grand.args[0])
+            return None if bound is None else lambda lists: self.append(
+                self.parents[grand], bound, lists)
+        if isinstance(parent, gast.For) and parent.iter is node and \
+                isinstance(parent.target, gast.Name):
+            return lambda lists: self.loop(parent, lists)
+        if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
+                parent.func.id == "len" and parent.args == [node] and not parent.keywords:
+            return lambda lists: setattr(parent, "args", [gast.copy_location(
+                _name(next(iter(lists.values()))), node)])
+        if isinstance(parent, gast.Subscript) and parent.value is node and \
+                isinstance(grand, gast.Assign) and grand.value is parent and \
+                len(grand.targets) == 1 and isinstance(grand.targets[0], gast.Name) and \
+                isinstance(parent.slice, (gast.Name, gast.Constant, gast.UnaryOp)) and \
+                _pure(parent.slice):
+            return lambda lists: self.item(grand, parent, lists)
+        return None
+
+    def append(self, expr, bound, lists):
+        """``L.append(C(a, b))`` -> ``L_w.append(a); L_b.append(b)`` in its place."""
+        holder = self.parents[expr]
+        for _, body in gast.iter_fields(holder):
+            if isinstance(body, list) and expr in body:
+                k = body.index(expr)
+                body[k:k + 1] = [gast.copy_location(gast.Expr(value=gast.Call(
+                    func=gast.Attribute(value=_name(lists[f]), attr="append",
+                                        ctx=gast.Load()), args=[v], keywords=[])), expr)
+                    for f, v in bound]
+                return
+
+    def constructed(self, values):
+        """``C(f=v, ...)`` of the list's class, named as the function names it."""
+        return gast.Call(func=copy.deepcopy(self.func), args=[], keywords=[
+            gast.keyword(arg=f, value=v) for f, v in values])
+
+    def loop(self, loop, lists):
+        """``for l in L:`` -> ``for l_w, l_b in zip(L_w, L_b): l = C(w=l_w, b=l_b)``."""
+        target, fields = loop.target.id, list(lists)
+        leaves = {f: self.fresh(f"{target}_{f}") for f in fields}
+        if len(fields) == 1:
+            loop.target = gast.copy_location(_name(leaves[fields[0]], gast.Store()), loop.target)
+            loop.iter = gast.copy_location(_name(lists[fields[0]]), loop.iter)
+        else:
+            loop.target = gast.copy_location(gast.Tuple(elts=[
+                _name(leaves[f], gast.Store()) for f in fields], ctx=gast.Store()), loop.target)
+            loop.iter = gast.copy_location(gast.Call(func=_name("zip"), args=[
+                _name(lists[f]) for f in fields], keywords=[]), loop.iter)
+        rebuilt = gast.Assign(targets=[_name(target, gast.Store())], value=self.constructed(
+            [(f, _name(leaves[f])) for f in fields]), type_comment=None)
+        loop.body.insert(0, rebuilt)
+        for node in gast.walk(loop):
+            if "lineno" in node._attributes and not hasattr(node, "lineno"):
+                gast.copy_location(node, loop)
+
+    def item(self, assign, subscript, lists):
+        """``l = L[k]`` -> ``l = C(w=L_w[k], b=L_b[k])``."""
+        assign.value = gast.copy_location(self.constructed([
+            (f, gast.Subscript(value=_name(name), slice=copy.deepcopy(subscript.slice),
+                               ctx=gast.Load())) for f, name in lists.items()]), subscript)
+        for node in gast.walk(assign):
+            if "lineno" in node._attributes and not hasattr(node, "lineno"):
+                gast.copy_location(node, assign)
+
+
+def _copied(generators):
+    return copy.deepcopy(generators)
