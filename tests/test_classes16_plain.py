@@ -207,6 +207,9 @@ BODIES = {
                                  "        os.append(One(w * b + k))\n    first = os[0]\n"
                                  "    s = np.sum(first.out(x))\n    for o in os:\n"
                                  "        s = s + np.sum(o.out(x))\n    return s",
+    "built_and_used_at_once": "y = np.exp(Lin(w, b).w * x) * 2.0\n"
+                              "    return np.sum(y * Gauss(w, b).prec)",
+    "built_and_called_at_once": "c = np.sum(Child(w, b)(x))\n    return Lin(w, b).loss(x) + c",
     "built_as_argument": "return np.sum(apply_lin(Lin(w, b), x))",
     "nested_as_argument": "return np.sum(apply_mlp(MLP(Lin(w, b), Lin(w * 2.0, b)), x))",
     "nested_built_here": "m = MLP(Lin(w, b), Lin(w * 2.0, b))\n    return np.sum(m(x))",

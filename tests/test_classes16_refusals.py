@@ -111,10 +111,16 @@ CASES = {
                       "def f(w, x):\n    os = [C(w * i) for i in range(2)]\n"
                       "    return np.sum(os[0].out(x)), os  # <-\n",
                       MissingRuleError, "item = os[k]"),
-    "built_in_an_expression": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
-                               "    def out(self, x):\n        return self.w * x\n\n\n"
-                               "def f(w, x):\n    return np.sum(C(w).out(x))  # <-\n",
-                               MissingRuleError, "name it"),
+    "built_in_a_branch_of_an_expression": (
+        "class C:\n    def __init__(self, w):\n        self.w = w\n\n"
+        "    def out(self, x):\n        return self.w * x\n\n\n"
+        "def f(w, x):\n    return np.sum((C(w) if w[0] > 0 else C(-w)).out(x))  # <-\n",
+        MissingRuleError, "name it"),
+    "built_after_a_call_in_an_expression": (
+        "class C:\n    def __init__(self, w):\n        self.w = w\n\n"
+        "    def out(self, x):\n        return self.w * x\n\n\n"
+        "def f(w, x):\n    return np.sum(np.sin(w)) + np.sum(C(w).out(x))  # <-\n",
+        MissingRuleError, "name it"),
     "dict_key": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
                  "    def __eq__(self, other):\n        return True\n\n"
                  "    def __hash__(self):\n        return 1\n\n"

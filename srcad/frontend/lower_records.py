@@ -35,7 +35,14 @@ import dataclasses
 import gast
 
 from ..errors import MissingRuleError, SrcadError
-from . import nested_records, passed_calls, passed_records, plain_classes, record_lists
+from . import (
+    inline_objects,
+    nested_records,
+    passed_calls,
+    passed_records,
+    plain_classes,
+    record_lists,
+)
 from .built_records import bind_fields, record_fields, resolve_any
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
@@ -57,6 +64,7 @@ def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
     _built_in_place(src, fdef)
+    inline_objects.prepare(src, fdef)  # C(a).m(x): the object named first
     record_lists.prepare(src, fdef)  # layers.append(Layer(w, b)): a list per field
     nested_records.prepare(src, fdef)  # m = MLP(Lin(w, b), l2): records held, read so too
     stores, bad = {}, set()
