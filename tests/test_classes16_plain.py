@@ -147,6 +147,33 @@ class MLP:
         return self.second(self.first(x))
 
 
+def _scale(w):
+    return 2.0 * np.tanh(w)
+
+
+class Scaled:
+    def __init__(self, w, shift=0.0):
+        self.w = _scale(w) + shift
+
+
+class Kid(Scaled):
+    def __init__(self, b, *args, **kw):
+        super().__init__(*args, **kw)
+        self.b = b
+
+    def out(self, x):
+        return np.sum(self.w * x) + self.b * self.w[0]
+
+
+class Kid2(Scaled):
+    def __init__(self, w, b):
+        Scaled.__init__(self, w, shift=b)
+        self.b = b * 2
+
+    def out(self, x):
+        return np.sum(self.w * x) * self.b
+
+
 @dataclass
 class Pair:
     inner: object
@@ -193,6 +220,8 @@ BODIES = {
     "branches_same_fields": "o = Branchy(w, b, flip=True)\n    p = Branchy(w, b)\n"
                             "    return np.sum(o.out(x) + p.out(x))",
     "super_init": "c = Child(w, b)\n    return np.sum(c(x)) + np.sum(c.w)",
+    "init_calls_a_helper_star_args": "k = Kid(b, w, shift=0.5)\n    return k.out(x)",
+    "explicit_base_init": "k = Kid2(w, b)\n    return k.out(x)",
     "updated_in_a_loop": "a = Acc(w)\n    return a.scaled(b) + np.sum(x * a.total)",
     "built_in_a_loop": "s = 0.0\n    for i in range(3):\n        p = Lin(w * (i + 1.0), b)\n"
                        "        s = s + p.loss(x)\n    return s",
@@ -289,7 +318,8 @@ HESSIANS = ["method_calling_methods", "property_and_field", "passed_to_helper",
             "four_fields_all", "computed_fields", "computed_to_helper", "branches_same_fields",
             "super_init", "updated_in_a_loop", "built_in_a_loop", "nested_as_argument",
             "nested_named", "nested_two_levels", "nested_in_a_dataclass",
-            "list_filled_in_a_loop", "list_comprehension"]
+            "list_filled_in_a_loop", "list_comprehension", "init_calls_a_helper_star_args",
+            "explicit_base_init"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)
