@@ -184,6 +184,17 @@ class Pair:
         return self.outer(self.inner(x)) * self.scale
 
 
+def make_gauss(w, b):
+    if b > 0:
+        return Gauss(w * 2.0, b)
+    g = Gauss(w, -b)
+    return g
+
+
+def make_lin(w, b):
+    return Lin(w, b * 2.0)
+
+
 def helper_loss(p, x):
     return p.loss(x * 2.0)
 
@@ -222,6 +233,9 @@ BODIES = {
     "super_init": "c = Child(w, b)\n    return np.sum(c(x)) + np.sum(c.w)",
     "init_calls_a_helper_star_args": "k = Kid(b, w, shift=0.5)\n    return k.out(x)",
     "explicit_base_init": "k = Kid2(w, b)\n    return k.out(x)",
+    "returned_by_helpers": "g = make_gauss(w, b)\n    h = make_gauss(w, -b)\n"
+                           "    l = make_lin(w, b)\n"
+                           "    return np.sum(g.logpdf(x) + h.logpdf(x)) + l.loss(x)",
     "updated_in_a_loop": "a = Acc(w)\n    return a.scaled(b) + np.sum(x * a.total)",
     "built_in_a_loop": "s = 0.0\n    for i in range(3):\n        p = Lin(w * (i + 1.0), b)\n"
                        "        s = s + p.loss(x)\n    return s",
@@ -319,7 +333,7 @@ HESSIANS = ["method_calling_methods", "property_and_field", "passed_to_helper",
             "super_init", "updated_in_a_loop", "built_in_a_loop", "nested_as_argument",
             "nested_named", "nested_two_levels", "nested_in_a_dataclass",
             "list_filled_in_a_loop", "list_comprehension", "init_calls_a_helper_star_args",
-            "explicit_base_init"]
+            "explicit_base_init", "returned_by_helpers"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)

@@ -121,6 +121,12 @@ CASES = {
         "    def out(self, x):\n        return self.w * x\n\n\n"
         "def f(w, x):\n    return np.sum(np.sin(w)) + np.sum(C(w).out(x))  # <-\n",
         MissingRuleError, "name it"),
+    "tuple_of_objects_returned_by_a_helper": (
+        "class C:\n    def __init__(self, w):\n        self.w = w\n\n"
+        "    def out(self, x):\n        return self.w * x\n\n\n"
+        "def two(w):\n    return C(w), C(2.0 * w)\n\n\n"
+        "def f(w, x):\n    a, b = two(w)\n    return np.sum(a.out(x) + b.out(x))  # <-\n",
+        MissingRuleError, "pass the object to the function you differentiate"),
     "dict_key": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
                  "    def __eq__(self, other):\n        return True\n\n"
                  "    def __hash__(self):\n        return 1\n\n"

@@ -41,7 +41,9 @@ from . import (
     passed_calls,
     passed_records,
     plain_classes,
+    plain_inits,
     record_lists,
+    returned_records,
 )
 from .built_records import bind_fields, record_fields, resolve_any
 
@@ -122,9 +124,11 @@ def lower(src):
         fields, defaults, _ = _facts(cls)
         for assign, kind in items:
             values = _values(kind, fields, defaults, names)
-            if kind[0] == "init":  # g_mu, g_sigma = Gaussian_fields(mu, s)
+            if kind[0] in ("init", "returned"):  # g_mu, g_sigma = Gaussian_fields(mu, s)
                 bind = bind or passed_records.binder(src, fdef)
-                values = gast.Call(func=_name(bind(plain_classes.maker(cls)), gast.Load()),
+                entry = plain_inits.maker(cls) if kind[0] == "init" else \
+                    returned_records.maker(kind[3], cls)
+                values = gast.Call(func=_name(bind(entry), gast.Load()),
                                    args=kind[2].args, keywords=kind[2].keywords)
             held = _held(built, name)
             if held:  # m_scale = s: the records held are read through their own locals
@@ -260,6 +264,10 @@ def _construct(src, value):
         return ("new", target, value)
     if plain_classes.user_class(target) and plain_classes.fields_of(target) is not None:
         return ("init", target, value)  # built by the copy of its __init__
+    fn = passed_calls.callee(src, value.func)
+    cls = fn and returned_records.returned_class(fn)
+    if cls is not None and not any(isinstance(a, gast.Starred) for a in value.args):
+        return ("returned", cls, value, fn)  # p = make(w, b): make's copy returns the fields
     return None
 
 
@@ -499,8 +507,8 @@ def _values(kind, fields, defaults, names):
     unpacked (``*vals``), or None when the arguments do not fit."""
     if kind[0] == "make":
         return kind[2]
-    if kind[0] == "init":
-        return kind[2]  # (the call of the copy of __init__: lower)
+    if kind[0] in ("init", "returned"):
+        return kind[2]  # (the call of the copy of __init__ or of the function: lower)
     if kind[0] == "replace":
         given = {k.arg: k.value for k in kind[2]}
         if set(given) - set(fields):

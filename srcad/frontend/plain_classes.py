@@ -21,7 +21,7 @@ same ones on every path, from its parameters, locals and the attributes set befo
   defaults constants) is built exactly as a dataclass with those fields:
   :func:`srcad.frontend.built_records.record_fields` gives them, so it is also read where it
   is built as an argument (``predict(Lin(w, b), x)``) and held in a record built here.
-* Any other such class is built by a copy of its ``__init__`` (:func:`maker`) that returns
+* Any other such class is built by a copy of its ``__init__`` (:mod:`.plain_inits`) that returns
   the fields: ``g = Gaussian(mu, s)`` becomes ``g_mu, g_sigma = Gaussian_fields(mu, s)``, where
   ``Gaussian_fields`` is ``__init__`` with ``self.mu`` read and written as the local
   ``self_mu`` (keywords, defaults and ``*args`` bind as Python binds them for ``__init__``);
@@ -41,14 +41,12 @@ attribute on some paths only or first in a loop, a field named like a property, 
 into an attribute (``self.w[0] = v``, ``self.xs.append(v)``), ``return`` before its end,
 ``try``/``with``/nested functions using ``self``.
 
-Imports the standard library, gast, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`.source`,
-:mod:`.passed_calls` and :mod:`.passed_records` (the copy is run as its copies are).
+Imports the standard library, gast, :mod:`srcad.core`, :mod:`srcad.errors` and :mod:`.source`.
 """
 
 from __future__ import annotations
 
 import abc
-import copy
 import linecache
 import threading
 import types
@@ -57,14 +55,12 @@ from dataclasses import dataclass
 
 import gast
 
-from ..core import env, functions
+from ..core import functions
 from ..errors import MissingRuleError, SrcadError
 from . import source as source_module
-from .passed_calls import class_method
 
 _LOCK = threading.RLock()
 _KNOWN = weakref.WeakKeyDictionary()  # cls -> {(owner, init code): Plain or Refused}
-_MADE = weakref.WeakKeyDictionary()  # cls -> {owner: (entry, reads)}
 _HOOKS = frozenset({"__slots__", "__new__", "__setattr__", "__getattr__", "__getattribute__",
                     "__delattr__", "__del__"})
 _PLAIN_ATTRS = frozenset({"__dict__", "__weakref__", "__module__", "__qualname__", "__doc__",
@@ -409,9 +405,17 @@ class _Init:
         return None
 
     def lookup(self, node):
-        from .built_records import resolve_any
-
-        return resolve_any(self.src, node)
+        """The class a name or dotted name of ``__init__`` refers to, else None."""
+        path = []
+        while isinstance(node, gast.Attribute):
+            path.insert(0, node.attr)
+            node = node.value
+        if not isinstance(node, gast.Name):
+            return None
+        try:
+            return self.src.lookup(node.id, tuple(path))
+        except (KeyError, AttributeError):
+            return None
 
     # ----------------------------------------------------------------- expressions
 
@@ -472,121 +476,7 @@ def _direct_body(body, self_name, fields):
         for s, f in zip(stmts, fields))
 
 
-# ------------------------------------------------------------------- the copy of __init__
-
-
-def maker(cls, owner=None):
-    """The entry (as :func:`srcad.frontend.passed_records.derived` gives: ``(cell, names,
-    reads, label)``) of the copy of the ``__init__`` ``cls``'s objects run (``owner``'s, for
-    ``super().__init__``), returning the fields in order (a tuple)."""
-    from . import passed_records
-
-    plain = describe(cls, owner)
-    assert isinstance(plain, Plain) and plain.init is not None
-    owner = plain.owner
-    with _LOCK:
-        made = _MADE.setdefault(cls, {})
-        known = made.get(owner)
-        if known is not None and not env.stale(known[2]):
-            env.record_all(known[2])
-            return known
-        with env.collecting() as reads:
-            class_method(cls, "__init__")  # the reads: another __init__ makes it again
-            env.record_all(env.code_reads({"__init__": plain.init}))
-            src = source_module.read(plain.init)
-            fdef = copy.deepcopy(src.node)
-            cells, entry_names = {}, {}
-            taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)} | set(
-                plain.init.__code__.co_varnames) | set(plain.init.__code__.co_freevars) | set(
-                plain.init.__code__.co_names)
-
-            def fresh(base):
-                while base in taken:
-                    base += "_"
-                taken.add(base)
-                return base
-
-            self_name = (fdef.args.posonlyargs + fdef.args.args)[0].id
-            locals_ = {f: fresh(f"{self_name}_{f}") for f in plain.fields}
-
-            def parent_call(stmt, parent):
-                if parent.init is None:  # object.__init__(): nothing
-                    return gast.copy_location(gast.Pass(), stmt)
-                entry = maker(cls, parent.owner)
-                name = fresh(f"{entry[3]}_fields")
-                cells[name] = entry[0]
-                entry_names[name] = entry
-                call = stmt.value
-                args = call.args[1:] if not (isinstance(call.func.value, gast.Call)) \
-                    else call.args
-                return gast.copy_location(gast.Assign(
-                    targets=[gast.Tuple(elts=[_name(locals_[f], gast.Store())
-                                              for f in parent.fields], ctx=gast.Store())],
-                    value=gast.Call(func=_name(name), args=args, keywords=call.keywords),
-                    type_comment=None), stmt)
-
-            copied = copy.copy(src)
-            copied.node = fdef
-            parents = {id(stmt): parent for stmt, parent in _parents(cls, owner, copied)}
-            _Rewrite(self_name, locals_, parents, parent_call).visit(fdef)
-            if fdef.body and isinstance(fdef.body[-1], gast.Return):
-                fdef.body.pop()
-            fdef.body.append(gast.copy_location(gast.Return(value=gast.Tuple(
-                elts=[_name(locals_[f]) for f in plain.fields], ctx=gast.Load())),
-                fdef.body[-1] if fdef.body else fdef))
-            args = fdef.args
-            if args.posonlyargs:
-                args.posonlyargs = args.posonlyargs[1:]
-            else:
-                args.args = args.args[1:]
-            for node in gast.walk(args):
-                if isinstance(node, gast.Name):
-                    node.annotation = None
-            fdef.returns = None
-            args.defaults = [gast.Constant(value=None, kind=None) for _ in args.defaults]
-            args.kw_defaults = [d and gast.Constant(value=None, kind=None)
-                                for d in args.kw_defaults]
-            label = cls.__name__ if owner is cls else f"{cls.__name__}_{owner.__name__}"
-            fn = passed_records._run(fdef, plain.init, src, cells, {self_name: []}, label)
-        entry = (types.CellType(fn), {}, tuple(reads.values()), label)
-        made[owner] = entry
-        return entry
-
-
-def _parents(cls, owner, src):
-    info = _Init(cls, owner, src)
-    info.run()
-    return info.parents
-
-
-def _name(id_, ctx=None):
-    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
-
-
-class _Rewrite(gast.NodeTransformer):
-    """``self.a`` -> ``self_a``; ``super().__init__(...)`` -> the parent copy's call."""
-
-    def __init__(self, self_name, locals_, parents, parent_call):
-        self.self_name, self.locals, self.parents = self_name, locals_, parents
-        self.parent_call = parent_call
-
-    def visit_Expr(self, node):
-        if id(node) in self.parents:
-            return self.parent_call(node, self.parents[id(node)])
-        self.generic_visit(node)
-        return node
-
-    def visit_Attribute(self, node):
-        if isinstance(node.value, gast.Name) and node.value.id == self.self_name and \
-                node.attr in self.locals:
-            ctx = gast.Load() if isinstance(node.ctx, gast.Load) else gast.Store()
-            return gast.copy_location(_name(self.locals[node.attr], ctx), node)
-        self.generic_visit(node)
-        return node
-
-
 def clear():
-    """Forget every description and copy (srcad.clear_cache)."""
+    """Forget every description (srcad.clear_cache)."""
     with _LOCK:
         _KNOWN.clear()
-        _MADE.clear()
