@@ -127,6 +127,13 @@ CASES = {
         "def two(w):\n    return C(w), C(2.0 * w)\n\n\n"
         "def f(w, x):\n    a, b = two(w)\n    return np.sum(a.out(x) + b.out(x))  # <-\n",
         MissingRuleError, "pass the object to the function you differentiate"),
+    "item_of_a_list_written": (
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass C:\n    w: object\n\n"
+        "    def out(self, x):\n        return self.w * x\n\n\n"
+        "def f(w, x):\n    os = []\n    for i in range(3):\n        os.append(C(w * i))\n"
+        "    for o in os:\n        o.w = o.w * 2.0  # <-\n    s = 0.0\n    for o in os:\n"
+        "        s = s + np.sum(o.out(x))\n    return s\n",
+        UnsupportedSyntaxError, "return the new value"),
     "dict_key": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
                  "    def __eq__(self, other):\n        return True\n\n"
                  "    def __hash__(self):\n        return 1\n\n"

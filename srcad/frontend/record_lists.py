@@ -79,6 +79,10 @@ class _List:
         self.src, self.fdef, self.stmt, self.local = src, fdef, stmt, local
         self.parents, self.taken = parents, taken
         self.name, self.cls = stmt.targets[0].id, None
+        # names whose attributes the function writes: an item taken into one is not
+        # rebuilt from the lists (a write to it would have to change the list's object)
+        self.written = {n.value.id for n in gast.walk(fdef) if isinstance(n, gast.Attribute)
+                        and not isinstance(n.ctx, gast.Load) and isinstance(n.value, gast.Name)}
 
     def fresh(self, base):
         while base in self.taken:
@@ -183,7 +187,7 @@ class _List:
             return None if bound is None else lambda lists: self.append(
                 self.parents[grand], bound, lists)
         if isinstance(parent, gast.For) and parent.iter is node and \
-                isinstance(parent.target, gast.Name):
+                isinstance(parent.target, gast.Name) and parent.target.id not in self.written:
             return lambda lists: self.loop(parent, lists)
         if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
                 parent.func.id == "len" and parent.args == [node] and not parent.keywords:
@@ -192,6 +196,7 @@ class _List:
         if isinstance(parent, gast.Subscript) and parent.value is node and \
                 isinstance(grand, gast.Assign) and grand.value is parent and \
                 len(grand.targets) == 1 and isinstance(grand.targets[0], gast.Name) and \
+                grand.targets[0].id not in self.written and \
                 isinstance(parent.slice, (gast.Name, gast.Constant, gast.UnaryOp)) and \
                 _pure(parent.slice):
             return lambda lists: self.item(grand, parent, lists)
