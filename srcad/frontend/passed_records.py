@@ -465,14 +465,22 @@ class _Body:
                              hint="assign the new value to another name")
         for k, attr in enumerate(chain):
             fields = dict(spec[2])
-            if attr.attr not in fields:
+            if attr.attr not in fields and isinstance(attr.ctx, gast.Load) and \
+                    hasattr(spec[0], attr.attr):  # self.K, K a class attribute
+                raise self.error(attr, f"{attr.attr!r} is an attribute of the class {kind}, "
+                                 f"not a field of the record {root.id!r} ({sorted(fields)}): "
+                                 "srcad does not know that the object holds no attribute of "
+                                 "that name of its own", hint=f"read it through the class "
+                                 f"({kind}.{attr.attr}), or pass the value as an argument")
+            if attr.attr not in fields and isinstance(attr.ctx, gast.Load):
                 raise self.error(attr, f"{attr.attr!r} is not a field of the record "
                                  f"{root.id!r} ({kind}: {sorted(fields)})",
                                  hint="read its fields or call its methods (a property is not "
                                  "followed)")
             if not isinstance(attr.ctx, gast.Load):
-                raise self.error(attr, f"writing a field of the record {root.id!r} ({kind}) "
-                                 "in the function it is passed to",
+                raise self.error(attr, f"writing an attribute of the record {root.id!r} "
+                                 f"({kind}) in the function it is passed to (or a method: "
+                                 "srcad follows objects whose attributes only __init__ sets)",
                                  hint="build the new value in a local name and return it")
             path += (attr.attr,)
             if not is_record_spec(fields[attr.attr]):  # a leaf: the rest reads its attributes

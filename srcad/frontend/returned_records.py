@@ -6,7 +6,8 @@ built there (``return Lin(2.0 * w, b)``) or named (``return p``), is called by t
 that reads the result field by field (:mod:`.lower_records`) as a copy returning the fields:
 ``p = make(w, b)`` becomes ``p_w, p_b = make_fields(w, b)``, where in ``make_fields`` each
 ``return C(...)`` is ``make_result = C(...)`` then ``return make_result.w, make_result.b``
-(``return p``: ``return p.w, p.b``), read field by field there in turn (:mod:`.lower_records` on the copy, as on any function of the user's).
+(``return p``: ``return p.w, p.b``), read field by field there in turn (:mod:`.lower_records`
+on the copy, as on any function of the user's).
 Exact: the copy computes what ``make`` computes and returns the object's attributes, which
 are its fields. A generator, a function with a ``return`` of anything else (or none: it may
 return None), or whose class is not known, is left as it is (its object refused where it is
