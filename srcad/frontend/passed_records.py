@@ -478,9 +478,9 @@ class _Body:
                                  hint="read its fields or call its methods (a property is not "
                                  "followed)")
             if not isinstance(attr.ctx, gast.Load):
-                raise self.error(attr, f"writing an attribute of the record {root.id!r} "
-                                 f"({kind}) in the function it is passed to (or a method: "
-                                 "srcad follows objects whose attributes only __init__ sets)",
+                raise self.error(attr, f"writing a field of the record {root.id!r} "
+                                 f"({kind}) in the function it is passed to, or in a method "
+                                 "(srcad follows objects whose attributes only __init__ sets)",
                                  hint="build the new value in a local name and return it")
             path += (attr.attr,)
             if not is_record_spec(fields[attr.attr]):  # a leaf: the rest reads its attributes
