@@ -246,6 +246,13 @@ BODIES = {
     "list_comprehension": "ls = [Lin(w * i, b - i) for i in range(1, 4)]\n    last = ls[-1]\n"
                           "    y = x\n    for l in ls:\n        y = l(y)\n"
                           "    return np.sum(y) + np.sum(last.w2)",
+    "list_comprehension_over_pairs": "ls = [Lin(v, c) for v, c in zip([w, w * 2.0], [b, -b])]\n"
+                                     "    s = 0.0\n    for l in ls:\n"
+                                     "        s = s + l.loss(x)\n    return s",
+    "list_comprehension_with_a_condition": "v = 1.0\n"
+                                           "    ls = [Lin(w * v, b) for v in range(4) if v % 2]\n"
+                                           "    s = v\n    for l in ls:\n"
+                                           "        s = s + np.sum(l(x))\n    return s",
     "list_of_one_field_objects": "os = []\n    for k in range(2):\n"
                                  "        os.append(One(w * b + k))\n    first = os[0]\n"
                                  "    s = np.sum(first.out(x))\n    for o in os:\n"
@@ -333,7 +340,7 @@ HESSIANS = ["method_calling_methods", "property_and_field", "passed_to_helper",
             "super_init", "updated_in_a_loop", "built_in_a_loop", "nested_as_argument",
             "nested_named", "nested_two_levels", "nested_in_a_dataclass",
             "list_filled_in_a_loop", "list_comprehension", "init_calls_a_helper_star_args",
-            "explicit_base_init", "returned_by_helpers"]
+            "explicit_base_init", "returned_by_helpers", "list_comprehension_over_pairs"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)

@@ -67,6 +67,11 @@ def prepare(src, fdef):
             for name in node.names:
                 stores.setdefault(name, []).extend([None, None])
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    fdef.body = [new for stmt in fdef.body for new in (
+        _as_loops(src, stmt, local, taken) if isinstance(stmt, gast.Assign) and
+        len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) and
+        len(stores.get(stmt.targets[0].id, ())) == 1 else [stmt])]
+    parents = {child: node for node in gast.walk(fdef) for child in gast.iter_child_nodes(node)}
     for stmt in list(fdef.body):
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name) and \
@@ -110,17 +115,7 @@ class _List:
 
     def run(self):
         value, uses = self.stmt.value, []
-        if isinstance(value, gast.List) and not value.elts:
-            made = None
-        elif isinstance(value, gast.ListComp) and all(
-                not g.ifs and not g.is_async and isinstance(g.iter, gast.Call) and
-                isinstance(g.iter.func, gast.Name) and g.iter.func.id == "range" and
-                _pure(gast.Tuple(elts=g.iter.args, ctx=gast.Load()), self.src)
-                for g in value.generators):
-            made = self.record(value.elt)
-            if made is None or not all(_pure(v) for _, v in made):
-                return
-        else:
+        if not isinstance(value, gast.List) or value.elts:
             return
         for node in gast.walk(self.fdef):
             if isinstance(node, gast.Name) and node.id == self.name and \
@@ -134,17 +129,10 @@ class _List:
             return
         fields = record_fields(self.cls)[0]
         lists = {f: self.fresh(f"{self.name}_{f}") for f in fields}
-        if made is None:
-            self.stmt.targets = [gast.Tuple(elts=[_name(lists[f], gast.Store()) for f in fields],
-                                            ctx=gast.Store())]
-            self.stmt.value = gast.Tuple(elts=[gast.List(elts=[], ctx=gast.Load())
-                                               for _ in fields], ctx=gast.Load())
-        else:
-            self.stmt.targets = [gast.Tuple(elts=[_name(lists[f], gast.Store()) for f in fields],
-                                            ctx=gast.Store())]
-            self.stmt.value = gast.Tuple(elts=[gast.ListComp(
-                elt=v, generators=value.generators if k == 0 else _copied(value.generators))
-                for k, (_, v) in enumerate(made)], ctx=gast.Load())
+        self.stmt.targets = [gast.Tuple(elts=[_name(lists[f], gast.Store()) for f in fields],
+                                        ctx=gast.Store())]
+        self.stmt.value = gast.Tuple(elts=[gast.List(elts=[], ctx=gast.Load())
+                                           for _ in fields], ctx=gast.Load())
         for use in uses:
             use(lists)
         for node in gast.walk(self.stmt):
@@ -165,8 +153,6 @@ class _List:
                  f"item into a name first (item = {self.name}[k]), or keep the values in "
                  "lists of their own (ws.append(w)) and build the object where it is used")
         refusals = self.src.__dict__.setdefault("record_refusals", {})
-        if isinstance(self.stmt.value, gast.ListComp):
-            refusals.setdefault(self.stmt.lineno, exc)
         for n in gast.walk(self.fdef):
             if isinstance(n, gast.Attribute) and n.attr == "append" and isinstance(
                     n.value, gast.Name) and n.value.id == self.name and hasattr(n, "lineno"):
@@ -248,5 +234,46 @@ class _List:
                 gast.copy_location(node, assign)
 
 
-def _copied(generators):
-    return copy.deepcopy(generators)
+def _as_loops(src, stmt, local, taken):
+    """``L = [C(a, b) for t in xs if c]`` (``C`` a record class) -> ``L = []`` then ``for t_ in
+    xs: if c: L.append(C(a, b))``, the comprehension's names given fresh names (they are its
+    own), so that the appends are read as any; ``[stmt]`` otherwise."""
+    comp = stmt.value
+    if not isinstance(comp, gast.ListComp) or any(g.is_async for g in comp.generators) or \
+            not isinstance(comp.elt, gast.Call) or \
+            record_fields(resolve_any(src, comp.elt.func, local)) is None:
+        return [stmt]
+    own = {n.id for g in comp.generators for n in gast.walk(g.target) if isinstance(n, gast.Name)}
+    inner = [n for part in [comp.elt] + [g for g in comp.generators] for n in gast.walk(part)
+             if isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                               gast.GeneratorExp, gast.NamedExpr))]
+    if inner:
+        return [stmt]
+    fresh = {}
+    for name in sorted(own):
+        new = f"{name}_"
+        while new in taken:
+            new += "_"
+        taken.add(new)
+        fresh[name] = new
+    first_iter = comp.generators[0].iter
+    for node in gast.walk(gast.Tuple(elts=[comp.elt] + [g.target for g in comp.generators] +
+                                     [c for g in comp.generators for c in g.ifs] +
+                                     [g.iter for g in comp.generators[1:]], ctx=gast.Load())):
+        if isinstance(node, gast.Name) and node.id in fresh:
+            node.id = fresh[node.id]
+    name = stmt.targets[0].id
+    body = [gast.Expr(value=gast.Call(func=gast.Attribute(
+        value=_name(name), attr="append", ctx=gast.Load()), args=[comp.elt], keywords=[]))]
+    for g in reversed(comp.generators):
+        for cond in reversed(g.ifs):
+            body = [gast.If(test=cond, body=body, orelse=[])]
+        body = [gast.For(target=g.target, iter=g.iter if g is not comp.generators[0]
+                         else first_iter, body=body, orelse=[], type_comment=None)]
+    stmt.value = gast.List(elts=[], ctx=gast.Load())
+    out = [stmt] + body
+    for node in out:
+        for sub in gast.walk(node):
+            if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                gast.copy_location(sub, stmt)
+    return out
