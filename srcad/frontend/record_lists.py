@@ -15,11 +15,12 @@ built as one) and then reads item by item is, before :mod:`.lower_records`, a li
 so the item is a record built in the function again, read field by field
 (:mod:`.lower_records`: ``layer(x)`` is the copy of ``Layer.__call__`` taking ``layer_W,
 layer_b``). Also ``layer = layers[k]`` (``k`` a name or a constant) and ``len(layers)``. Only
-when the list is bound once, at the top level, to ``[]`` or a list comprehension building the
-records over ``range`` (``[Layer(W[i], b[i]) for i in range(n)]``), and every other use of
+when the list is bound once, at the top level, to ``[]`` (a list comprehension building the
+records is first made the loop of appends it is: :func:`_as_loops`), and every other use of
 it is one of those (one class throughout; an append's arguments in the order of the fields
-or free of calls, so that they run in the order they did). Any other list is left as it is
-(a record built from differentiated values in it stays refused at its line).
+or free of calls, so that they run in the order they did; no attribute written of a name an
+item is taken into: the write would have to change the list's object). Any other list is
+left as it is (a record built from differentiated values in it stays refused at its line).
 
 Imports gast, :mod:`srcad.errors` and :mod:`.built_records`.
 """
