@@ -405,3 +405,20 @@ def test_init_redefined_makes_the_code_again(tmp_path):
     again = g(W.copy(), B, X.copy())
     np.testing.assert_allclose(again, _fd(lambda w: m.f(w, B, X), W), rtol=1e-6, atol=1e-8)
     assert not np.allclose(again, first)
+
+
+def test_the_issue_example(tmp_path):
+    """The class of issue 16's report, as written there."""
+    text = ("\n\nclass Gaussian:\n    def __init__(self, mu, sigma):\n        self.mu = mu\n"
+            "        self.sigma = sigma\n\n    def logpdf(self, x):\n"
+            "        return -0.5 * ((x - self.mu) / self.sigma) ** 2 - np.log(self.sigma)\n\n\n"
+            "def f(mu, s, x):\n    g = Gaussian(mu, s)\n    return np.sum(g.logpdf(x))\n")
+    m = _module(tmp_path, "pc_issue", text)
+    ma = _module(tmp_path, "pca_issue", text, "autograd.numpy")
+    g = srcad.grad(m.f, wrt=(0, 1))
+    got = g(0.3, 1.5, X.copy())
+    want = autograd.grad(ma.f, (0, 1))(0.3, 1.5, anp.array(X))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert got[0] == pytest.approx(float(_fd(lambda mu: m.f(mu, 1.5, X), 0.3)), rel=1e-6)
+    text = _code(srcad.source(g))
+    assert "logpdf_fields_fwd(mu, s, x)" in text and "Gaussian" not in text
