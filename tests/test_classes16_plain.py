@@ -253,6 +253,15 @@ BODIES = {
                                            "    ls = [Lin(w * v, b) for v in range(4) if v % 2]\n"
                                            "    s = v\n    for l in ls:\n"
                                            "        s = s + np.sum(l(x))\n    return s",
+    "list_of_computed_objects": "comps = [Gauss(w * k, b * k) for k in range(1, 3)]\n"
+                                "    p = 0.0\n    for c in comps:\n"
+                                "        p = p + np.exp(c.logpdf(x))\n    first = comps[0]\n"
+                                "    return np.sum(np.log(p)) + np.sum(first.sigma)",
+    "list_of_computed_objects_appended": "comps = []\n    for k in range(2):\n"
+                                         "        comps.append(Gauss(w + k, b))\n"
+                                         "    s = 0.0\n    for c in comps:\n"
+                                         "        s = s + np.sum(c.logpdf(x) * c.prec)\n"
+                                         "    return s * len(comps)",
     "list_of_one_field_objects": "os = []\n    for k in range(2):\n"
                                  "        os.append(One(w * b + k))\n    first = os[0]\n"
                                  "    s = np.sum(first.out(x))\n    for o in os:\n"
@@ -340,7 +349,8 @@ HESSIANS = ["method_calling_methods", "property_and_field", "passed_to_helper",
             "super_init", "updated_in_a_loop", "built_in_a_loop", "nested_as_argument",
             "nested_named", "nested_two_levels", "nested_in_a_dataclass",
             "list_filled_in_a_loop", "list_comprehension", "init_calls_a_helper_star_args",
-            "explicit_base_init", "returned_by_helpers", "list_comprehension_over_pairs"]
+            "explicit_base_init", "returned_by_helpers", "list_comprehension_over_pairs",
+            "list_of_computed_objects"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)

@@ -139,6 +139,12 @@ CASES = {
         "    for o in os:\n        o.w = o.w * 2.0  # <-\n    s = 0.0\n    for o in os:\n"
         "        s = s + np.sum(o.out(x))\n    return s\n",
         UnsupportedSyntaxError, "return the new value"),
+    "item_of_a_list_aliased": (
+        "class C:\n    def __init__(self, w):\n        self.w = w * 2.0\n\n"
+        "    def out(self, x):\n        return self.w * x\n\n\n"
+        "def f(w, x):\n    os = [C(w * k) for k in range(2)]\n    s = 0.0\n"
+        "    for o in os:\n        d = o  # <-\n        s = s + np.sum(d.out(x))\n"
+        "    return s\n", MissingRuleError, "name it"),
     "dict_key": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
                  "    def __eq__(self, other):\n        return True\n\n"
                  "    def __hash__(self):\n        return 1\n\n"

@@ -154,6 +154,9 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
                 not hasattr(node, "lineno"):
             continue
         cls = resolve_any(src, node.func)
+        rebuilt = cls is record_lists.made_of and node.args  # an item of a list of them
+        if rebuilt:
+            cls = resolve_any(src, node.args[0])
         if not plain_classes.user_class(cls) or dataclasses.is_dataclass(cls) or \
                 issubclass(cls, tuple):
             continue
@@ -166,7 +169,8 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
             continue
         use = why.get(named.get(id(node)))
         at = use if use is not None and hasattr(use, "lineno") else node
-        what = ("used in a way srcad does not follow field by field" if use is not None else
+        what = ("an item of a list of them, " if rebuilt else "") + (
+            "used in a way srcad does not follow field by field" if use is not None else
                 "not assigned to a name of its own (built inside an expression, a container, "
                 "or a name bound to other values too)")
         _keep_refusal(src, MissingRuleError(
@@ -264,6 +268,11 @@ def _construct(src, value):
         return ("new", target, value)
     if plain_classes.user_class(target) and plain_classes.fields_of(target) is not None:
         return ("init", target, value)  # built by the copy of its __init__
+    if target is record_lists.made_of and value.args and len(value.args) == 1:
+        cls = resolve_any(src, value.args[0])  # an item of a list of records, rebuilt
+        if plain_classes.fields_of(cls) is not None:
+            return ("fields", cls, value)
+        return None
     fn = passed_calls.callee(src, value.func)
     cls = fn and returned_records.returned_class(fn)
     if cls is not None and not any(isinstance(a, gast.Starred) for a in value.args):
@@ -509,6 +518,9 @@ def _values(kind, fields, defaults, names):
         return kind[2]
     if kind[0] in ("init", "returned"):
         return kind[2]  # (the call of the copy of __init__ or of the function: lower)
+    if kind[0] == "fields":  # made_of(C, w=v, ...): the values, in the order of the fields
+        given = {k.arg: k.value for k in kind[2].keywords}
+        return [given[f] for f in fields] if set(given) == set(fields) else None
     if kind[0] == "replace":
         given = {k.arg: k.value for k in kind[2]}
         if set(given) - set(fields):

@@ -2,7 +2,9 @@
 
 A list the function fills with records of one class whose fields are the constructor's
 arguments (:func:`.built_records.record_fields`: a dataclass, a named tuple, a plain class
-built as one) and then reads item by item is, before :mod:`.lower_records`, a list per field
+built as one; or a plain class built by its ``__init__``: the item taken apart after it is
+built, ``c = Gauss(m, s); L_mu.append(c.mu)``, and rebuilt with :func:`made_of`) and then
+reads item by item is, before :mod:`.lower_records`, a list per field
 (structure of arrays; exact, nothing is approximated)::
 
     layers = []                              layers_W, layers_b = [], []
@@ -22,16 +24,19 @@ or free of calls, so that they run in the order they did; no attribute written o
 item is taken into: the write would have to change the list's object). Any other list is
 left as it is (a record built from differentiated values in it stays refused at its line).
 
-Imports gast, :mod:`srcad.errors` and :mod:`.built_records`.
+Imports the standard library, gast, :mod:`srcad.errors`, :mod:`.built_records` and
+:mod:`.plain_classes`.
 """
 
 from __future__ import annotations
 
 import copy
+import types
 
 import gast
 
 from ..errors import MissingRuleError
+from . import plain_classes
 from .built_records import bind_fields, record_fields, resolve_any
 
 _PURE = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Subscript, gast.Slice,
@@ -84,7 +89,7 @@ class _List:
     def __init__(self, src, fdef, stmt, local, parents, taken):
         self.src, self.fdef, self.stmt, self.local = src, fdef, stmt, local
         self.parents, self.taken = parents, taken
-        self.name, self.cls = stmt.targets[0].id, None
+        self.name, self.cls, self.general = stmt.targets[0].id, None, False
         # names whose attributes the function writes: an item taken into one is not
         # rebuilt from the lists (a write to it would have to change the list's object)
         self.written = {n.value.id for n in gast.walk(fdef) if isinstance(n, gast.Attribute)
@@ -102,7 +107,12 @@ class _List:
             return None
         cls = resolve_any(self.src, node.func, self.local)
         facts = record_fields(cls)
-        if facts is None or not facts[0] or self.cls not in (None, cls):
+        if self.cls not in (None, cls):
+            return None
+        if facts is None and plain_classes.user_class(cls) and plain_classes.fields_of(cls):
+            self.cls, self.func, self.general = cls, node.func, True  # built by its __init__
+            return [(f, None) for f in plain_classes.fields_of(cls)]
+        if facts is None or not facts[0]:
             return None
         bound = bind_fields(node, *facts[:2])
         if bound is None:
@@ -128,7 +138,7 @@ class _List:
                 uses.append(use)
         if self.cls is None:
             return
-        fields = record_fields(self.cls)[0]
+        fields = _fields(self.cls)
         lists = {f: self.fresh(f"{self.name}_{f}") for f in fields}
         self.stmt.targets = [gast.Tuple(elts=[_name(lists[f], gast.Store()) for f in fields],
                                         ctx=gast.Store())]
@@ -190,21 +200,43 @@ class _List:
         return None
 
     def append(self, expr, bound, lists):
-        """``L.append(C(a, b))`` -> ``L_w.append(a); L_b.append(b)`` in its place."""
+        """``L.append(C(a, b))`` -> ``L_w.append(a); L_b.append(b)`` in its place (a class
+        built by its ``__init__``: ``c = C(a, b); L_w.append(c.w); ...``)."""
         holder = self.parents[expr]
+        made = []
+        if self.general:
+            item = self.fresh(f"{self.cls.__name__.lower()}_item")
+            made = [gast.copy_location(gast.Assign(targets=[_name(item, gast.Store())],
+                                                   value=expr.value.args[0],
+                                                   type_comment=None), expr)]
+            bound = [(f, gast.Attribute(value=_name(item), attr=f, ctx=gast.Load()))
+                     for f, _ in bound]
         for _, body in gast.iter_fields(holder):
             if isinstance(body, list) and expr in body:
                 k = body.index(expr)
-                body[k:k + 1] = [gast.copy_location(gast.Expr(value=gast.Call(
+                body[k:k + 1] = made + [gast.copy_location(gast.Expr(value=gast.Call(
                     func=gast.Attribute(value=_name(lists[f]), attr="append",
                                         ctx=gast.Load()), args=[v], keywords=[])), expr)
                     for f, v in bound]
+                for node in body[k:k + len(made) + len(bound)]:
+                    for sub in gast.walk(node):
+                        if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                            gast.copy_location(sub, expr)
                 return
 
     def constructed(self, values):
-        """``C(f=v, ...)`` of the list's class, named as the function names it."""
-        return gast.Call(func=copy.deepcopy(self.func), args=[], keywords=[
-            gast.keyword(arg=f, value=v) for f, v in values])
+        """``C(f=v, ...)`` of the list's class, named as the function names it (a class built
+        by its ``__init__``: ``made_of(C, f=v, ...)``, the object of those fields)."""
+        keywords = [gast.keyword(arg=f, value=v) for f, v in values]
+        if not self.general:
+            return gast.Call(func=copy.deepcopy(self.func), args=[], keywords=keywords)
+        name = "srcad_made_of"
+        if self.src.closure.get(name, made_of) is not made_of:
+            name = self.fresh(name)
+        self.src.closure[name] = made_of
+        self.src.cells[name] = types.CellType(made_of)
+        self.src.bound = {**getattr(self.src, "bound", {}), name: made_of}
+        return gast.Call(func=_name(name), args=[copy.deepcopy(self.func)], keywords=keywords)
 
     def loop(self, loop, lists):
         """``for l in L:`` -> ``for l_w, l_b in zip(L_w, L_b): l = C(w=l_w, b=l_b)``."""
@@ -235,6 +267,24 @@ class _List:
                 gast.copy_location(node, assign)
 
 
+def made_of(cls, **fields):
+    """The object of ``cls`` (a plain class :mod:`.plain_classes` follows: its ``__init__``
+    sets exactly its fields) whose attributes are ``fields``: what an item of a list of them
+    is, rebuilt from the lists of its fields (:mod:`.lower_records` reads it field by field:
+    this runs only when it does not)."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(fields)
+    return obj
+
+
+made_of.__srcad_builds_record__ = True  # refused as a record not followed (analysis.soundness)
+
+
+def _fields(cls):
+    facts = record_fields(cls)
+    return facts[0] if facts is not None else plain_classes.fields_of(cls)
+
+
 def _as_loops(src, stmt, local, taken):
     """``L = [C(a, b) for t in xs if c]`` (``C`` a record class) -> ``L = []`` then ``for t_ in
     xs: if c: L.append(C(a, b))``, the comprehension's names given fresh names (they are its
@@ -242,7 +292,7 @@ def _as_loops(src, stmt, local, taken):
     comp = stmt.value
     if not isinstance(comp, gast.ListComp) or any(g.is_async for g in comp.generators) or \
             not isinstance(comp.elt, gast.Call) or \
-            record_fields(resolve_any(src, comp.elt.func, local)) is None:
+            not _fields(resolve_any(src, comp.elt.func, local)):
         return [stmt]
     own = {n.id for g in comp.generators for n in gast.walk(g.target) if isinstance(n, gast.Name)}
     inner = [n for part in [comp.elt] + [g for g in comp.generators] for n in gast.walk(part)
