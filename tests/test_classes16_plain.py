@@ -269,6 +269,13 @@ BODIES = {
     "built_and_used_at_once": "y = np.exp(Lin(w, b).w * x) * 2.0\n"
                               "    return np.sum(y * Gauss(w, b).prec)",
     "built_and_called_at_once": "c = np.sum(Child(w, b)(x))\n    return Lin(w, b).loss(x) + c",
+    "built_in_branches": "if np.sum(x) > 0:\n        p = Lin(w, b)\n    else:\n"
+                         "        p = Lin(-w, b * b)\n    return p.loss(x)",
+    "built_in_branches_taken_else": "if np.sum(x) > 10:\n        p = Gauss(w, b)\n    else:\n"
+                                    "        p = Gauss(-w, b * b)\n"
+                                    "    return np.sum(p.logpdf(x))",
+    "built_in_a_loop_used_after": "for i in range(3):\n        p = Gauss(w * i, b)\n"
+                                  "    return np.sum(p.logpdf(x))",
     "built_as_argument": "return np.sum(apply_lin(Lin(w, b), x))",
     "nested_as_argument": "return np.sum(apply_mlp(MLP(Lin(w, b), Lin(w * 2.0, b)), x))",
     "nested_built_here": "m = MLP(Lin(w, b), Lin(w * 2.0, b))\n    return np.sum(m(x))",

@@ -145,6 +145,18 @@ CASES = {
         "def f(w, x):\n    os = [C(w * k) for k in range(2)]\n    s = 0.0\n"
         "    for o in os:\n        d = o  # <-\n        s = s + np.sum(d.out(x))\n"
         "    return s\n", MissingRuleError, "name it"),
+    "decorated_init": (
+        "import functools\n\n\ndef deco(f):\n    @functools.wraps(f)\n"
+        "    def inner(self, *args):\n        f(self, *args)\n        self.k = 2.0\n"
+        "    return inner\n\n\nclass C:  # <-\n    @deco\n    def __init__(self, w):\n"
+        "        self.w = w\n\n    def out(self, x):\n        return self.w * x * self.k\n"
+        + USE, MissingRuleError, "drop the decorator"),
+    "bound_to_objects_of_two_classes": (
+        "class C:\n    def __init__(self, w):\n        self.w = w\n\n"
+        "    def out(self, x):\n        return self.w * x\n\n\n"
+        "class D(C):\n    pass\n\n\n"
+        "def f(w, x):\n    if x[0] > 0:\n        o = C(w)  # <-\n    else:\n"
+        "        o = D(w)\n    return np.sum(o.out(x))\n", MissingRuleError, "name it"),
     "dict_key": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
                  "    def __eq__(self, other):\n        return True\n\n"
                  "    def __hash__(self):\n        return 1\n\n"

@@ -156,8 +156,8 @@ def _where(cls, node=None, src=None):
     if src is not None and node is not None:
         line = getattr(node, "lineno", None)
         return src.filename, line, src.line_text(line)
-    codes = [getattr(getattr(v, "__func__", getattr(v, "fget", v)), "__code__", None)
-             for v in vars(cls).values()]
+    codes = [getattr(getattr(v, "__func__", getattr(v, "fget", getattr(
+        v, "__wrapped__", v))), "__code__", None) for v in vars(cls).values()]
     codes = [c for c in codes if c is not None]
     if codes:
         first = min(codes, key=lambda c: c.co_firstlineno)
@@ -209,9 +209,10 @@ def _describe(cls, owner, init):
                                "make it a property or a method", *_where(klass))
     if init is None or owner is object:
         return Plain(cls, (), True, {}, object, None)
-    if not functions.is_user_function(init):
-        return Refused(f"{owner.__name__}.__init__ is not a Python function of yours",
-                       f"make {cls.__name__} a dataclass", *_where(owner))
+    if not functions.is_user_function(init) or hasattr(init, "__wrapped__"):
+        return Refused(f"{owner.__name__}.__init__ is not a plain Python function of yours "
+                       "(a decorated one runs its wrapper)", f"make {cls.__name__} a "
+                       "dataclass, or drop the decorator", *_where(owner))
     src = source_module.read(init)
     return _Init(cls, owner, src).run()
 
