@@ -174,6 +174,21 @@ class Kid2(Scaled):
         return np.sum(self.w * x) * self.b
 
 
+class Const:
+    K = 2.0
+
+    def __init__(self, w):
+        self.w = w * self.K
+        self.v = self.w + self.K
+
+    def out(self, x):
+        return self.w * x * self.K + self.v
+
+
+class Const5(Const):
+    K = 5.0
+
+
 @dataclass
 class Pair:
     inner: object
@@ -236,6 +251,8 @@ BODIES = {
     "returned_by_helpers": "g = make_gauss(w, b)\n    h = make_gauss(w, -b)\n"
                            "    l = make_lin(w, b)\n"
                            "    return np.sum(g.logpdf(x) + h.logpdf(x)) + l.loss(x)",
+    "class_attributes": "o = Const(w)\n    p = Const5(w * b)\n"
+                        "    return np.sum(o.out(x)) + np.sum(p.out(x) * p.K)",
     "updated_in_a_loop": "a = Acc(w)\n    return a.scaled(b) + np.sum(x * a.total)",
     "built_in_a_loop": "s = 0.0\n    for i in range(3):\n        p = Lin(w * (i + 1.0), b)\n"
                        "        s = s + p.loss(x)\n    return s",
@@ -357,7 +374,7 @@ HESSIANS = ["method_calling_methods", "property_and_field", "passed_to_helper",
             "nested_named", "nested_two_levels", "nested_in_a_dataclass",
             "list_filled_in_a_loop", "list_comprehension", "init_calls_a_helper_star_args",
             "explicit_base_init", "returned_by_helpers", "list_comprehension_over_pairs",
-            "list_of_computed_objects"]
+            "list_of_computed_objects", "class_attributes"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)

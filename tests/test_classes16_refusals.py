@@ -92,10 +92,10 @@ CASES = {
                         "    def out(self, x):\n        self.y = x  # <-\n"
                         "        return self.w * x\n" + USE, UnsupportedSyntaxError,
                         "return it"),
-    "class_attribute_in_a_method": ("class C:\n    K = 2.0\n\n    def __init__(self, w):\n"
-                                    "        self.w = w\n\n    def out(self, x):\n"
-                                    "        return self.w * x * self.K  # <-\n" + USE,
-                                    UnsupportedSyntaxError, "C.K"),
+    "class_attribute_of_a_dataclass_in_a_method": (
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass C:\n    w: object\n"
+        "    K = 2.0\n\n    def out(self, x):\n        return self.w * x * self.K  # <-\n"
+        + USE, UnsupportedSyntaxError, "C.K"),
     "set_from_outside": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
                          "    def out(self, x):\n        return self.w * x\n\n\n"
                          "def f(w, x):\n    o = C(w)\n    o.w = 2.0 * w  # <-\n"

@@ -31,6 +31,7 @@ Imports: the standard library, gast, :mod:`srcad.errors`, :mod:`.passed_calls` a
 from __future__ import annotations
 
 import dataclasses
+import types
 
 import gast
 
@@ -347,6 +348,10 @@ def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozens
             if parent.attr == "_replace" and isinstance(parent.ctx, gast.Load):
                 continue  # checked below
             if parent.attr not in fields:
+                if isinstance(parent.ctx, gast.Load) and not isinstance(
+                        parents.get(parent), gast.Call) and \
+                        plain_classes.class_constant(cls, parent.attr):
+                    continue  # p.K, a value of the class: read through the class
                 if _method_call_copied(src, parent, parents, node, record, written, built[
                         name]) or _property_copied(src, parent, node, record, written,
                                                    built[name]):
@@ -579,6 +584,11 @@ class _Fields(gast.NodeTransformer):
                                                            self.bind)
             if found is not None:
                 return found
+            cls = _class_of(self.built[node.value.id][0][1], self.built)
+            if isinstance(node.ctx, gast.Load) and plain_classes.class_constant(cls, node.attr):
+                held = self.bind((types.CellType(cls), {}, None, f"{cls.__name__}_class"))
+                return gast.copy_location(gast.Attribute(  # p.K: Model.K
+                    value=_name(held, gast.Load()), attr=node.attr, ctx=gast.Load()), node)
         if isinstance(node.value, gast.Name) and (node.value.id, node.attr) in self.names:
             ctx = gast.Store() if isinstance(node.ctx, gast.Store) else gast.Load()
             return gast.copy_location(_name(self.names[node.value.id, node.attr], ctx), node)

@@ -136,6 +136,31 @@ def direct_fields(cls):
     return None
 
 
+#: classes given srcad.register_pytree (srcad.pytrees adds them): their objects may come from
+#: outside, holding attributes of their own besides their fields
+REGISTERED = weakref.WeakSet()
+
+
+def class_constant(cls, attr):
+    """Whether ``self.attr`` in a method of a record of ``cls`` is the class's attribute
+    ``attr`` read through the class: ``cls`` a plain class followed here (its objects hold
+    exactly the fields its ``__init__`` sets: none of them is ``attr``), not a dataclass, a
+    named tuple or a registered class (whose objects may come from outside), and ``attr`` a
+    value on the class, not a function or another descriptor (which an object binds)."""
+    if cls in REGISTERED or issubclass(cls, tuple) or hasattr(cls, "__dataclass_fields__"):
+        return False
+    found = describe(cls)
+    if not isinstance(found, Plain) or attr in found.fields:
+        return False
+    try:
+        import inspect
+
+        value = inspect.getattr_static(cls, attr)
+    except AttributeError:
+        return False
+    return not hasattr(type(value), "__get__") and not isinstance(value, type)
+
+
 def fields_of(cls):
     """The fields of a class :func:`describe` follows, else None."""
     found = describe(cls)
@@ -229,7 +254,7 @@ class _Init:
 
     def __init__(self, cls, owner, src):
         self.cls, self.owner, self.src = cls, owner, src
-        self.fields, self.parents = [], []
+        self.fields, self.parents, self.class_reads = [], [], set()
         args = src.node.args
         params = args.posonlyargs + args.args
         self.self_name = params[0].id if params else None
@@ -251,6 +276,10 @@ class _Init:
                                f"set self.{missing} on every path (self.{missing} = None "
                                "first, or in each branch)")
         for name in self.fields:
+            if name in self.class_reads:
+                return self.refuse(node, f"reads self.{name} as the class's before it sets it",
+                                   f"read {self.cls.__name__}.{name} where the class's value "
+                                   "is meant, and give the attribute another name")
             if any(isinstance(vars(klass).get(name), property) for klass in self.cls.__mro__):
                 return self.refuse(node, f"sets self.{name}, a property of the class",
                                    "give the attribute another name than the property")
@@ -405,6 +434,21 @@ class _Init:
             return _init_owner(klass, 0), list(call.args[1:])
         return None
 
+    def class_value(self, attr):
+        """Whether ``self.attr`` (not set on ``self`` before) is the class's value ``attr``,
+        read through the object's class (a cell of the copy of ``__init__``): a value, not a
+        function or another descriptor, of a class whose objects come from ``__init__`` only
+        (not a registered class)."""
+        import inspect
+
+        cls = self.cls
+        try:
+            value = inspect.getattr_static(cls, attr)
+        except AttributeError:
+            return False
+        return cls not in REGISTERED and not hasattr(type(value), "__get__") and \
+            not isinstance(value, type)
+
     def lookup(self, node):
         """The class a name or dotted name of ``__init__`` refers to, else None."""
         path = []
@@ -450,6 +494,10 @@ class _Init:
                 raise _Stop(self.refuse(sub, f"reads self.{attr.attr} where it may not be "
                                         "set yet", f"set self.{attr.attr} before reading it"))
             call = parents.get(attr)
+            if not (isinstance(call, gast.Call) and call.func is attr) and \
+                    self.class_value(attr.attr):
+                self.class_reads.add(attr.attr)  # self.K: read as Model.K
+                continue
             what = "calls the method" if isinstance(call, gast.Call) and call.func is attr \
                 else "reads the class attribute"
             raise _Stop(self.refuse(sub, f"{what} self.{attr.attr}: srcad reads __init__ "

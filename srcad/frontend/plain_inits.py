@@ -81,7 +81,10 @@ def maker(cls, owner=None):
             copied = copy.copy(src)
             copied.node = fdef
             parents = {id(stmt): parent for stmt, parent in _parents(cls, owner, copied)}
-            _Rewrite(self_name, locals_, parents, parent_call).visit(fdef)
+            holder = fresh(f"{cls.__name__}_class")  # self.K: read through the class
+            _Rewrite(self_name, locals_, parents, parent_call, holder).visit(fdef)
+            if any(isinstance(n, gast.Name) and n.id == holder for n in gast.walk(fdef)):
+                cells[holder] = types.CellType(cls)
             if fdef.body and isinstance(fdef.body[-1], gast.Return):
                 fdef.body.pop()
             fdef.body.append(gast.copy_location(gast.Return(value=gast.Tuple(
@@ -119,9 +122,9 @@ def _name(id_, ctx=None):
 class _Rewrite(gast.NodeTransformer):
     """``self.a`` -> ``self_a``; ``super().__init__(...)`` -> the parent copy's call."""
 
-    def __init__(self, self_name, locals_, parents, parent_call):
+    def __init__(self, self_name, locals_, parents, parent_call, cls_name):
         self.self_name, self.locals, self.parents = self_name, locals_, parents
-        self.parent_call = parent_call
+        self.parent_call, self.cls_name = parent_call, cls_name
 
     def visit_Expr(self, node):
         if id(node) in self.parents:
@@ -134,6 +137,9 @@ class _Rewrite(gast.NodeTransformer):
                 node.attr in self.locals:
             ctx = gast.Load() if isinstance(node.ctx, gast.Load) else gast.Store()
             return gast.copy_location(_name(self.locals[node.attr], ctx), node)
+        if isinstance(node.value, gast.Name) and node.value.id == self.self_name:
+            node.value = gast.copy_location(_name(self.cls_name), node.value)  # self.K
+            return node  # (plain_classes: a class value, read through the class)
         self.generic_visit(node)
         return node
 
