@@ -456,3 +456,16 @@ def test_the_issue_example(tmp_path):
     assert got[0] == pytest.approx(float(_fd(lambda mu: m.f(mu, 1.5, X), 0.3)), rel=1e-6)
     text = _code(srcad.source(g))
     assert "logpdf_fields_fwd(mu, s, x)" in text and "Gaussian" not in text
+
+
+def test_a_class_value_is_read_when_the_code_runs(tmp_path):
+    text = ("\n\nclass K2:\n    K = 2.0\n\n    def __init__(self, w):\n        self.w = w * self.K\n\n"
+            "    def out(self, x):\n        return np.sum(self.w * x) * self.K\n\n\n"
+            "def f(w, b, x):\n    o = K2(w)\n    return o.out(x) * b + o.K\n")
+    m = _module(tmp_path, "pc_class_value", text)
+    g = srcad.grad(m.f)
+    np.testing.assert_allclose(g(W.copy(), B, X.copy()), 4.0 * B * X, rtol=1e-12)
+    m.K2.K = 3.0
+    np.testing.assert_allclose(g(W.copy(), B, X.copy()), 9.0 * B * X, rtol=1e-12)
+    np.testing.assert_allclose(g(W.copy(), B, X.copy()), _fd(lambda w: m.f(w, B, X), W),
+                               rtol=1e-6)
