@@ -460,7 +460,8 @@ def test_the_issue_example(tmp_path):
 
 def test_a_class_value_is_read_when_the_code_runs(tmp_path):
     text = ("\n\nclass K2:\n    K = 2.0\n\n    def __init__(self, w):\n"
-            "        self.w = w * self.K\n\n    def out(self, x):\n        return np.sum(self.w * x) * self.K\n\n\n"
+            "        self.w = w * self.K\n\n    def out(self, x):\n"
+            "        return np.sum(self.w * x) * self.K\n\n\n"
             "def f(w, b, x):\n    o = K2(w)\n    return o.out(x) * b + o.K\n")
     m = _module(tmp_path, "pc_class_value", text)
     g = srcad.grad(m.f)
