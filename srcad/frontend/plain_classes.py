@@ -60,7 +60,7 @@ from ..errors import MissingRuleError, SrcadError
 from . import source as source_module
 
 _LOCK = threading.RLock()
-_KNOWN = weakref.WeakKeyDictionary()  # cls -> {(owner, init code): Plain or Refused}
+_KNOWN = weakref.WeakKeyDictionary()  # cls -> {(owner, code, attributes): Plain or Refused}
 _HOOKS = frozenset({"__slots__", "__new__", "__setattr__", "__getattr__", "__getattribute__",
                     "__delattr__", "__del__"})
 _PLAIN_ATTRS = frozenset({"__dict__", "__weakref__", "__module__", "__qualname__", "__doc__",
@@ -116,7 +116,7 @@ def describe(cls, owner=None):
         return None
     owner = owner or _init_owner(cls, 0)
     init = vars(owner).get("__init__") if owner is not None else None
-    key = (owner, getattr(init, "__code__", None))
+    key = (owner, getattr(init, "__code__", None), _fingerprint(cls))
     with _LOCK:
         known = _KNOWN.setdefault(cls, {})
         if key not in known:
@@ -126,6 +126,12 @@ def describe(cls, owner=None):
                 known[key] = Refused(f"its __init__ cannot be read ({exc.args[0]})",
                                      "make it a dataclass", *_where(cls))
         return known[key]
+
+
+def _fingerprint(cls):
+    """What describing ``cls`` read of its classes: their attributes (a hook or a method
+    added later describes it again)."""
+    return tuple((k, id(v)) for klass in cls.__mro__[:-1] for k, v in vars(klass).items())
 
 
 def direct_fields(cls):
