@@ -31,7 +31,7 @@ from .core.kinds import (
     with_complex,
 )
 from .errors import SrcadError, WrtError
-from .frontend import entry, passed_records
+from .frontend import entry, passed_records, plain_classes, plain_inits, returned_records
 from .frontend.lower_callees import classes_of
 from .runtime.standard import namespace_of, on_standard_arrays
 from .specialise import (
@@ -589,4 +589,7 @@ def clear_cache():
         pipeline.PLAIN_CALLEES.clear()
         pipeline.LOWERED.clear()
         passed_records.clear()
+        plain_classes.clear()
+        plain_inits.clear()
+        returned_records.clear()
     gc.collect()  # generated code in reference cycles (recursive helpers): and its lines

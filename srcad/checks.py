@@ -12,8 +12,10 @@ import numbers
 
 import numpy as np
 
+from .core import functions
 from .core.kinds import duck_array, foreign_array, is_complex_value
 from .errors import BackendError, WrtError
+from .frontend import plain_classes
 from .frontend.lower_namespaces import standard_code
 from .runtime import arrays, standard
 
@@ -75,12 +77,34 @@ def check_wrt_value(f, name, value, nested=False):
         value, (bool, np.bool_)
     ):
         return
+    if isinstance(getattr(value, "__dict__", None), dict) and \
+            functions.user_instance_class(value) is not None and not isinstance(value, type):
+        raise _unregistered(name, value, code)
     raise WrtError(
         f"argument {name!r} is {type(value).__name__}, not a number or array: srcad cannot "
         "differentiate with respect to it", filename=code.co_filename,
         lineno=code.co_firstlineno,
         hint="pass a float, a float NumPy array, or a list/tuple/dict of them, or leave this "
         "argument out of wrt")
+
+
+def _unregistered(name, value, code):
+    """The refusal of an object of a plain class of the user's as a ``wrt`` argument: srcad
+    does not guess which attributes are its leaves (JAX's pytrees are registered too)."""
+    cls = type(value).__name__
+    attrs = [k for k in vars(value) if isinstance(k, str) and k.isidentifier()][:4] or ["w"]
+    flat = ", ".join(f'"{a}": o.{a}' for a in attrs)
+    direct = plain_classes.direct_fields(type(value))
+    made = f"{cls}(**d)" if direct and list(direct[0]) == attrs else \
+        f"<a {cls} made from the dict d>"
+    return WrtError(
+        f"argument {name!r} is an object of your class {cls}, which is not a pytree: srcad "
+        "differentiates with respect to dataclasses, named tuples and classes registered "
+        "with srcad.register_pytree, and does not guess which attributes of a plain class "
+        "are its leaves", filename=code.co_filename, lineno=code.co_firstlineno,
+        hint=f"register it: srcad.register_pytree({cls}, lambda o: {{{flat}}}, lambda d: "
+        f"{made}) (the gradient is then a {cls}), make {cls} a "
+        "dataclass, or pass its values as arguments and build the object in the function")
 
 
 def check_holomorphic_wrt(f, name, value):

@@ -36,7 +36,7 @@ import gast
 import numpy as np
 
 from .errors import UnsupportedSyntaxError
-from .frontend import passed_calls, passed_records, passed_trees
+from .frontend import passed_calls, passed_records, passed_trees, plain_classes
 
 __all__ = ["register_pytree"]
 
@@ -50,6 +50,7 @@ def register_pytree(cls, flatten, unflatten):
     if not isinstance(cls, type):
         raise TypeError(f"register_pytree takes a class, got {cls!r}")
     _REGISTERED[cls] = (flatten, unflatten)
+    plain_classes.REGISTERED.add(cls)  # (its objects may hold attributes besides the leaves)
 
 
 def is_record(value):

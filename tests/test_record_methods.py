@@ -246,12 +246,18 @@ def test_what_is_refused(tmp_path, case):
 
 
 def test_an_object_of_a_plain_class_built_from_differentiated_values(tmp_path):
+    """Followed like a dataclass since issue 16's plain classes (tests/test_classes16_*.py);
+    one whose attributes srcad cannot prove (``__slots__``) stays refused."""
     text = ("\n\nclass Plain:\n    def __init__(self, w):\n        self.w = w\n\n"
             "    def out(self, x):\n        return np.sum(self.w * x)\n\n\n"
-            "def f(x):\n    m = Plain(x * 2.0)\n    return m.out(x)\n")
+            "class Slotted:\n    __slots__ = ('w',)\n\n    def __init__(self, w):\n"
+            "        self.w = w\n\n    def out(self, x):\n        return np.sum(self.w * x)\n\n\n"
+            "def f(x):\n    m = Plain(x * 2.0)\n    return m.out(x)\n\n\n"
+            "def g(x):\n    m = Slotted(x * 2.0)\n    return m.out(x)\n")
     m = _module(tmp_path, "rplain", text)
+    np.testing.assert_allclose(srcad.grad(m.f)(X.copy()), _fd(m.f, X), rtol=1e-6, atol=1e-8)
     with pytest.raises(SrcadError) as info:
-        srcad.grad(m.f)(X.copy())
-    assert "your class Plain" in str(info.value)
-    assert info.value.lineno == m.f.__code__.co_firstlineno + 1
-    assert "dataclass" in info.value.hint
+        srcad.grad(m.g)(X.copy())
+    assert "your class Slotted" in str(info.value)
+    assert info.value.lineno == m.Slotted.__init__.__code__.co_firstlineno - 3
+    assert "__slots__" in info.value.hint

@@ -277,7 +277,8 @@ def missing_rule(src, stmt, prim):
                       "cannot carry a gradient back",
                       "compute with the number itself; a string is fine for messages")
     kept = getattr(src, "record_refusals", {}).get(getattr(stmt, "line", None))
-    if kept is not None and isinstance(prim.fn, type):  # a record passed on, not followed
+    if kept is not None and (isinstance(prim.fn, type) or getattr(
+            prim.fn, "__srcad_builds_record__", False)):  # a record passed on, not followed
         return kept  # (srcad.frontend.lower_records: the refusal of the callee's copy)
     helper = family_of(prim.fn) == "numpy"  # grad_* helpers
     opaque = None if helper else functions.opaque(prim.fn, name)

@@ -23,10 +23,13 @@ import inspect
 import gast
 
 from ..rules.registry import registry as _registry
+from . import plain_classes
 
 
 def record_fields(cls):
-    """``(fields, defaults, mutable)`` of a record class built the standard way, else None."""
+    """``(fields, defaults, mutable)`` of a record class built the standard way, else None
+    (also of a plain class of the user's built as a dataclass is:
+    :func:`.plain_classes.direct_fields`)."""
     if not isinstance(cls, type):
         return None
     if cls.__getattribute__ is not object.__getattribute__ and \
@@ -40,7 +43,9 @@ def record_fields(cls):
                for f in cls._fields):
             return None
         return tuple(cls._fields), dict(cls._field_defaults), False
-    if not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__"):
+    if not dataclasses.is_dataclass(cls):  # a plain class whose __init__ only copies its
+        return plain_classes.direct_fields(cls)  # parameters to self: built as a dataclass
+    if hasattr(cls, "__post_init__"):
         return None
     init = cls.__init__
     if getattr(getattr(init, "__code__", None), "co_filename", None) != "<string>":

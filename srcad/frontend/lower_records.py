@@ -31,11 +31,21 @@ Imports: the standard library, gast, :mod:`srcad.errors`, :mod:`.passed_calls` a
 from __future__ import annotations
 
 import dataclasses
+import types
 
 import gast
 
-from ..errors import SrcadError
-from . import passed_calls, passed_records
+from ..errors import MissingRuleError, SrcadError
+from . import (
+    inline_objects,
+    nested_records,
+    passed_calls,
+    passed_records,
+    plain_classes,
+    plain_inits,
+    record_lists,
+    returned_records,
+)
 from .built_records import bind_fields, record_fields, resolve_any
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
@@ -57,6 +67,9 @@ def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
     _built_in_place(src, fdef)
+    inline_objects.prepare(src, fdef)  # C(a).m(x): the object named first
+    record_lists.prepare(src, fdef)  # layers.append(Layer(w, b)): a list per field
+    nested_records.prepare(src, fdef)  # m = MLP(Lin(w, b), l2): records held, read so too
     stores, bad = {}, set()
     parents = {}
     for node in gast.walk(fdef):
@@ -79,24 +92,29 @@ def lower(src):
         kinds = [_construct(src, a.value) for a in assigns]
         if all(k is not None for k in kinds):
             built[name] = list(zip(assigns, kinds))
-    changed = True
+    changed, why = True, {}
     while changed:  # a _replace of a name not read so, or classes that differ: not read so
         changed = False
         for name, items in list(built.items()):
             classes = {_class_of(k, built) for _, k in items}
             if len(classes) != 1 or None in classes or not _uses_ok(
-                    src, fdef, name, built, parents, classes) or any(_values(
-                        k, *record_fields(next(iter(classes)))[:2], _ANY) is None
+                    src, fdef, name, built, parents, classes, why, _holders(built)) or any(_values(
+                        k, *_facts(next(iter(classes)))[:2], _ANY) is None
                     for _, k in items):
                 del built[name]
                 changed = True
+    _keep_plain_refusals(src, fdef, built, stores, why)
     if not built:
         return
+    bind = None
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
     names = {}
     for name, items in built.items():
         cls = _class_of(items[0][1], built)
-        for field in record_fields(cls)[0]:
+        held = _held(built, name)
+        for field in _facts(cls)[0]:
+            if field in held:
+                continue  # its leaves are the held record's locals
             new = f"{name}_{field}"
             while new in taken:
                 new += "_"
@@ -104,10 +122,19 @@ def lower(src):
             names[name, field] = new
     for name, items in built.items():
         cls = _class_of(items[0][1], built)
-        fields, defaults, _ = record_fields(cls)
+        fields, defaults, _ = _facts(cls)
         for assign, kind in items:
             values = _values(kind, fields, defaults, names)
-            targets = [_name(names[name, f], gast.Store()) for f in fields]
+            if kind[0] in ("init", "returned"):  # g_mu, g_sigma = Gaussian_fields(mu, s)
+                bind = bind or passed_records.binder(src, fdef)
+                entry = plain_inits.maker(cls) if kind[0] == "init" else \
+                    returned_records.maker(kind[3], cls)
+                values = gast.Call(func=_name(bind(entry), gast.Load()),
+                                   args=kind[2].args, keywords=kind[2].keywords)
+            held = _held(built, name)
+            if held:  # m_scale = s: the records held are read through their own locals
+                values = [v for f, v in zip(fields, values) if f not in held]
+            targets = [_name(names[name, f], gast.Store()) for f in fields if f not in held]
             assign.targets = [gast.Tuple(elts=targets, ctx=gast.Store())]
             assign.value = values if not isinstance(values, list) else gast.Tuple(
                 elts=values, ctx=gast.Load())
@@ -115,6 +142,47 @@ def lower(src):
                 if not hasattr(node, "lineno"):
                     gast.copy_location(node, assign)
     _Fields(src, built, names).visit(fdef)
+
+
+def _keep_plain_refusals(src, fdef, built, stores, why):
+    """For each object of a plain class of the user's built here and not read field by
+    field: why (``src.record_refusals``, the error if it is differentiated), the class's
+    refusal (:func:`.plain_classes.describe`) or the use srcad does not follow."""
+    followed = {id(assign.value) for items in built.values() for assign, _ in items}
+    named = {id(assign.value): name for name, assigns in stores.items() for assign in assigns}
+    for node in gast.walk(fdef):
+        if not isinstance(node, gast.Call) or id(node) in followed or \
+                not hasattr(node, "lineno"):
+            continue
+        cls = resolve_any(src, node.func)
+        rebuilt = cls is record_lists.made_of and node.args  # an item of a list of them
+        if rebuilt:
+            cls = resolve_any(src, node.args[0])
+        if not plain_classes.user_class(cls) or dataclasses.is_dataclass(cls) or \
+                issubclass(cls, tuple):
+            continue
+        spelled = cls.__name__
+        found = plain_classes.describe(cls)
+        if isinstance(found, plain_classes.Refused):
+            _keep_refusal(src, found.error(spelled, cls), [node.lineno])
+            continue
+        if found is None:
+            continue
+        use = why.get(named.get(id(node)))
+        at = use if use is not None and hasattr(use, "lineno") else node
+        what = ("an item of a list of them, " if rebuilt else "") + (
+            "used in a way srcad does not follow field by field" if use is not None else
+                "not assigned to a name of its own (built inside an expression, a container, "
+                "or a name bound to other values too)")
+        _keep_refusal(src, MissingRuleError(
+            f"an object of your class {spelled} built from differentiated values, {what}: "
+            "srcad follows such an object when every use reads an attribute, calls a method "
+            "or property, or passes it to a function of yours",
+            filename=src.filename, lineno=at.lineno, construct=src.line_text(at.lineno),
+            hint=f"name it (g = {spelled}(...)) and read its attributes, call its methods or "
+            "pass it to a function of yours; do not return it, store it in a container, "
+            "compare it, write its attributes or alias it; or pass the values themselves"),
+            [node.lineno])
 
 
 def _built_in_place(src, fdef):
@@ -173,7 +241,7 @@ def _in_place(src, node, local):
 
 def spec_of(cls):
     """The :mod:`.passed_calls` spec of a record of ``cls`` read so (its fields leaves)."""
-    return (cls, issubclass(cls, tuple), tuple((f, None) for f in record_fields(cls)[0]))
+    return (cls, issubclass(cls, tuple), tuple((f, None) for f in _facts(cls)[0]))
 
 
 def _construct(src, value):
@@ -199,7 +267,28 @@ def _construct(src, value):
         return None
     if isinstance(target, type) and record_fields(target) is not None:
         return ("new", target, value)
+    if plain_classes.user_class(target) and plain_classes.fields_of(target) is not None:
+        return ("init", target, value)  # built by the copy of its __init__
+    if target is record_lists.made_of and value.args and len(value.args) == 1:
+        cls = resolve_any(src, value.args[0])  # an item of a list of records, rebuilt
+        if plain_classes.fields_of(cls) is not None:
+            return ("fields", cls, value)
+        return None
+    fn = passed_calls.callee(src, value.func)
+    cls = fn and returned_records.returned_class(fn)
+    if cls is not None and not any(isinstance(a, gast.Starred) for a in value.args):
+        return ("returned", cls, value, fn)  # p = make(w, b): make's copy returns the fields
     return None
+
+
+def _facts(cls):
+    """``(fields, defaults, mutable)`` of a record class (:func:`record_fields`) or of a plain
+    class built by the copy of its ``__init__`` (no defaults read: the copy binds them; its
+    fields are written only by ``__init__``)."""
+    facts = record_fields(cls)
+    if facts is None and plain_classes.fields_of(cls) is not None:
+        return plain_classes.fields_of(cls), {}, False
+    return facts
 
 
 def _resolve(src, node):
@@ -223,18 +312,22 @@ def _class_of(kind, built):
     return classes.pop() if len(classes) == 1 else None
 
 
-def _uses_ok(src, fdef, name, built, parents, classes):
+def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozenset()):
     """Every use of ``name`` reads (or, mutable and in the function's own body, writes) a
     field, is the record a ``_replace``/``replace`` of a name read so copies, passes the record
     whole to a function of the user's (:mod:`.passed_records`), or (a named tuple) unpacks it
-    or reads a field by a constant index."""
+    or reads a field by a constant index, or (not written) is held in a field of a record
+    read so (``holders``: those uses). ``why`` (a dict) gets the first use that is none
+    of those, under ``name``."""
     cls = next(iter(classes))
-    fields, _, mutable = record_fields(cls)
+    fields, _, mutable = _facts(cls)
 
     def record(node):
         if isinstance(node, gast.Name) and node.id == name and isinstance(node.ctx, gast.Load):
-            return spec_of(cls), list
+            return _spec(built, name), list
         return None
+
+    held = _held(built, name)
 
     # a field written here (p.x = e): the record is not passed on (the function it is passed
     # to could keep it, in a closure or a generator, and read the field after the write)
@@ -247,20 +340,28 @@ def _uses_ok(src, fdef, name, built, parents, classes):
                 not isinstance(node.ctx, gast.Load):
             continue
         parent = parents.get(node)
+        if id(node) in holders and not written:
+            continue  # m = MLP(l1, l2): l1 read through its own locals
         if isinstance(parent, gast.Attribute) and parent.value is node:
+            if parent.attr in held:  # (a read nested_records did not make the held name's)
+                return _bad(why, name, node)
             if parent.attr == "_replace" and isinstance(parent.ctx, gast.Load):
                 continue  # checked below
             if parent.attr not in fields:
+                if isinstance(parent.ctx, gast.Load) and not isinstance(
+                        parents.get(parent), gast.Call) and \
+                        plain_classes.class_constant(cls, parent.attr):
+                    continue  # p.K, a value of the class: read through the class
                 if _method_call_copied(src, parent, parents, node, record, written, built[
                         name]) or _property_copied(src, parent, node, record, written,
                                                    built[name]):
                     continue  # p.predict(x), p.total: the copy of the class's function
-                return False
+                return _bad(why, name, node)
             if isinstance(parent.ctx, gast.Load):
                 continue
             if isinstance(parent.ctx, gast.Store) and mutable and not nested:
                 continue
-            return False
+            return _bad(why, name, node)
         call = parent
         if isinstance(call, gast.Call) and call.args and call.args[0] is node and \
                 _is_replace_source(call, parents, built):
@@ -277,7 +378,7 @@ def _uses_ok(src, fdef, name, built, parents, classes):
                 continue  # passed whole to a function of the user's
         if issubclass(cls, tuple) and _by_position(node, parent, len(fields)):
             continue
-        return False
+        return _bad(why, name, node)
     for node, _ in _walk_scoped(fdef):  # p._replace(...) only as a record read so
         if isinstance(node, gast.Attribute) and node.attr == "_replace" and \
                 isinstance(node.value, gast.Name) and node.value.id == name:
@@ -285,6 +386,50 @@ def _uses_ok(src, fdef, name, built, parents, classes):
             if not (isinstance(call, gast.Call) and _is_replace_source(call, parents, built)):
                 return False
     return True
+
+
+def _bound(kind):
+    """The ``(field, value)`` pairs a construction ``Pt(a, b)`` binds, else None."""
+    facts = record_fields(kind[1]) if kind[0] == "new" else None
+    return None if facts is None else bind_fields(kind[2], *facts[:2])
+
+
+def _held(built, name):
+    return nested_records.held(built, _bound, name)
+
+
+def _holders(built):
+    """The ids of the names given to a field of a record read so that holds them."""
+    out = set()
+    for name, items in built.items():
+        held = _held(built, name)
+        out.update(id(value) for field, value in _bound(items[0][1]) or ()
+                   if field in held)
+    return out
+
+
+def _spec(built, name):
+    """The spec of the record ``name`` reads (the records its fields hold nested)."""
+    cls = _class_of(built[name][0][1], built)
+    held = _held(built, name)
+    return (cls, issubclass(cls, tuple), tuple(
+        (f, _spec(built, held[f]) if f in held else None) for f in _facts(cls)[0]))
+
+
+def _leaves(built, names, name):
+    """The locals of the leaves of the record ``name`` reads, in spec order."""
+    cls = _class_of(built[name][0][1], built)
+    held, out = _held(built, name), []
+    for f in _facts(cls)[0]:
+        out += _leaves(built, names, held[f]) if f in held else [
+            _name(names[name, f], gast.Load())]
+    return out
+
+
+def _bad(why, name, node):
+    if why is not None:
+        why.setdefault(name, node)
+    return False
 
 
 def _method_call_copied(src, attr, parents, node, record, written, items, name=None):
@@ -352,10 +497,13 @@ def _by_position(node, parent, count):
 
 
 def _is_replace_source(call, parents, built):
+    """Whether ``call`` is a ``_replace``/``replace`` of a name read so (not a record built
+    from a record: ``m = MLP(l1, l2)`` uses ``l1`` whole)."""
     assign = parents.get(call)
     return isinstance(assign, gast.Assign) and assign.value is call and \
         len(assign.targets) == 1 and isinstance(assign.targets[0], gast.Name) and \
-        assign.targets[0].id in built
+        any(a is assign and kind[0] == "replace" for a, kind in built.get(
+            assign.targets[0].id, ()))
 
 
 def _walk_scoped(fdef):
@@ -373,6 +521,11 @@ def _values(kind, fields, defaults, names):
     unpacked (``*vals``), or None when the arguments do not fit."""
     if kind[0] == "make":
         return kind[2]
+    if kind[0] in ("init", "returned"):
+        return kind[2]  # (the call of the copy of __init__ or of the function: lower)
+    if kind[0] == "fields":  # made_of(C, w=v, ...): the values, in the order of the fields
+        given = {k.arg: k.value for k in kind[2].keywords}
+        return [given[f] for f in fields] if set(given) == set(fields) else None
     if kind[0] == "replace":
         given = {k.arg: k.value for k in kind[2]}
         if set(given) - set(fields):
@@ -397,10 +550,7 @@ class _Fields(gast.NodeTransformer):
         if not (isinstance(node, gast.Name) and node.id in self.built and
                 isinstance(node.ctx, gast.Load)):
             return None
-        cls = _class_of(self.built[node.id][0][1], self.built)
-        fields = record_fields(cls)[0]
-        return spec_of(cls), lambda: [_name(self.names[node.id, f], gast.Load())
-                                      for f in fields]
+        return _spec(self.built, node.id), lambda: _leaves(self.built, self.names, node.id)
 
     def visit_Call(self, node):
         if passed_calls.method_receiver(node, self.record)[0] is not None:
@@ -434,6 +584,11 @@ class _Fields(gast.NodeTransformer):
                                                            self.bind)
             if found is not None:
                 return found
+            cls = _class_of(self.built[node.value.id][0][1], self.built)
+            if isinstance(node.ctx, gast.Load) and plain_classes.class_constant(cls, node.attr):
+                held = self.bind((types.CellType(cls), {}, None, f"{cls.__name__}_class"))
+                return gast.copy_location(gast.Attribute(  # p.K: Model.K
+                    value=_name(held, gast.Load()), attr=node.attr, ctx=gast.Load()), node)
         if isinstance(node.value, gast.Name) and (node.value.id, node.attr) in self.names:
             ctx = gast.Store() if isinstance(node.ctx, gast.Store) else gast.Load()
             return gast.copy_location(_name(self.names[node.value.id, node.attr], ctx), node)

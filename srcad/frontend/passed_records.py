@@ -49,7 +49,7 @@ import gast
 
 from ..core import env, functions
 from ..errors import UnsupportedSyntaxError
-from . import passed_trees
+from . import passed_trees, plain_classes
 from . import source as source_module
 from .lower_callees import check_method
 from .passed_calls import (
@@ -448,6 +448,15 @@ class _Body:
                 setattr(node, field, self.visit(child))
         return node
 
+    def _through_class(self, cls, attr):
+        """``Model.K`` for ``self.K`` when that is the same value
+        (:func:`.plain_classes.class_constant`; the class held in a cell of the copy), else
+        None."""
+        if not plain_classes.class_constant(cls, attr):
+            return None
+        name = self.bind((types.CellType(cls), {}, None, f"{cls.__name__}_class"))
+        return gast.Attribute(value=_name(name), attr=attr, ctx=gast.Load())
+
     def _read(self, node):
         """``p.w`` -> ``p_w`` (``p.w.shape`` -> ``p_w.shape``); None: not a record read."""
         chain, root = [], node
@@ -465,14 +474,29 @@ class _Body:
                              hint="assign the new value to another name")
         for k, attr in enumerate(chain):
             fields = dict(spec[2])
-            if attr.attr not in fields:
+            if attr.attr not in fields and isinstance(attr.ctx, gast.Load) and \
+                    hasattr(spec[0], attr.attr):  # self.K, K a class attribute
+                through = self._through_class(spec[0], attr.attr)
+                if through is not None:  # Model.K, read when the code runs
+                    out = gast.copy_location(through, attr)
+                    for rest in chain[k + 1:]:
+                        out = gast.copy_location(gast.Attribute(
+                            value=out, attr=rest.attr, ctx=rest.ctx), rest)
+                    return out
+                raise self.error(attr, f"{attr.attr!r} is an attribute of the class {kind}, "
+                                 f"not a field of the record {root.id!r} ({sorted(fields)}): "
+                                 "srcad does not know that the object holds no attribute of "
+                                 "that name of its own", hint=f"read it through the class "
+                                 f"({kind}.{attr.attr}), or pass the value as an argument")
+            if attr.attr not in fields and isinstance(attr.ctx, gast.Load):
                 raise self.error(attr, f"{attr.attr!r} is not a field of the record "
                                  f"{root.id!r} ({kind}: {sorted(fields)})",
                                  hint="read its fields or call its methods (a property is not "
                                  "followed)")
             if not isinstance(attr.ctx, gast.Load):
-                raise self.error(attr, f"writing a field of the record {root.id!r} ({kind}) "
-                                 "in the function it is passed to",
+                raise self.error(attr, f"writing a field of the record {root.id!r} "
+                                 f"({kind}) in the function it is passed to, or in a method "
+                                 "(srcad follows objects whose attributes only __init__ sets)",
                                  hint="build the new value in a local name and return it")
             path += (attr.attr,)
             if not is_record_spec(fields[attr.attr]):  # a leaf: the rest reads its attributes

@@ -1,0 +1,330 @@
+"""Lists of records built in the function (issue 16): ``layers.append(Layer(W[i], b[i]))``.
+
+A list the function fills with records of one class whose fields are the constructor's
+arguments (:func:`.built_records.record_fields`: a dataclass, a named tuple, a plain class
+built as one; or a plain class built by its ``__init__``: the item taken apart after it is
+built, ``c = Gauss(m, s); L_mu.append(c.mu)``, and rebuilt with :func:`made_of`) and then
+reads item by item is, before :mod:`.lower_records`, a list per field
+(structure of arrays; exact, nothing is approximated)::
+
+    layers = []                              layers_W, layers_b = [], []
+    for i in range(n):                       for i in range(n):
+        layers.append(Layer(W[i], b[i]))         layers_W.append(W[i]); layers_b.append(b[i])
+    for layer in layers:                     for layer_W, layer_b in zip(layers_W, layers_b):
+        x = layer(x)                             layer = Layer(W=layer_W, b=layer_b)
+                                                 x = layer(x)
+
+so the item is a record built in the function again, read field by field
+(:mod:`.lower_records`: ``layer(x)`` is the copy of ``Layer.__call__`` taking ``layer_W,
+layer_b``). Also ``layer = layers[k]`` (``k`` a name or a constant) and ``len(layers)``. Only
+when the list is bound once, at the top level, to ``[]`` (a list comprehension building the
+records is first made the loop of appends it is: :func:`_as_loops`), and every other use of
+it is one of those (one class throughout; an append's arguments in the order of the fields
+or free of calls, so that they run in the order they did; no attribute written of a name an
+item is taken into: the write would have to change the list's object). Any other list is
+left as it is (a record built from differentiated values in it stays refused at its line).
+
+Imports the standard library, gast, :mod:`srcad.errors`, :mod:`.built_records` and
+:mod:`.plain_classes`.
+"""
+
+from __future__ import annotations
+
+import copy
+import types
+
+import gast
+
+from ..errors import MissingRuleError
+from . import plain_classes
+from .built_records import bind_fields, record_fields, resolve_any
+
+_PURE = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Subscript, gast.Slice,
+         gast.Attribute, gast.Tuple, gast.operator, gast.unaryop, gast.expr_context)
+
+
+def _name(id_, ctx=None):
+    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def _pure(node, src=None):
+    """Whether ``node`` reads names, items and attributes, with arithmetic and ``len(...)``
+    (evaluating it once more, or in another order, changes nothing)."""
+    for n in gast.walk(node):
+        if isinstance(n, gast.Call) and src is not None and not n.keywords and \
+                resolve_any(src, n.func) is len:
+            continue
+        if not isinstance(n, _PURE):
+            return False
+    return True
+
+
+def prepare(src, fdef):
+    """Rewrite, in place, each list of records read so (see above)."""
+    from .passed_calls import bound_names
+
+    local = bound_names(fdef)
+    parents = {child: node for node in gast.walk(fdef) for child in gast.iter_child_nodes(node)}
+    stores = {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            stores.setdefault(node.id, []).append(node)
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            for name in node.names:
+                stores.setdefault(name, []).extend([None, None])
+    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    fdef.body = [new for stmt in fdef.body for new in (
+        _as_loops(src, stmt, local, taken) if isinstance(stmt, gast.Assign) and
+        len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) and
+        len(stores.get(stmt.targets[0].id, ())) == 1 else [stmt])]
+    parents = {child: node for node in gast.walk(fdef) for child in gast.iter_child_nodes(node)}
+    for stmt in list(fdef.body):
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) and \
+                len(stores.get(stmt.targets[0].id, ())) == 1:
+            _List(src, fdef, stmt, local, parents, taken).run()
+
+
+class _List:
+    def __init__(self, src, fdef, stmt, local, parents, taken):
+        self.src, self.fdef, self.stmt, self.local = src, fdef, stmt, local
+        self.parents, self.taken = parents, taken
+        self.name, self.cls, self.general = stmt.targets[0].id, None, False
+        # names whose attributes the function writes: an item taken into one is not
+        # rebuilt from the lists (a write to it would have to change the list's object)
+        self.written = {n.value.id for n in gast.walk(fdef) if isinstance(n, gast.Attribute)
+                        and not isinstance(n.ctx, gast.Load) and isinstance(n.value, gast.Name)}
+
+    def fresh(self, base):
+        while base in self.taken:
+            base += "_"
+        self.taken.add(base)
+        return base
+
+    def record(self, node):
+        """``[(field, value)]`` when ``node`` builds a record of the list's one class."""
+        if not isinstance(node, gast.Call):
+            return None
+        cls = resolve_any(self.src, node.func, self.local)
+        facts = record_fields(cls)
+        if self.cls not in (None, cls):
+            return None
+        if facts is None and plain_classes.user_class(cls) and plain_classes.fields_of(cls):
+            self.cls, self.func, self.general = cls, node.func, True  # built by its __init__
+            return [(f, None) for f in plain_classes.fields_of(cls)]
+        if facts is None or not facts[0]:
+            return None
+        bound = bind_fields(node, *facts[:2])
+        if bound is None:
+            return None
+        given = node.args + [k.value for k in node.keywords]
+        order = [next(i for i, (_, v) in enumerate(bound) if v is g) for g in given]
+        if order != sorted(order) and not all(_pure(v) for _, v in bound):
+            return None
+        self.cls, self.func = cls, node.func
+        return bound
+
+    def run(self):
+        value, uses = self.stmt.value, []
+        if not isinstance(value, gast.List) or value.elts:
+            return
+        for node in gast.walk(self.fdef):
+            if isinstance(node, gast.Name) and node.id == self.name and \
+                    isinstance(node.ctx, gast.Load):
+                use = self.use(node)
+                if use is None:
+                    self.refuse(node)
+                    return
+                uses.append(use)
+        if self.cls is None:
+            return
+        fields = _fields(self.cls)
+        lists = {f: self.fresh(f"{self.name}_{f}") for f in fields}
+        self.stmt.targets = [gast.Tuple(elts=[_name(lists[f], gast.Store()) for f in fields],
+                                        ctx=gast.Store())]
+        self.stmt.value = gast.Tuple(elts=[gast.List(elts=[], ctx=gast.Load())
+                                           for _ in fields], ctx=gast.Load())
+        for use in uses:
+            use(lists)
+        for node in gast.walk(self.stmt):
+            if "lineno" in node._attributes and not hasattr(node, "lineno"):
+                gast.copy_location(node, self.stmt)
+
+    def refuse(self, node):
+        """Keep, for the lines appending a record to the list, why it is not read so
+        (``src.record_refusals``: the error if a record there is differentiated)."""
+        line = getattr(node, "lineno", None)
+        exc = MissingRuleError(
+            f"the list {self.name!r} of objects built from differentiated values is used in "
+            "a way srcad does not follow item by item (it follows L.append(C(...)) as a "
+            "statement, for x in L: as a for statement, x = L[k] and len(L), L bound once "
+            "to [] or a list comprehension over range)", filename=self.src.filename,
+            lineno=line, construct=self.src.line_text(line),
+            hint=f"loop over it with a for statement (for item in {self.name}: ...), take an "
+                 f"item into a name first (item = {self.name}[k]), or keep the values in "
+                 "lists of their own (ws.append(w)) and build the object where it is used")
+        refusals = self.src.__dict__.setdefault("record_refusals", {})
+        for n in gast.walk(self.fdef):
+            if isinstance(n, gast.Attribute) and n.attr == "append" and isinstance(
+                    n.value, gast.Name) and n.value.id == self.name and hasattr(n, "lineno"):
+                refusals.setdefault(n.lineno, exc)
+
+    # ------------------------------------------------------------------ uses
+
+    def use(self, node):
+        """A function rewriting the use ``node`` of the list (given the lists' names), or
+        None when the use is not one read so."""
+        parent = self.parents.get(node)
+        grand = self.parents.get(parent)
+        if isinstance(parent, gast.Attribute) and parent.attr == "append" and \
+                isinstance(grand, gast.Call) and grand.func is parent and \
+                len(grand.args) == 1 and not grand.keywords and \
+                isinstance(self.parents.get(grand), gast.Expr):
+            bound = self.record(grand.args[0])
+            return None if bound is None else lambda lists: self.append(
+                self.parents[grand], bound, lists)
+        if isinstance(parent, gast.For) and parent.iter is node and \
+                isinstance(parent.target, gast.Name) and parent.target.id not in self.written:
+            return lambda lists: self.loop(parent, lists)
+        if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
+                parent.func.id == "len" and parent.args == [node] and not parent.keywords:
+            return lambda lists: setattr(parent, "args", [gast.copy_location(
+                _name(next(iter(lists.values()))), node)])
+        if isinstance(parent, gast.Subscript) and parent.value is node and \
+                isinstance(grand, gast.Assign) and grand.value is parent and \
+                len(grand.targets) == 1 and isinstance(grand.targets[0], gast.Name) and \
+                grand.targets[0].id not in self.written and \
+                isinstance(parent.slice, (gast.Name, gast.Constant, gast.UnaryOp)) and \
+                _pure(parent.slice):
+            return lambda lists: self.item(grand, parent, lists)
+        return None
+
+    def append(self, expr, bound, lists):
+        """``L.append(C(a, b))`` -> ``L_w.append(a); L_b.append(b)`` in its place (a class
+        built by its ``__init__``: ``c = C(a, b); L_w.append(c.w); ...``)."""
+        holder = self.parents[expr]
+        made = []
+        if self.general:
+            item = self.fresh(f"{self.cls.__name__.lower()}_item")
+            made = [gast.copy_location(gast.Assign(targets=[_name(item, gast.Store())],
+                                                   value=expr.value.args[0],
+                                                   type_comment=None), expr)]
+            bound = [(f, gast.Attribute(value=_name(item), attr=f, ctx=gast.Load()))
+                     for f, _ in bound]
+        for _, body in gast.iter_fields(holder):
+            if isinstance(body, list) and expr in body:
+                k = body.index(expr)
+                body[k:k + 1] = made + [gast.copy_location(gast.Expr(value=gast.Call(
+                    func=gast.Attribute(value=_name(lists[f]), attr="append",
+                                        ctx=gast.Load()), args=[v], keywords=[])), expr)
+                    for f, v in bound]
+                for node in body[k:k + len(made) + len(bound)]:
+                    for sub in gast.walk(node):
+                        if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                            gast.copy_location(sub, expr)
+                return
+
+    def constructed(self, values):
+        """``C(f=v, ...)`` of the list's class, named as the function names it (a class built
+        by its ``__init__``: ``made_of(C, f=v, ...)``, the object of those fields)."""
+        keywords = [gast.keyword(arg=f, value=v) for f, v in values]
+        if not self.general:
+            return gast.Call(func=copy.deepcopy(self.func), args=[], keywords=keywords)
+        name = "srcad_made_of"
+        if self.src.closure.get(name, made_of) is not made_of:
+            name = self.fresh(name)
+        self.src.closure[name] = made_of
+        self.src.cells[name] = types.CellType(made_of)
+        self.src.bound = {**getattr(self.src, "bound", {}), name: made_of}
+        return gast.Call(func=_name(name), args=[copy.deepcopy(self.func)], keywords=keywords)
+
+    def loop(self, loop, lists):
+        """``for l in L:`` -> ``for l_w, l_b in zip(L_w, L_b): l = C(w=l_w, b=l_b)``."""
+        target, fields = loop.target.id, list(lists)
+        leaves = {f: self.fresh(f"{target}_{f}") for f in fields}
+        if len(fields) == 1:
+            loop.target = gast.copy_location(_name(leaves[fields[0]], gast.Store()), loop.target)
+            loop.iter = gast.copy_location(_name(lists[fields[0]]), loop.iter)
+        else:
+            loop.target = gast.copy_location(gast.Tuple(elts=[
+                _name(leaves[f], gast.Store()) for f in fields], ctx=gast.Store()), loop.target)
+            loop.iter = gast.copy_location(gast.Call(func=_name("zip"), args=[
+                _name(lists[f]) for f in fields], keywords=[]), loop.iter)
+        rebuilt = gast.Assign(targets=[_name(target, gast.Store())], value=self.constructed(
+            [(f, _name(leaves[f])) for f in fields]), type_comment=None)
+        loop.body.insert(0, rebuilt)
+        for node in gast.walk(loop):
+            if "lineno" in node._attributes and not hasattr(node, "lineno"):
+                gast.copy_location(node, loop)
+
+    def item(self, assign, subscript, lists):
+        """``l = L[k]`` -> ``l = C(w=L_w[k], b=L_b[k])``."""
+        assign.value = gast.copy_location(self.constructed([
+            (f, gast.Subscript(value=_name(name), slice=copy.deepcopy(subscript.slice),
+                               ctx=gast.Load())) for f, name in lists.items()]), subscript)
+        for node in gast.walk(assign):
+            if "lineno" in node._attributes and not hasattr(node, "lineno"):
+                gast.copy_location(node, assign)
+
+
+def made_of(cls, **fields):
+    """The object of ``cls`` (a plain class :mod:`.plain_classes` follows: its ``__init__``
+    sets exactly its fields) whose attributes are ``fields``: what an item of a list of them
+    is, rebuilt from the lists of its fields (:mod:`.lower_records` reads it field by field:
+    this runs only when it does not)."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(fields)
+    return obj
+
+
+made_of.__srcad_builds_record__ = True  # refused as a record not followed (analysis.soundness)
+
+
+def _fields(cls):
+    facts = record_fields(cls)
+    return facts[0] if facts is not None else plain_classes.fields_of(cls)
+
+
+def _as_loops(src, stmt, local, taken):
+    """``L = [C(a, b) for t in xs if c]`` (``C`` a record class) -> ``L = []`` then ``for t_ in
+    xs: if c: L.append(C(a, b))``, the comprehension's names given fresh names (they are its
+    own), so that the appends are read as any; ``[stmt]`` otherwise."""
+    comp = stmt.value
+    if not isinstance(comp, gast.ListComp) or any(g.is_async for g in comp.generators) or \
+            not isinstance(comp.elt, gast.Call) or \
+            not _fields(resolve_any(src, comp.elt.func, local)):
+        return [stmt]
+    own = {n.id for g in comp.generators for n in gast.walk(g.target) if isinstance(n, gast.Name)}
+    inner = [n for part in [comp.elt] + [g for g in comp.generators] for n in gast.walk(part)
+             if isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                               gast.GeneratorExp, gast.NamedExpr))]
+    if inner:
+        return [stmt]
+    fresh = {}
+    for name in sorted(own):
+        new = f"{name}_"
+        while new in taken:
+            new += "_"
+        taken.add(new)
+        fresh[name] = new
+    first_iter = comp.generators[0].iter
+    for node in gast.walk(gast.Tuple(elts=[comp.elt] + [g.target for g in comp.generators] +
+                                     [c for g in comp.generators for c in g.ifs] +
+                                     [g.iter for g in comp.generators[1:]], ctx=gast.Load())):
+        if isinstance(node, gast.Name) and node.id in fresh:
+            node.id = fresh[node.id]
+    name = stmt.targets[0].id
+    body = [gast.Expr(value=gast.Call(func=gast.Attribute(
+        value=_name(name), attr="append", ctx=gast.Load()), args=[comp.elt], keywords=[]))]
+    for g in reversed(comp.generators):
+        for cond in reversed(g.ifs):
+            body = [gast.If(test=cond, body=body, orelse=[])]
+        body = [gast.For(target=g.target, iter=g.iter if g is not comp.generators[0]
+                         else first_iter, body=body, orelse=[], type_comment=None)]
+    stmt.value = gast.List(elts=[], ctx=gast.Load())
+    out = [stmt] + body
+    for node in out:
+        for sub in gast.walk(node):
+            if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                gast.copy_location(sub, stmt)
+    return out
