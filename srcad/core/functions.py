@@ -471,14 +471,15 @@ def plain_form(fn):
 
 def is_derivative_maker(fn):
     """``srcad.grad``, ``srcad.value_and_grad``, ``srcad.jacobian`` (``jacfwd``, ``jacrev``,
-    ``hessian``): called with constant arguments inside differentiated code, srcad makes the
-    derivative while it transforms the caller (a Jacobian as the plain function it reads for
-    one, ``__srcad_plain__``)."""
+    ``hessian``, ``hvp``): called with constant arguments inside differentiated code, srcad
+    makes the derivative while it transforms the caller (a Jacobian, a Hessian or an ``hvp``
+    as the plain function it reads for one, ``__srcad_plain__``)."""
     if getattr(fn, "__srcad_derivative_maker__", None) is not None:
         return True  # a wrapper declaring itself one (see lower_callees.make_derivative)
     module, name = getattr(fn, "__module__", None), getattr(fn, "__name__", None)
     return module == "srcad.api" and name in ("grad", "value_and_grad") or (
-        module == "srcad.jacobians" and name in ("jacobian", "jacfwd", "jacrev", "hessian"))
+        module == "srcad.jacobians" and name in ("jacobian", "jacfwd", "jacrev", "hessian",
+                                                 "hvp"))
 
 
 def user_class(cls):

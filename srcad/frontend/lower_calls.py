@@ -475,7 +475,8 @@ def _needs_resolving(fn):
         return True
     if functions.is_derivative_maker(fn) or functions.is_user_function(fn):
         return True
-    if getattr(fn, "__srcad_call_maker__", None) is not None:  # srcad.jvp: srcad.nested
+    if getattr(fn, "__srcad_call_maker__", None) is not None or getattr(
+            fn, "__srcad_vjp_maker__", None) is not None:  # srcad.jvp, srcad.vjp: nested*
         return True
     if functions.plain_form(fn) is not None:  # a Jacobian or Hessian srcad made
         return True
