@@ -619,6 +619,9 @@ ex("runtime.items_tangent(tangent, d)",
 ex("runtime.get_grad(grad, d, key)", f"C.get_grad(a, {D}, 'v')['v'] * b", a=S, b=V)
 ex("runtime.get_tangent(tangent, d, key)", f"C.get_tangent({{'u': a, 'v': b}}, {D}, 'v') * a",
    a=S, b=V)
+ex("runtime.get_tangent_or(tangent, d, key, default)",
+   f"C.get_tangent_or({{'u': a, 'v': b}}, {D}, 'v', [0.0])[1] * a + "
+   f"C.get_tangent_or({{'u': a}}, {{'u': 1.0}}, 'v', [a])[0] + b", a=S, b=V)
 ex("runtime.get_default_grad(grad, d, key)", "C.get_default_grad(a, {'u': 1.0}, 'v') * b",
    a=S, b=V)
 ex("runtime.concat_tangent(ta, tb)", "C.concat_tangent([a, b], [a * b])[2] * a", a=S, b=S)

@@ -54,7 +54,8 @@ NUMBA_REFUSED = {
         'mixed items are not Numba values',
         'clear_value concat_tangent dict_get dict_items dict_keys dict_of_grad '
         'dict_of_tangent dict_values extend_value extreme_index get_default_grad get_grad '
-        'get_tangent insert_position insert_value items_grad items_tangent pop_position '
+        'get_tangent get_tangent_or insert_position insert_value items_grad items_tangent '
+        'pop_position '
         'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_grad '
         'sort_value sort_value_grad sort_value_tangent sorted_grad sorted_tangent '
         'split_concat split_concat_back values_grad values_tangent with_zero_at without_item'),
@@ -118,7 +119,8 @@ STANDARD_REFUSED = {
         'list and dict helpers: NumPy code only',
         'clear_value concat_tangent dict_get dict_items dict_keys dict_of_grad '
         'dict_of_tangent dict_values extend_value extreme_index get_default_grad get_grad '
-        'get_tangent insert_position insert_value items_grad items_tangent pop_position '
+        'get_tangent get_tangent_or insert_position insert_value items_grad items_tangent '
+        'pop_position '
         'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_grad '
         'sort_value sort_value_grad sort_value_tangent sorted_grad sorted_tangent '
         'split_concat split_concat_back values_grad values_tangent with_zero_at without_item'),
@@ -182,7 +184,8 @@ KINDS_ANY = {
     'containers': (
         "a container's item, or a gradient of one: ANY",
         'concat_tangent dict_get dict_items dict_keys dict_of_grad dict_of_tangent '
-        'dict_values extreme_index get_default_grad get_grad get_tangent insert_position '
+        'dict_values extreme_index get_default_grad get_grad get_tangent get_tangent_or '
+        'insert_position '
         'items_grad items_tangent pop_position remove_position reverse_grad seq_back seq_grad '
         'sort_value_grad sort_value_tangent sorted_grad sorted_tangent split_concat '
         'split_concat_back values_grad values_tangent with_zero_at without_item'),
