@@ -400,6 +400,8 @@ else:  # 3-vectors along axis 0
 ex("numpy_helpers.grad_diff(value, a, n, axis)", "H.grad_diff(w, a, 2, 0)", w=(2, 3), a=(4, 3))
 ex("numpy_helpers.grad_column_stack(value, tup)", "H.grad_column_stack(w, [a, b])[1]",
    w=(2, 4), a=(2,), b=M)
+ex("numpy.i0(x)", "np.i0(x)", x=S)
+ex("numpy_helpers.bessel_i1(x)", "H.bessel_i1(x)", x=V)
 ex("numpy_helpers.dsinc(x)", "H.dsinc(x)", x=M)
 ex("numpy_helpers.dsinc(x)", "H.dsinc(x * 0.0 + 0.25)", x=V)  # inside |x| < 1: the series
 ex("numpy_helpers.d2sinc(x)", "H.d2sinc(x)", x=M)

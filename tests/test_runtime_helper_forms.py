@@ -88,7 +88,7 @@ NUMBA_REFUSED = {
         'grad_tensordot_b grad_vdot_a grad_vdot_b'),
     'numpy_more': (
         "gradients of NumPy functions outside Numba's subset",
-        'average_shape cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
+        'average_shape bessel_i1 cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
         'grad_interp_slope grad_quantile grad_take grad_take_along_axis interp_segment '
         'mesh_axes one_axis running_source tangent_quantile'),
     'numpy_reductions': (
@@ -155,7 +155,7 @@ STANDARD_REFUSED = {
         'grad_solve_a grad_solve_b grad_tensordot_a grad_tensordot_b grad_vdot_a grad_vdot_b'),
     'numpy_more': (
         'NumPy functions the standard has no form of',
-        'average_shape cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
+        'average_shape bessel_i1 cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
         'grad_interp_slope grad_quantile grad_take grad_take_along_axis interp_segment '
         'mesh_axes running_source tangent_quantile'),
     'numpy_reductions': (
@@ -225,7 +225,7 @@ KINDS_ANY = {
         'grad_tensordot_a grad_tensordot_b grad_vdot_a grad_vdot_b'),
     'numpy_more': (
         'a NumPy gradient: ANY',
-        'average_shape cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
+        'average_shape bessel_i1 cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
         'grad_interp_slope grad_quantile grad_take grad_take_along_axis interp_segment '
         'mesh_axes one_axis running_source tangent_quantile'),
     'numpy_reductions': (
