@@ -77,19 +77,6 @@ def _plain(f, wrt):
     return plain
 
 
-def _plain_hvp(f, wrt):
-    """What srcad reads for ``hvp(f)`` called in differentiated code:
-    :func:`srcad.nested_vjp.plain_hvp`, made at the first need."""
-    made = []
-
-    def plain():
-        if not made:
-            made.append(nested_vjp.plain_hvp(f, wrt))
-        return made[0]
-
-    return plain
-
-
 def jacrev(f, wrt=0, *, argnums=None, argnum=None):
     """``jacobian(f, wrt, mode="rev")``, as JAX users know it."""
     return jacobian(f, api.wrt_alias(wrt, argnums, argnum), mode="rev")
@@ -214,7 +201,7 @@ def hvp(f, x=_POINT, v=_POINT, wrt=0):
                 raise TypeError("hvp(f) takes f's arguments, then the vector v")
             return hvp(f, tuple(args_then_v[:-1]), args_then_v[-1], wrt=wrt)
 
-        hvp_f.__srcad_plain__ = _plain_hvp(f, wrt)
+        hvp_f.__srcad_plain__ = nested_vjp.plain_hvp_maker(f, wrt)
         return hvp_f
     if v is _POINT:
         raise TypeError("hvp(f, x, v) takes the point x and the vector v (or neither: "

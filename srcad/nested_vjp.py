@@ -121,16 +121,17 @@ def plain_hvp(f, wrt):
     """A plain function with ``f``'s parameters then ``v`` computing ``hvp(f, wrt=wrt)`` as
     ``srcad.jvp`` of ``srcad.grad(f, wrt)`` along ``v``: what srcad reads when ``srcad.hvp(f)``
     is called in differentiated code. ``None`` when ``f``'s parameters are not plain
-    positional ones, or ``wrt`` is not one of them."""
+    positional ones without defaults, or ``wrt`` is not one of them."""
     user = f.__srcad__._user if hasattr(f, "__srcad__") else f
     try:
         params = inspect.signature(user).parameters
     except (TypeError, ValueError):
         return None
     names = list(params)
-    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-           for p in params.values()) or any(n.startswith("_srcad") for n in names):
-        return None
+    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or
+           p.default is not p.empty for p in params.values()) or any(
+               n.startswith("_srcad") for n in names):
+        return None  # (with a default, hvp(f)(x, v) would give v for it)
     if type(wrt) is str and wrt in names:
         wrt = names.index(wrt)
     if type(wrt) is not int or not 0 <= wrt < len(names):
@@ -143,3 +144,17 @@ def plain_hvp(f, wrt):
     return made_function(name, names + [v], [
         f"return _srcad_jvp(_srcad_grad_f, ({args}), ({v},), wrt={wrt})[1]",
     ], {"_srcad_jvp": api.jvp, "_srcad_grad_f": api.grad(f, wrt=wrt)})
+
+
+def plain_hvp_maker(f, wrt):
+    """What srcad reads for ``srcad.hvp(f)`` called in differentiated code (its
+    ``__srcad_plain__``, :func:`srcad.core.functions.plain_form`): :func:`plain_hvp`, made at
+    the first need."""
+    made = []
+
+    def plain():
+        if not made:
+            made.append(plain_hvp(f, wrt))
+        return made[0]
+
+    return plain

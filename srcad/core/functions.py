@@ -458,13 +458,15 @@ def as_positional(fn, args, kwargs):
 
 
 def plain_form(fn):
-    """For a Jacobian or Hessian srcad made (``srcad.jacobians``), the plain function srcad
-    reads for it (its columns by ``srcad.jvp``: ``srcad.nested.plain_jacobian``); else None."""
+    """For a Jacobian, Hessian or ``hvp`` srcad made (``srcad.jacobians``), the plain function
+    srcad reads for it (by ``srcad.jvp``: ``srcad.nested.plain_jacobian``,
+    ``srcad.nested_vjp.plain_hvp``); else None."""
     try:
         plain = vars(fn).get("__srcad_plain__")
     except TypeError:
         return None
-    if plain is None or getattr(plain, "__module__", None) != "srcad.jacobians":
+    if plain is None or getattr(plain, "__module__", None) not in ("srcad.jacobians",
+                                                                     "srcad.nested_vjp"):
         return None
     return plain()
 

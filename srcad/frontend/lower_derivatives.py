@@ -6,7 +6,11 @@
   call of a derivative, which the sweeps differentiate again (a Jacobian or Hessian as the
   plain function srcad reads for it: ``srcad.nested.plain_jacobian``);
 * ``srcad.jvp(f, (x, w), (t,), wrt=...)``: a call ``J(x, w, t)`` of the derivative object
-  ``srcad.jvp.__srcad_call_maker__`` makes now (``srcad.nested.JvpOf``).
+  ``srcad.jvp.__srcad_call_maker__`` makes now (``srcad.nested.JvpOf``);
+* ``y, pullback = srcad.vjp(f, x, w)``: the pair ``(f(x, w), partial(P, x, w))``, ``P`` the
+  gradient of ``sum(f(x, w) * dy)`` that ``srcad.vjp.__srcad_vjp_maker__`` makes now
+  (``srcad.nested_vjp``); ``srcad.hvp(f, (x,), v)``: a call of the plain function srcad reads
+  for ``srcad.hvp(f)``.
 
 ``inner`` (or ``f``) may be a lambda or ``functools.partial`` holding values of this function:
 the derivative of the lifted function, the values held passed first, so the outer derivative
@@ -73,6 +77,14 @@ class Derivatives:
         name = f"{maker.__name__}_{getattr(inner, '__name__', 'fn')}"
         return self.partial_value(Const(made, self.bound_name(made, name)), list(lead), {},
                                   node, None)
+
+    def transform_call(self, fn, args, kwargs, node):
+        """``srcad.vjp(...)`` or ``srcad.jvp(...)`` read as below, else None."""
+        if getattr(fn, "__srcad_vjp_maker__", None) is not None:
+            return self.vjp_call(fn, args, kwargs, node)
+        if getattr(fn, "__srcad_call_maker__", None) is not None:
+            return self.jvp_call(fn, args, kwargs, node)
+        return None
 
     def jvp_call(self, jvp, args, kwargs, node):
         """``srcad.jvp(f, (x, w), (t,), wrt=...)`` with ``f``, ``wrt`` constants and the
