@@ -1,4 +1,5 @@
-"""Values grouped by key in a dict (issue 16): ``d.setdefault(k, []).append(v)``,
+"""Values grouped by key in a dict (issue 16): ``d.setdefault(k, []).append(v)`` (or through
+``bucket = d.setdefault(k, [])``),
 ``collections.defaultdict(list)`` with ``d[k].append(v)``, ``if k not in d: d[k] = []``,
 ``defaultdict(float)`` with ``d[k] += v``, ``d[k] = d.get(k, 0.0) + v``.
 
@@ -28,6 +29,7 @@ HEAD = "import collections\n\nimport numpy as np\n\n\ndef f(x, w):\n"
 #: the value
 LIST_FORMS = {
     "setdefault": ("d = {}", "d.setdefault(K, []).append(V)"),
+    "setdefault_held": ("d = {}", "bucket = d.setdefault(K, [])\n    bucket.append(V)"),
     "defaultdict": ("d = collections.defaultdict(list)", "d[K].append(V)"),
     "if_new": ("d = {}", "if K not in d:\n        d[K] = []\n    d[K].append(V)"),
     "display": ("d = {0: [], 1: [], 2: []}", "d[K].append(V)"),

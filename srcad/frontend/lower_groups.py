@@ -6,7 +6,8 @@ Python changes the list (or the number's place) in the dict in place. When every
 holds is one these statements made (fresh, held by the dict alone) and nothing reads the dict
 while they run, that is the same as building a new list each time:
 
-* ``d.setdefault(k, []).append(v)`` -> ``d[k] = d.get(k, []) + [v]``;
+* ``d.setdefault(k, []).append(v)`` (or ``t = d.setdefault(k, []); t.append(v)``, ``t`` read
+  there only) -> ``d[k] = d.get(k, []) + [v]``;
 * ``d[k].append(v)`` -> ``d[k] = d.get(k, []) + [v]`` on a ``defaultdict(list)``, ``d[k] =
   d[k] + [v]`` on a dict (its ``KeyError`` kept);
 * ``d[k] += v`` -> ``d[k] = d.get(k, 0.0) + v`` on a ``defaultdict(float)`` (``0`` for ``int``;
@@ -25,7 +26,7 @@ only by ``k in d``, ``len(d)`` or ``d[k] = []``; not read in a nested function. 
 would not make defaults there). Any other ``collections.defaultdict`` in the function is refused
 (its ``d[k]`` changes ``d``, which srcad would not see: a zero gradient).
 
-Imports gast, :mod:`srcad.errors` and :mod:`.blocks`.
+Imports gast, the standard library, :mod:`srcad.errors` and :mod:`.blocks`.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import copy
 import gast
 
 from ..errors import UnsupportedSyntaxError
+from .blocks import own_blocks
 
 _HINT = ("group into a dict the function makes: d = {} then d.setdefault(k, []).append(v) "
          "(or d[k] = d.get(k, []) + [v]; d[k] = d.get(k, 0.0) + v for sums), the dict read "
@@ -183,6 +185,7 @@ def lower(src):
                in ("setdefault", "append") or isinstance(n, gast.Call) and
                _is_defaultdict(src, n) for n in gast.walk(fdef)):
         return
+    _merge_held(fdef)
     parents = {}
     for node in gast.walk(fdef):
         for child in gast.iter_child_nodes(node):
@@ -230,6 +233,34 @@ def lower(src):
                          "defaultdict(list), (int) or (float) in a name of the function's own, "
                          "filled by d[k].append(v) or d[k] += v in top-level statements and "
                          "read after them, not passed on)")
+
+
+def _merge_held(fdef):
+    """``t = d.setdefault(k, []); t.append(v)`` (``t`` bound there only, read by that append
+    only, ``v`` not reading it) -> ``d.setdefault(k, []).append(v)``: the same calls in the
+    same order."""
+    stores, loads = {}, {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name):
+            table = loads if isinstance(node.ctx, gast.Load) else stores
+            table[node.id] = table.get(node.id, 0) + 1
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            stores.update((n, 2) for n in node.names)
+    for block in own_blocks(fdef):
+        i = 0
+        while i + 1 < len(block):
+            first, then = block[i], block[i + 1]
+            held = first.targets[0].id if isinstance(first, gast.Assign) and len(
+                first.targets) == 1 and isinstance(first.targets[0], gast.Name) else None
+            call = then.value if isinstance(then, gast.Expr) else None
+            if held and stores.get(held) == 1 and loads.get(held) == 1 and isinstance(
+                    first.value, gast.Call) and isinstance(first.value.func, gast.Attribute) \
+                    and first.value.func.attr == "setdefault" and isinstance(
+                        call, gast.Call) and isinstance(call.func, gast.Attribute) and \
+                    call.func.attr == "append" and _is(call.func.value, held):
+                call.func.value = first.value
+                block[i:i + 2] = [then]
+            i += 1
 
 
 def _written_by(cand, node, parents):
