@@ -109,20 +109,22 @@ def _mentions(node, name):
     return any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(node))
 
 
-def _pure(node):
-    """A key Python can compute twice with the same value and no effect: names, constants,
-    arithmetic, tuples and items of them, no walrus."""
+def _pure(node, local=frozenset()):
+    """A key Python computes twice with the same value and no effect, whatever runs between
+    (no call can rebind a local): the function's own names, constants, arithmetic and tuples
+    of them."""
     return all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Tuple,
-                              gast.Subscript, gast.Slice, gast.operator, gast.unaryop,
-                              gast.expr_context)) for n in gast.walk(node))
+                              gast.operator, gast.unaryop, gast.expr_context)) and (
+        not isinstance(n, gast.Name) or n.id in local) for n in gast.walk(node))
 
 
 class _Dict:
     """One candidate: its name, how it is made, and its forms found in the body."""
 
-    def __init__(self, name, kind, default, made, top):
+    def __init__(self, name, kind, default, made, top, local):
         self.name, self.kind, self.default, self.made, self.top = \
             name, kind, default, made, top
+        self.local = local  # the function's own names (keys of them are computed twice)
         self.writes = []  # (statement, top index, form, key, value)
         self.quiet = set()  # ids of Name nodes read by `k in d`, len(d), d[k] = []
         self.reads = []  # (Name node, parent, top index): every other read
@@ -190,15 +192,17 @@ def lower(src):
     for node in gast.walk(fdef):
         for child in gast.iter_child_nodes(node):
             parents[child] = node
-    stores, nested = {}, set()
+    stores, nested, declared = {}, set(), set()
     for node in gast.walk(fdef):
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
             stores[node.id] = stores.get(node.id, 0) + 1
         elif isinstance(node, (gast.Global, gast.Nonlocal)):
             stores.update((n, 2) for n in node.names)
+            declared.update(node.names)
         elif isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fdef:
             nested |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
     params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    own = (set(stores) | params) - declared - nested  # no call rebinds these
     found = {}
     for top, stmt in enumerate(fdef.body):
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
@@ -206,7 +210,7 @@ def lower(src):
             name = stmt.targets[0].id
             made = _maker(src, stmt.value)
             if made and stores.get(name) == 1 and name not in params | nested:
-                found[name] = _Dict(name, made[0], made[1], stmt, top)
+                found[name] = _Dict(name, made[0], made[1], stmt, top, own)
     for top, stmt in enumerate(fdef.body):
         for node in gast.walk(stmt):
             for cand in found.values():
@@ -303,7 +307,7 @@ def _statement_of(cand, item, parents):
     the read made once and unconditionally by a simple statement (or an ``if`` test, a
     ``for``'s iterable) reading the dict no other way and binding nothing (no walrus);
     None when there is none."""
-    if not _pure(item.slice):
+    if not _pure(item.slice, cand.local):
         return None
     up = parents.get(item)
     while not isinstance(up, gast.stmt):
@@ -349,7 +353,9 @@ def _rewrite(cand, parents):
         block = _block_of(stmt, parents)
         at = block.index(stmt)
         before = []
-        if not _pure(key):  # computed once, first, as Python does
+        if not _pure(key, cand.local) or any(isinstance(n, gast.NamedExpr)
+                                             for n in gast.walk(value)):
+            # computed once, first, as Python does
             held = f"{d}_srcad_key"
             before.append(_located(gast.Assign(targets=[_name(held, True)], value=key,
                                                type_comment=None), stmt))
