@@ -1,6 +1,6 @@
 """Nested functions whose default values read locals (issue 16): ``lambda v, k=k: v ** k`` made
-in a loop and put in a list, in a comprehension, held in a name, ``def g(v, k=k, c=w * k)`` in a
-loop; keyword-only defaults too.
+in a loop and put in a list, in a comprehension, held in a name, passed to a function of yours
+or to ``map``, ``def g(v, k=k, c=w * k)`` in a loop; keyword-only defaults too.
 
 srcad reads such a function as ``make(k)`` for a function it makes, ``def make(k): return
 lambda v: v ** k`` (``srcad/frontend/lower_defaults.py``): the defaults are values the function
@@ -22,7 +22,7 @@ import srcad
 
 autograd = pytest.importorskip("autograd")
 
-HEAD = "import numpy as np\n\n\ndef f(x, w):\n"
+HEAD = "import numpy as np\n\n\ndef apply(g, v):\n    return g(v)\n\n\ndef f(x, w):\n"
 
 #: where the function is made and called; FN is the lambda (or the def's parameters, BODY)
 PLACES = {
@@ -32,6 +32,9 @@ PLACES = {
                      "    for f in fs:\n        out = out + f(x)\n    return out * fs[1](x)\n",
     "name_in_loop": "    total = 0.0\n    for k in range(1, 4):\n        h = lambda FN\n"
                     "        total = total + h(x) * h(w)\n    return total\n",
+    "passed_on": "    total = 0.0\n    for k in range(1, 4):\n"
+                 "        total = total + apply(lambda FN, x)\n    return total\n",
+    "map": "    k = 2\n    return sum(map(lambda FN, [x, 2.0 * x]))\n",
     "def_in_loop": "    total = 0.0\n    for k in range(1, 4):\n        def g(DEF):\n"
                    "            return BODY\n        total = total + g(x)\n    return total\n",
 }
