@@ -33,7 +33,7 @@ from .core import env
 from .core.kinds import any_duck, duck_array, foreign_array
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
-from .frontend.held_objects import held_functions, parts_key
+from .frontend.held_objects import cache_parts, held_functions, parts_key
 from .frontend.lower_callees import fixed_function
 from .runtime import arrays, standard
 
@@ -412,6 +412,8 @@ def cache_key(args):
         if type(a) not in _PLAIN and hasattr(a, "__dict__"):
             called += tuple(_Same(f) for _, f in held_functions(a))
             called += parts_key(a)  # the classes of the objects it holds: code calls theirs
+        elif type(a) in (list, tuple, dict):  # a list of objects of the user's: theirs too
+            called += cache_parts(a)
     if any(t in _CONTAINERS for t in types):
         return types + (tuple(_structure(a) for a in args),) + ranks + called
     return types + ranks + called

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import warnings
 
 import autograd
 import autograd.numpy as anp
@@ -69,3 +70,33 @@ def test_a_message_of_a_differentiated_value(tmp_path, caplog, m, place):
     assert f"{v0:.6f}"[:7] in messages[0]
     _, tangent = srcad.jvp(f, (X.copy(),), (np.ones(3),))
     assert tangent == pytest.approx(float(np.sum(g)), rel=1e-10)
+
+
+#: warnings given a differentiated value (``warnings.warn``: a message too, no derivative)
+WARNINGS = [
+    'warnings.warn(f"value {v:.6f}")',
+    'warnings.warn("value {:.6f}".format(v), RuntimeWarning)',
+    'warnings.warn("value %.6f" % v, stacklevel=2)',
+    'if v > -100.0:\n        warnings.warn(f"value {v:.6f} large")',
+]
+
+
+@pytest.mark.parametrize("m,place", list(itertools.product(range(len(WARNINGS)), PLACES)))
+def test_a_warning_of_a_differentiated_value(tmp_path, m, place):
+    msg = WARNINGS[m]
+    if place == "loop":
+        msg = msg.replace("\n    ", "\n        ")
+    text = "import warnings\n" + HEAD + PLACES[place].replace("{msg}", msg)
+    f = load(tmp_path, f"warn{m}_{place}", text, modules=(np,))
+    fa = load(tmp_path, f"warna{m}_{place}", HEAD + PLACES[place].replace("{msg}", "pass"),
+              modules=(anp,))
+    with pytest.warns(Warning) as record:
+        g = srcad.grad(f)(X.copy())
+    np.testing.assert_allclose(g, _fd(f, X), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g, autograd.grad(fa)(X.copy()), rtol=1e-10, atol=1e-12)
+    v0 = float(np.sum(np.sin(X) * X))
+    assert f"{v0:.6f}"[:7] in str(record[0].message)
+    with warnings.catch_warnings():  # warnings as errors: the derivative raises as f does
+        warnings.simplefilter("error")
+        with pytest.raises(Warning):
+            srcad.value_and_grad(f)(X.copy())

@@ -616,12 +616,6 @@ def np_putmask(a):
     return np.sum(y)
 
 
-def np_fill_diagonal(a):
-    y = np.zeros((2, 2))
-    np.fill_diagonal(y, a[0])  # refused
-    return np.sum(y)
-
-
 def subtract_at(a):
     y = np.zeros(3)
     np.subtract.at(y, [0, 0], a[:2])  # refused
@@ -724,7 +718,6 @@ REFUSED = [
     (np_put, "np.put", "flat"),
     (np_place, "np.place", "np.where"),
     (np_putmask, "np.putmask", "np.where"),
-    (np_fill_diagonal, "np.fill_diagonal", "y[i, i] = v"),
     (subtract_at, "np.subtract.at", "np.add.at"),
     (out_in_expression, "out= inside an expression", "line of its own"),
     (out_by_position, "output array by position", "y = np.exp"),

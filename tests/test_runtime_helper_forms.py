@@ -54,7 +54,8 @@ NUMBA_REFUSED = {
         'mixed items are not Numba values',
         'clear_value concat_tangent dict_get dict_items dict_keys dict_of_grad '
         'dict_of_tangent dict_values extend_value extreme_index get_default_grad get_grad '
-        'get_tangent get_tangent_or insert_position insert_value items_grad items_tangent '
+        'get_tangent get_tangent_or index_tuples insert_position insert_value items_grad '
+        'items_tangent '
         'pop_position '
         'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_grad '
         'sort_value sort_value_grad sort_value_tangent sorted_grad sorted_tangent '
@@ -102,7 +103,8 @@ NUMBA_REFUSED = {
         'prod_hvp solve_gans tangent_grad_solve_a tangent_grad_solve_b'),
     'numpy_shape': (
         "shape and assembly gradients built with NumPy functions outside Numba's subset",
-        'add_at c_piece grad_add_at grad_diag grad_diagonal grad_hstack grad_linspace '
+        'add_at c_piece diagonal_positions grad_add_at grad_diag grad_diagonal grad_hstack '
+        'grad_linspace '
         'grad_pad grad_pad_value grad_repeat grad_roll grad_sort grad_split '
         'grad_tile grad_vstack last_writes tangent_pad tangent_sort'),
     'scipy_helpers': (
@@ -119,7 +121,8 @@ STANDARD_REFUSED = {
         'list and dict helpers: NumPy code only',
         'clear_value concat_tangent dict_get dict_items dict_keys dict_of_grad '
         'dict_of_tangent dict_values extend_value extreme_index get_default_grad get_grad '
-        'get_tangent get_tangent_or insert_position insert_value items_grad items_tangent '
+        'get_tangent get_tangent_or index_tuples insert_position insert_value items_grad '
+        'items_tangent '
         'pop_position '
         'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_grad '
         'sort_value sort_value_grad sort_value_tangent sorted_grad sorted_tangent '
@@ -168,7 +171,8 @@ STANDARD_REFUSED = {
         'prod_hvp solve_gans tangent_grad_solve_a tangent_grad_solve_b'),
     'numpy_shape': (
         'NumPy shape functions the standard has no form of',
-        'add_at c_piece grad_add_at grad_array grad_diag grad_diagonal grad_hstack '
+        'add_at c_piece diagonal_positions grad_add_at grad_array grad_diag grad_diagonal '
+        'grad_hstack '
         'grad_linspace grad_pad grad_pad_value grad_repeat grad_roll grad_split grad_tile '
         'grad_vstack last_writes tangent_pad'),
     'scipy_helpers': (
@@ -185,6 +189,7 @@ KINDS_ANY = {
         "a container's item, or a gradient of one: ANY",
         'concat_tangent dict_get dict_items dict_keys dict_of_grad dict_of_tangent '
         'dict_values extreme_index get_default_grad get_grad get_tangent get_tangent_or '
+        'index_tuples '
         'insert_position '
         'items_grad items_tangent pop_position remove_position reverse_grad seq_back seq_grad '
         'sort_value_grad sort_value_tangent sorted_grad sorted_tangent split_concat '
@@ -239,7 +244,8 @@ KINDS_ANY = {
         'prod_hvp solve_gans tangent_grad_solve_a tangent_grad_solve_b'),
     'numpy_shape': (
         'a NumPy gradient (an array, or what its argument was): ANY',
-        'add_at c_piece grad_add_at grad_concatenate grad_diag grad_diagonal grad_hstack '
+        'add_at c_piece diagonal_positions grad_add_at grad_concatenate grad_diag '
+        'grad_diagonal grad_hstack '
         'grad_linspace grad_pad grad_pad_value grad_repeat grad_reshape grad_roll grad_sort '
         'grad_split grad_stack grad_tile grad_vstack last_writes tangent_pad tangent_sort'),
     'scipy_helpers': (

@@ -2,8 +2,9 @@
 
     python tools/example_programs.py [--repo PATH] [--seconds 60] [--only NAME ...] [--json F]
 
-Reads HIPS/autograd's ``examples/`` folder at run time from a fetched copy of the repository
-(``fetch github:HIPS/autograd``; default path ``/work/.mirror/HIPS+autograd/repo``), never
+Reads HIPS/autograd's ``examples/`` folder (and its subfolders: ``fluidsim/``) at run time from a
+fetched copy of the repository (``fetch github:HIPS/autograd``; default path
+``/work/.mirror/HIPS+autograd/repo``), never
 copied into this repository. Each program runs in its own process under
 ``tools/example_shim.py`` (read its docstring: only the ``autograd`` imports are pointed at
 NumPy, SciPy and srcad; every derivative's first calls are checked against finite differences)
@@ -60,6 +61,17 @@ def fake_mnist(folder, n_train=600, n_test=100):
             f.write(struct.pack(">II", 2049, n) + labels.tobytes())
 
 
+def programs(folder):
+    """The programs of the folder and its subfolders (``fluidsim/wing.py``): relative paths."""
+    for entry in sorted(os.listdir(folder)):
+        path = os.path.join(folder, entry)
+        if os.path.isdir(path):
+            yield from (os.path.join(entry, n) for n in sorted(os.listdir(path))
+                        if n.endswith(".py") and n not in NOT_PROGRAMS)
+        elif entry.endswith(".py") and entry not in NOT_PROGRAMS:
+            yield entry
+
+
 def run_one(folder, name, seconds, pythonpath):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [p for p in (pythonpath, os.path.dirname(HERE), os.environ.get("PYTHONPATH")) if p]),
@@ -67,7 +79,8 @@ def run_one(folder, name, seconds, pythonpath):
     start = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, os.path.join(HERE, "example_shim.py"),
-                               os.path.join(folder, name), str(seconds)], cwd=folder, env=env,
+                               os.path.join(folder, name), str(seconds)],
+                              cwd=os.path.dirname(os.path.join(folder, name)), env=env,
                               capture_output=True, text=True, timeout=seconds + 60)
         out = proc.stdout
     except subprocess.TimeoutExpired as e:
@@ -100,10 +113,10 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="srcad-examples-") as tmp:
         folder = extract(args.repo, tmp)
         fake_mnist(folder)
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".py")
-                       and n not in NOT_PROGRAMS)
+        names = sorted(programs(folder))
         if args.only:
-            names = [n for n in names if n in args.only or n[:-3] in args.only]
+            names = [n for n in names if n in args.only or n[:-3] in args.only
+                     or os.path.basename(n)[:-3] in args.only]
         for name in names:
             result = results[name] = run_one(folder, name, args.seconds, args.pythonpath)
             where = f" at {result['where']}" if result.get("where") else ""

@@ -295,7 +295,8 @@ def missing_rule(src, stmt, prim):
                       "whose class srcad does not know where it makes the code (it reads the "
                       "methods of an argument's class, of the bound method's object, of a "
                       "global, of an object built here, and of the objects those hold in "
-                      "attributes, or in a list or tuple attribute of objects of one class)",
+                      "attributes, or in a list, tuple or dict of objects of one class: an "
+                      "attribute, an argument, a global)",
                       f"pass the object to the function you differentiate, or call the "
                       f"class's function (SomeClass{name}(obj, ...)); a library's method: give "
                       f"{name} a rule with @srcad.extend.defvjp, or wrap the value in "

@@ -12,6 +12,22 @@ and read like the user's own code (its globals name a module of
   root of the sum of squares (Python's own scale the sum to avoid overflow; these do not, so
   coordinates beyond about 1e154 overflow here).
 
+* ``itertools.combinations(xs, r)``, ``permutations``, ``combinations_with_replacement`` and
+  ``product(xs, ys, repeat=k)``: the list of the tuples of items itertools gives, each item
+  read by its position in a list of the iterable's items (the positions are integers, from
+  itertools itself: ``index_tuples``), so each item's gradient goes back to its place.
+  itertools reads its iterables whole when called, as the list does; its result is an
+  iterator, the stand-in's a list (taken by a ``for`` loop, ``sum``, ``list``, a
+  comprehension alike).
+
+* ``np.subtract.outer(a, b)`` (any two-input ufunc with a rule): the ufunc of ``a`` given
+  ``b``'s axes after its own, and ``b``; ``np.logaddexp.reduce(a, axis)`` and ``accumulate``
+  (``logaddexp2``, ``hypot``, ``fmax``, ``fmin``: associative and commutative, so the loop's
+  value is NumPy's): the ufunc applied in turn along the axis.
+
+* ``np.apply_along_axis(f, axis, a)``: ``f`` of each 1-D slice along the axis, stacked with
+  its result's axes where the axis was (NumPy's layout).
+
 ``key_as_lambda`` reads ``max(d, key=d.get)`` (``min``, ``sorted``; any attribute as the key)
 as ``max(d, key=lambda v: d.get(v))``: the bound method is a call srcad reads, its value none.
 
@@ -20,18 +36,22 @@ of them) those values through :func:`no_gradient`: which item is picked is piece
 in the keys, so the key carries no gradient, and the function holding them is no longer a
 differentiated value used other than by a call.
 
-Imports the standard library, gast, :mod:`srcad.core` and :mod:`srcad.rules`.
+Imports the standard library, gast, NumPy, :mod:`srcad.core`, :mod:`srcad.rules` and
+:mod:`srcad.runtime.containers`.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import gast
+import numpy as np
 
 from ..core import ir
 from ..core.functions import USER_LEVEL, run_source
 from ..rules.registry import registry
+from ..runtime import containers
 
 _DIVMOD = '''def divmod(a, b):
     """divmod(a, b) as srcad differentiates it: the quotient and the remainder."""
@@ -53,6 +73,87 @@ _DIST = '''def dist(p, q):
         total = total + (a - b) * (a - b)
     return math.sqrt(total)
 '''
+_POOLED = '''def {kind}(iterable, r{default}):
+    """itertools.{kind} as srcad differentiates it: the items at the positions itertools
+    takes them (its tuples, in its order), as a list made at once (itertools reads the whole
+    iterable when called too)."""
+    pool = list(iterable)
+    return [tuple([pool[i] for i in at]) for at in index_tuples("{kind}", [len(pool)], r)]
+'''
+_PRODUCT = '''def product({params}*, repeat=1):
+    """itertools.product as srcad differentiates it: the items at the positions itertools
+    takes them (its tuples, in its order), as a list made at once (itertools reads every
+    iterable when called too)."""
+    pools = [{pools}]
+    lengths = [len(pool) for pool in pools]
+    return [tuple([pools[k][i] for k, i in at])
+            for at in index_tuples("product", lengths, repeat)]
+'''
+#: itertools' functions of one pool srcad reads as Python: whether ``r`` may be left out
+_ONE_POOL = {"combinations": False, "combinations_with_replacement": False,
+             "permutations": True}
+_UFUNC_METHODS = {
+    "outer": '''def outer(a, b):
+    """np.{name}.outer(a, b) as srcad differentiates it: np.{name} of ``a`` given ``b``'s
+    axes after its own, and ``b``."""
+    return ufunc(np.reshape(a, np.shape(a) + (1,) * np.ndim(b)), b)
+''',
+    "reduce": '''def reduce(array, axis=0):
+    """np.{name}.reduce(array, axis) as srcad differentiates it: np.{name} applied in turn
+    along the axis (an int, or None for every axis), as NumPy does."""
+    a = np.ravel(array) if axis is None else np.moveaxis(np.asarray(array), axis, 0)
+    value = a[0]
+    for i in range(1, len(a)):
+        value = ufunc(value, a[i])
+    return value
+''',
+    "accumulate": '''def accumulate(array, axis=0):
+    """np.{name}.accumulate(array, axis) as srcad differentiates it: the running values of
+    np.{name} along the axis, as NumPy computes them."""
+    a = np.moveaxis(np.asarray(array), axis, 0)
+    values = [a[0]]
+    for i in range(1, len(a)):
+        values.append(ufunc(values[-1], a[i]))
+    return np.moveaxis(np.stack(values), 0, axis)
+''',
+}
+
+#: the ufuncs whose ``reduce`` and ``accumulate`` are read so: associative and commutative,
+#: so NumPy's order and the loop's give one value (NumPy 2's ``power.reduce`` and
+#: ``arctan2.reduce`` are not the left fold along the axis: refused, as the others are)
+_FOLDED = {"logaddexp", "logaddexp2", "hypot", "fmax", "fmin"}
+#: the calls of those read so: (positional count, keywords)
+_UFUNC_CALLS = {"outer": [(2, set())],
+                "reduce": [(1, set()), (2, set()), (1, {"axis"})],
+                "accumulate": [(1, set()), (2, set()), (1, {"axis"})]}
+
+
+def _ufunc_method(fn):
+    """The ufunc whose ``outer``/``reduce``/``accumulate`` ``fn`` is, when srcad reads it as
+    Python (a ufunc of two inputs with a rule; the method itself without one), else None."""
+    owner = getattr(fn, "__self__", None)
+    if not (isinstance(owner, np.ufunc) and owner.nin == 2 and owner.nout == 1
+            and getattr(fn, "__name__", None) in _UFUNC_METHODS):
+        return None
+    if registry.has_rule(fn) or not registry.has_rule(owner):
+        return None
+    if fn.__name__ != "outer" and owner.__name__ not in _FOLDED:
+        return None
+    return owner
+
+
+_APPLY_ALONG_AXIS = '''def apply_along_axis(func1d, axis, arr):
+    """np.apply_along_axis as srcad differentiates it: func1d of each 1-D slice along the
+    axis, the results stacked with their axes where the axis was, as NumPy does."""
+    arr = np.asarray(arr)
+    axis = axis % np.ndim(arr)
+    a = np.moveaxis(arr, axis, -1)
+    outs = [func1d(a[at]) for at in np.ndindex(*np.shape(a)[:-1])]
+    res = np.reshape(np.stack(outs), np.shape(a)[:-1] + np.shape(outs[0]))
+    k = np.ndim(outs[0])
+    return np.moveaxis(res, list(range(np.ndim(res) - k, np.ndim(res))),
+                       list(range(axis, axis + k)))
+'''
 _MADE = {}
 
 
@@ -64,18 +165,23 @@ def _hypot_text(count):
             f"srcad differentiates it.\"\"\"\n    return {body}\n")
 
 
-def _made(key, text, name):
+def _made(key, text, name, **more):
     made = _MADE.get(key)
     if made is None:
         namespace = run_source(text, f"<srcad: {key[0]} as Python>",
-                               {"__name__": f"{USER_LEVEL}.builtin_code", "math": math})
+                               {"__name__": f"{USER_LEVEL}.builtin_code", "math": math,
+                                "np": np, "index_tuples": containers.index_tuples, **more})
         made = _MADE[key] = namespace[name]
     return made
 
 
 def stands_for(fn):
     """Whether :func:`stand_in` may have a function for ``fn``."""
-    return any(fn is f for f in (divmod, math.prod, math.dist, math.hypot))
+    return any(fn is f for f in (divmod, math.prod, math.dist, math.hypot, itertools.product,
+                                 itertools.combinations, itertools.permutations,
+                                 itertools.combinations_with_replacement,
+                                 np.apply_along_axis)) or (
+        _ufunc_method(fn) is not None)
 
 
 def stand_in(fn, count, kwargs):
@@ -89,6 +195,22 @@ def stand_in(fn, count, kwargs):
         return _made(("math.dist",), _DIST, "dist")
     if fn is math.hypot and count != 2 and not kwargs and count < 64:
         return _made((f"math.hypot{count}",), _hypot_text(count), "hypot")
+    kind = getattr(fn, "__name__", None)
+    if kind in _ONE_POOL and fn is getattr(itertools, kind) and set(kwargs) <= {"r"} and (
+            count + len(kwargs) == 2 or (_ONE_POOL[kind] and count + len(kwargs) == 1)):
+        return _made((f"itertools.{kind}",), _POOLED.format(
+            kind=kind, default="=None" if _ONE_POOL[kind] else ""), kind)
+    if fn is np.apply_along_axis and count == 3 and not kwargs:
+        return _made(("np.apply_along_axis",), _APPLY_ALONG_AXIS, "apply_along_axis")
+    ufunc = _ufunc_method(fn)
+    if ufunc is not None and (count, set(kwargs)) in _UFUNC_CALLS[kind]:
+        return _made((f"np.{ufunc.__name__}.{kind}",), _UFUNC_METHODS[kind].format(
+            name=ufunc.__name__), kind, ufunc=ufunc)
+    if fn is itertools.product and 0 < count < 16 and set(kwargs) <= {"repeat"}:
+        names = [f"iterable{k}" for k in range(count)]
+        return _made((f"itertools.product{count}",), _PRODUCT.format(
+            params="".join(f"{n}, " for n in names), pools=", ".join(
+                f"list({n})" for n in names)), "product")
     return fn
 
 

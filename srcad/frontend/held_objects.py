@@ -80,12 +80,55 @@ def held_objects(obj, depth=DEPTH, seen=()):
             continue
         if _user_object(value):
             parts.append((name, instance_of(value, depth - 1, seen)))
-        elif type(value) in (list, tuple, dict) and 0 < len(value) <= MOST and all(
-                _user_object(v) and id(v) not in seen for v in _items(value)):
-            kinds = {instance_of(v, depth - 1, seen) for v in _items(value)}
-            if len(kinds) == 1:
-                parts.append((name, functions.Items(type(value), kinds.pop())))
+        elif (items := items_of(value, depth, seen)) is not None:
+            parts.append((name, items))
     return tuple(sorted(parts, key=lambda pair: pair[0]))
+
+
+def items_of(value, depth=DEPTH + 1, seen=()):
+    """An :class:`~srcad.core.functions.Items` for a list, tuple or dict all of whose items
+    (a dict's values) are objects of the user's, alike (one class, the same parts; each to
+    ``depth - 1`` levels), else None."""
+    if not (type(value) in (list, tuple, dict) and 0 < len(value) <= MOST and all(
+            _user_object(v) and id(v) not in seen for v in _items(value))):
+        return None
+    kinds = {instance_of(v, depth - 1, seen) for v in _items(value)}
+    return functions.Items(type(value), kinds.pop()) if len(kinds) == 1 else None
+
+
+def known_object(value):
+    """What a specialisation keeps of a value given for a parameter whose methods the code
+    may call: an :class:`~srcad.core.functions.Instance` for an object of the user's class,
+    an :class:`~srcad.core.functions.Items` for a list, tuple or dict of such objects all
+    alike (``layers[i].apply(x)``, ``for layer in layers``), else None."""
+    if functions.user_instance_class(value) is not None and not foreign_array(value):
+        return instance_of(value)
+    return items_of(value)
+
+
+def known_name(lowerer, atom):
+    """The same for a name of the code being lowered whose class (or whose items' class) the
+    lowering knows (:func:`note`), passed on to a callee; else None."""
+    if not isinstance(atom, Var):
+        return None
+    name = atom.name
+    if name in lowerer.classes:
+        return functions.Instance(
+            lowerer.classes[name], tuple(sorted(lowerer.held.get(name, {}).items())),
+            tuple(sorted(lowerer.parts.get(name, {}).items(), key=lambda kv: kv[0])))
+    if name in lowerer.item_parts:
+        return functions.Items(list, lowerer.item_parts[name])
+    return None
+
+
+def cache_parts(value):
+    """What of ``value`` (an argument) the cache key holds for the objects it holds: its
+    parts (:func:`parts_key`) for an object of the user's class; for a list, tuple or dict
+    of such objects all alike, their :class:`~srcad.core.functions.Items`; else ()."""
+    if type(value) in (list, tuple, dict):
+        items = items_of(value)
+        return (items,) if items is not None else ()
+    return parts_key(value)
 
 
 def parts_key(obj):
@@ -127,23 +170,39 @@ def note(lowerer, name, value):
     whose object's class the specialisation knows, ``name`` is known to be of that class
     (checked where that is relied on: :func:`check`)."""
     fn, args = value.fn, value.args
-    if not args or not isinstance(args[0], Var):
+    if args and isinstance(args[0], Const):  # layers[i] of a global list of objects
+        items = items_of(args[0].value) if fn in _ITEM_READS else None
+        spelled = getattr(args[0], "spelling", None)
+        if items is None or not isinstance(spelled, str):
+            return
+        part, origin = items.of, f"{spelled}[...]"
+        if fn is not operator.getitem or isinstance(args[1], ir.Slice):
+            part = functions.Items(list, part)  # layers[1:], tuple(layers), d.values()
+    elif type(getattr(fn, "__self__", None)) is dict and fn.__name__ == "values" and not args:
+        items = items_of(fn.__self__)  # MODELS.values() of a global dict of objects
+        if items is None:
+            return
+        part, origin = functions.Items(list, items.of), "values()"
+    elif not args or not isinstance(args[0], Var):
         return
-    base = args[0].name
-    origin = lowerer.part_origins.get(base, base)
-    if isinstance(fn, ir.Attr):
-        part = lowerer.parts.get(base, {}).get(fn.name)
-        origin = f"{origin}.{fn.name}"
-    elif fn is operator.getitem and base in lowerer.item_parts:
-        part = lowerer.item_parts[base]
-        if isinstance(args[1], ir.Slice):  # self.layers[1:]: a list of the same items
-            part = functions.Items(list, part)
-        origin = f"{origin}[...]"
-    elif fn is containers.dict_values and base in lowerer.item_parts:
-        part = functions.Items(list, lowerer.item_parts[base])  # self.parts.values()
-        origin = f"{origin}.values()"
     else:
-        return
+        base = args[0].name
+        origin = lowerer.part_origins.get(base, base)
+        if isinstance(fn, ir.Attr):
+            part = lowerer.parts.get(base, {}).get(fn.name)
+            origin = f"{origin}.{fn.name}"
+        elif fn is operator.getitem and base in lowerer.item_parts:
+            part = lowerer.item_parts[base]
+            if isinstance(args[1], ir.Slice):  # self.layers[1:]: a list of the same items
+                part = functions.Items(list, part)
+            origin = f"{origin}[...]"
+        elif fn in (list, tuple) and len(args) == 1 and base in lowerer.item_parts:
+            part = functions.Items(fn, lowerer.item_parts[base])  # tuple(layers): the same
+        elif fn is containers.dict_values and base in lowerer.item_parts:
+            part = functions.Items(list, lowerer.item_parts[base])  # self.parts.values()
+            origin = f"{origin}.values()"
+        else:
+            return
     if isinstance(part, functions.Instance):
         lowerer.classes[name] = part.cls
         lowerer.held[name] = dict(part.held)
@@ -154,6 +213,10 @@ def note(lowerer, name, value):
     else:
         return
     lowerer.part_origins[name] = origin
+
+
+#: the reads of a global list of objects whose items' class :func:`note` knows
+_ITEM_READS = (operator.getitem, list, tuple, containers.dict_values)
 
 
 def check(lowerer, atom, node):
@@ -199,8 +262,9 @@ def note_parts(src, atom, instance, path=()):
     in an attribute (to the depth ``instance`` has), so that one given another class
     (``o.inner = Other()``) makes the code again instead of failing its run-time check."""
     spelled = getattr(atom, "spelling", None)
-    if not (isinstance(atom, Const) and isinstance(spelled, str) and spelled.isidentifier()):
-        return
+    if not (isinstance(atom, Const) and isinstance(spelled, str) and spelled.isidentifier()
+            and isinstance(instance, functions.Instance)):
+        return  # (a list of objects: each use of an item checks its class)
     for name, part in instance.parts:
         if isinstance(part, functions.Instance):
             try:

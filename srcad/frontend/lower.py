@@ -192,6 +192,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
                 self.classes[p] = value.cls
                 self.held[p] = dict(value.held)
                 self.parts[p] = dict(value.parts)
+            elif isinstance(value, functions.Items):  # a list of objects of one class
+                self.item_parts[p] = value.of
             elif value is not None:  # a function value: the parameter is that constant
                 self.env[p] = Const(value, self.bound_name(value, getattr(
                     value, "__name__", None) or p))

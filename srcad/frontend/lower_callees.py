@@ -40,12 +40,11 @@ import numpy as np
 
 from ..core import env, functions, ir
 from ..core.ir import Const, Var
-from ..core.kinds import foreign_array
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
 from . import builtin_code, captured, closures, folds, generators, iterators_passed, lower_super
 from .held_objects import check as check_part
-from .held_objects import instance_of, note_parts
+from .held_objects import known_name, known_object, note_parts
 from .iterators_passed import fixed_function, function_tuple
 from .iterators_passed import is_instance as _is_instance
 from .lower_spread import Atom, Lowered, name_node
@@ -284,11 +283,9 @@ class Callees:
                         "local values (a lambda reading them, or functools.partial of them), "
                         f"to {fn.__name__}", hint="pass the function and the values it needs "
                         "as separate arguments, or define the lambda inside the callee")
-                if isinstance(atom, Var) and atom.name in self.classes:
+                if known_name(self, atom) is not None:  # an object, or a list of them
                     check_part(self, atom, node)  # self._problem passed on: still a Problem
-                    fixed.append((name, functions.Instance(self.classes[atom.name], tuple(
-                        sorted(self.held.get(atom.name, {}).items())), tuple(sorted(
-                            self.parts.get(atom.name, {}).items(), key=lambda kv: kv[0])))))
+                    fixed.append((name, known_name(self, atom)))
                     continue
                 if not isinstance(atom, Const):
                     continue
@@ -300,8 +297,8 @@ class Callees:
             if (functions.is_function_value(value) and not _is_instance(value)) or value is \
                     functools.partial or function_tuple(value) or functions.user_class(value):
                 fixed.append((name, value))  # (a class: a classmethod's cls, cls.f(...) known)
-            elif functions.user_instance_class(value) is not None:
-                fixed.append((name, instance_of(value)))
+            elif known_object(value) is not None:  # an object, or a list of them (a global)
+                fixed.append((name, known_object(value)))
                 note_parts(self.source, given.get(name), fixed[-1][1])  # o.inner = Other()
             elif (value is None or type(value) is bool) and not (  # if ax: plot(ax) unread
                     _registry.has_rule(fn) or _registry.is_nondiff(fn)):
@@ -574,7 +571,7 @@ def classes_of(arg_values):
     for p, v in arg_values.items():
         if fixed_function(v):
             fixed[p] = v
-        elif functions.user_instance_class(v) is not None and not foreign_array(v):
+        elif known_object(v) is not None:  # an object of the user's, a list of them
             # (an array of the array API standard is an array: srcad.backend.standard)
-            fixed[p] = instance_of(v)
+            fixed[p] = known_object(v)
     return fixed

@@ -6,11 +6,13 @@ differentiates like any other (and :mod:`srcad.analysis.alias` checks like any o
 * ``np.f(..., out=y)`` on its own line is ``y[...] = np.f(...)``; with ``where=m`` it is
   ``y[...] = np.where(m, np.f(...), y)``; ``z = np.f(..., out=y)`` also binds ``z`` to ``y``;
 * ``np.copyto(y, x)`` is ``y[...] = x`` (``where=m``: ``np.where(m, x, y)``);
+* ``np.fill_diagonal(y, v)`` is ``y[diagonal] = v``, ``diagonal = diagonal_positions(y, v)``
+  (``(i, i)``, ``i = arange(min(y.shape))``; a ``v`` NumPy would repeat is refused there);
 * ``np.add.at(y, i, x)`` is ``y = add_at(y, i, x)``, a new array with every repeat of ``i``
   accumulated, changing ``y`` in place as NumPy does.
 
 Everything else that writes into its arguments (``np.put``, ``np.place``, ``np.putmask``,
-``np.fill_diagonal``, the other ``ufunc.at``, ``out=`` inside an expression, a ufunc's
+the other ``ufunc.at``, ``out=`` inside an expression, a ufunc's
 output passed by position) is refused at its line with the rewrite to use.
 
 These are functions, not a mixin: each takes the :class:`srcad.frontend.lower.Lowerer` at
@@ -36,7 +38,6 @@ REFUSED = {
             "flat[ind] = v; y = flat.reshape(y.shape)",
     np.place: "write y = y.copy(); y[mask] = values (or y = np.where(mask, values, y))",
     np.putmask: "write y = np.where(mask, values, y)",
-    np.fill_diagonal: "index the diagonal: i = np.arange(min(y.shape)); y[i, i] = v",
     np.put_along_axis: "build the new array with np.where or a loop of y[i] = ...",
 }
 
@@ -114,6 +115,20 @@ def rewrite_call(lw, call, target, node):
         if "where" in keywords:
             value = _where(lw, keywords["where"], value, out, node, call)
         lw.bind_atom(_whole(out, node), value, node)
+        return True
+    if fn is np.fill_diagonal and target is None and len(call.args) == 2 and not call.keywords:
+        out = _local_array(lw, call.args[0], "np.fill_diagonal", node)  # y[i, i] = v
+        value = lw.expr(call.args[1])
+        prim = ir.Prim(numpy_helpers.diagonal_positions, [lw.env[out.id], value],
+                       spelling=callee_name(lw, numpy_helpers.diagonal_positions,
+                                            "diagonal_positions"))
+        at = lw.assign(prim, "diagonal", node)
+        lw.env[at.name] = at
+        index = gast.Name(id=at.name, ctx=gast.Load(), annotation=None, type_comment=None)
+        target = gast.Subscript(value=gast.Name(id=out.id, ctx=gast.Load(), annotation=None,
+                                                type_comment=None), slice=index,
+                                ctx=gast.Store())
+        lw.bind_atom(gast.copy_location(target, node), value, node)
         return True
     if _is_ufunc_method(fn, "at") and fn.__self__ is np.add and target is None and len(
         call.args

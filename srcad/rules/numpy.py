@@ -558,6 +558,7 @@ defhelper(H.grad_add_at, "value, indices, b",
           value="add_at(np.zeros_like(value, dtype=float), indices, "
           "np.broadcast_to(g, np.shape(np.zeros_like(value, dtype=float)[indices])))",
           jvp={"value": "grad_add_at(t, indices, b)"})
+nondiff(H.diagonal_positions)  # positions (integers): np.fill_diagonal's
 defhelper(H.last_writes, "block, like, index", block="last_writes(g, like, index)",
           jvp={"block": "last_writes(t, like, index)"})
 

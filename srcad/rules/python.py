@@ -12,6 +12,7 @@ import copy
 import logging
 import math
 import operator
+import warnings
 
 from ..runtime import containers, items, special
 from ..runtime import helpers as runtime
@@ -110,6 +111,7 @@ nondiff(builtins.slice)  # positions (integers): the backward of xs[k:] written 
 # given into a record for its handlers; no gradient comes back through a message
 nondiff(*(getattr(owner, level) for owner in (logging, logging.Logger, logging.LoggerAdapter)
           for level in ("debug", "info", "warning", "error", "critical", "exception", "log")))
+nondiff(warnings.warn)  # a message too (the forward sweep warns, or raises, as the function)
 # no rule, on purpose: zip/enumerate as values, str/repr (a number through a string) are
 # refused where a gradient would have to cross them (in a for loop they are understood)
 
@@ -119,6 +121,7 @@ nondiff(*(getattr(owner, level) for owner in (logging, logging.Logger, logging.L
 defvjp(builtins.dict, "mapping", mapping="dict_of_grad(g, mapping)",
        jvp={"mapping": "dict_of_tangent(t, mapping)"})
 nondiff(containers.dict_keys)
+nondiff(containers.index_tuples)  # positions (integers): itertools' tuples read by position
 defvjp(containers.dict_values, "d", d="values_grad(g, d)", jvp={"d": "values_tangent(t, d)"})
 defvjp(containers.dict_items, "d", d="items_grad(g, d)", jvp={"d": "items_tangent(t, d)"})
 defvjp(containers.dict_get, "d, key, default=None", zero="key", d="get_grad(g, d, key)",

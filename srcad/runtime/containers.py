@@ -12,6 +12,8 @@ is ``0.0``). Imports only ``srcad.runtime.registry``.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..core.kinds import duck_array
@@ -393,3 +395,16 @@ def extreme_index(items, key, largest):
     keys = [key(item) for item in items]
     pick = max if largest else min
     return pick(range(len(keys)), key=keys.__getitem__)
+
+
+@helper("runtime")
+def index_tuples(kind, lengths, r=None):
+    """The positions ``itertools.<kind>`` takes the items at, as a list of tuples: for
+    ``combinations``, ``permutations``, ``combinations_with_replacement`` of one pool of
+    ``lengths[0]`` items (``r`` at a time), the positions in it; for ``product`` of pools of
+    ``lengths`` (``r``: ``repeat``), ``(pool, position)`` pairs (srcad.frontend.builtin_code
+    reads the items there: the tuples are the same as itertools')."""
+    if kind == "product":
+        pools = [[(k, i) for i in range(n)] for k, n in enumerate(lengths)]
+        return list(itertools.product(*pools, repeat=1 if r is None else r))
+    return list(getattr(itertools, kind)(range(lengths[0]), *(() if r is None else (r,))))

@@ -331,6 +331,26 @@ def tangent_sort(t, a, axis=-1):
 
 
 @helper("numpy")
+def diagonal_positions(a, val):
+    """The positions ``np.fill_diagonal(a, val)`` writes (``wrap=False``): ``(i, i, ...)``
+    with ``i = arange(min(a.shape))`` (srcad lowers the call to ``a[positions] = val``).
+    NumPy repeats a ``val`` shorter than the diagonal; that is refused here (a SrcadError:
+    ``a[i, i] = np.resize(val, len(i))`` writes it), as are arrays of unequal sides above
+    two dimensions (NumPy's ValueError)."""
+    shape = np.shape(a)
+    if len(shape) < 2 or (len(shape) > 2 and len(set(shape)) != 1):
+        raise ValueError("All dimensions of input must be of equal length")
+    i = np.arange(min(shape))
+    if np.size(val) not in (1, len(i)):
+        from ..errors import SrcadError
+        raise SrcadError(f"np.fill_diagonal of {np.size(val)} values along a diagonal of "
+                         f"{len(i)}: NumPy repeats them, which srcad does not",
+                         hint="write a[i, i] = np.resize(val, len(i)) with "
+                         "i = np.arange(min(a.shape))")
+    return (i,) * len(shape)
+
+
+@helper("numpy")
 def add_at(a, indices, b):
     """``np.add.at(a, indices, b)`` as a function: a new array, every repeat of an index
     accumulated (srcad lowers the in-place call to ``a = add_at(a, indices, b)``)."""
