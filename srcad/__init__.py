@@ -58,6 +58,7 @@ from .jacobians import (
     make_vjp,
 )
 from .nested import JvpOf as _JvpOf  # noqa: F401 - srcad.jvp called inside differentiated code
+from .nested_vjp import make_pullback as _make_pullback  # noqa: F401 - srcad.vjp, hvp in code
 from .pytrees import register_pytree
 from .runtime import scipy_ode as _scipy_ode
 from .tools import check, graph, tape

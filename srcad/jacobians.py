@@ -19,7 +19,7 @@ import inspect
 
 import numpy as np
 
-from . import api, fast_calls, jacobians_standard, nested, pipeline, pytrees
+from . import api, fast_calls, jacobians_standard, nested, nested_vjp, pipeline, pytrees
 from . import jacobian_leaves as leaves
 from .core import env, functions
 from .core.kinds import foreign_array, kind_of_value, rank_of_value
@@ -201,6 +201,7 @@ def hvp(f, x=_POINT, v=_POINT, wrt=0):
                 raise TypeError("hvp(f) takes f's arguments, then the vector v")
             return hvp(f, tuple(args_then_v[:-1]), args_then_v[-1], wrt=wrt)
 
+        hvp_f.__srcad_plain__ = nested_vjp.plain_hvp_maker(f, wrt)
         return hvp_f
     if v is _POINT:
         raise TypeError("hvp(f, x, v) takes the point x and the vector v (or neither: "

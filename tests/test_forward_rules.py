@@ -400,6 +400,8 @@ else:  # 3-vectors along axis 0
 ex("numpy_helpers.grad_diff(value, a, n, axis)", "H.grad_diff(w, a, 2, 0)", w=(2, 3), a=(4, 3))
 ex("numpy_helpers.grad_column_stack(value, tup)", "H.grad_column_stack(w, [a, b])[1]",
    w=(2, 4), a=(2,), b=M)
+ex("numpy.i0(x)", "np.i0(x)", x=S)
+ex("numpy_helpers.bessel_i1(x)", "H.bessel_i1(x)", x=V)
 ex("numpy_helpers.dsinc(x)", "H.dsinc(x)", x=M)
 ex("numpy_helpers.dsinc(x)", "H.dsinc(x * 0.0 + 0.25)", x=V)  # inside |x| < 1: the series
 ex("numpy_helpers.d2sinc(x)", "H.d2sinc(x)", x=M)
@@ -619,6 +621,9 @@ ex("runtime.items_tangent(tangent, d)",
 ex("runtime.get_grad(grad, d, key)", f"C.get_grad(a, {D}, 'v')['v'] * b", a=S, b=V)
 ex("runtime.get_tangent(tangent, d, key)", f"C.get_tangent({{'u': a, 'v': b}}, {D}, 'v') * a",
    a=S, b=V)
+ex("runtime.get_tangent_or(tangent, d, key, default)",
+   f"C.get_tangent_or({{'u': a, 'v': b}}, {D}, 'v', [0.0])[1] * a + "
+   f"C.get_tangent_or({{'u': a}}, {{'u': 1.0}}, 'v', [a])[0] + b", a=S, b=V)
 ex("runtime.get_default_grad(grad, d, key)", "C.get_default_grad(a, {'u': 1.0}, 'v') * b",
    a=S, b=V)
 ex("runtime.concat_tangent(ta, tb)", "C.concat_tangent([a, b], [a * b])[2] * a", a=S, b=S)

@@ -54,7 +54,8 @@ NUMBA_REFUSED = {
         'mixed items are not Numba values',
         'clear_value concat_tangent dict_get dict_items dict_keys dict_of_grad '
         'dict_of_tangent dict_values extend_value extreme_index get_default_grad get_grad '
-        'get_tangent index_tuples insert_position insert_value items_grad items_tangent '
+        'get_tangent get_tangent_or index_tuples insert_position insert_value items_grad '
+        'items_tangent '
         'pop_position '
         'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_grad '
         'sort_value sort_value_grad sort_value_tangent sorted_grad sorted_tangent '
@@ -88,7 +89,7 @@ NUMBA_REFUSED = {
         'grad_tensordot_b grad_vdot_a grad_vdot_b'),
     'numpy_more': (
         "gradients of NumPy functions outside Numba's subset",
-        'average_shape cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
+        'average_shape bessel_i1 cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
         'grad_interp_slope grad_quantile grad_take grad_take_along_axis interp_segment '
         'mesh_axes one_axis running_source tangent_quantile'),
     'numpy_reductions': (
@@ -120,7 +121,8 @@ STANDARD_REFUSED = {
         'list and dict helpers: NumPy code only',
         'clear_value concat_tangent dict_get dict_items dict_keys dict_of_grad '
         'dict_of_tangent dict_values extend_value extreme_index get_default_grad get_grad '
-        'get_tangent index_tuples insert_position insert_value items_grad items_tangent '
+        'get_tangent get_tangent_or index_tuples insert_position insert_value items_grad '
+        'items_tangent '
         'pop_position '
         'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_grad '
         'sort_value sort_value_grad sort_value_tangent sorted_grad sorted_tangent '
@@ -156,7 +158,7 @@ STANDARD_REFUSED = {
         'grad_solve_a grad_solve_b grad_tensordot_a grad_tensordot_b grad_vdot_a grad_vdot_b'),
     'numpy_more': (
         'NumPy functions the standard has no form of',
-        'average_shape cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
+        'average_shape bessel_i1 cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
         'grad_interp_slope grad_quantile grad_take grad_take_along_axis interp_segment '
         'mesh_axes running_source tangent_quantile'),
     'numpy_reductions': (
@@ -186,7 +188,8 @@ KINDS_ANY = {
     'containers': (
         "a container's item, or a gradient of one: ANY",
         'concat_tangent dict_get dict_items dict_keys dict_of_grad dict_of_tangent '
-        'dict_values extreme_index get_default_grad get_grad get_tangent index_tuples '
+        'dict_values extreme_index get_default_grad get_grad get_tangent get_tangent_or '
+        'index_tuples '
         'insert_position '
         'items_grad items_tangent pop_position remove_position reverse_grad seq_back seq_grad '
         'sort_value_grad sort_value_tangent sorted_grad sorted_tangent split_concat '
@@ -227,7 +230,7 @@ KINDS_ANY = {
         'grad_tensordot_a grad_tensordot_b grad_vdot_a grad_vdot_b'),
     'numpy_more': (
         'a NumPy gradient: ANY',
-        'average_shape cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
+        'average_shape bessel_i1 cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
         'grad_interp_slope grad_quantile grad_take grad_take_along_axis interp_segment '
         'mesh_axes one_axis running_source tangent_quantile'),
     'numpy_reductions': (

@@ -114,6 +114,8 @@ def check(fn, analysis, callee=False):
     def label(name):
         return named.get(name, name)
 
+    described = _described(fn, named)
+
     def write(stmt, obj, target, what, mine=None):
         memory = aliases.mem(obj, aliases.own)
         mine = mine or (label(target) if target else label(obj.name) if isinstance(
@@ -200,7 +202,8 @@ def check(fn, analysis, callee=False):
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and isinstance(
             stmt.value.fn, ir.Method
         ):
-            _method(stmt, obj, analysis, aliases, refuse, _context(fn.body, stmt), label)
+            _method(stmt, obj, analysis, aliases, refuse, _context(fn.body, stmt),
+                    lambda n: described.get(n) or label(n))
         elif isinstance(stmt, ir.SetItem) and analysis.kind(obj) == SEQ and isinstance(
             stmt.index, ir.Slice
         ) and (analysis.active(obj) or analysis.active(stmt.value) or analysis.active(
@@ -515,3 +518,21 @@ def _user_names(fn):
             if base.endswith("_") and base[:-1] in spelled:
                 names[name] = base[:-1]
     return names
+
+
+def _described(fn, named):
+    """SSA name srcad made -> how the user's code made it (``an item of d``, ``the value
+    d.setdefault(...) returned``), for messages naming a value the user gave no name."""
+    out, spelled = {}, _spelled(fn)
+    for stmt in ir.walk(fn.body):
+        value = getattr(stmt, "value", None)
+        if not (isinstance(stmt, ir.Assign) and stmt.target and stmt.target not in spelled
+                and stmt.target not in named and isinstance(value, ir.Prim) and value.args
+                and isinstance(value.args[0], ir.Var)):
+            continue
+        obj = named.get(value.args[0].name, value.args[0].name)
+        if isinstance(value.fn, ir.Method):
+            out[stmt.target] = f"the value {obj}.{value.fn.name}(...) returned"
+        elif value.fn is operator.getitem:
+            out[stmt.target] = f"an item of {obj}"
+    return out

@@ -458,27 +458,30 @@ def as_positional(fn, args, kwargs):
 
 
 def plain_form(fn):
-    """For a Jacobian or Hessian srcad made (``srcad.jacobians``), the plain function srcad
-    reads for it (its columns by ``srcad.jvp``: ``srcad.nested.plain_jacobian``); else None."""
+    """For a Jacobian, Hessian or ``hvp`` srcad made (``srcad.jacobians``), the plain function
+    srcad reads for it (by ``srcad.jvp``: ``srcad.nested.plain_jacobian``,
+    ``srcad.nested_vjp.plain_hvp``); else None."""
     try:
         plain = vars(fn).get("__srcad_plain__")
     except TypeError:
         return None
-    if plain is None or getattr(plain, "__module__", None) != "srcad.jacobians":
+    if plain is None or getattr(plain, "__module__", None) not in ("srcad.jacobians",
+                                                                     "srcad.nested_vjp"):
         return None
     return plain()
 
 
 def is_derivative_maker(fn):
     """``srcad.grad``, ``srcad.value_and_grad``, ``srcad.jacobian`` (``jacfwd``, ``jacrev``,
-    ``hessian``): called with constant arguments inside differentiated code, srcad makes the
-    derivative while it transforms the caller (a Jacobian as the plain function it reads for
-    one, ``__srcad_plain__``)."""
+    ``hessian``, ``hvp``): called with constant arguments inside differentiated code, srcad
+    makes the derivative while it transforms the caller (a Jacobian, a Hessian or an ``hvp``
+    as the plain function it reads for one, ``__srcad_plain__``)."""
     if getattr(fn, "__srcad_derivative_maker__", None) is not None:
         return True  # a wrapper declaring itself one (see lower_callees.make_derivative)
     module, name = getattr(fn, "__module__", None), getattr(fn, "__name__", None)
     return module == "srcad.api" and name in ("grad", "value_and_grad") or (
-        module == "srcad.jacobians" and name in ("jacobian", "jacfwd", "jacrev", "hessian"))
+        module == "srcad.jacobians" and name in ("jacobian", "jacfwd", "jacrev", "hessian",
+                                                 "hvp"))
 
 
 def user_class(cls):

@@ -17,13 +17,16 @@ object, so the object's calls are written as those calls:
   live, the reads recorded, so a ``prior`` bound to another distribution makes the code
   again.
 
+A method held in a name, ``fn = d.logpdf`` then ``fn(x)`` (``d`` one of these, bound once),
+is read as ``d.logpdf(x)`` (:meth:`_Frozen.aliases`).
+
 The methods: ``pdf``, ``logpdf``, ``cdf``, ``logcdf``, ``sf``, ``logsf``, ``ppf``, ``isf``,
 ``pmf``, ``logpmf`` (one value first), ``mean``, ``var``, ``std``, ``median``, ``entropy``
 (none), each called with positional arguments only. Anything else (another method, a
 keyword argument, a starred argument, the object passed on or returned) is left as it is
 and refused where srcad meets it, as before.
 
-Imports the standard library, gast, :mod:`.blocks` (``own_blocks``) and
+Imports the standard library, gast, :mod:`srcad.errors`, :mod:`.blocks` (``own_blocks``) and
 :mod:`.built_records` (``resolve_any``).
 """
 
@@ -33,6 +36,7 @@ import sys
 
 import gast
 
+from ..errors import UnsupportedSyntaxError
 from .blocks import own_blocks
 from .built_records import resolve_any
 
@@ -124,6 +128,7 @@ class _Frozen:
             all(k.arg is not None for k in node.keywords)
 
     def run(self):
+        self.aliases()
         named = self.named()
         for node in gast.walk(self.src.node):
             if not _method_call(node):
@@ -135,6 +140,82 @@ class _Frozen:
                 self.rewrite(node, *named[obj.id])
             elif isinstance(obj, gast.Name) and obj.id not in self.local:
                 self.global_frozen(node, obj)
+
+    def aliases(self):
+        """``fn = d.logpdf`` (a method here of a frozen distribution ``d``: one made once in
+        the function before, or one it reads), ``fn`` bound once and only called after, in
+        the form read: each call ``fn(x)`` becomes ``d.logpdf(x)`` and the binding goes.
+        Exact: ``d`` is bound once, and a frozen distribution's method is a function of its
+        arguments and parameters only."""
+        stores, nested, lines = {}, set(), {}
+        for node in gast.walk(self.src.node):
+            if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+                stores[node.id] = stores.get(node.id, 0) + 1
+                lines[node.id] = getattr(node, "lineno", None)
+            if isinstance(node, (gast.Global, gast.Nonlocal)):
+                stores.update((n, 2) for n in node.names)
+            if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not self.src.node:
+                nested |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+        made = {stmt.targets[0].id: stmt for _, _, stmt in self.assignments()
+                if self.freezing(stmt.value)}
+        for block in own_blocks(self.src.node):
+            for i, stmt in enumerate(block):
+                value = stmt.value if isinstance(stmt, gast.Assign) else None
+                if not (isinstance(value, gast.Attribute) and value.attr in _METHODS and
+                        isinstance(value.value, gast.Name) and len(stmt.targets) == 1 and
+                        isinstance(stmt.targets[0], gast.Name)):
+                    continue
+                fn, obj, line = stmt.targets[0].id, value.value.id, stmt.lineno
+                if not (obj in made if obj in self.local else self.frozen_value(obj)):
+                    continue  # not a frozen distribution
+                calls = self.alias_calls(fn, line, value.attr)
+                if stores.get(fn) != 1 or fn in nested or obj in nested or calls is None or \
+                        obj in self.local and (stores.get(obj) != 1 or lines[obj] >= line):
+                    if any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and
+                           n.id == fn for n in gast.walk(self.src.node)):
+                        raise self.refusal(stmt, fn, obj, value.attr)
+                    continue
+                for call in calls:
+                    call.func = gast.copy_location(gast.Attribute(
+                        value=_name(obj), attr=value.attr, ctx=gast.Load()), call.func)
+                block[i] = gast.copy_location(gast.Pass(), stmt)
+
+    def refusal(self, stmt, fn, obj, method):
+        line = getattr(stmt, "lineno", None)
+        form = "x" if method in _VALUED else ""
+        return UnsupportedSyntaxError(
+            f"{fn} = {obj}.{method}, a method of a frozen SciPy distribution held in a name, "
+            f"used where srcad does not read {fn}({form}) as {obj}.{method}({form}): {obj} "
+            f"bound more than once, {fn} bound more than once or read in a nested function, "
+            f"passed on, or called with keywords or before it is bound",
+            filename=self.src.filename, lineno=line, construct=self.src.line_text(line),
+            hint=f"call the method itself, {obj}.{method}({form}), with positional arguments, "
+            f"or give each distribution a name of its own")
+
+    def frozen_value(self, name):
+        try:
+            value = self.src.lookup(name)
+        except KeyError:
+            return False
+        return self.frozen_cls is not None and isinstance(value, self.frozen_cls)
+
+    def alias_calls(self, fn, line, method):
+        """The calls ``fn(...)`` in the form read (as :func:`_method_call` of ``method``),
+        after ``line``, when they are every read of ``fn``; else None."""
+        calls, reads = [], 0
+        for node in gast.walk(self.src.node):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                    node.id == fn:
+                reads += 1
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                    node.func.id == fn:
+                shaped = _method_call(gast.Call(func=gast.Attribute(
+                    value=node.func, attr=method, ctx=gast.Load()), args=node.args,
+                    keywords=node.keywords))
+                if not (shaped and (getattr(node, "lineno", None) or 0) > line):
+                    return None
+                calls.append(node)
+        return calls if calls and len(calls) == reads else None
 
     def fresh(self, base):
         """A name no name of the function's is (nor one given before)."""

@@ -201,10 +201,9 @@ class Callees:
             fn, spelling = plain, None
         if not functions.is_user_function(fn):  # an iterator's items: to a function of yours
             iterators_passed.refuse_untaken(self, None, args, kwargs, node)
-        if getattr(fn, "__srcad_call_maker__", None) is not None:  # srcad.jvp
-            made = self.jvp_call(fn, args, kwargs, node)
-            if made is not None:
-                return made
+        made = self.transform_call(fn, args, kwargs, node)  # srcad.jvp, srcad.vjp
+        if made is not None:
+            return made
         if functions.is_derivative_maker(fn):
             made = self.make_derivative(fn, args, kwargs, node)
             if made is not None:

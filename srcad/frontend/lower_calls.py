@@ -22,7 +22,7 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..runtime import containers, routes
-from . import builtin_code, iterators_passed, lower_super, spread_lengths, writes
+from . import builtin_code, iterators_passed, lower_defaults, lower_super, spread_lengths, writes
 from .held_objects import type_call
 from .lower_exprs import dotted, root_name
 from .lower_spread import CONSUMERS
@@ -276,8 +276,7 @@ class Calls:
             for sub in gast.walk(default):
                 if isinstance(sub, gast.Name) and (sub.id in self.env or sub.id in
                                                    self.source.closure):
-                    raise self.error(node, "a nested function whose default value reads a "
-                                     "local variable", hint="pass the value as an argument")
+                    raise lower_defaults.refusal(self, fdef, node, local_names)
         for n in loaded:
             if n in self.dicts and n not in self.env and n not in local_names:
                 raise self.kwargs_error(node, n)
@@ -475,7 +474,8 @@ def _needs_resolving(fn):
         return True
     if functions.is_derivative_maker(fn) or functions.is_user_function(fn):
         return True
-    if getattr(fn, "__srcad_call_maker__", None) is not None:  # srcad.jvp: srcad.nested
+    if getattr(fn, "__srcad_call_maker__", None) is not None or getattr(
+            fn, "__srcad_vjp_maker__", None) is not None:  # srcad.jvp, srcad.vjp: nested*
         return True
     if functions.plain_form(fn) is not None:  # a Jacobian or Hessian srcad made
         return True

@@ -6,7 +6,11 @@
   call of a derivative, which the sweeps differentiate again (a Jacobian or Hessian as the
   plain function srcad reads for it: ``srcad.nested.plain_jacobian``);
 * ``srcad.jvp(f, (x, w), (t,), wrt=...)``: a call ``J(x, w, t)`` of the derivative object
-  ``srcad.jvp.__srcad_call_maker__`` makes now (``srcad.nested.JvpOf``).
+  ``srcad.jvp.__srcad_call_maker__`` makes now (``srcad.nested.JvpOf``);
+* ``y, pullback = srcad.vjp(f, x, w)``: the pair ``(f(x, w), partial(P, x, w))``, ``P`` the
+  gradient of ``sum(f(x, w) * dy)`` that ``srcad.vjp.__srcad_vjp_maker__`` makes now
+  (``srcad.nested_vjp``); ``srcad.hvp(f, (x,), v)``: a call of the plain function srcad reads
+  for ``srcad.hvp(f)``.
 
 ``inner`` (or ``f``) may be a lambda or ``functools.partial`` holding values of this function:
 the derivative of the lifted function, the values held passed first, so the outer derivative
@@ -18,6 +22,7 @@ Imports the standard library, :mod:`srcad.core` and :mod:`srcad.errors`.
 from __future__ import annotations
 
 import inspect
+import operator
 
 from ..core import functions, ir
 from ..core.ir import Const, Var
@@ -36,6 +41,9 @@ class Derivatives:
         function, its ``wrt`` counted after the values held, called with them first, so the
         outer derivative sees through both."""
         maker, renames = getattr(maker, "__srcad_derivative_maker__", (maker, {}))
+        if getattr(maker, "__name__", None) == "hvp" and (len(args) > 1 or {"x", "v"} & set(
+                kwargs)):
+            return self.hvp_at(maker, args, kwargs, node)
         renames = {"argnums": "wrt", "argnum": "wrt", **renames}  # JAX's and autograd's names
         kwargs = {renames.get(k, k): self.constant_tuple(a) for k, a in kwargs.items()}
         args = args[:1] + [self.constant_tuple(a) for a in args[1:]]
@@ -69,6 +77,14 @@ class Derivatives:
         name = f"{maker.__name__}_{getattr(inner, '__name__', 'fn')}"
         return self.partial_value(Const(made, self.bound_name(made, name)), list(lead), {},
                                   node, None)
+
+    def transform_call(self, fn, args, kwargs, node):
+        """``srcad.vjp(...)`` or ``srcad.jvp(...)`` read as below, else None."""
+        if getattr(fn, "__srcad_vjp_maker__", None) is not None:
+            return self.vjp_call(fn, args, kwargs, node)
+        if getattr(fn, "__srcad_call_maker__", None) is not None:
+            return self.jvp_call(fn, args, kwargs, node)
+        return None
 
     def jvp_call(self, jvp, args, kwargs, node):
         """``srcad.jvp(f, (x, w), (t,), wrt=...)`` with ``f``, ``wrt`` constants and the
@@ -120,6 +136,87 @@ class Derivatives:
         return ir.Prim(made, list(lead) + parts[0] + parts[1], {}, spelling=self.bound_name(
             made, made.__name__))
 
+    def hvp_at(self, hvp, args, kwargs, node):
+        """``srcad.hvp(f, (x, w), v, wrt=...)`` with ``f`` and ``wrt`` constants and the point
+        a tuple written here: a call of the plain function srcad
+        reads for ``srcad.hvp(f, wrt=wrt)`` (``srcad.nested_vjp.plain_hvp``), with the point's
+        items and ``v``. Another point (a name: one argument or a tuple of them?) is refused."""
+        try:
+            given = inspect.signature(hvp).bind(*args, **kwargs).arguments
+        except TypeError:
+            return None
+        head, wrt = given["f"], self.constant_tuple(given.get("wrt", Const(0)))
+        point, v = given.get("x"), given.get("v")
+        if not (isinstance(head, Const) and isinstance(wrt, Const)) or point is None or \
+                v is None:
+            return None
+        if isinstance(point, Var) and point.name in self.tuples:
+            items = list(self.tuples[point.name])
+        elif isinstance(point, Const) and isinstance(point.value, tuple):
+            items = [self.bound_const(a, "arg") for a in point.value]
+        else:
+            raise self.error(node, "srcad.hvp(f, x, v) with the point x a value that may be a "
+                             "tuple of arguments or one argument (srcad makes the code before "
+                             "it sees it)", hint="write the tuple in the call: "
+                             "srcad.hvp(f, (x,), v), or srcad.hvp(f)(x, v)")
+        plain = functions.plain_form(hvp(head.value, wrt=wrt.value))
+        if plain is None:
+            return None
+        return self.call_object(plain, None, items + [v], {}, node)
+
+    def vjp_call(self, vjp, args, kwargs, node):
+        """``srcad.vjp(f, x, w, wrt=...)`` with ``f``, ``wrt`` (and ``has_aux``) constants: the
+        pair ``(f(x, w), pullback)``, ``pullback`` a partial of the derivative
+        ``vjp.__srcad_vjp_maker__`` makes now (``srcad.nested_vjp.make_pullback``) holding the
+        primals, so ``pullback(dy)`` is a call of a derivative, differentiated again. With
+        ``has_aux=True`` the triple ``(value, pullback, aux)``. ``None`` for another form."""
+        try:
+            bound = inspect.signature(vjp).bind(*args, **kwargs)
+        except TypeError:
+            return None
+        given = bound.arguments
+        opts = [self.constant_tuple(given.get(k, Const(d)))
+                for k, d in (("wrt", None), ("has_aux", False), ("backend", "python"))]
+        if not all(isinstance(a, Const) for a in opts) or opts[2].value != "python":
+            return None
+        wrt, has_aux = opts[0].value, opts[1].value
+        head, primals, lead = given["f"], list(given.get("args", ())), []
+        if isinstance(head, Var) and head.name in self.partials:
+            fn, lead, lead_kw, spelling = self.partials[head.name]
+            if lead_kw:
+                return None
+            lead = list(lead)
+        elif isinstance(head, Const) and functions.is_function_value(head.value):
+            fn, spelling = head.value, head.spelling
+        else:
+            return None
+        line = getattr(node, "lineno", None)
+        name = getattr(fn, "__name__", None) or "f"
+        where = (self.source.filename, line, name)
+        out = self.assign(self.call_object(fn, spelling, lead + primals, {}, node), "out", node)
+        value = out
+        if has_aux:  # f returns (value, aux): the pullback's is the value's
+            value = self.assign(ir.Prim(operator.getitem, [out, Const(0)]), "value", node)
+            aux = self.assign(ir.Prim(operator.getitem, [out, Const(1)]), "aux", node)
+        check = vjp.__srcad_vjp_maker__.check_value  # before the pullback's code is read
+        self.emit(ir.Assign(None, ir.Prim(check, [value, self.bound_const(where, "where")],
+                                          spelling=self.bound_name(check, "check_vjp_value")),
+                            line, effect=True))
+        try:
+            made = vjp.__srcad_vjp_maker__(fn, len(lead), len(lead) + len(primals), wrt, where,
+                                              has_aux)
+        except SrcadError as exc:  # at the user's line
+            raise self.error(node, exc.message, hint=exc.hint, cls=type(exc)) from None
+        if made is None:
+            raise self.error(node, f"srcad.vjp of {name} with wrt={wrt!r}, which names no "
+                             f"argument of the {len(primals)} passed", hint="give wrt as the "
+                             "position among the arguments passed (or a tuple of them), or a "
+                             "parameter's name")
+        pullback = self.partial_value(Const(made, self.bound_name(made, f"pullback_{name}")),
+                                      lead + primals, {}, node, "pullback")
+        items = [value, pullback] + ([aux] if has_aux else [])
+        return ir.Prim(ir.BUILD_TUPLE, items)
+
     def constant_tuple(self, atom):
         """``atom``, or for a tuple built here of constants (``wrt=(0, 1)``), that constant."""
         items = self.tuples.get(atom.name) if isinstance(atom, Var) else None
@@ -133,3 +230,4 @@ def _readable(made):
     function srcad reads for it (``__srcad_plain__``: columns by ``srcad.jvp``), if it has one."""
     plain = functions.plain_form(made)
     return made if plain is None else plain
+

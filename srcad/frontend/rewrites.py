@@ -1,5 +1,7 @@
 """The rewrites of a parsed function's source made before desugaring, in order (each rewrites
-``src.node`` in place, or leaves it): :mod:`.lower_namespaces` (``xp = array_namespace(x);
+``src.node`` in place, or leaves it): :mod:`.lower_defaults` (``lambda v, k=k: v ** k``: a
+function a helper makes, ``make(k)``), :mod:`.lower_groups` (``d.setdefault(k, []).append(v)``,
+a ``defaultdict(list)``: a new list each time), :mod:`.lower_namespaces` (``xp = array_namespace(x);
 xp.sum(...)``: NumPy's functions), :mod:`.lower_records` (``p = Pt(x, y); p.x``: the fields as
 locals), :mod:`.lower_next` (``it = iter(xs); next(it)``: the items by position; before it,
 ``itertools.accumulate``/``starmap`` as Python (:mod:`.folds`) and iterators and function
@@ -13,11 +15,19 @@ Imports those modules.
 
 from __future__ import annotations
 
-from . import lower_local_makes, lower_made_lists, lower_namespaces, lower_next, lower_records
+from . import (
+    lower_defaults,
+    lower_groups,
+    lower_local_makes,
+    lower_made_lists,
+    lower_namespaces,
+    lower_next,
+    lower_records,
+)
 
 
 def rewrite(src):
     """Apply every rewrite to ``src`` (a :class:`.source.Source`)."""
-    for module in (lower_namespaces, lower_records, lower_next, lower_local_makes,
-                   lower_made_lists):
+    for module in (lower_defaults, lower_groups, lower_namespaces, lower_records, lower_next,
+                   lower_local_makes, lower_made_lists):
         module.lower(src)

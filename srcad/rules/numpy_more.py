@@ -1,7 +1,7 @@
 """Derivative rules for more of NumPy: ``np.take``, ``np.take_along_axis``, ``np.ptp``,
 ``np.average``, quantiles (``np.median``, ``np.percentile``, ``np.quantile``), the ``nan*``
 reductions, ``np.interp``, ``np.convolve``/``np.correlate``, ``np.copysign``, ``np.ldexp``,
-``np.diagflat``, ``np.dstack``, ``np.ediff1d``, and the methods of the ufuncs ``np.add``,
+``np.diagflat``, ``np.dstack``, ``np.ediff1d``, ``np.i0``, and the methods of the ufuncs ``np.add``,
 ``np.multiply``, ``np.maximum``, ``np.minimum`` (``reduce``, ``accumulate``).
 
 The same conventions as :mod:`srcad.rules.numpy`; every rule has a forward form (``jvp=``)
@@ -432,3 +432,10 @@ defhelper(H.diff_part, _PIECE, value="diff_place(g, a, axis, prepend, append, pa
           jvp=dict(value="diff_part(t, a, axis, prepend, append, part)"))
 defhelper(H.diff_place, _PIECE, value="diff_part(g, a, axis, prepend, append, part)",
           jvp=dict(value="diff_place(t, a, axis, prepend, append, part)"))
+
+# np.i0: I0' = I1, computed by scipy.special.i1 (bessel_i1 refuses without SciPy, when the
+# derivative runs); I1' = (I0 + I2) / 2, I2 by scipy.special.iv, whose rules go on from there
+defvjp(np.i0, "x", x="g * bessel_i1(x)", jvp=dict(x="t * bessel_i1(x)"))
+defhelper(H.bessel_i1, "x", x="g * 0.5 * (np.i0(x) + special.iv(2, x))",
+          jvp=dict(x="t * 0.5 * (np.i0(x) + special.iv(2, x))"))
+

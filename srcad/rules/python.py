@@ -126,7 +126,8 @@ defvjp(containers.dict_values, "d", d="values_grad(g, d)", jvp={"d": "values_tan
 defvjp(containers.dict_items, "d", d="items_grad(g, d)", jvp={"d": "items_tangent(t, d)"})
 defvjp(containers.dict_get, "d, key, default=None", zero="key", d="get_grad(g, d, key)",
        default="get_default_grad(g, d, key)",
-       jvp={"d": "get_tangent(t, d, key)", "default": "get_default_grad(t, d, key)"})
+       jvp={"d": "get_tangent_or(t, d, key, default)",
+            "default": "get_default_grad(t, d, key)"})
 defmethod("get", containers.dict_get)
 # their gradients and tangents: linear in the first argument, each the other's adjoint
 for _grad, _tangent, _params in (
@@ -144,6 +145,8 @@ for _grad, _tangent, _params in (
             _first: f"{_other.__name__}(g, {_passed})"},
             jvp={_first: f"{_fn.__name__}(t, {_passed})"})
 del _grad, _tangent, _params, _passed, _fn, _other, _first
+defvjp(containers.get_tangent_or, "tangent, d, key, default=None", zero="*",
+       tangent="get_grad(g, d, key)", jvp={"tangent": "get_tangent_or(t, d, key, default)"})
 defvjp(containers.get_default_grad, "grad, d, key", zero="*",
        grad="get_default_grad(g, d, key)", jvp={"grad": "get_default_grad(t, d, key)"})
 defvjp(containers.seq_grad, "grad, iterable", zero="*",

@@ -88,6 +88,13 @@ def get_tangent(tangent, d, key):
 
 
 @helper("runtime")
+def get_tangent_or(tangent, d, key, default=None):
+    """The tangent of ``d.get(key, default)`` from ``d``'s: its item at ``key``, else zeros
+    shaped like ``default`` (a list's tangent is a list, ``[]`` for ``[]``)."""
+    return tangent[key] if key in d else _zeros(default)
+
+
+@helper("runtime")
 def get_default_grad(grad, d, key):
     """The gradient (or tangent) of the default of ``d.get(key, default)``: ``grad`` if
     ``d`` has no ``key``, else none (0.0)."""

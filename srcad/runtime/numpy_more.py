@@ -319,3 +319,18 @@ def one_axis(axis):
     raise MissingRuleError("no derivative rule for np.linalg.vector_norm over several axes",
                            construct="np.linalg.vector_norm",
                            hint="move the axes together and reshape them into one axis")
+
+
+@helper("numpy")
+def bessel_i1(x):
+    """``scipy.special.i1(x)``: the derivative of ``np.i0`` (NumPy has no ``i1``); a
+    ``MissingRuleError`` when SciPy is not installed."""
+    try:
+        from scipy import special
+    except ImportError:
+        raise MissingRuleError(
+            "the derivative of np.i0 is the modified Bessel function I1, which NumPy does not "
+            "have: srcad computes it with scipy.special.i1, and SciPy is not installed",
+            construct="np.i0", hint="pip install scipy (or srcad[scipy]); or write "
+            "scipy.special.i0(x) yourself") from None
+    return special.i1(x)
