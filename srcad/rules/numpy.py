@@ -575,9 +575,6 @@ nondiff(np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealob
 nondiff(np.argmax, np.argmin, np.argsort, np.argpartition, np.nonzero, np.flatnonzero,
         np.argwhere, np.count_nonzero, np.searchsorted, np.digitize, np.unravel_index,
         np.ravel_multi_index)
-# positions of a matrix's diagonal and triangles (integers; _from reads only the shape)
-nondiff(np.diag_indices, np.diag_indices_from, np.tril_indices, np.tril_indices_from,
-        np.triu_indices, np.triu_indices_from, np.mask_indices)
 # piecewise constant
 nondiff(np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix,
         np.floor_divide, np.heaviside)

@@ -191,6 +191,11 @@ defhelper(H.grad_dstack, "value, tup", value="np.dstack(g)",
 defvjp(np.ediff1d, "ary", ary="grad_reshape(grad_diff(g, np.ravel(ary), 1, -1), ary)",
        kind="array", jvp=dict(ary="np.ediff1d(t)"))
 
+# ---------------------------------------------------------------- index helpers
+# positions of a matrix's diagonal and triangles (integers; _from reads only the shape)
+nondiff(np.diag_indices, np.diag_indices_from, np.tril_indices, np.tril_indices_from,
+        np.triu_indices, np.triu_indices_from, np.mask_indices)
+
 # ---------------------------------------------------------------- ufunc methods
 # np.add.reduce is np.sum along axis 0 by default, np.multiply.accumulate np.cumprod, ...
 UREDUCE = "array, axis=0, dtype=None, out=None, keepdims=False"
