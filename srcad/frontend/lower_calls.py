@@ -24,6 +24,7 @@ from ..core.ir import Const, Var
 from ..runtime import containers, routes
 from . import builtin_code, iterators_passed, lower_defaults, lower_super, spread_lengths, writes
 from .held_objects import type_call
+from .lower_defaults import enclosing_locals
 from .lower_exprs import dotted, root_name
 from .lower_spread import CONSUMERS
 from .lower_spread import Atom as _AtomNode
@@ -393,29 +394,6 @@ def nested_reads(body):
             loaded.append(sub.id)
         todo.extend(reversed(list(gast.iter_child_nodes(sub))))
     return assigned, loaded, late
-
-
-def enclosing_locals(fdef, defs=False):
-    """The names ``fdef`` binds itself (parameters and assignments, not those of its nested
-    functions, classes or comprehensions; with ``defs``, its nested defs' names too): a nested
-    function reading one reads the local."""
-    args = fdef.args
-    names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
-    names |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
-    todo = list(fdef.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, gast.FunctionDef):
-            if defs:
-                names.add(node.name)
-            continue
-        if isinstance(node, (gast.Lambda, gast.ListComp, gast.GeneratorExp, gast.SetComp,
-                             gast.DictComp, gast.ClassDef)):
-            continue
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            names.add(node.id)
-        todo.extend(gast.iter_child_nodes(node))
-    return names
 
 
 _lift_count = 0

@@ -43,9 +43,10 @@ def _name(id_, store=False):
                      type_comment=None)
 
 
-def locals_of(fdef):
-    """The names ``fdef`` binds itself: its parameters, and every name stored in its own
-    body (not in its nested functions' or comprehensions')."""
+def enclosing_locals(fdef, defs=False):
+    """The names ``fdef`` binds itself (parameters, names stored or deleted in its own body,
+    not those of its nested functions, classes or comprehensions; with ``defs``, its nested
+    defs' names too): a nested function reading one reads the local."""
     args = fdef.args
     names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     names |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
@@ -53,7 +54,8 @@ def locals_of(fdef):
     while todo:
         node = todo.pop()
         if isinstance(node, gast.FunctionDef):
-            names.add(node.name)
+            if defs:
+                names.add(node.name)
             continue
         if isinstance(node, (gast.Lambda, gast.ListComp, gast.GeneratorExp, gast.SetComp,
                              gast.DictComp, gast.ClassDef)):
@@ -107,7 +109,7 @@ class _Rewrite:
         self.src, self.fdef = src, src.node
         targets = {n.id for c in gast.walk(self.fdef) if isinstance(c, gast.comprehension)
                    for n in gast.walk(c.target) if isinstance(n, gast.Name)}
-        self.local = locals_of(self.fdef) | targets | set(src.closure)
+        self.local = enclosing_locals(self.fdef, defs=True) | targets | set(src.closure)
         self.stores, self.top_store = {}, {}
         for top, stmt in enumerate(self.fdef.body):
             for n in gast.walk(stmt):
