@@ -16,7 +16,8 @@ The result is a :class:`~.sweep.Generated` holding code as lists of ``ast`` stat
 :class:`Reverse` is assembled from one piece per family of statements, each a module:
 this one (names, accumulation, the walk), :mod:`.reverse_rules` (assignments through the
 rule registry), :mod:`.reverse_data` (containers, writes, calls of user functions),
-:mod:`.reverse_flow` (branches and loops), :mod:`.joins` (joined arrays' pieces) and
+:mod:`.reverse_flow` (branches and loops), :mod:`.joins` (joined arrays' pieces),
+:mod:`.guards` (``unbroadcast`` left out where shapes match at run time) and
 :mod:`.saves` (what is saved, and the forward sweep that saves it).
 
 Imports: ``srcad.core``, ``srcad.analysis``, the rules registry, and the modules named above.
@@ -33,6 +34,7 @@ from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..rules import registry
 from . import into, nodes
+from .guards import ShapeGuards, guard_frames
 from .joins import Joins
 from .nodes import Comment, PopMarker, add_to, assign, call, name
 from .reverse_data import Data, display_items
@@ -43,7 +45,7 @@ from .sweep import Generated, Sweep
 from .zeros import Zeros
 
 
-class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, Sweep):
+class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, Sweep):
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
                  structured=True, into=()):
         self.fn = fn
@@ -100,6 +102,9 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, Sweep):
         self.alike = shapes.classes(fn, analysis)  # array -> an earlier array of its shape
         self.uniform = {}  # gradient holding one number for every element -> a value shaped
         self.top = id(fn.body)  # like it (np.sum's gradient before anything needs the array)
+        self.guard_names = guard_frames(fn)  # block -> arrays a guard may read: see .guards
+        self.guard_sites = []  # (block, operands' classes, the test's name node)
+        self.block_guards = {}  # block -> the statements computing its guards
         self.cells = {}  # name -> closure cell of a callee's forward/backward part
         for name_, lifted in getattr(fn, "lifted", {}).items():  # nested defs, lifted
             self.cells[name_] = types.CellType(lifted)
@@ -233,6 +238,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, Sweep):
                 grads[p] = call(self.helper("like"), grads[p], p)
             elif self.an.kinds.get(p) == SEQ:
                 grads[p] = call(self.helper("mutable"), grads[p])
+        self.finish_guards()
         self.compute_saves()
         self.iterate_stacks()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
