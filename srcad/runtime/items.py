@@ -76,12 +76,16 @@ def filled(grad, value):
     each array of the list ``value``, its gradient as the dense sweep would have made it
     (zeros plus what was added: a new float64 or complex128 array of the item's shape) where
     the entry is ``None`` or is not such an array already (a number, another dtype, a
-    read-only view), and the entry itself where it is."""
+    read-only view, an array an earlier entry is: one callee's gradient may reach two
+    items), and the entry itself where it is."""
     out = list(grad)
+    seen = set()
     for i, v in enumerate(out):
         item = value[i]
         if type(v) is np.ndarray and (v.dtype is _FLOAT64 or v.dtype is _COMPLEX128) and (
-                type(item) is np.ndarray and v.shape == item.shape and v.flags.writeable):
+                type(item) is np.ndarray and v.shape == item.shape and v.flags.writeable
+                and id(v) not in seen):
+            seen.add(id(v))
             continue
         zero = np.zeros(item.shape) if type(item) is np.ndarray else zeros_like(item)
         out[i] = zero if v is None else zero + v
