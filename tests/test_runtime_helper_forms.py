@@ -68,7 +68,7 @@ NUMBA_REFUSED = {
         'real_part shape_of total which_max which_min zeros_array'),
     'items': (
         'gradients of containers read item by item: lists and tuples of mixed items',
-        'items_at picked'),
+        'filled items_at picked'),
     'numpy_assembly': (
         "gradients and tangents of NumPy assembly functions outside Numba's subset",
         'cov_rows cov_weights grad_block grad_choose grad_cov_rows grad_insert grad_multi_dot '
@@ -134,6 +134,10 @@ STANDARD_REFUSED = {
     'spread_calls': (
         'f(*xs) of a length known only when the code runs: NumPy code, made then',
         'star_call'),
+    'items': (
+        'a sparse list gradient made whole: made only by the Python backend for NumPy '
+        '(srcad.transform.sparse)',
+        'filled'),
     'helpers': (
         'NumPy-only forms (np.add.at, object arrays, complex checks) the standard lacks',
         'added_at check_holomorphic copy_tangent_grad dot_grad_a dot_grad_b erf expand fill '
@@ -209,7 +213,7 @@ KINDS_ANY = {
         'transpose_grad which_max which_min zeros_array'),
     'items': (
         'the gradient of a container read item by item: ANY',
-        'items_at picked'),
+        'filled items_at picked'),
     'numpy_assembly': (
         'a NumPy gradient or tangent: ANY',
         'cov_rows cov_weights grad_block grad_choose grad_cov_rows grad_insert grad_multi_dot '

@@ -1,6 +1,7 @@
 """Helpers for the gradients of containers read item by item: :func:`items_at` (the gradient
 of a list, tuple or dict whose items were read, ``a, b = f(x)``) and :func:`picked` (its own
-gradient, for generated code differentiated again). Imports only :mod:`.helpers` and
+gradient, for generated code differentiated again) and :func:`filled` (a sparse list gradient
+made whole). Imports only :mod:`.helpers` and
 :mod:`.registry`."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from .registry import helper
 
 _ARRAY = np.ndarray
 _FLOAT64 = np.dtype(np.float64)
+_COMPLEX128 = np.dtype(np.complex128)
 
 
 @helper("runtime")
@@ -66,3 +68,25 @@ def _placed(value, item):
 def picked(grad, indices):
     """The items of ``grad`` at ``indices`` (the gradient of :func:`items_at`'s values)."""
     return [grad[i] for i in indices]
+
+
+@helper("runtime")
+def filled(grad, value):
+    """A sparse list gradient made whole (``srcad.transform.sparse``): a new list with, for
+    each array of the list ``value``, its gradient as the dense sweep would have made it
+    (zeros plus what was added: a new float64 or complex128 array of the item's shape) where
+    the entry is ``None`` or is not such an array already (a number, another dtype, a
+    read-only view, an array an earlier entry is: one callee's gradient may reach two
+    items), and the entry itself where it is."""
+    out = list(grad)
+    seen = set()
+    for i, v in enumerate(out):
+        item = value[i]
+        if type(v) is np.ndarray and (v.dtype is _FLOAT64 or v.dtype is _COMPLEX128) and (
+                type(item) is np.ndarray and v.shape == item.shape and v.flags.writeable
+                and id(v) not in seen):
+            seen.add(id(v))
+            continue
+        zero = np.zeros(item.shape) if type(item) is np.ndarray else zeros_like(item)
+        out[i] = zero if v is None else zero + v
+    return out

@@ -19,12 +19,13 @@ variant made ``dw = scatter(g, w, slice(1, None))`` and returned it.
 **Why it is sound.** The call replaces ``dw += dw_part`` exactly where the caller would have
 written that statement (its gradient live, an array, in ``fresh``, not one number standing
 for an array, not the gradient of a value that may be complex, passed for one parameter
-only): the caller's array receives the same sum. Inside the variant, the buffer's name is
-only ever the target of ``+=`` (of the name or of a subscript of it) with a value that does
-not read it, or the buffer handed on to another variant's call (:func:`adds_only`, checked
-on the tidied code); when that does not hold, the variant is not made (:class:`Unproved`)
-and the caller calls the plain backward part. So the callee neither reads the caller's
-array, nor keeps it, nor returns it.
+only, of a known rank above 0: NumPy's arithmetic on 0-d arrays gives numbers, which nothing
+adds into in place): the caller's array receives the same sum. Inside the variant, the
+buffer's name is only ever the target of ``+=`` (of the name or of a subscript of it) with a
+value that does not read it, or the buffer handed on to another variant's call
+(:func:`adds_only`, checked on the tidied code); when that does not hold, the variant is not
+made (:class:`Unproved`) and the caller calls the plain backward part. So the callee neither
+reads the caller's array, nor keeps it, nor returns it.
 
 **Where it is not used.** Code srcad may read again (a derivative of a derivative, a
 Hessian, Jacobians of gradients) is made without it: a derivative made with these calls
@@ -63,6 +64,7 @@ def buffers(sweep, wrt, arguments, seed):
         if (atoms.count(atom.name) == 1 and gname != seed and gname in sweep.live
                 and gname in sweep.fresh and gname not in sweep.uniform
                 and sweep.an.kinds.get(atom.name) == ARRAY
+                and sweep.an.rank(atom) is not None  # not 0-d: a 0-d array's sum is a number
                 and atom.name not in sweep.an.complex and not sweep.an.is_complex(atom)):
             chosen.append(p)
     return chosen

@@ -16,8 +16,10 @@ The result is a :class:`~.sweep.Generated` holding code as lists of ``ast`` stat
 :class:`Reverse` is assembled from one piece per family of statements, each a module:
 this one (names, accumulation, the walk), :mod:`.reverse_rules` (assignments through the
 rule registry), :mod:`.reverse_data` (containers, writes, calls of user functions),
-:mod:`.reverse_flow` (branches and loops), :mod:`.joins` (joined arrays' pieces) and
-:mod:`.saves` (what is saved, and the forward sweep that saves it).
+:mod:`.reverse_flow` (branches and loops), :mod:`.joins` (joined arrays' pieces),
+:mod:`.guards` (``unbroadcast`` left out where shapes match at run time),
+:mod:`.sparse` (list gradients that start as ``None``) and :mod:`.saves` (what is saved,
+and the forward sweep that saves it).
 
 Imports: ``srcad.core``, ``srcad.analysis``, the rules registry, and the modules named above.
 """
@@ -33,17 +35,19 @@ from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..rules import registry
 from . import into, nodes
+from .guards import ShapeGuards, guard_frames
 from .joins import Joins
 from .nodes import Comment, PopMarker, add_to, assign, call, name
 from .reverse_data import Data, display_items
 from .reverse_flow import Flow
 from .reverse_rules import Rules
 from .saves import Saves
+from .sparse import SparseLists, sparse_lists
 from .sweep import Generated, Sweep
 from .zeros import Zeros
 
 
-class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, Sweep):
+class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, Sweep):
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
                  structured=True, into=()):
         self.fn = fn
@@ -100,6 +104,11 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, Sweep):
         self.alike = shapes.classes(fn, analysis)  # array -> an earlier array of its shape
         self.uniform = {}  # gradient holding one number for every element -> a value shaped
         self.top = id(fn.body)  # like it (np.sum's gradient before anything needs the array)
+        self.guard_names = guard_frames(fn)  # block -> arrays a guard may read: see .guards
+        self.guard_sites = []  # (block, operands' classes, the test's name node)
+        self.block_guards = {}  # block -> the statements computing its guards
+        self.sparse = sparse_lists(fn, analysis)  # lists whose gradients start as Nones
+        self.sparse_used = False  # see .sparse
         self.cells = {}  # name -> closure cell of a callee's forward/backward part
         for name_, lifted in getattr(fn, "lifted", {}).items():  # nested defs, lifted
             self.cells[name_] = types.CellType(lifted)
@@ -117,7 +126,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, Sweep):
     def zero(self, name_, frame):
         if self.an.kinds.get(name_, ANY) != SCALAR:
             self.ref(name_, frame)  # the zero is shaped like the value: the value is read
-        return super().zero(name_)
+        return self.sparse_zero(name_) or super().zero(name_)
 
     def ref(self, name_, frame):
         if name_ in self.primals:
@@ -229,10 +238,15 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, Sweep):
         for p in into.returned(self.an.wrt, self.into):
             gname = self.g(p)
             grads[p] = name(gname) if gname in self.live else self.zero(p, top)
-            if self.an.kinds.get(p) == SEQ and self.structured:  # same structure back
+            if p in self.sparse:  # .sparse: a new list of arrays
+                grads[p] = self.sparse_return(p, grads[p])
+                if self.structured:
+                    grads[p] = call(self.helper("like"), grads[p], p)
+            elif self.an.kinds.get(p) == SEQ and self.structured:  # same structure back
                 grads[p] = call(self.helper("like"), grads[p], p)
             elif self.an.kinds.get(p) == SEQ:
                 grads[p] = call(self.helper("mutable"), grads[p])
+        self.finish_guards()
         self.compute_saves()
         self.iterate_stacks()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
@@ -248,7 +262,8 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, Sweep):
                         self.split_saves())
         gen.popped = self.popped
         gen.into_parts = self.into_parts
-        gen.parts_called = self.parts_called
+        # a derivative of this code reads its plain form: no variants called, no sparse lists
+        gen.parts_called = self.parts_called or self.sparse_used
         gen.buffers = {p: self.g(p) for p in self.into}
         return gen
 

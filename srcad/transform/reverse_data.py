@@ -37,6 +37,7 @@ class Data:
             dobj = self.g(obj.name)
             plain = not isinstance(index, (ir.Slice, ir.Index)) and self.an.kind(index) == SCALAR
             if plain and not getattr(self.an.callees, "compiles_all", False) and (  # Numba
+                    obj.name not in self.sparse) and (
                     self.items_at(obj, dobj, index, gname, code, frame)):
                 return
             was_live = dobj in self.live
@@ -54,6 +55,8 @@ class Data:
                                               _index_node(index), gname)))
             elif elem == SCALAR:
                 code.append(nodes.add_to(item(), gname))
+            elif elem == ARRAY and self.sparse_add(obj, index, gname, code):
+                pass  # .sparse: stored where no gradient is yet
             elif elem == ARRAY:
                 code.append(assign(item(), nodes.plus(item(), gname)))
             else:

@@ -172,7 +172,7 @@ class Rules:
             self.ref_names(tree, frame)
             self.note_helpers(tree)
             if rule.broadcast and not uniform:
-                tree = self.unbroadcast(tree, atom, stmt.target, bound, frame)
+                tree = self.unbroadcast(tree, atom, stmt.target, bound, frame, stmt.value)
             if not self.an.is_complex(atom) and (stmt.target in self.an.complex or (
                     rule.complex_ok and rule.complex_out == "never")):
                 # a complex result of a real operand (or a rule that gives one a complex
@@ -206,7 +206,7 @@ class Rules:
         self.accumulate(atom, tree, code, frame, uniform=True)
         return True
 
-    def unbroadcast(self, contribution, atom, target, bound, frame):
+    def unbroadcast(self, contribution, atom, target, bound, frame, value=None):
         out_kind = self.an.kinds.get(target, ANY)
         kind = self.an.kind(atom)
         if out_kind == SCALAR:
@@ -231,9 +231,11 @@ class Rules:
             # inside a loop, keep the shape, not the array: that is all unbroadcast reads
             shape = self.shape_name(atom.name)
             self.ref(shape, frame)
-            return call(self.helper("unbroadcast_to"), contribution, shape)
+            plain = call(self.helper("unbroadcast_to"), contribution, shape)
+            return self.shape_guarded(plain, contribution, value, frame)  # see .guards
         self.ref(atom.name, frame)
-        return call(self.helper("unbroadcast"), contribution, atom.name)
+        plain = call(self.helper("unbroadcast"), contribution, atom.name)
+        return self.shape_guarded(plain, contribution, value, frame)  # see .guards
 
     def certainly_array(self, tree):
         """Whether ``tree`` is an array value of the user's function, or arithmetic with one

@@ -30,7 +30,7 @@ class Saves:
         self._saves_in(self.fn.body, loop=None)
 
     def _saves_in(self, stmts, loop, extra_defs=()):
-        defs = set(extra_defs)
+        defs = set(extra_defs) | self.guards_defined(id(stmts))
         subtree_refs = set(self.refs.get(id(stmts), ()))
         for stmt in stmts:
             defs |= set(ir.defined_by(stmt))
@@ -119,6 +119,9 @@ class Saves:
                         in_loops.add(stmt.target)
 
         visit(self.fn.body, False, False)
+        for block_id in self.block_guards:  # .guards: a loop body's are pushed
+            if block_id != id(self.fn.body):
+                in_loops |= self.guards_defined(block_id)
         for shape, source in self.shapes.items():
             if source in in_loops:
                 in_loops.add(shape)
@@ -192,6 +195,7 @@ class Saves:
                 code.append(ast.Raise(exc=nodes.expr(stmt.value), cause=None))
             elif isinstance(stmt, ir.Return):
                 code.append(ast.Return(value=nodes.expr(stmt.value)))
+        code += self.block_guards.get(block_id, ())  # .guards: where every operand exists
         if block_id in self.saves:
             code.append(PushMarker(block_id))
         return code

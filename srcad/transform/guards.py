@@ -1,0 +1,144 @@
+"""Reverse mode, shape guards: ``unbroadcast`` left out at run time where the arrays of an
+element-wise operation have one shape.
+
+The shape classes (:mod:`srcad.analysis.shapes`) prove two arrays alike only when one was
+computed from the other by element-wise operations; arrays the function is given, or slices
+of them, have shapes no class relates (``cell * forget`` in an LSTM cell, where ``cell`` is an
+argument). An element-wise operation ``y = op(a, b, ...)`` whose array operands all have one
+shape gives a result of that shape, so the gradient flowing back to each operand (``g * b``,
+of ``y``'s shape) needs no ``unbroadcast``: what the static classes prove, checked here where
+the program runs.
+
+Each such operation at the top level of the function (not inside a loop or a branch) makes
+its operands' classes one *guard class*; the forward sweep, at its end, computes one boolean
+per guard class, ``alike = a.shape == b.shape == c.shape`` (each array's shape read once),
+and the backward sweep reads ``dA = g * b if alike else unbroadcast(g * b, a)``: the
+unbroadcast only where the shapes differ, as before. Nothing else changes: the operands the
+general path reads are read as before, and the guard is one saved boolean.
+
+A piece of :class:`srcad.transform.reverse.Reverse`. Imports: ``srcad.core``,
+and :mod:`.nodes`.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import operator
+
+import numpy as np
+
+from ..core import ir
+from ..core.kinds import ARRAY, SCALAR
+from . import nodes
+from .nodes import assign
+
+#: Python's operators that broadcast their operands (NumPy's ufuncs are found by their class)
+_ELEMENTWISE = frozenset((operator.add, operator.sub, operator.mul, operator.truediv,
+                          operator.pow, operator.mod, operator.floordiv))
+
+
+class ShapeGuards:
+    """Run-time shape guards for ``unbroadcast`` (see the module docstring)."""
+
+    def shape_guarded(self, plain, contribution, value, frame):
+        """``contribution if guard else plain`` when ``value`` (the primal operation whose
+        operand ``plain`` unbroadcasts to) is element-wise over arrays defined at the top
+        level and known alike-or-not only at run time; else ``plain``."""
+        roots = self._guard_roots(value, frame)
+        if roots is None:
+            return plain
+        test = ast.Name(id="alike", ctx=ast.Load())  # named in finish_guards
+        self.guard_sites.append((frame, roots, test))
+        return ast.IfExp(test=test, body=copy.deepcopy(contribution), orelse=plain)
+
+    def _guard_roots(self, value, frame):
+        defined = self.guard_names.get(frame)
+        if defined is None or getattr(self.an.callees, "compiles_all", False) or getattr(
+                self.an.callees, "standard", False):
+            return None  # Numba and the array API standard: their own forms
+        if not (isinstance(value, ir.Prim) and not value.kwargs and (
+                value.fn in _ELEMENTWISE or isinstance(value.fn, np.ufunc) and (
+                value.fn.nin == len(value.args) and value.fn.nout == 1))):
+            return None
+        roots = []
+        for a in value.args:
+            kind = self.an.kinds.get(a.name) if isinstance(a, ir.Var) else None
+            if kind == ARRAY and a.name in defined and not self.an.is_complex(a):
+                roots.append(self.alike.get(a.name, a.name))
+            elif kind == SCALAR or isinstance(a, ir.Const) and type(a.value) in (int, float):
+                continue
+            else:
+                return None  # an operand of unknown shape or kind
+        return roots if len(set(roots)) > 1 else None
+
+    def finish_guards(self):
+        """Name each guard class and keep, per block, the statements that compute them
+        (``block_guards``: the forward sweep appends them at the block's end, where every
+        operand holds the value the operation read, and pushes them with the block's saves
+        inside a loop)."""
+        parent = {}
+
+        def find(key):
+            while parent.get(key, key) != key:
+                key = parent[key]
+            return key
+
+        for frame, roots, _ in self.guard_sites:
+            for r in roots[1:]:
+                a, b = find((frame, roots[0])), find((frame, r))
+                if a != b:
+                    parent[b] = a
+        names = {}
+        for frame, roots, test in self.guard_sites:
+            cls = find((frame, roots[0]))
+            if cls not in names:
+                members = sorted({r for f, rs, _ in self.guard_sites for r in rs
+                                  if f == frame and find((f, r)) == cls})
+                guard = names[cls] = self.namer.fresh("alike")
+                self.primals.add(guard)
+                self.ref(guard, frame)
+                shapes_ = [nodes.attr(m, "shape") for m in members]
+                self.block_guards.setdefault(frame, []).append(assign(guard, ast.Compare(
+                    left=shapes_[0], ops=[ast.Eq() for _ in shapes_[1:]],
+                    comparators=shapes_[1:])))
+            test.id = names[cls]
+
+    def guards_defined(self, block_id):
+        """The guard names the forward sweep defines at the end of a block."""
+        return {s.targets[0].id for s in self.block_guards.get(block_id, ())}
+
+
+def guard_frames(fn):
+    """The blocks whose element-wise operations may be guarded -> the arrays defined there
+    for the whole of the block: the top level (the parameters, its plain assignments, and
+    the merges of its branches and loops that every path defines), and each loop's body
+    (those names, the body's own plain assignments and the loop's merges, as they are in
+    the iteration, before the next one's values are copied in). Each is defined once before
+    the block's end, whichever way its branches went."""
+    top = set(fn.params) | _defined_at(fn.body)
+    frames = {id(fn.body): top}
+
+    def visit(stmts, outer):
+        for stmt in stmts:
+            if isinstance(stmt, ir.Loop):
+                inner = outer | _defined_at(stmt.body) | {p.target for p in stmt.phis}
+                frames[id(stmt.body)] = inner
+                visit(stmt.body, inner)
+            elif isinstance(stmt, ir.If):
+                visit(stmt.body, outer)
+                visit(stmt.orelse, outer)
+
+    visit(fn.body, top)
+    return frames
+
+
+def _defined_at(stmts):
+    names = set()
+    for stmt in stmts:
+        if isinstance(stmt, ir.Assign) and stmt.target:
+            names.add(stmt.target)
+        elif isinstance(stmt, (ir.If, ir.Loop)):  # a merge: its value after the statement
+            names.update(p.target for p in stmt.phis
+                         if all(src is not None for src in p.sources))
+    return names
