@@ -846,3 +846,34 @@ def test_augmented_assignment_family(tmp_path, case):
     except (NotImplementedError, AttributeError):
         return
     assert np.allclose(grad, taped, rtol=1e-9, atol=1e-9), text
+
+
+def set_of_seen_keys(w):
+    seen = set()
+    tot = 0.0
+    for v, k in zip(w, ["a", "b", "a"]):
+        if k not in seen:
+            seen.add(k)  # refused
+            tot += v
+    return tot
+
+
+def list_of_seen_keys(w):
+    seen = []
+    tot = 0.0
+    for v, k in zip(w, ["a", "b", "a"]):
+        if k not in seen:
+            seen = seen + [k]
+            tot += v
+    return tot
+
+
+def test_a_set_changed_in_a_loop_is_refused_with_the_list_that_works():
+    """Sets are not followed (a set literal is refused); ``seen.add(k)`` in a loop is refused
+    at its line with the rewrite, which srcad differentiates."""
+    with pytest.raises(MutationError) as info:
+        srcad.grad(set_of_seen_keys)(X3.copy())
+    assert info.value.lineno == _marked_line(set_of_seen_keys)
+    assert "seen = seen + [k]" in info.value.hint
+    np.testing.assert_allclose(srcad.grad(list_of_seen_keys)(X3.copy()),
+                               numerical_grad(list_of_seen_keys, (X3.copy(),)), atol=1e-8)

@@ -310,8 +310,8 @@ def _method(stmt, obj, analysis, aliases, refuse, context, label):
     loop, earlier = context
     maybe_array = kind in (ARRAY, ANY) and not listlike
     if loop and maybe_array:
-        refuse(stmt, f"{shown} changes an array in place inside a loop: the backward sweep "
-               "would read the changed array", hint)
+        refuse(stmt, f"{shown} changes an array (or a value srcad cannot tell is not one) "
+               "in place inside a loop: the backward sweep would read the changed array", hint)
     seen = list(earlier)
     for around in loop:  # a loop the object outlives: its later statements come before too
         inside = {n for st in ir.walk(around.header + around.body) for n in ir.defined_by(st)}

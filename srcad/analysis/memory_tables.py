@@ -36,7 +36,8 @@ MUTATORS = {
     "update": "build a new dict: d = {**d, **other} outside, or pass the values in",
     "setdefault": "read with d.get(k, default) and build the new dict outside",
     "popitem": "read the items you need and build the new dict outside",
-    "add": "build a new set", "discard": "build a new set",
+    "add": "hold the values in a list: seen = seen + [k] (k in seen reads it too)",
+    "discard": "hold the values in a list: seen = [v for v in seen if v != k]",
     "byteswap": "y = y.byteswap()", "setflags": "leave the array's flags alone",
 }
 
