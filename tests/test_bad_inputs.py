@@ -174,7 +174,8 @@ ROWS = [
     # with neither source nor rule is refused
     Bad("C function without a rule", g(math.nextafter, 1.5, 2.0),
         srcad.SourceUnavailableError, ("nextafter",), where=None),
-    Bad("numpy function without a rule", g(np.i0, np.ones(2)), srcad.SrcadError, ("i0",),
+    Bad("numpy function without a rule", g(np.spacing, np.ones(2)), srcad.SrcadError,
+        ("spacing",),
         where=None),
     Bad("a class", g(dict, 1.5), srcad.SourceUnavailableError, ("dict",), where=None),
     Bad("jvp of a C function without a rule",

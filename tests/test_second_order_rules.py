@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 import re
 
 import numpy as np
@@ -75,6 +76,8 @@ def test_every_helper_has_a_rule():
                 continue
             for name in _template_names(rule) & set(HELPERS):
                 helper = HELPERS[name]
+                if inspect.ismodule(helper):  # special.iv(...): the module's functions' rules
+                    continue
                 if not (registry.has_rule(helper) or registry.is_nondiff(helper)
                         or name in THIRD_ORDER):
                     missing.add(f"{name} (called by the rule of {rule.name})")

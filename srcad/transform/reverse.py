@@ -262,8 +262,9 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
                         self.split_saves())
         gen.popped = self.popped
         gen.into_parts = self.into_parts
-        # a derivative of this code reads its plain form: no variants called, no sparse lists
-        gen.parts_called = self.parts_called or self.sparse_used
+        # a derivative of this code reads its plain form: no variants called, no sparse lists,
+        # no shape guards (their conditional expressions would make it larger and slower)
+        gen.parts_called = self.parts_called or self.sparse_used or bool(self.guard_sites)
         gen.buffers = {p: self.g(p) for p in self.into}
         return gen
 
