@@ -563,6 +563,7 @@ NUMBA_PLAIN_CALLEES.compiles_all = True
 #: (:mod:`srcad.backend.duck`), apart from those NumPy code calls
 DUCK_CALLEES = calls.Callees(to_ssa, functools.partial(make_split, ducks=True),
                              functools.partial(_make_tangent, ducks=True))
+DUCK_CALLEES.guards = True  # shape guards (.guards) as in NumPy code run: Dask's is run too
 
 
 #: the same for code made for arrays of an array API namespace (by the namespace): their

@@ -57,7 +57,8 @@ class ShapeGuards:
         if defined is None or getattr(self.an.callees, "compiles_all", False) or getattr(
                 self.an.callees, "standard", False):
             return None  # Numba and the array API standard: their own forms
-        if not getattr(self.an.callees, "into_calls", False):
+        if not (getattr(self.an.callees, "into_calls", False)
+                or getattr(self.an.callees, "guards", False)):
             return None  # code read again (a derivative of a derivative): its plain form
         if not (isinstance(value, ir.Prim) and not value.kwargs and (
                 value.fn in _ELEMENTWISE or isinstance(value.fn, np.ufunc) and (
