@@ -543,6 +543,7 @@ def _make_tangent(func, wrt, kinds, arity=None, backend="python", **options):
 #: the user functions programs call: split and compiled by this pipeline on demand
 CALLEES = calls.Callees(to_ssa, make_split, _make_tangent)
 CALLEES.into_calls = True  # backward parts may add into their callers' arrays (.into)
+CALLEES.guards = True  # unbroadcast left out at run time where shapes agree (.guards)
 #: the same, never adding into a caller's arrays: the callees of code srcad reads again
 #: (a derivative's plain form, code srcad made), and of derivatives called in code
 PLAIN_CALLEES = calls.Callees(to_ssa, functools.partial(make_split, plain=True),
@@ -563,7 +564,7 @@ NUMBA_PLAIN_CALLEES.compiles_all = True
 #: (:mod:`srcad.backend.duck`), apart from those NumPy code calls
 DUCK_CALLEES = calls.Callees(to_ssa, functools.partial(make_split, ducks=True),
                              functools.partial(_make_tangent, ducks=True))
-DUCK_CALLEES.guards = True  # shape guards (.guards) as in NumPy code run: Dask's is run too
+DUCK_CALLEES.guards = True  # shape guards as in NumPy code: Dask's is run too
 
 
 #: the same for code made for arrays of an array API namespace (by the namespace): their

@@ -122,13 +122,10 @@ def known_name(lowerer, atom):
 
 
 def cache_parts(value):
-    """What of ``value`` (an argument) the cache key holds for the objects it holds: its
-    parts (:func:`parts_key`) for an object of the user's class; for a list, tuple or dict
-    of such objects all alike, their :class:`~srcad.core.functions.Items`; else ()."""
-    if type(value) in (list, tuple, dict):
-        items = items_of(value)
-        return (items,) if items is not None else ()
-    return parts_key(value)
+    """What of ``value`` (an argument) the cache key holds for the objects it holds as a
+    list, tuple or dict of objects of the user's all alike: ``(Items,)``, else ()."""
+    items = items_of(value)
+    return (items,) if items is not None else ()
 
 
 def parts_key(obj):

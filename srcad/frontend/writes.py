@@ -81,10 +81,12 @@ def _local_array(lw, node, what, call):
                  "where you need it")
 
 
-def _whole(name_node, like):
+def _whole(name_node, like, index=None):
+    """The target ``y[...]`` (``y[index]``, ``index`` a name) of a write into ``y``."""
+    at = gast.Constant(value=Ellipsis, kind=None) if index is None else gast.Name(
+        id=index, ctx=gast.Load(), annotation=None, type_comment=None)
     target = gast.Subscript(value=gast.Name(id=name_node.id, ctx=gast.Load(), annotation=None,
-                                            type_comment=None),
-                            slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
+                                            type_comment=None), slice=at, ctx=gast.Store())
     return gast.copy_location(target, like)
 
 
@@ -124,11 +126,7 @@ def rewrite_call(lw, call, target, node):
                                             "diagonal_positions"))
         at = lw.assign(prim, "diagonal", node)
         lw.env[at.name] = at
-        index = gast.Name(id=at.name, ctx=gast.Load(), annotation=None, type_comment=None)
-        target = gast.Subscript(value=gast.Name(id=out.id, ctx=gast.Load(), annotation=None,
-                                                type_comment=None), slice=index,
-                                ctx=gast.Store())
-        lw.bind_atom(gast.copy_location(target, node), value, node)
+        lw.bind_atom(_whole(out, node, at.name), value, node)
         return True
     if _is_ufunc_method(fn, "at") and fn.__self__ is np.add and target is None and len(
         call.args

@@ -54,12 +54,11 @@ class ShapeGuards:
 
     def _guard_roots(self, value, frame):
         defined = self.guard_names.get(frame)
-        if defined is None or getattr(self.an.callees, "compiles_all", False) or getattr(
-                self.an.callees, "standard", False):
-            return None  # Numba and the array API standard: their own forms
-        if not (getattr(self.an.callees, "into_calls", False)
-                or getattr(self.an.callees, "guards", False)):
-            return None  # code read again (a derivative of a derivative): its plain form
+        if defined is None or not getattr(self.an.callees, "guards", False):
+            # only code srcad runs with the Python backend (NumPy's, Dask's: Callees.guards);
+            # not Numba's or the array API standard's (their own forms), nor code read again
+            # (a derivative of a derivative reads its plain form)
+            return None
         if not (isinstance(value, ir.Prim) and not value.kwargs and (
                 value.fn in _ELEMENTWISE or isinstance(value.fn, np.ufunc) and (
                 value.fn.nin == len(value.args) and value.fn.nout == 1))):
