@@ -54,7 +54,7 @@ NUMBA_REFUSED = {
         'mixed items are not Numba values',
         'clear_value concat_tangent dict_get dict_items dict_keys dict_of_grad '
         'dict_of_tangent dict_values extend_value extreme_index get_default_grad get_grad '
-        'get_tangent get_tangent_or index_tuples insert_position insert_value items_grad '
+        'get_tangent_or index_tuples insert_position insert_value items_grad '
         'items_tangent '
         'pop_position '
         'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_grad '
@@ -121,7 +121,7 @@ STANDARD_REFUSED = {
         'list and dict helpers: NumPy code only',
         'clear_value concat_tangent dict_get dict_items dict_keys dict_of_grad '
         'dict_of_tangent dict_values extend_value extreme_index get_default_grad get_grad '
-        'get_tangent get_tangent_or index_tuples insert_position insert_value items_grad '
+        'get_tangent_or index_tuples insert_position insert_value items_grad '
         'items_tangent '
         'pop_position '
         'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_grad '
@@ -192,7 +192,7 @@ KINDS_ANY = {
     'containers': (
         "a container's item, or a gradient of one: ANY",
         'concat_tangent dict_get dict_items dict_keys dict_of_grad dict_of_tangent '
-        'dict_values extreme_index get_default_grad get_grad get_tangent get_tangent_or '
+        'dict_values extreme_index get_default_grad get_grad get_tangent_or '
         'index_tuples '
         'insert_position '
         'items_grad items_tangent pop_position remove_position reverse_grad seq_back seq_grad '

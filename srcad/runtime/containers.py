@@ -82,15 +82,10 @@ def get_grad(grad, d, key):
 
 
 @helper("runtime")
-def get_tangent(tangent, d, key):
-    """The tangent of ``d.get(key, ...)`` from ``d``'s: its item at ``key`` (else 0.0)."""
-    return tangent[key] if key in d else 0.0
-
-
-@helper("runtime")
 def get_tangent_or(tangent, d, key, default=None):
     """The tangent of ``d.get(key, default)`` from ``d``'s: its item at ``key``, else zeros
-    shaped like ``default`` (a list's tangent is a list, ``[]`` for ``[]``)."""
+    shaped like ``default`` (a list's tangent is a list, ``[]`` for ``[]``). Also the adjoint
+    of :func:`get_grad` in its gradient, ``default`` then being that gradient."""
     return tangent[key] if key in d else _zeros(default)
 
 
