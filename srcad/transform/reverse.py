@@ -109,6 +109,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         self.block_guards = {}  # block -> the statements computing its guards
         self.sparse = sparse_lists(fn, analysis)  # lists whose gradients start as Nones
         self.sparse_used = False  # see .sparse
+        self.sparse_stored = {}  # sparse list -> constant indices stored (None: unknown)
         self.cells = {}  # name -> closure cell of a callee's forward/backward part
         for name_, lifted in getattr(fn, "lifted", {}).items():  # nested defs, lifted
             self.cells[name_] = types.CellType(lifted)

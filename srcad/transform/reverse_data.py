@@ -55,7 +55,7 @@ class Data:
                                               _index_node(index), gname)))
             elif elem == SCALAR:
                 code.append(nodes.add_to(item(), gname))
-            elif elem == ARRAY and self.sparse_add(obj, index, gname, code):
+            elif elem == ARRAY and self.sparse_add(obj, index, gname, code, frame):
                 pass  # .sparse: stored where no gradient is yet
             elif elem == ARRAY:
                 code.append(assign(item(), nodes.plus(item(), gname)))
