@@ -261,6 +261,9 @@ ex(QR, "np.linalg.qr(a)[1]", a=(3, 3))
 ex(QR, "np.linalg.qr(a, mode='complete')[0] * np.linalg.qr(a)[1]", a=(2, 3, 3))
 ex("numpy.linalg.eig(a)", "np.linalg.eig(a)[0]", a=("realeig", 3))
 ex("numpy.linalg.eig(a)", "np.linalg.eig(a)[1] ** 2", a=("realeig", 3))
+ex("numpy.linalg.eigvals(a)", "np.linalg.eigvals(a)", a=("realeig", 3))
+ex("numpy_helpers.eig_unchecked(a)", "H.eig_unchecked(a)[0]", a=("realeig", 3))
+ex("numpy_helpers.eig_unchecked(a)", "H.eig_unchecked(a)[1] ** 2", a=("realeig", 3))
 
 # ---------------------------------------------------------------- NumPy: shapes and axes
 ex("numpy.reshape(a, shape, order, newshape, copy)", "np.reshape(a, (3, 2))", a=M)

@@ -75,7 +75,8 @@ NUMBA_REFUSED = {
         'grad_unstack lstsq_check multi_dot_d2 multi_dot_hvp multi_dot_tangent tangent_block'),
     'numpy_extra': (
         "gradients of NumPy functions outside Numba's subset",
-        'cholesky_upper d2sinc diff_part diff_place dsinc eig_size gauge_check grad_append '
+        'cholesky_upper d2sinc diff_part diff_place dsinc eig_order eig_size eig_unchecked '
+        'gauge_check grad_append '
         'grad_column_stack grad_cross_a grad_cross_b grad_diff grad_diff_ends grad_gradient '
         'grad_partition grad_rollaxis grad_select grad_tolist qr_size sinc_derivative '
         'square_chunks svd_rank svd_thin tangent_partition'),
@@ -149,7 +150,8 @@ STANDARD_REFUSED = {
         'grad_unstack lstsq_check multi_dot_d2 multi_dot_hvp multi_dot_tangent tangent_block'),
     'numpy_extra': (
         'NumPy functions the standard has no form of',
-        'cholesky_upper d2sinc diff_part diff_place dsinc eig_size gauge_check grad_append '
+        'cholesky_upper d2sinc diff_part diff_place dsinc eig_order eig_size eig_unchecked '
+        'gauge_check grad_append '
         'grad_column_stack grad_cross_a grad_cross_b grad_diff grad_diff_ends grad_gradient '
         'grad_partition grad_rollaxis grad_select grad_tolist qr_size sinc_derivative '
         'svd_rank svd_thin tangent_partition'),
@@ -220,7 +222,8 @@ KINDS_ANY = {
         'grad_unstack lstsq_check multi_dot_d2 multi_dot_hvp multi_dot_tangent tangent_block'),
     'numpy_extra': (
         'a NumPy gradient: ANY',
-        'cholesky_upper d2sinc diff_part diff_place dsinc eig_size gauge_check grad_append '
+        'cholesky_upper d2sinc diff_part diff_place dsinc eig_order eig_size eig_unchecked '
+        'gauge_check grad_append '
         'grad_column_stack grad_cross_a grad_cross_b grad_diff grad_diff_ends grad_gradient '
         'grad_partition grad_rollaxis grad_select grad_tolist qr_size sinc_derivative '
         'square_chunks svd_rank svd_thin tangent_partition'),

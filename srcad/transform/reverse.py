@@ -157,10 +157,13 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         if gname in self.live:
             if kind in (SEQ, ANY):
                 code.append(assign(gname, call(self.helper("add"), gname, contribution)))
-            elif kind == SCALAR and gname not in self.borrowed or gname in self.fresh:
+            elif kind == SCALAR and gname not in self.borrowed or gname in self.fresh and (
+                    name_ not in self.an.complex):
                 # a float, or an array this sweep made and nothing else holds: add in place
                 # (not to a float read from a container's gradient: that code differentiated
-                # again could not tell it from an array the container shares)
+                # again could not tell it from an array the container shares; not to a value
+                # that may be complex: real when the code runs, its gradient so far may be a
+                # real array that a complex contribution cannot be added into)
                 code.append(add_to(gname, contribution))
             else:
                 code.append(assign(gname, nodes.plus(gname, contribution)))
