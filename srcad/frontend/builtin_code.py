@@ -28,6 +28,13 @@ and read like the user's own code (its globals name a module of
 * ``np.apply_along_axis(f, axis, a)``: ``f`` of each 1-D slice along the axis, stacked with
   its result's axes where the axis was (NumPy's layout).
 
+* ``np.vectorize(func)(a, b)`` (the vectorized function held in a name, or a module-level
+  ``@np.vectorize`` function): ``func`` of each element of the arguments broadcast together,
+  in NumPy's order, each element a Python number as NumPy gives it (``.item()``), the
+  results in an array of the broadcast shape (``vectorized``); ``check_vectorized`` raises
+  where NumPy's array would differ (a tuple of results, results of other types than the
+  first's). ``otypes`` meaning float is read as ``np.array(outs, dtype=float)``.
+
 ``key_as_lambda`` reads ``max(d, key=d.get)`` (``min``, ``sorted``; any attribute as the key)
 as ``max(d, key=lambda v: d.get(v))``: the bound method is a call srcad reads, its value none.
 
@@ -52,6 +59,7 @@ from ..core import ir
 from ..core.functions import USER_LEVEL, run_source
 from ..rules.registry import registry
 from ..runtime import containers
+from . import vectorized as _vectorized
 
 _DIVMOD = '''def divmod(a, b):
     """divmod(a, b) as srcad differentiates it: the quotient and the remainder."""
@@ -170,7 +178,8 @@ def _made(key, text, name, **more):
     if made is None:
         namespace = run_source(text, f"<srcad: {key[0]} as Python>",
                                {"__name__": f"{USER_LEVEL}.builtin_code", "math": math,
-                                "np": np, "index_tuples": containers.index_tuples, **more})
+                                "np": np, "index_tuples": containers.index_tuples,
+                                "check_vectorized": containers.check_vectorized, **more})
         made = _MADE[key] = namespace[name]
     return made
 
@@ -180,7 +189,8 @@ def stands_for(fn):
     return any(fn is f for f in (divmod, math.prod, math.dist, math.hypot, itertools.product,
                                  itertools.combinations, itertools.permutations,
                                  itertools.combinations_with_replacement,
-                                 np.apply_along_axis)) or (
+                                 np.apply_along_axis) + _vectorized.FUNCTIONS) or (
+        isinstance(fn, np.vectorize)) or (
         _ufunc_method(fn) is not None)
 
 
@@ -200,6 +210,10 @@ def stand_in(fn, count, kwargs):
             count + len(kwargs) == 2 or (_ONE_POOL[kind] and count + len(kwargs) == 1)):
         return _made((f"itertools.{kind}",), _POOLED.format(
             kind=kind, default="=None" if _ONE_POOL[kind] else ""), kind)
+    if any(fn is v for v in _vectorized.FUNCTIONS) and 1 < count < 32 and not kwargs:
+        float_type = fn is _vectorized.vectorized_float
+        return _made((f"np.vectorize{count - 1}{'f' if float_type else ''}",),
+                     _vectorized.text(count - 1, float_type), "vectorized")
     if fn is np.apply_along_axis and count == 3 and not kwargs:
         return _made(("np.apply_along_axis",), _APPLY_ALONG_AXIS, "apply_along_axis")
     ufunc = _ufunc_method(fn)

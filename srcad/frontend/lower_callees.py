@@ -42,7 +42,16 @@ from ..core import env, functions, ir
 from ..core.ir import Const, Var
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
-from . import builtin_code, captured, closures, folds, generators, iterators_passed, lower_super
+from . import (
+    builtin_code,
+    captured,
+    closures,
+    folds,
+    generators,
+    iterators_passed,
+    lower_super,
+    vectorized,
+)
 from .held_objects import check as check_part
 from .held_objects import known_name, known_object, note_parts
 from .iterators_passed import fixed_function, function_tuple
@@ -173,6 +182,10 @@ class Callees:
                 self.class_attribute(type(fn), "__call__")  # recorded: a new one remakes
                 args = [Const(fn, spelling) if spelling else self.bound_const(fn, "obj")] + args
                 fn, spelling = type(fn).__call__, None
+            elif isinstance(fn, np.vectorize):  # @np.vectorize def f(v): ... at module level
+                fn, pyfunc = vectorized.object_callee(self, fn, node)
+                args = [self.bound_const(pyfunc, getattr(pyfunc, "__name__", "func"))] + args
+                spelling = None
             else:
                 break
         if inspect.isgeneratorfunction(fn) and functions.is_user_function(fn):
@@ -184,6 +197,7 @@ class Callees:
             fn, spelling = generators.list_builder(fn), None
         if fn is functools.reduce and not kwargs and folds.reduce_code(len(args)):
             fn, spelling = folds.reduce_code(len(args)), None  # a loop srcad reads
+        vectorized.refuse_keywords(self, fn, kwargs, node)
         made = builtin_code.stand_in(fn, len(args), kwargs)  # divmod, math.prod: as Python
         fn, spelling = made, (spelling if made is fn else None)
         if fn is functools.partial and args:

@@ -22,7 +22,15 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..runtime import containers, routes
-from . import builtin_code, iterators_passed, lower_defaults, lower_super, spread_lengths, writes
+from . import (
+    builtin_code,
+    iterators_passed,
+    lower_defaults,
+    lower_super,
+    spread_lengths,
+    vectorized,
+    writes,
+)
 from .held_objects import type_call
 from .lower_defaults import enclosing_locals
 from .lower_exprs import dotted, root_name
@@ -122,6 +130,8 @@ class Calls:
                                                                 node.args[1:]],
                                       {k.arg: self.expr(k.value) for k in node.keywords},
                                       node, hint)
+        if fn is vectorized.vectorize_maker:  # np.vectorize(f): calls read as Python
+            return vectorized.value(self, node, hint)
         self.refuse_iterator(fn, node)
         if fn in (min, max, sorted):  # key=d.get, key=obj.score: a lambda calling it
             builtin_code.key_as_lambda(node, fn is not sorted)  # max(a, b, key=k) too

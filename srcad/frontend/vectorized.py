@@ -1,0 +1,150 @@
+"""``np.vectorize`` read as the Python loop it stands for.
+
+``np.vectorize(func)(x, y)`` calls ``func`` on each element of ``x`` and ``y`` broadcast
+together (as Python numbers: NumPy hands ``func`` the items of object arrays), in C order,
+and puts the results in an array of the broadcast shape, of the type of the first result
+(``otypes`` unset) or of ``otypes``. srcad reads such a call as that loop (:func:`text`,
+made by :func:`srcad.frontend.builtin_code.stand_in`), so ``func`` is differentiated as any
+callee, to any order, in both modes. The vectorized function may be made where it is called
+(``np.vectorize(f)(x)``), held in a name (``vf = np.vectorize(f)``: a partial of
+:func:`vectorized` with ``f``, :meth:`Callees.partial_value`), or be a module-level
+``@np.vectorize`` function (an ``np.vectorize`` object: :func:`object_callee`).
+
+What NumPy does and the loop would not is refused: ``signature=`` (sub-arrays per call),
+``excluded=`` (arguments passed whole), ``otypes`` other than one float type, keyword
+arguments in the call (NumPy vectorizes them too); and, when the code runs
+(:func:`srcad.runtime.containers.check_vectorized`), a function returning a tuple, or results
+of other types than the first's (NumPy casts them to the first's).
+
+Imports gast, NumPy and :mod:`srcad.core.ir`.
+"""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from ..core.ir import Const
+
+_TEXT = '''def vectorized(func, {params}):
+    """np.vectorize(func)({params}) as srcad differentiates it: func of each element of
+    the arguments broadcast together (Python numbers, as NumPy gives them), in NumPy's order,
+    the results in an array of the broadcast shape."""
+    shape = np.broadcast_shapes({shapes})
+{broadcast}    outs = [func({items}) for at in np.ndindex(*shape)]
+    check_vectorized(outs, {float_type})
+    return np.reshape(np.array(outs{dtype}), shape)
+'''
+
+
+def vectorized(func, *args):
+    """``np.vectorize(func)(*args)``: what srcad reads a call of a vectorized function as
+    (:func:`srcad.frontend.builtin_code.stand_in` gives the Python it differentiates)."""
+    return np.vectorize(func)(*args)
+
+
+def vectorized_float(func, *args):
+    """``np.vectorize(func, otypes=[float])(*args)``, read as :func:`vectorized`."""
+    return np.vectorize(func, otypes=[float])(*args)
+
+
+FUNCTIONS = (vectorized, vectorized_float)
+vectorize_maker = np.vectorize
+_HINT = ("write the loop it stands for, or a lambda fixing the other arguments: "
+         "np.vectorize(lambda v: f(v, k))(x)")
+
+
+def text(count, float_type):
+    """The Python of a vectorized function called with ``count`` arguments."""
+    names = [f"a{k}" for k in range(count)]
+    return _TEXT.format(
+        params=", ".join(names), shapes=", ".join(f"np.shape({n})" for n in names),
+        broadcast="".join(f"    b{k} = np.broadcast_to({n}, shape)\n"
+                          for k, n in enumerate(names)),
+        items=", ".join(f"b{k}[at].item()" for k in range(count)),
+        float_type=float_type, dtype=", dtype=float" if float_type else "")
+
+
+def _float_otypes(otypes):
+    """Whether NumPy reads ``otypes`` (a string of type codes or a list of types) as one
+    result of float64; None if there is none."""
+    if otypes is None:
+        return None
+    try:
+        types = [np.dtype(t) for t in (otypes if isinstance(otypes, (list, tuple, str)) else
+                                       [otypes])]
+    except TypeError:
+        return False
+    return len(types) == 1 and types[0] == np.float64
+
+
+def refusal(otypes, excluded, signature):
+    """Why srcad does not read a vectorized function with these options, as ``(message,
+    hint)``, or None."""
+    if signature is not None:
+        return ("np.vectorize(..., signature=...) (a generalised ufunc: each call is given "
+                "sub-arrays)", "np.apply_along_axis(f, axis, a) for one axis, or the loop "
+                "over the rows it stands for")
+    if excluded:
+        return "np.vectorize(..., excluded=...) (arguments passed whole)", _HINT
+    if _float_otypes(otypes) is False:
+        return (f"np.vectorize(..., otypes={otypes!r}): srcad reads one result of float "
+                "type (otypes=[float]) or NumPy's own choice (no otypes)",
+                "leave otypes out, or give otypes=[float]")
+    return None
+
+
+def object_callee(lw, fn, node):
+    """``(stand-in, pyfunc)`` for a call of the ``np.vectorize`` object ``fn`` (a module-level
+    ``@np.vectorize`` function), or the refusal raised."""
+    refused = refusal(fn.otypes, fn.excluded, fn.signature)
+    if refused is not None:
+        raise lw.error(node, refused[0], hint=refused[1])
+    return (vectorized_float if _float_otypes(fn.otypes) else vectorized), fn.pyfunc
+
+
+def _static(lw, node):
+    """The value of an option written as a literal, a name or ``np.float64``; raises
+    ``LookupError`` for anything else."""
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, (gast.Name, gast.Attribute)) and not (
+            isinstance(node, gast.Name) and node.id in lw.env):
+        return lw.resolve_dotted(node)
+    if isinstance(node, (gast.List, gast.Tuple, gast.Set)):
+        return [_static(lw, e) for e in node.elts]
+    raise LookupError
+
+
+def value(lw, node, hint):
+    """``np.vectorize(func, otypes=..., cache=..., doc=...)``: a partial of
+    :func:`vectorized` (or :func:`vectorized_float`) with ``func``, whose calls
+    :func:`srcad.frontend.builtin_code.stand_in` reads as Python."""
+    if len(node.args) != 1 or any(k.arg is None for k in node.keywords):
+        raise lw.error(node, "np.vectorize with its options given by position",
+                       hint="give the function by position and the options by keyword: "
+                       "np.vectorize(f, otypes=[float])")
+    options = {"otypes": None, "excluded": None, "signature": None}
+    for k in node.keywords:
+        if k.arg not in options and k.arg not in ("cache", "doc"):
+            raise lw.error(node, f"np.vectorize(..., {k.arg}=...)", hint="leave it out")
+        try:
+            options[k.arg] = _static(lw, k.value)
+        except LookupError:
+            raise lw.error(node, f"np.vectorize's {k.arg}= computed in the function: srcad "
+                           "reads it when it makes the code", hint=f"write it as a literal "
+                           f"({k.arg}=[float])") from None
+    refused = refusal(options["otypes"], options["excluded"], options["signature"])
+    if refused is not None:
+        raise lw.error(node, refused[0], hint=refused[1])
+    maker = vectorized_float if _float_otypes(options["otypes"]) else vectorized
+    return lw.partial_value(Const(maker, lw.bound_name(maker, "vectorized")),
+                            [lw.expr(node.args[0])], {}, node, hint or "vectorized")
+
+
+def refuse_keywords(lw, fn, kwargs, node):
+    """A call of a vectorized function with keywords (NumPy vectorizes them too)."""
+    if kwargs and any(fn is v for v in FUNCTIONS):
+        raise lw.error(node, "a vectorized function called with keyword arguments",
+                       hint="pass them by position, or fix them in a lambda: "
+                       "np.vectorize(lambda v: f(v, k=k))(x)")
