@@ -97,6 +97,35 @@ _PRODUCT = '''def product({params}*, repeat=1):
     return [tuple([pools[k][i] for k, i in at])
             for at in index_tuples("product", lengths, repeat)]
 '''
+_ISLICE = '''def islice(iterable, {params}):
+    """itertools.islice as srcad differentiates it: the items at the positions islice takes
+    (from itertools itself, which checks the bounds), as a list."""
+    check_sized(iterable, "islice")
+    pool = list(iterable)
+    return [pool[i] for i in index_tuples("islice", [len(pool)], ({params},))]
+'''
+_PAIRWISE = '''def pairwise(iterable):
+    """itertools.pairwise as srcad differentiates it: the pairs of successive items, as a
+    list."""
+    check_sized(iterable, "pairwise")
+    pool = list(iterable)
+    return [(pool[i], pool[j]) for i, j in index_tuples("pairwise", [len(pool)])]
+'''
+_CHAIN = '''def chain({params}):
+    """itertools.chain as srcad differentiates it: the items of each iterable in turn, as a
+    list."""
+{checks}    return {joined}
+'''
+_FROM_ITERABLE = '''def from_iterable(iterables):
+    """itertools.chain.from_iterable as srcad differentiates it: the items of each iterable
+    in turn, as a list."""
+    check_sized(iterables, "chain.from_iterable")
+    items = []
+    for iterable in iterables:
+        check_sized(iterable, "chain.from_iterable")
+        items = items + list(iterable)
+    return items
+'''
 #: itertools' functions of one pool srcad reads as Python: whether ``r`` may be left out
 _ONE_POOL = {"combinations": False, "combinations_with_replacement": False,
              "permutations": True}
@@ -179,18 +208,27 @@ def _made(key, text, name, **more):
         namespace = run_source(text, f"<srcad: {key[0]} as Python>",
                                {"__name__": f"{USER_LEVEL}.builtin_code", "math": math,
                                 "np": np, "index_tuples": containers.index_tuples,
-                                "check_vectorized": containers.check_vectorized, **more})
+                                "check_vectorized": containers.check_vectorized,
+                                "check_sized": containers.check_sized, **more})
         made = _MADE[key] = namespace[name]
     return made
+
+
+def _chain_text(count):
+    names = [f"iterable{k}" for k in range(count)]
+    return _CHAIN.format(params=", ".join(names), checks="".join(
+        f'    check_sized({n}, "chain")\n' for n in names), joined=" + ".join(
+            f"list({n})" for n in names) or "[]")
 
 
 def stands_for(fn):
     """Whether :func:`stand_in` may have a function for ``fn``."""
     return any(fn is f for f in (divmod, math.prod, math.dist, math.hypot, itertools.product,
+                                 itertools.islice, itertools.pairwise, itertools.chain,
                                  itertools.combinations, itertools.permutations,
                                  itertools.combinations_with_replacement,
                                  np.apply_along_axis) + _vectorized.FUNCTIONS) or (
-        isinstance(fn, np.vectorize)) or (
+        isinstance(fn, np.vectorize)) or fn == itertools.chain.from_iterable or (
         _ufunc_method(fn) is not None)
 
 
@@ -214,6 +252,16 @@ def stand_in(fn, count, kwargs):
         float_type = fn is _vectorized.vectorized_float
         return _made((f"np.vectorize{count - 1}{'f' if float_type else ''}",),
                      _vectorized.text(count - 1, float_type), "vectorized")
+    if fn is itertools.islice and 2 <= count <= 4 and not kwargs:
+        names = ["stop"] if count == 2 else ["start", "stop", "step"][:count - 1]
+        return _made((f"itertools.islice{count}",), _ISLICE.format(
+            params=", ".join(names)), "islice")
+    if fn is itertools.pairwise and count == 1 and not kwargs:
+        return _made(("itertools.pairwise",), _PAIRWISE, "pairwise")
+    if fn is itertools.chain and count < 32 and not kwargs:
+        return _made((f"itertools.chain{count}",), _chain_text(count), "chain")
+    if fn == itertools.chain.from_iterable and count == 1 and not kwargs:
+        return _made(("itertools.chain.from_iterable",), _FROM_ITERABLE, "from_iterable")
     if fn is np.apply_along_axis and count == 3 and not kwargs:
         return _made(("np.apply_along_axis",), _APPLY_ALONG_AXIS, "apply_along_axis")
     ufunc = _ufunc_method(fn)

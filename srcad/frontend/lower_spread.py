@@ -35,6 +35,8 @@ from . import source as source_module
 
 CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed, dict,
              frozenset)
+#: the one keyword of a ``zip``/``enumerate`` consumed at once that a loop over it reads
+_STEP_KEYWORDS = {zip: "strict", enumerate: "start"}
 
 
 
@@ -204,12 +206,15 @@ class Spreads:
         if isinstance(node, gast.Call):
             node.srcad_consumed = True  # a generator called here yields all its values now
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
-                and node.func.id not in self.env and node.func.id not in self.local_functions
-                and not node.keywords):
+                and node.func.id not in self.env and node.func.id not in self.local_functions):
             return node
         try:
             fn = self.source.lookup(node.func.id)
         except KeyError:
+            return node
+        if node.keywords:  # zip(..., strict=s), enumerate(xs, start=k): stepped through
+            if [k.arg for k in node.keywords] == [_STEP_KEYWORDS.get(fn)] and node.args:
+                return self._stepped(node)
             return node
         if fn is map and len(node.args) >= 2:
             return self._comprehension(node, node.args[0], node.args[1:], keep=False)

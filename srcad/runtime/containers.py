@@ -404,10 +404,14 @@ def index_tuples(kind, lengths, r=None):
     ``combinations``, ``permutations``, ``combinations_with_replacement`` of one pool of
     ``lengths[0]`` items (``r`` at a time), the positions in it; for ``product`` of pools of
     ``lengths`` (``r``: ``repeat``), ``(pool, position)`` pairs (srcad.frontend.builtin_code
-    reads the items there: the tuples are the same as itertools')."""
+    reads the items there: the tuples are the same as itertools'); for ``pairwise``, the
+    pairs of positions; for ``islice`` (``r``: its ``(start, stop, step)``, checked as
+    itertools checks them), the positions themselves."""
     if kind == "product":
         pools = [[(k, i) for i in range(n)] for k, n in enumerate(lengths)]
         return list(itertools.product(*pools, repeat=1 if r is None else r))
+    if kind == "islice":  # positions, not tuples (r: islice's start, stop, step)
+        return list(itertools.islice(range(lengths[0]), *r))
     return list(getattr(itertools, kind)(range(lengths[0]), *(() if r is None else (r,))))
 
 
@@ -434,3 +438,15 @@ def check_vectorized(outs, float_type):
             f"others make {np.asarray(outs).dtype}: NumPy casts every result to the first's "
             "type (an int first truncates the floats after it)",
             hint="give the type: np.vectorize(f, otypes=[float])")
+
+
+@helper("runtime")
+def check_sized(iterable, name):
+    """Raise unless ``iterable`` has a length (a list, tuple, array, range, dict): srcad reads
+    ``itertools.<name>`` of it by taking its items at once, which an endless iterator
+    (``itertools.count()``) never ends."""
+    if not hasattr(iterable, "__len__"):
+        raise UnsupportedSyntaxError(
+            f"itertools.{name} of an iterator ({type(iterable).__name__}): srcad reads it by "
+            "taking the iterator's items at once", hint=f"give {name} a list, tuple or array "
+            f"(list(it) where it ends), or loop with range and indices")
