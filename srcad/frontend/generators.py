@@ -85,6 +85,50 @@ def list_builder(fn):
     return built
 
 
+def rewrite_nested(source):
+    """Each generator defined inside ``source``'s function (``def pairs(): for i in
+    range(n): yield x[i], x[i + 1]``) rewritten in place, as :func:`list_builder` rewrites a
+    module-level one, into the nested function returning the list it yields; its names are
+    returned (a call of one must be consumed at once: :meth:`Calls.local_call`, and a loop
+    over one must not change what it reads: :meth:`Callees.refuse_changing_lazy_source`). A
+    generator with ``nonlocal``/``global`` is left as it is (refused by the validation)."""
+    names = set()
+    for fdef in gast.walk(source.node):
+        if fdef is source.node or not isinstance(fdef, gast.FunctionDef):
+            continue
+        own = list(_own_nodes(fdef))
+        if not any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in own) or any(
+                isinstance(n, (gast.Nonlocal, gast.Global)) for n in own):
+            continue
+        names_in = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+        acc = "items"
+        while acc in names_in or acc + "_item" in names_in:
+            acc += "_"
+        _Rewrite(_Nested(source, fdef), acc).visit(fdef)
+        fdef.body = [_at(gast.Assign(targets=[_name(acc, gast.Store())], value=gast.List(
+            elts=[], ctx=gast.Load()), type_comment=None), fdef)] + fdef.body + [
+            _at(gast.Return(value=_name(acc, gast.Load())), fdef)]
+        names.add(fdef.name)
+    return names
+
+
+def _own_nodes(fdef):
+    """The nodes of ``fdef``'s own body (not of the functions and lambdas defined in it)."""
+    todo = list(fdef.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (gast.FunctionDef, gast.Lambda, gast.AsyncFunctionDef)):
+            todo.extend(gast.iter_child_nodes(node))
+
+
+class _Nested:
+    """What :class:`_Rewrite` reads of a source, for a function nested in it."""
+
+    def __init__(self, source, node):
+        self.node, self.filename, self.line_text = node, source.filename, source.line_text
+
+
 class _Rewrite(gast.NodeTransformer):
     """``yield v`` -> ``items.append(v)``; ``yield from xs`` -> a loop appending;
     ``return`` -> ``return items``; anything else with ``yield`` refused."""

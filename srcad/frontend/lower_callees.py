@@ -466,19 +466,30 @@ class FunctionValues:
         the loop, so a loop that changes what they read in place is refused."""
         call = loop.iter
         if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name)) or \
-                call.func.id in self.env or call.func.id in self.local_functions:
-            return
-        try:
-            fn = self.source.lookup(call.func.id)
-        except KeyError:
-            return
-        if fn not in (map, filter) and not inspect.isgeneratorfunction(fn):
+                call.func.id in self.env:
             return
         read = {n.id for a in call.args + [k.value for k in call.keywords]
                 for n in gast.walk(a) if isinstance(n, gast.Name)}
+        rebound = set()  # names the generator reads live from this function
+        if call.func.id in getattr(self.source, "nested_generators", ()) and \
+                call.func.id in self.local_functions:
+            rebound = set(self.local_functions[call.func.id][1])
+            read |= rebound
+        elif call.func.id in self.local_functions:
+            return
+        else:
+            try:
+                fn = self.source.lookup(call.func.id)
+            except KeyError:
+                return
+            if fn not in (map, filter) and not inspect.isgeneratorfunction(fn):
+                return
         for stmt in loop.body:
             for sub in gast.walk(stmt):
                 changed = None
+                if isinstance(sub, (gast.Name)) and isinstance(sub.ctx, gast.Store) and \
+                        sub.id in rebound:
+                    changed = sub.id
                 if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and \
                         isinstance(sub.func.value, gast.Name):
                     changed = sub.func.value.id

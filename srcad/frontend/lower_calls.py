@@ -146,6 +146,7 @@ class Calls:
         elif fn in CONSUMERS:
             args, spelling = [self.expr(self.consumed(a)) for a in node.args], dotted(func)
         else:
+            _refuse_lazy_to_numpy(self, fn, node)
             args, spelling = [self.expr(a) for a in node.args], dotted(func)
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
         if (known := type_call(self, fn, args, kwargs, node)) is not None:  # type(self).f
@@ -319,6 +320,11 @@ class Calls:
 
     def local_call(self, name, node):
         lifted, captured = self.local_functions[name]
+        if name in getattr(self.source, "nested_generators", ()) and not getattr(
+                node, "srcad_consumed", False):
+            raise self.error(node, f"a generator ({name}) kept as an iterator",
+                             hint=f"take its values where it is called: for v in {name}(...), "
+                             f"list({name}(...)), sum({name}(...))")
         extra = []
         for n in captured:
             if n in self.env:
@@ -469,6 +475,27 @@ def _needs_resolving(fn):
         return True
     return not inspect.isroutine(fn) and not isinstance(fn, type) and \
         functions.user_instance_class(fn) is not None
+
+
+#: NumPy's functions that take the values of a generator expression given them (``np.sum``
+#: calls Python's ``sum``, with a warning)
+_NUMPY_ITERATING = {"sum", "fromiter"}
+
+
+def _refuse_lazy_to_numpy(lw, fn, node):
+    """``np.stack(v * x for v in xs)``: NumPy does not read a generator as a sequence
+    (``np.stack``/``np.concatenate`` raise, ``np.array`` makes an object array holding it,
+    ``np.max`` returns it), where srcad would read its values; refused."""
+    module = getattr(fn, "__module__", None) or type(fn).__module__ or ""
+    if not (module == "numpy" or module.startswith("numpy.")) or getattr(
+            fn, "__name__", None) in _NUMPY_ITERATING:
+        return
+    for a in list(node.args) + [k.value for k in node.keywords]:
+        if isinstance(a, gast.GeneratorExp):
+            name = dotted(node.func) or getattr(fn, "__name__", "the function")
+            raise lw.error(a, f"a generator expression passed to {name}: NumPy does not read "
+                           "its values (it takes a generator for one object, or raises)",
+                           hint=f"pass a list: {name}([... for v in xs])")
 
 
 def _is_kwargs_get(lw, func, node):

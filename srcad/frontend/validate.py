@@ -24,6 +24,7 @@ import gast
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
+from . import generators
 from .built_records import resolve_any
 
 #: construct -> (what it is, what to do instead)
@@ -92,6 +93,8 @@ def validate(source):
     """Raise :class:`UnsupportedSyntaxError` for the first unsupported construct (after
     dropping the value-neutral ``with`` lines)."""
     strip_neutral_with(source)
+    source.nested_generators = getattr(source, "nested_generators", set()) | (
+        generators.rewrite_nested(source))  # each generator defined inside: as its list
     # del name among the function's own statements, branches and loops: the name is gone
     # (lower_stmts.stmt_Delete; a read where it may be gone is checked at run time)
     top = set(_name_deletes(source.node.body))
