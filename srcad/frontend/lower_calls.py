@@ -27,6 +27,7 @@ from . import (
     iterators_passed,
     lower_defaults,
     lower_super,
+    recorded_lists,
     spread_lengths,
     vectorized,
     writes,
@@ -83,6 +84,9 @@ class Calls:
                              hint=f"call the base class's method with the object: "
                              f"Base.{func.attr}(self, ...)")
         if isinstance(func, gast.Attribute) and root_name(func) in self.env | {None: None}:
+            appended = recorded_lists.append(self, node)  # history.append(float(loss))
+            if appended is not None:
+                return appended
             chosen = self.dict_setdefault(node, node)
             if chosen is not None:
                 return chosen
