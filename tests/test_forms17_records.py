@@ -8,10 +8,10 @@ refused: an array appended whole, a list read back in the function, a function o
 appending to its argument, the list as ``wrt``.
 
 Generated family: what is appended × where (the top, a loop, a branch, two lists), against
-central finite differences and autograd (on the function without the record: the list is never read); the
-records the derivative leaves are Python's (one run of the function: grad, value_and_grad,
-jvp); Hessians in both modes on samples (they record once per run of each sweep that
-computes the values: at least once).
+central finite differences and autograd (on the function without the record: the list is
+never read); the records the derivative leaves are Python's (one run of the function:
+grad, value_and_grad, jvp); Hessians in both modes on samples (they record once per run
+of each sweep that computes the values: at least once).
 """
 
 from __future__ import annotations

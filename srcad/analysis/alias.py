@@ -260,8 +260,8 @@ def _recorded(fn, analysis, stmt, outside, callee, refuse):
     if wrt:
         refuse(stmt, f".append() records into the argument {wrt[0]}, which is differentiated "
                "(wrt): its gradient would have another length than the list",
-               f"differentiate with respect to the other arguments, or record into a list "
-               f"that is not wrt")
+               "differentiate with respect to the other arguments, or record into a list "
+               "that is not wrt")
     return True
 
 
