@@ -57,6 +57,7 @@ import numpy as np
 
 from ..core import ir
 from ..core.functions import USER_LEVEL, run_source
+from ..errors import UnsupportedSyntaxError
 from ..rules.registry import registry
 from ..runtime import containers
 from . import vectorized as _vectorized
@@ -191,6 +192,20 @@ _APPLY_ALONG_AXIS = '''def apply_along_axis(func1d, axis, arr):
     return np.moveaxis(res, list(range(np.ndim(res) - k, np.ndim(res))),
                        list(range(axis, axis + k)))
 '''
+
+
+def check_sized(iterable, name):
+    """Raise unless ``iterable`` has a length (a list, tuple, array, range, dict): srcad reads
+    ``itertools.<name>`` of it by taking its items at once, which an endless iterator
+    (``itertools.count()``) never ends."""
+    if not hasattr(iterable, "__len__"):
+        raise UnsupportedSyntaxError(
+            f"itertools.{name} of an iterator ({type(iterable).__name__}): srcad reads it by "
+            "taking the iterator's items at once", hint=f"give {name} a list, tuple or array "
+            f"(list(it) where it ends), or loop with range and indices")
+
+
+registry.nondiff.add(check_sized)  # a check: no derivative
 _MADE = {}
 
 
@@ -208,8 +223,8 @@ def _made(key, text, name, **more):
         namespace = run_source(text, f"<srcad: {key[0]} as Python>",
                                {"__name__": f"{USER_LEVEL}.builtin_code", "math": math,
                                 "np": np, "index_tuples": containers.index_tuples,
-                                "check_vectorized": containers.check_vectorized,
-                                "check_sized": containers.check_sized, **more})
+                                "check_vectorized": _vectorized.check_vectorized,
+                                "check_sized": check_sized, **more})
         made = _MADE[key] = namespace[name]
     return made
 

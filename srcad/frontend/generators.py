@@ -15,7 +15,7 @@ that reads variables of its enclosing function keeps them: the same cells, read 
 as every closure value is); anything else is refused with the rewrite to make. The values are
 made before the loop that takes them runs, which is Python's order unless the loop changes
 what the generator reads: a loop changing in place a name passed to the generator is refused
-(:meth:`srcad.frontend.lower_callees.Callees.refuse_changing_lazy_source`), and writes into
+(:func:`refuse_changing_source`), and writes into
 arguments, globals and shared objects are refused anyway (:mod:`srcad.analysis.alias`).
 
 Imports: the standard library, gast, :mod:`srcad.core` and :mod:`.source`.
@@ -24,6 +24,7 @@ Imports: the standard library, gast, :mod:`srcad.core` and :mod:`.source`.
 from __future__ import annotations
 
 import ast
+import inspect
 import types
 import weakref
 
@@ -89,9 +90,9 @@ def rewrite_nested(source):
     """Each generator defined inside ``source``'s function (``def pairs(): for i in
     range(n): yield x[i], x[i + 1]``) rewritten in place, as :func:`list_builder` rewrites a
     module-level one, into the nested function returning the list it yields; its names are
-    returned (a call of one must be consumed at once: :meth:`Calls.local_call`, and a loop
-    over one must not change what it reads: :meth:`Callees.refuse_changing_lazy_source`). A
-    generator with ``nonlocal``/``global`` is left as it is (refused by the validation)."""
+    returned (a call of one must be consumed at once: ``lower_calls._local_call``; a loop
+    over one must not change what it reads: :func:`refuse_changing_source`). A generator
+    with ``nonlocal``/``global`` is left as it is (refused by the validation)."""
     names = set()
     for fdef in gast.walk(source.node):
         if fdef is source.node or not isinstance(fdef, gast.FunctionDef):
@@ -127,6 +128,54 @@ class _Nested:
 
     def __init__(self, source, node):
         self.node, self.filename, self.line_text = node, source.filename, source.line_text
+
+
+def refuse_changing_source(lw, loop):
+    """``for v in gen(xs): xs.append(...)``: a generator (or ``map``, ``filter``) reads
+    ``xs`` while the loop runs, and would see the change; srcad makes its values before
+    the loop (of the lowering ``lw``), so a loop that changes what they read in place is
+    refused, and, for a generator defined in the function, one rebinding a name of the
+    function it reads."""
+    call = loop.iter
+    if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name)) or \
+            call.func.id in lw.env:
+        return
+    read = {n.id for a in call.args + [k.value for k in call.keywords]
+            for n in gast.walk(a) if isinstance(n, gast.Name)}
+    rebound = set()  # names the generator reads live from this function
+    if call.func.id in getattr(lw.source, "nested_generators", ()) and \
+            call.func.id in lw.local_functions:
+        rebound = set(lw.local_functions[call.func.id][1])
+        read |= rebound
+    elif call.func.id in lw.local_functions:
+        return
+    else:
+        try:
+            fn = lw.source.lookup(call.func.id)
+        except KeyError:
+            return
+        if fn not in (map, filter) and not inspect.isgeneratorfunction(fn):
+            return
+    for stmt in loop.body:
+        for sub in gast.walk(stmt):
+            changed = None
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store) and \
+                    sub.id in rebound:
+                changed = sub.id
+            if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and \
+                    isinstance(sub.func.value, gast.Name):
+                changed = sub.func.value.id
+            elif isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store) and \
+                    isinstance(sub.value, gast.Name):
+                changed = sub.value.id
+            elif getattr(sub, "srcad_augmented", False) and isinstance(
+                    sub.targets[0], gast.Name):
+                changed = sub.targets[0].id
+            if changed in read:
+                raise lw.error(sub, f"a loop changing {changed!r}, which "
+                           f"{call.func.id}(...) reads while the loop runs",
+                           hint=f"loop over a list made first: for v in "
+                           f"list({call.func.id}(...)), or change a copy of {changed}")
 
 
 class _Rewrite(gast.NodeTransformer):

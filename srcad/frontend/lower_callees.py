@@ -183,9 +183,7 @@ class Callees:
                 args = [Const(fn, spelling) if spelling else self.bound_const(fn, "obj")] + args
                 fn, spelling = type(fn).__call__, None
             elif isinstance(fn, np.vectorize):  # @np.vectorize def f(v): ... at module level
-                fn, pyfunc = vectorized.object_callee(self, fn, node)
-                args = [self.bound_const(pyfunc, getattr(pyfunc, "__name__", "func"))] + args
-                spelling = None
+                fn, args, spelling = vectorized.object_callee(self, fn, args, node)
             else:
                 break
         if inspect.isgeneratorfunction(fn) and functions.is_user_function(fn):
@@ -459,52 +457,6 @@ class FunctionValues:
         var = self.assign(prim, hint or "fn", node)
         self.partials[var.name] = (fn_atom.value, list(args), dict(kwargs), fn_atom.spelling)
         return var
-
-    def refuse_changing_lazy_source(self, loop):
-        """``for v in gen(xs): xs.append(...)``: a generator (or ``map``, ``filter``) reads
-        ``xs`` while the loop runs, and would see the change; srcad makes its values before
-        the loop, so a loop that changes what they read in place is refused."""
-        call = loop.iter
-        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name)) or \
-                call.func.id in self.env:
-            return
-        read = {n.id for a in call.args + [k.value for k in call.keywords]
-                for n in gast.walk(a) if isinstance(n, gast.Name)}
-        rebound = set()  # names the generator reads live from this function
-        if call.func.id in getattr(self.source, "nested_generators", ()) and \
-                call.func.id in self.local_functions:
-            rebound = set(self.local_functions[call.func.id][1])
-            read |= rebound
-        elif call.func.id in self.local_functions:
-            return
-        else:
-            try:
-                fn = self.source.lookup(call.func.id)
-            except KeyError:
-                return
-            if fn not in (map, filter) and not inspect.isgeneratorfunction(fn):
-                return
-        for stmt in loop.body:
-            for sub in gast.walk(stmt):
-                changed = None
-                if isinstance(sub, (gast.Name)) and isinstance(sub.ctx, gast.Store) and \
-                        sub.id in rebound:
-                    changed = sub.id
-                if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and \
-                        isinstance(sub.func.value, gast.Name):
-                    changed = sub.func.value.id
-                elif isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store) and \
-                        isinstance(sub.value, gast.Name):
-                    changed = sub.value.id
-                elif getattr(sub, "srcad_augmented", False) and isinstance(
-                        sub.targets[0], gast.Name):
-                    changed = sub.targets[0].id
-                if changed in read:
-                    raise self.error(sub, f"a loop changing {changed!r}, which "
-                                     f"{call.func.id}(...) reads while the loop runs",
-                                     hint=f"loop over a list made first: for v in "
-                                     f"list({call.func.id}(...)), or change a copy of "
-                                     f"{changed}")
 
     def lambda_value(self, node, hint=None):
         """A lambda used as a value: lifted to a function; the local values it reads are

@@ -106,7 +106,7 @@ class Calls:
             kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
             return ir.Prim(ir.Method(func.attr), args, kwargs)
         if isinstance(func, gast.Name) and func.id in self.local_functions:
-            return self.local_call(func.id, node)
+            return _local_call(self, func.id, node)
         if isinstance(func, gast.Lambda):
             return self.call_atom(self.lambda_value(func), node, hint, spliced, "a lambda")
         if isinstance(func, gast.Name) and func.id in self.env:
@@ -322,33 +322,35 @@ class Calls:
         self.env.pop(name, None)
         _rebound_as_value(self, name, captured, node)
 
-    def local_call(self, name, node):
-        lifted, captured = self.local_functions[name]
-        if name in getattr(self.source, "nested_generators", ()) and not getattr(
-                node, "srcad_consumed", False):
-            raise self.error(node, f"a generator ({name}) kept as an iterator",
-                             hint=f"take its values where it is called: for v in {name}(...), "
-                             f"list({name}(...)), sum({name}(...))")
-        extra = []
-        for n in captured:
-            if n in self.env:
-                extra.append(self.env[n])
-            elif n in enclosing_locals(self.source.node) and n not in self.source.closure:
-                raise self.error(node, f"the nested function {name!r} reads {n!r}, which is "
-                                 "not assigned yet where it is called",
-                                 hint=f"assign {n} before calling {name}")
-            else:
-                extra.append(Const(self.source.lookup(n), n))
-        if getattr(lifted, "__srcad_nests__", False):  # make(w) returning g: converted
-            self.lifted[lifted.__name__] = lifted
-            return self.call_value(lifted, lifted.__name__, extra, {}, node)
-        args = extra + [self.expr(a) for a in node.args]
-        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
-        if any(isinstance(a, Var) and a.name in self.passed_iterators
-               for a in args + list(kwargs.values())):  # an iterator: read as one there
-            return self.call_object(lifted, None, args, kwargs, node)
-        self.lifted[lifted.__name__] = lifted
-        return ir.Prim(lifted, args, kwargs, spelling=lifted.__name__)
+
+def _local_call(lw, name, node):
+    """A call of the nested function ``name`` (lifted): the values it reads passed first."""
+    lifted, captured = lw.local_functions[name]
+    if name in getattr(lw.source, "nested_generators", ()) and not getattr(
+            node, "srcad_consumed", False):
+        raise lw.error(node, f"a generator ({name}) kept as an iterator",
+                       hint=f"take its values where it is called: for v in {name}(...), "
+                       f"list({name}(...)), sum({name}(...))")
+    extra = []
+    for n in captured:
+        if n in lw.env:
+            extra.append(lw.env[n])
+        elif n in enclosing_locals(lw.source.node) and n not in lw.source.closure:
+            raise lw.error(node, f"the nested function {name!r} reads {n!r}, which is "
+                           "not assigned yet where it is called",
+                           hint=f"assign {n} before calling {name}")
+        else:
+            extra.append(Const(lw.source.lookup(n), n))
+    if getattr(lifted, "__srcad_nests__", False):  # make(w) returning g: converted
+        lw.lifted[lifted.__name__] = lifted
+        return lw.call_value(lifted, lifted.__name__, extra, {}, node)
+    args = extra + [lw.expr(a) for a in node.args]
+    kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
+    if any(isinstance(a, Var) and a.name in lw.passed_iterators
+           for a in args + list(kwargs.values())):  # an iterator: read as one there
+        return lw.call_object(lifted, None, args, kwargs, node)
+    lw.lifted[lifted.__name__] = lifted
+    return ir.Prim(lifted, args, kwargs, spelling=lifted.__name__)
 
 
 def _check_late(lw, name, late, node):

@@ -24,7 +24,7 @@ from ..core.kinds import duck_array
 from ..errors import SrcadError
 from ..rules.registry import registry as _registry
 from ..runtime import containers
-from . import rebinding, writes
+from . import generators, rebinding, writes
 from .lower_exprs import root_name
 from .lower_stmts import same
 
@@ -66,7 +66,7 @@ class Loops:
             self.stmt(stmt)
 
     def stmt_For(self, node):
-        self.refuse_changing_lazy_source(node)  # a generator or map reading what it changes
+        generators.refuse_changing_source(self, node)  # a generator reading what it changes
         self.for_loop(node.target, node.iter, node, lambda: self.loop_body(node.body))
         for stmt in node.orelse:
             self.stmt(stmt)

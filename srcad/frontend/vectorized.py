@@ -13,10 +13,10 @@ callee, to any order, in both modes. The vectorized function may be made where i
 What NumPy does and the loop would not is refused: ``signature=`` (sub-arrays per call),
 ``excluded=`` (arguments passed whole), ``otypes`` other than one float type, keyword
 arguments in the call (NumPy vectorizes them too); and, when the code runs
-(:func:`srcad.runtime.containers.check_vectorized`), a function returning a tuple, or results
+(:func:`check_vectorized`), a function returning a tuple, or results
 of other types than the first's (NumPy casts them to the first's).
 
-Imports gast, NumPy and :mod:`srcad.core.ir`.
+Imports gast, NumPy, :mod:`srcad.core.ir`, :mod:`srcad.errors` and the rule registry.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import gast
 import numpy as np
 
 from ..core.ir import Const
+from ..errors import UnsupportedSyntaxError
+from ..rules.registry import registry as _registry
 
 _TEXT = '''def vectorized(func, {params}):
     """np.vectorize(func)({params}) as srcad differentiates it: func of each element of
@@ -52,6 +54,33 @@ FUNCTIONS = (vectorized, vectorized_float)
 vectorize_maker = np.vectorize
 _HINT = ("write the loop it stands for, or a lambda fixing the other arguments: "
          "np.vectorize(lambda v: f(v, k))(x)")
+
+
+def check_vectorized(outs, float_type):
+    """Raise where ``np.vectorize(func)`` would make something other than the array of
+    ``outs`` (the results of ``func``, in order) that srcad's reading of it makes: no
+    results without ``otypes`` (NumPy's ``ValueError``), a result that is not a number
+    (NumPy's ``ValueError``), several results (a tuple: NumPy returns a tuple of arrays), or,
+    without ``otypes`` (``float_type`` False), results of other types than the first's (NumPy
+    casts them all to it: an int first truncates the floats after it)."""
+    if not outs and not float_type:
+        raise ValueError("cannot call `vectorize` on size 0 inputs unless `otypes` is set")
+    if any(isinstance(o, tuple) for o in outs[:1]):
+        raise UnsupportedSyntaxError(
+            "np.vectorize of a function returning a tuple (several outputs): srcad reads "
+            "functions of one output", hint="vectorize one function per output, "
+            "np.vectorize(lambda v: f(v)[0])")
+    if any(np.ndim(o) != 0 for o in outs):
+        raise ValueError("setting an array element with a sequence.")
+    if not float_type and np.asarray(outs[0]).dtype != np.asarray(outs).dtype:
+        raise UnsupportedSyntaxError(
+            f"np.vectorize: the first result is of type {np.asarray(outs[0]).dtype} and "
+            f"others make {np.asarray(outs).dtype}: NumPy casts every result to the first's "
+            "type (an int first truncates the floats after it)",
+            hint="give the type: np.vectorize(f, otypes=[float])")
+
+
+_registry.nondiff.add(check_vectorized)  # a check: no derivative
 
 
 def text(count, float_type):
@@ -94,13 +123,14 @@ def refusal(otypes, excluded, signature):
     return None
 
 
-def object_callee(lw, fn, node):
-    """``(stand-in, pyfunc)`` for a call of the ``np.vectorize`` object ``fn`` (a module-level
-    ``@np.vectorize`` function), or the refusal raised."""
+def object_callee(lw, fn, args, node):
+    """``(stand-in, arguments, spelling)`` for a call of the ``np.vectorize`` object ``fn`` (a
+    module-level ``@np.vectorize`` function) with ``args``, or the refusal raised."""
     refused = refusal(fn.otypes, fn.excluded, fn.signature)
     if refused is not None:
         raise lw.error(node, refused[0], hint=refused[1])
-    return (vectorized_float if _float_otypes(fn.otypes) else vectorized), fn.pyfunc
+    pyfunc = lw.bound_const(fn.pyfunc, getattr(fn.pyfunc, "__name__", "func"))
+    return (vectorized_float if _float_otypes(fn.otypes) else vectorized), [pyfunc] + args, None
 
 
 def _static(lw, node):

@@ -122,8 +122,6 @@ defvjp(builtins.dict, "mapping", mapping="dict_of_grad(g, mapping)",
        jvp={"mapping": "dict_of_tangent(t, mapping)"})
 nondiff(containers.dict_keys)
 nondiff(containers.index_tuples)  # positions (integers): itertools' tuples read by position
-nondiff(containers.check_sized)  # itertools' stand-ins: their iterables have a length
-nondiff(containers.check_vectorized)  # np.vectorize's results: checked, none returned
 defvjp(containers.dict_values, "d", d="values_grad(g, d)", jvp={"d": "values_tangent(t, d)"})
 defvjp(containers.dict_items, "d", d="items_grad(g, d)", jvp={"d": "items_tangent(t, d)"})
 defvjp(containers.dict_get, "d, key, default=None", zero="key", d="get_grad(g, d, key)",

@@ -17,7 +17,6 @@ import itertools
 import numpy as np
 
 from ..core.kinds import duck_array
-from ..errors import UnsupportedSyntaxError
 from .registry import helper
 
 
@@ -413,40 +412,3 @@ def index_tuples(kind, lengths, r=None):
     if kind == "islice":  # positions, not tuples (r: islice's start, stop, step)
         return list(itertools.islice(range(lengths[0]), *r))
     return list(getattr(itertools, kind)(range(lengths[0]), *(() if r is None else (r,))))
-
-
-@helper("runtime")
-def check_vectorized(outs, float_type):
-    """Raise where ``np.vectorize(func)`` would make something other than the array of
-    ``outs`` (the results of ``func``, in order) that srcad's reading of it makes: no
-    results without ``otypes`` (NumPy's ``ValueError``), a result that is not a number
-    (NumPy's ``ValueError``), several results (a tuple: NumPy returns a tuple of arrays), or,
-    without ``otypes`` (``float_type`` False), results of other types than the first's (NumPy
-    casts them all to it: an int first truncates the floats after it)."""
-    if not outs and not float_type:
-        raise ValueError("cannot call `vectorize` on size 0 inputs unless `otypes` is set")
-    if any(isinstance(o, tuple) for o in outs[:1]):
-        raise UnsupportedSyntaxError(
-            "np.vectorize of a function returning a tuple (several outputs): srcad reads "
-            "functions of one output", hint="vectorize one function per output, "
-            "np.vectorize(lambda v: f(v)[0])")
-    if any(np.ndim(o) != 0 for o in outs):
-        raise ValueError("setting an array element with a sequence.")
-    if not float_type and np.asarray(outs[0]).dtype != np.asarray(outs).dtype:
-        raise UnsupportedSyntaxError(
-            f"np.vectorize: the first result is of type {np.asarray(outs[0]).dtype} and "
-            f"others make {np.asarray(outs).dtype}: NumPy casts every result to the first's "
-            "type (an int first truncates the floats after it)",
-            hint="give the type: np.vectorize(f, otypes=[float])")
-
-
-@helper("runtime")
-def check_sized(iterable, name):
-    """Raise unless ``iterable`` has a length (a list, tuple, array, range, dict): srcad reads
-    ``itertools.<name>`` of it by taking its items at once, which an endless iterator
-    (``itertools.count()``) never ends."""
-    if not hasattr(iterable, "__len__"):
-        raise UnsupportedSyntaxError(
-            f"itertools.{name} of an iterator ({type(iterable).__name__}): srcad reads it by "
-            "taking the iterator's items at once", hint=f"give {name} a list, tuple or array "
-            f"(list(it) where it ends), or loop with range and indices")
