@@ -150,3 +150,25 @@ def test_generated_code_reads_positions(tmp_path):
     f = load(tmp_path, "i17_src", text)
     src = srcad.source(srcad.grad(f), X)
     assert "pairwise_fwd(x)" in src
+
+
+@pytest.mark.parametrize("leave", ["break", "return t"])
+def test_strict_zip_in_a_loop_that_leaves_early_refused(tmp_path, leave):
+    """Python checks the lengths only when the loop reaches the end: a loop that may leave
+    first would not raise where srcad's check (before the loop) would."""
+    text = ("def f(x):\n    t = 0.0\n    for a, b in zip(x, x[::-1], strict=True):\n"
+            f"        if a > 1.0:\n            {leave}\n        t = t + a * b\n    return t\n")
+    f = load(tmp_path, f"i17_early_{leave[:3]}", text)
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcad.grad(f)(X)
+    assert info.value.lineno == 3 and "leave early" in info.value.message
+    assert "len(a) != len(b)" in info.value.hint
+
+
+def test_strict_zip_inside_a_loop_that_leaves_early(tmp_path):
+    """A comprehension's zip inside such a loop is its own: read."""
+    text = ("def f(x):\n    t = 0.0\n    for i in range(3):\n        if i > 1:\n"
+            "            break\n        t = t + sum(a * b for a, b in zip(x, x, strict=True))\n"
+            "    return t\n")
+    f = load(tmp_path, "i17_inner_strict", text)
+    np.testing.assert_allclose(srcad.grad(f)(X), 4.0 * X, rtol=1e-12)

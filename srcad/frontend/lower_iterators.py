@@ -194,6 +194,11 @@ class Iterators:
         if not (isinstance(strict, Const) and isinstance(strict.value, bool)):
             raise self.error(node, "zip(..., strict=s) with s computed in the function",
                              hint="write strict=True or strict=False")
+        if strict.value and getattr(self, "zip_leaves_early", False):
+            raise self.error(node, "zip(..., strict=True) in a for loop that may leave early "
+                             "(break, return): Python checks the lengths only when the loop "
+                             "gets to the end", hint="check the lengths before the loop "
+                             "(if len(a) != len(b): raise ValueError(...)), then zip(a, b)")
         return strict.value
 
     def refuse_iterator(self, fn, node):
