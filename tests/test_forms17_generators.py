@@ -153,3 +153,15 @@ def test_numpy_sum_of_a_generator_expression(tmp_path):
     f = load(tmp_path, "g17_npsum", text)
     g = srcad.grad(f)(X)
     np.testing.assert_allclose(g, np.cos(X) * X + np.sin(X), rtol=1e-12)
+
+
+def test_refused_endless_generator(tmp_path):
+    """Python stops taking values at the loop's break; srcad takes them all first."""
+    text = ("def f(x):\n    def gen():\n        i = 0\n        while True:\n"
+            "            yield x[i % 3]\n            i += 1\n\n    t = 0.0\n"
+            "    for v in gen():\n        if t > 2.0:\n            break\n"
+            "        t = t + v * v\n    return t\n")
+    f = load(tmp_path, "g17_no_endless", text, modules=(np,))
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcad.grad(f)(X)
+    assert info.value.lineno == 4 and "never ends" in info.value.message

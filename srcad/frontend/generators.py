@@ -54,6 +54,7 @@ def list_builder(fn):
     acc = "items"
     while acc in names or acc + "_item" in names:
         acc += "_"
+    _refuse_endless(src, fdef)
     _Rewrite(src, acc).visit(fdef)
     fdef.body = [_at(gast.Assign(targets=[_name(acc, gast.Store())], value=gast.List(
         elts=[], ctx=gast.Load()), type_comment=None), fdef)] + fdef.body + [
@@ -105,12 +106,37 @@ def rewrite_nested(source):
         acc = "items"
         while acc in names_in or acc + "_item" in names_in:
             acc += "_"
+        _refuse_endless(_Nested(source, fdef), fdef)
         _Rewrite(_Nested(source, fdef), acc).visit(fdef)
         fdef.body = [_at(gast.Assign(targets=[_name(acc, gast.Store())], value=gast.List(
             elts=[], ctx=gast.Load()), type_comment=None), fdef)] + fdef.body + [
             _at(gast.Return(value=_name(acc, gast.Load())), fdef)]
         names.add(fdef.name)
     return names
+
+
+def _refuse_endless(src, fdef):
+    """A generator that never ends (``while True:`` with no ``break`` or ``return``): srcad
+    takes all its values before the loop over it runs, which would never end."""
+    own = list(_own_nodes(fdef))
+    if any(isinstance(n, gast.Return) for n in own):
+        return
+    for loop in own:
+        if isinstance(loop, gast.While) and isinstance(loop.test, gast.Constant) and \
+                loop.test.value and not any(isinstance(n, gast.Break) for n in _in_loop(loop)):
+            raise _error(src, loop, "a generator that never ends (while True with no break "
+                         "or return): srcad takes all its values at once",
+                         "give it an end (for i in range(n), or a break), and stop there")
+
+
+def _in_loop(loop):
+    """The nodes of ``loop``'s body outside the loops and functions inside it."""
+    todo = list(loop.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (gast.FunctionDef, gast.Lambda, gast.For, gast.While)):
+            todo.extend(gast.iter_child_nodes(node))
 
 
 def _own_nodes(fdef):
