@@ -191,3 +191,5 @@ def test_refused_results(tmp_path, body, error, words):
     with pytest.raises(error) as info:
         srcad.grad(f)(np.array([-0.3, 0.5, 1.1]))
     assert words in str(info.value)
+    if error is UnsupportedSyntaxError:  # the line of the np.vectorize call
+        assert info.value.lineno == 9 and info.value.filename.endswith(".py")

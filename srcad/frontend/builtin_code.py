@@ -263,10 +263,10 @@ def stand_in(fn, count, kwargs):
             count + len(kwargs) == 2 or (_ONE_POOL[kind] and count + len(kwargs) == 1)):
         return _made((f"itertools.{kind}",), _POOLED.format(
             kind=kind, default="=None" if _ONE_POOL[kind] else ""), kind)
-    if any(fn is v for v in _vectorized.FUNCTIONS) and 1 < count < 32 and not kwargs:
-        float_type = fn is _vectorized.vectorized_float
-        return _made((f"np.vectorize{count - 1}{'f' if float_type else ''}",),
-                     _vectorized.text(count - 1, float_type), "vectorized")
+    if any(fn is v for v in _vectorized.FUNCTIONS) and 2 < count < 32 and not kwargs:
+        float_type = fn is _vectorized.vectorized_float  # (func, where, arguments...)
+        return _made((f"np.vectorize{count - 2}{'f' if float_type else ''}",),
+                     _vectorized.text(count - 2, float_type), "vectorized")
     if fn is itertools.islice and 2 <= count <= 4 and not kwargs:
         names = ["stop"] if count == 2 else ["start", "stop", "step"][:count - 1]
         return _made((f"itertools.islice{count}",), _ISLICE.format(

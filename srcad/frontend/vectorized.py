@@ -28,24 +28,25 @@ from ..core.ir import Const
 from ..errors import UnsupportedSyntaxError
 from ..rules.registry import registry as _registry
 
-_TEXT = '''def vectorized(func, {params}):
+_TEXT = '''def vectorized(func, where, {params}):
     """np.vectorize(func)({params}) as srcad differentiates it: func of each element of
     the arguments broadcast together (Python numbers, as NumPy gives them), in NumPy's order,
     the results in an array of the broadcast shape."""
     shape = np.broadcast_shapes({shapes})
 {broadcast}    outs = [func({items}) for at in np.ndindex(*shape)]
-    check_vectorized(outs, {float_type})
+    check_vectorized(outs, {float_type}, where)
     return np.reshape(np.array(outs{dtype}), shape)
 '''
 
 
-def vectorized(func, *args):
+def vectorized(func, where, *args):
     """``np.vectorize(func)(*args)``: what srcad reads a call of a vectorized function as
-    (:func:`srcad.frontend.builtin_code.stand_in` gives the Python it differentiates)."""
+    (:func:`srcad.frontend.builtin_code.stand_in` gives the Python it differentiates);
+    ``where``: the file and line named by a refusal when it runs."""
     return np.vectorize(func)(*args)
 
 
-def vectorized_float(func, *args):
+def vectorized_float(func, where, *args):
     """``np.vectorize(func, otypes=[float])(*args)``, read as :func:`vectorized`."""
     return np.vectorize(func, otypes=[float])(*args)
 
@@ -56,7 +57,7 @@ _HINT = ("write the loop it stands for, or a lambda fixing the other arguments: 
          "np.vectorize(lambda v: f(v, k))(x)")
 
 
-def check_vectorized(outs, float_type):
+def check_vectorized(outs, float_type, where):
     """Raise where ``np.vectorize(func)`` would make something other than the array of
     ``outs`` (the results of ``func``, in order) that srcad's reading of it makes: no
     results without ``otypes`` (NumPy's ``ValueError``), a result that is not a number
@@ -66,21 +67,31 @@ def check_vectorized(outs, float_type):
     if not outs and not float_type:
         raise ValueError("cannot call `vectorize` on size 0 inputs unless `otypes` is set")
     if any(isinstance(o, tuple) for o in outs[:1]):
-        raise UnsupportedSyntaxError(
-            "np.vectorize of a function returning a tuple (several outputs): srcad reads "
+        raise _refusal(
+            where, "np.vectorize of a function returning a tuple (several outputs): srcad reads "
             "functions of one output", hint="vectorize one function per output, "
             "np.vectorize(lambda v: f(v)[0])")
     if any(np.ndim(o) != 0 for o in outs):
         raise ValueError("setting an array element with a sequence.")
     if not float_type and np.asarray(outs[0]).dtype != np.asarray(outs).dtype:
-        raise UnsupportedSyntaxError(
-            f"np.vectorize: the first result is of type {np.asarray(outs[0]).dtype} and "
+        raise _refusal(
+            where, f"np.vectorize: the first result is of type {np.asarray(outs[0]).dtype} and "
             f"others make {np.asarray(outs).dtype}: NumPy casts every result to the first's "
             "type (an int first truncates the floats after it)",
             hint="give the type: np.vectorize(f, otypes=[float])")
 
 
 _registry.nondiff.add(check_vectorized)  # a check: no derivative
+
+
+def _where(lw, node):
+    """The file and line of ``node``, for a refusal when the code runs."""
+    return Const(f"{lw.source.filename}:{node.lineno}")
+
+
+def _refusal(where, message, hint):
+    filename, _, line = where.rpartition(":")
+    return UnsupportedSyntaxError(message, filename=filename, lineno=int(line), hint=hint)
 
 
 def text(count, float_type):
@@ -130,7 +141,8 @@ def object_callee(lw, fn, args, node):
     if refused is not None:
         raise lw.error(node, refused[0], hint=refused[1])
     pyfunc = lw.bound_const(fn.pyfunc, getattr(fn.pyfunc, "__name__", "func"))
-    return (vectorized_float if _float_otypes(fn.otypes) else vectorized), [pyfunc] + args, None
+    return (vectorized_float if _float_otypes(fn.otypes) else vectorized), [
+        pyfunc, _where(lw, node)] + args, None
 
 
 def _static(lw, node):
@@ -169,7 +181,8 @@ def value(lw, node, hint):
         raise lw.error(node, refused[0], hint=refused[1])
     maker = vectorized_float if _float_otypes(options["otypes"]) else vectorized
     return lw.partial_value(Const(maker, lw.bound_name(maker, "vectorized")),
-                            [lw.expr(node.args[0])], {}, node, hint or "vectorized")
+                            [lw.expr(node.args[0]), _where(lw, node)], {}, node,
+                            hint or "vectorized")
 
 
 def refuse_keywords(lw, fn, kwargs, node):
