@@ -32,6 +32,7 @@ Imports gast, NumPy, :mod:`srcad.core`, :mod:`srcad.errors` and :mod:`srcad.rule
 from __future__ import annotations
 
 import copy
+import linecache
 
 import gast
 import numpy as np
@@ -124,6 +125,7 @@ def recorded(value, read_only, where):
             f"appending a value of type {type(value).__name__} to a list the caller passed: "
             "the caller's list would hold the function's own object, which a later write in "
             "the function would change", filename=filename, lineno=int(line),
+            construct=linecache.getline(filename, int(line)).strip(),
             hint="append a copy or a number: history.append(v.copy()), history.append(float(v))")
     return value
 

@@ -21,6 +21,8 @@ Imports gast, NumPy, :mod:`srcad.core.ir`, :mod:`srcad.errors` and the rule regi
 
 from __future__ import annotations
 
+import linecache
+
 import gast
 import numpy as np
 
@@ -91,7 +93,8 @@ def _where(lw, node):
 
 def _refusal(where, message, hint):
     filename, _, line = where.rpartition(":")
-    return UnsupportedSyntaxError(message, filename=filename, lineno=int(line), hint=hint)
+    return UnsupportedSyntaxError(message, filename=filename, lineno=int(line), hint=hint,
+                                  construct=linecache.getline(filename, int(line)).strip())
 
 
 def text(count, float_type):
