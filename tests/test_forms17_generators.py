@@ -165,3 +165,19 @@ def test_refused_endless_generator(tmp_path):
     with pytest.raises(UnsupportedSyntaxError) as info:
         srcad.grad(f)(X)
     assert info.value.lineno == 4 and "never ends" in info.value.message
+
+
+def test_generator_two_levels_down(tmp_path):
+    """A generator inside a nested function is read when that function is: its values taken
+    at once there are differentiated, kept as an iterator there is refused at its line."""
+    text = ("def f(x):\n    def inner(k):\n        def gen():\n            for v in x:\n"
+            "                yield v * k\n        return sum(gen()) * {USE}\n"
+            "    return inner(2.0)\n")
+    f = load(tmp_path, "g17_deep", text.replace("{USE}", "1.5"), modules=(np,))
+    np.testing.assert_allclose(srcad.grad(f)(X), np.full(3, 3.0), rtol=1e-12)
+    kept = text.replace("        return sum(gen()) * {USE}\n",
+                        "        it = gen()\n        return next(it) * next(it)\n")
+    f = load(tmp_path, "g17_deep_kept", kept, modules=(np,))
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcad.grad(f)(X)
+    assert info.value.lineno == 6 and "kept as an iterator" in info.value.message

@@ -95,8 +95,8 @@ def rewrite_nested(source):
     over one must not change what it reads: :func:`refuse_changing_source`). A generator
     with ``nonlocal``/``global`` is left as it is (refused by the validation)."""
     names = set()
-    for fdef in gast.walk(source.node):
-        if fdef is source.node or not isinstance(fdef, gast.FunctionDef):
+    for fdef in list(_own_nodes(source.node)):  # a generator deeper: when its function is
+        if not isinstance(fdef, gast.FunctionDef):  # lowered (:func:`deeper_yields`)
             continue
         own = list(_own_nodes(fdef))
         if not any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in own) or any(
@@ -113,6 +113,18 @@ def rewrite_nested(source):
             _at(gast.Return(value=_name(acc, gast.Load())), fdef)]
         names.add(fdef.name)
     return names
+
+
+def deeper_yields(source):
+    """The ids of the ``yield`` nodes of generators defined inside functions that
+    ``source``'s function defines: read when those functions are lowered in turn (their own
+    :func:`rewrite_nested`), not in this one."""
+    near = {id(n) for n in _own_nodes(source.node)}
+    for fdef in _own_nodes(source.node):
+        if isinstance(fdef, (gast.FunctionDef, gast.Lambda)):
+            near |= {id(n) for n in _own_nodes(fdef)}
+    return {id(n) for n in gast.walk(source.node)
+            if isinstance(n, (gast.Yield, gast.YieldFrom)) and id(n) not in near}
 
 
 def _refuse_endless(src, fdef):
@@ -141,7 +153,7 @@ def _in_loop(loop):
 
 def _own_nodes(fdef):
     """The nodes of ``fdef``'s own body (not of the functions and lambdas defined in it)."""
-    todo = list(fdef.body)
+    todo = list(fdef.body) if isinstance(fdef.body, list) else [fdef.body]
     while todo:
         node = todo.pop()
         yield node

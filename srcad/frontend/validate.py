@@ -100,6 +100,7 @@ def validate(source):
     # del name among the function's own statements, branches and loops: the name is gone
     # (lower_stmts.stmt_Delete; a read where it may be gone is checked at run time)
     top = set(_name_deletes(source.node.body))
+    top |= generators.deeper_yields(source)  # read when their function is lowered
     scoped = _scoped_named_exprs(source.node)
     for node in _walk_body(source.node):
         if id(node) in top:
