@@ -126,7 +126,7 @@ def test_two_lists_and_the_generated_code(tmp_path):
     np.testing.assert_allclose(srcad.grad(f)(X, losses, steps), 2.0 * X)
     assert losses == [pytest.approx(float(np.sum(X * X)))] and steps == [3]
     src = srcad.source(srcad.grad(f), X, [], [])
-    assert "losses.append(" in src and "recorded(float(loss), True" in src
+    assert "losses.append(" in src and "= no_gradient(loss)" in src and "recorded(float(" in src
 
 
 REFUSED = {
@@ -162,3 +162,31 @@ def test_refused_as_wrt(tmp_path):
     with pytest.raises(MutationError) as info:
         srcad.grad(f, wrt=1)(X, [1.0])
     assert info.value.lineno == 3 and "wrt" in info.value.message
+
+
+ALIASED = {
+    "second_argument": ("def f(x, history, other):\n    history.append(float(x[0]))\n"
+                        "    return x[1] * other[-1]\n", lambda h: (h, h)),
+    "inside_argument": ("def f(x, history, box):\n    history.append(float(x[0]))\n"
+                        "    return x[1] * box['log'][-1]\n", lambda h: (h, {"log": h})),
+    "global": ("LOG = []\n\n\ndef f(x, history):\n    history.append(float(x[0] * x[2]))\n"
+               "    return x[1] * LOG[-1]\n", None),
+}
+
+
+@pytest.mark.parametrize("case", list(ALIASED))
+def test_refused_when_the_list_is_reached_otherwise(tmp_path, case):
+    """The list appended to, reached through another argument or a global the function
+    reads: the function would read what it appends (a value carrying no derivative)."""
+    text, args = ALIASED[case]
+    f = load(tmp_path, f"r17_alias_{case}", text, modules=(np,))
+    history = [1.0] if args else f.__globals__["LOG"]
+    history.append(1.0)
+    given = args(history) if args else (history,)
+    with pytest.raises(MutationError) as info:
+        srcad.grad(f)(X, *given)
+    assert info.value.lineno == (4 if case == "global" else 1)
+    assert "also reached" in info.value.message and "alone" in info.value.hint
+    if args:  # the same function given another list: differentiated
+        other = args([5.0])[1:] if case != "second_argument" else ([5.0],)
+        np.testing.assert_allclose(srcad.grad(f)(X, [], *other), [0.0, 5.0, 0.0])

@@ -210,7 +210,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
                                          for key, name in arity.keys}
         params = params + items + kwonly + keys
         self.param_names = set(params) | ({args.vararg.id} if args.vararg else set())
-        self.records = recorded_lists.record_params(fdef)  # history.append(float(loss))
+        self.records = recorded_lists.record_params(fdef, self.generated)  # history.append(v)
+        prologue += recorded_lists.guard(self, fdef, params + items + kwonly + keys)
         body = prologue + self.sub_block(fdef.body)
         fn = ir.Function(fdef.name, params, body, self.source)
         fn.records = set(self.records)

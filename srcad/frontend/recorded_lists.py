@@ -40,6 +40,8 @@ import numpy as np
 from ..core import ir
 from ..errors import MutationError
 from ..rules.registry import registry as _registry
+from .builtin_code import no_gradient
+from .lower_spread import Atom
 
 #: calls whose result is a value the caller can only read: a number or a new object
 _READ_ONLY_CALLS = {float, int, bool, complex, str, repr, np.copy, np.array, copy.deepcopy,
@@ -47,14 +49,20 @@ _READ_ONLY_CALLS = {float, int, bool, complex, str, repr, np.copy, np.array, cop
 _READ_ONLY_METHODS = {"item", "copy", "tolist"}
 
 
-def record_params(fdef):
-    """The parameters of ``fdef`` used only as ``name.append(v)`` statements (at least once)."""
+def record_params(fdef, generated=False):
+    """The parameters of ``fdef`` used only as ``name.append(v)`` statements (at least once;
+    in srcad's own code, ``generated``, also in the :func:`check_alone` it wrote)."""
     args = fdef.args
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     appends = {}
     for stmt in gast.walk(fdef):
         if isinstance(stmt, gast.Expr) and _append_of(stmt.value) is not None:
             name = stmt.value.func.value
+            appends.setdefault(name.id, set()).add(id(name))
+        elif generated and isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
+                and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == \
+                "check_alone" and stmt.value.args and isinstance(stmt.value.args[0], gast.Name):
+            name = stmt.value.args[0]  # srcad's own check_alone(history, ...) before
             appends.setdefault(name.id, set()).add(id(name))
     found = set()
     for p in params & set(appends):
@@ -63,6 +71,72 @@ def record_params(fdef):
         if uses == appends[p]:
             found.add(p)
     return found
+
+
+def guard(lw, fdef, params):
+    """The statements checking, when the function starts, that no other argument and no
+    global or closure container the function names holds a list of :func:`record_params`:
+    a value read through them would be a value appended here, read as a constant (two such
+    lists may be one: neither is read)."""
+    if not lw.records:
+        return []
+    assigned = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, (gast.Store, gast.Param))}
+    held = []
+    for name in sorted({n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+                        and isinstance(n.ctx, gast.Load)} - assigned - set(params)):
+        try:
+            value = lw.source.lookup(name)
+        except KeyError:
+            continue
+        if _may_hold(value):
+            held.append(ir.Const(value, lw.bound_name(value, name)))
+    out = []
+    for p in sorted(lw.records):
+        others = [lw.env.get(q, ir.Var(q)) for q in params if q not in lw.records] + held
+        if others:
+            check = ir.Prim(check_alone, [lw.env.get(p, ir.Var(p)), ir.Const(p), ir.Const(
+                f"{lw.source.filename}:{fdef.lineno}")] + others,
+                spelling=lw.bound_name(check_alone, "check_alone"))
+            out.append(ir.Assign(None, check, fdef.lineno, effect=True))
+    return out
+
+
+def _may_hold(value):
+    """Whether ``value`` may hold a list: a container or an object with attributes."""
+    if isinstance(value, (list, tuple, dict)):
+        return True
+    return hasattr(value, "__dict__") and not isinstance(value, type) and not callable(
+        value) and type(value).__name__ != "module"
+
+
+def check_alone(lst, name, where, *others):
+    """Raise if one of ``others`` (the other arguments, the containers the function names) is
+    the list ``lst`` or holds it (a few levels down): the function would read values it
+    appends, which carry no derivative."""
+    seen = set()
+
+    def holds(value, depth):
+        if value is lst:
+            return True
+        if depth > 4 or id(value) in seen or isinstance(value, (str, bytes, np.ndarray)):
+            return False
+        seen.add(id(value))
+        if isinstance(value, (list, tuple)):
+            items = value
+        elif isinstance(value, dict):
+            items = value.values()
+        elif _may_hold(value):
+            items = vars(value).values()
+        else:
+            return False
+        return any(holds(v, depth + 1) for v in items)
+
+    if any(holds(o, 0) for o in others):
+        raise _error(where, f"the list {name} the function appends to is also reached through "
+                     "another argument or a global: the function would read the values it "
+                     "appends", f"pass {name} alone, or read the values from what the "
+                     "function returns")
 
 
 def _append_of(call):
@@ -83,11 +157,31 @@ def append(lw, node):
         return None
     value = node.args[0]
     read_only = lw.generated or _read_only(lw, value)  # srcad's own code: checked when made
-    atom = lw.expr(value)
+    atom = lw.expr(_cut(lw, value, node))
     where = f"{lw.source.filename}:{node.lineno}"
     kept = lw.assign(ir.Prim(recorded, [atom, ir.Const(read_only), ir.Const(where)],
                              spelling=lw.bound_name(recorded, "recorded")), "kept", node)
     return ir.Prim(ir.Method("append"), [lw.expr(node.func.value), kept])
+
+
+def _cut(lw, value, node):
+    """``value`` (a node) with each local it reads replaced by that local through
+    :func:`srcad.frontend.builtin_code.no_gradient`: what is recorded carries no derivative
+    (the list is never read), so nothing in it asks for one (an f-string of a differentiated
+    number, say)."""
+    bound = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, (gast.Store, gast.Param))}  # comprehension, lambda names
+
+    class Cut(gast.NodeTransformer):
+        def visit_Name(self, name):
+            if not isinstance(name.ctx, gast.Load) or name.id in bound or name.id not in \
+                    lw.env or lw.env[name.id] is None:
+                return name
+            prim = ir.Prim(no_gradient, [lw.env[name.id]], spelling=lw.bound_name(
+                no_gradient, "no_gradient"))
+            return Atom(lw.assign(prim, name.id, node))
+
+    return Cut().visit(copy.deepcopy(value))
 
 
 def _read_only(lw, value):
@@ -120,14 +214,18 @@ def recorded(value, read_only, where):
     in the function). A value not made read-only where it is appended must be immutable (a
     number, a NumPy scalar, a string, a tuple of them)."""
     if not read_only and not _immutable(value):
-        filename, _, line = where.rpartition(":")
-        raise MutationError(
-            f"appending a value of type {type(value).__name__} to a list the caller passed: "
-            "the caller's list would hold the function's own object, which a later write in "
-            "the function would change", filename=filename, lineno=int(line),
-            construct=linecache.getline(filename, int(line)).strip(),
-            hint="append a copy or a number: history.append(v.copy()), history.append(float(v))")
+        raise _error(where, f"appending a value of type {type(value).__name__} to a list the "
+                     "caller passed: the caller's list would hold the function's own object, "
+                     "which a later write in the function would change",
+                     "append a copy or a number: history.append(v.copy()), "
+                     "history.append(float(v))")
     return value
+
+
+def _error(where, message, hint):
+    filename, _, line = where.rpartition(":")
+    return MutationError(message, filename=filename, lineno=int(line), hint=hint,
+                         construct=linecache.getline(filename, int(line)).strip())
 
 
 def _immutable(value):
@@ -137,3 +235,4 @@ def _immutable(value):
 
 
 _registry.nondiff.add(recorded)  # the list is never read in the function: no derivative
+_registry.nondiff.add(check_alone)  # a check: no derivative
