@@ -398,8 +398,12 @@ def index_tuples(kind, lengths, r=None):
     ``combinations``, ``permutations``, ``combinations_with_replacement`` of one pool of
     ``lengths[0]`` items (``r`` at a time), the positions in it; for ``product`` of pools of
     ``lengths`` (``r``: ``repeat``), ``(pool, position)`` pairs (srcad.frontend.builtin_code
-    reads the items there: the tuples are the same as itertools')."""
+    reads the items there: the tuples are the same as itertools'); for ``pairwise``, the
+    pairs of positions; for ``islice`` (``r``: its ``(start, stop, step)``, checked as
+    itertools checks them), the positions themselves."""
     if kind == "product":
         pools = [[(k, i) for i in range(n)] for k, n in enumerate(lengths)]
         return list(itertools.product(*pools, repeat=1 if r is None else r))
+    if kind == "islice":  # positions, not tuples (r: islice's start, stop, step)
+        return list(itertools.islice(range(lengths[0]), *r))
     return list(getattr(itertools, kind)(range(lengths[0]), *(() if r is None else (r,))))
