@@ -59,3 +59,19 @@ def check_refused(func, args, cls, where, marker, hint):
     assert info.value.lineno == line_of(where, marker)
     assert info.value.filename == inspect.getsourcefile(where)
     assert hint in info.value.hint
+
+
+def check_first_order(f, fa, x, t):
+    """``f``'s gradient at the array ``x`` against central differences and autograd (``fa``,
+    the same program on autograd.numpy); value_and_grad's value and gradient; jvp along ``t``
+    against the gradient's dot product."""
+    import autograd
+
+    g = srcad.grad(f)(x)
+    np.testing.assert_allclose(g, numerical_grad(f, (x,)), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(g, autograd.grad(fa)(x), rtol=1e-10, atol=1e-12)
+    value, g2 = srcad.value_and_grad(f)(x)
+    assert value == pytest.approx(f(x), rel=1e-12)
+    np.testing.assert_allclose(g2, g, rtol=1e-12, atol=1e-14)
+    _, tangent = srcad.jvp(f, (x,), (t,))
+    assert tangent == pytest.approx(float(np.dot(g, t)), rel=1e-8, abs=1e-10)

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from call_checks import check_first_order
 from program_files import load
-from srcad.check import numerical_grad
 
 import srcad
 from srcad.errors import UnsupportedSyntaxError
@@ -86,15 +86,7 @@ def _pair(tmp_path, call, items, use):
                                             for u in USES])
 def test_iterables_of_differentiated_items(tmp_path, call, items, use):
     f, fa = _pair(tmp_path, call, items, use)
-    g = srcad.grad(f)(X)
-    np.testing.assert_allclose(g, numerical_grad(f, (X,)), rtol=1e-5, atol=1e-7)
-    np.testing.assert_allclose(g, autograd.grad(fa)(X), rtol=1e-10, atol=1e-12)
-    value, g2 = srcad.value_and_grad(f)(X)
-    assert value == pytest.approx(f(X), rel=1e-12)
-    np.testing.assert_allclose(g2, g, rtol=1e-12, atol=1e-14)
-    t = np.array([0.4, -0.1, 0.6])
-    _, tangent = srcad.jvp(f, (X,), (t,))
-    assert tangent == pytest.approx(float(np.dot(g, t)), rel=1e-8, abs=1e-10)
+    check_first_order(f, fa, X, np.array([0.4, -0.1, 0.6]))
 
 
 @pytest.mark.parametrize("call,items,use", [
