@@ -3,7 +3,8 @@ user function, callable like it.
 
 A transformed function is specialised on the kinds of its arguments (Python scalars get plain
 arithmetic, arrays get shape-correct gradients, code depends on the ranks of arrays and on the
-kinds inside containers: :func:`cache_key`); each specialisation is generated once, compiled,
+kinds inside containers, and on which array arguments share a shape: :func:`cache_key`,
+:func:`shape_partition`); each specialisation is generated once, compiled,
 and cached on the transformed function. A call whose argument types were seen before costs one
 dict lookup on top of the generated code itself (:class:`_ByRank` adds one more for arrays).
 The dtype guard re-checks array dtypes on every call and gives each gradient its argument's
@@ -245,7 +246,7 @@ class Transformed:
         inner = getattr(fn, "__srcad_unguarded__", None)
         if any(a.dtype.char != "d" for a in arrays):
             inner = None  # float32, say: the guarded function casts the gradients to it
-        by_rank.fns[tuple((a.ndim, a.dtype.char) for a in arrays)] = (
+        by_rank.fns[tuple((a.ndim, a.dtype.char) for a in arrays) + _pairs(arrays)] = (
             (inner, True) if inner is not None else (fn, False))
 
     def _bind(self, args, kwargs):
@@ -276,6 +277,7 @@ class Transformed:
             for name in self._wrt:
                 check_holomorphic_wrt(self._user, name, values.get(name))
         key = cache_key(list(values.values()))
+        alike = shape_groups(values)  # the arrays of one shape: a fact the key holds
         if records:
             key += (tuple(pytrees.shape(r) for r in records.values()),)
         with self._lock:
@@ -302,7 +304,8 @@ class Transformed:
                     fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
                                                 as_tuple=not self._single, parsed=parsed,
                                                 backend=self._backend,
-                                                holomorphic=self._holomorphic)
+                                                holomorphic=self._holomorphic,
+                                                alike=alike)
                 raw = getattr(fn, "py_func", fn)  # the Numba backend: its Python code
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
@@ -348,12 +351,54 @@ _CONTAINERS = (list, tuple, dict)
 
 class _Ranks(tuple):
     """The ranks of the array arguments, the last item of a cache key (code is specialised
-    on them: ``xs[t]`` is an array for a matrix ``xs`` and a number for a vector)."""
+    on them: ``xs[t]`` is an array for a matrix ``xs`` and a number for a vector), and last
+    which of them have one shape (:func:`shape_partition`)."""
+
+
+#: the NumPy array arguments whose shapes are compared at a call (the first ones; past them
+#: an array is taken to share its shape with none: the code is as general as before)
+MAX_COMPARED = 6
+
+
+def _PAIRS(n):  # noqa: N802 -- the pairs compared, in the order of every key that holds them
+    n = min(n, MAX_COMPARED)
+    return [(k, j) for k in range(1, n) for j in range(k)]
+
+
+def _pairs(arrays):
+    """Whether each pair of the first arrays have one shape (as :class:`_ByRank` reads them)."""
+    if len(arrays) < 2:
+        return ()
+    shapes = [a.shape for a in arrays[:MAX_COMPARED]]
+    return tuple([shapes[k] == shapes[j] for k, j in _PAIRS(len(shapes))])
+
+
+def shape_partition(values):
+    """Which of the NumPy array arguments have one shape (equal shapes, so equal ranks): for
+    each of the first :data:`MAX_COMPARED` arrays, the position among them of the first one
+    of its shape. Part of the cache key, so a specialisation may take the arrays of one
+    class to have one shape (:func:`srcad.analysis.shapes.classes`): ``a * b`` then needs no
+    ``unbroadcast``. The key holds the partition, never sizes: one function called with many
+    sizes makes one specialisation per partition, at most the Bell number of the arrays."""
+    shapes = [v.shape for v in values if type(v) is np.ndarray][:MAX_COMPARED]
+    return tuple([shapes.index(s) for s in shapes])
+
+
+def shape_groups(values):
+    """The parameters (``values``: name -> value) whose arrays :func:`shape_partition`
+    compared, in groups of one shape: what the code may take as known (arrays of one group
+    have one shape, of two groups different shapes)."""
+    names = [p for p, v in values.items() if type(v) is np.ndarray][:MAX_COMPARED]
+    classes = {}
+    for name, first in zip(names, shape_partition(values.values())):
+        classes.setdefault(first, []).append(name)
+    return tuple(tuple(g) for g in classes.values())
 
 
 class _ByRank:
     """The cache entry for one tuple of argument types that includes arrays: the generated
-    function for each tuple of the arrays' ranks and dtypes, looked up on every call.
+    function for each tuple of the arrays' ranks and dtypes and of which of them have one
+    shape (:func:`shape_partition`, as pairs), looked up on every call.
     A call with other ranks or kinds, or not positional, takes the full path, which makes
     the code for new ranks and refuses an integer array given for a ``wrt`` parameter; a
     kind seen before skips that check here. ``call`` is the entry itself: a plain function
@@ -363,8 +408,12 @@ class _ByRank:
         positions = [i for i, t in enumerate(types) if t is np.ndarray and i >= offset]
         self.fns = {}  # ((ndim, dtype char), ...) -> (function, copy read-only views)
         key = "".join(f"(args[{i}].ndim, args[{i}].dtype.char), " for i in positions)
+        shapes = "".join(f"        s{k} = args[{i}].shape\n"
+                         for k, i in enumerate(positions[:MAX_COMPARED]))
+        key += "".join(f"s{k} == s{j}, " for k, j in _PAIRS(len(positions)))
         text = ("def call(*args, **kwargs):\n"
                 "    if not kwargs:\n"
+                f"{shapes}"
                 f"        entry = fns.get(({key}))\n"
                 "        if entry is not None:\n"
                 "            if entry[1]:\n"
@@ -379,14 +428,15 @@ class _ByRank:
 
 def plain_key(values):
     """What decides the code made for plain arguments (numbers, arrays): their types, and the
-    ranks and dtypes of the arrays; None for anything else (containers, functions, objects,
+    ranks and dtypes of the arrays and which of them have one shape; None for anything else (containers, functions, objects,
     records take the full path, keyed by :func:`cache_key`)."""
     key = tuple(map(type, values))
     if not _PLAIN_KEYED.issuperset(key):
         return None
     if np.ndarray not in key:
         return key
-    return key + tuple([(v.ndim, v.dtype.char) for v in values if type(v) is np.ndarray])
+    arrays = [v for v in values if type(v) is np.ndarray]
+    return key + tuple([(v.ndim, v.dtype.char) for v in arrays]) + _pairs(arrays)
 
 
 _PLAIN_KEYED = frozenset({float, int, np.float64, np.ndarray})
@@ -399,10 +449,12 @@ _PLAIN = frozenset({np.ndarray, float, int, complex, bool, np.float64, list, tup
 
 def cache_key(args):
     """The cache key: argument types, plus the kinds inside containers (their items' kinds
-    specialise the code as much as the top-level types do), or plus the arrays' ranks."""
+    specialise the code as much as the top-level types do), or plus the arrays' ranks and
+    which of them have one shape (:func:`shape_partition`)."""
     types = tuple(map(type, args))
-    ranks = (_Ranks(a.ndim if a.dtype.kind != "c" else (a.ndim, "c")  # complex: its own code
-                    for a in args if type(a) is np.ndarray),) if np.ndarray in types else ()
+    ranks = (_Ranks([a.ndim if a.dtype.kind != "c" else (a.ndim, "c")  # complex: its own code
+                     for a in args if type(a) is np.ndarray] + [shape_partition(args)]),) \
+        if np.ndarray in types else ()
     if any_duck(args) or any(map(foreign_array, args)):  # Dask, CuPy, the array API's
         ranks = (_Ranks((a.ndim, str(a.dtype)) if foreign_array(a) else a.ndim for a in args
                         if type(a) is np.ndarray or duck_array(a) or foreign_array(a)),)

@@ -4,7 +4,8 @@ An element-wise operation whose array operands all have one shape gives a result
 shape: ``np.exp(x)``, ``2.0 * x``, ``x + y`` when ``x`` and ``y`` are known alike, a copy.
 The pass groups such values into classes; each class is named by its *root*, the value the
 others were computed from (an ancestor of every member, so it is always computed before
-them). The reverse sweep uses the classes twice:
+them); parameters the specialisation was made for with one shape start in one class.
+The reverse sweep uses the classes twice:
 
 * an element-wise rule's gradient needs no ``unbroadcast`` back to an operand of the
   result's own shape;
@@ -28,9 +29,17 @@ _ELEMENTWISE = {operator.add, operator.sub, operator.mul, operator.truediv, oper
                 operator.neg, operator.pos, operator.mod, operator.floordiv, abs}
 
 
-def classes(fn: ir.Function, analysis) -> dict:
-    """name -> root, for every array value whose shape is that of an earlier one."""
+def classes(fn: ir.Function, analysis, alike=()) -> dict:
+    """name -> root, for every array value whose shape is that of an earlier one.
+
+    ``alike``: groups of parameters known to have one shape (the arrays a specialisation was
+    made for, :func:`srcad.specialise.shape_partition`: a fact of its cache key, checked at
+    every call), each group one class rooted at its first parameter."""
     root = {}
+    for group in alike:
+        group = [p for p in group if p in fn.params and analysis.kinds.get(p) == ARRAY]
+        for p in group[1:]:
+            root[p] = group[0]
 
     def find(name):
         while name in root:
