@@ -246,7 +246,7 @@ class Transformed:
         inner = getattr(fn, "__srcad_unguarded__", None)
         if any(a.dtype.char != "d" for a in arrays):
             inner = None  # float32, say: the guarded function casts the gradients to it
-        by_rank.fns[tuple((a.ndim, a.dtype.char) for a in arrays) + _pairs(arrays)] = (
+        by_rank.fns[_layouts(arrays)] = (
             (inner, True) if inner is not None else (fn, False))
 
     def _bind(self, args, kwargs):
@@ -360,17 +360,20 @@ class _Ranks(tuple):
 MAX_COMPARED = 6
 
 
-def _PAIRS(n):  # noqa: N802 -- the pairs compared, in the order of every key that holds them
-    n = min(n, MAX_COMPARED)
-    return [(k, j) for k in range(1, n) for j in range(k)]
+def _first(k):
+    """The expression :class:`_ByRank`'s text computes for the ``k``-th array: the position
+    of the first array of its shape (``s0``, ``s1``, ...: the arrays' shapes)."""
+    if k >= MAX_COMPARED:
+        return str(k)
+    return "".join(f"{j} if s{k} == s{j} else " for j in range(k)) + str(k)
 
 
-def _pairs(arrays):
-    """Whether each pair of the first arrays have one shape (as :class:`_ByRank` reads them)."""
-    if len(arrays) < 2:
-        return ()
-    shapes = [a.shape for a in arrays[:MAX_COMPARED]]
-    return tuple([shapes[k] == shapes[j] for k, j in _PAIRS(len(shapes))])
+def _layouts(arrays):
+    """Each array's ``(rank, dtype char, position of the first array of its shape)``: the
+    arrays' part of :func:`plain_key` and of :class:`_ByRank`'s keys."""
+    first = shape_partition(arrays)
+    return tuple([(a.ndim, a.dtype.char, first[k] if k < len(first) else k)
+                  for k, a in enumerate(arrays)])
 
 
 def shape_partition(values):
@@ -407,10 +410,11 @@ class _ByRank:
     def __init__(self, owner, types, offset=0):
         positions = [i for i, t in enumerate(types) if t is np.ndarray and i >= offset]
         self.fns = {}  # ((ndim, dtype char), ...) -> (function, copy read-only views)
-        key = "".join(f"(args[{i}].ndim, args[{i}].dtype.char), " for i in positions)
+        # each array's rank, dtype and the first of the arrays that has its shape
         shapes = "".join(f"        s{k} = args[{i}].shape\n"
                          for k, i in enumerate(positions[:MAX_COMPARED]))
-        key += "".join(f"s{k} == s{j}, " for k, j in _PAIRS(len(positions)))
+        key = "".join(f"(args[{i}].ndim, args[{i}].dtype.char, {_first(k)}), "
+                      for k, i in enumerate(positions))
         text = ("def call(*args, **kwargs):\n"
                 "    if not kwargs:\n"
                 f"{shapes}"
@@ -435,8 +439,7 @@ def plain_key(values):
         return None
     if np.ndarray not in key:
         return key
-    arrays = [v for v in values if type(v) is np.ndarray]
-    return key + tuple([(v.ndim, v.dtype.char) for v in arrays]) + _pairs(arrays)
+    return key + _layouts([v for v in values if type(v) is np.ndarray])
 
 
 _PLAIN_KEYED = frozenset({float, int, np.float64, np.ndarray})
@@ -454,7 +457,7 @@ def cache_key(args):
     types = tuple(map(type, args))
     ranks = (_Ranks([a.ndim if a.dtype.kind != "c" else (a.ndim, "c")  # complex: its own code
                      for a in args if type(a) is np.ndarray] + [shape_partition(args)]),) \
-        if np.ndarray in types else ()
+        if np.ndarray in types else ()  # (the partition last)
     if any_duck(args) or any(map(foreign_array, args)):  # Dask, CuPy, the array API's
         ranks = (_Ranks((a.ndim, str(a.dtype)) if foreign_array(a) else a.ndim for a in args
                         if type(a) is np.ndarray or duck_array(a) or foreign_array(a)),)

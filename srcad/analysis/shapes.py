@@ -58,6 +58,7 @@ def classes(fn: ir.Function, analysis, alike=()) -> dict:
             continue
         if not (isinstance(value, ir.Prim) and not value.kwargs and (
             value.fn in _ELEMENTWISE or isinstance(value.fn, np.ufunc)
+            and value.fn.signature is None  # np.matmul, np.vecdot: not element-wise
         )):
             continue
         arrays = set()

@@ -68,20 +68,19 @@ class ShapeGuards:
                      and s.target == root), None)  # defined at the top level
         if stmt is None or not _elementwise(stmt.value):
             return None
-        roots = []
+        operands = {}  # class -> the first operand of it
         for a in stmt.value.args:
             kind = self.an.kinds.get(a.name) if isinstance(a, ir.Var) else None
             if kind == ARRAY:
-                if self.alike.get(a.name, a.name) not in roots:
-                    roots.append(self.alike.get(a.name, a.name))
+                operands.setdefault(self.alike.get(a.name, a.name), a.name)
             elif not (kind == SCALAR or isinstance(a, ir.Const) and type(a.value) in (
                     int, float)):
                 return None
-        if len(roots) < 2:
+        if len(operands) < 2:
             return None
-        for r in roots:
-            self.ref(r, frame)
-        return nodes.call(self.helper("shape_of"), *roots)
+        for a in operands.values():
+            self.ref(a, frame)
+        return nodes.call(self.helper("shape_of"), *operands.values())
 
     def _guard_roots(self, value, frame):
         defined = self.guard_names.get(frame)
@@ -169,7 +168,8 @@ def _elementwise(value):
     of one result, all its operands positional."""
     return isinstance(value, ir.Prim) and not value.kwargs and (
         value.fn in _ELEMENTWISE or isinstance(value.fn, np.ufunc) and (
-            value.fn.nin == len(value.args) and value.fn.nout == 1))
+            value.fn.nin == len(value.args) and value.fn.nout == 1
+            and value.fn.signature is None))  # np.matmul: a generalised ufunc, not element-wise
 
 
 _FALSE = "__srcad_false_guard"  # the test of a guard folded away
