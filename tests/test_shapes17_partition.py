@@ -31,6 +31,10 @@ BODIES = {
             "        t = t + np.sum(a * b)\n    return t",
     "callee": "return np.sum(piece(a, b) * piece(b, a))",
     "returned_shape": "c = a * b\n    d = c + a\n    return np.sum(d * np.sin(b))",
+    "branch": "if np.sum(a) > 0:\n        c = a * b\n    else:\n        c = a - np.cos(b)\n"
+              "    return np.sum(c * a)",
+    "while": "i = 0\n    while i < 3:\n        a = np.sin(a) * b\n        i = i + 1\n"
+             "    return np.sum(a * b)",
 }
 
 #: the shapes of a and b
@@ -169,6 +173,45 @@ def test_the_example_reads_as_written_by_hand(tmp_path):
     code = srcad.source(g, np.ones((3, 1)), np.ones((1, 4)))
     assert "alike" not in code and "np.shape(c * b)" not in code, code
     assert "shape_of(c, b)" in code, code
+
+
+@pytest.mark.parametrize("body", ["loop", "while", "branch"])
+def test_merges_and_writes_of_one_shape_need_no_guard(tmp_path, body):
+    """A loop's values that keep the arguments' one shape, a branch's merge, a write into an
+    array: one class, so neither a guard nor an unbroadcast nor a saved shape."""
+    f, _ = _program(tmp_path, body, "form")
+    g = srcad.grad(f, wrt=(0, 1))
+    code = srcad.source(g, _array((3, 2)), _array((3, 2)))
+    for word in ("unbroadcast", "alike", "_shape"):
+        assert word not in code, code
+
+
+def test_a_write_keeps_the_class(tmp_path):
+    """``c[0] = v`` keeps ``c``'s shape (autograd, which cannot write into an array, on the
+    same function written with a scale)."""
+
+    def twin(a, b):
+        c = a * b
+        scale = anp.where(anp.arange(c.shape[0]) == 0, 2.0, 1.0)
+        return anp.sum(c * anp.reshape(scale, (-1,) + (1,) * (c.ndim - 1)) * a)
+
+    path = tmp_path / "shapes17_setitem.py"
+    path.write_text("import numpy as np\n\n\ndef f(a, b):\n    c = a * b\n"
+                    "    c[0] = 2.0 * c[0]\n    return np.sum(c * a)\n")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    g = srcad.grad(module.f, wrt=(0, 1))
+    for shapes in ("equal", "vector_matrix", "column_row", "equal"):
+        a, b = (_array(s) for s in SHAPES[shapes])
+        got = g(a, b)
+        for i in (0, 1):
+            np.testing.assert_allclose(got[i], autograd.grad(twin, i)(a, b), rtol=1e-10,
+                                       atol=1e-12)
+            np.testing.assert_allclose(got[i], numerical_grad(module.f, (a, b), i),
+                                       rtol=1e-6, atol=1e-8)
+    code = srcad.source(g, _array((3, 2)), _array((3, 2)))
+    assert "alike" not in code and "da = c_1" in code, code
 
 
 def test_guards_stay_in_loops_for_slices(tmp_path):
