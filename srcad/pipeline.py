@@ -213,7 +213,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     the caller's arrays, see :mod:`srcad.transform.into`; ``plain``: no backward part called
     adds into this code's arrays, nor in its callees', see :data:`PLAIN_CALLEES`; ``alike``:
     groups of parameters the code may take to have one shape, see
-    :func:`srcad.specialise.shape_partition`)."""
+    :func:`srcad.backend.keys.shape_partition`)."""
     fn, namer = to_ssa(func, parsed, arity, fixed)
     plain = plain or hasattr(func, "__srcad_param_kinds__")  # code srcad made: read again
     unknown = [w for w in wrt if w not in fn.params]
@@ -252,7 +252,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     ``plain``: made without backward parts that add into its arrays (:mod:`.transform.into`):
     the form a derivative of this code differentiates; ``alike``: groups of parameters
     whose arrays have one shape (a fact of the caller's cache key, checked at every call:
-    :func:`srcad.specialise.shape_partition`), never read from ``arg_values``' shapes.
+    :func:`srcad.backend.keys.shape_partition`), never read from ``arg_values``' shapes.
     """
     if backend == "numba" and any_duck(arg_values.values()):
         code = func.__code__

@@ -37,7 +37,7 @@ def classes(fn: ir.Function, analysis, alike=()) -> dict:
     """name -> root, for every array value whose shape is that of an earlier one.
 
     ``alike``: groups of parameters known to have one shape (the arrays a specialisation was
-    made for, :func:`srcad.specialise.shape_partition`: a fact of its cache key, checked at
+    made for, :func:`srcad.backend.keys.shape_partition`: a fact of its cache key, checked at
     every call), each group one class rooted at its first parameter."""
     blocked = set()  # loop merges found not to keep their entry's shape
     while True:

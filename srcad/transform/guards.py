@@ -12,15 +12,21 @@ the program runs.
 Guards are made where code runs many times a call: in loop bodies, and at the top level of a
 function called from differentiated code (its forward and backward parts run once a call of
 it, as an LSTM's cell does once a step); not at the top level of the function differentiated
-itself, which runs once, where a guard would save one ``unbroadcast``'s own shape check at the
-price of a line to read. Each such operation at the top level of a block (not inside a branch) makes
-its operands' classes one *guard class* (unless two of them are parameters the specialisation
-knows to have different shapes, :func:`srcad.specialise.shape_partition`: then the guard is
-false at every call, and the code is the plain ``unbroadcast``); the forward sweep, at its end, computes one boolean
-per guard class, ``alike = a.shape == b.shape == c.shape`` (each array's shape read once),
-and the backward sweep reads ``dA = g * b if alike else unbroadcast(g * b, a)``: the
-unbroadcast only where the shapes differ, as before. Nothing else changes: the operands the
-general path reads are read as before, and the guard is one saved boolean.
+itself, which runs once, where a guard would save one ``unbroadcast``'s own shape check at
+the price of a line to read. Each such operation at the top level of a block (not inside a
+branch) makes its operands' classes one *guard class*, unless two of them are parameters the
+specialisation knows to have different shapes (:func:`srcad.backend.keys.shape_partition`):
+then the guard is false at every call, and the code is the plain ``unbroadcast`` (a class
+joined from such sites is folded away the same way, :meth:`ShapeGuards.fold_guards`). The
+forward sweep, at the block's end, computes one boolean per guard class, ``alike = a.shape ==
+b.shape == c.shape`` (each array's shape read once), and the backward sweep reads ``dA = g *
+b if alike else unbroadcast(g * b, a)``: the unbroadcast only where the shapes differ, as
+before. Nothing else changes: the operands the general path reads are read as before, and
+the guard is one saved boolean.
+
+:meth:`ShapeGuards.broadcast_shape` is the other use of the same facts: the shape of an
+element-wise result whose operands' classes differ, ``shape_of(a, b)``, where a gradient that
+is one number must become a whole array, instead of computing ``a * b`` for its shape.
 
 A piece of :class:`srcad.transform.reverse.Reverse`. Imports: ``srcad.core``,
 and :mod:`.nodes`.
@@ -110,7 +116,7 @@ class ShapeGuards:
 
     def known_apart(self, roots):
         """Whether two of ``roots`` are parameters the specialisation knows to have different
-        shapes (classes of its shape partition, :func:`srcad.specialise.shape_partition`):
+        shapes (classes of its shape partition, :func:`srcad.backend.keys.shape_partition`):
         then the guard is false at every call, and the plain ``unbroadcast`` is the code."""
         seen = {self.apart[r] for r in roots if r in self.apart}
         return len(seen) > 1
