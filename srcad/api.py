@@ -497,8 +497,9 @@ def jvp_source(f, *primals, wrt=None):
     return _jvp_function(f, names, tuple(primals))[0].__srcad_source__
 
 
-def source(g, *example_args):
-    """The generated derivative source of ``g`` (made by :func:`grad` and friends).
+def source(g, *example_args, callees=True):
+    """The generated derivative source of ``g`` (made by :func:`grad` and friends): its
+    function, then (``callees=True``) the generated parts of the functions it calls, each once.
 
     Shows the specialisation made for ``example_args`` if given, else the one used last, else
     the one for Python-float arguments.
@@ -516,7 +517,7 @@ def source(g, *example_args):
             f"srcad.source expects a function made by srcad.grad/value_and_grad, got {g!r}; "
             "use srcad.ssa(f) to see a plain function's SSA form"
         )
-    return transformed_of(g).source(*example_args)
+    return transformed_of(g).source(*example_args, callees=callees)
 
 
 def ssa(f):

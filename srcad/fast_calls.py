@@ -406,8 +406,14 @@ def fwd_numbers(jac, types, fn, seeds):
         result = []
         for tangents in seeds:
             value, t = fn(*args, *tangents)
-            result.append(float(t) if type(value) is float or not np.shape(value) else
-                          np.array(t, dtype=float))
+            if type(value) is float:
+                result.append(float(t))
+            elif not isinstance(value, (np.ndarray, np.generic, int, complex)):
+                # a tuple, list, dict or record out this time: the full path nests it
+                numbers.pop(types, None)
+                return call(*args)
+            else:
+                result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
         return result[0] if single else tuple(result)
 
     return fwd_numbers

@@ -425,11 +425,9 @@ class _Jacobian:
                 for r, p in zip(rows, index)]
 
     def _split(self, args, key=None):
-        """The forward and backward parts of ``f`` for these arguments, when they are plain
-        (numbers and float arrays, all given by position) and ``f`` is a plain function: the
-        rows of a Jacobian then share one forward part (its context is read, never changed, by
-        each backward part) instead of a whole ``vjp`` pass each. None otherwise (the ``vjp``
-        code, a row at a time)."""
+        """``f``'s forward and backward parts for plain arguments (numbers and float arrays
+        by position) of a plain function: the rows share one forward part (its context only
+        read) instead of a ``vjp`` pass each. None otherwise (``vjp``'s code, row by row)."""
         key = plain_key(args) if key is None else key
         if key is None or key in self.no_split:
             return None
@@ -473,6 +471,9 @@ class _Jacobian:
             result = []
             for tangents in seeds:
                 value, t = fn(*full, *tangents)
+                if pytrees.is_tree(value):  # a tuple, list, dict or record out: JAX's nesting
+                    _plain_only(self.backend)
+                    return self._tree(args, value)
                 result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
             types = tuple(map(type, args))
             if len(full) == len(args) and all(t in _NUMBERS for t in types):

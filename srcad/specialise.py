@@ -27,7 +27,7 @@ import weakref
 import numpy as np
 
 from . import pipeline, pytrees
-from .backend import dispatch
+from .backend import dispatch, emit
 from .backend.keys import (  # noqa: F401 -- cache_key, plain_key: read here by the API
     _CONTAINERS,
     MAX_COMPARED,
@@ -341,14 +341,14 @@ class Transformed:
             self._last = self._cache[key]
         return self._cache[key]
 
-    def source(self, *example_args):
+    def source(self, *example_args, callees=True):
         self._check_env()
         if example_args:
             self._specialise(self._bind(example_args, {}))
         elif self._last is None:
             examples = [1.0] * len(self._params)
             self._specialise(self._bind(examples[: _n_required(self._user)], {}))
-        return self._last.__srcad_source__
+        return emit.program_text(self._last) if callees else self._last.__srcad_source__
 
     def __repr__(self):
         return f"<srcad.{self._mode} of {self._user.__qualname__} wrt {self._wrt}>"

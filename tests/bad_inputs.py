@@ -59,9 +59,11 @@ def uses_from_import(x):
     return sin(x)
 
 
-def uses_try_finally(x):
-    try:  # bad: try/finally
+def uses_try_except_finally(x):
+    try:  # bad: try/except/finally
         y = x * 2.0
+    except ValueError:
+        y = x
     finally:
         pass
     return y

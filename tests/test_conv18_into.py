@@ -281,7 +281,7 @@ def _source(name):
     w, h = _inputs(name)
     d = srcad.grad(SRC[name], wrt=(0, 1))
     d(w, h)
-    return srcad.source(d)
+    return srcad.source(d, callees=False)
 
 
 @pytest.mark.parametrize(("name", "variant"), [

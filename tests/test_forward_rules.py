@@ -261,6 +261,9 @@ ex(QR, "np.linalg.qr(a)[1]", a=(3, 3))
 ex(QR, "np.linalg.qr(a, mode='complete')[0] * np.linalg.qr(a)[1]", a=(2, 3, 3))
 ex("numpy.linalg.eig(a)", "np.linalg.eig(a)[0]", a=("realeig", 3))
 ex("numpy.linalg.eig(a)", "np.linalg.eig(a)[1] ** 2", a=("realeig", 3))
+ex("numpy.linalg.eigvals(a)", "np.linalg.eigvals(a)", a=("realeig", 3))
+ex("numpy_helpers.eig_unchecked(a)", "H.eig_unchecked(a)[0]", a=("realeig", 3))
+ex("numpy_helpers.eig_unchecked(a)", "H.eig_unchecked(a)[1] ** 2", a=("realeig", 3))
 
 # ---------------------------------------------------------------- NumPy: shapes and axes
 ex("numpy.reshape(a, shape, order, newshape, copy)", "np.reshape(a, (3, 2))", a=M)
@@ -619,8 +622,6 @@ ex("runtime.items_grad(grad, d)", f"C.items_grad([[0.0, a], [0.0, b]], {D})['v']
 ex("runtime.items_tangent(tangent, d)",
    f"C.items_tangent({{'v': a, 'u': b}}, {D})[0][1] * a", a=V, b=V)
 ex("runtime.get_grad(grad, d, key)", f"C.get_grad(a, {D}, 'v')['v'] * b", a=S, b=V)
-ex("runtime.get_tangent(tangent, d, key)", f"C.get_tangent({{'u': a, 'v': b}}, {D}, 'v') * a",
-   a=S, b=V)
 ex("runtime.get_tangent_or(tangent, d, key, default)",
    f"C.get_tangent_or({{'u': a, 'v': b}}, {D}, 'v', [0.0])[1] * a + "
    f"C.get_tangent_or({{'u': a}}, {{'u': 1.0}}, 'v', [a])[0] + b", a=S, b=V)

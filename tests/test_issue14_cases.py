@@ -470,7 +470,7 @@ def test_same_array_on_both_sides(name):
     assert t == pytest.approx(np.dot(fd, da), rel=1e-6)
 
 
-# ---------------------------------------------------------------- try/finally: refused everywhere
+# ---------------------------------------------------------------- try: except refused everywhere
 
 _TRY = {  # where a try stands; the body of f(x), the try on its second line
     "top": "y = x\ntry:\n    y = x * 2.0\nfinally:\n    y = x * 3.0\nreturn y",
@@ -484,10 +484,13 @@ _TRY = {  # where a try stands; the body of f(x), the try on its second line
                   "return inner(x)",
     "callee": "return helper(x) * x",
     "neutral_with": "y = x\nwith np.errstate(all='ignore'):\n    try:\n        y = x * 2.0\n"
-                    "    finally:\n        pass\nreturn y",
+                    "    except ValueError:\n        pass\nreturn y",
 }
 if sys.version_info >= (3, 11):
     _TRY["except_star"] = "y = x\ntry:\n    y = x * 2.0\nexcept* ValueError:\n    y = x\nreturn y"
+#: the try/finally ones (no except): differentiated since forms17, the body then the finally
+#: block (tests/test_forms17_try_finally.py); the derivative at 0.7
+_FINALLY = {"top": 3.0, "loop": 3.0, "branch": 2.0, "nested_def": 1.4, "callee": 2.8}
 
 
 @pytest.fixture(scope="module")
@@ -502,18 +505,27 @@ def try_module(tmp_path_factory):
     return load_module(tmp_path_factory.mktemp("try"), text)
 
 
-@pytest.mark.parametrize("where", _TRY)
-def test_a_try_is_refused_at_its_line(try_module, where):
-    """try/finally and try/except, wherever they stand (a loop, a branch, a nested def, a
-    callee, a value-neutral with, except*), are refused at the try's line, in both modes."""
+@pytest.mark.parametrize("where", [w for w in _TRY if w not in _FINALLY])
+def test_a_try_except_is_refused_at_its_line(try_module, where):
+    """try/except, wherever it stands (a loop, a value-neutral with, except*), is refused at
+    the try's line, in both modes."""
     f = getattr(try_module, where)
-    want = try_module.helper if where == "callee" else f
     for run in (lambda: srcad.grad(f)(0.7), lambda: srcad.jvp(f, (0.7,), (1.0,))):
         with pytest.raises(srcad.SrcadError, match="try") as info:
             run()
-        lines, first = inspect.getsourcelines(want)
+        lines, first = inspect.getsourcelines(f)
         assert lines[info.value.lineno - first].lstrip().startswith("try:")
         assert "finally" in info.value.hint
+
+
+@pytest.mark.parametrize("where", list(_FINALLY))
+def test_a_try_finally_is_differentiated(try_module, where):
+    """try/finally without except, wherever it stands (a loop, a branch, a nested def, a
+    callee): the body, then the finally block, in both modes."""
+    f = getattr(try_module, where)
+    assert srcad.grad(f)(0.7) == pytest.approx(_FINALLY[where], rel=1e-12)
+    assert srcad.grad(f)(0.7) == pytest.approx(float(numerical_grad(f, (0.7,))), rel=1e-6)
+    assert srcad.jvp(f, (0.7,), (1.0,))[1] == pytest.approx(_FINALLY[where], rel=1e-12)
 
 
 # ---------------------------------------------------------------- names and leaks

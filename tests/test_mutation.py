@@ -536,8 +536,9 @@ def list_slice_assign(a):
 
 
 def list_argument_append(a, ys):
+    # the list is read back below (a record into a list only appended to is allowed)
     ys.append(a[0])  # refused
-    return a[0]
+    return a[0] * len(ys)
 
 
 def _head(a):

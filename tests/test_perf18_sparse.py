@@ -100,9 +100,44 @@ def f(ws, xs, x):
     ys = xs[1:]
     return np.sum(ys[0] * x) + np.sum(ws[0] * xs[0])
 ''', False),
+    # constant indices: the first store at each in the top block is ``dxs[k] = g`` alone,
+    # unless an index of the other sign was stored (``xs[-1]`` is ``xs[3]``) or a store in a
+    # loop or branch came first (the backward sweep's order)
+    "aliased_constants": ("""
+def f(ws, xs, x):
+    a = xs[-1] * x + xs[3] * ws[0]
+    return np.sum(a * xs[0]) + np.sum(xs[-4] * ws[1])
+""", True),
+    "loop_between": ("""
+def f(ws, xs, x):
+    a = xs[2] * x
+    for i in range(2):
+        a = a + xs[i] * ws[i]
+    b = xs[0] * a
+    return np.sum(b * xs[2])
+""", True),
+    "branch_between": ("""
+def f(ws, xs, x):
+    a = xs[1] * x
+    if np.sum(x) > 0:
+        a = a * xs[1]
+    else:
+        a = a + xs[0]
+    return np.sum(a * xs[0]) + np.sum(xs[1])
+""", True),
+    "unpacked": ("""
+def f(ws, xs, x):
+    a, b, c, d = xs
+    e = b * x + np.sin(b)
+    return np.sum(a * e) + np.sum(c * d * ws[2])
+""", True),
 }
 
+#: programs whose every store is the first at a constant index in the top block
+FIRST_STORES = {"unread_items", "unpacked", "seed_stored", "one_array_two_items"}
+
 SHAPES = {"vector": (3,), "matrix": (2, 3)}
+
 CASES = [(p, s, kind) for p in PROGRAMS for s in SHAPES for kind in ("list", "tuple")]
 
 
@@ -182,10 +217,34 @@ def test_which_form(tmp_path, program, monkeypatch, capsys):
     srcad.grad(module.f, wrt=(0, 1, 2))(*_inputs((3,), "list"))
     code = capsys.readouterr().err
     if PROGRAMS[program][1]:
-        assert "[None] * len(xs)" in code and "filled(" in code and " is None else " in code
+        assert "[None] * len(xs)" in code and "filled(" in code
+        # an entry stored where it may hold a gradient already adds to it; the first store
+        # at a constant index in the top block stores alone (test_first_store_alone)
+        assert " is None else " in code or program in FIRST_STORES
     else:
         assert "[None] * len(xs)" not in code
 
+
+
+@pytest.mark.parametrize("program", ["unread_items", "unpacked", "aliased_constants",
+                                     "loop_between", "branch_between"])
+def test_first_store_alone(tmp_path, program, monkeypatch, capsys):
+    """``dxs[k] = g`` (no test) exactly where the entry is known to hold nothing: a careful
+    person's code for ``a, b, c, d = xs``; the tested form wherever an earlier store may have
+    reached the entry (``xs[-4]`` then ``xs[0]``; a loop's or a branch's store first)."""
+    monkeypatch.setattr(srcad.pipeline, "DEBUG", True)
+    module = _module(tmp_path, PROGRAMS[program][0], f"sparse_first_{program}")
+    srcad.grad(module.f, wrt=(0, 1, 2))(*_inputs((3,), "list"))
+    code = capsys.readouterr().err
+    stores = [line.strip() for line in code.splitlines() if line.strip().startswith("dxs[")]
+    alone = [line for line in stores if " is None else " not in line]
+    if program in FIRST_STORES:
+        assert stores and alone == stores
+    else:
+        assert len(alone) < len(stores)
+    if program == "aliased_constants":  # one of each sign stored alone, at most
+        signs = {line.startswith("dxs[-") for line in alone}
+        assert len(signs) == len(alone)
 
 SECOND = {
     "callee": '''

@@ -54,7 +54,7 @@ NUMBA_REFUSED = {
         'mixed items are not Numba values',
         'clear_value concat_tangent dict_get dict_items dict_keys dict_of_grad '
         'dict_of_tangent dict_values extend_value extreme_index get_default_grad get_grad '
-        'get_tangent get_tangent_or index_tuples insert_position insert_value items_grad '
+        'get_tangent_or index_tuples insert_position insert_value items_grad '
         'items_tangent '
         'pop_position '
         'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_grad '
@@ -75,7 +75,8 @@ NUMBA_REFUSED = {
         'grad_unstack lstsq_check multi_dot_d2 multi_dot_hvp multi_dot_tangent tangent_block'),
     'numpy_extra': (
         "gradients of NumPy functions outside Numba's subset",
-        'cholesky_upper d2sinc diff_part diff_place dsinc eig_size gauge_check grad_append '
+        'cholesky_upper d2sinc diff_part diff_place dsinc eig_order eig_size eig_unchecked '
+        'gauge_check grad_append '
         'grad_column_stack grad_cross_a grad_cross_b grad_diff grad_diff_ends grad_gradient '
         'grad_partition grad_rollaxis grad_select grad_tolist qr_size sinc_derivative '
         'square_chunks svd_rank svd_thin tangent_partition'),
@@ -121,7 +122,7 @@ STANDARD_REFUSED = {
         'list and dict helpers: NumPy code only',
         'clear_value concat_tangent dict_get dict_items dict_keys dict_of_grad '
         'dict_of_tangent dict_values extend_value extreme_index get_default_grad get_grad '
-        'get_tangent get_tangent_or index_tuples insert_position insert_value items_grad '
+        'get_tangent_or index_tuples insert_position insert_value items_grad '
         'items_tangent '
         'pop_position '
         'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_grad '
@@ -149,7 +150,8 @@ STANDARD_REFUSED = {
         'grad_unstack lstsq_check multi_dot_d2 multi_dot_hvp multi_dot_tangent tangent_block'),
     'numpy_extra': (
         'NumPy functions the standard has no form of',
-        'cholesky_upper d2sinc diff_part diff_place dsinc eig_size gauge_check grad_append '
+        'cholesky_upper d2sinc diff_part diff_place dsinc eig_order eig_size eig_unchecked '
+        'gauge_check grad_append '
         'grad_column_stack grad_cross_a grad_cross_b grad_diff grad_diff_ends grad_gradient '
         'grad_partition grad_rollaxis grad_select grad_tolist qr_size sinc_derivative '
         'svd_rank svd_thin tangent_partition'),
@@ -192,7 +194,7 @@ KINDS_ANY = {
     'containers': (
         "a container's item, or a gradient of one: ANY",
         'concat_tangent dict_get dict_items dict_keys dict_of_grad dict_of_tangent '
-        'dict_values extreme_index get_default_grad get_grad get_tangent get_tangent_or '
+        'dict_values extreme_index get_default_grad get_grad get_tangent_or '
         'index_tuples '
         'insert_position '
         'items_grad items_tangent pop_position remove_position reverse_grad seq_back seq_grad '
@@ -220,7 +222,8 @@ KINDS_ANY = {
         'grad_unstack lstsq_check multi_dot_d2 multi_dot_hvp multi_dot_tangent tangent_block'),
     'numpy_extra': (
         'a NumPy gradient: ANY',
-        'cholesky_upper d2sinc diff_part diff_place dsinc eig_size gauge_check grad_append '
+        'cholesky_upper d2sinc diff_part diff_place dsinc eig_order eig_size eig_unchecked '
+        'gauge_check grad_append '
         'grad_column_stack grad_cross_a grad_cross_b grad_diff grad_diff_ends grad_gradient '
         'grad_partition grad_rollaxis grad_select grad_tolist qr_size sinc_derivative '
         'square_chunks svd_rank svd_thin tangent_partition'),

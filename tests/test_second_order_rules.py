@@ -125,11 +125,6 @@ def test_hessian_of_every_rule(item):
     case, i = item
     rid, expr, specs, f, _ = case
     table.skip_complex_eig(case)
-    if "get_tangent_or" in expr and i == 0:
-        # a known crash (a TypeError, not a wrong value), left for the next session: the
-        # adjoint of get_grad is get_tangent, whose 0.0 for a key d lacks is indexed where the
-        # gradient was a list (a Hessian through d.get(k, [a]) with k missing)
-        pytest.xfail("get_tangent's 0.0 indexed as a list in second-order code")
     f, args, u, rng = table._setup(case, len(expr) * 5 + i)
     if np.ndim(args[i]) and np.size(args[i]) > 12:
         pytest.skip("kept small")

@@ -108,9 +108,11 @@ Conventions worth knowing:
 * `np.linalg.svd`: the thin SVD's derivative; `full_matrices=True` (the default) is the same
   for a square matrix and refused for a non-square one where `U` or `Vh` is used (the extra
   singular vectors are not unique); `compute_uv=False` differentiates the singular values.
-  `np.linalg.eig`: real matrices with real eigenvalues (complex ones are refused when the
-  gradient is computed). Repeated singular values or eigenvalues give inf or nan in the
-  vectors' derivative, as in autograd.
+  `np.linalg.eig` and `np.linalg.eigvals`: square matrices, real or complex, with distinct
+  eigenvalues (a real matrix's complex eigenvalues too: what flows back into a real `a` is the
+  real part); a function of `eig`'s vectors that depends on the phases LAPACK chooses is
+  refused when the gradient runs. Repeated singular values or eigenvalues give inf or nan in
+  the vectors' derivative, as in autograd; `eigvals` refuses nearly equal eigenvalues.
 * `np.linalg.lstsq`: the solution of a full-rank problem (`pinv(a) @ b`), the residuals and
   the singular values; a rank-deficient `a` is refused when the gradient runs, at the user's
   line (the solution jumps as the rank changes). `np.linalg.matrix_power` takes any `n`

@@ -227,7 +227,7 @@ def check(fn, analysis, callee=False):
         if isinstance(stmt, ir.Assign) and target is None:
             memory = aliases.mem(obj, aliases.own)  # ys.append(v): the object itself changes
             outside = [t for t in memory if t[0] in ("arg", "global")]
-            if outside:
+            if outside and not _recorded(fn, analysis, stmt, outside, callee, refuse):
                 write(stmt, obj, target, what)
             continue
         write(stmt, obj, target, what)
@@ -244,6 +244,25 @@ def _shape_hint(stmt, mine, other, source):
     return (f"write {mine} = {mine}.reshape({shape}): {mine} is then an array of the new shape "
             f"and {where} keeps its own; if {where} must have the new shape too, reshape it "
             "where you read it")
+
+
+def _recorded(fn, analysis, stmt, outside, callee, refuse):
+    """``history.append(recorded(v))`` into a list the caller passed that the function only
+    appends to (``fn.records``, :mod:`srcad.frontend.recorded_lists`): a side effect done
+    once, allowed in the function differentiated unless the list is ``wrt``."""
+    records = getattr(fn, "records", ())
+    if callee or not records or not (isinstance(stmt.value.fn, ir.Method)
+                                     and stmt.value.fn.name == "append"):
+        return False
+    if not all(t[0] == "arg" and t[1] in records for t in outside):
+        return False
+    wrt = sorted(t[1] for t in outside if t[1] in analysis.wrt)
+    if wrt:
+        refuse(stmt, f".append() records into the argument {wrt[0]}, which is differentiated "
+               "(wrt): its gradient would have another length than the list",
+               "differentiate with respect to the other arguments, or record into a list "
+               "that is not wrt")
+    return True
 
 
 def _write_of(stmt, aliases):

@@ -198,3 +198,40 @@ _BUILTINS = vars(builtins)
 
 def _indent(text):
     return "".join("    " + line + "\n" for line in text.splitlines())
+
+
+def program_text(fn):
+    """``fn``'s generated text followed by that of each generated function it calls (the
+    forward and backward parts of the user's callees, theirs in turn), each once, in the
+    order they are first called, each under the name its caller calls it by (two
+    specialisations of one callee are ``f_fwd`` and ``f_fwd_1``): the whole derivative
+    program, as :func:`srcad.source` shows it."""
+    texts, seen = [], set()
+
+    def add(made, called_as=None):
+        raw = getattr(made, "__srcad_raw__", None) or getattr(made, "py_func", made)
+        if id(raw) in seen or getattr(made, "__srcad_source__", None) is None:
+            return
+        seen.add(id(raw))
+        text = made.__srcad_source__
+        own = getattr(raw, "__name__", None)
+        if called_as and own and called_as != own:
+            text = text.replace(f"def {own}(", f"def {called_as}(", 1)
+        texts.append(text)
+        code = getattr(raw, "__code__", None)
+        if code is None:
+            return
+        called = []
+        for name, cell in zip(code.co_freevars, raw.__closure__ or ()):
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            if getattr(value, "__srcad_source__", None) is not None:
+                at = text.find(name + "(")
+                called.append((at if at >= 0 else len(text), name, value))
+        for _, name, value in sorted(called, key=lambda item: item[:2]):
+            add(value, name)
+
+    add(fn)
+    return "\n".join(texts)

@@ -28,6 +28,13 @@ and read like the user's own code (its globals name a module of
 * ``np.apply_along_axis(f, axis, a)``: ``f`` of each 1-D slice along the axis, stacked with
   its result's axes where the axis was (NumPy's layout).
 
+* ``np.vectorize(func)(a, b)`` (the vectorized function held in a name, or a module-level
+  ``@np.vectorize`` function): ``func`` of each element of the arguments broadcast together,
+  in NumPy's order, each element a Python number as NumPy gives it (``.item()``), the
+  results in an array of the broadcast shape (``vectorized``); ``check_vectorized`` raises
+  where NumPy's array would differ (a tuple of results, results of other types than the
+  first's). ``otypes`` meaning float is read as ``np.array(outs, dtype=float)``.
+
 ``key_as_lambda`` reads ``max(d, key=d.get)`` (``min``, ``sorted``; any attribute as the key)
 as ``max(d, key=lambda v: d.get(v))``: the bound method is a call srcad reads, its value none.
 
@@ -50,8 +57,10 @@ import numpy as np
 
 from ..core import ir
 from ..core.functions import USER_LEVEL, run_source
+from ..errors import UnsupportedSyntaxError
 from ..rules.registry import registry
 from ..runtime import containers
+from . import vectorized as _vectorized
 
 _DIVMOD = '''def divmod(a, b):
     """divmod(a, b) as srcad differentiates it: the quotient and the remainder."""
@@ -88,6 +97,35 @@ _PRODUCT = '''def product({params}*, repeat=1):
     lengths = [len(pool) for pool in pools]
     return [tuple([pools[k][i] for k, i in at])
             for at in index_tuples("product", lengths, repeat)]
+'''
+_ISLICE = '''def islice(iterable, {params}):
+    """itertools.islice as srcad differentiates it: the items at the positions islice takes
+    (from itertools itself, which checks the bounds), as a list."""
+    check_sized(iterable, "islice")
+    pool = list(iterable)
+    return [pool[i] for i in index_tuples("islice", [len(pool)], ({params},))]
+'''
+_PAIRWISE = '''def pairwise(iterable):
+    """itertools.pairwise as srcad differentiates it: the pairs of successive items, as a
+    list."""
+    check_sized(iterable, "pairwise")
+    pool = list(iterable)
+    return [(pool[i], pool[j]) for i, j in index_tuples("pairwise", [len(pool)])]
+'''
+_CHAIN = '''def chain({params}):
+    """itertools.chain as srcad differentiates it: the items of each iterable in turn, as a
+    list."""
+{checks}    return {joined}
+'''
+_FROM_ITERABLE = '''def from_iterable(iterables):
+    """itertools.chain.from_iterable as srcad differentiates it: the items of each iterable
+    in turn, as a list."""
+    check_sized(iterables, "chain.from_iterable")
+    items = []
+    for iterable in iterables:
+        check_sized(iterable, "chain.from_iterable")
+        items = items + list(iterable)
+    return items
 '''
 #: itertools' functions of one pool srcad reads as Python: whether ``r`` may be left out
 _ONE_POOL = {"combinations": False, "combinations_with_replacement": False,
@@ -154,6 +192,20 @@ _APPLY_ALONG_AXIS = '''def apply_along_axis(func1d, axis, arr):
     return np.moveaxis(res, list(range(np.ndim(res) - k, np.ndim(res))),
                        list(range(axis, axis + k)))
 '''
+
+
+def check_sized(iterable, name):
+    """Raise unless ``iterable`` has a length (a list, tuple, array, range, dict): srcad reads
+    ``itertools.<name>`` of it by taking its items at once, which an endless iterator
+    (``itertools.count()``) never ends."""
+    if not hasattr(iterable, "__len__"):
+        raise UnsupportedSyntaxError(
+            f"itertools.{name} of an iterator ({type(iterable).__name__}): srcad reads it by "
+            "taking the iterator's items at once", hint=f"give {name} a list, tuple or array "
+            f"(list(it) where it ends), or loop with range and indices")
+
+
+registry.nondiff.add(check_sized)  # a check: no derivative
 _MADE = {}
 
 
@@ -170,17 +222,28 @@ def _made(key, text, name, **more):
     if made is None:
         namespace = run_source(text, f"<srcad: {key[0]} as Python>",
                                {"__name__": f"{USER_LEVEL}.builtin_code", "math": math,
-                                "np": np, "index_tuples": containers.index_tuples, **more})
+                                "np": np, "index_tuples": containers.index_tuples,
+                                "check_vectorized": _vectorized.check_vectorized,
+                                "check_sized": check_sized, **more})
         made = _MADE[key] = namespace[name]
     return made
+
+
+def _chain_text(count):
+    names = [f"iterable{k}" for k in range(count)]
+    return _CHAIN.format(params=", ".join(names), checks="".join(
+        f'    check_sized({n}, "chain")\n' for n in names), joined=" + ".join(
+            f"list({n})" for n in names) or "[]")
 
 
 def stands_for(fn):
     """Whether :func:`stand_in` may have a function for ``fn``."""
     return any(fn is f for f in (divmod, math.prod, math.dist, math.hypot, itertools.product,
+                                 itertools.islice, itertools.pairwise, itertools.chain,
                                  itertools.combinations, itertools.permutations,
                                  itertools.combinations_with_replacement,
-                                 np.apply_along_axis)) or (
+                                 np.apply_along_axis) + _vectorized.FUNCTIONS) or (
+        isinstance(fn, np.vectorize)) or fn == itertools.chain.from_iterable or (
         _ufunc_method(fn) is not None)
 
 
@@ -200,6 +263,20 @@ def stand_in(fn, count, kwargs):
             count + len(kwargs) == 2 or (_ONE_POOL[kind] and count + len(kwargs) == 1)):
         return _made((f"itertools.{kind}",), _POOLED.format(
             kind=kind, default="=None" if _ONE_POOL[kind] else ""), kind)
+    if any(fn is v for v in _vectorized.FUNCTIONS) and 2 < count < 32 and not kwargs:
+        float_type = fn is _vectorized.vectorized_float  # (func, where, arguments...)
+        return _made((f"np.vectorize{count - 2}{'f' if float_type else ''}",),
+                     _vectorized.text(count - 2, float_type), "vectorized")
+    if fn is itertools.islice and 2 <= count <= 4 and not kwargs:
+        names = ["stop"] if count == 2 else ["start", "stop", "step"][:count - 1]
+        return _made((f"itertools.islice{count}",), _ISLICE.format(
+            params=", ".join(names)), "islice")
+    if fn is itertools.pairwise and count == 1 and not kwargs:
+        return _made(("itertools.pairwise",), _PAIRWISE, "pairwise")
+    if fn is itertools.chain and count < 32 and not kwargs:
+        return _made((f"itertools.chain{count}",), _chain_text(count), "chain")
+    if fn == itertools.chain.from_iterable and count == 1 and not kwargs:
+        return _made(("itertools.chain.from_iterable",), _FROM_ITERABLE, "from_iterable")
     if fn is np.apply_along_axis and count == 3 and not kwargs:
         return _made(("np.apply_along_axis",), _APPLY_ALONG_AXIS, "apply_along_axis")
     ufunc = _ufunc_method(fn)

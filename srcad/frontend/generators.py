@@ -15,7 +15,7 @@ that reads variables of its enclosing function keeps them: the same cells, read 
 as every closure value is); anything else is refused with the rewrite to make. The values are
 made before the loop that takes them runs, which is Python's order unless the loop changes
 what the generator reads: a loop changing in place a name passed to the generator is refused
-(:meth:`srcad.frontend.lower_callees.Callees.refuse_changing_lazy_source`), and writes into
+(:func:`refuse_changing_source`), and writes into
 arguments, globals and shared objects are refused anyway (:mod:`srcad.analysis.alias`).
 
 Imports: the standard library, gast, :mod:`srcad.core` and :mod:`.source`.
@@ -24,6 +24,7 @@ Imports: the standard library, gast, :mod:`srcad.core` and :mod:`.source`.
 from __future__ import annotations
 
 import ast
+import inspect
 import types
 import weakref
 
@@ -53,6 +54,7 @@ def list_builder(fn):
     acc = "items"
     while acc in names or acc + "_item" in names:
         acc += "_"
+    _refuse_endless(src, fdef)
     _Rewrite(src, acc).visit(fdef)
     fdef.body = [_at(gast.Assign(targets=[_name(acc, gast.Store())], value=gast.List(
         elts=[], ctx=gast.Load()), type_comment=None), fdef)] + fdef.body + [
@@ -83,6 +85,135 @@ def list_builder(fn):
     weakref.finalize(built, forget_source, filename)
     _BUILDERS[(fn,)] = ((fn.__code__, fn.__defaults__, fn.__kwdefaults__), built)
     return built
+
+
+def rewrite_nested(source):
+    """Each generator defined inside ``source``'s function (``def pairs(): for i in
+    range(n): yield x[i], x[i + 1]``) rewritten in place, as :func:`list_builder` rewrites a
+    module-level one, into the nested function returning the list it yields; its names are
+    returned (a call of one must be consumed at once: ``lower_calls._local_call``; a loop
+    over one must not change what it reads: :func:`refuse_changing_source`). A generator
+    with ``nonlocal``/``global`` is left as it is (refused by the validation)."""
+    names = set()
+    for fdef in list(_own_nodes(source.node)):  # a generator deeper: when its function is
+        if not isinstance(fdef, gast.FunctionDef):  # lowered (:func:`deeper_yields`)
+            continue
+        own = list(_own_nodes(fdef))
+        if not any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in own) or any(
+                isinstance(n, (gast.Nonlocal, gast.Global)) for n in own):
+            continue
+        names_in = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+        acc = "items"
+        while acc in names_in or acc + "_item" in names_in:
+            acc += "_"
+        _refuse_endless(_Nested(source, fdef), fdef)
+        _Rewrite(_Nested(source, fdef), acc).visit(fdef)
+        fdef.body = [_at(gast.Assign(targets=[_name(acc, gast.Store())], value=gast.List(
+            elts=[], ctx=gast.Load()), type_comment=None), fdef)] + fdef.body + [
+            _at(gast.Return(value=_name(acc, gast.Load())), fdef)]
+        names.add(fdef.name)
+    return names
+
+
+def deeper_yields(source):
+    """The ids of the ``yield`` nodes of generators defined inside functions that
+    ``source``'s function defines: read when those functions are lowered in turn (their own
+    :func:`rewrite_nested`), not in this one."""
+    near = {id(n) for n in _own_nodes(source.node)}
+    for fdef in _own_nodes(source.node):
+        if isinstance(fdef, (gast.FunctionDef, gast.Lambda)):
+            near |= {id(n) for n in _own_nodes(fdef)}
+    return {id(n) for n in gast.walk(source.node)
+            if isinstance(n, (gast.Yield, gast.YieldFrom)) and id(n) not in near}
+
+
+def _refuse_endless(src, fdef):
+    """A generator that never ends (``while True:`` with no ``break`` or ``return``): srcad
+    takes all its values before the loop over it runs, which would never end."""
+    own = list(_own_nodes(fdef))
+    if any(isinstance(n, gast.Return) for n in own):
+        return
+    for loop in own:
+        if isinstance(loop, gast.While) and isinstance(loop.test, gast.Constant) and \
+                loop.test.value and not any(isinstance(n, gast.Break) for n in _in_loop(loop)):
+            raise _error(src, loop, "a generator that never ends (while True with no break "
+                         "or return): srcad takes all its values at once",
+                         "give it an end (for i in range(n), or a break), and stop there")
+
+
+def _in_loop(loop):
+    """The nodes of ``loop``'s body outside the loops and functions inside it."""
+    todo = list(loop.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (gast.FunctionDef, gast.Lambda, gast.For, gast.While)):
+            todo.extend(gast.iter_child_nodes(node))
+
+
+def _own_nodes(fdef):
+    """The nodes of ``fdef``'s own body (not of the functions and lambdas defined in it)."""
+    todo = list(fdef.body) if isinstance(fdef.body, list) else [fdef.body]
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (gast.FunctionDef, gast.Lambda, gast.AsyncFunctionDef)):
+            todo.extend(gast.iter_child_nodes(node))
+
+
+class _Nested:
+    """What :class:`_Rewrite` reads of a source, for a function nested in it."""
+
+    def __init__(self, source, node):
+        self.node, self.filename, self.line_text = node, source.filename, source.line_text
+
+
+def refuse_changing_source(lw, loop):
+    """``for v in gen(xs): xs.append(...)``: a generator (or ``map``, ``filter``) reads
+    ``xs`` while the loop runs, and would see the change; srcad makes its values before
+    the loop (of the lowering ``lw``), so a loop that changes what they read in place is
+    refused, and, for a generator defined in the function, one rebinding a name of the
+    function it reads."""
+    call = loop.iter
+    if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name)) or \
+            call.func.id in lw.env:
+        return
+    read = {n.id for a in call.args + [k.value for k in call.keywords]
+            for n in gast.walk(a) if isinstance(n, gast.Name)}
+    rebound = set()  # names the generator reads live from this function
+    if call.func.id in getattr(lw.source, "nested_generators", ()) and \
+            call.func.id in lw.local_functions:
+        rebound = set(lw.local_functions[call.func.id][1])
+        read |= rebound
+    elif call.func.id in lw.local_functions:
+        return
+    else:
+        try:
+            fn = lw.source.lookup(call.func.id)
+        except KeyError:
+            return
+        if fn not in (map, filter) and not inspect.isgeneratorfunction(fn):
+            return
+    for stmt in loop.body:
+        for sub in gast.walk(stmt):
+            changed = None
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store) and \
+                    sub.id in rebound:
+                changed = sub.id
+            if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and \
+                    isinstance(sub.func.value, gast.Name):
+                changed = sub.func.value.id
+            elif isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store) and \
+                    isinstance(sub.value, gast.Name):
+                changed = sub.value.id
+            elif getattr(sub, "srcad_augmented", False) and isinstance(
+                    sub.targets[0], gast.Name):
+                changed = sub.targets[0].id
+            if changed in read:
+                raise lw.error(sub, f"a loop changing {changed!r}, which "
+                           f"{call.func.id}(...) reads while the loop runs",
+                           hint=f"loop over a list made first: for v in "
+                           f"list({call.func.id}(...)), or change a copy of {changed}")
 
 
 class _Rewrite(gast.NodeTransformer):

@@ -38,7 +38,7 @@ from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
 from ..runtime import containers
-from . import held_objects, iterators_passed, rebinding
+from . import held_objects, iterators_passed, rebinding, recorded_lists
 from .lower_callees import Callees, FunctionValues
 from .lower_calls import Calls
 from .lower_choices import Choices
@@ -107,6 +107,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.call_results = {}  # name of a user function's result -> the function
         self.passed_iterators = set()  # names of an iterator's items passed to a callee
         self.function_lists = {}  # name of a display of known functions -> FunctionsPassed
+        self.records = set()  # parameters only appended to: lists the caller passed
         self.env = {}
         self.out = []
 
@@ -209,8 +210,11 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
                                          for key, name in arity.keys}
         params = params + items + kwonly + keys
         self.param_names = set(params) | ({args.vararg.id} if args.vararg else set())
+        self.records = recorded_lists.record_params(fdef, self.generated)  # history.append(v)
+        prologue += recorded_lists.guard(self, fdef, params + items + kwonly + keys)
         body = prologue + self.sub_block(fdef.body)
         fn = ir.Function(fdef.name, params, body, self.source)
+        fn.records = set(self.records)
         fn.arity = arity
         fn.lifted = dict(self.lifted)
         fn.augmented = dict(self.augmented)

@@ -42,7 +42,16 @@ from ..core import env, functions, ir
 from ..core.ir import Const, Var
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
-from . import builtin_code, captured, closures, folds, generators, iterators_passed, lower_super
+from . import (
+    builtin_code,
+    captured,
+    closures,
+    folds,
+    generators,
+    iterators_passed,
+    lower_super,
+    vectorized,
+)
 from .held_objects import check as check_part
 from .held_objects import known_name, known_object, note_parts
 from .iterators_passed import fixed_function, function_tuple
@@ -173,6 +182,8 @@ class Callees:
                 self.class_attribute(type(fn), "__call__")  # recorded: a new one remakes
                 args = [Const(fn, spelling) if spelling else self.bound_const(fn, "obj")] + args
                 fn, spelling = type(fn).__call__, None
+            elif isinstance(fn, np.vectorize):  # @np.vectorize def f(v): ... at module level
+                fn, args, spelling = vectorized.object_callee(self, fn, args, node)
             else:
                 break
         if inspect.isgeneratorfunction(fn) and functions.is_user_function(fn):
@@ -184,6 +195,7 @@ class Callees:
             fn, spelling = generators.list_builder(fn), None
         if fn is functools.reduce and not kwargs and folds.reduce_code(len(args)):
             fn, spelling = folds.reduce_code(len(args)), None  # a loop srcad reads
+        vectorized.refuse_keywords(self, fn, kwargs, node)
         made = builtin_code.stand_in(fn, len(args), kwargs)  # divmod, math.prod: as Python
         fn, spelling = made, (spelling if made is fn else None)
         if fn is functools.partial and args:
@@ -445,41 +457,6 @@ class FunctionValues:
         var = self.assign(prim, hint or "fn", node)
         self.partials[var.name] = (fn_atom.value, list(args), dict(kwargs), fn_atom.spelling)
         return var
-
-    def refuse_changing_lazy_source(self, loop):
-        """``for v in gen(xs): xs.append(...)``: a generator (or ``map``, ``filter``) reads
-        ``xs`` while the loop runs, and would see the change; srcad makes its values before
-        the loop, so a loop that changes what they read in place is refused."""
-        call = loop.iter
-        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name)) or \
-                call.func.id in self.env or call.func.id in self.local_functions:
-            return
-        try:
-            fn = self.source.lookup(call.func.id)
-        except KeyError:
-            return
-        if fn not in (map, filter) and not inspect.isgeneratorfunction(fn):
-            return
-        read = {n.id for a in call.args + [k.value for k in call.keywords]
-                for n in gast.walk(a) if isinstance(n, gast.Name)}
-        for stmt in loop.body:
-            for sub in gast.walk(stmt):
-                changed = None
-                if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and \
-                        isinstance(sub.func.value, gast.Name):
-                    changed = sub.func.value.id
-                elif isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store) and \
-                        isinstance(sub.value, gast.Name):
-                    changed = sub.value.id
-                elif getattr(sub, "srcad_augmented", False) and isinstance(
-                        sub.targets[0], gast.Name):
-                    changed = sub.targets[0].id
-                if changed in read:
-                    raise self.error(sub, f"a loop changing {changed!r}, which "
-                                     f"{call.func.id}(...) reads while the loop runs",
-                                     hint=f"loop over a list made first: for v in "
-                                     f"list({call.func.id}(...)), or change a copy of "
-                                     f"{changed}")
 
     def lambda_value(self, node, hint=None):
         """A lambda used as a value: lifted to a function; the local values it reads are

@@ -22,7 +22,16 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..runtime import containers, routes
-from . import builtin_code, iterators_passed, lower_defaults, lower_super, spread_lengths, writes
+from . import (
+    builtin_code,
+    iterators_passed,
+    lower_defaults,
+    lower_super,
+    recorded_lists,
+    spread_lengths,
+    vectorized,
+    writes,
+)
 from .held_objects import type_call
 from .lower_defaults import enclosing_locals
 from .lower_exprs import dotted, root_name
@@ -75,6 +84,9 @@ class Calls:
                              hint=f"call the base class's method with the object: "
                              f"Base.{func.attr}(self, ...)")
         if isinstance(func, gast.Attribute) and root_name(func) in self.env | {None: None}:
+            appended = recorded_lists.append(self, node)  # history.append(float(loss))
+            if appended is not None:
+                return appended
             chosen = self.dict_setdefault(node, node)
             if chosen is not None:
                 return chosen
@@ -94,7 +106,7 @@ class Calls:
             kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
             return ir.Prim(ir.Method(func.attr), args, kwargs)
         if isinstance(func, gast.Name) and func.id in self.local_functions:
-            return self.local_call(func.id, node)
+            return _local_call(self, func.id, node)
         if isinstance(func, gast.Lambda):
             return self.call_atom(self.lambda_value(func), node, hint, spliced, "a lambda")
         if isinstance(func, gast.Name) and func.id in self.env:
@@ -122,6 +134,8 @@ class Calls:
                                                                 node.args[1:]],
                                       {k.arg: self.expr(k.value) for k in node.keywords},
                                       node, hint)
+        if fn is vectorized.vectorize_maker:  # np.vectorize(f): calls read as Python
+            return vectorized.value(self, node, hint)
         self.refuse_iterator(fn, node)
         if fn in (min, max, sorted):  # key=d.get, key=obj.score: a lambda calling it
             builtin_code.key_as_lambda(node, fn is not sorted)  # max(a, b, key=k) too
@@ -136,6 +150,7 @@ class Calls:
         elif fn in CONSUMERS:
             args, spelling = [self.expr(self.consumed(a)) for a in node.args], dotted(func)
         else:
+            _refuse_lazy_to_numpy(self, fn, node)
             args, spelling = [self.expr(a) for a in node.args], dotted(func)
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
         if (known := type_call(self, fn, args, kwargs, node)) is not None:  # type(self).f
@@ -307,28 +322,35 @@ class Calls:
         self.env.pop(name, None)
         _rebound_as_value(self, name, captured, node)
 
-    def local_call(self, name, node):
-        lifted, captured = self.local_functions[name]
-        extra = []
-        for n in captured:
-            if n in self.env:
-                extra.append(self.env[n])
-            elif n in enclosing_locals(self.source.node) and n not in self.source.closure:
-                raise self.error(node, f"the nested function {name!r} reads {n!r}, which is "
-                                 "not assigned yet where it is called",
-                                 hint=f"assign {n} before calling {name}")
-            else:
-                extra.append(Const(self.source.lookup(n), n))
-        if getattr(lifted, "__srcad_nests__", False):  # make(w) returning g: converted
-            self.lifted[lifted.__name__] = lifted
-            return self.call_value(lifted, lifted.__name__, extra, {}, node)
-        args = extra + [self.expr(a) for a in node.args]
-        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
-        if any(isinstance(a, Var) and a.name in self.passed_iterators
-               for a in args + list(kwargs.values())):  # an iterator: read as one there
-            return self.call_object(lifted, None, args, kwargs, node)
-        self.lifted[lifted.__name__] = lifted
-        return ir.Prim(lifted, args, kwargs, spelling=lifted.__name__)
+
+def _local_call(lw, name, node):
+    """A call of the nested function ``name`` (lifted): the values it reads passed first."""
+    lifted, captured = lw.local_functions[name]
+    if name in getattr(lw.source, "nested_generators", ()) and not getattr(
+            node, "srcad_consumed", False):
+        raise lw.error(node, f"a generator ({name}) kept as an iterator",
+                       hint=f"take its values where it is called: for v in {name}(...), "
+                       f"list({name}(...)), sum({name}(...))")
+    extra = []
+    for n in captured:
+        if n in lw.env:
+            extra.append(lw.env[n])
+        elif n in enclosing_locals(lw.source.node) and n not in lw.source.closure:
+            raise lw.error(node, f"the nested function {name!r} reads {n!r}, which is "
+                           "not assigned yet where it is called",
+                           hint=f"assign {n} before calling {name}")
+        else:
+            extra.append(Const(lw.source.lookup(n), n))
+    if getattr(lifted, "__srcad_nests__", False):  # make(w) returning g: converted
+        lw.lifted[lifted.__name__] = lifted
+        return lw.call_value(lifted, lifted.__name__, extra, {}, node)
+    args = extra + [lw.expr(a) for a in node.args]
+    kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
+    if any(isinstance(a, Var) and a.name in lw.passed_iterators
+           for a in args + list(kwargs.values())):  # an iterator: read as one there
+        return lw.call_object(lifted, None, args, kwargs, node)
+    lw.lifted[lifted.__name__] = lifted
+    return ir.Prim(lifted, args, kwargs, spelling=lifted.__name__)
 
 
 def _check_late(lw, name, late, node):
@@ -459,6 +481,27 @@ def _needs_resolving(fn):
         return True
     return not inspect.isroutine(fn) and not isinstance(fn, type) and \
         functions.user_instance_class(fn) is not None
+
+
+#: NumPy's functions that take the values of a generator expression given them (``np.sum``
+#: calls Python's ``sum``, with a warning)
+_NUMPY_ITERATING = {"sum", "fromiter"}
+
+
+def _refuse_lazy_to_numpy(lw, fn, node):
+    """``np.stack(v * x for v in xs)``: NumPy does not read a generator as a sequence
+    (``np.stack``/``np.concatenate`` raise, ``np.array`` makes an object array holding it,
+    ``np.max`` returns it), where srcad would read its values; refused."""
+    module = getattr(fn, "__module__", None) or type(fn).__module__ or ""
+    if not (module == "numpy" or module.startswith("numpy.")) or getattr(
+            fn, "__name__", None) in _NUMPY_ITERATING:
+        return
+    for a in list(node.args) + [k.value for k in node.keywords]:
+        if isinstance(a, gast.GeneratorExp):
+            name = dotted(node.func) or getattr(fn, "__name__", "the function")
+            raise lw.error(a, f"a generator expression passed to {name}: NumPy does not read "
+                           "its values (it takes a generator for one object, or raises)",
+                           hint=f"pass a list: {name}([... for v in xs])")
 
 
 def _is_kwargs_get(lw, func, node):

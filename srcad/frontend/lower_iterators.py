@@ -46,6 +46,28 @@ def check_unzip(rows, n):
 _registry.nondiff.add(check_unzip)  # a check: no derivative
 
 
+def check_zip_strict(sizes, *sequences):
+    """Raise as ``zip(..., strict=True)`` does unless its arguments have one length:
+    ``sequences`` are what the arguments index, ``sizes`` how many belong to each argument
+    (an argument's length is the shortest of them: an ``enumerate`` or ``zip`` inside)."""
+    lengths, at = [], 0
+    for size in sizes:
+        lengths.append(min(len(s) for s in sequences[at:at + size]))
+        at += size
+    short = min(lengths)
+    first = lengths.index(short)  # the argument zip finds exhausted first
+    if first:
+        raise ValueError(f"zip() argument {first + 1} is shorter than argument"
+                         f"{'s 1-' + str(first) if first > 1 else ' 1'}")
+    longer = [k for k, n in enumerate(lengths) if n != short]
+    if longer:
+        raise ValueError(f"zip() argument {longer[0] + 1} is longer than argument"
+                         f"{'s 1-' + str(longer[0]) if longer[0] > 1 else ' 1'}")
+
+
+_registry.nondiff.add(check_zip_strict)  # a check: no derivative
+
+
 class Iterators:
     """Iterators kept in a name; ``zip(*rows)`` unpacked into names."""
 
@@ -133,6 +155,19 @@ class Iterators:
         fn, args = call or self.builtin_call(node)
         if fn is zip and args and not node.keywords:
             return ("tuple", [self.step_pattern(a, elements, starts) for a in args])
+        strict = self.zip_strict(fn, args, node)
+        if strict is not None:
+            sizes, patterns = [], []
+            for a in args:
+                before = len(elements)
+                patterns.append(self.step_pattern(a, elements, starts))
+                sizes.append(len(elements) - before)
+            if strict:  # raises before the loop where zip raises after its last full step
+                check = ir.Prim(check_zip_strict, [Const(tuple(sizes))] + elements[
+                    len(elements) - sum(sizes):], spelling=self.bound_name(
+                        check_zip_strict, "check_zip_strict"))
+                self.emit(ir.Assign(None, check, node.lineno, effect=True))
+            return ("tuple", patterns)
         if fn is enumerate and 1 <= len(args) + len(node.keywords) <= 2 and all(
                 k.arg == "start" for k in node.keywords) and len(args) >= 1 and not starts:
             inner = self.step_pattern(args[0], elements, starts)
@@ -149,6 +184,22 @@ class Iterators:
             return ("tuple", [("index",), inner])
         elements.append(self.sequence(node))
         return ("item", len(elements) - 1)
+
+    def zip_strict(self, fn, args, node):
+        """For ``zip(xs, ys, strict=s)``: ``s`` (a bool known when the code is made), else
+        None."""
+        if not (fn is zip and args and [k.arg for k in node.keywords] == ["strict"]):
+            return None
+        strict = self.expr(node.keywords[0].value)
+        if not (isinstance(strict, Const) and isinstance(strict.value, bool)):
+            raise self.error(node, "zip(..., strict=s) with s computed in the function",
+                             hint="write strict=True or strict=False")
+        if strict.value and getattr(self, "zip_leaves_early", False):
+            raise self.error(node, "zip(..., strict=True) in a for loop that may leave early "
+                             "(break, return): Python checks the lengths only when the loop "
+                             "gets to the end", hint="check the lengths before the loop "
+                             "(if len(a) != len(b): raise ValueError(...)), then zip(a, b)")
+        return strict.value
 
     def refuse_iterator(self, fn, node):
         """``map``/``filter``/``zip``/``enumerate``/``reversed`` kept as an iterator (consumed

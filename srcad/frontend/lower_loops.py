@@ -24,7 +24,7 @@ from ..core.kinds import duck_array
 from ..errors import SrcadError
 from ..rules.registry import registry as _registry
 from ..runtime import containers
-from . import rebinding, writes
+from . import generators, rebinding, writes
 from .lower_exprs import root_name
 from .lower_stmts import same
 
@@ -66,7 +66,8 @@ class Loops:
             self.stmt(stmt)
 
     def stmt_For(self, node):
-        self.refuse_changing_lazy_source(node)  # a generator or map reading what it changes
+        generators.refuse_changing_source(self, node)  # a generator reading what it changes
+        self.leaves_early = bool(node.body) and _is_exit(node.body[-1])  # break, return
         self.for_loop(node.target, node.iter, node, lambda: self.loop_body(node.body))
         for stmt in node.orelse:
             self.stmt(stmt)
@@ -140,13 +141,18 @@ class Loops:
         ``start`` the atom an ``enumerate`` counts from (``None`` for 0). ``zip`` and
         ``enumerate`` nest (``enumerate(zip(xs, ys), 1)``): they walk their sequences in step."""
         iter_node = self.undefer(iter_node)  # it = zip(xs, ys); for a, b in it
+        early = self.__dict__.pop("leaves_early", False)  # the for statement's (stmt_For)
         fn, args = self.builtin_call(iter_node)
         if fn is range and not iter_node.keywords:
             return "range", args, None, None
         if fn is reversed and len(args) == 1 and not iter_node.keywords:
             return "reversed", [self.sequence(args[0])], ("item", 0), None
         elements, starts = [], []
-        pattern = self.step_pattern(iter_node, elements, starts, (fn, args))
+        self.zip_leaves_early = early  # read by a zip(..., strict=True) of this loop only
+        try:
+            pattern = self.step_pattern(iter_node, elements, starts, (fn, args))
+        finally:
+            self.zip_leaves_early = False
         return "seq", elements, pattern, (starts[0] if starts else None)
 
     def sequence(self, node):

@@ -35,6 +35,8 @@ from . import source as source_module
 
 CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed, dict,
              frozenset)
+#: the one keyword of a ``zip``/``enumerate`` consumed at once that a loop over it reads
+_STEP_KEYWORDS = {zip: "strict", enumerate: "start"}
 
 
 
@@ -204,12 +206,15 @@ class Spreads:
         if isinstance(node, gast.Call):
             node.srcad_consumed = True  # a generator called here yields all its values now
         if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
-                and node.func.id not in self.env and node.func.id not in self.local_functions
-                and not node.keywords):
+                and node.func.id not in self.env and node.func.id not in self.local_functions):
             return node
         try:
             fn = self.source.lookup(node.func.id)
         except KeyError:
+            return node
+        if node.keywords:  # zip(..., strict=s), enumerate(xs, start=k): stepped through
+            if [k.arg for k in node.keywords] == [_STEP_KEYWORDS.get(fn)] and node.args:
+                return _stepped(self, node)
             return node
         if fn is map and len(node.args) >= 2:
             return self._comprehension(node, node.args[0], node.args[1:], keep=False)
@@ -217,23 +222,10 @@ class Spreads:
             return self._comprehension(node, node.args[0], node.args[1:], keep=True)
         if fn is zip and node.args:
             zipped = self._zipped(node)
-            return zipped if zipped is not node else self._stepped(node)
+            return zipped if zipped is not node else _stepped(self, node)
         if fn in (enumerate, reversed) and node.args:
-            return self._stepped(node)
+            return _stepped(self, node)
         return node
-
-    def _stepped(self, node):
-        """``zip(...)``, ``enumerate(...)`` or ``reversed(...)`` consumed at once: the list
-        ``[t for t in zip(...)]`` of what it yields (a loop over it reads its sequences by
-        position, :meth:`srcad.frontend.lower_loops.Loops.iteration`)."""
-        item = self.namer.fresh("step")
-        comp = gast.comprehension(target=name_node(item, gast.Store()), iter=node, ifs=[],
-                                  is_async=0)
-        out = gast.ListComp(elt=name_node(item, gast.Load()), generators=[comp])
-        for sub in gast.walk(out):
-            if getattr(sub, "lineno", None) is None and "lineno" in sub._attributes:
-                gast.copy_location(sub, node)
-        return out
 
     def _zipped(self, node):
         """``zip(...)`` of sequences whose items srcad knows (tuples built here, displays only
@@ -337,6 +329,20 @@ class Spreads:
         where = (self.source.filename, node.lineno, self.source.line_text(node.lineno))
         return ir.Prim(star_call, [self.bound_const(where, "where"), callee, packed, keywords],
                        spelling=self.bound_name(star_call, "star_call"))
+
+
+def _stepped(lw, node):
+    """``zip(...)``, ``enumerate(...)`` or ``reversed(...)`` consumed at once: the list
+    ``[t for t in zip(...)]`` of what it yields (a loop over it reads its sequences by
+    position, :meth:`srcad.frontend.lower_loops.Loops.iteration`)."""
+    item = lw.namer.fresh("step")
+    comp = gast.comprehension(target=name_node(item, gast.Store()), iter=node, ifs=[],
+                              is_async=0)
+    out = gast.ListComp(elt=name_node(item, gast.Load()), generators=[comp])
+    for sub in gast.walk(out):
+        if getattr(sub, "lineno", None) is None and "lineno" in sub._attributes:
+            gast.copy_location(sub, node)
+    return out
 
 
 class Lowered(gast.AST):

@@ -24,16 +24,18 @@ import gast
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
+from . import generators, try_finally
 from .built_records import resolve_any
 
 #: construct -> (what it is, what to do instead)
 UNSUPPORTED = {
     gast.Try: ("try/except (which branch runs depends on an exception raised somewhere in "
-               "the try body, and srcad's sweeps would not see where)",
+               "the try body, and srcad's sweeps would not see where; try/finally without "
+               "except is differentiated)",
                "test the condition with an if before the operation (if np.all(x > 0): ...), "
                "or catch the error around the call of the derivative: try: g = "
-               "srcad.grad(f)(x) except ...; a try/finally: put the finally part after the "
-               "call"),
+               "srcad.grad(f)(x) except ...; drop the except clauses if try/finally is what "
+               "you mean"),
     gast.With: ("a with block", "open resources outside the differentiated function (srcad "
                 "reads through np.errstate, np.printoptions, warnings.catch_warnings, "
                 "contextlib.suppress() and contextlib.nullcontext blocks only)"),
@@ -92,9 +94,13 @@ def validate(source):
     """Raise :class:`UnsupportedSyntaxError` for the first unsupported construct (after
     dropping the value-neutral ``with`` lines)."""
     strip_neutral_with(source)
+    try_finally.lower(source)  # try/finally without except: the body, then the finally block
+    source.nested_generators = getattr(source, "nested_generators", set()) | (
+        generators.rewrite_nested(source))  # each generator defined inside: as its list
     # del name among the function's own statements, branches and loops: the name is gone
     # (lower_stmts.stmt_Delete; a read where it may be gone is checked at run time)
     top = set(_name_deletes(source.node.body))
+    top |= generators.deeper_yields(source)  # read when their function is lowered
     scoped = _scoped_named_exprs(source.node)
     for node in _walk_body(source.node):
         if id(node) in top:

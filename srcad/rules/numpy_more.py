@@ -338,6 +338,14 @@ defvjp(np.linalg.eigvalsh, "a, UPLO=None",
        jvp=dict(a=f"np.diagonal({SW_.format(EV)} @ (np.triu(t) + {SW_.format('np.triu(t, 1)')} "
                   f"if UPLO in ('U', 'u') else np.tril(t) + {SW_.format('np.tril(t, -1)')}) "
                   f"@ {EV}, 0, -2, -1)"))
+# eigvals: dw = diag(V^-1 dA V), so the gradient is V^-T diag(g) V^T (its real part into a
+# real a), V the eigenvectors np.linalg.eig gives, put in eigvals' order (eig_order's P)
+VE = "(eig_unchecked(a)[1] @ eig_order(eig_unchecked(a)[0], ans))"
+defvjp(np.linalg.eigvals, "a",
+       a=f"np.linalg.solve({SW_.format(VE)}, (np.eye(eig_size(ans)) * g[..., :, None]) @ "
+         f"{SW_.format(VE)})", kind="array", complex_ok=True, complex_out="always",
+       jvp=dict(a=f"np.sum(np.eye(eig_size(ans)) * np.linalg.solve({VE}, t @ {VE}), axis=-1)"))
+nondiff(H.eig_order)
 # singular values and the 2-norm condition number, through the thin SVD
 THIN = "np.linalg.svd(x, full_matrices=False)"
 SV_T = f"np.sum({THIN}[0] * (t @ {SW_.format(f'{THIN}[2]')}), axis=-2)"  # ds for a tangent t

@@ -72,6 +72,11 @@ defvjp(np.linalg.eig, "a", a=f"np.linalg.solve({VT}, gauge_check({EIG_Q}, {VT} @
        complex_ok=True, complex_out="always",
        jvp=dict(a=f"(np.sum({EYE_W} * {EIG_P}, axis=-1), ans[1] @ ({EIG_C} - {EYE_W} * "
                   f"(np.conj({VT}) @ ans[1] @ {EIG_C})))"))
+# the same without the phase check, for srcad's own templates (eigvals': .numpy_more)
+defvjp(H.eig_unchecked, "a", a=f"np.linalg.solve({VT}, {EIG_Q} @ {VT})", kind="seq",
+       complex_ok=True, complex_out="always",
+       jvp=dict(a=f"(np.sum({EYE_W} * {EIG_P}, axis=-1), ans[1] @ ({EIG_C} - {EYE_W} * "
+                  f"(np.conj({VT}) @ ans[1] @ {EIG_C})))"))
 
 # np.linalg.qr, reduced (m >= n; qr_size refuses the rest): with X = Q' dA R^-1 and
 # W = tril(X, -1) - tril(X, -1)', dQ = Q W + (dA - Q Q' dA) R^-1 and dR = Q' dA - W R; the

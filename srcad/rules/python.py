@@ -133,7 +133,6 @@ defmethod("get", containers.dict_get)
 for _grad, _tangent, _params in (
         (containers.values_grad, containers.values_tangent, "d"),
         (containers.items_grad, containers.items_tangent, "d"),
-        (containers.get_grad, containers.get_tangent, "d, key"),
         (containers.dict_of_grad, containers.dict_of_tangent, "mapping"),
         (containers.sorted_grad, containers.sorted_tangent, "iterable, key=None, reverse=False"),
         (containers.sort_value_grad, containers.sort_value_tangent,
@@ -145,6 +144,9 @@ for _grad, _tangent, _params in (
             _first: f"{_other.__name__}(g, {_passed})"},
             jvp={_first: f"{_fn.__name__}(t, {_passed})"})
 del _grad, _tangent, _params, _passed, _fn, _other, _first
+# get_grad's adjoint: zeros shaped like its gradient where d lacks the key (a list for a list)
+defvjp(containers.get_grad, "grad, d, key", zero="*", grad="get_tangent_or(g, d, key, grad)",
+       jvp={"grad": "get_grad(t, d, key)"})
 defvjp(containers.get_tangent_or, "tangent, d, key, default=None", zero="*",
        tangent="get_grad(g, d, key)", jvp={"tangent": "get_tangent_or(t, d, key, default)"})
 defvjp(containers.get_default_grad, "grad, d, key", zero="*",

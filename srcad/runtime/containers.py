@@ -82,15 +82,10 @@ def get_grad(grad, d, key):
 
 
 @helper("runtime")
-def get_tangent(tangent, d, key):
-    """The tangent of ``d.get(key, ...)`` from ``d``'s: its item at ``key`` (else 0.0)."""
-    return tangent[key] if key in d else 0.0
-
-
-@helper("runtime")
 def get_tangent_or(tangent, d, key, default=None):
     """The tangent of ``d.get(key, default)`` from ``d``'s: its item at ``key``, else zeros
-    shaped like ``default`` (a list's tangent is a list, ``[]`` for ``[]``)."""
+    shaped like ``default`` (a list's tangent is a list, ``[]`` for ``[]``). Also the adjoint
+    of :func:`get_grad` in its gradient, ``default`` then being that gradient."""
     return tangent[key] if key in d else _zeros(default)
 
 
@@ -403,8 +398,12 @@ def index_tuples(kind, lengths, r=None):
     ``combinations``, ``permutations``, ``combinations_with_replacement`` of one pool of
     ``lengths[0]`` items (``r`` at a time), the positions in it; for ``product`` of pools of
     ``lengths`` (``r``: ``repeat``), ``(pool, position)`` pairs (srcad.frontend.builtin_code
-    reads the items there: the tuples are the same as itertools')."""
+    reads the items there: the tuples are the same as itertools'); for ``pairwise``, the
+    pairs of positions; for ``islice`` (``r``: its ``(start, stop, step)``, checked as
+    itertools checks them), the positions themselves."""
     if kind == "product":
         pools = [[(k, i) for i in range(n)] for k, n in enumerate(lengths)]
         return list(itertools.product(*pools, repeat=1 if r is None else r))
+    if kind == "islice":  # positions, not tuples (r: islice's start, stop, step)
+        return list(itertools.islice(range(lengths[0]), *r))
     return list(getattr(itertools, kind)(range(lengths[0]), *(() if r is None else (r,))))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.kinds import duck_array
-from ..errors import MissingRuleError
+from ..errors import MissingRuleError, SrcadError
 from . import arrays
 from .helpers import unbroadcast
 from .numpy_common import _asarray, _in_library, _match, _zeros
@@ -357,6 +357,22 @@ def eig_size(w):
 
 
 @helper("numpy")
+def eig_order(found, w):
+    """The permutation matrix ``P`` putting ``found`` (the eigenvalues of ``np.linalg.eig(a)``)
+    in the order of ``w`` (those of ``np.linalg.eigvals(a)``: LAPACK need not list them alike
+    when it also computes vectors), so that ``V @ P`` are ``w``'s eigenvectors: each the
+    nearest, refused unless they make a permutation."""
+    found, w = np.asarray(found), np.asarray(w)
+    order = np.argmin(np.abs(w[..., :, None] - found[..., None, :]), axis=-1)
+    if not np.array_equal(np.sort(order, axis=-1), np.broadcast_to(
+            np.arange(np.shape(w)[-1]), order.shape)):
+        raise SrcadError("np.linalg.eigvals: repeated (or nearly equal) eigenvalues have no "
+                         "derivative that follows each of them",
+                         hint="eigenvalues must be distinct (as for np.linalg.eig)")
+    return np.swapaxes(np.eye(np.shape(w)[-1])[order], -1, -2)
+
+
+@helper("numpy")
 def qr_size(a, mode="reduced", pivoting=False):
     """``n`` for the ``m x n`` matrices ``a`` (``m >= n``) of ``np.linalg.qr(a, mode)`` (or
     ``scipy.linalg.qr``, whose ``'economic'`` and ``'full'`` are these two): the
@@ -395,6 +411,14 @@ def gauge_check(value, j, k=0.0):
             hint="use what does not depend on the phases: np.abs(u), the values, "
             "u @ np.diag(s) @ vh"))
     return value
+
+
+@helper("numpy")
+def eig_unchecked(a):
+    """``np.linalg.eig(a)``, as srcad's own templates call it (the gradient of
+    ``np.linalg.eigvals``): they use the vectors of two calls in a combination no change of
+    their phases or norms changes, so its rule has no :func:`gauge_check`."""
+    return np.linalg.eig(a)
 
 
 @helper("numpy")

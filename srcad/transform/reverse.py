@@ -113,6 +113,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         self.block_guards = {}  # block -> the statements computing its guards
         self.sparse = sparse_lists(fn, analysis)  # lists whose gradients start as Nones
         self.sparse_used = False  # see .sparse
+        self.sparse_stored = {}  # sparse list -> constant indices stored (None: unknown)
         self.cells = {}  # name -> closure cell of a callee's forward/backward part
         for name_, lifted in getattr(fn, "lifted", {}).items():  # nested defs, lifted
             self.cells[name_] = types.CellType(lifted)
@@ -160,10 +161,13 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         if gname in self.live:
             if kind in (SEQ, ANY):
                 code.append(assign(gname, call(self.helper("add"), gname, contribution)))
-            elif kind == SCALAR and gname not in self.borrowed or gname in self.fresh:
+            elif kind == SCALAR and gname not in self.borrowed or gname in self.fresh and (
+                    name_ not in self.an.complex):
                 # a float, or an array this sweep made and nothing else holds: add in place
                 # (not to a float read from a container's gradient: that code differentiated
-                # again could not tell it from an array the container shares)
+                # again could not tell it from an array the container shares; not to a value
+                # that may be complex: real when the code runs, its gradient so far may be a
+                # real array that a complex contribution cannot be added into)
                 code.append(add_to(gname, contribution))
             else:
                 code.append(assign(gname, nodes.plus(gname, contribution)))

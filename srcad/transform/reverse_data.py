@@ -55,7 +55,7 @@ class Data:
                                               _index_node(index), gname)))
             elif elem == SCALAR:
                 code.append(nodes.add_to(item(), gname))
-            elif elem == ARRAY and self.sparse_add(obj, index, gname, code):
+            elif elem == ARRAY and self.sparse_add(obj, index, gname, code, frame):
                 pass  # .sparse: stored where no gradient is yet
             elif elem == ARRAY:
                 code.append(assign(item(), nodes.plus(item(), gname)))
@@ -65,10 +65,10 @@ class Data:
             return
         self.ref(obj.name, frame)
         dobj = self.g(obj.name)
-        basic = kind == ARRAY and _basic_index(index, self.an)
+        # (not of a value that may be complex: a real array would drop an imaginary part)
+        basic = kind == ARRAY and _basic_index(index, self.an) and obj.name not in self.an.complex
         if basic and dobj in self.live and dobj in self.fresh and dobj not in self.uniform:
-            # an array this sweep made and nothing else holds: add into its elements, as a
-            # person would (a basic index reaches each element once)
+            # an array this sweep made and nothing else holds: add into its elements (once each)
             code.append(nodes.add_to(subscript(dobj, nodes.expr(index)), gname))
             self.note_contribution(dobj, True, self.zero_flag(name(gname)), code)
             return

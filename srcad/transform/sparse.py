@@ -44,8 +44,12 @@ class SparseLists:
         return ast.BinOp(left=ast.List(elts=[nodes.constant(None)], ctx=ast.Load()),
                          op=ast.Mult(), right=call("len", name_))
 
-    def sparse_add(self, obj, index, gname, code):
-        """``dxs[i] = g if dxs[i] is None else dxs[i] + g``; False for a list not sparse."""
+    def sparse_add(self, obj, index, gname, code, frame):
+        """``dxs[i] = g if dxs[i] is None else dxs[i] + g``; False for a list not sparse.
+        ``dxs[i] = g`` where the entry is known to be None: the first store at a constant
+        ``i`` in the function's top block, before any store in a loop or a branch or at an
+        index known only when the code runs (the backward sweep's top block runs in the
+        order it is written)."""
         if obj.name not in self.sparse:
             return False
         dobj = self.g(obj.name)
@@ -53,9 +57,19 @@ class SparseLists:
         def item():
             return nodes.subscript(dobj, nodes.expr(index))
 
-        is_none = ast.Compare(left=item(), ops=[ast.Is()], comparators=[nodes.constant(None)])
-        code.append(assign(item(), ast.IfExp(test=is_none, body=name(gname),
-                                             orelse=nodes.plus(item(), gname))))
+        first = self.sparse_stored.setdefault(obj.name, set())
+        known = frame == self.top and isinstance(index, ir.Const) and first is not None
+        if known and index.value not in first and all(
+                (i < 0) == (index.value < 0) for i in first):  # xs[-1] may be xs[3]
+            first.add(index.value)
+            code.append(assign(item(), name(gname)))
+        else:
+            if not known or index.value not in first:
+                self.sparse_stored[obj.name] = None  # from here on: entries not known
+            is_none = ast.Compare(left=item(), ops=[ast.Is()],
+                                  comparators=[nodes.constant(None)])
+            code.append(assign(item(), ast.IfExp(test=is_none, body=name(gname),
+                                                 orelse=nodes.plus(item(), gname))))
         self.fresh.discard(gname)  # the list holds it now: never added into in place
         self.sparse_used = True
         return True
