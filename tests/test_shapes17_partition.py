@@ -272,6 +272,21 @@ def test_the_partition():
     assert len(specialise.shape_partition(many)) == specialise.MAX_COMPARED
 
 
+def test_the_plain_keys_layouts_hold_the_partition():
+    """``plain_key``'s arrays part (fast paths for one and two arrays) says what
+    ``shape_partition`` says, for random mixes of shapes, up to past MAX_COMPARED arrays."""
+    from srcad.backend.keys import layouts
+
+    shapes = [(3,), (2,), (3, 1), (), (1, 3)]
+    for n in range(1, specialise.MAX_COMPARED + 3):
+        for _ in range(40):
+            arrays = [np.ones(shapes[i]) for i in RNG.integers(0, len(shapes), n)]
+            first = specialise.shape_partition(arrays)
+            assert layouts(arrays) == tuple(
+                (a.ndim, a.dtype.char, first[k] if k < len(first) else k)
+                for k, a in enumerate(arrays))
+
+
 def test_arrays_past_the_compared_ones_are_not_taken_alike(tmp_path):
     """Past MAX_COMPARED arrays nothing is known of an array's shape: the code is general."""
     n = specialise.MAX_COMPARED + 2

@@ -44,9 +44,24 @@ def first_of(k):
 def layouts(arrays):
     """Each array's ``(rank, dtype char, position of the first array of its shape)``: the
     arrays' part of :func:`plain_key` and of ``srcad.specialise._ByRank``'s keys."""
-    first = shape_partition(arrays)
-    return tuple([(a.ndim, a.dtype.char, first[k] if k < len(first) else k)
-                  for k, a in enumerate(arrays)])
+    if len(arrays) == 1:  # the common cases, on every call of a vjp or Jacobian: no loop
+        a = arrays[0]
+        return ((a.ndim, a.dtype.char, 0),)
+    if len(arrays) == 2:
+        a, b = arrays
+        return ((a.ndim, a.dtype.char, 0),
+                (b.ndim, b.dtype.char, 0 if a.shape == b.shape else 1))
+    out, shapes = [], []
+    for k, a in enumerate(arrays):
+        shape, first = a.shape, k
+        if k < MAX_COMPARED:
+            for j, earlier in enumerate(shapes):
+                if earlier == shape:
+                    first = j
+                    break
+            shapes.append(shape)
+        out.append((a.ndim, a.dtype.char, first))
+    return tuple(out)
 
 
 def shape_partition(values):
