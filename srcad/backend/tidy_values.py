@@ -143,25 +143,35 @@ def copy_aliases(fdef, numbers=()):
     (``dx += g`` not merged into ``dx = v + g``) is written ``dx = v * 1.0``: a new array, as
     the sweep made it, never ``v`` itself, which the in-place add would change; so is one
     whose ``dx`` is returned when ``v`` is a parameter (``da = b`` of ``np.sum(a * b)``: the
-    caller's array would be the gradient it may change) or is returned as another gradient
-    too (``da = exp``, ``db = exp``); a name in ``numbers`` (certainly a float) stays as it is."""
-    marked = [stmt for stmt in _walk(fdef) if getattr(stmt, "was_new", False)
-              and stmt.__class__ is ast.Assign and stmt.value.__class__ is ast.Name]
-    if not marked:
-        return
-    changed = changed_in_place(fdef)
-    returned = {n.id for stmt in _walk(fdef) if stmt.__class__ is ast.Return
+    caller's array would be the gradient it may change); and of two or more returned names
+    bound to one value (``da = exp``, ``db = exp``, marked or not) all but the first are
+    copies (changing one gradient would change the other). A name in ``numbers`` (certainly a
+    float) stays as it is."""
+    returned = {n.id for stmt in fdef.body if stmt.__class__ is ast.Return
                 and stmt.value is not None for n in ast.walk(stmt.value)
                 if n.__class__ is ast.Name}
+    copies = [stmt for stmt in _walk(fdef) if stmt.__class__ is ast.Assign
+              and len(stmt.targets) == 1 and stmt.targets[0].__class__ is ast.Name
+              and stmt.value.__class__ is ast.Name and (
+                  getattr(stmt, "was_new", False) or stmt.targets[0].id in returned)]
+    if not copies:
+        return
+    changed = changed_in_place(fdef) if any(
+        getattr(stmt, "was_new", False) for stmt in copies) else set()
     params = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
-    shared = {}  # a value -> how many returned gradients were made from it
-    for stmt in marked:
+    shared = {}  # a value -> the returned gradients made from it, the first first
+    for stmt in copies:
         if stmt.targets[0].id in returned:
-            shared[stmt.value.id] = shared.get(stmt.value.id, 0) + 1
-    for stmt in marked:
+            made = shared.setdefault(stmt.value.id, [])
+            if stmt.targets[0].id not in made:
+                made.append(stmt.targets[0].id)
+    for stmt in copies:
         target, value = stmt.targets[0].id, stmt.value.id
-        if (target in changed or target in returned and (
-                value in params or shared.get(value, 0) > 1)) and value not in numbers:
+        new = getattr(stmt, "was_new", False)
+        if value in numbers:
+            continue
+        if new and (target in changed or target in returned and value in params) or (
+                target in returned and target in shared.get(value, [])[1:]):
             stmt.value = ast.BinOp(left=stmt.value, op=ast.Mult(), right=ast.Constant(1.0))
             stmt.value.copies = True  # the simplifier leaves it
 
