@@ -203,14 +203,17 @@ MODES = ("grad", "value_and_grad", "vjp")
 
 
 def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, split=False,
-             fixed=None, backend="python", ducks=False, space=None, into=(), plain=False):
+             fixed=None, backend="python", ducks=False, space=None, into=(), plain=False,
+             alike=()):
     """Run the passes up to the reverse sweep for arguments of these kinds (and, for arrays,
     ranks; for a callee's ``*args``/``**kwargs``, ``arity``: see :class:`srcad.calls.Arity`;
     ``fixed``: the classes of objects passed, see :func:`to_ssa`; ``backend``: the callees
     are split for it, see :data:`NUMBA_CALLEES`; ``ducks``: for Dask or CuPy arrays, the
     callees too, see :data:`DUCK_CALLEES`; ``into``: the parameters whose gradients start as
     the caller's arrays, see :mod:`srcad.transform.into`; ``plain``: no backward part called
-    adds into this code's arrays, nor in its callees', see :data:`PLAIN_CALLEES`)."""
+    adds into this code's arrays, nor in its callees', see :data:`PLAIN_CALLEES`; ``alike``:
+    groups of parameters the code may take to have one shape, see
+    :func:`srcad.backend.keys.shape_partition`)."""
     fn, namer = to_ssa(func, parsed, arity, fixed)
     plain = plain or hasattr(func, "__srcad_param_kinds__")  # code srcad made: read again
     unknown = [w for w in wrt if w not in fn.params]
@@ -229,7 +232,8 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)
-    gen = Reverse(fn, analysis, namer, spelled, structured=not split, into=into).run()
+    gen = Reverse(fn, analysis, namer, spelled, structured=not split, into=into,
+                  alike=alike).run()
     if getattr(fn.source, "namespaces", ()):  # xp.f read as np.f: NumPy bound to np
         gen.helpers.add("np")  # (frontend.lower_namespaces: the module may not import it)
     return fn, namer, analysis, spelled, gen
@@ -237,7 +241,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
 
 @_serialised
 def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="python",
-            holomorphic=False, plain=False):
+            holomorphic=False, plain=False, alike=()):
     """Generate, compile and return the adjoint of ``func`` for these argument kinds.
 
     ``wrt``: parameter names; ``arg_values``: parameter name -> an example value (its kind
@@ -246,7 +250,9 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     ``holomorphic``: grad's output may (must) be a complex number.
     ``backend``: "python", or "numba" (see :mod:`srcad.backend.numba_backend`);
     ``plain``: made without backward parts that add into its arrays (:mod:`.transform.into`):
-    the form a derivative of this code differentiates.
+    the form a derivative of this code differentiates; ``alike``: groups of parameters
+    whose arrays have one shape (a fact of the caller's cache key, checked at every call:
+    :func:`srcad.backend.keys.shape_partition`), never read from ``arg_values``' shapes.
     """
     if backend == "numba" and any_duck(arg_values.values()):
         code = func.__code__
@@ -263,7 +269,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     plain = plain or bool(getattr(parsed, "records", None))  # (its tree is read once)
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks,
                                                  fixed=fixed, backend=backend, ducks=ducks,
-                                                 space=space, plain=plain)
+                                                 space=space, plain=plain, alike=alike)
     standard.check_code(fn, func, space, arg_values)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     if backend == "numba":
@@ -296,7 +302,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                              kwdefaults or None)  # what a derivative of it differentiates
     if gen.parts_called and not plain and backend == "python" and not ducks and space is None:
         # a derivative of it differentiates code without variants, its callees' neither
-        _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, backend, holomorphic)
+        _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, backend, holomorphic,
+                         alike)
     _debug("reverse", compiled.__srcad_source__)
     if backend == "numba":  # a pullback's cotangent: its type is known at the first call
         unchecked = numba_backend.indexes_only_stacks(
@@ -306,7 +313,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     return compiled, compiled.__srcad_source__
 
 
-def _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, backend, holomorphic):
+def _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, backend, holomorphic,
+                     alike=()):
     """Give ``compiled`` (code calling backward parts that add into its gradient arrays,
     :mod:`srcad.transform.into`) the same derivative made without them, made when first
     asked for (``standard.numpy_form``): the code srcad reads when it differentiates
@@ -320,7 +328,7 @@ def _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, backend, h
     def make():
         if not made:
             made.append(adjoint(func, wrt, stand_ins, mode, as_tuple, None, backend,
-                                holomorphic, plain=True)[0])
+                                holomorphic, plain=True, alike=alike)[0])
         return made[0]
 
     compiled.__srcad_numpy_form__ = make

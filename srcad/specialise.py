@@ -3,7 +3,8 @@ user function, callable like it.
 
 A transformed function is specialised on the kinds of its arguments (Python scalars get plain
 arithmetic, arrays get shape-correct gradients, code depends on the ranks of arrays and on the
-kinds inside containers: :func:`cache_key`); each specialisation is generated once, compiled,
+kinds inside containers, and on which array arguments share a shape: :func:`cache_key`,
+:func:`shape_partition`); each specialisation is generated once, compiled,
 and cached on the transformed function. A call whose argument types were seen before costs one
 dict lookup on top of the generated code itself (:class:`_ByRank` adds one more for arrays).
 The dtype guard re-checks array dtypes on every call and gives each gradient its argument's
@@ -27,13 +28,23 @@ import numpy as np
 
 from . import pipeline, pytrees
 from .backend import dispatch, emit
+from .backend.keys import (  # noqa: F401 -- cache_key, plain_key: read here by the API
+    _CONTAINERS,
+    MAX_COMPARED,
+    Ranks,
+    cache_key,
+    first_of,
+    layouts,
+    plain_key,
+    shape_groups,
+    shape_partition,
+)
 from .backend.standard import numpy_form
 from .checks import check_arrays, check_holomorphic_wrt, check_wrt_value  # noqa: F401
 from .core import env
 from .core.kinds import any_duck, duck_array, foreign_array
 from .errors import SourceUnavailableError, WrtError
 from .frontend import entry
-from .frontend.held_objects import cache_parts, held_functions, parts_key
 from .frontend.lower_callees import fixed_function
 from .runtime import arrays, standard
 
@@ -245,7 +256,7 @@ class Transformed:
         inner = getattr(fn, "__srcad_unguarded__", None)
         if any(a.dtype.char != "d" for a in arrays):
             inner = None  # float32, say: the guarded function casts the gradients to it
-        by_rank.fns[tuple((a.ndim, a.dtype.char) for a in arrays)] = (
+        by_rank.fns[layouts(arrays)] = (
             (inner, True) if inner is not None else (fn, False))
 
     def _bind(self, args, kwargs):
@@ -275,7 +286,7 @@ class Transformed:
         if self._holomorphic:
             for name in self._wrt:
                 check_holomorphic_wrt(self._user, name, values.get(name))
-        key = cache_key(list(values.values()))
+        key, alike = cache_key(list(values.values())), shape_groups(values)  # (alike: keyed)
         if records:
             key += (tuple(pytrees.shape(r) for r in records.values()),)
         with self._lock:
@@ -302,7 +313,7 @@ class Transformed:
                     fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
                                                 as_tuple=not self._single, parsed=parsed,
                                                 backend=self._backend,
-                                                holomorphic=self._holomorphic)
+                                                holomorphic=self._holomorphic, alike=alike)
                 raw = getattr(fn, "py_func", fn)  # the Numba backend: its Python code
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
@@ -316,7 +327,7 @@ class Transformed:
                 fn.__srcad_reads__ = tuple(reads.values())
                 self._cache[key] = fn
                 self._add_reads(fn.__srcad_reads__)
-                if key[-1:] and isinstance(key[-1], _Ranks):
+                if key[-1:] and isinstance(key[-1], Ranks):
                     # the one-lookup path, for plain types (containers always take this path;
                     # vjp's calls carry the seed: see _slow_call)
                     if self._mode != "vjp" and len(key) == len(values) + 1:
@@ -343,17 +354,10 @@ class Transformed:
         return f"<srcad.{self._mode} of {self._user.__qualname__} wrt {self._wrt}>"
 
 
-_CONTAINERS = (list, tuple, dict)
-
-
-class _Ranks(tuple):
-    """The ranks of the array arguments, the last item of a cache key (code is specialised
-    on them: ``xs[t]`` is an array for a matrix ``xs`` and a number for a vector)."""
-
-
 class _ByRank:
     """The cache entry for one tuple of argument types that includes arrays: the generated
-    function for each tuple of the arrays' ranks and dtypes, looked up on every call.
+    function for each tuple of the arrays' ranks and dtypes and of which of them have one
+    shape (:func:`shape_partition`, as pairs), looked up on every call.
     A call with other ranks or kinds, or not positional, takes the full path, which makes
     the code for new ranks and refuses an integer array given for a ``wrt`` parameter; a
     kind seen before skips that check here. ``call`` is the entry itself: a plain function
@@ -362,9 +366,14 @@ class _ByRank:
     def __init__(self, owner, types, offset=0):
         positions = [i for i, t in enumerate(types) if t is np.ndarray and i >= offset]
         self.fns = {}  # ((ndim, dtype char), ...) -> (function, copy read-only views)
-        key = "".join(f"(args[{i}].ndim, args[{i}].dtype.char), " for i in positions)
+        # each array's rank, dtype and the first of the arrays that has its shape
+        shapes = "".join(f"        s{k} = args[{i}].shape\n"
+                         for k, i in enumerate(positions[:MAX_COMPARED]))
+        key = "".join(f"(args[{i}].ndim, args[{i}].dtype.char, {first_of(k)}), "
+                      for k, i in enumerate(positions))
         text = ("def call(*args, **kwargs):\n"
                 "    if not kwargs:\n"
+                f"{shapes}"
                 f"        entry = fns.get(({key}))\n"
                 "        if entry is not None:\n"
                 "            if entry[1]:\n"
@@ -375,89 +384,6 @@ class _ByRank:
         exec(compile(text, "<srcad rank lookup>", "exec"), namespace)  # noqa: S102
         self.call = namespace["call"]
         self.call.by_rank = self
-
-
-def plain_key(values):
-    """What decides the code made for plain arguments (numbers, arrays): their types, and the
-    ranks and dtypes of the arrays; None for anything else (containers, functions, objects,
-    records take the full path, keyed by :func:`cache_key`)."""
-    key = tuple(map(type, values))
-    if not _PLAIN_KEYED.issuperset(key):
-        return None
-    if np.ndarray not in key:
-        return key
-    return key + tuple([(v.ndim, v.dtype.char) for v in values if type(v) is np.ndarray])
-
-
-_PLAIN_KEYED = frozenset({float, int, np.float64, np.ndarray})
-
-
-#: argument types that hold no functions of their own (cache_key skips them)
-_PLAIN = frozenset({np.ndarray, float, int, complex, bool, np.float64, list, tuple, dict,
-                    type(None), str})
-
-
-def cache_key(args):
-    """The cache key: argument types, plus the kinds inside containers (their items' kinds
-    specialise the code as much as the top-level types do), or plus the arrays' ranks."""
-    types = tuple(map(type, args))
-    ranks = (_Ranks(a.ndim if a.dtype.kind != "c" else (a.ndim, "c")  # complex: its own code
-                    for a in args if type(a) is np.ndarray),) if np.ndarray in types else ()
-    if any_duck(args) or any(map(foreign_array, args)):  # Dask, CuPy, the array API's
-        ranks = (_Ranks((a.ndim, str(a.dtype)) if foreign_array(a) else a.ndim for a in args
-                        if type(a) is np.ndarray or duck_array(a) or foreign_array(a)),)
-    # the functions passed: the code calls each as named (frontend.lower_callees.classes_of)
-    called = tuple(_Same(a) for a in args if fixed_function(a))
-    for a in args:  # an object of the user's holding functions: the code calls those
-        if type(a) not in _PLAIN and hasattr(a, "__dict__"):
-            called += tuple(_Same(f) for _, f in held_functions(a))
-            called += parts_key(a)  # the classes of the objects it holds: code calls theirs
-        elif type(a) in (list, tuple, dict):  # a list of objects of the user's: theirs too
-            called += cache_parts(a)
-    if any(t in _CONTAINERS for t in types):
-        return types + (tuple(_structure(a) for a in args),) + ranks + called
-    return types + ranks + called
-
-
-class _Same:
-    """A key part equal only to the same function (a function passed: one code per function,
-    whether or not it compares or hashes by value); a bound method is the same when its
-    object and function are (``obj.f`` makes a new bound method each time)."""
-
-    __slots__ = ("parts",)
-
-    def __init__(self, obj):
-        self.parts = _identity(obj)
-
-    def __eq__(self, other):
-        return isinstance(other, _Same) and len(other.parts) == len(self.parts) and all(
-            a is b for a, b in zip(self.parts, other.parts))
-
-    def __hash__(self):
-        return hash(tuple(map(id, self.parts)))
-
-
-def _identity(obj):
-    """The objects a function value is the same as: itself; a bound method's object and
-    function; a tuple of functions' items' (between markers)."""
-    if inspect.ismethod(obj):
-        return (_METHOD, obj.__self__, obj.__func__)
-    if type(obj) is tuple:
-        return (_OPEN,) + tuple(p for item in obj for p in _identity(item)) + (_CLOSE,)
-    return (obj,)
-
-
-_METHOD, _OPEN, _CLOSE = object(), object(), object()
-
-
-def _structure(value):
-    if isinstance(value, dict):
-        return ("dict",) + tuple((k, _structure(v)) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__,) + tuple(_structure(v) for v in value)
-    if isinstance(value, np.ndarray) and value.dtype.kind == "c":
-        return (np.ndarray, "c")
-    return type(value)
 
 
 def is_transformed(obj):

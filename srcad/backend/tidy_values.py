@@ -80,12 +80,13 @@ def _propagate_constants(fdef):
                 if _substitute(stmt.iter, values):
                     stmt.iter = _Simplify().visit(stmt.iter)
             elif _substitute(stmt, values):  # a simple statement (or, rarely, one of its own)
-                block[k] = _unaliased(_Simplify().visit(stmt), changed_in_place)
+                block[k] = _unaliased(_Simplify().visit(stmt), None)  # copy_aliases decides
     return True
 
 
 def changed_in_place(fdef):
-    """The names changed in place below ``fdef``: ``x += g``, ``x[i] += g``, ``x[i] = g``."""
+    """The names changed in place below ``fdef``: ``x += g``, ``x[i] += g``, ``x[i] = g``, and
+    the names copied into one of them."""
     names = set()
     for node in _walk(fdef):
         cls = node.__class__
@@ -96,6 +97,23 @@ def changed_in_place(fdef):
             names.add(node.value.id)
         elif cls is ast.Call:
             names.update(added_into(node))
+    return _through_copies(fdef, names)
+
+
+def _through_copies(fdef, names):
+    """``names`` with every name copied into one of them (``y = x``, ``y`` changed in place:
+    ``x``'s array is changed too; a loop's ``dc_2 = dc_1`` before ``dc_2 += g``)."""
+    copies = [(s.targets[0].id, s.value.id) for s in _walk(fdef) if s.__class__ is ast.Assign
+              and len(s.targets) == 1 and s.targets[0].__class__ is ast.Name
+              and s.value.__class__ is ast.Name]
+    names = set(names)
+    grew = bool(copies)
+    while grew:
+        grew = False
+        for target, source in copies:
+            if target in names and source not in names:
+                names.add(source)
+                grew = True
     return names
 
 
@@ -123,16 +141,37 @@ def _unaliased(stmt, changed_in_place):
 def copy_aliases(fdef, numbers=()):
     """A marked ``dx = v`` (see :func:`_unaliased`) whose ``dx`` is still changed in place
     (``dx += g`` not merged into ``dx = v + g``) is written ``dx = v * 1.0``: a new array, as
-    the sweep made it, never ``v`` itself, which the in-place add would change; a name in
-    ``numbers`` (certainly a float) stays as it is."""
-    changed = None
-    for stmt in _walk(fdef):
-        if not (getattr(stmt, "was_new", False) and stmt.__class__ is ast.Assign
-                and stmt.value.__class__ is ast.Name):
+    the sweep made it, never ``v`` itself, which the in-place add would change; so is one
+    whose ``dx`` is returned when ``v`` is a parameter (``da = b`` of ``np.sum(a * b)``: the
+    caller's array would be the gradient it may change); and of two or more returned names
+    bound to one value (``da = exp``, ``db = exp``, marked or not) all but the first are
+    copies (changing one gradient would change the other). A name in ``numbers`` (certainly a
+    float) stays as it is."""
+    returned = {n.id for stmt in fdef.body if stmt.__class__ is ast.Return
+                and stmt.value is not None for n in ast.walk(stmt.value)
+                if n.__class__ is ast.Name}
+    copies = [stmt for stmt in _walk(fdef) if stmt.__class__ is ast.Assign
+              and len(stmt.targets) == 1 and stmt.targets[0].__class__ is ast.Name
+              and stmt.value.__class__ is ast.Name and (
+                  getattr(stmt, "was_new", False) or stmt.targets[0].id in returned)]
+    if not copies:
+        return
+    changed = changed_in_place(fdef) if any(
+        getattr(stmt, "was_new", False) for stmt in copies) else set()
+    params = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    shared = {}  # a value -> the returned gradients made from it, the first first
+    for stmt in copies:
+        if stmt.targets[0].id in returned:
+            made = shared.setdefault(stmt.value.id, [])
+            if stmt.targets[0].id not in made:
+                made.append(stmt.targets[0].id)
+    for stmt in copies:
+        target, value = stmt.targets[0].id, stmt.value.id
+        new = getattr(stmt, "was_new", False)
+        if value in numbers:
             continue
-        if changed is None:
-            changed = changed_in_place(fdef)
-        if stmt.targets[0].id in changed and stmt.value.id not in numbers:
+        if new and (target in changed or target in returned and value in params) or (
+                target in returned and target in shared.get(value, [])[1:]):
             stmt.value = ast.BinOp(left=stmt.value, op=ast.Mult(), right=ast.Constant(1.0))
             stmt.value.copies = True  # the simplifier leaves it
 

@@ -239,8 +239,12 @@ def broadcast_as(value, like):
 
 
 @helper("runtime")
-def shape_of(x):
-    """``np.shape(x)``, its common cases first (an array, a number) without its dispatch."""
+def shape_of(x, *more):
+    """``np.shape(x)``, its common cases first (an array, a number) without its dispatch;
+    with ``more``, the shape they broadcast to together (the shape of ``x * y``, without
+    computing it)."""
+    if more:
+        return np.broadcast_shapes(shape_of(x), *[shape_of(m) for m in more])
     kind = type(x)
     if kind is np.ndarray:
         return x.shape

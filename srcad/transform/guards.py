@@ -9,12 +9,24 @@ shape gives a result of that shape, so the gradient flowing back to each operand
 of ``y``'s shape) needs no ``unbroadcast``: what the static classes prove, checked here where
 the program runs.
 
-Each such operation at the top level of the function (not inside a loop or a branch) makes
-its operands' classes one *guard class*; the forward sweep, at its end, computes one boolean
-per guard class, ``alike = a.shape == b.shape == c.shape`` (each array's shape read once),
-and the backward sweep reads ``dA = g * b if alike else unbroadcast(g * b, a)``: the
-unbroadcast only where the shapes differ, as before. Nothing else changes: the operands the
-general path reads are read as before, and the guard is one saved boolean.
+Guards are made where code runs many times a call: in loop bodies, and at the top level of a
+function called from differentiated code (its forward and backward parts run once a call of
+it, as an LSTM's cell does once a step); not at the top level of the function differentiated
+itself, which runs once, where a guard would save one ``unbroadcast``'s own shape check at
+the price of a line to read. Each such operation at the top level of a block (not inside a
+branch) makes its operands' classes one *guard class*, unless two of them are parameters the
+specialisation knows to have different shapes (:func:`srcad.backend.keys.shape_partition`):
+then the guard is false at every call, and the code is the plain ``unbroadcast`` (a class
+joined from such sites is folded away the same way, :meth:`ShapeGuards.fold_guards`). The
+forward sweep, at the block's end, computes one boolean per guard class, ``alike = a.shape ==
+b.shape == c.shape`` (each array's shape read once), and the backward sweep reads ``dA = g *
+b if alike else unbroadcast(g * b, a)``: the unbroadcast only where the shapes differ, as
+before. Nothing else changes: the operands the general path reads are read as before, and
+the guard is one saved boolean.
+
+:meth:`ShapeGuards.broadcast_shape` is the other use of the same facts: the shape of an
+element-wise result whose operands' classes differ, ``shape_of(a, b)``, where a gradient that
+is one number must become a whole array, instead of computing ``a * b`` for its shape.
 
 A piece of :class:`srcad.transform.reverse.Reverse`. Imports: ``srcad.core``,
 and :mod:`.nodes`.
@@ -52,16 +64,42 @@ class ShapeGuards:
         self.guard_sites.append((frame, roots, test))
         return ast.IfExp(test=test, body=copy.deepcopy(contribution), orelse=plain)
 
+    def broadcast_shape(self, root, frame):
+        """``shape_of(a, b)``, the shape ``root = op(a, b)`` has when ``op`` is element-wise
+        over arrays of classes the static ones do not join (a known shape: the array itself
+        need not be computed nor kept only for it, ``np.shape(c * b)``); else ``None``."""
+        if not getattr(self.an.callees, "guards", False):  # NumPy's, Dask's code only
+            return None
+        stmt = next((s for s in self.fn.body if isinstance(s, ir.Assign)
+                     and s.target == root), None)  # defined at the top level
+        if stmt is None or not _elementwise(stmt.value):
+            return None
+        operands = {}  # class -> the first operand of it
+        for a in stmt.value.args:
+            kind = self.an.kinds.get(a.name) if isinstance(a, ir.Var) else None
+            if kind == ARRAY:
+                operands.setdefault(self.alike.get(a.name, a.name), a.name)
+            elif not (kind == SCALAR or isinstance(a, ir.Const) and type(a.value) in (
+                    int, float)):
+                return None
+        if len(operands) < 2:
+            return None
+        for a in operands.values():
+            self.ref(a, frame)
+        return nodes.call(self.helper("shape_of"), *operands.values())
+
     def _guard_roots(self, value, frame):
         defined = self.guard_names.get(frame)
+        if frame == self.top and self.structured:
+            # the function's own top level runs once a call: a guard would save one
+            # unbroadcast's check (a fraction of a microsecond) at the price of a line to read
+            return None
         if defined is None or not getattr(self.an.callees, "guards", False):
             # only code srcad runs with the Python backend (NumPy's, Dask's: Callees.guards);
             # not Numba's or the array API standard's (their own forms), nor code read again
             # (a derivative of a derivative reads its plain form)
             return None
-        if not (isinstance(value, ir.Prim) and not value.kwargs and (
-                value.fn in _ELEMENTWISE or isinstance(value.fn, np.ufunc) and (
-                value.fn.nin == len(value.args) and value.fn.nout == 1))):
+        if not _elementwise(value):
             return None
         roots = []
         for a in value.args:
@@ -72,7 +110,16 @@ class ShapeGuards:
                 continue
             else:
                 return None  # an operand of unknown shape or kind
-        return roots if len(set(roots)) > 1 else None
+        if len(set(roots)) < 2 or self.known_apart(roots):
+            return None
+        return roots
+
+    def known_apart(self, roots):
+        """Whether two of ``roots`` are parameters the specialisation knows to have different
+        shapes (classes of its shape partition, :func:`srcad.backend.keys.shape_partition`):
+        then the guard is false at every call, and the plain ``unbroadcast`` is the code."""
+        seen = {self.apart[r] for r in roots if r in self.apart}
+        return len(seen) > 1
 
     def finish_guards(self):
         """Name each guard class and keep, per block, the statements that compute them
@@ -94,6 +141,10 @@ class ShapeGuards:
         names = {}
         for frame, roots, test in self.guard_sites:
             cls = find((frame, roots[0]))
+            if cls not in names and self.known_apart(
+                    [r for f, rs, _ in self.guard_sites for r in rs if f == frame
+                     and find((f, r)) == cls]):
+                names[cls] = _FALSE  # sites apart, joined: false at every call (fold_guards)
             if cls not in names:
                 members = sorted({r for f, rs, _ in self.guard_sites for r in rs
                                   if f == frame and find((f, r)) == cls})
@@ -106,9 +157,36 @@ class ShapeGuards:
                     comparators=shapes_[1:])))
             test.id = names[cls]
 
+    def fold_guards(self, code):
+        """``plain`` in place of each ``contribution if guard else plain`` whose guard is false
+        at every call (see :meth:`finish_guards`), in the statements ``code``."""
+        folder = _Fold()
+        for i, stmt in enumerate(code):
+            code[i] = folder.visit(stmt)
+
     def guards_defined(self, block_id):
         """The guard names the forward sweep defines at the end of a block."""
         return {s.targets[0].id for s in self.block_guards.get(block_id, ())}
+
+
+def _elementwise(value):
+    """Whether ``value`` is an element-wise operation: Python's arithmetic or a NumPy ufunc
+    of one result, all its operands positional."""
+    return isinstance(value, ir.Prim) and not value.kwargs and (
+        value.fn in _ELEMENTWISE or isinstance(value.fn, np.ufunc) and (
+            value.fn.nin == len(value.args) and value.fn.nout == 1
+            and value.fn.signature is None))  # np.matmul: a generalised ufunc, not element-wise
+
+
+_FALSE = "__srcad_false_guard"  # the test of a guard folded away
+
+
+class _Fold(ast.NodeTransformer):
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.test, ast.Name) and node.test.id == _FALSE:
+            return node.orelse
+        return node
 
 
 def guard_frames(fn):

