@@ -81,6 +81,10 @@ class Plain:
     defaults: dict
     owner: type
     init: object
+    #: the *list fields* (:func:`list_fields`): ``((attribute, item class, ((item field,
+    #: field of this class), ...)), ...)``; each attribute's place in ``fields`` is taken by
+    #: one field per item field (``layers`` -> ``layers__W``, ``layers__b``)
+    lists: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -171,6 +175,15 @@ def fields_of(cls):
     """The fields of a class :func:`describe` follows, else None."""
     found = describe(cls)
     return found.fields if isinstance(found, Plain) else None
+
+
+def list_fields(cls):
+    """``{attribute: (item class, ((item field, field), ...))}`` of the list fields of a
+    class :func:`describe` follows (see :mod:`.plain_lists`), else ``{}``."""
+    found = describe(cls) if isinstance(cls, type) else None
+    if not isinstance(found, Plain):
+        return {}
+    return {name: (item, subs) for name, item, subs in found.lists}
 
 
 def _init_owner(cls, start):
@@ -301,8 +314,20 @@ class _Init:
             names = [p.id for p in positional[1:]]
             values = [d.value for d in args.defaults]
             defaults = dict(zip(names[len(names) - len(values):], values))
-        return Plain(self.cls, tuple(self.fields), direct, defaults, self.owner,
-                     vars(self.owner)["__init__"])
+        lists = ()
+        if not direct:
+            from .plain_lists import find
+
+            found = find(self)
+            if isinstance(found, Refused):
+                return found
+            lists = found
+        fields = tuple(self.fields)
+        for name, _, subs in lists:
+            k = fields.index(name)
+            fields = fields[:k] + tuple(e for _, e in subs) + fields[k + 1:]
+        return Plain(self.cls, fields, direct, defaults, self.owner,
+                     vars(self.owner)["__init__"], lists)
 
     # ----------------------------------------------------------------- statements
 

@@ -1,0 +1,263 @@
+"""List fields of plain classes (issue 16): ``self.layers = [Layer(W, b) for W, b in ...]``.
+
+A plain class (:mod:`.plain_classes`) whose ``__init__`` sets an attribute to a list of
+records of one class, written the usual way::
+
+    class Net:
+        def __init__(self, Ws, bs):
+            self.layers = [Layer(W, b) for W, b in zip(Ws, bs)]   # or: self.layers = []
+                                                                   # for ...: self.layers.append(Layer(W, b))
+        def __call__(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+
+holds, for srcad, one list per field of the item class in the attribute's place (structure
+of arrays, as :mod:`.record_lists` does for a list in the function): ``Net``'s fields are
+``layers__W, layers__b`` (:func:`find`). The copy of ``__init__`` (:mod:`.plain_inits`)
+builds ``self_layers`` as written and then takes it apart (:func:`taken_apart`:
+``for item in self_layers: self_layers__W.append(item.W); ...``); the copy of a method
+taking the fields (:mod:`.passed_records`) first rebuilds the list from its fields
+(:func:`rebuild_reads`: ``layers = []; for W, b in zip(self.layers__W, self.layers__b):
+layers.append(Layer(W=W, b=b))``, a class built by its ``__init__`` through
+:func:`.record_lists.made_of`) and reads it where the method reads ``self.layers``. Both
+lists are then read item by item by :mod:`.record_lists` in their function: each item's
+fields are locals, the gradient flows through them exactly. The item's class must be read
+field by field itself (a record class, or a plain class without list fields).
+
+Only an attribute bound once, at the top level of ``__init__``, to a list comprehension
+building the records or to ``[]`` then only appended to (``self.layers.append(C(...))`` as a
+statement, anywhere after), is such a field; a method may iterate it (``for``, a
+comprehension, through ``enumerate``/``zip``/``reversed``), index it (``self.layers[k]``,
+a constant slice) and take its ``len``: any other use of it in a method (an append, an
+alias ``ls = self.layers``, passing it on) is refused at its line
+(:class:`~srcad.errors.UnsupportedSyntaxError`): the method's list is a copy of the
+object's, which such a use could change.
+
+Imports the standard library, gast and :mod:`srcad.errors`.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ..errors import UnsupportedSyntaxError
+
+_SEP = "__"
+
+
+def _name(id_, ctx=None):
+    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def _self_attr(node, self_name):
+    return isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
+        node.value.id == self_name
+
+
+def item_fields(cls):
+    """The fields of an item class read field by field (a record class, or a plain class
+    without list fields), else None."""
+    from . import plain_classes
+    from .built_records import record_fields
+
+    facts = record_fields(cls)
+    if facts is not None:
+        return tuple(facts[0]) or None
+    found = plain_classes.describe(cls) if plain_classes.user_class(cls) else None
+    if isinstance(found, plain_classes.Plain) and not found.lists and found.fields:
+        return found.fields
+    return None
+
+
+def find(info):
+    """The list fields of the ``__init__`` ``info`` (a run :class:`.plain_classes._Init`):
+    ``((attribute, item class, ((item field, field), ...)), ...)``; an attribute used
+    otherwise stays a field of its own (as before: its items are not followed)."""
+    body, self_name = info.src.node.body, info.self_name
+    parents = {c: n for n in gast.walk(info.src.node) for c in gast.iter_child_nodes(n)}
+    local = {n.id for n in gast.walk(info.src.node) if isinstance(n, gast.Name) and
+             not isinstance(n.ctx, gast.Load)}
+    out = []
+    for field in info.fields:
+        nodes = [n for n in gast.walk(info.src.node) if _self_attr(n, self_name) and
+                 n.attr == field]
+        stores = [n for n in nodes if not isinstance(n.ctx, gast.Load)]
+        if len(stores) != 1:
+            continue
+        assign = parents.get(stores[0])
+        if not (isinstance(assign, gast.Assign) and assign.targets == [stores[0]] and
+                assign in body):
+            continue
+        value, loads = assign.value, [n for n in nodes if n is not stores[0]]
+        calls = []
+        if isinstance(value, gast.ListComp) and not loads and \
+                len(value.generators) >= 1 and isinstance(value.elt, gast.Call):
+            calls = [value.elt]
+        elif isinstance(value, gast.List) and not value.elts and loads:
+            for load in loads:
+                attr, call = parents.get(load), parents.get(parents.get(load))
+                if not (isinstance(attr, gast.Attribute) and attr.attr == "append" and
+                        isinstance(call, gast.Call) and call.func is attr and
+                        len(call.args) == 1 and not call.keywords and
+                        isinstance(parents.get(call), gast.Expr) and
+                        isinstance(call.args[0], gast.Call)):
+                    calls = []
+                    break
+                calls.append(call.args[0])
+        classes = set()
+        for call in calls:
+            func = call.func
+            root = func
+            while isinstance(root, gast.Attribute):
+                root = root.value
+            if not isinstance(root, gast.Name) or root.id in local:
+                classes.add(None)
+                continue
+            classes.add(info.lookup(func))
+        if len(classes) != 1:
+            continue
+        cls = classes.pop()
+        subs = item_fields(cls) if isinstance(cls, type) else None
+        if not subs:
+            continue
+        names = tuple(f"{field}{_SEP}{sub}" for sub in subs)
+        if any(n in info.fields or hasattr(info.cls, n) for n in names):
+            continue  # (a name of another attribute: the field stays one)
+        out.append((field, cls, tuple(zip(subs, names))))
+    return tuple(out)
+
+
+def taken_apart(lists, locals_, fresh, where):
+    """The statements ending the copy of ``__init__``: each list field's list (``locals_``:
+    attribute or field -> its local) taken apart into one list per item field."""
+    out = []
+    for field, _, subs in lists:
+        item = fresh("item")
+        out.append(gast.Assign(targets=[gast.Tuple(elts=[
+            _name(locals_[e], gast.Store()) for _, e in subs], ctx=gast.Store())],
+            value=gast.Tuple(elts=[gast.List(elts=[], ctx=gast.Load()) for _ in subs],
+                             ctx=gast.Load()), type_comment=None))
+        out.append(gast.For(target=_name(item, gast.Store()), iter=_name(locals_[field]),
+                            body=[gast.Expr(value=gast.Call(func=gast.Attribute(
+                                value=_name(locals_[e]), attr="append", ctx=gast.Load()),
+                                args=[gast.Attribute(value=_name(item), attr=sub,
+                                                     ctx=gast.Load())], keywords=[]))
+                                for sub, e in subs], orelse=[], type_comment=None))
+    for stmt in out:
+        for node in gast.walk(stmt):
+            if "lineno" in node._attributes and not hasattr(node, "lineno"):
+                gast.copy_location(node, where)
+    return out
+
+
+_ITERS = ("enumerate", "zip", "reversed")
+
+
+def _read_ok(node, parents):
+    """Whether the read ``node`` of a list field only reads the list (iterated, indexed,
+    its length)."""
+    parent = parents.get(node)
+    if isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node:
+        return True
+    if isinstance(parent, gast.Subscript) and parent.value is node and \
+            isinstance(parent.ctx, gast.Load):
+        return True
+    if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
+            node in parent.args and not parent.keywords:
+        if parent.func.id == "len" and len(parent.args) == 1:
+            return True
+        if parent.func.id in _ITERS:
+            return _read_ok(parent, parents)
+    return False
+
+
+def rebuild_reads(src, fdef, param, spec, hold, fresh):
+    """In the copy ``fdef`` of a method taking the record ``param`` (of ``spec``) field by
+    field: each read of a list field ``param.layers`` read from a list rebuilt at the start
+    from the fields (see above); ``hold(value, base)`` names a value in the copy's cells.
+    Nothing when the record's class has no list fields."""
+    from . import plain_classes
+    from .built_records import record_fields
+    from .record_lists import made_of
+
+    cls = spec[0]
+    found = plain_classes.describe(cls) if plain_classes.user_class(cls) else None
+    if not isinstance(found, plain_classes.Plain) or not found.lists or \
+            tuple(f for f, _ in spec[2]) != found.fields:
+        return
+    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
+    lists = {field: (item, subs) for field, item, subs in found.lists}
+    made = {}
+    for node in list(gast.walk(fdef)):
+        if not (_self_attr(node, param) and node.attr in lists and
+                isinstance(node.ctx, gast.Load)):
+            continue
+        if not _read_ok(node, parents):
+            line = getattr(node, "lineno", None)
+            raise UnsupportedSyntaxError(
+                f"{param}.{node.attr}, a list of {lists[node.attr][0].__name__} objects "
+                f"built in {cls.__name__}.__init__, used other than iterated, indexed or "
+                "measured (len) in a method: srcad follows its items through a copy of the "
+                "list, which this use could change or hand on", filename=src.filename,
+                lineno=line, construct=src.line_text(line),
+                hint=f"iterate it (for item in {param}.{node.attr}: ...), index it or take "
+                "its len; build a new list in a local name for anything else, and keep "
+                "__init__ the only place that fills it")
+        if node.attr not in made:
+            made[node.attr] = fresh(f"{param}_{node.attr}")
+        parent = parents[node]
+        for name, value in gast.iter_fields(parent):
+            if value is node:
+                setattr(parent, name, gast.copy_location(_name(made[node.attr]), node))
+            elif isinstance(value, list) and node in value:
+                value[value.index(node)] = gast.copy_location(_name(made[node.attr]), node)
+    first = []
+    for field, local in made.items():
+        item, subs = lists[field]
+        cls_name = hold(item, item.__name__)
+        leaves = [fresh(sub) for sub, _ in subs]
+        if record_fields(item) is not None:
+            built = gast.Call(func=_name(cls_name), args=[], keywords=[
+                gast.keyword(arg=sub, value=_name(leaf)) for (sub, _), leaf in zip(subs, leaves)])
+        else:
+            built = gast.Call(func=_name(hold(made_of, "srcad_made_of")), args=[
+                _name(cls_name)], keywords=[gast.keyword(arg=sub, value=_name(leaf))
+                                            for (sub, _), leaf in zip(subs, leaves)])
+        columns = [gast.Attribute(value=_name(param), attr=e, ctx=gast.Load())
+                   for _, e in subs]
+        first.append(gast.Assign(targets=[_name(local, gast.Store())],
+                                 value=gast.List(elts=[], ctx=gast.Load()), type_comment=None))
+        first.append(gast.For(
+            target=_name(leaves[0], gast.Store()) if len(leaves) == 1 else gast.Tuple(
+                elts=[_name(leaf, gast.Store()) for leaf in leaves], ctx=gast.Store()),
+            iter=columns[0] if len(columns) == 1 else gast.Call(
+                func=_name("zip"), args=columns, keywords=[]),
+            body=[gast.Expr(value=gast.Call(func=gast.Attribute(
+                value=_name(local), attr="append", ctx=gast.Load()), args=[built],
+                keywords=[]))], orelse=[], type_comment=None))
+    where = fdef.body[0] if fdef.body else fdef
+    for stmt in first:
+        for node in gast.walk(stmt):
+            if "lineno" in node._attributes and not hasattr(node, "lineno"):
+                gast.copy_location(node, where)
+    docstring = fdef.body[:1] if fdef.body and isinstance(fdef.body[0], gast.Expr) and \
+        isinstance(fdef.body[0].value, gast.Constant) else []
+    fdef.body[len(docstring):len(docstring)] = first
+
+
+def rebuilt(cls, fields):
+    """``fields`` (a dict, changed in place) of an object of ``cls`` with its list fields'
+    columns made the lists of items again (:func:`.record_lists.made_of`)."""
+    from . import plain_classes
+    from .record_lists import made_of
+    from .built_records import record_fields
+
+    for field, item, subs in (plain_classes.describe(cls).lists if isinstance(
+            plain_classes.describe(cls), plain_classes.Plain) else ()):
+        columns = [fields.pop(e) for _, e in subs]
+        make = item if record_fields(item) is not None else (
+            lambda **kw: made_of(item, **kw))
+        fields[field] = [make(**dict(zip([s for s, _ in subs], values)))
+                         for values in zip(*columns)]
+    return fields
