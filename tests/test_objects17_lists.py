@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.errors import SrcadError, UnsupportedSyntaxError
+from srcad.errors import MutationError, UnsupportedSyntaxError
 
 CLASSES = '''
 from collections import namedtuple
@@ -182,6 +182,17 @@ BODIES = {
     "built_in_a_loop": "s = 0.0\n    for k in range(2):\n"
                        "        net = Net([w * (k + 1.0), w], [b, b])\n"
                        "        s = s + np.sum(net(x))\n    return s",
+    "read_in_the_function": "net = Net([w, w * w], [b, -b])\n    h = x\n"
+                            "    for layer in net.layers:\n        h = layer(h)\n"
+                            "    return np.sum(h) * len(net.layers) + np.sum(net(x))",
+    "indexed_in_the_function": "net = AppendNet([w, w.T], [b, b])\n"
+                               "    return np.sum(net.layers[-1].forward(x)) + net.forward(x)",
+    "zipped_in_the_function": "net = AppendNet([w, w.T], [b, b * b])\n    s = 0.0\n"
+                              "    for layer, c in zip(net.layers, [1.0, 2.0]):\n"
+                              "        s = s + c * np.sum(layer.forward(x))\n    return s",
+    "list_of_networks": "nets = [Net([w * k, w], [b, b * k]) for k in range(1, 3)]\n"
+                        "    s = 0.0\n    for net in nets:\n        s = s + np.sum(net(x))\n"
+                        "    return s",
 }
 
 
@@ -246,7 +257,8 @@ def test_forward_mode_and_pullback(tmp_path, name):
 
 
 HESSIANS = ["comprehension_call", "appends_method", "appends_indexed",
-            "dataclass_items_in_a_branch", "named_tuple_items", "subclass"]
+            "dataclass_items_in_a_branch", "named_tuple_items", "subclass",
+            "read_in_the_function", "list_of_networks"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)
@@ -258,3 +270,114 @@ def test_hessian_both_modes(tmp_path, name, mode):
     np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
     fd = _fd(lambda b: srcad.grad(m.f, wrt=1)(W, b, X), B)
     np.testing.assert_allclose(got, fd, rtol=1e-5, atol=1e-7)
+
+
+WRT = """
+
+@dataclass
+class Params:
+    Ws: list
+    bs: list
+
+
+def loss(p, x):
+    net = Net(p.Ws, p.bs)
+    return np.sum(net(x) ** 2)
+"""
+
+
+def test_weights_through_a_wrt_dataclass(tmp_path):
+    m = _module(tmp_path, "ol_wrt", WRT)
+    ma = _module(tmp_path, "ola_wrt", WRT, "autograd.numpy")
+    p = m.Params([W, W.T], [B, -B])
+    g = srcad.grad(m.loss)(p, X)
+    assert isinstance(g, m.Params) and len(g.Ws) == 2
+    flat = np.concatenate([W.ravel(), W.T.ravel()])
+
+    def through(v):
+        return ma.loss(ma.Params([v[:9].reshape(3, 3), v[9:].reshape(3, 3)], [B, -B]), X)
+
+    want = autograd.grad(through)(flat)
+    np.testing.assert_allclose(np.concatenate([g.Ws[0].ravel(), g.Ws[1].ravel()]), want,
+                               rtol=1e-10, atol=1e-12)
+    fd = _fd(lambda v: m.loss(m.Params([v[:9].reshape(3, 3), v[9:].reshape(3, 3)],
+                                       [B, -B]), X), flat)
+    np.testing.assert_allclose(want, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_constant_objects_rebuilt_keep_their_lists(tmp_path):
+    """A network of constants in a list of networks is rebuilt as Python builds it (its
+    list attribute a list of items), when srcad does not follow it field by field."""
+    from srcad.frontend.record_lists import made_of
+
+    m = _module(tmp_path, "ol_made", "")
+    net = made_of(m.Net, layers__W=[W, W.T], layers__b=[B, -B])
+    assert [type(layer) for layer in net.layers] == [m.Layer, m.Layer]
+    np.testing.assert_allclose(net(X), m.Net([W, W.T], [B, -B])(X))
+
+
+REFUSED = {
+    "aliased_in_a_method": ("class Alias(Net):\n    def __call__(self, x):\n"
+                            "        ls = self.layers\n        for l in ls:\n"
+                            "            x = l(x)\n        return x\n",
+                            "ls = self.layers", "iterate it"),
+    "passed_on_in_a_method": ("def total(ls):\n    return len(ls)\n\n\n"
+                              "class Hand(Net):\n    def __call__(self, x):\n"
+                              "        return x * total(self.layers)\n",
+                              "return x * total(self.layers)", "index it"),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_list_field_changed_or_handed_on_in_a_method_is_refused(tmp_path, name):
+    extra, line, words = REFUSED[name]
+    cls = extra.split("class ")[1].split("(")[0]
+    m = _module(tmp_path, f"ol_bad_{name}", "\n\n" + extra + f"""
+
+def f(w, b, x):
+    net = {cls}([w, w * w], [b, b])
+    return np.sum(net(x))
+""")
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcad.grad(m.f)(W.copy(), B.copy(), X.copy())
+    err = info.value
+    assert err.construct.strip() == line
+    assert words in err.hint and "a list of Layer objects" in str(err)
+
+
+def test_list_read_in_the_function_of_an_object_not_followed_is_refused(tmp_path):
+    m = _module(tmp_path, "ol_bad_whole", """
+
+def f(w, b, x):
+    net = Net([w, w * w], [b, b])
+    keep = [net]
+    for layer in net.layers:
+        x = layer(x)
+    return np.sum(x) + len(keep)
+""")
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcad.grad(m.f)(W.copy(), B.copy(), X.copy())
+    err = info.value
+    assert err.construct.strip() == "for layer in net.layers:"
+    assert "not followed field by field" in str(err) and "keep = [net]" not in str(err)
+    assert "loop over the list in a method" in err.hint
+
+
+def test_list_field_appended_to_in_a_method_is_refused(tmp_path):
+    """The method changes the object's list: the call is a write srcad refuses."""
+    m = _module(tmp_path, "ol_bad_grow", """
+
+class Grow(Net):
+    def __call__(self, x):
+        self.layers.append(Layer(x, x))
+        return x
+
+
+def f(w, b, x):
+    net = Grow([w, w * w], [b, b])
+    return np.sum(net(x))
+""")
+    with pytest.raises(MutationError) as info:
+        srcad.grad(m.f)(W.copy(), B.copy(), X.copy())
+    assert info.value.construct.strip() == "return np.sum(net(x))"
+    assert "in place" in str(info.value) and "copy" in info.value.hint

@@ -43,6 +43,7 @@ from . import (
     passed_records,
     plain_classes,
     plain_inits,
+    plain_lists,
     record_lists,
     returned_records,
 )
@@ -68,6 +69,7 @@ def lower(src):
     fdef = src.node
     _built_in_place(src, fdef)
     inline_objects.prepare(src, fdef)  # C(a).m(x): the object named first
+    rebuilt = plain_lists.rebuild_in_function(src, fdef)  # for l in net.layers: rebuilt
     record_lists.prepare(src, fdef)  # layers.append(Layer(w, b)): a list per field
     nested_records.prepare(src, fdef)  # m = MLP(Lin(w, b), l2): records held, read so too
     stores, bad = {}, set()
@@ -104,6 +106,7 @@ def lower(src):
                 del built[name]
                 changed = True
     _keep_plain_refusals(src, fdef, built, stores, why)
+    plain_lists.check_followed(src, rebuilt, built, why)
     if not built:
         return
     bind = None

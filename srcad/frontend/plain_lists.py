@@ -5,8 +5,8 @@ records of one class, written the usual way::
 
     class Net:
         def __init__(self, Ws, bs):
-            self.layers = [Layer(W, b) for W, b in zip(Ws, bs)]   # or: self.layers = []
-                                                                   # for ...: self.layers.append(Layer(W, b))
+            self.layers = [Layer(W, b) for W, b in zip(Ws, bs)]
+            # (or self.layers = [] then, in a loop, self.layers.append(Layer(W, b)))
         def __call__(self, x):
             for layer in self.layers:
                 x = layer(x)
@@ -38,6 +38,8 @@ Imports the standard library, gast and :mod:`srcad.errors`.
 """
 
 from __future__ import annotations
+
+import types
 
 import gast
 
@@ -178,8 +180,6 @@ def rebuild_reads(src, fdef, param, spec, hold, fresh):
     from the fields (see above); ``hold(value, base)`` names a value in the copy's cells.
     Nothing when the record's class has no list fields."""
     from . import plain_classes
-    from .built_records import record_fields
-    from .record_lists import made_of
 
     cls = spec[0]
     found = plain_classes.describe(cls) if plain_classes.user_class(cls) else None
@@ -214,28 +214,7 @@ def rebuild_reads(src, fdef, param, spec, hold, fresh):
                 value[value.index(node)] = gast.copy_location(_name(made[node.attr]), node)
     first = []
     for field, local in made.items():
-        item, subs = lists[field]
-        cls_name = hold(item, item.__name__)
-        leaves = [fresh(sub) for sub, _ in subs]
-        if record_fields(item) is not None:
-            built = gast.Call(func=_name(cls_name), args=[], keywords=[
-                gast.keyword(arg=sub, value=_name(leaf)) for (sub, _), leaf in zip(subs, leaves)])
-        else:
-            built = gast.Call(func=_name(hold(made_of, "srcad_made_of")), args=[
-                _name(cls_name)], keywords=[gast.keyword(arg=sub, value=_name(leaf))
-                                            for (sub, _), leaf in zip(subs, leaves)])
-        columns = [gast.Attribute(value=_name(param), attr=e, ctx=gast.Load())
-                   for _, e in subs]
-        first.append(gast.Assign(targets=[_name(local, gast.Store())],
-                                 value=gast.List(elts=[], ctx=gast.Load()), type_comment=None))
-        first.append(gast.For(
-            target=_name(leaves[0], gast.Store()) if len(leaves) == 1 else gast.Tuple(
-                elts=[_name(leaf, gast.Store()) for leaf in leaves], ctx=gast.Store()),
-            iter=columns[0] if len(columns) == 1 else gast.Call(
-                func=_name("zip"), args=columns, keywords=[]),
-            body=[gast.Expr(value=gast.Call(func=gast.Attribute(
-                value=_name(local), attr="append", ctx=gast.Load()), args=[built],
-                keywords=[]))], orelse=[], type_comment=None))
+        first += _rebuild(param, local, *lists[field], hold, fresh)
     where = fdef.body[0] if fdef.body else fdef
     for stmt in first:
         for node in gast.walk(stmt):
@@ -246,18 +225,139 @@ def rebuild_reads(src, fdef, param, spec, hold, fresh):
     fdef.body[len(docstring):len(docstring)] = first
 
 
+def _rebuild(base, local, item, subs, hold, fresh):
+    """``local = []; for W, b in zip(base.f__W, base.f__b): local.append(Item(W=W, b=b))``
+    (a class built by its ``__init__``: ``made_of(Item, W=W, b=b)``)."""
+    from .built_records import record_fields
+    from .record_lists import made_of
+
+    cls_name = hold(item, item.__name__)
+    leaves = [fresh(sub) for sub, _ in subs]
+    keywords = [gast.keyword(arg=sub, value=_name(leaf)) for (sub, _), leaf in zip(subs, leaves)]
+    if record_fields(item) is not None:
+        built = gast.Call(func=_name(cls_name), args=[], keywords=keywords)
+    else:
+        built = gast.Call(func=_name(hold(made_of, "srcad_made_of")), args=[_name(cls_name)],
+                          keywords=keywords)
+    columns = [gast.Attribute(value=_name(base), attr=e, ctx=gast.Load()) for _, e in subs]
+    return [
+        gast.Assign(targets=[_name(local, gast.Store())],
+                    value=gast.List(elts=[], ctx=gast.Load()), type_comment=None),
+        gast.For(target=_name(leaves[0], gast.Store()) if len(leaves) == 1 else gast.Tuple(
+            elts=[_name(leaf, gast.Store()) for leaf in leaves], ctx=gast.Store()),
+            iter=columns[0] if len(columns) == 1 else gast.Call(
+                func=_name("zip"), args=columns, keywords=[]),
+            body=[gast.Expr(value=gast.Call(func=gast.Attribute(
+                value=_name(local), attr="append", ctx=gast.Load()), args=[built],
+                keywords=[]))], orelse=[], type_comment=None)]
+
+
 def rebuilt(cls, fields):
     """``fields`` (a dict, changed in place) of an object of ``cls`` with its list fields'
     columns made the lists of items again (:func:`.record_lists.made_of`)."""
     from . import plain_classes
-    from .record_lists import made_of
     from .built_records import record_fields
+    from .record_lists import made_of
 
-    for field, item, subs in (plain_classes.describe(cls).lists if isinstance(
-            plain_classes.describe(cls), plain_classes.Plain) else ()):
+    found = plain_classes.describe(cls)
+    for field, item, subs in (found.lists if isinstance(found, plain_classes.Plain) else ()):
         columns = [fields.pop(e) for _, e in subs]
-        make = item if record_fields(item) is not None else (
-            lambda **kw: made_of(item, **kw))
-        fields[field] = [make(**dict(zip([s for s, _ in subs], values)))
+        names = [s for s, _ in subs]
+        fields[field] = [item(**dict(zip(names, values))) if record_fields(item) is not None
+                         else made_of(item, **dict(zip(names, values)))
                          for values in zip(*columns)]
     return fields
+
+
+def rebuild_in_function(src, fdef):
+    """In the function differentiated: each read of a list field ``net.layers`` (iterated,
+    indexed, its ``len``) of a name bound once, at the top level, to an object of a class
+    with list fields built there, read from a list rebuilt from the object's fields just
+    after it is built (as in a method's copy: :func:`rebuild_reads`). Returns ``{name:
+    first read}`` for :func:`check_followed`."""
+    from . import plain_classes
+    from .built_records import resolve_any
+    from .passed_calls import bound_names
+
+    local = bound_names(fdef)
+    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
+    stores = {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            stores.setdefault(node.id, []).append(node)
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            for name in node.names:
+                stores.setdefault(name, []).extend([None, None])
+    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+
+    def fresh(base):
+        while base in taken:
+            base += "_"
+        taken.add(base)
+        return base
+
+    out = {}
+    for stmt in list(fdef.body):
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name) and
+                len(stores.get(stmt.targets[0].id, ())) == 1 and
+                isinstance(stmt.value, gast.Call)):
+            continue
+        name = stmt.targets[0].id
+        cls = resolve_any(src, stmt.value.func, local)
+        lists = plain_classes.list_fields(cls) if plain_classes.user_class(cls) else {}
+        reads = [n for n in gast.walk(fdef) if _self_attr(n, name) and n.attr in lists and
+                 isinstance(n.ctx, gast.Load) and _read_ok(n, parents)]
+        if not reads:
+            continue
+        made = {}
+
+        def hold(value, base, made=made):
+            found = next((k for k, v in made.items() if v is value), None)
+            if found is not None:
+                return found
+            spelled = fresh(base)
+            src.closure[spelled] = value
+            src.cells[spelled] = types.CellType(value)
+            src.bound = {**getattr(src, "bound", {}), spelled: value}
+            made[spelled] = value
+            return spelled
+
+        first, locals_ = [], {}
+        for r in reads:
+            if r.attr not in locals_:
+                locals_[r.attr] = fresh(f"{name}_{r.attr}")
+                first += _rebuild(name, locals_[r.attr], *lists[r.attr], hold, fresh)
+            parent = parents[r]
+            for field, value in gast.iter_fields(parent):
+                if value is r:
+                    setattr(parent, field, gast.copy_location(_name(locals_[r.attr]), r))
+                elif isinstance(value, list) and r in value:
+                    value[value.index(r)] = gast.copy_location(_name(locals_[r.attr]), r)
+        for new in first:
+            for node in gast.walk(new):
+                if "lineno" in node._attributes and not hasattr(node, "lineno"):
+                    gast.copy_location(node, stmt)
+        k = fdef.body.index(stmt)
+        fdef.body[k + 1:k + 1] = first
+        out[name] = reads[0]
+    return out
+
+
+def check_followed(src, rebuilt, built, why):
+    """Refuse a list field read in the function (:func:`rebuild_in_function`) of an object
+    :mod:`.lower_records` does not follow field by field: its list is read from the fields."""
+    for name, read in rebuilt.items():
+        if name in built:
+            continue
+        use = why.get(name)
+        line = getattr(read, "lineno", None)
+        also = f" (because of its use on line {use.lineno})" if getattr(
+            use, "lineno", None) else ""
+        raise UnsupportedSyntaxError(
+            f"{name}.{read.attr}, a list of objects built in __init__, read in the function "
+            f"where {name} is not followed field by field{also}",
+            filename=src.filename, lineno=line, construct=src.line_text(line),
+            hint=f"read {name}'s attributes, call its methods or pass it to a function of "
+            "yours only (no other use of the object), or loop over the list in a method of "
+            "its class")
