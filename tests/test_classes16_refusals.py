@@ -126,11 +126,11 @@ CASES = {
         "    def out(self, x):\n        return self.w * x\n\n\n"
         "def f(w, x):\n    return np.sum(np.sin(w)) + np.sum(C(w).out(x))  # <-\n",
         MissingRuleError, "name it"),
-    "tuple_of_objects_returned_by_a_helper": (
+    "tuple_of_objects_returned_by_a_helper_used_whole": (
         "class C:\n    def __init__(self, w):\n        self.w = w\n\n"
         "    def out(self, x):\n        return self.w * x\n\n\n"
         "def two(w):\n    return C(w), C(2.0 * w)\n\n\n"
-        "def f(w, x):\n    a, b = two(w)\n    return np.sum(a.out(x) + b.out(x))  # <-\n",
+        "def f(w, x):\n    ab = two(w)\n    return np.sum(ab[0].out(x)) * len(ab)  # <-\n",
         MissingRuleError, "pass the object to the function you differentiate"),
     "item_of_a_list_written": (
         "from dataclasses import dataclass\n\n\n@dataclass\nclass C:\n    w: object\n\n"

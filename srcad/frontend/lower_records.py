@@ -67,6 +67,7 @@ def _name(id_, ctx):
 def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
+    returned_records.unpack_returned(src, fdef, passed_records.binder)  # a, b = two(w)
     _built_in_place(src, fdef)
     inline_objects.prepare(src, fdef)  # C(a).m(x): the object named first
     rebuilt = plain_lists.rebuild_in_function(src, fdef)  # for l in net.layers: rebuilt
