@@ -37,6 +37,7 @@ import gast
 
 from ..errors import MissingRuleError, SrcadError
 from . import (
+    function_fields,
     inline_objects,
     nested_records,
     passed_calls,
@@ -102,7 +103,7 @@ def lower(src):
             classes = {_class_of(k, built) for _, k in items}
             if len(classes) != 1 or None in classes or not _uses_ok(
                     src, fdef, name, built, parents, classes, why, _holders(built)) or any(_values(
-                        k, *_facts(next(iter(classes)))[:2], _ANY) is None
+                        k, *_facts(next(iter(classes)))[:2], _ANY, _check_hold) is None
                     for _, k in items):
                 del built[name]
                 changed = True
@@ -124,11 +125,13 @@ def lower(src):
                 new += "_"
             taken.add(new)
             names[name, field] = new
+    hold = None
     for name, items in built.items():
         cls = _class_of(items[0][1], built)
         fields, defaults, _ = _facts(cls)
         for assign, kind in items:
-            values = _values(kind, fields, defaults, names)
+            hold = hold or function_fields.holder(src, taken)
+            values = _values(kind, fields, defaults, names, hold)
             if kind[0] in ("init", "returned"):  # g_mu, g_sigma = Gaussian_fields(mu, s)
                 bind = bind or passed_records.binder(src, fdef)
                 entry = plain_inits.maker(cls) if kind[0] == "init" else \
@@ -139,9 +142,27 @@ def lower(src):
             if held:  # m_scale = s: the records held are read through their own locals
                 values = [v for f, v in zip(fields, values) if f not in held]
             targets = [_name(names[name, f], gast.Store()) for f in fields if f not in held]
+            known = {}
+            if kind[0] == "init":  # m_act: the function the call gives, named here
+                hold = hold or function_fields.holder(src, taken)
+                known = function_fields.at_construction(
+                    src, plain_classes.describe(cls), kind[2],
+                    passed_calls.bound_names(fdef), hold)
+                for k, f in enumerate(fields):
+                    if f in known:
+                        new = f"{name}_{f}_made"
+                        while new in taken:
+                            new += "_"
+                        taken.add(new)
+                        targets[k] = _name(new, gast.Store())  # (what the copy returns)
             assign.targets = [gast.Tuple(elts=targets, ctx=gast.Store())]
             assign.value = values if not isinstance(values, list) else gast.Tuple(
                 elts=values, ctx=gast.Load())
+            if known:  # (m_W, m_act_made), m_act = MLP_fields(w), np.sin
+                assign.targets = [gast.Tuple(elts=assign.targets + [
+                    _name(names[name, f], gast.Store()) for f in known], ctx=gast.Store())]
+                assign.value = gast.Tuple(elts=[assign.value] + list(known.values()),
+                                          ctx=gast.Load())
             for node in gast.walk(assign):
                 if not hasattr(node, "lineno"):
                     gast.copy_location(node, assign)
@@ -520,7 +541,12 @@ def _walk_scoped(fdef):
         todo.extend((c, inner) for c in gast.iter_child_nodes(node))
 
 
-def _values(kind, fields, defaults, names):
+def _check_hold(value, base):
+    """A ``hold`` for checks only: the name is not used."""
+    return base
+
+
+def _values(kind, fields, defaults, names, hold=None):
     """The assigned value(s) for the fields: a list of expressions, or one expression
     unpacked (``*vals``), or None when the arguments do not fit."""
     if kind[0] == "make":
@@ -538,7 +564,7 @@ def _values(kind, fields, defaults, names):
     call = kind[2]
     if len(call.args) == 1 and isinstance(call.args[0], gast.Starred) and not call.keywords:
         return call.args[0].value
-    bound = bind_fields(call, fields, defaults)
+    bound = bind_fields(call, fields, defaults, hold)
     return None if bound is None else [value for _, value in bound]
 
 

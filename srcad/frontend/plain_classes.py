@@ -85,6 +85,8 @@ class Plain:
     #: field of this class), ...)), ...)``; each attribute's place in ``fields`` is taken by
     #: one field per item field (``layers`` -> ``layers__W``, ``layers__b``)
     lists: tuple = ()
+    #: the *function fields* (:mod:`.function_fields`): ``((field, how), ...)``
+    functions: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -314,20 +316,18 @@ class _Init:
             names = [p.id for p in positional[1:]]
             values = [d.value for d in args.defaults]
             defaults = dict(zip(names[len(names) - len(values):], values))
-        lists = ()
+        lists, held_functions = (), ()
         if not direct:
-            from .plain_lists import find
+            from . import function_fields, plain_lists
 
-            found = find(self)
-            if isinstance(found, Refused):
-                return found
-            lists = found
+            lists = plain_lists.find(self)
+            held_functions = function_fields.find(self)
         fields = tuple(self.fields)
         for name, _, subs in lists:
             k = fields.index(name)
             fields = fields[:k] + tuple(e for _, e in subs) + fields[k + 1:]
         return Plain(self.cls, fields, direct, defaults, self.owner,
-                     vars(self.owner)["__init__"], lists)
+                     vars(self.owner)["__init__"], lists, held_functions)
 
     # ----------------------------------------------------------------- statements
 
