@@ -230,6 +230,11 @@ rules.registry.impure.add(_keep_aux)
 def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
     """``(value, pullback)``: ``pullback(dy)`` is the vector-Jacobian product ``dy · J``.
 
+    The pullback may be called inside a function srcad differentiates (made outside it, at
+    module level or by the caller): srcad reads it as the gradient of ``sum(f(*args) * dy)``
+    at the primals it holds, constants there (``srcad.nested_vjp.PulledBack``), so its
+    derivative in ``dy`` (and higher) is exact.
+
     ``wrt`` defaults to all positional arguments; the pullback then returns a tuple, one
     gradient per argument. With a single ``wrt`` it returns that one gradient. With
     ``has_aux=True``, ``f`` returns ``(value, aux)`` and ``vjp`` returns ``(value, pullback,
@@ -243,7 +248,16 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
         if table is not None:
             known = table.get(tuple(map(type, args)))
             if known is not None:  # numbers and arrays of types seen before: no checks
-                return known(args)
+                out = known(args)
+                out[1].__srcad_vjp_of__ = (f, args, wrt, False, out[0])  # (below)
+                return out
+    out = _vjp(f, args, wrt, has_aux, backend)
+    if backend == "python":  # what srcad reads if the pullback is called in code it
+        out[1].__srcad_vjp_of__ = (f, args, wrt, has_aux, out[0])  # differentiates
+    return out
+
+
+def _vjp(f, args, wrt, has_aux, backend):
     if backend != "python":
         _numba_allowed(f, has_aux, backend)
     check_arrays(f, dict(enumerate(args)))  # before f runs on them
