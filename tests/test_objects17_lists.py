@@ -381,3 +381,32 @@ def f(w, b, x):
         srcad.grad(m.f)(W.copy(), B.copy(), X.copy())
     assert info.value.construct.strip() == "return np.sum(net(x))"
     assert "in place" in str(info.value) and "copy" in info.value.hint
+
+
+WRITES = {
+    "in_a_method": ("class Bump(Net):\n    def __call__(self, x):\n"
+                    "        for l in self.layers:\n            l.b = l.b * 2.0\n"
+                    "            x = l(x)\n        return x\n\n\n"
+                    "def f(w, b, x):\n    net = Bump([w, w * w], [b, b])\n"
+                    "    return np.sum(net(x)) + np.sum(net(x))\n", "l.b = l.b * 2.0"),
+    "in_a_method_indexed": ("class Bump(Net):\n    def __call__(self, x):\n"
+                            "        self.layers[0].W = x\n        return x\n\n\n"
+                            "def f(w, b, x):\n    net = Bump([w, w * w], [b, b])\n"
+                            "    return np.sum(net(x))\n", "self.layers[0].W = x"),
+    "in_the_function": ("def f(w, b, x):\n    net = Net([w, w * w], [b, b])\n"
+                        "    for l in net.layers:\n        l.b = b * 3.0\n"
+                        "    return np.sum(net(x))\n", "l.b = b * 3.0"),
+}
+
+
+@pytest.mark.parametrize("name", list(WRITES))
+def test_an_item_written_where_the_list_is_read_is_refused(tmp_path, name):
+    """Python changes the object the list holds (seen by the next call); srcad's items are
+    rebuilt from the fields: refused, never a value that differs."""
+    text, line = WRITES[name]
+    m = _module(tmp_path, f"ol_write_{name}", "\n\n" + text)
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcad.grad(m.f)(W.copy(), B.copy(), X.copy())
+    assert info.value.construct.strip() == line
+    assert "would not reach them" in str(info.value)
+    assert "local name" in info.value.hint

@@ -174,6 +174,28 @@ def _read_ok(node, parents):
     return False
 
 
+def _attribute_write(fdef):
+    """The first statement target of ``fdef`` writing an attribute (``l.W = v``,
+    ``l.n += 1``, ``del l.W``), else None: an item of a list rebuilt from its fields is not
+    the object Python's list holds, so a write into one would be lost."""
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Attribute) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            return node
+    return None
+
+
+def _refuse_write(src, node, base, field):
+    line = getattr(node, "lineno", None)
+    return UnsupportedSyntaxError(
+        f"an attribute written (.{node.attr}) where {base}.{field}, a list of objects built in "
+        "__init__, is read: srcad reads such a list's items from their fields, copies of the "
+        "objects the list holds, so the write would not reach them", filename=src.filename,
+        lineno=line, construct=src.line_text(line),
+        hint="compute the new value in a local name (w = layer.W * 2.0) and use it, or "
+        "build the objects again in __init__; keep writes out of the function that reads "
+        "the list")
+
+
 def rebuild_reads(src, fdef, param, spec, hold, fresh):
     """In the copy ``fdef`` of a method taking the record ``param`` (of ``spec``) field by
     field: each read of a list field ``param.layers`` read from a list rebuilt at the start
@@ -212,6 +234,9 @@ def rebuild_reads(src, fdef, param, spec, hold, fresh):
                 setattr(parent, name, gast.copy_location(_name(made[node.attr]), node))
             elif isinstance(value, list) and node in value:
                 value[value.index(node)] = gast.copy_location(_name(made[node.attr]), node)
+    written = _attribute_write(fdef) if made else None
+    if written is not None:
+        raise _refuse_write(src, written, param, next(iter(made)))
     first = []
     for field, local in made.items():
         first += _rebuild(param, local, *lists[field], hold, fresh)
@@ -310,6 +335,9 @@ def rebuild_in_function(src, fdef):
                  isinstance(n.ctx, gast.Load) and _read_ok(n, parents)]
         if not reads:
             continue
+        written = _attribute_write(fdef)
+        if written is not None:
+            raise _refuse_write(src, written, name, reads[0].attr)
         made = {}
 
         def hold(value, base, made=made):
