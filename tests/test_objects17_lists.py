@@ -158,6 +158,43 @@ class Sub(Net):
 
 def run(net, x):
     return np.sum(net(x) ** 2)
+
+
+class TwoLayer:
+    """Objects built in __init__ and held in attributes, PyTorch style."""
+
+    def __init__(self, W1, b1, W2, b2):
+        self.fc1 = Dense(W1, b1, gain=0.5)
+        self.fc2 = Layer(W2, b2)
+        self.head = DLayer(W1.T, b2)
+        self.scale = np.sum(b1)
+
+    def forward(self, x):
+        return self.head(self.fc2(self.fc1.forward(x))) * self.scale
+
+    def penalty(self):
+        return self.fc1.norm + np.sum(self.fc2.W ** 2) + run(self.head, self.fc2.b)
+
+
+class Encoder:
+    def __init__(self, Ws, bs, W, b):
+        self.body = Net(Ws, bs)
+        self.out = Layer(W, b)
+
+    def __call__(self, x):
+        return self.out(self.body(x)) + np.sum(self.out.b)
+
+
+class Stack:
+    """A list of networks built in __init__."""
+
+    def __init__(self, Ws, bs):
+        self.nets = [Net(Ws, bs), Net([W.T for W in Ws], bs)]
+
+    def __call__(self, x):
+        for net in self.nets:
+            x = net(x)
+        return x
 '''
 
 #: bodies of f(w, b, x): w an array (3, 3), b an array of 3, x an array of 3
@@ -190,6 +227,12 @@ BODIES = {
     "zipped_in_the_function": "net = AppendNet([w, w.T], [b, b * b])\n    s = 0.0\n"
                               "    for layer, c in zip(net.layers, [1.0, 2.0]):\n"
                               "        s = s + c * np.sum(layer.forward(x))\n    return s",
+    "held_objects": "m = TwoLayer(w, b, w.T, b * b)\n    return np.sum(m.forward(x)) + m.penalty()",
+    "held_objects_read_in_the_function": "m = TwoLayer(w, b, w.T, b * b)\n"
+                                         "    return np.sum(m.fc2(x)) * m.fc1.n + "
+                                         "np.sum(m.head.W)",
+    "held_object_beside_a_network": "e = Encoder([w], [b], w.T, b)\n    return np.sum(e(x))",
+    "list_of_networks_in_init": "s = Stack([w, w * 0.5], [b, b * b])\n    return np.sum(s(x))",
     "list_of_networks": "nets = [Net([w * k, w], [b, b * k]) for k in range(1, 3)]\n"
                         "    s = 0.0\n    for net in nets:\n        s = s + np.sum(net(x))\n"
                         "    return s",
@@ -258,7 +301,7 @@ def test_forward_mode_and_pullback(tmp_path, name):
 
 HESSIANS = ["comprehension_call", "appends_method", "appends_indexed",
             "dataclass_items_in_a_branch", "named_tuple_items", "subclass",
-            "read_in_the_function", "list_of_networks"]
+            "read_in_the_function", "list_of_networks", "held_objects"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)

@@ -391,6 +391,8 @@ def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozens
         if isinstance(call, gast.Call) and call.args and call.args[0] is node and \
                 _is_replace_source(call, parents, built):
             continue
+        if _field_of(src, call, node) in fields:
+            continue  # field_of(p, "layers__W"): the field (plain_lists)
         if isinstance(parent, gast.keyword):
             call = parents.get(parent)
         if isinstance(call, gast.Call) and call.func is node and _method_call_copied(
@@ -411,6 +413,17 @@ def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozens
             if not (isinstance(call, gast.Call) and _is_replace_source(call, parents, built)):
                 return False
     return True
+
+
+def _field_of(src, call, node):
+    """The field ``call`` reads when it is ``field_of(node, "name")``
+    (:func:`.plain_lists.field_of`), else None."""
+    if not (isinstance(call, gast.Call) and len(call.args) == 2 and not call.keywords and
+            call.args[0] is node and isinstance(call.args[1], gast.Constant) and
+            isinstance(call.args[1].value, str)):
+        return None
+    return call.args[1].value if resolve_any(src, call.func) is plain_lists.field_of \
+        else None
 
 
 def _bound(kind):
@@ -583,6 +596,11 @@ class _Fields(gast.NodeTransformer):
         return _spec(self.built, node.id), lambda: _leaves(self.built, self.names, node.id)
 
     def visit_Call(self, node):
+        field = _field_of(self.src, node, node.args[0] if node.args else None)
+        if field is not None and self.record(node.args[0]) and \
+                (node.args[0].id, field) in self.names:  # field_of(p, "layers__W"): p_...
+            return gast.copy_location(_name(self.names[node.args[0].id, field],
+                                            gast.Load()), node)
         if passed_calls.method_receiver(node, self.record)[0] is not None:
             self.bind = getattr(self, "bind", None) or passed_records.binder(
                 self.src, self.src.node)

@@ -179,13 +179,15 @@ def fields_of(cls):
     return found.fields if isinstance(found, Plain) else None
 
 
-def list_fields(cls):
+def list_fields(cls, kinds=False):
     """``{attribute: (item class, ((item field, field), ...))}`` of the list fields of a
-    class :func:`describe` follows (see :mod:`.plain_lists`), else ``{}``."""
+    class :func:`describe` follows (see :mod:`.plain_lists`), else ``{}``; with ``kinds``
+    the object fields too, each value ending with its kind (``"list"``, ``"one"``)."""
     found = describe(cls) if isinstance(cls, type) else None
     if not isinstance(found, Plain):
         return {}
-    return {name: (item, subs) for name, item, subs in found.lists}
+    return {name: (item, subs, kind) if kinds else (item, subs)
+            for name, item, subs, kind in found.lists if kinds or kind == "list"}
 
 
 def _init_owner(cls, start):
@@ -323,7 +325,7 @@ class _Init:
             lists = plain_lists.find(self)
             held_functions = function_fields.find(self)
         fields = tuple(self.fields)
-        for name, _, subs in lists:
+        for name, _, subs, _ in lists:
             k = fields.index(name)
             fields = fields[:k] + tuple(e for _, e in subs) + fields[k + 1:]
         return Plain(self.cls, fields, direct, defaults, self.owner,

@@ -61,7 +61,7 @@ def maker(cls, owner=None):
 
             self_name = (fdef.args.posonlyargs + fdef.args.args)[0].id
             locals_ = {f: fresh(f"{self_name}_{f}") for f in plain.fields}
-            locals_.update((f, fresh(f"{self_name}_{f}")) for f, _, _ in plain.lists)
+            locals_.update((f, fresh(f"{self_name}_{f}")) for f, _, _, _ in plain.lists)
 
             def parent_call(stmt, parent):
                 if parent.init is None:  # object.__init__(): nothing
@@ -89,9 +89,16 @@ def maker(cls, owner=None):
             if fdef.body and isinstance(fdef.body[-1], gast.Return):
                 fdef.body.pop()
             if plain.lists:  # self_layers taken apart: one list per item field
+                def hold(value, base):
+                    name = fresh(base)
+                    cells[name] = types.CellType(value)
+                    return name
+
                 fdef.body += plain_lists.taken_apart(plain.lists, locals_, fresh,
-                                                     fdef.body[-1] if fdef.body else fdef)
-            columns = {e for _, _, subs in plain.lists for _, e in subs}
+                                                     fdef.body[-1] if fdef.body else fdef,
+                                                     hold)
+            columns = {e for _, _, subs, kind in plain.lists if kind == "list"
+                       for _, e in subs}
             fdef.body.append(gast.copy_location(gast.Return(value=gast.Tuple(
                 elts=[gast.Call(func=_name("tuple"), args=[_name(locals_[f])], keywords=[])
                       if f in columns else _name(locals_[f]) for f in plain.fields],

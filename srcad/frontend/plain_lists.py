@@ -58,8 +58,8 @@ def _self_attr(node, self_name):
 
 
 def item_fields(cls):
-    """The fields of an item class read field by field (a record class, or a plain class
-    without list fields), else None."""
+    """The fields of an item class read field by field (a record class, or a plain class,
+    its list and object fields as their columns), else None."""
     from . import plain_classes
     from .built_records import record_fields
 
@@ -67,8 +67,8 @@ def item_fields(cls):
     if facts is not None:
         return tuple(facts[0]) or None
     found = plain_classes.describe(cls) if plain_classes.user_class(cls) else None
-    if isinstance(found, plain_classes.Plain) and not found.lists and found.fields:
-        return found.fields
+    if isinstance(found, plain_classes.Plain) and found.fields:
+        return found.fields  # (its own list fields as their columns: rebuilt by made_of)
     return None
 
 
@@ -92,8 +92,13 @@ def find(info):
                 assign in body):
             continue
         value, loads = assign.value, [n for n in nodes if n is not stores[0]]
-        calls = []
-        if isinstance(value, gast.ListComp) and not loads and \
+        calls, kind = [], "list"
+        if isinstance(value, gast.Call):  # self.l1 = Dense(W, b): one object
+            calls, kind = [value], "one"
+        elif isinstance(value, gast.List) and value.elts and not loads and all(
+                isinstance(e, gast.Call) for e in value.elts):  # [Dense(...), Dense(...)]
+            calls = list(value.elts)
+        elif isinstance(value, gast.ListComp) and not loads and \
                 len(value.generators) >= 1 and isinstance(value.elt, gast.Call):
             calls = [value.elt]
         elif isinstance(value, gast.List) and not value.elts and loads:
@@ -126,15 +131,29 @@ def find(info):
         names = tuple(f"{field}{_SEP}{sub}" for sub in subs)
         if any(n in info.fields or hasattr(info.cls, n) for n in names):
             continue  # (a name of another attribute: the field stays one)
-        out.append((field, cls, tuple(zip(subs, names))))
+        out.append((field, cls, tuple(zip(subs, names)), kind))
     return tuple(out)
 
 
-def taken_apart(lists, locals_, fresh, where):
+def taken_apart(lists, locals_, fresh, where, hold):
     """The statements ending the copy of ``__init__``: each list field's list (``locals_``:
-    attribute or field -> its local) taken apart into one list per item field."""
+    attribute or field -> its local) taken apart into one list per item field, each object
+    field into its fields (a field of the item that is itself a column of its own list or
+    object fields read by :func:`field_of`; ``hold(value, base)`` names it in the copy)."""
     out = []
-    for field, _, subs in lists:
+
+    def read(obj, item, sub):
+        if not _expanded(item, sub):
+            return gast.Attribute(value=_name(obj), attr=sub, ctx=gast.Load())
+        return gast.Call(func=_name(hold(field_of, "srcad_field_of")), args=[
+            _name(obj), gast.Constant(value=sub, kind=None)], keywords=[])
+
+    for field, cls, subs, kind in lists:
+        if kind == "one":  # self_l1__W = self_l1.W
+            out += [gast.Assign(targets=[_name(locals_[e], gast.Store())],
+                                value=read(locals_[field], cls, sub), type_comment=None)
+                    for sub, e in subs]
+            continue
         item = fresh("item")
         out.append(gast.Assign(targets=[gast.Tuple(elts=[
             _name(locals_[e], gast.Store()) for _, e in subs], ctx=gast.Store())],
@@ -143,8 +162,7 @@ def taken_apart(lists, locals_, fresh, where):
         out.append(gast.For(target=_name(item, gast.Store()), iter=_name(locals_[field]),
                             body=[gast.Expr(value=gast.Call(func=gast.Attribute(
                                 value=_name(locals_[e]), attr="append", ctx=gast.Load()),
-                                args=[gast.Attribute(value=_name(item), attr=sub,
-                                                     ctx=gast.Load())], keywords=[]))
+                                args=[read(item, cls, sub)], keywords=[]))
                                 for sub, e in subs], orelse=[], type_comment=None))
     for stmt in out:
         for node in gast.walk(stmt):
@@ -153,7 +171,51 @@ def taken_apart(lists, locals_, fresh, where):
     return out
 
 
+def _expanded(cls, name):
+    """Whether ``name`` is a column of a list or object field of ``cls``, not an attribute."""
+    from . import plain_classes
+
+    found = plain_classes.describe(cls) if plain_classes.user_class(cls) else None
+    return isinstance(found, plain_classes.Plain) and any(
+        e == name for _, _, subs, _ in found.lists for _, e in subs)
+
+
+def field_of(obj, name):
+    """The field ``name`` of ``obj``, an object of a plain class: its attribute, or a column
+    of one of its list or object fields (``layers__W``: the ``W`` of each item of
+    ``obj.layers``) read from the objects Python holds. :mod:`.lower_records` reads
+    ``field_of(net, "layers__W")`` as the field ``net.layers__W`` of an object it follows
+    field by field; this runs only for one it does not."""
+    from . import plain_classes
+
+    found = plain_classes.describe(type(obj))
+    for field, _, subs, kind in (found.lists if isinstance(found, plain_classes.Plain)
+                                 else ()):
+        for sub, e in subs:
+            if e == name:
+                part = getattr(obj, field)
+                return field_of(part, sub) if kind == "one" else [
+                    field_of(item, sub) for item in part]
+    return getattr(obj, name)
+
+
 _ITERS = ("enumerate", "zip", "reversed")
+
+
+def _part_ok(src, node, parents):
+    """Whether the read ``node`` of an object field reads an attribute of it, calls it, or
+    passes it to a function of the user's (whose copy follows it, or refuses)."""
+    from .passed_calls import callee
+
+    parent = parents.get(node)
+    if isinstance(parent, gast.Attribute) and parent.value is node:
+        return True
+    if isinstance(parent, gast.Call) and parent.func is node:
+        return True
+    if isinstance(parent, gast.keyword):
+        parent = parents.get(parent)
+    return isinstance(parent, gast.Call) and parent.func is not node and \
+        callee(src, parent.func) is not None
 
 
 def _read_ok(node, parents):
@@ -187,9 +249,10 @@ def _attribute_write(fdef):
 def _refuse_write(src, node, base, field):
     line = getattr(node, "lineno", None)
     return UnsupportedSyntaxError(
-        f"an attribute written (.{node.attr}) where {base}.{field}, a list of objects built in "
-        "__init__, is read: srcad reads such a list's items from their fields, copies of the "
-        "objects the list holds, so the write would not reach them", filename=src.filename,
+        f"an attribute written (.{node.attr}) where {base}.{field}, an object (or a list of "
+        "objects) built in __init__, is read: srcad reads such objects from their fields, "
+        "copies of the objects the attribute holds, so the write would not reach them",
+        filename=src.filename,
         lineno=line, construct=src.line_text(line),
         hint="compute the new value in a local name (w = layer.W * 2.0) and use it, or "
         "build the objects again in __init__; keep writes out of the function that reads "
@@ -209,13 +272,23 @@ def rebuild_reads(src, fdef, param, spec, hold, fresh):
             tuple(f for f, _ in spec[2]) != found.fields:
         return
     parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
-    lists = {field: (item, subs) for field, item, subs in found.lists}
+    lists = {field: (item, subs, kind) for field, item, subs, kind in found.lists}
     made = {}
     for node in list(gast.walk(fdef)):
         if not (_self_attr(node, param) and node.attr in lists and
                 isinstance(node.ctx, gast.Load)):
             continue
-        if not _read_ok(node, parents):
+        if lists[node.attr][2] == "one" and not _part_ok(src, node, parents):
+            line = getattr(node, "lineno", None)
+            raise UnsupportedSyntaxError(
+                f"{param}.{node.attr}, an object built in {cls.__name__}.__init__, used other "
+                "than by reading its attributes, calling it or its methods, or passing it to "
+                "a function of yours: srcad follows it through a copy built from its fields, "
+                "which this use could change or keep", filename=src.filename, lineno=line,
+                construct=src.line_text(line),
+                hint=f"read its attributes or call it ({param}.{node.attr}(x), "
+                f"{param}.{node.attr}.W) where it is used")
+        if lists[node.attr][2] == "list" and not _read_ok(node, parents):
             line = getattr(node, "lineno", None)
             raise UnsupportedSyntaxError(
                 f"{param}.{node.attr}, a list of {lists[node.attr][0].__name__} objects "
@@ -250,20 +323,26 @@ def rebuild_reads(src, fdef, param, spec, hold, fresh):
     fdef.body[len(docstring):len(docstring)] = first
 
 
-def _rebuild(base, local, item, subs, hold, fresh):
+def _rebuild(base, local, item, subs, kind, hold, fresh):
     """``local = []; for W, b in zip(base.f__W, base.f__b): local.append(Item(W=W, b=b))``
-    (a class built by its ``__init__``: ``made_of(Item, W=W, b=b)``)."""
+    (a class built by its ``__init__``: ``made_of(Item, W=W, b=b)``); one object:
+    ``local = Item(W=base.f__W, b=base.f__b)``."""
     from .built_records import record_fields
     from .record_lists import made_of
 
     cls_name = hold(item, item.__name__)
     leaves = [fresh(sub) for sub, _ in subs]
-    keywords = [gast.keyword(arg=sub, value=_name(leaf)) for (sub, _), leaf in zip(subs, leaves)]
+    values = [_name(leaf) for leaf in leaves] if kind == "list" else [
+        gast.Attribute(value=_name(base), attr=e, ctx=gast.Load()) for _, e in subs]
+    keywords = [gast.keyword(arg=sub, value=v) for (sub, _), v in zip(subs, values)]
     if record_fields(item) is not None:
         built = gast.Call(func=_name(cls_name), args=[], keywords=keywords)
     else:
         built = gast.Call(func=_name(hold(made_of, "srcad_made_of")), args=[_name(cls_name)],
                           keywords=keywords)
+    if kind == "one":
+        return [gast.Assign(targets=[_name(local, gast.Store())], value=built,
+                            type_comment=None)]
     columns = [gast.Attribute(value=_name(base), attr=e, ctx=gast.Load()) for _, e in subs]
     return [
         gast.Assign(targets=[_name(local, gast.Store())],
@@ -285,12 +364,14 @@ def rebuilt(cls, fields):
     from .record_lists import made_of
 
     found = plain_classes.describe(cls)
-    for field, item, subs in (found.lists if isinstance(found, plain_classes.Plain) else ()):
+    for field, item, subs, kind in (found.lists if isinstance(found, plain_classes.Plain)
+                                    else ()):
         columns = [fields.pop(e) for _, e in subs]
         names = [s for s, _ in subs]
-        fields[field] = [item(**dict(zip(names, values))) if record_fields(item) is not None
-                         else made_of(item, **dict(zip(names, values)))
-                         for values in zip(*columns)]
+        rows = [columns] if kind == "one" else zip(*columns)
+        made = [item(**dict(zip(names, values))) if record_fields(item) is not None
+                else made_of(item, **dict(zip(names, values))) for values in rows]
+        fields[field] = made[0] if kind == "one" else made
     return fields
 
 
@@ -330,9 +411,12 @@ def rebuild_in_function(src, fdef):
             continue
         name = stmt.targets[0].id
         cls = resolve_any(src, stmt.value.func, local)
-        lists = plain_classes.list_fields(cls) if plain_classes.user_class(cls) else {}
+        lists = plain_classes.list_fields(cls, kinds=True) if plain_classes.user_class(
+            cls) else {}
         reads = [n for n in gast.walk(fdef) if _self_attr(n, name) and n.attr in lists and
-                 isinstance(n.ctx, gast.Load) and _read_ok(n, parents)]
+                 isinstance(n.ctx, gast.Load) and (
+                     _read_ok(n, parents) if lists[n.attr][2] == "list" else
+                     _part_ok(src, n, parents))]
         if not reads:
             continue
         written = _attribute_write(fdef)

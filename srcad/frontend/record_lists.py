@@ -442,8 +442,22 @@ def _fields(cls):
 def _as_loops(src, stmt, local, taken):
     """``L = [C(a, b) for t in xs if c]`` (``C`` a record class) -> ``L = []`` then ``for t_ in
     xs: if c: L.append(C(a, b))``, the comprehension's names given fresh names (they are its
-    own), so that the appends are read as any; ``[stmt]`` otherwise."""
+    own), so that the appends are read as any; ``L = [C(a), C(b)]`` -> ``L = []`` then the
+    appends in order; ``[stmt]`` otherwise."""
     comp = stmt.value
+    if isinstance(comp, gast.List) and comp.elts and all(
+            isinstance(e, gast.Call) and _fields(resolve_any(src, e.func, local))
+            for e in comp.elts):  # [C(a), C(b)]: L = [] then L.append(C(a)), in order
+        name = stmt.targets[0].id
+        stmt.value = gast.List(elts=[], ctx=gast.Load())
+        out = [stmt] + [gast.Expr(value=gast.Call(func=gast.Attribute(
+            value=_name(name), attr="append", ctx=gast.Load()), args=[e], keywords=[]))
+            for e in comp.elts]
+        for node in out:
+            for sub in gast.walk(node):
+                if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                    gast.copy_location(sub, stmt)
+        return out
     if not isinstance(comp, gast.ListComp) or any(g.is_async for g in comp.generators) or \
             not isinstance(comp.elt, gast.Call) or \
             not _fields(resolve_any(src, comp.elt.func, local)):
