@@ -7,7 +7,8 @@ holding a function was a parameter whose function srcad did not know where it ma
 method's code ("calling the local value 'self_act'"). A field is a *function field* when
 ``__init__`` sets it once, at its top level, to
 
-* one of its parameters, never assigned in it (``self.act = act``): at a construction
+* one of its parameters, never assigned in it (``self.act = act``, or ``self.W, self.act =
+  W, act``): at a construction
   ``m = MLP(w, np.sin)`` (or ``act=np.sin``, or the parameter left out and its default a
   function) it holds what the call passes, when that is a function named where the call is
   (a free name or ``module.name``), or the default;
@@ -60,11 +61,20 @@ def find(info):
                 n.attr == field and not isinstance(n.ctx, gast.Load)]
         if len(sets) != 1:
             continue
-        assign = next((s for s in node.body if isinstance(s, gast.Assign) and
-                       s.targets == sets), None)
-        if assign is None:
+        value = None
+        for stmt in node.body:  # self.act = act, or self.W, self.act = W, act
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1):
+                continue
+            target = stmt.targets[0]
+            if target is sets[0]:
+                value = stmt.value
+            elif isinstance(target, gast.Tuple) and sets[0] in target.elts and \
+                    isinstance(stmt.value, gast.Tuple) and \
+                    len(stmt.value.elts) == len(target.elts) and not any(
+                        isinstance(e, gast.Starred) for e in target.elts + stmt.value.elts):
+                value = stmt.value.elts[target.elts.index(sets[0])]
+        if value is None:
             continue
-        value = assign.value
         if isinstance(value, gast.Name) and value.id in params and value.id not in stored:
             out.append((field, ("param", value.id)))
         elif _chain(value) is not None and _chain(value) not in local:
@@ -170,3 +180,26 @@ def _copy(node):
     import copy
 
     return copy.deepcopy(node)
+
+
+def known_values(src, plain, call, local):
+    """``{field: function}`` of the function fields of ``plain`` whose function ``call`` (in
+    ``src``; ``local``: names bound there) gives where it is written: the functions
+    themselves (see :func:`at_construction`), for a class holding its items' functions."""
+    from .built_records import resolve_any
+
+    held = {}
+
+    def hold(value, base):
+        held[base + str(id(value))] = value
+        return base + str(id(value))
+
+    out = {}
+    for field, expr in at_construction(src, plain, call, local, hold).items():
+        if isinstance(expr, gast.Name) and expr.id in held:
+            out[field] = held[expr.id]
+        elif isinstance(expr, (gast.Name, gast.Attribute)):
+            value = resolve_any(src, expr, local)
+            if fixed_function(value):
+                out[field] = value
+    return out

@@ -87,6 +87,9 @@ class Plain:
     lists: tuple = ()
     #: the *function fields* (:mod:`.function_fields`): ``((field, how), ...)``
     functions: tuple = ()
+    #: the functions the items of a list or object field hold, the same in each (not
+    #: columns, :mod:`.plain_lists`): ``((attribute, ((item field, function), ...)), ...)``
+    item_functions: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -318,18 +321,18 @@ class _Init:
             names = [p.id for p in positional[1:]]
             values = [d.value for d in args.defaults]
             defaults = dict(zip(names[len(names) - len(values):], values))
-        lists, held_functions = (), ()
+        lists, held_functions, item_functions = (), (), ()
         if not direct:
             from . import function_fields, plain_lists
 
-            lists = plain_lists.find(self)
+            lists, item_functions = plain_lists.find(self)
             held_functions = function_fields.find(self)
         fields = tuple(self.fields)
         for name, _, subs, _ in lists:
             k = fields.index(name)
             fields = fields[:k] + tuple(e for _, e in subs) + fields[k + 1:]
         return Plain(self.cls, fields, direct, defaults, self.owner,
-                     vars(self.owner)["__init__"], lists, held_functions)
+                     vars(self.owner)["__init__"], lists, held_functions, item_functions)
 
     # ----------------------------------------------------------------- statements
 

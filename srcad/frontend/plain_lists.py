@@ -44,6 +44,7 @@ import types
 import gast
 
 from ..errors import UnsupportedSyntaxError
+from .iterators_passed import fixed_function
 
 _SEP = "__"
 
@@ -80,7 +81,7 @@ def find(info):
     parents = {c: n for n in gast.walk(info.src.node) for c in gast.iter_child_nodes(n)}
     local = {n.id for n in gast.walk(info.src.node) if isinstance(n, gast.Name) and
              not isinstance(n.ctx, gast.Load)}
-    out = []
+    out, consts = [], []
     for field in info.fields:
         nodes = [n for n in gast.walk(info.src.node) if _self_attr(n, self_name) and
                  n.attr == field]
@@ -128,11 +129,55 @@ def find(info):
         subs = item_fields(cls) if isinstance(cls, type) else None
         if not subs:
             continue
+        held = _item_functions(info, cls, calls, local)  # act=np.tanh in every item: held
+        subs = tuple(sub for sub in subs if sub not in held)
         names = tuple(f"{field}{_SEP}{sub}" for sub in subs)
-        if any(n in info.fields or hasattr(info.cls, n) for n in names):
+        if not subs or any(n in info.fields or hasattr(info.cls, n) for n in names):
             continue  # (a name of another attribute: the field stays one)
         out.append((field, cls, tuple(zip(subs, names)), kind))
-    return tuple(out)
+        if held:
+            consts.append((field, tuple(held.items())))
+    return tuple(out), tuple(consts)
+
+
+def _item_functions(info, cls, calls, local):
+    """``{item field: function}`` of the fields of the items ``calls`` build (in ``__init__``,
+    ``info``) holding one function, the same in every item (the default, or one named
+    there): held by the class, not a column (its items' calls are then made for it)."""
+    from . import function_fields, plain_classes
+    from .built_records import bind_fields, record_fields
+
+    found = None
+    for call in calls:
+        facts = record_fields(cls)
+        if facts is not None:
+            funcs = {}
+
+            def hold(value, base, funcs=funcs):
+                funcs[base] = value
+                return base
+
+            bound = bind_fields(call, facts[0], facts[1], hold)
+            for f, value in bound or ():
+                if isinstance(value, gast.Name) and value.id in funcs:
+                    funcs[f] = funcs.pop(value.id)
+                elif _chain(value) is not None and _chain(value) not in local and \
+                        fixed_function(info.lookup(value)):
+                    funcs[f] = info.lookup(value)
+            funcs = {k: v for k, v in funcs.items() if k in facts[0]}
+        else:
+            plain = plain_classes.describe(cls)
+            funcs = function_fields.known_values(info.src, plain, call, local) if isinstance(
+                plain, plain_classes.Plain) else {}
+        found = funcs if found is None else {k: v for k, v in found.items()
+                                             if funcs.get(k) is v}
+    return found or {}
+
+
+def _chain(node):
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
 
 
 def taken_apart(lists, locals_, fresh, where, hold):
@@ -312,7 +357,8 @@ def rebuild_reads(src, fdef, param, spec, hold, fresh):
         raise _refuse_write(src, written, param, next(iter(made)))
     first = []
     for field, local in made.items():
-        first += _rebuild(param, local, *lists[field], hold, fresh)
+        first += _rebuild(param, local, *lists[field], hold, fresh,
+                          dict(found.item_functions).get(field, ()))
     where = fdef.body[0] if fdef.body else fdef
     for stmt in first:
         for node in gast.walk(stmt):
@@ -323,7 +369,7 @@ def rebuild_reads(src, fdef, param, spec, hold, fresh):
     fdef.body[len(docstring):len(docstring)] = first
 
 
-def _rebuild(base, local, item, subs, kind, hold, fresh):
+def _rebuild(base, local, item, subs, kind, hold, fresh, consts=()):
     """``local = []; for W, b in zip(base.f__W, base.f__b): local.append(Item(W=W, b=b))``
     (a class built by its ``__init__``: ``made_of(Item, W=W, b=b)``); one object:
     ``local = Item(W=base.f__W, b=base.f__b)``."""
@@ -334,7 +380,9 @@ def _rebuild(base, local, item, subs, kind, hold, fresh):
     leaves = [fresh(sub) for sub, _ in subs]
     values = [_name(leaf) for leaf in leaves] if kind == "list" else [
         gast.Attribute(value=_name(base), attr=e, ctx=gast.Load()) for _, e in subs]
-    keywords = [gast.keyword(arg=sub, value=v) for (sub, _), v in zip(subs, values)]
+    keywords = [gast.keyword(arg=sub, value=v) for (sub, _), v in zip(subs, values)] + [
+        gast.keyword(arg=sub, value=_name(hold(fn, f"srcad_{getattr(fn, '__name__', 'fn')}")))
+        for sub, fn in consts]  # act=np.tanh, held: the items' calls are made for it
     if record_fields(item) is not None:
         built = gast.Call(func=_name(cls_name), args=[], keywords=keywords)
     else:
@@ -369,8 +417,9 @@ def rebuilt(cls, fields):
         columns = [fields.pop(e) for _, e in subs]
         names = [s for s, _ in subs]
         rows = [columns] if kind == "one" else zip(*columns)
-        made = [item(**dict(zip(names, values))) if record_fields(item) is not None
-                else made_of(item, **dict(zip(names, values))) for values in rows]
+        held = dict(dict(found.item_functions).get(field, ()))
+        made = [item(**dict(zip(names, values)), **held) if record_fields(item) is not None
+                else made_of(item, **dict(zip(names, values)), **held) for values in rows]
         fields[field] = made[0] if kind == "one" else made
     return fields
 
@@ -439,7 +488,9 @@ def rebuild_in_function(src, fdef):
         for r in reads:
             if r.attr not in locals_:
                 locals_[r.attr] = fresh(f"{name}_{r.attr}")
-                first += _rebuild(name, locals_[r.attr], *lists[r.attr], hold, fresh)
+                first += _rebuild(name, locals_[r.attr], *lists[r.attr], hold, fresh,
+                                  dict(plain_classes.describe(cls).item_functions).get(
+                                      r.attr, ()))
             parent = parents[r]
             for field, value in gast.iter_fields(parent):
                 if value is r:

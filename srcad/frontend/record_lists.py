@@ -38,6 +38,7 @@ import gast
 from ..errors import MissingRuleError
 from . import plain_classes
 from .built_records import bind_fields, record_fields, resolve_any
+from .iterators_passed import fixed_function
 
 _PURE = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Subscript, gast.Slice,
          gast.Attribute, gast.Tuple, gast.operator, gast.unaryop, gast.expr_context)
@@ -90,6 +91,7 @@ class _List:
         self.src, self.fdef, self.stmt, self.local = src, fdef, stmt, local
         self.parents, self.taken = parents, taken
         self.name, self.cls, self.general = stmt.targets[0].id, None, False
+        self.held = None  # fields holding one function in every item (see functions)
         # names whose attributes the function writes: an item taken into one is not
         # rebuilt from the lists (a write to it would have to change the list's object)
         self.written = {n.value.id for n in gast.walk(fdef) if isinstance(n, gast.Attribute)
@@ -102,7 +104,44 @@ class _List:
         return base
 
     def record(self, node):
-        """``[(field, value)]`` when ``node`` builds a record of the list's one class."""
+        """``[(field, value)]`` when ``node`` builds a record of the list's one class (and
+        :meth:`functions` notes the fields it gives a function named there)."""
+        bound = self._record(node)
+        if bound is not None:
+            self.functions(node, bound)
+        return bound
+
+    def functions(self, node, bound):
+        """Keep in ``self.held`` (field -> (expression, function)) the fields every item
+        built so far gives one function, the same, named where it is built (``act=np.tanh``,
+        a default, a function a class holds: :mod:`.function_fields`): not a list per field,
+        the expression itself where an item is rebuilt, so that its calls are made for it."""
+        from . import function_fields
+
+        found = {}
+        given = {k.arg: k.value for k in node.keywords} if self.general and \
+            resolve_any(self.src, node.func, self.local) is made_of else None
+        if given is not None:
+            pairs = given.items()
+        elif self.general:
+            plain = plain_classes.describe(self.cls)
+            hold = function_fields.holder(self.src, self.taken)
+            pairs = function_fields.at_construction(self.src, plain, node, self.local,
+                                                    hold).items()
+        else:
+            pairs = bound
+        for field, value in pairs:
+            if isinstance(value, (gast.Name, gast.Attribute)):
+                fn = resolve_any(self.src, value, self.local)
+                if fixed_function(fn):
+                    found[field] = (value, fn)
+        if self.held is None:
+            self.held = found
+        else:
+            self.held = {f: v for f, v in self.held.items()
+                         if f in found and found[f][1] is v[1]}
+
+    def _record(self, node):
         if not isinstance(node, gast.Call):
             return None
         cls = resolve_any(self.src, node.func, self.local)
@@ -146,7 +185,9 @@ class _List:
                 uses.append(use)
         if self.cls is None:
             return
-        fields = _fields(self.cls)
+        fields = [f for f in _fields(self.cls) if f not in (self.held or {})]
+        if not fields:
+            return
         lists = {f: self.fresh(f"{self.name}_{f}") for f in fields}
         self.stmt.targets = [gast.Tuple(elts=[_name(lists[f], gast.Store()) for f in fields],
                                         ctx=gast.Store())]
@@ -366,6 +407,7 @@ class _List:
         for _, body in gast.iter_fields(holder):
             if isinstance(body, list) and expr in body:
                 k = body.index(expr)
+                bound = [(f, v) for f, v in bound if f in lists]
                 body[k:k + 1] = made + [gast.copy_location(gast.Expr(value=gast.Call(
                     func=gast.Attribute(value=_name(lists[f]), attr="append",
                                         ctx=gast.Load()), args=[v], keywords=[])), expr)
@@ -379,7 +421,9 @@ class _List:
     def constructed(self, values):
         """``C(f=v, ...)`` of the list's class, named as the function names it (a class built
         by its ``__init__``: ``made_of(C, f=v, ...)``, the object of those fields)."""
-        keywords = [gast.keyword(arg=f, value=v) for f, v in values]
+        keywords = [gast.keyword(arg=f, value=v) for f, v in values] + [
+            gast.keyword(arg=f, value=copy.deepcopy(expr))
+            for f, (expr, _) in (self.held or {}).items()]  # act=np.tanh: as written
         if not self.general:
             return gast.Call(func=copy.deepcopy(self.func), args=[], keywords=keywords)
         name = "srcad_made_of"
