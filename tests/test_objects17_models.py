@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib.util
 
 import autograd
-import autograd.numpy as anp
 import numpy as np
 import pytest
 
