@@ -33,6 +33,8 @@ import inspect
 
 import gast
 
+from . import source as source_module
+from .built_records import resolve_any
 from .iterators_passed import fixed_function
 
 
@@ -93,8 +95,6 @@ def at_construction(src, plain, call, local, hold):
     :class:`.plain_classes.Plain`) whose function is known where ``call`` builds the object
     (in ``src``; ``local``: the names the function binds; ``hold(value, base)`` names a
     value in its cells)."""
-    from . import source as source_module
-    from .built_records import resolve_any
 
     if not plain.functions:
         return {}
@@ -186,7 +186,6 @@ def known_values(src, plain, call, local):
     """``{field: function}`` of the function fields of ``plain`` whose function ``call`` (in
     ``src``; ``local``: names bound there) gives where it is written: the functions
     themselves (see :func:`at_construction`), for a class holding its items' functions."""
-    from .built_records import resolve_any
 
     held = {}
 
@@ -203,3 +202,31 @@ def known_values(src, plain, call, local):
             if fixed_function(value):
                 out[field] = value
     return out
+
+
+def bind_known(src, fdef, assign, call, cls, fields, locals_, taken, hold):
+    """``m_W, m_act = MLP_fields(w, np.sin)`` (``assign``, :mod:`.lower_records`; ``locals_``
+    the fields' locals, in order) -> ``(m_W, m_act_made), m_act = MLP_fields(w, np.sin),
+    np.sin`` for the function fields whose function ``call`` gives (:func:`at_construction`):
+    the field's local bound to the function named where the object is built."""
+    from . import plain_classes
+    from .passed_calls import bound_names
+
+    targets = assign.targets[0].elts
+    if len(targets) != len(fields):
+        return
+    known = at_construction(src, plain_classes.describe(cls), call, bound_names(fdef), hold)
+    if not known:
+        return
+    for k, f in enumerate(fields):
+        if f in known:
+            new = f"{locals_[k]}_made"
+            while new in taken:
+                new += "_"
+            taken.add(new)
+            targets[k] = gast.Name(id=new, ctx=gast.Store(), annotation=None,
+                                   type_comment=None)  # (what the copy returns)
+    assign.targets = [gast.Tuple(elts=[assign.targets[0]] + [gast.Name(
+        id=locals_[fields.index(f)], ctx=gast.Store(), annotation=None, type_comment=None)
+        for f in known], ctx=gast.Store())]
+    assign.value = gast.Tuple(elts=[assign.value] + list(known.values()), ctx=gast.Load())

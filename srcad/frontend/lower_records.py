@@ -46,6 +46,7 @@ from . import (
     plain_inits,
     plain_lists,
     record_lists,
+    record_uses,
     returned_records,
 )
 from .built_records import bind_fields, record_fields, resolve_any
@@ -142,27 +143,13 @@ def lower(src):
             if held:  # m_scale = s: the records held are read through their own locals
                 values = [v for f, v in zip(fields, values) if f not in held]
             targets = [_name(names[name, f], gast.Store()) for f in fields if f not in held]
-            known = {}
-            if kind[0] == "init":  # m_act: the function the call gives, named here
-                hold = hold or function_fields.holder(src, taken)
-                known = function_fields.at_construction(
-                    src, plain_classes.describe(cls), kind[2],
-                    passed_calls.bound_names(fdef), hold)
-                for k, f in enumerate(fields):
-                    if f in known:
-                        new = f"{name}_{f}_made"
-                        while new in taken:
-                            new += "_"
-                        taken.add(new)
-                        targets[k] = _name(new, gast.Store())  # (what the copy returns)
             assign.targets = [gast.Tuple(elts=targets, ctx=gast.Store())]
             assign.value = values if not isinstance(values, list) else gast.Tuple(
                 elts=values, ctx=gast.Load())
-            if known:  # (m_W, m_act_made), m_act = MLP_fields(w), np.sin
-                assign.targets = [gast.Tuple(elts=assign.targets + [
-                    _name(names[name, f], gast.Store()) for f in known], ctx=gast.Store())]
-                assign.value = gast.Tuple(elts=[assign.value] + list(known.values()),
-                                          ctx=gast.Load())
+            if kind[0] == "init":  # m_act: the function the call gives, named here
+                hold = hold or function_fields.holder(src, taken)
+                function_fields.bind_known(src, fdef, assign, kind[2], cls, fields, [
+                    names[name, f] for f in fields], taken, hold)
             for node in gast.walk(assign):
                 if not hasattr(node, "lineno"):
                     gast.copy_location(node, assign)
@@ -189,7 +176,7 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
         spelled = cls.__name__
         found = plain_classes.describe(cls)
         if isinstance(found, plain_classes.Refused):
-            _keep_refusal(src, found.error(spelled, cls), [node.lineno])
+            record_uses.keep_refusal(src, found.error(spelled, cls), [node.lineno])
             continue
         if found is None:
             continue
@@ -199,7 +186,7 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
             "used in a way srcad does not follow field by field" if use is not None else
                 "not assigned to a name of its own (built inside an expression, a container, "
                 "or a name bound to other values too)")
-        _keep_refusal(src, MissingRuleError(
+        record_uses.keep_refusal(src, MissingRuleError(
             f"an object of your class {spelled} built from differentiated values, {what}: "
             "srcad follows such an object when every use reads an attribute, calls a method "
             "or property, or passes it to a function of yours",
@@ -224,7 +211,7 @@ def _built_in_place(src, fdef):
             try:
                 passed_records.rewrite_call(src, call, record, bind)
             except SrcadError as exc:  # left as it is (a constant record is passed whole)
-                _keep_refusal(src, exc, [made.lineno for node in call.args + [
+                record_uses.keep_refusal(src, exc, [made.lineno for node in call.args + [
                     k.value for k in call.keywords] for made in gast.walk(node)
                     if isinstance(made, gast.Call) and hasattr(made, "lineno")])
 
@@ -377,9 +364,10 @@ def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozens
                         parents.get(parent), gast.Call) and \
                         plain_classes.class_constant(cls, parent.attr):
                     continue  # p.K, a value of the class: read through the class
-                if _method_call_copied(src, parent, parents, node, record, written, built[
-                        name]) or _property_copied(src, parent, node, record, written,
-                                                   built[name]):
+                if record_uses.method_call_copied(
+                        src, parent, parents, node, record, written, built[name]) or \
+                        record_uses.property_copied(src, parent, node, record, written,
+                                                    built[name]):
                     continue  # p.predict(x), p.total: the copy of the class's function
                 return _bad(why, name, node)
             if isinstance(parent.ctx, gast.Load):
@@ -389,41 +377,31 @@ def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozens
             return _bad(why, name, node)
         call = parent
         if isinstance(call, gast.Call) and call.args and call.args[0] is node and \
-                _is_replace_source(call, parents, built):
+                record_uses.is_replace_source(call, parents, built):
             continue
-        if _field_of(src, call, node) in fields:
+        if record_uses.field_read(src, call, node) in fields:
             continue  # field_of(p, "layers__W"): the field (plain_lists)
         if isinstance(parent, gast.keyword):
             call = parents.get(parent)
-        if isinstance(call, gast.Call) and call.func is node and _method_call_copied(
+        if isinstance(call, gast.Call) and call.func is node and record_uses.method_call_copied(
                 src, node, parents, node, record, written, built[name], "__call__"):
             continue  # p(x): the copy of the class's __call__
         if isinstance(call, gast.Call) and call.func is not node and not written:
             fn = passed_calls.callee(src, call.func)
             found = fn is not None and passed_calls.binding(fn, call, record)
-            if found and _copied(src, fn, found, built[name]):
+            if found and record_uses.copied(src, fn, found, built[name]):
                 continue  # passed whole to a function of the user's
-        if issubclass(cls, tuple) and _by_position(node, parent, len(fields)):
+        if issubclass(cls, tuple) and record_uses.by_position(node, parent, len(fields)):
             continue
         return _bad(why, name, node)
     for node, _ in _walk_scoped(fdef):  # p._replace(...) only as a record read so
         if isinstance(node, gast.Attribute) and node.attr == "_replace" and \
                 isinstance(node.value, gast.Name) and node.value.id == name:
             call = parents.get(node)
-            if not (isinstance(call, gast.Call) and _is_replace_source(call, parents, built)):
+            if not (isinstance(call, gast.Call) and
+                    record_uses.is_replace_source(call, parents, built)):
                 return False
     return True
-
-
-def _field_of(src, call, node):
-    """The field ``call`` reads when it is ``field_of(node, "name")``
-    (:func:`.plain_lists.field_of`), else None."""
-    if not (isinstance(call, gast.Call) and len(call.args) == 2 and not call.keywords and
-            call.args[0] is node and isinstance(call.args[1], gast.Constant) and
-            isinstance(call.args[1].value, str)):
-        return None
-    return call.args[1].value if resolve_any(src, call.func) is plain_lists.field_of \
-        else None
 
 
 def _bound(kind):
@@ -468,80 +446,6 @@ def _bad(why, name, node):
     if why is not None:
         why.setdefault(name, node)
     return False
-
-
-def _method_call_copied(src, attr, parents, node, record, written, items, name=None):
-    """Whether ``attr`` (``p.predict``; ``p`` for ``p(x)``, ``name`` ``"__call__"``) is the
-    function of a call of a method of the record's class whose copy taking the fields is made
-    (:func:`.passed_calls.record_method`)."""
-    call = parents.get(attr)
-    if written or not isinstance(attr.ctx, gast.Load) or not isinstance(call, gast.Call) or \
-            call.func is not attr:
-        return False
-    fn = passed_calls.record_method(record(node)[0][0], name or attr.attr)
-    if fn is None:
-        return False
-    whole = gast.Call(func=attr, args=[node] + call.args, keywords=call.keywords)
-    found = passed_calls.binding(fn, whole, record)
-    return bool(found) and _copied(src, fn, found, items)
-
-
-def _property_copied(src, attr, node, record, written, items):
-    """Whether ``attr`` (``p.total``) reads a property of the record's class whose getter's
-    copy taking the fields is made."""
-    getter = None if written or not isinstance(attr.ctx, gast.Load) else \
-        passed_calls.record_property(record(node)[0][0], attr.attr)
-    if getter is None:
-        return False
-    found = passed_calls.binding(getter, gast.Call(func=attr, args=[node], keywords=[]),
-                                 record)
-    return bool(found) and _copied(src, getter, found, items)
-
-
-def _copied(src, fn, found, items):
-    """Whether the copy of ``fn`` taking the record arguments ``found`` (see
-    :func:`.passed_calls.binding`) is made. If it is refused, the record is not read field by
-    field (as a constant it may still be passed whole) and the refusal is kept for the lines
-    ``items`` build it on (``src.record_refusals``: the error if it is differentiated)."""
-    try:
-        passed_records.derived(fn, {p: rec[0] for p, rec in found.items()})
-    except SrcadError as exc:
-        _keep_refusal(src, exc, [assign.lineno for assign, _ in items])
-        return False
-    return True
-
-
-def _keep_refusal(src, exc, lines):
-    """Keep ``exc``, the refusal of a callee's copy, for the lines that build the record
-    (``src.record_refusals``, read by analysis.soundness: the error if it is
-    differentiated); the first refusal of a line stays."""
-    refusals = src.__dict__.setdefault("record_refusals", {})
-    for line in lines:
-        refusals.setdefault(line, exc)
-
-
-def _by_position(node, parent, count):
-    """``a, b = p`` (as many names as fields) or ``p[i]`` (a constant index in range)."""
-    if isinstance(parent, gast.Assign) and parent.value is node:
-        targets = parent.targets
-        return len(targets) == 1 and isinstance(targets[0], (gast.Tuple, gast.List)) and \
-            len(targets[0].elts) == count and \
-            not any(isinstance(t, gast.Starred) for t in targets[0].elts)
-    if not isinstance(parent, gast.Subscript):
-        return False
-    index = passed_calls.constant_index(parent.slice)
-    return parent.value is node and isinstance(parent.ctx, gast.Load) and \
-        index is not None and -count <= index < count
-
-
-def _is_replace_source(call, parents, built):
-    """Whether ``call`` is a ``_replace``/``replace`` of a name read so (not a record built
-    from a record: ``m = MLP(l1, l2)`` uses ``l1`` whole)."""
-    assign = parents.get(call)
-    return isinstance(assign, gast.Assign) and assign.value is call and \
-        len(assign.targets) == 1 and isinstance(assign.targets[0], gast.Name) and \
-        any(a is assign and kind[0] == "replace" for a, kind in built.get(
-            assign.targets[0].id, ()))
 
 
 def _walk_scoped(fdef):
@@ -596,7 +500,7 @@ class _Fields(gast.NodeTransformer):
         return _spec(self.built, node.id), lambda: _leaves(self.built, self.names, node.id)
 
     def visit_Call(self, node):
-        field = _field_of(self.src, node, node.args[0] if node.args else None)
+        field = record_uses.field_read(self.src, node, node.args[0] if node.args else None)
         if field is not None and self.record(node.args[0]) and \
                 (node.args[0].id, field) in self.names:  # field_of(p, "layers__W"): p_...
             return gast.copy_location(_name(self.names[node.args[0].id, field],

@@ -151,6 +151,10 @@ def direct_fields(cls):
     return None
 
 
+#: functions of a run :class:`_Init` giving more of what :class:`Plain` holds (``lists``,
+#: ``functions``, ``item_functions``: :mod:`.plain_lists` adds the one finding them)
+EXTRAS = []
+
 #: classes given srcad.register_pytree (srcad.pytrees adds them): their objects may come from
 #: outside, holding attributes of their own besides their fields
 REGISTERED = weakref.WeakSet()
@@ -321,12 +325,13 @@ class _Init:
             names = [p.id for p in positional[1:]]
             values = [d.value for d in args.defaults]
             defaults = dict(zip(names[len(names) - len(values):], values))
-        lists, held_functions, item_functions = (), (), ()
+        extra = {}
         if not direct:
-            from . import function_fields, plain_lists
-
-            lists, item_functions = plain_lists.find(self)
-            held_functions = function_fields.find(self)
+            for find in EXTRAS:  # (plain_lists: list, object and function fields)
+                extra.update(find(self))
+        lists = extra.get("lists", ())
+        held_functions, item_functions = extra.get("functions", ()), extra.get(
+            "item_functions", ())
         fields = tuple(self.fields)
         for name, _, subs, _ in lists:
             k = fields.index(name)

@@ -44,7 +44,10 @@ import types
 import gast
 
 from ..errors import UnsupportedSyntaxError
+from . import function_fields, plain_classes
+from .built_records import bind_fields, record_fields, resolve_any
 from .iterators_passed import fixed_function
+from .passed_calls import bound_names, callee
 
 _SEP = "__"
 
@@ -61,9 +64,6 @@ def _self_attr(node, self_name):
 def item_fields(cls):
     """The fields of an item class read field by field (a record class, or a plain class,
     its list and object fields as their columns), else None."""
-    from . import plain_classes
-    from .built_records import record_fields
-
     facts = record_fields(cls)
     if facts is not None:
         return tuple(facts[0]) or None
@@ -144,9 +144,6 @@ def _item_functions(info, cls, calls, local):
     """``{item field: function}`` of the fields of the items ``calls`` build (in ``__init__``,
     ``info``) holding one function, the same in every item (the default, or one named
     there): held by the class, not a column (its items' calls are then made for it)."""
-    from . import function_fields, plain_classes
-    from .built_records import bind_fields, record_fields
-
     found = None
     for call in calls:
         facts = record_fields(cls)
@@ -218,8 +215,6 @@ def taken_apart(lists, locals_, fresh, where, hold):
 
 def _expanded(cls, name):
     """Whether ``name`` is a column of a list or object field of ``cls``, not an attribute."""
-    from . import plain_classes
-
     found = plain_classes.describe(cls) if plain_classes.user_class(cls) else None
     return isinstance(found, plain_classes.Plain) and any(
         e == name for _, _, subs, _ in found.lists for _, e in subs)
@@ -231,8 +226,6 @@ def field_of(obj, name):
     ``obj.layers``) read from the objects Python holds. :mod:`.lower_records` reads
     ``field_of(net, "layers__W")`` as the field ``net.layers__W`` of an object it follows
     field by field; this runs only for one it does not."""
-    from . import plain_classes
-
     found = plain_classes.describe(type(obj))
     for field, _, subs, kind in (found.lists if isinstance(found, plain_classes.Plain)
                                  else ()):
@@ -250,8 +243,6 @@ _ITERS = ("enumerate", "zip", "reversed")
 def _part_ok(src, node, parents):
     """Whether the read ``node`` of an object field reads an attribute of it, calls it, or
     passes it to a function of the user's (whose copy follows it, or refuses)."""
-    from .passed_calls import callee
-
     parent = parents.get(node)
     if isinstance(parent, gast.Attribute) and parent.value is node:
         return True
@@ -309,8 +300,6 @@ def rebuild_reads(src, fdef, param, spec, hold, fresh):
     field: each read of a list field ``param.layers`` read from a list rebuilt at the start
     from the fields (see above); ``hold(value, base)`` names a value in the copy's cells.
     Nothing when the record's class has no list fields."""
-    from . import plain_classes
-
     cls = spec[0]
     found = plain_classes.describe(cls) if plain_classes.user_class(cls) else None
     if not isinstance(found, plain_classes.Plain) or not found.lists or \
@@ -373,9 +362,6 @@ def _rebuild(base, local, item, subs, kind, hold, fresh, consts=()):
     """``local = []; for W, b in zip(base.f__W, base.f__b): local.append(Item(W=W, b=b))``
     (a class built by its ``__init__``: ``made_of(Item, W=W, b=b)``); one object:
     ``local = Item(W=base.f__W, b=base.f__b)``."""
-    from .built_records import record_fields
-    from .record_lists import made_of
-
     cls_name = hold(item, item.__name__)
     leaves = [fresh(sub) for sub, _ in subs]
     values = [_name(leaf) for leaf in leaves] if kind == "list" else [
@@ -407,10 +393,6 @@ def _rebuild(base, local, item, subs, kind, hold, fresh, consts=()):
 def rebuilt(cls, fields):
     """``fields`` (a dict, changed in place) of an object of ``cls`` with its list fields'
     columns made the lists of items again (:func:`.record_lists.made_of`)."""
-    from . import plain_classes
-    from .built_records import record_fields
-    from .record_lists import made_of
-
     found = plain_classes.describe(cls)
     for field, item, subs, kind in (found.lists if isinstance(found, plain_classes.Plain)
                                     else ()):
@@ -430,9 +412,6 @@ def rebuild_in_function(src, fdef):
     with list fields built there, read from a list rebuilt from the object's fields just
     after it is built (as in a method's copy: :func:`rebuild_reads`). Returns ``{name:
     first read}`` for :func:`check_followed`."""
-    from . import plain_classes
-    from .built_records import resolve_any
-    from .passed_calls import bound_names
 
     local = bound_names(fdef)
     parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
@@ -524,3 +503,26 @@ def check_followed(src, rebuilt, built, why):
             hint=f"read {name}'s attributes, call its methods or pass it to a function of "
             "yours only (no other use of the object), or loop over the list in a method of "
             "its class")
+
+
+def made_of(cls, **fields):
+    """The object of ``cls`` (a plain class :mod:`.plain_classes` follows: its ``__init__``
+    sets exactly its fields) whose attributes are ``fields`` (its list and object fields'
+    columns made their objects again): what an item of a list of them is, rebuilt from the
+    lists of its fields (:mod:`.lower_records` reads it field by field: this runs only when
+    it does not)."""
+    obj = object.__new__(cls)
+    obj.__dict__.update(rebuilt(cls, dict(fields)))
+    return obj
+
+
+made_of.__srcad_builds_record__ = True  # refused as a record not followed (analysis.soundness)
+
+
+def _extras(info):
+    lists, item_functions = find(info)
+    return {"lists": lists, "item_functions": item_functions,
+            "functions": function_fields.find(info)}
+
+
+plain_classes.EXTRAS.append(_extras)

@@ -36,9 +36,10 @@ import types
 import gast
 
 from ..errors import MissingRuleError
-from . import plain_classes
+from . import function_fields, plain_classes
 from .built_records import bind_fields, record_fields, resolve_any
 from .iterators_passed import fixed_function
+from .plain_lists import made_of  # (an item rebuilt: lower_records reads it)
 
 _PURE = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Subscript, gast.Slice,
          gast.Attribute, gast.Tuple, gast.operator, gast.unaryop, gast.expr_context)
@@ -116,8 +117,6 @@ class _List:
         built so far gives one function, the same, named where it is built (``act=np.tanh``,
         a default, a function a class holds: :mod:`.function_fields`): not a list per field,
         the expression itself where an item is rebuilt, so that its calls are made for it."""
-        from . import function_fields
-
         found = {}
         given = {k.arg: k.value for k in node.keywords} if self.general and \
             resolve_any(self.src, node.func, self.local) is made_of else None
@@ -235,7 +234,7 @@ class _List:
         if isinstance(parent, gast.For) and parent.iter is node and \
                 isinstance(parent.target, gast.Name) and parent.target.id not in self.written:
             return lambda lists: self.loop(parent, lists)
-        found = self.wrapped_loop(node)
+        found = _wrapped_loop(self, node)
         if found is not None:
             return found
         if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
@@ -253,144 +252,8 @@ class _List:
                 isinstance(parent.ctx, gast.Load) and \
                 isinstance(parent.slice, (gast.Name, gast.Constant, gast.UnaryOp)) and \
                 _pure(parent.slice):
-            return self.hoisted(parent)
+            return _hoisted(self, parent)
         return None
-
-    # L[k] read in an expression: taken into a name of its own just before its statement
-
-    def hoisted(self, subscript):
-        """``... L[k].f(x) ...`` -> ``item = L[k]`` then ``... item.f(x) ...`` when the
-        statement evaluates the expression once, where it stands (an assignment, a return,
-        an expression statement, an ``if``'s test, a ``for``'s iterable; not in a nested
-        scope or a comprehension, nor after a call or a named expression of the statement
-        that could change ``k``), else None."""
-        stmt, node = None, subscript
-        while True:
-            up = self.parents.get(node)
-            if up is None or isinstance(up, (gast.Lambda, gast.ListComp, gast.SetComp,
-                                             gast.DictComp, gast.GeneratorExp,
-                                             gast.IfExp, gast.BoolOp)):
-                return None
-            if isinstance(up, gast.stmt):
-                stmt = up
-                break
-            node = up
-        if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return,
-                             gast.Expr)):
-            pass
-        elif isinstance(stmt, gast.If) and stmt.test is node or \
-                isinstance(stmt, gast.For) and stmt.iter is node:
-            pass
-        else:
-            return None
-        if any(isinstance(n, gast.NamedExpr) for n in gast.walk(stmt)):
-            return None
-        holder = self.parents.get(stmt)
-        body = next((v for _, v in gast.iter_fields(holder) if isinstance(v, list) and
-                     stmt in v), None) if holder is not None else None
-        if body is None:
-            return None
-
-        def rewrite(lists):
-            item = self.fresh(f"{self.name}_item")
-            assign = gast.copy_location(gast.Assign(
-                targets=[_name(item, gast.Store())], value=subscript, type_comment=None),
-                stmt)
-            parent = self.parents[subscript]
-            for field, value in gast.iter_fields(parent):
-                if value is subscript:
-                    setattr(parent, field, gast.copy_location(_name(item), subscript))
-                elif isinstance(value, list) and subscript in value:
-                    value[value.index(subscript)] = gast.copy_location(_name(item), subscript)
-            body.insert(body.index(stmt), assign)
-            self.item(assign, subscript, lists)
-
-        return rewrite
-
-    # for l in reversed(L) / enumerate(L) / zip(L, ys) / L[1:]
-
-    def wrapped_loop(self, node):
-        """A rewrite of a ``for`` whose iterable holds ``node`` (the list) as the argument of
-        ``reversed``, ``enumerate`` or ``zip``, or sliced by constants (any nesting of
-        those), the loop's target binding its item to a name; else None."""
-        path, cur = [], node
-        while True:
-            up = self.parents.get(cur)
-            if isinstance(up, gast.Subscript) and up.value is cur and \
-                    isinstance(up.slice, gast.Slice) and isinstance(up.ctx, gast.Load) and \
-                    all(part is None or isinstance(part, gast.Constant) or (
-                        isinstance(part, gast.UnaryOp) and
-                        isinstance(part.operand, gast.Constant))
-                        for part in (up.slice.lower, up.slice.upper, up.slice.step)) and \
-                    not path:
-                path.append(("slice", up))
-            elif isinstance(up, gast.Call) and isinstance(up.func, gast.Name) and \
-                    up.func.id in ("reversed", "enumerate", "zip") and \
-                    up.func.id not in self.local and cur in up.args and \
-                    not any(isinstance(a, gast.Starred) for a in up.args) and \
-                    all(k.arg == "start" for k in up.keywords) and \
-                    (up.func.id != "enumerate" or up.args[0] is cur) and \
-                    (up.func.id != "reversed" or len(up.args) == 1):
-                path.append((up.func.id, up))
-            elif isinstance(up, gast.For) and up.iter is cur and path:
-                break
-            else:
-                return None
-            cur = up
-        loop, target = up, up.target
-        for j in reversed(range(len(path))):  # from the loop's target down to the item
-            kind, call = path[j]
-            if kind == "enumerate":
-                if not (isinstance(target, gast.Tuple) and len(target.elts) == 2):
-                    return None
-                target = target.elts[1]
-            elif kind == "zip":
-                child = node if j == 0 else path[j - 1][1]
-                k = next(i for i, a in enumerate(call.args) if a is child)
-                if not (isinstance(target, gast.Tuple) and
-                        len(target.elts) == len(call.args)):
-                    return None
-                target = target.elts[k]
-        if not isinstance(target, gast.Name) or target.id in self.written:
-            return None
-        inner = path[0][1] if path[0][0] == "slice" else None
-
-        def rewrite(lists):
-            fields = list(lists)
-            leaves = {f: self.fresh(f"{target.id}_{f}") for f in fields}
-
-            def column(f):
-                col = _name(lists[f])
-                if inner is not None:
-                    col = gast.Subscript(value=col, slice=copy.deepcopy(inner.slice),
-                                         ctx=gast.Load())
-                return col
-
-            items = column(fields[0]) if len(fields) == 1 else gast.Call(
-                func=_name("zip"), args=[column(f) for f in fields], keywords=[])
-            replaced = inner if inner is not None else node
-            holder = self.parents[replaced]
-            for field, value in gast.iter_fields(holder):
-                if value is replaced:
-                    setattr(holder, field, gast.copy_location(items, replaced))
-                elif isinstance(value, list) and replaced in value:
-                    value[value.index(replaced)] = gast.copy_location(items, replaced)
-            parent = self.parents[target]
-            new = _name(leaves[fields[0]], gast.Store()) if len(fields) == 1 else gast.Tuple(
-                elts=[_name(leaves[f], gast.Store()) for f in fields], ctx=gast.Store())
-            if isinstance(parent, gast.Tuple):
-                parent.elts[parent.elts.index(target)] = gast.copy_location(new, target)
-            else:
-                loop.target = gast.copy_location(new, target)
-            rebuilt = gast.Assign(targets=[_name(target.id, gast.Store())],
-                                  value=self.constructed([(f, _name(leaves[f]))
-                                                          for f in fields]), type_comment=None)
-            loop.body.insert(0, rebuilt)
-            for sub in gast.walk(loop):
-                if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
-                    gast.copy_location(sub, loop)
-
-        return rewrite
 
     def append(self, expr, bound, lists):
         """``L.append(C(a, b))`` -> ``L_w.append(a); L_b.append(b)`` in its place (a class
@@ -463,21 +326,6 @@ class _List:
                 gast.copy_location(node, assign)
 
 
-def made_of(cls, **fields):
-    """The object of ``cls`` (a plain class :mod:`.plain_classes` follows: its ``__init__``
-    sets exactly its fields) whose attributes are ``fields``: what an item of a list of them
-    is, rebuilt from the lists of its fields (:mod:`.lower_records` reads it field by field:
-    this runs only when it does not)."""
-    from .plain_lists import rebuilt
-
-    obj = object.__new__(cls)
-    obj.__dict__.update(rebuilt(cls, dict(fields)))
-    return obj
-
-
-made_of.__srcad_builds_record__ = True  # refused as a record not followed (analysis.soundness)
-
-
 def _fields(cls):
     facts = record_fields(cls)
     return facts[0] if facts is not None else plain_classes.fields_of(cls)
@@ -540,3 +388,140 @@ def _as_loops(src, stmt, local, taken):
             if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                 gast.copy_location(sub, stmt)
     return out
+
+
+# L[k] read in an expression: taken into a name of its own just before its statement
+
+def _hoisted(lst, subscript):
+    """``... L[k].f(x) ...`` -> ``item = L[k]`` then ``... item.f(x) ...`` when the
+    statement evaluates the expression once, where it stands (an assignment, a return,
+    an expression statement, an ``if``'s test, a ``for``'s iterable; not in a nested
+    scope or a comprehension, nor after a call or a named expression of the statement
+    that could change ``k``), else None."""
+    stmt, node = None, subscript
+    while True:
+        up = lst.parents.get(node)
+        if up is None or isinstance(up, (gast.Lambda, gast.ListComp, gast.SetComp,
+                                         gast.DictComp, gast.GeneratorExp,
+                                         gast.IfExp, gast.BoolOp)):
+            return None
+        if isinstance(up, gast.stmt):
+            stmt = up
+            break
+        node = up
+    if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return,
+                         gast.Expr)):
+        pass
+    elif isinstance(stmt, gast.If) and stmt.test is node or \
+            isinstance(stmt, gast.For) and stmt.iter is node:
+        pass
+    else:
+        return None
+    if any(isinstance(n, gast.NamedExpr) for n in gast.walk(stmt)):
+        return None
+    holder = lst.parents.get(stmt)
+    body = next((v for _, v in gast.iter_fields(holder) if isinstance(v, list) and
+                 stmt in v), None) if holder is not None else None
+    if body is None:
+        return None
+
+    def rewrite(lists):
+        item = lst.fresh(f"{lst.name}_item")
+        assign = gast.copy_location(gast.Assign(
+            targets=[_name(item, gast.Store())], value=subscript, type_comment=None),
+            stmt)
+        parent = lst.parents[subscript]
+        for field, value in gast.iter_fields(parent):
+            if value is subscript:
+                setattr(parent, field, gast.copy_location(_name(item), subscript))
+            elif isinstance(value, list) and subscript in value:
+                value[value.index(subscript)] = gast.copy_location(_name(item), subscript)
+        body.insert(body.index(stmt), assign)
+        lst.item(assign, subscript, lists)
+
+    return rewrite
+
+# for l in reversed(L) / enumerate(L) / zip(L, ys) / L[1:]
+
+def _wrapped_loop(lst, node):
+    """A rewrite of a ``for`` whose iterable holds ``node`` (the list) as the argument of
+    ``reversed``, ``enumerate`` or ``zip``, or sliced by constants (any nesting of
+    those), the loop's target binding its item to a name; else None."""
+    path, cur = [], node
+    while True:
+        up = lst.parents.get(cur)
+        if isinstance(up, gast.Subscript) and up.value is cur and \
+                isinstance(up.slice, gast.Slice) and isinstance(up.ctx, gast.Load) and \
+                all(part is None or isinstance(part, gast.Constant) or (
+                    isinstance(part, gast.UnaryOp) and
+                    isinstance(part.operand, gast.Constant))
+                    for part in (up.slice.lower, up.slice.upper, up.slice.step)) and \
+                not path:
+            path.append(("slice", up))
+        elif isinstance(up, gast.Call) and isinstance(up.func, gast.Name) and \
+                up.func.id in ("reversed", "enumerate", "zip") and \
+                up.func.id not in lst.local and cur in up.args and \
+                not any(isinstance(a, gast.Starred) for a in up.args) and \
+                all(k.arg == "start" for k in up.keywords) and \
+                (up.func.id != "enumerate" or up.args[0] is cur) and \
+                (up.func.id != "reversed" or len(up.args) == 1):
+            path.append((up.func.id, up))
+        elif isinstance(up, gast.For) and up.iter is cur and path:
+            break
+        else:
+            return None
+        cur = up
+    loop, target = up, up.target
+    for j in reversed(range(len(path))):  # from the loop's target down to the item
+        kind, call = path[j]
+        if kind == "enumerate":
+            if not (isinstance(target, gast.Tuple) and len(target.elts) == 2):
+                return None
+            target = target.elts[1]
+        elif kind == "zip":
+            child = node if j == 0 else path[j - 1][1]
+            k = next(i for i, a in enumerate(call.args) if a is child)
+            if not (isinstance(target, gast.Tuple) and
+                    len(target.elts) == len(call.args)):
+                return None
+            target = target.elts[k]
+    if not isinstance(target, gast.Name) or target.id in lst.written:
+        return None
+    inner = path[0][1] if path[0][0] == "slice" else None
+
+    def rewrite(lists):
+        fields = list(lists)
+        leaves = {f: lst.fresh(f"{target.id}_{f}") for f in fields}
+
+        def column(f):
+            col = _name(lists[f])
+            if inner is not None:
+                col = gast.Subscript(value=col, slice=copy.deepcopy(inner.slice),
+                                     ctx=gast.Load())
+            return col
+
+        items = column(fields[0]) if len(fields) == 1 else gast.Call(
+            func=_name("zip"), args=[column(f) for f in fields], keywords=[])
+        replaced = inner if inner is not None else node
+        holder = lst.parents[replaced]
+        for field, value in gast.iter_fields(holder):
+            if value is replaced:
+                setattr(holder, field, gast.copy_location(items, replaced))
+            elif isinstance(value, list) and replaced in value:
+                value[value.index(replaced)] = gast.copy_location(items, replaced)
+        parent = lst.parents[target]
+        new = _name(leaves[fields[0]], gast.Store()) if len(fields) == 1 else gast.Tuple(
+            elts=[_name(leaves[f], gast.Store()) for f in fields], ctx=gast.Store())
+        if isinstance(parent, gast.Tuple):
+            parent.elts[parent.elts.index(target)] = gast.copy_location(new, target)
+        else:
+            loop.target = gast.copy_location(new, target)
+        rebuilt = gast.Assign(targets=[_name(target.id, gast.Store())],
+                              value=lst.constructed([(f, _name(leaves[f]))
+                                                      for f in fields]), type_comment=None)
+        loop.body.insert(0, rebuilt)
+        for sub in gast.walk(loop):
+            if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                gast.copy_location(sub, loop)
+
+    return rewrite
