@@ -217,3 +217,39 @@ def test_refused(tmp_path, name):
         srcad.grad(m.f, wrt=0)(W.copy(), B, X.copy())
     assert info.value.construct.strip() == line
     assert "pass the function" in info.value.hint
+
+
+def test_a_global_function_rebound_makes_new_code(tmp_path):
+    """The function a list's items hold, named by a global in ``__init__``, is read again
+    when the global is rebound (never the old function's derivative)."""
+    text = '''
+
+ACT = np.tanh
+
+
+class Item:
+    def __init__(self, W, act=np.tanh):
+        self.W, self.act = W * 1.0, act
+
+    def __call__(self, x):
+        return self.act(x @ self.W)
+
+
+class Items:
+    def __init__(self, Ws):
+        self.items = [Item(W, act=ACT) for W in Ws]
+
+    def __call__(self, x):
+        for item in self.items:
+            x = item(x)
+        return np.sum(x)
+
+
+def g(w, x):
+    return Items([w, w.T])(x)
+'''
+    m = _module(tmp_path, "of_rebound", text)
+    for act in (np.tanh, np.sin, m.softplus):
+        m.ACT = act
+        got = srcad.grad(m.g)(W.copy(), X.copy())
+        np.testing.assert_allclose(got, _fd(lambda w: m.g(w, X), W), rtol=1e-5, atol=1e-7)

@@ -55,12 +55,13 @@ from dataclasses import dataclass
 
 import gast
 
-from ..core import functions
+from ..core import env, functions
 from ..errors import MissingRuleError, SrcadError
 from . import source as source_module
 
 _LOCK = threading.RLock()
-_KNOWN = weakref.WeakKeyDictionary()  # cls -> {(owner, code, attributes): Plain or Refused}
+_KNOWN = weakref.WeakKeyDictionary()  # cls -> {(owner, code, attributes): (Plain or Refused,
+#                                        the reads describing it made)}
 _HOOKS = frozenset({"__slots__", "__new__", "__setattr__", "__getattr__", "__getattribute__",
                     "__delattr__", "__del__"})
 _PLAIN_ATTRS = frozenset({"__dict__", "__weakref__", "__module__", "__qualname__", "__doc__",
@@ -85,8 +86,7 @@ class Plain:
     #: field of this class), ...)), ...)``; each attribute's place in ``fields`` is taken by
     #: one field per item field (``layers`` -> ``layers__W``, ``layers__b``)
     lists: tuple = ()
-    #: the *function fields* (:mod:`.function_fields`): ``((field, how), ...)``
-    functions: tuple = ()
+    functions: tuple = ()  #: the *function fields* (:mod:`.function_fields`)
     #: the functions the items of a list or object field hold, the same in each (not
     #: columns, :mod:`.plain_lists`): ``((attribute, ((item field, function), ...)), ...)``
     item_functions: tuple = ()
@@ -128,13 +128,18 @@ def describe(cls, owner=None):
     key = (owner, getattr(init, "__code__", None), _fingerprint(cls))
     with _LOCK:
         known = _KNOWN.setdefault(cls, {})
+        if key in known and env.stale(known[key][1]):
+            del known[key]  # a class or function it named is another now
         if key not in known:
-            try:
-                known[key] = _describe(cls, owner, init)
-            except SrcadError as exc:  # no source
-                known[key] = Refused(f"its __init__ cannot be read ({exc.args[0]})",
-                                     "make it a dataclass", *_where(cls))
-        return known[key]
+            with env.collecting() as reads:
+                try:
+                    found = _describe(cls, owner, init)
+                except SrcadError as exc:  # no source
+                    found = Refused(f"its __init__ cannot be read ({exc.args[0]})",
+                                    "make it a dataclass", *_where(cls))
+            known[key] = (found, tuple(reads.values()))
+        env.record_all(known[key][1])  # (read again by the code made with it)
+        return known[key][0]
 
 
 def _fingerprint(cls):
