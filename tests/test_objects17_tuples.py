@@ -7,7 +7,8 @@ now a copy of ``make_model`` returning every object's fields, in the tuple's ord
 field. A generated family (plain classes built as dataclasses and by their ``__init__``,
 dataclasses, named tuples, a class holding a list of objects, values beside the objects,
 names bound in the helper, several returns, a static method, the tuple unpacked in a loop,
-the objects passed on) checked in grad, value_and_grad, jvp, vjp and Hessians in both modes
+the objects passed on; a single object from a class method, ``Enc.make(w)``, ``cls`` the
+class it is called on) checked in grad, value_and_grad, jvp, vjp and Hessians in both modes
 against central finite differences and autograd; refusals: the tuple not unpacked where it is
 made, an object used whole.
 """
@@ -37,6 +38,15 @@ class Enc:
 
     def __call__(self, x):
         return np.tanh(self.W @ x)
+
+    @classmethod
+    def make(cls, W, scale=2.0):
+        return cls(W * scale)
+
+
+class SubEnc(Enc):
+    def __call__(self, x):
+        return np.sin(self.W @ x)
 
 
 class Dec:
@@ -134,6 +144,8 @@ BODIES = {
     "passed_on": "e, d = make_model(w, w + b)\n    return use(e, d, x) * b",
     "indexed": "pair = make_model(w, w * b)\n"
                "    return np.sum(pair[1].decode(pair[0](x))) + pair[-1].c",
+    "classmethod_factory": "e = Enc.make(w)\n    s = SubEnc.make(w.T, scale=b)\n"
+                           "    return np.sum(e(x) * s(x))",
     "in_a_loop": "s = 0.0\n    for k in range(2):\n"
                  "        e, d = make_model(w * (k + 1.0), w)\n"
                  "        s = s + np.sum(d.decode(e(x)))\n    return s * b",
@@ -201,7 +213,8 @@ def test_forward_mode_and_pullback(tmp_path, name):
     assert float(pb) == pytest.approx(2.0 * float(ab), rel=1e-10, abs=1e-12)
 
 
-HESSIANS = ["pair", "three", "value_beside", "holding_a_list", "in_a_loop"]
+HESSIANS = ["pair", "three", "value_beside", "holding_a_list", "in_a_loop",
+            "classmethod_factory"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)

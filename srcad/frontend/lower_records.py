@@ -31,6 +31,7 @@ Imports: the standard library, gast, :mod:`srcad.errors`, :mod:`.passed_calls` a
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import types
 
 import gast
@@ -136,7 +137,7 @@ def lower(src):
             if kind[0] in ("init", "returned"):  # g_mu, g_sigma = Gaussian_fields(mu, s)
                 bind = bind or passed_records.binder(src, fdef)
                 entry = plain_inits.maker(cls) if kind[0] == "init" else \
-                    returned_records.maker(kind[3], cls)
+                    returned_records.maker(kind[3], cls, kind[4])
                 values = gast.Call(func=_name(bind(entry), gast.Load()),
                                    args=kind[2].args, keywords=kind[2].keywords)
             held = _held(built, name)
@@ -286,10 +287,15 @@ def _construct(src, value):
         if plain_classes.fields_of(cls) is not None:
             return ("fields", cls, value)
         return None
-    fn = passed_calls.callee(src, value.func)
-    cls = fn and returned_records.returned_class(fn)
+    fn, owner = passed_calls.callee(src, value.func), None
+    if fn is None:  # Lin.create(w), a class method of the user's: cls is Lin
+        bound = resolve_any(src, value.func, passed_calls.bound_names(src.node))
+        if inspect.ismethod(bound) and isinstance(bound.__self__, type) and \
+                passed_calls.callee_function(bound.__func__):
+            fn, owner = bound.__func__, bound.__self__
+    cls = fn and returned_records.returned_class(fn, owner)
     if cls is not None and not any(isinstance(a, gast.Starred) for a in value.args):
-        return ("returned", cls, value, fn)  # p = make(w, b): make's copy returns the fields
+        return ("returned", cls, value, fn, owner)  # p = make(w, b): its copy returns fields
     return None
 
 

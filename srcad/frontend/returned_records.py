@@ -64,9 +64,10 @@ def _own(fdef):
     return out
 
 
-def returned_class(fn):
+def returned_class(fn, owner=None):
     """The one class whose objects every ``return`` of ``fn`` returns (see above), else
-    None."""
+    None; ``owner``: the class a class method ``fn`` is called on (``cls(...)``, its first
+    parameter never assigned, builds one)."""
     try:
         src = source_module.read(fn)
     except SrcadError:
@@ -83,6 +84,9 @@ def returned_class(fn):
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
             stores.setdefault(n.id, []).append(n)
     parents = {c: n for n in nodes for c in gast.iter_child_nodes(n)}
+    params = src.node.args.posonlyargs + src.node.args.args
+    first = params[0].id if owner is not None and params and not any(
+        isinstance(p.ctx, gast.Store) for p in stores.get(params[0].id, ())) else None
     classes = set()
     for ret in returns:
         value = ret.value
@@ -97,21 +101,23 @@ def returned_class(fn):
         for v in values:
             if not isinstance(v, gast.Call):
                 return None
-            classes.add(resolve_any(src, v.func))
+            classes.add(owner if first is not None and isinstance(v.func, gast.Name) and
+                        v.func.id == first else resolve_any(src, v.func))
     if len(classes) != 1:
         return None
     cls = classes.pop()
     return cls if isinstance(cls, type) and fields_of(cls) else None
 
 
-def maker(fn, cls):
+def maker(fn, cls, owner=None):
     """The entry (``(cell, names, reads, label)``, as :func:`.passed_records.derived`
-    gives) of the copy of ``fn`` returning the fields of the object it returns."""
+    gives) of the copy of ``fn`` returning the fields of the object it returns (a class
+    method called on ``owner``: its first parameter that class, held by the copy)."""
     from . import passed_records
 
     with _LOCK:
         made = _MADE.setdefault(fn, {})
-        known = made.get(fn.__code__)
+        known = made.get((fn.__code__, owner))
         if known is not None and not env.stale(known[2]):
             env.record_all(known[2])
             return known
@@ -134,9 +140,18 @@ def maker(fn, cls):
                                   for _ in fdef.args.defaults]
             fdef.args.kw_defaults = [d and gast.Constant(value=None, kind=None)
                                      for d in fdef.args.kw_defaults]
-            out = passed_records._run(fdef, fn, src, {}, {"result": []}, fn.__name__)
+            cells = {}
+            if owner is not None:  # cls: the class it is called on, a cell of the copy
+                args = fdef.args
+                first = (args.posonlyargs or args.args)[0]
+                if args.posonlyargs:
+                    args.posonlyargs = args.posonlyargs[1:]
+                else:
+                    args.args = args.args[1:]
+                cells[first.id] = types.CellType(owner)
+            out = passed_records._run(fdef, fn, src, cells, {"result": []}, fn.__name__)
         entry = (types.CellType(out), {}, tuple(reads.values()), fn.__name__)
-        made[fn.__code__] = entry
+        made[(fn.__code__, owner)] = entry
         return entry
 
 
