@@ -300,8 +300,10 @@ WORKS = ["p1", "p2", "p4", "p5", "p10", "p12", "p13", "p14", "p17", "p18", "p19"
 #: name -> (the line refused, words of the hint)
 REFUSED = {
     "p6": ("self.v = self.beta * self.v + g", "return"),
-    "p7": ("net = Seq(Dense(W1 * w, B1), Dense(W2, B2))", "name it"),
-    "p8": ("net = Seq2([Dense(W1 * w, B1), Dense(W2, B2)])", "name it"),
+    "p7": ("net = Seq(Dense(W1 * w, B1), Dense(W2, B2))",
+           "build the Dense objects in Seq.__init__"),
+    "p8": ("net = Seq2([Dense(W1 * w, B1), Dense(W2, B2)])",
+           "build the Dense objects in Seq2.__init__"),
     "p11": ("return self.act(x @ self.W)", "pass the function"),
     "p15": ("return np.sum(Lin.create(W1 * w)(X))", ""),
     "p16": ("return self.layers[\"dec\"](np.tanh(self.layers[\"enc\"](x)))", ""),

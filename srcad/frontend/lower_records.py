@@ -162,6 +162,7 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
     field: why (``src.record_refusals``, the error if it is differentiated), the class's
     refusal (:func:`.plain_classes.describe`) or the use srcad does not follow."""
     followed = {id(assign.value) for items in built.values() for assign, _ in items}
+    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
     named = {id(assign.value): name for name, assigns in stores.items() for assign in assigns}
     for node in gast.walk(fdef):
         if not isinstance(node, gast.Call) or id(node) in followed or \
@@ -187,12 +188,16 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
             "used in a way srcad does not follow field by field" if use is not None else
                 "not assigned to a name of its own (built inside an expression, a container, "
                 "or a name bound to other values too)")
+        holder = record_uses.holder_class(src, node, parents)  # Seq([Dense(...), ...])
         record_uses.keep_refusal(src, MissingRuleError(
             f"an object of your class {spelled} built from differentiated values, {what}: "
             "srcad follows such an object when every use reads an attribute, calls a method "
             "or property, or passes it to a function of yours",
             filename=src.filename, lineno=at.lineno, construct=src.line_text(at.lineno),
-            hint=f"name it (g = {spelled}(...)) and read its attributes, call its methods or "
+            hint=f"build the {spelled} objects in {holder}.__init__ from the values it is "
+            f"given (self.layers = [{spelled}(W, b) for W, b in zip(Ws, bs)], or self.fc1 = "
+            f"{spelled}(W, b)), which srcad follows" if holder else
+            f"name it (g = {spelled}(...)) and read its attributes, call its methods or "
             "pass it to a function of yours; do not return it, store it in a container, "
             "compare it, write its attributes or alias it; or pass the values themselves"),
             [node.lineno])

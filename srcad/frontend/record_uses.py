@@ -99,3 +99,19 @@ def field_read(src, call, node):
         return None
     return call.args[1].value if resolve_any(src, call.func) is plain_lists.field_of \
         else None
+
+
+def holder_class(src, node, parents):
+    """The name of the plain class of the user's whose construction ``node`` (an object
+    built) is an argument of, directly, in a list or tuple written there, or spread
+    (``Seq([Dense(...), Dense(...)])``, ``Seq(Dense(...), Dense(...))``), else None."""
+    from . import plain_classes
+
+    up = parents.get(node)
+    while isinstance(up, (gast.List, gast.Tuple, gast.Starred, gast.keyword)):
+        up = parents.get(up)
+    if not isinstance(up, gast.Call) or up.func is node:
+        return None
+    cls = resolve_any(src, up.func)
+    return cls.__name__ if plain_classes.user_class(cls) and not (
+        hasattr(cls, "__dataclass_fields__") or issubclass(cls, tuple)) else None
