@@ -94,7 +94,10 @@ def find(info):
             continue
         value, loads = assign.value, [n for n in nodes if n is not stores[0]]
         calls, kind = [], "list"
-        if isinstance(value, gast.Call):  # self.l1 = Dense(W, b): one object
+        if isinstance(value, gast.Call) and all(  # self.l1 = Dense(W, b): one object,
+                isinstance(parents.get(n), gast.Attribute) or  # read in __init__ only by
+                isinstance(parents.get(n), gast.Call) and parents[n].func is n  # attribute
+                for n in loads):  # or called (not aliased: the copy's object is its own)
             calls, kind = [value], "one"
         elif isinstance(value, gast.List) and value.elts and not loads and all(
                 isinstance(e, gast.Call) for e in value.elts):  # [Dense(...), Dense(...)]
