@@ -415,7 +415,10 @@ def rebuild_in_function(src, fdef):
     with list fields built there, read from a list rebuilt from the object's fields just
     after it is built (as in a method's copy: :func:`rebuild_reads`). Returns ``{name:
     first read}`` for :func:`check_followed`."""
-
+    if not any(isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) and
+               plain_classes.list_fields(resolve_any(src, stmt.value.func), kinds=True)
+               for stmt in fdef.body):
+        return {}  # (no object of a class with list or object fields built here)
     local = bound_names(fdef)
     parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
     stores = {}

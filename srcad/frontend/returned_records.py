@@ -332,6 +332,11 @@ def unpack_returned(src, fdef, binder):
     from . import passed_calls
     from .record_lists import made_of
 
+    local = passed_calls.bound_names(fdef)
+    if not any(isinstance(n, gast.Assign) and isinstance(n.value, gast.Call) and
+               passed_calls.callee_function(fn := resolve_any(src, n.value.func, local)) and
+               returned_classes(fn) for n in gast.walk(fdef)):
+        return  # (no call of a function of yours returning a tuple of objects)
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
 
     def fresh(base):
