@@ -232,6 +232,15 @@ BODIES = {
                                          "    return np.sum(m.fc2(x)) * m.fc1.n + "
                                          "np.sum(m.head.W)",
     "held_object_beside_a_network": "e = Encoder([w], [b], w.T, b)\n    return np.sum(e(x))",
+    "local_list_reversed_enumerated": "ls = [Layer(w * k, b) for k in range(1, 3)]\n"
+                                      "    s = 0.0\n    for i, l in enumerate(reversed(ls)):\n"
+                                      "        s = s + (i + 1.0) * np.sum(l(x))\n"
+                                      "    return s + np.sum(ls[-1](x) * ls[0].b)",
+    "local_list_zip_slice": "ls = []\n    for k in range(3):\n"
+                            "        ls.append(Dense(w + k, b, gain=0.5))\n    s = 0.0\n"
+                            "    for l, c in zip(ls[1:], [2.0, 3.0]):\n"
+                            "        s = s + c * np.sum(l.forward(x))\n"
+                            "    if ls[0].norm > 0.0:\n        s = s + ls[0].norm\n    return s",
     "list_of_networks_in_init": "s = Stack([w, w * 0.5], [b, b * b])\n    return np.sum(s(x))",
     "list_of_networks": "nets = [Net([w * k, w], [b, b * k]) for k in range(1, 3)]\n"
                         "    s = 0.0\n    for net in nets:\n        s = s + np.sum(net(x))\n"
