@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.errors import MutationError, UnsupportedSyntaxError
+from srcad.errors import MutationError, SrcadError, UnsupportedSyntaxError
 
 CLASSES = '''
 from collections import namedtuple
@@ -176,6 +176,24 @@ class TwoLayer:
         return self.fc1.norm + np.sum(self.fc2.W ** 2) + run(self.head, self.fc2.b)
 
 
+class Child(Net):
+    """A base's list built by super().__init__."""
+
+    def __init__(self, Ws, bs, k):
+        super().__init__(Ws, bs)
+        self.k = k * 2.0
+
+    def out(self, x):
+        return self(x) * self.k + len(self.layers)
+
+
+def total(net):
+    s = 0.0
+    for layer in net.layers:
+        s = s + np.sum(layer.W * layer.b)
+    return s
+
+
 class Encoder:
     def __init__(self, Ws, bs, W, b):
         self.body = Net(Ws, bs)
@@ -241,6 +259,10 @@ BODIES = {
                             "    for l, c in zip(ls[1:], [2.0, 3.0]):\n"
                             "        s = s + c * np.sum(l.forward(x))\n"
                             "    if ls[0].norm > 0.0:\n        s = s + ls[0].norm\n    return s",
+    "base_builds_the_list": "c = Child([w, w.T], [b, b * b], np.sum(b))\n"
+                            "    return np.sum(c.out(x))",
+    "helper_reads_the_list": "net = Net([w, w * w], [b, -b])\n"
+                             "    return total(net) + np.sum(net(x))",
     "list_of_networks_in_init": "s = Stack([w, w * 0.5], [b, b * b])\n    return np.sum(s(x))",
     "list_of_networks": "nets = [Net([w * k, w], [b, b * k]) for k in range(1, 3)]\n"
                         "    s = 0.0\n    for net in nets:\n        s = s + np.sum(net(x))\n"
@@ -462,3 +484,20 @@ def test_an_item_written_where_the_list_is_read_is_refused(tmp_path, name):
     assert info.value.construct.strip() == line
     assert "would not reach them" in str(info.value)
     assert "local name" in info.value.hint
+
+
+def test_a_list_read_in_a_generator_expression_is_refused(tmp_path):
+    m = _module(tmp_path, "ol_genexp", """
+
+class Pen(Net):
+    def pen(self):
+        return sum(np.sum(layer.W) for layer in self.layers)
+
+
+def f(w, b, x):
+    return Pen([w, w * w], [b, b]).pen()
+""")
+    with pytest.raises(SrcadError) as info:
+        srcad.grad(m.f)(W.copy(), B.copy(), X.copy())
+    assert info.value.construct.strip() == "return sum(np.sum(layer.W) for layer in self.layers)"
+    assert "loop over it with a for statement" in info.value.hint

@@ -341,6 +341,9 @@ class _Init:
         for name, _, subs, _ in lists:
             k = fields.index(name)
             fields = fields[:k] + tuple(e for _, e in subs) + fields[k + 1:]
+        for _, parent in self.parents:  # a base's list fields (its copy takes them apart)
+            lists, item_functions = lists + parent.lists, item_functions + \
+                parent.item_functions
         return Plain(self.cls, fields, direct, defaults, self.owner,
                      vars(self.owner)["__init__"], lists, held_functions, item_functions)
 

@@ -88,13 +88,15 @@ def maker(cls, owner=None):
                 cells[holder] = types.CellType(cls)
             if fdef.body and isinstance(fdef.body[-1], gast.Return):
                 fdef.body.pop()
-            if plain.lists:  # self_layers taken apart: one list per item field
+            inherited = {e[0] for _, p in parents.items() for e in p.lists}
+            own = tuple(e for e in plain.lists if e[0] not in inherited)
+            if own:  # self_layers taken apart: one list per item field
                 def hold(value, base):
                     name = fresh(base)
                     cells[name] = types.CellType(value)
                     return name
 
-                fdef.body += plain_lists.taken_apart(plain.lists, locals_, fresh,
+                fdef.body += plain_lists.taken_apart(own, locals_, fresh,
                                                      fdef.body[-1] if fdef.body else fdef,
                                                      hold)
             columns = {e for _, _, subs, kind in plain.lists if kind == "list"
