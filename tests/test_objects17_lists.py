@@ -111,10 +111,10 @@ class AppendNet:
 
     @property
     def penalty(self):
-        s = 0.0
-        for layer in self.layers:
-            s = s + layer.norm
-        return s / len(self.layers)
+        return sum(layer.norm for layer in self.layers) / len(self.layers)
+
+    def outputs(self, x):
+        return np.sum(np.array([layer.forward(x) for layer in self.layers if layer.n > 1]))
 
 
 class CondNet:
@@ -228,6 +228,9 @@ BODIES = {
     "appends_enumerated": "net = AppendNet([w, w * 0.3], [b, b])\n    return net.enumerated(x)",
     "appends_property": "net = AppendNet([w, w * 0.3], [b, b])\n"
                         "    return net.penalty + net.forward(x)",
+    "comprehensions": "net = AppendNet([w, w * 0.3], [b, b])\n"
+                      "    ls = [Layer(w * k, b) for k in range(1, 3)]\n"
+                      "    return sum([np.sum(l(x)) for l in ls]) + net.outputs(x)",
     "dataclass_items_in_a_branch": "net = CondNet([w, w.T], [b, np.cos(b)])\n"
                                    "    return np.sum(net(x)) + net.head(x)",
     "named_tuple_items": "net = TupleNet([w, w * w], [b, b])\n    return net(x)",
@@ -486,18 +489,21 @@ def test_an_item_written_where_the_list_is_read_is_refused(tmp_path, name):
     assert "local name" in info.value.hint
 
 
-def test_a_list_read_in_a_generator_expression_is_refused(tmp_path):
+def test_a_comprehension_after_a_call_in_its_statement_is_refused(tmp_path):
+    """A comprehension over the list is read as a loop just before its statement only when
+    nothing the statement evaluates before it may run code (here a call): else refused."""
     m = _module(tmp_path, "ol_genexp", """
 
 class Pen(Net):
-    def pen(self):
-        return sum(np.sum(layer.W) for layer in self.layers)
+    def pen(self, x):
+        return np.sum(np.sin(x)) + sum(np.sum(layer.W) for layer in self.layers)
 
 
 def f(w, b, x):
-    return Pen([w, w * w], [b, b]).pen()
+    return Pen([w, w * w], [b, b]).pen(x)
 """)
     with pytest.raises(SrcadError) as info:
         srcad.grad(m.f)(W.copy(), B.copy(), X.copy())
-    assert info.value.construct.strip() == "return sum(np.sum(layer.W) for layer in self.layers)"
+    assert info.value.construct.strip() == \
+        "return np.sum(np.sin(x)) + sum(np.sum(layer.W) for layer in self.layers)"
     assert "loop over it with a for statement" in info.value.hint

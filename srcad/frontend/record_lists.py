@@ -237,6 +237,8 @@ class _List:
         found = _wrapped_loop(self, node)
         if found is not None:
             return found
+        if isinstance(parent, gast.comprehension) and parent.iter is node:
+            return _comprehension(self, parent)
         if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
                 parent.func.id == "len" and parent.args == [node] and not parent.keywords:
             return lambda lists: setattr(parent, "args", [gast.copy_location(
@@ -523,5 +525,65 @@ def _wrapped_loop(lst, node):
         for sub in gast.walk(loop):
             if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                 gast.copy_location(sub, loop)
+
+    return rewrite
+
+
+_CONSUMERS = ("sum", "list", "tuple", "max", "min")
+
+
+def _comprehension(lst, gen):
+    """``[f(l) for l in L if c]`` (or ``sum(f(l) for l in L)``, a generator expression given
+    to ``sum``, ``list``, ``tuple``, ``max``, ``min``) evaluated first in its statement
+    (:func:`.inline_objects.evaluated_first`): a list built by a ``for`` statement just
+    before it (``l`` given a fresh name: the comprehension's own), read so; else None."""
+    from .inline_objects import evaluated_first
+
+    comp = lst.parents.get(gen)
+    if not isinstance(comp, (gast.ListComp, gast.GeneratorExp)) or len(comp.generators) != 1 \
+            or gen.is_async or not isinstance(gen.target, gast.Name) or \
+            gen.target.id in lst.written:
+        return None
+    if isinstance(comp, gast.GeneratorExp):
+        call = lst.parents.get(comp)
+        if not (isinstance(call, gast.Call) and call.args == [comp] and not call.keywords and
+                isinstance(call.func, gast.Name) and call.func.id in _CONSUMERS and
+                call.func.id not in lst.local):
+            return None
+    stmt = comp
+    while stmt is not None and not isinstance(stmt, gast.stmt):
+        stmt = lst.parents.get(stmt)
+    holder = lst.parents.get(stmt)
+    body = next((v for _, v in gast.iter_fields(holder) if isinstance(v, list) and
+                 stmt in v), None) if holder is not None else None
+    if body is None or not evaluated_first(lst.src, stmt, comp, lst.local):
+        return None
+
+    def rewrite(lists):
+        made, item = lst.fresh(f"{lst.name}_made"), lst.fresh(f"{gen.target.id}_")
+        for n in gast.walk(gast.Tuple(elts=[comp.elt] + gen.ifs, ctx=gast.Load())):
+            if isinstance(n, gast.Name) and n.id == gen.target.id:
+                n.id = item
+        inner = [gast.Expr(value=gast.Call(func=gast.Attribute(
+            value=_name(made), attr="append", ctx=gast.Load()), args=[comp.elt], keywords=[]))]
+        for cond in reversed(gen.ifs):
+            inner = [gast.If(test=cond, body=inner, orelse=[])]
+        loop = gast.For(target=_name(item, gast.Store()), iter=gen.iter, body=inner,
+                        orelse=[], type_comment=None)
+        first = [gast.Assign(targets=[_name(made, gast.Store())],
+                             value=gast.List(elts=[], ctx=gast.Load()), type_comment=None),
+                 loop]
+        for new in first:
+            for sub in gast.walk(new):
+                if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                    gast.copy_location(sub, stmt)
+        up = lst.parents[comp]
+        for field, value in gast.iter_fields(up):
+            if value is comp:
+                setattr(up, field, gast.copy_location(_name(made), comp))
+            elif isinstance(value, list) and comp in value:
+                value[value.index(comp)] = gast.copy_location(_name(made), comp)
+        body[body.index(stmt):body.index(stmt)] = first
+        lst.loop(loop, lists)
 
     return rewrite
