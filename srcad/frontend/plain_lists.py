@@ -1,4 +1,5 @@
-"""List fields of plain classes (issue 16): ``self.layers = [Layer(W, b) for W, b in ...]``.
+"""List and object fields of plain classes (issue 16): ``self.layers = [Layer(W, b) for W, b
+in ...]``, ``self.fc1 = Dense(W1, b1)``.
 
 A plain class (:mod:`.plain_classes`) whose ``__init__`` sets an attribute to a list of
 records of one class, written the usual way::
@@ -6,7 +7,8 @@ records of one class, written the usual way::
     class Net:
         def __init__(self, Ws, bs):
             self.layers = [Layer(W, b) for W, b in zip(Ws, bs)]
-            # (or self.layers = [] then, in a loop, self.layers.append(Layer(W, b)))
+            # (or self.layers = [] then, in a loop, self.layers.append(Layer(W, b)),
+            # or self.layers = [Layer(W1, b1), Layer(W2, b2)])
         def __call__(self, x):
             for layer in self.layers:
                 x = layer(x)
@@ -20,21 +22,30 @@ builds ``self_layers`` as written and then takes it apart (:func:`taken_apart`:
 taking the fields (:mod:`.passed_records`) first rebuilds the list from its fields
 (:func:`rebuild_reads`: ``layers = []; for W, b in zip(self.layers__W, self.layers__b):
 layers.append(Layer(W=W, b=b))``, a class built by its ``__init__`` through
-:func:`.record_lists.made_of`) and reads it where the method reads ``self.layers``. Both
-lists are then read item by item by :mod:`.record_lists` in their function: each item's
-fields are locals, the gradient flows through them exactly. The item's class must be read
-field by field itself (a record class, or a plain class without list fields).
+:func:`made_of`) and reads it where the method reads ``self.layers``; so does the function
+differentiated for ``net.layers`` (:func:`rebuild_in_function`). Both lists are then read
+item by item by :mod:`.record_lists` in their function: each item's fields are locals, the
+gradient flows through them exactly. An attribute set to one object (``self.fc1 =
+Dense(...)``, read in ``__init__`` only by its attributes or called) is the same with one
+item (``fc1__W, fc1__b``; rebuilt as ``made_of(Dense, W=..., b=...)``). Items may hold list
+and object fields of their own (their columns, read from objects Python built by
+:func:`field_of`); a field every item gives the same function (``act=np.tanh``) is held by
+the class, not a column (``Plain.item_functions``), so the items' calls are made for it.
 
 Only an attribute bound once, at the top level of ``__init__``, to a list comprehension
-building the records or to ``[]`` then only appended to (``self.layers.append(C(...))`` as a
-statement, anywhere after), is such a field; a method may iterate it (``for``, a
-comprehension, through ``enumerate``/``zip``/``reversed``), index it (``self.layers[k]``,
-a constant slice) and take its ``len``: any other use of it in a method (an append, an
-alias ``ls = self.layers``, passing it on) is refused at its line
-(:class:`~srcad.errors.UnsupportedSyntaxError`): the method's list is a copy of the
-object's, which such a use could change.
+building the records, a list written of them, or ``[]`` then only appended to
+(``self.layers.append(C(...))`` as a statement, anywhere after), is such a field; a method
+may iterate it (``for``, a comprehension, through ``enumerate``/``zip``/``reversed``), index
+it (``self.layers[k]``, a constant slice) and take its ``len`` (an object field: read its
+attributes, call it, pass it to a function of yours): any other use of it in a method (an
+append, an alias ``ls = self.layers``, passing the list on), and any attribute written where
+one is read, is refused at its line (:class:`~srcad.errors.UnsupportedSyntaxError`): the
+method's objects are copies of the object's, which such a use could change or miss.
 
-Imports the standard library, gast and :mod:`srcad.errors`.
+Imports the standard library, gast, :mod:`srcad.errors`, :mod:`.plain_classes`,
+:mod:`.function_fields`, :mod:`.built_records`, :mod:`.iterators_passed` and
+:mod:`.passed_calls`; it adds its finding of list, object and function fields to
+``plain_classes.EXTRAS``.
 """
 
 from __future__ import annotations

@@ -24,8 +24,16 @@ or free of calls, so that they run in the order they did; no attribute written o
 item is taken into: the write would have to change the list's object). Any other list is
 left as it is (a record built from differentiated values in it stays refused at its line).
 
-Imports the standard library, gast, :mod:`srcad.errors`, :mod:`.built_records` and
-:mod:`.plain_classes`.
+Also read item by item: ``for`` over ``reversed(L)``, ``enumerate(L)``, ``zip(L, ys)`` or
+a constant slice; ``L[k]`` inside an expression (taken into a name just before its
+statement); a comprehension over ``L`` evaluated first in its statement (a ``for`` loop
+building the list just before it); a list written of records (``[C(a), C(b)]``, made the
+appends it is); a field every record gives the same function named there (``act=np.tanh``)
+is not a list of its own but that function where an item is rebuilt.
+
+Imports the standard library, gast, :mod:`srcad.errors`, :mod:`.built_records`,
+:mod:`.plain_classes`, :mod:`.function_fields`, :mod:`.iterators_passed` and
+:mod:`.plain_lists` (``made_of``).
 """
 
 from __future__ import annotations

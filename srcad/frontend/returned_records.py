@@ -21,7 +21,8 @@ dec_c = make_model_fields(w)``) and rebuilds each object from its fields just af
 make_model(w)`` read only at constant indices (``pair[0](x)``) is unpacked so first.
 
 Imports the standard library, gast, :mod:`srcad.core`, :mod:`.source`, :mod:`.built_records`,
-:mod:`.plain_classes` and :mod:`.passed_records` (the copy is run as its copies are).
+:mod:`.plain_classes` and :mod:`.passed_records` (the copy is run as its copies are;
+:mod:`.passed_calls` and :mod:`.record_lists` where used).
 """
 
 from __future__ import annotations
