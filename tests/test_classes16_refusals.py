@@ -105,11 +105,13 @@ CASES = {
                  "    def out(self, x):\n        return self.w * x\n\n\n"
                  "def f(w, x):\n    o = C(w)\n    return np.sum(o.out(x)), o  # <-\n",
                  MissingRuleError, "do not return it"),
-    "list_read_by_a_generator": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
+    "list_read_by_a_generator_after_a_call": ("class C:\n    def __init__(self, w):\n"
+                                 "        self.w = w\n\n"
                                  "    def out(self, x):\n        return self.w * x\n\n\n"
                                  "def f(w, x):\n    os = []\n    for i in range(2):\n"
                                  "        os.append(C(w * i))\n"
-                                 "    return sum(np.sum(o.out(x)) for o in os)  # <-\n",
+                                 "    return np.sum(np.sin(x)) + sum(np.sum(o.out(x)) for o in os)"
+                                 "  # <-\n",
                                  MissingRuleError, "for item in os"),
     "list_returned": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
                       "    def out(self, x):\n        return self.w * x\n\n\n"
