@@ -194,6 +194,17 @@ def total(net):
     return s
 
 
+class Parts:
+    """A dict of objects built in __init__, read by its keys."""
+
+    def __init__(self, W1, b1, W2, b2):
+        self.parts = {"enc": Dense(W1, b1, gain=2.0), "dec": Layer(W2, b2)}
+        self.c = np.sum(b1)
+
+    def __call__(self, x):
+        return self.parts["dec"](self.parts["enc"].forward(x)) * self.c + self.parts["enc"].norm
+
+
 class Encoder:
     def __init__(self, Ws, bs, W, b):
         self.body = Net(Ws, bs)
@@ -266,6 +277,8 @@ BODIES = {
                             "    return np.sum(c.out(x))",
     "helper_reads_the_list": "net = Net([w, w * w], [b, -b])\n"
                              "    return total(net) + np.sum(net(x))",
+    "dict_of_objects": "p = Parts(w, b, w.T, b * b)\n"
+                       "    return np.sum(p(x)) + np.sum(p.parts[\"dec\"].W * b)",
     "list_of_networks_in_init": "s = Stack([w, w * 0.5], [b, b * b])\n    return np.sum(s(x))",
     "list_of_networks": "nets = [Net([w * k, w], [b, b * k]) for k in range(1, 3)]\n"
                         "    s = 0.0\n    for net in nets:\n        s = s + np.sum(net(x))\n"
@@ -335,7 +348,7 @@ def test_forward_mode_and_pullback(tmp_path, name):
 
 HESSIANS = ["comprehension_call", "appends_method", "appends_indexed",
             "dataclass_items_in_a_branch", "named_tuple_items", "subclass",
-            "read_in_the_function", "list_of_networks", "held_objects"]
+            "read_in_the_function", "list_of_networks", "held_objects", "dict_of_objects"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)
@@ -507,3 +520,24 @@ def f(w, b, x):
     assert info.value.construct.strip() == \
         "return np.sum(np.sin(x)) + sum(np.sum(layer.W) for layer in self.layers)"
     assert "loop over it with a for statement" in info.value.hint
+
+
+def test_a_dict_of_objects_iterated_is_refused(tmp_path):
+    m = _module(tmp_path, "ol_dict_values", """
+
+class AllParts(Parts):
+    def total(self, x):
+        s = 0.0
+        for part in self.parts.values():
+            s = s + np.sum(part.W)
+        return s
+
+
+def f(w, b, x):
+    return AllParts(w, b, w.T, b).total(x)
+""")
+    with pytest.raises(UnsupportedSyntaxError) as info:
+        srcad.grad(m.f)(W.copy(), B.copy(), X.copy())
+    assert info.value.construct.strip() == "for part in self.parts.values():"
+    assert "a dict of objects built in __init__" in str(info.value)
+    assert "hold them in a list" in info.value.hint

@@ -337,10 +337,11 @@ class _Init:
         lists = extra.get("lists", ())
         held_functions, item_functions = extra.get("functions", ()), extra.get(
             "item_functions", ())
-        fields = tuple(self.fields)
-        for name, _, subs, _ in lists:
-            k = fields.index(name)
-            fields = fields[:k] + tuple(e for _, e in subs) + fields[k + 1:]
+        columns = {}  # an attribute -> its columns (a dict's: each key's object's)
+        for name, _, subs, kind in lists:
+            columns.setdefault(kind[1] if isinstance(kind, tuple) else name, []).extend(
+                e for _, e in subs)
+        fields = tuple(c for f in self.fields for c in columns.get(f, [f]))
         for _, parent in self.parents:  # a base's list fields (its copy takes them apart)
             lists, item_functions = lists + parent.lists, item_functions + \
                 parent.item_functions

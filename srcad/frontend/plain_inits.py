@@ -21,7 +21,7 @@ import weakref
 import gast
 
 from ..core import env
-from . import passed_records, plain_lists
+from . import passed_records, plain_dicts, plain_lists
 from . import source as source_module
 from .passed_calls import class_method
 from .plain_classes import Plain, _Init, describe
@@ -82,14 +82,15 @@ def maker(cls, owner=None):
             copied = copy.copy(src)
             copied.node = fdef
             parents = {id(stmt): parent for stmt, parent in _parents(cls, owner, copied)}
+            inherited = {e[0] for _, p in parents.items() for e in p.lists}
+            own = tuple(e for e in plain.lists if e[0] not in inherited)
+            plain_dicts.split_dict(fdef, self_name, own)  # {"enc": Dense(a)}: an object a key
             holder = fresh(f"{cls.__name__}_class")  # self.K: read through the class
             _Rewrite(self_name, locals_, parents, parent_call, holder).visit(fdef)
             if any(isinstance(n, gast.Name) and n.id == holder for n in gast.walk(fdef)):
                 cells[holder] = types.CellType(cls)
             if fdef.body and isinstance(fdef.body[-1], gast.Return):
                 fdef.body.pop()
-            inherited = {e[0] for _, p in parents.items() for e in p.lists}
-            own = tuple(e for e in plain.lists if e[0] not in inherited)
             if own:  # self_layers taken apart: one list per item field
                 def hold(value, base):
                     name = fresh(base)

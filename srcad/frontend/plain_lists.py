@@ -59,29 +59,15 @@ from . import function_fields, plain_classes
 from .built_records import bind_fields, record_fields, resolve_any
 from .iterators_passed import fixed_function
 from .passed_calls import bound_names, callee
-
-_SEP = "__"
-
-
-def _name(id_, ctx=None):
-    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
-
-
-def _self_attr(node, self_name):
-    return isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
-        node.value.id == self_name
-
-
-def item_fields(cls):
-    """The fields of an item class read field by field (a record class, or a plain class,
-    its list and object fields as their columns), else None."""
-    facts = record_fields(cls)
-    if facts is not None:
-        return tuple(facts[0]) or None
-    found = plain_classes.describe(cls) if plain_classes.user_class(cls) else None
-    if isinstance(found, plain_classes.Plain) and found.fields:
-        return found.fields  # (its own list fields as their columns: rebuilt by made_of)
-    return None
+from .plain_dicts import SEP as _SEP
+from .plain_dicts import (
+    by_key,
+    dict_entries,
+    item_fields,
+    refuse_dict,
+    self_attr,
+)
+from .plain_dicts import name_node as _name
 
 
 def find(info):
@@ -94,7 +80,7 @@ def find(info):
              not isinstance(n.ctx, gast.Load)}
     out, consts = [], []
     for field in info.fields:
-        nodes = [n for n in gast.walk(info.src.node) if _self_attr(n, self_name) and
+        nodes = [n for n in gast.walk(info.src.node) if self_attr(n, self_name) and
                  n.attr == field]
         stores = [n for n in nodes if not isinstance(n.ctx, gast.Load)]
         if len(stores) != 1:
@@ -104,6 +90,9 @@ def find(info):
                 assign in body):
             continue
         value, loads = assign.value, [n for n in nodes if n is not stores[0]]
+        if isinstance(value, gast.Dict):  # {"enc": Dense(...), ...}: an object per key
+            out += dict_entries(info, field, value, loads, local)
+            continue
         calls, kind = [], "list"
         if isinstance(value, gast.Call) and all(  # self.l1 = Dense(W, b): one object,
                 isinstance(parents.get(n), gast.Attribute) or  # read in __init__ only by
@@ -205,7 +194,7 @@ def taken_apart(lists, locals_, fresh, where, hold):
             _name(obj), gast.Constant(value=sub, kind=None)], keywords=[])
 
     for field, cls, subs, kind in lists:
-        if kind == "one":  # self_l1__W = self_l1.W
+        if kind != "list":  # self_l1__W = self_l1.W (a dict's object too: self_parts__enc)
             out += [gast.Assign(targets=[_name(locals_[e], gast.Store())],
                                 value=read(locals_[field], cls, sub), type_comment=None)
                     for sub, e in subs]
@@ -245,9 +234,10 @@ def field_of(obj, name):
                                  else ()):
         for sub, e in subs:
             if e == name:
-                part = getattr(obj, field)
-                return field_of(part, sub) if kind == "one" else [
-                    field_of(item, sub) for item in part]
+                part = getattr(obj, kind[1])[kind[2]] if isinstance(kind, tuple) else \
+                    getattr(obj, field)
+                return [field_of(item, sub) for item in part] if kind == "list" else \
+                    field_of(part, sub)
     return getattr(obj, name)
 
 
@@ -319,14 +309,17 @@ def rebuild_reads(src, fdef, param, spec, hold, fresh):
     if not isinstance(found, plain_classes.Plain) or not found.lists or \
             tuple(f for f, _ in spec[2]) != found.fields:
         return
-    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
     lists = {field: (item, subs, kind) for field, item, subs, kind in found.lists}
+    other = by_key(fdef, param, {f: (f,) + v for f, v in lists.items()})
+    if other is not None:
+        raise refuse_dict(src, other, param)
+    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
     made = {}
     for node in list(gast.walk(fdef)):
-        if not (_self_attr(node, param) and node.attr in lists and
+        if not (self_attr(node, param) and node.attr in lists and
                 isinstance(node.ctx, gast.Load)):
             continue
-        if lists[node.attr][2] == "one" and not _part_ok(src, node, parents):
+        if lists[node.attr][2] != "list" and not _part_ok(src, node, parents):
             line = getattr(node, "lineno", None)
             raise UnsupportedSyntaxError(
                 f"{param}.{node.attr}, an object built in {cls.__name__}.__init__, used other "
@@ -388,7 +381,7 @@ def _rebuild(base, local, item, subs, kind, hold, fresh, consts=()):
     else:
         built = gast.Call(func=_name(hold(made_of, "srcad_made_of")), args=[_name(cls_name)],
                           keywords=keywords)
-    if kind == "one":
+    if kind != "list":
         return [gast.Assign(targets=[_name(local, gast.Store())], value=built,
                             type_comment=None)]
     columns = [gast.Attribute(value=_name(base), attr=e, ctx=gast.Load()) for _, e in subs]
@@ -412,11 +405,14 @@ def rebuilt(cls, fields):
                                     else ()):
         columns = [fields.pop(e) for _, e in subs]
         names = [s for s, _ in subs]
-        rows = [columns] if kind == "one" else zip(*columns)
+        rows = [columns] if kind != "list" else zip(*columns)
         held = dict(dict(found.item_functions).get(field, ()))
         made = [item(**dict(zip(names, values)), **held) if record_fields(item) is not None
                 else made_of(item, **dict(zip(names, values)), **held) for values in rows]
-        fields[field] = made[0] if kind == "one" else made
+        if isinstance(kind, tuple):  # a dict's object: under its key
+            fields.setdefault(kind[1], {})[kind[2]] = made[0]
+        else:
+            fields[field] = made[0] if kind == "one" else made
     return fields
 
 
@@ -458,7 +454,11 @@ def rebuild_in_function(src, fdef):
         cls = resolve_any(src, stmt.value.func, local)
         lists = plain_classes.list_fields(cls, kinds=True) if plain_classes.user_class(
             cls) else {}
-        reads = [n for n in gast.walk(fdef) if _self_attr(n, name) and n.attr in lists and
+        other = by_key(fdef, name, {f: (f,) + v for f, v in lists.items()})
+        if other is not None:
+            raise refuse_dict(src, other, name)
+        parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
+        reads = [n for n in gast.walk(fdef) if self_attr(n, name) and n.attr in lists and
                  isinstance(n.ctx, gast.Load) and (
                      _read_ok(n, parents) if lists[n.attr][2] == "list" else
                      _part_ok(src, n, parents))]
