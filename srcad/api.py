@@ -230,14 +230,19 @@ rules.registry.impure.add(_keep_aux)
 def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
     """``(value, pullback)``: ``pullback(dy)`` is the vector-Jacobian product ``dy · J``.
 
-    ``wrt`` defaults to all positional arguments; the pullback then returns a tuple, one
-    gradient per argument. With a single ``wrt`` it returns that one gradient. With
-    ``has_aux=True``, ``f`` returns ``(value, aux)`` and ``vjp`` returns ``(value, pullback,
-    aux)`` (as JAX does): ``aux`` is passed through, not differentiated. Records
-    (dataclasses, named tuples) as ``wrt`` arguments get records of gradients.
+    ``wrt`` defaults to all positional arguments (the pullback then returns a tuple, one
+    gradient per argument; with a single ``wrt``, that one gradient). ``has_aux=True``: ``f``
+    returns ``(value, aux)`` and ``vjp`` returns ``(value, pullback, aux)`` (as JAX does),
+    ``aux`` not differentiated. Records as ``wrt`` arguments get records of gradients.
     ``backend="numba"``: the pullback is compiled by Numba (as :func:`grad`'s), for the types
-    of its first cotangent and arguments.
-    """
+    of its first cotangent and arguments. In differentiated code: ``nested_vjp.PulledBack``."""
+    out = _vjp(f, args, wrt, has_aux, backend)
+    if backend == "python":  # what srcad reads for the pullback in code it differentiates
+        out[1].__srcad_vjp_of__ = (f, args, wrt, has_aux, out[0])
+    return out
+
+
+def _vjp(f, args, wrt, has_aux, backend):
     if not has_aux and backend == "python":
         table = fast_calls.table(fast_calls.VJPS, f, wrt)
         if table is not None:

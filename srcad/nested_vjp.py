@@ -28,6 +28,7 @@ import inspect
 import numpy as np
 
 from . import api
+from .core import functions
 from .errors import SrcadError
 from .fast_calls import check_companion
 from .rules.registry import registry
@@ -115,6 +116,49 @@ def _position(f, w, shift, n):
 
 make_pullback.check_value = check_value
 api.vjp.__srcad_vjp_maker__ = make_pullback
+
+
+class PulledBack:
+    """What srcad reads for a pullback ``srcad.vjp(f, *args, wrt=...)`` returned, when the
+    pullback is called inside code srcad differentiates (made outside it: ``y, pb =
+    srcad.vjp(g, x0)`` at module level or in the caller, then ``pb(v)`` in the function): the
+    plain function ``pullback_g(dy) = P(x0, dy)``, ``P`` the derivative :func:`make_pullback`
+    makes (the gradient of ``sum(g(x0) * dy)`` in the primals ``wrt``) and ``x0`` the very
+    primals the pullback holds, constants of that code (they were given before it ran, so
+    nothing it differentiates reaches them). Linear in ``dy``: its derivative in ``dy`` is
+    exact, to any order, both modes. :func:`srcad.api.vjp` gives each pullback its
+    ``__srcad_vjp_of__`` (the function, primals, ``wrt``, ``has_aux`` and value), from which
+    :func:`srcad.core.functions.plain_form` makes one (its ``__srcad_plain__``) at the first
+    need."""
+
+    __slots__ = ("f", "args", "wrt", "has_aux", "value", "made")
+
+    def __init__(self, f, args, wrt, has_aux, value):
+        self.f, self.args, self.wrt, self.has_aux = f, args, wrt, has_aux
+        self.value, self.made = value, None
+
+    def __call__(self):
+        if self.made is None:
+            f, n = self.f, len(self.args)
+            name = getattr(f, "__name__", "f")
+            name = name if isinstance(name, str) and name.isidentifier() else "f"
+            code = getattr(f, "__code__", None)
+            where = (getattr(code, "co_filename", None), getattr(code, "co_firstlineno", None),
+                     name)
+            check_value(self.value, where)  # an array or a real number only
+            made = make_pullback(f, 0, n, self.wrt, where, self.has_aux)
+            if made is None:
+                raise SrcadError(f"a pullback of srcad.vjp({name}, ...) with wrt="
+                                 f"{self.wrt!r} called in differentiated code",
+                                 hint="give wrt as positions or parameter names")
+            held = {f"_srcad_a{i}": a for i, a in enumerate(self.args)}
+            self.made = made_function(f"pullback_{name}", ["dy"], [
+                f"return _srcad_pullback({''.join(f'{k}, ' for k in held)}dy)"],
+                {"_srcad_pullback": made, **held})
+        return self.made
+
+
+functions.PULLED_BACK[:] = [PulledBack]
 
 
 def plain_hvp(f, wrt):

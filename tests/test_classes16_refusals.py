@@ -105,11 +105,13 @@ CASES = {
                  "    def out(self, x):\n        return self.w * x\n\n\n"
                  "def f(w, x):\n    o = C(w)\n    return np.sum(o.out(x)), o  # <-\n",
                  MissingRuleError, "do not return it"),
-    "list_read_by_a_generator": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
+    "list_read_by_a_generator_after_a_call": ("class C:\n    def __init__(self, w):\n"
+                                 "        self.w = w\n\n"
                                  "    def out(self, x):\n        return self.w * x\n\n\n"
                                  "def f(w, x):\n    os = []\n    for i in range(2):\n"
                                  "        os.append(C(w * i))\n"
-                                 "    return sum(np.sum(o.out(x)) for o in os)  # <-\n",
+                                 "    return np.sum(np.sin(x)) + sum(np.sum(o.out(x)) for o in os)"
+                                 "  # <-\n",
                                  MissingRuleError, "for item in os"),
     "list_returned": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
                       "    def out(self, x):\n        return self.w * x\n\n\n"
@@ -126,11 +128,11 @@ CASES = {
         "    def out(self, x):\n        return self.w * x\n\n\n"
         "def f(w, x):\n    return np.sum(np.sin(w)) + np.sum(C(w).out(x))  # <-\n",
         MissingRuleError, "name it"),
-    "tuple_of_objects_returned_by_a_helper": (
+    "tuple_of_objects_returned_by_a_helper_used_whole": (
         "class C:\n    def __init__(self, w):\n        self.w = w\n\n"
         "    def out(self, x):\n        return self.w * x\n\n\n"
         "def two(w):\n    return C(w), C(2.0 * w)\n\n\n"
-        "def f(w, x):\n    a, b = two(w)\n    return np.sum(a.out(x) + b.out(x))  # <-\n",
+        "def f(w, x):\n    ab = two(w)\n    return np.sum(ab[0].out(x)) * len(ab)  # <-\n",
         MissingRuleError, "pass the object to the function you differentiate"),
     "item_of_a_list_written": (
         "from dataclasses import dataclass\n\n\n@dataclass\nclass C:\n    w: object\n\n"

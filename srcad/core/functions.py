@@ -457,14 +457,22 @@ def as_positional(fn, args, kwargs):
     return [bound.arguments[p] for p in params], {}
 
 
+#: ``[srcad.nested_vjp.PulledBack]``: what srcad reads for a pullback ``srcad.vjp`` made
+#: (its ``__srcad_vjp_of__``), called in code srcad differentiates
+PULLED_BACK = []
+
+
 def plain_form(fn):
     """For a Jacobian, Hessian or ``hvp`` srcad made (``srcad.jacobians``), the plain function
     srcad reads for it (by ``srcad.jvp``: ``srcad.nested.plain_jacobian``,
-    ``srcad.nested_vjp.plain_hvp``); else None."""
+    ``srcad.nested_vjp.plain_hvp``), and for a pullback ``srcad.vjp`` made
+    (``srcad.nested_vjp.PulledBack``); else None."""
     try:
         plain = vars(fn).get("__srcad_plain__")
     except TypeError:
         return None
+    if plain is None and PULLED_BACK and "__srcad_vjp_of__" in vars(fn):
+        plain = fn.__srcad_plain__ = PULLED_BACK[0](*fn.__srcad_vjp_of__)  # a pullback
     if plain is None or getattr(plain, "__module__", None) not in ("srcad.jacobians",
                                                                      "srcad.nested_vjp"):
         return None

@@ -90,10 +90,12 @@ def construction(src, local, call):
     return None if out is None else (cls, issubclass(cls, tuple), out)
 
 
-def bind_fields(call, fields, defaults):
+def bind_fields(call, fields, defaults, hold=None):
     """``[(field, value expression), ...]`` of the record class's ``fields`` that the call
     ``call`` gives (by position or keyword; a field left out: its default, when that is a
-    constant), else None (a star, an unknown or repeated keyword, a field without a value)."""
+    constant, or, given ``hold(value, base)`` naming a value in the function's cells, a
+    function: ``act: Callable = np.tanh``), else None (a star, an unknown or repeated
+    keyword, a field without a value)."""
     if any(isinstance(a, gast.Starred) for a in call.args) or len(call.args) > len(fields):
         return None
     given = dict(zip(fields, call.args))
@@ -107,9 +109,20 @@ def bind_fields(call, fields, defaults):
             out.append((f, given[f]))
         elif f in defaults and isinstance(defaults[f], (int, float, bool, str, type(None))):
             out.append((f, gast.Constant(value=defaults[f], kind=None)))
+        elif f in defaults and hold is not None and _function(defaults[f]):
+            label = getattr(defaults[f], "__name__", "fn")
+            out.append((f, gast.Name(id=hold(defaults[f], f"srcad_{label}" if isinstance(
+                label, str) and label.isidentifier() else "srcad_fn"), ctx=gast.Load(),
+                annotation=None, type_comment=None)))
         else:
             return None
     return out
+
+
+def _function(value):
+    from .iterators_passed import fixed_function
+
+    return fixed_function(value)
 
 
 def as_dict(call, fields):

@@ -106,12 +106,26 @@ def _named(src, stmt, local, taken):
     return out + [stmt]
 
 
-def _first_object(src, root, local):
+def evaluated_first(src, stmt, wanted, local):
+    """Whether, of ``stmt`` (an assignment to names, an augmented assignment to a name, a
+    ``return`` or an expression statement), Python evaluates ``wanted`` (a node of it)
+    before anything that may run code (see above), so that it may run just before the
+    statement instead."""
+    root = _start(stmt)
+    return root is not None and _first_object(
+        src, root, local, lambda node, *_: node is wanted) is not None
+
+
+def _first_object(src, root, local, wanted=None):
     """``(holder, field, index, call)`` of the first object built and used at once in
-    ``root`` that may be named (see above), else None."""
+    ``root`` that may be named (see above; ``wanted(node, holder, field)`` instead: the first
+    node it accepts), else None."""
+    wanted = wanted or (lambda node, holder, field: _object_used_at_once(
+        src, node, holder, field, local))
+
     def visit(node, holder, field, index):
         """Returns the found tuple, False to stop (something impure ran), or None."""
-        if _object_used_at_once(src, node, holder, field, local):
+        if wanted(node, holder, field):
             return holder, field, index, node
         if type(node) not in _ORDER:
             return None if _pure(node) else False

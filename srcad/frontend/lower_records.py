@@ -31,19 +31,23 @@ Imports: the standard library, gast, :mod:`srcad.errors`, :mod:`.passed_calls` a
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import types
 
 import gast
 
 from ..errors import MissingRuleError, SrcadError
 from . import (
+    function_fields,
     inline_objects,
     nested_records,
     passed_calls,
     passed_records,
     plain_classes,
     plain_inits,
+    plain_lists,
     record_lists,
+    record_uses,
     returned_records,
 )
 from .built_records import bind_fields, record_fields, resolve_any
@@ -66,8 +70,10 @@ def _name(id_, ctx):
 def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
+    returned_records.unpack_returned(src, fdef, passed_records.binder)  # a, b = two(w)
     _built_in_place(src, fdef)
     inline_objects.prepare(src, fdef)  # C(a).m(x): the object named first
+    rebuilt = plain_lists.rebuild_in_function(src, fdef)  # for l in net.layers: rebuilt
     record_lists.prepare(src, fdef)  # layers.append(Layer(w, b)): a list per field
     nested_records.prepare(src, fdef)  # m = MLP(Lin(w, b), l2): records held, read so too
     stores, bad = {}, set()
@@ -99,11 +105,12 @@ def lower(src):
             classes = {_class_of(k, built) for _, k in items}
             if len(classes) != 1 or None in classes or not _uses_ok(
                     src, fdef, name, built, parents, classes, why, _holders(built)) or any(_values(
-                        k, *_facts(next(iter(classes)))[:2], _ANY) is None
+                        k, *_facts(next(iter(classes)))[:2], _ANY, _check_hold) is None
                     for _, k in items):
                 del built[name]
                 changed = True
     _keep_plain_refusals(src, fdef, built, stores, why)
+    plain_lists.check_followed(src, rebuilt, built, why)
     if not built:
         return
     bind = None
@@ -120,15 +127,17 @@ def lower(src):
                 new += "_"
             taken.add(new)
             names[name, field] = new
+    hold = None
     for name, items in built.items():
         cls = _class_of(items[0][1], built)
         fields, defaults, _ = _facts(cls)
         for assign, kind in items:
-            values = _values(kind, fields, defaults, names)
+            hold = hold or function_fields.holder(src, taken)
+            values = _values(kind, fields, defaults, names, hold)
             if kind[0] in ("init", "returned"):  # g_mu, g_sigma = Gaussian_fields(mu, s)
                 bind = bind or passed_records.binder(src, fdef)
                 entry = plain_inits.maker(cls) if kind[0] == "init" else \
-                    returned_records.maker(kind[3], cls)
+                    returned_records.maker(kind[3], cls, kind[4])
                 values = gast.Call(func=_name(bind(entry), gast.Load()),
                                    args=kind[2].args, keywords=kind[2].keywords)
             held = _held(built, name)
@@ -138,6 +147,10 @@ def lower(src):
             assign.targets = [gast.Tuple(elts=targets, ctx=gast.Store())]
             assign.value = values if not isinstance(values, list) else gast.Tuple(
                 elts=values, ctx=gast.Load())
+            if kind[0] == "init":  # m_act: the function the call gives, named here
+                hold = hold or function_fields.holder(src, taken)
+                function_fields.bind_known(src, fdef, assign, kind[2], cls, fields, [
+                    names[name, f] for f in fields], taken, hold)
             for node in gast.walk(assign):
                 if not hasattr(node, "lineno"):
                     gast.copy_location(node, assign)
@@ -149,6 +162,7 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
     field: why (``src.record_refusals``, the error if it is differentiated), the class's
     refusal (:func:`.plain_classes.describe`) or the use srcad does not follow."""
     followed = {id(assign.value) for items in built.values() for assign, _ in items}
+    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
     named = {id(assign.value): name for name, assigns in stores.items() for assign in assigns}
     for node in gast.walk(fdef):
         if not isinstance(node, gast.Call) or id(node) in followed or \
@@ -164,7 +178,7 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
         spelled = cls.__name__
         found = plain_classes.describe(cls)
         if isinstance(found, plain_classes.Refused):
-            _keep_refusal(src, found.error(spelled, cls), [node.lineno])
+            record_uses.keep_refusal(src, found.error(spelled, cls), [node.lineno])
             continue
         if found is None:
             continue
@@ -174,12 +188,16 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
             "used in a way srcad does not follow field by field" if use is not None else
                 "not assigned to a name of its own (built inside an expression, a container, "
                 "or a name bound to other values too)")
-        _keep_refusal(src, MissingRuleError(
+        holder = record_uses.holder_class(src, node, parents)  # Seq([Dense(...), ...])
+        record_uses.keep_refusal(src, MissingRuleError(
             f"an object of your class {spelled} built from differentiated values, {what}: "
             "srcad follows such an object when every use reads an attribute, calls a method "
             "or property, or passes it to a function of yours",
             filename=src.filename, lineno=at.lineno, construct=src.line_text(at.lineno),
-            hint=f"name it (g = {spelled}(...)) and read its attributes, call its methods or "
+            hint=f"build the {spelled} objects in {holder}.__init__ from the values it is "
+            f"given (self.layers = [{spelled}(W, b) for W, b in zip(Ws, bs)], or self.fc1 = "
+            f"{spelled}(W, b)), which srcad follows" if holder else
+            f"name it (g = {spelled}(...)) and read its attributes, call its methods or "
             "pass it to a function of yours; do not return it, store it in a container, "
             "compare it, write its attributes or alias it; or pass the values themselves"),
             [node.lineno])
@@ -199,7 +217,7 @@ def _built_in_place(src, fdef):
             try:
                 passed_records.rewrite_call(src, call, record, bind)
             except SrcadError as exc:  # left as it is (a constant record is passed whole)
-                _keep_refusal(src, exc, [made.lineno for node in call.args + [
+                record_uses.keep_refusal(src, exc, [made.lineno for node in call.args + [
                     k.value for k in call.keywords] for made in gast.walk(node)
                     if isinstance(made, gast.Call) and hasattr(made, "lineno")])
 
@@ -274,10 +292,15 @@ def _construct(src, value):
         if plain_classes.fields_of(cls) is not None:
             return ("fields", cls, value)
         return None
-    fn = passed_calls.callee(src, value.func)
-    cls = fn and returned_records.returned_class(fn)
+    fn, owner = passed_calls.callee(src, value.func), None
+    if fn is None:  # Lin.create(w), a class method of the user's: cls is Lin
+        bound = resolve_any(src, value.func, passed_calls.bound_names(src.node))
+        if inspect.ismethod(bound) and isinstance(bound.__self__, type) and \
+                passed_calls.callee_function(bound.__func__):
+            fn, owner = bound.__func__, bound.__self__
+    cls = fn and returned_records.returned_class(fn, owner)
     if cls is not None and not any(isinstance(a, gast.Starred) for a in value.args):
-        return ("returned", cls, value, fn)  # p = make(w, b): make's copy returns the fields
+        return ("returned", cls, value, fn, owner)  # p = make(w, b): its copy returns fields
     return None
 
 
@@ -352,9 +375,10 @@ def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozens
                         parents.get(parent), gast.Call) and \
                         plain_classes.class_constant(cls, parent.attr):
                     continue  # p.K, a value of the class: read through the class
-                if _method_call_copied(src, parent, parents, node, record, written, built[
-                        name]) or _property_copied(src, parent, node, record, written,
-                                                   built[name]):
+                if record_uses.method_call_copied(
+                        src, parent, parents, node, record, written, built[name]) or \
+                        record_uses.property_copied(src, parent, node, record, written,
+                                                    built[name]):
                     continue  # p.predict(x), p.total: the copy of the class's function
                 return _bad(why, name, node)
             if isinstance(parent.ctx, gast.Load):
@@ -364,26 +388,29 @@ def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozens
             return _bad(why, name, node)
         call = parent
         if isinstance(call, gast.Call) and call.args and call.args[0] is node and \
-                _is_replace_source(call, parents, built):
+                record_uses.is_replace_source(call, parents, built):
             continue
+        if record_uses.field_read(src, call, node) in fields:
+            continue  # field_of(p, "layers__W"): the field (plain_lists)
         if isinstance(parent, gast.keyword):
             call = parents.get(parent)
-        if isinstance(call, gast.Call) and call.func is node and _method_call_copied(
+        if isinstance(call, gast.Call) and call.func is node and record_uses.method_call_copied(
                 src, node, parents, node, record, written, built[name], "__call__"):
             continue  # p(x): the copy of the class's __call__
         if isinstance(call, gast.Call) and call.func is not node and not written:
             fn = passed_calls.callee(src, call.func)
             found = fn is not None and passed_calls.binding(fn, call, record)
-            if found and _copied(src, fn, found, built[name]):
+            if found and record_uses.copied(src, fn, found, built[name]):
                 continue  # passed whole to a function of the user's
-        if issubclass(cls, tuple) and _by_position(node, parent, len(fields)):
+        if issubclass(cls, tuple) and record_uses.by_position(node, parent, len(fields)):
             continue
         return _bad(why, name, node)
     for node, _ in _walk_scoped(fdef):  # p._replace(...) only as a record read so
         if isinstance(node, gast.Attribute) and node.attr == "_replace" and \
                 isinstance(node.value, gast.Name) and node.value.id == name:
             call = parents.get(node)
-            if not (isinstance(call, gast.Call) and _is_replace_source(call, parents, built)):
+            if not (isinstance(call, gast.Call) and
+                    record_uses.is_replace_source(call, parents, built)):
                 return False
     return True
 
@@ -432,80 +459,6 @@ def _bad(why, name, node):
     return False
 
 
-def _method_call_copied(src, attr, parents, node, record, written, items, name=None):
-    """Whether ``attr`` (``p.predict``; ``p`` for ``p(x)``, ``name`` ``"__call__"``) is the
-    function of a call of a method of the record's class whose copy taking the fields is made
-    (:func:`.passed_calls.record_method`)."""
-    call = parents.get(attr)
-    if written or not isinstance(attr.ctx, gast.Load) or not isinstance(call, gast.Call) or \
-            call.func is not attr:
-        return False
-    fn = passed_calls.record_method(record(node)[0][0], name or attr.attr)
-    if fn is None:
-        return False
-    whole = gast.Call(func=attr, args=[node] + call.args, keywords=call.keywords)
-    found = passed_calls.binding(fn, whole, record)
-    return bool(found) and _copied(src, fn, found, items)
-
-
-def _property_copied(src, attr, node, record, written, items):
-    """Whether ``attr`` (``p.total``) reads a property of the record's class whose getter's
-    copy taking the fields is made."""
-    getter = None if written or not isinstance(attr.ctx, gast.Load) else \
-        passed_calls.record_property(record(node)[0][0], attr.attr)
-    if getter is None:
-        return False
-    found = passed_calls.binding(getter, gast.Call(func=attr, args=[node], keywords=[]),
-                                 record)
-    return bool(found) and _copied(src, getter, found, items)
-
-
-def _copied(src, fn, found, items):
-    """Whether the copy of ``fn`` taking the record arguments ``found`` (see
-    :func:`.passed_calls.binding`) is made. If it is refused, the record is not read field by
-    field (as a constant it may still be passed whole) and the refusal is kept for the lines
-    ``items`` build it on (``src.record_refusals``: the error if it is differentiated)."""
-    try:
-        passed_records.derived(fn, {p: rec[0] for p, rec in found.items()})
-    except SrcadError as exc:
-        _keep_refusal(src, exc, [assign.lineno for assign, _ in items])
-        return False
-    return True
-
-
-def _keep_refusal(src, exc, lines):
-    """Keep ``exc``, the refusal of a callee's copy, for the lines that build the record
-    (``src.record_refusals``, read by analysis.soundness: the error if it is
-    differentiated); the first refusal of a line stays."""
-    refusals = src.__dict__.setdefault("record_refusals", {})
-    for line in lines:
-        refusals.setdefault(line, exc)
-
-
-def _by_position(node, parent, count):
-    """``a, b = p`` (as many names as fields) or ``p[i]`` (a constant index in range)."""
-    if isinstance(parent, gast.Assign) and parent.value is node:
-        targets = parent.targets
-        return len(targets) == 1 and isinstance(targets[0], (gast.Tuple, gast.List)) and \
-            len(targets[0].elts) == count and \
-            not any(isinstance(t, gast.Starred) for t in targets[0].elts)
-    if not isinstance(parent, gast.Subscript):
-        return False
-    index = passed_calls.constant_index(parent.slice)
-    return parent.value is node and isinstance(parent.ctx, gast.Load) and \
-        index is not None and -count <= index < count
-
-
-def _is_replace_source(call, parents, built):
-    """Whether ``call`` is a ``_replace``/``replace`` of a name read so (not a record built
-    from a record: ``m = MLP(l1, l2)`` uses ``l1`` whole)."""
-    assign = parents.get(call)
-    return isinstance(assign, gast.Assign) and assign.value is call and \
-        len(assign.targets) == 1 and isinstance(assign.targets[0], gast.Name) and \
-        any(a is assign and kind[0] == "replace" for a, kind in built.get(
-            assign.targets[0].id, ()))
-
-
 def _walk_scoped(fdef):
     """(node, inside a nested function) for every node of ``fdef``."""
     todo = [(fdef, False)]
@@ -516,7 +469,12 @@ def _walk_scoped(fdef):
         todo.extend((c, inner) for c in gast.iter_child_nodes(node))
 
 
-def _values(kind, fields, defaults, names):
+def _check_hold(value, base):
+    """A ``hold`` for checks only: the name is not used."""
+    return base
+
+
+def _values(kind, fields, defaults, names, hold=None):
     """The assigned value(s) for the fields: a list of expressions, or one expression
     unpacked (``*vals``), or None when the arguments do not fit."""
     if kind[0] == "make":
@@ -534,7 +492,7 @@ def _values(kind, fields, defaults, names):
     call = kind[2]
     if len(call.args) == 1 and isinstance(call.args[0], gast.Starred) and not call.keywords:
         return call.args[0].value
-    bound = bind_fields(call, fields, defaults)
+    bound = bind_fields(call, fields, defaults, hold)
     return None if bound is None else [value for _, value in bound]
 
 
@@ -553,6 +511,11 @@ class _Fields(gast.NodeTransformer):
         return _spec(self.built, node.id), lambda: _leaves(self.built, self.names, node.id)
 
     def visit_Call(self, node):
+        field = record_uses.field_read(self.src, node, node.args[0] if node.args else None)
+        if field is not None and self.record(node.args[0]) and \
+                (node.args[0].id, field) in self.names:  # field_of(p, "layers__W"): p_...
+            return gast.copy_location(_name(self.names[node.args[0].id, field],
+                                            gast.Load()), node)
         if passed_calls.method_receiver(node, self.record)[0] is not None:
             self.bind = getattr(self, "bind", None) or passed_records.binder(
                 self.src, self.src.node)

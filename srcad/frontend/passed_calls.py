@@ -73,11 +73,15 @@ def callee(src, func, fdef=None):
         fn = src.lookup(func.id, tuple(path))
     except (KeyError, AttributeError):
         return None
-    if not isinstance(fn, types.FunctionType) or not functions.is_user_function(fn) or \
-            source_module.made_by_srcad(fn) or functions.fixed_of(fn) or \
-            (fn.__module__ or "").partition(".")[0] in sys.stdlib_module_names:
-        return None  # (the standard library's functions: not the user's)
-    return fn
+    return fn if callee_function(fn) else None
+
+
+def callee_function(fn):
+    """Whether ``fn`` is a plain function of the user's whose copy :func:`derived` can make
+    (not the standard library's, not one srcad made)."""
+    return isinstance(fn, types.FunctionType) and functions.is_user_function(fn) and not (
+        source_module.made_by_srcad(fn) or functions.fixed_of(fn) or
+        (fn.__module__ or "").partition(".")[0] in sys.stdlib_module_names)
 
 
 def bound_names(fdef):

@@ -49,7 +49,7 @@ import gast
 
 from ..core import env, functions
 from ..errors import UnsupportedSyntaxError
-from . import passed_trees, plain_classes
+from . import passed_trees, plain_classes, plain_lists
 from . import source as source_module
 from .lower_callees import check_method
 from .passed_calls import (
@@ -228,6 +228,14 @@ def _derived(fn, specs):
                 cells[name] = other[0]
                 return name
 
+            def hold(value, base):
+                name = fresh(base)
+                cells[name] = types.CellType(value)
+                return name
+
+            for p, spec in specs.items():  # self.layers, a list field: rebuilt first
+                if is_record_spec(spec):
+                    plain_lists.rebuild_reads(src, fdef, p, spec, hold, fresh)
             body = _Body(src, records, bind, objects)
             body.run(fdef)
             if body.checked:  # check_method(obj, name) before a method followed

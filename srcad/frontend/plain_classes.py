@@ -55,12 +55,13 @@ from dataclasses import dataclass
 
 import gast
 
-from ..core import functions
+from ..core import env, functions
 from ..errors import MissingRuleError, SrcadError
 from . import source as source_module
 
 _LOCK = threading.RLock()
-_KNOWN = weakref.WeakKeyDictionary()  # cls -> {(owner, code, attributes): Plain or Refused}
+_KNOWN = weakref.WeakKeyDictionary()  # cls -> {(owner, code, attributes): (Plain or Refused,
+#                                        the reads describing it made)}
 _HOOKS = frozenset({"__slots__", "__new__", "__setattr__", "__getattr__", "__getattribute__",
                     "__delattr__", "__del__"})
 _PLAIN_ATTRS = frozenset({"__dict__", "__weakref__", "__module__", "__qualname__", "__doc__",
@@ -81,6 +82,14 @@ class Plain:
     defaults: dict
     owner: type
     init: object
+    #: the *list fields* (:func:`list_fields`): ``((attribute, item class, ((item field,
+    #: field of this class), ...)), ...)``; each attribute's place in ``fields`` is taken by
+    #: one field per item field (``layers`` -> ``layers__W``, ``layers__b``)
+    lists: tuple = ()
+    functions: tuple = ()  #: the *function fields* (:mod:`.function_fields`)
+    #: the functions the items of a list or object field hold, the same in each (not
+    #: columns, :mod:`.plain_lists`): ``((attribute, ((item field, function), ...)), ...)``
+    item_functions: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -119,13 +128,18 @@ def describe(cls, owner=None):
     key = (owner, getattr(init, "__code__", None), _fingerprint(cls))
     with _LOCK:
         known = _KNOWN.setdefault(cls, {})
+        if key in known and env.stale(known[key][1]):
+            del known[key]  # a class or function it named is another now
         if key not in known:
-            try:
-                known[key] = _describe(cls, owner, init)
-            except SrcadError as exc:  # no source
-                known[key] = Refused(f"its __init__ cannot be read ({exc.args[0]})",
-                                     "make it a dataclass", *_where(cls))
-        return known[key]
+            with env.collecting() as reads:
+                try:
+                    found = _describe(cls, owner, init)
+                except SrcadError as exc:  # no source
+                    found = Refused(f"its __init__ cannot be read ({exc.args[0]})",
+                                    "make it a dataclass", *_where(cls))
+            known[key] = (found, tuple(reads.values()))
+        env.record_all(known[key][1])  # (read again by the code made with it)
+        return known[key][0]
 
 
 def _fingerprint(cls):
@@ -141,6 +155,10 @@ def direct_fields(cls):
         return found.fields, dict(found.defaults), False
     return None
 
+
+#: functions of a run :class:`_Init` giving more of what :class:`Plain` holds (``lists``,
+#: ``functions``, ``item_functions``: :mod:`.plain_lists` adds the one finding them)
+EXTRAS = []
 
 #: classes given srcad.register_pytree (srcad.pytrees adds them): their objects may come from
 #: outside, holding attributes of their own besides their fields
@@ -171,6 +189,17 @@ def fields_of(cls):
     """The fields of a class :func:`describe` follows, else None."""
     found = describe(cls)
     return found.fields if isinstance(found, Plain) else None
+
+
+def list_fields(cls, kinds=False):
+    """``{attribute: (item class, ((item field, field), ...))}`` of the list fields of a
+    class :func:`describe` follows (see :mod:`.plain_lists`), else ``{}``; with ``kinds``
+    the object fields too, each value ending with its kind (``"list"``, ``"one"``)."""
+    found = describe(cls) if isinstance(cls, type) else None
+    if not isinstance(found, Plain):
+        return {}
+    return {name: (item, subs, kind) if kinds else (item, subs)
+            for name, item, subs, kind in found.lists if kinds or kind == "list"}
 
 
 def _init_owner(cls, start):
@@ -301,8 +330,23 @@ class _Init:
             names = [p.id for p in positional[1:]]
             values = [d.value for d in args.defaults]
             defaults = dict(zip(names[len(names) - len(values):], values))
-        return Plain(self.cls, tuple(self.fields), direct, defaults, self.owner,
-                     vars(self.owner)["__init__"])
+        extra = {}
+        if not direct:
+            for find in EXTRAS:  # (plain_lists: list, object and function fields)
+                extra.update(find(self))
+        lists = extra.get("lists", ())
+        held_functions, item_functions = extra.get("functions", ()), extra.get(
+            "item_functions", ())
+        columns = {}  # an attribute -> its columns (a dict's: each key's object's)
+        for name, _, subs, kind in lists:
+            columns.setdefault(kind[1] if isinstance(kind, tuple) else name, []).extend(
+                e for _, e in subs)
+        fields = tuple(c for f in self.fields for c in columns.get(f, [f]))
+        for _, parent in self.parents:  # a base's list fields (its copy takes them apart)
+            lists, item_functions = lists + parent.lists, item_functions + \
+                parent.item_functions
+        return Plain(self.cls, fields, direct, defaults, self.owner,
+                     vars(self.owner)["__init__"], lists, held_functions, item_functions)
 
     # ----------------------------------------------------------------- statements
 

@@ -21,7 +21,7 @@ import weakref
 import gast
 
 from ..core import env
-from . import passed_records
+from . import passed_records, plain_dicts, plain_lists
 from . import source as source_module
 from .passed_calls import class_method
 from .plain_classes import Plain, _Init, describe
@@ -61,6 +61,7 @@ def maker(cls, owner=None):
 
             self_name = (fdef.args.posonlyargs + fdef.args.args)[0].id
             locals_ = {f: fresh(f"{self_name}_{f}") for f in plain.fields}
+            locals_.update((f, fresh(f"{self_name}_{f}")) for f, _, _, _ in plain.lists)
 
             def parent_call(stmt, parent):
                 if parent.init is None:  # object.__init__(): nothing
@@ -81,15 +82,33 @@ def maker(cls, owner=None):
             copied = copy.copy(src)
             copied.node = fdef
             parents = {id(stmt): parent for stmt, parent in _parents(cls, owner, copied)}
+            inherited = {e[0] for _, p in parents.items() for e in p.lists}
+            own = tuple(e for e in plain.lists if e[0] not in inherited)
+            plain_dicts.split_dict(fdef, self_name, own)  # {"enc": Dense(a)}: an object a key
             holder = fresh(f"{cls.__name__}_class")  # self.K: read through the class
             _Rewrite(self_name, locals_, parents, parent_call, holder).visit(fdef)
             if any(isinstance(n, gast.Name) and n.id == holder for n in gast.walk(fdef)):
                 cells[holder] = types.CellType(cls)
             if fdef.body and isinstance(fdef.body[-1], gast.Return):
                 fdef.body.pop()
+            if own:  # self_layers taken apart: one list per item field
+                def hold(value, base):
+                    name = fresh(base)
+                    cells[name] = types.CellType(value)
+                    return name
+
+                fdef.body += plain_lists.taken_apart(own, locals_, fresh,
+                                                     fdef.body[-1] if fdef.body else fdef,
+                                                     hold)
+            columns = {e for _, _, subs, kind in plain.lists if kind == "list"
+                       for _, e in subs}
             fdef.body.append(gast.copy_location(gast.Return(value=gast.Tuple(
-                elts=[_name(locals_[f]) for f in plain.fields], ctx=gast.Load())),
-                fdef.body[-1] if fdef.body else fdef))
+                elts=[gast.Call(func=_name("tuple"), args=[_name(locals_[f])], keywords=[])
+                      if f in columns else _name(locals_[f]) for f in plain.fields],
+                ctx=gast.Load())), fdef.body[-1] if fdef.body else fdef))
+            for node in gast.walk(fdef.body[-1]):  # (a column a tuple: its gradient is
+                if "lineno" in node._attributes and not hasattr(node, "lineno"):  # one
+                    gast.copy_location(node, fdef.body[-1])  # the caller does not share)
             args = fdef.args
             if args.posonlyargs:
                 args.posonlyargs = args.posonlyargs[1:]

@@ -24,8 +24,16 @@ or free of calls, so that they run in the order they did; no attribute written o
 item is taken into: the write would have to change the list's object). Any other list is
 left as it is (a record built from differentiated values in it stays refused at its line).
 
-Imports the standard library, gast, :mod:`srcad.errors`, :mod:`.built_records` and
-:mod:`.plain_classes`.
+Also read item by item: ``for`` over ``reversed(L)``, ``enumerate(L)``, ``zip(L, ys)`` or
+a constant slice; ``L[k]`` inside an expression (taken into a name just before its
+statement); a comprehension over ``L`` evaluated first in its statement (a ``for`` loop
+building the list just before it); a list written of records (``[C(a), C(b)]``, made the
+appends it is); a field every record gives the same function named there (``act=np.tanh``)
+is not a list of its own but that function where an item is rebuilt.
+
+Imports the standard library, gast, :mod:`srcad.errors`, :mod:`.built_records`,
+:mod:`.plain_classes`, :mod:`.function_fields`, :mod:`.iterators_passed` and
+:mod:`.plain_lists` (``made_of``).
 """
 
 from __future__ import annotations
@@ -36,8 +44,10 @@ import types
 import gast
 
 from ..errors import MissingRuleError
-from . import plain_classes
+from . import function_fields, plain_classes
 from .built_records import bind_fields, record_fields, resolve_any
+from .iterators_passed import fixed_function
+from .plain_lists import made_of  # (an item rebuilt: lower_records reads it)
 
 _PURE = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Subscript, gast.Slice,
          gast.Attribute, gast.Tuple, gast.operator, gast.unaryop, gast.expr_context)
@@ -90,6 +100,7 @@ class _List:
         self.src, self.fdef, self.stmt, self.local = src, fdef, stmt, local
         self.parents, self.taken = parents, taken
         self.name, self.cls, self.general = stmt.targets[0].id, None, False
+        self.held = None  # fields holding one function in every item (see functions)
         # names whose attributes the function writes: an item taken into one is not
         # rebuilt from the lists (a write to it would have to change the list's object)
         self.written = {n.value.id for n in gast.walk(fdef) if isinstance(n, gast.Attribute)
@@ -102,10 +113,53 @@ class _List:
         return base
 
     def record(self, node):
-        """``[(field, value)]`` when ``node`` builds a record of the list's one class."""
+        """``[(field, value)]`` when ``node`` builds a record of the list's one class (and
+        :meth:`functions` notes the fields it gives a function named there)."""
+        bound = self._record(node)
+        if bound is not None:
+            self.functions(node, bound)
+        return bound
+
+    def functions(self, node, bound):
+        """Keep in ``self.held`` (field -> (expression, function)) the fields every item
+        built so far gives one function, the same, named where it is built (``act=np.tanh``,
+        a default, a function a class holds: :mod:`.function_fields`): not a list per field,
+        the expression itself where an item is rebuilt, so that its calls are made for it."""
+        found = {}
+        given = {k.arg: k.value for k in node.keywords} if self.general and \
+            resolve_any(self.src, node.func, self.local) is made_of else None
+        if given is not None:
+            pairs = given.items()
+        elif self.general:
+            plain = plain_classes.describe(self.cls)
+            hold = function_fields.holder(self.src, self.taken)
+            pairs = function_fields.at_construction(self.src, plain, node, self.local,
+                                                    hold).items()
+        else:
+            pairs = bound
+        for field, value in pairs:
+            if isinstance(value, (gast.Name, gast.Attribute)):
+                fn = resolve_any(self.src, value, self.local)
+                if fixed_function(fn):
+                    found[field] = (value, fn)
+        if self.held is None:
+            self.held = found
+        else:
+            self.held = {f: v for f, v in self.held.items()
+                         if f in found and found[f][1] is v[1]}
+
+    def _record(self, node):
         if not isinstance(node, gast.Call):
             return None
         cls = resolve_any(self.src, node.func, self.local)
+        if cls is made_of and len(node.args) == 1 and node.keywords:  # an item rebuilt
+            cls = resolve_any(self.src, node.args[0], self.local)
+            fields = plain_classes.fields_of(cls) if plain_classes.user_class(cls) else None
+            if self.cls not in (None, cls) or not fields or \
+                    sorted(k.arg for k in node.keywords) != sorted(fields):
+                return None
+            self.cls, self.func, self.general = cls, node.args[0], True
+            return [(f, None) for f in fields]
         facts = record_fields(cls)
         if self.cls not in (None, cls):
             return None
@@ -138,7 +192,9 @@ class _List:
                 uses.append(use)
         if self.cls is None:
             return
-        fields = _fields(self.cls)
+        fields = [f for f in _fields(self.cls) if f not in (self.held or {})]
+        if not fields:
+            return
         lists = {f: self.fresh(f"{self.name}_{f}") for f in fields}
         self.stmt.targets = [gast.Tuple(elts=[_name(lists[f], gast.Store()) for f in fields],
                                         ctx=gast.Store())]
@@ -186,6 +242,11 @@ class _List:
         if isinstance(parent, gast.For) and parent.iter is node and \
                 isinstance(parent.target, gast.Name) and parent.target.id not in self.written:
             return lambda lists: self.loop(parent, lists)
+        found = _wrapped_loop(self, node)
+        if found is not None:
+            return found
+        if isinstance(parent, gast.comprehension) and parent.iter is node:
+            return _comprehension(self, parent)
         if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
                 parent.func.id == "len" and parent.args == [node] and not parent.keywords:
             return lambda lists: setattr(parent, "args", [gast.copy_location(
@@ -197,6 +258,11 @@ class _List:
                 isinstance(parent.slice, (gast.Name, gast.Constant, gast.UnaryOp)) and \
                 _pure(parent.slice):
             return lambda lists: self.item(grand, parent, lists)
+        if isinstance(parent, gast.Subscript) and parent.value is node and \
+                isinstance(parent.ctx, gast.Load) and \
+                isinstance(parent.slice, (gast.Name, gast.Constant, gast.UnaryOp)) and \
+                _pure(parent.slice):
+            return _hoisted(self, parent)
         return None
 
     def append(self, expr, bound, lists):
@@ -214,6 +280,7 @@ class _List:
         for _, body in gast.iter_fields(holder):
             if isinstance(body, list) and expr in body:
                 k = body.index(expr)
+                bound = [(f, v) for f, v in bound if f in lists]
                 body[k:k + 1] = made + [gast.copy_location(gast.Expr(value=gast.Call(
                     func=gast.Attribute(value=_name(lists[f]), attr="append",
                                         ctx=gast.Load()), args=[v], keywords=[])), expr)
@@ -227,7 +294,9 @@ class _List:
     def constructed(self, values):
         """``C(f=v, ...)`` of the list's class, named as the function names it (a class built
         by its ``__init__``: ``made_of(C, f=v, ...)``, the object of those fields)."""
-        keywords = [gast.keyword(arg=f, value=v) for f, v in values]
+        keywords = [gast.keyword(arg=f, value=v) for f, v in values] + [
+            gast.keyword(arg=f, value=copy.deepcopy(expr))
+            for f, (expr, _) in (self.held or {}).items()]  # act=np.tanh: as written
         if not self.general:
             return gast.Call(func=copy.deepcopy(self.func), args=[], keywords=keywords)
         name = "srcad_made_of"
@@ -267,19 +336,6 @@ class _List:
                 gast.copy_location(node, assign)
 
 
-def made_of(cls, **fields):
-    """The object of ``cls`` (a plain class :mod:`.plain_classes` follows: its ``__init__``
-    sets exactly its fields) whose attributes are ``fields``: what an item of a list of them
-    is, rebuilt from the lists of its fields (:mod:`.lower_records` reads it field by field:
-    this runs only when it does not)."""
-    obj = object.__new__(cls)
-    obj.__dict__.update(fields)
-    return obj
-
-
-made_of.__srcad_builds_record__ = True  # refused as a record not followed (analysis.soundness)
-
-
 def _fields(cls):
     facts = record_fields(cls)
     return facts[0] if facts is not None else plain_classes.fields_of(cls)
@@ -288,8 +344,22 @@ def _fields(cls):
 def _as_loops(src, stmt, local, taken):
     """``L = [C(a, b) for t in xs if c]`` (``C`` a record class) -> ``L = []`` then ``for t_ in
     xs: if c: L.append(C(a, b))``, the comprehension's names given fresh names (they are its
-    own), so that the appends are read as any; ``[stmt]`` otherwise."""
+    own), so that the appends are read as any; ``L = [C(a), C(b)]`` -> ``L = []`` then the
+    appends in order; ``[stmt]`` otherwise."""
     comp = stmt.value
+    if isinstance(comp, gast.List) and comp.elts and all(
+            isinstance(e, gast.Call) and _fields(resolve_any(src, e.func, local))
+            for e in comp.elts):  # [C(a), C(b)]: L = [] then L.append(C(a)), in order
+        name = stmt.targets[0].id
+        stmt.value = gast.List(elts=[], ctx=gast.Load())
+        out = [stmt] + [gast.Expr(value=gast.Call(func=gast.Attribute(
+            value=_name(name), attr="append", ctx=gast.Load()), args=[e], keywords=[]))
+            for e in comp.elts]
+        for node in out:
+            for sub in gast.walk(node):
+                if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                    gast.copy_location(sub, stmt)
+        return out
     if not isinstance(comp, gast.ListComp) or any(g.is_async for g in comp.generators) or \
             not isinstance(comp.elt, gast.Call) or \
             not _fields(resolve_any(src, comp.elt.func, local)):
@@ -328,3 +398,200 @@ def _as_loops(src, stmt, local, taken):
             if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                 gast.copy_location(sub, stmt)
     return out
+
+
+# L[k] read in an expression: taken into a name of its own just before its statement
+
+def _hoisted(lst, subscript):
+    """``... L[k].f(x) ...`` -> ``item = L[k]`` then ``... item.f(x) ...`` when the
+    statement evaluates the expression once, where it stands (an assignment, a return,
+    an expression statement, an ``if``'s test, a ``for``'s iterable; not in a nested
+    scope or a comprehension, nor after a call or a named expression of the statement
+    that could change ``k``), else None."""
+    stmt, node = None, subscript
+    while True:
+        up = lst.parents.get(node)
+        if up is None or isinstance(up, (gast.Lambda, gast.ListComp, gast.SetComp,
+                                         gast.DictComp, gast.GeneratorExp,
+                                         gast.IfExp, gast.BoolOp)):
+            return None
+        if isinstance(up, gast.stmt):
+            stmt = up
+            break
+        node = up
+    if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return,
+                         gast.Expr)):
+        pass
+    elif isinstance(stmt, gast.If) and stmt.test is node or \
+            isinstance(stmt, gast.For) and stmt.iter is node:
+        pass
+    else:
+        return None
+    if any(isinstance(n, gast.NamedExpr) for n in gast.walk(stmt)):
+        return None
+    holder = lst.parents.get(stmt)
+    body = next((v for _, v in gast.iter_fields(holder) if isinstance(v, list) and
+                 stmt in v), None) if holder is not None else None
+    if body is None:
+        return None
+
+    def rewrite(lists):
+        item = lst.fresh(f"{lst.name}_item")
+        assign = gast.copy_location(gast.Assign(
+            targets=[_name(item, gast.Store())], value=subscript, type_comment=None),
+            stmt)
+        parent = lst.parents[subscript]
+        for field, value in gast.iter_fields(parent):
+            if value is subscript:
+                setattr(parent, field, gast.copy_location(_name(item), subscript))
+            elif isinstance(value, list) and subscript in value:
+                value[value.index(subscript)] = gast.copy_location(_name(item), subscript)
+        body.insert(body.index(stmt), assign)
+        lst.item(assign, subscript, lists)
+
+    return rewrite
+
+# for l in reversed(L) / enumerate(L) / zip(L, ys) / L[1:]
+
+def _wrapped_loop(lst, node):
+    """A rewrite of a ``for`` whose iterable holds ``node`` (the list) as the argument of
+    ``reversed``, ``enumerate`` or ``zip``, or sliced by constants (any nesting of
+    those), the loop's target binding its item to a name; else None."""
+    path, cur = [], node
+    while True:
+        up = lst.parents.get(cur)
+        if isinstance(up, gast.Subscript) and up.value is cur and \
+                isinstance(up.slice, gast.Slice) and isinstance(up.ctx, gast.Load) and \
+                all(part is None or isinstance(part, gast.Constant) or (
+                    isinstance(part, gast.UnaryOp) and
+                    isinstance(part.operand, gast.Constant))
+                    for part in (up.slice.lower, up.slice.upper, up.slice.step)) and \
+                not path:
+            path.append(("slice", up))
+        elif isinstance(up, gast.Call) and isinstance(up.func, gast.Name) and \
+                up.func.id in ("reversed", "enumerate", "zip") and \
+                up.func.id not in lst.local and cur in up.args and \
+                not any(isinstance(a, gast.Starred) for a in up.args) and \
+                all(k.arg == "start" for k in up.keywords) and \
+                (up.func.id != "enumerate" or up.args[0] is cur) and \
+                (up.func.id != "reversed" or len(up.args) == 1):
+            path.append((up.func.id, up))
+        elif isinstance(up, gast.For) and up.iter is cur and path:
+            break
+        else:
+            return None
+        cur = up
+    loop, target = up, up.target
+    for j in reversed(range(len(path))):  # from the loop's target down to the item
+        kind, call = path[j]
+        if kind == "enumerate":
+            if not (isinstance(target, gast.Tuple) and len(target.elts) == 2):
+                return None
+            target = target.elts[1]
+        elif kind == "zip":
+            child = node if j == 0 else path[j - 1][1]
+            k = next(i for i, a in enumerate(call.args) if a is child)
+            if not (isinstance(target, gast.Tuple) and
+                    len(target.elts) == len(call.args)):
+                return None
+            target = target.elts[k]
+    if not isinstance(target, gast.Name) or target.id in lst.written:
+        return None
+    inner = path[0][1] if path[0][0] == "slice" else None
+
+    def rewrite(lists):
+        fields = list(lists)
+        leaves = {f: lst.fresh(f"{target.id}_{f}") for f in fields}
+
+        def column(f):
+            col = _name(lists[f])
+            if inner is not None:
+                col = gast.Subscript(value=col, slice=copy.deepcopy(inner.slice),
+                                     ctx=gast.Load())
+            return col
+
+        items = column(fields[0]) if len(fields) == 1 else gast.Call(
+            func=_name("zip"), args=[column(f) for f in fields], keywords=[])
+        replaced = inner if inner is not None else node
+        holder = lst.parents[replaced]
+        for field, value in gast.iter_fields(holder):
+            if value is replaced:
+                setattr(holder, field, gast.copy_location(items, replaced))
+            elif isinstance(value, list) and replaced in value:
+                value[value.index(replaced)] = gast.copy_location(items, replaced)
+        parent = lst.parents[target]
+        new = _name(leaves[fields[0]], gast.Store()) if len(fields) == 1 else gast.Tuple(
+            elts=[_name(leaves[f], gast.Store()) for f in fields], ctx=gast.Store())
+        if isinstance(parent, gast.Tuple):
+            parent.elts[parent.elts.index(target)] = gast.copy_location(new, target)
+        else:
+            loop.target = gast.copy_location(new, target)
+        rebuilt = gast.Assign(targets=[_name(target.id, gast.Store())],
+                              value=lst.constructed([(f, _name(leaves[f]))
+                                                      for f in fields]), type_comment=None)
+        loop.body.insert(0, rebuilt)
+        for sub in gast.walk(loop):
+            if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                gast.copy_location(sub, loop)
+
+    return rewrite
+
+
+_CONSUMERS = ("sum", "list", "tuple", "max", "min")
+
+
+def _comprehension(lst, gen):
+    """``[f(l) for l in L if c]`` (or ``sum(f(l) for l in L)``, a generator expression given
+    to ``sum``, ``list``, ``tuple``, ``max``, ``min``) evaluated first in its statement
+    (:func:`.inline_objects.evaluated_first`): a list built by a ``for`` statement just
+    before it (``l`` given a fresh name: the comprehension's own), read so; else None."""
+    from .inline_objects import evaluated_first
+
+    comp = lst.parents.get(gen)
+    if not isinstance(comp, (gast.ListComp, gast.GeneratorExp)) or len(comp.generators) != 1 \
+            or gen.is_async or not isinstance(gen.target, gast.Name) or \
+            gen.target.id in lst.written:
+        return None
+    if isinstance(comp, gast.GeneratorExp):
+        call = lst.parents.get(comp)
+        if not (isinstance(call, gast.Call) and call.args == [comp] and not call.keywords and
+                isinstance(call.func, gast.Name) and call.func.id in _CONSUMERS and
+                call.func.id not in lst.local):
+            return None
+    stmt = comp
+    while stmt is not None and not isinstance(stmt, gast.stmt):
+        stmt = lst.parents.get(stmt)
+    holder = lst.parents.get(stmt)
+    body = next((v for _, v in gast.iter_fields(holder) if isinstance(v, list) and
+                 stmt in v), None) if holder is not None else None
+    if body is None or not evaluated_first(lst.src, stmt, comp, lst.local):
+        return None
+
+    def rewrite(lists):
+        made, item = lst.fresh(f"{lst.name}_made"), lst.fresh(f"{gen.target.id}_")
+        for n in gast.walk(gast.Tuple(elts=[comp.elt] + gen.ifs, ctx=gast.Load())):
+            if isinstance(n, gast.Name) and n.id == gen.target.id:
+                n.id = item
+        inner = [gast.Expr(value=gast.Call(func=gast.Attribute(
+            value=_name(made), attr="append", ctx=gast.Load()), args=[comp.elt], keywords=[]))]
+        for cond in reversed(gen.ifs):
+            inner = [gast.If(test=cond, body=inner, orelse=[])]
+        loop = gast.For(target=_name(item, gast.Store()), iter=gen.iter, body=inner,
+                        orelse=[], type_comment=None)
+        first = [gast.Assign(targets=[_name(made, gast.Store())],
+                             value=gast.List(elts=[], ctx=gast.Load()), type_comment=None),
+                 loop]
+        for new in first:
+            for sub in gast.walk(new):
+                if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
+                    gast.copy_location(sub, stmt)
+        up = lst.parents[comp]
+        for field, value in gast.iter_fields(up):
+            if value is comp:
+                setattr(up, field, gast.copy_location(_name(made), comp))
+            elif isinstance(value, list) and comp in value:
+                value[value.index(comp)] = gast.copy_location(_name(made), comp)
+        body[body.index(stmt):body.index(stmt)] = first
+        lst.loop(loop, lists)
+
+    return rewrite
