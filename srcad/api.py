@@ -505,10 +505,8 @@ def jvp_source(f, *primals, wrt=None):
 def source(g, *example_args, callees=True):
     """The generated derivative source of ``g`` (made by :func:`grad` and friends): its
     function, then (``callees=True``) the generated parts of the functions it calls, each once.
-
-    Shows the specialisation made for ``example_args`` if given, else the one used last, else
-    the one for Python-float arguments.
-    """
+    The specialisation made for ``example_args`` if given, else the one used last, else the
+    one for Python-float arguments."""
     if hasattr(g, "__srcad_for_count__"):  # a *args function: one per number of arguments
         made = g.__srcad_counts__
         if not example_args and len(made) != 1:
