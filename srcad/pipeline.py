@@ -32,7 +32,16 @@ import numpy as np
 
 from .analysis import alias, complexity, derivative_calls, soundness, truths
 from .analysis.analyse import Analysis
-from .backend import duck, emit, int_grads, numba_backend, numba_passed, numba_stacks, standard
+from .backend import (
+    duck,
+    emit,
+    int_grads,
+    numba_backend,
+    numba_passed,
+    numba_stacks,
+    seed_copies,
+    standard,
+)
 from .backend.assemble import arguments, assemble, function_def, signature
 from .backend.tidy import tidy
 from .core import env, functions, ir
@@ -452,8 +461,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     for stack in gen.stacks:  # pop from a copy: the context stays whole (it may be used again)
         if stack in popped:
             body.append(assign(stack, call("list", stack)))
-    if _changes_in_place(backward, gen.seed):  # the caller's list: pop from a copy of it
-        body.append(assign(gen.seed, call("list", gen.seed)))
+    body += seed_copies.copy_seed(backward, gen.seed)
     body += backward
     grads = [gen.grads[w] for w in into_.returned(wrt, into)]
     if grads:
@@ -525,20 +533,6 @@ def _tuple_parts(fn, result):
              and s.target == result.name and isinstance(s.value, ir.Prim)
              and s.value.fn is ir.BUILD_TUPLE]
     return built[0] if len(built) == 1 else None
-
-
-def _changes_in_place(trees, name_):
-    """Whether code changes the list ``name_`` itself: ``name_.pop()``, ``name_.append(v)``,
-    ``name_[i] = v`` (a backward part popping the gradient of the list its callee returns)."""
-    for node in (sub for tree in trees for sub in ast.walk(tree)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
-                node.func.attr in ("pop", "append")) and nodes.is_name(node.func.value, name_):
-            return True
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if (
-            isinstance(node, ast.AugAssign)) else []
-        if any(isinstance(t, ast.Subscript) and nodes.is_name(t.value, name_) for t in targets):
-            return True
-    return False
 
 
 def _make_tangent(func, wrt, kinds, arity=None, backend="python", **options):
