@@ -199,8 +199,8 @@ def test_numpy_code_is_unchanged_by_dask():
     dask_text = srcad.source(g, W_NP, as_dask(X_NP), as_dask(Y_NP))
     assert srcad.source(g, W_NP, X_NP, Y_NP) == before != dask_text
     changed = [(a, b) for a, b in zip(before.splitlines(), dask_text.splitlines()) if a != b]
-    assert changed == [("    dt_7 = np.broadcast_to(dt_7, np.shape(t_7))",
-                        "    dt_7 = np.ones_like(t_7, dtype=np.result_type(dt_7)) * dt_7")]
+    assert changed == [("    dt_7 = np.broadcast_to(dt_7, shape_of(t_3, t_6))",
+                        "    dt_7 = np.ones_like(t_3 * t_6, dtype=np.result_type(dt_7)) * dt_7")]
 
 
 # ---------------------------------------------------------------- bounded memory

@@ -78,6 +78,7 @@ def for_duck_arrays(fdef, spelled, helper_objects, visible, fresh):
     modules = tuple({type(obj) for obj in helper_objects.values()
                      if type(obj).__name__ == "_LazyModule"}) + (types.ModuleType,)
     spread = _Spread(spelled.get("np", "np"), fresh, names, local, modules)
+    spread.shape_of = spelled.get("shape_of", "shape_of")
     fdef = spread.visit(fdef)
     return fdef, {n: types.CellType(form) for n, form in spread.forms.values()}
 
@@ -120,10 +121,18 @@ class _Spread(ast.NodeTransformer):
 
     def _shape_of(self, node):
         """``x`` when ``node`` is ``np.shape(x)`` (a name, or an expression such as
-        ``np.shape(t * u)``, which the generated code evaluates for its shape only), else
-        None."""
+        ``np.shape(t * u)``, which the generated code evaluates for its shape only), ``a * b``
+        for ``shape_of(a, b)`` (the shape the arrays broadcast to: on Dask, ``a * b`` is one
+        more lazy array, chunked like them), else None."""
         if self._np_call(node, "shape", 1):
             return node.args[0]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+                node.func.id == self.shape_of) and node.args and not node.keywords and not any(
+                isinstance(a, ast.Starred) for a in node.args):
+            like = node.args[0]
+            for more in node.args[1:]:
+                like = ast.BinOp(left=like, op=ast.Mult(), right=more)
+            return like
         return None
 
     def _ones_times(self, like, dtype, value, node):
