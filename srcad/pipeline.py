@@ -84,11 +84,11 @@ DEBUG = bool(os.environ.get("SRCAD_DEBUG"))
 OPTIMIZE = int(os.environ.get("SRCAD_OPTIMIZE", "1"))
 
 
-def _tidy(fdef, temps, grads, floats=(), spelled=None):
+def _tidy(fdef, temps, grads, floats=(), spelled=None, ints=()):
     nodes.unshare(fdef)
     # the helpers that sum a value down, as this code spells them (a user's name may take one)
     sums = {spelled["unbroadcast"], spelled["unbroadcast_to"]} if spelled else ()
-    return tidy(fdef, temps, grads, floats, sums) if OPTIMIZE else fdef
+    return tidy(fdef, temps, grads, floats, sums, ints) if OPTIMIZE else fdef
 
 
 def _debug(stage, text):
@@ -287,8 +287,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     fdef = assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tuple,
                     holomorphic, check_real=backend == "python")
     floats = [p for p, v in arg_values.items() if type(v) is float]
-    fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats, spelled)
     ints = [p for p, v in arg_values.items() if type(v) in (int, bool)]
+    fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats, spelled, ints)
     reals = [w for w in wrt if isinstance(arg_values.get(w), float)]  # np.float64 too
     if ints and reals:  # x * n's gradient n: a float for a float x
         int_grads.float_gradients(fdef, _grad_places(mode, wrt, reals, as_tuple), floats, ints)
@@ -461,7 +461,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     for stack in gen.stacks:  # pop from a copy: the context stays whole (it may be used again)
         if stack in popped:
             body.append(assign(stack, call("list", stack)))
-    body += seed_copies.copy_seed(backward, gen.seed)
+    body += seed_copies.copy_seed(backward, gen.seed, numba)
     body += backward
     grads = [gen.grads[w] for w in into_.returned(wrt, into)]
     if grads:

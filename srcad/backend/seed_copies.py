@@ -14,12 +14,14 @@ from ..transform import nodes
 from ..transform.nodes import assign, call
 
 
-def copy_seed(backward, seed):
+def copy_seed(backward, seed, numba=False):
     """The statements that copy ``seed`` first (none where the code leaves it whole); a list
     inside it that the code changes is copied where it is read from it (``backward`` is changed
     in place)."""
     if _changes_in_place(backward, seed):  # the caller's list: pop from a copy of it
         return [assign(seed, call("list", seed))]
+    if numba:  # Numba's lists: popped where they are (its code is not differentiated again)
+        return []
     for part, binding in _parts_of(backward, seed).items():
         if _changes_in_place(backward, part):  # a list inside the caller's tuple: a copy
             binding.value = call("list", binding.value)

@@ -50,12 +50,13 @@ from .tidy_values import (
 from .tidy_walk import _blocks, _walk
 
 
-def tidy(fdef, temps, grads=(), floats=(), sums=()):
+def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=()):
     """``fdef`` (one function definition's tree) tidied in place and returned; ``temps`` are
     the names srcad invented, ``grads`` the names of gradients (a value's name never turns
     into a gradient's), ``floats`` the parameters whose argument is exactly a ``float`` (see
     :mod:`.floats`), ``sums`` the spellings of ``unbroadcast`` and ``unbroadcast_to``
-    here (a user's name may take one)."""
+    here (a user's name may take one), ``ints`` the parameters given an ``int`` or ``bool``
+    (numbers, never changed in place: returned as they are, no copy)."""
     temps, grads = set(temps), set(grads)
     for _ in range(50):
         for block, _ in _blocks(fdef):
@@ -72,7 +73,8 @@ def tidy(fdef, temps, grads=(), floats=(), sums=()):
             break
     simplify_keeping_new(fdef)
     _merge_sums(fdef)  # dx = v (a product simplified), dx += g: dx = v + g, a new array
-    copy_aliases(fdef, float_arithmetic._float_names(fdef, floats) if floats else ())
+    copy_aliases(fdef, (float_arithmetic._float_names(fdef, floats) if floats else set()) | set(
+        ints))
     if sums:
         fdef = _NegateAfterSum(set(sums)).visit(fdef)
     fdef = _Signs().visit(fdef)
