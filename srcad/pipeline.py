@@ -64,7 +64,7 @@ from .errors import BackendError, SrcadError
 from .frontend import frozen_dists, local_imports, matches, nonlocals, optimise, rewrites, source
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
-from .frontend.lower_callees import classes_of
+from .frontend.lower_callees import classes_of, refuse_unhashable
 from .frontend.lowered import Lowered, facts_of
 from .frontend.validate import validate
 from .runtime import derivatives
@@ -162,6 +162,7 @@ def _lower(func, parsed, arity, fixed):
     if DEBUG:
         _debug("desugar", ast.unparse(gast.gast_to_ast(fdef)))
     fn = Lowerer(src, namer, desugar.flags, fixed).function(fdef, arity)
+    refuse_unhashable(fn, src)
     optimise.common_subexpressions(fn)
     optimise.dead_code(fn, keep_writes=True)
     truths.keep_truths(fn, namer)

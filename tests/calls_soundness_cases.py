@@ -268,8 +268,8 @@ def calls_array_derivative(v):
 _, CUBE_PULLBACK = srcad.vjp(cube, 2.0)
 
 
-def calls_pullback_refused(x):
-    return CUBE_PULLBACK(x) + x  # refused
+def calls_pullback(x):
+    return CUBE_PULLBACK(x)[0] + x  # a pullback made outside: linear in x (objects17)
 
 
 def calls_derivative_inactive(x, y):
@@ -290,8 +290,9 @@ def calls_tape_grad_refused(x):
     return TAPE_GRAD_OF_CUBE(x) * x  # refused
 
 
-scaler = np.vectorize(lambda x: 2.0 * x)  # a callable object without source (a class of
-# the user's with a __call__ is differentiated: tests/test_higher_order_python.py)
+scaler = np.poly1d([2.0, 0.0])  # a callable object srcad cannot see into (a class of the
+# user's with a __call__ is differentiated: tests/test_higher_order_python.py; np.vectorize
+# objects: tests/test_forms17_vectorize.py)
 
 
 class Quadratic:

@@ -252,8 +252,9 @@ def unknown_call(x):
     return np.sum(np.poly(x))  # bad
 
 
-SCALE = np.vectorize(lambda v: 2.0 * v)  # a callable object without source (a class of
-# the user's with a __call__ is differentiated: tests/test_higher_order_python.py)
+SCALE = np.poly1d([2.0, 0.0])  # a callable object srcad cannot see into, and unhashable (a
+# class of the user's with a __call__ is differentiated: tests/test_higher_order_python.py;
+# np.vectorize objects: tests/test_forms17_vectorize.py)
 
 
 def callable_object(x):

@@ -24,8 +24,8 @@ to the Python object it is, and the call is rewritten as a call srcad already di
 * a generator function called where its values are all taken at once: the function that
   returns their list (:mod:`.generators`).
 
-Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.rules` (the registry's
-pure and piecewise-constant tables), :mod:`.generators`, :mod:`.folds` and
+Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.rules`
+(the registry's pure and piecewise-constant tables), :mod:`.generators`, :mod:`.folds` and
 :mod:`.lower_spread`.
 """
 
@@ -40,6 +40,7 @@ import numpy as np
 
 from ..core import env, functions, ir
 from ..core.ir import Const, Var
+from ..errors import MissingRuleError
 from ..rules.registry import _PURE_MARKERS
 from ..rules.registry import registry as _registry
 from . import (
@@ -552,3 +553,24 @@ def classes_of(arg_values):
             # (an array of the array API standard is an array: srcad.backend.standard)
             fixed[p] = known_object(v)
     return fixed
+
+
+def refuse_unhashable(fn, src):
+    """A call of an object that cannot be hashed (``np.poly1d``'s ``P(x)``: no rule can be
+    found for it, and the passes key their tables by the function called) refused at its
+    line, as srcad refuses a callable object it cannot see into."""
+    for stmt in ir.walk(fn.body):
+        value = getattr(stmt, "value", None)
+        if not isinstance(value, ir.Prim) or isinstance(value.fn, (ir.Method, ir.Attr,
+                                                                   ir.Build)):
+            continue
+        try:
+            hash(value.fn)
+        except TypeError:
+            name = type(value.fn).__name__
+            why, hint = functions.opaque(value.fn, name) or (
+                f"{name} (an object that cannot be hashed) called", "call a plain function")
+            line = getattr(stmt, "line", None)
+            raise MissingRuleError(why, filename=src.filename, lineno=line,
+                                   construct=src.line_text(line) if line else None,
+                                   hint=hint) from None
