@@ -48,7 +48,8 @@ USES = {
            "    return s\n",
     "index": "    return got[0][1] * got[-1][0] + got[0][2]\n",
     "sum": "    return sum(got[0]) * 2.0 + got[0][0] * got[1][1]\n",
-    "twice": "    again = make(w * 0.5)\n    return got[0][2] * again[0][1] + again[1][0] * got[0][1]\n",
+    "twice": "    again = make(w * 0.5)\n"
+             "    return got[0][2] * again[0][1] + again[1][0] * got[0][1]\n",
 }
 
 

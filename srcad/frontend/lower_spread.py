@@ -213,7 +213,8 @@ class Spreads:
         except KeyError:
             return node
         if node.keywords:  # zip(..., strict=s), enumerate(xs, start=k): stepped through
-            if [k.arg for k in node.keywords] == [_STEP_KEYWORDS.get(fn)] and node.args:
+            if fn in _STEP_KEYWORDS and [k.arg for k in node.keywords] == [
+                    _STEP_KEYWORDS[fn]] and node.args:  # (not f(*a, **kw): its None keyword)
                 return _stepped(self, node)
             return node
         if fn is map and len(node.args) >= 2:
