@@ -22,6 +22,7 @@ import autograd
 import autograd.numpy as anp
 import numpy as np
 import pytest
+from class_families import module_of
 
 import srcad
 
@@ -308,13 +309,7 @@ BODIES = {
 
 
 def _module(tmp_path, stem, body, numpy="numpy"):
-    text = CLASSES.replace("import numpy as np", f"import {numpy} as np") + body
-    path = tmp_path / f"{stem}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_of(tmp_path, CLASSES, stem, body, numpy)
 
 
 W = np.array([0.3, -0.6, 0.9])

@@ -12,12 +12,11 @@ finite differences and autograd; refusals: a function the construction does not 
 
 from __future__ import annotations
 
-import importlib.util
-
 import autograd
 import autograd.numpy as anp
 import numpy as np
 import pytest
+from class_families import fd, module_of
 
 import srcad
 from srcad.errors import SrcadError
@@ -116,13 +115,7 @@ BODIES = {
 
 
 def _module(tmp_path, stem, body, numpy="numpy"):
-    text = CLASSES.replace("import numpy as np", f"import {numpy} as np") + body
-    path = tmp_path / f"{stem}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_of(tmp_path, CLASSES, stem, body, numpy)
 
 
 W = np.array([[0.3, -0.6, 0.9], [0.2, 0.5, -0.4], [-0.7, 0.1, 0.3]])
@@ -131,13 +124,7 @@ X = np.array([0.4, -0.7, 1.1])
 
 
 def _fd(f, x, h=1e-6):
-    x = np.asarray(x, dtype=float)
-    cols = []
-    for k in np.ndindex(x.shape):
-        e = np.zeros(x.shape)
-        e[k] = h
-        cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * h))
-    return np.moveaxis(np.array(cols), 0, -1).reshape(np.shape(cols[0]) + x.shape)
+    return fd(f, x, h)
 
 
 def _modules(tmp_path, name):
