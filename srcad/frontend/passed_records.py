@@ -242,15 +242,7 @@ def _derived(fn, specs):
                 cells["srcad_check_method"] = types.CellType(check_method)
             _parameters(fdef, names)
             passed_trees.rewrite(src, fdef, trees, bind, sys.modules[__name__])
-            for node in gast.walk(fdef.args):  # annotations are not read: not evaluated
-                if isinstance(node, gast.Name):
-                    node.annotation = None
-            fdef.returns = None
-            # the defaults are fn's values (_run), not evaluated again where the copy is made
-            fdef.args.defaults = [gast.Constant(value=None, kind=None)
-                                  for _ in fdef.args.defaults]
-            fdef.args.kw_defaults = [d and gast.Constant(value=None, kind=None)
-                                     for d in fdef.args.kw_defaults]
+            bare_signature(fdef)
             made = _run(fdef, fn, src, cells, names, label)
         cell.cell_contents = made
         entry = (cell, names, tuple(reads.values()), label)
@@ -284,6 +276,19 @@ def _parameters(fdef, names):
         setattr(args, field, new)
         for i, count in reversed(defaults):  # a keyword-only record has no default: checked
             args.kw_defaults[i:i + 1] = [None] * count
+
+
+def bare_signature(fdef):
+    """A copy's signature as :func:`_run` wants it: annotations and the return annotation
+    dropped (not read: not evaluated), each default a ``None`` placeholder (the defaults are
+    ``fn``'s values, given by ``_run``, not evaluated again where the copy is made)."""
+    for node in gast.walk(fdef.args):
+        if isinstance(node, gast.Name):
+            node.annotation = None
+    fdef.returns = None
+    fdef.args.defaults = [gast.Constant(value=None, kind=None) for _ in fdef.args.defaults]
+    fdef.args.kw_defaults = [d and gast.Constant(value=None, kind=None)
+                             for d in fdef.args.kw_defaults]
 
 
 def _run(fdef, fn, src, cells, names, label):

@@ -114,13 +114,7 @@ def maker(cls, owner=None):
                 args.posonlyargs = args.posonlyargs[1:]
             else:
                 args.args = args.args[1:]
-            for node in gast.walk(args):
-                if isinstance(node, gast.Name):
-                    node.annotation = None
-            fdef.returns = None
-            args.defaults = [gast.Constant(value=None, kind=None) for _ in args.defaults]
-            args.kw_defaults = [d and gast.Constant(value=None, kind=None)
-                                for d in args.kw_defaults]
+            passed_records.bare_signature(fdef)
             label = cls.__name__ if owner is cls else f"{cls.__name__}_{owner.__name__}"
             fn = passed_records._run(fdef, plain.init, src, cells, {self_name: []}, label)
         entry = (types.CellType(fn), {}, tuple(reads.values()), label)

@@ -114,11 +114,34 @@ def maker(fn, cls, owner=None):
     """The entry (``(cell, names, reads, label)``, as :func:`.passed_records.derived`
     gives) of the copy of ``fn`` returning the fields of the object it returns (a class
     method called on ``owner``: its first parameter that class, held by the copy)."""
+
+    def rewrite(fdef, taken):
+        result = f"{fn.__name__}_result"
+        while result in taken:
+            result += "_"
+        _Returns(result, fields_of(cls)).visit(fdef)
+        if owner is None:
+            return {}
+        args = fdef.args  # cls: the class it is called on, a cell of the copy
+        first = (args.posonlyargs or args.args)[0]
+        if args.posonlyargs:
+            args.posonlyargs = args.posonlyargs[1:]
+        else:
+            args.args = args.args[1:]
+        return {first.id: types.CellType(owner)}
+
+    return _copy_returning(fn, (fn.__code__, owner), rewrite)
+
+
+def _copy_returning(fn, key, rewrite):
+    """The entry made for ``key`` (made again when a name it read is rebound): ``fn``'s
+    source copied, ``rewrite(fdef, taken)`` (``taken``: the names ``fn`` uses) changing what
+    it returns and giving the cells the copy reads, run as :func:`.passed_records._run`."""
     from . import passed_records
 
     with _LOCK:
         made = _MADE.setdefault(fn, {})
-        known = made.get((fn.__code__, owner))
+        known = made.get(key)
         if known is not None and not env.stale(known[2]):
             env.record_all(known[2])
             return known
@@ -128,31 +151,11 @@ def maker(fn, cls, owner=None):
             fdef = copy.deepcopy(src.node)
             taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)} | set(
                 fn.__code__.co_varnames) | set(fn.__code__.co_names)
-            result = f"{fn.__name__}_result"
-            while result in taken:
-                result += "_"
-            fields = fields_of(cls)
-            _Returns(result, fields).visit(fdef)
-            for node in gast.walk(fdef.args):
-                if isinstance(node, gast.Name):
-                    node.annotation = None
-            fdef.returns = None
-            fdef.args.defaults = [gast.Constant(value=None, kind=None)
-                                  for _ in fdef.args.defaults]
-            fdef.args.kw_defaults = [d and gast.Constant(value=None, kind=None)
-                                     for d in fdef.args.kw_defaults]
-            cells = {}
-            if owner is not None:  # cls: the class it is called on, a cell of the copy
-                args = fdef.args
-                first = (args.posonlyargs or args.args)[0]
-                if args.posonlyargs:
-                    args.posonlyargs = args.posonlyargs[1:]
-                else:
-                    args.args = args.args[1:]
-                cells[first.id] = types.CellType(owner)
+            cells = rewrite(fdef, taken)
+            passed_records.bare_signature(fdef)
             out = passed_records._run(fdef, fn, src, cells, {"result": []}, fn.__name__)
         entry = (types.CellType(out), {}, tuple(reads.values()), fn.__name__)
-        made[(fn.__code__, owner)] = entry
+        made[key] = entry
         return entry
 
 
@@ -255,35 +258,13 @@ def returned_classes(fn):
 def tuple_maker(fn, classes):
     """The entry of the copy of ``fn`` returning, for each place of the tuple it returns,
     the fields of the object there (:func:`returned_classes`: ``classes``), or the value."""
-    from . import passed_records
 
-    with _LOCK:
-        made = _MADE.setdefault(fn, {})
-        key = (fn.__code__, classes)
-        known = made.get(key)
-        if known is not None and not env.stale(known[2]):
-            env.record_all(known[2])
-            return known
-        with env.collecting() as reads:
-            env.record_all(env.code_reads({fn.__name__: fn}))
-            src = source_module.read(fn)
-            fdef = copy.deepcopy(src.node)
-            taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)} | set(
-                fn.__code__.co_varnames) | set(fn.__code__.co_names)
-            _TupleReturns(taken, fn.__name__, [
-                None if c is None else fields_of(c) for c in classes]).visit(fdef)
-            for node in gast.walk(fdef.args):
-                if isinstance(node, gast.Name):
-                    node.annotation = None
-            fdef.returns = None
-            fdef.args.defaults = [gast.Constant(value=None, kind=None)
-                                  for _ in fdef.args.defaults]
-            fdef.args.kw_defaults = [d and gast.Constant(value=None, kind=None)
-                                     for d in fdef.args.kw_defaults]
-            out = passed_records._run(fdef, fn, src, {}, {"result": []}, fn.__name__)
-        entry = (types.CellType(out), {}, tuple(reads.values()), fn.__name__)
-        made[key] = entry
-        return entry
+    def rewrite(fdef, taken):
+        _TupleReturns(taken, fn.__name__, [
+            None if c is None else fields_of(c) for c in classes]).visit(fdef)
+        return {}
+
+    return _copy_returning(fn, (fn.__code__, classes), rewrite)
 
 
 class _TupleReturns(_Returns):
