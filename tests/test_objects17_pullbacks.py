@@ -17,6 +17,7 @@ import autograd
 import autograd.numpy as anp
 import numpy as np
 import pytest
+from class_families import fd, module_of
 
 import srcad
 from srcad.errors import SrcadError
@@ -61,22 +62,11 @@ CASES = {
 
 
 def _module(tmp_path, stem, numpy="numpy"):
-    path = tmp_path / f"{stem}.py"
-    path.write_text(FUNCTIONS.replace("import numpy as np", f"import {numpy} as np"))
-    spec = importlib.util.spec_from_file_location(stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_of(tmp_path, FUNCTIONS, stem, "", numpy)
 
 
 def _fd(f, x, h=1e-6):
-    x = np.asarray(x, dtype=float)
-    cols = []
-    for k in np.ndindex(x.shape):
-        e = np.zeros(x.shape)
-        e[k] = h
-        cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * h))
-    return np.moveaxis(np.array(cols), 0, -1).reshape(np.shape(cols[0]) + x.shape)
+    return fd(f, x, h)
 
 
 def _pair(tmp_path, name):

@@ -428,13 +428,7 @@ def rebuild_in_function(src, fdef):
         return {}  # (no object of a class with list or object fields built here)
     local = bound_names(fdef)
     parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
-    stores = {}
-    for node in gast.walk(fdef):
-        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
-            stores.setdefault(node.id, []).append(node)
-        elif isinstance(node, (gast.Global, gast.Nonlocal)):
-            for name in node.names:
-                stores.setdefault(name, []).extend([None, None])
+    stores = stores_of(fdef)
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
 
     def fresh(base):
@@ -543,3 +537,16 @@ def _extras(info):
 
 
 plain_classes.EXTRAS.append(_extras)
+
+
+def stores_of(fdef):
+    """Each name ``fdef`` binds -> its binding nodes (a ``global``/``nonlocal`` name counts
+    as bound twice: never one binding)."""
+    stores = {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            stores.setdefault(node.id, []).append(node)
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            for name in node.names:
+                stores.setdefault(name, []).extend([None, None])
+    return stores

@@ -33,7 +33,7 @@ is not a list of its own but that function where an item is rebuilt.
 
 Imports the standard library, gast, :mod:`srcad.errors`, :mod:`.built_records`,
 :mod:`.plain_classes`, :mod:`.function_fields`, :mod:`.iterators_passed` and
-:mod:`.plain_lists` (``made_of``).
+:mod:`.plain_lists` (``made_of``, ``stores_of``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from ..errors import MissingRuleError
 from . import function_fields, plain_classes
 from .built_records import bind_fields, record_fields, resolve_any
 from .iterators_passed import fixed_function
-from .plain_lists import made_of  # (an item rebuilt: lower_records reads it)
+from .plain_lists import made_of, stores_of  # (made_of: an item rebuilt, lower_records)
 
 _PURE = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Subscript, gast.Slice,
          gast.Attribute, gast.Tuple, gast.operator, gast.unaryop, gast.expr_context)
@@ -75,13 +75,7 @@ def prepare(src, fdef):
 
     local = bound_names(fdef)
     parents = {child: node for node in gast.walk(fdef) for child in gast.iter_child_nodes(node)}
-    stores = {}
-    for node in gast.walk(fdef):
-        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
-            stores.setdefault(node.id, []).append(node)
-        elif isinstance(node, (gast.Global, gast.Nonlocal)):
-            for name in node.names:
-                stores.setdefault(name, []).extend([None, None])
+    stores = stores_of(fdef)
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
     fdef.body = [new for stmt in fdef.body for new in (
         _as_loops(src, stmt, local, taken) if isinstance(stmt, gast.Assign) and
