@@ -77,15 +77,16 @@ def for_duck_arrays(fdef, spelled, helper_objects, visible, fresh):
               and not isinstance(n.ctx, ast.Load)}
     modules = tuple({type(obj) for obj in helper_objects.values()
                      if type(obj).__name__ == "_LazyModule"}) + (types.ModuleType,)
-    spread = _Spread(spelled.get("np", "np"), fresh, names, local, modules)
-    spread.shape_of = spelled.get("shape_of", "shape_of")
+    spread = _Spread(spelled.get("np", "np"), fresh, names, local, modules,
+                     spelled.get("shape_of", "shape_of"))
     fdef = spread.visit(fdef)
     return fdef, {n: types.CellType(form) for n, form in spread.forms.values()}
 
 
 class _Spread(ast.NodeTransformer):
-    def __init__(self, np_name, fresh, names, local, modules):
+    def __init__(self, np_name, fresh, names, local, modules, shape_of):
         self.np_name = np_name
+        self.shape_of = shape_of  # the helper's spelling: shape_of(a, b) is read as a * b
         self.fresh = fresh
         self.forms = {}  # routed function -> (name, its form)
         self.names = names  # spelling -> object, for the names no local rebinds
