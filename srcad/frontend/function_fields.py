@@ -13,7 +13,17 @@ method's code ("calling the local value 'self_act'"). A field is a *function fie
   function) it holds what the call passes, when that is a function named where the call is
   (a free name or ``module.name``), or the default;
 * a function named in ``__init__`` (``self.act = np.tanh``: a free name or ``module.name``);
-* a list or tuple written of such names (``self.fns = [np.sin, np.cos]``).
+* a list or tuple written of such names (``self.fns = [np.sin, np.cos]``);
+* an item of a dict, list or tuple of functions named in ``__init__`` (a free name or
+  ``module.name``), indexed by one of its parameters (``self.act = ACTS[act]``): at a
+  construction the field's local is ``ACTS[k]`` with ``k`` what the call passes (a constant, a
+  name or dotted name) or the parameter's default, one of the table's functions; a call
+  passing it is a choice among them (``if m_act is np.tanh: ...``), checked when it runs;
+* a conditional choosing among such functions by ``__init__``'s parameters (``self.act =
+  np.tanh if smooth else relu``): the same conditional in the caller, reading the arguments
+  the construction gives (constants, names, dotted names) or the defaults;
+* ``getattr(module, param)`` (``self.act = getattr(np, act)``), when the construction gives
+  a constant string (or leaves the parameter to a string default): that function.
 
 At such a construction (:func:`at_construction`) the field's local is bound to that function
 (or a list of them) where the object is built, not to what the copy returns: ``m_act`` is then
@@ -31,6 +41,7 @@ Imports the standard library, gast, :mod:`.source`, :mod:`.built_records` and
 from __future__ import annotations
 
 import inspect
+import types
 
 import gast
 
@@ -83,6 +94,23 @@ def find(info):
         elif _chain(value) is not None and _chain(value) not in local:
             if fixed_function(info.lookup(value)):
                 out.append((field, ("value", value)))
+        elif isinstance(value, gast.Subscript) and _chain(value.value) is not None and \
+                _chain(value.value) not in local and isinstance(value.slice, gast.Name) and \
+                value.slice.id in params and value.slice.id not in stored:
+            if _table(info.lookup(value.value)):  # self.act = ACTS[act]
+                out.append((field, ("pick", value.value, value.slice.id)))
+        elif isinstance(value, gast.IfExp) and _choice_leaves(value, local, info) and all(
+                n.id in params and n.id not in stored for test in _choice_tests(value)
+                for n in gast.walk(test) if isinstance(n, gast.Name)):
+            out.append((field, ("choose", value)))  # self.act = np.tanh if b else np.sin
+        elif isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+                value.func.id == "getattr" and "getattr" not in local and \
+                len(value.args) == 2 and not value.keywords and \
+                _chain(value.args[0]) is not None and _chain(value.args[0]) not in local and \
+                isinstance(value.args[1], gast.Name) and value.args[1].id in params and \
+                value.args[1].id not in stored and \
+                isinstance(info.lookup(value.args[0]), types.ModuleType):
+            out.append((field, ("attr", value.args[0], value.args[1].id)))  # getattr(np, a)
         elif isinstance(value, (gast.List, gast.Tuple)) and value.elts and all(
                 _chain(e) is not None and _chain(e) not in local for e in value.elts) and \
                 all(fixed_function(info.lookup(e)) for e in value.elts):
@@ -116,6 +144,12 @@ def at_construction(src, plain, call, local, hold):
     init_src = None
     out = {}
     for field, how in plain.functions:
+        if how[0] in ("pick", "choose", "attr"):
+            init_src = init_src or source_module.read(plain.init)
+            picked = _BY_KEY[how[0]](init_src, how, signature, bound, local, hold)
+            if picked is not None:
+                out[field] = picked
+            continue
         if how[0] == "param":
             param = signature.parameters[how[1]]
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
@@ -143,6 +177,114 @@ def at_construction(src, plain, call, local, hold):
         out[field] = names[0] if how[0] == "value" else (
             gast.List if how[1] is list else gast.Tuple)(elts=names, ctx=gast.Load())
     return out
+
+
+def _table(value):
+    """Whether ``value`` is a dict, list or tuple of functions (``ACTS``), none empty."""
+    items = list(value.values()) if isinstance(value, dict) else value if isinstance(
+        value, (list, tuple)) else None
+    return bool(items) and all(fixed_function(v) for v in items)
+
+
+def _choice_tests(node):
+    """The tests of a conditional expression and of those nested in its arms."""
+    if not isinstance(node, gast.IfExp):
+        return []
+    return [node.test] + _choice_tests(node.body) + _choice_tests(node.orelse)
+
+
+def _choice_leaves(node, local, info):
+    """Whether every arm of the conditional ``node`` names a function (a free name or dotted
+    name of ``__init__``), nested conditionals too."""
+    if isinstance(node, gast.IfExp):
+        return _choice_leaves(node.body, local, info) and _choice_leaves(
+            node.orelse, local, info)
+    return _chain(node) is not None and _chain(node) not in local and fixed_function(
+        info.lookup(node))
+
+
+def _given(name, signature, bound):
+    """The node a construction gives ``__init__``'s parameter ``name``: the argument when
+    it is a constant, a name or a dotted name (reading it again runs nothing twice), the
+    default when it is left out and a plain constant; else None."""
+    param = signature.parameters[name]
+    if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+        return None
+    if name in bound.arguments:
+        key = bound.arguments[name]
+        if isinstance(key, gast.Constant) or _chain(key) is not None:
+            return _copy(key)
+        return None
+    if param.default is not param.empty and (param.default is None or type(
+            param.default) in (int, str, bool, float)):
+        return gast.Constant(value=param.default, kind=None)
+    return None
+
+
+def _choose(init_src, how, signature, bound, local, hold):
+    """``np.tanh if b else np.sin`` for a field set so (``how``: ``("choose", node)``), the
+    tests reading the parameters as the construction gives them, the functions bound in the
+    caller's cells: a merge of functions, called through a choice."""
+
+    def made(node):
+        if isinstance(node, gast.IfExp):
+            test, body, orelse = (made_test(node.test), made(node.body), made(node.orelse))
+            if None in (test, body, orelse):
+                return None
+            return gast.IfExp(test=test, body=body, orelse=orelse)
+        value = resolve_any(init_src, node)
+        return _name(hold(value, _label(value))) if fixed_function(value) else None
+
+    def made_test(test):
+        test = _copy(test)
+        for sub in gast.walk(test):
+            for field, old in gast.iter_fields(sub):
+                if isinstance(old, gast.Name):
+                    new = _given(old.id, signature, bound)
+                    if new is None:
+                        return None
+                    setattr(sub, field, new)
+                elif isinstance(old, list):
+                    for i, item in enumerate(old):
+                        if isinstance(item, gast.Name):
+                            new = _given(item.id, signature, bound)
+                            if new is None:
+                                return None
+                            old[i] = new
+        if isinstance(test, gast.Name):
+            return _given(test.id, signature, bound)
+        return test
+
+    return made(how[1])
+
+
+def _attr(init_src, how, signature, bound, local, hold):
+    """``getattr(np, act)`` for a field set so: the function itself when the construction
+    gives a constant name (``MLP(w, "tanh")``, or the default); else None (refused where the
+    field is called, as before)."""
+    key = _given(how[2], signature, bound)
+    if not (isinstance(key, gast.Constant) and type(key.value) is str):
+        return None
+    value = getattr(resolve_any(init_src, how[1]), key.value, None)
+    return _name(hold(value, _label(value))) if fixed_function(value) else None
+
+
+def _pick(init_src, how, signature, bound, local, hold):
+    """``TABLE[key]`` for a field set ``self.act = TABLE[act]`` (``how``: ``("pick", table
+    node, parameter)``): the table bound in the caller's cells, the key what the construction
+    passes (a constant, or a name or dotted name read again: nothing runs twice), or the
+    parameter's default. Read from a known table, the field's local is then one of its
+    functions (:meth:`.lower_choices.Choices.pass_choice` makes a method's call for each)."""
+    key = _given(how[2], signature, bound)
+    if key is None:
+        return None
+    table = resolve_any(init_src, how[1])
+    if not _table(table):
+        return None
+    return gast.Subscript(value=_name(hold(table, "srcad_table")), slice=key, ctx=gast.Load())
+
+
+_BY_KEY = {"pick": _pick, "choose": _choose, "attr": _attr}
 
 
 def holder(src, taken):

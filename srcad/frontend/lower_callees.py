@@ -226,6 +226,8 @@ class Callees:
             if made is not None:
                 iterators_passed.refuse_untaken(self, None, args, kwargs, node)
                 return made
+            if (chosen := self.pass_choice(fn, args, kwargs, node, hint)) is not None:
+                return chosen  # layer(W, x, ACTS[k]): a choice among ACTS' functions
             fn, args, kwargs = self.pass_held(fn, args, kwargs, node)
             fixed = self.fixed_for(fn, args, kwargs, node)
             if fixed:
@@ -238,8 +240,8 @@ class Callees:
 
     def pass_held(self, fn, args, kwargs, node):
         """A function argument holding values of this function (a lambda reading locals, a
-        partial of them): the callee is read so that those values are passed to it as
-        arguments of their own (:mod:`.captured`); a list of them too (``held_items``)."""
+        partial of them, a list of them): the callee is read so that those values are passed
+        to it as arguments of their own (:mod:`.captured`, ``held_items``)."""
         fn, args, kwargs = captured.held_items(self, fn, args, kwargs)
         try:
             sig = inspect.signature(fn, follow_wrapped=False)
@@ -384,6 +386,11 @@ class Callees:
                 f"{attr}(...)), or define {attr} as a method of {cls.__name__}")
         return None
 
+
+class FunctionValues:
+    """Function values made in the function: merges of several functions, partials,
+    lambdas and nested ``def``'s used as values; loops over lazy values."""
+
     def class_attribute(self, cls, attr):
         """What ``cls`` holds for ``attr`` (through its MRO), the reads recorded: the code is
         made again when the class comes to hold something else."""
@@ -397,10 +404,6 @@ class Callees:
         return raw
 
     # ---------------------------------------------------------------- values made here
-
-class FunctionValues:
-    """Function values made in the function: merges of several functions, partials,
-    lambdas and nested ``def``'s used as values; loops over lazy values."""
 
     def property_read(self, obj, attr, node):
         """``self.prop`` for a property of a known class: a call of its getter."""
@@ -513,11 +516,15 @@ class FunctionValues:
 
     def call_choice(self, atom, node, hint):
         """``g(x)`` where ``g`` is one of several known functions: an ``if`` on which."""
-        options = self.choices[atom.name]
+        return self.choose(atom, self.choices[atom.name], lambda option: gast.Call(
+            func=Atom(option), args=node.args, keywords=node.keywords), node, hint)
+
+    def choose(self, atom, options, call_of, node, hint):
+        """An ``if`` on which of ``options`` the value ``atom`` is, each arm the call
+        ``call_of(option)`` makes (the last arm untested: the caller knows ``atom`` is one)."""
         key = f"\0{hint or 'value'}"
         orelse = [gast.Assign(targets=[name_node(key, gast.Store())], type_comment=None,
-                              value=gast.Call(func=Atom(options[-1]), args=node.args,
-                                              keywords=node.keywords))]
+                              value=call_of(options[-1]))]
         for option in reversed(options[:-1]):
             if isinstance(option, Var) and option.name in self.bound_methods:
                 fn, owner = self.bound_methods[option.name]  # option is out of scope here
@@ -527,8 +534,7 @@ class FunctionValues:
             else:
                 test = self.assign(ir.Prim(operator.is_, [atom, option]), "same", node)
             body = [gast.Assign(targets=[name_node(key, gast.Store())], type_comment=None,
-                                value=gast.Call(func=Atom(option), args=node.args,
-                                                keywords=node.keywords))]
+                                value=call_of(option))]
             for stmt in body + orelse:
                 if isinstance(stmt, gast.Assign):
                     gast.copy_location(stmt, node)

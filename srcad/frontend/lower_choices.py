@@ -27,11 +27,14 @@ from __future__ import annotations
 
 import operator
 
+import gast
+
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import SrcadError
 from ..rules.registry import registry as _registry
 from ..runtime import containers, derivatives
+from .lower_spread import Atom
 
 #: at most this many candidates are followed (a choice is an ``if`` per candidate)
 LIMIT = 64
@@ -257,6 +260,52 @@ class Choices:
             return self.call_atom(spelled[0], node, hint, True, "a function")
         self.choices[atom.name] = spelled
         return self.call_choice(atom, node, hint)
+
+    def pass_choice(self, fn, args, kwargs, node, hint):
+        """``layer(W, x, act)`` with ``act`` one of several functions known while lowering (read
+        from a known container, ``ACTS[name]``, or merged, ``np.tanh if c else np.sin``), and
+        ``layer`` a function of yours: an ``if`` on which, each arm passing its function by name,
+        so that ``layer``'s code is made for it as for ``layer(W, x, np.tanh)``; ``None`` when no
+        argument is such a value. Checked as a call of the value is (:meth:`call_candidate`)."""
+        slots = list(enumerate(args)) + list(kwargs.items())
+        for _, atom in slots:
+            options = self._function_options(atom)
+            if options is not None:
+                break
+        else:
+            return None
+        spelled = [o if isinstance(o, Var) or o.spelling else Const(o.value, self.bound_name(
+            o.value, getattr(o.value, "__name__", None) or "fn")) for o in options]
+        line = getattr(node, "lineno", None)
+        if atom.name in self.unsure:  # a list or dict: it may have changed since
+            where = (self.source.filename, line, self.source.line_text(line))
+            check = ir.Prim(check_choice, [atom] + spelled, {"where": Const(where)},
+                            spelling=self.bound_name(check_choice, "check_choice"))
+            self.emit(ir.Assign(None, check, line, effect=True))
+        callee = Const(fn, self.bound_name(fn, getattr(fn, "__name__", None) or "fn"))
+
+        def passing(option):
+            def put(a):
+                return Atom(option if isinstance(a, Var) and a.name == atom.name else a)
+            call = gast.Call(func=Atom(callee), args=[put(a) for a in args],
+                             keywords=[gast.keyword(arg=k, value=put(v))
+                                       for k, v in kwargs.items()])
+            return gast.copy_location(call, node)
+
+        if len(spelled) == 1:  # layer(W, x, ACTS["tanh"]): the one function
+            return self.expr(passing(spelled[0]), hint)
+        return self.choose(atom, spelled, passing, node, hint)
+
+    def _function_options(self, atom):
+        """The functions ``atom`` may be (read from a known container, or merged), when
+        lowering knows them all (at most :data:`LIMIT`); else ``None``."""
+        if not isinstance(atom, Var) or atom.name in self.partials:
+            return None
+        options = self.candidates.get(atom.name) or self.choices.get(atom.name)
+        if not options or len(options) > LIMIT or not all(
+                isinstance(o, Const) and functions.is_function_value(o.value) for o in options):
+            return None
+        return list(options)
 
     def read_outside(self, atom):
         """Whether ``atom`` was read from a container made outside the code srcad makes: a
