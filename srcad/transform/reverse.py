@@ -93,6 +93,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         self.assigned = _assigned_in_loops(fn.body, True)  # by a plain assignment, anywhere
         self.fixed_displays = _read_for_layout_only(fn)
         self.shapes = {}  # shape name -> the value it is the shape of (saved in its place)
+        self.part_shapes = {}  # those made for a callee part's top-level unbroadcast
         self.layouts = set()  # the shape names that are stand-ins (layout(value)) instead
         self.cuts = {}  # shape names that are a display's summed lengths -> the expression
         self.cut_axes = {}  # those names -> the axis they are lengths along
@@ -256,6 +257,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
                 grads[p] = call(self.helper("mutable"), grads[p])
         self.finish_guards()
         self.fold_guards(backward)
+        self.unshape_kept(backward)
         self.compute_saves()
         self.iterate_stacks()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)
