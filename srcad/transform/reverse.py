@@ -19,7 +19,7 @@ rule registry), :mod:`.reverse_data` (containers, writes, calls of user function
 :mod:`.reverse_flow` (branches and loops), :mod:`.joins` (joined arrays' pieces),
 :mod:`.guards` (``unbroadcast`` left out where shapes match at run time),
 :mod:`.sparse` (list gradients that start as ``None``) and :mod:`.saves` (what is saved,
-and the forward sweep that saves it).
+and the forward sweep that saves it); :mod:`.same_numbers` runs first.
 
 Imports: ``srcad.core``, ``srcad.analysis``, the rules registry, and the modules named above.
 """
@@ -34,7 +34,7 @@ from ..analysis.analyse import Analysis
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..rules import registry
-from . import into, nodes
+from . import into, nodes, same_numbers
 from .guards import ShapeGuards, guard_frames
 from .joins import Joins
 from .nodes import Comment, PopMarker, add_to, assign, call, name
@@ -50,6 +50,7 @@ from .zeros import Zeros
 class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, Sweep):
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
                  structured=True, into=(), alike=()):
+        same_numbers.merge(fn, analysis)  # t_5 = i + 1 after t_2 = i + 1: a copy
         self.fn = fn
         # parameters whose gradients start as arrays the caller passes, added into in place
         # (a backward part's variant: see .into); the calls made here of such variants
