@@ -40,7 +40,7 @@ from .joins import Joins
 from .nodes import Comment, PopMarker, add_to, assign, call, name
 from .reverse_data import Data, display_items
 from .reverse_flow import Flow
-from .reverse_rules import Rules
+from .reverse_rules import Rules, unshape_kept
 from .saves import Saves
 from .sparse import SparseLists, sparse_lists
 from .sweep import Generated, Sweep
@@ -258,7 +258,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
                 grads[p] = call(self.helper("mutable"), grads[p])
         self.finish_guards()
         self.fold_guards(backward)
-        self.unshape_kept(backward)
+        unshape_kept(self, backward)
         self.compute_saves()
         self.iterate_stacks()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)

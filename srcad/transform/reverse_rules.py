@@ -244,27 +244,6 @@ class Rules:
         plain = call(self.helper("unbroadcast"), contribution, atom.name)
         return self.shape_guarded(plain, contribution, value, frame)  # see .guards
 
-    def unshape_kept(self, code):
-        """In a callee's part, ``unbroadcast(g, a)`` again for each ``unbroadcast_to(g,
-        a_shape)`` of :meth:`unbroadcast` whose ``a`` the backward sweep reads anyway (its
-        context holds the array: one item, not two); the others keep only the shape, so the
-        context does not keep an array alive for it. Runs once the sweep is made (``refs``
-        is then complete), before the saves are chosen."""
-        read = set().union(*self.refs.values()) if self.refs else set()
-        kept = {shape: source for shape, source in self.part_shapes.items() if source in read}
-        if not kept:
-            return
-        for node in (n for stmt in code for n in ast.walk(stmt)):
-            if isinstance(node, ast.Call) and len(node.args) == 2 and nodes.is_name(
-                    node.func, self.helper_names.get("unbroadcast_to", "unbroadcast_to")) and (
-                    isinstance(node.args[1], ast.Name) and node.args[1].id in kept):
-                node.func = self.helper("unbroadcast")
-                node.args[1] = name(kept[node.args[1].id])
-        for shape in kept:
-            del self.shapes[shape]
-            for refs in self.refs.values():
-                refs.discard(shape)
-
     def certainly_array(self, tree):
         """Whether ``tree`` is an array value of the user's function, or arithmetic with one
         as an operand (``g * proj``, ``-(g * t / s)``): an array, whatever ``g`` is (a
@@ -368,3 +347,25 @@ def _is_none_or_false(value):
 def _nonzero_number(atom):
     """Whether ``atom`` is a number literal other than 0 (a bool is not one)."""
     return isinstance(atom, ir.Const) and type(atom.value) in (int, float) and atom.value != 0
+
+
+def unshape_kept(sweep, code):
+    """In a callee's part, ``unbroadcast(g, a)`` again for each ``unbroadcast_to(g,
+    a_shape)`` of :meth:`Rules.unbroadcast` whose ``a`` the backward sweep ``sweep`` reads
+    anyway (its context holds the array: one item, not two); the others keep only the
+    shape, so the context does not keep an array alive for it. Runs once the sweep is made
+    (``refs`` is then complete), before the saves are chosen."""
+    read = set().union(*sweep.refs.values()) if sweep.refs else set()
+    kept = {shape: source for shape, source in sweep.part_shapes.items() if source in read}
+    if not kept:
+        return
+    for node in (n for stmt in code for n in ast.walk(stmt)):
+        if isinstance(node, ast.Call) and len(node.args) == 2 and nodes.is_name(
+                node.func, sweep.helper_names.get("unbroadcast_to", "unbroadcast_to")) and (
+                isinstance(node.args[1], ast.Name) and node.args[1].id in kept):
+            node.func = sweep.helper("unbroadcast")
+            node.args[1] = name(kept[node.args[1].id])
+    for shape in kept:
+        del sweep.shapes[shape]
+        for refs in sweep.refs.values():
+            refs.discard(shape)
