@@ -23,9 +23,10 @@ own context); what goes is the call.
 What holds: the statements are the part's own, its local names renamed to names new in the
 caller, each parameter bound once to its argument (a name or a literal the part never assigns
 is read in its place); a call inside a conditional expression, a boolean operation, a lambda
-or a comprehension is left a call (it might not run); a backward part that adds into the
-caller's arrays (``f_bwd_into``) is inlined only where its call is a statement of its own;
-comments name the callee. Only for code srcad's Python backend compiles for NumPy
+or a comprehension is left a call (it might not run), and so is one in a statement that makes
+other calls (whose order with the part's statements would change); a backward part that
+adds into the caller's arrays (``f_bwd_into``) is inlined only where its call is a statement
+of its own; comments name the callee. Only for code srcad's Python backend compiles for NumPy
 (:func:`srcad.pipeline.make_split` marks the parts, :func:`srcad.pipeline.adjoint` and
 ``make_split`` inline them).
 
@@ -223,7 +224,11 @@ class _Writer:
             made = self.expand(stmt.value, [target])  # dx = f_bwd(ctx, dy)
             if made is not None:
                 return made
-        for holder, field, call in self._eager_calls(stmt):
+        found = self._eager_calls(stmt)
+        inside = {id(n) for _, _, c in found for n in ast.walk(c)}
+        if any(isinstance(n, ast.Call) and id(n) not in inside for n in ast.walk(stmt)):
+            return [stmt]  # another call (dxs.pop()) might run before it: left as it is
+        for holder, field, call in found:
             made = self.expand(call, [])  # hoisted: its value read where the call was
             if made is None:
                 continue
