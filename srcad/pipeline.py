@@ -479,8 +479,8 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
         raise into_.Unproved(func.__name__)  # the caller calls the plain part instead
     python = backend == "python" and not ducks and space is None
     helpers = set(gen.helpers)  # small straight-line parts of its callees written in:
-    fwd_def, bwd_def = (inline.inline_parts(d, gen.cells, spelled, helpers, namer, func, python)
-                        for d in (fwd_def, bwd_def))
+    fwd_def, bwd_def, kept, flat = inline.into_split(fwd_def, bwd_def, list(kept), gen.cells,
+                                                     spelled, helpers, namer, func, python)
     if ducks:  # a callee of code for Dask or CuPy arrays (DUCK_CALLEES)
         fwd_def = _for_ducks(fwd_def, func, fn, spelled, namer, gen.cells)
         bwd_def = _for_ducks(bwd_def, func, fn, spelled, namer, gen.cells)
@@ -506,7 +506,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     items = {}
     if kept:  # the kinds of what the context tuple holds, for when bwd is differentiated
         bwd.__srcad_param_kinds__[ctx] = SEQ
-        items[ctx] = {i: analysis.kinds.get(k) or ANY for i, k in enumerate(kept)}
+        items[ctx] = {i: flat.get(k) or analysis.kinds.get(k) or ANY for i, k in enumerate(kept)}
     parts = _tuple_parts(fn, gen.result)
     if parts is not None:  # a tuple's gradient: each part like the value it goes with, so a
         # part the backward part adds into (``dr += v`` on a float) is known not to be an

@@ -314,8 +314,8 @@ def test_repeated_arithmetic_on_numbers(tmp_path, name):
 
 
 def test_lstm_cell_form(tmp_path):
-    """The LSTM cell's sigmoid, three times a cell: no call of its parts is left, and the
-    cell's context keeps the shapes of the arrays it reads for nothing else."""
+    """The LSTM cell's sigmoid, three times a cell: no call of its parts is left, and their
+    contexts are flattened into the cell's."""
     text = '''
 def sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
@@ -352,3 +352,5 @@ def f(w, b, hidden, c, xs):
                                    atol=1e-8)
     code = srcad.source(g, *args)
     assert "sigmoid_fwd(" not in code and "sigmoid_bwd(" not in code, code
+    # the sigmoids' contexts are items of the cell's own (inline.flatten), not tuples in it
+    assert "_ctx = (" not in code.split("def cell_fwd")[1], code

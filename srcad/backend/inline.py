@@ -61,6 +61,7 @@ class Part:
     free: dict
     globals: dict
     callee: str
+    ctx_kinds: dict = None  # a forward part's: position in its context -> the item's kind
 
 
 def mark(fwd, fwd_def, bwd, bwd_def, spelled, helpers, callee, python, buffers=()):
@@ -77,6 +78,10 @@ def mark(fwd, fwd_def, bwd, bwd_def, spelled, helpers, callee, python, buffers=(
         return
     _mark(fwd, fwd_def, spelled, helpers, callee, ())
     _mark(bwd, bwd_def, spelled, helpers, callee, set(buffers))
+    part = getattr(fwd, "__srcad_inline__", None)
+    if part is not None and bwd_def.args.args:  # the kinds the context's items have
+        items = getattr(bwd, "__srcad_param_items__", {})
+        part.ctx_kinds = items.get(bwd_def.args.args[0].arg, {})
 
 
 def _mark(compiled, fdef, spelled, helpers, callee, buffers):
@@ -124,7 +129,7 @@ def _writes_names(stmt, buffers):
     return True
 
 
-def inline_parts(fdef, cells, spelled, helpers, namer, func, python=True):
+def inline_parts(fdef, cells, spelled, helpers, namer, func, python=True, contexts=None):
     """Write the marked parts that ``fdef`` (code made for the user's function ``func``)
     calls through ``cells`` (name -> cell) into it, where their free names mean there what
     they mean in the parts; ``helpers`` gains the ones they read. Only in ``python`` code
@@ -150,7 +155,83 @@ def inline_parts(fdef, cells, spelled, helpers, namer, func, python=True):
     fdef.body = writer.block(fdef.body)
     for name in writer.used:
         helpers.update(h for h in parts[name].free.values() if h)
+    if contexts is not None:
+        contexts.update(writer.contexts)
     return fdef
+
+
+def into_split(fwd_def, bwd_def, kept, cells, spelled, helpers, namer, func, python):
+    """A split's two parts with their callees' marked parts written in (:func:`inline_parts`),
+    and each context of an inlined forward part that the split only hands over to its
+    backward part, where that unpacks it once, flattened into the split's own context
+    (:func:`flatten`). Returns ``(fwd_def, bwd_def, kept, kinds)``: ``kept`` the names the
+    context holds, ``kinds`` the kinds of the items flattened in (name -> kind)."""
+    contexts = {}
+    fwd_def = inline_parts(fwd_def, cells, spelled, helpers, namer, func, python, contexts)
+    bwd_def = inline_parts(bwd_def, cells, spelled, helpers, namer, func, python)
+    kinds = {}
+    for made, (items, item_kinds) in contexts.items():
+        written = list(items)  # in the inlined part's order (its kinds' positions)
+        if made in kept and flatten(fwd_def, bwd_def, made, items):
+            at = kept.index(made)
+            kept = kept[:at] + items + kept[at + 1:]
+            kinds.update((n, item_kinds[i]) for i, n in enumerate(written)
+                         if i in item_kinds and n in items)
+    return fwd_def, bwd_def, kept, kinds
+
+
+def flatten(fwd_def, bwd_def, made, items):
+    """``made = (a, b)`` in ``fwd_def``, read only where it returns its context, and unpacked
+    once by ``bwd_def`` (``a_1, b_1 = made``), which reads it nowhere else: the context holds
+    ``a, b`` in its place and ``bwd_def`` unpacks them there. Whether it did."""
+    def loads(tree):
+        return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == made
+                and isinstance(n.ctx, ast.Load)]
+
+    ret = fwd_def.body[-1]
+    first = bwd_def.body[0] if bwd_def.body else None
+    if not (isinstance(ret, ast.Return) and isinstance(ret.value, ast.Tuple) and len(
+            ret.value.elts) == 2 and isinstance(ret.value.elts[1], ast.Tuple)):
+        return False
+    packed = ret.value.elts[1].elts
+    if not (isinstance(first, ast.Assign) and isinstance(first.targets[0], ast.Tuple) and len(
+            first.targets[0].elts) == len(packed)):
+        return False
+    made_at = [i for i, st in enumerate(fwd_def.body) if isinstance(st, ast.Assign) and len(
+        st.targets) == 1 and isinstance(st.targets[0], ast.Name) and st.targets[0].id == made]
+    unpack_at = [i for i, st in enumerate(bwd_def.body) if isinstance(st, ast.Assign) and (
+        isinstance(st.value, ast.Name) and st.value.id == made)]
+    position = [i for i, e in enumerate(packed) if isinstance(e, ast.Name) and e.id == made]
+    if len(made_at) != 1 or len(unpack_at) != 1 or len(position) != 1 or len(
+            loads(fwd_def)) != 1 or len(loads(bwd_def)) != 1:
+        return False
+    unpack = bwd_def.body[unpack_at[0]]
+    target = unpack.targets[0]
+    if len(unpack.targets) != 1 or not isinstance(target, ast.Tuple) or len(
+            target.elts) != len(items) or not all(isinstance(e, ast.Name) for e in target.elts):
+        return False
+    at = position[0]
+    if not (isinstance(first.targets[0].elts[at], ast.Name)
+            and first.targets[0].elts[at].id == made):
+        return False
+    # an item the context holds already (``forget`` of ``(exp, forget)``): read there
+    held = {e.id: first.targets[0].elts[i].id for i, e in enumerate(packed)
+            if isinstance(e, ast.Name) and isinstance(first.targets[0].elts[i], ast.Name)}
+    renamed = {m.id: held[n] for n, m in zip(items, target.elts) if n in held}
+    if len(set(items)) != len(items) or set(renamed) & _stored(bwd_def.body[:unpack_at[0]] + (
+            bwd_def.body[unpack_at[0] + 1:])):
+        return False
+    del fwd_def.body[made_at[0]]
+    new = [n for n in items if n not in held]
+    packed[at:at + 1] = [ast.Name(id=n, ctx=ast.Load()) for n in new]
+    del bwd_def.body[unpack_at[0]]
+    first.targets[0].elts[at:at + 1] = [ast.Name(id=m.id, ctx=ast.Store()) for n, m in zip(
+        items, target.elts) if n not in held]
+    if renamed:
+        bwd_def.body = [_Rename({k: ast.Name(id=v, ctx=ast.Load()) for k, v in
+                                 renamed.items()}).visit(st) for st in bwd_def.body]
+    items[:] = new
+    return True
 
 
 def _same_meaning(name, helper, part, bound, taken, func):
@@ -186,6 +267,7 @@ class _Writer:
         self.parts = parts
         self.namer = namer
         self.used = set()
+        self.contexts = {}  # y_ctx -> (the names of its items, their kinds): see flatten
 
     def block(self, stmts):
         out = []
@@ -325,6 +407,10 @@ class _Writer:
         for t, value, end in zip(targets or [], values, ends):
             if end is not None:
                 out.append(_assign(t, _Rename(mapping).visit(copy.deepcopy(value))))
+        made = out[-1].value if targets and len(targets) == 2 and ends[1] is not None else None
+        if isinstance(made, ast.Tuple) and all(isinstance(e, ast.Name) for e in made.elts) \
+                and part.ctx_kinds is not None:
+            self.contexts[targets[1]] = ([e.id for e in made.elts], part.ctx_kinds)
         if targets == []:
             out.append(_Rename(mapping).visit(copy.deepcopy(returned)))
         return out
