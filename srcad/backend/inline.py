@@ -17,8 +17,9 @@ becomes
     forget_ctx = (exp_1, forget)
 
 and ``dgates[0:h] += sigmoid_bwd(forget_ctx, dforget)`` the backward part's statements, then
-``dgates[0:h] += dx_1``. The context tuple stays (the caller may push it, or hand it over in its
-own context); what goes is the call.
+``dgates[0:h] += dx_1``. The context tuple stays where the caller pushes it or keeps it; where
+the caller is itself a split part that only hands it to its backward part, its items become
+items of the caller's context (:func:`flatten`).
 
 What holds: the statements are the part's own, its local names renamed to names new in the
 caller, each parameter bound once to its argument (a name or a literal the part never assigns
@@ -94,9 +95,9 @@ def _mark(compiled, fdef, spelled, helpers, callee, buffers):
         return
     for i, stmt in enumerate(plain):
         last = i == len(plain) - 1
-        if not (isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr)) or (
+        if not (isinstance(stmt, (ast.Assign, ast.AugAssign)) or (
                 last and isinstance(stmt, ast.Return) and stmt.value is not None)):
-            return
+            return  # (a statement of a call alone, xs.append(v), changes something)
         if any(isinstance(n, _SCOPES) for n in ast.walk(stmt)) or not _writes_names(
                 stmt, buffers):
             return
