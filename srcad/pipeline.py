@@ -35,6 +35,7 @@ from .analysis.analyse import Analysis
 from .backend import (
     duck,
     emit,
+    inline,
     int_grads,
     numba_backend,
     numba_passed,
@@ -293,6 +294,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     reals = [w for w in wrt if isinstance(arg_values.get(w), float)]  # np.float64 too
     if ints and reals:  # x * n's gradient n: a float for a float x
         int_grads.float_gradients(fdef, _grad_places(mode, wrt, reals, as_tuple), floats, ints)
+    fdef = inline.inline_parts(fdef, gen.cells, spelled, helpers, namer, func,  # small callees
+                               backend == "python" and not ducks and space is None)
     if ducks:  # Dask, CuPy: a few calls written otherwise
         fdef = _for_ducks(fdef, func, fn, spelled, namer, gen.cells)
     if space is not None:  # written in the arrays' namespace
@@ -474,10 +477,13 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     bwd_def = _tidy(bwd_def, temps, namer.grads, (), spelled)
     if into and not into_.adds_only(bwd_def, buffers, gen.into_parts):
         raise into_.Unproved(func.__name__)  # the caller calls the plain part instead
+    python = backend == "python" and not ducks and space is None
+    helpers = set(gen.helpers)  # small straight-line parts of its callees written in:
+    fwd_def, bwd_def, kept, flat = inline.into_split(fwd_def, bwd_def, list(kept), gen.cells,
+                                                     spelled, helpers, namer, func, python)
     if ducks:  # a callee of code for Dask or CuPy arrays (DUCK_CALLEES)
         fwd_def = _for_ducks(fwd_def, func, fn, spelled, namer, gen.cells)
         bwd_def = _for_ducks(bwd_def, func, fn, spelled, namer, gen.cells)
-    helpers = set(gen.helpers)
     if space is not None:  # a callee of code for the array API's arrays (its namespace)
         fwd_def = standard.write(fwd_def, func, fn, space, spelled, helpers, namer,
                                  gen.cells)
@@ -500,7 +506,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     items = {}
     if kept:  # the kinds of what the context tuple holds, for when bwd is differentiated
         bwd.__srcad_param_kinds__[ctx] = SEQ
-        items[ctx] = {i: analysis.kinds.get(k) or ANY for i, k in enumerate(kept)}
+        items[ctx] = {i: flat.get(k) or analysis.kinds.get(k) or ANY for i, k in enumerate(kept)}
     parts = _tuple_parts(fn, gen.result)
     if parts is not None:  # a tuple's gradient: each part like the value it goes with, so a
         # part the backward part adds into (``dr += v`` on a float) is known not to be an
@@ -516,6 +522,8 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     if len(wrt) == 1 and not into:
         bwd.__srcad_result_kind__ = analysis.kind(ir.Var(wrt[0]))  # a gradient is like its value
     entry.fwd_text, entry.bwd_text = fwd.__srcad_source__, bwd.__srcad_source__
+    inline.mark(fwd, fwd_def, bwd, bwd_def, spelled, helpers, func, python and not gen.cells,
+                buffers)
     if numba:  # Numba dispatchers: compiled with the code that calls them, for its types
         fwd = numba_backend.jit(fwd, f"{fwd_name} of {where}", callee=True)
         bwd = numba_backend.jit(bwd, f"{bwd_name} of {where}", callee=True)

@@ -293,7 +293,10 @@ def _source(name):
     ("untouched", "ignores_bwd_into"), ("seed_through", "passthrough_bwd_into"),
     ("item_pair", "pair_bwd_into"), ("carried", "cell_bwd_into")])
 def test_the_variant_is_called_in_loops(name, variant):
-    assert variant in _source(name)
+    """(A variant small enough is written into the loop instead: srcad/backend/inline.py;
+    its comments name the callee.)"""
+    text = _source(name)
+    assert variant in text or f"# {variant.split('_bwd')[0]}, line" in text
 
 
 @pytest.mark.parametrize(("name", "plain"), [

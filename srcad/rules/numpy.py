@@ -104,7 +104,8 @@ defvjp(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None",
 defvjp(np.add, "a, b", a="g", b="g", broadcast=True)
 defvjp(np.subtract, "a, b", a="g", b="-g", broadcast=True)
 defvjp(np.multiply, "a, b", a="g * b", b="g * a", broadcast=True)
-defvjp(np.divide, "a, b", a="g / b", b="-g * ans / b", broadcast=True)  # is np.true_divide
+defvjp(np.divide, "a, b", a="g / b", b="-g * ans / b", broadcast=True,  # is np.true_divide
+       literal={"a": {"b": "-g * ans * ans / a"}})
 defvjp(np.power, "a, b", a=POW_BASE,
        b="g * ans * log_base(a, g * ans)", broadcast=True)
 defvjp(np.float_power, "a, b", a=POW_BASE,

@@ -22,7 +22,8 @@ from .registry import POW_BASE, POW_EXPONENT, defmethod, defvjp, nondiff
 defvjp(operator.add, "a, b", a="g", b="g", broadcast=True)
 defvjp(operator.sub, "a, b", a="g", b="-g", broadcast=True)
 defvjp(operator.mul, "a, b", a="g * b", b="g * a", broadcast=True)
-defvjp(operator.truediv, "a, b", a="g / b", b="-g * ans / b", broadcast=True)
+defvjp(operator.truediv, "a, b", a="g / b", b="-g * ans / b", broadcast=True,
+       literal={"a": {"b": "-g * ans * ans / a"}})
 defvjp(operator.pow, "a, b", a=POW_BASE,
        b="g * ans * log_base(a, g * ans)", broadcast=True)
 defvjp(operator.mod, "a, b", a="g", b="-g * (a // b)", broadcast=True)

@@ -33,6 +33,11 @@ function whose complex derivative nobody wrote); a non-holomorphic function (``a
 ``"always"`` complex (``np.fft.fft``) or ``"never"`` (``np.abs``), where it does not follow
 the operands.
 
+``literal=`` maps a parameter to templates used instead of the general ones where that
+parameter is a nonzero number literal in the call (``1.0 / t``): a derivative written from
+the result and the literal, ``b="-g * ans * ans / a"``, does not read ``b``, so the backward
+sweep need not keep it.
+
 ``ranks=`` maps the ranks of the parameters (``(2, 1)``: a matrix and a vector) to templates
 for arrays of exactly those ranks, used instead of the general ones when the analysis knows
 the ranks: ``a @ b`` then reads ``np.outer(g, b)`` rather than a helper that looks at the
@@ -80,7 +85,7 @@ _PYTHON_NUMBERS = frozenset(("math", "cmath", "builtins", "_operator", "operator
 
 #: the parts of a :class:`Rule` read from what was written only when first asked for
 _PARSED = frozenset(("signature", "params", "templates", "zero", "shape_only", "uniform", "jvp",
-                     "ranks"))
+                     "ranks", "literal"))
 
 
 class Rule:
@@ -88,7 +93,7 @@ class Rule:
 
     def __init__(self, fn, signature, templates, broadcast=False, kind=None, name=None,
                  jvp=None, shape_only=(), uniform=None, ranks=None, zero=(), no_forward=None,
-                 complex_ok=False, complex_out=None, pieces=None):
+                 complex_ok=False, complex_out=None, pieces=None, literal=None):
         self.fn = fn
         # (sequence parameter, axis parameter) of a function joining arrays along an axis: the
         # gradient of the sequence is the list of consecutive slices of ``g`` along the axis,
@@ -108,7 +113,7 @@ class Rule:
         self.user = False  # made by srcad.extend.defvjp (not one of srcad's own rules)
         # the rule as written; read (signature and templates parsed) the first time one of
         # _PARSED is asked for, so that ``import srcad`` parses only the rules a program uses
-        self._written = (signature, templates, jvp, shape_only, uniform, ranks, zero)
+        self._written = (signature, templates, jvp, shape_only, uniform, ranks, zero, literal)
 
     @property
     def numpy_numbers(self):
@@ -130,7 +135,7 @@ class Rule:
         written = self.__dict__.get("_written")
         if written is None:  # another thread finished it
             return
-        signature, templates, jvp, shape_only, uniform, ranks, zero = written
+        signature, templates, jvp, shape_only, uniform, ranks, zero, literal = written
         self.signature = _signature(signature, self.fn)
         self.params = list(self.signature.parameters)
         reserved = {"g", "ans"} & set(self.params)
@@ -173,6 +178,14 @@ class Rule:
                                 hint="one rank per parameter, templates for parameters only")
             self.ranks[tuple(key)] = {p: _parse(t, self.name) for p, t in by_param.items()
                                       if t is not None}
+        # parameter -> templates of the other parameters where it is a nonzero number literal
+        self.literal = {}
+        for param, by_param in (literal or {}).items():
+            if param not in self.params or set(by_param) - set(self.templates):
+                raise RuleError(f"rule for {self.name}: literal entry {param!r} does not fit "
+                                f"the parameters {self.params}",
+                                hint="a parameter, and templates for parameters that have one")
+            self.literal[param] = {p: _parse(t, self.name) for p, t in by_param.items()}
         self.__dict__.pop("_written", None)
 
     def with_forward(self, jvp, namespace):
@@ -312,7 +325,7 @@ registry = Registry()
 
 def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, shape_only=(),
            uniform=None, ranks=None, zero=(), name=None, no_forward=None, complex_ok=False,
-           complex_out=None, pieces=None, **templates):
+           complex_out=None, pieces=None, literal=None, **templates):
     """Register the gradient templates of ``fn`` (see the module docstring); ``jvp`` gives
     forward-mode templates for a function neither element-wise nor linear in each argument;
     ``shape_only`` names parameters the templates read only for their shape; ``zero`` names
@@ -323,11 +336,13 @@ def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, shape_only=()
     ``no_forward`` says why the rule has no forward form (the parity test asks for one);
     ``complex_ok``, ``complex_out``: see the module docstring; ``pieces``, ``(sequence,
     axis)`` parameters of a function joining arrays: the sequence's gradient is the slices of
-    ``g`` along the axis, one per array (the sweep may write them itself)."""
+    ``g`` along the axis, one per array (the sweep may write them itself); ``literal``: see
+    the module docstring."""
     return registry.add(Rule(fn, signature, templates, broadcast=broadcast, kind=kind,
                              jvp=jvp, shape_only=shape_only, uniform=uniform, ranks=ranks,
                              zero=zero, name=name, no_forward=no_forward,
-                             complex_ok=complex_ok, complex_out=complex_out, pieces=pieces))
+                             complex_ok=complex_ok, complex_out=complex_out, pieces=pieces,
+                             literal=literal))
 
 
 def defer(library, rules_module):

@@ -19,7 +19,7 @@ rule registry), :mod:`.reverse_data` (containers, writes, calls of user function
 :mod:`.reverse_flow` (branches and loops), :mod:`.joins` (joined arrays' pieces),
 :mod:`.guards` (``unbroadcast`` left out where shapes match at run time),
 :mod:`.sparse` (list gradients that start as ``None``) and :mod:`.saves` (what is saved,
-and the forward sweep that saves it).
+and the forward sweep that saves it); :mod:`.same_numbers` runs first.
 
 Imports: ``srcad.core``, ``srcad.analysis``, the rules registry, and the modules named above.
 """
@@ -34,13 +34,13 @@ from ..analysis.analyse import Analysis
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..rules import registry
-from . import into, nodes
+from . import into, nodes, same_numbers
 from .guards import ShapeGuards, guard_frames
 from .joins import Joins
 from .nodes import Comment, PopMarker, add_to, assign, call, name
 from .reverse_data import Data, display_items
 from .reverse_flow import Flow
-from .reverse_rules import Rules
+from .reverse_rules import Rules, unshape_kept
 from .saves import Saves
 from .sparse import SparseLists, sparse_lists
 from .sweep import Generated, Sweep
@@ -50,6 +50,7 @@ from .zeros import Zeros
 class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, Sweep):
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
                  structured=True, into=(), alike=()):
+        same_numbers.merge(fn, analysis)  # t_5 = i + 1 after t_2 = i + 1: a copy
         self.fn = fn
         # parameters whose gradients start as arrays the caller passes, added into in place
         # (a backward part's variant: see .into); the calls made here of such variants
@@ -93,6 +94,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         self.assigned = _assigned_in_loops(fn.body, True)  # by a plain assignment, anywhere
         self.fixed_displays = _read_for_layout_only(fn)
         self.shapes = {}  # shape name -> the value it is the shape of (saved in its place)
+        self.part_shapes = {}  # those made for a callee part's top-level unbroadcast
         self.layouts = set()  # the shape names that are stand-ins (layout(value)) instead
         self.cuts = {}  # shape names that are a display's summed lengths -> the expression
         self.cut_axes = {}  # those names -> the axis they are lengths along
@@ -256,6 +258,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
                 grads[p] = call(self.helper("mutable"), grads[p])
         self.finish_guards()
         self.fold_guards(backward)
+        unshape_kept(self, backward)
         self.compute_saves()
         self.iterate_stacks()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)

@@ -155,7 +155,11 @@ class Rules:
 
         by_rank = rule.ranks.get(tuple(self.an.rank(bound.get(p)) for p in rule.params)) \
             if rule.ranks else None
-        order = sorted((by_rank or rule.templates).items(), key=last)
+        chosen = by_rank or rule.templates
+        for param, by_param in rule.literal.items():  # ``1.0 / t``: templates not reading t
+            if _nonzero_number(bound.get(param)):
+                chosen = {**chosen, **by_param}
+        order = sorted(chosen.items(), key=last)
         for param, template in order:
             atom = bound.get(param)
             if not isinstance(atom, ir.Var) or not self.an.active(atom):
@@ -227,9 +231,12 @@ class Rules:
             return contribution
         if self.same_shape(atom.name, target):
             return contribution  # the operand has the result's shape: nothing to sum
-        if atom.name in self.in_loop:
-            # inside a loop, keep the shape, not the array: that is all unbroadcast reads
+        if atom.name in self.in_loop or (not self.structured and atom.name in self.assigned):
+            # inside a loop, or in a callee's part (its context outlives the forward part),
+            # keep the shape, not the array: that is all unbroadcast reads
             shape = self.shape_name(atom.name)
+            if atom.name not in self.in_loop:  # the array itself, if kept anyway: see below
+                self.part_shapes[shape] = atom.name
             self.ref(shape, frame)
             plain = call(self.helper("unbroadcast_to"), contribution, shape)
             return self.shape_guarded(plain, contribution, value, frame)  # see .guards
@@ -335,3 +342,30 @@ def _is_none_or_false(value):
     if isinstance(value, ir.Const):
         value = value.value
     return value is None or value is False
+
+
+def _nonzero_number(atom):
+    """Whether ``atom`` is a number literal other than 0 (a bool is not one)."""
+    return isinstance(atom, ir.Const) and type(atom.value) in (int, float) and atom.value != 0
+
+
+def unshape_kept(sweep, code):
+    """In a callee's part, ``unbroadcast(g, a)`` again for each ``unbroadcast_to(g,
+    a_shape)`` of :meth:`Rules.unbroadcast` whose ``a`` the backward sweep ``sweep`` reads
+    anyway (its context holds the array: one item, not two); the others keep only the
+    shape, so the context does not keep an array alive for it. Runs once the sweep is made
+    (``refs`` is then complete), before the saves are chosen."""
+    read = set().union(*sweep.refs.values()) if sweep.refs else set()
+    kept = {shape: source for shape, source in sweep.part_shapes.items() if source in read}
+    if not kept:
+        return
+    for node in (n for stmt in code for n in ast.walk(stmt)):
+        if isinstance(node, ast.Call) and len(node.args) == 2 and nodes.is_name(
+                node.func, sweep.helper_names.get("unbroadcast_to", "unbroadcast_to")) and (
+                isinstance(node.args[1], ast.Name) and node.args[1].id in kept):
+            node.func = sweep.helper("unbroadcast")
+            node.args[1] = name(kept[node.args[1].id])
+    for shape in kept:
+        del sweep.shapes[shape]
+        for refs in sweep.refs.values():
+            refs.discard(shape)
