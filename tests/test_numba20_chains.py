@@ -316,3 +316,60 @@ def test_what_is_not_a_single_use_elementwise_temporary_is_left(text):
 
 def test_a_parameter_rebound_is_left():
     assert _joined("x = a * k\nu = x * h\nreturn u", ("x",)).startswith("x = a * k")
+
+
+# ---------------------------------------------------------------- einsum's loop nests
+
+
+def _einsum_sums(spec, g, p, operands):
+    """``grad_einsum``/``einsum`` as a plain Python loop: each output element's terms added
+    from 0.0 in the order of the summed letters (the order both nests keep)."""
+    inputs, output = spec.split("->")
+    ins = inputs.split(",")
+    if g is not None:  # the gradient of operand p: g's letters and the others'
+        wanted = ins[p - 1]
+        ins = [output] + [s for i, s in enumerate(ins) if i != p - 1]
+        operands = [g] + [a for i, a in enumerate(operands) if i != p - 1]
+        output = wanted
+    sizes = {}
+    for s, a in zip(ins, operands):
+        sizes.update(zip(s, a.shape))
+    summed = [c for c in dict.fromkeys("".join(ins)) if c not in output]
+    out = np.zeros([sizes[c] for c in output])
+    for at in itertools.product(*(range(sizes[c]) for c in output)):
+        acc = 0.0
+        for more in itertools.product(*(range(sizes[c]) for c in summed)):
+            where = dict(zip(output, at)) | dict(zip(summed, more))
+            term = 1.0
+            for k, (s, a) in enumerate(zip(ins, operands)):
+                value = a[tuple(where[c] for c in s)]
+                term = value if k == 0 else term * value
+            acc += term
+        out[at] = acc
+    return out
+
+
+@pytest.mark.parametrize("n", [2, 40])  # the output larger, then smaller, than the sums
+def test_einsum_nests_add_each_elements_terms_in_one_order_bit_for_bit(n):
+    """gmm's ``einsum("ijk,mik->mij", ls, xc)`` and its two gradients, with ``n`` points:
+    at n = 40 the gradient of ``ls`` (3 x 2 x 2 summed over 40) is added into along its
+    last axis, at n = 2 summed in a register; both give the plain loop's sums exactly."""
+    import numba
+
+    from srcad.backend import numba_helpers
+
+    e2, ge2 = numba_helpers.helper("einsum2"), numba_helpers.helper("grad_einsum2")
+
+    @numba.njit
+    def run(ls, xc, g):
+        return (e2("ijk,mik->mij", ls, xc), ge2(g, 1, "ijk,mik->mij", ls.shape, xc),
+                ge2(g, 2, "ijk,mik->mij", ls, xc.shape))
+
+    rng = np.random.default_rng(n)
+    ls, xc, g = rng.normal(size=(3, 2, 2)), rng.normal(size=(n, 3, 2)), rng.normal(size=(n, 3, 2))
+    value, dls, dxc = run(ls, xc, g)
+    spec = "ijk,mik->mij"
+    assert np.array_equal(value, _einsum_sums(spec, None, 0, [ls, xc]))
+    assert np.array_equal(dls, _einsum_sums(spec, g, 1, [ls, xc]))
+    assert np.array_equal(dxc, _einsum_sums(spec, g, 2, [ls, xc]))
+    assert np.allclose(dls, np.einsum("mij,mik->ijk", g, xc), rtol=1e-13, atol=1e-13)
