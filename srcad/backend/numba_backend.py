@@ -32,8 +32,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, name
-from . import numba_cache
-from .numba_chains import counts, joined
+from . import numba_cache, numba_chains
 from .numba_displays import array_displays, of_one_type
 from .numba_fuse import expressions, fused
 from .numba_stacks import rewrite_reversed, walk_values
@@ -273,8 +272,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
 
     def visit(stmts, line):
         out = []
-        stmts = joined(stmts, loads, stores, params, helper_of, numba_helper)
-        for stmt in stmts:
+        for stmt in join(stmts):
             if stmt.__class__ is Comment:
                 found = re.match(r"line (\d+):", stmt.text)
                 if found:
@@ -389,8 +387,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                     refuse(f"the constant {node.value!r}", line)
 
     displays = array_displays(fdef, lambda ident: module_of(ident) is np, helper_of)
-    loads, stores = counts(fdef)
-    params = {a.arg for a in fdef.args.args}
+    join = numba_chains.joiner(fdef, helper_of, numba_helper)
     fdef.body = visit(fdef.body, code.co_firstlineno)
     fdef.args.args += [ast.arg(arg=ident) for ident in live or ()]
     if not used:

@@ -43,6 +43,13 @@ _READS = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Tuple, ast.Compare
 _PURE_HELPERS = {"unbroadcast", "unbroadcast_to", "layout"}
 
 
+def joiner(fdef, helper_of, numba_helper):
+    """``join(stmts)``: :func:`joined` for the blocks of ``fdef`` (read as it is now)."""
+    loads, stores = counts(fdef)
+    params = {a.arg for a in fdef.args.args}
+    return lambda stmts: joined(stmts, loads, stores, params, helper_of, numba_helper)
+
+
 def counts(fdef):
     """``(loads, stores)``: how often each name is read, and bound, in ``fdef``."""
     loads, stores = {}, {}
