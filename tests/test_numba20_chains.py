@@ -312,6 +312,15 @@ def test_what_is_not_a_single_use_elementwise_temporary_is_left(text):
     assert _joined(text) == _joined(text, join=False)
 
 
+def test_a_call_evaluated_before_the_read_stops_the_join_and_one_after_does_not():
+    before = "t = a * k\nu = into(a, b) + t * 2\nreturn u"
+    assert _joined(before) == _joined(before, join=False)
+    got = _joined("t = a * k\nu = t * 2 + into(a, b)\nreturn u")
+    assert got == "u = a * k * 2 + into(a, b)\nreturn u"
+    got = _joined("t = a * k\ndx[1:] += unbroadcast_to(g * t, s)\nreturn dx")
+    assert got == "dx[1:] += unbroadcast_to(g * (a * k), s)\nreturn dx"
+
+
 def test_a_parameter_rebound_is_left():
     assert _joined("x = a * k\nu = x * h\nreturn u", ("x",)).startswith("x = a * k")
 

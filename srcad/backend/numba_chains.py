@@ -39,7 +39,7 @@ from .numba_stacks import walk_values
 
 _ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult)
 _READS = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Tuple, ast.Compare,
-          ast.Subscript, ast.Slice, ast.Load, ast.operator, ast.unaryop, ast.cmpop)
+          ast.Subscript, ast.Slice, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop)
 _PURE_HELPERS = {"unbroadcast", "unbroadcast_to", "layout"}
 
 
@@ -111,6 +111,10 @@ def _join(stmts, i, loads, stores, params, helper_of, numba_helper):
         if direct:
             if not (len(direct) == 1 and len(spots) == 1 and _elementwise(spots[0][0])):
                 return False
+            before = _before(later.value, direct[0]) + (
+                [later.target] if later.__class__ is ast.AugAssign else [])
+            if not all(_reads(node, helper_of) for node in before):
+                return False  # a call made before the expression is read could change it
             use = spots[0]
             break
         if not _reads_only(later, leaves | {temp}, helper_of):
@@ -137,6 +141,18 @@ def _shape_of(stmt, temp):
             and value.value.id == temp)
 
 
+def _before(root, node):
+    """The subtrees of ``root`` Python evaluates before ``node`` (one of its nodes): those
+    left of the path to it (children in field order: left before right, a call's function
+    and arguments before the call)."""
+    out = []
+    for child in ast.iter_child_nodes(root):
+        if child is node or any(n is node for n in ast.walk(child)):
+            return out + ([] if child is node else _before(child, node))
+        out.append(child)
+    return out
+
+
 def _reads_only(stmt, kept, helper_of):
     """Whether ``stmt`` binds names outside ``kept`` and only reads (see the module
     docstring)."""
@@ -146,7 +162,13 @@ def _reads_only(stmt, kept, helper_of):
         names = target.elts if target.__class__ is ast.Tuple else [target]
         if not all(n.__class__ is ast.Name and n.id not in kept for n in names):
             return False
-    for node in ast.walk(stmt.value):
+    return _reads(stmt.value, helper_of)
+
+
+def _reads(tree, helper_of):
+    """Whether evaluating ``tree`` only reads (names, constants, arithmetic, subscripts,
+    ``.shape``, tuples, comparisons, srcad's pure helpers)."""
+    for node in ast.walk(tree):
         if node.__class__ is ast.Attribute:
             if node.attr != "shape":
                 return False
