@@ -26,6 +26,9 @@ in-place addition, no rebinding of a leaf. So ``E`` computes the same numbers wh
 read as where it was written, and nothing else ever saw the array it made. The operations
 keep their order (each element goes through the same operations as NumPy's, see
 :mod:`.numba_fuse`); what moves is only where the array would have been made.
+
+Imports ``srcad.transform.nodes`` (``Comment``), :mod:`.numba_fuse` (its prefix code) and
+:mod:`.numba_stacks` (``walk_values``); no ``numba``.
 """
 
 from __future__ import annotations
