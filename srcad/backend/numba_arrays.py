@@ -94,6 +94,23 @@ def _nest(ins, names, output, target, body, sizes_from):
                           f"        raise ValueError({_SHAPED!r})"]
     inner = [c for c in dict.fromkeys("".join(ins)) if c not in output]
     indent = "    "
+    if output and inner and target.endswith(" = acc"):
+        # a small output summed over much (gmm's dls: k x d x d summed over n points): the
+        # sums' letters outside and each output element added into in the same order, so
+        # the inner loop runs along the output's last axis (the same numbers: each element's
+        # terms are added in the same order, from 0.0)
+        size = " * ".join(f"n_{c}" for c in output)
+        summed = " * ".join(f"n_{c}" for c in inner)
+        lines.append(f"    if ({size}) <= ({summed}):")
+        lines.append(f"        {target.split(' = ')[0].split('[')[0]}.fill(0.0)")
+        indent = "        "
+        for c in inner + list(output):
+            lines.append(f"{indent}for i_{c} in range(n_{c}):")
+            indent += "    "
+        lines.append(f"{indent}{target.split(' = ')[0]} += {body}")
+        lines.append("    else:")
+        indent = "        "
+    start = len(indent)
     for c in output:
         lines.append(f"{indent}for i_{c} in range(n_{c}):")
         indent += "    "
@@ -102,7 +119,7 @@ def _nest(ins, names, output, target, body, sizes_from):
         lines.append(f"{indent}for i_{c} in range(n_{c}):")
         indent += "    "
     lines.append(f"{indent}acc += {body}")
-    lines.append(" " * (4 + 4 * len(output)) + target)
+    lines.append(" " * (start + 4 * len(output)) + target)
     return lines
 
 
@@ -136,7 +153,7 @@ def _einsum(spec, *operands):
     nest = _nest(ins, names, output, target, body, sizes)
     lines += nest
     if output:
-        at = next(i for i, ln in enumerate(lines) if ln.startswith("    for "))
+        at = next(i for i, ln in enumerate(lines) if ln.startswith(("    for ", "    if (")))
         lines.insert(at, f"    out = np.empty(({''.join(f'n_{c}, ' for c in output)}))")
         lines.append("    return out")
     return _compile(lines)
@@ -171,7 +188,7 @@ def _grad_einsum(g, p, spec, *args):
     nest = _nest([output] + [s for s, _ in others], ["g"] + [a for _, a in others], wanted,
                  f"{_index('out', ins[k])} = acc", body, sizes)
     lines += nest
-    at = next(i for i, ln in enumerate(lines) if ln.startswith("    for "))
+    at = next(i for i, ln in enumerate(lines) if ln.startswith(("    for ", "    if (")))
     dims = "".join(f"{names[k]}[{i}], " for i in range(len(ins[k])))
     lines.insert(at, f"    out = np.zeros(({dims}))")
     for axis, c in enumerate(ins[k]):

@@ -32,9 +32,9 @@ import numpy as np
 from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, name
-from . import numba_cache
+from . import numba_cache, numba_chains
 from .numba_displays import array_displays, of_one_type
-from .numba_fuse import fused
+from .numba_fuse import expressions, fused
 from .numba_stacks import rewrite_reversed, walk_values
 
 HINT = "differentiate it with backend='python' (the default), or rewrite the line"
@@ -272,7 +272,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
 
     def visit(stmts, line):
         out = []
-        for stmt in stmts:
+        for stmt in join(stmts):
             if stmt.__class__ is Comment:
                 found = re.match(r"line (\d+):", stmt.text)
                 if found:
@@ -281,7 +281,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                 continue
             current_line[0] = line
             rewrite_reversed(stmt, lambda what, ln=line: refuse(what, ln))
-            stmt = fused(scatter_add(stmt), helper_of, numba_helper)
+            stmt = expressions(fused(scatter_add(stmt), helper_of, numba_helper), numba_helper)
             if hoisted:
                 apart(stmt)
             for field in stmt._fields:
@@ -387,6 +387,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                     refuse(f"the constant {node.value!r}", line)
 
     displays = array_displays(fdef, lambda ident: module_of(ident) is np, helper_of)
+    join = numba_chains.joiner(fdef, helper_of, numba_helper)
     fdef.body = visit(fdef.body, code.co_firstlineno)
     fdef.args.args += [ast.arg(arg=ident) for ident in live or ()]
     if not used:

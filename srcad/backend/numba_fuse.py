@@ -44,6 +44,7 @@ _OPS = {ast.Add: ("a", "+"), ast.Sub: ("s", "-"), ast.Mult: ("m", "*")}
 _SYMBOL = {"a": "+", "s": "-", "m": "*"}
 _WRAPS = {"unbroadcast": "u", "unbroadcast_to": "t"}
 MAX_OPERANDS = 8
+MAX_EXPRESSION = 16
 
 
 def fused(stmt, helper_of, numba_helper):
@@ -79,6 +80,48 @@ def fused(stmt, helper_of, numba_helper):
         return ast.copy_location(ast.Expr(value=call), stmt)
     return ast.copy_location(ast.Assign(targets=[ast.Name(id=target.id, ctx=ast.Store())],
                                         value=call), stmt)
+
+
+def expressions(stmt, numba_helper):
+    """``stmt`` with each elementwise tree of at least two operations in its own expressions
+    (not its body, targets, subscripts' indices or ``range``/``slice`` bounds) a call of a
+    ``fused_en_<code>`` helper: the value made in one loop, with no array between the
+    operations, where the types allow (see :func:`helper`). ``e = y + h * (a + 2 * b)``:
+    ``e = numba_fused_en_a_0_m_1_a_2_m_3_4(y, h, a, 2, b)``."""
+    for field in stmt._fields:
+        if field in ("body", "orelse", "targets", "target", "handlers", "finalbody"):
+            continue
+        value = getattr(stmt, field)
+        if isinstance(value, ast.AST):
+            setattr(stmt, field, _expression(value, numba_helper))
+        elif isinstance(value, list):
+            value[:] = [_expression(v, numba_helper) if isinstance(v, ast.AST) else v
+                        for v in value]
+    return stmt
+
+
+def _expression(node, numba_helper):
+    if node.__class__ in (ast.BinOp, ast.UnaryOp):
+        operands = []
+        code = _code(node, operands)
+        if sum(not t.isdigit() for t in code.split("_")) >= 2 and (
+                len(operands) <= MAX_EXPRESSION):  # (one operation: Numba's loop is as fast)
+            args = [_expression(o, numba_helper) for o in operands]
+            return ast.copy_location(ast.Call(func=numba_helper(f"fused_en_{code}"),
+                                              args=args, keywords=[]), node)
+    if node.__class__ is ast.Subscript:
+        node.value = _expression(node.value, numba_helper)
+        return node
+    if (node.__class__ is ast.Call and node.func.__class__ is ast.Name
+            and node.func.id in ("range", "slice")):
+        return node
+    for field, value in ast.iter_fields(node):
+        if isinstance(value, ast.AST):
+            setattr(node, field, _expression(value, numba_helper))
+        elif isinstance(value, list):
+            value[:] = [_expression(v, numba_helper) if isinstance(v, ast.AST) else v
+                        for v in value]
+    return node
 
 
 def _unwrapped(value, helper_of):
@@ -177,11 +220,12 @@ def helper(name, unbroadcast, unbroadcast_to, scatter):
 
     _, (target, wrap), *tokens = name.split("_")
     text, rest = _parse(tokens)
-    if rest or wrap not in ("n", "u", "t") or target not in ("v", "r", "s"):
+    if rest or wrap not in ("n", "u", "t") or target not in ("v", "r", "s", "e", "h") or (
+            target in ("e", "h") and wrap != "n"):
         raise ValueError(f"srcad: no fused helper {name}")
     count = len({t for t in tokens if t.isdigit()})
     ops = [f"o{k}" for k in range(count)]
-    head = ["base", "index"] if target == "s" else ["out"]
+    head = ["base", "index"] if target == "s" else [] if target in ("e", "h") else ["out"]
     params = ", ".join(head + (["like"] if wrap != "n" else []) + ops)
     scope = {}
     exec(f"def stub({params}):\n    raise NotImplementedError\n", scope)  # noqa: S102
@@ -196,6 +240,8 @@ def helper(name, unbroadcast, unbroadcast_to, scatter):
     def typer(out, *rest_types):
         if target == "s":  # scatter's like and index: out, new zeros of the like's shape
             return _scatter_typer(out, rest_types[0], rest_types[1:])
+        if target in ("e", "h"):  # no target: ``out`` is the first operand's type
+            return _expression_typer([out, *rest_types])
         given = list(rest_types[1:] if wrap != "n" else rest_types)
         like = rest_types[0] if wrap != "n" else None
         loop = (isinstance(out, types.Array) and out.ndim == 1 and out.dtype == types.float64
@@ -236,6 +282,36 @@ def helper(name, unbroadcast, unbroadcast_to, scatter):
         lines.append(f"    return scatter({whole}, base, index)")
         made = {"np": np, "scatter": scatter, "unbroadcast": unbroadcast,
                 "unbroadcast_to": unbroadcast_to}
+        exec("\n".join(lines), made)  # noqa: S102 - made here from the name's own tokens
+        return made["impl"]
+
+    def _expression_typer(given):
+        """``e``: the expression's value, a new array made in one loop where every array
+        operand is a float64 array of one shape (of rank 1, or C-contiguous); ``h``: its
+        shape, without computing it there. Otherwise as NumPy (broadcasting, other dtypes,
+        numbers only)."""
+        arrays = [(o, t) for o, t in zip(ops, given) if isinstance(t, types.Array)]
+        rank = arrays[0][1].ndim if arrays else 0
+        loop = rank >= 1 and all(number(t) or (
+            isinstance(t, types.Array) and t.dtype == types.float64 and t.ndim == rank
+            and (rank == 1 or t.layout == "C")) for t in given)
+        lines = [f"def impl({params}):"]
+        if loop:
+            first = arrays[0][0]
+            checks = " and ".join(f"{o}.shape == {first}.shape" for o, _ in arrays[1:])
+            lines.append(f"    if {checks or 'True'}:")
+            if target == "h":
+                lines.append(f"        return {first}.shape")
+            else:
+                flat = {o: (f"{o}.reshape(-1)" if rank > 1 else o) for o, _ in arrays}
+                element = text.format(*(f"f{o}[i]" if o in flat else o for o in ops))
+                lines += [f"        out = np.empty({first}.shape)",
+                          f"        fout = {'out.reshape(-1)' if rank > 1 else 'out'}",
+                          *(f"        f{o} = {v}" for o, v in flat.items()),
+                          "        for i in range(fout.shape[0]):",
+                          f"            fout[i] = {element}", "        return out"]
+        lines.append(f"    return {whole}" if target == "e" else f"    return ({whole}).shape")
+        made = {"np": np}
         exec("\n".join(lines), made)  # noqa: S102 - made here from the name's own tokens
         return made["impl"]
 
