@@ -27,7 +27,9 @@ Every derivative srcad makes is checked on its first ``CHECKED_CALLS`` calls: it
 ``value_and_grad``) against the program's function, and each gradient along two random
 directions against central finite differences of the program's function — never against srcad.
 ``matplotlib`` (and ``mpl_toolkits``, ``pylab``, ``seaborn``, pandas' plots and IPython's
-display of notebooks) is replaced by a stand-in that accepts every call (nothing is drawn);
+display of notebooks) is replaced by a stand-in that accepts every call (nothing is drawn),
+and so is ``keyboard`` (a key listener, which needs the machine's input devices: no key is
+pressed);
 ``tqdm.notebook``'s progress bars are ``tqdm``'s text ones.
 
 The outcome is printed as one JSON line prefixed ``@@RESULT`` (or ``@@CHECK`` per checked call).
@@ -579,7 +581,8 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         top = fullname.split(".")[0]
         if REFERENCE and top == "autograd":
             return None  # autograd's own modules
-        if top in ("autograd", "matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab") or (
+        if top in ("autograd", "matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab",
+                   "keyboard") or (
                 fullname.startswith(PANDAS_PLOTS) or fullname == "tqdm.notebook"):
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
@@ -589,7 +592,7 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if name == "tqdm.notebook":  # a notebook's progress bar (IPython's widgets): as text
             return importlib.import_module("tqdm.std")
         if name.startswith(("matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab",
-                            PANDAS_PLOTS)):
+                            "keyboard", PANDAS_PLOTS)):
             return _Anything(name)
         if name == "autograd.numpy.numpy_boxes":
             return _module(name, {"ArrayBox": BOXES["ArrayBox"]})
