@@ -15,7 +15,8 @@ gradient) is a ``nondiff`` identity (``srcad.stop_gradient``'s meaning) whose va
 finite differences hold at the point. ``autograd.extend``'s ``primitive``,
 ``defvjp`` and ``defjvp`` are srcad.extend's (which takes autograd's form of a rule), and so
 are the same objects ``autograd.core`` gives; autograd 1.1's module names (``autograd.util``'s
-``flatten``, ``autograd.optimizers``) are the same functions; ``make_jvp_reversemode`` is a
+``flatten``, ``autograd.optimizers``) and autograd 1.3's ``autograd.scipy.misc.logsumexp``
+(``scipy.special.logsumexp`` now) are the same functions; ``make_jvp_reversemode`` is a
 Jacobian made by vjps times the vector; autograd's box types (``ArrayBox``, ``DictBox``),
 which programs name in annotations and ``isinstance`` tests, are classes no value is an
 instance of (srcad has no boxes); ``unbroadcast_f``, a helper of autograd's rules
@@ -604,6 +605,10 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return _module(name, {"Box": BOXES["Box"], "getval": getval})
         if name == "autograd.numpy":  # NumPy, and autograd.numpy's own make_diagonal ...
             return _numpy_with_extras(name)
+        if name == "autograd.scipy.misc":  # autograd <= 1.3's home of logsumexp (SciPy's
+            # scipy.misc had it then; both moved it to .special): the same function
+            import scipy.special
+            return _module(name, {"logsumexp": scipy.special.logsumexp})
         for prefix, real in (("autograd.numpy", "numpy"), ("autograd.scipy", "scipy")):
             if name == prefix or name.startswith(prefix + "."):
                 target = real + name[len(prefix):]
