@@ -166,3 +166,37 @@ def test_the_object_holding_another_function_later_raises(tmp_path):
     # a new derivative of the method is made for the function held now
     np.testing.assert_allclose(srcad.grad(holder.passed)(W),
                                numerical_grad(holder.passed, (W,)), rtol=1e-6, atol=1e-8)
+
+
+def test_the_local_bound_again_on_one_path(tmp_path):
+    """``f = self.f`` then ``if c > 0: f = np.sin``: a merge of two known functions, the call
+    an ``if`` on which one ``f`` is (as for ``g = f1 if c else f2``)."""
+    path = tmp_path / "held19_merge.py"
+    path.write_text(textwrap.dedent("""
+        import numpy as np
+
+        def cube(z):
+            return z ** 3
+
+        class H:
+            def __init__(self, f):
+                self.f = f
+
+            def loss(self, w, c):
+                f = self.f
+                if c > 0:
+                    f = np.sin
+                return np.sum(f(w) * w)
+        """))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    h = module.H(module.cube)
+    for c in (1.0, -1.0):
+        g = srcad.grad(h.loss)(W, c)
+        np.testing.assert_allclose(g, numerical_grad(h.loss, (W, c)), rtol=1e-6, atol=1e-8)
+        for mode in ("fwd", "rev"):
+            np.testing.assert_allclose(
+                srcad.hessian(h.loss, mode=mode)(W, c),
+                np.diag(-np.sin(W) * W + 2 * np.cos(W)) if c > 0 else np.diag(12 * W ** 2),
+                rtol=1e-8, atol=1e-10)
