@@ -125,7 +125,7 @@ def _bound_shim(function, obj):
     # what the code is made for: the functions the object holds and the classes of its
     # parts (obj.f = other after a derivative was made: a new shim, so new code)
     made_for = _made_for(obj)
-    if known is not None and known[0] is obj and known[2] == made_for:
+    if known is not None and known[0] is obj and _same(known[2], made_for):
         _bound.move_to_end(key)
         return known[1]
     sig = inspect.signature(function)
@@ -143,8 +143,15 @@ def _bound_shim(function, obj):
 def _made_for(obj):
     try:
         return held_objects.instance_of(obj)
-    except TypeError:  # an attribute's value srcad cannot compare: the object alone
+    except (TypeError, ValueError):  # an attribute srcad cannot read so: the object alone
         return None
+
+
+def _same(a, b):
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - a held value whose == fails: made again
+        return False
 
 
 def _partial_shim(func):
