@@ -358,11 +358,11 @@ elementwise_grad.__srcad_derivative_maker__ = (_summed_grad, {"argnum": "wrt"})
 
 
 def jacobian(fun, argnum=0):
-    return srcad.jacobian(fun, wrt=argnum)
+    return srcad.jacobian(_made(fun), wrt=argnum)
 
 
 def hessian(fun, argnum=0):
-    return srcad.hessian(fun, wrt=argnum)
+    return srcad.hessian(_made(fun), wrt=argnum)
 
 
 # called inside differentiated code (a Riemannian HMC's metric, -hessian(log_prob)(q), in a
@@ -372,6 +372,8 @@ hessian.__srcad_derivative_maker__ = (srcad.hessian, {"argnum": "wrt"})
 
 
 def hessian_vector_product(fun, argnum=0):
+    fun = _made(fun)
+
     def hvp(*args):
         *xs, v = args
         return srcad.hvp(fun, tuple(xs), v, wrt=argnum)
@@ -403,7 +405,15 @@ def _unsupported(name):
 OPERATORS = {"grad": grad, "value_and_grad": value_and_grad,
              "elementwise_grad": elementwise_grad, "jacobian": jacobian, "hessian": hessian,
              "hessian_vector_product": hessian_vector_product}
-OPERATORS.update(make_vjp=srcad.make_vjp, make_jvp=srcad.make_jvp)
+def make_vjp(fun, argnum=0):
+    return srcad.make_vjp(_made(fun), argnum=argnum)
+
+
+def make_jvp(fun, argnum=0):
+    return srcad.make_jvp(_made(fun), argnum=argnum)
+
+
+OPERATORS.update(make_vjp=make_vjp, make_jvp=make_jvp)
 for _name in ("vector_jacobian_product", "make_hvp", "grad_named",
               "holomorphic_grad", "checkpoint", "multigrad_dict", "make_ggnvp", "deriv",
               "tensor_jacobian_product"):
@@ -414,7 +424,7 @@ def make_jvp_reversemode(fun, argnum=0):
     """autograd's ``make_jvp_reversemode(f, argnum)(*args)``: ``v -> J v`` (the product
     alone, not the value), in reverse mode as autograd makes it (a function given only a
     reverse-mode rule has one): srcad's Jacobian, made a row at a time by vjps, times ``v``."""
-    made = srcad.jacobian(fun, wrt=argnum, mode="rev")
+    made = srcad.jacobian(_made(fun), wrt=argnum, mode="rev")
 
     @functools.wraps(fun)
     def at(*args):
@@ -649,7 +659,7 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             # primitive, defvjp, defjvp: the very objects autograd.extend gives (autograd's
             # core module imports or defines them, extend re-exports them)
             module = _module(name, {"getval": getval,
-                                    "make_vjp": srcad.make_vjp,
+                                    "make_vjp": make_vjp,
                                     "primitive": srcad.extend.primitive,
                                     "defvjp": srcad.extend.defvjp,
                                     "defjvp": srcad.extend.defjvp,
