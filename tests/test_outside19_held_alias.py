@@ -109,7 +109,7 @@ def _module(tmp_path, numpy_name, tag):
 
 def _holders(tmp_path, held):
     m, a = _module(tmp_path, "numpy", "np"), _module(tmp_path, "autograd.numpy", "ag")
-    pick = (lambda mod: getattr(mod, "rhs")) if held == "rhs" else (
+    pick = (lambda mod: mod.rhs) if held == "rhs" else (
         lambda mod: eval(HELD[held], {"np": mod.np, **vars(mod)}))
     return (m, m.Holder(pick(m), m.np.sin, DATA)), (a, a.Holder(pick(a), a.np.sin, DATA))
 
