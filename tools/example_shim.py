@@ -67,7 +67,12 @@ STATE = {"checks": 0, "calls": 0, "kinks": 0}
 
 
 class Wrong(AssertionError):
-    pass
+    """A derivative that disagrees with finite differences: kept in ``STATE`` when it is made,
+    so a program that catches it (a test runner counting it as a failed test) is WRONG."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        STATE.setdefault("wrong", message)
 
 
 class Unsupported(Exception):
@@ -731,14 +736,14 @@ def main(path, seconds):
         result = {"outcome": "PASS" if STATE["checks"] or REFERENCE else "TIMEOUT",
                   "message": f"stopped after {seconds} s"}
     except SystemExit as e:
-        if STATE.get("timed_out"):  # unittest.main caught the TimeUp as a test's error
-            result = {"outcome": "PASS" if STATE["checks"] or REFERENCE else "TIMEOUT",
-                      "message": f"stopped after {seconds} s"}
-        else:
-            result = {"outcome": "PASS"} if not e.code else classify(e)
+        result = {"outcome": "PASS"} if not e.code else classify(e)
+        if e.code and STATE.get("timed_out"):  # (unittest.main: a test stopped by the time)
+            result["message"] = f"a test runner's exit, the time ({seconds} s) up as it ran"
     except Exception as e:  # the outcome is the report
         result = classify(e)
     signal.alarm(0)
+    if "wrong" in STATE and result["outcome"] != "WRONG":  # caught by the program: still WRONG
+        result = {"outcome": "WRONG", "message": STATE["wrong"][:300], "where": "caught"}
     if result["outcome"] == "PASS" and not STATE["checks"] and not REFERENCE:
         result = {"outcome": "NO-GRADIENT", "message": "no derivative was taken"}
     result["checks"] = STATE["checks"]
