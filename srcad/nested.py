@@ -77,7 +77,7 @@ class JvpOf:
     def _code(self, args):
         """The generated forward-mode function for these arguments, and the names of its
         parameters in the order of :attr:`_own` (the primals', then the tangents')."""
-        fn, full = api._jvp_function(self._f, self._names, tuple(args[:self._n]))
+        fn, full = api._jvp_function(self._target, self._names, tuple(args[:self._n]))
         if len(full) != self._n or getattr(fn, "__srcad_source__", None) is None:
             raise SrcadError(f"{self!r}: its forward-mode code takes other arguments than "
                              "the call gives", hint="pass every parameter positionally")

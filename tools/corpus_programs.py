@@ -8,7 +8,9 @@ never copied into this repository. The repository's committed files are extracte
 temporary folder (so a program finds its data files) and the program runs there under
 ``tools/example_shim.py``: only its ``autograd`` imports are pointed at NumPy, SciPy and srcad,
 and every derivative's first calls are checked against finite differences. The outcomes are
-those of ``tools/example_programs.py`` (PASS, WRONG, REFUSED, CRASH, ...).
+those of ``tools/example_programs.py`` (PASS, WRONG, REFUSED, CRASH, ...). ``--engine autograd``
+runs them with autograd itself instead (installed; only the plotting stand-ins of the shim),
+to tell a program's own crash from srcad's.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ MLR = "jermwatt/machine_learning_refined"
 PYCSE = "pycse-jb/pycse___python_computations_in_science_and_engineering/book/"
 AM207 = "onefishy/am207_fall19_projects"
 MLR_OLD = "jermwatt/mlrefined"
+GPP = "dtak/MappingGPPstoBNNS"
 #: (repository, path of the program in it): programs from public projects' folders
 CORPUS = [
     ("imyoungmin/DENN", "ODE.py"),
@@ -220,6 +223,55 @@ CORPUS = [
     ("CamDavidsonPilon/lifelines", "examples/royston_parmar_splines.py"),
     ("CamDavidsonPilon/lifelines", "examples/crowther_royston_clements_splines.py"),
     ("CamDavidsonPilon/lifelines", "examples/left_censoring_experiments.py"),
+    # (round 19) a course project: ordinary differential equations solved by small networks
+    # (Lagaris' trial solutions; derivatives of the network in time inside the loss), its
+    # package's demos and its authors' notebooks (single ODEs, Lotka-Volterra, Van der Pol,
+    # Lorenz and Rossler systems, stiff systems, fitting a function with scipy's optimisers)
+    ("JiaweiZhuang/AM205_final", "example/Use_API_demo.ipynb"),
+    ("JiaweiZhuang/AM205_final", "example/single_ODE.ipynb"),
+    ("JiaweiZhuang/AM205_final", "notebook/CHC/LV2.ipynb"),
+    ("JiaweiZhuang/AM205_final", "notebook/CHC/LV3.ipynb"),
+    ("JiaweiZhuang/AM205_final", "notebook/CHC/SimpleODE.ipynb"),
+    ("JiaweiZhuang/AM205_final", "notebook/CHC/Van_der_Pol_oscillator.ipynb"),
+    ("JiaweiZhuang/AM205_final", "notebook/JWZ/Flexible_initial_cond.ipynb"),
+    ("JiaweiZhuang/AM205_final", "notebook/JWZ/ODE_ANN_basecase.ipynb"),
+    ("JiaweiZhuang/AM205_final", "notebook/JWZ/fit_function_autograd_scipy.ipynb"),
+    ("JiaweiZhuang/AM205_final", "notebook/JWZ/stiff_ODE_system.ipynb"),
+    ("JiaweiZhuang/AM205_final", "notebook/RZ/Lorenz_Attractor.ipynb"),
+    ("JiaweiZhuang/AM205_final", "notebook/RZ/Rossler_Attractor.ipynb"),
+    # sensitivity of optima to hyperparameters (Hessians, linear responses, their Taylor
+    # expansions) built on autograd: its tests and its documentation's notebook
+    ("rgiordan/vittles", "docs/source/example_notebooks/mle_weight_sensitivity_example.ipynb"),
+    ("rgiordan/vittles", "vittles/tests/test_bivariate_sensitivity_lib.py"),
+    ("rgiordan/vittles", "vittles/tests/test_lr_cov_lib.py"),
+    ("rgiordan/vittles", "vittles/tests/test_sensitivity_lib.py"),
+    ("rgiordan/vittles", "vittles/tests/test_sparse_hessian_lib.py"),
+    # variational inference over permutations (the Birkhoff polytope): a permutation's
+    # posterior learnt by stochastic gradients of a reparameterised ELBO
+    ("slinderman/birkhoff", "experiments/permutation.py"),
+    # a thesis's Bayesian network with stochastic inputs, fitted by black-box
+    # alpha-divergence minimisation (a bimodal, heteroscedastic toy problem)
+    ("helmrad/Bayesian-Neural-Network-with-Stochastic-Inputs", "BNN.py"),
+    # Gaussian-process priors mapped onto Bayesian networks' weights (a KL between sampled
+    # functions and a GP, with entropy estimates; adversarial and minimax variants), and the
+    # network, the GP and the toy problems they are tried on
+    (GPP, "code/bnn.py"),
+    (GPP, "code/gp.py"),
+    (GPP, "code/map_gpp_bnn.py"),
+    (GPP, "code/map_gpp_bnn_advers.py"),
+    (GPP, "code/map_gpp_bnn_entropy.py"),
+    (GPP, "code/map_gpp_bnn_minmax.py"),
+    (GPP, "code/toy_example.py"),
+    (GPP, "code/toy_example_multivariate.py"),
+    # POMDPs learnt by prediction-constrained EM (an HMM with continuous observations whose
+    # likelihood and value are differentiated together): the tiger problem and a sepsis
+    # simulator
+    ("dtak/POPCORN-POMDP", "src/test_tiger.py"),
+    ("dtak/POPCORN-POMDP", "src/test_tiger_GMM.py"),
+    ("dtak/POPCORN-POMDP", "src/test_tiger_missingdata.py"),
+    ("dtak/POPCORN-POMDP", "src/test_sepsis_sim.py"),
+    # horseshoe priors for Bayesian networks (structured variational inference)
+    ("dtak/hs-bnn-public", "src/plot_weights.py"),
 ]
 
 
@@ -369,7 +421,12 @@ def main(argv=None):
     parser.add_argument("--seconds", type=int, default=30)
     parser.add_argument("--only", nargs="*")
     parser.add_argument("--pythonpath", help="extra packages (e.g. a --target install of scipy)")
+    parser.add_argument("--engine", choices=("srcad", "autograd"), default="srcad",
+                        help="autograd: run the programs with autograd itself (nothing checked; "
+                        "a CRASH there too is the program's own)")
     args = parser.parse_args(argv)
+    if args.engine == "autograd":
+        os.environ["SRCAD_SHIM_ENGINE"] = "autograd"
     counts = {}
     for repo, path in CORPUS:
         name = f"{repo}:{path}"

@@ -15,7 +15,8 @@ gradient) is a ``nondiff`` identity (``srcad.stop_gradient``'s meaning) whose va
 finite differences hold at the point. ``autograd.extend``'s ``primitive``,
 ``defvjp`` and ``defjvp`` are srcad.extend's (which takes autograd's form of a rule), and so
 are the same objects ``autograd.core`` gives; autograd 1.1's module names (``autograd.util``'s
-``flatten``, ``autograd.optimizers``) are the same functions; ``make_jvp_reversemode`` is a
+``flatten``, ``autograd.optimizers``) and autograd 1.3's ``autograd.scipy.misc.logsumexp``
+(``scipy.special.logsumexp`` now) are the same functions; ``make_jvp_reversemode`` is a
 Jacobian made by vjps times the vector; autograd's box types (``ArrayBox``, ``DictBox``),
 which programs name in annotations and ``isinstance`` tests, are classes no value is an
 instance of (srcad has no boxes); ``unbroadcast_f``, a helper of autograd's rules
@@ -27,7 +28,9 @@ Every derivative srcad makes is checked on its first ``CHECKED_CALLS`` calls: it
 ``value_and_grad``) against the program's function, and each gradient along two random
 directions against central finite differences of the program's function — never against srcad.
 ``matplotlib`` (and ``mpl_toolkits``, ``pylab``, ``seaborn``, pandas' plots and IPython's
-display of notebooks) is replaced by a stand-in that accepts every call (nothing is drawn);
+display of notebooks) is replaced by a stand-in that accepts every call (nothing is drawn),
+and so is ``keyboard`` (a key listener, which needs the machine's input devices: no key is
+pressed);
 ``tqdm.notebook``'s progress bars are ``tqdm``'s text ones.
 
 The outcome is printed as one JSON line prefixed ``@@RESULT`` (or ``@@CHECK`` per checked call).
@@ -56,12 +59,20 @@ from srcad.misc import fixed_point, flatten, flatten_func, numpy_extras
 from srcad.misc.optimizers import adam, rmsprop, sgd
 
 CHECKED_CALLS = 2
+#: ``SRCAD_SHIM_ENGINE=autograd``: the program runs with autograd itself (only the plotting
+#: stand-ins): whether a program crashes there too, so a crash is the program's, not srcad's
+REFERENCE = os.environ.get("SRCAD_SHIM_ENGINE") == "autograd"
 TOL = 1e-5
 STATE = {"checks": 0, "calls": 0, "kinks": 0}
 
 
 class Wrong(AssertionError):
-    pass
+    """A derivative that disagrees with finite differences: kept in ``STATE`` when it is made,
+    so a program that catches it (a test runner counting it as a failed test) is WRONG."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        STATE.setdefault("wrong", message)
 
 
 class Unsupported(Exception):
@@ -352,11 +363,11 @@ elementwise_grad.__srcad_derivative_maker__ = (_summed_grad, {"argnum": "wrt"})
 
 
 def jacobian(fun, argnum=0):
-    return srcad.jacobian(fun, wrt=argnum)
+    return srcad.jacobian(_made(fun), wrt=argnum)
 
 
 def hessian(fun, argnum=0):
-    return srcad.hessian(fun, wrt=argnum)
+    return srcad.hessian(_made(fun), wrt=argnum)
 
 
 # called inside differentiated code (a Riemannian HMC's metric, -hessian(log_prob)(q), in a
@@ -366,6 +377,8 @@ hessian.__srcad_derivative_maker__ = (srcad.hessian, {"argnum": "wrt"})
 
 
 def hessian_vector_product(fun, argnum=0):
+    fun = _made(fun)
+
     def hvp(*args):
         *xs, v = args
         return srcad.hvp(fun, tuple(xs), v, wrt=argnum)
@@ -397,7 +410,15 @@ def _unsupported(name):
 OPERATORS = {"grad": grad, "value_and_grad": value_and_grad,
              "elementwise_grad": elementwise_grad, "jacobian": jacobian, "hessian": hessian,
              "hessian_vector_product": hessian_vector_product}
-OPERATORS.update(make_vjp=srcad.make_vjp, make_jvp=srcad.make_jvp)
+def make_vjp(fun, argnum=0):
+    return srcad.make_vjp(_made(fun), argnum=argnum)
+
+
+def make_jvp(fun, argnum=0):
+    return srcad.make_jvp(_made(fun), argnum=argnum)
+
+
+OPERATORS.update(make_vjp=make_vjp, make_jvp=make_jvp)
 for _name in ("vector_jacobian_product", "make_hvp", "grad_named",
               "holomorphic_grad", "checkpoint", "multigrad_dict", "make_ggnvp", "deriv",
               "tensor_jacobian_product"):
@@ -408,7 +429,7 @@ def make_jvp_reversemode(fun, argnum=0):
     """autograd's ``make_jvp_reversemode(f, argnum)(*args)``: ``v -> J v`` (the product
     alone, not the value), in reverse mode as autograd makes it (a function given only a
     reverse-mode rule has one): srcad's Jacobian, made a row at a time by vjps, times ``v``."""
-    made = srcad.jacobian(fun, wrt=argnum, mode="rev")
+    made = srcad.jacobian(_made(fun), wrt=argnum, mode="rev")
 
     @functools.wraps(fun)
     def at(*args):
@@ -574,7 +595,10 @@ PANDAS_PLOTS = "pandas.plotting._matplotlib"
 class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path, target=None):
         top = fullname.split(".")[0]
-        if top in ("autograd", "matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab") or (
+        if REFERENCE and top == "autograd":
+            return None  # autograd's own modules
+        if top in ("autograd", "matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab",
+                   "keyboard") or (
                 fullname.startswith(PANDAS_PLOTS) or fullname == "tqdm.notebook"):
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
@@ -584,7 +608,7 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if name == "tqdm.notebook":  # a notebook's progress bar (IPython's widgets): as text
             return importlib.import_module("tqdm.std")
         if name.startswith(("matplotlib", "mpl_toolkits", "IPython", "seaborn", "pylab",
-                            PANDAS_PLOTS)):
+                            "keyboard", PANDAS_PLOTS)):
             return _Anything(name)
         if name == "autograd.numpy.numpy_boxes":
             return _module(name, {"ArrayBox": BOXES["ArrayBox"]})
@@ -596,6 +620,10 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return _module(name, {"Box": BOXES["Box"], "getval": getval})
         if name == "autograd.numpy":  # NumPy, and autograd.numpy's own make_diagonal ...
             return _numpy_with_extras(name)
+        if name == "autograd.scipy.misc":  # autograd <= 1.3's home of logsumexp (SciPy's
+            # scipy.misc had it then; both moved it to .special): the same function
+            import scipy.special
+            return _module(name, {"logsumexp": scipy.special.logsumexp})
         for prefix, real in (("autograd.numpy", "numpy"), ("autograd.scipy", "scipy")):
             if name == prefix or name.startswith(prefix + "."):
                 target = real + name[len(prefix):]
@@ -636,7 +664,7 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             # primitive, defvjp, defjvp: the very objects autograd.extend gives (autograd's
             # core module imports or defines them, extend re-exports them)
             module = _module(name, {"getval": getval,
-                                    "make_vjp": srcad.make_vjp,
+                                    "make_vjp": make_vjp,
                                     "primitive": srcad.extend.primitive,
                                     "defvjp": srcad.extend.defvjp,
                                     "defjvp": srcad.extend.defjvp,
@@ -696,6 +724,7 @@ def main(path, seconds):
     np.random.seed(0)
 
     def time_up(signum, frame):
+        STATE["timed_out"] = True  # (a test runner may catch it and exit: still the time)
         raise TimeUp()
 
     signal.signal(signal.SIGALRM, time_up)
@@ -704,14 +733,18 @@ def main(path, seconds):
         runpy.run_path(path, run_name="__main__")
         result = {"outcome": "PASS"}
     except TimeUp:
-        result = {"outcome": "PASS" if STATE["checks"] else "TIMEOUT",
+        result = {"outcome": "PASS" if STATE["checks"] or REFERENCE else "TIMEOUT",
                   "message": f"stopped after {seconds} s"}
     except SystemExit as e:
         result = {"outcome": "PASS"} if not e.code else classify(e)
+        if e.code and STATE.get("timed_out"):  # (unittest.main: a test stopped by the time)
+            result["message"] = f"a test runner's exit, the time ({seconds} s) up as it ran"
     except Exception as e:  # the outcome is the report
         result = classify(e)
     signal.alarm(0)
-    if result["outcome"] == "PASS" and not STATE["checks"]:
+    if "wrong" in STATE and result["outcome"] != "WRONG":  # caught by the program: still WRONG
+        result = {"outcome": "WRONG", "message": STATE["wrong"][:300], "where": "caught"}
+    if result["outcome"] == "PASS" and not STATE["checks"] and not REFERENCE:
         result = {"outcome": "NO-GRADIENT", "message": "no derivative was taken"}
     result["checks"] = STATE["checks"]
     result["kinks"] = STATE["kinks"]  # directions not checked: the function has a kink there

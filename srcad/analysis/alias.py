@@ -35,7 +35,7 @@ from ..core.kinds import ANY, ARRAY, SEQ
 from ..errors import MutationError
 from ..rules import registry
 from .memory import Aliases
-from .memory_tables import MUTATORS, ir_mutable, names_of
+from .memory_tables import MUTATORS, ir_mutable, log_append, names_of
 from .user_calls import user_callee
 
 
@@ -283,7 +283,7 @@ def _write_of(stmt, aliases):
         return ir.Var(aliases.augmented[stmt.target]), stmt.target, what
     if isinstance(value, ir.Prim) and isinstance(value.fn, ir.Method) and (
         value.fn.name in MUTATORS and value.args
-    ):
+    ) and not log_append(value, aliases.defs):  # self.log.append("x"): changes no value read
         return value.args[0], None, f".{value.fn.name}()"
     return None, None, None
 

@@ -16,9 +16,10 @@ from ..runtime import containers
 
 
 def is_append(prim):
-    """Whether ``prim`` is ``xs.append(v)`` (shared with :mod:`.analyse`)."""
+    """Whether ``prim`` is ``xs.append(v)`` (shared with :mod:`.analyse`): one item appended
+    (``xs.append(a, b)``, which Python refuses when it runs, is a call like any other)."""
     return isinstance(prim, ir.Prim) and isinstance(prim.fn, ir.Method) and prim.fn.name == (
-        "append")
+        "append") and len(prim.args) == 2 and not prim.kwargs
 
 
 def check(self):

@@ -41,6 +41,7 @@ from .memory_tables import (
     VIEW_FUNCS,
     VIEW_METHODS,
     ir_mutable,
+    log_append,
     safe_in,
 )
 from .user_calls import is_user_call, user_callee
@@ -107,7 +108,7 @@ def _writes(fn, analysis, aliases):
         if out is not None and not (isinstance(out, ir.Const) and out.value is None):
             yield "out", out
         if isinstance(prim.fn, ir.Method) and prim.fn.name in MUTATORS:
-            if prim.args:
+            if prim.args and not log_append(prim, aliases.defs):  # self.log.append("x")
                 yield "into", prim.args[0]
         elif is_user_call(prim):
             yield "call", prim

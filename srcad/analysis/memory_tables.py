@@ -19,6 +19,40 @@ from ..rules import registry
 from ..runtime import containers, family_of
 from .user_calls import user_callee
 
+#: constants a message log may hold (``self.errors.append("overflow")``)
+_LOGGED = (str, bytes, int, float, bool, type(None))
+
+
+def log_append(prim, defs):
+    """Whether ``prim`` is ``obj.attr.append(c)``: an immutable constant (a message, a
+    number) appended to a list read from an attribute (``self.errormsg.append('an f_w goes
+    to inf.')`` in a branch that warns). srcad reads every attribute as a constant and an
+    append leaves the items before it as they were, so no value a gradient flows through can
+    change: the forward sweep appends as Python does, and the statement is not counted as a
+    write into the object (:mod:`.effects`, :mod:`.alias`). ``defs``: name -> the statement
+    defining it."""
+    if not (isinstance(prim, ir.Prim) and isinstance(prim.fn, ir.Method)
+            and prim.fn.name == "append" and len(prim.args) == 2 and not prim.kwargs):
+        return False
+    lst, item = prim.args
+    if not _logged(item, defs) or not isinstance(lst, ir.Var):
+        return False
+    made = defs.get(lst.name)
+    return isinstance(made, ir.Assign) and isinstance(made.value, ir.Prim) and isinstance(
+        made.value.fn, ir.Attr)
+
+
+def _logged(atom, defs, depth=0):
+    """A literal: a constant of :data:`_LOGGED`, or a tuple display of them."""
+    if isinstance(atom, ir.Const):
+        return type(atom.value) in _LOGGED or isinstance(atom.value, tuple) and all(
+            _logged(ir.Const(v), defs, depth + 1) for v in atom.value)
+    made = defs.get(atom.name) if isinstance(atom, ir.Var) and depth < 4 else None
+    return isinstance(made, ir.Assign) and isinstance(made.value, ir.Prim) and \
+        made.value.fn is ir.BUILD_TUPLE and all(_logged(a, defs, depth + 1)
+                                                for a in made.value.args)
+
+
 #: methods that change their object: the hint for each (None: differentiated on local lists)
 MUTATORS = {
     "append": None, "pop": None,

@@ -35,7 +35,7 @@ from ..core import functions
 from ..core.functions import run_source
 from ..errors import UnsupportedSyntaxError
 from ..rules import registry
-from . import source
+from . import held_objects, source
 
 _shims = {}  # a rule function (by identity) -> its shim
 #: (method's function, id(object)) -> (object, shim), the most recently used: the shim holds
@@ -122,7 +122,10 @@ def _defaulted(func, params):
 def _bound_shim(function, obj):
     key = (function, id(obj))
     known = _bound.get(key)
-    if known is not None and known[0] is obj:
+    # what the code is made for: the functions the object holds and the classes of its
+    # parts (obj.f = other after a derivative was made: a new shim, so new code)
+    made_for = _made_for(obj)
+    if known is not None and known[0] is obj and _same(known[2], made_for):
         _bound.move_to_end(key)
         return known[1]
     sig = inspect.signature(function)
@@ -131,10 +134,24 @@ def _bound_shim(function, obj):
                  f"{_describe(function)} bound to a {type(obj).__name__}")
     shim.__qualname__ = function.__qualname__
     shim.__doc__ = function.__doc__
-    _bound[key] = (obj, shim)
+    _bound[key] = (obj, shim, made_for)
     while len(_bound) > _KEEP_BOUND:
         _bound.popitem(last=False)
     return shim
+
+
+def _made_for(obj):
+    try:
+        return held_objects.instance_of(obj)
+    except (TypeError, ValueError):  # an attribute srcad cannot read so: the object alone
+        return None
+
+
+def _same(a, b):
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - a held value whose == fails: made again
+        return False
 
 
 def _partial_shim(func):

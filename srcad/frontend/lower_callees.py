@@ -427,6 +427,16 @@ class FunctionValues:
             return None
         cls = self.classes[obj.name]
         raw = self.class_attribute(cls, attr)
+        held = self.held.get(obj.name, {})
+        if raw is None and attr in held:
+            # f = self.f, a function the object holds (self.f = f in __init__): the one it
+            # held when the code was made (part of the specialisation), checked where it is
+            # read, as a call self.f(...) is; f is then that function, a constant
+            check_part(self, obj, node)
+            check = ir.Prim(check_held, [obj, Const(attr), Const(held[attr], self.bound_name(
+                held[attr], attr))], spelling=self.bound_name(check_held, "check_held"))
+            self.emit(ir.Assign(None, check, node.lineno, effect=True))
+            return Const(held[attr], self.bound_name(held[attr], attr))
         if isinstance(raw, staticmethod):
             fn, lead = raw.__func__, []
         elif isinstance(raw, classmethod):

@@ -27,6 +27,7 @@ from . import (
     iterators_passed,
     lower_defaults,
     lower_super,
+    misfit_calls,
     recorded_lists,
     spread_lengths,
     vectorized,
@@ -102,6 +103,9 @@ class Calls:
                 return self.star_call_prim(bound, None, node)
             if func.attr in _DICT_VIEWS and not node.args and not node.keywords:
                 return _dict_view(self, obj, func.attr, node)
+            misfit = misfit_calls.lower(self, obj, node)  # xs.append(a, b): raises there
+            if misfit is not None:
+                return misfit
             args = [obj] + [self.expr(a) for a in node.args]
             kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
             return ir.Prim(ir.Method(func.attr), args, kwargs)
