@@ -15,7 +15,8 @@ that raise too, where Numba's would return nan or inf. :func:`jit` compiles with
 a :class:`SrcadError`.
 
 Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`,
-:mod:`.numba_displays`, :mod:`.numba_cache`; ``numba`` when a
+:mod:`.numba_displays`, :mod:`.numba_cache`, :mod:`.numba_names` (what it compiles, by name);
+``numba`` when a
 function is compiled.
 """
 
@@ -35,62 +36,18 @@ from ..transform.nodes import Comment, name
 from . import numba_cache, numba_chains
 from .numba_displays import array_displays, of_one_type
 from .numba_fuse import expressions, fused
+from .numba_names import (  # noqa: F401  (read here by name, and by the tests)
+    BUILTINS,
+    CHECKED_MATH,
+    MATH,
+    NUMBA_HELPERS,
+    NUMPY,
+    REDUCTIONS,
+    REFUSED_HELPERS,
+)
 from .numba_stacks import rewrite_reversed, walk_values
 
 HINT = "differentiate it with backend='python' (the default), or rewrite the line"
-
-#: builtins the generated code may call under Numba
-BUILTINS = {"range", "len", "abs", "min", "max", "float", "int", "bool", "pow", "slice"}
-
-#: NumPy functions Numba compiles with the meaning NumPy gives them (those srcad's rules and
-#: templates emit for the constructs this backend covers)
-NUMPY = {
-    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh",
-    "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "abs", "absolute", "sign",
-    "hypot", "power", "square", "zeros", "zeros_like", "ones", "ones_like", "empty",
-    "empty_like", "sum", "dot", "where", "maximum", "minimum", "pi", "e", "shape", "copy",
-    "float64", "negative", "multiply", "add", "subtract", "divide", "reciprocal",
-    "broadcast_to", "full", "concatenate", "array", "eye",
-}
-
-
-#: ``math`` functions that raise in Python where Numba returns nan or inf: checked versions
-CHECKED_MATH = ("sqrt", "log", "log2", "log10", "log1p", "acos", "asin", "acosh", "atanh",
-                "exp", "expm1", "cosh", "sinh", "sin", "cos", "tan", "floor", "ceil", "lgamma",
-                "gamma")
-
-#: the ``math`` names this backend compiles: those Numba computes as Python does, and the
-#: checked ones (``math.pow`` is the checked ``**``)
-MATH = set(CHECKED_MATH) | {
-    "atan", "atan2", "tanh", "asinh", "fabs", "erf",
-    "erfc", "pi", "e", "inf", "nan", "tau", "isnan", "isinf", "isfinite", "copysign", "pow",
-    "degrees", "radians", "lgamma",
-}
-
-#: srcad's runtime helpers that :mod:`.numba_helpers` implements (for the types it names)
-NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroadcast_to",
-                 "grad_sum", "grad_dot_a", "grad_dot_b", "zeros_like", "like",
-                 "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array",
-                 "grad_extremum", "grad_einsum", "grad_reshape", "transpose_grad",
-                 "mutable", "log_base", "grad_stack", "broadcast_as", "polygamma_real",
-                 "power_of", "layout"}
-
-#: NumPy reductions along a constant axis (or all), with keepdims: numba_axes.reduce
-REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
-
-
-#: srcad helpers whose construct this backend refuses, and what to say: the construct
-_DERIVATIVE = ("a call of a derivative srcad made (srcad.grad(f)(x), srcad.jvp(f, ...), or a "
-               "function given such a derivative) in the function, with arguments other than "
-               "numbers and float arrays of known rank (or a derivative of a vjp or a Jacobian): "
-               "its code is chosen when it runs, for the types it is given, which code "
-               "compiled in advance cannot do; compile the innermost derivative alone with "
-               "backend='numba'")
-REFUSED_HELPERS = {
-    "derivative_fwd": _DERIVATIVE, "derivative_bwd": _DERIVATIVE,
-    "derivative_jvp": _DERIVATIVE, "form_fwd": _DERIVATIVE, "form_jvp": _DERIVATIVE,
-}
-
 
 def available():
     """Whether ``numba`` can be imported."""
@@ -148,6 +105,15 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
             return obj
         return None
 
+    def bare_math(node):
+        """The name of the ``math`` function a global or free name is bound to (``from math
+        import sin``), one this backend compiles; else None."""
+        if node.__class__ is not ast.Name or node.id in own or node.id in helper_of:
+            return None
+        value = free.get(node.id, user_globals.get(node.id, _MISSING))
+        named = getattr(value, "__name__", None)
+        return named if named in MATH and getattr(math, named, None) is value else None
+
     def numba_helper(helper):
         if helper not in used:
             used[helper] = namer.fresh("numba_" + helper.replace(".", "_"))
@@ -171,6 +137,10 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
         if node.__class__ is not ast.Call:
             return node
         func = node.func
+        bare = bare_math(func)  # sin(x) after from math import sin: as math.sin(x)
+        if bare in CHECKED_MATH and len(node.args) == 1 and not node.keywords:
+            node.func = numba_helper(f"math.{bare}")
+            return node
         if (func.__class__ is ast.Attribute and func.value.__class__ is ast.Name
                 and module_of(func.value.id) is math and func.attr in CHECKED_MATH + ("pow",)):
             if func.attr == "pow" and len(node.args) == 2 and not node.keywords:
@@ -352,6 +322,8 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                             live[ident] = value  # read when it runs: a parameter
                             own.add(ident)
                             continue
+                        if bare_math(node) is not None and bare_math(node) not in CHECKED_MATH:
+                            continue  # math.atan as atan: computed by Numba as by Python
                         if callable(value):
                             refuse(f"the user function {ident!r} used otherwise than called "
                                    "with positional arguments (Numba compiles the calls "
