@@ -666,7 +666,8 @@ def _method_copy(name, method, stored, label):
                 for k in range(stored[node.attr])], node))
     _Uses(src, fdef, bind).run()
     passed_records.bare_signature(fdef)
-    made = passed_records._run(fdef, fn, src, cells, {self_name: []}, f"{label}_{name}")
+    made = passed_records._run(fdef, fn, src, cells, {self_name: []},
+                                f"{label}_{name.strip('_') or 'method'}")
     return property(made) if isinstance(method, property) else made
 
 
@@ -745,6 +746,10 @@ def _candidate(src, fdef, stores):
                     and isinstance(n.ctx, gast.Load)]
             if any(_passing(src, parents, u, local) for u in uses):
                 return ("name", ("name", name), stmt, _lines(stmt.value))
+        appends = _appended(src, fdef, stmt, stores, local, objects, parents)
+        if appends and ("name", stmt.targets[0].id) not in skip:
+            return ("appended", ("name", stmt.targets[0].id), stmt,
+                    _lines(*[a.value.args[0] for a in appends]))
     for node in gast.walk(fdef):
         if not isinstance(node, gast.Call) or _target(src, node.func, local) is None:
             continue
@@ -759,6 +764,43 @@ def _candidate(src, fdef, stores):
             node._srcad_key = ("star", id(node))
             return ("star", ("star", id(node)), node, _lines(*star))
     return None
+
+
+def _appended(src, fdef, stmt, stores, local, objects, parents):
+    """The statements ``L.append(obj)`` of ``L = []`` (``stmt``, at the top level), when
+    they are statements of the top level, each appending an object, before every other use
+    of ``L``, one of which passes it on; else None."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], gast.Name) and
+            len(stores.get(stmt.targets[0].id, ())) == 1 and
+            isinstance(stmt.value, gast.List) and not stmt.value.elts):
+        return None
+    name, body = stmt.targets[0].id, fdef.body
+    appends, last, uses = [], body.index(stmt), []
+    for node in gast.walk(fdef):
+        if not (isinstance(node, gast.Name) and node.id == name and
+                isinstance(node.ctx, gast.Load)):
+            continue
+        attr, call = parents.get(node), parents.get(parents.get(node))
+        expr = parents.get(call)
+        if isinstance(attr, gast.Attribute) and attr.attr == "append" and \
+                isinstance(call, gast.Call) and call.func is attr and len(call.args) == 1 \
+                and not call.keywords and isinstance(expr, gast.Expr) and expr in body:
+            if not _object_item(src, call.args[0], local, objects):
+                return None
+            appends.append(expr)
+        else:
+            uses.append(node)
+    if not appends or not uses or not any(_passing(src, parents, u, local) for u in uses):
+        return None
+    last = max(body.index(a) for a in appends)
+    for use in uses:
+        top = use
+        while parents.get(top) is not fdef:
+            top = parents[top]
+        if body.index(top) <= last:
+            return None
+    return sorted(appends, key=body.index)
 
 
 def _lines(*nodes):
@@ -796,6 +838,12 @@ def _passing(src, parents, node, local):
         _target(src, parent.func, local) is not None
 
 
+def _stores(fdef):
+    from .plain_lists import stores_of
+
+    return stores_of(fdef)
+
+
 def _take_apart(src, fdef, found, bind):
     """Name each object of the list (in the copy ``fdef``), then read the list item by item
     (:class:`_Uses`); raises the refusal."""
@@ -812,6 +860,30 @@ def _take_apart(src, fdef, found, bind):
         return base
 
     parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
+    if kind == "appended":
+        stmt = next(s for s in fdef.body if isinstance(s, gast.Assign) and
+                    isinstance(s.targets[0], gast.Name) and s.targets[0].id == key[1])
+        name = key[1]
+        appends = _appended(src, fdef, stmt, _stores(fdef), local, _top_objects(
+            src, fdef, local, _stores(fdef)), parents)
+        items = []
+        for a in appends:
+            e = a.value.args[0]
+            if isinstance(e, gast.Name):
+                items.append(e.id)
+                fdef.body.remove(a)
+                continue
+            items.append(fresh(f"{name}_{len(items)}"))
+            k = fdef.body.index(a)
+            fdef.body[k] = _locate(gast.Assign(targets=[_name(items[-1], gast.Store())],
+                                               value=e, type_comment=None), a)
+        fdef.body.remove(stmt)
+        parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
+        for node in list(gast.walk(fdef)):
+            if isinstance(node, gast.Name) and node.id == name:
+                _replace(parents, node, _display([_name(i) for i in items], node))
+        _Uses(src, fdef, bind).run()
+        return
     if kind == "name":
         stmt = next(s for s in fdef.body if isinstance(s, gast.Assign) and
                     isinstance(s.targets[0], gast.Name) and s.targets[0].id == key[1])
