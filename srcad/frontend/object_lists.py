@@ -512,6 +512,12 @@ def _parameters(src, fdef, param, names, star):
     read of it by the marked display of their names; refused when it is assigned."""
     args = fdef.args
     new = [gast.copy_location(_name(p, gast.Param()), fdef) for p in names]
+    if star and args.defaults:
+        line = getattr(fdef, "lineno", None)
+        raise UnsupportedSyntaxError(
+            f"objects of yours given for *{param}, after parameters with defaults",
+            filename=src.filename, lineno=line, construct=src.line_text(line),
+            hint=f"take the objects as one list parameter ({param}) instead of *{param}")
     if star:
         args.vararg = None
         args.args = args.args + new
@@ -588,6 +594,14 @@ def _class_copy(cls, param, n, star, label):
     uses = _Uses(src, fdef, bind, init_self=self_name)
     uses.run()
     passed_records.bare_signature(fdef)
+    given = fdef.args.posonlyargs + fdef.args.args
+    values = dict(zip(init.__code__.co_varnames[:init.__code__.co_argcount][
+        init.__code__.co_argcount - len(init.__defaults__ or ()):], init.__defaults__ or ()))
+    for param_node, default in zip(given[len(given) - len(fdef.args.defaults):],
+                                   list(fdef.args.defaults)):  # the source states the
+        value = values.get(param_node.id)  # constant defaults (read as a dataclass's are)
+        if isinstance(value, (int, float, bool, str, type(None))):
+            default.value = value
     namespace = {"__init__": passed_records._run(fdef, init, src, cells, {param: names},
                                                  f"{label}_init"),
                  "__module__": cls.__module__, "__qualname__": cls.__qualname__,
