@@ -20,7 +20,7 @@ use of the list is one that reads it item by item, each rewritten where the leng
   ``for i in range(len(L))``): the body once per item, ``l`` read as that item (``i`` the
   constant index); only when ``l`` (``i``) is bound by that loop only and read in its body
   only, not in a nested function, and the body has no ``break``/``continue`` of its own;
-* ``L[k]`` (a constant), ``len(L)``, ``list(L)``, ``tuple(L)``, ``[e for l in L]`` and
+* ``L[k]`` (a constant), ``len(L)``, ``not L`` and ``if L:``, ``list(L)``, ``tuple(L)``, ``[e for l in L]`` and
   ``sum(e for l in L)`` (no ``if``), ``f(*L)``;
 * ``f(L, ...)``, ``C(L)``: passed on again (a copy again, any depth: a list of ``Seq``s);
 * in ``__init__``, ``self.layers = L`` (or ``list(L)``, ``tuple(L)``) at its top level:
@@ -198,6 +198,12 @@ class _Uses:
                 return self.unroll(grand, parents, [
                     {i.id: gast.Constant(value=k, kind=None), t.id: item}
                     for k, item in enumerate(node.elts)], node)
+        if isinstance(parent, gast.UnaryOp) and isinstance(parent.op, gast.Not):
+            return _replace(parents, parent, gast.copy_location(
+                gast.Constant(value=n == 0, kind=None), parent))  # not L: its length's
+        if isinstance(parent, (gast.If, gast.IfExp, gast.While)) and parent.test is node:
+            return _replace(parents, node, gast.copy_location(
+                gast.Constant(value=n > 0, kind=None), node))  # if L:
         if isinstance(parent, gast.Subscript) and parent.value is node and \
                 isinstance(parent.ctx, gast.Load):
             k = _const_int(parent.slice)
@@ -320,6 +326,13 @@ class _Uses:
                 raise self.error(node, "iterated by a generator expression not given at "
                                  "once to sum, list, tuple, max, min, any or all",
                                  hint="write the loop as a for statement")
+        if any(isinstance(s, _SCOPES) and any(
+                isinstance(n, gast.Name) and n.id == target.id for n in gast.walk(s))
+               for s in gast.walk(comp.elt)):
+            raise self.error(node, f"iterated by a comprehension whose {target.id!r} is read "
+                             "in a function defined in it (which reads the last item)",
+                             hint="pass the item to the function as an argument "
+                             "(lambda x, l=l: l(x)), or write the loop as a for statement")
         elts = []
         for item in node.elts:
             new = copy.deepcopy(comp.elt)
