@@ -331,8 +331,8 @@ class _Uses:
                for s in gast.walk(comp.elt)):
             raise self.error(node, f"iterated by a comprehension whose {target.id!r} is read "
                              "in a function defined in it (which reads the last item)",
-                             hint="pass the item to the function as an argument "
-                             "(lambda x, l=l: l(x)), or write the loop as a for statement")
+                             hint="call the items in the comprehension itself "
+                             "([l(x) for l in layers])")
         elts = []
         for item in node.elts:
             new = copy.deepcopy(comp.elt)
