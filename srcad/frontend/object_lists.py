@@ -620,7 +620,10 @@ def _class_copy(cls, param, n, star, label):
                  "__module__": cls.__module__, "__qualname__": cls.__qualname__,
                  "__doc__": cls.__doc__}
     for name, method in _methods(cls):
-        namespace[name] = _method_copy(name, method, uses.stored, label)
+        try:
+            namespace[name] = _method_copy(name, method, uses.stored, label)
+        except SrcadError as exc:  # refused where the method is followed, not before
+            namespace[name] = _refused_copy(method, exc)
     made = type(cls)(cls.__name__, (cls,), namespace)
     if record_fields(made) is None:
         line = getattr(src.node, "lineno", None)
@@ -633,6 +636,22 @@ def _class_copy(cls, param, n, star, label):
             hint=f"make {owner.__name__}.__init__ store its parameters only (self.layers = "
             "layers), and compute the other values in a method or a function of yours")
     return made, names
+
+
+def _refused_copy(method, exc):
+    """The method (a property's getter) as it is, marked with the refusal of its copy: the
+    copy :mod:`.passed_records` would make of it raises ``exc`` (:func:`refusal_of`)."""
+    fn = method.fget if isinstance(method, property) else method
+    out = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                             fn.__closure__)
+    out.__kwdefaults__, out.__qualname__ = fn.__kwdefaults__, fn.__qualname__
+    out.__srcad_objlists_refused__ = exc
+    return property(out) if isinstance(method, property) else out
+
+
+def refusal_of(fn):
+    """The refusal a method of a class made here carries (:func:`_refused_copy`), else None."""
+    return getattr(fn, "__srcad_objlists_refused__", None)
 
 
 def _reads_whole(value, param):
@@ -935,9 +954,9 @@ def _take_apart(src, fdef, found, bind):
     while not isinstance(stmt, gast.stmt):
         stmt = parents[stmt]
     body = _body_of(parents, stmt)
-    elts = node.elts if kind == "arg" else _star_items(src, node, local, set(
-        n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)))
-    first = next((e for e in elts if not isinstance(e, gast.Name)), None)
+    elts = node.elts if kind == "arg" else list(node.args)  # (the arguments before the
+    # objects for *args are evaluated before them: named first too)
+    first = next((e for e in elts if not isinstance(e, (gast.Name, gast.Constant))), None)
     if body is None or first is not None and not evaluated_first(src, stmt, first, local):
         line = getattr(node, "lineno", None)
         raise UnsupportedSyntaxError(
@@ -950,7 +969,7 @@ def _take_apart(src, fdef, found, bind):
     base = (node.func.id if isinstance(getattr(node, "func", None), gast.Name) else
             "item").lower() if kind == "star" else "items"
     for j, e in enumerate(elts):
-        if isinstance(e, gast.Name):
+        if isinstance(e, (gast.Name, gast.Constant)):
             continue
         new = fresh(f"{base}_{j}")
         named.append(_locate(gast.Assign(targets=[_name(new, gast.Store())], value=e,

@@ -1,0 +1,171 @@
+"""Lists of objects passed on (issue 16, objlists19): the shapes around the family.
+
+Nested lists (a ``Seq`` of ``Seq``s, two levels of passing), a list built and also looped
+over in the function, a method reading the list through a comprehension, ``not layers`` /
+``if layers``, ``*layers`` spread into a call, a list passed through two functions and a
+class, items named before, a list of constants (as before), the copies' generated code.
+Each against central differences and autograd; Hessians in both modes.
+"""
+
+from __future__ import annotations
+
+import autograd
+import numpy as np
+import pytest
+from call_checks import check_first_order
+from class_families import module_of
+
+import srcad
+
+PROGRAMS = """import numpy as np
+
+
+rng = np.random.default_rng(7)
+W = rng.normal(size=(2, 2)) * 0.6
+B = rng.normal(size=2) * 0.2
+X = rng.normal(size=2)
+
+
+class Dense:
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def __call__(self, x):
+        return np.tanh(x @ self.W + self.b)
+
+
+class Scale:
+    def __init__(self, s):
+        self.s = s * 1.0
+
+    def __call__(self, x):
+        return self.s * x
+
+
+class Seq:
+    def __init__(self, layers):
+        self.layers = layers
+
+    def __call__(self, x):
+        for l in self.layers:
+            x = l(x)
+        return x
+
+    def penalty(self):
+        return sum(np.sum(l.W ** 2) for l in self.layers if False) + sum(
+            [np.sum(self.layers[0].W ** 2)])
+
+
+class Tail:
+    def __init__(self, first, *rest):
+        self.first = first
+        self.rest = rest
+
+    def __call__(self, x):
+        x = self.first(x)
+        for l in self.rest:
+            x = x + l(x)
+        return x
+
+
+def run(layers, x):
+    for l in layers:
+        x = l(x)
+    return x
+
+
+def total(layers):
+    if not layers:
+        return 0.0
+    out = 0.0
+    if layers:
+        out = np.sum(layers[0].W) * len(layers)
+    return out
+
+
+def twice(layers, x):
+    return run(layers, x) + run(list(layers), x) * 0.5
+
+
+def spread(a, b, c):
+    return a(b(c(X)))
+
+
+def nested(w):
+    net = Seq([Seq([Dense(W * w[0], B), Dense(W, B)]), Seq([Dense(W, B * w[1])]), Scale(w[0])])
+    return np.sum(net(X))
+
+
+def nested_named(w):
+    inner = [Dense(W * w[0], B), Scale(w[1])]
+    outer = Seq([Seq(inner), Scale(2.0)])
+    return np.sum(outer(X))
+
+
+def looped_and_passed(w):
+    layers = [Dense(W * w[0], B), Dense(W, B + w[1])]
+    y = X
+    for l in layers:
+        y = l(y)
+    return np.sum(run(layers, X)) + np.sum(y) + total(layers)
+
+
+def through_two(w):
+    return np.sum(twice([Dense(W * w[0], B), Scale(w[1])], X))
+
+
+def star_spread(w):
+    layers = (Dense(W * w[0], B), Scale(w[1]), Dense(W, B))
+    return np.sum(spread(*layers))
+
+
+def tail(w):
+    return np.sum(Tail(Dense(W * w[0], B), Scale(w[1]), Dense(W, B))(X))
+
+
+def named_first(w):
+    d = Dense(W * w[0], B)
+    s = Scale(w[1])
+    return np.sum(run([d, s, d], X))
+
+
+def constants(w):
+    return np.sum(run([Dense(W, B), Scale(2.0)], X)) * w[0] + w[1]
+"""
+
+NAMES = ["nested", "nested_named", "looped_and_passed", "through_two", "star_spread", "tail",
+         "named_first", "constants"]
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory):
+    where = tmp_path_factory.mktemp("objlists19s")
+    return (module_of(where, PROGRAMS, "objlists19s_np", ""),
+            module_of(where, PROGRAMS, "objlists19s_ag", "", "autograd.numpy"))
+
+
+POINT = np.array([0.9, 1.2])
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("scale", [1.0, -0.6])
+def test_shapes(modules, name, scale):
+    m, ma = modules
+    check_first_order(getattr(m, name), getattr(ma, name), POINT * scale,
+                      np.array([0.4, -0.3]))
+
+
+@pytest.mark.parametrize("name", ["nested", "through_two", "tail"])
+@pytest.mark.parametrize("mode", ["fwd", "rev"])
+def test_hessian(modules, name, mode):
+    m, ma = modules
+    got = srcad.hessian(getattr(m, name), mode=mode)(POINT)
+    np.testing.assert_allclose(got, autograd.hessian(getattr(ma, name))(POINT), rtol=1e-8,
+                               atol=1e-10)
+
+
+def test_generated_code_reads_items_one_by_one(modules):
+    m, _ = modules
+    text = srcad.source(srcad.grad(m.named_first))
+    assert "run_3_fields" in text  # the copy of run taking the three objects' fields
+    assert "for " not in text.split("# backward")[0]  # the loop unrolled, items by name
