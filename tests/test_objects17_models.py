@@ -296,8 +296,8 @@ def p20(w):
     return np.sum(Net20([W1 * w, W2], [np.tanh, np.sin])(X))
 """
 
-WORKS = ["p1", "p2", "p4", "p5", "p7", "p8", "p10", "p11", "p12", "p13", "p14", "p16", "p17", "p18", "p19",
-         "p20"]
+WORKS = ["p1", "p2", "p4", "p5", "p7", "p8", "p10", "p11", "p12", "p13", "p14", "p16", "p17",
+         "p18", "p19", "p20"]
 #: name -> (the line refused, words of the hint)
 REFUSED = {
     "p6": ("self.v = self.beta * self.v + g", "return"),

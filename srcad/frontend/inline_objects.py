@@ -46,10 +46,8 @@ def _name(id_, ctx):
 
 def prepare(src, fdef):
     """Name the objects built and used at once in ``fdef``'s statements (see above)."""
-    from . import object_lists
     from .passed_calls import bound_names
 
-    object_lists.prepare(src, fdef)  # Seq([Dense(a), Dense(b)]): the list taken apart
     local = bound_names(fdef)
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
     for node in _own_nodes(fdef):
