@@ -180,6 +180,10 @@ def f_weighted(w, c=1.0):
     return np.sum(net.weighted(X))
 
 
+def f_late(w, c=1.0):
+    return np.sum(run([Dense(W, B)], X)) + np.sum(run([Dense(W * w, B), Dense(W, B)], X))
+
+
 def f_method_call(w, c=1.0):
     return np.sum(MODEL.forward([Dense(W * w, B), Dense(W, B)], X))
 
@@ -210,6 +214,10 @@ REFUSED = {
     "f_grow": (SrcadError, "return np.sum(net(X)) + len(net.grow())", "work on a copy"),
     "f_weighted": (UnsupportedSyntaxError, "for l, s in zip(self.layers, [1.0, 2.0]):",
                    "index it with a constant"),
+    "f_late": (UnsupportedSyntaxError,
+               "return np.sum(run([Dense(W, B)], X)) + "
+               "np.sum(run([Dense(W * w, B), Dense(W, B)], X))",
+               "build the list on a line of its own"),
     "f_method_call": (MissingRuleError,
                       "return np.sum(MODEL.forward([Dense(W * w, B), Dense(W, B)], X))",
                       "name it"),

@@ -1,6 +1,7 @@
 """Lists of objects passed on (issue 16, objlists19): the shapes around the family.
 
-Nested lists (a ``Seq`` of ``Seq``s, two levels of passing), a list built and also looped
+Nested lists (a ``Seq`` of ``Seq``s, two levels of passing), a list comprehension over a
+constant ``range`` passed on, a list built and also looped
 over in the function, a method reading the list through a comprehension, ``not layers`` /
 ``if layers``, ``*layers`` spread into a call, a list passed through two functions and a
 class, items named before, a list of constants (as before), the copies' generated code.
@@ -129,12 +130,21 @@ def named_first(w):
     return np.sum(run([d, s, d], X))
 
 
+WS = [W * 1.0, W * 0.5, W * 2.0]
+
+
+def over_range(w):
+    layers = [Dense(WS[i] * w[0], B * w[1]) for i in range(3)]
+    net = Seq([Dense(WS[i], B * w[0]) for i in range(1, 3)])
+    return np.sum(run(layers, X)) + np.sum(net(X))
+
+
 def constants(w):
     return np.sum(run([Dense(W, B), Scale(2.0)], X)) * w[0] + w[1]
 """
 
 NAMES = ["nested", "nested_named", "looped_and_passed", "through_two", "star_spread", "tail",
-         "named_first", "constants"]
+         "named_first", "over_range", "constants"]
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +165,7 @@ def test_shapes(modules, name, scale):
                       np.array([0.4, -0.3]))
 
 
-@pytest.mark.parametrize("name", ["nested", "through_two", "tail"])
+@pytest.mark.parametrize("name", ["nested", "through_two", "tail", "over_range"])
 @pytest.mark.parametrize("mode", ["fwd", "rev"])
 def test_hessian(modules, name, mode):
     m, ma = modules

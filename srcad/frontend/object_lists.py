@@ -132,6 +132,13 @@ def _candidate(src, fdef, stores):
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name) and \
                 len(stores.get(stmt.targets[0].id, ())) == 1 and \
+                _over_range(src, stmt.value, local) is not None and any(
+                    _passing(src, parents, u, local) for u in gast.walk(fdef) if isinstance(
+                        u, gast.Name) and u.id == stmt.targets[0].id):
+            stmt.value = _over_range(src, stmt.value, local)  # [C(W[i]) for i in range(3)]
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) and \
+                len(stores.get(stmt.targets[0].id, ())) == 1 and \
                 isinstance(stmt.value, (gast.List, gast.Tuple)) and stmt.value.elts and \
                 all(_object_item(src, e, local, objects) for e in stmt.value.elts) and \
                 ("name", stmt.targets[0].id) not in skip:
@@ -147,6 +154,9 @@ def _candidate(src, fdef, stores):
     for node in gast.walk(fdef):
         if not isinstance(node, gast.Call) or _target(src, node.func, local) is None:
             continue
+        for k, arg in enumerate(node.args):
+            if _over_range(src, arg, local) is not None:
+                node.args[k] = arg = _over_range(src, arg, local)
         for arg in node.args + [k.value for k in node.keywords]:
             if isinstance(arg, (gast.List, gast.Tuple)) and arg.elts and not marked(arg) and \
                     all(_object_item(src, e, local, objects) for e in arg.elts) and \
@@ -158,6 +168,49 @@ def _candidate(src, fdef, stores):
             node._srcad_key = ("star", id(node))
             return ("star", ("star", id(node)), node, _lines(*star))
     return None
+
+
+#: at most this many objects are written out of a comprehension over a constant range
+MOST = 64
+
+
+def _over_range(src, node, local):
+    """``[C(W[i], b) for i in range(3)]`` (one ``for`` over ``range`` of constants, its name
+    read in ``C(...)`` and not in a function defined there, no ``if``; ``C`` a class whose
+    objects are followed) as the list written of its objects (``[C(W[0], b), C(W[1], b),
+    C(W[2], b)]``: the same objects built in the same order), else None."""
+    if not (isinstance(node, gast.ListComp) and len(node.generators) == 1):
+        return None
+    gen = node.generators[0]
+    it = gen.iter
+    if gen.ifs or gen.is_async or not isinstance(gen.target, gast.Name) or \
+            not isinstance(it, gast.Call) or it.keywords or \
+            not _builtin_range(src, it.func, local) or not 1 <= len(it.args) <= 3 or \
+            any(not (isinstance(a, gast.Constant) and type(a.value) is int) for a in it.args):
+        return None
+    values = range(*[a.value for a in it.args])
+    if not 0 < len(values) <= MOST or not isinstance(node.elt, gast.Call) or \
+            not followed_class(resolve_any(src, node.elt.func, local)) or any(
+                isinstance(n, (gast.Lambda, gast.FunctionDef, gast.ListComp, gast.SetComp,
+                               gast.DictComp, gast.GeneratorExp, gast.NamedExpr))
+                for n in gast.walk(node.elt)):
+        return None
+    elts = []
+    for v in values:
+        new = copy.deepcopy(node.elt)
+        up = {c: n for n in gast.walk(new) for c in gast.iter_child_nodes(n)}
+        for sub in list(gast.walk(new)):
+            if isinstance(sub, gast.Name) and sub.id == gen.target.id:
+                replace(up, sub, gast.copy_location(gast.Constant(value=v, kind=None), sub))
+        elts.append(new)
+    return locate(gast.copy_location(gast.List(elts=elts, ctx=gast.Load()), node), node)
+
+
+def _builtin_range(src, func, local):
+    import builtins
+
+    return isinstance(func, gast.Name) and func.id == "range" and func.id not in local and \
+        resolve_any(src, func, local) is builtins.range
 
 
 def _appended(src, fdef, stmt, stores, local, objects, parents):
