@@ -4,7 +4,8 @@ Nested lists (a ``Seq`` of ``Seq``s, two levels of passing), a list comprehensio
 constant ``range`` passed on, a list built and also looped
 over in the function, a method reading the list through a comprehension, ``not layers`` /
 ``if layers``, ``*layers`` spread into a call, a list passed through two functions and a
-class, items named before, a list of constants (as before), the copies' generated code.
+class, items named before, ``net.layers`` read in the function (item by item; of objects of
+constants, a list at run time), a list of constants (as before), the copies' generated code.
 Each against central differences and autograd; Hessians in both modes.
 """
 
@@ -139,12 +140,25 @@ def over_range(w):
     return np.sum(run(layers, X)) + np.sum(net(X))
 
 
+def layers_read_here(w):
+    net = Seq([Dense(W * w[0], B), Scale(w[1])])
+    y = X
+    for l in net.layers:
+        y = l(y)
+    return np.sum(net.layers[0](X)) + np.sum(y) * len(net.layers) + np.sum(net(X))
+
+
+def constants_read_here(w):
+    net = Seq([Dense(W, B), Scale(2.0)])
+    return np.sum(net(X) * w[0]) * len(net.layers) + w[1] * len(net.layers[1:])
+
+
 def constants(w):
     return np.sum(run([Dense(W, B), Scale(2.0)], X)) * w[0] + w[1]
 """
 
 NAMES = ["nested", "nested_named", "looped_and_passed", "through_two", "star_spread", "tail",
-         "named_first", "over_range", "constants"]
+         "named_first", "over_range", "layers_read_here", "constants_read_here", "constants"]
 
 
 @pytest.fixture(scope="module")

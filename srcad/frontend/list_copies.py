@@ -37,6 +37,8 @@ from .list_uses import SCOPES, Uses, display, locate, marked, name_node, replace
 
 _LOCK = threading.RLock()
 _MADE = weakref.WeakKeyDictionary()  # function or class -> {key: entry}
+#: a class made here -> {attribute: number of items} (``self.layers`` stored as its items)
+HELD = weakref.WeakKeyDictionary()
 
 
 def clear():
@@ -297,7 +299,11 @@ def _class_copy(cls, param, n, star, label):
             namespace[name] = _method_copy(name, method, uses.stored, label)
         except SrcadError as exc:  # refused where the method is followed, not before
             namespace[name] = _refused_copy(method, exc)
+    for attr_, count in uses.stored.items():  # net.layers where net is not followed
+        if not any(attr_ in vars(klass) for klass in cls.__mro__):
+            namespace[attr_] = property(_getter(src, attr_, count, f"{label}_{attr_}"))
     made = type(cls)(cls.__name__, (cls,), namespace)
+    HELD[made] = dict(uses.stored)
     if record_fields(made) is None:
         line = getattr(src.node, "lineno", None)
         raise UnsupportedSyntaxError(
@@ -309,6 +315,28 @@ def _class_copy(cls, param, n, star, label):
             hint=f"make {owner.__name__}.__init__ store its parameters only (self.layers = "
             "layers), and compute the other values in a method or a function of yours")
     return made, names
+
+
+def _getter(src, attr, n, label):
+    """``def layers(self): return [self.layers__0, ...]``: the list an object of the class
+    made here holds, read where srcad does not follow the object (built of constants; a new
+    list at each read). Where it is followed, reading it so is refused (a list of records)."""
+    from ..core import functions
+
+    where = src.node
+    fdef = gast.FunctionDef(
+        name=attr, args=gast.arguments(
+            args=[gast.Name(id="self", ctx=gast.Param(), annotation=None, type_comment=None)],
+            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+            defaults=[]),
+        body=[gast.Return(value=gast.List(elts=[gast.Attribute(
+            value=name_node("self"), attr=f"{attr}__{k}", ctx=gast.Load()) for k in range(n)],
+            ctx=gast.Load()))], decorator_list=[], returns=None, type_comment=None,
+        type_params=[])
+    locate(fdef, where)
+    tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+    filename = f"<srcad: {label} of {src.filename}:{src.first_line}>"
+    return functions.run_tree(tree, filename, src.globals, src.filename)[attr]
 
 
 def _refused_copy(method, exc):

@@ -52,7 +52,7 @@ import gast
 from ..errors import SrcadError, UnsupportedSyntaxError
 from . import plain_classes
 from .built_records import record_fields, resolve_any
-from .list_copies import _init_of, _signature, _target, clear, passed_on
+from .list_copies import HELD, _init_of, _signature, _target, clear, passed_on
 from .list_uses import HINT, Uses, body_of, bound, display, locate, marked, name_node, replace
 
 __all__ = ["clear", "followed_class", "prepare"]
@@ -285,6 +285,42 @@ def _passing(src, parents, node, local):
         _target(src, parent.func, local) is not None
 
 
+def _read_all(src, fdef, bind):
+    """Every marked display read item by item, and then each ``net.layers`` of an object
+    of a class made here (:func:`_held_lists`) too."""
+    Uses(src, fdef, bind, passed_on).run()
+    while _held_lists(src, fdef):
+        Uses(src, fdef, bind, passed_on).run()
+
+
+def _held_lists(src, fdef):
+    """``net.layers`` read in the function, ``net`` bound once (at the top level) to an
+    object of a class made by :mod:`.list_copies` holding the list as its items: the marked
+    display of ``net.layers__0``, ... (read item by item). Returns whether one was."""
+    stores, found = _stores(fdef), False
+    for stmt in fdef.body:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name) and
+                len(stores.get(stmt.targets[0].id, ())) == 1 and
+                isinstance(stmt.value, gast.Call)):
+            continue
+        cls = resolve_any(src, stmt.value.func, ())
+        held = HELD.get(cls) if isinstance(cls, type) else None
+        if not held:
+            continue
+        obj = stmt.targets[0].id
+        parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
+        for node in list(gast.walk(fdef)):
+            if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
+                    node.value.id == obj and node.attr in held and \
+                    isinstance(node.ctx, gast.Load):
+                replace(parents, node, display([gast.Attribute(
+                    value=name_node(obj), attr=f"{node.attr}__{k}", ctx=gast.Load())
+                    for k in range(held[node.attr])], node))
+                found = True
+    return found
+
+
 def _stores(fdef):
     from .plain_lists import stores_of
 
@@ -329,7 +365,7 @@ def _take_apart(src, fdef, found, bind):
         for node in list(gast.walk(fdef)):
             if isinstance(node, gast.Name) and node.id == name:
                 replace(parents, node, display([name_node(i) for i in items], node))
-        Uses(src, fdef, bind, passed_on).run()
+        _read_all(src, fdef, bind)
         return
     if kind == "name":
         stmt = next(s for s in fdef.body if isinstance(s, gast.Assign) and
@@ -348,7 +384,7 @@ def _take_apart(src, fdef, found, bind):
         for node in list(gast.walk(fdef)):
             if isinstance(node, gast.Name) and node.id == name:
                 replace(parents, node, display([name_node(i) for i in items], node))
-        Uses(src, fdef, bind, passed_on).run()
+        _read_all(src, fdef, bind)
         return
     node = next(n for n in gast.walk(fdef) if getattr(n, "_srcad_key", None) == key)
     stmt = node
@@ -380,11 +416,11 @@ def _take_apart(src, fdef, found, bind):
     body[k:k] = named
     if kind == "arg":
         node._srcad_objlist = True
-        Uses(src, fdef, bind, passed_on).run()
+        _read_all(src, fdef, bind)
         return
     if not passed_on(src, node, bind, local, fdef):
         line = getattr(node, "lineno", None)
         raise UnsupportedSyntaxError(
             "objects of yours given for *args of a function or class srcad does not copy",
             filename=src.filename, lineno=line, construct=src.line_text(line), hint=HINT)
-    Uses(src, fdef, bind, passed_on).run()
+    _read_all(src, fdef, bind)
