@@ -122,9 +122,11 @@ class Uses:
     def run(self):
         while True:
             parents = {c: n for n in gast.walk(self.fdef) for c in gast.iter_child_nodes(n)}
-            node = next((n for n in gast.walk(self.fdef) if marked(n)), None)
-            if node is None:
+            found = [n for n in gast.walk(self.fdef) if marked(n)]
+            if not found:
                 return
+            node = min(found, key=lambda n: (getattr(n, "lineno", 0) or 0,
+                                             getattr(n, "col_offset", 0) or 0))
             self.one(node, parents)
 
     def one(self, node, parents):
