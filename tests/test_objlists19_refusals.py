@@ -17,6 +17,7 @@ import srcad
 from srcad.errors import MissingRuleError, SrcadError, UnsupportedSyntaxError
 
 PROGRAMS = """import numpy as np
+from dataclasses import dataclass
 
 W = np.ones((2, 2)) * 0.3
 B = np.ones(2) * 0.1
@@ -58,6 +59,16 @@ class Seq:
     def weighted(self, x):
         for l, s in zip(self.layers, [1.0, 2.0]):
             x = s * l(x)
+        return x
+
+
+@dataclass
+class Net:
+    layers: list
+
+    def __call__(self, x):
+        for l in self.layers:
+            x = l(x)
         return x
 
 
@@ -184,6 +195,11 @@ def f_late(w, c=1.0):
     return np.sum(run([Dense(W, B)], X)) + np.sum(run([Dense(W * w, B), Dense(W, B)], X))
 
 
+def f_dataclass(w, c=1.0):
+    net = Net([Dense(W * w, B), Dense(W, B)])
+    return np.sum(net(X))
+
+
 def f_method_call(w, c=1.0):
     return np.sum(MODEL.forward([Dense(W * w, B), Dense(W, B)], X))
 
@@ -219,6 +235,8 @@ REFUSED = {
                "return np.sum(run([Dense(W, B)], X)) + "
                "np.sum(run([Dense(W * w, B), Dense(W, B)], X))",
                "build the list on a line of its own"),
+    "f_dataclass": (UnsupportedSyntaxError, "net = Net([Dense(W * w, B), Dense(W, B)])",
+                    "write Net.__init__ by hand"),
     "f_method_call": (MissingRuleError,
                       "return np.sum(MODEL.forward([Dense(W * w, B), Dense(W, B)], X))",
                       "name it"),

@@ -22,6 +22,7 @@ Imports the standard library, gast, :mod:`srcad.core`, :mod:`srcad.errors`, :mod
 from __future__ import annotations
 
 import copy
+import dataclasses
 import threading
 import types
 import weakref
@@ -93,6 +94,15 @@ def passed_on(src, call, bind, local, fdef, node=None):
     if found is None:
         return False
     fn, is_class = found
+    if is_class and (dataclasses.is_dataclass(fn) or issubclass(fn, tuple)):
+        line = getattr(call, "lineno", None)
+        raise UnsupportedSyntaxError(
+            f"a list of objects of yours given to the dataclass (or named tuple) "
+            f"{fn.__name__}: srcad takes such a list apart for a class whose __init__ is "
+            "written in Python (self.layers = layers)", filename=src.filename, lineno=line,
+            construct=src.line_text(line),
+            hint=f"write {fn.__name__}.__init__ by hand (def __init__(self, layers): "
+            "self.layers = layers), or pass the list to a function of yours")
     if is_class:
         owner, fn = _init_of(fn)
         if fn is None or not isinstance(fn, types.FunctionType):
