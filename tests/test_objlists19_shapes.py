@@ -1,12 +1,13 @@
 """Lists of objects passed on (issue 16, objlists19): the shapes around the family.
 
 Nested lists (a ``Seq`` of ``Seq``s, two levels of passing), a list comprehension over a
-constant ``range`` passed on, a list built and also looped
-over in the function, a method reading the list through a comprehension, ``not layers`` /
-``if layers``, ``*layers`` spread into a call, a list passed through two functions and a
-class, items named before, ``net.layers`` read in the function (item by item; of objects of
-constants, a list at run time), a list of constants (as before), the copies' generated code.
-Each against central differences and autograd; Hessians in both modes.
+constant ``range`` passed on, a list built and also looped over in the function, a method
+reading the list through a comprehension, ``not layers`` / ``if layers`` (a function
+recursing down the list: ``rec(layers[1:], layers[0](x))``), ``*layers`` spread into a
+call, a list passed through two functions and a class, items named before, ``net.layers``
+read in the function (item by item; of objects of constants, a list at run time), a list of
+constants (as before), the copies' generated code. Each against central differences and
+autograd; Hessians in both modes.
 """
 
 from __future__ import annotations
@@ -85,6 +86,20 @@ def total(layers):
     return out
 
 
+def rec(layers, x):
+    if not layers:
+        return x
+    return rec(layers[1:], layers[0](x))
+
+
+def rec_last(layers, x):
+    if len(layers) == 0:
+        return x
+    if layers:
+        x = layers[-1](rec_last(layers[:-1], x))
+    return x
+
+
 def twice(layers, x):
     return run(layers, x) + run(list(layers), x) * 0.5
 
@@ -153,12 +168,18 @@ def constants_read_here(w):
     return np.sum(net(X) * w[0]) * len(net.layers) + w[1] * len(net.layers[1:])
 
 
+def recursing(w):
+    layers = [Dense(W * w[0], B), Scale(w[1]), Dense(W, B * w[0])]
+    return np.sum(rec(layers, X)) + np.sum(rec_last(layers, X))
+
+
 def constants(w):
     return np.sum(run([Dense(W, B), Scale(2.0)], X)) * w[0] + w[1]
 """
 
 NAMES = ["nested", "nested_named", "looped_and_passed", "through_two", "star_spread", "tail",
-         "named_first", "over_range", "layers_read_here", "constants_read_here", "constants"]
+         "named_first", "over_range", "layers_read_here", "constants_read_here", "recursing",
+         "constants"]
 
 
 @pytest.fixture(scope="module")
@@ -179,7 +200,7 @@ def test_shapes(modules, name, scale):
                       np.array([0.4, -0.3]))
 
 
-@pytest.mark.parametrize("name", ["nested", "through_two", "tail", "over_range"])
+@pytest.mark.parametrize("name", ["nested", "through_two", "tail", "over_range", "recursing"])
 @pytest.mark.parametrize("mode", ["fwd", "rev"])
 def test_hessian(modules, name, mode):
     m, ma = modules

@@ -10,7 +10,8 @@ of the functions and classes the list is passed to) replace each read of such a 
   (its index), when the loop's names are bound by it only, read in its body only and not in
   a nested function, and the body has no ``break``/``continue`` of its own;
 * ``L[k]`` (a constant): the item; a constant slice, ``list(L)``, ``tuple(L)``: the display
-  of those items; ``len(L)``, ``not L``, ``if L:``: constants;
+  of those items; ``len(L)``, ``not L``, ``if L:``: constants (an ``if`` on one: the branch
+  taken, what follows a ``return`` it ends with dropped: a function recursing down the list);
 * ``[e for l in L]``, ``sum(e for l in L)`` (``list``, ``tuple``, ``max``, ``min``, ``any``,
   ``all``; one ``for``, no ``if``): the list of ``e`` for each item;
 * ``f(*L)``: the items as arguments; ``f(L)``, ``C(L)``: the call of a copy (``pass_on``);
@@ -162,11 +163,13 @@ class Uses:
                     {i.id: gast.Constant(value=k, kind=None), t.id: item}
                     for k, item in enumerate(node.elts)], node)
         if isinstance(parent, gast.UnaryOp) and isinstance(parent.op, gast.Not):
-            return replace(parents, parent, gast.copy_location(
-                gast.Constant(value=n == 0, kind=None), parent))  # not L: its length's
+            constant = gast.copy_location(gast.Constant(value=n == 0, kind=None), parent)
+            replace(parents, parent, constant)  # not L: its length's
+            return _fold(parents, grand, constant)
         if isinstance(parent, (gast.If, gast.IfExp, gast.While)) and parent.test is node:
-            return replace(parents, node, gast.copy_location(
-                gast.Constant(value=n > 0, kind=None), node))  # if L:
+            constant = gast.copy_location(gast.Constant(value=n > 0, kind=None), node)
+            replace(parents, node, constant)  # if L:
+            return _fold(parents, parent, constant)
         if isinstance(parent, gast.Subscript) and parent.value is node and \
                 isinstance(parent.ctx, gast.Load):
             k = _const_int(parent.slice)
@@ -311,6 +314,27 @@ class Uses:
         if isinstance(comp.elt, gast.Name) and comp.elt.id == target.id:
             out._srcad_objlist = True  # [l for l in L]: the same list
         replace(parents, comp, locate(gast.copy_location(out, comp), comp))
+
+
+def _fold(parents, stmt, constant):
+    """``if <constant>:`` (``stmt``, when an ``if`` statement whose test is ``constant``): the
+    branch taken in its place, and the statements after a ``return`` or ``raise`` it ends
+    with dropped (never reached): ``if not layers: return x`` in the copy for the empty list
+    is ``return x``, and what follows, which reads ``layers[0]``, is not made."""
+    if not isinstance(stmt, gast.If) or stmt.test is not constant:
+        return
+    body = body_of(parents, stmt)
+    if body is None:
+        return
+    k = next(j for j, s in enumerate(body) if s is stmt)
+    taken = stmt.body if constant.value else stmt.orelse
+    body[k:k + 1] = taken
+    for j in range(k, k + len(taken)):
+        if isinstance(body[j], (gast.Return, gast.Raise)):
+            del body[j + 1:]
+            break
+    if not body:
+        body.append(gast.copy_location(gast.Pass(), stmt))
 
 
 def _own(body):
