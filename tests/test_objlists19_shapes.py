@@ -4,7 +4,8 @@ Nested lists (a ``Seq`` of ``Seq``s, two levels of passing), a list comprehensio
 constant ``range`` passed on, a list built and also looped over in the function, a method
 reading the list through a comprehension, ``not layers`` / ``if layers`` (a function
 recursing down the list: ``rec(layers[1:], layers[0](x))``), ``*layers`` spread into a
-call, a list passed through two functions and a class, items named before, ``net.layers``
+call, a list passed through two functions and a class, a method passing ``self.layers`` to
+``self.run`` and to a static method (``Helped.total(layers)``), items named before, ``net.layers``
 read in the function (item by item; of objects of constants, a list at run time), a list of
 constants (as before), the copies' generated code. Each against central differences and
 autograd; Hessians in both modes.
@@ -57,6 +58,24 @@ class Seq:
     def penalty(self):
         return sum(np.sum(l.W ** 2) for l in self.layers if False) + sum(
             [np.sum(self.layers[0].W ** 2)])
+
+
+class Helped:
+    def __init__(self, layers):
+        self.layers = layers
+
+    def __call__(self, x):
+        return self.run(self.layers, x) + self.run(self.layers[1:], x) + Helped.total(
+            self.layers)
+
+    def run(self, layers, x):
+        for l in layers:
+            x = l(x)
+        return x
+
+    @staticmethod
+    def total(layers):
+        return sum(np.sum(l(X)) for l in layers)
 
 
 class Tail:
@@ -173,13 +192,19 @@ def recursing(w):
     return np.sum(rec(layers, X)) + np.sum(rec_last(layers, X))
 
 
+def helped(w):
+    net = Helped([Dense(W * w[0], B), Scale(w[1]), Dense(W, B)])
+    more = Helped.total([Scale(w[0]), Dense(W, B * w[1])])
+    return np.sum(net(X)) + more
+
+
 def constants(w):
     return np.sum(run([Dense(W, B), Scale(2.0)], X)) * w[0] + w[1]
 """
 
 NAMES = ["nested", "nested_named", "looped_and_passed", "through_two", "star_spread", "tail",
          "named_first", "over_range", "layers_read_here", "constants_read_here", "recursing",
-         "constants"]
+         "helped", "constants"]
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import threading
 import types
 import weakref
@@ -58,8 +59,8 @@ def _target(src, func, local):
         while isinstance(root, gast.Attribute):
             root = root.value
         if not isinstance(root, gast.Name) or not isinstance(
-                resolve_any(src, root, local), types.ModuleType):
-            return None  # (obj.method(L): not followed)
+                resolve_any(src, root, local), (types.ModuleType, type)):
+            return None  # (obj.method(L): not followed; Model.static(L) is)
     value = resolve_any(src, func, local)
     if isinstance(value, type):
         return (value, True) if plain_classes.user_class(value) else None
@@ -86,13 +87,34 @@ def _init_of(cls):
     return owner, init
 
 
-def passed_on(src, call, bind, local, fdef, node=None):
+def passed_on(src, call, bind, local, fdef, node=None, owner=None):
     """Rewrite ``call`` passing the marked list ``node`` (or, ``node`` None, object items
     given for a ``*args`` parameter) to a function or class of the user's as a call of its
-    copy taking the items one by one. Returns whether it did."""
+    copy taking the items one by one; in a method of a class made here (``owner``: the
+    method's ``self``, the class, its fields), ``self.m(L, x)`` too, as the copy of the
+    class's ``m`` given ``self`` first. Returns whether it did."""
     found = _target(src, call.func, local)
-    if found is None:
-        return False
+    if found is None and owner is not None:
+        func = call.func
+        if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and
+                func.value.id == owner[0] and func.attr not in owner[2]):
+            return False
+        from .passed_calls import class_method
+
+        method = class_method(owner[1], func.attr)
+        if method is None:
+            return False
+        trial = gast.copy_location(gast.Call(func=func, args=[gast.copy_location(
+            name_node(owner[0]), func)] * (not method[1]) + call.args,
+            keywords=call.keywords), call)
+        if not _pass(src, trial, bind, (method[0], False), node):
+            return False
+        call.func, call.args, call.keywords = trial.func, trial.args, trial.keywords
+        return True
+    return found is not None and _pass(src, call, bind, found, node)
+
+
+def _pass(src, call, bind, found, node):
     fn, is_class = found
     if is_class and (dataclasses.is_dataclass(fn) or issubclass(fn, tuple)):
         line = getattr(call, "lineno", None)
@@ -306,7 +328,7 @@ def _class_copy(cls, param, n, star, label):
                  "__doc__": cls.__doc__}
     for name, method in _methods(cls):
         try:
-            namespace[name] = _method_copy(name, method, uses.stored, label)
+            namespace[name] = _method_copy(cls, name, method, uses.stored, label)
         except SrcadError as exc:  # refused where the method is followed, not before
             namespace[name] = _refused_copy(method, exc)
     for attr_, count in uses.stored.items():  # net.layers where net is not followed
@@ -383,7 +405,7 @@ def _methods(cls):
     return out
 
 
-def _method_copy(name, method, stored, label):
+def _method_copy(cls, name, method, stored, label):
     """The copy of a method (or a property's getter) whose reads of ``self.A`` (``A`` in
     ``stored``: the attribute -> its number of items) read the items' fields; the method
     itself when it reads none."""
@@ -416,7 +438,8 @@ def _method_copy(name, method, stored, label):
             replace(parents, node, display([gast.Attribute(
                 value=name_node(self_name), attr=f"{node.attr}__{k}", ctx=gast.Load())
                 for k in range(stored[node.attr])], node))
-    Uses(src, fdef, bind, passed_on).run()
+    fields = {f"{a}__{k}" for a, count in stored.items() for k in range(count)}
+    Uses(src, fdef, bind, functools.partial(passed_on, owner=(self_name, cls, fields))).run()
     passed_records.bare_signature(fdef)
     made = passed_records._run(fdef, fn, src, cells, {self_name: []},
                                 f"{label}_{name.strip('_') or 'method'}")
