@@ -82,7 +82,13 @@ def prepare(src, fdef):
         work = copy.deepcopy(fdef)
         try:
             _take_apart(src, work, found, passed_records.binder(src, work))
-        except SrcadError as exc:
+        except Exception as exc:  # (a list of constants goes on as before)
+            if not isinstance(exc, SrcadError):
+                line = found[-1][0] if found[-1] else None
+                exc = UnsupportedSyntaxError(
+                    f"srcad could not take apart this list of objects of yours passed on "
+                    f"({type(exc).__name__}: {exc})", filename=src.filename, lineno=line,
+                    construct=src.line_text(line), hint=HINT)
             refusals = src.__dict__.setdefault("record_refusals", {})
             for line in found[-1]:
                 refusals.setdefault(line, exc)
