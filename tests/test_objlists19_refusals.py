@@ -200,6 +200,11 @@ def f_dataclass(w, c=1.0):
     return np.sum(net(X))
 
 
+def f_method_inline(w, c=1.0):
+    m = Model()
+    return np.sum(m.forward([Dense(W * w, B), Dense(W, B)], X))
+
+
 def f_method_call(w, c=1.0):
     return np.sum(MODEL.forward([Dense(W * w, B), Dense(W, B)], X))
 
@@ -237,6 +242,9 @@ REFUSED = {
                "build the list on a line of its own"),
     "f_dataclass": (UnsupportedSyntaxError, "net = Net([Dense(W * w, B), Dense(W, B)])",
                     "write Net.__init__ by hand"),
+    "f_method_inline": (UnsupportedSyntaxError,
+                        "return np.sum(m.forward([Dense(W * w, B), Dense(W, B)], X))",
+                        "build the list on a line of its own"),
     "f_method_call": (MissingRuleError,
                       "return np.sum(MODEL.forward([Dense(W * w, B), Dense(W, B)], X))",
                       "name it"),

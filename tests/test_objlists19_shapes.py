@@ -5,7 +5,8 @@ constant ``range`` passed on, a list built and also looped over in the function,
 reading the list through a comprehension, ``not layers`` / ``if layers`` (a function
 recursing down the list: ``rec(layers[1:], layers[0](x))``), ``*layers`` spread into a
 call, a list passed through two functions and a class, a method passing ``self.layers`` to
-``self.run`` and to a static method (``Helped.total(layers)``), items named before, ``net.layers``
+``self.run`` and to a static method (``Helped.total(layers)``), to a method of an object
+built in the function (``r.forward(layers, x)``), items named before, ``net.layers``
 read in the function (item by item; of objects of constants, a list at run time), a list of
 constants (as before), the copies' generated code. Each against central differences and
 autograd; Hessians in both modes.
@@ -76,6 +77,16 @@ class Helped:
     @staticmethod
     def total(layers):
         return sum(np.sum(l(X)) for l in layers)
+
+
+class Runner:
+    def __init__(self, scale):
+        self.scale = scale * 1.0
+
+    def forward(self, layers, x):
+        for l in layers:
+            x = self.scale * l(x)
+        return x
 
 
 class Tail:
@@ -198,13 +209,19 @@ def helped(w):
     return np.sum(net(X)) + more
 
 
+def method_given(w):
+    r = Runner(w[1])
+    layers = [Dense(W * w[0], B), Scale(w[1]), Dense(W, B)]
+    return np.sum(r.forward(layers, X))
+
+
 def constants(w):
     return np.sum(run([Dense(W, B), Scale(2.0)], X)) * w[0] + w[1]
 """
 
 NAMES = ["nested", "nested_named", "looped_and_passed", "through_two", "star_spread", "tail",
          "named_first", "over_range", "layers_read_here", "constants_read_here", "recursing",
-         "helped", "constants"]
+         "helped", "method_given", "constants"]
 
 
 @pytest.fixture(scope="module")

@@ -90,22 +90,24 @@ def _init_of(cls):
 def passed_on(src, call, bind, local, fdef, node=None, owner=None):
     """Rewrite ``call`` passing the marked list ``node`` (or, ``node`` None, object items
     given for a ``*args`` parameter) to a function or class of the user's as a call of its
-    copy taking the items one by one; in a method of a class made here (``owner``: the
-    method's ``self``, the class, its fields), ``self.m(L, x)`` too, as the copy of the
-    class's ``m`` given ``self`` first. Returns whether it did."""
+    copy taking the items one by one; ``obj.m(L, x)`` too, ``owner(name)`` giving the class
+    of ``obj`` and its fields (``self`` in a method of a class made here, an object built in
+    the function), as the copy of the class's ``m`` given ``obj`` first. Returns whether it
+    did."""
     found = _target(src, call.func, local)
     if found is None and owner is not None:
         func = call.func
-        if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and
-                func.value.id == owner[0] and func.attr not in owner[2]):
+        known = owner(func.value.id) if isinstance(func, gast.Attribute) and isinstance(
+            func.value, gast.Name) else None
+        if known is None or func.attr in known[1]:
             return False
         from .passed_calls import class_method
 
-        method = class_method(owner[1], func.attr)
+        method = class_method(known[0], func.attr)
         if method is None:
             return False
         trial = gast.copy_location(gast.Call(func=func, args=[gast.copy_location(
-            name_node(owner[0]), func)] * (not method[1]) + call.args,
+            name_node(func.value.id), func)] * (not method[1]) + call.args,
             keywords=call.keywords), call)
         if not _pass(src, trial, bind, (method[0], False), node):
             return False
@@ -439,7 +441,8 @@ def _method_copy(cls, name, method, stored, label):
                 value=name_node(self_name), attr=f"{node.attr}__{k}", ctx=gast.Load())
                 for k in range(stored[node.attr])], node))
     fields = {f"{a}__{k}" for a, count in stored.items() for k in range(count)}
-    Uses(src, fdef, bind, functools.partial(passed_on, owner=(self_name, cls, fields))).run()
+    Uses(src, fdef, bind, functools.partial(passed_on, owner=lambda name: (
+        cls, fields) if name == self_name else None)).run()
     passed_records.bare_signature(fdef)
     made = passed_records._run(fdef, fn, src, cells, {self_name: []},
                                 f"{label}_{name.strip('_') or 'method'}")

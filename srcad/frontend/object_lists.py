@@ -45,6 +45,7 @@ Imports the standard library, gast, :mod:`srcad.core`, :mod:`srcad.errors`, :mod
 from __future__ import annotations
 
 import copy
+import functools
 import types
 
 import gast
@@ -133,13 +134,14 @@ def _candidate(src, fdef, stores):
     local = bound(fdef)
     skip = getattr(fdef, "_srcad_objlists_skip", set())
     objects = _top_objects(src, fdef, local, stores)
+    owner = _owners(src, fdef)
     parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
     for stmt in fdef.body:
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name) and \
                 len(stores.get(stmt.targets[0].id, ())) == 1 and \
                 _over_range(src, stmt.value, local) is not None and any(
-                    _passing(src, parents, u, local) for u in gast.walk(fdef) if isinstance(
+                    _passing(src, parents, u, local, owner) for u in gast.walk(fdef) if isinstance(
                         u, gast.Name) and u.id == stmt.targets[0].id):
             stmt.value = _over_range(src, stmt.value, local)  # [C(W[i]) for i in range(3)]
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
@@ -151,14 +153,14 @@ def _candidate(src, fdef, stores):
             name = stmt.targets[0].id
             uses = [n for n in gast.walk(fdef) if isinstance(n, gast.Name) and n.id == name
                     and isinstance(n.ctx, gast.Load)]
-            if any(_passing(src, parents, u, local) for u in uses):
+            if any(_passing(src, parents, u, local, owner) for u in uses):
                 return ("name", ("name", name), stmt, _lines(stmt.value))
         appends = _appended(src, fdef, stmt, stores, local, objects, parents)
         if appends and ("name", stmt.targets[0].id) not in skip:
             return ("appended", ("name", stmt.targets[0].id), stmt,
                     _lines(*[a.value.args[0] for a in appends]))
     for node in gast.walk(fdef):
-        if not isinstance(node, gast.Call) or _target(src, node.func, local) is None:
+        if not isinstance(node, gast.Call) or not _callable(src, node.func, local, owner):
             continue
         for k, arg in enumerate(node.args):
             if _over_range(src, arg, local) is not None:
@@ -244,7 +246,8 @@ def _appended(src, fdef, stmt, stores, local, objects, parents):
             appends.append(expr)
         else:
             uses.append(node)
-    if not appends or not uses or not any(_passing(src, parents, u, local) for u in uses):
+    if not appends or not uses or not any(_passing(src, parents, u, local, _owners(
+            src, fdef)) for u in uses):
         return None
     last = max(body.index(a) for a in appends)
     for use in uses:
@@ -280,23 +283,56 @@ def _star_items(src, call, local, objects):
     return items
 
 
-def _passing(src, parents, node, local):
-    """Whether the use ``node`` of a list gives it to a function or class of the user's."""
+def _passing(src, parents, node, local, owner=None):
+    """Whether the use ``node`` of a list gives it to a function or class of the user's (or
+    to a method of an object built here: ``owner``, see :func:`_owners`)."""
     parent = parents.get(node)
     if isinstance(parent, gast.keyword):
         parent = parents.get(parent)
     elif isinstance(parent, gast.Starred):
         parent = parents.get(parent)
     return isinstance(parent, gast.Call) and parent.func is not node and \
-        _target(src, parent.func, local) is not None
+        _callable(src, parent.func, local, owner)
+
+
+def _callable(src, func, local, owner):
+    """Whether a call of ``func`` may take a list apart (see :func:`_passing`)."""
+    return _target(src, func, local) is not None or owner is not None and isinstance(
+        func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+        owner(func.value.id) is not None
 
 
 def _read_all(src, fdef, bind):
     """Every marked display read item by item, and then each ``net.layers`` of an object
-    of a class made here (:func:`_held_lists`) too."""
-    Uses(src, fdef, bind, passed_on).run()
+    of a class made here (:func:`_held_lists`) too; ``m.run(L, x)``, ``m`` an object built
+    here (:func:`_owners`), passed on to the copy of its class's ``run``."""
+    pass_on = functools.partial(passed_on, owner=_owners(src, fdef))
+    Uses(src, fdef, bind, pass_on).run()
     while _held_lists(src, fdef):
-        Uses(src, fdef, bind, passed_on).run()
+        Uses(src, fdef, bind, pass_on).run()
+
+
+def _owners(src, fdef):
+    """``owner`` for :func:`.list_copies.passed_on`: a name bound once, at the top level, to
+    an object of a class the function follows field by field -> ``(class, its fields)``."""
+    stores, local = _stores(fdef), bound(fdef)
+
+    def owner(name):
+        if len(stores.get(name, ())) != 1:
+            return None
+        for stmt in fdef.body:
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name and \
+                    isinstance(stmt.value, gast.Call):
+                cls = resolve_any(src, stmt.value.func, local - {
+                    n.id for n in gast.walk(stmt.value.func) if isinstance(n, gast.Name)})
+                if not followed_class(cls):
+                    return None
+                facts = record_fields(cls)
+                return cls, set(facts[0] if facts else plain_classes.fields_of(cls))
+        return None
+
+    return owner
 
 
 def _held_lists(src, fdef):
