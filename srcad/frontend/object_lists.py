@@ -99,9 +99,7 @@ def prepare(src, fdef):
 
 
 def _mark_done(fdef, found):
-    for node in gast.walk(fdef):
-        if getattr(node, "_srcad_key", None) == found[1]:
-            node._srcad_objlists_done = True
+    """Note that the list ``found`` is not taken apart (its refusal is kept)."""
     fdef._srcad_objlists_skip = getattr(fdef, "_srcad_objlists_skip", set()) | {found[1]}
 
 
@@ -127,10 +125,12 @@ def _top_objects(src, fdef, local, stores):
 
 
 def _candidate(src, fdef, stores):
-    """The next list to take apart: ``("name", name, statement, [lines])`` (a name bound
-    once at the top level to a list written of objects, passed on) or ``("call", key,
-    statement, [lines])`` (a list written of objects as an argument of a call of a function
-    or class of the user's, or objects given for its ``*args``); else None."""
+    """The next list to take apart, ``(kind, key, node, [lines of its objects])``: kind
+    ``"name"`` (a name bound once at the top level to a list written of objects, passed on),
+    ``"appended"`` (``[]`` then appends, :func:`_appended`), ``"arg"`` (a list written of
+    objects as an argument of a call of a function, class or method that may take it apart)
+    or ``"star"`` (objects given for the ``*args`` of one); else None. A comprehension over
+    a constant range passed on is first written out (:func:`_over_range`)."""
     local = bound(fdef)
     skip = getattr(fdef, "_srcad_objlists_skip", set())
     objects = _top_objects(src, fdef, local, stores)
