@@ -281,7 +281,14 @@ def _function_copy(fn, param, n, star, label):
     _parameters(src, fdef, param, names, star)
     Uses(src, fdef, bind, passed_on).run()
     passed_records.bare_signature(fdef)
-    return passed_records._run(fdef, fn, src, cells, {param: names}, label), names
+    return _named(passed_records._run(fdef, fn, src, cells, {param: names}, label), label), \
+        names
+
+
+def _named(fn, label):
+    """``fn`` named ``label`` (``run_2``: the copies of it are named from it)."""
+    fn.__name__ = fn.__qualname__ = label
+    return fn
 
 
 def _nested(src, fdef, param):
@@ -444,8 +451,9 @@ def _method_copy(cls, name, method, stored, label):
     Uses(src, fdef, bind, functools.partial(passed_on, owner=lambda name: (
         cls, fields) if name == self_name else None)).run()
     passed_records.bare_signature(fdef)
-    made = passed_records._run(fdef, fn, src, cells, {self_name: []},
-                                f"{label}_{name.strip('_') or 'method'}")
+    made = _named(passed_records._run(fdef, fn, src, cells, {self_name: []},
+                                       f"{label}_{name.strip('_') or 'method'}"),
+                  f"{label}_{name.strip('_') or 'method'}")
     return property(made) if isinstance(method, property) else made
 
 
