@@ -147,9 +147,21 @@ def _first_object(src, root, local, wanted=None):
 
 def _may_run_code(src, node, local):
     """Whether reading the attribute ``node`` may run code of the user's (a property): an
-    attribute of something other than a module (a chain of module attributes)."""
+    attribute of something other than a module (a chain of module attributes) or than a
+    plain class whose attribute is a function or a static method (``Model.predict``)."""
     if not isinstance(node, gast.Attribute):
         return False
+    if isinstance(node.value, gast.Name):  # Model.static: a function read on a class
+        cls = resolve_any(src, node.value, local)
+        if type(cls) is type:
+            import inspect
+
+            try:
+                found = inspect.getattr_static(cls, node.attr)
+            except AttributeError:
+                found = None
+            if isinstance(found, (types.FunctionType, staticmethod)):
+                return False
     base = node.value
     while isinstance(base, gast.Attribute):
         base = base.value

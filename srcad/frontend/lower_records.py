@@ -41,6 +41,7 @@ from . import (
     function_fields,
     inline_objects,
     nested_records,
+    object_lists,
     passed_calls,
     passed_records,
     plain_classes,
@@ -72,6 +73,7 @@ def lower(src):
     fdef = src.node
     returned_records.unpack_returned(src, fdef, passed_records.binder)  # a, b = two(w)
     _built_in_place(src, fdef)
+    object_lists.prepare(src, fdef)  # Seq([Dense(a), Dense(b)]): the list taken apart
     inline_objects.prepare(src, fdef)  # C(a).m(x): the object named first
     rebuilt = plain_lists.rebuild_in_function(src, fdef)  # for l in net.layers: rebuilt
     record_lists.prepare(src, fdef)  # layers.append(Layer(w, b)): a list per field

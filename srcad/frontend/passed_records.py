@@ -188,6 +188,9 @@ def derived(fn, specs):
 
 
 def _derived(fn, specs):
+    refused = getattr(fn, "__srcad_refused__", None)
+    if refused is not None:  # a method whose copy was refused where its class was made
+        raise refused  # (.list_copies: reading a list of objects in a way not followed)
     key = (fn.__code__, tuple(sorted(specs.items(), key=lambda item: item[0])))
     known = _DERIVED.setdefault(fn, {}).get(key)
     if known is not None and (known[2] is None or not env.stale(known[2])):

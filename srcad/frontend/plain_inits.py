@@ -158,6 +158,9 @@ class _Rewrite(gast.NodeTransformer):
 
 
 def clear():
-    """Forget every copy (srcad.clear_cache)."""
+    """Forget every copy (srcad.clear_cache), and those :mod:`.object_lists` made."""
+    from . import object_lists
+
     with _LOCK:
         _MADE.clear()
+    object_lists.clear()
