@@ -295,7 +295,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     if ints and reals:  # x * n's gradient n: a float for a float x
         int_grads.float_gradients(fdef, _grad_places(mode, wrt, reals, as_tuple), floats, ints)
     fdef = inline.inline_parts(fdef, gen.cells, spelled, helpers, namer, func,  # small callees
-                               backend == "python" and not ducks and space is None)
+                               backend == "python" and not ducks and space is None and not plain)
     if ducks:  # Dask, CuPy: a few calls written otherwise
         fdef = _for_ducks(fdef, func, fn, spelled, namer, gen.cells)
     if space is not None:  # written in the arrays' namespace
@@ -477,7 +477,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     bwd_def = _tidy(bwd_def, temps, namer.grads, (), spelled)
     if into and not into_.adds_only(bwd_def, buffers, gen.into_parts):
         raise into_.Unproved(func.__name__)  # the caller calls the plain part instead
-    python = backend == "python" and not ducks and space is None
+    python = backend == "python" and not ducks and space is None and not plain
     helpers = set(gen.helpers)  # small straight-line parts of its callees written in:
     fwd_def, bwd_def, kept, flat = inline.into_split(fwd_def, bwd_def, list(kept), gen.cells,
                                                      spelled, helpers, namer, func, python)

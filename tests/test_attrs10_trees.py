@@ -29,7 +29,7 @@ from srcad.check import numerical_grad
 from test_pytrees_nested import HEAD, X, _check
 
 import srcad
-from srcad.errors import MissingRuleError, SrcadError, UnsupportedSyntaxError
+from srcad.errors import SrcadError, UnsupportedSyntaxError
 
 autograd = pytest.importorskip("autograd")
 
@@ -192,20 +192,21 @@ def loss(p, x):
     assert "used whole" in str(err.value)
 
 
-def test_a_list_of_records_built_in_the_function_stays_refused(tmp_path):
+def test_a_list_of_records_built_in_the_function_passed_on(tmp_path):
+    """Once refused where the list was passed on whole; followed item by item since
+    objlists19 (frontend/object_lists.py): its gradient against differences and autograd."""
     text = _head() + """
 def loss(w, x):
     layers = [DL(w, 0.1), DL(w * 2.0, -0.2)]
     return np.sum(forward_seq(layers, x))
 """
     module = _load(tmp_path, "hold10_built", text)
-    with pytest.raises(MissingRuleError) as err:
-        srcad.grad(module.loss)(np.eye(2), X)
-    # refused where the list is passed on whole (objects17: lists built in the function are
-    # followed item by item; a callee's use of the whole list is not)
-    assert err.value.lineno == text.splitlines().index(
-        "    return np.sum(forward_seq(layers, x))") + 2
-    assert "build the object where it is used" in err.value.hint
+    taped = _load(tmp_path, "hold10_built", text, "autograd.numpy")
+    w = np.array([[0.9, -0.3], [0.2, 1.1]])
+    got = srcad.grad(module.loss)(w, X)
+    np.testing.assert_allclose(got, numerical_grad(module.loss, (w, X), (0,))[0],
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got, autograd.grad(taped.loss)(w, X), rtol=1e-10, atol=1e-12)
 
 
 # ---------------------------------------------------------------- 4. starmap with defaults

@@ -6,7 +6,8 @@ changes arrays or lists in place (where the frontend's
 would differ from two arrays there).
 
 After it: in each block, no two of Python's arithmetic operators on the same operands whose
-operands and result the analysis knows to be numbers (``SCALAR``); a value computed inside a
+operands and result the analysis knows to be numbers (``SCALAR``) carrying no gradient (index
+arithmetic: a differentiated value keeps its own name and gradient); a value computed inside a
 branch or a loop is not reused after it (SSA: names are assigned once, so equal operands are
 equal values wherever both are defined). Imports: ``srcad.core``, ``srcad.frontend.optimise``'s
 table of operators.
@@ -53,8 +54,9 @@ def _block(stmts, seen, an, renamed):
 
 def _key(prim, target, an):
     if prim.kwargs or prim.fn not in _PURE or an.kinds.get(target) != SCALAR or (
-            target in an.complex):
-        return None
+            target in an.complex) or target in an.varied:
+        return None  # (a differentiated value merged would add two gradients into one name,
+        # ``dt += ...``, which a derivative of the code reads as a write in place)
     key = [prim.fn]
     for a in prim.args:
         if isinstance(a, ir.Var) and an.kinds.get(a.name) == SCALAR:
