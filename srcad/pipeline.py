@@ -294,8 +294,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     reals = [w for w in wrt if isinstance(arg_values.get(w), float)]  # np.float64 too
     if ints and reals:  # x * n's gradient n: a float for a float x
         int_grads.float_gradients(fdef, _grad_places(mode, wrt, reals, as_tuple), floats, ints)
-    fdef = inline.inline_parts(fdef, gen.cells, spelled, helpers, namer, func,  # small callees
-                               backend == "python" and not ducks and space is None and not plain)
+    fdef = inline.inline_parts(fdef, gen.cells, spelled, helpers, namer, func, not plain and (
+        backend == "python" and not ducks and space is None), loops_only=True)  # small callees
     if ducks:  # Dask, CuPy: a few calls written otherwise
         fdef = _for_ducks(fdef, func, fn, spelled, namer, gen.cells)
     if space is not None:  # written in the arrays' namespace

@@ -216,7 +216,8 @@ def test_a_wrapper_is_differentiated_as_called_not_as_wrapped():
 def test_generated_code_of_a_star_args_call_stays_one_line_each_way():
     text = srcad.source(srcad.grad(cc.star_first), 3.0, callees=False)
     assert "twice_fwd(args_0=x * x)" in text
-    assert text.count("twice_bwd(") == 1
+    # the backward part called once, or (a small straight-line part) written in once
+    assert text.count("twice_bwd(") + text.count("# twice, line 17:") == 1
 
 
 def test_a_callee_redecorated_later_gets_new_code():

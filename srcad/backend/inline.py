@@ -130,11 +130,14 @@ def _writes_names(stmt, buffers):
     return True
 
 
-def inline_parts(fdef, cells, spelled, helpers, namer, func, python=True, contexts=None):
+def inline_parts(fdef, cells, spelled, helpers, namer, func, python=True, contexts=None,
+                 loops_only=False):
     """Write the marked parts that ``fdef`` (code made for the user's function ``func``)
     calls through ``cells`` (name -> cell) into it, where their free names mean there what
     they mean in the parts; ``helpers`` gains the ones they read. Only in ``python`` code
-    (srcad's Python backend, NumPy arrays): else ``fdef`` as it is."""
+    (srcad's Python backend, NumPy arrays): else ``fdef`` as it is. ``loops_only``: only the
+    calls inside loops (the differentiated function's own code runs once a call: a call
+    outside its loops costs a microsecond once, and reads better as a call)."""
     if not python:
         return fdef
     found = {}
@@ -153,6 +156,7 @@ def inline_parts(fdef, cells, spelled, helpers, namer, func, python=True, contex
     if not parts:
         return fdef
     writer = _Writer(parts, namer)
+    writer.depth = 0 if loops_only else 1
     fdef.body = writer.block(fdef.body)
     for name in writer.used:
         helpers.update(h for h in parts[name].free.values() if h)
@@ -269,19 +273,23 @@ class _Writer:
         self.namer = namer
         self.used = set()
         self.contexts = {}  # y_ctx -> (the names of its items, their kinds): see flatten
+        self.depth = 1  # loops around the statement (0: calls there are left as they are)
 
     def block(self, stmts):
         out = []
         for stmt in stmts:
             if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With, ast.Try)):
+                loop = isinstance(stmt, (ast.For, ast.While))
+                self.depth += loop
                 for field in ("body", "orelse", "finalbody"):
                     if getattr(stmt, field, None):
                         setattr(stmt, field, self.block(getattr(stmt, field)))
                 for handler in getattr(stmt, "handlers", ()):
                     handler.body = self.block(handler.body)
+                self.depth -= loop
                 out.append(stmt)
             else:
-                out.extend(self.statement(stmt))
+                out.extend(self.statement(stmt) if self.depth else [stmt])
         return out
 
     def statement(self, stmt):

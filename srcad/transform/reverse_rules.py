@@ -231,9 +231,11 @@ class Rules:
             return contribution
         if self.same_shape(atom.name, target):
             return contribution  # the operand has the result's shape: nothing to sum
-        if atom.name in self.in_loop or (not self.structured and atom.name in self.assigned):
-            # inside a loop, or in a callee's part (its context outlives the forward part),
-            # keep the shape, not the array: that is all unbroadcast reads
+        if atom.name in self.in_loop or (not self.structured and atom.name in self.assigned
+                                         and not getattr(self.an.callees, "compiles_all", 0)):
+            # inside a loop, or in a callee's part (its context outlives the forward part;
+            # not for Numba, whose contexts hold no shape set on one path only), keep the
+            # shape, not the array: that is all unbroadcast reads
             shape = self.shape_name(atom.name)
             if atom.name not in self.in_loop:  # the array itself, if kept anyway: see below
                 self.part_shapes[shape] = atom.name
