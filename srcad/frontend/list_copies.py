@@ -36,6 +36,7 @@ from . import plain_classes
 from . import source as source_module
 from .built_records import record_fields, resolve_any
 from .list_uses import SCOPES, Uses, display, locate, marked, name_node, replace
+from .source import fresh_names
 
 _LOCK = threading.RLock()
 _MADE = weakref.WeakKeyDictionary()  # function or class -> {key: entry}
@@ -213,11 +214,7 @@ def _prepared(fn):
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)} | set(
         fn.__code__.co_varnames) | set(fn.__code__.co_freevars) | set(fn.__code__.co_names)
 
-    def fresh(base):
-        while base in taken:
-            base += "_"
-        taken.add(base)
-        return base
+    fresh = fresh_names(taken)
 
     cells = {}
 

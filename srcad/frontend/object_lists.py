@@ -55,6 +55,7 @@ from . import plain_classes
 from .built_records import record_fields, resolve_any
 from .list_copies import HELD, _init_of, _signature, _target, clear, passed_on
 from .list_uses import HINT, Uses, body_of, bound, display, locate, marked, name_node, replace
+from .source import fresh_names
 
 __all__ = ["clear", "followed_class", "prepare"]
 
@@ -378,11 +379,7 @@ def _take_apart(src, fdef, found, bind):
     local = bound(fdef)
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
 
-    def fresh(base):
-        while base in taken:
-            base += "_"
-        taken.add(base)
-        return base
+    fresh = fresh_names(taken)
 
     parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
     if kind == "appended":

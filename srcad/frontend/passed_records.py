@@ -69,6 +69,7 @@ from .passed_calls import (
     sub_leaves,
     unpacked,
 )
+from .source import fresh_names
 
 _count = itertools.count(1)
 _DERIVED = weakref.WeakKeyDictionary()  # function -> {key: an entry of derived()}
@@ -201,11 +202,7 @@ def _derived(fn, specs):
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)} | set(
         fn.__code__.co_varnames) | set(fn.__code__.co_freevars) | set(fn.__code__.co_names)
 
-    def fresh(base):
-        while base in taken:
-            base += "_"
-        taken.add(base)
-        return base
+    fresh = fresh_names(taken)
 
     names = {p: [fresh("_".join((p,) + path)) for path in leaf_paths(spec)]
              for p, spec in specs.items() if is_record_spec(spec)}

@@ -68,6 +68,7 @@ from .plain_dicts import (
     self_attr,
 )
 from .plain_dicts import name_node as _name
+from .source import fresh_names
 
 
 def find(info):
@@ -431,11 +432,7 @@ def rebuild_in_function(src, fdef):
     stores = stores_of(fdef)
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
 
-    def fresh(base):
-        while base in taken:
-            base += "_"
-        taken.add(base)
-        return base
+    fresh = fresh_names(taken)
 
     out = {}
     for stmt in list(fdef.body):

@@ -39,6 +39,7 @@ from ..errors import SrcadError
 from . import plain_classes
 from . import source as source_module
 from .built_records import record_fields, resolve_any
+from .source import fresh_names
 
 _LOCK = threading.RLock()
 _MADE = weakref.WeakKeyDictionary()  # function -> {code: (entry, reads)}
@@ -321,11 +322,7 @@ def unpack_returned(src, fdef, binder):
         return  # (no call of a function of yours returning a tuple of objects)
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
 
-    def fresh(base):
-        while base in taken:
-            base += "_"
-        taken.add(base)
-        return base
+    fresh = fresh_names(taken)
 
     held, bound = {}, []
 

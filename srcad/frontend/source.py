@@ -89,6 +89,19 @@ _HINT_RULE = (
 _SHARED_NAMES = frozenset({"<string>", "<stdin>", "<console>"})
 
 
+def fresh_names(taken):
+    """``fresh(base)``: ``base``, with underscores added until it is none of ``taken`` (a set
+    of names, to which it adds the name it gives)."""
+
+    def fresh(name):
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        return name
+
+    return fresh
+
+
 def read(func):
     """Parse ``func`` into a :class:`Source`, or raise :class:`SourceUnavailableError`."""
     if made_by_srcad(func):
