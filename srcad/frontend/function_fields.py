@@ -221,6 +221,19 @@ def _given(name, signature, bound):
     return None
 
 
+class _Given(gast.NodeTransformer):
+    """Each name of a test (``__init__``'s parameters, :func:`find`) replaced by what the
+    construction gives it (:func:`_given`); ``missing`` when one has nothing to read again."""
+
+    def __init__(self, signature, bound):
+        self.signature, self.bound, self.missing = signature, bound, False
+
+    def visit_Name(self, node):
+        new = _given(node.id, self.signature, self.bound)
+        self.missing = self.missing or new is None
+        return node if new is None else new
+
+
 def _choose(init_src, how, signature, bound, local, hold):
     """``np.tanh if b else np.sin`` for a field set so (``how``: ``("choose", node)``), the
     tests reading the parameters as the construction gives them, the functions bound in the
@@ -236,24 +249,9 @@ def _choose(init_src, how, signature, bound, local, hold):
         return _name(hold(value, _label(value))) if fixed_function(value) else None
 
     def made_test(test):
-        test = _copy(test)
-        for sub in gast.walk(test):
-            for field, old in gast.iter_fields(sub):
-                if isinstance(old, gast.Name):
-                    new = _given(old.id, signature, bound)
-                    if new is None:
-                        return None
-                    setattr(sub, field, new)
-                elif isinstance(old, list):
-                    for i, item in enumerate(old):
-                        if isinstance(item, gast.Name):
-                            new = _given(item.id, signature, bound)
-                            if new is None:
-                                return None
-                            old[i] = new
-        if isinstance(test, gast.Name):
-            return _given(test.id, signature, bound)
-        return test
+        given = _Given(signature, bound)
+        test = given.visit(_copy(test))
+        return None if given.missing else test
 
     return made(how[1])
 

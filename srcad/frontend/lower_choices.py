@@ -248,14 +248,7 @@ class Choices:
             raise self.error(node, f"calling a value taken from a container that may hold "
                              f"{what}", hint="hold the functions themselves (named functions, "
                              "lambdas of their parameters only) in a tuple or list")
-        spelled = [o if isinstance(o, Var) or o.spelling else Const(o.value, self.bound_name(
-            o.value, getattr(o.value, "__name__", None) or "fn")) for o in options]
-        line = getattr(node, "lineno", None)
-        where = (self.source.filename, line, self.source.line_text(line))
-        check = ir.Prim(check_choice, [atom] + spelled, {"where": Const(where)},
-                        spelling=self.bound_name(check_choice, "check_choice"))
-        if atom.name in self.unsure:  # a list or dict: it may have changed since
-            self.emit(ir.Assign(None, check, getattr(node, "lineno", None), effect=True))
+        spelled = self.checked_options(atom, options, node)
         if len(spelled) == 1:  # fs[0](x), OPS["a"](x): the one function
             return self.call_atom(spelled[0], node, hint, True, "a function")
         self.choices[atom.name] = spelled
@@ -274,14 +267,7 @@ class Choices:
                 break
         else:
             return None
-        spelled = [o if isinstance(o, Var) or o.spelling else Const(o.value, self.bound_name(
-            o.value, getattr(o.value, "__name__", None) or "fn")) for o in options]
-        line = getattr(node, "lineno", None)
-        if atom.name in self.unsure:  # a list or dict: it may have changed since
-            where = (self.source.filename, line, self.source.line_text(line))
-            check = ir.Prim(check_choice, [atom] + spelled, {"where": Const(where)},
-                            spelling=self.bound_name(check_choice, "check_choice"))
-            self.emit(ir.Assign(None, check, line, effect=True))
+        spelled = self.checked_options(atom, options, node)
         callee = Const(fn, self.bound_name(fn, getattr(fn, "__name__", None) or "fn"))
 
         def passing(option):
@@ -295,6 +281,20 @@ class Choices:
         if len(spelled) == 1:  # layer(W, x, ACTS["tanh"]): the one function
             return self.expr(passing(spelled[0]), hint)
         return self.choose(atom, spelled, passing, node, hint)
+
+    def checked_options(self, atom, options, node):
+        """``options`` (the functions ``atom`` may be) each spelled by a name the code reads,
+        after emitting the run-time check that ``atom`` is one of them where it was read from a
+        list or dict (which may have changed in place since the code was made)."""
+        spelled = [o if isinstance(o, Var) or o.spelling else Const(o.value, self.bound_name(
+            o.value, getattr(o.value, "__name__", None) or "fn")) for o in options]
+        if atom.name in self.unsure:
+            line = getattr(node, "lineno", None)
+            where = (self.source.filename, line, self.source.line_text(line))
+            check = ir.Prim(check_choice, [atom] + spelled, {"where": Const(where)},
+                            spelling=self.bound_name(check_choice, "check_choice"))
+            self.emit(ir.Assign(None, check, line, effect=True))
+        return spelled
 
     def _function_options(self, atom):
         """The functions ``atom`` may be (read from a known container, or merged), when
