@@ -59,8 +59,9 @@ def _chain(node):
 
 def find(info):
     """The function fields of the ``__init__`` ``info`` (a run
-    :class:`.plain_classes._Init`): ``((field, how), ...)``, ``how`` ``("param", name)``,
-    ``("value", node)`` or ``("seq", list or tuple, (node, ...))`` (see above)."""
+    :class:`.plain_classes._Init`): ``((field, how), ...)``, ``how`` one of ``("param",
+    name)``, ``("value", node)``, ``("pick", table, name)``, ``("choose", conditional)``,
+    ``("attr", module, name)`` or ``("seq", list or tuple, (node, ...))`` (see above)."""
     node = info.src.node
     args = node.args
     params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs][1:]
@@ -87,36 +88,42 @@ def find(info):
                     len(stmt.value.elts) == len(target.elts) and not any(
                         isinstance(e, gast.Starred) for e in target.elts + stmt.value.elts):
                 value = stmt.value.elts[target.elts.index(sets[0])]
-        if value is None:
-            continue
-        if isinstance(value, gast.Name) and value.id in params and value.id not in stored:
-            out.append((field, ("param", value.id)))
-        elif _chain(value) is not None and _chain(value) not in local:
-            if fixed_function(info.lookup(value)):
-                out.append((field, ("value", value)))
-        elif isinstance(value, gast.Subscript) and _chain(value.value) is not None and \
-                _chain(value.value) not in local and isinstance(value.slice, gast.Name) and \
-                value.slice.id in params and value.slice.id not in stored:
-            if _table(info.lookup(value.value)):  # self.act = ACTS[act]
-                out.append((field, ("pick", value.value, value.slice.id)))
-        elif isinstance(value, gast.IfExp) and _choice_leaves(value, local, info) and all(
-                n.id in params and n.id not in stored for test in _choice_tests(value)
-                for n in gast.walk(test) if isinstance(n, gast.Name)):
-            out.append((field, ("choose", value)))  # self.act = np.tanh if b else np.sin
-        elif isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
-                value.func.id == "getattr" and "getattr" not in local and \
-                len(value.args) == 2 and not value.keywords and \
-                _chain(value.args[0]) is not None and _chain(value.args[0]) not in local and \
-                isinstance(value.args[1], gast.Name) and value.args[1].id in params and \
-                value.args[1].id not in stored and \
-                isinstance(info.lookup(value.args[0]), types.ModuleType):
-            out.append((field, ("attr", value.args[0], value.args[1].id)))  # getattr(np, a)
-        elif isinstance(value, (gast.List, gast.Tuple)) and value.elts and all(
-                _chain(e) is not None and _chain(e) not in local for e in value.elts) and \
-                all(fixed_function(info.lookup(e)) for e in value.elts):
-            out.append((field, ("seq", list if isinstance(value, gast.List) else tuple,
-                                tuple(value.elts))))
+        how = None if value is None else _how(value, info, local, params, stored)
+        if how is not None:
+            out.append((field, how))
     return tuple(out)
+
+
+def _how(value, info, local, params, stored):
+    """How ``__init__`` gives a field ``value`` (see :func:`find`), or None."""
+
+    def free(node):  # a name or dotted name read from outside __init__
+        return _chain(node) is not None and _chain(node) not in local
+
+    def given(node):  # a parameter of __init__ it never rebinds
+        return isinstance(node, gast.Name) and node.id in params and node.id not in stored
+
+    if given(value):
+        return ("param", value.id)
+    if free(value):
+        return ("value", value) if fixed_function(info.lookup(value)) else None
+    if isinstance(value, gast.Subscript) and free(value.value) and given(value.slice):
+        # self.act = ACTS[act]
+        return ("pick", value.value, value.slice.id) if _table(
+            info.lookup(value.value)) else None
+    if isinstance(value, gast.IfExp) and _choice_leaves(value, local, info) and all(
+            given(n) for test in _choice_tests(value)
+            for n in gast.walk(test) if isinstance(n, gast.Name)):
+        return ("choose", value)  # self.act = np.tanh if b else np.sin
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+            value.func.id == "getattr" and "getattr" not in local and \
+            len(value.args) == 2 and not value.keywords and free(value.args[0]) and \
+            given(value.args[1]) and isinstance(info.lookup(value.args[0]), types.ModuleType):
+        return ("attr", value.args[0], value.args[1].id)  # getattr(np, act)
+    if isinstance(value, (gast.List, gast.Tuple)) and value.elts and all(
+            free(e) and fixed_function(info.lookup(e)) for e in value.elts):
+        return ("seq", list if isinstance(value, gast.List) else tuple, tuple(value.elts))
+    return None
 
 
 def at_construction(src, plain, call, local, hold):
