@@ -11,7 +11,7 @@ srcad's helpers, the caller's code reads its statements instead of the call:
 becomes
 
     x_1 = gates[0:h]
-    # sigmoid, line 11: return 1.0 / (1.0 + np.exp(-x))
+    # sigmoid
     exp_1 = np.exp(-x_1)
     forget = 1.0 / (1.0 + exp_1)
     forget_ctx = (exp_1, forget)
@@ -27,7 +27,8 @@ is read in its place); a call inside a conditional expression, a boolean operati
 or a comprehension is left a call (it might not run), and so is one in a statement that makes
 other calls (whose order with the part's statements would change); a backward part that
 adds into the caller's arrays (``f_bwd_into``) is inlined only where its call is a statement
-of its own; comments name the callee. Only for code srcad's Python backend compiles for NumPy
+of its own; comments name the callee (a forward part's statements are headed by its name,
+a backward part's by its lines). Only for code srcad's Python backend compiles for NumPy
 (:func:`srcad.pipeline.make_split` marks the parts, :func:`srcad.pipeline.adjoint` and
 ``make_split`` inline them).
 
@@ -407,6 +408,8 @@ class _Writer:
                 ends.append(t)
         for local in sorted(stored - set(params) - set(mapping)):
             mapping[local] = ast.Name(id=self.namer.fresh(local), ctx=ast.Load())
+        if not any(isinstance(stmt, Comment) for stmt in body):
+            out.append(Comment(part.callee))  # a forward part: its statements named
         for stmt in body:
             if isinstance(stmt, Comment):
                 out.append(Comment(f"{part.callee}, {stmt.text}"))
