@@ -21,6 +21,19 @@ def note_origin(filename, user_file, lines):
     _ORIGINS[filename] = (user_file, dict(lines))
 
 
+def user_line(filename, lineno):
+    """``(file, line, text)``: where ``lineno`` of the srcad-made copy ``filename`` is in the
+    user's code (through copies of copies; ``text`` the stripped line, or None); None for a
+    file srcad did not make."""
+    if filename not in _ORIGINS:
+        return None
+    seen = set()
+    while filename in _ORIGINS and filename not in seen and lineno in _ORIGINS[filename][1]:
+        seen.add(filename)
+        filename, lineno = _ORIGINS[filename][0], _ORIGINS[filename][1][lineno]
+    return filename, lineno, linecache.getline(filename, lineno).strip() or None
+
+
 def forget_origin(filename):
     _ORIGINS.pop(filename, None)
 

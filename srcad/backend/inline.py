@@ -32,7 +32,8 @@ a backward part's by its lines). Only for code srcad's Python backend compiles f
 (:func:`srcad.pipeline.make_split` marks the parts, :func:`srcad.pipeline.adjoint` and
 ``make_split`` inline them).
 
-Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.emit` (the helpers).
+Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.emit` (the helpers),
+:mod:`srcad.core.functions` (the callee's name).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ import builtins
 import copy
 from dataclasses import dataclass
 
+from ..core import functions
 from ..transform.nodes import Comment
 from .emit import HELPER_OBJECTS
 
@@ -116,7 +118,7 @@ def _mark(compiled, fdef, spelled, helpers, callee, buffers):
                 return  # a cell (a callee's part, the user's closure), a shadowed builtin
             else:
                 free[node.id] = None
-    compiled.__srcad_inline__ = Part(fdef, free, module, callee.__name__)
+    compiled.__srcad_inline__ = Part(fdef, free, module, functions.shown_name(callee))
 
 
 def _writes_names(stmt, buffers):

@@ -540,6 +540,16 @@ def method_reads(cls, name):
     return out
 
 
+def shown_name(fn):
+    """The name the generated code's comments give the user's function ``fn``: its own
+    (``sigmoid``), ``Class.method`` for a method, and for a copy srcad made of it (a function
+    taking an object's fields, say) the name of the function it was made from."""
+    shown = getattr(fn, "__srcad_shown__", None)
+    if shown:
+        return shown
+    return getattr(fn, "__qualname__", fn.__name__).rsplit(".<locals>.", 1)[-1]
+
+
 def run_tree(tree, filename, globals_, user_file):
     """Run ``tree`` (an ``ast.Module`` srcad made from a user's function, its nodes at the
     user's lines) as the text it unparses to, under ``filename``; an error srcad raises at a

@@ -230,6 +230,9 @@ def _hint(prim):
         return fn.name
     if isinstance(fn, ir.Attr):
         return fn.name if fn.name != "T" else "transpose"
+    shown = getattr(fn, "__srcad_shown__", None)  # a copy srcad made: its origin's name
+    if shown and shown.isidentifier():
+        return shown
     if prim.spelling:
         return prim.spelling.rsplit(".", 1)[-1]
     return "t"

@@ -324,6 +324,7 @@ def _run(fdef, fn, src, cells, names, label):
     out = types.FunctionType(made.__code__, src.globals, func.name, tuple(
         defaults[p] for p in positional if p in defaults) or None, closure)
     out.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
+    out.__srcad_shown__ = functions.shown_name(fn)
     weakref.finalize(out, functions.forget_source, filename)
     return out
 

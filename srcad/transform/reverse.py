@@ -21,7 +21,8 @@ rule registry), :mod:`.reverse_data` (containers, writes, calls of user function
 :mod:`.sparse` (list gradients that start as ``None``) and :mod:`.saves` (what is saved,
 and the forward sweep that saves it); :mod:`.same_numbers` runs first.
 
-Imports: ``srcad.core``, ``srcad.analysis``, the rules registry, and the modules named above.
+Imports: ``srcad.core``, ``srcad.analysis``, the rules registry, :mod:`srcad.errors` (the user's
+line of a copy's comment), and the modules named above.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from __future__ import annotations
 import ast
 import types
 
+from .. import errors
 from ..analysis import shapes
 from ..analysis.analyse import Analysis
 from ..core import ir
@@ -285,8 +287,12 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         if line is None or line == self.last_line:
             return
         self.last_line = line
-        text = self.fn.source.line_text(line) if self.fn.source else None
-        code.append(Comment(f"line {line}: {text}" if text else f"line {line}", line))
+        src, shown = self.fn.source, line
+        text = src.line_text(line) if src else None
+        where = errors.user_line(src.filename, line) if src is not None else None
+        if where is not None:  # a copy srcad made: the user's line
+            _, shown, text = where
+        code.append(Comment(f"line {shown}: {text}" if text else f"line {shown}", line))
 
     # ---------------------------------------------------------------- backward sweep
 
