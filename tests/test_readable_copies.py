@@ -66,3 +66,17 @@ def test_a_forward_part_written_in_is_headed_by_its_callee():
     code = srcad.source(g, callees=True)
     forward = code.split("# backward")[0]
     assert "# sigmoid\n" in forward and "np.exp(" in forward.split("# sigmoid\n")[1]
+
+
+def test_a_helpers_default_arguments_are_left_out():
+    def g(x):
+        return x * 2.0
+
+    def f(x):
+        return np.sum(g(np.sin(x)))
+
+    df = srcad.grad(f)
+    x = np.array([0.3, -1.2, 2.0])
+    assert np.allclose(df(x), 2.0 * np.cos(x))
+    code = srcad.source(df)
+    assert "grad_sum(1.0, " in code and "None, False)" not in code

@@ -111,6 +111,7 @@ def compile_function(fdef, user_func, helpers, spelled, label, defaults, kwdefau
                      cells=None):
     """Print ``fdef`` (a function definition's tree), compile it and return it bound to the
     user's namespace; the text is its ``__srcad_source__``."""
+    _drop_default_arguments(fdef, helpers, spelled)
     text = print_function(fdef)
     name = fdef.name
     filename = f"<srcad {label} #{next(_counter)}>"
@@ -147,6 +148,52 @@ def compile_function(fdef, user_func, helpers, spelled, label, defaults, kwdefau
     fn.__srcad_source__ = text
     weakref.finalize(fn, linecache.cache.pop, filename, None)  # its lines go with it
     return fn
+
+
+def _drop_default_arguments(fdef, helpers, spelled):
+    """``grad_sum(g, a)`` for ``grad_sum(g, a, None, False)``: a helper's trailing arguments
+    that are literals equal to its defaults left out, as a person would write the call."""
+    defaults = {}
+    for h in helpers:
+        found = _defaults(h)
+        if found:
+            defaults[spelled.get(h, h)] = found
+    if not defaults:
+        return
+    for node in ast.walk(fdef):
+        if node.__class__ is not ast.Call or node.func.__class__ is not ast.Name or \
+                node.keywords or node.func.id not in defaults:
+            continue
+        params = defaults[node.func.id]
+        args = node.args
+        while args and len(args) <= len(params) and args[-1].__class__ is ast.Constant and \
+                params[len(args) - 1] is not _REQUIRED and \
+                type(args[-1].value) is type(params[len(args) - 1]) and \
+                args[-1].value == params[len(args) - 1]:
+            args.pop()
+
+
+_REQUIRED = object()
+_DEFAULTS = {}
+
+
+def _defaults(helper):
+    """The defaults of ``helper``'s positional parameters (``_REQUIRED`` for one without),
+    or None for a helper whose parameters are not all plain positional ones."""
+    if helper not in _DEFAULTS:
+        import inspect
+
+        found = None
+        obj = HELPER_OBJECTS.get(helper)
+        try:
+            params = list(inspect.signature(obj, follow_wrapped=False).parameters.values()) \
+                if isinstance(obj, types.FunctionType) else None
+        except (TypeError, ValueError):
+            params = None
+        if params and all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params):
+            found = tuple(_REQUIRED if p.default is p.empty else p.default for p in params)
+        _DEFAULTS[helper] = found
+    return _DEFAULTS[helper]
 
 
 def _builtins_shadowed(fdef, user_func, bound):
