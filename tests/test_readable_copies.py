@@ -68,14 +68,16 @@ def test_a_forward_part_written_in_is_headed_by_its_callee():
     assert "# sigmoid\n" in forward and "np.exp(" in forward.split("# sigmoid\n")[1]
 
 
+def double(x):
+    return x * 2.0
+
+
+def sum_of_doubled_sines(x):
+    return np.sum(double(np.sin(x)))
+
+
 def test_a_helpers_default_arguments_are_left_out():
-    def g(x):
-        return x * 2.0
-
-    def f(x):
-        return np.sum(g(np.sin(x)))
-
-    df = srcad.grad(f)
+    df = srcad.grad(sum_of_doubled_sines)
     x = np.array([0.3, -1.2, 2.0])
     assert np.allclose(df(x), 2.0 * np.cos(x))
     code = srcad.source(df)
