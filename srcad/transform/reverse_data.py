@@ -18,7 +18,7 @@ from ..analysis.user_calls import bind_call, is_user_call, misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..errors import UnsupportedSyntaxError, reached_through_call
-from . import into, nodes
+from . import into, nodes, partition
 from .nodes import assign, call, method, name, subscript
 
 
@@ -70,13 +70,23 @@ class Data:
         if basic and dobj in self.live and dobj in self.fresh and dobj not in self.uniform:
             # an array this sweep made and nothing else holds: add into its elements (once each)
             code.append(nodes.add_to(subscript(dobj, nodes.expr(index)), gname))
+            if dobj in self.piece_groups:  # see .partition
+                self.piece_groups[dobj].writes.append((code[-1], index))
             self.note_contribution(dobj, True, self.zero_flag(name(gname)), code)
             return
         made = dobj not in self.live
         contribution = call(self.helper("scatter"), gname, obj.name, _index_node(index))
         self.accumulate(obj, contribution, code, frame)
+        self.piece_groups.pop(dobj, None)
         if basic and made and dobj not in self.uniform:
             self.fresh.add(dobj)  # scatter made a new array of zeros for it
+            made_by = [s for s in code[-3:] if isinstance(s, ast.Assign) and (
+                s.value is contribution)]
+            if self.runs_only and isinstance(index, ir.Slice) and made_by:
+                # its slices may cover it once: written into an empty array (.partition)
+                group = partition.Pieces(dobj, obj.name, made_by[0], index)
+                self.pieces.append(group)
+                self.piece_groups[dobj] = group
 
     def items_at(self, obj, dobj, index, gname, code, frame):
         """The gradient of a container read item by item (``a, b = f(x)``), made by one
