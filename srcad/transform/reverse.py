@@ -34,7 +34,7 @@ from ..analysis.analyse import Analysis
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..rules import registry
-from . import into, nodes, partition, same_numbers
+from . import exp_quotients, into, nodes, partition, same_numbers
 from .guards import ShapeGuards, guard_frames
 from .joins import Joins
 from .nodes import Comment, PopMarker, add_to, assign, call, name
@@ -51,6 +51,8 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
                  structured=True, into=(), alike=(), runs_only=False):
         same_numbers.merge(fn, analysis)  # t_5 = i + 1 after t_2 = i + 1: a copy
+        # a / (c + exp(u)): u's gradient from the quotient (.exp_quotients)
+        self.exp_quotients = exp_quotients.find(fn, analysis)
         self.fn = fn
         # parameters whose gradients start as arrays the caller passes, added into in place
         # (a backward part's variant: see .into); the calls made here of such variants

@@ -77,6 +77,14 @@ class Rules:
         fn = value.fn
         if gname in self.uniform and not _elementwise_rule(value):
             self.materialise(gname, code, frame)  # only element-wise rules read it as a number
+        if stmt.target in self.exp_quotients:  # a / (c + exp(u)): see .exp_quotients
+            self.materialise(gname, code, frame)
+            u, template = self.exp_quotients[stmt.target]
+            tree = templates.instantiate(template, {"g": name(gname), "ans": name(stmt.target)},
+                                         self.an.kind(u) == SCALAR, self.helper_names)
+            self.ref_names(tree, frame)
+            self.accumulate(u, tree, code, frame)
+            return
         if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
             for i, a in enumerate(value.args):
                 item = nodes.subscript(gname, nodes.constant(i))
