@@ -6,7 +6,8 @@ function ``1.0 / (1.0 + np.exp(-x))`` is one: ``-g * y * (1.0 - y)`` for ``-x``.
 
 Only where ``exp(u)`` and the divisor are read once each (by the divisor and the quotient):
 a value read elsewhere needs its own gradient. Numbers only (``np.exp``, ``math.exp``;
-Python's or NumPy's ``+`` and ``/``), not complex values. Imports: ``srcad.core``.
+Python's or NumPy's ``+`` and ``/``), not complex values. Imports: ``srcad.core``,
+:mod:`.nodes`, :mod:`.templates`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 
 from ..core import ir
 from ..core.kinds import ARRAY, SCALAR
+from . import nodes, templates
 
 _EXP = (np.exp, math.exp)
 _ADD = (operator.add, np.add)
@@ -64,6 +66,21 @@ def find(fn, an):
             continue
         found[target] = (u, _template(c.value / value.args[0].value))
     return found
+
+
+def differentiate(sweep, stmt, gname, code, frame):
+    """``u``'s gradient where ``stmt`` assigns such a quotient (found by :func:`find` as
+    ``sweep.exp_quotients``); whether it does."""
+    if stmt.target not in sweep.exp_quotients:
+        return False
+    sweep.materialise(gname, code, frame)
+    u, template = sweep.exp_quotients[stmt.target]
+    tree = templates.instantiate(template, {"g": nodes.name(gname),
+                                            "ans": nodes.name(stmt.target)},
+                                 sweep.an.kind(u) == SCALAR, sweep.helper_names)
+    sweep.ref_names(tree, frame)
+    sweep.accumulate(u, tree, code, frame)
+    return True
 
 
 def _op(value, fns, arity):

@@ -42,6 +42,29 @@ class Pieces:
         self.writes = [(stmt, index)]
 
 
+def made_zeros(sweep, dobj, like, code, contribution, index):
+    """The sweep made ``dobj = scatter(...)`` (``contribution``) in ``code``, a new array of
+    zeros: ``dobj`` is fresh (the next reads add into it), and a new group of writes starts
+    where the index is a slice, in code that only runs."""
+    sweep.fresh.add(dobj)
+    made_by = [s for s in code[-3:] if isinstance(s, ast.Assign) and s.value is contribution]
+    sweep.piece_groups.pop(dobj, None)
+    if sweep.runs_only and isinstance(index, ir.Slice) and made_by:
+        group = Pieces(dobj, like, made_by[0], index)
+        sweep.pieces.append(group)
+        sweep.piece_groups[dobj] = group
+
+
+def added(sweep, dobj, index, gname):
+    """``dobj[index] += g`` into the new array ``dobj``, noted in its group of writes (a
+    write noted in a group that is no longer the array's is never found after the group's
+    ``scatter`` with nothing reading the array between: see :func:`rewrite`)."""
+    stmt = nodes.add_to(nodes.subscript(dobj, nodes.expr(index)), gname)
+    if dobj in sweep.piece_groups:
+        sweep.piece_groups[dobj].writes.append((stmt, index))
+    return stmt
+
+
 def rewrite(sweep, backward):
     """Rewrite each recorded group of slice writes of ``backward`` (a list of statements,
     nested blocks inside) whose slices cover the array once; whether any was rewritten."""

@@ -68,25 +68,15 @@ class Data:
         # (not of a value that may be complex: a real array would drop an imaginary part)
         basic = kind == ARRAY and _basic_index(index, self.an) and obj.name not in self.an.complex
         if basic and dobj in self.live and dobj in self.fresh and dobj not in self.uniform:
-            # an array this sweep made and nothing else holds: add into its elements (once each)
-            code.append(nodes.add_to(subscript(dobj, nodes.expr(index)), gname))
-            if dobj in self.piece_groups:  # see .partition
-                self.piece_groups[dobj].writes.append((code[-1], index))
+            # an array this sweep made and nothing else holds: dobj[index] += g (.partition)
+            code.append(partition.added(self, dobj, index, gname))
             self.note_contribution(dobj, True, self.zero_flag(name(gname)), code)
             return
         made = dobj not in self.live
         contribution = call(self.helper("scatter"), gname, obj.name, _index_node(index))
         self.accumulate(obj, contribution, code, frame)
-        self.piece_groups.pop(dobj, None)
-        if basic and made and dobj not in self.uniform:
-            self.fresh.add(dobj)  # scatter made a new array of zeros for it
-            made_by = [s for s in code[-3:] if isinstance(s, ast.Assign) and (
-                s.value is contribution)]
-            if self.runs_only and isinstance(index, ir.Slice) and made_by:
-                # its slices may cover it once: written into an empty array (.partition)
-                group = partition.Pieces(dobj, obj.name, made_by[0], index)
-                self.pieces.append(group)
-                self.piece_groups[dobj] = group
+        if basic and made and dobj not in self.uniform:  # scatter made a new array of zeros
+            partition.made_zeros(self, dobj, obj.name, code, contribution, index)
 
     def items_at(self, obj, dobj, index, gname, code, frame):
         """The gradient of a container read item by item (``a, b = f(x)``), made by one
