@@ -243,8 +243,8 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)
-    gen = Reverse(fn, analysis, namer, spelled, structured=not split, into=into,
-                  alike=alike).run()
+    gen = Reverse(fn, analysis, namer, spelled, structured=not split, into=into, alike=alike,
+                  runs_only=backend == "python" and not (ducks or plain) and space is None).run()
     if getattr(fn.source, "namespaces", ()):  # xp.f read as np.f: NumPy bound to np
         gen.helpers.add("np")  # (frontend.lower_namespaces: the module may not import it)
     return fn, namer, analysis, spelled, gen

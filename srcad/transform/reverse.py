@@ -36,7 +36,7 @@ from ..analysis.analyse import Analysis
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..rules import registry
-from . import into, nodes, same_numbers
+from . import exp_quotients, into, nodes, partition, same_numbers
 from .guards import ShapeGuards, guard_frames
 from .joins import Joins
 from .nodes import Comment, PopMarker, add_to, assign, call, name
@@ -51,8 +51,10 @@ from .zeros import Zeros
 
 class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, Sweep):
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
-                 structured=True, into=(), alike=()):
+                 structured=True, into=(), alike=(), runs_only=False):
         same_numbers.merge(fn, analysis)  # t_5 = i + 1 after t_2 = i + 1: a copy
+        # a / (c + exp(u)): u's gradient from the quotient (.exp_quotients)
+        self.exp_quotients = exp_quotients.find(fn, analysis)
         self.fn = fn
         # parameters whose gradients start as arrays the caller passes, added into in place
         # (a backward part's variant: see .into); the calls made here of such variants
@@ -62,6 +64,12 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         # the gradient of a list or tuple argument in the argument's structure (for the user);
         # a callee's backward part hands its caller the mutable lists the sweep adds into
         self.structured = structured
+        # code that only runs (the Python backend on NumPy arrays, not a form srcad reads
+        # again): gradients of arrays read in slices covering them once written into empty
+        # arrays (.partition)
+        self.runs_only = runs_only
+        self.pieces = []  # partition.Pieces, in the order the sweep made them
+        self.piece_groups = {}  # gradient -> its open group
         self.an = analysis
         self.namer = namer
         self.helper_names = helper_names  # helper -> spelling in generated code
@@ -244,6 +252,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
             self.comment(ret, backward)
         backward += self.block(body[:-1] if ret else body, top)
         display_items(self)
+        partitioned = self.runs_only and partition.rewrite(self, backward)
         for p in self.an.wrt:
             self.materialise(self.g(p), backward, top, final=True)
         grads = {}
@@ -278,7 +287,8 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         gen.into_parts = self.into_parts
         # a derivative of this code reads its plain form: no variants called, no sparse lists,
         # no shape guards (their conditional expressions would make it larger and slower)
-        gen.parts_called = self.parts_called or self.sparse_used or bool(self.guard_sites)
+        gen.parts_called = self.parts_called or self.sparse_used or bool(self.guard_sites) or (
+            partitioned)
         gen.buffers = {p: self.g(p) for p in self.into}
         return gen
 

@@ -18,7 +18,7 @@ from ..analysis.user_calls import bind_call, is_user_call, misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..errors import UnsupportedSyntaxError, reached_through_call
-from . import into, nodes
+from . import into, nodes, partition
 from .nodes import assign, call, method, name, subscript
 
 
@@ -68,15 +68,15 @@ class Data:
         # (not of a value that may be complex: a real array would drop an imaginary part)
         basic = kind == ARRAY and _basic_index(index, self.an) and obj.name not in self.an.complex
         if basic and dobj in self.live and dobj in self.fresh and dobj not in self.uniform:
-            # an array this sweep made and nothing else holds: add into its elements (once each)
-            code.append(nodes.add_to(subscript(dobj, nodes.expr(index)), gname))
+            # an array this sweep made and nothing else holds: dobj[index] += g (.partition)
+            code.append(partition.added(self, dobj, index, gname))
             self.note_contribution(dobj, True, self.zero_flag(name(gname)), code)
             return
         made = dobj not in self.live
         contribution = call(self.helper("scatter"), gname, obj.name, _index_node(index))
         self.accumulate(obj, contribution, code, frame)
-        if basic and made and dobj not in self.uniform:
-            self.fresh.add(dobj)  # scatter made a new array of zeros for it
+        if basic and made and dobj not in self.uniform:  # scatter made a new array of zeros
+            partition.made_zeros(self, dobj, obj.name, code, contribution, index)
 
     def items_at(self, obj, dobj, index, gname, code, frame):
         """The gradient of a container read item by item (``a, b = f(x)``), made by one

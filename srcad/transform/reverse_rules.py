@@ -21,7 +21,7 @@ from ..analysis.user_calls import user_callee
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..rules import registry
-from . import nodes, templates
+from . import exp_quotients, nodes, templates
 from .nodes import call, method, name
 from .sweep import bound_expr
 
@@ -77,6 +77,8 @@ class Rules:
         fn = value.fn
         if gname in self.uniform and not _elementwise_rule(value):
             self.materialise(gname, code, frame)  # only element-wise rules read it as a number
+        if exp_quotients.differentiate(self, stmt, gname, code, frame):
+            return  # a / (c + exp(u)) as one operation
         if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
             for i, a in enumerate(value.args):
                 item = nodes.subscript(gname, nodes.constant(i))
