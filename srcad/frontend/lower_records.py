@@ -47,6 +47,7 @@ from . import (
     plain_classes,
     plain_inits,
     plain_lists,
+    rebuilt_records,
     record_lists,
     record_uses,
     returned_records,
@@ -172,7 +173,8 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
             continue
         cls = resolve_any(src, node.func)
         rebuilt = cls is record_lists.made_of and node.args  # an item of a list of them
-        if rebuilt:
+        passed = cls is rebuilt_records.object_of and node.args  # a record passed here
+        if rebuilt or passed:
             cls = resolve_any(src, node.args[0])
         if not plain_classes.user_class(cls) or dataclasses.is_dataclass(cls) or \
                 issubclass(cls, tuple):
@@ -187,6 +189,7 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
         use = why.get(named.get(id(node)))
         at = use if use is not None and hasattr(use, "lineno") else node
         what = ("an item of a list of them, " if rebuilt else "") + (
+            "a record passed to this function, " if passed else "") + (
             "used in a way srcad does not follow field by field" if use is not None else
                 "not assigned to a name of its own (built inside an expression, a container, "
                 "or a name bound to other values too)")
@@ -289,7 +292,8 @@ def _construct(src, value):
         return ("new", target, value)
     if plain_classes.user_class(target) and plain_classes.fields_of(target) is not None:
         return ("init", target, value)  # built by the copy of its __init__
-    if target is record_lists.made_of and value.args and len(value.args) == 1:
+    if target in (record_lists.made_of, rebuilt_records.object_of) and value.args and \
+            len(value.args) == 1:
         cls = resolve_any(src, value.args[0])  # an item of a list of records, rebuilt
         if plain_classes.fields_of(cls) is not None:
             return ("fields", cls, value)
