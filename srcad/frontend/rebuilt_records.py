@@ -14,15 +14,27 @@ Only for a record parameter passed whole (not ``p.layer``), of a class whose fie
 leaves (a field holding a record or a container is not rebuilt: refused as before), given to
 the constructor of a class :mod:`.lower_records` builds field by field.
 
-Imports gast, :mod:`.built_records`, :mod:`.passed_calls`, :mod:`.plain_classes` and
-:mod:`.plain_lists` (``made_of``).
+A record built so, or built in the function, may also be held by an object of a class built
+by the copy of its ``__init__`` (``FSSD(p, k, V)``, whose ``__init__`` calls
+``super().__init__``): :func:`init_bound` tells which fields an ``__init__`` sets to an
+argument unchanged, so :mod:`.lower_records` reads that field through the record's own leaves
+(as for a dataclass holding one) and gives the copy of ``__init__`` None in its place.
+
+Imports gast, NumPy, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`.source`, :mod:`.built_records`,
+:mod:`.passed_calls`, :mod:`.plain_classes` and :mod:`.plain_lists` (``made_of``).
 """
 
 from __future__ import annotations
 
-import gast
+import copy
 
+import gast
+import numpy as np
+
+from ..core import functions
+from ..errors import SrcadError
 from . import plain_classes, plain_lists
+from . import source as source_module
 from .built_records import record_fields, resolve_any
 from .passed_calls import _name, bound_names
 
@@ -128,3 +140,180 @@ class Rebuilt:
 
 def _reads_record(node, records):
     return any(isinstance(n, gast.Name) and n.id in records for n in gast.walk(node))
+
+
+# ------------------------------------------------- a record held by an object built by __init__
+
+def init_bound(cls, call):
+    """``[(field, argument)]`` of the fields of ``cls`` (a plain class built by the copy of its
+    ``__init__``, :mod:`.plain_inits`) that ``call`` sets to one of its arguments unchanged: an
+    ``__init__`` parameter whose one use is ``self.field = param`` at the top level of its body
+    (``FSSD(p, k, V)``: ``self.k = k``), or passing it on to ``super().__init__(...)`` (or
+    ``Base.__init__(self, ...)``) whose parameter is so, bound by position or keyword. The
+    object then holds that argument as it is: a record built before it is read through its own
+    leaves (:mod:`.nested_records`; the copy of ``__init__`` is given None in its place,
+    :func:`held_as_none`), and a name or a constant is the field's value (:func:`verbatim`)."""
+    found = plain_classes.describe(cls)
+    if not isinstance(found, plain_classes.Plain) or \
+            any(isinstance(a, gast.Starred) for a in call.args):
+        return None
+    return _bound_in(cls, found.owner, call.args, {
+        k.arg: k.value for k in call.keywords}, set(found.fields), 0) if all(
+            k.arg for k in call.keywords) else None
+
+
+def _bound_in(cls, owner, args, keywords, fields, depth):
+    """:func:`init_bound` for the ``__init__`` of ``owner`` (a class of ``cls``'s MRO) given
+    ``args`` by position and ``keywords`` (name -> expression)."""
+    init = vars(owner).get("__init__") if depth < 20 else None
+    try:
+        node = source_module.read(init).node
+    except (SrcadError, TypeError):
+        return None
+    params = node.args
+    if params.posonlyargs or params.vararg is not None or not params.args or \
+            len(args) > len(params.args) - 1:
+        return None
+    me = params.args[0].id
+    names = [a.id for a in params.args[1:]] + [a.id for a in params.kwonlyargs]
+    given = dict(zip(names, args))
+    for name, value in keywords.items():
+        if name in given or name not in names:
+            return None
+        given[name] = value
+    out = []
+    for stmt in node.body:
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Attribute) and \
+                isinstance(stmt.targets[0].value, gast.Name) and \
+                stmt.targets[0].value.id == me and isinstance(stmt.value, gast.Name) and \
+                stmt.value.id in given and stmt.targets[0].attr in fields and \
+                _one_use(node, stmt.value.id):
+            out.append((stmt.targets[0].attr, given[stmt.value.id]))
+        base = _base_init(cls, owner, stmt, me, node)
+        if base is not None:  # super().__init__(p, alpha): what the base sets from them
+            call = stmt.value
+            passed = [given.get(a.id) if isinstance(a, gast.Name) and _one_use(node, a.id)
+                      else None for a in call.args[base[1]:]]
+            known = {k.arg: given.get(k.value.id) for k in call.keywords
+                     if k.arg and isinstance(k.value, gast.Name) and _one_use(node, k.value.id)}
+            if any(isinstance(a, gast.Starred) for a in call.args) or \
+                    any(k.arg is None for k in call.keywords):
+                continue
+            inner = _bound_in(cls, base[0], [a if a is not None else _OTHER for a in passed],
+                              {k: v for k, v in known.items() if v is not None}, fields,
+                              depth + 1)
+            out += [(f, v) for f, v in inner or () if v is not _OTHER]
+    return out
+
+
+_OTHER = gast.Constant(value=None, kind=None)  # an argument not passed on unchanged
+
+
+def _base_init(cls, owner, stmt, me, fdef):
+    """``(base, skip)`` for ``super().__init__(...)``, ``super(C, self).__init__(...)``
+    (``base`` the next class of ``cls``'s MRO after ``owner`` defining ``__init__``, skip 0)
+    or ``Base.__init__(self, ...)`` (skip 1), a statement of its own; else None."""
+    call = stmt.value if isinstance(stmt, gast.Expr) else None
+    if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and
+            call.func.attr == "__init__"):
+        return None
+    target = call.func.value
+    if isinstance(target, gast.Call) and isinstance(target.func, gast.Name) and \
+            target.func.id == "super" and not target.keywords and (
+                not target.args or len(target.args) == 2 and
+                isinstance(target.args[1], gast.Name) and target.args[1].id == me):
+        if target.args:  # super(C, self): C is the class whose __init__ this is
+            named = fdef_globals(owner).get(getattr(target.args[0], "id", None))
+            if named is not owner:
+                return None
+        mro = cls.__mro__
+        return (plain_classes._init_owner(cls, mro.index(owner) + 1), 0) \
+            if owner in mro else None
+    if isinstance(target, gast.Name) and call.args and isinstance(call.args[0], gast.Name) \
+            and call.args[0].id == me:
+        base = fdef_globals(owner).get(target.id)
+        if isinstance(base, type) and base in cls.__mro__:
+            return plain_classes._init_owner(base, 0), 1
+    return None
+
+
+def fdef_globals(owner):
+    init = vars(owner).get("__init__")
+    return getattr(init, "__globals__", {})
+
+
+def _one_use(fdef, param):
+    """Whether ``param`` is read once in ``fdef`` (nested functions too) and never bound."""
+    uses = [n for n in gast.walk(fdef) if isinstance(n, gast.Name) and n.id == param and
+            not isinstance(n.ctx, gast.Param)]
+    return len(uses) == 1 and isinstance(uses[0].ctx, gast.Load)
+
+
+def held_as_none(call, bound, held):
+    """``(args, keywords)`` of ``call`` (of the copy of ``__init__``) with the arguments of
+    the fields in ``held`` (records held, read through their own leaves) given as None: the
+    copy only stores them (:func:`init_bound`) into a field whose value is not used."""
+    drop = {id(value) for field, value in bound if field in held}
+
+    def none(node):
+        return gast.copy_location(gast.Constant(value=None, kind=None), node)
+
+    return [none(a) if id(a) in drop else a for a in call.args], [
+        gast.keyword(arg=kw.arg, value=none(kw.value)) if id(kw.value) in drop else kw
+        for kw in call.keywords]
+
+
+def verbatim(assign, cls, bound, held, fields, spare):
+    """``f_p, f_k = F_fields(D, w)`` (``assign``, :mod:`.lower_records`, after
+    ``function_fields.bind_known``) -> ``(f_p_set, f_k), f_p = F_fields(D, w), D``: a field
+    the object holds as the call gives it (:func:`init_bound`), a name, is that value, named
+    where the object is built, when the class's methods use the field as an object
+    (:func:`object_fields`): its class is known there (``self.p.grad_log(X)`` in a method is
+    the method of ``D``'s class); not a record held (read through its leaves). ``spare(base)``
+    gives a new name."""
+    used = object_fields(cls)
+    given = {f: v for f, v in bound or () if f not in held and f in used and
+             isinstance(v, gast.Name)}
+    inner = assign.targets[0] if isinstance(assign.value, gast.Call) else \
+        assign.targets[0].elts[0]
+    if not given or not isinstance(inner, gast.Tuple) or len(inner.elts) != len(fields):
+        return
+    stored = {n.id for n in gast.walk(assign.targets[0]) if isinstance(n, gast.Name)}
+    pairs = [(k, f) for k, f in enumerate(fields) if f in given and not (
+        isinstance(given[f], gast.Name) and given[f].id in stored)]
+    if not pairs:
+        return
+    out = []
+    for k, f in pairs:
+        out.append(inner.elts[k].id)
+        inner.elts[k] = gast.Name(id=spare(f"{inner.elts[k].id}_set"), ctx=gast.Store(),
+                                  annotation=None, type_comment=None)
+    assign.targets = [gast.Tuple(elts=[assign.targets[0]] + [
+        gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None) for n in out],
+        ctx=gast.Store())]
+    assign.value = gast.Tuple(elts=[assign.value] + [copy.deepcopy(given[f]) for _, f in pairs],
+                              ctx=gast.Load())
+
+
+def object_fields(cls):
+    """The fields of ``cls`` its functions (through its MRO) read an attribute of that an
+    array does not have (``self.p.grad_log``): fields used as objects."""
+    out = set()
+    for klass in cls.__mro__[:-1]:
+        for value in vars(klass).values():
+            fn = getattr(value, "__func__", value)
+            if not functions.is_user_function(fn):
+                continue
+            try:
+                node = source_module.read(fn).node
+            except SrcadError:
+                continue
+            args = node.args.posonlyargs + node.args.args
+            me = args[0].id if args else None
+            for sub in gast.walk(node):
+                if isinstance(sub, gast.Attribute) and isinstance(sub.value, gast.Attribute) \
+                        and isinstance(sub.value.value, gast.Name) and \
+                        sub.value.value.id == me and not hasattr(np.ndarray, sub.attr):
+                    out.add(sub.value.attr)
+    return out
