@@ -224,7 +224,7 @@ def _base_init(cls, owner, stmt, me, fdef):
                 not target.args or len(target.args) == 2 and
                 isinstance(target.args[1], gast.Name) and target.args[1].id == me):
         if target.args:  # super(C, self): C is the class whose __init__ this is
-            named = fdef_globals(owner).get(getattr(target.args[0], "id", None))
+            named = _init_globals(owner).get(getattr(target.args[0], "id", None))
             if named is not owner:
                 return None
         mro = cls.__mro__
@@ -232,13 +232,14 @@ def _base_init(cls, owner, stmt, me, fdef):
             if owner in mro else None
     if isinstance(target, gast.Name) and call.args and isinstance(call.args[0], gast.Name) \
             and call.args[0].id == me:
-        base = fdef_globals(owner).get(target.id)
+        base = _init_globals(owner).get(target.id)
         if isinstance(base, type) and base in cls.__mro__:
             return plain_classes._init_owner(base, 0), 1
     return None
 
 
-def fdef_globals(owner):
+def _init_globals(owner):
+    """The globals ``owner``'s ``__init__`` reads names in."""
     init = vars(owner).get("__init__")
     return getattr(init, "__globals__", {})
 
@@ -285,7 +286,7 @@ def verbatim(assign, cls, bound, held, fields, spare):
     if not pairs:
         return
     out = []
-    for k, f in pairs:
+    for k, _ in pairs:
         out.append(inner.elts[k].id)
         inner.elts[k] = gast.Name(id=spare(f"{inner.elts[k].id}_set"), ctx=gast.Store(),
                                   annotation=None, type_comment=None)
