@@ -7,7 +7,9 @@ run time from a fetched copy (``fetch github:OWNER/NAME``; ``/work/.mirror/OWNER
 never copied into this repository. The repository's committed files are extracted into a
 temporary folder (so a program finds its data files) and the program runs there under
 ``tools/example_shim.py``: only its ``autograd`` imports are pointed at NumPy, SciPy and srcad,
-and every derivative's first calls are checked against finite differences. The outcomes are
+and every derivative's first calls are checked against finite differences. A notebook runs
+as its code cells in order, a Quarto document (``.qmd``) as its Python cells; MNIST's files
+that a snapshot lacks (it leaves out files of 4 MiB and more) are made up. The outcomes are
 those of ``tools/example_programs.py`` (PASS, WRONG, REFUSED, CRASH, ...). ``--engine autograd``
 runs them with autograd itself instead (installed; only the plotting stand-ins of the shim),
 to tell a program's own crash from srcad's.
