@@ -253,3 +253,38 @@ def test_what_stays_refused(name, construct, words, tmp_path):
     assert lines[error.lineno - 2].strip() == construct  # (line 1 is the import)
     assert all(w in str(error) for w in words)
     assert "hint:" in str(error)
+
+
+OVERWRITTEN = """
+class Base:
+    def __init__(self, k, V):
+        self.k = 2.0 * k
+        self.V = V
+
+class H(Base):
+    def __init__(self, k, V, c):
+        self.k = k
+        self.c = c
+        super().__init__(k, V)
+
+    def out(self, X):
+        return np.sum(self.k * X @ self.V) * self.c.scale
+
+class C:
+    def __init__(self, s):
+        self.scale = s
+
+CC = C(3.0)
+
+def objective(x):
+    h = H(x[0], x[1:].reshape(2, 2), CC)
+    return h.out(X[:2])
+"""
+
+
+def test_a_field_a_base_sets_again_is_its_last_value(tmp_path):
+    m = _module(tmp_path, OVERWRITTEN, "numpy", "over")
+    a = _module(tmp_path, OVERWRITTEN, "autograd.numpy", "over_ag")
+    g = srcad.grad(m.objective)(X0)
+    np.testing.assert_allclose(g, autograd.grad(a.objective)(X0), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(m.objective, (X0,), 0), rtol=1e-6, atol=1e-8)

@@ -18,7 +18,9 @@ A record built so, or built in the function, may also be held by an object of a 
 by the copy of its ``__init__`` (``FSSD(p, k, V)``, whose ``__init__`` calls
 ``super().__init__``): :func:`init_bound` tells which fields an ``__init__`` sets to an
 argument unchanged, so :mod:`.lower_records` reads that field through the record's own leaves
-(as for a dataclass holding one) and gives the copy of ``__init__`` None in its place.
+(as for a dataclass holding one) and gives the copy of ``__init__`` None in its place; a name
+given unchanged to a field the class's methods use as an object (``self.p.grad_log(X)``) is
+the field's value where the object is built, so its class is known there (:func:`verbatim`).
 
 Imports gast, NumPy, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`.source`, :mod:`.built_records`,
 :mod:`.passed_calls`, :mod:`.plain_classes` and :mod:`.plain_lists` (``made_of``).
@@ -157,14 +159,18 @@ def init_bound(cls, call):
     if not isinstance(found, plain_classes.Plain) or \
             any(isinstance(a, gast.Starred) for a in call.args):
         return None
-    return _bound_in(cls, found.owner, call.args, {
-        k.arg: k.value for k in call.keywords}, set(found.fields), 0) if all(
-            k.arg for k in call.keywords) else None
+    if not all(k.arg for k in call.keywords):
+        return None
+    bound = _bound_in(cls, found.owner, call.args, {k.arg: k.value for k in call.keywords},
+                      set(found.fields), 0)
+    return None if bound is None else bound[0]
 
 
 def _bound_in(cls, owner, args, keywords, fields, depth):
-    """:func:`init_bound` for the ``__init__`` of ``owner`` (a class of ``cls``'s MRO) given
-    ``args`` by position and ``keywords`` (name -> expression)."""
+    """``(pairs, set)``: :func:`init_bound` for the ``__init__`` of ``owner`` (a class of
+    ``cls``'s MRO) given ``args`` by position and ``keywords`` (name -> expression), and every
+    attribute that ``__init__`` and the bases' it calls set (a field set twice is not bound:
+    its value is the last one); None when that is not known."""
     init = vars(owner).get("__init__") if depth < 20 else None
     try:
         node = source_module.read(init).node
@@ -181,7 +187,16 @@ def _bound_in(cls, owner, args, keywords, fields, depth):
         if name in given or name not in names:
             return None
         given[name] = value
-    out = []
+    out, inner, below = [], [], set()
+    assigned = {}
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Attribute) and not isinstance(sub.ctx, gast.Load) and \
+                isinstance(sub.value, gast.Name) and sub.value.id == me:
+            assigned[sub.attr] = assigned.get(sub.attr, 0) + 1
+    tops = {id(stmt.value) for stmt in node.body if isinstance(stmt, gast.Expr)}
+    if any(isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and
+           sub.func.attr == "__init__" and id(sub) not in tops for sub in gast.walk(node)):
+        return None  # a base's __init__ called inside a branch, a loop, an expression
     for stmt in node.body:
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Attribute) and \
@@ -200,11 +215,20 @@ def _bound_in(cls, owner, args, keywords, fields, depth):
             if any(isinstance(a, gast.Starred) for a in call.args) or \
                     any(k.arg is None for k in call.keywords):
                 continue
-            inner = _bound_in(cls, base[0], [a if a is not None else _OTHER for a in passed],
+            found = _bound_in(cls, base[0], [a if a is not None else _OTHER for a in passed],
                               {k: v for k, v in known.items() if v is not None}, fields,
                               depth + 1)
-            out += [(f, v) for f, v in inner or () if v is not _OTHER]
-    return out
+            if found is None:
+                return None
+            inner += [(f, v) for f, v in found[0] if v is not _OTHER]
+            below |= found[1]
+        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+                isinstance(stmt.value.func, gast.Attribute) and \
+                stmt.value.func.attr == "__init__":
+            return None  # a base's __init__ called in a form not read here
+    out = [(f, v) for f, v in out if assigned.get(f) == 1 and f not in below]
+    out += [(f, v) for f, v in inner if f not in assigned]
+    return out, below | set(assigned)
 
 
 _OTHER = gast.Constant(value=None, kind=None)  # an argument not passed on unchanged
@@ -278,8 +302,9 @@ def verbatim(assign, cls, bound, held, fields, spare):
              isinstance(v, gast.Name)}
     inner = assign.targets[0] if isinstance(assign.value, gast.Call) else \
         assign.targets[0].elts[0]
-    if not given or not isinstance(inner, gast.Tuple) or len(inner.elts) != len(fields):
-        return
+    if not given or not isinstance(inner, gast.Tuple) or len(inner.elts) != len(fields) or \
+            any(isinstance(n, gast.NamedExpr) for n in gast.walk(assign.value)):
+        return  # (f(p, p := q): the name read after the call is not the argument)
     stored = {n.id for n in gast.walk(assign.targets[0]) if isinstance(n, gast.Name)}
     pairs = [(k, f) for k, f in enumerate(fields) if f in given and not (
         isinstance(given[f], gast.Name) and given[f].id in stored)]
