@@ -7,7 +7,9 @@ run time from a fetched copy (``fetch github:OWNER/NAME``; ``/work/.mirror/OWNER
 never copied into this repository. The repository's committed files are extracted into a
 temporary folder (so a program finds its data files) and the program runs there under
 ``tools/example_shim.py``: only its ``autograd`` imports are pointed at NumPy, SciPy and srcad,
-and every derivative's first calls are checked against finite differences. The outcomes are
+and every derivative's first calls are checked against finite differences. A notebook runs
+as its code cells in order, a Quarto document (``.qmd``) as its Python cells; MNIST's files
+that a snapshot lacks (it leaves out files of 4 MiB and more) are made up. The outcomes are
 those of ``tools/example_programs.py`` (PASS, WRONG, REFUSED, CRASH, ...). ``--engine autograd``
 runs them with autograd itself instead (installed; only the plotting stand-ins of the shim),
 to tell a program's own crash from srcad's.
@@ -27,7 +29,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from example_programs import run_one  # noqa: E402
+from example_programs import fake_mnist, run_one  # noqa: E402
 
 MIRRORS = "/work/.mirror"
 MLR = "jermwatt/machine_learning_refined"
@@ -35,6 +37,9 @@ PYCSE = "pycse-jb/pycse___python_computations_in_science_and_engineering/book/"
 AM207 = "onefishy/am207_fall19_projects"
 MLR_OLD = "jermwatt/mlrefined"
 GPP = "dtak/MappingGPPstoBNNS"
+RAISSI_DL = "maziarraissi/DeepLearningTutorial"
+SHIRISH = "shirishbahirat/pytorch"
+KGOF = "wittawatj/kernel-gof"
 #: (repository, path of the program in it): programs from public projects' folders
 CORPUS = [
     ("imyoungmin/DENN", "ODE.py"),
@@ -272,14 +277,84 @@ CORPUS = [
     ("dtak/POPCORN-POMDP", "src/test_sepsis_sim.py"),
     # horseshoe priors for Bayesian networks (structured variational inference)
     ("dtak/hs-bnn-public", "src/plot_weights.py"),
+    # (round 20) a deep-learning tutorial's examples, each a class whose training loop takes
+    # value_and_grad of a bound method (a network, an RNN, an LSTM, a VAE and a conditional VAE
+    # with a hand-written Adam), and parametric Gaussian processes (a class; a 1-D example and
+    # an airline-delay data set)
+    (RAISSI_DL, "NeuralNetworks/Example.py"),
+    (RAISSI_DL, "RecurrentNeuralNetworks/Example.py"),
+    (RAISSI_DL, "LongShortTermMemoryNetworks/Example.py"),
+    (RAISSI_DL, "VariationalAutoencoders/Example.py"),
+    (RAISSI_DL, "ConditionalVariationalAutoencoders/Example.py"),
+    ("maziarraissi/ParametricGP", "PGPs_autograd/Examples/one_dimensional_example.py"),
+    ("maziarraissi/ParametricGP", "PGPs_autograd/Examples/Airline.py"),
+    # a learner's scripts beside PyTorch ones: derivatives of tanh, regressions, feature maps,
+    # a network by sgd, flattening, a liquid simulation optimised with scipy, a classifier
+    (SHIRISH, "autograd-diff.py"),
+    (SHIRISH, "autograd-nn-example.py"),
+    (SHIRISH, "autograd-test.py"),
+    (SHIRISH, "autograd_basic.py"),
+    (SHIRISH, "autograd_feature_mapping.py"),
+    (SHIRISH, "autograd_flatten.py"),
+    (SHIRISH, "autograd_lin_regression.py"),
+    (SHIRISH, "autograd_neural_net.py"),
+    (SHIRISH, "liquid_sim.py"),
+    (SHIRISH, "nna.py"),
+    # a blog post (a Quarto document): an SIR model fitted by gradient descent through its
+    # forward sensitivities, with autograd's Jacobians of the right-hand side in scipy's odeint
+    ("Dpananos/dpananos.github.io", "posts/2019-05-21-odes/index.qmd"),
+    # an MCMC package whose samplers (NUTS, HMC, Metropolis, slice) take autograd's gradients of
+    # a log-posterior with one argument per variable: its example notebooks and scripts
+    ("mcleonard/sampyl", "examples/Examples.ipynb"),
+    ("mcleonard/sampyl", "examples/Abalone Model.ipynb"),
+    ("mcleonard/sampyl", "examples/effective_sample_size_example.py"),
+    ("mcleonard/sampyl", "examples/slice_sample.py"),
+    # black-box variational inference: a linear model with a spike-and-slab prior (Gumbel-max
+    # relaxed Bernoulli samples), and a course exercise's score-function estimator for a small
+    # Bayesian network (gradients of the entropy with respect to four arguments at once)
+    ("ldv1/bbvi_spike_and_slab", "bbvi.py"),
+    ("edwisdom/bbvi", "bbvi.py"),
+    # Bayesian logistic regression by a Laplace approximation
+    ("saurabhmathur96/bayes-logistic-regression", "laplace.py"),
+    # a course's assignment (probabilistic learning, Toronto): naive Bayes on binarised MNIST
+    # fitted by autograd's gradients with adam, in three students' repositories
+    ("EricElmoznino/csc412-a2", "starter.py"),
+    ("leoouyang/CSC412", "A2/starter.py"),
+    ("leoouyang/CSC412", "A2/q3_wrong.py"),
+    ("heyyjudes/csc412", "CSC412_A2/unsupervised.py"),
+    # kernel goodness-of-fit tests (Stein discrepancies: the score of a density by
+    # elementwise_grad of its log, test locations optimised through autograd's gradients with
+    # scipy): the package's notebooks and its unittest suites
+    (KGOF, "ipynb/demo_kgof.ipynb"),
+    (KGOF, "ipynb/demo_kgof_mltrain_workshop.ipynb"),
+    (KGOF, "ipynb/fssd_locs_surface.ipynb"),
+    (KGOF, "ipynb/preliminary.ipynb"),
+    (KGOF, "ipynb/gof_kernel_stein.ipynb"),
+    (KGOF, "ipynb/gof_linear_kernel_stein.ipynb"),
+    (KGOF, "ipynb/gof_me_test.ipynb"),
+    (KGOF, "kgof/test/test_density.py"),
+    (KGOF, "kgof/test/test_goftest.py"),
+    (KGOF, "kgof/test/test_kernel.py"),
 ]
+
+
+def missing_mnist(target, missing):
+    """MNIST's files of a ``data/`` folder the repository holds but its snapshot lacks (a
+    snapshot leaves out files of 4 MiB and more: the training images): the four files in their
+    format with random images (``example_programs.fake_mnist``; no download), in place of all
+    four, so that they agree in size."""
+    for folder in sorted({os.path.dirname(os.path.dirname(p)) for p in missing
+                          if os.path.basename(os.path.dirname(p)) == "data"
+                          and p.endswith(("-idx3-ubyte.gz", "-idx1-ubyte.gz"))}):
+        fake_mnist(os.path.join(target, folder))
 
 
 def extract(repo_dir, target, folder="", program=""):
     """The repository's committed files in ``target``; when the snapshot lacks some file (a
     fetched snapshot may list files it does not hold), those it holds of the folder above
     ``folder`` (a program may read ``../data`` or import ``../package``) and of the root's
-    folders ``program`` names, or all it holds of a repository that is a package."""
+    folders ``program`` names, or all it holds of a repository that is a package; MNIST's
+    files it lacks are made up (``missing_mnist``)."""
     done = subprocess.run(["git", "-C", repo_dir, "archive", "HEAD"], capture_output=True)
     if done.returncode == 0:
         subprocess.run(["tar", "-x", "-C", target], input=done.stdout, check=True)
@@ -306,18 +381,20 @@ def extract(repo_dir, target, folder="", program=""):
     batch = subprocess.run(["git", "-C", repo_dir, "cat-file", "--batch"], check=True,
                            input=b"".join(sha + b"\n" for sha, _ in blobs),
                            capture_output=True).stdout
-    at = 0
-    for _sha, path in blobs:
+    at, missing = 0, []
+    for _sha, name in blobs:
         end = batch.index(b"\n", at)
         header = batch[at:end].split()
         at = end + 1
         if header[-1] == b"missing":
+            missing.append(name)
             continue
         size = int(header[2])
         data, at = batch[at:at + size], at + size + 1
-        os.makedirs(os.path.join(target, os.path.dirname(path)), exist_ok=True)
-        with open(os.path.join(target, path), "wb") as f:
+        os.makedirs(os.path.join(target, os.path.dirname(name)), exist_ok=True)
+        with open(os.path.join(target, name), "wb") as f:
             f.write(data)
+    missing_mnist(target, missing)
 
 
 #: cell magics whose body is Python that IPython runs (the others' bodies are not Python)
@@ -376,6 +453,23 @@ def notebook_program(path):
     program = os.path.splitext(path)[0] + ".py"
     with open(program, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
+    return os.path.basename(program)
+
+
+def quarto_program(path):
+    """A Quarto document's Python cells (```` ```{python} ```` blocks) as one program, next to it
+    (``name.qmd`` -> ``name_qmd.py``), in order, each cell as IPython runs it (``cell_lines``:
+    Quarto runs them in a Jupyter kernel). Returns its name."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    lines, future = ["_ = None"], []
+    for cell in re.findall(r"^```\{python[^}]*\}[^\n]*\n(.*?)^```", text, re.M | re.S):
+        for line in cell_lines(cell):
+            (future if line.startswith("from __future__ import") else lines).append(line)
+        lines.append("")
+    program = os.path.splitext(path)[0] + "_qmd.py"
+    with open(program, "w", encoding="utf-8") as f:
+        f.write("\n".join(future + lines) + "\n")
     return os.path.basename(program)
 
 
@@ -455,6 +549,8 @@ def main(argv=None):
                     continue
                 if program.endswith(".ipynb"):
                     program = notebook_program(os.path.join(folder, program))
+                elif program.endswith(".qmd"):
+                    program = quarto_program(os.path.join(folder, program))
                 result = run_one(folder, program, args.seconds,
                                  os.pathsep.join(package_path(tmp, args.pythonpath)))
         report(counts, name, result)

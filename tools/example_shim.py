@@ -14,7 +14,8 @@ source); ``autograd.builtins.tuple`` is Python's; ``autograd.core.getval`` (a va
 gradient) is a ``nondiff`` identity (``srcad.stop_gradient``'s meaning) whose values the
 finite differences hold at the point. ``autograd.extend``'s ``primitive``,
 ``defvjp`` and ``defjvp`` are srcad.extend's (which takes autograd's form of a rule), and so
-are the same objects ``autograd.core`` gives; autograd 1.1's module names (``autograd.util``'s
+are the same objects ``autograd.core`` gives; autograd 1.1's ``quick_grad_check`` is srcad's
+checker along random directions; autograd 1.1's module names (``autograd.util``'s
 ``flatten``, ``autograd.optimizers``) and autograd 1.3's ``autograd.scipy.misc.logsumexp``
 (``scipy.special.logsumexp`` now) are the same functions; ``make_jvp_reversemode`` is a
 Jacobian made by vjps times the vector; autograd's box types (``ArrayBox``, ``DictBox``),
@@ -386,6 +387,26 @@ def hessian_vector_product(fun, argnum=0):
     return hvp
 
 
+def quick_grad_check(fun, arg0, extra_args=(), kwargs=None, verbose=True, **_tolerances):
+    """autograd 1.1's ``autograd.util.quick_grad_check``: the gradient of ``fun`` with respect
+    to ``arg0`` (``extra_args`` and ``kwargs`` given too), as srcad's own checker checks it."""
+    from srcad.tools.check import check_grads as check
+
+    kwargs = kwargs or {}
+    made = _made(fun)
+
+    def along(x, *rest):
+        return made(x, *rest, **kwargs)
+
+    try:
+        check(along if kwargs else made, arg0, *extra_args, wrt=0)
+    except AssertionError as e:
+        raise Wrong(str(e)) from None
+    STATE["checks"] += 1
+    if verbose:
+        print("Gradient projection OK")
+
+
 def check_grads(fun, modes=None, order=2):
     """autograd's test utility, as srcad's own checker (finite differences and the tape)."""
     from srcad.check import check_grads as check
@@ -641,7 +662,8 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if name == "autograd.misc":
             return _module(name, {"flatten": flatten})
         if name == "autograd.util":  # autograd 1.1's home of flatten (autograd.misc's now)
-            module = _module(name, {"flatten": flatten, "flatten_func": flatten_func})
+            module = _module(name, {"flatten": flatten, "flatten_func": flatten_func,
+                                    "quick_grad_check": quick_grad_check})
             module.__getattr__ = _internal(name)
             return module
         if name == "autograd.misc.flatten":

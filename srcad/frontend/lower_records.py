@@ -47,6 +47,7 @@ from . import (
     plain_classes,
     plain_inits,
     plain_lists,
+    rebuilt_records,
     record_lists,
     record_uses,
     returned_records,
@@ -143,16 +144,25 @@ def lower(src):
                 values = gast.Call(func=_name(bind(entry), gast.Load()),
                                    args=kind[2].args, keywords=kind[2].keywords)
             held = _held(built, name)
-            if held:  # m_scale = s: the records held are read through their own locals
+            if held and kind[0] == "init":  # FSSD(p, k, V): k given as None, its value unused
+                values.args, values.keywords = rebuilt_records.held_as_none(
+                    kind[2], _bound(kind), held)
+                targets = [_name(names[name, f] if f not in held else _spare(
+                    f"{name}_{f}_held", taken), gast.Store()) for f in fields]
+            elif held:  # m_scale = s: the records held are read through their own locals
                 values = [v for f, v in zip(fields, values) if f not in held]
-            targets = [_name(names[name, f], gast.Store()) for f in fields if f not in held]
+            if not held or kind[0] != "init":
+                targets = [_name(names[name, f], gast.Store()) for f in fields
+                           if f not in held]
             assign.targets = [gast.Tuple(elts=targets, ctx=gast.Store())]
             assign.value = values if not isinstance(values, list) else gast.Tuple(
                 elts=values, ctx=gast.Load())
             if kind[0] == "init":  # m_act: the function the call gives, named here
                 hold = hold or function_fields.holder(src, taken)
                 function_fields.bind_known(src, fdef, assign, kind[2], cls, fields, [
-                    names[name, f] for f in fields], taken, hold)
+                    names.get((name, f), f"{name}_{f}") for f in fields], taken, hold)
+                rebuilt_records.verbatim(assign, cls, _bound(kind), held, fields,
+                                         lambda base: _spare(base, taken))
             for node in gast.walk(assign):
                 if not hasattr(node, "lineno"):
                     gast.copy_location(node, assign)
@@ -172,7 +182,8 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
             continue
         cls = resolve_any(src, node.func)
         rebuilt = cls is record_lists.made_of and node.args  # an item of a list of them
-        if rebuilt:
+        passed = cls is rebuilt_records.object_of and node.args  # a record passed here
+        if rebuilt or passed:
             cls = resolve_any(src, node.args[0])
         if not plain_classes.user_class(cls) or dataclasses.is_dataclass(cls) or \
                 issubclass(cls, tuple):
@@ -187,6 +198,7 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
         use = why.get(named.get(id(node)))
         at = use if use is not None and hasattr(use, "lineno") else node
         what = ("an item of a list of them, " if rebuilt else "") + (
+            "a record passed to this function, " if passed else "") + (
             "used in a way srcad does not follow field by field" if use is not None else
                 "not assigned to a name of its own (built inside an expression, a container, "
                 "or a name bound to other values too)")
@@ -289,7 +301,8 @@ def _construct(src, value):
         return ("new", target, value)
     if plain_classes.user_class(target) and plain_classes.fields_of(target) is not None:
         return ("init", target, value)  # built by the copy of its __init__
-    if target is record_lists.made_of and value.args and len(value.args) == 1:
+    if target in (record_lists.made_of, rebuilt_records.object_of) and value.args and \
+            len(value.args) == 1:
         cls = resolve_any(src, value.args[0])  # an item of a list of records, rebuilt
         if plain_classes.fields_of(cls) is not None:
             return ("fields", cls, value)
@@ -418,9 +431,20 @@ def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozens
 
 
 def _bound(kind):
-    """The ``(field, value)`` pairs a construction ``Pt(a, b)`` binds, else None."""
+    """The ``(field, value)`` pairs a construction ``Pt(a, b)`` binds (of ``FSSD(p, k, V)``,
+    built by its ``__init__``: those set to an argument unchanged), else None."""
+    if kind[0] == "init":
+        return rebuilt_records.init_bound(kind[1], kind[2])
     facts = record_fields(kind[1]) if kind[0] == "new" else None
     return None if facts is None else bind_fields(kind[2], *facts[:2])
+
+
+def _spare(base, taken):
+    """A new name (a field's value not used)."""
+    while base in taken:
+        base += "_"
+    taken.add(base)
+    return base
 
 
 def _held(built, name):

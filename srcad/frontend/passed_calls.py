@@ -13,6 +13,7 @@ Imports the standard library, gast and :mod:`srcad.core`.
 
 from __future__ import annotations
 
+import abc
 import sys
 import types
 
@@ -292,8 +293,9 @@ def constant_slice(node):
 def _class_attribute(cls, attr):
     """What ``attr`` is on the class ``cls`` (the first class of its MRO defining it; the
     reads recorded, so code made for it is made again when the class comes to hold
-    another), for a class whose attribute reads are Python's own; else None."""
-    if cls is None or type(cls) is not type or cls.__getattribute__ not in (
+    another), for a class whose attribute reads are Python's own (its metaclass ``type``, or
+    ``abc.ABCMeta``, which changes only ``isinstance`` and ``issubclass``); else None."""
+    if cls is None or type(cls) not in (type, abc.ABCMeta) or cls.__getattribute__ not in (
             object.__getattribute__, tuple.__getattribute__):
         return None
     raw = None

@@ -49,7 +49,7 @@ import gast
 
 from ..core import env, functions
 from ..errors import UnsupportedSyntaxError
-from . import passed_trees, plain_classes, plain_lists
+from . import passed_trees, plain_classes, plain_lists, rebuilt_records, record_aliases
 from . import source as source_module
 from .lower_callees import check_method
 from .passed_calls import (
@@ -236,7 +236,7 @@ def _derived(fn, specs):
             for p, spec in specs.items():  # self.layers, a list field: rebuilt first
                 if is_record_spec(spec):
                     plain_lists.rebuild_reads(src, fdef, p, spec, hold, fresh)
-            body = _Body(src, records, bind, objects)
+            body = _Body(src, records, bind, objects, hold, fresh)
             body.run(fdef)
             if body.checked:  # check_method(obj, name) before a method followed
                 cells["srcad_check_method"] = types.CellType(check_method)
@@ -332,10 +332,11 @@ def _run(fdef, fn, src, cells, names, label):
 class _Body:
     """Every use of the record parameters in a copy's body: rewritten, or refused."""
 
-    def __init__(self, src, records, bind, objects=None):
+    def __init__(self, src, records, bind, objects=None, hold=None, fresh=None):
         self.src, self.records, self.bind = src, records, bind
         self.objects = dict(objects or {})  # parameter -> the class of the object it is
         self.pending, self.checked = [], False  # check_method statements to put before one
+        self.hold, self.fresh, self.rebuilt = hold, fresh, None
 
     def object_of(self, node):
         return self.objects.get(node.id) if isinstance(node, gast.Name) else None
@@ -395,7 +396,13 @@ class _Body:
         for name in stored & set(self.objects):  # rebound: its class is not known
             del self.objects[name]
         self.fdef = fdef
+        self.aliases = record_aliases.candidates(fdef)  # k = self.k: another name of it
+        if self.hold is not None:  # FSSD(k, V): the record k built again as an object
+            self.rebuilt = rebuilt_records.Rebuilt(self.src, fdef, self.records, self.hold,
+                                                   self.fresh)
         fdef.body = self.statements(fdef.body)
+        if self.rebuilt is not None:
+            self.rebuilt.put()
 
     def expr(self, node):
         """``(spec, leaves)`` when ``node`` is a record (a parameter, a nested record of
@@ -433,7 +440,8 @@ class _Body:
                     self.checked = True
             if any(self.expr(a) for a in node.args + [k.value for k in node.keywords]):
                 if not rewrite_call(self.src, node, self.expr, self.bind, self.fdef,
-                                    self.object_of):
+                                    self.object_of) and not (
+                        self.rebuilt is not None and self.rebuilt.constructor_args(node)):
                     method = isinstance(node.func, gast.Attribute) and isinstance(
                         node.func.value, gast.Name) and node.func.value.id in bound_names(
                             self.fdef)  # self.predict(p, x)
@@ -445,6 +453,11 @@ class _Body:
                         "through its class (Model.predict(p, x)), which srcad follows"
                         if method else _HINT)
         elif isinstance(node, gast.Assign):
+            name = node.targets[0].id if id(node) in self.aliases else None
+            found = name is not None and name not in self.records and self.expr(node.value)
+            if found:  # k = self.k: k reads the record's leaves from here on
+                self.records[name] = found
+                return gast.copy_location(gast.Pass(), node)
             unpacked(node, self.expr)
         elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
             found = by_index(node, self.expr)
