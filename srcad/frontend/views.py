@@ -1,0 +1,516 @@
+"""Writes through basic-index views of a local array: ``v = y[1:3]; v *= 3`` (issue 16).
+
+NumPy's basic indexing (integers, slices, ``...``) gives a *view*: ``v = y[1:3]`` shares
+memory with ``y``, so ``v *= 3`` changes ``y`` too, and a write into ``y`` changes ``v``.
+srcad's SSA reads every write as making a new value, exact only when nothing else sees the
+old object (:mod:`srcad.analysis.alias` refuses the rest). This pass (on the parsed tree,
+before desugaring) rewrites the writes through such a view into writes into its base, so the
+SSA sees only writes into the base, which srcad differentiates:
+
+* ``v = y[I]`` becomes ``v_at = view_at(y, I', where)`` / ``v = y[v_at]``: the index is
+  evaluated once, where the view is taken, into one integer or slice per axis of ``y``
+  (:func:`view_at`, which checks when the code runs that ``y`` is an array and ``I`` a basic
+  index; anything else, a list or an index array, is refused there: the rewrite would not be
+  Python's meaning);
+* ``v[W] = e``, ``v[W] op= e`` become ``v_ix = view_within(y, v_at, W', where)`` /
+  ``y[v_ix] = e``: the index into ``y`` of those elements of the view (:func:`view_within`:
+  basic indices compose axis by axis through Python's ``range``, which slices exactly as
+  NumPy does, negative steps too; an index array or mask picks the positions the view's
+  elements have in ``y``), and ``v op= e``, ``v[...] op= e`` become ``y[v_at] op= e``;
+* after every write into ``y`` (through any of its views, or ``y[k] = e``, ``y op= e``
+  directly) each view of ``y`` read later is read again: ``v = y[v_at]``;
+* ``w = v[J]``, a view of a view, is a view of ``y`` at the composed index.
+
+A view is rewritten so when its name is bound once, by that statement, used only in the
+statements after it in the same block (not in nested functions), written only as above,
+and its base is a local name (not a parameter: a write into an argument stays refused by
+the alias analysis, as does a view that escapes, stored in a list or passed to a function
+that writes into it: those still share the base's memory after the rewrite). A view taken
+by integers only (``row = A[i]``, a number when ``A`` is 1-D) is rewritten only when it is
+written by item (``row[j] = e``, which Python refuses on a number). A base rebound while one
+of its views is still used (``v = y[1:]; y = y * 2; v[0] = 1``) is refused here
+(:class:`MutationError`): Python's ``v`` would keep the old array. Views made by ``reshape``,
+``.T``, ``ravel`` are not rewritten (the alias analysis refuses their writes).
+
+Imports: gast, NumPy, :mod:`srcad.errors`, :mod:`srcad.rules.registry` and :mod:`.source`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+import types
+
+import gast
+import numpy as np
+
+from ..errors import MutationError
+from ..rules.registry import registry as _registry
+from .source import fresh_names
+
+# ------------------------------------------------------------------ run time
+
+
+def _refuse(where, what, hint):
+    view, base, filename, lineno, text = where
+    raise MutationError(what, filename=filename, lineno=lineno, construct=text, hint=hint)
+
+
+def _integer(item):
+    return isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_))
+
+
+def _basic(item):
+    if item is Ellipsis or _integer(item):
+        return True
+    return isinstance(item, slice) and all(
+        b is None or _integer(b) for b in (item.start, item.stop, item.step))
+
+
+def _items(index):
+    return index if type(index) is tuple else (index,)
+
+
+def _as_slice(r):
+    """The slice of a ``range`` of nonnegative positions (a negative step's end is None)."""
+    stop = r.stop if r.stop >= 0 else None
+    return slice(r.start, stop, r.step)
+
+
+def _as_range(s):
+    return range(s.start, -1 if s.stop is None else s.stop, s.step)
+
+
+def _expand(items, ndim, where, name):
+    """``items`` (basic) with its ``...`` spread to full slices over ``ndim`` axes."""
+    ellipses = sum(1 for i in items if i is Ellipsis)
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    given = len(items) - ellipses
+    if given > ndim:
+        raise IndexError(f"too many indices for array: array is {ndim}-dimensional, but "
+                         f"{given} were indexed")
+    out = []
+    for i in items:
+        if i is Ellipsis:
+            out.extend([slice(None)] * (ndim - given))
+        else:
+            out.append(i)
+    out.extend([slice(None)] * (ndim - len(out)))
+    return out
+
+
+def _compose(ranges, items):
+    """The index into the base of ``view[items]`` (basic items), the view's axes being the
+    positions ``ranges`` (one ``range`` per axis of the view) of the base's axes."""
+    out = []
+    for r, item in zip(ranges, items):
+        if isinstance(item, slice):
+            out.append(r[item])
+        else:
+            out.append(r[operator.index(item)])  # IndexError past the end, as NumPy
+    return out
+
+
+def view_at(base, index, where):
+    """The index ``base[index]`` takes, one integer or slice per axis of ``base`` (each
+    nonnegative, evaluated now), for a name srcad reads as a view of ``base``; refused when
+    ``base`` is not an array or ``index`` not basic (then Python's value is a copy, or not an
+    array's, and the writes through it were read as writes into ``base``). ``where``: (view,
+    base, file, line, text)."""
+    view, name = where[0], where[1]
+    if not isinstance(base, np.ndarray):
+        _refuse(where, f"{view} = {name}[...] is read as a view of the array {name}, "
+                f"but {name} is a {type(base).__name__} when the code runs",
+                f"write {view} = {name}[...] where {name} is an array, or change a copy "
+                f"({view} = list({name}[...]))")
+    items = _items(index)
+    if not all(_basic(i) for i in items):
+        _refuse(where, f"{view} = {name}[...] is written through, but its index is not "
+                "integers and slices when the code runs (an index array or mask makes a "
+                "copy, not a view)", f"write {view} = {name}[...].copy() if a copy is meant, "
+                f"or write into {name} at those places")
+    if not any(i is Ellipsis for i in items) and sum(1 for i in items if _integer(i)) \
+            >= base.ndim:
+        _refuse(where, f"{view} = {name}[...] is one number (the index takes every axis of "
+                f"{name}), not a view, yet it is written by item",
+                f"index {name} itself: {name}[...] = ...")
+    out = []
+    for n, item in zip(base.shape, _expand(items, base.ndim, where, view)):
+        r = range(n)
+        out.append(_as_slice(r[item]) if isinstance(item, slice) else r[operator.index(item)])
+    return tuple(out)
+
+
+def view_within(base, at, index, where, view=False):
+    """The index into ``base`` of the elements ``index`` picks of the view ``base[at]``
+    (``at`` from :func:`view_at`): integers and slices composed axis by axis; an index array,
+    a mask or ``None`` pick the positions those elements have in ``base``
+    (``np.unravel_index``). ``view``: the result is bound as a view itself (``w = v[J]``),
+    so the index must be basic."""
+    items = _items(index)
+    ranges = [_as_range(a) for a in at if isinstance(a, slice)]
+    if all(_basic(i) for i in items):
+        return _compose_at(at, _compose(ranges, _expand(items, len(ranges), where, where[0])))
+    if view:
+        _refuse(where, f"{where[0]} = ...[...] is read as a view, but its index is not "
+                "integers and slices when the code runs", "write ... .copy() if a copy is "
+                "meant")
+    positions = np.arange(base.size).reshape(base.shape)[at]
+    return np.unravel_index(positions[index], base.shape)
+
+
+def _compose_at(at, composed):
+    """``at`` with its slices replaced by ``composed`` (ranges or integers) in turn."""
+    out, k = [], 0
+    for a in at:
+        if isinstance(a, slice):
+            c = composed[k]
+            k += 1
+            out.append(_as_slice(c) if isinstance(c, range) else c)
+        else:
+            out.append(a)
+    return tuple(out)
+
+
+for _check in (view_at, view_within):
+    _registry.nondiff.add(_check)  # indices: no derivative
+
+
+# ------------------------------------------------------------------ the rewrite
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
+_BLOCKS = ("body", "orelse", "finalbody")
+_LIST_MAKERS = frozenset({"list", "sorted"})
+_LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove"})
+
+
+def _load(name):
+    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _store(name):
+    return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+
+
+def _const(value):
+    return gast.Constant(value=value, kind=None)
+
+
+def _located(node, like):
+    for sub in gast.walk(node):
+        if getattr(sub, "lineno", None) is None:
+            gast.copy_location(sub, like)
+    return node
+
+
+def _walk_scope(node):
+    """The nodes under ``node``, not those of nested functions and lambdas."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        for child in gast.iter_child_nodes(n):
+            if not isinstance(child, _SCOPES):
+                todo.append(child)
+
+
+def _index_items(index):
+    return list(index.elts) if isinstance(index, gast.Tuple) else [index]
+
+
+def _plain_item(item):
+    """Syntactically an integer, a slice or ``...`` (what it is is checked when it runs)."""
+    if isinstance(item, gast.Slice):
+        return True
+    if isinstance(item, gast.Constant):
+        return item.value is Ellipsis or (type(item.value) is int)
+    return isinstance(item, (gast.Name, gast.BinOp, gast.UnaryOp, gast.Call, gast.Attribute,
+                             gast.Subscript))
+
+
+def _keeps_axes(index):
+    """Whether ``y[index]`` is an array whatever ``y``'s rank: a slice or ``...`` in it."""
+    return any(isinstance(i, gast.Slice) or (isinstance(i, gast.Constant) and i.value is
+                                             Ellipsis) for i in _index_items(index))
+
+
+def _whole(index):
+    """``...``, ``:``, ``:, :``: every element of the view."""
+    return all((isinstance(i, gast.Slice) and i.lower is None and i.upper is None and
+                i.step is None) or (isinstance(i, gast.Constant) and i.value is Ellipsis)
+               for i in _index_items(index))
+
+
+def _written(stmt):
+    """``(name, index)`` for a write ``name[index] = e`` / ``name[index] op= e`` (index None
+    for ``name op= e``), or None."""
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+    elif isinstance(stmt, gast.AugAssign):
+        target = stmt.target
+        if isinstance(target, gast.Name):
+            return target.id, None
+    else:
+        return None
+    if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+        return target.value.id, target.slice
+    return None
+
+
+class _View:
+    def __init__(self, name, root, at, where):
+        self.name, self.root, self.at, self.where = name, root, at, where
+
+
+class _Views:
+    def __init__(self, src):
+        self.src, self.fdef = src, src.node
+        names = {n.id for n in gast.walk(self.fdef) if isinstance(n, gast.Name)}
+        self.fresh = fresh_names(set(names) | set(src.closure) | set(src.globals))
+        args = self.fdef.args
+        self.params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+        self.params |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+        self.declared, self.nested, self.stores = set(), set(), {}
+        augmented = set()
+        for node in gast.walk(self.fdef):
+            if isinstance(node, (gast.Global, gast.Nonlocal)):
+                self.declared.update(node.names)
+            elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+                augmented.add(id(node.target))
+        for scope in gast.walk(self.fdef):
+            if isinstance(scope, _SCOPES) and scope is not self.fdef:
+                self.nested.update(n.id for n in gast.walk(scope) if isinstance(n, gast.Name))
+        self.names = {}  # name -> its Name nodes in this scope
+        for node in _walk_scope(self.fdef):
+            if isinstance(node, gast.Name):
+                self.names.setdefault(node.id, []).append(node)
+                if not isinstance(node.ctx, gast.Load) and id(node) not in augmented:
+                    self.stores[node.id] = self.stores.get(node.id, 0) + 1
+        self.lists = self._lists()
+        self.helpers = {}
+        self.done = False
+
+    def _lists(self):
+        """Names that are lists, as far as the text shows: bound to a list display or
+        comprehension, ``list(...)``, ``sorted(...)``, or given list methods' calls."""
+        out = set()
+        for node in _walk_scope(self.fdef):
+            if isinstance(node, gast.Assign):
+                v = node.value
+                if isinstance(v, (gast.List, gast.ListComp)) or (
+                        isinstance(v, gast.Call) and isinstance(v.func, gast.Name) and
+                        v.func.id in _LIST_MAKERS):
+                    out.update(t.id for t in node.targets if isinstance(t, gast.Name))
+            elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                    node.func.attr in _LIST_METHODS and isinstance(node.func.value, gast.Name):
+                out.add(node.func.value.id)
+        return out
+
+    # ------------------------------------------------------------ names bound for the code
+
+    def helper(self, obj, base):
+        if base not in self.helpers:
+            name = self.fresh(base)
+            self.src.closure[name] = obj
+            self.src.cells[name] = types.CellType(obj)
+            self.src.bound = {**getattr(self.src, "bound", {}), name: obj}
+            self.helpers[base] = name
+        return _load(self.helpers[base])
+
+    def constant(self, value, base):
+        name = self.fresh(base)
+        self.src.closure[name] = value
+        self.src.cells[name] = types.CellType(value)
+        self.src.bound = {**getattr(self.src, "bound", {}), name: value}
+        return _load(name)
+
+    def runtime(self, index):
+        """``index`` as an expression whose value is the index (slices as ``slice(...)``)."""
+        if isinstance(index, gast.Tuple):
+            return gast.Tuple(elts=[self.runtime(i) for i in index.elts], ctx=gast.Load())
+        if isinstance(index, gast.Slice):
+            shadowed = "slice" in self.stores or "slice" in self.src.globals or \
+                "slice" in self.src.closure
+            func = self.helper(builtins.slice, "srcad_slice") if shadowed else _load("slice")
+            return gast.Call(func=func, args=[b if b is not None else _const(None) for b in
+                                              (index.lower, index.upper, index.step)],
+                             keywords=[])
+        return index
+
+    # ------------------------------------------------------------ blocks
+
+    def block(self, body, active):
+        out = []
+        for k, stmt in enumerate(body):
+            made = self.binding(body, k, stmt, active)
+            if made is None:
+                made = self.statement(stmt, active)
+            out.extend(made)
+        body[:] = out
+
+    def statement(self, stmt, active):
+        if isinstance(stmt, _SCOPES) or isinstance(stmt, gast.ClassDef):
+            return [stmt]
+        written = _written(stmt)
+        if written is None:
+            for field in _BLOCKS:
+                sub = getattr(stmt, field, None)
+                if isinstance(sub, list) and sub and isinstance(sub[0], gast.stmt):
+                    self.block(sub, dict(active))
+            for handler in getattr(stmt, "handlers", ()):
+                self.block(handler.body, dict(active))
+            return [stmt]
+        name, index = written
+        if name in active:
+            view = active[name]
+            stmt = self.through(view, index, stmt)
+            root = view.root
+        elif any(v.root == name for v in active.values()):
+            root = name
+            stmt = [stmt]
+        else:
+            return [stmt]
+        self.done = True
+        return stmt + [self.reread(v, stmt[-1]) for v in active.values() if v.root == root]
+
+    def reread(self, view, like):
+        return _located(gast.Assign(
+            targets=[_store(view.name)], value=gast.Subscript(
+                value=_load(view.root), slice=_load(view.at), ctx=gast.Load()),
+            type_comment=None), like)
+
+    def through(self, view, index, stmt):
+        """``v[W] = e`` (or ``op=``, or ``v op= e``) as writes into the view's base."""
+        made = []
+        if index is None or _whole(index):
+            at = _load(view.at)
+        else:
+            ix = self.fresh(view.name + "_ix")
+            made.append(_located(gast.Assign(targets=[_store(ix)], value=gast.Call(
+                func=self.helper(view_within, "view_within"), args=[
+                    _load(view.root), _load(view.at), self.runtime(index),
+                    _load(view.where)], keywords=[]), type_comment=None), stmt))
+            at = _load(ix)
+        target = gast.Subscript(value=_load(view.root), slice=at, ctx=gast.Store())
+        if isinstance(stmt, gast.AugAssign):
+            new = gast.AugAssign(target=target, op=stmt.op, value=stmt.value)
+        else:
+            new = gast.Assign(targets=[target], value=stmt.value, type_comment=None)
+        made.append(_located(gast.copy_location(new, stmt), stmt))
+        return made
+
+    # ------------------------------------------------------------ which names are views
+
+    def binding(self, body, k, stmt, active):
+        """The statements for ``v = b[I]`` when ``v`` is read as a view (else None)."""
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name) and
+                isinstance(stmt.value, gast.Subscript) and
+                isinstance(stmt.value.value, gast.Name)):
+            return None
+        v, b, index = stmt.targets[0].id, stmt.value.value.id, stmt.value.slice
+        items = _index_items(index)
+        if not items or not all(_plain_item(i) for i in items):
+            return None
+        if v in self.params or v in self.declared or v in self.nested or \
+                self.stores.get(v) != 1 or v == b:
+            return None
+        outer = active.get(b)
+        root = outer.root if outer is not None else b
+        if outer is None and (b in self.params or b in self.declared or b in self.nested or
+                              not self.stores.get(b) or b in self.lists):
+            return None
+        region = body[k + 1:]
+        inside = {id(n) for s in region for n in _walk_scope(s) if isinstance(n, gast.Name)}
+        if any(id(n) not in inside for n in self.names.get(v, ()) if n is not stmt.targets[0]):
+            return None  # read before it is bound, or in another block
+        by_item, whole, allowed = False, False, set()
+        nodes = [n for s in region for n in _walk_scope(s)]
+        for node in nodes:
+            written = _written(node) if isinstance(node, gast.stmt) else None
+            if written is not None and written[0] == v:
+                by_item |= written[1] is not None
+                whole |= written[1] is None
+                allowed.add(id(node.target if isinstance(node, gast.AugAssign) else
+                               node.targets[0]))
+        for node in nodes:
+            if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
+                    node.value.id == v and not isinstance(node.ctx, gast.Load) and \
+                    id(node) not in allowed:
+                return None  # a write in another form (a tuple target, del)
+        keeps = _keeps_axes(index)
+        base_written = self._base_written(root, region)
+        if not (by_item or (whole and keeps) or (keeps and base_written) or
+                (outer is not None and (by_item or whole))):
+            return None
+        self._refuse_rebound(v, root, body, k, stmt)
+        line = getattr(stmt, "lineno", None)
+        where = self.constant((v, root, self.src.filename, line, self.src.line_text(line)),
+                              v + "_where")
+        at = self.fresh(v + "_at")
+        view = _View(v, root, at, where.id)
+        if outer is None:
+            value = gast.Call(func=self.helper(view_at, "view_at"),
+                              args=[_load(root), self.runtime(index), where], keywords=[])
+        else:
+            value = gast.Call(func=self.helper(view_within, "view_within"), args=[
+                _load(root), _load(outer.at), self.runtime(index), where, _const(True)],
+                keywords=[])
+        active[v] = view
+        self.done = True
+        return [_located(gast.Assign(targets=[_store(at)], value=value, type_comment=None),
+                         stmt), self.reread(view, stmt)]
+
+    def _base_written(self, root, region):
+        viewed = {root}
+        for s in region:
+            for node in _walk_scope(s):
+                if isinstance(node, gast.Assign) and isinstance(node.value, gast.Subscript) \
+                        and isinstance(node.value.value, gast.Name) and \
+                        node.value.value.id in viewed:
+                    viewed.update(t.id for t in node.targets if isinstance(t, gast.Name))
+        for s in region:
+            for node in _walk_scope(s):
+                if isinstance(node, gast.stmt):
+                    written = _written(node)
+                    if written is not None and written[0] in viewed:
+                        return True
+        return False
+
+    def _refuse_rebound(self, v, root, body, k, stmt):
+        """A base rebound while the view is still used: Python's view keeps the old array."""
+        last = max(j for j in range(k + 1, len(body)) if any(
+            isinstance(n, gast.Name) and n.id == v for n in _walk_scope(body[j])))
+        for j in range(k + 1, last + 1):
+            s = body[j]
+            compound = any(isinstance(getattr(s, f, None), list) and getattr(s, f) for f in
+                           _BLOCKS)
+            if j == last and not compound:
+                break
+            for node in _walk_scope(s):
+                if isinstance(node, gast.Name) and node.id == root and isinstance(
+                        node.ctx, gast.Store) and not (isinstance(s, gast.AugAssign) and
+                                                       s.target is node):
+                    line = getattr(node, "lineno", None) or getattr(s, "lineno", None)
+                    if any(isinstance(a, gast.AugAssign) and a.target is node
+                           for a in _walk_scope(s)):
+                        continue
+                    raise MutationError(
+                        f"{root} is bound to a new value while {v}, a view of it taken at "
+                        f"line {stmt.lineno}, is still used: Python's {v} keeps the old "
+                        f"array ({v} = {root}[...] read as a view of {root})",
+                        filename=self.src.filename, lineno=line,
+                        construct=self.src.line_text(line),
+                        hint=f"give the new value another name, or copy the view first "
+                        f"({v} = {v}.copy()) if it should keep the old values")
+
+
+def lower(src):
+    """Rewrite the writes through views of ``src`` (a :class:`.source.Source`) in place."""
+    if not any(isinstance(n, (gast.Subscript, gast.AugAssign)) and not isinstance(
+            getattr(n, "ctx", gast.Load()), gast.Load) or isinstance(n, gast.AugAssign)
+            for n in gast.walk(src.node)):
+        return
+    views = _Views(src)
+    views.block(src.node.body, {})
