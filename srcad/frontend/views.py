@@ -383,6 +383,11 @@ class _Views:
     def through(self, view, index, stmt):
         """``v[W] = e`` (or ``op=``, or ``v op= e``) as writes into the view's base."""
         made = []
+        line = getattr(stmt, "lineno", None)
+        self.src.view_hints = {**getattr(self.src, "view_hints", {}), (line, view.root): (
+            f"write {view.name} = {view.name}.copy() before changing it ({view.name} is a view "
+            f"of {view.root}, and another value holds {view.root} or shares its memory), or "
+            "build a new array (np.concatenate, np.where)")}
         if index is None or _whole(index):
             at = _load(view.at)
         else:
@@ -506,8 +511,62 @@ class _Views:
                         f"({v} = {v}.copy()) if it should keep the old values")
 
 
+#: views srcad does not rewrite, and what to write instead of a write through them
+_RESHAPED = {"T": "transposed", "transpose": "transposed", "mT": "transposed",
+             "swapaxes": "transposed", "reshape": "reshaped", "ravel": "reshaped"}
+
+
+def _reshaped(value):
+    """``(base, how)`` for ``y.T``, ``y.transpose(...)``, ``y.reshape(...)``, ``y.ravel()``,
+    ``np.reshape(y, ...)``, ``np.ravel(y)``, ``np.transpose(y)``; else None."""
+    if isinstance(value, gast.Attribute) and value.attr in ("T", "mT") and isinstance(
+            value.value, gast.Name):
+        return value.value.id, "transposed"
+    if not isinstance(value, gast.Call) or not isinstance(value.func, gast.Attribute):
+        return None
+    how = _RESHAPED.get(value.func.attr)
+    if how is None:
+        return None
+    if isinstance(value.func.value, gast.Name) and value.func.value.id not in ("np",
+                                                                               "numpy"):
+        return value.func.value.id, how
+    if value.args and isinstance(value.args[0], gast.Name):
+        return value.args[0].id, how
+    return None
+
+
+def _hints(src):
+    """``src.view_hints``: for each write through a view by ``.T``, ``reshape``, ``ravel``
+    (refused by the alias analysis when the base is read afterwards), the write into the base
+    to make instead, keyed by (line, view)."""
+    hints = {}
+    for node in gast.walk(src.node):
+        if not (isinstance(node, gast.Assign) and len(node.targets) == 1 and
+                isinstance(node.targets[0], gast.Name)):
+            continue
+        found = _reshaped(node.value)
+        if found is None:
+            continue
+        v, (y, how) = node.targets[0].id, found
+        if how == "transposed":
+            hint = (f"write into {y} itself at the transposed place ({y}[j, i] = ... for "
+                    f"{v}[i, j] = ...; {y} op= (...).T for the whole view), or copy the view "
+                    f"first ({v} = {v}.copy()) if {y} should keep its values")
+        else:
+            hint = (f"write into {y} itself ({y}[np.unravel_index(k, {y}.shape)] = ... for "
+                    f"{v}[k] = ...; {y} op= ... for the whole view), or copy the view first "
+                    f"({v} = {v}.copy()) if {y} should keep its values")
+        for stmt in gast.walk(src.node):
+            written = _written(stmt) if isinstance(stmt, gast.stmt) else None
+            if written is not None and written[0] == v:
+                hints[(stmt.lineno, v)] = hint
+    if hints:
+        src.view_hints = {**getattr(src, "view_hints", {}), **hints}
+
+
 def lower(src):
     """Rewrite the writes through views of ``src`` (a :class:`.source.Source`) in place."""
+    _hints(src)
     if not any(isinstance(n, (gast.Subscript, gast.AugAssign)) and not isinstance(
             getattr(n, "ctx", gast.Load()), gast.Load) or isinstance(n, gast.AugAssign)
             for n in gast.walk(src.node)):
