@@ -259,8 +259,17 @@ def _written(stmt):
 
 
 class _View:
-    def __init__(self, name, root, at, where):
+    def __init__(self, name, root, at, where, rank):
         self.name, self.root, self.at, self.where = name, root, at, where
+        self.rank = rank  # the view's rank at least (0: not known)
+
+
+#: NumPy functions making an array of the shape given first (a tuple display: its length)
+_SHAPED = frozenset({"zeros", "ones", "empty", "full"})
+#: NumPy functions whose result has their first argument's rank
+_SAME_RANK = frozenset({"zeros_like", "ones_like", "empty_like", "full_like", "copy", "array",
+                        "asarray", "tanh", "sin", "cos", "exp", "log", "sqrt", "abs", "where"})
+_MATRICES = frozenset({"outer", "eye", "identity", "vstack", "column_stack", "atleast_2d"})
 
 
 class _Views:
@@ -288,6 +297,12 @@ class _Views:
                 if not isinstance(node.ctx, gast.Load) and id(node) not in augmented:
                     self.stores[node.id] = self.stores.get(node.id, 0) + 1
         self.lists = self._lists()
+        self.assigned = {}  # name -> the values of its plain assignments
+        for node in _walk_scope(self.fdef):
+            if isinstance(node, gast.Assign):
+                for t in node.targets:
+                    if isinstance(t, gast.Name):
+                        self.assigned.setdefault(t.id, []).append(node.value)
         self.helpers = {}
         self.done = False
 
@@ -306,6 +321,57 @@ class _Views:
                     node.func.attr in _LIST_METHODS and isinstance(node.func.value, gast.Name):
                 out.add(node.func.value.id)
         return out
+
+    # ------------------------------------------------------------ ranks the text shows
+
+    def rank(self, node, seen=frozenset()):
+        """The least rank the array ``node`` computes may have, as far as the text shows (0
+        when it does not): ``np.zeros((2, n))`` 2, ``x.reshape(3, 4)`` 2, ``np.outer(a, b)``
+        2, ``A * 2.0`` that of ``A``, a name the least over its assignments."""
+        if isinstance(node, gast.Name):
+            if node.id in seen or node.id in self.params:
+                return None if node.id in seen else 0
+            values = self.assigned.get(node.id, ())
+            ranks = [self.rank(v, seen | {node.id}) for v in values]
+            ranks = [r for r in ranks if r is not None]
+            return min(ranks) if ranks else 0
+        if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
+            ranks = [self.rank(n, seen) for n in (node.left, node.right)]
+            return max((r for r in ranks if r is not None), default=None)
+        if isinstance(node, gast.UnaryOp):
+            return self.rank(node.operand, seen)
+        if isinstance(node, gast.Attribute) and node.attr in ("T", "real"):
+            return self.rank(node.value, seen)
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)):
+            return 0
+        attr, owner, args = node.func.attr, node.func.value, node.args
+        numpy = isinstance(owner, gast.Name) and owner.id in ("np", "numpy")
+        if attr == "reshape":
+            shape = args[1:] if numpy else args
+            if len(shape) == 1 and isinstance(shape[0], (gast.Tuple, gast.List)):
+                return len(shape[0].elts)
+            return len(shape) if len(shape) > 1 or (shape and isinstance(
+                shape[0], gast.Constant)) else 0
+        if not numpy:
+            return self.rank(owner, seen) if attr in ("copy", "astype") else 0
+        if attr in _SHAPED and args:
+            shape = args[0]
+            return len(shape.elts) if isinstance(shape, (gast.Tuple, gast.List)) else 1 \
+                if isinstance(shape, gast.Constant) else 0
+        if attr in _SAME_RANK and args:
+            if isinstance(args[0], gast.List):
+                return self._display_rank(args[0], seen)
+            return self.rank(args[0], seen) or 0
+        if attr in _MATRICES:
+            return 2
+        if attr == "stack" and args and isinstance(args[0], (gast.List, gast.Tuple)):
+            return 1 + min((self.rank(e, seen) or 0 for e in args[0].elts), default=0)
+        return 0
+
+    def _display_rank(self, node, seen):
+        if isinstance(node, (gast.List, gast.Tuple)):
+            return 1 + min((self._display_rank(e, seen) for e in node.elts), default=0)
+        return self.rank(node, seen) or 0
 
     # ------------------------------------------------------------ names bound for the code
 
@@ -430,6 +496,8 @@ class _Views:
         inside = {id(n) for s in region for n in _walk_scope(s) if isinstance(n, gast.Name)}
         if any(id(n) not in inside for n in self.names.get(v, ()) if n is not stmt.targets[0]):
             return None  # read before it is bound, or in another block
+        if not any(id(n) in inside for n in self.names.get(v, ())):
+            return None  # never used: nothing to read again
         by_item, whole, allowed = False, False, set()
         nodes = [n for s in region for n in _walk_scope(s)]
         for node in nodes:
@@ -444,8 +512,14 @@ class _Views:
                     node.value.id == v and not isinstance(node.ctx, gast.Load) and \
                     id(node) not in allowed:
                 return None  # a write in another form (a tuple target, del)
-        keeps = _keeps_axes(index)
-        base_written = self._base_written(root, region)
+        ints = sum(1 for i in items if not isinstance(i, gast.Slice) and not (
+            isinstance(i, gast.Constant) and i.value is Ellipsis))
+        base_rank = outer.rank if outer is not None else self.rank(_load(b))
+        # a view whatever the base's rank (a slice or ... in it), or of a base that has more
+        # axes than the integers take
+        keeps = _keeps_axes(index) or base_rank > ints
+        base_written = self._base_written(
+            {root, v} | {a.name for a in active.values() if a.root == root}, region)
         if not (by_item or (whole and keeps) or (keeps and base_written) or
                 (outer is not None and (by_item or whole))):
             return None
@@ -454,7 +528,7 @@ class _Views:
         where = self.constant((v, root, self.src.filename, line, self.src.line_text(line)),
                               v + "_where")
         at = self.fresh(v + "_at")
-        view = _View(v, root, at, where.id)
+        view = _View(v, root, at, where.id, max(base_rank - ints, 0))
         if outer is None:
             value = gast.Call(func=self.helper(view_at, "view_at"),
                               args=[_load(root), self.runtime(index), where], keywords=[])
@@ -467,8 +541,10 @@ class _Views:
         return [_located(gast.Assign(targets=[_store(at)], value=value, type_comment=None),
                          stmt), self.reread(view, stmt)]
 
-    def _base_written(self, root, region):
-        viewed = {root}
+    def _base_written(self, viewed, region):
+        """Whether ``region`` writes into one of ``viewed`` (the base, its views) or into a
+        view taken of them there."""
+        viewed = set(viewed)
         for s in region:
             for node in _walk_scope(s):
                 if isinstance(node, gast.Assign) and isinstance(node.value, gast.Subscript) \
