@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import srcad
-from tests.sampling import sample
+from tests import test_mutation as mutation
 
 # ---------------------------------------------------------------- references
 
@@ -297,7 +297,34 @@ def in_callee_twin(x):
     return anp.sum(u ** 3)
 
 
+def write_through_slice_twin(a):
+    a = a * 1.0
+    a = put(a, 0, 5.0)
+    return anp.sum(a * a)
+
+
+def add_through_slice_twin(a):
+    a = a * 1.0
+    a = put(a, np.s_[1:], a[1:] + a[:2])
+    return anp.sum(a * a)
+
+
+def write_viewed_in_loop_twin(a):
+    y = a * 1.0
+    s = 0.0
+    for i in range(3):
+        y = put(y, i, y[i] * 2.0)
+        s = s + y[0]
+    return s
+
+
+X3 = np.array([0.4, -1.3, 2.1])
+
 FORMS = [
+    # refused before (tests/test_mutation.py): writes through a slice, a view read in a loop
+    (mutation.write_through_slice, write_through_slice_twin, X3),
+    (mutation.add_through_slice, add_through_slice_twin, X3),
+    (mutation.write_viewed_in_loop, write_viewed_in_loop_twin, X3),
     (slice_scaled, slice_scaled_twin, X4),
     (stencil, stencil_twin, X4),
     (rows, rows_twin, X4),

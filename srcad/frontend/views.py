@@ -294,7 +294,7 @@ class _Views:
         for node in _walk_scope(self.fdef):
             if isinstance(node, gast.Name):
                 self.names.setdefault(node.id, []).append(node)
-                if not isinstance(node.ctx, gast.Load) and id(node) not in augmented:
+                if isinstance(node.ctx, (gast.Store, gast.Del)) and id(node) not in augmented:
                     self.stores[node.id] = self.stores.get(node.id, 0) + 1
         self.lists = self._lists()
         self.assigned = {}  # name -> the values of its plain assignments
@@ -489,8 +489,8 @@ class _Views:
             return None
         outer = active.get(b)
         root = outer.root if outer is not None else b
-        if outer is None and (b in self.params or b in self.declared or b in self.nested or
-                              not self.stores.get(b) or b in self.lists):
+        if outer is None and (b in self.declared or b in self.nested or not self.stores.get(b)
+                              or b in self.lists):  # a parameter never rebound: an argument
             return None
         region = body[k + 1:]
         inside = {id(n) for s in region for n in _walk_scope(s) if isinstance(n, gast.Name)}
