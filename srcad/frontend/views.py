@@ -38,6 +38,7 @@ Imports: gast, NumPy, :mod:`srcad.errors`, :mod:`srcad.rules.registry` and :mod:
 from __future__ import annotations
 
 import builtins
+import copy
 import operator
 import types
 
@@ -142,6 +143,11 @@ def view_at(base, index, where):
     return tuple(out)
 
 
+def check_view(base, index, where):
+    """:func:`view_at`'s checks, for a view read again with its index as written."""
+    view_at(base, index, where)
+
+
 def view_within(base, at, index, where, view=False):
     """The index into ``base`` of the elements ``index`` picks of the view ``base[at]``
     (``at`` from :func:`view_at`): integers and slices composed axis by axis; an index array,
@@ -173,7 +179,7 @@ def _compose_at(at, composed):
     return tuple(out)
 
 
-for _check in (view_at, view_within):
+for _check in (view_at, view_within, check_view):
     _registry.nondiff.add(_check)  # indices: no derivative
 
 
@@ -259,9 +265,60 @@ def _written(stmt):
 
 
 class _View:
-    def __init__(self, name, root, at, where, rank):
+    def __init__(self, name, root, at, where, rank, index=None):
         self.name, self.root, self.at, self.where = name, root, at, where
         self.rank = rank  # the view's rank at least (0: not known)
+        self.index = index  # the index as written, when it is read again as written
+
+    def at_node(self):
+        """The view's index into its base: as written, or the name holding it."""
+        return copy.deepcopy(self.index) if self.index is not None else _load(self.at)
+
+
+def _int_like(item):
+    return not isinstance(item, gast.Slice) and not (
+        isinstance(item, gast.Constant) and item.value is Ellipsis)
+
+
+def _full(item):
+    return isinstance(item, gast.Slice) and item.lower is None and item.upper is None and \
+        item.step is None
+
+
+def _constant_int(item):
+    if isinstance(item, gast.UnaryOp) and isinstance(item.op, gast.USub):
+        item = item.operand
+    return isinstance(item, gast.Constant) and type(item.value) is int
+
+
+def composed(view, write):
+    """The index into the base of ``base[view][write]`` as written, when that is exact
+    whatever the values are: ``A[i][j]`` is ``A[i, j]`` (the view taken by integers; a
+    ``write`` item that may be an array comes before any slice in it, so NumPy places the
+    picked axes where the view would), ``A[:, j][k]`` is ``A[k, j]`` (the view's axes all
+    of the base's, each write item an integer constant or a slice); else None (a partial
+    slice composed with an index needs the base's shape: :func:`view_within`)."""
+    view, write = _index_items(view), _index_items(write)
+    if any(isinstance(i, gast.Constant) and i.value in (Ellipsis, None) for i in write) or \
+            any(isinstance(i, (gast.Starred, gast.Tuple, gast.List)) for i in write):
+        return None
+    if not all(_int_like(i) or _full(i) for i in view):
+        return None
+    if all(_int_like(i) for i in view):
+        sliced = False
+        for item in write:
+            if isinstance(item, gast.Slice):
+                sliced = True
+            elif sliced and not _constant_int(item):
+                return None
+        items = list(view) + list(write)
+    else:
+        if not all(isinstance(i, gast.Slice) or _constant_int(i) for i in write):
+            return None
+        write = list(write)
+        items = [write.pop(0) if _full(i) and write else i for i in view] + write
+    items = [copy.deepcopy(i) for i in items]
+    return items[0] if len(items) == 1 else gast.Tuple(elts=items, ctx=gast.Load())
 
 
 #: NumPy functions making an array of the shape given first (a tuple display: its length)
@@ -443,7 +500,7 @@ class _Views:
     def reread(self, view, like):
         return _located(gast.Assign(
             targets=[_store(view.name)], value=gast.Subscript(
-                value=_load(view.root), slice=_load(view.at), ctx=gast.Load()),
+                value=_load(view.root), slice=view.at_node(), ctx=gast.Load()),
             type_comment=None), like)
 
     def through(self, view, index, stmt):
@@ -454,8 +511,12 @@ class _Views:
             f"write {view.name} = {view.name}.copy() before changing it ({view.name} is a view "
             f"of {view.root}, and another value holds {view.root} or shares its memory), or "
             "build a new array (np.concatenate, np.where)")}
+        literal = None if index is None or _whole(index) or view.index is None else \
+            composed(view.index, index)
         if index is None or _whole(index):
-            at = _load(view.at)
+            at = view.at_node()
+        elif literal is not None:
+            at = literal
         else:
             ix = self.fresh(view.name + "_ix")
             made.append(_located(gast.Assign(targets=[_store(ix)], value=gast.Call(
@@ -527,6 +588,13 @@ class _Views:
         line = getattr(stmt, "lineno", None)
         where = self.constant((v, root, self.src.filename, line, self.src.line_text(line)),
                               v + "_where")
+        if self._literal(index, region, v, root, outer):
+            view = _View(v, root, None, where.id, max(base_rank - ints, 0), index)
+            check = gast.Expr(value=gast.Call(func=self.helper(check_view, "check_view"), args=[
+                _load(root), self.runtime(copy.deepcopy(index)), where], keywords=[]))
+            active[v] = view
+            self.done = True
+            return [_located(check, stmt), self.reread(view, stmt)]
         at = self.fresh(v + "_at")
         view = _View(v, root, at, where.id, max(base_rank - ints, 0))
         if outer is None:
@@ -540,6 +608,38 @@ class _Views:
         self.done = True
         return [_located(gast.Assign(targets=[_store(at)], value=value, type_comment=None),
                          stmt), self.reread(view, stmt)]
+
+    def _literal(self, index, region, v, root, outer):
+        """Whether the view is read again, and written through, with its index as written:
+        a view of the base itself, no view taken of it, an index of constants and names the
+        region does not bind (its value is the same wherever it is read), and every write
+        through it whole or :func:`composed`."""
+        if outer is not None:
+            return False
+        names = set()
+        for node in gast.walk(index):
+            if isinstance(node, gast.Name):
+                names.add(node.id)
+            elif not isinstance(node, (gast.Constant, gast.Slice, gast.Tuple, gast.BinOp,
+                                       gast.UnaryOp, gast.operator, gast.unaryop,
+                                       gast.expr_context)):
+                return False
+        if names & {v, root}:
+            return False
+        for s in region:
+            for node in _walk_scope(s):
+                if isinstance(node, gast.Name) and node.id in names and isinstance(
+                        node.ctx, (gast.Store, gast.Del)):
+                    return False
+                if isinstance(node, gast.Assign) and isinstance(node.value, gast.Subscript) \
+                        and isinstance(node.value.value, gast.Name) and \
+                        node.value.value.id == v:
+                    return False  # a view of the view: its index composes at run time
+                written = _written(node) if isinstance(node, gast.stmt) else None
+                if written is not None and written[0] == v and written[1] is not None and \
+                        not _whole(written[1]) and composed(index, written[1]) is None:
+                    return False
+        return True
 
     def _base_written(self, viewed, region):
         """Whether ``region`` writes into one of ``viewed`` (the base, its views) or into a
