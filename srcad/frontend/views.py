@@ -543,7 +543,7 @@ class _Views:
             return None
         v, b, index = stmt.targets[0].id, stmt.value.value.id, stmt.value.slice
         items = _index_items(index)
-        if not items or not all(_plain_item(i) for i in items):
+        if not items or not all(_plain_item(i) for i in items) or self._arrays(index):
             return None
         if v in self.params or v in self.declared or v in self.nested or \
                 self.stores.get(v) != 1 or v == b:
@@ -640,6 +640,20 @@ class _Views:
                         not _whole(written[1]) and composed(index, written[1]) is None:
                     return False
         return True
+
+    def _arrays(self, index):
+        """Whether a name in ``index`` is bound to what the text shows is a list or an array
+        (a list display, ``np.array(...)``, a comparison): ``y[idx]`` is then a copy."""
+        for node in gast.walk(index):
+            if isinstance(node, gast.Name):
+                for value in self.assigned.get(node.id, ()):
+                    if isinstance(value, (gast.List, gast.ListComp, gast.Compare, gast.Tuple)) \
+                            or (isinstance(value, gast.Call) and isinstance(
+                                value.func, gast.Attribute) and isinstance(
+                                value.func.value, gast.Name) and value.func.value.id in (
+                                    "np", "numpy")):
+                        return True
+        return False
 
     def _base_written(self, viewed, region):
         """Whether ``region`` writes into one of ``viewed`` (the base, its views) or into a
