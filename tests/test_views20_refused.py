@@ -121,6 +121,21 @@ def row_of_vector_written(x):
     return np.sum(y)
 
 
+def leapfrog_numbers(x):
+    s = np.stack([x, x * 2])
+    pos = s[0]
+    vel = s[1]
+    vel -= 0.1 * pos  # refused
+    return np.sum(s ** 2)
+
+
+def swap_through_view(x):
+    y = x * 1.0
+    v = y[1:3]
+    v[0], v[1] = v[1], v[0]  # refused
+    return np.sum(y * np.arange(4.0))
+
+
 def _line(f):
     lines, first = inspect.getsourcelines(f)
     return first + next(k for k, text in enumerate(lines) if "# refused" in text)
@@ -139,6 +154,9 @@ REFUSED = [
     (base_rebound_in_loop, "y is bound to a new value while v", "another name"),
     (list_base, "but ys is a list when the code runs", "list(ys[...])"),
     (row_of_vector_written, "is one number", "index y itself"),
+    # s's rank is not in the text: pos may be a number, whose -= makes a new value
+    (leapfrog_numbers, "shares memory with", "vel[...] -= ... to change s through the view"),
+    (swap_through_view, "shares memory with y", "v = v.copy()"),
 ]
 
 

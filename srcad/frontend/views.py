@@ -187,6 +187,8 @@ for _check in (view_at, view_within, check_view):
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 _BLOCKS = ("body", "orelse", "finalbody")
+_OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
+        gast.Mod: "%", gast.Pow: "**", gast.MatMult: "@"}
 _LIST_MAKERS = frozenset({"list", "sorted"})
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove"})
 
@@ -583,6 +585,8 @@ class _Views:
             {root, v} | {a.name for a in active.values() if a.root == root}, region)
         if not (by_item or (whole and keeps) or (keeps and base_written) or
                 (outer is not None and (by_item or whole))):
+            if whole:  # v op= e on v = A[i]: a number when A is 1-D (a new value), else a
+                self._hint_whole(v, b, nodes)  # write into A, which the text does not show
             return None
         self._refuse_rebound(v, root, body, k, stmt)
         line = getattr(stmt, "lineno", None)
@@ -640,6 +644,22 @@ class _Views:
                         not _whole(written[1]) and composed(index, written[1]) is None:
                     return False
         return True
+
+    def _hint_whole(self, v, b, nodes):
+        """For ``v op= e`` on a view taken by integers of a base of rank unknown here
+        (refused by the alias analysis when it is a view and the base is read afterwards):
+        write through it by item, which srcad reads as a write into the base."""
+        hints = dict(getattr(self.src, "view_hints", {}))
+        for node in nodes:
+            if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and \
+                    node.target.id == v:
+                op = _OPS.get(type(node.op), "+")
+                hints[(node.lineno, v)] = (
+                    f"write {v}[...] {op}= ... to change {b} through the view (srcad reads it "
+                    f"as a write into {b}; {v} = {b}[...] taken by integers may be a number, "
+                    f"whose {op}= makes a new value), or {v} = {v}.copy() first if {b} should "
+                    "keep its values")
+        self.src.view_hints = hints
 
     def _arrays(self, index):
         """Whether a name in ``index`` is bound to what the text shows is a list or an array
