@@ -156,7 +156,7 @@ REFUSED = [
     (row_of_vector_written, "is one number", "index y itself"),
     # s's rank is not in the text: pos may be a number, whose -= makes a new value
     (leapfrog_numbers, "shares memory with", "vel[...] -= ... to change s through the view"),
-    (swap_through_view, "shares memory with y", "v = v.copy()"),
+    (swap_through_view, "shares memory with", "v = v.copy()"),
 ]
 
 
