@@ -8,8 +8,6 @@ the Hessian in both modes. A generated family mixes view writes and reads of bot
 
 from __future__ import annotations
 
-import random
-
 import autograd
 import autograd.numpy as anp
 import numpy as np
