@@ -355,6 +355,11 @@ def test_generated_code_reads_as_writes_into_the_base():
     assert "A_2[i, i] = t_4" in text and "view_within" not in text
     text = srcad.source(srcad.grad(column), X12)
     assert "A_1[1, 2] = t_3" in text
+    # a name that may hold a tuple is not composed as written (B[2][t] is not B[2, t])
+    from tests import test_views20_probe as probe
+
+    text = srcad.source(srcad.grad(probe.tuple_index_local), probe.X)
+    assert "view_within(" in text
     # a slice composed with an index, or an index changed later: composed when it runs
     text = srcad.source(srcad.grad(loop_index_changes), X4)
     assert "view_at(y, " in text and "view_within(" in text

@@ -181,7 +181,35 @@ def leapfrog(x):
     return np.sum(s ** 2)
 
 
-FORMS = [zero_slice, overlapping, interleaved, row_of_zeros, while_loop, whole_ellipsis,
+def tuple_index_argument(x, idx=(0, 1)):
+    A = np.reshape(x, (3, 2)) * 1.0
+    row = A[1]
+    row[idx[1]] = 5.0 * row[0]
+    B = np.reshape(A, (3, 1, 2)) * 1.0
+    plane = B[2]
+    plane[idx] = plane[0, 0] * 3.0  # a tuple: B[2][0, 1], not B[2, (0, 1)]
+    return np.sum(A * A) + np.sum(B ** 3)
+
+
+def tuple_index_local(x):
+    B = np.reshape(x, (3, 2, 1)) * 1.0
+    idx = (1, 0)
+    plane = B[0]
+    plane[idx] = np.sin(plane[0, 0])
+    return np.sum(B ** 3)
+
+
+def nested_range_loops(x):
+    A = np.reshape(x, (3, 2)) * 1.0
+    for i in range(3):
+        row = A[i]
+        for j in range(2):
+            row[j] = row[1 - j] * 0.5 + row[j]
+    return np.sum(A * A)
+
+
+FORMS = [tuple_index_argument, tuple_index_local, nested_range_loops,
+         zero_slice, overlapping, interleaved, row_of_zeros, while_loop, whole_ellipsis,
          in_branch, tail, padded, sliding, columns, read_before, base_added, base_cleared,
          block, two_rows, reversed_view, named_bound, powers, copied_base, leapfrog]
 

@@ -110,32 +110,19 @@ def _constant_int(item):
     return isinstance(item, gast.Constant) and type(item.value) is int
 
 
-def composed(view, write):
+def composed(view, write, integer):
     """The index into the base of ``base[view][write]`` as written, when that is exact
-    whatever the values are: ``A[i][j]`` is ``A[i, j]`` (the view taken by integers; a
-    ``write`` item that may be an array comes before any slice in it, so NumPy places the
-    picked axes where the view would), ``A[:, j][k]`` is ``A[k, j]`` (the view's axes all
-    of the base's, each write item an integer constant or a slice); else None (a partial
-    slice composed with an index needs the base's shape: :func:`view_within`)."""
+    whatever the values are: every item an integer (``integer(item)``: certainly one, as the
+    text shows; a name may hold a tuple or an array, which index otherwise) or a slice, the
+    view's slices whole: ``A[i][j]`` is ``A[i, j]``, ``A[:, j][k]`` is ``A[k, j]``,
+    ``A[:, j][1:]`` is ``A[1:, j]``; else None (:func:`.view_indices.view_within` composes
+    them when the code runs)."""
     view, write = index_items(view), index_items(write)
-    if any(isinstance(i, gast.Constant) and i.value in (Ellipsis, None) for i in write) or \
-            any(isinstance(i, (gast.Starred, gast.Tuple, gast.List)) for i in write):
+    if not all(_full(i) or (_int_like(i) and integer(i)) for i in view) or not all(
+            isinstance(i, gast.Slice) or (_int_like(i) and integer(i)) for i in write):
         return None
-    if not all(_int_like(i) or _full(i) for i in view):
-        return None
-    if all(_int_like(i) for i in view):
-        sliced = False
-        for item in write:
-            if isinstance(item, gast.Slice):
-                sliced = True
-            elif sliced and not _constant_int(item):
-                return None
-        items = list(view) + list(write)
-    else:
-        if not all(isinstance(i, gast.Slice) or _constant_int(i) for i in write):
-            return None
-        write = list(write)
-        items = [write.pop(0) if _full(i) and write else i for i in view] + write
+    write = list(write)
+    items = [write.pop(0) if _full(i) and write else i for i in view] + write
     items = [copy.deepcopy(i) for i in items]
     return items[0] if len(items) == 1 else gast.Tuple(elts=items, ctx=gast.Load())
 
@@ -173,6 +160,35 @@ class Text:
                 if isinstance(node.ctx, (gast.Store, gast.Del)) and id(node) not in augmented:
                     self.stores[node.id] = self.stores.get(node.id, 0) + 1
         self.lists = self._lists()
+        self.bindings = {}  # name -> what each binding binds it to (None: not known here)
+        for node in walk_scope(self.fdef):
+            if isinstance(node, gast.For) and isinstance(node.target, gast.Name):
+                ranged = isinstance(node.iter, gast.Call) and isinstance(
+                    node.iter.func, gast.Name) and node.iter.func.id == "range" and \
+                    "range" not in self.stores and "range" not in self.src.globals
+                self.bindings.setdefault(node.target.id, []).append(
+                    gast.Constant(value=0, kind=None) if ranged else None)
+            elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+                self.bindings.setdefault(node.target.id, []).append(gast.BinOp(
+                    left=node.target, op=node.op, right=node.value))
+        for node in walk_scope(self.fdef):
+            if isinstance(node, gast.Assign):
+                for t in node.targets:
+                    if isinstance(t, gast.Name):
+                        self.bindings.setdefault(t.id, []).append(node.value)
+                    else:  # a, b = ...: not known here
+                        for n in gast.walk(t):
+                            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                                self.bindings.setdefault(n.id, []).append(None)
+            elif isinstance(node, (gast.NamedExpr, gast.comprehension, gast.With,
+                                   gast.AnnAssign, gast.Delete)):
+                for n in gast.walk(node.target if hasattr(node, "target") else node):
+                    if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                        self.bindings.setdefault(n.id, []).append(None)
+            elif isinstance(node, gast.For) and not isinstance(node.target, gast.Name):
+                for n in gast.walk(node.target):
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                        self.bindings.setdefault(n.id, []).append(None)
         self.assigned = {}  # name -> the values of its plain assignments
         for node in walk_scope(self.fdef):
             if isinstance(node, gast.Assign):
@@ -244,6 +260,31 @@ class Text:
         if isinstance(node, (gast.List, gast.Tuple)):
             return 1 + min((self._display_rank(e, seen) for e in node.elts), default=0)
         return self.rank(node, seen) or 0
+
+    def integer(self, node, seen=frozenset()):
+        """Whether ``node`` is certainly an integer, as the text shows: an int constant, a
+        ``len(...)``, a name every binding of which is a ``for`` over ``range(...)`` or such
+        an expression, arithmetic of those (not a parameter: it may be a tuple or an array)."""
+        if isinstance(node, gast.Constant):
+            return type(node.value) is int
+        if isinstance(node, gast.UnaryOp):
+            return isinstance(node.op, (gast.USub, gast.UAdd)) and self.integer(node.operand,
+                                                                                 seen)
+        if isinstance(node, gast.BinOp):
+            return isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv,
+                                        gast.Mod)) and self.integer(node.left, seen) and \
+                self.integer(node.right, seen)
+        if isinstance(node, gast.Call):
+            return isinstance(node.func, gast.Name) and node.func.id == "len" and \
+                "len" not in self.stores and "len" not in self.src.globals
+        if not isinstance(node, gast.Name) or node.id in self.params or node.id in \
+                self.declared:
+            return False
+        if node.id in seen:
+            return True  # i = i + 1: an integer if its other bindings are
+        bindings = self.bindings.get(node.id, ())
+        return bool(bindings) and all(
+            value is not None and self.integer(value, seen | {node.id}) for value in bindings)
 
     def arrays(self, index):
         """Whether a name in ``index`` is bound to what the text shows is a list or an array

@@ -170,7 +170,7 @@ class _Views(Text):
             f"of {view.root}, and another value holds {view.root} or shares its memory), or "
             "build a new array (np.concatenate, np.where)")}
         literal = None if index is None or whole_index(index) or view.index is None else \
-            composed(view.index, index)
+            composed(view.index, index, self.integer)
         if index is None or whole_index(index):
             at = view.at_node()
         elif literal is not None:
@@ -297,7 +297,8 @@ class _Views(Text):
                     return False  # a view of the view: its index composes at run time
                 written = write_of(node) if isinstance(node, gast.stmt) else None
                 if written is not None and written[0] == v and written[1] is not None and \
-                        not whole_index(written[1]) and composed(index, written[1]) is None:
+                        not whole_index(written[1]) and composed(
+                            index, written[1], self.integer) is None:
                     return False
         return True
 
