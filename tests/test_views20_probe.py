@@ -208,7 +208,30 @@ def nested_range_loops(x):
     return np.sum(A * A)
 
 
-FORMS = [tuple_index_argument, tuple_index_local, nested_range_loops,
+def out_view(x):
+    y = x * 1.0
+    v = y[1:3]
+    np.multiply(v, x[0], out=v)
+    return np.sum(y * y)
+
+
+def copied_into_base(x):
+    y = x * 1.0
+    v = y[1:3]
+    v *= 2.0
+    np.copyto(y, x * x)
+    return np.sum(v) * np.sum(y)
+
+
+def out_base(x):
+    y = x * 1.0
+    v = y[1:3]
+    v *= 2.0
+    np.sin(x, out=y)
+    return np.sum(v * v) + np.sum(y)
+
+
+FORMS = [out_view, copied_into_base, out_base, tuple_index_argument, tuple_index_local, nested_range_loops,
          zero_slice, overlapping, interleaved, row_of_zeros, while_loop, whole_ellipsis,
          in_branch, tail, padded, sliding, columns, read_before, base_added, base_cleared,
          block, two_rows, reversed_view, named_bound, powers, copied_base, leapfrog]

@@ -110,6 +110,37 @@ def _constant_int(item):
     return isinstance(item, gast.Constant) and type(item.value) is int
 
 
+#: NumPy calls that write into their first argument (:mod:`.writes` reads them as writes)
+_FIRST_WRITTEN = frozenset({"copyto", "fill_diagonal"})
+
+
+def call_write(stmt):
+    """``(name, how)`` for a NumPy call on its own line that writes into the array ``name``:
+    ``np.f(..., out=name)`` (how ``"out"``: only that keyword), ``np.copyto(name, ...)``,
+    ``np.fill_diagonal(name, ...)``, ``np.add.at(name, ...)`` (how ``"call"``); else None.
+    :mod:`.writes` reads each as a write into ``name``."""
+    if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
+        return None
+    call = stmt.value
+    func, owner = call.func, call.func
+    while isinstance(owner, gast.Attribute):
+        owner = owner.value
+    if not (isinstance(func, gast.Attribute) and isinstance(owner, gast.Name) and
+            owner.id in ("np", "numpy")):
+        return None
+    outs = [k for k in call.keywords if k.arg == "out"]
+    if outs:
+        value = outs[0].value
+        if isinstance(value, gast.Name):
+            return value.id, "out" if len(call.keywords) == 1 else "call"
+        return None
+    if (func.attr in _FIRST_WRITTEN or (func.attr == "at" and isinstance(
+            func.value, gast.Attribute) and func.value.attr == "add")) and call.args and \
+            isinstance(call.args[0], gast.Name):
+        return call.args[0].id, "call"
+    return None
+
+
 def composed(view, write, integer):
     """The index into the base of ``base[view][write]`` as written, when that is exact
     whatever the values are: every item an integer (``integer(item)``: certainly one, as the
@@ -313,7 +344,7 @@ class Text:
         for s in region:
             for node in walk_scope(s):
                 if isinstance(node, gast.stmt):
-                    written = write_of(node)
+                    written = write_of(node) or call_write(node)
                     if written is not None and written[0] in viewed:
                         return True
         return False

@@ -55,6 +55,7 @@ from .view_text import (
     OPS,
     SCOPES,
     Text,
+    call_write,
     composed,
     const,
     index_items,
@@ -134,6 +135,19 @@ class _Views(Text):
         if isinstance(stmt, SCOPES) or isinstance(stmt, gast.ClassDef):
             return [stmt]
         written = write_of(stmt)
+        called = call_write(stmt)
+        if called is not None:
+            name, how = called
+            if name in active and how == "out":  # np.f(..., out=v): v[...] = np.f(...)
+                call = stmt.value
+                call.keywords = []
+                stmt = located(gast.copy_location(gast.Assign(
+                    targets=[gast.Subscript(value=load(name), slice=const(Ellipsis),
+                                            ctx=gast.Store())],
+                    value=call, type_comment=None), stmt), stmt)
+                written = (name, stmt.targets[0].slice)
+            elif any(v.root == name for v in active.values()):
+                written = (name, None)  # a write into the base: the views read again
         if written is None:
             for field in BLOCKS:
                 sub = getattr(stmt, field, None)
@@ -226,6 +240,8 @@ class _Views(Text):
                 whole |= written[1] is None
                 allowed.add(id(node.target if isinstance(node, gast.AugAssign) else
                                node.targets[0]))
+            elif call_write(node) == (v, "out"):
+                by_item = True  # np.f(..., out=v): v[...] = np.f(...), refused on a number
         for node in nodes:
             if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
                     node.value.id == v and not isinstance(node.ctx, gast.Load) and \
@@ -402,9 +418,9 @@ def _hints(src):
 def lower(src):
     """Rewrite the writes through views of ``src`` (a :class:`.source.Source`) in place."""
     _hints(src)
-    if not any(isinstance(n, (gast.Subscript, gast.AugAssign)) and not isinstance(
-            getattr(n, "ctx", gast.Load()), gast.Load) or isinstance(n, gast.AugAssign)
-            for n in gast.walk(src.node)):
-        return
+    if not any(isinstance(n, gast.AugAssign) or (isinstance(n, gast.Subscript) and not
+                                                  isinstance(n.ctx, gast.Load)) or
+               call_write(n) is not None for n in gast.walk(src.node)):
+        return  # no write: nothing to rewrite
     views = _Views(src)
     views.block(src.node.body, {})
