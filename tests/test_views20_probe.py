@@ -231,7 +231,8 @@ def out_base(x):
     return np.sum(v * v) + np.sum(y)
 
 
-FORMS = [out_view, copied_into_base, out_base, tuple_index_argument, tuple_index_local, nested_range_loops,
+FORMS = [out_view, copied_into_base, out_base, tuple_index_argument, tuple_index_local,
+         nested_range_loops,
          zero_slice, overlapping, interleaved, row_of_zeros, while_loop, whole_ellipsis,
          in_branch, tail, padded, sliding, columns, read_before, base_added, base_cleared,
          block, two_rows, reversed_view, named_bound, powers, copied_base, leapfrog]
