@@ -316,6 +316,12 @@ def write_viewed_in_loop_twin(a):
     return s
 
 
+def out_into_view_twin(a):
+    a = a * 1.0
+    a = put(a, np.s_[1:], a[:2] * 2.0)
+    return anp.sum(a * a)
+
+
 X3 = np.array([0.4, -1.3, 2.1])
 
 FORMS = [
@@ -323,6 +329,7 @@ FORMS = [
     (mutation.write_through_slice, write_through_slice_twin, X3),
     (mutation.add_through_slice, add_through_slice_twin, X3),
     (mutation.write_viewed_in_loop, write_viewed_in_loop_twin, X3),
+    (mutation.out_into_view, out_into_view_twin, X3),
     (slice_scaled, slice_scaled_twin, X4),
     (stencil, stencil_twin, X4),
     (rows, rows_twin, X4),
