@@ -353,6 +353,21 @@ def test_view_writes(f, twin, x):
     check(f, twin, x)
 
 
+def view_alone(x):
+    y = x * 1.0
+    v = y[1:3]
+    v *= 2.0
+    return np.sum(v * v)
+
+
+def test_a_base_not_read_again_keeps_the_code_as_written():
+    """Nothing but the view reads the base after it is taken (not in a loop): the write is
+    seen by nobody else, the code stays as it was (and compiles for the Numba backend)."""
+    text = srcad.source(srcad.grad(view_alone), X4)
+    assert "check_view" not in text and "v_1 = v * 2.0" in text
+    assert np.allclose(srcad.grad(view_alone)(X4), central(view_alone, X4))
+
+
 def test_generated_code_reads_as_writes_into_the_base():
     """Simple views keep their index as written: the write is one into the base."""
     text = srcad.source(srcad.grad(slice_scaled), X4)

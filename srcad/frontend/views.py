@@ -86,6 +86,7 @@ class _Views(Text):
 
     def __init__(self, src):
         super().__init__(src)
+        self.loops = 0  # how many loops the statements at work are in
         names = {n.id for n in gast.walk(self.fdef) if isinstance(n, gast.Name)}
         self.fresh = fresh_names(set(names) | set(src.closure) | set(src.globals))
         self.helpers = {}
@@ -149,10 +150,13 @@ class _Views(Text):
             elif any(v.root == name for v in active.values()):
                 written = (name, None)  # a write into the base: the views read again
         if written is None:
+            looped = isinstance(stmt, (gast.For, gast.While))
+            self.loops += looped
             for field in BLOCKS:
                 sub = getattr(stmt, field, None)
                 if isinstance(sub, list) and sub and isinstance(sub[0], gast.stmt):
                     self.block(sub, dict(active))
+            self.loops -= looped
             for handler in getattr(stmt, "handlers", ()):
                 self.block(handler.body, dict(active))
             return [stmt]
@@ -260,6 +264,9 @@ class _Views(Text):
             if whole:  # v op= e on v = A[i]: a number when A is 1-D (a new value), else a
                 self._hint_whole(v, b, nodes)  # write into A, which the text does not show
             return None
+        if outer is None and not self.loops and self._alone(root, stmt):
+            return None  # the base is not read again: a write through the view is seen by
+            # nobody else, as the alias analysis finds (the code stays as written)
         self._refuse_rebound(v, root, body, k, stmt)
         line = getattr(stmt, "lineno", None)
         where = self.constant((v, root, self.src.filename, line, self.src.line_text(line)),
@@ -284,6 +291,18 @@ class _Views(Text):
         self.done = True
         return [located(gast.Assign(targets=[store(at)], value=value, type_comment=None),
                          stmt), self.reread(view, stmt)]
+
+    def _alone(self, root, stmt):
+        """Whether ``root`` is used nowhere but in bindings before ``stmt`` (``v = root[I]``,
+        not in a loop) and ``stmt`` itself: no value but the view reads it afterwards."""
+        line = getattr(stmt, "lineno", None)
+        for n in self.names.get(root, ()):
+            if n is stmt.value.value:
+                continue
+            if line is None or not isinstance(n.ctx, gast.Store) or \
+                    getattr(n, "lineno", line) >= line:
+                return False
+        return True
 
     def _literal(self, index, region, v, root, outer):
         """Whether the view is read again, and written through, with its index as written:
