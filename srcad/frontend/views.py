@@ -7,30 +7,40 @@ old object (:mod:`srcad.analysis.alias` refuses the rest). This pass (on the par
 before desugaring) rewrites the writes through such a view into writes into its base, so the
 SSA sees only writes into the base, which srcad differentiates:
 
-* ``v = y[I]`` becomes ``v_at = view_at(y, I', where)`` / ``v = y[v_at]``: the index is
-  evaluated once, where the view is taken, into one integer or slice per axis of ``y``
-  (:func:`view_at`, which checks when the code runs that ``y`` is an array and ``I`` a basic
-  index; anything else, a list or an index array, is refused there: the rewrite would not be
-  Python's meaning);
-* ``v[W] = e``, ``v[W] op= e`` become ``v_ix = view_within(y, v_at, W', where)`` /
-  ``y[v_ix] = e``: the index into ``y`` of those elements of the view (:func:`view_within`:
-  basic indices compose axis by axis through Python's ``range``, which slices exactly as
-  NumPy does, negative steps too; an index array or mask picks the positions the view's
-  elements have in ``y``), and ``v op= e``, ``v[...] op= e`` become ``y[v_at] op= e``;
-* after every write into ``y`` (through any of its views, or ``y[k] = e``, ``y op= e``
-  directly) each view of ``y`` read later is read again: ``v = y[v_at]``;
+* ``v = y[I]`` stays, after ``check_view(y, I', where)`` (when the code runs: ``y`` is an
+  array, ``I`` integers and slices, the view not one number; anything else, a list or an
+  index array, is refused there: the rewrite would not be Python's meaning), when ``I`` is
+  constants and names the statements after it do not bind: it is read again as written.
+  Otherwise (a name bound again later, a call, an attribute; a view of a view) it becomes
+  ``v_at = view_at(y, I', where)`` / ``v = y[v_at]``: the index evaluated once, where the
+  view is taken, into one integer or slice per axis of ``y``;
+* ``v op= e``, ``v[...] op= e``, ``np.f(..., out=v)`` become ``y[I] op= e`` (``y[v_at]``);
+* ``v[W] = e``, ``v[W] op= e`` become ``y[I ∘ W] = e``: as written where that is exact
+  whatever the values (:func:`.view_text.composed`: ``A[i][j]`` is ``A[i, j]``, ``A[:, j][k]``
+  is ``A[k, j]``, every item certainly an integer or a slice), else ``v_ix =
+  view_within(y, v_at, W', where)`` / ``y[v_ix] = e``: basic indices compose axis by axis
+  through Python's ``range``, which slices exactly as NumPy does, negative steps too; an
+  index array or mask picks the places the view's elements have in ``y``;
+* after every write into ``y`` (through any of its views, or ``y[k] = e``, ``y op= e``,
+  ``np.copyto(y, e)``, ``np.f(..., out=y)`` directly) each view of ``y`` is read again:
+  ``v = y[I]`` (a view: no copy is made, also where nothing reads it);
 * ``w = v[J]``, a view of a view, is a view of ``y`` at the composed index.
 
 A view is rewritten so when its name is bound once, by that statement, used only in the
 statements after it in the same block (not in nested functions), written only as above,
-and its base is a local name (not a parameter: a write into an argument stays refused by
-the alias analysis, as does a view that escapes, stored in a list or passed to a function
-that writes into it: those still share the base's memory after the rewrite). A view taken
-by integers only (``row = A[i]``, a number when ``A`` is 1-D) is rewritten only when it is
-written by item (``row[j] = e``, which Python refuses on a number). A base rebound while one
-of its views is still used (``v = y[1:]; y = y * 2; v[0] = 1``) is refused here
-(:class:`MutationError`): Python's ``v`` would keep the old array. Views made by ``reshape``,
-``.T``, ``ravel`` are not rewritten (the alias analysis refuses their writes).
+and its base is a local name (a parameter never rebound is the argument: a write into it
+stays refused by the alias analysis, as does a view that escapes, stored in a list or passed
+to a function that writes into it: those still share the base's memory after the rewrite),
+read again after the view is taken or the view taken in a loop (else nothing but the view
+reads the base, and the code stays as written: the alias analysis differentiates the
+write). A view taken by integers only (``row = A[i]``, a number when ``A`` is 1-D) is
+rewritten only when it is written by item (``row[j] = e``, which Python refuses on a
+number) or when the text shows ``A`` has more axes than the integers take
+(``np.zeros((2, n))``, ``x.reshape(3, 4)``, ``np.outer``). A base rebound while one of its
+views is still used (``v = y[1:]; y = y * 2; v[0] = 1``) is refused here
+(:class:`MutationError`): Python's ``v`` would keep the old array. Views made by
+``reshape``, ``.T``, ``ravel`` are not rewritten (the alias analysis refuses their writes,
+with the hint :func:`_hints` leaves: the write into the base to make instead).
 
 The code it writes calls :mod:`.view_indices`; what the text shows is read by
 :mod:`.view_text`.
