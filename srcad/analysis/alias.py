@@ -165,6 +165,8 @@ def check(fn, analysis, callee=False):
                            "array in a name of its own")
                 hint = f"write {mine} = {mine}.copy() before changing it, or build a new " \
                     "array (np.concatenate, np.where)"
+                # a view by .T, reshape, ravel (frontend.views): the write into the base
+                hint = getattr(source, "view_hints", {}).get((stmt.line, mine), hint)
                 if what == "setting .shape":
                     hint = _shape_hint(stmt, mine, theirs.split(" (")[0].replace(
                         "another name", "the other name"), source)

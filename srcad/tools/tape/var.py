@@ -102,7 +102,8 @@ class Var:
     friends return plain values (their derivative is zero or undefined).
     """
 
-    __slots__ = ("value", "grad", "requires_grad", "grad_fn", "_parents", "_backward", "_retain")
+    __slots__ = ("value", "grad", "requires_grad", "grad_fn", "_parents", "_backward", "_retain",
+                 "_shares")
     __hash__ = object.__hash__  # by identity, as torch tensors
 
     def __init__(self, value, requires_grad=True):
@@ -113,6 +114,7 @@ class Var:
         self._parents = ()
         self._backward = None
         self._retain = False
+        self._shares = False  # a view of another array Var, or one a view was taken of
 
     @property
     def is_leaf(self):
@@ -280,7 +282,41 @@ class Var:
         return (self[i] for i in range(len(self)))
 
     def __getitem__(self, index):
-        return _apply("index", operator.getitem, self, index)
+        out = _apply("index", operator.getitem, self, index)
+        if isinstance(out, Var) and np.ndim(out.value) > 0 and _basic(index):
+            out._shares = self._shares = True  # NumPy's view: one memory, two values here
+        return out
+
+    def _in_place(self, op):
+        """``x op= v`` on an array sharing memory with another (a view ``v = y[1:3]``, or the
+        ``y`` a view was taken of): NumPy changes both; the tape would make a new value and
+        leave the other as it was, a wrong gradient. Otherwise Python's fallback,
+        ``x = x op v``, which is NumPy's value for an array no other value holds."""
+        if self._shares and np.ndim(self.value) > 0:
+            raise TapeUnsupportedError(
+                f"srcad.tape: {op}= on an array that shares memory with another value (a view "
+                f"y[...] or the array a view was taken of): NumPy changes both, the tape would "
+                f"make a new value; write x = x {op} ... on a copy (x = y[...] * 1.0), or "
+                "differentiate with srcad.grad, which reads such writes")
+        return NotImplemented
+
+    def __iadd__(self, other):
+        return self._in_place("+")
+
+    def __isub__(self, other):
+        return self._in_place("-")
+
+    def __imul__(self, other):
+        return self._in_place("*")
+
+    def __itruediv__(self, other):
+        return self._in_place("/")
+
+    def __ipow__(self, other):
+        return self._in_place("**")
+
+    def __imatmul__(self, other):
+        return self._in_place("@")
 
     def __setitem__(self, index, item):
         raise TypeError("a Var is immutable: build a new value (np.where, np.concatenate...)")
@@ -350,6 +386,15 @@ def _dispatch(func, name, args, kwargs, stand_in=True):
             "to srcad.tape.VJPS or compute it from functions that have one"
         )
     return func(*_deep(args, _raw), **_deep(kwargs, _raw))
+
+
+def _basic(index):
+    """Whether ``index`` is NumPy basic indexing (integers, slices, ``...``, ``None``): a
+    view of the array, not a copy."""
+    items = index if type(index) is tuple else (index,)
+    return all(i is None or i is Ellipsis or isinstance(i, slice) or (
+        isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)))
+        for i in items)
 
 
 def _apply(rule, fn, *args, **kwargs):
