@@ -1,5 +1,9 @@
 """GradBench's stock ``jax`` tool, with its timer waiting for JAX's results.
 
+``--ports``: the same tool reading the eval modules from ``jax_ports/`` beside this file (JAX
+versions of the evals the stock tool lacks, written in this repository) instead of the stock
+tool's directory; the driver's tool ``jax-ports``.
+
 JAX dispatches work asynchronously: the stock tool stops its timer when the call returns,
 before the numbers exist. This launcher wraps every timed function so that the timer covers
 ``jax.block_until_ready`` of its result, then runs the stock tool (read from the fetched copy
@@ -38,7 +42,9 @@ wrap.multiple_runs = _blocking(_multiple_runs)
 wrap.function = _blocking(_function)
 
 tool = os.path.join(os.environ["GRADBENCH_DIR"], "python/gradbench/gradbench/tools/jax")
-sys.path.insert(0, tool)
+modules = (os.path.join(os.path.dirname(os.path.abspath(__file__)), "jax_ports")
+           if "--ports" in sys.argv else tool)
+sys.path.insert(0, modules)
 # --multithreaded only stops the tool pinning itself to CPU 0: the driver has pinned it already
 # and XLA_FLAGS keeps XLA on one thread
 sys.argv = [os.path.join(tool, "run.py"), "--multithreaded"]

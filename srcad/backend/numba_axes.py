@@ -146,8 +146,11 @@ def grad_along(g, a, axis, keepdims):
 
 def _spread(ndim, g, value, params, first=()):
     """The lines of ``impl(params)`` setting ``out`` (a's shape) to ``value`` at each
-    ``[p, j, q]`` (``{g}`` in it: g's item at ``[p, q]``, or g itself for a number), after the
-    lines ``first``."""
+    ``[p, j, {q}]`` (``{g}`` in it: g's item at ``[p, {q}]``, or g itself for a number), after
+    the lines ``first``. Along the last axis (``after`` 1: gmm's sums over a point's
+    coordinates, a row's ``max``) the loop over ``j`` is the inner one, ``{q}`` 0: with a loop
+    of one turn inside it, it took 6 times as long (121 against 18 µs for a (1000, 10, 10)
+    array). Each element is the same expression either way."""
     lines = [f"def impl({params}):", "    s = a.shape", *_split(ndim), *first,
              "    out = np.empty(s)", "    o = out.reshape((before, s[ax], after))"]
     if isinstance(g, types.Array):
@@ -155,10 +158,14 @@ def _spread(ndim, g, value, params, first=()):
                   "        raise ValueError('srcad (numba backend): a gradient shaped unlike "
                   "its value')",
                   "    g = np.ascontiguousarray(g).reshape((o.shape[0], o.shape[2]))"]
-    lines += ["    for p in range(o.shape[0]):", "        for j in range(o.shape[1]):",
+    item = value.replace("{g}", "g[p, {q}]" if isinstance(g, types.Array) else "g")
+    lines += ["    if after == 1:", "        for p in range(o.shape[0]):",
+              "            for j in range(o.shape[1]):",
+              "                o[p, j, 0] = " + item.replace("{q}", "0"),
+              "        return out",
+              "    for p in range(o.shape[0]):", "        for j in range(o.shape[1]):",
               "            for q in range(o.shape[2]):",
-              "                o[p, j, q] = " + value.replace(
-                  "{g}", "g[p, q]" if isinstance(g, types.Array) else "g")]
+              "                o[p, j, q] = " + item.replace("{q}", "q")]
     return lines
 
 
@@ -190,8 +197,8 @@ def _grad_extremum(g, a, ans, axis=None, keepdims=False):
              "                if c[p, j, q] == t[p, q]:",
              "                    counts[p, q] += 1"]
     # srcad's grad_extremum: g * (hit / count), nan where nothing equals the result (nan)
-    value = ("{g} * ((1.0 if c[p, j, q] == t[p, q] else 0.0) / counts[p, q] "
-             "if counts[p, q] else np.nan)")
+    value = ("{g} * ((1.0 if c[p, j, {q}] == t[p, {q}] else 0.0) / counts[p, {q}] "
+             "if counts[p, {q}] else np.nan)")
     return _compile(_spread(a.ndim, g, value, "g, a, ans, axis=None, keepdims=False",
                             first) + ["    return out"])
 

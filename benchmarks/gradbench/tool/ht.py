@@ -131,3 +131,20 @@ def objective(prepared):
 @wrap.multiple_runs(pre=_input, post=lambda j: j.tolist())
 def jacobian(prepared):
     return jacobian_(*prepared)
+
+
+def _warm_up():
+    """Make the derivative code at define, as the other modules do, on a small model of the
+    kinds the eval sends (a list of parent indices, float64 arrays, int64 indices): srcad
+    specialises on kinds and ranks, not sizes."""
+    nbones, nverts, npoints = 22, 8, 4
+    rng = np.random.default_rng(0)
+    model = ([-1] + list(range(nbones - 1)), rng.random((nbones, 4, 4)),
+             rng.random((nbones, 4, 4)), rng.random((nverts, 4)), rng.random((nverts, nbones)))
+    theta, points = rng.random(26), rng.random((npoints, 3))
+    jacobian_("simple", (theta, model, points, np.arange(npoints, dtype=np.int64)))
+    corners = np.arange(3 * npoints, dtype=np.int64).reshape(npoints, 3) % nverts
+    jacobian_("complicated", (theta, rng.random((npoints, 2)), model, points, corners))
+
+
+_warm_up()
