@@ -129,9 +129,12 @@ def _problems_or_raise(module, p, u, v, features, refused):
     problems, tie_sensitive = [], []
 
     grads = None
+    given = a.copy()  # the generated code must leave its arguments as they were
     try:
         got, (ga, gx) = _mode(refused, "grad",
-                              lambda: srcad.value_and_grad(module.f, wrt=(0, 1))(a.copy(), x))
+                              lambda: srcad.value_and_grad(module.f, wrt=(0, 1))(given, x))
+        if not np.array_equal(given, a):
+            problems.append(f"value_and_grad changed its argument a: {a!r} -> {given!r}")
         grads = np.concatenate([np.asarray(ga, dtype=float).ravel(), [float(gx)]])
     except _Refused:
         pass
@@ -168,8 +171,11 @@ def _problems_or_raise(module, p, u, v, features, refused):
     except _Refused:
         pass
     try:
-        vjp_value, pullback = _mode(refused, "vjp", lambda: srcad.vjp(module.fv, a.copy(), x))
-        ca, cx = _mode(refused, "vjp", lambda: pullback(v.copy()))
+        given, cotangent_given = a.copy(), v.copy()
+        vjp_value, pullback = _mode(refused, "vjp", lambda: srcad.vjp(module.fv, given, x))
+        ca, cx = _mode(refused, "vjp", lambda: pullback(cotangent_given))
+        if not (np.array_equal(given, a) and np.array_equal(cotangent_given, v)):
+            problems.append("vjp or its pullback changed an argument or the cotangent")
         cotangent = np.concatenate([np.asarray(ca, dtype=float).ravel(), [float(cx)]])
         vjp_value = np.asarray(vjp_value)
         if vjp_value.shape != vector.shape or not np.allclose(vjp_value, vector, 1e-12, 1e-12):

@@ -2,7 +2,7 @@
 are assigned once and the copy is not inside a loop, or every read follows it), and
 ``b = e; ...; a = b`` with ``b`` read only there becomes ``a = e``.
 
-Imports: :mod:`.tidy_walk`.
+Imports: :mod:`.tidy_walk`, :mod:`.tidy_values` (the names changed in place).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import collections
 
+from .tidy_values import changed_in_place
 from .tidy_walk import _blocks, _count_names, _loads, _stores, _walk
 
 
@@ -20,7 +21,8 @@ def _propagate_copies(fdef, grads):
     touched = set()  # names changed in this sweep: their counts are stale until the next
     renames = {}  # applied in one walk at the end (a walk per copy made this pass quadratic)
     cache = {}  # id(statement) -> (stores, loads), for the statements scanned in this sweep
-    changed = False
+    changed = None  # the names changed in place, found when first needed
+    made = False
     for block, in_loop in list(_blocks(fdef)):
         i = 0
         while i < len(block):
@@ -31,10 +33,17 @@ def _propagate_copies(fdef, grads):
             a, b = stmt.targets[0].id, stmt.value.id
             if a == b or a in params or a in touched or b in touched:
                 continue
+            if getattr(stmt, "was_new", False):
+                # ``dy = x`` stands for a new array (``dy = 1.0 * x`` simplified): where
+                # either name is changed in place it stays a copy (copy_aliases makes it one)
+                if changed is None:
+                    changed = changed_in_place(fdef)
+                if a in changed or b in changed:
+                    continue
             mixed = (a in grads) != (b in grads)  # dw = a: keep the value's name and the copy
             if not mixed and _coalesce(fdef, block, i - 1, a, b, stores, loads, params):
                 touched |= {a, b}
-                changed = True
+                made = True
                 i -= 1
                 continue
             if mixed and a in returned:
@@ -51,14 +60,14 @@ def _propagate_copies(fdef, grads):
             else:
                 renames[a] = b
             touched |= {a, b}
-            changed = True
+            made = True
     if renames:
         for node in _walk(fdef):
             if isinstance(node, ast.Name) and node.id in renames:
                 node.id = renames[node.id]
         for block, _ in _blocks(fdef):
             _drop_self_copies(block)
-    return changed
+    return made
 
 
 def _drop_copy_backs(fdef):
