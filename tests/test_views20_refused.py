@@ -231,3 +231,22 @@ def test_differentiated(f):
         return  # forward mode does not know ranks: r may be a view of y (docs: Writes)
     value, tangent = srcad.jvp(f, (X4.copy(),), (np.ones(4),))
     assert np.allclose(value, f(X4.copy())) and np.allclose(tangent, np.sum(expect))
+
+
+def view_written_for_numba(x):
+    y = x * 1.0
+    v = y[1:3]  # refused
+    v *= 3.0
+    return np.sum(y * x)
+
+
+def test_the_numba_backend_refuses_a_view_written_at_its_line():
+    pytest.importorskip("numba")
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(view_written_for_numba, backend="numba")(X4.copy())
+    lines, first = inspect.getsourcelines(view_written_for_numba)
+    assert info.value.lineno == first + next(
+        i for i, line in enumerate(lines) if "# refused" in line)
+    assert "write through a view" in str(info.value) and "y[1:3] *= 3" in str(info.value)
+    np.testing.assert_allclose(srcad.grad(view_written_for_numba)(X4.copy()), central(
+        view_written_for_numba, X4), rtol=1e-6, atol=1e-8)  # the Python backend differentiates it

@@ -340,6 +340,11 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                                    "for Numba; write the recursion as a loop)", line)
                         if getattr(part, "__srcad_numba_part__", False):
                             continue  # a callee's part, compiled with the code calling it
+                        if getattr(part, "__module__", "").endswith(
+                                ".view_indices"):  # srcad's own code for a view written
+                            refuse("a write through a view of an array (v = y[1:3], then "
+                                   "v *= 3): write into the array at the view's index, "
+                                   "y[1:3] *= 3", _view_line(stmt, ident, callees) or line)
                         refuse(f"the nested function {ident!r} (write it at module "
                                "level)", line)
                     if hasattr(builtins, ident):
@@ -371,6 +376,19 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
 
 
 _MISSING = object()
+
+def _view_line(stmt, ident, cells):
+    """The user's line of the view a call of srcad's view helper ``ident`` in ``stmt`` checks
+    (its last argument names ``(view, base, file, line, text)``), or None."""
+    for node in ast.walk(stmt):
+        if node.__class__ is ast.Call and node.func.__class__ is ast.Name and \
+                node.func.id == ident and node.args and node.args[-1].__class__ is ast.Name:
+            cell = cells.get(node.args[-1].id)
+            where = getattr(cell, "cell_contents", cell)
+            if isinstance(where, tuple) and len(where) == 5 and isinstance(where[3], int):
+                return where[3]
+    return None
+
 
 def _part(cell):
     """What ``cell`` holds (a callee's part: a Numba dispatcher this backend made), or
