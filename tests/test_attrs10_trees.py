@@ -25,6 +25,7 @@ import itertools
 
 import numpy as np
 import pytest
+from sampling import LONG, sample_by
 from srcad.check import numerical_grad
 from test_pytrees_nested import HEAD, X, _check
 
@@ -107,8 +108,8 @@ def flat(theta, x):
 """
 
 
-@pytest.mark.parametrize("form,record,count", list(itertools.product(
-    RECURSIONS, RECORDS, (1, 2, 3))))
+@pytest.mark.parametrize("form,record,count", [  # CI: every two-record case (the Hessians)
+    c for c in itertools.product(RECURSIONS, RECORDS, (1, 2, 3)) if LONG or c[2] == 2])
 def test_a_function_recursing_down_a_list_of_records(form, record, count, tmp_path):
     theta = np.random.default_rng(count).normal(size=6 * count) * 0.7
     hessians = count == 2 and record == "dataclass"
@@ -252,8 +253,8 @@ def _check_scalar_function(f, fa, x, hessian):
                                        rtol=1e-7, atol=1e-9)
 
 
-@pytest.mark.parametrize("function,items,consumer", list(itertools.product(
-    FUNCTIONS, ITEMS, CONSUMERS)))
+@pytest.mark.parametrize("function,items,consumer", sample_by(list(itertools.product(
+    FUNCTIONS, ITEMS, CONSUMERS)), lambda c: c[0], 3))
 def test_starmap_of_a_function_with_defaults(function, items, consumer, tmp_path):
     text = _starmap_text(function, items, consumer)
     stem = f"star10_{function}_{items}_{consumer}"
@@ -336,7 +337,8 @@ def f(x):
 """
 
 
-@pytest.mark.parametrize("maker,user", list(itertools.product(MAKERS, USERS)))
+@pytest.mark.parametrize("maker,user", sample_by(list(itertools.product(MAKERS, USERS)),
+                                                  lambda c: c[0], 2))
 def test_a_hessian_through_a_list_of_functions_holding_values(maker, user, tmp_path):
     text = _functions_text(maker, user)
     stem = f"fns10_{maker}_{user}"

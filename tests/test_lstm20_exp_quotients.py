@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from sampling import sample
 from srcad.check import numerical_grad
+from twin_checks import vjp_jvp_and_hessians
 
 import srcad
 
@@ -111,17 +112,7 @@ def test_grad_and_value_and_grad(tmp_path, body, place, kind):
 def test_vjp_jvp_and_hessians(tmp_path, body, place, kind):
     module, twin = _program(tmp_path, body, place, kind, "second")
     x, y = _args(kind)
-    want = autograd.grad(twin, 0)(x, y)
-    value, pullback = srcad.vjp(module.f, x, y)
-    np.testing.assert_allclose(value, module.f(x, y), rtol=1e-12)
-    np.testing.assert_allclose(pullback(1.0)[0], want, rtol=1e-9, atol=1e-12)
-    t = 0.3 if kind == "number" else RNG.standard_normal(np.shape(x))
-    _, tangent = srcad.jvp(module.f, (x, y), (t, np.zeros_like(y)))
-    np.testing.assert_allclose(tangent, np.sum(want * t), rtol=1e-9, atol=1e-12)
-    hess = autograd.hessian(twin, 0)(x, y)
-    for mode in ("fwd", "rev"):
-        np.testing.assert_allclose(srcad.hessian(module.f, mode=mode)(x, y), hess,
-                                   rtol=1e-8, atol=1e-10)
+    vjp_jvp_and_hessians(module.f, twin, x, y, RNG)
 
 
 @pytest.mark.parametrize("body", ["1.0|1.0|c_first|-a", "3|2|exp_first|a * b",

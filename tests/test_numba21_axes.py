@@ -13,9 +13,7 @@ installed."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import sys
 
 import numpy as np
 import pytest
@@ -39,7 +37,7 @@ CONTEXTS = {
 }
 CASES = [(op, shape, axis, keep, context) for op, (shape, axis), keep, context
          in itertools.product(OPS, AXES, (False, True), CONTEXTS)]
-SAMPLED = sample(CASES, 15)
+SAMPLED = sample(CASES, 28)
 
 
 def _name(case):
@@ -55,24 +53,9 @@ def _module(case, numpy="numpy"):
 
 
 @pytest.fixture(scope="module")
-def load(tmp_path_factory):
+def load(load_module):
     """Writes a program to a module of its own (srcad reads source) and imports it."""
-    folder = tmp_path_factory.mktemp("numba21")
-    made = []
-
-    def load(name, text):
-        path = folder / f"{name}.py"
-        path.write_text(text)
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        made.append(name)
-        spec.loader.exec_module(module)
-        return module
-
-    yield load
-    for name in made:
-        sys.modules.pop(name, None)
+    return load_module
 
 
 def _program(load, case, numpy="numpy"):

@@ -126,7 +126,7 @@ def check_second_order(f, args, source=None, rtol=1e-6):
 
 POINTS = [(0.37, 0.61), (-0.45, 0.83)]
 #: CI: every second program (each point in turn); the long run all of them
-STACKS = sample(CASES, 2)
+STACKS = sample(CASES, 4)
 
 
 @pytest.mark.parametrize("k, case", list(enumerate(STACKS)),
