@@ -106,3 +106,44 @@ def test_hessians_of_the_form(mode, tmp_path):
     assert np.array_equal(x, x0)
     np.testing.assert_allclose(H, autograd.hessian(lambda x: af(x, w))(x0), rtol=1e-9,
                                atol=1e-12)
+
+
+# ``b[idx] = c[view]`` copies the numbers of ``c``'s view into ``b``: ``b`` and ``c`` share no
+# memory after it, so writing into ``c`` later (and reading ``b``) is differentiated, not
+# refused (found by the long run of the random array programs)
+TARGETS = {"fancy": "[[-1, 1, 3]]", "slice": "[0:3]", "step": "[::2]", "int": "[2]"}
+SOURCES = {"view": "c[1:4]", "step": "c[::2]", "item": "c[1]"}
+WRITES = {"item": "c[0] = b[1] * x[0]", "slice": "c[1:3] += b[0:2]", "whole": "c *= 2.0"}
+
+
+def _copy_in_source(target, source, write):
+    return f"""import numpy as np
+
+
+def f(x):
+    b = x.copy()
+    c = np.sin(x) + 0.0
+    b{TARGETS[target]} = {SOURCES[source]}
+    {WRITES[write]}
+    return np.sum(b * c) + np.sum(b ** 2)
+"""
+
+
+COPY_INS = sample([c for c in itertools.product(TARGETS, SOURCES, WRITES)
+                   if not (c[0] == "int" and c[1] != "item")
+                   and not (c[0] != "int" and c[1] == "item")], 2)
+
+
+@pytest.mark.parametrize("target, source, write", COPY_INS)
+def test_a_view_copied_into_another_array_is_not_shared(target, source, write, tmp_path):
+    path = tmp_path / f"copy_in_{target}_{source}_{write}.py"
+    path.write_text(_copy_in_source(target, source, write))
+    scope = {}
+    exec(compile(path.read_text(), str(path), "exec"), scope)  # noqa: S102
+    f = scope["f"]
+    x = np.array([0.3, -1.1, 0.8, 1.7, -0.4, 0.9])
+    x0 = x.copy()
+    g = srcad.grad(f)(x)
+    assert np.array_equal(x, x0)
+    fd = np.array([(f(x0 + 1e-6 * e) - f(x0 - 1e-6 * e)) / 2e-6 for e in np.eye(x.size)])
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-7)

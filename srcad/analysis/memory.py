@@ -300,7 +300,9 @@ class Aliases(_Places, _Calls):
                     self._assign(stmt)
                 elif isinstance(stmt, ir.SetItem):
                     stored = self.mem(stmt.value, self.held)
-                    self._put_in(stmt.obj, stmt.index, self._stored(stmt))
+                    if not _may_be_list(stmt.obj.name, self.an, self.defs):
+                        stored = frozenset()  # y[i] = v of an array copies v's numbers in
+                    self._put_in(stmt.obj, stmt.index, self._stored(stmt) if stored else stored)
                     self._set(stmt.target, self.mem(stmt.obj, self.own),
                               self.mem(stmt.obj, self.held) | stored)
                     self._opaque_if(stmt.target, stmt.obj)
