@@ -192,8 +192,7 @@ class Aliases(_Places, _Calls):
                 # be one: a helper's result, a copy of one): an array item changes in place
                 self.augmented[after] = item
         self.fresh_copies = getattr(fn, "fresh_copies", set())
-        self.own = {}
-        self.held = {}
+        self.own, self.held = {}, {}
         self.after = {}  # id(write statement) -> names live after it
         self.globals_seen = {}  # token -> spelling of the global
         self.arrays = set()  # names of kind ANY certainly holding an array (a[1:], a.T)
@@ -298,10 +297,9 @@ class Aliases(_Places, _Calls):
             for stmt in ir.walk(self.fn.body):
                 if isinstance(stmt, ir.Assign):
                     self._assign(stmt)
-                elif isinstance(stmt, ir.SetItem):
-                    stored = self.mem(stmt.value, self.held)
-                    if not _may_be_list(stmt.obj.name, self.an, self.defs):
-                        stored = frozenset()  # y[i] = v of an array copies v's numbers in
+                elif isinstance(stmt, ir.SetItem):  # (y[i] = v of an array copies v's numbers)
+                    stored = self.mem(stmt.value, self.held) if _may_be_list(
+                        stmt.obj.name, self.an, self.defs) else frozenset()
                     self._put_in(stmt.obj, stmt.index, self._stored(stmt) if stored else stored)
                     self._set(stmt.target, self.mem(stmt.obj, self.own),
                               self.mem(stmt.obj, self.held) | stored)
