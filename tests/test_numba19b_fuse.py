@@ -17,6 +17,7 @@ import itertools
 import numpy as np
 import pytest
 from sampling import LONG
+from twin_checks import central, close
 
 import srcad
 from srcad.backend import numba_backend
@@ -67,20 +68,6 @@ def _program(load, case, numpy="numpy"):
     return load(name, _module(case, numpy)).f
 
 
-def _close(a, b, tol):
-    return np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=tol, atol=tol)
-
-
-def _fd(f, args, k, h=1e-6):
-    """Central differences of f along each element of its argument k."""
-    out = np.zeros_like(args[k])
-    for i in range(args[k].size):
-        e = np.zeros_like(args[k])
-        e.flat[i] = h
-        up, down = list(args), list(args)
-        up[k], down[k] = args[k] + e, args[k] - e
-        out.flat[i] = (f(*up) - f(*down)) / (2 * h)
-    return out
 
 
 def _latin(shift):
@@ -112,12 +99,12 @@ def test_family_reverse_mode_matches_python_autograd_and_differences(load, case)
         value, (dx, dy) = fast(x, y0)
         ref_value, (ref_dx, ref_dy) = slow(x, y0)
         assert np.isclose(value, f(x, y0), rtol=1e-12, atol=1e-12)
-        assert _close(dx, ref_dx, 1e-12) and _close(dy, ref_dy, 1e-12)
+        assert close(dx, ref_dx, 1e-12) and close(dy, ref_dy, 1e-12)
         gx, gy = grad(x, y0)
-        assert _close(gx, ref_dx, 1e-12) and _close(gy, ref_dy, 1e-12)
+        assert close(gx, ref_dx, 1e-12) and close(gy, ref_dy, 1e-12)
         ag_dx, ag_dy = ag(x, y0)
-        assert _close(dx, ag_dx, 1e-12) and _close(dy, ag_dy, 1e-12)
-        assert _close(dx, _fd(f, (x, y0), 0), 1e-6) and _close(dy, _fd(f, (x, y0), 1), 1e-6)
+        assert close(dx, ag_dx, 1e-12) and close(dy, ag_dy, 1e-12)
+        assert close(dx, central(f, (x, y0), 0), 1e-6) and close(dy, central(f, (x, y0), 1), 1e-6)
         assert np.all(x == x) and np.all(np.isfinite(y0))  # (the arguments left unchanged)
 
 
@@ -138,10 +125,10 @@ def test_family_forward_mode_and_second_derivative(load, case):
     # the Numba gradient differentiated again reads the Python backend's plain code
     inner = srcad.grad(f, backend="numba")
     hess = srcad.jacobian(inner)(x, y0)
-    assert _close(hess, srcad.hessian(f, mode="rev")(x, y0), 1e-10)
-    assert _close(hess, srcad.hessian(f, mode="fwd")(x, y0), 1e-10)
+    assert close(hess, srcad.hessian(f, mode="rev")(x, y0), 1e-10)
+    assert close(hess, srcad.hessian(f, mode="fwd")(x, y0), 1e-10)
     fd_rows = [(inner(x + h * e, y0) - inner(x - h * e, y0)) / (2 * h) for e in np.eye(6)]
-    assert _close(hess, np.array(fd_rows), 1e-5)
+    assert close(hess, np.array(fd_rows), 1e-5)
 
 
 def test_generated_code_adds_into_the_callers_array_in_one_loop(load, capfd, monkeypatch):
@@ -284,8 +271,8 @@ def test_fused_additions_in_the_top_level_code(load):
     x, w = rng.normal(size=7), rng.normal(size=4)
     got = srcad.grad(f, wrt=("x", "w"), backend="numba")(x, w)
     ref = srcad.grad(f, wrt=("x", "w"))(x, w)
-    assert _close(got[0], ref[0], 1e-12) and _close(got[1], ref[1], 1e-12)
-    assert _close(got[0], _fd(f, (x, w), 0), 1e-6) and _close(got[1], _fd(f, (x, w), 1), 1e-6)
+    assert close(got[0], ref[0], 1e-12) and close(got[1], ref[1], 1e-12)
+    assert close(got[0], central(f, (x, w), 0), 1e-6) and close(got[1], central(f, (x, w), 1), 1e-6)
 
 
 NEW_AXIS = '''import numpy as np
@@ -305,8 +292,8 @@ def test_scatter_at_a_new_axis_stays_scatter(load):
     x, mu, w = rng.normal(size=(5, 3)), rng.normal(size=(2, 3)), rng.normal(size=3)
     got = srcad.grad(f, wrt=("x", "mu"), backend="numba")(x, mu, w)
     ref = srcad.grad(f, wrt=("x", "mu"))(x, mu, w)
-    assert _close(got[0], ref[0], 1e-12) and _close(got[1], ref[1], 1e-12)
-    assert _close(got[1], _fd(f, (x, mu, w), 1), 1e-6)
+    assert close(got[0], ref[0], 1e-12) and close(got[1], ref[1], 1e-12)
+    assert close(got[1], central(f, (x, mu, w), 1), 1e-6)
 
 
 def test_keep_freed_memory_is_opt_in_and_says_whether_it_was_set():

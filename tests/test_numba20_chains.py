@@ -19,6 +19,7 @@ import itertools
 import numpy as np
 import pytest
 from sampling import LONG
+from twin_checks import central, close
 
 import srcad
 from srcad.backend import numba_backend
@@ -71,19 +72,6 @@ def _program(load, case, numpy="numpy"):
     return load(name, _module(case, numpy)).f
 
 
-def _close(a, b, tol):
-    return np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=tol, atol=tol)
-
-
-def _fd(f, args, k, h=1e-6):
-    out = np.zeros_like(args[k])
-    for i in range(args[k].size):
-        e = np.zeros_like(args[k])
-        e.flat[i] = h
-        up, down = list(args), list(args)
-        up[k], down[k] = args[k] + e, args[k] - e
-        out.flat[i] = (f(*up) - f(*down)) / (2 * h)
-    return out
 
 
 def _inputs(case, seed):
@@ -117,10 +105,10 @@ def test_family_reverse_mode_matches_python_autograd_and_differences(load, case)
         ref_value, (ref_dx, ref_dw) = slow(x, w)
         assert np.isclose(value, f(x, w), rtol=1e-12, atol=1e-12)
         assert np.isclose(value, ref_value, rtol=1e-12, atol=1e-12)
-        assert _close(dx, ref_dx, 1e-12) and _close(dw, ref_dw, 1e-12)
+        assert close(dx, ref_dx, 1e-12) and close(dw, ref_dw, 1e-12)
         ag_dx, ag_dw = ag(x, w)
-        assert _close(dx, ag_dx, 1e-12) and _close(dw, ag_dw, 1e-12)
-        assert _close(dx, _fd(f, (x, w), 0), 1e-6) and _close(dw, _fd(f, (x, w), 1), 1e-6)
+        assert close(dx, ag_dx, 1e-12) and close(dw, ag_dw, 1e-12)
+        assert close(dx, central(f, (x, w), 0), 1e-6) and close(dw, central(f, (x, w), 1), 1e-6)
         assert np.array_equal(x, x0) and np.array_equal(w, w0)  # the arguments unchanged
 
 
@@ -140,8 +128,8 @@ def test_family_forward_mode_and_hessian(load, case):
     assert np.isclose(tangent, fd, rtol=1e-6, atol=1e-7)
     inner = srcad.grad(f, backend="numba")  # w.r.t. x; differentiated again: Python code
     hess = srcad.jacobian(inner)(x, w)
-    assert _close(hess, srcad.hessian(f, mode="rev")(x, w), 1e-10)
-    assert _close(hess, srcad.hessian(f, mode="fwd")(x, w), 1e-10)
+    assert close(hess, srcad.hessian(f, mode="rev")(x, w), 1e-10)
+    assert close(hess, srcad.hessian(f, mode="fwd")(x, w), 1e-10)
 
 
 RK = '''import numpy as np
@@ -179,8 +167,8 @@ def test_runge_kutta_step_is_one_loop_and_exact(load):
     assert "t_12_shape = numba_fused_hn_" in text
     assert " t_9 = " not in text and " t_12 = " not in text
     ref = srcad.grad(f)(x, 4)
-    assert _close(got, ref, 1e-13)
-    assert _close(got, _fd(lambda x: f(x, 4), (x,), 0), 1e-7)
+    assert close(got, ref, 1e-13)
+    assert close(got, central(lambda x: f(x, 4), (x,), 0), 1e-7)
 
 
 # ---------------------------------------------------------------- the helpers, against NumPy

@@ -18,6 +18,7 @@ import itertools
 import numpy as np
 import pytest
 from sampling import sample
+from twin_checks import central, close
 
 import srcad
 from srcad.backend import numba_backend
@@ -63,19 +64,6 @@ def _program(load, case, numpy="numpy"):
     return load(name, _module(case, numpy)).f
 
 
-def _close(a, b, tol):
-    return np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=tol, atol=tol)
-
-
-def _fd(f, args, k, h=1e-6):
-    out = np.zeros_like(args[k])
-    for i in range(args[k].size):
-        e = np.zeros_like(args[k])
-        e.flat[i] = h
-        up, down = list(args), list(args)
-        up[k], down[k] = args[k] + e, args[k] - e
-        out.flat[i] = (f(*up) - f(*down)) / (2 * h)
-    return out
 
 
 @pytest.mark.parametrize("case", SAMPLED, ids=_name)
@@ -93,10 +81,10 @@ def test_family_matches_python_autograd_and_differences(load, case):
     value, (dx, dw) = fast(x, w)
     ref_value, (ref_dx, ref_dw) = slow(x, w)
     assert np.isclose(value, ref_value, rtol=1e-12, atol=1e-12)
-    assert _close(dx, ref_dx, 1e-12) and _close(dw, ref_dw, 1e-12)
+    assert close(dx, ref_dx, 1e-12) and close(dw, ref_dw, 1e-12)
     ag_dx, ag_dw = ag(x, w)
-    assert _close(dx, ag_dx, 1e-12) and _close(dw, ag_dw, 1e-12)
-    assert _close(dx, _fd(f, (x, w), 0), 1e-6) and _close(dw, _fd(f, (x, w), 1), 1e-6)
+    assert close(dx, ag_dx, 1e-12) and close(dw, ag_dw, 1e-12)
+    assert close(dx, central(f, (x, w), 0), 1e-6) and close(dw, central(f, (x, w), 1), 1e-6)
     assert np.array_equal(x, x0) and np.array_equal(w, w0)
 
 
