@@ -23,7 +23,8 @@ draws the import graph and fails on a cycle or an upward import):
     srcad.pipeline              the passes in order (hands callee splitting down)
     srcad.api, jacobians, extend    the public API (srcad.specialise: its specialisation cache;
                                 srcad.pytrees: dataclasses and named tuples as wrt arguments;
-                                srcad.fast_calls: vjp's and jvp's closures per argument types)
+                                srcad.fast_calls: vjp's and jvp's closures per argument types;
+                                srcad.numba_forms: derivatives called from @numba.njit code)
     srcad.tools                 tape, check, compare, graph, cli (on top of the API)
 
 ``srcad.tape``, ``srcad.check``, ``srcad.compare`` and ``srcad.graph`` name the tool modules,
@@ -59,6 +60,7 @@ from .jacobians import (
 )
 from .nested import JvpOf as _JvpOf  # noqa: F401 - srcad.jvp called inside differentiated code
 from .nested_vjp import make_pullback as _make_pullback  # noqa: F401 - srcad.vjp, hvp in code
+from .numba_forms import numba_function, numba_jvp
 from .pytrees import register_pytree
 from .runtime import scipy_ode as _scipy_ode
 from .tools import check, graph, tape
@@ -79,7 +81,7 @@ __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "jacobian", "jacfwd", "jacrev", "hessian", "hvp",
     "elementwise_grad", "hessian_vector_product", "make_vjp", "make_jvp",
     "compare", "graph", "tape", "check", "source", "ssa", "clear_cache", "extend", "stop_gradient",
-    "register_pytree",
+    "register_pytree", "numba_function", "numba_jvp",
     "SrcadError", "UnsupportedSyntaxError", "MutationError", "SourceUnavailableError",
     "MissingRuleError",
     "NonScalarOutputError", "WrtError", "RuleError", "BackendError",

@@ -70,4 +70,7 @@ def taking_all(compiled, params, dropped, live, user_func):
     fn = namespace[name]
     fn.__srcad_source__ = compiled.__srcad_source__
     fn.py_func = getattr(compiled, "py_func", compiled)
+    # for srcad.numba_forms: what the compiled code is called with, and the live numbers now
+    fn.__srcad_taking__ = (compiled, params, dropped, lambda: [
+        cells[n].cell_contents if n in cells else user_func.__globals__[n] for n in live])
     return fn

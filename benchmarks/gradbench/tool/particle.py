@@ -1,7 +1,17 @@
 """GradBench ``particle`` (Pearlmutter and Siskind): a charged particle's flight, simulated with
 Euler steps that each take the gradient of a potential, is aimed by gradient descent on the
 charge's position ``w`` -- a derivative of code that takes derivatives. ``rr``, ``rf``, ``fr``,
-``ff``: reverse or forward mode outside, then inside (forward mode is ``srcad.jvp``)."""
+``ff``: reverse or forward mode outside, then inside (forward mode is ``srcad.jvp``).
+
+Under the tool's ``--backend numba`` (``srcad.grad``'s default backend is then ``"numba"``) each
+variant runs compiled, as JAX's port runs under ``jax.jit``: GradBench's descent (``solver.argmin``,
+its source unchanged) and the primal ``miss`` (this module's, unchanged) compiled by
+``numba.njit``, calling srcad's derivatives in their compiled forms (:func:`srcad.numba_function`,
+:func:`srcad.numba_jvp`): the outer derivative of ``miss`` and, inside it and in the primal,
+the force (``grad(potential)``, or ``potential_grad_f``'s two ``jvp`` columns, written for Numba
+by :func:`_force_numba`). Every derivative is srcad's; Numba compiles the rest."""
+
+import inspect
 
 import numpy as np
 from gradbench import wrap
@@ -64,14 +74,77 @@ _VARIANTS = {"rr": (potential_grad_r, _outer_r), "rf": (potential_grad_f, _outer
              "fr": (potential_grad_r, _outer_f), "ff": (potential_grad_f, _outer_f)}
 
 
+def _numba_mode():
+    """Whether the tool runs with ``--backend numba`` (srcad's derivatives made by Numba)."""
+    return inspect.signature(srcad.grad).parameters["backend"].default == "numba"
+
+
+def _force_numba(inner):
+    """The force of the variant's inner mode for Numba code: the compiled form of
+    ``srcad.grad(potential)`` (``r``), or ``potential_grad_f`` written for Numba (``f``: the
+    two columns by the compiled form of ``srcad.jvp(potential, ...)``)."""
+    import numba
+
+    x, w = np.array([0.0, 8.0]), 0.0
+    if inner == "r":
+        return srcad.numba_function(potential_grad_r, x, w)
+    column = srcad.numba_jvp(potential, (x, w), (np.array([1.0, 0.0]),), wrt=(0,))
+
+    @numba.njit
+    def potential_grad_f_numba(x, w):
+        dx0 = column(x, w, np.array([1.0, 0.0]))[1]
+        dx1 = column(x, w, np.array([0.0, 1.0]))[1]
+        return np.array([dx0, dx1])
+
+    return potential_grad_f_numba
+
+
+def _solve_numba(name):
+    """The variant compiled: GradBench's descent and ``miss`` by ``numba.njit``, srcad's
+    derivatives in their compiled forms (see the module docstring)."""
+    import numba
+
+    force_python, _ = _VARIANTS[name]
+    force = _force_numba(name[1])
+    if name[0] == "r":  # the outer derivative, made for the force passed (Python's function)
+        outer = srcad.numba_function(srcad.grad(miss), 0.0, force_python)
+    else:
+        along = srcad.numba_jvp(miss, (0.0, force_python), (1.0,), wrt=(0,))
+
+        @numba.njit
+        def outer(w):
+            return along(w, 1.0)[1]
+
+    primal = numba.njit(miss)
+    descent = numba.njit(argmin)
+
+    @numba.njit
+    def f(x):
+        return primal(x[0], force)
+
+    @numba.njit
+    def g(x):
+        return np.array([outer(x[0])])
+
+    @numba.njit
+    def solve(w0):
+        return descent(f, g, np.array([w0]))[0]
+
+    return solve
+
+
 def _make(name):
-    force, outer = _VARIANTS[name]
-    solve = _solve(force, outer)
+    if _numba_mode():
+        solve = _solve_numba(name)
+    else:
+        force, outer = _VARIANTS[name]
+        solve = _solve(force, outer)
 
     @wrap.multiple_runs(pre=lambda raw: float(raw["w"]), post=float)
     def run(w0):
         return solve(w0)
 
+    run.solve = solve
     return run
 
 
@@ -80,7 +153,11 @@ rr, rf, fr, ff = (_make(n) for n in ("rr", "rf", "fr", "ff"))
 
 def _warm_up():
     """Make the derivative code at define, as the other modules do: one outer derivative of
-    each variant at the eval's starting point."""
+    each variant at the eval's starting point (compiled: each variant's whole solve, once)."""
+    if _numba_mode():
+        for run in (rr, rf, fr, ff):
+            run.solve(0.0)
+        return
     for force, outer in _VARIANTS.values():
         outer(force)(np.array([0.0]))
 
