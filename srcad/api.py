@@ -323,8 +323,8 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
     forward-mode code is compiled by Numba (as :func:`grad`'s), for the types of the first
     call.
     """
-    if backend == "python" and type(primals) is tuple and type(tangents) is tuple:
-        table = fast_calls.table(fast_calls.JVPS, f, wrt)
+    if type(primals) is tuple and type(tangents) is tuple and backend in _JVP_TABLES:
+        table = fast_calls.table(_JVP_TABLES[backend], f, wrt)
         if table is not None:
             known = table.get(tuple(map(type, primals)) + tuple(map(type, tangents)))
             if known is not None:  # numbers and arrays of types seen before
@@ -361,10 +361,22 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
         return on_standard_arrays(lambda: fn(*full, *tangents), f, full)
     if backend == "python" and len(full) == len(primals) and (wrt is None or _plain_wrt(wrt)):
         fast_calls.jvp_closure(given, wrt, primals, tangents, fn)
+    elif backend == "numba" and _all_given(user_of(f), primals) and (
+            wrt is None or _plain_wrt(wrt)) and plain_key(primals) is not None:
+        # the next call with numbers and arrays of these types finds fn by one lookup
+        fn.__srcad_positions__ = tuple(params.index(n) for n in names)
+        fast_calls.jvp_closure(given, wrt, primals, tangents, fn, fast_calls.NUMBA_JVPS)
     return fn(*full, *tangents)
 
 
+def user_of(f):
+    """The user's function ``f`` is, or is a derivative of."""
+    return transformed_of(f)._user if is_transformed(f) else f
+
+
 _jvp_cache = functions.ByFunction()
+#: backend -> jvp's closures by argument types (srcad.fast_calls.jvp_closure)
+_JVP_TABLES = {"python": fast_calls.JVPS, "numba": fast_calls.NUMBA_JVPS}
 _jvp_targets = functions.ByFunction()  # (f, wrt, number of primals) -> (target, params, wrt)
 
 
@@ -585,6 +597,7 @@ def clear_cache():
         _vjps.clear()
         fast_calls.VJPS.clear()
         fast_calls.JVPS.clear()
+        fast_calls.NUMBA_JVPS.clear()
         fast_calls.HVPS.clear()
         _transforms.clear()
         pipeline.CALLEES.clear()

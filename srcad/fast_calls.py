@@ -34,6 +34,8 @@ _NUMBERS = frozenset({float, np.float64})
 VJPS = functions.ByFunction()
 #: (f, wrt as given) -> {types of the primals and of the tangents -> jvp's closure}
 JVPS = functions.ByFunction()
+#: the same for ``jvp(..., backend="numba")``
+NUMBA_JVPS = functions.ByFunction()
 #: (f, wrt) -> {types of the arguments and of v -> the jvp closure of grad(f)}, for hvp
 HVPS = functions.ByFunction()
 _NONE = {}
@@ -223,18 +225,19 @@ def _items(c):
     return f"keys {sorted(map(str, c))}" if isinstance(c, dict) else f"{len(c)} items"
 
 
-def jvp_closure(f, wrt, primals, tangents, fn):
+def jvp_closure(f, wrt, primals, tangents, fn, cache=JVPS):
     """Remember, for ``jvp(f, primals, tangents, wrt=wrt)`` with numbers and arrays of these
     types, the closure calling the forward-mode function ``fn`` (made for exactly these
     arguments, all given, and these arrays' ranks and dtypes), while no name its code read is
     rebound. A call with arrays of other ranks or dtypes, or a tangent shaped unlike its
-    primal, takes the full path (which makes the code, or refuses the tangent)."""
+    primal, takes the full path (which makes the code, or refuses the tangent). ``cache``:
+    :data:`JVPS`, or :data:`NUMBA_JVPS` for the Numba backend's code."""
     positions = getattr(fn, "__srcad_positions__", None)
     types = tuple(map(type, primals)) + tuple(map(type, tangents))
     if positions is None or len(positions) != len(tangents) or not same_shapes(
             primals, tangents, positions) or not all(t in PLAIN for t in types):
         return
-    table = kept(JVPS, f, wrt)
+    table = kept(cache, f, wrt)
     if table is None:
         return
     ok = fresh(fn.__srcad_reads__)

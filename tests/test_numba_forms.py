@@ -197,3 +197,39 @@ def test_read_only_arrays_in_a_result_copied():
     out = types.Tuple([types.float64, types.Tuple([ro, rw])])
     assert _copies(out) and not _copies(types.Tuple([types.float64, rw]))
     assert _writable("r", out) == "(r[0], (r[1][0].copy(), r[1][1],),)"
+
+
+SCALE = 2.0  # read by _scaled: rebound in the test below
+
+
+def _scaled(x, w):
+    return np.sum(np.sin(x) * w) * SCALE
+
+
+def test_jvp_from_python_by_one_lookup_while_the_kinds_hold():
+    """srcad.jvp(..., backend="numba") called again with numbers and arrays of the same types
+    finds its code by one lookup (srcad.fast_calls.NUMBA_JVPS); other ranks, a tangent of
+    another shape and a rebound global take the full path, as before."""
+    global SCALE
+    from srcad import fast_calls
+
+    def jvp(x, w, t):
+        return srcad.jvp(_scaled, (x, w), (t,), wrt=(0,), backend="numba")
+
+    def want(x, w, t):
+        return srcad.jvp(_scaled, (x, w), (t,), wrt=(0,))
+
+    x, t = np.array([0.3, -1.2, 2.0]), np.array([1.0, 0.5, -0.25])
+    for k in range(3):
+        assert all(close(a, b, 1e-12) for a, b in zip(jvp(x + k, 1.5, t), want(x + k, 1.5, t)))
+    assert fast_calls.table(fast_calls.NUMBA_JVPS, _scaled, (0,))  # kept after the first call
+    m = np.arange(6.0).reshape(2, 3)  # another rank: the full path makes its code
+    assert all(close(a, b, 1e-12) for a, b in zip(jvp(m, 1.5, m / 7), want(m, 1.5, m / 7)))
+    with pytest.raises(SrcadError, match="shape"):
+        jvp(x, 1.5, t[:2])
+    try:
+        SCALE = 3.0  # read when it runs: the new value
+        assert close(jvp(x, 1.5, t)[1], want(x, 1.5, t)[1], 1e-12)
+        assert close(jvp(x, 1.5, t)[1], 1.5 * np.dot(np.cos(x), t) * 3.0, 1e-12)
+    finally:
+        SCALE = 2.0
