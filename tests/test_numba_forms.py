@@ -131,16 +131,16 @@ def test_derivative_of_code_calling_a_derivative_in_a_compiled_descent(forms):
     outer = forms["outer"]  # the function passed is fixed: the form takes w alone
 
     @numba.njit
-    def descent(w, steps):
+    def descent(derivative, w, steps):  # the form passed as an argument
         for _ in range(steps):
-            w = w - 0.01 * outer(w)
+            w = w - 0.01 * derivative(w)
         return w
 
     force = srcad.grad(_potential)
     w = 0.2
     for _ in range(3):
         w = w - 0.01 * srcad.grad(_flight)(w, force)
-    assert close(descent(0.2, 3), w, 1e-12)
+    assert close(descent(outer, 0.2, 3), w, 1e-12)
     assert close(outer(0.4), srcad.grad(_flight)(0.4, force), 1e-12)
     fd = (_flight(0.4 + 1e-6, force) - _flight(0.4 - 1e-6, force)) / 2e-6
     assert close(outer(0.4), fd, 1e-6)
