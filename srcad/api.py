@@ -323,8 +323,8 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
     forward-mode code is compiled by Numba (as :func:`grad`'s), for the types of the first
     call.
     """
-    if type(primals) is tuple and type(tangents) is tuple and backend in _JVP_TABLES:
-        table = fast_calls.table(_JVP_TABLES[backend], f, wrt)
+    if type(primals) is tuple and type(tangents) is tuple and backend in fast_calls.JVP_TABLES:
+        table = fast_calls.table(fast_calls.JVP_TABLES[backend], f, wrt)
         if table is not None:
             known = table.get(tuple(map(type, primals)) + tuple(map(type, tangents)))
             if known is not None:  # numbers and arrays of types seen before
@@ -359,24 +359,12 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
     fn, full = _jvp_function(f, names, primals, backend)
     if any(map(foreign_array, full)):  # the array API's: what the standard lacks, refused
         return on_standard_arrays(lambda: fn(*full, *tangents), f, full)
-    if backend == "python" and len(full) == len(primals) and (wrt is None or _plain_wrt(wrt)):
-        fast_calls.jvp_closure(given, wrt, primals, tangents, fn)
-    elif backend == "numba" and _all_given(user_of(f), primals) and (
-            wrt is None or _plain_wrt(wrt)) and plain_key(primals) is not None:
-        # the next call with numbers and arrays of these types finds fn by one lookup
-        fn.__srcad_positions__ = tuple(params.index(n) for n in names)
-        fast_calls.jvp_closure(given, wrt, primals, tangents, fn, fast_calls.NUMBA_JVPS)
+    if len(full) == len(primals) and (wrt is None or _plain_wrt(wrt)):
+        fast_calls.jvp_closure(given, wrt, primals, tangents, fn, backend, (params, names))
     return fn(*full, *tangents)
 
 
-def user_of(f):
-    """The user's function ``f`` is, or is a derivative of."""
-    return transformed_of(f)._user if is_transformed(f) else f
-
-
 _jvp_cache = functions.ByFunction()
-#: backend -> jvp's closures by argument types (srcad.fast_calls.jvp_closure)
-_JVP_TABLES = {"python": fast_calls.JVPS, "numba": fast_calls.NUMBA_JVPS}
 _jvp_targets = functions.ByFunction()  # (f, wrt, number of primals) -> (target, params, wrt)
 
 

@@ -36,6 +36,8 @@ VJPS = functions.ByFunction()
 JVPS = functions.ByFunction()
 #: the same for ``jvp(..., backend="numba")``
 NUMBA_JVPS = functions.ByFunction()
+#: backend -> jvp's closures
+JVP_TABLES = {"python": JVPS, "numba": NUMBA_JVPS}
 #: (f, wrt) -> {types of the arguments and of v -> the jvp closure of grad(f)}, for hvp
 HVPS = functions.ByFunction()
 _NONE = {}
@@ -225,19 +227,24 @@ def _items(c):
     return f"keys {sorted(map(str, c))}" if isinstance(c, dict) else f"{len(c)} items"
 
 
-def jvp_closure(f, wrt, primals, tangents, fn, cache=JVPS):
+def jvp_closure(f, wrt, primals, tangents, fn, backend="python", wrt_of=None):
     """Remember, for ``jvp(f, primals, tangents, wrt=wrt)`` with numbers and arrays of these
     types, the closure calling the forward-mode function ``fn`` (made for exactly these
     arguments, all given, and these arrays' ranks and dtypes), while no name its code read is
     rebound. A call with arrays of other ranks or dtypes, or a tangent shaped unlike its
-    primal, takes the full path (which makes the code, or refuses the tangent). ``cache``:
-    :data:`JVPS`, or :data:`NUMBA_JVPS` for the Numba backend's code."""
+    primal, takes the full path (which makes the code, or refuses the tangent). ``backend``
+    "numba": kept in :data:`NUMBA_JVPS`, the tangents' places read from ``wrt_of``, the
+    parameters and the ``wrt`` names."""
     positions = getattr(fn, "__srcad_positions__", None)
+    if backend == "numba":  # (the Numba backend refused *args, **kwargs: all given)
+        positions = tuple(map(wrt_of[0].index, wrt_of[1]))
+    elif backend != "python":
+        return
     types = tuple(map(type, primals)) + tuple(map(type, tangents))
     if positions is None or len(positions) != len(tangents) or not same_shapes(
             primals, tangents, positions) or not all(t in PLAIN for t in types):
         return
-    table = kept(cache, f, wrt)
+    table = kept(JVP_TABLES[backend], f, wrt)
     if table is None:
         return
     ok = fresh(fn.__srcad_reads__)

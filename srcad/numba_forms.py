@@ -115,8 +115,9 @@ def _check_examples(user, params, args, wrt, tangents=(), names=()):
         if fixed_function(value) and not name.startswith("tangent"):
             continue
         ok = type(value) in (float, int, bool, np.float64) or type(value) is np.ndarray and (
-            value.dtype.char == "d" or value.dtype.char in "l?" and name not in wrt
-            and not name.startswith("tangent")) and value.dtype.byteorder in "=|"
+            value.dtype == np.float64 or value.dtype in (np.int64, np.bool_)
+            and name not in wrt and not name.startswith("tangent")
+        ) and value.dtype.isnative
         if not ok:
             raise SrcadError(f"the compiled form of {user.__qualname__} cannot take {name}="
                              f"{_described(value)}",
