@@ -38,7 +38,7 @@ from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
 from ..runtime import containers
-from . import held_objects, iterators_passed, rebinding, recorded_lists
+from . import held_objects, iterators_passed, misfit_calls, rebinding, recorded_lists
 from .lower_callees import Callees, FunctionValues
 from .lower_calls import Calls
 from .lower_choices import Choices
@@ -213,6 +213,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.records = recorded_lists.record_params(fdef, self.generated)  # history.append(v)
         prologue += recorded_lists.guard(self, fdef, params + items + kwonly + keys)
         body = prologue + self.sub_block(fdef.body)
+        misfit_calls.user_calls(self, body)  # f(x) for def f(x, t): Python's TypeError there
         fn = ir.Function(fdef.name, params, body, self.source)
         fn.records = set(self.records)
         fn.arity = arity
