@@ -20,7 +20,7 @@ from call_checks import check_gradient, check_second_derivative, close, family
 from srcad.check import numerical_grad
 
 import srcad
-from srcad.analysis.user_calls import bind_call, is_user_call, user_callee
+from srcad.analysis.user_calls import bind_call, default_atom, is_user_call, user_callee
 from srcad.core import ir
 
 ROOT = pathlib.Path(srcad.__file__).parent
@@ -142,9 +142,11 @@ def test_the_binder():
     kinds = {"x": "scalar", "y": "array"}.get
     call = bind_call(ir.Prim(twice, [x, y], {}), lambda a: kinds(a.name))
     assert call.arity.items == ("args_0", "args_1") and call.kinds == {
-        "args_0": "scalar", "args_1": "array"} and call.atoms_only
+        "args_0": "scalar", "args_1": "array"}
+    assert all(default_atom(a) is a for a in call.arguments.values())  # the caller's atoms
     call = bind_call(ir.Prim(complex_default, [x], {}), lambda a: "scalar", lambda a: False)
-    assert call.arguments["c"] == 1j and not call.atoms_only
+    assert call.arguments["c"] == 1j and default_atom(call.arguments["c"]).value == 1j
+    assert default_atom(object()) is None  # a default srcad cannot tell: no atom
     assert call.kinds[srcad.core.kinds.COMPLEX] == ("c",)  # a complex default is complex
     assert "c" not in call.passed
     assert bind_call(ir.Prim(sq, [x, y], {}), lambda a: "scalar") is None  # does not fit

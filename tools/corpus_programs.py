@@ -335,6 +335,60 @@ CORPUS = [
     (KGOF, "kgof/test/test_density.py"),
     (KGOF, "kgof/test/test_goftest.py"),
     (KGOF, "kgof/test/test_kernel.py"),
+    # (round 21) a Gaussian process written three ways: autograd's GP example adapted, a class
+    # deriving the derivative of a fitted scikit-learn GP's mean with elementwise_grad, and a
+    # scikit-learn estimator class whose fit minimises value_and_grad of a bound method
+    ("jejjohnson/gp_autograd", "examples/autograd_example.py"),
+    ("jejjohnson/gp_autograd", "gaussian_process.py"),
+    ("jejjohnson/gp_autograd", "gp_autograd/gaussianprocess.py"),
+    ("jejjohnson/gp_autograd", "notebooks/autograd.ipynb"),
+    # a reader's Bayesian examples: black-box SVI and notebooks contrasting VI and EP
+    ("afcarl/bayes_examples", "black_box_svi.py"),
+    ("afcarl/bayes_examples", "ep_averaging_buster.ipynb"),
+    ("afcarl/bayes_examples", "vi_compactness_buster.ipynb"),
+    # Bayes by backprop: Bayesian networks on MNIST and on the mushroom bandit (contextual)
+    ("daeilkim/bayesbackprop", "bayes_nn_mushroom.py"),
+    ("daeilkim/bayesbackprop", "bayes_nn_contextual_mushrooms.py"),
+    ("daeilkim/bayesbackprop", "bayes_nn_mnist.py"),
+    ("daeilkim/bayesbackprop", "black_box_svi.py"),
+    # a thesis's Bayesian and plain networks as classes (fitted to lidar data by adam)
+    ("danielflamshep/MSc-Project", "bayesian_neural_net.py"),
+    ("danielflamshep/MSc-Project", "neural_net.py"),
+    # Bayesian networks and latent-variable Bayesian networks by BBVI
+    ("danielflamshep/bnns", "bayesian_neural_net.py"),
+    ("danielflamshep/bnns", "latent_variable_bayesian_neural_net.py"),
+    # stick-breaking priors for Bayesian networks, neural processes, the variational
+    # information bottleneck (research code in many versions)
+    ("UofTGuo/stick-breaking-bnn", "bayesian_neural_net.py"),
+    ("UofTGuo/stick-breaking-bnn", "latent_bnn.py"),
+    ("UofTGuo/stick-breaking-bnn", "latent_nn_clean_v1.py"),
+    ("UofTGuo/stick-breaking-bnn", "latent_nn_clean_v2.py"),
+    ("UofTGuo/stick-breaking-bnn", "latent_variable_bayesian_neural_net.py"),
+    ("UofTGuo/stick-breaking-bnn", "neural_process.py"),
+    ("UofTGuo/stick-breaking-bnn", "neural_process_gem.py"),
+    ("UofTGuo/stick-breaking-bnn", "neural_process_gem_v5_agg.py"),
+    ("UofTGuo/stick-breaking-bnn", "neural_processes_ag.py"),
+    ("UofTGuo/stick-breaking-bnn", "stick_breaking_VIB.py"),
+    ("UofTGuo/stick-breaking-bnn", "stick_breaking_bnn.py"),
+    ("UofTGuo/stick-breaking-bnn", "stick_breaking_lvbnn.py"),
+    ("UofTGuo/stick-breaking-bnn", "variational_information_bottleneck.py"),
+    # a thesis's experiments with GP priors for Bayesian networks (the code MappingGPPstoBNNS
+    # grew from): a GAN, a Gaussian mixture, hypernetworks, an IWAE, KL estimates, networks
+    # as GPs, posterior regularisation, variational implicit processes
+    ("danielflamshep/gpbnn", "gan.py"),
+    ("danielflamshep/gpbnn", "gmm_autograd.py"),
+    ("danielflamshep/gpbnn", "hypernet_exp.py"),
+    ("danielflamshep/gpbnn", "hypernn_gp.py"),
+    ("danielflamshep/gpbnn", "iwae.py"),
+    ("danielflamshep/gpbnn", "kl.py"),
+    ("danielflamshep/gpbnn", "nn-gp.py"),
+    ("danielflamshep/gpbnn", "nngpp.py"),
+    ("danielflamshep/gpbnn", "posterior_reg.py"),
+    ("danielflamshep/gpbnn", "vip.py"),
+    # robustness of Bayesian nonparametric VI (an IBP's finite approximation, CAVI and ELBO
+    # gradients checked in unittest suites)
+    ("Runjing-Liu120/Variational_BNP_robustness", "finite_approx/unit_tests/cavi_unittest.py"),
+    ("Runjing-Liu120/Variational_BNP_robustness", "DP_mixture/DP_normal_mixture_unittest.py"),
 ]
 
 

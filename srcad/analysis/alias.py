@@ -120,8 +120,9 @@ def check(fn, analysis, callee=False):
         memory = aliases.mem(obj, aliases.own)
         mine = mine or (label(target) if target else label(obj.name) if isinstance(
             obj, ir.Var) else "y")
-        outside = sorted(t for t in memory if t[0] in ("arg", "global")
-                         and not (callee and t[0] == "arg"))
+        outside = sorted((t for t in memory if t[0] in ("arg", "global")
+                          and not (callee and t[0] == "arg")), key=repr)  # ("global", "?")
+        # beside ("global", id): the keys of one kind are of several types
         if outside:
             kind, key = outside[0][:2]
             whose = f"the argument {key}" if kind == "arg" else \

@@ -39,7 +39,7 @@ import numpy as np
 from ..core import ir
 from ..core.kinds import ARRAY, SCALAR, SEQ
 from ..rules import registry
-from .user_calls import bind_call, is_user_call
+from .user_calls import bind_call, default_atom, is_user_call
 
 _ARITH = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
           operator.pow, operator.neg, operator.pos, operator.matmul, builtins.abs,
@@ -226,9 +226,10 @@ def _user_result(prim, atom, analysis):
     if callees is None or not is_user_call(prim):
         return None
     call = bind_call(prim, analysis.kind)
-    if call is None or not call.atoms_only:
+    given = {p: default_atom(a) for p, a in call.arguments.items()} if call else {}
+    if call is None or None in given.values():  # a default srcad cannot tell: not known
         return False
-    inexact = [p for p, a in call.arguments.items() if atom(a)]
+    inexact = [p for p, a in given.items() if atom(a)]
     return callees.result_inexact(prim.fn, call.kinds, call.arity, inexact)
 
 

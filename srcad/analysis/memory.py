@@ -40,7 +40,7 @@ from .memory_tables import (
     nested_items,
     safe_in,
 )
-from .user_calls import bind_call, is_user_call, user_callee
+from .user_calls import bind_call, default_atom, is_user_call, user_callee
 
 
 class _Places:
@@ -142,9 +142,10 @@ class _Calls:
         if callees is None or not is_user_call(prim) or _generated(prim.fn):
             return None
         call = bind_call(prim, self.an.kind)
-        if call is None or not call.atoms_only:
-            return None
-        self._arguments = call.arguments
+        if call is None or any(isinstance(a, (ir.Slice, ir.Index)) for a in
+                               call.arguments.values()):
+            return None  # (a default's value stands for itself: default_atom)
+        self._arguments, self._callee = call.arguments, getattr(prim.fn, "__name__", "f")
         return callees.result_memory(prim.fn, call.kinds, call.arity)
 
     def _token(self, token, target, table, result):
@@ -154,7 +155,8 @@ class _Calls:
             return frozenset({("new", target) if token in result else (
                 "new", target, "in", *token[1:])})
         if token[0] == "arg":
-            atom = self._arguments.get(token[1])
+            atom = default_atom(self._arguments.get(token[1]),
+                                f"{self._callee}()'s default for {token[1]}")
             if atom is None:
                 return frozenset({("global", "?")})
             return self.mem(atom, self.held if len(token) > 2 else table)

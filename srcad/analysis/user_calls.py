@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..core import functions, ir
 from ..core.kinds import COMPLEX, is_complex_value, kind_of_value
 from ..rules import registry
@@ -53,10 +55,26 @@ class Bound:
     arity: object
     kinds: dict
 
-    @property
-    def atoms_only(self):
-        """Whether every argument is an atom of the caller (no default of the callee's)."""
-        return all(isinstance(a, (ir.Var, ir.Const)) for a in self.arguments.values())
+
+
+def _immutable(value):
+    if isinstance(value, tuple):
+        return all(_immutable(v) for v in value)
+    return value is None or isinstance(value, (bool, int, float, complex, str, bytes))
+
+
+def default_atom(argument, spelling=None):
+    """A bound call's argument (:attr:`Bound.arguments`) as an atom of the caller's: the atom
+    itself, or, for a parameter the call leaves to its default (``def k(X, y=None, s=1.0)``
+    called ``k(X, s=v)``), the default's value as a constant when srcad knows what object it
+    is (a number, None, a string, a tuple of those: no object; a list, a dict, a set or an
+    array: that one object, which every call shares); None for any other default (an object
+    of yours: what it may hold or be is not known) and for a slice or an index."""
+    if isinstance(argument, (ir.Var, ir.Const)):
+        return argument
+    if _immutable(argument) or isinstance(argument, (list, dict, set, np.ndarray, bytearray)):
+        return ir.Const(argument, spelling)
+    return None
 
 
 def bind_call(prim, kind, is_complex=None):

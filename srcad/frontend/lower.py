@@ -38,7 +38,7 @@ from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
 from ..runtime import containers
-from . import held_objects, iterators_passed, rebinding, recorded_lists
+from . import held_objects, iterators_passed, misfit_calls, rebinding, recorded_lists
 from .lower_callees import Callees, FunctionValues
 from .lower_calls import Calls
 from .lower_choices import Choices
@@ -48,7 +48,7 @@ from .lower_exprs import Expressions
 from .lower_iterators import Iterators, deferred_iterators
 from .lower_loops import Loops
 from .lower_spread import Spreads, frozen_names
-from .lower_stmts import Statements
+from .lower_stmts import Statements, unrebound_tests
 
 
 class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, FunctionValues,
@@ -79,6 +79,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.frozen = set()  # names of displays only spliced (srcad.frontend.lower_callees)
         self.unpacked_only = set()  # ... of those, only ever **unpacked
         self.stores = {}  # how many times the body assigns each name
+        self.unrebound = {}  # id(if or ternary) -> names bound before its test (lower_stmts)
         self.starred = {}  # id of a *value node -> its atom (lowered once)
         self.lists = {}  # name of a list display -> its element atoms
         self.keyword_displays = {}  # name of a dict display only spliced -> {key: atom}
@@ -167,6 +168,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.frozen, self.unpacked_only = frozen_names(fdef)
         self.deferred_at = deferred_iterators(fdef)
         self.stores = store_counts(fdef)
+        self.unrebound = unrebound_tests(fdef)  # if y is None: y = X: the test reads the param
         if (args.vararg or args.kwarg) and arity is None:
             raise self.error(fdef, "differentiating a function with *args or **kwargs "
                              "parameters directly (srcad cannot tell which argument wrt means)",
@@ -213,6 +215,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.records = recorded_lists.record_params(fdef, self.generated)  # history.append(v)
         prologue += recorded_lists.guard(self, fdef, params + items + kwonly + keys)
         body = prologue + self.sub_block(fdef.body)
+        misfit_calls.user_calls(self, body)  # f(x) for def f(x, t): Python's TypeError there
         fn = ir.Function(fdef.name, params, body, self.source)
         fn.records = set(self.records)
         fn.arity = arity

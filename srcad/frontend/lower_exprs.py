@@ -215,6 +215,9 @@ class Expressions:
         return self.env[node.target.id]
 
     def expr_IfExp(self, node, hint=None):
+        way = self.fixed_way(node.test, node)  # y = X if y is None else y: one way
+        if way is not None:
+            return self.expr(node.body if way else node.orelse, hint)
         test = self.expr(node.test)
         key = f"\0{hint or 'value'}"
         body = [gast.copy_location(gast.Assign(targets=[_store(key)], value=node.body,

@@ -240,7 +240,7 @@ class Statements:
                                           node), node)
 
     def stmt_If(self, node):
-        way = self.fixed_way(node.test)
+        way = self.fixed_way(node.test, node)
         if way is not None:  # if ax: / if ax is not None: on a parameter given None, a bool
             for stmt in node.body if way else node.orelse:
                 self.stmt(stmt)
@@ -248,9 +248,12 @@ class Statements:
         test = self.expr(node.test)
         self.branch(test, node.body, node.orelse, node)
 
-    def fixed_way(self, test):
+    def fixed_way(self, test, node=None):
         """The way ``if test:`` goes when ``test`` is a parameter the specialisation fixed to
-        ``None`` or a bool (never rebound), ``not`` it, or it ``is (not) None``; else None."""
+        ``None`` or a bool, ``not`` it, or it ``is (not) None``; else None. The name holds the
+        parameter's value there: it is never rebound, or ``node`` (the ``if``, the ternary) is
+        where no statement before binds it (:func:`unrebound_tests`: ``if y is None: y = X``,
+        ``y = X if y is None else y`` at the top of the body)."""
         negate = isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not)
         if negate:
             test = test.operand
@@ -259,8 +262,11 @@ class Statements:
                 test.ops[0], (gast.Is, gast.IsNot)) and isinstance(
                 test.comparators[0], gast.Constant) and test.comparators[0].value is None:
             compare, test = isinstance(test.ops[0], gast.IsNot), test.left
-        if not isinstance(test, gast.Name) or self.stores.get(test.id, 0) != 1 or not \
-                isinstance(self.fixed.get(test.id), functions.Flag):
+        if not isinstance(test, gast.Name) or not isinstance(self.fixed.get(test.id),
+                                                               functions.Flag):
+            return None
+        before = self.unrebound.get(id(node)) if node is not None else None
+        if self.stores.get(test.id, 0) != 1 and (before is None or test.id in before):
             return None
         value = self.fixed[test.id].value
         way = bool(value) if compare is None else (value is not None) == compare
@@ -343,3 +349,34 @@ _OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorD
 def _op(node):
     """The operator of an augmented assignment (``*`` for ``y[0][1] *= v``)."""
     return _OPS.get(type(getattr(node.value, "op", None)), "op")
+
+
+def unrebound_tests(fdef):
+    """``id(node) -> names bound before it`` for the tests of the body's own ``if`` statements
+    and of a ternary that is the whole value of one of its assignments (``y = X if y is None
+    else y``): where such a test runs, any other name still holds the parameter's value (not in
+    a loop: no statement runs before it twice). Names a ternary's value binds itself (``:=``)
+    count as bound before it."""
+    tests, bound = {}, set()
+    for stmt in fdef.body:
+        if isinstance(stmt, gast.If):
+            tests[id(stmt)] = frozenset(bound)
+        elif isinstance(stmt, (gast.Assign, gast.AnnAssign)) and isinstance(stmt.value,
+                                                                            gast.IfExp):
+            tests[id(stmt.value)] = frozenset(bound | _bound_in(stmt.value))
+        bound |= _bound_in(stmt)
+    return tests
+
+
+def _bound_in(node):
+    names = set()
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Name) and not isinstance(sub.ctx, gast.Load):
+            names.add(sub.id)
+        elif isinstance(sub, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            names.add(sub.name)
+        elif isinstance(sub, gast.alias):
+            names.add((sub.asname or sub.name).partition(".")[0])
+        elif isinstance(sub, (gast.Global, gast.Nonlocal)):
+            names.update(sub.names)
+    return names

@@ -1,4 +1,6 @@
-"""A list method called with arguments no list takes: ``log.append("ll is zero", i)``.
+"""Calls whose arguments do not fit what is called: a list method called with arguments no
+list takes (``log.append("ll is zero", i)``), and a function of yours called with arguments
+its parameters do not take (``logprob(samples)`` for ``def logprob(x, t)``).
 
 Python runs such a call and raises ``TypeError`` there (``list.append() takes exactly one
 argument``); a program may hold one in a branch that never runs (a warning logged into a list
@@ -10,14 +12,25 @@ object (srcad cannot tell what its method does with the values). Its arguments a
 first, as Python does; nothing is written, and the call gives no value (the code after it does
 not run).
 
+A function of yours called with arguments that do not fit its parameters raises Python's
+``TypeError`` where the call runs, before any of its code does; a program may hold such a call
+on a path that never runs. srcad binds each call of your function to read the function for
+it, so the call is not left to the passes (they would refuse it where it stands): it becomes a
+check, :func:`misfit_call`, that binds the values where the call runs and raises Python's
+``TypeError``; the function is never run by it. Should the values fit where srcad read a
+misfit, the check refuses (``UnsupportedSyntaxError`` at the line), never runs the call
+undifferentiated.
+
 Imports: gast, :mod:`srcad.core`, :mod:`srcad.errors` and :mod:`srcad.rules.registry`.
 """
 
 from __future__ import annotations
 
+import inspect
+
 import gast
 
-from ..core import ir
+from ..core import functions, ir
 from ..core.ir import Const
 from ..errors import UnsupportedSyntaxError
 from ..rules.registry import registry as _registry
@@ -60,3 +73,41 @@ def lower(lw, obj, node):
                    spelling=lw.bound_name(misfit_list_call, "misfit_list_call"))
     lw.emit(ir.Assign(None, prim, line, effect=True))
     return Const(None)
+
+
+def misfit_call(fn, where, /, *args, **kwargs):
+    """Raise where the call ``fn(*args, **kwargs)`` runs: Python's TypeError when the values do
+    not fit ``fn``'s parameters (``fn`` is not called), a refusal if they do."""
+    try:
+        inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(f"{getattr(fn, '__qualname__', fn)}() {exc}") from None
+    filename, lineno, text = where
+    raise UnsupportedSyntaxError(
+        f"a call of {getattr(fn, '__name__', fn)} that srcad read as not fitting its "
+        "parameters fits them where it runs", filename=filename, lineno=lineno,
+        construct=text, hint="pass the arguments its def names, by name")
+
+
+_registry.nondiff.add(misfit_call)  # a check that raises: no derivative
+
+
+def user_calls(lw, body):
+    """Each call in ``body`` of a function of yours (read and differentiated by srcad) whose
+    arguments do not fit its parameters, as :func:`misfit_call` (in place)."""
+    for stmt in ir.walk(body):
+        prim = getattr(stmt, "value", None) if isinstance(stmt, ir.Assign) else None
+        if not (isinstance(prim, ir.Prim) and functions.is_user_function(prim.fn)) or (
+                _registry.has_rule(prim.fn)):
+            continue
+        try:
+            functions.bind(prim.fn, prim.args, prim.kwargs)
+            continue
+        except TypeError:
+            pass
+        where = (lw.source.filename, stmt.line, lw.source.line_text(stmt.line))
+        callee = lw.bound_const(prim.fn, getattr(prim.fn, "__name__", "fn"))
+        stmt.value = ir.Prim(misfit_call, [callee, lw.bound_const(where, "where"), *prim.args],
+                             dict(prim.kwargs), spelling=lw.bound_name(misfit_call,
+                                                                       "misfit_call"))
+        stmt.effect = True

@@ -17,58 +17,48 @@ from .flatten import flatten
 __all__ = ["adam", "sgd", "rmsprop"]
 
 
-def _on_trees(step):
-    def optimiser(grad, x0, callback=None, *args, **kwargs):
-        flat0, unflatten = flatten(x0)
-
-        def flat_grad(x, i):
-            return flatten(grad(unflatten(x), i))[0]
-
-        flat_callback = None if callback is None else (
-            lambda x, i, g: callback(unflatten(x), i, unflatten(g)))
-        return unflatten(step(flat_grad, flat0, flat_callback, *args, **kwargs))
-
-    optimiser.__name__ = step.__name__
-    optimiser.__doc__ = step.__doc__
-    return optimiser
+# Each is written out as one plain function (no decorator, no nested function): code that
+# runs an optimiser inside a function it differentiates (a meta-objective: the loss after a
+# few steps of sgd on a training loss, a bound fitted by an inner adam) has it read by srcad
+# like the user's own loop, the gradient function it is given called as any function value.
 
 
-@_on_trees
-def sgd(grad, x, callback=None, num_iters=200, step_size=0.1, mass=0.9):
+def sgd(grad, x0, callback=None, num_iters=200, step_size=0.1, mass=0.9):
     """Stochastic gradient descent with momentum ``mass``."""
+    x, unflatten = flatten(x0)
     velocity = np.zeros(len(x))
     for i in range(num_iters):
-        g = grad(x, i)
+        g = flatten(grad(unflatten(x), i))[0]
         if callback:
-            callback(x, i, g)
+            callback(unflatten(x), i, unflatten(g))
         velocity = mass * velocity - (1.0 - mass) * g
         x = x + step_size * velocity
-    return x
+    return unflatten(x)
 
 
-@_on_trees
-def rmsprop(grad, x, callback=None, num_iters=100, step_size=0.1, gamma=0.9, eps=1e-8):
+def rmsprop(grad, x0, callback=None, num_iters=100, step_size=0.1, gamma=0.9, eps=1e-8):
     """Root-mean-square propagation: steps scaled by a running average of squared gradients."""
+    x, unflatten = flatten(x0)
     avg_sq = np.ones(len(x))
     for i in range(num_iters):
-        g = grad(x, i)
+        g = flatten(grad(unflatten(x), i))[0]
         if callback:
-            callback(x, i, g)
+            callback(unflatten(x), i, unflatten(g))
         avg_sq = avg_sq * gamma + g**2 * (1 - gamma)
         x = x - step_size * g / (np.sqrt(avg_sq) + eps)
-    return x
+    return unflatten(x)
 
 
-@_on_trees
-def adam(grad, x, callback=None, num_iters=100, step_size=0.001, b1=0.9, b2=0.999, eps=1e-8):
+def adam(grad, x0, callback=None, num_iters=100, step_size=0.001, b1=0.9, b2=0.999, eps=1e-8):
     """Adam (Kingma and Ba, 2015): bias-corrected running means of the gradient and of its
     square."""
+    x, unflatten = flatten(x0)
     m, v = np.zeros(len(x)), np.zeros(len(x))
     for i in range(num_iters):
-        g = grad(x, i)
+        g = flatten(grad(unflatten(x), i))[0]
         if callback:
-            callback(x, i, g)
+            callback(unflatten(x), i, unflatten(g))
         m = (1 - b1) * g + b1 * m
         v = (1 - b2) * g**2 + b2 * v
         x = x - step_size * (m / (1 - b1 ** (i + 1))) / (np.sqrt(v / (1 - b2 ** (i + 1))) + eps)
-    return x
+    return unflatten(x)
