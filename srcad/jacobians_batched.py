@@ -66,6 +66,7 @@ def clear():
     """Forget the code made (``srcad.clear_cache``)."""
     _made.clear()
     BatchedForward.callees.clear()
+    fb.RESULT_RANKS.clear()
 
 
 class Batched:
@@ -105,6 +106,8 @@ class Batched:
             self.made[key] = _NOT
             self.why = exc  # (what the tests and a curious reader look at)
             return None
+        finally:
+            fb.ITEM_RANKS[:] = []  # (taken by the code's first sweep, if it got that far)
         fn.__srcad_source__ = text
         fn.__srcad_reads__ = tuple(reads.values())
         self.made[key] = fn

@@ -104,19 +104,19 @@ class Ranks:
             for item in items:
                 if isinstance(item, ir.Const) and item.value is None:
                     rank += 1
-                elif isinstance(item, ir.Slice):
+                elif isinstance(item, ir.Slice) or (
+                        isinstance(item, ir.Const) and item.value is Ellipsis):
                     continue
                 elif self.an.kind(item) == SCALAR or (
                         isinstance(item, ir.Const) and type(item.value) is int):
                     rank -= 1
-                elif isinstance(item, ir.Var) and self.an.kind(item) == ARRAY and (
-                        self.an.dtypes.get(item.name, "") if hasattr(self.an, "dtypes")
-                        else "") != "?":
+                elif isinstance(item, ir.Var) and self.an.kind(item) == ARRAY:
+                    # an integer or a boolean array: one axis for one when it is a vector
                     arrays.append(self.rank_or_none(item))
                     rank -= 1
                 else:
                     return None
-            if None in arrays or len(arrays) > 1:
+            if arrays not in ([], [1]):
                 return None
             return rank + sum(arrays)
         if fn in (np.zeros, np.ones, np.empty) and args:
@@ -150,7 +150,7 @@ class Ranks:
         if fn is np.einsum and isinstance(args[0], ir.Const) and "->" in str(args[0].value):
             return len(args[0].value.split("->")[1].strip())
         if fn in (np.sum, np.mean) and r and r[0] is not None:
-            axis = args[1] if len(args) > 1 else kwargs.get("axis", ir.Const(None))
+            axis = self.literal(args[1] if len(args) > 1 else kwargs.get("axis", ir.Const(None)))
             if not isinstance(axis, ir.Const) or "keepdims" in kwargs:
                 return None
             if axis.value is None:
@@ -163,7 +163,8 @@ class Ranks:
             return r[0]
         if fn is np.sqrt or isinstance(fn, np.ufunc) or fn in (
                 operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
-                np.where):
+                np.where, operator.lt, operator.le, operator.gt, operator.ge, operator.eq,
+                operator.ne):
             return None if None in r or kwargs else max(r)
         return None
 

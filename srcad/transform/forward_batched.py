@@ -30,7 +30,6 @@ import operator
 
 import numpy as np
 
-from ..analysis import complexity
 from ..analysis.user_calls import user_callee
 from ..core import ir
 from ..core.kinds import ARRAY, SCALAR, SEQ
@@ -61,7 +60,7 @@ BATCHED = {
 #: sets it; the code's first sweep takes it)
 ITEM_RANKS = []
 _MADE = [0, None]  # how many batched codes were made, the last one's result rank
-_RESULT_RANKS = {}  # id of a callee's cell -> (the cell, its result's rank)
+RESULT_RANKS = {}  # id of a callee's cell -> (the cell, its result's rank)
 
 
 def _batch_slice(*rest):
@@ -157,7 +156,7 @@ class Forms:
         if len(args) > 2 or set(kwargs) - {"axis"}:
             self.refuse(stmt, f"{fn.__name__} with these arguments")
         x = args[0]
-        axis = args[1] if len(args) > 1 else kwargs.get("axis", ir.Const(None))
+        axis = self.literal(args[1] if len(args) > 1 else kwargs.get("axis", ir.Const(None)))
         if not isinstance(axis, ir.Const):
             self.refuse(stmt, f"{fn.__name__} over an axis that is not a literal")
         axis = axis.value
@@ -172,7 +171,17 @@ class Forms:
             shifted = _shift(axis)
         return nodes.call(self.np_(fn.__name__), self.tan(x), axis=nodes.constant(shifted))
 
+    def literal(self, atom):
+        """A tuple of literals built here (``axis=(0, 2)``) as one constant; else ``atom``."""
+        made = self.defs.get(atom.name) if isinstance(atom, ir.Var) else None
+        if isinstance(made, ir.Prim) and made.fn is ir.BUILD_TUPLE and all(
+                isinstance(a, ir.Const) for a in made.args):
+            return ir.Const(tuple(a.value for a in made.args))
+        return atom
+
     def reshape(self, stmt, fn, args, kwargs):
+        if any(isinstance(a, ir.Const) and isinstance(a.value, str) for a in args):
+            self.refuse(stmt, f"{fn.__name__} in an order of its own")
         if self.an.kind(ir.Var(stmt.target)) != ARRAY:
             self.refuse(stmt, "a reshape to a number")
         return self.expr("t.reshape((k,) + y.shape)", t=self.tan(args[0]), y=stmt.target)
@@ -182,7 +191,7 @@ class Forms:
         if len(args) == 1:
             axes = tuple(range(rank, 0, -1))
         else:
-            given = args[1:]
+            given = [self.literal(a) for a in args[1:]]
             if len(given) == 1 and isinstance(given[0], ir.Const) and isinstance(
                     given[0].value, tuple):
                 given = [ir.Const(a) for a in given[0].value]
@@ -343,8 +352,6 @@ class BatchedForward(Forms, Ranks, Forward):
     # ---------------------------------------------------------------- statements
 
     def run(self):
-        if complexity.unseen_complex(self.an):
-            raise NotBatched("values that may turn complex")
         code, result, tangent = super().run()
         for atoms, rank in self.assumed:  # ranks taken while a loop's were worked out
             if rank is not None and any(self.rank_or_none(a) != rank for a in atoms):
@@ -353,7 +360,11 @@ class BatchedForward(Forms, Ranks, Forward):
         first = self.t(sorted(self.an.wrt)[0])
         code.insert(0, assign(self.k, self.expr("t.shape[0]", t=first)))
         if isinstance(result, ir.Var) and self.an.kind(result) not in (SCALAR, ARRAY):
-            raise NotBatched("a result that is not a number or an array")
+            rank = self.rank_or_none(result)
+            if rank is None:
+                raise NotBatched("a result that is not a number or an array")
+            # an array (or a number) by its rank: the maker returns its tangent as it is
+            self.an.kinds[result.name] = ARRAY if rank else SCALAR
         return code, result, tangent
 
     def block(self, stmts):
@@ -416,8 +427,8 @@ class BatchedForward(Forms, Ranks, Forward):
         super().user_call(stmt, code)
         cell = self.cells[code[-1].value.func.id]
         if _MADE[0] > done:  # made now: the last one finished is the callee's own
-            _RESULT_RANKS[id(cell)] = (cell, _MADE[1])
-        known = _RESULT_RANKS.get(id(cell))
+            RESULT_RANKS[id(cell)] = (cell, _MADE[1])
+        known = RESULT_RANKS.get(id(cell))
         if known is not None and known[1] is not None:
             self.ranks[stmt.target] = known[1]
 
