@@ -63,7 +63,8 @@ PROGRAMS = [
     ("index_none", (3,), "return (x * c2)[None, 1] + x[2]"),
     ("index_number", (2, 3), "return x[1] * c2 + x[0, 2]"),
     ("loop_append", (3,),
-     "out = []\n    for j in range(3):\n        out.append(x[j] * c2[j])\n    return np.stack(out)"),
+     "out = []\n    for j in range(3):\n        out.append(x[j] * c2[j])\n"
+     "    return np.stack(out)"),
     ("loop_carry", (3,),
      "s = x\n    for j in range(3):\n        s = np.tanh(s @ c2) + x[j]\n    return s"),
     ("branch", (3,),
