@@ -54,6 +54,20 @@ PROGRAMS = [
     ("array_of_vector", (3,), "return np.array(x * c1) + x"),
     ("einsum_mv", (3,), "return np.einsum('ij,j->i', c2, x)"),
     ("einsum_three", (3,), "return np.einsum('i,ij,jk->ik', x, c2, x * c2)"),
+    ("einsum_mul_sum", (3,),
+     "p = np.einsum('bij,vj->vbi', x * c3, c2)\n    return np.sum(p * c2[:2], axis=1)"),
+    ("einsum_mul_sum_padded", (3,),
+     "p = np.einsum('bij,vj->vbi', x * c3, c2)\n    w = c2[:2].T[:, :, None]\n"
+     "    return np.sum(p * w, axis=-2)"),
+    ("einsum_times_number", (3,),
+     "p = np.einsum('ij,j->i', c2, x)\n    return np.sum(c0 * p)"),
+    ("einsum_read_twice", (3,),
+     "p = np.einsum('ij,j->i', c2, x)\n    return np.sum(p * c1, axis=0) + p"),
+    ("einsum_times_varied", (3,),
+     "p = np.einsum('ij,j->ij', c2, x)\n    return np.sum(p * x, axis=(0, 1))"),
+    ("einsum_in_loop", (3,),
+     "s = x\n    for j in range(2):\n        p = np.einsum('ij,j->ij', c2, s)\n"
+     "        s = np.sum(p * c1, axis=1) + x\n    return s"),
     ("where", (3,), "return np.where(x > 0.5, x ** 2, c1)"),
     ("maximum", (3,), "return np.maximum(x, c2) + np.minimum(x * c2, 0.5)"),
     ("index_int_array", (3,), "return (x * c2)[idx] + x[idx][:, None]"),
@@ -189,3 +203,14 @@ def test_generated_code_reads_like_numpy(modules):
     text = jacobians_batched.source(programs.mul_vector_matrix, *args)
     assert "dx[:, None] * c2" in text, text
     assert "k = dx.shape[0]" in text, text
+
+
+def test_einsum_then_product_then_sum_is_one_einsum(modules):
+    """``np.sum(np.einsum(...) * w, axis)`` with ``w`` without a tangent: the tangent is one
+    einsum of the tangent, the einsum's other operand and ``w`` (``w = v[:, :, None]`` read
+    as ``v``), with no array of k times the product's size on the way."""
+    programs, _ = modules
+    args = _args((3,), np.random.default_rng(0))
+    text = jacobians_batched.source(programs.einsum_mul_sum_padded, *args)
+    assert text.count("np.einsum(") == 2, text  # the value's and the tangent's
+    assert "'zbij,vj,vb->zvi'" in text, text

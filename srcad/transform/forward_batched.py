@@ -35,6 +35,7 @@ from ..core import ir
 from ..core.kinds import ARRAY, SCALAR, SEQ
 from ..rules import registry
 from . import nodes, templates
+from .batched_einsum import Contractions
 from .batched_ranks import NotBatched, Ranks, hashable
 from .forward import Forward, _rule_names, forward_kind
 from .nodes import assign, name
@@ -160,6 +161,9 @@ class Forms:
         if not isinstance(axis, ir.Const):
             self.refuse(stmt, f"{fn.__name__} over an axis that is not a literal")
         axis = axis.value
+        fused = self.fused_sum(x, axis) if fn is np.sum else None
+        if fused is not None:
+            return fused
         if axis is None:
             rank = self.rank(x)
             if rank == 0:
@@ -279,13 +283,16 @@ class Forms:
                         for j, b in enumerate(args[1:])]
             terms.append(nodes.call(self.np_("einsum"),
                                     nodes.constant(f"{batched}->{letter}{out}"), *operands))
+            self.fused = (batched.split(","), letter + out, operands)
+        if len(terms) > 1:
+            self.fused = None
         total = terms[0]
         for term in terms[1:]:
             total = nodes.plus(total, term)
         return total
 
 
-class BatchedForward(Forms, Ranks, Forward):
+class BatchedForward(Forms, Contractions, Ranks, Forward):
     """:class:`Forward` with tangents of ``k`` directions (see the module's docstring)."""
 
     def __init__(self, fn, analysis, namer, helper_names):
@@ -302,6 +309,8 @@ class BatchedForward(Forms, Ranks, Forward):
         self.items, ITEM_RANKS[:] = (ITEM_RANKS[0] if ITEM_RANKS else {}), []
         self.working = set()
         self.assumed = []  # (atoms, the rank taken for all of them): checked at the end
+        self.einsums = {}  # tangents that are one einsum (srcad.transform.batched_einsum)
+        self.fused = None
         self.uses = {}  # name -> how many places read it (a literal used once is inlined)
         for s in ir.walk(fn.body):
             read = list(ir.reads_of(s)) + [a for p in getattr(s, "phis", ()) for src in
@@ -398,10 +407,12 @@ class BatchedForward(Forms, Ranks, Forward):
             self.refuse(stmt, "complex values")
         form = BATCHED.get(fn) if hashable(fn) else None
         if form is not None:
-            self.filled = []
+            self.filled, self.fused = [], None
             tangent = getattr(self, form)(stmt, fn, list(value.args), dict(value.kwargs))
             code.append(nodes.statement(stmt))
             code.append(assign(self.t(target), tangent))
+            if self.fused is not None:  # an einsum: kept to fold what follows into it
+                self.einsums[target] = (*self.fused, (code, code[-1]))
             for position, atom in self.filled:  # np.array of numbers: their tangents placed
                 code.append(assign(ast.Subscript(
                     value=name(self.t(target)),
@@ -439,6 +450,13 @@ class BatchedForward(Forms, Ranks, Forward):
         scalar = all(self.an.kind(a) == SCALAR for a in value.args
                      if isinstance(a, (ir.Var, ir.Const)))
         out = self.rank(ir.Var(target))
+        self.fused = None
+        fused = self.fused_product(stmt, rule.fn, bound)
+        if fused is not None:
+            code.append(nodes.statement(stmt))
+            code.append(assign(self.t(target), fused))
+            self.einsums[target] = (*self.fused, (code, code[-1]))
+            return
         terms, shaped = [], set()
         for param, atom in bound.items():
             if not (isinstance(atom, ir.Var) and self.varied(atom)):
