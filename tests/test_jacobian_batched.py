@@ -214,3 +214,21 @@ def test_einsum_then_product_then_sum_is_one_einsum(modules):
     text = jacobians_batched.source(programs.einsum_mul_sum_padded, *args)
     assert text.count("np.einsum(") == 2, text  # the value's and the tangent's
     assert "'zbij,vj,vb->zvi'" in text, text
+
+
+@pytest.mark.parametrize("name", ["matmul_mm", "loop_carry", "sort"])
+def test_jvp_batched(modules, name):
+    """``srcad.jvp_batched``: k directions of two ``wrt`` arguments at once (the batched code,
+    or for ``np.sort`` one ``jvp`` each), each the ``jvp`` of its direction."""
+    programs, _ = modules
+    f = getattr(programs, name)
+    rng = np.random.default_rng(3)
+    args = _args((3,), rng)
+    dx, dc2 = rng.standard_normal((4, 3)), rng.standard_normal((4, 3, 3))
+    value, tangents = srcad.jvp_batched(f, args, (dx, dc2), wrt=(0, 3))
+    np.testing.assert_allclose(value, f(*args), rtol=1e-12)
+    for i in range(4):
+        want = srcad.jvp(f, args, (dx[i], dc2[i]), wrt=(0, 3))[1]
+        np.testing.assert_allclose(tangents[i], want, rtol=1e-12, atol=1e-12)
+    batched = jacobians_batched.batched(f, (0, 3)).code(args) is not None
+    assert batched == (name != "sort")

@@ -26,6 +26,7 @@ LAYERS = [
     "srcad.extend_autograd",
     ("srcad.specialise", "srcad.checks", "srcad.fast_calls", "srcad.api",
      "srcad.jacobians_standard", "srcad.jacobian_leaves", "srcad.jacobians_batched",
+     "srcad.batched_jvp",
      "srcad.jacobians", "srcad.extend",
      "srcad.pytrees", "srcad.nested", "srcad.nested_vjp"),
     ("srcad.tools", "srcad.misc", "srcad.test_util"),
