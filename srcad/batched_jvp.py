@@ -25,7 +25,8 @@ def jvp_batched(f, primals, tangents, wrt=None):
         fn = jacobians_batched.batched(f, index).code(primals)
         if fn is not None:
             value, t = fn(*primals, *tangents)
-            return value, np.asarray(t, dtype=float)
+            k = len(tangents[0])
+            return value, np.broadcast_to(np.asarray(t, dtype=float), (k,) + np.shape(value))
     found = [api.jvp(f, primals, tuple(t[i] for t in tangents), wrt=index)
              for i in range(len(tangents[0]))]
     return found[0][0], np.stack([np.asarray(t, dtype=float) for _, t in found])

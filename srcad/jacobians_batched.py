@@ -137,8 +137,9 @@ def jacobian(batched, args):
     if not (isinstance(value, (float, np.floating)) or type(value) is np.ndarray):
         return None
     out_shape = np.shape(value)
-    t = np.asarray(t, dtype=float)
-    t = np.moveaxis(t.reshape((sum(sizes),) + out_shape), 0, -1)  # out_shape + (K,)
+    # (K,) + out_shape (a zero may have broadcast; a wrong shape is an error, never reshaped)
+    t = np.broadcast_to(np.asarray(t, dtype=float), (sum(sizes),) + out_shape)
+    t = np.moveaxis(t, 0, -1)  # out_shape + (K,)
     result, start = [], 0
     for shape, size in zip(shapes, sizes):
         block = t[..., start:start + size].reshape(out_shape + shape)

@@ -107,7 +107,8 @@ class Ranks:
                 elif isinstance(item, ir.Slice) or (
                         isinstance(item, ir.Const) and item.value is Ellipsis):
                     continue
-                elif self.an.kind(item) == SCALAR or (
+                elif (isinstance(item, ir.Var) and self.an.kind(item) == SCALAR
+                      and item.name not in self.an.bools) or (
                         isinstance(item, ir.Const) and type(item.value) is int):
                     rank -= 1
                 elif isinstance(item, ir.Var) and self.an.kind(item) == ARRAY:

@@ -140,7 +140,8 @@ class Forms:
                 kinds.append("basic")
             elif isinstance(item, ir.Const) and type(item.value) is int:
                 kinds.append("int")
-            elif isinstance(item, ir.Var) and self.an.kind(item) == SCALAR:
+            elif isinstance(item, ir.Var) and self.an.kind(item) == SCALAR and (
+                    item.name not in self.an.bools):  # (x[True] makes an axis)
                 kinds.append("int")
             elif isinstance(item, ir.Var) and self.an.kind(item) == ARRAY:
                 kinds.append("array")
