@@ -99,6 +99,9 @@ FALLBACK = [
     ("stack_at_vector", (3,), "return c3 @ (x * c1)"),
     ("advanced_apart", (3,), "return (x * c3)[1, :, idx]"),
     ("tuple_out", (3,), "return x, x * c1"),
+    ("sum_of_list", (3,), "return np.sum([x, x * c1], axis=0) * c2"),
+    ("stack_of_lists", (3,), "return np.stack([[x[0], x[1]], [c0, x[2]]], axis=1) @ c2[:2]"),
+    ("einsum_of_list", (3,), "return np.einsum('ij,jk->ik', [x, x * c1], c2)"),
 ]
 
 HEADER = """import {numpy} as np

@@ -53,6 +53,8 @@ class Ranks:
         if n in self.ranks:
             return self.ranks[n]
         kind = self.an.kind(atom)
+        if kind == SEQ:  # a list or tuple has no rank (its tangent is a list of tangents)
+            return None
         if kind == SCALAR:
             return 0
         known = self.an.ranks.get(n) if kind == ARRAY else None

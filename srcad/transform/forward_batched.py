@@ -116,6 +116,7 @@ class Forms:
     def same(self, stmt, fn, args, kwargs):
         if len(args) != 1:
             self.refuse(stmt, f"{fn.__name__} with these arguments")
+        self.rank(args[0])  # an array or a number: its tangent is one array
         tangent = self.tan(args[0])
         return ast.UnaryOp(op=ast.USub(), operand=tangent) if fn in (
             operator.neg, np.negative) else tangent
@@ -158,6 +159,7 @@ class Forms:
         if len(args) > 2 or set(kwargs) - {"axis"}:
             self.refuse(stmt, f"{fn.__name__} with these arguments")
         x = args[0]
+        rank = self.rank(x)  # an array or a number (np.sum of a list: refused)
         axis = self.literal(args[1] if len(args) > 1 else kwargs.get("axis", ir.Const(None)))
         if not isinstance(axis, ir.Const):
             self.refuse(stmt, f"{fn.__name__} over an axis that is not a literal")
@@ -166,7 +168,6 @@ class Forms:
         if fused is not None:
             return fused
         if axis is None:
-            rank = self.rank(x)
             if rank == 0:
                 return self.tan(x)
             shifted = tuple(range(1, rank + 1))
@@ -187,8 +188,8 @@ class Forms:
     def reshape(self, stmt, fn, args, kwargs):
         if any(isinstance(a, ir.Const) and isinstance(a.value, str) for a in args):
             self.refuse(stmt, f"{fn.__name__} in an order of its own")
-        if self.an.kind(ir.Var(stmt.target)) != ARRAY:
-            self.refuse(stmt, "a reshape to a number")
+        if self.an.kind(ir.Var(stmt.target)) != ARRAY or self.rank_or_none(args[0]) is None:
+            self.refuse(stmt, "a reshape to a number, or of a list")
         return self.expr("t.reshape((k,) + y.shape)", t=self.tan(args[0]), y=stmt.target)
 
     def transpose(self, stmt, fn, args, kwargs):
@@ -208,7 +209,8 @@ class Forms:
         return nodes.method(self.tan(args[0]), "transpose", nodes.constant((0,) + axes))
 
     def swapaxes(self, stmt, fn, args, kwargs):
-        if len(args) != 3 or not all(isinstance(a, ir.Const) for a in args[1:]):
+        if len(args) != 3 or not all(isinstance(a, ir.Const) for a in args[1:]) or (
+                self.rank(args[0]) < 2):
             self.refuse(stmt, "swapaxes by axes that are not literals")
         return nodes.call(self.np_("swapaxes"), self.tan(args[0]),
                           nodes.constant(_shift(args[1].value)),
@@ -246,6 +248,9 @@ class Forms:
         parts = args[0]
         if not isinstance(parts, ir.Var) or self.an.kind(parts) != SEQ:
             self.refuse(stmt, f"{fn.__name__} of an array")
+        items = self.list_items(parts)  # each an array or a number, made here
+        if items is None or None in map(self.rank_or_none, items):
+            self.refuse(stmt, f"{fn.__name__} of a list made elsewhere or of lists")
         axis = args[1] if len(args) > 1 else kwargs.get("axis", ir.Const(0))
         if not isinstance(axis, ir.Const) or type(axis.value) is not int:
             self.refuse(stmt, f"{fn.__name__} along an axis that is not a literal")
@@ -279,6 +284,8 @@ class Forms:
         for i, a in enumerate(args[1:]):
             if not (isinstance(a, ir.Var) and self.varied(a)):
                 continue
+            if self.rank(a) != len(ins[i]):  # an array of the subscripts' rank (not a list)
+                self.refuse(stmt, "einsum of an operand of another rank")
             batched = ",".join(letter + s if j == i else s for j, s in enumerate(ins))
             operands = [self.tan(b) if j == i else nodes.expr(b)
                         for j, b in enumerate(args[1:])]
