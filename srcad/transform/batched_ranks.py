@@ -137,6 +137,9 @@ class Ranks:
                 depth = {len(p) for p, _ in leaves}
                 return depth.pop() if len(depth) == 1 else None
             return None
+        if fn is sum and len(args) == 1 and self.an.kind(args[0]) == SEQ:  # Python's sum
+            ranks = {self.rank_or_none(a) for a in self.list_items(args[0]) or [None]}
+            return ranks.pop() if len(ranks) == 1 else None
         if fn in (np.stack, np.concatenate) and args and self.an.kind(args[0]) == SEQ:
             parts = self.list_items(args[0])
             ranks = {self.rank_or_none(a) for a in parts} if parts else {None}
@@ -154,8 +157,12 @@ class Ranks:
             return len(args[0].value.split("->")[1].strip())
         if fn in (np.sum, np.mean) and r and r[0] is not None:
             axis = self.literal(args[1] if len(args) > 1 else kwargs.get("axis", ir.Const(None)))
-            if not isinstance(axis, ir.Const) or "keepdims" in kwargs:
+            keep = kwargs.get("keepdims", ir.Const(False))
+            if not isinstance(axis, ir.Const) or not isinstance(keep, ir.Const) or (
+                    set(kwargs) - {"axis", "keepdims"}):
                 return None
+            if keep.value is True:
+                return r[0]
             if axis.value is None:
                 return 0
             return r[0] - (len(axis.value) if isinstance(axis.value, tuple) else 1)

@@ -45,7 +45,7 @@ from .nodes import assign, name
 BATCHED = {
     operator.getitem: "item",
     operator.neg: "same", operator.pos: "same", np.copy: "same", np.negative: "same",
-    np.sum: "reduce", np.mean: "reduce",
+    np.sum: "reduce", np.mean: "reduce", sum: "total",
     np.reshape: "reshape", np.ravel: "reshape", np.ndarray.reshape: "reshape",
     np.ndarray.flatten: "reshape", np.squeeze: "reshape", np.expand_dims: "reshape",
     np.atleast_1d: "reshape", np.atleast_2d: "reshape",
@@ -155,8 +155,19 @@ class Forms:
                 self.refuse(stmt, "advanced indices apart")
         return parts
 
+    def total(self, stmt, fn, args, kwargs):
+        """Python's ``sum`` of a list made here of values of the result's rank."""
+        items = self.list_items(args[0]) if len(args) == 1 and isinstance(
+            args[0], ir.Var) and self.an.kind(args[0]) == SEQ else None
+        out = self.rank_or_none(ir.Var(stmt.target))
+        if not items or out is None or any(self.rank_or_none(a) != out for a in items):
+            self.refuse(stmt, "sum of these values")
+        return nodes.call(name("sum"), self.tan(args[0]))
+
     def reduce(self, stmt, fn, args, kwargs):
-        if len(args) > 2 or set(kwargs) - {"axis"}:
+        keep = kwargs.get("keepdims", ir.Const(False))
+        if len(args) > 2 or set(kwargs) - {"axis", "keepdims"} or not (
+                isinstance(keep, ir.Const) and type(keep.value) is bool):
             self.refuse(stmt, f"{fn.__name__} with these arguments")
         x = args[0]
         rank = self.rank(x)  # an array or a number (np.sum of a list: refused)
@@ -164,9 +175,10 @@ class Forms:
         if not isinstance(axis, ir.Const):
             self.refuse(stmt, f"{fn.__name__} over an axis that is not a literal")
         axis = axis.value
-        fused = self.fused_sum(x, axis) if fn is np.sum else None
+        fused = self.fused_sum(x, axis) if fn is np.sum and not keep.value else None
         if fused is not None:
             return fused
+        more = {"keepdims": nodes.constant(True)} if keep.value else {}
         if axis is None:
             if rank == 0:
                 return self.tan(x)
@@ -175,7 +187,8 @@ class Forms:
             shifted = tuple(_shift(a) for a in axis)
         else:
             shifted = _shift(axis)
-        return nodes.call(self.np_(fn.__name__), self.tan(x), axis=nodes.constant(shifted))
+        return nodes.call(self.np_(fn.__name__), self.tan(x), axis=nodes.constant(shifted),
+                          **more)
 
     def literal(self, atom):
         """A tuple of literals built here (``axis=(0, 2)``) as one constant; else ``atom``."""
@@ -409,7 +422,7 @@ class BatchedForward(Forms, Contractions, Ranks, Forward):
             fn = registry.attributes.get(fn.name, fn)
         if self.an.piecewise_constant(fn, value):
             return super().assign(stmt, code)
-        if value.kwargs and fn not in (np.sum, np.mean, np.stack, np.concatenate):
+        if value.kwargs and fn not in (np.sum, np.mean, np.stack, np.concatenate):  # (checked)
             self.refuse(stmt, "a call with keyword arguments")
         if self.an.is_complex(ir.Var(target)) or self.an.any_complex(value):
             self.refuse(stmt, "complex values")
