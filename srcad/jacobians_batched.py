@@ -4,7 +4,8 @@ element of the ``wrt`` arguments. :class:`srcad.jacobians._Jacobian` asks :func:
 first and takes the columns one pass each where it answers None (an operation without a
 batched form, a container in or out).
 
-Imports ``srcad.pipeline``, ``srcad.core``, ``srcad.transform`` and ``srcad.errors``.
+Imports ``srcad.pipeline``, ``srcad.backend``, ``srcad.core``, ``srcad.transform`` and
+``srcad.errors``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import inspect
 import numpy as np
 
 from . import pipeline
+from .backend.keys import cache_key
 from .core import env, functions
 from .core.kinds import item_kinds, kind_of_value, rank_of_value, with_complex
 from .errors import SrcadError
@@ -41,12 +43,6 @@ def _layout(value, depth=0):
                 tuple(sorted({_layout(v, depth + 1) for v in value}, key=repr))
                 if type(value) is list else tuple(_layout(v, depth + 1) for v in value))
     return type(value)
-
-
-def _rank(value):
-    """An argument's rank for the analysis: an array's, or a tuple's items' where all are
-    arrays of one rank is not told (the analysis reads the items' kinds)."""
-    return rank_of_value(value)
 
 
 _made = functions.ByFunction()  # (f, wrt positions) -> its Batched
@@ -78,7 +74,7 @@ class Batched:
         self.why = None  # why the last code asked for was not made
 
     def code(self, args):
-        key = tuple(_layout(a) for a in args)
+        key = (tuple(_layout(a) for a in args), cache_key(list(args)))
         found = self.made.get(key)
         if found is not None and (found is _NOT or not env.stale(found.__srcad_reads__)):
             return None if found is _NOT else found
@@ -93,21 +89,23 @@ class Batched:
         values = dict(zip(params, args))
         kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
         items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
-        fb.ITEM_RANKS[:] = [{p: tuple(rank_of_value(i) if type(i) is np.ndarray else None
-                                      for i in v) for p, v in values.items()
-                             if type(v) is tuple}]
-        try:
-            with env.collecting() as reads:
-                env.record_all(env.code_reads({"__srcad_own__": f}))
-                fn, text = pipeline.tangent(
-                    f, [params[p] for p in self.index], kinds, items,
-                    ranks={p: _rank(v) for p, v in values.items()}, sweep=BatchedForward)
-        except SrcadError as exc:  # NotBatched, or anything the column passes say better
-            self.made[key] = _NOT
-            self.why = exc  # (what the tests and a curious reader look at)
-            return None
-        finally:
-            fb.ITEM_RANKS[:] = []  # (taken by the code's first sweep, if it got that far)
+        with pipeline.LOCK:  # (ITEM_RANKS is read by the sweep this call makes first)
+            fb.ITEM_RANKS[:] = [{p: tuple(rank_of_value(i) if type(i) is np.ndarray else None
+                                          for i in v) for p, v in values.items()
+                                 if type(v) is tuple}]
+            try:
+                with env.collecting() as reads:
+                    env.record_all(env.code_reads({"__srcad_own__": f}))
+                    fn, text = pipeline.tangent(
+                        f, [params[p] for p in self.index], kinds, items,
+                        ranks={p: rank_of_value(v) for p, v in values.items()},
+                        sweep=BatchedForward)
+            except SrcadError as exc:  # NotBatched, or anything the column passes say better
+                self.made[key] = _NOT
+                self.why = exc  # (what the tests and a curious reader look at)
+                return None
+            finally:
+                fb.ITEM_RANKS[:] = []  # (taken by the code's first sweep, if it got that far)
         fn.__srcad_source__ = text
         fn.__srcad_reads__ = tuple(reads.values())
         self.made[key] = fn
