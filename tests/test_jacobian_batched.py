@@ -74,6 +74,9 @@ PROGRAMS = [
     ("einsum_in_loop", (3,),
      "s = x\n    for j in range(2):\n        p = np.einsum('ij,j->ij', c2, s)\n"
      "        s = np.sum(p * c1, axis=1) + x\n    return s"),
+    ("python_max_min", (3,),
+     "m = max(x[0], x[1] * 0.9) + min(x[2], c0) + abs(x[1] - 0.5)\n    return m * c1"),
+    ("python_max_numbers_in", (), "return max(x, 0.5) * c1 + min(x * x, 0.3)"),
     ("where", (3,), "return np.where(x > 0.5, x ** 2, c1)"),
     ("maximum", (3,), "return np.maximum(x, c2) + np.minimum(x * c2, 0.5)"),
     ("index_int_array", (3,), "return (x * c2)[idx] + x[idx][:, None]"),

@@ -26,6 +26,7 @@ Imports ``srcad.analysis``, ``srcad.core``, ``srcad.rules``, ``srcad.transform``
 from __future__ import annotations
 
 import ast
+import copy
 import operator
 
 import numpy as np
@@ -83,27 +84,50 @@ def _shift(axis):
     return axis + 1 if axis >= 0 else axis
 
 
-def _factor_only(template):
-    """Whether the template uses ``g`` once, as a factor: batched tangents broadcast there."""
-    found = [n for n in ast.walk(template) if isinstance(n, ast.Name) and n.id in ("g", "t")]
-    if len(found) != 1:
-        return False
+def _has_g(node):
+    return any(isinstance(n, ast.Name) and n.id in ("g", "t") for n in ast.walk(node))
 
-    def reach(node):
+
+def _factor_form(template):
+    """The template, where it is linear in ``g`` through factors only (``g * cos(x)``,
+    ``g / b``, ``-g``, ``where(c, g, 0.0)``, ``g if b > a else 0.0``): batched tangents
+    broadcast there. A conditional's zero arm becomes ``0.0 * g`` (a zero of the tangent's
+    shape, not a number). None for any other template."""
+    def linear(node):  # node contains g, and only as a factor
         if isinstance(node, ast.Name):
             return node.id in ("g", "t")
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            return reach(node.operand)
+            return linear(node.operand)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-            return reach(node.left) or reach(node.right)
+            left, right = _has_g(node.left), _has_g(node.right)
+            return left != right and linear(node.left if left else node.right)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-            return reach(node.left)
+            return not _has_g(node.right) and linear(node.left)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
                 node.func.id == "where") and len(node.args) == 3 and not node.keywords:
-            return reach(node.args[1]) or reach(node.args[2])
+            test, *arms = node.args
+            return not _has_g(test) and any(map(_has_g, arms)) and all(
+                linear(arm) if _has_g(arm) else _zero(arm) for arm in arms)
+        if isinstance(node, ast.IfExp) and not _has_g(node.test):
+            for side in ("body", "orelse"):
+                arm = getattr(node, side)
+                if not _has_g(arm):
+                    if not _zero(arm):
+                        return False
+                    setattr(node, side, ast.BinOp(left=arm, op=ast.Mult(),
+                                                  right=ast.Name(id="g", ctx=ast.Load())))
+                elif not linear(arm):
+                    return False
+            return True
         return False
 
-    return reach(template)
+    tree = copy.deepcopy(template)
+    return tree if _has_g(tree) and linear(tree) else None
+
+
+def _zero(node):
+    return isinstance(node, ast.Constant) and node.value == 0 and type(node.value) in (
+        int, float)
 
 
 class Forms:
@@ -483,7 +507,8 @@ class BatchedForward(Forms, Contractions, Ranks, Forward):
             if not (isinstance(atom, ir.Var) and self.varied(atom)):
                 continue
             template = rule.templates.get(param)
-            if template is None or not _factor_only(template):
+            template = template and _factor_form(template)
+            if template is None:
                 self.refuse(stmt, f"the element-wise rule of {rule.name} (its argument {param})")
             tangent = _padded(name(self.t(atom.name)), out - self.rank(atom))
             names = _rule_names(self, rule, bound)
