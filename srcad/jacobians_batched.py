@@ -31,6 +31,7 @@ BatchedForward.callees = calls.Callees(
 BatchedForward.callees.ranked = True  # made for the ranks of their array arguments
 
 _NOT = object()  # no batched code for these arguments
+_BUDGET = 2 ** 24  # directions x the largest argument's size, in floats (128 MB), of one pass
 
 
 def _layout(value, depth=0):
@@ -126,17 +127,27 @@ def jacobian(batched, args):
         return None
     shapes = [np.shape(args[p]) for p in index]
     sizes = [int(np.prod(s)) for s in shapes]
-    eye = np.eye(sum(sizes))
-    tangents, start = [], 0
-    for shape, size in zip(shapes, sizes):
-        tangents.append(eye[:, start:start + size].reshape((-1,) + shape))
-        start += size
-    value, t = fn(*args, *tangents)
-    if not (isinstance(value, (float, np.floating)) or type(value) is np.ndarray):
-        return None
+    total = sum(sizes)
+    # the directions in chunks: a tangent is (chunk,) + its value's shape, and the arguments'
+    # largest array bounds how large the values are (a pass per chunk, the value again each)
+    largest = max([a.size for a in args if type(a) is np.ndarray] + [1])
+    chunk = max(1, min(total, _BUDGET // largest))
+    parts = []
+    for low in range(0, total, chunk):
+        rows = np.zeros((min(chunk, total - low), total))
+        rows[np.arange(len(rows)), np.arange(low, low + len(rows))] = 1.0
+        tangents, start = [], 0
+        for shape, size in zip(shapes, sizes):
+            tangents.append(rows[:, start:start + size].reshape((-1,) + shape))
+            start += size
+        value, t = fn(*args, *tangents)
+        if not (isinstance(value, (float, np.floating)) or type(value) is np.ndarray):
+            return None
+        # (chunk,) + the output's shape (a zero may have broadcast; a wrong shape is an
+        # error, never reshaped)
+        parts.append(np.broadcast_to(np.asarray(t, dtype=float), (len(rows),) + np.shape(value)))
     out_shape = np.shape(value)
-    # (K,) + out_shape (a zero may have broadcast; a wrong shape is an error, never reshaped)
-    t = np.broadcast_to(np.asarray(t, dtype=float), (sum(sizes),) + out_shape)
+    t = parts[0] if len(parts) == 1 else np.concatenate(parts)
     t = np.moveaxis(t, 0, -1)  # out_shape + (K,)
     result, start = [], 0
     for shape, size in zip(shapes, sizes):

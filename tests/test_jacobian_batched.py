@@ -272,3 +272,15 @@ def test_jvp_batched(modules, name):
         np.testing.assert_allclose(tangents[i], want, rtol=1e-12, atol=1e-12)
     batched = jacobians_batched.batched(f, (0, 3)).code(args) is not None
     assert batched == (name != "sort")
+
+
+@pytest.mark.parametrize("budget", [1, 20, 50])
+def test_directions_in_chunks(modules, monkeypatch, budget):
+    """Directions taken in chunks (the batched pass's memory bounded by the largest argument):
+    the same Jacobian whatever the chunk, one direction at a time included."""
+    programs, _ = modules
+    args = _args((2, 3), np.random.default_rng(4))
+    want = _columns(programs.matrix_in, args)
+    monkeypatch.setattr(jacobians_batched, "_BUDGET", budget)
+    got = jacobians_batched.jacobian(jacobians_batched.batched(programs.matrix_in, (0,)), args)
+    np.testing.assert_allclose(got[0], want, rtol=1e-12, atol=1e-12)
