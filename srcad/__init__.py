@@ -22,6 +22,7 @@ draws the import graph and fails on a cycle or an upward import):
     srcad.backend               tidy, print and compile, dispatch
     srcad.pipeline              the passes in order (hands callee splitting down)
     srcad.api, jacobians, extend    the public API (srcad.specialise: its specialisation cache;
+                                srcad.jacobians_batched, batched_jvp: batched forward mode;
                                 srcad.pytrees: dataclasses and named tuples as wrt arguments;
                                 srcad.fast_calls: vjp's and jvp's closures per argument types;
                                 srcad.numba_forms: derivatives called from @numba.njit code)
@@ -35,6 +36,7 @@ import sys as _sys
 
 from . import extend
 from .api import clear_cache, grad, jvp, source, ssa, value_and_grad, vjp
+from .batched_jvp import jvp_batched
 from .errors import (
     BackendError,
     MissingRuleError,
@@ -78,7 +80,8 @@ del _module
 __version__ = "0.1.0"
 
 __all__ = [
-    "grad", "value_and_grad", "vjp", "jvp", "jacobian", "jacfwd", "jacrev", "hessian", "hvp",
+    "grad", "value_and_grad", "vjp", "jvp", "jvp_batched", "jacobian", "jacfwd", "jacrev",
+    "hessian", "hvp",
     "elementwise_grad", "hessian_vector_product", "make_vjp", "make_jvp",
     "compare", "graph", "tape", "check", "source", "ssa", "clear_cache", "extend", "stop_gradient",
     "register_pytree", "numba_function", "numba_jvp",

@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from . import fast_calls, pipeline, pytrees, rules
+from . import fast_calls, jacobians_batched, pipeline, pytrees, rules
 from .backend import dispatch, numba_backend
 from .core import env, functions, ir
 from .core.kinds import (
@@ -592,6 +592,7 @@ def clear_cache():
         pipeline.NUMBA_CALLEES.clear()
         pipeline.NUMBA_PLAIN_CALLEES.clear()
         pipeline.PLAIN_CALLEES.clear()
+        jacobians_batched.clear()  # and its callees
         pipeline.LOWERED.clear()
         passed_records.clear()
         plain_classes.clear()

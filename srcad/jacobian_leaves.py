@@ -44,3 +44,20 @@ def check_leaves(found, what):
                              f"{type(leaf).__name__}: srcad makes them of numbers and arrays "
                              "(in tuples, lists, dicts and records)",
                              hint="leave the other values out of what is differentiated")
+
+
+def plain_only(backend):
+    """Trees are Jacobians of the Python backend only."""
+    if backend != "python":
+        raise SrcadError("backend='numba' makes Jacobians of arrays and numbers, not of "
+                         "tuples, lists, dicts or records", hint="use backend='python'")
+
+
+class Whole:
+    """A Jacobian made whole by :meth:`srcad.jacobians._Jacobian._tree` (not a list over
+    ``wrt``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value

@@ -19,7 +19,16 @@ import inspect
 
 import numpy as np
 
-from . import api, fast_calls, jacobians_standard, nested, nested_vjp, pipeline, pytrees
+from . import (
+    api,
+    fast_calls,
+    jacobians_batched,
+    jacobians_standard,
+    nested,
+    nested_vjp,
+    pipeline,
+    pytrees,
+)
 from . import jacobian_leaves as leaves
 from .core import env, functions
 from .core.kinds import foreign_array, kind_of_value, rank_of_value
@@ -306,6 +315,7 @@ class _Jacobian:
         self.scalar_out = {}  # plain key -> grad's specialisation for them (a number out)
         self.numbers = {}  # types of numbers -> the Jacobian's call for them (_numbers_call)
         self.not_scalar_out = set()  # plain keys whose grad code checks its output at run time
+        self.batched = None  # the batched forward-mode code (srcad.jacobians_batched)
 
     def __call__(self, *args):
         if self.index is None:
@@ -318,14 +328,14 @@ class _Jacobian:
                 result = jacobians_standard.in_namespace(self, args)
                 return result[0] if self.single else tuple(result)
             if any(p < len(args) and pytrees.is_tree(args[p]) for p in self.index):
-                _plain_only(self.backend)
+                leaves.plain_only(self.backend)
                 return self._tree(args).value
             self.checked.add(types)  # no container or record where wrt points
         if self.mode == "rev":
             result = self._rev(args)
         else:
             result = self._fwd(args)
-        if isinstance(result, _Whole):
+        if isinstance(result, leaves.Whole):
             return result.value
         return result[0] if self.single else tuple(result)
 
@@ -461,6 +471,11 @@ class _Jacobian:
 
     def _fwd(self, args):
         index = self.index
+        if self.backend == "python":  # all the columns in one pass where every form has one
+            self.batched = self.batched or jacobians_batched.batched(self.f, index)
+            found = jacobians_batched.jacobian(self.batched, args)
+            if found is not None:
+                return found
         if self.names is None:
             known = api._jvp_targets.get((self.f, index, len(args)))
             self.target, _, self.names = known or api._jvp_target(self.f, index, len(args))
@@ -472,7 +487,7 @@ class _Jacobian:
             for tangents in seeds:
                 value, t = fn(*full, *tangents)
                 if pytrees.is_tree(value):  # a tuple, list, dict or record out: JAX's nesting
-                    _plain_only(self.backend)
+                    leaves.plain_only(self.backend)
                     return self._tree(args, value)
                 result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
             types = tuple(map(type, args))
@@ -491,7 +506,7 @@ class _Jacobian:
                 tangents[k] = tangent if shape else 1.0
                 value, t = fn(*full, *tangents)
                 if pytrees.is_tree(value):
-                    _plain_only(self.backend)
+                    leaves.plain_only(self.backend)
                     return self._tree(args, value)
                 cols.append(np.asarray(t, dtype=float))
             out_shape = np.shape(value)
@@ -509,10 +524,10 @@ class _Jacobian:
         record: shaped like the output, each leaf (for a tuple ``wrt``, a tuple over it)
         shaped like the ``wrt`` argument, each of its leaves an array of shape
         ``output leaf shape + argument leaf shape``, as JAX's ``jacrev``/``jacfwd`` give.
-        Returned as a :class:`_Whole` (``__call__`` returns it as it is)."""
+        Returned as a :class:`leaves.Whole` (``__call__`` returns it as it is)."""
         ins = [pytrees.leaves(args[p]) for p in self.index]
         blocks = self._tree_rev(args, ins, value) if self.mode == "rev" else \
-            self._tree_fwd(args, ins)
+            _tree_fwd(self, args, ins)
         out_leaves, out_build, by_out = blocks
         per_out = []
         for j, leaf in enumerate(out_leaves):
@@ -525,7 +540,7 @@ class _Jacobian:
                     made.append(block if shape else float(block))
                 parts.append(in_build(made))
             per_out.append(parts[0] if self.single else tuple(parts))
-        return _Whole(out_build(per_out))
+        return leaves.Whole(out_build(per_out))
 
     def _tree_rev(self, args, ins, value):
         """A pullback per output element: by output leaf, ``wrt`` argument and its leaf, the
@@ -550,49 +565,35 @@ class _Jacobian:
             by_out.append([[np.stack(r) if r else r for r in per] for per in rows])
         return out_leaves, out_build, by_out
 
-    def _tree_fwd(self, args, ins):
-        """A tangent per input element: by output leaf, ``wrt`` argument and its leaf, the
-        columns stacked (last axis)."""
-        if self.names is None:
-            known = api._jvp_targets.get((self.f, self.index, len(args)))
-            self.target, _, self.names = known or api._jvp_target(self.f, self.index, len(args))
-        fn, full = api._jvp_function(self.target, self.names, args)
-        for in_leaves, _ in ins:
-            leaves.check_leaves(in_leaves, "argument")
-        zero_trees = [build([leaves.zero(leaf) for leaf in in_leaves]) for in_leaves, build in ins]
-        cols, value = [], None
-        for k, (in_leaves, in_build) in enumerate(ins):
-            cols.append([])
-            for m, leaf in enumerate(in_leaves):
-                found = []
-                for i in np.ndindex(*np.shape(leaf)):
-                    parts = [leaves.zero(other) for other in in_leaves]
-                    parts[m] = leaves.one_hot(leaf, i)
-                    tangents = list(zero_trees)
-                    tangents[k] = in_build(parts)
-                    value, t = fn(*full, *tangents)
-                    found.append(leaves.grad_leaves(t, pytrees.leaves(value)[0]))
-                cols[k].append(found)
-        if value is None:
-            value = self.f(*args)
-        out_leaves, out_build = pytrees.leaves(value)
-        leaves.check_leaves(out_leaves, "output")
-        by_out = [[[np.stack([c[j] for c in found], axis=-1) if found else np.zeros(0)
-                    for found in cols[k]] for k in range(len(ins))]
-                  for j in range(len(out_leaves))]
-        return out_leaves, out_build, by_out
 
-
-def _plain_only(backend):
-    if backend != "python":
-        raise SrcadError("backend='numba' makes Jacobians of arrays and numbers, not of "
-                         "tuples, lists, dicts or records", hint="use backend='python'")
-
-
-class _Whole:
-    """A Jacobian made whole by :meth:`_Jacobian._tree` (not a list over ``wrt``)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
+def _tree_fwd(self, args, ins):  # (of _Jacobian)
+    """A tangent per input element: by output leaf, ``wrt`` argument and its leaf, the
+    columns stacked (last axis)."""
+    if self.names is None:
+        known = api._jvp_targets.get((self.f, self.index, len(args)))
+        self.target, _, self.names = known or api._jvp_target(self.f, self.index, len(args))
+    fn, full = api._jvp_function(self.target, self.names, args)
+    for in_leaves, _ in ins:
+        leaves.check_leaves(in_leaves, "argument")
+    zero_trees = [build([leaves.zero(leaf) for leaf in in_leaves]) for in_leaves, build in ins]
+    cols, value = [], None
+    for k, (in_leaves, in_build) in enumerate(ins):
+        cols.append([])
+        for m, leaf in enumerate(in_leaves):
+            found = []
+            for i in np.ndindex(*np.shape(leaf)):
+                parts = [leaves.zero(other) for other in in_leaves]
+                parts[m] = leaves.one_hot(leaf, i)
+                tangents = list(zero_trees)
+                tangents[k] = in_build(parts)
+                value, t = fn(*full, *tangents)
+                found.append(leaves.grad_leaves(t, pytrees.leaves(value)[0]))
+            cols[k].append(found)
+    if value is None:
+        value = self.f(*args)
+    out_leaves, out_build = pytrees.leaves(value)
+    leaves.check_leaves(out_leaves, "output")
+    by_out = [[[np.stack([c[j] for c in found], axis=-1) if found else np.zeros(0)
+                for found in cols[k]] for k in range(len(ins))]
+              for j in range(len(out_leaves))]
+    return out_leaves, out_build, by_out

@@ -362,7 +362,7 @@ def _grad_places(mode, wrt, floats, as_tuple):
 
 @_serialised
 def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, fixed=None,
-            backend="python", ducks=False, space=None, ranks=None):
+            backend="python", ducks=False, space=None, ranks=None, sweep=Forward):
     """Forward mode: compile ``jvp_f(params..., tangents...) -> (value, tangent)``
     (``parsed``: ``func``'s tree as :func:`read` gives it, changed: see :func:`to_ssa`;
     ``fixed``: the functions and objects passed (see :func:`to_ssa`); ``backend="numba"``:
@@ -373,14 +373,14 @@ def tangent(func, wrt, kinds, items=None, inner=False, arity=None, parsed=None, 
     standard.check_code(fn, func, space, kinds)
     analysis = derivative_calls.analysed(fn, functools.partial(
         Analysis, fn, made_for(func, kinds), wrt, made_items(func, items), ranks,
-        callees=_callees(backend, ducks, space), param_stacks=made_stacks(func)))
+        callees=sweep.callees or _callees(backend, ducks, space), param_stacks=made_stacks(func)))
     alias.check(fn, analysis, callee=inner and functions.users_code(func))
     optimise.dead_code(fn)  # the writes alias.check needed to see
     soundness.check(fn, analysis, forward=True)
     visible = dict(func.__globals__)
     visible.update(fn.source.closure)
     spelled = emit.helper_names(namer, visible, namer.user_names)
-    fwd = Forward(fn, analysis, namer, spelled)
+    fwd = sweep(fn, analysis, namer, spelled)
     body, result, tangent_out = fwd.run()
     label = namer.fresh(f"jvp_{fn.name}")
     tangents = [fwd.t(w) for w in wrt]

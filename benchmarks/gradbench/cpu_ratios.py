@@ -10,7 +10,8 @@ way to compare two versions of srcad side by side (run it for each, in turn).
 Each checkout's own ``srcad`` and ``benchmarks/gradbench/tool`` modules are imported in a
 process of its own; inputs are random, of GradBench's default sizes (ode at n = 1000 and
 10 000, s = 10; gmm d = 10, k = 10, n = 1000; kmeans n = 1000, k = 10, d = 8; det 6 × 6; ba one
-observation's Jacobian; lstm l = 2, c = 1024). GradBench's Python package must be at
+observation's Jacobian; lstm l = 2, c = 1024), but ht's: GradBench's own hand1 of the big
+model, complicated (``ht``) and simple (``ht-simple``). GradBench's Python package must be at
 ``--gradbench`` (``run.py`` extracts it there).
 """
 
@@ -24,7 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-EVALS = ("lstm", "ba", "ode", "ode10k", "gmm", "kmeans", "det", "lse", "llsq")
+EVALS = ("lstm", "ba", "ode", "ode10k", "gmm", "kmeans", "det", "lse", "llsq", "ht",
+         "ht-simple")
 
 
 def _case(name, rng, np):
@@ -55,6 +57,14 @@ def _case(name, rng, np):
     if name == "det":
         m = importlib.import_module("det")
         return m.det, m._gradient, (rng.normal(size=(6, 6)),), 3
+    if name in ("ht", "ht-simple"):  # GradBench's own hand1 (big model), from --gradbench
+        m = importlib.import_module("ht")
+        io = importlib.import_module("gradbench.evals.ht.io")
+        variant = "simple" if name == "ht-simple" else "complicated"
+        folder = GRADBENCH[0] / f"evals/ht/data/{variant}_big"
+        hand = io.read_hand_instance(folder / "model", next(folder.glob("hand1_*.txt")),
+                                     variant == "complicated")
+        return m.objective_, m.jacobian_, m._input(hand.to_dict()), 3
     if name == "lse":
         m = importlib.import_module("lse")
         return m.logsumexp, m._gradient, (rng.normal(size=20000),), 50
@@ -72,8 +82,14 @@ def _best(fn, args, reps, rounds=5):
     return best
 
 
+GRADBENCH = [Path("/tmp/gradbench")]  # (ht reads GradBench's data there)
+
+
 def measure(repo: Path, gradbench: Path, evals, backend="python", rounds=5):
     """Print one line per eval for the checkout ``repo`` (run in a process of its own)."""
+    GRADBENCH[0] = gradbench
+    if any(e.startswith("ht") for e in evals):  # ht's data classes (dataclasses-json)
+        sys.path.append("/tmp/deps-gradbench")  # last: NumPy stays this Python's
     sys.path[:0] = [str(repo), str(gradbench / "python/gradbench"),
                     str(repo / "benchmarks/gradbench/tool")]
     import numpy as np

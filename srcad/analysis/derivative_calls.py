@@ -108,8 +108,10 @@ def as_code_call(prim, analysis):
 
 def callee_ranks(analysis, arguments, arity):
     """The ranks of a callee's array arguments (parameter -> rank), which forward mode's
-    callees compiled with their caller are made for; None otherwise."""
-    if arity is not None or not compiled_with_caller(analysis.callees):
+    callees compiled with their caller (or batched: ``ranked`` callees) are made for; None
+    otherwise."""
+    if arity is not None or not (compiled_with_caller(analysis.callees)
+                                 or getattr(analysis.callees, "ranked", False)):
         return None
     return {p: analysis.rank(a) for p, a in arguments.items() if isinstance(a, ir.Var)}
 

@@ -42,7 +42,8 @@ from .nodes import assign, call, name
 from .saves import forward_loop_node
 from .sweep import Sweep, bound_expr
 
-#: functions linear in each array argument: the tangent is the function of the tangent
+#: functions linear in each array argument: the tangent is the function of the tangent (the
+#: forms of k directions at once: ``BATCHED`` in srcad/transform/forward_batched.py)
 LINEAR = {
     list, tuple, reversed, operator.getitem, operator.matmul, operator.neg, operator.pos,
     runtime.unbroadcast, runtime.unbroadcast_to, runtime.broadcast_as, runtime.fill,

@@ -44,6 +44,8 @@ class Sweep:
     ``cells``.
     """
 
+    callees = None  # the callees' cache a sweep's code calls (None: the backend's)
+
     def helper(self, name_):
         """The node naming a helper in generated code (its spelling there)."""
         self.used_helpers.add(name_)

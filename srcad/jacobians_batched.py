@@ -1,0 +1,165 @@
+"""A Jacobian in one forward pass: the batched forward-mode code
+(:mod:`srcad.transform.forward_batched`) given the identity as its ``k`` tangents, one per
+element of the ``wrt`` arguments. :class:`srcad.jacobians._Jacobian` asks :func:`jacobian`
+first and takes the columns one pass each where it answers None (an operation without a
+batched form, a container in or out).
+
+Imports ``srcad.pipeline``, ``srcad.backend``, ``srcad.core``, ``srcad.transform`` and
+``srcad.errors``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from . import pipeline
+from .backend.keys import cache_key
+from .core import env, functions
+from .core.kinds import item_kinds, kind_of_value, rank_of_value, with_complex
+from .errors import SrcadError
+from .transform import calls
+from .transform import forward_batched as fb
+from .transform.forward_batched import BatchedForward
+
+#: the callees of batched code: their batched code, made the same way
+BatchedForward.callees = calls.Callees(
+    pipeline.to_ssa, pipeline.make_split,
+    functools.partial(pipeline._make_tangent, sweep=BatchedForward))
+BatchedForward.callees.ranked = True  # made for the ranks of their array arguments
+
+_NOT = object()  # no batched code for these arguments
+_BUDGET = 2 ** 24  # directions x the largest argument's size, in floats (128 MB), of one pass
+
+
+def _layout(value, depth=0):
+    """What the batched code is specialised on: types, and arrays' ranks and dtypes, in
+    tuples and lists too (their items' ranks decide the code's forms)."""
+    if type(value) is np.ndarray:
+        return ("a", value.ndim, value.dtype.char)
+    if type(value) in (tuple, list) and depth < 2:
+        return (type(value), len(value) if type(value) is tuple else None,
+                tuple(sorted({_layout(v, depth + 1) for v in value}, key=repr))
+                if type(value) is list else tuple(_layout(v, depth + 1) for v in value))
+    return type(value)
+
+
+_made = functions.ByFunction()  # (f, wrt positions) -> its Batched
+
+
+def batched(f, index):
+    """The :class:`Batched` of ``f`` for ``wrt`` positions ``index``, kept on ``f``."""
+    found = _made.get((f, index))
+    if found is None:
+        found = Batched(f, index)
+        if functions.is_user_function(f):
+            _made[(f, index)] = found
+    return found
+
+
+def clear():
+    """Forget the code made (``srcad.clear_cache``)."""
+    _made.clear()
+    BatchedForward.callees.clear()
+    fb.RESULT_RANKS.clear()
+
+
+class Batched:
+    """The batched forward-mode code of ``f`` for ``wrt``, kept per argument layout."""
+
+    def __init__(self, f, index):
+        self.f, self.index = f, index
+        self.made = {}
+        self.why = None  # why the last code asked for was not made
+
+    def code(self, args):
+        key = (tuple(_layout(a) for a in args), cache_key(list(args)))
+        found = self.made.get(key)
+        if found is not None and (found is _NOT or not env.stale(found.__srcad_reads__)):
+            return None if found is _NOT else found
+        f = self.f
+        if not functions.is_user_function(f):
+            self.made[key] = _NOT
+            return None
+        params = list(inspect.signature(f).parameters)
+        if len(args) != len(params):
+            self.made[key] = _NOT
+            return None
+        values = dict(zip(params, args))
+        kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
+        items = {p: item_kinds(v) for p, v in values.items() if item_kinds(v)}
+        with pipeline.LOCK:  # (ITEM_RANKS is read by the sweep this call makes first)
+            fb.ITEM_RANKS[:] = [{p: tuple(rank_of_value(i) if type(i) is np.ndarray else None
+                                          for i in v) for p, v in values.items()
+                                 if type(v) is tuple}]
+            try:
+                with env.collecting() as reads:
+                    env.record_all(env.code_reads({"__srcad_own__": f}))
+                    fn, text = pipeline.tangent(
+                        f, [params[p] for p in self.index], kinds, items,
+                        ranks={p: rank_of_value(v) for p, v in values.items()},
+                        sweep=BatchedForward)
+            except SrcadError as exc:  # NotBatched, or anything the column passes say better
+                self.made[key] = _NOT
+                self.why = exc  # (what the tests and a curious reader look at)
+                return None
+            finally:
+                fb.ITEM_RANKS[:] = []  # (taken by the code's first sweep, if it got that far)
+        fn.__srcad_source__ = text
+        fn.__srcad_reads__ = tuple(reads.values())
+        self.made[key] = fn
+        return fn
+
+
+def jacobian(batched, args):
+    """The Jacobians w.r.t. ``batched.index`` in one batched pass, or None (no batched code,
+    or arguments it does not take: integers, complex or non-float values at ``wrt``)."""
+    index = batched.index
+    for p in index:
+        a = args[p]
+        if not (type(a) is float or type(a) is np.float64 or (
+                type(a) is np.ndarray and a.dtype.char == "d")):
+            return None
+    fn = batched.code(args)
+    if fn is None:
+        return None
+    shapes = [np.shape(args[p]) for p in index]
+    sizes = [int(np.prod(s)) for s in shapes]
+    total = sum(sizes)
+    # the directions in chunks: a tangent is (chunk,) + its value's shape, and the arguments'
+    # largest array bounds how large the values are (a pass per chunk, the value again each)
+    largest = max([a.size for a in args if type(a) is np.ndarray] + [1])
+    chunk = max(1, min(total, _BUDGET // largest))
+    parts = []
+    for low in range(0, total, chunk):
+        rows = np.zeros((min(chunk, total - low), total))
+        rows[np.arange(len(rows)), np.arange(low, low + len(rows))] = 1.0
+        tangents, start = [], 0
+        for shape, size in zip(shapes, sizes):
+            tangents.append(rows[:, start:start + size].reshape((-1,) + shape))
+            start += size
+        value, t = fn(*args, *tangents)
+        if not (isinstance(value, (float, np.floating)) or type(value) is np.ndarray):
+            return None
+        # (chunk,) + the output's shape (a zero may have broadcast; a wrong shape is an
+        # error, never reshaped)
+        parts.append(np.broadcast_to(np.asarray(t, dtype=float), (len(rows),) + np.shape(value)))
+    out_shape = np.shape(value)
+    t = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    t = np.moveaxis(t, 0, -1)  # out_shape + (K,)
+    result, start = [], 0
+    for shape, size in zip(shapes, sizes):
+        block = t[..., start:start + size].reshape(out_shape + shape)
+        result.append(float(block) if not block.shape else block)
+        start += size
+    return result
+
+
+def source(f, *args, wrt=0):
+    """The batched forward-mode code made for ``f`` at these arguments (None if it has none)."""
+    wrt = (wrt,) if isinstance(wrt, int) else tuple(wrt)
+    made = Batched(f, wrt)
+    fn = made.code(args)
+    return made.why if fn is None else fn.__srcad_source__
