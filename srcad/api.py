@@ -583,10 +583,8 @@ def clear_cache():
         _jvp_targets.clear()
         _jvp_fast.clear()
         _vjps.clear()
-        fast_calls.VJPS.clear()
-        fast_calls.JVPS.clear()
-        fast_calls.NUMBA_JVPS.clear()
-        fast_calls.HVPS.clear()
+        for table in (fast_calls.VJPS, fast_calls.HVPS, *fast_calls.JVP_TABLES.values()):
+            table.clear()
         _transforms.clear()
         pipeline.CALLEES.clear()
         pipeline.NUMBA_CALLEES.clear()
