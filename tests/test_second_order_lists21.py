@@ -121,3 +121,35 @@ def test_refusal_inside_a_first_derivative_names_the_users_line(tmp_path):
     assert error.filename == f.__code__.co_filename, str(error)
     assert error.lineno == f.__code__.co_firstlineno + 5, str(error)
     assert "ys.pop(0)" in str(error)
+
+
+#: writes through views of a small array built from numbers, differentiated twice (the
+#: random programs' second-order forms of ``v = y[1:3]; y += v.sum()``); the last was refused
+#: at first order: ``np.array([a, b, a * b, 1.0])`` of numbers of unknown type with a float
+#: among them is a float array (analysis/dtypes.py), not one that may hold integers
+_VIEWS = [
+    "    v = y[1:3]\n    y += v.sum()\n    return np.sum(y * y)\n",
+    "    v = y[1:3]\n    y += v.sum() * a\n    w = y[::2]\n    y[0] = w.sum()\n"
+    "    return np.sum(y ** 3)\n",
+    "    for i in range(2):\n        v = y[1:3]\n        y += v.sum() * b\n"
+    "    return np.sum(y * a)\n",
+    "    v = y[1:3]\n    v *= a\n    return np.sum(y * y)\n",
+]
+
+
+@pytest.mark.parametrize("body", _VIEWS)
+def test_second_order_through_views(tmp_path, body):
+    text = "def f(a, b):\n    y = np.array([a, b, a * b, 1.0])\n" + body
+    f = _load(tmp_path, text, "numpy")
+    h = 1e-6
+    for i, j in itertools.product(range(2), range(2)):
+        first = srcad.grad(f, wrt=i)
+        up, down = list(ARGS), list(ARGS)
+        up[j] += h
+        down[j] -= h
+        if i == j:
+            assert close(first(*ARGS), (f(*up) - f(*down)) / (2 * h), 1e-5)
+        want = (first(*up) - first(*down)) / (2 * h)
+        assert close(srcad.grad(first, wrt=j)(*ARGS), want, 1e-5), (i, j)
+        tangent = tuple(1.0 if k == j else 0.0 for k in range(2))
+        assert close(srcad.jvp(first, ARGS, tangent)[1], want, 1e-5), (i, j)
