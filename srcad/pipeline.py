@@ -30,7 +30,7 @@ import threading
 import gast
 import numpy as np
 
-from .analysis import alias, complexity, derivative_calls, soundness, truths
+from .analysis import alias, complexity, derivative_calls, elems, soundness, truths
 from .analysis.analyse import Analysis
 from .backend import (
     duck,
@@ -50,7 +50,6 @@ from .core.kinds import (
     ANY,
     ARRAY,
     SCALAR,
-    SEQ,
     any_duck,
     item_kinds,
     kind_of_value,
@@ -505,7 +504,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     bwd.__srcad_param_kinds__.update((b, ARRAY) for b in buffers)
     items = {}
     if kept:  # the kinds of what the context tuple holds, for when bwd is differentiated
-        bwd.__srcad_param_kinds__[ctx] = SEQ
+        bwd.__srcad_param_kinds__.update(elems.context_kinds(analysis, ctx, kept))
         items[ctx] = {i: flat.get(k) or analysis.kinds.get(k) or ANY for i, k in enumerate(kept)}
     parts = _tuple_parts(fn, gen.result)
     if parts is not None:  # a tuple's gradient: each part like the value it goes with, so a

@@ -197,7 +197,7 @@ KINDS_ANY = {
         'dict_values extreme_index get_default_grad get_grad get_tangent_or '
         'index_tuples '
         'insert_position '
-        'items_grad items_tangent pop_position remove_position reverse_grad seq_back seq_grad '
+        'items_grad items_tangent pop_position remove_position reverse_grad seq_back '
         'sort_value_grad sort_value_tangent sorted_grad sorted_tangent split_concat '
         'split_concat_back values_grad values_tangent with_zero_at without_item'),
     'derivatives': (
@@ -209,7 +209,7 @@ KINDS_ANY = {
         'star_call'),
     'helpers': (
         'a gradient or check of any kind: ANY (never a wrong kind; at worst a refusal)',
-        'add broadcast_as check_holomorphic check_real check_scalar copy_tangent '
+        'broadcast_as check_holomorphic check_real check_scalar copy_tangent '
         'copy_tangent_grad dot_grad_a dot_grad_b erf expand layout like like_grad '
         'matmul_grad_a matmul_grad_b mutable real_part scatter shape_of total '
         'transpose_grad which_max which_min zeros_array'),

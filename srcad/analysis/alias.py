@@ -148,8 +148,8 @@ def check(fn, analysis, callee=False):
                     other, frozenset()) - aliases.own.get(other, frozenset())) & memory:
                 continue  # other is an object made since obj's was bound, and holds
                 # nothing obj may be
-            if aliases.taken_out(obj, other):
-                continue
+            if aliases.taken_out(obj, other) or aliases.only_through(target, other):
+                continue  # (ys[i] += v: ys holds the item at place i alone, put back there)
             if aliases.held.get(other, frozenset()) & memory and not (
                     aliases.items_apart(other, memory, _later(stmt, fn.body, places))):
                 theirs = label(other)

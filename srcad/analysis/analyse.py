@@ -350,6 +350,31 @@ def _items_put(an, prim):
     args = prim.args
     if args and isinstance(args[0], ir.Var) and args[0].name in an.elems and _same_items(prim):
         return [an.elems[args[0].name]]
+    helper = getattr(prim.fn, "__name__", None) if family_of(prim.fn) == "runtime" else None
+    if helper in ("added_at", "cleared") and args and isinstance(args[0], ir.Var) and (
+            an.elems.get(args[0].name) in (SCALAR, ARRAY)):
+        # added_at(dys, i, v): dys' items, v (a number's or an array's gradient) added at
+        # i, or v's items at a slice; cleared(dys, i): dys' items, one a zero like it
+        item = an.elems[args[0].name]
+        if helper == "cleared":
+            return [item]
+        added = args[2] if len(args) == 3 else None
+        kind = an.kind(added)
+        if kind == SEQ and isinstance(added, ir.Var) and added.name in an.elems:
+            return [item, an.elems[added.name]]
+        return [item, kind] if kind in (SCALAR, ARRAY) else []
+    if helper == "seq_grad" and len(args) == 2 and all(
+            isinstance(a, ir.Var) and an.elems.get(a.name) in (SCALAR, ARRAY) for a in args):
+        return [an.elems[a.name] for a in args]  # list(ys)'s gradient: its items (zeros)
+    if prim.fn is range:
+        return [SCALAR]  # (its items are ints: list(range(n))[i] too)
+    if family_of(prim.fn) == "runtime" and getattr(prim.fn, "__name__", None) == "add" and (
+            len(args) == 2 and all(isinstance(a, ir.Var) and a.name in an.elems for a in args)):
+        return [an.elems[a.name] for a in args]  # add(dys, fill(v, ys)): new items of those
+    if prim.fn in (list, tuple) and len(args) == 1 and not prim.kwargs and an.rank(args[0]):
+        # list(v) of an array: its numbers (NumPy scalars, never changed in place) for a
+        # vector, views of its rows otherwise
+        return [SCALAR if an.rank(args[0]) == 1 else ARRAY]
     if family_of(prim.fn) == "runtime" and getattr(prim.fn, "__name__", None) == "fill" and (
             len(args) == 2 and an.kind(args[1]) == SEQ):
         return [an.kind(args[0])]

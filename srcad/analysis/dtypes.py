@@ -185,7 +185,8 @@ def _prim(prim, atom, analysis, target, builds):
         return bool(args) and atom(args[0])
     if _in(fn, _OF_ITEMS):
         arrays = args[:1] if fn in (np.array, np.asarray, np.asanyarray) else args
-        return bool(arrays) and all(atom(a) or _promoted(a, atom, builds) for a in arrays)
+        return bool(arrays) and all(atom(a) or _promoted(a, atom, builds, analysis)
+                                    for a in arrays)
     user = _user_result(prim, atom, analysis)
     if user is not None:
         return user
@@ -199,21 +200,23 @@ def _prim(prim, atom, analysis, target, builds):
     return False
 
 
-def _promoted(a, atom, builds):
+def _promoted(a, atom, builds, analysis):
     """Whether ``a`` is a list or tuple literal that NumPy makes an inexact array of: an
-    inexact item among integers and booleans (``np.array([1, x0])`` is a float array)."""
-    return _leaves(a, atom, builds, 0) is True
+    inexact item among integers, booleans and numbers of a type not known
+    (``np.array([1, x0])``, ``np.array([a, b, 1.0])`` are float arrays)."""
+    return _leaves(a, atom, builds, 0, analysis) is True
 
 
-def _leaves(a, atom, builds, depth):
+def _leaves(a, atom, builds, depth, analysis):
     """True: a literal (of literals) of numbers with an inexact one among them; False: of
-    integers and booleans only; None: anything else."""
+    integers, booleans and numbers (kind SCALAR) only; None: anything else."""
     if atom(a):
         return True
-    if isinstance(a, ir.Const) and type(a.value) in (int, bool):
-        return False
+    if isinstance(a, ir.Const) and type(a.value) in (int, bool) or isinstance(
+            a, ir.Var) and analysis.kinds.get(a.name) == SCALAR and a.name not in builds:
+        return False  # (a number: an int at worst, made a float by an inexact item)
     items = builds.get(a.name) if isinstance(a, ir.Var) and depth < 8 else None
-    found = [_leaves(i, atom, builds, depth + 1) for i in items or ()]
+    found = [_leaves(i, atom, builds, depth + 1, analysis) for i in items or ()]
     if not found or None in found:
         return None
     return any(found)

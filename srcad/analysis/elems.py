@@ -12,7 +12,7 @@ to a callee that may write into it is no longer certain.
 
 The element kinds of a call's certain list arguments go into the callee's kinds under
 :data:`ELEMS` (and so into every cache key made of them): a call with other element kinds
-gets other code. Imports ``srcad.core``.
+gets other code. Imports ``srcad.core`` and ``srcad.runtime``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from __future__ import annotations
 import operator
 
 from ..core import ir
-from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
+from ..core.kinds import ANY, ARRAY, CONTEXT_ELEMS, SCALAR, SEQ
+from ..runtime import family_of
 from .user_calls import bind_call
 
 #: the key of a kinds dict naming the element kind of list parameters, when certain: a
@@ -31,6 +32,8 @@ ELEMS = "*elems"
 def given(an, kinds):
     """Take :data:`ELEMS` out of ``kinds`` (parameter -> kind) into ``an``'s facts."""
     an.listed, an.vague, an.tuple_elems, an.tuple_args = set(), set(), {}, {}
+    for param, found in kinds.pop(CONTEXT_ELEMS, ()):
+        an.tuple_elems[param] = dict(found)  # a context tuple's lists (a split's backward)
     for param, kind in kinds.pop(ELEMS, ()):
         an.elems[param] = kind
         an.listed.add(param)
@@ -45,6 +48,15 @@ def certain(an, name):
     if name in an.listed and name not in an.vague and kind in (SCALAR, ARRAY):
         return kind
     return None
+
+
+def context_kinds(an, ctx, kept):
+    """The kinds to record of a split function's context tuple ``ctx`` holding the values
+    ``kept`` (for when its backward part is differentiated in turn): a sequence, and the
+    certain element kinds of the lists it holds (a gradient popped off the backward part's
+    ``dys`` is then known to be a number, not an array another name may hold)."""
+    found = tuple((i, kind) for i, k in enumerate(kept) if (kind := certain(an, k)))
+    return {ctx: SEQ, **({CONTEXT_ELEMS: ((ctx, found),)} if found else {})}
 
 
 def with_elems(an, kinds, arguments):
@@ -79,6 +91,19 @@ def assigned(an, stmt, same_items):
     if same_items(value) and args and isinstance(args[0], ir.Var):
         _follow(an, target, args[0].name)
         return
+    if value.fn is range:
+        an.listed.add(target)  # ints
+        return
+    helper = getattr(value.fn, "__name__", None) if family_of(value.fn) == "runtime" else None
+    if helper in _GRADIENT_LISTS and an.kinds.get(target) == SEQ:
+        # add(dys, fill(v, ys)), added_at(dys, i, dv), seq_grad(dvs, ys): lists made of the
+        # items of their list arguments (and of the numbers or arrays added in)
+        sources = [a.name for a in args if isinstance(a, ir.Var) and an.kinds.get(a.name) == SEQ]
+        if sources and all(s in an.listed for s in sources):
+            an.listed.add(target)
+        if any(s in an.vague for s in sources):
+            an.vague.add(target)
+        return
     if value.fn is operator.add and len(args) == 2 and all(
             isinstance(a, ir.Var) and an.kinds.get(a.name) == SEQ for a in args):
         # ys + zs: what both hold (a list never seen whole holds anything)
@@ -98,6 +123,11 @@ def assigned(an, stmt, same_items):
         else:
             an._put(target, [kind])
         an.listed.add(target)
+
+
+#: srcad's helpers whose list result holds what their list arguments' items are (analyse's
+#: ``_items_put`` works out the kinds)
+_GRADIENT_LISTS = frozenset({"add", "added_at", "cleared", "seq_grad", "fill"})
 
 
 def set_item(an, stmt):

@@ -5,10 +5,11 @@ function from its SSA form. :mod:`srcad.analysis.alias` asks it about every writ
 Objects are tokens: ``("new", name)`` for what the statement defining ``name`` makes,
 ``("arg", p)`` and ``("global", id)`` for what the caller and the module own, with
 ``("arg", p, "items")`` for what an argument list holds and ``("new", name, "item", k)`` for
-the object at place ``k`` of a list srcad made itself (``zeros_like``'s gradients).
+the object at place ``k`` of a list whose places are told apart (``zeros_like``'s gradients, a
+list display).
 
-Imports only ``srcad.core``, ``srcad.runtime``, :mod:`srcad.analysis.memory_tables` and
-:mod:`srcad.analysis.user_calls`.
+Imports only ``srcad.core``, ``srcad.runtime``, :mod:`srcad.analysis.memory_tables`,
+:mod:`srcad.analysis.memory_places` and :mod:`srcad.analysis.user_calls`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from ..core import ir
 from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
 from ..runtime import family_of
+from .memory_places import _const_indices, _Places, _put_backs
 from .memory_tables import (
     _ARITH,
     _COPIES,
@@ -41,95 +43,6 @@ from .memory_tables import (
     safe_in,
 )
 from .user_calls import bind_call, default_atom, is_user_call, user_callee
-
-
-class _Places:
-    """A mixin of :class:`Aliases`: the places of lists whose places are told apart
-    (srcad's ``zeros_like``, a list literal of new objects), which items two places may
-    share, and which values are opaque."""
-
-    def items_apart(self, name, memory, later):
-        """Whether the statements ``later`` (None: not known) read the list ``name`` only
-        at constant indices, none of whose items may be ``memory`` (a write into an object
-        some item of the list may be, not into the list)."""
-        if later is None or self.own.get(name, frozenset()) & memory:
-            return False  # a write into the list itself: what name[k] reads changes
-        indices = set()
-        for stmt in ir.walk(later):
-            reads = [v for v in ir.reads_of(stmt) if v.name == name]
-            reads += [v for p in getattr(stmt, "phis", ()) for src in p.sources
-                      if src is not None for v in ir.atoms_in(src) if v.name == name]
-            reads += [v for part in (getattr(stmt, "test", None), getattr(stmt, "exit", None))
-                      if part is not None for v in ir.atoms_in(part) if v.name == name]
-            if not reads:
-                continue
-            found = _const_indices(stmt)
-            if found and isinstance(stmt, ir.SetItem) and len(reads) == 1 and (
-                    self.only_at(name, found[0].value, memory)):
-                continue  # ys[k] = t, t the object changed in place: no other place holds it
-            if not (found and isinstance(stmt, ir.Assign) and len(reads) == 1
-                    and stmt.value.args[0] == ir.Var(name)):
-                return False
-            indices.add(found[0].value)
-        return not any(self._item(ir.Var(name), ir.Const(k)) & memory for k in indices)
-
-    def _single_new(self, atom):
-        """Whether ``atom`` names a new object (not a view, not an argument) read only once."""
-        return isinstance(atom, ir.Var) and self.uses.get(atom.name) == 1 and (
-            self.own.get(atom.name) == frozenset({("new", atom.name)}))
-
-    def _opaque_if(self, target, *sources):
-        """``target`` is :attr:`opaque` when one of ``sources`` is."""
-        if any(isinstance(a, ir.Var) and a.name in self.opaque for a in sources):
-            self.opaque.add(target)
-
-    def only_at(self, name, k, memory):
-        """Whether no place of the list ``name`` but ``k`` may hold ``memory``: every object
-        the list may be has its places told apart (:attr:`fresh_items`)."""
-        own = self.own.get(name, frozenset())
-        if not own or not own <= self.fresh_items:
-            return False
-        for alloc in own:
-            if self.loose.get(alloc, frozenset()) & memory or any(
-                    token[:len(alloc) + 1] == (*alloc, "item") and token[-1] != k
-                    for token in memory):
-                return False
-            if any(a == alloc and j != k and held & memory
-                   for (a, j), held in self.slots.items()):
-                return False
-        return True
-
-    def taken_out(self, obj, other):
-        """Whether ``obj`` (or the object it is an item of) was taken out of the list
-        ``other`` by ``.pop()``, where every place of that list holds an object of its own
-        (zeros_like's, or a new object stored there alone): the list no longer holds it, nor
-        anything a write into it changes."""
-        lists = self.popped.get(obj.name) if isinstance(obj, ir.Var) else None
-        own = self.own.get(other, frozenset())
-        return bool(lists and own and own <= lists <= self.fresh_items and not any(
-            self.loose.get(a) or any(self.slots.get((a, k)) for k in self.indices)
-            for a in lists))
-
-    def _put_in(self, obj, index, memory):
-        """Record ``memory`` entering the lists ``obj`` may be (at ``index``, None: anywhere)."""
-        own = self.mem(obj, self.own)
-        at = index.value if isinstance(index, ir.Const) and type(index.value) is int and (
-            index.value >= 0) and own <= self.fresh_items else None
-        for alloc in own & self.fresh_items:
-            key, table = ((alloc, at), self.slots) if at is not None else (alloc, self.loose)
-            table[key] = table.get(key, frozenset()) | memory
-
-    def _stored(self, stmt):
-        """What the write ``stmt`` puts into a list, as far as its places go: a new object
-        made for this write alone (its name read nowhere else) is one object per run of
-        the statement, reachable only through the list: it adds no object two places of
-        the list could share, only what it holds."""
-        value = stmt.value
-        held = self.mem(value, self.held)
-        if isinstance(value, ir.Var) and self.uses.get(value.name) == 1 and self.mem(
-                value, self.own) == {("new", value.name)}:
-            return held - {("new", value.name)}
-        return held
 
 
 class _Calls:
@@ -194,6 +107,9 @@ class Aliases(_Places, _Calls):
                 # be one: a helper's result, a copy of one): an array item changes in place
                 self.augmented[after] = item
         self.fresh_copies = getattr(fn, "fresh_copies", set())
+        #: id of the write ``ys_1[i] = t_1`` ending ``ys[i] += v`` -> the item ``t = ys[i]``
+        #: that ``t_1`` is (changed in place): it puts the object back where it was
+        self.put_backs = _put_backs(fn, defs)
         self.own, self.held = {}, {}
         self.after = {}  # id(write statement) -> names live after it
         self.globals_seen = {}  # token -> spelling of the global
@@ -228,24 +144,11 @@ class Aliases(_Places, _Calls):
         self.loose = {}  # such a list -> what was put in it otherwise (anywhere)
         self.indices = {"?"} | {
             i.value for s in ir.walk(fn.body) for i in _const_indices(s)}
-        self.mixed = set()  # list literals whose places are not told apart after all
-        start = (dict(self.own), dict(self.held))
         for p in fn.params:
             if self.may_alias(p):
-                start[0][p] = frozenset({("arg", p)})
-                start[1][p] = start[0][p] | {("arg", p, "items")}  # what a list holds
-        for _ in range(20):
-            self.own, self.held = dict(start[0]), dict(start[1])
-            self.slots, self.loose, self.fresh_items = {}, {}, set()
-            self.opaque, self.popped, self.arrays = set(), {}, set(self.arrays)
-            self._solve()
-            mixed = {s.target for s in ir.walk(fn.body) if isinstance(s, ir.Assign)
-                     and isinstance(s.value, ir.Prim) and s.value.fn is ir.BUILD_LIST
-                     and ("new", s.target) in self.fresh_items
-                     and not all(self._single_new(a) for a in s.value.args)}
-            if not mixed:
-                break
-            self.mixed |= mixed  # an item turned out to be more than a new object: again
+                self.own[p] = frozenset({("arg", p)})
+                self.held[p] = self.own[p] | {("arg", p, "items")}  # what a list holds
+        self._solve()
 
     # ---------------------------------------------------------------- memory of each value
 
@@ -302,7 +205,10 @@ class Aliases(_Places, _Calls):
                 elif isinstance(stmt, ir.SetItem):  # (y[i] = v of an array copies v's numbers)
                     stored = self.mem(stmt.value, self.held) if _may_be_list(
                         stmt.obj.name, self.an, self.defs) else frozenset()
-                    self._put_in(stmt.obj, stmt.index, self._stored(stmt) if stored else stored)
+                    put = self._stored(stmt) if stored else stored
+                    if stored and id(stmt) in self.put_backs:  # ys[i] += v: the item put back
+                        put = stored - self.mem(ir.Var(self.put_backs[id(stmt)]), self.own)
+                    self._put_in(stmt.obj, stmt.index, put)
                     self._set(stmt.target, self.mem(stmt.obj, self.own),
                               self.mem(stmt.obj, self.held) | stored)
                     self._opaque_if(stmt.target, stmt.obj)
@@ -346,8 +252,10 @@ class Aliases(_Places, _Calls):
             return
         if target in self.augmented:  # y += v: the same object as y
             old = ir.Var(self.augmented[target])
-            operands = _union(self.mem(a, self.held) for a in value.operands())
-            if not _may_be_list(old.name, self.an, self.defs):  # (ARRAY, SCALAR kinds: no)
+            operands = _union(self.mem(a, self.held) for a in value.operands()
+                              if self.an.rank(a) != 1)  # (ys += v of a vector: numbers)
+            if not _may_be_list(old.name, self.an, self.defs) or value.fn not in (
+                    operator.add, operator.or_):  # (ys *= 2 repeats ys' own items)
                 operands = frozenset()  # an array holds numbers, not what is added to it
             self._put_in(old, None, operands)  # ys += zs: a list holds zs' items too
             self._set(target, self.mem(old, self.own), self.mem(old, self.held) | operands)
@@ -421,17 +329,18 @@ class Aliases(_Places, _Calls):
         if isinstance(fn, ir.Build) or fn in _COPIES:
             contents = _union(self._contents(a) if fn in _COPIES else
                               self.mem(a, self.held) for a in args)
-            if fn is ir.BUILD_LIST and target not in self.mixed and args and all(
-                    self._single_new(a) for a in args):
-                # [a * 1.0, b ** 2]: each place holds an object of its own, seen nowhere
-                # else; told apart like zeros_like's places (what ys[k] += v changes)
+            if fn is ir.BUILD_LIST and args:
+                # [x, a * 1.0, b]: places told apart like zeros_like's (what ys[k] += v
+                # changes): place k holds what its item may be; a new object read only
+                # here (a * 1.0) is the object made at place k, seen nowhere else
                 alloc = ("new", target)
                 self.fresh_items.add(alloc)
                 contents |= {(*alloc, "item", k) for k in range(len(args))}
                 for k, a in enumerate(args):
                     key = (alloc, k)
                     self.slots[key] = self.slots.get(key, frozenset()) | (
-                        self.mem(a, self.held) - {("new", a.name)})
+                        self.mem(a, self.held) - ({("new", a.name)} if self._single_new(a)
+                                                  else frozenset()))
             self._set(target, fresh, fresh | contents)
             return
         copied = value.kwargs.get("copy")  # np.array(y, copy=True) always copies
@@ -539,7 +448,6 @@ def _may_be_list(name, analysis, defs, seen=None):
     return True
 
 
-
 def _uses(body):
     """name -> how many places read it (merges and loop tests included)."""
     uses = {}
@@ -553,19 +461,6 @@ def _uses(body):
             if isinstance(v, ir.Var):
                 uses[v.name] = uses.get(v.name, 0) + 1
     return uses
-
-
-def _const_indices(stmt):
-    """The constant integer indices ``>= 0`` a statement reads or writes at."""
-    if isinstance(stmt, ir.SetItem):
-        index = stmt.index
-    elif isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and (
-            stmt.value.fn is operator.getitem and len(stmt.value.args) == 2):
-        index = stmt.value.args[1]
-    else:
-        return ()
-    ok = isinstance(index, ir.Const) and type(index.value) is int and index.value >= 0
-    return (index,) if ok else ()
 
 
 def result_memory(fn, analysis):

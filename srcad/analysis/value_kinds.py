@@ -34,7 +34,8 @@ _MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
 #: srcad's helpers that make the new version of a list (or array) changed in place
 _NEW_VERSION = frozenset({"pop_value", "insert_value", "remove_value", "clear_value",
                           "reverse_value", "extend_value", "sort_value"})
-_SHAPED_LIKE = {"zeros_like": 0, "grad_array": 1, "cleared": 0, "fill": 1, "added_at": 0}
+_SHAPED_LIKE = {"zeros_like": 0, "grad_array": 1, "cleared": 0, "fill": 1, "added_at": 0,
+                "seq_grad": 1}
 #: products whose result for two vectors is a number
 #: array constructors: their result is always a new NumPy array (0-d included)
 _MADE = (np.zeros, np.ones, np.empty, np.full, np.arange, np.eye, np.identity, np.tri,
@@ -43,6 +44,13 @@ _MADE_LIKE = (np.zeros_like, np.ones_like, np.empty_like, np.full_like)
 _PRODUCTS = (np.dot, np.inner, np.vdot, np.matmul, operator.matmul)
 _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
           operator.mod, operator.floordiv, operator.neg, operator.pos, operator.matmul}
+
+
+def _added(kinds):
+    """The kind of srcad's ``add(a, b)`` of values of ``kinds``."""
+    if kinds[0] == kinds[1] == SEQ or kinds[0] == kinds[1] == SCALAR:
+        return kinds[0]
+    return ARRAY if ARRAY in kinds and set(kinds) <= {SCALAR, ARRAY} else ANY
 
 
 class ValueKinds:
@@ -70,6 +78,8 @@ class ValueKinds:
             source = kinds[_SHAPED_LIKE[fn.__name__]] if len(kinds) > 1 else kinds[0]
             if source in (SCALAR, ARRAY, SEQ) and (source == SEQ or fn.__name__ == "zeros_like"):
                 return source  # a gradient shaped like its argument: a list for a list
+        if family_of(fn) == "runtime" and fn.__name__ == "add" and len(kinds) == 2:
+            return _added(kinds)  # two gradients of one structure added
         if family_of(fn) == "runtime" and getattr(fn, "__name__", None) in _NEW_VERSION and \
                 kinds and kinds[0] in (SEQ, ARRAY):
             return kinds[0]  # ys.pop(i), d.pop(k), ys.insert(i, v), ys.sort(): the new ys
@@ -85,10 +95,8 @@ class ValueKinds:
                 return item[0]  # an item of a tuple taken off a stack
         if family_of(fn) and getattr(fn, "__name__", None) == "where" and len(kinds) == 3:
             return join(kinds[1:])  # srcad's scalar where(c, a, b): a or b itself
-        if family_of(fn) and getattr(fn, "__name__", None) == "power_of":
-            return SCALAR  # a ** b of numbers (a derivative's), complex or not
-        if family_of(fn) and getattr(fn, "__name__", None) == "sign":
-            return SCALAR  # srcad's scalar sign: 1.0, -1.0 or 0.0 (an array raises)
+        if family_of(fn) and getattr(fn, "__name__", None) in ("power_of", "sign"):
+            return SCALAR  # a ** b of numbers (complex or not); scalar sign (arrays raise)
         if family_of(fn) and getattr(fn, "__name__", None) == "log_base" and kinds and \
                 kinds[0] in (SCALAR, ARRAY):
             return kinds[0]  # log of a number (maybe complex: check_real), elementwise of an array

@@ -142,6 +142,12 @@ def item_kinds(value):
     return None
 
 
+#: the key of a generated function's ``__srcad_param_kinds__`` naming the element kinds of the
+#: lists its context tuple holds: ``((parameter, ((position, kind), ...)),)``
+#: (:func:`srcad.analysis.elems.context_kinds`)
+CONTEXT_ELEMS = "*context elems"
+
+
 def made_for(func, kinds):
     """The kinds to analyse ``func`` for. A function srcad generated (differentiated again)
     records the argument kinds it was made for (``__srcad_param_kinds__``) and only ever runs
@@ -151,8 +157,11 @@ def made_for(func, kinds):
     made = getattr(func, "__srcad_param_kinds__", None)
     if not made:
         return kinds
-    return {p: made.get(p, k) if k == ANY and made.get(p) in (SCALAR, ARRAY, SEQ) else k
-            for p, k in kinds.items()}
+    out = {p: made.get(p, k) if k == ANY and made.get(p) in (SCALAR, ARRAY, SEQ) else k
+           for p, k in kinds.items()}
+    if CONTEXT_ELEMS in made:  # and what the lists in its context tuple hold
+        out[CONTEXT_ELEMS] = made[CONTEXT_ELEMS]
+    return out
 
 
 def made_result(func, kind):

@@ -157,8 +157,10 @@ class Choices:
         """Whether the container ``base`` holds what lowering found in it whenever the code
         runs: a tuple display, or a tuple constant (its items are part of the guard on the
         name read) or read from one."""
-        if isinstance(base, Var) and base.name in self.tuples:
-            return True
+        if isinstance(base, Var) and base.name in self.tuples:  # (of items read from a
+            # list or dict: checked where called, as the list or dict may have changed)
+            return not any(isinstance(a, Var) and a.name in self.unsure
+                           for a in self.tuples[base.name])
         if isinstance(base, Var) and (base.name in self.unsure or base.name in self.lists
                                       or base.name in self.dict_displays):
             return False
@@ -183,6 +185,8 @@ class Choices:
         key = index.value if keyed else None
         if isinstance(base, Var) and (base.name in self.tuples or base.name in self.lists):
             items = self.tuples.get(base.name, self.lists.get(base.name))
+            # [ACTS["tanh"], ACTS["relu"]]: the functions read (checked where called)
+            items = [self.read_constant(a) for a in items]
             if keyed and type(key) is int and base.name in self.tuples:
                 return [items[key]] if -len(items) <= key < len(items) else None
             return _unique(items)
@@ -214,6 +218,15 @@ class Choices:
                 return None
         found = _unique(found)
         return found if len(found) <= LIMIT else None
+
+    def read_constant(self, atom):
+        """The one constant ``atom`` was read as from a known container with a constant key
+        (``t = ACTS["tanh"]``), else ``atom``: an item of a list or tuple display. A call of
+        such an item checks, when it runs, that the function met is one the code was made
+        for (``check_choice``; a list may change in place, and a tuple of items read from a
+        dict is not :meth:`immutable`), and so sees a table changed since."""
+        found = self.candidates.get(atom.name) if isinstance(atom, Var) else None
+        return found[0] if found and len(found) == 1 and isinstance(found[0], Const) else atom
 
     def is_function_atom(self, atom):
         if isinstance(atom, Var):

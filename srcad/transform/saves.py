@@ -150,55 +150,63 @@ class Saves:
     def forward(self, stmts, block_id, loop):
         code = []
         for stmt in stmts:
-            if isinstance(stmt, ir.Assign):
-                if id(stmt) in self.calls:
-                    fwd, ctx, forward = self.calls[id(stmt)]
-                    if forward is None:
-                        forward = nodes.prim(stmt.value, func=name(fwd))
-                    code.append(assign([stmt.target, ctx], forward))
-                elif stmt.target and self.compiled_call(stmt):
-                    fwd = self.compiled_call(stmt)
-                    code.append(assign([stmt.target, self.namer.fresh("unused_ctx")],
-                                       nodes.prim(stmt.value, func=name(fwd))))
-                else:
-                    code.append(self.forward_statement(stmt))
-                for shape, source in self.shapes.items():
-                    if source == stmt.target:
-                        if shape in self.cuts:  # Rules.joined_pieces
-                            value = self.cuts[shape]
-                        elif shape in self.layouts:
-                            value = call(self.helper("layout"), source)
-                        elif self.an.kinds.get(source) == ARRAY:
-                            value = nodes.attr(source, "shape")
-                        elif getattr(self.an.callees, "compiles_all", False):  # Numba
-                            value = call(nodes.attr(self.helper("np"), "shape"), source)
-                        else:
-                            value = call(self.helper("shape_of"), source)
-                        code.append(assign(shape, value))
-                for kept, source, how in self.kept.get(id(stmt), ()):  # Rules.kept_read
-                    code.append(assign(kept, call(how, source)))
-            elif isinstance(stmt, ir.SetItem):
-                code.append(assign(stmt.target, nodes.method(nodes.expr(stmt.obj), "copy")))
-                code.append(assign(nodes.subscript(stmt.target, nodes.expr(stmt.index)),
-                                   nodes.expr(stmt.value)))
-            elif isinstance(stmt, ir.If):
-                then = self.forward(stmt.body, id(stmt.body), loop) + phi_copies(stmt.phis, 0)
-                other = self.forward(stmt.orelse, id(stmt.orelse), loop) + phi_copies(
-                    stmt.phis, 1)
-                if then:
-                    code.append(nodes.if_(nodes.expr(stmt.test), then, other or None))
-                elif other:
-                    code.append(nodes.if_(nodes.not_(nodes.expr(stmt.test)), other))
-            elif isinstance(stmt, ir.Loop):
-                code += self.forward_loop(stmt)
-            elif isinstance(stmt, ir.Raise):
-                code.append(ast.Raise(exc=nodes.expr(stmt.value), cause=None))
-            elif isinstance(stmt, ir.Return):
-                code.append(ast.Return(value=nodes.expr(stmt.value)))
+            start = len(code)
+            self.forward_one(stmt, code, loop)
+            for node in code[start:]:  # the line it came from (srcad.backend.emit)
+                if getattr(stmt, "line", None) and not hasattr(node, "srcad_line"):
+                    node.srcad_line = stmt.line
         code += self.block_guards.get(block_id, ())  # .guards: where every operand exists
         if block_id in self.saves:
             code.append(PushMarker(block_id))
         return code
+
+    def forward_one(self, stmt, code, loop):
+        """Append the forward sweep's code for one statement to ``code``."""
+        if isinstance(stmt, ir.Assign):
+            if id(stmt) in self.calls:
+                fwd, ctx, forward = self.calls[id(stmt)]
+                if forward is None:
+                    forward = nodes.prim(stmt.value, func=name(fwd))
+                code.append(assign([stmt.target, ctx], forward))
+            elif stmt.target and self.compiled_call(stmt):
+                fwd = self.compiled_call(stmt)
+                code.append(assign([stmt.target, self.namer.fresh("unused_ctx")],
+                                   nodes.prim(stmt.value, func=name(fwd))))
+            else:
+                code.append(self.forward_statement(stmt))
+            for shape, source in self.shapes.items():
+                if source == stmt.target:
+                    if shape in self.cuts:  # Rules.joined_pieces
+                        value = self.cuts[shape]
+                    elif shape in self.layouts:
+                        value = call(self.helper("layout"), source)
+                    elif self.an.kinds.get(source) == ARRAY:
+                        value = nodes.attr(source, "shape")
+                    elif getattr(self.an.callees, "compiles_all", False):  # Numba
+                        value = call(nodes.attr(self.helper("np"), "shape"), source)
+                    else:
+                        value = call(self.helper("shape_of"), source)
+                    code.append(assign(shape, value))
+            for kept, source, how in self.kept.get(id(stmt), ()):  # Rules.kept_read
+                code.append(assign(kept, call(how, source)))
+        elif isinstance(stmt, ir.SetItem):
+            code.append(assign(stmt.target, nodes.method(nodes.expr(stmt.obj), "copy")))
+            code.append(assign(nodes.subscript(stmt.target, nodes.expr(stmt.index)),
+                               nodes.expr(stmt.value)))
+        elif isinstance(stmt, ir.If):
+            then = self.forward(stmt.body, id(stmt.body), loop) + phi_copies(stmt.phis, 0)
+            other = self.forward(stmt.orelse, id(stmt.orelse), loop) + phi_copies(
+                stmt.phis, 1)
+            if then:
+                code.append(nodes.if_(nodes.expr(stmt.test), then, other or None))
+            elif other:
+                code.append(nodes.if_(nodes.not_(nodes.expr(stmt.test)), other))
+        elif isinstance(stmt, ir.Loop):
+            code += self.forward_loop(stmt)
+        elif isinstance(stmt, ir.Raise):
+            code.append(ast.Raise(exc=nodes.expr(stmt.value), cause=None))
+        elif isinstance(stmt, ir.Return):
+            code.append(ast.Return(value=nodes.expr(stmt.value)))
 
     def forward_loop(self, stmt):
         code = [assign(p.target, nodes.expr(p.sources[0])) for p in stmt.phis

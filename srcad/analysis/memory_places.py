@@ -1,0 +1,169 @@
+"""The places of lists in the memory model (:class:`srcad.analysis.memory.Aliases`): which
+lists have their places told apart (srcad's ``zeros_like``, every list display), which objects
+two places may share, and the writes ``ys_1[i] = t_1`` ending ``ys[i] += v`` that put an item
+back where it was.
+
+Imports only ``srcad.core``.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ..core import ir
+
+
+class _Places:
+    """A mixin of :class:`Aliases`: the places of lists whose places are told apart
+    (srcad's ``zeros_like``, a list display), which items two places may share, and which
+    values are opaque."""
+
+    def items_apart(self, name, memory, later):
+        """Whether the statements ``later`` (None: not known) read the list ``name`` only
+        at constant indices, none of whose items may be ``memory`` (a write into an object
+        some item of the list may be, not into the list)."""
+        if later is None or self.own.get(name, frozenset()) & memory:
+            return False  # a write into the list itself: what name[k] reads changes
+        indices = set()
+        for stmt in ir.walk(later):
+            reads = [v for v in ir.reads_of(stmt) if v.name == name]
+            reads += [v for p in getattr(stmt, "phis", ()) for src in p.sources
+                      if src is not None for v in ir.atoms_in(src) if v.name == name]
+            reads += [v for part in (getattr(stmt, "test", None), getattr(stmt, "exit", None))
+                      if part is not None for v in ir.atoms_in(part) if v.name == name]
+            if not reads:
+                continue
+            found = _const_indices(stmt)
+            if found and isinstance(stmt, ir.SetItem) and len(reads) == 1 and (
+                    self.only_at(name, found[0].value, memory)):
+                continue  # ys[k] = t, t the object changed in place: no other place holds it
+            if not (found and isinstance(stmt, ir.Assign) and len(reads) == 1
+                    and stmt.value.args[0] == ir.Var(name)):
+                return False
+            indices.add(found[0].value)
+        return not any(self._item(ir.Var(name), ir.Const(k)) & memory for k in indices)
+
+    def _single_new(self, atom):
+        """Whether ``atom`` names a new object (not a view, not an argument) read only once."""
+        return isinstance(atom, ir.Var) and self.uses.get(atom.name) == 1 and (
+            self.own.get(atom.name) == frozenset({("new", atom.name)}))
+
+    def _opaque_if(self, target, *sources):
+        """``target`` is :attr:`opaque` when one of ``sources`` is."""
+        if any(isinstance(a, ir.Var) and a.name in self.opaque for a in sources):
+            self.opaque.add(target)
+
+    def only_at(self, name, k, memory):
+        """Whether no place of the list ``name`` but ``k`` may hold ``memory``: every object
+        the list may be has its places told apart (:attr:`fresh_items`)."""
+        own = self.own.get(name, frozenset())
+        if not own or not own <= self.fresh_items:
+            return False
+        for alloc in own:
+            if self.loose.get(alloc, frozenset()) & memory or any(
+                    token[:len(alloc) + 1] == (*alloc, "item") and token[-1] != k
+                    for token in memory):
+                return False
+            if any(a == alloc and j != k and held & memory
+                   for (a, j), held in self.slots.items()):
+                return False
+        return True
+
+    def places_distinct(self, name):
+        """Whether no two places of the list ``name`` may hold one object: every object it
+        may be has its places told apart, nothing put in at places not known, and what each
+        place may hold is held by no other place (``[2.0 * x, y]``, written only by
+        ``ys[i] += v``: then the object at ``ys[i]`` is reachable through place ``i`` alone)."""
+        own = self.own.get(name, frozenset())
+        if not own or not own <= self.fresh_items:
+            return False
+        for alloc in own:
+            if self.loose.get(alloc):
+                return False
+            seen = frozenset()
+            for (a, k), held in self.slots.items():
+                if a != alloc:
+                    continue
+                if held & seen or any(t[:len(alloc) + 1] == (*alloc, "item") and t[-1] != k
+                                      for t in held):
+                    return False  # (ys[0] = ys[1]: the object made at place 1 is at 0 too)
+                seen |= held
+        return True
+
+    def only_through(self, target, other):
+        """Whether ``target`` is ``t_1 = t + v`` of ``ys[i] += v`` (``t = ys[i]`` changed in
+        place, then put back at place ``i``), ``other`` is that list ``ys``, and no two
+        places of ``ys`` may hold one object: ``ys`` sees the change at place ``i`` only,
+        where srcad's functional write puts ``t_1``."""
+        found = getattr(self.fn, "augmented_items", {}).get(target)
+        return found is not None and found[1] == other and found[0] in self.put_backs.values(
+            ) and self.places_distinct(other)
+
+    def taken_out(self, obj, other):
+        """Whether ``obj`` (or the object it is an item of) was taken out of the list
+        ``other`` by ``.pop()``, where every place of that list holds an object of its own
+        (zeros_like's, or a new object stored there alone): the list no longer holds it, nor
+        anything a write into it changes."""
+        lists = self.popped.get(obj.name) if isinstance(obj, ir.Var) else None
+        own = self.own.get(other, frozenset())
+        return bool(lists and own and own <= lists <= self.fresh_items and not any(
+            self.loose.get(a) or any(self.slots.get((a, k)) for k in self.indices)
+            for a in lists))
+
+    def _put_in(self, obj, index, memory):
+        """Record ``memory`` entering the lists ``obj`` may be (at ``index``, None: anywhere)."""
+        own = self.mem(obj, self.own)
+        at = index.value if isinstance(index, ir.Const) and type(index.value) is int and (
+            index.value >= 0) and own <= self.fresh_items else None
+        for alloc in own & self.fresh_items:
+            key, table = ((alloc, at), self.slots) if at is not None else (alloc, self.loose)
+            table[key] = table.get(key, frozenset()) | memory
+
+    def _stored(self, stmt):
+        """What the write ``stmt`` puts into a list, as far as its places go: a new object
+        made for this write alone (its name read nowhere else) is one object per run of
+        the statement, reachable only through the list: it adds no object two places of
+        the list could share, only what it holds."""
+        value = stmt.value
+        held = self.mem(value, self.held)
+        if isinstance(value, ir.Var) and self.uses.get(value.name) == 1 and self.mem(
+                value, self.own) == {("new", value.name)}:
+            return held - {("new", value.name)}
+        return held
+
+
+def _const_indices(stmt):
+    """The constant integer indices ``>= 0`` a statement reads or writes at."""
+    if isinstance(stmt, ir.SetItem):
+        index = stmt.index
+    elif isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and (
+            stmt.value.fn is operator.getitem and len(stmt.value.args) == 2):
+        index = stmt.value.args[1]
+    else:
+        return ()
+    ok = isinstance(index, ir.Const) and type(index.value) is int and index.value >= 0
+    return (index,) if ok else ()
+
+
+def _put_backs(fn, defs):
+    """id of each write ``ys_1[i] = t_1`` that ends ``ys[i] += v`` (``t = ys[i]; t_1 = t + v``,
+    read at the same index of the same list) -> the item's name ``t``."""
+    out = {}
+    for stmt in ir.walk(fn.body):
+        found = getattr(fn, "augmented_items", {}).get(getattr(stmt.value, "name", None)) if (
+            isinstance(stmt, ir.SetItem)) else None
+        if found is None or stmt.obj != ir.Var(found[1]):
+            continue
+        read = defs.get(found[0])
+        if isinstance(read, ir.Assign) and isinstance(read.value, ir.Prim) and (
+                read.value.fn is operator.getitem and read.value.args[0] == stmt.obj
+                and _same_index(read.value.args[1], stmt.index)):
+            out[id(stmt)] = found[0]
+    return out
+
+
+def _same_index(a, b):
+    """Whether two index atoms are one name or one constant integer."""
+    if isinstance(a, ir.Const) and isinstance(b, ir.Const):
+        return type(a.value) is int and type(b.value) is int and a.value == b.value
+    return isinstance(a, ir.Var) and a == b
