@@ -157,10 +157,7 @@ class Forward(Sweep):
             elif isinstance(stmt, ir.If):
                 then = self.block(stmt.body) + self.phi_copies(stmt.phis, 0)
                 other = self.block(stmt.orelse) + self.phi_copies(stmt.phis, 1)
-                if then:
-                    code.append(nodes.if_(nodes.expr(stmt.test), then, other or None))
-                elif other:
-                    code.append(nodes.if_(nodes.not_(nodes.expr(stmt.test)), other))
+                code += nodes.either(nodes.expr(stmt.test), then, other)
             elif isinstance(stmt, ir.Loop):
                 code += self.loop(stmt)
             elif isinstance(stmt, ir.Raise):

@@ -136,6 +136,14 @@ def if_(test, body, orelse=None):
     return ast.If(test=test, body=body, orelse=orelse or [])
 
 
+def either(test, then, other):
+    """``if test: then`` / ``else: other`` as statements, the test negated when only ``other``
+    has code, no statement when neither has."""
+    if then:
+        return [if_(test, then, other or None)]
+    return [if_(not_(test), other)] if other else []
+
+
 def for_(target, iterable, body):
     return ast.For(target=store(target), iter=iterable, body=body, orelse=[], lineno=0)
 

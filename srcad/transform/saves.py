@@ -197,10 +197,7 @@ class Saves:
             then = self.forward(stmt.body, id(stmt.body), loop) + phi_copies(stmt.phis, 0)
             other = self.forward(stmt.orelse, id(stmt.orelse), loop) + phi_copies(
                 stmt.phis, 1)
-            if then:
-                code.append(nodes.if_(nodes.expr(stmt.test), then, other or None))
-            elif other:
-                code.append(nodes.if_(nodes.not_(nodes.expr(stmt.test)), other))
+            code += nodes.either(nodes.expr(stmt.test), then, other)
         elif isinstance(stmt, ir.Loop):
             code += self.forward_loop(stmt)
         elif isinstance(stmt, ir.Raise):
