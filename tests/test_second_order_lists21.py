@@ -19,6 +19,7 @@ import uuid
 
 import autograd
 import pytest
+from gen_programs import HELPERS
 from sampling import sample_by
 from test_robustness import load_module
 from twin_checks import close
@@ -40,17 +41,6 @@ _WRAPPERS = {
     "decorated": "@scaled(-2.0)\n",
 }
 
-_HEADER = '''
-def scaled(c):
-    def deco(fn):
-        @functools.wraps(fn)
-        def w(*args, **kwargs):
-            return fn(*args, **kwargs) * c
-        return w
-    return deco
-'''
-
-
 def _program(copy, walk, loop, wrapper):
     lines = [f"{_WRAPPERS[wrapper]}def f(x, y):", "    p, q = y, x", "    v1 = []",
              "    for i in range(2):", *_LOOPS[loop], "        v1.append(p * p + q * x)",
@@ -66,7 +56,7 @@ ARGS = (0.7, 1.3)
 
 
 def _load(tmp_path, text, numpy):
-    header = f"import functools\n\nimport {numpy} as np\n" + _HEADER + "\n\n"
+    header = f"import {numpy} as np\n" + HELPERS + "\n\n"  # with scaled
     return load_module(tmp_path, header + text, f"so_lists21_{uuid.uuid4().hex[:8]}").f
 
 

@@ -18,60 +18,20 @@ function made by srcad"); it is now the Hessian of the gradient made for that ma
 
 from __future__ import annotations
 
-import functools
-import math
+import pathlib
+import tempfile
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from gen_programs import HELPERS, load
 from srcad.check import numerical_grad
 
 import srcad
 
-
-def squash(fn):
-    @functools.wraps(fn)
-    def w(a, *rest):
-        return fn(math.tanh(a), *rest)
-    return w
-
-
-def triple(fn):
-    @functools.wraps(fn)
-    def w(*a, **k):
-        return 3.0 * fn(*a, **k)
-    return w
-
-
-def scaled(c):
-    def deco(fn):
-        @functools.wraps(fn)
-        def w(*args, **kwargs):
-            return fn(*args, **kwargs) * c
-        return w
-    return deco
-
-
-def shifted(fn):
-    def w(*a, **k):
-        return fn(*a, **k) + 0.5 * a[0]
-    return w
-
-
-def h_poly(a, b):
-    return a * b + 0.5 * a * a - b
-
-
-def h_star(*args):
-    s = 0.0
-    for a in args:
-        s = s + a * a * 0.5
-    return s + len(args)
-
-
-def h_kw(a, **kwargs):
-    return a * kwargs["scale"] + kwargs.get("shift", 0.5)
-
-
+# the wrappers and helpers are the random programs' own (gen_programs.HELPERS), written to a
+# module with the two programs below: srcad reads their source
+_PROGRAMS = '''
 def branches(x, y):  # the long run's program: returns from nested branches
     if not ((x + x) > x):
         if not (h_poly(b=x, a=x) > x):
@@ -95,6 +55,11 @@ def loop(x, y):  # a loop with a return inside a branch
         else:
             s = s + math.sin(y) * x
     return s * y
+'''
+_MODULE = load(SimpleNamespace(source=HELPERS + "\n\n" + _PROGRAMS),
+               pathlib.Path(tempfile.mkdtemp(prefix="so_wrappers_")))
+squash, triple, scaled, shifted = _MODULE.squash, _MODULE.triple, _MODULE.scaled, _MODULE.shifted
+branches, loop = _MODULE.branches, _MODULE.loop
 
 
 WRAPPERS = {
