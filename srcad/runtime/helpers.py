@@ -587,10 +587,16 @@ def added_at(grad, index, value):
 
 @helper("runtime")
 def cleared(value, index):
-    """The gradient flowing past ``y[index] = v`` to the old ``y``: ``value``, ``index`` zeroed."""
+    """The gradient flowing past ``y[index] = v`` to the old ``y``: ``value``, ``index`` zeroed.
+    In a list or dict the zero at an item holding a number or an array is the number 0.0: the
+    old item need not have the new one's shape (``c[i] = c[i] + x``, a number made an array),
+    and the old item's gradient is added to it next (a zero shaped like the new item would
+    broadcast it)."""
     if isinstance(value, (list, tuple, dict)):
         out = dict(value) if isinstance(value, dict) else list(value)
-        out[index] = zeros_like(out[index])
+        item = out[index]
+        out[index] = 0.0 if type(index) is not slice and not isinstance(
+            item, (list, tuple, dict)) else zeros_like(item)
         return out
     if type(value) is not np.ndarray and arrays.is_duck(value):
         return arrays.cleared(value, index)
