@@ -153,3 +153,30 @@ def test_a_table_changed_after_the_code_was_made_is_caught(tmp_path):
     m.ACTS["sin"] = np.cos
     with pytest.raises(srcad.SrcadError, match="changed after the code was made"):
         g(W0, X0)
+
+
+HELD = """
+class Net:
+    def __init__(self, acts):
+        self.acts = acts
+
+    def loss(self, w, x):
+        h = x
+        for i in range(len(self.acts)):
+            h = self.acts[i](w[0] * h) + w[1]
+        return np.sum(h ** 2)
+"""
+
+
+def test_functions_in_a_list_attribute_are_refused_with_the_tuple_rewrite(tmp_path):
+    """A list attribute of functions may change in place: refused at the call, naming the
+    file, the line and the construct, the hint giving the tuple that is taken."""
+    m = _module(tmp_path, HELD, "numpy", "held")
+    with pytest.raises(srcad.SrcadError, match=r"calling self\.acts\[\.\.\.\]") as err:
+        srcad.grad(m.Net([np.tanh, np.sin]).loss)(W0, X0)
+    text = str(err.value)
+    assert "tables22_held.py, line 10" in text  # (the import line is line 1)
+    assert "tuple(acts)" in text and "h = self.acts[i](w[0] * h) + w[1]" in text
+    f = m.Net((np.tanh, np.sin)).loss
+    np.testing.assert_allclose(srcad.grad(f)(W0, X0), central(f, (W0, X0), 0), rtol=1e-6,
+                               atol=1e-8)
