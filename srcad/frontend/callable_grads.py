@@ -34,11 +34,17 @@ def lower(src):
     if not calls:
         return
     bound = _bound_once(fdef)
+    calls = [c for c in calls if c.args[0].id in bound]
+    if not calls:
+        return
+    local = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and not isinstance(
+        n.ctx, gast.Load)} | {a.id for a in fdef.args.posonlyargs + fdef.args.args
+                              + fdef.args.kwonlyargs}
     for call in calls:
         name = call.args[0].id
-        if name not in bound or not functions.is_derivative_maker(resolve_any(src, call.func)):
+        if not functions.is_derivative_maker(resolve_any(src, call.func, local)):
             continue
-        cls = resolve_any(src, bound[name].func)
+        cls = resolve_any(src, bound[name].func, local)
         method = inspect.getattr_static(cls, "__call__", None) if isinstance(cls, type) and (
             functions.user_class(cls)) else None
         if not inspect.isfunction(method):
