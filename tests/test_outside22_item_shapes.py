@@ -11,9 +11,12 @@ number 0.0, which adds to any shape.
 The family: the container (a list display, a copy of one with ``list(...)``, a dict) x how the
 item is replaced (``c[k] = c[k] + x``, ``c[k] += x``, a product with the old item, a value not
 reading it) x the index (a constant, a loop over the items), against central differences and
-autograd on the same text (pullback, tangent, Hessians in both modes; reverse mode only for
-``+=``, which forward mode refuses), with the gradient's shape checked: the old item a number
-in every case.
+autograd on the same text (pullback, tangent, Hessians in both modes), with the gradient's
+shape checked: the old item a number in every case (reverse mode only for ``+=``: see the
+test). Forward mode, not told the arguments' ranks, refused ``c[0] += x`` on
+``[t[0] * t[0], x][0]`` as possibly a list holding ``x``'s rows: the memory model now reads the
+item a display holds at a constant place when the list is only indexed
+(``analysis/memory._may_be_list``); ``c[2] += x`` on ``c[2] = t[1]`` stays refused there.
 """
 
 from __future__ import annotations
@@ -93,8 +96,8 @@ def test_an_item_replaced_by_a_value_of_another_shape(make, write, index, tmp_pa
     if write != "augmented":
         vjp_jvp_and_hessians(m.f, a.f, T0, X0, np.random.default_rng(3))
         return
-    # forward mode refuses c[0] += x here (its analysis is not told the arguments' ranks,
-    # so x may be a matrix whose rows a list += would hold): reverse mode only
+    # forward mode refuses c[2] += x on c[2] = t[1] (not told the arguments' ranks, it
+    # takes t[1] as possibly a row of t): reverse mode only
     np.testing.assert_allclose(g, autograd.grad(a.f)(T0, X0), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(srcad.hessian(m.f, mode="rev")(T0, X0),
                                autograd.hessian(a.f)(T0, X0), rtol=1e-8, atol=1e-10)
@@ -111,3 +114,15 @@ def test_a_scalar_argument_gets_a_number(make, tmp_path):
     want = (m.f(0.7 + 1e-6, X0) - m.f(0.7 - 1e-6, X0)) / 2e-6
     assert g == pytest.approx(want, rel=1e-6)
     assert srcad.tape.grad(m.f)(0.7, X0) == pytest.approx(g, rel=1e-12)
+
+
+def test_forward_mode_reads_the_item_a_display_holds(tmp_path):
+    """``c = [t[0] * t[0], x]; c[0] += x``: the item at place 0 is a product, a new number or
+    array, never a list (which ``+= x`` would extend with ``x``'s rows): the tangent is taken."""
+    text = ("def f(t, x):\n    c = [t[0] * t[0], x]\n    c[0] += x\n"
+            "    return np.sum(c[0] * c[1])\n")
+    m = _module(tmp_path, text, "numpy", "forward_item")
+    v = np.array([0.3, -0.8])
+    _, tangent = srcad.jvp(m.f, (T0, X0), (v,), wrt=(0,))
+    np.testing.assert_allclose(tangent, central(m.f, (T0, X0), 0) @ v, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(tangent, srcad.grad(m.f)(T0, X0) @ v, rtol=1e-12)
