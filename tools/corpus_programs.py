@@ -389,6 +389,46 @@ CORPUS = [
     # gradients checked in unittest suites)
     ("Runjing-Liu120/Variational_BNP_robustness", "finite_approx/unit_tests/cavi_unittest.py"),
     ("Runjing-Liu120/Variational_BNP_robustness", "DP_mixture/DP_normal_mixture_unittest.py"),
+    # round 22 (outside22): MAML written with autograd's grad of a grad (hypergradients)
+    ("RyanDJLee/MAML_Autograd", "maml.py"),
+    # stochastic-gradient HMC (a course project): samplers taking autograd's gradients
+    ("JiajunSong629/SGHMC", "test/test.py"),
+    ("JiajunSong629/SGHMC", "experiments/Figure_4.ipynb"),
+    # Kalman smoothing's gradients: the log partition's gradient as expected statistics,
+    # autograd primitives with hand-written VJPs, gradients of gradients
+    ("mattjj/kalman_grads", "kalman.py"),
+    ("mattjj/kalman_grads", "kalman2.py"),
+    ("mattjj/kalman_grads", "kalman3.py"),
+    ("mattjj/kalman_grads", "kalman_grads.py"),
+    ("mattjj/kalman_grads", "test.py"),
+    # normalizing flows for variational inference (planar flows, elementwise_grad of tanh)
+    ("andymiller/NormFlows", "normflows/normflows.py"),
+    # multi-group Gaussian processes: kernel hyperparameters fitted by scipy with autograd
+    ("andrewcharlesjones/multi-group-GP", "experiments/simulations/recover_all_kernel_params.py"),
+    ("andrewcharlesjones/multi-group-GP", "multigroupGP/old/gp_autograd.py"),
+    ("andrewcharlesjones/multi-group-GP",
+     "multigroupGP/old/recover_all_kernel_parameters.py"),
+    # the linear model of coregionalization (multi-output GPs)
+    ("andrewcharlesjones/linear-model-coregionalization", "lmc.py"),
+    ("andrewcharlesjones/linear-model-coregionalization", "gp_functions.py"),
+    # spiking networks: GLMs and variational inference over hidden neurons, by adam
+    ("andrewcharlesjones/variational_spiking_networks", "glm_spiking_visible_only.ipynb"),
+    ("andrewcharlesjones/variational_spiking_networks",
+     "glm_spiking_visible_only_bernoulli.ipynb"),
+    ("andrewcharlesjones/variational_spiking_networks", "vi_spiking_visible_and_hidden.ipynb"),
+    ("andrewcharlesjones/variational_spiking_networks",
+     "vi_spiking_visible_and_hidden_batch.ipynb"),
+    ("andrewcharlesjones/variational_spiking_networks",
+     "vi_spiking_visible_and_hidden_clean_adam.ipynb"),
+    ("andrewcharlesjones/variational_spiking_networks",
+     "vi_spiking_visible_and_hidden_clean_poisson.ipynb"),
+    # posterior-regularised autoencoders (a research project's transductive experiments)
+    ("dtak/POE", "Source_Transductive/run.py"),
+    # word2vec (skip-gram with negative sampling) trained with autograd's gradients
+    ("kedar79/Autograd_Word2Vec", "main_word2vec.py"),
+    ("kedar79/Autograd_Word2Vec", "autograd_word2vec.py"),
+    # a teaching example: a small network's gradient, autograd against hand-written code
+    ("foxtrotmike/autograd_exmaple", "autograd_test.py"),
 ]
 
 

@@ -289,6 +289,8 @@ class _Checked(functools.partial):
         after = _snapshot(fun, ())  # the program goes on from here, whatever the check draws
         if self.kind == "value_and_grad":
             _check(fun, args, kwargs, self.argnum, result[1], snapshot, value=result[0])
+        elif self.kind == "jacobian":
+            _check_jacobian(fun, args, kwargs, self.argnum, result, snapshot)
         else:
             _check(fun, args, kwargs, self.argnum, result, snapshot)
         np.random.set_state(after[0])
@@ -364,7 +366,25 @@ elementwise_grad.__srcad_derivative_maker__ = (_summed_grad, {"argnum": "wrt"})
 
 
 def jacobian(fun, argnum=0):
-    return srcad.jacobian(_made(fun), wrt=argnum)
+    fun = _made(fun)
+    return _checked(fun, argnum, srcad.jacobian(fun, wrt=argnum), "jacobian")
+
+
+def _check_jacobian(fun, args, kwargs, argnum, jac, snapshot):
+    """A Jacobian checked as the gradient of ``sum(u * fun(...))`` for a random ``u`` of the
+    output's shape (``u`` contracted with the Jacobian's output axes), for one array or
+    number argument; others are not checked."""
+    if not isinstance(argnum, int) or not isinstance(args[argnum], (np.ndarray, float, int)):
+        return
+    jac = np.asarray(jac)
+    out_shape = jac.shape[:jac.ndim - np.ndim(args[argnum])]
+    u = np.random.default_rng(STATE["checks"] + 7).standard_normal(out_shape)
+
+    def weighted(*a, **k):
+        return np.sum(u * fun(*a, **k))
+
+    weighted.__name__ = getattr(fun, "__name__", "f")
+    _check(weighted, args, kwargs, argnum, np.tensordot(u, jac, axes=len(out_shape)), snapshot)
 
 
 def hessian(fun, argnum=0):

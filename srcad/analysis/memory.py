@@ -390,14 +390,37 @@ class Aliases(_Places, _Calls):
     # ---------------------------------------------------------------- liveness
 
 
+class _Definitions(dict):
+    """name -> the statement (or merge) defining it; ``only_indexed``: the names read only as
+    ``name[k]``, ``len(name)`` or the list a write ``name_1[k] = v`` copies (no method, call,
+    merge or container sees the object: its places hold what was written there)."""
+
+    only_indexed = frozenset()
+
+
 def _definitions(fn):
-    """name -> the statement (or merge) defining it."""
-    defs = {}
+    """name -> the statement (or merge) defining it (a :class:`_Definitions`)."""
+    defs, other = _Definitions(), set()
     for stmt in ir.walk(fn.body):
         for name in ir.defined_by(stmt):
             defs.setdefault(name, stmt)
         for phi in getattr(stmt, "phis", ()):
             defs[phi.target] = phi
+            other |= {v.name for v in phi.sources if isinstance(v, ir.Var)}
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim):
+            prim = stmt.value
+            other |= {a.name for i, a in enumerate(prim.args) if isinstance(a, ir.Var) and not (
+                prim.fn is operator.getitem and i == 0 or prim.fn is len)}
+            other |= {a.name for a in prim.kwargs.values() if isinstance(a, ir.Var)}
+        elif isinstance(stmt, ir.SetItem):
+            other |= {a.name for a in (*ir.atoms_in(stmt.index), stmt.value)
+                      if isinstance(a, ir.Var)}
+        else:
+            other |= {a.name for a in ir.reads_of(stmt) if isinstance(a, ir.Var)}
+        for part in (getattr(stmt, "test", None), getattr(stmt, "exit", None)):
+            if part is not None:
+                other |= {a.name for a in ir.atoms_in(part) if isinstance(a, ir.Var)}
+    defs.only_indexed = frozenset(defs) - other
     return defs
 
 
@@ -435,6 +458,15 @@ def _may_be_list(name, analysis, defs, seen=None):
             "numpy") and not isinstance(fn, (ir.Method, ir.Attr, ir.Build)):
         return False
     if fn is operator.getitem:
+        base = defs.get(getattr(args[0], "name", None))
+        if getattr(args[0], "name", None) in getattr(defs, "only_indexed", ()) and isinstance(
+                base, ir.Assign) and isinstance(base.value, ir.Prim) and (
+                base.value.fn is ir.BUILD_LIST) and isinstance(args[1], ir.Const) and type(
+                args[1].value) is int and -len(base.value.args) <= args[1].value < len(
+                base.value.args):  # [t * t, x][0]: what was written at that place
+            item = base.value.args[args[1].value]
+            return isinstance(item, ir.Var) and _may_be_list(item.name, analysis, defs, seen) \
+                or isinstance(item, ir.Const) and isinstance(item.value, (list, dict))
         return analysis.kinds.get(getattr(args[0], "name", None)) != ARRAY
     if safe_in(fn, _ARITH) and fn is not sum and not (
             fn in (min, max) and (len(args) < 2 or stmt.value.kwargs)):

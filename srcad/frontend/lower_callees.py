@@ -560,10 +560,14 @@ def classes_of(arg_values):
     """``{parameter: Instance(class)}`` for the arguments that are objects of the user's
     classes (a specialisation is made per argument type, so their classes are known), and
     ``{parameter: function}`` for the functions passed (a specialisation is made per function:
-    :func:`srcad.specialise.cache_key` holds it), which the code calls as named."""
+    :func:`srcad.specialise.cache_key` holds it), which the code calls as named; a
+    :class:`~srcad.core.functions.Flag` for ``None`` (its type is in the key, and names its one
+    value: ``if o is None:`` takes one way, in a callee given it too)."""
     fixed = {}
     for p, v in arg_values.items():
-        if fixed_function(v):
+        if v is None:
+            fixed[p] = functions.Flag(None)
+        elif fixed_function(v):
             fixed[p] = v
         elif known_object(v) is not None:  # an object of the user's, a list of them
             # (an array of the array API standard is an array: srcad.backend.standard)

@@ -350,9 +350,10 @@ class Choices:
                 "items srcad cannot tell apart when it makes the code (it follows a list, "
                 "tuple or dict attribute whose items are all objects of one class of yours, "
                 "holding the same kinds of parts; not mixed classes, not functions)",
-                hint="hold objects of one class in a list, tuple or dict (layers of one class with "
-                "a method that branches on a setting), or pass the functions to the function "
-                "you differentiate as arguments")
+                hint="hold functions in a tuple (self.acts = tuple(acts): the code is made for "
+                "the functions it holds), objects of one class in a list, tuple or dict (layers "
+                "of one class with a method that branches on a setting), or pass the functions "
+                "to the function you differentiate as arguments")
         if isinstance(atom, Var) and atom.name in self.read_from:
             raise self.error(
                 node, f"calling {what}, taken from a list, tuple or dict whose functions "

@@ -16,13 +16,15 @@
 the derivative of the lifted function, the values held passed first, so the outer derivative
 sees through both.
 
-Imports the standard library, :mod:`srcad.core` and :mod:`srcad.errors`.
+Imports gast, the standard library, :mod:`srcad.core` and :mod:`srcad.errors`.
 """
 
 from __future__ import annotations
 
 import inspect
 import operator
+
+import gast
 
 from ..core import functions, ir
 from ..core.ir import Const, Var
@@ -52,6 +54,9 @@ class Derivatives:
             return None
         rest = {k: a.value for k, a in kwargs.items()}
         head = args[0]
+        if isinstance(head, Var) and head.name in self.classes and head.name not in \
+                self.partials:  # grad(obj), obj's class has __call__: grad(lambda p: obj(p))
+            head = self.called_object(head, node) or head
         if isinstance(head, Const):
             made = _readable(maker(head.value, *[a.value for a in args[1:]], **rest))
             name = f"{maker.__name__}_{getattr(head.value, '__name__', 'fn')}"
@@ -77,6 +82,28 @@ class Derivatives:
         name = f"{maker.__name__}_{getattr(inner, '__name__', 'fn')}"
         return self.partial_value(Const(made, self.bound_name(made, name)), list(lead), {},
                                   node, None)
+
+    def called_object(self, obj, node):
+        """``grad(obj)`` of an object of a class lowering knows, with a ``__call__`` of plain
+        parameters, named in this function: the lambda ``lambda p, q: obj(p, q)`` lowered (a
+        function holding ``obj``, whose derivative sees through the object's fields); else
+        ``None``."""
+        call = self.class_attribute(self.classes[obj.name], "__call__")
+        names = [k for k, v in self.env.items() if v == obj and k.isidentifier()]
+        if not inspect.isfunction(call) or not names:
+            return None
+        params = list(inspect.signature(call).parameters.values())[1:]
+        if any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty
+               for p in params):
+            return None
+        args = [gast.Name(f"srcad_arg{i}", gast.Param(), None, None) for i in range(len(
+            params))]
+        body = gast.Call(gast.Name(names[0], gast.Load(), None, None), [
+            gast.Name(a.id, gast.Load(), None, None) for a in args], [])
+        made = gast.Lambda(gast.arguments(args, [], None, [], [], None, []), body)
+        for part in gast.walk(made):
+            gast.copy_location(part, node)
+        return self.expr(made)
 
     def transform_call(self, fn, args, kwargs, node):
         """``srcad.vjp(...)`` or ``srcad.jvp(...)`` read as below, else None."""

@@ -13,6 +13,7 @@ and :mod:`.lower_stmts` (for their atom helpers).
 
 from __future__ import annotations
 
+import copy
 import operator
 
 import gast
@@ -286,7 +287,12 @@ class Loops:
         return self.comprehension(node, hint)
 
     def comprehension(self, node, hint=None):
-        """``[elt for x in xs if c]`` becomes a loop that appends to a fresh list."""
+        """``[elt for x in xs if c]`` becomes a loop that appends to a fresh list; over a
+        constant tuple of strings it becomes the display of its items (:func:`unrolled`)."""
+        items = unrolled(self, node)
+        if items is not None:
+            return self.assign(ir.Prim(ir.BUILD_LIST, [self.expr(e) for e in items]),
+                               self.namer.temp(hint or "items"), node)
         acc = self.assign(ir.Prim(ir.BUILD_LIST, []), self.namer.temp(hint or "items"), node)
         saved_env = dict(self.env)
         self._comp(node.generators, node.elt, acc, node)
@@ -433,3 +439,62 @@ def _replace_everywhere(stmts, name, atom):
                 phi.sources = [sub(s) for s in phi.sources]
         elif isinstance(stmt, (ir.Return, ir.Raise)):
             stmt.value = sub(stmt.value)
+
+
+#: at most this many items: a comprehension over a longer tuple stays a loop
+UNROLLED = 32
+
+#: what the item expression of an unrolled comprehension may not hold: a scope of its own,
+#: which would read the target late (``[lambda z: z * n for n in NAMES]`` calls each with
+#: the last ``n``), or a binding of the enclosing scope's name
+_SCOPES = (gast.Lambda, gast.FunctionDef, gast.ListComp, gast.SetComp, gast.DictComp,
+           gast.GeneratorExp, gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)
+
+
+def unrolled(lw, node):
+    """The item expressions of ``[elt for n in NAMES]`` written out, ``elt`` with each string of
+    ``NAMES`` in place of ``n``, when ``NAMES`` is a tuple of strings the lowering knows (a
+    global, closure or default tuple, whose items the guard on the name holds, or a tuple
+    display of this function), one ``for`` without ``if``, a plain name its target and
+    ``elt`` no scope of its own: ``[ACTS[n] for n in NAMES]`` is then ``[ACTS["tanh"],
+    ACTS["sin"]]``, a display whose functions the code is made for (a table of functions
+    selected by name). Else ``None`` (the comprehension is a loop)."""
+    if len(node.generators) != 1:
+        return None
+    gen = node.generators[0]
+    if gen.ifs or gen.is_async or not isinstance(gen.target, gast.Name) or not isinstance(
+            gen.iter, gast.Name) or any(isinstance(n, _SCOPES) for n in gast.walk(node.elt)):
+        return None
+    name = gen.iter.id
+    if name in lw.env:
+        atom = lw.env[name]
+        items = lw.tuples.get(atom.name) if isinstance(atom, Var) else None
+        values = [a.value for a in items] if items is not None and all(
+            isinstance(a, Const) for a in items) else None
+    elif name in lw.dicts or name in lw.local_functions:
+        return None
+    else:
+        try:
+            values = lw.source.lookup(name)
+        except KeyError:
+            return None
+        values = values if type(values) is tuple else None
+    if values is None or not 0 < len(values) <= UNROLLED or not all(
+            type(v) is str for v in values):
+        return None
+    return [_with_constant(node.elt, gen.target.id, v) for v in values]
+
+
+def _with_constant(elt, target, value):
+    """A copy of ``elt`` reading ``value`` where it reads ``target``."""
+    if isinstance(elt, gast.Name) and elt.id == target:
+        return gast.copy_location(gast.Constant(value, None), elt)
+    out = copy.deepcopy(elt)
+    for parent in gast.walk(out):
+        for field, child in gast.iter_fields(parent):
+            if isinstance(child, gast.Name) and child.id == target:
+                setattr(parent, field, gast.copy_location(gast.Constant(value, None), child))
+            elif isinstance(child, list):
+                child[:] = [gast.copy_location(gast.Constant(value, None), c) if isinstance(
+                    c, gast.Name) and c.id == target else c for c in child]
+    return out

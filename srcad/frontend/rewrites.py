@@ -1,5 +1,7 @@
 """The rewrites of a parsed function's source made before desugaring, in order (each rewrites
-``src.node`` in place, or leaves it): :mod:`.lower_defaults` (``lambda v, k=k: v ** k``: a
+``src.node`` in place, or leaves it): :mod:`.list_slices` (``c = v[:]`` of a list: ``list(v)``),
+:mod:`.callable_grads` (``grad(obj)`` of an object built here: ``grad(lambda p: obj(p))``),
+:mod:`.lower_defaults` (``lambda v, k=k: v ** k``: a
 function a helper makes, ``make(k)``), :mod:`.lower_groups` (``d.setdefault(k, []).append(v)``,
 a ``defaultdict(list)``: a new list each time), :mod:`.lower_namespaces` (``xp = array_namespace(x);
 xp.sum(...)``: NumPy's functions), :mod:`.lower_records` (``p = Pt(x, y); p.x``: the fields as
@@ -17,6 +19,8 @@ Imports those modules.
 from __future__ import annotations
 
 from . import (
+    callable_grads,
+    list_slices,
     lower_defaults,
     lower_groups,
     lower_local_makes,
@@ -30,6 +34,6 @@ from . import (
 
 def rewrite(src):
     """Apply every rewrite to ``src`` (a :class:`.source.Source`)."""
-    for module in (lower_defaults, lower_groups, lower_namespaces, lower_records, lower_next,
-                   lower_local_makes, lower_made_lists, views):
+    for module in (list_slices, callable_grads, lower_defaults, lower_groups, lower_namespaces,
+                   lower_records, lower_next, lower_local_makes, lower_made_lists, views):
         module.lower(src)

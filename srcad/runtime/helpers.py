@@ -241,8 +241,7 @@ def broadcast_as(value, like):
 @helper("runtime")
 def shape_of(x, *more):
     """``np.shape(x)``, its common cases first (an array, a number) without its dispatch;
-    with ``more``, the shape they broadcast to together (the shape of ``x * y``, without
-    computing it)."""
+    with ``more``, the shape they broadcast to together (``x * y``'s, not computing it)."""
     if more:
         return np.broadcast_shapes(shape_of(x), *[shape_of(m) for m in more])
     kind = type(x)
@@ -281,9 +280,8 @@ def zeros_like(x):
 
 @helper("runtime")
 def add(a, b):
-    """Add two gradients of any structure (numbers, arrays, lists, tuples, dicts). The result
-    shares nothing with ``a`` or ``b`` (the alias analysis counts on it): an item only one
-    dict has is copied."""
+    """Add two gradients of any structure (numbers, arrays, lists, tuples, dicts), sharing
+    nothing with ``a`` or ``b`` (the alias analysis counts on it: one dict's own items copied)."""
     kind = type(a)
     if kind is np.ndarray or kind is float or kind is np.float64:
         try:
@@ -587,10 +585,12 @@ def added_at(grad, index, value):
 
 @helper("runtime")
 def cleared(value, index):
-    """The gradient flowing past ``y[index] = v`` to the old ``y``: ``value``, ``index`` zeroed."""
+    """The gradient flowing past ``y[index] = v`` to the old ``y``: ``value``, ``index`` zeroed
+    (a list's or dict's leaf by 0.0: the old item's shape may differ, ``c[0] = c[0] + x``)."""
     if isinstance(value, (list, tuple, dict)):
         out = dict(value) if isinstance(value, dict) else list(value)
-        out[index] = zeros_like(out[index])
+        out[index] = 0.0 if type(index) is not slice and not isinstance(out[index], (
+            list, tuple, dict)) else zeros_like(out[index])
         return out
     if type(value) is not np.ndarray and arrays.is_duck(value):
         return arrays.cleared(value, index)

@@ -216,7 +216,9 @@ def make_helpers(ns):
         """The gradient flowing past ``y[index] = v`` to the old ``y``: ``index`` zeroed."""
         if isinstance(value, (list, dict)):
             out = type(value)(value)
-            out[index] = 0.0 * out[index]
+            item = out[index]  # a number's zero at a leaf, as helpers.cleared
+            out[index] = 0.0 if type(index) is not slice and not isinstance(
+                item, (list, tuple, dict)) else 0.0 * item
             return out
         out = xp.astype(xp.broadcast_to(ns.array(value), ns.shape(value)), xp.float64,
                         copy=True)

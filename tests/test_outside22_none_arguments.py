@@ -1,0 +1,83 @@
+"""``None`` given to the function differentiated and passed on to a helper that replaces it
+(round 22: the class round 21 left).
+
+``def h(X, o): if o is None: return X * 2.0`` / ``return o``, called as ``K = h(X * t[0], obj)``
+with ``obj`` a parameter given ``None``, then ``K[:, 0] += t[1]``: the helper's copy was made
+for an ``o`` srcad did not know, so ``K`` might be the object given and the write was refused
+("the item may be an array ... and K may hold it too"). A ``None`` argument is now fixed for the
+specialisation (``frontend/lower_callees.classes_of``: its type is in the cache key and names
+its one value), so the parameter reads as the constant ``None``, the helper's copy is made for
+``None`` as for a literal ``None`` passed, and ``if o is None`` takes its one way.
+
+The family: how the helper replaces ``None`` (``if ... return``, an ``if`` rebinding, a
+ternary) x the write on the result (a column ``+=``, a row ``*=``), gradient and Hessian in
+reverse mode (forward mode still refuses the write: it is not told the arguments' ranks),
+against central differences and autograd on the same text (the writes as new values for
+autograd); the same function given an array for ``obj`` is made again (its write into the
+caller's array refused), not run with the code made for ``None``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+
+import numpy as np
+import pytest
+from sampling import sample
+from twin_checks import central
+
+import srcad
+
+autograd = pytest.importorskip("autograd")
+
+HELPERS = {
+    "return": "def h(X, o):\n    if o is None:\n        return X * 2.0\n    return o\n",
+    "rebind": "def h(X, o):\n    if o is None:\n        o = X * 2.0\n    return o\n",
+    "ternary": "def h(X, o):\n    return X * 2.0 if o is None else o\n",
+}
+WRITES = {  # (in place, as a new value for autograd)
+    "column": ("K[:, 0] += t[1]", "K = K + t[1] * (np.arange(K.shape[1]) == 0)"),
+    "row": ("K[1] *= t[1]", "K = K * (1.0 + (t[1] - 1.0) * (np.arange(K.shape[0]) == 1))[:, None]"),
+}
+CASES = list(itertools.product(HELPERS, WRITES))
+T0 = np.array([0.5, 0.2])
+X0 = np.random.RandomState(3).randn(3, 3)
+
+
+def _text(helper, write, twin):
+    return (HELPERS[helper] + "\ndef f(t, X, obj):\n    K = h(X * t[0], obj)\n"
+            f"    {WRITES[write][twin]}\n    return np.sum(K ** 2) + np.sum(K[:, 0])\n")
+
+
+def _module(tmp_path, text, numpy_name, tag):
+    path = tmp_path / f"none22_{tag}.py"
+    path.write_text(f"import {numpy_name} as np\n" + text)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("helper,write", sample(CASES, 2))
+def test_none_passed_on_to_a_helper_that_replaces_it(helper, write, tmp_path):
+    m = _module(tmp_path, _text(helper, write, 0), "numpy", f"{helper}_{write}")
+    a = _module(tmp_path, _text(helper, write, 1), "autograd.numpy", f"{helper}_{write}_ag")
+    value, g = srcad.value_and_grad(m.f)(T0, X0, None)
+    assert value == pytest.approx(m.f(T0, X0, None), rel=1e-12)
+    np.testing.assert_allclose(g, autograd.grad(a.f)(T0, X0, None), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(g, central(lambda t: m.f(t, X0, None), (T0,), 0), rtol=1e-6,
+                               atol=1e-8)
+    hess = srcad.hessian(m.f, mode="rev")(T0, X0, None)
+    np.testing.assert_allclose(hess, autograd.hessian(a.f)(T0, X0, None), rtol=1e-8, atol=1e-10)
+
+
+def test_an_array_for_the_same_parameter_gets_its_own_code(tmp_path):
+    """The code made for ``None`` is not used for an array: the helper then returns the
+    caller's array, which the write would change (Python's caller sees it): refused."""
+    m = _module(tmp_path, _text("return", "column", 0), "numpy", "array_after")
+    g = srcad.grad(m.f)
+    np.testing.assert_allclose(g(T0, X0, None), central(lambda t: m.f(t, X0, None), (T0,), 0),
+                               rtol=1e-6, atol=1e-8)
+    with pytest.raises(srcad.SrcadError, match="changes the argument obj in place"):
+        g(T0, X0, np.ones((3, 3)))
