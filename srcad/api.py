@@ -442,8 +442,8 @@ def _jvp_function(f, names, primals, backend="python"):
                                     fixed=classes_of(values), backend=backend,
                                     ducks=any_duck(values.values()),
                                     space=namespace_of(values.values()),
-                                    ranks={p: rank_of_value(v) for p, v in values.items()}
-                                    if backend == "numba" else None)  # (the key has them)
+                                    ranks={p: rank_of_value(v) for p, v in values.items()})
+    # (ranks: the key has them)
     fn.__srcad_source__ = text
     if records:
         params = list(values)

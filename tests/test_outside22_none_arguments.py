@@ -10,8 +10,8 @@ its one value), so the parameter reads as the constant ``None``, the helper's co
 ``None`` as for a literal ``None`` passed, and ``if o is None`` takes its one way.
 
 The family: how the helper replaces ``None`` (``if ... return``, an ``if`` rebinding, a
-ternary) x the write on the result (a column ``+=``, a row ``*=``), gradient and Hessian in
-reverse mode (forward mode still refuses the write: it is not told the arguments' ranks),
+ternary) x the write on the result (a column ``+=``, a row ``*=``), gradient, tangent and
+Hessians in both modes (forward mode refused the write until it was told the arguments' ranks),
 against central differences and autograd on the same text (the writes as new values for
 autograd); the same function given an array for ``obj`` is made again (its write into the
 caller's array refused), not run with the code made for ``None``.
@@ -68,8 +68,13 @@ def test_none_passed_on_to_a_helper_that_replaces_it(helper, write, tmp_path):
     np.testing.assert_allclose(g, autograd.grad(a.f)(T0, X0, None), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(g, central(lambda t: m.f(t, X0, None), (T0,), 0), rtol=1e-6,
                                atol=1e-8)
-    hess = srcad.hessian(m.f, mode="rev")(T0, X0, None)
-    np.testing.assert_allclose(hess, autograd.hessian(a.f)(T0, X0, None), rtol=1e-8, atol=1e-10)
+    want = autograd.hessian(a.f)(T0, X0, None)
+    for mode in ("rev", "fwd"):
+        hess = srcad.hessian(m.f, mode=mode)(T0, X0, None)
+        np.testing.assert_allclose(hess, want, rtol=1e-8, atol=1e-10)
+    v = np.array([0.3, -1.1])
+    _, tangent = srcad.jvp(m.f, (T0, X0, None), (v,), wrt=(0,))
+    np.testing.assert_allclose(tangent, g @ v, rtol=1e-10, atol=1e-12)
 
 
 def test_an_array_for_the_same_parameter_gets_its_own_code(tmp_path):
