@@ -13,17 +13,18 @@ kinds does, and the closure is dropped otherwise.
 
 Also the pullbacks ``vjp`` returns and the checks of tangents and cotangents.
 
-Imports ``srcad.core`` and ``srcad.errors``; :mod:`srcad.api` is built on it.
+Imports ``srcad.core``, ``srcad.errors`` and :mod:`srcad.backend.keys` (the rank lookup's key);
+:mod:`srcad.api` is built on it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .backend.keys import MAX_COMPARED, first_of
 from .core import env, functions
 from .errors import SrcadError
 from .runtime import HELPERS
-from .specialise import plain_key
 
 #: argument types that are never arrays of the array API standard or duck arrays (Dask,
 #: CuPy): ``check_arrays`` finds nothing to refuse in them
@@ -372,21 +373,54 @@ def rev_numbers(jac, key, fn):
     return numbers_call
 
 
-def rev_arrays(jac):
-    """The reverse Jacobian for arguments of one tuple of types, arrays among them, whose
-    specialisation (by :func:`srcad.specialise.plain_key`: the arrays' ranks and dtypes) has
-    an output that is a number: grad's code for it called directly, its gradients copied;
-    anything else (other ranks, a rebound name) takes ``jac``'s full path."""
-    scalar_out, call, index, single = jac.scalar_out, jac.__call__, jac.index, jac.single
-
-    def arrays_call(*args):
-        found = scalar_out.get(plain_key(args))
-        if found is None or not found[1]():
-            return call(*args)
-        grads = copies(found[0](*args), args, index)
-        return grads[0] if single else tuple(grads)
-
+def rev_arrays(jac, types):
+    """The reverse Jacobian for arguments of ``types``, arrays among them: a function compiled
+    for them (as ``grad``'s rank lookup, :class:`srcad.specialise._ByRank`) that finds, by the
+    arrays' ranks, dtypes and which of them share a shape, grad's code for float64 arrays
+    whose output is a number by their kinds (its ``table``, filled by the Jacobian), calls it
+    while no name the code read is rebound and returns its gradients as ``grad`` would (an
+    array the caller may change: a read-only view is copied); anything else (other ranks,
+    other dtypes, a rebound name) takes ``jac``'s full path."""
+    positions = [i for i, t in enumerate(types) if t is np.ndarray]
+    shapes = "".join(f"    s{k} = args[{i}].shape\n"
+                     for k, i in enumerate(positions[:MAX_COMPARED]))
+    key = "".join(f"(args[{i}].ndim, args[{i}].dtype.char, {first_of(k)}), "
+                  for k, i in enumerate(positions))
+    rows = [f"owned(grads[{k}], args[{p}])" if types[p] is np.ndarray else f"float(grads[{k}])"
+            for k, p in enumerate(jac.index)]
+    result = rows[0] if jac.single else f"({', '.join(rows)},)"
+    text = ("def arrays_call(*args):\n"
+            f"{shapes}"
+            f"    found = table.get(({key}))\n"
+            "    if found is not None and (found[1]() or not stale(found[2])):\n"
+            "        grads = found[0](*args)\n"
+            f"        return {result}\n"
+            "    return call(*args)\n")
+    space = {"table": {}, "stale": env.stale, "owned": owned, "call": jac.__call__}
+    exec(compile(text, "<srcad jacobian lookup>", "exec"), space)  # noqa: S102
+    arrays_call = space["arrays_call"]
+    arrays_call.table = space["table"]
     return arrays_call
+
+
+def table_entry(fn, reads):
+    """What :func:`rev_arrays`'s table holds for grad's code ``fn``: it, the identity test of
+    the names its code read, ``reads`` (:func:`unchanged`), and those reads (for
+    :func:`env.stale`)."""
+    return fn, (unchanged(reads) if reads else _always), reads
+
+
+def _always():
+    return True
+
+
+def owned(g, a):
+    """A gradient of grad's code for the float64 array ``a`` as a Jacobian's row: the array
+    itself where the caller may change it (as ``grad`` returns it), else a copy (a read-only
+    view), or a float for an array of rank 0."""
+    if type(g) is np.ndarray and g.ndim and (g.base is None or g.flags.writeable):
+        return g
+    return np.array(g, dtype=float) if a.ndim else float(g)
 
 
 def copies(grads, args, index):

@@ -390,8 +390,13 @@ class _Jacobian:
         self.scalar_out[key] = (inner if plain else fn, fast_calls.fresh(fn.__srcad_reads__))
         if len(key) == len(args):  # numbers only (no arrays: plain_key is their types)
             self.numbers[key] = fast_calls.rev_numbers(self, key, fn)
-        else:  # arrays too: found by their plain key
-            self.numbers[tuple(map(type, args))] = fast_calls.rev_arrays(self)
+        else:  # arrays too: float64 ones found by their ranks, dtypes and shared shapes
+            types = tuple(map(type, args))
+            fast = self.numbers.get(types)
+            if fast is None:
+                fast = self.numbers[types] = fast_calls.rev_arrays(self, types)
+            if plain:
+                fast.table[key[len(args):]] = fast_calls.table_entry(inner, fn.__srcad_reads__)
         return fn
 
     def _rows(self, args, index, key=None):
