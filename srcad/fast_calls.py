@@ -403,11 +403,19 @@ def rev_arrays(jac, types):
     return arrays_call
 
 
-def table_entry(fn, reads):
-    """What :func:`rev_arrays`'s table holds for grad's code ``fn``: it, the identity test of
-    the names its code read, ``reads`` (:func:`unchanged`), and those reads (for
+def rev_arrays_entry(jac, args, key, inner, fn):
+    """Let the reverse Jacobian ``jac`` find grad's code ``fn`` (made for ``args``, whose
+    plain key is ``key``; ``inner``: its unguarded code, for float64 arrays only, else None)
+    by :func:`rev_arrays`'s lookup for the arguments' types: its table holds the code, the
+    identity test of the names it read (:func:`unchanged`) and those reads (for
     :func:`env.stale`)."""
-    return fn, (unchanged(reads) if reads else _always), reads
+    types = tuple(map(type, args))
+    fast = jac.numbers.get(types)
+    if fast is None:
+        fast = jac.numbers[types] = rev_arrays(jac, types)
+    if inner is not None:
+        reads = fn.__srcad_reads__
+        fast.table[key[len(args):]] = (inner, unchanged(reads) if reads else _always, reads)
 
 
 def _always():

@@ -391,12 +391,7 @@ class _Jacobian:
         if len(key) == len(args):  # numbers only (no arrays: plain_key is their types)
             self.numbers[key] = fast_calls.rev_numbers(self, key, fn)
         else:  # arrays too: float64 ones found by their ranks, dtypes and shared shapes
-            types = tuple(map(type, args))
-            fast = self.numbers.get(types)
-            if fast is None:
-                fast = self.numbers[types] = fast_calls.rev_arrays(self, types)
-            if plain:
-                fast.table[key[len(args):]] = fast_calls.table_entry(inner, fn.__srcad_reads__)
+            fast_calls.rev_arrays_entry(self, args, key, inner if plain else None, fn)
         return fn
 
     def _rows(self, args, index, key=None):
