@@ -471,7 +471,7 @@ class _Jacobian:
 
     def _fwd(self, args):
         index = self.index
-        if self.backend == "python":  # all the columns in one pass where every form has one
+        if self.backend == "python" and jacobians_batched.worth(args, index):  # (one pass)
             self.batched = self.batched or jacobians_batched.batched(self.f, index)
             found = jacobians_batched.jacobian(self.batched, args)
             if found is not None:

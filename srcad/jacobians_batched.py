@@ -113,6 +113,19 @@ class Batched:
         return fn
 
 
+def worth(args, index):
+    """Whether the columns are made in one batched pass: not where every argument is a number
+    (a pass of number arithmetic per column costs far less than one over arrays of ``k``
+    directions; :func:`srcad.fast_calls.fwd_numbers` then calls the code directly), nor for
+    one number at ``wrt`` (one column: one pass either way)."""
+    if len(index) == 1 and type(args[index[0]]) in _NUMBERS:
+        return False
+    return not all(type(a) in _NUMBERS for a in args)
+
+
+_NUMBERS = (float, int, np.float64)
+
+
 def jacobian(batched, args):
     """The Jacobians w.r.t. ``batched.index`` in one batched pass, or None (no batched code,
     or arguments it does not take: integers, complex or non-float values at ``wrt``)."""
