@@ -335,14 +335,18 @@ ARRAY_PAIRS = [(RNG.uniform(0.2, 0.9, 3), RNG.uniform(0.2, 0.9, 3)),
 
 @pytest.mark.parametrize("order", range(0, len(ARRAY_PAIRS), 3))
 @pytest.mark.parametrize("wrt", [0, (0, 1)])
-def test_reverse_jacobian_of_arrays_by_their_layouts(order, wrt):
-    """The reverse Jacobian's compiled lookup for arrays (srcad.fast_calls.rev_arrays: by the
-    arrays' ranks, dtypes and shared shapes) gives at each call of a sequence mixing them what
-    autograd and finite differences give, rows the caller may change (the next call's as they
-    were), and follows a global rebound to another array (the same kind) and back."""
+@pytest.mark.parametrize("mode", ["rev", "fwd"])
+def test_jacobian_of_arrays_by_their_layouts(order, wrt, mode):
+    """The Jacobians' lookups for arrays by their ranks, dtypes and shared shapes (reverse:
+    srcad.fast_calls.rev_arrays; forward: the batched code by plain key) give at each call of
+    a sequence mixing them what autograd and finite differences give, rows the caller may
+    change (the next call's as they were), and follow a global rebound to another array (the
+    same kind) and back."""
     global WEIGHTS
-    jac = srcad.jacobian(weighted, wrt=wrt)
+    jac = srcad.jacobian(weighted, wrt=wrt, mode=mode)
     pairs = ARRAY_PAIRS[order:] + ARRAY_PAIRS[:order]
+    if mode == "fwd":  # (a column per element: not 5000 of them)
+        pairs = [pair for pair in pairs if pair[0].size < 100]
     first = WEIGHTS
     try:
         for step, (x, y) in enumerate(pairs + pairs[:3]):
