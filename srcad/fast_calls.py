@@ -109,15 +109,18 @@ def vjp_closure(f, wrt, types, called, transformed, gradient, value_and_grad=Non
                 check_companion(value, dy, "cotangent")
                 return transformed(dy, *args)
 
-            return value, scalar_pullback
-        return value, pullback(value, transformed, args)
+            made = scalar_pullback
+        else:
+            made = pullback(value, transformed, args)
+        made.__srcad_vjp_of__ = (f, args, wrt, False, value)  # as srcad.vjp names it
+        return value, made
 
     table[types] = vjp_of
     if gradient is not None and value_and_grad is not None and int not in types:
-        table[types] = eager_vjp(value_and_grad, transformed, gradient, vjp_of)
+        table[types] = eager_vjp(value_and_grad, transformed, gradient, vjp_of, f, wrt)
 
 
-def eager_vjp(make, transformed, gradient, lazy):
+def eager_vjp(make, transformed, gradient, lazy, f, wrt):
     """``vjp`` of a function whose output was a number for arguments of these types: its
     value and its gradient by one ``value_and_grad`` call (what they cost together, the
     computations the value and the gradient share made once; ``make`` makes it at the first
@@ -137,17 +140,19 @@ def eager_vjp(make, transformed, gradient, lazy):
             return lazy(args)
         if type(value) is not float and type(value) is not np.float64:
             return lazy(args)
-        handed = []
 
         def eager_pullback(dy):
+            nonlocal grads
             if type(dy) is float and dy == 1.0:
-                if not handed:  # the first time, the gradient made with the value
-                    handed.append(True)
-                    return grads
+                if grads is not None:  # the first time, the gradient made with the value
+                    first, grads = grads, None
+                    return first
                 return gradient(*args)  # later: made again (the caller owns the first)
             check_companion(value, dy, "cotangent")
             return transformed(dy, *args)
 
+        # what srcad reads for the pullback in code it differentiates (as srcad.vjp names it)
+        eager_pullback.__srcad_vjp_of__ = (f, args, wrt, False, value)
         return value, eager_pullback
 
     vjp_of.eager = True
