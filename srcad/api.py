@@ -238,7 +238,7 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
     of its first cotangent and arguments. In differentiated code: ``nested_vjp.PulledBack``."""
     if not has_aux and backend == "python":
         table = fast_calls.table(fast_calls.VJPS, f, wrt)
-        known = table.get(tuple(map(type, args))) if table is not None else None
+        known = table.get(fast_calls.types_of(args)) if table is not None else None
         if known is not None:  # numbers and arrays of types seen before: no checks (its
             return known(args)  # pullback names what srcad reads for it, as below)
     out = _vjp(f, args, wrt, has_aux, backend)
@@ -325,7 +325,7 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
     if type(primals) is tuple and type(tangents) is tuple and backend in fast_calls.JVP_TABLES:
         table = fast_calls.table(fast_calls.JVP_TABLES[backend], f, wrt)
         if table is not None:
-            known = table.get(tuple(map(type, primals)) + tuple(map(type, tangents)))
+            known = table.get(fast_calls.types_of(primals) + fast_calls.types_of(tangents))
             if known is not None:  # numbers and arrays of types seen before
                 found = known(primals, tangents)
                 if found is not None:

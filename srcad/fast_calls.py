@@ -84,6 +84,16 @@ def number_out(code):
     return True
 
 
+def types_of(values):
+    """``tuple(map(type, values))`` (a key of the tables here) in half its time for the usual
+    one or two values: a per-call cost of every entry point (0.28 µs for one value)."""
+    if len(values) == 1:
+        return (type(values[0]),)
+    if len(values) == 2:
+        return (type(values[0]), type(values[1]))
+    return tuple(map(type, values))
+
+
 def plain_types(types):
     return all(t in PLAIN for t in types)
 
@@ -317,7 +327,7 @@ def hvp(f, wrt, args, v):
     kept, or a name its code read was rebound: the full path makes it again)."""
     known = table(HVPS, f, wrt)
     if known is not None:
-        known = known.get(tuple(map(type, args)) + (type(v),))
+        known = known.get(types_of(args) + (type(v),))
         if known is not None:
             return known(args, (v,))
     return None

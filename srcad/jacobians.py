@@ -64,7 +64,7 @@ def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None, backend="python
 
     @functools.wraps(f)
     def jacobian_of(*args):
-        fast = numbers.get(tuple(map(type, args)))
+        fast = numbers.get((type(args[0]),) if len(args) == 1 else tuple(map(type, args)))
         if fast is not None:  # numbers whose output is a number by their kinds
             return fast(*args)
         return call(*args)
@@ -125,7 +125,7 @@ def _hessian_of(f, grad_f, wrt, mode):
 
     @functools.wraps(f)
     def hess(*args):
-        fast = numbers.get(tuple(map(type, args)))
+        fast = numbers.get((type(args[0]),) if len(args) == 1 else tuple(map(type, args)))
         if fast is not None:  # numbers of types seen before
             return fast(*args)
         if fallback:
