@@ -465,6 +465,8 @@ def fwd_numbers(jac, types, fn, seeds):
     """The forward-mode Jacobian for numbers of ``types`` (all given): ``fn`` called once per
     ``wrt`` argument with its one-hot ``seeds``, while no name its code read is rebound."""
     ok, numbers, call, single = fresh(fn.__srcad_reads__), jac.numbers, jac.__call__, jac.single
+    if single and len(seeds) == 1:
+        return _one_column(fn, seeds[0], types, ok, numbers, call)
 
     def fwd_numbers(*args):
         if not ok():
@@ -484,3 +486,24 @@ def fwd_numbers(jac, types, fn, seeds):
         return result[0] if single else tuple(result)
 
     return fwd_numbers
+
+
+def _one_column(fn, tangents, types, ok, numbers, call):
+    """:func:`fwd_numbers` for one number differentiated (a Hessian of a function of one
+    number, say): one pass, no list of columns; a float out is its column."""
+    reads = fn.__srcad_reads__
+    same = unchanged(reads) if reads else _always
+
+    def one_column(*args):
+        if not (same() or ok()):
+            numbers.pop(types, None)
+            return call(*args)
+        value, t = fn(*args, *tangents)
+        if type(value) is float:
+            return float(t)
+        if not isinstance(value, (np.ndarray, np.generic, int, complex)):
+            numbers.pop(types, None)  # a tuple, list, dict or record out: the full path
+            return call(*args)
+        return float(t) if not np.shape(value) else np.array(t, dtype=float)
+
+    return one_column
