@@ -384,3 +384,28 @@ def test_jacobian_rows_are_never_read_only_views():
     mine = np.arange(3.0)
     assert owned(mine, np.ones(3)) is mine
     assert type(owned(np.array(2.5), np.array(1.0))) is float
+
+
+def summed(x, y):
+    return np.sum(np.sin(x) * y) + np.sum(x) * 2.0
+
+
+def a_summed(x, y):
+    return anp.sum(anp.sin(x) * y) + anp.sum(x) * 2.0
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+@pytest.mark.parametrize("as_list", [False, True])
+def test_forward_sums_of_arrays(shape, as_list):
+    """Forward mode writes np.sum(a) of an array as a.sum() (its tangent stays np.sum: a
+    0-d array's tangent is a number, a tangent may be given as a list): jvp against autograd
+    and finite differences, for arrays of rank 0, 1 and 2 and tangents as arrays or lists."""
+    x = RNG.uniform(0.2, 0.9, shape)
+    y = RNG.uniform(0.2, 0.9, shape)
+    v = RNG.uniform(-1.0, 1.0, shape)
+    tangent = v.tolist() if as_list else v
+    for _ in range(2):
+        value, t = srcad.jvp(summed, (x, y), (tangent,), wrt=(0,))
+        _close(value, summed(x, y))
+        _close(t, np.sum(autograd.grad(a_summed)(x, y) * v))
+        _close(t, numerical_grad(lambda s: summed(x + s * v, y), (0.0,)), 1e-5)
