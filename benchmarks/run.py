@@ -38,10 +38,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import srcad.tape
-from workloads import WORKLOADS  # beside this script, so on sys.path when it runs
 
-import srcad
+# the srcad of the checkout this script is in (the installed one may be another checkout's)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import srcad.tape  # noqa: E402
+from workloads import WORKLOADS  # noqa: E402 (beside this script, so on sys.path when it runs)
+
+import srcad  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 

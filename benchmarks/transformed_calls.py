@@ -27,11 +27,16 @@ Run: ``/work/main/.venv/bin/python benchmarks/transformed_calls.py``.
 from __future__ import annotations
 
 import math
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-import srcad
+# the srcad of the checkout this script is in (the installed one may be another checkout's)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import srcad  # noqa: E402
 
 
 def small(x):

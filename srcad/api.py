@@ -236,6 +236,11 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
     ``aux`` not differentiated. Records as ``wrt`` arguments get records of gradients.
     ``backend="numba"``: the pullback is compiled by Numba (as :func:`grad`'s), for the types
     of its first cotangent and arguments. In differentiated code: ``nested_vjp.PulledBack``."""
+    if not has_aux and backend == "python":
+        table = fast_calls.table(fast_calls.VJPS, f, wrt)
+        known = table.get(fast_calls.types_of(args)) if table is not None else None
+        if known is not None:  # numbers and arrays of types seen before: no checks (its
+            return known(args)  # pullback names what srcad reads for it, as below)
     out = _vjp(f, args, wrt, has_aux, backend)
     if backend == "python":  # what srcad reads for the pullback in code it differentiates
         out[1].__srcad_vjp_of__ = (f, args, wrt, has_aux, out[0])
@@ -243,12 +248,6 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
 
 
 def _vjp(f, args, wrt, has_aux, backend):
-    if not has_aux and backend == "python":
-        table = fast_calls.table(fast_calls.VJPS, f, wrt)
-        if table is not None:
-            known = table.get(tuple(map(type, args)))
-            if known is not None:  # numbers and arrays of types seen before: no checks
-                return known(args)
     if backend != "python":
         _numba_allowed(f, has_aux, backend)
     check_arrays(f, dict(enumerate(args)))  # before f runs on them
@@ -326,7 +325,7 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
     if type(primals) is tuple and type(tangents) is tuple and backend in fast_calls.JVP_TABLES:
         table = fast_calls.table(fast_calls.JVP_TABLES[backend], f, wrt)
         if table is not None:
-            known = table.get(tuple(map(type, primals)) + tuple(map(type, tangents)))
+            known = table.get(fast_calls.types_of(primals) + fast_calls.types_of(tangents))
             if known is not None:  # numbers and arrays of types seen before
                 found = known(primals, tangents)
                 if found is not None:

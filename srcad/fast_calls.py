@@ -13,17 +13,18 @@ kinds does, and the closure is dropped otherwise.
 
 Also the pullbacks ``vjp`` returns and the checks of tangents and cotangents.
 
-Imports ``srcad.core`` and ``srcad.errors``; :mod:`srcad.api` is built on it.
+Imports ``srcad.core``, ``srcad.errors`` and :mod:`srcad.backend.keys` (the rank lookup's key);
+:mod:`srcad.api` is built on it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .backend.keys import MAX_COMPARED, first_of
 from .core import env, functions
 from .errors import SrcadError
 from .runtime import HELPERS
-from .specialise import plain_key
 
 #: argument types that are never arrays of the array API standard or duck arrays (Dask,
 #: CuPy): ``check_arrays`` finds nothing to refuse in them
@@ -83,6 +84,16 @@ def number_out(code):
     return True
 
 
+def types_of(values):
+    """``tuple(map(type, values))`` (a key of the tables here) in half its time for the usual
+    one or two values: a per-call cost of every entry point (0.28 µs for one value)."""
+    if len(values) == 1:
+        return (type(values[0]),)
+    if len(values) == 2:
+        return (type(values[0]), type(values[1]))
+    return tuple(map(type, values))
+
+
 def plain_types(types):
     return all(t in PLAIN for t in types)
 
@@ -108,15 +119,18 @@ def vjp_closure(f, wrt, types, called, transformed, gradient, value_and_grad=Non
                 check_companion(value, dy, "cotangent")
                 return transformed(dy, *args)
 
-            return value, scalar_pullback
-        return value, pullback(value, transformed, args)
+            made = scalar_pullback
+        else:
+            made = pullback(value, transformed, args)
+        made.__srcad_vjp_of__ = (f, args, wrt, False, value)  # as srcad.vjp names it
+        return value, made
 
     table[types] = vjp_of
     if gradient is not None and value_and_grad is not None and int not in types:
-        table[types] = eager_vjp(value_and_grad, transformed, gradient, vjp_of)
+        table[types] = eager_vjp(value_and_grad, transformed, gradient, vjp_of, f, wrt)
 
 
-def eager_vjp(make, transformed, gradient, lazy):
+def eager_vjp(make, transformed, gradient, lazy, f, wrt):
     """``vjp`` of a function whose output was a number for arguments of these types: its
     value and its gradient by one ``value_and_grad`` call (what they cost together, the
     computations the value and the gradient share made once; ``make`` makes it at the first
@@ -136,17 +150,19 @@ def eager_vjp(make, transformed, gradient, lazy):
             return lazy(args)
         if type(value) is not float and type(value) is not np.float64:
             return lazy(args)
-        handed = []
 
         def eager_pullback(dy):
+            nonlocal grads
             if type(dy) is float and dy == 1.0:
-                if not handed:  # the first time, the gradient made with the value
-                    handed.append(True)
-                    return grads
+                if grads is not None:  # the first time, the gradient made with the value
+                    first, grads = grads, None
+                    return first
                 return gradient(*args)  # later: made again (the caller owns the first)
             check_companion(value, dy, "cotangent")
             return transformed(dy, *args)
 
+        # what srcad reads for the pullback in code it differentiates (as srcad.vjp names it)
+        eager_pullback.__srcad_vjp_of__ = (f, args, wrt, False, value)
         return value, eager_pullback
 
     vjp_of.eager = True
@@ -311,7 +327,7 @@ def hvp(f, wrt, args, v):
     kept, or a name its code read was rebound: the full path makes it again)."""
     known = table(HVPS, f, wrt)
     if known is not None:
-        known = known.get(tuple(map(type, args)) + (type(v),))
+        known = known.get(types_of(args) + (type(v),))
         if known is not None:
             return known(args, (v,))
     return None
@@ -372,21 +388,62 @@ def rev_numbers(jac, key, fn):
     return numbers_call
 
 
-def rev_arrays(jac):
-    """The reverse Jacobian for arguments of one tuple of types, arrays among them, whose
-    specialisation (by :func:`srcad.specialise.plain_key`: the arrays' ranks and dtypes) has
-    an output that is a number: grad's code for it called directly, its gradients copied;
-    anything else (other ranks, a rebound name) takes ``jac``'s full path."""
-    scalar_out, call, index, single = jac.scalar_out, jac.__call__, jac.index, jac.single
-
-    def arrays_call(*args):
-        found = scalar_out.get(plain_key(args))
-        if found is None or not found[1]():
-            return call(*args)
-        grads = copies(found[0](*args), args, index)
-        return grads[0] if single else tuple(grads)
-
+def rev_arrays(jac, types):
+    """The reverse Jacobian for arguments of ``types``, arrays among them: a function compiled
+    for them (as ``grad``'s rank lookup, :class:`srcad.specialise._ByRank`) that finds, by the
+    arrays' ranks, dtypes and which of them share a shape, grad's code for float64 arrays
+    whose output is a number by their kinds (its ``table``, filled by the Jacobian), calls it
+    while no name the code read is rebound and returns its gradients as ``grad`` would (an
+    array the caller may change: a read-only view is copied); anything else (other ranks,
+    other dtypes, a rebound name) takes ``jac``'s full path."""
+    positions = [i for i, t in enumerate(types) if t is np.ndarray]
+    shapes = "".join(f"    s{k} = args[{i}].shape\n"
+                     for k, i in enumerate(positions[:MAX_COMPARED]))
+    key = "".join(f"(args[{i}].ndim, args[{i}].dtype.char, {first_of(k)}), "
+                  for k, i in enumerate(positions))
+    rows = [f"owned(grads[{k}], args[{p}])" if types[p] is np.ndarray else f"float(grads[{k}])"
+            for k, p in enumerate(jac.index)]
+    result = rows[0] if jac.single else f"({', '.join(rows)},)"
+    text = ("def arrays_call(*args):\n"
+            f"{shapes}"
+            f"    found = table.get(({key}))\n"
+            "    if found is not None and (found[1]() or not stale(found[2])):\n"
+            "        grads = found[0](*args)\n"
+            f"        return {result}\n"
+            "    return call(*args)\n")
+    space = {"table": {}, "stale": env.stale, "owned": owned, "call": jac.__call__}
+    exec(compile(text, "<srcad jacobian lookup>", "exec"), space)  # noqa: S102
+    arrays_call = space["arrays_call"]
+    arrays_call.table = space["table"]
     return arrays_call
+
+
+def rev_arrays_entry(jac, args, key, inner, fn):
+    """Let the reverse Jacobian ``jac`` find grad's code ``fn`` (made for ``args``, whose
+    plain key is ``key``; ``inner``: its unguarded code, for float64 arrays only, else None)
+    by :func:`rev_arrays`'s lookup for the arguments' types: its table holds the code, the
+    identity test of the names it read (:func:`unchanged`) and those reads (for
+    :func:`env.stale`)."""
+    types = tuple(map(type, args))
+    fast = jac.numbers.get(types)
+    if fast is None:
+        fast = jac.numbers[types] = rev_arrays(jac, types)
+    if inner is not None:
+        reads = fn.__srcad_reads__
+        fast.table[key[len(args):]] = (inner, unchanged(reads) if reads else _always, reads)
+
+
+def _always():
+    return True
+
+
+def owned(g, a):
+    """A gradient of grad's code for the float64 array ``a`` as a Jacobian's row: the array
+    itself where the caller may change it (as ``grad`` returns it), else a copy (a read-only
+    view), or a float for an array of rank 0."""
+    if type(g) is np.ndarray and g.ndim and (g.base is None or g.flags.writeable):
+        return g
+    return np.array(g, dtype=float) if a.ndim else float(g)
 
 
 def copies(grads, args, index):
@@ -408,6 +465,8 @@ def fwd_numbers(jac, types, fn, seeds):
     """The forward-mode Jacobian for numbers of ``types`` (all given): ``fn`` called once per
     ``wrt`` argument with its one-hot ``seeds``, while no name its code read is rebound."""
     ok, numbers, call, single = fresh(fn.__srcad_reads__), jac.numbers, jac.__call__, jac.single
+    if single and len(seeds) == 1:
+        return _one_column(fn, seeds[0], types, ok, numbers, call)
 
     def fwd_numbers(*args):
         if not ok():
@@ -427,3 +486,24 @@ def fwd_numbers(jac, types, fn, seeds):
         return result[0] if single else tuple(result)
 
     return fwd_numbers
+
+
+def _one_column(fn, tangents, types, ok, numbers, call):
+    """:func:`fwd_numbers` for one number differentiated (a Hessian of a function of one
+    number, say): one pass, no list of columns; a float out is its column."""
+    reads = fn.__srcad_reads__
+    same = unchanged(reads) if reads else _always
+
+    def one_column(*args):
+        if not (same() or ok()):
+            numbers.pop(types, None)
+            return call(*args)
+        value, t = fn(*args, *tangents)
+        if type(value) is float:
+            return float(t)
+        if not isinstance(value, (np.ndarray, np.generic, int, complex)):
+            numbers.pop(types, None)  # a tuple, list, dict or record out: the full path
+            return call(*args)
+        return float(t) if not np.shape(value) else np.array(t, dtype=float)
+
+    return one_column

@@ -64,7 +64,7 @@ def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None, backend="python
 
     @functools.wraps(f)
     def jacobian_of(*args):
-        fast = numbers.get(tuple(map(type, args)))
+        fast = numbers.get((type(args[0]),) if len(args) == 1 else tuple(map(type, args)))
         if fast is not None:  # numbers whose output is a number by their kinds
             return fast(*args)
         return call(*args)
@@ -125,7 +125,7 @@ def _hessian_of(f, grad_f, wrt, mode):
 
     @functools.wraps(f)
     def hess(*args):
-        fast = numbers.get(tuple(map(type, args)))
+        fast = numbers.get((type(args[0]),) if len(args) == 1 else tuple(map(type, args)))
         if fast is not None:  # numbers of types seen before
             return fast(*args)
         if fallback:
@@ -390,8 +390,8 @@ class _Jacobian:
         self.scalar_out[key] = (inner if plain else fn, fast_calls.fresh(fn.__srcad_reads__))
         if len(key) == len(args):  # numbers only (no arrays: plain_key is their types)
             self.numbers[key] = fast_calls.rev_numbers(self, key, fn)
-        else:  # arrays too: found by their plain key
-            self.numbers[tuple(map(type, args))] = fast_calls.rev_arrays(self)
+        else:  # arrays too: float64 ones found by their ranks, dtypes and shared shapes
+            fast_calls.rev_arrays_entry(self, args, key, inner if plain else None, fn)
         return fn
 
     def _rows(self, args, index, key=None):
@@ -471,7 +471,7 @@ class _Jacobian:
 
     def _fwd(self, args):
         index = self.index
-        if self.backend == "python":  # all the columns in one pass where every form has one
+        if self.backend == "python" and jacobians_batched.worth(args, index):  # (one pass)
             self.batched = self.batched or jacobians_batched.batched(self.f, index)
             found = jacobians_batched.jacobian(self.batched, args)
             if found is not None:

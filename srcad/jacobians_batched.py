@@ -4,22 +4,24 @@ element of the ``wrt`` arguments. :class:`srcad.jacobians._Jacobian` asks :func:
 first and takes the columns one pass each where it answers None (an operation without a
 batched form, a container in or out).
 
-Imports ``srcad.pipeline``, ``srcad.backend``, ``srcad.core``, ``srcad.transform`` and
-``srcad.errors``.
+Imports ``srcad.pipeline``, ``srcad.backend``, ``srcad.core``, ``srcad.transform``,
+``srcad.errors`` and :mod:`srcad.fast_calls` (the identity test of the names code read).
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import math
 
 import numpy as np
 
 from . import pipeline
-from .backend.keys import cache_key
+from .backend.keys import cache_key, plain_key
 from .core import env, functions
 from .core.kinds import item_kinds, kind_of_value, rank_of_value, with_complex
 from .errors import SrcadError
+from .fast_calls import unchanged
 from .transform import calls
 from .transform import forward_batched as fb
 from .transform.forward_batched import BatchedForward
@@ -72,6 +74,7 @@ class Batched:
     def __init__(self, f, index):
         self.f, self.index = f, index
         self.made = {}
+        self.fast = {}  # plain key -> (code, its reads' identity test, the reads)
         self.why = None  # why the last code asked for was not made
 
     def code(self, args):
@@ -113,20 +116,43 @@ class Batched:
         return fn
 
 
+def worth(args, index):
+    """Whether the columns are made in one batched pass: not where every argument is a number
+    (a pass of number arithmetic per column costs far less than one over arrays of ``k``
+    directions; :func:`srcad.fast_calls.fwd_numbers` then calls the code directly), nor for
+    one number at ``wrt`` (one column: one pass either way)."""
+    if len(index) == 1 and type(args[index[0]]) in _NUMBERS:
+        return False
+    return not all(type(a) in _NUMBERS for a in args)
+
+
+_NUMBERS = (float, int, np.float64)
+
+
 def jacobian(batched, args):
     """The Jacobians w.r.t. ``batched.index`` in one batched pass, or None (no batched code,
-    or arguments it does not take: integers, complex or non-float values at ``wrt``)."""
+    or arguments it does not take: integers, complex or non-float values at ``wrt``).
+    Numbers and arrays find the code by their plain key (types, the arrays' ranks, dtypes and
+    shared shapes) while no name it read is rebound: no layout or cache key per call."""
     index = batched.index
-    for p in index:
-        a = args[p]
-        if not (type(a) is float or type(a) is np.float64 or (
-                type(a) is np.ndarray and a.dtype.char == "d")):
+    key = plain_key(args)
+    found = batched.fast.get(key) if key is not None else None
+    if found is not None and (found[1]() or not env.stale(found[2])):
+        fn = found[0]
+    else:
+        for p in index:
+            a = args[p]
+            if not (type(a) is float or type(a) is np.float64 or (
+                    type(a) is np.ndarray and a.dtype.char == "d")):
+                return None
+        fn = batched.code(args)
+        if fn is None:
             return None
-    fn = batched.code(args)
-    if fn is None:
-        return None
+        if key is not None:
+            reads = fn.__srcad_reads__
+            batched.fast[key] = (fn, unchanged(reads) if reads else _always, reads)
     shapes = [np.shape(args[p]) for p in index]
-    sizes = [int(np.prod(s)) for s in shapes]
+    sizes = [math.prod(s) for s in shapes]
     total = sum(sizes)
     # the directions in chunks: a tangent is (chunk,) + its value's shape, and the arguments'
     # largest array bounds how large the values are (a pass per chunk, the value again each)
@@ -134,8 +160,11 @@ def jacobian(batched, args):
     chunk = max(1, min(total, _BUDGET // largest))
     parts = []
     for low in range(0, total, chunk):
-        rows = np.zeros((min(chunk, total - low), total))
-        rows[np.arange(len(rows)), np.arange(low, low + len(rows))] = 1.0
+        if chunk == total:
+            rows = np.eye(total)
+        else:
+            rows = np.zeros((min(chunk, total - low), total))
+            rows[np.arange(len(rows)), np.arange(low, low + len(rows))] = 1.0
         tangents, start = [], 0
         for shape, size in zip(shapes, sizes):
             tangents.append(rows[:, start:start + size].reshape((-1,) + shape))
@@ -145,16 +174,23 @@ def jacobian(batched, args):
             return None
         # (chunk,) + the output's shape (a zero may have broadcast; a wrong shape is an
         # error, never reshaped)
-        parts.append(np.broadcast_to(np.asarray(t, dtype=float), (len(rows),) + np.shape(value)))
+        t = np.asarray(t, dtype=float)
+        want = (len(rows),) + np.shape(value)
+        parts.append(t if t.shape == want else np.broadcast_to(t, want))
     out_shape = np.shape(value)
     t = parts[0] if len(parts) == 1 else np.concatenate(parts)
-    t = np.moveaxis(t, 0, -1)  # out_shape + (K,)
+    if out_shape:
+        t = np.moveaxis(t, 0, -1)  # out_shape + (K,)
     result, start = [], 0
     for shape, size in zip(shapes, sizes):
         block = t[..., start:start + size].reshape(out_shape + shape)
         result.append(float(block) if not block.shape else block)
         start += size
     return result
+
+
+def _always():
+    return True
 
 
 def source(f, *args, wrt=0):

@@ -308,3 +308,104 @@ def test_vjp_of_a_number_output_hands_over_its_gradient(x):
         else:
             with pytest.raises(ZeroDivisionError):
                 pullback(1.0)
+
+
+WEIGHTS = np.array([0.5, -1.5, 2.0])
+
+
+def weighted(x, y):
+    return np.sum(np.tanh(x * y) * WEIGHTS[0]) + np.sum(x) * WEIGHTS[1]
+
+
+def a_weighted(x, y, weights):
+    return anp.sum(anp.tanh(x * y) * weights[0]) + anp.sum(x) * weights[1]
+
+
+# (x, y): ranks, dtypes, shapes shared or not, a 0-d array, a big array (np.sum's gradient a
+# read-only broadcast view, which a row must not be), kinds seen before coming back
+ARRAY_PAIRS = [(RNG.uniform(0.2, 0.9, 3), RNG.uniform(0.2, 0.9, 3)),
+               (RNG.uniform(0.2, 0.9, 3), RNG.uniform(0.2, 0.9, 1)),
+               (RNG.uniform(0.2, 0.9, (2, 3)), RNG.uniform(0.2, 0.9, 3)),
+               (np.array(0.4), np.array(0.7)),
+               (RNG.uniform(0.2, 0.9, 3).astype(np.float32), RNG.uniform(0.2, 0.9, 3)),
+               (RNG.uniform(0.2, 0.9, 5000), RNG.uniform(0.2, 0.9, 5000)),
+               (RNG.uniform(0.2, 0.9, 4), RNG.uniform(0.2, 0.9, 4)),
+               (RNG.uniform(0.2, 0.9, 2), RNG.uniform(0.2, 0.9, 1))]
+
+
+@pytest.mark.parametrize("order", range(0, len(ARRAY_PAIRS), 3))
+@pytest.mark.parametrize("wrt", [0, (0, 1)])
+@pytest.mark.parametrize("mode", ["rev", "fwd"])
+def test_jacobian_of_arrays_by_their_layouts(order, wrt, mode):
+    """The Jacobians' lookups for arrays by their ranks, dtypes and shared shapes (reverse:
+    srcad.fast_calls.rev_arrays; forward: the batched code by plain key) give at each call of
+    a sequence mixing them what autograd and finite differences give, rows the caller may
+    change (the next call's as they were), and follow a global rebound to another array (the
+    same kind) and back."""
+    global WEIGHTS
+    jac = srcad.jacobian(weighted, wrt=wrt, mode=mode)
+    pairs = ARRAY_PAIRS[order:] + ARRAY_PAIRS[:order]
+    if mode == "fwd":  # (a column per element: not 5000 of them)
+        pairs = [pair for pair in pairs if pair[0].size < 100]
+    first = WEIGHTS
+    try:
+        for step, (x, y) in enumerate(pairs + pairs[:3]):
+            WEIGHTS = first if step % 4 != 3 else first[::-1].copy()
+            xf, yf = x.astype(float), y.astype(float)
+            for _ in range(2):  # the second call takes the lookup
+                got = jac(x, y)
+                rows = (got,) if wrt == 0 else got
+                tol = 1e-4 if x.dtype == np.float32 else 1e-8
+                _close(rows[0], autograd.grad(a_weighted, 0)(xf, yf, WEIGHTS), tol)
+                if wrt != 0:
+                    _close(rows[1], autograd.grad(a_weighted, 1)(xf, yf, WEIGHTS), tol)
+                assert all(np.shape(r) == np.shape(a) for r, a in zip(rows, (x, y)))
+                for r in rows:
+                    if np.ndim(r):
+                        assert r.flags.writeable
+                        r[...] = np.nan  # the caller's: the next call's rows are whole
+            if x.size <= 5 and x.dtype == np.float64:
+                fd = numerical_grad(lambda v, y=yf: weighted(v, y), (xf,))
+                _close(rows[0] if not np.ndim(rows[0]) else jac(x, y)[0] if wrt else
+                       jac(x, y), fd, 1e-5)
+    finally:
+        WEIGHTS = first
+
+
+def test_jacobian_rows_are_never_read_only_views():
+    """A row of grad's code that is a read-only view (a broadcast gradient) is copied; one the
+    caller may change is the row itself; a rank-0 array's is a float."""
+    from srcad.fast_calls import owned
+
+    view = np.broadcast_to(np.array([1.0, 2.0]), (3, 2))
+    row = owned(view, np.ones((3, 2)))
+    assert row.flags.writeable and not np.shares_memory(row, view)
+    _close(row, view)
+    mine = np.arange(3.0)
+    assert owned(mine, np.ones(3)) is mine
+    assert type(owned(np.array(2.5), np.array(1.0))) is float
+
+
+def summed(x, y):
+    return np.sum(np.sin(x) * y) + np.sum(x) * 2.0
+
+
+def a_summed(x, y):
+    return anp.sum(anp.sin(x) * y) + anp.sum(x) * 2.0
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+@pytest.mark.parametrize("as_list", [False, True])
+def test_forward_sums_of_arrays(shape, as_list):
+    """Forward mode writes np.sum(a) of an array as a.sum() (its tangent stays np.sum: a
+    0-d array's tangent is a number, a tangent may be given as a list): jvp against autograd
+    and finite differences, for arrays of rank 0, 1 and 2 and tangents as arrays or lists."""
+    x = RNG.uniform(0.2, 0.9, shape)
+    y = RNG.uniform(0.2, 0.9, shape)
+    v = RNG.uniform(-1.0, 1.0, shape)
+    tangent = v.tolist() if as_list else v
+    for _ in range(2):
+        value, t = srcad.jvp(summed, (x, y), (tangent,), wrt=(0,))
+        _close(value, summed(x, y))
+        _close(t, np.sum(autograd.grad(a_summed)(x, y) * v))
+        _close(t, numerical_grad(lambda s: summed(x + s * v, y), (0.0,)), 1e-5)

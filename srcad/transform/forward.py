@@ -94,6 +94,8 @@ def _compiled_with_caller(an, value):
 
 
 class Forward(Sweep):
+    whole_sums = True  # np.sum(a) of an array written a.sum() (:func:`_summed`)
+
     def __init__(self, fn, analysis, namer, helper_names):
         self.fn = fn
         self.an = analysis
@@ -318,7 +320,7 @@ class Forward(Sweep):
                 terms[0] = call(self.helper("broadcast_as"), terms[0], target)
         else:
             raise self.missing(stmt, value, forward=True)
-        code.append(nodes.statement(stmt))
+        code.append(_summed(self, stmt))  # (np.sum(a) of an array: a.sum())
         if not terms:
             code.append(assign(self.t(target), self.zero(target)))
             return
@@ -454,3 +456,20 @@ def _rule_names(sweep, rule, bound):
     for free, obj in rule.namespace.items():
         names.setdefault(free, name(sweep.bind_cell(free, types.CellType(obj))))
     return names
+
+
+def _summed(sweep, stmt):
+    """The primal statement ``stmt``; ``np.sum(a)`` of a NumPy array ``a`` written
+    ``a.sum()``, the method NumPy's function calls for an array anyway, without its Python
+    layer (a few microseconds, most of a small array's sum), as the reverse sweep's forward
+    copy writes it (``saves.forward_statement``). Its tangent stays ``np.sum(da)``: a tangent
+    may be a number (a 0-d array's) or a list (a tangent given as one). Not for the Numba
+    backend, the array API standard's arrays (no methods there) or batched code."""
+    value, callees = stmt.value, sweep.an.callees
+    if (sweep.whole_sums and value.fn is np.sum and len(value.args) == 1 and not value.kwargs
+            and isinstance(value.args[0], ir.Var)
+            and sweep.an.kinds.get(value.args[0].name) == ARRAY
+            and not getattr(callees, "compiles_all", False)
+            and not getattr(callees, "standard", False)):
+        return assign(stmt.target, call(nodes.attr(value.args[0].name, "sum")))
+    return nodes.statement(stmt)

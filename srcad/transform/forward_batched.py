@@ -340,6 +340,8 @@ class Forms:
 class BatchedForward(Forms, Contractions, Ranks, Forward):
     """:class:`Forward` with tangents of ``k`` directions (see the module's docstring)."""
 
+    whole_sums = False  # (forward._summed: the primal's forms are BATCHED's own)
+
     def __init__(self, fn, analysis, namer, helper_names):
         super().__init__(fn, analysis, namer, helper_names)
         self.k = namer.fresh("k")
