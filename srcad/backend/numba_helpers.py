@@ -36,7 +36,14 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
-from . import numba_arrays, numba_axes, numba_fuse, numba_lists, numba_special
+from . import (
+    numba_arrays,
+    numba_axes,
+    numba_batched_helpers,
+    numba_fuse,
+    numba_lists,
+    numba_special,
+)
 from .numba_numbers import _SCALAR, _numbers
 
 
@@ -576,6 +583,8 @@ def helper(name):
     if name.startswith("items_at_"):  # items_at_1_0: see numba_lists.items_at
         found = numba_lists.items_at(tuple(int(i) for i in name.split("_")[2:]),
                                      zeros_like, add)
+    elif name.startswith("stack_"):  # stack_1: np.stack(arrays, axis=1), see numba_batched_helpers
+        found = numba_batched_helpers.stack_along(int(name[6:]))
     elif name.startswith("fused_"):  # fused_vu_m_0_1: see numba_fuse
         found = numba_fuse.helper(name, unbroadcast, unbroadcast_to, scatter)
     else:
