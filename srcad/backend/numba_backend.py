@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, name
-from . import numba_batched, numba_cache, numba_chains
+from . import numba_batched, numba_cache, numba_chains, numba_reuse
 from .numba_displays import array_displays, of_one_type
 from .numba_fuse import expressions, fused
 from .numba_names import (  # noqa: F401  (read here by name, and by the tests)
@@ -366,6 +366,8 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                         and all(type(v) is int for v in node.value)):  # transpose's axes
                     refuse(f"the constant {node.value!r}", line)
 
+    # item writes into fresh arrays nobody reads again: in place
+    numba_reuse.reuse(fdef, helper_of, numba_helper, lambda ident: module_of(ident) is np)
     displays = array_displays(fdef, lambda ident: module_of(ident) is np, helper_of)
     join = numba_chains.joiner(fdef, helper_of, numba_helper)
     fdef.body = visit(fdef.body, code.co_firstlineno)

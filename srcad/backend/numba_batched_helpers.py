@@ -6,7 +6,10 @@ Each is a stub and its ``numba.extending.overload``, made per constant (cached),
 implementation is written out for the ranks Numba types it with: the same values NumPy
 gives, element for element (copies only).
 
-Imports ``numba`` and :mod:`.numba_lists` (only :mod:`.numba_helpers` imports this module).
+Also ``reuse_tangent``, for :mod:`.numba_reuse`'s item writes into a dead array's tangent.
+
+Imports ``numba``, :mod:`.numba_lists` and (when Numba types a call) :mod:`.numba_helpers`
+(only :mod:`.numba_helpers` and :mod:`.numba_arrays` import this module).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
@@ -152,3 +156,24 @@ def pairs(ins, output):
             best = (kept, x, y, z)
     kept, x, y, z = best
     return (f"{ins[x]},{ins[y]}->{kept}", (x, y)), (f"{kept},{ins[z]}->{output}", (z,))
+
+
+def reuse_tangent(tangent, value):
+    """Stub: ``copy_tangent(tangent, value)`` where nothing reads ``tangent`` again
+    (:mod:`.numba_reuse` proves it): a float64 C array of ``value``'s shape is returned
+    itself, anything else copied as ``copy_tangent`` copies it."""
+    raise NotImplementedError
+
+
+@overload(reuse_tangent)
+def _reuse_tangent(tangent, value):
+    if (isinstance(value, types.Array) and isinstance(tangent, types.Array)
+            and tangent.dtype == types.float64 and tangent.layout == "C"):
+        def same(tangent, value):
+            if tangent.shape != value.shape:
+                raise ValueError("srcad (numba backend): a tangent shaped unlike its value")
+            return tangent
+        return same
+    from .numba_helpers import copy_tangent  # (it imports this module)
+
+    return lambda tangent, value: copy_tangent(tangent, value)

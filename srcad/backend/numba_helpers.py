@@ -565,6 +565,7 @@ HELPERS = {
     "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add, "power": power,
     "grad_sum": grad_sum, "grad_dot_a": grad_dot_a, "grad_dot_b": grad_dot_b,
     "zeros_like": zeros_like, "like": like, "copy_tangent": copy_tangent, "cleared": cleared,
+    "reuse_tangent": numba_batched_helpers.reuse_tangent,
     "layout": numba_arrays.layout,
     "scatter": scatter, "mutable": numba_lists.mutable, "grad_concatenate": grad_concatenate,
     "grad_array": grad_array, "array_list": numba_lists.array_list,
