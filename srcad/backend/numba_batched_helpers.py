@@ -8,8 +8,8 @@ gives, element for element (copies only).
 
 Also ``reuse_tangent``, for :mod:`.numba_reuse`'s item writes into a dead array's tangent.
 
-Imports ``numba``, :mod:`.numba_lists` and (when Numba types a call) :mod:`.numba_helpers`
-(only :mod:`.numba_helpers` and :mod:`.numba_arrays` import this module).
+Imports ``numba`` and :mod:`.numba_lists` (only :mod:`.numba_helpers` and
+:mod:`.numba_arrays` import this module).
 """
 
 from __future__ import annotations
@@ -161,7 +161,8 @@ def pairs(ins, output):
 def reuse_tangent(tangent, value):
     """Stub: ``copy_tangent(tangent, value)`` where nothing reads ``tangent`` again
     (:mod:`.numba_reuse` proves it): a float64 C array of ``value``'s shape is returned
-    itself, anything else copied as ``copy_tangent`` copies it."""
+    itself, another array copied as ``copy_tangent`` copies it (the arrays' tangents are
+    arrays: the pair's ``A`` is made by a call making a new array)."""
     raise NotImplementedError
 
 
@@ -174,6 +175,10 @@ def _reuse_tangent(tangent, value):
                 raise ValueError("srcad (numba backend): a tangent shaped unlike its value")
             return tangent
         return same
-    from .numba_helpers import copy_tangent  # (it imports this module)
-
-    return lambda tangent, value: copy_tangent(tangent, value)
+    if isinstance(value, types.Array) and isinstance(tangent, types.Array):
+        def copied(tangent, value):  # as copy_tangent's
+            if tangent.shape != value.shape:
+                raise ValueError("srcad (numba backend): a tangent shaped unlike its value")
+            return tangent.astype(np.float64)
+        return copied
+    raise TypingError(f"srcad's numba backend reuses the tangents of arrays, not {tangent}")
