@@ -180,11 +180,12 @@ def test_helpers_against_numpy():
     from srcad.backend import numba_batched_helpers, numba_helpers
 
     stack1, matmul = numba_helpers.helper("stack_1"), numba_helpers.helper("matmul")
-    einsum2 = numba_helpers.helper("einsum2")
+    einsum2, einsum3 = numba_helpers.helper("einsum2"), numba_helpers.helper("einsum3")
 
     @numba.njit
     def run(a, b, c, d, e, p, q):
-        return stack1([a, b]), matmul(c, d), matmul(e, c), einsum2("ij,jk->ki", p, q)
+        return (stack1([a, b]), matmul(c, d), matmul(e, c), einsum2("ij,jk->ki", p, q),
+                einsum3("i,j,k->", a[0], a[1], b[0]))  # every pair a number: one loop nest
 
     rng = np.random.default_rng(5)
     a, b = rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
@@ -193,7 +194,8 @@ def test_helpers_against_numpy():
     p, q = rng.normal(size=(n, n)), rng.normal(size=(n, n))
     e = rng.normal(size=(4, 3))
     got = run(a, b, c, d, e, p, q)
-    want = np.stack([a, b], axis=1), c @ d, e @ c, np.einsum("ij,jk->ki", p, q)
+    want = (np.stack([a, b], axis=1), c @ d, e @ c, np.einsum("ij,jk->ki", p, q),
+            np.einsum("i,j,k->", a[0], a[1], b[0]))
     assert np.array_equal(got[0], want[0])
     for g, w in zip(got[1:], want[1:]):
         assert g.shape == w.shape and np.allclose(g, w, rtol=1e-12, atol=1e-10)

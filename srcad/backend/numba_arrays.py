@@ -145,8 +145,9 @@ def _einsum(spec, *operands):
     ins, output = _letters(spec, len(operands))
     _floats(operands)
     names = ["a", "b", "c"][:len(operands)]  # the stubs' names
-    if len(operands) == 3:  # two einsums of two: each a matrix product where large
-        (first, made), (then, _) = numba_batched_helpers.pairs(ins, output)
+    split = numba_batched_helpers.pairs(ins, output) if len(operands) == 3 else None
+    if split is not None:  # two einsums of two: each a matrix product where large
+        (first, made), (then, _) = split
         pair = ", ".join(names[i] for i in made)
         return _compile([f"def impl(spec, {', '.join(names)}):",
                          f"    t = einsum2({first!r}, {pair})",

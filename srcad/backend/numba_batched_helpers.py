@@ -147,13 +147,16 @@ def contraction(sa, sb, so, shaped):
 def pairs(ins, output):
     """Three operands' einsum as two of two: ``(first, second)``, each ``(subscripts,
     operand positions)``, the pair whose result has the fewest letters (those the third
-    operand or the output reads) contracted first, its letters in order of appearance."""
+    operand or the output reads) contracted first, its letters in order of appearance; None
+    where every pair would sum to a number."""
     best = None
     for x, y in ((0, 1), (0, 2), (1, 2)):
         z = 3 - x - y
         kept = "".join(c for c in dict.fromkeys(ins[x] + ins[y]) if c in ins[z] + output)
-        if best is None or len(kept) < len(best[0]):
+        if kept and (best is None or len(kept) < len(best[0])):  # (a number: not an array)
             best = (kept, x, y, z)
+    if best is None:  # every pair sums to a number ('i,j,k->'): the one loop nest
+        return None
     kept, x, y, z = best
     return (f"{ins[x]},{ins[y]}->{kept}", (x, y)), (f"{kept},{ins[z]}->{output}", (z,))
 
