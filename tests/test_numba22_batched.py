@@ -198,7 +198,7 @@ def test_helpers_against_numpy():
             np.einsum("i,j,k->", a[0], a[1], b[0]))
     assert np.array_equal(got[0], want[0])
     for g, w in zip(got[1:], want[1:]):
-        assert g.shape == w.shape and np.allclose(g, w, rtol=1e-12, atol=1e-10)
+        assert np.shape(g) == np.shape(w) and np.allclose(g, w, rtol=1e-12, atol=1e-10)
     with pytest.raises(ValueError, match="stacks of matrices"):
         run(a, b, rng.normal(size=(2, 2, 3, 4)), rng.normal(size=(3, 4, 2)), e, p, q)
 
