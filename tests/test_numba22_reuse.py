@@ -3,9 +3,10 @@
 where the code proves nothing reads ``A`` again nor holds its buffer. The rewrite is checked
 on small functions (each condition broken once: the copy stays), and forward mode through
 item writes (jvp, and jacfwd's column passes) against the Python backend (1e-12) and central
-differences.
+differences; and srcad's ``add`` fused into expression loops (numba_fuse), bit for bit.
 
-Imports ``srcad`` and ``srcad.backend`` (numba_backend, numba_reuse).
+Imports ``srcad`` and ``srcad.backend`` (numba_backend, numba_reuse, numba_fuse,
+numba_helpers).
 """
 
 from __future__ import annotations
@@ -158,3 +159,37 @@ def test_forward_mode_through_item_writes():
     jac = srcad.jacfwd(_writes, backend="numba")(x)
     assert np.allclose(jac, srcad.jacfwd(_writes)(x), rtol=1e-12, atol=1e-12)
     assert np.array_equal(x, [0.7, -1.3]) and np.array_equal(t, [0.4, 1.1])
+
+
+@needs_numba
+def test_add_fused_into_expressions():
+    """srcad's ``add`` of two gradients is an operation of a fused expression (one loop, no
+    array between the operations): the same numbers to the bit as ``add`` of NumPy's
+    product, in the loop and in the fallback (a strided operand); a tuple still refused."""
+    import numba
+
+    from srcad.backend import numba_fuse, numba_helpers
+
+    tree = ast.parse("d = add(dx, dxdot * h)").body[0]
+    numba_fuse.expressions(tree, lambda h: ast.Name(id=f"numba_{h}", ctx=ast.Load()),
+                           frozenset({"add"}))
+    assert ast.unparse(tree) == "d = numba_fused_en_p_0_m_1_2(dx, dxdot, h)"
+    fused = numba_helpers.helper("fused_en_p_0_m_1_2")
+    negated = numba_helpers.helper("fused_en_p_n_0_m_1_2")
+
+    @numba.njit
+    def run(a, b, h):
+        return fused(a, b, h), negated(1.5, b, h), fused(a[::2], b[::2], h)
+
+    rng = np.random.default_rng(7)
+    a, b = rng.normal(size=6), rng.normal(size=6)
+    got = run(a, b, 0.1)
+    for g, w in zip(got, (a + b * 0.1, -1.5 + b * 0.1, a[::2] + b[::2] * 0.1)):
+        assert np.array_equal(g, w)
+
+    @numba.njit
+    def of_a_tuple(a, b):
+        return fused(a, b, 2.0)
+
+    with pytest.raises(numba.core.errors.TypingError):
+        of_a_tuple((1.0, 2.0), b)

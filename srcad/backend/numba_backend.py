@@ -252,7 +252,8 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                 continue
             current_line[0] = line
             rewrite_reversed(stmt, lambda what, ln=line: refuse(what, ln))
-            stmt = expressions(fused(scatter_add(stmt), helper_of, numba_helper), numba_helper)
+            stmt = expressions(fused(scatter_add(stmt), helper_of, numba_helper), numba_helper,
+                               adds)
             if hoisted:
                 apart(stmt)
             for field in stmt._fields:
@@ -368,6 +369,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
 
     # item writes into fresh arrays nobody reads again: in place
     numba_reuse.reuse(fdef, helper_of, numba_helper, lambda ident: module_of(ident) is np)
+    adds = frozenset(k for k, v in helper_of.items() if v == "add")  # fused as + where floats
     displays = array_displays(fdef, lambda ident: module_of(ident) is np, helper_of)
     join = numba_chains.joiner(fdef, helper_of, numba_helper)
     fdef.body = visit(fdef.body, code.co_firstlineno)

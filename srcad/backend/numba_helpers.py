@@ -587,7 +587,7 @@ def helper(name):
     elif name.startswith("stack_"):  # stack_1: np.stack(arrays, axis=1), see numba_batched_helpers
         found = numba_batched_helpers.stack_along(int(name[6:]))
     elif name.startswith("fused_"):  # fused_vu_m_0_1: see numba_fuse
-        found = numba_fuse.helper(name, unbroadcast, unbroadcast_to, scatter)
+        found = numba_fuse.helper(name, unbroadcast, unbroadcast_to, scatter, add)
     else:
         found = _checked(name[5:]) if name.startswith("math.") else HELPERS[name]
     found.__srcad_numba_helper__ = name  # what the cache on disk keys it by (numba_cache)
