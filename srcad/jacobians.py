@@ -47,8 +47,8 @@ def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None, backend="python
 
     ``mode="rev"`` builds it a row at a time with ``vjp`` (cheap for few outputs),
     ``mode="fwd"`` a column at a time with ``jvp`` (cheap for few inputs). A tuple ``wrt``
-    gives a tuple of Jacobians. ``backend="numba"`` (forward mode): the columns are computed
-    by ``jvp``'s code compiled by Numba.
+    gives a tuple of Jacobians. ``backend="numba"`` (forward mode): the batched code (the
+    columns in one pass), else the columns by ``jvp``'s code, compiled by Numba.
     """
     if mode not in ("rev", "fwd"):
         raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
@@ -471,8 +471,9 @@ class _Jacobian:
 
     def _fwd(self, args):
         index = self.index
-        if self.backend == "python" and jacobians_batched.worth(args, index):  # (one pass)
-            self.batched = self.batched or jacobians_batched.batched(self.f, index)
+        # all the columns in one pass where every form has one (and Numba compiles it)
+        if jacobians_batched.worth(args, index):
+            self.batched = self.batched or jacobians_batched.batched(self.f, index, self.backend)
             found = jacobians_batched.jacobian(self.batched, args)
             if found is not None:
                 return found

@@ -32,6 +32,18 @@ BatchedForward.callees = calls.Callees(
     functools.partial(pipeline._make_tangent, sweep=BatchedForward))
 BatchedForward.callees.ranked = True  # made for the ranks of their array arguments
 
+
+class NumbaBatchedForward(BatchedForward):
+    """The same sweep for ``backend="numba"``: the code and its callees' batched code
+    compiled by Numba (:mod:`srcad.backend.numba_batched` rewrites its forms)."""
+
+
+NumbaBatchedForward.callees = calls.Callees(
+    pipeline.to_ssa, functools.partial(pipeline.make_split, backend="numba"),
+    functools.partial(pipeline._make_tangent, sweep=NumbaBatchedForward, backend="numba"))
+NumbaBatchedForward.callees.ranked = True
+NumbaBatchedForward.callees.compiles_all = True  # as pipeline.NUMBA_CALLEES
+
 _NOT = object()  # no batched code for these arguments
 _BUDGET = 2 ** 24  # directions x the largest argument's size, in floats (128 MB), of one pass
 
@@ -51,13 +63,13 @@ def _layout(value, depth=0):
 _made = functions.ByFunction()  # (f, wrt positions) -> its Batched
 
 
-def batched(f, index):
+def batched(f, index, backend="python"):
     """The :class:`Batched` of ``f`` for ``wrt`` positions ``index``, kept on ``f``."""
-    found = _made.get((f, index))
+    found = _made.get((f, index, backend))
     if found is None:
-        found = Batched(f, index)
+        found = Batched(f, index, backend)
         if functions.is_user_function(f):
-            _made[(f, index)] = found
+            _made[(f, index, backend)] = found
     return found
 
 
@@ -65,14 +77,15 @@ def clear():
     """Forget the code made (``srcad.clear_cache``)."""
     _made.clear()
     BatchedForward.callees.clear()
+    NumbaBatchedForward.callees.clear()
     fb.RESULT_RANKS.clear()
 
 
 class Batched:
     """The batched forward-mode code of ``f`` for ``wrt``, kept per argument layout."""
 
-    def __init__(self, f, index):
-        self.f, self.index = f, index
+    def __init__(self, f, index, backend="python"):
+        self.f, self.index, self.backend = f, index, backend
         self.made = {}
         self.fast = {}  # plain key -> (code, its reads' identity test, the reads)
         self.why = None  # why the last code asked for was not made
@@ -103,7 +116,8 @@ class Batched:
                     fn, text = pipeline.tangent(
                         f, [params[p] for p in self.index], kinds, items,
                         ranks={p: rank_of_value(v) for p, v in values.items()},
-                        sweep=BatchedForward)
+                        sweep=BatchedForward if self.backend == "python" else
+                        NumbaBatchedForward, backend=self.backend)
             except SrcadError as exc:  # NotBatched, or anything the column passes say better
                 self.made[key] = _NOT
                 self.why = exc  # (what the tests and a curious reader look at)
@@ -114,6 +128,22 @@ class Batched:
         fn.__srcad_reads__ = tuple(reads.values())
         self.made[key] = fn
         return fn
+
+    def call(self, fn, args, tangents):
+        """``fn(*args, *tangents)``, or None where Numba could not compile it for these types
+        (a form the backend has no Numba version of, found when Numba types the code): then
+        no batched code for them, and the caller's column passes run (and say what they
+        refuse)."""
+        if self.backend == "python":
+            return fn(*args, *tangents)
+        try:
+            return fn(*args, *tangents)
+        except SrcadError as exc:
+            self.why = exc
+            for key, made in list(self.made.items()):
+                if made is fn:
+                    self.made[key] = _NOT
+            return None
 
 
 def worth(args, index):
@@ -169,7 +199,10 @@ def jacobian(batched, args):
         for shape, size in zip(shapes, sizes):
             tangents.append(rows[:, start:start + size].reshape((-1,) + shape))
             start += size
-        value, t = fn(*args, *tangents)
+        found = batched.call(fn, args, tangents)
+        if found is None:
+            return None
+        value, t = found
         if not (isinstance(value, (float, np.floating)) or type(value) is np.ndarray):
             return None
         # (chunk,) + the output's shape (a zero may have broadcast; a wrong shape is an

@@ -23,6 +23,8 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
+from . import numba_batched_helpers
+
 _SHAPED = "srcad (numba backend): einsum operands whose lengths differ (NumPy would broadcast)"
 
 
@@ -134,7 +136,7 @@ def _floats(arrays):
 
 
 def _compile(lines):
-    scope = {"np": np}
+    scope = {"np": np, "einsum2": einsum2}
     exec("\n".join(lines), scope)  # noqa: S102 - made here from the constant subscripts
     return scope["impl"]
 
@@ -143,6 +145,13 @@ def _einsum(spec, *operands):
     ins, output = _letters(spec, len(operands))
     _floats(operands)
     names = ["a", "b", "c"][:len(operands)]  # the stubs' names
+    split = numba_batched_helpers.pairs(ins, output) if len(operands) == 3 else None
+    if split is not None:  # two einsums of two: each a matrix product where large
+        (first, made), (then, _) = split
+        pair = ", ".join(names[i] for i in made)
+        return _compile([f"def impl(spec, {', '.join(names)}):",
+                         f"    t = einsum2({first!r}, {pair})",
+                         f"    return einsum2({then!r}, t, {names[3 - sum(made)]})"])
     sizes = {}
     for s, arr in zip(ins, names):
         for axis, c in enumerate(s):
@@ -156,6 +165,8 @@ def _einsum(spec, *operands):
         at = next(i for i, ln in enumerate(lines) if ln.startswith(("    for ", "    if (")))
         lines.insert(at, f"    out = np.empty(({''.join(f'n_{c}, ' for c in output)}))")
         lines.append("    return out")
+    if len(operands) == 2 and all(t.dtype == types.float64 for t in operands) and output:
+        lines[1:1] = numba_batched_helpers.contraction(*ins, output, _SHAPED) or []
     return _compile(lines)
 
 
@@ -270,10 +281,15 @@ def _matmul(a, b):
         raise TypingError(f"srcad's numba backend multiplies arrays with @, not {a} @ {b}")
     if a.ndim <= 2 and b.ndim <= 2:
         return lambda a, b: a @ b
-    if not (a.ndim <= 3 and b.ndim <= 3 and min(a.ndim, b.ndim) >= 2
+    if not (min(a.ndim, b.ndim) >= 2
             and isinstance(a.dtype, types.Float) and isinstance(b.dtype, types.Float)):
         raise TypingError(f"srcad's numba backend multiplies stacks of float matrices (rank "
-                          f"3) with @, not {a} @ {b}")
+                          f"3 or more) with @, not {a} @ {b}")
+    if a.dtype == b.dtype == types.float64:  # loops: no BLAS call per small matrix
+        return _compile(numba_batched_helpers.matmul_stacks(a, b))
+    if a.ndim > 3 or b.ndim > 3:
+        raise TypingError(f"srcad's numba backend multiplies stacks of float64 matrices of "
+                          f"rank 4 or more with @, not {a} @ {b}")
     left = "a[k if a.shape[0] > 1 else 0]" if a.ndim == 3 else "a"
     right = "b[k if b.shape[0] > 1 else 0]" if b.ndim == 3 else "b"
     count = " max(a.shape[0], b.shape[0])" if a.ndim == b.ndim else (

@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, name
-from . import numba_cache, numba_chains
+from . import numba_batched, numba_cache, numba_chains, numba_reuse
 from .numba_displays import array_displays, of_one_type
 from .numba_fuse import expressions, fused
 from .numba_names import (  # noqa: F401  (read here by name, and by the tests)
@@ -136,6 +136,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                             keywords=[])
         if node.__class__ is not ast.Call:
             return node
+        numba_batched.rewrite(node, module_of, numba_helper)  # batched forward mode's forms
         func = node.func
         bare = bare_math(func)  # sin(x) after from math import sin: as math.sin(x)
         if bare in CHECKED_MATH and len(node.args) == 1 and not node.keywords:
@@ -251,7 +252,8 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                 continue
             current_line[0] = line
             rewrite_reversed(stmt, lambda what, ln=line: refuse(what, ln))
-            stmt = expressions(fused(scatter_add(stmt), helper_of, numba_helper), numba_helper)
+            stmt = expressions(fused(scatter_add(stmt), helper_of, numba_helper), numba_helper,
+                               adds)
             if hoisted:
                 apart(stmt)
             for field in stmt._fields:
@@ -360,9 +362,14 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                            "array)", line)
                 elif cls is ast.Constant and not isinstance(node.value, (
                         int, float, bool, str)) and not (node.value is None
-                                                         and id(node) in bounds):
+                                                         and id(node) in bounds) and not (
+                        type(node.value) is tuple and node.value
+                        and all(type(v) is int for v in node.value)):  # transpose's axes
                     refuse(f"the constant {node.value!r}", line)
 
+    # item writes into fresh arrays nobody reads again: in place
+    numba_reuse.reuse(fdef, helper_of, numba_helper, lambda ident: module_of(ident) is np)
+    adds = frozenset(k for k, v in helper_of.items() if v == "add")  # fused as + where floats
     displays = array_displays(fdef, lambda ident: module_of(ident) is np, helper_of)
     join = numba_chains.joiner(fdef, helper_of, numba_helper)
     fdef.body = visit(fdef.body, code.co_firstlineno)
@@ -429,6 +436,9 @@ def _reduction(node, op):
     if (axis.__class__ is ast.UnaryOp and axis.op.__class__ is ast.USub
             and type(_constant(axis.operand)) is int):
         value = -axis.operand.value  # axis=-1
+    if type(value) is tuple and len(value) == 1 and type(value[0]) is int:
+        value = value[0]  # axis=(1,): one axis (batched forward mode shifts tuples so)
+        axis = nodes.constant(value)
     if not ((value is None or type(value) is int) and type(keep) is bool):
         return False
     if value is None and (keep or op == "sum"):  # a whole sum: Numba's; keepdims: rare

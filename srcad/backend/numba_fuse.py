@@ -82,46 +82,56 @@ def fused(stmt, helper_of, numba_helper):
                                         value=call), stmt)
 
 
-def expressions(stmt, numba_helper):
+def expressions(stmt, numba_helper, adds=frozenset()):
     """``stmt`` with each elementwise tree of at least two operations in its own expressions
     (not its body, targets, subscripts' indices or ``range``/``slice`` bounds) a call of a
     ``fused_en_<code>`` helper: the value made in one loop, with no array between the
     operations, where the types allow (see :func:`helper`). ``e = y + h * (a + 2 * b)``:
-    ``e = numba_fused_en_a_0_m_1_a_2_m_3_4(y, h, a, 2, b)``."""
+    ``e = numba_fused_en_a_0_m_1_a_2_m_3_4(y, h, a, 2, b)``. ``adds``: the names srcad's
+    ``add`` of two gradients is called by, an operation of the tree too (token ``p``: in the
+    loop ``+``, which is what ``add`` does for numbers and float arrays; elsewhere ``add``
+    itself, which refuses what ``+`` would concatenate)."""
     for field in stmt._fields:
         if field in ("body", "orelse", "targets", "target", "handlers", "finalbody"):
             continue
         value = getattr(stmt, field)
         if isinstance(value, ast.AST):
-            setattr(stmt, field, _expression(value, numba_helper))
+            setattr(stmt, field, _expression(value, numba_helper, adds))
         elif isinstance(value, list):
-            value[:] = [_expression(v, numba_helper) if isinstance(v, ast.AST) else v
+            value[:] = [_expression(v, numba_helper, adds) if isinstance(v, ast.AST) else v
                         for v in value]
     return stmt
 
 
-def _expression(node, numba_helper):
-    if node.__class__ in (ast.BinOp, ast.UnaryOp):
+def _expression(node, numba_helper, adds=frozenset()):
+    if node.__class__ in (ast.BinOp, ast.UnaryOp) or _added(node, adds):
         operands = []
-        code = _code(node, operands)
+        code = _code(node, operands, adds)
         if sum(not t.isdigit() for t in code.split("_")) >= 2 and (
                 len(operands) <= MAX_EXPRESSION):  # (one operation: Numba's loop is as fast)
-            args = [_expression(o, numba_helper) for o in operands]
+            args = [_expression(o, numba_helper, adds) for o in operands]
             return ast.copy_location(ast.Call(func=numba_helper(f"fused_en_{code}"),
                                               args=args, keywords=[]), node)
     if node.__class__ is ast.Subscript:
-        node.value = _expression(node.value, numba_helper)
+        node.value = _expression(node.value, numba_helper, adds)
         return node
     if (node.__class__ is ast.Call and node.func.__class__ is ast.Name
             and node.func.id in ("range", "slice")):
         return node
     for field, value in ast.iter_fields(node):
         if isinstance(value, ast.AST):
-            setattr(node, field, _expression(value, numba_helper))
+            setattr(node, field, _expression(value, numba_helper, adds))
         elif isinstance(value, list):
-            value[:] = [_expression(v, numba_helper) if isinstance(v, ast.AST) else v
+            value[:] = [_expression(v, numba_helper, adds) if isinstance(v, ast.AST) else v
                         for v in value]
     return node
+
+
+def _added(node, adds):
+    """Whether ``node`` is ``add(a, b)``, srcad's helper called by one of ``adds``."""
+    return (node.__class__ is ast.Call and node.func.__class__ is ast.Name
+            and node.func.id in adds and len(node.args) == 2 and not node.keywords
+            and not any(a.__class__ is ast.Starred for a in node.args))
 
 
 def _unwrapped(value, helper_of):
@@ -182,35 +192,41 @@ def _scattered(stmt, helper_of, numba_helper):
     return stmt
 
 
-def _code(node, operands):
+def _code(node, operands, adds=frozenset()):
     """The expression ``node`` in prefix form (``m_0_1``), its leaves appended to
-    ``operands`` in the order Python evaluates them."""
+    ``operands`` in the order Python evaluates them (``adds``: see :func:`expressions`)."""
     if node.__class__ is ast.BinOp and node.op.__class__ in _OPS:
         op = _OPS[node.op.__class__][0]
-        left = _code(node.left, operands)
-        return f"{op}_{left}_{_code(node.right, operands)}"
+        left = _code(node.left, operands, adds)
+        return f"{op}_{left}_{_code(node.right, operands, adds)}"
+    if _added(node, adds):
+        left = _code(node.args[0], operands, adds)
+        return f"p_{left}_{_code(node.args[1], operands, adds)}"
     if node.__class__ is ast.UnaryOp and node.op.__class__ is ast.USub:
-        return f"n_{_code(node.operand, operands)}"
+        return f"n_{_code(node.operand, operands, adds)}"
     operands.append(node)
     return str(len(operands) - 1)
 
 
-def _parse(tokens):
+def _parse(tokens, plus="+"):
     """``(text, rest)``: the expression of the prefix tokens over operands ``o<k>``, each
-    written ``{k}`` (filled in as ``o0`` or ``o0[i]``)."""
+    written ``{k}`` (filled in as ``o0`` or ``o0[i]``); ``p`` (srcad's ``add``) written
+    with ``plus`` (``+`` in a loop over elements, else ``add``)."""
     head, rest = tokens[0], tokens[1:]
-    if head in _SYMBOL:
-        left, rest = _parse(rest)
-        right, rest = _parse(rest)
-        return f"({left} {_SYMBOL[head]} {right})", rest
+    if head in _SYMBOL or head == "p":
+        left, rest = _parse(rest, plus)
+        right, rest = _parse(rest, plus)
+        if head == "p" and plus != "+":
+            return f"{plus}({left}, {right})", rest
+        return f"({left} {_SYMBOL.get(head, '+')} {right})", rest
     if head == "n":
-        inner, rest = _parse(rest)
+        inner, rest = _parse(rest, plus)
         return f"(-{inner})", rest
     return "{" + head + "}", rest
 
 
 @functools.cache  # one stub and overload a name, a process
-def helper(name, unbroadcast, unbroadcast_to, scatter):
+def helper(name, unbroadcast, unbroadcast_to, scatter, add=None):
     """The Numba helper ``name`` (``fused_<target><wrap>_<prefix code>``: ``v`` a view or
     ``r`` a name rebound, ``n``/``u``/``t`` no wrapper, ``unbroadcast``, ``unbroadcast_to``;
     see :func:`fused`)."""
@@ -230,7 +246,7 @@ def helper(name, unbroadcast, unbroadcast_to, scatter):
     scope = {}
     exec(f"def stub({params}):\n    raise NotImplementedError\n", scope)  # noqa: S102
     stub = scope["stub"]
-    whole = text.format(*ops)
+    whole = _parse(tokens, "add")[0].format(*ops)  # (add itself outside the loops)
     if wrap != "n":
         whole = f"{'unbroadcast' if wrap == 'u' else 'unbroadcast_to'}({whole}, like)"
 
@@ -262,7 +278,7 @@ def helper(name, unbroadcast, unbroadcast_to, scatter):
             raise TypingError(f"srcad's numba backend adds into a slice of an array, not of "
                               f"{out}")
         made = {"apart": _apart(register_jitable), "unbroadcast": unbroadcast,
-                "unbroadcast_to": unbroadcast_to}
+                "unbroadcast_to": unbroadcast_to, "add": add}
         exec("\n".join(lines), made)  # noqa: S102 - made here from the name's own tokens
         return made["impl"]
 
@@ -281,7 +297,7 @@ def helper(name, unbroadcast, unbroadcast_to, scatter):
                       "        return out"]
         lines.append(f"    return scatter({whole}, base, index)")
         made = {"np": np, "scatter": scatter, "unbroadcast": unbroadcast,
-                "unbroadcast_to": unbroadcast_to}
+                "unbroadcast_to": unbroadcast_to, "add": add}
         exec("\n".join(lines), made)  # noqa: S102 - made here from the name's own tokens
         return made["impl"]
 
@@ -311,7 +327,7 @@ def helper(name, unbroadcast, unbroadcast_to, scatter):
                           "        for i in range(fout.shape[0]):",
                           f"            fout[i] = {element}", "        return out"]
         lines.append(f"    return {whole}" if target == "e" else f"    return ({whole}).shape")
-        made = {"np": np}
+        made = {"np": np, "add": add}
         exec("\n".join(lines), made)  # noqa: S102 - made here from the name's own tokens
         return made["impl"]
 

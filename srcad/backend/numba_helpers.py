@@ -36,7 +36,14 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
-from . import numba_arrays, numba_axes, numba_fuse, numba_lists, numba_special
+from . import (
+    numba_arrays,
+    numba_axes,
+    numba_batched_helpers,
+    numba_fuse,
+    numba_lists,
+    numba_special,
+)
 from .numba_numbers import _SCALAR, _numbers
 
 
@@ -558,6 +565,7 @@ HELPERS = {
     "sum_of": sum_of, "zeros_float": zeros_float, "scatter_add": scatter_add, "power": power,
     "grad_sum": grad_sum, "grad_dot_a": grad_dot_a, "grad_dot_b": grad_dot_b,
     "zeros_like": zeros_like, "like": like, "copy_tangent": copy_tangent, "cleared": cleared,
+    "reuse_tangent": numba_batched_helpers.reuse_tangent,
     "layout": numba_arrays.layout,
     "scatter": scatter, "mutable": numba_lists.mutable, "grad_concatenate": grad_concatenate,
     "grad_array": grad_array, "array_list": numba_lists.array_list,
@@ -576,8 +584,10 @@ def helper(name):
     if name.startswith("items_at_"):  # items_at_1_0: see numba_lists.items_at
         found = numba_lists.items_at(tuple(int(i) for i in name.split("_")[2:]),
                                      zeros_like, add)
+    elif name.startswith("stack_"):  # stack_1: np.stack(arrays, axis=1), see numba_batched_helpers
+        found = numba_batched_helpers.stack_along(int(name[6:]))
     elif name.startswith("fused_"):  # fused_vu_m_0_1: see numba_fuse
-        found = numba_fuse.helper(name, unbroadcast, unbroadcast_to, scatter)
+        found = numba_fuse.helper(name, unbroadcast, unbroadcast_to, scatter, add)
     else:
         found = _checked(name[5:]) if name.startswith("math.") else HELPERS[name]
     found.__srcad_numba_helper__ = name  # what the cache on disk keys it by (numba_cache)

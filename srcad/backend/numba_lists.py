@@ -163,6 +163,21 @@ def _array_list(*items):
     if len(items) == 1 and isinstance(items[0], types.StarArgTuple):
         items = items[0].types
     first = items[0] if items else None
+    if isinstance(first, types.Array) and all(
+            isinstance(t, types.Array) and (t.dtype, t.ndim) == (first.dtype, first.ndim)
+            for t in items) and any(t != first for t in items):
+        # arrays differing in layout only (a slice among new arrays, batched forward mode's
+        # tangents): a list of the one that is not C-ordered (any layout), the first item in
+        # its place
+        text = "\n".join(
+            ["def made(*items):",
+             f"    out = [items[{next(k for k, t in enumerate(items) if t.layout != 'C')}]]",
+             "    out[0] = items[0]"]
+            + [f"    out.append(items[{k}])" for k in range(1, len(items))]
+            + ["    return out"])
+        scope = {}
+        exec(text, scope)  # noqa: S102 - made here from ints
+        return scope["made"]
     if not (isinstance(first, (types.Array, types.Number, types.Boolean))
             and all(t == first for t in items)):
         raise TypingError(f"srcad's numba backend makes a list display of arrays (or numbers) "

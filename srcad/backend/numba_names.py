@@ -19,7 +19,7 @@ NUMPY = {
     "hypot", "power", "square", "zeros", "zeros_like", "ones", "ones_like", "empty",
     "empty_like", "sum", "dot", "where", "maximum", "minimum", "pi", "e", "shape", "copy",
     "float64", "negative", "multiply", "add", "subtract", "divide", "reciprocal",
-    "broadcast_to", "full", "concatenate", "array", "eye",
+    "broadcast_to", "full", "concatenate", "array", "eye", "ascontiguousarray",
 }
 
 

@@ -11,7 +11,8 @@ is returned as the evaluation's error, with its message. GradBench's own Python 
 ``PYTHONPATH``.
 
 ``--backend numba`` (the driver's tool ``srcad-numba``): ``srcad.grad``,
-``srcad.value_and_grad``, ``srcad.vjp``, ``srcad.jvp`` and ``srcad.jacfwd`` compile with Numba
+``srcad.value_and_grad``, ``srcad.vjp``, ``srcad.jvp``, ``srcad.jacfwd`` and
+``srcad.jvp_batched`` compile with Numba
 (``backend="numba"``) in every eval module, which are not edited; the derivatives that have no
 Numba backend (the other Jacobian functions, and the Hessian ones) raise a SrcadError instead
 of running in Python, so that an eval this backend cannot compile is reported as refused, with
@@ -43,7 +44,7 @@ def numba_mode():
     import srcad
     from srcad.errors import SrcadError
 
-    for name in ("grad", "value_and_grad", "vjp", "jvp", "jacfwd"):
+    for name in ("grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jvp_batched"):
         fn = getattr(srcad, name)
         if fn.__kwdefaults__ and "backend" in fn.__kwdefaults__:
             fn.__kwdefaults__ = dict(fn.__kwdefaults__, backend="numba")
