@@ -461,7 +461,8 @@ class FunctionValues:
         if not isinstance(fn_atom, Const) or not callable(fn_atom.value):
             raise self.error(node, "functools.partial of a function srcad does not know",
                              hint="name the function: functools.partial(my_fn, a)")
-        if all(isinstance(a, Const) for a in list(args) + list(kwargs.values())):
+        if all(isinstance(a, Const) and not self.read_live(a)
+               for a in list(args) + list(kwargs.values())):
             made = functools.partial(fn_atom.value, *[a.value for a in args],
                                      **{k: a.value for k, a in kwargs.items()})
             made.__srcad_partial__ = True  # srcad's own: no one changes it (no check)
@@ -471,6 +472,14 @@ class FunctionValues:
         var = self.assign(prim, hint or "fn", node)
         self.partials[var.name] = (fn_atom.value, list(args), dict(kwargs), fn_atom.spelling)
         return var
+
+    def read_live(self, atom):
+        """Whether the constant ``atom`` is a name the generated code reads when it runs (a
+        global or closure float, array, list or dict, spelled ``K1``: the code is not made
+        again when its value changes, :mod:`srcad.core.env`), which a function made now must
+        not hold as the value it has now (fuzz22: ``make(K1)(x)``, ``partial(g, c=K1)``)."""
+        return bool(atom.spelling) and atom.spelling not in self.lifted and \
+            not _fixed_print(env.fingerprint(atom.value))
 
     def lambda_value(self, node, hint=None):
         """A lambda used as a value: lifted to a function; the local values it reads are
@@ -554,6 +563,14 @@ class FunctionValues:
             else:  # the later tests are made inside the else arm
                 orelse = [Lowered(lambda t=test, b=body, o=orelse: self.branch(t, b, o, node))]
         return self.env.pop(key)
+
+
+def _fixed_print(print_):
+    """Whether a fingerprint (:func:`srcad.core.env.fingerprint`) fixes the value: code made
+    for it is made again when the value changes."""
+    if print_[0] == "tuple":
+        return all(_fixed_print(p) for p in print_[1:])
+    return print_[0] in ("value", "object", "method")
 
 
 def classes_of(arg_values):
