@@ -376,7 +376,11 @@ class _Writer:
                     f"        return self.helper({ps[0]}) * self.scale + "
                     f"{self.body(ps, ['self.c'])}\n\n\n{obj} = {cls}({c0})\n")
             self.defs.append(text)
-            self.knobs.append(("attr", obj, "c", float(c0) + 0.375))
+            new = "ARR_ALT" if self.chance(0.3) else float(c0) + 0.375
+            self.knobs.append(("attr", obj, "c", new))
+            if kind == "method" and self.chance(0.2):  # a function set on the object itself
+                self.defs.append(f"{cls}_own = lambda u: {self.body(['u'])}\n")
+                self.knobs.append(("attr", obj, "helper", f"{cls}_own"))
             if self.chance(0.25):  # the class's helper method replaced
                 self.defs.append(f"def {cls}_helper(self, u):\n"
                                  f"    return {self.body(['u'], ['self.c'])}\n")
@@ -459,7 +463,7 @@ def program(seed):
         g = w.fresh("K")
         w.defs.append(f"{g} = {w.const()}\n")
         w.globals.append(g)
-        w.knobs.append(("global", g, 0.875))
+        w.knobs.append(("global", g, "ARR_ALT" if w.chance(0.3) else 0.875))
     entry = w.pick(ENTRIES)
     w.features.add(f"entry_{entry}")
     names = ["x", "a"]
@@ -491,7 +495,7 @@ def program(seed):
                 f"{deco}    def {meth}({first}x, a):\n{_indent(lines, 8)}\n\n\n"
                 f"model = Model(0.625)\n")
         if entry in ("method", "call"):
-            w.knobs.append(("attr", "model", "c", -0.5))
+            w.knobs.append(("attr", "model", "c", "ARR_ALT" if w.chance(0.3) else -0.5))
         if entry == "classmethod":
             w.knobs.append(("attr", "Model", "K", 1.5))
         text += {"method": "ENTRY = model.loss\n", "call": "ENTRY = model\n",
@@ -507,6 +511,7 @@ def program(seed):
         text = (f"{cls}\n\ndef f(p):\n{_indent(unpack.split(chr(10)) + lines, 4)}\n\n\n"
                 f"ENTRY = f\n")
         scalar = "ENTRY(Params(x, a))"
+    w.defs.insert(0, "ARR_ALT = np.array([0.5, -0.25, 1.5])\n")
     source = (HEADER + "\n\n".join(w.defs) + "\n\n" + text
               + f"\n\ndef SCALAR(x, a):\n    return {scalar}\n")
     return Program(seed, source, entry, frozenset(w.features), w.knobs)

@@ -18,7 +18,9 @@ For each program and a float ``x`` and an array ``a`` of shape (3,) drawn in [-1
   function rebound), the *same* derivative called again must match the references at the new
   values (Python reads them when the code runs).
 
-Any other exception, or a wrong number, fails. `outcome(seed, directory)` classifies one program
+A `TypeError` from the code's own guard (the object holds a function of its own where srcad
+read its class's method, after a knob) is accepted too. Any other exception, or a wrong
+number, fails. `outcome(seed, directory)` classifies one program
 (tools or a long run can call it); `STATS` counts the outcomes and refusals per feature, written
 as JSON to the file named by SRCAD_PROPERTY_STATS.
 
@@ -133,8 +135,8 @@ def _judge(got, mod, twin, x, a, where):
 def _turn_knobs(prog, *modules):
     for m in modules:
         for kind, name, *rest in prog.knobs:
-            if kind == "global":
-                setattr(m, name, rest[0])
+            if kind == "global":  # a string names another module global (an array)
+                setattr(m, name, getattr(m, rest[0]) if isinstance(rest[0], str) else rest[0])
             elif kind == "attr":  # a string names a module function (a method replaced)
                 value = getattr(m, rest[1]) if isinstance(rest[1], str) else rest[1]
                 setattr(getattr(m, name), rest[0], value)
@@ -143,7 +145,9 @@ def _turn_knobs(prog, *modules):
 
 
 def outcome(seed, directory):
-    """('ok' | 'refused' | 'crash' | 'wrong' | 'invalid', detail, program) of program `seed`."""
+    """('ok' | 'refused' | 'guarded' | 'crash' | 'wrong' | 'invalid', detail, program) of
+    program `seed` ('guarded': the code's own check refused a function the object holds in
+    place of its class's method, a TypeError when it runs, never a wrong gradient)."""
     prog = gen.program(seed)
     mod = gen.load(prog.source, directory, "pyprog")
     twin = gen.load(prog.twin, directory, "pyprog_twin")
@@ -172,6 +176,10 @@ def outcome(seed, directory):
         return "crash", f"refusal not located in the program: {type(e).__name__}: {e}", prog
     except AssertionError as e:
         return "wrong", str(e), prog
+    except TypeError as e:
+        if str(e).startswith("srcad differentiated"):  # a guard in the code: sound
+            return "guarded", str(e), prog
+        return "crash", f"TypeError: {e}", prog
     except Exception as e:
         return "crash", f"{type(e).__name__}: {e}", prog
     if problems:
@@ -192,7 +200,7 @@ def test_python_program(seed, gen_dir):
     if verdict == "refused":
         for feature in prog.features:
             STATS[f"refused with {feature}"] += 1
-    assert verdict in ("ok", "refused"), f"{verdict}: {detail}\n{prog!r}"
+    assert verdict in ("ok", "refused", "guarded"), f"{verdict}: {detail}\n{prog!r}"
 
 
 def teardown_module():

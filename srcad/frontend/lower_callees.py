@@ -474,12 +474,10 @@ class FunctionValues:
         return var
 
     def read_live(self, atom):
-        """Whether the constant ``atom`` is a name the generated code reads when it runs (a
-        global or closure float, array, list or dict, spelled ``K1``: the code is not made
-        again when its value changes, :mod:`srcad.core.env`), which a function made now must
-        not hold as the value it has now (fuzz22: ``make(K1)(x)``, ``partial(g, c=K1)``)."""
+        """Whether the constant ``atom`` is a name the code reads when it runs (``K1`` holding
+        a float): a function made now must not hold the value it has now (fuzz22)."""
         return bool(atom.spelling) and atom.spelling not in self.lifted and \
-            not _fixed_print(env.fingerprint(atom.value))
+            env.read_live(atom.value)
 
     def lambda_value(self, node, hint=None):
         """A lambda used as a value: lifted to a function; the local values it reads are
@@ -498,7 +496,7 @@ class FunctionValues:
         if drop:
             del self.local_functions[name]
         for n in captured:
-            if self.stores.get(n, 0) > 1:  # Python reads it when the function is called
+            if self.stores.get(n, 0) > 1 and not self.settled(n, node):  # read when called
                 raise self.error(node, f"a function value reading {n!r}, which the function "
                                  "assigns more than once (Python reads the value it has when "
                                  "the function is called)", hint=f"pass {n} to it as an "
@@ -563,14 +561,6 @@ class FunctionValues:
             else:  # the later tests are made inside the else arm
                 orelse = [Lowered(lambda t=test, b=body, o=orelse: self.branch(t, b, o, node))]
         return self.env.pop(key)
-
-
-def _fixed_print(print_):
-    """Whether a fingerprint (:func:`srcad.core.env.fingerprint`) fixes the value: code made
-    for it is made again when the value changes."""
-    if print_[0] == "tuple":
-        return all(_fixed_print(p) for p in print_[1:])
-    return print_[0] in ("value", "object", "method")
 
 
 def classes_of(arg_values):

@@ -138,11 +138,8 @@ class _Rewrite:
         an array, a list: :func:`srcad.core.env.fingerprint` does not fix it): a default
         reading it is computed when the function is made, each time, as Python does, not
         once when srcad lifts the function (fuzz22: ``g = lambda u, c=K1: u * c``)."""
-        if name in self.local or name not in self.src.globals:
-            return False
-        print_ = env.fingerprint(self.src.globals[name])
-        return print_[0] not in ("value", "object", "method") and not (
-            print_[0] == "tuple" and all(p[0] == "value" for p in print_[1:]))
+        return name not in self.local and name in self.src.globals and \
+            env.read_live(self.src.globals[name])
 
     def candidate(self, fn, body):
         """The locals ``fn``'s body reads (each :meth:`stable`) when ``fn`` (a lambda or a
