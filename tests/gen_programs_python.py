@@ -25,8 +25,9 @@ Features (`FEATURES`; each program records the ones it uses):
   ``has_aux=True``.
 
 `Program.knobs` lists what the harness changes between two calls of one derivative (a global
-number, an object's or a class's attribute, a module function rebound): Python reads them when
-the code runs, so the second gradient must see the new values.
+number, made an array too, a global array changed in place, an object's or a class's attribute,
+a module function rebound, a function set on an object over its class's method): Python reads
+them when the code runs, so the second gradient must see the new values.
 
 Every denominator is bounded away from zero and every `log` argument is at least one; the only
 non-smooth point is `filter`'s test (`t > 0.2`). Imports only the standard library.
@@ -54,6 +55,9 @@ FEATURES = {
     "dataclass": "a dataclass built in the function", "namedtuple": "a named tuple built",
     "nested_grad": "srcad.grad inside", "nested_vg": "srcad.value_and_grad inside",
     "nested_grad_lambda": "srcad.grad of a lambda reading locals", "with": "a with block",
+    "knob_branch": "a branch on a global or attribute the knobs flip",
+    "loop_carried": "a callable called in a loop on a carried value",
+    "kwonly": "keyword-only parameters with defaults",
     "entry_def": "f itself", "entry_lambda": "a lambda", "entry_method": "a bound method",
     "entry_call": "an object with __call__", "entry_static": "a staticmethod",
     "entry_classmethod": "a classmethod", "entry_partial": "a partial",
@@ -135,7 +139,13 @@ class _Writer:
         if depth <= 0:
             return self.leaf(names)
         sub = lambda: self.expr(names, depth - 1)  # noqa: E731
-        k = self.r.randrange(12)
+        k = self.r.randrange(13)
+        if k == 12:  # a branch on a knob (a global, an attribute): turning it flips the branch
+            knobs = [n for n in names if n.startswith(("self.", "cls."))] + self.globals
+            if knobs:
+                self.features.add("knob_branch")
+                return f"({sub()} if np.all({self.pick(knobs)} > 1.0) else {sub()})"
+            k = 0
         if k <= 2:
             return f"({sub()} {self.pick(['+', '-', '*'])} {sub()})"
         if k == 3:
@@ -178,7 +188,8 @@ class _Writer:
                          "filter", "zip_star", "dataclass", "namedtuple", "nested_grad",
                          "nested_vg", "nested_grad_lambda", "lambdas_line", "late_rebound",
                          "loop_lambdas", "loop_defaults", "factory", "local_generator",
-                         "keyword_default", "star_list", "self_shadow"]
+                         "keyword_default", "star_list", "self_shadow", "loop_carried",
+                         "kwonly"]
         kind = self.pick(kinds)
         if kind == "loop_lambdas" and self.chance(0.7):  # refused (late binding): rarer
             kind = "loop_defaults"
@@ -301,6 +312,20 @@ class _Writer:
             self.defs.append(f"def {g}(u, c={glob}):\n    return {self.body(['u', 'c'])}\n")
             a1, a2 = args(2)
             return self.pick([f"{g}({a1}, c={a2})", f"{g}({a1})", f"{g}(c={a2}, u={a1})"])
+        if kind == "loop_carried":  # a callable called in a loop on a carried value
+            call, arity, name = self.named_callable(pre, names, self.pick(named))
+            s, i = self.fresh("s"), self.fresh("i")
+            extra = ", " + self.expr(names, 1) if arity == 2 else ""
+            n = self.r.randint(1, 3)
+            pre += [f"{s} = {self.arg(pre, names, depth)}", f"for {i} in range({n}):",
+                    f"    {s} = 0.5 * {name}({s}{extra}) + {s} * 0.25"]
+            return s
+        if kind == "kwonly":
+            g = self.fresh("g")
+            self.defs.append(f"def {g}(u, *, c=0.5, d={self.const()}):\n"
+                             f"    return {self.body(['u', 'c', 'd'])}\n")
+            a1, a2 = args(2)
+            return self.pick([f"{g}({a1}, c={a2})", f"{g}({a1}, d={a2}, c=0.25)", f"{g}({a1})"])
         if kind == "star_list":
             g = self.module_def(2)
             return f"{g}(*[{', '.join(args(2))}])"
@@ -464,6 +489,12 @@ def program(seed):
         w.defs.append(f"{g} = {w.const()}\n")
         w.globals.append(g)
         w.knobs.append(("global", g, "ARR_ALT" if w.chance(0.3) else 0.875))
+        w.defs[-1] = f"{g} = {w.pick(['1.25', '1.5', '0.5', '2.0'])}\n"
+    if w.chance(0.4):  # a global array, changed in place between the calls
+        g = w.fresh("W")
+        w.defs.append(f"{g} = np.array([0.75, -0.5, 1.25])\n")
+        w.globals.append(g)
+        w.knobs.append(("mutate", g, [1.5, 0.25, -0.75]))
     entry = w.pick(ENTRIES)
     w.features.add(f"entry_{entry}")
     names = ["x", "a"]

@@ -13,7 +13,8 @@ For each program and a float ``x`` and an array ``a`` of shape (3,) drawn in [-1
   program, central differences alone; where the two references disagree with each other (a kink
   of `filter`'s test near the input) the program is not judged;
 - and, for a third of the programs, `srcad.jvp` along a random tangent gives the gradient's
-  inner product with it;
+  inner product with it; for a quarter, ``grad(grad(ENTRY, wrt=0), wrt=0)`` equals autograd's
+  second derivative (1e-8);
 - after the program's knobs change (a global number, an attribute, a class attribute, a module
   function rebound), the *same* derivative called again must match the references at the new
   values (Python reads them when the code runs).
@@ -132,6 +133,21 @@ def _judge(got, mod, twin, x, a, where):
     return problems
 
 
+def _second_order(mod, twin, x, a):
+    """Problems with ``grad(grad(ENTRY, wrt=0), wrt=0)`` at (x, a), against autograd's (or,
+    where autograd cannot run the program, central differences of srcad's first derivative)."""
+    got = srcad.grad(srcad.grad(mod.ENTRY, wrt=0), wrt=0)(x, a)
+    try:
+        want = float(autograd.grad(autograd.grad(twin.SCALAR, 0), 0)(x, a))
+        tol = 1e-8
+    except Exception:
+        first = srcad.grad(mod.ENTRY, wrt=0)
+        want, tol = (first(x + 1e-6, a) - first(x - 1e-6, a)) / 2e-6, 1e-5
+    if not close(got, want, tol):
+        return [f"WRONG second derivative {got!r}, want {want!r}"]
+    return []
+
+
 def _turn_knobs(prog, *modules):
     for m in modules:
         for kind, name, *rest in prog.knobs:
@@ -140,6 +156,8 @@ def _turn_knobs(prog, *modules):
             elif kind == "attr":  # a string names a module function (a method replaced)
                 value = getattr(m, rest[1]) if isinstance(rest[1], str) else rest[1]
                 setattr(getattr(m, name), rest[0], value)
+            elif kind == "mutate":  # a global array changed in place
+                getattr(m, name)[...] = rest[0]
             else:  # rebind a module function
                 setattr(m, name, getattr(m, rest[0]))
 
@@ -166,6 +184,9 @@ def outcome(seed, directory):
             _, gx, ga = run(x, a)
             if not close(tangent, gx * tx + np.dot(ga, ta), 1e-9):
                 problems.append(f"WRONG jvp {tangent!r}, grad gives {gx * tx + np.dot(ga, ta)!r}")
+        if not problems and prog.entry not in ("dataclass", "namedtuple", "aux") and \
+                seed % 4 == 1:
+            problems += _second_order(mod, twin, x, a)
         if not problems and prog.knobs:
             _turn_knobs(prog, mod, twin)
             problems += _judge(run(x, a), mod, twin, x, a, "after the knobs turned")
