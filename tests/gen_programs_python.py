@@ -58,6 +58,7 @@ FEATURES = {
     "knob_branch": "a branch on a global or attribute the knobs flip",
     "loop_carried": "a callable called in a loop on a carried value",
     "kwonly": "keyword-only parameters with defaults",
+    "lazy_loop": "a loop over a generator expression or map (some changing what it reads)",
     "entry_def": "f itself", "entry_lambda": "a lambda", "entry_method": "a bound method",
     "entry_call": "an object with __call__", "entry_static": "a staticmethod",
     "entry_classmethod": "a classmethod", "entry_partial": "a partial",
@@ -189,7 +190,7 @@ class _Writer:
                          "nested_vg", "nested_grad_lambda", "lambdas_line", "late_rebound",
                          "loop_lambdas", "loop_defaults", "factory", "local_generator",
                          "keyword_default", "star_list", "self_shadow", "loop_carried",
-                         "kwonly"]
+                         "kwonly", "lazy_loop"]
         kind = self.pick(kinds)
         if kind == "loop_lambdas" and self.chance(0.7):  # refused (late binding): rarer
             kind = "loop_defaults"
@@ -320,6 +321,16 @@ class _Writer:
             pre += [f"{s} = {self.arg(pre, names, depth)}", f"for {i} in range({n}):",
                     f"    {s} = 0.5 * {name}({s}{extra}) + {s} * 0.25"]
             return s
+        if kind == "lazy_loop":  # a loop over a generator expression or map, lazy in Python
+            acc, s_, v, t = self.fresh("acc"), self.fresh("s"), self.fresh("v"), self.fresh("t")
+            a1, a2, a3 = args(3)
+            src = self.pick([f"({self.body([t, s_], names)} for {t} in [{a2}, {a3}])",
+                             f"map(lambda {t}: {self.body([t, s_])}, [{a2}, {a3}])"])
+            pre += [f"{acc} = 0.0", f"{s_} = {a1}", f"for {v} in {src}:",
+                    f"    {acc} = {acc} + {v}"]
+            if self.chance(0.3):  # changes what the items read: refused
+                pre.append(f"    {s_} = {s_} + {v} * 0.5")
+            return f"({acc} + {s_})"
         if kind == "kwonly":
             g = self.fresh("g")
             self.defs.append(f"def {g}(u, *, c=0.5, d={self.const()}):\n"
