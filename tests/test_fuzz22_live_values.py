@@ -54,12 +54,15 @@ BODIES = {
     "lambda_default": "(lambda u, c=K: u * c)(x)",
     "in_callee": "helper(x)",
     "partial_passed": "apply(functools.partial(lin, c=K), x)",
+    "partial_mapped": "sum(map(functools.partial(lin, c=K), [x, x * x]))",
 }
 
 #: statement forms (a body of several lines) for the same construction held in a name
 STATEMENTS = {
     "held": "    h = make(K)\n    return np.sum(h(x) + h(x * x))\n",
     "nested_default": "    def g(u, c=K):\n        return u * c\n    return np.sum(g(x))\n",
+    "partial_listed": "    fs = [functools.partial(lin, c=K), np.sin]\n"
+                      "    return np.sum(sum(fn(x) for fn in fs))\n",
     "lambda_named": "    g = lambda u, c=K: np.tanh(u) * c\n    return np.sum(g(x))\n",
 }
 
