@@ -189,9 +189,16 @@ def expand(value, like, axis=None, keepdims=False):
 
 @helper("runtime")
 def fill(value, like):
-    """The gradient of ``sum(like)`` for a list or an array: ``value`` for every element."""
+    """The gradient of ``sum(like)`` for a list or an array: ``value`` for every element,
+    summed down to the element's shape where the sum broadcast it (``sum([c, a])`` of a number
+    and an array: the number's gradient is a number, fuzz22; an array there was added to
+    other gradients of the number, broadcasting them, at second order)."""
     if isinstance(like, (list, tuple)):
-        return [value] * len(like)
+        if type(value) is not np.ndarray or not value.ndim:
+            return [value] * len(like)
+        shape = value.shape
+        return [value if type(item) in _CONTAINERS or np.shape(item) == shape else
+                unbroadcast(value, item) for item in like]
     if type(like) is not np.ndarray and arrays.is_duck(like):
         return arrays.spread(value, like)
     return np.broadcast_to(value, np.shape(like)).copy()
