@@ -474,7 +474,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     temps = namer.temps | gen.temp_grads
     fwd_def = _tidy(fwd_def, temps, namer.grads, (), spelled)
     bwd_def = _tidy(bwd_def, temps, namer.grads, (), spelled)
-    if into and not into_.adds_only(bwd_def, buffers, gen.into_parts):
+    if into and (gen.seed in buffers or not into_.adds_only(bwd_def, buffers, gen.into_parts)):
         raise into_.Unproved(func.__name__)  # the caller calls the plain part instead
     python = backend == "python" and not ducks and space is None and not plain
     helpers = set(gen.helpers)  # small straight-line parts of its callees written in:

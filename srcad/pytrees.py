@@ -311,11 +311,15 @@ def _read(node, records, source):
         fields = flatten(value)
         if attr.attr not in fields:
             line = getattr(attr, "lineno", None)
+            method = callable(getattr(type(value), attr.attr, None))
             raise UnsupportedSyntaxError(
                 f"{attr.attr!r} is not a field of the record {root.id!r} "
-                f"({type(value).__name__}: {sorted(fields)})", filename=source.filename,
-                lineno=line, construct=source.line_text(line),
-                hint="read its fields or call its methods (a property is not followed)")
+                f"({type(value).__name__}: {sorted(fields)})" + (
+                    ": a method taken as a value" if method else ""),
+                filename=source.filename, lineno=line, construct=source.line_text(line),
+                hint=f"call it where it is read: {root.id}.{attr.attr}(v), "
+                f"map(lambda v: {root.id}.{attr.attr}(v), xs)" if method else
+                "read its fields, its properties, or call its methods")
         key = gast.Constant(value=attr.attr, kind=None)
         out = gast.copy_location(gast.Subscript(value=out, slice=key, ctx=gast.Load()), attr)
         value = _field(value, attr.attr)

@@ -104,6 +104,20 @@ def fingerprint(value):
     return ("object", id(value))
 
 
+def read_live(value):
+    """Whether code made for ``value`` reads it when it runs instead of being made again when
+    it changes (its fingerprint does not fix it: a float, a complex number, an array, a list, a
+    dict, a tuple holding one): such a value must not be copied into anything made with the
+    code (a ``functools.partial``, a function's defaults), or that copy goes stale."""
+    return not _fixes(fingerprint(value))
+
+
+def _fixes(print_):
+    if print_[0] == "tuple":
+        return all(_fixes(p) for p in print_[1:])
+    return print_[0] in ("value", "object", "method")
+
+
 def is_library_module(value):
     return isinstance(value, types.ModuleType) and (
         value.__name__.split(".")[0] in _LIBRARIES)

@@ -175,6 +175,7 @@ def refuse_changing_source(lw, loop):
     refused, and, for a generator defined in the function, one rebinding a name of the
     function it reads."""
     call = loop.iter
+    _refuse_changing_lazy(lw, loop)
     if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name)) or \
             call.func.id in lw.env:
         return
@@ -214,6 +215,56 @@ def refuse_changing_source(lw, loop):
                            f"{call.func.id}(...) reads while the loop runs",
                            hint=f"loop over a list made first: for v in "
                            f"list({call.func.id}(...)), or change a copy of {changed}")
+
+
+def _refuse_changing_lazy(lw, loop):
+    """``for v in (t * s for t in xs): s = s + v``: a generator expression looped over (also
+    inside ``zip``/``enumerate``) computes each item when the loop asks for it, reading the
+    names its items read then; srcad makes its items before the loop, so a loop (its target
+    or its body) binding or changing such a name is refused (fuzz22: it gave the gradient of
+    the items made with the first value). The first iterable (``xs``) is read at once, as
+    Python reads it."""
+    lazy = [loop.iter]
+    if isinstance(loop.iter, gast.Call) and isinstance(loop.iter.func, gast.Name) and \
+            loop.iter.func.id in ("zip", "enumerate"):
+        lazy = list(loop.iter.args)
+    for gen in lazy:
+        if not isinstance(gen, gast.GeneratorExp):
+            continue
+        first = set(map(id, gast.walk(gen.generators[0].iter)))
+        bound = {n.id for c in gen.generators for n in gast.walk(c.target)
+                 if isinstance(n, gast.Name)}
+        read = {n.id for n in gast.walk(gen) if isinstance(n, gast.Name) and
+                isinstance(n.ctx, gast.Load) and id(n) not in first} - bound
+        for sub in [loop.target] + [n for stmt in loop.body for n in gast.walk(stmt)]:
+            for changed in _changed_names(sub):
+                if changed in read:
+                    raise lw.error(sub, f"a loop changing {changed!r}, which the generator "
+                                   "expression it loops over reads while the loop runs",
+                                   hint="loop over a list made first: for v in [...], or "
+                                   f"give the new value of {changed} another name")
+
+
+def _changed_names(node):
+    """The names ``node`` binds (a name, a target) or changes in place (``xs.append``,
+    ``xs[i] = v``, ``xs += v``)."""
+    if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+        return [node.id]
+    if not isinstance(node, gast.Name):
+        return [n for n in _changed_by(node) if n is not None]
+    return []
+
+
+def _changed_by(sub):
+    if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and \
+            isinstance(sub.func.value, gast.Name):
+        return [sub.func.value.id]
+    if isinstance(sub, gast.Subscript) and isinstance(sub.ctx, gast.Store) and \
+            isinstance(sub.value, gast.Name):
+        return [sub.value.id]
+    if getattr(sub, "srcad_augmented", False) and isinstance(sub.targets[0], gast.Name):
+        return [sub.targets[0].id]
+    return []
 
 
 class _Rewrite(gast.NodeTransformer):

@@ -79,6 +79,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.frozen = set()  # names of displays only spliced (srcad.frontend.lower_callees)
         self.unpacked_only = set()  # ... of those, only ever **unpacked
         self.stores = {}  # how many times the body assigns each name
+        self.last_stores, self.tops = {}, {}  # see last_stores
         self.unrebound = {}  # id(if or ternary) -> names bound before its test (lower_stmts)
         self.starred = {}  # id of a *value node -> its atom (lowered once)
         self.lists = {}  # name of a list display -> its element atoms
@@ -159,6 +160,14 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         block, self.out = self.out, saved
         return block
 
+    def settled(self, name, node):
+        """Whether ``name``, bound more than once, is bound for the last time before the
+        top-level statement holding ``node`` (a function value reading it made there): Python
+        reads it when the function is called, and from there on it holds the value it has now
+        (``x = np.asarray(x)`` then ``g = lambda t: t * x``; fuzz22)."""
+        top = self.tops.get(id(node))
+        return top is not None and self.last_stores.get(name, top) < top
+
     # ---------------------------------------------------------------- function
 
     def function(self, fdef, arity=None):
@@ -168,6 +177,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.frozen, self.unpacked_only = frozen_names(fdef)
         self.deferred_at = deferred_iterators(fdef)
         self.stores = store_counts(fdef)
+        self.last_stores, self.tops = last_stores(fdef)
         self.unrebound = unrebound_tests(fdef)  # if y is None: y = X: the test reads the param
         if (args.vararg or args.kwarg) and arity is None:
             raise self.error(fdef, "differentiating a function with *args or **kwargs "
@@ -245,6 +255,24 @@ def _hint(prim):
 _POSITIONAL_MAKERS = (list, tuple, sorted, range, ir.BUILD_LIST, ir.BUILD_TUPLE)
 #: helpers the lowering calls for d.keys(), d.values(), d.items(): they make lists
 _LIST_MAKERS = (containers.dict_keys, containers.dict_values, containers.dict_items)
+
+
+def last_stores(fdef):
+    """``(last, tops)``: for each name the function binds, the index in its body of the last
+    top-level statement binding it (-1 for a parameter only; past the end for a name declared
+    ``global``/``nonlocal``), and for each node of the body (by ``id``) the index of the
+    top-level statement holding it."""
+    args = fdef.args
+    last = {a.id: -1 for a in args.posonlyargs + args.args + args.kwonlyargs}
+    tops = {}
+    for i, stmt in enumerate(fdef.body):
+        for node in gast.walk(stmt):
+            tops[id(node)] = i
+            if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+                last[node.id] = i
+            elif isinstance(node, (gast.Global, gast.Nonlocal)):
+                last.update((n, len(fdef.body)) for n in node.names)
+    return last, tops
 
 
 def store_counts(fdef):

@@ -461,7 +461,8 @@ class FunctionValues:
         if not isinstance(fn_atom, Const) or not callable(fn_atom.value):
             raise self.error(node, "functools.partial of a function srcad does not know",
                              hint="name the function: functools.partial(my_fn, a)")
-        if all(isinstance(a, Const) for a in list(args) + list(kwargs.values())):
+        if all(isinstance(a, Const) and not self.read_live(a)
+               for a in list(args) + list(kwargs.values())):
             made = functools.partial(fn_atom.value, *[a.value for a in args],
                                      **{k: a.value for k, a in kwargs.items()})
             made.__srcad_partial__ = True  # srcad's own: no one changes it (no check)
@@ -471,6 +472,12 @@ class FunctionValues:
         var = self.assign(prim, hint or "fn", node)
         self.partials[var.name] = (fn_atom.value, list(args), dict(kwargs), fn_atom.spelling)
         return var
+
+    def read_live(self, atom):
+        """Whether the constant ``atom`` is a name the code reads when it runs (``K1`` holding
+        a float): a function made now must not hold the value it has now (fuzz22)."""
+        return bool(atom.spelling) and atom.spelling not in self.lifted and \
+            env.read_live(atom.value)
 
     def lambda_value(self, node, hint=None):
         """A lambda used as a value: lifted to a function; the local values it reads are
@@ -489,7 +496,7 @@ class FunctionValues:
         if drop:
             del self.local_functions[name]
         for n in captured:
-            if self.stores.get(n, 0) > 1:  # Python reads it when the function is called
+            if self.stores.get(n, 0) > 1 and not self.settled(n, node):  # read when called
                 raise self.error(node, f"a function value reading {n!r}, which the function "
                                  "assigns more than once (Python reads the value it has when "
                                  "the function is called)", hint=f"pass {n} to it as an "

@@ -32,7 +32,7 @@ import itertools
 
 import gast
 
-from ..core import functions
+from ..core import env, functions
 from .blocks import own_blocks
 
 _names = itertools.count(1)
@@ -133,6 +133,14 @@ class _Rewrite:
         return count == 1 and self.top_store.get(name) is not None and \
             self.top_store[name] < top and name not in self.src.closure
 
+    def read_live(self, name):
+        """Whether ``name`` is a global whose value code made now reads when it runs (a float,
+        an array, a list: :func:`srcad.core.env.fingerprint` does not fix it): a default
+        reading it is computed when the function is made, each time, as Python does, not
+        once when srcad lifts the function (fuzz22: ``g = lambda u, c=K1: u * c``)."""
+        return name not in self.local and name in self.src.globals and \
+            env.read_live(self.src.globals[name])
+
     def candidate(self, fn, body):
         """The locals ``fn``'s body reads (each :meth:`stable`) when ``fn`` (a lambda or a
         nested def) is rewritten: a default reads a local; else None."""
@@ -140,7 +148,7 @@ class _Rewrite:
         if args.vararg or args.kwarg or getattr(fn, "decorator_list", None):
             return None
         defaults = list(args.defaults) + [d for d in args.kw_defaults if d is not None]
-        if not any(isinstance(n, gast.Name) and n.id in self.local
+        if not any(isinstance(n, gast.Name) and (n.id in self.local or self.read_live(n.id))
                    for d in defaults for n in gast.walk(d)):
             return None
         bound = set()

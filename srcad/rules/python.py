@@ -41,7 +41,8 @@ defvjp(builtins.abs, "x", x="g * sign(x)")
 defvjp(builtins.pow, "a, b", a=POW_BASE,
        b="g * ans * log_base(a, g * ans)", broadcast=True)
 defvjp(builtins.float, "x=0.0", x="g")
-defvjp(builtins.sum, "iterable, start=0", iterable="fill(g, iterable)", start="g",
+defvjp(builtins.sum, "iterable, start=0", iterable="fill(g, iterable)",
+       start="unbroadcast(g, start)",
        jvp={"iterable": "sum(t)", "start": "t"})
 defvjp(builtins.list, "iterable=()", iterable="seq_grad(g, iterable)")  # a dict: its keys
 defvjp(builtins.reversed, "seq", seq="g[::-1]")
@@ -192,7 +193,10 @@ defvjp(runtime.unbroadcast_to, "value, shape", zero="*", value="broadcast_as(g, 
 defvjp(runtime.broadcast_as, "value, like", zero="*", value="unbroadcast(g, value)")
 # (value is every element of like, a list's or an array's along its first axis: the
 # elements' gradients add up, then sum to value's shape)
-defvjp(runtime.fill, "value, like", zero="*", value="unbroadcast(np.sum(g, axis=0), value)")
+# (an element of a list summed to its own shape: its gradient broadcasts back, so the
+# gradients are added by Python's sum, which broadcasts them)
+defvjp(runtime.fill, "value, like", zero="*",
+       value="unbroadcast(sum(g) if isinstance(g, list) else np.sum(g, axis=0), value)")
 defvjp(runtime.total, "value", value="fill(g, value)")
 defvjp(runtime.scatter, "value, like, index", zero="*", value="g[index]")
 defvjp(runtime.cleared, "value, index", zero="*", value="cleared(g, index)")

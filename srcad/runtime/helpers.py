@@ -107,8 +107,7 @@ def unbroadcast(value, like):
         return g.sum() if type(g) is np.ndarray else np.sum(g)  # the method: no dispatch
     extra = len(gshape) - len(shape)
     if extra < 0 and math.prod(gshape) == 1:
-        # the seed 1.0 of grad's output of size 1 but rank > 0 (an array of shape (1,)):
-        # that output's cotangent is ones of its shape
+        # the seed 1.0 of grad's output of size 1, rank > 0 (shape (1,)): ones of its shape
         if type(g) is not np.ndarray and arrays.is_duck(g):
             return arrays.writable_copy(np.reshape(g, ()), shape)
         return np.full(shape, np.reshape(g, ()), dtype=complex if _is_complex(g) else float)
@@ -190,8 +189,9 @@ def expand(value, like, axis=None, keepdims=False):
 @helper("runtime")
 def fill(value, like):
     """The gradient of ``sum(like)`` for a list or an array: ``value`` for every element."""
-    if isinstance(like, (list, tuple)):
-        return [value] * len(like)
+    if isinstance(like, (list, tuple)):  # each at its own shape: a number among arrays
+        return [value] * len(like) if type(value) is not np.ndarray else [value if type(i) in
+                _CONTAINERS or np.shape(i) == value.shape else unbroadcast(value, i) for i in like]
     if type(like) is not np.ndarray and arrays.is_duck(like):
         return arrays.spread(value, like)
     return np.broadcast_to(value, np.shape(like)).copy()

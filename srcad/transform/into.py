@@ -23,8 +23,10 @@ only, of a known rank above 0: NumPy's arithmetic on 0-d arrays gives numbers, w
 adds into in place): the caller's array receives the same sum. Inside the variant, the
 buffer's name is only ever the target of ``+=`` (of the name or of a subscript of it) with a
 value that does not read it, or the buffer handed on to another variant's call
-(:func:`adds_only`, checked on the tidied code); when that does not hold, the variant is not
-made (:class:`Unproved`) and the caller calls the plain backward part. So the callee neither
+(:func:`adds_only`, checked on the tidied code); when that does not hold, or the callee
+returns the parameter itself (``return u if c else u``: its seed would be the buffer's name,
+fuzz22), the variant is not made (:class:`Unproved`) and the caller calls the plain backward
+part. So the callee neither
 reads the caller's array, nor keeps it, nor returns it.
 
 **Where it is not used.** Code srcad may read again (a derivative of a derivative, a
