@@ -21,8 +21,7 @@ to the Python object it is, and the call is rewritten as a call srcad already di
 * ``srcad.grad(inner)`` (or ``value_and_grad``) with constant arguments: made while lowering,
   so ``srcad.grad(inner)(x)`` is a call of a derivative, which the reverse sweep
   differentiates again (a second derivative);
-* a generator function called where its values are all taken at once: the function that
-  returns their list (:mod:`.generators`).
+* a generator function called where its values are all taken at once: returning their list.
 
 Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.rules`
 (the registry's pure and piecewise-constant tables), :mod:`.generators`, :mod:`.folds` and
@@ -474,10 +473,9 @@ class FunctionValues:
         return var
 
     def read_live(self, atom):
-        """Whether the constant ``atom`` is a name the code reads when it runs (``K1`` holding
-        a float): a function made now must not hold the value it has now (fuzz22)."""
-        return bool(atom.spelling) and atom.spelling not in self.lifted and \
-            env.read_live(atom.value)
+        """Whether constant ``atom`` is a name read when the code runs (not to be held)."""
+        name = atom.spelling
+        return bool(name) and name not in self.lifted and env.read_live(atom.value)
 
     def lambda_value(self, node, hint=None):
         """A lambda used as a value: lifted to a function; the local values it reads are
@@ -567,9 +565,8 @@ def classes_of(arg_values):
     """``{parameter: Instance(class)}`` for the arguments that are objects of the user's
     classes (a specialisation is made per argument type, so their classes are known), and
     ``{parameter: function}`` for the functions passed (a specialisation is made per function:
-    :func:`srcad.specialise.cache_key` holds it), which the code calls as named; a
-    :class:`~srcad.core.functions.Flag` for ``None`` (its type is in the key, and names its one
-    value: ``if o is None:`` takes one way, in a callee given it too)."""
+    :func:`srcad.specialise.cache_key` holds it), which the code calls as named; a ``Flag``
+    for ``None`` (its type, in the key, names its one value: ``if o is None:`` takes one way)."""
     fixed = {}
     for p, v in arg_values.items():
         if v is None:
