@@ -556,10 +556,10 @@ def jit(fn, where, example=None, callee=False, boundscheck=True):
         compiled.__srcad_source__ = fn.__srcad_source__
         compiled.__srcad_numba_part__ = True
         return compiled
-    # from a file of its own where it can be, so that Numba caches the compiled code on disk
-    # for the next process (numba_cache)
+    # from a file of its own where it can be: Numba caches it on disk, under numba_cache's lock
     on_disk = numba_cache.from_file(fn, f"boundscheck={boundscheck}")
-    compiled = numba.njit(boundscheck=boundscheck, cache=on_disk is not None)(on_disk or fn)
+    compiled = numba_cache.njit(on_disk, boundscheck=boundscheck) if on_disk is not None \
+        else numba.njit(boundscheck=boundscheck)(fn)
     try:
         if example is not None:
             compiled.compile(tuple(numba.typeof(value) for value in example))

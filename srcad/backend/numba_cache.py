@@ -21,6 +21,18 @@ applies:
 - the directory is ``$SRCAD_CACHE_DIR/numba``, or ``~/.cache/srcad/numba``;
   ``SRCAD_CACHE_DIR=off`` turns the cache off. Where it cannot be written, nothing is cached.
 
+Numba's cache has one index per function (its file and line) naming a data file per key (the
+argument types; a closure's cell contents), and saves an entry with no lock: it reads the index,
+takes the first free number, writes the index, then the data. Two processes saving two keys of
+one function at once (two of :mod:`.numba_helpers`' math functions, one closure; one derivative
+compiled for two dtypes) can take the same number, and the index then names one key's code for
+the other key: every later process runs the wrong code, silently (seen in two test workers).
+Every function srcad compiles with ``cache=True`` goes through :func:`njit`: a save holds a
+lock on a file beside the index (``fcntl.flock``) and writes the data before the index that
+names it, so a reader (who takes no lock) never finds a name whose file holds another key's
+code. Where that cannot be arranged (no ``fcntl``; a Numba whose cache is not the one
+described), the function is compiled without a cache on disk.
+
 Imports: ``numba`` and ``numpy`` (their versions); nothing of srcad's.
 """
 
@@ -30,6 +42,7 @@ import builtins
 import dis
 import functools
 import hashlib
+import itertools
 import os
 import pathlib
 import sys
@@ -160,3 +173,57 @@ def from_file(fn, options=""):
     made.__kwdefaults__ = fn.__kwdefaults__
     made.__srcad_source__ = fn.__srcad_source__
     return made
+
+
+# ---------------------------------------------------------------- saving under a lock
+
+
+def njit(fn, **options):
+    """``numba.njit(cache=True, **options)(fn)``, its entries on disk saved under a lock (see
+    the module docstring); without a cache on disk where that cannot be arranged."""
+    import numba
+
+    compiled = numba.njit(cache=True, **options)(fn)
+    cache = getattr(compiled, "_cache", None)
+    made = _locked_class()
+    found = getattr(cache, "_cache_file", None)
+    if made is not None and found is not None and type(found) is made.__bases__[0]:
+        locked = made.__new__(made)
+        locked.__dict__.update(found.__dict__)
+        cache._cache_file = locked
+    else:  # not the cache described: none
+        from numba.core.caching import NullCache
+
+        compiled._cache = NullCache()
+    return compiled
+
+
+@functools.cache
+def _locked_class():
+    """Numba's ``IndexDataCacheFile`` whose ``save`` takes a lock; None without ``fcntl``."""
+    try:
+        import fcntl
+
+        from numba.core.caching import IndexDataCacheFile
+    except ImportError:
+        return None
+
+    class Locked(IndexDataCacheFile):
+        def save(self, key, data):
+            try:
+                with open(self._index_path + ".lock", "a") as lock:
+                    fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+                    overloads = self._load_index()
+                    name = overloads.get(key)
+                    if name is None:
+                        taken = set(overloads.values())
+                        name = next(n for n in map(self._data_name, itertools.count(1))
+                                    if n not in taken)
+                    self._save_data(name, data)  # the code, then the index naming it
+                    if overloads.get(key) != name:
+                        overloads[key] = name
+                        self._save_index(overloads)
+            except OSError:  # a cache is an optimisation: not saved
+                pass
+
+    return Locked

@@ -21,7 +21,8 @@ the gradients of lists and tuples (``zeros_like`` of a list, ``mutable``, ``item
 in :mod:`.numba_lists`.
 
 Imports ``numba``, :mod:`.numba_axes`, :mod:`.numba_arrays`, :mod:`.numba_lists`,
-:mod:`.numba_numbers` (optional numbers) and :mod:`.numba_special` (the digamma family) (only
+:mod:`.numba_numbers` (optional numbers), :mod:`.numba_cache` (its cache on disk, saved under a
+lock) and :mod:`.numba_special` (the digamma family) (only
 :mod:`srcad.backend.numba_backend` imports this module, when it
 compiles).
 """
@@ -40,6 +41,7 @@ from . import (
     numba_arrays,
     numba_axes,
     numba_batched_helpers,
+    numba_cache,
     numba_fuse,
     numba_lists,
     numba_special,
@@ -489,7 +491,7 @@ def _checked(fname):
             # value LLVM does not know equals x, so it is not fused with a sine of x into
             # one sincos that the sine's users would wait for
             return math.cos(x + 0.0)
-        return numba.njit(cache=True)(checked)
+        return numba_cache.njit(checked)
     fn = getattr(math, fname)
     if fname in ("lgamma", "gamma"):  # a pole (0, -1, ..; gamma: -inf) is a domain error;
         def checked(x):  # an overflow (lgamma past ~2.5e305) a range one
@@ -520,7 +522,7 @@ def _checked(fname):
             if math.isinf(r) and not math.isinf(x):
                 raise OverflowError("math range error")
             return r
-    return numba.njit(cache=True)(checked)
+    return numba_cache.njit(checked)
 
 
 def power(a, b):
