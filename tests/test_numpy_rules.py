@@ -1033,12 +1033,13 @@ def test_reduction_kinds(call, kind, tmp_path):
 
 def test_every_template_helper_exists():
     """Each name a NumPy template calls is np, a generic name, a generated-code helper, or
-    ``len`` (Python's: the generated code's globals hold no user names, so a module's own
-    ``len`` does not reach it; max/min(..., default=) test for an empty iterable)."""
+    ``len``, ``sum`` or ``isinstance`` (Python's: the generated code's globals hold no user
+    names, so a module's own ``len`` does not reach it; max/min(..., default=) test for an
+    empty iterable; ``fill``'s adjoint adds a list's gradients with Python's ``sum``)."""
     from srcad.backend.emit import HELPER_OBJECTS
     from srcad.rules import GENERIC, registry
 
-    known = set(HELPER_OBJECTS) | set(GENERIC) | {"len"}
+    known = set(HELPER_OBJECTS) | set(GENERIC) | {"len", "sum", "isinstance"}
     for rules in registry.rules.values():
         for rule in rules:
             own = set(getattr(rule, "namespace", None) or ())  # a user rule's own names
