@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from sampling import LONG
 
 import srcad
 from srcad.backend import numba_backend
@@ -160,6 +161,8 @@ def _batched(x, b, c):
 
 
 @needs_numba
+@pytest.mark.skipif(not LONG, reason="26 s of Numba compiling the batched code (the long run's; "
+                    "tests/test_numba22_batched.py keeps a batched case by default)")
 def test_stacks_of_matrices_jacfwd():
     rng = np.random.default_rng(3)
     x, b, c = rng.normal(size=(2, 2, 2)), rng.normal(size=(2, 2)), rng.normal(size=(2, 2, 2))
