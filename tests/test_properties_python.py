@@ -32,6 +32,7 @@ all 3000 seeds.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections import Counter
 
@@ -45,7 +46,9 @@ from twin_checks import close
 import srcad
 from srcad.errors import SrcadError
 
-SEEDS = sample(range(3000), 250)
+# from 1: CI's sample (1, 251, 501, ...) then holds seeds of each check (seed % 3 == 0: jvp;
+# seed % 4 == 1: a second derivative; 0, 250, 500, ... held no second derivative)
+SEEDS = sample(range(1, 3001), 250)
 STATS = Counter()
 
 
@@ -135,12 +138,16 @@ def _judge(got, mod, twin, x, a, where):
 
 def _second_order(mod, twin, x, a):
     """Problems with ``grad(grad(ENTRY, wrt=0), wrt=0)`` at (x, a), against autograd's (or,
-    where autograd cannot run the program, central differences of srcad's first derivative)."""
+    where autograd cannot run the program or gives no finite number, central differences of
+    srcad's first derivative)."""
     got = srcad.grad(srcad.grad(mod.ENTRY, wrt=0), wrt=0)(x, a)
     try:
         want = float(autograd.grad(autograd.grad(twin.SCALAR, 0), 0)(x, a))
         tol = 1e-8
     except Exception:
+        want = math.nan
+    if not math.isfinite(want):  # autograd cannot run it, or overflows on its way (seed 501:
+        # cosh of a large number inside autograd's second derivative, nan; srcad's is finite)
         first = srcad.grad(mod.ENTRY, wrt=0)
         want, tol = (first(x + 1e-6, a) - first(x - 1e-6, a)) / 2e-6, 1e-5
     if not close(got, want, tol):
