@@ -20,17 +20,18 @@ that pass (``frontend/callable_grads``).
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 
 import numpy as np
 import pytest
 from sampling import sample
+from test_robustness import load_module
 from twin_checks import central
 
 import srcad
 
 autograd = pytest.importorskip("autograd")
+NP, AG = "import numpy as np\n", "import autograd.numpy as np\n"
 
 HEAD = """
 class Inner:
@@ -88,21 +89,10 @@ def _text(source, maker, call, params, engine):
     return f"import {engine} as D\n" + HEAD + PARAMS[params] + "\n" + text
 
 
-def _module(tmp_path, text, numpy_name, tag):
-    path = tmp_path / f"callable22_{tag}.py"
-    path.write_text(f"import {numpy_name} as np\n" + text)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("source,maker,call,params", sample(CASES, 4))
 def test_the_gradient_of_a_callable_object_inside(source, maker, call, params, tmp_path):
-    tag = f"{source}_{maker}_{call}_{params}"
-    m = _module(tmp_path, _text(source, maker, call, params, "srcad"), "numpy", tag)
-    a = _module(tmp_path, _text(source, maker, call, params, "autograd"), "autograd.numpy",
-                tag + "_ag")
+    m = load_module(tmp_path, NP + _text(source, maker, call, params, "srcad"))
+    a = load_module(tmp_path, AG + _text(source, maker, call, params, "autograd"))
     value, g = srcad.value_and_grad(m.f)(W0, X0)
     assert value == pytest.approx(m.f(W0, X0), rel=1e-12)
     np.testing.assert_allclose(g, autograd.grad(a.f)(W0, X0), rtol=1e-9, atol=1e-12)
@@ -111,7 +101,7 @@ def test_the_gradient_of_a_callable_object_inside(source, maker, call, params, t
 
 def test_the_inner_derivative_is_made_while_lowering(tmp_path):
     """No call of srcad.grad is left in the code: the derivative of Inner.__call__ is made."""
-    m = _module(tmp_path, _text("helper", "grad", "named", "array", "srcad"), "numpy", "code")
+    m = load_module(tmp_path, NP + _text("helper", "grad", "named", "array", "srcad"))
     g = srcad.grad(m.f)
     g(W0, X0)
     text = srcad.source(g)

@@ -20,18 +20,19 @@ late-binding lambda stays refused; a table changed after the code was made is ca
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import textwrap
 
 import numpy as np
 import pytest
 from sampling import sample
+from test_robustness import load_module
 from twin_checks import central, vjp_jvp_and_hessians
 
 import srcad
 
 autograd = pytest.importorskip("autograd")
+NP, AG = "import numpy as np\n", "import autograd.numpy as np\n"
 
 HEAD = """
 def bump(z):
@@ -81,21 +82,11 @@ def _text(names_from, item, use):
     return HEAD + text
 
 
-def _module(tmp_path, text, numpy_name, tag):
-    path = tmp_path / f"tables22_{tag}.py"
-    path.write_text(f"import {numpy_name} as np\n" + text)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("names_from,item,use", sample(CASES, 3))
 def test_functions_chosen_by_name(names_from, item, use, tmp_path):
-    tag = f"{names_from}_{item}_{use}"
     text = _text(names_from, item, use)
-    m = _module(tmp_path, text, "numpy", tag)
-    a = _module(tmp_path, text, "autograd.numpy", tag + "_ag")
+    m = load_module(tmp_path, NP + text)
+    a = load_module(tmp_path, AG + text)
     value, g = srcad.value_and_grad(m.f)(W0, X0)
     assert value == pytest.approx(m.f(W0, X0), rel=1e-12)
     np.testing.assert_allclose(g, autograd.grad(a.f)(W0, X0), rtol=1e-10, atol=1e-12)
@@ -104,15 +95,14 @@ def test_functions_chosen_by_name(names_from, item, use, tmp_path):
 
 @pytest.mark.parametrize("names_from,item,use", sample(CASES, 8))
 def test_functions_chosen_by_name_twice(names_from, item, use, tmp_path):
-    tag = f"twice_{names_from}_{item}_{use}"
     text = _text(names_from, item, use)
-    m = _module(tmp_path, text, "numpy", tag)
-    a = _module(tmp_path, text, "autograd.numpy", tag + "_ag")
+    m = load_module(tmp_path, NP + text)
+    a = load_module(tmp_path, AG + text)
     vjp_jvp_and_hessians(m.f, a.f, W0, X0, np.random.default_rng(5))
 
 
 def test_the_list_is_a_display_in_the_code(tmp_path):
-    m = _module(tmp_path, _text("global", "table", "index"), "numpy", "code")
+    m = load_module(tmp_path, NP + _text("global", "table", "index"))
     g = srcad.grad(m.f)
     g(W0, X0)
     text = srcad.source(g)
@@ -141,13 +131,13 @@ def table(w, x):
 
 
 def test_a_lambda_reading_the_name_late_stays_a_loop(tmp_path):
-    m = _module(tmp_path, LATE, "numpy", "late")
+    m = load_module(tmp_path, NP + LATE)
     with pytest.raises(srcad.SrcadError, match="calling"):
         srcad.grad(m.late)(W0, X0)
 
 
 def test_a_table_changed_after_the_code_was_made_is_caught(tmp_path):
-    m = _module(tmp_path, LATE, "numpy", "changed")
+    m = load_module(tmp_path, NP + LATE)
     g = srcad.grad(m.table)
     np.testing.assert_allclose(g(W0, X0), central(m.table, (W0, X0), 0), rtol=1e-6)
     m.ACTS["sin"] = np.cos
@@ -171,11 +161,11 @@ class Net:
 def test_functions_in_a_list_attribute_are_refused_with_the_tuple_rewrite(tmp_path):
     """A list attribute of functions may change in place: refused at the call, naming the
     file, the line and the construct, the hint giving the tuple that is taken."""
-    m = _module(tmp_path, HELD, "numpy", "held")
+    m = load_module(tmp_path, NP + HELD)
     with pytest.raises(srcad.SrcadError, match=r"calling self\.acts\[\.\.\.\]") as err:
         srcad.grad(m.Net([np.tanh, np.sin]).loss)(W0, X0)
     text = str(err.value)
-    assert "tables22_held.py, line 10" in text  # (the import line is line 1)
+    assert f"{m.__file__}, line 10" in text  # (the import line is line 1)
     assert "tuple(acts)" in text and "h = self.acts[i](w[0] * h) + w[1]" in text
     f = m.Net((np.tanh, np.sin)).loss
     np.testing.assert_allclose(srcad.grad(f)(W0, X0), central(f, (W0, X0), 0), rtol=1e-6,

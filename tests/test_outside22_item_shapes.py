@@ -23,18 +23,19 @@ was told the arguments' ranks (as reverse mode is: the cache key holds them).
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import textwrap
 
 import numpy as np
 import pytest
 from sampling import sample
+from test_robustness import load_module
 from twin_checks import central, vjp_jvp_and_hessians
 
 import srcad
 
 autograd = pytest.importorskip("autograd")
+NP, AG = "import numpy as np\n", "import autograd.numpy as np\n"
 
 MAKES = {
     "list": "    c = [t[0] * t[0], np.sin(t[1]) * x, t[1]]\n",
@@ -71,15 +72,6 @@ def _text(make, write, index):
             + "    return np.sum(c[0] * c[1]) + np.sum(c[2] ** 2)\n")
 
 
-def _module(tmp_path, text, numpy_name, tag):
-    path = tmp_path / f"shapes22_{tag}.py"
-    path.write_text(f"import {numpy_name} as np\n" + textwrap.dedent(text))
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_text_replaces_both_items():
     text = _text("list", "plus", "constant")
     assert "c[0] = c[0] + x" in text and "c[2] = c[2] + x" in text
@@ -87,10 +79,9 @@ def test_the_text_replaces_both_items():
 
 @pytest.mark.parametrize("make,write,index", sample(CASES, 4))
 def test_an_item_replaced_by_a_value_of_another_shape(make, write, index, tmp_path):
-    tag = f"{make}_{write}_{index}"
     text = _text(make, write, index)
-    m = _module(tmp_path, text, "numpy", tag)
-    a = _module(tmp_path, text, "autograd.numpy", tag + "_ag")
+    m = load_module(tmp_path, NP + textwrap.dedent(text))
+    a = load_module(tmp_path, AG + textwrap.dedent(text))
     value, g = srcad.value_and_grad(m.f)(T0, X0)
     assert value == pytest.approx(m.f(T0, X0), rel=1e-12)
     assert np.shape(g) == T0.shape
@@ -103,7 +94,7 @@ def test_a_scalar_argument_gets_a_number(make, tmp_path):
     """The smallest form: ``srcad.grad`` of a float argument, the item made an array."""
     text = ("def f(w, x):\n" + MAKES[make].replace("t[0]", "w").replace("t[1]", "w")
             + "    c[0] = c[0] + x\n    return np.sum(c[0]) + np.sum(c[1])\n")
-    m = _module(tmp_path, text, "numpy", "scalar_" + make)
+    m = load_module(tmp_path, NP + textwrap.dedent(text))
     g = srcad.grad(m.f)(0.7, X0)
     assert np.ndim(g) == 0
     want = (m.f(0.7 + 1e-6, X0) - m.f(0.7 - 1e-6, X0)) / 2e-6
@@ -116,7 +107,7 @@ def test_forward_mode_reads_the_item_a_display_holds(tmp_path):
     array, never a list (which ``+= x`` would extend with ``x``'s rows): the tangent is taken."""
     text = ("def f(t, x):\n    c = [t[0] * t[0], x]\n    c[0] += x\n"
             "    return np.sum(c[0] * c[1])\n")
-    m = _module(tmp_path, text, "numpy", "forward_item")
+    m = load_module(tmp_path, NP + textwrap.dedent(text))
     v = np.array([0.3, -0.8])
     _, tangent = srcad.jvp(m.f, (T0, X0), (v,), wrt=(0,))
     np.testing.assert_allclose(tangent, central(m.f, (T0, X0), 0) @ v, rtol=1e-6, atol=1e-8)

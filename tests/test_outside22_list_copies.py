@@ -16,17 +16,18 @@ while ``v`` is not read); and the refusal when ``v`` is read afterwards.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 
 import numpy as np
 import pytest
 from sampling import sample
+from test_robustness import load_module
 from twin_checks import central
 
 import srcad
 
 autograd = pytest.importorskip("autograd")
+NP, AG = "import numpy as np\n", "import autograd.numpy as np\n"
 
 COPIES = {"list": "list(v)", "slice": "v[:]", "method": "v.copy()"}
 WRITES = {
@@ -49,20 +50,10 @@ def _text(copy, write, items, read_v=False):
             + f"    return np.sum(c[0] * c[1]) + np.sum(c[2] ** 2){tail}\n")
 
 
-def _module(tmp_path, text, numpy_name, tag):
-    path = tmp_path / f"copies22_{tag}.py"
-    path.write_text(f"import {numpy_name} as np\n" + text)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("copy,write,items", sample(CASES, 3))
 def test_a_copy_written_item_by_item(copy, write, items, tmp_path):
-    tag = f"{copy}_{write}_{items}"
-    m = _module(tmp_path, _text(copy, write, items), "numpy", tag)
-    a = _module(tmp_path, _text(copy, write, items), "autograd.numpy", tag + "_ag")
+    m = load_module(tmp_path, NP + _text(copy, write, items))
+    a = load_module(tmp_path, AG + _text(copy, write, items))
     value, g = srcad.value_and_grad(m.f)(W0, X0)
     assert value == pytest.approx(m.f(W0, X0), rel=1e-12)
     assert np.shape(g) == W0.shape
@@ -73,8 +64,7 @@ def test_a_copy_written_item_by_item(copy, write, items, tmp_path):
 @pytest.mark.parametrize("copy", list(COPIES))
 def test_the_original_read_afterwards_is_refused(copy, tmp_path):
     """Python changed ``v[1]`` through ``c[1] += x``: refused at the line, naming ``v``."""
-    m = _module(tmp_path, _text(copy, "constant", "arrays", read_v=True), "numpy",
-                "read_" + copy)
+    m = load_module(tmp_path, NP + _text(copy, "constant", "arrays", read_v=True))
     with pytest.raises(srcad.SrcadError, match="v may hold it too"):
         srcad.grad(m.f)(W0, X0)
 
@@ -91,6 +81,6 @@ def f(w, x):
 def test_an_array_slice_stays_a_view(tmp_path):
     """``v[:]`` of an array is a view, not a copy: the write changes ``v`` too, and the
     gradient says so (not read as ``list(v)``)."""
-    m = _module(tmp_path, ARRAY_SLICE, "numpy", "array_view")
+    m = load_module(tmp_path, NP + ARRAY_SLICE)
     np.testing.assert_allclose(srcad.grad(m.f)(W0, X0), central(m.f, (W0, X0), 0),
                                rtol=1e-6, atol=1e-8)

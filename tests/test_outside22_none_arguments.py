@@ -19,17 +19,18 @@ caller's array refused), not run with the code made for ``None``.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 
 import numpy as np
 import pytest
 from sampling import sample
+from test_robustness import load_module
 from twin_checks import central
 
 import srcad
 
 autograd = pytest.importorskip("autograd")
+NP, AG = "import numpy as np\n", "import autograd.numpy as np\n"
 
 HELPERS = {
     "return": "def h(X, o):\n    if o is None:\n        return X * 2.0\n    return o\n",
@@ -50,19 +51,10 @@ def _text(helper, write, twin):
             f"    {WRITES[write][twin]}\n    return np.sum(K ** 2) + np.sum(K[:, 0])\n")
 
 
-def _module(tmp_path, text, numpy_name, tag):
-    path = tmp_path / f"none22_{tag}.py"
-    path.write_text(f"import {numpy_name} as np\n" + text)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("helper,write", sample(CASES, 2))
 def test_none_passed_on_to_a_helper_that_replaces_it(helper, write, tmp_path):
-    m = _module(tmp_path, _text(helper, write, 0), "numpy", f"{helper}_{write}")
-    a = _module(tmp_path, _text(helper, write, 1), "autograd.numpy", f"{helper}_{write}_ag")
+    m = load_module(tmp_path, NP + _text(helper, write, 0))
+    a = load_module(tmp_path, AG + _text(helper, write, 1))
     value, g = srcad.value_and_grad(m.f)(T0, X0, None)
     assert value == pytest.approx(m.f(T0, X0, None), rel=1e-12)
     np.testing.assert_allclose(g, autograd.grad(a.f)(T0, X0, None), rtol=1e-10, atol=1e-12)
@@ -80,7 +72,7 @@ def test_none_passed_on_to_a_helper_that_replaces_it(helper, write, tmp_path):
 def test_an_array_for_the_same_parameter_gets_its_own_code(tmp_path):
     """The code made for ``None`` is not used for an array: the helper then returns the
     caller's array, which the write would change (Python's caller sees it): refused."""
-    m = _module(tmp_path, _text("return", "column", 0), "numpy", "array_after")
+    m = load_module(tmp_path, NP + _text("return", "column", 0))
     g = srcad.grad(m.f)
     np.testing.assert_allclose(g(T0, X0, None), central(lambda t: m.f(t, X0, None), (T0,), 0),
                                rtol=1e-6, atol=1e-8)
