@@ -21,7 +21,7 @@ import numpy as np
 from ..core import ir
 from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
 from ..runtime import family_of
-from .memory_places import _const_indices, _Places, _put_backs
+from .memory_places import _const_indices, _Places, _put_backs, place_key
 from .memory_tables import (
     _ARITH,
     _COPIES,
@@ -188,10 +188,9 @@ class Aliases(_Places, _Calls):
         (:attr:`loose`). Any other index, or any other list, may give any item."""
         contents = self._contents(base)
         own = self.mem(base, self.own)
-        if not (isinstance(index, ir.Const) and type(index.value) is int and index.value >= 0
-                and own and own <= self.fresh_items):
+        k = place_key(index)
+        if k is None or not (own and own <= self.fresh_items):
             return contents
-        k = index.value
         return _union({(*alloc, "item", k)} | self.slots.get((alloc, k), frozenset())
                       | self.loose.get(alloc, frozenset()) for alloc in own)
 
@@ -329,14 +328,18 @@ class Aliases(_Places, _Calls):
         if isinstance(fn, ir.Build) or fn in _COPIES:
             contents = _union(self._contents(a) if fn in _COPIES else
                               self.mem(a, self.held) for a in args)
-            if fn is ir.BUILD_LIST and args:
-                # [x, a * 1.0, b]: places told apart like zeros_like's (what ys[k] += v
-                # changes): place k holds what its item may be; a new object read only
-                # here (a * 1.0) is the object made at place k, seen nowhere else
+            places = list(enumerate(args)) if fn is ir.BUILD_LIST else [
+                (place_key(k), a) for k, a in zip(args[::2], args[1::2])
+            ] if fn is ir.BUILD_DICT else []
+            if places and all(k is not None for k, _ in places):
+                # [x, a * 1.0, b], {"a": x, "b": a * 1.0}: places told apart like
+                # zeros_like's (what ys[k] += v changes): place k holds what its item may
+                # be; a new object read only here (a * 1.0) is the object made at place k,
+                # seen nowhere else
                 alloc = ("new", target)
                 self.fresh_items.add(alloc)
-                contents |= {(*alloc, "item", k) for k in range(len(args))}
-                for k, a in enumerate(args):
+                contents |= {(*alloc, "item", k) for k, _ in places}
+                for k, a in places:
                     key = (alloc, k)
                     self.slots[key] = self.slots.get(key, frozenset()) | (
                         self.mem(a, self.held) - ({("new", a.name)} if self._single_new(a)

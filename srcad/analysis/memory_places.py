@@ -113,8 +113,7 @@ class _Places:
     def _put_in(self, obj, index, memory):
         """Record ``memory`` entering the lists ``obj`` may be (at ``index``, None: anywhere)."""
         own = self.mem(obj, self.own)
-        at = index.value if isinstance(index, ir.Const) and type(index.value) is int and (
-            index.value >= 0) and own <= self.fresh_items else None
+        at = place_key(index) if own <= self.fresh_items else None
         for alloc in own & self.fresh_items:
             key, table = ((alloc, at), self.slots) if at is not None else (alloc, self.loose)
             table[key] = table.get(key, frozenset()) | memory
@@ -132,8 +131,19 @@ class _Places:
         return held
 
 
+def place_key(index):
+    """The place an index names in a list or dict whose places are told apart: a constant
+    integer ``>= 0`` (a list's place, or a dict's key) or a constant string (a dict's key);
+    None for any other index (``ys[-1]``, ``ys[i]``: any place)."""
+    if isinstance(index, ir.Const) and (type(index.value) is int and index.value >= 0 or type(
+            index.value) is str):
+        return index.value
+    return None
+
+
 def _const_indices(stmt):
-    """The constant integer indices ``>= 0`` a statement reads or writes at."""
+    """The constant indices (integers ``>= 0``, strings: :func:`place_key`) a statement
+    reads or writes at."""
     if isinstance(stmt, ir.SetItem):
         index = stmt.index
     elif isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) and (
@@ -141,8 +151,7 @@ def _const_indices(stmt):
         index = stmt.value.args[1]
     else:
         return ()
-    ok = isinstance(index, ir.Const) and type(index.value) is int and index.value >= 0
-    return (index,) if ok else ()
+    return (index,) if place_key(index) is not None else ()
 
 
 def _put_backs(fn, defs):
@@ -163,7 +172,7 @@ def _put_backs(fn, defs):
 
 
 def _same_index(a, b):
-    """Whether two index atoms are one name or one constant integer."""
+    """Whether two index atoms are one name or one constant place (:func:`place_key`)."""
     if isinstance(a, ir.Const) and isinstance(b, ir.Const):
-        return type(a.value) is int and type(b.value) is int and a.value == b.value
+        return place_key(a) is not None and type(a.value) is type(b.value) and a.value == b.value
     return isinstance(a, ir.Var) and a == b
