@@ -61,6 +61,7 @@ from .jacobians import (
     make_vjp,
 )
 from .nested import JvpOf as _JvpOf  # noqa: F401 - srcad.jvp called inside differentiated code
+from .nested_aux import plain_with_aux as _plain_with_aux  # noqa: F401 - has_aux in code
 from .nested_vjp import make_pullback as _make_pullback  # noqa: F401 - srcad.vjp, hvp in code
 from .numba_forms import numba_function, numba_jvp
 from .pytrees import register_pytree

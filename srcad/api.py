@@ -137,7 +137,7 @@ def _made(f, wrt, mode, has_aux, backend="python"):
             return (result[0], aux), result[1]
         return result, aux
 
-    with_aux.__srcad_aux_of__ = inner
+    with_aux.__srcad_aux_of__, with_aux.__srcad_aux_made__ = inner, (f, wrt, mode)
     return with_aux
 
 

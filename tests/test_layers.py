@@ -28,7 +28,8 @@ LAYERS = [
      "srcad.jacobians_standard", "srcad.jacobian_leaves", "srcad.jacobians_batched",
      "srcad.batched_jvp",
      "srcad.jacobians", "srcad.extend",
-     "srcad.pytrees", "srcad.nested", "srcad.nested_vjp", "srcad.numba_forms"),
+     "srcad.pytrees", "srcad.nested", "srcad.nested_vjp", "srcad.nested_aux",
+     "srcad.numba_forms"),
     ("srcad.tools", "srcad.misc", "srcad.test_util"),
     ("srcad", "srcad.__main__"),
 ]

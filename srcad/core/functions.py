@@ -460,6 +460,7 @@ def as_positional(fn, args, kwargs):
 #: ``[srcad.nested_vjp.PulledBack]``: what srcad reads for a pullback ``srcad.vjp`` made
 #: (its ``__srcad_vjp_of__``), called in code srcad differentiates
 PULLED_BACK = []
+WITH_AUX = []  # srcad.nested_aux.plain_with_aux_maker, set there
 
 
 def plain_form(fn):
@@ -473,8 +474,10 @@ def plain_form(fn):
         return None
     if plain is None and PULLED_BACK and "__srcad_vjp_of__" in vars(fn):
         plain = fn.__srcad_plain__ = PULLED_BACK[0](*fn.__srcad_vjp_of__)  # a pullback
-    if plain is None or getattr(plain, "__module__", None) not in ("srcad.jacobians",
-                                                                     "srcad.nested_vjp"):
+    if plain is None and WITH_AUX and "__srcad_aux_made__" in vars(fn):  # grad(f, has_aux)
+        plain = fn.__srcad_plain__ = WITH_AUX[0](*fn.__srcad_aux_made__)
+    if plain is None or getattr(plain, "__module__", None) not in (
+            "srcad.jacobians", "srcad.nested_vjp", "srcad.nested_aux"):
         return None
     return plain()
 

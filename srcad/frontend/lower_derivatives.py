@@ -70,7 +70,7 @@ class Derivatives:
             return None
         bound.apply_defaults()
         wrt = bound.arguments.get("wrt")
-        if lead_kw or bound.arguments.get("has_aux") or wrt is None:
+        if lead_kw or wrt is None:
             return None
         shift = len(lead)
         held = set(list(inspect.signature(inner).parameters)[:shift])
