@@ -37,6 +37,7 @@ import sys as _sys
 from . import extend
 from .api import clear_cache, grad, jvp, source, ssa, value_and_grad, vjp
 from .batched_jvp import jvp_batched
+from .curried import make_jvp, make_vjp
 from .errors import (
     BackendError,
     MissingRuleError,
@@ -57,8 +58,6 @@ from .jacobians import (
     jacfwd,
     jacobian,
     jacrev,
-    make_jvp,
-    make_vjp,
 )
 from .nested import JvpOf as _JvpOf  # noqa: F401 - srcad.jvp called inside differentiated code
 from .nested_aux import plain_with_aux as _plain_with_aux  # noqa: F401 - has_aux in code

@@ -39,7 +39,7 @@ from .specialise import Transformed, cache_key, check_arrays, check_wrt_value, p
 _NUMBERS = frozenset({float, int, np.float64})
 
 __all__ = ["jacobian", "jacfwd", "jacrev", "hessian", "hvp", "elementwise_grad",
-           "hessian_vector_product", "make_vjp", "make_jvp"]
+           "hessian_vector_product"]
 
 
 def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None, backend="python"):
@@ -159,36 +159,6 @@ def elementwise_grad(f, wrt=0, *, argnums=None, argnum=None):
 def hessian_vector_product(f, wrt=0, *, argnums=None, argnum=None):
     """autograd's name: ``hessian_vector_product(f)(*args, v)`` is ``hvp(f)(*args, v)``."""
     return hvp(f, wrt=api.wrt_alias(wrt, argnums, argnum))
-
-
-def make_vjp(f, wrt=0, *, argnums=None, argnum=None):
-    """autograd's ``make_vjp``: ``make_vjp(f)(*args)`` is ``(pullback, value)`` (the order
-    autograd returns them in; :func:`srcad.vjp` gives ``(value, pullback)``)."""
-    wrt = api.wrt_alias(wrt, argnums, argnum)
-
-    @functools.wraps(f)
-    def made(*args):
-        value, pullback = api.vjp(f, *args, wrt=wrt)
-        return pullback, value
-
-    return made
-
-
-def make_jvp(f, wrt=0, *, argnums=None, argnum=None):
-    """autograd's ``make_jvp``: ``make_jvp(f)(*args)`` is the function ``v -> (value, J v)``
-    for the ``wrt`` argument (one: autograd's ``argnum`` is a single position)."""
-    wrt = api.wrt_alias(wrt, argnums, argnum)
-    if not isinstance(wrt, (int, str)):
-        raise TypeError("make_jvp takes one argument position (argnum), as autograd's does")
-
-    @functools.wraps(f)
-    def made(*args):
-        def pushforward(v):
-            return api.jvp(f, args, (v,), wrt=(wrt,))
-
-        return pushforward
-
-    return made
 
 
 _POINT = object()  # hvp(f) without a point: the curried form

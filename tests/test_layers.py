@@ -27,7 +27,7 @@ LAYERS = [
     ("srcad.specialise", "srcad.checks", "srcad.fast_calls", "srcad.api",
      "srcad.jacobians_standard", "srcad.jacobian_leaves", "srcad.jacobians_batched",
      "srcad.batched_jvp",
-     "srcad.jacobians", "srcad.extend",
+     "srcad.jacobians", "srcad.curried", "srcad.extend",
      "srcad.pytrees", "srcad.nested", "srcad.nested_vjp", "srcad.nested_aux",
      "srcad.numba_forms"),
     ("srcad.tools", "srcad.misc", "srcad.test_util"),

@@ -858,6 +858,8 @@ vector_jacobian_product, hessian_vector_product, make_hvp, grad_named = map(
 grad.__srcad_derivative_maker__ = (srcad.grad, {"argnum": "wrt"})
 value_and_grad.__srcad_derivative_maker__ = (srcad.value_and_grad, {"argnum": "wrt"})
 elementwise_grad.__srcad_derivative_maker__ = (_elementwise_maker, {"argnum": "wrt"})
+make_vjp.__srcad_derivative_maker__ = (srcad.make_vjp, {"argnum": "wrt"})
+make_jvp.__srcad_derivative_maker__ = (srcad.make_jvp, {"argnum": "wrt"})
 
 API = {
     "grad": grad, "value_and_grad": value_and_grad, "elementwise_grad": elementwise_grad,

@@ -492,7 +492,8 @@ def is_derivative_maker(fn):
     module, name = getattr(fn, "__module__", None), getattr(fn, "__name__", None)
     return module == "srcad.api" and name in ("grad", "value_and_grad") or (
         module == "srcad.jacobians" and name in ("jacobian", "jacfwd", "jacrev", "hessian",
-                                                 "hvp"))
+                                                 "hvp")) or (
+        module == "srcad.curried" and name in ("make_vjp", "make_jvp"))
 
 
 def user_class(cls):

@@ -455,8 +455,9 @@ class FunctionValues:
         return var
 
     def partial_value(self, fn_atom, args, kwargs, node, hint):
-        """``functools.partial(f, *args, **kwargs)``: a constant when everything is, else a
-        value whose calls are calls of ``f`` with these arguments first."""
+        """``functools.partial(f, *args, **kwargs)`` (``f`` may be one: ``flat_partial``): a
+        constant when everything is, else a value whose calls are of ``f``, these first."""
+        fn_atom, args, kwargs = self.flat_partial(fn_atom, args, kwargs)
         if not isinstance(fn_atom, Const) or not callable(fn_atom.value):
             raise self.error(node, "functools.partial of a function srcad does not know",
                              hint="name the function: functools.partial(my_fn, a)")
@@ -471,11 +472,6 @@ class FunctionValues:
         var = self.assign(prim, hint or "fn", node)
         self.partials[var.name] = (fn_atom.value, list(args), dict(kwargs), fn_atom.spelling)
         return var
-
-    def read_live(self, atom):
-        """Whether constant ``atom`` is a name read when the code runs (not to be held)."""
-        name = atom.spelling
-        return bool(name) and name not in self.lifted and env.read_live(atom.value)
 
     def lambda_value(self, node, hint=None):
         """A lambda used as a value: lifted to a function; the local values it reads are

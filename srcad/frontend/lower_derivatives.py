@@ -26,7 +26,7 @@ import operator
 
 import gast
 
-from ..core import functions, ir
+from ..core import env, functions, ir
 from ..core.ir import Const, Var
 from ..errors import SrcadError
 
@@ -106,12 +106,42 @@ class Derivatives:
         return self.expr(made)
 
     def transform_call(self, fn, args, kwargs, node):
-        """``srcad.vjp(...)`` or ``srcad.jvp(...)`` read as below, else None."""
+        """``srcad.vjp(...)`` or ``srcad.jvp(...)`` read as below, and a call of what
+        ``make_vjp(f)`` or ``make_jvp(f)`` made (:meth:`curried_call`), else None."""
+        curried = getattr(fn, "__srcad_curried__", None) if callable(fn) else None
+        if curried is not None and not kwargs:
+            return self.curried_call(*curried, args, node)
         if getattr(fn, "__srcad_vjp_maker__", None) is not None:
             return self.vjp_call(fn, args, kwargs, node)
         if getattr(fn, "__srcad_call_maker__", None) is not None:
             return self.jvp_call(fn, args, kwargs, node)
         return None
+
+    def curried_call(self, kind, maker, f, wrt, args, node):
+        """``make_vjp(f, wrt)(x, w)``: ``srcad.vjp(f, x, w, wrt=wrt)`` (:meth:`vjp_call`), its
+        pair swapped (autograd's order, ``(pullback, value)``); ``make_jvp(f, wrt)(x, w)``: a
+        partial holding ``x, w`` of ``maker(f, wrt, 2)`` (``srcad.curried.pushforward``:
+        ``(x, w, v) -> srcad.jvp(f, (x, w), (v,), wrt=(wrt,))``), so its call ``(v)`` is a
+        call of ``srcad.jvp`` read as :meth:`jvp_call` does. ``f`` is a function (the lifted
+        function of a lambda holding values, ``wrt`` counted after them: these come first)."""
+        head = Const(f, self.bound_name(f, getattr(f, "__name__", None) or "fn"))
+        if kind == "vjp":
+            made = self.vjp_call(maker, [head] + list(args), {"wrt": Const(wrt)}, node)
+            return None if made is None else ir.Prim(ir.BUILD_TUPLE, made.args[::-1])
+        fn = maker(f, wrt, len(args))
+        return self.partial_value(Const(fn, self.bound_name(fn, fn.__name__)), list(args), {},
+                                  node, "pushforward")
+
+    def flat_partial(self, fn_atom, args, kwargs):
+        """``partial(p, *b, **j)`` of ``p = partial(g, *a, **k)`` made in this function is
+        ``partial(g, *a, *b, **{**k, **j})``, as Python's ``functools.partial`` flattens
+        itself: ``g``, the arguments held, the keywords held."""
+        if isinstance(fn_atom, Var) and fn_atom.name in self.partials:
+            inner, lead, lead_kw, spelling = self.partials[fn_atom.name]
+            head = Const(inner, spelling or self.bound_name(inner, getattr(
+                inner, "__name__", None) or "fn"))
+            return head, list(lead) + list(args), {**lead_kw, **kwargs}
+        return fn_atom, args, kwargs
 
     def jvp_call(self, jvp, args, kwargs, node):
         """``srcad.jvp(f, (x, w), (t,), wrt=...)`` with ``f``, ``wrt`` constants and the
@@ -243,6 +273,11 @@ class Derivatives:
                                       lead + primals, {}, node, "pullback")
         items = [value, pullback] + ([aux] if has_aux else [])
         return ir.Prim(ir.BUILD_TUPLE, items)
+
+    def read_live(self, atom):
+        """Whether constant ``atom`` is a name read when the code runs (not to be held)."""
+        name = atom.spelling
+        return bool(name) and name not in self.lifted and env.read_live(atom.value)
 
     def constant_tuple(self, atom):
         """``atom``, or for a tuple built here of constants (``wrt=(0, 1)``), that constant."""
