@@ -177,11 +177,21 @@ def test_a_method_redefined_later_is_read_again(monkeypatch):
     assert after == pytest.approx(numerical_grad(hc.method_of_argument, (model, 0.7), 1))
 
 
-def test_an_attribute_hiding_the_method_is_caught_when_the_code_runs():
+def test_an_attribute_hiding_the_method_is_called_as_python_does():
+    """(outside23) the object's own function hides the class's method: the code is made for
+    it (part of the specialisation), as Python calls it; set after the code was made, the
+    check stops the code with a SrcadError at the line."""
     model = hc.Model(0.8)
-    model.predict = lambda x: 0.0  # Python calls this, not Model.predict
-    with pytest.raises(TypeError, match="attribute 'predict' of its own"):
-        srcad.grad(hc.method_of_argument, wrt=1)(model, 0.7)
+    model.predict = lambda x: np.sin(x) * 3.0  # Python calls this, not Model.predict
+    got = srcad.grad(hc.method_of_argument, wrt=1)(model, 0.7)
+    assert got == pytest.approx(numerical_grad(hc.method_of_argument, (model, 0.7), 1))
+    plain = hc.Model(0.8)
+    made = srcad.grad(hc.Model.loss, wrt=1)
+    made(plain, 0.7)
+    plain.predict = lambda x: 0.0
+    with pytest.raises(srcad.SrcadError, match="attribute 'predict' of its own") as err:
+        made(plain, 0.7)  # the code made for the class's predict is not run
+    assert err.value.lineno is not None
 
 
 def test_generated_code_reads_like_the_call():

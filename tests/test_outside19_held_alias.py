@@ -163,8 +163,9 @@ def test_the_object_holding_another_function_later_raises(tmp_path):
     derivative = srcad.grad(holder.passed)
     derivative(W)
     holder.f = np.sin  # the code was made for cube: refused, never a wrong gradient
-    with pytest.raises(TypeError, match="holds another value"):
+    with pytest.raises(srcad.SrcadError, match="holds another value") as err:
         derivative(W)
+    assert err.value.lineno is not None and "make the derivative again" in err.value.hint
     # a new derivative of the method is made for the function held now
     np.testing.assert_allclose(srcad.grad(holder.passed)(W),
                                numerical_grad(holder.passed, (W,)), rtol=1e-6, atol=1e-8)

@@ -598,7 +598,7 @@ def test_methods(tmp_path):
     made = srcad.grad(obj.self_loss)
     made(p, X)
     obj.predict = lambda p, x: 0.0  # Python would call this now: not the code made
-    with pytest.raises(TypeError, match="attribute 'predict' of its own"):
+    with pytest.raises(srcad.SrcadError, match="attribute 'predict' of its own"):
         made(p, X)
     with pytest.raises(UnsupportedSyntaxError) as info:
         srcad.grad(mod.unknown, wrt=1)(obj, p, X)

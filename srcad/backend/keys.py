@@ -16,6 +16,7 @@ import inspect
 
 import numpy as np
 
+from ..core.functions import HeldList
 from ..core.kinds import any_duck, duck_array, foreign_array
 from ..frontend.held_objects import cache_parts, held_functions, parts_key
 from ..frontend.lower_callees import fixed_function
@@ -154,8 +155,9 @@ def _identity(obj):
     function; a tuple of functions' items' (between markers)."""
     if inspect.ismethod(obj):
         return (_METHOD, obj.__self__, obj.__func__)
-    if type(obj) is tuple:
-        return (_OPEN,) + tuple(p for item in obj for p in _identity(item)) + (_CLOSE,)
+    if type(obj) in (tuple, HeldList):  # (a list attribute's functions: a key of its own)
+        return (_OPEN,) * (1 + (type(obj) is HeldList)) + tuple(
+            p for item in obj for p in _identity(item)) + (_CLOSE,)
     return (obj,)
 
 

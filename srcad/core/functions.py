@@ -331,6 +331,12 @@ class Instance:
     parts: tuple = ()
 
 
+class HeldList(tuple):
+    """In an :class:`Instance`'s ``held``: the functions a list attribute held when the code
+    was made (``self.acts = [np.tanh, relu]``). The code reads the list when it runs and
+    calls each item as one of these (checked there: a list may change in place)."""
+
+
 @dataclass(frozen=True)
 class Items:
     """In an :class:`Instance`'s parts: a list, tuple or dict (``kind``) of objects all

@@ -47,9 +47,16 @@ def held_functions(obj):
     own = getattr(obj, "__dict__", None)
     if not isinstance(own, dict):
         return ()
-    return tuple(sorted(((k, v) for k, v in own.items() if type(k) is str
-                         and fixed_function(v) and not is_instance(v)),
+    return tuple(sorted(((k, functions.HeldList(v) if type(v) is list else v)
+                         for k, v in own.items() if type(k) is str and (
+                             fixed_function(v) and not is_instance(v) or _function_list(v))),
                         key=lambda kv: kv[0]))[:16]
+
+
+def _function_list(value):
+    """Whether ``value`` is a list of functions (``self.acts = [np.tanh, relu]``)."""
+    return type(value) is list and 0 < len(value) <= MOST and all(
+        fixed_function(v) and not is_instance(v) for v in value)
 
 
 def instance_of(obj, depth=DEPTH, seen=()):

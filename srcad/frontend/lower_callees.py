@@ -52,33 +52,15 @@ from . import (
     lower_super,
     vectorized,
 )
+from .held_checks import check_held, check_method
 from .held_objects import check as check_part
 from .held_objects import known_name, known_object, note_parts
 from .iterators_passed import fixed_function, function_tuple
 from .iterators_passed import is_instance as _is_instance
+from .lower_choices import own_first
 from .lower_spread import Atom, Lowered, name_node
 
 _PURE_MARKERS.add(functools.partial)  # building one has no effect: dead if unused
-
-
-def check_method(obj, name):
-    """Raise unless ``obj.name`` is the function of ``obj``'s class (an attribute of the
-    object's own would hide it, and srcad differentiated the class's): generated code
-    checks this at each ``obj.method(...)`` it resolved by the class."""
-    own = getattr(obj, "__dict__", None)
-    if own is not None and name in own:
-        raise TypeError(f"srcad differentiated {type(obj).__name__}.{name}, but this object "
-                        f"has an attribute {name!r} of its own that Python calls instead; "
-                        "give the attribute another name")
-
-
-def check_held(obj, name, fn):
-    """Raise unless ``obj.name`` is still ``fn``, the function srcad made the code for (the
-    object held it in an attribute of its own when the code was made)."""
-    if getattr(obj, name, None) is not fn:
-        raise TypeError(f"srcad made this code for {type(obj).__name__}.{name} holding "
-                        f"{getattr(fn, '__name__', fn)!r}, but this object holds another "
-                        f"value there; pass the function as an argument instead")
 
 
 def method_is(value, fn, owner):
@@ -90,8 +72,6 @@ def method_is(value, fn, owner):
 
 
 _registry.nondiff.add(method_is)
-_registry.nondiff.add(check_method)  # a check: no derivative
-_registry.nondiff.add(check_held)
 
 
 class Callees:
@@ -333,10 +313,10 @@ class Callees:
             check_part(self, obj, node)  # self._problem.evaluate(x): still a Problem
         else:
             return None
-        raw = self.class_attribute(cls, attr)
+        raw = own_first(self, obj, attr, self.class_attribute(cls, attr), implicit)
         if isinstance(raw, (staticmethod, classmethod)) or inspect.isfunction(raw):
             if getattr(cls, "__dictoffset__", 0) and not implicit:  # the object's own wins
-                check = ir.Prim(check_method, [obj, Const(attr)],
+                check = ir.Prim(check_method, [obj, Const(attr)], self.site(node),
                                 spelling=self.bound_name(check_method, "check_method"))
                 self.emit(ir.Assign(None, check, node.lineno, effect=True))
         if isinstance(raw, staticmethod):
@@ -350,11 +330,13 @@ class Callees:
             return self.error(node, f"calling the property {attr!r}",
                               hint="read the property, then call its value")
         held = self.held.get(obj.name, {}) if isinstance(obj, Var) else {}
-        if raw is None and not implicit and attr in held:
+        if raw is None and not implicit and attr in held and not isinstance(
+                held[attr], functions.HeldList):
             # a function the object holds (self.transform = transform in __init__): the one
             # it held when the code was made (part of the specialisation), checked each call
             check = ir.Prim(check_held, [obj, Const(attr), Const(held[attr], self.bound_name(
-                held[attr], attr))], spelling=self.bound_name(check_held, "check_held"))
+                held[attr], attr))], self.site(node), spelling=self.bound_name(
+                check_held, "check_held"))
             self.emit(ir.Assign(None, check, node.lineno, effect=True))
             try:  # a call in a branch not taken for this function: raised if it runs
                 if isinstance(held[attr], np.ufunc):
@@ -425,15 +407,18 @@ class FunctionValues:
                 node.ctx, gast.Load):
             return None
         cls = self.classes[obj.name]
-        raw = self.class_attribute(cls, attr)
+        raw = own_first(self, obj, attr, self.class_attribute(cls, attr), False)
         held = self.held.get(obj.name, {})
+        if raw is None and isinstance(held.get(attr), functions.HeldList):
+            return self.held_list(obj, attr, held[attr], node)  # self.acts = [np.tanh, relu]
         if raw is None and attr in held:
             # f = self.f, a function the object holds (self.f = f in __init__): the one it
             # held when the code was made (part of the specialisation), checked where it is
             # read, as a call self.f(...) is; f is then that function, a constant
             check_part(self, obj, node)
             check = ir.Prim(check_held, [obj, Const(attr), Const(held[attr], self.bound_name(
-                held[attr], attr))], spelling=self.bound_name(check_held, "check_held"))
+                held[attr], attr))], self.site(node), spelling=self.bound_name(
+                check_held, "check_held"))
             self.emit(ir.Assign(None, check, node.lineno, effect=True))
             return Const(held[attr], self.bound_name(held[attr], attr))
         if isinstance(raw, staticmethod):
@@ -446,7 +431,7 @@ class FunctionValues:
             return None
         check_part(self, obj, node)
         if getattr(cls, "__dictoffset__", 0):  # the object's own attribute would win
-            check = ir.Prim(check_method, [obj, Const(attr)],
+            check = ir.Prim(check_method, [obj, Const(attr)], self.site(node),
                             spelling=self.bound_name(check_method, "check_method"))
             self.emit(ir.Assign(None, check, node.lineno, effect=True))
         var = self.assign(ir.Prim(ir.Attr(attr), [obj]), attr, node)

@@ -25,6 +25,7 @@ Imports: the standard library, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`src
 
 from __future__ import annotations
 
+import inspect
 import operator
 
 import gast
@@ -34,6 +35,7 @@ from ..core.ir import Const, Var
 from ..errors import SrcadError
 from ..rules.registry import registry as _registry
 from ..runtime import containers, derivatives
+from .held_objects import check as check_part
 from .lower_spread import Atom
 
 #: at most this many candidates are followed (a choice is an ``if`` per candidate)
@@ -320,6 +322,24 @@ class Choices:
             return None
         return list(options)
 
+    def site(self, node):
+        """The keywords ``{"where": (file, line, text)}`` of a run-time check at ``node``."""
+        line = getattr(node, "lineno", None)
+        where = (self.source.filename, line, self.source.line_text(line))
+        return {"where": self.bound_const(where, "where")}
+
+    def held_list(self, obj, attr, held, node):
+        """``self.acts`` of an object whose list attribute held the functions ``held`` when
+        the code was made (``self.acts = [np.tanh, relu]``, part of the specialisation): the
+        list read when the code runs, its items known to be among ``held``; a call of an item
+        is checked there to be one of them (the list may have changed in place) and calls
+        the one it is."""
+        check_part(self, obj, node)
+        var = self.assign(ir.Prim(ir.Attr(attr), [obj]), attr, node)
+        self.candidates[var.name] = [Const(list(held))]
+        self.unsure.add(var.name)
+        return var
+
     def read_outside(self, atom):
         """Whether ``atom`` was read from a container made outside the code srcad makes: a
         parameter, or what a call of a function of yours returned (which runs as Python when
@@ -365,6 +385,18 @@ class Choices:
                 "in is read only when the code runs; functions a helper makes in a loop or a "
                 "comprehension ([make(w[i]) for i in ...]): write the list out, [make(w[0]), "
                 "make(w[1])], or loop over the values and call make(v)(x) there")
+
+
+def own_first(lowerer, obj, attr, raw, implicit):
+    """What ``obj.attr`` finds, ``raw`` being the class's attribute: a function the
+    object holds in an attribute of its own (part of the specialisation) hides a method
+    of the class (a function, static or class method: no data descriptor), as in Python;
+    then ``None`` (the held function is called). ``implicit`` (``obj(...)``): the class's."""
+    own = lowerer.held.get(obj.name, {}) if isinstance(obj, Var) else {}
+    if implicit or attr not in own or not (isinstance(raw, (staticmethod, classmethod))
+                                           or inspect.isfunction(raw)):
+        return raw
+    return None
 
 
 def _dict_method(fn):

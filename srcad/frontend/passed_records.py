@@ -33,7 +33,7 @@ The copy's text is registered in linecache; an error at one of its lines names t
 file and line.
 
 Imports the standard library, gast, :mod:`srcad.core` and :mod:`srcad.errors`, :mod:`.source`,
-:mod:`.passed_calls` and :mod:`.lower_callees` (``check_method``).
+:mod:`.passed_calls` and :mod:`.held_checks` (``check_method``).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from ..core import env, functions
 from ..errors import UnsupportedSyntaxError
 from . import passed_trees, plain_classes, plain_lists, rebuilt_records, record_aliases
 from . import source as source_module
-from .lower_callees import check_method
+from .held_checks import check_method
 from .passed_calls import (
     _name,
     binding,
