@@ -58,14 +58,36 @@ def writes_nothing(fn: ir.Function, analysis, callee_writes_nothing) -> bool:
             return ir_mutable(atom.value)
         return any(t[0] in ("arg", "global") for t in aliases.mem(atom, table))
 
+    func = getattr(fn.source, "func", None) if fn.source is not None else None
+    fixed = functions.fixed_of(func) if func is not None else {}
     for what, x in _writes(fn, analysis, aliases):
         if what == "into" and outside(x, aliases.own) or what == "out":
             return False
+        if what == "unknown" and _plain_read(x, fixed):
+            continue  # self.s of an object of a class known here: no effect
         if what == "call" and not _effect_free(x) and not callee_writes_nothing(x):
             return False
         if what == "unknown" and any(outside(a, aliases.held) for a in x.operands()):
             return False  # a function whose effect srcad does not know, given such an object
     return True
+
+
+def _plain_read(prim, fixed):
+    """Whether ``prim`` is ``p.name`` of a parameter ``p`` the code was made for an object of
+    a known class (an :class:`~srcad.core.functions.Instance`, ``fixed``): a property of the
+    class is then a call of its getter already (checked as a call), so this reads the
+    object's own attribute or a plain class value, with no effect, unless the class has
+    ``__getattr__``/``__getattribute__`` of its own or a descriptor of that name."""
+    if not (isinstance(prim.fn, ir.Attr) and len(prim.args) == 1 and isinstance(
+            prim.args[0], ir.Var)):
+        return False
+    known = fixed.get(prim.args[0].name)
+    if not isinstance(known, functions.Instance):
+        return False
+    mro = [k for k in known.cls.__mro__ if k is not object]
+    if any("__getattr__" in vars(k) or "__getattribute__" in vars(k) for k in mro):
+        return False
+    return not any(hasattr(vars(k).get(prim.fn.name), "__get__") for k in mro)
 
 
 def written_params(fn: ir.Function, analysis, callee_written) -> set:

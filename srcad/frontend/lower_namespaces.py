@@ -103,8 +103,8 @@ def _numpy_lines(src, fdef, spaces):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in own \
                 and id(node) not in numbers:
             value = src.closure.get(node.id, src.globals.get(node.id))
-            if value is np or getattr(value, "__name__", "").split(".")[0] == "numpy" and \
-                    type(value).__name__ == "module":
+            if value is np or type(value).__name__ == "module" and str(getattr(
+                    value, "__name__", "")).split(".")[0] == "numpy":  # (not obj.__getattr__)
                 lines.append(getattr(node, "lineno", None))
     return sorted({n for n in lines if n is not None})
 
