@@ -36,7 +36,7 @@ import gast
 import numpy as np
 
 from .errors import UnsupportedSyntaxError
-from .frontend import passed_calls, passed_records, passed_trees, plain_classes
+from .frontend import passed_calls, passed_records, passed_trees, plain_classes, record_replace
 
 __all__ = ["register_pytree"]
 
@@ -143,6 +143,7 @@ def rewrite(source, records):
     source.records = dict(records)  # (the lowering of this tree is not kept: pipeline.to_ssa)
     trees = {name: _as_read(spec(value)) for name, value in records.items()}
     records = {name: value for name, value in records.items() if is_record(value)}
+    record_replace.rewrite(fdef, records, source)  # dataclasses.replace(p, w=v): Rec(...)
     _passed_on(fdef, records, source)
     _replace_reads(fdef, records, source)
     local = passed_calls.bound_names(fdef)  # model.predict(p, x), model a local
