@@ -28,13 +28,14 @@ Imports the standard library, gast, :mod:`srcad.core`, :mod:`.source`, :mod:`.bu
 from __future__ import annotations
 
 import copy
+import inspect
 import threading
 import types
 import weakref
 
 import gast
 
-from ..core import env
+from ..core import env, functions
 from ..errors import SrcadError
 from . import plain_classes
 from . import source as source_module
@@ -245,7 +246,7 @@ def returned_classes(fn):
 
     places = None
     for ret in returns:
-        if not (isinstance(ret.value, gast.Tuple) and not any(
+        if not (isinstance(ret.value, (gast.Tuple, gast.List)) and not any(
                 isinstance(e, gast.Starred) for e in ret.value.elts)):
             return None
         classes = tuple(made(e) for e in ret.value.elts)
@@ -316,8 +317,9 @@ def unpack_returned(src, fdef, binder):
     from .record_lists import made_of
 
     local = passed_calls.bound_names(fdef)
-    if not any(isinstance(n, gast.Assign) and isinstance(n.value, gast.Call) and
-               passed_calls.callee_function(fn := resolve_any(src, n.value.func, local)) and
+    if not any(isinstance(n, gast.Assign) and isinstance(n.value, gast.Call) and (
+               passed_calls.callee_function(fn := resolve_any(src, n.value.func, local)) or (
+                   fn := _callee(src, n.value.func, fdef)[0]) is not None) and
                returned_classes(fn) for n in gast.walk(fdef)):
         return  # (no call of a function of yours returning a tuple of objects)
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
@@ -342,6 +344,7 @@ def unpack_returned(src, fdef, binder):
         return name
 
     _by_index(src, fdef, fresh)
+    _as_display(src, fdef, fresh)
     for node in list(gast.walk(fdef)):
         for _, value in gast.iter_fields(node):
             if not (isinstance(value, list) and value and isinstance(value[0], gast.stmt)):
@@ -354,7 +357,7 @@ def unpack_returned(src, fdef, binder):
                         isinstance(stmt.value, gast.Call) and
                         not any(isinstance(a, gast.Starred) for a in stmt.value.args)):
                     continue
-                fn = passed_calls.callee(src, stmt.value.func, fdef)
+                fn, lead = _callee(src, stmt.value.func, fdef)
                 classes = fn and returned_classes(fn)
                 names = stmt.targets[0].elts
                 if not classes or len(classes) != len(names):
@@ -380,13 +383,19 @@ def unpack_returned(src, fdef, binder):
                     after.append(gast.Assign(targets=[_name(target.id, gast.Store())],
                                              value=built, type_comment=None))
                 stmt.targets = [gast.Tuple(elts=targets, ctx=gast.Store())]
-                stmt.value = gast.Call(func=_name(bind(entry)), args=stmt.value.args,
+                stmt.value = gast.Call(func=_name(bind(entry)), args=lead + stmt.value.args,
                                        keywords=stmt.value.keywords)
                 for new in [stmt] + after:
                     for sub in gast.walk(new):
                         if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                             gast.copy_location(sub, stmt)
                 k = body.index(stmt)
+                display = body[k + 1] if k + 1 < len(body) else None
+                if getattr(display, "_srcad_display", False):
+                    # layers = [layers_0, layers_1] (_as_display): the objects built in it
+                    built = {a.targets[0].id: a.value for a in after}
+                    display.value.elts = [built.get(e.id, e) for e in display.value.elts]
+                    after = [a for a in after if a.targets[0].id not in built]
                 body[k + 1:k + 1] = after
 
 
@@ -433,3 +442,79 @@ def _by_index(src, fdef, fresh):
                         setattr(parent, field, gast.copy_location(_name(names[k]), sub))
                     elif isinstance(value, list) and sub in value:
                         value[value.index(sub)] = gast.copy_location(_name(names[k]), sub)
+
+
+def _as_display(src, fdef, fresh):
+    """``layers = make(w)`` (a name bound once, at the top level of a body), every ``return``
+    of ``make`` a list (or every one a tuple) written in the statement, of objects
+    :func:`returned_classes` finds: ``layers_0, layers_1 = make(w)`` then ``layers =
+    [layers_0, layers_1]``, the same new list of the same objects (then unpacked as above, and
+    ``layers`` a list display of objects built here, iterated or indexed as one)."""
+
+    stores = {}
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            stores.setdefault(node.id, []).append(node)
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            for name in node.names:
+                stores.setdefault(name, []).extend([None, None])
+    for node in list(gast.walk(fdef)):
+        for _, body in gast.iter_fields(node):
+            if not (isinstance(body, list) and body and isinstance(body[0], gast.stmt)):
+                continue
+            for stmt in list(body):
+                if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
+                        stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) and
+                        len(stores.get(stmt.targets[0].id, ())) == 1 and not any(
+                            isinstance(a, gast.Starred) for a in stmt.value.args)):
+                    continue
+                fn, _ = _callee(src, stmt.value.func, fdef)
+                classes = fn and returned_classes(fn)
+                kind = classes and _display_kind(fn)
+                if not kind:
+                    continue
+                target = stmt.targets[0]
+                names = [fresh(f"{target.id}_{k}") for k in range(len(classes))]
+                stmt.targets = [gast.copy_location(gast.Tuple(elts=[gast.copy_location(
+                    _name(n, gast.Store()), target) for n in names], ctx=gast.Store()), target)]
+                rebuilt = gast.Assign(targets=[_name(target.id, gast.Store())], value=kind(
+                    elts=[_name(n) for n in names], ctx=gast.Load()), type_comment=None)
+                for sub in gast.walk(rebuilt):
+                    if "lineno" in sub._attributes:
+                        gast.copy_location(sub, stmt)
+                rebuilt._srcad_display = True  # its names: the objects built in it (above)
+                body.insert(body.index(stmt) + 1, rebuilt)
+
+
+def _display_kind(fn):
+    """``gast.List`` when every ``return`` of ``fn`` is a list display, else None (a tuple
+    display of objects is not followed where it is iterated: left as it is, refused)."""
+    try:
+        node = source_module.read(fn).node
+    except SrcadError:
+        return None
+    kinds = {type(n.value) for n in _own(node) if isinstance(n, gast.Return)}
+    return gast.List if kinds == {gast.List} else None
+
+
+def _callee(src, func, fdef):
+    """The function of the user's a call's ``func`` names and the arguments to put first:
+    :func:`.passed_calls.callee`'s, or ``self.make`` of a parameter ``self`` the code is made
+    for an object of a known class (its ``Instance``), whose class's plain function ``make``
+    is called with ``self`` first."""
+    from . import passed_calls
+
+    fn = passed_calls.callee(src, func, fdef)
+    if fn is not None:
+        return fn, []
+    if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)):
+        return None, []
+    known = functions.fixed_of(getattr(src, "func", None)).get(func.value.id)
+    if not isinstance(known, functions.Instance) or any(
+            "__getattr__" in vars(k) or "__getattribute__" in vars(k) for k in known.cls.__mro__
+            if k is not object):
+        return None, []
+    raw = inspect.getattr_static(known.cls, func.attr, None)
+    if not passed_calls.callee_function(raw) or func.attr in dict(known.held):
+        return None, []
+    return raw, [_name(func.value.id)]
