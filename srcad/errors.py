@@ -8,6 +8,7 @@ Imports nothing from srcad.
 
 from __future__ import annotations
 
+import inspect
 import linecache
 
 #: code srcad wrote from a user's function (a generator read as a list, ...): its file name ->
@@ -129,3 +130,27 @@ class RuleError(SrcadError):
 class BackendError(SrcadError):
     """An array library other than NumPy (Dask, CuPy, an array-API library) lacks what a
     derivative rule needs, or does not implement NumPy's dispatch protocols at all."""
+
+
+def at_user(exc, user):
+    """``exc`` as raised; when it names code srcad generated (``<srcad ...>``), met while
+    srcad differentiated again a derivative of the user's function ``user`` (``grad(grad(f))``,
+    a derivative called in code differentiated), the same error naming ``user`` (where a
+    lambda is written, else its file and ``def`` line), the generated place kept in the
+    message."""
+    if not (exc.filename or "").startswith("<srcad") or user is None:
+        return exc
+    code = getattr(inspect.unwrap(user), "__code__", None)
+    site = getattr(user, "__srcad_site__", None)  # a lambda lifted: where it is written
+    if code is None and site is None:
+        return exc
+    filename, line = site or (code.co_filename, code.co_firstlineno)
+    text = linecache.getline(filename, line).strip() or None
+    name = "the lambda" if site else getattr(user, "__qualname__", "the function")
+    return type(exc)(
+        f"differentiating again the derivative srcad made of {name} (or of a derivative "
+        f"called in it): {exc.message} (in srcad's code {exc.filename}, line {exc.lineno})",
+        filename=filename, lineno=line, construct=text,
+        hint="take the derivative of a module-level function once (srcad.hessian(g), "
+        "srcad.grad(srcad.grad(g, wrt=1), wrt=0)) instead of a lambda's derivative called "
+        "inside code differentiated twice, or lower the order; " + (exc.hint or ""))

@@ -43,7 +43,7 @@ from .backend.standard import numpy_form
 from .checks import check_arrays, check_holomorphic_wrt, check_wrt_value  # noqa: F401
 from .core import env
 from .core.kinds import any_duck, duck_array, foreign_array
-from .errors import SourceUnavailableError, WrtError
+from .errors import SourceUnavailableError, SrcadError, WrtError, at_user
 from .frontend import entry
 from .frontend.lower_callees import fixed_function
 from .runtime import arrays, standard
@@ -151,7 +151,7 @@ class Transformed:
         bound = self._bind(args, kwargs)
         self._check_env()  # a name f's code read is bound to something else: made again
         code = self.python_code(bound)
-        entry = pipeline.callees_for(args).split_call(code, wrt, args, kwargs)
+        entry = _split_named(self._user, code, wrt, args, kwargs)
         if key is not None:
             self._splits[key] = entry
         return entry
@@ -524,3 +524,15 @@ def _guard_dtypes(fn, f, positions, mode, ducks, single):
     guarded.__srcad_reads__ = ()
     guarded.__srcad_unguarded__ = fn  # for _ByRank, whose key holds the dtypes' kinds
     return guarded
+
+
+def _split_named(user, code, wrt, args, kwargs):
+    """The split of a derivative's ``code`` (differentiated again as a callee); an error in
+    srcad's code there names the user's function ``user`` it was made of
+    (:func:`srcad.errors.at_user`), and so does one met when its parts run again."""
+    try:
+        entry = pipeline.callees_for(args).split_call(code, wrt, args, kwargs)
+    except SrcadError as exc:
+        raise at_user(exc, user) from None
+    entry.srcad_user = user  # (read by srcad.runtime.derivatives._split_of)
+    return entry

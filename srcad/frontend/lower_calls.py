@@ -459,6 +459,7 @@ def _lift(fdef, name, captured, source, node, held=()):
         lifted = types.FunctionType(lifted.__code__, source.globals, func_ast.name,
                                     lifted.__defaults__)
     weakref.finalize(lifted, functions.forget_source, filename)  # its lines go with it
+    lifted.__srcad_site__ = (source.filename, node.lineno)  # for messages (specialise)
     return lifted
 
 

@@ -33,7 +33,7 @@ import linecache
 import weakref
 
 from ..core.kinds import COMPLEX, kind_of_value, with_complex
-from ..errors import MutationError, SrcadError, UnsupportedSyntaxError
+from ..errors import MutationError, SrcadError, UnsupportedSyntaxError, at_user
 from .registry import helper
 
 #: ``[Callees]``: the pipeline's callee cache (srcad.transform.calls.Callees), set on import
@@ -171,7 +171,14 @@ def form_jvp(fn, k, varied, *rest):
 def _split_of(fn, k, varied, args):
     code = fn.__srcad_form__(*args)
     dyn = args[k:]
-    return CALLEES[0].split_call(code, _names(code, varied), dyn, {}), dyn
+    try:
+        return CALLEES[0].split_call(code, _names(code, varied), dyn, {}), dyn
+    except SrcadError as exc:  # in srcad's code: named at the user's function it was made of
+        made = getattr(args[0], "__srcad__", None) if args else None
+        user = getattr(made, "_user", None)  # derivative_fwd(d_f, ...); derivative_bwd(ctx)
+        if user is None and args and isinstance(args[0], tuple) and args[0]:
+            user = getattr(args[0][0], "srcad_user", None)  # (specialise's split_call)
+        raise at_user(exc, user) from None
 
 
 def _form_fwd_form(fn, k, varied, *args):
