@@ -659,6 +659,29 @@ def scm_version_file(root):
             f.write('__version__ = version = "0.0.0"\n')
 
 
+def dist_info(root):
+    """For a package whose ``pyproject.toml`` names it and its version (``[project]``), the
+    metadata ``pip install -e .`` would write (a ``NAME-VERSION.dist-info`` folder beside the
+    package, on the path ``package_path`` gives), so that ``importlib.metadata.version`` of
+    it answers as for its users."""
+    try:
+        with open(os.path.join(root, "pyproject.toml"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return
+    project = re.search(r"^\[project\]\s*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
+    name = project and re.search(r"^name\s*=\s*[\"']([^\"']+)[\"']", project.group(1), re.M)
+    version = project and re.search(r"^version\s*=\s*[\"']([^\"']+)[\"']", project.group(1),
+                                    re.M)
+    if not (name and version):
+        return
+    base = os.path.join(root, "src") if os.path.isdir(os.path.join(root, "src")) else root
+    folder = os.path.join(base, f"{name.group(1).replace('-', '_')}-{version.group(1)}.dist-info")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "METADATA"), "w", encoding="utf-8") as f:
+        f.write(f"Metadata-Version: 2.1\nName: {name.group(1)}\nVersion: {version.group(1)}\n")
+
+
 def package_path(root, pythonpath):
     """The extra packages and, when the repository is a package (a ``setup.py`` or
     ``pyproject.toml`` at its root), the repository's root: its programs are run as its users
@@ -709,6 +732,7 @@ def main(argv=None):
                     report(counts, name, result)
                     continue
                 scm_version_file(tmp)
+                dist_info(tmp)
                 folder = os.path.join(tmp, os.path.dirname(path))
                 program = os.path.basename(path)
                 if not os.path.exists(os.path.join(folder, program)):
