@@ -429,6 +429,81 @@ CORPUS = [
     ("kedar79/Autograd_Word2Vec", "autograd_word2vec.py"),
     # a teaching example: a small network's gradient, autograd against hand-written code
     ("foxtrotmike/autograd_exmaple", "autograd_test.py"),
+    # round 23 (corpus23): a machine-learning course's student projects (Oslo, FYS-STK4155):
+    # networks by hand whose gradients autograd takes (regression on Franke's function, the
+    # breast-cancer classifier), gradient descent variants, and networks solving ODEs and the
+    # diffusion equation (the trial solution's derivatives in the loss)
+    ("hkve/FYS-STK4155", "Project2/src/analysis/neuralnet_reg.py"),
+    ("hkve/FYS-STK4155", "Project2/src/analysis/classification.py"),
+    ("sigurdru/FYS-STK4155-Applied-Data-Analysis-and-Machine-Learning", "project2/code/main.py"),
+    ("sigurdru/FYS-STK4155-Applied-Data-Analysis-and-Machine-Learning",
+     "project2/code/brest_cancer.py"),
+    ("Johanmkr/FYS-STK4155colab", "project2/code/regression.py"),
+    ("Johanmkr/FYS-STK4155colab", "project2/code/classification.py"),
+    ("Johanmkr/FYS-STK4155colab", "project2/code/simple_regression.py"),
+    ("EdvardRornes/FYS-STK4155", "Exercises/Week41/Week41.py"),
+    ("EdvardRornes/FYS-STK4155", "Exercises/Week42/exercisesweek42.ipynb"),
+    ("EdvardRornes/FYS-STK4155", "Exercises/Week43/exercisesweek43.ipynb"),
+    ("EdvardRornes/FYS-STK4155", "Project2/Python/NN_No_Keras.py"),
+    ("EdvardRornes/FYS-STK4155", "Project2/Python/NeuralNetworkCancer.py"),
+    ("EdvardRornes/FYS-STK4155", "Project2/Python/LinearRegression.py"),
+    ("EdvardRornes/FYS-STK4155", "Project2/Python/LogisticRegression.py"),
+    ("joaogci/FYS-STK4155-projects", "project_3/lecture_code/nn_ode.py"),
+    ("joaogci/FYS-STK4155-projects", "project_3/lecture_code/nn_ode2.py"),
+    ("joaogci/FYS-STK4155-projects", "project_3/lecture_code/nn_ode3.py"),
+    ("joaogci/FYS-STK4155-projects", "project_3/lecture_code/nn_pde.py"),
+    ("joaogci/FYS-STK4155-projects", "project_3/without_tf/test_ode.py"),
+    ("joaogci/FYS-STK4155-projects", "project2_nn_from_scratch/test_franke.py"),
+    ("joaogci/FYS-STK4155-projects", "project2_nn_from_scratch/test_cancer.py"),
+    ("Gadangadang/Fys-Stk4155", "Project 2/code/Analysis and Grid search/Franke_NN.py"),
+    ("Gadangadang/Fys-Stk4155", "Project 2/code/Tests and Validation/test_accuracy.py"),
+    ("Gadangadang/Fys-Stk4155", "Project 3/code/NN_PDE_solver.py"),
+    ("Gadangadang/Fys-Stk4155", "Project 3/code/ML_PDE_solver.py"),
+    ("oystehbr/FYS-STK4155", "jupyter/week39.ipynb"),
+    ("oystehbr/FYS-STK4155", "jupyter/week40.ipynb"),
+    ("oystehbr/FYS-STK4155", "jupyter/week42.ipynb"),
+    ("oystehbr/FYS-STK4155", "project2/code/test_project_2.py"),
+    ("oystehbr/FYS-STK4155", "project3/code/test_project_3.py"),
+    ("Bragit123/FYS-STK3155", "Weekly_Exercises/43+44/lec_notes.py"),
+    ("jovidie/FYS-STK4155-Project-2", "examples/NN_adam_tests.py"),
+    ("jovidie/FYS-STK4155-Project-2", "examples/cancer_tests.py"),
+    ("jovidie/FYS-STK4155-Project-2", "examples/nn-tests.py"),
+    ("jovidie/FYS-STK4155-Project-2", "examples/test.py"),
+    ("jovidie/FYS-STK4155-Project-2", "examples/tests_even/gd-figs-franke.py"),
+    ("KariEriksen/FYS-STK4155", "project3/src/NN_ode_pde.ipynb"),
+    ("GauteJ1/FYS-STK-projects", "project_2/weekly_assignments/assignment43.ipynb"),
+    ("GauteJ1/FYS-STK-projects", "project_2/weekly_assignments/exercisesweek42.ipynb"),
+    ("jensjpedersen/FYS-STK4155-Applied_Data_Analysis_and_Machine_Learning",
+     "Project2/test_gradientdescent.py"),
+    ("Sebamun/FYS-STK4155_Projects", "Project2/Code/main_GD.py"),
+    ("Sebamun/FYS-STK4155_Projects", "Project2/Code/main_NN.py"),
+    ("SaraPJensen/FYS-STK", "Project3/code/NN_diffusion_eq.py"),
+    ("SaraPJensen/FYS-STK", "Project3/code/NN_learning_schedules.py"),
+    ("SaraPJensen/FYS-STK", "Project3/code/NN_sym_count.py"),
+    ("SaraPJensen/FYS-STK", "Project3/code/NN_sym_eq.py"),
+    ("SaraPJensen/FYS-STK", "Project2/ex_B.py"),
+    ("Fslippe/FYS-STK4155", "project2/src/1D_compare.py"),
+    ("Fslippe/FYS-STK4155", "project2/src/franke_compare.py"),
+    ("Fslippe/FYS-STK4155", "project2/src/breast_cancer.py"),
+    ("Fslippe/FYS-STK4155", "project3/code/main.py"),
+    ("Emilinya/FYS-STK4155", "project3/src/ffnn_solver.py"),
+    ("Emilinya/FYS-STK4155", "project3/src/poly_solver.py"),
+    ("hglad/FYS-STK4155", "p3/heat_pde.py"),
+    ("hglad/FYS-STK4155", "p3/new_heat_pde.py"),
+    # the course's own lecture notes (advanced machine learning): optimisation, networks by
+    # hand with autograd's gradients, the weekly notebooks' examples
+    ("CompPhysics/AdvancedMachineLearning", "doc/LectureNotes/chapter11.ipynb"),
+    ("CompPhysics/AdvancedMachineLearning", "doc/LectureNotes/chapteroptimization.ipynb"),
+    ("CompPhysics/AdvancedMachineLearning", "doc/Programs/nn.ipynb"),
+    ("CompPhysics/AdvancedMachineLearning",
+     "doc/pub/AdditionalMaterial/NNpart5code/ipynb/NNpart5code.ipynb"),
+    ("CompPhysics/AdvancedMachineLearning", "doc/pub/week2/ipynb/week2.ipynb"),
+    ("CompPhysics/AdvancedMachineLearning", "doc/pub/week4/ipynb/week4.ipynb"),
+    ("CompPhysics/AdvancedMachineLearning", "doc/pub/week5/ipynb/week5.ipynb"),
+    ("CompPhysics/AdvancedMachineLearning", "doc/src/week3/programs/examplecodes.py"),
+    # an uncertainty-quantification toolkit's infinitesimal jackknife (autograd's Hessians)
+    ("IBM/UQ360", "examples/infinitesimal_jackknife/demo_structured_infinitesimal_jackknife.ipynb"),
+    ("IBM/UQ360", "tests/test_IJ.py"),
 ]
 
 
@@ -584,6 +659,29 @@ def scm_version_file(root):
             f.write('__version__ = version = "0.0.0"\n')
 
 
+def dist_info(root):
+    """For a package whose ``pyproject.toml`` names it and its version (``[project]``), the
+    metadata ``pip install -e .`` would write (a ``NAME-VERSION.dist-info`` folder beside the
+    package, on the path ``package_path`` gives), so that ``importlib.metadata.version`` of
+    it answers as for its users."""
+    try:
+        with open(os.path.join(root, "pyproject.toml"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return
+    project = re.search(r"^\[project\]\s*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
+    name = project and re.search(r"^name\s*=\s*[\"']([^\"']+)[\"']", project.group(1), re.M)
+    version = project and re.search(r"^version\s*=\s*[\"']([^\"']+)[\"']", project.group(1),
+                                    re.M)
+    if not (name and version):
+        return
+    base = os.path.join(root, "src") if os.path.isdir(os.path.join(root, "src")) else root
+    folder = os.path.join(base, f"{name.group(1).replace('-', '_')}-{version.group(1)}.dist-info")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "METADATA"), "w", encoding="utf-8") as f:
+        f.write(f"Metadata-Version: 2.1\nName: {name.group(1)}\nVersion: {version.group(1)}\n")
+
+
 def package_path(root, pythonpath):
     """The extra packages and, when the repository is a package (a ``setup.py`` or
     ``pyproject.toml`` at its root), the repository's root: its programs are run as its users
@@ -634,6 +732,7 @@ def main(argv=None):
                     report(counts, name, result)
                     continue
                 scm_version_file(tmp)
+                dist_info(tmp)
                 folder = os.path.join(tmp, os.path.dirname(path))
                 program = os.path.basename(path)
                 if not os.path.exists(os.path.join(folder, program)):

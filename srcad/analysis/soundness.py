@@ -91,6 +91,7 @@ class Check:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim):
                 self.prim(stmt, stmt.value)
             elif isinstance(stmt, ir.SetItem):
+                self.number_write(stmt)
                 self.index(stmt, stmt.obj, stmt.index, matters=True)
                 self.write_dtype(stmt)
 
@@ -186,6 +187,21 @@ class Check:
             raise self.error(stmt, f"{obj}[...] indexed by a differentiated value",
                              "for np.r_[a, b] write np.concatenate([a, b]), for np.c_[a, b] "
                              "np.column_stack([a, b]); otherwise index with integers")
+
+    def number_write(self, stmt):
+        """``x[i] = v`` into a parameter given a number (the code is made for the argument's
+        type): Python raises TypeError there ('float' object does not support item assignment);
+        refused at the line rather than failing in the generated copy of ``x``."""
+        obj = stmt.obj
+        if not (isinstance(obj, ir.Var) and obj.name in self.fn.params
+                and self.an.kind(obj) == SCALAR):
+            return
+        if (getattr(self.fn.source, "filename", None) or "").startswith("<srcad "):
+            return  # srcad's own code
+        raise self.error(stmt, f"{obj}[...] = ... writes into {obj}, which is given a number "
+                         "here: Python raises TypeError (a number does not support item "
+                         "assignment)", f"pass an array for {obj} (np.array([...], "
+                         "dtype=float)), or build a new value instead of writing into it")
 
     def write_dtype(self, stmt):
         """``y[i] = v`` of a differentiated ``v`` into an array NumPy may hold integers or

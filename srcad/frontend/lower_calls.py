@@ -484,6 +484,8 @@ def _needs_resolving(fn):
         return True
     if functions.plain_form(fn) is not None:  # a Jacobian or Hessian srcad made
         return True
+    if getattr(fn, "__srcad_for_count__", None) is not None:  # the derivative of a *args
+        return True  # function: the one made for the call's count (Callees.call_object)
     return not inspect.isroutine(fn) and not isinstance(fn, type) and \
         functions.user_instance_class(fn) is not None
 
