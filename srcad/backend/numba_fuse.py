@@ -236,18 +236,20 @@ def helper(name, unbroadcast, unbroadcast_to, scatter, add=None):
 
     _, (target, wrap), *tokens = name.split("_")
     text, rest = _parse(tokens)
-    if rest or wrap not in ("n", "u", "t") or target not in ("v", "r", "s", "e", "h") or (
-            target in ("e", "h") and wrap != "n"):
+    if rest or not ((target in ("v", "r", "s") and wrap in ("n", "u", "t"))
+                    or (target in ("e", "h") and wrap == "n")
+                    or (target == "w" and wrap in ("n", "i"))):
         raise ValueError(f"srcad: no fused helper {name}")
     count = len({t for t in tokens if t.isdigit()})
     ops = [f"o{k}" for k in range(count)]
-    head = ["base", "index"] if target == "s" else [] if target in ("e", "h") else ["out"]
-    params = ", ".join(head + (["like"] if wrap != "n" else []) + ops)
+    head = ["base", "index"] if target == "s" else [] if target in ("e", "h", "w") else [
+        "out"]
+    params = ", ".join(head + (["like"] if wrap in ("u", "t") else []) + ops)
     scope = {}
     exec(f"def stub({params}):\n    raise NotImplementedError\n", scope)  # noqa: S102
     stub = scope["stub"]
     whole = _parse(tokens, "add")[0].format(*ops)  # (add itself outside the loops)
-    if wrap != "n":
+    if wrap in ("u", "t"):
         whole = f"{'unbroadcast' if wrap == 'u' else 'unbroadcast_to'}({whole}, like)"
 
     def number(t):
@@ -258,6 +260,8 @@ def helper(name, unbroadcast, unbroadcast_to, scatter, add=None):
             return _scatter_typer(out, rest_types[0], rest_types[1:])
         if target in ("e", "h"):  # no target: ``out`` is the first operand's type
             return _expression_typer([out, *rest_types])
+        if target == "w":  # into the first operand (numba_update)
+            return _into_typer([out, *rest_types])
         given = list(rest_types[1:] if wrap != "n" else rest_types)
         like = rest_types[0] if wrap != "n" else None
         loop = (isinstance(out, types.Array) and out.ndim == 1 and out.dtype == types.float64
@@ -328,6 +332,34 @@ def helper(name, unbroadcast, unbroadcast_to, scatter, add=None):
                           f"            fout[i] = {element}", "        return out"]
         lines.append(f"    return {whole}" if target == "e" else f"    return ({whole}).shape")
         made = {"np": np, "add": add}
+        exec("\n".join(lines), made)  # noqa: S102 - made here from the name's own tokens
+        return made["impl"]
+
+    def _into_typer(given):
+        """``w``: the expression's value written into operand 0 (an array nothing else holds,
+        :mod:`.numba_update`) in one loop where operand 0 is a mutable float64 array (rank 1
+        for ``wi``; else rank 1 or C-contiguous), every other array operand a float64 array
+        of its shape and layout sharing no memory with it (or it itself, element for
+        element); otherwise the new value, as NumPy makes it."""
+        first, rank = given[0], getattr(given[0], "ndim", 0)
+        loop = (isinstance(first, types.Array) and first.mutable and first.dtype == types.float64
+                and (rank == 1 or (wrap == "n" and rank > 1 and first.layout == "C"))
+                and all(number(t) or (isinstance(t, types.Array) and t.dtype == types.float64
+                                      and t.ndim == rank and (rank == 1 or t.layout == "C"))
+                        for t in given[1:]))
+        lines = [f"def impl({params}):"]
+        if loop:
+            arrays = [o for o, t in zip(ops, given) if isinstance(t, types.Array)]
+            flat = {o: (f"{o}.reshape(-1)" if rank > 1 else o) for o in arrays}
+            checks = [f"{o}.shape == o0.shape" for o in arrays[1:]] + [
+                f"apart(fo0, f{o})" for o in arrays[1:]]
+            element = text.format(*(f"f{o}[i]" if o in flat else o for o in ops))
+            lines += [*(f"    f{o} = {v}" for o, v in flat.items()),
+                      f"    if {' and '.join(checks) or 'True'}:",
+                      "        for i in range(fo0.shape[0]):",
+                      f"            fo0[i] = {element}", "        return o0"]
+        lines.append(f"    return {whole}")
+        made = {"np": np, "add": add, "apart": _apart(register_jitable)}
         exec("\n".join(lines), made)  # noqa: S102 - made here from the name's own tokens
         return made["impl"]
 
