@@ -330,7 +330,11 @@ def helper(name, unbroadcast, unbroadcast_to, scatter, add=None):
                           *(f"        f{o} = {v}" for o, v in flat.items()),
                           "        for i in range(fout.shape[0]):",
                           f"            fout[i] = {element}", "        return out"]
-        lines.append(f"    return {whole}" if target == "e" else f"    return ({whole}).shape")
+        broad = _broadcast(ops, given, text)
+        if broad is not None:  # (rank 3 or more: NumPy's loops take Numba seconds to compile)
+            lines += broad[0] + [f"    return {broad[1]}" if target == "h" else broad[2]]
+        else:
+            lines.append(f"    return {whole}" if target == "e" else f"    return ({whole}).shape")
         made = {"np": np, "add": add}
         exec("\n".join(lines), made)  # noqa: S102 - made here from the name's own tokens
         return made["impl"]
@@ -358,7 +362,8 @@ def helper(name, unbroadcast, unbroadcast_to, scatter, add=None):
                       f"    if {' and '.join(checks) or 'True'}:",
                       "        for i in range(fo0.shape[0]):",
                       f"            fo0[i] = {element}", "        return o0"]
-        lines.append(f"    return {whole}")
+        broad = _broadcast(ops, given, text)
+        lines += broad[0] + [broad[2]] if broad is not None else [f"    return {whole}"]
         made = {"np": np, "add": add, "apart": _apart(register_jitable)}
         exec("\n".join(lines), made)  # noqa: S102 - made here from the name's own tokens
         return made["impl"]
@@ -375,6 +380,53 @@ def helper(name, unbroadcast, unbroadcast_to, scatter, add=None):
     exec(f"def typing({params}):\n    return typer({params})\n", scope)  # noqa: S102
     overload(stub, jit_options={"boundscheck": False})(scope["typing"])
     return stub
+
+
+def _broadcast(ops, given, text):
+    """``(lines, shape, compute)`` of the elementwise expression ``text`` over operands ``ops``
+    of Numba types ``given`` broadcast as NumPy does, as loops over the output's axes (an
+    operand's index times 0 along an axis it has of length 1): ``lines`` compute the shape
+    ``n0, n1, ...`` (a ValueError where NumPy's would be), ``shape`` is its tuple, ``compute``
+    the lines making and returning the value. None unless every operand is a float64 array
+    or an int64/float64 number and one array has rank 3 or more (NumPy's broadcasting loops
+    of such ranks take Numba 2-15 s to compile; these a fraction of a second)."""
+    from numba import types
+
+    arrays = [(o, t) for o, t in zip(ops, given) if isinstance(t, types.Array)]
+    if not arrays or any(not (t in (types.float64, types.int64) or (
+            isinstance(t, types.Array) and t.dtype == types.float64)) for t in given):
+        return None
+    rank = max(t.ndim for _, t in arrays)
+    if rank < 3:
+        return None
+    lines = []
+    for p in range(rank):
+        lines.append(f"    n{p} = 1")
+        for o, t in arrays:
+            q = p - rank + t.ndim
+            if q >= 0:
+                lines += [f"    if {o}.shape[{q}] != 1:",
+                          f"        if n{p} != 1 and n{p} != {o}.shape[{q}]:",
+                          "            raise ValueError('operands could not be broadcast "
+                          "together')",
+                          f"        n{p} = {o}.shape[{q}]",
+                          f"    {o}_{p} = 1 if {o}.shape[{q}] != 1 else 0"]
+    shape = "(" + "".join(f"n{p}, " for p in range(rank)) + ")"
+    compute = [f"    out = np.empty({shape})"]
+    pad = "    "
+    for p in range(rank):
+        compute.append(f"{pad}for i{p} in range(n{p}):")
+        pad += "    "
+
+    def item(o, t):
+        first = rank - t.ndim
+        return f"{o}[{', '.join(f'i{p} * {o}_{p}' for p in range(first, rank))}]"
+
+    element = text.format(*(item(o, t) if isinstance(t, types.Array) else o
+                            for o, t in zip(ops, given)))
+    compute += [f"{pad}out[{', '.join(f'i{p}' for p in range(rank))}] = {element}",
+                "    return out"]
+    return lines, shape, "\n".join(compute)
 
 
 def wrapped(wrap):
