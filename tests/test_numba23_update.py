@@ -50,6 +50,20 @@ def test_owned():
     assert found["w"] is True and found["v"] is False and found["dv"] is True
 
 
+def test_item_reads_handed_on():
+    """An item read of the name that handed the array over (a row's view, were it of rank
+    2) makes the write in place rank 1 only, as the name's own would."""
+    found = _owned("""
+    def f(x, h):
+        m = np.zeros((2, 2))
+        r = m[0]
+        w = m
+        w = w + h * x
+        return r * 2.0
+    """)
+    assert found["m"] is True and found["w"] is True
+
+
 NOT_OWNED = {  # each breaks one condition of ``w`` being owned
     "passed to a callee": "        q = g(w, x)\n",
     "kept in a tuple": "        q = (w, x)\n",

@@ -33,8 +33,10 @@ float64 array of ``N``'s shape, ``N`` mutable, rank 1 or C-contiguous, sharing n
 An array an owned name holds was made fresh and reached only owned names by hand-overs, so
 its rank is the one it was made with: where the helper sees a rank-1 array, every ``N[c]``
 read of it was a number. A rank > 1 array is written in place only where no such item read
-exists (``items`` below). Imports ``srcad.transform.nodes``, :mod:`.numba_reuse` (NEW_ARRAYS),
-:mod:`.numba_fuse` (its prefix code); no ``numba``.
+exists, of the name or of one that handed it the array.
+
+Imports :mod:`.numba_reuse` (NEW_ARRAYS, its blocks), :mod:`.numba_fuse` (its prefix code);
+no ``numba``.
 """
 
 from __future__ import annotations
@@ -121,6 +123,12 @@ def owned(fdef, helper_of, is_numpy):
             if not (fine and all(t in result for t in hands[ident])):
                 del result[ident]
                 changed = True
+    changed = True
+    while changed:  # an item read of a name handed over is one of the array's (a view of a
+        changed = False  # row, were it of rank 2): the write in place then rank 1 only
+        for ident in result:
+            if not result[ident] and any(result[s] for s, _ in candidates[ident]):
+                result[ident] = changed = True
     return result
 
 
