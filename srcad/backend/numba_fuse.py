@@ -229,7 +229,9 @@ def _parse(tokens, plus="+"):
 def helper(name, unbroadcast, unbroadcast_to, scatter, add=None):
     """The Numba helper ``name`` (``fused_<target><wrap>_<prefix code>``: ``v`` a view or
     ``r`` a name rebound, ``n``/``u``/``t`` no wrapper, ``unbroadcast``, ``unbroadcast_to``;
-    see :func:`fused`)."""
+    see :func:`fused`; ``s`` a scatter, ``e`` an expression's value, ``h`` its shape; ``w``
+    an expression written into its first operand, ``wi`` rank 1 only: :mod:`.numba_update`).
+    Expressions of rank 3 or more broadcast by :func:`_broadcast`'s loops."""
     from numba import types
     from numba.core.errors import TypingError
     from numba.extending import overload, register_jitable
