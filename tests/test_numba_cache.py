@@ -88,10 +88,9 @@ def test_callees_that_differ_are_not_confused(compiled, tmp_path):
     """Three callees differing in a constant, their callers' text the same: each gradient is
     its own (the callee's part counts in the caller's key), when compiled and when loaded."""
     y = np.array([0.3, -0.2, 0.1])
-    for round_ in range(2):
+    for _ in range(2):  # (one module name a callee: the parts' modules are in the key)
         for k, (c, d) in enumerate(CONSTANTS):
-            module = _load(tmp_path, f"numba_cache_case_{k}_{round_}",
-                           CALLEE.format(c=c, d=d))
+            module = _load(tmp_path, f"numba_cache_case_{k}", CALLEE.format(c=c, d=d))
             fast = srcad.grad(module.f, wrt=("x", "y"), backend="numba")(0.7, y)
             slow = srcad.grad(module.f, wrt=("x", "y"))(0.7, y)
             assert _close(fast[0], slow[0]) and _close(fast[1], slow[1])

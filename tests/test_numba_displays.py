@@ -161,8 +161,9 @@ def _batched(x, b, c):
 
 
 @needs_numba
-@pytest.mark.skipif(not LONG, reason="26 s of Numba compiling the batched code (the long run's; "
-                    "tests/test_numba22_batched.py keeps a batched case by default)")
+@pytest.mark.skipif(not LONG, reason="5-9 s of Numba compiling the batched code (26 s before "
+                    "session 23's forms; the long run's: tests/test_numba22_batched.py keeps "
+                    "a batched case by default)")
 def test_stacks_of_matrices_jacfwd():
     rng = np.random.default_rng(3)
     x, b, c = rng.normal(size=(2, 2, 2)), rng.normal(size=(2, 2)), rng.normal(size=(2, 2, 2))

@@ -14,10 +14,9 @@ that raise too, where Numba's would return nan or inf. :func:`jit` compiles with
 ``numba.njit`` and turns a Numba error that still occurs (a type Numba cannot unify, say) into
 a :class:`SrcadError`.
 
-Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`,
-:mod:`.numba_displays`, :mod:`.numba_cache`, :mod:`.numba_names` (what it compiles, by name);
-``numba`` when a
-function is compiled.
+Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`, :mod:`.numba_displays`,
+:mod:`.numba_cache`, :mod:`.numba_names` (what it compiles, by name), :mod:`.numba_update`
+(sums written into arrays nothing else holds); ``numba`` when a function is compiled.
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, name
-from . import numba_batched, numba_cache, numba_chains, numba_reuse
+from . import numba_batched, numba_cache, numba_chains, numba_reuse, numba_update
 from .numba_displays import array_displays, of_one_type
 from .numba_fuse import expressions, fused
 from .numba_names import (  # noqa: F401  (read here by name, and by the tests)
@@ -243,7 +242,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
 
     def visit(stmts, line):
         out = []
-        for stmt in join(stmts):
+        for stmt in stmts:
             if stmt.__class__ is Comment:
                 found = re.match(r"line (\d+):", stmt.text)
                 if found:
@@ -252,6 +251,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                 continue
             current_line[0] = line
             rewrite_reversed(stmt, lambda what, ln=line: refuse(what, ln))
+            stmt = numba_update.in_place(stmt, owned, helper_of, numba_helper)
             stmt = expressions(fused(scatter_add(stmt), helper_of, numba_helper), numba_helper,
                                adds)
             if hoisted:
@@ -367,11 +367,11 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                         and all(type(v) is int for v in node.value)):  # transpose's axes
                     refuse(f"the constant {node.value!r}", line)
 
-    # item writes into fresh arrays nobody reads again: in place
-    numba_reuse.reuse(fdef, helper_of, numba_helper, lambda ident: module_of(ident) is np)
+    numba_reuse.reuse(fdef, helper_of, numba_helper, is_np := lambda i: module_of(i) is np)
     adds = frozenset(k for k, v in helper_of.items() if v == "add")  # fused as + where floats
-    displays = array_displays(fdef, lambda ident: module_of(ident) is np, helper_of)
-    join = numba_chains.joiner(fdef, helper_of, numba_helper)
+    displays = array_displays(fdef, is_np, helper_of)
+    numba_chains.join_all(fdef, helper_of, numba_helper)
+    owned = numba_update.owned(fdef, helper_of, is_np)  # (after the joins: reads moved)
     fdef.body = visit(fdef.body, code.co_firstlineno)
     fdef.args.args += [ast.arg(arg=ident) for ident in live or ()]
     if not used:

@@ -6,11 +6,13 @@ Numba where the per-direction code has no such form (called by
   (:func:`srcad.backend.numba_batched_helpers.stack_along`);
 - ``np.einsum(..., optimize=True)``: the keyword dropped (this backend's einsum is a loop
   nest; NumPy's contraction order differs in the last bits only);
-- ``np.broadcast_to(v, s).reshape(t)``: the broadcast made contiguous first (Numba reshapes
-  contiguous arrays only; NumPy copies there too, and the result of ``broadcast_to`` is
-  read-only, so no write can tell a copy from a view).
+- ``np.broadcast_to(v, s).reshape(t)``: the broadcast made as a new contiguous array first,
+  ``broadcast_copy(v, s)`` (Numba reshapes contiguous arrays only; NumPy copies there too,
+  and the result of ``broadcast_to`` is read-only, so no write can tell a copy from a view;
+  :func:`srcad.backend.numba_batched_helpers.broadcast_copy`: loops, where Numba's
+  ``broadcast_to`` compiles its error message's formatting, 5-7 s).
 
-Imports ``srcad.transform.nodes``; no ``numba``.
+Imports nothing of srcad's; no ``numba``.
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ from __future__ import annotations
 import ast
 
 import numpy as np
-
-from ..transform import nodes
 
 
 def _constant(node, default=None):
@@ -56,10 +56,9 @@ def rewrite(node, module_of, numba_helper):
         node.keywords = []
         return node
     if (func.__class__ is ast.Attribute and func.attr == "reshape"
-            and func.value.__class__ is ast.Call
+            and func.value.__class__ is ast.Call and len(func.value.args) == 2
+            and not func.value.keywords
             and _of_numpy(func.value.func, module_of, "broadcast_to")):
-        func.value = ast.Call(func=ast.Attribute(value=func.value.func.value,
-                                                 attr="ascontiguousarray", ctx=nodes.LOAD),
-                              args=[func.value], keywords=[])
+        func.value.func = numba_helper("broadcast_copy")
         return node
     return None

@@ -6,7 +6,8 @@ Each is a stub and its ``numba.extending.overload``, made per constant (cached),
 implementation is written out for the ranks Numba types it with: the same values NumPy
 gives, element for element (copies only).
 
-Also ``reuse_tangent``, for :mod:`.numba_reuse`'s item writes into a dead array's tangent.
+Also ``broadcast_copy`` (``np.broadcast_to`` made contiguous, as loops) and ``reuse_tangent``,
+for :mod:`.numba_reuse`'s item writes into a dead array's tangent.
 
 Imports ``numba`` and :mod:`.numba_lists` (only :mod:`.numba_helpers` and
 :mod:`.numba_arrays` import this module).
@@ -38,7 +39,6 @@ def stack_along(axis):
         if not _arrays_of_one_type(arrays) or axis > arrays.dtype.ndim:
             raise TypingError(f"srcad's numba backend stacks a list or tuple of arrays of one "
                               f"type along an axis they have, not {arrays} along {axis}")
-        before = "".join(":, " for _ in range(axis))
         lines = ["def impl(arrays):",
                  "    n = len(arrays)",
                  "    if n == 0:",
@@ -47,10 +47,16 @@ def stack_along(axis):
                  f"    out = np.empty(shape[:{axis}] + (n,) + shape[{axis}:], "
                  "dtype=arrays[0].dtype)",
                  "    for i in range(n):",
-                 "        if arrays[i].shape != shape:",
-                 "            raise ValueError('all input arrays must have the same shape')",
-                 f"        out[{before}i] = arrays[i]",
-                 "    return out"]
+                 "        a = arrays[i]",
+                 "        if a.shape != shape:",
+                 "            raise ValueError('all input arrays must have the same shape')"]
+        rank, pad = arrays.dtype.ndim, "        "
+        for q in range(rank):  # (not out[:, i] = a: Numba compiles its error message, 5 s)
+            lines.append(f"{pad}for j{q} in range(shape[{q}]):")
+            pad += "    "
+        at = [f"j{q}" for q in range(rank)]
+        lines += [f"{pad}out[{', '.join(at[:axis] + ['i'] + at[axis:])}] = "
+                  f"a[{', '.join(at) or '()'}]", "    return out"]
         scope = {"np": np}
         exec("\n".join(lines), scope)  # noqa: S102 - made here from an int
         return scope["impl"]
@@ -58,6 +64,37 @@ def stack_along(axis):
     overload(stub)(typing)
     return stub
 
+
+
+def broadcast_copy(a, shape):
+    """Stub: ``np.ascontiguousarray(np.broadcast_to(a, shape))``."""
+    raise NotImplementedError
+
+
+@overload(broadcast_copy)
+def _broadcast_copy(a, shape):
+    if not (isinstance(a, types.Array) and isinstance(shape, types.UniTuple)
+            and isinstance(shape.dtype, types.Integer) and len(shape) >= a.ndim):
+        return lambda a, shape: np.ascontiguousarray(np.broadcast_to(a, shape))
+    rank, first = len(shape), len(shape) - a.ndim
+    lines = ["def impl(a, shape):"]
+    for q in range(a.ndim):  # a's axes, aligned with the shape's from the right
+        lines += [f"    if a.shape[{q}] != 1 and a.shape[{q}] != shape[{first + q}]:",
+                  "        raise ValueError('srcad (numba backend): cannot broadcast to "
+                  "the shape')",
+                  f"    s{q} = 1 if a.shape[{q}] != 1 else 0"]
+    lines.append("    out = np.empty(shape, dtype=a.dtype)")
+    pad = "    "
+    for p in range(rank):
+        lines.append(f"{pad}for i{p} in range(shape[{p}]):")
+        pad += "    "
+    at = ", ".join(f"i{first + q} * s{q}" for q in range(a.ndim))
+    lines += [f"{pad}out[{', '.join(f'i{p}' for p in range(rank))}] = a[{at}]"
+              if a.ndim else f"{pad}out[{', '.join(f'i{p}' for p in range(rank))}] = a[()]",
+              "    return out"]
+    scope = {"np": np}
+    exec("\n".join(lines), scope)  # noqa: S102 - made here from the ranks
+    return scope["impl"]
 
 
 def matmul_stacks(a, b):
@@ -78,10 +115,14 @@ def matmul_stacks(a, b):
               "        raise ValueError('matmul: mismatch in the core dimension')",
               "    m, q, r = a.shape[-2], a.shape[-1], b.shape[-1]",
               f"    out = np.empty(({''.join(f'n{p}, ' for p in range(lead))}m, r))"]
-
-    def item(n, t, last):
+    for n, t in (("a", a), ("b", b)):  # 1 along an axis of length > 1, else 0 (broadcast)
         first = lead - t.ndim + 2
-        axes = [f"i{p} if {n}.shape[{p - first}] > 1 else 0" for p in range(first, lead)]
+        lines += [f"    {n}{p} = 1 if {n}.shape[{p - first}] > 1 else 0"
+                  for p in range(first, lead)]
+
+    def item(n, t, last):  # (a product, no branch in the loops: LLVM unswitches none)
+        first = lead - t.ndim + 2
+        axes = [f"i{p} * {n}{p}" for p in range(first, lead)]
         return f"{n}[{', '.join(axes + last)}]"
 
     pad = "    "

@@ -12,7 +12,9 @@ applies:
 - the file is named by a hash (:func:`fingerprint`) of everything the compiled code depends
   on: its text, the names it reads and what each is (a module, one of
   :mod:`.numba_helpers`' helpers, a builtin, or a callee's part, which counts by its own
-  fingerprint, recursively), the source of the backend's modules (``numba_*.py``: the helpers'
+  fingerprint, recursively, and by its module: Numba's cached code names the part by its
+  module and imports it when it loads, so the same source in another module is another
+  entry), the source of the backend's modules (``numba_*.py``: the helpers'
   implementations, Numba's options), and the versions of Python, NumPy and Numba. A
   function it cannot describe so (a name holding any other value) is not cached
   (:func:`from_file` returns None): nothing is keyed by a guess;
@@ -102,9 +104,10 @@ def _describe(value, seen):
     helper = getattr(value, "__srcad_numba_helper__", None)
     if helper is not None:
         return f"helper {helper}"
-    if getattr(value, "__srcad_numba_part__", False):
-        inner = fingerprint(value.py_func, seen)
-        return None if inner is None else f"part {inner}"
+    if getattr(value, "__srcad_numba_part__", False):  # (Numba's cached code names the
+        inner = fingerprint(value.py_func, seen)  # part by its module: loading imports it)
+        module = getattr(value.py_func, "__module__", None)
+        return None if inner is None else f"part {module} {inner}"
     return None
 
 

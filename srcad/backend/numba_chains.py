@@ -43,7 +43,7 @@ from .numba_stacks import walk_values
 _ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult)
 _READS = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Tuple, ast.Compare,
           ast.Subscript, ast.Slice, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop)
-_PURE_HELPERS = {"unbroadcast", "unbroadcast_to", "layout"}
+_PURE_HELPERS = {"unbroadcast", "unbroadcast_to", "layout", "add"}  # (they write nothing)
 
 
 def joiner(fdef, helper_of, numba_helper):
@@ -51,6 +51,21 @@ def joiner(fdef, helper_of, numba_helper):
     loads, stores = counts(fdef)
     params = {a.arg for a in fdef.args.args}
     return lambda stmts: joined(stmts, loads, stores, params, helper_of, numba_helper)
+
+
+def join_all(fdef, helper_of, numba_helper):
+    """:func:`joined` for every block of ``fdef``, outer blocks first (in place)."""
+    join = joiner(fdef, helper_of, numba_helper)
+
+    def visit(stmts):
+        stmts[:] = join(stmts)
+        for stmt in stmts:
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    visit(inner)
+
+    visit(fdef.body)
 
 
 def counts(fdef):
@@ -99,26 +114,26 @@ def _join(stmts, i, loads, stores, params, helper_of, numba_helper):
         later = stmts[j]
         if later.__class__ is Comment:
             continue
+        if later.__class__ is ast.If:  # into a branch: where E cannot raise (one name)
+            found = _in_branch(later, temp, leaves, helper_of) if len(leaves) <= 1 else False
+            if found is None:
+                continue
+            if found is False:
+                return False
+            use = found
+            break
         if later.__class__ not in (ast.Assign, ast.AugAssign, ast.Expr, ast.Return):
-            return False  # a loop, a branch: the end of what is looked at
+            return False  # a loop: the end of what is looked at
         if _shape_of(later, temp):
             if later.targets[0].id in leaves:
                 return False
             shapes.append(later)
             continue
-        spots = [(parent, node) for parent in walk_values([later.value])
-                 for node in ast.iter_child_nodes(parent)
-                 if node.__class__ is ast.Name and node.id == temp]
-        direct = [n for n in walk_values([later.value]) if n.__class__ is ast.Name
-                  and n.id == temp]
-        if direct:
-            if not (len(direct) == 1 and len(spots) == 1 and _elementwise(spots[0][0])):
+        found = _use(later, temp, helper_of)
+        if found is not None:
+            if found is False:
                 return False
-            before = _before(later.value, direct[0]) + (
-                [later.target] if later.__class__ is ast.AugAssign else [])
-            if not all(_reads(node, helper_of) for node in before):
-                return False  # a call made before the expression is read could change it
-            use = spots[0]
+            use = found
             break
         if not _reads_only(later, leaves | {temp}, helper_of):
             return False
@@ -133,6 +148,57 @@ def _join(stmts, i, loads, stores, params, helper_of, numba_helper):
                                args=[copy.deepcopy(o) for o in operands], keywords=[])
     del stmts[i]
     return True
+
+
+def _use(later, temp, helper_of):
+    """In the simple statement ``later``: the ``(parent, node)`` where ``temp`` is read, as
+    the one operand of an elementwise operation with only reads evaluated before it; None
+    where ``later`` does not read it; False otherwise."""
+    value = getattr(later, "value", None)
+    if value is None:
+        return None
+    spots = [(parent, node) for parent in walk_values([value])
+             for node in ast.iter_child_nodes(parent)
+             if node.__class__ is ast.Name and node.id == temp]
+    direct = [n for n in walk_values([value]) if n.__class__ is ast.Name and n.id == temp]
+    if not direct:
+        return None
+    if not (len(direct) == 1 and len(spots) == 1 and _elementwise(spots[0][0])):
+        return False
+    before = _before(value, direct[0]) + (
+        [later.target] if later.__class__ is ast.AugAssign else [])
+    if not all(_reads(node, helper_of) for node in before):
+        return False  # a call made before the expression is read could change it
+    return spots[0]
+
+
+def _in_branch(branch, temp, leaves, helper_of):
+    """The use of ``temp`` inside the ``if`` statement ``branch`` (its test only reads, and
+    does not read ``temp``; each branch's statements, up to the use, simple assignments
+    that only read and bind neither ``temp`` nor a leaf, or such branches again): the
+    ``(parent, node)``, None where it reads ``temp`` nowhere, False otherwise."""
+    if not _reads(branch.test, helper_of) or any(
+            n.__class__ is ast.Name and n.id == temp for n in ast.walk(branch.test)):
+        return False
+    found = None
+    for block in (branch.body, branch.orelse):
+        for later in block:
+            if later.__class__ is Comment:
+                continue
+            if later.__class__ is ast.If:
+                inner = _in_branch(later, temp, leaves, helper_of)
+            elif later.__class__ in (ast.Assign, ast.AugAssign, ast.Expr):
+                inner = _use(later, temp, helper_of)
+                if inner is None and not _reads_only(later, leaves | {temp}, helper_of):
+                    return False
+            else:
+                return False
+            if inner is False or (inner is not None and found is not None):
+                return False
+            if inner is not None:
+                found = inner
+                break
+    return found
 
 
 def _shape_of(stmt, temp):

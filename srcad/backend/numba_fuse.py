@@ -229,25 +229,29 @@ def _parse(tokens, plus="+"):
 def helper(name, unbroadcast, unbroadcast_to, scatter, add=None):
     """The Numba helper ``name`` (``fused_<target><wrap>_<prefix code>``: ``v`` a view or
     ``r`` a name rebound, ``n``/``u``/``t`` no wrapper, ``unbroadcast``, ``unbroadcast_to``;
-    see :func:`fused`)."""
+    see :func:`fused`; ``s`` a scatter, ``e`` an expression's value, ``h`` its shape; ``w``
+    an expression written into its first operand, ``wi`` rank 1 only: :mod:`.numba_update`).
+    Expressions of rank 3 or more broadcast by :func:`_broadcast`'s loops."""
     from numba import types
     from numba.core.errors import TypingError
     from numba.extending import overload, register_jitable
 
     _, (target, wrap), *tokens = name.split("_")
     text, rest = _parse(tokens)
-    if rest or wrap not in ("n", "u", "t") or target not in ("v", "r", "s", "e", "h") or (
-            target in ("e", "h") and wrap != "n"):
+    if rest or not ((target in ("v", "r", "s") and wrap in ("n", "u", "t"))
+                    or (target in ("e", "h") and wrap == "n")
+                    or (target == "w" and wrap in ("n", "i"))):
         raise ValueError(f"srcad: no fused helper {name}")
     count = len({t for t in tokens if t.isdigit()})
     ops = [f"o{k}" for k in range(count)]
-    head = ["base", "index"] if target == "s" else [] if target in ("e", "h") else ["out"]
-    params = ", ".join(head + (["like"] if wrap != "n" else []) + ops)
+    head = ["base", "index"] if target == "s" else [] if target in ("e", "h", "w") else [
+        "out"]
+    params = ", ".join(head + (["like"] if wrap in ("u", "t") else []) + ops)
     scope = {}
     exec(f"def stub({params}):\n    raise NotImplementedError\n", scope)  # noqa: S102
     stub = scope["stub"]
     whole = _parse(tokens, "add")[0].format(*ops)  # (add itself outside the loops)
-    if wrap != "n":
+    if wrap in ("u", "t"):
         whole = f"{'unbroadcast' if wrap == 'u' else 'unbroadcast_to'}({whole}, like)"
 
     def number(t):
@@ -258,6 +262,8 @@ def helper(name, unbroadcast, unbroadcast_to, scatter, add=None):
             return _scatter_typer(out, rest_types[0], rest_types[1:])
         if target in ("e", "h"):  # no target: ``out`` is the first operand's type
             return _expression_typer([out, *rest_types])
+        if target == "w":  # into the first operand (numba_update)
+            return _into_typer([out, *rest_types])
         given = list(rest_types[1:] if wrap != "n" else rest_types)
         like = rest_types[0] if wrap != "n" else None
         loop = (isinstance(out, types.Array) and out.ndim == 1 and out.dtype == types.float64
@@ -326,8 +332,41 @@ def helper(name, unbroadcast, unbroadcast_to, scatter, add=None):
                           *(f"        f{o} = {v}" for o, v in flat.items()),
                           "        for i in range(fout.shape[0]):",
                           f"            fout[i] = {element}", "        return out"]
-        lines.append(f"    return {whole}" if target == "e" else f"    return ({whole}).shape")
+        broad = _broadcast(ops, given, text)
+        if broad is not None:  # (rank 3 or more: NumPy's loops take Numba seconds to compile)
+            lines += broad[0] + [f"    return {broad[1]}" if target == "h" else broad[2]]
+        else:
+            lines.append(f"    return {whole}" if target == "e" else f"    return ({whole}).shape")
         made = {"np": np, "add": add}
+        exec("\n".join(lines), made)  # noqa: S102 - made here from the name's own tokens
+        return made["impl"]
+
+    def _into_typer(given):
+        """``w``: the expression's value written into operand 0 (an array nothing else holds,
+        :mod:`.numba_update`) in one loop where operand 0 is a mutable float64 array (rank 1
+        for ``wi``; else rank 1 or C-contiguous), every other array operand a float64 array
+        of its shape and layout sharing no memory with it (or it itself, element for
+        element); otherwise the new value, as NumPy makes it."""
+        first, rank = given[0], getattr(given[0], "ndim", 0)
+        loop = (isinstance(first, types.Array) and first.mutable and first.dtype == types.float64
+                and (rank == 1 or (wrap == "n" and rank > 1 and first.layout == "C"))
+                and all(number(t) or (isinstance(t, types.Array) and t.dtype == types.float64
+                                      and t.ndim == rank and (rank == 1 or t.layout == "C"))
+                        for t in given[1:]))
+        lines = [f"def impl({params}):"]
+        if loop:
+            arrays = [o for o, t in zip(ops, given) if isinstance(t, types.Array)]
+            flat = {o: (f"{o}.reshape(-1)" if rank > 1 else o) for o in arrays}
+            checks = [f"{o}.shape == o0.shape" for o in arrays[1:]] + [
+                f"apart(fo0, f{o})" for o in arrays[1:]]
+            element = text.format(*(f"f{o}[i]" if o in flat else o for o in ops))
+            lines += [*(f"    f{o} = {v}" for o, v in flat.items()),
+                      f"    if {' and '.join(checks) or 'True'}:",
+                      "        for i in range(fo0.shape[0]):",
+                      f"            fo0[i] = {element}", "        return o0"]
+        broad = _broadcast(ops, given, text)
+        lines += broad[0] + [broad[2]] if broad is not None else [f"    return {whole}"]
+        made = {"np": np, "add": add, "apart": _apart(register_jitable)}
         exec("\n".join(lines), made)  # noqa: S102 - made here from the name's own tokens
         return made["impl"]
 
@@ -343,6 +382,53 @@ def helper(name, unbroadcast, unbroadcast_to, scatter, add=None):
     exec(f"def typing({params}):\n    return typer({params})\n", scope)  # noqa: S102
     overload(stub, jit_options={"boundscheck": False})(scope["typing"])
     return stub
+
+
+def _broadcast(ops, given, text):
+    """``(lines, shape, compute)`` of the elementwise expression ``text`` over operands ``ops``
+    of Numba types ``given`` broadcast as NumPy does, as loops over the output's axes (an
+    operand's index times 0 along an axis it has of length 1): ``lines`` compute the shape
+    ``n0, n1, ...`` (a ValueError where NumPy's would be), ``shape`` is its tuple, ``compute``
+    the lines making and returning the value. None unless every operand is a float64 array
+    or an int64/float64 number and one array has rank 3 or more (NumPy's broadcasting loops
+    of such ranks take Numba 2-15 s to compile; these a fraction of a second)."""
+    from numba import types
+
+    arrays = [(o, t) for o, t in zip(ops, given) if isinstance(t, types.Array)]
+    if not arrays or any(not (t in (types.float64, types.int64) or (
+            isinstance(t, types.Array) and t.dtype == types.float64)) for t in given):
+        return None
+    rank = max(t.ndim for _, t in arrays)
+    if rank < 3:
+        return None
+    lines = []
+    for p in range(rank):
+        lines.append(f"    n{p} = 1")
+        for o, t in arrays:
+            q = p - rank + t.ndim
+            if q >= 0:
+                lines += [f"    if {o}.shape[{q}] != 1:",
+                          f"        if n{p} != 1 and n{p} != {o}.shape[{q}]:",
+                          "            raise ValueError('operands could not be broadcast "
+                          "together')",
+                          f"        n{p} = {o}.shape[{q}]",
+                          f"    {o}_{p} = 1 if {o}.shape[{q}] != 1 else 0"]
+    shape = "(" + "".join(f"n{p}, " for p in range(rank)) + ")"
+    compute = [f"    out = np.empty({shape})"]
+    pad = "    "
+    for p in range(rank):
+        compute.append(f"{pad}for i{p} in range(n{p}):")
+        pad += "    "
+
+    def item(o, t):
+        first = rank - t.ndim
+        return f"{o}[{', '.join(f'i{p} * {o}_{p}' for p in range(first, rank))}]"
+
+    element = text.format(*(item(o, t) if isinstance(t, types.Array) else o
+                            for o, t in zip(ops, given)))
+    compute += [f"{pad}out[{', '.join(f'i{p}' for p in range(rank))}] = {element}",
+                "    return out"]
+    return lines, shape, "\n".join(compute)
 
 
 def wrapped(wrap):

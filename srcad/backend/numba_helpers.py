@@ -588,6 +588,8 @@ def helper(name):
                                      zeros_like, add)
     elif name.startswith("stack_"):  # stack_1: np.stack(arrays, axis=1), see numba_batched_helpers
         found = numba_batched_helpers.stack_along(int(name[6:]))
+    elif name == "broadcast_copy":  # np.broadcast_to made contiguous: numba_batched
+        found = numba_batched_helpers.broadcast_copy
     elif name.startswith("fused_"):  # fused_vu_m_0_1: see numba_fuse
         found = numba_fuse.helper(name, unbroadcast, unbroadcast_to, scatter, add)
     else:

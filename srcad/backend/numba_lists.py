@@ -226,10 +226,14 @@ def _stack(arrays, axis=0):
             raise ValueError("need at least one array to stack")
         shape = arrays[0].shape
         out = np.empty((n,) + shape, dtype=arrays[0].dtype)
+        rows = out.reshape((n, out.size // n))
         for i in range(n):
             if arrays[i].shape != shape:
                 raise ValueError("all input arrays must have the same shape")
-            out[i] = arrays[i]
+            row, j = rows[i], 0
+            for v in arrays[i].flat:  # (not out[i] = arrays[i]: Numba compiles its error
+                row[j] = v            # message's formatting, 5-6 s)
+                j += 1
         return out
 
     return stacked

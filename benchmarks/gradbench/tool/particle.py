@@ -89,11 +89,12 @@ def _force_numba(inner):
     if inner == "r":
         return srcad.numba_function(potential_grad_r, x, w)
     column = srcad.numba_jvp(potential, (x, w), (np.array([1.0, 0.0]),), wrt=(0,))
+    e0, e1 = np.array([1.0, 0.0]), np.array([0.0, 1.0])  # (made once: Numba's constants)
 
     @numba.njit
     def potential_grad_f_numba(x, w):
-        dx0 = column(x, w, np.array([1.0, 0.0]))[1]
-        dx1 = column(x, w, np.array([0.0, 1.0]))[1]
+        dx0 = column(x, w, e0)[1]
+        dx1 = column(x, w, e1)[1]
         return np.array([dx0, dx1])
 
     return potential_grad_f_numba
