@@ -88,7 +88,7 @@ OPTIMIZE = int(os.environ.get("SRCAD_OPTIMIZE", "1"))
 def _tidy(fdef, temps, grads, floats=(), spelled=None, ints=()):
     nodes.unshare(fdef)
     # the helpers that sum a value down, as this code spells them (a user's name may take one)
-    sums = {spelled["unbroadcast"], spelled["unbroadcast_to"]} if spelled else ()
+    sums = {spelled[h] for h in ("unbroadcast", "unbroadcast_to", "total")} if spelled else ()
     return tidy(fdef, temps, grads, floats, sums, ints) if OPTIMIZE else fdef
 
 

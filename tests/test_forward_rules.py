@@ -712,6 +712,8 @@ ex("runtime.fill(value, like)", "R.fill(w, a)", w=S, a=V)
 ex("runtime.fill(value, like)", "R.fill(w, [a, a])", w=S, a=S)
 ex("runtime.total(value)", "R.total(w)", w=M)
 ex("runtime.total(value)", "R.total([w, a])", w=S, a=S)
+ex(HS + "tangent_sum(t)", "H.tangent_sum(w)", w=M)
+ex(HS + "tangent_sum(t)", "H.tangent_sum(a * w)", a=S, w=V)
 ex("runtime.scatter(value, like, index)", "R.scatter(w, a, 1)", w=S, a=V)
 ex("runtime.cleared(value, index)", "R.cleared(w, 1)", w=V)
 ex("runtime.added_at(grad, index, value)", "R.added_at([a, b, c], slice(1, 3), [c, a])", a=S,
