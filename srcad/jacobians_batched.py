@@ -191,7 +191,7 @@ def jacobian(batched, args):
     parts = []
     for low in range(0, total, chunk):
         if chunk == total:
-            rows = np.eye(total)
+            rows = _identity(total)
         else:
             rows = np.zeros((min(chunk, total - low), total))
             rows[np.arange(len(rows)), np.arange(low, low + len(rows))] = 1.0
@@ -217,6 +217,8 @@ def jacobian(batched, args):
     result, start = [], 0
     for shape, size in zip(shapes, sizes):
         block = t[..., start:start + size].reshape(out_shape + shape)
+        if block.shape and not block.flags.writeable:  # (the identity itself: f(x) = x)
+            block = block.copy()
         result.append(float(block) if not block.shape else block)
         start += size
     return result
@@ -224,6 +226,21 @@ def jacobian(batched, args):
 
 def _always():
     return True
+
+
+_EYES = {}  # k -> the identity of k directions, read-only, for k up to 64
+
+
+def _identity(k):
+    """``np.eye(k)``: the tangents of one pass, which the code only reads (a small one made
+    once: a microsecond of a small function's Jacobian)."""
+    if k > 64:
+        return np.eye(k)
+    eye = _EYES.get(k)
+    if eye is None:
+        eye = _EYES[k] = np.eye(k)
+        eye.flags.writeable = False
+    return eye
 
 
 def source(f, *args, wrt=0):
