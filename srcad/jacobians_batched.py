@@ -181,6 +181,11 @@ def jacobian(batched, args):
         if key is not None:
             reads = fn.__srcad_reads__
             batched.fast[key] = (fn, unchanged(reads) if reads else _always, reads)
+    if len(args) == 1 and type(args[0]) is np.ndarray and args[0].ndim == 1 and (
+            args[0].size <= 64):  # one small vector in (the common case, checked quickly)
+        made = _vector_in(batched, fn, args)
+        if made is not None:
+            return made
     shapes = [np.shape(args[p]) for p in index]
     sizes = [math.prod(s) for s in shapes]
     total = sum(sizes)
@@ -222,6 +227,22 @@ def jacobian(batched, args):
         result.append(float(block) if not block.shape else block)
         start += size
     return result
+
+
+def _vector_in(batched, fn, args):
+    """:func:`jacobian` of one vector of at most 64 elements whose value is a number (one
+    pass, no chunks: the gradient as a row), else None (the general way then)."""
+    n = args[0].size
+    found = batched.call(fn, args, (_identity(n),))
+    if found is None:
+        return None
+    value, t = found
+    if type(value) is not float and type(value) is not np.float64:
+        return None
+    t = np.asarray(t, dtype=float)
+    if t.shape != (n,):
+        t = np.broadcast_to(t, (n,))
+    return [t if t.flags.writeable else t.copy()]
 
 
 def _always():

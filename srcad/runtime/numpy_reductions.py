@@ -55,14 +55,15 @@ def grad_sum(g, a, axis=None, keepdims=False):
 
 
 @helper("numpy")
-def tangent_sum(t):
-    """``np.sum(t)`` of a tangent (forward mode's ``np.sum(a)`` of an array): for a NumPy
-    array exactly the reduction ``np.sum`` ends in (``np.add.reduce`` over every axis, the
-    same numbers), without its Python layer (two thirds of a small array's sum); anything
-    else (a number, a list given as a tangent, a subclass) by ``np.sum`` itself."""
-    if type(t) is np.ndarray:
-        return _ADD_REDUCE(t, None)
-    return np.sum(t)
+def tangent_sum(a, axis=None):
+    """``np.sum(a, axis)`` of a tangent (forward mode's ``np.sum(a)`` of an array, batched
+    forward mode's over the value's axes): for a NumPy array exactly the reduction
+    ``np.sum`` ends in (``np.add.reduce``, the same numbers), without its Python layer (two
+    thirds of a small array's sum); anything else (a number, a list given as a tangent, a
+    subclass) by ``np.sum`` itself."""
+    if type(a) is np.ndarray:
+        return _ADD_REDUCE(a, axis)
+    return np.sum(a, axis=axis)
 
 
 _ADD_REDUCE = np.add.reduce
