@@ -451,8 +451,6 @@ defhelper(H.grad_tolist, "value, a", value="np.asarray(g, dtype=float).tolist()"
           jvp=dict(value="grad_tolist(t, a)"))
 defhelper(H.grad_sum, "value, a, axis=None, keepdims=False",
           value="unbroadcast(np.sum(g, axis=axis, keepdims=keepdims), value)")
-defvjp(H.tangent_sum, "a, axis=None", a="grad_sum(g, a, axis)", kind="reduction",
-       shape_only="a", uniform="g", jvp=dict(a="tangent_sum(t, axis)"))
 defhelper(H.grad_mean, "value, a, axis=None, keepdims=False",
           value="unbroadcast(np.mean(g, axis=axis, keepdims=keepdims), value)")
 defhelper(H.grad_extremum, "value, a, result, axis=None, keepdims=False",

@@ -292,8 +292,7 @@ class Forward(Sweep):
             for param, atom in bound.items():
                 if isinstance(atom, ir.Var) and self.varied(atom) and param in rule.templates:
                     terms.append(self.linear_term(value, rule, param))
-            if terms and _whole_sum(self, fn, value):  # np.sum(da): its reduction alone
-                terms = [call(self.helper("tangent_sum"), name(self.t(value.args[0].name)))]
+            terms = _sum_tangent(self, fn, value, terms)  # np.sum(da): its reduction alone
         elif kind in ("elementwise", "explicit"):
             scalar = all(self.an.kind(a) == SCALAR for a in value.args
                          if isinstance(a, (ir.Var, ir.Const)))
@@ -458,6 +457,14 @@ def _rule_names(sweep, rule, bound):
     for free, obj in rule.namespace.items():
         names.setdefault(free, name(sweep.bind_cell(free, types.CellType(obj))))
     return names
+
+
+def _sum_tangent(sweep, fn, value, terms):
+    """``terms`` (a linear function's tangent), or ``[tangent_sum(da)]`` for ``np.sum(a)`` of
+    an array (:func:`_whole_sum`)."""
+    if terms and _whole_sum(sweep, fn, value):
+        return [call(sweep.helper("tangent_sum"), name(sweep.t(value.args[0].name)))]
+    return terms
 
 
 def _whole_sum(sweep, fn, value):
