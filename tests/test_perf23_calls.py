@@ -5,6 +5,7 @@ factor taken out of sums where one product is negated, forward mode's ``tangent_
 ``jacfwd``'s one-vector path (its identity made once, never handed to the caller). Checked
 against central differences and autograd."""
 
+import ast
 import gc
 import itertools
 
@@ -174,3 +175,18 @@ def test_jacfwd_vector_path_gives_the_caller_its_own_arrays():
         x = np.linspace(0.1, 0.9, n)
         np.testing.assert_allclose(srcad.jacfwd(vector)(x), autograd.grad(a_vector)(x),
                                    rtol=1e-12)
+
+
+FORMS = [f"{lhs} {op} {rhs}" for lhs in ("g * a * c", "-(g * a * c)", "g * a")
+         for op in ("+", "-") for rhs in ("g * b", "-(g * b)", "g * b * c", "-(g * c * b)")]
+
+
+@pytest.mark.parametrize("text", FORMS)
+def test_simplifier_takes_a_common_factor_out_keeping_signs(text):
+    from srcad.transform.templates import simplify
+
+    tree = ast.parse(text, mode="eval")
+    done = ast.unparse(simplify(tree))
+    space = {"g": 1.7, "a": -0.3, "b": 2.9, "c": 0.45}
+    assert eval(done, {}, space) == pytest.approx(eval(text, {}, space), rel=1e-14)  # noqa: S307
+    assert done.count("g") == 1, done  # the factor taken out

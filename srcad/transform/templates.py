@@ -278,7 +278,7 @@ def _common_factor(left, right, op):
     ``(-x) * x``: ``-dx * x + dx * t``)."""
     left, left_neg = _negated(left)
     right, right_neg = _negated(right)
-    if left_neg or right_neg:
+    if left_neg or right_neg:  # (the right one's sign as the sum sees it)
         return _signed_common_factor(left, left_neg, right, right_neg ^ (op.__class__ is ast.Sub))
     lf, rf = _factors(left), _factors(right)
     if len(lf) < 2 or len(rf) < 2:
@@ -303,8 +303,12 @@ def _signed_common_factor(left, left_neg, right, right_neg):
         inner = ast.BinOp(left=ast.Name(id=head.id, ctx=ast.Load()), op=ast.Mult(),
                           right=ast.BinOp(left=a, op=ast.Add(), right=b))
         return ast.UnaryOp(op=ast.USub(), operand=inner)
-    inner = ast.BinOp(left=b, op=ast.Sub(), right=a) if left_neg else ast.BinOp(
-        left=a, op=ast.Sub(), right=b)
+    if left_neg:  # -(g a) + g b
+        inner = ast.BinOp(left=b, op=ast.Sub(), right=a)
+    elif right_neg:  # g a - g b
+        inner = ast.BinOp(left=a, op=ast.Sub(), right=b)
+    else:  # g a - -(g b)
+        inner = ast.BinOp(left=a, op=ast.Add(), right=b)
     return ast.BinOp(left=ast.Name(id=head.id, ctx=ast.Load()), op=ast.Mult(), right=inner)
 
 
