@@ -19,6 +19,8 @@ Imports ``srcad.core``, ``srcad.errors`` and :mod:`srcad.backend.keys` (the rank
 
 from __future__ import annotations
 
+import keyword
+
 import numpy as np
 
 from .backend.keys import MAX_COMPARED, first_of
@@ -348,16 +350,17 @@ def unchanged(reads):
         if read.cell is not None:
             space[f"c{i}"] = read.cell
             expr = f"c{i}.cell_contents"
-        else:  # a builtin (not in the namespace) raises KeyError: the full check
-            space[f"n{i}"] = read.namespace
-            expr = f"n{i}[{read.name!r}]"
+        else:  # a builtin (not in the namespace) finds M: the full check (a namespace may
+            space[f"n{i}"] = read.namespace  # be a class's, with get but no subscript)
+            expr = f"n{i}.get({read.name!r}, M)"
         for attr in read.attrs:  # (a name missing raises AttributeError: the full check)
-            expr = f"{expr}.{attr}" if attr.isidentifier() else f"getattr({expr}, {attr!r}, M)"
+            expr = f"{expr}.{attr}" if attr.isidentifier() and not keyword.iskeyword(
+                attr) else f"getattr({expr}, {attr!r}, M)"
         tests.append(f"{expr} is r{i}.value")
     text = ("def unchanged():\n"
             "    try:\n"
             f"        return {' and '.join(tests) or 'False'}\n"
-            "    except (ValueError, KeyError, AttributeError):  # an empty cell, a name gone\n"
+            "    except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
             "        return False\n")
     exec(compile(text, "<srcad reads unchanged>", "exec"), space)  # noqa: S102
     return space["unchanged"]
