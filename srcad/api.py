@@ -322,14 +322,10 @@ def jvp(f, primals, tangents, wrt=None, backend="python"):
     forward-mode code is compiled by Numba (as :func:`grad`'s), for the types of the first
     call.
     """
-    if type(primals) is tuple and type(tangents) is tuple and backend in fast_calls.JVP_TABLES:
-        table = fast_calls.table(fast_calls.JVP_TABLES[backend], f, wrt)
-        if table is not None:
-            known = table.get(fast_calls.types_of(primals) + fast_calls.types_of(tangents))
-            if known is not None:  # numbers and arrays of types seen before
-                found = known(primals, tangents)
-                if found is not None:
-                    return found
+    if type(primals) is tuple and type(tangents) is tuple:  # numbers, arrays seen before
+        found = fast_calls.jvp_call(f, wrt, primals, tangents, backend)
+        if found is not None:
+            return found
     if backend != "python":
         _numba_allowed(f, False, backend)
     given, primals, tangents = f, tuple(primals), tuple(tangents)

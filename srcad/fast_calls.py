@@ -19,6 +19,8 @@ Imports ``srcad.core``, ``srcad.errors`` and :mod:`srcad.backend.keys` (the rank
 
 from __future__ import annotations
 
+import keyword
+
 import numpy as np
 
 from .backend.keys import MAX_COMPARED, first_of
@@ -54,6 +56,27 @@ def table(cache, f, wrt):
         except TypeError:  # an unhashable wrt (a list): never kept
             return None
     return None
+
+
+def jvp_call(f, wrt, primals, tangents, backend):
+    """``jvp``'s result by the closure kept for these types of primals and tangents
+    (:func:`jvp_closure`), or None: :func:`table`'s lookup and :func:`types_of` in one frame
+    (a call of ``jvp`` on a small function costs little more than its code)."""
+    cache = JVP_TABLES.get(backend)
+    held = getattr(f, "__dict__", _NONE).get(cache._attr) if cache is not None else None
+    if held is None or held[0]() is not f:
+        return None
+    try:
+        found = held[1].get((wrt,))
+    except TypeError:  # an unhashable wrt (a list): never kept
+        return None
+    if found is None:
+        return None
+    if len(primals) == 1 and len(tangents) == 1:
+        known = found.get((type(primals[0]), type(tangents[0])))
+    else:
+        known = found.get(types_of(primals) + types_of(tangents))
+    return None if known is None else known(primals, tangents)
 
 
 def kept(cache, f, wrt):
@@ -278,22 +301,42 @@ def jvp_closure(f, wrt, primals, tangents, fn, backend="python", wrt_of=None):
     if known is None or not hasattr(known, "fns"):
         pairs = [(k, p) for k, p in enumerate(positions) if p in arrays]
         fns = {}  # the arrays' (ndim, dtype char) -> (forward-mode function, its check)
-
-        def jvp_of(primals, tangents):
-            found = fns.get(tuple([(primals[i].ndim, primals[i].dtype.char) for i in arrays]))
-            if found is None:
-                return None
-            for k, p in pairs:
-                if tangents[k].shape != primals[p].shape:
-                    return None  # refused by the full path
-            if not found[1]():
-                fns.clear()
-                return None
-            return found[0](*primals, *tangents)
+        if len(primals) == len(tangents) == 1:  # one array and its tangent: the common case
+            def jvp_of(primals, tangents):  # (keyed by its rank and dtype alone)
+                a = primals[0]
+                found = fns.get((a.ndim, a.dtype.char))
+                if found is None or tangents[0].shape != a.shape:
+                    return None  # (a tangent of another shape: refused by the full path)
+                if not (found[1]() or found[2]()):
+                    fns.clear()
+                    return None
+                return found[0](a, tangents[0])
+        else:
+            def jvp_of(primals, tangents):
+                found = fns.get(tuple([(primals[i].ndim, primals[i].dtype.char)
+                                       for i in arrays]))
+                if found is None:
+                    return None
+                for k, p in pairs:
+                    if tangents[k].shape != primals[p].shape:
+                        return None  # refused by the full path
+                if not (found[1]() or found[2]()):
+                    fns.clear()
+                    return None
+                return found[0](*primals, *tangents)
 
         jvp_of.fns = fns
         known = table[types] = jvp_of
-    known.fns[tuple((primals[i].ndim, primals[i].dtype.char) for i in arrays)] = (fn, ok)
+    key = tuple((primals[i].ndim, primals[i].dtype.char) for i in arrays)
+    same, checked = _checks(fn.__srcad_reads__)
+    known.fns[key[0] if len(primals) == len(tangents) == 1 else key] = (fn, same, checked)
+
+
+def _checks(reads):
+    """:func:`fresh`'s two tests apart: by identity (cheap, compiled), then in full."""
+    if not reads:
+        return (lambda: True), (lambda: True)
+    return unchanged(reads), lambda: not env.stale(reads)
 
 
 def unchanged(reads):
@@ -307,16 +350,17 @@ def unchanged(reads):
         if read.cell is not None:
             space[f"c{i}"] = read.cell
             expr = f"c{i}.cell_contents"
-        else:  # a builtin (not in the namespace) finds M: the full check
-            space[f"n{i}"] = read.namespace
+        else:  # a builtin (not in the namespace) finds M: the full check (a namespace may
+            space[f"n{i}"] = read.namespace  # be a class's, with get but no subscript)
             expr = f"n{i}.get({read.name!r}, M)"
-        for attr in read.attrs:
-            expr = f"getattr({expr}, {attr!r}, M)"
+        for attr in read.attrs:  # (a name missing raises AttributeError: the full check)
+            expr = f"{expr}.{attr}" if attr.isidentifier() and not keyword.iskeyword(
+                attr) else f"getattr({expr}, {attr!r}, M)"
         tests.append(f"{expr} is r{i}.value")
     text = ("def unchanged():\n"
             "    try:\n"
             f"        return {' and '.join(tests) or 'False'}\n"
-            "    except ValueError:  # an empty cell\n"
+            "    except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
             "        return False\n")
     exec(compile(text, "<srcad reads unchanged>", "exec"), space)  # noqa: S102
     return space["unchanged"]

@@ -35,6 +35,7 @@ from .analysis.analyse import Analysis
 from .backend import (
     duck,
     emit,
+    gc_pause,
     inline,
     int_grads,
     numba_backend,
@@ -87,7 +88,7 @@ OPTIMIZE = int(os.environ.get("SRCAD_OPTIMIZE", "1"))
 def _tidy(fdef, temps, grads, floats=(), spelled=None, ints=()):
     nodes.unshare(fdef)
     # the helpers that sum a value down, as this code spells them (a user's name may take one)
-    sums = {spelled["unbroadcast"], spelled["unbroadcast_to"]} if spelled else ()
+    sums = {spelled[h] for h in ("unbroadcast", "unbroadcast_to", "total")} if spelled else ()
     return tidy(fdef, temps, grads, floats, sums, ints) if OPTIMIZE else fdef
 
 
@@ -262,8 +263,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     ``plain``: made without backward parts that add into its arrays (:mod:`.transform.into`):
     the form a derivative of this code differentiates; ``alike``: groups of parameters
     whose arrays have one shape (a fact of the caller's cache key, checked at every call:
-    :func:`srcad.backend.keys.shape_partition`), never read from ``arg_values``' shapes.
-    """
+    :func:`srcad.backend.keys.shape_partition`), never read from ``arg_values``' shapes."""
     if backend == "numba" and any_duck(arg_values.values()):
         code = func.__code__
         raise BackendError("backend='numba' compiles code for NumPy arrays, not for Dask or "
@@ -293,8 +293,10 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     reals = [w for w in wrt if isinstance(arg_values.get(w), float)]  # np.float64 too
     if ints and reals:  # x * n's gradient n: a float for a float x
         int_grads.float_gradients(fdef, _grad_places(mode, wrt, reals, as_tuple), floats, ints)
-    fdef = inline.inline_parts(fdef, gen.cells, spelled, helpers, namer, func, not plain and (
-        backend == "python" and not ducks and space is None), loops_only=True)  # small callees
+    runs = not plain and backend == "python" and not ducks and space is None  # NumPy code run
+    fdef = inline.inline_parts(fdef, gen.cells, spelled, helpers, namer, func, runs,
+                               loops_only=True)  # small callees
+    fdef = gc_pause.wrap(fdef, gen.cells, namer, set(gen.cells)) if runs else fdef  # loops
     if ducks:  # Dask, CuPy: a few calls written otherwise
         fdef = _for_ducks(fdef, func, fn, spelled, namer, gen.cells)
     if space is not None:  # written in the arrays' namespace
@@ -533,8 +535,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
 
 
 def _tuple_parts(fn, result):
-    """The atoms of the tuple ``result`` when ``fn`` builds it in one place (``return a, b``),
-    else None."""
+    """The atoms of the tuple ``result`` if ``fn`` builds it in one place (``return a, b``)."""
     if not isinstance(result, ir.Var):
         return None
     built = [s.value.args for s in ir.walk(fn.body) if isinstance(s, ir.Assign)

@@ -94,10 +94,11 @@ NUMBA_REFUSED = {
         'grad_interp_slope grad_quantile grad_take grad_take_along_axis interp_segment '
         'mesh_axes one_axis running_source tangent_quantile'),
     'numpy_reductions': (
-        'reductions with axes, keepdims or dtypes beyond numba_axes',
+        'reductions with axes, keepdims or dtypes beyond numba_axes (tangent_sum: Numba\'s '
+        'forward-mode code writes np.sum)',
         'extremum_initial_weight extremum_weights grad_astype grad_clip grad_clip_bound '
         'grad_cumprod grad_cumsum grad_mean grad_norm grad_prod grad_std grad_trace grad_var '
-        'norm_axes norm_by_svd safe_div tangent_cumprod'),
+        'norm_axes norm_by_svd safe_div tangent_cumprod tangent_sum'),
     'numpy_second': (
         "second-order forms of NumPy functions outside Numba's subset",
         'cumprod_d2 cumprod_d3 cumprod_hvp cumprod_hvp3 grad_solve_a_ans norm_hvp prod_d3 '
@@ -170,7 +171,7 @@ STANDARD_REFUSED = {
     'numpy_reductions': (
         'NumPy reductions the standard has no form of (astype, cumprod, norms)',
         'extremum_initial_weight extremum_weights grad_astype grad_clip_bound grad_cumprod '
-        'norm_axes norm_by_svd safe_div tangent_cumprod'),
+        'norm_axes norm_by_svd safe_div tangent_cumprod tangent_sum'),
     'numpy_second': (
         'second-order forms written for NumPy',
         'cumprod_d2 cumprod_d3 cumprod_hvp cumprod_hvp3 grad_solve_a_ans norm_hvp prod_d3 '
@@ -244,7 +245,8 @@ KINDS_ANY = {
         "a reduction's gradient (an array or a number): ANY",
         'extremum_initial_weight extremum_weights grad_astype grad_clip grad_clip_bound '
         'grad_cumprod grad_cumsum grad_extremum grad_mean grad_norm grad_prod grad_std '
-        'grad_sum grad_trace grad_var norm_axes norm_by_svd safe_div tangent_cumprod'),
+        'grad_sum grad_trace grad_var norm_axes norm_by_svd safe_div tangent_cumprod '
+        'tangent_sum'),
     'numpy_second': (
         'a second-order NumPy form: ANY',
         'cumprod_d2 cumprod_d3 cumprod_hvp cumprod_hvp3 grad_solve_a_ans norm_hvp prod_d3 '

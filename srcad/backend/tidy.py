@@ -54,7 +54,7 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=()):
     """``fdef`` (one function definition's tree) tidied in place and returned; ``temps`` are
     the names srcad invented, ``grads`` the names of gradients (a value's name never turns
     into a gradient's), ``floats`` the parameters whose argument is exactly a ``float`` (see
-    :mod:`.floats`), ``sums`` the spellings of ``unbroadcast`` and ``unbroadcast_to``
+    :mod:`.floats`), ``sums`` the spellings of ``unbroadcast``, ``unbroadcast_to`` and ``total``
     here (a user's name may take one), ``ints`` the parameters given an ``int`` or ``bool``
     (numbers, never changed in place: returned as they are, no copy)."""
     temps, grads = set(temps), set(grads)
@@ -203,8 +203,9 @@ def _fill_empty(node):
 
 
 class _NegateAfterSum(ast.NodeTransformer):
-    """``unbroadcast(-g, x)`` -> ``-unbroadcast(g, x)`` (also ``unbroadcast_to``): the sum over
-    the broadcast axes first, then the sign on the smaller result. The same numbers: rounding
+    """``unbroadcast(-g, x)`` -> ``-unbroadcast(g, x)`` (also ``unbroadcast_to``, and
+    ``total``, a gradient summed down to a number): the sum over the broadcast axes first,
+    then the sign on the smaller result. The same numbers: rounding
     to nearest is symmetric, so a sum of negated numbers is the negated sum (only a zero's
     sign may differ: -(0.0 + -0.0) is -0.0). Only these helpers, which only gradient code
     calls; never ``np.sum``, which the user's code may call with ``initial=`` or on a list."""

@@ -202,6 +202,9 @@ UREDUCE = "array, axis=0, dtype=None, out=None, keepdims=False"
 defvjp(np.add.reduce, UREDUCE, name="add.reduce", array="grad_sum(g, array, axis, keepdims)",
        kind="reduction",
        jvp=dict(array="np.sum(t, axis=axis, keepdims=keepdims)"))
+# forward mode's np.sum of a tangent (srcad.transform.forward._sum_tangent): np.sum's rule
+defvjp(H.tangent_sum, "a, axis=None", a="grad_sum(g, a, axis)", kind="reduction",
+       shape_only="a", uniform="g", jvp=dict(a="tangent_sum(t, axis)"))
 defvjp(np.multiply.reduce, UREDUCE, name="multiply.reduce",
        array="grad_prod(g, array, axis, keepdims)",
        kind="reduction", jvp=dict(array=REDUCE.format(

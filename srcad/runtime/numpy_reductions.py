@@ -55,6 +55,21 @@ def grad_sum(g, a, axis=None, keepdims=False):
 
 
 @helper("numpy")
+def tangent_sum(a, axis=None):
+    """``np.sum(a, axis)`` of a tangent (forward mode's ``np.sum(a)`` of an array, batched
+    forward mode's over the value's axes): for a NumPy array exactly the reduction
+    ``np.sum`` ends in (``np.add.reduce``, the same numbers), without its Python layer (two
+    thirds of a small array's sum); anything else (a number, a list given as a tangent, a
+    subclass) by ``np.sum`` itself."""
+    if type(a) is np.ndarray:
+        return _ADD_REDUCE(a, axis)
+    return np.sum(a, axis=axis)
+
+
+_ADD_REDUCE = np.add.reduce
+
+
+@helper("numpy")
 def grad_mean(g, a, axis=None, keepdims=False):
     """Gradient of ``np.mean``: the sum's gradient divided by the number of elements."""
     if axis is None and type(a) is np.ndarray and type(g) in _NUMBERS and 0 < a.size <= _FULL:

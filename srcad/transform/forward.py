@@ -292,6 +292,7 @@ class Forward(Sweep):
             for param, atom in bound.items():
                 if isinstance(atom, ir.Var) and self.varied(atom) and param in rule.templates:
                     terms.append(self.linear_term(value, rule, param))
+            terms = _sum_tangent(self, fn, value, terms)  # np.sum(da): its reduction alone
         elif kind in ("elementwise", "explicit"):
             scalar = all(self.an.kind(a) == SCALAR for a in value.args
                          if isinstance(a, (ir.Var, ir.Const)))
@@ -458,18 +459,34 @@ def _rule_names(sweep, rule, bound):
     return names
 
 
+def _sum_tangent(sweep, fn, value, terms):
+    """``terms`` (a linear function's tangent), or ``[tangent_sum(da)]`` for ``np.sum(a)`` of
+    an array (:func:`_whole_sum`)."""
+    if terms and _whole_sum(sweep, fn, value):
+        return [call(sweep.helper("tangent_sum"), name(sweep.t(value.args[0].name)))]
+    return terms
+
+
+def _whole_sum(sweep, fn, value):
+    """Whether ``value`` is ``np.sum(a)`` (or ``a.sum()``) of a NumPy array over every axis,
+    in code that runs on NumPy (:func:`_summed`'s cases)."""
+    callees = sweep.an.callees
+    return (sweep.whole_sums and fn is np.sum and len(value.args) == 1 and not value.kwargs
+            and isinstance(value.args[0], ir.Var)
+            and sweep.an.kinds.get(value.args[0].name) == ARRAY
+            and not getattr(callees, "compiles_all", False)
+            and not getattr(callees, "standard", False))
+
+
 def _summed(sweep, stmt):
     """The primal statement ``stmt``; ``np.sum(a)`` of a NumPy array ``a`` written
     ``a.sum()``, the method NumPy's function calls for an array anyway, without its Python
     layer (a few microseconds, most of a small array's sum), as the reverse sweep's forward
-    copy writes it (``saves.forward_statement``). Its tangent stays ``np.sum(da)``: a tangent
-    may be a number (a 0-d array's) or a list (a tangent given as one). Not for the Numba
-    backend, the array API standard's arrays (no methods there) or batched code."""
-    value, callees = stmt.value, sweep.an.callees
-    if (sweep.whole_sums and value.fn is np.sum and len(value.args) == 1 and not value.kwargs
-            and isinstance(value.args[0], ir.Var)
-            and sweep.an.kinds.get(value.args[0].name) == ARRAY
-            and not getattr(callees, "compiles_all", False)
-            and not getattr(callees, "standard", False)):
+    copy writes it (``saves.forward_statement``). Its tangent is ``tangent_sum(da)``, not a
+    method: a tangent may be a number (a 0-d array's) or a list (a tangent given as one). Not
+    for the Numba backend, the array API standard's arrays (no methods there) or batched
+    code."""
+    value = stmt.value
+    if value.fn is np.sum and _whole_sum(sweep, value.fn, value):
         return assign(stmt.target, call(nodes.attr(value.args[0].name, "sum")))
     return nodes.statement(stmt)

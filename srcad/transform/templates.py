@@ -262,9 +262,24 @@ def _product(factors):
     return out
 
 
+def _negated(node):
+    """``(a, True)`` for ``-a``, else ``(node, False)``."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and not getattr(
+            node, "exact", False):
+        return node.operand, True
+    return node, False
+
+
 def _common_factor(left, right, op):
     """``g * a + g * b`` -> ``g * (a + b)`` when both products start with the same name:
-    one multiplication fewer (a whole array's worth when ``g`` is an array gradient)."""
+    one multiplication fewer (a whole array's worth when ``g`` is an array gradient). A
+    product negated on either side keeps its sign inside: ``-(g * a) + g * b`` ->
+    ``g * (b - a)``, ``g * a - -(g * b)`` -> ``g * (a + b)`` (forward mode's tangent of
+    ``(-x) * x``: ``-dx * x + dx * t``)."""
+    left, left_neg = _negated(left)
+    right, right_neg = _negated(right)
+    if left_neg or right_neg:  # (the right one's sign as the sum sees it)
+        return _signed_common_factor(left, left_neg, right, right_neg ^ (op.__class__ is ast.Sub))
     lf, rf = _factors(left), _factors(right)
     if len(lf) < 2 or len(rf) < 2:
         return None
@@ -272,6 +287,28 @@ def _common_factor(left, right, op):
     if not (isinstance(head, ast.Name) and isinstance(rf[0], ast.Name) and rf[0].id == head.id):
         return None
     inner = ast.BinOp(left=_product(lf[1:]), op=op, right=_product(rf[1:]))
+    return ast.BinOp(left=ast.Name(id=head.id, ctx=ast.Load()), op=ast.Mult(), right=inner)
+
+
+def _signed_common_factor(left, left_neg, right, right_neg):
+    """``(±g * a) + (±g * b)`` as ``g * (...)``, or None (no common first name)."""
+    lf, rf = _factors(left), _factors(right)
+    if len(lf) < 2 or len(rf) < 2:
+        return None
+    head = lf[0]
+    if not (isinstance(head, ast.Name) and isinstance(rf[0], ast.Name) and rf[0].id == head.id):
+        return None
+    a, b = _product(lf[1:]), _product(rf[1:])
+    if left_neg and right_neg:  # -(g a) - g b: -(g * (a + b))
+        inner = ast.BinOp(left=ast.Name(id=head.id, ctx=ast.Load()), op=ast.Mult(),
+                          right=ast.BinOp(left=a, op=ast.Add(), right=b))
+        return ast.UnaryOp(op=ast.USub(), operand=inner)
+    if left_neg:  # -(g a) + g b
+        inner = ast.BinOp(left=b, op=ast.Sub(), right=a)
+    elif right_neg:  # g a - g b
+        inner = ast.BinOp(left=a, op=ast.Sub(), right=b)
+    else:  # g a - -(g b)
+        inner = ast.BinOp(left=a, op=ast.Add(), right=b)
     return ast.BinOp(left=ast.Name(id=head.id, ctx=ast.Load()), op=ast.Mult(), right=inner)
 
 
