@@ -35,7 +35,6 @@ from .analysis.analyse import Analysis
 from .backend import (
     duck,
     emit,
-    gc_pause,
     inline,
     int_grads,
     numba_backend,
@@ -296,7 +295,6 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     runs = not plain and backend == "python" and not ducks and space is None  # NumPy code run
     fdef = inline.inline_parts(fdef, gen.cells, spelled, helpers, namer, func, runs,
                                loops_only=True)  # small callees
-    fdef = gc_pause.wrap(fdef, gen.cells, namer, set(gen.cells)) if runs else fdef  # loops
     if ducks:  # Dask, CuPy: a few calls written otherwise
         fdef = _for_ducks(fdef, func, fn, spelled, namer, gen.cells)
     if space is not None:  # written in the arrays' namespace

@@ -70,11 +70,6 @@ def _print(stmt, pad, lines, origins=None, line=None):
         lines.append(f"{pad}while {ast.unparse(stmt.test)}:")
         _block(stmt.body, pad, lines, origins, line)
         _orelse(stmt, pad, lines, origins, line)
-    elif cls is ast.Try and not stmt.handlers and not stmt.orelse:  # (gc_pause's)
-        lines.append(f"{pad}try:")
-        _block(stmt.body, pad, lines, origins, line)
-        lines.append(f"{pad}finally:")
-        _block(stmt.finalbody, pad, lines, origins, line)
     elif cls is ast.Return and stmt.value.__class__ is ast.Tuple and stmt.value.elts:
         lines.append(f"{pad}return {_bare(stmt.value)}")  # return a, b: as people write it
     else:
