@@ -103,6 +103,8 @@ class Rules:
             fn = registry.methods.get(fn.name, fn)
         elif isinstance(fn, ir.Attr):
             fn = registry.attributes.get(fn.name, fn)
+        elif fn is np.copy and args and self.an.kind(args[0]) in (SEQ, ANY):
+            fn = np.array  # np.copy(xs) of a list is np.array(xs): its gradient a list too
         rule, bound = registry.find(fn, args, kwargs)
         if rule is None:
             if registry.is_nondiff(fn):
