@@ -11,8 +11,9 @@ into fresh arrays): a write they put where Python would have made a new array sh
 as a different gradient.
 
 Each program compiles with Numba (a second or more), so CI draws 3 programs; the long run
-(`SRCAD_LONG_PROPERTIES=1`) draws 300 (with np.array(b) also written np.copy(b): 146 of
-200 compared, none different, 40 refused by the Numba backend, on 6 December) (times SRCAD_PROPERTY_EXAMPLES).
+(`SRCAD_LONG_PROPERTIES=1`) draws 300 times SRCAD_PROPERTY_EXAMPLES (with np.array(b) also
+written np.copy(b): 146 of 200 compared, none different, 40 refused by the Numba backend, on
+6 December).
 """
 
 from __future__ import annotations
