@@ -21,7 +21,8 @@ its arguments in code srcad differentiates.
 Only ``f`` with plain positional parameters without defaults is read so (else ``None``: the
 call stays refused, naming the line); holomorphic derivatives are not.
 
-Imports :mod:`srcad.api`, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.rules` and
+Imports :mod:`srcad.api`, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.nested_vjp`
+(``plain_parameters``), :mod:`srcad.rules` and
 :mod:`srcad.runtime`; :mod:`srcad.api` does not import this module: it is handed to
 :func:`srcad.core.functions.plain_form` through ``functions.WITH_AUX``.
 """
@@ -33,6 +34,7 @@ import inspect
 from . import api
 from .core import functions
 from .errors import SrcadError
+from .nested_vjp import plain_parameters
 from .rules.registry import registry
 from .runtime.derivatives import made_function
 
@@ -59,14 +61,8 @@ def plain_with_aux(f, wrt, mode):
     mode or a function whose parameters are not plain positional ones without defaults."""
     if mode not in ("grad", "value_and_grad"):
         return None
-    try:
-        params = inspect.signature(f).parameters
-    except (TypeError, ValueError):
-        return None
-    names = list(params)
-    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or
-           p.default is not p.empty for p in params.values()) or any(
-               n.startswith("_srcad") for n in names):
+    names = plain_parameters(f)
+    if names is None:
         return None
     code = getattr(inspect.unwrap(f), "__code__", None)
     name = getattr(f, "__name__", "f")

@@ -161,21 +161,31 @@ class PulledBack:
 functions.PULLED_BACK[:] = [PulledBack]
 
 
-def plain_hvp(f, wrt):
-    """A plain function with ``f``'s parameters then ``v`` computing ``hvp(f, wrt=wrt)`` as
-    ``srcad.jvp`` of ``srcad.grad(f, wrt)`` along ``v``: what srcad reads when ``srcad.hvp(f)``
-    is called in differentiated code. ``None`` when ``f``'s parameters are not plain
-    positional ones without defaults, or ``wrt`` is not one of them."""
-    user = f.__srcad__._user if hasattr(f, "__srcad__") else f
+def plain_parameters(fn):
+    """``fn``'s parameter names when every one is plain positional without a default (and
+    none is one of srcad's own ``_srcad`` names), else ``None``: the functions srcad can
+    write a plain function around by name."""
     try:
-        params = inspect.signature(user).parameters
+        params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return None
     names = list(params)
     if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or
            p.default is not p.empty for p in params.values()) or any(
                n.startswith("_srcad") for n in names):
-        return None  # (with a default, hvp(f)(x, v) would give v for it)
+        return None
+    return names
+
+
+def plain_hvp(f, wrt):
+    """A plain function with ``f``'s parameters then ``v`` computing ``hvp(f, wrt=wrt)`` as
+    ``srcad.jvp`` of ``srcad.grad(f, wrt)`` along ``v``: what srcad reads when ``srcad.hvp(f)``
+    is called in differentiated code. ``None`` when ``f``'s parameters are not plain
+    positional ones without defaults, or ``wrt`` is not one of them."""
+    user = f.__srcad__._user if hasattr(f, "__srcad__") else f
+    names = plain_parameters(user)  # (with a default, hvp(f)(x, v) would give v for it)
+    if names is None:
+        return None
     if type(wrt) is str and wrt in names:
         wrt = names.index(wrt)
     if type(wrt) is not int or not 0 <= wrt < len(names):

@@ -21,8 +21,8 @@ dec_c = make_model_fields(w)``) and rebuilds each object from its fields just af
 make_model(w)`` read only at constant indices (``pair[0](x)``) is unpacked so first.
 
 Imports the standard library, gast, :mod:`srcad.core`, :mod:`.source`, :mod:`.built_records`,
-:mod:`.plain_classes` and :mod:`.passed_records` (the copy is run as its copies are;
-:mod:`.passed_calls` and :mod:`.record_lists` where used).
+:mod:`.plain_classes`, :mod:`.plain_lists` and :mod:`.passed_records` (the copy is run as
+its copies are; :mod:`.passed_calls` and :mod:`.record_lists` where used).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from ..errors import SrcadError
 from . import plain_classes
 from . import source as source_module
 from .built_records import record_fields, resolve_any
+from .plain_lists import stores_of
 from .source import fresh_names
 
 _LOCK = threading.RLock()
@@ -451,13 +452,7 @@ def _as_display(src, fdef, fresh):
     [layers_0, layers_1]``, the same new list of the same objects (then unpacked as above, and
     ``layers`` a list display of objects built here, iterated or indexed as one)."""
 
-    stores = {}
-    for node in gast.walk(fdef):
-        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
-            stores.setdefault(node.id, []).append(node)
-        elif isinstance(node, (gast.Global, gast.Nonlocal)):
-            for name in node.names:
-                stores.setdefault(name, []).extend([None, None])
+    stores = stores_of(fdef)
     for node in list(gast.walk(fdef)):
         for _, body in gast.iter_fields(node):
             if not (isinstance(body, list) and body and isinstance(body[0], gast.stmt)):
