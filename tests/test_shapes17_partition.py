@@ -14,6 +14,7 @@ import autograd
 import autograd.numpy as anp
 import numpy as np
 import pytest
+from sampling import sample
 from srcad.check import numerical_grad
 
 import srcad
@@ -349,7 +350,7 @@ def test_gradients_are_not_the_arguments(tmp_path):
     np.testing.assert_allclose(da, 2.0 * b)
 
 
-@pytest.mark.parametrize("body", ["example", "loop", "loop_then_sum", "branch"])
+@pytest.mark.parametrize("body", sample(["branch", "example", "loop", "loop_then_sum"], 4))
 def test_the_numba_backend_in_both_partitions(tmp_path, body):
     pytest.importorskip("numba")
     f, twin = _program(tmp_path, body, "numba")
