@@ -280,25 +280,32 @@ def _common_factor(left, right, op):
     right, right_neg = _negated(right)
     if left_neg or right_neg:  # (the right one's sign as the sum sees it)
         return _signed_common_factor(left, left_neg, right, right_neg ^ (op.__class__ is ast.Sub))
+    split = _split_first_name(left, right)
+    if split is None:
+        return None
+    head, a, b = split
+    inner = ast.BinOp(left=a, op=op, right=b)
+    return ast.BinOp(left=ast.Name(id=head.id, ctx=ast.Load()), op=ast.Mult(), right=inner)
+
+
+def _split_first_name(left, right):
+    """``(g, a, b)`` for the products ``g * a`` and ``g * b`` (``a``, ``b`` the rest of each
+    product), or None when they do not start with the same name."""
     lf, rf = _factors(left), _factors(right)
     if len(lf) < 2 or len(rf) < 2:
         return None
     head = lf[0]
     if not (isinstance(head, ast.Name) and isinstance(rf[0], ast.Name) and rf[0].id == head.id):
         return None
-    inner = ast.BinOp(left=_product(lf[1:]), op=op, right=_product(rf[1:]))
-    return ast.BinOp(left=ast.Name(id=head.id, ctx=ast.Load()), op=ast.Mult(), right=inner)
+    return head, _product(lf[1:]), _product(rf[1:])
 
 
 def _signed_common_factor(left, left_neg, right, right_neg):
     """``(±g * a) + (±g * b)`` as ``g * (...)``, or None (no common first name)."""
-    lf, rf = _factors(left), _factors(right)
-    if len(lf) < 2 or len(rf) < 2:
+    split = _split_first_name(left, right)
+    if split is None:
         return None
-    head = lf[0]
-    if not (isinstance(head, ast.Name) and isinstance(rf[0], ast.Name) and rf[0].id == head.id):
-        return None
-    a, b = _product(lf[1:]), _product(rf[1:])
+    head, a, b = split
     if left_neg and right_neg:  # -(g a) - g b: -(g * (a + b))
         inner = ast.BinOp(left=ast.Name(id=head.id, ctx=ast.Load()), op=ast.Mult(),
                           right=ast.BinOp(left=a, op=ast.Add(), right=b))
