@@ -49,6 +49,7 @@ from . import (
     plain_lists,
     rebuilt_records,
     record_lists,
+    record_tuples,
     record_uses,
     returned_records,
 )
@@ -77,6 +78,7 @@ def lower(src):
     object_lists.prepare(src, fdef)  # Seq([Dense(a), Dense(b)]): the list taken apart
     inline_objects.prepare(src, fdef)  # C(a).m(x): the object named first
     rebuilt = plain_lists.rebuild_in_function(src, fdef)  # for l in net.layers: rebuilt
+    record_tuples.prepare(src, fdef)  # (Layer(a), Layer(b)) read item by item: a list
     record_lists.prepare(src, fdef)  # layers.append(Layer(w, b)): a list per field
     nested_records.prepare(src, fdef)  # m = MLP(Lin(w, b), l2): records held, read so too
     stores, bad = {}, set()

@@ -482,14 +482,15 @@ def _as_display(src, fdef, fresh):
 
 
 def _display_kind(fn):
-    """``gast.List`` when every ``return`` of ``fn`` is a list display, else None (a tuple
-    display of objects is not followed where it is iterated: left as it is, refused)."""
+    """``gast.List`` when every ``return`` of ``fn`` is a list display, ``gast.Tuple`` when
+    every one is a tuple display (read as the list of its objects where :mod:`.record_tuples`
+    finds every use followed; else left a tuple, its items' calls refused), else None."""
     try:
         node = source_module.read(fn).node
     except SrcadError:
         return None
     kinds = {type(n.value) for n in _own(node) if isinstance(n, gast.Return)}
-    return gast.List if kinds == {gast.List} else None
+    return kinds.pop() if kinds in ({gast.List}, {gast.Tuple}) else None
 
 
 def _callee(src, func, fdef):

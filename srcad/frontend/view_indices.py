@@ -54,11 +54,12 @@ def _as_range(s):
 
 
 def _expand(items, ndim, where, name):
-    """``items`` (basic) with its ``...`` spread to full slices over ``ndim`` axes."""
+    """``items`` (basic, or ``None``: a new axis) with its ``...`` spread to full slices over
+    ``ndim`` axes."""
     ellipses = sum(1 for i in items if i is Ellipsis)
     if ellipses > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    given = len(items) - ellipses
+    given = len(items) - ellipses - sum(1 for i in items if i is None)
     if given > ndim:
         raise IndexError(f"too many indices for array: array is {ndim}-dimensional, but "
                          f"{given} were indexed")
@@ -68,7 +69,7 @@ def _expand(items, ndim, where, name):
             out.extend([slice(None)] * (ndim - given))
         else:
             out.append(i)
-    out.extend([slice(None)] * (ndim - len(out)))
+    out.extend([slice(None)] * (ndim - sum(1 for i in out if i is not None)))
     return out
 
 
@@ -97,19 +98,22 @@ def view_at(base, index, where):
                 f"write {view} = {name}[...] where {name} is an array, or change a copy "
                 f"({view} = list({name}[...]))")
     items = _items(index)
-    if not all(_basic(i) for i in items):
+    if not all(_basic(i) or i is None for i in items):
         _refuse(where, f"{view} = {name}[...] is written through, but its index is not "
                 "integers and slices when the code runs (an index array or mask makes a "
                 "copy, not a view)", f"write {view} = {name}[...].copy() if a copy is meant, "
                 f"or write into {name} at those places")
-    if not any(i is Ellipsis for i in items) and sum(1 for i in items if _integer(i)) \
-            >= base.ndim:
+    if not any(i is Ellipsis or i is None for i in items) and \
+            sum(1 for i in items if _integer(i)) >= base.ndim:
         _refuse(where, f"{view} = {name}[...] is one number (the index takes every axis of "
                 f"{name}), not a view, yet it is written by item",
                 f"index {name} itself: {name}[...] = ...")
-    out = []
-    for n, item in zip(base.shape, _expand(items, base.ndim, where, view)):
-        r = range(n)
+    out, sizes = [], iter(base.shape)
+    for item in _expand(items, base.ndim, where, view):
+        if item is None:  # a new axis: None in the index into the base too
+            out.append(None)
+            continue
+        r = range(next(sizes))
         out.append(_as_slice(r[item]) if isinstance(item, slice) else r[operator.index(item)])
     return tuple(out)
 
@@ -126,8 +130,14 @@ def view_within(base, at, index, where, view=False):
     (``np.unravel_index``). ``view``: the result is bound as a view itself (``w = v[J]``),
     so the index must be basic."""
     items = _items(index)
+    new_axes = any(a is None for a in at) or any(i is None for i in items)
+    found = _compose_new_axes(at, _expand(items, sum(
+        1 for a in at if not _integer(a)), where, where[0])) if new_axes and all(
+            _basic(i) or i is None for i in items) else None
+    if found is not None:
+        return found
     ranges = [_as_range(a) for a in at if isinstance(a, slice)]
-    if all(_basic(i) for i in items):
+    if not new_axes and all(_basic(i) for i in items):
         return _compose_at(at, _compose(ranges, _expand(items, len(ranges), where, where[0])))
     if view:
         _refuse(where, f"{where[0]} = ...[...] is read as a view, but its index is not "
@@ -135,6 +145,36 @@ def view_within(base, at, index, where, view=False):
                 "meant")
     positions = np.arange(base.size).reshape(base.shape)[at]
     return np.unravel_index(positions[index], base.shape)
+
+
+def _compose_new_axes(at, items):
+    """The index into the base of ``view[items]`` (``items`` basic or ``None``, ``...``
+    spread), the view ``base[at]`` with new axes (``None`` in ``at``): a view axis that is
+    a new one takes ``0``/``-1`` (gone) or a slice keeping its one place (``None`` again);
+    ``None`` in ``items`` is ``None`` before the next axis. None when a slice empties a new
+    axis (then the places are picked, as for an index array)."""
+    axes = [k for k, a in enumerate(at) if not _integer(a)]
+    parts, pending, j = {}, [], 0
+    for item in items:
+        if item is None:
+            pending.append(None)
+            continue
+        k = axes[j]
+        j += 1
+        a = at[k]
+        r = _as_range(a) if isinstance(a, slice) else range(1)
+        c = r[item] if isinstance(item, slice) else r[operator.index(item)]
+        if a is None:
+            if isinstance(c, range) and len(c) != 1:
+                return None
+            c = [None] if isinstance(c, range) else []
+        else:
+            c = [_as_slice(c) if isinstance(c, range) else c]
+        parts[k], pending = pending + c, []
+    out = []
+    for k, a in enumerate(at):
+        out.extend(parts.get(k, [a]))
+    return tuple(out + pending)
 
 
 def _compose_at(at, composed):

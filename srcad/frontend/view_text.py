@@ -59,16 +59,17 @@ def plain_item(item):
     """Syntactically an integer, a slice or ``...`` (what it is is checked when it runs)."""
     if isinstance(item, gast.Slice):
         return True
-    if isinstance(item, gast.Constant):
-        return item.value is Ellipsis or (type(item.value) is int)
+    if isinstance(item, gast.Constant):  # (None: a new axis of length one)
+        return item.value in (Ellipsis, None) or (type(item.value) is int)
     return isinstance(item, (gast.Name, gast.BinOp, gast.UnaryOp, gast.Call, gast.Attribute,
                              gast.Subscript))
 
 
 def keeps_axes(index):
-    """Whether ``y[index]`` is an array whatever ``y``'s rank: a slice or ``...`` in it."""
-    return any(isinstance(i, gast.Slice) or (isinstance(i, gast.Constant) and i.value is
-                                             Ellipsis) for i in index_items(index))
+    """Whether ``y[index]`` is an array whatever ``y``'s rank: a slice, ``...`` or ``None``
+    in it."""
+    return any(isinstance(i, gast.Slice) or (isinstance(i, gast.Constant) and i.value in (
+        Ellipsis, None)) for i in index_items(index))
 
 
 def whole_index(index):

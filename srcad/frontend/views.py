@@ -24,7 +24,9 @@ SSA sees only writes into the base, which srcad differentiates:
 * after every write into ``y`` (through any of its views, or ``y[k] = e``, ``y op= e``,
   ``np.copyto(y, e)``, ``np.f(..., out=y)`` directly) each view of ``y`` is read again:
   ``v = y[I]`` (a view: no copy is made, also where nothing reads it);
-* ``w = v[J]``, a view of a view, is a view of ``y`` at the composed index.
+* ``w = v[J]``, a view of a view, is a view of ``y`` at the composed index;
+* ``None`` (``np.newaxis``) in ``I`` or ``W``: a new axis of length one, ``None`` in the
+  index into ``y`` as well (:func:`.view_indices.view_within` composes through it).
 
 A view is rewritten so when its name is bound once, by that statement, used only in the
 statements after it in the same block (not in nested functions), written only as above,
@@ -262,7 +264,8 @@ class _Views(Text):
                     id(node) not in allowed:
                 return None  # a write in another form (a tuple target, del)
         ints = sum(1 for i in items if not isinstance(i, gast.Slice) and not (
-            isinstance(i, gast.Constant) and i.value is Ellipsis))
+            isinstance(i, gast.Constant) and i.value in (Ellipsis, None)))
+        ints -= sum(1 for i in items if isinstance(i, gast.Constant) and i.value is None)
         base_rank = outer.rank if outer is not None else self.rank(load(b))
         # a view whatever the base's rank (a slice or ... in it), or of a base that has more
         # axes than the integers take
