@@ -38,7 +38,8 @@ def uses_del(x):
 
 def uses_nested_def(x):
     def inner(z):  # error: nested def
-        return z * 2 if z > 10 else inner(z + 1)
+        again = inner  # (a nested def calling itself by name is differentiated: outside24)
+        return z * 2 if z > 10 else again(z + 1)
 
     return inner(x)
 

@@ -27,7 +27,7 @@ SYNTAX = [
     (cases.uses_generator, "yield", "generator"),
     (cases.uses_global, "global", "global"),
     (cases.uses_del, "del", "del"),
-    (cases.uses_nested_def, "nested def", "calls itself"),
+    (cases.uses_nested_def, "nested def", "uses itself"),
     (cases.uses_walrus, "walrus", ":="),
     (cases.uses_match, "match", "match"),
 ]

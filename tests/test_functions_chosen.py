@@ -176,7 +176,8 @@ def test_each_key_calls_its_function(tmp_path):
 
 def test_table_changed_in_place_is_caught(tmp_path):
     """A table changed in place after the code was made holds a function the code was not made
-    for: the call fails with an error naming the call, never a wrong gradient."""
+    for: the code is made again (outside24; an error naming the call before), never a wrong
+    gradient."""
     body = _program("dict_param", "helper", "tanh")
     m = module_of(tmp_path, HEAD, "changed", body)
     g = srcad.grad(m.f)
@@ -184,8 +185,7 @@ def test_table_changed_in_place_is_caught(tmp_path):
     g(x)
     m.ACTS["tanh"] = np.cos
     try:
-        with pytest.raises(srcad.SrcadError, match="changed after the code was made"):
-            g(x)
+        np.testing.assert_allclose(g(x), fd(m.f, x), rtol=1e-6, atol=1e-8)
     finally:
         m.ACTS["tanh"] = np.tanh
 

@@ -140,9 +140,8 @@ def test_a_table_changed_after_the_code_was_made_is_caught(tmp_path):
     m = load_module(tmp_path, NP + LATE)
     g = srcad.grad(m.table)
     np.testing.assert_allclose(g(W0, X0), central(m.table, (W0, X0), 0), rtol=1e-6)
-    m.ACTS["sin"] = np.cos
-    with pytest.raises(srcad.SrcadError, match="changed after the code was made"):
-        g(W0, X0)
+    m.ACTS["sin"] = np.cos  # (outside24) the code made again (a SrcadError before)
+    np.testing.assert_allclose(g(W0, X0), central(m.table, (W0, X0), 0), rtol=1e-6)
 
 
 HELD = """

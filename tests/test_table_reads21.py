@@ -80,8 +80,7 @@ def test_a_table_changed_in_place_is_seen(tmp_path, display):
     module = _load(tmp_path, _program(("tanh", "soft"), display, "call"), "numpy")
     df = srcad.grad(module.f)
     df(X.copy())
-    module.ACTS["tanh"] = np.cos  # a function the code was not made for
-    with pytest.raises(srcad.SrcadError, match="changed after the code was made"):
-        df(X.copy())
+    module.ACTS["tanh"] = np.cos  # a function the code was not made for: made again
+    assert close(df(X.copy()), central(module.f, [X], 0), 1e-5)  # (outside24: refused before)
     module.ACTS["tanh"] = module.soft  # one it was made for: its own derivative
     assert close(df(X.copy()), central(module.f, [X], 0), 1e-5)

@@ -270,7 +270,8 @@ def guard(dispatch, reads):
             tests.append(f"{read.spelling()} is not {ENV}[{len(values)}]")
             values.append(read)
             continue
-        if read.name in names or read.name.startswith("__srcad") or (
+        if read.name in names or read.name.startswith("__srcad") or getattr(
+                read, "by_items", False) or (
                 read.cell is not None and user_cells.get(read.name) is not read.cell) or (
                 read.cell is None and (read.namespace is not user.__globals__
                                        or read.name in user_cells)):

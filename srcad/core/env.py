@@ -81,6 +81,45 @@ class Read:
         return ".".join((self.name,) + self.attrs)
 
 
+class ItemsRead(Read):
+    """The items of a list or dict of functions a name (and path) gives (a global ``ACTS``,
+    a method's ``self.acts``): the code calls an item as one of those it held when it was
+    made. The same container changed in place, or another one, holding other functions, is
+    another fingerprint (the code is made again); :meth:`current` gives the snapshot itself
+    while the container holds the same objects, so the dispatcher's identity test passes."""
+
+    __slots__ = ()
+    by_items = True  # (the dispatcher checks it through a function: srcad.backend.dispatch)
+
+    def __init__(self, namespace, cell, name, attrs, value):
+        super().__init__(namespace, cell, name, attrs, _snapshot(value))
+
+    @property
+    def key(self):
+        return Read.key.fget(self) + ("items",)
+
+    def current(self):
+        now = Read.current(self)
+        held = self.value
+        if type(now) is list:
+            if len(now) == len(held) and all(a is b for a, b in zip(now, held)):
+                return held
+        elif type(now) is dict:
+            if len(now) == len(held) and all(
+                    k == hk and v is hv for (k, v), (hk, hv) in zip(now.items(), held)):
+                return held
+        return now if now is MISSING else _snapshot(now)
+
+    def spelling(self):
+        return Read.spelling(self) + " (its items)"
+
+
+def _snapshot(container):
+    if type(container) is dict:
+        return tuple(container.items())
+    return tuple(container) if type(container) is list else container
+
+
 def fingerprint(value):
     """The facts about ``value`` that generated code may be specialised on (see above)."""
     cls = type(value)

@@ -29,6 +29,7 @@ from . import (
     lower_super,
     misfit_calls,
     recorded_lists,
+    recursive_defs,
     spread_lengths,
     vectorized,
     writes,
@@ -300,9 +301,8 @@ class Calls:
         for n in loaded:
             if n in self.dicts and n not in self.env and n not in local_names:
                 raise self.kwargs_error(node, n)
-        if name in loaded:
-            raise self.error(node, f"the nested function {name!r} calls itself",
-                             hint="define a recursive helper at module level")
+        recursive = name in loaded  # (a call of itself: rewritten below, else refused)
+        loaded = [n for n in loaded if n != name]
         # Python's scoping: a name the enclosing function assigns anywhere (even after this
         # def) is its local, read when the nested function is called
         outer = set(self.env) | set(self.source.closure) | set(self.local_functions)
@@ -319,7 +319,13 @@ class Calls:
             if n in self.local_functions:
                 raise self.error(node, f"a nested function calling the nested function {n!r}",
                                  hint="define the helpers at module level")
-        lifted = _lift(fdef, name, captured, self.source, node, held)
+        if recursive:
+            fdef = recursive_defs.self_calls(fdef, name, captured, f"{name}_local")
+            if fdef is None:
+                raise self.error(node, f"the nested function {name!r} uses itself other than "
+                                 "by calling itself (passed on, or in a function inside it)",
+                                 hint="call it by name only, or define it at module level")
+        lifted = _lift(fdef, name, captured, self.source, node, held, recursive)
         lifted.__srcad_nests__ = bool(late)  # it may return a function: read as a callee
         self.namer.reserve(lifted.__name__)
         self.local_functions[name] = (lifted, captured)
@@ -425,11 +431,12 @@ def nested_reads(body):
 _lift_count = 0
 
 
-def _lift(fdef, name, captured, source, node, held=()):
+def _lift(fdef, name, captured, source, node, held=(), recursive=False):
     """A real function for a nested def: the captured outer values become its first
     parameters; the ``held`` names (closure variables of the enclosing function) stay free
-    variables, given the enclosing function's own cells. Its text is registered in linecache,
-    so srcad can read it like any other."""
+    variables, given the enclosing function's own cells; ``recursive``: its own name (its
+    calls of itself, :mod:`.recursive_defs`) a closure variable holding it. Its text is
+    registered in linecache, so srcad can read it like any other."""
     import ast
     import types
     import weakref
@@ -440,7 +447,7 @@ def _lift(fdef, name, captured, source, node, held=()):
     func_ast = tree.body[0]
     func_ast.name = f"{name}_local"
     func_ast.args.args = [ast.arg(arg=n) for n in captured] + func_ast.args.args
-    if held:  # def maker(held...): def name_local(...): ...; return name_local
+    if held or recursive:  # def maker(held...): def name_local(...): ...; return name_local
         tree.body = [ast.FunctionDef(
             name="srcad_closure_maker", args=ast.arguments(
                 posonlyargs=[], args=[ast.arg(arg=n) for n in held], kwonlyargs=[],
@@ -449,11 +456,15 @@ def _lift(fdef, name, captured, source, node, held=()):
             decorator_list=[], returns=None, type_params=[])]
     filename = f"<srcad: {name} defined in {source.filename}:{node.lineno} #{_lift_count}>"
     namespace = functions.run_tree(tree, filename, source.globals, source.filename)
-    if held:  # the defaults are made as the def makes them (they read no local: checked)
+    if held or recursive:  # the defaults are made as the def makes them (no local read)
         made = namespace["srcad_closure_maker"](*(source.cells[n].cell_contents for n in held))
-        cells = tuple(source.cells[n] for n in made.__code__.co_freevars)
+        own = dict(zip(made.__code__.co_freevars, made.__closure__ or ()))
+        cells = tuple(own[n] if n == func_ast.name else source.cells[n]
+                      for n in made.__code__.co_freevars)
         lifted = types.FunctionType(made.__code__, source.globals, func_ast.name,
                                     made.__defaults__, cells)
+        if func_ast.name in own:  # it calls itself: the lifted function
+            own[func_ast.name].cell_contents = lifted
     else:
         lifted = namespace[func_ast.name]
         lifted = types.FunctionType(lifted.__code__, source.globals, func_ast.name,

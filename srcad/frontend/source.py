@@ -11,7 +11,8 @@ followed; the wrapped function is a callee the wrapper's closure holds). A wrapp
 differentiated through :func:`target`, a two-line function with that signature calling it.
 
 Imports: the standard library, gast, :mod:`srcad.core` (``env`` records every read of a
-global; :mod:`srcad.frontend.lambdas` finds a lambda in its file) and :mod:`srcad.errors`.
+global; :mod:`srcad.frontend.lambdas` finds a lambda in its file; :mod:`.held_lists` the
+lists of functions read) and :mod:`srcad.errors`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import gast
 
 from ..core import env, functions
 from ..errors import SourceUnavailableError, UnsupportedSyntaxError
-from . import lambdas
+from . import held_lists, lambdas
 
 
 @dataclass
@@ -70,6 +71,7 @@ class Source:
             value = getattr(value, attr)  # AttributeError: the caller reports it
         if cell is not None or namespace is not None:
             env.record(env.Read(namespace, cell, name, attrs, value))
+            held_lists.record(namespace, cell, name, attrs, value)  # ACTS[k](x): its items
             if functions.user_instance_class(value) is not None:
                 # its methods (and obj(...)) are resolved on its class: an object given
                 # another class (obj.__class__ = Other) makes the code again

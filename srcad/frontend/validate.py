@@ -122,6 +122,15 @@ def validate(source):
                 "writes are not visible in the source", filename=source.filename,
                 lineno=line, construct=source.line_text(line),
                 hint=UNSUPPORTED_CALLS[node.func.id])
+        held = _holds_itself(node)
+        if held is not None:
+            line = getattr(node, "lineno", None)
+            raise UnsupportedSyntaxError(
+                f"srcad cannot differentiate a list that holds itself ({held} put into "
+                f"{held}): its gradient would be a list holding itself, without end",
+                filename=source.filename, lineno=line, construct=source.line_text(line),
+                hint=f"hold a copy ({held}.append(list({held}))) or keep the values in "
+                     "another list")
         entry = UNSUPPORTED.get(type(node))
         if entry is None:
             continue
@@ -134,6 +143,43 @@ def validate(source):
             construct=source.line_text(line),
             hint=instead,
         )
+
+
+def _held(value, name):
+    """Whether ``value`` is the name ``name`` or a display holding it (at any depth)."""
+    if isinstance(value, gast.Name):
+        return value.id == name
+    if isinstance(value, gast.Starred):
+        return _held(value.value, name)
+    if isinstance(value, (gast.List, gast.Tuple)):
+        return any(_held(e, name) for e in value.elts)
+    if isinstance(value, gast.Dict):
+        return any(_held(e, name) for e in value.values)
+    return False
+
+
+def _holds_itself(node):
+    """The name of a list that ``node`` puts into itself (``a.append(a)``, ``a.insert(0,
+    a)``, ``a.extend([a])``, ``a[k] = [a]``, ``a += [a]``), else None."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            isinstance(node.func.value, gast.Name) and node.args:
+        name, method = node.func.value.id, node.func.attr
+        item = {"append": node.args[0], "insert": node.args[-1]}.get(method)
+        if item is not None and _held(item, name):
+            return name
+        if method == "extend" and isinstance(node.args[0], (gast.List, gast.Tuple)) and \
+                _held(node.args[0], name):
+            return name
+    if isinstance(node, gast.Assign) and isinstance(node.value, (gast.List, gast.Tuple)):
+        for t in node.targets:  # a[k] = [a] (a[k] = a: an array's may be fine)
+            if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and \
+                    _held(node.value, t.value.id):
+                return t.value.id
+    if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and \
+            isinstance(node.value, (gast.List, gast.Tuple)) and \
+            _held(node.value, node.target.id):
+        return node.target.id
+    return None
 
 
 def _scoped_named_exprs(fdef):

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import arrays
 from .registry import helper
-from .zero_grads import all_zero
+from .zero_grads import all_zero, held_itself
 
 
 @helper("runtime")
@@ -29,13 +29,12 @@ def sign(x):
 def log_base(a, by=None):
     """``log(a)`` in ``d/db a ** b``, whose term is ``by * log_base(a, by)``, ``by`` the
     cotangent (or tangent) times ``a ** b``: 0 at 0. At a negative ``a``: 0 where ``by`` is 0
-    (that term is 0: a direction that does not move the exponent, such as a constant
-    exponent's zero tangent, issue 16); elsewhere complex where ``by`` is (a complex program:
-    Python's ``(-8.0) ** (1 / 3)``, holomorphic code; ``check_real`` refuses it for a real
-    argument) or ``by`` is not given, and nan where ``by`` is real, as NumPy's ``a ** b``
-    around ``b`` is: a real function has no derivative in its exponent at a negative base,
-    and a complex number would lose its imaginary part unseen when added into an item of a
-    real gradient array (``dx[1] += ...``), leaving a finite wrong number."""
+    (that term is 0: a constant exponent's zero tangent, issue 16); elsewhere complex where
+    ``by`` is (a complex program: Python's ``(-8.0) ** (1 / 3)``, holomorphic code;
+    ``check_real`` refuses it for a real argument) or ``by`` is not given, and nan where
+    ``by`` is real, as NumPy's ``a ** b`` around ``b`` is (no derivative in the exponent at
+    a negative base; a complex one would lose its imaginary part unseen, added into an item
+    of a real gradient array: a finite wrong number)."""
     if isinstance(a, np.ndarray) or arrays.is_duck(a):  # Dask: no look at the values (lazy)
         if arrays.library(a) == "dask" or a.dtype.kind == "c" or not bool(np.any(a < 0)):
             return np.log(np.where(a == 0, 1.0, a))
@@ -254,8 +253,7 @@ def shape_of(x, *more):
 
 @helper("runtime")
 def zeros_array(x):
-    """``np.zeros_like(x, dtype=float)`` (the zero gradient of an array), a NumPy array's
-    without ``np.zeros_like``'s dispatch."""
+    """``np.zeros_like(x, dtype=float)`` (an array's zero gradient), without its dispatch."""
     if type(x) is np.ndarray:
         return np.zeros(x.shape)
     return np.zeros_like(x, dtype=float)
@@ -264,13 +262,15 @@ def zeros_array(x):
 @helper("runtime")
 def zeros_like(x):
     """A zero gradient shaped like ``x``: a float for scalars; a (mutable) list for a list or
-    tuple, a dict for a dict, so the backward sweep can add into its elements."""
+    tuple, a dict for a dict (the backward sweep adds into its elements)."""
     if type(x) is np.ndarray:  # the common cases first, without isinstance's cost
         return np.zeros(x.shape)
-    if isinstance(x, (list, tuple)):
-        return [np.zeros(v.shape) if type(v) is np.ndarray else zeros_like(v) for v in x]
-    if isinstance(x, dict):
-        return {k: zeros_like(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple, dict)):
+        try:
+            return {k: zeros_like(v) for k, v in x.items()} if isinstance(x, dict) else [
+                np.zeros(v.shape) if type(v) is np.ndarray else zeros_like(v) for v in x]
+        except RecursionError:  # one holding itself (b = a; a.append(b))
+            raise held_itself(x) from None
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape) if x.dtype.kind != "c" else np.zeros(x.shape, complex)
     if arrays.is_duck(x):
