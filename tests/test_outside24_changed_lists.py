@@ -108,7 +108,7 @@ def _change(m, holder, attr, change):
             c.reverse()
 
 
-@pytest.mark.parametrize("where,change", sample(itertools.product(WHERE, CHANGES), 3))
+@pytest.mark.parametrize("where,change", sample(itertools.product(WHERE, CHANGES), 5))
 def test_a_container_of_functions_changed_after_the_code_was_made(where, change, tmp_path):
     m, a = load_module(tmp_path, NP + TEXT), load_module(tmp_path, AG + TEXT)
     f = _fn(m, where)

@@ -61,7 +61,7 @@ def _text(k, which):
     return TEXT.format(base=BASES[base], index=index, writes="\n    ".join(chosen))
 
 
-@pytest.mark.parametrize("k,which", sample(CASES, 2))
+@pytest.mark.parametrize("k,which", sample(CASES, 4))
 def test_a_write_through_a_view_with_new_axes(k, which, tmp_path):
     text = _text(k, which)
     f = load_module(tmp_path, "import numpy as np\n" + text).f

@@ -57,7 +57,8 @@ NUMBA_REFUSED = {
         'get_tangent_or index_tuples insert_position insert_value items_grad '
         'items_tangent '
         'pop_position '
-        'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_grad '
+        'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_count '
+        'seq_grad seq_index '
         'sort_value sort_value_grad sort_value_tangent sorted_grad sorted_tangent '
         'split_concat split_concat_back values_grad values_tangent with_zero_at without_item'),
     'helpers': (
@@ -126,7 +127,8 @@ STANDARD_REFUSED = {
         'get_tangent_or index_tuples insert_position insert_value items_grad '
         'items_tangent '
         'pop_position '
-        'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_grad '
+        'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_count '
+        'seq_grad seq_index '
         'sort_value sort_value_grad sort_value_tangent sorted_grad sorted_tangent '
         'split_concat split_concat_back values_grad values_tangent with_zero_at without_item'),
     'derivatives': (
@@ -199,6 +201,7 @@ KINDS_ANY = {
         'index_tuples '
         'insert_position '
         'items_grad items_tangent pop_position remove_position reverse_grad seq_back '
+        'seq_count seq_index '
         'sort_value_grad sort_value_tangent sorted_grad sorted_tangent split_concat '
         'split_concat_back values_grad values_tangent with_zero_at without_item'),
     'derivatives': (

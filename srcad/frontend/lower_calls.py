@@ -286,10 +286,7 @@ class Calls:
         parameters include the outer values it reads; calls pass those values in, so
         gradients flow through them too."""
         local_names = {a.id for a in fdef.args.posonlyargs + fdef.args.args
-                       + fdef.args.kwonlyargs}
-        if fdef.args.vararg or fdef.args.kwarg:
-            raise self.error(node, "a nested function with *args or **kwargs",
-                             hint="name each parameter")
+                       + fdef.args.kwonlyargs + [fdef.args.vararg, fdef.args.kwarg] if a}
         body = fdef.body if isinstance(fdef.body, list) else [fdef.body]
         assigned, loaded, late = nested_reads(body)
         _check_late(self, name, [n for n in late if n not in assigned | local_names], node)
@@ -354,6 +351,12 @@ def _local_call(lw, name, node):
     if getattr(lifted, "__srcad_nests__", False):  # make(w) returning g: converted
         lw.lifted[lifted.__name__] = lifted
         return lw.call_value(lifted, lifted.__name__, extra, {}, node)
+    if any(isinstance(a, gast.Starred) for a in node.args):  # f(*w), w's length not known
+        lw.lifted[lifted.__name__] = lifted
+        spread = gast.copy_location(gast.Call(func=node.func, args=[gast.copy_location(
+            gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None), node)
+            for n in captured] + node.args, keywords=node.keywords), node)
+        return lw.star_call_prim(lifted, lifted.__name__, spread)
     args = extra + [lw.expr(a) for a in node.args]
     kwargs = {k.arg: lw.expr(k.value) for k in node.keywords}
     if any(isinstance(a, Var) and a.name in lw.passed_iterators

@@ -131,6 +131,10 @@ defvjp(containers.dict_get, "d, key, default=None", zero="key", d="get_grad(g, d
        jvp={"d": "get_tangent_or(t, d, key, default)",
             "default": "get_default_grad(t, d, key)"})
 defmethod("get", containers.dict_get)
+# xs.index(v), xs.count(v) of a list or tuple: positions and counts (refused on another object)
+nondiff(containers.seq_index, containers.seq_count)
+defmethod("index", containers.seq_index)
+defmethod("count", containers.seq_count)
 # their gradients and tangents: linear in the first argument, each the other's adjoint
 for _grad, _tangent, _params in (
         (containers.values_grad, containers.values_tangent, "d"),

@@ -7,7 +7,9 @@ adjoint is its partner (``values_grad`` and ``values_tangent``, ...), so the gen
 can be differentiated again (srcad/rules/python.py).
 
 A dict's gradient is a dict with the same keys; a key has no derivative (a gradient for one
-is ``0.0``). Imports only ``srcad.runtime.registry``.
+is ``0.0``). ``xs.index(v)`` and ``xs.count(v)`` of a list or tuple are read through
+``seq_index``/``seq_count`` (no derivative; refused on another object). Imports
+``srcad.runtime.registry``, ``srcad.core.kinds`` and ``srcad.errors``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import itertools
 import numpy as np
 
 from ..core.kinds import duck_array
+from ..errors import MissingRuleError
 from .registry import helper
 
 
@@ -390,6 +393,30 @@ def extreme_index(items, key, largest):
     keys = [key(item) for item in items]
     pick = max if largest else min
     return pick(range(len(keys)), key=keys.__getitem__)
+
+
+@helper("runtime")
+def seq_index(seq, value, *bounds):
+    """``seq.index(value, *bounds)`` of a list or tuple: a position (no derivative: it changes
+    only where an item comes to equal ``value``). Any other object's ``index`` method may
+    compute anything: refused (``x.index(...)`` is read as this for every ``x``)."""
+    return _sequence_method(seq, "index")(value, *bounds)
+
+
+@helper("runtime")
+def seq_count(seq, value):
+    """``seq.count(value)`` of a list or tuple: a number of items (no derivative)."""
+    return _sequence_method(seq, "count")(value)
+
+
+def _sequence_method(seq, name):
+    if type(seq) not in (list, tuple, str, range):
+        raise MissingRuleError(
+            f"x.{name}(...) is read as a list's or tuple's {name} (a position or a count, with "
+            f"no derivative), but x is a {type(seq).__name__} when the code runs",
+            construct=f".{name}()", hint=f"call the class's function ({type(seq).__name__}."
+            f"{name}(x, ...)) or give it a rule with @srcad.extend.defvjp")
+    return getattr(seq, name)
 
 
 @helper("runtime")
