@@ -95,8 +95,8 @@ def test_a_list_attribute_of_functions(body, acts, way, tmp_path):
 
 def test_a_list_changed_after_the_code_was_made(tmp_path):
     """A reorder among the functions held: exact. Another function: the code made again
-    (outside24), never the code made for the old list. A new derivative: made for the list as it is; an
-    object passed with other functions: code of its own."""
+    (outside24), never the code made for the old list. A new derivative: made for the list
+    as it is; an object passed with other functions: code of its own."""
     m, _ = _modules(tmp_path, "index")
     net = m.Net([np.tanh, m.relu])
     g = srcad.grad(net.loss)

@@ -30,7 +30,8 @@ NP, AG = "import numpy as np\n", "import autograd.numpy as np\n"
 
 BODIES = {
     "ternary": "        return y if n == 0 else rec(n - 1, np.sin(y) * {c} + y)",
-    "if": "        if n <= 0:\n            return y\n        return rec(n - 1, y * np.cos(y) * {c})",
+    "if": "        if n <= 0:\n            return y\n"
+          "        return rec(n - 1, y * np.cos(y) * {c})",
     "twice": "        if n == 0:\n            return y\n"
              "        return rec(n - 1, y) * 0.5 + rec(n - 1, np.tanh(y * {c}))",
     "loop": "        s = 0.0\n        for k in range(n):\n            s = s + rec(k, y * {c})\n"
