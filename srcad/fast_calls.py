@@ -347,6 +347,9 @@ def unchanged(reads):
     space, tests = {"M": env.MISSING}, []
     for i, read in enumerate(reads):
         space[f"r{i}"] = read
+        if getattr(read, "by_items", False):  # a list's items (env.ItemsRead): its own test
+            tests.append(f"r{i}.current() is r{i}.value")
+            continue
         if read.cell is not None:
             space[f"c{i}"] = read.cell
             expr = f"c{i}.cell_contents"
