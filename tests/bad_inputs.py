@@ -144,7 +144,7 @@ def double_star_call(x, options):
 
 
 def repeats_an_active_list(x):
-    ys = [x] * 3  # bad: repeating an active list
+    ys = [x] * int(3.0)  # bad: repeating an active list  # ([x] * 3: outside24)
     return sum(ys)
 
 

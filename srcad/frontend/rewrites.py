@@ -1,6 +1,7 @@
 """The rewrites of a parsed function's source made before desugaring, in order (each rewrites
 ``src.node`` in place, or leaves it): :mod:`.enumerated_writes` (``for i, v in enumerate(xs):
-xs[i] = e``: a loop over positions), :mod:`.list_slices` (``c = v[:]`` of a list: ``list(v)``),
+xs[i] = e``: a loop over positions), :mod:`.list_repeats` (``[x] * n``: the comprehension),
+:mod:`.list_slices` (``c = v[:]`` of a list: ``list(v)``),
 :mod:`.callable_grads` (``grad(obj)`` of an object built here: ``grad(lambda p: obj(p))``),
 :mod:`.lower_defaults` (``lambda v, k=k: v ** k``: a
 function a helper makes, ``make(k)``), :mod:`.lower_groups` (``d.setdefault(k, []).append(v)``,
@@ -22,6 +23,7 @@ from __future__ import annotations
 from . import (
     callable_grads,
     enumerated_writes,
+    list_repeats,
     list_slices,
     lower_defaults,
     lower_groups,
@@ -36,7 +38,7 @@ from . import (
 
 def rewrite(src):
     """Apply every rewrite to ``src`` (a :class:`.source.Source`)."""
-    for module in (enumerated_writes, list_slices, callable_grads, lower_defaults, lower_groups,
-                   lower_namespaces,
+    for module in (enumerated_writes, list_repeats, list_slices, callable_grads, lower_defaults,
+                   lower_groups, lower_namespaces,
                    lower_records, lower_next, lower_local_makes, lower_made_lists, views):
         module.lower(src)

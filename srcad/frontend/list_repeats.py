@@ -1,0 +1,120 @@
+"""A list display repeated: ``[x] * n``, ``n * [a, b]`` (issue 16, outside24).
+
+``[a, b] * n`` is the list of ``a, b`` ``n`` times, the same objects; srcad's reverse sweep
+refused it where the items carry gradients ("repeating a list that carries gradients"). When
+the items and ``n`` are names, constants and arithmetic, subscripts and attributes of them
+(evaluating them again changes nothing; ``n`` also ``len(...)`` of such), not all
+constants, it is rewritten as the comprehension that makes
+that list, ``[t for _ in range(repeat_count(n, where)) for t in (a, b)]`` (each copy's
+gradient added into the item's), which srcad differentiates. :func:`repeat_count` checks
+when the code runs that ``n`` is a Python ``int`` (or ``bool``): ``[x] * k`` of a NumPy
+number or array is NumPy's product, not a repetition, and is refused there
+(``UnsupportedSyntaxError`` at the line) rather than read as one.
+
+Imports the standard library, gast, :mod:`srcad.errors`, :mod:`srcad.rules.registry`
+(the check has no derivative) and :mod:`.source` (fresh names).
+"""
+
+from __future__ import annotations
+
+import builtins
+import types
+
+import gast
+
+from ..errors import UnsupportedSyntaxError
+from ..rules.registry import registry as _registry
+from .source import fresh_names
+
+_PURE = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Subscript, gast.Attribute,
+         gast.Slice, gast.Tuple, gast.operator, gast.unaryop, gast.expr_context)
+
+
+def repeat_count(n, where):
+    """``n`` when it is a Python ``int`` or ``bool`` (``[x] * n`` repeats the list), else the
+    refusal at ``where`` (``(file, line, text)``)."""
+    if type(n) in (int, bool):
+        return n
+    filename, lineno, text = where
+    raise UnsupportedSyntaxError(
+        f"[...] * n with n a {type(n).__name__}: srcad reads [...] * n of a list display as "
+        "the list repeated, which it is for a Python int only (NumPy multiplies by its "
+        "numbers and arrays)", filename=filename, lineno=lineno, construct=text,
+        hint="write int(n) for a repetition, or np.array([...]) * n for a product")
+
+
+_registry.nondiff.add(repeat_count)
+
+
+def _pure(node, lengths=False):
+    """Whether evaluating ``node`` again changes nothing (``lengths``: ``len(...)`` of such
+    an expression too, ``len`` being Python's)."""
+    if lengths and isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+            node.func.id == "len" and len(node.args) == 1 and not node.keywords:
+        return _pure(node.args[0])
+    return all(isinstance(n, _PURE) for n in gast.walk(node))
+
+
+def _repeated(node, lengths):
+    """``(items, count)`` of ``[items] * count`` or ``count * [items]``, else None."""
+    if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult)):
+        return None
+    for display, count in ((node.left, node.right), (node.right, node.left)):
+        if isinstance(display, gast.List) and display.elts and not any(
+                isinstance(e, gast.Starred) for e in display.elts) and \
+                all(_pure(e) for e in display.elts) and _pure(count, lengths) and \
+                not all(isinstance(e, gast.Constant) for e in display.elts) and \
+                not isinstance(count, (gast.List, gast.Tuple)):
+            return display.elts, count
+    return None
+
+
+def lower(src):
+    """Rewrite, in place, each repeated list display of ``src``'s function (see above), when
+    ``range`` is Python's own there."""
+    fdef = src.node
+    if src.closure.get("range", src.globals.get("range", builtins.range)) is not builtins.range \
+            or any(isinstance(n, gast.Name) and n.id == "range" and not isinstance(
+                n.ctx, gast.Load) for n in gast.walk(fdef)):
+        return
+    lengths = src.closure.get("len", src.globals.get("len", builtins.len)) is builtins.len \
+        and not any(isinstance(n, gast.Name) and n.id == "len" and not isinstance(
+            n.ctx, gast.Load) for n in gast.walk(fdef))
+    found = [n for n in gast.walk(fdef) if _repeated(n, lengths) is not None]
+    if not found:
+        return
+    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    fresh = fresh_names(taken | set(src.closure) | set(src.globals))
+    check = fresh("srcad_repeat_count")
+    src.closure[check] = repeat_count
+    src.cells[check] = types.CellType(repeat_count)
+    src.bound = {**getattr(src, "bound", {}), check: repeat_count}
+    replaced = {}
+    for node in found:
+        items, count = _repeated(node, lengths)
+        line = getattr(node, "lineno", None)
+        where = fresh("srcad_repeat_where")
+        value = (src.filename, line, src.line_text(line))
+        src.closure[where] = value
+        src.cells[where] = types.CellType(value)
+        src.bound = {**src.bound, where: value}
+        item, skip = fresh("repeated"), fresh("_")
+        rng = gast.Call(func=gast.Name("range", gast.Load(), None, None), args=[gast.Call(
+            func=gast.Name(check, gast.Load(), None, None), args=[
+                count, gast.Name(where, gast.Load(), None, None)], keywords=[])], keywords=[])
+        comp = gast.ListComp(elt=gast.Name(item, gast.Load(), None, None), generators=[
+            gast.comprehension(target=gast.Name(skip, gast.Store(), None, None), iter=rng,
+                               ifs=[], is_async=0),
+            gast.comprehension(target=gast.Name(item, gast.Store(), None, None),
+                               iter=gast.Tuple(elts=items, ctx=gast.Load()), ifs=[],
+                               is_async=0)])
+        for sub in gast.walk(comp):
+            if "lineno" in sub._attributes:
+                gast.copy_location(sub, node)
+        replaced[id(node)] = comp
+    for node in gast.walk(fdef):
+        for field, child in gast.iter_fields(node):
+            if isinstance(child, list):
+                child[:] = [replaced.get(id(c), c) for c in child]
+            elif id(child) in replaced:
+                setattr(node, field, replaced[id(child)])
