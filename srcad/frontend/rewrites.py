@@ -12,7 +12,8 @@ locals), :mod:`.lower_next` (``it = iter(xs); next(it)``: the items by position;
 displays passed to a function of yours marked (:mod:`.iterators_passed`)),
 :mod:`.lower_made_lists` (``fs = [make(w) for ...]; f(x) for f in fs``: each item's values), after
 :mod:`.lower_local_makes` (``def make(a): return lambda t: a * t`` inside the function: out).
-then :mod:`.views` (``v = y[1:3]; v *= 3``: writes into ``y``).
+then :mod:`.nested_writes` (``A[i][j] = v`` of an array: ``A_row = A[i]; A_row[j] = v``) and
+:mod:`.views` (``v = y[1:3]; v *= 3``: writes into ``y``).
 (:mod:`.nonlocals`, ``nonlocal`` in a nested function, runs earlier, before the checks.)
 
 Imports those modules.
@@ -32,6 +33,7 @@ from . import (
     lower_namespaces,
     lower_next,
     lower_records,
+    nested_writes,
     views,
 )
 
@@ -39,6 +41,6 @@ from . import (
 def rewrite(src):
     """Apply every rewrite to ``src`` (a :class:`.source.Source`)."""
     for module in (enumerated_writes, list_repeats, list_slices, callable_grads, lower_defaults,
-                   lower_groups, lower_namespaces,
-                   lower_records, lower_next, lower_local_makes, lower_made_lists, views):
+                   lower_groups, lower_namespaces, lower_records, lower_next, lower_local_makes,
+                   lower_made_lists, nested_writes, views):
         module.lower(src)
