@@ -60,3 +60,18 @@ def test_an_ordinary_form_srcad_refuses(name, modules):
     with pytest.raises(srcad.SrcadError, match=REFUSED[name]) as err:
         srcad.grad(getattr(modules[0], name))(W.copy())
     assert err.value.lineno is not None
+
+
+def test_index_and_count_are_read_for_lists_and_tuples_only():
+    from srcad.runtime import containers
+
+    assert containers.seq_index([1.0, 2.0, 2.0], 2.0) == 1
+    assert containers.seq_index((1.0, 2.0, 2.0), 2.0, 2) == 2
+    assert containers.seq_count([1.0, 2.0, 2.0], 2.0) == 2
+
+    class Other:
+        def index(self, v):
+            return v * 2.0
+
+    with pytest.raises(srcad.SrcadError, match="Other"):
+        containers.seq_index(Other(), 1.0)
