@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from class_families import fd, module_of
 from sampling import sample
+from twin_checks import central
 
 import srcad
 from srcad.errors import MutationError, SrcadError, UnsupportedSyntaxError
@@ -490,10 +491,10 @@ def test_an_item_written_where_the_list_is_read_is_refused(tmp_path, name):
     assert "local name" in info.value.hint
 
 
-def test_a_comprehension_after_a_call_in_its_statement_is_refused(tmp_path):
-    """A comprehension over the list is read as a loop just before its statement only when
-    nothing the statement evaluates before it may run code (here a call): else refused."""
-    m = _module(tmp_path, "ol_genexp", """
+def test_a_comprehension_after_a_numpy_call_in_its_statement(tmp_path):
+    """(outside24) a NumPy call before the comprehension runs no code of the user's: the
+    comprehension is read as a loop just before its statement (refused before)."""
+    m = _module(tmp_path, "ol_genexp_np", """
 
 class Pen(Net):
     def pen(self, x):
@@ -503,10 +504,32 @@ class Pen(Net):
 def f(w, b, x):
     return Pen([w, w * w], [b, b]).pen(x)
 """)
+    np.testing.assert_allclose(srcad.grad(m.f)(W.copy(), B.copy(), X.copy()),
+                               central(m.f, (W, B, X), 0), rtol=1e-6, atol=1e-8)
+
+
+def test_a_comprehension_after_a_call_in_its_statement_is_refused(tmp_path):
+    """A comprehension over the list is read as a loop just before its statement only when
+    nothing the statement evaluates before it may run code (here a call of the user's
+    function): else refused."""
+    m = _module(tmp_path, "ol_genexp", """
+
+def helper(x):
+    return np.sum(np.sin(x))
+
+
+class Pen(Net):
+    def pen(self, x):
+        return helper(x) + sum(np.sum(layer.W) for layer in self.layers)
+
+
+def f(w, b, x):
+    return Pen([w, w * w], [b, b]).pen(x)
+""")
     with pytest.raises(SrcadError) as info:
         srcad.grad(m.f)(W.copy(), B.copy(), X.copy())
     assert info.value.construct.strip() == \
-        "return np.sum(np.sin(x)) + sum(np.sum(layer.W) for layer in self.layers)"
+        "return helper(x) + sum(np.sum(layer.W) for layer in self.layers)"
     assert "loop over it with a for statement" in info.value.hint
 
 

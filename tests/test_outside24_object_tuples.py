@@ -6,7 +6,9 @@ The tuple is read as the list holding the same objects (``frontend/record_tuples
 :mod:`srcad.frontend.record_lists` takes the whole list apart; a use it does not follow
 (``layers + (extra,)``, ``isinstance(layers, tuple)``) leaves the tuple as it is and the call
 of an item stays refused. Generated family (display x module function or method x use)
-against central differences and autograd.
+against central differences and autograd. (A generator over the objects after a NumPy call
+in its statement, ``np.sum(h ** 2) + sum(l.W for l in layers)``, was refused for lists too:
+``inline_objects._numeric_call`` lets it be evaluated first.)
 """
 
 from __future__ import annotations
@@ -76,6 +78,11 @@ USES = {
     "index": "    h = x\n    for i in range(len(layers)):\n        h = layers[i](h)\n"
              "    return np.sum(h * x) + layers[-1].W * layers[0].b",
     "fields": "    return sum(np.sum(l.W * x) * l.b for l in layers)",
+    # a generator after a NumPy call in the statement (hoisted before it: the call runs no
+    # code of the user's), the loop variable's name used by both
+    "enumerate-sum": "    h = x\n    for k, l in enumerate(reversed(layers)):\n"
+                     "        h = l(h) * (k + 1)\n"
+                     "    return np.sum(h ** 2) + sum(np.sum(l.W * x) for l in layers)",
 }
 CALLS = ("method", "function")
 CASES = list(itertools.product(DISPLAYS, USES, CALLS))

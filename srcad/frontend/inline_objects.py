@@ -11,10 +11,11 @@ object passes only through calls, attributes, items, arithmetic, comparisons, tu
 keywords (not a branch of ``and``/``or``/``if``-``else``, a comprehension or a lambda, which
 may not run it); and everything Python evaluates in the statement before the object's
 construction reads names, constants, attributes of modules and items, with arithmetic (no
-call, no attribute of an object, which may be a property), so moving the construction first
-runs everything in the order it did.
+call but of a NumPy or ``math`` function given no function and no ``out=``, which runs no
+code of the user's; no attribute of an object, which may be a property), so moving the
+construction first runs everything in the order it did.
 
-Imports gast, :mod:`.built_records` and :mod:`.plain_classes`.
+Imports gast, NumPy (what a ufunc is), :mod:`.built_records` and :mod:`.plain_classes`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import types
 
 import gast
+import numpy as np
 
 from . import plain_classes
 from .built_records import record_fields, resolve_any
@@ -138,11 +140,31 @@ def _first_object(src, root, local, wanted=None):
                 found = visit(item, node, name, k if isinstance(child, list) else None)
                 if found is not None:
                     return found
-        return False if isinstance(node, gast.Call) or _may_run_code(src, node, local) \
-            else None
+        return False if isinstance(node, gast.Call) and not _numeric_call(src, node, local) \
+            or _may_run_code(src, node, local) else None
 
     found = visit(root, None, None, None)
     return found or None
+
+
+#: NumPy functions that call a function they are given
+_HIGHER = frozenset({"vectorize", "apply_along_axis", "apply_over_axes", "frompyfunc",
+                     "piecewise", "fromfunction"})
+
+
+def _numeric_call(src, node, local):
+    """Whether the call ``node`` is of a NumPy or ``math`` function (a ufunc included) that
+    runs no code of the user's and changes nothing (no function given to it, no ``out=``, no
+    ``*``/``**``), so that moving an evaluation before it changes nothing (outside24)."""
+    if any(isinstance(a, (gast.Starred, gast.Lambda)) for a in node.args) or any(
+            k.arg in (None, "out") for k in node.keywords):
+        return False
+    fn = resolve_any(src, node.func, local)
+    module = getattr(fn, "__module__", None) or ""
+    return (isinstance(fn, np.ufunc) or module == "math" or module.split(".")[0] == "numpy"
+            and getattr(fn, "__name__", "") not in _HIGHER) and not any(
+        callable(resolve_any(src, a, local)) for a in node.args
+        if isinstance(a, (gast.Name, gast.Attribute)))
 
 
 def _may_run_code(src, node, local):

@@ -466,8 +466,8 @@ def _as_display(src, fdef, fresh):
                 fn, _ = _callee(src, stmt.value.func, fdef)
                 classes = fn and returned_classes(fn)
                 kind = classes and _display_kind(fn)
-                if not kind:
-                    continue
+                if not kind or kind is gast.Tuple and (None in classes or len(set(classes)) > 1):
+                    continue  # (a tuple: read as a list of objects of one class only)
                 target = stmt.targets[0]
                 names = [fresh(f"{target.id}_{k}") for k in range(len(classes))]
                 stmt.targets = [gast.copy_location(gast.Tuple(elts=[gast.copy_location(
