@@ -69,3 +69,14 @@ def test_a_loop_changing_the_length_stays_refused(tmp_path):
     m = load_module(tmp_path, NP + text)
     with pytest.raises(srcad.SrcadError, match="line"):
         srcad.grad(m.f)(W.copy())
+
+
+def test_a_dict_walked_so_is_refused_when_the_code_runs(tmp_path):
+    """``enumerate(d)`` of a dict yields its keys, which ``d[i]`` would not read: the loop over
+    positions is refused there (it was read as a list's)."""
+    text = ("def f(w):\n    d = {0: w[0], 1: w[1]}\n    for i, k in enumerate(d):\n"
+            "        d[i] = d[k] * 2.0\n    return d[0] + d[1]\n")
+    m = load_module(tmp_path, NP + text)
+    with pytest.raises(srcad.SrcadError, match="dict") as err:
+        srcad.grad(m.f)(W.copy())
+    assert err.value.lineno == 4

@@ -15,12 +15,39 @@ differentiates. Only for ``for i, v in enumerate(xs)`` (``xs`` a name, no ``star
 constant integer one: ``i`` is then ``k + start``) whose body writes an item of ``xs``; an
 array walked so is read the same way (``xs[i]`` is the row the iteration gives).
 
-Imports gast.
+The length is taken through :func:`walked_length`, which checks when the code runs that
+``xs`` is a list or an array (a dict's ``enumerate`` yields its keys, and ``xs[i]`` would read
+a value: refused there, ``UnsupportedSyntaxError`` at the line).
+
+Imports the standard library, gast, NumPy, :mod:`srcad.errors` and :mod:`srcad.rules.registry`
+(the check has no derivative).
 """
 
 from __future__ import annotations
 
+import types
+
 import gast
+import numpy as np
+
+from ..errors import UnsupportedSyntaxError
+from ..rules.registry import registry as _registry
+
+
+def walked_length(xs, where):
+    """``len(xs)`` of a list or a NumPy array (what the rewrite above reads by position),
+    else the refusal at ``where`` (``(file, line, text)``)."""
+    if type(xs) is list or isinstance(xs, np.ndarray):
+        return len(xs)
+    filename, lineno, text = where
+    raise UnsupportedSyntaxError(
+        f"for i, v in enumerate(xs) writing xs[...] is read as a loop over the positions of a "
+        f"list or array, but xs is a {type(xs).__name__} when the code runs",
+        filename=filename, lineno=lineno, construct=text,
+        hint="loop over the positions yourself: for i in range(len(xs)): v = xs[i] ...")
+
+
+_registry.nondiff.add(walked_length)
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _RESIZE = frozenset({"append", "pop", "extend", "insert", "remove", "clear", "sort", "reverse"})
@@ -87,6 +114,20 @@ def _writes_by_item(body, xs, i):
 
 
 class _Loops(gast.NodeTransformer):
+    def __init__(self, src, check):
+        self.src, self.check = src, check
+
+    def length(self, xs, node):
+        """``walked_length(xs, where)``, ``where`` a constant of the function."""
+        line = getattr(node, "lineno", None)
+        name = f"{self.check}_at_{line}"
+        value = (self.src.filename, line, self.src.line_text(line))
+        self.src.closure[name] = value
+        self.src.cells[name] = types.CellType(value)
+        self.src.bound = {**getattr(self.src, "bound", {}), name: value}
+        return gast.Call(func=_name(self.check, gast.Load()), args=[
+            _name(xs, gast.Load()), _name(name, gast.Load())], keywords=[])
+
     def visit_For(self, node):
         self.generic_visit(node)
         found = _walked(node)
@@ -102,10 +143,8 @@ class _Loops(gast.NodeTransformer):
         read = gast.Assign(targets=[item], value=gast.Subscript(
             value=_name(xs, gast.Load()), slice=position, ctx=gast.Load()), type_comment=None)
         bounds = [gast.Constant(value=start, kind=None), gast.BinOp(
-            left=gast.Call(func=_name("len", gast.Load()), args=[_name(xs, gast.Load())],
-                           keywords=[]), op=gast.Add(),
-            right=gast.Constant(value=start, kind=None))] if start else [gast.Call(
-                func=_name("len", gast.Load()), args=[_name(xs, gast.Load())], keywords=[])]
+            left=self.length(xs, node), op=gast.Add(),
+            right=gast.Constant(value=start, kind=None))] if start else [self.length(xs, node)]
         node.iter = gast.Call(func=_name("range", gast.Load()), args=bounds, keywords=[])
         node.target = index
         node.body = [read] + node.body
@@ -117,13 +156,22 @@ class _Loops(gast.NodeTransformer):
 
 def lower(src):
     """Rewrite, in place, each loop of ``src``'s function read so (see above), when
-    ``enumerate``, ``range`` and ``len`` are Python's own there."""
+    ``enumerate`` and ``range`` are Python's own there."""
     import builtins
 
-    for name, fn in (("enumerate", enumerate), ("range", range), ("len", len)):
+    for name, fn in (("enumerate", enumerate), ("range", range)):
         if src.closure.get(name, src.globals.get(name, getattr(builtins, name))) is not fn:
             return
-    if any(isinstance(n, gast.Name) and n.id in ("enumerate", "range", "len") and
+    names = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
+    if any(isinstance(n, gast.Name) and n.id in ("enumerate", "range") and
            not isinstance(n.ctx, gast.Load) for n in gast.walk(src.node)):
         return
-    _Loops().visit(src.node)
+    if not any(isinstance(n, gast.For) and _walked(n) for n in gast.walk(src.node)):
+        return
+    check = "srcad_walked_length"
+    while check in names or check in src.closure or check in src.globals:
+        check += "_"
+    src.closure[check] = walked_length
+    src.cells[check] = types.CellType(walked_length)
+    src.bound = {**getattr(src, "bound", {}), check: walked_length}
+    _Loops(src, check).visit(src.node)
