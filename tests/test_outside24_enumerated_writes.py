@@ -50,7 +50,7 @@ def _text(make, write, start, brk):
                        brk=BREAKS[brk])
 
 
-@pytest.mark.parametrize("make,write,start,brk", sample(CASES, 6))
+@pytest.mark.parametrize("make,write,start,brk", sample(CASES, 8))
 def test_a_container_written_while_enumerate_walks_it(make, write, start, brk, tmp_path):
     text = _text(make, write, start, brk)
     m = load_module(tmp_path, NP + text)

@@ -97,7 +97,7 @@ def _text(display, use, call):
                        call="self.make_layers(w)" if call == "method" else "make_layers(w)")
 
 
-@pytest.mark.parametrize("display,use,call", sample(CASES, 5))
+@pytest.mark.parametrize("display,use,call", sample(CASES, 7))
 def test_a_tuple_of_objects_a_helper_returns(display, use, call, tmp_path):
     text = _text(display, use, call)
     m, a = load_module(tmp_path, NP + text), load_module(tmp_path, AG + text)

@@ -41,7 +41,7 @@ def modules(tmp_path_factory):
             load_module(path, TEXT.replace("import numpy as np", "import autograd.numpy as np")))
 
 
-@pytest.mark.parametrize("name", sample([n for n in _names() if n not in REFUSED], 6))
+@pytest.mark.parametrize("name", sample([n for n in _names() if n not in REFUSED], 8))
 def test_an_ordinary_form(name, modules):
     m, a = modules
     f = getattr(m, name)
