@@ -139,3 +139,27 @@ def test_a_tuple_used_otherwise_stays_refused(name, tmp_path):
     m = load_module(tmp_path, NP + _text("tuple", "loop", "function") + UNFOLLOWED)
     with pytest.raises(SrcadError, match=r"line \d+"):
         srcad.grad(getattr(m, name))(W0, X0)
+
+
+AT_ONCE = """
+class P:
+    def __init__(self, a):
+        self.a = a
+
+    def f(self, x):
+        return self.a * np.sin(x)
+
+
+def at_once(w, x):
+    return np.sum(np.cos(x) * w[0]) + np.sum(P(w[1] * w[2]).f(x))
+"""
+
+
+def test_an_object_built_and_used_at_once_after_a_numpy_call(tmp_path):
+    """``np.sum(...) + np.sum(P(a).f(x))``: the object is named just before the statement
+    (``frontend/inline_objects.py``), the NumPy call before it running no code of the
+    user's (refused before)."""
+    m, a = load_module(tmp_path, NP + AT_ONCE), load_module(tmp_path, AG + AT_ONCE)
+    g = srcad.grad(m.at_once)(W0, X0)
+    np.testing.assert_allclose(g, central(m.at_once, (W0, X0), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g, autograd.grad(a.at_once)(W0, X0), rtol=1e-10, atol=1e-12)
