@@ -87,3 +87,45 @@ def test_the_cell_keeps_no_shape_where_its_guard_holds(tmp_path):
     text = srcad.source(grad, *args)
     kept = [line.strip() for line in text.splitlines() if "_shape = " in line]
     assert kept and all(" = None if alike" in line for line in kept), kept
+
+
+SPLIT = '''
+def part(w, h):
+    g = np.concatenate((h, h)) * w
+    n = h.shape[0]
+    return np.tanh(g[0:n]) * np.sin(g[n:]){extra}
+
+
+def run(w, h):
+    total = 0.0
+    for _ in range(2):
+        h = part(w, h)
+        total = total + np.sum(h * h)
+    for k in range(2):
+        g = np.concatenate((h, h)) * (w + k)
+        n = h.shape[0]
+        h = np.cos(g[0:n]) * np.sin(g[n:]){extra}
+        total = total + np.sum(h)
+    return total
+'''
+
+
+@pytest.mark.parametrize("extra", ["", " + g[1:n + 1]"], ids=["shape_only", "read_again"])
+def test_an_array_split_into_slices_keeps_its_shape_only(tmp_path, extra):
+    """An array read in slices that cover it (its gradient ``np.empty`` filled piece by
+    piece) is kept as its shape where nothing else reads it, in a callee's part and in a
+    loop; itself where the backward sweep reads it again."""
+    text = SPLIT.format(extra=extra)
+    run = _make(text, np, tmp_path)
+    rng = np.random.default_rng(5)
+    args = [rng.normal(size=8) * 0.5, rng.normal(size=4) * 0.5]
+    grad = srcad.grad(run, wrt=(0, 1))
+    got = grad(*args)
+    want = autograd.grad(_make(text, anp), argnum=(0, 1))(*args)
+    fd = numerical_grad(run, args, wrt=(0, 1))
+    for g, w, d in zip(got, want, fd):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(g, d, rtol=1e-5, atol=1e-6)
+    code = srcad.source(grad, *args)
+    assert (code.count("np.empty(g_shape)"), code.count("np.empty(g_1_shape)")) == (
+        (1, 1) if extra == "" else (0, 0)), code
