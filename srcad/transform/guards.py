@@ -164,9 +164,64 @@ class ShapeGuards:
         for i, stmt in enumerate(code):
             code[i] = folder.visit(stmt)
 
+    def guard_only_shapes(self, trees):
+        """The shapes (``a_shape``, kept for ``unbroadcast_to``) that ``trees`` (the backward
+        sweep and the returned gradients) read only where one guard is false: in the
+        ``plain`` of ``contribution if alike else plain`` -> that guard. The forward sweep
+        then keeps ``a_shape = None if alike else a.shape`` beside the guard, at the block's
+        end (:meth:`deferred_shapes`), instead of a new tuple per call or iteration that
+        the backward sweep reads only where the shapes differ."""
+        candidates = {s for s, src in self.shapes.items() if s not in self.layouts
+                      and s not in self.cuts and self.an.kinds.get(src) == ARRAY}
+        found = {}  # shape -> guard, or None where read elsewhere
+        for tree in trees:
+            for shape, guard in _shape_reads(tree, candidates):
+                found[shape] = guard if found.get(shape, guard) == guard else None
+        self.guarded_shapes = {s: g for s, g in found.items() if g not in (None, _FALSE)}
+
+    def deferred_shapes(self, code, block_id):
+        """Move each shape of :meth:`guard_only_shapes` that ``code`` (a block's forward
+        sweep, before its guards) assigns at its own level, where its guard is one of the
+        block's, to after the guards, as ``a_shape = None if alike else a.shape``: the value
+        ``a`` holds there is the one the operation read (as the guard's own ``a.shape``
+        reads it: the names of a block are assigned once in it)."""
+        guards = self.guards_defined(block_id)
+        shapes = getattr(self, "guarded_shapes", {})
+        moved = []
+        for stmt in list(code):
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(
+                stmt.targets) == 1 else None
+            if isinstance(target, ast.Name) and shapes.get(target.id) in guards and (
+                    isinstance(stmt.value, ast.Attribute) and stmt.value.attr == "shape"):
+                code.remove(stmt)
+                moved.append(assign(target.id, ast.IfExp(
+                    test=ast.Name(id=shapes[target.id], ctx=ast.Load()),
+                    body=ast.Constant(value=None), orelse=stmt.value)))
+        return moved
+
     def guards_defined(self, block_id):
         """The guard names the forward sweep defines at the end of a block."""
         return {s.targets[0].id for s in self.block_guards.get(block_id, ())}
+
+
+def _shape_reads(tree, names):
+    """``(name, guard)`` for each read of one of ``names`` in ``tree``: ``guard`` the test of
+    the innermost ``body if guard else plain`` whose ``plain`` holds it, else ``None``."""
+    out = []
+
+    def walk(node, guard):
+        if isinstance(node, ast.Name) and node.id in names:
+            out.append((node.id, guard))
+        elif isinstance(node, ast.IfExp) and isinstance(node.test, ast.Name):
+            walk(node.test, None)
+            walk(node.body, None)
+            walk(node.orelse, node.test.id)
+            return
+        for child in ast.iter_child_nodes(node):
+            walk(child, None if isinstance(node, (ast.Lambda, ast.FunctionDef)) else guard)
+
+    walk(tree, None)
+    return out
 
 
 def _elementwise(value):

@@ -37,12 +37,12 @@ class Pieces:
     """The writes of one gradient made by ``scatter`` from a slice: the scatter's
     assignment and each ``+=`` into a slice after it, with their IR indices."""
 
-    def __init__(self, gname, like, stmt, index):
-        self.gname, self.like = gname, like
+    def __init__(self, gname, like, stmt, index, frame):
+        self.gname, self.like, self.frame = gname, like, frame
         self.writes = [(stmt, index)]
 
 
-def made_zeros(sweep, dobj, like, code, contribution, index):
+def made_zeros(sweep, dobj, like, code, contribution, index, frame):
     """The sweep made ``dobj = scatter(...)`` (``contribution``) in ``code``, a new array of
     zeros: ``dobj`` is fresh (the next reads add into it), and a new group of writes starts
     where the index is a slice, in code that only runs."""
@@ -50,7 +50,7 @@ def made_zeros(sweep, dobj, like, code, contribution, index):
     made_by = [s for s in code[-3:] if isinstance(s, ast.Assign) and s.value is contribution]
     sweep.piece_groups.pop(dobj, None)
     if sweep.runs_only and isinstance(index, ir.Slice) and made_by:
-        group = Pieces(dobj, like, made_by[0], index)
+        group = Pieces(dobj, like, made_by[0], index, frame)
         sweep.pieces.append(group)
         sweep.piece_groups[dobj] = group
 
@@ -74,16 +74,41 @@ def rewrite(sweep, backward):
     defs = {s.target: s.value for s in ir.walk(sweep.fn.body)
             if isinstance(s, ir.Assign) and s.target is not None and not s.effect}
     by_stmt = {id(g.writes[0][0]): g for g in groups}
-    done = False
+    done = []
     for block in _blocks(backward):
         k = 0
         while k < len(block):
             group = by_stmt.get(id(block[k]))
-            if group is not None:
-                made = _rewrite_at(block, k, group, defs, sweep)
-                done = done or made
+            if group is not None and _rewrite_at(block, k, group, defs, sweep):
+                done.append((group, block[k].value))
             k += 1
-    return done
+    _shapes_only(sweep, backward, done)
+    return bool(done)
+
+
+def _shapes_only(sweep, backward, done):
+    """Where the backward sweep now reads an array only for ``np.empty(a.shape)``, and the
+    array would be kept for it (pushed in a loop, or handed over in a callee's context),
+    keep its shape instead (``a_shape``, assigned where ``a`` is): the tuple, not the array
+    (an LSTM cell's ``gates``, four times the state, once a step)."""
+    if getattr(sweep.an.callees, "compiles_all", False):  # Numba: its own contexts
+        return
+    for like in {group.like for group, _ in done}:
+        if sweep.an.kinds.get(like) != ARRAY or not (like in sweep.in_loop or (
+                not sweep.structured and like in sweep.assigned)):
+            continue
+        empties = [made for group, made in done if group.like == like]
+        reads = sum(1 for stmt in backward for n in ast.walk(stmt)
+                    if isinstance(n, ast.Name) and n.id == like)
+        if reads != len(empties):
+            continue  # the array is read for something else too: kept anyway
+        shape = sweep.shape_name(like)
+        for made in empties:
+            made.args[0] = nodes.name(shape)
+        for frame in {group.frame for group, _ in done if group.like == like}:
+            sweep.ref(shape, frame)
+        for refs in sweep.refs.values():
+            refs.discard(like)
 
 
 def _blocks(stmts):

@@ -270,6 +270,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         self.finish_guards()
         self.fold_guards(backward)
         unshape_kept(self, backward)
+        self.guard_only_shapes(backward + list(grads.values()))  # .guards
         self.compute_saves()
         self.iterate_stacks()
         forward = self.forward(body[:-1] if ret else body, top, loop=None)

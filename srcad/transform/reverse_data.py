@@ -76,7 +76,7 @@ class Data:
         contribution = call(self.helper("scatter"), gname, obj.name, _index_node(index))
         self.accumulate(obj, contribution, code, frame)
         if basic and made and dobj not in self.uniform:  # scatter made a new array of zeros
-            partition.made_zeros(self, dobj, obj.name, code, contribution, index)
+            partition.made_zeros(self, dobj, obj.name, code, contribution, index, frame)
 
     def items_at(self, obj, dobj, index, gname, code, frame):
         """The gradient of a container read item by item (``a, b = f(x)``), made by one

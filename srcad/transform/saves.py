@@ -155,7 +155,9 @@ class Saves:
             for node in code[start:]:  # the line it came from (srcad.backend.emit)
                 if getattr(stmt, "line", None) and not hasattr(node, "srcad_line"):
                     node.srcad_line = stmt.line
+        moved = self.deferred_shapes(code, block_id)  # .guards: shapes read where unlike
         code += self.block_guards.get(block_id, ())  # .guards: where every operand exists
+        code += moved
         if block_id in self.saves:
             code.append(PushMarker(block_id))
         return code
