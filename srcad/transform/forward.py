@@ -242,7 +242,10 @@ class Forward(Sweep):
         if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
             code.append(nodes.statement(stmt))
             parts = [self.tangent_or_zero(a) for a in value.args]
-            code.append(assign(self.t(target), ast.List(elts=parts, ctx=nodes.LOAD)))
+            display = ast.List(elts=parts, ctx=nodes.LOAD)
+            # (a tuple's: the Numba backend makes it a tuple, srcad.backend.numba_backend)
+            display.srcad_of_tuple = fn is ir.BUILD_TUPLE
+            code.append(assign(self.t(target), display))
             return
         if fn is ir.BUILD_DICT:  # the keys have no tangent
             code.append(nodes.statement(stmt))
