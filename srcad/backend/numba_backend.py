@@ -77,10 +77,10 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
     there: ``numba_math_cos_apart``, :func:`srcad.backend.numba_helpers.cos_apart`). A list
     display holding no constant is a list of items of one type (``numba_lists.array_list``),
     one with constants among its items, unless it only becomes an array, is refused here; a
-    tuple's tangent (forward mode) is a tuple. ``live``: a dict, for the function called from Python (not a callee's part): the
-    global numbers it reads (``x * SCALE``) become parameters, name -> value now, which
-    :class:`srcad.backend.numba_passed.Passed` reads when the code runs (Numba would
-    freeze them)."""
+    tuple's tangent (forward mode) is a tuple. ``live``: a dict, for the function called
+    from Python (not a callee's part): the global numbers it reads (``x * SCALE``) become
+    parameters, name -> value now, which :class:`srcad.backend.numba_passed.Passed` reads
+    when the code runs (Numba would freeze them)."""
     code = user_func.__code__
     filename = code.co_filename
     helper_of = {v: k for k, v in spelled.items()}

@@ -6,8 +6,9 @@ a step where the call is inside a loop. :func:`hoist` writes such a display, eve
 literal, as a call of a helper returning one array made when the helper is compiled
 (``numba_constant_<bytes>()``: its float64 items' bytes in hexadecimal, so that the name says
 the value, for the cache on disk too). Numba types an array it holds as a constant
-**read-only**: code that writes into it (the callee, or a caller it is returned to) is a typing
-error, reported as a SrcadError when Numba compiles, never a changed constant. Only an
+**read-only**: srcad's code copies an array before writing into it (``v_1 = v.copy()``), and
+a write into the constant itself would be a typing error, reported as a SrcadError when
+Numba compiles, never a changed constant. Only an
 argument of a call of a user function's derivative is hoisted, whose value a callee reads:
 a display bound to a name, an operand or anything the code itself may write into stays
 a new array.
