@@ -2,7 +2,8 @@
 (srcad/backend/numba_constants.py).
 
 A seed ``np.array([1.0, 0.0])`` given to a callee is a read-only constant, and the tangent
-of a tuple a callee returns a tuple: checked in forward mode against the Python backend
+of a tuple a callee returns (an array and a number: refused before, a list of one type) a
+tuple: checked in forward mode against the Python backend
 (1e-12) and central differences, and the generated code read for the forms; a callee
 that writes into the constant it is given writes into its own copy, at every call.
 
@@ -24,12 +25,12 @@ needs_numba = pytest.mark.skipif(not numba_backend.available(), reason="numba no
 
 
 def _pair(x, e):
-    return (x[0] * e[0] - x[1] * e[1], x[1] * x[0] * e[0])
+    return (x * e[0] - x[::-1] * e[1], x[1] * x[0] * e[0])  # (an array and a number)
 
 
 def _seeded(x, w):
     a, b = _pair(x * w, np.array([1.5, -0.25]))
-    return a * b
+    return np.sum(a) * b
 
 
 def _written(v):
