@@ -16,7 +16,7 @@ a :class:`SrcadError`.
 
 Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`, :mod:`.numba_displays`,
 :mod:`.numba_cache`, :mod:`.numba_names` (what it compiles, by name), :mod:`.numba_update`
-(sums written into arrays nothing else holds); ``numba`` when a function is compiled.
+(sums written into arrays nothing else holds), :mod:`.numba_constants`; ``numba`` to compile.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, name
-from . import numba_batched, numba_cache, numba_chains, numba_reuse, numba_update
+from . import numba_batched, numba_cache, numba_chains, numba_constants, numba_reuse, numba_update
 from .numba_displays import array_displays, of_one_type
 from .numba_fuse import expressions, fused
 from .numba_names import (  # noqa: F401  (read here by name, and by the tests)
@@ -71,17 +71,16 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
     range, the helpers :mod:`.numba_helpers` implements) and refuse what Numba cannot compile
     (see the module docstring), naming the user's line. Returns ``(fdef, cells)``: the cells
     (name -> cell) of the Numba helpers it calls, for :func:`srcad.backend.emit.compile_function`.
-    ``callees``: the names the code calls other user functions' derivatives by.
-    ``hoisted``: the stacks of values :func:`srcad.backend.numba_stacks.realise` hoisted into
-    the forward code; a cosine pushed there is taken by ``numba_math_cos_apart`` (see
-    :func:`srcad.backend.numba_helpers.cos_apart`).
-    A list display holding no constant is a list of items of one type
-    (:func:`srcad.backend.numba_lists.array_list`: an int among floats is refused when Numba
-    compiles); one with constants among its items, unless it only becomes an array, is refused
-    here. ``live``: a dict, for the function called from Python (not a callee's part): the
-    global numbers it reads (``x * SCALE``) become parameters, name -> value now, which
-    :class:`srcad.backend.numba_passed.Passed` reads when the code runs (Numba would
-    freeze them)."""
+    ``callees``: the names the code calls other user functions' derivatives by (constant
+    arrays given to them made once, :mod:`.numba_constants`). ``hoisted``: the stacks of values
+    :func:`srcad.backend.numba_stacks.realise` hoisted into the forward code (a cosine pushed
+    there: ``numba_math_cos_apart``, :func:`srcad.backend.numba_helpers.cos_apart`). A list
+    display holding no constant is a list of items of one type (``numba_lists.array_list``),
+    one with constants among its items, unless it only becomes an array, is refused here; a
+    tuple's tangent (forward mode) is a tuple. ``live``: a dict, for the function called
+    from Python (not a callee's part): the global numbers it reads (``x * SCALE``) become
+    parameters, name -> value now, which :class:`srcad.backend.numba_passed.Passed` reads
+    when the code runs (Numba would freeze them)."""
     code = user_func.__code__
     filename = code.co_filename
     helper_of = {v: k for k, v in spelled.items()}
@@ -368,6 +367,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                     refuse(f"the constant {node.value!r}", line)
 
     numba_reuse.reuse(fdef, helper_of, numba_helper, is_np := lambda i: module_of(i) is np)
+    numba_constants.rewrite(fdef, is_np, numba_helper, callees)
     adds = frozenset(k for k, v in helper_of.items() if v == "add")  # fused as + where floats
     displays = array_displays(fdef, is_np, helper_of)
     numba_chains.join_all(fdef, helper_of, numba_helper)

@@ -22,9 +22,8 @@ in :mod:`.numba_lists`.
 
 Imports ``numba``, :mod:`.numba_axes`, :mod:`.numba_arrays`, :mod:`.numba_lists`,
 :mod:`.numba_numbers` (optional numbers), :mod:`.numba_cache` (its cache on disk, saved under a
-lock) and :mod:`.numba_special` (the digamma family) (only
-:mod:`srcad.backend.numba_backend` imports this module, when it
-compiles).
+lock), :mod:`.numba_special` (the digamma family), :mod:`.numba_constants` (only
+:mod:`srcad.backend.numba_backend` imports this module, when it compiles).
 """
 
 from __future__ import annotations
@@ -42,6 +41,7 @@ from . import (
     numba_axes,
     numba_batched_helpers,
     numba_cache,
+    numba_constants,
     numba_fuse,
     numba_lists,
     numba_special,
@@ -590,6 +590,8 @@ def helper(name):
         found = numba_batched_helpers.stack_along(int(name[6:]))
     elif name == "broadcast_copy":  # np.broadcast_to made contiguous: numba_batched
         found = numba_batched_helpers.broadcast_copy
+    elif name.startswith(numba_constants.PREFIX):  # constant_<hex>: see numba_constants
+        found = numba_constants.helper(name)
     elif name.startswith("fused_"):  # fused_vu_m_0_1: see numba_fuse
         found = numba_fuse.helper(name, unbroadcast, unbroadcast_to, scatter, add)
     else:

@@ -93,6 +93,14 @@ def _compiled_with_caller(an, value):
             and not value.kwargs and is_user_call(value))
 
 
+def _display(parts, of_tuple):
+    """The list display of the tangents ``parts`` (of a list or tuple display), a tuple's
+    marked: the Numba backend makes it a tuple (srcad.backend.numba_constants)."""
+    display = ast.List(elts=parts, ctx=nodes.LOAD)
+    display.srcad_of_tuple = of_tuple
+    return display
+
+
 class Forward(Sweep):
     whole_sums = True  # np.sum(a) of an array written a.sum() (:func:`_summed`)
 
@@ -242,7 +250,7 @@ class Forward(Sweep):
         if fn is ir.BUILD_LIST or fn is ir.BUILD_TUPLE:
             code.append(nodes.statement(stmt))
             parts = [self.tangent_or_zero(a) for a in value.args]
-            code.append(assign(self.t(target), ast.List(elts=parts, ctx=nodes.LOAD)))
+            code.append(assign(self.t(target), _display(parts, fn is ir.BUILD_TUPLE)))
             return
         if fn is ir.BUILD_DICT:  # the keys have no tangent
             code.append(nodes.statement(stmt))

@@ -5,6 +5,8 @@ each point also has its own two barycentric coordinates, whose Jacobian columns 
 directions more of the same pass (``srcad.jvp_batched``: each error depends only on its own
 point's coordinates, as ADBench lays it out)."""
 
+import inspect
+
 import numpy as np
 from gradbench import wrap
 from gradbench.adbench.ht_data import HandInput
@@ -126,6 +128,11 @@ def jacobian_(variant, args):
     return srcad.jvp_batched(hand_error_us, args, (dtheta, dus), wrt=(0, 1))[1].T
 
 
+def _numba_mode():
+    """Whether the tool runs with ``--backend numba`` (srcad's derivatives made by Numba)."""
+    return inspect.signature(srcad.jacfwd).parameters["backend"].default == "numba"
+
+
 @wrap.multiple_runs(pre=_input, post=lambda e: e.tolist())
 def objective(prepared):
     return objective_(*prepared)
@@ -139,13 +146,17 @@ def jacobian(prepared):
 def _warm_up():
     """Make the derivative code at define, as the other modules do, on a small model of the
     kinds the eval sends (a list of parent indices, float64 arrays, int64 indices): srcad
-    specialises on kinds and ranks, not sizes."""
+    specialises on kinds and ranks, not sizes. Under ``--backend numba`` only the variant
+    GradBench's ht eval runs by default ("complicated"): compiling the "simple" one's batched
+    code too took a quarter of the define (about 23 s of 86 s CPU with a cold cache); under
+    ``--variant simple`` it compiles at its first evaluation."""
     nbones, nverts, npoints = 22, 8, 4
     rng = np.random.default_rng(0)
     model = ([-1] + list(range(nbones - 1)), rng.random((nbones, 4, 4)),
              rng.random((nbones, 4, 4)), rng.random((nverts, 4)), rng.random((nverts, nbones)))
     theta, points = rng.random(26), rng.random((npoints, 3))
-    jacobian_("simple", (theta, model, points, np.arange(npoints, dtype=np.int64)))
+    if not _numba_mode():
+        jacobian_("simple", (theta, model, points, np.arange(npoints, dtype=np.int64)))
     corners = np.arange(3 * npoints, dtype=np.int64).reshape(npoints, 3) % nverts
     jacobian_("complicated", (theta, rng.random((npoints, 2)), model, points, corners))
 
