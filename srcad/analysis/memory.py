@@ -90,6 +90,16 @@ class _Calls:
         return False
 
 
+def _element(an, base, index, target):
+    """Whether ``base[index]`` is a number srcad knows of, or indexes every axis of an array
+    of known rank with a number each (``x[i, y[i]]``): NumPy gives a number (an int index)
+    or a copy (a bool one, or an error for a float), never a view."""
+    items = index.items if isinstance(index, ir.Index) else (index,)
+    return an.kinds.get(target) == SCALAR or an.rank(base) == len(items) and all(
+        isinstance(i, ir.Const) and type(i.value) is int
+        or isinstance(i, ir.Var) and an.kinds.get(i.name) == SCALAR for i in items)
+
+
 class Aliases(_Places, _Calls):
     """``own[v]``: the objects value ``v`` may be or be a view of; ``held[v]``: those and
     the objects it may hold. Objects are tokens: ("new", name), ("arg", name),
@@ -265,7 +275,7 @@ class Aliases(_Places, _Calls):
         if fn is operator.getitem:
             base, index = args
             if self.an.kind(base) == ARRAY:
-                if self._advanced(index):
+                if self._advanced(index) or _element(self.an, base, index, target):
                     self._set(target, fresh, fresh)
                 else:
                     self._set(target, self.mem(base, self.own), self.mem(base, self.held))
