@@ -7,8 +7,8 @@ tuple of known length, passes on the ``**kwargs`` parameter's items (known in th
 and hands in-place writes to :mod:`srcad.frontend.writes`. A nested ``def`` (or a named
 lambda) is lifted to a real function whose first parameters are the outer values it reads.
 
-Imports: gast, NumPy, the standard library, :mod:`srcad.core`, :mod:`srcad.rules`, :mod:`srcad.frontend.writes` and
-:mod:`.lower_exprs` (for its name helpers).
+Imports: gast, NumPy, the standard library, :mod:`srcad.core`, :mod:`srcad.rules`,
+:mod:`srcad.frontend.writes` and :mod:`.lower_exprs` (for its name helpers).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import gast
 import numpy as np
 
 from ..core import functions, ir
-from ..rules import registry
 from ..core.ir import Const, Var
+from ..rules import registry
 from ..runtime import containers, routes
 from . import (
     builtin_code,
