@@ -169,6 +169,58 @@ def pair_potential(energy, force, sign=-1.0, dim=3):
     return recipe
 
 
+class _Tokens:
+    """A word2vec assignment's ``dataset`` for negative sampling: always the same token (a
+    deterministic loss; the samples' gradients are counted as often as drawn)."""
+
+    def sampleTokenIdx(self):  # noqa: N802 (the assignment's name)
+        return 3
+
+
+def word2vec(naive="naiveSoftmaxLossAndGradient", neg="negSamplingLossAndGradient",
+             skipgram="skipgram"):
+    """A word2vec assignment (cs224n 2019): ``(loss, dJ/dv_c, dJ/dU)`` of the naive softmax and
+    of negative sampling for one centre word, and skip-gram's ``(loss, dJ/dV, dJ/dU)`` over a
+    window (its loss function a default parameter)."""
+    def recipe(m, rs):
+        tokens, vc, U = _Tokens(), rs.randn(3), rs.randn(5, 3)
+        for name in (naive, neg):
+            f = getattr(m, name)
+            yield (name, (lambda c, u, f=f: f(c, 1, u, tokens)[0]), (vc, U), (0, 1),
+                   (lambda c, u, f=f: f(c, 1, u, tokens)[1:]))
+        f = getattr(m, skipgram)
+        words = {w: i for i, w in enumerate("abcde")}
+        outside = ["a", "b", "e", "a"]
+        yield (skipgram, (lambda C, u: f("c", 2, outside, words, C, u, tokens)[0]),
+               (rs.randn(5, 3), U), (0, 1),
+               (lambda C, u: f("c", 2, outside, words, C, u, tokens)[1:]))
+    return recipe
+
+
+def mml_cw1(forward=None):
+    """A course's first coursework (Imperial's mathematics for machine learning): the
+    functions ``f1``, ``f2``, ``f3`` of a point of the plane (quadratic forms, a sine, a log
+    determinant) and the gradients ``grad_f1``... written for them; the functions are in the
+    module or, for some students, in another (``forward``)."""
+    def recipe(m, rs):
+        fm = importlib.import_module(forward) if forward else m
+        x = np.array([0.3, -0.7])
+        for k in (1, 2, 3):
+            f, g = getattr(fm, f"f{k}", None), getattr(m, f"grad_f{k}", None)
+            if f is not None and g is not None:
+                yield (f"f{k}", (lambda x, f=f: f(x)), (x,),
+                       (lambda x, g=g: np.reshape(np.asarray(g(x), dtype=float), (2,))))
+    return recipe
+
+
+def mml_lml(m, rs):
+    """The same course's third coursework: Bayesian linear regression's log marginal
+    likelihood ``lml(alpha, beta, Phi, Y)`` and its gradient in ``(alpha, beta)``."""
+    Phi, Y = rs.randn(6, 3), rs.randn(6, 1)
+    yield ("lml", (lambda a, b: m.lml(a, b, Phi, Y)), (0.7, 1.3), (0, 1),
+           (lambda a, b: tuple(np.ravel(m.grad_lml(a, b, Phi, Y))[:2])))
+
+
 def _spread_points(rs, shape, spread):
     """Points no two of which are closer than about ``spread / 2`` (on a jittered grid)."""
     dims, n = shape
@@ -178,8 +230,10 @@ def _spread_points(rs, shape, spread):
 
 
 # ---------------------------------------------------------------------------------------------
-#: (repository, folder put on sys.path, module imported, recipe)
+#: (repository, folder put on sys.path, module imported, recipe[, a folder of the same
+#: repository whose course-given helpers (``utils/``) the folder lacks: after it on the path])
 FL = "code/cs231n/assignment"
+W2V, W2V_DIR = "xixiaoyao/CS224n-winter-together", "Assignments/assignment2/"
 ENTRIES = [
     # a deep-learning course's assignments (Stanford cs231n), several students' solutions:
     # layers with forward/backward pairs, linear classifiers' (loss, gradient), recurrent layers
@@ -201,12 +255,29 @@ ENTRIES = [
     ("iworldtong/cs231n-assignments", ".", "utils.rnn_layers", "temporal_softmax"),
     # a simulation-physics course's solutions: Lennard-Jones and gravitational energies with
     # their forces written by hand (loops over pairs, minimum images, cutoffs)
+    # a natural-language course's word2vec assignment (Stanford cs224n 2019), several students:
+    # the softmax and negative-sampling losses with their gradients, and skip-gram over them
+    ("ZacBi/CS224n-2019-solutions", "assignments/a2", "word2vec", "word2vec"),
+    (W2V, W2V_DIR + "BetterBoyTph", "word2vec", "word2vec"),
+    (W2V, W2V_DIR + "Herais", "word2vec", "word2vec"),
+    (W2V, W2V_DIR + "geekhch", "word2vec", "word2vec"),
+    (W2V, W2V_DIR + "logan0czy", "word2vec", "word2vec"),
+    (W2V, W2V_DIR + "Bryce", "word2vec", "word2vec", W2V_DIR + "BetterBoyTph"),
+    (W2V, W2V_DIR + "MakiNaruto", "word2vec", "word2vec", W2V_DIR + "BetterBoyTph"),
+    # a mathematics-for-machine-learning course's courseworks (Imperial College), three
+    # students: gradients of functions of the plane, a log marginal likelihood's gradient
+    ("94929/mathematics-for-machine-learning", "cw1", "answers", "mml_cw1_plot"),
+    ("94929/mathematics-for-machine-learning", "cw3", "answers", "mml_lml"),
+    ("ShawnGung/CO496-Mathematics-for-Machine-Learning", "GradientDescend", "CW1", "mml_cw1"),
+    ("jinwei14/Mathematics-for-Machine-Learning", "CW3", "1a", "mml_lml"),
     ("Sekuraz/SimPhys", "Winter/2/solutions", "ex_3_2", "lj_pair_sekuraz"),
     ("Sekuraz/SimPhys", "Winter/2/solutions", "ex_3_4", "lj_box_sekuraz"),
     ("cameron-stewart/simphys1", "sim2/src", "ljlib", "lj_pair_cameron"),
 ]
 
 RECIPES = {
+    "word2vec": word2vec(), "mml_cw1": mml_cw1(), "mml_cw1_plot": mml_cw1("plot"),
+    "mml_lml": mml_lml,
     "layers": cs231n_layers, "rnn_layers": cs231n_rnn_layers, "losses": cs231n_losses,
     "softmax": cs231n_classifier("softmax"), "svm": cs231n_classifier("svm"),
     "temporal_softmax": cs231n_temporal_softmax,
@@ -225,6 +296,9 @@ def _as_check(item, rs):
         name, fwd, bwd, args, consts = item[:5]
         loss, manual = _layer(fwd, bwd, args, consts, rs, *(item[5:] or (1,)))
         return name, loss, args, tuple(range(len(args))), manual
+    if len(item) == 5:  # (name, loss, args, wrt, manual returning a tuple)
+        name, loss, args, wrt, manual = item
+        return name, loss, args, wrt, (lambda: manual(*args))
     name, loss, args, manual = item
     return name, loss, args, (0,), (lambda: (manual(*args),))
 
@@ -309,7 +383,7 @@ ORDER = ["WRONG", "CRASH", "REFUSED", "PROGRAM", "ENVIRONMENT", "UNJUDGED", "PAS
 
 def run_entry(index):
     """Run entry ``index`` in this process; returns its result dict."""
-    repo, folder, module, recipe = ENTRIES[index]
+    repo, folder, module, recipe, *helpers = ENTRIES[index]
     repo_dir = os.path.join(MIRRORS, repo.replace("/", "+"), "repo")
     if not os.path.isdir(repo_dir):
         return {"outcome": "ENVIRONMENT", "message": f"fetch github:{repo} first", "checks": []}
@@ -318,9 +392,10 @@ def run_entry(index):
     with tempfile.TemporaryDirectory(prefix="srcad-handgrad-") as tmp:
         sys.path.insert(0, HERE)
         from corpus_programs import extract
-        extract(repo_dir, tmp, folder.rstrip("/") + "/x", "")
+        for where in [folder, *helpers]:
+            extract(repo_dir, tmp, where.rstrip("/") + "/x", "")
         os.chdir(os.path.join(tmp, folder))
-        sys.path.insert(0, os.path.join(tmp, folder))
+        sys.path[:0] = [os.path.join(tmp, where) for where in [folder, *helpers]]
         sys.meta_path.insert(0, _Plots())
         try:
             mod = importlib.import_module(module)
@@ -352,7 +427,7 @@ def main(argv=None):
         print(json.dumps(run_entry(args.entry)))
         return 0
     counts, results = {}, []
-    for i, (repo, folder, module, recipe) in enumerate(ENTRIES):
+    for i, (repo, folder, module, recipe, *_) in enumerate(ENTRIES):
         name = f"{repo}:{folder}:{module}:{recipe}"
         if args.only and not any(o in name for o in args.only):
             continue
