@@ -157,9 +157,8 @@ def _prim(prim, atom, analysis, target, builds):
             return _dtype_ok(dtype, analysis)
         if fn.name in ("get", "pop") and len(args) > 2:
             return atom(args[0]) and atom(args[2])
-        if fn.name == "dot" and len(args) == 2 and not kwargs and analysis.kind(
-                args[0]) == ARRAY and analysis.kind(args[1]) in (ARRAY, SCALAR):
-            return atom(args[0]) or atom(args[1])  # a.dot(w) of an int a and a float w
+        if fn.name == "dot" and len(args) == 2 and not kwargs:  # (its one argument: no dtype)
+            return atom(args[0]) or analysis.kind(args[0]) == ARRAY and atom(args[1])
         # x.sum(0, int), x.view(np.int64): a type among the arguments may change the dtype
         return fn.name in _SAME and bool(args) and atom(args[0]) and "dtype" not in kwargs \
             and not any(_may_name_a_type(a, analysis) for a in args[1:])

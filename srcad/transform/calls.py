@@ -249,11 +249,11 @@ class Callees:
         self._kinds[key] = (result, tuple(reads.values()))
         return result
 
-    def result_memory(self, fn, kinds, arity=None):
-        """What ``fn``'s result may be and hold for arguments of these kinds
-        (:func:`srcad.analysis.memory.result_memory`), or None when srcad cannot tell
-        (``fn`` unreadable, or a recursive call still being worked out)."""
-        return self._read(fn, kinds, arity, (), memory.result_memory, None)
+    def result_memory(self, fn, kinds, arity=None, fact=memory.result_memory, unknown=None):
+        """What ``fn``'s result may be and hold for arguments of these kinds (``fact``: or
+        another fact of its result, :func:`srcad.analysis.memory.result_may_be_list`); None
+        (``unknown``) when srcad cannot tell (unreadable, or a recursion being worked out)."""
+        return self._read(fn, kinds, arity, (), fact, unknown)
 
     def result_inexact(self, fn, kinds, arity, inexact):
         """Whether every value ``fn`` returns is certainly floating-point (or complex) when
