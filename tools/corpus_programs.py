@@ -504,6 +504,28 @@ CORPUS = [
     # an uncertainty-quantification toolkit's infinitesimal jackknife (autograd's Hessians)
     ("IBM/UQ360", "examples/infinitesimal_jackknife/demo_structured_infinitesimal_jackknife.ipynb"),
     ("IBM/UQ360", "tests/test_IJ.py"),
+    # round 24 (corpus24): sources unlike the course above. MCMC samplers (Hamiltonian,
+    # Langevin, Metropolis) with autograd's gradients of log densities: a package's examples
+    # (Bayesian networks by hand on regression and MNIST) and a comparison of integrators
+    ("jamesvuc/autograd-mcmc", "examples/one_d_test.py"),
+    ("jamesvuc/autograd-mcmc", "examples/two_d_test.py"),
+    ("jamesvuc/autograd-mcmc", "examples/bayes_regression_mlp.py"),
+    ("jamesvuc/autograd-mcmc", "examples/bayes_mnist_mlp.py"),
+    ("ArneTillmann/HMC_Integrator_Comparison", "comparison.py"),
+    ("ArneTillmann/HMC_Integrator_Comparison", "polymer.py"),
+    ("ArneTillmann/HMC_Integrator_Comparison", "prob_dist.py"),
+    # a mathematics-for-machine-learning coursework (Imperial College): gradients of functions
+    # of the plane (a log determinant among them) by autograd, and a first try of it
+    ("jinwei14/Mathematics-for-Machine-Learning", "CW1/answers.py"),
+    ("jinwei14/Mathematics-for-Machine-Learning", "CW1/tryAutoGrad.py"),
+    # photonic inverse design (a package's notebooks): objectives of simulated fields whose
+    # partial derivatives autograd takes (complex fields, |E|^2 in regions), for the adjoint
+    ("fancompute/angler", "Notebooks/2_port.ipynb"),
+    ("fancompute/angler", "Notebooks/Splitter.ipynb"),
+    ("fancompute/angler", "Notebooks/T_port.ipynb"),
+    ("fancompute/angler", "Notebooks/Accelerator.ipynb"),
+    ("fancompute/angler", "tests/test_gradient.py"),
+    ("fancompute/angler", "tests/test_objective.py"),
 ]
 
 

@@ -16,8 +16,8 @@ a statement shows otherwise):
 * a ``wrt`` parameter (srcad refuses integer arrays there and turns an int into a float);
 * an inexact constant (``1.0``, a float array), a copy or view of an inexact value, an item of
   an inexact array or list, a list or tuple of inexact items;
-* arithmetic (operators, ufuncs whose float loop returns floats, rules) with an inexact
-  operand, true division always, unless a ``dtype=`` argument says otherwise;
+* arithmetic (operators, ufuncs whose float loop returns floats, rules, an array's ``.dot``)
+  with an inexact operand, true division always, unless a ``dtype=`` argument says otherwise;
 * ``np.zeros``, ``np.ones``, ``np.empty``, ``np.eye``, ``np.linspace`` and the samplers
   without ``dtype=`` (float by default), ``np.full(shape, v)`` of an inexact ``v``, the
   ``*_like`` of an inexact array, anything with ``dtype=`` an inexact type;
@@ -157,6 +157,8 @@ def _prim(prim, atom, analysis, target, builds):
             return _dtype_ok(dtype, analysis)
         if fn.name in ("get", "pop") and len(args) > 2:
             return atom(args[0]) and atom(args[2])
+        if fn.name == "dot" and len(args) == 2 and not kwargs:  # (its one argument: no dtype)
+            return atom(args[0]) or analysis.kind(args[0]) == ARRAY and atom(args[1])
         # x.sum(0, int), x.view(np.int64): a type among the arguments may change the dtype
         return fn.name in _SAME and bool(args) and atom(args[0]) and "dtype" not in kwargs \
             and not any(_may_name_a_type(a, analysis) for a in args[1:])

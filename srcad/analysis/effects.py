@@ -47,16 +47,27 @@ from .memory_tables import (
 from .user_calls import is_user_call, user_callee
 
 
-def writes_nothing(fn: ir.Function, analysis, callee_writes_nothing) -> bool:
+def writes_nothing(fn: ir.Function, analysis, callee_writes_nothing, params=False) -> bool:
     """Whether running ``fn`` (its SSA form, analysed for the kinds of one call) provably
-    changes no object its caller can see. ``callee_writes_nothing(prim)`` answers
-    the same for a call ``prim`` of a user function inside."""
+    changes no object its caller can see (``params``: none but the objects of its
+    arguments). ``callee_writes_nothing(prim, params)`` answers the same for a call ``prim``
+    of a user function inside. A callee that changes only its arguments' objects is fine
+    when what this call gives it for them is this function's own (``helper(np.dot(a, b))``
+    with a ``helper`` that works in place on its argument), as the call's writes say
+    (``analysis.callees.written``)."""
     aliases = Aliases(fn, analysis)
 
     def outside(atom, table):
         if isinstance(atom, ir.Const):
             return ir_mutable(atom.value)
-        return any(t[0] in ("arg", "global") for t in aliases.mem(atom, table))
+        return any(t[0] == "global" or t[0] == "arg" and not params
+                   for t in aliases.mem(atom, table))
+
+    def own_objects_only(prim):
+        written = getattr(analysis.callees, "written", None)
+        return written is not None and callee_writes_nothing(prim, True) and not any(
+            outside(a, aliases.held) for a in written(prim.fn, prim.args, prim.kwargs,
+                                                       analysis))
 
     func = getattr(fn.source, "func", None) if fn.source is not None else None
     fixed = functions.fixed_of(func) if func is not None else {}
@@ -65,10 +76,14 @@ def writes_nothing(fn: ir.Function, analysis, callee_writes_nothing) -> bool:
             return False
         if what == "unknown" and _plain_read(x, fixed):
             continue  # self.s of an object of a class known here: no effect
-        if what == "call" and not _effect_free(x) and not callee_writes_nothing(x):
+        if what == "call" and not _effect_free(x) and not callee_writes_nothing(x) \
+                and not own_objects_only(x):
             return False
-        if what == "unknown" and any(outside(a, aliases.held) for a in x.operands()):
+        if what == "unknown" and any(any(t[0] in ("arg", "global") for t in aliases.mem(
+                a, aliases.held)) or isinstance(a, ir.Const) and ir_mutable(a.value)
+                for a in x.operands()):
             return False  # a function whose effect srcad does not know, given such an object
+            # (an argument's too: what it changes is not among a call's writes)
     return True
 
 

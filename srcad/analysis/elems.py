@@ -133,6 +133,8 @@ _GRADIENT_LISTS = frozenset({"add", "added_at", "cleared", "seq_grad", "fill"})
 def set_item(an, stmt):
     if isinstance(stmt.obj, ir.Var):
         _follow(an, stmt.target, stmt.obj.name)
+    if an.rank(stmt.obj) is not None:  # y_1[i] = v keeps the array's shape: y's rank
+        an.ranks[stmt.target] = an.rank(stmt.obj)
 
 
 def phi(an, phi_):

@@ -8,7 +8,8 @@ Objects are tokens: ``("new", name)`` for what the statement defining ``name`` m
 the object at place ``k`` of a list whose places are told apart (``zeros_like``'s gradients, a
 list display).
 
-Imports only ``srcad.core``, ``srcad.runtime``, :mod:`srcad.analysis.memory_tables`,
+Imports only ``srcad.core``, ``srcad.rules`` (the names of array methods), ``srcad.runtime``,
+:mod:`srcad.analysis.memory_tables`,
 :mod:`srcad.analysis.memory_places` and :mod:`srcad.analysis.user_calls`.
 """
 
@@ -20,6 +21,7 @@ import numpy as np
 
 from ..core import ir
 from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
+from ..rules import registry
 from ..runtime import family_of
 from .memory_places import _const_indices, _Places, _put_backs, place_key
 from .memory_tables import (
@@ -88,6 +90,16 @@ class _Calls:
                     item.name in self.list_displays)):
                 return True  # (a name of kind SEQ may hold a tuple of slices: a view)
         return False
+
+
+def _element(an, base, index, target):
+    """Whether ``base[index]`` is a number srcad knows of, or indexes every axis of an array
+    of known rank with a number each (``x[i, y[i]]``): NumPy gives a number (an int index)
+    or a copy (a bool one, or an error for a float), never a view."""
+    items = index.items if isinstance(index, ir.Index) else (index,)
+    return an.kinds.get(target) == SCALAR or an.rank(base) == len(items) and all(
+        isinstance(i, ir.Const) and type(i.value) is int
+        or isinstance(i, ir.Var) and an.kinds.get(i.name) == SCALAR for i in items)
 
 
 class Aliases(_Places, _Calls):
@@ -265,7 +277,7 @@ class Aliases(_Places, _Calls):
         if fn is operator.getitem:
             base, index = args
             if self.an.kind(base) == ARRAY:
-                if self._advanced(index):
+                if self._advanced(index) or _element(self.an, base, index, target):
                     self._set(target, fresh, fresh)
                 else:
                     self._set(target, self.mem(base, self.own), self.mem(base, self.held))
@@ -457,6 +469,15 @@ def _may_be_list(name, analysis, defs, seen=None):
     if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim)):
         return True
     fn, args = stmt.value.fn, stmt.value.args
+    if isinstance(fn, ir.Method) and fn.name == "copy" and isinstance(args[0], ir.Var):
+        return _may_be_list(args[0].name, analysis, defs, seen)  # a list's copy is a list
+    if isinstance(fn, ir.Method) and fn.name in registry.methods and fn.name not in (
+            "get", "pop", "tolist", "item"):
+        return False  # a.dot(b), a.reshape(...), a.sum(): no list or dict has them
+    if is_user_call(stmt.value) and getattr(analysis, "callees", None) is not None:
+        call = bind_call(stmt.value, analysis.kind)  # y = softmax(x): read from softmax
+        return call is None or analysis.callees.result_memory(
+            stmt.value.fn, call.kinds, call.arity, result_may_be_list, True)
     if isinstance(fn, np.ufunc) or (getattr(fn, "__module__", None) or "").startswith(
             "numpy") and not isinstance(fn, (ir.Method, ir.Attr, ir.Build)):
         return False
@@ -496,6 +517,19 @@ def _uses(body):
             if isinstance(v, ir.Var):
                 uses[v.name] = uses.get(v.name, 0) + 1
     return uses
+
+
+def result_may_be_list(fn, analysis):
+    """Whether a value ``fn`` returns may be a list or dict (:func:`_may_be_list` of each
+    ``return``'s value, a parameter of a kind not known counted as one)."""
+    defs = _definitions(fn)
+    for stmt in ir.walk(fn.body):
+        if isinstance(stmt, ir.Return) and stmt.value is not None:
+            value = stmt.value
+            if isinstance(value, ir.Var) and _may_be_list(value.name, analysis, defs) or (
+                    isinstance(value, ir.Const) and isinstance(value.value, (list, dict))):
+                return True
+    return False
 
 
 def result_memory(fn, analysis):

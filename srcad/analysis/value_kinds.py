@@ -143,9 +143,8 @@ class ValueKinds:
         out = _einsum_output(prim)
         if out is not None:
             return ARRAY if out else SCALAR  # np.einsum("ij,jk->ik", ...): the output's axes
-        if fn in _PRODUCTS and len(prim.args) == 2 and not prim.kwargs and \
-                self.rank(prim.args[0]) == 1 and self.rank(prim.args[1]) == 1:
-            return SCALAR  # the inner product of two vectors
+        if (product := _product_kind(self, fn, prim)) is not None:
+            return product
         rule, bound = registry.find(fn, prim.args, prim.kwargs) if registry.has_rule(fn) else (
             None, None)
         if rule is not None and rule.kind == "reduction":
@@ -266,7 +265,8 @@ class ValueKinds:
             return rank if rank is not None and rank >= 1 else MIXED
         if fn == ir.Attr("T"):
             return self.rank(args[0]) or MIXED
-        if fn in (operator.matmul, np.matmul) and len(args) == 2:
+        if (fn in (operator.matmul, np.matmul, np.dot) or fn == ir.Method("dot")) and len(
+                args) == 2:
             return _MATMUL_RANK.get((self.rank(args[0]), self.rank(args[1])), MIXED)
         if fn in _ARITH or isinstance(fn, np.ufunc):
             ranks = []
@@ -352,6 +352,19 @@ class ValueKinds:
         return value.fn in (operator.add, operator.sub, operator.mul, operator.floordiv,
                             operator.mod, operator.neg) and all(self._is_int(a)
                                                                 for a in value.args)
+
+
+def _product_kind(an, fn, prim):
+    """``np.dot(a, b)``, ``a @ b`` (``a.dot(b)``) of arrays of known ranks: the inner product
+    of two vectors is a number, a matrix times a vector or a matrix an array; else None."""
+    if fn not in _PRODUCTS or len(prim.args) != 2 or prim.kwargs:
+        return None
+    ranks = (an.rank(prim.args[0]), an.rank(prim.args[1]))
+    if ranks == (1, 1):
+        return SCALAR
+    if fn in (np.dot, np.matmul, operator.matmul) and ranks in _MATMUL_RANK:
+        return ARRAY
+    return None
 
 
 def _einsum_output(prim):

@@ -7,8 +7,8 @@ tuple of known length, passes on the ``**kwargs`` parameter's items (known in th
 and hands in-place writes to :mod:`srcad.frontend.writes`. A nested ``def`` (or a named
 lambda) is lifted to a real function whose first parameters are the outer values it reads.
 
-Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.frontend.writes` and
-:mod:`.lower_exprs` (for its name helpers).
+Imports: gast, NumPy, the standard library, :mod:`srcad.core`, :mod:`srcad.rules`,
+:mod:`srcad.frontend.writes` and :mod:`.lower_exprs` (for its name helpers).
 """
 
 from __future__ import annotations
@@ -16,11 +16,14 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import types
 
 import gast
+import numpy as np
 
 from ..core import functions, ir
 from ..core.ir import Const, Var
+from ..rules import registry
 from ..runtime import containers, routes
 from . import (
     builtin_code,
@@ -121,6 +124,8 @@ class Calls:
             return self.call_atom(self.expr(func), node, hint, spliced,
                                   "the result of an expression")
         resolved = self.resolve_dotted(func)
+        if spliced and isinstance(func, gast.Attribute) and _array_method(resolved):
+            return self.global_array_method(func, node, hint)  # X.dot(w) of a global X
         fn = routes.original(resolved)  # library_sort (code for Dask arrays): np.sort
         if inspect.isfunction(fn) and fn is resolved:
             # the callee's defaults fill its call: they are read (and guarded) like the name,
@@ -204,6 +209,18 @@ class Calls:
                                  hint="pass the arguments one by one")
             return self.star_call_prim(fn, spelling, node)
         return self.call_value(fn, spelling, lead, lead_kw, node, hint)
+
+    def global_array_method(self, func, node, hint):
+        """``X.dot(w)``, ``X.T.dot(w)`` of a global (or closure) array ``X``: the array read
+        as any global is (guarded), and the method lowered as that of a local array."""
+        obj = self.expr(func.value)
+        method = self.method_call(obj, func.attr, node, hint)
+        if isinstance(method, Exception):
+            raise method
+        if method is not None:
+            return method
+        return ir.Prim(ir.Method(func.attr), [obj] + [self.expr(a) for a in node.args],
+                       {k.arg: self.expr(k.value) for k in node.keywords})
 
     def spliced(self, node, strict=True):
         """``f(*t)`` with ``t`` a tuple of known length: its elements, one argument each
@@ -534,6 +551,13 @@ def _kwargs_get(lw, func, node):
     """``kwargs.get("k", d)`` on the ``**kwargs`` parameter: the keyword's value or ``d``."""
     default = node.args[1] if len(node.args) == 2 else gast.Constant(value=None, kind=None)
     return lw.keyword_item(func.value, node.args[0], node, default)
+
+
+def _array_method(value):
+    """Whether ``value`` is a method with a rule bound to an array (``X.dot`` of a global
+    array ``X``): called, it is lowered as the method of a local array is."""
+    return type(value) is types.BuiltinMethodType and isinstance(
+        getattr(value, "__self__", None), np.ndarray) and value.__name__ in registry.methods
 
 
 def _dict_view(lw, obj, attr, node):

@@ -249,11 +249,10 @@ class Callees:
         self._kinds[key] = (result, tuple(reads.values()))
         return result
 
-    def result_memory(self, fn, kinds, arity=None):
-        """What ``fn``'s result may be and hold for arguments of these kinds
-        (:func:`srcad.analysis.memory.result_memory`), or None when srcad cannot tell
-        (``fn`` unreadable, or a recursive call still being worked out)."""
-        return self._read(fn, kinds, arity, (), memory.result_memory, None)
+    def result_memory(self, fn, kinds, arity=None, fact=memory.result_memory, unknown=None):
+        """What ``fn``'s result may be and hold for arguments of these kinds (or ``fact``:
+        :func:`srcad.analysis.memory.result_may_be_list`), else ``unknown`` (unreadable)."""
+        return self._read(fn, kinds, arity, (), fact, unknown)
 
     def result_inexact(self, fn, kinds, arity, inexact):
         """Whether every value ``fn`` returns is certainly floating-point (or complex) when
@@ -286,11 +285,11 @@ class Callees:
         self._kinds[key] = (result, tuple(reads.values()))
         return result
 
-    def writes_nothing(self, fn, kinds, arity=None):
+    def writes_nothing(self, fn, kinds, arity=None, params=False):
         """Whether a call of ``fn`` with arguments of these kinds provably changes no object
-        its caller can see (:func:`srcad.analysis.effects.writes_nothing`); ``False`` when
-        srcad cannot read it."""
-        key = (fn, tuple(sorted(kinds.items())), arity, _code(fn))
+        its caller can see (``params``: none but its arguments' objects) (:func:`srcad.
+        analysis.effects.writes_nothing`); ``False`` when srcad cannot read it."""
+        key = (fn, tuple(sorted(kinds.items())), arity, _code(fn), params)
         known = self._effects.get(key)
         if known is not None and not env.stale(known[1]):
             env.record_all(known[1])
@@ -304,7 +303,7 @@ class Callees:
                 ir_fn, _ = self._to_ssa(fn, arity=arity)
                 analysis = Analysis(ir_fn, made_for(fn, kinds), (), made_items(fn, None),
                                     callees=self, param_stacks=made_stacks(fn))
-                answer = effects.writes_nothing(ir_fn, analysis, self._inner(analysis))
+                answer = effects.writes_nothing(ir_fn, analysis, self._inner(analysis), params)
         except Exception:  # noqa: BLE001 - unreadable: not provably free of writes
             answer, reads = False, {}
         finally:
@@ -345,9 +344,10 @@ class Callees:
         return answer
 
     def _inner(self, analysis):
-        def callee_writes_nothing(prim):
+        def callee_writes_nothing(prim, params=False):
             call = bind_call(prim, analysis.kind)
-            return call is not None and self.writes_nothing(prim.fn, call.kinds, call.arity)
+            return call is not None and self.writes_nothing(prim.fn, call.kinds, call.arity,
+                                                            params)
         return callee_writes_nothing
 
     def clear(self):
