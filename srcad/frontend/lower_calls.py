@@ -125,7 +125,7 @@ class Calls:
                                   "the result of an expression")
         resolved = self.resolve_dotted(func)
         if spliced and isinstance(func, gast.Attribute) and _array_method(resolved):
-            return self.global_array_method(func, node, hint)  # X.dot(w) of a global X
+            return _global_array_method(self, func, node, hint)  # X.dot(w), X global
         fn = routes.original(resolved)  # library_sort (code for Dask arrays): np.sort
         if inspect.isfunction(fn) and fn is resolved:
             # the callee's defaults fill its call: they are read (and guarded) like the name,
@@ -209,18 +209,6 @@ class Calls:
                                  hint="pass the arguments one by one")
             return self.star_call_prim(fn, spelling, node)
         return self.call_value(fn, spelling, lead, lead_kw, node, hint)
-
-    def global_array_method(self, func, node, hint):
-        """``X.dot(w)``, ``X.T.dot(w)`` of a global (or closure) array ``X``: the array read
-        as any global is (guarded), and the method lowered as that of a local array."""
-        obj = self.expr(func.value)
-        method = self.method_call(obj, func.attr, node, hint)
-        if isinstance(method, Exception):
-            raise method
-        if method is not None:
-            return method
-        return ir.Prim(ir.Method(func.attr), [obj] + [self.expr(a) for a in node.args],
-                       {k.arg: self.expr(k.value) for k in node.keywords})
 
     def spliced(self, node, strict=True):
         """``f(*t)`` with ``t`` a tuple of known length: its elements, one argument each
@@ -345,6 +333,19 @@ class Calls:
         self.local_functions[name] = (lifted, captured)
         self.env.pop(name, None)
         _rebound_as_value(self, name, captured, node)
+
+
+def _global_array_method(lw, func, node, hint):
+    """``X.dot(w)``, ``X.T.dot(w)`` of a global (or closure) array ``X``: the array read
+    as any global is (guarded), and the method lowered as that of a local array."""
+    obj = lw.expr(func.value)
+    method = lw.method_call(obj, func.attr, node, hint)
+    if isinstance(method, Exception):
+        raise method
+    if method is not None:
+        return method
+    return ir.Prim(ir.Method(func.attr), [obj] + [lw.expr(a) for a in node.args],
+                   {k.arg: lw.expr(k.value) for k in node.keywords})
 
 
 def _local_call(lw, name, node):
