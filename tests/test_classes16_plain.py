@@ -23,6 +23,7 @@ import autograd.numpy as anp
 import numpy as np
 import pytest
 from class_families import module_of
+from sampling import sample
 
 import srcad
 
@@ -349,7 +350,7 @@ def test_gradients(tmp_path, name):
                                rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("name", list(BODIES))
+@pytest.mark.parametrize("name", sample(list(BODIES), 2))
 def test_forward_mode_and_pullback(tmp_path, name):
     m, ma = _modules(tmp_path, name)
     u, t = np.array([0.5, -1.0, 0.25]), 0.3
@@ -372,7 +373,7 @@ HESSIANS = ["method_calling_methods", "property_and_field", "passed_to_helper",
             "list_of_computed_objects", "class_attributes"]
 
 
-@pytest.mark.parametrize("name", HESSIANS)
+@pytest.mark.parametrize("name", sample(HESSIANS, 2))
 def test_hessian_both_modes(tmp_path, name):
     m, ma = _modules(tmp_path, name)
     want = autograd.hessian(ma.f)(anp.array(W), B, anp.array(X))

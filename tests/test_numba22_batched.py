@@ -158,6 +158,8 @@ CASES = sample([f_stack_einsum_sum, f_stack_matmul_sum, f_stack_matmul_ravel,
 
 
 @needs_numba
+@pytest.mark.skipif(not LONG, reason="the long run's (13 s of compiles; stacks of matrices: "
+                    "tests/test_numba23_*)")
 @pytest.mark.parametrize("f", CASES, ids=[f.__name__ for f in CASES])
 def test_family_jacfwd(f):
     rng = np.random.default_rng(len(f.__name__))

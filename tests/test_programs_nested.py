@@ -11,7 +11,7 @@ against forward mode.
 
 import numpy as np
 import pytest
-from sampling import sample
+from sampling import LONG
 
 import srcad
 
@@ -172,7 +172,8 @@ def test_third_order_of_a_derivative_of_a_point_dependent_call(r):
     assert third(r) == pytest.approx((second(r + h) - second(r - h)) / (2 * h), rel=1e-5)
 
 
-@pytest.mark.parametrize("seed", sample([0, 1], 2))
+@pytest.mark.skipif(not LONG, reason="the long run's (15 s of CPU; third order runs in CI)")
+@pytest.mark.parametrize("seed", [0, 1])
 def test_fourth_and_fifth_order_through_derivatives_called_in_code(seed):
     """autograd's tanh example: egrad(egrad(egrad(egrad(tanh)))), each derivative called in
     the code of the next (the helpers running a derivative's code split again at run time)."""

@@ -101,8 +101,8 @@ ZIPS = [(form, a, b, scale) for k, (form, (a, b)) in enumerate(itertools.product
     and (k + _NAMES.index(a)) % 3 == 0 for scale in ((1.0, -0.7) if k % 2 else (1.3,))]
 
 
-@pytest.mark.parametrize(("form", "a", "b", "scale"), sample(ZIPS, 2),
-                         ids=[f"{f}-{a}-{b}-{s}" for f, a, b, s in sample(ZIPS, 2)])
+@pytest.mark.parametrize(("form", "a", "b", "scale"), sample(ZIPS, 4),
+                         ids=[f"{f}-{a}-{b}-{s}" for f, a, b, s in sample(ZIPS, 4)])
 def test_zip_enumerate_reversed(form, a, b, scale, tmp_path):
     body = ZIP_FORMS[form].replace("A", SEQUENCES[a]).replace("B", SEQUENCES[b])
     _check("def f(x):\n" + textwrap.indent(body, "    ") + "\n", X * scale, tmp_path)

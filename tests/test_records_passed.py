@@ -178,7 +178,7 @@ FAMILY = [(shape, kind, depth) for shape, kind, depth in itertools.product(
     SHAPES, KINDS, (1, 2, 3)) if shape != "unpacked" or KINDS[kind][0] == "NT"]
 
 
-@pytest.mark.parametrize("shape, kind, depth", sample_by(FAMILY, lambda c: c[:2], 2))
+@pytest.mark.parametrize("shape, kind, depth", sample_by(FAMILY, lambda c: c[:2], 3))
 def test_a_record_passed_through_calls(shape, kind, depth, tmp_path):
     cls, how = KINDS[kind]
     # Hessians (both modes) for the shallow cases and, deeper, every second one

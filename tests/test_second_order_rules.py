@@ -117,7 +117,7 @@ def _autograd_function(expr, names):
 
 #: CI: the first case of each rule, and every sixth of the others (other shapes and
 #: arguments); the long run (SRCAD_LONG_PROPERTIES=1) all of them
-SAMPLED = sample_by(CASES, lambda item: item[0][0], 6)
+SAMPLED = sample_by(CASES, lambda item: item[0][0], 16)
 
 
 @pytest.mark.parametrize("item", SAMPLED, ids=[_id(c) for c in SAMPLED])
