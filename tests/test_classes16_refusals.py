@@ -105,14 +105,6 @@ CASES = {
                  "    def out(self, x):\n        return self.w * x\n\n\n"
                  "def f(w, x):\n    o = C(w)\n    return np.sum(o.out(x)), o  # <-\n",
                  MissingRuleError, "do not return it"),
-    "list_read_by_a_generator_after_a_call": ("class C:\n    def __init__(self, w):\n"
-                                 "        self.w = w\n\n"
-                                 "    def out(self, x):\n        return self.w * x\n\n\n"
-                                 "def f(w, x):\n    os = []\n    for i in range(2):\n"
-                                 "        os.append(C(w * i))\n"
-                                 "    return np.sum(np.sin(x)) + sum(np.sum(o.out(x)) for o in os)"
-                                 "  # <-\n",
-                                 MissingRuleError, "for item in os"),
     "list_returned": ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
                       "    def out(self, x):\n        return self.w * x\n\n\n"
                       "def f(w, x):\n    os = [C(w * i) for i in range(2)]\n"
@@ -123,17 +115,6 @@ CASES = {
         "    def out(self, x):\n        return self.w * x\n\n\n"
         "def f(w, x):\n    return np.sum((C(w) if w[0] > 0 else C(-w)).out(x))  # <-\n",
         MissingRuleError, "name it"),
-    "built_after_a_call_in_an_expression": (
-        "class C:\n    def __init__(self, w):\n        self.w = w\n\n"
-        "    def out(self, x):\n        return self.w * x\n\n\n"
-        "def f(w, x):\n    return np.sum(np.sin(w)) + np.sum(C(w).out(x))  # <-\n",
-        MissingRuleError, "name it"),
-    "tuple_of_objects_returned_by_a_helper_used_whole": (
-        "class C:\n    def __init__(self, w):\n        self.w = w\n\n"
-        "    def out(self, x):\n        return self.w * x\n\n\n"
-        "def two(w):\n    return C(w), C(2.0 * w)\n\n\n"
-        "def f(w, x):\n    ab = two(w)\n    return np.sum(ab[0].out(x)) * len(ab)  # <-\n",
-        MissingRuleError, "pass the object to the function you differentiate"),
     "item_of_a_list_written": (
         "from dataclasses import dataclass\n\n\n@dataclass\nclass C:\n    w: object\n\n"
         "    def out(self, x):\n        return self.w * x\n\n\n"
@@ -190,6 +171,32 @@ def test_refused_at_the_line_with_a_rewrite(tmp_path, case):
         srcad.grad(m.f)(W.copy(), X.copy())
     assert info.value.lineno == line, str(info.value)
     assert words in (info.value.hint or ""), str(info.value)
+
+
+#: refused until session 24, exact since (objects built and used in one expression after a
+#: NumPy call, a tuple of objects a helper returns, a generator over a list of objects after a
+#: call: tests/test_outside24_object_tuples.py holds their families)
+NOW_EXACT = {
+    "built_after_a_call_in_an_expression":
+        "def f(w, x):\n    return np.sum(np.sin(w)) + np.sum(C(w).out(x))\n",
+    "tuple_of_objects_returned_by_a_helper_used_whole":
+        "def two(w):\n    return C(w), C(2.0 * w)\n\n\n"
+        "def f(w, x):\n    ab = two(w)\n    return np.sum(ab[0].out(x)) * len(ab)\n",
+    "list_read_by_a_generator_after_a_call":
+        "def f(w, x):\n    os = []\n    for i in range(2):\n        os.append(C(w * i))\n"
+        "    return np.sum(np.sin(x)) + sum(np.sum(o.out(x)) for o in os)\n",
+}
+
+
+@pytest.mark.parametrize("case", list(NOW_EXACT))
+def test_former_refusals_are_exact(tmp_path, case):
+    text = ("class C:\n    def __init__(self, w):\n        self.w = w\n\n"
+            "    def out(self, x):\n        return self.w * x\n\n\n" + NOW_EXACT[case])
+    m, _ = _module(tmp_path, f"pr_now_{case}", text)
+    got = srcad.grad(m.f)(W.copy(), X.copy())
+    h = 1e-6
+    want = [(m.f(W + h * e, X) - m.f(W - h * e, X)) / (2 * h) for e in np.eye(len(W))]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
 
 
 def test_an_unregistered_plain_object_as_wrt_says_how_to_register(tmp_path):
