@@ -78,3 +78,25 @@ def test_a_repeated_list_holds_one_object(item, n, tmp_path):
     except SrcadError:
         return
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+DEEPER = {  # v: an item of an item holding b (wrong on merge24: the write unseen)
+    "dict-in-list": "ds = [{'a': b}]\n    v = ds[0]['a']",
+    "three-deep": "t = (((b,),),)\n    v = t[0][0][0]",
+    "appended-pair": "ps = []\n    ps.append((b, 2.0))\n    v = ps[0][0]",
+    "enumerated-pairs": "ps = [(0, b), (1, b)]\n    for i, (k, v) in enumerate(ps):\n"
+                        "        pass",
+}
+
+
+@pytest.mark.parametrize("make", list(DEEPER))
+def test_a_write_into_an_item_deeper_down(make, tmp_path):
+    text = (f"\ndef f(w):\n    b = w * 1.5\n    {DEEPER[make]}\n    v[1] = w[0] * 3.0\n"
+            "    return np.sum(b * w)\n")
+    m = load_module(tmp_path, NP + text)
+    fd = np.array([(m.f(W + 1e-6 * e) - m.f(W - 1e-6 * e)) / 2e-6 for e in np.eye(3)])
+    try:
+        g = srcad.grad(m.f)(W.copy())
+    except SrcadError:
+        return
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
