@@ -114,8 +114,8 @@ class Loops:
             index_name = target.elts[0].id  # for i, v in enumerate(xs): the counter is i
         counter = self.namer.version(index_name) if index_name else self.namer.temp("i")
         if elements is not None:
-            self.iterated[counter] = (list(elements) + _lazy_sources(self, iter_node),
-                                      node.lineno)
+            lazy = _lazy_sources(self, iter_node) if kind == "seq" else []
+            self.iterated[counter] = (list(elements) + lazy, node.lineno)
 
         def body():
             if index_name:
@@ -509,9 +509,9 @@ def _lazy_sources(lw, node):
     """The names a lazy iterator in ``node`` reads as the loop runs (``xs`` of
     ``enumerate(reversed(xs))``, ``zip(range(3), map(f, xs))``): lowering takes such an
     iterator's items at once (``list(reversed(xs))``), which is Python's only while the
-    body writes nothing into ``xs``; the alias analysis refuses such a write as it does
-    one into a sequence walked by position (sound24: it read the items before the
-    writes, a wrong gradient)."""
+    body writes nothing into ``xs`` (or ``a`` of ``reversed(a[1:])``, a view); the alias
+    analysis refuses such a write as it does one into a sequence walked by position
+    (sound24: it read the items before the writes, a wrong gradient)."""
     node = lw.undefer(node)
     fn, args = lw.builtin_call(node)
     if fn not in _LAZY or args is None:
@@ -519,6 +519,11 @@ def _lazy_sources(lw, node):
     found = []
     for arg in args:
         arg = lw.undefer(arg)
+        if fn in (enumerate, zip):  # (their sequences are walked by position already)
+            found += _lazy_sources(lw, arg)
+            continue
+        while isinstance(arg, (gast.Subscript, gast.Attribute)):
+            arg = arg.value  # reversed(a[1:]): a view of a, read as the loop runs
         if isinstance(arg, gast.Name) and arg.id in lw.env:
             found.append(lw.env[arg.id])
         elif isinstance(arg, gast.Name):
