@@ -292,6 +292,7 @@ class Aliases(_Places, _Calls):
                 item = self._item(base, index)
                 self._set(target, item, item)
                 self._opaque_if(target, base)
+                self._item_of_container(target)
                 if isinstance(base, ir.Var) and base.name in self.popped:
                     self.popped[target] = self.popped[base.name]  # ys.pop()[1]
             return

@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 
 from ..core import ir
+from ..core.kinds import ARRAY
 
 
 class _Places:
@@ -51,6 +52,14 @@ class _Places:
     def _opaque_if(self, target, *sources):
         """``target`` is :attr:`opaque` when one of ``sources`` is."""
         if any(isinstance(a, ir.Var) and a.name in self.opaque for a in sources):
+            self.opaque.add(target)
+
+    def _item_of_container(self, target):
+        """``target``, an item read out of a list, tuple or dict, may itself be a container
+        (``ts`` of ``for ts in ((b, b),)``): its own and held memory are one flat set, so
+        what it holds is any of that (:attr:`opaque`); else ``t[0] = v`` of ``for t in ts``
+        reached ``b`` unseen (sound24)."""
+        if self.an.kinds.get(target) != ARRAY and target not in self.arrays:
             self.opaque.add(target)
 
     def only_at(self, name, k, memory):

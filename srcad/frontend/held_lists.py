@@ -41,6 +41,10 @@ def record(namespace, cell, name, attrs, value, depth=DEPTH, seen=()):
     holds in attributes of its own (recursively)."""
     if _functions(value):
         env.record(env.ItemsRead(namespace, cell, name, attrs, value))
+        # a function of the user's held there given other code (ACTS[0].__code__ = ...): made
+        # again, as a callee named directly is (sound24: the old derivative ran before)
+        items = value.values() if type(value) is dict else value
+        env.record_all(env.code_reads({f"{name}[{k}]": fn for k, fn in enumerate(items)}))
         return
     if depth <= 0 or functions.user_instance_class(value) is None or id(value) in seen:
         return

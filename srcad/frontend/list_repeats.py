@@ -5,8 +5,11 @@ refused it where the items carry gradients ("repeating a list that carries gradi
 the items and ``n`` are names, constants and arithmetic, subscripts and attributes of them
 (evaluating them again changes nothing; ``n`` also ``len(...)`` of such), not all
 constants, it is rewritten as the comprehension that makes
-that list, ``[t for _ in range(repeat_count(n, where)) for t in (a, b)]`` (each copy's
-gradient added into the item's), which srcad differentiates. :func:`repeat_count` checks
+that list, ``[t for ts in ((a, b),) for _ in range(repeat_count(n, where)) for t in ts]``
+(each copy's gradient added into the item's), which srcad differentiates. The items are
+evaluated once, as Python evaluates the display: each copy is the same object (``xs[0] is
+xs[1]`` of ``[w * 1.5] * 2``; ``for t in (a, b)`` inside the loop made a new array per copy,
+sound24). :func:`repeat_count` checks
 when the code runs that ``n`` is a Python ``int`` (or ``bool``): ``[x] * k`` of a NumPy
 number or array is NumPy's product, not a repetition, and is refused there
 (``UnsupportedSyntaxError`` at the line) rather than read as one.
@@ -98,15 +101,18 @@ def lower(src):
         src.closure[where] = value
         src.cells[where] = types.CellType(value)
         src.bound = {**src.bound, where: value}
-        item, skip = fresh("repeated"), fresh("_")
+        item, skip, held = fresh("repeated"), fresh("_"), fresh("repeated_items")
         rng = gast.Call(func=gast.Name("range", gast.Load(), None, None), args=[gast.Call(
             func=gast.Name(check, gast.Load(), None, None), args=[
                 count, gast.Name(where, gast.Load(), None, None)], keywords=[])], keywords=[])
+        once = gast.Tuple(elts=[gast.Tuple(elts=items, ctx=gast.Load())], ctx=gast.Load())
         comp = gast.ListComp(elt=gast.Name(item, gast.Load(), None, None), generators=[
+            gast.comprehension(target=gast.Name(held, gast.Store(), None, None), iter=once,
+                               ifs=[], is_async=0),
             gast.comprehension(target=gast.Name(skip, gast.Store(), None, None), iter=rng,
                                ifs=[], is_async=0),
             gast.comprehension(target=gast.Name(item, gast.Store(), None, None),
-                               iter=gast.Tuple(elts=items, ctx=gast.Load()), ifs=[],
+                               iter=gast.Name(held, gast.Load(), None, None), ifs=[],
                                is_async=0)])
         for sub in gast.walk(comp):
             if "lineno" in sub._attributes:

@@ -323,6 +323,12 @@ class Calls:
                                  hint="define the helpers at module level")
         if recursive:
             fdef = recursive_defs.self_calls(fdef, name, captured, f"{name}_local")
+            if fdef is not None and not recursive_defs.bound_once(self.source.node, name):
+                raise self.error(node, f"the nested function {name!r} calls itself by a name "
+                                 "the enclosing function binds more than once (its call "
+                                 "finds the name's current value, not this function)",
+                                 hint="give each nested function a name of its own, bound "
+                                 "once, or define it at module level")
             if fdef is None:
                 raise self.error(node, f"the nested function {name!r} uses itself other than "
                                  "by calling itself (passed on, or in a function inside it)",

@@ -51,6 +51,10 @@ def check_positional(seq):
 _registry.nondiff.add(check_positional)  # a check: no derivative
 
 
+#: builtins whose iterators read their arguments as the loop runs
+_LAZY = (reversed, map, filter, iter, zip, enumerate)
+
+
 class Loops:
     """``stmt_While``, ``stmt_For``, comprehensions, and the phis of a loop header."""
 
@@ -110,7 +114,8 @@ class Loops:
             index_name = target.elts[0].id  # for i, v in enumerate(xs): the counter is i
         counter = self.namer.version(index_name) if index_name else self.namer.temp("i")
         if elements is not None:
-            self.iterated[counter] = (list(elements), node.lineno)
+            lazy = _lazy_sources(self, iter_node) if kind == "seq" else []
+            self.iterated[counter] = (list(elements) + lazy, node.lineno)
 
         def body():
             if index_name:
@@ -498,3 +503,30 @@ def _with_constant(elt, target, value):
                 child[:] = [gast.copy_location(gast.Constant(value, None), c) if isinstance(
                     c, gast.Name) and c.id == target else c for c in child]
     return out
+
+
+def _lazy_sources(lw, node):
+    """The names a lazy iterator in ``node`` reads as the loop runs (``xs`` of
+    ``enumerate(reversed(xs))``, ``zip(range(3), map(f, xs))``): lowering takes such an
+    iterator's items at once (``list(reversed(xs))``), which is Python's only while the
+    body writes nothing into ``xs`` (or ``a`` of ``reversed(a[1:])``, a view); the alias
+    analysis refuses such a write as it does one into a sequence walked by position
+    (sound24: it read the items before the writes, a wrong gradient)."""
+    node = lw.undefer(node)
+    fn, args = lw.builtin_call(node)
+    if fn not in _LAZY or args is None:
+        return []
+    found = []
+    for arg in args:
+        arg = lw.undefer(arg)
+        if fn in (enumerate, zip):  # (their sequences are walked by position already)
+            found += _lazy_sources(lw, arg)
+            continue
+        while isinstance(arg, (gast.Subscript, gast.Attribute)):
+            arg = arg.value  # reversed(a[1:]): a view of a, read as the loop runs
+        if isinstance(arg, gast.Name) and arg.id in lw.env:
+            found.append(lw.env[arg.id])
+        elif isinstance(arg, gast.Name):
+            found.append(lw.expr(arg))
+        found += _lazy_sources(lw, arg)
+    return found

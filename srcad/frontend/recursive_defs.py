@@ -14,7 +14,10 @@ function of the user's that calls itself, differentiated as a recursive module-l
 is (each call split where it runs). Exact: while ``rec`` runs the enclosing function does not,
 so the values it reads of it are those passed at the outermost call. Only when every use of
 ``rec`` in its body is a call (not a value passed on, not in a function defined inside it,
-not rebound); else the refusal stays.
+not rebound) and :func:`bound_once` finds the enclosing function binding ``rec`` by this
+``def`` only: after ``g = rec; def rec(...): ...`` (or ``rec = other``, a second ``def
+rec``, ``nonlocal rec`` in a function inside), Python's call of itself in the first body
+finds the name's current function, not the body it is in; else the refusal stays.
 
 Imports the standard library (``copy``) and gast.
 """
@@ -26,6 +29,35 @@ import copy
 import gast
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+
+def bound_once(enclosing, name):
+    """Whether the function ``enclosing`` binds ``name`` once only (by one ``def`` or one
+    assignment of a lambda): no other assignment, ``def``, class, import, ``del``, ``for`` or
+    ``with`` target, walrus (in a comprehension too), and no ``global``/``nonlocal`` of it in
+    it or in a function inside it."""
+    count, todo = 0, list(enclosing.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (gast.Global, gast.Nonlocal)) and name in node.names:
+            return False
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            count += node.name == name
+            todo.extend(n for n in gast.walk(node) if isinstance(n, (gast.Global,
+                                                                   gast.Nonlocal)))
+            continue
+        if isinstance(node, gast.Lambda):
+            continue
+        if isinstance(node, gast.Name) and node.id == name and not isinstance(
+                node.ctx, gast.Load):
+            count += 1
+        if isinstance(node, gast.alias) and (node.asname or node.name.split(".")[0]) == name:
+            count += 1
+        if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            todo.extend(n.target for n in gast.walk(node) if isinstance(n, gast.NamedExpr))
+            continue
+        todo.extend(gast.iter_child_nodes(node))
+    return count <= 1
 
 
 def self_calls(fdef, name, captured, lifted_name):
