@@ -19,8 +19,8 @@ The length is taken through :func:`walked_length`, which checks when the code ru
 ``xs`` is a list or an array (a dict's ``enumerate`` yields its keys, and ``xs[i]`` would read
 a value: refused there, ``UnsupportedSyntaxError`` at the line).
 
-Imports the standard library, gast, NumPy, :mod:`srcad.errors` and :mod:`srcad.rules.registry`
-(the check has no derivative).
+Imports the standard library, gast, NumPy, :mod:`srcad.errors`, :mod:`srcad.rules.registry`
+(the check has no derivative) and :mod:`.returned_records` (``own_nodes``).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..rules.registry import registry as _registry
+from .returned_records import own_nodes
 
 
 def walked_length(xs, where):
@@ -49,19 +50,7 @@ def walked_length(xs, where):
 
 _registry.nondiff.add(walked_length)
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _RESIZE = frozenset({"append", "pop", "extend", "insert", "remove", "clear", "sort", "reverse"})
-
-
-def _own(stmts):
-    """The nodes of ``stmts``, not those of functions or classes defined in them."""
-    todo, out = list(stmts), []
-    while todo:
-        node = todo.pop()
-        out.append(node)
-        if not isinstance(node, _SCOPES):
-            todo.extend(gast.iter_child_nodes(node))
-    return out
 
 
 def _name(id_, ctx):
@@ -89,7 +78,7 @@ def _walked(loop):
 def _writes_by_item(body, xs, i):
     """Whether ``body`` writes an item of ``xs`` and otherwise leaves its length and name
     alone (nor rebinds ``i``, read as the position)."""
-    nodes = _own(body)
+    nodes = own_nodes(body)
     parents = {c: n for n in nodes for c in gast.iter_child_nodes(n)}
     written = False
     for node in nodes:

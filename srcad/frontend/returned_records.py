@@ -58,8 +58,10 @@ def fields_of(cls):
     return None
 
 
-def _own(fdef):
-    out, todo = [], list(gast.iter_child_nodes(fdef))
+def own_nodes(top):
+    """The nodes under ``top`` (a node: from its children on; a list of statements: from them
+    on), not those of the functions, lambdas and classes defined there."""
+    out, todo = [], list(top) if isinstance(top, list) else list(gast.iter_child_nodes(top))
     while todo:
         node = todo.pop()
         out.append(node)
@@ -76,7 +78,7 @@ def returned_class(fn, owner=None):
         src = source_module.read(fn)
     except SrcadError:
         return None
-    nodes = _own(src.node)
+    nodes = own_nodes(src.node)
     if any(isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await)) for n in nodes):
         return None
     returns = [n for n in nodes if isinstance(n, gast.Return)]
@@ -221,7 +223,7 @@ def returned_classes(fn):
         src = source_module.read(fn)
     except SrcadError:
         return None
-    nodes = _own(src.node)
+    nodes = own_nodes(src.node)
     if any(isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await)) for n in nodes):
         return None
     returns = [n for n in nodes if isinstance(n, gast.Return)]
@@ -489,7 +491,7 @@ def _display_kind(fn):
         node = source_module.read(fn).node
     except SrcadError:
         return None
-    kinds = {type(n.value) for n in _own(node) if isinstance(n, gast.Return)}
+    kinds = {type(n.value) for n in own_nodes(node) if isinstance(n, gast.Return)}
     return kinds.pop() if kinds in ({gast.List}, {gast.Tuple}) else None
 
 
