@@ -425,7 +425,7 @@ def loss_global(x):
 
 
 @pytest.mark.parametrize("reach,entry", sample_by(list(itertools.product(REACHES, ENTRIES)),
-                                                  lambda c: c[0], 2))
+                                                  lambda c: c[0], 4))
 def test_a_method_of_an_object_held_in_an_attribute(reach, entry, tmp_path):
     _, module = _parts_module(tmp_path, reach)
     _, module_a = _parts_module(tmp_path, reach, "autograd.numpy")

@@ -110,7 +110,7 @@ def flat(theta, x):
 
 @pytest.mark.parametrize("form,record,count", [  # CI: every two-record case (the Hessians)
     c for c in sample_by([c for c in itertools.product(RECURSIONS, RECORDS, (1, 2, 3))
-                          if LONG or c[2] == 2], lambda c: c[0], 3)])
+                          if LONG or c[2] == 2], lambda c: c[0], 3)][::1 if LONG else 2])
 def test_a_function_recursing_down_a_list_of_records(form, record, count, tmp_path):
     theta = np.random.default_rng(count).normal(size=6 * count) * 0.7
     hessians = count == 2 and record == "dataclass"
@@ -255,7 +255,7 @@ def _check_scalar_function(f, fa, x, hessian):
 
 
 @pytest.mark.parametrize("function,items,consumer", sample_by(list(itertools.product(
-    FUNCTIONS, ITEMS, CONSUMERS)), lambda c: c[0], 6))
+    FUNCTIONS, ITEMS, CONSUMERS)), lambda c: c[0], 12))
 def test_starmap_of_a_function_with_defaults(function, items, consumer, tmp_path):
     text = _starmap_text(function, items, consumer)
     stem = f"star10_{function}_{items}_{consumer}"

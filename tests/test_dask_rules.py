@@ -50,7 +50,7 @@ def _array_cases():
 
 
 #: every second rule example in CI, all of them in the long run (tests/sampling.py)
-CASES = sample(_array_cases(), 4)
+CASES = sample(_array_cases(), 8)
 
 
 class Computed(Exception):

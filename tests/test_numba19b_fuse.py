@@ -284,6 +284,7 @@ def f(x, mu, w):
 '''
 
 
+@pytest.mark.skipif(not LONG, reason="the long run's (12 s of compiles)")
 def test_scatter_at_a_new_axis_stays_scatter(load):
     """``scatter(-g, mu, (None, slice, slice))``: the index's new axis is scatter's to read;
     it is not fused (gmm's ``mu[None, :, :]``)."""

@@ -87,7 +87,7 @@ def _latin(shift):
             for i in range(len(kinds))]
 
 
-SAMPLED = CASES if LONG else _latin(0)
+SAMPLED = CASES if LONG else _latin(0)[::2]  # CI: every second kind
 
 
 @pytest.mark.parametrize("case", SAMPLED, ids=lambda c: "-".join(map(str, c)))

@@ -430,7 +430,7 @@ def _batched_linalg():
 
 
 #: CI: every row's first variant and every second of the others; the long run all of them
-SAMPLED = sample_by(CASES, lambda case: case[0], 4)
+SAMPLED = sample_by(CASES, lambda case: case[0], 8)
 
 
 @pytest.mark.parametrize(("row_id", "variant"), SAMPLED, ids=[f"{r}-{v}" for r, v in SAMPLED])
