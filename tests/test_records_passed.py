@@ -18,7 +18,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from sampling import sample_by
+from sampling import sample, sample_by
 from srcad.check import numerical_grad
 
 import srcad
@@ -341,7 +341,7 @@ FORMS = {
 }
 
 
-@pytest.mark.parametrize("name", FORMS)
+@pytest.mark.parametrize("name", sample(FORMS, 2))
 def test_a_record_passed_on_in_this_form(name, tmp_path):
     kind, body = FORMS[name]
     source = textwrap.dedent(body)
