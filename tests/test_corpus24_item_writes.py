@@ -11,6 +11,7 @@ a list stays refused. Checked against central differences (autograd cannot write
 
 import numpy as np
 import pytest
+from srcad.check import numerical_grad
 
 import srcad
 from tests.sampling import sample
@@ -74,18 +75,6 @@ WORDS = {w: i for i, w in enumerate("abcde")}
 CASES = [(loss, helper) for loss in LOSSES for helper in HELPERS]
 
 
-def _differences(f, args, k, eps=1e-6):
-    x = args[k]
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        plus, minus = list(args), list(args)
-        plus[k], minus[k] = x + e, x - e
-        g[i] = (f(*plus) - f(*minus)) / (2 * eps)
-    return g
-
-
 @pytest.mark.parametrize("loss, helper", sample(CASES, 3),
                          ids=lambda c: getattr(c, "__name__", str(c)))
 def test_item_writes_through_helpers(loss, helper):
@@ -96,7 +85,8 @@ def test_item_writes_through_helpers(loss, helper):
         return window(C, U, WORDS, loss, helper)
     got = srcad.grad(f, wrt=(0, 1))(C, U)
     for k in (0, 1):
-        np.testing.assert_allclose(got[k], _differences(f, (C, U), k), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got[k], numerical_grad(f, (C, U), k, eps=1e-6),
+                                   rtol=1e-5, atol=1e-6)
 
 
 def test_a_helper_returning_a_list_stays_refused():
