@@ -253,8 +253,6 @@ ENTRIES = [
     ("iworldtong/cs231n-assignments", ".", "utils.layers", "losses"),
     ("iworldtong/cs231n-assignments", ".", "utils.rnn_layers", "rnn_layers"),
     ("iworldtong/cs231n-assignments", ".", "utils.rnn_layers", "temporal_softmax"),
-    # a simulation-physics course's solutions: Lennard-Jones and gravitational energies with
-    # their forces written by hand (loops over pairs, minimum images, cutoffs)
     # a natural-language course's word2vec assignment (Stanford cs224n 2019), several students:
     # the softmax and negative-sampling losses with their gradients, and skip-gram over them
     ("ZacBi/CS224n-2019-solutions", "assignments/a2", "word2vec", "word2vec"),
@@ -270,6 +268,8 @@ ENTRIES = [
     ("94929/mathematics-for-machine-learning", "cw3", "answers", "mml_lml"),
     ("ShawnGung/CO496-Mathematics-for-Machine-Learning", "GradientDescend", "CW1", "mml_cw1"),
     ("jinwei14/Mathematics-for-Machine-Learning", "CW3", "1a", "mml_lml"),
+    # a simulation-physics course's solutions: Lennard-Jones and gravitational energies with
+    # their forces written by hand (loops over pairs, minimum images, cutoffs)
     ("Sekuraz/SimPhys", "Winter/2/solutions", "ex_3_2", "lj_pair_sekuraz"),
     ("Sekuraz/SimPhys", "Winter/2/solutions", "ex_3_4", "lj_box_sekuraz"),
     ("cameron-stewart/simphys1", "sim2/src", "ljlib", "lj_pair_cameron"),
