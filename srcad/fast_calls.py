@@ -13,19 +13,21 @@ kinds does, and the closure is dropped otherwise.
 
 Also the pullbacks ``vjp`` returns and the checks of tangents and cotangents.
 
-Imports ``srcad.core``, ``srcad.errors`` and :mod:`srcad.backend.keys` (the rank lookup's key);
-:mod:`srcad.api` is built on it.
+Imports ``srcad.core``, ``srcad.errors``, :mod:`srcad.backend.keys` (the rank lookup's key)
+and :mod:`srcad.fast_checks` (the tests of what the code read); :mod:`srcad.api` is built on
+it.
 """
 
 from __future__ import annotations
 
-import keyword
+import functools
 
 import numpy as np
 
 from .backend.keys import MAX_COMPARED, first_of
 from .core import env, functions
 from .errors import SrcadError
+from .fast_checks import checks, fresh, one_array, unchanged  # noqa: F401 (read elsewhere)
 from .runtime import HELPERS
 
 #: argument types that are never arrays of the array API standard or duck arrays (Dask,
@@ -77,6 +79,33 @@ def jvp_call(f, wrt, primals, tangents, backend):
     else:
         known = found.get(types_of(primals) + types_of(tangents))
     return None if known is None else known(primals, tangents)
+
+
+def short_jvp(slow):
+    """``jvp`` (``slow``: srcad.api's, which it wraps) with :func:`jvp_call`'s lookup for the
+    Python backend in its own frame: a call of ``jvp`` on a small function costs one frame
+    fewer over its code. Anything the closure kept does not take (None) goes to ``slow``."""
+    attr = JVPS._attr
+
+    def jvp(f, primals, tangents, wrt=None, backend="python"):
+        if backend == "python" and type(primals) is tuple and type(tangents) is tuple:
+            held = getattr(f, "__dict__", _NONE).get(attr)
+            if held is not None and held[0]() is f:
+                try:
+                    found = held[1].get((wrt,))
+                except TypeError:  # an unhashable wrt (a list): never kept
+                    found = None
+                if found is not None:
+                    known = found.get((type(primals[0]), type(tangents[0])) if len(
+                        primals) == 1 and len(tangents) == 1 else types_of(primals) + types_of(
+                        tangents))
+                    done = known(primals, tangents) if known is not None else None
+                    if done is not None:
+                        return done
+        return slow(f, primals, tangents, wrt, backend)
+
+    functools.update_wrapper(jvp, slow)
+    return jvp
 
 
 def kept(cache, f, wrt):
@@ -297,7 +326,7 @@ def jvp_closure(f, wrt, primals, tangents, fn, backend="python", wrt_of=None):
 
         table[types] = jvp_of
         return
-    known = table.get(types)
+    known = getattr(table.get(types), "general", table.get(types))  # (see one_array)
     if known is None or not hasattr(known, "fns"):
         pairs = [(k, p) for k, p in enumerate(positions) if p in arrays]
         fns = {}  # the arrays' (ndim, dtype char) -> (forward-mode function, its check)
@@ -328,45 +357,10 @@ def jvp_closure(f, wrt, primals, tangents, fn, backend="python", wrt_of=None):
         jvp_of.fns = fns
         known = table[types] = jvp_of
     key = tuple((primals[i].ndim, primals[i].dtype.char) for i in arrays)
-    same, checked = _checks(fn.__srcad_reads__)
-    known.fns[key[0] if len(primals) == len(tangents) == 1 else key] = (fn, same, checked)
-
-
-def _checks(reads):
-    """:func:`fresh`'s two tests apart: by identity (cheap, compiled), then in full."""
-    if not reads:
-        return (lambda: True), (lambda: True)
-    return unchanged(reads), lambda: not env.stale(reads)
-
-
-def unchanged(reads):
-    """A function returning True when each of ``reads`` finds the very object it found (as
-    the line (0) of ``grad``'s dispatcher tests, :mod:`srcad.backend.dispatch`): compiled once,
-    no loop over the reads at the call. False when one may have changed, or if
-    ``reads`` is empty; :func:`srcad.core.env.stale` then decides."""
-    space, tests = {"M": env.MISSING}, []
-    for i, read in enumerate(reads):
-        space[f"r{i}"] = read
-        if getattr(read, "by_items", False):  # a list's items (env.ItemsRead): its own test
-            tests.append(f"r{i}.current() is r{i}.value")
-            continue
-        if read.cell is not None:
-            space[f"c{i}"] = read.cell
-            expr = f"c{i}.cell_contents"
-        else:  # a builtin (not in the namespace) finds M: the full check (a namespace may
-            space[f"n{i}"] = read.namespace  # be a class's, with get but no subscript)
-            expr = f"n{i}.get({read.name!r}, M)"
-        for attr in read.attrs:  # (a name missing raises AttributeError: the full check)
-            expr = f"{expr}.{attr}" if attr.isidentifier() and not keyword.iskeyword(
-                attr) else f"getattr({expr}, {attr!r}, M)"
-        tests.append(f"{expr} is r{i}.value")
-    text = ("def unchanged():\n"
-            "    try:\n"
-            f"        return {' and '.join(tests) or 'False'}\n"
-            "    except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
-            "        return False\n")
-    exec(compile(text, "<srcad reads unchanged>", "exec"), space)  # noqa: S102
-    return space["unchanged"]
+    same, checked = checks(fn.__srcad_reads__)
+    one = len(primals) == len(tangents) == 1
+    known.fns[key[0] if one else key] = (fn, same, checked)
+    table[types] = one_array(fn, primals[0], known) if one and len(known.fns) == 1 else known
 
 
 def hvp(f, wrt, args, v):
@@ -392,15 +386,6 @@ def hvp_closure(f, wrt, args, v, grad_f):
     if held is None:
         return
     held[key] = known
-
-
-def fresh(reads):
-    """A function returning whether no name among ``reads`` is bound to an object with another
-    fingerprint now: by identity first (:func:`unchanged`), then :func:`env.stale`."""
-    if not reads:
-        return lambda: True
-    same = unchanged(reads)
-    return lambda: same() or not env.stale(reads)
 
 
 def same_shapes(primals, tangents, positions):

@@ -24,7 +24,7 @@ LAYERS = [
     "srcad.backend",
     "srcad.pipeline",
     "srcad.extend_autograd",
-    ("srcad.specialise", "srcad.checks", "srcad.fast_calls", "srcad.api",
+    ("srcad.specialise", "srcad.checks", "srcad.fast_checks", "srcad.fast_calls", "srcad.api",
      "srcad.jacobians_standard", "srcad.jacobian_leaves", "srcad.jacobians_batched",
      "srcad.batched_jvp",
      "srcad.jacobians", "srcad.curried", "srcad.extend",

@@ -475,11 +475,13 @@ def _sum_tangent(sweep, fn, value, terms):
     return terms
 
 
-def _whole_sum(sweep, fn, value):
+def _whole_sum(sweep, fn, value, primal=False):
     """Whether ``value`` is ``np.sum(a)`` (or ``a.sum()``) of a NumPy array over every axis,
-    in code that runs on NumPy (:func:`_summed`'s cases)."""
+    in code that runs on NumPy (:func:`_summed`'s cases); not ``primal``: in code whose
+    tangents are the value's shape (not batched)."""
     callees = sweep.an.callees
-    return (sweep.whole_sums and fn is np.sum and len(value.args) == 1 and not value.kwargs
+    return ((sweep.whole_sums or primal) and fn is np.sum and len(value.args) == 1
+            and not value.kwargs
             and isinstance(value.args[0], ir.Var)
             and sweep.an.kinds.get(value.args[0].name) == ARRAY
             and not getattr(callees, "compiles_all", False)
@@ -492,9 +494,9 @@ def _summed(sweep, stmt):
     layer (a few microseconds, most of a small array's sum), as the reverse sweep's forward
     copy writes it (``saves.forward_statement``). Its tangent is ``tangent_sum(da)``, not a
     method: a tangent may be a number (a 0-d array's) or a list (a tangent given as one). Not
-    for the Numba backend, the array API standard's arrays (no methods there) or batched
-    code."""
+    for the Numba backend or the array API standard's arrays (no methods there); batched code's
+    primal too (:mod:`.forward_batched`: the tangent's sum is its own form there)."""
     value = stmt.value
-    if value.fn is np.sum and _whole_sum(sweep, value.fn, value):
+    if value.fn is np.sum and _whole_sum(sweep, value.fn, value, primal=True):
         return assign(stmt.target, call(nodes.attr(value.args[0].name, "sum")))
     return nodes.statement(stmt)

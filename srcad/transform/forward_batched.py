@@ -38,7 +38,7 @@ from ..rules import registry
 from . import nodes, templates
 from .batched_einsum import Contractions
 from .batched_ranks import NotBatched, Ranks, hashable
-from .forward import Forward, _rule_names, forward_kind
+from .forward import Forward, _rule_names, _summed, forward_kind
 from .nodes import assign, name
 
 #: how each operation is batched (the method of :class:`BatchedForward` named): the functions
@@ -344,7 +344,7 @@ class Forms:
 class BatchedForward(Forms, Contractions, Ranks, Forward):
     """:class:`Forward` with tangents of ``k`` directions (see the module's docstring)."""
 
-    whole_sums = False  # (forward._summed: the primal's forms are BATCHED's own)
+    whole_sums = False  # (the tangent of np.sum(a) is BATCHED's reduce, not tangent_sum)
 
     def __init__(self, fn, analysis, namer, helper_names):
         super().__init__(fn, analysis, namer, helper_names)
@@ -460,7 +460,7 @@ class BatchedForward(Forms, Contractions, Ranks, Forward):
         if form is not None:
             self.filled, self.fused = [], None
             tangent = getattr(self, form)(stmt, fn, list(value.args), dict(value.kwargs))
-            code.append(nodes.statement(stmt))
+            code.append(_summed(self, stmt))  # (np.sum(a) of a NumPy array: a.sum())
             code.append(assign(self.t(target), tangent))
             if self.fused is not None:  # an einsum: kept to fold what follows into it
                 self.einsums[target] = (*self.fused, (code, code[-1]))

@@ -1,0 +1,97 @@
+"""The tests that a closure kept by :mod:`srcad.fast_calls` (and the Jacobians' lookups)
+makes before calling the code it holds: each name and attribute path that code read still
+finds the very object it found (:func:`unchanged`, compiled once per closure; :func:`fresh`
+with :func:`srcad.core.env.stale`'s full check behind it), and ``jvp``'s closure for one
+array compiled with those tests in its text (:func:`one_array`).
+
+Imports ``srcad.core`` only.
+"""
+
+from __future__ import annotations
+
+import keyword
+
+from .core import env
+
+
+def one_array(fn, a, general):
+    """``jvp``'s closure for one array and its tangent while one rank and dtype has been
+    seen: compiled with that rank, that very dtype and :func:`unchanged`'s tests in its text
+    (no lookup by rank and dtype, no call of a test); any other call goes to ``general``
+    (the closure keyed by rank and dtype, which also drops code whose names were rebound)."""
+    space = {"fn": fn, "general": general, "D": a.dtype}
+    text = ("def jvp_of(primals, tangents):\n"
+            "    a = primals[0]\n"
+            "    t = tangents[0]\n"
+            f"    if a.dtype is D and a.ndim == {a.ndim:d} and t.shape == a.shape:\n"
+            "        try:\n"
+            f"            ok = {tests_text(fn.__srcad_reads__, space, baked=True)}\n"
+            "        except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
+            "            ok = False\n"
+            "        if ok:\n"
+            "            return fn(a, t)\n"
+            "    return general(primals, tangents)\n")
+    exec(compile(text, "<srcad jvp of one array>", "exec"), space)  # noqa: S102
+    one = space["jvp_of"]
+    one.general = general
+    return one
+
+
+def checks(reads):
+    """:func:`fresh`'s two tests apart: by identity (cheap, compiled), then in full."""
+    if not reads:
+        return (lambda: True), (lambda: True)
+    return unchanged(reads), lambda: not env.stale(reads)
+
+
+def unchanged(reads):
+    """A function returning True when each of ``reads`` finds the very object it found (as
+    the line (0) of ``grad``'s dispatcher tests, :mod:`srcad.backend.dispatch`): compiled once,
+    no loop over the reads at the call. False when one may have changed, or if
+    ``reads`` is empty; :func:`srcad.core.env.stale` then decides."""
+    space = {}
+    text = ("def unchanged():\n"
+            "    try:\n"
+            f"        return {tests_text(reads, space) if reads else 'False'}\n"
+            "    except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
+            "        return False\n")
+    exec(compile(text, "<srcad reads unchanged>", "exec"), space)  # noqa: S102
+    return space["unchanged"]
+
+
+def tests_text(reads, space, baked=False):
+    """The expression :func:`unchanged` returns (True with no reads), its names put in
+    ``space``; ``baked``: each read's object now held in ``space`` (the code of a closure
+    made for them; an object rebound since, even to an equal one, fails the test)."""
+    space["M"], tests, found = env.MISSING, [], {}
+    for i, read in enumerate(reads):
+        space[f"r{i}"] = read
+        if getattr(read, "by_items", False):  # a list's items (env.ItemsRead): its own test
+            tests.append(f"r{i}.current() is r{i}.value")
+            continue
+        if read.cell is not None:
+            space[f"c{i}"] = read.cell
+            expr = f"c{i}.cell_contents"
+        else:  # a builtin (not in the namespace) finds M: the full check (a namespace may
+            space[f"n{i}"] = read.namespace  # be a class's, with get but no subscript)
+            expr = f"n{i}.get({read.name!r}, M)"
+        if baked:  # a name read on several paths (np.sin, np.exp): looked up once (the
+            # tests run left to right, so the first use assigns it)
+            where = (id(read.cell), id(read.namespace), read.name)
+            expr = found[where] if where in found else f"(g{i} := {expr})"
+            found.setdefault(where, f"g{i}")
+        for attr in read.attrs:  # (a name missing raises AttributeError: the full check)
+            expr = f"{expr}.{attr}" if attr.isidentifier() and not keyword.iskeyword(
+                attr) else f"getattr({expr}, {attr!r}, M)"
+        space[f"v{i}"] = read.value
+        tests.append(f"{expr} is v{i}" if baked else f"{expr} is r{i}.value")
+    return " and ".join(tests) or "True"
+
+
+def fresh(reads):
+    """A function returning whether no name among ``reads`` is bound to an object with another
+    fingerprint now: by identity first (:func:`unchanged`), then :func:`env.stale`."""
+    if not reads:
+        return lambda: True
+    same = unchanged(reads)
+    return lambda: same() or not env.stale(reads)
