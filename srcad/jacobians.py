@@ -446,6 +446,7 @@ class _Jacobian:
             self.batched = self.batched or jacobians_batched.batched(self.f, index, self.backend)
             found = jacobians_batched.jacobian(self.batched, args)
             if found is not None:
+                jacobians_batched.one_vector(self, args, found)  # (the next call of one vector)
                 return found
         if self.names is None:
             known = api._jvp_targets.get((self.f, index, len(args)))

@@ -5,7 +5,7 @@ first and takes the columns one pass each where it answers None (an operation wi
 batched form, a container in or out).
 
 Imports ``srcad.pipeline``, ``srcad.backend``, ``srcad.core``, ``srcad.transform``,
-``srcad.errors`` and :mod:`srcad.fast_calls` (the identity test of the names code read).
+``srcad.errors`` and :mod:`srcad.fast_checks` (the identity tests of the names code read).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from .backend.keys import cache_key, plain_key
 from .core import env, functions
 from .core.kinds import item_kinds, kind_of_value, rank_of_value, with_complex
 from .errors import SrcadError
-from .fast_calls import unchanged
+from .fast_checks import tests_text, unchanged
 from .transform import calls
 from .transform import forward_batched as fb
 from .transform.forward_batched import BatchedForward
@@ -243,6 +243,45 @@ def _vector_in(batched, fn, args):
     if t.shape != (n,):
         t = np.broadcast_to(t, (n,))
     return [t if t.flags.writeable else t.copy()]
+
+
+def one_vector(jac, args, rows):
+    """After :func:`jacobian` gave ``rows`` for ``args``: for one float64 vector of at most
+    64 elements whose Jacobian is a row (Python backend, one ``wrt``), the call of ``jac``
+    (:class:`_Jacobian`) for an array (in ``jac.numbers``, which ``jacobian_of`` looks up
+    first) becomes a function compiled with the code found, its rank, dtype and the identity
+    tests of what the code read in its text: :func:`_vector_in`'s work without the frames
+    between. Made once per ``jac``; any other call, or a value or tangent not as
+    :func:`_vector_in` takes them (then never again), goes the general way
+    (``jac.__call__``)."""
+    batched, x = jac.batched, args[0]
+    if not (batched is not None and batched.backend == "python" and jac.single and len(
+            args) == 1 and jac.index == (0,) and type(x) is np.ndarray and x.ndim == 1
+            and x.dtype.char == "d" and x.size <= 64 and np.shape(rows[0]) == x.shape):
+        return
+    key = plain_key(args)
+    found = batched.fast.get(key) if key is not None else None
+    if found is None or (np.ndarray,) in jac.numbers:
+        return
+    fn = found[0]
+    space = {"fn": fn, "general": jac.__call__, "D": x.dtype, "F": float, "G": np.float64,
+             "A": np.ndarray, "identity": _identity, "numbers": jac.numbers}
+    text = ("def one_vector(x):\n"
+            "    if x.dtype is D and x.ndim == 1 and x.size <= 64:\n"
+            "        try:\n"
+            f"            ok = {tests_text(fn.__srcad_reads__, space, baked=True)}\n"
+            "        except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
+            "            ok = False\n"
+            "        if ok:\n"
+            "            n = x.size\n"
+            "            value, t = fn(x, identity(n))\n"
+            "            if (type(value) is F or type(value) is G) and type(t) is A and (\n"
+            "                    t.dtype is D and t.shape == (n,)):\n"
+            "                return t if t.flags.writeable else t.copy()\n"
+            "            numbers[(A,)] = general  # (a 0-d array out: the general way now)\n"
+            "    return general(x)\n")
+    exec(compile(text, "<srcad jacfwd of one vector>", "exec"), space)  # noqa: S102
+    jac.numbers[(np.ndarray,)] = space["one_vector"]
 
 
 def _always():
