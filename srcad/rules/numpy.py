@@ -234,18 +234,30 @@ defvjp(np.linalg.det, "a", a=f"np.expand_dims(g * ans, (-2, -1)) * {INV_T}",
        jvp=dict(a=f"ans * {TRACE_SOLVE}"))
 defvjp(np.linalg.slogdet, "a", a=f"np.expand_dims(g[1], (-2, -1)) * {INV_T}", kind="seq",
        jvp=dict(a=f"(0.0 * ans[0], {TRACE_SOLVE})"))  # the sign is flat
-# cholesky (Murray 2016, symmetrised: right for symmetric perturbations, as in autograd and
-# PyTorch) and the symmetric eigendecomposition (exact on the triangle eigh reads, distinct
-# eigenvalues): templates of functions with rules, so they have derivatives of every order
+# cholesky (Murray 2016) and the symmetric eigendecomposition (distinct eigenvalues), both
+# exact on the triangle they read (cholesky: the lower one, the upper one for upper=True; the
+# symmetric gradient of autograd and PyTorch is right along symmetric perturbations only, a
+# wrong gradient for a matrix that is not symmetric): templates of functions with rules, so
+# they have derivatives of every order
 SWAP = "np.swapaxes({}, -1, -2)"
 UPPER = "cholesky_upper(ans, upper)"  # what the array's library returned (Dask: upper)
 LOW = f"({SWAP.format('ans')} if {UPPER} else ans)"
 HALF_EYE = "(1.0 - 0.5 * np.eye(np.shape(ans)[-1]))"
 CHOL_S = (f"{SWAP.format(f'np.linalg.inv({LOW})')} @ (np.tril({SWAP.format(LOW)} @ "
           f"({SWAP.format('g')} if {UPPER} else g)) * {HALF_EYE}) @ np.linalg.inv({LOW})")
-CHOL_T = (f"{LOW} @ (np.tril(np.linalg.inv({LOW}) @ (0.5 * (t + {SWAP.format('t')})) @ "
+# the symmetric matrix the factorisation reads from one triangle of t (of a, the gradient);
+# a library that returns another factor than NumPy's (Dask: the upper one, read from blocks of
+# both triangles, depending on the chunks) keeps the symmetric convention (docs/rules.md)
+OWN_FACTOR = f"{UPPER} == upper"
+CHOL_READ = (f"((np.triu(t) + {SWAP.format('np.triu(t, 1)')} if upper else "
+             f"np.tril(t) + {SWAP.format('np.tril(t, -1)')}) if {OWN_FACTOR} else "
+             f"0.5 * (t + {SWAP.format('t')}))")
+CHOL_T = (f"{LOW} @ (np.tril(np.linalg.inv({LOW}) @ {CHOL_READ} @ "
           f"{SWAP.format(f'np.linalg.inv({LOW})')}) * {HALF_EYE})")
-defvjp(np.linalg.cholesky, "a, upper=False", a=f"0.5 * (({CHOL_S}) + {SWAP.format(CHOL_S)})",
+CHOL_SYM = f"(0.5 * (({CHOL_S}) + {SWAP.format(CHOL_S)}))"
+defvjp(np.linalg.cholesky, "a, upper=False",
+       a=f"((np.triu({CHOL_SYM}) + np.triu({CHOL_SYM}, 1) if upper else "
+         f"np.tril({CHOL_SYM}) + np.tril({CHOL_SYM}, -1)) if {OWN_FACTOR} else {CHOL_SYM})",
        kind="array", zero="upper",
        jvp=dict(a=f"({SWAP.format(CHOL_T)} if {UPPER} else {CHOL_T})"))
 
