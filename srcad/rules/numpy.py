@@ -145,7 +145,7 @@ defvjp(np.where, "condition, x, y", x="where(condition, g, 0.0)",
 # ---------------------------------------------------------------- reductions (grad_sum, ...)
 # forward mode (jvp=): each result depends on its own slice, so its tangent is the slice of the
 # tangent weighted by the gradient of that result (the gradient for a seed of 1.0), summed
-REDUCE = "np.sum(t * {}, axis=axis, keepdims=keepdims)"
+REDUCE = "np.sum(np.multiply(t, {}), axis=axis, keepdims=keepdims)"
 EXTREMUM = dict(a=REDUCE.format("grad_extremum(1.0, a, ans, axis, keepdims)"))
 # with initial= (added to every result) or where= (only the elements it marks); registered
 # first, so the plain forms below are tried before them
