@@ -1,7 +1,9 @@
 """Sound25's independent fuzzer for wrong gradients: random programs of `gen_programs25`
 (families "py" and "np": containers, user objects, closures over loop variables, aliasing,
 in-place writes on views, dtype mixing, ties, index-driven reads, reductions with axes) and
-`gen_forms25` ("fn", "fn2": math/NumPy calls in the forms people write, with their keywords).
+`gen_forms25` ("fn", "fn2": math/NumPy calls in the forms people write, with their keywords)
+and `gen_python25` ("py2": more Python forms: ``key=`` functions, ``itertools``, ``operator``,
+dicts walked while rewritten, operator overloading, ``*args``/``**kwargs``).
 
 For each program, at a random point, srcad's ``grad(f, wrt=(0, 1, 2))`` must either refuse with a
 `SrcadError` naming the program's file and line, or give
@@ -17,8 +19,8 @@ For each program, at a random point, srcad's ``grad(f, wrt=(0, 1, 2))`` must eit
 
 Anything else (another exception, a wrong number) fails. `outcome(family, seed, directory)`
 classifies one program; `STATS` counts outcomes per family, written as JSON to the file named
-by SRCAD_PROPERTY_STATS. The default run checks three programs per family; SRCAD_LONG_PROPERTIES=1
-checks 300 per family (seeds 1 to 300). Imports NumPy, autograd, srcad and the two generators."""
+by SRCAD_PROPERTY_STATS. The default run checks two programs per family; SRCAD_LONG_PROPERTIES=1
+checks 300 per family (seeds 1 to 300). Imports NumPy, autograd, srcad and the three generators."""
 
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ from collections import Counter
 import autograd
 import gen_forms25
 import gen_programs25
+import gen_python25
 import numpy as np
 import pytest
 from sampling import sample
@@ -40,9 +43,9 @@ from twin_checks import close
 import srcad
 from srcad.errors import SrcadError
 
-FAMILIES = ("py", "np", "fn", "fn2")
-# CI's sample: seeds 1, 101 and 201 of each family (201: a jvp; a Hessian only in the long run)
-CASES = [(fam, seed) for fam in FAMILIES for seed in sample(range(1, 301), 100)]
+FAMILIES = ("py", "py2", "np", "fn", "fn2")
+# CI's sample: seeds 1 and 151 of each family (jvp and Hessian seeds only in the long run)
+CASES = [(fam, seed) for fam in FAMILIES for seed in sample(range(1, 301), 150)]
 STATS = Counter()
 
 
@@ -51,6 +54,8 @@ def _text(family, seed):
         return gen_forms25.fn_program(seed)
     if family == "fn2":
         return gen_forms25.fn2_program(seed)
+    if family == "py2":
+        return gen_python25.py2_program(seed)
     return gen_programs25.program(seed, family)
 
 
@@ -140,7 +145,7 @@ def outcome(family, seed, directory):
     stem = f"fuzz25_{family}_{seed}"
     mod = _load(text, directory, stem)
     rng = np.random.default_rng(seed)
-    if family == "py":
+    if family in ("py", "py2"):
         args = [float(v) for v in rng.uniform(-1, 1, 3)]
     else:
         args = [float(rng.uniform(-1, 1)), rng.uniform(-1, 1, 4), rng.uniform(-1, 1, (3, 4))]
