@@ -14,8 +14,8 @@ For each program, at a random point, srcad's ``grad(f, wrt=(0, 1, 2))`` must eit
   autograd runs it;
 - the inputs unchanged, ``value_and_grad``'s value equal to the function's (1e-12);
 - for a third of the seeds, ``jvp`` along a random tangent equal to the gradient's inner product
-  with it (1e-8); for a fifth, ``hessian(f, wrt=0)`` equal to central differences of srcad's
-  gradient (1e-4).
+  with it (1e-8); for a quarter, ``vjp``'s pullback of 1.0 equal to the gradient (1e-12); for
+  a fifth, ``hessian(f, wrt=0)`` equal to central differences of srcad's gradient (1e-4).
 
 Anything else (another exception, a wrong number) fails. `outcome(family, seed, directory)`
 classifies one program; `STATS` counts outcomes per family, written as JSON to the file named
@@ -129,6 +129,11 @@ def _judge(mod, twin, args, rng, seed):
         want_t = sum(np.sum(gk * t) for gk, t in zip(g, ts))
         if not close(tangent, want_t, 1e-8):
             return f"WRONG jvp {tangent!r}, the gradient gives {want_t!r}"
+    if seed % 4 == 2:
+        _, pullback = srcad.vjp(mod.f, *_copy(args))
+        pulled = pullback(1.0)
+        if not all(close(p, gk, 1e-12) for p, gk in zip(pulled, g)):
+            return f"WRONG vjp {pulled!r}, the gradient is {g!r}"
     if seed % 5 == 0:
         h = srcad.hessian(mod.f, wrt=0)(*_copy(args))
         first = srcad.grad(mod.f, wrt=0)
