@@ -83,8 +83,13 @@ Conventions worth knowing:
   autograd; PyTorch gives it all to one element).
 * `np.clip` passes the gradient to `a` where `a_min <= a <= a_max`, bounds included.
 * `np.prod` and `np.cumprod` never divide by an element: their gradients are exact at zeros.
-* `np.linalg.cholesky` returns the symmetric gradient (right for symmetric perturbations), as
-  autograd and PyTorch do.
+* `np.linalg.cholesky` reads one triangle of the matrix (the lower one, the upper one for
+  `upper=True`): srcad's gradient is that of the function computed, zero on the other triangle
+  and twice the symmetric gradient off the diagonal of the triangle read. Along symmetric
+  perturbations (a matrix built as `q @ q.T`) it equals the symmetric gradient autograd and
+  PyTorch give, which is wrong for a matrix that is not symmetric. On Dask (whose factor reads
+  blocks of both triangles, depending on the chunks) it stays the symmetric gradient, right
+  along symmetric perturbations only.
 * A function taking a list of arrays (`np.concatenate([a, b])`, `np.stack`, `np.array([x, y])`)
   gives that list a list of gradients, one per element.
 * `np.einsum` takes either form: the subscripts as a string (`'...'` is fine), or each
@@ -365,9 +370,10 @@ a rule here is refused (srcad never reads SciPy's source): give it one with
 * `scipy.linalg`: keywords that change the function and that no rule follows are refused
   (`solve`'s `lower`, `assume_a`, `transposed`; `inv`'s `assume_a`, `lower`).
   `solve_triangular` reads one triangle of `a` (without its diagonal when `unit_diagonal`):
-  its gradient is zero elsewhere. `cholesky`, like `np.linalg.cholesky`, gives the symmetric
-  gradient (right along symmetric perturbations), and so does `cho_factor` (whose other
-  triangle holds `a`'s own entries, passed through); `cho_solve` reads the factor's triangle.
+  its gradient is zero elsewhere. `cholesky` (the upper triangle unless `lower`), like
+  `np.linalg.cholesky`, gives the gradient of the function computed, zero on the triangle it
+  does not read, and so does `cho_factor` (whose other triangle holds `a`'s own entries,
+  passed through); `cho_solve` reads the factor's triangle.
   `solve_banded` reads the band of `ab` only. `lu`, `lu_factor`, `lu_solve`: the pivoting is
   piecewise constant (no derivative through the permutation); `lu`'s `permute_l` and
   `p_indices` are refused. `eigh` of one matrix (no `b`, no subset of the eigenvalues; with

@@ -145,7 +145,7 @@ defvjp(np.where, "condition, x, y", x="where(condition, g, 0.0)",
 # ---------------------------------------------------------------- reductions (grad_sum, ...)
 # forward mode (jvp=): each result depends on its own slice, so its tangent is the slice of the
 # tangent weighted by the gradient of that result (the gradient for a seed of 1.0), summed
-REDUCE = "np.sum(t * {}, axis=axis, keepdims=keepdims)"
+REDUCE = "np.sum(np.multiply(t, {}), axis=axis, keepdims=keepdims)"
 EXTREMUM = dict(a=REDUCE.format("grad_extremum(1.0, a, ans, axis, keepdims)"))
 # with initial= (added to every result) or where= (only the elements it marks); registered
 # first, so the plain forms below are tried before them
@@ -234,19 +234,23 @@ defvjp(np.linalg.det, "a", a=f"np.expand_dims(g * ans, (-2, -1)) * {INV_T}",
        jvp=dict(a=f"ans * {TRACE_SOLVE}"))
 defvjp(np.linalg.slogdet, "a", a=f"np.expand_dims(g[1], (-2, -1)) * {INV_T}", kind="seq",
        jvp=dict(a=f"(0.0 * ans[0], {TRACE_SOLVE})"))  # the sign is flat
-# cholesky (Murray 2016, symmetrised: right for symmetric perturbations, as in autograd and
-# PyTorch) and the symmetric eigendecomposition (exact on the triangle eigh reads, distinct
-# eigenvalues): templates of functions with rules, so they have derivatives of every order
+# cholesky (Murray 2016), eigh (distinct eigenvalues): exact on the triangle read (a symmetric
+# gradient is wrong off symmetric matrices; Dask's factor keeps it); templates: every order
 SWAP = "np.swapaxes({}, -1, -2)"
+KEEP = "(np.triu({0}) + np.triu({1}, 1) if {2} else np.tril({0}) + np.tril({1}, -1))"
+READ = (f"(np.triu({{0}}) + {SWAP.format('np.triu({0}, 1)')} if {{1}} else "  # from t
+        f"np.tril({{0}}) + {SWAP.format('np.tril({0}, -1)')})")
 UPPER = "cholesky_upper(ans, upper)"  # what the array's library returned (Dask: upper)
 LOW = f"({SWAP.format('ans')} if {UPPER} else ans)"
 HALF_EYE = "(1.0 - 0.5 * np.eye(np.shape(ans)[-1]))"
 CHOL_S = (f"{SWAP.format(f'np.linalg.inv({LOW})')} @ (np.tril({SWAP.format(LOW)} @ "
           f"({SWAP.format('g')} if {UPPER} else g)) * {HALF_EYE}) @ np.linalg.inv({LOW})")
-CHOL_T = (f"{LOW} @ (np.tril(np.linalg.inv({LOW}) @ (0.5 * (t + {SWAP.format('t')})) @ "
+CHOL_SYM, OWN = f"(0.5 * (({CHOL_S}) + {SWAP.format(CHOL_S)}))", f"{UPPER} == upper"
+CHOL_READ = f"({READ.format('t', 'upper')} if {OWN} else 0.5 * (t + {SWAP.format('t')}))"
+CHOL_T = (f"{LOW} @ (np.tril(np.linalg.inv({LOW}) @ {CHOL_READ} @ "
           f"{SWAP.format(f'np.linalg.inv({LOW})')}) * {HALF_EYE})")
-defvjp(np.linalg.cholesky, "a, upper=False", a=f"0.5 * (({CHOL_S}) + {SWAP.format(CHOL_S)})",
-       kind="array", zero="upper",
+defvjp(np.linalg.cholesky, "a, upper=False", kind="array", zero="upper",
+       a=f"({KEEP.format(CHOL_SYM, CHOL_SYM, 'upper')} if {OWN} else {CHOL_SYM})",
        jvp=dict(a=f"({SWAP.format(CHOL_T)} if {UPPER} else {CHOL_T})"))
 
 EYE_W = "np.eye(np.shape(ans[0])[-1])"
@@ -254,11 +258,8 @@ GAPS = f"(1.0 / (ans[0][..., None, :] - ans[0][..., :, None] + {EYE_W}) - {EYE_W
 EIGH_S = (f"ans[1] @ ({EYE_W} * broadcast_as(g[0], ans[0])[..., :, None] + {GAPS} * "
           f"({SWAP.format('ans[1]')} @ broadcast_as(g[1], ans[1]))) @ {SWAP.format('ans[1]')}")
 EIGH_SYM = f"(0.5 * (({EIGH_S}) + {SWAP.format(EIGH_S)}))"
-EIGH_GRAD = (f"(np.triu({EIGH_SYM}) + np.triu({SWAP.format(EIGH_SYM)}, 1) "
-             "if UPLO in ('U', 'u') else "  # NumPy upper-cases UPLO
-             f"np.tril({EIGH_SYM}) + np.tril({SWAP.format(EIGH_SYM)}, -1))")
-EFFECTIVE_T = (f"(np.triu(t) + {SWAP.format('np.triu(t, 1)')} if UPLO in ('U', 'u') else "
-               f"np.tril(t) + {SWAP.format('np.tril(t, -1)')})")
+EIGH_GRAD = KEEP.format(EIGH_SYM, SWAP.format(EIGH_SYM), "UPLO in ('U', 'u')")  # NumPy: upper
+EFFECTIVE_T = READ.format("t", "UPLO in ('U', 'u')")
 EIGH_INNER = f"({SWAP.format('ans[1]')} @ {EFFECTIVE_T} @ ans[1])"
 EIGH_TANGENT = f"(np.diagonal({EIGH_INNER}, 0, -2, -1), ans[1] @ ({GAPS} * {EIGH_INNER}))"
 defvjp(np.linalg.eigh, "a, UPLO=None", a=EIGH_GRAD, kind="seq", zero="UPLO",

@@ -151,10 +151,20 @@ HALF_EYE = "(1.0 - 0.5 * np.eye(np.shape(ans)[-1]))"
 GB_LOW = f"({HERM.format('np.conj(g)')} if {UPPER} else np.conj(g))"
 CHOL_BAR = (f"{HERM.format(f'np.linalg.inv({LOW})')} @ (np.tril({HERM.format(LOW)} @ {GB_LOW}) "
             f"* {HALF_EYE}) @ np.linalg.inv({LOW})")
-CHOL_T = (f"{LOW} @ (np.tril(np.linalg.inv({LOW}) @ (0.5 * (t + {HERM.format('t')})) @ "
+# the Hermitian matrix LAPACK reads: one triangle (the upper one for upper=True) and the real
+# part of the diagonal; the gradient is zero elsewhere (exact for any matrix, as eigh's)
+# (a library returning another factor than NumPy's, Dask, keeps the Hermitian convention)
+CHOL_EYE = "np.eye(np.shape(ans)[-1])"
+OWN_FACTOR = f"{UPPER} == upper"
+CHOL_READ = (f"(((np.triu({{0}}, 1) + {HERM.format('np.triu({0}, 1)')} if upper else "
+             f"np.tril({{0}}, -1) + {HERM.format('np.tril({0}, -1)')}) + {CHOL_EYE} * "
+             f"np.real({{0}})) if {OWN_FACTOR} else 0.5 * ({{0}} + {HERM.format('{0}')}))")
+CHOL_T = (f"{LOW} @ (np.tril(np.linalg.inv({LOW}) @ {CHOL_READ.format('t')} @ "
           f"{HERM.format(f'np.linalg.inv({LOW})')}) * {HALF_EYE})")
+CHOL_SYM = f"(0.5 * (({CHOL_BAR}) + {HERM.format(CHOL_BAR)}))"
 defcomplex(np.linalg.cholesky, "a, upper=False", zero="upper",
-           a=f"np.conj(0.5 * (({CHOL_BAR}) + {HERM.format(CHOL_BAR)}))",
+           a=f"np.conj((np.triu({CHOL_SYM}) + np.triu({CHOL_SYM}, 1) if upper else "
+             f"np.tril({CHOL_SYM}) + np.tril({CHOL_SYM}, -1)) if {OWN_FACTOR} else {CHOL_SYM})",
            jvp=dict(a=f"({HERM.format(CHOL_T)} if {UPPER} else {CHOL_T})"))
 
 # ---------------------------------------------------------------- pinv

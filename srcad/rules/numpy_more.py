@@ -16,7 +16,7 @@ import numpy as np
 from ..runtime import numpy_helpers as H
 from .registry import defmethod, defvjp, nondiff
 
-REDUCE = "np.sum(t * {}, axis=axis, keepdims=keepdims)"  # see srcad.rules.numpy
+REDUCE = "np.sum(np.multiply(t, {}), axis=axis, keepdims=keepdims)"  # see srcad.rules.numpy
 
 
 def defhelper(fn, signature, **templates):
@@ -42,8 +42,9 @@ defhelper(H.grad_take_along_axis, "value, arr, indices, axis=-1",
 # np.ptp is max - min: each gradient to the elements that hold it (ties share, as np.max)
 MAX = "np.max(a, axis=axis, keepdims=keepdims)"
 MIN = "np.min(a, axis=axis, keepdims=keepdims)"
-PTP = (f"grad_extremum({{g}}, a, {MAX}, axis, keepdims) - "
-       f"grad_extremum({{g}}, a, {MIN}, axis, keepdims)")
+# (np.subtract: given a list of arrays, grad_extremum gives a list of gradients)
+PTP = (f"np.subtract(grad_extremum({{g}}, a, {MAX}, axis, keepdims), "
+       f"grad_extremum({{g}}, a, {MIN}, axis, keepdims))")
 defvjp(np.ptp, "a, axis=None, out=None, keepdims=False", a=PTP.format(g="g"),
        kind="reduction", jvp=dict(a=REDUCE.format(f"({PTP.format(g='1.0')})")))
 # np.average: sum(a * w) / sum(w), with one-dimensional weights read along axis
@@ -109,15 +110,15 @@ defvjp(np.nanmean, NANRED,
 defvjp(np.nanprod, NANRED,
        a=f"np.where(np.isnan(a), 0.0, grad_prod(g, {A1}, axis, keepdims))", kind="reduction",
        jvp=dict(a=REDUCE.format(f"np.where(np.isnan(a), 0.0, grad_prod(1.0, {A1}, axis, "
-                                "keepdims))").replace("t *", f"{T0} *", 1)))
+                                "keepdims))").replace("(t,", f"({T0},", 1)))
 NANEXT = "a, axis=None, out=None, keepdims=False"
 # (grad_extremum compares with the result: a NaN never equals it)
 defvjp(np.nanmax, NANEXT, a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction",
        jvp=dict(a=REDUCE.format("grad_extremum(1.0, a, ans, axis, keepdims)").replace(
-           "t *", f"{T0} *", 1)))
+           "(t,", f"({T0},", 1)))
 defvjp(np.nanmin, NANEXT, a="grad_extremum(g, a, ans, axis, keepdims)", kind="reduction",
        jvp=dict(a=REDUCE.format("grad_extremum(1.0, a, ans, axis, keepdims)").replace(
-           "t *", f"{T0} *", 1)))
+           "(t,", f"({T0},", 1)))
 CENTRED = "np.where(np.isnan(a), 0.0, a - np.nanmean(a, axis=axis, keepdims=True))"
 SLOPE = f"2.0 * {CENTRED} / ({COUNT} - ddof)"  # d nanvar / d a
 NANVAR = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
@@ -219,7 +220,9 @@ for _ufunc in (np.maximum, np.minimum):
            name=f"{_ufunc.__name__}.accumulate",
            array="grad_take_along_axis(g, array, running_source(array, ans, axis), axis)",
            kind="array",
-           jvp=dict(array="np.take_along_axis(t, running_source(array, ans, axis), axis)"))
+           # (np.stack: the tangent of a list of arrays is a list)
+           jvp=dict(array="np.take_along_axis(np.stack(t), running_source(array, ans, axis), "
+                          "axis)"))
 defvjp(np.add.accumulate, "array, axis=0, dtype=None, out=None", name="add.accumulate",
        array="grad_cumsum(g, array, axis)", kind="array",
        jvp=dict(array="np.cumsum(t, axis)"))

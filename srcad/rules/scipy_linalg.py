@@ -13,11 +13,12 @@ the signatures: a call using them finds no rule and is refused.
 
 * ``solve_triangular`` reads one triangle of ``a`` (without its diagonal when
   ``unit_diagonal``): its gradient is zero elsewhere, the gradient of the function computed.
-* ``cholesky`` reads one triangle too; like ``np.linalg.cholesky`` (and autograd, PyTorch)
-  its gradient is the symmetric matrix that is right along symmetric perturbations; so is
-  ``cho_factor``'s, whose other triangle holds ``a``'s own entries on SciPy < 1.18 (their
-  gradient flows back to them; SciPy >= 1.18 zeroes it). ``cho_solve`` reads the factor's
-  triangle of ``c`` only.
+* ``cholesky`` reads one triangle too (the upper one unless ``lower``); like
+  ``np.linalg.cholesky``'s, its gradient is that of the function computed, zero on the other
+  triangle (the symmetric gradient of autograd and PyTorch is right along symmetric
+  perturbations only); so is ``cho_factor``'s, whose other triangle holds ``a``'s own entries
+  on SciPy < 1.18 (their gradient flows back to them; SciPy >= 1.18 zeroes it).
+  ``cho_solve`` reads the factor's triangle of ``c`` only.
 * ``expm``: the adjoint of the Frechet derivative is the Frechet derivative at the
   transpose, read off the exponential of a block matrix ``[[A', G], [0, A']]``.
 * ``sqrtm`` and ``solve_sylvester`` differentiate through a Sylvester equation.
@@ -111,8 +112,10 @@ defvjp(linalg.solve_triangular, "a, b, trans=0, lower=False, unit_diagonal=False
 
 # ---------------------------------------------------------------- Cholesky factor
 # with L the lower factor (ans, or its transpose when upper) and G its gradient:
-# P = tril(L' G) with a halved diagonal; the gradient is sym(L^-T P L^-1) (symmetric, as
-# np.linalg.cholesky's); the tangent along t is L P(L^-1 sym(t) L^-T)
+# P = tril(L' G) with a halved diagonal; S = sym(L^-T P L^-1) is the gradient along symmetric
+# perturbations, and the gradient is S on the triangle read (twice S off the diagonal there:
+# an entry there is both of the symmetric matrix's), zero on the other; the tangent along t is
+# L P(L^-1 R L^-T), R the symmetric matrix read from t's triangle
 
 
 def _cholesky(low, glow):
@@ -129,9 +132,13 @@ def _cholesky(low, glow):
 
     left = solve_low(half_tril(f"{SWAP.format(low)} @ {glow}"), transposed=True)  # L^-T P
     s = SWAP.format(solve_low(SWAP.format(left), transposed=True))  # L^-T P L^-1
-    sym_t = "(0.5 * (t + np.swapaxes(t, -1, -2)))"
-    inner = SWAP.format(solve_low(SWAP.format(solve_low(sym_t))))  # L^-1 S L^-T
-    return f"0.5 * ({s} + {SWAP.format(s)})", f"{low} @ {half_tril(inner)}"
+    read_t = (f"(np.tril(t) + {SWAP.format('np.tril(t, -1)')} if lower else "
+              f"np.triu(t) + {SWAP.format('np.triu(t, 1)')})")
+    inner = SWAP.format(solve_low(SWAP.format(solve_low(read_t))))  # L^-1 R L^-T
+    sym = f"(0.5 * ({s} + {SWAP.format(s)}))"
+    grad = (f"(np.tril({sym}) + np.tril({sym}, -1) if lower else "
+            f"np.triu({sym}) + np.triu({sym}, 1))")
+    return grad, f"{low} @ {half_tril(inner)}"
 
 
 _GRAD, _TANGENT = _cholesky(f"(ans if lower else {SWAP.format('ans')})",
