@@ -126,12 +126,14 @@ def accumulate_code(func, initial):
     return made
 
 
-def _resolve(src, node):
-    if isinstance(node, gast.Name) and node.id not in _stored(src.node):
+def _resolve(src, node, stored=None):
+    """What ``node`` names (``stored``: :func:`_stored` of ``src.node``, if known)."""
+    if isinstance(node, gast.Name) and node.id not in (
+            _stored(src.node) if stored is None else stored):
         return src.closure.get(node.id, src.globals.get(node.id, getattr(
             builtins, node.id, None)))
     if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
-        base = _resolve(src, node.value)
+        base = _resolve(src, node.value, stored)
         if inspect.ismodule(base):
             return getattr(base, node.attr, None)
     return None
@@ -144,7 +146,7 @@ def _stored(fdef):
                     and isinstance(n.ctx, gast.Store)}
 
 
-def _arity(src, node):
+def _arity(src, node, stored=None):
     """``(fewest, most)`` positional arguments the function ``node`` names takes (``most -
     fewest`` of them have defaults; no ``*args``, every keyword-only parameter a default),
     else None."""
@@ -154,7 +156,7 @@ def _arity(src, node):
             return None
         n = len(args.posonlyargs + args.args)
         return n - len(args.defaults), n
-    fn = _resolve(src, node)
+    fn = _resolve(src, node, stored)
     if isinstance(fn, np.ufunc):
         return fn.nin, fn.nin
     if inspect.isfunction(fn):
@@ -232,11 +234,12 @@ def itertools_calls(src):
             elif isinstance(value, list):
                 for i, item in enumerate(value):
                     parents[id(item)] = (node, field, i)
+    stored = _stored(fdef)  # one walk, made again after a rewrite that stores names
     for node in list(gast.walk(fdef)):
         if not isinstance(node, gast.Call) or any(isinstance(a, gast.Starred)
                                                   for a in node.args):
             continue
-        fn = _resolve(src, node.func)
+        fn = _resolve(src, node.func, stored)
         keys = {k.arg: k.value for k in node.keywords}
         if fn is itertools.accumulate and 1 <= len(node.args) <= 2 and set(keys) <= {
                 "func", "initial"} and not ("func" in keys and len(node.args) == 2):
@@ -254,7 +257,7 @@ def itertools_calls(src):
             node.args = [node.args[0]] + [a for a in (func, initial) if a is not None]
             node.keywords = []
         elif fn is itertools.starmap and len(node.args) == 2 and not node.keywords:
-            arity = _arity(src, node.args[0])
+            arity = _arity(src, node.args[0], stored)
             if arity is None:
                 continue
             fewest, n = arity
@@ -281,3 +284,4 @@ def itertools_calls(src):
                 setattr(parent, field, made)
             else:
                 getattr(parent, field)[index] = made
+            stored = _stored(fdef)

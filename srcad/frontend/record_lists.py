@@ -95,10 +95,7 @@ class _List:
         self.parents, self.taken = parents, taken
         self.name, self.cls, self.general = stmt.targets[0].id, None, False
         self.held = None  # fields holding one function in every item (see functions)
-        # names whose attributes the function writes: an item taken into one is not
-        # rebuilt from the lists (a write to it would have to change the list's object)
-        self.written = {n.value.id for n in gast.walk(fdef) if isinstance(n, gast.Attribute)
-                        and not isinstance(n.ctx, gast.Load) and isinstance(n.value, gast.Name)}
+        self.written = set()  # see run (a walk of the function, only for a list made empty)
 
     def fresh(self, base):
         while base in self.taken:
@@ -176,6 +173,11 @@ class _List:
         value, uses = self.stmt.value, []
         if not isinstance(value, gast.List) or value.elts:
             return
+        # names whose attributes the function writes: an item taken into one is not
+        # rebuilt from the lists (a write to it would have to change the list's object)
+        self.written = {n.value.id for n in gast.walk(self.fdef) if isinstance(
+            n, gast.Attribute) and not isinstance(n.ctx, gast.Load) and isinstance(
+            n.value, gast.Name)}
         for node in gast.walk(self.fdef):
             if isinstance(node, gast.Name) and node.id == self.name and \
                     isinstance(node.ctx, gast.Load):
