@@ -35,6 +35,7 @@ import gast
 import numpy as np
 
 from ..core.functions import USER_LEVEL, run_source
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from ..rules.registry import registry as _registry
 
@@ -142,7 +143,7 @@ def _resolve(src, node, stored=None):
 def _stored(fdef):
     args = fdef.args
     names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
-    return names | {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+    return names | {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)
                     and isinstance(n.ctx, gast.Store)}
 
 
@@ -227,7 +228,7 @@ def itertools_calls(src):
     fdef = src.node
     count = 0
     parents = {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         for field, value in gast.iter_fields(node):
             if isinstance(value, gast.AST):
                 parents[id(value)] = (node, field, None)
@@ -235,7 +236,7 @@ def itertools_calls(src):
                 for i, item in enumerate(value):
                     parents[id(item)] = (node, field, i)
     stored = _stored(fdef)  # one walk, made again after a rewrite that stores names
-    for node in list(gast.walk(fdef)):
+    for node in list(walk_nodes(fdef)):
         if not isinstance(node, gast.Call) or any(isinstance(a, gast.Starred)
                                                   for a in node.args):
             continue
@@ -262,7 +263,7 @@ def itertools_calls(src):
                 continue
             fewest, n = arity
             count += 1
-            taken = {m.id for m in gast.walk(fdef) if isinstance(m, gast.Name)}
+            taken = {m.id for m in walk_nodes(fdef) if isinstance(m, gast.Name)}
             suffix = "" if count == 1 else f"_{count}"
             while any(f"arg{i}{suffix}" in taken for i in range(n)) or f"args{suffix}" in taken:
                 suffix += "_"
@@ -276,7 +277,7 @@ def itertools_calls(src):
                 target, elt = _by_length(src, node, f"args{suffix}", fewest, n)
             made = gast.GeneratorExp(elt=elt, generators=[gast.comprehension(
                 target=target, iter=node.args[1], ifs=[], is_async=0)])
-            for sub in gast.walk(made):
+            for sub in walk_nodes(made):
                 if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
                     gast.copy_location(sub, node)
             parent, field, index = parents[id(node)]

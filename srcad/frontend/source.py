@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..core import env, functions
+from ..core.walk import walk_nodes
 from ..errors import SourceUnavailableError, UnsupportedSyntaxError
 from . import held_lists, lambdas
 
@@ -395,7 +396,7 @@ def _find_function(module, func):
                 hint="differentiate a plain (synchronous) function")
         if isinstance(stmt, gast.FunctionDef):
             return stmt
-    found = [sub for sub in gast.walk(module) if isinstance(sub, gast.Lambda)]
+    found = [sub for sub in walk_nodes(module) if isinstance(sub, gast.Lambda)]
     if len(found) > 1:
         raise SourceUnavailableError(
             "several lambdas share this line: srcad cannot tell which one it was given",
