@@ -330,13 +330,21 @@ class Analysis(ValueKinds):
     def _useful(self):
         for ret in self.returns:
             self.useful |= {v.name for v in ir.atoms_in(ret.value)}
-        changed = True
-        while changed:
-            changed = False
-            for target, source in self._edge_list:
-                if target in self.useful and target in self.varied and source not in self.useful:
+        # a source is useful when a varied target it flows into is: a worklist from the
+        # useful names (sweeping the edges until nothing changes took a sweep per statement
+        # of a long chain)
+        sources = {}
+        for target, source in self._edge_list:
+            sources.setdefault(target, []).append(source)
+        todo = list(self.useful)
+        while todo:
+            target = todo.pop()
+            if target not in self.varied:
+                continue
+            for source in sources.get(target, ()):
+                if source not in self.useful:
                     self.useful.add(source)
-                    changed = True
+                    todo.append(source)
 
     def active(self, atom):
         return (isinstance(atom, ir.Var) and atom.name in self.varied
