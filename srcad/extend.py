@@ -25,6 +25,7 @@ import ast
 import inspect
 import sys
 
+from .core.walk import walk_nodes
 from .errors import RuleError
 from .extend_autograd import autograd_rule, forward_only, rule_parameters, template_names
 from .rules import registry
@@ -128,7 +129,7 @@ def _names_used(fn, templates, namespace):
     known = set(inspect.signature(fn).parameters) | template_names() | {"t"}
     used = {}
     for text in templates.values():
-        for node in ast.walk(ast.parse(text, mode="eval")):
+        for node in walk_nodes(ast.parse(text, mode="eval")):
             if isinstance(node, ast.Name) and node.id not in known:
                 if node.id not in namespace:
                     raise RuleError(f"rule for {getattr(fn, '__qualname__', fn)}: {node.id!r} "
@@ -206,7 +207,7 @@ def _register(fn, signature, broadcast, templates, namespace, jvp=None, shape_on
     extra = [rule.uniform] if rule.uniform is not None else []
     extra += [t for by_param in rule.ranks.values() for t in by_param.values()]
     for template in list(rule.templates.values()) + list(rule.jvp.values()) + extra:
-        for node in ast.walk(template):
+        for node in walk_nodes(template):
             if isinstance(node, ast.Name) and node.id not in known | {"t"}:
                 if node.id not in namespace:
                     raise RuleError(f"rule for {name}: {node.id!r} is not defined where the "

@@ -29,6 +29,7 @@ import textwrap
 import types
 import weakref
 
+from .core.walk import walk_nodes
 from .errors import RuleError
 from .rules import GENERIC
 
@@ -165,7 +166,7 @@ def applied_form(maker):
     g = params.args[0].arg
     theirs = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
     if g in theirs or any(isinstance(n, ast.Name) and n.id in (g, _name(inner))
-                          for stmt in head for n in ast.walk(stmt)):
+                          for stmt in head for n in walk_nodes(stmt)):
         return None  # the head reads a global g (the new parameter would hide it)
     fdef.args.args.insert(0, ast.arg(arg=g))
     fdef.body = head + tail

@@ -60,6 +60,7 @@ from .core.kinds import (
     with_complex,
 )
 from .core.naming import Namer
+from .core.walk import walk_nodes
 from .errors import BackendError, SrcadError
 from .frontend import frozen_dists, local_imports, matches, nonlocals, optimise, rewrites, source
 from .frontend.desugar import Desugar
@@ -151,7 +152,7 @@ def _lower(func, parsed, arity, fixed):
     nonlocals.lower(src)  # def add(v): nonlocal total ...: total = add(total, v)
     validate(src)
     rewrites.rewrite(src)  # xp.sum(...), p.x, next(it), [make(w) for ...]: frontend.rewrites
-    names = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
+    names = {n.id for n in walk_nodes(src.node) if isinstance(n, gast.Name)}
     namer = Namer(names)
     namer.user_names = set(names)
     namer.free = _free_names(src.node)
@@ -186,14 +187,14 @@ def _free_names(fdef):
 
     def visit(node, in_comp):
         if isinstance(node, _COMPREHENSIONS):
-            for sub in gast.walk(node):
+            for sub in walk_nodes(node):
                 if isinstance(sub, gast.Name):
                     (inside if isinstance(sub.ctx, gast.Load) else targets).add(sub.id)
             return
         if isinstance(node, (gast.FunctionDef, gast.Lambda)):  # a nested function: its
             if isinstance(node, gast.FunctionDef):  # variables are its own, its name ours
                 own.add(node.name)
-            outside.update(sub.id for sub in gast.walk(node) if isinstance(sub, gast.Name)
+            outside.update(sub.id for sub in walk_nodes(node) if isinstance(sub, gast.Name)
                            and isinstance(sub.ctx, gast.Load))
             return
         if isinstance(node, gast.Name):

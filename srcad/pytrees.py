@@ -35,6 +35,7 @@ import dataclasses
 import gast
 import numpy as np
 
+from .core.walk import walk_nodes
 from .errors import UnsupportedSyntaxError
 from .frontend import passed_calls, passed_records, passed_trees, plain_classes, record_replace
 
@@ -128,7 +129,7 @@ def rewrite(source, records):
     record, or a container holding records) are read as dicts: ``p.w`` -> ``p["w"]``,
     ``layers[0].w`` -> ``layers[0]["w"]``. Refuses any other use of them."""
     fdef = source.node
-    for node in gast.walk(fdef):  # a nested function whose own parameter has the name
+    for node in walk_nodes(fdef):  # a nested function whose own parameter has the name
         if node is not fdef and isinstance(node, (gast.FunctionDef, gast.Lambda)):
             args = node.args
             own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
@@ -147,11 +148,11 @@ def rewrite(source, records):
     _passed_on(fdef, records, source)
     _replace_reads(fdef, records, source)
     local = passed_calls.bound_names(fdef)  # model.predict(p, x), model a local
-    methods = {id(a) for call in gast.walk(fdef) if isinstance(call, gast.Call) and
+    methods = {id(a) for call in walk_nodes(fdef) if isinstance(call, gast.Call) and
                isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name)
                and call.func.value.id in local
                for a in call.args + [k.value for k in call.keywords]}
-    for node in gast.walk(fdef):  # what is left: a use srcad cannot follow
+    for node in walk_nodes(fdef):  # what is left: a use srcad cannot follow
         if isinstance(node, gast.Name) and node.id in records and not getattr(
                 node, "_srcad_record", False):
             if isinstance(node.ctx, gast.Param):

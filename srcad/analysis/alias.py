@@ -32,6 +32,7 @@ import numpy as np
 
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, SEQ
+from ..core.walk import walk_nodes
 from ..errors import MutationError
 from ..rules import registry
 from .memory import Aliases
@@ -416,7 +417,7 @@ def _rule_reads_no_value(prim, var):
         return False
     params = {p for p, atom in bound.items() if var in ir.atoms_in(atom)}
     read = {n.id for t in list(rule.templates.values()) + list(rule.jvp.values())
-            for n in ast.walk(t) if isinstance(n, ast.Name)}
+            for n in walk_nodes(t) if isinstance(n, ast.Name)}
     return bool(params) and not params & (read | set(rule.shape_only))
 
 
@@ -527,7 +528,7 @@ def _spelled(fn):
         return set()
     import gast
 
-    return {n.id for n in gast.walk(user) if isinstance(n, gast.Name)}
+    return {n.id for n in walk_nodes(user) if isinstance(n, gast.Name)}
 
 
 def _user_names(fn):

@@ -330,17 +330,29 @@ class Analysis(ValueKinds):
     def _useful(self):
         for ret in self.returns:
             self.useful |= {v.name for v in ir.atoms_in(ret.value)}
-        changed = True
-        while changed:
-            changed = False
-            for target, source in self._edge_list:
-                if target in self.useful and target in self.varied and source not in self.useful:
-                    self.useful.add(source)
-                    changed = True
+        _reach(self.useful, self.varied, self._edge_list)
 
     def active(self, atom):
         return (isinstance(atom, ir.Var) and atom.name in self.varied
                 and atom.name in self.useful)
+
+
+def _reach(useful, varied, edges):
+    """Add to ``useful`` every source of an edge ``(target, source)`` whose target is useful
+    and varied, to the fixed point: a worklist from the useful names (sweeping the edges until
+    nothing changed took one sweep per statement of a long chain)."""
+    sources = {}
+    for target, source in edges:
+        sources.setdefault(target, []).append(source)
+    todo = list(useful)
+    while todo:
+        target = todo.pop()
+        if target not in varied:
+            continue
+        for source in sources.get(target, ()):
+            if source not in useful:
+                useful.add(source)
+                todo.append(source)
 
 
 def _items_put(an, prim):

@@ -30,6 +30,7 @@ import operator
 
 from ..core import functions, ir
 from ..core.kinds import ARRAY, OTHER, SCALAR, SEQ
+from ..core.walk import walk_nodes
 from ..errors import MissingRuleError
 from ..rules import registry
 from ..rules.registry import _PURE_MARKERS
@@ -345,7 +346,7 @@ def _reads_dtype(rule):
     derivative of the conversion itself."""
     return any(isinstance(n, ast.Name) and n.id == "dtype" or isinstance(
         n, ast.Attribute) and n.attr == "dtype" for t in rule.templates.values()
-        for n in ast.walk(t))
+        for n in walk_nodes(t))
 
 
 def _forms(fn):

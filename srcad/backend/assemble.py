@@ -12,6 +12,7 @@ import ast
 from ..analysis import complexity
 from ..core import ir
 from ..core.kinds import SCALAR
+from ..core.walk import walk_nodes
 from ..transform import nodes
 from ..transform.nodes import Comment, assign, call, name
 
@@ -37,7 +38,7 @@ def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tu
     backward = nodes.realise(gen.backward, gen.saves, restored)
     # and every name the backward code assigns otherwise (the Numba backend's stacks are
     # read by plain assignments: srcad.backend.numba_backend.realise)
-    restored |= {n.id for n in ast.walk(ast.Module(body=backward, type_ignores=[]))
+    restored |= {n.id for n in walk_nodes(ast.Module(body=backward, type_ignores=[]))
                  if n.__class__ is ast.Name and n.ctx.__class__ is not ast.Load}
     acts = any(not isinstance(s, Comment) for s in backward)
     backward_at = len(body)

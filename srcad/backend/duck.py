@@ -51,6 +51,7 @@ import types
 
 import numpy as np
 
+from ..core.walk import walk_nodes
 from ..runtime import routes
 from ..transform.nodes import attr, call, name
 
@@ -72,8 +73,8 @@ def for_duck_arrays(fdef, spelled, helper_objects, visible, fresh):
     globals and closure values, name -> value; ``fresh``: a new name from a stem)."""
     names = dict(visible)
     names.update((spelled.get(h, h), obj) for h, obj in helper_objects.items())
-    local = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
-    local |= {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
+    local = {a.arg for a in walk_nodes(fdef.args) if isinstance(a, ast.arg)}
+    local |= {n.id for n in walk_nodes(fdef) if isinstance(n, ast.Name)
               and not isinstance(n.ctx, ast.Load)}
     modules = tuple({type(obj) for obj in helper_objects.values()
                      if type(obj).__name__ == "_LazyModule"}) + (types.ModuleType,)

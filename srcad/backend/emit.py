@@ -30,6 +30,7 @@ import weakref
 import numpy as np
 
 from .. import errors
+from ..core.walk import walk_nodes
 from ..runtime import HELPERS
 from ..transform.nodes import Comment
 
@@ -104,7 +105,7 @@ def _bare(value):
 
 def helpers_read(tree, spelled):
     """The helpers a function's tree reads (by their spelling in it)."""
-    names = {n.id for n in ast.walk(tree) if n.__class__ is ast.Name}
+    names = {n.id for n in walk_nodes(tree) if n.__class__ is ast.Name}
     return {h for h in HELPER_OBJECTS if spelled.get(h, h) in names}
 
 
@@ -178,7 +179,7 @@ def _drop_default_arguments(fdef, helpers, spelled):
             defaults[spelled.get(h, h)] = found
     if not defaults:
         return
-    for node in ast.walk(fdef):
+    for node in walk_nodes(fdef):
         if node.__class__ is not ast.Call or node.func.__class__ is not ast.Name or \
                 node.keywords or node.func.id not in defaults:
             continue
@@ -219,7 +220,7 @@ def _builtins_shadowed(fdef, user_func, bound):
     which srcad writes itself) that the user's module defines otherwise, when the user's own
     function never reads that name: bound to the builtins, as cells (the user's ``reversed``
     would walk a backward loop in the wrong order)."""
-    names = {n.id for n in ast.walk(fdef) if n.__class__ is ast.Name} - bound
+    names = {n.id for n in walk_nodes(fdef) if n.__class__ is ast.Name} - bound
     user_globals = user_func.__globals__
     shadowed = {n for n in names if n in _BUILTINS and n in user_globals
                 and user_globals[n] is not _BUILTINS[n]}

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import ast
 
+from ..core.walk import walk_nodes
+
 #: operations on a float and a float-or-int whose result is a float computed from the two
 #: operands converted to float: exactly what writing the int as a float computes
 _FLOAT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)
@@ -63,7 +65,7 @@ def assignments(fdef, kept, counts=None):
     for extra in (args.vararg, args.kwarg):
         if extra is not None:
             excluded.add(extra.arg)
-    for node in ast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
                 node.targets[0], ast.Name):
             assigned.setdefault(node.targets[0].id, []).append(node.value)
@@ -90,7 +92,7 @@ def _names_stored(node):
     """Every name ``node`` may bind (conservative: any Name in a store or del position, and
     the names of definitions, imports, handlers and declarations)."""
     names = set()
-    for sub in ast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
             names.add(sub.id)
         elif isinstance(sub, (ast.Global, ast.Nonlocal)):

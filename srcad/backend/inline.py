@@ -44,6 +44,7 @@ import copy
 from dataclasses import dataclass
 
 from ..core import functions
+from ..core.walk import walk_nodes
 from ..transform.nodes import Comment
 from .emit import HELPER_OBJECTS
 
@@ -101,7 +102,7 @@ def _mark(compiled, fdef, spelled, helpers, callee, buffers):
         if not (isinstance(stmt, (ast.Assign, ast.AugAssign)) or (
                 last and isinstance(stmt, ast.Return) and stmt.value is not None)):
             return  # (a statement of a call alone, xs.append(v), changes something)
-        if any(isinstance(n, _SCOPES) for n in ast.walk(stmt)) or not _writes_names(
+        if any(isinstance(n, _SCOPES) for n in walk_nodes(stmt)) or not _writes_names(
                 stmt, buffers):
             return
     params = {a.arg for a in args.args}
@@ -109,7 +110,7 @@ def _mark(compiled, fdef, spelled, helpers, callee, buffers):
     by_spelling = {spelled.get(h, h): h for h in helpers}
     module = callee.__globals__
     free = {}
-    for node in (n for s in body for n in ast.walk(s)):
+    for node in (n for s in body for n in walk_nodes(s)):
         if isinstance(node, ast.Name) and node.id not in params | stored:
             if node.id in by_spelling:
                 free[node.id] = by_spelling[node.id]
@@ -193,7 +194,7 @@ def flatten(fwd_def, bwd_def, made, items):
     once by ``bwd_def`` (``a_1, b_1 = made``), which reads it nowhere else: the context holds
     ``a, b`` in its place and ``bwd_def`` unpacks them there. Whether it did."""
     def loads(tree):
-        return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == made
+        return [n for n in walk_nodes(tree) if isinstance(n, ast.Name) and n.id == made
                 and isinstance(n.ctx, ast.Load)]
 
     ret = fwd_def.body[-1]
@@ -261,7 +262,7 @@ def _shadowed(fdef, part):
 
 def _stored(stmts):
     names = set()
-    for node in (n for s in stmts for n in ast.walk(s)):
+    for node in (n for s in stmts for n in walk_nodes(s)):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
         elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(
@@ -319,8 +320,8 @@ class _Writer:
             if made is not None:
                 return made
         found = self._eager_calls(stmt)
-        inside = {id(n) for _, _, c in found for n in ast.walk(c)}
-        if any(isinstance(n, ast.Call) and id(n) not in inside for n in ast.walk(stmt)):
+        inside = {id(n) for _, _, c in found for n in walk_nodes(c)}
+        if any(isinstance(n, ast.Call) and id(n) not in inside for n in walk_nodes(stmt)):
             return [stmt]  # another call (dxs.pop()) might run before it: left as it is
         for holder, field, call in found:
             made = self.expand(call, [])  # hoisted: its value read where the call was
@@ -362,7 +363,7 @@ class _Writer:
                     call = self.part_call(child)
                     if call is not None and not any(
                             self.part_call(n) is not None for a in call.args
-                            for n in ast.walk(a)):
+                            for n in walk_nodes(a)):
                         found.append((node, where, call))
 
         visit(stmt)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 
+from ..core.walk import walk_nodes
 from .floats import assignments
 
 #: operations of two Python numbers (int or float) that never give a complex number or an
@@ -61,7 +62,7 @@ def _assigned_once(fdef, expr):
         return None
     top = [s for s in fdef.body if isinstance(s, ast.Assign) and len(s.targets) == 1
            and isinstance(s.targets[0], ast.Name) and s.targets[0].id == expr.id]
-    stores = [n for n in ast.walk(fdef) if isinstance(n, ast.Name) and n.id == expr.id
+    stores = [n for n in walk_nodes(fdef) if isinstance(n, ast.Name) and n.id == expr.id
               and not isinstance(n.ctx, ast.Load)]
     return top[0] if len(top) == 1 and len(stores) == 1 else None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from ..core.walk import walk_nodes
 from ..transform import nodes
 from ..transform.nodes import assign, call
 
@@ -31,7 +32,7 @@ def copy_seed(backward, seed, numba=False):
 def _changes_in_place(trees, name_):
     """Whether code changes the list ``name_`` itself: ``name_.pop()``, ``name_.append(v)``,
     ``name_[i] = v`` (a backward part popping the gradient of the list its callee returns)."""
-    for node in (sub for tree in trees for sub in ast.walk(tree)):
+    for node in (sub for tree in trees for sub in walk_nodes(tree)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
                 node.func.attr in ("pop", "append")) and nodes.is_name(node.func.value, name_):
             return True
@@ -48,7 +49,7 @@ def _parts_of(trees, name_):
     parts, found = {name_: None}, True
     while found:
         found = False
-        for node in (sub for tree in trees for sub in ast.walk(tree)):
+        for node in (sub for tree in trees for sub in walk_nodes(tree)):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
                     node.targets[0], ast.Name) and isinstance(node.value, ast.Subscript) and (
                     isinstance(node.value.value, ast.Name)) and node.value.value.id in parts \

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..core.functions import is_derivative
 from ..core.kinds import foreign_array
+from ..core.walk import walk_nodes
 from ..errors import BackendError
 from ..runtime import arrays, standard, standard_helpers
 from ..transform.nodes import Comment
@@ -130,15 +131,15 @@ def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible,
     by_spelling = {spelled.get(h, h): h for h in helpers}
     xp = fresh("xp")
     cells = {xp: types.CellType(ns)}
-    local = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
-    local |= {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
+    local = {a.arg for a in walk_nodes(fdef.args) if isinstance(a, ast.arg)}
+    local |= {n.id for n in walk_nodes(fdef) if isinstance(n, ast.Name)
               and not isinstance(n.ctx, ast.Load)}
     place = _Place(func, namespace)
     known = known or {}
     for stmt, line in _statements(fdef):
         place.line = line
-        called = {id(n.func) for n in ast.walk(stmt) if isinstance(n, ast.Call)}
-        for node in ast.walk(stmt):
+        called = {id(n.func) for n in walk_nodes(stmt) if isinstance(n, ast.Call)}
+        for node in walk_nodes(stmt):
             if isinstance(node, ast.Attribute):
                 path, root = _dotted(node)
                 if root is not None and root.id == np_name and root.id not in local:
@@ -171,7 +172,7 @@ def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible,
                                       "function of yours srcad made, a function or module "
                                       "the code reads): its code is NumPy code; write the "
                                       "callee's body into the function")
-    for node in ast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, ast.Name) and node.id == np_name and node.id not in local:
             node.id = xp
         elif isinstance(node, ast.BinOp):  # NumPy's bools count as 0 and 1, the standard's not

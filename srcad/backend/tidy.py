@@ -34,6 +34,7 @@ from __future__ import annotations
 import ast
 import collections
 
+from ..core.walk import walk_nodes
 from ..transform.nodes import Comment
 from ..transform.templates import _is_num
 from . import floats as float_arithmetic
@@ -157,14 +158,14 @@ def _idle_branches(fdef):
 def _bool_flags(fdef):
     """The names only ever assigned ``True`` or ``False`` (the sweep's ``nz_`` flags)."""
     values = collections.defaultdict(list)
-    for node in ast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, ast.Assign):
             for target in node.targets:
-                for name in ast.walk(target):
+                for name in walk_nodes(target):
                     if isinstance(name, ast.Name):
                         values[name.id].append(node.value if target is name else None)
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
-            for name in ast.walk(node.target):
+            for name in walk_nodes(node.target):
                 if isinstance(name, ast.Name):
                     values[name.id].append(None)
     for arg in fdef.args.args + fdef.args.kwonlyargs:

@@ -81,9 +81,19 @@ def _reversed_name(node):
 
 def _in_order(node):
     """Every node of ``node``, in the order of the text (a node before what it holds; tidy's
-    own walk goes level by level)."""
-    todo = [node]
+    own walk goes level by level), as a list."""
+    out, todo = [], [node]
+    AST = ast.AST
     while todo:
         node = todo.pop()
-        yield node
-        todo.extend(reversed(list(ast.iter_child_nodes(node))))
+        out.append(node)
+        children = []
+        for name in node._fields:
+            child = getattr(node, name, None)
+            if isinstance(child, AST):
+                children.append(child)
+            elif isinstance(child, list):
+                children.extend([c for c in child if isinstance(c, AST)])
+        children.reverse()
+        todo.extend(children)
+    return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 
+from ..core.walk import walk_nodes
 from ..transform.nodes import Comment
 from ..transform.templates import _Simplify, simplify
 from .tidy_walk import (
@@ -148,7 +149,7 @@ def copy_aliases(fdef, numbers=()):
     copies (changing one gradient would change the other). A name in ``numbers`` (certainly a
     float) stays as it is."""
     returned = {n.id for stmt in fdef.body if stmt.__class__ is ast.Return
-                and stmt.value is not None for n in ast.walk(stmt.value)
+                and stmt.value is not None for n in walk_nodes(stmt.value)
                 if n.__class__ is ast.Name}
     copies = [stmt for stmt in _walk(fdef) if stmt.__class__ is ast.Assign
               and len(stmt.targets) == 1 and stmt.targets[0].__class__ is ast.Name

@@ -23,15 +23,19 @@ def _stores(node):
     if isinstance(node, ast.FunctionDef):
         return _count_names(node)[0]
     names = {}
-    for sub in _walk(node):
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-            names[sub.id] = names.get(sub.id, 0) + 1
-        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
-            names[sub.target.id] = names.get(sub.target.id, 0) + 1
-        elif sub.__class__ is ast.Call and "adds_into" in sub.__dict__:
-            for name in added_into(sub):
-                names[name] = names.get(name, 0) + 1
-        elif isinstance(sub, ast.arg):
+    for sub in _nodes(node):
+        cls = sub.__class__
+        if cls is ast.Name:
+            if sub.ctx.__class__ is ast.Store:
+                names[sub.id] = names.get(sub.id, 0) + 1
+        elif cls is ast.AugAssign:
+            if sub.target.__class__ is ast.Name:
+                names[sub.target.id] = names.get(sub.target.id, 0) + 1
+        elif cls is ast.Call:
+            if "adds_into" in sub.__dict__:
+                for name in added_into(sub):
+                    names[name] = names.get(name, 0) + 1
+        elif cls is ast.arg:
             names[sub.arg] = names.get(sub.arg, 0) + 1
     return names
 
@@ -40,10 +44,12 @@ def _loads(node):
     if isinstance(node, ast.FunctionDef):
         return _count_names(node)[1]
     names = {}
-    for sub in _walk(node):
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-            names[sub.id] = names.get(sub.id, 0) + 1
-        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+    for sub in _nodes(node):
+        cls = sub.__class__
+        if cls is ast.Name:
+            if sub.ctx.__class__ is ast.Load:
+                names[sub.id] = names.get(sub.id, 0) + 1
+        elif cls is ast.AugAssign and sub.target.__class__ is ast.Name:
             names[sub.target.id] = names.get(sub.target.id, 0) + 1
     return names
 
@@ -78,20 +84,43 @@ def _walk(node):
         yield node
 
 
+def _nodes(node):
+    """The nodes :func:`_walk` gives, as a list (in another order): for the counts, which
+    change nothing as they go."""
+    out = [node]
+    push = out.append
+    AST = ast.AST
+    fields = _FIELDS
+    for node in out:  # (the list grows as it is read)
+        names = fields.get(node.__class__) or _fields(node.__class__)
+        for name in names:
+            child = getattr(node, name, None)
+            if isinstance(child, AST):
+                push(child)
+            elif child.__class__ is list:
+                for c in child:
+                    if isinstance(c, AST):
+                        push(c)
+    return out
+
+
 def _count_names(fdef):
     """Stores and loads of every name of a function, in one walk."""
     stores, loads = {}, {}
-    for sub in _walk(fdef):
-        if isinstance(sub, ast.Name):
-            table = stores if isinstance(sub.ctx, ast.Store) else loads
+    for sub in _nodes(fdef):
+        cls = sub.__class__
+        if cls is ast.Name:
+            table = stores if sub.ctx.__class__ is ast.Store else loads
             table[sub.id] = table.get(sub.id, 0) + 1
-        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
-            stores[sub.target.id] = stores.get(sub.target.id, 0) + 1
-            loads[sub.target.id] = loads.get(sub.target.id, 0) + 1
-        elif sub.__class__ is ast.Call and "adds_into" in sub.__dict__:
-            for name in added_into(sub):
-                stores[name] = stores.get(name, 0) + 1
-        elif isinstance(sub, ast.arg):
+        elif cls is ast.AugAssign:
+            if sub.target.__class__ is ast.Name:
+                stores[sub.target.id] = stores.get(sub.target.id, 0) + 1
+                loads[sub.target.id] = loads.get(sub.target.id, 0) + 1
+        elif cls is ast.Call:
+            if "adds_into" in sub.__dict__:
+                for name in added_into(sub):
+                    stores[name] = stores.get(name, 0) + 1
+        elif cls is ast.arg:
             stores[sub.arg] = stores.get(sub.arg, 0) + 1
     return stores, loads
 

@@ -57,6 +57,7 @@ import numpy as np
 
 from ..core import ir
 from ..core.functions import USER_LEVEL, run_source
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from ..rules.registry import registry
 from ..runtime import containers
@@ -310,7 +311,7 @@ def key_as_lambda(call, extreme=False):
             keyword.value = gast.Lambda(args=gast.arguments(
                 args=[arg], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                 kwarg=None, defaults=[]), body=body)
-            for sub in gast.walk(keyword.value):
+            for sub in walk_nodes(keyword.value):
                 if "lineno" in sub._attributes:
                     gast.copy_location(sub, method)
 

@@ -23,13 +23,14 @@ import inspect
 import gast
 
 from ..core import functions
+from ..core.walk import walk_nodes
 from .built_records import resolve_any
 
 
 def lower(src):
     """Rewrite ``src.node``'s derivatives of callable objects in place, see above."""
     fdef = src.node
-    calls = [n for n in gast.walk(fdef) if isinstance(n, gast.Call) and n.args and isinstance(
+    calls = [n for n in walk_nodes(fdef) if isinstance(n, gast.Call) and n.args and isinstance(
         n.args[0], gast.Name)]
     if not calls:
         return
@@ -37,7 +38,7 @@ def lower(src):
     calls = [c for c in calls if c.args[0].id in bound]
     if not calls:
         return
-    local = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and not isinstance(
+    local = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name) and not isinstance(
         n.ctx, gast.Load)} | {a.id for a in fdef.args.posonlyargs + fdef.args.args
                               + fdef.args.kwonlyargs}
     for call in calls:
@@ -58,7 +59,7 @@ def lower(src):
                          [gast.Name(n, gast.Load(), None, None) for n in names], [])
         made = gast.Lambda(gast.arguments([gast.Name(n, gast.Param(), None, None)
                                            for n in names], [], None, [], [], None, []), body)
-        for part in gast.walk(made):
+        for part in walk_nodes(made):
             gast.copy_location(part, call.args[0])
         call.args[0] = made
 
@@ -72,7 +73,7 @@ def _bound_once(fdef):
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
         if a is not None:
             counts[a.id] = 2
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
             counts[node.id] = counts.get(node.id, 0) + 1
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(

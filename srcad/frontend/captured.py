@@ -29,6 +29,7 @@ import gast
 
 from ..core.functions import ByFunction, forget_source, run_tree
 from ..core.ir import Const, Var
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from . import source as source_module
 
@@ -107,7 +108,7 @@ class _Pass(gast.NodeTransformer):
         return self._nested(node)
 
     def _nested(self, node):
-        if any(isinstance(n, gast.Name) and n.id == self.param for n in gast.walk(node)):
+        if any(isinstance(n, gast.Name) and n.id == self.param for n in walk_nodes(node)):
             raise _error(self.src, node, f"passing a function that holds local values as "
                          f"{self.param!r}, which a nested function of the callee reads",
                          "pass the values the function needs as arguments of their own")
@@ -211,7 +212,7 @@ def with_held_items(fn, param, layout):
     start = gast.Assign(targets=[gast.Name(id=param, ctx=gast.Store(), annotation=None,
                                            type_comment=None)],
                         value=gast.Tuple(elts=elts, ctx=gast.Load()), type_comment=None)
-    for sub in gast.walk(start):
+    for sub in walk_nodes(start):
         if "lineno" in sub._attributes:
             gast.copy_location(sub, fdef.body[0])
     fdef.body.insert(0, start)
@@ -226,7 +227,7 @@ def _read_copy(fn, what):
     if fn.__closure__:
         raise _error(src, fdef, f"passing {what} to {fn.__name__}, which reads variables of "
                      "an enclosing function", f"define {fn.__name__} at module level")
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
     taken |= {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
     return src, fdef, taken
 

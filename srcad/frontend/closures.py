@@ -42,6 +42,7 @@ import gast
 
 from ..core import env, ir
 from ..core.functions import ByFunction, is_user_function, run_source
+from ..core.walk import walk_nodes
 from . import closures_paths
 from . import source as source_module
 from .blocks import own_blocks
@@ -277,7 +278,7 @@ def _lift_calling(node, outer, defs, bound, src, fn, seen):
     if not calls:
         return _lift(node, captured, src, fn), captured
     held = [c for c in captured if c not in defs]
-    own = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(
+    own = {n.id for n in walk_nodes(node) if isinstance(n, gast.Name) and isinstance(
         n.ctx, (gast.Store, gast.Del))} | {a.id for a in node.args.posonlyargs + node.args.args
                                            + node.args.kwonlyargs}
     callees = {}
@@ -291,14 +292,14 @@ def _lift_calling(node, outer, defs, bound, src, fn, seen):
             return None  # the caller's own name would stand for make's
         callees[name] = made
         held += [h for h in made[1] if h not in held]
-    for sub in gast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Name) and \
                 sub.func.id in callees:
             name = sub.func.id
             sub.args = [gast.Name(id=h, ctx=gast.Load(), annotation=None, type_comment=None)
                         for h in callees[name][1]] + sub.args
             sub.func.id = f"{name}_local"
-    if any(isinstance(n, gast.Name) and n.id in callees for n in gast.walk(node)):
+    if any(isinstance(n, gast.Name) and n.id in callees for n in walk_nodes(node)):
         return None  # passed on or stored, not called
     return _lift(node, held, src, fn, {f"{c}_local": m[0] for c, m in callees.items()}), held
 
@@ -333,13 +334,13 @@ def _plain_def(node, globals_):
                 call.value, gast.Name) and globals_.get(call.value.id) is functools):
             return False
     node.decorator_list = []
-    for sub in gast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, (gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom)):
             return False
     for default in node.args.defaults + [d for d in node.args.kw_defaults if d]:
         if any(isinstance(n, gast.Name) and n.id not in globals_ and n.id not in dir(
                 __builtins__ if isinstance(__builtins__, dict) else __builtins__)
-               for n in gast.walk(default)):
+               for n in walk_nodes(default)):
             return False
     return True
 
@@ -348,10 +349,10 @@ def _captured(node, outer):
     """The names of the enclosing function ``node`` reads (in order), or None when it reads a
     function the enclosing function defines (not converted)."""
     own = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
-    assigned = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+    assigned = {n.id for n in walk_nodes(node) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, (gast.Store, gast.Del))}
     out = []
-    for sub in gast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and sub.id in outer \
                 and sub.id not in own and sub.id not in assigned and sub.id not in out:
             out.append(sub.id)
@@ -383,7 +384,7 @@ def _env_function(fn, fdef, returns, env_exprs, src, dropped):
         unread = [name for name, node in defs.items() if (
             name in dropped or not node.decorator_list) and not any(
                 isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id == name
-                for other in fdef.body for n in gast.walk(other) if other is not node)]
+                for other in fdef.body for n in walk_nodes(other) if other is not node)]
         if not unread:
             break
         for name in unread:
@@ -431,7 +432,7 @@ def _run_def(tree, filename, src, defaults_of=None, cells=None, free=None):
 
 
 def _drop_def(fdef, name):
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list) and node is not None:
@@ -448,7 +449,7 @@ def refusal_hint(fn):
         fdef = source_module.read(fn).node
     except (source_module.SourceUnavailableError, SyntaxError, TypeError, ValueError):
         return None
-    written = sorted({name for node in gast.walk(fdef) if isinstance(node, gast.Nonlocal)
+    written = sorted({name for node in walk_nodes(fdef) if isinstance(node, gast.Nonlocal)
                       for name in node.names})
     counts = set()
     defs = _defs(fdef)[0]

@@ -27,6 +27,7 @@ import itertools
 
 import gast
 
+from ..core.walk import walk_nodes
 from .blocks import own_blocks as _blocks
 from .lower_calls import enclosing_locals
 
@@ -131,10 +132,10 @@ def _choice(fn, c, forms, defs, src, outer):
 def _clash(nodes, given):
     """Whether one body assigns a name another reads from outside (a global there, not one of
     the names ``given``: one function holding both bodies would make it local)."""
-    stores = [{n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+    stores = [{n.id for n in walk_nodes(node) if isinstance(n, gast.Name)
                and isinstance(n.ctx, (gast.Store, gast.Del))} for node in nodes]
     for i, node in enumerate(nodes):
-        loads = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+        loads = {n.id for n in walk_nodes(node) if isinstance(n, gast.Name)
                  and isinstance(n.ctx, gast.Load)} - stores[i] - given
         if any(loads & stores[j] for j in range(len(nodes)) if j != i):
             return True
@@ -150,7 +151,7 @@ def _alike(nodes):
         a = node.args
         if a.posonlyargs or a.kwonlyargs or a.defaults or any(isinstance(n, (
                 gast.FunctionDef, gast.Lambda, gast.ListComp, gast.GeneratorExp,
-                gast.SetComp, gast.DictComp)) for s in node.body for n in gast.walk(s)):
+                gast.SetComp, gast.DictComp)) for s in node.body for n in walk_nodes(s)):
             return False
         counts.add(len(a.args))
     if len(counts) != 1:
@@ -158,12 +159,12 @@ def _alike(nodes):
     for node in nodes:
         names = {a.id: f"srcad_arg{k}" for k, a in enumerate(node.args.args)}
         if any(isinstance(n, gast.Name) and n.id in names.values() for s in node.body
-               for n in gast.walk(s)):
+               for n in walk_nodes(s)):
             return False
         for a in node.args.args:
             a.id = names[a.id]
         for s in node.body:
-            for n in gast.walk(s):
+            for n in walk_nodes(s):
                 if isinstance(n, gast.Name) and n.id in names:
                     n.id = names[n.id]
     return True
@@ -185,7 +186,7 @@ def _partials_as_lambdas(fdef, defs, bound, globals_):
                 else:
                     stmt.value = _as_lambda(stmt.value, defs, bound, globals_, before)
                 for s in before:
-                    for n in gast.walk(s):
+                    for n in walk_nodes(s):
                         if "lineno" in n._attributes:
                             gast.copy_location(n, stmt)
                 out.extend(before)
@@ -229,7 +230,7 @@ def _as_lambda(value, defs, bound, globals_, before):
         args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
               for n in rest], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
         kwarg=None, defaults=[]), body=call)
-    for n in gast.walk(lam):
+    for n in walk_nodes(lam):
         if "lineno" in n._attributes:
             gast.copy_location(n, value)
     return lam

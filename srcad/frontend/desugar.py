@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import gast
 
+from ..core.walk import walk_nodes
+
 RETURN, BREAK, CONTINUE = "return", "break", "continue"
 
 
@@ -192,7 +194,7 @@ class Desugar:
 
 def _assigned_in(stmt):
     names = set()
-    for sub in gast.walk(stmt):
+    for sub in walk_nodes(stmt):
         if isinstance(sub, gast.Assign):
             names |= {t.id for t in sub.targets if isinstance(t, gast.Name)}
     return names
@@ -203,9 +205,9 @@ def _named_tests_in(node):
     body``: the assignment is in the body, evaluated on every pass like any statement of it
     (a loop's header is lowered once; lower_loops refuses a ``:=`` left in a test, a ``while``
     with an ``else``, whose ``else`` the break would skip)."""
-    for sub in gast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, gast.While) and not sub.orelse and any(
-                isinstance(n, gast.NamedExpr) for n in gast.walk(sub.test)):
+                isinstance(n, gast.NamedExpr) for n in walk_nodes(sub.test)):
             test = gast.UnaryOp(op=gast.Not(), operand=sub.test)
             exit_ = gast.If(test=gast.copy_location(test, sub.test),
                             body=[gast.copy_location(gast.Break(), sub)], orelse=[])
@@ -214,7 +216,7 @@ def _named_tests_in(node):
 
 
 def _expand_aug_in(node):
-    for sub in gast.walk(node):
+    for sub in walk_nodes(node):
         for field in ("body", "orelse"):
             block = getattr(sub, field, None)
             if isinstance(block, list):
@@ -284,7 +286,7 @@ def _always_returns(stmts):
 def _simple_return(body):
     """True when the body has no jumps but a single final ``return`` (or none)."""
     jumps = [
-        n for s in body for n in gast.walk(s) if isinstance(n, (gast.Return, gast.Break,
+        n for s in body for n in walk_nodes(s) if isinstance(n, (gast.Return, gast.Break,
                                                                   gast.Continue))
     ]
     if not jumps:

@@ -30,6 +30,7 @@ import types
 import gast
 import numpy as np
 
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from ..rules.registry import registry as _registry
 from .returned_records import own_nodes
@@ -137,7 +138,7 @@ class _Loops(gast.NodeTransformer):
         node.iter = gast.Call(func=_name("range", gast.Load()), args=bounds, keywords=[])
         node.target = index
         node.body = [read] + node.body
-        for sub in gast.walk(node):
+        for sub in walk_nodes(node):
             if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                 gast.copy_location(sub, node)
         return node
@@ -151,11 +152,11 @@ def lower(src):
     for name, fn in (("enumerate", enumerate), ("range", range)):
         if src.closure.get(name, src.globals.get(name, getattr(builtins, name))) is not fn:
             return
-    names = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
+    names = {n.id for n in walk_nodes(src.node) if isinstance(n, gast.Name)}
     if any(isinstance(n, gast.Name) and n.id in ("enumerate", "range") and
-           not isinstance(n.ctx, gast.Load) for n in gast.walk(src.node)):
+           not isinstance(n.ctx, gast.Load) for n in walk_nodes(src.node)):
         return
-    if not any(isinstance(n, gast.For) and _walked(n) for n in gast.walk(src.node)):
+    if not any(isinstance(n, gast.For) and _walked(n) for n in walk_nodes(src.node)):
         return
     check = "srcad_walked_length"
     while check in names or check in src.closure or check in src.globals:

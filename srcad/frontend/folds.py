@@ -35,6 +35,7 @@ import gast
 import numpy as np
 
 from ..core.functions import USER_LEVEL, run_source
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from ..rules.registry import registry as _registry
 
@@ -126,12 +127,14 @@ def accumulate_code(func, initial):
     return made
 
 
-def _resolve(src, node):
-    if isinstance(node, gast.Name) and node.id not in _stored(src.node):
+def _resolve(src, node, stored=None):
+    """What ``node`` names (``stored``: :func:`_stored` of ``src.node``, if known)."""
+    if isinstance(node, gast.Name) and node.id not in (
+            _stored(src.node) if stored is None else stored):
         return src.closure.get(node.id, src.globals.get(node.id, getattr(
             builtins, node.id, None)))
     if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
-        base = _resolve(src, node.value)
+        base = _resolve(src, node.value, stored)
         if inspect.ismodule(base):
             return getattr(base, node.attr, None)
     return None
@@ -140,11 +143,11 @@ def _resolve(src, node):
 def _stored(fdef):
     args = fdef.args
     names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
-    return names | {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+    return names | {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)
                     and isinstance(n.ctx, gast.Store)}
 
 
-def _arity(src, node):
+def _arity(src, node, stored=None):
     """``(fewest, most)`` positional arguments the function ``node`` names takes (``most -
     fewest`` of them have defaults; no ``*args``, every keyword-only parameter a default),
     else None."""
@@ -154,7 +157,7 @@ def _arity(src, node):
             return None
         n = len(args.posonlyargs + args.args)
         return n - len(args.defaults), n
-    fn = _resolve(src, node)
+    fn = _resolve(src, node, stored)
     if isinstance(fn, np.ufunc):
         return fn.nin, fn.nin
     if inspect.isfunction(fn):
@@ -225,18 +228,19 @@ def itertools_calls(src):
     fdef = src.node
     count = 0
     parents = {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         for field, value in gast.iter_fields(node):
             if isinstance(value, gast.AST):
                 parents[id(value)] = (node, field, None)
             elif isinstance(value, list):
                 for i, item in enumerate(value):
                     parents[id(item)] = (node, field, i)
-    for node in list(gast.walk(fdef)):
+    stored = _stored(fdef)  # one walk, made again after a rewrite that stores names
+    for node in list(walk_nodes(fdef)):
         if not isinstance(node, gast.Call) or any(isinstance(a, gast.Starred)
                                                   for a in node.args):
             continue
-        fn = _resolve(src, node.func)
+        fn = _resolve(src, node.func, stored)
         keys = {k.arg: k.value for k in node.keywords}
         if fn is itertools.accumulate and 1 <= len(node.args) <= 2 and set(keys) <= {
                 "func", "initial"} and not ("func" in keys and len(node.args) == 2):
@@ -254,12 +258,12 @@ def itertools_calls(src):
             node.args = [node.args[0]] + [a for a in (func, initial) if a is not None]
             node.keywords = []
         elif fn is itertools.starmap and len(node.args) == 2 and not node.keywords:
-            arity = _arity(src, node.args[0])
+            arity = _arity(src, node.args[0], stored)
             if arity is None:
                 continue
             fewest, n = arity
             count += 1
-            taken = {m.id for m in gast.walk(fdef) if isinstance(m, gast.Name)}
+            taken = {m.id for m in walk_nodes(fdef) if isinstance(m, gast.Name)}
             suffix = "" if count == 1 else f"_{count}"
             while any(f"arg{i}{suffix}" in taken for i in range(n)) or f"args{suffix}" in taken:
                 suffix += "_"
@@ -273,7 +277,7 @@ def itertools_calls(src):
                 target, elt = _by_length(src, node, f"args{suffix}", fewest, n)
             made = gast.GeneratorExp(elt=elt, generators=[gast.comprehension(
                 target=target, iter=node.args[1], ifs=[], is_async=0)])
-            for sub in gast.walk(made):
+            for sub in walk_nodes(made):
                 if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
                     gast.copy_location(sub, node)
             parent, field, index = parents[id(node)]
@@ -281,3 +285,4 @@ def itertools_calls(src):
                 setattr(parent, field, made)
             else:
                 getattr(parent, field)[index] = made
+            stored = _stored(fdef)

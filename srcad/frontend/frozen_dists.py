@@ -36,6 +36,7 @@ import sys
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from .blocks import own_blocks
 from .built_records import resolve_any
@@ -52,9 +53,9 @@ def lower(src):
     """Rewrite the frozen distributions' calls in ``src.node`` in place."""
     stats = sys.modules.get("scipy.stats")
     if stats is None or not any(isinstance(n, gast.Attribute) and n.attr in _METHODS
-                                for n in gast.walk(src.node)):
+                                for n in walk_nodes(src.node)):
         return
-    local = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)
+    local = {n.id for n in walk_nodes(src.node) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Del))}
     local |= {a.id for a in src.node.args.posonlyargs + src.node.args.args
               + src.node.args.kwonlyargs}
@@ -111,7 +112,7 @@ class _Frozen:
         self.local = local
         self.generators = _generators()
         self.frozen_cls = _frozen_class()
-        self.taken = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)} | set(
+        self.taken = {n.id for n in walk_nodes(src.node) if isinstance(n, gast.Name)} | set(
             src.closure) | set(src.globals)
 
     def generator(self, node):
@@ -130,7 +131,7 @@ class _Frozen:
     def run(self):
         self.aliases()
         named = self.named()
-        for node in gast.walk(self.src.node):
+        for node in walk_nodes(self.src.node):
             if not _method_call(node):
                 continue
             obj = node.func.value
@@ -148,14 +149,14 @@ class _Frozen:
         Exact: ``d`` is bound once, and a frozen distribution's method is a function of its
         arguments and parameters only."""
         stores, nested, lines = {}, set(), {}
-        for node in gast.walk(self.src.node):
+        for node in walk_nodes(self.src.node):
             if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
                 stores[node.id] = stores.get(node.id, 0) + 1
                 lines[node.id] = getattr(node, "lineno", None)
             if isinstance(node, (gast.Global, gast.Nonlocal)):
                 stores.update((n, 2) for n in node.names)
             if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not self.src.node:
-                nested |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+                nested |= {n.id for n in walk_nodes(node) if isinstance(n, gast.Name)}
         made = {stmt.targets[0].id: stmt for _, _, stmt in self.assignments()
                 if self.freezing(stmt.value)}
         for block in own_blocks(self.src.node):
@@ -172,7 +173,7 @@ class _Frozen:
                 if stores.get(fn) != 1 or fn in nested or obj in nested or calls is None or \
                         obj in self.local and (stores.get(obj) != 1 or lines[obj] >= line):
                     if any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and
-                           n.id == fn for n in gast.walk(self.src.node)):
+                           n.id == fn for n in walk_nodes(self.src.node)):
                         raise self.refusal(stmt, fn, obj, value.attr)
                     continue
                 for call in calls:
@@ -203,7 +204,7 @@ class _Frozen:
         """The calls ``fn(...)`` in the form read (as :func:`_method_call` of ``method``),
         after ``line``, when they are every read of ``fn``; else None."""
         calls, reads = [], 0
-        for node in gast.walk(self.src.node):
+        for node in walk_nodes(self.src.node):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                     node.id == fn:
                 reads += 1
@@ -270,11 +271,11 @@ class _Frozen:
         names in every binding (merged as any local is)."""
         stores, found = {}, {}
         nested = set()
-        for node in gast.walk(self.src.node):
+        for node in walk_nodes(self.src.node):
             if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
                 stores[node.id] = stores.get(node.id, 0) + 1
             if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not self.src.node:
-                nested |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+                nested |= {n.id for n in walk_nodes(node) if isinstance(n, gast.Name)}
         uses = self.method_uses()
         bindings = {}
         for block, i, stmt in self.assignments():
@@ -320,9 +321,9 @@ class _Frozen:
         """``{name: True}`` for the names whose every read is ``name.method(...)`` of a
         method here, called with positional arguments only (False: some other read)."""
         ok = {}
-        calls = {id(n.func.value) for n in gast.walk(self.src.node)
+        calls = {id(n.func.value) for n in walk_nodes(self.src.node)
                  if _method_call(n) and isinstance(n.func.value, gast.Name)}
-        for node in gast.walk(self.src.node):
+        for node in walk_nodes(self.src.node):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
                 ok[node.id] = ok.get(node.id, True) and id(node) in calls
         return ok

@@ -45,6 +45,7 @@ import types
 
 import gast
 
+from ..core.walk import walk_nodes
 from . import source as source_module
 from .built_records import resolve_any
 from .iterators_passed import fixed_function
@@ -65,13 +66,13 @@ def find(info):
     node = info.src.node
     args = node.args
     params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs][1:]
-    stored = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and
+    stored = {n.id for n in walk_nodes(node) if isinstance(n, gast.Name) and
               isinstance(n.ctx, (gast.Store, gast.Del))}
     local = stored | set(params) | {a.id for a in (args.vararg, args.kwarg) if a is not None}
     local.add(info.self_name)
     out = []
     for field in info.fields:
-        sets = [n for n in gast.walk(node) if isinstance(n, gast.Attribute) and
+        sets = [n for n in walk_nodes(node) if isinstance(n, gast.Attribute) and
                 isinstance(n.value, gast.Name) and n.value.id == info.self_name and
                 n.attr == field and not isinstance(n.ctx, gast.Load)]
         if len(sets) != 1:
@@ -113,7 +114,7 @@ def _how(value, info, local, params, stored):
             info.lookup(value.value)) else None
     if isinstance(value, gast.IfExp) and _choice_leaves(value, local, info) and all(
             given(n) for test in _choice_tests(value)
-            for n in gast.walk(test) if isinstance(n, gast.Name)):
+            for n in walk_nodes(test) if isinstance(n, gast.Name)):
         return ("choose", value)  # self.act = np.tanh if b else np.sin
     if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
             value.func.id == "getattr" and "getattr" not in local and \
@@ -144,7 +145,7 @@ def at_construction(src, plain, call, local, hold):
             k.arg is None for k in call.keywords):
         return {}
     fdef = src.node
-    stored = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and
+    stored = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name) and
               isinstance(n.ctx, (gast.Store, gast.Del))}
     params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs
               } - stored

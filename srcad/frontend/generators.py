@@ -31,6 +31,7 @@ import weakref
 import gast
 
 from ..core.functions import ByFunction, forget_source, run_tree
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from . import source as source_module
 
@@ -50,7 +51,7 @@ def list_builder(fn):
                      "function that is not assigned yet", "assign it before the generator "
                      "is called, or pass it as an argument")
     fdef = src.node
-    names = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    names = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
     acc = "items"
     while acc in names or acc + "_item" in names:
         acc += "_"
@@ -102,7 +103,7 @@ def rewrite_nested(source):
         if not any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in own) or any(
                 isinstance(n, (gast.Nonlocal, gast.Global)) for n in own):
             continue
-        names_in = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+        names_in = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
         acc = "items"
         while acc in names_in or acc + "_item" in names_in:
             acc += "_"
@@ -123,7 +124,7 @@ def deeper_yields(source):
     for fdef in _own_nodes(source.node):
         if isinstance(fdef, (gast.FunctionDef, gast.Lambda)):
             near |= {id(n) for n in _own_nodes(fdef)}
-    return {id(n) for n in gast.walk(source.node)
+    return {id(n) for n in walk_nodes(source.node)
             if isinstance(n, (gast.Yield, gast.YieldFrom)) and id(n) not in near}
 
 
@@ -180,7 +181,7 @@ def refuse_changing_source(lw, loop):
             call.func.id in lw.env:
         return
     read = {n.id for a in call.args + [k.value for k in call.keywords]
-            for n in gast.walk(a) if isinstance(n, gast.Name)}
+            for n in walk_nodes(a) if isinstance(n, gast.Name)}
     rebound = set()  # names the generator reads live from this function
     if call.func.id in getattr(lw.source, "nested_generators", ()) and \
             call.func.id in lw.local_functions:
@@ -196,7 +197,7 @@ def refuse_changing_source(lw, loop):
         if fn not in (map, filter) and not inspect.isgeneratorfunction(fn):
             return
     for stmt in loop.body:
-        for sub in gast.walk(stmt):
+        for sub in walk_nodes(stmt):
             changed = None
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store) and \
                     sub.id in rebound:
@@ -231,12 +232,12 @@ def _refuse_changing_lazy(lw, loop):
     for gen in lazy:
         if not isinstance(gen, gast.GeneratorExp):
             continue
-        first = set(map(id, gast.walk(gen.generators[0].iter)))
-        bound = {n.id for c in gen.generators for n in gast.walk(c.target)
+        first = set(map(id, walk_nodes(gen.generators[0].iter)))
+        bound = {n.id for c in gen.generators for n in walk_nodes(c.target)
                  if isinstance(n, gast.Name)}
-        read = {n.id for n in gast.walk(gen) if isinstance(n, gast.Name) and
+        read = {n.id for n in walk_nodes(gen) if isinstance(n, gast.Name) and
                 isinstance(n.ctx, gast.Load) and id(n) not in first} - bound
-        for sub in [loop.target] + [n for stmt in loop.body for n in gast.walk(stmt)]:
+        for sub in [loop.target] + [n for stmt in loop.body for n in walk_nodes(stmt)]:
             for changed in _changed_names(sub):
                 if changed in read:
                     raise lw.error(sub, f"a loop changing {changed!r}, which the generator "
@@ -336,7 +337,7 @@ def _name(name, ctx):
 
 def _at(new, old):
     gast.copy_location(new, old)
-    for sub in gast.walk(new):
+    for sub in walk_nodes(new):
         if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
             gast.copy_location(sub, old)
     return new

@@ -25,6 +25,7 @@ import types
 import gast
 import numpy as np
 
+from ..core.walk import walk_nodes
 from . import plain_classes
 from .built_records import record_fields, resolve_any
 
@@ -39,7 +40,7 @@ _PURE = (gast.Name, gast.Constant, gast.Attribute, gast.Subscript, gast.Slice, g
 
 
 def _pure(node):
-    return all(isinstance(n, _PURE) for n in gast.walk(node))
+    return all(isinstance(n, _PURE) for n in walk_nodes(node))
 
 
 def _name(id_, ctx):
@@ -51,7 +52,7 @@ def prepare(src, fdef):
     from .passed_calls import bound_names
 
     local = bound_names(fdef)
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
     for node in _own_nodes(fdef):
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)

@@ -43,6 +43,7 @@ import numpy as np
 
 from ..core import functions, ir
 from ..core.ir import Const, Var
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from .blocks import own_blocks
 
@@ -151,7 +152,7 @@ def own_names(fdef):
     own = {}
     names = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
     names += [a.id for a in (args.vararg, args.kwarg) if a is not None]
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
             names.append(node.id)
         elif isinstance(node, gast.FunctionDef) and node is not fdef:
@@ -162,9 +163,9 @@ def own_names(fdef):
 
 
 def _nested_defs(fdef):
-    return {s.name for s in gast.walk(fdef) if isinstance(s, gast.FunctionDef)
+    return {s.name for s in walk_nodes(fdef) if isinstance(s, gast.FunctionDef)
             and s is not fdef and not any(isinstance(n, (gast.Yield, gast.YieldFrom))
-                                          for n in gast.walk(s))}
+                                          for n in walk_nodes(s))}
 
 
 def user_callee(src, call, own):
@@ -228,15 +229,15 @@ def lazy_reads_fixed(fdef, genexp, stores):
     """Whether a generator expression's items are the same taken where it is made as where
     Python takes them: every name its element, conditions and later ``for``'s read (not its
     own targets) is bound once in the function (or not at all) and changed in place nowhere."""
-    targets = {n.id for g in genexp.generators for n in gast.walk(g.target)
+    targets = {n.id for g in genexp.generators for n in walk_nodes(g.target)
                if isinstance(n, gast.Name)}
     lazy = [genexp.elt] + [c for g in genexp.generators for c in g.ifs] + [
         g.iter for g in genexp.generators[1:]]
-    read = {n.id for part in lazy for n in gast.walk(part) if isinstance(n, gast.Name)
+    read = {n.id for part in lazy for n in walk_nodes(part) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Load)} - targets
     if any(stores.get(n, 0) > 1 for n in read):
         return False
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         target = None
         if isinstance(node, gast.Subscript) and not isinstance(node.ctx, gast.Load):
             target = node.value
@@ -280,7 +281,7 @@ def mark_arguments(src):
                     if items is None:
                         continue
                     made = gast.copy_location(_call(mark, [items]), node)
-                    for sub in gast.walk(made):
+                    for sub in walk_nodes(made):
                         if "lineno" in sub._attributes and getattr(sub, "lineno", None) \
                                 is None:
                             gast.copy_location(sub, node)
@@ -322,7 +323,7 @@ def _function_lists(src, fdef, own):
     """Names bound once to a function display (:func:`_function_display`) and only read:
     passed to a call of a function of yours, looped over, indexed, ``len``."""
     made = {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
                 node.targets[0], gast.Name) and own.get(node.targets[0].id) == 1 and \
                 _function_display(node.value):
@@ -330,10 +331,10 @@ def _function_lists(src, fdef, own):
     if not made:
         return set()
     parents = {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         for child in gast.iter_child_nodes(node):
             parents[id(child)] = node
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if not (isinstance(node, gast.Name) and node.id in made and isinstance(
                 node.ctx, gast.Load)):
             continue
@@ -371,11 +372,11 @@ def check_reads(src):
     if not marked:
         return
     parents = {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         for child in gast.iter_child_nodes(node):
             parents[id(child)] = node
     own = own_names(fdef)
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if not (isinstance(node, gast.Name) and node.id in marked) or isinstance(
                 node.ctx, gast.Param):
             continue

@@ -34,6 +34,7 @@ import types
 import gast
 
 from ..core import naming
+from ..core.walk import walk_nodes
 from ..errors import SourceUnavailableError
 
 _parsed = {}  # filename -> (text, gast module)
@@ -60,7 +61,7 @@ def read_lambda(func):
             _parsed.clear()
         _parsed[filename] = (text, module)
     line = code.co_firstlineno
-    candidates = [n for n in gast.walk(module) if isinstance(n, gast.Lambda) and n.lineno == line]
+    candidates = [n for n in walk_nodes(module) if isinstance(n, gast.Lambda) and n.lineno == line]
     if not candidates:
         return None
     node = _choose(candidates, code, func)

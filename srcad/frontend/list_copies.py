@@ -31,6 +31,7 @@ import weakref
 import gast
 
 from ..core import env
+from ..core.walk import walk_nodes
 from ..errors import SrcadError, UnsupportedSyntaxError
 from . import plain_classes
 from . import source as source_module
@@ -211,7 +212,7 @@ def copy_taking(target, param, n, star):
 def _prepared(fn):
     src = source_module.read(fn)
     fdef = copy.deepcopy(src.node)
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)} | set(
+    taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)} | set(
         fn.__code__.co_varnames) | set(fn.__code__.co_freevars) | set(fn.__code__.co_names)
 
     fresh = fresh_names(taken)
@@ -248,14 +249,14 @@ def _parameters(src, fdef, param, names, star):
                     params[k:k + 1] = new
                     if field == "kwonlyargs":
                         args.kw_defaults[k:k + 1] = [None] * len(new)
-    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
-    for node in list(gast.walk(fdef)):
+    parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
+    for node in list(walk_nodes(fdef)):
         if isinstance(node, gast.Name) and node.id == param:
             if isinstance(node.ctx, gast.Param):
                 continue
             if not isinstance(node.ctx, gast.Load) or isinstance(node, gast.Name) and any(
                     isinstance(s, (gast.Global, gast.Nonlocal)) and param in s.names
-                    for s in gast.walk(fdef)):
+                    for s in walk_nodes(fdef)):
                 line = getattr(node, "lineno", None)
                 raise UnsupportedSyntaxError(
                     f"the parameter {param!r}, given a list of objects of yours (its length "
@@ -271,8 +272,8 @@ def _function_copy(fn, param, n, star, label):
     env.record_all(env.code_reads({fn.__name__: fn}))
     src, fdef, fresh, cells, bind = _prepared(fn)
     if any(isinstance(s, SCOPES[:3]) and s is not fdef and param in {
-            n.id for n in gast.walk(s) if isinstance(n, gast.Name)}
-           for s in gast.walk(fdef)):
+            n.id for n in walk_nodes(s) if isinstance(n, gast.Name)}
+           for s in walk_nodes(fdef)):
         raise _nested(src, fdef, param)
     names = [fresh(f"{param}_{k}") for k in range(n)]
     _parameters(src, fdef, param, names, star)
@@ -311,7 +312,7 @@ def _class_copy(cls, param, n, star, label):
                  s.targets[0].value.id == self_name and _reads_whole(s.value, param)), None)
     names = [fresh(f"{attr or param}__{k}") for k in range(n)]
     _parameters(src, fdef, param, names, star)
-    for node in gast.walk(fdef):  # super().__init__(...): the base of the class copied
+    for node in walk_nodes(fdef):  # super().__init__(...): the base of the class copied
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
                 node.func.id == "super" and not node.args:
             holder = fresh(f"{owner.__name__}_class")
@@ -423,15 +424,15 @@ def _method_copy(cls, name, method, stored, label):
     if not args or not stored:
         return method
     self_name = args[0].id
-    attrs = [node for node in gast.walk(src.node) if isinstance(node, gast.Attribute) and
+    attrs = [node for node in walk_nodes(src.node) if isinstance(node, gast.Attribute) and
              isinstance(node.value, gast.Name) and node.value.id == self_name and
              node.attr in stored]
     if not attrs:
         return method
     env.record_all(env.code_reads({name: fn}))
     src, fdef, fresh, cells, bind = _prepared(fn)
-    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
-    for node in list(gast.walk(fdef)):
+    parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
+    for node in list(walk_nodes(fdef)):
         if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
                 node.value.id == self_name and node.attr in stored:
             if not isinstance(node.ctx, gast.Load):

@@ -25,6 +25,7 @@ import types
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from ..rules.registry import registry as _registry
 from .source import fresh_names
@@ -55,7 +56,7 @@ def _pure(node, lengths=False):
     if lengths and isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
             node.func.id == "len" and len(node.args) == 1 and not node.keywords:
         return _pure(node.args[0])
-    return all(isinstance(n, _PURE) for n in gast.walk(node))
+    return all(isinstance(n, _PURE) for n in walk_nodes(node))
 
 
 def _repeated(node, lengths):
@@ -78,15 +79,15 @@ def lower(src):
     fdef = src.node
     if src.closure.get("range", src.globals.get("range", builtins.range)) is not builtins.range \
             or any(isinstance(n, gast.Name) and n.id == "range" and not isinstance(
-                n.ctx, gast.Load) for n in gast.walk(fdef)):
+                n.ctx, gast.Load) for n in walk_nodes(fdef)):
         return
     lengths = src.closure.get("len", src.globals.get("len", builtins.len)) is builtins.len \
         and not any(isinstance(n, gast.Name) and n.id == "len" and not isinstance(
-            n.ctx, gast.Load) for n in gast.walk(fdef))
-    found = [n for n in gast.walk(fdef) if _repeated(n, lengths) is not None]
+            n.ctx, gast.Load) for n in walk_nodes(fdef))
+    found = [n for n in walk_nodes(fdef) if _repeated(n, lengths) is not None]
     if not found:
         return
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
     fresh = fresh_names(taken | set(src.closure) | set(src.globals))
     check = fresh("srcad_repeat_count")
     src.closure[check] = repeat_count
@@ -114,11 +115,11 @@ def lower(src):
             gast.comprehension(target=gast.Name(item, gast.Store(), None, None),
                                iter=gast.Name(held, gast.Load(), None, None), ifs=[],
                                is_async=0)])
-        for sub in gast.walk(comp):
+        for sub in walk_nodes(comp):
             if "lineno" in sub._attributes:
                 gast.copy_location(sub, node)
         replaced[id(node)] = comp
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         for field, child in gast.iter_fields(node):
             if isinstance(child, list):
                 child[:] = [replaced.get(id(c), c) for c in child]

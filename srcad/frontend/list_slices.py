@@ -22,6 +22,8 @@ import builtins
 
 import gast
 
+from ..core.walk import walk_nodes
+
 
 def lower(src):
     """Rewrite ``src.node``'s whole-list copies in place, see above."""
@@ -32,7 +34,7 @@ def lower(src):
     lists = _list_names(fdef)
     if not lists:
         return
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         for field, child in gast.iter_fields(node):
             if isinstance(child, list):
                 child[:] = [_rewritten(c, lists) for c in child]
@@ -46,7 +48,7 @@ def _rewritten(node, lists):
         return node
     call = gast.Call(gast.Name("list", gast.Load(), None, None),
                      [gast.Name(name, gast.Load(), None, None)], [])
-    for part in gast.walk(call):
+    for part in walk_nodes(call):
         gast.copy_location(part, node)
     return call
 
@@ -70,22 +72,22 @@ def _list_names(fdef):
     args = fdef.args
     bad |= {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     bad |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)) and node is not fdef:
-            bad |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+            bad |= {n.id for n in walk_nodes(node) if isinstance(n, gast.Name)}
         elif isinstance(node, gast.Assign):
             for target in node.targets:
                 if isinstance(target, gast.Name):
                     (good if len(node.targets) == 1 and _makes_list(node.value) else bad).add(
                         target.id)
                 else:
-                    bad |= {n.id for n in gast.walk(target) if isinstance(n, gast.Name)
+                    bad |= {n.id for n in walk_nodes(target) if isinstance(n, gast.Name)
                             and not isinstance(n.ctx, gast.Load)}
         elif isinstance(node, (gast.AugAssign, gast.AnnAssign, gast.For, gast.comprehension,
                                gast.NamedExpr, gast.withitem, gast.Global, gast.Nonlocal,
                                gast.Delete, gast.ExceptHandler, gast.Import,
                                gast.ImportFrom)):
-            bad |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            bad |= {n.id for n in walk_nodes(node) if isinstance(n, gast.Name)
                     and not isinstance(n.ctx, gast.Load)}
             bad |= set(getattr(node, "names", ()) if isinstance(
                 node, (gast.Global, gast.Nonlocal)) else ())

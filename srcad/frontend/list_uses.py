@@ -29,6 +29,7 @@ import copy
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from .built_records import resolve_any
 
@@ -44,7 +45,7 @@ def name_node(id_, ctx=None):
 
 
 def locate(tree, where):
-    for node in gast.walk(tree):
+    for node in walk_nodes(tree):
         if "lineno" in node._attributes and not hasattr(node, "lineno"):
             gast.copy_location(node, where)
     return tree
@@ -122,8 +123,8 @@ class Uses:
 
     def run(self):
         while True:
-            parents = {c: n for n in gast.walk(self.fdef) for c in gast.iter_child_nodes(n)}
-            found = [n for n in gast.walk(self.fdef) if marked(n)]
+            parents = {c: n for n in walk_nodes(self.fdef) for c in gast.iter_child_nodes(n)}
+            found = [n for n in walk_nodes(self.fdef) if marked(n)]
             if not found:
                 return
             node = min(found, key=lambda n: (getattr(n, "lineno", 0) or 0,
@@ -232,22 +233,22 @@ class Uses:
     def unroll(self, loop, parents, bindings, node):
         """The loop's body once per binding (name -> the expression read for it)."""
         names = set(bindings[0]) if bindings else {
-            t.id for t in gast.walk(loop.target) if isinstance(t, gast.Name)}
+            t.id for t in walk_nodes(loop.target) if isinstance(t, gast.Name)}
         for sub in _own(loop.body):
             if isinstance(sub, (gast.Break, gast.Continue)):
                 raise self.error(node, "iterated by a loop with break or continue",
                                  hint="keep break and continue out of the loop over the "
                                  "list (a flag tested in the body)")
-        stores = [n for n in gast.walk(self.fdef) if isinstance(n, gast.Name) and
+        stores = [n for n in walk_nodes(self.fdef) if isinstance(n, gast.Name) and
                   n.id in names and not isinstance(n.ctx, gast.Load)]
-        inner = {id(n) for n in gast.walk(loop)}
-        loads = [n for n in gast.walk(self.fdef) if isinstance(n, gast.Name) and
+        inner = {id(n) for n in walk_nodes(loop)}
+        loads = [n for n in walk_nodes(self.fdef) if isinstance(n, gast.Name) and
                  n.id in names and isinstance(n.ctx, gast.Load)]
-        nested = {id(n) for s in gast.walk(loop) if isinstance(s, SCOPES)
-                  for n in gast.walk(s)}
+        nested = {id(n) for s in walk_nodes(loop) if isinstance(s, SCOPES)
+                  for n in walk_nodes(s)}
         declared = any(isinstance(n, (gast.Global, gast.Nonlocal)) and set(n.names) & names
-                       for n in gast.walk(self.fdef))
-        if declared or any(id(s) not in {id(t) for t in gast.walk(loop.target)}
+                       for n in walk_nodes(self.fdef))
+        if declared or any(id(s) not in {id(t) for t in walk_nodes(loop.target)}
                            for s in stores) or \
                 any(id(n) not in inner or id(n) in nested for n in loads):
             raise self.error(node, f"iterated by a loop whose name "
@@ -260,8 +261,8 @@ class Uses:
         for binding in bindings:
             for stmt in loop.body:
                 new = copy.deepcopy(stmt)
-                up = {c: n for n in gast.walk(new) for c in gast.iter_child_nodes(n)}
-                for sub in list(gast.walk(new)):
+                up = {c: n for n in walk_nodes(new) for c in gast.iter_child_nodes(n)}
+                for sub in list(walk_nodes(new)):
                     if isinstance(sub, gast.Name) and sub.id in binding:
                         value = gast.copy_location(copy.deepcopy(binding[sub.id]), sub)
                         if sub is new:
@@ -293,8 +294,8 @@ class Uses:
                                  "once to sum, list, tuple, max, min, any or all",
                                  hint="write the loop as a for statement")
         if any(isinstance(s, SCOPES) and any(
-                isinstance(n, gast.Name) and n.id == target.id for n in gast.walk(s))
-               for s in gast.walk(comp.elt)):
+                isinstance(n, gast.Name) and n.id == target.id for n in walk_nodes(s))
+               for s in walk_nodes(comp.elt)):
             raise self.error(node, f"iterated by a comprehension whose {target.id!r} is read "
                              "in a function defined in it (which reads the last item)",
                              hint="call the items in the comprehension itself "
@@ -305,8 +306,8 @@ class Uses:
             if isinstance(new, gast.Name) and new.id == target.id:
                 elts.append(gast.copy_location(copy.deepcopy(item), new))
                 continue
-            up = {c: n for n in gast.walk(new) for c in gast.iter_child_nodes(n)}
-            for sub in list(gast.walk(new)):
+            up = {c: n for n in walk_nodes(new) for c in gast.iter_child_nodes(n)}
+            for sub in list(walk_nodes(new)):
                 if isinstance(sub, gast.Name) and sub.id == target.id:
                     replace(up, sub, gast.copy_location(copy.deepcopy(item), sub))
             elts.append(new)

@@ -18,6 +18,8 @@ import importlib
 
 import gast
 
+from ..core.walk import walk_nodes
+
 
 def lower(src):
     """Take the imports of ``src.node``'s own statements out, their names bound as constants."""
@@ -25,7 +27,7 @@ def lower(src):
     if not any(isinstance(s, (gast.Import, gast.ImportFrom)) for s in body):
         return
     stores, first_read = {}, {}
-    for node in gast.walk(src.node):
+    for node in walk_nodes(src.node):
         if isinstance(node, gast.Name):
             if isinstance(node.ctx, (gast.Store, gast.Del)):
                 stores[node.id] = stores.get(node.id, 0) + 1

@@ -36,6 +36,7 @@ import gast
 
 from ..core import functions, ir
 from ..core.ir import Const, Var
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from ..runtime import containers
 from . import held_objects, iterators_passed, misfit_calls, rebinding, recorded_lists
@@ -266,7 +267,7 @@ def last_stores(fdef):
     last = {a.id: -1 for a in args.posonlyargs + args.args + args.kwonlyargs}
     tops = {}
     for i, stmt in enumerate(fdef.body):
-        for node in gast.walk(stmt):
+        for node in walk_nodes(stmt):
             tops[id(node)] = i
             if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
                 last[node.id] = i
@@ -280,7 +281,7 @@ def store_counts(fdef):
     its body once (a loop's counts once)."""
     args = fdef.args
     counts = {a.id: 1 for a in args.posonlyargs + args.args + args.kwonlyargs}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
             counts[node.id] = counts.get(node.id, 0) + 1
     return counts

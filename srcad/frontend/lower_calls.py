@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core import functions, ir
 from ..core.ir import Const, Var
+from ..core.walk import walk_nodes
 from ..rules import registry
 from ..runtime import containers, routes
 from . import (
@@ -296,7 +297,7 @@ class Calls:
         assigned, loaded, late = nested_reads(body)
         _check_late(self, name, [n for n in late if n not in assigned | local_names], node)
         for default in fdef.args.defaults + [d for d in fdef.args.kw_defaults if d]:
-            for sub in gast.walk(default):
+            for sub in walk_nodes(default):
                 if isinstance(sub, gast.Name) and (sub.id in self.env or sub.id in
                                                    self.source.closure):
                     raise lower_defaults.refusal(self, fdef, node, local_names)
@@ -412,7 +413,7 @@ def _rebound_as_value(lw, name, captured, node):
     on another path, ``h = make(w)``): a value of its own, merged as values are (the name is
     not this def everywhere)."""
     if lw.stores.get(name, 0) + sum(isinstance(n, gast.FunctionDef) and n.name == name
-                                    for n in gast.walk(lw.source.node)) <= 1:
+                                    for n in walk_nodes(lw.source.node)) <= 1:
         return
     for n in captured:
         if n not in lw.env and n in enclosing_locals(lw.source.node):
@@ -441,7 +442,7 @@ def nested_reads(body):
             free = [n for n in inner_loaded if n not in own and n not in inner_assigned]
             for n in free + [n.id for d in args.defaults + [
                     k for k in args.kw_defaults if k] + getattr(sub, "decorator_list", [])
-                    for n in gast.walk(d) if isinstance(n, gast.Name)]:
+                    for n in walk_nodes(d) if isinstance(n, gast.Name)]:
                 if n not in loaded:
                     loaded.append(n)
                 if n not in late and n in free:

@@ -33,6 +33,7 @@ import itertools
 import gast
 
 from ..core import env, functions
+from ..core.walk import walk_nodes
 from .blocks import own_blocks
 
 _names = itertools.count(1)
@@ -70,7 +71,7 @@ def _bound_in(node):
     """Names ``node`` binds for itself: the parameters of it and of the functions in it,
     comprehension targets, names it assigns."""
     bound = set()
-    for sub in gast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, (gast.Lambda, gast.FunctionDef)):
             a = sub.args
             bound |= {p.id for p in a.posonlyargs + a.args + a.kwonlyargs}
@@ -107,12 +108,12 @@ def _split(args):
 class _Rewrite:
     def __init__(self, src):
         self.src, self.fdef = src, src.node
-        targets = {n.id for c in gast.walk(self.fdef) if isinstance(c, gast.comprehension)
-                   for n in gast.walk(c.target) if isinstance(n, gast.Name)}
+        targets = {n.id for c in walk_nodes(self.fdef) if isinstance(c, gast.comprehension)
+                   for n in walk_nodes(c.target) if isinstance(n, gast.Name)}
         self.local = enclosing_locals(self.fdef, defs=True) | targets | set(src.closure)
         self.stores, self.top_store = {}, {}
         for top, stmt in enumerate(self.fdef.body):
-            for n in gast.walk(stmt):
+            for n in walk_nodes(stmt):
                 if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
                     self.stores[n.id] = self.stores.get(n.id, 0) + 1
                     self.top_store[n.id] = top if isinstance(stmt, gast.Assign) and any(
@@ -149,17 +150,17 @@ class _Rewrite:
             return None
         defaults = list(args.defaults) + [d for d in args.kw_defaults if d is not None]
         if not any(isinstance(n, gast.Name) and (n.id in self.local or self.read_live(n.id))
-                   for d in defaults for n in gast.walk(d)):
+                   for d in defaults for n in walk_nodes(d)):
             return None
         bound = set()
         for part in body:
             bound |= _bound_in(part)
         bound |= {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
-        reads = {n.id for part in body for n in gast.walk(part)
+        reads = {n.id for part in body for n in walk_nodes(part)
                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
         late = sorted((reads - bound) & self.local)
         top = next(i for i, stmt in enumerate(self.fdef.body)
-                   if any(n is fn for n in gast.walk(stmt)))
+                   if any(n is fn for n in walk_nodes(stmt)))
         return late if all(self.stable(n, top) for n in late) else None
 
     def maker(self, fn, name, body_stmts, late):
@@ -181,7 +182,7 @@ class _Rewrite:
         for arg in outer.args.args:
             arg.ctx = gast.Param()
         gast.copy_location(outer, fn)
-        for sub in gast.walk(outer):
+        for sub in walk_nodes(outer):
             if getattr(sub, "lineno", None) is None and hasattr(fn, "lineno"):
                 gast.copy_location(sub, fn)
         tree = gast.gast_to_ast(gast.Module(body=[outer], type_ignores=[]))
@@ -204,7 +205,7 @@ def _overriding_calls(fdef, name, fn):
     """Whether a call ``name(...)`` in ``fdef`` gives a parameter that has a default."""
     names, _, rest = _split(fn.args)
     positional = len(rest.posonlyargs) + len(rest.args)
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
                 node.func.id == name:
             if len(node.args) > positional or any(isinstance(a, gast.Starred)
@@ -219,7 +220,7 @@ def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
     if not any(isinstance(n, (gast.Lambda, gast.FunctionDef)) and n is not fdef and (
-            n.args.defaults or any(n.args.kw_defaults)) for n in gast.walk(fdef)):
+            n.args.defaults or any(n.args.kw_defaults)) for n in walk_nodes(fdef)):
         return
     rw = _Rewrite(src)
     for block in own_blocks(fdef):  # nested defs, as statements of the body
@@ -240,7 +241,7 @@ class _Lambdas(gast.NodeTransformer):
     def __init__(self, rw, fdef):
         self.rw, self.fdef = rw, fdef
         self.named = {}  # id(lambda) -> the name it is assigned to (its calls checked)
-        for node in gast.walk(fdef):
+        for node in walk_nodes(fdef):
             if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
                     node.targets[0], gast.Name) and isinstance(node.value, gast.Lambda):
                 self.named[id(node.value)] = node.targets[0].id
@@ -266,7 +267,7 @@ def refusal(lw, fdef, node, params):
     bound = set(params)
     for part in body:
         bound |= _bound_in(part)
-    late = sorted({n.id for part in body for n in gast.walk(part) if isinstance(n, gast.Name)
+    late = sorted({n.id for part in body for n in walk_nodes(part) if isinstance(n, gast.Name)
                    and isinstance(n.ctx, gast.Load) and n.id not in bound and (
                        n.id in lw.env or n.id in lw.source.closure)})
     if late:

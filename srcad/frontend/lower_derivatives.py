@@ -28,6 +28,7 @@ import gast
 
 from ..core import env, functions, ir
 from ..core.ir import Const, Var
+from ..core.walk import walk_nodes
 from ..errors import SrcadError
 
 
@@ -101,7 +102,7 @@ class Derivatives:
         body = gast.Call(gast.Name(names[0], gast.Load(), None, None), [
             gast.Name(a.id, gast.Load(), None, None) for a in args], [])
         made = gast.Lambda(gast.arguments(args, [], None, [], [], None, []), body)
-        for part in gast.walk(made):
+        for part in walk_nodes(made):
             gast.copy_location(part, node)
         return self.expr(made)
 

@@ -22,6 +22,7 @@ import numpy as np
 from ..core import ir
 from ..core.env import is_library_module
 from ..core.ir import AND, OR, Const, Var
+from ..core.walk import walk_nodes
 from ..errors import SrcadError
 from ..runtime import numpy_helpers
 from .held_objects import class_of
@@ -262,7 +263,7 @@ class Expressions:
         out = parts[0]
         for part in parts[1:]:
             out = gast.BinOp(left=out, op=gast.Add(), right=part)
-        for sub in gast.walk(out):
+        for sub in walk_nodes(out):
             if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                 gast.copy_location(sub, node)
         return out

@@ -37,6 +37,7 @@ import copy
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from .blocks import own_blocks
 
@@ -106,7 +107,7 @@ def _maker(src, value):
 
 
 def _mentions(node, name):
-    return any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(node))
+    return any(isinstance(n, gast.Name) and n.id == name for n in walk_nodes(node))
 
 
 def _pure(node, local=frozenset()):
@@ -115,7 +116,7 @@ def _pure(node, local=frozenset()):
     of them."""
     return all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Tuple,
                               gast.operator, gast.unaryop, gast.expr_context)) and (
-        not isinstance(n, gast.Name) or n.id in local) for n in gast.walk(node))
+        not isinstance(n, gast.Name) or n.id in local) for n in walk_nodes(node))
 
 
 class _Dict:
@@ -185,22 +186,22 @@ def lower(src):
     fdef = src.node
     if not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr
                in ("setdefault", "append") or isinstance(n, gast.Call) and
-               _is_defaultdict(src, n) for n in gast.walk(fdef)):
+               _is_defaultdict(src, n) for n in walk_nodes(fdef)):
         return
     _merge_held(fdef)
     parents = {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         for child in gast.iter_child_nodes(node):
             parents[child] = node
     stores, nested, declared = {}, set(), set()
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
             stores[node.id] = stores.get(node.id, 0) + 1
         elif isinstance(node, (gast.Global, gast.Nonlocal)):
             stores.update((n, 2) for n in node.names)
             declared.update(node.names)
         elif isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fdef:
-            nested |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+            nested |= {n.id for n in walk_nodes(node) if isinstance(n, gast.Name)}
     params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
     own = (set(stores) | params) - declared - nested  # no call rebinds these
     found = {}
@@ -212,13 +213,13 @@ def lower(src):
             if made and stores.get(name) == 1 and name not in params | nested:
                 found[name] = _Dict(name, made[0], made[1], stmt, top, own)
     for top, stmt in enumerate(fdef.body):
-        for node in gast.walk(stmt):
+        for node in walk_nodes(stmt):
             for cand in found.values():
                 form = cand.group_form(node) if isinstance(node, gast.stmt) else None
                 if form is not None:
                     cand.writes.append((node, top) + form)
     for top, stmt in enumerate(fdef.body):
-        for node in gast.walk(stmt):
+        for node in walk_nodes(stmt):
             if not (isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and
                     node.id in found):
                 continue
@@ -230,7 +231,7 @@ def lower(src):
     for cand in found.values():
         if _takes(src, cand, parents):
             _rewrite(cand, parents)
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Call) and _is_defaultdict(src, node):
             raise _error(src, node, "a collections.defaultdict srcad does not read here: its "
                          "d[k] adds the key to d, a change srcad would not see (it takes "
@@ -244,7 +245,7 @@ def _merge_held(fdef):
     only, ``v`` not reading it) -> ``d.setdefault(k, []).append(v)``: the same calls in the
     same order."""
     stores, loads = {}, {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name):
             table = loads if isinstance(node.ctx, gast.Load) else stores
             table[node.id] = table.get(node.id, 0) + 1
@@ -317,7 +318,7 @@ def _statement_of(cand, item, parents):
         up = parents.get(up)
     if isinstance(up, gast.If) or isinstance(up, gast.For):
         part = up.test if isinstance(up, gast.If) else up.iter
-        if not any(n is item for n in gast.walk(part)):
+        if not any(n is item for n in walk_nodes(part)):
             return None
         scope = [part]
     elif isinstance(up, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)):
@@ -325,7 +326,7 @@ def _statement_of(cand, item, parents):
     else:
         return None
     for part in scope:
-        for n in gast.walk(part):
+        for n in walk_nodes(part):
             if isinstance(n, gast.NamedExpr):
                 return None
             if _is(n, cand.name) and not _loaded_item(n, parents.get(n)):
@@ -354,7 +355,7 @@ def _rewrite(cand, parents):
         at = block.index(stmt)
         before = []
         if not _pure(key, cand.local) or any(isinstance(n, gast.NamedExpr)
-                                             for n in gast.walk(value)):
+                                             for n in walk_nodes(value)):
             # computed once, first, as Python does
             held = f"{d}_srcad_key"
             before.append(_located(gast.Assign(targets=[_name(held, True)], value=key,
@@ -399,7 +400,7 @@ def _block_of(stmt, parents):
 
 
 def _located(node, like):
-    for sub in gast.walk(node):
+    for sub in walk_nodes(node):
         if getattr(sub, "lineno", None) is None and hasattr(like, "lineno"):
             gast.copy_location(sub, like)
     return node

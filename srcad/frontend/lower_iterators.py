@@ -27,6 +27,7 @@ import gast
 
 from ..core import ir
 from ..core.ir import Const, Var
+from ..core.walk import walk_nodes
 from ..rules.registry import registry as _registry
 from ..runtime import containers
 from . import builtin_code, writes
@@ -99,7 +100,7 @@ class Iterators:
                                   slice=gast.Constant(value=k, kind=None), ctx=gast.Load())
             comp = gast.ListComp(elt=item, generators=[gast.comprehension(
                 target=name_node(row, gast.Store()), iter=rows, ifs=[], is_async=0)])
-            for sub in gast.walk(comp):
+            for sub in walk_nodes(comp):
                 if getattr(sub, "lineno", None) is None and "lineno" in sub._attributes:
                     gast.copy_location(sub, node)
             column = self.expr(comp)
@@ -247,7 +248,7 @@ class Iterators:
         keywords = [gast.keyword(arg=k.arg, value=Atom(self.expr(k.value)))
                     for k in call.keywords]
         kept = gast.copy_location(gast.Call(func=call.func, args=args, keywords=keywords), call)
-        for sub in gast.walk(kept):
+        for sub in walk_nodes(kept):
             if getattr(sub, "lineno", None) is None and "lineno" in sub._attributes:
                 gast.copy_location(sub, call)
         self.deferred[node.targets[0].id] = kept
@@ -282,7 +283,7 @@ def deferred_iterators(fdef):
     iterator is its call written where its values are taken (its arguments evaluated where
     it is made): :meth:`Spreads.undefer`."""
     stores, loads = {}, {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name):
             into = loads if isinstance(node.ctx, gast.Load) else stores
             into.setdefault(node.id, []).append(node)
@@ -294,11 +295,11 @@ def deferred_iterators(fdef):
                 continue
             load = loads[name][0]
             later = [j for j in range(k + 1, len(block))
-                     if any(n is load for n in gast.walk(block[j]))]
+                     if any(n is load for n in walk_nodes(block[j]))]
             if not later or not _taken_at_once(block[later[0]], load):
                 continue
             read = {n.id for a in stmt.value.args + [kw.value for kw in stmt.value.keywords]
-                    for n in gast.walk(a) if isinstance(n, gast.Name)}
+                    for n in walk_nodes(a) if isinstance(n, gast.Name)}
             if not any(_changes(s, read) for s in block[k + 1:later[0] + 1]):
                 found[id(stmt)] = name
     return found
@@ -325,7 +326,7 @@ def _blocks(fdef):
 def _taken_at_once(stmt, load):
     """Whether ``load`` (inside ``stmt``) is read once, where all its values are taken."""
     parents = {}
-    for node in gast.walk(stmt):
+    for node in walk_nodes(stmt):
         for child in gast.iter_child_nodes(node):
             parents[id(child)] = node
     parent = parents.get(id(load))
@@ -355,7 +356,7 @@ def _taken_at_once(stmt, load):
 
 def _changes(stmt, names):
     """Whether ``stmt`` may change in place an object one of ``names`` holds."""
-    for sub in gast.walk(stmt):
+    for sub in walk_nodes(stmt):
         target = None
         if isinstance(sub, gast.Subscript) and isinstance(sub.ctx, (gast.Store, gast.Del)):
             target = sub.value

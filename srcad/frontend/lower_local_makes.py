@@ -26,6 +26,7 @@ import builtins
 
 import gast
 
+from ..core.walk import walk_nodes
 from .lower_calls import _lift, enclosing_locals, nested_reads
 
 
@@ -34,11 +35,11 @@ def lower(src):
     fdef = src.node
     candidates = [s for s in fdef.body if isinstance(s, gast.FunctionDef) and not
                   s.decorator_list and any(isinstance(n, (gast.FunctionDef, gast.Lambda))
-                                           for b in s.body for n in gast.walk(b))]
+                                           for b in s.body for n in walk_nodes(b))]
     if not candidates:
         return
     bound = {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.FunctionDef) and node is not fdef:
             bound[node.name] = bound.get(node.name, 0) + 1
         elif isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
@@ -54,15 +55,15 @@ def lower(src):
         own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
         assigned, loaded, _ = nested_reads(make.body)
         loaded += [n.id for d in args.defaults + [k for k in args.kw_defaults if k]
-                   for n in gast.walk(d) if isinstance(n, gast.Name)]
+                   for n in walk_nodes(d) if isinstance(n, gast.Name)]
         reads = [n for n in dict.fromkeys(loaded) if n in outer and n not in own and
                  n not in assigned]
         if make.name in reads or not all(_fixed(fdef, n, bound) for n in reads):
             continue  # itself, or a local bound more than once: lifted when lowered
-        calls = [n for n in gast.walk(fdef) if isinstance(n, gast.Call) and isinstance(
+        calls = [n for n in walk_nodes(fdef) if isinstance(n, gast.Call) and isinstance(
             n.func, gast.Name) and n.func.id == make.name]
         if reads and sum(isinstance(n, gast.Name) and n.id == make.name and isinstance(
-                n.ctx, gast.Load) for n in gast.walk(fdef)) != len(calls):
+                n.ctx, gast.Load) for n in walk_nodes(fdef)) != len(calls):
             continue  # used other than by calls: the values it reads could not be passed
         fdef.body = [s for s in fdef.body if s is not make] or [gast.Pass()]
         lifted = _lift(make, make.name, reads, src, make)

@@ -22,6 +22,7 @@ import numpy as np
 from ..core import ir
 from ..core.ir import Const, Var
 from ..core.kinds import duck_array
+from ..core.walk import walk_nodes
 from ..errors import SrcadError
 from ..rules.registry import registry as _registry
 from ..runtime import containers
@@ -59,7 +60,7 @@ class Loops:
     """``stmt_While``, ``stmt_For``, comprehensions, and the phis of a loop header."""
 
     def stmt_While(self, node):
-        if any(isinstance(n, gast.NamedExpr) for n in gast.walk(node.test)):  # (desugar moves
+        if any(isinstance(n, gast.NamedExpr) for n in walk_nodes(node.test)):  # (desugar moves
             raise self.error(node, "an assignment expression (:=) in the test of a while loop "
                              "with an else", hint="assign before the loop and at the end of "
                              "its body, or move the else part after the loop with a flag")
@@ -367,7 +368,7 @@ def _is_exit(stmt):
 
 
 def _store_names(target):
-    return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+    return {n.id for n in walk_nodes(target) if isinstance(n, gast.Name)}
 
 
 #: dict methods lowered as writes making a new version of the dict (lower_dicts.py)
@@ -402,7 +403,7 @@ def _assigned_names(stmts, subscripts=True):
 
 def _deleted_names(stmts):
     """The names a ``del name`` anywhere in ``stmts`` deletes."""
-    return {t.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Delete)
+    return {t.id for s in stmts for n in walk_nodes(s) if isinstance(n, gast.Delete)
             for t in n.targets if isinstance(t, gast.Name)}
 
 
@@ -468,7 +469,7 @@ def unrolled(lw, node):
         return None
     gen = node.generators[0]
     if gen.ifs or gen.is_async or not isinstance(gen.target, gast.Name) or not isinstance(
-            gen.iter, gast.Name) or any(isinstance(n, _SCOPES) for n in gast.walk(node.elt)):
+            gen.iter, gast.Name) or any(isinstance(n, _SCOPES) for n in walk_nodes(node.elt)):
         return None
     name = gen.iter.id
     if name in lw.env:
@@ -495,7 +496,7 @@ def _with_constant(elt, target, value):
     if isinstance(elt, gast.Name) and elt.id == target:
         return gast.copy_location(gast.Constant(value, None), elt)
     out = copy.deepcopy(elt)
-    for parent in gast.walk(out):
+    for parent in walk_nodes(out):
         for field, child in gast.iter_fields(parent):
             if isinstance(child, gast.Name) and child.id == target:
                 setattr(parent, field, gast.copy_location(gast.Constant(value, None), child))

@@ -35,6 +35,7 @@ import weakref
 import gast
 
 from ..core.functions import is_user_function
+from ..core.walk import walk_nodes
 from . import closures, lower_next
 from . import source as source_module
 
@@ -75,7 +76,7 @@ def listed(fn):
     body.append(gast.Return(value=gast.Tuple(elts=items, ctx=gast.Load())))
     fdef = gast.FunctionDef(name=f"{fn.__name__}_all", args=args, body=body,
                             decorator_list=[], returns=None, type_comment=None, type_params=[])
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if "lineno" in node._attributes:
             gast.copy_location(node, src.node)
     tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
@@ -117,7 +118,7 @@ def _made_lists(src, fdef):
     and ``name.append(make(...))`` statements (``calls``: the calls of ``make``; ``appends``:
     the ids of the names read by those appends)."""
     found, appends = {}, {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
                 node.targets[0], gast.Name):
             value = node.value
@@ -177,7 +178,7 @@ class _Choices(gast.NodeTransformer):
                 and len(a.args) == len(b.args) and [k.arg for k in a.keywords] == [
                     k.arg for k in b.keywords]) or any(
                     isinstance(n, (gast.Call, gast.Yield, gast.YieldFrom, gast.Await,
-                                   gast.NamedExpr, gast.Lambda)) for n in gast.walk(node.test)) \
+                                   gast.NamedExpr, gast.Lambda)) for n in walk_nodes(node.test)) \
                 or any(isinstance(v, gast.Starred) or k is None for call in (a, b)
                        for v, k in [(v, "") for v in call.args] + [
                            (kw.value, kw.arg) for kw in call.keywords]):
@@ -208,14 +209,14 @@ def lower(src):
     if not found:
         return
     stores = {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
             stores[node.id] = stores.get(node.id, 0) + 1
         if isinstance(node, (gast.Global, gast.Nonlocal)):
             stores.update((n, 2) for n in node.names)
-    nested = {n.id for node in gast.walk(fdef) if isinstance(node, (
+    nested = {n.id for node in walk_nodes(fdef) if isinstance(node, (
         gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)) and node is not fdef
-        for n in gast.walk(node) if isinstance(n, gast.Name)}
+        for n in walk_nodes(node) if isinstance(n, gast.Name)}
     for name, (_, fn, made, appends) in found.items():
         if stores.get(name) != 1 or getattr(builtins, name, None) is not None or \
                 name in nested:  # a nested function reading the list: left as it is
@@ -241,7 +242,7 @@ def _made_names(src, fdef):
     ``h(...)``: each binding ``h = make_all(...)`` (the values the function is called with
     first, made where ``make`` ran) and each call ``target(h[0], ..., h[k - 1], ...)``."""
     stores, loads, nested = {}, {}, set()
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name):
             (loads if isinstance(node.ctx, gast.Load) else stores).setdefault(
                 node.id, []).append(node)
@@ -249,9 +250,9 @@ def _made_names(src, fdef):
             nested.update(node.names)
         elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)) and \
                 node is not fdef:
-            nested.update(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
+            nested.update(n.id for n in walk_nodes(node) if isinstance(n, gast.Name))
     binds, calls = {}, {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
                 node.targets[0], gast.Name):
             binds.setdefault(node.targets[0].id, []).append(node)
@@ -279,7 +280,7 @@ def _item_target(src, gen, name):
     with the name read in its ``iter``: ``for h in fs``, ``for h in reversed(fs)``, ``for i, h
     in enumerate(fs)``, ``for h, w in zip(fs, ws)``, nested; ``(None, None)`` when it does not
     read the list; None when it reads it otherwise."""
-    if not any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(gen.iter)):
+    if not any(isinstance(n, gast.Name) and n.id == name for n in walk_nodes(gen.iter)):
         return None, None
     return _through(src, gen.iter, gen.target, name)
 
@@ -290,9 +291,9 @@ def _through(src, it, target, name):
     if not isinstance(it, gast.Call) or any(isinstance(a, gast.Starred) for a in it.args):
         return None
     held = [i for i, a in enumerate(it.args) if any(
-        isinstance(n, gast.Name) and n.id == name for n in gast.walk(a))]
+        isinstance(n, gast.Name) and n.id == name for n in walk_nodes(a))]
     if len(held) != 1 or any(isinstance(n, gast.Name) and n.id == name
-                             for k in it.keywords for n in gast.walk(k.value)):
+                             for k in it.keywords for n in walk_nodes(k.value)):
         return None
     at = held[0]
     if lower_next._builtin(src, it.func, "reversed") and len(it.args) == 1:
@@ -313,7 +314,7 @@ def _calls(src, fdef, name, stores, appends):
     holding the item (the loop's target, or ``name[i]``); None when ``name`` is used
     otherwise (then nothing is rewritten). ``appends``: the ids of its reads appending."""
     loops, out, allowed = {}, [], set(appends)
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         gens = [node] if isinstance(node, gast.For) else node.generators if isinstance(
             node, (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)) else []
         for gen in gens:
@@ -325,7 +326,7 @@ def _calls(src, fdef, name, stores, appends):
                 allowed.add(id(found[1]))
     if any(stores.get(target) != count for target, count in loops.items()):
         return None  # a loop's target bound otherwise too
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
                 node.func.id == "len" and len(node.args) == 1 and isinstance(
                     node.args[0], gast.Name) and node.args[0].id == name:
@@ -338,7 +339,7 @@ def _calls(src, fdef, name, stores, appends):
                 node.func.id in loops:
             allowed.add(id(node.func))
             out.append((node, node.func))
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and (
                 node.id == name or node.id in loops) and id(node) not in allowed:
             return None  # the list or an item used otherwise
@@ -352,7 +353,7 @@ def _call_with_items(call, holder, count, fn_name):
     items = [gast.Subscript(value=copy.deepcopy(holder), slice=gast.Constant(
         value=k, kind=None), ctx=gast.Load()) for k in range(count)]
     for item in items:
-        for sub in gast.walk(item):
+        for sub in walk_nodes(item):
             if "lineno" in sub._attributes:
                 gast.copy_location(sub, call)
     call.func = gast.copy_location(_load(fn_name), call.func)

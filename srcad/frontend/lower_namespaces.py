@@ -28,6 +28,7 @@ import weakref
 import gast
 import numpy as np
 
+from ..core.walk import walk_nodes
 from ..errors import MissingRuleError, UnsupportedSyntaxError
 from ..rules import array_api
 
@@ -93,13 +94,13 @@ def _numpy_name_free(src):
 
 def _numpy_lines(src, fdef, spaces):
     """The lines where ``fdef`` reads the NumPy module by a free name (``np.sum``)."""
-    own = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+    own = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)
            and not isinstance(n.ctx, gast.Load)} | spaces
-    own |= {a.id for a in gast.walk(fdef.args) if isinstance(a, gast.Name)}
-    numbers = {id(n.value) for n in gast.walk(fdef) if isinstance(n, gast.Attribute)
+    own |= {a.id for a in walk_nodes(fdef.args) if isinstance(a, gast.Name)}
+    numbers = {id(n.value) for n in walk_nodes(fdef) if isinstance(n, gast.Attribute)
                and isinstance(n.value, gast.Name) and isinstance(getattr(np, n.attr, None), float)}
     lines = []  # (np.pi, np.inf: Python numbers, not NumPy calls)
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in own \
                 and id(node) not in numbers:
             value = src.closure.get(node.id, src.globals.get(node.id))

@@ -31,6 +31,7 @@ import copy
 import gast
 
 from ..core import functions
+from ..core.walk import walk_nodes
 from . import folds
 from . import iterators_passed as passed
 from .blocks import own_blocks as _blocks
@@ -65,7 +66,7 @@ def lower(src):
     passed.check_reads(src)  # a parameter given [np.sin, g]: only read
     params = [p for p, v in functions.fixed_of(src.func).items() if v is passed.ITERATED]
     if not params and not any(_builtin(src, n, "iter") or isinstance(n, gast.GeneratorExp)
-                              for n in gast.walk(fdef)):
+                              for n in walk_nodes(fdef)):
         return
     made, stores = {}, {}
     for block in _blocks(fdef):
@@ -77,7 +78,7 @@ def lower(src):
                     not stmt.value.keywords and not isinstance(stmt.value.args[0],
                                                                gast.Starred)):
                 made[stmt.targets[0].id] = stmt
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
             stores[node.id] = stores.get(node.id, 0) + 1
         if isinstance(node, (gast.Global, gast.Nonlocal)):
@@ -91,10 +92,10 @@ def lower(src):
     accepted = {id(n) for _, form, _ in taken.values() for n in form.reads}
     passes = _passed_on(src, fdef, names, made)  # consume(it), the last read of it
     accepted |= set(passes)
-    for node in gast.walk(fdef):  # read by a nested function: its calls could advance it
+    for node in walk_nodes(fdef):  # read by a nested function: its calls could advance it
         if isinstance(node, (gast.FunctionDef, gast.Lambda) + _CONDITIONAL[3:]) and \
                 node is not fdef:
-            names -= {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and
+            names -= {n.id for n in walk_nodes(node) if isinstance(n, gast.Name) and
                       id(n) not in accepted}
     if not names:
         return _refuse_left(src, fdef, made, params, names, stores)
@@ -109,7 +110,7 @@ def lower(src):
             value = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr)) else None
             if _next_of(src, value, names) is not None:
                 nexts[id(value)] = value
-    for node in gast.walk(fdef):  # every other read of such a name: not rewritten
+    for node in walk_nodes(fdef):  # every other read of such a name: not rewritten
         if isinstance(node, gast.Call) and id(node) in nexts:
             continue
         for child in gast.iter_child_nodes(node):
@@ -189,7 +190,7 @@ class _Form:
                 gast.Constant(value=self.k, kind=None)))], stmt)[0])
             stmt.orelse.insert(0, _located([_at_end(self.name)], stmt)[0])
             return
-        for parent in gast.walk(stmt):
+        for parent in walk_nodes(stmt):
             for field, value in gast.iter_fields(parent):
                 if value is self.node:
                     setattr(parent, field, _located([self.replace()], stmt)[0])
@@ -217,7 +218,7 @@ def _form_of(src, node, names):
     if _builtin(src, node.func, "enumerate") and args and isinstance(args[0], gast.Name) and \
             args[0].id in names and not any(
                 isinstance(n, gast.Name) and n.id in names for a in args[1:] + [
-                    k.value for k in node.keywords] for n in gast.walk(a)):
+                    k.value for k in node.keywords] for n in walk_nodes(a)):
         return _Form(args[0].id, node, [args[0]], 1)
     if _builtin(src, node.func, "zip") and len(args) >= 2 and all(
             isinstance(a, gast.Name) and a.id == args[0].id for a in args) and \
@@ -239,7 +240,7 @@ def _consumers(src, fdef, names):
                 form = _form_of(src, stmt.iter, names)
                 if form is not None and not any(
                         isinstance(n, gast.Name) and n.id == form.name
-                        for s in stmt.body for n in gast.walk(s)):
+                        for s in stmt.body for n in walk_nodes(s)):
                     out[id(stmt)] = (stmt, form, False)
                 continue
             if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)) or \
@@ -248,7 +249,7 @@ def _consumers(src, fdef, names):
             found = []
             _visit(src, stmt.value, names, False, found)
             if len(found) == 1 and sum(isinstance(n, gast.Name) and n.id == found[0].name
-                                       for n in gast.walk(stmt)) == len(found[0].reads):
+                                       for n in walk_nodes(stmt)) == len(found[0].reads):
                 out[id(stmt)] = (stmt, found[0], not isinstance(stmt, gast.Return))
     return out
 
@@ -273,7 +274,7 @@ def _hoisted(src, stmt, names):
     def visit(node, parent, field, index, conditional):
         found = _next_of(src, node, names)
         if found is not None and not conditional and not any(
-                _next_of(src, n, names) for a in node.args[1:] for n in gast.walk(a)):
+                _next_of(src, n, names) for a in node.args[1:] for n in walk_nodes(a)):
             _count[0] += 1
             temp = f"{found[0]}_srcad_next{_count[0]}"
             before.append(gast.Assign(targets=[_name(temp, True)], value=node,
@@ -307,13 +308,13 @@ def _changed_later(src, fdef, assign):
     function (Python's iterator would see the change; the rewrite takes the items where
     ``iter`` is called): a method called on it, an item or slice written, ``+=``, ``del``,
     passed to a call other than a builtin that only reads, read by a nested function."""
-    read = {n.id for n in gast.walk(assign.value) if isinstance(n, gast.Name)} - {"iter"}
-    inside = {id(n) for n in gast.walk(assign.value)}
+    read = {n.id for n in walk_nodes(assign.value) if isinstance(n, gast.Name)} - {"iter"}
+    inside = {id(n) for n in walk_nodes(assign.value)}
     parents = {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         for child in gast.iter_child_nodes(node):
             parents[id(child)] = node
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if not (isinstance(node, gast.Name) and node.id in read) or id(node) in inside:
             continue
         parent = parents.get(id(node))
@@ -333,8 +334,8 @@ def _changed_later(src, fdef, assign):
             continue  # read (a for loop or comprehension reads it)
         return True
     return any(isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not fdef and any(
-        isinstance(m, gast.Name) and m.id in read for m in gast.walk(n))
-        for n in gast.walk(fdef))
+        isinstance(m, gast.Name) and m.id in read for m in walk_nodes(n))
+        for n in walk_nodes(fdef))
 
 
 def _rewritten(src, stmt, names):
@@ -375,7 +376,7 @@ def _rewritten(src, stmt, names):
 
 def _located(stmts, like):
     for stmt in stmts:
-        for sub in gast.walk(stmt):
+        for sub in walk_nodes(stmt):
             if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
                 gast.copy_location(sub, like)
     return stmts
@@ -419,7 +420,7 @@ def _unconditional_calls(node, conditional=False):
 
 
 def _loads(node, name):
-    return [n for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == name
+    return [n for n in walk_nodes(node) if isinstance(n, gast.Name) and n.id == name
             and isinstance(n.ctx, gast.Load)]
 
 

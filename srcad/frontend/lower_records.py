@@ -36,6 +36,7 @@ import types
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import MissingRuleError, SrcadError
 from . import (
     function_fields,
@@ -83,10 +84,10 @@ def lower(src):
     nested_records.prepare(src, fdef)  # m = MLP(Lin(w, b), l2): records held, read so too
     stores, bad = {}, set()
     parents = {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         for child in gast.iter_child_nodes(node):
             parents[child] = node
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, (gast.Global, gast.Nonlocal)):
             bad.update(node.names)
         elif isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
@@ -119,7 +120,7 @@ def lower(src):
     if not built:
         return
     bind = None
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
     names = {}
     for name, items in built.items():
         cls = _class_of(items[0][1], built)
@@ -165,7 +166,7 @@ def lower(src):
                     names.get((name, f), f"{name}_{f}") for f in fields], taken, hold)
                 rebuilt_records.verbatim(assign, cls, _bound(kind), held, fields,
                                          lambda base: _spare(base, taken))
-            for node in gast.walk(assign):
+            for node in walk_nodes(assign):
                 if not hasattr(node, "lineno"):
                     gast.copy_location(node, assign)
     _Fields(src, built, names).visit(fdef)
@@ -176,9 +177,9 @@ def _keep_plain_refusals(src, fdef, built, stores, why):
     field: why (``src.record_refusals``, the error if it is differentiated), the class's
     refusal (:func:`.plain_classes.describe`) or the use srcad does not follow."""
     followed = {id(assign.value) for items in built.values() for assign, _ in items}
-    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
+    parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
     named = {id(assign.value): name for name, assigns in stores.items() for assign in assigns}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if not isinstance(node, gast.Call) or id(node) in followed or \
                 not hasattr(node, "lineno"):
             continue
@@ -227,14 +228,14 @@ def _built_in_place(src, fdef):
     def record(node):
         return _in_place(src, node, local)
 
-    for call in [n for n in gast.walk(fdef) if isinstance(n, gast.Call)]:
+    for call in [n for n in walk_nodes(fdef) if isinstance(n, gast.Call)]:
         if any(record(a) for a in call.args + [k.value for k in call.keywords]):
             bind = bind or passed_records.binder(src, fdef)
             try:
                 passed_records.rewrite_call(src, call, record, bind)
             except SrcadError as exc:  # left as it is (a constant record is passed whole)
                 record_uses.keep_refusal(src, exc, [made.lineno for node in call.args + [
-                    k.value for k in call.keywords] for made in gast.walk(node)
+                    k.value for k in call.keywords] for made in walk_nodes(node)
                     if isinstance(made, gast.Call) and hasattr(made, "lineno")])
 
 
@@ -373,7 +374,7 @@ def _uses_ok(src, fdef, name, built, parents, classes, why=None, holders=frozens
     # to could keep it, in a closure or a generator, and read the field after the write)
     written = any(isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Load) and
                   isinstance(n.value, gast.Name) and n.value.id == name
-                  for n in gast.walk(fdef))
+                  for n in walk_nodes(fdef))
     for node in _walk_scoped(fdef):
         node, nested = node
         if not isinstance(node, gast.Name) or node.id != name or \

@@ -29,6 +29,7 @@ import gast
 
 from ..core import functions, ir
 from ..core.ir import Const, Var
+from ..core.walk import walk_nodes
 from ..errors import SrcadError
 from ..runtime.spread_calls import star_call
 from . import source as source_module
@@ -255,7 +256,7 @@ class Spreads:
             columns.append([Atom(i) for i in items])
         rows = [gast.Tuple(elts=list(row), ctx=gast.Load()) for row in zip(*columns)]
         out = gast.Tuple(elts=rows, ctx=gast.Load())
-        for sub in gast.walk(out):
+        for sub in walk_nodes(out):
             if "lineno" in sub._attributes:
                 gast.copy_location(sub, node)
         return out
@@ -284,7 +285,7 @@ class Spreads:
         comp = gast.comprehension(target=target, iter=source, ifs=[test] if test else [],
                                   is_async=0)
         out = gast.ListComp(elt=elt, generators=[comp])
-        for sub in gast.walk(out):
+        for sub in walk_nodes(out):
             if getattr(sub, "lineno", None) is None and "lineno" in sub._attributes:
                 gast.copy_location(sub, node)
         return out
@@ -340,7 +341,7 @@ def _stepped(lw, node):
     comp = gast.comprehension(target=name_node(item, gast.Store()), iter=node, ifs=[],
                               is_async=0)
     out = gast.ListComp(elt=name_node(item, gast.Load()), generators=[comp])
-    for sub in gast.walk(out):
+    for sub in walk_nodes(out):
         if getattr(sub, "lineno", None) is None and "lineno" in sub._attributes:
             gast.copy_location(sub, node)
     return out
@@ -381,7 +382,7 @@ def frozen_names(fdef):
     a name of its own in SSA form) and a call can splice them. Returns those names, and
     those bound once to a display and only read as ``**name``."""
     good, bad_store, ok, unpacked, stored = {}, set(), set(), set(), set()
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Assign):
             for t in node.targets:
                 if isinstance(t, gast.Name) and len(node.targets) == 1 and (
@@ -395,11 +396,11 @@ def frozen_names(fdef):
                     stored.add(t.value.id)
         elif isinstance(node, (gast.AugAssign, gast.AnnAssign, gast.For, gast.comprehension,
                                gast.NamedExpr, gast.Delete)):
-            for sub in gast.walk(node.target if not isinstance(node, gast.Delete) else node):
+            for sub in walk_nodes(node.target if not isinstance(node, gast.Delete) else node):
                 if isinstance(sub, gast.Name):
                     bad_store.add(sub.id)
         elif isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fdef:
-            for sub in gast.walk(node):
+            for sub in walk_nodes(node):
                 if isinstance(sub, gast.Name):
                     bad_store.add(sub.id)  # read by a nested function: not followed
         if isinstance(node, gast.Starred) and isinstance(node.value, gast.Name):
@@ -416,7 +417,7 @@ def frozen_names(fdef):
                 isinstance(node.args[0], gast.Name) and not node.keywords:
             ok.add(id(node.args[0]))
     bad, read = set(), set()
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                 id(node) not in ok:
             bad.add(node.id)

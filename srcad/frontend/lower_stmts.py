@@ -17,6 +17,7 @@ import gast
 
 from ..core import functions, ir
 from ..core.ir import Const, Var
+from ..core.walk import walk_nodes
 from ..errors import SrcadError
 from . import rebinding, writes
 
@@ -370,7 +371,7 @@ def unrebound_tests(fdef):
 
 def _bound_in(node):
     names = set()
-    for sub in gast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, gast.Name) and not isinstance(sub.ctx, gast.Load):
             names.add(sub.id)
         elif isinstance(sub, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):

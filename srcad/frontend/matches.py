@@ -37,6 +37,7 @@ import types
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from .built_records import resolve_any
 
@@ -47,7 +48,7 @@ _SELF_MATCHING = (bool, bytearray, bytes, dict, float, frozenset, int, list, set
 def lower(src):
     """Rewrite every ``match`` in ``src.node`` (nested functions too) in place."""
     if not hasattr(gast, "Match") or not any(isinstance(n, gast.Match)
-                                             for n in gast.walk(src.node)):
+                                             for n in walk_nodes(src.node)):
         return
     _Lowering(src).blocks(src.node)
 
@@ -70,9 +71,9 @@ def _and(tests):
 class _Lowering:
     def __init__(self, src):
         self.src = src
-        self.taken = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name)}
+        self.taken = {n.id for n in walk_nodes(src.node) if isinstance(n, gast.Name)}
         #: the names the function binds (a builtin of that name is not Python's there)
-        self.stored = {n.id for n in gast.walk(src.node) if isinstance(n, gast.Name) and
+        self.stored = {n.id for n in walk_nodes(src.node) if isinstance(n, gast.Name) and
                        not isinstance(n.ctx, gast.Load)}
         self.bound = {}  # object -> the hidden name that reads it
 
@@ -121,7 +122,7 @@ class _Lowering:
                     self.blocks(case)
                 out.extend(self.match(stmt) if isinstance(stmt, gast.Match) else [stmt])
             setattr(node, field, out)
-        for child in gast.walk(node):  # functions in expressions (lambdas hold no statements)
+        for child in walk_nodes(node):  # functions in expressions (lambdas hold no statements)
             if child is not node and isinstance(child, (gast.FunctionDef,
                                                         gast.AsyncFunctionDef)):
                 self.blocks(child)
@@ -141,7 +142,7 @@ class _Lowering:
         else:
             out += self.chained(arms)
         for stmt in out:
-            for sub in gast.walk(stmt):
+            for sub in walk_nodes(stmt):
                 if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                     gast.copy_location(sub, node)
         return out

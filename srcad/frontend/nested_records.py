@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import gast
 
+from ..core.walk import walk_nodes
 from . import plain_classes
 from .built_records import bind_fields, record_fields, resolve_any
 
@@ -59,7 +60,7 @@ def _builds_object(src, node, local):
 def _assigned(fdef):
     """name -> how many times the function binds it (any way, nested functions too)."""
     count = {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
             count[node.id] = count.get(node.id, 0) + 1
         elif isinstance(node, (gast.Global, gast.Nonlocal)):
@@ -73,7 +74,7 @@ def prepare(src, fdef):
     from .passed_calls import bound_names
 
     local = bound_names(fdef)
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
     body = []
     for stmt in fdef.body:
         body += _hoisted(src, stmt, local, taken)
@@ -94,7 +95,7 @@ def _hoisted(src, stmt, local, taken):
     call, name = stmt.value, stmt.targets[0].id
     args = call.args + [k.value for k in call.keywords]
     out = [i for i, a in enumerate(args) if _builds_object(src, a, local)]
-    if not out or any(i not in out and not all(isinstance(n, _SIMPLE) for n in gast.walk(a))
+    if not out or any(i not in out and not all(isinstance(n, _SIMPLE) for n in walk_nodes(a))
                       for i, a in enumerate(args[:out[-1]])):
         return [stmt]
     field_of = {id(value): field for field, value in found[1]}
@@ -118,7 +119,7 @@ def _hoisted(src, stmt, local, taken):
 def _alias(src, fdef, local):
     """``m.first`` -> ``l1`` (see above)."""
     count = _assigned(fdef)
-    written = {n.value.id for n in gast.walk(fdef) if isinstance(n, gast.Attribute) and
+    written = {n.value.id for n in walk_nodes(fdef) if isinstance(n, gast.Attribute) and
                not isinstance(n.ctx, gast.Load) and isinstance(n.value, gast.Name)}
     at = {}  # name -> index of the top-level statement assigning it
     for k, stmt in enumerate(fdef.body):
@@ -139,7 +140,7 @@ def _alias(src, fdef, local):
     if not aliases:
         return
     for k, stmt in enumerate(fdef.body):
-        for node in gast.walk(stmt):
+        for node in walk_nodes(stmt):
             for field, child in gast.iter_fields(node):
                 nodes = child if isinstance(child, list) else [child]
                 for i, sub in enumerate(nodes):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gast
 
+from ..core.walk import walk_nodes
 from .source import fresh_names
 from .view_text import Text, keeps_axes, located, store, walk_scope
 
@@ -43,7 +44,7 @@ def lower(src):
     if not places:
         return
     text = Text(src)
-    fresh = fresh_names({n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)} |
+    fresh = fresh_names({n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)} |
                         set(src.closure) | set(src.globals))
     wanted = set()
     for stmt in places:

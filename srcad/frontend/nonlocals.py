@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from .blocks import own_blocks
 
@@ -140,8 +141,8 @@ class _Rewrite:
     def calls_only(self, scope):
         """Refuse a use of such a function other than calling it, in ``scope``'s own body
         and in the lambdas, comprehensions and other nested functions inside it."""
-        calls = {id(n.func) for n in gast.walk(scope) if isinstance(n, gast.Call)}
-        for node in gast.walk(scope):
+        calls = {id(n.func) for n in walk_nodes(scope) if isinstance(n, gast.Call)}
+        for node in walk_nodes(scope):
             if isinstance(node, gast.Name) and node.id in self.writes and isinstance(
                     node.ctx, gast.Load) and id(node) not in calls:
                 raise self.error(
@@ -200,7 +201,7 @@ class _Rewrite:
     def temp(self, fn):
         """A fresh name for what a call of ``fn`` returns beside the names (``add_result``)."""
         if not hasattr(self, "taken"):
-            self.taken = {n.id for n in gast.walk(self.fdef) if isinstance(n, gast.Name)}
+            self.taken = {n.id for n in walk_nodes(self.fdef) if isinstance(n, gast.Name)}
         name, self.count = f"{fn}_result", self.count + 1
         while name in self.taken:
             name = f"{fn}_result_{self.count}"
@@ -268,10 +269,10 @@ class _Rewrite:
             raise self.refusal(missing[0], "in a part of the statement evaluated after it "
                                "(an assignment's target, a while test)")
         changed = {n for c in calls for n in self.writes[c.func.id]}
-        inside = {id(s) for c in calls for s in gast.walk(c)}
-        reads = [n for n in gast.walk(value) if id(n) not in inside]
+        inside = {id(s) for c in calls for s in walk_nodes(c)}
+        reads = [n for n in walk_nodes(value) if id(n) not in inside]
         if isinstance(stmt, gast.AugAssign):
-            reads += list(gast.walk(stmt.target))
+            reads += list(walk_nodes(stmt.target))
         mine = _bound(self.fdef) | set(self.writes)
         for n in reads:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in changed:
@@ -326,7 +327,7 @@ def _replace(value, stmt, field, old, new):
     if value is old:
         setattr(stmt, field, new)
         return
-    for parent in gast.walk(value):
+    for parent in walk_nodes(value):
         for name, child in gast.iter_fields(parent):
             if child is old:
                 setattr(parent, name, new)
@@ -339,7 +340,7 @@ def _replace(value, stmt, field, old, new):
 
 
 def _located(stmt, like):
-    for sub in gast.walk(stmt):
+    for sub in walk_nodes(stmt):
         if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
             gast.copy_location(sub, like)
     return stmt
@@ -347,5 +348,5 @@ def _located(stmt, like):
 
 def lower(src):
     """Rewrite ``src.node`` in place, see above."""
-    if any(isinstance(n, gast.Nonlocal) for n in gast.walk(src.node)):
+    if any(isinstance(n, gast.Nonlocal) for n in walk_nodes(src.node)):
         _Rewrite(src).run()

@@ -50,6 +50,7 @@ import types
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import SrcadError, UnsupportedSyntaxError
 from . import plain_classes
 from .built_records import record_fields, resolve_any
@@ -75,7 +76,7 @@ def prepare(src, fdef):
     from . import passed_records
     from .plain_lists import stores_of
 
-    if not any(isinstance(n, gast.Call) for n in gast.walk(fdef)):
+    if not any(isinstance(n, gast.Call) for n in walk_nodes(fdef)):
         return
     while True:
         found = _candidate(src, fdef, stores_of(fdef))
@@ -136,13 +137,13 @@ def _candidate(src, fdef, stores):
     skip = getattr(fdef, "_srcad_objlists_skip", set())
     objects = _top_objects(src, fdef, local, stores)
     owner = _owners(src, fdef)
-    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
+    parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
     for stmt in fdef.body:
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name) and \
                 len(stores.get(stmt.targets[0].id, ())) == 1 and \
                 _over_range(src, stmt.value, local) is not None and any(
-                    _passing(src, parents, u, local, owner) for u in gast.walk(fdef) if isinstance(
+                    _passing(src, parents, u, local, owner) for u in walk_nodes(fdef) if isinstance(
                         u, gast.Name) and u.id == stmt.targets[0].id):
             stmt.value = _over_range(src, stmt.value, local)  # [C(W[i]) for i in range(3)]
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
@@ -152,7 +153,7 @@ def _candidate(src, fdef, stores):
                 all(_object_item(src, e, local, objects) for e in stmt.value.elts) and \
                 ("name", stmt.targets[0].id) not in skip:
             name = stmt.targets[0].id
-            uses = [n for n in gast.walk(fdef) if isinstance(n, gast.Name) and n.id == name
+            uses = [n for n in walk_nodes(fdef) if isinstance(n, gast.Name) and n.id == name
                     and isinstance(n.ctx, gast.Load)]
             if any(_passing(src, parents, u, local, owner) for u in uses):
                 return ("name", ("name", name), stmt, _lines(stmt.value))
@@ -160,7 +161,7 @@ def _candidate(src, fdef, stores):
         if appends and ("name", stmt.targets[0].id) not in skip:
             return ("appended", ("name", stmt.targets[0].id), stmt,
                     _lines(*[a.value.args[0] for a in appends]))
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if not isinstance(node, gast.Call) or not _callable(src, node.func, local, owner):
             continue
         for k, arg in enumerate(node.args):
@@ -202,13 +203,13 @@ def _over_range(src, node, local):
             not followed_class(resolve_any(src, node.elt.func, local)) or any(
                 isinstance(n, (gast.Lambda, gast.FunctionDef, gast.ListComp, gast.SetComp,
                                gast.DictComp, gast.GeneratorExp, gast.NamedExpr))
-                for n in gast.walk(node.elt)):
+                for n in walk_nodes(node.elt)):
         return None
     elts = []
     for v in values:
         new = copy.deepcopy(node.elt)
-        up = {c: n for n in gast.walk(new) for c in gast.iter_child_nodes(n)}
-        for sub in list(gast.walk(new)):
+        up = {c: n for n in walk_nodes(new) for c in gast.iter_child_nodes(n)}
+        for sub in list(walk_nodes(new)):
             if isinstance(sub, gast.Name) and sub.id == gen.target.id:
                 replace(up, sub, gast.copy_location(gast.Constant(value=v, kind=None), sub))
         elts.append(new)
@@ -233,7 +234,7 @@ def _appended(src, fdef, stmt, stores, local, objects, parents):
         return None
     name, body = stmt.targets[0].id, fdef.body
     appends, last, uses = [], body.index(stmt), []
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if not (isinstance(node, gast.Name) and node.id == name and
                 isinstance(node.ctx, gast.Load)):
             continue
@@ -261,7 +262,7 @@ def _appended(src, fdef, stmt, stores, local, objects, parents):
 
 
 def _lines(*nodes):
-    return sorted({getattr(n, "lineno", None) for node in nodes for n in gast.walk(node)
+    return sorted({getattr(n, "lineno", None) for node in nodes for n in walk_nodes(node)
                    if getattr(n, "lineno", None) is not None})
 
 
@@ -326,7 +327,7 @@ def _owners(src, fdef):
                     isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name and \
                     isinstance(stmt.value, gast.Call):
                 cls = resolve_any(src, stmt.value.func, local - {
-                    n.id for n in gast.walk(stmt.value.func) if isinstance(n, gast.Name)})
+                    n.id for n in walk_nodes(stmt.value.func) if isinstance(n, gast.Name)})
                 if not followed_class(cls):
                     return None
                 facts = record_fields(cls)
@@ -352,8 +353,8 @@ def _held_lists(src, fdef):
         if not held:
             continue
         obj = stmt.targets[0].id
-        parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
-        for node in list(gast.walk(fdef)):
+        parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
+        for node in list(walk_nodes(fdef)):
             if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
                     node.value.id == obj and node.attr in held and \
                     isinstance(node.ctx, gast.Load):
@@ -377,11 +378,11 @@ def _take_apart(src, fdef, found, bind):
 
     kind, key = found[0], found[1]
     local = bound(fdef)
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
 
     fresh = fresh_names(taken)
 
-    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
+    parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
     if kind == "appended":
         stmt = next(s for s in fdef.body if isinstance(s, gast.Assign) and
                     isinstance(s.targets[0], gast.Name) and s.targets[0].id == key[1])
@@ -400,8 +401,8 @@ def _take_apart(src, fdef, found, bind):
             fdef.body[k] = locate(gast.Assign(targets=[name_node(items[-1], gast.Store())],
                                                value=e, type_comment=None), a)
         fdef.body.remove(stmt)
-        parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
-        for node in list(gast.walk(fdef)):
+        parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
+        for node in list(walk_nodes(fdef)):
             if isinstance(node, gast.Name) and node.id == name:
                 replace(parents, node, display([name_node(i) for i in items], node))
         _read_all(src, fdef, bind)
@@ -420,12 +421,12 @@ def _take_apart(src, fdef, found, bind):
             named.append(locate(gast.Assign(targets=[name_node(items[-1], gast.Store())],
                                              value=e, type_comment=None), stmt))
         fdef.body[k:k + 1] = named
-        for node in list(gast.walk(fdef)):
+        for node in list(walk_nodes(fdef)):
             if isinstance(node, gast.Name) and node.id == name:
                 replace(parents, node, display([name_node(i) for i in items], node))
         _read_all(src, fdef, bind)
         return
-    node = next(n for n in gast.walk(fdef) if getattr(n, "_srcad_key", None) == key)
+    node = next(n for n in walk_nodes(fdef) if getattr(n, "_srcad_key", None) == key)
     stmt = node
     while not isinstance(stmt, gast.stmt):
         stmt = parents[stmt]

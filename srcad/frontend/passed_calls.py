@@ -20,6 +20,7 @@ import types
 import gast
 
 from ..core import env, functions
+from ..core.walk import walk_nodes
 from . import source as source_module
 
 
@@ -89,7 +90,7 @@ def bound_names(fdef):
     """Every name ``fdef`` (or a function in it) binds: parameters, assigned, deleted,
     defined, imported, declared global or nonlocal."""
     names = set()
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
             names.add(node.id)
         elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)) and \

@@ -48,6 +48,7 @@ import weakref
 import gast
 
 from ..core import env, functions
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from . import passed_trees, plain_classes, plain_lists, rebuilt_records, record_aliases
 from . import source as source_module
@@ -113,7 +114,7 @@ def rewrite_call(src, call, records, bind, fdef=None, objects=None, fn=None):
     call.func = gast.copy_location(_name(bind(entry)), call.func)
     call.args, call.keywords = args, keywords
     call._srcad_fields = True  # (srcad.frontend.passed_trees: a copy's call)
-    for node in gast.walk(call):
+    for node in walk_nodes(call):
         if "lineno" in node._attributes and not hasattr(node, "lineno"):
             gast.copy_location(node, call)
     return True
@@ -164,7 +165,7 @@ def binder(src, fdef):
     ``src.bound``; a cell of its own, so that a nested function calling it holds it as the
     function's closure variables are held) under ``name_fields``, a name the function does
     not use."""
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
 
     def bind(entry):
         made, name = entry[0].cell_contents, f"{entry[3]}_fields"
@@ -199,7 +200,7 @@ def _derived(fn, specs):
         return known
     src = source_module.read(fn)
     fdef = copy.deepcopy(src.node)
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)} | set(
+    taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)} | set(
         fn.__code__.co_varnames) | set(fn.__code__.co_freevars) | set(fn.__code__.co_names)
 
     fresh = fresh_names(taken)
@@ -282,7 +283,7 @@ def bare_signature(fdef):
     """A copy's signature as :func:`_run` wants it: annotations and the return annotation
     dropped (not read: not evaluated), each default a ``None`` placeholder (the defaults are
     ``fn``'s values, given by ``_run``, not evaluated again where the copy is made)."""
-    for node in gast.walk(fdef.args):
+    for node in walk_nodes(fdef.args):
         if isinstance(node, gast.Name):
             node.annotation = None
     fdef.returns = None
@@ -374,7 +375,7 @@ class _Body:
                                       construct=self.src.line_text(line), hint=hint)
 
     def run(self, fdef):
-        for node in gast.walk(fdef):
+        for node in walk_nodes(fdef):
             if isinstance(node, _SCOPES) and node is not fdef:
                 args = node.args
                 own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
@@ -386,11 +387,11 @@ class _Body:
             elif isinstance(node, (gast.Global, gast.Nonlocal)) and \
                     set(node.names) & set(self.records):
                 raise self.error(node, "a record parameter declared global or nonlocal")
-        stored = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and
+        stored = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name) and
                   isinstance(n.ctx, (gast.Store, gast.Del))}
-        stored |= {n for node in gast.walk(fdef) if isinstance(node, (
+        stored |= {n for node in walk_nodes(fdef) if isinstance(node, (
             gast.Global, gast.Nonlocal)) for n in node.names}
-        stored |= {a.id for node in gast.walk(fdef) if isinstance(node, _SCOPES) and
+        stored |= {a.id for node in walk_nodes(fdef) if isinstance(node, _SCOPES) and
                    node is not fdef for a in node.args.posonlyargs + node.args.args +
                    node.args.kwonlyargs}
         for name in stored & set(self.objects):  # rebound: its class is not known

@@ -39,6 +39,7 @@ import types
 
 import gast
 
+from ..core.walk import walk_nodes
 from .built_records import as_dict, construction, out_of_range
 from .passed_calls import (
     binding,
@@ -74,7 +75,7 @@ class _Trees(Specs):
 
     def check(self):
         """Refuse every use of a record, or a container of records, that is not followed."""
-        for node in gast.walk(self.fdef):
+        for node in walk_nodes(self.fdef):
             if isinstance(node, gast.Name) and self.names.get(node.id) is UNKNOWN:
                 raise self.error(node, f"srcad cannot tell whether {node.id!r} holds a record "
                                  "(it is bound to a record in one place and to something "
@@ -167,7 +168,7 @@ class _Trees(Specs):
                                      hint="build a new list (or dict) of the values instead")
             if all(isinstance(t, (gast.Name, gast.Tuple, gast.List)) for t in targets) and \
                     not any(isinstance(n, (gast.Subscript, gast.Attribute)) for t in targets
-                            for n in gast.walk(t)):
+                            for n in walk_nodes(t)):
                 unpacks = [t for t in targets if not isinstance(t, gast.Name)]
                 if record and unpacks and not (spec[1] and len(targets) == 1 and all(
                         len(t.elts) == len(spec[2]) and not any(
@@ -337,7 +338,7 @@ class _Trees(Specs):
             return target
         if is_record_spec(spec):
             name = "srcad_item"
-            taken = {n.id for n in gast.walk(self.fdef) if isinstance(n, gast.Name)}
+            taken = {n.id for n in walk_nodes(self.fdef) if isinstance(n, gast.Name)}
             while name in taken:
                 name += "_"
             item = gast.copy_location(gast.Name(id=name, ctx=gast.Load(), annotation=None,

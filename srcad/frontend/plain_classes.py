@@ -56,6 +56,7 @@ from dataclasses import dataclass
 import gast
 
 from ..core import env, functions
+from ..core.walk import walk_nodes
 from ..errors import MissingRuleError, SrcadError
 from . import source as source_module
 
@@ -518,9 +519,9 @@ class _Init:
         """Every use of ``self`` in ``node`` reads an attribute already set."""
         if node is None:
             return
-        for sub in gast.walk(node):
+        for sub in walk_nodes(node):
             if isinstance(sub, (gast.FunctionDef, gast.Lambda, gast.ClassDef)) and any(
-                    isinstance(n, gast.Name) and n.id == self.self_name for n in gast.walk(sub)):
+                    isinstance(n, gast.Name) and n.id == self.self_name for n in walk_nodes(sub)):
                 raise _Stop(self.refuse(sub, "uses self in a nested function",
                                         "compute the value with the attributes as arguments"))
             if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Name) and \
@@ -528,9 +529,9 @@ class _Init:
                 raise _Stop(self.refuse(sub, "uses super() other than to call "
                                         "super().__init__(...) as a statement",
                                         "call super().__init__(...) on a line of its own"))
-        parents = {child: sub for sub in gast.walk(node)
+        parents = {child: sub for sub in walk_nodes(node)
                    for child in gast.iter_child_nodes(sub)}
-        for sub in gast.walk(node):
+        for sub in walk_nodes(node):
             if not (isinstance(sub, gast.Name) and sub.id == self.self_name):
                 continue
             attr = parents.get(sub)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from . import plain_classes
 from .built_records import record_fields
@@ -78,8 +79,8 @@ def by_key(fdef, base, lists):
     keys = {(kind[1], kind[2]): part for part, _, _, kind in lists.values()
             if isinstance(kind, tuple)} if isinstance(lists, dict) else {}
     dicts = {f for f, _ in keys}
-    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
-    for node in list(gast.walk(fdef)):
+    parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
+    for node in list(walk_nodes(fdef)):
         if not (self_attr(node, base) and node.attr in dicts):
             continue
         sub = parents.get(node)

@@ -21,6 +21,7 @@ import weakref
 import gast
 
 from ..core import env
+from ..core.walk import walk_nodes
 from . import passed_records, plain_dicts, plain_lists
 from . import source as source_module
 from .passed_calls import class_method
@@ -49,7 +50,7 @@ def maker(cls, owner=None):
             src = source_module.read(plain.init)
             fdef = copy.deepcopy(src.node)
             cells, entry_names = {}, {}
-            taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)} | set(
+            taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)} | set(
                 plain.init.__code__.co_varnames) | set(plain.init.__code__.co_freevars) | set(
                 plain.init.__code__.co_names)
 
@@ -87,7 +88,7 @@ def maker(cls, owner=None):
             plain_dicts.split_dict(fdef, self_name, own)  # {"enc": Dense(a)}: an object a key
             holder = fresh(f"{cls.__name__}_class")  # self.K: read through the class
             _Rewrite(self_name, locals_, parents, parent_call, holder).visit(fdef)
-            if any(isinstance(n, gast.Name) and n.id == holder for n in gast.walk(fdef)):
+            if any(isinstance(n, gast.Name) and n.id == holder for n in walk_nodes(fdef)):
                 cells[holder] = types.CellType(cls)
             if fdef.body and isinstance(fdef.body[-1], gast.Return):
                 fdef.body.pop()
@@ -106,7 +107,7 @@ def maker(cls, owner=None):
                 elts=[gast.Call(func=_name("tuple"), args=[_name(locals_[f])], keywords=[])
                       if f in columns else _name(locals_[f]) for f in plain.fields],
                 ctx=gast.Load())), fdef.body[-1] if fdef.body else fdef))
-            for node in gast.walk(fdef.body[-1]):  # (a column a tuple: its gradient is
+            for node in walk_nodes(fdef.body[-1]):  # (a column a tuple: its gradient is
                 if "lineno" in node._attributes and not hasattr(node, "lineno"):  # one
                     gast.copy_location(node, fdef.body[-1])  # the caller does not share)
             args = fdef.args

@@ -54,6 +54,7 @@ import types
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from . import function_fields, plain_classes
 from .built_records import bind_fields, record_fields, resolve_any
@@ -76,12 +77,12 @@ def find(info):
     ``((attribute, item class, ((item field, field), ...)), ...)``; an attribute used
     otherwise stays a field of its own (as before: its items are not followed)."""
     body, self_name = info.src.node.body, info.self_name
-    parents = {c: n for n in gast.walk(info.src.node) for c in gast.iter_child_nodes(n)}
-    local = {n.id for n in gast.walk(info.src.node) if isinstance(n, gast.Name) and
+    parents = {c: n for n in walk_nodes(info.src.node) for c in gast.iter_child_nodes(n)}
+    local = {n.id for n in walk_nodes(info.src.node) if isinstance(n, gast.Name) and
              not isinstance(n.ctx, gast.Load)}
     out, consts = [], []
     for field in info.fields:
-        nodes = [n for n in gast.walk(info.src.node) if self_attr(n, self_name) and
+        nodes = [n for n in walk_nodes(info.src.node) if self_attr(n, self_name) and
                  n.attr == field]
         stores = [n for n in nodes if not isinstance(n.ctx, gast.Load)]
         if len(stores) != 1:
@@ -211,7 +212,7 @@ def taken_apart(lists, locals_, fresh, where, hold):
                                 args=[read(item, cls, sub)], keywords=[]))
                                 for sub, e in subs], orelse=[], type_comment=None))
     for stmt in out:
-        for node in gast.walk(stmt):
+        for node in walk_nodes(stmt):
             if "lineno" in node._attributes and not hasattr(node, "lineno"):
                 gast.copy_location(node, where)
     return out
@@ -281,7 +282,7 @@ def _attribute_write(fdef):
     """The first statement target of ``fdef`` writing an attribute (``l.W = v``,
     ``l.n += 1``, ``del l.W``), else None: an item of a list rebuilt from its fields is not
     the object Python's list holds, so a write into one would be lost."""
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Attribute) and isinstance(node.ctx, (gast.Store, gast.Del)):
             return node
     return None
@@ -314,9 +315,9 @@ def rebuild_reads(src, fdef, param, spec, hold, fresh):
     other = by_key(fdef, param, {f: (f,) + v for f, v in lists.items()})
     if other is not None:
         raise refuse_dict(src, other, param)
-    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
+    parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
     made = {}
-    for node in list(gast.walk(fdef)):
+    for node in list(walk_nodes(fdef)):
         if not (self_attr(node, param) and node.attr in lists and
                 isinstance(node.ctx, gast.Load)):
             continue
@@ -358,7 +359,7 @@ def rebuild_reads(src, fdef, param, spec, hold, fresh):
                           dict(found.item_functions).get(field, ()))
     where = fdef.body[0] if fdef.body else fdef
     for stmt in first:
-        for node in gast.walk(stmt):
+        for node in walk_nodes(stmt):
             if "lineno" in node._attributes and not hasattr(node, "lineno"):
                 gast.copy_location(node, where)
     docstring = fdef.body[:1] if fdef.body and isinstance(fdef.body[0], gast.Expr) and \
@@ -428,9 +429,9 @@ def rebuild_in_function(src, fdef):
                for stmt in fdef.body):
         return {}  # (no object of a class with list or object fields built here)
     local = bound_names(fdef)
-    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
+    parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
     stores = stores_of(fdef)
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
 
     fresh = fresh_names(taken)
 
@@ -448,8 +449,8 @@ def rebuild_in_function(src, fdef):
         other = by_key(fdef, name, {f: (f,) + v for f, v in lists.items()})
         if other is not None:
             raise refuse_dict(src, other, name)
-        parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
-        reads = [n for n in gast.walk(fdef) if self_attr(n, name) and n.attr in lists and
+        parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
+        reads = [n for n in walk_nodes(fdef) if self_attr(n, name) and n.attr in lists and
                  isinstance(n.ctx, gast.Load) and (
                      _read_ok(n, parents) if lists[n.attr][2] == "list" else
                      _part_ok(src, n, parents))]
@@ -485,7 +486,7 @@ def rebuild_in_function(src, fdef):
                 elif isinstance(value, list) and r in value:
                     value[value.index(r)] = gast.copy_location(_name(locals_[r.attr]), r)
         for new in first:
-            for node in gast.walk(new):
+            for node in walk_nodes(new):
                 if "lineno" in node._attributes and not hasattr(node, "lineno"):
                     gast.copy_location(node, stmt)
         k = fdef.body.index(stmt)
@@ -540,7 +541,7 @@ def stores_of(fdef):
     """Each name ``fdef`` binds -> its binding nodes (a ``global``/``nonlocal`` name counts
     as bound twice: never one binding)."""
     stores = {}
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
             stores.setdefault(node.id, []).append(node)
         elif isinstance(node, (gast.Global, gast.Nonlocal)):

@@ -34,6 +34,7 @@ import gast
 import numpy as np
 
 from ..core import functions
+from ..core.walk import walk_nodes
 from ..errors import SrcadError
 from . import plain_classes, plain_lists
 from . import source as source_module
@@ -134,14 +135,14 @@ class Rebuilt:
             body[0].value, gast.Constant) and isinstance(body[0].value.value, str) else 0
         new = [assign for _, assign in self.made.values()]
         for assign in new:
-            for node in gast.walk(assign):
+            for node in walk_nodes(assign):
                 if "lineno" in node._attributes and not hasattr(node, "lineno"):
                     gast.copy_location(node, body[at] if at < len(body) else self.fdef)
         body[at:at] = new
 
 
 def _reads_record(node, records):
-    return any(isinstance(n, gast.Name) and n.id in records for n in gast.walk(node))
+    return any(isinstance(n, gast.Name) and n.id in records for n in walk_nodes(node))
 
 
 # ------------------------------------------------- a record held by an object built by __init__
@@ -189,13 +190,13 @@ def _bound_in(cls, owner, args, keywords, fields, depth):
         given[name] = value
     out, inner, below = [], [], set()
     assigned = {}
-    for sub in gast.walk(node):
+    for sub in walk_nodes(node):
         if isinstance(sub, gast.Attribute) and not isinstance(sub.ctx, gast.Load) and \
                 isinstance(sub.value, gast.Name) and sub.value.id == me:
             assigned[sub.attr] = assigned.get(sub.attr, 0) + 1
     tops = {id(stmt.value) for stmt in node.body if isinstance(stmt, gast.Expr)}
     if any(isinstance(sub, gast.Call) and isinstance(sub.func, gast.Attribute) and
-           sub.func.attr == "__init__" and id(sub) not in tops for sub in gast.walk(node)):
+           sub.func.attr == "__init__" and id(sub) not in tops for sub in walk_nodes(node)):
         return None  # a base's __init__ called inside a branch, a loop, an expression
     for stmt in node.body:
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
@@ -270,7 +271,7 @@ def _init_globals(owner):
 
 def _one_use(fdef, param):
     """Whether ``param`` is read once in ``fdef`` (nested functions too) and never bound."""
-    uses = [n for n in gast.walk(fdef) if isinstance(n, gast.Name) and n.id == param and
+    uses = [n for n in walk_nodes(fdef) if isinstance(n, gast.Name) and n.id == param and
             not isinstance(n.ctx, gast.Param)]
     return len(uses) == 1 and isinstance(uses[0].ctx, gast.Load)
 
@@ -303,9 +304,9 @@ def verbatim(assign, cls, bound, held, fields, spare):
     inner = assign.targets[0] if isinstance(assign.value, gast.Call) else \
         assign.targets[0].elts[0]
     if not given or not isinstance(inner, gast.Tuple) or len(inner.elts) != len(fields) or \
-            any(isinstance(n, gast.NamedExpr) for n in gast.walk(assign.value)):
+            any(isinstance(n, gast.NamedExpr) for n in walk_nodes(assign.value)):
         return  # (f(p, p := q): the name read after the call is not the argument)
-    stored = {n.id for n in gast.walk(assign.targets[0]) if isinstance(n, gast.Name)}
+    stored = {n.id for n in walk_nodes(assign.targets[0]) if isinstance(n, gast.Name)}
     pairs = [(k, f) for k, f in enumerate(fields) if f in given and not (
         isinstance(given[f], gast.Name) and given[f].id in stored)]
     if not pairs:
@@ -337,7 +338,7 @@ def object_fields(cls):
                 continue
             args = node.args.posonlyargs + node.args.args
             me = args[0].id if args else None
-            for sub in gast.walk(node):
+            for sub in walk_nodes(node):
                 if isinstance(sub, gast.Attribute) and isinstance(sub.value, gast.Attribute) \
                         and isinstance(sub.value.value, gast.Name) and \
                         sub.value.value.id == me and not hasattr(np.ndarray, sub.attr):

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import gast
 
+from ..core.walk import walk_nodes
+
 
 def candidates(fdef):
     """The ids of the top-level statements ``name = <expression>`` of ``fdef`` that may name a
@@ -28,7 +30,7 @@ def candidates(fdef):
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     params |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
     stores, declared = {}, set()
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
             stores[node.id] = stores.get(node.id, 0) + 1
         elif isinstance(node, (gast.Global, gast.Nonlocal)):
@@ -49,6 +51,6 @@ def candidates(fdef):
             if stores.get(name) == 1 and name not in params and name not in declared and \
                     name not in read:
                 out.add(id(stmt))
-        read.update(n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and
+        read.update(n.id for n in walk_nodes(stmt) if isinstance(n, gast.Name) and
                     isinstance(n.ctx, gast.Load))
     return out

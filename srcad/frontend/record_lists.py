@@ -43,6 +43,7 @@ import types
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import MissingRuleError
 from . import function_fields, plain_classes
 from .built_records import bind_fields, record_fields, resolve_any
@@ -60,7 +61,7 @@ def _name(id_, ctx=None):
 def _pure(node, src=None):
     """Whether ``node`` reads names, items and attributes, with arithmetic and ``len(...)``
     (evaluating it once more, or in another order, changes nothing)."""
-    for n in gast.walk(node):
+    for n in walk_nodes(node):
         if isinstance(n, gast.Call) and src is not None and not n.keywords and \
                 resolve_any(src, n.func) is len:
             continue
@@ -74,14 +75,14 @@ def prepare(src, fdef):
     from .passed_calls import bound_names
 
     local = bound_names(fdef)
-    parents = {child: node for node in gast.walk(fdef) for child in gast.iter_child_nodes(node)}
+    parents = {child: node for node in walk_nodes(fdef) for child in gast.iter_child_nodes(node)}
     stores = stores_of(fdef)
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
     fdef.body = [new for stmt in fdef.body for new in (
         _as_loops(src, stmt, local, taken) if isinstance(stmt, gast.Assign) and
         len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) and
         len(stores.get(stmt.targets[0].id, ())) == 1 else [stmt])]
-    parents = {child: node for node in gast.walk(fdef) for child in gast.iter_child_nodes(node)}
+    parents = {child: node for node in walk_nodes(fdef) for child in gast.iter_child_nodes(node)}
     for stmt in list(fdef.body):
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name) and \
@@ -95,10 +96,7 @@ class _List:
         self.parents, self.taken = parents, taken
         self.name, self.cls, self.general = stmt.targets[0].id, None, False
         self.held = None  # fields holding one function in every item (see functions)
-        # names whose attributes the function writes: an item taken into one is not
-        # rebuilt from the lists (a write to it would have to change the list's object)
-        self.written = {n.value.id for n in gast.walk(fdef) if isinstance(n, gast.Attribute)
-                        and not isinstance(n.ctx, gast.Load) and isinstance(n.value, gast.Name)}
+        self.written = set()  # see run (a walk of the function, only for a list made empty)
 
     def fresh(self, base):
         while base in self.taken:
@@ -176,7 +174,12 @@ class _List:
         value, uses = self.stmt.value, []
         if not isinstance(value, gast.List) or value.elts:
             return
-        for node in gast.walk(self.fdef):
+        # names whose attributes the function writes: an item taken into one is not
+        # rebuilt from the lists (a write to it would have to change the list's object)
+        self.written = {n.value.id for n in walk_nodes(self.fdef) if isinstance(
+            n, gast.Attribute) and not isinstance(n.ctx, gast.Load) and isinstance(
+            n.value, gast.Name)}
+        for node in walk_nodes(self.fdef):
             if isinstance(node, gast.Name) and node.id == self.name and \
                     isinstance(node.ctx, gast.Load):
                 use = self.use(node)
@@ -196,7 +199,7 @@ class _List:
                                            for _ in fields], ctx=gast.Load())
         for use in uses:
             use(lists)
-        for node in gast.walk(self.stmt):
+        for node in walk_nodes(self.stmt):
             if "lineno" in node._attributes and not hasattr(node, "lineno"):
                 gast.copy_location(node, self.stmt)
 
@@ -214,7 +217,7 @@ class _List:
                  f"item into a name first (item = {self.name}[k]), or keep the values in "
                  "lists of their own (ws.append(w)) and build the object where it is used")
         refusals = self.src.__dict__.setdefault("record_refusals", {})
-        for n in gast.walk(self.fdef):
+        for n in walk_nodes(self.fdef):
             if isinstance(n, gast.Attribute) and n.attr == "append" and isinstance(
                     n.value, gast.Name) and n.value.id == self.name and hasattr(n, "lineno"):
                 refusals.setdefault(n.lineno, exc)
@@ -280,7 +283,7 @@ class _List:
                                         ctx=gast.Load()), args=[v], keywords=[])), expr)
                     for f, v in bound]
                 for node in body[k:k + len(made) + len(bound)]:
-                    for sub in gast.walk(node):
+                    for sub in walk_nodes(node):
                         if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                             gast.copy_location(sub, expr)
                 return
@@ -316,7 +319,7 @@ class _List:
         rebuilt = gast.Assign(targets=[_name(target, gast.Store())], value=self.constructed(
             [(f, _name(leaves[f])) for f in fields]), type_comment=None)
         loop.body.insert(0, rebuilt)
-        for node in gast.walk(loop):
+        for node in walk_nodes(loop):
             if "lineno" in node._attributes and not hasattr(node, "lineno"):
                 gast.copy_location(node, loop)
 
@@ -325,7 +328,7 @@ class _List:
         assign.value = gast.copy_location(self.constructed([
             (f, gast.Subscript(value=_name(name), slice=copy.deepcopy(subscript.slice),
                                ctx=gast.Load())) for f, name in lists.items()]), subscript)
-        for node in gast.walk(assign):
+        for node in walk_nodes(assign):
             if "lineno" in node._attributes and not hasattr(node, "lineno"):
                 gast.copy_location(node, assign)
 
@@ -350,7 +353,7 @@ def _as_loops(src, stmt, local, taken):
             value=_name(name), attr="append", ctx=gast.Load()), args=[e], keywords=[]))
             for e in comp.elts]
         for node in out:
-            for sub in gast.walk(node):
+            for sub in walk_nodes(node):
                 if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                     gast.copy_location(sub, stmt)
         return out
@@ -358,8 +361,8 @@ def _as_loops(src, stmt, local, taken):
             not isinstance(comp.elt, gast.Call) or \
             not _fields(resolve_any(src, comp.elt.func, local)):
         return [stmt]
-    own = {n.id for g in comp.generators for n in gast.walk(g.target) if isinstance(n, gast.Name)}
-    inner = [n for part in [comp.elt] + [g for g in comp.generators] for n in gast.walk(part)
+    own = {n.id for g in comp.generators for n in walk_nodes(g.target) if isinstance(n, gast.Name)}
+    inner = [n for part in [comp.elt] + [g for g in comp.generators] for n in walk_nodes(part)
              if isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
                                gast.GeneratorExp, gast.NamedExpr))]
     if inner:
@@ -372,7 +375,7 @@ def _as_loops(src, stmt, local, taken):
         taken.add(new)
         fresh[name] = new
     first_iter = comp.generators[0].iter
-    for node in gast.walk(gast.Tuple(elts=[comp.elt] + [g.target for g in comp.generators] +
+    for node in walk_nodes(gast.Tuple(elts=[comp.elt] + [g.target for g in comp.generators] +
                                      [c for g in comp.generators for c in g.ifs] +
                                      [g.iter for g in comp.generators[1:]], ctx=gast.Load())):
         if isinstance(node, gast.Name) and node.id in fresh:
@@ -388,7 +391,7 @@ def _as_loops(src, stmt, local, taken):
     stmt.value = gast.List(elts=[], ctx=gast.Load())
     out = [stmt] + body
     for node in out:
-        for sub in gast.walk(node):
+        for sub in walk_nodes(node):
             if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                 gast.copy_location(sub, stmt)
     return out
@@ -421,7 +424,7 @@ def _hoisted(lst, subscript):
         pass
     else:
         return None
-    if any(isinstance(n, gast.NamedExpr) for n in gast.walk(stmt)):
+    if any(isinstance(n, gast.NamedExpr) for n in walk_nodes(stmt)):
         return None
     holder = lst.parents.get(stmt)
     body = next((v for _, v in gast.iter_fields(holder) if isinstance(v, list) and
@@ -524,7 +527,7 @@ def _wrapped_loop(lst, node):
                               value=lst.constructed([(f, _name(leaves[f]))
                                                       for f in fields]), type_comment=None)
         loop.body.insert(0, rebuilt)
-        for sub in gast.walk(loop):
+        for sub in walk_nodes(loop):
             if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                 gast.copy_location(sub, loop)
 
@@ -563,7 +566,7 @@ def _comprehension(lst, gen):
 
     def rewrite(lists):
         made, item = lst.fresh(f"{lst.name}_made"), lst.fresh(f"{gen.target.id}_")
-        for n in gast.walk(gast.Tuple(elts=[comp.elt] + gen.ifs, ctx=gast.Load())):
+        for n in walk_nodes(gast.Tuple(elts=[comp.elt] + gen.ifs, ctx=gast.Load())):
             if isinstance(n, gast.Name) and n.id == gen.target.id:
                 n.id = item
         inner = [gast.Expr(value=gast.Call(func=gast.Attribute(
@@ -576,7 +579,7 @@ def _comprehension(lst, gen):
                              value=gast.List(elts=[], ctx=gast.Load()), type_comment=None),
                  loop]
         for new in first:
-            for sub in gast.walk(new):
+            for sub in walk_nodes(new):
                 if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                     gast.copy_location(sub, stmt)
         up = lst.parents[comp]

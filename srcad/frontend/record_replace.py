@@ -20,6 +20,8 @@ import dataclasses
 
 import gast
 
+from ..core.walk import walk_nodes
+
 
 def rewrite(fdef, records, source):
     """Rewrite each ``dataclasses.replace(p, ...)`` / ``replace(p, ...)`` of a record
@@ -37,7 +39,7 @@ def rewrite(fdef, records, source):
             names[name] = (spelled, [f.name for f in fields])
     if not names:
         return
-    for node in gast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Call) and _is_replace(node.func, source) and len(
                 node.args) == 1 and isinstance(node.args[0], gast.Name) and (
                     node.args[0].id in names):
@@ -51,7 +53,7 @@ def rewrite(fdef, records, source):
             node.keywords = [gast.keyword(f, changes[f] if f in changes else gast.copy_location(
                 gast.Attribute(gast.Name(obj, gast.Load(), None, None), f, gast.Load()), node))
                 for f in fields]
-            for part in gast.walk(node):
+            for part in walk_nodes(node):
                 gast.copy_location(part, node)
 
 

@@ -22,6 +22,7 @@ import copy
 
 import gast
 
+from ..core.walk import walk_nodes
 from .plain_lists import stores_of
 
 
@@ -29,7 +30,7 @@ def _candidates(fdef):
     """Top-level statements ``L = (a, b, ...)`` (no starred item), ``L`` bound once and
     never an ``append``'s object."""
     stores = stores_of(fdef)
-    appended = {n.value.id for n in gast.walk(fdef) if isinstance(n, gast.Attribute) and
+    appended = {n.value.id for n in walk_nodes(fdef) if isinstance(n, gast.Attribute) and
                 isinstance(n.value, gast.Name) and n.attr in ("append", "extend", "insert")}
     return [k for k, stmt in enumerate(fdef.body) if
             isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
@@ -61,7 +62,7 @@ def prepare(src, fdef):
         saved = dict(src.__dict__.get("record_refusals", {}))
         record_lists.prepare(src, trial)
         taken = any(getattr(n, "_srcad_tuple_trial", False) and
-                    isinstance(n.targets[0], gast.Tuple) for n in gast.walk(trial)
+                    isinstance(n.targets[0], gast.Tuple) for n in walk_nodes(trial)
                     if isinstance(n, gast.Assign))
         src.__dict__["record_refusals"] = saved
         if not saved:

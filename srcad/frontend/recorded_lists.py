@@ -38,6 +38,7 @@ import gast
 import numpy as np
 
 from ..core import ir
+from ..core.walk import walk_nodes
 from ..errors import MutationError
 from ..rules.registry import registry as _registry
 from .builtin_code import no_gradient
@@ -55,7 +56,7 @@ def record_params(fdef, generated=False):
     args = fdef.args
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     appends = {}
-    for stmt in gast.walk(fdef):
+    for stmt in walk_nodes(fdef):
         if isinstance(stmt, gast.Expr) and _append_of(stmt.value) is not None:
             name = stmt.value.func.value
             appends.setdefault(name.id, set()).add(id(name))
@@ -66,7 +67,7 @@ def record_params(fdef, generated=False):
             appends.setdefault(name.id, set()).add(id(name))
     found = set()
     for p in params & set(appends):
-        uses = {id(n) for n in gast.walk(fdef) if isinstance(n, gast.Name) and n.id == p
+        uses = {id(n) for n in walk_nodes(fdef) if isinstance(n, gast.Name) and n.id == p
                 and not isinstance(n.ctx, gast.Param)}
         if uses == appends[p]:
             found.add(p)
@@ -80,10 +81,10 @@ def guard(lw, fdef, params):
     lists may be one: neither is read)."""
     if not lw.records:
         return []
-    assigned = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+    assigned = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, (gast.Store, gast.Param))}
     held = []
-    for name in sorted({n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+    for name in sorted({n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)
                         and isinstance(n.ctx, gast.Load)} - assigned - set(params)):
         try:
             value = lw.source.lookup(name)
@@ -169,7 +170,7 @@ def _cut(lw, value, node):
     :func:`srcad.frontend.builtin_code.no_gradient`: what is recorded carries no derivative
     (the list is never read), so nothing in it asks for one (an f-string of a differentiated
     number, say)."""
-    bound = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)
+    bound = {n.id for n in walk_nodes(value) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}  # comprehension, lambda names
 
     class Cut(gast.NodeTransformer):

@@ -28,6 +28,8 @@ import copy
 
 import gast
 
+from ..core.walk import walk_nodes
+
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
@@ -43,7 +45,7 @@ def bound_once(enclosing, name):
             return False
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             count += node.name == name
-            todo.extend(n for n in gast.walk(node) if isinstance(n, (gast.Global,
+            todo.extend(n for n in walk_nodes(node) if isinstance(n, (gast.Global,
                                                                    gast.Nonlocal)))
             continue
         if isinstance(node, gast.Lambda):
@@ -54,7 +56,7 @@ def bound_once(enclosing, name):
         if isinstance(node, gast.alias) and (node.asname or node.name.split(".")[0]) == name:
             count += 1
         if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
-            todo.extend(n.target for n in gast.walk(node) if isinstance(n, gast.NamedExpr))
+            todo.extend(n.target for n in walk_nodes(node) if isinstance(n, gast.NamedExpr))
             continue
         todo.extend(gast.iter_child_nodes(node))
     return count <= 1
@@ -72,7 +74,7 @@ def self_calls(fdef, name, captured, lifted_name):
     while todo:
         node = todo.pop()
         if isinstance(node, _SCOPES):
-            if any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(node)):
+            if any(isinstance(n, gast.Name) and n.id == name for n in walk_nodes(node)):
                 return None  # read in a function defined inside it
             continue
         for child in gast.iter_child_nodes(node):

@@ -36,6 +36,7 @@ import weakref
 import gast
 
 from ..core import env, functions
+from ..core.walk import walk_nodes
 from ..errors import SrcadError
 from . import plain_classes
 from . import source as source_module
@@ -154,7 +155,7 @@ def _copy_returning(fn, key, rewrite):
             env.record_all(env.code_reads({fn.__name__: fn}))
             src = source_module.read(fn)
             fdef = copy.deepcopy(src.node)
-            taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)} | set(
+            taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)} | set(
                 fn.__code__.co_varnames) | set(fn.__code__.co_names)
             cells = rewrite(fdef, taken)
             passed_records.bare_signature(fdef)
@@ -198,7 +199,7 @@ class _Returns(gast.NodeTransformer):
         ret = gast.copy_location(gast.Return(value=gast.Tuple(elts=[gast.Attribute(
             value=_name(result), attr=f, ctx=gast.Load()) for f in self.fields],
             ctx=gast.Load())), node)
-        for sub in gast.walk(ret):
+        for sub in walk_nodes(ret):
             if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                 gast.copy_location(sub, node)
         return [ret] if named else [assign, ret]
@@ -302,7 +303,7 @@ class _TupleReturns(_Returns):
                                  node)
         out.append(ret)
         for stmt in out:
-            for sub in gast.walk(stmt):
+            for sub in walk_nodes(stmt):
                 if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                     gast.copy_location(sub, node)
         return out
@@ -323,9 +324,9 @@ def unpack_returned(src, fdef, binder):
     if not any(isinstance(n, gast.Assign) and isinstance(n.value, gast.Call) and (
                passed_calls.callee_function(fn := resolve_any(src, n.value.func, local)) or (
                    fn := _callee(src, n.value.func, fdef)[0]) is not None) and
-               returned_classes(fn) for n in gast.walk(fdef)):
+               returned_classes(fn) for n in walk_nodes(fdef)):
         return  # (no call of a function of yours returning a tuple of objects)
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
 
     fresh = fresh_names(taken)
 
@@ -348,7 +349,7 @@ def unpack_returned(src, fdef, binder):
 
     _by_index(src, fdef, fresh)
     _as_display(src, fdef, fresh)
-    for node in list(gast.walk(fdef)):
+    for node in list(walk_nodes(fdef)):
         for _, value in gast.iter_fields(node):
             if not (isinstance(value, list) and value and isinstance(value[0], gast.stmt)):
                 continue
@@ -389,7 +390,7 @@ def unpack_returned(src, fdef, binder):
                 stmt.value = gast.Call(func=_name(bind(entry)), args=lead + stmt.value.args,
                                        keywords=stmt.value.keywords)
                 for new in [stmt] + after:
-                    for sub in gast.walk(new):
+                    for sub in walk_nodes(new):
                         if "lineno" in sub._attributes and not hasattr(sub, "lineno"):
                             gast.copy_location(sub, stmt)
                 k = body.index(stmt)
@@ -408,8 +409,8 @@ def _by_index(src, fdef, fresh):
     from . import passed_calls
 
     stores, loads = {}, {}
-    parents = {c: n for n in gast.walk(fdef) for c in gast.iter_child_nodes(n)}
-    for node in gast.walk(fdef):
+    parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
+    for node in walk_nodes(fdef):
         if isinstance(node, gast.Name):
             (loads if isinstance(node.ctx, gast.Load) else stores).setdefault(
                 node.id, []).append(node)
@@ -455,7 +456,7 @@ def _as_display(src, fdef, fresh):
     ``layers`` a list display of objects built here, iterated or indexed as one)."""
 
     stores = stores_of(fdef)
-    for node in list(gast.walk(fdef)):
+    for node in list(walk_nodes(fdef)):
         for _, body in gast.iter_fields(node):
             if not (isinstance(body, list) and body and isinstance(body[0], gast.stmt)):
                 continue
@@ -476,7 +477,7 @@ def _as_display(src, fdef, fresh):
                     _name(n, gast.Store()), target) for n in names], ctx=gast.Store()), target)]
                 rebuilt = gast.Assign(targets=[_name(target.id, gast.Store())], value=kind(
                     elts=[_name(n) for n in names], ctx=gast.Load()), type_comment=None)
-                for sub in gast.walk(rebuilt):
+                for sub in walk_nodes(rebuilt):
                     if "lineno" in sub._attributes:
                         gast.copy_location(sub, stmt)
                 rebuilt._srcad_display = True  # its names: the objects built in it (above)

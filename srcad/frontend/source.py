@@ -22,6 +22,7 @@ import functools
 import inspect
 import keyword
 import linecache
+import sys
 import tokenize
 import types
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..core import env, functions
+from ..core.walk import walk_nodes
 from ..errors import SourceUnavailableError, UnsupportedSyntaxError
 from . import held_lists, lambdas
 
@@ -159,7 +161,7 @@ def read(func):
             # linecache holds for it (Python 3.13 keeps some) may be another code's text
             raise OSError(f"{filename} is no file")
         # the code object: inspect.getsourcelines(func) would follow __wrapped__
-        lines, first_line = inspect.getsourcelines(code)
+        lines, first_line = _source_lines(func, code)
     except (OSError, TypeError) as exc:
         where = filename
         if filename.startswith("<"):
@@ -204,6 +206,21 @@ def read(func):
             hint="re-import the module (importlib.reload) or restart, then take the gradient")
     gast.increment_lineno(module, first_line - 1)
     return _source(func, node, filename, first_line, text)
+
+
+def _source_lines(func, code):
+    """``inspect.getsourcelines(code)``. Given a code object, ``inspect`` looks for its
+    module through every module loaded, twice (``getmodule``); where ``func``'s module, named
+    by its globals, is that file's, a plain function of the same code in those globals (no
+    ``__wrapped__`` to follow) reads the same lines through that module directly."""
+    globals_ = getattr(func, "__globals__", None)
+    module = sys.modules.get(globals_.get("__name__")) if isinstance(globals_, dict) else None
+    if module is None or getattr(module, "__dict__", None) is not globals_ or getattr(
+            module, "__file__", None) != code.co_filename:
+        return inspect.getsourcelines(code)
+    plain = types.FunctionType(code, globals_, code.co_name, None,
+                               tuple(types.CellType() for _ in code.co_freevars) or None)
+    return inspect.getsourcelines(plain)
 
 
 def dedent_definition(lines):
@@ -395,7 +412,7 @@ def _find_function(module, func):
                 hint="differentiate a plain (synchronous) function")
         if isinstance(stmt, gast.FunctionDef):
             return stmt
-    found = [sub for sub in gast.walk(module) if isinstance(sub, gast.Lambda)]
+    found = [sub for sub in walk_nodes(module) if isinstance(sub, gast.Lambda)]
     if len(found) > 1:
         raise SourceUnavailableError(
             "several lambdas share this line: srcad cannot tell which one it was given",

@@ -25,6 +25,7 @@ import numpy as np
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..core.kinds import duck_array
+from ..core.walk import walk_nodes
 from ..errors import SrcadError, UnsupportedSyntaxError
 from ..rules.registry import registry as _registry
 from . import source as source_module
@@ -143,7 +144,7 @@ def _unpacked_count(fn, name):
         fdef = source_module.read(fn).node
     except SrcadError:
         return None
-    reads = [n for n in gast.walk(fdef) if isinstance(n, gast.Name) and n.id == name
+    reads = [n for n in walk_nodes(fdef) if isinstance(n, gast.Name) and n.id == name
              and n is not fdef.args.vararg]
     if len(reads) != 1 or not isinstance(reads[0].ctx, gast.Load):
         return None

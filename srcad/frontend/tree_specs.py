@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from .built_records import construction
 from .passed_calls import (
@@ -64,7 +65,7 @@ class Specs:
         self.src, self.fdef, self.known, self.bind = src, fdef, known, bind
         self.local = bound_names(fdef)
         self.parents = {}
-        for node in gast.walk(fdef):
+        for node in walk_nodes(fdef):
             for child in gast.iter_child_nodes(node):
                 self.parents[child] = node
         self.names = self._names()
@@ -193,9 +194,9 @@ class Specs:
             found = []
             self._bound(target, spec, found)
             out.extend(found)
-            covered.update(id(n) for n in gast.walk(target) if isinstance(n, gast.Name))
+            covered.update(id(n) for n in walk_nodes(target) if isinstance(n, gast.Name))
 
-        for node in gast.walk(self.fdef):
+        for node in walk_nodes(self.fdef):
             if isinstance(node, gast.Assign):
                 for target in node.targets:
                     bind(target, self.spec(node.value))
@@ -208,7 +209,7 @@ class Specs:
         for p in self.fdef.args.posonlyargs + self.fdef.args.args + self.fdef.args.kwonlyargs:
             out.append((p.id, self.known.get(p.id)))
             covered.add(id(p))
-        for node in gast.walk(self.fdef):  # any other binding: not a record
+        for node in walk_nodes(self.fdef):  # any other binding: not a record
             if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load) and \
                     id(node) not in covered:
                 out.append((node.id, None))
@@ -269,4 +270,4 @@ class Specs:
     def _pure(self, node):
         return all(isinstance(n, (gast.Name, gast.Constant, gast.Attribute, gast.Subscript,
                                   gast.BinOp, gast.UnaryOp, gast.Slice, gast.expr_context,
-                                  gast.operator, gast.unaryop)) for n in gast.walk(node))
+                                  gast.operator, gast.unaryop)) for n in walk_nodes(node))

@@ -28,6 +28,7 @@ import copy
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -43,7 +44,7 @@ def lower(source):
 class _Finally(gast.NodeTransformer):
     def __init__(self, source):
         self.source = source
-        self.names = {n.id for n in gast.walk(source.node) if isinstance(n, gast.Name)}
+        self.names = {n.id for n in walk_nodes(source.node) if isinstance(n, gast.Name)}
         self.count = 0
 
     def visit_Try(self, node):

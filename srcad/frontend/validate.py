@@ -23,6 +23,7 @@ import warnings
 import gast
 import numpy as np
 
+from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from . import generators, try_finally
 from .built_records import resolve_any
@@ -187,26 +188,26 @@ def _scoped_named_exprs(fdef):
     another scope than the expression's (lower_exprs.expr_NamedExpr takes the others)."""
     found = set()
     defaults = fdef.args.defaults + [d for d in fdef.args.kw_defaults if d is not None]
-    for node in [n for stmt in fdef.body for n in gast.walk(stmt)]:
+    for node in [n for stmt in fdef.body for n in walk_nodes(stmt)]:
         if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
                              gast.Lambda)):
-            found |= {id(n) for n in gast.walk(node) if isinstance(n, gast.NamedExpr)}
+            found |= {id(n) for n in walk_nodes(node) if isinstance(n, gast.NamedExpr)}
     for default in defaults:
-        found |= {id(n) for n in gast.walk(default) if isinstance(n, gast.NamedExpr)}
+        found |= {id(n) for n in walk_nodes(default) if isinstance(n, gast.NamedExpr)}
     return found
 
 
 def _assigned_names(fdef):
     names = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
-    return names | {n.id for n in gast.walk(fdef)
+    return names | {n.id for n in walk_nodes(fdef)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def _walk_body(fdef):
     for stmt in fdef.body:
-        yield from gast.walk(stmt)
+        yield from walk_nodes(stmt)
     for default in fdef.args.defaults + [d for d in fdef.args.kw_defaults if d is not None]:
-        yield from gast.walk(default)
+        yield from walk_nodes(default)
 
 
 # ---------------------------------------------------------------- value-neutral with blocks

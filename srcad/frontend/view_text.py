@@ -13,6 +13,8 @@ import copy
 
 import gast
 
+from ..core.walk import walk_nodes
+
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 BLOCKS = ("body", "orelse", "finalbody")
 OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
@@ -34,7 +36,7 @@ def const(value):
 
 
 def located(node, like):
-    for sub in gast.walk(node):
+    for sub in walk_nodes(node):
         if getattr(sub, "lineno", None) is None:
             gast.copy_location(sub, like)
     return node
@@ -177,14 +179,14 @@ class Text:
         self.params |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
         self.declared, self.nested, self.stores = set(), set(), {}
         augmented = set()
-        for node in gast.walk(self.fdef):
+        for node in walk_nodes(self.fdef):
             if isinstance(node, (gast.Global, gast.Nonlocal)):
                 self.declared.update(node.names)
             elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
                 augmented.add(id(node.target))
-        for scope in gast.walk(self.fdef):
+        for scope in walk_nodes(self.fdef):
             if isinstance(scope, SCOPES) and scope is not self.fdef:
-                self.nested.update(n.id for n in gast.walk(scope) if isinstance(n, gast.Name))
+                self.nested.update(n.id for n in walk_nodes(scope) if isinstance(n, gast.Name))
         self.names = {}  # name -> its Name nodes in this scope
         for node in walk_scope(self.fdef):
             if isinstance(node, gast.Name):
@@ -209,16 +211,16 @@ class Text:
                     if isinstance(t, gast.Name):
                         self.bindings.setdefault(t.id, []).append(node.value)
                     else:  # a, b = ...: not known here
-                        for n in gast.walk(t):
+                        for n in walk_nodes(t):
                             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                                 self.bindings.setdefault(n.id, []).append(None)
             elif isinstance(node, (gast.NamedExpr, gast.comprehension, gast.With,
                                    gast.AnnAssign, gast.Delete)):
-                for n in gast.walk(node.target if hasattr(node, "target") else node):
+                for n in walk_nodes(node.target if hasattr(node, "target") else node):
                     if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
                         self.bindings.setdefault(n.id, []).append(None)
             elif isinstance(node, gast.For) and not isinstance(node.target, gast.Name):
-                for n in gast.walk(node.target):
+                for n in walk_nodes(node.target):
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                         self.bindings.setdefault(n.id, []).append(None)
         self.assigned = {}  # name -> the values of its plain assignments
@@ -321,7 +323,7 @@ class Text:
     def arrays(self, index):
         """Whether a name in ``index`` is bound to what the text shows is a list or an array
         (a list display, ``np.array(...)``, a comparison): ``y[idx]`` is then a copy."""
-        for node in gast.walk(index):
+        for node in walk_nodes(index):
             if isinstance(node, gast.Name):
                 for value in self.assigned.get(node.id, ()):
                     if isinstance(value, (gast.List, gast.ListComp, gast.Compare, gast.Tuple)) \

@@ -59,6 +59,7 @@ import types
 
 import gast
 
+from ..core.walk import walk_nodes
 from ..errors import MutationError
 from .source import fresh_names
 from .view_indices import check_view, view_at, view_within
@@ -99,7 +100,7 @@ class _Views(Text):
     def __init__(self, src):
         super().__init__(src)
         self.loops = 0  # how many loops the statements at work are in
-        names = {n.id for n in gast.walk(self.fdef) if isinstance(n, gast.Name)}
+        names = {n.id for n in walk_nodes(self.fdef) if isinstance(n, gast.Name)}
         self.fresh = fresh_names(set(names) | set(src.closure) | set(src.globals))
         self.helpers = {}
     # ------------------------------------------------------------ names bound for the code
@@ -325,7 +326,7 @@ class _Views(Text):
         if outer is not None:
             return False
         names = set()
-        for node in gast.walk(index):
+        for node in walk_nodes(index):
             if isinstance(node, gast.Name):
                 names.add(node.id)
             elif not isinstance(node, (gast.Constant, gast.Slice, gast.Tuple, gast.BinOp,
@@ -423,7 +424,7 @@ def _hints(src):
     (refused by the alias analysis when the base is read afterwards), the write into the base
     to make instead, keyed by (line, view)."""
     hints = {}
-    for node in gast.walk(src.node):
+    for node in walk_nodes(src.node):
         if not (isinstance(node, gast.Assign) and len(node.targets) == 1 and
                 isinstance(node.targets[0], gast.Name)):
             continue
@@ -439,7 +440,7 @@ def _hints(src):
             hint = (f"write into {y} itself ({y}[np.unravel_index(k, {y}.shape)] = ... for "
                     f"{v}[k] = ...; {y} op= ... for the whole view), or copy the view first "
                     f"({v} = {v}.copy()) if {y} should keep its values")
-        for stmt in gast.walk(src.node):
+        for stmt in walk_nodes(src.node):
             written = write_of(stmt) if isinstance(stmt, gast.stmt) else None
             if written is not None and written[0] == v:
                 hints[(stmt.lineno, v)] = hint
@@ -452,7 +453,7 @@ def lower(src):
     _hints(src)
     if not any(isinstance(n, gast.AugAssign) or (isinstance(n, gast.Subscript) and not
                                                   isinstance(n.ctx, gast.Load)) or
-               call_write(n) is not None for n in gast.walk(src.node)):
+               call_write(n) is not None for n in walk_nodes(src.node)):
         return  # no write: nothing to rewrite
     views = _Views(src)
     views.block(src.node.body, {})

@@ -201,16 +201,71 @@ class Rule:
         return rule
 
     def bind(self, args, kwargs):
-        """Map the call's arguments to parameter names, or None if they do not fit."""
-        try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError:
+        """Map the call's arguments to parameter names, or None if they do not fit (as
+        ``signature.bind`` then ``apply_defaults`` map them: whether and how they fit depends
+        only on how many are positional and which keywords are given, so the map is worked
+        out once per such form, :func:`_plan`, and applied to the arguments after)."""
+        plans = self.__dict__.get("_plans")
+        if plans is None:
+            plans = self.__dict__["_plans"] = {}
+        form = (len(args), tuple(kwargs))
+        plan = plans.get(form, _UNPLANNED)
+        if plan is _UNPLANNED:
+            plan = plans[form] = _plan(self.signature, *form)
+        if plan is None:
             return None
-        bound.apply_defaults()
-        return dict(bound.arguments)
+        bound = {}
+        for name, how, at in plan:
+            if how == _POSITIONAL:
+                bound[name] = args[at]
+            elif how == _KEYWORD:
+                bound[name] = kwargs[at]
+            elif how == _DEFAULT:
+                bound[name] = at
+            elif how == _STAR:
+                bound[name] = tuple(args[i] for i in at)
+            else:
+                bound[name] = {k: kwargs[k] for k in at}
+        return bound
 
     def __repr__(self):
         return f"Rule({self.name}({', '.join(self.params)}))"
+
+
+_UNPLANNED = object()
+_POSITIONAL, _KEYWORD, _DEFAULT, _STAR, _STARSTAR = range(5)
+
+
+class _Slot:
+    """An argument's place (an index, a keyword) standing in for it in :func:`_plan`."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, at):
+        self.at = at
+
+
+def _plan(signature, n, keywords):
+    """How ``signature.bind`` (then ``apply_defaults``) maps ``n`` positional arguments and
+    these keywords: ``[(parameter, how, where)]`` in the parameters' order, or None when they
+    do not fit."""
+    try:
+        bound = signature.bind(*[_Slot(i) for i in range(n)], **{k: _Slot(k) for k in keywords})
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    plan = []
+    for name, value in bound.arguments.items():
+        kind = signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            plan.append((name, _STAR, tuple(v.at for v in value)))
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            plan.append((name, _STARSTAR, tuple(value)))
+        elif value.__class__ is _Slot:
+            plan.append((name, _POSITIONAL if type(value.at) is int else _KEYWORD, value.at))
+        else:
+            plan.append((name, _DEFAULT, value))
+    return plan
 
 
 class Registry:

@@ -33,6 +33,7 @@ from ..analysis.user_calls import bind_call, is_user_call, user_callee
 from ..analysis.user_calls import misfit as _misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
+from ..core.walk import walk_nodes
 from ..errors import MissingRuleError, UnsupportedSyntaxError, reached_through_call
 from ..rules import registry
 from ..runtime import helpers as runtime
@@ -320,7 +321,7 @@ class Forward(Sweep):
                 tree = templates.instantiate(template, names, scalar, self.helper_names, rule)
                 self.note_helpers(tree)
                 terms.append(tree)
-                read = {n.id for n in ast.walk(template) if isinstance(n, ast.Name)}
+                read = {n.id for n in walk_nodes(template) if isinstance(n, ast.Name)}
                 shaped |= set(bound) if "ans" in read else read | {param}
             if kind == "elementwise" and terms and not scalar and any(
                 p not in shaped and self.an.kind(a) != SCALAR

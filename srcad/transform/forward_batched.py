@@ -34,6 +34,7 @@ import numpy as np
 from ..analysis.user_calls import user_callee
 from ..core import ir
 from ..core.kinds import ARRAY, SCALAR, SEQ
+from ..core.walk import walk_nodes
 from ..rules import registry
 from . import nodes, templates
 from .batched_einsum import Contractions
@@ -85,7 +86,7 @@ def _shift(axis):
 
 
 def _has_g(node):
-    return any(isinstance(n, ast.Name) and n.id in ("g", "t") for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and n.id in ("g", "t") for n in walk_nodes(node))
 
 
 def _factor_form(template):
@@ -522,7 +523,7 @@ class BatchedForward(Forms, Contractions, Ranks, Forward):
             tree = templates.instantiate(template, names, scalar, self.helper_names, rule)
             self.note_helpers(tree)
             terms.append(tree)
-            read = {n.id for n in ast.walk(template) if isinstance(n, ast.Name)}
+            read = {n.id for n in walk_nodes(template) if isinstance(n, ast.Name)}
             shaped |= set(bound) if "ans" in read else read | {param}
         total = terms[0]
         for term in terms[1:]:

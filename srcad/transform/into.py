@@ -45,6 +45,7 @@ from __future__ import annotations
 import ast
 
 from ..core.kinds import ARRAY
+from ..core.walk import walk_nodes
 
 
 class Unproved(Exception):
@@ -96,14 +97,14 @@ def adds_only(fdef, names, parts):
     if not names <= {a.arg for a in fdef.args.args}:
         return False
     allowed = set()
-    for node in ast.walk(fdef):
+    for node in walk_nodes(fdef):
         if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
             target = node.target
             base = target.value if isinstance(target, ast.Subscript) else target
             if isinstance(base, ast.Name) and base.id in names:
                 inside = [node.value] + ([target.slice] if base is not target else [])
                 if any(isinstance(n, ast.Name) and n.id in names for part in inside
-                       for n in ast.walk(part)):
+                       for n in walk_nodes(part)):
                     return False
                 allowed.add(id(base))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
@@ -112,7 +113,7 @@ def adds_only(fdef, names, parts):
             if len(given) != len(node.args[2:]) or len(set(given)) != len(given):
                 return False
             allowed.update(id(a) for a in node.args[2:] if a.id in names)
-    return all(id(n) in allowed for n in ast.walk(fdef)
+    return all(id(n) in allowed for n in walk_nodes(fdef)
                if isinstance(n, ast.Name) and n.id in names)
 
 

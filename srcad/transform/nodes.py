@@ -21,6 +21,7 @@ import math
 import operator
 
 from ..core import ir
+from ..core.walk import walk_nodes
 
 LOAD, STORE = ast.Load(), ast.Store()  # shared, as the parser shares them
 
@@ -382,7 +383,7 @@ def realise(code, saves, restored=None):
                 item.body = realise(item.body, saves, restored) or [ast.Pass()]
                 item.orelse = realise(item.orelse, saves, restored)
                 if cls is ast.For and restored is not None:
-                    restored.update(n.id for n in ast.walk(item.target)
+                    restored.update(n.id for n in walk_nodes(item.target)
                                     if isinstance(n, ast.Name))
             out.append(item)
     return out

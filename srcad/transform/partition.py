@@ -30,6 +30,7 @@ import operator
 
 from ..core import ir
 from ..core.kinds import ARRAY
+from ..core.walk import walk_nodes
 from . import nodes
 
 
@@ -98,7 +99,7 @@ def _shapes_only(sweep, backward, done):
                 not sweep.structured and like in sweep.assigned)):
             continue
         empties = [made for group, made in done if group.like == like]
-        reads = sum(1 for stmt in backward for n in ast.walk(stmt)
+        reads = sum(1 for stmt in backward for n in walk_nodes(stmt)
                     if isinstance(n, ast.Name) and n.id == like)
         if reads != len(empties):
             continue  # the array is read for something else too: kept anyway
@@ -157,7 +158,7 @@ def _slice_of(call):
 
 
 def _mentions(tree, gname):
-    return any(isinstance(n, ast.Name) and n.id == gname for n in ast.walk(tree))
+    return any(isinstance(n, ast.Name) and n.id == gname for n in walk_nodes(tree))
 
 
 # ---------------------------------------------------------------- the proof

@@ -35,6 +35,7 @@ from ..analysis import shapes
 from ..analysis.analyse import Analysis
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
+from ..core.walk import walk_nodes
 from ..rules import registry
 from . import exp_quotients, into, nodes, partition, same_numbers
 from .guards import ShapeGuards, guard_frames
@@ -150,7 +151,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
             self.refs.setdefault(frame, set()).add(name_)
 
     def ref_names(self, tree, frame):
-        for sub in ast.walk(tree):
+        for sub in walk_nodes(tree):
             if isinstance(sub, ast.Name):
                 self.ref(sub.id, frame)
 
@@ -206,7 +207,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         """Whether an instantiated template reads an array shaped like ``target`` (then its
         value is a whole array even when ``g`` is one number)."""
         return any(isinstance(n, ast.Name) and (n.id == target or self.same_shape(n.id, target))
-                   for n in ast.walk(tree))
+                   for n in walk_nodes(tree))
 
     def materialise(self, gname, code, frame, final=False):
         """A one-number gradient made a whole array (a read-only view, no memory; a new

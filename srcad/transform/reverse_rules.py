@@ -20,6 +20,7 @@ from ..analysis import soundness
 from ..analysis.user_calls import user_callee
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
+from ..core.walk import walk_nodes
 from ..rules import registry
 from . import exp_quotients, nodes, templates
 from .nodes import call, method, name
@@ -365,7 +366,7 @@ def unshape_kept(sweep, code):
     kept = {shape: source for shape, source in sweep.part_shapes.items() if source in read}
     if not kept:
         return
-    for node in (n for stmt in code for n in ast.walk(stmt)):
+    for node in (n for stmt in code for n in walk_nodes(stmt)):
         if isinstance(node, ast.Call) and len(node.args) == 2 and nodes.is_name(
                 node.func, sweep.helper_names.get("unbroadcast_to", "unbroadcast_to")) and (
                 isinstance(node.args[1], ast.Name) and node.args[1].id in kept):

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core import ir
 from ..core.kinds import ANY, ARRAY
+from ..core.walk import walk_nodes
 from . import nodes
 from .nodes import PopMarker, PushMarker, assign, call, name
 from .sweep import phi_copies
@@ -250,7 +251,7 @@ def pushed(tree, stack, analysis):
         return ANY, None
 
     entries = []
-    for node in ast.walk(tree):
+    for node in walk_nodes(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
                 nodes.is_name(node.func.value, stack)):
             if node.func.attr != "append" or len(node.args) != 1 or node.keywords:
@@ -260,11 +261,11 @@ def pushed(tree, stack, analysis):
                 entries.append({i: kind(e) for i, e in enumerate(item.elts)})
             else:
                 entries.append(kind(item)[0])
-    for node in ast.walk(tree):  # a store other than ``stack = []``: not known
+    for node in walk_nodes(tree):  # a store other than ``stack = []``: not known
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                if any(nodes.is_name(t, stack) for t in ast.walk(target)) and not (
+                if any(nodes.is_name(t, stack) for t in walk_nodes(target)) and not (
                         isinstance(node, ast.Assign) and isinstance(node.value, ast.List)
                         and not node.value.elts):
                     return None

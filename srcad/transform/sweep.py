@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR
+from ..core.walk import walk_nodes
 from . import nodes
 from .nodes import call, name
 
@@ -66,7 +67,7 @@ class Sweep:
     def note_helpers(self, tree):
         """Record the helpers an instantiated template calls."""
         spelled = {v: k for k, v in self.helper_names.items()}
-        for sub in ast.walk(tree):
+        for sub in walk_nodes(tree):
             if isinstance(sub, ast.Name) and sub.id in spelled:
                 self.used_helpers.add(spelled[sub.id])
 

@@ -26,6 +26,7 @@ import copy
 import operator
 
 from ..core import ir
+from ..core.walk import walk_nodes
 from . import nodes
 from .nodes import assign, name
 
@@ -58,7 +59,7 @@ class Zeros:
     def zero_flag(self, contribution):
         """The flag of the maybe-zero gradient a contribution copies (``dx = dx_2``,
         ``np.real(dx_2)``), or None (also where it reads two: not zero, to be safe)."""
-        flags = {self.maybe[sub.id] for sub in ast.walk(contribution)
+        flags = {self.maybe[sub.id] for sub in walk_nodes(contribution)
                  if isinstance(sub, ast.Name) and sub.id in self.maybe}
         return flags.pop() if len(flags) == 1 else None
 

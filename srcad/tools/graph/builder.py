@@ -13,6 +13,7 @@ import re
 import gast
 
 from ...core import ir
+from ...core.walk import walk_nodes
 from .model import Cluster, Edge, Graph, Node
 
 # ================================================================================================
@@ -39,7 +40,7 @@ class _Builder:
         self.fold = fold
         self.graph = Graph(fn.name, list(fn.params))
         user = set(fn.params)
-        user |= {n.id for n in gast.walk(fn.source.node)
+        user |= {n.id for n in walk_nodes(fn.source.node)
                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         self.user = user
         self.defs = {}  # SSA name -> (statement, block id)
