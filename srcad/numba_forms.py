@@ -156,6 +156,8 @@ def _form(fn, params, values, wrt, where, tangent_of=None):
     from numba.extending import overload
 
     dispatcher, dropped, live = _unwrapped(fn)
+    base = getattr(fn, "__srcad_unguarded__", fn)
+    plain = getattr(getattr(base, "__srcad_taking__", (base,))[0], "__srcad_numba_plain__", None)
     kept = [p for p in params if p not in dropped]
     by_name = dict(zip(params, values))
     for p in kept:
@@ -168,7 +170,13 @@ def _form(fn, params, values, wrt, where, tangent_of=None):
     signature = tuple(expected) + tuple(numba.typeof(v) for v in frozen)
     try:
         if signature not in dispatcher.overloads:  # (numbers: compiled, and no more)
-            dispatcher.compile(signature)
+            try:
+                dispatcher.compile(signature)
+            except Exception:  # noqa: BLE001 - small arrays as numbers not typed: as it was
+                if plain is None:
+                    raise
+                dispatcher = plain
+                dispatcher.compile(signature)
         returns = dispatcher.overloads[signature].signature.return_type
     except Exception as exc:  # noqa: BLE001 - Numba's errors, as srcad's
         raise SrcadError(f"Numba could not compile the {where} for these types: "
