@@ -20,7 +20,8 @@ where **every** use of it is one of these (else it stays an array, and what it i
 - read as ``N[c]`` (an int constant in range), written as ``N[c] = e`` (stored as a float64
   element is, ``numba_sr_store``), given to one of the forms above or to a callee's part
   whose copy takes it as numbers, or returned (the function compiled returns
-  ``np.array([N__0, ..])``, a callee's copy its numbers in its tuple).
+  ``np.array([N__0, ..])``, a callee's copy its numbers in its tuple), or its zeros
+  returned (``zeros_float(N)``: forward mode's tangent of a value no input reaches).
 
 Arrays have value semantics here, so aliasing must not be observable. srcad's generated code
 copies before it writes an item (``y_1 = y.copy(); y_1[i] = v``), and hands over an array
@@ -223,7 +224,16 @@ class _Function:
         items = value.elts if value.__class__ is ast.Tuple else None
         if items is None:
             return None
-        return [self.length(e) if e.__class__ is ast.Name else None for e in items]
+        return [self.length(self.zeros_of(e) or e) if e.__class__ in (ast.Name, ast.Call)
+                else None for e in items]
+
+    def zeros_of(self, node):
+        """``M`` where ``node`` is ``zeros_float(M)`` or ``zeros_like(M)`` (of a float64 array: the
+        same; a tangent returned of zeros), else None."""
+        if self.helper(node) in ("zeros_float", "zeros_like") and len(node.args) == 1 and (
+                node.args[0].__class__ is ast.Name):
+            return node.args[0]
+        return None
 
     def assigned_ok(self, ident):
         """Whether every item write into ``ident`` writes into an array nothing else holds
@@ -306,7 +316,8 @@ class _Function:
             value = stmt.value
             items = value.elts if value.__class__ is ast.Tuple else [value]
             if stmt is self.fdef.body[-1] and len(self.returns) == 1:
-                allowed.update(id(e) for e in items if e.__class__ is ast.Name)
+                allowed.update(id(self.zeros_of(e) or e) for e in items
+                               if e.__class__ in (ast.Name, ast.Call))
             return
         if stmt.__class__ is not ast.Assign or len(stmt.targets) != 1:
             return
@@ -420,7 +431,7 @@ def _made(function, program, name):
     for callee in list(_callees(function)):
         if id(callee) not in program.made:
             made = _made(callee, program, program.copy_name(callee))
-            part = numba.njit(boundscheck=True)(made)
+            part = numba.njit(boundscheck=True, inline="always")(made)
             part.__srcad_source__ = made.__srcad_source__
             part.__srcad_numba_part__ = True
             program.made[id(callee)] = part

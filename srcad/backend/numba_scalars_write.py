@@ -182,9 +182,14 @@ class Writer:
         items = value.elts if value.__class__ is ast.Tuple else [value]
         flatten, out = self.f.results() is not None, []
         for e in items:
-            n = self.f.lengths.get(e.id) if e.__class__ is ast.Name else None
+            zeros = self.f.zeros_of(e) if e.__class__ is ast.Call else None
+            n = self.f.lengths.get((zeros or e).id) if (zeros or e).__class__ is ast.Name \
+                else None
             if not n:
                 out.append(e)
+            elif zeros is not None:
+                out += [ast.Constant(value=0.0)] * n if self.f.flat and flatten else [
+                    ast.parse(f"sr__np.zeros({n})", mode="eval").body]
             elif self.f.flat and flatten:
                 out += self.items(e)
             else:
