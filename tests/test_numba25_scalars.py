@@ -1,0 +1,105 @@
+"""The Numba backend's small arrays held as numbers (srcad/backend/numba_scalars.py) and
+``srcad.numba_function`` of a plain function (its own compiled form).
+
+Each case runs the Numba backend (the compiled code written with its 2-element arrays as
+numbers, where the code proves it may be) against the Python backend (1e-12) and central
+differences; the program is read for what was replaced. Breaking a condition keeps the
+array an array (a display of ints, a broadcast with a larger array, an item written after a
+hand-over whose old name is read again): the values stay the Python backend's.
+
+Imports ``srcad`` and ``srcad.backend`` (numba_backend, numba_scalars).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sampling import LONG
+
+import srcad
+from srcad.backend import numba_backend, numba_scalars
+
+needs_numba = pytest.mark.skipif(not numba_backend.available(), reason="numba not installed")
+long_only = pytest.mark.skipif(not LONG, reason="the long run's (Numba compiles: tens of s)")
+
+
+def _pull(x, w):
+    r = np.array([x[0] - 3.0, x[1] * w])
+    return r * (w * w)
+
+
+def _flight(w):
+    x = np.array([0.0, 2.0])
+    v = np.array([0.5, 0.0])
+    for _ in range(6):
+        v = v - 0.1 * _pull(x, w)
+        x = x + 0.1 * v
+    y = x.copy()
+    y[1] = y[1] * w
+    return y[0] * y[1] + x[1]
+
+
+def _ints(w):
+    a = np.array([1, 3])  # an int64 array: not held as numbers (the guard's typing error)
+    b = a * w
+    return b[0] * b[1] + a[1] / 2
+
+
+def _broadcast(w, m):
+    a = np.array([w, 2.0 * w])
+    b = a + m  # (3, 2): broadcast with a larger array, an array
+    return np.sum(b * b)
+
+
+def _central(f, w, eps=1e-6):
+    return (f(w + eps) - f(w - eps)) / (2 * eps)
+
+
+def _scalarised(f, *args):
+    fn, _ = srcad.api._jvp_function(f, ("w",), args, "numba")
+    py = fn.__srcad_taking__[0].py_func if hasattr(fn, "__srcad_taking__") else fn.py_func
+    return numba_scalars.replace(py)
+
+
+@needs_numba
+@long_only
+@pytest.mark.parametrize("w", [0.7, -1.3, 2.2])
+def test_flight_jvp_and_grad(w):
+    """A loop stepping 2-element arrays, a callee returning one: forward and reverse mode."""
+    made = _scalarised(_flight, w)
+    assert made is not None and "x__0" in made.__srcad_source__
+    assert "_pull" in made.__srcad_source__ and "__sr" in made.__srcad_source__
+    value, tangent = srcad.jvp(_flight, (w,), (1.0,), backend="numba")
+    ref_value, ref_tangent = srcad.jvp(_flight, (w,), (1.0,))
+    assert value == pytest.approx(ref_value, rel=1e-12, abs=1e-12)
+    assert tangent == pytest.approx(ref_tangent, rel=1e-12, abs=1e-12)
+    assert tangent == pytest.approx(_central(_flight, w), rel=1e-6)
+    assert srcad.grad(_flight, backend="numba")(w) == pytest.approx(ref_tangent, rel=1e-12)
+
+
+@needs_numba
+@long_only
+def test_conditions_keep_arrays():
+    """An int display and a broadcast against a larger array: the values of the Python
+    backend (the code compiled as it was where a guard fails)."""
+    for f, args in [(_ints, (0.3,)), (_broadcast, (0.3, np.ones((3, 2))))]:
+        got = srcad.jvp(f, args, (1.0,), wrt=(0,), backend="numba")
+        want = srcad.jvp(f, args, (1.0,), wrt=(0,))
+        assert got[0] == pytest.approx(want[0], rel=1e-12)
+        assert got[1] == pytest.approx(want[1], rel=1e-12)
+
+
+@needs_numba
+def test_numba_function_of_a_plain_function():
+    """``srcad.numba_function(f, ...)`` of a plain function: ``f``'s own value, called from
+    Numba code, its arrays held as numbers."""
+    import numba
+
+    primal = srcad.numba_function(_flight, 0.0)
+
+    @numba.njit
+    def twice(w):
+        return primal(w) + primal(2.0 * w)
+
+    for w in (0.4, -0.9):
+        assert twice(w) == pytest.approx(_flight(w) + _flight(2.0 * w), rel=1e-12)
