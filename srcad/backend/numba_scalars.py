@@ -295,6 +295,14 @@ class _Function:
                 if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
                     yield block
 
+    def fused_elsewhere(self, target, value):
+        """Whether ``value`` writes a fused expression into an array other than the one
+        ``target`` names (``numba_update`` writes ``N = N + E`` only: anything else kept)."""
+        helper = self.helper(value) if value.__class__ is ast.Call else None
+        return bool(helper and helper.startswith("fused_w") and not (
+            value.args and value.args[0].__class__ is ast.Name
+            and value.args[0].id == target.id))
+
     def check_uses(self):
         """Mark bad every replaced name read anywhere but in a form of the module docstring."""
         allowed = set()  # ids of Name nodes read in an allowed place
@@ -304,6 +312,12 @@ class _Function:
             if (node.__class__ is ast.Name and node.ctx.__class__ is ast.Load
                     and node.id in self.lengths and id(node) not in allowed):
                 self.bad.add(node.id)
+            written = node.target if node.__class__ is ast.AugAssign else (
+                node.targets[0] if node.__class__ is ast.Assign
+                and node.targets[0].__class__ is ast.Tuple else None)
+            for item in ast.walk(written) if written is not None else ():
+                if item.__class__ is ast.Subscript and item.value.__class__ is ast.Name:
+                    self.bad.add(item.value.id)  # N[c] += e, (N[c], a) = ...: kept arrays
 
     def allow(self, stmt, allowed):
         for node in ast.walk(stmt):  # N[c], read or written
@@ -346,12 +360,19 @@ class _Function:
             if stmt.__class__ is ast.Assign and len(stmt.targets) == 1:
                 target, value = stmt.targets[0], stmt.value
                 n = self.made(value)
-                if target.__class__ is ast.Name:
-                    if target.id in self.lengths and n != self.lengths[target.id] and not (
-                            n == "call" and id(value) in self.calls):
+                if target.__class__ is ast.Name:  # (a call's single result: an array)
+                    if target.id in self.lengths and n != self.lengths[target.id]:
+                        self.bad.add(target.id)
+                    if n and n != "call" and self.fused_elsewhere(target, value):
                         self.bad.add(target.id)
                     continue
                 if target.__class__ is ast.Tuple and n == "call" and id(value) in self.calls:
+                    results = self.calls[id(value)].results() or [None] * len(target.elts)
+                    if self.calls[id(value)].flat:
+                        self.bad.update(t.id for t, m in zip(target.elts, results)
+                                        if t.id in self.lengths and self.lengths[t.id] != m)
+                    else:
+                        self.bad.update(t.id for t in target.elts if t.id in self.lengths)
                     continue
                 stores = [t for t in ast.walk(target) if t.__class__ is ast.Name
                           and t.ctx.__class__ is ast.Store]
