@@ -157,7 +157,7 @@ class _Function:
                 for stmt in self.statements():
                     changed |= self.define(stmt)
             for ident in list(self.lengths):
-                if self.stores.get(ident, 0) and not self.assigned_ok(ident):
+                if self.stores.get(ident, 0) and not _assigned_ok(self, ident):
                     self.bad.add(ident)
             before = len(self.bad)
             self.verify()
@@ -234,59 +234,6 @@ class _Function:
                 node.args[0].__class__ is ast.Name):
             return node.args[0]
         return None
-
-    def assigned_ok(self, ident):
-        """Whether every item write into ``ident`` writes into an array nothing else holds
-        (see the module docstring): it follows, in its block, ``ident``'s only assignment,
-        of a new array or a hand-over of one no other statement reads afterwards."""
-        writes = [s for s in self.statements() if s.__class__ is ast.Assign
-                  and s.targets[0].__class__ is ast.Subscript
-                  and s.targets[0].value.__class__ is ast.Name
-                  and s.targets[0].value.id == ident]
-        if not writes:
-            return True
-        if self.stores.get(ident) != 1 or ident in self.params:
-            return False
-        for block in self.blocks():
-            for k, stmt in enumerate(block):
-                if stmt not in writes:
-                    continue
-                j = k - 1
-                while j >= 0 and block[j] in writes:
-                    j -= 1
-                if j < 0 or not self.fresh_or_handed(block, j, ident, k):
-                    return False
-        return True
-
-    def fresh_or_handed(self, block, j, ident, k):
-        stmt = block[j]
-        if not (stmt.__class__ is ast.Assign and stmt.targets[0].__class__ is ast.Name
-                and stmt.targets[0].id == ident):
-            return False
-        value = stmt.value
-        helper = self.helper(value) if value.__class__ is ast.Call else None
-        if value.__class__ is ast.Call and (self.is_np_array(value) or helper in (
-                "zeros_float", "scatter", "copy_tangent") or (
-                value.func.__class__ is ast.Attribute and value.func.attr == "copy")):
-            return True
-        source = value if value.__class__ is ast.Name else (
-            value.args[0] if helper == "reuse_tangent" else None)
-        if source is None or source.__class__ is not ast.Name:
-            return False
-        name = source.id
-        if name in self.params or self.stores.get(name) != 1:
-            return False
-        if not any(s.__class__ is ast.Assign and s.targets[0].__class__ is ast.Name
-                   and s.targets[0].id == name for s in block[:j]):
-            return False
-        end = k
-        while end + 1 < len(block) and block[end + 1].__class__ is ast.Assign and (
-                block[end + 1].targets[0].__class__ is ast.Subscript) and (
-                getattr(block[end + 1].targets[0].value, "id", None) == ident):
-            end += 1
-        inside = {id(n) for s in block[:end + 1] for n in ast.walk(s)}
-        return all(id(n) in inside for n in ast.walk(self.fdef)
-                   if n.__class__ is ast.Name and n.id == name)
 
     def blocks(self):
         for node in ast.walk(self.fdef):
@@ -385,6 +332,61 @@ class _Function:
                     elts=h if isinstance(h, list) else [h])) if t.__class__ is ast.Name
                     and t.ctx.__class__ in (ast.Store, ast.Del)]
             self.bad.update(t.id for t in stores if t.id in self.lengths)
+
+def _assigned_ok(self, ident):
+    """Whether every item write into ``ident`` (of the :class:`_Function` ``self``) writes
+    into an array nothing else holds (see the module docstring): it follows, in its block,
+    ``ident``'s only assignment, of a new array or a hand-over of one no other statement
+    reads afterwards."""
+    writes = [s for s in self.statements() if s.__class__ is ast.Assign
+              and s.targets[0].__class__ is ast.Subscript
+              and s.targets[0].value.__class__ is ast.Name
+              and s.targets[0].value.id == ident]
+    if not writes:
+        return True
+    if self.stores.get(ident) != 1 or ident in self.params:
+        return False
+    for block in self.blocks():
+        for k, stmt in enumerate(block):
+            if stmt not in writes:
+                continue
+            j = k - 1
+            while j >= 0 and block[j] in writes:
+                j -= 1
+            if j < 0 or not _fresh_or_handed(self, block, j, ident, k):
+                return False
+    return True
+
+def _fresh_or_handed(self, block, j, ident, k):
+    stmt = block[j]
+    if not (stmt.__class__ is ast.Assign and stmt.targets[0].__class__ is ast.Name
+            and stmt.targets[0].id == ident):
+        return False
+    value = stmt.value
+    helper = self.helper(value) if value.__class__ is ast.Call else None
+    if value.__class__ is ast.Call and (self.is_np_array(value) or helper in (
+            "zeros_float", "scatter", "copy_tangent") or (
+            value.func.__class__ is ast.Attribute and value.func.attr == "copy")):
+        return True
+    source = value if value.__class__ is ast.Name else (
+        value.args[0] if helper == "reuse_tangent" else None)
+    if source is None or source.__class__ is not ast.Name:
+        return False
+    name = source.id
+    if name in self.params or self.stores.get(name) != 1:
+        return False
+    if not any(s.__class__ is ast.Assign and s.targets[0].__class__ is ast.Name
+               and s.targets[0].id == name for s in block[:j]):
+        return False
+    end = k
+    while end + 1 < len(block) and block[end + 1].__class__ is ast.Assign and (
+            block[end + 1].targets[0].__class__ is ast.Subscript) and (
+            getattr(block[end + 1].targets[0].value, "id", None) == ident):
+        end += 1
+    inside = {id(n) for s in block[:end + 1] for n in ast.walk(s)}
+    return all(id(n) in inside for n in ast.walk(self.fdef)
+               if n.__class__ is ast.Name and n.id == name)
+
 
 class _Program:
     """The functions of one compiled derivative analysed and copied (see :func:`replace`)."""
