@@ -51,6 +51,20 @@ def _broadcast(w, m):
     return np.sum(b * b)
 
 
+def _written(w):
+    a = np.array([w, 1.0])
+    for _ in range(3):
+        a = a * w + np.array([1.0, a[0]])  # a display inside an expression
+        a[1] = a[1] - w  # an item written into a copy
+    return a[0] + 2 * a[1]
+
+
+def _bools(w):
+    a = np.array([True, False])  # a bool array: kept an array
+    b = np.array([w, w * w]) * a
+    return b[0] + b[1]
+
+
 def _central(f, w, eps=1e-6):
     return (f(w + eps) - f(w - eps)) / (2 * eps)
 
@@ -79,10 +93,23 @@ def test_flight_jvp_and_grad(w):
 
 @needs_numba
 @long_only
+def test_written_items_and_displays():
+    made = _scalarised(_written, 0.7)
+    assert made is not None and "a_1__0" in made.__srcad_source__
+    for w in (0.7, -1.1):
+        got = srcad.jvp(_written, (w,), (1.0,), backend="numba")
+        want = srcad.jvp(_written, (w,), (1.0,))
+        assert got[0] == pytest.approx(want[0], rel=1e-12)
+        assert got[1] == pytest.approx(want[1], rel=1e-12)
+        assert got[1] == pytest.approx(_central(_written, w), rel=1e-6)
+
+
+@needs_numba
+@long_only
 def test_conditions_keep_arrays():
     """An int display and a broadcast against a larger array: the values of the Python
     backend (the code compiled as it was where a guard fails)."""
-    for f, args in [(_ints, (0.3,)), (_broadcast, (0.3, np.ones((3, 2))))]:
+    for f, args in [(_ints, (0.3,)), (_broadcast, (0.3, np.ones((3, 2)))), (_bools, (0.3,))]:
         got = srcad.jvp(f, args, (1.0,), wrt=(0,), backend="numba")
         want = srcad.jvp(f, args, (1.0,), wrt=(0,))
         assert got[0] == pytest.approx(want[0], rel=1e-12)

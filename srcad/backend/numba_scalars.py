@@ -98,10 +98,13 @@ class _Function:
                 and not call.keywords and call.args[0].__class__ is ast.List)
 
     def length(self, node):
-        """The length of the small array ``node`` stands for (a replaced name, or a constant
-        helper's call), else None."""
+        """The length of the small array ``node`` stands for (a replaced name, a display of
+        numbers, or a constant helper's call), else None."""
         if node.__class__ is ast.Name:
             return self.lengths.get(node.id)
+        if node.__class__ is ast.Call and self.is_np_array(node) and not any(
+                e.__class__ is ast.Starred or self.length(e) for e in node.args[0].elts):
+            return len(node.args[0].elts) if len(node.args[0].elts) <= MAX_LENGTH else None
         helper = self.helper(node)
         if helper and helper.startswith("constant_") and not node.args:
             values = _constant_values(helper)

@@ -89,6 +89,8 @@ class Writer:
         if node.__class__ is ast.Name:
             return [ast.Name(id=c, ctx=ast.Load()) for c in self.parts(node.id,
                                                                         self.f.lengths[node.id])]
+        if self.f.is_np_array(node):  # a display given to an expression: its items, each once
+            return [self.guard("float", e) for e in node.args[0].elts]
         return [ast.Constant(value=v) for v in _constant_values(self.f.helper(node))]
 
     def guard(self, kind, node):
