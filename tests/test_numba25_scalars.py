@@ -130,3 +130,85 @@ def test_numba_function_of_a_plain_function():
 
     for w in (0.4, -0.9):
         assert twice(w) == pytest.approx(_flight(w) + _flight(2.0 * w), rel=1e-12)
+
+
+# ---------------------------------------------------------------- the analysis alone (no Numba)
+
+
+def _analysed(text, helpers=(), given=None):
+    """The names ``numba_scalars`` holds as numbers in the function ``text`` (calling srcad's
+    Numba helpers by the names ``helpers``), analysed without compiling."""
+    spelled = {f"numba_{h}": h for h in helpers}
+    params = ", ".join(spelled)
+    body = "".join("    " + line + "\n" for line in text.strip().splitlines())
+    name = text.split("def ", 1)[1].split("(", 1)[0]
+    scope = {"np": np}
+    exec(f"def factory({params}):\n{body}    return {name}\n", scope)  # noqa: S102
+    stubs = []
+    for helper in spelled.values():
+        def stub(*args):
+            raise NotImplementedError
+        stub.__srcad_numba_helper__ = helper
+        stubs.append(stub)
+    fn = scope["factory"](*stubs)
+    fn.__srcad_source__ = text.strip() + "\n"
+    found = numba_scalars._Program().function(fn, given or {}, False)
+    return set(found.lengths)
+
+
+def test_hand_over_read_again_keeps_arrays():
+    assert _analysed("""
+def f(w):
+    a = np.array([w, 1.0])
+    b = a
+    b[0] = 2.0
+    return a[0] + b[1]
+""") == set()
+    assert _analysed("""
+def f(w):
+    a = np.array([w, 1.0])
+    b = a
+    b[0] = 2.0 * a[1]
+    return b[0] + b[1]
+""") == {"a", "b"}
+
+
+def test_conditions_break_replacement():
+    assert _analysed("""
+def f(x, w):
+    x[0] = w
+    return x[0] * x[1]
+""", given={"x": 2}) == set()  # an item written into what the caller holds
+    assert _analysed("""
+def f(w):
+    a = np.array([w, 1.0])
+    a[0] += w
+    return a[0]
+""") == set()
+    assert _analysed("""
+def f(w, c):
+    a = np.array([w, 1.0])
+    if c:
+        a = np.ones(2)
+    return a[1]
+""") == set()  # assigned by a form it does not know
+    assert _analysed("""
+def f(w):
+    a = np.array([w, 1.0])
+    b = np.array([1.0, w])
+    c = numba_fused_wi_a_0_1(a, b)
+    return a[0] + c[1]
+""", ["fused_wi_a_0_1"]) == set()  # written into a's array, read as a: all kept
+    assert _analysed("""
+def f(w):
+    a = np.array([w, 1.0])
+    z = numba_zeros_float(a)
+    s = numba_scatter(w, a, 1)
+    return z[0] + s[-1] + a[0]
+""", ["zeros_float", "scatter"]) == {"a", "z", "s"}
+    assert _analysed("""
+def f(w, k):
+    a = np.array([w, 1.0])
+    s = numba_scatter(w, a, 1)
+    return s[0] + a[k]
+""", ["scatter"]) == set()  # an index not a constant: a kept, and what is made from it

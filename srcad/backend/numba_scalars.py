@@ -43,7 +43,15 @@ import types
 
 import numpy as np
 
-from .numba_scalars_write import _COPIES, MAX_LENGTH, Writer, _constant_values, _fused_text, _int
+from .numba_scalars_write import (
+    _COPIES,
+    MAX_LENGTH,
+    Writer,
+    _constant_values,
+    _fused_text,
+    _int,
+    _value,
+)
 
 
 def _helper_name(cells, ident):
@@ -136,7 +144,7 @@ class _Function:
             return self.length(args[0])
         if helper == "scatter" and len(args) == 3 and _int(args[2]):
             n = self.length(args[1])
-            if n and -n <= args[2].value < n and not self.length(args[0]):
+            if n and -n <= _value(args[2]) < n and not self.length(args[0]):
                 return n
             return None
         if helper in _COPIES and len(args) == 2:
@@ -160,7 +168,7 @@ class _Function:
                 for stmt in self.statements():
                     changed |= self.define(stmt)
             for ident in list(self.lengths):
-                if self.stores.get(ident, 0) and not _assigned_ok(self, ident):
+                if not _assigned_ok(self, ident):
                     self.bad.add(ident)
             before = len(self.bad)
             self.verify()
@@ -274,7 +282,7 @@ class _Function:
             if node.__class__ is ast.Subscript and node.value.__class__ is ast.Name and _int(
                     node.slice):
                 n = self.lengths.get(node.value.id)
-                if n and -n <= node.slice.value < n:
+                if n and -n <= _value(node.slice) < n:
                     allowed.add(id(node.value))
         if stmt.__class__ is ast.Return:
             value = stmt.value

@@ -18,7 +18,16 @@ _COPIES = ("copy_tangent", "reuse_tangent")
 
 
 def _int(node):
-    return node.__class__ is ast.Constant and type(node.value) is int
+    """Whether ``node`` is an int constant, ``-c`` included."""
+    return _value(node) is not None
+
+
+def _value(node):
+    """The int constant ``node`` is (``3``, ``-1``), else None."""
+    if node.__class__ is ast.UnaryOp and node.op.__class__ is ast.USub:
+        inner = _value(node.operand)
+        return None if inner is None else -inner
+    return node.value if node.__class__ is ast.Constant and type(node.value) is int else None
 
 
 def _constant_values(helper):
@@ -133,7 +142,7 @@ class Writer:
         if helper == "zeros_float":
             return [], [ast.Constant(value=0.0)] * n
         if helper == "scatter":
-            at = args[2].value % n
+            at = _value(args[2]) % n
             t = self.temp()
             pre = [ast.Assign(targets=[ast.Name(id=t, ctx=ast.Store())],
                               value=self.guard("store", args[0]))]
@@ -213,7 +222,7 @@ class Writer:
                 if node.value.__class__ is ast.Name and _int(node.slice):
                     n = lengths.lengths.get(node.value.id)
                     if n:
-                        return ast.Name(id=f"{node.value.id}__{node.slice.value % n}",
+                        return ast.Name(id=f"{node.value.id}__{_value(node.slice) % n}",
                                         ctx=node.ctx)
                 return node
 
