@@ -51,9 +51,14 @@ def numba_function(df, *example_args):
 
     Functions among the example arguments are fixed: the form takes the other arguments, in
     order (``numba_function(grad(miss), 0.0, force)(w)``). Global numbers the function reads are
-    taken as they are now. See docs/api.md, "Calling derivatives from Numba code"."""
+    taken as they are now. See docs/api.md, "Calling derivatives from Numba code".
+
+    A plain function ``df`` (not a derivative) gives its own compiled form: srcad's code for
+    it, compiled by this backend as a derivative's is (:func:`_primal`)."""
     numba_backend.require()
     t = transformed_of(df) if is_transformed(df) else None
+    if t is None and inspect.isfunction(df):  # a plain function: its own compiled form
+        return _primal(df, example_args)
     if t is None or t._backend != "numba" or t._mode not in ("grad", "value_and_grad") or (
             is_transformed(t._f)):
         raise SrcadError("srcad.numba_function takes a derivative made by srcad.grad or "
@@ -92,6 +97,17 @@ def numba_jvp(f, primals, tangents, wrt=None):
     tangent_names = [f"srcad_tangent_{n}" for n in names]
     return _form(fn, params + tangent_names, list(primals) + list(tangents), set(),
                  f"jvp of {user.__qualname__}", dict(zip(tangent_names, names)))
+
+
+def _primal(f, example_args):
+    """The compiled form of the plain function ``f`` itself: srcad's forward code with no
+    tangent (its value only), compiled as a derivative is (small arrays held as numbers,
+    callees compiled with it), for arguments of the types of ``example_args``."""
+    params = _positional(f, example_args, "srcad.numba_function")
+    _check_examples(f, params, example_args, ())
+    fn, _ = api._jvp_function(f, (), tuple(example_args), "numba")
+    return _form(fn, params, list(example_args), set(), f"function {f.__qualname__}",
+                 value_only=True)
 
 
 def _positional(user, args, what):
@@ -146,7 +162,7 @@ def _unwrapped(fn):
     return dispatcher, dropped, live
 
 
-def _form(fn, params, values, wrt, where, tangent_of=None):
+def _form(fn, params, values, wrt, where, tangent_of=None, value_only=False):
     """The form (see the module docstring) of the specialisation ``fn`` made for ``values`` of
     ``params``; ``wrt``: the parameters an int may be given for (as a float); ``tangent_of``:
     tangent parameter -> its primal (shapes checked)."""
@@ -156,6 +172,8 @@ def _form(fn, params, values, wrt, where, tangent_of=None):
     from numba.extending import overload
 
     dispatcher, dropped, live = _unwrapped(fn)
+    base = getattr(fn, "__srcad_unguarded__", fn)
+    plain = getattr(getattr(base, "__srcad_taking__", (base,))[0], "__srcad_numba_plain__", None)
     kept = [p for p in params if p not in dropped]
     by_name = dict(zip(params, values))
     for p in kept:
@@ -168,7 +186,13 @@ def _form(fn, params, values, wrt, where, tangent_of=None):
     signature = tuple(expected) + tuple(numba.typeof(v) for v in frozen)
     try:
         if signature not in dispatcher.overloads:  # (numbers: compiled, and no more)
-            dispatcher.compile(signature)
+            try:
+                dispatcher.compile(signature)
+            except Exception:  # noqa: BLE001 - small arrays as numbers not typed: as it was
+                if plain is None:
+                    raise
+                dispatcher = plain
+                dispatcher.compile(signature)
         returns = dispatcher.overloads[signature].signature.return_type
     except Exception as exc:  # noqa: BLE001 - Numba's errors, as srcad's
         raise SrcadError(f"Numba could not compile the {where} for these types: "
@@ -176,6 +200,8 @@ def _form(fn, params, values, wrt, where, tangent_of=None):
     passed = [f"float({p})" if p in wrt and expected[k] == types.float64 else p
               for k, p in enumerate(kept)]  # (an int for a wrt float: as srcad.grad takes it)
     call = f"inner({', '.join(passed + [f'live{k}' for k in range(len(frozen))])})"
+    if value_only:  # (value, tangent) of forward code with no tangent: the value
+        call, returns = f"{call}[0]", returns.types[0]
 
     def accepted(got):
         """None when arguments of the Numba types ``got`` may be passed, else why not."""

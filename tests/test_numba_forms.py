@@ -170,7 +170,6 @@ def _keyword_only(x, *, scale=2.0):
 
 @pytest.mark.parametrize("make, match", [
     (lambda: srcad.numba_function(srcad.grad(_potential), np.ones(2), 0.5), "backend='numba'"),
-    (lambda: srcad.numba_function(_potential, np.ones(2), 0.5), "backend='numba'"),
     (lambda: srcad.numba_function(srcad.grad(_list_sum, backend="numba"), [1.0, 2.0]),
      "cannot take xs=a list"),
     (lambda: srcad.numba_function(srcad.grad(_potential, backend="numba"),

@@ -10,15 +10,18 @@ gives the compiled code back the signature the derivative is called with.
 A global number the function reads (``DELTA_T``) is a parameter of the compiled code too
 (:func:`srcad.backend.numba_backend.check`'s ``live``), given its value at every call.
 
-Imports ``ast``, :mod:`.numba_backend`, ``srcad.frontend.lower_callees``.
+Imports ``ast``, :mod:`.numba_backend`, :mod:`.numba_scalars` (small arrays held as
+numbers, tried first), ``srcad.errors``,
+``srcad.frontend.lower_callees``.
 """
 
 from __future__ import annotations
 
 import ast
 
+from ..errors import SrcadError
 from ..frontend.lower_callees import fixed_function
-from . import numba_backend
+from . import numba_backend, numba_scalars
 
 
 class Passed:
@@ -48,10 +51,49 @@ class Passed:
         of the derivative: those dropped left out, the live numbers read at each call."""
         example = [v for p, v in self.values.items() if p not in self.dropped] + list(
             self.live.values()) if example else None
-        jitted = numba_backend.jit(compiled, where, example, **options)
+        jitted = _scalars_jitted(compiled, where, example, options)
+        if jitted is None:
+            jitted = numba_backend.jit(compiled, where, example, **options)
         if not (self.dropped or self.live):
             return jitted
         return taking_all(jitted, self.params, self.dropped, self.live, self.user_func)
+
+
+def _scalars_jitted(compiled, where, example, options):
+    """``compiled`` with its small arrays held as numbers (:mod:`.numba_scalars`), or None
+    where it holds none. With ``example`` numbers only, compiled now (a guard's typing error:
+    None, the code as it was compiled instead); otherwise a function calling it that calls the
+    code as it was for argument types Numba cannot type it for (``__srcad_numba_plain__``:
+    that code's dispatcher, for :mod:`srcad.numba_forms`)."""
+    if options.get("callee"):
+        return None
+    made = numba_scalars.replace(compiled)
+    if made is None:
+        return None
+    try:
+        scalar = numba_backend.jit(made, where, example, **options)
+    except SrcadError:
+        return None
+    if not hasattr(scalar, "__srcad_numba__"):  # numbers only: compiled, for these types
+        return scalar
+    plain = numba_backend.jit(compiled, where, None, **options)
+    failed = set()
+
+    def numba_adjoint(*args):
+        key = tuple(type(a) for a in args)
+        if key not in failed:
+            try:
+                return scalar(*args)
+            except SrcadError:  # (a typing error only: Numba raises the code's own errors)
+                failed.add(key)
+        return plain(*args)
+
+    numba_adjoint.__name__ = compiled.__name__
+    numba_adjoint.__srcad_source__ = made.__srcad_source__
+    numba_adjoint.__srcad_numba__ = scalar.__srcad_numba__
+    numba_adjoint.__srcad_numba_plain__ = plain.__srcad_numba__
+    numba_adjoint.py_func = compiled
+    return numba_adjoint
 
 
 def taking_all(compiled, params, dropped, live, user_func):

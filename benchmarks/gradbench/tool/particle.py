@@ -5,11 +5,11 @@ charge's position ``w`` -- a derivative of code that takes derivatives. ``rr``, 
 
 Under the tool's ``--backend numba`` (``srcad.grad``'s default backend is then ``"numba"``) each
 variant runs compiled, as JAX's port runs under ``jax.jit``: GradBench's descent (``solver.argmin``,
-its source unchanged) and the primal ``miss`` (this module's, unchanged) compiled by
-``numba.njit``, calling srcad's derivatives in their compiled forms (:func:`srcad.numba_function`,
-:func:`srcad.numba_jvp`): the outer derivative of ``miss`` and, inside it and in the primal,
-the force (``grad(potential)``, or ``potential_grad_f``'s two ``jvp`` columns, written for Numba
-by :func:`_force_numba`). Every derivative is srcad's; Numba compiles the rest."""
+its source unchanged) compiled by ``numba.njit``, calling srcad's compiled forms
+(:func:`srcad.numba_function`, :func:`srcad.numba_jvp`): the primal ``miss`` (this module's,
+unchanged) with its force (``grad(potential)`` or ``potential_grad_f``), compiled by srcad's
+backend as JAX compiles the port's primal, and the outer derivative of ``miss``. Every
+derivative is srcad's; Numba compiles the rest."""
 
 import inspect
 
@@ -79,34 +79,12 @@ def _numba_mode():
     return inspect.signature(srcad.grad).parameters["backend"].default == "numba"
 
 
-def _force_numba(inner):
-    """The force of the variant's inner mode for Numba code: the compiled form of
-    ``srcad.grad(potential)`` (``r``), or ``potential_grad_f`` written for Numba (``f``: the
-    two columns by the compiled form of ``srcad.jvp(potential, ...)``)."""
-    import numba
-
-    x, w = np.array([0.0, 8.0]), 0.0
-    if inner == "r":
-        return srcad.numba_function(potential_grad_r, x, w)
-    column = srcad.numba_jvp(potential, (x, w), (np.array([1.0, 0.0]),), wrt=(0,))
-    e0, e1 = np.array([1.0, 0.0]), np.array([0.0, 1.0])  # (made once: Numba's constants)
-
-    @numba.njit
-    def potential_grad_f_numba(x, w):
-        dx0 = column(x, w, e0)[1]
-        dx1 = column(x, w, e1)[1]
-        return np.array([dx0, dx1])
-
-    return potential_grad_f_numba
-
-
 def _solve_numba(name):
-    """The variant compiled: GradBench's descent and ``miss`` by ``numba.njit``, srcad's
-    derivatives in their compiled forms (see the module docstring)."""
+    """The variant compiled: GradBench's descent by ``numba.njit``, ``miss`` and srcad's
+    derivatives in srcad's compiled forms (see the module docstring)."""
     import numba
 
     force_python, _ = _VARIANTS[name]
-    force = _force_numba(name[1])
     if name[0] == "r":  # the outer derivative, made for the force passed (Python's function)
         outer = srcad.numba_function(srcad.grad(miss), 0.0, force_python)
     else:
@@ -116,12 +94,12 @@ def _solve_numba(name):
         def outer(w):
             return along(w, 1.0)[1]
 
-    primal = numba.njit(miss)
+    primal = srcad.numba_function(miss, 0.0, force_python)  # miss compiled by srcad
     descent = numba.njit(argmin)
 
     @numba.njit
     def f(x):
-        return primal(x[0], force)
+        return primal(x[0])
 
     @numba.njit
     def g(x):
