@@ -234,6 +234,21 @@ def check(fn, analysis, callee=False):
                 write(stmt, obj, target, what)
             continue
         write(stmt, obj, target, what)
+    _drop_unused_checks(fn.body, aliases.checks_used)
+
+
+def _drop_unused_checks(body, used):
+    """Remove the run-time checks of ``ys[k] += v`` (:mod:`srcad.frontend.item_checks`)
+    that no write relied on: the places were told apart here, or the item is not shared."""
+    def unused(stmt):
+        return isinstance(stmt, ir.Assign) and stmt.target is None and isinstance(
+            stmt.value, ir.Prim) and getattr(stmt.value.fn, "srcad_item_check", False) and (
+            not isinstance(stmt.value.args[1], ir.Var) or stmt.value.args[1].name not in used)
+
+    body[:] = [s for s in body if not unused(s)]
+    for stmt in body:
+        for block in ir.blocks_of(stmt):
+            _drop_unused_checks(block, used)
 
 
 def _shape_hint(stmt, mine, other, source):

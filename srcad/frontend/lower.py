@@ -99,6 +99,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.augmented = {}  # SSA name made by ``x += v`` -> the name it changes in place
         # SSA name made by ``ys[k] += v`` -> (the item it changes in place, the container)
         self.augmented_items = {}
+        self.checked_items = set()  # ... of those, checked alone in the container when run
         self.attribute_values = {}  # name of a value read from an attribute -> its spelling
         self.phi_sources = {}  # target of a merge -> its sources (.rebinding)
         self.iterated = {}  # counter of a ``for`` over a sequence -> the sequence atoms
@@ -232,6 +233,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         fn.lifted = dict(self.lifted)
         fn.augmented = dict(self.augmented)
         fn.augmented_items = dict(self.augmented_items)
+        fn.checked_items = set(self.checked_items)
         fn.iterated = dict(self.iterated)
         fn.orders = dict(self.orders)
         return fn

@@ -291,6 +291,9 @@ class Expressions:
                        spelling=callee_name(self, np.concatenate, "concatenate"))
 
     def index(self, node):
+        once = getattr(self, "indices_once", {}).get(id(node))
+        if once is not None:  # ys[i + 1] += v: the index evaluated once, as Python does
+            return once
         if isinstance(node, gast.Slice):
             parts = [None if p is None else self.expr(p) for p in (node.lower, node.upper,
                                                                     node.step)]
