@@ -103,7 +103,7 @@ def check(fn, analysis, callee=False):
     aliases = Aliases(fn, analysis)
     after = _Liveness(fn).live()
     source = fn.source
-    named = _user_names(fn)
+    named = {**_user_names(fn), **getattr(fn, "spellings", {})}  # (t_2 -> ys[k])
 
     def refuse(stmt, message, hint):
         line = getattr(stmt, "line", None)
@@ -132,6 +132,12 @@ def check(fn, analysis, callee=False):
             also = "" if kind == "arg" and mine == key else f" ({mine} is part of it)"
             hint = f"work on a copy: write {mine} = {mine}.copy() first, and return what " \
                 "you compute"
+            item = getattr(fn, "augmented_items", {}).get(target)
+            if item is not None:  # ys[k] -= e: a copy of the list holds the caller's arrays
+                op = _SYMBOLS.get(getattr(stmt.value, "fn", None), "+")
+                hint = f"write {item[2]} = {item[2]} {op} ... (a new array; {op}= changes the " \
+                    f"caller's array, which a copy of the list still holds), with " \
+                    f"{item[2].split('[')[0]} a list of your own ({key} = list({key}) first)"
             if what == "setting .shape":
                 hint = _shape_hint(stmt, mine, f"the caller's array ({whose})", source)
             refuse(stmt, f"{what} changes {whose} in place{also}: the caller would see a "

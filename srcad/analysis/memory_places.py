@@ -106,7 +106,8 @@ class _Places:
         where srcad's functional write puts ``t_1``. Or, for a list whose places are not
         told apart, when the code checks that when it runs (``fn.checked_items``): the
         check is then recorded as needed (:attr:`checks_used`, the item's name)."""
-        found = getattr(self.fn, "augmented_items", {}).get(target)
+        found = getattr(self.fn, "augmented_items", {}).get(target) or getattr(
+            self.fn, "row_writes", {}).get(target)  # (M[i][j] = v: frontend.nested_rows)
         if found is None or found[1] != other or found[0] not in self.put_backs.values():
             return False
         if self.places_distinct(other):
@@ -175,8 +176,9 @@ def _put_backs(fn, defs):
     """id of each write ``ys_1[i] = t_1`` that ends ``ys[i] += v`` (``t = ys[i]; t_1 = t + v``,
     read at the same index of the same list) -> the item's name ``t``."""
     out = {}
+    written = {**getattr(fn, "augmented_items", {}), **getattr(fn, "row_writes", {})}
     for stmt in ir.walk(fn.body):
-        found = getattr(fn, "augmented_items", {}).get(getattr(stmt.value, "name", None)) if (
+        found = written.get(getattr(stmt.value, "name", None)) if (
             isinstance(stmt, ir.SetItem)) else None
         if found is None or stmt.obj != ir.Var(found[1]):
             continue

@@ -57,6 +57,7 @@ def augmented_item(lw, target, value_node, node):
         after = lw.assign(value, None, node)
         if user and isinstance(after, ir.Var):
             lw.augmented_items[after.name] = (left.name, container.name, text)
+            lw.spellings.setdefault(left.name, text)  # (messages name ys[k], not t_2)
             if checked:  # alone in the container when the code runs: places told apart
                 lw.checked_items.add(after.name)
         lw.bind_atom(target, after, node)
@@ -89,7 +90,7 @@ def check_item_alone(container, item, where):
         return
     others = list(container.values() if isinstance(container, dict) else container)
     count = sum(1 for other in others if other is item)
-    shared = count > 1 or any(other is not item and _may_hold(other, item, _DEPTH)
+    shared = count > 1 or any(other is not item and may_hold(other, item)
                               for other in others)
     if not shared:
         return
@@ -105,7 +106,7 @@ def check_item_alone(container, item, where):
         "separate arrays ([np.zeros(n) for _ in range(m)], not [a] * m)")
 
 
-def _may_hold(other, item, depth):
+def may_hold(other, item, depth=_DEPTH):
     """Whether ``other`` (another item) may be ``item``, hold it or share its memory."""
     if other is item:
         return True
@@ -115,7 +116,7 @@ def _may_hold(other, item, depth):
         return isinstance(item, np.ndarray) and bool(np.may_share_memory(other, item))
     if isinstance(other, (list, tuple, dict)) and depth > 0:
         inner = other.values() if isinstance(other, dict) else other
-        return any(_may_hold(o, item, depth - 1) for o in inner)
+        return any(may_hold(o, item, depth - 1) for o in inner)
     return True  # an object srcad cannot see into
 
 

@@ -268,6 +268,9 @@ class Expressions:
         return out
 
     def expr_Subscript(self, node):
+        once = getattr(self, "rows_once", {}).get(id(node))
+        if once is not None:  # M[i][j] += v: the row M[i] read once (frontend.nested_rows)
+            return once
         if self.is_kwargs(node.value):
             return self.keyword_item(node.value, node.slice, node)
         obj = self.expr(node.value)

@@ -7,7 +7,7 @@ and merges every name they bind differently with a phi; ``if`` statements, terna
 short-circuit ``and``/``or`` and comprehension filters all branch through it.
 
 Imports: gast, :mod:`srcad.core`, :mod:`srcad.errors` and :mod:`srcad.frontend` (`.writes`,
-`.rebinding`, `.item_checks`).
+`.rebinding`, `.item_checks`, `.nested_rows`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import gast
 from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import SrcadError
-from . import item_checks, rebinding, writes
+from . import item_checks, nested_rows, rebinding, writes
 
 
 class Statements:
@@ -133,6 +133,8 @@ class Statements:
         elif getattr(node, "srcad_augmented", False) and isinstance(target, gast.Subscript) and (
                 isinstance(target.value, gast.Name) and isinstance(value_node, gast.BinOp)):
             self.augmented_item(target, value_node, node)
+        elif getattr(node, "srcad_augmented", False) and nested_rows.handles(self, target):
+            nested_rows.augmented(self, target, value_node, node)  # M[i][j] += v
         else:
             if self.unzipped(target, value_node, node):  # a, b = zip(*rows), rows unknown
                 return
@@ -162,6 +164,8 @@ class Statements:
                 hint = t.id if isinstance(t, gast.Name) else None
                 self.bind_atom(t, self.assign(ir.Prim(operator.getitem, [value, Const(i)]),
                                               hint, node), node)
+        elif nested_rows.handles(self, target):
+            nested_rows.write(self, target, value, node)  # M[i][j] = v
         elif isinstance(target, gast.Subscript):
             obj = self.expr(target.value)
             if isinstance(obj, Const) and isinstance(target.value, gast.Name):
