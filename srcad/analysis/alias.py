@@ -240,21 +240,26 @@ def check(fn, analysis, callee=False):
                 write(stmt, obj, target, what)
             continue
         write(stmt, obj, target, what)
-    _drop_unused_checks(fn.body, aliases.checks_used)
+    written = {**getattr(fn, "augmented_items", {}), **getattr(fn, "row_writes", {})}
+    mine = {written[t][0] for t in getattr(fn, "checked_items", ()) if t in written}
+    _drop_unused_checks(fn.body, mine - aliases.checks_used)
 
 
-def _drop_unused_checks(body, used):
-    """Remove the run-time checks of ``ys[k] += v`` (:mod:`srcad.frontend.item_checks`)
-    that no write relied on: the places were told apart here, or the item is not shared."""
+def _drop_unused_checks(body, unused_items):
+    """Remove the run-time checks of ``ys[k] += v`` and ``M[i][j] = v`` (of the items
+    ``unused_items``, :mod:`srcad.frontend.item_checks`, :mod:`srcad.frontend.nested_rows`)
+    that no write relied on: the places were told apart here, or the item is not shared.
+    Only the checks this function's lowering emitted: one read from srcad's own code (a
+    derivative differentiated again) is the first derivative's, and stays."""
     def unused(stmt):
         return isinstance(stmt, ir.Assign) and stmt.target is None and isinstance(
             stmt.value, ir.Prim) and getattr(stmt.value.fn, "srcad_item_check", False) and (
-            not isinstance(stmt.value.args[1], ir.Var) or stmt.value.args[1].name not in used)
+            isinstance(stmt.value.args[1], ir.Var) and stmt.value.args[1].name in unused_items)
 
     body[:] = [s for s in body if not unused(s)]
     for stmt in body:
         for block in ir.blocks_of(stmt):
-            _drop_unused_checks(block, used)
+            _drop_unused_checks(block, unused_items)
 
 
 def _shape_hint(stmt, mine, other, source):
