@@ -197,11 +197,16 @@ class ValueKinds:
         if call is None:
             return None
         return (call.fn, lists.with_elems(self, call.kinds, call.arguments), call.arity,
-                self._arg_ranks(call.arguments))
+                self.arg_ranks(call.arguments))
 
-    def _arg_ranks(self, arguments):
-        """The ranks of a callee's array arguments, where known (its code is made for them)."""
-        return {p: self.rank(a) for p, a in arguments.items() if isinstance(a, ir.Var)}
+    def arg_ranks(self, arguments):
+        """The ranks of a callee's array arguments, where known (its code is made for them):
+        a constant array's too (a global or closure value, whose rank the caller's code is
+        made for: outside25, cs231n's svm_loss_naive(W, X, y, reg) called with X, y read
+        from a closure had X.dot(W) of rank not known, so scores[i, y[i]] might be a view)."""
+        return {p: self.rank(a) if isinstance(a, ir.Var) else a.value.ndim
+                for p, a in arguments.items() if isinstance(a, ir.Var) or isinstance(
+                    a, ir.Const) and type(a.value) is np.ndarray and a.value.ndim >= 1}
 
     def _reduction_kind(self, bound):
         """``np.sum(a)`` is a number; with ``axis`` or ``keepdims`` an array (for an array)."""

@@ -8,7 +8,8 @@ object it names now (:meth:`Expressions.lookup`, :meth:`Expressions.resolve_dott
 becomes a ``Const`` spelled as the user wrote it. Calls are in :mod:`.lower_calls`;
 comprehensions in :mod:`.lower_loops`.
 
-Imports: gast, :mod:`srcad.core` and :mod:`srcad.errors`.
+Imports: gast, :mod:`srcad.core`, :mod:`srcad.errors` and :mod:`srcad.frontend`
+(`.operator_methods`, ...).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..core.env import is_library_module
 from ..core.ir import AND, OR, Const, Var
 from ..errors import SrcadError
 from ..runtime import numpy_helpers
+from . import operator_methods
 from .held_objects import class_of
 from .lower_stmts import unbound_check
 from .writes import callee_name
@@ -156,10 +158,16 @@ class Expressions:
             raise self.error(node, f"{dotted(node)} does not exist", cls=SrcadError) from None
 
     def expr_BinOp(self, node):
+        dispatched = operator_methods.binop(self, node)  # v * w, v an object of yours
+        if dispatched is not None:
+            return dispatched
         left, right = self.expr(node.left), self.expr(node.right)
         return ir.Prim(_BINOPS[type(node.op)], [left, right])
 
     def expr_UnaryOp(self, node):
+        dispatched = operator_methods.unary(self, node)  # -v, v an object of yours
+        if dispatched is not None:
+            return dispatched
         operand = self.expr(node.operand)
         fn = _UNARY[type(node.op)]
         if isinstance(operand, Const) and operand.spelling is None and fn is operator.neg:
@@ -271,6 +279,9 @@ class Expressions:
         once = getattr(self, "rows_once", {}).get(id(node))
         if once is not None:  # M[i][j] += v: the row M[i] read once (frontend.nested_rows)
             return once
+        dispatched = operator_methods.subscript(self, node)  # v[i], v an object of yours
+        if dispatched is not None:
+            return dispatched
         if self.is_kwargs(node.value):
             return self.keyword_item(node.value, node.slice, node)
         obj = self.expr(node.value)
