@@ -95,3 +95,27 @@ def test_what_python_would_not_run_as_a_method_is_refused(tmp_path):
         srcad.grad(m.h)(W.copy(), v)
     with pytest.raises(srcad.SrcadError, match="a NumPy number on the left"):
         srcad.grad(lambda w, v: w[0] * v)(W.copy(), v)  # (NumPy 2 passes float(w[0]) on)
+
+
+HIDDEN = {
+    "list item": ("def f(w, vs):\n    return vs[0] * w\n", "[V(A)]"),
+    "attribute": ("def f(w, m):\n    return m.v * w\n", "M()"),
+    "dict item": ("def f(w, d):\n    return d['k'] * w\n", "{'k': V(A)}"),
+    "helper's result": ("def mk():\n    return V(A)\ndef f(w, u):\n    v = mk()\n"
+                        "    return v * w\n", "None"),
+    "method of self": ("def f(w, m):\n    return m.loss(w)\n", "M()"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(HIDDEN))
+def test_an_object_met_where_its_class_is_not_known_is_refused_when_run(how, tmp_path):
+    """An operand whose class srcad does not know where it makes the code (an attribute, a
+    container's item, a call's result) is checked when the code runs (analysis/
+    operand_checks.py): it gave the gradient of arithmetic on numbers before, [18, 18, 18]
+    for [1, 2, 3]."""
+    text, arg = HIDDEN[how]
+    m = load_module(tmp_path, NP + CLASS + "A = np.array([1.0, 2.0, 3.0])\n"
+                    "class M:\n    def __init__(self):\n        self.v = V(A)\n"
+                    "    def loss(self, w):\n        return self.v * w\n" + text)
+    with pytest.raises(srcad.SrcadError, match="'\\*' with an object of your class V"):
+        srcad.grad(m.f)(W.copy(), eval(arg, vars(m)))

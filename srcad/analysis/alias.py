@@ -34,6 +34,7 @@ from ..core import ir
 from ..core.kinds import ANY, ARRAY, SEQ
 from ..errors import MutationError
 from ..rules import registry
+from . import operand_checks
 from .memory import Aliases
 from .memory_tables import MUTATORS, ir_mutable, log_append, names_of
 from .user_calls import user_callee
@@ -133,7 +134,7 @@ def check(fn, analysis, callee=False):
             hint = f"work on a copy: write {mine} = {mine}.copy() first, and return what " \
                 "you compute"
             item = getattr(fn, "augmented_items", {}).get(target)
-            if item is not None:  # ys[k] -= e: a copy of the list holds the caller's arrays
+            if item is not None and kind == "arg":  # ys[k] -= e: a copy holds the caller's
                 op = _SYMBOLS.get(getattr(stmt.value, "fn", None), "+")
                 hint = f"write {item[2]} = {item[2]} {op} ... (a new array; {op}= changes the " \
                     f"caller's array, which a copy of the list still holds), with " \
@@ -240,6 +241,7 @@ def check(fn, analysis, callee=False):
                 write(stmt, obj, target, what)
             continue
         write(stmt, obj, target, what)
+    operand_checks.insert(fn, analysis)  # m.v * w: not an object of yours, when it runs
     written = {**getattr(fn, "augmented_items", {}), **getattr(fn, "row_writes", {})}
     mine = {written[t][0] for t in getattr(fn, "checked_items", ()) if t in written}
     _drop_unused_checks(fn.body, mine - aliases.checks_used)

@@ -200,13 +200,9 @@ class ValueKinds:
                 self.arg_ranks(call.arguments))
 
     def arg_ranks(self, arguments):
-        """The ranks of a callee's array arguments, where known (its code is made for them):
-        a constant array's too (a global or closure value, whose rank the caller's code is
-        made for: outside25, cs231n's svm_loss_naive(W, X, y, reg) called with X, y read
-        from a closure had X.dot(W) of rank not known, so scores[i, y[i]] might be a view)."""
-        return {p: self.rank(a) if isinstance(a, ir.Var) else a.value.ndim
-                for p, a in arguments.items() if isinstance(a, ir.Var) or isinstance(
-                    a, ir.Const) and type(a.value) is np.ndarray and a.value.ndim >= 1}
+        """A callee's arrays' ranks, where known (a constant's too: its rank fingerprinted)."""
+        return {p: _rank(self, a) for p, a in arguments.items() if isinstance(a, ir.Var) or (
+            type(getattr(a, "value", None)) is np.ndarray and a.value.ndim)}
 
     def _reduction_kind(self, bound):
         """``np.sum(a)`` is a number; with ``axis`` or ``keepdims`` an array (for an array)."""
@@ -383,3 +379,8 @@ def _einsum_output(prim):
         return None
     out = spec.value.split("->")[1].strip()
     return out if out.isalpha() or not out else None
+
+
+def _rank(an, atom):
+    """The rank of a variable (:meth:`ValueKinds.rank`) or of a constant array."""
+    return an.rank(atom) if isinstance(atom, ir.Var) else atom.value.ndim

@@ -58,6 +58,7 @@ def augmented_item(lw, target, value_node, node):
         if user and isinstance(after, ir.Var):
             lw.augmented_items[after.name] = (left.name, container.name, text)
             lw.spellings.setdefault(left.name, text)  # (messages name ys[k], not t_2)
+            lw.spellings.setdefault(after.name, text)
             if checked:  # alone in the container when the code runs: places told apart
                 lw.checked_items.add(after.name)
         lw.bind_atom(target, after, node)
