@@ -10,13 +10,15 @@ result of a call srcad does not read) beside an operand that carries a gradient,
 checks when it runs that the operand is not such an object (:func:`check_operand`,
 inserted before the operation; a constant object of the user's is refused here).
 
-Imports the standard library, :mod:`srcad.core`, :mod:`srcad.errors` and
+Imports the standard library, NumPy, :mod:`srcad.core`, :mod:`srcad.errors` and
 :mod:`srcad.rules.registry`.
 """
 
 from __future__ import annotations
 
 import operator
+
+import numpy as np
 
 from ..core import functions, ir
 from ..core.kinds import ARRAY, SCALAR, SEQ
@@ -82,6 +84,8 @@ def _bound(fn, value, hint):
 def check_operand(value, where):
     """Raise :class:`UnsupportedSyntaxError` when ``value`` is an object of a class of the
     user's: Python runs its operator method, which srcad did not differentiate here."""
+    if type(value) in _PLAIN:
+        return
     cls = functions.user_instance_class(value)
     if cls is None or not isinstance(cls, type) or callable(value) and not any(
             name in vars(k) for k in cls.__mro__[:-1] for name in _DUNDERS):
@@ -98,4 +102,5 @@ def check_operand(value, where):
 
 _DUNDERS = {f"__{p}{n}__" for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
                                      "matmul") for p in ("", "r")} | {"__neg__", "__pos__"}
+_PLAIN = frozenset({float, int, bool, complex, np.ndarray, np.float64, np.float32, np.int64})
 _registry.nondiff.add(check_operand)  # a check: no derivative
