@@ -65,7 +65,7 @@ def test_an_array_item_changed_in_place(container, op, other, where, tmp_path):
 
 SHARED = {  # the array at c["a"] is also reachable another way after the write
     "two places": ('    t = x * w[0]\n    c = {"a": t, "b": t}\n', 'c["b"]', 'c["a"] may'),
-    "a name": ('    t = x * w[0]\n    c = {"a": t, "b": x}\n', "t", "another name"),
+    "a name": ('    t = x * w[0]\n    c = {"a": t, "b": x}\n', "t", "and t may hold it"),
     "an argument": ('    c = {"a": x, "b": x * 2.0}\n', 'c["a"]', "the argument x"),
     "copied in": ('    c = {"a": x * w[0], "b": x}\n    c["b"] = c["a"]\n', 'c["b"]',
                   "c may hold it"),

@@ -67,8 +67,14 @@ def test_a_write_through_two_subscripts(base, write, where, tmp_path):
     np.testing.assert_allclose(g, tw.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
-def test_a_list_of_lists_keeps_the_refusal(tmp_path):
+def test_a_list_of_lists_is_written_through_its_row(tmp_path):
+    """(outside25: refused before, "subscript of an expression"; frontend/nested_rows.py)
+    the rows of a display are separate lists; rows that are one list are refused when the
+    code runs (tests/test_outside25_nested_rows.py)."""
     f = load_module(tmp_path, "def f(w):\n    M = [[0.0, 0.0], [0.0, 0.0]]\n"
-                    "    M[0][1] = w[0] * 2.0\n    return M[0][1]\n").f
-    with pytest.raises(srcad.SrcadError, match="subscript of an expression"):
-        srcad.grad(f)(W.copy())
+                    "    M[0][1] = w[0] * 2.0\n    return M[0][1] + M[1][1]\n").f
+    np.testing.assert_allclose(srcad.grad(f)(W.copy()), [2.0] + [0.0] * (len(W) - 1))
+    g = load_module(tmp_path, "def g(w):\n    r = [0.0, 0.0]\n    M = [r, r]\n"
+                    "    M[0][1] = w[0] * 2.0\n    return M[0][1] + M[1][1]\n").g
+    with pytest.raises(srcad.MutationError, match="row M\\[0\\] is also another item"):
+        srcad.grad(g)(W.copy())

@@ -35,6 +35,7 @@ from ..core.kinds import ANY, ARRAY, SEQ
 from ..core.walk import walk_nodes
 from ..errors import MutationError
 from ..rules import registry
+from . import operand_checks
 from .memory import Aliases
 from .memory_tables import MUTATORS, ir_mutable, log_append, names_of
 from .user_calls import user_callee
@@ -104,7 +105,7 @@ def check(fn, analysis, callee=False):
     aliases = Aliases(fn, analysis)
     after = _Liveness(fn).live()
     source = fn.source
-    named = _user_names(fn)
+    named = {**_user_names(fn), **getattr(fn, "spellings", {})}  # (t_2 -> ys[k])
 
     def refuse(stmt, message, hint):
         line = getattr(stmt, "line", None)
@@ -133,6 +134,12 @@ def check(fn, analysis, callee=False):
             also = "" if kind == "arg" and mine == key else f" ({mine} is part of it)"
             hint = f"work on a copy: write {mine} = {mine}.copy() first, and return what " \
                 "you compute"
+            item = getattr(fn, "augmented_items", {}).get(target)
+            if item is not None and kind == "arg":  # ys[k] -= e: a copy holds the caller's
+                op = _SYMBOLS.get(getattr(stmt.value, "fn", None), "+")
+                hint = f"write {item[2]} = {item[2]} {op} ... (a new array; {op}= changes the " \
+                    f"caller's array, which a copy of the list still holds), with " \
+                    f"{item[2].split('[')[0]} a list of your own ({key} = list({key}) first)"
             if what == "setting .shape":
                 hint = _shape_hint(stmt, mine, f"the caller's array ({whose})", source)
             refuse(stmt, f"{what} changes {whose} in place{also}: the caller would see a "
@@ -235,6 +242,27 @@ def check(fn, analysis, callee=False):
                 write(stmt, obj, target, what)
             continue
         write(stmt, obj, target, what)
+    operand_checks.insert(fn, analysis)  # m.v * w: not an object of yours, when it runs
+    written = {**getattr(fn, "augmented_items", {}), **getattr(fn, "row_writes", {})}
+    mine = {written[t][0] for t in getattr(fn, "checked_items", ()) if t in written}
+    _drop_unused_checks(fn.body, mine - aliases.checks_used)
+
+
+def _drop_unused_checks(body, unused_items):
+    """Remove the run-time checks of ``ys[k] += v`` and ``M[i][j] = v`` (of the items
+    ``unused_items``, :mod:`srcad.frontend.item_checks`, :mod:`srcad.frontend.nested_rows`)
+    that no write relied on: the places were told apart here, or the item is not shared.
+    Only the checks this function's lowering emitted: one read from srcad's own code (a
+    derivative differentiated again) is the first derivative's, and stays."""
+    def unused(stmt):
+        return isinstance(stmt, ir.Assign) and stmt.target is None and isinstance(
+            stmt.value, ir.Prim) and getattr(stmt.value.fn, "srcad_item_check", False) and (
+            isinstance(stmt.value.args[1], ir.Var) and stmt.value.args[1].name in unused_items)
+
+    body[:] = [s for s in body if not unused(s)]
+    for stmt in body:
+        for block in ir.blocks_of(stmt):
+            _drop_unused_checks(block, unused_items)
 
 
 def _shape_hint(stmt, mine, other, source):

@@ -113,7 +113,7 @@ def callee_ranks(analysis, arguments, arity):
     if arity is not None or not (compiled_with_caller(analysis.callees)
                                  or getattr(analysis.callees, "ranked", False)):
         return None
-    return {p: analysis.rank(a) for p, a in arguments.items() if isinstance(a, ir.Var)}
+    return analysis.arg_ranks(arguments)
 
 
 def gradient_like(prim, analysis):

@@ -112,6 +112,16 @@ def assigned(an, stmt, same_items):
         for a in args:
             _follow(an, target, a.name)
         return
+    repeated = [a for a in args if isinstance(a, ir.Var) and an.kinds.get(a.name) == SEQ]
+    if value.fn is operator.mul and len(args) == 2 and len(repeated) == 1 and an.kind(
+            args[1] if args[0] is repeated[0] else args[0]) == SCALAR:
+        # [row] * m (outside25): what ys holds, repeated (so M[i] of [[0.0] * n] * m is a
+        # list, whose sharing frontend.nested_rows checks when the code runs)
+        source = repeated[0].name
+        an._put(target, [an.elems.get(source) if source in an.listed else ANY])
+        an.listed.add(target)
+        _follow(an, target, source)
+        return
     if value.fn is operator.getitem and len(args) == 2 and isinstance(args[0], ir.Var) and (
             isinstance(args[1], ir.Const) and type(args[1].value) is int):
         made = an.tuple_elems.get(args[0].name)

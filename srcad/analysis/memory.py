@@ -119,9 +119,9 @@ class Aliases(_Places, _Calls):
                 # be one: a helper's result, a copy of one): an array item changes in place
                 self.augmented[after] = item
         self.fresh_copies = getattr(fn, "fresh_copies", set())
-        #: id of the write ``ys_1[i] = t_1`` ending ``ys[i] += v`` -> the item ``t = ys[i]``
-        #: that ``t_1`` is (changed in place): it puts the object back where it was
+        #: id of ``ys_1[i] = t_1`` ending ``ys[i] += v`` -> ``t = ys[i]``, put back where it was
         self.put_backs = _put_backs(fn, defs)
+        self.checks_used = set()  # items of ys[k] += v whose run-time check is relied on
         self.own, self.held = {}, {}
         self.after = {}  # id(write statement) -> names live after it
         self.globals_seen = {}  # token -> spelling of the global

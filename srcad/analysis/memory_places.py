@@ -103,10 +103,19 @@ class _Places:
         """Whether ``target`` is ``t_1 = t + v`` of ``ys[i] += v`` (``t = ys[i]`` changed in
         place, then put back at place ``i``), ``other`` is that list ``ys``, and no two
         places of ``ys`` may hold one object: ``ys`` sees the change at place ``i`` only,
-        where srcad's functional write puts ``t_1``."""
-        found = getattr(self.fn, "augmented_items", {}).get(target)
-        return found is not None and found[1] == other and found[0] in self.put_backs.values(
-            ) and self.places_distinct(other)
+        where srcad's functional write puts ``t_1``. Or, for a list whose places are not
+        told apart, when the code checks that when it runs (``fn.checked_items``): the
+        check is then recorded as needed (:attr:`checks_used`, the item's name)."""
+        found = getattr(self.fn, "augmented_items", {}).get(target) or getattr(
+            self.fn, "row_writes", {}).get(target)  # (M[i][j] = v: frontend.nested_rows)
+        if found is None or found[1] != other or found[0] not in self.put_backs.values():
+            return False
+        if self.places_distinct(other):
+            return True
+        if target in getattr(self.fn, "checked_items", ()):  # checked when the code runs
+            self.checks_used.add(found[0])  # (frontend.item_checks)
+            return True
+        return False
 
     def taken_out(self, obj, other):
         """Whether ``obj`` (or the object it is an item of) was taken out of the list
@@ -167,8 +176,9 @@ def _put_backs(fn, defs):
     """id of each write ``ys_1[i] = t_1`` that ends ``ys[i] += v`` (``t = ys[i]; t_1 = t + v``,
     read at the same index of the same list) -> the item's name ``t``."""
     out = {}
+    written = {**getattr(fn, "augmented_items", {}), **getattr(fn, "row_writes", {})}
     for stmt in ir.walk(fn.body):
-        found = getattr(fn, "augmented_items", {}).get(getattr(stmt.value, "name", None)) if (
+        found = written.get(getattr(stmt.value, "name", None)) if (
             isinstance(stmt, ir.SetItem)) else None
         if found is None or stmt.obj != ir.Var(found[1]):
             continue

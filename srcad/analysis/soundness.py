@@ -216,7 +216,8 @@ class Check:
             # are writes of gradients into the gradients it made
         if isinstance(stmt.obj, ir.Var) and stmt.obj.name in self.inexact:
             return
-        raise self.error(stmt, f"writing a differentiated value into {stmt.obj}, an array "
+        obj = getattr(self.fn, "spellings", {}).get(str(stmt.obj), stmt.obj)  # (M[1], not t_6)
+        raise self.error(stmt, f"writing a differentiated value into {obj}, an array "
                          "that may hold integers or booleans: NumPy converts the value to its "
                          "dtype (3.7 -> 3), which srcad cannot differentiate",
                          "make the array a float array (np.zeros(n) is one; y = "

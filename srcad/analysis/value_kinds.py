@@ -197,11 +197,12 @@ class ValueKinds:
         if call is None:
             return None
         return (call.fn, lists.with_elems(self, call.kinds, call.arguments), call.arity,
-                self._arg_ranks(call.arguments))
+                self.arg_ranks(call.arguments))
 
-    def _arg_ranks(self, arguments):
-        """The ranks of a callee's array arguments, where known (its code is made for them)."""
-        return {p: self.rank(a) for p, a in arguments.items() if isinstance(a, ir.Var)}
+    def arg_ranks(self, arguments):
+        """A callee's arrays' ranks, where known (a constant's too: its rank fingerprinted)."""
+        return {p: _rank(self, a) for p, a in arguments.items() if isinstance(a, ir.Var) or (
+            type(getattr(a, "value", None)) is np.ndarray and a.value.ndim)}
 
     def _reduction_kind(self, bound):
         """``np.sum(a)`` is a number; with ``axis`` or ``keepdims`` an array (for an array)."""
@@ -378,3 +379,8 @@ def _einsum_output(prim):
         return None
     out = spec.value.split("->")[1].strip()
     return out if out.isalpha() or not out else None
+
+
+def _rank(an, atom):
+    """The rank of a variable (:meth:`ValueKinds.rank`) or of a constant array."""
+    return an.rank(atom) if isinstance(atom, ir.Var) else atom.value.ndim

@@ -100,6 +100,10 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.augmented = {}  # SSA name made by ``x += v`` -> the name it changes in place
         # SSA name made by ``ys[k] += v`` -> (the item it changes in place, the container)
         self.augmented_items = {}
+        self.checked_items = set()  # ... of those, checked alone in the container when run
+        self.row_writes = {}  # M[i][j] = v: the row's new version -> (row, M, text)
+        self.spellings = {}  # SSA name srcad made -> the user's text (M[i]), for messages
+        self.rows_once = {}  # id of the node M[i] of M[i][j] += v -> the row read once
         self.attribute_values = {}  # name of a value read from an attribute -> its spelling
         self.phi_sources = {}  # target of a merge -> its sources (.rebinding)
         self.iterated = {}  # counter of a ``for`` over a sequence -> the sequence atoms
@@ -233,6 +237,9 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         fn.lifted = dict(self.lifted)
         fn.augmented = dict(self.augmented)
         fn.augmented_items = dict(self.augmented_items)
+        fn.checked_items = set(self.checked_items)
+        fn.row_writes = dict(self.row_writes)
+        fn.spellings = dict(self.spellings)
         fn.iterated = dict(self.iterated)
         fn.orders = dict(self.orders)
         return fn

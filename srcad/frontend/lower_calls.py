@@ -32,6 +32,7 @@ from . import (
     lower_defaults,
     lower_super,
     misfit_calls,
+    operator_methods,
     recorded_lists,
     recursive_defs,
     spread_lengths,
@@ -49,6 +50,9 @@ class Calls:
     """``expr_Call``, the ``**kwargs`` parameter, and nested functions lifted to callees."""
 
     def expr_Call(self, node, hint=None):
+        dispatched = operator_methods.length(self, node)  # len(v), v an object of yours
+        if dispatched is not None:
+            return dispatched
         consumed = getattr(node, "srcad_consumed", False)
         func = node.func
         if _is_kwargs_get(self, func, node):

@@ -8,7 +8,8 @@ object it names now (:meth:`Expressions.lookup`, :meth:`Expressions.resolve_dott
 becomes a ``Const`` spelled as the user wrote it. Calls are in :mod:`.lower_calls`;
 comprehensions in :mod:`.lower_loops`.
 
-Imports: gast, :mod:`srcad.core` and :mod:`srcad.errors`.
+Imports: gast, :mod:`srcad.core`, :mod:`srcad.errors` and :mod:`srcad.frontend`
+(`.operator_methods`, ...).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..core.ir import AND, OR, Const, Var
 from ..core.walk import walk_nodes
 from ..errors import SrcadError
 from ..runtime import numpy_helpers
+from . import operator_methods
 from .held_objects import class_of
 from .lower_stmts import unbound_check
 from .writes import callee_name
@@ -157,10 +159,16 @@ class Expressions:
             raise self.error(node, f"{dotted(node)} does not exist", cls=SrcadError) from None
 
     def expr_BinOp(self, node):
+        dispatched = operator_methods.binop(self, node)  # v * w, v an object of yours
+        if dispatched is not None:
+            return dispatched
         left, right = self.expr(node.left), self.expr(node.right)
         return ir.Prim(_BINOPS[type(node.op)], [left, right])
 
     def expr_UnaryOp(self, node):
+        dispatched = operator_methods.unary(self, node)  # -v, v an object of yours
+        if dispatched is not None:
+            return dispatched
         operand = self.expr(node.operand)
         fn = _UNARY[type(node.op)]
         if isinstance(operand, Const) and operand.spelling is None and fn is operator.neg:
@@ -269,6 +277,12 @@ class Expressions:
         return out
 
     def expr_Subscript(self, node):
+        once = getattr(self, "rows_once", {}).get(id(node))
+        if once is not None:  # M[i][j] += v: the row M[i] read once (frontend.nested_rows)
+            return once
+        dispatched = operator_methods.subscript(self, node)  # v[i], v an object of yours
+        if dispatched is not None:
+            return dispatched
         if self.is_kwargs(node.value):
             return self.keyword_item(node.value, node.slice, node)
         obj = self.expr(node.value)
@@ -292,6 +306,9 @@ class Expressions:
                        spelling=callee_name(self, np.concatenate, "concatenate"))
 
     def index(self, node):
+        once = getattr(self, "indices_once", {}).get(id(node))
+        if once is not None:  # ys[i + 1] += v: the index evaluated once, as Python does
+            return once
         if isinstance(node, gast.Slice):
             parts = [None if p is None else self.expr(p) for p in (node.lower, node.upper,
                                                                     node.step)]

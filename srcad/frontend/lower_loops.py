@@ -390,6 +390,9 @@ def _assigned_names(stmts, subscripts=True):
             root = root_name(node.value)
             if root:
                 names.add(root)
+            inner = node.value  # M[i][j] = v: a new version of M (frontend.nested_rows)
+            if isinstance(inner, gast.Subscript) and isinstance(inner.value, gast.Name):
+                names.add(inner.value.id)
         if subscripts and isinstance(node, gast.Expr) and isinstance(node.value, gast.Call) \
                 and isinstance(node.value.func, gast.Attribute) and isinstance(
                     node.value.func.value, gast.Name) and node.value.func.attr in writes.COPIED:

@@ -6,7 +6,8 @@ holds the statement dispatch (``stmt_<Node>`` methods), the binding of assignmen
 and merges every name they bind differently with a phi; ``if`` statements, ternaries,
 short-circuit ``and``/``or`` and comprehension filters all branch through it.
 
-Imports: gast, :mod:`srcad.core` and :mod:`srcad.frontend.writes`.
+Imports: gast, :mod:`srcad.core`, :mod:`srcad.errors` and :mod:`srcad.frontend` (`.writes`,
+`.rebinding`, `.item_checks`, `.nested_rows`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..core.walk import walk_nodes
 from ..errors import SrcadError
-from . import rebinding, writes
+from . import item_checks, nested_rows, rebinding, writes
 
 
 class Statements:
@@ -133,6 +134,8 @@ class Statements:
         elif getattr(node, "srcad_augmented", False) and isinstance(target, gast.Subscript) and (
                 isinstance(target.value, gast.Name) and isinstance(value_node, gast.BinOp)):
             self.augmented_item(target, value_node, node)
+        elif getattr(node, "srcad_augmented", False) and nested_rows.handles(self, target):
+            nested_rows.augmented(self, target, value_node, node)  # M[i][j] += v
         else:
             if self.unzipped(target, value_node, node):  # a, b = zip(*rows), rows unknown
                 return
@@ -141,20 +144,8 @@ class Statements:
             self.bind_atom(target, self.expr(value_node), node)
 
     def augmented_item(self, target, value_node, node):
-        """``ys[k] += v`` (desugared to ``ys[k] = ys[k] + v``): Python takes the item out,
-        changes it in place if it is an array (``__iadd__``), and puts it back. The item's
-        new value is recorded as that object changed in place (``augmented_items``, with the
-        container): for a list or dict holding arrays, the alias analysis then refuses the
-        write when another name, or another place of a list, holds the same array."""
-        value = self.expr_BinOp(value_node)  # ys[k] first, then v, as Python does
-        left = value.args[0]
-        after = self.assign(value, None, node)
-        container = self.env.get(target.value.id)
-        if isinstance(left, Var) and isinstance(after, Var) and isinstance(container, Var) and (
-                not self.generated):  # srcad's own gradient lists hold arrays no one else holds
-            text = gast.unparse(target) if hasattr(gast, "unparse") else target.value.id
-            self.augmented_items[after.name] = (left.name, container.name, text)
-        self.bind_atom(target, after, node)
+        """``ys[k] += v``: see :func:`.item_checks.augmented_item`."""
+        item_checks.augmented_item(self, target, value_node, node)
 
     def bind_atom(self, target, value, node):
         if isinstance(target, gast.Name):
@@ -174,6 +165,8 @@ class Statements:
                 hint = t.id if isinstance(t, gast.Name) else None
                 self.bind_atom(t, self.assign(ir.Prim(operator.getitem, [value, Const(i)]),
                                               hint, node), node)
+        elif nested_rows.handles(self, target):
+            nested_rows.write(self, target, value, node)  # M[i][j] = v
         elif isinstance(target, gast.Subscript):
             obj = self.expr(target.value)
             if isinstance(obj, Const) and isinstance(target.value, gast.Name):

@@ -207,8 +207,7 @@ class Data:
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.an.active(a)]
         if not wrt:
             return
-        ranks = {p: self.an.rank(a) for p, a in arguments.items()
-                 if isinstance(a, ir.Var)} if arity is None else None
+        ranks = self.an.arg_ranks(arguments) if arity is None else None
         # the caller's arrays its backward part adds into (.into), and the pair
         entry, buffers = _split(self, stmt, wrt, arguments, kinds, arity, ranks, gname)
         base = prim.fn.__name__
@@ -249,8 +248,7 @@ class Data:
         if bound is None or bound.arity is not None:
             return None
         arguments, kinds = bound.arguments, with_elems(self.an, bound.kinds, bound.arguments)
-        ranks = {p: self.an.rank(a) for p, a in arguments.items() if isinstance(a, ir.Var)}
-        entry = self.an.callees.split(prim.fn, [], kinds, None, ranks)
+        entry = self.an.callees.split(prim.fn, [], kinds, None, self.an.arg_ranks(arguments))
         made[id(stmt)] = self.bind_cell(f"{prim.fn.__name__}_fwd", entry.fwd)
         return made[id(stmt)]
 
