@@ -34,20 +34,75 @@ def insert(fn, analysis):
     """Insert :func:`check_operand` before each arithmetic operation of ``fn`` with an
     operand of a kind not known beside one that carries a gradient; refuse a constant
     object of the user's there. Not for Numba (``callees.compiles_all``), which compiles no
-    object of the user's (it refuses one when it compiles), nor in srcad's own code."""
+    object of the user's (it refuses one when it compiles), nor in srcad's own code.
+
+    A name is checked once: after its check (in the statements its check comes before, the
+    SSA form's names having one value each) and for a value an operator or a NumPy or
+    ``math`` function made of operands known not to be such objects, or an item or part of
+    an array (it is a number or an array), no check is written."""
     if getattr(analysis.callees, "compiles_all", False) or str(getattr(
             fn.source, "filename", "")).startswith("<srcad "):
         return
-    _block(fn, fn.body, analysis)
+    # the merges (phis) whose every source is no object of the user's: the largest such set
+    # (a loop's value made from the one before by operators stays a number or an array)
+    phis = {p.target: p for stmt in ir.walk(fn.body) for p in getattr(stmt, "phis", ())}
+    plain_phis = set(phis)
+    while True:
+        made = set()
+        _block(fn, [*fn.body], analysis, made, set(), plain_phis, insert=False)
+        kept = {t for t in plain_phis if all(_known_plain(a, analysis, made | plain_phis)
+                                             for a in ir.atoms_in(phis[t].sources))}
+        if kept == plain_phis:
+            break
+        plain_phis = kept
+    _block(fn, fn.body, analysis, set(), set(), plain_phis, insert=True)
 
 
-def _block(fn, body, an):
+_NUMERIC = "numeric "  # (the key in ``made`` of a name known a number or an array)
+
+
+def _known_plain(atom, an, names):
+    if isinstance(atom, ir.Const):
+        return functions.user_instance_class(atom.value) is None
+    return isinstance(atom, ir.Var) and (an.kinds.get(atom.name) in (SCALAR, ARRAY, SEQ)
+                                         or atom.name in names)
+
+
+def _plain_maker(func):
+    """Whether ``func``'s result is a number or an array when its operands are: an operator,
+    a NumPy function or ufunc, a function of ``math``."""
+    if func in _SIGNS or isinstance(func, np.ufunc):
+        return True
+    home = getattr(func, "__module__", None) or ""
+    return home == "math" or home == "numpy" or home.startswith("numpy.")
+
+
+def _block(fn, body, an, made, checked, phis, insert):
+    """``made``: names whose value is no object of the user's wherever they are read (their
+    statement made them so); ``checked``: names checked in a statement before this block's
+    (a copy per block: a check in a branch says nothing after it); ``phis``: merges taken
+    as such values; ``insert``: write the checks (else only find ``made``)."""
+    checked = set(checked)
+
+    def plain(atom):  # no object of the user's
+        return _known_plain(atom, an, made) or isinstance(atom, ir.Var) and (
+            atom.name in checked or atom.name in phis)
+
+    def numeric(atom):  # a number, an array, or what NumPy made of them (not a list)
+        if isinstance(atom, ir.Const):
+            return isinstance(atom.value, (int, float, complex, np.generic, np.ndarray))
+        return isinstance(atom, ir.Var) and (an.kinds.get(atom.name) in (SCALAR, ARRAY) or
+                                             _NUMERIC + atom.name in made)
+
     out = []
     for stmt in body:
         for block in ir.blocks_of(stmt):
-            _block(fn, block, an)
+            _block(fn, block if insert else [*block], an, made, checked, phis, insert)
         prim = getattr(stmt, "value", None) if isinstance(stmt, ir.Assign) else None
-        if isinstance(prim, ir.Prim) and prim.fn in _SIGNS and not prim.kwargs and any(
+        if not isinstance(prim, ir.Prim):
+            out.append(stmt)
+            continue
+        if prim.fn in _SIGNS and not prim.kwargs and any(
                 isinstance(a, ir.Var) and a.name in an.varied for a in prim.args):
             sign = _SIGNS[prim.fn]
             source = fn.source
@@ -57,13 +112,26 @@ def _block(fn, body, an):
             for atom in prim.args:
                 if isinstance(atom, ir.Const) and functions.user_instance_class(
                         atom.value) is not None:
-                    check_operand(atom.value, where)  # (raises: known here)
-                elif isinstance(atom, ir.Var) and an.kinds.get(atom.name) not in (
-                        SCALAR, ARRAY, SEQ):
-                    out.append(ir.Assign(None, ir.Prim(check_operand, [atom, _bound(
-                        fn, where, "where")], spelling=_bound(fn, check_operand,
-                                                             "check_operand").spelling),
-                        line, effect=True))
+                    if insert:
+                        check_operand(atom.value, where)  # (raises: known here)
+                elif isinstance(atom, ir.Var) and not plain(atom):
+                    if insert:
+                        out.append(ir.Assign(None, ir.Prim(check_operand, [atom, _bound(
+                            fn, where, "where")], spelling=_bound(fn, check_operand,
+                                                                 "check_operand").spelling),
+                            line, effect=True))
+                    checked.add(atom.name)
+        if not isinstance(stmt.target, str):
+            pass
+        elif prim.fn is operator.getitem and not prim.kwargs and numeric(prim.args[0]):
+            made.add(stmt.target)  # an item or a part of an array: a number or an array
+            made.add(_NUMERIC + stmt.target)
+        elif _plain_maker(prim.fn):
+            operands = [*prim.args, *(prim.kwargs or {}).values()]
+            if all(plain(a) for a in operands):
+                made.add(stmt.target)
+            if all(numeric(a) for a in operands):  # (an operator on lists makes a list)
+                made.add(_NUMERIC + stmt.target)
         out.append(stmt)
     body[:] = out
 
@@ -84,8 +152,8 @@ def _bound(fn, value, hint):
 def check_operand(value, where):
     """Raise :class:`UnsupportedSyntaxError` when ``value`` is an object of a class of the
     user's: Python runs its operator method, which srcad did not differentiate here."""
-    if type(value) in _PLAIN:
-        return
+    if type(value) in _PLAIN or hasattr(type(value), "__array_namespace__"):
+        return  # (an array of the array API standard: its operators are array arithmetic)
     cls = functions.user_instance_class(value)
     if cls is None or not isinstance(cls, type) or callable(value) and not any(
             name in vars(k) for k in cls.__mro__[:-1] for name in _DUNDERS):
@@ -104,3 +172,6 @@ _DUNDERS = {f"__{p}{n}__" for n in ("add", "sub", "mul", "truediv", "floordiv", 
                                      "matmul") for p in ("", "r")} | {"__neg__", "__pos__"}
 _PLAIN = frozenset({float, int, bool, complex, np.ndarray, np.float64, np.float32, np.int64})
 _registry.nondiff.add(check_operand)  # a check: no derivative
+# it reads only the operand's Python type: a backend writing the code in another array
+# namespace (srcad.backend.standard) runs it as it is
+check_operand.any_namespace = True

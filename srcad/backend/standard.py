@@ -164,7 +164,8 @@ def for_standard_arrays(fdef, func, namespace, spelled, helpers, fresh, visible,
                 elif helper is not None:
                     raise place.error(node.id, "the backend has no form of this helper (its "
                                       "code is NumPy code)")
-                elif not _plain(node.id, visible) and not _made_for(
+                elif not _plain(node.id, visible) and not _any_namespace(
+                        node.id, visible, known) and not _made_for(
                         known.get(node.id), namespace) and not _derivative(
                         known.get(node.id), visible.get(node.id)):
                     raise place.error(node.id, "the standard backend writes one function in "
@@ -312,6 +313,21 @@ def _value(name, path, visible):
     for part in path.split("."):
         value = getattr(value, part, None)
     return value
+
+
+def _any_namespace(name, visible, known):
+    """Whether a free name of the code is, in a cell srcad made, a function reading only
+    Python types, which runs as it is in any namespace (``any_namespace``: srcad's operand
+    check), or a value that is no function or module (where that check reports)."""
+    cell = known.get(name)
+    if not isinstance(cell, types.CellType):
+        return False
+    try:
+        value = cell.cell_contents
+    except ValueError:  # an empty cell
+        return False
+    return getattr(value, "any_namespace", False) is True or not callable(
+        value) and not isinstance(value, types.ModuleType)
 
 
 def _plain(name, visible):

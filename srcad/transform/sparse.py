@@ -89,7 +89,7 @@ def sparse_lists(fn, analysis):
     callees = analysis.callees
     if not getattr(callees, "into_calls", False) or getattr(callees, "compiles_all", False):
         return set()
-    if getattr(fn, "lifted", None):
+    if any(not _inert(v) for v in getattr(fn, "lifted", {}).values()):
         return set()  # a nested function may read the list
     found = {p for p in fn.params if analysis.kinds.get(p) == SEQ
              and analysis.elems.get(p) == ARRAY and p not in analysis.complex}
@@ -103,6 +103,19 @@ def sparse_lists(fn, analysis):
             if not _item_read(stmt, n, analysis) or reads.count(n) != 1:
                 found.discard(n)
     return found
+
+
+def _inert(value):
+    """Whether a value the code was given (``fn.lifted``) cannot read a list of the code's:
+    a function of srcad's own (a run-time check), a tuple of strings and numbers (where a
+    check reports)."""
+    if isinstance(value, tuple):
+        return all(v is None or type(v) in (str, int) for v in value)
+    return callable(value) and getattr(value, "__module__", None) in _CHECKS
+
+
+#: the modules of srcad's run-time checks the front end and the analysis give the code
+_CHECKS = frozenset({"srcad.analysis.operand_checks", "srcad.frontend.list_repeats"})
 
 
 def _item_read(stmt, list_name, analysis):
