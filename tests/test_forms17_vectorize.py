@@ -100,7 +100,7 @@ def _pair(tmp_path, scalar, form, args):
     return f, fa
 
 
-@pytest.mark.parametrize("scalar,form,args", sample_by(list(_cases()), lambda c: c[0], 2))
+@pytest.mark.parametrize("scalar,form,args", sample_by(list(_cases()), lambda c: c[0], 4))
 def test_vectorized_functions(tmp_path, scalar, form, args):
     f, fa = _pair(tmp_path, scalar, form, args)
     assert f(X) == pytest.approx(fa(X), rel=1e-12)

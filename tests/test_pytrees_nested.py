@@ -265,7 +265,7 @@ def _theta(depth):
     return rng.normal(size=12 if depth == 1 else 13) * 0.7
 
 
-@pytest.mark.parametrize("container, record, form, depth", sample_by(FAMILY, lambda c: c[:2], 5))
+@pytest.mark.parametrize("container, record, form, depth", sample_by(FAMILY, lambda c: c[:2], 10))
 def test_a_container_of_records(container, record, form, depth, tmp_path):
     hessians = FAMILY.index((container, record, form, depth)) % 7 == 0
     _check(_source(container, record, form, depth), tmp_path, _theta(depth), hessians)

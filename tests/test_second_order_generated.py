@@ -125,8 +125,8 @@ def check_second_order(f, args, source=None, rtol=1e-6):
 
 
 POINTS = [(0.37, 0.61), (-0.45, 0.83)]
-#: CI: every sixth program (each point in turn); the long run all of them
-STACKS = sample(CASES, 6)
+#: CI: every twelfth program (each point in turn); the long run all of them
+STACKS = sample(CASES, 12)
 
 
 @pytest.mark.parametrize("k, case", list(enumerate(STACKS)),
