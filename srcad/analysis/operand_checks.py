@@ -49,7 +49,7 @@ def insert(fn, analysis):
     plain_phis = set(phis)
     while True:
         made = set()
-        _block(fn, [*fn.body], analysis, made, set(), plain_phis, insert=False)
+        _block(fn, fn.body, analysis, made, set(), plain_phis, insert=False)
         kept = {t for t in plain_phis if all(_known_plain(a, analysis, made | plain_phis)
                                              for a in ir.atoms_in(phis[t].sources))}
         if kept == plain_phis:
@@ -97,7 +97,7 @@ def _block(fn, body, an, made, checked, phis, insert):
     out = []
     for stmt in body:
         for block in ir.blocks_of(stmt):
-            _block(fn, block if insert else [*block], an, made, checked, phis, insert)
+            _block(fn, block, an, made, checked, phis, insert)
         prim = getattr(stmt, "value", None) if isinstance(stmt, ir.Assign) else None
         if not isinstance(prim, ir.Prim):
             out.append(stmt)
@@ -133,7 +133,8 @@ def _block(fn, body, an, made, checked, phis, insert):
             if all(numeric(a) for a in operands):  # (an operator on lists makes a list)
                 made.add(_NUMERIC + stmt.target)
         out.append(stmt)
-    body[:] = out
+    if insert:
+        body[:] = out
 
 
 def _bound(fn, value, hint):
