@@ -9,7 +9,7 @@ way to compare two versions of srcad side by side (run it for each, in turn).
 
 Each checkout's own ``srcad`` and ``benchmarks/gradbench/tool`` modules are imported in a
 process of its own; inputs are random, of GradBench's default sizes (ode at n = 1000 and
-10 000, s = 10; gmm d = 10, k = 10, n = 1000; kmeans n = 1000, k = 10, d = 8; det 6 × 6; ba one
+10 000, s = 10; gmm d = 10, k = 10, n = 1000; kmeans n = 1000, k = 10, d = 8, and k = 100 as ``kmeans100``; det 6 × 6; ba one
 observation's Jacobian; lstm l = 2, c = 1024), but ht's: GradBench's own hand1 of the big
 model, complicated (``ht``) and simple (``ht-simple``). GradBench's Python package must be at
 ``--gradbench`` (``run.py`` extracts it there).
@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-EVALS = ("lstm", "ba", "ode", "ode10k", "gmm", "kmeans", "det", "lse", "llsq", "ht",
+EVALS = ("lstm", "ba", "ode", "ode10k", "gmm", "kmeans", "kmeans100", "det", "lse", "llsq", "ht",
          "ht-simple")
 
 
@@ -50,10 +50,11 @@ def _case(name, rng, np):
                 rng.normal(size=(k, d * (d - 1) // 2)), rng.normal(size=(n, d)), 0.0, 1.0,
                 m.lower_placement(d))
         return m.gmm_objective, m._gradient, args, 5
-    if name == "kmeans":
+    if name in ("kmeans", "kmeans100"):
         m = importlib.import_module("kmeans")
+        k = 100 if name == "kmeans100" else 10
         return m.kmeans_cost, m.direction, (rng.normal(size=(1000, 8)),
-                                            rng.normal(size=(10, 8))), 20
+                                            rng.normal(size=(k, 8))), 20
     if name == "det":
         m = importlib.import_module("det")
         return m.det, m._gradient, (rng.normal(size=(6, 6)),), 3

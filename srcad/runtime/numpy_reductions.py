@@ -134,8 +134,31 @@ def grad_extremum(g, a, ans, axis=None, keepdims=False):
     """
     x = _asarray(a)
     hit = x == _restore(ans, x.shape, axis, keepdims)
-    share = hit / np.sum(hit, axis=_axes(axis, x.ndim), keepdims=True)
-    return _match(_restore(g, x.shape, axis, keepdims) * share, a)
+    g = _restore(g, x.shape, axis, keepdims)
+    if type(hit) is np.ndarray and type(g) is np.ndarray and g.dtype == _FLOAT64 and (
+            g.ndim in (0, hit.ndim)) and _no_ties(hit, ans):
+        # each share is 1.0 and g * 1.0 is g: g times the mask, the same numbers with one
+        # array made instead of two (a broadcast number: the mask as floats, times it)
+        if not any(g.strides) and g.size:
+            out = hit.astype(np.float64)
+            v = g.reshape(-1)[0]
+            if v != 1.0:
+                out *= v
+            return _match(out, a)
+        return _match(np.multiply(g, hit), a)
+    return _match(g * (hit / np.sum(hit, axis=_axes(axis, x.ndim), keepdims=True)), a)
+
+
+def _no_ties(hit, ans):
+    """Whether every result of a max or min equals exactly one element of its group: each
+    result that is not NaN equals at least one (it is one of them), so with no NaN among them
+    and as many equal elements in all as results, each has exactly one."""
+    ans = np.asarray(ans)
+    return np.count_nonzero(hit) == ans.size and not (
+        ans.dtype.kind in "fc" and np.isnan(ans).any())
+
+
+_FLOAT64 = np.dtype(np.float64)
 
 
 def _extremum_ties(a, ans, axis, keepdims, initial, where):

@@ -38,7 +38,7 @@ class Data:
             plain = not isinstance(index, (ir.Slice, ir.Index)) and self.an.kind(index) == SCALAR
             if plain and not getattr(self.an.callees, "compiles_all", False) and (  # Numba
                     obj.name not in self.sparse) and (
-                    self.items_at(obj, dobj, index, gname, code, frame)):
+                    self.items_at(obj, dobj, index, gname, code, frame, stmt.target)):
                 return
             was_live = dobj in self.live
             self.ensure_live(obj.name, code, frame)
@@ -78,7 +78,7 @@ class Data:
         if basic and made and dobj not in self.uniform:  # scatter made a new array of zeros
             partition.made_zeros(self, dobj, obj.name, code, contribution, index, frame)
 
-    def items_at(self, obj, dobj, index, gname, code, frame):
+    def items_at(self, obj, dobj, index, gname, code, frame, target):
         """The gradient of a container read item by item (``a, b = f(x)``), made by one
         ``items_at(obj, indices, values)`` where it starts, and the next items' gradients
         joined to that call while nothing comes between: no zeros then ``add`` per item."""
@@ -88,6 +88,7 @@ class Data:
             made[2].append(name(gname))
             self.note_contribution(dobj, True, self.zero_flag(name(gname)), code)
             made[3].append(whole_array(self, gname))
+            made[6].append(target)
             return True
         if dobj in self.live:
             return False
@@ -103,7 +104,7 @@ class Data:
         code.append(stmt)
         self.live.add(dobj)
         self.items_made[dobj] = (stmt, indices, values, [whole_array(self, gname)], obj.name,
-                                 frame)
+                                 frame, [target])
         return True
 
     def setitem(self, stmt, code, frame):
@@ -385,16 +386,29 @@ def display_items(data):
     ``items_at`` returns then, without a call: a new list sharing those arrays). The
     tuple's length is the analysis's (a display or a user function's result). Called
     once the backward sweep is made, before the saves are chosen: a display does not
-    read the tuple."""
-    for stmt, indices, values, whole, obj, frame in data.items_made.values():
+    read the tuple.
+
+    When every item is read once but not all are such arrays (a list among them: a
+    callee's ``return y, new_state``), the call stays and its first argument becomes a
+    display of the names the items were read into, ``items_at((ypred, layers), ...)``: the
+    same objects (a tuple's items are never rebound), so the backward sweep keeps those
+    names, which the forward sweep holds anyway, instead of the tuple (one container less
+    kept per call: in a loop, one less for the collector to walk each iteration)."""
+    for stmt, indices, values, whole, obj, frame, targets in data.items_made.values():
         items = data.an.tuple_items.get(obj) or {}
         n = len(items)
         at = [i.value + n if type(i.value) is int and i.value < 0 else i.value
               for i in indices if isinstance(i, ast.Constant)]
-        if all(whole) and set(items) == set(range(n)) and all(
-                kind == ARRAY for kind, _ in items.values()) and len(at) == len(indices) and (
-                all(type(k) is int for k in at) and sorted(at) == list(range(n))):
+        every = set(items) == set(range(n)) and len(at) == len(indices) and (
+            all(type(k) is int for k in at) and sorted(at) == list(range(n)))
+        if every and all(whole) and all(kind == ARRAY for kind, _ in items.values()):
             order = dict(zip(at, values))
             stmt.value = ast.List(elts=[order[k] for k in range(n)], ctx=ast.Load())
+        elif every and n and len(targets) == n:
+            read = dict(zip(at, targets))
+            stmt.value.args[0] = ast.Tuple(elts=[name(read[k]) for k in range(n)],
+                                           ctx=ast.Load())
+            for k in range(n):
+                data.ref(read[k], frame)
         else:
             data.ref(obj, frame)
