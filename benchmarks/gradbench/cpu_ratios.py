@@ -11,8 +11,9 @@ Each checkout's own ``srcad`` and ``benchmarks/gradbench/tool`` modules are impo
 process of its own; inputs are random, of GradBench's default sizes (ode at n = 1000 and
 10 000, s = 10; gmm d = 10, k = 10, n = 1000; kmeans n = 1000, k = 10, d = 8, and k = 100
 as ``kmeans100``; det 6 × 6; ba one observation's Jacobian; lstm l = 2, c = 1024), but
-ht's: GradBench's own hand1 of the big model, complicated (``ht``) and simple (``ht-simple``). GradBench's Python package must be at
-``--gradbench`` (``run.py`` extracts it there).
+ht's: GradBench's own hand1 of the big model, complicated (``ht``) and simple
+(``ht-simple``). GradBench's Python package must be at ``--gradbench`` (``run.py`` extracts
+it there).
 """
 
 from __future__ import annotations
