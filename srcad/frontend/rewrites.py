@@ -34,6 +34,7 @@ from . import (
     lower_next,
     lower_records,
     nested_writes,
+    object_operators,
     views,
 )
 
@@ -41,6 +42,6 @@ from . import (
 def rewrite(src):
     """Apply every rewrite to ``src`` (a :class:`.source.Source`)."""
     for module in (enumerated_writes, list_repeats, list_slices, callable_grads, lower_defaults,
-                   lower_groups, lower_namespaces, lower_records, lower_next, lower_local_makes,
+                   lower_groups, lower_namespaces, object_operators, lower_records, lower_next, lower_local_makes,
                    lower_made_lists, nested_writes, views):
         module.lower(src)
