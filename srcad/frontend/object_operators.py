@@ -75,11 +75,11 @@ def _own_nodes(fdef):
 class _Classes:
     """The classes of the expressions of one function (see the module's docstring)."""
 
-    def __init__(self, src, fdef):
+    def __init__(self, src, fdef, nodes):
         self.src, self.fdef = src, fdef
         self.local = passed_calls.bound_names(fdef)
         self.known, self.lists, self.returned = {}, {}, {}
-        self.nodes = _own_nodes(fdef)
+        self.nodes = nodes
         self.parents = {c: n for n in self.nodes for c in gast.iter_child_nodes(n)}
         self._solve()
 
@@ -152,9 +152,8 @@ class _Classes:
         target = resolve_any(self.src, func, self.local)
         if isinstance(target, type):
             return target if _followed(target) else None
-        fn = passed_calls.callee(self.src, func, self.fdef)
-        if fn is not None:
-            return fn
+        if passed_calls.callee_function(target):
+            return target  # (passed_calls.callee, the function's bound names known)
         if isinstance(func, gast.Attribute) and isinstance(func.ctx, gast.Load):
             cls = self.of(func.value)
             return cls and self.method(cls, func.attr)
@@ -347,10 +346,10 @@ class _Calls(gast.NodeTransformer):
 def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
-    if not any(isinstance(n, (gast.BinOp, gast.UnaryOp, gast.AugAssign, gast.Call))
-               for n in _own_nodes(fdef)):
-        return
-    classes = _Classes(src, fdef)
+    nodes = _own_nodes(fdef)
+    if not any(isinstance(n, gast.Call) for n in nodes):
+        return  # (no object is built or returned here)
+    classes = _Classes(src, fdef, nodes)
     if not classes.known and not classes.lists and not any(
             isinstance(n, gast.Call) and classes.of(n) is not None for n in classes.nodes):
         return
@@ -382,7 +381,7 @@ def lower(src):
 def _name_objects(src, fdef, classes, made, taken):
     """Give each object a rewritten call returns, used inside a statement, a name of its
     own just before the statement (where that changes nothing)."""
-    local = passed_calls.bound_names(fdef)
+    local = classes.local
     for node in _own_nodes(fdef):
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)
@@ -421,3 +420,4 @@ def _named(src, stmt, classes, made, taken, local):
                 value[[i for i, v in enumerate(value) if v is found][0]] = gast.copy_location(
                     _name(new), found)
         classes.known[new] = cls
+        local.add(new)

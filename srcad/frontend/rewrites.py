@@ -6,8 +6,9 @@ xs[i] = e``: a loop over positions), :mod:`.list_repeats` (``[x] * n``: the comp
 :mod:`.lower_defaults` (``lambda v, k=k: v ** k``: a
 function a helper makes, ``make(k)``), :mod:`.lower_groups` (``d.setdefault(k, []).append(v)``,
 a ``defaultdict(list)``: a new list each time), :mod:`.lower_namespaces` (``xp = array_namespace(x);
-xp.sum(...)``: NumPy's functions), :mod:`.lower_records` (``p = Pt(x, y); p.x``: the fields as
-locals), :mod:`.lower_next` (``it = iter(xs); next(it)``: the items by position; before it,
+xp.sum(...)``: NumPy's functions), :mod:`.object_operators` (``u = V(w); u + v``: the method
+calls Python makes, ``V.__add__(u, v)``), :mod:`.lower_records` (``p = Pt(x, y); p.x``: the
+fields as locals), :mod:`.lower_next` (``it = iter(xs); next(it)``: the items by position; before it,
 ``itertools.accumulate``/``starmap`` as Python (:mod:`.folds`) and iterators and function
 displays passed to a function of yours marked (:mod:`.iterators_passed`)),
 :mod:`.lower_made_lists` (``fs = [make(w) for ...]; f(x) for f in fs``: each item's values), after
@@ -42,6 +43,6 @@ from . import (
 def rewrite(src):
     """Apply every rewrite to ``src`` (a :class:`.source.Source`)."""
     for module in (enumerated_writes, list_repeats, list_slices, callable_grads, lower_defaults,
-                   lower_groups, lower_namespaces, object_operators, lower_records, lower_next, lower_local_makes,
-                   lower_made_lists, nested_writes, views):
+                   lower_groups, lower_namespaces, object_operators, lower_records, lower_next,
+                   lower_local_makes, lower_made_lists, nested_writes, views):
         module.lower(src)
