@@ -8,8 +8,8 @@ function a helper makes, ``make(k)``), :mod:`.lower_groups` (``d.setdefault(k, [
 a ``defaultdict(list)``: a new list each time), :mod:`.lower_namespaces` (``xp = array_namespace(x);
 xp.sum(...)``: NumPy's functions), :mod:`.object_operators` (``u = V(w); u + v``: the method
 calls Python makes, ``V.__add__(u, v)``), :mod:`.lower_records` (``p = Pt(x, y); p.x``: the
-fields as locals), :mod:`.lower_next` (``it = iter(xs); next(it)``: the items by position; before it,
-``itertools.accumulate``/``starmap`` as Python (:mod:`.folds`) and iterators and function
+fields as locals), :mod:`.lower_next` (``it = iter(xs); next(it)``: the items by position;
+before it, ``itertools.accumulate``/``starmap`` as Python (:mod:`.folds`) and iterators and function
 displays passed to a function of yours marked (:mod:`.iterators_passed`)),
 :mod:`.lower_made_lists` (``fs = [make(w) for ...]; f(x) for f in fs``: each item's values), after
 :mod:`.lower_local_makes` (``def make(a): return lambda t: a * t`` inside the function: out).
