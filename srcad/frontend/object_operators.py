@@ -402,10 +402,19 @@ def _named(src, stmt, classes, made, taken, local):
                   (id(n) in made or id(parents.get(n)) in made) and classes.of(n) is not None]
         found = next((n for n in wanted if inline_objects.evaluated_first(src, stmt, n, local)),
                      None)
+        if found is None and wanted and inline_objects._start(stmt) is not None:
+            # a call of ours runs first: its value named first
+            inner = {id(n) for w in wanted for n in walk_nodes(w)}
+            first = inline_objects._first_object(
+                src, inline_objects._start(stmt), local, lambda node, holder, field: isinstance(
+                    node, gast.Call) and node is not root and id(node) in made and not any(
+                    id(n) in inner for n in walk_nodes(node)))
+            found = first[3] if first else None
         if found is None:
             return out + [stmt]
         cls = classes.of(found)
-        new = cls.__name__.lower() if cls.__name__.isidentifier() else "obj"
+        new = "value" if cls is None else cls.__name__.lower() if cls.__name__.isidentifier() \
+            else "obj"
         while new in taken:
             new += "_"
         taken.add(new)
@@ -419,5 +428,6 @@ def _named(src, stmt, classes, made, taken, local):
             elif isinstance(value, list) and any(v is found for v in value):
                 value[[i for i, v in enumerate(value) if v is found][0]] = gast.copy_location(
                     _name(new), found)
-        classes.known[new] = cls
+        if cls is not None:
+            classes.known[new] = cls
         local.add(new)

@@ -6,7 +6,8 @@ xs[i] = e``: a loop over positions), :mod:`.list_repeats` (``[x] * n``: the comp
 :mod:`.lower_defaults` (``lambda v, k=k: v ** k``: a
 function a helper makes, ``make(k)``), :mod:`.lower_groups` (``d.setdefault(k, []).append(v)``,
 a ``defaultdict(list)``: a new list each time), :mod:`.lower_namespaces` (``xp = array_namespace(x);
-xp.sum(...)``: NumPy's functions), :mod:`.object_operators` (``u = V(w); u + v``: the method
+xp.sum(...)``: NumPy's functions), :mod:`.changed_lists` (``sgd(ps, gs, lr)`` changing the
+list ``ps`` built here: ``_, ps = sgd_fields(ps, gs, lr)``), :mod:`.object_operators` (``u = V(w); u + v``: the method
 calls Python makes, ``V.__add__(u, v)``), :mod:`.lower_records` (``p = Pt(x, y); p.x``: the
 fields as locals), :mod:`.lower_next` (``it = iter(xs); next(it)``: the items by position;
 before it, ``itertools.accumulate``/``starmap`` as Python (:mod:`.folds`) and iterators and function
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 from . import (
     callable_grads,
+    changed_lists,
     enumerated_writes,
     list_repeats,
     list_slices,
@@ -43,6 +45,7 @@ from . import (
 def rewrite(src):
     """Apply every rewrite to ``src`` (a :class:`.source.Source`)."""
     for module in (enumerated_writes, list_repeats, list_slices, callable_grads, lower_defaults,
-                   lower_groups, lower_namespaces, object_operators, lower_records, lower_next,
-                   lower_local_makes, lower_made_lists, nested_writes, views):
+                   lower_groups, lower_namespaces, changed_lists, object_operators,
+                   lower_records, lower_next, lower_local_makes, lower_made_lists,
+                   nested_writes, views):
         module.lower(src)
