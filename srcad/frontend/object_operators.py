@@ -405,10 +405,12 @@ def _named(src, stmt, classes, made, taken, local):
         if found is None and wanted and inline_objects._start(stmt) is not None:
             # a call of ours runs first: its value named first
             inner = {id(n) for w in wanted for n in walk_nodes(w)}
-            first = inline_objects._first_object(
-                src, inline_objects._start(stmt), local, lambda node, holder, field: isinstance(
-                    node, gast.Call) and node is not root and id(node) in made and not any(
-                    id(n) in inner for n in walk_nodes(node)))
+            def before(node, holder, field, inner=inner):
+                return isinstance(node, gast.Call) and node is not root and id(
+                    node) in made and not any(id(n) in inner for n in walk_nodes(node))
+
+            first = inline_objects._first_object(src, inline_objects._start(stmt), local,
+                                                 before)
             found = first[3] if first else None
         if found is None:
             return out + [stmt]

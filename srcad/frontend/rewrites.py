@@ -7,9 +7,9 @@ xs[i] = e``: a loop over positions), :mod:`.list_repeats` (``[x] * n``: the comp
 function a helper makes, ``make(k)``), :mod:`.lower_groups` (``d.setdefault(k, []).append(v)``,
 a ``defaultdict(list)``: a new list each time), :mod:`.lower_namespaces` (``xp = array_namespace(x);
 xp.sum(...)``: NumPy's functions), :mod:`.changed_lists` (``sgd(ps, gs, lr)`` changing the
-list ``ps`` built here: ``_, ps = sgd_fields(ps, gs, lr)``), :mod:`.object_operators` (``u = V(w); u + v``: the method
-calls Python makes, ``V.__add__(u, v)``), :mod:`.lower_records` (``p = Pt(x, y); p.x``: the
-fields as locals), :mod:`.lower_next` (``it = iter(xs); next(it)``: the items by position;
+list ``ps`` built here: ``_, ps = sgd_fields(ps, gs, lr)``), :mod:`.object_operators`
+(``u = V(w); u + v``: the method calls Python makes, ``V.__add__(u, v)``),
+:mod:`.lower_records` (``p = Pt(x, y); p.x``: the fields as locals), :mod:`.lower_next` (``it = iter(xs); next(it)``: the items by position;
 before it, ``itertools.accumulate``/``starmap`` as Python (:mod:`.folds`) and iterators and function
 displays passed to a function of yours marked (:mod:`.iterators_passed`)),
 :mod:`.lower_made_lists` (``fs = [make(w) for ...]; f(x) for f in fs``: each item's values), after
