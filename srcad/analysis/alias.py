@@ -563,8 +563,11 @@ def _user_names(fn):
     """SSA name -> the user's name it is a version of (``a_2`` -> ``a``), where known."""
     names = {}
     spelled = _spelled(fn)
+    temps = getattr(fn, "temps", ())  # (srcad's own t_4 is no version of the user's t)
     for stmt in ir.walk(fn.body):
         for name in ir.defined_by(stmt):
+            if name in temps:
+                continue
             base = name.rstrip("0123456789")
             if base.endswith("_") and base[:-1] in spelled:
                 names[name] = base[:-1]
