@@ -89,3 +89,41 @@ def test_what_another_name_could_see_stays_refused(case, tmp_path):
     m = load_module(tmp_path, NP + CALLEES + REFUSED[case])
     with pytest.raises(srcad.SrcadError):
         srcad.grad(m.f)(W.copy(), [W.copy(), W * 2.0])
+
+
+# (outside26) WRONG GRADIENT before: a function of yours changing the arrays a list it is given
+# holds (qs = list(ps); qs[i] -= v: ndarray's -= in place) was reported as changing the list
+# ps only, so the caller's a = w * 2.0 (an item of ps) read afterwards kept its old value in
+# srcad's gradient ([5.37, -6.26, 13.85] for [5.27, -6.36, 13.75]). A write into what a
+# parameter holds is now checked against every name holding those objects.
+ITEMS = """
+def sgd2(ps, gs, lr):
+    qs = list(ps)
+    for i in range(len(qs)):
+        qs[i] -= lr * gs[i]
+    return qs
+
+def sgd3(ps, gs, lr):
+    for i in range(len(ps)):
+        ps[i] -= lr * gs[i]
+"""
+ITEM_CALLERS = {
+    "copy in the callee": ("    qs = sgd2(ps, [w, w * w], 0.1)\n", "qs"),
+    "the list changed": ("    sgd3(ps, [w, w * w], 0.1)\n", "ps"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(ITEM_CALLERS))
+@pytest.mark.parametrize("reads_item", [True, False])
+def test_a_callee_changing_the_arrays_a_list_holds(how, reads_item, tmp_path):
+    call, result = ITEM_CALLERS[how]
+    text = ITEMS + ("def f(w):\n    a = w * 2.0\n    ps = [a, w * 3.0]\n" + call +
+                    f"    return np.sum({result}[0] * {result}[1])" +
+                    (" + np.sum(a)\n" if reads_item else "\n"))
+    m = load_module(tmp_path, NP + text)
+    if reads_item:
+        with pytest.raises(srcad.SrcadError, match="a holds one and is read afterwards"):
+            srcad.grad(m.f)(W.copy())
+        return
+    g = srcad.grad(m.f)(W.copy())
+    np.testing.assert_allclose(g, _fd(m.f, W), rtol=1e-6, atol=1e-8)
