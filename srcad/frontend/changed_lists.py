@@ -136,12 +136,13 @@ def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
     nodes = _own(fdef)
+    local = passed_calls.bound_names(fdef)
     calls = [n for n in nodes if isinstance(n, gast.Call) and any(
-        isinstance(a, gast.Name) for a in [*n.args, *(k.value for k in n.keywords)])]
+        isinstance(a, gast.Name) for a in [*n.args, *(k.value for k in n.keywords)]) and
+        passed_calls.callee_function(resolve_any(src, n.func, local))]
     if not calls:
         return
     parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
-    local = passed_calls.bound_names(fdef)
     found = []  # (statement, call, fn, {parameter: list name})
     for call in calls:
         stmt = parents.get(call)

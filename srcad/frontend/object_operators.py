@@ -266,6 +266,16 @@ class _Classes:
         return out
 
 
+def _may_make(src, func, local):
+    """Whether a call of ``func`` may build or return an object of yours: a class, or a
+    function of yours (not NumPy's, not a builtin)."""
+    target = resolve_any(src, func, local)  # (an object's method: the object was built
+    if target is None:  # or returned by such a call first)
+        return False
+    return isinstance(target, type) and _followed(target) or passed_calls.callee_function(
+        target)
+
+
 def _subclasses(cls):
     out, todo = [], list(cls.__subclasses__())
     while todo:
@@ -347,8 +357,9 @@ def lower(src):
     """Rewrite ``src.node`` in place, see above."""
     fdef = src.node
     nodes = _own_nodes(fdef)
-    if not any(isinstance(n, gast.Call) for n in nodes):
-        return  # (no object is built or returned here)
+    local = passed_calls.bound_names(fdef)
+    if not any(isinstance(n, gast.Call) and _may_make(src, n.func, local) for n in nodes):
+        return  # (no object of yours is built or returned here)
     classes = _Classes(src, fdef, nodes)
     if not classes.known and not classes.lists and not any(
             isinstance(n, gast.Call) and classes.of(n) is not None for n in classes.nodes):
