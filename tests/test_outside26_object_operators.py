@@ -64,7 +64,7 @@ FORMS = {
     "number result": "def f(w, v):\n    return (V(w) @ v) * 2.0 + (V(v) @ w)\n",
 }
 CASES = list(itertools.product(CLASSES, FORMS))
-SOME = [(list(CLASSES)[i % len(CLASSES)], form) for i, form in enumerate(FORMS)]
+SOME = [(list(CLASSES)[i % len(CLASSES)], form) for i, form in enumerate(FORMS)][::3]
 V0 = np.array([1.1, 0.5, -0.8])
 
 
