@@ -118,8 +118,10 @@ def check(fn, analysis, callee=False):
 
     described = _described(fn, named)
 
-    def write(stmt, obj, target, what, mine=None):
+    def write(stmt, obj, target, what, mine=None, items=False):
         memory = aliases.mem(obj, aliases.own)
+        if items:  # (a callee changing what obj holds, not obj itself)
+            memory = aliases.mem(obj, aliases.held) - memory
         mine = mine or (label(target) if target else label(obj.name) if isinstance(
             obj, ir.Var) else "y")
         outside = sorted((t for t in memory if t[0] in ("arg", "global")
@@ -144,7 +146,7 @@ def check(fn, analysis, callee=False):
                 hint = _shape_hint(stmt, mine, f"the caller's array ({whose})", source)
             refuse(stmt, f"{what} changes {whose} in place{also}: the caller would see a "
                    "change srcad does not make", hint)
-        only_itself = _new_here(stmt, obj, aliases, places)
+        only_itself = not items and _new_here(stmt, obj, aliases, places)
         for other in sorted(after.get(id(stmt), ())):
             if other == target or not aliases.may_alias(other):
                 continue
@@ -179,6 +181,10 @@ def check(fn, analysis, callee=False):
                 if what == "setting .shape":
                     hint = _shape_hint(stmt, mine, theirs.split(" (")[0].replace(
                         "another name", "the other name"), source)
+                if what.endswith("in place)") and items:  # what it holds changes
+                    refuse(stmt, f"{what}: it changes the objects {mine} holds (ys[i] -= ...), "
+                           f"and {theirs} holds one and is read afterwards", "write ys[i] = "
+                           f"ys[i] - ... in it (a new array), or give {mine} copies")
                 if what.endswith("in place)"):  # a call of a function changing an argument
                     nested = "_local(" in what  # a nested def changing its enclosing's list
                     refuse(stmt, f"{what}: {mine} is read afterwards (or another name holding "
@@ -203,10 +209,12 @@ def check(fn, analysis, callee=False):
                 user_callee(stmt.value.fn):
             prim = stmt.value
             for atom in callees.written(prim.fn, prim.args, prim.kwargs, analysis):
+                items = isinstance(atom, tuple)  # ("items", atom): what atom holds changes
+                atom = atom[1] if items else atom
                 if isinstance(atom, ir.Var) and aliases.may_alias(atom.name):
                     name = getattr(prim.fn, "__name__", "the function")
                     write(stmt, atom, stmt.target, f"{name}(...) (which changes what it "
-                          "is given in place)", label(atom.name))
+                          "is given in place)", label(atom.name), items=items)
             continue
         if obj is None:
             continue
@@ -563,8 +571,11 @@ def _user_names(fn):
     """SSA name -> the user's name it is a version of (``a_2`` -> ``a``), where known."""
     names = {}
     spelled = _spelled(fn)
+    temps = getattr(fn, "temps", ())  # (srcad's own t_4 is no version of the user's t)
     for stmt in ir.walk(fn.body):
         for name in ir.defined_by(stmt):
+            if name in temps:
+                continue
             base = name.rstrip("0123456789")
             if base.endswith("_") and base[:-1] in spelled:
                 names[name] = base[:-1]

@@ -113,14 +113,24 @@ def written_params(fn: ir.Function, analysis, callee_written) -> set:
     global is refused by :mod:`.alias` and not listed; a call whose effect srcad does not know
     is not counted, as :mod:`.alias` does not count it."""
     aliases = Aliases(fn, analysis)
-    atoms = []
+    atoms, items = [], []
     for what, x in _writes(fn, analysis, aliases):
         if what in ("into", "out"):
             atoms.append(x)
         elif what == "call":
-            atoms.extend(callee_written(x.fn, x.args, x.kwargs))
-    return {t[1] for atom in atoms if isinstance(atom, ir.Var)
-            for t in aliases.mem(atom, aliases.own) if t[0] == "arg"}
+            for atom in callee_written(x.fn, x.args, x.kwargs):
+                if isinstance(atom, tuple):  # ("items", atom): what it holds changes
+                    items.append(atom[1])
+                else:
+                    atoms.append(atom)
+    # (outside26) a write into what a parameter holds, not into its own object (qs =
+    # list(ps); qs[i] -= v changes ps's arrays, not the list ps): (name, "items"), which
+    # the caller checks against every name holding those objects
+    out = {t[1] if len(t) == 2 else (t[1], "items") for atom in atoms if isinstance(
+        atom, ir.Var) for t in aliases.mem(atom, aliases.own) if t[0] == "arg"}
+    out |= {(t[1], "items") for atom in items if isinstance(atom, ir.Var)
+            for t in aliases.mem(atom, aliases.held) if t[0] == "arg"}
+    return out
 
 
 def _writes(fn, analysis, aliases):

@@ -10,8 +10,8 @@ result of a call srcad does not read) beside an operand that carries a gradient,
 checks when it runs that the operand is not such an object (:func:`check_operand`,
 inserted before the operation; a constant object of the user's is refused here).
 
-Imports the standard library, NumPy, :mod:`srcad.core`, :mod:`srcad.errors` and
-:mod:`srcad.rules.registry`.
+Imports the standard library, NumPy, :mod:`srcad.core`, :mod:`srcad.errors`,
+:mod:`srcad.rules.registry`, :mod:`.elems` and :mod:`.user_calls`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,12 @@ import operator
 import numpy as np
 
 from ..core import functions, ir
+from ..core.functions import is_derivative
 from ..core.kinds import ARRAY, SCALAR, SEQ
 from ..errors import UnsupportedSyntaxError
 from ..rules.registry import registry as _registry
+from . import elems as lists
+from .user_calls import is_user_call
 
 _SIGNS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
           operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
@@ -39,23 +42,105 @@ def insert(fn, analysis):
     A name is checked once: after its check (in the statements its check comes before, the
     SSA form's names having one value each) and for a value an operator or a NumPy or
     ``math`` function made of operands known not to be such objects, or an item or part of
-    an array (it is a number or an array), no check is written."""
+    an array (it is a number or an array), or the result of a function of the user's every
+    ``return`` of which is such a value (:func:`result_level`), no check is written."""
     if getattr(analysis.callees, "compiles_all", False) or str(getattr(
             fn.source, "filename", "")).startswith("<srcad "):
         return
-    # the merges (phis) whose every source is no object of the user's: the largest such set
-    # (a loop's value made from the one before by operators stays a number or an array)
-    phis = {p.target: p for stmt in ir.walk(fn.body) for p in getattr(stmt, "phis", ())}
-    plain_phis = set(phis)
+    facts = _Facts(fn, analysis)
+    _block(fn, fn.body, analysis, facts.made, set(), facts.phis, insert=True, facts=facts)
+
+
+class _Facts:
+    """What the finding passes know of ``fn``'s values: ``made`` (see :func:`_block`), the
+    merges (phis) taken as no object of the user's, the user calls' results (their level
+    asked of the callee when an operand needs it); ``own``: ``(function, key, level)`` of a
+    :func:`result_level` being worked out (its recursive calls assumed of that level)."""
+
+    def __init__(self, fn, an, own=None, trust_checks=True):
+        self.an, self.own, self.trust_checks = an, own, trust_checks
+        self.calls, self.levels = {}, {}
+        # the merges whose every source is no object of the user's: the largest such set
+        # (a loop's value made from the one before by operators stays a number or an array)
+        # (under _NUMERIC + target: those whose every source is a number or an array)
+        phis = {p.target: p for stmt in ir.walk(fn.body) for p in getattr(stmt, "phis", ())}
+        self.phis = set(phis) | {_NUMERIC + t for t in phis}
+        while True:
+            self.made = set()
+            _block(fn, fn.body, an, self.made, set(), self.phis, insert=False, facts=self)
+            names = self.made | self.phis
+            kept = {t for t in phis if t in self.phis and all(  # (each source an atom)
+                _known_plain(a, an, names) for a in phis[t].sources)}
+            kept |= {_NUMERIC + t for t in kept if _NUMERIC + t in self.phis and all(
+                _known_numeric(a, an, names, self) for a in phis[t].sources)}
+            if kept == self.phis:
+                break
+            self.phis = kept
+        self.made = set()
+
+    def level(self, name):
+        """2 when the user call that made ``name`` returns a number or an array, 1 no object
+        of the user's, 0 when not known."""
+        if name not in self.calls:
+            return 0
+        if name not in self.levels:
+            self.levels[name] = 0  # (asked again while being worked out: not known)
+            self.levels[name] = _call_level(self.an, self.calls[name], self.own)
+        return self.levels[name]
+
+
+def _call_level(an, prim, own):
+    """The level (see :meth:`_Facts.level`) of the result of the user call ``prim``."""
+    callees = an.callees
+    call = an._user_call(prim) if callees is not None else None
+    if call is None or not hasattr(callees, "result_memory"):
+        return 0
+    fn, kinds, arity, _ = call
+    if own is not None and fn is own[0] and arity is None and kinds == own[1]:
+        return own[2]  # a recursive call of the function being worked out: assumed
+    return callees.result_memory(fn, kinds, arity, fact=result_level, unknown=0) or 0
+
+
+def result_level(fn, an):
+    """2 when every value the function ``fn`` (analysed as ``an``) returns is a number or an
+    array made of such by operators or NumPy (or an item of an array, or a function of the
+    user's result of that level), 1 when none is an object of the user's, else 0. A
+    recursive call (for the same kinds of arguments) is first assumed of level 2, then of
+    the level found, until the two agree: by induction on the depth of the calls, every
+    call that returns returns a value of that level. No run-time check is counted on (the
+    code it is asked for may write none where nothing is differentiated)."""
+    func = getattr(fn.source, "func", None)
+    params = [p for p in fn.params if isinstance(p, str)]
+    own_kinds = lists.with_elems(an, {p: an.kinds.get(p) for p in params},
+                                 {p: ir.Var(p) for p in params})
+    returns = [s.value for s in ir.walk(fn.body) if isinstance(s, ir.Return)]
+    if func is None or not returns:
+        return 0
+    level = 2
     while True:
-        made = set()
-        _block(fn, fn.body, analysis, made, set(), plain_phis, insert=False)
-        kept = {t for t in plain_phis if all(_known_plain(a, analysis, made | plain_phis)
-                                             for a in ir.atoms_in(phis[t].sources))}
-        if kept == plain_phis:
-            break
-        plain_phis = kept
-    _block(fn, fn.body, analysis, set(), set(), plain_phis, insert=True)
+        facts = _Facts(fn, an, own=(func, own_kinds, level), trust_checks=False)
+        facts.made = set()
+        _block(fn, fn.body, an, facts.made, set(), facts.phis, insert=False, facts=facts)
+        found = min(_atom_level(a, an, facts) for a in returns)
+        if found >= level:
+            return level
+        level = found
+
+
+def _atom_level(atom, an, facts):
+    if isinstance(atom, ir.Const):
+        value = atom.value
+        if isinstance(value, (int, float, complex, np.generic, np.ndarray)):
+            return 2
+        return 1 if functions.user_instance_class(value) is None else 0
+    if not isinstance(atom, ir.Var):
+        return 0
+    name = atom.name
+    if an.kinds.get(name) in (SCALAR, ARRAY) or _NUMERIC + name in facts.made or \
+            facts.level(name) == 2:
+        return 2
+    plain = an.kinds.get(name) == SEQ or name in facts.made or name in facts.phis
+    return 1 if plain or facts.level(name) == 1 else 0
 
 
 _NUMERIC = "numeric "  # (the key in ``made`` of a name known a number or an array)
@@ -68,6 +153,40 @@ def _known_plain(atom, an, names):
                                          or atom.name in names)
 
 
+def _known_numeric(atom, an, names, facts):
+    """Whether ``atom`` is a number or an array (``names``: those known so, under
+    ``_NUMERIC``)."""
+    if isinstance(atom, ir.Const):
+        return isinstance(atom.value, (int, float, complex, np.generic, np.ndarray))
+    return isinstance(atom, ir.Var) and (an.kinds.get(atom.name) in (SCALAR, ARRAY) or
+                                         _NUMERIC + atom.name in names or
+                                         facts.level(atom.name) == 2)
+
+
+#: attributes and methods of an array (or a number) that give a number or an array
+_ARRAY_ATTRS = frozenset({"T", "real", "imag", "mT"})
+_ARRAY_METHODS = frozenset({
+    "ravel", "reshape", "sum", "mean", "prod", "dot", "copy", "transpose", "flatten",
+    "squeeze", "conj", "conjugate", "cumsum", "cumprod", "max", "min", "std", "var", "clip",
+    "round", "swapaxes", "diagonal", "trace", "repeat", "take", "item", "all", "any"})
+
+
+def _gradient_of(prim, numeric):
+    """Whether ``prim`` calls a derivative ``srcad.grad`` made with respect to one parameter,
+    given a number or an array there (its gradient is one too)."""
+    if not is_derivative(prim.fn):
+        return False
+    made = prim.fn.__srcad__
+    if getattr(made, "_mode", None) != "grad" or not getattr(made, "_single", False):
+        return False
+    try:
+        bound = made._bind(prim.args, prim.kwargs)
+    except TypeError:
+        return False
+    atom = bound.arguments.get(made._wrt[0])
+    return isinstance(atom, (ir.Var, ir.Const)) and numeric(atom)
+
+
 def _plain_maker(func):
     """Whether ``func``'s result is a number or an array when its operands are: an operator,
     a NumPy function or ufunc, a function of ``math``."""
@@ -77,27 +196,26 @@ def _plain_maker(func):
     return home == "math" or home == "numpy" or home.startswith("numpy.")
 
 
-def _block(fn, body, an, made, checked, phis, insert):
+def _block(fn, body, an, made, checked, phis, insert, facts):
     """``made``: names whose value is no object of the user's wherever they are read (their
     statement made them so); ``checked``: names checked in a statement before this block's
     (a copy per block: a check in a branch says nothing after it); ``phis``: merges taken
-    as such values; ``insert``: write the checks (else only find ``made``)."""
+    as such values; ``insert``: write the checks (else only find ``made``); ``facts``: the
+    :class:`_Facts` (user calls' results)."""
     checked = set(checked)
 
     def plain(atom):  # no object of the user's
         return _known_plain(atom, an, made) or isinstance(atom, ir.Var) and (
-            atom.name in checked or atom.name in phis)
+            atom.name in checked or atom.name in phis or facts.level(atom.name) >= 1)
 
     def numeric(atom):  # a number, an array, or what NumPy made of them (not a list)
-        if isinstance(atom, ir.Const):
-            return isinstance(atom.value, (int, float, complex, np.generic, np.ndarray))
-        return isinstance(atom, ir.Var) and (an.kinds.get(atom.name) in (SCALAR, ARRAY) or
-                                             _NUMERIC + atom.name in made)
+        return _known_numeric(atom, an, made, facts) or isinstance(atom, ir.Var) and \
+            _NUMERIC + atom.name in phis
 
     out = []
     for stmt in body:
         for block in ir.blocks_of(stmt):
-            _block(fn, block, an, made, checked, phis, insert)
+            _block(fn, block, an, made, checked, phis, insert, facts)
         prim = getattr(stmt, "value", None) if isinstance(stmt, ir.Assign) else None
         if not isinstance(prim, ir.Prim):
             out.append(stmt)
@@ -120,12 +238,19 @@ def _block(fn, body, an, made, checked, phis, insert):
                             fn, where, "where")], spelling=_bound(fn, check_operand,
                                                                  "check_operand").spelling),
                             line, effect=True))
-                    checked.add(atom.name)
+                    if facts.trust_checks:
+                        checked.add(atom.name)
         if not isinstance(stmt.target, str):
             pass
-        elif prim.fn is operator.getitem and not prim.kwargs and numeric(prim.args[0]):
-            made.add(stmt.target)  # an item or a part of an array: a number or an array
-            made.add(_NUMERIC + stmt.target)
+        elif is_user_call(prim):
+            facts.calls[stmt.target] = prim  # (its level asked when an operand needs it)
+        elif prim.fn is operator.getitem and not prim.kwargs and numeric(prim.args[0]) or (
+                isinstance(prim.fn, ir.Attr) and prim.fn.name in _ARRAY_ATTRS or isinstance(
+                    prim.fn, ir.Method) and prim.fn.name in _ARRAY_METHODS and all(
+                    plain(a) for a in [*prim.args, *(prim.kwargs or {}).values()])) and \
+                prim.args and numeric(prim.args[0]) or _gradient_of(prim, numeric):
+            made.add(stmt.target)  # an item or a part of an array, a.T, a.ravel(), the
+            made.add(_NUMERIC + stmt.target)  # gradient with respect to an array: such
         elif _plain_maker(prim.fn):
             operands = [*prim.args, *(prim.kwargs or {}).values()]
             if all(plain(a) for a in operands):

@@ -10,11 +10,13 @@ that list, ``[t for ts in ((a, b),) for _ in range(repeat_count(n, where)) for t
 evaluated once, as Python evaluates the display: each copy is the same object (``xs[0] is
 xs[1]`` of ``[w * 1.5] * 2``; ``for t in (a, b)`` inside the loop made a new array per copy,
 sound24). :func:`repeat_count` checks
-when the code runs that ``n`` is a Python ``int`` (or ``bool``): ``[x] * k`` of a NumPy
-number or array is NumPy's product, not a repetition, and is refused there
+when the code runs that ``n`` is a Python ``int`` (or ``bool``), or (outside26) a NumPy
+integer that Python's repetition takes (``np.int64(3)``: ``[x] * n`` repeats the list as
+for ``int(n)``): ``[x] * k`` of another NumPy number or an array is NumPy's product, not a
+repetition, and is refused there
 (``UnsupportedSyntaxError`` at the line) rather than read as one.
 
-Imports the standard library, gast, :mod:`srcad.errors`, :mod:`srcad.rules.registry`
+Imports the standard library, gast, NumPy, :mod:`srcad.errors`, :mod:`srcad.rules.registry`
 (the check has no derivative) and :mod:`.source` (fresh names).
 """
 
@@ -24,6 +26,7 @@ import builtins
 import types
 
 import gast
+import numpy as np
 
 from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
@@ -39,15 +42,26 @@ def repeat_count(n, where):
     refusal at ``where`` (``(file, line, text)``)."""
     if type(n) in (int, bool):
         return n
+    if isinstance(n, np.integer) and _repeats(n):
+        return int(n)  # (outside26) a NumPy integer: Python repeats the list by its index
     filename, lineno, text = where
     raise UnsupportedSyntaxError(
         f"[...] * n with n a {type(n).__name__}: srcad reads [...] * n of a list display as "
-        "the list repeated, which it is for a Python int only (NumPy multiplies by its "
-        "numbers and arrays)", filename=filename, lineno=lineno, construct=text,
-        hint="write int(n) for a repetition, or np.array([...]) * n for a product")
+        "the list repeated, which it is for a Python int or a NumPy integer only (NumPy "
+        "multiplies by its other numbers and its arrays)", filename=filename, lineno=lineno,
+        construct=text, hint="write int(n) for a repetition, or np.array([...]) * n for a product")
 
 
 _registry.nondiff.add(repeat_count)
+
+
+def _repeats(n):
+    """Whether ``[x] * n`` and ``n * [x]`` repeat the list for this NumPy integer (NumPy 2's
+    integers leave a list to Python's repetition; older ones made an array of the product)."""
+    try:
+        return type([0.5] * n) is list and type(n * [0.5]) is list
+    except TypeError:
+        return False
 
 
 def _pure(node, lengths=False):

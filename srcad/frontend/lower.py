@@ -240,6 +240,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         fn.checked_items = set(self.checked_items)
         fn.row_writes = dict(self.row_writes)
         fn.spellings = dict(self.spellings)
+        fn.temps = frozenset(self.namer.temps)  # (not versions of the user's t: messages)
         fn.iterated = dict(self.iterated)
         fn.orders = dict(self.orders)
         return fn

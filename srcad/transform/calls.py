@@ -389,8 +389,9 @@ def _inexact_result(_, analysis):
 
 def written(self, fn, args, kwargs, analysis):
     """The atoms of the call ``fn(*args, **kwargs)`` (of the function ``analysis``
-    reads) whose objects ``fn`` changes in place (:func:`effects.written_params`): the
-    caller checks them as writes of its own. ``()`` when srcad cannot read ``fn`` (it is
+    reads) whose objects ``fn`` changes in place (:func:`effects.written_params`), and
+    ``("items", atom)`` for those whose items (what they hold) it changes: the caller checks
+    them as writes of its own. ``()`` when srcad cannot read ``fn`` (it is
     then refused where it is split)."""
     try:
         arguments, _, arity = bind(fn, args, kwargs)
@@ -406,7 +407,8 @@ def written(self, fn, args, kwargs, analysis):
             assumed = self._assumed = {}
         if key in assumed:  # a recursive call, its body being read: what the body was
             assumed[key][1] = True  # found to change so far (read again until stable)
-            return [a for p, a in arguments.items() if p in assumed[key][0]]
+            return [a for p, a in arguments.items() if p in assumed[key][0]] + [
+                ("items", a) for p, a in arguments.items() if (p, "items") in assumed[key][0]]
         names = set()
         try:
             with env.collecting() as reads:
@@ -425,7 +427,8 @@ def written(self, fn, args, kwargs, analysis):
             assumed.pop(key, None)
         known = self._effects[key] = (frozenset(names), tuple(reads.values()))
     env.record_all(known[1])
-    return [a for p, a in arguments.items() if p in known[0]]
+    return [a for p, a in arguments.items() if p in known[0]] + [
+        ("items", a) for p, a in arguments.items() if (p, "items") in known[0]]
 
 
 Callees.written = written
