@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import copy
 import json
 import os
 import pickle
@@ -140,7 +141,8 @@ def jvp_doc(ns, rs):
         return np.sum(np.tanh(x) ** 2 * x[0])
     yield Check("hvp_revrev", lambda x: np.dot(ns["hvp_revrev"](f, (x,), (v,)), c), (x,))
     yield Check("hvp_revfwd", lambda x: np.dot(ns["hvp_revfwd"](f, (x,), (v,)), c), (x,))
-    yield Check("loss", ns["loss"], (rs.randn(3), rs.randn()), (0, 1))
+    yield Check("predict", lambda W, b: np.sum(ns["predict"](W, b, ns["inputs"]) ** 2),
+                (rs.randn(3), rs.randn()), (0, 1))
 
 
 def mlp_list_of_dicts(ns, rs):
@@ -203,8 +205,12 @@ def iaf(ns, rs):
 def tutorial_logreg(ns, rs):
     x, W, b = rs.randint(2, size=2).astype(float), rs.rand(1, 2), 0.3
     yield Check("loss", ns["loss"], (x, 1.0, W, b), (2, 3))
-    yield Check("loss after backprop", lambda W, b: ns["loss"](
-        x, 1.0, *ns["backprop"](x, 1.0, W, b, 0.1)), (W, b), (0, 1))
+    loss, backprop = ns["loss"], ns["backprop"]
+
+    def after_step(W, b):
+        W1, b1 = backprop(x, 1.0, W, b, 0.1)
+        return loss(x, 1.0, W1, b1)
+    yield Check("loss after backprop", after_step, (W, b), (0, 1))
 
 
 def intro_linreg(ns, rs):
@@ -306,7 +312,15 @@ def leaves(tree):
         return [x for k in sorted(tree) for x in leaves(tree[k])]
     if isinstance(tree, (list, tuple)):
         return [x for t in tree for x in leaves(t)]
+    if _registered(tree):  # a registered class: its attributes
+        return [x for k in sorted(vars(tree)) for x in leaves(vars(tree)[k])]
     return [np.asarray(tree)]
+
+
+def _registered(tree):
+    """An object of a class the program registered as a pytree (not an array of any kind)."""
+    return hasattr(tree, "__dict__") and not callable(tree) and not hasattr(tree, "shape") \
+        and not isinstance(tree, (int, float, complex))
 
 
 def _floaty(x):
@@ -320,13 +334,18 @@ def _perturb(tree, d, h):
     if isinstance(tree, (list, tuple)):
         items = [_perturb(t, d, h) for t in tree]
         return items if isinstance(tree, list) else type(tree)(items)
+    if _registered(tree):
+        moved = copy.copy(tree)
+        for k in sorted(vars(tree)):
+            setattr(moved, k, _perturb(vars(tree)[k], d, h))
+        return moved
     if _floaty(tree):
         return tree + h * d.pop(0)
     return tree
 
 
 def _scalar(fn, has_aux, args):
-    out = fn(*args)
+    out = fn(*copy.deepcopy(args))  # (a program's ``W -= ...`` changes NumPy arrays in place)
     return float(np.asarray(out[0] if has_aux else out))
 
 
@@ -357,6 +376,7 @@ def run_checks(engine, ns, rs, inputs):
     made = list(RECIPE(ns, rs))
     if inputs is not None:
         made = [c._replace(args=a) for c, a in zip(made, inputs)]
+    made_args = copy.deepcopy([c.args for c in made])
     for check in made:
         r = {"name": check.name, "random": check.random}
         try:
@@ -367,7 +387,8 @@ def run_checks(engine, ns, rs, inputs):
             results.append(r)
             continue
         try:
-            g = ENGINE.grad(check.fn, argnums=check.argnums, has_aux=check.has_aux)(*check.args)
+            g = ENGINE.grad(check.fn, argnums=check.argnums, has_aux=check.has_aux)(
+                *copy.deepcopy(check.args))
             if check.has_aux:
                 g = g[0]
             r["grad"] = [np.asarray(x, dtype=np.complex128 if np.iscomplexobj(x) else float)
@@ -384,7 +405,7 @@ def run_checks(engine, ns, rs, inputs):
             r["directional"] = float(sum(np.sum(np.real(x) * d) for x, d in zip(gl, flat_dirs)))
             r["fd"], r["single"] = fd, single
         results.append(r)
-    return results, [c.args for c in made]
+    return results, made_args
 
 
 def _short(e):

@@ -35,15 +35,17 @@ import srcad
 # ---------------------------------------------------------------------------------- pytrees
 
 
-def tree_leaves(tree, is_leaf=None):
+def tree_leaves(tree):
+    """The leaves (``is_leaf`` is not taken: srcad refuses calling a parameter that may be
+    None even where the call is skipped)."""
     if tree is None:
         return []
-    if (is_leaf is not None and is_leaf(tree)) or not isinstance(tree, (list, tuple, dict)):
+    if not isinstance(tree, (list, tuple, dict)):
         return [tree]
-    items = [tree[k] for k in sorted(tree)] if isinstance(tree, dict) else list(tree)
+    items = [tree[k] for k in list(tree)] if isinstance(tree, dict) else list(tree)
     out = []
     for item in items:
-        out.extend(tree_leaves(item, is_leaf))
+        out.extend(tree_leaves(item))
     return out
 
 
@@ -71,35 +73,49 @@ def _shape(tree):
     return "*" if tree is not None else None
 
 
-def tree_flatten(tree, is_leaf=None):
-    return tree_leaves(tree, is_leaf), TreeDef(tree)
+def tree_flatten(tree):
+    return tree_leaves(tree), TreeDef(tree)
 
 
 def tree_structure(tree):
     return TreeDef(tree)
 
 
-def _rebuild(like, leaves):
+def _rebuild(like, leaves, i):
+    """The tree shaped like ``like`` holding ``leaves[i:]``, and the index after its leaves."""
     if like is None:
-        return None
+        return None, i
     if isinstance(like, dict):
-        return {k: _rebuild(like[k], leaves) for k in sorted(like)}
+        out = {}
+        # (the keys carry no derivative: srcad, not knowing like is a dict here, is told so)
+        for k in srcad.stop_gradient(list(like)):
+            item, i = _rebuild(like[k], leaves, i)
+            out[k] = item
+        return out, i
     if isinstance(like, (list, tuple)):
-        items = [_rebuild(t, leaves) for t in like]
-        if isinstance(like, list):
-            return items
-        return type(like)(*items) if hasattr(like, "_fields") else tuple(items)
-    return leaves.pop(0)
+        items = []
+        for t in like:
+            item, i = _rebuild(t, leaves, i)
+            items.append(item)
+        # (named tuples come back plain: srcad refuses type(like)(*items))
+        return (items if isinstance(like, list) else tuple(items)), i
+    return leaves[i], i + 1
 
 
 def tree_unflatten(treedef, leaves):
-    return _rebuild(treedef.like, list(leaves))
+    return _rebuild(treedef.like, list(leaves), 0)[0]
 
 
-def tree_map(f, tree, *rest, is_leaf=None):
-    leaves, treedef = tree_flatten(tree, is_leaf)
-    others = [tree_leaves(r, is_leaf) for r in rest]
-    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+def tree_map(f, tree, *rest):
+    leaves, treedef = tree_flatten(tree)
+    if not rest:
+        return tree_unflatten(treedef, [f(x) for x in leaves])
+    if len(rest) == 1:  # (srcad refuses zip(*a list of unknown length), even unused)
+        return tree_unflatten(treedef, [f(x, y) for x, y in zip(leaves, tree_leaves(rest[0]))])
+    if len(rest) == 2:
+        return tree_unflatten(treedef, [f(x, y, z) for x, y, z in zip(
+            leaves, tree_leaves(rest[0]), tree_leaves(rest[-1]))])
+    raise AttributeError("jax shim lacks tree_map of more than three trees")
 
 
 def register_pytree_node(cls, flatten, unflatten):
