@@ -47,7 +47,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 MIRRORS = "/work/.mirror"
 DEPS = "/tmp/corpus26-deps"
-STATEMENT_SECONDS = 20
+STATEMENT_SECONDS = 10
 
 #: one derivative to take: ``fn(*args)`` w.r.t. ``argnums``; ``random``: it draws numbers
 Check = namedtuple("Check", "name fn args argnums has_aux random", defaults=(0, False, False))
@@ -95,7 +95,7 @@ def cookbook(ns, rs):
     W, b = rs.randn(3), rs.randn()
     yield Check("loss", ns["loss"], (W, b), (0, 1))
     yield Check("loss2", ns["loss2"], ({"W": W, "b": b},))
-    yield Check("tanh chain", lambda x: ns["grad"](ns["grad"](np.tanh))(x), (0.7,))
+    yield Check("tanh chain", lambda x: ns["grad"](ns["grad"](ns["jnp"].tanh))(x), (0.7,))
 
 
 def autodiff_doc(ns, rs):
@@ -218,6 +218,42 @@ def intro_linreg(ns, rs):
     yield Check("mse", ns["mse"], ([np.array(0.3), np.array(-0.2)], x, 2 * x - 1), 0)
 
 
+def cookbook_301(ns, rs):
+    """The newer autodiff cookbook: stop_gradient in a TD(0) loss and a straight-through
+    estimator, a dict of parameters through jacrev, a Hessian as jacfwd(jacrev(f))."""
+    yield Check("td_loss", ns["td_loss"], (rs.randn(3), rs.randn(3), 1.0, rs.randn(3)))
+    yield Check("straight_through_round", ns["straight_through_round"], (1.7,))
+    W, b, c = rs.randn(3), rs.randn(), rs.randn(len(ns["inputs"]))
+    yield Check("jacrev(predict_dict)", lambda W, b: np.sum(
+        ns["jacrev"](ns["predict_dict"])({"W": W, "b": b}, ns["inputs"])["W"] * c[:, None]),
+        (W, b), (0, 1))
+    yield Check("hessian(loss)", lambda W: np.sum(ns["hessian"](
+        lambda w: ns["loss"](w, b))(W) * np.outer(c[:3], c[:3])), (W,))
+
+
+def thinking_in_jax(ns, rs):
+    yield Check("sum_logistic", ns["sum_logistic"], (rs.randn(4),))
+    grad = ns["grad"]
+    yield Check("third derivative", lambda x: grad(grad(ns["sum_logistic"]))(x), (0.6,))
+
+
+def checkpointing(ns, rs):
+    x = rs.randn(4)
+    Ws = (rs.randn(5, 4) * .5, rs.randn(6, 5) * .5, rs.randn(7, 6) * .5)
+    c = rs.randn(7)
+    for name in ("f", "f2"):
+        yield Check(name, lambda W1, W2, W3, f=ns[name]: np.dot(f(W1, W2, W3, x), c), Ws,
+                    (0, 1, 2))
+
+
+def mlp_notebook(ns, rs):
+    params = ns["params_initalization"]([1, 4, 3, 1])
+    x, y = rs.randn(6, 1), rs.randn(6, 1)
+    yield Check("loss_fn", ns["loss_fn"], (params, x, y))
+    yield Check("loss_fn after update", lambda p: ns["loss_fn"](ns["update"](p, x, y), x, y),
+                (params,))
+
+
 JAX = "jax-ml/jax"
 RG = "jeremiecoullon/jax_reading_group"
 #: (repository, path, recipe)
@@ -231,6 +267,11 @@ CORPUS = [
     (JAX, "docs/new_docs/101/pytrees.md", pytrees_doc),
     (JAX, "docs/notebooks/Neural_Network_and_Data_Loading.md", nn_data_loading),
     (JAX, "docs/jacobian-vector-products.md", jvp_doc),
+    (JAX, "docs/new_docs/301/cookbook.md", cookbook_301),
+    (JAX, "docs/notebooks/thinking_in_jax.md", thinking_in_jax),
+    (JAX, "docs/gradient-checkpointing.md", checkpointing),
+    ("qiaohaijun/my-notes", "tensorflow/JAX/examples/jax_numpy.py", readme_mlp("logprob_fun")),
+    ("mohsenh17/jaxLearning", "jax/mlp.ipynb", mlp_notebook),
     ("jdh4/python-gpu", "jax/example.py", readme_mlp()),
     ("cottrell/notebooks", "jax/old/example.py", perex),
     ("mohsenh17/jaxLearning", "jax/mlp.py", mlp_list_of_dicts),
