@@ -1,6 +1,7 @@
 """A function returning a closure may take ``*args``/``**kwargs`` that its closure does not read
-(JAX's ``vmap(fun, in_axes=0, **kw)``, a decorator factory's options): the call of what it
-returns is differentiated through (round 26 of the outside programs, tools/jax_programs.py).
+(JAX's ``vmap(fun, in_axes=0, **kw)``, a decorator factory's options), or return the function
+it is given itself (an identity decorator, ``jax.checkpoint``): the call of what it returns is
+differentiated through (round 26 of the outside programs, tools/jax_programs.py).
 A closure that reads them stays refused, with a hint naming them. Checked against central
 differences and srcad's reference tape."""
 
@@ -53,6 +54,14 @@ def reads_extra(fun, *extra):
     return made
 
 
+def identity_decorator(fun, **options):
+    return fun
+
+
+def layer(W, x):
+    return np.sin(W @ x)
+
+
 def _square_sum(x):
     return np.sum(x ** 2)
 
@@ -66,6 +75,9 @@ FAMILY = {  # name: f(w, x), scalar-valued
     "inner *args, keywords": lambda w, x: np.sum(
         make_star_inner(_square_sum, in_axes=0, out_axes=0)(np.outer(x, x) * w)),
     "partial": lambda w, x: np.sum(make_partial(w, k=1)(x)),
+    "identity decorator": lambda w, x: np.sum(identity_decorator(np.tanh, policy=None)(x * w)),
+    "identity decorator, matrix": lambda w, x: np.sum(identity_decorator(layer)(
+        np.outer(x[:2], x) * w, x)),
 }
 
 

@@ -1,6 +1,6 @@
 """Run public programs written for JAX with srcad as their engine, against JAX itself.
 
-    python tools/jax_programs.py [--only NAME ...] [--json FILE] [--jax DIR]
+    python tools/jax_programs.py [--only NAME ...] [--json FILE] [--jax DIR] [--srcad CHECKOUT]
 
 Each entry names a public repository's file (read at run time from its fetched copy,
 ``fetch github:OWNER/NAME``; ``/work/.mirror/OWNER+NAME/repo``, never copied here): a script,
@@ -224,17 +224,25 @@ def cookbook_301(ns, rs):
     yield Check("td_loss", ns["td_loss"], (rs.randn(3), rs.randn(3), 1.0, rs.randn(3)))
     yield Check("straight_through_round", ns["straight_through_round"], (1.7,))
     W, b, c = rs.randn(3), rs.randn(), rs.randn(len(ns["inputs"]))
-    yield Check("jacrev(predict_dict)", lambda W, b: np.sum(
-        ns["jacrev"](ns["predict_dict"])({"W": W, "b": b}, ns["inputs"])["W"] * c[:, None]),
-        (W, b), (0, 1))
-    yield Check("hessian(loss)", lambda W: np.sum(ns["hessian"](
-        lambda w: ns["loss"](w, b))(W) * np.outer(c[:3], c[:3])), (W,))
+    jacrev, predict_dict, inputs = ns["jacrev"], ns["predict_dict"], ns["inputs"]
+    hessian, loss = ns["hessian"], ns["loss"]
+
+    def jacobian_w(W, b):  # (names bound, as the program's own code reads them)
+        return np.sum(jacrev(predict_dict)({"W": W, "b": b}, inputs)["W"] * c[:, None])
+    yield Check("jacrev(predict_dict)", jacobian_w, (W, b), (0, 1))
+
+    def loss_w(w):
+        return loss(w, b)
+
+    def curvature(W):
+        return np.sum(hessian(loss_w)(W) * np.outer(c[:3], c[:3]))
+    yield Check("hessian(loss)", curvature, (W,))
 
 
 def thinking_in_jax(ns, rs):
     yield Check("sum_logistic", ns["sum_logistic"], (rs.randn(4),))
-    grad = ns["grad"]
-    yield Check("third derivative", lambda x: grad(grad(ns["sum_logistic"]))(x), (0.6,))
+    grad, sum_logistic = ns["grad"], ns["sum_logistic"]
+    yield Check("third derivative", lambda x: grad(grad(sum_logistic))(x), (0.6,))
 
 
 def checkpointing(ns, rs):
@@ -534,10 +542,10 @@ ORDER = ["WRONG", "WRONG?", "CRASH", "REFUSED", "SHIM", "PROGRAM", "ENVIRONMENT"
          "PASS"]
 
 
-def run_entry(index, extracted, jax_dir, seconds):
+def run_entry(index, extracted, jax_dir, seconds, checkout=None):
     repo, path, _ = CORPUS[index]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [os.path.dirname(HERE)] + [p for p in [os.environ.get("PYTHONPATH")] if p]),
+        [checkout or os.path.dirname(HERE)] + [p for p in [os.environ.get("PYTHONPATH")] if p]),
         MPLBACKEND="Agg", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     with tempfile.TemporaryDirectory(prefix="srcad-jax-") as tmp:
         outs, inputs = {}, os.path.join(tmp, "inputs.pkl")
@@ -591,6 +599,7 @@ def main(argv=None):
     parser.add_argument("--json")
     parser.add_argument("--jax", default=DEPS)
     parser.add_argument("--seconds", type=int, default=300)
+    parser.add_argument("--srcad", help="the checkout whose srcad runs (default: this one's)")
     parser.add_argument("--entry", type=int)
     parser.add_argument("--engine")
     parser.add_argument("--folder")
@@ -610,7 +619,8 @@ def main(argv=None):
                 r = {"repo": repo, "path": path, "outcome": "ENVIRONMENT", "checks": [],
                      "skipped_statements": [f"no mirror: fetch github:{repo}"]}
             else:
-                r = run_entry(index, extract(repo, path, tmp), args.jax, args.seconds)
+                r = run_entry(index, extract(repo, path, tmp), args.jax, args.seconds,
+                              args.srcad)
             results.append(r)
             counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
             print(f"{r['outcome']:<12} {name}", flush=True)

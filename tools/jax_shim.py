@@ -329,6 +329,11 @@ def jit(fun=None, **kw):
     return (lambda f: f) if fun is None else fun
 
 
+def checkpoint(fun, **kw):
+    """``jax.checkpoint``/``remat``: the function itself (recomputing is JAX's memory trade)."""
+    return fun
+
+
 def _optimizer(step):
     """``jax.example_libraries.optimizers``' (init, update, get_params) triple for a step rule
     of (gradient, parameter, state) -> (parameter, state): plain NumPy."""
@@ -396,7 +401,7 @@ def install():
         tree=tree_new, example_libraries=example_libraries, config=config,
         grad=srcad.grad, value_and_grad=srcad.value_and_grad, jacfwd=srcad.jacfwd,
         jacrev=srcad.jacrev, jacobian=srcad.jacobian, hessian=srcad.hessian, jvp=srcad.jvp,
-        vjp=srcad.vjp, jit=jit, vmap=vmap, checkpoint=jit, remat=jit,
+        vjp=srcad.vjp, jit=jit, vmap=vmap, checkpoint=checkpoint, remat=checkpoint,
         Array=np.ndarray, tree_map=tree_map, device_put=np.asarray,
         block_until_ready=lambda x: x, devices=lambda *a: ["cpu"]))
     modules = {"jax": jax, "jax.numpy": np, "jax.nn": nn, "jax.lax": lax, "jax.random": random,

@@ -20,7 +20,9 @@ the values the call reads.
 
 Converted when every ``return`` of ``make`` returns the same function: the name of a nested
 ``def`` bound once, a ``lambda``, or ``functools.partial(F, ...)`` of such a ``def`` or of a
-function ``make``'s module names. ``make`` may take ``*args``/``**kwargs`` (a decorator
+function ``make``'s module names; or ``make``'s parameter itself, never rebound (an identity
+decorator: the call is the function given, when that is known where the code is made).
+``make`` may take ``*args``/``**kwargs`` (a decorator
 factory's options: ``vmap(f, in_axes=0, **kw)``) that the function it makes does not read.
 Anything else keeps the refusal at the call of the value.
 
@@ -65,6 +67,14 @@ class Conversion:
 
     def __init__(self, env_fn, target, lead, keywords):
         self.env_fn, self.target, self.lead, self.keywords = env_fn, target, lead, keywords
+
+
+class Passed:
+    """``make`` returns its parameter ``name`` itself, on every path (an identity decorator:
+    ``def checkpoint(fun, **options): return fun``): the call's value is the argument."""
+
+    def __init__(self, name):
+        self.name = name
 
 
 def conversion(fn):
@@ -183,6 +193,10 @@ def _convert(fn):
     if not returns or any(r.value is None for r in returns):
         return None
     first = returns[0].value
+    if isinstance(first, gast.Name) and all(_same(r.value, first) for r in returns[1:]) and (
+            first.id in {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}) and (
+            bound.get(first.id, 0) == 0):
+        return Conversion(None, Passed(first.id), 0, None)
     if not all(_same(r.value, first) for r in returns[1:]):
         # f1 here, f2 there (the module reads this one's helpers, handed down)
         return closures_paths.convert_paths(fn, fdef, returns, defs, bound, src,
@@ -500,6 +514,11 @@ def call(lw, fn, args, kwargs, node, hint):
     except TypeError:
         return None
     bound.apply_defaults()
+    if isinstance(conv.target, Passed):  # the function given, when it is known here
+        value = bound.arguments[conv.target.name]
+        known = value.value if isinstance(value, ir.Const) else value
+        return ir.Const(known, value.spelling) if isinstance(value, ir.Const) and callable(
+            known) else None
     items = []
     if conv.env_fn is not None:
         made = lw.assign(lw.call_object(conv.env_fn, None, list(args), dict(kwargs), node),
