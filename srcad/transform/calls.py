@@ -252,9 +252,7 @@ class Callees:
     def result_memory(self, fn, kinds, arity=None, fact=memory.result_memory, unknown=None):
         """What ``fn``'s result may be and hold for arguments of these kinds (or ``fact``:
         :func:`srcad.analysis.memory.result_may_be_list`), else ``unknown`` (unreadable)."""
-        if fact is memory.result_memory:
-            return _memory_fixed_point(self, fn, kinds, arity, unknown)
-        return self._read(fn, kinds, arity, (), fact, unknown)
+        return _result_memory(self, fn, kinds, arity, fact, unknown)
 
     def result_inexact(self, fn, kinds, arity, inexact):
         """Whether every value ``fn`` returns is certainly floating-point (or complex) when
@@ -387,6 +385,13 @@ def _result(analysis):
 
 def _inexact_result(_, analysis):
     return dtypes.inexact_result(analysis)
+
+
+def _result_memory(self, fn, kinds, arity, fact, unknown):
+    """:meth:`Callees.result_memory`: the memory fact to a fixed point, other facts read once."""
+    if fact is memory.result_memory:
+        return _memory_fixed_point(self, fn, kinds, arity, unknown)
+    return self._read(fn, kinds, arity, (), fact, unknown)
 
 
 _MEMORY_ROUNDS = 6  # readings of a recursive function's result before srcad assumes the worst
