@@ -405,28 +405,37 @@ def _collapsed(tokens):
                      for t in tokens)
 
 
+def _asked(self):
+    """The facts of callees being worked out now (reads, effects, writes, complex values): an
+    assumption of the memory fixed point is handed only to its own reading, never to another
+    fact read meanwhile (which would be kept, cached, under an assumption not yet settled)."""
+    return (frozenset(self._in_progress), frozenset(self._checking),
+            frozenset(self._asking), frozenset(getattr(self, "_assumed", None) or ()))
+
+
 def _memory_fixed_point(self, fn, kinds, arity, unknown):
     """:meth:`Callees.result_memory` of ``fn``. A function calling itself directly (the
     backward part srcad makes of a recursive function, read again for a second derivative) is
     read with its own result assumed, from nothing up, and read again with what it was found
     to return added, until that holds (a fixed point): a result is made at some finite depth
     by a return of the body, which the reading sees. Any other call of a function being read
-    (mutual recursion), or a result not settled in ``_MEMORY_ROUNDS`` readings, is ``unknown``:
-    the worst."""
+    (mutual recursion, or fn's call met while another fact is read: :func:`_asked`), or a
+    result not settled in ``_MEMORY_ROUNDS`` readings, is ``unknown``: the worst."""
     key = (fn, tuple(sorted(kinds.items())), arity, memory.result_memory, ())
     reading = self.__dict__.setdefault("_memory_reading", [])
     if key in self._in_progress:
-        if reading and reading[-1][0] == key:  # fn's own call: the assumption so far
-            reading[-1][2] = True
+        if reading and reading[-1][0] == key and reading[-1][3] == _asked(self):
+            reading[-1][2] = True  # fn's own call, no other fact being read in between
             return reading[-1][1]
         return unknown
     known = self._kinds.get(key)
     if known is not None and not env.stale(known[1]):
         env.record_all(known[1])
         return known[0]
-    entry = [key, (frozenset(), frozenset()), False]
+    entry = [key, (frozenset(), frozenset()), False, None]
     reading.append(entry)
     self._in_progress.add(key)
+    entry[3] = _asked(self)
     try:
         with env.collecting() as reads:
             ir_fn, _ = self._to_ssa(fn, arity=arity)
