@@ -166,3 +166,19 @@ def test_sorted_list_of_values_still_differentiated():
         return ys[0] * 2.0 + ys[-1] ** 2
     xs = [0.3, -1.2, 2.5]
     assert np.allclose(srcad.grad(f)(xs), [0.0, 2.0, 5.0])
+
+
+def _predict_dict(params, inputs):
+    return np.tanh(inputs @ params["W"] + params["b"])
+
+
+def test_jacobian_of_a_dict_function_in_differentiated_code_is_refused():
+    """``jacrev(f)(params_dict, x)`` inside a function srcad differentiates (JAX's cookbook's
+    ``J_dict``): a precise refusal (a TypeError in srcad's code before: the dict was taken for
+    a number, its direction ``1.0``)."""
+    inputs = RS.randn(4, 3)
+
+    def f(W, b):
+        return np.sum(srcad.jacrev(_predict_dict)({"W": W, "b": b}, inputs))
+    with pytest.raises(srcad.SrcadError, match="whose argument is a dict"):
+        srcad.grad(f)(np.ones(3) * 0.1, 0.2)
