@@ -187,7 +187,8 @@ def plain_jacobian(f, wrt):
     if type(wrt) is not int or not 0 <= wrt < len(names):
         return None
     x, args = names[wrt], "".join(f"{n}, " for n in names)
-    lines = [
+    lines = [  # (the argument checked first: a dict is no number, whatever np.ndim says)
+        f"_srcad_check({x}, 0.0, _srcad_where)",
         f"if _srcad_is_number({x}):",
         f"    _srcad_col = _srcad_jvp(_srcad_f, ({args}), (1.0,), wrt={wrt})[1]",
         f"    _srcad_check({x}, _srcad_col, _srcad_where)",

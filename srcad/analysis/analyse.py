@@ -26,6 +26,7 @@ from ..core.kinds import (
     OTHER,
     SCALAR,
     SEQ,
+    DictItems,
     is_complex_value,
     join,
     kind_of_value,
@@ -242,7 +243,8 @@ class Analysis(ValueKinds):
             fn = registry.methods.get(fn.name, fn)
         elif isinstance(fn, ir.Attr):
             fn = registry.attributes.get(fn.name, fn)
-        if isinstance(fn, ir.BoolOp) or self.piecewise_constant(fn, value):
+        if isinstance(fn, ir.BoolOp) or self.piecewise_constant(fn, value) or _keys_of(
+                self, fn, value):
             return []
         if fn is operator.getitem:
             return list(ir.atoms_in(value.args[0]))
@@ -335,6 +337,15 @@ class Analysis(ValueKinds):
     def active(self, atom):
         return (isinstance(atom, ir.Var) and atom.name in self.varied
                 and atom.name in self.useful)
+
+
+def _keys_of(an, fn, prim):
+    """Whether ``prim`` is ``sorted(d)``, ``list(d)`` or ``tuple(d)`` of a dict argument (its
+    keys known): the keys, which carry no derivative, as ``for k in d`` and ``d.keys()``."""
+    if fn not in (sorted, list, tuple) or len(prim.args) != 1 or prim.kwargs:
+        return False
+    arg = prim.args[0]
+    return isinstance(arg, ir.Var) and isinstance(an.items.get(arg.name), DictItems)
 
 
 def _reach(useful, varied, edges):

@@ -54,7 +54,7 @@ class _Calls:
     def _callee_memory(self, prim):
         """``(own, held)`` of a user function's result, in its own tokens, or None."""
         callees = self.an.callees
-        if callees is None or not is_user_call(prim) or _generated(prim.fn):
+        if callees is None or not is_user_call(prim):
             return None
         call = bind_call(prim, self.an.kind)
         if call is None or any(isinstance(a, (ir.Slice, ir.Index)) for a in

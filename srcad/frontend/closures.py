@@ -20,7 +20,11 @@ the values the call reads.
 
 Converted when every ``return`` of ``make`` returns the same function: the name of a nested
 ``def`` bound once, a ``lambda``, or ``functools.partial(F, ...)`` of such a ``def`` or of a
-function ``make``'s module names. Anything else keeps the refusal at the call of the value.
+function ``make``'s module names; or ``make``'s parameter itself, never rebound (an identity
+decorator: the call is the function given, when that is known where the code is made).
+``make`` may take ``*args``/``**kwargs`` (a decorator
+factory's options: ``vmap(f, in_axes=0, **kw)``) that the function it makes does not read.
+Anything else keeps the refusal at the call of the value.
 
 Imports: the standard library, gast, :mod:`srcad.core` and :mod:`.source`.
 """
@@ -63,6 +67,14 @@ class Conversion:
 
     def __init__(self, env_fn, target, lead, keywords):
         self.env_fn, self.target, self.lead, self.keywords = env_fn, target, lead, keywords
+
+
+class Passed:
+    """``make`` returns its parameter ``name`` itself, on every path (an identity decorator:
+    ``def checkpoint(fun, **options): return fun``): the call's value is the argument."""
+
+    def __init__(self, name):
+        self.name = name
 
 
 def conversion(fn):
@@ -174,8 +186,6 @@ def _convert(fn):
     src = source_module.read(fn)
     fdef = copy.deepcopy(src.node)
     args = fdef.args
-    if args.vararg or args.kwarg:
-        return None
     _named_lambdas(fdef)  # normalizer = lambda d: ...; return normalizer
     defs, bound = _defs(fdef)
     _split_choices(fdef, defs, bound, src.globals)  # return f1 if c else f2: an if
@@ -183,6 +193,10 @@ def _convert(fn):
     if not returns or any(r.value is None for r in returns):
         return None
     first = returns[0].value
+    if isinstance(first, gast.Name) and all(_same(r.value, first) for r in returns[1:]) and (
+            first.id in {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}) and (
+            bound.get(first.id, 0) == 0):
+        return Conversion(None, Passed(first.id), 0, None)
     if not all(_same(r.value, first) for r in returns[1:]):
         # f1 here, f2 there (the module reads this one's helpers, handed down)
         return closures_paths.convert_paths(fn, fdef, returns, defs, bound, src,
@@ -194,8 +208,9 @@ def _convert(fn):
     forms = [_form(e, defs, bound, src.globals) for e in elts]
     if all(f is None for f in forms) or not several and forms[0] is None:
         return None
-    outer = enclosing_locals(fdef, defs=True)  # (no *args, **kwargs here: not converted)
+    outer = enclosing_locals(fdef, defs=True)
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    starred = {a.id for a in (args.vararg, args.kwarg) if a is not None}
     fixed_params = {p for p in params if bound.get(p, 0) == 0}
     env_exprs, parts, dropped = [], [], set()
 
@@ -220,6 +235,8 @@ def _convert(fn):
             if made is None:
                 return None
             target, captured = made
+            if set(captured) & starred:  # the made function reads make's *args or **kwargs
+                return None
             lead = [("param", n) if n in fixed_params else held(gast.Name(
                 id=n, ctx=gast.Load(), annotation=None, type_comment=None)) for n in captured]
             if inner[0] == "def":
@@ -459,6 +476,17 @@ def refusal_hint(fn):
             value, gast.Lambda) else None
         if made is not None:
             counts.add(len(made.args.posonlyargs + made.args.args + made.args.kwonlyargs))
+    starred = {a.id: stars for a, stars in ((fdef.args.vararg, "*"), (fdef.args.kwarg, "**"))
+               if a is not None}
+    read = {n.id for r in _returned(fdef) or () for made in [defs.get(r.value.id) if isinstance(
+        r.value, gast.Name) else r.value] if made is not None for n in walk_nodes(made)
+        if isinstance(n, gast.Name)}
+    if not written and set(starred) & read:
+        name = sorted(set(starred) & read)[0]
+        return (f"the function {fn.__name__} returns reads {fn.__name__}'s "
+                f"{starred[name]}{name}: srcad passes it the values it reads one by one. "
+                f"Name what it "
+                f"reads as parameters of {fn.__name__} (def {fn.__name__}(f, scale=1.0))")
     if not written and len(counts) > 1:
         return (f"{fn.__name__} returns functions with different parameters on different "
                 "paths: srcad reads a call of what it returns as one function. Give them the "
@@ -486,6 +514,11 @@ def call(lw, fn, args, kwargs, node, hint):
     except TypeError:
         return None
     bound.apply_defaults()
+    if isinstance(conv.target, Passed):  # the function given, when it is known here
+        value = bound.arguments[conv.target.name]
+        known = value.value if isinstance(value, ir.Const) else value
+        return ir.Const(known, value.spelling) if isinstance(value, ir.Const) and callable(
+            known) else None
     items = []
     if conv.env_fn is not None:
         made = lw.assign(lw.call_object(conv.env_fn, None, list(args), dict(kwargs), node),

@@ -252,7 +252,7 @@ class Callees:
     def result_memory(self, fn, kinds, arity=None, fact=memory.result_memory, unknown=None):
         """What ``fn``'s result may be and hold for arguments of these kinds (or ``fact``:
         :func:`srcad.analysis.memory.result_may_be_list`), else ``unknown`` (unreadable)."""
-        return self._read(fn, kinds, arity, (), fact, unknown)
+        return _result_memory(self, fn, kinds, arity, fact, unknown)
 
     def result_inexact(self, fn, kinds, arity, inexact):
         """Whether every value ``fn`` returns is certainly floating-point (or complex) when
@@ -385,6 +385,80 @@ def _result(analysis):
 
 def _inexact_result(_, analysis):
     return dtypes.inexact_result(analysis)
+
+
+def _result_memory(self, fn, kinds, arity, fact, unknown):
+    """:meth:`Callees.result_memory`: the memory fact to a fixed point, other facts read once."""
+    if fact is memory.result_memory:
+        return _memory_fixed_point(self, fn, kinds, arity, unknown)
+    return self._read(fn, kinds, arity, (), fact, unknown)
+
+
+_MEMORY_ROUNDS = 6  # readings of a recursive function's result before srcad assumes the worst
+
+
+def _collapsed(tokens):
+    """``tokens`` with each object made inside an object a call made (``("new", x, "in",
+    ...)``, nested as deep as the recursion) as one object made by that call: still new (no
+    argument's, no global's), possibly the same as another such (which only adds aliases)."""
+    return frozenset(t[:4] + ("*",) if len(t) > 4 and t[0] == "new" and t[2] == "in" else t
+                     for t in tokens)
+
+
+def _asked(self):
+    """The facts of callees being worked out now (reads, effects, writes, complex values): an
+    assumption of the memory fixed point is handed only to its own reading, never to another
+    fact read meanwhile (which would be kept, cached, under an assumption not yet settled)."""
+    return (frozenset(self._in_progress), frozenset(self._checking),
+            frozenset(self._asking), frozenset(getattr(self, "_assumed", None) or ()))
+
+
+def _memory_fixed_point(self, fn, kinds, arity, unknown):
+    """:meth:`Callees.result_memory` of ``fn``. A function calling itself directly (the
+    backward part srcad makes of a recursive function, read again for a second derivative) is
+    read with its own result assumed, from nothing up, and read again with what it was found
+    to return added, until that holds (a fixed point): a result is made at some finite depth
+    by a return of the body, which the reading sees. Any other call of a function being read
+    (mutual recursion, or fn's call met while another fact is read: :func:`_asked`), or a
+    result not settled in ``_MEMORY_ROUNDS`` readings, is ``unknown``: the worst."""
+    key = (fn, tuple(sorted(kinds.items())), arity, memory.result_memory, ())
+    reading = self.__dict__.setdefault("_memory_reading", [])
+    if key in self._in_progress:
+        if reading and reading[-1][0] == key and reading[-1][3] == _asked(self):
+            reading[-1][2] = True  # fn's own call, no other fact being read in between
+            return reading[-1][1]
+        return unknown
+    known = self._kinds.get(key)
+    if known is not None and not env.stale(known[1]):
+        env.record_all(known[1])
+        return known[0]
+    entry = [key, (frozenset(), frozenset()), False, None]
+    reading.append(entry)
+    self._in_progress.add(key)
+    entry[3] = _asked(self)
+    try:
+        with env.collecting() as reads:
+            ir_fn, _ = self._to_ssa(fn, arity=arity)
+            for _ in range(_MEMORY_ROUNDS):
+                entry[2] = False
+                result = memory.result_memory(ir_fn, Analysis(
+                    ir_fn, made_for(fn, kinds), (), made_items(fn, None), callees=self,
+                    param_stacks=made_stacks(fn)))
+                if entry[2]:
+                    result = (_collapsed(result[0]), _collapsed(result[1]))
+                own, held = entry[1]
+                if not entry[2] or (result[0] <= own and result[1] <= held):
+                    break
+                entry[1] = (own | result[0], held | result[1])
+            else:  # (what a call makes is named after the call: names may keep growing)
+                result = unknown
+    except Exception:  # noqa: BLE001 - unreadable: the caller assumes the worst
+        result, reads = unknown, {}
+    finally:
+        self._in_progress.discard(key)
+        reading.pop()
+    self._kinds[key] = (result, tuple(reads.values()))
+    return result
 
 
 def written(self, fn, args, kwargs, analysis):
