@@ -91,6 +91,19 @@ def test_called_for_effect(tmp_path, body, caller, as_list, quiet):
     module, text = _module(tmp_path, body, CALLERS[caller], as_list)
     f = module.f
     x = np.array([0.7, 1.3, -0.4])
+    if not quiet and as_list:
+        # (outside26) a callee changing the caller's own list in place: the call is lowered as
+        # returning the list, which the caller rebinds: exact, or Python's own error where the
+        # function itself raises (``v.pop()`` then ``ys[1]``)
+        try:
+            f(x.copy())
+        except Exception as error:  # noqa: BLE001 - the program's own error, whatever it is
+            for make in (lambda: srcad.grad(f)(x.copy()),
+                         lambda: srcad.jvp(f, (x.copy(),), (np.ones(3),))):
+                with pytest.raises(type(error)):
+                    make()
+            return
+        quiet = True
     if not quiet:
         for make in (lambda: srcad.grad(f)(x.copy()),
                      lambda: srcad.jvp(f, (x.copy(),), (np.ones(3),))):
