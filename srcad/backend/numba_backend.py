@@ -15,8 +15,8 @@ that raise too, where Numba's would return nan or inf. :func:`jit` compiles with
 a :class:`SrcadError`.
 
 Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`, :mod:`.numba_displays`,
-:mod:`.numba_cache`, :mod:`.numba_names` (what it compiles, by name), :mod:`.numba_update`
-(sums written into arrays nothing else holds), :mod:`.numba_constants`; ``numba`` to compile.
+:mod:`.numba_cache`, :mod:`.numba_names`, :mod:`.numba_update`, :mod:`.numba_constants`,
+:mod:`.numba_checks` (srcad's run-time checks, refused at the construct); ``numba``.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, name
 from . import numba_batched, numba_cache, numba_chains, numba_constants, numba_reuse, numba_update
+from .numba_checks import refuse_check
 from .numba_displays import array_displays, of_one_type
 from .numba_fuse import expressions, fused
 from .numba_names import (  # noqa: F401  (read here by name, and by the tests)
@@ -346,8 +347,8 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                             refuse("a write through a view of an array (v = y[1:3], then "
                                    "v *= 3): write into the array at the view's index, "
                                    "y[1:3] *= 3", _view_line(stmt, ident, callees) or line)
-                        refuse(f"the nested function {ident!r} (write it at module "
-                               "level)", line)
+                        refuse_check(part, ident, heads, callees)  # srcad's checks
+                        refuse(f"the nested function {ident!r} (write it at module level)", line)
                     if hasattr(builtins, ident):
                         refuse(f"the builtin {ident}()", line)
                     refuse(f"the name {ident!r}", line)
@@ -398,8 +399,7 @@ def _view_line(stmt, ident, cells):
 
 
 def _part(cell):
-    """What ``cell`` holds (a callee's part: a Numba dispatcher this backend made), or
-    _MISSING while it is empty (a recursive call: the part is being made)."""
+    """What ``cell`` holds (a callee's part, a Numba dispatcher), or _MISSING while empty."""
     try:
         return cell.cell_contents
     except ValueError:
@@ -594,7 +594,5 @@ def _summary(exc):
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     ours = [ln for ln in lines if "srcad's numba backend" in ln]  # a helper's own reason
-    if ours:
-        return ours[0]
-    keep = [ln for ln in lines if not ln.startswith(("Failed in ", "During: ", "^"))]
-    return " / ".join(keep[:4]) or text
+    return ours[0] if ours else " / ".join(
+        [ln for ln in lines if not ln.startswith(("Failed in ", "During: ", "^"))][:4]) or text
