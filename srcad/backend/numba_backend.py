@@ -33,7 +33,7 @@ from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, name
 from . import numba_batched, numba_cache, numba_chains, numba_constants, numba_reuse, numba_update
-from .numba_checks import refuse_check
+from .numba_checks import refuse_check, view_line
 from .numba_displays import array_displays, of_one_type
 from .numba_fuse import expressions, fused
 from .numba_names import (  # noqa: F401  (read here by name, and by the tests)
@@ -346,7 +346,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                                 ".view_indices"):  # srcad's own code for a view written
                             refuse("a write through a view of an array (v = y[1:3], then "
                                    "v *= 3): write into the array at the view's index, "
-                                   "y[1:3] *= 3", _view_line(stmt, ident, callees) or line)
+                                   "y[1:3] *= 3", view_line(stmt, ident, callees) or line)
                         refuse_check(part, ident, heads, callees)  # srcad's checks
                         refuse(f"the nested function {ident!r} (write it at module level)", line)
                     if hasattr(builtins, ident):
@@ -384,19 +384,6 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
 
 
 _MISSING = object()
-
-def _view_line(stmt, ident, cells):
-    """The user's line of the view a call of srcad's view helper ``ident`` in ``stmt`` checks
-    (its last argument names ``(view, base, file, line, text)``), or None."""
-    for node in ast.walk(stmt):
-        if node.__class__ is ast.Call and node.func.__class__ is ast.Name and \
-                node.func.id == ident and node.args and node.args[-1].__class__ is ast.Name:
-            cell = cells.get(node.args[-1].id)
-            where = getattr(cell, "cell_contents", cell)
-            if isinstance(where, tuple) and len(where) == 5 and isinstance(where[3], int):
-                return where[3]
-    return None
-
 
 def _part(cell):
     """What ``cell`` holds (a callee's part, a Numba dispatcher), or _MISSING while empty."""
@@ -545,18 +532,22 @@ def jit(fn, where, example=None, callee=False, boundscheck=True):
     becomes a SrcadError naming ``where``. Indexing is bounds-checked, as in Python.
     ``py_func`` (Numba's name) is the Python code: a derivative of this derivative
     differentiates that. ``callee``: a part of a callee (:func:`srcad.pipeline.make_split`),
-    the bare dispatcher, which the compiled code calling it compiles for its types.
+    the bare dispatcher, inlined by Numba into the code calling it (its IR typed there: no
+    library of its own optimised and made machine code, then linked and optimised again).
     ``boundscheck=False`` where the code indexes only srcad's own stacks
-    (:func:`indexes_only_stacks`)."""
+    (:func:`indexes_only_stacks`) and calls no callee's part (inlined, it is checked so)."""
     import numba
+    from numba.core.dispatcher import Dispatcher
     from numba.core.errors import NumbaError
 
     if callee:  # a callee's part: compiled with the code that calls it, for its types
-        compiled = numba.njit(boundscheck=True)(fn)
+        compiled = numba.njit(boundscheck=True, inline="always")(fn)
         compiled.__srcad_source__ = fn.__srcad_source__
         compiled.__srcad_numba_part__ = True
         return compiled
-    # from a file of its own where it can be: Numba caches it on disk, under numba_cache's lock
+    names = numba_cache.namespace(fn)  # parts are inlined: their indexing checked as the caller's
+    boundscheck = boundscheck or names is None or any(
+        isinstance(v, Dispatcher) for v in names.values())
     on_disk = numba_cache.from_file(fn, f"boundscheck={boundscheck}")
     compiled = numba_cache.njit(on_disk, boundscheck=boundscheck) if on_disk is not None \
         else numba.njit(boundscheck=boundscheck)(fn)

@@ -12,6 +12,8 @@ arrays written item by item; an object), so compiling the check would buy nothin
 construct is refused before Numba sees the code, at the user's line (read from the check's
 ``where`` constant), saying what to write instead, never as "a nested function" of srcad's.
 
+:func:`view_line`: the user's line of a write through a view (srcad's view helper's ``where``).
+
 Imports ``ast``, ``srcad.errors``, and the four checks (``srcad.frontend``,
 ``srcad.analysis``) to know them by identity.
 """
@@ -104,3 +106,16 @@ def _value(cell):
         return cell
     except ValueError:  # an empty cell
         return None
+
+
+def view_line(stmt, ident, cells):
+    """The user's line of the view a call of srcad's view helper ``ident`` in ``stmt`` checks
+    (its last argument names ``(view, base, file, line, text)``), or None."""
+    for node in ast.walk(stmt):
+        if node.__class__ is ast.Call and node.func.__class__ is ast.Name and \
+                node.func.id == ident and node.args and node.args[-1].__class__ is ast.Name:
+            cell = cells.get(node.args[-1].id)
+            where = getattr(cell, "cell_contents", cell)
+            if isinstance(where, tuple) and len(where) == 5 and isinstance(where[3], int):
+                return where[3]
+    return None
