@@ -1,9 +1,9 @@
-"""Callee parts inlined by Numba into the code calling them (numba26: no library of their
-own, optimised and made machine code, then linked and optimised again in the caller; ht's
-cold define 70 -> 53 s CPU). Inlined code is lowered with the caller's options, so a caller
-calling a part is compiled with bounds checks even where its own code indexes srcad's stacks
-only: an index out of range in the callee raises IndexError as in Python, never a read past
-the array. Checked against the Python backend and central differences.
+"""Callee parts inlined by Numba into the code calling them outside loops, compiled apart in
+loops (srcad/backend/numba_inlined.py). Inlined code is lowered with the caller's options, so
+a caller compiled without bounds checks (it indexes srcad's stacks only) calls twins
+compiled apart with their checks: an index out of range in the callee raises IndexError as
+in Python, never a read past the array, whether the call is in a loop or not. Checked
+against the Python backend and central differences.
 
 Imports ``srcad``, ``srcad.backend.numba_backend`` (whether Numba is installed).
 """
@@ -31,7 +31,21 @@ def _summed(x, i):
     return s
 
 
-def test_a_callee_inlined_indexes_as_python_does():
+def _once(x, i):
+    return _pick(x, i) * 3.0
+
+
+def test_a_callee_called_once_indexes_as_python_does():
+    x = np.array([0.5, -1.0, 2.0, 1.5])
+    g = srcad.grad(_once, backend="numba")
+    assert np.allclose(g(x, 3), srcad.grad(_once)(x, 3), rtol=1e-12, atol=1e-12)
+    with pytest.raises(IndexError):
+        srcad.grad(_once)(x, 4)
+    with pytest.raises(IndexError):
+        g(x, 4)
+
+
+def test_a_callee_in_a_loop_indexes_as_python_does():
     x = np.array([0.5, -1.0, 2.0, 1.5])
     g = srcad.grad(_summed, backend="numba")
     got = g(x, 1)

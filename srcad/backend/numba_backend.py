@@ -16,7 +16,8 @@ a :class:`SrcadError`.
 
 Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`, :mod:`.numba_displays`,
 :mod:`.numba_cache`, :mod:`.numba_names`, :mod:`.numba_update`, :mod:`.numba_constants`,
-:mod:`.numba_checks` (srcad's run-time checks, refused at the construct); ``numba``.
+:mod:`.numba_checks` (srcad's run-time checks, refused at the construct),
+:mod:`.numba_inlined` (callee parts inlined by Numba, or compiled apart); ``numba``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from . import numba_batched, numba_cache, numba_chains, numba_constants, numba_r
 from .numba_checks import refuse_check, view_line
 from .numba_displays import array_displays, of_one_type
 from .numba_fuse import expressions, fused
+from .numba_inlined import for_caller, inlined_part
 from .numba_names import (  # noqa: F401  (read here by name, and by the tests)
     BUILTINS,
     CHECKED_MATH,
@@ -532,22 +534,16 @@ def jit(fn, where, example=None, callee=False, boundscheck=True):
     becomes a SrcadError naming ``where``. Indexing is bounds-checked, as in Python.
     ``py_func`` (Numba's name) is the Python code: a derivative of this derivative
     differentiates that. ``callee``: a part of a callee (:func:`srcad.pipeline.make_split`),
-    the bare dispatcher, inlined by Numba into the code calling it (its IR typed there: no
-    library of its own optimised and made machine code, then linked and optimised again).
+    the bare dispatcher, inlined by Numba into the code calling it outside a loop, a twin
+    compiled apart where it is called in a loop (:mod:`.numba_inlined`).
     ``boundscheck=False`` where the code indexes only srcad's own stacks
-    (:func:`indexes_only_stacks`) and calls no callee's part (inlined, it is checked so)."""
+    (:func:`indexes_only_stacks`; its parts are then all compiled apart, with their checks)."""
     import numba
-    from numba.core.dispatcher import Dispatcher
     from numba.core.errors import NumbaError
 
-    if callee:  # a callee's part: compiled with the code that calls it, for its types
-        compiled = numba.njit(boundscheck=True, inline="always")(fn)
-        compiled.__srcad_source__ = fn.__srcad_source__
-        compiled.__srcad_numba_part__ = True
-        return compiled
-    names = numba_cache.namespace(fn)  # parts are inlined: their indexing checked as the caller's
-    boundscheck = boundscheck or names is None or any(
-        isinstance(v, Dispatcher) for v in names.values())
+    if callee:  # a callee's part: inlined by Numba into the code calling it
+        return inlined_part(fn)
+    fn, boundscheck = for_caller(fn, boundscheck)  # parts called in loops: compiled apart
     on_disk = numba_cache.from_file(fn, f"boundscheck={boundscheck}")
     compiled = numba_cache.njit(on_disk, boundscheck=boundscheck) if on_disk is not None \
         else numba.njit(boundscheck=boundscheck)(fn)
