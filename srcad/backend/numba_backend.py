@@ -15,8 +15,9 @@ that raise too, where Numba's would return nan or inf. :func:`jit` compiles with
 a :class:`SrcadError`.
 
 Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`, :mod:`.numba_displays`,
-:mod:`.numba_cache`, :mod:`.numba_names` (what it compiles, by name), :mod:`.numba_update`
-(sums written into arrays nothing else holds), :mod:`.numba_constants`; ``numba`` to compile.
+:mod:`.numba_cache`, :mod:`.numba_names`, :mod:`.numba_update`, :mod:`.numba_constants`,
+:mod:`.numba_checks` (srcad's run-time checks, refused at the construct),
+:mod:`.numba_inlined` (callee parts inlined by Numba, or compiled apart); ``numba``.
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ from ..errors import SrcadError
 from ..transform import nodes
 from ..transform.nodes import Comment, name
 from . import numba_batched, numba_cache, numba_chains, numba_constants, numba_reuse, numba_update
+from .numba_checks import refuse_check, view_line
 from .numba_displays import array_displays, of_one_type
 from .numba_fuse import expressions, fused
+from .numba_inlined import for_caller, inlined_part
 from .numba_names import (  # noqa: F401  (read here by name, and by the tests)
     BUILTINS,
     CHECKED_MATH,
@@ -345,9 +348,9 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                                 ".view_indices"):  # srcad's own code for a view written
                             refuse("a write through a view of an array (v = y[1:3], then "
                                    "v *= 3): write into the array at the view's index, "
-                                   "y[1:3] *= 3", _view_line(stmt, ident, callees) or line)
-                        refuse(f"the nested function {ident!r} (write it at module "
-                               "level)", line)
+                                   "y[1:3] *= 3", view_line(stmt, ident, callees) or line)
+                        refuse_check(part, ident, heads, callees)  # srcad's checks
+                        refuse(f"the nested function {ident!r} (write it at module level)", line)
                     if hasattr(builtins, ident):
                         refuse(f"the builtin {ident}()", line)
                     refuse(f"the name {ident!r}", line)
@@ -384,22 +387,8 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
 
 _MISSING = object()
 
-def _view_line(stmt, ident, cells):
-    """The user's line of the view a call of srcad's view helper ``ident`` in ``stmt`` checks
-    (its last argument names ``(view, base, file, line, text)``), or None."""
-    for node in ast.walk(stmt):
-        if node.__class__ is ast.Call and node.func.__class__ is ast.Name and \
-                node.func.id == ident and node.args and node.args[-1].__class__ is ast.Name:
-            cell = cells.get(node.args[-1].id)
-            where = getattr(cell, "cell_contents", cell)
-            if isinstance(where, tuple) and len(where) == 5 and isinstance(where[3], int):
-                return where[3]
-    return None
-
-
 def _part(cell):
-    """What ``cell`` holds (a callee's part: a Numba dispatcher this backend made), or
-    _MISSING while it is empty (a recursive call: the part is being made)."""
+    """What ``cell`` holds (a callee's part, a Numba dispatcher), or _MISSING while empty."""
     try:
         return cell.cell_contents
     except ValueError:
@@ -545,18 +534,16 @@ def jit(fn, where, example=None, callee=False, boundscheck=True):
     becomes a SrcadError naming ``where``. Indexing is bounds-checked, as in Python.
     ``py_func`` (Numba's name) is the Python code: a derivative of this derivative
     differentiates that. ``callee``: a part of a callee (:func:`srcad.pipeline.make_split`),
-    the bare dispatcher, which the compiled code calling it compiles for its types.
+    the bare dispatcher, inlined by Numba into the code calling it outside a loop, a twin
+    compiled apart where it is called in a loop (:mod:`.numba_inlined`).
     ``boundscheck=False`` where the code indexes only srcad's own stacks
-    (:func:`indexes_only_stacks`)."""
+    (:func:`indexes_only_stacks`; its parts are then all compiled apart, with their checks)."""
     import numba
     from numba.core.errors import NumbaError
 
-    if callee:  # a callee's part: compiled with the code that calls it, for its types
-        compiled = numba.njit(boundscheck=True)(fn)
-        compiled.__srcad_source__ = fn.__srcad_source__
-        compiled.__srcad_numba_part__ = True
-        return compiled
-    # from a file of its own where it can be: Numba caches it on disk, under numba_cache's lock
+    if callee:  # a callee's part: inlined by Numba into the code calling it
+        return inlined_part(fn)
+    fn, boundscheck = for_caller(fn, boundscheck)  # parts called in loops: compiled apart
     on_disk = numba_cache.from_file(fn, f"boundscheck={boundscheck}")
     compiled = numba_cache.njit(on_disk, boundscheck=boundscheck) if on_disk is not None \
         else numba.njit(boundscheck=boundscheck)(fn)
@@ -594,7 +581,5 @@ def _summary(exc):
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     ours = [ln for ln in lines if "srcad's numba backend" in ln]  # a helper's own reason
-    if ours:
-        return ours[0]
-    keep = [ln for ln in lines if not ln.startswith(("Failed in ", "During: ", "^"))]
-    return " / ".join(keep[:4]) or text
+    return ours[0] if ours else " / ".join(
+        [ln for ln in lines if not ln.startswith(("Failed in ", "During: ", "^"))][:4]) or text
