@@ -152,6 +152,10 @@ ex(DIFF_APP, "np.diff(a, 2, append=b)", a=V, b=S)
 ex(DIFF_APP, "np.diff(a, axis=1, prepend=b, append=c)", a=M, b=S, c=(2, 1))
 ex("numpy_helpers.grad_diff_ends(value, a, n, axis, prepend, append, part)",
    "H.grad_diff_ends(w, a, 1, -1, b, None, 1)", w=V, a=V, b=S)
+ex("numpy_helpers.tangent_diff_ends(value, a, n, axis, prepend, append, part)",
+   "H.tangent_diff_ends(w, a, 1, -1, b, None, 1)", w=V, a=V, b=S)
+ex("numpy_helpers.tangent_diff_ends(value, a, n, axis, prepend, append, part)",
+   "H.tangent_diff_ends(w, a, 0, 0, None, c, 1)", w=M, a=M, c=(1, 3))
 ex("numpy_helpers.diff_part(value, a, axis, prepend, append, part)",
    "H.diff_part(w, a, 0, b, None, 0)", w=(3, 3), a=M, b=S)
 ex("numpy_helpers.diff_place(value, a, axis, prepend, append, part)",

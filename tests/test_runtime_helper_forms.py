@@ -80,7 +80,7 @@ NUMBA_REFUSED = {
         'gauge_check grad_append '
         'grad_column_stack grad_cross_a grad_cross_b grad_diff grad_diff_ends grad_gradient '
         'grad_partition grad_rollaxis grad_select grad_tolist qr_size sinc_derivative '
-        'square_chunks svd_rank svd_thin tangent_partition'),
+        'square_chunks svd_rank svd_thin tangent_diff_ends tangent_partition'),
     'numpy_fft': (
         'FFT gradients (Numba has no np.fft)',
         'fft_fitted grad_fftn grad_irfftn grad_rfftn irfft_fitted rfft_fitted'),
@@ -157,7 +157,7 @@ STANDARD_REFUSED = {
         'gauge_check grad_append '
         'grad_column_stack grad_cross_a grad_cross_b grad_diff grad_diff_ends grad_gradient '
         'grad_partition grad_rollaxis grad_select grad_tolist qr_size sinc_derivative '
-        'svd_rank svd_thin tangent_partition'),
+        'svd_rank svd_thin tangent_diff_ends tangent_partition'),
     'numpy_fft': (
         'np.fft (no FFT in the array API namespace used here)',
         'fft_fitted grad_fftn grad_irfftn grad_rfftn irfft_fitted rfft_fitted'),
@@ -230,7 +230,7 @@ KINDS_ANY = {
         'gauge_check grad_append '
         'grad_column_stack grad_cross_a grad_cross_b grad_diff grad_diff_ends grad_gradient '
         'grad_partition grad_rollaxis grad_select grad_tolist qr_size sinc_derivative '
-        'square_chunks svd_rank svd_thin tangent_partition'),
+        'square_chunks svd_rank svd_thin tangent_diff_ends tangent_partition'),
     'numpy_fft': (
         'an FFT gradient: ANY',
         'fft_fitted grad_fftn grad_irfftn grad_rfftn irfft_fitted rfft_fitted'),

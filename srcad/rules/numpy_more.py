@@ -438,15 +438,18 @@ for _sig in ("*, initial, where=True", "*, where, initial=1.0"):
 # np.diff with prepend= or append=: the difference of the joined array, whose adjoint is cut
 # back into the pieces (grad_diff_ends; diff_part and diff_place are each other's adjoints)
 _ENDS = "grad_diff_ends(g, a, n, axis, prepend, append, {})"
-_PLACED = "np.diff(diff_place(t, a, axis, prepend, append, {}), n, axis)"
+_PLACED = "tangent_diff_ends(t, a, n, axis, prepend, append, {})"
 for _sig in ("*, prepend, append=None", "*, append, prepend=None"):
     defvjp(np.diff, f"a, n=1, axis=-1, {_sig}", a=_ENDS.format(1), prepend=_ENDS.format(0),
            append=_ENDS.format(2), kind="array", zero="n",
            jvp=dict(a=_PLACED.format(1), prepend=_PLACED.format(0), append=_PLACED.format(2)))
 _PIECE = "value, a, axis, prepend, append, part"
 defhelper(H.grad_diff_ends, "value, a, n, axis, prepend, append, part",
-          value="np.diff(diff_place(g, a, axis, prepend, append, part), n, axis)",
+          value="tangent_diff_ends(g, a, n, axis, prepend, append, part)",
           jvp=dict(value="grad_diff_ends(t, a, n, axis, prepend, append, part)"))
+defhelper(H.tangent_diff_ends, "value, a, n, axis, prepend, append, part",
+          value="grad_diff_ends(g, a, n, axis, prepend, append, part)",
+          jvp=dict(value="tangent_diff_ends(t, a, n, axis, prepend, append, part)"))
 defhelper(H.diff_part, _PIECE, value="diff_place(g, a, axis, prepend, append, part)",
           jvp=dict(value="diff_part(t, a, axis, prepend, append, part)"))
 defhelper(H.diff_place, _PIECE, value="diff_part(g, a, axis, prepend, append, part)",

@@ -54,17 +54,20 @@ def grad_take(value, a, indices, axis=None):
     return out
 
 
-def _along(indices, ndim, axis):
-    """The fancy index that ``np.take_along_axis(x, indices, axis)`` reads with."""
+def _along(indices, shape, axis):
+    """The fancy index that ``np.take_along_axis(x, indices, axis)`` reads ``x`` (of
+    ``shape``) with: ``indices`` and ``x`` broadcast against each other off ``axis``, so a
+    length-1 axis of ``x`` is read at 0 for every position of the result there."""
     idx = np.asarray(indices)
+    ndim = len(shape)
     index = []
     for d in range(ndim):
         if d == axis:
             index.append(idx)
         else:
-            shape = [1] * ndim
-            shape[d] = idx.shape[d]
-            index.append(np.arange(idx.shape[d]).reshape(shape))
+            size = max(idx.shape[d], shape[d])
+            at = np.arange(size) if shape[d] == size else np.zeros(size, dtype=np.intp)
+            index.append(at.reshape([size if k == d else 1 for k in range(ndim)]))
     return tuple(index)
 
 
@@ -79,7 +82,7 @@ def grad_take_along_axis(value, arr, indices, axis=-1):
         return out.reshape(shape)
     out = np.zeros(shape, dtype=np.result_type(value, float))
     axis = int(axis) % len(shape)
-    np.add.at(out, _along(indices, len(shape), axis), value)
+    np.add.at(out, _along(indices, shape, axis), value)
     return out
 
 
