@@ -68,7 +68,7 @@ def _perm_cases():
             form = ("np.transpose(x, {a})", "x.transpose({a})", "x.transpose(*{a})",
                     "np.permute_dims(x, {a})")[len(cases) % 4]
             cube = len(cases) % 3 == 0  # equal lengths: a wrong permutation keeps the shape
-            cases.append((form.format(a=written), "np.transpose(x, {})".format(tuple(perm)),
+            cases.append((form.format(a=written), f"np.transpose(x, {tuple(perm)})",
                           (3,) * ndim if cube else (2, 3, 4, 5)[:ndim]))
     return cases
 
@@ -151,6 +151,7 @@ def test_diff_ends(tmp_path, args, shape, pshape):
 
 @pytest.mark.parametrize("n, length", [(3, 2), (5, 4), (2, 0)])
 def test_diff_more_than_the_axis(tmp_path, n, length):
-    f = load(tmp_path, "diffn", f"def f(x):\n    return np.sum(np.diff(x, {n})) + np.sum(x)\n", (np,))
+    text = f"def f(x):\n    return np.sum(np.diff(x, {n})) + np.sum(x)\n"
+    f = load(tmp_path, "diffn", text, (np,))
     x = np.linspace(0.0, 1.0, length)
     assert np.allclose(srcad.grad(f)(x), np.ones(length))

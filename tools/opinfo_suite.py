@@ -668,7 +668,7 @@ def _alarm(signum, frame):
 
 def run_sample(op, spec, sample, key, folder, rng, do_hvp, timeout):
     """One sample: a list of (check, outcome, detail)."""
-    import torch
+
     import srcad
     try:
         out, call, targs = build(spec, sample)
@@ -786,8 +786,9 @@ def _compare_jvp(f, xs, vs, value, tangent, tgrads):
 
 
 def _check_hvp(op, targs, parts, weights, leaves, f, xs, rng):
-    import srcad
     import torch
+
+    import srcad
     v = rng.standard_normal(np.shape(xs[0]))
     hv = srcad.hvp(f, tuple(xs), v, wrt=0)
     hv = np.asarray(hv, dtype=float)
