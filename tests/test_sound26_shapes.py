@@ -155,3 +155,46 @@ def test_diff_more_than_the_axis(tmp_path, n, length):
     f = load(tmp_path, "diffn", text, (np,))
     x = np.linspace(0.0, 1.0, length)
     assert np.allclose(srcad.grad(f)(x), np.ones(length))
+
+
+LU = [((3, 3), "l"), ((2, 3, 3), "u"), ((3, 3, 3), "l"), ((1, 2, 4, 4), "u"), ((4, 4), "p")]
+
+
+@pytest.mark.parametrize("shape, part", sample(LU, 2))
+def test_lu_of_a_stack(tmp_path, shape, part):
+    """scipy.linalg.lu of a stack of matrices: its gradient transposed whole stacks
+    (np.transpose) where each matrix was meant (silently wrong on (3, 3, 3))."""
+    scipy_linalg = pytest.importorskip("scipy.linalg")
+    k = "plu".index(part)
+    text = ("import scipy.linalg\n\nW = None\n\n\ndef f(a):\n"
+            f"    return np.sum(scipy.linalg.lu(a)[{k}] * W) + np.sum(scipy.linalg.lu(a)[2])\n")
+    f = load(tmp_path, "lu", text, (np,))
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal(shape) + 4.0 * np.eye(shape[-1])
+    f.__globals__["W"] = rng.standard_normal(shape)
+    _check(f, [a])
+    if len(shape) > 2:  # each matrix's gradient is that of the matrix alone
+        g = srcad.grad(f)(a)
+        flat, gflat = a.reshape((-1,) + shape[-2:]), g.reshape((-1,) + shape[-2:])
+        w = f.__globals__["W"].reshape(flat.shape)
+        for i in range(len(flat)):
+            v = rng.standard_normal(shape[-2:])
+            one = [scipy_linalg.lu(flat[i] + s * v) for s in (1e-6, -1e-6)]
+            want = sum(np.sum(one[j][k] * w[i]) * (1, -1)[j] + np.sum(one[j][2]) * (1, -1)[j]
+                       for j in (0, 1)) / 2e-6
+            assert np.isclose(np.sum(gflat[i] * v), want, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("call", ["scipy.linalg.lu(a[..., :2, :])[2]",
+                                  "scipy.linalg.lu(a[:, :2])[1]",
+                                  "scipy.linalg.lu_factor(a)[0]"])
+def test_lu_refusals(tmp_path, call):
+    """The factors of a rectangular matrix, and lu_factor of a stack: refused, not a crash."""
+    pytest.importorskip("scipy.linalg")
+    text = f"import scipy.linalg\n\n\ndef f(a):\n    return np.sum({call})\n"
+    f = load(tmp_path, "lu_refused", text, (np,))
+    a = np.random.default_rng(5).standard_normal((2, 3, 3)) + 4.0 * np.eye(3)
+    with pytest.raises(srcad.SrcadError, match="LU factors|stack of matrices"):
+        srcad.grad(f)(a)
+    with pytest.raises(srcad.SrcadError, match="LU factors|stack of matrices"):
+        srcad.jvp(f, (a,), (a,))
