@@ -849,6 +849,7 @@ for _u in ("add", "multiply", "maximum", "minimum"):
     ex(f"numpy.{_u}.accumulate(array, axis, dtype, out)", f"np.{_u}.accumulate(a, 1)", a=(2, 5))
 ex("numpy_helpers.grad_take(value, a, indices, axis)", "H.grad_take(w, a, [0, 2, 0], 1)",
    w=M, a=(2, 4))
+ex("numpy_helpers.trapezoid_x(x)", "H.trapezoid_x(a)", a=V)
 ex("numpy_helpers.grad_take_along_axis(value, arr, indices, axis)",
    "H.grad_take_along_axis(w, a, np.array([[0, 0], [2, 1]]), 1)", w=(2, 2), a=M)
 ex("numpy_helpers.grad_quantile(value, a, q, axis, keepdims, method, nan)",

@@ -198,3 +198,22 @@ def test_lu_refusals(tmp_path, call):
         srcad.grad(f)(a)
     with pytest.raises(srcad.SrcadError, match="LU factors|stack of matrices"):
         srcad.jvp(f, (a,), (a,))
+
+
+@pytest.mark.parametrize("yshape, xshape, axis", [((2, 3), (2, 3), -1), ((3, 2), (3, 1), 0)])
+def test_trapezoid_sample_points_of_two_dimensions(tmp_path, yshape, xshape, axis):
+    """np.trapezoid(y, x) with a 2-d x: forward mode exact (linear in x and y), reverse mode
+    refused (its rule takes a 1-d x; was a concatenate crash)."""
+    text = f"def f(y, x):\n    return np.sum(np.trapezoid(y, x, axis={axis}) ** 2)\n"
+    f = load(tmp_path, "trap", text, (np,))
+    rng = np.random.default_rng(6)
+    y, x = rng.standard_normal(yshape), np.cumsum(rng.random(xshape), axis=axis)
+    u, v = rng.standard_normal(yshape), rng.standard_normal(xshape)
+    h = 1e-6
+    want = (f(y + h * u, x + h * v) - f(y - h * u, x - h * v)) / (2 * h)
+    assert srcad.jvp(f, (y, x), (u, v))[1] == pytest.approx(want, rel=1e-6)
+    with pytest.raises(srcad.SrcadError, match="np.trapezoid"):
+        srcad.grad(f, wrt=(0, 1))(y, x)
+    one = load(tmp_path, "trap1", "def f(y, x):\n    return np.sum(np.trapezoid(y, x) ** 2)\n",
+               (np,))
+    _check(one, [y, np.cumsum(rng.random(yshape[-1]))])

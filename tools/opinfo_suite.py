@@ -78,12 +78,14 @@ class Code:
         self.fmt, self.value = fmt, value
 
 
-def S(expr, tpos=(), npos=("input",), kw=None, fix=None, defaults=None):
+def S(expr, tpos=(), npos=("input",), kw=None, fix=None, defaults=None, pick=None):
     """One table entry: the NumPy expression (a callable's name, or a template in ``{name}``
     of torch's argument names), torch's positional names after ``input``, the names passed
-    positionally to NumPy, keyword renames (None: drop), a function editing the arguments."""
+    positionally to NumPy, keyword renames (None: drop), a function editing the arguments;
+    ``pick``: the item of torch's result NumPy returns (``sort``'s values, not its indices)."""
     return {"expr": expr, "tpos": tuple(tpos), "npos": tuple(npos),
-            "kw": {**COMMON, **(kw or {})}, "fix": fix, "defaults": defaults or {}}
+            "kw": {**COMMON, **(kw or {})}, "fix": fix, "defaults": defaults or {},
+            "pick": pick}
 
 
 # ---- argument fixes ---------------------------------------------------------------------------
@@ -198,8 +200,11 @@ def _cov(d):
             d.pop(n, None)
 
 
-def _polygamma(d):
-    pass
+def _axes_tuple(d):
+    if isinstance(d.get("dim"), int):
+        d["dim"] = (d["dim"],)
+    if isinstance(d.get("s"), int):
+        d["s"] = (d["s"],)
 
 
 def _ndim(v):
@@ -394,8 +399,22 @@ for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
     SPECS["fft." + _name] = S("np.fft." + _name, ("n", "dim", "norm"),
                               kw={"n": "n", "norm": "norm"})
 for _name in ("fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn"):
-    SPECS["fft." + _name] = S("np.fft." + _name, ("s", "dim", "norm"),
+    SPECS["fft." + _name] = S("np.fft." + _name, ("s", "dim", "norm"), fix=_axes_tuple,
                               kw={"s": "s", "norm": "norm", "dim": "axes"})
+for _name in ("max.reduction_with_dim", "min.reduction_with_dim", "median", "nanmedian"):
+    SPECS[_name]["pick"] = 0  # (values, indices): NumPy gives the values
+SPECS.update({
+    "div.floor_rounding": S("np.floor_divide", ("other",), ("input", "other"),
+                            kw={"rounding_mode": None}),
+    "div.trunc_rounding": S("np.trunc({input} / {other})", ("other",),
+                            kw={"rounding_mode": None}),
+    "linalg.diagonal": S("np.diagonal", defaults={"dim1": -2, "dim2": -1},
+                         kw={"offset": "offset", "dim1": "axis1", "dim2": "axis2"}),
+    "linalg.pinv": S("np.linalg.pinv", kw={"rtol": "rtol", "hermitian": "hermitian",
+                                           "atol": None}),
+})
+for _name in ("sort", "cummax", "cummin"):
+    SPECS[_name]["pick"] = 0
 for _name in ("fftshift", "ifftshift"):
     SPECS["fft." + _name] = S("np.fft." + _name, ("dim",), kw={"dim": "axes"})
 
@@ -492,7 +511,7 @@ def build(spec, sample):
     expr = spec["expr"]
     if "{" in expr:
         used = {name for _, name, _, _ in string.Formatter().parse(expr) if name}
-        extra = set(d) - used
+        extra = {k for k in set(d) - used if spec["kw"].get(k, "") is not None}
         if extra:
             raise Unmapped(f"argument(s) {sorted(extra)} not in the template")
         call = expr.format(**rendered)
@@ -645,10 +664,12 @@ def judge(fn, xs, vs, claimed, scale=1.0):
     return "KINK", f"kink: one-sided {left!r} / {right!r}, srcad {claimed!r}"
 
 
-def _torch_grads(op, targs, parts, weights, leaves, create_graph=False):
+def _torch_grads(op, targs, parts, weights, leaves, create_graph=False, pick=None):
     import torch
     inp, args, kwargs = targs
     out = op(inp, *args, **kwargs)
+    if pick is not None and isinstance(out, tuple):
+        out = out[pick]
     total = torch.zeros((), dtype=torch.float64)
     for (path, kind), w in zip(parts, weights):
         total = total + (_part(out, path, kind).to(torch.float64) * torch.from_numpy(w)).sum()
@@ -680,6 +701,8 @@ def run_sample(op, spec, sample, key, folder, rng, do_hvp, timeout):
         tout = op(targs[0], *targs[1], **targs[2])
     except Exception as e:  # noqa: BLE001 - the sample itself fails in torch
         return [("map", "UNMAPPED", f"torch: {type(e).__name__}: {str(e)[:100]}")]
+    if spec["pick"] is not None and isinstance(tout, tuple):
+        tout = tout[spec["pick"]]
     parts = flatten_outputs(tout)
     if not parts:
         return [("map", "UNMAPPED", "no floating output")]
@@ -705,7 +728,7 @@ def run_sample(op, spec, sample, key, folder, rng, do_hvp, timeout):
     f = mod.f
     leaves = [p[2] for p in out.params]
     try:
-        _, tgrads = _torch_grads(op, targs, parts, weights, leaves)
+        _, tgrads = _torch_grads(op, targs, parts, weights, leaves, pick=spec["pick"])
         tgrads = [g.detach().resolve_neg().resolve_conj().numpy() for g in tgrads]
     except Exception:  # noqa: BLE001 - torch has no derivative here: differences alone
         tgrads = None
@@ -734,7 +757,8 @@ def run_sample(op, spec, sample, key, folder, rng, do_hvp, timeout):
         if do_hvp:
             signal.alarm(timeout)
             try:
-                results.append(_check_hvp(op, targs, parts, weights, leaves, f, xs, rng))
+                results.append(_check_hvp(op, targs, parts, weights, leaves, f, xs, rng,
+                                          spec["pick"]))
             except Exception as e:  # noqa: BLE001
                 results.append(("hvp",) + _failure(e))
             signal.alarm(0)
@@ -785,7 +809,7 @@ def _compare_jvp(f, xs, vs, value, tangent, tgrads):
     return ("fwd", outcome, detail)
 
 
-def _check_hvp(op, targs, parts, weights, leaves, f, xs, rng):
+def _check_hvp(op, targs, parts, weights, leaves, f, xs, rng, pick=None):
     import torch
 
     import srcad
@@ -793,7 +817,7 @@ def _check_hvp(op, targs, parts, weights, leaves, f, xs, rng):
     hv = srcad.hvp(f, tuple(xs), v, wrt=0)
     hv = np.asarray(hv, dtype=float)
     try:
-        _, tg = _torch_grads(op, targs, parts, weights, leaves, create_graph=True)
+        _, tg = _torch_grads(op, targs, parts, weights, leaves, create_graph=True, pick=pick)
         if tg[0].requires_grad:
             (th,) = torch.autograd.grad((tg[0] * torch.from_numpy(v)).sum(), leaves[0],
                                         allow_unused=True)

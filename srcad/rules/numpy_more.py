@@ -288,11 +288,11 @@ defvjp(np.vander, "x, N=None, increasing=False", x=f"np.sum(g * {DVANDER}, axis=
        kind="array", jvp=dict(x=f"np.expand_dims(t, -1) * {DVANDER}"))
 # np.trapezoid(y, x) along axis (x None or one-dimensional): linear in y, in x, in dx
 if hasattr(np, "trapezoid"):  # NumPy >= 2.0
-    STEPS = "(np.full(np.shape(y)[axis] - 1, dx) if x is None else np.diff(x))"
+    STEPS = "(np.full(np.shape(y)[axis] - 1, dx) if x is None else np.diff(trapezoid_x(x)))"
     TW = f"0.5 * (np.concatenate([{STEPS}, [0.0]]) + np.concatenate([[0.0], {STEPS}]))"
     YM = "np.moveaxis(y, axis, -1)"
     SIDES = (f"np.sum(np.reshape(np.expand_dims(g, -1) * 0.5 * ({YM}[..., 1:] + "
-             f"{YM}[..., :-1]), (-1, np.shape(y)[axis] - 1)), axis=0)")
+             f"{YM}[..., :-1]), (-1, np.shape(trapezoid_x(x))[0] - 1)), axis=0)")
     defvjp(np.trapezoid, "y, x=None, dx=1.0, axis=-1",
            y=f"np.moveaxis(np.expand_dims(g, -1) * {TW}, -1, axis)",
            x=f"np.concatenate([[0.0], {SIDES}]) - np.concatenate([{SIDES}, [0.0]])",
@@ -454,6 +454,8 @@ defhelper(H.diff_part, _PIECE, value="diff_place(g, a, axis, prepend, append, pa
           jvp=dict(value="diff_part(t, a, axis, prepend, append, part)"))
 defhelper(H.diff_place, _PIECE, value="diff_part(g, a, axis, prepend, append, part)",
           jvp=dict(value="diff_place(t, a, axis, prepend, append, part)"))
+
+defhelper(H.trapezoid_x, "x", x="g", jvp=dict(x="t"))  # x itself, once checked
 
 # np.i0: I0' = I1, computed by scipy.special.i1 (bessel_i1 refuses without SciPy, when the
 # derivative runs); I1' = (I0 + I2) / 2, I2 by scipy.special.iv, whose rules go on from there

@@ -312,6 +312,19 @@ def cond_two(p):
 
 
 @helper("numpy")
+def trapezoid_x(x):
+    """``x`` of ``np.trapezoid(y, x)`` for its gradient: one-dimensional (or None); a
+    ``MissingRuleError`` for sample points of several dimensions."""
+    if x is not None and np.ndim(x) != 1:
+        raise MissingRuleError(
+            "no derivative of np.trapezoid(y, x) in reverse mode for an x of "
+            f"{np.ndim(x)} dimensions: srcad's rule takes x one-dimensional",
+            construct="np.trapezoid", hint="give x as the 1-d sample points along the axis, "
+            "or write the sum: np.sum(np.diff(x, axis=axis) * (y[1:] + y[:-1]) / 2, axis)")
+    return x
+
+
+@helper("numpy")
 def one_axis(axis):
     """``axis`` as one int, for ``np.linalg.vector_norm`` over one axis; a
     ``MissingRuleError`` for several (move them together and reshape them into one)."""
