@@ -217,3 +217,18 @@ def test_trapezoid_sample_points_of_two_dimensions(tmp_path, yshape, xshape, axi
     one = load(tmp_path, "trap1", "def f(y, x):\n    return np.sum(np.trapezoid(y, x) ** 2)\n",
                (np,))
     _check(one, [y, np.cumsum(rng.random(yshape[-1]))])
+
+
+@pytest.mark.parametrize("axes, shape", [((-1, 0, -2), (3, 4, 2)), ((0, -1, 1), (3, 3, 3))])
+def test_reference_tape_transpose_negative_axes(tmp_path, axes, shape):
+    """srcad's reference tape had the same argsort of negative axes as srcad's rule."""
+    from srcad import tape
+    f = load(tmp_path, "tape_perm", f"W = None\n\n\ndef f(x):\n"
+             f"    return np.sum(np.transpose(x, {axes}) * W)\n", (np,))
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape)
+    w = rng.standard_normal(np.transpose(x, axes).shape)
+    f.__globals__["W"] = w
+    want = np.transpose(w, tuple(np.argsort(np.mod(axes, len(shape)))))
+    assert np.allclose(tape.grad(f)(x), want)
+    assert np.allclose(srcad.grad(f)(x), want)
