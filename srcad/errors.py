@@ -71,6 +71,19 @@ class SrcadError(Exception):
                 f"differentiated value ({construct}): if no gradient should flow through it "
                 "there, pass srcad.stop_gradient(value)")
             self.args = (self._format(),)
+        return self.placed_at(filename, lineno, construct)
+
+    def placed_at(self, filename, lineno, construct):
+        """A refusal met in an installed library's code is placed at the first call in the
+        user's code that reaches it (``filename``, ``lineno``, ``construct``), the library's
+        line kept in the message. Returns ``self``."""
+        if not getattr(self, "placed", False) and _library_file(self.filename) and \
+                not _library_file(filename):
+            self.placed = True
+            self.message = (f"{self.message} (met in {self.filename}, line {self.lineno}: "
+                            f"{self.construct})")
+            self.filename, self.lineno, self.construct = filename, lineno, construct
+            self.args = (self._format(),)
         return self
 
     def _format(self):
@@ -87,13 +100,26 @@ class SrcadError(Exception):
         return text
 
 
+def _library_file(path):
+    """Whether ``path`` is a file of Python's standard library or of an installed package
+    (code the user does not edit)."""
+    import sysconfig
+    if not path:
+        return False
+    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return any(str(path).startswith(root.rstrip("/") + "/") for root in roots if root)
+
+
 def reached_through_call(exc, source, line, callee):
     """``exc`` (refusing a ``try``/``except`` met inside the function ``callee`` called at
     ``line`` of ``source``, a ``srcad.frontend.source.Source``), saying which call makes
-    srcad differentiate it (:meth:`SrcadError.reached_from`); another refusal unchanged."""
+    srcad differentiate it (:meth:`SrcadError.reached_from`); another refusal met in a
+    library's code placed at the user's call (:meth:`SrcadError.placed_at`)."""
     if source is not None and "try/except" in exc.message and exc.filename is not None:
         exc.reached_from(getattr(callee, "__qualname__", callee), source.filename, line,
                          source.line_text(line))
+    elif source is not None:  # any other refusal met in a library's code: placed here
+        exc.placed_at(source.filename, line, source.line_text(line))
     return exc
 
 

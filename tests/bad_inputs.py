@@ -208,7 +208,7 @@ def calls_frexp(x):
 
 
 def calls_statistics(x, y):
-    return statistics.fmean([x, y]) * 2.0
+    return statistics.fmean([x, y]) * 2.0  # bad: standard-library Python function
 
 
 def min_with_key(x, y):

@@ -152,6 +152,10 @@ ex(DIFF_APP, "np.diff(a, 2, append=b)", a=V, b=S)
 ex(DIFF_APP, "np.diff(a, axis=1, prepend=b, append=c)", a=M, b=S, c=(2, 1))
 ex("numpy_helpers.grad_diff_ends(value, a, n, axis, prepend, append, part)",
    "H.grad_diff_ends(w, a, 1, -1, b, None, 1)", w=V, a=V, b=S)
+ex("numpy_helpers.tangent_diff_ends(value, a, n, axis, prepend, append, part)",
+   "H.tangent_diff_ends(w, a, 1, -1, b, None, 1)", w=V, a=V, b=S)
+ex("numpy_helpers.tangent_diff_ends(value, a, n, axis, prepend, append, part)",
+   "H.tangent_diff_ends(w, a, 0, 0, None, c, 1)", w=M, a=M, c=(1, 3))
 ex("numpy_helpers.diff_part(value, a, axis, prepend, append, part)",
    "H.diff_part(w, a, 0, b, None, 0)", w=(3, 3), a=M, b=S)
 ex("numpy_helpers.diff_place(value, a, axis, prepend, append, part)",
@@ -845,6 +849,7 @@ for _u in ("add", "multiply", "maximum", "minimum"):
     ex(f"numpy.{_u}.accumulate(array, axis, dtype, out)", f"np.{_u}.accumulate(a, 1)", a=(2, 5))
 ex("numpy_helpers.grad_take(value, a, indices, axis)", "H.grad_take(w, a, [0, 2, 0], 1)",
    w=M, a=(2, 4))
+ex("numpy_helpers.trapezoid_x(x)", "H.trapezoid_x(a)", a=V)
 ex("numpy_helpers.grad_take_along_axis(value, arr, indices, axis)",
    "H.grad_take_along_axis(w, a, np.array([[0, 0], [2, 1]]), 1)", w=(2, 2), a=M)
 ex("numpy_helpers.grad_quantile(value, a, q, axis, keepdims, method, nan)",

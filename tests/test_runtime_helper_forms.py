@@ -80,7 +80,7 @@ NUMBA_REFUSED = {
         'gauge_check grad_append '
         'grad_column_stack grad_cross_a grad_cross_b grad_diff grad_diff_ends grad_gradient '
         'grad_partition grad_rollaxis grad_select grad_tolist qr_size sinc_derivative '
-        'square_chunks svd_rank svd_thin tangent_partition'),
+        'square_chunks svd_rank svd_thin tangent_diff_ends tangent_partition'),
     'numpy_fft': (
         'FFT gradients (Numba has no np.fft)',
         'fft_fitted grad_fftn grad_irfftn grad_rfftn irfft_fitted rfft_fitted'),
@@ -93,7 +93,7 @@ NUMBA_REFUSED = {
         "gradients of NumPy functions outside Numba's subset",
         'average_shape bessel_i1 cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
         'grad_interp_slope grad_quantile grad_take grad_take_along_axis interp_segment '
-        'mesh_axes one_axis running_source tangent_quantile'),
+        'mesh_axes one_axis running_source tangent_quantile trapezoid_x'),
     'numpy_reductions': (
         'reductions with axes, keepdims or dtypes beyond numba_axes (tangent_sum: Numba\'s '
         'forward-mode code writes np.sum)',
@@ -112,7 +112,8 @@ NUMBA_REFUSED = {
         'grad_tile grad_vstack last_writes tangent_pad tangent_sort'),
     'scipy_helpers': (
         'SciPy gradients (Numba cannot call SciPy)',
-        'banded_dense dense_banded grad_convolve_a grad_convolve_b lu_pivots multipolygamma '
+        'banded_dense dense_banded grad_convolve_a grad_convolve_b lu_pivots lu_size '
+        'multipolygamma '
         'mvn_cov mvn_cov_adjoint mvn_dim scipy_linalg scipy_signal special'),
     'scipy_ode': (
         'odeint gradients (Numba cannot call SciPy)',
@@ -157,7 +158,7 @@ STANDARD_REFUSED = {
         'gauge_check grad_append '
         'grad_column_stack grad_cross_a grad_cross_b grad_diff grad_diff_ends grad_gradient '
         'grad_partition grad_rollaxis grad_select grad_tolist qr_size sinc_derivative '
-        'svd_rank svd_thin tangent_partition'),
+        'svd_rank svd_thin tangent_diff_ends tangent_partition'),
     'numpy_fft': (
         'np.fft (no FFT in the array API namespace used here)',
         'fft_fitted grad_fftn grad_irfftn grad_rfftn irfft_fitted rfft_fitted'),
@@ -169,7 +170,7 @@ STANDARD_REFUSED = {
         'NumPy functions the standard has no form of',
         'average_shape bessel_i1 cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
         'grad_interp_slope grad_quantile grad_take grad_take_along_axis interp_segment '
-        'mesh_axes running_source tangent_quantile'),
+        'mesh_axes running_source tangent_quantile trapezoid_x'),
     'numpy_reductions': (
         'NumPy reductions the standard has no form of (astype, cumprod, norms)',
         'extremum_initial_weight extremum_weights grad_astype grad_clip_bound grad_cumprod '
@@ -186,7 +187,8 @@ STANDARD_REFUSED = {
         'grad_vstack last_writes tangent_pad'),
     'scipy_helpers': (
         'SciPy gradients: NumPy code',
-        'banded_dense dense_banded grad_convolve_a grad_convolve_b lu_pivots multipolygamma '
+        'banded_dense dense_banded grad_convolve_a grad_convolve_b lu_pivots lu_size '
+        'multipolygamma '
         'mvn_cov mvn_cov_adjoint mvn_dim scipy_linalg scipy_signal special'),
     'scipy_ode': (
         'odeint gradients: NumPy code',
@@ -230,7 +232,7 @@ KINDS_ANY = {
         'gauge_check grad_append '
         'grad_column_stack grad_cross_a grad_cross_b grad_diff grad_diff_ends grad_gradient '
         'grad_partition grad_rollaxis grad_select grad_tolist qr_size sinc_derivative '
-        'square_chunks svd_rank svd_thin tangent_partition'),
+        'square_chunks svd_rank svd_thin tangent_diff_ends tangent_partition'),
     'numpy_fft': (
         'an FFT gradient: ANY',
         'fft_fitted grad_fftn grad_irfftn grad_rfftn irfft_fitted rfft_fitted'),
@@ -243,7 +245,7 @@ KINDS_ANY = {
         'a NumPy gradient: ANY',
         'average_shape bessel_i1 cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
         'grad_interp_slope grad_quantile grad_take grad_take_along_axis interp_segment '
-        'mesh_axes one_axis running_source tangent_quantile'),
+        'mesh_axes one_axis running_source tangent_quantile trapezoid_x'),
     'numpy_reductions': (
         "a reduction's gradient (an array or a number): ANY",
         'extremum_initial_weight extremum_weights grad_astype grad_clip grad_clip_bound '
@@ -262,7 +264,8 @@ KINDS_ANY = {
         'grad_split grad_stack grad_tile grad_vstack last_writes tangent_pad tangent_sort'),
     'scipy_helpers': (
         'a SciPy gradient: ANY',
-        'banded_dense dense_banded grad_convolve_a grad_convolve_b lu_pivots multipolygamma '
+        'banded_dense dense_banded grad_convolve_a grad_convolve_b lu_pivots lu_size '
+        'multipolygamma '
         'mvn_cov mvn_cov_adjoint mvn_dim scipy_linalg scipy_signal special'),
     'scipy_ode': (
         'an odeint gradient: ANY',

@@ -288,11 +288,11 @@ defvjp(np.vander, "x, N=None, increasing=False", x=f"np.sum(g * {DVANDER}, axis=
        kind="array", jvp=dict(x=f"np.expand_dims(t, -1) * {DVANDER}"))
 # np.trapezoid(y, x) along axis (x None or one-dimensional): linear in y, in x, in dx
 if hasattr(np, "trapezoid"):  # NumPy >= 2.0
-    STEPS = "(np.full(np.shape(y)[axis] - 1, dx) if x is None else np.diff(x))"
+    STEPS = "(np.full(np.shape(y)[axis] - 1, dx) if x is None else np.diff(trapezoid_x(x)))"
     TW = f"0.5 * (np.concatenate([{STEPS}, [0.0]]) + np.concatenate([[0.0], {STEPS}]))"
     YM = "np.moveaxis(y, axis, -1)"
     SIDES = (f"np.sum(np.reshape(np.expand_dims(g, -1) * 0.5 * ({YM}[..., 1:] + "
-             f"{YM}[..., :-1]), (-1, np.shape(y)[axis] - 1)), axis=0)")
+             f"{YM}[..., :-1]), (-1, np.shape(trapezoid_x(x))[0] - 1)), axis=0)")
     defvjp(np.trapezoid, "y, x=None, dx=1.0, axis=-1",
            y=f"np.moveaxis(np.expand_dims(g, -1) * {TW}, -1, axis)",
            x=f"np.concatenate([[0.0], {SIDES}]) - np.concatenate([{SIDES}, [0.0]])",
@@ -438,19 +438,24 @@ for _sig in ("*, initial, where=True", "*, where, initial=1.0"):
 # np.diff with prepend= or append=: the difference of the joined array, whose adjoint is cut
 # back into the pieces (grad_diff_ends; diff_part and diff_place are each other's adjoints)
 _ENDS = "grad_diff_ends(g, a, n, axis, prepend, append, {})"
-_PLACED = "np.diff(diff_place(t, a, axis, prepend, append, {}), n, axis)"
+_PLACED = "tangent_diff_ends(t, a, n, axis, prepend, append, {})"
 for _sig in ("*, prepend, append=None", "*, append, prepend=None"):
     defvjp(np.diff, f"a, n=1, axis=-1, {_sig}", a=_ENDS.format(1), prepend=_ENDS.format(0),
            append=_ENDS.format(2), kind="array", zero="n",
            jvp=dict(a=_PLACED.format(1), prepend=_PLACED.format(0), append=_PLACED.format(2)))
 _PIECE = "value, a, axis, prepend, append, part"
 defhelper(H.grad_diff_ends, "value, a, n, axis, prepend, append, part",
-          value="np.diff(diff_place(g, a, axis, prepend, append, part), n, axis)",
+          value="tangent_diff_ends(g, a, n, axis, prepend, append, part)",
           jvp=dict(value="grad_diff_ends(t, a, n, axis, prepend, append, part)"))
+defhelper(H.tangent_diff_ends, "value, a, n, axis, prepend, append, part",
+          value="grad_diff_ends(g, a, n, axis, prepend, append, part)",
+          jvp=dict(value="tangent_diff_ends(t, a, n, axis, prepend, append, part)"))
 defhelper(H.diff_part, _PIECE, value="diff_place(g, a, axis, prepend, append, part)",
           jvp=dict(value="diff_part(t, a, axis, prepend, append, part)"))
 defhelper(H.diff_place, _PIECE, value="diff_part(g, a, axis, prepend, append, part)",
           jvp=dict(value="diff_place(t, a, axis, prepend, append, part)"))
+
+defhelper(H.trapezoid_x, "x", x="g", jvp=dict(x="t"))  # x itself, once checked
 
 # np.i0: I0' = I1, computed by scipy.special.i1 (bessel_i1 refuses without SciPy, when the
 # derivative runs); I1' = (I0 + I2) / 2, I2 by scipy.special.iv, whose rules go on from there

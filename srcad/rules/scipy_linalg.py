@@ -242,25 +242,29 @@ defvjp(H.dense_banded, "l_and_u, value, ab", zero=("l_and_u", "ab"),
 # P' L^-T (tril(L' GL, -1) + triu(GU U')) U^-T.
 
 
+_T = "np.swapaxes({}, -1, -2)"  # each matrix of a stack transposed
+
+
 def _lu_parts(packed, perm):
     """(L, U, P) spelled from the packed factors and the permutation matrix."""
-    eye = f"np.eye(np.shape({packed})[-1])"
+    eye = f"np.eye(lu_size({packed}))"
     return f"(np.tril({packed}, -1) + {eye})", f"np.triu({packed})", perm
 
 
 def _lu_gradient(packed, perm, g_lower, g_upper):
     low, up, p = _lu_parts(packed, perm)
-    m = f"(np.tril(np.transpose({low}) @ {g_lower}, -1) + np.triu({g_upper} @ np.transpose({up})))"
+    m = (f"(np.tril({_T.format(low)} @ {g_lower}, -1) + "
+         f"np.triu({g_upper} @ {_T.format(up)}))")
     left = f"scipy_linalg.solve_triangular({low}, {m}, trans=1, lower=True, unit_diagonal=True)"
-    return (f"np.transpose({p}) @ np.transpose(scipy_linalg.solve_triangular({up}, "
-            f"np.transpose({left})))")
+    return (f"{_T.format(p)} @ "
+            + _T.format(f"scipy_linalg.solve_triangular({up}, {_T.format(left)})"))
 
 
 def _lu_tangent(packed, perm):
     """(dL, dU) along ``t``."""
     low, up, p = _lu_parts(packed, perm)
     inner = f"scipy_linalg.solve_triangular({low}, {p} @ t, lower=True, unit_diagonal=True)"
-    f = f"np.transpose(scipy_linalg.solve_triangular({up}, np.transpose({inner}), trans=1))"
+    f = _T.format(f"scipy_linalg.solve_triangular({up}, {_T.format(inner)}, trans=1)")
     return f"{low} @ np.tril({f}, -1)", f"np.triu({f}) @ {up}"
 
 
@@ -269,9 +273,9 @@ _DL, _DU = _lu_tangent("ans[0]", _PERM)
 defvjp(linalg.lu_factor, "a, overwrite_a=False, check_finite=True", kind="seq",
        a=_lu_gradient("ans[0]", _PERM, "np.tril(g[0], -1)", "np.triu(g[0])"),
        jvp=dict(a=f"({_DL} + {_DU}, np.zeros(np.shape(ans[1])))"))
-_DL, _DU = _lu_tangent("(ans[1] + ans[2] - np.eye(np.shape(a)[-1]))", "np.transpose(ans[0])")
+_DL, _DU = _lu_tangent("(ans[1] - np.eye(lu_size(a)) + ans[2])", _T.format("ans[0]"))
 defvjp(linalg.lu, "a, *, overwrite_a=False, check_finite=True", kind="seq",
-       a=_lu_gradient("(ans[1] + ans[2] - np.eye(np.shape(a)[-1]))", "np.transpose(ans[0])",
+       a=_lu_gradient("(ans[1] - np.eye(lu_size(a)) + ans[2])", _T.format("ans[0]"),
                       "np.tril(g[1], -1)", "np.triu(g[2])"),
        jvp=dict(a=f"(np.zeros(np.shape(ans[0])), {_DL}, {_DU})"))
 # lu_solve((lu, piv), b, trans): x = op(A)^-1 b with A = P' L U and op(A) = A or A';
@@ -289,7 +293,7 @@ defvjp(linalg.lu_solve, "lu_and_piv, b, trans=0, overwrite_b=False, check_finite
        jvp=dict(lu_and_piv=f"-scipy_linalg.lu_solve(lu_and_piv, ({SWAP.format(_DA)} if "
                            f"{TRANSPOSED} else {_DA}) @ ans, trans=trans)",
                 b="scipy_linalg.lu_solve(lu_and_piv, t, trans=trans)"))
-nondiff(H.lu_pivots)  # a permutation: piecewise constant
+nondiff(H.lu_pivots, H.lu_size)  # a permutation, a size: piecewise constant
 
 # ---------------------------------------------------------------- factorisations as NumPy's
 # scipy.linalg.svd and qr return what np.linalg.svd and qr return (qr's 'economic' is the

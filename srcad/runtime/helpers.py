@@ -436,7 +436,7 @@ def matmul_grad_b(g, a, b):
 def transpose_grad(g, axes=None):
     if axes is None:
         return np.transpose(g)
-    return np.transpose(g, tuple(int(i) for i in np.argsort(axes)))
+    return np.transpose(g, tuple(int(i) for i in np.argsort(np.mod(axes, np.ndim(g)))))
 
 
 @helper("runtime")

@@ -80,6 +80,8 @@ def sinc_derivative(n, x):
 def grad_diff(g, a, n=1, axis=-1):
     """Gradient of ``np.diff(a, n, axis)``: the adjoint of a first difference, ``n`` times
     (``-g[0], g[0] - g[1], ..., g[-1]`` along ``axis``)."""
+    if n > np.shape(a)[axis]:  # more differences than elements: an empty result
+        return _match(np.zeros(np.shape(a)), a)
     g = np.moveaxis(_asarray(g, dtype=float), axis, -1)
     for _ in range(n):
         zero = _zeros(g.shape[:-1] + (1,), g)
@@ -138,9 +140,23 @@ def diff_place(value, a, axis, prepend, append, part):
 def grad_diff_ends(g, a, n, axis, prepend, append, part):
     """Gradient of ``np.diff(a, n, axis, prepend=..., append=...)`` for piece ``part``
     (0: ``prepend``, 1: ``a``, 2: ``append``): the adjoint of the difference of the joined
-    array, cut back into its pieces."""
+    array, cut back into its pieces. ``n=0``: NumPy returns ``a`` itself, the ends unread."""
+    if n == 0:
+        end = (prepend, a, append)[part]
+        return _match(g, a) if part == 1 else (
+            _match(np.zeros(np.shape(end)), end) if np.ndim(end) else 0.0)
     joined = _diff_pieces(a, axis, prepend, append)[3]
     return diff_part(grad_diff(g, np.zeros(joined), n, axis), a, axis, prepend, append, part)
+
+
+@helper("numpy")
+def tangent_diff_ends(t, a, n, axis, prepend, append, part):
+    """Tangent of ``np.diff(a, n, axis, prepend=..., append=...)`` along ``t``, the tangent
+    of piece ``part`` (the transpose of :func:`grad_diff_ends`); ``n=0``: ``t`` for ``a``,
+    zero for the ends NumPy leaves unread."""
+    if n == 0:
+        return _match(t, a) if part == 1 else np.zeros(np.shape(a))
+    return np.diff(diff_place(t, a, axis, prepend, append, part), n, axis)
 
 
 @helper("numpy")

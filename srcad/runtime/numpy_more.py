@@ -54,17 +54,20 @@ def grad_take(value, a, indices, axis=None):
     return out
 
 
-def _along(indices, ndim, axis):
-    """The fancy index that ``np.take_along_axis(x, indices, axis)`` reads with."""
+def _along(indices, shape, axis):
+    """The fancy index that ``np.take_along_axis(x, indices, axis)`` reads ``x`` (of
+    ``shape``) with: ``indices`` and ``x`` broadcast against each other off ``axis``, so a
+    length-1 axis of ``x`` is read at 0 for every position of the result there."""
     idx = np.asarray(indices)
+    ndim = len(shape)
     index = []
     for d in range(ndim):
         if d == axis:
             index.append(idx)
         else:
-            shape = [1] * ndim
-            shape[d] = idx.shape[d]
-            index.append(np.arange(idx.shape[d]).reshape(shape))
+            size = max(idx.shape[d], shape[d])
+            at = np.arange(size) if shape[d] == size else np.zeros(size, dtype=np.intp)
+            index.append(at.reshape([size if k == d else 1 for k in range(ndim)]))
     return tuple(index)
 
 
@@ -79,7 +82,7 @@ def grad_take_along_axis(value, arr, indices, axis=-1):
         return out.reshape(shape)
     out = np.zeros(shape, dtype=np.result_type(value, float))
     axis = int(axis) % len(shape)
-    np.add.at(out, _along(indices, len(shape), axis), value)
+    np.add.at(out, _along(indices, shape, axis), value)
     return out
 
 
@@ -306,6 +309,19 @@ def cond_two(p):
     raise MissingRuleError(f"no derivative rule for np.linalg.cond with p={p!r}",
                            construct="np.linalg.cond",
                            hint="use p=None or 2 (the ratio of the extreme singular values)")
+
+
+@helper("numpy")
+def trapezoid_x(x):
+    """``x`` of ``np.trapezoid(y, x)`` for its gradient: one-dimensional (or None); a
+    ``MissingRuleError`` for sample points of several dimensions."""
+    if x is not None and np.ndim(x) != 1:
+        raise MissingRuleError(
+            "no derivative of np.trapezoid(y, x) in reverse mode for an x of "
+            f"{np.ndim(x)} dimensions: srcad's rule takes x one-dimensional",
+            construct="np.trapezoid", hint="give x as the 1-d sample points along the axis, "
+            "or write the sum: np.sum(np.diff(x, axis=axis) * (y[1:] + y[:-1]) / 2, axis)")
+    return x
 
 
 @helper("numpy")

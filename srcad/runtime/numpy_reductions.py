@@ -91,6 +91,8 @@ def grad_prod(g, a, axis=None, keepdims=False):
     x = _asarray(a, dtype=complex if np.iscomplexobj(a) else float)
     if x.ndim == 0:
         return _match(g * np.ones(()), a)
+    if x.size == 0:  # nothing multiplied: no element, no gradient
+        return _match(np.zeros_like(x), a)
     axes = _axes(axis, x.ndim)
     last = tuple(range(x.ndim - len(axes), x.ndim))
     moved = np.moveaxis(x, axes, last)

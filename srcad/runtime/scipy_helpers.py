@@ -202,9 +202,29 @@ def dense_banded(l_and_u, value, ab):
 
 
 @helper("scipy")
+def lu_size(a):
+    """``n`` for the square ``n x n`` matrix ``a`` (or a stack of them) that
+    ``scipy.linalg.lu``/``lu_factor`` factor: the factors of a rectangular matrix (``L``
+    ``m x k``, ``U`` ``k x n``) are refused."""
+    m, n = np.shape(a)[-2:]
+    if m != n:
+        raise MissingRuleError(
+            f"no derivative of the LU factors of a {m}x{n} matrix: srcad differentiates "
+            "scipy.linalg.lu and lu_factor of square matrices", construct="scipy.linalg.lu",
+            hint="factor a square matrix (a least-squares problem: np.linalg.lstsq or qr)")
+    return n
+
+
+@helper("scipy")
 def lu_pivots(piv):
     """The permutation matrix ``P`` with ``P A = L U`` for LAPACK's pivot indices ``piv`` (as
-    ``scipy.linalg.lu_factor`` returns them: row ``i`` was swapped with row ``piv[i]``)."""
+    ``scipy.linalg.lu_factor`` returns them: row ``i`` was swapped with row ``piv[i]``); the
+    pivots of a stack of matrices are refused."""
+    if np.ndim(piv) != 1:
+        raise MissingRuleError(
+            "no derivative of scipy.linalg.lu_factor/lu_solve of a stack of matrices",
+            construct="scipy.linalg.lu_factor",
+            hint="factor each matrix in a loop, or use scipy.linalg.lu (stacks allowed)")
     order = np.arange(len(piv))
     for i, p in enumerate(np.asarray(piv)):
         order[[i, p]] = order[[p, i]]

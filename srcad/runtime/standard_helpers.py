@@ -177,6 +177,8 @@ def make_helpers(ns):
         x = ns.array(a)
         if x.ndim == 0:
             return g * xp.ones((), dtype=xp.float64)
+        if x.size == 0:  # nothing multiplied: no element, no gradient
+            return xp.zeros(x.shape, dtype=xp.float64)
         axes = tuple(range(x.ndim)) if axis is None else (
             (axis,) if isinstance(axis, int) else tuple(axis))
         axes = tuple(i % x.ndim for i in axes)

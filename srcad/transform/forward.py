@@ -34,7 +34,7 @@ from ..analysis.user_calls import misfit as _misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..core.walk import walk_nodes
-from ..errors import MissingRuleError, UnsupportedSyntaxError, reached_through_call
+from ..errors import MissingRuleError, SrcadError, UnsupportedSyntaxError, reached_through_call
 from ..rules import registry
 from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers
@@ -427,7 +427,7 @@ def _tangent(fwd, stmt, *args):
     fn = stmt.value.fn
     try:
         return fwd.an.callees.tangent(fn, *args)
-    except UnsupportedSyntaxError as exc:
+    except SrcadError as exc:
         raise reached_through_call(exc, fwd.fn.source, stmt.line, fn) from None
 
 

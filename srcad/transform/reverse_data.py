@@ -17,7 +17,7 @@ from ..analysis.elems import with_elems
 from ..analysis.user_calls import bind_call, is_user_call, misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
-from ..errors import UnsupportedSyntaxError, reached_through_call
+from ..errors import SrcadError, reached_through_call
 from . import into, nodes, partition
 from .nodes import assign, call, method, name, subscript
 
@@ -329,7 +329,7 @@ def _split(sweep, stmt, *args):
     fn = stmt.value.fn
     try:
         return into.split(sweep, fn, *args)
-    except UnsupportedSyntaxError as exc:
+    except SrcadError as exc:
         raise reached_through_call(exc, sweep.fn.source, stmt.line, fn) from None
 
 

@@ -184,7 +184,8 @@ VJPS = {
     "reshape": (lambda g, ans, x, *_, **__: np.reshape(g, np.shape(x)),),
     "expand_dims": (lambda g, ans, x, *_, **__: np.reshape(g, np.shape(x)),),
     "squeeze": (lambda g, ans, x, *_, **__: np.reshape(g, np.shape(x)),),
-    "transpose": (lambda g, ans, x, axes=None: np.transpose(g, axes and np.argsort(axes)),),
+    "transpose": (lambda g, ans, x, axes=None: np.transpose(
+        g, axes and tuple(np.argsort(np.mod(axes, np.ndim(g))))),),  # negative axes too
     "index": (_index,),
     "cat": _EachArgument(_cat),
     "stack": _EachArgument(lambda i, g, ans, *xs, axis=0: np.take(g, i, axis=axis)),
