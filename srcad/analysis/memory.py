@@ -47,6 +47,15 @@ from .memory_tables import (
 from .user_calls import bind_call, default_atom, is_user_call, user_callee
 
 
+def _calls_itself(fn):
+    """Whether ``fn`` names itself (a backward part srcad made of a recursive function of
+    yours, read for a second derivative): its result is read to a fixed point
+    (``transform/calls._memory_fixed_point``); srcad's other parts are read as their
+    arguments or new objects."""
+    code, name = getattr(fn, "__code__", None), getattr(fn, "__name__", None)
+    return code is not None and name in code.co_names + code.co_freevars
+
+
 class _Calls:
     """A mixin of :class:`Aliases`: what a call of your function returns (read from the
     function, :func:`result_memory`), and whether an index makes a copy."""
@@ -54,8 +63,9 @@ class _Calls:
     def _callee_memory(self, prim):
         """``(own, held)`` of a user function's result, in its own tokens, or None."""
         callees = self.an.callees
-        if callees is None or not is_user_call(prim):
-            return None
+        if callees is None or not is_user_call(prim) or (
+                _generated(prim.fn) and not _calls_itself(prim.fn)):
+            return None  # srcad's own parts: their arguments or new objects (below)
         call = bind_call(prim, self.an.kind)
         if call is None or any(isinstance(a, (ir.Slice, ir.Index)) for a in
                                call.arguments.values()):
