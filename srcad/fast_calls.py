@@ -13,7 +13,8 @@ kinds does, and the closure is dropped otherwise.
 
 Also the pullbacks ``vjp`` returns and the checks of tangents and cotangents.
 
-Imports ``srcad.core``, ``srcad.errors``, :mod:`srcad.backend.keys` (the rank lookup's key)
+Imports ``srcad.core``, ``srcad.errors``, :mod:`srcad.backend.keys` (the rank lookup's key),
+:mod:`srcad.backend.dispatch_fronts` (the Jacobians' fronts)
 and :mod:`srcad.fast_checks` (the tests of what the code read); :mod:`srcad.api` is built on
 it.
 """
@@ -24,6 +25,7 @@ import functools
 
 import numpy as np
 
+from .backend import dispatch_fronts
 from .backend.keys import MAX_COMPARED, first_of
 from .core import env, functions
 from .errors import SrcadError
@@ -417,6 +419,8 @@ def rev_numbers(jac, key, fn):
             return float(grads[0])
         return tuple([float(g) for g in grads])
 
+    if single:  # the front the user holds runs grad's code itself for these types
+        dispatch_fronts.inline(getattr(jac, "front", None), key, fn, "rev")
     return numbers_call
 
 
@@ -498,7 +502,7 @@ def fwd_numbers(jac, types, fn, seeds):
     ``wrt`` argument with its one-hot ``seeds``, while no name its code read is rebound."""
     ok, numbers, call, single = fresh(fn.__srcad_reads__), jac.numbers, jac.__call__, jac.single
     if single and len(seeds) == 1:
-        return _one_column(fn, seeds[0], types, ok, numbers, call)
+        return _one_column(jac, fn, seeds[0], types, ok, numbers, call)
 
     def fwd_numbers(*args):
         if not ok():
@@ -520,11 +524,19 @@ def fwd_numbers(jac, types, fn, seeds):
     return fwd_numbers
 
 
-def _one_column(fn, tangents, types, ok, numbers, call):
+def _one_column(jac, fn, tangents, types, ok, numbers, call):
     """:func:`fwd_numbers` for one number differentiated (a Hessian of a function of one
     number, say): one pass, no list of columns; a float out is its column."""
     reads = fn.__srcad_reads__
     same = unchanged(reads) if reads else _always
+
+    def rest(args, value, t):  # (the front's path for a value that is not a float)
+        if not isinstance(value, (np.ndarray, np.generic, int, complex)):
+            numbers.pop(types, None)  # a tuple, list, dict or record out: the full path
+            return call(*args)
+        return float(t) if not np.shape(value) else np.array(t, dtype=float)
+
+    dispatch_fronts.inline(getattr(jac, "front", None), types, fn, "fwd", tangents, rest)
 
     def one_column(*args):
         if not (same() or ok()):
