@@ -153,10 +153,12 @@ def _tests(user, reads, helpers, params, values):
     user_cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
     tests = []
     for read in reads:
-        if read.name == dispatch.USER and read.namespace.get(dispatch.USER) is user:
-            # the function's own code object (srcad.specialise.Transformed._own_reads)
+        if read.cell is None and read.name.startswith("__srcad") and read.attrs and (
+                read.namespace.get(read.name) is not None):
+            # a function's own code object (srcad.specialise.Transformed._own_reads), in a
+            # private namespace of srcad's that holds that one function
             spelled = ".".join((f"{ENV}[{len(values)}]",) + read.attrs)
-            values.append(user)
+            values.append(read.namespace[read.name])
             tests.append(f"{spelled} is {ENV}[{len(values)}]")
             values.append(read.value)
             continue
