@@ -1,0 +1,115 @@
+"""The Jacobians' fronts (srcad/backend/dispatch_fronts.py): the code made for numbers compiled
+into the function ``jacobian``/``jacrev``/``jacfwd`` return. Their results against autograd and
+against the full path (a front with nothing compiled in), for floats, float64s, 0-d arrays
+and ints, the result's type as before (a float), and the code made again when a name it read
+is rebound."""
+
+import math
+
+import autograd
+import autograd.numpy as anp
+import numpy as np
+import pytest
+
+import srcad
+from srcad.backend import dispatch_fronts
+
+SCALE = 2.0
+
+
+def f_math(x):
+    return math.sin(x) * x + x * x
+
+
+def f_np(x):
+    return np.exp(-x * x) + np.tanh(x) * SCALE
+
+
+def f_two(x, y):
+    return math.cos(x * y) + x / (1.0 + y * y)
+
+
+def a_math(x):
+    return anp.sin(x) * x + x * x
+
+
+def a_np(x):
+    return anp.exp(-x * x) + anp.tanh(x) * SCALE
+
+
+def a_two(x, y):
+    return anp.cos(x * y) + x / (1.0 + y * y)
+
+
+CASES = [(f_math, a_math, 0), (f_np, a_np, 0), (f_two, a_two, 0), (f_two, a_two, 1)]
+MAKERS = [srcad.jacobian, srcad.jacrev, srcad.jacfwd]
+
+
+@pytest.mark.parametrize("maker", MAKERS, ids=lambda m: m.__name__)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0].__name__}-{c[2]}")
+def test_front_against_autograd_and_full_path(maker, case):
+    f, a, wrt = case
+    n = f.__code__.co_argcount
+    jac = maker(f, wrt)
+    for point in (0.3, -1.2, 0.7):
+        args = (point,) * n if n == 1 else (point, 0.5)
+        want = float(autograd.grad(a, wrt)(*args))
+        for kind in (float, np.float64, np.array):
+            got = jac(*map(kind, args))
+            assert type(got) is float
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-14)
+        # the front ran the code compiled in, and agrees with the full path to the last bit
+        assert jac.__srcad_inlined__ is not None
+        slow = dispatch_fronts.make(f, lambda *xs, j=maker(f, wrt): j(*xs))
+        assert slow.__srcad_inlined__ is None
+        assert jac(*args) == slow(*args)
+
+
+def test_int_arguments_take_the_full_path():
+    jac = srcad.jacobian(f_math)
+    assert jac(0.5) == pytest.approx(float(autograd.grad(a_math)(0.5)))
+    got = jac(2)  # an int where wrt points: the full path's float, as before the fronts
+    assert type(got) is float and got == pytest.approx(float(autograd.grad(a_math)(2.0)))
+    fwd = srcad.jacfwd(f_math)
+    assert fwd(2) == pytest.approx(float(autograd.grad(a_math)(2.0)))
+
+
+def test_bool_refused_as_before():
+    jac = srcad.jacobian(f_math)
+    jac(0.5)
+    with pytest.raises(Exception) as front:  # noqa: PT011 - whatever the full path raises
+        jac(True)
+    with pytest.raises(type(front.value)):
+        srcad.jacobian(f_math)(True)
+
+
+def test_rebound_name_makes_the_code_again():
+    global SCALE
+    jac, fwd = srcad.jacobian(f_np), srcad.jacfwd(f_np)
+    before = (jac(0.4), fwd(0.4))
+    SCALE = 3.0
+    try:
+        want = float(autograd.grad(a_np)(0.4))
+        assert jac(0.4) == pytest.approx(want) and fwd(0.4) == pytest.approx(want)
+        assert jac(0.4) != before[0]
+    finally:
+        SCALE = 2.0
+    assert (jac(0.4), fwd(0.4)) == before
+
+
+def test_front_follows_central_differences():
+    jac = srcad.jacrev(f_two, 1)
+    for x, y in ((0.2, 0.9), (1.5, -0.4)):
+        h = 1e-6
+        fd = (f_two(x, y + h) - f_two(x, y - h)) / (2 * h)
+        assert jac(x, y) == pytest.approx(fd, rel=1e-6)
+
+
+def test_front_signature_and_name():
+    import inspect
+
+    jac = srcad.jacobian(f_two)
+    assert jac.__name__ == "f_two"
+    assert list(inspect.signature(jac).parameters) == ["x", "y"]
+    with pytest.raises(TypeError):
+        jac(0.5, y=0.2)
