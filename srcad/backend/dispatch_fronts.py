@@ -1,22 +1,28 @@
 """Jacobians and Hessians of numbers compiled like ``grad``'s dispatcher: one frame.
 
-``jacobian(f)`` (and ``jacrev``, ``jacfwd``, ``hessian``) returns a *front*: a function taking
-``*args`` whose code, once the Jacobian has made its code for numbers of some types (a number
-out, one ``wrt`` argument), holds that code's body itself, behind the tests that the arguments
-are of those types and that every name the code read still finds the very object it found::
+``jacobian(f)`` (and ``jacrev``, ``jacfwd``, ``hessian``) returns a *front*: a function
+taking its arguments positionally, whose code, once the Jacobian has made its code for numbers
+of some types (a number out, one ``wrt`` argument), holds that code's body itself, behind the
+tests that the arguments are of those types and that every name the code read still finds the
+very object it found::
 
-    def jacobian_of(*__srcad_args):
-        if len(__srcad_args) == 1:
-            x, = __srcad_args
+    def jacobian_of(x=<not given>, /, *__srcad_args):
+        if not __srcad_args:
             try:
                 __srcad_ok = x.__class__ is __srcad_env[0] and math is __srcad_env[1]
-            except (AttributeError, NameError):  # a name or attribute gone: the full path
+            except (AttributeError, NameError, ValueError):  # gone: the full path
                 __srcad_ok = False
             if __srcad_ok:
                 dx = x + x + math.sin(x) + x * math.cos(x)   # grad's code for floats
-                __srcad_g = (dx,)[0]
+                __srcad_g = dx
                 return __srcad_g if __srcad_g.__class__ is float else float(__srcad_g)
-        return __srcad_fallback(*__srcad_args)       # the Jacobian's lookup, as before
+        if x is not __srcad_missing:
+            return __srcad_fallback(x, *__srcad_args)    # the Jacobian's lookup, as before
+        return __srcad_fallback(*[a for a in (x,) if a is not __srcad_missing])
+
+The user's positional parameters are the front's, positional only (a keyword is refused, as
+by a function taking ``*args``), each defaulting to a marker: the fallback gets the arguments
+as they were given.
 
 Forward mode (``jacfwd``, ``hessian``) sets the tangent parameters to their seeds first and
 keeps the value's check (a float or float64 value: its tangent as a float; anything else
@@ -48,19 +54,44 @@ from . import dispatch
 
 _counter = itertools.count()
 FALLBACK, ENV, REST, F64 = "__srcad_fallback", "__srcad_env", "__srcad_rest", "__srcad_f64"
+MISSING = "__srcad_missing"
 ARGS, OK, G, V = "__srcad_args", "__srcad_ok", "__srcad_g", "__srcad_v"
-_SLOTS = [FALLBACK, ENV, REST, F64]
+_SLOTS = [FALLBACK, ENV, REST, F64, MISSING]
+
+
+def _positional(user):
+    code = user.__code__
+    return list(code.co_varnames[:code.co_argcount])
 
 
 def _factory(user, name, body_lines=None):
+    """The factory's text: the front takes the user's positional parameters positionally (each
+    defaulting to the marker :data:`MISSING`), then ``*__srcad_args``; ``body_lines`` first,
+    then the call of the fallback with the arguments given, as they were given."""
     freevars = list(user.__code__.co_freevars)
+    names = _positional(user)
+    head = "".join(f"{p}, " for p in names) + ("/, " if names else "") + f"*{ARGS}"
     lines = [f"def __srcad_factory__({', '.join(_SLOTS + freevars)}):",
-             f"    def {name}(*{ARGS}):"]
+             f"    def {name}({head}):"]
     lines += ["        " + line for line in (body_lines or [])]
-    lines.append(f"        return {FALLBACK}(*{ARGS})")
+    if names:
+        given = ", ".join(names)
+        lines += [f"        if {names[-1]} is not {MISSING}:",
+                  f"            return {FALLBACK}({given}, *{ARGS})",
+                  f"        return {FALLBACK}(*[a for a in ({given},) if a is not {MISSING}])"]
+    else:
+        lines.append(f"        return {FALLBACK}(*{ARGS})")
     lines.append(f"        ({', '.join(_SLOTS[1:] + freevars)},)")  # every slot a free variable
     lines.append(f"    return {name}")
     return "\n".join(lines) + "\n"
+
+
+class _Missing:
+    def __repr__(self):
+        return "<not given>"
+
+
+_MISSING = _Missing()
 
 
 def _code(user, text, filename, name):
@@ -88,15 +119,17 @@ def make(user, fallback):
     name = "jacobian_of"
     filename = f"<srcad jacobian front of {user.__qualname__} #{next(_counter)}>"
     plain = _code(user, _factory(user, name), filename, name)
-    slots = {FALLBACK: fallback, ENV: (), REST: None, F64: np.float64}
+    slots = {FALLBACK: fallback, ENV: (), REST: None, F64: np.float64, MISSING: _MISSING}
     user_cells = dict(zip(code.co_freevars, user.__closure__ or ()))
     closure = tuple(user_cells[v] if v in user_cells else types.CellType(slots[v])
                     for v in plain.co_freevars)
-    front = types.FunctionType(plain, user.__globals__, name, None, closure or None)
+    defaults = (_MISSING,) * len(_positional(user)) or None
+    front = types.FunctionType(plain, user.__globals__, name, defaults, closure or None)
     functools.update_wrapper(front, fallback)
     front.__wrapped__ = getattr(fallback, "__wrapped__", user)
     front.__srcad_front__ = (user, filename, plain)
     front.__srcad_inlined__ = None
+    front.__srcad_fallback__ = fallback  # (the path taken before the fronts: for tests)
     weakref.finalize(front, linecache.cache.pop, filename, None)
     return front
 
@@ -137,21 +170,24 @@ _AS_FLOAT = f"return {G} if {G}.__class__ is float else float({G})"
 
 
 def _rev(expr):
+    if isinstance(expr, ast.Tuple) and expr.elts and not any(
+            isinstance(e, ast.Starred) for e in expr.elts):
+        return _stmts(f"{G} = E\n{_AS_FLOAT}\n", E=expr.elts[0])  # no tuple made
     return _stmts(f"{G} = E[0]\n{_AS_FLOAT}\n", E=expr)
 
 
-def _fwd(expr):
+def _fwd(expr, given):
     return _stmts(f"{V}, {G} = E\n"
                   f"if {V}.__class__ is float or {V}.__class__ is {F64}:\n"
                   f"    {_AS_FLOAT}\n"
-                  f"return {REST}({ARGS}, {V}, {G})\n", E=expr)
+                  f"return {REST}({given}, {V}, {G})\n", E=expr)
 
 
 def _tests(user, reads, helpers, params, values):
     """The identity tests of ``reads`` and ``helpers`` spelled by name (their objects
     appended to ``values``), or None when one cannot be (then nothing is compiled in)."""
     user_cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
-    tests = []
+    tests, done = [], set()
     for read in reads:
         if read.cell is None and read.name.startswith("__srcad") and read.attrs and (
                 read.namespace.get(read.name) is not None):
@@ -162,17 +198,27 @@ def _tests(user, reads, helpers, params, values):
             tests.append(f"{spelled} is {ENV}[{len(values)}]")
             values.append(read.value)
             continue
+        if read.cell is not None and user_cells.get(read.name) is not read.cell and not getattr(
+                read, "by_items", False):  # another function's cell (a callee's, srcad's own)
+            spelled = ".".join((f"{ENV}[{len(values)}].cell_contents",) + read.attrs)
+            values.append(read.cell)
+            tests.append(f"{spelled} is {ENV}[{len(values)}]")
+            values.append(read.value)
+            continue
         if read.name in params or read.name.startswith("__srcad") or getattr(
                 read, "by_items", False) or (
                 read.cell is not None and user_cells.get(read.name) is not read.cell) or (
                 read.cell is None and (read.namespace is not user.__globals__
                                        or read.name in user_cells)):
             return None
-        tests.append(f"{read.spelling()} is {ENV}[{len(values)}]")
-        values.append(read.value)
+        if read.spelling() not in done:  # (a name read on several paths: tested once)
+            done.add(read.spelling())
+            tests.append(f"{read.spelling()} is {ENV}[{len(values)}]")
+            values.append(read.value)
     for h in helpers:
-        tests.append(f"{h} is {ENV}[{len(values)}]")
-        values.append(user.__globals__[h])
+        if h not in done:
+            tests.append(f"{h} is {ENV}[{len(values)}]")
+            values.append(user.__globals__[h])
     return tests
 
 
@@ -201,22 +247,22 @@ def inline(front, key, fn, mode, seeds=(), rest=None):
         return False
     params = [a.arg for a in node.args.args]
     n = len(key)
-    if len(params) != n + len(seeds):
-        return False
+    if len(params) != n + len(seeds) or params[:n] != _positional(user):
+        return False  # (a function with *args: its Jacobian's lookup, as before)
     values = list(key)
     tests = _tests(user, fn.__srcad_reads__ or (), helpers, set(params), values)
     if tests is None:
         return False
     type_tests = [f"{p}.__class__ is {ENV}[{i}]" for i, p in enumerate(params[:n])]
-    body = ast.fix_missing_locations(_Returns(_rev if mode == "rev" else _fwd).visit(
+    body = ast.fix_missing_locations(_Returns(_rev if mode == "rev" else functools.partial(
+        _fwd, given="(" + "".join(p + ", " for p in params[:n]) + ")")).visit(
         ast.Module(body=node.body, type_ignores=[])))
     seed_lines = [f"{p} = {ENV}[{len(values) + k}]" for k, p in enumerate(params[n:])]
     values += list(seeds)
-    lines = [f"if len({ARGS}) == {n}:",
-             f"    {', '.join(params[:n])}, = {ARGS}",
+    lines = [f"if not {ARGS}:",
              "    try:",
              f"        {OK} = {' and '.join(type_tests + tests)}",
-             "    except (AttributeError, NameError):  # a name or attribute gone",
+             "    except (AttributeError, NameError, ValueError):  # a name, attribute, cell gone",
              f"        {OK} = False",
              f"    if {OK}:"]
     lines += ["        " + line for line in seed_lines + ast.unparse(body).splitlines()]
