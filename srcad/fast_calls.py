@@ -29,7 +29,7 @@ from .backend import dispatch_fronts
 from .backend.keys import MAX_COMPARED, first_of
 from .core import env, functions
 from .errors import SrcadError
-from .fast_checks import checks, fresh, one_array, unchanged  # noqa: F401 (read elsewhere)
+from .fast_checks import checks, fresh, one_array, tests_text, unchanged  # noqa: F401 (read elsewhere)
 from .runtime import HELPERS
 
 #: argument types that are never arrays of the array API standard or duck arrays (Dask,
@@ -317,16 +317,9 @@ def jvp_closure(f, wrt, primals, tangents, fn, backend="python", wrt_of=None):
     table = kept(JVP_TABLES[backend], f, wrt)
     if table is None:
         return
-    ok = fresh(fn.__srcad_reads__)
     arrays = [i for i, a in enumerate(primals) if type(a) is np.ndarray]
     if not arrays:
-        def jvp_of(primals, tangents):
-            if not ok():
-                table.pop(types, None)
-                return None  # the full path makes the code again
-            return fn(*primals, *tangents)
-
-        table[types] = jvp_of
+        table[types] = number_jvp(fn, table, types, len(primals), len(tangents))
         return
     known = getattr(table.get(types), "general", table.get(types))  # (see one_array)
     if known is None or not hasattr(known, "fns"):
@@ -365,12 +358,44 @@ def jvp_closure(f, wrt, primals, tangents, fn, backend="python", wrt_of=None):
     table[types] = one_array(fn, primals[0], known) if one and len(known.fns) == 1 else known
 
 
+def number_jvp(fn, table, types, n_primals, n_tangents):
+    """``jvp``'s closure for numbers: the forward-mode code ``fn`` called while each name it
+    read finds the very object it found (the tests compiled in its text, no call of a test),
+    or no object of another fingerprint (:func:`env.stale`); else dropped (None: the full
+    path makes the code again)."""
+    reads = fn.__srcad_reads__
+    space = {"fn": fn, "stale": env.stale, "reads": reads, "table": table, "types": types}
+    if n_primals == n_tangents == 1:
+        call = "fn(primals[0], tangents[0])"
+    else:
+        call = "fn(*primals, *tangents)"
+    text = ("def jvp_of(primals, tangents):\n"
+            "    try:\n"
+            f"        ok = {tests_text(reads, space, baked=True) if reads else 'True'}\n"
+            "    except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
+            "        ok = False\n"
+            "    if ok or not stale(reads):\n"
+            f"        return {call}\n"
+            "    table.pop(types, None)\n"
+            "    return None  # the full path makes the code again\n")
+    exec(compile(text, "<srcad jvp of numbers>", "exec"), space)  # noqa: S102
+    return space["jvp_of"]
+
+
 def hvp(f, wrt, args, v):
     """``(grad value, H v)`` by the closure kept for arguments of these types, or None (none
-    kept, or a name its code read was rebound: the full path makes it again)."""
-    known = table(HVPS, f, wrt)
+    kept, or a name its code read was rebound: the full path makes it again): the lookups
+    of :func:`table` and :func:`types_of` in this one frame."""
+    held = getattr(f, "__dict__", _NONE).get(HVPS._attr)
+    if held is None or held[0]() is not f:
+        return None
+    try:
+        known = held[1].get((wrt,))
+    except TypeError:  # pragma: no cover - hvp looks up int and str wrt only
+        return None
     if known is not None:
-        known = known.get(types_of(args) + (type(v),))
+        known = known.get((type(args[0]), type(v)) if len(args) == 1 else tuple(
+            map(type, args)) + (type(v),))
         if known is not None:
             return known(args, (v,))
     return None
