@@ -1,5 +1,6 @@
-"""The short paths of ``vjp`` and ``jvp`` (and so of ``hvp``): per function and ``wrt``, a
-table from the types of the arguments to a closure made at the first call with them, which
+"""The short paths of ``vjp`` and ``jvp`` (and so of ``hvp``; the lookups in the frame called:
+:func:`short_vjp`, :func:`short_jvp`): per function and ``wrt``, a table from the types of
+the arguments to a closure made at the first call with them, which
 does only what calls of those types need.
 
 A closure is made only for types whose values need no check of their own (numbers and NumPy
@@ -108,6 +109,30 @@ def short_jvp(slow):
 
     functools.update_wrapper(jvp, slow)
     return jvp
+
+
+def short_vjp(slow):
+    """``vjp`` (``slow``: srcad.api's, which it wraps) with the lookup of the closure kept for
+    these argument types (:func:`vjp_closure`) in its own frame: no call of :func:`table` or
+    :func:`types_of` on the way to it. Anything else goes to ``slow``, which looks again."""
+    attr = VJPS._attr
+
+    def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
+        if not has_aux and backend == "python":
+            held = getattr(f, "__dict__", _NONE).get(attr)
+            if held is not None and held[0]() is f:
+                try:
+                    found = held[1].get((wrt,))
+                except TypeError:  # an unhashable wrt (a list): never kept
+                    found = None
+                if found is not None:
+                    known = found.get((type(args[0]),) if len(args) == 1 else types_of(args))
+                    if known is not None:
+                        return known(args)
+        return slow(f, *args, wrt=wrt, has_aux=has_aux, backend=backend)
+
+    functools.update_wrapper(vjp, slow)
+    return vjp
 
 
 def kept(cache, f, wrt):
