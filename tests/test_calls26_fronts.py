@@ -130,3 +130,34 @@ def test_front_signature_and_name():
     assert list(inspect.signature(jac).parameters) == ["x", "y"]
     with pytest.raises(TypeError):
         jac(0.5, y=0.2)
+
+
+def test_user_names_for_builtins_do_not_reach_the_front(tmp_path):
+    import importlib.util
+
+    path = tmp_path / "calls26_shadowing.py"
+    path.write_text("import math\nfloat = int\ntype = None\n\n\n"
+                    "def g(x):\n    return math.sin(x) * x\n")
+    spec = importlib.util.spec_from_file_location("calls26_shadowing", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for maker in (srcad.jacobian, srcad.jacfwd):
+        jac = maker(module.g)
+        for _ in range(2):
+            got = jac(0.5)
+            assert type(got) is float
+            assert got == pytest.approx(math.cos(0.5) * 0.5 + math.sin(0.5), rel=1e-12)
+        assert jac.__srcad_inlined__ is not None  # the front's code ran for the second call
+
+
+def test_arrays_through_the_front_as_before():
+    def vec(x):
+        return np.sum(np.sin(x) * x)
+
+    jac = srcad.jacobian(vec)
+    x = np.linspace(0.1, 0.9, 5)
+    for _ in range(2):
+        got = jac(x)
+        assert got.shape == (5,)
+        np.testing.assert_allclose(got, autograd.grad(lambda a: anp.sum(anp.sin(a) * a))(x),
+                                   rtol=1e-12)

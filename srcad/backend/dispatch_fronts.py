@@ -15,9 +15,14 @@ very object it found::
             if __srcad_ok:
                 dx = x + x + math.sin(x) + x * math.cos(x)   # grad's code for floats
                 __srcad_g = dx
-                return __srcad_g if __srcad_g.__class__ is float else float(__srcad_g)
+                return __srcad_g if __srcad_g.__class__ is __srcad_float else __srcad_float(
+                    __srcad_g)
         if x is not __srcad_missing:
-            return __srcad_fallback(x, *__srcad_args)    # the Jacobian's lookup, as before
+            if not __srcad_args:  # the Jacobian's closures for these types (arrays: by ranks)
+                __srcad_g = __srcad_numbers.get((__srcad_type(x), ))
+                if __srcad_g is not None:
+                    return __srcad_g(x)
+            return __srcad_fallback(x, *__srcad_args)    # the Jacobian's full path
         return __srcad_fallback(*[a for a in (x,) if a is not __srcad_missing])
 
 The user's positional parameters are the front's, positional only (a keyword is refused, as
@@ -54,9 +59,10 @@ from . import dispatch
 
 _counter = itertools.count()
 FALLBACK, ENV, REST, F64 = "__srcad_fallback", "__srcad_env", "__srcad_rest", "__srcad_f64"
-MISSING = "__srcad_missing"
+MISSING, NUMBERS = "__srcad_missing", "__srcad_numbers"
+FLOAT, TYPE = "__srcad_float", "__srcad_type"  # builtins, never the user's names for them
 ARGS, OK, G, V = "__srcad_args", "__srcad_ok", "__srcad_g", "__srcad_v"
-_SLOTS = [FALLBACK, ENV, REST, F64, MISSING]
+_SLOTS = [FALLBACK, ENV, REST, F64, MISSING, NUMBERS, FLOAT, TYPE]
 
 
 def _positional(user):
@@ -76,7 +82,12 @@ def _factory(user, name, body_lines=None):
     lines += ["        " + line for line in (body_lines or [])]
     if names:
         given = ", ".join(names)
+        key = "".join(f"{TYPE}({p}), " for p in names)
         lines += [f"        if {names[-1]} is not {MISSING}:",
+                  f"            if not {ARGS}:  # the Jacobian's closures for these types",
+                  f"                {G} = {NUMBERS}.get(({key}))",
+                  f"                if {G} is not None:",
+                  f"                    return {G}({given})",
                   f"            return {FALLBACK}({given}, *{ARGS})",
                   f"        return {FALLBACK}(*[a for a in ({given},) if a is not {MISSING}])"]
     else:
@@ -108,10 +119,11 @@ def _cells(front):
     return dict(zip(front.__code__.co_freevars, front.__closure__ or ()))
 
 
-def make(user, fallback):
-    """A front for ``user``'s Jacobian calling ``fallback`` (the Jacobian's own function,
-    taking ``*args``) until :func:`inline` compiles a body into it; None when ``user`` is not
-    a plain function (a builtin, a callable object, a function of srcad's)."""
+def make(user, fallback, numbers):
+    """A front for ``user``'s Jacobian: the closure the Jacobian keeps for these argument types
+    in ``numbers`` (all given, none of them a keyword), else ``fallback`` (the Jacobian's own
+    function, taking ``*args``), until :func:`inline` compiles a body into it; None when
+    ``user`` is not a plain function (a builtin, a callable object, a function of srcad's)."""
     code = getattr(user, "__code__", None)
     if not isinstance(user, types.FunctionType) or code is None or any(
             v.startswith("__srcad") for v in code.co_freevars):
@@ -119,7 +131,8 @@ def make(user, fallback):
     name = "jacobian_of"
     filename = f"<srcad jacobian front of {user.__qualname__} #{next(_counter)}>"
     plain = _code(user, _factory(user, name), filename, name)
-    slots = {FALLBACK: fallback, ENV: (), REST: None, F64: np.float64, MISSING: _MISSING}
+    slots = {FALLBACK: fallback, ENV: (), REST: None, F64: np.float64, MISSING: _MISSING,
+             NUMBERS: numbers, FLOAT: float, TYPE: type}
     user_cells = dict(zip(code.co_freevars, user.__closure__ or ()))
     closure = tuple(user_cells[v] if v in user_cells else types.CellType(slots[v])
                     for v in plain.co_freevars)
@@ -166,7 +179,7 @@ def _replace(tree, values):
     return ast.fix_missing_locations(Sub().visit(tree))
 
 
-_AS_FLOAT = f"return {G} if {G}.__class__ is float else float({G})"
+_AS_FLOAT = f"return {G} if {G}.__class__ is {FLOAT} else {FLOAT}({G})"
 
 
 def _rev(expr):
