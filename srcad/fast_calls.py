@@ -30,7 +30,13 @@ from .backend import dispatch_fronts
 from .backend.keys import MAX_COMPARED, first_of
 from .core import env, functions
 from .errors import SrcadError
-from .fast_checks import checks, fresh, one_array, tests_text, unchanged  # noqa: F401 (read elsewhere)
+from .fast_checks import (  # noqa: F401 (read elsewhere)
+    checks,
+    fresh,
+    number_jvp,
+    one_array,
+    unchanged,
+)
 from .runtime import HELPERS
 
 #: argument types that are never arrays of the array API standard or duck arrays (Dask,
@@ -381,30 +387,6 @@ def jvp_closure(f, wrt, primals, tangents, fn, backend="python", wrt_of=None):
     one = len(primals) == len(tangents) == 1
     known.fns[key[0] if one else key] = (fn, same, checked)
     table[types] = one_array(fn, primals[0], known) if one and len(known.fns) == 1 else known
-
-
-def number_jvp(fn, table, types, n_primals, n_tangents):
-    """``jvp``'s closure for numbers: the forward-mode code ``fn`` called while each name it
-    read finds the very object it found (the tests compiled in its text, no call of a test),
-    or no object of another fingerprint (:func:`env.stale`); else dropped (None: the full
-    path makes the code again)."""
-    reads = fn.__srcad_reads__
-    space = {"fn": fn, "stale": env.stale, "reads": reads, "table": table, "types": types}
-    if n_primals == n_tangents == 1:
-        call = "fn(primals[0], tangents[0])"
-    else:
-        call = "fn(*primals, *tangents)"
-    text = ("def jvp_of(primals, tangents):\n"
-            "    try:\n"
-            f"        ok = {tests_text(reads, space, baked=True) if reads else 'True'}\n"
-            "    except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
-            "        ok = False\n"
-            "    if ok or not stale(reads):\n"
-            f"        return {call}\n"
-            "    table.pop(types, None)\n"
-            "    return None  # the full path makes the code again\n")
-    exec(compile(text, "<srcad jvp of numbers>", "exec"), space)  # noqa: S102
-    return space["jvp_of"]
 
 
 def hvp(f, wrt, args, v):
