@@ -161,3 +161,33 @@ def test_arrays_through_the_front_as_before():
         assert got.shape == (5,)
         np.testing.assert_allclose(got, autograd.grad(lambda a: anp.sum(anp.sin(a) * a))(x),
                                    rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", [float, np.float64, int], ids=lambda k: k.__name__)
+def test_jvp_hvp_vjp_of_numbers_against_autograd(kind):
+    x = kind(2) if kind is int else kind(0.7)
+    want_g = float(autograd.grad(a_math)(float(x)))
+    want_h = float(autograd.hessian(a_math)(float(x)))
+    for _ in range(3):  # the first call makes the code, the next ones take the kept closures
+        value, tangent = srcad.jvp(f_math, (x,), (1.5,))
+        assert value == pytest.approx(a_math(float(x)))
+        assert tangent == pytest.approx(1.5 * want_g, rel=1e-12)
+        assert srcad.hvp(f_math, x, 0.5) == pytest.approx(0.5 * want_h, rel=1e-12)
+        value, pullback = srcad.vjp(f_math, x)
+        assert value == pytest.approx(a_math(float(x)))
+        assert pullback(1.0)[0] == pytest.approx(want_g, rel=1e-12)
+        assert pullback(2.0)[0] == pytest.approx(2 * want_g, rel=1e-12)
+
+
+def test_jvp_code_made_again_after_a_rebinding():
+    global SCALE
+    want = float(autograd.grad(a_np)(0.4))
+    assert srcad.jvp(f_np, (0.4,), (1.0,))[1] == pytest.approx(want)
+    assert srcad.jvp(f_np, (0.4,), (1.0,))[1] == pytest.approx(want)
+    SCALE = 5.0
+    try:
+        assert srcad.jvp(f_np, (0.4,), (1.0,))[1] == pytest.approx(float(autograd.grad(a_np)(0.4)))
+        assert srcad.hvp(f_np, 0.4, 1.0) == pytest.approx(float(autograd.hessian(a_np)(0.4)))
+    finally:
+        SCALE = 2.0
+    assert srcad.jvp(f_np, (0.4,), (1.0,))[1] == pytest.approx(want)
