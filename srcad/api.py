@@ -247,6 +247,9 @@ def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
     return out
 
 
+vjp = fast_calls.short_vjp(vjp)  # the closures kept, looked up in the frame called
+
+
 def _vjp(f, args, wrt, has_aux, backend):
     if backend != "python":
         _numba_allowed(f, has_aux, backend)

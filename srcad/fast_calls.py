@@ -1,5 +1,6 @@
-"""The short paths of ``vjp`` and ``jvp`` (and so of ``hvp``): per function and ``wrt``, a
-table from the types of the arguments to a closure made at the first call with them, which
+"""The short paths of ``vjp`` and ``jvp`` (and so of ``hvp``; the lookups in the frame called:
+:func:`short_vjp`, :func:`short_jvp`): per function and ``wrt``, a table from the types of
+the arguments to a closure made at the first call with them, which
 does only what calls of those types need.
 
 A closure is made only for types whose values need no check of their own (numbers and NumPy
@@ -13,7 +14,8 @@ kinds does, and the closure is dropped otherwise.
 
 Also the pullbacks ``vjp`` returns and the checks of tangents and cotangents.
 
-Imports ``srcad.core``, ``srcad.errors``, :mod:`srcad.backend.keys` (the rank lookup's key)
+Imports ``srcad.core``, ``srcad.errors``, :mod:`srcad.backend.keys` (the rank lookup's key),
+:mod:`srcad.backend.dispatch_fronts` (the Jacobians' fronts)
 and :mod:`srcad.fast_checks` (the tests of what the code read); :mod:`srcad.api` is built on
 it.
 """
@@ -24,10 +26,17 @@ import functools
 
 import numpy as np
 
+from .backend import dispatch_fronts
 from .backend.keys import MAX_COMPARED, first_of
 from .core import env, functions
 from .errors import SrcadError
-from .fast_checks import checks, fresh, one_array, unchanged  # noqa: F401 (read elsewhere)
+from .fast_checks import (  # noqa: F401 (read elsewhere)
+    checks,
+    fresh,
+    number_jvp,
+    one_array,
+    unchanged,
+)
 from .runtime import HELPERS
 
 #: argument types that are never arrays of the array API standard or duck arrays (Dask,
@@ -106,6 +115,30 @@ def short_jvp(slow):
 
     functools.update_wrapper(jvp, slow)
     return jvp
+
+
+def short_vjp(slow):
+    """``vjp`` (``slow``: srcad.api's, which it wraps) with the lookup of the closure kept for
+    these argument types (:func:`vjp_closure`) in its own frame: no call of :func:`table` or
+    :func:`types_of` on the way to it. Anything else goes to ``slow``, which looks again."""
+    attr = VJPS._attr
+
+    def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
+        if not has_aux and backend == "python":
+            held = getattr(f, "__dict__", _NONE).get(attr)
+            if held is not None and held[0]() is f:
+                try:
+                    found = held[1].get((wrt,))
+                except TypeError:  # an unhashable wrt (a list): never kept
+                    found = None
+                if found is not None:
+                    known = found.get((type(args[0]),) if len(args) == 1 else types_of(args))
+                    if known is not None:
+                        return known(args)
+        return slow(f, *args, wrt=wrt, has_aux=has_aux, backend=backend)
+
+    functools.update_wrapper(vjp, slow)
+    return vjp
 
 
 def kept(cache, f, wrt):
@@ -315,16 +348,9 @@ def jvp_closure(f, wrt, primals, tangents, fn, backend="python", wrt_of=None):
     table = kept(JVP_TABLES[backend], f, wrt)
     if table is None:
         return
-    ok = fresh(fn.__srcad_reads__)
     arrays = [i for i, a in enumerate(primals) if type(a) is np.ndarray]
     if not arrays:
-        def jvp_of(primals, tangents):
-            if not ok():
-                table.pop(types, None)
-                return None  # the full path makes the code again
-            return fn(*primals, *tangents)
-
-        table[types] = jvp_of
+        table[types] = number_jvp(fn, table, types, len(primals), len(tangents))
         return
     known = getattr(table.get(types), "general", table.get(types))  # (see one_array)
     if known is None or not hasattr(known, "fns"):
@@ -365,10 +391,18 @@ def jvp_closure(f, wrt, primals, tangents, fn, backend="python", wrt_of=None):
 
 def hvp(f, wrt, args, v):
     """``(grad value, H v)`` by the closure kept for arguments of these types, or None (none
-    kept, or a name its code read was rebound: the full path makes it again)."""
-    known = table(HVPS, f, wrt)
+    kept, or a name its code read was rebound: the full path makes it again): the lookups
+    of :func:`table` and :func:`types_of` in this one frame."""
+    held = getattr(f, "__dict__", _NONE).get(HVPS._attr)
+    if held is None or held[0]() is not f:
+        return None
+    try:
+        known = held[1].get((wrt,))
+    except TypeError:  # pragma: no cover - hvp looks up int and str wrt only
+        return None
     if known is not None:
-        known = known.get(types_of(args) + (type(v),))
+        known = known.get((type(args[0]), type(v)) if len(args) == 1 else tuple(
+            map(type, args)) + (type(v),))
         if known is not None:
             return known(args, (v,))
     return None
@@ -417,6 +451,8 @@ def rev_numbers(jac, key, fn):
             return float(grads[0])
         return tuple([float(g) for g in grads])
 
+    if single:  # the front the user holds runs grad's code itself for these types
+        dispatch_fronts.inline(getattr(jac, "front", None), key, fn, "rev")
     return numbers_call
 
 
@@ -498,7 +534,7 @@ def fwd_numbers(jac, types, fn, seeds):
     ``wrt`` argument with its one-hot ``seeds``, while no name its code read is rebound."""
     ok, numbers, call, single = fresh(fn.__srcad_reads__), jac.numbers, jac.__call__, jac.single
     if single and len(seeds) == 1:
-        return _one_column(fn, seeds[0], types, ok, numbers, call)
+        return _one_column(jac, fn, seeds[0], types, ok, numbers, call)
 
     def fwd_numbers(*args):
         if not ok():
@@ -520,11 +556,19 @@ def fwd_numbers(jac, types, fn, seeds):
     return fwd_numbers
 
 
-def _one_column(fn, tangents, types, ok, numbers, call):
+def _one_column(jac, fn, tangents, types, ok, numbers, call):
     """:func:`fwd_numbers` for one number differentiated (a Hessian of a function of one
     number, say): one pass, no list of columns; a float out is its column."""
     reads = fn.__srcad_reads__
     same = unchanged(reads) if reads else _always
+
+    def rest(args, value, t):  # (the front's path for a value that is not a float)
+        if not isinstance(value, (np.ndarray, np.generic, int, complex)):
+            numbers.pop(types, None)  # a tuple, list, dict or record out: the full path
+            return call(*args)
+        return float(t) if not np.shape(value) else np.array(t, dtype=float)
+
+    dispatch_fronts.inline(getattr(jac, "front", None), types, fn, "fwd", tangents, rest)
 
     def one_column(*args):
         if not (same() or ok()):

@@ -1,8 +1,9 @@
 """The tests that a closure kept by :mod:`srcad.fast_calls` (and the Jacobians' lookups)
 makes before calling the code it holds: each name and attribute path that code read still
 finds the very object it found (:func:`unchanged`, compiled once per closure; :func:`fresh`
-with :func:`srcad.core.env.stale`'s full check behind it), and ``jvp``'s closure for one
-array compiled with those tests in its text (:func:`one_array`).
+with :func:`srcad.core.env.stale`'s full check behind it), and ``jvp``'s closures for one
+array and for numbers compiled with those tests in their text (:func:`one_array`,
+:func:`number_jvp`).
 
 Imports ``srcad.core`` only.
 """
@@ -35,6 +36,30 @@ def one_array(fn, a, general):
     one = space["jvp_of"]
     one.general = general
     return one
+
+
+def number_jvp(fn, table, types, n_primals, n_tangents):
+    """``jvp``'s closure for numbers: the forward-mode code ``fn`` called while each name it
+    read finds the very object it found (the tests compiled in its text, no call of a test),
+    or no object of another fingerprint (:func:`env.stale`); else dropped (None: the full
+    path makes the code again)."""
+    reads = fn.__srcad_reads__
+    space = {"fn": fn, "stale": env.stale, "reads": reads, "table": table, "types": types}
+    if n_primals == n_tangents == 1:
+        call = "fn(primals[0], tangents[0])"
+    else:
+        call = "fn(*primals, *tangents)"
+    text = ("def jvp_of(primals, tangents):\n"
+            "    try:\n"
+            f"        ok = {tests_text(reads, space, baked=True) if reads else 'True'}\n"
+            "    except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
+            "        ok = False\n"
+            "    if ok or not stale(reads):\n"
+            f"        return {call}\n"
+            "    table.pop(types, None)\n"
+            "    return None  # the full path makes the code again\n")
+    exec(compile(text, "<srcad jvp of numbers>", "exec"), space)  # noqa: S102
+    return space["jvp_of"]
 
 
 def checks(reads):

@@ -8,7 +8,8 @@ output; otherwise ``f``'s forward part once and its backward part a row at a tim
 ``vjp`` code a row at a time; the forward-mode code a column at a time) and calls them
 directly, so a call costs the passes it needs and little more.
 
-Imports ``srcad.api``, ``srcad.pipeline`` (the split of ``f``) and ``srcad.specialise`` (its
+Imports ``srcad.api``, ``srcad.pipeline`` (the split of ``f``), :mod:`srcad.backend.dispatch_fronts`
+(the function returned) and ``srcad.specialise`` (its
 own layer), ``srcad.core`` and ``srcad.errors``.
 """
 
@@ -30,6 +31,7 @@ from . import (
     pytrees,
 )
 from . import jacobian_leaves as leaves
+from .backend import dispatch_fronts
 from .core import env, functions
 from .core.kinds import foreign_array, kind_of_value, rank_of_value
 from .errors import MissingRuleError, NonScalarOutputError, SrcadError
@@ -70,7 +72,19 @@ def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None, backend="python
         return call(*args)
 
     jacobian_of.__srcad_plain__ = _plain(f, wrt)
-    return jacobian_of
+    return _front(f, jac, jacobian_of)
+
+
+def _front(f, jac, fallback):
+    """The function the user holds: for one ``wrt`` argument, a front that runs the code made
+    for numbers itself (:mod:`srcad.backend.dispatch_fronts`), else ``fallback``."""
+    front = None
+    if jac.single and jac.backend == "python":
+        front = dispatch_fronts.make(f, fallback, jac.numbers)
+    if front is None:
+        return fallback
+    jac.front = front
+    return front
 
 
 def _plain(f, wrt):
@@ -139,7 +153,7 @@ def _hessian_of(f, grad_f, wrt, mode):
             return fallback[0](*args)
 
     hess.__srcad_plain__ = _plain(grad_f, wrt)
-    return hess
+    return _front(f, jac, hess)
 
 
 def elementwise_grad(f, wrt=0, *, argnums=None, argnum=None):
