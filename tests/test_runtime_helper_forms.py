@@ -112,7 +112,7 @@ NUMBA_REFUSED = {
         'grad_tile grad_vstack last_writes tangent_pad tangent_sort'),
     'scipy_helpers': (
         'SciPy gradients (Numba cannot call SciPy)',
-        'banded_dense dense_banded grad_convolve_a grad_convolve_b lu_pivots lu_size '
+        'banded_dense cho_lower dense_banded grad_convolve_a grad_convolve_b lu_pivots lu_size '
         'multipolygamma '
         'mvn_cov mvn_cov_adjoint mvn_dim scipy_linalg scipy_signal special'),
     'scipy_ode': (
@@ -187,7 +187,7 @@ STANDARD_REFUSED = {
         'grad_vstack last_writes tangent_pad'),
     'scipy_helpers': (
         'SciPy gradients: NumPy code',
-        'banded_dense dense_banded grad_convolve_a grad_convolve_b lu_pivots lu_size '
+        'banded_dense cho_lower dense_banded grad_convolve_a grad_convolve_b lu_pivots lu_size '
         'multipolygamma '
         'mvn_cov mvn_cov_adjoint mvn_dim scipy_linalg scipy_signal special'),
     'scipy_ode': (
@@ -264,7 +264,7 @@ KINDS_ANY = {
         'grad_split grad_stack grad_tile grad_vstack last_writes tangent_pad tangent_sort'),
     'scipy_helpers': (
         'a SciPy gradient: ANY',
-        'banded_dense dense_banded grad_convolve_a grad_convolve_b lu_pivots lu_size '
+        'banded_dense cho_lower dense_banded grad_convolve_a grad_convolve_b lu_pivots lu_size '
         'multipolygamma '
         'mvn_cov mvn_cov_adjoint mvn_dim scipy_linalg scipy_signal special'),
     'scipy_ode': (

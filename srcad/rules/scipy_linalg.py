@@ -197,9 +197,9 @@ defvjp(linalg.solve_sylvester, "a, b, q", q=_GQ, a=f"-({_GQ} @ {SWAP.format('ans
 # ---------------------------------------------------------------- Cholesky solves
 # cho_solve((c, lower), b) reads the factor's triangle of c only. With A = L L' and
 # x = A^-1 b, u = A^-1 g: the gradient into L is -(u x' + x u') L; dx = -A^-1 (dL L' + L dL') x
-CF_LOW = (f"(np.tril(c_and_lower[0]) if c_and_lower[1] else "
+CF_LOW = (f"(np.tril(c_and_lower[0]) if cho_lower(c_and_lower) else "
           f"{SWAP.format('np.triu(c_and_lower[0])')})")
-DL = f"(np.tril(t[0]) if c_and_lower[1] else {SWAP.format('np.triu(t[0])')})"
+DL = f"(np.tril(t[0]) if cho_lower(c_and_lower) else {SWAP.format('np.triu(t[0])')})"
 _U = "scipy_linalg.cho_solve(c_and_lower, g)"
 
 
@@ -210,8 +210,8 @@ def _sym_outer(u, x):
 
 _GL = f"-({_sym_outer(_U, 'ans')} @ {CF_LOW})"
 defvjp(linalg.cho_solve, "c_and_lower, b, overwrite_b=False, check_finite=True",
-       c_and_lower=f"((np.tril({_GL}) if c_and_lower[1] else np.triu(np.transpose({_GL}))), "
-                   "None)",
+       c_and_lower=f"((np.tril({_GL}) if cho_lower(c_and_lower) else "
+                   f"np.triu(np.transpose({_GL}))), None)",
        b=_U,
        jvp=dict(c_and_lower=f"-scipy_linalg.cho_solve(c_and_lower, ({DL} @ "
                             f"{SWAP.format(CF_LOW)} + {CF_LOW} @ {SWAP.format(DL)}) @ ans)",
@@ -293,7 +293,7 @@ defvjp(linalg.lu_solve, "lu_and_piv, b, trans=0, overwrite_b=False, check_finite
        jvp=dict(lu_and_piv=f"-scipy_linalg.lu_solve(lu_and_piv, ({SWAP.format(_DA)} if "
                            f"{TRANSPOSED} else {_DA}) @ ans, trans=trans)",
                 b="scipy_linalg.lu_solve(lu_and_piv, t, trans=trans)"))
-nondiff(H.lu_pivots, H.lu_size)  # a permutation, a size: piecewise constant
+nondiff(H.lu_pivots, H.lu_size, H.cho_lower)  # piecewise constant
 
 # ---------------------------------------------------------------- factorisations as NumPy's
 # scipy.linalg.svd and qr return what np.linalg.svd and qr return (qr's 'economic' is the

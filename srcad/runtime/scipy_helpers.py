@@ -198,6 +198,24 @@ def dense_banded(l_and_u, value, ab):
     return out
 
 
+# ---------------------------------------------------------------- Cholesky factors (cho_factor)
+
+
+@helper("scipy")
+def cho_lower(c_and_lower):
+    """Whether the factor ``cho_factor`` returned is lower triangular (``c_and_lower[1]``);
+    the flags of a stack of factors (an array of them, SciPy's batched ``cho_factor``) are
+    refused: the rules of ``cho_solve`` handle one matrix."""
+    lower = c_and_lower[1]
+    if np.ndim(lower) != 0:
+        raise MissingRuleError(
+            "no derivative of scipy.linalg.cho_solve with the factors of a stack of matrices "
+            "(cho_factor of a stack)", construct="scipy.linalg.cho_solve",
+            hint="solve each matrix's system in a loop, or write np.linalg.solve(A, b) for "
+                 "the stack")
+    return bool(lower)
+
+
 # ---------------------------------------------------------------- LU factors (lu_factor)
 
 
