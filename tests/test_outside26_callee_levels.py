@@ -12,29 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from srcad.check import numerical_grad
+from test_merge25_operand_checks import Holder, Scaled  # the same user classes
 
 import srcad
 from srcad import tape
 from srcad.errors import SrcadError
 
 W = np.array([0.3, -0.7, 1.1])
-
-
-class Scaled:
-    """An object whose ``*`` is its own (srcad follows it only where its class is known)."""
-
-    def __init__(self, a):
-        self.a = a
-
-    def __mul__(self, other):
-        return self.a * other * 2.0
-
-    __rmul__ = __mul__
-
-
-class Holder:
-    def __init__(self, v):
-        self.v = v
 
 
 def numbers(a):
