@@ -39,6 +39,8 @@ from . import operand_checks
 from .memory import Aliases
 from .memory_tables import MUTATORS, ir_mutable, log_append, names_of
 from .user_calls import user_callee
+from .write_names import copy_hint, spelled, user_names
+from .write_names import described as described_names
 
 
 class _Liveness:
@@ -105,7 +107,7 @@ def check(fn, analysis, callee=False):
     aliases = Aliases(fn, analysis)
     after = _Liveness(fn).live()
     source = fn.source
-    named = {**_user_names(fn), **getattr(fn, "spellings", {})}  # (t_2 -> ys[k])
+    named = {**user_names(fn), **getattr(fn, "spellings", {})}  # (t_2 -> ys[k])
 
     def refuse(stmt, message, hint):
         line = getattr(stmt, "line", None)
@@ -116,9 +118,9 @@ def check(fn, analysis, callee=False):
     def label(name):
         return named.get(name, name)
 
-    described = _described(fn, named)
+    described = described_names(fn, named)
 
-    def write(stmt, obj, target, what, mine=None, items=False):
+    def write(stmt, obj, target, what, mine=None, items=False, by=None):
         memory = aliases.mem(obj, aliases.own)
         if items:  # (a callee changing what obj holds, not obj itself)
             memory = aliases.mem(obj, aliases.held) - memory
@@ -131,11 +133,10 @@ def check(fn, analysis, callee=False):
             kind, key = outside[0][:2]
             whose = f"the argument {key}" if kind == "arg" else \
                 f"the global (or closure) value {aliases.globals_seen.get(outside[0][:2])}"
-            if kind == "arg" and mine not in _spelled(fn):
+            if kind == "arg" and mine not in spelled(fn):
                 mine = key  # a value srcad named (n[0] += 1): the argument is what to copy
             also = "" if kind == "arg" and mine == key else f" ({mine} is part of it)"
-            hint = f"work on a copy: write {mine} = {mine}.copy() first, and return what " \
-                "you compute"
+            hint = copy_hint(mine, source, getattr(stmt, "line", None), by)
             item = getattr(fn, "augmented_items", {}).get(target)
             if item is not None and kind == "arg":  # ys[k] -= e: a copy holds the caller's
                 op = _SYMBOLS.get(getattr(stmt.value, "fn", None), "+")
@@ -212,9 +213,9 @@ def check(fn, analysis, callee=False):
                 items = isinstance(atom, tuple)  # ("items", atom): what atom holds changes
                 atom = atom[1] if items else atom
                 if isinstance(atom, ir.Var) and aliases.may_alias(atom.name):
-                    name = getattr(prim.fn, "__name__", "the function")
+                    name = getattr(prim.fn, "__srcad_shown__", None) or prim.fn.__name__
                     write(stmt, atom, stmt.target, f"{name}(...) (which changes what it "
-                          "is given in place)", label(atom.name), items=items)
+                          "is given in place)", label(atom.name), items=items, by=(prim, atom))
             continue
         if obj is None:
             continue
@@ -555,46 +556,3 @@ def _enclosing(stmts, loops, out, iterated):
                 inner = loops + (iterated[stmt.target],)
             _enclosing(stmt.header, inner, out, iterated)
             _enclosing(stmt.body, inner, out, iterated)
-
-
-def _spelled(fn):
-    """The names written in the user's source of ``fn``."""
-    user = getattr(fn.source, "node", None)
-    if user is None:
-        return set()
-    import gast
-
-    return {n.id for n in walk_nodes(user) if isinstance(n, gast.Name)}
-
-
-def _user_names(fn):
-    """SSA name -> the user's name it is a version of (``a_2`` -> ``a``), where known."""
-    names = {}
-    spelled = _spelled(fn)
-    temps = getattr(fn, "temps", ())  # (srcad's own t_4 is no version of the user's t)
-    for stmt in ir.walk(fn.body):
-        for name in ir.defined_by(stmt):
-            if name in temps:
-                continue
-            base = name.rstrip("0123456789")
-            if base.endswith("_") and base[:-1] in spelled:
-                names[name] = base[:-1]
-    return names
-
-
-def _described(fn, named):
-    """SSA name srcad made -> how the user's code made it (``an item of d``, ``the value
-    d.setdefault(...) returned``), for messages naming a value the user gave no name."""
-    out, spelled = {}, _spelled(fn)
-    for stmt in ir.walk(fn.body):
-        value = getattr(stmt, "value", None)
-        if not (isinstance(stmt, ir.Assign) and stmt.target and stmt.target not in spelled
-                and stmt.target not in named and isinstance(value, ir.Prim) and value.args
-                and isinstance(value.args[0], ir.Var)):
-            continue
-        obj = named.get(value.args[0].name, value.args[0].name)
-        if isinstance(value.fn, ir.Method):
-            out[stmt.target] = f"the value {obj}.{value.fn.name}(...) returned"
-        elif value.fn is operator.getitem:
-            out[stmt.target] = f"an item of {obj}"
-    return out

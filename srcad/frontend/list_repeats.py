@@ -4,7 +4,9 @@
 refused it where the items carry gradients ("repeating a list that carries gradients"). When
 the items and ``n`` are names, constants and arithmetic, subscripts and attributes of them
 (evaluating them again changes nothing; ``n`` also ``len(...)`` of such), not all
-constants, it is rewritten as the comprehension that makes
+constants (outside27: items may also call functions, ``n * [np.sin(w)]``, where Python's
+order of evaluation is kept: the display first, or ``n`` a constant or a local name that no
+call rebinds), it is rewritten as the comprehension that makes
 that list, ``[t for ts in ((a, b),) for _ in range(repeat_count(n, where)) for t in ts]``
 (each copy's gradient added into the item's), which srcad differentiates. The items are
 evaluated once, as Python evaluates the display: each copy is the same object (``xs[0] is
@@ -73,14 +75,29 @@ def _pure(node, lengths=False):
     return all(isinstance(n, _PURE) for n in walk_nodes(node))
 
 
-def _repeated(node, lengths):
+def _calls_ok(items, count, first, local):
+    """Whether items with calls (``[np.sin(w)]``, evaluated once either way) may be evaluated
+    before ``count``: Python does so for ``[...] * n`` (``first``: the display is on the
+    left); for ``n * [...]`` only where nothing they do can change ``count`` (a constant, or
+    a name ``local`` to the function)."""
+    if any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await, gast.Lambda,
+                          gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp))
+           for e in items for n in walk_nodes(e)):
+        return False
+    return first or isinstance(count, gast.Constant) or (
+        isinstance(count, gast.Name) and count.id in local)
+
+
+def _repeated(node, lengths, local=frozenset()):
     """``(items, count)`` of ``[items] * count`` or ``count * [items]``, else None."""
     if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult)):
         return None
     for display, count in ((node.left, node.right), (node.right, node.left)):
         if isinstance(display, gast.List) and display.elts and not any(
-                isinstance(e, gast.Starred) for e in display.elts) and \
-                all(_pure(e) for e in display.elts) and _pure(count, lengths) and \
+                isinstance(e, gast.Starred) for e in display.elts) and (all(
+                    _pure(e) for e in display.elts) or _calls_ok(
+                    display.elts, count, display is node.left, local)) and \
+                _pure(count, lengths) and \
                 not all(isinstance(e, gast.Constant) for e in display.elts) and \
                 not isinstance(count, (gast.List, gast.Tuple)):
             return display.elts, count
@@ -98,7 +115,12 @@ def lower(src):
     lengths = src.closure.get("len", src.globals.get("len", builtins.len)) is builtins.len \
         and not any(isinstance(n, gast.Name) and n.id == "len" and not isinstance(
             n.ctx, gast.Load) for n in walk_nodes(fdef))
-    found = [n for n in walk_nodes(fdef) if _repeated(n, lengths) is not None]
+    # (names of the function's own, which no call it makes rebinds; none declared global)
+    local = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name) and isinstance(
+        n.ctx, (gast.Store, gast.Param))} - {
+        name for n in walk_nodes(fdef) if isinstance(n, (gast.Global, gast.Nonlocal))
+        for name in n.names}
+    found = [n for n in walk_nodes(fdef) if _repeated(n, lengths, local) is not None]
     if not found:
         return
     taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)}
@@ -109,7 +131,7 @@ def lower(src):
     src.bound = {**getattr(src, "bound", {}), check: repeat_count}
     replaced = {}
     for node in found:
-        items, count = _repeated(node, lengths)
+        items, count = _repeated(node, lengths, local)
         line = getattr(node, "lineno", None)
         where = fresh("srcad_repeat_where")
         value = (src.filename, line, src.line_text(line))
