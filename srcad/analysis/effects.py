@@ -30,7 +30,7 @@ import operator
 from ..core import functions, ir
 from ..core.kinds import SCALAR
 from ..rules import registry
-from ..runtime.spread_calls import star_call
+from ..runtime.spread_calls import star_call, user_partial
 from .memory import Aliases
 from .memory_tables import (
     _ARITH,
@@ -171,7 +171,7 @@ def _effect_free(prim):
     change nothing."""
     if prim.fn is star_call and len(prim.args) == 4 and isinstance(prim.args[1], ir.Const):
         called, keywords = prim.args[1].value, prim.args[3]
-        return user_callee(called) or (
+        return user_callee(called) or user_partial(called) or (
             isinstance(keywords, ir.Const) and keywords.value == {}
             and _known_effect_free(ir.Prim(called, [prim.args[2]])))
     return _known_effect_free(prim) or functions.is_derivative(prim.fn)

@@ -46,6 +46,7 @@ from . import (
     builtin_code,
     captured,
     closures,
+    derivative_makers,
     folds,
     generators,
     iterators_passed,
@@ -201,6 +202,9 @@ class Callees:
             if made is not None:
                 return made
         if functions.is_user_function(fn):
+            made = derivative_makers.call(self, fn, args, kwargs)  # return jacfwd(jacrev(f))
+            if made is not None:
+                return made
             made = closures.call(self, fn, args, kwargs, node, hint)  # make(w) returns g
             if made is not None:
                 iterators_passed.refuse_untaken(self, None, args, kwargs, node)

@@ -208,11 +208,8 @@ class Calls:
                 "if/else merges", hint="choose the values, not the function: w = a if c else "
                 "b; h = make(w); or make the call inside each branch")
         fn, lead, lead_kw, spelling = self.value_callee(atom, node, what)
-        if not spliced:
-            if lead or lead_kw:
-                raise self.error(node, f"unpacking (*args) into a call of {what}",
-                                 hint="pass the arguments one by one")
-            return self.star_call_prim(fn, spelling, node)
+        if not spliced:  # f(*t) of a length known when it runs (a partial's values first)
+            return self.star_call_prim(fn, spelling, node, lead, lead_kw)
         return self.call_value(fn, spelling, lead, lead_kw, node, hint)
 
     def spliced(self, node, strict=True):

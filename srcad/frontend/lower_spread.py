@@ -31,7 +31,7 @@ from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..core.walk import walk_nodes
 from ..errors import SrcadError
-from ..runtime.spread_calls import star_call
+from ..runtime.spread_calls import LIFTED, star_call
 from . import source as source_module
 
 CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed, dict,
@@ -290,12 +290,14 @@ class Spreads:
                 gast.copy_location(sub, node)
         return out
 
-    def star_call_prim(self, fn, spelling, node):
+    def star_call_prim(self, fn, spelling, node, lead=(), lead_kw=None):
         """``fn(*t)`` with ``t`` of a length srcad cannot know: a call of :func:`star_call`,
-        differentiated through its form when it runs (:mod:`srcad.runtime.spread_calls`)."""
-        positional = []
+        differentiated through its form when it runs (:mod:`srcad.runtime.spread_calls`).
+        ``lead``/``lead_kw``: atoms a partial (or a function a helper made) holds, passed
+        first (outside27: ``h = make(g); h(x, *params)``)."""
+        positional = list(lead)
         pieces = []
-        single = len(node.args) == 1  # f(*t): t as it is
+        single = len(node.args) == 1 and not lead  # f(*t): t as it is
         for a in node.args:
             if isinstance(a, gast.Starred):
                 if positional:
@@ -311,14 +313,14 @@ class Spreads:
         packed = pieces[0]
         for piece in pieces[1:]:
             packed = self.assign(ir.Prim(operator.add, [packed, piece]), "args", node)
-        if node.keywords:
+        if node.keywords or lead_kw:
             if any(k.arg is None for k in node.keywords):  # f(*t, **d): as written
-                keywords = self.assign(ir.Prim(dict, [], {k.arg: self.expr(k.value)
-                                                          for k in node.keywords},
+                keywords = self.assign(ir.Prim(dict, [], {**(lead_kw or {}), **{
+                    k.arg: self.expr(k.value) for k in node.keywords}},
                                                spelling=self.bound_name(dict, "dict")),
                                        "kwargs", node)
             else:  # a dict display, which gradients flow through (f(*t, scale=k))
-                pairs = []
+                pairs = [a for k, v in (lead_kw or {}).items() for a in (Const(k), v)]
                 for k in node.keywords:
                     pairs += [Const(k.arg), self.expr(k.value)]
                 keywords = self.assign(ir.Prim(ir.BUILD_DICT, pairs), "kwargs", node)
@@ -327,6 +329,8 @@ class Spreads:
         if isinstance(fn, (Var, Const)):  # a value made in the code (rs.randn of a parameter)
             callee = fn
         else:
+            if lead or lead_kw:  # its held values passed here, as for a call srcad counts
+                LIFTED.add(fn)
             callee = Const(fn, spelling or self.bound_name(fn, "fn"))
         where = (self.source.filename, node.lineno, self.source.line_text(node.lineno))
         return ir.Prim(star_call, [self.bound_const(where, "where"), callee, packed, keywords],

@@ -30,11 +30,12 @@ Imports :mod:`.derivatives` and :mod:`.registry` (and ``srcad.errors``, ``srcad.
 
 from __future__ import annotations
 
+import functools
 import weakref
 
 import numpy as np
 
-from ..core.functions import is_user_function
+from ..core.functions import is_function_value, is_user_function
 from ..core.kinds import COMPLEX, kind_of_value, with_complex
 from ..errors import MutationError, UnsupportedSyntaxError
 from .derivatives import CALLEES, made_function
@@ -48,15 +49,26 @@ def star_call(where, fn, args, kwargs):
     of the user's is checked as the form's is (it changes nothing it is given, returns no
     complex number for real arguments), whether or not a gradient flows: the analyses of
     the calling code took it so (``srcad.analysis.effects``)."""
-    if is_user_function(fn):
+    if is_user_function(fn) or user_partial(fn):
         if not isinstance(args, (list, tuple, np.ndarray)):
             args = tuple(args)  # an iterator: taken once, as the call would take it
         _star_form(where, fn, args, kwargs)
     return fn(*args, **kwargs)
 
 
+def user_partial(fn):
+    """Whether ``fn`` is a ``functools.partial`` of a function of the user's (outside27: its
+    form calls that function, the values held constants, so it is checked and read too)."""
+    return isinstance(fn, functools.partial) and is_user_function(fn.func)
+
+
 #: fn -> {(number of items, keyword names): its form}
 _FORMS = weakref.WeakKeyDictionary()
+#: functions srcad made of the user's code whose held values lowering passes as the call's
+#: first arguments, as it does for a call of them with arguments it can count (a function a
+#: helper makes, lifted by closure conversion: ``h = make(g); h(x, *params)``; outside27):
+#: no late binding left to miss, so the check below lets them through
+LIFTED = weakref.WeakSet()
 
 
 def _star_form(where, fn, args, kwargs):
@@ -69,17 +81,28 @@ def _star_form(where, fn, args, kwargs):
             "srcad differentiates f(*xs) of a list, tuple or array, item by item",
             filename=filename, lineno=lineno, construct=text,
             hint="spread a list: f(*list(xs))")
-    key = (len(args), tuple(kwargs))
+    # (outside27) an item that is a function is a constant of the form, which srcad reads
+    # as a call passing that function by name: the callee is specialised on it
+    fixed = {i: a for i, a in enumerate(args) if is_function_value(a)} if isinstance(
+        args, (list, tuple)) else {}
+    key = (len(args), tuple(kwargs), tuple((i, id(a)) for i, a in fixed.items()))
     try:
         forms = _FORMS.setdefault(fn, {})
     except TypeError:  # not weakly referenceable (a bound method is made anew each time)
         forms = {}
     form = forms.get(key)
     if form is None:
-        passed = [f"args[{i}]" for i in range(len(args))]
+        target, held, held_kw = (fn.func, fn.args, fn.keywords) if user_partial(fn) else (
+            fn, (), {})
+        passed = [f"held_{i}" for i in range(len(held))]
+        passed += [f"fixed_{i}" if i in fixed else f"args[{i}]" for i in range(len(args))]
         passed += [f"{k}=kwargs[{k!r}]" for k in kwargs]
-        form = forms[key] = made_function("star_call", ["args", "kwargs"],
-                                          [f"return fn({', '.join(passed)})"], {"fn": fn})
+        passed += [f"{k}=held_{k}" for k in held_kw if k not in kwargs]
+        form = forms[key] = made_function(
+            "star_call", ["args", "kwargs"], [f"return fn({', '.join(passed)})"],
+            {"fn": target, **{f"fixed_{i}": a for i, a in fixed.items()},
+             **{f"held_{i}": a for i, a in enumerate(held)},
+             **{f"held_{k}": a for k, a in held_kw.items()}})  # (held: ids stay)
     _check(form, fn, args, kwargs, where)
     return form
 
@@ -90,7 +113,7 @@ def _check(form, fn, args, kwargs, where):
     filename, lineno, text = where
     name = getattr(fn, "__qualname__", None) or type(fn).__name__
     code = getattr(fn, "__code__", None)
-    if code is not None and code.co_filename.startswith("<srcad: "):
+    if code is not None and code.co_filename.startswith("<srcad: ") and fn not in LIFTED:
         raise UnsupportedSyntaxError(
             f"f(*xs) of {name}, a function srcad made of a lambda or def of yours and met only "
             "when the code ran", filename=filename, lineno=lineno, construct=text,

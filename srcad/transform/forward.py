@@ -29,6 +29,7 @@ import types
 import numpy as np
 
 from ..analysis import derivative_calls
+from ..analysis.elems import with_dicts
 from ..analysis.user_calls import bind_call, is_user_call, user_callee
 from ..analysis.user_calls import misfit as _misfit
 from ..core import functions, ir
@@ -366,7 +367,8 @@ class Forward(Sweep):
                 filename=src.filename if src else None, lineno=stmt.line,
                 construct=src.line_text(stmt.line) if src else None,
                 hint="pass the arguments its def names")
-        arguments, arity, kinds = bound.arguments, bound.arity, bound.kinds
+        arguments, arity = bound.arguments, bound.arity
+        kinds = with_dicts(self.an, bound.kinds, arguments)  # for k in params: its keys
         wrt = [p for p, a in arguments.items() if isinstance(a, ir.Var) and self.varied(a)]
         cell = _tangent(self, stmt, wrt, kinds, arity,  # (Numba: for ranks)
                         derivative_calls.callee_ranks(self.an, arguments, arity))
