@@ -6,24 +6,21 @@ holds the statement dispatch (``stmt_<Node>`` methods), the binding of assignmen
 and merges every name they bind differently with a phi; ``if`` statements, ternaries,
 short-circuit ``and``/``or`` and comprehension filters all branch through it.
 
-Imports: the standard library, gast, NumPy, :mod:`srcad.core`, :mod:`srcad.errors` and
-:mod:`srcad.frontend` (`.writes`, `.rebinding`, `.item_checks`, `.nested_rows`).
+Imports: gast, :mod:`srcad.core`, :mod:`srcad.errors` and :mod:`srcad.frontend` (`.writes`,
+`.rebinding`, `.item_checks`, `.nested_rows`, `.fixed_tests`).
 """
 
 from __future__ import annotations
 
-import functools
 import operator
-import types
 
 import gast
-import numpy as np
 
-from ..core import functions, ir
+from ..core import ir
 from ..core.ir import Const, Var
 from ..core.walk import walk_nodes
 from ..errors import SrcadError
-from . import item_checks, nested_rows, rebinding, writes
+from . import fixed_tests, item_checks, nested_rows, rebinding, writes
 
 
 class Statements:
@@ -237,7 +234,7 @@ class Statements:
                                           node), node)
 
     def stmt_If(self, node):
-        way, rest = self.fixed_ways(node.test, node)
+        way, rest = fixed_tests.fixed_ways(self, node.test, node)
         if way is not None:  # if ax: / if ax is not None: on a parameter given None, a bool
             for stmt in node.body if way else node.orelse:
                 self.stmt(stmt)
@@ -245,58 +242,9 @@ class Statements:
         test = self.expr(rest)
         self.branch(test, node.body, node.orelse, node)
 
-    def fixed_ways(self, test, node):
-        """``(way, None)`` when ``if test:`` goes one way the specialisation fixes (see
-        :meth:`fixed_way`), also for ``a and b`` / ``a or b`` whose first operands it fixes
-        (``if is_leaf is not None and is_leaf(t):`` with ``is_leaf`` given None: the call
-        is never made, so not read); else ``(None, test)``, the test with its fixed leading
-        operands dropped (outside27)."""
-        if not isinstance(test, gast.BoolOp):
-            return self.fixed_way(test, node), test
-        stop = isinstance(test.op, gast.Or)  # the value that decides: True for or
-        values = list(test.values)
-        while values:
-            way = self.fixed_way(values[0], node)
-            if way is None:
-                break
-            if way == stop:
-                return way, None
-            values.pop(0)
-        if not values:
-            return not stop, None
-        if len(values) == len(test.values):
-            return None, test
-        rest = values[0] if len(values) == 1 else gast.copy_location(
-            gast.BoolOp(op=test.op, values=values), test)
-        return self.fixed_ways(rest, node) if len(values) == 1 else (None, rest)
-
     def fixed_way(self, test, node=None):
-        """The way ``if test:`` goes when ``test`` is a parameter the specialisation fixed to
-        ``None`` or a bool, ``not`` it, or it ``is (not) None``; else None. The name holds the
-        parameter's value there: it is never rebound, or ``node`` (the ``if``, the ternary) is
-        where no statement before binds it (:func:`unrebound_tests`: ``if y is None: y = X``,
-        ``y = X if y is None else y`` at the top of the body)."""
-        negate = isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not)
-        if negate:
-            test = test.operand
-        compare = None
-        if isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(
-                test.ops[0], (gast.Is, gast.IsNot)) and isinstance(
-                test.comparators[0], gast.Constant) and test.comparators[0].value is None:
-            compare, test = isinstance(test.ops[0], gast.IsNot), test.left
-        if not isinstance(test, gast.Name):
-            return None
-        value = self.fixed.get(test.id)
-        if isinstance(value, functions.Flag):
-            value = value.value
-        elif not (_truthy(value) or compare is not None and functions.is_function_value(
-                value)):  # (outside27) a function the specialisation fixes: not None
-            return None
-        before = self.unrebound.get(id(node)) if node is not None else None
-        if self.stores.get(test.id, 0) != 1 and (before is None or test.id in before):
-            return None
-        way = bool(value) if compare is None else (value is not None) == compare
-        return not way if negate else way
+        """The way ``if test:`` goes where the specialisation fixes it (:mod:`.fixed_tests`)."""
+        return fixed_tests.fixed_way(self, test, node)
 
     def set_flag(self, source):
         """Whether a merge's ``source`` holds a value on its path: Const(True), Const(False)
@@ -370,13 +318,6 @@ def same(a, b):
 _OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
         gast.Mod: "%", gast.Pow: "**", gast.MatMult: "@", gast.BitAnd: "&", gast.BitOr: "|",
         gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>"}
-
-
-def _truthy(value):
-    """Whether ``value`` is a function whose truth Python takes as True without asking it
-    (a def, a builtin, a ufunc, a partial: none defines ``__bool__`` or ``__len__``)."""
-    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc,
-                              functools.partial))
 
 
 def _op(node):
