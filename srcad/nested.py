@@ -144,6 +144,18 @@ def one_hot(x, j):
     return out
 
 
+def keys_of(x):
+    """The keys of the dict ``x`` as a list (none for anything else): they carry no
+    derivative, whatever srcad knows of ``x`` where it reads the code."""
+    return list(x) if isinstance(x, dict) else []
+
+
+def one_hot_at(x, key, j):
+    """The dict shaped like the dict ``x``, zero but for the ``j``-th number of ``x[key]``:
+    a Jacobian's input direction along a dict argument. Reads shapes only: no derivative."""
+    return {k: one_hot(v, j) if k == key else np.zeros(np.shape(v)) for k, v in x.items()}
+
+
 def is_number(x):
     """Whether ``x`` is a number (a Jacobian's input direction is then ``1.0``)."""
     return np.ndim(x) == 0 and not isinstance(x, np.ndarray)
@@ -164,7 +176,31 @@ def check_plain(x, column, where):
                 "call srcad.jacobian outside the code you differentiate")
 
 
-registry.nondiff.update((one_hot, is_number, check_plain))
+registry.nondiff.update((one_hot, one_hot_at, keys_of, is_number, check_plain))
+
+
+def _dict_lines(x, args, wrt):
+    """The lines of a Jacobian with respect to a dict argument ``x`` (outside27; JAX's
+    pytree of Jacobians, as :func:`srcad.jacobian` gives at top level): for each key, the
+    columns along each number of ``x[k]`` (a tangent dict one-hot there, zero elsewhere),
+    the output's shape and then the key's shape; the output an array or a number (checked,
+    as below). The keys come from :func:`keys_of`, no derivative whatever ``x`` is."""
+    k, j = "_srcad_k", "_srcad_j"
+    return [
+        f"if isinstance({x}, dict):",
+        "    _srcad_out = {}",
+        f"    for {k} in _srcad_keys({x}):",
+        "        _srcad_cols = []",
+        f"        for {j} in range(_srcad_np.size({x}[{k}])):",
+        f"            _srcad_t = _srcad_one_hot_at({x}, {k}, {j})",
+        f"            _srcad_cols.append(_srcad_jvp(_srcad_f, ({args}), (_srcad_t,), "
+        f"wrt={wrt})[1])",
+        "        _srcad_check(0.0, _srcad_cols[0], _srcad_where)",
+        "        _srcad_jac = _srcad_np.stack(_srcad_cols, axis=-1)",
+        f"        _srcad_out[{k}] = _srcad_np.reshape(_srcad_jac, _srcad_np.shape("
+        f"_srcad_cols[0]) + _srcad_np.shape({x}[{k}]))",
+        "    return _srcad_out",
+    ]
 
 
 def plain_jacobian(f, wrt):
@@ -187,7 +223,7 @@ def plain_jacobian(f, wrt):
     if type(wrt) is not int or not 0 <= wrt < len(names):
         return None
     x, args = names[wrt], "".join(f"{n}, " for n in names)
-    lines = [  # (the argument checked first: a dict is no number, whatever np.ndim says)
+    lines = _dict_lines(x, args, wrt) + [  # (a dict argument: its own lines, outside27)
         f"_srcad_check({x}, 0.0, _srcad_where)",
         f"if _srcad_is_number({x}):",
         f"    _srcad_col = _srcad_jvp(_srcad_f, ({args}), (1.0,), wrt={wrt})[1]",
@@ -209,4 +245,5 @@ def plain_jacobian(f, wrt):
     return made_function(name, names, lines, {
         "_srcad_is_number": is_number, "_srcad_jvp": api.jvp, "_srcad_f": f,
         "_srcad_np": np, "_srcad_one_hot": one_hot, "_srcad_check": check_plain,
+        "_srcad_one_hot_at": one_hot_at, "_srcad_keys": keys_of,
         "_srcad_where": where})

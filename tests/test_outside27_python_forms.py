@@ -85,8 +85,7 @@ def f(w):
     return np.sum(xs[0] * xs[1] + xs[2]) + np.sum(ys[1] * ys[2])
 """,
 }
-CASES = list(PROGRAMS) if LONG else ["is_leaf None", "star of a made function",
-                                     "repeated calls"]
+CASES = list(PROGRAMS) if LONG else ["is_leaf None", "star of a made function"]
 
 
 def _fd(f, w):
