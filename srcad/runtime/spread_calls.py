@@ -111,7 +111,8 @@ def _check(form, fn, args, kwargs, where):
     """Raise unless srcad can read that ``fn`` called so changes nothing its caller sees and
     returns no complex number for real arguments (what the calling code was made for)."""
     filename, lineno, text = where
-    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    name = getattr(fn, "__qualname__", None) or (f"partial({fn.func.__qualname__}, ...)" if (
+        user_partial(fn)) else type(fn).__name__)
     code = getattr(fn, "__code__", None)
     if code is not None and code.co_filename.startswith("<srcad: ") and fn not in LIFTED:
         raise UnsupportedSyntaxError(
