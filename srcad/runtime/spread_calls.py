@@ -31,11 +31,12 @@ Imports :mod:`.derivatives` and :mod:`.registry` (and ``srcad.errors``, ``srcad.
 from __future__ import annotations
 
 import functools
+import types
 import weakref
 
 import numpy as np
 
-from ..core.functions import is_function_value, is_user_function
+from ..core.functions import is_user_function
 from ..core.kinds import COMPLEX, kind_of_value, with_complex
 from ..errors import MutationError, UnsupportedSyntaxError
 from .derivatives import CALLEES, made_function
@@ -62,6 +63,20 @@ def user_partial(fn):
     return isinstance(fn, functools.partial) and is_user_function(fn.func)
 
 
+def _constant_function(a):
+    """Whether ``a`` is a function that can hold no differentiated value: a builtin or ufunc,
+    a ``def`` of the user's holding no cells, or a partial of such holding only such
+    functions and plain constants (a partial srcad's code makes may hold one: not fixed)."""
+    if isinstance(a, functools.partial):
+        return _constant_function(a.func) and all(
+            v is None or type(v) in (int, bool, str) or _constant_function(v)
+            for v in list(a.args) + list(a.keywords.values()))
+    if isinstance(a, (types.BuiltinFunctionType, np.ufunc)):
+        return True
+    return isinstance(a, types.FunctionType) and not a.__closure__ and not (
+        a.__code__.co_filename.startswith("<srcad"))
+
+
 #: fn -> {(number of items, keyword names): its form}
 _FORMS = weakref.WeakKeyDictionary()
 #: functions srcad made of the user's code whose held values lowering passes as the call's
@@ -83,7 +98,7 @@ def _star_form(where, fn, args, kwargs):
             hint="spread a list: f(*list(xs))")
     # (outside27) an item that is a function is a constant of the form, which srcad reads
     # as a call passing that function by name: the callee is specialised on it
-    fixed = {i: a for i, a in enumerate(args) if is_function_value(a)} if isinstance(
+    fixed = {i: a for i, a in enumerate(args) if _constant_function(a)} if isinstance(
         args, (list, tuple)) else {}
     key = (len(args), tuple(kwargs), tuple((i, id(a)) for i, a in fixed.items()))
     try:
