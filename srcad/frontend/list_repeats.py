@@ -80,10 +80,9 @@ def _calls_ok(items, count, first, local):
     before ``count``: Python does so for ``[...] * n`` (``first``: the display is on the
     left); for ``n * [...]`` only where nothing they do can change ``count`` (a constant, or
     a name ``local`` to the function)."""
-    if any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await, gast.Lambda,
-                          gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp))
-           for e in items for n in walk_nodes(e)):
-        return False
+    if not all(isinstance(n, _PURE + (gast.Call, gast.keyword)) for e in items
+               for n in walk_nodes(e)):
+        return False  # (no display: [[0.0] * 3] * 3's rows are one list, read as before)
     return first or isinstance(count, gast.Constant) or (
         isinstance(count, gast.Name) and count.id in local)
 
