@@ -22,15 +22,11 @@ import operator
 from ..core import ir
 from ..core.kinds import ANY, ARRAY, CONTEXT_ELEMS, SCALAR, SEQ, DictItems
 from ..runtime import family_of
-from .user_calls import bind_call
+from .user_calls import DICTS, bind_call, is_dict
 
 #: the key of a kinds dict naming the element kind of list parameters, when certain: a
 #: tuple of ``(parameter, kind)`` pairs (absent when none is known)
 ELEMS = "*elems"
-#: the key of a kinds dict naming the parameters certainly given a dict (outside27): a
-#: sorted tuple of names, so that ``for k in params`` in a callee reads the dict's keys
-#: (:mod:`.orders`), as it does for a dict argument of the function differentiated
-DICTS = "*dicts"
 
 
 def given(an, kinds):
@@ -79,24 +75,11 @@ def with_elems(an, kinds, arguments):
 def with_dicts(an, kinds, arguments):
     """``kinds`` of a call's arguments with :data:`DICTS` for its certain dict arguments."""
     dicts = tuple(sorted(p for p, a in arguments.items() if isinstance(a, ir.Var) and (
-        an.kinds.get(a.name) == SEQ and _is_dict(an, a.name))))
+        an.kinds.get(a.name) == SEQ and is_dict(an, a.name))))
     if dicts:
         kinds = dict(kinds)
         kinds[DICTS] = dicts
     return kinds
-
-
-def _is_dict(an, name):
-    """Whether ``name`` certainly holds a dict: a dict argument (or a parameter the caller
-    gave one, :data:`DICTS`), or a name bound to a dict display or ``dict(...)`` here."""
-    if isinstance(an.items.get(name), DictItems):
-        return True
-    built = getattr(an, "_dicts_built", None)
-    if built is None:
-        built = an._dicts_built = {
-            s.target for s in ir.walk(an.fn.body) if isinstance(s, ir.Assign) and isinstance(
-                s.value, ir.Prim) and (s.value.fn is ir.BUILD_DICT or s.value.fn is dict)}
-    return name in built
 
 
 def state(an):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import functions, ir
-from ..core.kinds import COMPLEX, is_complex_value, kind_of_value
+from ..core.kinds import COMPLEX, DictItems, is_complex_value, kind_of_value
 from ..rules import registry
 
 _NOT_CALLABLES = (ir.Method, ir.Attr, ir.Build, ir.BoolOp)
@@ -92,7 +92,32 @@ def bind_call(prim, kind, is_complex=None):
         names = tuple(sorted(p for p, a in arguments.items() if _complex(a, is_complex)))
         if names:
             kinds[COMPLEX] = names
+    an = getattr(kind, "__self__", None)  # (an Analysis's kind: the dicts it is sure of)
+    dicts = tuple(sorted(p for p, a in arguments.items() if isinstance(a, ir.Var) and (
+        is_dict(an, a.name)))) if hasattr(an, "items") and hasattr(an, "fn") else ()
+    if dicts:
+        kinds[DICTS] = dicts
     return Bound(prim.fn, arguments, passed, arity, kinds)
+
+
+#: the key of a kinds dict naming the parameters certainly given a dict (outside27): a
+#: sorted tuple of names, so that ``for k in params`` in a callee reads the dict's keys
+#: (:mod:`.orders`), as it does for a dict argument of the function differentiated
+DICTS = "*dicts"
+
+
+def is_dict(an, name):
+    """Whether ``name`` certainly holds a dict in the code ``an`` analyses: a dict argument
+    (or a parameter the caller gave one, :data:`DICTS`), or a name bound to a dict display
+    or ``dict(...)`` there."""
+    if isinstance(an.items.get(name), DictItems):
+        return True
+    built = getattr(an, "_dicts_built", None)
+    if built is None:
+        built = an._dicts_built = {
+            s.target for s in ir.walk(an.fn.body) if isinstance(s, ir.Assign) and isinstance(
+                s.value, ir.Prim) and (s.value.fn is ir.BUILD_DICT or s.value.fn is dict)}
+    return name in built
 
 
 def _complex(argument, is_complex):
