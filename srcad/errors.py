@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import inspect
 import linecache
+import os
+import sys
 
-#: code srcad wrote from a user's function (a generator read as a list, ...): its file name ->
-#: (the user's file, {its line: the user's line}); an error there names the user's line
+#: code srcad wrote from a user's function (a generator read as a list, a derivative, ...):
+#: its file name -> (the user's file, {its line: the user's line}, the user's ``def`` line or
+#: None); an error there names the user's line
 _ORIGINS = {}
 
 
-def note_origin(filename, user_file, lines):
+def note_origin(filename, user_file, lines, first=None):
     """Errors at ``lines`` (its line -> the user's line) of the srcad-made ``filename`` name
-    the user's file and line instead."""
-    _ORIGINS[filename] = (user_file, dict(lines))
+    the user's file and line instead; ``first``, the line of the user's ``def``, stands for
+    the lines ``lines`` does not name that come before every line it does."""
+    _ORIGINS[filename] = (user_file, dict(lines), first)
 
 
 def user_line(filename, lineno):
@@ -39,11 +43,59 @@ def forget_origin(filename):
     _ORIGINS.pop(filename, None)
 
 
+def running_line(filename, lineno):
+    """``(file, line)``: the user's line that the running line ``lineno`` of the srcad-made
+    ``filename`` was made from, through copies of copies; a line the map does not name
+    stands for the nearest line above it that it does (a statement srcad added for the one
+    before it), or for the ``def`` line; None where nothing is known."""
+    seen = set()
+    while filename in _ORIGINS and filename not in seen:
+        seen.add(filename)
+        user_file, lines, first = _ORIGINS[filename]
+        line = lines.get(lineno)
+        if line is None:
+            line = lines[max(k for k in lines if k < lineno)] if any(
+                k < lineno for k in lines) else first
+        if line is None:
+            return None
+        filename, lineno = user_file, line
+    return filename, lineno
+
+
+#: srcad's own files: frames there are its machinery, neither the user's nor generated code
+_HOME = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _running_place(frame):
+    """``(place, outer)`` of a refusal made at ``frame`` while code srcad generated runs:
+    ``place`` the user's line (a ``(file, line)``) the innermost generated code running was
+    made from, ``outer`` the user's line of the next generated code further out at another
+    place (the caller of a callee's derivative, the code a nested derivative runs in), each
+    None where there is none. The walk stops at the user's own code: a refusal made below a
+    user's plain function is left to Python's traceback, which shows the user's line."""
+    place = None
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name in _ORIGINS:
+            where = running_line(name, frame.f_lineno)
+            if where is not None and place is None:
+                place = where
+            elif where is not None and where != place:
+                return place, where
+        elif not (name.startswith(("<srcad", "<frozen", _HOME)) or _library_file(name)):
+            break  # the user's own code
+        frame = frame.f_back
+    return place, None
+
+
 class SrcadError(Exception):
     """Base class of srcad's errors.
 
     Attributes: ``filename``, ``lineno`` (1-based, in the user's file, or ``None``),
     ``construct`` (the offending source text or name) and ``hint`` (what to do instead).
+    A refusal made while a derivative runs (by a runtime helper the generated code calls)
+    names the user's line that code was made from, and ``called_from`` the ``(file, line)``
+    of the user's call further out that reached it (a callee's caller), else ``None``.
     """
 
     def __init__(self, message, *, filename=None, lineno=None, construct=None, hint=None):
@@ -51,6 +103,20 @@ class SrcadError(Exception):
         if origin is not None and lineno in origin[1]:
             filename, lineno = origin[0], origin[1][lineno]
             construct = linecache.getline(filename, lineno).strip() or construct
+        outer = None
+        if origin is None and filename is None and lineno is None:
+            # made while srcad's generated code runs (a runtime helper's refusal): the user's
+            # line that code was made from, and the place further out that called it
+            place, outer = _running_place(sys._getframe(1))
+            if place is not None:
+                filename, lineno = place
+                text = linecache.getline(filename, lineno).strip()
+                construct = f"{text}  ({construct})" if text and construct else (
+                    text or construct)
+                if outer is not None:
+                    message = (f"{message} (reached from {outer[0]}, line {outer[1]}: "
+                               f"{linecache.getline(*outer).strip()})")
+        self.called_from = outer
         self.message = message
         self.filename = filename
         self.lineno = lineno
@@ -103,11 +169,22 @@ class SrcadError(Exception):
 def _library_file(path):
     """Whether ``path`` is a file of Python's standard library or of an installed package
     (code the user does not edit)."""
-    import sysconfig
     if not path:
         return False
-    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    return any(str(path).startswith(root.rstrip("/") + "/") for root in roots if root)
+    return str(path).startswith(_library_roots())
+
+
+def _library_roots():
+    if not _ROOTS:
+        import sysconfig
+
+        paths = sysconfig.get_paths()
+        _ROOTS.extend(sorted({paths[k].rstrip("/") + "/" for k in (
+            "stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)}))
+    return tuple(_ROOTS)
+
+
+_ROOTS = []
 
 
 def reached_through_call(exc, source, line, callee):
