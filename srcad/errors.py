@@ -78,6 +78,8 @@ def _running_place(frame):
         name = frame.f_code.co_filename
         if name in _ORIGINS:
             where = running_line(name, frame.f_lineno)
+            if where is not None and where[0].startswith("<srcad"):
+                where = None  # code srcad wrote of its own (a derivative's wrapper)
             if where is not None and place is None:
                 place = where
             elif where is not None and where != place:
