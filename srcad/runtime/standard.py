@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import math
 
-from ..core.kinds import foreign_array
 from .. import errors
+from ..core.kinds import foreign_array
 from ..errors import BackendError
 
 #: NumPy's name -> the standard's, for the elementwise functions the rules write
