@@ -14,8 +14,9 @@ import os
 import sys
 
 #: code srcad wrote from a user's function (a generator read as a list, a derivative, ...):
-#: its file name -> (the user's file, {its line: the user's line}, the user's ``def`` line or
-#: None); an error there names the user's line
+#: its file name -> (the user's file, {its line: the user's line, or ``(file, line, call)`` of
+#: a callee's statement written in, ``call`` the ``(file, line)`` of its call or None}, the
+#: user's ``def`` line or None); an error there names the user's line
 _ORIGINS = {}
 
 
@@ -35,30 +36,40 @@ def user_line(filename, lineno):
     seen = set()
     while filename in _ORIGINS and filename not in seen and lineno in _ORIGINS[filename][1]:
         seen.add(filename)
-        filename, lineno = _ORIGINS[filename][0], _ORIGINS[filename][1][lineno]
+        filename, lineno = _step(filename, _ORIGINS[filename][1][lineno])
     return filename, lineno, linecache.getline(filename, lineno).strip() or None
+
+
+def _step(filename, line):
+    """The place a line map's entry ``line`` of ``filename`` names: a line of the user's file
+    (an int), or ``(file, line)`` (a callee's statement written into its caller)."""
+    return line[:2] if line.__class__ is tuple else (_ORIGINS[filename][0], line)
 
 
 def forget_origin(filename):
     _ORIGINS.pop(filename, None)
 
 
-def running_line(filename, lineno):
+def running_line(filename, lineno, calls=None):
     """``(file, line)``: the user's line that the running line ``lineno`` of the srcad-made
     ``filename`` was made from, through copies of copies; a line the map does not name
     stands for the nearest line above it that it does (a statement srcad added for the one
-    before it), or for the ``def`` line; None where nothing is known."""
+    before it), or for the ``def`` line; None where nothing is known. ``calls``, a list,
+    receives the user's line of the call of each callee whose statement was written into
+    its caller on the way (innermost first)."""
     seen = set()
     while filename in _ORIGINS and filename not in seen:
         seen.add(filename)
-        user_file, lines, first = _ORIGINS[filename]
+        lines, first = _ORIGINS[filename][1:]
         line = lines.get(lineno)
         if line is None:
             line = lines[max(k for k in lines if k < lineno)] if any(
                 k < lineno for k in lines) else first
         if line is None:
             return None
-        filename, lineno = user_file, line
+        if line.__class__ is tuple and line[2:] and line[2] and calls is not None:
+            calls.append(running_line(*line[2]) or line[2])
+        filename, lineno = _step(filename, line)
     return filename, lineno
 
 
@@ -77,11 +88,14 @@ def _running_place(frame):
     while frame is not None:
         name = frame.f_code.co_filename
         if name in _ORIGINS:
-            where = running_line(name, frame.f_lineno)
+            calls = []
+            where = running_line(name, frame.f_lineno, calls)
             if where is not None and where[0].startswith("<srcad"):
                 where = None  # code srcad wrote of its own (a derivative's wrapper)
             if where is not None and place is None:
                 place = where
+                if calls:  # a callee's statement written into its caller: the call
+                    return place, calls[-1]
             elif where is not None and where != place:
                 return place, where
         elif not (name.startswith(("<srcad", "<frozen", _HOME)) or _library_file(name)):
@@ -103,7 +117,7 @@ class SrcadError(Exception):
     def __init__(self, message, *, filename=None, lineno=None, construct=None, hint=None):
         origin = _ORIGINS.get(filename)
         if origin is not None and lineno in origin[1]:
-            filename, lineno = origin[0], origin[1][lineno]
+            filename, lineno = _step(filename, origin[1][lineno])
             construct = linecache.getline(filename, lineno).strip() or construct
         outer = None
         if origin is None and filename is None and lineno is None:
