@@ -17,7 +17,8 @@ refused when the code runs, :func:`check_output`): ``np.sum(out * dy)`` is the p
 cotangent with the output exactly there.
 
 Imports :mod:`srcad.api` (grad and jvp), :mod:`srcad.fast_calls` (the cotangent's check),
-:mod:`srcad.backend.call_fronts` (a compiled pullback's cells) and :mod:`srcad.runtime`; :mod:`srcad.api` does not import this module: it hands
+:mod:`srcad.backend.call_fronts` (a compiled pullback's cells) and :mod:`srcad.runtime`;
+:mod:`srcad.api` does not import this module: it hands
 :func:`make_pullback` to the frontend through ``srcad.vjp.__srcad_vjp_maker__``.
 """
 
