@@ -104,6 +104,12 @@ def short_vjp(slow):
     return call_fronts.short_vjp(slow, VJPS._attr)
 
 
+def short_hvp(slow, point):
+    """``hvp`` (``slow``: srcad.jacobians's) with its front called first
+    (:func:`srcad.backend.call_fronts.short_hvp`)."""
+    return call_fronts.short_hvp(slow, point)
+
+
 def kept(cache, f, wrt):
     """``cache``'s dict for ``(f, wrt)``, made empty the first time; None when ``f`` cannot
     keep one (it holds no attributes: nothing is ever kept for it)."""
@@ -403,6 +409,12 @@ def hvp_closure(f, wrt, args, v, grad_f):
     if held is None:
         return
     held[key] = known
+    fn = getattr(known, "fn", None)  # the forward-mode code compiled into jvp's front
+    if fn is not None and wrt == 0 and type(wrt) is int and len(key) == 2 and call_fronts.HVP \
+            not in vars(f):  # hvp(f, x, v) of one number: its own front on f
+        front = call_fronts.hvp_front(f, grad_f, key, fn)
+        if front is not None:
+            call_fronts.FRONTS.put(f, call_fronts.HVP, front)
 
 
 def same_shapes(primals, tangents, positions):

@@ -243,3 +243,25 @@ def test_arguments_given_otherwise_take_the_full_path():
         float(autograd.grad(a_two, 0)(0.3, 0.5)), rel=1e-12)
     with pytest.raises(srcad.SrcadError):
         srcad.jvp(f_two, (0.3, 0.5), (1.0,))
+
+
+def test_hvp_front_and_fronts_of_a_derivative():
+    """``hvp(f, x, v)`` of one number: its front on ``f`` (the forward-mode code of
+    ``grad(f)`` compiled in); ``vjp`` and ``jvp`` of ``grad(f)`` itself (a function srcad
+    made, whose own cells must not reach the code compiled in)."""
+    srcad.hessian(f_np)(0.3)  # (grad(f)'s dispatcher compiled in first, as in the benchmark)
+    want = float(autograd.hessian(a_np)(0.3))
+    for _ in range(3):
+        assert srcad.hvp(f_np, 0.3, 0.5) == pytest.approx(0.5 * want, rel=1e-12)
+        assert srcad.hvp(f_np, (0.3,), 0.5) == pytest.approx(0.5 * want, rel=1e-12)
+    front = vars(f_np)[call_fronts.HVP]
+    assert front(0.3, 0.5, f_np) == srcad.hvp(f_np, 0.3, 0.5)  # the front gave the result
+    assert front(np.float64(0.3), 0.5, f_np) is None  # another type: hvp's own path
+    assert srcad.hvp(f_np, np.float64(0.3), 0.5) == pytest.approx(0.5 * want, rel=1e-12)
+    g = srcad.grad(f_np)
+    for _ in range(3):
+        value, pullback = srcad.vjp(g, 0.3)
+        assert pullback(1.0)[0] == pytest.approx(want, rel=1e-12)
+        assert srcad.jvp(g, (0.3,), (2.0,))[1] == pytest.approx(2 * want, rel=1e-12)
+    assert call_fronts.pullback_of(pullback) is not None
+    assert vars(g)[call_fronts.JVP]((0.3,), (2.0,), g) is not None

@@ -77,7 +77,7 @@ _SLOTS = [ENV, FLOAT, F64, LAZY, GRAD, SLOW, F, WRT]
 
 #: the attributes of a function ``f`` holding the fronts of ``vjp(f, ...)`` and ``jvp(f, ...)``
 #: (``wrt`` not given), looked up first by the entry points (:func:`short_vjp`)
-VJP, JVP = "__srcad_vjp_front__", "__srcad_jvp_front__"
+VJP, JVP, HVP = "__srcad_vjp_front__", "__srcad_jvp_front__", "__srcad_hvp_front__"
 _NONE = {}
 
 
@@ -96,7 +96,7 @@ class Fronts:
 
     def clear(self):
         for f in list(self.holders):
-            for attr in (VJP, JVP):
+            for attr in (VJP, JVP, HVP):
                 f.__dict__.pop(attr, None)
         self.holders = weakref.WeakSet()
 
@@ -172,6 +172,28 @@ def short_jvp(slow, attr):
 
     functools.update_wrapper(jvp, slow)
     return jvp
+
+
+def short_hvp(slow, point):
+    """``hvp`` (``slow``: srcad.jacobians's, ``point``: its marker of an argument not given)
+    with the front ``f`` holds called first, for ``hvp(f, x, v)`` of one number ``x``
+    (``wrt`` 0): anything else, or anything the front does not take (None), goes to
+    ``slow``."""
+
+    def hvp(f, x=point, v=point, wrt=0):
+        if wrt.__class__ is int and wrt == 0:
+            try:
+                front = f.__dict__.get("__srcad_hvp_front__")  # (HVP)
+            except AttributeError:
+                front = None
+            if front is not None:
+                done = front(x, v, f)
+                if done is not None:
+                    return done
+        return slow(f, x, v, wrt)
+
+    functools.update_wrapper(hvp, slow)
+    return hvp
 
 
 def pullback_of(fn):
@@ -271,7 +293,8 @@ def _build(user, name, lines, slots, label):
     """The function ``name`` of ``lines`` (its body, indented by 8), made on ``user``'s
     globals and closure cells, ``slots`` its own; None when its free variables are not
     those."""
-    freevars = list(user.__code__.co_freevars)
+    # (a dispatcher's own slots: never read by the code compiled in, which names none)
+    freevars = [v for v in user.__code__.co_freevars if not v.startswith("__srcad")]
     text = "\n".join([f"def __srcad_factory__({', '.join(_SLOTS + freevars)}):",
                       *lines, f"    return {name}"]) + "\n"
     filename = f"<srcad {label} of {user.__qualname__} #{next(_counter)}>"
@@ -279,11 +302,12 @@ def _build(user, name, lines, slots, label):
         code = dispatch_fronts._code(user, text, filename, name)
     except SyntaxError:  # pragma: no cover - the generated text is valid Python
         return None
-    user_cells = dict(zip(freevars, user.__closure__ or ()))
-    if any(v not in user_cells and v not in slots for v in code.co_freevars):
+    user_cells = dict(zip(user.__code__.co_freevars, user.__closure__ or ()))
+    if any(v not in slots and (v not in user_cells or v.startswith("__srcad"))
+           for v in code.co_freevars):
         return None  # pragma: no cover - every free variable is a slot or the user's
-    closure = tuple(user_cells[v] if v in user_cells else types.CellType(slots[v])
-                    for v in code.co_freevars)
+    closure = tuple(types.CellType(slots[v]) if v in slots else user_cells[v]
+                    for v in code.co_freevars)  # (a slot: never the user's cell of its name)
     made = types.FunctionType(code, user.__globals__, name, (slots[F],), closure or None)
     weakref.finalize(made, linecache.cache.pop, filename, None)
     return made
@@ -381,6 +405,57 @@ def number_vjp(user, f, wrt, types_, vg_fn, grad_fn, lazy, gradient, slow):
     return made
 
 
+def hvp_front(f, grad_f, types_, fn):
+    """``hvp``'s front for ``hvp(f, x, v)`` of one number ``x`` of the type ``types_[0]``
+    and ``v`` of ``types_[1]`` (``wrt`` 0): the forward-mode code ``fn`` of ``grad_f``
+    compiled in, its tangent returned; None (``hvp``'s own path) for anything else or when
+    a name the code read is rebound. None when it cannot be compiled."""
+    values = list(types_)
+    parsed = _parsed(fn, grad_f, values) if len(types_) == 2 else None
+    if parsed is None or len(parsed[0]) != 2:
+        return None
+    params, body, tests = parsed
+    if not _returns(body):
+        return None
+
+    def tangent(node):
+        value = node.value
+        if isinstance(value, ast.Tuple) and len(value.elts) == 2 and isinstance(
+                value.elts[0], ast.Name) and not isinstance(value.elts[1], ast.Starred):
+            return ast.Return(value.elts[1])
+        return ast.Return(ast.Subscript(value, ast.Constant(1), ast.Load()))
+
+    body = ast.fix_missing_locations(_Tangents(tangent).visit(ast.Module(body, [])))
+    return _build(grad_f, "hvp_of", [
+        f"    def hvp_of({ARGS}, {TANGENTS}, {GIVEN}={F}):",
+        f"        if {GIVEN} is not {F}:",
+        "            return None",
+        f"        {params[0]} = {ARGS}",
+        f"        {params[1]} = {TANGENTS}",
+        f"        if {params[0]}.__class__ is not {ENV}[0] or {params[1]}.__class__ is not "
+        f"{ENV}[1]:",
+        "            return None",
+        *_guard(tests, 8),
+        f"        if {OK}:",
+        *("            " + line for line in ast.unparse(body).splitlines()),
+        "        return None"], {ENV: tuple(values), F: f}, "hvp")
+
+
+class _Tangents(ast.NodeTransformer):
+    """Each ``return`` of the function's own body made by ``make`` (not a nested one's)."""
+
+    def __init__(self, make):
+        self.make = make
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+    def visit_Return(self, node):
+        return self.make(node) if node.value is not None else node
+
+
 def jvp_front(user, types_, n, fn, fallback):  # (user: the f given to jvp)
     """``jvp``'s closure for numbers of ``types_`` (``n`` primals then tangents), taking
     ``(primals, tangents)``: the forward-mode code ``fn`` compiled in; ``fallback`` (the
@@ -392,7 +467,7 @@ def jvp_front(user, types_, n, fn, fallback):  # (user: the f given to jvp)
     params, body, tests = parsed
     if not _returns(body):
         return None
-    return _build(user, "jvp_of", [
+    made = _build(user, "jvp_of", [
         f"    def jvp_of({ARGS}, {TANGENTS}, {GIVEN}={F}):",
         *_head([(params[:n], ARGS), (params[n:], TANGENTS)], types_),
         *_guard(tests, 8),
@@ -400,3 +475,6 @@ def jvp_front(user, types_, n, fn, fallback):  # (user: the f given to jvp)
         *("            " + line for line in ast.unparse(ast.Module(body, [])).splitlines()),
         f"        return {LAZY}({ARGS}, {TANGENTS})"],
         {ENV: tuple(values), LAZY: fallback, F: user}, "jvp")
+    if made is not None:
+        made.fn = fn  # (for hvp's front)
+    return made
