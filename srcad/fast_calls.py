@@ -220,13 +220,15 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=()):
                     if wrt is None and call_fronts.VJP not in vars(f):
                         call_fronts.FRONTS.put(f, call_fronts.VJP, front)
 
+        one = args[0] if len(args) == 1 else None  # (one argument: called without a *)
+
         def eager_pullback(dy):
             nonlocal grads
             if type(dy) is float and dy == 1.0:
-                if grads is not None:  # the first time, the gradient made with the value
-                    first, grads = grads, None
-                    return first
-                return gradient(*args)  # later: made again (the caller owns the first)
+                if grads is None:  # later: made again (the caller owns the first)
+                    return gradient(*args) if one is None else gradient(one)
+                first, grads = grads, None  # the first time, the gradient made with the value
+                return first
             check_companion(value, dy, "cotangent")
             return transformed(dy, *args)
 
