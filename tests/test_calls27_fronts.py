@@ -265,3 +265,20 @@ def test_hvp_front_and_fronts_of_a_derivative():
         assert srcad.jvp(g, (0.3,), (2.0,))[1] == pytest.approx(2 * want, rel=1e-12)
     assert call_fronts.pullback_of(pullback) is not None
     assert vars(g)[call_fronts.JVP]((0.3,), (2.0,), g) is not None
+
+
+def f_sqrt(x):
+    return math.sqrt(x) + x
+
+
+def test_an_error_of_the_gradient_alone_is_raised_by_the_pullback():
+    """As the closure's: ``vjp`` gives the value, the pullback raises what the gradient
+    meets (here 1 / (2 sqrt(0)))."""
+    for _ in range(3):
+        assert srcad.vjp(f_sqrt, 0.25)[1](1.0)[0] == pytest.approx(2.0, rel=1e-12)
+    assert call_fronts.VJP in vars(f_sqrt)
+    for _ in range(2):
+        value, pullback = srcad.vjp(f_sqrt, 0.0)
+        assert value == 0.0
+        with pytest.raises(ZeroDivisionError):
+            pullback(1.0)
