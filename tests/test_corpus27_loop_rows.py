@@ -17,10 +17,10 @@ import autograd
 import autograd.numpy as anp
 import numpy as np
 import pytest
-from srcad.tools.check import numerical_grad
 
 import srcad
 from srcad.errors import MutationError
+from srcad.tools.check import numerical_grad
 from tests.sampling import sample
 
 
@@ -47,9 +47,9 @@ def rows_axis1(x, h0, W):  # h[:, t, :] of a 3-d array, the caches in a dict
     caches = {}
     prev_h = h0
     for i in range(T):
-        h[:, i, :], caches['cache%d' % i] = step(x[:, i, :], prev_h, W)
+        h[:, i, :], caches[f'cache{i}'] = step(x[:, i, :], prev_h, W)
         prev_h = h[:, i, :]
-    return h, [caches['cache%d' % i][1] for i in range(T)]
+    return h, [caches[f'cache{i}'][1] for i in range(T)]
 
 
 def rows_from_one(x, h0, W):  # range(1, T): row 0 stays zero
