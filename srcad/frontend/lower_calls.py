@@ -73,10 +73,10 @@ class Calls:
                                                 keywords=keywords), node)
         writes.refuse_keywords(self, node)
         node.srcad_consumed = consumed
-        if any(k.arg is None for k in node.keywords):
+        spliced = not self.unseen_keywords(node)  # f(**kw) of a dict known when it runs
+        if any(k.arg is None for k in node.keywords) and spliced:
             node = self.spliced_keywords(node)
-        spliced = True
-        if any(isinstance(a, gast.Starred) for a in node.args):
+        if spliced and any(isinstance(a, gast.Starred) for a in node.args):
             args = self.spliced(node, strict=False)
             spliced = args is not None
             if spliced:
