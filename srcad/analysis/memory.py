@@ -117,10 +117,9 @@ class Aliases(_Places, _Calls):
     the objects it may hold. Objects are tokens: ("new", name), ("arg", name),
     ("global", id)."""
 
-    def __init__(self, fn, analysis, apart=frozenset()):
+    def __init__(self, fn, analysis):
         self.fn = fn
         self.an = analysis
-        self.apart = apart  # views read as new objects (rows a loop leaves: row_views)
         self.augmented = dict(getattr(fn, "augmented", {}))
         self.defs = defs = _definitions(fn)
         self.list_displays = _list_displays(defs)
@@ -265,9 +264,6 @@ class Aliases(_Places, _Calls):
                     self.held[obj] = self.held.get(obj, frozenset()) | extra
             return
         fresh = frozenset({("new", target)})
-        if target in self.apart:
-            self._set(target, fresh, fresh)
-            return
         if target in self.fresh_copies:
             self._set(target, fresh, fresh | self.mem(value, self.held))
             return

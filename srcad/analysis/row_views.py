@@ -30,8 +30,9 @@ shares memory with ``B`` only through such views. It holds when all of these do:
   result), with the same index, taken after the write in the body's order.
 
 Every other write into the array or into the views is checked as before. Under these
-conditions the views are read as new objects (:class:`srcad.analysis.memory.Aliases`'s
-``apart``) and the value is asked again; anything else that ties it to ``B`` still refuses.
+conditions the views are read as new objects (:class:`_Apart`, a
+:class:`srcad.analysis.memory.Aliases` solved again) and the value is asked again; anything
+else that ties it to ``B`` still refuses.
 
 Imports ``srcad.core`` and :mod:`srcad.analysis.memory` (and nothing above its layer).
 """
@@ -82,6 +83,21 @@ def _order(block, nested, out):
     return out
 
 
+class _Apart(Aliases):
+    """The memory model with the views ``apart`` read as new objects."""
+
+    def __init__(self, fn, analysis, apart):
+        self.apart = apart
+        super().__init__(fn, analysis)
+
+    def _assign(self, stmt):
+        if stmt.target in self.apart:
+            fresh = frozenset({("new", stmt.target)})
+            self._set(stmt.target, fresh, fresh)
+            return
+        super()._assign(stmt)
+
+
 class Rows:
     """For each write of the form above, the views it may leave apart (``views``: id of the
     write -> names); :meth:`__call__` answers for one write and one value read after it."""
@@ -125,7 +141,7 @@ class Rows:
         if views is None:
             return False
         if views not in self._solved:
-            self._solved[views] = Aliases(self.fn, self.an, apart=views)
+            self._solved[views] = _Apart(self.fn, self.an, views)
         apart = self._solved[views]
         memory = apart.mem(stmt.obj, apart.own)
         return bool(memory) and not apart.held.get(other, frozenset()) & memory

@@ -29,6 +29,7 @@ from ..runtime import containers, routes
 from . import (
     builtin_code,
     iterators_passed,
+    keyword_dicts,
     lower_defaults,
     lower_super,
     misfit_calls,
@@ -73,7 +74,7 @@ class Calls:
                                                 keywords=keywords), node)
         writes.refuse_keywords(self, node)
         node.srcad_consumed = consumed
-        spliced = not self.unseen_keywords(node)  # f(**kw) of a dict known when it runs
+        spliced = not keyword_dicts.unseen_keywords(self, node)  # f(**kw): kw when it runs
         if any(k.arg is None for k in node.keywords) and spliced:
             node = self.spliced_keywords(node)
         if spliced and any(isinstance(a, gast.Starred) for a in node.args):

@@ -14,8 +14,8 @@ A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it sha
   known (``xs, ys = zip(*pairs)``) is the tuple of tuples it yields. Kept as an iterator
   (consumed later, maybe twice) they are refused.
 
-Imports: gast, the standard library, :mod:`srcad.core` (``env``: the items of a closure or
-global dict spliced), :mod:`srcad.errors`,
+Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.errors`,
+:mod:`.keyword_dicts` (``f(**kw)`` of a dict not built in the function),
 :mod:`srcad.runtime.spread_calls` (the helper it writes) and :mod:`.source` (to read a callee's
 returns).
 """
@@ -28,11 +28,12 @@ import operator
 
 import gast
 
-from ..core import env, functions, ir
+from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..core.walk import walk_nodes
 from ..errors import SrcadError
 from ..runtime.spread_calls import star_call
+from . import keyword_dicts
 from . import source as source_module
 
 CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed, dict,
@@ -120,39 +121,6 @@ class Spreads:
             todo.extend(gast.iter_child_nodes(sub))
         return sizes.pop() if len(sizes) == 1 else None
 
-    def unseen_keywords(self, node):
-        """Whether ``node`` unpacks (``**kw``) a dict whose keys srcad cannot see where it
-        makes the code (an argument, a closure or global value, a call's result), into a
-        function not nested in this one: the call is then :func:`star_call`'s, made for the
-        keywords met when it runs (as ``f(*t)`` of an unknown length)."""
-        return any(k.arg is None and not (isinstance(k.value, gast.Dict) and _display(
-            k.value)) and not (isinstance(k.value, gast.Name) and k.value.id in
-                               self.keyword_displays and k.value.id not in self.env)
-                   and self.free_dict(k.value) is None for k in node.keywords) and not (
-                       isinstance(node.func, gast.Name) and node.func.id in self.local_functions)
-
-    def free_dict(self, value):
-        """``kw`` of ``f(**kw)`` when it is a closure or global dict of at most 64 names (an
-        enclosing function's ``**kwargs``, dtak/rrr's ``input_grad_kwargs``): its keys are
-        spliced as keywords reading it (``y=kw['y']``), the code guarded by its items
-        (:class:`srcad.core.env.ItemsRead`: the same keys holding the same objects), else
-        None."""
-        if not isinstance(value, gast.Name) or value.id in self.env or (
-                value.id in self.keyword_displays):
-            return None
-        try:
-            found = self.source.lookup(value.id)
-        except (NameError, KeyError):
-            return None
-        if type(found) is not dict or len(found) > 64 or not all(
-                type(k) is str and k.isidentifier() for k in found):
-            return None
-        src = self.source
-        cell, namespace = (src.cells.get(value.id), None) if value.id in src.closure else (
-            None, src.globals)
-        env.record(env.ItemsRead(namespace, cell, value.id, (), found))
-        return found
-
     def spliced_keywords(self, node):
         """``f(**{"a": x})`` or ``f(**kw)`` with ``kw`` a display only ever spliced: the
         keywords, one by one."""
@@ -169,13 +137,8 @@ class Spreads:
                     value.id not in self.env:
                 keywords += [gast.keyword(arg=key, value=Atom(atom)) for key, atom in
                              self.keyword_displays[value.id].items()]
-            elif self.free_dict(value) is not None:
-                keywords += [gast.keyword(arg=key, value=gast.copy_location(gast.Subscript(
-                    value=gast.copy_location(gast.Name(id=value.id, ctx=gast.Load(),
-                                                       annotation=None, type_comment=None),
-                                             value),
-                    slice=gast.copy_location(gast.Constant(value=key, kind=None), value),
-                    ctx=gast.Load()), value)) for key in self.free_dict(value)]
+            elif keyword_dicts.free_dict(self, value) is not None:
+                keywords += keyword_dicts.spliced(self, value)
             else:
                 raise self.error(node, "keyword unpacking (**kw) of a dict srcad cannot see "
                                  "whole", hint="pass the keyword arguments one by one, or "
