@@ -4,9 +4,10 @@ A closure or global dict of at most 64 names (an enclosing function's ``**kwargs
 a closure, dtak/rrr's ``input_gradients(params, **input_grad_kwargs)``) has its keys spliced as
 keywords reading it when the code runs (``scale=kw['scale']``), the code guarded by its items
 (:class:`srcad.core.env.ItemsRead`: the same keys holding the same objects, else made again).
-Any other dict (an argument, a value computed) makes the call
-:func:`srcad.runtime.spread_calls.star_call`'s, made for the keywords met when it runs
-(:meth:`srcad.frontend.lower_spread.Spreads.star_call_prim`).
+Any other dict (an argument, a value computed) given to a module-level function of the
+user's makes the call :func:`srcad.runtime.spread_calls.star_call`'s, made for the keywords met
+when it runs (:meth:`srcad.frontend.lower_spread.Spreads.star_call_prim`); given to a library
+function (whose rule takes fixed forms), a method or a nested function it stays refused.
 
 Imports gast and :mod:`srcad.core` (and nothing above its layer).
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import gast
 
-from ..core import env
+from ..core import env, functions
 
 #: at most this many keys are spliced
 MOST = 64
@@ -28,13 +29,24 @@ def _display(node):
 
 def unseen_keywords(lw, node):
     """Whether ``node`` unpacks (``**kw``) a dict whose keys srcad cannot see where it makes
-    the code (an argument, a call's result), into a function not nested in this one: the
-    call is then :func:`star_call`'s (as ``f(*t)`` of an unknown length)."""
+    the code (an argument, a call's result) into a module-level function of the user's
+    named directly: the call is then :func:`star_call`'s (as ``f(*t)`` of an unknown
+    length). Into anything else (a library function, whose rule takes fixed forms; a method;
+    a nested function) it stays refused at the call's line."""
     return any(k.arg is None and not (isinstance(k.value, gast.Dict) and _display(k.value))
                and not (isinstance(k.value, gast.Name) and k.value.id in lw.keyword_displays
                         and k.value.id not in lw.env)
-               and free_dict(lw, k.value) is None for k in node.keywords) and not (
-                   isinstance(node.func, gast.Name) and node.func.id in lw.local_functions)
+               and free_dict(lw, k.value) is None for k in node.keywords) and _user_named(
+                   lw, node.func)
+
+
+def _user_named(lw, func):
+    if not isinstance(func, gast.Name) or func.id in lw.env or func.id in lw.local_functions:
+        return False
+    try:
+        return functions.is_user_function(lw.source.lookup(func.id))
+    except (NameError, KeyError):
+        return False
 
 
 def free_dict(lw, value):
