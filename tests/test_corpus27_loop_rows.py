@@ -224,3 +224,13 @@ def test_views_python_changes_stay_refused(forward):
     args = inputs(rows_list, np.random.RandomState(0))
     with pytest.raises(MutationError):
         srcad.grad(loss_of(forward), wrt=2)(*args)
+
+
+@pytest.mark.parametrize("forward", sample([view_before_write, rows_list, rows_axis1], 3),
+                         ids=lambda f: f.__name__)
+def test_rows_kept_hessian_against_autograd(forward):
+    x, h0, W = inputs(forward, np.random.RandomState(1))
+    loss, reference = loss_of(forward), reference_loss(forward)
+    got = srcad.hessian(lambda w: loss(x, h0, w))(W)
+    assert np.allclose(got, autograd.hessian(lambda w: reference(x, h0, w))(W), rtol=1e-8,
+                       atol=1e-10)
