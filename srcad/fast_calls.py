@@ -15,18 +15,17 @@ kinds does, and the closure is dropped otherwise.
 Also the pullbacks ``vjp`` returns and the checks of tangents and cotangents.
 
 Imports ``srcad.core``, ``srcad.errors``, :mod:`srcad.backend.keys` (the rank lookup's key),
-:mod:`srcad.backend.dispatch_fronts` (the Jacobians' fronts)
+:mod:`srcad.backend.dispatch_fronts` (the Jacobians' fronts), :mod:`srcad.backend.call_fronts`
+(``vjp``'s and ``jvp``'s of numbers)
 and :mod:`srcad.fast_checks` (the tests of what the code read); :mod:`srcad.api` is built on
 it.
 """
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from .backend import dispatch_fronts
+from .backend import call_fronts, dispatch_fronts
 from .backend.keys import MAX_COMPARED, first_of
 from .core import env, functions
 from .errors import SrcadError
@@ -55,6 +54,8 @@ JVP_TABLES = {"python": JVPS, "numba": NUMBA_JVPS}
 #: (f, wrt) -> {types of the arguments and of v -> the jvp closure of grad(f)}, for hvp
 HVPS = functions.ByFunction()
 _NONE = {}
+#: every table and front here, for ``srcad.clear_cache``
+TABLES = (VJPS, HVPS, JVPS, NUMBA_JVPS, call_fronts.FRONTS)
 
 
 def table(cache, f, wrt):
@@ -91,54 +92,22 @@ def jvp_call(f, wrt, primals, tangents, backend):
 
 
 def short_jvp(slow):
-    """``jvp`` (``slow``: srcad.api's, which it wraps) with :func:`jvp_call`'s lookup for the
-    Python backend in its own frame: a call of ``jvp`` on a small function costs one frame
-    fewer over its code. Anything the closure kept does not take (None) goes to ``slow``."""
-    attr = JVPS._attr
-
-    def jvp(f, primals, tangents, wrt=None, backend="python"):
-        if backend == "python" and type(primals) is tuple and type(tangents) is tuple:
-            held = getattr(f, "__dict__", _NONE).get(attr)
-            if held is not None and held[0]() is f:
-                try:
-                    found = held[1].get((wrt,))
-                except TypeError:  # an unhashable wrt (a list): never kept
-                    found = None
-                if found is not None:
-                    known = found.get((type(primals[0]), type(tangents[0])) if len(
-                        primals) == 1 and len(tangents) == 1 else types_of(primals) + types_of(
-                        tangents))
-                    done = known(primals, tangents) if known is not None else None
-                    if done is not None:
-                        return done
-        return slow(f, primals, tangents, wrt, backend)
-
-    functools.update_wrapper(jvp, slow)
-    return jvp
+    """``jvp`` (``slow``: srcad.api's) with its fronts and :func:`jvp_call`'s lookup in the
+    frame called (:func:`srcad.backend.call_fronts.short_jvp`)."""
+    return call_fronts.short_jvp(slow, JVPS._attr)
 
 
 def short_vjp(slow):
-    """``vjp`` (``slow``: srcad.api's, which it wraps) with the lookup of the closure kept for
-    these argument types (:func:`vjp_closure`) in its own frame: no call of :func:`table` or
-    :func:`types_of` on the way to it. Anything else goes to ``slow``, which looks again."""
-    attr = VJPS._attr
+    """``vjp`` (``slow``: srcad.api's) with its fronts and the lookup of the closure kept for
+    these argument types (:func:`vjp_closure`) in the frame called
+    (:func:`srcad.backend.call_fronts.short_vjp`)."""
+    return call_fronts.short_vjp(slow, VJPS._attr)
 
-    def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
-        if not has_aux and backend == "python":
-            held = getattr(f, "__dict__", _NONE).get(attr)
-            if held is not None and held[0]() is f:
-                try:
-                    found = held[1].get((wrt,))
-                except TypeError:  # an unhashable wrt (a list): never kept
-                    found = None
-                if found is not None:
-                    known = found.get((type(args[0]),) if len(args) == 1 else types_of(args))
-                    if known is not None:
-                        return known(args)
-        return slow(f, *args, wrt=wrt, has_aux=has_aux, backend=backend)
 
-    functools.update_wrapper(vjp, slow)
-    return vjp
+def short_hvp(slow, point):
+    """``hvp`` (``slow``: srcad.jacobians's) with its front called first
+    (:func:`srcad.backend.call_fronts.short_hvp`)."""
+    return call_fronts.short_hvp(slow, point)
 
 
 def kept(cache, f, wrt):
@@ -212,10 +181,11 @@ def vjp_closure(f, wrt, types, called, transformed, gradient, value_and_grad=Non
 
     table[types] = vjp_of
     if gradient is not None and value_and_grad is not None and int not in types:
-        table[types] = eager_vjp(value_and_grad, transformed, gradient, vjp_of, f, wrt)
+        table[types] = eager_vjp(value_and_grad, transformed, gradient, vjp_of, f, wrt, [
+            (table, types, called)] if all(t in _NUMBERS for t in types) else [])
 
 
-def eager_vjp(make, transformed, gradient, lazy, f, wrt):
+def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=()):
     """``vjp`` of a function whose output was a number for arguments of these types: its
     value and its gradient by one ``value_and_grad`` call (what they cost together, the
     computations the value and the gradient share made once; ``make`` makes it at the first
@@ -223,7 +193,9 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt):
     grad's code: the caller owns what it was given first), any other cotangent runs the vjp
     code. A call whose output is not a number, or that raises anything, takes ``lazy`` (the
     function for the value, the derivative code at the pullback), which behaves as before:
-    an error the gradient alone meets is raised by the pullback, not by ``vjp``."""
+    an error the gradient alone meets is raised by the pullback, not by ``vjp``. For numbers
+    (``numbers``: ``[(table, types, called)]``), its first call compiles the two codes into
+    one function put in its place (:func:`srcad.backend.call_fronts.vjp_front`)."""
     made = []
 
     def vjp_of(args):
@@ -235,14 +207,28 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt):
             return lazy(args)
         if type(value) is not float and type(value) is not np.float64:
             return lazy(args)
+        if numbers:  # (tried once, at the second call: grad's code is made for it)
+            if len(numbers) == 1:
+                numbers.append(None)
+            else:
+                (held, types, called), _ = numbers
+                numbers.clear()
+                front = call_fronts.vjp_front(called, f, wrt, types, made[0], gradient,
+                                              vjp_of, transformed, check_companion, args)
+                if front is not None:
+                    held[types] = front
+                    if wrt is None and call_fronts.VJP not in vars(f):
+                        call_fronts.FRONTS.put(f, call_fronts.VJP, front)
+
+        one = args[0] if len(args) == 1 else None  # (one argument: called without a *)
 
         def eager_pullback(dy):
             nonlocal grads
-            if type(dy) is float and dy == 1.0:
-                if grads is not None:  # the first time, the gradient made with the value
-                    first, grads = grads, None
-                    return first
-                return gradient(*args)  # later: made again (the caller owns the first)
+            if dy.__class__ is float and dy == 1.0:  # (a float's class: no call of type)
+                if grads is None:  # later: made again (the caller owns the first)
+                    return gradient(*args) if one is None else gradient(one)
+                first, grads = grads, None  # the first time, the gradient made with the value
+                return first
             check_companion(value, dy, "cotangent")
             return transformed(dy, *args)
 
@@ -349,8 +335,13 @@ def jvp_closure(f, wrt, primals, tangents, fn, backend="python", wrt_of=None):
     if table is None:
         return
     arrays = [i for i, a in enumerate(primals) if type(a) is np.ndarray]
-    if not arrays:
+    if not arrays:  # the forward-mode code compiled in, where it can be
         table[types] = number_jvp(fn, table, types, len(primals), len(tangents))
+        front = call_fronts.jvp_front(f, types, len(primals), fn, table[types])
+        if front is not None:
+            table[types] = front
+            if wrt is None and call_fronts.JVP not in vars(f):
+                call_fronts.FRONTS.put(f, call_fronts.JVP, front)
         return
     known = getattr(table.get(types), "general", table.get(types))  # (see one_array)
     if known is None or not hasattr(known, "fns"):
@@ -420,6 +411,12 @@ def hvp_closure(f, wrt, args, v, grad_f):
     if held is None:
         return
     held[key] = known
+    fn = getattr(known, "fn", None)  # the forward-mode code compiled into jvp's front
+    if fn is not None and wrt == 0 and type(wrt) is int and len(key) == 2 and call_fronts.HVP \
+            not in vars(f):  # hvp(f, x, v) of one number: its own front on f
+        front = call_fronts.hvp_front(f, grad_f, key, fn)
+        if front is not None:
+            call_fronts.FRONTS.put(f, call_fronts.HVP, front)
 
 
 def same_shapes(primals, tangents, positions):

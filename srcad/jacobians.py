@@ -227,7 +227,7 @@ def hvp(f, x=_POINT, v=_POINT, wrt=0):
         return float(product) if np.ndim(product) == 0 else product
 
 
-
+hvp = fast_calls.short_hvp(hvp, _POINT)  # its front for one number, in the frame called
 _copies = fast_calls.copies
 
 

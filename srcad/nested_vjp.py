@@ -16,8 +16,9 @@ Only outputs that are arrays or real numbers are read so (a tuple, dict or compl
 refused when the code runs, :func:`check_output`): ``np.sum(out * dy)`` is the product of the
 cotangent with the output exactly there.
 
-Imports :mod:`srcad.api` (grad and jvp), :mod:`srcad.fast_calls` (the cotangent's check) and
-:mod:`srcad.runtime`; :mod:`srcad.api` does not import this module: it hands
+Imports :mod:`srcad.api` (grad and jvp), :mod:`srcad.fast_calls` (the cotangent's check),
+:mod:`srcad.backend.call_fronts` (a compiled pullback's cells) and :mod:`srcad.runtime`;
+:mod:`srcad.api` does not import this module: it hands
 :func:`make_pullback` to the frontend through ``srcad.vjp.__srcad_vjp_maker__``.
 """
 
@@ -28,6 +29,7 @@ import inspect
 import numpy as np
 
 from . import api
+from .backend import call_fronts
 from .core import functions
 from .errors import SrcadError
 from .fast_calls import check_companion
@@ -158,7 +160,14 @@ class PulledBack:
         return self.made
 
 
-functions.PULLED_BACK[:] = [PulledBack]
+def made_of(fn):
+    """``(f, args, wrt, has_aux, value)`` of a pullback ``srcad.vjp`` made (its
+    ``__srcad_vjp_of__``, or the cells of one compiled by :mod:`srcad.backend.call_fronts`),
+    else None."""
+    return vars(fn).get("__srcad_vjp_of__") or call_fronts.pullback_of(fn)
+
+
+functions.PULLED_BACK[:] = [PulledBack, made_of]
 
 
 def plain_parameters(fn):

@@ -526,6 +526,11 @@ CORPUS = [
     ("fancompute/angler", "Notebooks/Accelerator.ipynb"),
     ("fancompute/angler", "tests/test_gradient.py"),
     ("fancompute/angler", "tests/test_objective.py"),
+    # round 27 (corpus27): a reader's folder of autograd scripts beside PyTorch ones: autograd's
+    # logistic regression as the reader kept it, and character and sinusoid RNNs trained by adam
+    ("niceyeti/DeepSeq", "autograd/logistic_regression_example.py"),
+    ("niceyeti/DeepSeq", "autograd/rnn.py"),
+    ("niceyeti/DeepSeq", "autograd/sinusoid_rnn.py"),
 ]
 
 

@@ -520,6 +520,10 @@ BOXES = {name: _no_box(name) for name in ("ArrayBox", "DictBox", "ListBox", "Tup
 # --- the import hook ----------------------------------------------------------------------------
 
 
+#: matplotlib's calls that return a list of the lines they draw (one here)
+LINE_PLOTS = (".plot", ".semilogx", ".semilogy", ".loglog", ".step")
+
+
 class _Anything(types.ModuleType):
     """matplotlib, and anything it returns: every attribute and call succeeds."""
 
@@ -539,6 +543,8 @@ class _Anything(types.ModuleType):
         return _Anything(f"{self.__name__}.{attr}")
 
     def __call__(self, *args, **kwargs):
+        if self.__name__.endswith(LINE_PLOTS):  # a list of lines: `line, = ax.plot(xs, ys)`
+            return [_Anything(self.__name__ + "()[0]")]
         return _Anything(self.__name__ + "()")
 
     def __iter__(self):

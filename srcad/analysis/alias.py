@@ -35,7 +35,7 @@ from ..core.kinds import ANY, ARRAY, SEQ
 from ..core.walk import walk_nodes
 from ..errors import MutationError
 from ..rules import registry
-from . import operand_checks
+from . import operand_checks, row_views
 from .memory import Aliases
 from .memory_tables import MUTATORS, ir_mutable, log_append, names_of
 from .user_calls import user_callee
@@ -98,13 +98,13 @@ class _Liveness:
         return live
 
 
-
 def check(fn, analysis, callee=False):
     """Raise :class:`MutationError` at the first write srcad cannot make exact. In a
     ``callee`` (a function differentiated as part of its caller), a write into an argument's
     object is allowed: each call of it is checked in the caller as a write into what it passes
     (``analysis.callees.written``), refused there if anything reads that object afterwards."""
     aliases = Aliases(fn, analysis)
+    rows = row_views.Rows(fn, analysis, aliases)  # rows a counting loop writes, and views
     after = _Liveness(fn).live()
     source = fn.source
     named = {**user_names(fn), **getattr(fn, "spellings", {})}  # (t_2 -> ys[k])
@@ -161,8 +161,8 @@ def check(fn, analysis, callee=False):
                 # nothing obj may be
             if aliases.taken_out(obj, other) or aliases.only_through(target, other):
                 continue  # (ys[i] += v: ys holds the item at place i alone, put back there)
-            if aliases.held.get(other, frozenset()) & memory and not (
-                    aliases.items_apart(other, memory, _later(stmt, fn.body, places))):
+            if aliases.held.get(other, frozenset()) & memory and not (aliases.items_apart(
+                    other, memory, _later(stmt, fn.body, places)) or rows(stmt, other)):
                 theirs = label(other)
                 how = "is the same object as" if other == obj.name else "shares memory with"
                 if theirs == mine:  # b = a: one object, two user names, one SSA name

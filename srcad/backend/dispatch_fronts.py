@@ -190,10 +190,13 @@ def _rev(expr):
 
 
 def _fwd(expr, given):
-    return _stmts(f"{V}, {G} = E\n"
-                  f"if {V}.__class__ is float or {V}.__class__ is {F64}:\n"
-                  f"    {_AS_FLOAT}\n"
-                  f"return {REST}({given}, {V}, {G})\n", E=expr)
+    check = (f"if {V}.__class__ is float or {V}.__class__ is {F64}:\n"
+             f"    {_AS_FLOAT}\n"
+             f"return {REST}({given}, {V}, {G})\n")
+    if isinstance(expr, ast.Tuple) and len(expr.elts) == 2 and not any(
+            isinstance(e, ast.Starred) for e in expr.elts):  # no tuple made
+        return _stmts(f"{V} = E\n{G} = T\n" + check, E=expr.elts[0], T=expr.elts[1])
+    return _stmts(f"{V}, {G} = E\n" + check, E=expr)
 
 
 def _tests(user, reads, helpers, params, values):
@@ -270,7 +273,8 @@ def inline(front, key, fn, mode, seeds=(), rest=None):
     body = ast.fix_missing_locations(_Returns(_rev if mode == "rev" else functools.partial(
         _fwd, given="(" + "".join(p + ", " for p in params[:n]) + ")")).visit(
         ast.Module(body=node.body, type_ignores=[])))
-    seed_lines = [f"{p} = {ENV}[{len(values) + k}]" for k, p in enumerate(params[n:])]
+    seed_lines = [f"{p} = {seed!r}" if type(seed) is float and seed in (0.0, 1.0) else (
+        f"{p} = {ENV}[{len(values) + k}]") for k, (p, seed) in enumerate(zip(params[n:], seeds))]
     values += list(seeds)
     lines = [f"if not {ARGS}:",
              "    try:",

@@ -463,8 +463,8 @@ def as_positional(fn, args, kwargs):
     return [bound.arguments[p] for p in params], {}
 
 
-#: ``[srcad.nested_vjp.PulledBack]``: what srcad reads for a pullback ``srcad.vjp`` made
-#: (its ``__srcad_vjp_of__``), called in code srcad differentiates
+#: ``[srcad.nested_vjp.PulledBack, srcad.nested_vjp.made_of]``: what srcad reads for a pullback
+#: ``srcad.vjp`` made (from what it was made of), called in code srcad differentiates
 PULLED_BACK = []
 WITH_AUX = []  # srcad.nested_aux.plain_with_aux_maker, set there
 
@@ -478,8 +478,8 @@ def plain_form(fn):
         plain = vars(fn).get("__srcad_plain__")
     except TypeError:
         return None
-    if plain is None and PULLED_BACK and "__srcad_vjp_of__" in vars(fn):
-        plain = fn.__srcad_plain__ = PULLED_BACK[0](*fn.__srcad_vjp_of__)  # a pullback
+    if plain is None and PULLED_BACK and (of := PULLED_BACK[1](fn)):
+        plain = fn.__srcad_plain__ = PULLED_BACK[0](*of)  # a pullback
     if plain is None and WITH_AUX and "__srcad_aux_made__" in vars(fn):  # grad(f, has_aux)
         plain = fn.__srcad_plain__ = WITH_AUX[0](*fn.__srcad_aux_made__)
     if plain is None or getattr(plain, "__module__", None) not in (

@@ -29,6 +29,7 @@ from ..runtime import containers, routes
 from . import (
     builtin_code,
     iterators_passed,
+    keyword_dicts,
     lower_defaults,
     lower_super,
     misfit_calls,
@@ -73,10 +74,10 @@ class Calls:
                                                 keywords=keywords), node)
         writes.refuse_keywords(self, node)
         node.srcad_consumed = consumed
-        if any(k.arg is None for k in node.keywords):
+        spliced = not keyword_dicts.unseen_keywords(self, node)  # f(**kw): kw when it runs
+        if any(k.arg is None for k in node.keywords) and spliced:
             node = self.spliced_keywords(node)
-        spliced = True
-        if any(isinstance(a, gast.Starred) for a in node.args):
+        if spliced and any(isinstance(a, gast.Starred) for a in node.args):
             args = self.spliced(node, strict=False)
             spliced = args is not None
             if spliced:

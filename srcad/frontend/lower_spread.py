@@ -15,6 +15,7 @@ A mixin of :class:`srcad.frontend.lower.Lowerer` (see there for the state it sha
   (consumed later, maybe twice) they are refused.
 
 Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.errors`,
+:mod:`.keyword_dicts` (``f(**kw)`` of a dict not built in the function),
 :mod:`srcad.runtime.spread_calls` (the helper it writes) and :mod:`.source` (to read a callee's
 returns).
 """
@@ -32,6 +33,7 @@ from ..core.ir import Const, Var
 from ..core.walk import walk_nodes
 from ..errors import SrcadError
 from ..runtime.spread_calls import LIFTED, star_call
+from . import keyword_dicts
 from . import source as source_module
 
 CONSUMERS = (sum, min, max, list, tuple, sorted, any, all, set, enumerate, zip, reversed, dict,
@@ -135,6 +137,8 @@ class Spreads:
                     value.id not in self.env:
                 keywords += [gast.keyword(arg=key, value=Atom(atom)) for key, atom in
                              self.keyword_displays[value.id].items()]
+            elif keyword_dicts.free_dict(self, value) is not None:
+                keywords += keyword_dicts.spliced(self, value)
             else:
                 raise self.error(node, "keyword unpacking (**kw) of a dict srcad cannot see "
                                  "whole", hint="pass the keyword arguments one by one, or "
@@ -310,11 +314,13 @@ class Spreads:
                 positional.append(self.expr(a))
         if positional:
             pieces.append(self.assign(ir.Prim(ir.BUILD_TUPLE, positional), None, node))
-        packed = pieces[0]
+        packed = pieces[0] if pieces else Const((), "()")  # f(**kw): no positional ones
         for piece in pieces[1:]:
             packed = self.assign(ir.Prim(operator.add, [packed, piece]), "args", node)
         if node.keywords or lead_kw:
-            if any(k.arg is None for k in node.keywords):  # f(*t, **d): as written
+            if len(node.keywords) == 1 and node.keywords[0].arg is None and not lead_kw:
+                keywords = self.expr(node.keywords[0].value)  # f(**d): d itself
+            elif any(k.arg is None for k in node.keywords):  # f(*t, **d): as written
                 keywords = self.assign(ir.Prim(dict, [], {**(lead_kw or {}), **{
                     k.arg: self.expr(k.value) for k in node.keywords}},
                                                spelling=self.bound_name(dict, "dict")),
