@@ -292,6 +292,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         gen.parts_called = self.parts_called or self.sparse_used or bool(self.guard_sites) or (
             partitioned)
         gen.buffers = {p: self.g(p) for p in self.into}
+        gen.keeps = _keeps(self)
         return gen
 
     def comment(self, stmt, code):
@@ -343,6 +344,17 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
             self.assign(stmt, code, frame)
         else:
             self.setitem(stmt, code, frame)
+
+
+def _keeps(sweep):
+    """The names of the generated code that may hold arrays, lists or a callee's context
+    (never a number): values, their gradients, contexts, layouts' stand-ins
+    (:mod:`srcad.backend.free_early` frees them where last read)."""
+    kinds = sweep.an.kinds
+    keeps = {n for n in sweep.primals if kinds.get(n, ANY) in (ARRAY, SEQ, ANY)}
+    keeps |= {g for g, p in sweep.primal_of.items() if kinds.get(p, ANY) in (ARRAY, SEQ, ANY)}
+    keeps |= {ctx for _, ctx, _ in sweep.calls.values()}
+    return (keeps - set(sweep.shapes)) | sweep.layouts  # (a shape is a small tuple)
 
 
 def _makes_new_array(tree):
