@@ -18,8 +18,9 @@ this one (names, accumulation, the walk), :mod:`.reverse_rules` (assignments thr
 rule registry), :mod:`.reverse_data` (containers, writes, calls of user functions),
 :mod:`.reverse_flow` (branches and loops), :mod:`.joins` (joined arrays' pieces),
 :mod:`.guards` (``unbroadcast`` left out where shapes match at run time),
-:mod:`.sparse` (list gradients that start as ``None``) and :mod:`.saves` (what is saved,
-and the forward sweep that saves it); :mod:`.same_numbers` runs first.
+:mod:`.sparse` (list gradients that start as ``None``), :mod:`.reuse` (templates reading
+forward values) and :mod:`.saves` (what is saved, and the forward sweep that saves it);
+:mod:`.same_numbers` runs first.
 
 Imports: ``srcad.core``, ``srcad.analysis``, the rules registry, :mod:`srcad.errors` (the user's
 line of a copy's comment), and the modules named above.
@@ -41,6 +42,7 @@ from . import exp_quotients, into, nodes, partition, same_numbers
 from .guards import ShapeGuards, guard_frames
 from .joins import Joins
 from .nodes import Comment, PopMarker, add_to, assign, call, name
+from .reuse import Reuse
 from .reverse_data import Data, display_items
 from .reverse_flow import Flow
 from .reverse_rules import Rules, unshape_kept
@@ -50,7 +52,7 @@ from .sweep import Generated, Sweep
 from .zeros import Zeros
 
 
-class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, Sweep):
+class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, Reuse, Sweep):
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
                  structured=True, into=(), alike=(), runs_only=False):
         same_numbers.merge(fn, analysis)  # t_5 = i + 1 after t_2 = i + 1: a copy

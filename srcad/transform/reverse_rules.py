@@ -178,7 +178,7 @@ class Rules:
                     self.materialise(gname, code, frame)
                     tree = templates.instantiate(template, names, scalar, self.helper_names,
                                                  rule)
-            self.ref_names(tree, frame)
+            tree = self.reused(tree, frame)  # .reuse: values computed already; refs noted
             self.note_helpers(tree)
             if rule.broadcast and not uniform:
                 tree = self.unbroadcast(tree, atom, stmt.target, bound, frame, stmt.value)
