@@ -236,11 +236,11 @@ class Rules:
             return contribution
         if self.same_shape(atom.name, target):
             return contribution  # the operand has the result's shape: nothing to sum
-        if atom.name in self.in_loop or ((not self.structured or self.runs_only) and (
-                atom.name in self.assigned) and not getattr(self.an.callees, "compiles_all", 0)):
+        if atom.name in self.in_loop or ((not self.structured or self.runs_only and kind == ARRAY)
+                                         and atom.name in self.assigned
+                                         and not getattr(self.an.callees, "compiles_all", 0)):
             # in a loop, a part (its context outlives the forward part; not Numba's: no shape
-            # set on one path only) or code that only runs (the array goes once read there:
-            # backend.free_early), keep the shape, not the array: all unbroadcast reads
+            # set on one path only) or code only run (backend.free_early), keep the shape
             shape = self.shape_name(atom.name)
             if atom.name not in self.in_loop:  # the array itself, if kept anyway: see below
                 self.part_shapes[shape] = atom.name
