@@ -297,7 +297,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     runs = not plain and backend == "python" and not ducks and space is None  # NumPy code run
     fdef = inline.inline_parts(fdef, gen.cells, spelled, helpers, namer, func, runs,
                                loops_only=True)  # small callees
-    fdef = free_early.free_early(fdef, gen.keeps) if runs and OPTIMIZE else fdef
+    gen.parts_called |= bool(runs and OPTIMIZE and free_early.free_early(fdef, gen.keeps))
     fdef = _for_ducks(fdef, func, fn, spelled, namer, gen.cells) if ducks else fdef  # Dask, CuPy
     if space is not None:  # written in the arrays' namespace
         fdef = standard.write(fdef, func, fn, space, spelled, helpers, namer, gen.cells)

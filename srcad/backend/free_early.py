@@ -23,7 +23,8 @@ Two rewrites, exact (they change no value, only when a value's memory is given b
 
 Names read inside a nested function, lambda or comprehension, named by ``global`` or
 ``nonlocal``, deleted already, or the function's parameters (the caller holds those) are
-left alone.
+left alone. Code rewritten so is never what srcad differentiates again: a derivative of it
+reads its plain form (``pipeline._keep_plain_form``, made when first asked for).
 
 Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.tidy_walk`.
 """
@@ -41,11 +42,12 @@ _SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.
 
 def free_early(fdef, keeps):
     """Rewrite ``fdef`` (a gradient's function definition) in place as the module docstring
-    says; ``keeps``: the names that may hold arrays, lists or contexts. Returns ``fdef``."""
+    says; ``keeps``: the names that may hold arrays, lists or contexts. Whether anything
+    changed (then a derivative of this code reads its plain form instead: srcad reads a
+    popped stack's items as values of unknown kind, which may share memory)."""
     keeps = set(keeps) - _left_alone(fdef)
-    _pop_stacks(fdef, keeps)
-    _delete_dead(fdef, keeps)
-    return fdef
+    popped = _pop_stacks(fdef, keeps)
+    return _delete_dead(fdef, keeps) or popped
 
 
 def _left_alone(fdef):
@@ -73,6 +75,7 @@ def _pop_stacks(fdef, keeps):
                 node.func.attr == "append" and isinstance(node.func.value, ast.Name) and \
                 len(node.args) == 1 and not node.keywords:
             appended[node.func.value.id] = appended.get(node.func.value.id, 0) + 1
+    changed = False
     for block in _blocks(fdef.body):
         for k, stmt in enumerate(block):
             stack = _walked_stack(stmt)
@@ -86,6 +89,8 @@ def _pop_stacks(fdef, keeps):
                 func=ast.Attribute(value=_load(stack), attr="pop", ctx=ast.Load()), args=[],
                 keywords=[]), lineno=0)
             block[k] = ast.While(test=_load(stack), body=[pop] + stmt.body, orelse=[])
+            changed = True
+    return changed
 
 
 def _walked_stack(stmt):
@@ -129,6 +134,7 @@ def _delete_dead(fdef, keeps):
         end -= 1
     bound = set()
     out = []
+    changed = False
     for k, stmt in enumerate(body):
         out.append(stmt)
         bound |= _bound_by(stmt)
@@ -136,7 +142,9 @@ def _delete_dead(fdef, keeps):
         if gone and k < end - 1 and not isinstance(stmt, (ast.Return, ast.Raise)):
             out.append(ast.Delete(targets=[ast.Name(id=n, ctx=ast.Del()) for n in gone],
                                   lineno=0))
+            changed = True
     body[:] = out
+    return changed
 
 
 def _read(stmt):

@@ -115,6 +115,7 @@ class _Rewrite(ast.NodeTransformer):
         op = _OPERATORS.get(node.func.attr)
         if op is not None and len(node.args) == 2 and self.sweep.runs_only and any(
                 self.sweep.numpy_value(a) for a in node.args):
+            self.sweep.operators_written = True  # a derivative reads the plain form
             return ast.BinOp(left=node.args[0], op=op(), right=node.args[1])
         return node
 

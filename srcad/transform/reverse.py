@@ -292,7 +292,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         # a derivative of this code reads its plain form: no variants called, no sparse lists,
         # no shape guards (their conditional expressions would make it larger and slower)
         gen.parts_called = self.parts_called or self.sparse_used or bool(self.guard_sites) or (
-            partitioned)
+            partitioned or getattr(self, "operators_written", False))
         gen.buffers = {p: self.g(p) for p in self.into}
         gen.keeps = _keeps(self)
         return gen
