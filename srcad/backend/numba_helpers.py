@@ -325,8 +325,7 @@ def _grad_array(g, obj):
                 raise ValueError("srcad (numba backend): a gradient shaped unlike its value")
             return g.copy()
         return copied
-    raise TypingError(f"srcad's numba backend has the gradient of np.array of a list of "
-                      f"numbers or of rows of numbers only (got {obj})")
+    return numba_arrays.grad_array_of(g, obj)  # np.array of an array's, or refused
 
 
 def grad_sum(g, a, axis=None, keepdims=False):
@@ -449,8 +448,7 @@ def _cleared(value, index):
             out[index] = 0.0
             return out
         return zeroed
-    raise TypingError(f"srcad's numba backend clears an int, a slice or a tuple of them in an "
-                      f"array (got {index} of {value})")
+    return numba_lists.cleared(value, index)  # a list's, or refused
 
 
 # ---------------------------------------------------------------- Python's float errors
@@ -571,6 +569,7 @@ HELPERS = {
     "layout": numba_arrays.layout,
     "scatter": scatter, "mutable": numba_lists.mutable, "grad_concatenate": grad_concatenate,
     "grad_array": grad_array, "array_list": numba_lists.array_list,
+    "array_of": numba_arrays.array_of, "grad_list": numba_lists.grad_list,
     "stack": numba_lists.stack, "grad_stack": numba_lists.grad_stack,
     "reduce": numba_axes.reduce, "grad_extremum": numba_axes.grad_extremum,
     "grad_reshape": numba_arrays.grad_reshape, "transpose_grad": numba_arrays.transpose_grad,
