@@ -9,7 +9,7 @@ to be Numba typing errors at the ``def`` line now compile (numba27).
   new list; the rows of one array); on a list of numbers it compiles (``cleared`` of a list).
 - ``np.array(a)`` of an array (a copy; Numba's ``np.array`` takes no array),
   ``np.array(L)`` of a list built by ``append`` in a loop (its gradient popped: a list) and
-  ``out=`` (``y[Ellipsis] = v``) compile; ``np.add.at`` (srcad's own Python function) is
+  ``out=`` (``y[Ellipsis] = v``) and ``sum(L)`` of a list of numbers compile; ``np.add.at`` (srcad's own Python function) is
   refused at its line naming it, no longer as "the nested function 'np_add_at'".
 Each compiled case against the Python backend (1e-12) and central differences. Found by the
 long run of tests/test_properties_numba.py (25 of 56 refusals were ``np.array`` of an array).
@@ -91,6 +91,13 @@ def written_out(a, x):
     return np.sum(b * b)
 
 
+def summed_list(a, x):
+    L = []
+    for i in range(3):
+        L.append(a[i] * x + 1.0)
+    return sum(L) * L[-1] + sum([x, a[0]])  # sum() of a list of numbers
+
+
 def added_at(a, x):
     b = a * x
     np.add.at(b, np.array([0, 0, 1]), a[:3])  # srcad's own function: refused at this line
@@ -160,7 +167,7 @@ def test_np_add_at_is_refused_at_its_line_as_srcads_own_function():
 
 @long_only
 @pytest.mark.parametrize("f", [fresh_list, rows, number_items, array_copy, appended,
-                               written_out],
+                               written_out, summed_list],
                          ids=lambda f: f.__name__)
 def test_compiled_as_python_computes_it(f):
     _same(f)

@@ -125,7 +125,7 @@ def _add(a, b):
     if isinstance(a, (types.Number, types.Array)) and isinstance(b, (types.Number,
                                                                      types.Array)):
         return lambda a, b: a + b
-    raise TypingError(f"srcad's numba backend adds numbers and arrays, not {a} and {b}")
+    return numba_lists.added(a, b, add)  # two lists' gradients, or refused
 
 
 @_numbers(check_scalar)
@@ -569,7 +569,7 @@ HELPERS = {
     "layout": numba_arrays.layout,
     "scatter": scatter, "mutable": numba_lists.mutable, "grad_concatenate": grad_concatenate,
     "grad_array": grad_array, "array_list": numba_lists.array_list,
-    "array_of": numba_arrays.array_of, "grad_list": numba_lists.grad_list,
+    "array_of": numba_arrays.array_of, "grad_list": numba_lists.grad_list, "fill": numba_lists.fill,
     "stack": numba_lists.stack, "grad_stack": numba_lists.grad_stack,
     "reduce": numba_axes.reduce, "grad_extremum": numba_axes.grad_extremum,
     "grad_reshape": numba_arrays.grad_reshape, "transpose_grad": numba_arrays.transpose_grad,

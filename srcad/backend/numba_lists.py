@@ -15,6 +15,8 @@ too), whose items may differ in type; Numba types a list by one item type. Here:
   indices): for a tuple ``like``, a tuple of its items' gradients, each of its own type, so
   a callee returning ``(array, list)`` hands back ``(darray, dlist)``; for a list, a list;
 * the gradient of ``np.array(L)`` as a list where the code pops it (:func:`grad_list`);
+* ``sum(L)`` of a list of numbers: its gradient ``fill`` (:func:`fill`), and ``add`` of two
+  lists' gradients (:func:`added`);
 * ``cleared`` of a list of numbers (:func:`cleared`: an item written, ``xs[i] = v``); of a
   list of arrays refused, saying what to write;
 * a list display whose items are all arrays (:func:`array_list`, of one type), ``np.stack``
@@ -92,6 +94,37 @@ def _grad_list(g):
         return lambda g: [g[i] for i in range(len(g))]
     raise TypingError(f"srcad's numba backend pops the gradient of np.array of a list of "
                       f"numbers only (got {g})")
+
+
+def added(a, b, add):
+    """The implementation of ``add`` for two lists' gradients: a new list of the items'
+    sums (``add``, the helper itself), of equal lengths (else ValueError, where srcad's
+    Python helper raises too); anything else refused."""
+    if isinstance(a, (types.List, types.ListType)) and isinstance(b, (types.List,
+                                                                      types.ListType)):
+        def summed(a, b):
+            if len(a) != len(b):
+                raise ValueError("srcad (numba backend): two gradients of one list differ "
+                                 "in length")
+            return [add(a[i], b[i]) for i in range(len(a))]
+        return summed
+    raise TypingError(f"srcad's numba backend adds numbers, arrays and lists, not {a} and {b}")
+
+
+def fill(value, like):
+    """Stub: srcad's ``fill``, the gradient of ``sum(like)``: ``value`` for every item."""
+    raise NotImplementedError
+
+
+@overload(fill)
+def _fill(value, like):
+    if isinstance(value, _NUMBER) and isinstance(like, (types.List, types.ListType)) and (
+            isinstance(like.dtype, _NUMBER)):
+        return lambda value, like: [float(value) for _ in range(len(like))]
+    if isinstance(value, _NUMBER) and isinstance(like, types.Array):
+        return lambda value, like: np.full(like.shape, float(value))
+    raise TypingError(f"srcad's numba backend has the gradient of sum() of a list of numbers "
+                      f"or of an array only (got {value} for {like})")
 
 
 def mutable(grad):
