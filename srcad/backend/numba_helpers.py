@@ -489,7 +489,7 @@ def _checked(fname):
             # value LLVM does not know equals x, so it is not fused with a sine of x into
             # one sincos that the sine's users would wait for
             return math.cos(x + 0.0)
-        return numba_cache.njit(checked)
+        return numba_cache.njit(checked, f"checked_{fname}")
     fn = getattr(math, fname)
     if fname in ("lgamma", "gamma"):  # a pole (0, -1, ..; gamma: -inf) is a domain error;
         def checked(x):  # an overflow (lgamma past ~2.5e305) a range one
@@ -508,7 +508,7 @@ def _checked(fname):
                                     "number past the int64 range (exact in Python)")
             return fn(x)
     elif fname in _DOMAIN:
-        outside = numba.njit(_DOMAIN[fname])
+        outside = numba.njit(numba_cache.renamed(_DOMAIN[fname], f"outside_{fname}"))
 
         def checked(x):
             if outside(x):
@@ -520,7 +520,7 @@ def _checked(fname):
             if math.isinf(r) and not math.isinf(x):
                 raise OverflowError("math range error")
             return r
-    return numba_cache.njit(checked)
+    return numba_cache.njit(checked, f"checked_{fname}")  # (a name each: see renamed)
 
 
 def power(a, b):
