@@ -9,8 +9,9 @@ to be Numba typing errors at the ``def`` line now compile (numba27).
   new list; the rows of one array); on a list of numbers it compiles (``cleared`` of a list).
 - ``np.array(a)`` of an array (a copy; Numba's ``np.array`` takes no array),
   ``np.array(L)`` of a list built by ``append`` in a loop (its gradient popped: a list) and
-  ``out=`` (``y[Ellipsis] = v``) and ``sum(L)`` of a list of numbers compile; ``np.add.at`` (srcad's own Python function) is
-  refused at its line naming it, no longer as "the nested function 'np_add_at'".
+  ``out=`` (``y[Ellipsis] = v``) and ``sum(L)`` of a list of numbers compile; ``np.add.at``
+  (srcad's own Python function) is refused at its line naming it, no longer as "the nested
+  function 'np_add_at'"; an AssertionError in Numba's compiler is a refusal too.
 Each compiled case against the Python backend (1e-12) and central differences. Found by the
 long run of tests/test_properties_numba.py (25 of 56 refusals were ``np.array`` of an array).
 
@@ -109,6 +110,23 @@ def list_index(a, x):
     return np.sum(b[[0, 0, 1]])  # a list display as an index
 
 
+def mask_after_where(a, x):  # from the long run of tests/test_properties_numba.py
+    b0 = a.copy()
+    s3 = 0.0
+    for e2 in b0:
+        s3 = s3 + e2 * 0.5
+    c4 = np.copy(b0)
+    b6 = np.where(np.cos(b0.reshape(2, 3)) > 1.5, (c4.reshape(2, 3) * x),
+                  (c4.reshape(2, 3) * c4.reshape(2, 3)) * 0.5)
+    for i8 in range(2 - 1, 0, -1):
+        b6[i8] = b6[i8] * np.dot(b0[:3], b0[:3])
+    b6[b6 > 1.5] = (x + float(c4[0]))  # a 2-d mask: Numba's lowering asserts a 1-d one
+    for i11 in range(2 - 1, 0, -1):
+        b6[i11] = b6[i11] * s3
+    out = np.concatenate((a.ravel(), np.array([x])))
+    return np.sum(np.sin(out))
+
+
 def forward_refused(a, x):
     b = a * x
     c = np.cumsum(b)  # not compiled by the Numba backend
@@ -156,6 +174,12 @@ def test_a_list_index_is_refused_with_an_array_as_the_rewrite():
         srcad.grad(list_index, wrt=(0, 1), backend="numba")(np.ones(3), 0.5)
     assert info.value.lineno == _line(list_index, "b[[0, 0, 1]]"), str(info.value)
     assert "as an index (write np.array([...])" in str(info.value)
+
+
+@long_only
+def test_an_assertion_in_numbas_compiler_is_a_refusal():
+    with pytest.raises(srcad.SrcadError, match="could not compile"):
+        srcad.value_and_grad(mask_after_where, wrt=(0, 1), backend="numba")(np.zeros(6), 0.0)
 
 
 def test_np_add_at_is_refused_at_its_line_as_srcads_own_function():

@@ -572,7 +572,7 @@ def jit(fn, where, example=None, callee=False, boundscheck=True):
     try:
         if example is not None:
             compiled.compile(tuple(numba.typeof(value) for value in example))
-    except NumbaError as exc:
+    except (NumbaError, AssertionError) as exc:  # (an assert of Numba's own, when it compiles)
         raise compile_error(exc, fn, on_disk, where, HINT) from None
     if example is not None and not any(isinstance(value, np.ndarray) for value in example):
         compiled.disable_compile()
@@ -586,7 +586,7 @@ def jit(fn, where, example=None, callee=False, boundscheck=True):
     def numba_adjoint(*args):
         try:
             return compiled(*args)
-        except NumbaError as exc:
+        except (NumbaError, AssertionError) as exc:
             raise compile_error(exc, fn, on_disk, where, HINT) from None
 
     numba_adjoint.__name__ = fn.__name__

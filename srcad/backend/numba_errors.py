@@ -9,12 +9,13 @@ user_line``), so such an error names the user's file, line and construct, where 
 name only the function's ``def`` line. A line with no known origin (srcad's own lines, code
 :mod:`.numba_scalars` wrote again) keeps the function's name and ``def`` line.
 
-Imports ``re`` and ``srcad.errors``.
+Imports ``re``, ``traceback`` and ``srcad.errors``.
 """
 
 from __future__ import annotations
 
 import re
+import traceback
 
 from ..errors import SrcadError, user_line
 
@@ -25,13 +26,21 @@ def summary(exc):
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     ours = [ln for ln in lines if "srcad's numba backend" in ln]  # a helper's own reason
     return ours[0] if ours else " / ".join(
-        [ln for ln in lines if not ln.startswith(("Failed in ", "During: ", "^"))][:4]) or text
+        [ln for ln in lines if not ln.startswith(("Failed in ", "During: ", "^"))][:4]) or text \
+        or f"{type(exc).__name__} in Numba's compiler (a construct it does not lower)"
 
 
 def compile_error(exc, fn, on_disk, where, hint):
     """The SrcadError for the Numba error ``exc`` met compiling ``fn`` (generated code;
     ``on_disk``: the same code made from the cache's file, or None) named ``where``: at the
-    user's line where Numba's location maps to one."""
+    user's line where Numba's location maps to one. An AssertionError is Numba's own check
+    failing while it compiles (lowering ``m[mask] = v`` with a 2-d mask, seen in the long run
+    of tests/test_properties_numba.py) only when raised in Numba's compiler; any other (an
+    ``assert`` in the code compiled, when it runs) is raised again as it is."""
+    if exc.__class__ is AssertionError and not any(
+            "/numba/core/" in frame.filename.replace("\\", "/")
+            for frame in traceback.extract_tb(exc.__traceback__)):
+        return exc
     found = None
     loc = getattr(exc, "loc", None)
     if loc is not None and getattr(loc, "line", None):
