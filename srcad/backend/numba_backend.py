@@ -375,11 +375,9 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                     refuse(f"a {cls.__name__} expression", line)
                 elif cls is ast.List and node.elts and id(node) not in displays:
                     # (np.array([a, b]) is one, see numba_displays)
-                    refuse("a list display as an index (write np.array([...]); a tuple "
-                           "indexes several axes)" if id(node) in {id(n.slice) for n in walk_values(
-                               heads) if n.__class__ is ast.Subscript} else "a list display "
-                           "(Numba gives a list one type for all its items, an int among "
-                           "floats becoming a float: write a tuple or an array)", line)
+                    refuse("a list display (Numba gives a list one type for all its items, "
+                           "an int among floats becoming a float: write a tuple or an array; "
+                           "as an index, np.array([...]): a tuple indexes several axes)", line)
                 elif cls is ast.Constant and not isinstance(node.value, (
                         int, float, bool, str)) and not (node.value in (None, ...)
                                                          and id(node) in bounds) and not (
