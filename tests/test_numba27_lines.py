@@ -149,8 +149,9 @@ def _same(f):
     assert abs(got[1] - central[1]) <= 1e-6 * max(1.0, abs(central[1]))
 
 
-@pytest.mark.parametrize("f, text", [(array_items, "xs[0] = xs[0] * x")] + (
-    [(array_items_loop, "ys[i] = ys[i] * x")] if LONG else []))
+@long_only  # (Numba types the whole function first: ~2 s of CPU each)
+@pytest.mark.parametrize("f, text", [(array_items, "xs[0] = xs[0] * x"),
+                                     (array_items_loop, "ys[i] = ys[i] * x")])
 def test_an_item_of_a_list_of_arrays_written_is_refused_at_its_line(f, text):
     a = np.array([0.3, -0.7, 1.1])
     with pytest.raises(srcad.SrcadError) as info:

@@ -109,6 +109,7 @@ def _check(f, good, bad, compiles, mode):
             numba_g(x, k, 0.3)  # main: [0, 0, 0], or a segmentation fault
 
 
+@pytest.mark.skipif(not LONG, reason="the long run's (a Numba compile; CI's budget)")
 def test_a_scalar_copy_indexing_past_the_end_raises(compiles):
     _check(_f_energy, 1, 3, compiles, "grad")
 
