@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import inspect
 import linecache
+import os
+import sys
 
-#: code srcad wrote from a user's function (a generator read as a list, ...): its file name ->
-#: (the user's file, {its line: the user's line}); an error there names the user's line
+#: code srcad wrote from a user's function (a generator read as a list, a derivative, ...):
+#: its file name -> (the user's file, {its line: the user's line, or ``(file, line, call)`` of
+#: a callee's statement written in, ``call`` the ``(file, line)`` of its call or None}, the
+#: user's ``def`` line or None); an error there names the user's line
 _ORIGINS = {}
 
 
-def note_origin(filename, user_file, lines):
+def note_origin(filename, user_file, lines, first=None):
     """Errors at ``lines`` (its line -> the user's line) of the srcad-made ``filename`` name
-    the user's file and line instead."""
-    _ORIGINS[filename] = (user_file, dict(lines))
+    the user's file and line instead; ``first``, the line of the user's ``def``, stands for
+    the lines ``lines`` does not name that come before every line it does."""
+    _ORIGINS[filename] = (user_file, dict(lines), first)
 
 
 def user_line(filename, lineno):
@@ -31,12 +36,72 @@ def user_line(filename, lineno):
     seen = set()
     while filename in _ORIGINS and filename not in seen and lineno in _ORIGINS[filename][1]:
         seen.add(filename)
-        filename, lineno = _ORIGINS[filename][0], _ORIGINS[filename][1][lineno]
+        filename, lineno = _step(filename, _ORIGINS[filename][1][lineno])
     return filename, lineno, linecache.getline(filename, lineno).strip() or None
+
+
+def _step(filename, line):
+    """The place a line map's entry ``line`` of ``filename`` names: a line of the user's file
+    (an int), or ``(file, line)`` (a callee's statement written into its caller)."""
+    return line[:2] if line.__class__ is tuple else (_ORIGINS[filename][0], line)
 
 
 def forget_origin(filename):
     _ORIGINS.pop(filename, None)
+
+
+def running_line(filename, lineno, calls=None):
+    """``(file, line)``: the user's line that the running line ``lineno`` of the srcad-made
+    ``filename`` was made from, through copies of copies; a line the map does not name
+    stands for the nearest line above it that it does (a statement srcad added for the one
+    before it), or for the ``def`` line; None where nothing is known. ``calls``, a list,
+    receives the user's line of the call of each callee whose statement was written into
+    its caller on the way (innermost first)."""
+    seen = set()
+    while filename in _ORIGINS and filename not in seen:
+        seen.add(filename)
+        lines, first = _ORIGINS[filename][1:]
+        line = lines.get(lineno)
+        if line is None:
+            line = lines[max(k for k in lines if k < lineno)] if any(
+                k < lineno for k in lines) else first
+        if line is None:
+            return None
+        if line.__class__ is tuple and line[2:] and line[2] and calls is not None:
+            calls.append(running_line(*line[2]) or line[2])
+        filename, lineno = _step(filename, line)
+    return filename, lineno
+
+
+#: srcad's own files: frames there are its machinery, neither the user's nor generated code
+_HOME = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _running_place(frame):
+    """``(place, outer)`` of a refusal made at ``frame`` while code srcad generated runs:
+    ``place`` the user's line (a ``(file, line)``) the innermost generated code running was
+    made from, ``outer`` the user's line of the next generated code further out at another
+    place (the caller of a callee's derivative, the code a nested derivative runs in), each
+    None where there is none. The walk stops at the user's own code: a refusal made below a
+    user's plain function is left to Python's traceback, which shows the user's line."""
+    place = None
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name in _ORIGINS:
+            calls = []
+            where = running_line(name, frame.f_lineno, calls)
+            if where is not None and where[0].startswith("<srcad"):
+                where = None  # code srcad wrote of its own (a derivative's wrapper)
+            if where is not None and place is None:
+                place = where
+                if calls:  # a callee's statement written into its caller: the call
+                    return place, calls[-1]
+            elif where is not None and where != place:
+                return place, where
+        elif not (name.startswith(("<srcad", "<frozen", _HOME)) or _library_file(name)):
+            break  # the user's own code
+        frame = frame.f_back
+    return place, None
 
 
 class SrcadError(Exception):
@@ -44,13 +109,30 @@ class SrcadError(Exception):
 
     Attributes: ``filename``, ``lineno`` (1-based, in the user's file, or ``None``),
     ``construct`` (the offending source text or name) and ``hint`` (what to do instead).
+    A refusal made while a derivative runs (by a runtime helper the generated code calls)
+    names the user's line that code was made from, and ``called_from`` the ``(file, line)``
+    of the user's call further out that reached it (a callee's caller), else ``None``.
     """
 
     def __init__(self, message, *, filename=None, lineno=None, construct=None, hint=None):
         origin = _ORIGINS.get(filename)
         if origin is not None and lineno in origin[1]:
-            filename, lineno = origin[0], origin[1][lineno]
+            filename, lineno = _step(filename, origin[1][lineno])
             construct = linecache.getline(filename, lineno).strip() or construct
+        outer = None
+        if origin is None and filename is None and lineno is None:
+            # made while srcad's generated code runs (a runtime helper's refusal): the user's
+            # line that code was made from, and the place further out that called it
+            place, outer = _running_place(sys._getframe(1))
+            if place is not None:
+                filename, lineno = place
+                text = linecache.getline(filename, lineno).strip()
+                construct = f"{text}  ({construct})" if text and construct else (
+                    text or construct)
+                if outer is not None:
+                    message = (f"{message} (reached from {outer[0]}, line {outer[1]}: "
+                               f"{linecache.getline(*outer).strip()})")
+        self.called_from = outer
         self.message = message
         self.filename = filename
         self.lineno = lineno
@@ -103,11 +185,22 @@ class SrcadError(Exception):
 def _library_file(path):
     """Whether ``path`` is a file of Python's standard library or of an installed package
     (code the user does not edit)."""
-    import sysconfig
     if not path:
         return False
-    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    return any(str(path).startswith(root.rstrip("/") + "/") for root in roots if root)
+    return str(path).startswith(_library_roots())
+
+
+def _library_roots():
+    if not _ROOTS:
+        import sysconfig
+
+        paths = sysconfig.get_paths()
+        _ROOTS.extend(sorted({paths[k].rstrip("/") + "/" for k in (
+            "stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)}))
+    return tuple(_ROOTS)
+
+
+_ROOTS = []
 
 
 def reached_through_call(exc, source, line, callee):

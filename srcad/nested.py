@@ -77,6 +77,10 @@ class JvpOf:
     def _code(self, args):
         """The generated forward-mode function for these arguments, and the names of its
         parameters in the order of :attr:`_own` (the primals', then the tangents')."""
+        for name, tangent in zip(self._names, args[self._n:]):
+            if tangent is None:  # as srcad.jvp called plainly refuses it
+                raise SrcadError(f"the tangent for {name!r} is None",
+                                 hint="pass zeros shaped like the value instead")
         fn, full = api._jvp_function(self._target, self._names, tuple(args[:self._n]))
         if len(full) != self._n or getattr(fn, "__srcad_source__", None) is None:
             raise SrcadError(f"{self!r}: its forward-mode code takes other arguments than "

@@ -135,7 +135,8 @@ def compile_function(fdef, user_func, helpers, spelled, label, defaults, kwdefau
     # an error srcad raises at a line of this code (differentiated in turn) names the line
     # of the user's code it was made from
     errors.note_origin(filename, user_func.__code__.co_filename,
-                       {k + 1: line for k, line in origins.items()})
+                       {k + 1: line for k, line in origins.items()},
+                       user_func.__code__.co_firstlineno)
     freevars = list(user_func.__code__.co_freevars)
     cells = dict(cells or {})
     cells.update(_builtins_shadowed(fdef, user_func, set(cells) | {spelled[h] for h in helpers}))

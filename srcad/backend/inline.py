@@ -67,6 +67,7 @@ class Part:
     globals: dict
     callee: str
     ctx_kinds: dict = None  # a forward part's: position in its context -> the item's kind
+    filename: str = None  # the callee's file: the lines its statements name are there
 
 
 def mark(fwd, fwd_def, bwd, bwd_def, spelled, helpers, callee, python, buffers=()):
@@ -119,7 +120,8 @@ def _mark(compiled, fdef, spelled, helpers, callee, buffers):
                 return  # a cell (a callee's part, the user's closure), a shadowed builtin
             else:
                 free[node.id] = None
-    compiled.__srcad_inline__ = Part(fdef, free, module, functions.shown_name(callee))
+    compiled.__srcad_inline__ = Part(fdef, free, module, functions.shown_name(callee),
+                                     filename=callee.__code__.co_filename)
 
 
 def _writes_names(stmt, buffers):
@@ -161,6 +163,7 @@ def inline_parts(fdef, cells, spelled, helpers, namer, func, python=True, contex
         return fdef
     writer = _Writer(parts, namer)
     writer.depth = 0 if loops_only else 1
+    writer.filename = func.__code__.co_filename
     fdef.body = writer.block(fdef.body)
     for name in writer.used:
         helpers.update(h for h in parts[name].free.values() if h)
@@ -278,10 +281,16 @@ class _Writer:
         self.used = set()
         self.contexts = {}  # y_ctx -> (the names of its items, their kinds): see flatten
         self.depth = 1  # loops around the statement (0: calls there are left as they are)
+        self.filename = None  # the caller's file, and its line the statement comes from:
+        self.line = self.via = None  # a part's statements name the call (see _placed)
 
     def block(self, stmts):
         out = []
+        line = self.line
         for stmt in stmts:
+            if isinstance(stmt, Comment) and stmt.line is not None:
+                self.line = stmt.line  # (as srcad.backend.emit reads the lines)
+            self.via = getattr(stmt, "srcad_line", None) or self.line
             if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With, ast.Try)):
                 loop = isinstance(stmt, (ast.For, ast.While))
                 self.depth += loop
@@ -294,6 +303,7 @@ class _Writer:
                 out.append(stmt)
             else:
                 out.extend(self.statement(stmt) if self.depth else [stmt])
+        self.line = line
         return out
 
     def statement(self, stmt):
@@ -413,15 +423,20 @@ class _Writer:
             mapping[local] = ast.Name(id=self.namer.fresh(local), ctx=ast.Load())
         if not any(isinstance(stmt, Comment) for stmt in body):
             out.append(Comment(part.callee))  # a forward part: its statements named
+        line = None  # the callee's line the statements come from (errors name it)
         for stmt in body:
             if isinstance(stmt, Comment):
+                line = stmt.line if stmt.line is not None else line
                 out.append(Comment(f"{part.callee}, {stmt.text}"))
                 continue
-            out.append(_Rename(mapping).visit(copy.deepcopy(stmt)))
+            line = getattr(stmt, "srcad_line", None) or line
+            out.append(self.placed(_Rename(mapping).visit(copy.deepcopy(stmt)), part, line))
         self.used.add(call.func.id)
+        line = getattr(tree.body[-1], "srcad_line", None) or line
         for t, value, end in zip(targets or [], values, ends):
             if end is not None:
-                out.append(_assign(t, _Rename(mapping).visit(copy.deepcopy(value))))
+                out.append(self.placed(_assign(t, _Rename(mapping).visit(
+                    copy.deepcopy(value))), part, line))
         made = out[-1].value if targets and len(targets) == 2 and ends[1] is not None else None
         if isinstance(made, ast.Tuple) and all(isinstance(e, ast.Name) for e in made.elts) \
                 and part.ctx_kinds is not None:
@@ -429,6 +444,19 @@ class _Writer:
         if targets == []:
             out.append(_Rename(mapping).visit(copy.deepcopy(returned)))
         return out
+
+
+    def placed(self, stmt, part, line):
+        """``stmt``, a statement of ``part`` written into its caller, naming the callee's
+        file and ``line``, and the caller's line of the call (:mod:`srcad.backend.emit`'s
+        line map: ``(file, line, (file, line))``), where known."""
+        if line is None or part.filename is None:
+            return stmt
+        via = self.via if isinstance(self.via, tuple) or self.filename is None or (
+            self.via is None) else (self.filename, self.via)
+        stmt.srcad_line = line if isinstance(line, tuple) else (
+            part.filename, line, via[:2] if via else None)
+        return stmt
 
 
 class _Rename(ast.NodeTransformer):

@@ -58,39 +58,10 @@ def refuse(x, rule, hint):
 
 
 def placed(error):
-    """``error`` (a :class:`srcad.errors.SrcadError` made while generated code runs) with the
-    user's file and line: the innermost generated function on the stack runs in the user's
-    module (its ``__file__``), and the backward sweep's comment ``# line N: ...`` above the
-    statement running names the user's line; where none does (the forward sweep, forward-mode
-    code), the generated function's file name names the user's function and its first line
-    (``<srcad grad_f of model.py:12 #3>``)."""
-    import linecache
-    import sys
-
-    if error.lineno is not None:
-        return error
-    frame = sys._getframe(1)
-    while frame is not None and not frame.f_code.co_filename.startswith("<srcad "):
-        frame = frame.f_back
-    if frame is None:
-        return error
-    lines = linecache.getlines(frame.f_code.co_filename)
-    for text in reversed(lines[:frame.f_lineno]):
-        comment = text.strip()
-        if comment.startswith("# line ") and comment[7:].split(":")[0].isdigit():
-            head, _, source = comment[7:].partition(":")
-            error.filename = frame.f_globals.get("__file__") or error.filename
-            error.lineno = int(head)
-            if source.strip():
-                error.construct = f"{source.strip()}  ({error.construct})" if (
-                    error.construct) else source.strip()
-            error.args = (error._format(),)
-            return error
-    label = frame.f_code.co_filename[len("<srcad "):].rpartition(" #")[0]
-    where, _, line = label.rpartition(" of ")[2].rpartition(":")
-    if where and line.isdigit():
-        error.filename, error.lineno = where, int(line)
-        error.args = (error._format(),)
+    """``error`` (a :class:`srcad.errors.SrcadError` made while generated code runs), which
+    already names the user's file and line: :class:`~srcad.errors.SrcadError` finds them
+    itself, from the innermost generated code running and its line map
+    (:func:`srcad.errors.running_line`). Kept for the helpers that spell it."""
     return error
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+from .. import errors
 from ..core.kinds import foreign_array
 from ..errors import BackendError
 
@@ -358,17 +359,13 @@ def _failure(err, func, values):
         hint="write that line with the functions srcad.rules.array_api lists, or pass NumPy "
         "arrays (np.from_dlpack(x)) and convert the gradient back (xp.asarray(g))")
     for frame in reversed(traceback.extract_tb(err.__traceback__)):
-        if not frame.filename.startswith("<srcad "):
+        where = errors.running_line(frame.filename, frame.lineno)  # generated code's line
+        if where is None or where[0].startswith("<srcad"):
             continue
-        lines = linecache.getlines(frame.filename)
-        error.construct = (frame.line or "").strip() or None
-        for text in reversed(lines[:frame.lineno]):
-            comment = text.strip()
-            if comment.startswith("# line ") and comment[7:].split(":")[0].isdigit():
-                error.lineno = int(comment[7:].split(":")[0])
-                error.construct = f"{comment[7:].partition(':')[2].strip()}  " \
-                    f"(generated: {error.construct})"
-                break
+        error.filename, error.lineno = where
+        text = linecache.getline(*where).strip()
+        generated = (frame.line or "").strip()
+        error.construct = f"{text}  (generated: {generated})" if text else generated or None
         break
     error.args = (error._format(),)
     return error

@@ -153,26 +153,13 @@ class Forward(Sweep):
     def block(self, stmts):
         code = []
         for stmt in stmts:
-            if isinstance(stmt, ir.Assign):
-                self.assign(stmt, code)
-            elif isinstance(stmt, ir.SetItem):
-                code.append(assign(stmt.target, nodes.method(nodes.expr(stmt.obj), "copy")))
-                code.append(assign(nodes.subscript(stmt.target, nodes.expr(stmt.index)),
-                                   nodes.expr(stmt.value)))
-                if self.varied(ir.Var(stmt.target)):
-                    t = self.t(stmt.target)
-                    code.append(assign(t, call(self.helper("copy_tangent"),
-                                               self.tangent_or_zero(stmt.obj), stmt.target)))
-                    code.append(assign(nodes.subscript(t, nodes.expr(stmt.index)),
-                                       self.tangent_or_zero(stmt.value)))
-            elif isinstance(stmt, ir.If):
-                then = self.block(stmt.body) + self.phi_copies(stmt.phis, 0)
-                other = self.block(stmt.orelse) + self.phi_copies(stmt.phis, 1)
-                code += nodes.either(nodes.expr(stmt.test), then, other)
-            elif isinstance(stmt, ir.Loop):
-                code += self.loop(stmt)
-            elif isinstance(stmt, ir.Raise):
-                code.append(ast.Raise(exc=nodes.expr(stmt.value), cause=None))
+            start = len(code)
+            _statement(self, stmt, code)
+            line = getattr(stmt, "line", None)
+            if line:  # the line each statement came from (srcad.backend.emit's line map)
+                for node in code[start:]:
+                    if not hasattr(node, "srcad_line"):
+                        node.srcad_line = line
         return code
 
     def phi_copies(self, phis, side):
@@ -402,6 +389,30 @@ class Forward(Sweep):
             "use reverse mode (srcad.vjp, jacobian(mode='rev'))" if forward else
             f"give {name} a rule with @srcad.extend.defvjp, or wrap the value in "
             "srcad.stop_gradient(...) if no gradient should flow through it")
+
+
+def _statement(self, stmt, code):
+    """Append the code of one statement (its value's and its tangent's) to ``code``."""
+    if isinstance(stmt, ir.Assign):
+        self.assign(stmt, code)
+    elif isinstance(stmt, ir.SetItem):
+        code.append(assign(stmt.target, nodes.method(nodes.expr(stmt.obj), "copy")))
+        code.append(assign(nodes.subscript(stmt.target, nodes.expr(stmt.index)),
+                           nodes.expr(stmt.value)))
+        if self.varied(ir.Var(stmt.target)):
+            t = self.t(stmt.target)
+            code.append(assign(t, call(self.helper("copy_tangent"),
+                                       self.tangent_or_zero(stmt.obj), stmt.target)))
+            code.append(assign(nodes.subscript(t, nodes.expr(stmt.index)),
+                               self.tangent_or_zero(stmt.value)))
+    elif isinstance(stmt, ir.If):
+        then = self.block(stmt.body) + self.phi_copies(stmt.phis, 0)
+        other = self.block(stmt.orelse) + self.phi_copies(stmt.phis, 1)
+        code += nodes.either(nodes.expr(stmt.test), then, other)
+    elif isinstance(stmt, ir.Loop):
+        code += self.loop(stmt)
+    elif isinstance(stmt, ir.Raise):
+        code.append(ast.Raise(exc=nodes.expr(stmt.value), cause=None))
 
 
 def _derivative_call(self, stmt, code):
