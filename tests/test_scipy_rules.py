@@ -119,6 +119,8 @@ ROWS = [
     ("poch", "special.poch(a, b)", dict(a=POS, b=POS)),
     ("hyp1f1", "special.hyp1f1(1.3, 2.1, x)", dict(x=ANY)),
     ("zeta", "special.zeta(2.5, x)", dict(x=POS)),
+    ("boxcox", "special.boxcox(x, 0.7) + special.boxcox(x, 0.0)", dict(x=POS)),
+    ("boxcox1p", "special.boxcox1p(x, -0.4) + special.boxcox1p(x, 0.0)", dict(x=POS)),
     # scipy.special: reductions and normalisations
     ("logsumexp", "special.logsumexp(x)", dict(x=ANY)),
     ("logsumexp_b", "special.logsumexp(x, b=w)", dict(x=ANY, w=POS)),
@@ -550,6 +552,7 @@ NO_DERIVATIVE = [
     ("beta_sf_b", lambda a, x: stats.beta.sf(x / 4.0, 2.0, a), "b"),
     ("hyp1f1", lambda a, x: special.hyp1f1(a, 2.0, x), "a"),
     ("zeta", lambda a, x: special.zeta(a + 1.0, x), "x"),
+    ("boxcox", lambda a, x: special.boxcox(x, a), "lmbda"),
 ]
 
 

@@ -115,6 +115,10 @@ defvjp(special.poch, "z, m", z="g * ans * (special.digamma(z + m) - special.diga
 defvjp(special.hyp1f1, "a, b, x", x="g * a / b * special.hyp1f1(a + 1, b + 1, x)",
        broadcast=True)
 defvjp(special.zeta, "x, q=None", q="-g * x * special.zeta(x + 1, q)", broadcast=True)
+# Box-Cox: (x^l - 1) / l (log x at l = 0) in x; the power l is refused (its derivative
+# cancels badly for a small l)
+defvjp(special.boxcox, "x, lmbda", x="g * x ** (lmbda - 1)", broadcast=True)
+defvjp(special.boxcox1p, "x, lmbda", x="g * (1 + x) ** (lmbda - 1)", broadcast=True)
 
 # ---------------------------------------------------------------- Bessel functions
 # I0' = I1, I1' = (I0 + I2) / 2, Iv' = (I(v-1) + I(v+1)) / 2; ive = iv exp(-|x|)
