@@ -117,11 +117,7 @@ defvjp(np.fmod, "a, b", a="g", b="-g * np.trunc(a / b)", broadcast=True)
 defvjp(np.arctan2, "a, b", a="g * b / (a ** 2 + b ** 2)", b="-g * a / (a ** 2 + b ** 2)",
        broadcast=True)
 defvjp(np.hypot, "a, b", a="g * a / ans", b="g * b / ans", broadcast=True)
-# a's share exp(-logaddexp(0, b - a)), not exp(a - ans): exact at an infinite argument
-defvjp(np.logaddexp, "a, b", a="g * exp(-np.logaddexp(0.0, b - a))",
-       b="g * exp(-np.logaddexp(0.0, a - b))", broadcast=True)
-defvjp(np.logaddexp2, "a, b", a="g * np.exp2(-np.logaddexp2(0.0, b - a))",
-       b="g * np.exp2(-np.logaddexp2(0.0, a - b))", broadcast=True)
+# np.logaddexp, np.logaddexp2: srcad.rules.numpy_more
 
 # ---------------------------------------------------------------- binary ufuncs: max and min
 # a tie (a == b) splits the gradient equally between a and b, as autograd does

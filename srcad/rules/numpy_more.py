@@ -270,6 +270,14 @@ if isinstance(getattr(np, "matvec", None), np.ufunc):  # NumPy >= 2.2
            x2="unbroadcast(x1[..., :, None] * g[..., None, :], x2)", kind="array",
            jvp=dict(x1="np.vecmat(t, x2)", x2="np.vecmat(x1, t)"))
 
+# ---------------------------------------------------------------- logs of sums of exponentials
+# a's share exp(-logaddexp(0, b - a)), not exp(a - ans): exact at an infinite argument (the
+# limit 1 for a = inf > b, where exp(inf - inf) is nan); nan at (inf, inf): no limit there
+defvjp(np.logaddexp, "a, b", a="g * exp(-np.logaddexp(0.0, b - a))",
+       b="g * exp(-np.logaddexp(0.0, a - b))", broadcast=True)
+defvjp(np.logaddexp2, "a, b", a="g * np.exp2(-np.logaddexp2(0.0, b - a))",
+       b="g * np.exp2(-np.logaddexp2(0.0, a - b))", broadcast=True)
+
 # ---------------------------------------------------------------- polynomials, integrals
 # np.polyval(p, x) = sum p[i] x ** (n - 1 - i), n = len(p): linear in p; its x-derivative is
 # np.polyval of the derivative's coefficients. p may have more axes than one (each p[i] then
