@@ -23,6 +23,7 @@ import numpy as np
 from . import (
     api,
     fast_calls,
+    fast_checks,
     jacobians_batched,
     jacobians_standard,
     nested,
@@ -32,7 +33,7 @@ from . import (
 )
 from . import jacobian_leaves as leaves
 from .backend import dispatch_fronts
-from .core import env, functions
+from .core import functions
 from .core.kinds import foreign_array, kind_of_value, rank_of_value
 from .errors import MissingRuleError, NonScalarOutputError, SrcadError
 from .runtime.standard import namespace_of
@@ -293,7 +294,7 @@ class _Jacobian:
         self.target = self.names = None
         self.checked = set()  # argument types found to hold no record where wrt points
         self.no_split = set()  # plain keys (srcad.specialise.plain_key) taking the vjp code
-        self.splits = {}  # plain key -> f's split (srcad.transform.calls.Split)
+        self.splits = {}  # plain key -> f's split (srcad.transform.calls.Split), code, fresh
         self.rows_of = set()  # plain keys of float arguments whose output was a float array
         self.grad_code = None  # f's grad (Transformed), for outputs that are numbers by kinds
         self.scalar_out = {}  # plain key -> grad's specialisation for them (a number out)
@@ -425,8 +426,8 @@ class _Jacobian:
         key = plain_key(args) if key is None else key
         if key is None or key in self.no_split:
             return None
-        entry, code = self.splits.get(key, (None, None))
-        if entry is not None and not env.stale(entry.reads) and (
+        entry, code, fresh = self.splits.get(key, (None, None, None))
+        if entry is not None and fresh() and (
                 code is getattr(self.f, "__code__", None)  # f.__code__ = g.__code__: made again
                 and entry.defaults[0] is self.f.__defaults__
                 and entry.defaults[1] is self.f.__kwdefaults__):
@@ -450,7 +451,7 @@ class _Jacobian:
             self.no_split.add(key)  # the full path says what it refuses, or does it another way
             return None
         # made again when a name it read means something else, or f's code is replaced
-        self.splits[key] = (entry, self.f.__code__)
+        self.splits[key] = (entry, self.f.__code__, fast_checks.fresh(entry.reads))
         return entry.fwd.cell_contents, entry.bwd.cell_contents
 
     def _fwd(self, args):

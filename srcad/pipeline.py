@@ -10,6 +10,7 @@
     alias            which values may share memory; refuse writes Python would see elsewhere
     reverse          forward sweep + backward sweep (trees: srcad.transform.nodes)
     tidy             rewrite the function's tree so it reads as a person would write it
+    free_early       a gradient's arrays freed where last read (the Python backend's NumPy code)
     emit             print (the one place the tree becomes text), compile under a real
                      file name, bind names
 
@@ -35,6 +36,7 @@ from .analysis.analyse import Analysis
 from .backend import (
     duck,
     emit,
+    free_early,
     inline,
     int_grads,
     numba_backend,
@@ -78,10 +80,9 @@ from .transform.reverse import Reverse
 
 DEBUG = bool(os.environ.get("SRCAD_DEBUG"))
 
-#: 1 (the default): tidy the generated code (inline temporaries, propagate copies and
-#: constants, drop dead forward values); 0: emit it as the reverse pass writes it. Both give
-#: the same numbers; the tests run the corpus at both levels. ``SRCAD_OPTIMIZE=0`` or
-#: ``srcad.pipeline.OPTIMIZE = 0`` (then ``srcad.clear_cache()``) selects level 0.
+#: 1 (the default): tidy the generated code (inline temporaries, propagate copies and constants,
+#: drop dead forward values); 0: as the reverse pass writes it. Both give the same numbers (the
+#: corpus runs at both); ``SRCAD_OPTIMIZE=0`` or ``OPTIMIZE = 0`` then ``clear_cache()``: 0.
 OPTIMIZE = int(os.environ.get("SRCAD_OPTIMIZE", "1"))
 
 
@@ -296,8 +297,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     runs = not plain and backend == "python" and not ducks and space is None  # NumPy code run
     fdef = inline.inline_parts(fdef, gen.cells, spelled, helpers, namer, func, runs,
                                loops_only=True)  # small callees
-    if ducks:  # Dask, CuPy: a few calls written otherwise
-        fdef = _for_ducks(fdef, func, fn, spelled, namer, gen.cells)
+    gen.parts_called |= bool(runs and OPTIMIZE and free_early.free_early(fdef, gen.keeps))
+    fdef = _for_ducks(fdef, func, fn, spelled, namer, gen.cells) if ducks else fdef  # Dask, CuPy
     if space is not None:  # written in the arrays' namespace
         fdef = standard.write(fdef, func, fn, space, spelled, helpers, namer, gen.cells)
     if backend == "numba":

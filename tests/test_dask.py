@@ -10,6 +10,7 @@ beside the logistic and least-squares losses, in grad, value_and_grad, vjp and j
 it is allowed: the peak traced while the gradient is computed stays a small part of the data.
 """
 
+import re
 import tracemalloc
 import warnings
 
@@ -203,7 +204,13 @@ def test_numpy_code_is_unchanged_by_dask():
     lazily(g, W_NP, as_dask(X_NP), as_dask(Y_NP))
     dask_text = srcad.source(g, W_NP, as_dask(X_NP), as_dask(Y_NP))
     assert srcad.source(g, W_NP, X_NP, Y_NP) == before != dask_text
-    changed = [(a, b) for a, b in zip(before.splitlines(), dask_text.splitlines()) if a != b]
+    # the NumPy code gives memory back as it goes (srcad/backend/free_early.py: `del`, an
+    # array kept only for its shape); read without that, it differs from Dask's in one line
+    kept = re.sub(r", (\w+)_shape\)", r", \1)", before.replace("unbroadcast_to(", "unbroadcast("))
+    kept = "\n".join(line for line in kept.splitlines()
+                     if not re.match(r"\s+(del |\w+_shape = \w+\.shape$)", line))
+    assert kept != before  # free_early changed the NumPy code
+    changed = [(a, b) for a, b in zip(kept.splitlines(), dask_text.splitlines()) if a != b]
     assert changed == [("    dt_7 = np.broadcast_to(dt_7, shape_of(t_3, t_6))",
                         "    dt_7 = np.ones_like(t_3 * t_6, dtype=np.result_type(dt_7)) * dt_7")]
 

@@ -65,7 +65,7 @@ NUMBA_REFUSED = {
         'general helpers for values Numba does not type alike (complex checks, lists, '
         'objects) or for forms outside the Numba subset',
         'added_at check_holomorphic check_real copy_tangent_grad dot_grad_a '
-        'dot_grad_b erf expand fill like_grad matmul_grad_a matmul_grad_b '
+        'dot_grad_b erf expand like_grad matmul_grad_a matmul_grad_b '
         'real_part shape_of total which_max which_min zeros_array'),
     'items': (
         'gradients of containers read item by item: lists and tuples of mixed items',

@@ -110,6 +110,17 @@ ROWS = [
     ("betainc", "special.betainc(1.5, 2.5, x)", dict(x=UNIT)),
     ("entr", "special.entr(x)", dict(x=POS)),
     ("rel_entr", "special.rel_entr(a, b)", dict(a=POS, b=POS)),
+    # exponential integrals, Owen's T, Pochhammer, 1F1 and Hurwitz's zeta in x (sound27)
+    ("expi", "special.expi(x)", dict(x=POS)),
+    ("exp1", "special.exp1(x)", dict(x=POS)),
+    ("expn", "special.expn(3, x) + special.expn(0, x)", dict(x=POS)),
+    ("kl_div", "special.kl_div(a, b)", dict(a=POS, b=POS)),
+    ("owens_t", "special.owens_t(a, b)", dict(a=ANY, b=ANY)),
+    ("poch", "special.poch(a, b)", dict(a=POS, b=POS)),
+    ("hyp1f1", "special.hyp1f1(1.3, 2.1, x)", dict(x=ANY)),
+    ("zeta", "special.zeta(2.5, x)", dict(x=POS)),
+    ("boxcox", "special.boxcox(x, 0.7) + special.boxcox(x, 0.0)", dict(x=POS)),
+    ("boxcox1p", "special.boxcox1p(x, -0.4) + special.boxcox1p(x, 0.0)", dict(x=POS)),
     # scipy.special: reductions and normalisations
     ("logsumexp", "special.logsumexp(x)", dict(x=ANY)),
     ("logsumexp_b", "special.logsumexp(x, b=w)", dict(x=ANY, w=POS)),
@@ -270,7 +281,8 @@ ROWS = [
 
 #: the shapes each row is tried at: every parameter takes the variant's shape
 VARIANTS = {"scalar": (), "vector": (4,), "matrix": (2, 3)}
-ONE_SHAPE = {"logsumexp_b", "rel_entr", "xlogy", "xlog1py", "beta", "betaln"}
+ONE_SHAPE = {"logsumexp_b", "rel_entr", "xlogy", "xlog1py", "beta", "betaln", "kl_div",
+             "owens_t", "poch"}
 K = np.array([0.0, 1.0, 3.0, 2.0])  # counts for the Poisson case
 
 
@@ -538,6 +550,9 @@ NO_DERIVATIVE = [
     ("chi2_cdf", lambda a, x: stats.chi2.cdf(x, a), "df"),
     ("beta_cdf", lambda a, x: stats.beta.cdf(x / 4.0, a, 2.0), "a"),
     ("beta_sf_b", lambda a, x: stats.beta.sf(x / 4.0, 2.0, a), "b"),
+    ("hyp1f1", lambda a, x: special.hyp1f1(a, 2.0, x), "a"),
+    ("zeta", lambda a, x: special.zeta(a + 1.0, x), "x"),
+    ("boxcox", lambda a, x: special.boxcox(x, a), "lmbda"),
 ]
 
 

@@ -1,6 +1,7 @@
 """``np.einsum``, its gradient, ``grad_reshape``, ``transpose_grad`` (of ``a.T``),
-``scatter`` at an index holding ``None`` and ``@`` of stacks of matrices (:func:`matmul`),
-under the Numba backend.
+``scatter`` at an index holding ``None``, ``@`` of stacks of matrices (:func:`matmul`) and
+``np.array`` of an array (:func:`array_of`, its gradient :func:`grad_array_of`), under the
+Numba backend.
 
 Numba has no ``np.einsum``. :func:`srcad.backend.numba_backend.check` writes
 ``np.einsum(spec, a, b)`` (one to three operands, a constant ``spec``) as :func:`einsum` and
@@ -355,3 +356,30 @@ def _layout(x):
         exec(f"def items(x):\n    return ({items},)", scope)  # noqa: S102 - made here
         return scope["items"]
     return lambda x: x
+
+
+def array_of(x):
+    """Stub: ``np.array(x)`` of a name or an expression (no display): of an array, a copy, as
+    NumPy makes it (Numba's ``np.array`` takes no array); of a list or tuple, Numba's."""
+    raise NotImplementedError
+
+
+@overload(array_of)
+def _array_of(x):
+    if isinstance(x, types.Array):
+        return lambda x: x.copy()  # (the same dtype; C order, as np.array gives)
+    return lambda x: np.array(x)
+
+
+def grad_array_of(g, obj):
+    """The implementation of ``grad_array`` (the gradient of ``np.array(obj)``) for an array
+    ``obj``: ``g`` itself, shaped like it (as srcad's Python helper); refused for anything
+    but a list or tuple of numbers (:mod:`.numba_helpers`) or an array."""
+    if isinstance(obj, types.Array) and isinstance(g, types.Array) and g.ndim == obj.ndim:
+        def same(g, obj):
+            if g.shape != obj.shape:
+                raise ValueError("srcad (numba backend): a gradient shaped unlike its value")
+            return g
+        return same
+    raise TypingError(f"srcad's numba backend has the gradient of np.array of an array, a list "
+                      f"of numbers or rows of numbers only (got {obj})")

@@ -17,7 +17,8 @@ a :class:`SrcadError`.
 Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`, :mod:`.numba_displays`,
 :mod:`.numba_cache`, :mod:`.numba_names`, :mod:`.numba_update`, :mod:`.numba_constants`,
 :mod:`.numba_checks` (srcad's run-time checks, refused at the construct),
-:mod:`.numba_inlined` (callee parts inlined by Numba, or compiled apart); ``numba``.
+:mod:`.numba_inlined` (callee parts inlined by Numba, or compiled apart),
+:mod:`.numba_errors` (a Numba error placed at the user's line); ``numba``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ from ..transform import nodes
 from ..transform.nodes import Comment, name
 from . import numba_batched, numba_cache, numba_chains, numba_constants, numba_reuse, numba_update
 from .numba_checks import refuse_check, view_line
-from .numba_displays import array_displays, of_one_type
+from .numba_displays import array_displays, of_one_type, popped_gradients
+from .numba_errors import compile_error
+from .numba_errors import summary as _summary  # noqa: F401  (srcad.numba_forms reads it)
 from .numba_fuse import expressions, fused
 from .numba_inlined import for_caller, inlined_part
 from .numba_names import (  # noqa: F401  (read here by name, and by the tests)
@@ -135,6 +138,9 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
             helper = "power" if node.op.__class__ is ast.Pow else "matmul"
             return ast.Call(func=numba_helper(helper), args=[node.left, node.right],
                             keywords=[])
+        if node.__class__ is ast.Name and node.id == "Ellipsis" and node.id not in own and (
+                node.id not in user_globals and node.id not in free):
+            return ast.Constant(value=...)  # y[Ellipsis] = v (out=): Numba takes y[...]
         if node.__class__ is not ast.Call:
             return node
         numba_batched.rewrite(node, module_of, numba_helper)  # batched forward mode's forms
@@ -181,6 +187,11 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
             # only read: a tuple (Numba's np.concatenate takes no list)
             node.args[0] = ast.Tuple(elts=node.args[0].args, ctx=ast.Load())
         if node.keywords:
+            return node
+        if (func.__class__ is ast.Attribute and func.attr == "array" and len(node.args) == 1
+                and func.value.__class__ is ast.Name and module_of(func.value.id) is np
+                and node.args[0].__class__ not in (ast.List, ast.Tuple)):
+            node.func = numba_helper("array_of")  # of an array: a copy (Numba's takes none)
             return node
         if func.__class__ is ast.Name and helper_of.get(func.id) == "zeros_array" and len(
                 node.args) == 1:
@@ -251,8 +262,9 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                     line = int(found.group(1))
                 out.append(stmt)
                 continue
-            current_line[0] = line
-            rewrite_reversed(stmt, lambda what, ln=line: refuse(what, ln))
+            own = getattr(stmt, "srcad_line", None) or line  # a forward statement's own
+            current_line[0] = own
+            rewrite_reversed(stmt, lambda what, ln=own: refuse(what, ln))
             stmt = numba_update.in_place(stmt, owned, helper_of, numba_helper)
             stmt = expressions(fused(scatter_add(stmt), helper_of, numba_helper), numba_helper,
                                adds)
@@ -266,11 +278,11 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                     elif isinstance(value, list):
                         value[:] = [rewrite(v) if isinstance(v, ast.AST) else v
                                     for v in value]
-            _check_node(stmt, line)
+            _check_node(stmt, own)
             for field in ("body", "orelse"):
                 inner = getattr(stmt, field, None)
                 if inner:
-                    setattr(stmt, field, visit(inner, line))
+                    setattr(stmt, field, visit(inner, own))
             out.append(stmt)
         if "zeros_like" in used:
             out = _join_items(out, used, numba_helper)
@@ -350,6 +362,10 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                                    "v *= 3): write into the array at the view's index, "
                                    "y[1:3] *= 3", view_line(stmt, ident, callees) or line)
                         refuse_check(part, ident, heads, callees)  # srcad's checks
+                        if getattr(part, "__module__", "").startswith("srcad."):
+                            refuse(f"this line's construct, which srcad computes with a Python "
+                                   f"function of its own, {getattr(part, '__name__', ident)}() "
+                                   "(np.add.at, sorting, ...)", line)
                         refuse(f"the nested function {ident!r} (write it at module level)", line)
                     if hasattr(builtins, ident):
                         refuse(f"the builtin {ident}()", line)
@@ -360,10 +376,10 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                 elif cls is ast.List and node.elts and id(node) not in displays:
                     # (np.array([a, b]) is one, see numba_displays)
                     refuse("a list display (Numba gives a list one type for all its items, "
-                           "an int among floats becoming a float: write a tuple or an "
-                           "array)", line)
+                           "an int among floats becoming a float: write a tuple or an array; "
+                           "as an index, np.array([...]): a tuple indexes several axes)", line)
                 elif cls is ast.Constant and not isinstance(node.value, (
-                        int, float, bool, str)) and not (node.value is None
+                        int, float, bool, str)) and not (node.value in (None, ...)
                                                          and id(node) in bounds) and not (
                         type(node.value) is tuple and node.value
                         and all(type(v) is int for v in node.value)):  # transpose's axes
@@ -371,11 +387,15 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
 
     numba_reuse.reuse(fdef, helper_of, numba_helper, is_np := lambda i: module_of(i) is np)
     numba_constants.rewrite(fdef, is_np, numba_helper, callees)
+    if live is None:  # a callee's part: its global ints as constants (srcad.core.env's guard)
+        numba_constants.global_ints(fdef, lambda i: None if i in own or i in helper_of
+                                    else free.get(i, user_globals.get(i)))
     adds = frozenset(k for k, v in helper_of.items() if v == "add")  # fused as + where floats
     displays = array_displays(fdef, is_np, helper_of)
     numba_chains.join_all(fdef, helper_of, numba_helper)
     owned = numba_update.owned(fdef, helper_of, is_np)  # (after the joins: reads moved)
     fdef.body = visit(fdef.body, code.co_firstlineno)
+    popped_gradients(fdef, used.get("grad_array"), numba_helper)  # a list, where popped
     fdef.args.args += [ast.arg(arg=ident) for ident in live or ()]
     if not used:
         return fdef, {}
@@ -550,9 +570,8 @@ def jit(fn, where, example=None, callee=False, boundscheck=True):
     try:
         if example is not None:
             compiled.compile(tuple(numba.typeof(value) for value in example))
-    except NumbaError as exc:
-        raise SrcadError(f"Numba could not compile {where}: {_summary(exc)}",
-                         hint=HINT) from None
+    except (NumbaError, AssertionError) as exc:  # (an assert of Numba's own, when it compiles)
+        raise compile_error(exc, fn, on_disk, where, HINT) from None
     if example is not None and not any(isinstance(value, np.ndarray) for value in example):
         compiled.disable_compile()
         compiled.__srcad_source__ = fn.__srcad_source__
@@ -565,21 +584,11 @@ def jit(fn, where, example=None, callee=False, boundscheck=True):
     def numba_adjoint(*args):
         try:
             return compiled(*args)
-        except NumbaError as exc:
-            raise SrcadError(f"Numba could not compile {where}: {_summary(exc)}",
-                             hint=HINT) from None
+        except (NumbaError, AssertionError) as exc:
+            raise compile_error(exc, fn, on_disk, where, HINT) from None
 
     numba_adjoint.__name__ = fn.__name__
     numba_adjoint.__srcad_source__ = fn.__srcad_source__
     numba_adjoint.__srcad_numba__ = compiled
     numba_adjoint.py_func = fn  # as a Numba dispatcher's: what a derivative of it reads
     return numba_adjoint
-
-
-def _summary(exc):
-    """The informative lines of a Numba error (its first problem and where), one line."""
-    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    ours = [ln for ln in lines if "srcad's numba backend" in ln]  # a helper's own reason
-    return ours[0] if ours else " / ".join(
-        [ln for ln in lines if not ln.startswith(("Failed in ", "During: ", "^"))][:4]) or text

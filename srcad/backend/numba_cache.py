@@ -181,12 +181,27 @@ def from_file(fn, options=""):
 # ---------------------------------------------------------------- saving under a lock
 
 
-def njit(fn, **options):
+def renamed(fn, name):
+    """A copy of the function ``fn`` named (and qualified) ``name``. Numba names a function's
+    machine code by its module, its qualified name and a number drawn afresh in each process,
+    and links a function's callees into its code by those names: two functions of one
+    qualified name (srcad's checked ``math`` helpers were all closures ``checked``) cached by
+    two processes can get one name, and code calling both then calls one for the other,
+    silently (seen: a ``vjp`` whose ``math.sin`` and ``math.cos`` took each other's code, 0.18
+    off; numba27). Each function compiled with ``cache=True`` gets a name of its own."""
+    made = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__,
+                              fn.__closure__)
+    made.__qualname__ = name
+    return made
+
+
+def njit(fn, name=None, **options):
     """``numba.njit(cache=True, **options)(fn)``, its entries on disk saved under a lock (see
-    the module docstring); without a cache on disk where that cannot be arranged."""
+    the module docstring); without a cache on disk where that cannot be arranged. ``name``:
+    ``fn`` renamed first (:func:`renamed`), where functions of one qualified name differ."""
     import numba
 
-    compiled = numba.njit(cache=True, **options)(fn)
+    compiled = numba.njit(cache=True, **options)(fn if name is None else renamed(fn, name))
     cache = getattr(compiled, "_cache", None)
     made = _locked_class()
     found = getattr(cache, "_cache_file", None)

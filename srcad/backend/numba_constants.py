@@ -19,6 +19,13 @@ on the heap, and a list of items of one type only. :func:`rewrite` makes it a tu
 the tangent of a tuple is never grown or written into (an item store or ``append`` on it
 would be a typing error, reported as a SrcadError, not another value).
 
+:func:`global_ints`: a global (or closure) int or bool a callee's part reads
+(``cam[ROT:ROT + 3]`` with ``ROT = 0`` at module level, ADBench's ``ba``) is written as that
+constant. srcad records every free name it resolves with a fingerprint that holds an int's
+value (``srcad.core.env``): rebinding ``ROT`` makes the code again, as for the Python backend.
+A float, read live by Python, stays refused in a callee (the function differentiated gets its
+own global numbers as arguments at each call).
+
 Imports ``numpy``; ``numba`` when a helper is made.
 """
 
@@ -90,3 +97,20 @@ def helper(name):
     space = {"value": value}
     exec(f"def {name}():\n    return value\n", space)  # noqa: S102 - a name made here
     return numba.njit(space[name])
+
+
+def global_ints(fdef, value_of):
+    """In place: each name ``fdef`` reads that ``value_of`` (name -> the global's or closure
+    cell's value, or None for a name of the code's own) finds holding a Python int or bool,
+    as that constant (see the module docstring)."""
+    for node in ast.walk(fdef):
+        for field, value in ast.iter_fields(node):
+            items = value if isinstance(value, list) else [value]
+            for k, item in enumerate(items):
+                if item.__class__ is ast.Name and item.ctx.__class__ is ast.Load and type(
+                        value_of(item.id)) in (int, bool):
+                    made = ast.copy_location(ast.Constant(value=value_of(item.id)), item)
+                    if isinstance(value, list):
+                        value[k] = made
+                    else:
+                        setattr(node, field, made)

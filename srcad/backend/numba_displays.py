@@ -9,6 +9,8 @@ A display none of whose items is a constant (:func:`of_one_type`: ``[theta[0:3],
 is written ``array_list(...)`` (:mod:`.numba_lists`), which Numba compiles only for items of
 one type.
 
+:func:`popped_gradients`: the gradient of ``np.array(L)`` as a list where the code pops it.
+
 Imports the standard library only.
 """
 
@@ -150,3 +152,21 @@ def of_one_type(node):
         return item.__class__ in (ast.Constant, ast.List, ast.Tuple, ast.Starred)
 
     return not any(constant(item) for item in node.elts)
+
+
+def popped_gradients(fdef, grad_array, numba_helper):
+    """In place: ``d = grad_array(g, L)`` (``grad_array``: the Numba helper's name in
+    ``fdef``, or None), where the code pops ``d`` (``L`` built by ``append`` in a loop, its
+    gradient popped in the backward loop), as ``d = grad_list(grad_array(g, L))``: the list
+    srcad's Python helper gives, where Numba's ``grad_array`` gives an array."""
+    if grad_array is None:
+        return
+    popped = {node.value.id for node in ast.walk(fdef) if node.__class__ is ast.Attribute
+              and node.attr == "pop" and node.value.__class__ is ast.Name}
+    for node in ast.walk(fdef):
+        if (node.__class__ is ast.Assign and len(node.targets) == 1
+                and node.targets[0].__class__ is ast.Name and node.targets[0].id in popped
+                and node.value.__class__ is ast.Call and node.value.func.__class__ is ast.Name
+                and node.value.func.id == grad_array):
+            node.value = ast.Call(func=numba_helper("grad_list"), args=[node.value],
+                                  keywords=[])

@@ -125,7 +125,7 @@ def _add(a, b):
     if isinstance(a, (types.Number, types.Array)) and isinstance(b, (types.Number,
                                                                      types.Array)):
         return lambda a, b: a + b
-    raise TypingError(f"srcad's numba backend adds numbers and arrays, not {a} and {b}")
+    return numba_lists.added(a, b, add)  # two lists' gradients, or refused
 
 
 @_numbers(check_scalar)
@@ -325,8 +325,7 @@ def _grad_array(g, obj):
                 raise ValueError("srcad (numba backend): a gradient shaped unlike its value")
             return g.copy()
         return copied
-    raise TypingError(f"srcad's numba backend has the gradient of np.array of a list of "
-                      f"numbers or of rows of numbers only (got {obj})")
+    return numba_arrays.grad_array_of(g, obj)  # np.array of an array's, or refused
 
 
 def grad_sum(g, a, axis=None, keepdims=False):
@@ -449,8 +448,7 @@ def _cleared(value, index):
             out[index] = 0.0
             return out
         return zeroed
-    raise TypingError(f"srcad's numba backend clears an int, a slice or a tuple of them in an "
-                      f"array (got {index} of {value})")
+    return numba_lists.cleared(value, index)  # a list's, or refused
 
 
 # ---------------------------------------------------------------- Python's float errors
@@ -491,7 +489,7 @@ def _checked(fname):
             # value LLVM does not know equals x, so it is not fused with a sine of x into
             # one sincos that the sine's users would wait for
             return math.cos(x + 0.0)
-        return numba_cache.njit(checked)
+        return numba_cache.njit(checked, f"checked_{fname}")
     fn = getattr(math, fname)
     if fname in ("lgamma", "gamma"):  # a pole (0, -1, ..; gamma: -inf) is a domain error;
         def checked(x):  # an overflow (lgamma past ~2.5e305) a range one
@@ -510,7 +508,7 @@ def _checked(fname):
                                     "number past the int64 range (exact in Python)")
             return fn(x)
     elif fname in _DOMAIN:
-        outside = numba.njit(_DOMAIN[fname])
+        outside = numba.njit(numba_cache.renamed(_DOMAIN[fname], f"outside_{fname}"))
 
         def checked(x):
             if outside(x):
@@ -522,7 +520,7 @@ def _checked(fname):
             if math.isinf(r) and not math.isinf(x):
                 raise OverflowError("math range error")
             return r
-    return numba_cache.njit(checked)
+    return numba_cache.njit(checked, f"checked_{fname}")  # (a name each: see renamed)
 
 
 def power(a, b):
@@ -571,6 +569,7 @@ HELPERS = {
     "layout": numba_arrays.layout,
     "scatter": scatter, "mutable": numba_lists.mutable, "grad_concatenate": grad_concatenate,
     "grad_array": grad_array, "array_list": numba_lists.array_list,
+    "array_of": numba_arrays.array_of, "grad_list": numba_lists.grad_list, "fill": numba_lists.fill,
     "stack": numba_lists.stack, "grad_stack": numba_lists.grad_stack,
     "reduce": numba_axes.reduce, "grad_extremum": numba_axes.grad_extremum,
     "grad_reshape": numba_arrays.grad_reshape, "transpose_grad": numba_arrays.transpose_grad,

@@ -13,6 +13,9 @@ turned on for the whole caller. The twin is compiled with bounds checks, as a pa
 an inlined part is lowered with the caller's options, so a caller compiled without bounds
 checks (:func:`srcad.backend.numba_backend.indexes_only_stacks`) that calls a part outside a
 loop gets the twin too (an index past the end in the callee raises IndexError as in Python).
+:mod:`.numba_scalars`' copies of callees' parts (``__srcad_scalar_copy__``) are always
+inlined, in loops too: a caller compiled without bounds checks that holds a copy indexing
+anything (itself, or a part it calls) is compiled with them instead.
 
 Imports ``ast``, ``types``; ``numba`` when a part is made.
 """
@@ -40,13 +43,16 @@ def for_caller(fn, boundscheck):
     """``(fn, boundscheck)`` for the code ``fn`` about to be compiled: ``fn`` with the inlined
     parts in its closure that it calls inside a loop (all of them, where it is compiled
     without bounds checks) replaced by their twins compiled apart; compiled with bounds checks
-    where a part cannot be so replaced (read as a global, or a cell still empty)."""
+    where a part cannot be so replaced (read as a global, or a cell still empty), or where
+    it holds a scalar copy that indexes (:func:`_copy_indexes`)."""
     try:
         values = [cell.cell_contents for cell in fn.__closure__ or ()]
     except ValueError:  # an empty cell (a part being made): checked, to be safe
         return fn, True
     if any(_inlined(fn.__globals__.get(ident)) for ident in fn.__code__.co_names):
         return fn, True
+    if not boundscheck and any(_copy_indexes(v, set()) for v in values):
+        boundscheck = True  # the copy is lowered with the caller's options: checked
     if not any(_inlined(v) for v in values):
         return fn, boundscheck
     looped = _called_in_loops(fn) if boundscheck else None
@@ -67,6 +73,32 @@ def _called_in_loops(fn):
             found.update(node.func.id for node in ast.walk(loop) if node.__class__ is ast.Call
                          and node.func.__class__ is ast.Name)
     return found
+
+
+def _copy_indexes(value, seen):
+    """Whether ``value`` is a scalar copy (:mod:`.numba_scalars`) whose code, or the code of
+    a part it calls (inlined into it, hence into its caller), subscripts anything."""
+    if not getattr(value, "__srcad_scalar_copy__", False):
+        return False
+    return _indexes(value, seen)
+
+
+def _indexes(part, seen):
+    if id(part) in seen:
+        return False
+    seen.add(id(part))
+    fn = part.py_func
+    if any(node.__class__ is ast.Subscript for node in ast.walk(ast.parse(fn.__srcad_source__))):
+        return True
+    for cell in fn.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell: indexing, to be safe
+            return True
+        if getattr(value, "__srcad_numba_part__", False) and hasattr(value, "py_func") and (
+                _indexes(value, seen)):
+            return True
+    return False
 
 
 def _inlined(value):

@@ -14,6 +14,11 @@ too), whose items may differ in type; Numba types a list by one item type. Here:
   is written ``items_at_1_0(like, a, b)`` (:func:`items_at`, one helper per pattern of
   indices): for a tuple ``like``, a tuple of its items' gradients, each of its own type, so
   a callee returning ``(array, list)`` hands back ``(darray, dlist)``; for a list, a list;
+* the gradient of ``np.array(L)`` as a list where the code pops it (:func:`grad_list`);
+* ``sum(L)`` of a list of numbers: its gradient ``fill`` (:func:`fill`), and ``add`` of two
+  lists' gradients (:func:`added`);
+* ``cleared`` of a list of numbers (:func:`cleared`: an item written, ``xs[i] = v``); of a
+  list of arrays refused, saying what to write;
 * a list display whose items are all arrays (:func:`array_list`, of one type), ``np.stack``
   of a list or tuple of arrays (:func:`stack`) and its gradient (:func:`grad_stack`), along
   axis 0.
@@ -52,6 +57,74 @@ def zeros_like(x, zeros):
         return [zeros(x[i]) for i in range(len(x))]
 
     return zero_list
+
+
+def cleared(value, index):
+    """The implementation of ``cleared`` (the gradient past ``xs[i] = v`` to the old ``xs``)
+    for a list: of numbers, a new list with the item ``i`` 0.0, as srcad's Python helper
+    makes it. Of arrays, refused: Python's helper puts 0.0 there, whose sum with the old
+    item's gradient takes that item's shape, and a list of arrays holds arrays only (zeros
+    shaped like the new item would give the old one the new one's shape where ``v``
+    broadcasts it)."""
+    if isinstance(value, (types.List, types.ListType)) and isinstance(
+            value.dtype, types.Float) and isinstance(index, types.Integer):
+        def zeroed(value, index):
+            out = [value[i] for i in range(len(value))]
+            out[index] = 0.0
+            return out
+        return zeroed
+    if isinstance(value, (types.List, types.ListType)) and isinstance(value.dtype, types.Array):
+        raise TypingError("srcad's numba backend writes no item of a list of arrays "
+                          "(xs[i] = v): make a new list (xs = [v, xs[1]]) or hold the items "
+                          "as the rows of one array (X = np.stack(xs), then X[i] = v)")
+    raise TypingError(f"srcad's numba backend clears an int, a slice or a tuple of them in an "
+                      f"array, or an int in a list of floats (got {index} of {value})")
+
+
+def grad_list(g):
+    """Stub: the gradient of ``np.array(L)`` (``grad_array``, a 1-d array here) as the list
+    srcad's Python helper gives, for code that pops it (``L`` built by ``append`` in a loop:
+    :func:`srcad.backend.numba_displays.popped_gradients`)."""
+    raise NotImplementedError
+
+
+@overload(grad_list)
+def _grad_list(g):
+    if isinstance(g, types.Array) and g.ndim == 1 and isinstance(g.dtype, types.Float):
+        return lambda g: [g[i] for i in range(len(g))]
+    raise TypingError(f"srcad's numba backend pops the gradient of np.array of a list of "
+                      f"numbers only (got {g})")
+
+
+def added(a, b, add):
+    """The implementation of ``add`` for two lists' gradients: a new list of the items'
+    sums (``add``, the helper itself), of equal lengths (else ValueError, where srcad's
+    Python helper raises too); anything else refused."""
+    if isinstance(a, (types.List, types.ListType)) and isinstance(b, (types.List,
+                                                                      types.ListType)):
+        def summed(a, b):
+            if len(a) != len(b):
+                raise ValueError("srcad (numba backend): two gradients of one list differ "
+                                 "in length")
+            return [add(a[i], b[i]) for i in range(len(a))]
+        return summed
+    raise TypingError(f"srcad's numba backend adds numbers, arrays and lists, not {a} and {b}")
+
+
+def fill(value, like):
+    """Stub: srcad's ``fill``, the gradient of ``sum(like)``: ``value`` for every item."""
+    raise NotImplementedError
+
+
+@overload(fill)
+def _fill(value, like):
+    if isinstance(value, _NUMBER) and isinstance(like, (types.List, types.ListType)) and (
+            isinstance(like.dtype, _NUMBER)):
+        return lambda value, like: [float(value) for _ in range(len(like))]
+    if isinstance(value, _NUMBER) and isinstance(like, types.Array):
+        return lambda value, like: np.full(like.shape, float(value))
+    raise TypingError(f"srcad's numba backend has the gradient of sum() of a list of numbers "
+                      f"or of an array only (got {value} for {like})")
 
 
 def mutable(grad):

@@ -9,7 +9,7 @@ Imports nothing.
 from __future__ import annotations
 
 #: builtins the generated code may call under Numba
-BUILTINS = {"range", "len", "abs", "min", "max", "float", "int", "bool", "pow", "slice"}
+BUILTINS = {"range", "len", "abs", "min", "max", "float", "int", "bool", "pow", "slice", "sum"}
 
 #: NumPy functions Numba compiles with the meaning NumPy gives them (those srcad's rules and
 #: templates emit for the constructs this backend covers)
@@ -42,7 +42,7 @@ NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroad
                  "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array",
                  "grad_extremum", "grad_einsum", "grad_reshape", "transpose_grad",
                  "mutable", "log_base", "grad_stack", "broadcast_as", "polygamma_real",
-                 "power_of", "layout"}
+                 "power_of", "layout", "fill"}
 
 #: NumPy reductions along a constant axis (or all), with keepdims: numba_axes.reduce
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}

@@ -468,6 +468,7 @@ def _made(function, program, name):
             part = numba.njit(boundscheck=True, inline="always")(made)
             part.__srcad_source__ = made.__srcad_source__
             part.__srcad_numba_part__ = True
+            part.__srcad_scalar_copy__ = True  # inlined: checked where it indexes
             program.made[id(callee)] = part
     fdef = Writer(function).rewrite(name)
     cells = dict(function.cells)

@@ -209,9 +209,9 @@ def _literal(node):
 
 #: operations that cannot raise on floats, so an unused result may go unevaluated
 _SAFE_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Pow)
-_PURE_HELPERS = {"unbroadcast", "broadcast_as", "zeros_like", "add", "fill", "total",
-                 "expand", "scatter", "cleared", "like", "sign", "shape_of", "zeros_array",
-                 "items_at"}
+_PURE_HELPERS = {"unbroadcast", "unbroadcast_to", "broadcast_as", "zeros_like", "add", "fill",
+                 "total", "expand", "scatter", "cleared", "like", "sign", "shape_of",
+                 "zeros_array", "items_at"}
 
 
 def _pure_call(call, libraries):

@@ -32,8 +32,9 @@ def unseen_keywords(lw, node):
     the code (an argument, a call's result) into a module-level function of the user's
     named directly: the call is then :func:`star_call`'s (as ``f(*t)`` of an unknown
     length). Into anything else (a library function, whose rule takes fixed forms; a method;
-    a nested function) it stays refused at the call's line."""
-    return any(k.arg is None and not (isinstance(k.value, gast.Dict) and _display(k.value))
+    a nested function), or beside other keywords (``f(a=x, **d)``), it stays refused at the
+    call's line."""
+    return len(node.keywords) == 1 and any(k.arg is None and not (isinstance(k.value, gast.Dict) and _display(k.value))
                and not (isinstance(k.value, gast.Name) and k.value.id in lw.keyword_displays
                         and k.value.id not in lw.env)
                and free_dict(lw, k.value) is None for k in node.keywords) and _user_named(

@@ -117,9 +117,7 @@ defvjp(np.fmod, "a, b", a="g", b="-g * np.trunc(a / b)", broadcast=True)
 defvjp(np.arctan2, "a, b", a="g * b / (a ** 2 + b ** 2)", b="-g * a / (a ** 2 + b ** 2)",
        broadcast=True)
 defvjp(np.hypot, "a, b", a="g * a / ans", b="g * b / ans", broadcast=True)
-defvjp(np.logaddexp, "a, b", a="g * exp(a - ans)", b="g * exp(b - ans)", broadcast=True)
-defvjp(np.logaddexp2, "a, b", a="g * np.exp2(a - ans)", b="g * np.exp2(b - ans)",
-       broadcast=True)
+# np.logaddexp, np.logaddexp2: srcad.rules.numpy_more
 
 # ---------------------------------------------------------------- binary ufuncs: max and min
 # a tie (a == b) splits the gradient equally between a and b, as autograd does

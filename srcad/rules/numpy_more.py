@@ -270,15 +270,25 @@ if isinstance(getattr(np, "matvec", None), np.ufunc):  # NumPy >= 2.2
            x2="unbroadcast(x1[..., :, None] * g[..., None, :], x2)", kind="array",
            jvp=dict(x1="np.vecmat(t, x2)", x2="np.vecmat(x1, t)"))
 
+# ---------------------------------------------------------------- logs of sums of exponentials
+# a's share exp(-logaddexp(0, b - a)), not exp(a - ans): exact at an infinite argument (the
+# limit 1 for a = inf > b, where exp(inf - inf) is nan); nan at (inf, inf): no limit there
+defvjp(np.logaddexp, "a, b", a="g * exp(-np.logaddexp(0.0, b - a))",
+       b="g * exp(-np.logaddexp(0.0, a - b))", broadcast=True)
+defvjp(np.logaddexp2, "a, b", a="g * np.exp2(-np.logaddexp2(0.0, b - a))",
+       b="g * np.exp2(-np.logaddexp2(0.0, a - b))", broadcast=True)
+
 # ---------------------------------------------------------------- polynomials, integrals
-# np.polyval(p, x) = sum p[i] x ** (n - 1 - i): linear in p; its x-derivative is np.polyval
-# of the derivative's coefficients
-POWERS = "np.arange(np.size(p) - 1.0, -1.0, -1.0)"
-DP = "p[:-1] * np.arange(np.size(p) - 1.0, 0.0, -1.0)"
+# np.polyval(p, x) = sum p[i] x ** (n - 1 - i), n = len(p): linear in p; its x-derivative is
+# np.polyval of the derivative's coefficients. p may have more axes than one (each p[i] then
+# broadcasts with x): the powers run along p's first axis, put last (moveaxis) for unbroadcast
+POWERS = "np.arange(np.shape(p)[0] - 1.0, -1.0, -1.0)"
+DP = ("p[:-1] * np.reshape(np.arange(np.shape(p)[0] - 1.0, 0.0, -1.0), "
+      "(-1,) + (1,) * (np.ndim(p) - 1))")
 defvjp(np.polyval, "p, x",
-       p=f"np.sum(np.reshape(np.expand_dims(g, -1) * np.expand_dims(x, -1) ** {POWERS}, "
-         "(-1, np.size(p))), axis=0)",
-       x=f"g * np.polyval({DP}, x)",
+       p=f"np.moveaxis(unbroadcast(np.expand_dims(g, -1) * np.expand_dims(x, -1) ** {POWERS}, "
+         "np.moveaxis(p, 0, -1)), -1, 0)",
+       x=f"unbroadcast(g * np.polyval({DP}, x), x)",
        jvp=dict(p="np.polyval(t, x)", x=f"t * np.polyval({DP}, x)"))
 # np.vander(x, N): column j is x ** e[j]; d/dx is e[j] x ** (e[j] - 1)
 EXPS = ("(np.arange(np.shape(ans)[-1] * 1.0) if increasing else "

@@ -96,6 +96,30 @@ defvjp(special.xlog1py, "x, y", x="g * log1p(y)", y="g * x / (1 + y)", broadcast
 defvjp(special.entr, "x", x="-g * (log(x) + 1)")
 defvjp(special.rel_entr, "x, y", x="g * (log(x / y) + 1)", y="-g * x / y", broadcast=True)
 
+# ---------------------------------------------------------------- integrals, Owen's T, Pochhammer
+# Ei' = exp(x) / x, E1' = -exp(-x) / x, En' = -E(n-1) (E(-1)(x) = exp(-x) (1/x + 1/x^2),
+# which SciPy does not evaluate); kl_div = x log(x / y) - x + y; Owen's T(h, a) =
+# (1 / 2 pi) int_0^a exp(-h^2 (1 + t^2) / 2) / (1 + t^2) dt; poch(z, m) = gamma(z + m) /
+# gamma(z). hyp1f1 and Hurwitz's zeta: their x (q) only; a, b (the power s) are refused.
+defvjp(special.expi, "x", x="g * exp(x) / x")
+defvjp(special.exp1, "x", x="-g * exp(-x) / x")
+defvjp(special.expn, "n, x", x="-g * where(n == 0, exp(-x) * (1 / x + 1 / x ** 2), "
+       "special.expn(np.maximum(n - 1, 0), x))", zero="n", broadcast=True)
+defvjp(special.kl_div, "x, y", x="g * log(x / y)", y="g * (1 - x / y)", broadcast=True)
+defvjp(special.owens_t, "h, a",
+       h=f"-g * exp(-0.5 * h ** 2) * special.erf(a * h * 0.7071067811865476) / (2 * {SQRT_2PI})",
+       a="g * exp(-0.5 * h ** 2 * (1 + a ** 2)) / (6.283185307179586 * (1 + a ** 2))",
+       broadcast=True)
+defvjp(special.poch, "z, m", z="g * ans * (special.digamma(z + m) - special.digamma(z))",
+       m="g * ans * special.digamma(z + m)", broadcast=True)
+defvjp(special.hyp1f1, "a, b, x", x="g * a / b * special.hyp1f1(a + 1, b + 1, x)",
+       broadcast=True)
+defvjp(special.zeta, "x, q=None", q="-g * x * special.zeta(x + 1, q)", broadcast=True)
+# Box-Cox: (x^l - 1) / l (log x at l = 0) in x; the power l is refused (its derivative
+# cancels badly for a small l)
+defvjp(special.boxcox, "x, lmbda", x="g * x ** (lmbda - 1)", broadcast=True)
+defvjp(special.boxcox1p, "x, lmbda", x="g * (1 + x) ** (lmbda - 1)", broadcast=True)
+
 # ---------------------------------------------------------------- Bessel functions
 # I0' = I1, I1' = (I0 + I2) / 2, Iv' = (I(v-1) + I(v+1)) / 2; ive = iv exp(-|x|)
 defvjp(special.i0, "x", x="g * special.i1(x)")

@@ -18,8 +18,9 @@ this one (names, accumulation, the walk), :mod:`.reverse_rules` (assignments thr
 rule registry), :mod:`.reverse_data` (containers, writes, calls of user functions),
 :mod:`.reverse_flow` (branches and loops), :mod:`.joins` (joined arrays' pieces),
 :mod:`.guards` (``unbroadcast`` left out where shapes match at run time),
-:mod:`.sparse` (list gradients that start as ``None``) and :mod:`.saves` (what is saved,
-and the forward sweep that saves it); :mod:`.same_numbers` runs first.
+:mod:`.sparse` (list gradients that start as ``None``), :mod:`.reuse` (templates reading
+forward values) and :mod:`.saves` (what is saved, and the forward sweep that saves it);
+:mod:`.same_numbers` runs first.
 
 Imports: ``srcad.core``, ``srcad.analysis``, the rules registry, :mod:`srcad.errors` (the user's
 line of a copy's comment), and the modules named above.
@@ -41,6 +42,7 @@ from . import exp_quotients, into, nodes, partition, same_numbers
 from .guards import ShapeGuards, guard_frames
 from .joins import Joins
 from .nodes import Comment, PopMarker, add_to, assign, call, name
+from .reuse import Reuse
 from .reverse_data import Data, display_items
 from .reverse_flow import Flow
 from .reverse_rules import Rules, unshape_kept
@@ -50,7 +52,7 @@ from .sweep import Generated, Sweep
 from .zeros import Zeros
 
 
-class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, Sweep):
+class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, Reuse, Sweep):
     def __init__(self, fn: ir.Function, analysis: Analysis, namer, helper_names,
                  structured=True, into=(), alike=(), runs_only=False):
         same_numbers.merge(fn, analysis)  # t_5 = i + 1 after t_2 = i + 1: a copy
@@ -290,8 +292,9 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         # a derivative of this code reads its plain form: no variants called, no sparse lists,
         # no shape guards (their conditional expressions would make it larger and slower)
         gen.parts_called = self.parts_called or self.sparse_used or bool(self.guard_sites) or (
-            partitioned)
+            partitioned or getattr(self, "operators_written", False))
         gen.buffers = {p: self.g(p) for p in self.into}
+        gen.keeps = _keeps(self)
         return gen
 
     def comment(self, stmt, code):
@@ -343,6 +346,17 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
             self.assign(stmt, code, frame)
         else:
             self.setitem(stmt, code, frame)
+
+
+def _keeps(sweep):
+    """The names of the generated code that may hold arrays, lists or a callee's context
+    (never a number): values, their gradients, contexts, layouts' stand-ins
+    (:mod:`srcad.backend.free_early` frees them where last read)."""
+    kinds = sweep.an.kinds
+    keeps = {n for n in sweep.primals if kinds.get(n, ANY) in (ARRAY, SEQ, ANY)}
+    keeps |= {g for g, p in sweep.primal_of.items() if kinds.get(p, ANY) in (ARRAY, SEQ, ANY)}
+    keeps |= {ctx for _, ctx, _ in sweep.calls.values()}
+    return (keeps - set(sweep.shapes)) | sweep.layouts  # (a shape is a small tuple)
 
 
 def _makes_new_array(tree):

@@ -178,7 +178,7 @@ class Rules:
                     self.materialise(gname, code, frame)
                     tree = templates.instantiate(template, names, scalar, self.helper_names,
                                                  rule)
-            self.ref_names(tree, frame)
+            tree = self.reused(tree, frame)  # .reuse: values computed already; refs noted
             self.note_helpers(tree)
             if rule.broadcast and not uniform:
                 tree = self.unbroadcast(tree, atom, stmt.target, bound, frame, stmt.value)
@@ -236,11 +236,11 @@ class Rules:
             return contribution
         if self.same_shape(atom.name, target):
             return contribution  # the operand has the result's shape: nothing to sum
-        if atom.name in self.in_loop or (not self.structured and atom.name in self.assigned
+        if atom.name in self.in_loop or ((not self.structured or self.runs_only and kind == ARRAY)
+                                         and atom.name in self.assigned
                                          and not getattr(self.an.callees, "compiles_all", 0)):
-            # inside a loop, or in a callee's part (its context outlives the forward part;
-            # not for Numba, whose contexts hold no shape set on one path only), keep the
-            # shape, not the array: that is all unbroadcast reads
+            # in a loop, a part (its context outlives the forward part; not Numba's: no shape
+            # set on one path only) or code only run (backend.free_early), keep the shape
             shape = self.shape_name(atom.name)
             if atom.name not in self.in_loop:  # the array itself, if kept anyway: see below
                 self.part_shapes[shape] = atom.name
@@ -357,10 +357,11 @@ def _nonzero_number(atom):
 
 
 def unshape_kept(sweep, code):
-    """In a callee's part, ``unbroadcast(g, a)`` again for each ``unbroadcast_to(g,
-    a_shape)`` of :meth:`Rules.unbroadcast` whose ``a`` the backward sweep ``sweep`` reads
-    anyway (its context holds the array: one item, not two); the others keep only the
-    shape, so the context does not keep an array alive for it. Runs once the sweep is made
+    """In a callee's part or at the top level, ``unbroadcast(g, a)`` again for each
+    ``unbroadcast_to(g, a_shape)`` of :meth:`Rules.unbroadcast` whose ``a`` the backward
+    sweep ``sweep`` reads anyway (its context holds the array: one item, not two); the
+    others keep only the shape, so the context does not keep an array alive for it (nor
+    the top level's name: :mod:`srcad.backend.free_early`). Runs once the sweep is made
     (``refs`` is then complete), before the saves are chosen."""
     read = set().union(*sweep.refs.values()) if sweep.refs else set()
     kept = {shape: source for shape, source in sweep.part_shapes.items() if source in read}

@@ -36,6 +36,7 @@ class Generated:
     into_parts: set = field(default_factory=set)  # backward parts' variants called (.into)
     buffers: dict = field(default_factory=dict)  # param -> its gradient, the caller's (.into)
     parts_called: bool = False  # a callee's backward part is called (whose code may add into)
+    keeps: set = field(default_factory=set)  # names that may hold arrays, lists, contexts
 
 
 class Sweep:
