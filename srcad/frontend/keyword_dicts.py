@@ -34,7 +34,8 @@ def unseen_keywords(lw, node):
     length). Into anything else (a library function, whose rule takes fixed forms; a method;
     a nested function), or beside other keywords (``f(a=x, **d)``), it stays refused at the
     call's line."""
-    return len(node.keywords) == 1 and any(k.arg is None and not (isinstance(k.value, gast.Dict) and _display(k.value))
+    return len(node.keywords) == 1 and any(
+        k.arg is None and not (isinstance(k.value, gast.Dict) and _display(k.value))
                and not (isinstance(k.value, gast.Name) and k.value.id in lw.keyword_displays
                         and k.value.id not in lw.env)
                and free_dict(lw, k.value) is None for k in node.keywords) and _user_named(
