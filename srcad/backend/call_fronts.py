@@ -46,7 +46,7 @@ A body is compiled in only when the code reads nothing but the user's globals an
 has a single ``return`` at its end (``vjp``), assigns none of its parameters, and each name
 it reads is spelled by its name here; otherwise nothing is made and the closure stays.
 
-Imports :mod:`srcad.backend.dispatch`, :mod:`srcad.backend.dispatch_fronts` and
+Imports :mod:`srcad.backend.dispatch_fronts` and
 :mod:`srcad.backend.keys`.
 """
 
@@ -61,7 +61,7 @@ import weakref
 
 import numpy as np
 
-from . import dispatch, dispatch_fronts
+from . import dispatch_fronts
 from .keys import cache_key
 
 _counter = itertools.count()
@@ -212,20 +212,10 @@ def pullback_of(fn):
 def _parsed(fn, user, values):
     """``(parameters, body, tests)`` of the generated ``fn`` to compile into a function made
     on ``user``'s globals and closure (the tests' objects appended to ``values``), or None."""
-    text = getattr(fn, "__srcad_source__", None)
-    helpers = dispatch._reads_only_user_names(fn, user) if text else None
-    if helpers is None or any(n.startswith("__srcad") for n in dispatch._code_names(
-            fn.__code__)):
+    found = dispatch_fronts.plain_def(fn, user)
+    if found is None:
         return None
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:  # pragma: no cover - generated code parses
-        return None
-    node = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(node, ast.FunctionDef) or node.args.vararg or node.args.kwarg or (
-            node.args.kwonlyargs or node.args.posonlyargs or node.args.defaults):
-        return None
-    params = [a.arg for a in node.args.args]
+    node, params, helpers = found
     stored, _ = _names(node.body)
     if stored & set(params) or any(isinstance(n, (ast.Global, ast.Nonlocal))
                                    for n in _walk(node.body)):

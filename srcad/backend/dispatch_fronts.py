@@ -238,6 +238,26 @@ def _tests(user, reads, helpers, params, values):
     return tests
 
 
+def plain_def(fn, user):
+    """``(node, parameters, helpers)`` of the generated ``fn`` (its source parsed: one
+    ``def`` with positional parameters only, reading only ``user``'s names and srcad's
+    ``helpers``), or None when it is not such code."""
+    text = getattr(fn, "__srcad_source__", None)
+    helpers = dispatch._reads_only_user_names(fn, user) if text else None
+    if helpers is None or any(n.startswith("__srcad") for n in dispatch._code_names(
+            fn.__code__)):
+        return None
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:  # pragma: no cover - generated code parses
+        return None
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(node, ast.FunctionDef) or node.args.vararg or node.args.kwarg or (
+            node.args.kwonlyargs or node.args.posonlyargs or node.args.defaults):
+        return None
+    return node, [a.arg for a in node.args.args], helpers
+
+
 def inline(front, key, fn, mode, seeds=(), rest=None):
     """Compile the body of ``fn`` (grad's code for numbers of the types ``key``, ``mode``
     "rev"; or the forward-mode code, "fwd", its tangent parameters set to ``seeds``, ``rest``
@@ -249,19 +269,10 @@ def inline(front, key, fn, mode, seeds=(), rest=None):
     text = getattr(fn, "__srcad_source__", None)
     if not text or not all(isinstance(k, type) for k in key):
         return False
-    helpers = dispatch._reads_only_user_names(fn, user)
-    if helpers is None or any(n.startswith("__srcad") for n in dispatch._code_names(
-            fn.__code__)):
+    found = plain_def(fn, user)
+    if found is None:
         return False
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:  # pragma: no cover - generated code parses
-        return False
-    node = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(node, ast.FunctionDef) or node.args.vararg or node.args.kwarg or (
-            node.args.kwonlyargs or node.args.posonlyargs or node.args.defaults):
-        return False
-    params = [a.arg for a in node.args.args]
+    node, params, helpers = found
     n = len(key)
     if len(params) != n + len(seeds) or params[:n] != _positional(user):
         return False  # (a function with *args: its Jacobian's lookup, as before)
