@@ -146,8 +146,11 @@ def _backward(code):
 def test_what_the_code_frees(modules):
     x, w = np.ones(3), np.ones(2)
     code = {p: srcad.source(srcad.grad(m.f, wrt=(0, 1)), x, w) for p, m in modules.items()}
-    assert "del dv, exp, t_5" in code["straight"] and "del du, t, tanh" in code["straight"]
-    assert "del a, " in code["branch"]  # bound on both paths: a is; b (one arm) is not
+    assert "del dv, exp, t_5" in code["straight"]
+    # two statements left before the return: no del (free_early._FEWEST), short code stays short
+    assert "del du, t, tanh" not in code["straight"]
+    assert "del dc, t_2, t_3" in code["branch"]  # a, after the if, has two statements left
+    assert "del a" not in code["branch"]  # (free_early._FEWEST); b, bound in one arm, never
     assert "del b" not in code["branch"]
     assert "while stack:" in code["loop"] and "reversed(stack)" not in code["loop"]
     assert "while stack:" in code["callee"]

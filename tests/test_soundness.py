@@ -76,6 +76,10 @@ EXPECTED_REFUSED = {
     # gamma and beta functions, and the distribution functions built on them
     "scipy.special.gammainc.a", "scipy.special.gammaincc.a", "scipy.special.betainc.a",
     "scipy.special.betainc.b",
+    # sound27 (JAX's records): hyp1f1's parameters and zeta's power (no closed form written),
+    # boxcox's lmbda (its closed form loses accuracy for a small lmbda)
+    "scipy.special.hyp1f1.a", "scipy.special.hyp1f1.b", "scipy.special.zeta.x",
+    "scipy.special.boxcox.lmbda", "scipy.special.boxcox1p.lmbda",
     *(f"scipy.stats.{dist}.{method}.{shape}"
       for dist, shapes in (("t", ["df"]), ("chi2", ["df"]), ("gamma", ["a"]), ("beta", ["a", "b"]))
       for method in ("cdf", "logcdf", "sf", "logsf") for shape in shapes),

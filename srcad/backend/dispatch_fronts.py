@@ -255,6 +255,10 @@ def plain_def(fn, user):
     if not isinstance(node, ast.FunctionDef) or node.args.vararg or node.args.kwarg or (
             node.args.kwonlyargs or node.args.posonlyargs or node.args.defaults):
         return None
+    try:  # the fronts write the code out again: an expression too deep for that stays out
+        ast.unparse(node)
+    except RecursionError:
+        return None
     return node, [a.arg for a in node.args.args], helpers
 
 

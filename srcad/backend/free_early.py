@@ -14,7 +14,8 @@ Two rewrites, exact (they change no value, only when a value's memory is given b
   the processor reads back from memory to free them. An entry of numbers only is walked as
   before (a pop costs ~50 ns an iteration, about what a number's arithmetic does);
 * **a name dead at the function's top level is deleted there**: after the top-level
-  statement that reads it last, ``del a, b`` for each name of ``keeps`` (arrays, lists,
+  statement that reads it last (with at least :data:`_FEWEST` statements left before the
+  return), ``del a, b`` for each name of ``keeps`` (arrays, lists,
   contexts: never numbers) assigned by an earlier top-level statement (so certainly bound)
   and read by no later statement. NumPy reuses freed memory for the arrays made next: a
   gradient's sweeps keep fewer arrays alive at once, closer to what the function itself
@@ -119,6 +120,12 @@ def _blocks(block):
             yield from _blocks(handler.body)
 
 
+#: a name is deleted only with at least this many statements left before the return: what is
+#: made after a ``del`` takes the memory it gives back; with fewer left the frame's end comes
+#: soon, and the ``del`` would only make short code longer to read
+_FEWEST = 3
+
+
 def _delete_dead(fdef, keeps):
     body = fdef.body
     reads = [_read(stmt) for stmt in body]
@@ -139,7 +146,8 @@ def _delete_dead(fdef, keeps):
         out.append(stmt)
         bound |= _bound_by(stmt)
         gone = sorted(last.get(k, set()) & bound)
-        if gone and k < end - 1 and not isinstance(stmt, (ast.Return, ast.Raise)):
+        left = sum(not isinstance(s, Comment) for s in body[k + 1:end])
+        if gone and left >= _FEWEST and not isinstance(stmt, (ast.Return, ast.Raise)):
             out.append(ast.Delete(targets=[ast.Name(id=n, ctx=ast.Del()) for n in gone],
                                   lineno=0))
             changed = True
