@@ -174,11 +174,12 @@ def _predict_dict(params, inputs):
 
 def test_jacobian_of_a_dict_function_in_differentiated_code_is_refused():
     """``jacrev(f)(params_dict, x)`` inside a function srcad differentiates (JAX's cookbook's
-    ``J_dict``): a precise refusal (a TypeError in srcad's code before: the dict was taken for
-    a number, its direction ``1.0``)."""
+    ``J_dict``): a TypeError in srcad's code before (the dict was taken for a number); since
+    outside27 the dict of Jacobians JAX gives (tests/test_outside27_dict_jacobians.py), so
+    ``np.sum`` of it is the dict itself, as in Python: refused as a non-scalar output."""
     inputs = RS.randn(4, 3)
 
     def f(W, b):
         return np.sum(srcad.jacrev(_predict_dict)({"W": W, "b": b}, inputs))
-    with pytest.raises(srcad.SrcadError, match="whose argument is a dict"):
+    with pytest.raises(srcad.SrcadError, match="scalar output, got dict"):
         srcad.grad(f)(np.ones(3) * 0.1, 0.2)

@@ -128,12 +128,12 @@ def _uses_t(x, d):
 
 def test_messages_take_no_temporary_for_the_users_t():
     """A variable of yours named ``t`` shares its stem with srcad's temporaries (``t_3``);
-    the names messages give values (analysis/alias.py ``_user_names``) map only the SSA
+    the names messages give values (analysis/write_names.py ``user_names``) map only the SSA
     versions of ``t`` to ``t``, not srcad's own ``t_4`` (``fn.temps``, from the namer)."""
     from srcad import pipeline
-    from srcad.analysis import alias
+    from srcad.analysis import write_names
 
     fn, _ = pipeline.to_ssa(_uses_t)
-    named = alias._user_names(fn)
+    named = write_names.user_names(fn)
     assert fn.temps and not set(named) & set(fn.temps)
     assert "t" in named.values()
