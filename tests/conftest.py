@@ -71,3 +71,50 @@ def pytest_collection_finish(session):
 
     gc.collect()
     gc.freeze()
+
+
+#: the parametrized families that cost most CPU in CI's run (per-test CPU of the whole suite,
+#: session 26): CI keeps every third case of each (the first always); the long run
+#: (SRCAD_LONG_PROPERTIES=1) keeps every case. Session 27 put CI over its 20 minutes.
+HEAVY_FAMILIES = {
+    "tests/test_numba19b_fuse.py::test_family_reverse_mode_matches_python_autograd_and_differences",
+    "tests/test_numba_backend.py::test_family_matches_python_backend_and_finite_differences",
+    "tests/test_objlists19_family.py::test_family",
+    "tests/test_outside19_nested_jacobians.py::test_nested_jacobians",
+    "tests/test_numba20_chains.py::test_fused_expression_and_its_shape_are_numpys_bit_for_bit",
+    "tests/test_objects17_lists.py::test_hessian_both_modes",
+    "tests/test_outside19_log_appends.py::test_a_constant_logged_into_an_attribute_list",
+    "tests/test_complex_linalg.py::test_reverse_forward_and_second_order",
+    "tests/test_objects17_lists.py::test_forward_mode_and_pullback",
+    "tests/test_objects17_lists.py::test_gradients",
+    "tests/test_numba_callees.py::test_callee_family_forward_mode_and_pullback",
+    "tests/test_classes16_plain.py::test_hessian_both_modes",
+    "tests/test_objects17_pullbacks.py::test_hessian_both_modes",
+    "tests/test_objlists19_shapes.py::test_shapes",
+    "tests/test_wrapper_factories.py::test_a_wrapper_made_and_called",
+    "tests/test_numba_backend.py::test_vjp_and_jvp_of_the_family",
+    "tests/test_gradient_aliases.py::test_a_gradient_aliasing_an_argument_is_copied",
+    "tests/test_numba_callees.py::test_callee_family_matches_python_backend_and_finite_differences",
+    "tests/test_forward_rules.py::test_hvp_matches_finite_differences_of_the_gradient",
+    "tests/test_jacobian_modes.py::test_jacfwd_equals_jacrev",
+    "tests/test_outside19_held_alias.py::test_a_held_function_read_into_a_local",
+    "tests/test_objlists19_shapes.py::test_hessian",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("SRCAD_LONG_PROPERTIES") == "1":
+        return
+    seen = {}
+    kept, dropped = [], []
+    for item in items:
+        family = item.nodeid.split("[", 1)[0]
+        if family in HEAVY_FAMILIES and "[" in item.nodeid:
+            seen[family] = seen.get(family, -1) + 1
+            if seen[family] % 3:
+                dropped.append(item)
+                continue
+        kept.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
