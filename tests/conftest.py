@@ -20,6 +20,7 @@ import tempfile
 
 import pytest
 from corpus import ALL, STRAIGHT
+from sampling import LONG
 
 os.environ.setdefault("SRCAD_CACHE_DIR", tempfile.mkdtemp(prefix="srcad-test-cache-"))
 
@@ -103,7 +104,7 @@ HEAVY_FAMILIES = {
 
 
 def pytest_collection_modifyitems(config, items):
-    if os.environ.get("SRCAD_LONG_PROPERTIES") == "1":
+    if LONG:
         return
     seen = {}
     kept, dropped = [], []
