@@ -262,8 +262,9 @@ class Rules:
 
     def reduced(self, name_, seen):
         """Whether the array ``name_`` is made, once, by a reduction over an axis of an
-        array (``np.sum(a, axis=1)``, the ``"reduction"`` rules), or by element-wise
-        arithmetic of such arrays and numbers (``0.5 * np.sum(b, axis=2)``)."""
+        array (``np.sum(a, axis=1)``, the ``"reduction"`` rules), by element-wise
+        arithmetic of such arrays and numbers (``0.5 * np.sum(b, axis=2)``) or by indexing
+        one (``s[:, None]``)."""
         defs = getattr(self, "_defs", None)
         if defs is None:
             counts = {}
@@ -284,6 +285,8 @@ class Rules:
             rule, _ = registry.find(fn, value.args, value.kwargs)
             if rule is not None and rule.kind == "reduction":
                 return self.an.kinds.get(name_) == ARRAY  # an axis given: an array
+        if fn is operator.getitem and isinstance(value.args[0], ir.Var):
+            return self.reduced(value.args[0].name, seen)  # s[:, None]: a view or a part
         if not _elementwise_rule(value):
             return False
         arrays = [a for a in value.args if self.an.kind(a) != SCALAR]
