@@ -32,8 +32,17 @@ def items_at(like, indices, values):
             if out[i] is not None:
                 break  # an item read twice (another one is then not): the general way
             item = like[i]
-            out[i] = v if type(v) is _ARRAY and type(item) is _ARRAY and (
-                v.dtype is _FLOAT64 and v.shape == item.shape) else _placed(v, item)
+            kind_v = type(v)
+            if kind_v is _ARRAY:
+                out[i] = v if type(item) is _ARRAY and v.dtype is _FLOAT64 and (
+                    v.shape == item.shape) else _placed(v, item)
+            elif kind_v is list and type(item) is list and len(v) == len(item):
+                # a list's gradient (a callee's backward part's filled list): as _placed
+                out[i] = [u if type(u) is _ARRAY and type(w) is _ARRAY and (
+                    u.dtype is _FLOAT64 and u.shape == w.shape) else _placed(u, w)
+                    for u, w in zip(v, item)]
+            else:
+                out[i] = _placed(v, item)
         else:
             return out
     if kind is dict:
@@ -79,14 +88,19 @@ def filled(grad, value):
     read-only view, an array an earlier entry is: one callee's gradient may reach two
     items), and the entry itself where it is."""
     out = list(grad)
-    seen = set()
+    # the ids of the arrays kept so far: a list for a few items (no set to make), a set else
+    kept = [] if len(out) <= 8 else set()
+    keep = kept.append if type(kept) is list else kept.add
     for i, v in enumerate(out):
         item = value[i]
-        if type(v) is np.ndarray and (v.dtype is _FLOAT64 or v.dtype is _COMPLEX128) and (
-                type(item) is np.ndarray and v.shape == item.shape and v.flags.writeable
-                and id(v) not in seen):
-            seen.add(id(v))
-            continue
-        zero = np.zeros(item.shape) if type(item) is np.ndarray else zeros_like(item)
+        if type(v) is _ARRAY and type(item) is _ARRAY:
+            dtype = v.dtype
+            if (dtype is _FLOAT64 or dtype is _COMPLEX128) and v.shape == item.shape and (
+                    v.flags.writeable):
+                key = id(v)
+                if key not in kept:
+                    keep(key)
+                    continue
+        zero = np.zeros(item.shape) if type(item) is _ARRAY else zeros_like(item)
         out[i] = zero if v is None else zero + v
     return out

@@ -236,9 +236,7 @@ class Rules:
             return contribution
         if self.same_shape(atom.name, target):
             return contribution  # the operand has the result's shape: nothing to sum
-        if atom.name in self.in_loop or ((not self.structured or self.runs_only and kind == ARRAY)
-                                         and atom.name in self.assigned
-                                         and not getattr(self.an.callees, "compiles_all", 0)):
+        if atom.name in self.in_loop or _shape_kept(self, atom.name, kind):
             # in a loop, a part (its context outlives the forward part; not Numba's: no shape
             # set on one path only) or code only run (backend.free_early), keep the shape
             shape = self.shape_name(atom.name)
@@ -343,6 +341,54 @@ def _elementwise_rule(prim):
         return False
     rule, _ = registry.find(fn, list(prim.args), dict(prim.kwargs))
     return rule is not None and (rule.broadcast or isinstance(fn, np.ufunc))
+
+
+def _shape_kept(sweep, name_, kind):
+    """Whether an ``unbroadcast`` outside loops reads ``name_``'s shape, not the array: in a
+    part (its context outlives the forward part) or at the top level of code that only runs
+    (for an array not a sum over axes: :func:`_reduced`), where the array is assigned; not
+    Numba's (no shape set on one path only)."""
+    return (not sweep.structured or sweep.runs_only and kind == ARRAY and not _reduced(
+        sweep, name_, set())) and name_ in sweep.assigned and not getattr(
+        sweep.an.callees, "compiles_all", 0)
+
+
+def _reduced(sweep, name_, seen):
+    """Whether the array ``name_`` is made, once, by a reduction over an axis of an array
+    (``np.sum(a, axis=1)``, the ``"reduction"`` rules), by element-wise arithmetic of such
+    arrays and numbers (``0.5 * np.sum(b, axis=2)``) or by indexing one (``s[:, None]``).
+    The top level of code that only runs keeps such an array itself for an ``unbroadcast``
+    (``unbroadcast(g, s)``), and only a larger one's shape (``a_shape = a.shape``, so that
+    :mod:`srcad.backend.free_early` frees ``a`` once the forward sweep is done with it): a
+    sum is smaller than what it sums by a whole axis, so freeing it a little earlier gains
+    little, and the text reads as a person writes it."""
+    defs = getattr(sweep, "_single_defs", None)
+    if defs is None:
+        counts = {}
+        for s in ir.walk(sweep.fn.body):
+            for n in ir.defined_by(s):
+                counts[n] = counts.get(n, 0) + 1
+        defs = sweep._single_defs = {s.target: s.value for s in ir.walk(sweep.fn.body) if
+                                     isinstance(s, ir.Assign) and counts.get(s.target) == 1}
+    value = defs.get(name_)
+    if name_ in seen or not isinstance(value, ir.Prim) or value.kwargs and not (
+            set(value.kwargs) <= {"axis", "keepdims"}):
+        return False
+    seen.add(name_)
+    fn = value.fn
+    if isinstance(fn, ir.Method):
+        fn = registry.methods.get(fn.name, fn)
+    if not isinstance(fn, (ir.Build, ir.Attr)) and registry.has_rule(fn):
+        rule, _ = registry.find(fn, value.args, value.kwargs)
+        if rule is not None and rule.kind == "reduction":
+            return sweep.an.kinds.get(name_) == ARRAY  # an axis given: an array
+    if fn is operator.getitem and isinstance(value.args[0], ir.Var):
+        return _reduced(sweep, value.args[0].name, seen)  # s[:, None]: a view or a part
+    if not _elementwise_rule(value):
+        return False
+    arrays = [a for a in value.args if sweep.an.kind(a) != SCALAR]
+    return bool(arrays) and all(isinstance(a, ir.Var) and _reduced(sweep, a.name, seen)
+                                for a in arrays)
 
 
 def _is_none_or_false(value):
