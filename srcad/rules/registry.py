@@ -43,7 +43,7 @@ for arrays of exactly those ranks, used instead of the general ones when the ana
 the ranks: ``a @ b`` then reads ``np.outer(g, b)`` rather than a helper that looks at the
 shapes on every call.
 
-Imports ``srcad.core``, ``srcad.errors`` (and nothing above its layer).
+Imports ``srcad.core``, ``srcad.errors``, :mod:`.random_methods` (and nothing above its layer).
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ import sys
 import numpy as np
 
 from ..errors import RuleError
+from .random_methods import STATE_METHODS
 
 #: names a template may call; each maps to (scalar spelling, array spelling)
 GENERIC = {
@@ -327,8 +328,8 @@ class Registry:
         from ..core import ir
 
         fn = prim.fn
-        if isinstance(fn, ir.Method):
-            return fn.name not in _MUTATING_METHODS
+        if isinstance(fn, ir.Method):  # (a random generator's draw moves the draws after it)
+            return fn.name not in _MUTATING_METHODS and fn.name not in STATE_METHODS
         if isinstance(fn, (ir.Attr, ir.Build)) or fn in _PURE_MARKERS:
             return True
         try:
