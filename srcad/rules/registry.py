@@ -279,6 +279,10 @@ class Registry:
         #: random samplers: no derivative with respect to their parameters (a value carrying a
         #: gradient passed to one is refused, never a silent zero)
         self.samplers = set()
+        #: run-time checks: no derivative and no effect on any object, but never dropped as
+        #: dead code (their result is unused; the generated code, read again for a second
+        #: derivative, no longer marks them kept)
+        self.kept = set()
         #: piecewise constant for real numbers only (np.sign of a complex z is z / |z|)
         self.real_only = set()
         # library module -> srcad rule module, loaded the first time a lookup happens after
@@ -333,8 +337,8 @@ class Registry:
         if isinstance(fn, (ir.Attr, ir.Build)) or fn in _PURE_MARKERS:
             return True
         try:
-            if fn in self.impure:  # random draws: dropping one changes the draws after it
-                return False
+            if fn in self.impure or fn in self.kept:  # random draws: dropping one changes
+                return False  # the draws after it; a check must run
         except TypeError:
             pass
         return self.has_rule(fn) or self.is_nondiff(fn)
