@@ -10,7 +10,8 @@ The kind and rank of each operation's result come from the rules of
 :mod:`srcad.analysis.value_kinds` (a mixin of :class:`Analysis`); this module solves them over
 the whole function, joins them at branches and loops, and works out activity.
 
-Imports ``srcad.core``, ``srcad.rules``, ``srcad.analysis.value_kinds`` (and ``srcad.errors``,
+Imports ``srcad.core``, ``srcad.rules``, ``srcad.analysis.value_kinds``,
+``srcad.analysis.random_generators`` (and ``srcad.errors``,
 to refuse).
 """
 
@@ -37,8 +38,7 @@ from . import dict_keys, orders, stacks
 from . import elems as lists
 from .complexity import complex_values
 from .dict_keys import is_append as _is_append
-from .memory import _definitions
-from .random_generators import SAMPLERS, fresh_generator
+from .random_generators import made_generator
 from .value_kinds import ValueKinds
 
 _BOOLEAN = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
@@ -248,8 +248,7 @@ class Analysis(ValueKinds):
         if isinstance(fn, ir.BoolOp) or self.piecewise_constant(fn, value) or _keys_of(
                 self, fn, value):
             return []
-        drawn, defs = self._drawn_from()
-        if stmt.target in drawn and fresh_generator(ir.Var(stmt.target), defs, self):
+        if made_generator(self, stmt):
             return []  # a random generator made here: it carries no derivative
         if fn is operator.getitem:
             return list(ir.atoms_in(value.args[0]))
@@ -260,17 +259,6 @@ class Analysis(ValueKinds):
                 return [a for p, a in bound.items() if p in rule.templates
                         for a in ir.atoms_in(a)]
         return list(value.operands())
-
-    def _drawn_from(self):
-        """``(names, definitions)``: the names drawn from as random generators in this
-        function (``rng.normal(...)``), and :func:`memory._definitions` if there are any."""
-        if getattr(self, "_draws", None) is None:
-            names = {s.value.args[0].name for s in ir.walk(self.fn.body) if isinstance(
-                s, ir.Assign) and isinstance(s.value, ir.Prim) and isinstance(
-                s.value.fn, ir.Method) and s.value.fn.name in SAMPLERS and s.value.args
-                and isinstance(s.value.args[0], ir.Var)}
-            self._draws = (names, _definitions(self.fn) if names else {})
-        return self._draws
 
     def _edges(self):
         """(target, source) pairs: the target may depend on the source differentiably."""

@@ -36,6 +36,21 @@ from .memory_tables import safe_in
 from .user_calls import bind_call, is_user_call
 
 
+def made_generator(analysis, stmt):
+    """Whether ``stmt`` (an assignment) makes a random generator this function draws from
+    (``rng.normal(...)``) and :func:`fresh_generator` holds of it: it carries no derivative,
+    whatever its seed was made from (:mod:`srcad.analysis.analyse`'s activity)."""
+    drawn = getattr(analysis, "_drawn_from", None)
+    if drawn is None:
+        names = {s.value.args[0].name for s in ir.walk(analysis.fn.body) if isinstance(
+            s, ir.Assign) and isinstance(s.value, ir.Prim) and isinstance(
+            s.value.fn, ir.Method) and s.value.fn.name in SAMPLERS and s.value.args
+            and isinstance(s.value.args[0], ir.Var)}
+        drawn = analysis._drawn_from = (names, _definitions(analysis.fn) if names else {})
+    names, defs = drawn
+    return stmt.target in names and fresh_generator(ir.Var(stmt.target), defs, analysis)
+
+
 def draws_from_own(prim, defs, analysis):
     """Whether ``prim`` is a draw (a method of :data:`SAMPLERS`) from a generator this call of
     the function made (:func:`fresh_generator`)."""
