@@ -466,8 +466,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     for stack in gen.stacks:  # pop from a copy: the context stays whole (it may be used again)
         if stack in popped:
             body.append(assign(stack, call("list", stack)))
-    copies, copied = seed_copies.copy_seed(backward, gen.seed, numba, spelled)
-    body += copies
+    body += seed_copies.copy_seed(backward, gen.seed, numba, spelled, gen.helpers)
     body += backward
     grads = [gen.grads[w] for w in into_.returned(wrt, into)]
     if grads:
@@ -481,8 +480,6 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
         raise into_.Unproved(func.__name__)  # the caller calls the plain part instead
     python = backend == "python" and not ducks and space is None and not plain
     helpers = set(gen.helpers)  # small straight-line parts of its callees written in:
-    if copied:  # (the seed's copies call runtime.helpers.mutable)
-        helpers.add("mutable")
     fwd_def, bwd_def, kept, flat = inline.into_split(fwd_def, bwd_def, list(kept), gen.cells,
                                                      spelled, helpers, namer, func, python)
     if ducks:  # a callee of code for Dask or CuPy arrays (DUCK_CALLEES)

@@ -17,25 +17,26 @@ from ..core.walk import walk_nodes
 from ..transform.nodes import assign, call
 
 
-def copy_seed(backward, seed, numba=False, spelled=None):
-    """``(statements, mutable_used)``: the statements that copy ``seed`` first (none where
-    the code leaves it whole), and whether they or the copies below call ``mutable``; a list
-    inside the seed that the code changes is copied where it is read from it (``backward`` is
-    changed in place)."""
+def copy_seed(backward, seed, numba=False, spelled=None, helpers=None):
+    """The statements that copy ``seed`` first (none where the code leaves it whole); a list
+    inside it that the code changes is copied where it is read from it (``backward`` is changed
+    in place). ``mutable``, called for a copy, is added to ``helpers``."""
     if _changes_in_place(backward, seed, direct=True):  # the caller's list: pop from a copy
-        return [assign(seed, call("list", seed))], False
+        return [assign(seed, call("list", seed))]
     if numba:  # Numba's lists: popped where they are (its code is not differentiated again)
-        return [], False
+        return []
+    copied = []
     if _changes_in_place(backward, seed):  # through another name, the list of one branch's
         # result (another's may be an array or a number): a copy if a list
-        return [assign(seed, call(_mutable(spelled), seed))], True  # (runtime.helpers)
-    used = False
-    for part, binding in _parts_of(backward, seed).items():
+        copied = [assign(seed, call(_mutable(spelled), seed))]  # (runtime.helpers)
+    for part, binding in [] if copied else _parts_of(backward, seed).items():
         if _changes_in_place(backward, part):  # a list inside the caller's tuple: a copy
             binding.value = call(_mutable(spelled), binding.value)  # (outside28: if a list,
             # the gradient of a result that is a list in one branch, an array in another)
-            used = True
-    return [], used
+            copied.append(None)
+    if copied and helpers is not None:
+        helpers.add("mutable")
+    return [c for c in copied if c is not None]
 
 
 def _mutable(spelled):
