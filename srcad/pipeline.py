@@ -466,7 +466,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     for stack in gen.stacks:  # pop from a copy: the context stays whole (it may be used again)
         if stack in popped:
             body.append(assign(stack, call("list", stack)))
-    body += seed_copies.copy_seed(backward, gen.seed, numba)
+    body += seed_copies.copy_seed(backward, gen.seed, numba, spelled, gen.helpers)
     body += backward
     grads = [gen.grads[w] for w in into_.returned(wrt, into)]
     if grads:

@@ -309,7 +309,26 @@ def jvp_of_a_computed_tuple(x):
     return srcad.jvp(pot, primals, (1.0,), wrt=0)[1]
 
 
-@pytest.mark.parametrize("f", [jvp_of_a_computed_tuple], ids=lambda f: f.__name__)
+def star_pot(*xs):
+    return pot(*xs)
+
+
+def jvp_of_a_computed_tuple_into_args(x):
+    primals = tuple([x, 2.0])
+    return srcad.jvp(star_pot, primals, (1.0,), wrt=0)[1]
+
+
+@pytest.mark.parametrize("mode", ["rev", "fwd"])
+def test_a_jvp_of_a_computed_tuple(mode):
+    """(outside28) the primals held in a name, ``pot`` fixing their number: read by position
+    after a run-time check of the length (srcad.frontend.jvp_spreads)."""
+    f = jvp_of_a_computed_tuple
+    got = srcad.grad(f)(0.3) if mode == "rev" else srcad.jvp(f, (0.3,), (1.0,))[1]
+    h = 1e-5
+    assert got == pytest.approx((f(0.3 + h) - f(0.3 - h)) / (2 * h), rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("f", [jvp_of_a_computed_tuple_into_args], ids=lambda f: f.__name__)
 @pytest.mark.parametrize("mode", ["rev", "fwd"])
 def test_other_forms_of_an_inner_jvp_are_refused(f, mode):
     """Never a constant: a form lowering does not read is refused at its line, saying which

@@ -145,7 +145,8 @@ def jvp_doc(ns, rs):
     revrev, revfwd, predict, inputs = (ns["hvp_revrev"], ns["hvp_revfwd"], ns["predict"],
                                        ns["inputs"])
     yield Check("hvp_revrev", lambda x: np.dot(revrev(_curved, (x,), (v,)), c), (x,))
-    yield Check("hvp_revfwd", lambda x: np.dot(revfwd(_curved, (x,), (v,)), c), (x,))
+    # (grad of a function of the tuple primals: a tuple, as JAX's)
+    yield Check("hvp_revfwd", lambda x: np.dot(revfwd(_curved, (x,), (v,))[0], c), (x,))
     yield Check("predict", lambda W, b: np.sum(predict(W, b, inputs) ** 2),
                 (rs.randn(3), rs.randn()), (0, 1))
 

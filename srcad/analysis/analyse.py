@@ -10,7 +10,8 @@ The kind and rank of each operation's result come from the rules of
 :mod:`srcad.analysis.value_kinds` (a mixin of :class:`Analysis`); this module solves them over
 the whole function, joins them at branches and loops, and works out activity.
 
-Imports ``srcad.core``, ``srcad.rules``, ``srcad.analysis.value_kinds`` (and ``srcad.errors``,
+Imports ``srcad.core``, ``srcad.rules``, ``srcad.analysis.value_kinds``,
+``srcad.analysis.random_generators`` (and ``srcad.errors``,
 to refuse).
 """
 
@@ -37,6 +38,7 @@ from . import dict_keys, orders, stacks
 from . import elems as lists
 from .complexity import complex_values
 from .dict_keys import is_append as _is_append
+from .random_generators import made_generator
 from .value_kinds import ValueKinds
 
 _BOOLEAN = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
@@ -246,6 +248,8 @@ class Analysis(ValueKinds):
         if isinstance(fn, ir.BoolOp) or self.piecewise_constant(fn, value) or _keys_of(
                 self, fn, value):
             return []
+        if made_generator(self, stmt):
+            return []  # a random generator made here: it carries no derivative
         if fn is operator.getitem:
             return list(ir.atoms_in(value.args[0]))
         if registry.has_rule(fn):

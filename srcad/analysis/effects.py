@@ -16,6 +16,9 @@ hold) and module-level values (``("global", id)``). A statement may change one w
   constant, not arithmetic, not a known non-mutating method), given such an object;
 * a call of a user function that does not itself write nothing.
 
+A draw from a random generator the call made itself (:mod:`.random_generators`) changes only
+that generator: it is no write.
+
 A recursive call is assumed to write nothing while its own body is checked: a write happens
 at some finite depth, in a statement of one of the bodies, which the check sees.
 
@@ -44,6 +47,7 @@ from .memory_tables import (
     log_append,
     safe_in,
 )
+from .random_generators import draws_from_own
 from .user_calls import is_user_call, user_callee
 
 
@@ -159,6 +163,8 @@ def _writes(fn, analysis, aliases):
                 yield "into", prim.args[0]
         elif is_user_call(prim):
             yield "call", prim
+        elif draws_from_own(prim, aliases.defs, analysis):
+            continue  # a draw from a generator this call made: only that one changes
         elif not _effect_free(prim):
             yield "unknown", prim
 

@@ -16,7 +16,8 @@
 the derivative of the lifted function, the values held passed first, so the outer derivative
 sees through both.
 
-Imports gast, the standard library, :mod:`srcad.core` and :mod:`srcad.errors`.
+Imports gast, the standard library, :mod:`srcad.core`, :mod:`srcad.errors` and
+:mod:`.jvp_spreads`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ..core import env, functions, ir
 from ..core.ir import Const, Var
 from ..core.walk import walk_nodes
 from ..errors import SrcadError
+from . import jvp_spreads
 
 
 class Derivatives:
@@ -148,7 +150,8 @@ class Derivatives:
         """``srcad.jvp(f, (x, w), (t,), wrt=...)`` with ``f``, ``wrt`` constants and the
         primals and tangents tuples built here: a call ``J(x, w, t)`` of the derivative
         object ``jvp.__srcad_call_maker__`` makes now (``srcad.nested.JvpOf``), whose
-        generated code the sweeps differentiate at run time like a ``srcad.grad``'s. ``None``
+        generated code the sweeps differentiate at run time like a ``srcad.grad``'s (primals or
+        tangents held in a name: read by position, :mod:`.jvp_spreads`). ``None``
         for another form (then a call of ``srcad.jvp`` itself, refused if differentiated)."""
         try:
             bound = inspect.signature(jvp).bind(*args, **kwargs)
@@ -179,8 +182,14 @@ class Derivatives:
                 parts.append(list(self.tuples[atom.name]))
             elif isinstance(atom, Const) and isinstance(atom.value, tuple):
                 parts.append([self.bound_const(v, "arg") for v in atom.value])
-            else:
-                return None
+            else:  # (outside28) a tuple made elsewhere, f fixing its length: read by position
+                n = jvp_spreads.fixed_count(head.value)
+                n = None if n is None else n - len(lead) if not parts else \
+                    jvp_spreads.tangent_count(wrt.value, len(parts[0]))
+                if not isinstance(atom, Var) or n is None or n < 0:
+                    return None
+                parts.append(jvp_spreads.items_by_position(
+                    self, atom, n, node, "tangents" if parts else "primals"))
         spec, shift = wrt.value, len(lead)
         if shift:  # positions counted after the values held
             spec = tuple(range(shift, shift + len(parts[0]))) if spec is None else \

@@ -54,6 +54,7 @@ def check_spread(seq, n, where):
 
 
 _registry.nondiff.add(check_spread)  # a check: no derivative
+_registry.kept.add(check_spread)  # (never dropped, also in code read again)
 
 
 def spread_items(lowerer, node, starred, atom):

@@ -473,3 +473,7 @@ defvjp(np.i0, "x", x="g * bessel_i1(x)", jvp=dict(x="t * bessel_i1(x)"))
 defhelper(H.bessel_i1, "x", x="g * 0.5 * (np.i0(x) + special.iv(2, x))",
           jvp=dict(x="t * 0.5 * (np.i0(x) + special.iv(2, x))"))
 
+
+# a random generator made from a seed: the seed is an integer (a float one raises), so the
+# generator, and every draw from it, is constant in it (srcad.analysis.random_generators)
+nondiff(np.random.default_rng, np.random.RandomState)

@@ -43,7 +43,7 @@ for arrays of exactly those ranks, used instead of the general ones when the ana
 the ranks: ``a @ b`` then reads ``np.outer(g, b)`` rather than a helper that looks at the
 shapes on every call.
 
-Imports ``srcad.core``, ``srcad.errors`` (and nothing above its layer).
+Imports ``srcad.core``, ``srcad.errors``, :mod:`.random_methods` (and nothing above its layer).
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ import sys
 import numpy as np
 
 from ..errors import RuleError
+from .random_methods import STATE_METHODS
 
 #: names a template may call; each maps to (scalar spelling, array spelling)
 GENERIC = {
@@ -278,6 +279,10 @@ class Registry:
         #: random samplers: no derivative with respect to their parameters (a value carrying a
         #: gradient passed to one is refused, never a silent zero)
         self.samplers = set()
+        #: run-time checks: no derivative and no effect on any object, but never dropped as
+        #: dead code (their result is unused; the generated code, read again for a second
+        #: derivative, no longer marks them kept)
+        self.kept = set()
         #: piecewise constant for real numbers only (np.sign of a complex z is z / |z|)
         self.real_only = set()
         # library module -> srcad rule module, loaded the first time a lookup happens after
@@ -327,13 +332,13 @@ class Registry:
         from ..core import ir
 
         fn = prim.fn
-        if isinstance(fn, ir.Method):
-            return fn.name not in _MUTATING_METHODS
+        if isinstance(fn, ir.Method):  # (a random generator's draw moves the draws after it)
+            return fn.name not in _MUTATING_METHODS and fn.name not in STATE_METHODS
         if isinstance(fn, (ir.Attr, ir.Build)) or fn in _PURE_MARKERS:
             return True
         try:
-            if fn in self.impure:  # random draws: dropping one changes the draws after it
-                return False
+            if fn in self.impure or fn in self.kept:  # random draws: dropping one changes
+                return False  # the draws after it; a check must run
         except TypeError:
             pass
         return self.has_rule(fn) or self.is_nondiff(fn)
