@@ -11,8 +11,9 @@ AssertionError of its lowering, ``m[mask] = v`` with a 2-d mask) are placed at t
 Numba's lowering was at (:func:`lowering_loc`, read from its frame in the traceback). A line
 with no origin of its own (srcad's own statements, code :mod:`.numba_scalars` wrote again)
 stands for the nearest line above it that has one (``srcad.errors.running_line``: the
-user's statement srcad wrote it for); only where none is known does the error name the
-function (its ``def`` line).
+user's statement srcad wrote it for); where Numba names no line at all, the error names the
+function's ``def`` line in the user's file; only code with no origin (srcad's own wrappers)
+gives an error without a file.
 
 Imports ``linecache``, ``re``, ``traceback`` and ``srcad.errors``.
 """
@@ -61,8 +62,13 @@ def compile_error(exc, fn, on_disk, where, hint):
             found = None if near is None or near[0] == named or near[0].startswith(
                 "<srcad") else (*near, linecache.getline(*near).strip() or None)
     what = _construct(exc) or summary(exc)
-    if found is None:
-        return SrcadError(f"Numba could not compile {where}: {what}", hint=hint)
+    if found is None:  # no line known: the function's, its def line
+        near = running_line(fn.__code__.co_filename, fn.__code__.co_firstlineno)
+        if near is None or near[0] == fn.__code__.co_filename or near[0].startswith("<srcad"):
+            return SrcadError(f"Numba could not compile {where}: {what}", hint=hint)
+        return SrcadError(f"Numba could not compile {where} (Numba names no line of it): "
+                          f"{what}", filename=near[0], lineno=near[1],
+                          construct=linecache.getline(*near).strip() or None, hint=hint)
     filename, line, text = found
     return SrcadError(f"Numba could not compile this line ({where}): {what}",
                       filename=filename, lineno=line, construct=text, hint=hint)
