@@ -215,9 +215,30 @@ def _int_constants(a, x):
     return s
 
 
+def _mask_summed(a, x):
+    b = np.sin(a) * x
+    return np.sum(np.where(b > 0.5, b * b, 0.0))
+
+
+def _list_as_array(a, x):
+    L = []
+    for i in range(3):
+        L.append(a[i] * x)
+    A = np.array(L)
+    return np.sum(A * A) + A[-1]
+
+
+def _list_and_array(a, x):
+    L = []
+    for i in range(3):
+        L.append(a[i] * x)
+    A = np.array(L)
+    return np.sum(A * A) + L[-1]
+
+
 COMPILED = [_cumsum, _mean, _constants, _cumsum_2d, _constants_zipped, _int_constants,
             _sort_rewritten, _add_at_rewritten, _after_loop_rewritten,
-            _index_write_rewritten, _mask_where]
+            _index_write_rewritten, _mask_where, _list_as_array, _mask_summed]
 
 
 @pytest.mark.skipif(not LONG, reason="the long run's (a compile of seconds each)")
@@ -234,18 +255,30 @@ def test_compiled_as_the_python_backend(fn):
 
 
 def _mask_2d(a, x):
-    b = a.reshape(2, 3) * x
+    m = np.zeros((2, 3))
+    m[a.reshape(2, 3) > 0.5] = 1.0
+    return np.sum(np.sin(a)) + np.sum(m) * x
+
+
+def _mask_written(a, x):
+    b = a * x
     b[b > 0.5] = 1.0
     return np.sum(np.sin(b))
 
 
-@pytest.mark.skipif(not LONG, reason="the long run's (a compile of seconds)")
-def test_numba_lowering_assertion_placed_at_the_line():
+
+@pytest.mark.skipif(not LONG, reason="the long run's (a compile of seconds each)")
+@pytest.mark.parametrize("fn, text, rewrite", [
+    (_mask_2d, "m[a.reshape(2, 3) > 0.5] = 1.0", "np.where(mask, v, m)"),  # Numba asserts
+    (_mask_written, "b[b > 0.5] = 1.0", "np.where(mask, v, m)"),  # srcad's cleared
+    (_list_and_array, "A = np.array(L)", "A = np.array(L) then A[i]"),  # a typing error
+], ids=["mask_2d", "mask_written", "list_and_array"])
+def test_refused_while_compiling_at_the_line(fn, text, rewrite):
     with pytest.raises(srcad.SrcadError) as info:
-        srcad.value_and_grad(_mask_2d, wrt=(0, 1), backend="numba")(A.copy(), X)
+        srcad.value_and_grad(fn, wrt=(0, 1), backend="numba")(A.copy(), X)
     err = info.value
-    assert err.filename == __file__ and err.lineno == _line_of(_mask_2d, "b[b > 0.5] = 1.0")
-    assert "np.where(mask, v, m)" in str(err), str(err)
+    assert err.filename == __file__ and err.lineno == _line_of(fn, text), str(err)
+    assert rewrite in str(err) and err.__cause__ is None, str(err)
 
 
 def _plain(a, x):

@@ -148,7 +148,7 @@ def of_one_type(node):
     compiles): none of its items is a constant (``[x, 1]``, ``[x, -1]``: refused before
     compiling, naming the line), a display or a starred item; or every item is a number
     constant of one type, ``[1.0, -2.0, 3.0]`` or ``[0, 1, 2]`` (Numba's list holds them as
-    Python does; a bool, or ints among floats, stay refused)."""
+    Python does; a bool, an int of 2 ** 31 or more, or ints among floats, stay refused)."""
     def constant(item):
         while item.__class__ is ast.UnaryOp:
             item = item.operand
@@ -157,8 +157,9 @@ def of_one_type(node):
     def number(item):
         if item.__class__ is ast.UnaryOp and item.op.__class__ in (ast.USub, ast.UAdd):
             item = item.operand
-        return type(item.value) if item.__class__ is ast.Constant and type(
-            item.value) in (int, float) else None
+        return type(item.value) if item.__class__ is ast.Constant and (
+            type(item.value) is float or type(item.value) is int and abs(item.value) < 2 ** 31
+        ) else None  # (ints small enough that products of two stay exact in an int64)
 
     kinds = {number(item) for item in node.elts}
     return not any(constant(item) for item in node.elts) or (

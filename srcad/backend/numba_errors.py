@@ -86,15 +86,22 @@ def lowering_loc(exc):
     return loc
 
 
+_MASK = ("write np.where(mask, v, m) for m[mask] = v, and np.where(mask, e, 0.0) for a sum "
+         "over m[mask] (e the expression of m)")
+
+
 def _construct(exc):
-    """What Numba could not lower, said for the user, for the AssertionErrors of Numba's
-    lowering seen in the long property run; else None."""
+    """What Numba could not compile, said for the user with what to write instead, for the
+    AssertionErrors of Numba's lowering seen in the long property run and srcad's helpers
+    refusing a boolean mask as an index; else None."""
     if exc.__class__ is not AssertionError:
+        text = str(exc)
+        if "srcad's numba backend" in text and "array(bool" in text:
+            return f"{summary(exc)}: a boolean mask as an index; {_MASK}"
         return None
     for frame, _ in traceback.walk_tb(exc.__traceback__):
         if frame.f_code.co_name == "__init__" and frame.f_locals.get(
                 "self").__class__.__name__ == "BooleanArrayIndexer":
             return ("an index by a boolean array of more than one dimension (Numba indexes "
-                    "by 1-d masks only): write np.where(mask, v, m) for m[mask] = v, or "
-                    "m.ravel()[mask.ravel()] for m[mask]")
+                    f"by 1-d masks only): {_MASK}")
     return None
