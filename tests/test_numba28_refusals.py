@@ -5,14 +5,15 @@ numba_reductions.py; numba_displays.py; numba_errors.py).
 
 Refused before compiling (the check over the generated code; a spy on ``numba_backend.jit``
 shows Numba is never called): sorting (``np.sort``, ``sorted``), ``np.add.at``, a loop
-variable read after the loop, a write at an index array, ``np.mean`` / ``np.cumsum`` along an
-axis, ``np.argsort`` without ``kind='mergesort'``, a list display as an index. Each
-function's gradient under the Python backend is checked against central differences (the
-construct is sound there); the rewrite each message names compiles under Numba and agrees
-with the Python backend to 1e-12 (LONG: a compile of seconds each), as do ``np.mean``,
-``np.cumsum`` of a whole array and list displays of number constants, which compile now. A
-2-d boolean mask written (``m[mask] = v``) fails in Numba's lowering with an AssertionError
-that carries no location: it is placed at the user's line (LONG).
+variable read after the loop, ``np.mean`` / ``np.cumsum`` along an axis, ``np.argsort``
+without ``kind='mergesort'``, a list display as an index. Each function's gradient under the
+Python backend is checked against central differences (the construct is sound there); the
+rewrite each message names compiles under Numba and agrees with the Python backend to 1e-12
+(LONG: a compile of seconds each), as do ``np.mean``, ``np.cumsum`` of a whole array, list
+displays of number constants and writes at a 1-d mask or a 1-d int array (repeats and negative
+ints included: numba_masks.py), which compile now. A 2-d boolean mask written (``m[mask] =
+v``) fails in Numba's lowering with an AssertionError that carries no location: it is placed
+at the user's line (LONG).
 
 Imports ``srcad``, ``srcad.backend.numba_backend`` (whether Numba is installed), ``sampling``.
 """
@@ -87,8 +88,6 @@ REFUSED = [
     (_sorted, "for v in sorted([a[0] * x, a[1], a[2]]):", "s[k] = v[order[k]]"),
     (_add_at, "np.add.at(b, np.array([0, 1, 1]), a[:3] * x)", "b[idx[k]] += v[k]"),
     (_after_loop, "return s * i", "last = i"),
-    (_index_write, "b[np.array([0, 2, 2])] = np.array([x, 2.0 * x, 3.0 * x])",
-     "y[idx[k]] = v[k]"),
     (_mean_axis, "return np.sum(np.mean(np.sin(a.reshape(2, 3)) * x, axis=0))",
      "np.sum(a, axis=k) / a.shape[k]"),
     (_cumsum_axis, "return np.sum(np.sin(np.cumsum(a.reshape(2, 3) * x, axis=1)))",
@@ -215,6 +214,42 @@ def _int_constants(a, x):
     return s
 
 
+def _index_negative(a, x):
+    b = np.cos(a) * x
+    b[np.array([1, -5, 3])] = x * a[:3]
+    return np.sum(b * b * a)
+
+
+def _rows_written(a, x):
+    m = a.reshape(3, 2) * x
+    m[np.array([0, 2, 0])] = np.array([[x, 1.0], [2.0, x], [x * x, 3.0]])
+    return np.sum(np.sin(m) * a.reshape(3, 2))
+
+
+def _mask_dot(a, x):
+    b = np.sin(a) * x
+    b[b > 0.3] = np.dot(a, a)
+    return np.sum(b * b)
+
+
+def _mask_number(a, x):
+    c = a * a
+    c[c > 0.2] = x
+    return np.sum(np.sin(c) * a)
+
+
+def _pairs_written(a, x):
+    m = a.reshape(2, 3) * x
+    m[np.array([0, 1]), np.array([2, 0])] = x
+    return np.sum(m * m)
+
+
+def _mask_written(a, x):
+    b = a * x
+    b[b > 0.5] = 1.0
+    return np.sum(np.sin(b))
+
+
 def _mask_summed(a, x):
     b = np.sin(a) * x
     return np.sum(np.where(b > 0.5, b * b, 0.0))
@@ -238,7 +273,8 @@ def _list_and_array(a, x):
 
 COMPILED = [_cumsum, _mean, _constants, _cumsum_2d, _constants_zipped, _int_constants,
             _sort_rewritten, _add_at_rewritten, _after_loop_rewritten,
-            _index_write_rewritten, _mask_where, _list_as_array, _mask_summed]
+            _index_write_rewritten, _mask_where, _list_as_array, _mask_summed, _index_write,
+            _index_negative, _rows_written, _mask_dot, _mask_number, _mask_written]
 
 
 @pytest.mark.skipif(not LONG, reason="the long run's (a compile of seconds each)")
@@ -260,8 +296,8 @@ def _mask_2d(a, x):
     return np.sum(np.sin(a)) + np.sum(m) * x
 
 
-def _mask_written(a, x):
-    b = a * x
+def _mask_2d_written(a, x):
+    b = a.reshape(2, 3) * x
     b[b > 0.5] = 1.0
     return np.sum(np.sin(b))
 
@@ -270,9 +306,10 @@ def _mask_written(a, x):
 @pytest.mark.skipif(not LONG, reason="the long run's (a compile of seconds each)")
 @pytest.mark.parametrize("fn, text, rewrite", [
     (_mask_2d, "m[a.reshape(2, 3) > 0.5] = 1.0", "np.where(mask, v, m)"),  # Numba asserts
-    (_mask_written, "b[b > 0.5] = 1.0", "np.where(mask, v, m)"),  # srcad's cleared
+    (_mask_2d_written, "b[b > 0.5] = 1.0", "np.where(mask, v, m)"),  # srcad's cleared
     (_list_and_array, "A = np.array(L)", "A = np.array(L) then A[i]"),  # a typing error
-], ids=["mask_2d", "mask_written", "list_and_array"])
+    (_pairs_written, "m[np.array([0, 1]), np.array([2, 0])] = x", "y[idx[k]] = v[k]"),
+], ids=["mask_2d", "mask_2d_written", "list_and_array", "pairs_written"])
 def test_refused_while_compiling_at_the_line(fn, text, rewrite):
     with pytest.raises(srcad.SrcadError) as info:
         srcad.value_and_grad(fn, wrt=(0, 1), backend="numba")(A.copy(), X)
@@ -303,3 +340,19 @@ def test_a_numba_error_without_a_line_names_the_def_line(monkeypatch):
     err = info.value
     assert err.filename == __file__ and err.lineno == _line_of(_plain, "def _plain(a, x):")
     assert "without a location" in str(err) and err.__cause__ is None
+
+
+def _short_mask(a, x):
+    b = np.sin(a) * x
+    m = a[:3] > 0.0
+    b[m] = x
+    return np.sum(b * b)
+
+
+@pytest.mark.skipif(not LONG, reason="the long run's (a compile of seconds)")
+def test_a_mask_of_another_length_raises_as_numpy_does():
+    """Numba's indexing by a mask shorter than the array writes other places silently; the
+    gradient's helpers raise NumPy's IndexError before any gradient is returned."""
+    for backend in ("python", "numba"):
+        with pytest.raises(IndexError, match="boolean index did not match"):
+            srcad.value_and_grad(_short_mask, wrt=(0, 1), backend=backend)(A.copy(), X)

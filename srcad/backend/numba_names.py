@@ -43,7 +43,8 @@ NUMBA_HELPERS = {"check_scalar", "add", "unbroadcast", "sign", "where", "unbroad
                  "copy_tangent", "cleared", "scatter", "grad_concatenate", "grad_array",
                  "grad_extremum", "grad_einsum", "grad_reshape", "transpose_grad",
                  "mutable", "log_base", "grad_stack", "broadcast_as", "polygamma_real",
-                 "power_of", "layout", "fill", "grad_cumsum"}
+                 "power_of", "layout", "fill", "grad_cumsum",
+                 "last_writes"}
 
 #: NumPy reductions along a constant axis (or all), with keepdims: numba_axes.reduce
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -57,7 +58,6 @@ _DERIVATIVE = ("a call of a derivative srcad made (srcad.grad(f)(x), srcad.jvp(f
                "compiled in advance cannot do; compile the innermost derivative alone with "
                "backend='numba'")
 REFUSED_HELPERS = {
-    "last_writes": None,  # (filled below: INSTEAD)
     "derivative_fwd": _DERIVATIVE, "derivative_bwd": _DERIVATIVE,
     "derivative_jvp": _DERIVATIVE, "form_fwd": _DERIVATIVE, "form_jvp": _DERIVATIVE,
 }
@@ -89,8 +89,8 @@ INSTEAD = {
                          "or raises UnboundLocalError where the loop ran no time): keep the "
                          "value in a name set before the loop, last = 0 before it and "
                          "last = i in it",
-    "last_writes": "a write at an index array (y[idx] = v with an array of ints, which may "
-                   "repeat, or a boolean mask): write the loop, for k in range(len(idx)): "
+    "last_writes": "a write at an index array other than a 1-d mask or a 1-d array of ints "
+                   "(y[idx] = v; those compile): write the loop, for k in range(len(idx)): "
                    "y[idx[k]] = v[k], or for a mask y = np.where(mask, v, y)",
 }
 
@@ -116,6 +116,3 @@ def refused_form(attr, node):
                                   == "mergesort"):
         return INSTEAD["numpy.argsort"]
     return None
-
-
-REFUSED_HELPERS["last_writes"] = INSTEAD["last_writes"]

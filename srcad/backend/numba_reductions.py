@@ -9,7 +9,8 @@ running sum, added in the order NumPy adds ``np.cumsum(g[::-1])[::-1]``, so the 
 NumPy's), put among :data:`.numba_helpers.HELPERS` when this module is imported
 (:mod:`.numba_backend` imports it with :mod:`.numba_helpers`, when it compiles).
 
-Imports ``numpy``, ``numba`` and :mod:`.numba_helpers`.
+Imports ``numpy``, ``numba``, :mod:`.numba_helpers` and :mod:`.numba_masks` (writes at an
+index array: imported here for its helpers).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
-from . import numba_helpers
+from . import numba_helpers, numba_masks  # noqa: F401  (its helpers, in HELPERS)
 
 
 def grad_cumsum(g, a, axis=None):
