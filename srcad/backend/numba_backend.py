@@ -18,7 +18,7 @@ Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`, :mod
 :mod:`.numba_cache`, :mod:`.numba_names`, :mod:`.numba_update`, :mod:`.numba_constants`,
 :mod:`.numba_checks` (srcad's run-time checks, refused at the construct),
 :mod:`.numba_inlined` (callee parts inlined by Numba, or compiled apart),
-:mod:`.numba_errors` (a Numba error placed at the user's line); ``numba``.
+:mod:`.numba_errors` (errors at the user's line), :mod:`.numba_reductions`; ``numba``.
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ from .numba_names import (  # noqa: F401  (read here by name, and by the tests)
     NUMPY,
     REDUCTIONS,
     REFUSED_HELPERS,
+    instead,
+    refused_form,
 )
 from .numba_stacks import rewrite_reversed, walk_values
 
@@ -167,6 +169,8 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
             node.func, node.keywords = numba_helper("zeros_float"), []
         if (func.__class__ is ast.Attribute and func.value.__class__ is ast.Name
                 and module_of(func.value.id) is np):
+            if refused_form(func.attr, node):  # np.mean(a, axis=0), np.argsort(a)
+                refuse(refused_form(func.attr, node), current_line[0])
             if func.attr in REDUCTIONS and _reduction(node, REDUCTIONS[func.attr]):
                 node.func = numba_helper("reduce")
                 return node
@@ -205,7 +209,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
             return _items_at(node, numba_helper)
         if func.__class__ is ast.Name and helper_of.get(func.id) in NUMBA_HELPERS:
             first = {"grad_sum": 2, "grad_extremum": 3, "grad_reshape": 2,
-                     "transpose_grad": 1, "grad_stack": 2}.get(
+                     "transpose_grad": 1, "grad_stack": 2, "grad_cumsum": 2}.get(
                 helper_of[func.id])
             if first and [_constant(a) for a in node.args[first:]] in ([None], [None, False]):
                 node.args = node.args[:first]  # of every element (the default arguments)
@@ -314,7 +318,8 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                 if cls is ast.Attribute and node.value.__class__ is ast.Name:
                     module = module_of(node.value.id)
                     if module is np and node.attr not in NUMPY:
-                        refuse(f"numpy.{node.attr} (Numba's NumPy is a subset)", line)
+                        refuse(instead(f"numpy.{node.attr}", f"numpy.{node.attr} (Numba's "
+                                       "NumPy is a subset)"), line)
                     if module is math and node.attr not in MATH:
                         refuse(f"math.{node.attr} (not among the math functions Numba "
                                "computes as Python does)", line)
@@ -363,12 +368,13 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                                    "y[1:3] *= 3", view_line(stmt, ident, callees) or line)
                         refuse_check(part, ident, heads, callees)  # srcad's checks
                         if getattr(part, "__module__", "").startswith("srcad."):
-                            refuse(f"this line's construct, which srcad computes with a Python "
-                                   f"function of its own, {getattr(part, '__name__', ident)}() "
-                                   "(np.add.at, sorting, ...)", line)
-                        refuse(f"the nested function {ident!r} (write it at module level)", line)
+                            own_name = getattr(part, "__name__", ident)  # np.add.at...
+                            refuse(instead(own_name, "this line's construct, srcad's Python "
+                                           f"function {own_name}()"), line)
+                        refuse(instead(ident, f"the nested function {ident!r} (write it at "
+                                       "module level)"), line)
                     if hasattr(builtins, ident):
-                        refuse(f"the builtin {ident}()", line)
+                        refuse(instead(ident, f"the builtin {ident}()"), line)
                     refuse(f"the name {ident!r}", line)
                 elif cls in (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp,
                              ast.Dict, ast.Set, ast.Lambda, ast.JoinedStr):
@@ -399,7 +405,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
     fdef.args.args += [ast.arg(arg=ident) for ident in live or ()]
     if not used:
         return fdef, {}
-    from . import numba_helpers
+    from . import numba_helpers, numba_reductions  # noqa: F401  (its helper, in HELPERS)
 
     return fdef, {spelling: types.CellType(numba_helpers.helper(helper))
                   for helper, spelling in used.items()}

@@ -28,6 +28,7 @@ def array_displays(fdef, is_numpy, helper_of):
     ``t = S[k]``, ``t = S.pop()``). NumPy and Numba both make one array of the items' common
     type (an int among floats a float in both), so there a display means what it means in
     Python; anywhere else Numba's list would turn an int among floats into a float."""
+    _mark_indices(fdef)
     found = set()
     sets = {}  # name -> its assigned values
     uses = {}  # name -> [(kind, other name or None)] for each read
@@ -145,13 +146,41 @@ def of_one_type(node):
     """Whether the list display ``node`` may be compiled as a Numba list whose items must be
     of one type (:func:`srcad.backend.numba_lists.array_list` refuses others when Numba
     compiles): none of its items is a constant (``[x, 1]``, ``[x, -1]``: refused before
-    compiling, naming the line), a display or a starred item."""
+    compiling, naming the line), a display or a starred item; or every item is a number
+    constant of one type, ``[1.0, -2.0, 3.0]`` or ``[0, 1, 2]`` (Numba's list holds them as
+    Python does; a bool, an int of 2 ** 31 or more, or ints among floats, stay refused)."""
     def constant(item):
         while item.__class__ is ast.UnaryOp:
             item = item.operand
         return item.__class__ in (ast.Constant, ast.List, ast.Tuple, ast.Starred)
 
-    return not any(constant(item) for item in node.elts)
+    def number(item):
+        if item.__class__ is ast.UnaryOp and item.op.__class__ in (ast.USub, ast.UAdd):
+            item = item.operand
+        return type(item.value) if item.__class__ is ast.Constant and (
+            type(item.value) is float or type(item.value) is int and abs(item.value) < 2 ** 31
+        ) else None  # (ints small enough that products of two stay exact in an int64)
+
+    kinds = {number(item) for item in node.elts}
+    return not any(constant(item) for item in node.elts) or (
+        len(kinds) == 1 and None not in kinds and not getattr(node, "srcad_index", False))
+
+
+def _mark_indices(fdef):
+    """In place: a list display assigned to a name that indexes an array (``t = [0, 2];
+    a[t]``) is marked ``srcad_index`` (a typed list is no index for Numba: refused, with
+    ``np.array([...])`` to write instead, by :func:`of_one_type`'s caller)."""
+    indices = set()
+    for node in ast.walk(fdef):
+        if node.__class__ is ast.Subscript:
+            index = node.slice
+            for item in index.elts if index.__class__ is ast.Tuple else [index]:
+                if item.__class__ is ast.Name:
+                    indices.add(item.id)
+    for node in ast.walk(fdef):
+        if (node.__class__ is ast.Assign and node.value.__class__ is ast.List
+                and any(t.__class__ is ast.Name and t.id in indices for t in node.targets)):
+            node.value.srcad_index = True
 
 
 def popped_gradients(fdef, grad_array, numba_helper):

@@ -108,6 +108,11 @@ def added(a, b, add):
                                  "in length")
             return [add(a[i], b[i]) for i in range(len(a))]
         return summed
+    if {isinstance(a, types.Array), isinstance(b, types.Array)} == {True, False} and any(
+            isinstance(t, (types.List, types.ListType)) for t in (a, b)):
+        raise TypingError("srcad's numba backend: a list read both item by item and as an "
+                          "array (L[i] and np.array(L)) has a gradient of two types: read the "
+                          "items from the array, A = np.array(L) then A[i]")
     raise TypingError(f"srcad's numba backend adds numbers, arrays and lists, not {a} and {b}")
 
 
