@@ -10,6 +10,13 @@ test module.
 
 Numba's on-disk cache (srcad.backend.numba_cache) goes to a directory of this run's own unless
 SRCAD_CACHE_DIR is set: tests neither read a cache left by older code nor fill the user's.
+
+CI's run has Numba optimise at LLVM's level 1 (``NUMBA_OPT=1``, unless set): compiling is most
+of what the Numba tests cost (a quarter less CPU at level 1 than at Numba's default 3, measured
+on tests/test_numba_callees.py). The tests check values, and no level changes them: srcad never
+asks for ``fastmath``, so LLVM keeps IEEE arithmetic as written at every level. The long run
+(``SRCAD_LONG_PROPERTIES=1``) compiles at Numba's default, as users do. (Level 0 is not used:
+there Numba cannot cache functions calling ``math``'s, and the disk-cache tests would change.)
 """
 
 import gc
@@ -19,8 +26,12 @@ import sys
 import tempfile
 
 import pytest
-from corpus import ALL, STRAIGHT
 from sampling import LONG
+
+if not LONG:
+    os.environ.setdefault("NUMBA_OPT", "1")  # before Numba is imported: see above
+
+from corpus import ALL, STRAIGHT  # noqa: E402
 
 os.environ.setdefault("SRCAD_CACHE_DIR", tempfile.mkdtemp(prefix="srcad-test-cache-"))
 
