@@ -307,11 +307,13 @@ defvjp(linalg.svd, SVD_SIG, kind="seq", a=_second.SVD_GRAD, zero=SVD_FLAT,
 defcomplex(linalg.svd, SVD_SIG, a=_complex_linalg.SVD_GRAD,
            zero=SVD_FLAT + ("overwrite_a", "check_finite"),
            jvp=dict(a=_complex_linalg.SVD_TANGENT))
+# (mode='r' returns the 1-tuple (R,): the check comes before R is read, so it is refused)
 QR_CHECKED = "ans[0][..., :qr_size(a, mode, pivoting)]"
+QR_FIRST = "(qr_size(a, mode, pivoting), {})[1]"
 defvjp(linalg.qr, "a, overwrite_a=False, lwork=None, mode='full', pivoting=False, "
        "check_finite=True", kind="seq", zero=("lwork", "mode", "pivoting"),
-       a=_second.QR_GRAD.replace(_second.Q, QR_CHECKED),
-       jvp=dict(a=_second.QR_T.replace(_second.Q, QR_CHECKED)))
+       a=QR_FIRST.format(_second.QR_GRAD.replace(_second.Q, QR_CHECKED)),
+       jvp=dict(a=QR_FIRST.format(_second.QR_T.replace(_second.Q, QR_CHECKED))))
 
 # scipy.linalg.eigh of one matrix (no b: the generalised problem has no rule; nor a subset of
 # the eigenvalues): np.linalg.eigh's templates with lower= for UPLO, and its complex form
