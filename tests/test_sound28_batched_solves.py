@@ -1,9 +1,9 @@
-"""Sound28: SciPy's triangular, LU and Cholesky solves broadcast batch dimensions (SciPy >= 1.16:
-``solve_triangular(a, b)`` with ``a`` of shape (3, 4, 4) and ``b`` of shape (4, 2), or ``a``
+"""Sound28: SciPy's triangular, LU, Cholesky and Sylvester solves broadcast batch dimensions
+(SciPy >= 1.16: ``solve_triangular(a, b)`` with ``a`` of shape (3, 4, 4) and ``b`` of shape (4, 2), or ``a``
 (4, 4) and ``b`` (3, 4, 2); ``b`` 1-d is one vector against every matrix of the batch).
 
-Found by JAX's linalg tests (testSolveTriangularBroadcast, testLuSolveBroadcast; through
-tools/jax_scipy_records.py): the gradient into the argument that was broadcast kept the
+Found by JAX's linalg tests (testSolveTriangularBroadcast, testLuSolveBroadcast,
+test_solve_sylvester_broadcast; through tools/jax_scipy_records.py): the gradient into the argument that was broadcast kept the
 batch's shape (WRONG: a (3, 4, 4) gradient for a (4, 4) matrix), and a batch of matrices
 against one vector crashed (the vector's batch read as a matrix; ``np.outer`` flattening a
 batch). On main 32 of the 56 solve_triangular forms below (every trans, lower,
@@ -150,3 +150,37 @@ def test_lu_solve_one_factorisation_many_right_hand_sides(shapes, trans, tmp_pat
     mod = _module(tmp_path, LU, f"lu28_{trans}", PIV=piv, TRANS=trans,
                   W=rng.standard_normal(out.shape))
     _check(mod.f, [lu, b], 3)
+
+
+SYLVESTER = """
+import numpy as np
+import scipy.linalg
+
+
+def f(a, b, q):
+    return np.sum(scipy.linalg.solve_sylvester(a, b, q) * W)
+"""
+SYLVESTER_SHAPES = sample([((3, 3), (4, 4), (2, 3, 4)), ((2, 3, 3), (4, 4), (3, 4)),
+                           ((3, 3), (2, 4, 4), (3, 4)), ((2, 3, 3), (2, 4, 4), (2, 3, 4)),
+                           ((3, 3), (4, 4), (3, 4))], 3)
+
+
+@pytest.mark.parametrize("shapes", SYLVESTER_SHAPES)
+def test_solve_sylvester_broadcast(shapes, tmp_path):
+    """JAX's test_solve_sylvester_broadcast: on main the gradients into a, b and q all had the
+    broadcast batch shape (3 of these 5 forms WRONG)."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(shapes[0]) + 3 * np.eye(shapes[0][-1])
+    b = rng.standard_normal(shapes[1]) + 3 * np.eye(shapes[1][-1])
+    q = rng.standard_normal(shapes[2])
+    out = scipy.linalg.solve_sylvester(a, b, q)
+    mod = _module(tmp_path, SYLVESTER, "syl28", W=rng.standard_normal(out.shape))
+    xs = [a, b, q]
+    grads = srcad.grad(mod.f, wrt=(0, 1, 2))(*xs)
+    vs = [rng.standard_normal(np.shape(x)) for x in xs]
+    for i, (g, x) in enumerate(zip(grads, xs)):
+        assert np.shape(g) == np.shape(x)
+        one = [v if j == i else np.zeros_like(v) for j, v in enumerate(vs)]
+        assert np.isclose(np.sum(g * vs[i]), _along(mod.f, xs, one), rtol=1e-6, atol=1e-7)
+    _, tangent = srcad.jvp(mod.f, tuple(xs), tuple(vs))
+    assert np.isclose(tangent, _along(mod.f, xs, vs), rtol=1e-6, atol=1e-7)

@@ -197,10 +197,12 @@ defvjp(linalg.expm, "A", A=_frechet(SWAP.format("A"), "g"), jvp=dict(A=_frechet(
 # the result is taken as complex, as sqrtm's); disp= is left out (SciPy deprecates it)
 defvjp(linalg.logm, "A", A=_frechet(SWAP.format("A"), "g", "logm"),
        jvp=dict(A=_frechet("A", "t", "logm")), complex_out="always")
-# A X + X B = Q: A dX + dX B = dQ - dA X - X dB
+# A X + X B = Q: A dX + dX B = dQ - dA X - X dB (SciPy >= 1.16 broadcasts the batch
+# dimensions of a, b and q: each gradient is summed over what broadcasting added)
 _GQ = f"scipy_linalg.solve_sylvester({SWAP.format('a')}, {SWAP.format('b')}, g)"
-defvjp(linalg.solve_sylvester, "a, b, q", q=_GQ, a=f"-({_GQ} @ {SWAP.format('ans')})",
-       b=f"-({SWAP.format('ans')} @ {_GQ})",
+defvjp(linalg.solve_sylvester, "a, b, q", q=f"unbroadcast({_GQ}, q)",
+       a=f"unbroadcast(-({_GQ} @ {SWAP.format('ans')}), a)",
+       b=f"unbroadcast(-({SWAP.format('ans')} @ {_GQ}), b)",
        jvp=dict(a="scipy_linalg.solve_sylvester(a, b, -(t @ ans))",
                b="scipy_linalg.solve_sylvester(a, b, -(ans @ t))",
                q="scipy_linalg.solve_sylvester(a, b, t)"))
