@@ -1,19 +1,19 @@
-"""Sound28: SciPy's triangular, LU, Cholesky and Sylvester solves broadcast batch dimensions
-(SciPy >= 1.16: ``solve_triangular(a, b)`` with ``a`` of shape (3, 4, 4) and ``b`` of shape (4, 2), or ``a``
-(4, 4) and ``b`` (3, 4, 2); ``b`` 1-d is one vector against every matrix of the batch).
+"""Sound28: SciPy's triangular, LU, Cholesky and Sylvester solves broadcast batch dimensions (SciPy
+>= 1.16: ``solve_triangular(a, b)`` with ``a`` of shape (3, 4, 4) and ``b`` of shape (4, 2), or
+``a`` (4, 4) and ``b`` (3, 4, 2); ``b`` 1-d is one vector against every matrix of the batch).
 
 Found by JAX's linalg tests (testSolveTriangularBroadcast, testLuSolveBroadcast,
-test_solve_sylvester_broadcast; through tools/jax_scipy_records.py): the gradient into the argument that was broadcast kept the
-batch's shape (WRONG: a (3, 4, 4) gradient for a (4, 4) matrix), and a batch of matrices
-against one vector crashed (the vector's batch read as a matrix; ``np.outer`` flattening a
-batch). On main 32 of the 56 solve_triangular forms below (every trans, lower,
-unit_diagonal) and 8 of the 12 cho_solve forms were WRONG or crashed, and lu_solve's one
-factorisation against a stack of right-hand sides was WRONG. Now the gradients are summed
-over what broadcasting added and a batch of vectors is solved as one-column matrices.
+test_solve_sylvester_broadcast; through tools/jax_scipy_records.py): the gradient into the
+argument that was broadcast kept the batch's shape (WRONG: a (3, 4, 4) gradient for a (4, 4)
+matrix), and a batch of matrices against one vector crashed (the vector's batch read as a
+matrix; ``np.outer`` flattening a batch). On main 32 of the 56 solve_triangular forms below
+(every trans, lower, unit_diagonal) and 8 of the 12 cho_solve forms were WRONG or crashed, and
+lu_solve's one factorisation against a stack of right-hand sides was WRONG. Now the gradients
+are summed over what broadcasting added and a batch of vectors is solved as one-column matrices.
 
-Checked against central differences along random directions, per argument (and, under
-LONG, torch's autograd on the same triangular solves); three cases by default, the whole
-family under LONG.
+Checked against central differences along random directions, per argument (and, under LONG,
+torch's autograd on the same triangular solves); three cases by default, the whole family under
+LONG.
 """
 
 from __future__ import annotations
