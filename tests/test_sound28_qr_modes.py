@@ -2,7 +2,8 @@
 tools/jax_scipy_records.py: testScipyQrModes) returns the 1-tuple ``(R,)``; its gradient read
 ``R`` as ``ans[1]`` before the factorisation's check, an IndexError (CRASH). Now the check comes
 first: refused with the mode named, in reverse and forward mode. The modes that are
-differentiated stay exact (central differences; every mode and shape under LONG).
+differentiated stay exact (central differences; under LONG only: tests/test_scipy_rules.py
+checks them by default).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 import scipy.linalg
 
 import srcad
-from tests.sampling import sample
+from tests.sampling import LONG, sample
 
 W = np.random.default_rng(28).standard_normal((4, 4))
 
@@ -47,7 +48,7 @@ def test_qr_r_mode_refused(fn, shape):
         srcad.jvp(fn, (a,), (np.ones(shape),))
 
 
-EXACT = sample([(q_economic, (4, 3)), (q_economic, (3, 3)), (q_full, (3, 3))], 3)
+EXACT = [(q_economic, (4, 3)), (q_economic, (3, 3)), (q_full, (3, 3))] if LONG else []
 
 
 @pytest.mark.parametrize("fn, shape", EXACT)
