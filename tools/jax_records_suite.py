@@ -36,7 +36,9 @@ the sentence, which must be found in the file), else WRONG.
 
 Outcomes per check: PASS, WRONG, CONVENTION, KINK, REFUSED (``SrcadError``), CRASH (another
 exception, or a timeout), UNMAPPED (no NumPy/SciPy counterpart, no float64, no floating output,
-NumPy refuses the arguments).
+NumPy refuses the arguments). The case module and the judging are ``tools/differential.py``'s
+(shared with ``tools/opinfo_suite.py``); ``tools/jax_scipy_records.py`` runs JAX's SciPy and
+linear-algebra test methods through ``run_case`` here.
 """
 
 from __future__ import annotations

@@ -30,7 +30,8 @@ Outcomes per sample: PASS, WRONG, CONVENTION, KINK, REFUSED (``SrcadError``), CR
 exception from srcad or its code, or a timeout), UNMAPPED (no NumPy counterpart for this
 sample's arguments or values). Ops not in ``SPECS`` are counted as UNMAPPED ops. Needs torch
 (and ``expecttest``, which torch's testing module imports: a stand-in is made when it is
-missing) and SciPy.
+missing) and SciPy. The case module and the judging are ``tools/differential.py``'s (shared
+with ``tools/jax_records_suite.py``).
 """
 
 from __future__ import annotations
