@@ -36,7 +36,9 @@ the sentence, which must be found in the file), else WRONG.
 
 Outcomes per check: PASS, WRONG, CONVENTION, KINK, REFUSED (``SrcadError``), CRASH (another
 exception, or a timeout), UNMAPPED (no NumPy/SciPy counterpart, no float64, no floating output,
-NumPy refuses the arguments).
+NumPy refuses the arguments). The case module and the judging are ``tools/differential.py``'s
+(shared with ``tools/opinfo_suite.py``); ``tools/jax_scipy_records.py`` runs JAX's SciPy and
+linear-algebra test methods through ``run_case`` here.
 """
 
 from __future__ import annotations
@@ -44,11 +46,9 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
-import importlib.util
 import itertools
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -60,9 +60,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import differential as D  # noqa: E402
+from differential import OUTCOMES, close  # noqa: E402, F401
 
 DEFAULT_MIRROR = "/work/.mirror/jax-ml+jax/repo"
-OUTCOMES = ["PASS", "WRONG", "CONVENTION", "KINK", "REFUSED", "CRASH", "UNMAPPED"]
 FLOAT_NAMES = {"float_dtypes", "inexact_dtypes", "number_dtypes", "all_dtypes",
                "default_dtypes", "real_dtypes", "float_types"}
 NUMPY_SCALAR, PYTHON_SCALAR = "np-scalar", "py-float"
@@ -290,7 +294,8 @@ def linalg_shapes(text):
 
 # ---- cases -----------------------------------------------------------------------------------
 
-Case = collections.namedtuple("Case", "group op call params consts special order")
+Case = collections.namedtuple("Case", "group op call params consts special order prelude",
+                              defaults=("",))
 
 
 def broadcastable(shapes):
@@ -395,22 +400,6 @@ def linalg_cases(found, rng):
 
 # ---- running one case ------------------------------------------------------------------------
 
-MODULE = """\
-import numpy as np
-import scipy.linalg
-import scipy.special
-
-
-def f({params}):
-    out = {call}
-    return {terms}
-
-
-def g({params}):
-    return {call}
-"""
-
-
 def floating_parts(value, path=""):
     if isinstance(value, (tuple, list)):
         return [p for i, v in enumerate(value) for p in floating_parts(v, f"{path}[{i}]")]
@@ -420,29 +409,9 @@ def floating_parts(value, path=""):
     return [(path, "plain")] if kind == "f" else []
 
 
-def part(value, path, kind):
-    for index in path.strip("[]").split("]["):
-        if index:
-            value = value[int(index)]
-    return {"re": np.real, "im": np.imag}.get(kind, lambda v: v)(value)
-
-
 def make_module(case, parts, folder, key):
-    terms = []
-    for i, (path, kind) in enumerate(parts):
-        value = f"out{path}"
-        value = {"re": f"np.real({value})", "im": f"np.imag({value})"}.get(kind, value)
-        terms.append(f"np.sum({value} * W{i})")
-    names = ", ".join(p[0] for p in case.params)
-    text = MODULE.format(params=names, call=case.call, terms=" + ".join(terms))
-    name = f"jaxrec_{key}"
-    path = os.path.join(folder, name + ".py")
-    with open(path, "w") as fh:
-        fh.write(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod, text
+    return D.make_module([p[0] for p in case.params], case.call, parts, folder,
+                         f"jaxrec_{key}", case.consts, case.prelude)
 
 
 def jax_module(text, namespace):
@@ -455,63 +424,8 @@ def jax_module(text, namespace):
     return scope
 
 
-def close(a, b, tol=1e-6):
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.shape != b.shape:
-        return False
-    if a.size == 0:
-        return True
-    ok = (np.isnan(a) & np.isnan(b)) | (np.isinf(a) & (a == b))
-    diff = np.where(ok, 0.0, np.abs(a - b))
-    finite = np.abs(b[np.isfinite(b)])
-    scale = max(1.0, float(finite.max()) if finite.size else 1.0)
-    return bool(np.all(diff <= tol * scale)) and not np.any(np.isnan(diff))
-
-
 def judge(fn, xs, vs, claimed):
-    """PASS / WRONG / CONVENTION / KINK for a directional derivative by central differences."""
-    scale = max([1.0] + [float(np.max(np.abs(x))) for x in xs if np.size(x)])
-    scale = min(scale, 1.0) if all(np.max(np.abs(x), initial=0) < 1e-3 for x in xs) else scale
-    tiny = min([1.0] + [float(np.min(np.abs(x))) for x in xs if np.size(x)])
-    h1 = 1e-6 * scale if tiny > 1e-4 else 1e-9
-
-    def along(h):
-        plus = fn(*[x + h * v for x, v in zip(xs, vs)])
-        minus = fn(*[x - h * v for x, v in zip(xs, vs)])
-        return (plus - minus) / (2 * h), plus, minus
-
-    base = fn(*xs)
-    d1, plus, minus = along(h1)
-    d2, _, _ = along(h1 * 100)
-    mag = max(1.0, abs(d1), abs(claimed))
-    if not (np.isfinite(d1) and np.isfinite(d2)):
-        return "KINK", f"differences not finite ({d1}, {d2})"
-    if abs(d1 - d2) > 1e-5 * mag:  # strongly curved (near a pole): a smaller step instead
-        d2 = along(h1 / 10)[0]
-    if np.isfinite(d2) and abs(d1 - d2) <= 1e-5 * mag:
-        if abs(claimed - d1) <= 1e-5 * mag:
-            return "PASS", "central differences agree with srcad"
-        return "WRONG", f"srcad {claimed!r}, central differences {d1!r} (steady: {d2!r})"
-    right, left = (plus - base) / h1, (base - minus) / h1
-    lo, hi = min(left, right), max(left, right)
-    if lo - 1e-5 * mag <= claimed <= hi + 1e-5 * mag:
-        return "CONVENTION", f"kink: one-sided {left!r} / {right!r}, srcad {claimed!r}"
-    return "KINK", f"kink: one-sided {left!r} / {right!r}, srcad {claimed!r}"
-
-
-class Timeout(Exception):
-    pass
-
-
-def _alarm(signum, frame):
-    raise Timeout("no result in time")
-
-
-def failure(e):
-    import srcad
-    kind = "REFUSED" if isinstance(e, srcad.SrcadError) else "CRASH"
-    first = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
-    return kind, f"{type(e).__name__}: {first}"
+    return D.judge(fn, xs, vs, claimed, D.scaled_steps)
 
 
 def run_case(case, key, folder, rng, jx, do_hvp, timeout):
@@ -529,16 +443,17 @@ def run_case(case, key, folder, rng, jx, do_hvp, timeout):
             scope = dict(case.consts, np=np, scipy=__import__("scipy"))
             import scipy.linalg  # noqa: F401
             import scipy.special  # noqa: F401
+            import scipy.stats  # noqa: F401
+            if case.prelude:
+                exec(case.prelude, scope)  # noqa: S102 - our own generated text
             nout = eval(case.call, scope, {p[0]: p[1] for p in probe.params})  # noqa: S307
         except Exception as e:  # noqa: BLE001 - NumPy refuses these arguments
             return [("map", "UNMAPPED", f"numpy: {type(e).__name__}: {str(e)[:100]}")]
     parts = floating_parts(nout)
     if not parts:
         return [("map", "UNMAPPED", "no floating output")]
-    weights = [rng.standard_normal(np.shape(part(nout, p, k))) for p, k in parts]
+    weights = [rng.standard_normal(np.shape(D.part(nout, p, k))) for p, k in parts]
     mod, text = make_module(case, parts, folder, key)
-    for k, v in case.consts.items():
-        setattr(mod, k, v)
     for i, w in enumerate(weights):
         setattr(mod, f"W{i}", w)
     f = mod.f
@@ -552,91 +467,35 @@ def run_case(case, key, folder, rng, jx, do_hvp, timeout):
         scope.update({f"W{i}": w for i, w in enumerate(weights)})
         scope.update(np=jx.numpy, scipy=jx.scipy)
         jf = scope["f"]
-    results = []
-    old = signal.signal(signal.SIGALRM, _alarm)
     warnings.simplefilter("ignore")
-    try:
-        jgrads = None
-        if jf is not None:
-            signal.alarm(timeout)
-            try:
-                jg = jx.grad(jf, argnums=tuple(range(n)))(*xs)
-                jgrads = [np.asarray(g, dtype=float) for g in jg]
-            except Exception:  # noqa: BLE001 - JAX has no derivative here (or takes too long)
-                jgrads = jf = None
-            signal.alarm(0)
-        signal.alarm(timeout)
-        try:
-            g = srcad.grad(f, wrt=tuple(range(n)) if n > 1 else 0)(*xs)
-            g = list(g) if n > 1 else [g]
-            results.append(compare_grads(f, xs, g, jgrads, rng))
-        except Exception as e:  # noqa: BLE001
-            results.append(("rev",) + failure(e))
-        signal.alarm(0)
-        vs = [rng.standard_normal(np.shape(x)) for x in xs]
-        vs = [float(v) if isinstance(x, float) else v for x, v in zip(xs, vs)]
-        signal.alarm(timeout)
-        try:
-            value, tangent = srcad.jvp(f, tuple(xs), tuple(vs))
-            results.append(compare_jvp(f, xs, vs, value, tangent, jgrads))
-        except Exception as e:  # noqa: BLE001
-            results.append(("fwd",) + failure(e))
-        signal.alarm(0)
-        if do_hvp or case.order >= 2:
-            signal.alarm(timeout)
-            try:
-                results.append(check_hvp(f, jf, jx, xs, rng))
-            except Exception as e:  # noqa: BLE001
-                results.append(("hvp",) + failure(e))
-            signal.alarm(0)
-        if case.special and jf is not None:
-            signal.alarm(timeout)
-            try:
-                results.append(check_special(case, f, jf, jx, xs, rng))
-            except Exception as e:  # noqa: BLE001
-                results.append(("special",) + failure(e))
-            signal.alarm(0)
-    except Timeout as e:
-        results.append(("time",) + failure(e))
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+    jgrads = None
+    if jf is not None:
+        found = D.checked("jax", timeout, lambda: ("jax", "PASS", [
+            np.asarray(g, dtype=float) for g in jx.grad(jf, argnums=tuple(range(n)))(*xs)]))
+        if found[1] == "PASS":
+            jgrads = found[2]
+        else:  # JAX has no derivative here (or takes too long)
+            jf = None
+
+    def reverse():
+        g = srcad.grad(f, wrt=tuple(range(n)) if n > 1 else 0)(*xs)
+        g = list(g) if n > 1 else [g]
+        return D.compare_grads(f, xs, g, jgrads, rng)
+
+    results = [D.checked("rev", timeout, reverse)]
+    vs = [rng.standard_normal(np.shape(x)) for x in xs]
+    vs = [float(v) if isinstance(x, float) else v for x, v in zip(xs, vs)]
+
+    def forward():
+        value, tangent = srcad.jvp(f, tuple(xs), tuple(vs))
+        return D.compare_jvp(f, xs, vs, value, tangent, jgrads)
+
+    results.append(D.checked("fwd", timeout, forward))
+    if do_hvp or case.order >= 2:
+        results.append(D.checked("hvp", timeout, check_hvp, f, jf, jx, xs, rng))
+    if case.special and jf is not None:
+        results.append(D.checked("special", timeout, check_special, case, f, jf, jx, xs, rng))
     return [(c, o, d + ("" if o in ("PASS", "UNMAPPED") else f"\n{text}")) for c, o, d in results]
-
-
-def compare_grads(f, xs, g, jgrads, rng):
-    for i, (x, gi) in enumerate(zip(xs, g)):
-        gi = np.asarray(gi, dtype=float)
-        if gi.shape != np.shape(x):
-            return ("rev", "WRONG", f"gradient {i} has shape {gi.shape}, not {np.shape(x)}")
-        if jgrads is not None and close(gi, jgrads[i]):
-            continue
-        if not gi.size:
-            continue
-        if jgrads is not None and jgrads[i].shape == gi.shape:
-            k = int(np.argmax(np.nan_to_num(np.abs(gi - jgrads[i]), nan=np.inf)))
-            v = np.zeros(np.shape(x))
-            v.flat[k] = 1.0
-        else:
-            v = rng.standard_normal(np.shape(x))
-        vs = [np.zeros(np.shape(y)) for y in xs]
-        vs[i] = float(v) if isinstance(x, float) else v
-        outcome, detail = judge(f, xs, vs, float(np.sum(gi * v)))
-        if outcome != "PASS":
-            return ("rev", outcome, f"d/dx{i}: {detail}")
-    return ("rev", "PASS", "")
-
-
-def compare_jvp(f, xs, vs, value, tangent, jgrads):
-    fx = f(*xs)
-    if not close(value, fx):
-        return ("fwd", "WRONG", f"jvp value {value!r}, f {fx!r}")
-    if jgrads is not None:
-        want = sum(float(np.sum(g * v)) for g, v in zip(jgrads, vs))
-        if close(tangent, want):
-            return ("fwd", "PASS", "")
-    outcome, detail = judge(f, xs, vs, float(tangent))
-    return ("fwd", outcome, detail)
 
 
 def check_hvp(f, jf, jx, xs, rng):
@@ -832,7 +691,8 @@ def load_jax(path):
         jax.config.update("jax_platforms", "cpu")
         import jax.numpy
         import jax.scipy.linalg
-        import jax.scipy.special  # noqa: F401
+        import jax.scipy.special
+        import jax.scipy.stats  # noqa: F401
         return jax
     except Exception:  # noqa: BLE001 - without JAX: central differences alone
         return None

@@ -30,18 +30,17 @@ Outcomes per sample: PASS, WRONG, CONVENTION, KINK, REFUSED (``SrcadError``), CR
 exception from srcad or its code, or a timeout), UNMAPPED (no NumPy counterpart for this
 sample's arguments or values). Ops not in ``SPECS`` are counted as UNMAPPED ops. Needs torch
 (and ``expecttest``, which torch's testing module imports: a stand-in is made when it is
-missing) and SciPy.
+missing) and SciPy. The case module and the judging are ``tools/differential.py``'s (shared
+with ``tools/jax_records_suite.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
-import importlib.util
 import json
 import math
 import os
-import signal
 import string
 import sys
 import tempfile
@@ -55,8 +54,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
 
-OUTCOMES = ["PASS", "WRONG", "CONVENTION", "KINK", "REFUSED", "CRASH", "UNMAPPED"]
+import differential as D  # noqa: E402
+from differential import OUTCOMES, close  # noqa: E402
+
 COMMON = {"dim": "axis", "keepdim": "keepdims"}
 
 
@@ -572,96 +575,18 @@ def flatten_outputs(value, path=""):
     return []
 
 
-def _part(value, path, kind):
-    for index in path.strip("[]").split("]["):
-        if index:
-            value = value[int(index)]
-    if kind == "re":
-        return value.real
-    if kind == "im":
-        return value.imag
-    return value
-
-
-MODULE = """\
-import numpy as np
-import scipy.integrate
-import scipy.linalg
-import scipy.special
-
-
-def f({params}):
-    out = {call}
-    return {terms}
-
-
-def g({params}):
-    return {call}
-"""
-
-
 def make_module(out, call, parts, folder, key):
-    names = ", ".join(p[0] for p in out.params)
-    terms = []
-    for i, (path, kind) in enumerate(parts):
-        value = f"out{path}"
-        value = {"re": f"np.real({value})", "im": f"np.imag({value})"}.get(kind, value)
-        terms.append(f"np.sum({value} * W{i})")
-    text = MODULE.format(params=names, call=call, terms=" + ".join(terms) or "0.0")
-    name = f"opinfo_{key}"
-    path = os.path.join(folder, name + ".py")
-    with open(path, "w") as fh:
-        fh.write(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    for k, v in out.consts.items():
-        setattr(mod, k, v)
-    spec.loader.exec_module(mod)
-    return mod, text
+    return D.make_module([p[0] for p in out.params], call, parts, folder, f"opinfo_{key}",
+                         out.consts)
 
 
 # ---- judging ---------------------------------------------------------------------------------
 
-def close(a, b, tol=1e-6):
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.shape != b.shape:
-        return False
-    if a.size == 0:
-        return True
-    same_nan = np.isnan(a) & np.isnan(b)
-    same_inf = np.isinf(a) & (a == b)
-    ok = same_nan | same_inf
-    diff = np.where(ok, 0.0, np.abs(a - b))
-    finite = np.abs(b[np.isfinite(b)])
-    scale = max(1.0, float(finite.max()) if finite.size else 1.0)
-    return bool(np.all(diff <= tol * scale)) and not np.any(np.isnan(diff))
+AGREE = "torch differs; central differences agree with srcad"
 
 
-def directional(fn, xs, vs, h):
-    plus = fn(*[x + h * v for x, v in zip(xs, vs)])
-    minus = fn(*[x - h * v for x, v in zip(xs, vs)])
-    return (plus - minus) / (2 * h), plus, minus
-
-
-def judge(fn, xs, vs, claimed, scale=1.0):
-    """PASS / WRONG / CONVENTION / KINK for a directional derivative ``claimed`` of the plain
-    function ``fn`` along ``vs``, by central differences at two step sizes."""
-    base = fn(*xs)
-    h1, h2 = 1e-6 * scale, 1e-4 * scale
-    d1, plus, minus = directional(fn, xs, vs, h1)
-    d2, _, _ = directional(fn, xs, vs, h2)
-    mag = max(1.0, abs(d1), abs(claimed))
-    if not (np.isfinite(d1) and np.isfinite(d2)):
-        return "KINK", f"differences not finite ({d1}, {d2})"
-    if abs(d1 - d2) <= 1e-5 * mag:
-        if abs(claimed - d1) <= 1e-5 * mag:
-            return "PASS", "torch differs; central differences agree with srcad"
-        return "WRONG", f"srcad {claimed!r}, central differences {d1!r} (steady: {d2!r})"
-    right, left = (plus - base) / h1, (base - minus) / h1
-    lo, hi = min(left, right), max(left, right)
-    if lo - 1e-5 * mag <= claimed <= hi + 1e-5 * mag:
-        return "CONVENTION", f"kink: one-sided {left!r} / {right!r}, srcad {claimed!r}"
-    return "KINK", f"kink: one-sided {left!r} / {right!r}, srcad {claimed!r}"
+def judge(fn, xs, vs, claimed):
+    return D.judge(fn, xs, vs, claimed, D.fixed_steps, AGREE)
 
 
 def _torch_grads(op, targs, parts, weights, leaves, create_graph=False, pick=None):
@@ -672,19 +597,11 @@ def _torch_grads(op, targs, parts, weights, leaves, create_graph=False, pick=Non
         out = out[pick]
     total = torch.zeros((), dtype=torch.float64)
     for (path, kind), w in zip(parts, weights):
-        total = total + (_part(out, path, kind).to(torch.float64) * torch.from_numpy(w)).sum()
+        total = total + (D.part(out, path, kind).to(torch.float64) * torch.from_numpy(w)).sum()
     if not total.requires_grad:
         return total, [torch.zeros_like(x) for x in leaves]
     grads = torch.autograd.grad(total, leaves, allow_unused=True, create_graph=create_graph)
     return total, [torch.zeros_like(x) if g is None else g for g, x in zip(grads, leaves)]
-
-
-class Timeout(Exception):
-    pass
-
-
-def _alarm(signum, frame):
-    raise Timeout("no result in time")
 
 
 def run_sample(op, spec, sample, key, folder, rng, do_hvp, timeout):
@@ -708,7 +625,7 @@ def run_sample(op, spec, sample, key, folder, rng, do_hvp, timeout):
         return [("map", "UNMAPPED", "no floating output")]
     weights = []
     for path, kind in parts:
-        shape = tuple(_part(tout, path, kind).shape)
+        shape = tuple(D.part(tout, path, kind).shape)
         weights.append(rng.standard_normal(shape))
     try:
         mod, text = make_module(out, call, parts, folder, key)
@@ -721,8 +638,8 @@ def run_sample(op, spec, sample, key, folder, rng, do_hvp, timeout):
     if flatten_outputs(nout) != parts:
         return [("map", "UNMAPPED", "outputs differ in structure")]
     for path, kind in parts:
-        a = np.asarray(_part(nout, path, kind))
-        b = _part(tout, path, kind).detach().resolve_neg().resolve_conj().numpy()
+        a = np.asarray(D.part(nout, path, kind))
+        b = D.part(tout, path, kind).detach().resolve_neg().resolve_conj().numpy()
         if a.shape != b.shape or not close(a, b, 1e-7):
             return [("map", "UNMAPPED", f"value differs at out{path} ({kind})")]
     f = mod.f
@@ -732,81 +649,26 @@ def run_sample(op, spec, sample, key, folder, rng, do_hvp, timeout):
         tgrads = [g.detach().resolve_neg().resolve_conj().numpy() for g in tgrads]
     except Exception:  # noqa: BLE001 - torch has no derivative here: differences alone
         tgrads = None
-    results = []
     n = len(xs)
-    old = signal.signal(signal.SIGALRM, _alarm)
-    try:
-        # reverse
-        signal.alarm(timeout)
-        try:
-            g = srcad.grad(f, wrt=tuple(range(n)) if n > 1 else 0)(*xs)
-            g = list(g) if n > 1 else [g]
-            results.append(_compare_grads(f, xs, g, tgrads, rng))
-        except Exception as e:  # noqa: BLE001
-            results.append(("rev",) + _failure(e))
-        signal.alarm(0)
-        # forward
-        vs = [rng.standard_normal(np.shape(x)) for x in xs]
-        signal.alarm(timeout)
-        try:
-            value, tangent = srcad.jvp(f, tuple(xs), tuple(vs))
-            results.append(_compare_jvp(f, xs, vs, value, tangent, tgrads))
-        except Exception as e:  # noqa: BLE001
-            results.append(("fwd",) + _failure(e))
-        signal.alarm(0)
-        if do_hvp:
-            signal.alarm(timeout)
-            try:
-                results.append(_check_hvp(op, targs, parts, weights, leaves, f, xs, rng,
-                                          spec["pick"]))
-            except Exception as e:  # noqa: BLE001
-                results.append(("hvp",) + _failure(e))
-            signal.alarm(0)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+
+    def reverse():
+        g = srcad.grad(f, wrt=tuple(range(n)) if n > 1 else 0)(*xs)
+        g = list(g) if n > 1 else [g]
+        return D.compare_grads(f, xs, g, tgrads, rng, steps=D.fixed_steps, agree=AGREE)
+
+    results = [D.checked("rev", timeout, reverse)]
+    vs = [rng.standard_normal(np.shape(x)) for x in xs]
+
+    def forward():
+        value, tangent = srcad.jvp(f, tuple(xs), tuple(vs))
+        return D.compare_jvp(f, xs, vs, value, tangent, tgrads, steps=D.fixed_steps,
+                             agree=AGREE)
+
+    results.append(D.checked("fwd", timeout, forward))
+    if do_hvp:
+        results.append(D.checked("hvp", timeout, _check_hvp, op, targs, parts, weights, leaves,
+                                 f, xs, rng, spec["pick"]))
     return [(c, o, d + ("" if o in ("PASS", "UNMAPPED") else f"\n{text}")) for c, o, d in results]
-
-
-def _failure(e):
-    import srcad
-    kind = "REFUSED" if isinstance(e, srcad.SrcadError) else "CRASH"
-    first = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
-    return kind, f"{type(e).__name__}: {first}"
-
-
-def _compare_grads(f, xs, g, tgrads, rng):
-    for i, (x, gi) in enumerate(zip(xs, g)):
-        gi = np.asarray(gi, dtype=float)
-        if gi.shape != np.shape(x):
-            return ("rev", "WRONG", f"gradient {i} has shape {gi.shape}, not {np.shape(x)}")
-        if tgrads is not None and close(gi, tgrads[i]):
-            continue
-        # judge along the element that differs most (or a random direction without torch)
-        if tgrads is not None:
-            k = int(np.argmax(np.abs(gi - tgrads[i]))) if gi.size else 0
-            v = np.zeros(np.shape(x))
-            v.flat[k] = 1.0
-        else:
-            v = rng.standard_normal(np.shape(x))
-        vs = [np.zeros(np.shape(y)) for y in xs]
-        vs[i] = v
-        outcome, detail = judge(f, xs, vs, float(np.sum(gi * v)))
-        if outcome != "PASS":
-            return ("rev", outcome, f"d/dx{i}: {detail}")
-    return ("rev", "PASS", "")
-
-
-def _compare_jvp(f, xs, vs, value, tangent, tgrads):
-    fx = f(*xs)
-    if not close(value, fx):
-        return ("fwd", "WRONG", f"jvp value {value!r}, f {fx!r}")
-    if tgrads is not None:
-        want = sum(float(np.sum(g * v)) for g, v in zip(tgrads, vs))
-        if close(tangent, want):
-            return ("fwd", "PASS", "")
-    outcome, detail = judge(f, xs, vs, float(tangent))
-    return ("fwd", outcome, detail)
 
 
 def _check_hvp(op, targs, parts, weights, leaves, f, xs, rng, pick=None):

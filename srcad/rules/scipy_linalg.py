@@ -89,10 +89,16 @@ def _triangle(m):
 
 
 _GB = f"scipy_linalg.solve_triangular(a, g, trans=0 if {TRANSPOSED} else 1, {TRI_OPTIONS})"
+# SciPy >= 1.16 broadcasts the batch dimensions of a and b (b 1-d is one vector, its batch
+# a's): the generic templates solve a batch of vectors as one-column matrices, form the outer
+# products batch by batch, and sum the gradients over the dimensions broadcasting added
+_GB_BATCH = (f"(scipy_linalg.solve_triangular(a, g[..., None], trans=0 if {TRANSPOSED} else 1, "
+             f"{TRI_OPTIONS})[..., 0] if np.ndim(b) == 1 else {_GB})")
 
 
 def _outer(u, v):
-    return f"(np.outer({u}, {v}) if np.ndim(b) == 1 else {u} @ {SWAP.format(v)})"
+    return (f"({u}[..., :, None] * {v}[..., None, :] if np.ndim(b) == 1 else "
+            f"{u} @ {SWAP.format(v)})")
 
 
 def _by_rank(outer):
@@ -100,14 +106,19 @@ def _by_rank(outer):
     return _triangle(f"-({outer('ans', _GB)} if {TRANSPOSED} else {outer(_GB, 'ans')})")
 
 
+_T_READ = f"({SWAP.format(_triangle('t'))} if {TRANSPOSED} else {_triangle('t')})"
 defvjp(linalg.solve_triangular, "a, b, trans=0, lower=False, unit_diagonal=False, "
        "overwrite_b=False, check_finite=True",
-       zero=("trans", "lower", "unit_diagonal"), a=_by_rank(_outer), b=_GB,
+       zero=("trans", "lower", "unit_diagonal"),
+       a=f"unbroadcast({_by_rank(_outer).replace(_GB, _GB_BATCH)}, a)",
+       b=f"unbroadcast({_GB_BATCH}, b)",
        ranks={(2, 1) + (None,) * 5: dict(a=_by_rank(lambda u, v: f"np.outer({u}, {v})"), b=_GB),
               (2, 2) + (None,) * 5: dict(a=_by_rank(lambda u, v: f"{u} @ np.transpose({v})"),
                                          b=_GB)},
-       jvp=dict(a=f"-scipy_linalg.solve_triangular(a, ({SWAP.format(_triangle('t'))} if "
-                  f"{TRANSPOSED} else {_triangle('t')}) @ ans, trans=trans, {TRI_OPTIONS})",
+       jvp=dict(a=f"-(scipy_linalg.solve_triangular(a, {_T_READ} @ ans[..., None], "
+                  f"trans=trans, {TRI_OPTIONS})[..., 0] if np.ndim(b) == 1 else "
+                  f"scipy_linalg.solve_triangular(a, {_T_READ} @ ans, trans=trans, "
+                  f"{TRI_OPTIONS}))",
                b=f"scipy_linalg.solve_triangular(a, t, trans=trans, {TRI_OPTIONS})"))
 
 # ---------------------------------------------------------------- Cholesky factor
@@ -186,10 +197,12 @@ defvjp(linalg.expm, "A", A=_frechet(SWAP.format("A"), "g"), jvp=dict(A=_frechet(
 # the result is taken as complex, as sqrtm's); disp= is left out (SciPy deprecates it)
 defvjp(linalg.logm, "A", A=_frechet(SWAP.format("A"), "g", "logm"),
        jvp=dict(A=_frechet("A", "t", "logm")), complex_out="always")
-# A X + X B = Q: A dX + dX B = dQ - dA X - X dB
+# A X + X B = Q: A dX + dX B = dQ - dA X - X dB (SciPy >= 1.16 broadcasts the batch
+# dimensions of a, b and q: each gradient is summed over what broadcasting added)
 _GQ = f"scipy_linalg.solve_sylvester({SWAP.format('a')}, {SWAP.format('b')}, g)"
-defvjp(linalg.solve_sylvester, "a, b, q", q=_GQ, a=f"-({_GQ} @ {SWAP.format('ans')})",
-       b=f"-({SWAP.format('ans')} @ {_GQ})",
+defvjp(linalg.solve_sylvester, "a, b, q", q=f"unbroadcast({_GQ}, q)",
+       a=f"unbroadcast(-({_GQ} @ {SWAP.format('ans')}), a)",
+       b=f"unbroadcast(-({SWAP.format('ans')} @ {_GQ}), b)",
        jvp=dict(a="scipy_linalg.solve_sylvester(a, b, -(t @ ans))",
                b="scipy_linalg.solve_sylvester(a, b, -(ans @ t))",
                q="scipy_linalg.solve_sylvester(a, b, t)"))
@@ -200,21 +213,26 @@ defvjp(linalg.solve_sylvester, "a, b, q", q=_GQ, a=f"-({_GQ} @ {SWAP.format('ans
 CF_LOW = (f"(np.tril(c_and_lower[0]) if cho_lower(c_and_lower) else "
           f"{SWAP.format('np.triu(c_and_lower[0])')})")
 DL = f"(np.tril(t[0]) if cho_lower(c_and_lower) else {SWAP.format('np.triu(t[0])')})"
-_U = "scipy_linalg.cho_solve(c_and_lower, g)"
+# (SciPy >= 1.16 broadcasts c's and b's batch dimensions, b 1-d being one vector: a batch of
+# vectors is solved as one-column matrices, the gradients summed over what broadcasting added)
+_U = ("(scipy_linalg.cho_solve(c_and_lower, g[..., None])[..., 0] if np.ndim(b) == 1 else "
+      "scipy_linalg.cho_solve(c_and_lower, g))")
 
 
 def _sym_outer(u, x):
-    return (f"(np.outer({u}, {x}) + np.outer({x}, {u}) if np.ndim(b) == 1 else "
-            f"{u} @ np.transpose({x}) + {x} @ np.transpose({u}))")
+    return (f"({u}[..., :, None] * {x}[..., None, :] + {x}[..., :, None] * {u}[..., None, :] "
+            f"if np.ndim(b) == 1 else {u} @ {SWAP.format(x)} + {x} @ {SWAP.format(u)})")
 
 
 _GL = f"-({_sym_outer(_U, 'ans')} @ {CF_LOW})"
+_DA_CHO = f"({DL} @ {SWAP.format(CF_LOW)} + {CF_LOW} @ {SWAP.format(DL)})"
 defvjp(linalg.cho_solve, "c_and_lower, b, overwrite_b=False, check_finite=True",
-       c_and_lower=f"((np.tril({_GL}) if cho_lower(c_and_lower) else "
-                   f"np.triu(np.transpose({_GL}))), None)",
-       b=_U,
-       jvp=dict(c_and_lower=f"-scipy_linalg.cho_solve(c_and_lower, ({DL} @ "
-                            f"{SWAP.format(CF_LOW)} + {CF_LOW} @ {SWAP.format(DL)}) @ ans)",
+       c_and_lower=f"(unbroadcast(np.tril({_GL}) if cho_lower(c_and_lower) else "
+                   f"np.triu({SWAP.format(_GL)}), c_and_lower[0]), None)",
+       b=f"unbroadcast({_U}, b)",
+       jvp=dict(c_and_lower=f"-(scipy_linalg.cho_solve(c_and_lower, {_DA_CHO} @ ans[..., None])"
+                            f"[..., 0] if np.ndim(b) == 1 else "
+                            f"scipy_linalg.cho_solve(c_and_lower, {_DA_CHO} @ ans))",
                 b="scipy_linalg.cho_solve(c_and_lower, t)"))
 
 # ---------------------------------------------------------------- banded systems
@@ -280,15 +298,16 @@ defvjp(linalg.lu, "a, *, overwrite_a=False, check_finite=True", kind="seq",
        jvp=dict(a=f"(np.zeros(np.shape(ans[0])), {_DL}, {_DU})"))
 # lu_solve((lu, piv), b, trans): x = op(A)^-1 b with A = P' L U and op(A) = A or A';
 # u = op(A)^-T g, and the gradient -u x' into op(A) (transposed into A) flows into L and U as
-# tril(P GA U', -1) and triu(L' P GA)
+# tril(P GA U', -1) and triu(L' P GA), summed over a batch of b's (SciPy >= 1.16 broadcasts
+# one factorisation against a stack of right-hand sides; a stack of factorisations is refused)
 _LOW, _UP, _P = _lu_parts("lu_and_piv[0]", "lu_pivots(lu_and_piv[1])")
 _U_LU = f"scipy_linalg.lu_solve(lu_and_piv, g, trans=0 if {TRANSPOSED} else 1)"
 _GA = f"-({_outer('ans', _U_LU)} if {TRANSPOSED} else {_outer(_U_LU, 'ans')})"
 _DA = f"np.transpose({_P}) @ (np.tril(t[0], -1) @ {_UP} + {_LOW} @ np.triu(t[0]))"
 defvjp(linalg.lu_solve, "lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True",
        zero="trans",
-       lu_and_piv=f"(np.tril({_P} @ {_GA} @ np.transpose({_UP}), -1) + "
-                  f"np.triu(np.transpose({_LOW}) @ {_P} @ {_GA}), None)",
+       lu_and_piv=f"(unbroadcast(np.tril({_P} @ {_GA} @ np.transpose({_UP}), -1) + "
+                  f"np.triu(np.transpose({_LOW}) @ {_P} @ {_GA}), lu_and_piv[0]), None)",
        b=_U_LU,
        jvp=dict(lu_and_piv=f"-scipy_linalg.lu_solve(lu_and_piv, ({SWAP.format(_DA)} if "
                            f"{TRANSPOSED} else {_DA}) @ ans, trans=trans)",
@@ -307,11 +326,13 @@ defvjp(linalg.svd, SVD_SIG, kind="seq", a=_second.SVD_GRAD, zero=SVD_FLAT,
 defcomplex(linalg.svd, SVD_SIG, a=_complex_linalg.SVD_GRAD,
            zero=SVD_FLAT + ("overwrite_a", "check_finite"),
            jvp=dict(a=_complex_linalg.SVD_TANGENT))
+# (mode='r' returns the 1-tuple (R,): the check comes before R is read, so it is refused)
 QR_CHECKED = "ans[0][..., :qr_size(a, mode, pivoting)]"
+QR_FIRST = "(qr_size(a, mode, pivoting), {})[1]"
 defvjp(linalg.qr, "a, overwrite_a=False, lwork=None, mode='full', pivoting=False, "
        "check_finite=True", kind="seq", zero=("lwork", "mode", "pivoting"),
-       a=_second.QR_GRAD.replace(_second.Q, QR_CHECKED),
-       jvp=dict(a=_second.QR_T.replace(_second.Q, QR_CHECKED)))
+       a=QR_FIRST.format(_second.QR_GRAD.replace(_second.Q, QR_CHECKED)),
+       jvp=dict(a=QR_FIRST.format(_second.QR_T.replace(_second.Q, QR_CHECKED))))
 
 # scipy.linalg.eigh of one matrix (no b: the generalised problem has no rule; nor a subset of
 # the eigenvalues): np.linalg.eigh's templates with lower= for UPLO, and its complex form
