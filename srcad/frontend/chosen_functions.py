@@ -53,7 +53,7 @@ class _Reader:
     """Whether a chooser's body computes nothing (see above), its free names' reads kept."""
 
     def __init__(self, fn, params):
-        self.fn, self.local, self.reads = fn, set(params), []
+        self.fn, self.local, self.params, self.reads = fn, set(params), set(params), []
         self.cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
 
     def block(self, stmts):
@@ -72,17 +72,27 @@ class _Reader:
             return True
         if isinstance(s, gast.FunctionDef):  # made, not run (no defaults: nothing computed)
             if s.decorator_list or s.args.defaults or any(
-                    d is not None for d in s.args.kw_defaults):
+                    d is not None for d in s.args.kw_defaults) or not self.apart(s):
                 return False
             self.local.add(s.name)
             return True
         return isinstance(s, gast.Pass)
 
+    def apart(self, made):
+        """Whether a nested function or lambda made in the chooser holds nothing one made by
+        another call would not: it reads no local the chooser assigns (the parameters are
+        constants or functions; a dict display held would be one object for every run) and
+        writes no name outside itself (``nonlocal``, ``global``)."""
+        assigned = self.local - self.params
+        return not any(isinstance(n, (gast.Nonlocal, gast.Global)) or isinstance(
+            n, gast.Name) and n.id in assigned for n in gast.walk(made))
+
     def expr(self, e):
         if isinstance(e, gast.Constant):
             return True
         if isinstance(e, gast.Lambda):  # made, not run
-            return not e.args.defaults and not any(d is not None for d in e.args.kw_defaults)
+            return not e.args.defaults and not any(
+                d is not None for d in e.args.kw_defaults) and self.apart(e)
         if isinstance(e, (gast.Name, gast.Attribute)):
             return self.name(e)
         if isinstance(e, (gast.Tuple, gast.List)):
