@@ -577,6 +577,8 @@ KNOWN = {
     "danielflamshep/gpbnn:gan.py": _SLOW,
     "JiaweiZhuang/AM205_final:notebook/CHC/SimpleODE.ipynb": _SLOW,
     "pierreablin/autoptim:tutorials/preconditioning.py": "the program itself: autograd takes 37 s",
+    "sigurdru/FYS-STK4155-Applied-Data-Analysis-and-Machine-Learning:project2/code/"
+    "brest_cancer.py": "the program does not use autograd (a correlation matrix, 'not used')",
     "jovidie/FYS-STK4155-Project-2:examples/nn-tests.py": "the program itself: autograd takes 48 s",
     "jovidie/FYS-STK4155-Project-2:examples/tests_even/gd-figs-franke.py":
         "the program itself: autograd takes 54 s",
