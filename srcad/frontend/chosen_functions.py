@@ -155,6 +155,8 @@ class _Reader:
 def chooser_reads(fn):
     """The reads of ``fn``'s free names when ``fn``'s body computes nothing (see above),
     else None."""
+    if not isinstance(fn, types.FunctionType):  # (a method, a partial: not read here)
+        return None
     try:
         src = source_module.read(fn)
     except Exception:  # noqa: BLE001 - no source: not such a chooser
