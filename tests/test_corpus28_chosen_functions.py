@@ -1,7 +1,8 @@
 """Round 28: a function of the user's choosing a function by a constant argument, its result
 called in differentiated code (``act("tanh")(z)``; ``h = act(name)`` with the name written
 in the call): an ``if`` chain returning lambdas and NumPy functions, a dict display indexed
-by the name, a global dict of functions, a nested ``def`` reading the chooser's parameter.
+by the name, a global dict of functions, a nested ``def`` reading the chooser's parameter,
+a method (``self.act("tanh")``: ``self``, never read, need not be known).
 Refused before ("calling ..., a function that act(...) returned": closure conversion takes
 only paths that all return a ``def`` or lambda of the same parameters). The chooser computes
 nothing (no call), so the call is made when the code is made
@@ -56,6 +57,19 @@ def by_def(name, scale=2.0):
     return scaled
 
 
+class Layer:  # a method choosing (self never read: the call is made early all the same)
+    def act(self, name):
+        return {"tanh": np.tanh, "sin": np.sin}[name]
+
+    def __call__(self, W, x):
+        return self.act("tanh")(x @ W)
+
+
+def net_method(W, x):
+    layer = Layer()
+    return np.sum(layer(W, x) * layer.act("sin")(W[0]))
+
+
 def net_chain(W, x):
     h = by_chain("tanh")(x @ W)
     return np.sum(by_chain("relu")(h) + by_chain("half")(h) + by_chain(None)(h) ** 2)
@@ -87,10 +101,11 @@ REFERENCES = {
                                       + anp.tanh(anp.tanh(x @ W)) ** 2),
     "net_display": lambda W, x: anp.sum(_sp(x @ W) * W[0] ** 2 + anp.tanh(W[1])),
     "net_global": lambda W, x: anp.sum(anp.sin(_sp(x @ W)) + _sp(x @ W)),
+    "net_method": lambda W, x: anp.sum(anp.tanh(x @ W) * anp.sin(W[0])),
     "net_def": lambda W, x: sum(anp.sum(1.5 * anp.sin(x @ W) * 2.0 * W[k] ** 3)
                                 for k in range(2)) + anp.sum(W),
 }
-FORMS = [net_chain, net_display, net_global, net_def]
+FORMS = [net_chain, net_display, net_global, net_def, net_method]
 CASES = [(f, wrt) for f in FORMS for wrt in (0, 1)]
 
 

@@ -29,6 +29,7 @@ Imports the standard library, gast, :mod:`srcad.core` and :mod:`.source`.
 from __future__ import annotations
 
 import builtins
+import inspect
 import types
 
 import gast
@@ -153,8 +154,8 @@ class _Reader:
 
 
 def chooser_reads(fn):
-    """The reads of ``fn``'s free names when ``fn``'s body computes nothing (see above),
-    else None."""
+    """The reader of ``fn`` (its free names' ``reads``, the names its body reads,
+    ``loaded``) when ``fn``'s body computes nothing (see above), else None."""
     if not isinstance(fn, types.FunctionType):  # (a method, a partial: not read here)
         return None
     try:
@@ -170,20 +171,39 @@ def chooser_reads(fn):
     body = list(fdef.body)
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
         body = body[1:]  # the docstring
-    return reader.reads if body and reader.block(body) else None
+    if not body or not reader.block(body):
+        return None
+    reader.loaded = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name) and isinstance(
+        n.ctx, gast.Load)}
+    return reader
+
+
+def _given(atom, param, loaded):
+    """The value passed for ``param`` when the chooser is called early: the constant, or
+    None for a value not known yet (an object, a differentiated value) that the chooser
+    never reads (``self`` of ``def act(self, name)``); else ``_MISSING``."""
+    if isinstance(atom, Const) and _constant(atom.value):
+        return atom.value
+    return None if param not in loaded else _MISSING
 
 
 def call(lowerer, fn, args, kwargs):
     """``chooser("tanh")`` made now when ``fn`` computes nothing and the call passes
-    constants: the function it returns, a constant; else None."""
-    atoms = list(args) + list(kwargs.values())
-    if not all(isinstance(a, Const) and _constant(a.value) for a in atoms):
+    constants (or values it never reads): the function it returns, a constant; else None."""
+    reader = chooser_reads(fn)
+    if reader is None:
         return None
-    reads = chooser_reads(fn)
-    if reads is None:
-        return None
+    reads = reader.reads
     try:
-        made = fn(*[a.value for a in args], **{k: a.value for k, a in kwargs.items()})
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError:
+        return None
+    for param, atom in list(bound.arguments.items()):
+        bound.arguments[param] = _given(atom, param, reader.loaded)
+        if bound.arguments[param] is _MISSING:
+            return None
+    try:
+        made = fn(*bound.args, **bound.kwargs)
     except Exception:  # noqa: BLE001 - (a KeyError): raised again when the code runs
         return None
     if not functions.is_function_value(made):
