@@ -153,11 +153,22 @@ class _Reader:
         return True
 
 
+#: the code of functions found not to be choosers (read once: a parse per call otherwise)
+_PLAIN = set()
+
+
 def chooser_reads(fn):
     """The reader of ``fn`` (its free names' ``reads``, the names its body reads,
     ``loaded``) when ``fn``'s body computes nothing (see above), else None."""
-    if not isinstance(fn, types.FunctionType):  # (a method, a partial: not read here)
+    if not isinstance(fn, types.FunctionType) or fn.__code__ in _PLAIN:  # (not read here)
         return None
+    reader = _chooser_reader(fn)
+    if reader is None:
+        _PLAIN.add(fn.__code__)  # (a chooser's reads are taken again each time: live values)
+    return reader
+
+
+def _chooser_reader(fn):
     try:
         src = source_module.read(fn)
     except Exception:  # noqa: BLE001 - no source: not such a chooser
@@ -190,6 +201,8 @@ def _given(atom, param, loaded):
 def call(lowerer, fn, args, kwargs):
     """``chooser("tanh")`` made now when ``fn`` computes nothing and the call passes
     constants (or values it never reads): the function it returns, a constant; else None."""
+    if not any(isinstance(a, Const) and _constant(a.value) for a in (*args, *kwargs.values())):
+        return None  # (a chooser chooses by a constant)
     reader = chooser_reads(fn)
     if reader is None:
         return None
