@@ -531,7 +531,59 @@ CORPUS = [
     ("niceyeti/DeepSeq", "autograd/logistic_regression_example.py"),
     ("niceyeti/DeepSeq", "autograd/rnn.py"),
     ("niceyeti/DeepSeq", "autograd/sinusoid_rnn.py"),
+    # round 28 (corpus28): a course's homework on autograd (derivatives of small functions,
+    # nested and second, a sigmoid; a soft-margin SVM's hinge loss trained by gradient
+    # descent), a reader's autograd example beside sklearn ones, a learner's notebook
+    # (a Taylor-series sine, logistic regression trained by gradients)
+    ("junsix/ML_HW", "ML_HW4/HW4_1_Autograd.ipynb"),
+    ("junsix/ML_HW", "ML_HW4/HW4_2_SVM.ipynb"),
+    ("endsley/sklearn_example", "autograd_example.py"),
+    ("jadedocelot/Bin2rong",
+     "joshua_tree/my_first_neural_network/PyTorch/jupyter_tree/"
+     "Using Autograd in a PyTorch Neural Network.ipynb"),
 ]
+
+
+_MODULE = "a module of functions: nothing run at the top level takes a derivative"
+_NO_DERIVATIVE = "the program takes no derivative (cost functions and plots only)"
+_SLOW = "the program itself: autograd too stops at 60 s (load 15-19)"
+#: (corpus28) why a program gives TIMEOUT or NO-GRADIENT, read by hand (each run with srcad
+#: and with ``--engine autograd``, 60 s, 2026-12-06): the program, not srcad's transform
+#: (whose time on each, where it takes a derivative, is below a second or two)
+KNOWN = {
+    f"{MLR}:notes/4_Second_order_methods/A_8_Nonconvex.ipynb": _NO_DERIVATIVE,
+    f"{MLR}:notes/5_Linear_regression/5_5_Weighted.ipynb": _NO_DERIVATIVE,
+    f"{MLR}:notes/9_Feature_engineer_select/9_2_Histogram.ipynb": _NO_DERIVATIVE,
+    f"{MLR_OLD}:mlrefined_exercises/ed_2/chapter_10/chapter_10_exercises.ipynb": _NO_DERIVATIVE,
+    "burakbayramli/classnotes:sk/2017/08/rnn.py": _MODULE,
+    "0-one/AM207_Project_Deep_Learning_Uncertainties_Calibration:experiments/neuralnet.py":
+        _MODULE,
+    "afcarl/bayes_examples:black_box_svi.py": _MODULE,
+    "RyanDJLee/MAML_Autograd:maml.py": _MODULE + " (train() is never called)",
+    "mattjj/kalman_grads:kalman.py": _MODULE,
+    "andrewcharlesjones/linear-model-coregionalization:gp_functions.py": _MODULE,
+    "kedar79/Autograd_Word2Vec:autograd_word2vec.py": _MODULE + " (word2vec_model() is never "
+                                                               "called)",
+    "rgiordan/paragami:docs/source/example_notebooks/flattening_and_folding_psd_matrix.ipynb":
+        "flattening and folding shown: no derivative taken",
+    f"{SHIRISH}:autograd_flatten.py": "autograd's flatten shown: no derivative taken",
+    "HIPS/autograd:examples/fluidsim/fluidsim.py": _SLOW,
+    "HIPS/autograd:examples/fluidsim/wing.py": _SLOW,
+    f"{AM207}:subspace_inference/subspace_inference_3/final_writeup.ipynb":
+        _SLOW + " (PyTorch training runs before autograd is used)",
+    f"{GPP}:code/toy_example_multivariate.py": _SLOW + " (5000 samples of a 100x100 network: "
+    "the objective 3.8 s, its gradient 20 s at load 19; srcad's transform 1.3 s)",
+    f"{GPP}:code/map_gpp_bnn_minmax.py": _SLOW,
+    "danielflamshep/gpbnn:gan.py": _SLOW,
+    "JiaweiZhuang/AM205_final:notebook/CHC/SimpleODE.ipynb": _SLOW,
+    "pierreablin/autoptim:tutorials/preconditioning.py": "the program itself: autograd takes 37 s",
+    "sigurdru/FYS-STK4155-Applied-Data-Analysis-and-Machine-Learning:project2/code/"
+    "brest_cancer.py": "the program does not use autograd (a correlation matrix, 'not used')",
+    "jovidie/FYS-STK4155-Project-2:examples/nn-tests.py": "the program itself: autograd takes 48 s",
+    "jovidie/FYS-STK4155-Project-2:examples/tests_even/gd-figs-franke.py":
+        "the program itself: 80 descents of 2000 steps by its hand-written gradient run "
+        "first; autograd takes 54 s",
+}
 
 
 def missing_mnist(target, missing):
@@ -599,7 +651,8 @@ PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture")
 
 def cell_lines(source):
     """One code cell's lines as IPython runs them: ``%magic``, ``!shell`` and ``name?`` help
-    lines become ``pass``; a ``%%`` cell magic keeps its body only when that is Python; a
+    lines, and ``pip install ...`` / ``conda install ...`` (IPython's automagic, corpus28)
+    become ``pass``; a ``%%`` cell magic keeps its body only when that is Python; a
     last line that is an expression also sets ``_`` to its value unless it is None (IPython's
     last output, which later cells may read)."""
     lines = source.splitlines()
@@ -610,7 +663,8 @@ def cell_lines(source):
     out = []
     for line in lines:
         stripped = line.strip()
-        if stripped.startswith(("%", "!")) or re.fullmatch(r"\?*[\w.]+\?+|\?+[\w.]+", stripped):
+        if stripped.startswith(("%", "!")) or re.fullmatch(
+                r"\?*[\w.]+\?+|\?+[\w.]+|(pip|conda) (install|uninstall) .*", stripped):
             line = line[:len(line) - len(line.lstrip())] + "pass"
         elif re.match(r"\s*[\w, ]+=\s*[!%]", line):  # files = !ls, t = %timeit f()
             line = line[:len(line) - len(line.lstrip())] + "pass"
@@ -725,6 +779,8 @@ def report(counts, name, result):
     counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
     where = f" at {result['where']}" if result.get("where") else ""
     message = f": {result['message']}" if result.get("message") else ""
+    if result["outcome"] in ("TIMEOUT", "NO-GRADIENT") and name in KNOWN:
+        message += f" [{KNOWN[name]}]"
     print(f"{result['outcome']:<16} {name:<40} checks={result.get('checks', 0):<3} "
           f"{result['seconds']:>6.1f}s{where}{message}", flush=True)
 

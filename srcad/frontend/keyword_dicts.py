@@ -9,14 +9,20 @@ user's makes the call :func:`srcad.runtime.spread_calls.star_call`'s, made for t
 when it runs (:meth:`srcad.frontend.lower_spread.Spreads.star_call_prim`); given to a library
 function (whose rule takes fixed forms), a method or a nested function it stays refused.
 
-Imports gast and :mod:`srcad.core` (and nothing above its layer).
+``f(a=x, **d)`` of such a dict into such a function (corpus28): the keywords merged into
+``dict(d)`` when the code runs (:func:`merged`), Python's ``TypeError`` for a keyword given
+twice.
+
+Imports the standard library, gast and :mod:`srcad.core` (and nothing above its layer).
 """
 
 from __future__ import annotations
 
+import operator
+
 import gast
 
-from ..core import env, functions
+from ..core import env, functions, ir
 
 #: at most this many keys are spliced
 MOST = 64
@@ -31,15 +37,55 @@ def unseen_keywords(lw, node):
     """Whether ``node`` unpacks (``**kw``) a dict whose keys srcad cannot see where it makes
     the code (an argument, a call's result) into a module-level function of the user's
     named directly: the call is then :func:`star_call`'s (as ``f(*t)`` of an unknown
-    length). Into anything else (a library function, whose rule takes fixed forms; a method;
-    a nested function), or beside other keywords (``f(a=x, **d)``), it stays refused at the
-    call's line."""
-    return len(node.keywords) == 1 and any(
-        k.arg is None and not (isinstance(k.value, gast.Dict) and _display(k.value))
-               and not (isinstance(k.value, gast.Name) and k.value.id in lw.keyword_displays
-                        and k.value.id not in lw.env)
-               and free_dict(lw, k.value) is None for k in node.keywords) and _user_named(
-                   lw, node.func)
+    length), beside other keywords (``f(a=x, **d)``, corpus28) the dict :func:`merged`
+    makes. Into anything else (a library function, whose rule takes fixed forms; a method;
+    a nested function), or with two ``**``, it stays refused at the call's line."""
+    stars = [k for k in node.keywords if k.arg is None]
+    return len(stars) == 1 and all(
+        not (isinstance(k.value, gast.Dict) and _display(k.value))
+        and not (isinstance(k.value, gast.Name) and k.value.id in lw.keyword_displays
+                 and k.value.id not in lw.env)
+        and free_dict(lw, k.value) is None for k in stars) and _user_named(lw, node.func)
+
+
+def merged(lw, node, lead_kw):
+    """The keywords of ``f(a=x, **d)`` as one dict, as Python passes them: the values in the
+    order written, then, when the code runs, ``d`` checked to be a dict (another mapping is
+    refused at the call's line) holding none of the keywords written (Python's
+    ``TypeError``: "got multiple values for keyword argument"), then ``dict(d)`` with each
+    keyword written into it (a dict srcad's rules differentiate: gradients flow through
+    ``d``'s values and each keyword's)."""
+    stars = [k for k in node.keywords if k.arg is None]
+    if len(stars) != 1:
+        raise lw.error(node, "two keyword unpackings (**) in one call",
+                       hint="merge the dicts first (kw = dict(d1); kw.update(d2)), then f(**kw)")
+    named = dict(lead_kw)
+    star = None
+    for k in node.keywords:
+        if k.arg is None:
+            star = lw.expr(k.value)
+        else:
+            named[k.arg] = lw.expr(k.value)
+    line = node.lineno
+    is_dict = lw.assign(ir.Prim(isinstance, [star, ir.Const(dict, "dict")]), None, node)
+    not_dict = lw.assign(ir.Prim(operator.not_, [is_dict]), None, node)
+    refusal = lw.error(node, "keyword unpacking (**kw) of a mapping that is not a dict, "
+                       "beside other keywords", hint="pass dict(kw)")
+    lw.emit(ir.If(not_dict, [ir.Raise(ir.Const(refusal, lw.bound_name(
+        refusal, "refusal")), line)], [], [], line))
+    called = getattr(node.func, "id", "the function")
+    for key in named:
+        twice = lw.assign(ir.Prim(operator.contains, [star, ir.Const(key)]), None, node)
+        error = TypeError(f"{called}() got multiple values for keyword argument {key!r}")
+        lw.emit(ir.If(twice, [ir.Raise(ir.Const(error, lw.bound_name(
+            error, "call_error")), line)], [], [], line))
+    out = lw.assign(ir.Prim(dict, [star], spelling=lw.bound_name(dict, "dict")), "kwargs",
+                    node)
+    for key, value in named.items():
+        target = lw.namer.fresh("kwargs")
+        lw.emit(ir.SetItem(target, out, ir.Const(key), value, line))
+        out = ir.Var(target)
+    return out
 
 
 def _user_named(lw, func):

@@ -45,6 +45,7 @@ from ..rules.registry import registry as _registry
 from . import (
     builtin_code,
     captured,
+    chosen_functions,
     closures,
     derivative_makers,
     folds,
@@ -202,7 +203,8 @@ class Callees:
             if made is not None:
                 return made
         if functions.is_user_function(fn):
-            made = derivative_makers.call(self, fn, args, kwargs)  # return jacfwd(jacrev(f))
+            made = derivative_makers.call(self, fn, args, kwargs) or chosen_functions.call(
+                self, fn, args, kwargs)  # return jacfwd(jacrev(f)); act("tanh")
             if made is not None:
                 return made
             made = closures.call(self, fn, args, kwargs, node, hint)  # make(w) returns g

@@ -320,11 +320,8 @@ class Spreads:
         if node.keywords or lead_kw:
             if len(node.keywords) == 1 and node.keywords[0].arg is None and not lead_kw:
                 keywords = self.expr(node.keywords[0].value)  # f(**d): d itself
-            elif any(k.arg is None for k in node.keywords):  # f(*t, **d): as written
-                keywords = self.assign(ir.Prim(dict, [], {**(lead_kw or {}), **{
-                    k.arg: self.expr(k.value) for k in node.keywords}},
-                                               spelling=self.bound_name(dict, "dict")),
-                                       "kwargs", node)
+            elif any(k.arg is None for k in node.keywords):  # f(a=x, **d): merged
+                keywords = keyword_dicts.merged(self, node, lead_kw or {})
             else:  # a dict display, which gradients flow through (f(*t, scale=k))
                 pairs = [a for k, v in (lead_kw or {}).items() for a in (Const(k), v)]
                 for k in node.keywords:
