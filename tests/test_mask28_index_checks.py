@@ -52,8 +52,19 @@ def _checked_source(src):
     from srcad.backend.numba_index_checks import add_checks
 
     fdef = ast.parse(src).body[0]
-    fdef.body = add_checks(fdef.body, lambda helper: ast.Name(id="chk", ctx=ast.Load()))
+    fdef.body = add_checks(fdef, fdef.body, lambda helper: ast.Name(id="chk", ctx=ast.Load()))
     return ast.unparse(fdef)
+
+
+def test_names_holding_only_ints_are_not_checked():
+    from srcad.backend.numba_index_checks import int_names
+
+    fdef = ast.parse("def f(x, j):\n    S = []\n    T = []\n    for k in range(3):\n"
+                     "        S.append(k)\n        T.append(j)\n    for j in range(2):\n"
+                     "        pass\n    for step in range(2):\n        k = S[step]\n"
+                     "        n = T[step]\n    q = [i for i in range(2)]\n"
+                     "    for i in range(2):\n        pass\n").body[0]
+    assert int_names(fdef.body, ["x", "j"]) == {"k", "step"}
 
 
 def test_where_the_checks_go():

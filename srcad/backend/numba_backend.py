@@ -401,7 +401,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
     displays = array_displays(fdef, is_np, helper_of)
     numba_chains.join_all(fdef, helper_of, numba_helper)
     owned = numba_update.owned(fdef, helper_of, is_np)  # (after the joins: reads moved)
-    fdef.body = add_checks(visit(fdef.body, code.co_firstlineno), numba_helper)  # IndexError
+    fdef.body = add_checks(fdef, visit(fdef.body, code.co_firstlineno), numba_helper)
     popped_gradients(fdef, used.get("grad_array"), numba_helper)  # a list, where popped
     fdef.args.args += [ast.arg(arg=ident) for ident in live or ()]
     if not used:

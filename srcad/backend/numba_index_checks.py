@@ -100,16 +100,22 @@ def _simple(index):
                    for p in (e.lower, e.upper, e.step))) for e in elts)
 
 
-def add_checks(body, numba_helper, skip=frozenset()):
-    """``body`` (statements) with :func:`checked_index` before (or in) every subscript whose
-    index may hold an array (see the module); ``skip``: names of arrays not to check."""
+def add_checks(fdef, body, numba_helper, skip=frozenset()):
+    """``body`` (``fdef``'s statements) with :func:`checked_index` before (or in) every
+    subscript whose index may hold an array (see the module; not at a name that holds only
+    ints, :func:`int_names`); ``skip``: names of arrays not to check."""
     def call(value, index):
         return ast.Call(func=numba_helper("checked_index"), args=[value, index], keywords=[])
+
+    args = fdef.args
+    ints = int_names(body, [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+                     + [a.arg for a in (args.vararg, args.kwarg) if a is not None])
 
     def subscripts(node):
         return [n for n in ast.walk(node) if n.__class__ is ast.Subscript
                 and not (n.value.__class__ is ast.Name and n.value.id in skip)
-                and _may_hold_array(n.slice)]
+                and _may_hold_array(n.slice) and not (
+                    n.slice.__class__ is ast.Name and n.slice.id in ints)]
 
     def block(stmts):
         out = []
@@ -119,11 +125,15 @@ def add_checks(body, numba_helper, skip=frozenset()):
                     setattr(stmt, field, block(getattr(stmt, field)))
             heads = [getattr(stmt, f) for f in ("test", "iter") if isinstance(
                 getattr(stmt, f, None), ast.AST)] if hasattr(stmt, "body") else [stmt]
-            before = []
+            before, seen = [], set()
             for head in heads:
                 for node in subscripts(head):
                     pure = node.value.__class__ is ast.Name and _simple(node.slice)
+                    key = ast.dump(node.value) + ast.dump(node.slice)
                     if pure and stmt.__class__ is not ast.While:
+                        if key in seen:
+                            continue
+                        seen.add(key)
                         before.append(ast.Expr(value=call(
                             ast.Name(id=node.value.id, ctx=ast.Load()),
                             _load_copy(node.slice))))
@@ -133,6 +143,60 @@ def add_checks(body, numba_helper, skip=frozenset()):
         return out
 
     return block(body)
+
+
+def int_names(body, params=()):
+    """The names that only ever hold ints: bound only as the target of ``for n in range(...)``
+    or as ``n = S[j]`` of a list ``S`` (``S = []``) whose appends are only of such names
+    (srcad's stack of a loop counter); the greatest such set."""
+    binds, appends = {p: [None] for p in params}, {}
+    for node in (n for stmt in body for n in ast.walk(stmt)):
+        if node.__class__ is ast.For:
+            ranged = (node.iter.__class__ is ast.Call and node.iter.func.__class__ is ast.Name
+                      and node.iter.func.id == "range" and node.target.__class__ is ast.Name)
+            for t in ast.walk(node.target):
+                if t.__class__ is ast.Name:
+                    binds.setdefault(t.id, []).append("range" if ranged else None)
+        elif node.__class__ in (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr):
+            value = node.value
+            stack = (value.value.id if value is not None and value.__class__ is ast.Subscript
+                     and value.value.__class__ is ast.Name else None)
+            empty = value.__class__ is ast.List and not value.elts
+            for target in getattr(node, "targets", None) or [node.target]:
+                for t in ast.walk(target):
+                    if t.__class__ is ast.Name:
+                        binds.setdefault(t.id, []).append(
+                            ("stack", stack) if stack and target is t and len(
+                                getattr(node, "targets", [t])) == 1
+                            and node.__class__ is ast.Assign else "empty" if empty
+                            and target is t else None)
+        elif node.__class__ in (ast.comprehension, ast.withitem, ast.ExceptHandler, ast.arg,
+                                ast.Global, ast.Nonlocal, ast.Delete, ast.Import,
+                                ast.ImportFrom):  # (refused by numba_backend: to be safe)
+            for t in ast.walk(node):
+                if t.__class__ is ast.Name:
+                    binds.setdefault(t.id, []).append(None)
+            if node.__class__ is ast.ExceptHandler and node.name:
+                binds.setdefault(node.name, []).append(None)
+        elif (node.__class__ is ast.Call and node.func.__class__ is ast.Attribute
+              and node.func.value.__class__ is ast.Name):
+            appends.setdefault(node.func.value.id, []).append(
+                node.args[0] if node.func.attr == "append" and len(node.args) == 1 else None)
+    ints = {k for k, v in binds.items() if all(b is not None for b in v)}
+    changed = True
+    while changed:
+        def fine(b, ints):
+            if b == "range":
+                return True
+            if b == "empty":
+                return False
+            stack = b[1]
+            return all(b2 == "empty" for b2 in binds.get(stack, [None])) and all(
+                a is not None and a.__class__ is ast.Name and a.id in ints
+                for a in appends.get(stack, [None]))
+        kept = {k for k in ints if all(fine(b, ints) for b in binds[k])}
+        changed, ints = kept != ints, kept
+    return ints
 
 
 def _load_copy(node):
