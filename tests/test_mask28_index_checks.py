@@ -63,8 +63,9 @@ def test_names_holding_only_ints_are_not_checked():
                      "        S.append(k)\n        T.append(j)\n    for j in range(2):\n"
                      "        pass\n    for step in range(2):\n        k = S[step]\n"
                      "        n = T[step]\n    q = [i for i in range(2)]\n"
-                     "    for i in range(2):\n        pass\n").body[0]
-    assert int_names(fdef.body, ["x", "j"]) == {"k", "step"}
+                     "    for i in range(2):\n        pass\n    p = 0\n    p += k * 2\n    r = 0\n"
+                     "    r += 1.5\n").body[0]
+    assert int_names(fdef.body, ["x", "j"]) == {"k", "step", "p"}
 
 
 def test_where_the_checks_go():

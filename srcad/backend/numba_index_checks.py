@@ -146,30 +146,31 @@ def add_checks(fdef, body, numba_helper, skip=frozenset()):
 
 
 def int_names(body, params=()):
-    """The names that only ever hold ints: bound only as the target of ``for n in range(...)``
-    or as ``n = S[j]`` of a list ``S`` (``S = []``) whose appends are only of such names
-    (srcad's stack of a loop counter); the greatest such set."""
+    """The names that only ever hold ints: bound only as the target of ``for n in range(...)``,
+    as ``n = S[j]`` of a list ``S`` (``S = []``) whose appends are only of such names
+    (srcad's stack of a loop counter), or as int constants and such names added, subtracted
+    or multiplied (``pushed = 0``, ``pushed += 1``); the greatest such set."""
     binds, appends = {p: [None] for p in params}, {}
     for node in (n for stmt in body for n in ast.walk(stmt)):
         if node.__class__ is ast.For:
             ranged = (node.iter.__class__ is ast.Call and node.iter.func.__class__ is ast.Name
                       and node.iter.func.id == "range" and node.target.__class__ is ast.Name)
-            for t in ast.walk(node.target):
-                if t.__class__ is ast.Name:
-                    binds.setdefault(t.id, []).append("range" if ranged else None)
+            for t in _bound(node.target):
+                binds.setdefault(t.id, []).append("range" if ranged else None)
         elif node.__class__ in (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr):
             value = node.value
             stack = (value.value.id if value is not None and value.__class__ is ast.Subscript
                      and value.value.__class__ is ast.Name else None)
             empty = value.__class__ is ast.List and not value.elts
+            counted = _int_arith(value)  # n = 0, n += 1, n = k + 1: of ints (None: other)
             for target in getattr(node, "targets", None) or [node.target]:
-                for t in ast.walk(target):
-                    if t.__class__ is ast.Name:
-                        binds.setdefault(t.id, []).append(
-                            ("stack", stack) if stack and target is t and len(
-                                getattr(node, "targets", [t])) == 1
-                            and node.__class__ is ast.Assign else "empty" if empty
-                            and target is t else None)
+                for t in _bound(target):
+                    binds.setdefault(t.id, []).append(
+                        ("stack", stack) if stack and target is t and len(
+                            getattr(node, "targets", [t])) == 1
+                        and node.__class__ is ast.Assign else "empty" if empty
+                        and target is t else ("arith", counted) if counted is not None
+                        and target is t else None)
         elif node.__class__ in (ast.comprehension, ast.withitem, ast.ExceptHandler, ast.arg,
                                 ast.Global, ast.Nonlocal, ast.Delete, ast.Import,
                                 ast.ImportFrom):  # (refused by numba_backend: to be safe)
@@ -190,6 +191,8 @@ def int_names(body, params=()):
                 return True
             if b == "empty":
                 return False
+            if b[0] == "arith":
+                return b[1] <= ints
             stack = b[1]
             return all(b2 == "empty" for b2 in binds.get(stack, [None])) and all(
                 a is not None and a.__class__ is ast.Name and a.id in ints
@@ -197,6 +200,30 @@ def int_names(body, params=()):
         kept = {k for k in ints if all(fine(b, ints) for b in binds[k])}
         changed, ints = kept != ints, kept
     return ints
+
+
+def _bound(target):
+    """The names a target binds (``a``, ``a, b``; not the ``i`` of ``x[i] = v``)."""
+    if target.__class__ is ast.Name:
+        return [target]
+    if target.__class__ in (ast.Tuple, ast.List):
+        return [n for e in target.elts for n in _bound(e)]
+    return _bound(target.value) if target.__class__ is ast.Starred else []
+
+
+def _int_arith(value):
+    """The names ``value`` reads if it is ints and names added, subtracted or multiplied
+    (``0``, ``k + 1``), else None."""
+    if value is None:
+        return None
+    if value.__class__ is ast.Constant:
+        return set() if type(value.value) is int else None
+    if value.__class__ is ast.Name:
+        return {value.id}
+    if value.__class__ is ast.BinOp and value.op.__class__ in (ast.Add, ast.Sub, ast.Mult):
+        left, right = _int_arith(value.left), _int_arith(value.right)
+        return None if left is None or right is None else left | right
+    return None
 
 
 def _load_copy(node):
