@@ -15,11 +15,12 @@ it does nothing (returns the index; Numba compiles it away).
 statement before the statement holding ``x[i]`` where the index is made of names,
 constants and slices (the subscript itself unchanged: a name Numba reads as a constant
 stays one), or as the subscript's index, ``x[numba_checked_index(x, y > 0)]``, where it is
-computed there (computed once). In a ``while`` test, or after a statement's first
-evaluation of the name (``a = x[m]; ...`` in one statement is not written), always inline.
+computed there (computed once) or sits in a ``while`` test (checked at each test). No check
+where the index is a name that only ever holds ints (:func:`int_names`: a range loop's
+target, an item of srcad's stack of them, a counter): the backward sweep's stack reads.
 
-Imports ``numba``; imported by :mod:`.numba_masks` (which puts :func:`checked_index` in
-:mod:`.numba_helpers`' ``HELPERS``).
+Imports ``numba``; imported by :mod:`.numba_backend` (:func:`add_checks`) and
+:mod:`.numba_masks` (which puts :func:`checked_index` in :mod:`.numba_helpers`' ``HELPERS``).
 """
 
 from __future__ import annotations
