@@ -17,8 +17,8 @@ a :class:`SrcadError`.
 Imports: ``srcad.errors``, ``srcad.transform.nodes``, :mod:`.numba_stacks`, :mod:`.numba_displays`,
 :mod:`.numba_cache`, :mod:`.numba_names`, :mod:`.numba_update`, :mod:`.numba_constants`,
 :mod:`.numba_checks` (srcad's run-time checks, refused at the construct),
-:mod:`.numba_inlined` (callee parts inlined by Numba, or compiled apart),
-:mod:`.numba_errors` (errors at the user's line), :mod:`.numba_reductions`; ``numba``.
+:mod:`.numba_inlined` (callee parts inlined by Numba, or compiled apart), :mod:`.numba_errors`
+(errors at the user's line), :mod:`.numba_reductions`, :mod:`.numba_index_checks`; ``numba``.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from .numba_displays import array_displays, of_one_type, popped_gradients
 from .numba_errors import compile_error
 from .numba_errors import summary as _summary  # noqa: F401  (srcad.numba_forms reads it)
 from .numba_fuse import expressions, fused
+from .numba_index_checks import add_checks
 from .numba_inlined import for_caller, inlined_part
 from .numba_names import (  # noqa: F401  (read here by name, and by the tests)
     BUILTINS,
@@ -400,7 +401,7 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
     displays = array_displays(fdef, is_np, helper_of)
     numba_chains.join_all(fdef, helper_of, numba_helper)
     owned = numba_update.owned(fdef, helper_of, is_np)  # (after the joins: reads moved)
-    fdef.body = visit(fdef.body, code.co_firstlineno)
+    fdef.body = add_checks(fdef, visit(fdef.body, code.co_firstlineno), numba_helper)
     popped_gradients(fdef, used.get("grad_array"), numba_helper)  # a list, where popped
     fdef.args.args += [ast.arg(arg=ident) for ident in live or ()]
     if not used:
@@ -540,9 +541,8 @@ def _items_at(node, numba_helper):
 def indexes_only_stacks(fdef, stacks):
     """Whether every subscript in ``fdef`` is of one of srcad's ``stacks`` (names): an array
     the forward code fills once an iteration of a loop that runs once, and the backward code
-    walks by index (:mod:`.numba_stacks`), in range by construction. Such a function is
-    compiled without Numba's bounds checks; any other subscript (the user's indexing) keeps
-    them, as Python's indexing is checked. (A list's items are checked by Numba anyway.)"""
+    walks by index (:mod:`.numba_stacks`), in range by construction: compiled without Numba's
+    bounds checks; any other subscript (the user's) keeps them (a list's are checked)."""
     return all(node.value.__class__ is ast.Name and node.value.id in stacks
                for node in ast.walk(fdef) if node.__class__ is ast.Subscript)
 

@@ -14,8 +14,9 @@ the array's raises NumPy's IndexError here (Numba's indexing does not check it).
 indices (a mask of more than one dimension, several index arrays) stay refused by type, at the
 user's line.
 
-Imports ``numpy``, ``numba``, :mod:`.numba_names` and :mod:`.numba_helpers` (whose ``HELPERS`` gets
-``last_writes``); imported by :mod:`.numba_reductions`.
+Imports ``numpy``, ``numba``, :mod:`.numba_names`, :mod:`.numba_index_checks` and
+:mod:`.numba_helpers` (whose ``HELPERS`` gets ``last_writes`` and ``checked_index``);
+imported by :mod:`.numba_reductions`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
-from . import numba_helpers
+from . import numba_helpers, numba_index_checks
 from .numba_names import INSTEAD
 
 
@@ -93,3 +94,4 @@ def _cleared_at_array(value, index):
 
 
 numba_helpers.HELPERS["last_writes"] = last_writes
+numba_helpers.HELPERS["checked_index"] = numba_index_checks.checked_index
