@@ -22,6 +22,7 @@ import functools
 import inspect
 import keyword
 import linecache
+import os
 import sys
 import tokenize
 import types
@@ -214,13 +215,23 @@ def _source_lines(func, code):
     by its globals, is that file's, a plain function of the same code in those globals (no
     ``__wrapped__`` to follow) reads the same lines through that module directly."""
     globals_ = getattr(func, "__globals__", None)
-    module = sys.modules.get(globals_.get("__name__")) if isinstance(globals_, dict) else None
-    if module is None or getattr(module, "__dict__", None) is not globals_ or getattr(
-            module, "__file__", None) != code.co_filename:
+    if not isinstance(globals_, dict):
+        return inspect.getsourcelines(code)
+    module = sys.modules.get(globals_.get("__name__"))
+    if (module is None or getattr(module, "__dict__", None) is not globals_ or getattr(
+            module, "__file__", None) != code.co_filename) and not _on_disk(code.co_filename):
         return inspect.getsourcelines(code)
     plain = types.FunctionType(code, globals_, code.co_name, None,
                                tuple(types.CellType() for _ in code.co_freevars) or None)
     return inspect.getsourcelines(plain)
+
+
+def _on_disk(filename):
+    """Whether ``filename`` is a file's (not ``<string>``): ``inspect`` then reads its lines
+    from the file whichever module it finds (a module's loader is asked only for a file not
+    on disk), so the plain function's lines are the code's without that search (a script
+    run by path, a module loaded under another name, a program written by a test)."""
+    return not filename.startswith("<") and os.path.isfile(filename)
 
 
 def dedent_definition(lines):
