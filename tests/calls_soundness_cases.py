@@ -101,8 +101,8 @@ def splat_list_refused(xs):
     return twice(*xs)  # differentiated when it runs since round 16 (tests/test_corpus16_*)
 
 
-def splat_dict_refused(x, d):
-    return kw_only(a=x, **d)  # refused
+def splat_dict(x, d):
+    return kw_only(a=x, **d)  # differentiated since session 28 (keyword_dicts.merged)
 
 
 def kw_rebound(x, d, **kw):

@@ -167,3 +167,33 @@ def test_choices_srcad_cannot_make_early_stay_refused(case):
     else:
         with pytest.raises(SrcadError, match="returned"):
             srcad.grad(given)(W, x, "tanh")
+
+
+MODE = "tanh"
+
+
+def by_global_name(x):
+    return np.sum(by_chain(MODE)(x) * x)
+
+
+def test_a_global_name_given_is_read_when_the_code_runs():
+    """``by_chain(MODE)`` with ``MODE`` a global (not a constant written in the call): the
+    generated code reads ``MODE`` when it runs, so the choice is not made early; after
+    ``MODE`` changes the value and gradient follow Python (the lead's merge: a global float
+    passed to a maker, ``make(K)(x)``, kept K's old value on the branch)."""
+    global MODE
+    x = np.array([0.3, -0.7, 1.1])
+    made = None
+    try:
+        for mode in ("tanh", "relu", "other"):
+            MODE = mode
+            try:
+                made = made or srcad.value_and_grad(by_global_name)
+                value, grad = made(x)
+            except SrcadError:
+                return  # refused: sound (the choice is not known when the code is made)
+            assert value == pytest.approx(by_global_name(x), rel=1e-12)
+            np.testing.assert_allclose(grad, numerical_grad(by_global_name, (x,), 0),
+                                       rtol=1e-6, atol=1e-8)
+    finally:
+        MODE = "tanh"

@@ -193,15 +193,22 @@ def _given(atom, param, loaded):
     """The value passed for ``param`` when the chooser is called early: the constant, or
     None for a value not known yet (an object, a differentiated value) that the chooser
     never reads (``self`` of ``def act(self, name)``); else ``_MISSING``."""
-    if isinstance(atom, Const) and _constant(atom.value):
+    if _literal(atom):
         return atom.value
     return None if param not in loaded else _MISSING
+
+
+def _literal(atom):
+    """Whether ``atom`` is a constant the user wrote (``"tanh"``, ``2``): not a name the
+    generated code reads when it runs (a global ``K``, spelled so: its value may change
+    between calls, and a function made from it now would keep the old one)."""
+    return isinstance(atom, Const) and atom.spelling is None and _constant(atom.value)
 
 
 def call(lowerer, fn, args, kwargs):
     """``chooser("tanh")`` made now when ``fn`` computes nothing and the call passes
     constants (or values it never reads): the function it returns, a constant; else None."""
-    if not any(isinstance(a, Const) and _constant(a.value) for a in (*args, *kwargs.values())):
+    if not any(_literal(a) for a in (*args, *kwargs.values())):
         return None  # (a chooser chooses by a constant)
     reader = chooser_reads(fn)
     if reader is None:
