@@ -15,7 +15,7 @@ range with negatives; a loop; a callee; forward mode), each against the Python b
 same error and message, or the same gradient, itself checked against central differences).
 
 Imports ``srcad``, ``srcad.backend.numba_backend`` (whether Numba is installed),
-``srcad.backend.numba_index_checks``, ``sampling``.
+``srcad.backend.numba_index_checks``, ``srcad.backend.numba_index_overload``, ``sampling``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ pytestmark = pytest.mark.skipif(not numba_backend.available(), reason="numba not
 def test_axes_of_each_index_array():
     from numba import typeof
 
-    from srcad.backend.numba_index_checks import _axes
+    from srcad.backend.numba_index_overload import _axes
 
     x3 = typeof(np.ones((2, 3, 4)))
     mask1, mask2 = np.ones(3, np.bool_), np.ones((2, 3), np.bool_)
@@ -85,6 +85,7 @@ def test_the_check_itself():
     import numba
 
     from srcad.backend.numba_index_checks import checked_index
+    from srcad.backend.numba_index_overload import _checked_index  # noqa: F401 (registers it)
 
     @numba.njit
     def read(x, m):

@@ -4,8 +4,9 @@ Numba (0.68, with bounds checks) indexes an array by a boolean mask *shorter* th
 without a word: ``x[mask]`` reads, and ``x[mask] = v`` writes, the first places of the axis,
 where NumPy raises ``IndexError`` (a longer mask, and an int of an index array out of range,
 raise Numba's IndexError, without NumPy's words). So every subscript of the adjoint whose
-index may hold an array is checked first, by :func:`checked_index` (a Numba overload, one
-implementation per type of array and index, made when Numba types the call): for each
+index may hold an array is checked first, by :func:`checked_index` (a Numba overload in
+:mod:`.numba_index_overload`, one implementation per type of array and index, made when Numba
+types the call): for each
 boolean array among the indices, its shape against the axes it indexes; for each int
 array, every int in range after counting negatives from the end; each with NumPy's message.
 For an index with no array (ints, slices, None, Ellipsis) and a value that is not an array,
@@ -19,8 +20,10 @@ computed there (computed once) or sits in a ``while`` test (checked at each test
 where the index is a name that only ever holds ints (:func:`int_names`: a range loop's
 target, an item of srcad's stack of them, a counter): the backward sweep's stack reads.
 
-Imports ``numba``; imported by :mod:`.numba_backend` (:func:`add_checks`) and
-:mod:`.numba_masks` (which puts :func:`checked_index` in :mod:`.numba_helpers`' ``HELPERS``).
+Imports the standard library only (``import srcad`` must not import Numba, nor through it
+SciPy); imported by :mod:`.numba_backend` (:func:`add_checks`), :mod:`.numba_index_overload`
+and :mod:`.numba_masks` (which puts :func:`checked_index` in :mod:`.numba_helpers`'
+``HELPERS``).
 """
 
 from __future__ import annotations
@@ -28,61 +31,12 @@ from __future__ import annotations
 import ast
 from copy import deepcopy
 
-from numba import types
-from numba.extending import overload
-
 SIMPLE = (ast.Name, ast.Constant, ast.Slice, ast.UnaryOp)
 
 
 def checked_index(array, index):
     """Stub: ``index``, checked as NumPy checks it for ``array[index]`` (see the module)."""
     raise NotImplementedError
-
-
-def _axes(array, index):
-    """``[(k, axis, is_mask, ndim)]`` for the arrays of ``index`` (a type, or a tuple of
-    types): which axes of ``array`` each indexes."""
-    elts = list(index.types) if isinstance(index, types.BaseTuple) else [index]
-    width = [0 if isinstance(e, types.NoneType) or isinstance(e, types.EllipsisType)
-             else e.ndim if isinstance(e, types.Array) and isinstance(e.dtype, types.Boolean)
-             else 1 for e in elts]
-    found, axis = [], 0
-    for k, e in enumerate(elts):
-        if isinstance(e, types.EllipsisType):
-            axis = array.ndim - sum(width[k + 1:])
-            continue
-        if isinstance(e, types.Array):
-            found.append((k, axis, isinstance(e.dtype, types.Boolean), e.ndim))
-        axis += width[k]
-    return found, isinstance(index, types.BaseTuple)
-
-
-_MASK = ("    if {item}.shape[{j}] != array.shape[{axis}]:\n"
-         "        raise IndexError('boolean index did not match indexed array along axis "
-         "{axis}; size of axis is ' + str(array.shape[{axis}]) + ' but size of "
-         "corresponding boolean axis is ' + str({item}.shape[{j}]))\n")
-_INTS = ("    for v in {item}.ravel():\n"
-         "        if v < -array.shape[{axis}] or v >= array.shape[{axis}]:\n"
-         "            raise IndexError('index ' + str(v) + ' is out of bounds for axis {axis}"
-         " with size ' + str(array.shape[{axis}]))\n")
-
-
-@overload(checked_index)
-def _checked_index(array, index):
-    if not isinstance(array, types.Array):
-        return lambda array, index: index
-    found, is_tuple = _axes(array, index)
-    if not found or any(axis + ndim > array.ndim for _, axis, _, ndim in found):
-        return lambda array, index: index  # (too many indices: Numba's typing refuses)
-    lines = []
-    for k, axis, is_mask, ndim in found:
-        item = f"index[{k}]" if is_tuple else "index"
-        lines += [_MASK.format(item=item, j=j, axis=axis + j) for j in range(ndim)] \
-            if is_mask else [_INTS.format(item=item, axis=axis)]
-    source = "def check(array, index):\n" + "".join(lines) + "    return index\n"
-    space = {}
-    exec(compile(source, "<srcad checked_index>", "exec"), space)  # noqa: S102
-    return space["check"]
 
 
 def _may_hold_array(index):

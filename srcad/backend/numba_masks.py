@@ -14,7 +14,8 @@ the array's raises NumPy's IndexError here (Numba's indexing does not check it).
 indices (a mask of more than one dimension, several index arrays) stay refused by type, at the
 user's line.
 
-Imports ``numpy``, ``numba``, :mod:`.numba_names`, :mod:`.numba_index_checks` and
+Imports ``numpy``, ``numba``, :mod:`.numba_names`, :mod:`.numba_index_checks`,
+:mod:`.numba_index_overload` (the check's overload, registered on import) and
 :mod:`.numba_helpers` (whose ``HELPERS`` gets ``last_writes`` and ``checked_index``);
 imported by :mod:`.numba_reductions`.
 """
@@ -26,7 +27,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
-from . import numba_helpers, numba_index_checks
+from . import numba_helpers, numba_index_checks, numba_index_overload  # noqa: F401
 from .numba_names import INSTEAD
 
 
