@@ -740,25 +740,35 @@ def summarise(rows):
     return total
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def options(description, per_op, hvp, what="op"):
+    """The command line both JAX rounds take (this one and tools/jax_scipy_records.py)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("mirror", nargs="?", default=DEFAULT_MIRROR)
     ap.add_argument("--only", nargs="*", default=())
-    ap.add_argument("--per-op", type=int, default=16, help="cases per op (0: all)")
-    ap.add_argument("--hvp", type=int, default=2, help="Hessian-vector products per op")
+    ap.add_argument("--per-op", type=int, default=per_op, help=f"cases per {what} (0: all)")
+    ap.add_argument("--hvp", type=int, default=hvp, help=f"Hessian-vector products per {what}")
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jax-path", default="/tmp/corpus26-deps")
     ap.add_argument("--json")
-    args = ap.parse_args(argv)
-    rows, with_jax = run(args.mirror, args.only, args.per_op, args.hvp, args.timeout, args.seed,
-                         args.jax_path)
+    return ap
+
+
+def report(rows, with_jax, json_path):
+    """Print the counts, write the rows as JSON if asked; the exit status (1 if any WRONG)."""
     print(f"\nsecond engine: {'JAX' if with_jax else 'none (central differences alone)'}")
     total = summarise(rows)
-    if args.json:
-        with open(args.json, "w") as fh:
+    if json_path:
+        with open(json_path, "w") as fh:
             json.dump(dict(rows=rows, total=total), fh, indent=1)
     return 1 if total["WRONG"] else 0
+
+
+def main(argv=None):
+    args = options(__doc__.splitlines()[0], 16, 2).parse_args(argv)
+    rows, with_jax = run(args.mirror, args.only, args.per_op, args.hvp, args.timeout, args.seed,
+                         args.jax_path)
+    return report(rows, with_jax, args.json)
 
 
 if __name__ == "__main__":

@@ -33,12 +33,10 @@ method has no NumPy/SciPy counterpart, needs JAX itself, or its value is not fin
 
 from __future__ import annotations
 
-import argparse
 import ast
 import collections
 import functools
 import itertools
-import json
 import os
 import sys
 import tempfile
@@ -512,25 +510,12 @@ def run(mirror, files, only=(), per_op=8, hvp=1, timeout=60, seed=0, jax_path=No
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mirror", nargs="?", default=records.DEFAULT_MIRROR)
+    ap = records.options(__doc__.splitlines()[0], 8, 1, what="test method")
     ap.add_argument("--files", default="stats,scipy,linalg")
-    ap.add_argument("--only", nargs="*", default=())
-    ap.add_argument("--per-op", type=int, default=8, help="cases per test method (0: all)")
-    ap.add_argument("--hvp", type=int, default=1, help="Hessian-vector products per method")
-    ap.add_argument("--timeout", type=int, default=60)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--jax-path", default="/tmp/corpus26-deps")
-    ap.add_argument("--json")
     args = ap.parse_args(argv)
     rows, with_jax = run(args.mirror, args.files.split(","), args.only, args.per_op, args.hvp,
                          args.timeout, args.seed, args.jax_path)
-    print(f"\nsecond engine: {'JAX' if with_jax else 'none (central differences alone)'}")
-    total = records.summarise(rows)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(dict(rows=rows, total=total), fh, indent=1)
-    return 1 if total["WRONG"] else 0
+    return records.report(rows, with_jax, args.json)
 
 
 if __name__ == "__main__":
