@@ -20,6 +20,7 @@ import types
 import gast
 
 from ..core import env, functions
+from ..core.walk import walk_nodes
 from . import source as source_module
 
 
@@ -87,59 +88,21 @@ def callee_function(fn):
 
 def bound_names(fdef):
     """Every name ``fdef`` (or a function in it) binds: parameters, assigned, deleted,
-    defined, imported, declared global or nonlocal. (One loop over the nodes in
-    ``ast.walk``'s order, each node's class sorted once: called for each function many
-    times while it is lowered.)"""
+    defined, imported, declared global or nonlocal."""
     names = set()
-    add = names.add
-    todo = [fdef]
-    push = todo.append
-    kinds = _BINDS
-    AST = gast.AST
-    for node in todo:  # (the list grows as it is read: ast.walk's order)
-        cls = node.__class__
-        kind = kinds.get(cls)
-        if kind is None:
-            kind = kinds[cls] = _bind_kind(cls)
-        if kind:
-            if kind == 1:
-                if not isinstance(node.ctx, gast.Load):
-                    add(node.id)
-            elif kind == 2:
-                if node is not fdef:  # (its own name is not bound in it: a recursive call)
-                    add(node.name)
-            elif kind == 3:
-                add((node.asname or node.name).partition(".")[0])
-            elif kind == 4:
-                names.update(node.names)
-            else:
-                names.update(a.id for a in (node.vararg, node.kwarg) if a is not None)
-        for field in node._fields:
-            child = getattr(node, field, None)
-            if isinstance(child, AST):
-                push(child)
-            elif isinstance(child, list):
-                for item in child:
-                    if isinstance(item, AST):
-                        push(item)
+    for node in walk_nodes(fdef):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            names.add(node.id)
+        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)) and \
+                node is not fdef:  # (its own name is not bound in it: a recursive call)
+            names.add(node.name)
+        elif isinstance(node, gast.alias):
+            names.add((node.asname or node.name).partition(".")[0])
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            names.update(node.names)
+        elif isinstance(node, gast.arguments):
+            names.update(a.id for a in (node.vararg, node.kwarg) if a is not None)
     return names
-
-
-#: node class -> what :func:`bound_names` reads of it (0 nothing, 1 a Name, 2 a def or class,
-#: 3 an import's alias, 4 global/nonlocal, 5 arguments), found by isinstance once per class
-_BINDS = {}
-
-
-def _bind_kind(cls):
-    if issubclass(cls, gast.Name):
-        return 1
-    if issubclass(cls, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-        return 2
-    if issubclass(cls, gast.alias):
-        return 3
-    if issubclass(cls, (gast.Global, gast.Nonlocal)):
-        return 4
-    return 5 if issubclass(cls, gast.arguments) else 0
 
 
 def constant_objects(src, fdef):
