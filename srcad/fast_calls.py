@@ -16,7 +16,7 @@ Also the pullbacks ``vjp`` returns and the checks of tangents and cotangents.
 
 Imports ``srcad.core``, ``srcad.errors``, :mod:`srcad.backend.keys` (the rank lookup's key),
 :mod:`srcad.backend.dispatch_fronts` (the Jacobians' fronts), :mod:`srcad.backend.call_fronts`
-(``vjp``'s and ``jvp``'s of numbers)
+(``vjp``'s and ``jvp``'s of numbers), :mod:`srcad.jacobian_leaves` (a tuple of numbers out)
 and :mod:`srcad.fast_checks` (the tests of what the code read); :mod:`srcad.api` is built on
 it.
 """
@@ -36,6 +36,7 @@ from .fast_checks import (  # noqa: F401 (read elsewhere)
     one_array,
     unchanged,
 )
+from .jacobian_leaves import number_columns
 from .runtime import HELPERS
 
 #: argument types that are never arrays of the array API standard or duck arrays (Dask,
@@ -543,8 +544,10 @@ def fwd_numbers(jac, types, fn, seeds):
             if type(value) is float:
                 result.append(float(t))
             elif not isinstance(value, (np.ndarray, np.generic, int, complex)):
-                # a tuple, list, dict or record out this time: the full path nests it
-                numbers.pop(types, None)
+                made = None if result else number_columns(fn, args, seeds, single, (value, t))
+                if made is not None:  # a tuple of numbers out
+                    return made
+                numbers.pop(types, None)  # a list, dict or record out: the full path nests it
                 return call(*args)
             else:
                 result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
@@ -560,6 +563,9 @@ def _one_column(jac, fn, tangents, types, ok, numbers, call):
     same = unchanged(reads) if reads else _always
 
     def rest(args, value, t):  # (the front's path for a value that is not a float)
+        made = number_columns(fn, args, (tangents,), True, (value, t))
+        if made is not None:  # a tuple of numbers out
+            return made
         if not isinstance(value, (np.ndarray, np.generic, int, complex)):
             numbers.pop(types, None)  # a tuple, list, dict or record out: the full path
             return call(*args)
@@ -574,9 +580,6 @@ def _one_column(jac, fn, tangents, types, ok, numbers, call):
         value, t = fn(*args, *tangents)
         if type(value) is float:
             return float(t)
-        if not isinstance(value, (np.ndarray, np.generic, int, complex)):
-            numbers.pop(types, None)  # a tuple, list, dict or record out: the full path
-            return call(*args)
-        return float(t) if not np.shape(value) else np.array(t, dtype=float)
+        return rest(args, value, t)
 
     return one_column

@@ -470,15 +470,20 @@ class _Jacobian:
         if all(type(args[q]) is float for q in index):  # numbers: one pass each, no arrays
             seeds = [tuple([1.0 if j == k else 0.0 for j in range(len(index))])
                      for k in range(len(index))]
-            result = []
+            result, types = [], tuple(map(type, args))
+            kept = len(full) == len(args) and all(t in _NUMBERS for t in types)
             for tangents in seeds:
                 value, t = fn(*full, *tangents)
                 if pytrees.is_tree(value):  # a tuple, list, dict or record out: JAX's nesting
                     leaves.plain_only(self.backend)
-                    return self._tree(args, value)
+                    made = None if result else leaves.number_columns(  # (tuples of numbers)
+                        fn, full, seeds, self.single, (value, t))
+                    if made is None:
+                        return self._tree(args, value)
+                    result = leaves.Whole(made)
+                    break
                 result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
-            types = tuple(map(type, args))
-            if len(full) == len(args) and all(t in _NUMBERS for t in types):
+            if kept:
                 self.numbers[types] = fast_calls.fwd_numbers(self, types, fn, seeds)
             return result
         zeros = [np.zeros(np.shape(args[q])) if np.shape(args[q]) else 0.0 for q in index]
