@@ -449,8 +449,9 @@ def rev_numbers(jac, key, fn):
             return float(grads[0])
         return tuple([float(g) for g in grads])
 
-    if single:  # the front the user holds runs grad's code itself for these types
-        dispatch_fronts.inline(getattr(jac, "front", None), key, fn, "rev")
+    # the front the user holds runs grad's code itself for these types
+    dispatch_fronts.inline(getattr(jac, "front", None), key, fn, "rev", outs=None if (
+        single) else len(jac.index))
     return numbers_call
 
 

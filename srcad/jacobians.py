@@ -77,10 +77,10 @@ def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None, backend="python
 
 
 def _front(f, jac, fallback):
-    """The function the user holds: for one ``wrt`` argument, a front that runs the code made
-    for numbers itself (:mod:`srcad.backend.dispatch_fronts`), else ``fallback``."""
+    """The function the user holds: a front that runs the code made for numbers itself
+    (:mod:`srcad.backend.dispatch_fronts`), else ``fallback``."""
     front = None
-    if jac.single and jac.backend == "python":
+    if jac.backend == "python":
         front = dispatch_fronts.make(f, fallback, jac.numbers)
     if front is None:
         return fallback

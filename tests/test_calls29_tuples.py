@@ -100,3 +100,37 @@ def test_jacfwd_of_a_tuple_out(f, wrt, kind):
     for j, k in enumerate(wrt if isinstance(wrt, tuple) else (wrt,)):
         column = [row[j] if isinstance(wrt, tuple) else row for row in got]
         assert column == pytest.approx(list(_central(f, args, k)), rel=1e-6, abs=1e-8)
+
+
+SCALE = 2.0
+
+
+def f_scaled(x, y, z):
+    return math.exp(x * y) * z * SCALE + math.cos(z) / (1.0 + y * y)
+
+
+def a_scaled(x, y, z, scale):
+    return anp.exp(x * y) * z * scale + anp.cos(z) / (1.0 + y * y)
+
+
+@pytest.mark.parametrize("wrt", [(0, 1, 2), (2, 0)], ids=str)
+def test_reverse_jacobian_of_several_numbers_compiled_in_its_front(wrt):
+    """``jacobian(f, wrt=(...))`` of numbers: grad's code in the front, its gradients a tuple
+    of floats; a rebound global read by the code makes it again."""
+    global SCALE
+    args = (0.3, -0.7, np.float64(1.1))
+    jac = srcad.jacobian(f_scaled, wrt=wrt)
+    try:
+        for scale in (2.0, 3.0):
+            SCALE = scale
+            want = autograd.grad(lambda v, s=scale: a_scaled(*v, s))(np.array(args, dtype=float))
+            for _ in range(3):  # the full path, the closure, then the front's own code
+                got = jac(*args)
+                assert type(got) is tuple and all(type(g) is float for g in got)
+                assert got == pytest.approx([want[k] for k in wrt], rel=1e-12)
+            assert jac.__srcad_inlined__ is not None
+            assert got == jac.__srcad_fallback__(*args)
+            for k, p in enumerate(wrt):
+                assert got[k] == pytest.approx(_central(f_scaled, args, p), rel=1e-6)
+    finally:
+        SCALE = 2.0

@@ -182,11 +182,24 @@ def _replace(tree, values):
 _AS_FLOAT = f"return {G} if {G}.__class__ is {FLOAT} else {FLOAT}({G})"
 
 
-def _rev(expr):
-    if isinstance(expr, ast.Tuple) and expr.elts and not any(
-            isinstance(e, ast.Starred) for e in expr.elts):
-        return _stmts(f"{G} = E\n{_AS_FLOAT}\n", E=expr.elts[0])  # no tuple made
-    return _stmts(f"{G} = E[0]\n{_AS_FLOAT}\n", E=expr)
+def _rev(expr, outs=None):
+    """``return E`` of grad's code (a tuple of gradients) as the Jacobian's return: its one
+    gradient as a float, or (``outs``: how many ``wrt`` arguments) a tuple of ``outs`` floats."""
+    display = isinstance(expr, ast.Tuple) and not any(
+        isinstance(e, ast.Starred) for e in expr.elts)
+    if outs is None:
+        if display and expr.elts:
+            return _stmts(f"{G} = E\n{_AS_FLOAT}\n", E=expr.elts[0])  # no tuple made
+        return _stmts(f"{G} = E[0]\n{_AS_FLOAT}\n", E=expr)
+    names = [f"{G}{k}" for k in range(outs)]
+    if display and len(expr.elts) == outs:  # each item a name of its own: no tuple made
+        head = ast.Assign([ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())],
+                          ast.Tuple(expr.elts, ast.Load()))
+    else:
+        head = ast.Assign([ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())],
+                          expr)
+    floats = ", ".join(f"{n} if {n}.__class__ is {FLOAT} else {FLOAT}({n})" for n in names)
+    return [head, *_stmts(f"return ({floats},)\n")]
 
 
 def _fwd(expr, given):
@@ -262,11 +275,12 @@ def plain_def(fn, user):
     return node, [a.arg for a in node.args.args], helpers
 
 
-def inline(front, key, fn, mode, seeds=(), rest=None):
+def inline(front, key, fn, mode, seeds=(), rest=None, outs=None):
     """Compile the body of ``fn`` (grad's code for numbers of the types ``key``, ``mode``
-    "rev"; or the forward-mode code, "fwd", its tangent parameters set to ``seeds``, ``rest``
-    taking a value that is not a float) into ``front``. Returns whether it did; it does not
-    when something is already compiled in or the code reads anything it cannot test."""
+    "rev", ``outs`` its number of gradients for a tuple ``wrt``; or the forward-mode code,
+    "fwd", its tangent parameters set to ``seeds``, ``rest`` taking a value that is not a
+    float) into ``front``. Returns whether it did; it does not when something is already
+    compiled in or the code reads anything it cannot test."""
     if front is None or front.__srcad_inlined__ not in (None, (key, mode)):
         return False  # (the same types again: code made again after a name was rebound)
     user, filename, plain = front.__srcad_front__
@@ -285,7 +299,8 @@ def inline(front, key, fn, mode, seeds=(), rest=None):
     if tests is None:
         return False
     type_tests = [f"{p}.__class__ is {ENV}[{i}]" for i, p in enumerate(params[:n])]
-    body = ast.fix_missing_locations(_Returns(_rev if mode == "rev" else functools.partial(
+    body = ast.fix_missing_locations(_Returns(functools.partial(_rev, outs=outs) if (
+        mode == "rev") else functools.partial(
         _fwd, given="(" + "".join(p + ", " for p in params[:n]) + ")")).visit(
         ast.Module(body=node.body, type_ignores=[])))
     seed_lines = [f"{p} = {seed!r}" if type(seed) is float and seed in (0.0, 1.0) else (
