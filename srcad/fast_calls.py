@@ -169,7 +169,7 @@ def vjp_closure(f, wrt, types, called, transformed, gradient, value_and_grad=Non
         value = called(*args)
         if gradient is not None and (type(value) is float or type(value) is np.float64):
             def scalar_pullback(dy):  # as scalar_pullback below, one call less
-                if type(dy) is float and dy == 1.0:
+                if dy.__class__ is float and dy == 1.0:  # (no call of type)
                     return gradient(*args)
                 check_companion(value, dy, "cotangent")
                 return transformed(dy, *args)
@@ -254,7 +254,7 @@ def scalar_pullback(value, transformed, gradient, args):
     code (no product by the seed) gives the same numbers, since 1.0 * g == g exactly."""
 
     def scalar_pullback(dy):
-        if type(dy) is float and dy == 1.0:
+        if dy.__class__ is float and dy == 1.0:  # (no call of type)
             return gradient(*args)
         check_companion(value, dy, "cotangent")
         return transformed(dy, *args)
