@@ -73,15 +73,16 @@ def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None, backend="python
         return call(*args)
 
     jacobian_of.__srcad_plain__ = _plain(f, wrt)
-    return _front(f, jac, jacobian_of)
+    return _front(f, jac, jacobian_of, call)
 
 
-def _front(f, jac, fallback):
+def _front(f, jac, fallback, call=None):
     """The function the user holds: a front that runs the code made for numbers itself
-    (:mod:`srcad.backend.dispatch_fronts`), else ``fallback``."""
+    (:mod:`srcad.backend.dispatch_fronts`; ``call``: what ``fallback`` calls after its own
+    lookup), else ``fallback``."""
     front = None
     if jac.backend == "python":
-        front = dispatch_fronts.make(f, fallback, jac.numbers)
+        front = dispatch_fronts.make(f, fallback, jac.numbers, call)
     if front is None:
         return fallback
     jac.front = front

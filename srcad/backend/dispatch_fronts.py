@@ -22,7 +22,8 @@ very object it found::
                 __srcad_g = __srcad_numbers.get((__srcad_type(x), ))
                 if __srcad_g is not None:
                     return __srcad_g(x)
-            return __srcad_fallback(x, *__srcad_args)    # the Jacobian's full path
+                return __srcad_call(x)                   # the Jacobian's full path
+            return __srcad_fallback(x, *__srcad_args)
         return __srcad_fallback(*[a for a in (x,) if a is not __srcad_missing])
 
 The user's positional parameters are the front's, positional only (a keyword is refused, as
@@ -59,10 +60,10 @@ from . import dispatch
 
 _counter = itertools.count()
 FALLBACK, ENV, REST, F64 = "__srcad_fallback", "__srcad_env", "__srcad_rest", "__srcad_f64"
-MISSING, NUMBERS = "__srcad_missing", "__srcad_numbers"
+MISSING, NUMBERS, CALL = "__srcad_missing", "__srcad_numbers", "__srcad_call"
 FLOAT, TYPE = "__srcad_float", "__srcad_type"  # builtins, never the user's names for them
 ARGS, OK, G, V = "__srcad_args", "__srcad_ok", "__srcad_g", "__srcad_v"
-_SLOTS = [FALLBACK, ENV, REST, F64, MISSING, NUMBERS, FLOAT, TYPE]
+_SLOTS = [FALLBACK, ENV, REST, F64, MISSING, NUMBERS, FLOAT, TYPE, CALL]
 
 
 def _positional(user):
@@ -88,6 +89,7 @@ def _factory(user, name, body_lines=None):
                   f"                {G} = {NUMBERS}.get(({key}))",
                   f"                if {G} is not None:",
                   f"                    return {G}({given})",
+                  f"                return {CALL}({given})  # (none: the Jacobian's own path)",
                   f"            return {FALLBACK}({given}, *{ARGS})",
                   f"        return {FALLBACK}(*[a for a in ({given},) if a is not {MISSING}])"]
     else:
@@ -119,11 +121,13 @@ def _cells(front):
     return dict(zip(front.__code__.co_freevars, front.__closure__ or ()))
 
 
-def make(user, fallback, numbers):
+def make(user, fallback, numbers, call=None):
     """A front for ``user``'s Jacobian: the closure the Jacobian keeps for these argument types
-    in ``numbers`` (all given, none of them a keyword), else ``fallback`` (the Jacobian's own
-    function, taking ``*args``), until :func:`inline` compiles a body into it; None when
-    ``user`` is not a plain function (a builtin, a callable object, a function of srcad's)."""
+    in ``numbers`` (all given, none of them a keyword), else ``call`` (for arguments all given
+    and none found there: what ``fallback`` would call after its own lookup) or ``fallback``
+    (the Jacobian's own function, taking ``*args``), until :func:`inline` compiles a body into
+    it; None when ``user`` is not a plain function (a builtin, a callable object, a function
+    of srcad's)."""
     code = getattr(user, "__code__", None)
     if not isinstance(user, types.FunctionType) or code is None or any(
             v.startswith("__srcad") for v in code.co_freevars):
@@ -132,7 +136,7 @@ def make(user, fallback, numbers):
     filename = f"<srcad jacobian front of {user.__qualname__} #{next(_counter)}>"
     plain = _code(user, _factory(user, name), filename, name)
     slots = {FALLBACK: fallback, ENV: (), REST: None, F64: np.float64, MISSING: _MISSING,
-             NUMBERS: numbers, FLOAT: float, TYPE: type}
+             NUMBERS: numbers, FLOAT: float, TYPE: type, CALL: call or fallback}
     user_cells = dict(zip(code.co_freevars, user.__closure__ or ()))
     closure = tuple(user_cells[v] if v in user_cells else types.CellType(slots[v])
                     for v in plain.co_freevars)
