@@ -2,7 +2,8 @@
 
 ``jacobian(f)`` (and ``jacrev``, ``jacfwd``, ``hessian``) returns a *front*: a function
 taking its arguments positionally, whose code, once the Jacobian has made its code for numbers
-of some types (a number out, one ``wrt`` argument), holds that code's body itself, behind the
+of some types (a number out; forward mode: one ``wrt`` argument), holds that code's body
+itself (reverse mode w.r.t. several arguments: its gradients returned as floats), behind the
 tests that the arguments are of those types and that every name the code read still finds the
 very object it found::
 
