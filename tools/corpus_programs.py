@@ -541,6 +541,60 @@ CORPUS = [
     ("jadedocelot/Bin2rong",
      "joshua_tree/my_first_neural_network/PyTorch/jupyter_tree/"
      "Using Autograd in a PyTorch Neural Network.ipynb"),
+    # (round 29) photonic inverse design: finite-difference frequency- and time-domain
+    # solvers whose sparse solves are autograd primitives with their own vjps and jvps
+    # (complex fields), optimised through scipy and its own optimisers; its gradient tests
+    ("fancompute/ceviche", "examples/optimize_box.py"),
+    ("fancompute/ceviche", "examples/simulate_splitter_fdtd.ipynb"),
+    ("fancompute/ceviche", "tests/test_gradients_fdfd.py"),
+    ("fancompute/ceviche", "tests/test_primitives.py"),
+    # a course's homework (data science, Northeastern): gradients of matrix expressions
+    # checked against hand derivatives, gradient descent for regressions
+    ("RyanTietjen/DS4400", "Homework/Ryan Tietjen - DS4400 - HW 0.ipynb"),
+    ("RyanTietjen/DS4400", "Homework/HW1/HW1 - Ryan Tietjen.ipynb"),
+    ("RyanTietjen/DS4400", "Homework/HW2/HW2 - Ryan Tietjen.ipynb"),
+    ("RyanTietjen/DS4400", "In Class Activities/In class 4.ipynb"),
+    # reparameterization gradients through acceptance-rejection samplers (gamma, Dirichlet):
+    # the paper's notebooks
+    ("blei-lab/ars-reparameterization", "gamma/demo.ipynb"),
+    ("blei-lab/ars-reparameterization", "gamma/gamma correction.ipynb"),
+    ("blei-lab/ars-reparameterization", "sparse gamma def/nips estimate variance.ipynb"),
+    # a course's third project (Oslo, FYS-STK4155): the heat equation and an eigenvalue
+    # problem solved by neural networks whose trial functions are differentiated in x and t
+    # (elementwise_grad, jacobian, hessian of the network inside the cost), two groups
+    ("nicholaskarlsen/FYS-STK4155", "project_3/notebooks/PDE_NN_TEMTEST.ipynb"),
+    ("nicholaskarlsen/FYS-STK4155", "project_3/notebooks/Eigen_NN_TEMTEST.ipynb"),
+    ("nicholaskarlsen/FYS-STK4155", "project_3/.deprecated/Eigen_NN_NICK.ipynb"),
+    ("nicholaskarlsen/FYS-STK4155", "project_3/.deprecated/NN_Exponential_decay.ipynb"),
+    ("nicholaskarlsen/FYS-STK4155", "project_3/.deprecated/PDE_NN.py.ipynb"),
+    ("nicholaskarlsen/FYS-STK4155", "project_3/.deprecated/PDE_NN_NICK.ipynb"),
+    ("nicholaskarlsen/FYS-STK4155", "project_3/.deprecated/morten_example_diffusion.ipynb"),
+    ("ingooboo/FYS-STK-Project-3", "main/test_0_implementations.ipynb"),
+    ("ingooboo/FYS-STK-Project-3", "main/test_1_grid_resolution.ipynb"),
+    ("ingooboo/FYS-STK-Project-3", "main/test_2_arcitecture.ipynb"),
+    ("ingooboo/FYS-STK-Project-3", "main/test_3_PINN_vs_FTCS_2.ipynb"),
+    # the same course's second and third projects by another student: regressions and a
+    # feed-forward network trained by gradient descent methods taking autograd's gradients
+    ("JohanCarlsen/fys-stk4155", "project2/linreg_analysis.py"),
+    ("JohanCarlsen/fys-stk4155", "project2/simple_function.py"),
+    ("JohanCarlsen/fys-stk4155", "project2/wisconsin.py"),
+    ("JohanCarlsen/fys-stk4155", "project3/handwriting.py"),
+    ("JohanCarlsen/fys-stk4155", "project3/testing/iris.py"),
+    ("JohanCarlsen/fys-stk4155", "project3/testing/test.py"),
+    ("emmastorberg/FYS-STK4155_Project2", "main.py"),
+    ("emmastorberg/FYS-STK4155_Project2", "tests.py"),
+    ("emmastorberg/FYS-STK4155_Project2", "gradient_descent_examples.ipynb"),
+    ("emmastorberg/FYS-STK4155_Project2", "relevant_weekly_exercises/week42.ipynb"),
+    ("emmastorberg/FYS-STK4155_Project2", "relevant_weekly_exercises/week43.ipynb"),
+    ("YVol322/FYS-STK4155", "Project3/programs/DNN.py"),
+    ("YVol322/FYS-STK4155", "Project3/programs/DNN_MSE.py"),
+    ("YVol322/FYS-STK4155", "Project3/programs/DNN_MSE_actfunctions.py"),
+    ("kristianeholm/fys-stk4155", "project2/part2a/sgd_adam.py"),
+    ("kristianeholm/fys-stk4155", "project2/part2a/sgd_rmsprop.py"),
+    ("kristianeholm/fys-stk4155", "project2/part2e/logistic_regression.py"),
+    ("dondondooooon/DONFYS-STK3155", "Project2/momentum_GD.py"),
+    ("dondondooooon/DONFYS-STK3155", "Project2/plain_GD.py"),
+    ("oliverif/FYS-STK4155-project2", "notebooks/Sketches/20211019 - SGD.ipynb"),
 ]
 
 
