@@ -595,6 +595,43 @@ CORPUS = [
     ("dondondooooon/DONFYS-STK3155", "Project2/momentum_GD.py"),
     ("dondondooooon/DONFYS-STK3155", "Project2/plain_GD.py"),
     ("oliverif/FYS-STK4155-project2", "notebooks/Sketches/20211019 - SGD.ipynb"),
+    # automatic-differentiation variational inference (ADVI) written from the paper: a linear
+    # regression and a non-negative matrix factorisation
+    ("juliennonin/auto-diff-variational-inference", "advi/main.py"),
+    ("juliennonin/auto-diff-variational-inference", "experiments/toy_linear_regression.py"),
+    ("juliennonin/auto-diff-variational-inference", "experiments/non_negative_matrix_facto.py"),
+    # stochastic variational inference for a TrueSkill model of tennis games (a course's
+    # assignment, worked): an ELBO of a diagonal Gaussian over players' skills
+    ("scbwn/Stochastic-Variational-Inference-for-TrueSkill-Model", "approximate_inference.py"),
+    ("scbwn/Stochastic-Variational-Inference-for-TrueSkill-Model",
+     "stochastic_variational_inference.py"),
+    # consistent stochastic variational inference (a paper's code): MAP, Laplace and Gaussian
+    # VI of mixtures and sparse regressions, each a driver with command-line defaults
+    ("zuhengxu/Consistent-Stochastic-Variational-Inference", "examples/Gaussian_mixture/main.py"),
+    ("zuhengxu/Consistent-Stochastic-Variational-Inference", "examples/Gaussian_mixture/test.py"),
+    ("zuhengxu/Consistent-Stochastic-Variational-Inference",
+     "examples/synthetic_mixture/main.py"),
+    ("zuhengxu/Consistent-Stochastic-Variational-Inference",
+     "examples/sparse_regression/main.py"),
+    # sensitivity of Bayesian nonparametric models to their prior: CAVI of a GMM and Hessians
+    ("mijordan3/BNP_sensitivity", "GMM_clustering/jupyter/benchmarking/cavi_fit-autograd.ipynb"),
+    ("mijordan3/BNP_sensitivity",
+     "GMM_clustering/jupyter/benchmarking/hessian_runtime_experimentation.ipynb"),
+    ("mijordan3/BNP_sensitivity", "structure/jupyter/benchmarking/check_objective.ipynb"),
+    # the FYS-STK4155 course's own lecture notes (a school's edition): what autograd takes
+    # (loops, branches, recursion, closures), networks solving ODEs and PDEs with the
+    # trial-function method, gradient descent, splines; the MSU edition's optimisation chapter
+    ("CompPhysics/MLErasmus", "doc/src/Day2/autodiff/examples_allowed_functions.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/src/Day2/autodiff/example_plot.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/src/Day4/diffeq.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/odenn/ipynb/odenn.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/day4/ipynb/day4.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/day5/ipynb/day5.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/day7/ipynb/day7.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/day8/ipynb/day8.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/day10/ipynb/day10.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/Splines/ipynb/Splines.ipynb"),
+    ("CompPhysics/MachineLearningMSU", "doc/pub/GradientOptim/ipynb/GradientOptim.ipynb"),
 ]
 
 

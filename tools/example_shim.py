@@ -513,6 +513,23 @@ def unbroadcast_f(target, f):
     return summed
 
 
+def repeat_to_match_shape(g, shape, dtype, axis, keepdims):
+    """autograd's other helper for rules (``numpy_vjps.repeat_to_match_shape``, which rules of
+    reductions written by users call, e.g. a ``logsumexp`` primitive's vjp): ``g``, a
+    reduction's result over ``axis`` of an array of ``shape``, spread back over that shape,
+    and how many items each of its items stands for. ``dtype`` is not needed here."""
+    shape = tuple(shape)
+    if axis is None:
+        axes = tuple(range(len(shape)))
+    else:
+        axes = tuple(a % len(shape) for a in (axis if isinstance(axis, (tuple, list))
+                                              else (axis,)))
+    kept = g if keepdims else np.reshape(g, tuple(1 if i in axes else n
+                                                   for i, n in enumerate(shape)))
+    count = int(np.prod([shape[a] for a in axes])) if axes else 1
+    return np.broadcast_to(kept, shape), count
+
+
 BOXES = {name: _no_box(name) for name in ("ArrayBox", "DictBox", "ListBox", "TupleBox",
                                            "SequenceBox", "Box")}
 
@@ -664,8 +681,9 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return _Anything(name)
         if name == "autograd.numpy.numpy_boxes":
             return _module(name, {"ArrayBox": BOXES["ArrayBox"]})
-        if name == "autograd.numpy.numpy_vjps":  # one helper for rules; the rest internals
-            module = _module(name, {"unbroadcast_f": unbroadcast_f})
+        if name == "autograd.numpy.numpy_vjps":  # two helpers for rules; the rest internals
+            module = _module(name, {"unbroadcast_f": unbroadcast_f,
+                                    "repeat_to_match_shape": repeat_to_match_shape})
             module.__getattr__ = _internal(name)
             return module
         if name == "autograd.tracer":
