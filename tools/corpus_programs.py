@@ -544,9 +544,21 @@ CORPUS = [
     # (round 29) photonic inverse design: finite-difference frequency- and time-domain
     # solvers whose sparse solves are autograd primitives with their own vjps and jvps
     # (complex fields), optimised through scipy and its own optimisers; its gradient tests
+    ("fancompute/ceviche", "examples/autograd_fft.py"),
+    ("fancompute/ceviche", "examples/forwardmode_grating_coupler.py"),
+    ("fancompute/ceviche", "examples/optimize_1_3.py"),
+    ("fancompute/ceviche", "examples/optimize_accelerator.py"),
     ("fancompute/ceviche", "examples/optimize_box.py"),
+    ("fancompute/ceviche", "examples/optimize_mode_converter.py"),
+    ("fancompute/ceviche", "examples/bloch_angle_planewave.ipynb"),
+    ("fancompute/ceviche", "examples/fdfd_mf_intro.ipynb"),
+    ("fancompute/ceviche", "examples/multifrequency_fdfd.ipynb"),
     ("fancompute/ceviche", "examples/simulate_splitter_fdtd.ipynb"),
     ("fancompute/ceviche", "tests/test_gradients_fdfd.py"),
+    ("fancompute/ceviche", "tests/test_gradients_fdfd_complex.py"),
+    ("fancompute/ceviche", "tests/test_gradients_fdfd_mf.py"),
+    ("fancompute/ceviche", "tests/test_gradients_fdtd.py"),
+    ("fancompute/ceviche", "tests/test_param_opt.py"),
     ("fancompute/ceviche", "tests/test_primitives.py"),
     # a course's homework (data science, Northeastern): gradients of matrix expressions
     # checked against hand derivatives, gradient descent for regressions
@@ -592,8 +604,6 @@ CORPUS = [
     ("kristianeholm/fys-stk4155", "project2/part2a/sgd_adam.py"),
     ("kristianeholm/fys-stk4155", "project2/part2a/sgd_rmsprop.py"),
     ("kristianeholm/fys-stk4155", "project2/part2e/logistic_regression.py"),
-    ("dondondooooon/DONFYS-STK3155", "Project2/momentum_GD.py"),
-    ("dondondooooon/DONFYS-STK3155", "Project2/plain_GD.py"),
     ("oliverif/FYS-STK4155-project2", "notebooks/Sketches/20211019 - SGD.ipynb"),
     # automatic-differentiation variational inference (ADVI) written from the paper: a linear
     # regression and a non-negative matrix factorisation
@@ -605,19 +615,6 @@ CORPUS = [
     ("scbwn/Stochastic-Variational-Inference-for-TrueSkill-Model", "approximate_inference.py"),
     ("scbwn/Stochastic-Variational-Inference-for-TrueSkill-Model",
      "stochastic_variational_inference.py"),
-    # consistent stochastic variational inference (a paper's code): MAP, Laplace and Gaussian
-    # VI of mixtures and sparse regressions, each a driver with command-line defaults
-    ("zuhengxu/Consistent-Stochastic-Variational-Inference", "examples/Gaussian_mixture/main.py"),
-    ("zuhengxu/Consistent-Stochastic-Variational-Inference", "examples/Gaussian_mixture/test.py"),
-    ("zuhengxu/Consistent-Stochastic-Variational-Inference",
-     "examples/synthetic_mixture/main.py"),
-    ("zuhengxu/Consistent-Stochastic-Variational-Inference",
-     "examples/sparse_regression/main.py"),
-    # sensitivity of Bayesian nonparametric models to their prior: CAVI of a GMM and Hessians
-    ("mijordan3/BNP_sensitivity", "GMM_clustering/jupyter/benchmarking/cavi_fit-autograd.ipynb"),
-    ("mijordan3/BNP_sensitivity",
-     "GMM_clustering/jupyter/benchmarking/hessian_runtime_experimentation.ipynb"),
-    ("mijordan3/BNP_sensitivity", "structure/jupyter/benchmarking/check_objective.ipynb"),
     # the FYS-STK4155 course's own lecture notes (a school's edition): what autograd takes
     # (loops, branches, recursion, closures), networks solving ODEs and PDEs with the
     # trial-function method, gradient descent, splines; the MSU edition's optimisation chapter
