@@ -71,23 +71,20 @@ def vspace(value):
     return VSpace(value)
 
 
-class Unary:
-    """The function of one argument ``unary_to_nary`` hands its operator: ``fun`` with the
-    argument at ``argnum`` in ``args`` taken as its parameter. Called, it calls ``fun``;
-    given to :func:`make_vjp` or :func:`make_jvp`, srcad differentiates ``fun`` itself
-    w.r.t. that argument (no wrapper between them for srcad to read)."""
-
-    def __init__(self, fun, args, kwargs, argnum):
-        self.fun, self.args, self.kwargs, self.argnum = fun, args, kwargs, argnum
-        functools.update_wrapper(self, fun)
-
-    def with_arg(self, x):
-        args = list(self.args)
-        args[self.argnum] = x
-        return args
-
-    def __call__(self, x):
-        return self.fun(*self.with_arg(x), **self.kwargs)
+def _unary(fun, args, kwargs, argnum):
+    """``fun`` as a function of the argument at ``argnum`` alone, the others ``args`` holds
+    (a plain closure srcad reads, whatever the operator does with it), marked with where it
+    comes from so that :func:`make_vjp` and :func:`make_jvp` differentiate ``fun`` itself."""
+    before, after = tuple(args[:argnum]), tuple(args[argnum + 1:])
+    if kwargs:
+        def unary(x):
+            return fun(*before, x, *after, **kwargs)
+    else:
+        def unary(x):
+            return fun(*before, x, *after)
+    functools.update_wrapper(unary, fun)
+    unary.nary = (fun, tuple(args), kwargs, argnum)
+    return unary
 
 
 def unary_to_nary(unary_operator):
@@ -102,8 +99,8 @@ def unary_to_nary(unary_operator):
 
         @functools.wraps(fun)
         def nary_f(*args, **kwargs):
-            unary = Unary(fun, args, kwargs, argnum)
-            return unary_operator(unary, args[argnum], *op_args, **op_kwargs)
+            return unary_operator(_unary(fun, args, kwargs, argnum), args[argnum],
+                                  *op_args, **op_kwargs)
 
         return nary_f
 
@@ -112,9 +109,13 @@ def unary_to_nary(unary_operator):
 
 def _target(fun, x, made):
     """The function srcad differentiates, its arguments and the position: ``fun`` at ``x``,
-    or the n-ary function a :class:`Unary` stands for."""
-    if isinstance(fun, Unary):
-        return made(fun.fun), fun.with_arg(x), fun.argnum, fun.kwargs
+    or the n-ary function ``unary_to_nary`` made ``fun`` of (at ``x`` in its place)."""
+    nary = getattr(fun, "nary", None)
+    if nary is not None:
+        inner, args, kwargs, argnum = nary
+        args = list(args)
+        args[argnum] = x
+        return made(inner), args, argnum, kwargs
     return made(fun), [x], 0, {}
 
 

@@ -668,6 +668,14 @@ KNOWN = {
     "sigurdru/FYS-STK4155-Applied-Data-Analysis-and-Machine-Learning:project2/code/"
     "brest_cancer.py": "the program does not use autograd (a correlation matrix, 'not used')",
     "jovidie/FYS-STK4155-Project-2:examples/nn-tests.py": "the program itself: autograd takes 48 s",
+    # (corpus29)
+    "juliennonin/auto-diff-variational-inference:advi/main.py": _MODULE + " (the ADVI class)",
+    "emmastorberg/FYS-STK4155_Project2:tests.py": _MODULE + " (pytest functions)",
+    "fancompute/ceviche:examples/bloch_angle_planewave.ipynb":
+        "the program takes no derivative (Bloch-periodic fields simulated and plotted)",
+    "ingooboo/FYS-STK-Project-3:main/test_1_grid_resolution.ipynb":
+        "the program itself: autograd too runs 60 s without finishing (a PINN's cost calls "
+        "jacobian and hessian of the network per grid point)",
     "jovidie/FYS-STK4155-Project-2:examples/tests_even/gd-figs-franke.py":
         "the program itself: 80 descents of 2000 steps by its hand-written gradient run "
         "first; autograd takes 54 s",

@@ -498,7 +498,8 @@ OPERATORS["primitive"] = srcad.extend.primitive  # autograd.primitive (deprecate
 def core_make_vjp(fun, x):
     """``autograd.core.make_vjp(fun, x)`` (of ``fun`` at ``x``: the core form): srcad's
     pullback, its first calls with a real cotangent checked against finite differences of
-    the cotangent's inner product with ``fun`` (a vjp of real values is a gradient of that)."""
+    the cotangent's inner product with ``fun`` (a vjp of real values is a gradient of that;
+    a vjp of a function returning a tuple, or of complex values, is not checked here)."""
     pullback, value = autograd_internals.make_vjp(fun, x, made=_made)
     target, args, argnum, kwargs = autograd_internals._target(fun, x, _made)
     snapshot = _snapshot(target, args)
@@ -506,7 +507,9 @@ def core_make_vjp(fun, x):
 
     def checked(g):
         result = pullback(g)
-        real = not any(np.iscomplexobj(v) for v in (g, value, result, args[argnum]))
+        plain = all(isinstance(v, (float, int, np.ndarray, np.number))
+                    for v in (g, value, result, args[argnum]))
+        real = plain and not any(np.iscomplexobj(v) for v in (g, value, result, args[argnum]))
         if seen[0] < CHECKED_CALLS and real and np.shape(result) == np.shape(args[argnum]):
             seen[0] += 1
             cotangent = np.array(g, dtype=float)
