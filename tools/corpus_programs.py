@@ -8,7 +8,8 @@ never copied into this repository. The repository's committed files are extracte
 temporary folder (so a program finds its data files) and the program runs there under
 ``tools/example_shim.py``: only its ``autograd`` imports are pointed at NumPy, SciPy and srcad,
 and every derivative's first calls are checked against finite differences. A notebook runs
-as its code cells in order, a Quarto document (``.qmd``) as its Python cells; MNIST's files
+as its code cells in order, a Quarto document (``.qmd``) as its Python cells, a script
+written for IPython (``%`` magics) as its cells; MNIST's files
 that a snapshot lacks (it leaves out files of 4 MiB and more) are made up. The outcomes are
 those of ``tools/example_programs.py`` (PASS, WRONG, REFUSED, CRASH, ...). ``--engine autograd``
 runs them with autograd itself instead (installed; only the plotting stand-ins of the shim),
@@ -576,10 +577,6 @@ CORPUS = [
     # (elementwise_grad, jacobian, hessian of the network inside the cost), two groups
     ("nicholaskarlsen/FYS-STK4155", "project_3/notebooks/PDE_NN_TEMTEST.ipynb"),
     ("nicholaskarlsen/FYS-STK4155", "project_3/notebooks/Eigen_NN_TEMTEST.ipynb"),
-    ("nicholaskarlsen/FYS-STK4155", "project_3/.deprecated/Eigen_NN_NICK.ipynb"),
-    ("nicholaskarlsen/FYS-STK4155", "project_3/.deprecated/NN_Exponential_decay.ipynb"),
-    ("nicholaskarlsen/FYS-STK4155", "project_3/.deprecated/PDE_NN.py.ipynb"),
-    ("nicholaskarlsen/FYS-STK4155", "project_3/.deprecated/PDE_NN_NICK.ipynb"),
     ("nicholaskarlsen/FYS-STK4155", "project_3/.deprecated/morten_example_diffusion.ipynb"),
     ("ingooboo/FYS-STK-Project-3", "main/test_0_implementations.ipynb"),
     ("ingooboo/FYS-STK-Project-3", "main/test_1_grid_resolution.ipynb"),
@@ -802,6 +799,38 @@ def notebook_program(path):
     return os.path.basename(program)
 
 
+def ipython_script(path):
+    """A ``.py`` file written for IPython (an editor's interactive window, ``# %%`` cells):
+    when it is not Python for lack of that (a ``%matplotlib inline`` line), its cells as
+    IPython runs them (``cell_lines``), in a file beside it; else the file itself. Returns
+    the name to run (corpus29: a TrueSkill SVI assignment, an ADVI experiment)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        ast.parse(text)
+        return os.path.basename(path)
+    except SyntaxError:
+        if not re.search(r"^[ \t]*[%!]", text, re.M):
+            return os.path.basename(path)  # not IPython's: Python's error, as it is
+    cells, cell = [], []
+    for line in text.splitlines():
+        if re.match(r"#\s*%%", line):
+            cells.append(cell)
+            cell = []
+        else:
+            cell.append(line)
+    cells.append(cell)
+    lines, future = ["_ = None"], []
+    for c in cells:  # as notebook_program: IPython's `_`, __future__ imports first
+        for line in cell_lines("\n".join(c)) + [""]:
+            (future if line.startswith("from __future__ import") else lines).append(line)
+    lines = future + lines
+    program = os.path.join(os.path.dirname(path), "_ipython_" + os.path.basename(path))
+    with open(program, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return os.path.basename(program)
+
+
 def quarto_program(path):
     """A Quarto document's Python cells (```` ```{python} ```` blocks) as one program, next to it
     (``name.qmd`` -> ``name_qmd.py``), in order, each cell as IPython runs it (``cell_lines``:
@@ -923,6 +952,8 @@ def main(argv=None):
                     program = notebook_program(os.path.join(folder, program))
                 elif program.endswith(".qmd"):
                     program = quarto_program(os.path.join(folder, program))
+                elif program.endswith(".py"):
+                    program = ipython_script(os.path.join(folder, program))
                 result = run_one(folder, program, args.seconds,
                                  os.pathsep.join(package_path(tmp, args.pythonpath)))
         report(counts, name, result)
