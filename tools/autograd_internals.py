@@ -22,7 +22,8 @@ import srcad
 
 class VSpace:
     """autograd's ``vspace(x)`` of a plain value (srcad has no boxes: every value is plain):
-    its shape, size, dtype, and the values of that space autograd's programs ask for."""
+    its shape, size (of a complex space, its real dimensions, as autograd's), dtype, and the
+    values of that space autograd's programs ask for."""
 
     def __init__(self, value):
         self.value = value
@@ -30,6 +31,8 @@ class VSpace:
         self.shape, self.size, self.ndim, self.dtype = (array.shape, array.size, array.ndim,
                                                         array.dtype)
         self.iscomplex = np.iscomplexobj(array)
+        if self.iscomplex:  # autograd counts a complex space's real dimensions
+            self.size *= 2
 
     def _like(self, array):
         return array if isinstance(self.value, np.ndarray) else array[()]
@@ -37,8 +40,9 @@ class VSpace:
     def zeros(self):
         return self._like(np.zeros(self.shape, self.dtype))
 
-    def ones(self):
-        return self._like(np.ones(self.shape, self.dtype))
+    def ones(self):  # of a complex space, 1 + 1j (autograd's: one in every real dimension)
+        unit = (1 + 1j) if self.iscomplex else 1
+        return self._like(np.full(self.shape, unit, self.dtype))
 
     def randn(self):
         draw = np.random.randn(*self.shape)
