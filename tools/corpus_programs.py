@@ -665,21 +665,6 @@ CORPUS = [
     (MLR, "notes/8_Linear_unsupervised_learning/8_5_Kmeans.ipynb"),
     (MLR, "notes/9_Feature_engineer_select/9_4_Cleaning.ipynb"),
     (MLR, "notes/9_Feature_engineer_select/9_7_Regularization.ipynb"),
-    # manifold optimisation on pymanopt's autograd backend (its examples' default):
-    # eigenvectors, PCA, low-rank approximations, rotations, regression, sphere packing
-    ("pymanopt/pymanopt", "examples/closest_unit_norm_column_approximation.py"),
-    ("pymanopt/pymanopt", "examples/dominant_eigenvector.py"),
-    ("pymanopt/pymanopt", "examples/dominant_invariant_complex_subspace.py"),
-    ("pymanopt/pymanopt", "examples/dominant_invariant_subspace.py"),
-    ("pymanopt/pymanopt", "examples/low_rank_matrix_approximation.py"),
-    ("pymanopt/pymanopt", "examples/low_rank_psd_matrix_approximation.py"),
-    ("pymanopt/pymanopt", "examples/multiple_linear_regression.py"),
-    ("pymanopt/pymanopt", "examples/optimal_rotations.py"),
-    ("pymanopt/pymanopt", "examples/packing_on_the_sphere.py"),
-    ("pymanopt/pymanopt", "examples/pca.py"),
-    ("pymanopt/pymanopt", "examples/rank_k_correlation_matrix_approximation.py"),
-    ("pymanopt/pymanopt", "examples/advanced/check_gradient.py"),
-    ("pymanopt/pymanopt", "examples/advanced/check_hessian.py"),
 ]
 
 
