@@ -164,7 +164,7 @@ class Check:
                 raise self.error(stmt, f"{_name(prim)}(...) called for its effect: it may "
                                  "store a differentiated value where srcad does not follow it "
                                  "(an argument's container, a global, an attribute)",
-                                 "return the new value instead of storing it: y = helper(...)")
+                                 _effect_hint(fn))
             return
         if not matters:
             return
@@ -334,6 +334,20 @@ def _error(src, stmt, what, hint):
 def _given(atom):
     """Is this optional argument (``out=``) passed, not absent or ``None``?"""
     return atom is not None and not (isinstance(atom, ir.Const) and atom.value is None)
+
+
+def _effect_hint(fn):
+    """The rewrite for a call of a function of yours made for its effect: return the value;
+    for a method of a class (``model.set_params(w)`` storing ``w`` in the object, read back by
+    ``model(x)``: corpus29's PINN), build the object in the function from the new values,
+    which srcad follows field by field (``Model(w)(x)``)."""
+    owner, _, name = getattr(fn, "__qualname__", "").rpartition(".")
+    if owner and not owner.endswith("<locals>"):
+        return (f"return the new value instead of storing it (y = helper(...)); to give an "
+                f"object new values, build it in the function from them: "
+                f"{owner.rpartition('.')[2]}(w).method(x) rather than obj.{name}(w); "
+                "obj.method(x)")
+    return "return the new value instead of storing it: y = helper(...)"
 
 
 def _name(prim):
