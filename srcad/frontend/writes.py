@@ -99,7 +99,7 @@ def rewrite_call(lw, call, target, node):
         return True
     keywords = {k.arg: k.value for k in call.keywords}
     fn = _resolve(lw, call.func) if isinstance(call.func, (gast.Name, gast.Attribute)) else None
-    if "out" in keywords:
+    if "out" in keywords and not _is_none(keywords["out"]):  # (out=None: no write)
         out = _local_array(lw, keywords["out"], "out=", node)
         rest = [k for k in call.keywords if k.arg not in ("out", "where")]
         plain = gast.copy_location(gast.Call(func=call.func, args=call.args, keywords=rest),
@@ -283,10 +283,14 @@ def _where(lw, mask_node, value, out, node, call):
     return lw.assign(prim, "merged", node)
 
 
+def _is_none(node):
+    return isinstance(node, gast.Constant) and node.value is None
+
+
 def refuse_keywords(lw, call):
     """``out=`` / ``where=`` that :func:`rewrite_call` did not take: inside an expression."""
     for k in call.keywords:
-        if k.arg == "out":
+        if k.arg == "out" and not _is_none(k.value):  # out=None writes nothing: the rule's
             raise _error(lw, call, "out= inside an expression",
                          "call it on a line of its own (np.f(x, out=y)), or write "
                          "y = np.f(x) / y[...] = np.f(x)")

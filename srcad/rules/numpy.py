@@ -269,7 +269,8 @@ PINV_GRAD = ("np.swapaxes(-(ans @ np.swapaxes(g, -1, -2) @ ans) + ans @ np.swapa
 PINV_TANGENT = ("-(ans @ t @ ans) + ans @ np.swapaxes(ans, -1, -2) @ np.swapaxes(t, -1, -2) @ "
                 "(np.eye(np.shape(a)[-2]) - a @ ans) + (np.eye(np.shape(a)[-1]) - ans @ a) @ "
                 "np.swapaxes(t, -1, -2) @ np.swapaxes(ans, -1, -2) @ ans")
-defvjp(np.linalg.pinv, "a", a=PINV_GRAD, kind="array", jvp=dict(a=PINV_TANGENT))
+defvjp(np.linalg.pinv, "a, rcond=None, hermitian=False", a=PINV_GRAD, kind="array",
+       jvp=dict(a=PINV_TANGENT))
 defvjp(np.kron, "a, b", a="grad_kron_a(g, a, b)", b="grad_kron_b(g, a, b)", kind="array",
        jvp=dict(a="np.kron(t, b)", b="np.kron(a, t)"))
 
@@ -541,7 +542,7 @@ defvjp(H.d2sinc, "x", x="g * sinc_derivative(3, x)", broadcast=True)  # and ever
 defvjp(H.sinc_derivative, "n, x", x="g * sinc_derivative(n + 1, x)", zero="n", broadcast=True)
 
 # ---------------------------------------------------------------- array creation
-defvjp(np.linspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0",
+defvjp(np.linspace, "start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0",
        start="unbroadcast(grad_linspace(g, num, endpoint, axis, False), start)",
        stop="unbroadcast(grad_linspace(g, num, endpoint, axis, True), stop)", kind="array",
        jvp=dict(start="np.linspace(t + 0.0 * stop, 0.0 * (t + stop), num, endpoint, axis=axis)",

@@ -114,7 +114,8 @@ defvjp(special.poch, "z, m", z="g * ans * (special.digamma(z + m) - special.diga
        m="g * ans * special.digamma(z + m)", broadcast=True)
 defvjp(special.hyp1f1, "a, b, x", x="g * a / b * special.hyp1f1(a + 1, b + 1, x)",
        broadcast=True)
-defvjp(special.zeta, "x, q=None", q="-g * x * special.zeta(x + 1, q)", broadcast=True)
+defvjp(special.zeta, "x, q=None", q="-g * x * special.zeta(x + 1, q)", broadcast=True,
+       fixed=dict(out=(None,)))
 # Box-Cox: (x^l - 1) / l (log x at l = 0) in x; the power l is refused (its derivative
 # cancels badly for a small l)
 defvjp(special.boxcox, "x, lmbda", x="g * x ** (lmbda - 1)", broadcast=True)
@@ -156,13 +157,14 @@ defvjp(special.yn, "n, x", x="g * 0.5 * (special.yn(n - 1, x) - special.yn(n + 1
        zero="n", broadcast=True)
 
 # ---------------------------------------------------------------- log-sum-exp and softmax
-# logsumexp(a, b=w) = log(sum(w * exp(a))); return_sign=True is refused (no form takes it).
+# logsumexp(a, b=w) = log(sum(w * exp(a))); return_sign=True is refused (fixed= takes False).
 # With b, a and b broadcast together: each gradient is summed back to its own shape.
 SUMMED = "(a if b is None else a * b)"  # shaped like the summed terms
 _SPREAD = f"expand({{0}}, {SUMMED}, axis, keepdims)"  # g spread over the summed terms
 EXPAND = f"(({{0}} if b is None else {_SPREAD}) if axis is None else {_SPREAD})"
 WEIGHT = f"exp(a - {EXPAND.format('ans')})"
-defvjp(special.logsumexp, "a, axis=None, b=None, keepdims=False", kind="reduction",
+defvjp(special.logsumexp, "a, axis=None, b=None, keepdims=False, return_sign=False",
+       kind="reduction", fixed=dict(return_sign=(False,)),
        a=f"{EXPAND.format('g')} * {WEIGHT} if b is None else "
          f"unbroadcast({EXPAND.format('g')} * {WEIGHT} * b, a)",
        b=f"unbroadcast({EXPAND.format('g')} * {WEIGHT}, b)",
