@@ -329,9 +329,11 @@ def refuse_in_expression(lw, fn, call):
         raise _error(lw, call, f"np.{fn.__self__.__name__}.at changes its argument in place",
                      "np.add.at(y, i, x) on a line of its own is differentiated; otherwise "
                      "build the new array with y = y.copy(); y[i] = ... in a loop")
-    if isinstance(fn, np.ufunc) and len(call.args) > fn.nin:
+    if isinstance(fn, np.ufunc) and len(call.args) > fn.nin and not all(
+            _is_none(a) for a in call.args[fn.nin:]):
         raise _error(lw, call, f"np.{fn.__name__} given its output array by position",
                      f"write y = np.{fn.__name__}(...) (or out=y, on a line of its own)")
-    if isinstance(fn, np.ufunc) and any(k.arg == "where" for k in call.keywords):
+    if isinstance(fn, np.ufunc) and any(k.arg == "where" and not (isinstance(
+            k.value, gast.Constant) and k.value.value is True) for k in call.keywords):
         raise _error(lw, call, "where= without out=: NumPy leaves the unselected elements "
                      "uninitialised", f"write np.where(mask, np.{fn.__name__}(...), 0.0)")

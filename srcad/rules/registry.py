@@ -152,8 +152,8 @@ class Rule:
         signature, templates, jvp, shape_only, uniform, ranks, zero, literal = written
         self.signature = _signature(signature, self.fn)
         self.params = list(self.signature.parameters)
-        if self.fixed:  # (the parameters the signature does not name: keyword-only ones,
-            self.signature = _with_fixed(self.signature, self.fixed)  # not in params)
+        if self.fixed:  # (those the signature does not name are added: not in params)
+            self.signature = _with_fixed(self.signature, self.fixed, self.fn)
         reserved = {"g", "ans"} & set(self.params)
         if reserved:
             raise RuleError(f"rule for {self.name}: a parameter may not be named "
@@ -375,16 +375,34 @@ def _key(fn):
         return id(fn)
 
 
-def _with_fixed(signature, fixed):
-    """``signature`` with the parameters of ``fixed`` it does not name added, keyword-only,
-    each defaulting to its first accepted value."""
+def _with_fixed(signature, fixed, fn=None):
+    """``signature`` with the parameters of ``fixed`` it does not name added, each defaulting
+    to its first accepted value: by position where ``fn``'s own signature takes them next after
+    the rule's positional parameters (``pinv(a, None, False)``, ``np.sin(x, None)``), the
+    others keyword-only."""
+    kinds = inspect.Parameter
     params = list(signature.parameters.values())
-    tail = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
-    params = [p for p in params if p.kind is not inspect.Parameter.VAR_KEYWORD]
     names = {p.name for p in params}
-    added = [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, default=values[0])
+    positional = [p for p in params if p.kind in (kinds.POSITIONAL_ONLY,
+                                                  kinds.POSITIONAL_OR_KEYWORD)]
+    rest = [p for p in params if p not in positional]
+    try:
+        own = [p.name for p in inspect.signature(fn).parameters.values()
+               if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        own = []
+    if any(p.kind is kinds.VAR_POSITIONAL for p in params):
+        own = []
+    for name in own[len(positional):]:  # (a default cannot come before a parameter without)
+        if name not in fixed or name in names:
+            break
+        positional.append(kinds(name, kinds.POSITIONAL_OR_KEYWORD, default=fixed[name][0]))
+        names.add(name)
+    tail = [p for p in rest if p.kind is kinds.VAR_KEYWORD]
+    rest = [p for p in rest if p.kind is not kinds.VAR_KEYWORD]
+    added = [kinds(p, kinds.KEYWORD_ONLY, default=values[0])
              for p, values in fixed.items() if p not in names]
-    return signature.replace(parameters=params + added + tail)
+    return signature.replace(parameters=positional + rest + added + tail)
 
 
 #: the keywords every NumPy ufunc takes, at the values that leave its result as the rule has
@@ -457,7 +475,7 @@ def accept(fn, **fixed):
         if rule.complex_rule is not None:
             rule.complex_rule.fixed.update(rule.fixed)
         if "_written" not in rule.__dict__:  # parsed already: its signature grows now
-            rule.signature = _with_fixed(rule.signature, rule.fixed)
+            rule.signature = _with_fixed(rule.signature, rule.fixed, rule.fn)
         rule.__dict__.pop("_plans", None)
 
 
