@@ -36,7 +36,7 @@ from test_forward_rules import EXAMPLES, HEADER, _direction, _dot, _like, _value
 import srcad
 from srcad.rules.registry import registry
 
-scipy = pytest.importorskip("scipy")
+pytest.importorskip("scipy")
 import scipy.integrate  # noqa: E402
 import scipy.linalg  # noqa: E402
 import scipy.special  # noqa: E402
@@ -109,7 +109,7 @@ def _variants(expr, specs):
         return []
     out = []
     name = getattr(fn, "__name__", str(fn))
-    for i, p in enumerate(params):
+    for p in params:
         if p.name in given or p.default is p.empty or type(p.default) not in _LITERALS:
             continue
         if p.kind is p.POSITIONAL_ONLY:

@@ -117,3 +117,27 @@ def test_logsumexp_and_ufunc_keywords(mod):
     # where= given a mask: refused as before (NumPy leaves the other elements unset)
     with pytest.raises(srcad.SrcadError):
         srcad.grad(mod.where_given)(a, a > 0)
+
+
+def test_every_fixed_parameter_accepts_the_function_default():
+    """A ``fixed=`` declaration (srcad.rules.registry) accepts the function's own default
+    (where its signature is readable): leaving the parameter out is always accepted."""
+    import inspect
+
+    from srcad.rules.registry import registry
+    registry.load_pending()
+    checked = 0
+    for rules in list(registry.rules.values()):
+        for rule in rules:
+            try:
+                own = inspect.signature(rule.fn).parameters
+            except (TypeError, ValueError):
+                continue
+            for param, accepted in rule.fixed.items():
+                default = own[param].default if param in own else None
+                if param not in own or default is inspect.Parameter.empty:
+                    continue
+                checked += 1
+                assert any(type(v) is type(default) and v == default for v in accepted), (
+                    rule.name, param, default, accepted)
+    assert checked > 500, checked

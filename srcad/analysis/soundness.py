@@ -231,15 +231,6 @@ class Check:
                              "(or y[...] = f(...) to fill an existing array)")
         if not matters:
             return
-        for param, accepted in rule.fixed.items():  # hermitian=False written out: its rule's
-            atom = bound.get(param)  # (a value known only when the code runs: checked then)
-            if isinstance(atom, ir.Const) and not _accepted(atom.value, accepted):
-                raise self.error(stmt, f"{_name(prim)}(..., {param}={atom.value!r}): srcad's "
-                                 f"rule holds only for {param}=" + " or ".join(
-                                     repr(v) for v in accepted),
-                                 f"leave {param} out (or write {param}={accepted[0]!r}), or "
-                                 "wrap the call in srcad.stop_gradient(...) if no gradient "
-                                 "should flow")
         dtype = bound.get("dtype")
         if _given(dtype) and not _reads_dtype(rule) and not (
                 isinstance(dtype, ir.Const) and inexact_type(dtype.value)) and any(
@@ -259,6 +250,15 @@ class Check:
                                  f"its argument '{param}'",
                                  f"pass a constant as '{param}', or give the function a rule "
                                  "for it with srcad.extend.defvjp")
+        for param, accepted in rule.fixed.items():  # hermitian=False written out: its rule's
+            atom = bound.get(param)  # (a value known only when the code runs: checked then)
+            if isinstance(atom, ir.Const) and not _accepted(atom.value, accepted):
+                raise self.error(stmt, f"{_name(prim)}(..., {param}={atom.value!r}): srcad's "
+                                 f"rule holds only for {param}=" + " or ".join(
+                                     repr(v) for v in accepted),
+                                 f"leave {param} out (or write {param}={accepted[0]!r}), or "
+                                 "wrap the call in srcad.stop_gradient(...) if no gradient "
+                                 "should flow")
 
     def complex_error(self, stmt, prim):
         return self.error(

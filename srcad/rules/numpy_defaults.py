@@ -6,13 +6,19 @@ their keywords (``out=None``, ``where=True``, ...) so without a line here
 (:data:`srcad.rules.registry.UFUNC_FIXED`). One line per function; why the others are
 refused is said beside each.
 
-Imports NumPy and :mod:`.registry`.
+Imports NumPy, :mod:`.registry` and the rule modules whose rules it extends (they come
+first, complex forms included).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import numpy as _numpy  # noqa: F401  (the rules extended here: registered first)
+from . import numpy_complex_linalg as _complex_linalg  # noqa: F401
+from . import numpy_matrices as _matrices  # noqa: F401
+from . import numpy_more as _more  # noqa: F401
+from . import numpy_second as _second  # noqa: F401
 from .registry import accept
 
 # ---------------------------------------------------------------- linear algebra

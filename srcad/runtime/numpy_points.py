@@ -4,12 +4,15 @@
   (``np.linalg.pinv(a, hermitian=False)``, a ufunc's ``where=True``); where the call's value
   is known only when the code runs, the gradient checks it then (``fixed=`` in
   :mod:`srcad.rules.registry`);
-* :func:`grad_det`: the gradient of ``np.linalg.det``, the adjugate transposed, which exists at
-  a singular matrix too (``det(a) * inv(a).T`` does not): from the singular value
-  decomposition ``a = U diag(s) V^T``, ``adj(a)^T = det(U) det(V) U diag(prod_{j != i} s_j)
-  V^T``, each product of all singular values but one taken without dividing (so a rank
-  ``n - 1`` matrix gets its nonzero adjugate and a rank ``n - 2`` one zero), batched over the
-  leading axes; :func:`tangent_det` is its forward form, ``sum(adj(a)^T * t)``.
+* :func:`cofactors`: ``adj(a)^T``, the gradient of ``np.linalg.det``, which exists at a
+  singular matrix too (``det(a) * inv(a).T``, the rule's formula before, raised there): from
+  the singular value decomposition ``a = U diag(s) V^H``, ``adj(a)^T = det(U) det(V^H)
+  conj(U) diag(prod_{j != i} s_j) conj(V^H)``, each product of all singular values but one
+  taken without dividing (a rank ``n - 1`` matrix gets its nonzero adjugate, a rank ``n - 2``
+  one zero), batched over the leading axes; :func:`cofactors_tangent` is its derivative (the
+  second derivative of ``det``), from the same decomposition, without division either;
+* :func:`slogdet_check`: ``np.linalg.slogdet`` of a singular matrix (sign 0, ``log|det| =
+  -inf``) has no derivative: refused when the gradient runs (JAX and PyTorch give inf or nan).
 
 Conventions in :mod:`srcad.runtime.numpy_helpers`. Imports only ``srcad.errors``,
 ``srcad.runtime.registry`` and ``srcad.runtime.arrays``.
@@ -40,37 +43,91 @@ def fixed_check(value, given, accepted, call):
 
 
 # ---------------------------------------------------------------- np.linalg.det
-def _cofactors(a):
-    """``adj(a)^T``, the cofactor matrix of each matrix of ``a`` (the gradient of its
-    determinant), from its singular value decomposition (module docstring)."""
-    a = np.asarray(a)
-    n = a.shape[-1]
-    if n == 0:
-        return np.zeros_like(a)
-    if n == 1:
-        return np.ones_like(a)
-    u, s, vt = np.linalg.svd(a)
-    # the product of all singular values but the i-th, without division: prefix * suffix
+def _others(s):
+    """The product of all entries of ``s`` but the i-th, along its last axis, without
+    division (a prefix times a suffix product): exact where entries are zero."""
     ones = np.ones(s.shape[:-1] + (1,), dtype=s.dtype)
     before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
     after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    others = before * after
-    # det(U) det(V) (each +-1 for a real matrix, a unit number for a complex one); the
-    # cofactors of a complex matrix are made of U, V^H conjugated so: adj(a)^T is
-    # conj(det(U) det(V^H))... taken as det(U V^H)-consistent through the product below
-    phase = np.linalg.det(u) * np.linalg.det(vt)
-    return phase[..., None, None] * (u * others[..., None, :]) @ vt
+    return before * after
+
+
+def _svd(a):
+    """``a = U diag(s) V^H`` and ``det(U) det(V^H)``, the parts of its cofactors."""
+    u, s, vh = np.linalg.svd(a)
+    return u, s, vh, np.linalg.det(u) * np.linalg.det(vh)
+
+
+def _cofactors(a):
+    """``adj(a)^T`` of each matrix of the NumPy array ``a`` (module docstring)."""
+    a = np.asarray(a)
+    if a.shape[-1] < 2:
+        return np.ones_like(a) if a.shape[-1] else np.zeros_like(a)
+    u, s, vh, phase = _svd(a)
+    # C(XY) = C(X) C(Y), C(U) = det(U) conj(U) for a unitary U: adj(a)^T is
+    # det(U) det(V^H) conj(U) C(diag(s)) conj(V^H), C(diag(s)) = diag(product of the others)
+    return phase[..., None, None] * ((np.conj(u) * _others(s)[..., None, :]) @ np.conj(vh))
+
+
+def _cofactors_tangent(t, a):
+    """The derivative of :func:`_cofactors` at ``a`` along ``t`` (and, the same map, its
+    transpose applied to ``t``): ``phase conj(U) D(U^H t V) conj(V^H)`` with, at a diagonal
+    ``S``, ``D(E)_ii = sum_{k != i} E_kk P_ik`` and ``D(E)_ij = -E_ji P_ij`` (``P_ij`` the
+    product of the singular values but the i-th and j-th): no division, so defined at a
+    singular matrix too."""
+    a = np.asarray(a)
+    n = a.shape[-1]
+    if n < 2:
+        return np.zeros(np.broadcast_shapes(np.shape(t), a.shape), dtype=np.result_type(t, a))
+    u, s, vh, phase = _svd(a)
+    rows = np.where(np.eye(n, dtype=bool), 1.0, s[..., None, :])  # row i: s with s_i = 1
+    pairs = _others(rows) * (1.0 - np.eye(n))  # P_ik, k != i (0 on the diagonal)
+    e = np.swapaxes(np.conj(u), -1, -2) @ t @ np.swapaxes(np.conj(vh), -1, -2)  # U^H t V
+    diagonal = np.einsum("...ik,...k->...i", pairs, np.diagonal(e, axis1=-2, axis2=-1))
+    d = diagonal[..., :, None] * np.eye(n) - pairs * np.swapaxes(e, -1, -2)
+    return phase[..., None, None] * (np.conj(u) @ d @ np.conj(vh))
+
+
+def _lazy(fn, a, *more):
+    """``fn(a, *more)`` on a Dask ``a``, each matrix in one block, lazily; else None."""
+    if not (_lib.is_duck(a) and hasattr(a, "map_blocks")):
+        return None
+    whole = a.rechunk({a.ndim - 2: -1, a.ndim - 1: -1})
+    if more:
+        more = [m.rechunk(whole.chunks) if hasattr(m, "rechunk") else m for m in more]
+        return whole.map_blocks(lambda x, *m: fn(*m, x) if m else fn(x), *more,
+                                dtype=np.result_type(whole.dtype, float))
+    return whole.map_blocks(fn, dtype=np.result_type(whole.dtype, float))
 
 
 @helper("numpy")
-def grad_det(g, a):
-    """The gradient flowing into ``a`` of ``np.linalg.det(a)`` for the gradient ``g`` of the
-    determinant(s): ``g * adj(a)^T``, defined at singular matrices too."""
-    return np.expand_dims(g, (-2, -1)) * _cofactors(a)
+def cofactors(a):
+    """``adj(a)^T``, the cofactor matrix of ``a`` (of each matrix of a batch): the gradient
+    of ``np.linalg.det(a)``, at a singular matrix too (the adjugate of a rank ``n - 1`` matrix
+    is not zero, of a lower rank it is)."""
+    lazy = _lazy(_cofactors, a)
+    return _cofactors(a) if lazy is None else lazy
 
 
 @helper("numpy")
-def tangent_det(t, a):
-    """The tangent of ``np.linalg.det(a)`` along ``t``: ``sum(adj(a)^T * t)`` over the last
-    two axes."""
-    return np.sum(_cofactors(a) * t, axis=(-2, -1))
+def cofactors_tangent(t, a):
+    """The derivative of :func:`cofactors` at ``a`` along ``t``, which is also its
+    transpose applied to ``t`` (``np.linalg.det``'s second derivative, at a singular matrix
+    too)."""
+    lazy = _lazy(_cofactors_tangent, a, t)
+    return _cofactors_tangent(t, a) if lazy is None else lazy
+
+
+# ---------------------------------------------------------------- np.linalg.slogdet
+@helper("numpy")
+def slogdet_check(a, sign):
+    """``a``, once checked that no matrix of it is singular (``sign``, the sign
+    ``np.linalg.slogdet`` gave, is not 0): there ``log|det|`` is ``-inf``, with no derivative
+    (JAX's and PyTorch's give inf or nan there; srcad refuses)."""
+    if not _lib.is_duck(sign) and np.any(np.asarray(sign) == 0):
+        raise _lib.placed(MissingRuleError(
+            "no derivative of np.linalg.slogdet at a singular matrix: its log|det| is -inf "
+            "there", construct="np.linalg.slogdet",
+            hint="the determinant itself, np.linalg.det, has a derivative there (its "
+            "cofactors); or move the point off the singular matrix"))
+    return a
