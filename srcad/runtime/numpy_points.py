@@ -110,12 +110,30 @@ def cofactors(a):
 
 
 @helper("numpy")
-def cofactors_tangent(t, a):
-    """The derivative of :func:`cofactors` at ``a`` along ``t``, which is also its
-    transpose applied to ``t`` (``np.linalg.det``'s second derivative, at a singular matrix
+def cofactors_tangent(v, a):
+    """The derivative of :func:`cofactors` at ``a`` along ``v``, which is also its
+    transpose applied to ``v`` (``np.linalg.det``'s second derivative, at a singular matrix
     too)."""
-    lazy = _lazy(_cofactors_tangent, a, t)
-    return _cofactors_tangent(t, a) if lazy is None else lazy
+    lazy = _lazy(_cofactors_tangent, a, v)
+    return _cofactors_tangent(v, a) if lazy is None else lazy
+
+
+@helper("numpy")
+def det_nonzero(a):
+    """``np.linalg.det(a)`` where a third derivative of ``det`` divides by it: a singular
+    matrix is refused there (the first and second derivatives are defined at one)."""
+    if _lib.is_duck(a) and hasattr(a, "map_blocks"):  # Dask: unchecked, lazily
+        whole = a.rechunk({a.ndim - 2: -1, a.ndim - 1: -1})
+        return whole.map_blocks(np.linalg.det, drop_axis=(a.ndim - 2, a.ndim - 1),
+                                dtype=np.result_type(whole.dtype, float))
+    det = np.linalg.det(a)
+    if np.any(det == 0):
+        raise _lib.placed(MissingRuleError(
+            "no third derivative of np.linalg.det at a singular matrix: srcad writes it for "
+            "an invertible matrix (the first and second are defined at a singular one)",
+            construct="np.linalg.det", hint="move the point off the singular matrix, or "
+            "differentiate at most twice"))
+    return det
 
 
 # ---------------------------------------------------------------- np.linalg.slogdet

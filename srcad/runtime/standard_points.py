@@ -14,7 +14,8 @@ from . import arrays
 
 
 def make_points(ns):
-    """``cofactors``, ``cofactors_tangent`` and ``slogdet_check`` for ``ns``'s arrays."""
+    """``cofactors``, ``cofactors_tangent``, ``det_nonzero`` and ``slogdet_check`` for
+    ``ns``'s arrays."""
     xp = ns.xp
 
     def last2(x):  # x[..., None, None]
@@ -53,6 +54,14 @@ def make_points(ns):
         d = diagonal * eye - pairs * xp.matrix_transpose(e)
         return phase * (xp.conj(u) @ d @ xp.conj(vh))
 
+    def det_nonzero(a):
+        det = xp.linalg.det(a)
+        if bool(xp.any(det == 0)):
+            raise arrays.placed(BackendError(
+                "no third derivative of np.linalg.det at a singular matrix",
+                construct="np.linalg.det", hint="move the point off the singular matrix"))
+        return det
+
     def slogdet_check(a, sign):
         if bool(xp.any(sign == 0)):
             raise arrays.placed(BackendError(
@@ -63,4 +72,4 @@ def make_points(ns):
         return a
 
     return {"cofactors": cofactors, "cofactors_tangent": cofactors_tangent,
-            "slogdet_check": slogdet_check}
+            "det_nonzero": det_nonzero, "slogdet_check": slogdet_check}
