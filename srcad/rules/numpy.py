@@ -116,7 +116,8 @@ defvjp(np.fmod, "a, b", a="g", b="-g * np.trunc(a / b)", broadcast=True)
 # ---------------------------------------------------------------- binary ufuncs: geometry, logs
 defvjp(np.arctan2, "a, b", a="g * b / (a ** 2 + b ** 2)", b="-g * a / (a ** 2 + b ** 2)",
        broadcast=True)
-defvjp(np.hypot, "a, b", a="g * a / ans", b="g * b / ans", broadcast=True)
+defvjp(np.hypot, "a, b", a="g * a / where(ans, ans, 1.0)", b="g * b / where(ans, ans, 1.0)",
+       broadcast=True)  # (0 at (0, 0): the subgradient of least size, as np.linalg.norm)
 # np.logaddexp, np.logaddexp2: srcad.rules.numpy_more
 
 # ---------------------------------------------------------------- binary ufuncs: max and min

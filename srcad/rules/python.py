@@ -233,7 +233,7 @@ defvjp(math.asin, "x", x="g / sqrt(1 - x ** 2)")
 defvjp(math.acos, "x", x="-g / sqrt(1 - x ** 2)")
 defvjp(math.atan, "x", x="g / (1 + x ** 2)")
 defvjp(math.atan2, "y, x", y="g * x / (x ** 2 + y ** 2)", x="-g * y / (x ** 2 + y ** 2)")
-defvjp(math.hypot, "x, y", x="g * x / ans", y="g * y / ans")
+defvjp(math.hypot, "x, y", x="g * x / where(ans, ans, 1.0)", y="g * y / where(ans, ans, 1.0)")
 
 # ---------------------------------------------------------------- math: hyperbolic
 defvjp(math.sinh, "x", x="g * cosh(x)")

@@ -318,7 +318,8 @@ def make_helpers(ns):
                 construct="grad_norm", hint="write the norm out: xp.sum(xp.abs(x) ** p) ** "
                 "(1 / p), or use NumPy arrays"))
         gb = ns.array(_restore(ns, g, v.shape, axes, keepdims), v)
-        return gb * v / ns.array(_restore(ns, ans, v.shape, axes, keepdims), v)
+        nb = ns.array(_restore(ns, ans, v.shape, axes, keepdims), v)
+        return gb * v / xp.where(nb == 0, xp.ones_like(nb), nb)  # 0 at 0, as NumPy's form
 
     def one_axis(axis):
         if isinstance(axis, int):
