@@ -129,8 +129,7 @@ def _variants(expr, specs):
 
 
 #: the calls of the default run (the long run takes every example): the ones found refused
-PICKED = [("np.linalg.pinv(a)", {"a": (3, 2)}), ("np.exp(x)", {"x": (2, 3)}),
-          ("np.linalg.svd(a)[1]", {"a": (3, 2)})]
+PICKED = [("np.linalg.pinv(a)", {"a": (3, 2)}), ("np.exp(x)", {"x": (2, 3)})]
 
 
 def _cases(long=LONG):
