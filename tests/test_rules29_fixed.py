@@ -136,8 +136,9 @@ def test_every_fixed_parameter_accepts_the_function_default():
                 continue
             for param, accepted in rule.fixed.items():
                 default = own[param].default if param in own else None
-                if param not in own or default is inspect.Parameter.empty:
-                    continue
+                if param not in own or type(default) not in (type(None), bool, int, float,
+                                                             str):
+                    continue  # (no default, or a sentinel no call writes: np._NoValue)
                 checked += 1
                 assert any(type(v) is type(default) and v == default for v in accepted), (
                     rule.name, param, default, accepted)

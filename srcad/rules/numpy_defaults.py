@@ -22,9 +22,10 @@ from . import numpy_second as _second  # noqa: F401
 from .registry import accept
 
 # ---------------------------------------------------------------- linear algebra
-# the pseudo-inverse's derivative holds at a constant rank: a cut-off (rcond) may change it;
+# the pseudo-inverse's derivative holds at a constant rank: a cut-off (rcond, rtol) of one's
+# own may change it (rtol=None is NumPy's machine-precision cut-off, as the default's);
 # hermitian=True reads one triangle of a (another derivative off symmetric matrices)
-accept(np.linalg.pinv, rcond=(None,), hermitian=(False,))
+accept(np.linalg.pinv, rcond=(None,), hermitian=(False,), rtol=(None,))
 accept(np.linalg.svd, hermitian=(False,))
 
 # ---------------------------------------------------------------- making arrays

@@ -9,8 +9,11 @@
   the singular value decomposition ``a = U diag(s) V^H``, ``adj(a)^T = det(U) det(V^H)
   conj(U) diag(prod_{j != i} s_j) conj(V^H)``, each product of all singular values but one
   taken without dividing (a rank ``n - 1`` matrix gets its nonzero adjugate, a rank ``n - 2``
-  one zero), batched over the leading axes; :func:`cofactors_tangent` is its derivative (the
-  second derivative of ``det``), from the same decomposition, without division either;
+  one zero), batched over the leading axes; where ``inv(a)`` is accurate (``a @ inv(a)``
+  within 1e-10 of the identity) ``det(a) inv(a)^T`` is used instead, the faster way;
+  :func:`cofactors_tangent` is its derivative (the second derivative of ``det``), the same two
+  ways (the SVD's without division either); :func:`det_nonzero` is the determinant where a
+  third derivative divides by it (a singular matrix refused there);
 * :func:`slogdet_check`: ``np.linalg.slogdet`` of a singular matrix (sign 0, ``log|det| =
   -inf``) has no derivative: refused when the gradient runs (JAX and PyTorch give inf or nan).
 
@@ -58,7 +61,7 @@ def _svd(a):
     return u, s, vh, np.linalg.det(u) * np.linalg.det(vh)
 
 
-def _cofactors(a):
+def _svd_cofactors(a):
     """``adj(a)^T`` of each matrix of the NumPy array ``a`` (module docstring)."""
     a = np.asarray(a)
     if a.shape[-1] < 2:
@@ -69,7 +72,7 @@ def _cofactors(a):
     return phase[..., None, None] * ((np.conj(u) * _others(s)[..., None, :]) @ np.conj(vh))
 
 
-def _cofactors_tangent(t, a):
+def _svd_cofactors_tangent(t, a):
     """The derivative of :func:`_cofactors` at ``a`` along ``t`` (and, the same map, its
     transpose applied to ``t``): ``phase conj(U) D(U^H t V) conj(V^H)`` with, at a diagonal
     ``S``, ``D(E)_ii = sum_{k != i} E_kk P_ik`` and ``D(E)_ij = -E_ji P_ij`` (``P_ij`` the
@@ -86,6 +89,50 @@ def _cofactors_tangent(t, a):
     diagonal = np.einsum("...ik,...k->...i", pairs, np.diagonal(e, axis1=-2, axis2=-1))
     d = diagonal[..., :, None] * np.eye(n) - pairs * np.swapaxes(e, -1, -2)
     return phase[..., None, None] * (np.conj(u) @ d @ np.conj(vh))
+
+
+def _regular(a):
+    """``(inv(a), det(a), good)`` where ``good`` marks the matrices (of a batch) whose inverse
+    is accurate (``a @ inv(a)`` within 1e-10 of the identity: condition numbers up to about
+    1e6), or None when one is exactly singular (NumPy's inverse raises)."""
+    try:
+        inv = np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        return None
+    residual = np.max(np.abs(a @ inv - np.eye(a.shape[-1])), axis=(-2, -1))
+    return inv, np.linalg.det(a), residual <= 1e-10
+
+
+def _cofactors(a):
+    """``adj(a)^T`` of each matrix of the NumPy array ``a``: ``det(a) inv(a)^T`` where the
+    inverse is accurate (the fast way), from the SVD elsewhere (singular, ill-conditioned)."""
+    a = np.asarray(a)
+    regular = _regular(a) if a.shape[-1] > 1 else None
+    if regular is None:
+        return _svd_cofactors(a)
+    inv, det, good = regular
+    out = det[..., None, None] * np.swapaxes(inv, -1, -2)
+    if not np.all(good):
+        out[~good] = _svd_cofactors(a[~good])
+    return out
+
+
+def _cofactors_tangent(v, a):
+    """The derivative of :func:`_cofactors` at ``a`` along ``v`` (the same map gives its
+    transpose): ``(<C, v> C - C v^T C) / det(a)`` where the inverse is accurate, from the SVD
+    elsewhere."""
+    a = np.asarray(a)
+    v = np.broadcast_to(v, np.broadcast_shapes(np.shape(v), a.shape))
+    regular = _regular(a) if a.shape[-1] > 1 else None
+    if regular is None:
+        return _svd_cofactors_tangent(v, a)
+    inv, det, good = regular
+    c = det[..., None, None] * np.swapaxes(inv, -1, -2)
+    inner = np.sum(c * v, axis=(-2, -1))[..., None, None]
+    out = (inner * c - c @ np.swapaxes(v, -1, -2) @ c) / det[..., None, None]
+    if not np.all(good):
+        out[~good] = _svd_cofactors_tangent(v[~good], a[~good])
+    return out
 
 
 def _lazy(fn, a, *more):
