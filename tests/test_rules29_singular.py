@@ -175,3 +175,20 @@ def test_jax_agrees_on_det_where_installed():
     a = _rank(3, 2, 12)
     np.testing.assert_allclose(srcad.grad(det_plain)(a), np.asarray(jax.grad(jnp.linalg.det)(a)),
                                atol=1e-10)
+
+
+def test_scipy_x_log_y_family_at_x_zero():
+    """``xlogy(0, y)`` is 0 for every y (``xlog1py``, ``rel_entr`` too; ``kl_div(0, y)`` is
+    ``y`` for y >= 0): the derivative in y is 0 (1) there, y = 0 included, where ``x / y`` was
+    0 / 0 = nan. Against differences (one-sided where the function is only defined on one)."""
+    special = pytest.importorskip("scipy.special")
+    cases = [(special.xlogy, 0.0, 0.0), (special.xlog1py, -1.0, 0.0),
+             (special.rel_entr, 0.0, 0.0), (special.kl_div, 0.0, 1.0)]
+    for fn, y, want in cases:
+        def f(y, fn=fn):
+            return fn(0.0, y)
+
+        got = srcad.grad(f)(y)
+        assert got == want, (fn.__name__, got)
+        assert (f(y + 1e-6) - f(y)) / 1e-6 == pytest.approx(want, abs=1e-9)
+        assert srcad.grad(f)(y + 2.0) == pytest.approx(want, abs=1e-12)

@@ -91,10 +91,14 @@ defvjp(special.exp10, "x", x="g * ans * 2.302585092994046")  # ln 10
 defvjp(special.cosm1, "x", x="-g * sin(x)")  # cos(x) - 1
 
 # ---------------------------------------------------------------- x log y and entropies
-defvjp(special.xlogy, "x, y", x="g * log(y)", y="g * x / y", broadcast=True)
-defvjp(special.xlog1py, "x, y", x="g * log1p(y)", y="g * x / (1 + y)", broadcast=True)
+# (x = 0: these are 0 (or y) for every y, so their derivative in y is 0 (or 1) there, y = 0
+# too, where x / y would be 0 / 0: x / where(x, y, 1.0); JAX gives nan for xlogy, 0 and 1)
+defvjp(special.xlogy, "x, y", x="g * log(y)", y="g * x / where(x, y, 1.0)", broadcast=True)
+defvjp(special.xlog1py, "x, y", x="g * log1p(y)", y="g * x / where(x, 1 + y, 1.0)",
+       broadcast=True)
 defvjp(special.entr, "x", x="-g * (log(x) + 1)")
-defvjp(special.rel_entr, "x, y", x="g * (log(x / y) + 1)", y="-g * x / y", broadcast=True)
+defvjp(special.rel_entr, "x, y", x="g * (log(x / y) + 1)", y="-g * x / where(x, y, 1.0)",
+       broadcast=True)
 
 # ---------------------------------------------------------------- integrals, Owen's T, Pochhammer
 # Ei' = exp(x) / x, E1' = -exp(-x) / x, En' = -E(n-1) (E(-1)(x) = exp(-x) (1/x + 1/x^2),
@@ -105,7 +109,8 @@ defvjp(special.expi, "x", x="g * exp(x) / x")
 defvjp(special.exp1, "x", x="-g * exp(-x) / x")
 defvjp(special.expn, "n, x", x="-g * where(n == 0, exp(-x) * (1 / x + 1 / x ** 2), "
        "special.expn(np.maximum(n - 1, 0), x))", zero="n", broadcast=True)
-defvjp(special.kl_div, "x, y", x="g * log(x / y)", y="g * (1 - x / y)", broadcast=True)
+defvjp(special.kl_div, "x, y", x="g * log(x / y)", y="g * (1 - x / where(x, y, 1.0))",
+       broadcast=True)
 defvjp(special.owens_t, "h, a",
        h=f"-g * exp(-0.5 * h ** 2) * special.erf(a * h * 0.7071067811865476) / (2 * {SQRT_2PI})",
        a="g * exp(-0.5 * h ** 2 * (1 + a ** 2)) / (6.283185307179586 * (1 + a ** 2))",
