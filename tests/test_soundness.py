@@ -87,7 +87,7 @@ EXPECTED_REFUSED = {
     "scipy.integrate.odeint.func",
     # rules29: parameters the rule holds at only some constants (fixed=), named in the
     # signature so that they may be given by position: a differentiated value is refused
-    "pinv.rcond", "pinv.hermitian", "linspace.retstep",
+    "pinv.rcond", "pinv.hermitian", "linspace.retstep", "scipy.special.logsumexp.return_sign",
 }
 
 
