@@ -403,7 +403,8 @@ a rule here is refused (srcad never reads SciPy's source): give it one with
   (numbers, arrays, lists and tuples of them) by the adjoint method (reverse) and forward
   sensitivities (forward); srcad differentiates `func` itself when the derivative runs. Refused:
   a `func` reading a differentiated value other than through `args` (a closure, a lambda), `t`
-  passed by keyword, options that change the result (`full_output`, `tfirst`, `Dfun`, ...),
+  passed by keyword, options that change the result (`full_output`, `tfirst`, `Dfun`, ... other
+  than their defaults, which are accepted written out),
   `rtol`/`atol` looser than SciPy's defaults (the derivative of the exact solution is then
   about 100 times the tolerance away from that of the values returned), and a second
   derivative.
@@ -412,7 +413,7 @@ a rule here is refused (srcad never reads SciPy's source): give it one with
   `loc` and `scale` may be passed by position or keyword. A frozen distribution
   (`norm(0, 1).logpdf`) has no rule.
 * `logsumexp(..., return_sign=True)` and `multivariate_normal(..., allow_singular=...)` are
-  refused (no rule takes them).
+  refused (`return_sign=False`, the default, is accepted written out).
 * `multivariate_normal`'s `cov` may be a number, a diagonal or a matrix; of a matrix SciPy reads
   only the lower triangle, and srcad's gradient is that of the function SciPy computes (zero
   above the diagonal). Along symmetric perturbations it equals the symmetric gradient autograd
