@@ -466,8 +466,8 @@ def accept(fn, **fixed):
     """Accept ``fn``'s calls (each of its rules) where these parameters take these constants
     (``hermitian=(False,)``): ``fixed=`` of :func:`defvjp`, declared after the rules (the
     tables of harmless defaults, :mod:`srcad.rules.numpy_defaults`)."""
-    rules = registry.rules_for(fn)
-    if not rules:
+    rules = registry.rules.get(_key(fn), [])  # (not rules_for: no optional library loaded
+    if not rules:  # while srcad.rules itself is being imported)
         raise RuleError(f"accept({getattr(fn, '__name__', fn)!r}, ...): it has no rule",
                         hint="declare its rules first")
     for rule in rules:
