@@ -38,6 +38,7 @@ def instantiate(template, names, scalar, helpers, rule=None):
     """
     numpy_numbers = rule is not None and rule.numpy_numbers
     fixed = getattr(rule, "fixed", None)
+    fixed = fixed and [p for p in fixed if p in names]  # (written in the call: most are not)
     given = names
     if fixed:  # (a template never reads them: ``where`` there is the generic name)
         names = {k: v for k, v in names.items() if k not in fixed}
