@@ -27,6 +27,12 @@ def det_plain(a):
     return np.sum(np.linalg.det(a))
 
 
+def scipy_det(a):
+    import scipy.linalg
+
+    return scipy.linalg.det(a)
+
+
 def det_real(a):
     return np.real(np.linalg.det(a))
 
@@ -92,6 +98,8 @@ def test_det_where_pytorch_gives_zero():
     t = torch.tensor(a, requires_grad=True)
     torch.linalg.det(t).backward()
     assert not np.allclose(t.grad.numpy(), got)  # (PyTorch: 0; if it is fixed, use it above)
+    pytest.importorskip("scipy")
+    np.testing.assert_allclose(srcad.grad(scipy_det)(a), got, atol=1e-12)  # the same rule
 
 
 def test_det_batched_mixed_ranks_and_near_singular():

@@ -57,9 +57,10 @@ def defvjp(fn, signature, kind="array", zero=(), **rule):
 defvjp(linalg.inv, "a, overwrite_a=False, check_finite=True",  # (assume_a="sym": a triangle)
        fixed=dict(assume_a=(None, "gen", "general"), lower=(False,)),
        a=f"-({SWAP.format('ans')} @ g @ {SWAP.format('ans')})", jvp=dict(a="-(ans @ t @ ans)"))
+# det: the cofactors, as np.linalg.det's (exact at singular matrices: srcad.runtime.numpy_points)
 defvjp(linalg.det, "a, overwrite_a=False, check_finite=True", kind=None,
-       a=f"np.expand_dims(g * ans, (-2, -1)) * {SWAP.format('scipy_linalg.inv(a)')}",
-       jvp=dict(a="ans * np.trace(scipy_linalg.solve(a, t), axis1=-2, axis2=-1)"))
+       a="np.expand_dims(g, (-2, -1)) * cofactors(a)",
+       jvp=dict(a="np.sum(cofactors(a) * t, axis=(-2, -1))"))
 # b is a vector when it is 1-d, else (a batch of) matrices; the gradient into b solves with
 # the transpose, and the outer product of it with the solution flows into a. With a a matrix
 # and b of a known rank, the templates of ``ranks=`` are used (no test on the rank).
