@@ -250,6 +250,15 @@ class Check:
                                  f"its argument '{param}'",
                                  f"pass a constant as '{param}', or give the function a rule "
                                  "for it with srcad.extend.defvjp")
+        for param, accepted in rule.fixed.items():  # hermitian=False written out: its rule's
+            atom = bound.get(param)  # (a value known only when the code runs: checked then)
+            if isinstance(atom, ir.Const) and not _accepted(atom.value, accepted):
+                raise self.error(stmt, f"{_name(prim)}(..., {param}={atom.value!r}): srcad's "
+                                 f"rule holds only for {param}=" + " or ".join(
+                                     repr(v) for v in accepted),
+                                 f"leave {param} out (or write {param}={accepted[0]!r}), or "
+                                 "wrap the call in srcad.stop_gradient(...) if no gradient "
+                                 "should flow")
 
     def complex_error(self, stmt, prim):
         return self.error(
@@ -329,6 +338,11 @@ def _error(src, stmt, what, hint):
     line = getattr(stmt, "line", None)
     return MissingRuleError(what, filename=src.filename if src else None, lineno=line,
                             construct=src.line_text(line) if src and line else None, hint=hint)
+
+
+def _accepted(value, accepted):
+    """Whether the constant ``value`` is one of ``accepted`` (of its type: 0 is not False)."""
+    return any(type(value) is type(v) and value == v or value is v for v in accepted)
 
 
 def _given(atom):
