@@ -8,7 +8,10 @@ a function (the copy made for it): ``if ax:``, ``if ax is None:``, ``if f is not
 made, so srcad does not read it; JAX's pytree helpers are written so). Only where the name
 holds the parameter's value (never rebound, or not before the test).
 
-Imports the standard library, gast, NumPy and :mod:`srcad.core`.
+``len(p) == k`` of a list or tuple parameter whose length the specialisation fixes:
+:mod:`.fixed_lengths` (closures29).
+
+Imports the standard library, gast, NumPy, :mod:`srcad.core` and :mod:`.fixed_lengths`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import gast
 import numpy as np
 
 from ..core import functions
+from . import fixed_lengths
 
 
 def fixed_ways(lw, test, node):
@@ -58,6 +62,9 @@ def fixed_way(lw, test, node=None):
     if negate:
         test = test.operand
     compare = None
+    length = fixed_lengths.length_way(lw, test, node)  # if len(acts) == 1: (closures29)
+    if length is not None:
+        return not length if negate else length
     if isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(
             test.ops[0], (gast.Is, gast.IsNot)) and isinstance(
             test.comparators[0], gast.Constant) and test.comparators[0].value is None:

@@ -24,8 +24,8 @@ to the Python object it is, and the call is rewritten as a call srcad already di
 * a generator function called where its values are all taken at once: returning their list.
 
 Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.rules`
-(the registry's pure and piecewise-constant tables), :mod:`.generators`, :mod:`.folds` and
-:mod:`.lower_spread`.
+(the registry's pure and piecewise-constant tables), :mod:`.generators`, :mod:`.folds`,
+:mod:`.fixed_lengths` and :mod:`.lower_spread`.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from . import (
     chosen_functions,
     closures,
     derivative_makers,
+    fixed_lengths,
     folds,
     generators,
     iterators_passed,
@@ -303,6 +304,7 @@ class Callees:
             elif (value is None or type(value) is bool) and not (  # if ax: plot(ax) unread
                     _registry.has_rule(fn) or _registry.is_nondiff(fn)):
                 fixed.append((name, functions.Flag(value)))
+        fixed += fixed_lengths.for_callee(self, fn, given, {n for n, _ in fixed}, node)
         return tuple(fixed)
 
     # ---------------------------------------------------------------- methods
@@ -563,7 +565,7 @@ def classes_of(arg_values):
         elif known_object(v) is not None:  # an object of the user's, a list of them
             # (an array of the array API standard is an array: srcad.backend.standard)
             fixed[p] = known_object(v)
-    return fixed
+    return fixed_lengths.sized_arguments(fixed, arg_values)  # list lengths: keyed too
 
 
 def refuse_unhashable(fn, src):

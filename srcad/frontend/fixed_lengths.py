@@ -1,0 +1,291 @@
+"""Lengths of list and tuple parameters the specialisation fixes, so that a test of them takes
+one way while the code is made (closures29, issue 16)::
+
+    def dense(z, params, acts):
+        if len(acts) == 1 and len(params) > 1:
+            acts = [acts[0] for _ in range(len(params) - 1)] + [None]
+        for j, (W, b) in enumerate(params):
+            z = np.dot(z, W) + b
+            if acts[j]:
+                z = acts[j](z)
+
+Given ``acts = [np.tanh, None]``, the rebinding never runs and ``acts[j]`` reads the list
+passed in (a call of an item is taken from the function met when it runs); without the length,
+the two ways merge a list built here with the one passed, whose items srcad cannot know.
+
+Where a length is known (:class:`Sized`, a mark among a specialisation's fixed parameters):
+
+* the function differentiated: each list or tuple argument (its type and length are part of
+  the cache key: :func:`srcad.backend.keys.cache_key` keys containers by their structure);
+* a function of the user's called with a tuple (immutable: its length is its own), a list or
+  tuple the caller was itself made for (its parameter, never rebound), or a global or
+  closure list of functions (and ``None``) whose items are guarded (:mod:`.held_lists`), or
+  a list display built in the caller; for a list, :func:`check_length` checks at the call,
+  when the code runs, that it still has that length (it may have been changed in place
+  since). A callee is
+  only made for a length it tests (``len(p)`` in a test of one of its ``if`` statements) or
+  passes on (``p`` an argument of a call of a function it names).
+
+:func:`length_way` then fixes ``len(p) OP k`` (``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``,
+``k`` an int written in the code) in the test of an ``if`` statement of the body itself (not in
+a loop or a branch) where ``p`` still holds the parameter: not bound by an earlier statement
+(:func:`srcad.frontend.lower_stmts.unrebound_tests`), and, for a list, never used in the
+function other than by reading it (``len(p)``, ``p[k]``, ``for v in p``, ``enumerate(p)``,
+``zip(.., p, ..)``, ``reversed(p)``; bound anew), no earlier statement calling one of its
+items: nothing can have changed its length in place since the call.
+
+Imports the standard library, gast, :mod:`srcad.core`, :mod:`srcad.errors`,
+:mod:`srcad.rules.registry` (to declare the check) and :mod:`.held_lists`, :mod:`.source`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import operator
+
+import gast
+
+from ..core import ir
+from ..core.ir import Const, Var
+from ..errors import UnsupportedSyntaxError
+from ..rules.registry import registry as _registry
+from . import held_lists
+from . import source as source_module
+
+
+@dataclasses.dataclass(frozen=True)
+class Sized:
+    """In a specialisation: the parameter is given a list or tuple (``kind``) of ``n`` items."""
+
+    kind: type
+    n: int
+
+
+def check_length(seq, n, where):
+    """Raise unless the list ``seq`` still holds ``n`` items: srcad made the code of the call
+    at ``where`` (file, line, text) for a list of that length."""
+    if len(seq) == n:
+        return
+    filename, lineno, text = where
+    raise UnsupportedSyntaxError(
+        f"srcad made this call's code for a list of {n} items, and it now holds {len(seq)}: "
+        "it was changed in place after the code was made", filename=filename, lineno=lineno,
+        construct=text, hint="pass a tuple, or call srcad.clear_cache() after changing the "
+        "list")
+
+
+_registry.nondiff.add(check_length)  # a check: no derivative
+_registry.kept.add(check_length)  # (never dropped, also in code read again)
+
+
+def sized_arguments(fixed, arg_values):
+    """``fixed`` (a specialisation's fixed parameters) with a :class:`Sized` mark added for
+    each list or tuple argument not fixed otherwise (the cache key holds its length)."""
+    for p, v in arg_values.items():
+        if p not in fixed and type(v) in (list, tuple) and len(v) <= MOST:
+            fixed[p] = Sized(type(v), len(v))
+    return fixed
+
+
+#: lengths past this are not fixed (the code stays general)
+MOST = 64
+
+_OPS = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator.lt,
+        gast.LtE: operator.le, gast.Gt: operator.gt, gast.GtE: operator.ge}
+_FLIPPED = {gast.Eq: gast.Eq, gast.NotEq: gast.NotEq, gast.Lt: gast.Gt, gast.LtE: gast.GtE,
+            gast.Gt: gast.Lt, gast.GtE: gast.LtE}
+
+
+def length_way(lw, test, node):
+    """The way ``if len(p) OP k:`` goes where the specialisation fixes ``p``'s length (see
+    above); else None."""
+    if not (isinstance(test, gast.Compare) and len(test.ops) == 1) or node is None:
+        return None
+    op, left, right = type(test.ops[0]), test.left, test.comparators[0]
+    if _int(left) and not _int(right):
+        op, left, right = _FLIPPED.get(op), right, left
+    if op not in _OPS or not _int(right):
+        return None
+    name = _len_of(lw, left)
+    if name is None:
+        return None
+    n = known_length(lw, name, node)
+    return None if n is None else _OPS[op](n, right.value)
+
+
+def _int(node):
+    return isinstance(node, gast.Constant) and type(node.value) is int
+
+
+def _len_of(lw, node):
+    """``p`` of ``len(p)``, ``len`` being the builtin; else None."""
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+            and node.func.id == "len" and len(node.args) == 1 and not node.keywords
+            and isinstance(node.args[0], gast.Name)):
+        return None
+    if "len" in lw.env or lw.stores.get("len"):
+        return None
+    try:
+        if lw.source.lookup("len") is not builtins.len:
+            return None
+    except KeyError:
+        return None
+    return node.args[0].id
+
+
+def known_length(lw, name, node):
+    """The length of the parameter ``name`` at the test of ``node`` (an ``if`` of the body)."""
+    before = lw.unrebound.get(id(node))
+    if before is None or name in before or name not in lw.param_names:
+        return None
+    value = lw.fixed.get(name)
+    if type(value) is tuple:  # a tuple of functions the code is made for
+        return len(value)
+    items = getattr(value, "items", None)  # a list display of functions passed (its tuple)
+    if type(items) is tuple and getattr(value, "kind", None) == "list":
+        return len(items)
+    if not isinstance(value, Sized):
+        return None
+    if value.kind is list and not _unchanged(lw, name, node):
+        return None
+    return value.n
+
+
+def _unchanged(lw, name, node):
+    """Whether nothing can change the list ``name`` in place before ``node`` (see above)."""
+    fdef = lw.fdef
+    if not read_only(fdef, name):
+        return False
+    for stmt in fdef.body:
+        if stmt is node:
+            return True
+        if any(isinstance(n, gast.Call) and _item_of(n.func, name) for n in gast.walk(stmt)):
+            return False
+    return False
+
+
+def _item_of(node, name):
+    return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and (
+        node.value.id == name)
+
+
+_READERS = ("len", "enumerate", "zip", "reversed")
+
+
+def read_only(fdef, name):
+    """Whether every use of ``name`` in ``fdef`` (nested functions too) reads it (see the
+    module's docstring) or binds it anew."""
+    parents = {}
+    for node in gast.walk(fdef):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in gast.walk(fdef):
+        if not (isinstance(node, gast.Name) and node.id == name):
+            continue
+        if isinstance(node.ctx, (gast.Store, gast.Param)):
+            parent = parents.get(id(node))
+            if isinstance(parent, gast.AugAssign):
+                return False  # p += [f]: in place
+            continue
+        if isinstance(node.ctx, gast.Del):
+            return False
+        parent = parents.get(id(node))
+        if isinstance(parent, gast.Subscript) and parent.value is node and isinstance(
+                parent.ctx, gast.Load):
+            continue
+        if isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node:
+            continue
+        if isinstance(parent, gast.Call) and node in parent.args and isinstance(
+                parent.func, gast.Name) and parent.func.id in _READERS:
+            continue
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- a callee made for a length
+
+#: code object -> the parameters whose length it tests (``len(p)`` in an ``if`` test)
+_TESTED = {}
+
+
+def tested(fn):
+    """The parameters of the user's function ``fn`` whose length one of its ``if`` tests reads,
+    or that it passes on whole to a function it names (which may test it: ``loss(z, p, acts)``
+    calling ``dense(z, p, acts)``)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return frozenset()
+    if code in _TESTED:
+        return _TESTED[code]
+    try:
+        fdef = source_module.read(fn).node
+    except Exception:  # noqa: BLE001 - no source: nothing tested
+        fdef = None
+    names = set()
+    if isinstance(fdef, gast.FunctionDef):
+        params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+        for stmt in fdef.body:
+            if isinstance(stmt, gast.If):
+                for n in gast.walk(stmt.test):
+                    if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and (
+                            n.func.id == "len") and len(n.args) == 1 and isinstance(
+                            n.args[0], gast.Name) and n.args[0].id in params:
+                        names.add(n.args[0].id)
+        for n in gast.walk(fdef):  # passed on whole to a function named (it may test it)
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and (
+                    n.func.id not in _READERS):
+                names.update(a.id for a in list(n.args) + [k.value for k in n.keywords]
+                             if isinstance(a, gast.Name) and a.id in params)
+    _TESTED[code] = frozenset(names)
+    return _TESTED[code]
+
+
+def for_callee(lw, fn, given, taken, node):
+    """The :class:`Sized` marks of a call of ``fn`` (``given``: parameter -> atom; ``taken``:
+    the parameters fixed otherwise), after emitting :func:`check_length` for each list."""
+    known = {name: _atom_length(lw, atom) for name, atom in given.items() if name not in taken}
+    known = {name: sized for name, sized in known.items() if sized is not None}
+    if not known:
+        return []
+    wanted = tested(fn)
+    marks = []
+    for name, sized in sorted(known.items(), key=lambda pair: pair[0]):
+        if name not in wanted:
+            continue
+        atom = given[name]
+        if sized.kind is list:
+            line = getattr(node, "lineno", None)
+            where = (lw.source.filename, line, lw.source.line_text(line))
+            check = ir.Prim(check_length, [atom, Const(sized.n), Const(where)],
+                            spelling=lw.bound_name(check_length, "check_length"))
+            lw.emit(ir.Assign(None, check, line, effect=True))
+        marks.append((name, sized))
+    return marks
+
+
+def _atom_length(lw, atom):
+    if isinstance(atom, Const):
+        value = atom.value
+        if type(value) is tuple and len(value) <= MOST:
+            return Sized(tuple, len(value))
+        if type(value) is list and atom.spelling and atom.spelling.isidentifier() and (
+                held_lists.functions_or_none(value)) and lw.source.closure.get(
+                atom.spelling, lw.source.globals.get(atom.spelling)) is value:
+            return Sized(list, len(value))  # its items guarded (held_lists)
+        return None
+    if isinstance(atom, Var):
+        if atom.name in lw.param_names and lw.stores.get(atom.name, 0) == 1:
+            value = lw.fixed.get(atom.name)
+            return value if isinstance(value, Sized) else None
+        if atom.name in lw.tuples and len(lw.tuples[atom.name]) <= MOST:
+            return Sized(tuple, len(lw.tuples[atom.name]))
+        if atom.name in lw.lists and len(lw.lists[atom.name]) <= MOST:
+            return Sized(list, len(lw.lists[atom.name]))  # a display (checked at the call)
+    return None
+
+
+def taken_names(fixed):
+    """The parameters ``fixed`` (pairs) fixes."""
+    return {name for name, _ in fixed}
+
