@@ -43,6 +43,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import operator
+import types
 
 import gast
 
@@ -233,12 +234,30 @@ def tested(fn):
                             n.args[0], gast.Name) and n.args[0].id in params:
                         names.add(n.args[0].id)
         for n in gast.walk(fdef):  # passed on whole to a function named (it may test it)
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and (
-                    n.func.id not in _READERS):
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and _may_test(
+                    fn, n.func.id):
                 names.update(a.id for a in list(n.args) + [k.value for k in n.keywords]
                              if isinstance(a, gast.Name) and a.id in params)
     _TESTED[code] = frozenset(names)
     return _TESTED[code]
+
+
+def _may_test(fn, name):
+    """Whether a call of ``name`` in ``fn`` may be a call of a function of the user's (a
+    global or closure function, or a local name): not a builtin, class or library function."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    if name in cells:
+        try:
+            value = cells[name].cell_contents
+        except ValueError:
+            return True
+    elif name in fn.__globals__:
+        value = fn.__globals__[name]
+    elif hasattr(builtins, name):
+        return False
+    else:
+        return True  # a local: a function passed in, or made here
+    return isinstance(value, types.FunctionType)
 
 
 def for_callee(lw, fn, given, taken, node):
