@@ -27,12 +27,15 @@ Where a length is known (:class:`Sized`, a mark among a specialisation's fixed p
   passes on (``p`` an argument of a call of a function it names).
 
 :func:`length_way` then fixes ``len(p) OP k`` (``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``,
-``k`` an int written in the code) in the test of an ``if`` statement of the body itself (not in
-a loop or a branch) where ``p`` still holds the parameter: not bound by an earlier statement
-(:func:`srcad.frontend.lower_stmts.unrebound_tests`), and, for a list, never used in the
-function other than by reading it (``len(p)``, ``p[k]``, ``for v in p``, ``enumerate(p)``,
-``zip(.., p, ..)``, ``reversed(p)``; bound anew), no earlier statement calling one of its
-items: nothing can have changed its length in place since the call.
+``k`` an int written in the code) where ``p`` still holds the parameter (never rebound, or the
+test is an ``if`` of the body itself that no statement binding ``p`` precedes:
+:func:`srcad.frontend.lower_stmts.unrebound_tests`) and, for a list, nothing can have changed
+its length in place since the call: it is never used other than by reading it (``len(p)``,
+``p[k]``, ``for v in p``, ``enumerate(p)``, ``zip(.., p, ..)``, ``reversed(p)``; bound anew),
+and no item of it is called before the test (anywhere, for a test not of the body itself).
+:func:`type_way` fixes ``isinstance(p, list)``, ``isinstance(p, (list, tuple))``, ``type(p) is
+tuple`` (builtin classes only) where ``p`` holds the parameter: a list argument and a tuple
+argument of the same items have different keys, so a branch for the other kind is dropped.
 
 Imports the standard library, gast, :mod:`srcad.core`, :mod:`srcad.errors`,
 :mod:`srcad.rules.registry` (to declare the check) and :mod:`.held_lists`, :mod:`.source`.
@@ -99,9 +102,14 @@ _FLIPPED = {gast.Eq: gast.Eq, gast.NotEq: gast.NotEq, gast.Lt: gast.Gt, gast.LtE
 
 
 def length_way(lw, test, node):
-    """The way ``if len(p) OP k:`` goes where the specialisation fixes ``p``'s length (see
-    above); else None."""
-    if not (isinstance(test, gast.Compare) and len(test.ops) == 1) or node is None:
+    """The way ``if len(p) OP k:`` goes where the specialisation fixes ``p``'s length, or
+    ``if isinstance(p, (list, tuple)):`` where it fixes its type (see above); else None."""
+    if node is None:
+        return None
+    if isinstance(test, gast.Call) or isinstance(test, gast.Compare) and (
+            _type_of(lw, test.left) is not None):
+        return type_way(lw, test, node)
+    if not (isinstance(test, gast.Compare) and len(test.ops) == 1):
         return None
     op, left, right = type(test.ops[0]), test.left, test.comparators[0]
     if _int(left) and not _int(right):
@@ -115,6 +123,78 @@ def length_way(lw, test, node):
     return None if n is None else _OPS[op](n, right.value)
 
 
+#: the classes a type test may name (builtins: a list or tuple argument is one or not)
+_CLASSES = ("list", "tuple", "dict", "set", "str", "int", "float", "bool", "complex")
+
+
+def type_way(lw, test, node):
+    """The value of ``isinstance(p, C)`` (``C`` a builtin class or a tuple of them) or
+    ``type(p) is C`` (``is not``, ``==``, ``!=``) for a parameter ``p`` the specialisation
+    made for a list or tuple (its exact type is in the cache key); else None."""
+    if isinstance(test, gast.Call):
+        if not (_builtin(lw, test.func, "isinstance") and len(test.args) == 2
+                and not test.keywords and isinstance(test.args[0], gast.Name)):
+            return None
+        kind = _kind(lw, test.args[0].id, node)
+        classes = _classes(lw, test.args[1])
+        return None if kind is None or classes is None else issubclass(kind, classes)
+    if len(test.ops) != 1 or not isinstance(test.ops[0], (
+            gast.Is, gast.IsNot, gast.Eq, gast.NotEq)):
+        return None
+    kind = _kind(lw, _type_of(lw, test.left), node)
+    classes = _classes(lw, test.comparators[0])
+    if kind is None or classes is None or len(classes) != 1:
+        return None
+    same = kind is classes[0]
+    return same if isinstance(test.ops[0], (gast.Is, gast.Eq)) else not same
+
+
+def known_type(lw, node):
+    """``type(p)`` for a parameter ``p`` the specialisation made for a list or tuple that
+    still holds it: the class, a constant (``type(like)(items)`` builds one of its kind)."""
+    kind = _kind(lw, _type_of(lw, node), node)
+    return None if kind is None else Const(kind, kind.__name__)
+
+
+def _type_of(lw, node):
+    """``p`` of ``type(p)``, ``type`` being the builtin; else None."""
+    if isinstance(node, gast.Call) and _builtin(lw, node.func, "type") and len(
+            node.args) == 1 and not node.keywords and isinstance(node.args[0], gast.Name):
+        return node.args[0].id
+    return None
+
+
+def _kind(lw, name, node):
+    """The exact type (list or tuple) of the parameter ``name`` at the test of ``node``."""
+    if not _holds_param(lw, name, node):
+        return None
+    value = lw.fixed.get(name)
+    return value.kind if isinstance(value, Sized) else None
+
+
+def _classes(lw, node):
+    """The builtin classes ``node`` names (a name, or a tuple of names), or None."""
+    elts = node.elts if isinstance(node, gast.Tuple) else [node]
+    out = []
+    for e in elts:
+        if not (isinstance(e, gast.Name) and e.id in _CLASSES and _builtin(lw, e, e.id)):
+            return None
+        out.append(getattr(builtins, e.id))
+    return tuple(out)
+
+
+def _builtin(lw, node, name):
+    """Whether ``node`` is the name ``name`` and means the builtin of that name here."""
+    if not (isinstance(node, gast.Name) and node.id == name):
+        return False
+    if name in lw.env or lw.stores.get(name):
+        return False
+    try:
+        return lw.source.lookup(name) is getattr(builtins, name)
+    except KeyError:
+        return False
+
+
 def _int(node):
     return isinstance(node, gast.Constant) and type(node.value) is int
 
@@ -125,20 +205,12 @@ def _len_of(lw, node):
             and node.func.id == "len" and len(node.args) == 1 and not node.keywords
             and isinstance(node.args[0], gast.Name)):
         return None
-    if "len" in lw.env or lw.stores.get("len"):
-        return None
-    try:
-        if lw.source.lookup("len") is not builtins.len:
-            return None
-    except KeyError:
-        return None
-    return node.args[0].id
+    return node.args[0].id if _builtin(lw, node.func, "len") else None
 
 
 def known_length(lw, name, node):
     """The length of the parameter ``name`` at the test of ``node`` (an ``if`` of the body)."""
-    before = lw.unrebound.get(id(node))
-    if before is None or name in before or name not in lw.param_names:
+    if not _holds_param(lw, name, node):
         return None
     value = lw.fixed.get(name)
     if type(value) is tuple:  # a tuple of functions the code is made for
@@ -153,17 +225,30 @@ def known_length(lw, name, node):
     return value.n
 
 
+def _holds_param(lw, name, node):
+    """Whether ``name`` holds the parameter's value at the test of ``node``: it is never
+    rebound, or ``node`` is an ``if`` of the body that no statement binding it precedes."""
+    if name is None or name not in lw.param_names:
+        return False
+    if lw.stores.get(name, 0) == 1:
+        return True
+    before = lw.unrebound.get(id(node))
+    return before is not None and name not in before
+
+
 def _unchanged(lw, name, node):
-    """Whether nothing can change the list ``name`` in place before ``node`` (see above)."""
+    """Whether nothing can change the list ``name`` in place before ``node`` (see above):
+    anywhere if it is never called an item of, else before an ``if`` of the body."""
     fdef = lw.fdef
     if not read_only(fdef, name):
         return False
+    top = id(node) in lw.unrebound
     for stmt in fdef.body:
         if stmt is node:
             return True
         if any(isinstance(n, gast.Call) and _item_of(n.func, name) for n in gast.walk(stmt)):
             return False
-    return False
+    return not top  # (not an if of the body: no item called anywhere)
 
 
 def _item_of(node, name):
@@ -228,10 +313,10 @@ def tested(fn):
         params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
         for stmt in fdef.body:
             if isinstance(stmt, gast.If):
-                for n in gast.walk(stmt.test):
+                for n in gast.walk(stmt.test):  # len(p), isinstance(p, ..), type(p)
                     if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and (
-                            n.func.id == "len") and len(n.args) == 1 and isinstance(
-                            n.args[0], gast.Name) and n.args[0].id in params:
+                            n.func.id in ("len", "isinstance", "type")) and n.args and (
+                            isinstance(n.args[0], gast.Name)) and n.args[0].id in params:
                         names.add(n.args[0].id)
         for n in gast.walk(fdef):  # passed on whole to a function named (it may test it)
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and _may_test(

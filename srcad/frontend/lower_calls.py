@@ -28,6 +28,7 @@ from ..rules import registry
 from ..runtime import containers, routes
 from . import (
     builtin_code,
+    fixed_lengths,
     iterators_passed,
     keyword_dicts,
     lower_defaults,
@@ -52,6 +53,8 @@ class Calls:
 
     def expr_Call(self, node, hint=None):
         dispatched = operator_methods.length(self, node)  # len(v), v an object of yours
+        if dispatched is None:  # type(p), p a list or tuple argument: its type (closures29)
+            dispatched = fixed_lengths.known_type(self, node)
         if dispatched is not None:
             return dispatched
         consumed = getattr(node, "srcad_consumed", False)
