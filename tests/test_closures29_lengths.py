@@ -198,3 +198,28 @@ def test_check_length():
     check_length([1, 2], 2, ("f.py", 3, "g(x, acts)"))
     with pytest.raises(SrcadError, match="list of 2 items, and it now holds 3"):
         check_length([1, 2, 3], 2, ("f.py", 3, "g(x, acts)"))
+
+
+def flows(z, params, acts):  # IAF's MakeFlow: the lists read in a loop, lengths unknown here
+    total = 0.0
+    for param, act in zip(params, acts):
+        total = total + np.sum(dense(z, param, act[1]) * dense(z, param, act[0]))
+    return total
+
+
+def aflows(z, params, acts):
+    total = 0.0
+    for param, act in zip(params, acts):
+        total = total + anp.sum(adense(z, param, act[1]) * adense(z, param, act[0]))
+    return total
+
+
+def test_lengths_met_when_the_code_runs():
+    acts = [([np.tanh, None], [np.sin, None]), ([None, relu], [np.tanh, np.tanh])]
+    aacts = [([anp.tanh, None], [anp.sin, None]), ([None, arelu], [anp.tanh, anp.tanh])]
+    got = srcad.grad(lambda z, p: flows(z, [p, p], acts), (0, 1))(Z, P2)
+    want = autograd.grad(lambda z, p: aflows(z, [p, p], aacts), (0, 1))(Z, P2)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-9)
+    np.testing.assert_allclose(got[1][1][0], want[1][1][0], rtol=1e-9)
+    np.testing.assert_allclose(got[0], numerical_grad(
+        lambda z: flows(z, [P2, P2], acts), (Z,)), rtol=1e-5, atol=1e-7)

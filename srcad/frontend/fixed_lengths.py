@@ -38,13 +38,15 @@ tuple`` (builtin classes only) where ``p`` holds the parameter: a list argument 
 argument of the same items have different keys, so a branch for the other kind is dropped.
 
 Imports the standard library, gast, :mod:`srcad.core`, :mod:`srcad.errors`,
-:mod:`srcad.rules.registry` (to declare the check) and :mod:`.held_lists`, :mod:`.source`.
+:mod:`srcad.rules.registry` (to declare the check), :mod:`srcad.runtime.spread_calls`
+(``star_call``) and :mod:`.held_lists`, :mod:`.source`.
 """
 
 from __future__ import annotations
 
 import builtins
 import dataclasses
+import inspect
 import operator
 import types
 
@@ -54,6 +56,7 @@ from ..core import ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
 from ..rules.registry import registry as _registry
+from ..runtime.spread_calls import star_call
 from . import held_lists
 from . import source as source_module
 
@@ -393,3 +396,72 @@ def taken_names(fixed):
     """The parameters ``fixed`` (pairs) fixes."""
     return {name for name, _ in fixed}
 
+
+
+# ---------------------------------------------------------------- a length known when it runs
+
+
+def made_when_run(lw, fn, args, kwargs, fixed):
+    """Whether a call of ``fn`` is made when it runs (:func:`run_time_call`): ``fn`` rebinds
+    a list parameter under a test of its length (:func:`rebound_under_test`), and the call
+    gives it a value whose length is not known here (an item of a list read in a loop)."""
+    wanted = rebound_under_test(fn)
+    if not wanted:
+        return False
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return False
+    taken = {name for name, _ in fixed}
+    return any(name not in taken and isinstance(bound.arguments.get(name), Var)
+               and _atom_length(lw, bound.arguments[name]) is None for name in wanted)
+
+
+def run_time_call(lw, fn, args, kwargs, node):
+    """The call as :func:`srcad.runtime.spread_calls.star_call`'s: made (and differentiated)
+    when it runs, for the arguments met then; a list of functions and ``None`` among them is
+    a constant of the code made, whose length the callee is made for."""
+    packed = lw.assign(ir.Prim(ir.BUILD_TUPLE, list(args)), "args", node)
+    pairs = [a for k, v in kwargs.items() for a in (Const(k), v)]
+    keywords = lw.assign(ir.Prim(ir.BUILD_DICT, pairs), "kwargs", node) if pairs else Const(
+        {}, "{}")
+    line = getattr(node, "lineno", None)
+    where = (lw.source.filename, line, lw.source.line_text(line))
+    return ir.Prim(star_call, [lw.bound_const(where, "where"), lw.bound_const(
+        fn, getattr(fn, "__name__", "fn")), packed, keywords],
+        spelling=lw.bound_name(star_call, "star_call"))
+
+
+#: code object -> the parameters rebound under a test of their length whose items it calls
+_REBOUND = {}
+
+
+def rebound_under_test(fn):
+    """The list parameters of ``fn`` that an ``if`` of its body tests the length of and binds
+    anew (in either branch), and whose items it calls (``acts[j](z)``): MaskedAutoReg's
+    ``if len(acts) == 1: acts = [acts[0]] * h + [None]``."""
+    code = getattr(fn, "__code__", None)
+    if code is None or "len" not in code.co_names:
+        return frozenset()
+    if code in _REBOUND:
+        return _REBOUND[code]
+    names = set()
+    try:
+        fdef = source_module.read(fn).node
+    except Exception:  # noqa: BLE001 - no source: none
+        fdef = None
+    if isinstance(fdef, gast.FunctionDef):
+        params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+        called = {n.func.value.id for n in gast.walk(fdef) if isinstance(n, gast.Call)
+                  and isinstance(n.func, gast.Subscript) and isinstance(n.func.value, gast.Name)}
+        for stmt in fdef.body:
+            if not isinstance(stmt, gast.If):
+                continue
+            tested_here = {n.args[0].id for n in gast.walk(stmt.test) if isinstance(
+                n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == "len"
+                and n.args and isinstance(n.args[0], gast.Name)}
+            bound = {n.id for s in stmt.body + stmt.orelse for n in gast.walk(s)
+                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+            names |= tested_here & bound & params & called
+    _REBOUND[code] = frozenset(names)
+    return _REBOUND[code]

@@ -216,6 +216,8 @@ class Callees:
                 return chosen  # layer(W, x, ACTS[k]): a choice among ACTS' functions
             fn, args, kwargs = self.pass_held(fn, args, kwargs, node)
             fixed = self.fixed_for(fn, args, kwargs, node)
+            if fixed_lengths.made_when_run(self, fn, args, kwargs, fixed):  # (closures29)
+                return fixed_lengths.run_time_call(self, fn, args, kwargs, node)
             if fixed:
                 fn = functions.specialised(fn, fixed)
                 spelling = None
