@@ -351,6 +351,8 @@ def _may_test(fn, name):
 def for_callee(lw, fn, given, taken, node):
     """The :class:`Sized` marks of a call of ``fn`` (``given``: parameter -> atom; ``taken``:
     the parameters fixed otherwise), after emitting :func:`check_length` for each list."""
+    if _registry.has_rule(fn) or _registry.is_nondiff(fn):
+        return []  # (a copy would not be the function the rule is for)
     known = {name: _atom_length(lw, atom) for name, atom in given.items() if name not in taken}
     known = {name: sized for name, sized in known.items() if sized is not None}
     if not known:
@@ -406,7 +408,7 @@ def made_when_run(lw, fn, args, kwargs, fixed):
     a list parameter under a test of its length (:func:`rebound_under_test`), and the call
     gives it a value whose length is not known here (an item of a list read in a loop)."""
     wanted = rebound_under_test(fn)
-    if not wanted:
+    if not wanted or _registry.has_rule(fn) or _registry.is_nondiff(fn):
         return False
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs)

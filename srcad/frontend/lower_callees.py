@@ -303,9 +303,9 @@ class Callees:
             elif known_object(value) is not None:  # an object, or a list of them (a global)
                 fixed.append((name, known_object(value)))
                 note_parts(self.source, given.get(name), fixed[-1][1])  # o.inner = Other()
-            elif (value is None or type(value) is bool) and not (  # if ax: plot(ax) unread
+            elif (value is None or type(value) in (bool, str)) and not (  # if ax: (a str:
                     _registry.has_rule(fn) or _registry.is_nondiff(fn)):
-                fixed.append((name, functions.Flag(value)))
+                fixed.append((name, functions.Flag(value)))  # if scale == 'log', closures29)
         fixed += fixed_lengths.for_callee(self, fn, given, {n for n, _ in fixed}, node)
         return tuple(fixed)
 

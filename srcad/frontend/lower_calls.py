@@ -27,6 +27,7 @@ from ..core.walk import walk_nodes
 from ..rules import registry
 from ..runtime import containers, routes
 from . import (
+    applied_calls,
     builtin_code,
     fixed_lengths,
     iterators_passed,
@@ -130,6 +131,9 @@ class Calls:
             return self.call_atom(self.env[func.id], node, hint, spliced,
                                   f"the local value {func.id!r}")
         if not isinstance(func, (gast.Name, gast.Attribute)):
+            made = applied_calls.applied(self, node) if spliced else None  # F(a)(b)
+            if made is not None:
+                return self.expr(applied_calls.call_node(self, made, node, _AtomNode), hint)
             return self.call_atom(self.expr(func), node, hint, spliced,
                                   "the result of an expression")
         resolved = self.resolve_dotted(func)
