@@ -107,7 +107,12 @@ def _returns_a_derivative(fn):
         if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and (
                 value.args and isinstance(value.args[0], gast.Name)
                 and value.args[0].id not in params):
-            maker = fn.__globals__.get(value.func.id)
+            cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+            try:
+                maker = cells[value.func.id].cell_contents if value.func.id in cells else (
+                    fn.__globals__.get(value.func.id))
+            except ValueError:  # an empty cell
+                maker = None
             found = found or (maker is not None and functions.is_derivative_maker(maker))
     return found
 
