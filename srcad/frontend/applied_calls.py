@@ -39,7 +39,7 @@ import types
 
 import gast
 
-from ..core import functions
+from ..core import env, functions
 from ..core.ir import Const
 from ..core.walk import walk_nodes
 from ..rules.registry import registry as _registry
@@ -69,7 +69,15 @@ def applied(lw, node):
         return None
     if _registry.has_rule(fn) or _registry.is_nondiff(fn) or not _returns_a_derivative(fn):
         return None
-    cell = returned_records._copy_returning(fn, ("applied",), _rewrite)[0]
+    space = {name: fn}  # its defaults are the copy's: guarded, as a callee's are
+    env.record_all([env.Read(space, None, name, (attr,), getattr(fn, attr))
+                    for attr in ("__defaults__", "__kwdefaults__")])
+    key = ("applied", fn.__defaults__, tuple(sorted((fn.__kwdefaults__ or {}).items())))
+    try:
+        hash(key)
+    except TypeError:  # (a list default: the copy is made for that object)
+        key = ("applied", id(fn.__defaults__), id(fn.__kwdefaults__))
+    cell = returned_records._copy_returning(fn, key, _rewrite)[0]
     return cell.cell_contents
 
 
