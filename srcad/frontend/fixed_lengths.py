@@ -17,13 +17,14 @@ Where a length is known (:class:`Sized`, a mark among a specialisation's fixed p
 
 * the function differentiated: each list or tuple argument (its type and length are part of
   the cache key: :func:`srcad.backend.keys.cache_key` keys containers by their structure);
-* a function of the user's called with a tuple (immutable: its length is its own), a list or
-  tuple the caller was itself made for (its parameter, never rebound), or a global or
-  closure list of functions (and ``None``) whose items are guarded (:mod:`.held_lists`), or
-  a list display built in the caller; for a list, :func:`check_length` checks at the call,
-  when the code runs, that it still has that length (it may have been changed in place
-  since). A callee is
-  only made for a length it tests (``len(p)`` in a test of one of its ``if`` statements) or
+* a function of the user's called with a tuple (immutable: its length is its own), a tuple
+  or a list of functions and ``None`` the caller was itself made for (its parameter, never
+  rebound), a global or closure list of functions and ``None`` whose items are guarded
+  (:mod:`.held_lists`), or a display of functions and ``None`` built in the caller. A list
+  is passed on only so (:func:`check_length`, Python's, checks at the call, when the code
+  runs, that it still has that length: it may have been changed in place since; code for
+  lists of arrays, which the Numba backend compiles, gets no such check). A callee is only
+  made for a length it tests (``len(p)`` in a test of one of its ``if`` statements) or
   passes on (``p`` an argument of a call of a function it names).
 
 :func:`length_way` then fixes ``len(p) OP k`` (``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``,
@@ -52,7 +53,7 @@ import types
 
 import gast
 
-from ..core import ir
+from ..core import functions, ir
 from ..core.ir import Const, Var
 from ..errors import UnsupportedSyntaxError
 from ..rules.registry import registry as _registry
@@ -63,10 +64,12 @@ from . import source as source_module
 
 @dataclasses.dataclass(frozen=True)
 class Sized:
-    """In a specialisation: the parameter is given a list or tuple (``kind``) of ``n`` items."""
+    """In a specialisation: the parameter is given a list or tuple (``kind``) of ``n`` items
+    (``None``: a list of a length not fixed, its kind alone known)."""
 
     kind: type
-    n: int
+    n: int | None
+    functions: bool = False  # a list of functions and None (passed on to callees, checked)
 
 
 def check_length(seq, n, where):
@@ -91,7 +94,7 @@ def sized_arguments(fixed, arg_values):
     each list or tuple argument not fixed otherwise (the cache key holds its length)."""
     for p, v in arg_values.items():
         if p not in fixed and type(v) in (list, tuple) and len(v) <= MOST:
-            fixed[p] = Sized(type(v), len(v))
+            fixed[p] = Sized(type(v), len(v), held_lists.functions_or_none(v))
     return fixed
 
 
@@ -223,7 +226,7 @@ def known_length(lw, name, node):
         return len(items)
     if not isinstance(value, Sized):
         return None
-    if value.kind is list and not _unchanged(lw, name, node):
+    if value.n is None or value.kind is list and not _unchanged(lw, name, node):
         return None
     return value.n
 
@@ -363,7 +366,7 @@ def for_callee(lw, fn, given, taken, node):
         if name not in wanted:
             continue
         atom = given[name]
-        if sized.kind is list:
+        if sized.kind is list and sized.n is not None:
             line = getattr(node, "lineno", None)
             where = (lw.source.filename, line, lw.source.line_text(line))
             check = ir.Prim(check_length, [atom, Const(sized.n), Const(where)],
@@ -381,16 +384,22 @@ def _atom_length(lw, atom):
         if type(value) is list and atom.spelling and atom.spelling.isidentifier() and (
                 held_lists.functions_or_none(value)) and lw.source.closure.get(
                 atom.spelling, lw.source.globals.get(atom.spelling)) is value:
-            return Sized(list, len(value))  # its items guarded (held_lists)
-        return None
+            return Sized(list, len(value), True)  # its items guarded (held_lists)
+        return Sized(list, None) if type(value) is list else None  # (its kind only)
     if isinstance(atom, Var):
         if atom.name in lw.param_names and lw.stores.get(atom.name, 0) == 1:
             value = lw.fixed.get(atom.name)
+            if isinstance(value, Sized) and value.kind is list and not value.functions:
+                return Sized(list, None)  # its kind only: the list of arrays goes unchecked
             return value if isinstance(value, Sized) else None
         if atom.name in lw.tuples and len(lw.tuples[atom.name]) <= MOST:
             return Sized(tuple, len(lw.tuples[atom.name]))
-        if atom.name in lw.lists and len(lw.lists[atom.name]) <= MOST:
-            return Sized(list, len(lw.lists[atom.name]))  # a display (checked at the call)
+        items = lw.lists.get(atom.name)
+        if items and len(items) <= MOST and all(isinstance(a, Const) and (
+                a.value is None or functions.is_function_value(a.value)) for a in items):
+            return Sized(list, len(items), True)  # a display (checked at the call)
+        if atom.name in lw.lists:
+            return Sized(list, None)
     return None
 
 
