@@ -22,7 +22,8 @@ that generator: it is no write.
 A recursive call is assumed to write nothing while its own body is checked: a write happens
 at some finite depth, in a statement of one of the bodies, which the check sees.
 
-Imports ``srcad.core``, ``srcad.rules``, ``srcad.runtime.spread_calls`` (and the analysis
+Imports ``srcad.core``, ``srcad.rules``, ``srcad.runtime.spread_calls`` and ``.derivatives``
+(``call_value``; and the analysis
 modules beside it).
 """
 
@@ -33,6 +34,7 @@ import operator
 from ..core import functions, ir
 from ..core.kinds import SCALAR
 from ..rules import registry
+from ..runtime.derivatives import call_value
 from ..runtime.spread_calls import star_call, user_partial
 from .memory import Aliases
 from .memory_tables import (
@@ -174,7 +176,10 @@ def _effect_free(prim):
     writes are refused in it), or ``f(*xs)`` of a length known at run time whose function is
     one of the user's (checked to change nothing when it runs:
     :mod:`srcad.runtime.spread_calls`) or, given no keywords (no ``out=``), one known to
-    change nothing."""
+    change nothing; or a call of a function met only when it runs (``call_value``: checked
+    there to change nothing before it is called, closures29)."""
+    if prim.fn is call_value:
+        return True
     if prim.fn is star_call and len(prim.args) == 4 and isinstance(prim.args[1], ir.Const):
         called, keywords = prim.args[1].value, prim.args[3]
         return user_callee(called) or user_partial(called) or (

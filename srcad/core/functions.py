@@ -420,10 +420,10 @@ def specialised(fn, fixed):
     copy = types_module.FunctionType(fn.__code__, fn.__globals__, name,
                                      fn.__defaults__, fn.__closure__)
     copy.__kwdefaults__ = fn.__kwdefaults__
-    copy.__qualname__ = fn.__qualname__
-    copy.__module__ = fn.__module__
-    copy.__srcad_fixed__ = dict(fixed)
-    copy.__srcad_original__ = fn
+    copy.__qualname__, copy.__module__ = fn.__qualname__, fn.__module__
+    copy.__srcad_fixed__, copy.__srcad_original__ = dict(fixed), fn
+    if hasattr(fn, "__srcad_shown__"):  # a copy srcad made (sgd_fields): its origin's name
+        copy.__srcad_shown__ = fn.__srcad_shown__
     held = _SPECIALISED._entries(fn)
     if held is not None and len(held) >= _MAX_SPECIALISED:
         held.clear()

@@ -8,7 +8,10 @@ a function (the copy made for it): ``if ax:``, ``if ax is None:``, ``if f is not
 made, so srcad does not read it; JAX's pytree helpers are written so). Only where the name
 holds the parameter's value (never rebound, or not before the test).
 
-Imports the standard library, gast, NumPy and :mod:`srcad.core`.
+``len(p) == k`` of a list or tuple parameter whose length the specialisation fixes:
+:mod:`.fixed_lengths` (closures29).
+
+Imports the standard library, gast, NumPy, :mod:`srcad.core` and :mod:`.fixed_lengths`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import gast
 import numpy as np
 
 from ..core import functions
+from ..core.ir import Const
+from . import fixed_lengths
 
 
 def fixed_ways(lw, test, node):
@@ -58,6 +63,11 @@ def fixed_way(lw, test, node=None):
     if negate:
         test = test.operand
     compare = None
+    length = fixed_lengths.length_way(lw, test, node)  # if len(acts) == 1: (closures29)
+    if length is None:
+        length = constant_way(lw, test)  # if scale == 'log': (closures29)
+    if length is not None:
+        return not length if negate else length
     if isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(
             test.ops[0], (gast.Is, gast.IsNot)) and isinstance(
             test.comparators[0], gast.Constant) and test.comparators[0].value is None:
@@ -82,3 +92,43 @@ def _truthy(value):
     (a def, a builtin, a ufunc, a partial: none defines ``__bool__`` or ``__len__``)."""
     return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc,
                               functools.partial))
+
+
+_EQUALITY = (gast.Eq, gast.NotEq, gast.Is, gast.IsNot)
+_FOLDED = (str, int, bool, type(None))
+
+
+def constant_way(lw, test):
+    """The value of ``a == b`` (``!=``, ``is``, ``is not``) when both operands are constants
+    written in the code or names holding one (a parameter the specialisation gives a string,
+    None or a bool: ``if scale == 'log':``; ``y = 'sum'`` before ``if y == 'sum':``); ``is``
+    between strings only for identifiers (interned: ``is`` is ``==`` there); else None."""
+    if not (isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(
+            test.ops[0], _EQUALITY)):
+        return None
+    values = [_constant(lw, e) for e in (test.left, test.comparators[0])]
+    if any(v is _UNKNOWN for v in values):
+        return None
+    a, b = values
+    op = test.ops[0]
+    if isinstance(op, (gast.Is, gast.IsNot)):
+        if any(type(v) is int or type(v) is str and not v.isidentifier() for v in values):
+            return None  # (ints: a large one is another object; so may a string be)
+        same = a == b if type(a) is str and type(b) is str else a is b
+        return same if isinstance(op, gast.Is) else not same
+    same = a == b
+    return same if isinstance(op, gast.Eq) else not same
+
+
+_UNKNOWN = object()
+
+
+def _constant(lw, node):
+    if isinstance(node, gast.Constant):
+        value = node.value
+    elif isinstance(node, gast.Name) and isinstance(lw.env.get(node.id), Const) and (
+            lw.env[node.id].spelling is None):
+        value = lw.env[node.id].value
+    else:
+        return _UNKNOWN
+    return value if type(value) in _FOLDED else _UNKNOWN

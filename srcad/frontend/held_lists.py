@@ -27,12 +27,24 @@ MOST = 64
 
 
 def _functions(container):
-    """Whether ``container`` is a list, or a dict, of functions (at most :data:`MOST`)."""
+    """Whether ``container`` is a list, or a dict, of functions (at most :data:`MOST`), or a
+    list of functions and ``None`` (:func:`functions_or_none`)."""
     kind = type(container)
     if kind not in (list, dict) or not 0 < len(container) <= MOST:
         return False
     items = container.values() if kind is dict else container
-    return all(fixed_function(v) and not is_instance(v) for v in items)
+    return all(_function(v) for v in items) or functions_or_none(container)
+
+
+def _function(v):
+    return fixed_function(v) and not is_instance(v)
+
+
+def functions_or_none(container):
+    """Whether ``container`` is a list of functions and ``None`` (``[np.tanh, None]``: a
+    layer's activation or none, closures29), at least one a function."""
+    return type(container) is list and 0 < len(container) <= MOST and all(
+        v is None or _function(v) for v in container) and any(v is not None for v in container)
 
 
 def record(namespace, cell, name, attrs, value, depth=DEPTH, seen=()):
@@ -44,7 +56,8 @@ def record(namespace, cell, name, attrs, value, depth=DEPTH, seen=()):
         # a function of the user's held there given other code (ACTS[0].__code__ = ...): made
         # again, as a callee named directly is (sound24: the old derivative ran before)
         items = value.values() if type(value) is dict else value
-        env.record_all(env.code_reads({f"{name}[{k}]": fn for k, fn in enumerate(items)}))
+        env.record_all(env.code_reads({f"{name}[{k}]": fn for k, fn in enumerate(items)
+                                       if fn is not None}))
         return
     if depth <= 0 or functions.user_instance_class(value) is None or id(value) in seen:
         return

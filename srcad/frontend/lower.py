@@ -39,7 +39,7 @@ from ..core.ir import Const, Var
 from ..core.walk import walk_nodes
 from ..errors import UnsupportedSyntaxError
 from ..runtime import containers
-from . import held_objects, iterators_passed, misfit_calls, rebinding, recorded_lists
+from . import fixed_lengths, held_objects, iterators_passed, misfit_calls, rebinding, recorded_lists
 from .lower_callees import Callees, FunctionValues
 from .lower_calls import Calls
 from .lower_choices import Choices
@@ -183,6 +183,7 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
         self.deferred_at = deferred_iterators(fdef)
         self.stores = store_counts(fdef)
         self.last_stores, self.tops = last_stores(fdef)
+        self.fdef = fdef  # (.fixed_lengths reads its statements)
         self.unrebound = unrebound_tests(fdef)  # if y is None: y = X: the test reads the param
         if (args.vararg or args.kwarg) and arity is None:
             raise self.error(fdef, "differentiating a function with *args or **kwargs "
@@ -204,6 +205,8 @@ class Lowerer(Statements, Loops, Expressions, Calls, Callees, Derivatives, Funct
                 continue  # an iterator's items (srcad.frontend.iterators_passed)
             if isinstance(value, iterators_passed.FunctionsPassed):
                 value = value.value()  # a list or dict of functions: made for them
+            if isinstance(value, fixed_lengths.Sized):
+                continue  # a list or tuple of known length (its tests: .fixed_lengths)
             if isinstance(value, functions.Flag):
                 self.env[p] = Const(value.value)  # an if on it alone takes one way
             elif isinstance(value, functions.Instance):

@@ -24,8 +24,8 @@ to the Python object it is, and the call is rewritten as a call srcad already di
 * a generator function called where its values are all taken at once: returning their list.
 
 Imports: gast, the standard library, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.rules`
-(the registry's pure and piecewise-constant tables), :mod:`.generators`, :mod:`.folds` and
-:mod:`.lower_spread`.
+(the registry's pure and piecewise-constant tables), :mod:`.generators`, :mod:`.folds`,
+:mod:`.fixed_lengths` and :mod:`.lower_spread`.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from . import (
     chosen_functions,
     closures,
     derivative_makers,
+    fixed_lengths,
     folds,
     generators,
     iterators_passed,
@@ -215,6 +216,8 @@ class Callees:
                 return chosen  # layer(W, x, ACTS[k]): a choice among ACTS' functions
             fn, args, kwargs = self.pass_held(fn, args, kwargs, node)
             fixed = self.fixed_for(fn, args, kwargs, node)
+            if fixed_lengths.made_when_run(self, fn, args, kwargs, fixed):  # (closures29)
+                return fixed_lengths.run_time_call(self, fn, args, kwargs, node)
             if fixed:
                 fn = functions.specialised(fn, fixed)
                 spelling = None
@@ -300,9 +303,10 @@ class Callees:
             elif known_object(value) is not None:  # an object, or a list of them (a global)
                 fixed.append((name, known_object(value)))
                 note_parts(self.source, given.get(name), fixed[-1][1])  # o.inner = Other()
-            elif (value is None or type(value) is bool) and not (  # if ax: plot(ax) unread
+            elif (value is None or type(value) in (bool, str)) and not (  # if ax: (a str:
                     _registry.has_rule(fn) or _registry.is_nondiff(fn)):
-                fixed.append((name, functions.Flag(value)))
+                fixed.append((name, functions.Flag(value)))  # if scale == 'log', closures29)
+        fixed += fixed_lengths.for_callee(self, fn, given, {n for n, _ in fixed}, node)
         return tuple(fixed)
 
     # ---------------------------------------------------------------- methods
@@ -563,7 +567,7 @@ def classes_of(arg_values):
         elif known_object(v) is not None:  # an object of the user's, a list of them
             # (an array of the array API standard is an array: srcad.backend.standard)
             fixed[p] = known_object(v)
-    return fixed
+    return fixed_lengths.sized_arguments(fixed, arg_values)  # list lengths: keyed too
 
 
 def refuse_unhashable(fn, src):

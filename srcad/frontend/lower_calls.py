@@ -27,7 +27,9 @@ from ..core.walk import walk_nodes
 from ..rules import registry
 from ..runtime import containers, routes
 from . import (
+    applied_calls,
     builtin_code,
+    fixed_lengths,
     iterators_passed,
     keyword_dicts,
     lower_defaults,
@@ -52,6 +54,8 @@ class Calls:
 
     def expr_Call(self, node, hint=None):
         dispatched = operator_methods.length(self, node)  # len(v), v an object of yours
+        if dispatched is None:  # type(p), p a list or tuple argument: its type (closures29)
+            dispatched = fixed_lengths.known_type(self, node)
         if dispatched is not None:
             return dispatched
         consumed = getattr(node, "srcad_consumed", False)
@@ -127,6 +131,9 @@ class Calls:
             return self.call_atom(self.env[func.id], node, hint, spliced,
                                   f"the local value {func.id!r}")
         if not isinstance(func, (gast.Name, gast.Attribute)):
+            made = applied_calls.applied(self, node) if spliced else None  # F(a)(b)
+            if made is not None:
+                return self.expr(applied_calls.call_node(self, made, node, _AtomNode), hint)
             return self.call_atom(self.expr(func), node, hint, spliced,
                                   "the result of an expression")
         resolved = self.resolve_dotted(func)

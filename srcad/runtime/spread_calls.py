@@ -77,6 +77,12 @@ def _constant_function(a):
         a.__code__.co_filename.startswith("<srcad"))
 
 
+def _function_list(a):
+    """Whether ``a`` is a list of such functions and ``None``, at least one a function."""
+    return type(a) is list and 0 < len(a) <= 64 and all(
+        v is None or _constant_function(v) for v in a) and any(v is not None for v in a)
+
+
 #: fn -> {(number of items, keyword names): its form}
 _FORMS = weakref.WeakKeyDictionary()
 #: functions srcad made of the user's code whose held values lowering passes as the call's
@@ -98,8 +104,10 @@ def _star_form(where, fn, args, kwargs):
             hint="spread a list: f(*list(xs))")
     # (outside27) an item that is a function is a constant of the form, which srcad reads
     # as a call passing that function by name: the callee is specialised on it
-    fixed = {i: a for i, a in enumerate(args) if _constant_function(a)} if isinstance(
-        args, (list, tuple)) else {}
+    # (closures29) so is a list of such functions and None (``[np.tanh, None]``): the form
+    # reads it by name, the callee made for its length (srcad.frontend.fixed_lengths)
+    fixed = {i: a for i, a in enumerate(args) if _constant_function(a) or _function_list(a)} \
+        if isinstance(args, (list, tuple)) else {}
     key = (len(args), tuple(kwargs), tuple((i, id(a)) for i, a in fixed.items()))
     try:
         forms = _FORMS.setdefault(fn, {})
