@@ -32,7 +32,8 @@ of its free names bound in the caller or held in its closure, not recursive; its
 guarded as a callee's is. Any other call is left as it is (and the list refused where it is
 passed or returned, as before).
 
-Also here: ``n = C(...)`` then ``L.append(n)`` (the next statement, ``n`` read nowhere else)
+Also here: ``sum(L[k].m(x) for k in range(K))`` is the loop building the list summed, and
+``n = C(...)`` then ``L.append(n)`` (the next statement, ``n`` read nowhere else)
 is ``L.append(C(...))``, the form :mod:`.record_lists` reads.
 
 Imports the standard library, gast, :mod:`srcad.core`, :mod:`.source`, :mod:`.built_records`,
@@ -97,6 +98,81 @@ def lower(src):
     for _ in range(MOST):
         if not _inline_one(src, fdef, chain):
             break
+    _indexed_comprehensions(src, fdef)
+
+
+# ----------------------------------------------------------------- sum(L[k].m(x) for k in ...)
+
+def _length(parents, name):
+    call = parents.get(name)
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and \
+        call.func.id == "len" and call.args == [name] and not call.keywords
+
+_CONSUMERS = ("sum", "list", "tuple", "max", "min")
+
+
+def _indexed_comprehensions(src, fdef):
+    """``sum(L[k].m(x) for k in range(K))`` (a list comprehension, or a generator expression
+    given to ``sum``, ``list``, ``tuple``, ``max`` or ``min``; one ``for``, no ``if`` on
+    ``L``), ``L`` a list of objects (:func:`object_list`) indexed in the element, evaluated
+    first in its statement (:func:`.inline_objects.evaluated_first`) of the function's
+    body: the list built by a ``for`` statement just before it (``k`` given a fresh name),
+    so :mod:`.record_lists` reads ``L[k]`` there item by item."""
+    from .inline_objects import evaluated_first
+
+    local = passed_calls.bound_names(fdef)
+    lists = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name) and
+             isinstance(n.ctx, gast.Store)}
+    lists = {name for name in lists if object_list(src, fdef, name, local)}
+    if not lists:
+        return
+    taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)} | local
+    fresh = source_module.fresh_names(taken)
+    parents = {c: n for n in walk_nodes(fdef) for c in gast.iter_child_nodes(n)}
+    for comp in [n for n in walk_nodes(fdef) if isinstance(n, (gast.ListComp,
+                                                                 gast.GeneratorExp))]:
+        if len(comp.generators) != 1 or comp.generators[0].is_async or \
+                not isinstance(comp.generators[0].target, gast.Name) or not any(
+                    isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and
+                    n.value.id in lists for n in walk_nodes(comp.elt)) or any(
+                    isinstance(n, gast.Name) and n.id in lists and not _length(parents, n)
+                    for n in walk_nodes(comp.generators[0])):
+            continue
+        up = parents.get(comp)
+        if isinstance(comp, gast.GeneratorExp) and not (
+                isinstance(up, gast.Call) and up.args == [comp] and not up.keywords and
+                isinstance(up.func, gast.Name) and up.func.id in _CONSUMERS and
+                up.func.id not in local):
+            continue
+        stmt = comp
+        while stmt is not None and not isinstance(stmt, gast.stmt):
+            stmt = parents.get(stmt)
+        holder = parents.get(stmt)
+        body = next((v for _, v in gast.iter_fields(holder) if isinstance(v, list) and
+                     stmt in v), None) if holder is not None else None
+        if body is None or not evaluated_first(src, stmt, comp, local):
+            continue
+        gen = comp.generators[0]
+        made, item = fresh("srcad_items"), fresh(f"{gen.target.id}_")
+        for n in walk_nodes(gast.Tuple(elts=[comp.elt] + gen.ifs, ctx=gast.Load())):
+            if isinstance(n, gast.Name) and n.id == gen.target.id:
+                n.id = item
+        inner = [gast.Expr(value=gast.Call(func=gast.Attribute(
+            value=_name(made), attr="append", ctx=gast.Load()), args=[comp.elt],
+            keywords=[]))]
+        for cond in reversed(gen.ifs):
+            inner = [gast.If(test=cond, body=inner, orelse=[])]
+        first = [gast.Assign(targets=[_name(made, gast.Store())],
+                             value=gast.List(elts=[], ctx=gast.Load()), type_comment=None),
+                 gast.For(target=_name(item, gast.Store()), iter=gen.iter, body=inner,
+                          orelse=[], type_comment=None)]
+        for field, value in gast.iter_fields(up):
+            if value is comp:
+                setattr(up, field, gast.copy_location(_name(made), comp))
+            elif isinstance(value, list) and comp in value:
+                value[value.index(comp)] = gast.copy_location(_name(made), comp)
+        body[body.index(stmt):body.index(stmt)] = _located(first, stmt)
+        return _indexed_comprehensions(src, fdef)  # (the tree changed: walk it again)
 
 
 # ----------------------------------------------------------------- n = C(...); L.append(n)
@@ -136,21 +212,31 @@ def _append_of(call):
         len(call.args) == 1 and not call.keywords
 
 
-def object_list(src, fdef, name, local=None):
+def object_list(src, fdef, name, local=None, looped=False):
     """Whether ``name`` is, in ``fdef``, a list of objects built as :mod:`.record_lists`
-    reads it: bound once, at the top level, to ``[]``, appended objects of a class it
-    reads field by field (at least one append)."""
+    reads it: bound once, at the top level, to ``[]``, a list written of objects or a list
+    comprehension building them, of a class it reads field by field, any appends of such
+    objects too (at least one object); ``looped``: one of them appended in a loop or a
+    branch."""
     stores = stores_of(fdef)
     if len(stores.get(name, ())) != 1:
         return False
-    if not any(isinstance(s, gast.Assign) and s.targets[0].__class__ is gast.Name and
-               s.targets[0].id == name and len(s.targets) == 1 and
-               isinstance(s.value, gast.List) and not s.value.elts for s in fdef.body):
+    bound = next((s.value for s in fdef.body if isinstance(s, gast.Assign) and
+                  len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
+                  s.targets[0].id == name), None)
+    if isinstance(bound, gast.ListComp):
+        bound = gast.List(elts=[bound.elt], ctx=gast.Load())
+    if not isinstance(bound, gast.List):
         return False
     local = passed_calls.bound_names(fdef) if local is None else local
-    appends = [n for n in walk_nodes(fdef) if _append_of(n) and n.func.value.id == name]
-    return bool(appends) and all(isinstance(a.args[0], gast.Call) and _followed(
-        src, a.args[0].func, local) for a in appends)
+    made = [a.args[0] for a in walk_nodes(fdef) if _append_of(a) and a.func.value.id == name]
+    if looped and not any(isinstance(s, gast.Expr) and _append_of(s.value) and
+                          s.value.func.value.id == name for s in walk_nodes(fdef)
+                          if s not in fdef.body):
+        return False  # (its length known where it is built: .object_lists takes it apart)
+    made += bound.elts
+    return bool(made) and all(isinstance(c, gast.Call) and _followed(src, c.func, local)
+                              for c in made)
 
 
 # ----------------------------------------------------------------- calls written in place
@@ -165,13 +251,13 @@ def _inline_one(src, fdef, chain):
                 isinstance(t, gast.Name) for t in walk_nodes(stmt.targets[0])
                 if isinstance(t, gast.expr) and not isinstance(t, (gast.Tuple, gast.List)))):
             continue
-        given = any(isinstance(a, gast.Name) and object_list(src, fdef, a.id, local)
+        given = any(isinstance(a, gast.Name) and object_list(src, fdef, a.id, local, True)
                     for a in call.args + [kw.value for kw in call.keywords])
         found = _callee(src, fdef, call)
         if found is None:
             continue
         fn, first, method = found
-        if fn in chain:
+        if fn in chain or not given and "append" not in fn.__code__.co_names:
             continue
         callee = _read(fn, src)
         if callee is None:
