@@ -243,6 +243,13 @@ def object_list(src, fdef, name, local=None, looped=False):
 
 def _inline_one(src, fdef, chain):
     local = passed_calls.bound_names(fdef)
+    lists = {s.targets[0].id for s in fdef.body if isinstance(s, gast.Assign) and
+             len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
+             isinstance(s.value, (gast.List, gast.ListComp))}
+    if lists and any(_append_of(n) for n in walk_nodes(fdef)):
+        lists = {name for name in lists if object_list(src, fdef, name, local, True)}
+    else:
+        lists = set()
     for k, stmt in enumerate(fdef.body):
         call = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr)) else None
         if not isinstance(call, gast.Call):
@@ -251,7 +258,7 @@ def _inline_one(src, fdef, chain):
                 isinstance(t, gast.Name) for t in walk_nodes(stmt.targets[0])
                 if isinstance(t, gast.expr) and not isinstance(t, (gast.Tuple, gast.List)))):
             continue
-        given = any(isinstance(a, gast.Name) and object_list(src, fdef, a.id, local, True)
+        given = any(isinstance(a, gast.Name) and a.id in lists
                     for a in call.args + [kw.value for kw in call.keywords])
         found = _callee(src, fdef, call)
         if found is None:
