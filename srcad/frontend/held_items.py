@@ -83,8 +83,8 @@ def given_lists(lst, plain, call):
 
 def found(lst, call, field, value):
     """``{field: (display, key)}`` when the construction ``call`` of a :mod:`.record_lists`
-    list gives ``field`` the list of functions ``value`` reads (the argument then wrapped in
-    its check), else ``{}``."""
+    list gives ``field`` the list of functions ``value`` reads (the argument wrapped in its
+    check by :func:`apply`), else ``{}``."""
     known = resolve(lst.src, value, lst.local)
     if known is None:
         return {}
@@ -94,16 +94,28 @@ def found(lst, call, field, value):
 
         lst.hold = holder(lst.src, lst.taken)
     shown = display(lst.src, lst.hold, items, kind)
-    checked = check(lst.src, value, shown, value)
-    for part in ("args", "keywords"):
-        for k, arg in enumerate(getattr(call, part)):
-            given = arg.value if part == "keywords" else arg
-            if given is value or gast.dump(given) == gast.dump(value):
-                if part == "keywords":
-                    arg.value = checked
-                else:
-                    call.args[k] = checked
+
+    def wrap():
+        checked = check(lst.src, value, shown, value)
+        for part in ("args", "keywords"):
+            for k, arg in enumerate(getattr(call, part)):
+                given = arg.value if part == "keywords" else arg
+                if given is value or gast.dump(given) == gast.dump(value):
+                    if part == "keywords":
+                        arg.value = checked
+                    else:
+                        call.args[k] = checked
+
+    lst.__dict__.setdefault("pending", []).append((field, wrap))
     return {field: (shown, key)}
+
+
+def apply(lst):
+    """Once :mod:`.record_lists` reads the list so: each construction's argument of a field
+    still held wrapped in its check (:func:`found`)."""
+    for field, wrap in getattr(lst, "pending", ()):
+        if field in (lst.held or {}):
+            wrap()
 
 
 def check(src, value, shown, where):

@@ -201,6 +201,7 @@ class _List:
                                            for _ in fields], ctx=gast.Load())
         for use in uses:
             use(lists)
+        held_items.apply(self)  # check_items(self.acts, (f, g)) where each item is built
         for node in walk_nodes(self.stmt):
             if "lineno" in node._attributes and not hasattr(node, "lineno"):
                 gast.copy_location(node, self.stmt)
