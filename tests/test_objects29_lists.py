@@ -7,7 +7,7 @@ a list of weight arrays and a list of activation functions: the callee's body is
 place where the list crosses a call (:mod:`srcad.frontend.inline_lists`), the list of
 functions every item holds is held, not a column (:mod:`srcad.frontend.held_items`). Also
 ``sum(L[k].m(x) for k in range(K))`` with ``L`` built in the function. A generated family
-(how the list is built x how it is used x where the activations come from) checked in grad
+(how the list is built x how it is used (also two lists from one builder) x where the activations come from) checked in grad
 against central differences and autograd on the same text; refusals that stay (an attribute
 written after the list is built, a method writing its object's fields).
 """
@@ -147,6 +147,15 @@ USE = {
     def energy(self, w1, x):
         nets = self.sample(w1)
         return sum(np.sum(nets[k].execute(x)) for k in range(self.K))
+''',
+    "twice": '''
+    def energy(self, w1, x):
+        nets = self.sample(w1)
+        more = self.sample(w1 * 0.5)
+        s = 0.0
+        for k in range(self.K):
+            s = s + np.sum(nets[k].execute(x) * more[k].execute(x))
+        return s
 ''',
     "iterated": '''
     def energy(self, w1, x):

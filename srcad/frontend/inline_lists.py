@@ -94,9 +94,10 @@ def lower(src):
     if not any(isinstance(n, gast.Call) for n in walk_nodes(fdef)):
         return
     _named_appends(src, fdef)
-    chain = {getattr(src, "func", None)}
+    chain = frozenset({getattr(src, "func", None)})
+    marks = {}  # id(statement) -> (statement, the functions whose bodies it comes from)
     for _ in range(MOST):
-        if not _inline_one(src, fdef, chain):
+        if not _inline_one(src, fdef, chain, marks):
             break
     _indexed_comprehensions(src, fdef)
 
@@ -241,7 +242,7 @@ def object_list(src, fdef, name, local=None, looped=False):
 
 # ----------------------------------------------------------------- calls written in place
 
-def _inline_one(src, fdef, chain):
+def _inline_one(src, fdef, chain, marks):
     local = passed_calls.bound_names(fdef)
     lists = {s.targets[0].id for s in fdef.body if isinstance(s, gast.Assign) and
              len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
@@ -264,7 +265,9 @@ def _inline_one(src, fdef, chain):
         if found is None:
             continue
         fn, first, method = found
-        if fn in chain or not given and "append" not in fn.__code__.co_names:
+        mark = marks.get(id(stmt))
+        within = mark[1] if mark is not None and mark[0] is stmt else chain
+        if fn in within or not given and "append" not in fn.__code__.co_names:
             continue
         callee = _read(fn, src)
         if callee is None:
@@ -286,7 +289,8 @@ def _inline_one(src, fdef, chain):
             body.insert(0, check)
         env.record_all(env.code_reads({fn.__name__: fn}))
         fdef.body[k:k + 1] = _located(body, stmt)
-        chain.add(fn)
+        for new in body:  # (a call in them is not written from fn again: no recursion)
+            marks[id(new)] = (new, within | {fn})
         return True
     return False
 
