@@ -7,9 +7,10 @@ a list of weight arrays and a list of activation functions: the callee's body is
 place where the list crosses a call (:mod:`srcad.frontend.inline_lists`), the list of
 functions every item holds is held, not a column (:mod:`srcad.frontend.held_items`). Also
 ``sum(L[k].m(x) for k in range(K))`` with ``L`` built in the function. A generated family
-(how the list is built x how it is used (also two lists from one builder) x where the activations come from) checked in grad
-against central differences and autograd on the same text; refusals that stay (an attribute
-written after the list is built, a method writing its object's fields).
+(how the list is built x how it is used, also two lists from one builder x where the
+activations come from) checked in grad against central differences and autograd on the same
+text; refusals that stay (an attribute written after the list is built, a method writing
+its object's fields); ``nets[k].execute(x)`` on a list passed in.
 """
 
 from __future__ import annotations
@@ -280,3 +281,30 @@ def test_refused(tmp_path, case):
     with pytest.raises(SrcadError) as info:
         srcad.grad(lambda w: net.energy(w, x))(w1)
     assert info.value.lineno is not None and "writing" in str(info.value)
+
+
+ARGUMENT = '''
+
+def loss_argument(nets, x):
+    s = 0.0
+    for k in range(len(nets)):
+        s = s + np.sum(nets[k].execute(x))
+    return s + sum(np.sum(nets[k].execute(x) ** 2) for k in range(len(nets)))
+'''
+
+
+@pytest.mark.skipif(not LONG, reason="the long run (SRCAD_LONG_PROPERTIES=1)")
+def test_list_argument_indexed(tmp_path):
+    """``nets[k].execute(x)`` on a list of objects passed in (its class known from the
+    specialisation's values), also in a generator given to ``sum``."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(4, 3))
+    mod = module_of(tmp_path, CLASSES, "o29_argument", ARGUMENT)
+    twin = module_of(tmp_path, CLASSES, "o29_argument_ag", ARGUMENT, numpy="autograd.numpy")
+    ws = [[rng.normal(size=(3, 3)), rng.normal(size=(3, 2))] for _ in range(3)]
+    nets = [mod.DNN(w, [np.tanh, mod.linear]) for w in ws]
+    others = [twin.DNN(w, [autograd.numpy.tanh, twin.linear]) for w in ws]
+    g = srcad.grad(mod.loss_argument, wrt=1)(nets, x)
+    np.testing.assert_allclose(g, autograd.grad(twin.loss_argument, 1)(others, x), rtol=1e-9)
+    np.testing.assert_allclose(g, central(mod.loss_argument, [nets, x], 1), rtol=1e-5,
+                               atol=1e-6)
