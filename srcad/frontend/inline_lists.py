@@ -121,9 +121,12 @@ def _indexed_comprehensions(src, fdef):
     so :mod:`.record_lists` reads ``L[k]`` there item by item."""
     from .inline_objects import evaluated_first
 
+    if not any(isinstance(n, (gast.ListComp, gast.GeneratorExp)) for n in walk_nodes(fdef)):
+        return
     local = passed_calls.bound_names(fdef)
-    lists = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name) and
-             isinstance(n.ctx, gast.Store)}
+    lists = {s.targets[0].id for s in fdef.body if isinstance(s, gast.Assign) and
+             len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
+             isinstance(s.value, (gast.List, gast.ListComp))}
     lists = {name for name in lists if object_list(src, fdef, name, local)}
     if not lists:
         return
@@ -261,7 +264,7 @@ def _inline_one(src, fdef, chain, marks):
             continue
         given = any(isinstance(a, gast.Name) and a.id in lists
                     for a in call.args + [kw.value for kw in call.keywords])
-        found = _callee(src, fdef, call)
+        found = _callee(src, fdef, call, local)
         if found is None:
             continue
         fn, first, method = found
@@ -295,15 +298,21 @@ def _inline_one(src, fdef, chain, marks):
     return False
 
 
-def _callee(src, fdef, call):
-    """``(function, [first argument], method name or None)`` of a call written in place."""
+def _callee(src, fdef, call, local):
+    """``(function, [first argument], method name or None)`` of a call written in place
+    (``local``: the names ``fdef`` binds)."""
     if any(isinstance(a, gast.Starred) for a in call.args) or any(
             kw.arg is None for kw in call.keywords):
         return None
-    fn = passed_calls.callee(src, call.func, fdef)
-    if fn is not None:
-        return (fn, [], None) if isinstance(fn, types.FunctionType) else None
     func = call.func
+    root = func
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    if not isinstance(root, gast.Name):
+        return None
+    if root.id not in local:  # a free name or module.name: passed_calls.callee's reading
+        fn = resolve_any(src, func, local)
+        return (fn, [], None) if passed_calls.callee_function(fn) else None
     if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)):
         return None
     known = functions.fixed_of(getattr(src, "func", None)).get(func.value.id)
