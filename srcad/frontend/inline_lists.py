@@ -91,15 +91,24 @@ def _followed(src, func, local):
 def lower(src):
     """Rewrite ``src.node`` in place (see above)."""
     fdef = src.node
-    if not any(isinstance(n, gast.Call) for n in walk_nodes(fdef)):
+    calls = named = comprehensions = False
+    for n in walk_nodes(fdef):
+        if isinstance(n, gast.Call):
+            calls = True
+            named = named or _append_of(n) and isinstance(n.args[0], gast.Name)
+        elif isinstance(n, (gast.ListComp, gast.GeneratorExp)):
+            comprehensions = True
+    if not calls:
         return
-    _named_appends(src, fdef)
+    if named:
+        _named_appends(src, fdef)
     chain = frozenset({getattr(src, "func", None)})
     marks = {}  # id(statement) -> (statement, the functions whose bodies it comes from)
     for _ in range(MOST):
         if not _inline_one(src, fdef, chain, marks):
             break
-    _indexed_comprehensions(src, fdef)
+    if comprehensions:
+        _indexed_comprehensions(src, fdef)
 
 
 # ----------------------------------------------------------------- sum(L[k].m(x) for k in ...)
@@ -121,8 +130,6 @@ def _indexed_comprehensions(src, fdef):
     so :mod:`.record_lists` reads ``L[k]`` there item by item."""
     from .inline_objects import evaluated_first
 
-    if not any(isinstance(n, (gast.ListComp, gast.GeneratorExp)) for n in walk_nodes(fdef)):
-        return
     local = passed_calls.bound_names(fdef)
     lists = {s.targets[0].id for s in fdef.body if isinstance(s, gast.Assign) and
              len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
@@ -246,6 +253,9 @@ def object_list(src, fdef, name, local=None, looped=False):
 # ----------------------------------------------------------------- calls written in place
 
 def _inline_one(src, fdef, chain, marks):
+    if not any(isinstance(stmt, (gast.Assign, gast.Expr)) and isinstance(stmt.value, gast.Call)
+               for stmt in fdef.body):
+        return False
     local = passed_calls.bound_names(fdef)
     lists = {s.targets[0].id for s in fdef.body if isinstance(s, gast.Assign) and
              len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
