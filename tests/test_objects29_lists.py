@@ -158,6 +158,24 @@ USE = {
             s = s + np.sum(nets[k].execute(x) * more[k].execute(x))
         return s
 ''',
+    "iterated_direct": '''
+    def energy(self, w1, x):
+        s = 0.0
+        for net in self.sample(w1):
+            s = s + np.sum(np.cos(net.execute(x)))
+        return s
+''',
+    "passed_direct": '''
+    def energy(self, w1, x):
+        return -np.log(sum(likelihoods(self.sample(w1), x, self.K)))
+
+
+def likelihoods(nets, x, K):
+    lls = []
+    for k in range(0, K):
+        lls.append(np.exp(-np.sum(nets[k].execute(x) ** 2)))
+    return lls
+''',
     "iterated": '''
     def energy(self, w1, x):
         nets = self.sample(w1)

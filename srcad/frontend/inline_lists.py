@@ -12,7 +12,9 @@ Programs build such a list in one method and use it in others::
                                                 return [nets[k].run(x) for k in ...]
 
 so before :mod:`.record_lists`, a call at the top level of the function (``t = f(...)``,
-``a, b = f(...)`` or ``f(...)`` as a statement) of a function of the user's is replaced by
+``a, b = f(...)`` or ``f(...)`` as a statement; a call returning such a list evaluated first
+in a top-level statement, ``for n in self.sample(w):``, ``g(self.sample(w), x)``, is first
+assigned to a name of its own just before it) of a function of the user's is replaced by
 the function's body when the function returns such a list (its last statement ``return L``,
 its only ``return``) or is given one (an argument naming a list built so in the caller):
 the callee's own names renamed (fresh, or the caller's target for the list returned), its
@@ -253,8 +255,10 @@ def object_list(src, fdef, name, local=None, looped=False):
 # ----------------------------------------------------------------- calls written in place
 
 def _inline_one(src, fdef, chain, marks):
-    if not any(isinstance(stmt, (gast.Assign, gast.Expr)) and isinstance(stmt.value, gast.Call)
-               for stmt in fdef.body):
+    if not any(isinstance(stmt, (gast.Assign, gast.Expr, gast.Return, gast.For)) and any(
+            isinstance(n, gast.Call) for n in walk_nodes(
+                stmt.iter if isinstance(stmt, gast.For) else stmt.value))
+               for stmt in fdef.body if getattr(stmt, "value", True) is not None):
         return False
     local = passed_calls.bound_names(fdef)
     lists = {s.targets[0].id for s in fdef.body if isinstance(s, gast.Assign) and
@@ -264,6 +268,8 @@ def _inline_one(src, fdef, chain, marks):
         lists = {name for name in lists if object_list(src, fdef, name, local, True)}
     else:
         lists = set()
+    if _hoist(src, fdef, chain, marks, local, lists):
+        return True
     for k, stmt in enumerate(fdef.body):
         call = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr)) else None
         if not isinstance(call, gast.Call):
@@ -305,6 +311,55 @@ def _inline_one(src, fdef, chain, marks):
         for new in body:  # (a call in them is not written from fn again: no recursion)
             marks[id(new)] = (new, within | {fn})
         return True
+    return False
+
+
+def _hoist(src, fdef, chain, marks, local, lists):
+    """A call of a function returning a list of objects, or given one of ``lists``
+    (:func:`_inline_one`), inside a top-level statement rather than its whole value (``for
+    net in self.sample(w):``, ``return g(self.lik(nets, x))``), evaluated first there:
+    assigned to a fresh name just before the statement (so written in place next); whether
+    one was."""
+    from .inline_objects import evaluated_first
+
+    for k, stmt in enumerate(fdef.body):
+        if isinstance(stmt, gast.For):
+            found = [stmt.iter] if isinstance(stmt.iter, gast.Call) else []
+        elif isinstance(stmt, (gast.Assign, gast.Expr, gast.Return)) and stmt.value is not None:
+            found = [n for n in walk_nodes(stmt.value) if isinstance(n, gast.Call) and (
+                n is not stmt.value or isinstance(stmt, gast.Return))]
+        else:
+            continue
+        mark = marks.get(id(stmt))
+        within = mark[1] if mark is not None and mark[0] is stmt else chain
+        for call in found:
+            given = any(isinstance(a, gast.Name) and a.id in lists
+                        for a in call.args + [kw.value for kw in call.keywords])
+            known = _callee(src, fdef, call, local)
+            if known is None or known[0] in within or not given and \
+                    "append" not in known[0].__code__.co_names:
+                continue
+            callee = _read(known[0], src)
+            ret = callee and _returned(callee.node)
+            if ret is False or callee is None or not given and not (
+                    ret and isinstance(ret.value, gast.Name) and object_list(
+                        callee, callee.node, ret.value.id)):
+                continue
+            if not (isinstance(stmt, gast.For) or evaluated_first(src, stmt, call, local)):
+                continue
+            taken = {n.id for n in walk_nodes(fdef) if isinstance(n, gast.Name)} | local
+            name = source_module.fresh_names(taken)(f"{known[0].__name__}_list")
+            for parent in walk_nodes(stmt):
+                for field, value in gast.iter_fields(parent):
+                    if value is call:
+                        setattr(parent, field, gast.copy_location(_name(name), call))
+                    elif isinstance(value, list) and call in value:
+                        value[value.index(call)] = gast.copy_location(_name(name), call)
+            new = gast.copy_location(gast.Assign(targets=[_name(name, gast.Store())],
+                                                 value=call, type_comment=None), stmt)
+            fdef.body.insert(k, new)
+            marks[id(new)] = (new, within)
+            return True
     return False
 
 
