@@ -93,24 +93,64 @@ def _followed(src, func, local):
 def lower(src):
     """Rewrite ``src.node`` in place (see above)."""
     fdef = src.node
-    calls = named = comprehensions = False
+    calls, appends, named, comprehensions = [], False, False, False
+    stored = set()  # (most of the names the function binds: enough for a quick look)
     for n in walk_nodes(fdef):
-        if isinstance(n, gast.Call):
-            calls = True
-            named = named or _append_of(n) and isinstance(n.args[0], gast.Name)
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            stored.add(n.id)
+        elif isinstance(n, gast.alias):
+            stored.add((n.asname or n.name).partition(".")[0])
+        elif isinstance(n, (gast.FunctionDef, gast.ClassDef, gast.Global, gast.Nonlocal)):
+            stored.update(getattr(n, "names", [getattr(n, "name", None)]))
+        elif isinstance(n, gast.Call):
+            calls.append(n)
+            if _append_of(n):
+                appends = True
+                named = named or isinstance(n.args[0], gast.Name)
         elif isinstance(n, (gast.ListComp, gast.GeneratorExp)):
             comprehensions = True
     if not calls:
         return
     if named:
         _named_appends(src, fdef)
-    chain = frozenset({getattr(src, "func", None)})
-    marks = {}  # id(statement) -> (statement, the functions whose bodies it comes from)
-    for _ in range(MOST):
-        if not _inline_one(src, fdef, chain, marks):
-            break
+    if appends or any(_may_build(src, c.func, stored) for c in calls):
+        chain = frozenset({getattr(src, "func", None)})
+        marks = {}  # id(statement) -> (statement, the functions whose bodies it comes from)
+        for _ in range(MOST):
+            if not _inline_one(src, fdef, chain, marks):
+                break
     if comprehensions:
         _indexed_comprehensions(src, fdef)
+
+
+def _may_build(src, func, stored):
+    """Whether the call's ``func`` may be a function of the user's that appends (a quick
+    look, before the names the function binds are known: a method of an object the code is
+    made for, or a free name, or ``module.name``, read once each)."""
+    chain = []
+    while isinstance(func, gast.Attribute):
+        chain.insert(0, func.attr)
+        func = func.value
+    if not isinstance(func, gast.Name):
+        return False
+    if isinstance(functions.fixed_of(getattr(src, "func", None)).get(func.id),
+                  functions.Instance):
+        return True
+    if func.id in stored:
+        return False
+    seen = src.__dict__.setdefault("srcad_inline_may", {})
+    key = (func.id, *chain)
+    if key not in seen:
+        fn = resolve_any(src, _dotted(key))
+        seen[key] = isinstance(fn, types.FunctionType) and "append" in fn.__code__.co_names
+    return seen[key]
+
+
+def _dotted(key):
+    node = _name(key[0])
+    for attr in key[1:]:
+        node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+    return node
 
 
 # ----------------------------------------------------------------- sum(L[k].m(x) for k in ...)
@@ -376,8 +416,16 @@ def _callee(src, fdef, call, local):
     if not isinstance(root, gast.Name):
         return None
     if root.id not in local:  # a free name or module.name: passed_calls.callee's reading
-        fn = resolve_any(src, func, local)
-        return (fn, [], None) if passed_calls.callee_function(fn) else None
+        chain, node = [], func
+        while isinstance(node, gast.Attribute):
+            chain.insert(0, node.attr)
+            node = node.value
+        key = (node.id, *chain)
+        seen = src.__dict__.setdefault("srcad_inline_callees", {})
+        if key not in seen:  # (read once per name: np.sin in a long function)
+            fn = resolve_any(src, func, local)
+            seen[key] = (fn, [], None) if passed_calls.callee_function(fn) else None
+        return seen[key]
     if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)):
         return None
     known = functions.fixed_of(getattr(src, "func", None)).get(func.value.id)
