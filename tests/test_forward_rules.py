@@ -327,7 +327,7 @@ ex(FULL, "np.full(3, x, dtype=int) + x", x=S)
 FULL_LIKE = "numpy.full_like(a, fill_value, dtype, order, subok, shape, device)"
 ex(FULL_LIKE, "np.full_like(a, x)", a=M, x=S)
 ex(FULL_LIKE, "np.full_like(np.ones(3, dtype=int), x) + x", x=S)
-LINSPACE = "numpy.linspace(start, stop, num, endpoint, dtype, axis)"
+LINSPACE = "numpy.linspace(start, stop, num, endpoint, retstep, dtype, axis)"
 ex(LINSPACE, "np.linspace(x, 3.0, 5)", x=S)
 ex(LINSPACE, "np.linspace(x, y, 4, endpoint=False)", x=S, y=S)
 ex(LINSPACE, "np.linspace(x, y, 3, axis=1)", x=V, y=S)
@@ -418,8 +418,8 @@ ex("numpy.linalg.eigh(a, UPLO)", "np.linalg.eigh(a)[0]", a=("spd", 3))
 ex("numpy.linalg.eigh(a, UPLO)", "np.linalg.eigh(a)[1] ** 2", a=("spd", 3))
 ex("numpy.linalg.eigh(a, UPLO)",
    "np.linalg.eigh(a, 'U')[0] * np.sum(np.linalg.eigh(a, 'U')[1] ** 2)", a=("spd", 3))
-ex("numpy.linalg.pinv(a)", "np.linalg.pinv(a)", a=(3, 2))
-ex("numpy.linalg.pinv(a)", "np.linalg.pinv(a)", a=M)
+ex("numpy.linalg.pinv(a, rcond, hermitian)", "np.linalg.pinv(a)", a=(3, 2))
+ex("numpy.linalg.pinv(a, rcond, hermitian)", "np.linalg.pinv(a, hermitian=False)", a=M)
 ex("numpy.kron(a, b)", "np.kron(a, b)", a=M, b=(2, 2))
 ex("numpy.kron(a, b)", "np.kron(a, a * b)", a=V, b=V)
 ex("numpy.kron(a, b)", "np.kron(a, b)", a=(2,), b=M)
@@ -966,6 +966,16 @@ ex(LS, "np.linalg.lstsq(a, b, rcond=None)[1]", a=(5, 2), b=(5,))
 ex(LS, "np.linalg.lstsq(a, b)[0]", a=(2, 3), b=(2,))
 ex(LS, "np.linalg.lstsq(a, b)[3]", a=(4, 3), b=(4,))
 ex(HS + "lstsq_check(value, rank, a)", "H.lstsq_check(w, 2, np.eye(2))", w=V)
+# rules29: det's cofactors and their derivative, slogdet's check, fixed='s check
+ex(HS + "cofactors(a)", "H.cofactors(a)", a=(3, 3))
+ex(HS + "cofactors(a)", "H.cofactors(a)", a=(2, 3, 3))
+ex(HS + "cofactors_tangent(v, a)", "H.cofactors_tangent(v, np.diag([1.0, 2.0, 0.0]) + 0.5)",
+   v=(3, 3))
+ex(HS + "cofactors_tangent(v, a)", "H.cofactors_tangent(v, a)", v=(3, 3), a=(3, 3))
+ex(HS + "det_nonzero(a)", "H.det_nonzero(a)", a=(2, 3, 3))
+ex(HS + "slogdet_check(a, sign)", "H.slogdet_check(a, 1.0)", a=M)
+ex(HS + "fixed_check(value, given, accepted, call)",
+   "H.fixed_check(w, False, (False,), 'f(..., p=')", w=V)
 
 # ---------------------------------------------------------------- np.cov, np.corrcoef
 COV = "numpy.cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype)"

@@ -89,6 +89,10 @@ NUMBA_REFUSED = {
         'grad_inner_a grad_inner_b grad_kron_a grad_kron_b grad_matmul_a grad_matmul_b '
         'grad_outer_a grad_outer_b grad_solve_a grad_solve_b grad_tensordot_a '
         'grad_tensordot_b grad_vdot_a grad_vdot_b'),
+    'numpy_points': (
+        "np.linalg.det's cofactors by an SVD (batched), and checks reading values or raising "
+        "srcad's errors (Python objects) when the gradient runs",
+        'cofactors cofactors_tangent det_nonzero fixed_check slogdet_check'),
     'numpy_more': (
         "gradients of NumPy functions outside Numba's subset",
         'average_shape bessel_i1 cond_two conv_crop conv_embed grad_dstack grad_interp_fp '
@@ -241,6 +245,9 @@ KINDS_ANY = {
         'grad_dot_a grad_dot_b grad_einsum grad_inner_a grad_inner_b grad_kron_a grad_kron_b '
         'grad_matmul_a grad_matmul_b grad_outer_a grad_outer_b grad_solve_a grad_solve_b '
         'grad_tensordot_a grad_tensordot_b grad_vdot_a grad_vdot_b'),
+    'numpy_points': (
+        "np.linalg.det's determinant in its third derivative: a number or an array, as det",
+        'det_nonzero'),
     'numpy_more': (
         'a NumPy gradient: ANY',
         'average_shape bessel_i1 cond_two conv_crop conv_embed grad_dstack grad_interp_fp '

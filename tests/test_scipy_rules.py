@@ -601,8 +601,8 @@ def _times_by_keyword(y0, c):
     return np.sum(integrate.odeint(_decay, y0, t=TIMES, args=(c,)))
 
 
-def _full_output(y0, c):
-    return np.sum(integrate.odeint(_decay, y0, TIMES, (c,), full_output=False))
+def _full_output(y0, c):  # (full_output=False, the default, is the plain call: rules29)
+    return np.sum(integrate.odeint(_decay, y0, TIMES, (c,), full_output=True)[0])
 
 
 def _tfirst(y0, c):

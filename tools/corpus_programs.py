@@ -8,7 +8,8 @@ never copied into this repository. The repository's committed files are extracte
 temporary folder (so a program finds its data files) and the program runs there under
 ``tools/example_shim.py``: only its ``autograd`` imports are pointed at NumPy, SciPy and srcad,
 and every derivative's first calls are checked against finite differences. A notebook runs
-as its code cells in order, a Quarto document (``.qmd``) as its Python cells; MNIST's files
+as its code cells in order, a Quarto document (``.qmd``) as its Python cells, a script
+written for IPython (``%`` magics) as its cells; MNIST's files
 that a snapshot lacks (it leaves out files of 4 MiB and more) are made up. The outcomes are
 those of ``tools/example_programs.py`` (PASS, WRONG, REFUSED, CRASH, ...). ``--engine autograd``
 runs them with autograd itself instead (installed; only the plotting stand-ins of the shim),
@@ -541,6 +542,129 @@ CORPUS = [
     ("jadedocelot/Bin2rong",
      "joshua_tree/my_first_neural_network/PyTorch/jupyter_tree/"
      "Using Autograd in a PyTorch Neural Network.ipynb"),
+    # (round 29) photonic inverse design: finite-difference frequency- and time-domain
+    # solvers whose sparse solves are autograd primitives with their own vjps and jvps
+    # (complex fields), optimised through scipy and its own optimisers; its gradient tests
+    ("fancompute/ceviche", "examples/autograd_fft.py"),
+    ("fancompute/ceviche", "examples/forwardmode_grating_coupler.py"),
+    ("fancompute/ceviche", "examples/optimize_1_3.py"),
+    ("fancompute/ceviche", "examples/optimize_accelerator.py"),
+    ("fancompute/ceviche", "examples/optimize_box.py"),
+    ("fancompute/ceviche", "examples/optimize_mode_converter.py"),
+    ("fancompute/ceviche", "examples/bloch_angle_planewave.ipynb"),
+    ("fancompute/ceviche", "examples/fdfd_mf_intro.ipynb"),
+    ("fancompute/ceviche", "examples/multifrequency_fdfd.ipynb"),
+    ("fancompute/ceviche", "examples/simulate_splitter_fdtd.ipynb"),
+    ("fancompute/ceviche", "tests/test_gradients_fdfd.py"),
+    ("fancompute/ceviche", "tests/test_gradients_fdfd_complex.py"),
+    ("fancompute/ceviche", "tests/test_gradients_fdfd_mf.py"),
+    ("fancompute/ceviche", "tests/test_gradients_fdtd.py"),
+    ("fancompute/ceviche", "tests/test_param_opt.py"),
+    ("fancompute/ceviche", "tests/test_primitives.py"),
+    # a course's homework (data science, Northeastern): gradients of matrix expressions
+    # checked against hand derivatives, gradient descent for regressions
+    ("RyanTietjen/DS4400", "Homework/Ryan Tietjen - DS4400 - HW 0.ipynb"),
+    ("RyanTietjen/DS4400", "Homework/HW1/HW1 - Ryan Tietjen.ipynb"),
+    ("RyanTietjen/DS4400", "Homework/HW2/HW2 - Ryan Tietjen.ipynb"),
+    ("RyanTietjen/DS4400", "In Class Activities/In class 4.ipynb"),
+    # reparameterization gradients through acceptance-rejection samplers (gamma, Dirichlet):
+    # the paper's notebooks
+    ("blei-lab/ars-reparameterization", "gamma/demo.ipynb"),
+    ("blei-lab/ars-reparameterization", "gamma/gamma correction.ipynb"),
+    ("blei-lab/ars-reparameterization", "sparse gamma def/nips estimate variance.ipynb"),
+    # a course's third project (Oslo, FYS-STK4155): the heat equation and an eigenvalue
+    # problem solved by neural networks whose trial functions are differentiated in x and t
+    # (elementwise_grad, jacobian, hessian of the network inside the cost), two groups
+    ("nicholaskarlsen/FYS-STK4155", "project_3/notebooks/PDE_NN_TEMTEST.ipynb"),
+    ("nicholaskarlsen/FYS-STK4155", "project_3/notebooks/Eigen_NN_TEMTEST.ipynb"),
+    ("nicholaskarlsen/FYS-STK4155", "project_3/.deprecated/morten_example_diffusion.ipynb"),
+    ("ingooboo/FYS-STK-Project-3", "main/test_0_implementations.ipynb"),
+    ("ingooboo/FYS-STK-Project-3", "main/test_1_grid_resolution.ipynb"),
+    ("ingooboo/FYS-STK-Project-3", "main/test_2_arcitecture.ipynb"),
+    ("ingooboo/FYS-STK-Project-3", "main/test_3_PINN_vs_FTCS_2.ipynb"),
+    # the same course's second and third projects by another student: regressions and a
+    # feed-forward network trained by gradient descent methods taking autograd's gradients
+    ("JohanCarlsen/fys-stk4155", "project2/linreg_analysis.py"),
+    ("JohanCarlsen/fys-stk4155", "project2/simple_function.py"),
+    ("JohanCarlsen/fys-stk4155", "project2/wisconsin.py"),
+    ("JohanCarlsen/fys-stk4155", "project3/handwriting.py"),
+    ("JohanCarlsen/fys-stk4155", "project3/testing/iris.py"),
+    ("JohanCarlsen/fys-stk4155", "project3/testing/test.py"),
+    ("emmastorberg/FYS-STK4155_Project2", "main.py"),
+    ("emmastorberg/FYS-STK4155_Project2", "tests.py"),
+    ("emmastorberg/FYS-STK4155_Project2", "gradient_descent_examples.ipynb"),
+    ("emmastorberg/FYS-STK4155_Project2", "relevant_weekly_exercises/week42.ipynb"),
+    ("emmastorberg/FYS-STK4155_Project2", "relevant_weekly_exercises/week43.ipynb"),
+    ("YVol322/FYS-STK4155", "Project3/programs/DNN.py"),
+    ("YVol322/FYS-STK4155", "Project3/programs/DNN_MSE.py"),
+    ("YVol322/FYS-STK4155", "Project3/programs/DNN_MSE_actfunctions.py"),
+    ("kristianeholm/fys-stk4155", "project2/part2a/sgd_adam.py"),
+    ("kristianeholm/fys-stk4155", "project2/part2a/sgd_rmsprop.py"),
+    ("kristianeholm/fys-stk4155", "project2/part2e/logistic_regression.py"),
+    ("oliverif/FYS-STK4155-project2", "notebooks/Sketches/20211019 - SGD.ipynb"),
+    # automatic-differentiation variational inference (ADVI) written from the paper: a linear
+    # regression and a non-negative matrix factorisation
+    ("juliennonin/auto-diff-variational-inference", "advi/main.py"),
+    ("juliennonin/auto-diff-variational-inference", "experiments/toy_linear_regression.py"),
+    ("juliennonin/auto-diff-variational-inference", "experiments/non_negative_matrix_facto.py"),
+    # stochastic variational inference for a TrueSkill model of tennis games (a course's
+    # assignment, worked): an ELBO of a diagonal Gaussian over players' skills
+    ("scbwn/Stochastic-Variational-Inference-for-TrueSkill-Model", "approximate_inference.py"),
+    ("scbwn/Stochastic-Variational-Inference-for-TrueSkill-Model",
+     "stochastic_variational_inference.py"),
+    # the FYS-STK4155 course's own lecture notes (a school's edition): what autograd takes
+    # (loops, branches, recursion, closures), networks solving ODEs and PDEs with the
+    # trial-function method, gradient descent, splines; the MSU edition's optimisation chapter
+    ("CompPhysics/MLErasmus", "doc/src/Day2/autodiff/examples_allowed_functions.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/src/Day2/autodiff/example_plot.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/src/Day4/diffeq.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/odenn/ipynb/odenn.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/day4/ipynb/day4.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/day5/ipynb/day5.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/day7/ipynb/day7.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/day8/ipynb/day8.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/day10/ipynb/day10.ipynb"),
+    ("CompPhysics/MLErasmus", "doc/pub/Splines/ipynb/Splines.ipynb"),
+    ("CompPhysics/MachineLearningMSU", "doc/pub/GradientOptim/ipynb/GradientOptim.ipynb"),
+    # (corpus29) the rest of machine_learning_refined's notes that take derivatives with
+    # autograd: zero-, first- and second-order methods, linear classifiers, multiclass,
+    # PCA, recommenders, k-means, feature learning, multilayer perceptrons, linear algebra
+    (MLR, "notes/11_Feature_learning/11_10_Kfolds.ipynb"),
+    (MLR, "notes/11_Feature_learning/11_1_Intro.ipynb"),
+    (MLR, "notes/11_Feature_learning/11_3_Real_approximation.ipynb"),
+    (MLR, "notes/11_Feature_learning/11_4_Cross_validation.ipynb"),
+    (MLR, "notes/11_Feature_learning/11_5_Boosting.ipynb"),
+    (MLR, "notes/13_Multilayer_perceptrons/13_5_Activation.ipynb"),
+    (MLR, "notes/13_Multilayer_perceptrons/13_7_early_stopping.ipynb"),
+    (MLR, "notes/16_Linear_algebra/16_2_Vectors.ipynb"),
+    (MLR, "notes/16_Linear_algebra/16_3_Matrices.ipynb"),
+    (MLR, "notes/2_Zero_order_methods/2_2_Zero.ipynb"),
+    (MLR, "notes/2_Zero_order_methods/2_3_Global.ipynb"),
+    (MLR, "notes/2_Zero_order_methods/2_5_Random.ipynb"),
+    (MLR, "notes/2_Zero_order_methods/2_6_Coordinate.ipynb"),
+    (MLR, "notes/3_First_order_methods/3_2_First.ipynb"),
+    (MLR, "notes/3_First_order_methods/3_3_Geometry.ipynb"),
+    (MLR, "notes/3_First_order_methods/A_6_Conservative.ipynb"),
+    (MLR, "notes/3_First_order_methods/A_7_General_steepest_descent.ipynb"),
+    (MLR, "notes/4_Second_order_methods/4_1_Second.ipynb"),
+    (MLR, "notes/4_Second_order_methods/4_2_Quadratic.ipynb"),
+    (MLR, "notes/6_Linear_twoclass_classification/6_2_Cross_entropy.ipynb"),
+    (MLR, "notes/6_Linear_twoclass_classification/6_3_Softmax.ipynb"),
+    (MLR, "notes/6_Linear_twoclass_classification/6_4_Perceptron.ipynb"),
+    (MLR, "notes/6_Linear_twoclass_classification/6_5_SVMs.ipynb"),
+    (MLR, "notes/6_Linear_twoclass_classification/6_8_Metrics.ipynb"),
+    (MLR, "notes/6_Linear_twoclass_classification/6_9_Weighted.ipynb"),
+    (MLR, "notes/7_Linear_multiclass_classification/7_2_OvA.ipynb"),
+    (MLR, "notes/7_Linear_multiclass_classification/7_3_Perceptron.ipynb"),
+    (MLR, "notes/7_Linear_multiclass_classification/7_4_Comparison.ipynb"),
+    (MLR, "notes/7_Linear_multiclass_classification/7_5_Categorical.ipynb"),
+    (MLR, "notes/7_Linear_multiclass_classification/7_6_Metrics.ipynb"),
+    (MLR, "notes/7_Linear_multiclass_classification/7_8_Minibatch.ipynb"),
+    (MLR, "notes/8_Linear_unsupervised_learning/8_3_PCA.ipynb"),
+    (MLR, "notes/8_Linear_unsupervised_learning/8_4_Recommender.ipynb"),
+    (MLR, "notes/8_Linear_unsupervised_learning/8_5_Kmeans.ipynb"),
+    (MLR, "notes/9_Feature_engineer_select/9_4_Cleaning.ipynb"),
+    (MLR, "notes/9_Feature_engineer_select/9_7_Regularization.ipynb"),
 ]
 
 
@@ -580,6 +704,14 @@ KNOWN = {
     "sigurdru/FYS-STK4155-Applied-Data-Analysis-and-Machine-Learning:project2/code/"
     "brest_cancer.py": "the program does not use autograd (a correlation matrix, 'not used')",
     "jovidie/FYS-STK4155-Project-2:examples/nn-tests.py": "the program itself: autograd takes 48 s",
+    # (corpus29)
+    "juliennonin/auto-diff-variational-inference:advi/main.py": _MODULE + " (the ADVI class)",
+    "emmastorberg/FYS-STK4155_Project2:tests.py": _MODULE + " (pytest functions)",
+    "fancompute/ceviche:examples/bloch_angle_planewave.ipynb":
+        "the program takes no derivative (Bloch-periodic fields simulated and plotted)",
+    "ingooboo/FYS-STK-Project-3:main/test_1_grid_resolution.ipynb":
+        "the program itself: autograd too runs 60 s without finishing (a PINN's cost calls "
+        "jacobian and hessian of the network per grid point)",
     "jovidie/FYS-STK4155-Project-2:examples/tests_even/gd-figs-franke.py":
         "the program itself: 80 descents of 2000 steps by its hand-written gradient run "
         "first; autograd takes 54 s",
@@ -706,6 +838,38 @@ def notebook_program(path):
     return os.path.basename(program)
 
 
+def ipython_script(path):
+    """A ``.py`` file written for IPython (an editor's interactive window, ``# %%`` cells):
+    when it is not Python for lack of that (a ``%matplotlib inline`` line), its cells as
+    IPython runs them (``cell_lines``), in a file beside it; else the file itself. Returns
+    the name to run (corpus29: a TrueSkill SVI assignment, an ADVI experiment)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        ast.parse(text)
+        return os.path.basename(path)
+    except SyntaxError:
+        if not re.search(r"^[ \t]*[%!]", text, re.M):
+            return os.path.basename(path)  # not IPython's: Python's error, as it is
+    cells, cell = [], []
+    for line in text.splitlines():
+        if re.match(r"#\s*%%", line):
+            cells.append(cell)
+            cell = []
+        else:
+            cell.append(line)
+    cells.append(cell)
+    lines, future = ["_ = None"], []
+    for c in cells:  # as notebook_program: IPython's `_`, __future__ imports first
+        for line in cell_lines("\n".join(c)) + [""]:
+            (future if line.startswith("from __future__ import") else lines).append(line)
+    lines = future + lines
+    program = os.path.join(os.path.dirname(path), "_ipython_" + os.path.basename(path))
+    with open(program, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return os.path.basename(program)
+
+
 def quarto_program(path):
     """A Quarto document's Python cells (```` ```{python} ```` blocks) as one program, next to it
     (``name.qmd`` -> ``name_qmd.py``), in order, each cell as IPython runs it (``cell_lines``:
@@ -827,6 +991,8 @@ def main(argv=None):
                     program = notebook_program(os.path.join(folder, program))
                 elif program.endswith(".qmd"):
                     program = quarto_program(os.path.join(folder, program))
+                elif program.endswith(".py"):
+                    program = ipython_script(os.path.join(folder, program))
                 result = run_one(folder, program, args.seconds,
                                  os.pathsep.join(package_path(tmp, args.pythonpath)))
         report(counts, name, result)

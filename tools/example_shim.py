@@ -21,9 +21,14 @@ checker along random directions; autograd 1.1's module names (``autograd.util``'
 Jacobian made by vjps times the vector; autograd's box types (``ArrayBox``, ``DictBox``),
 which programs name in annotations and ``isinstance`` tests, are classes no value is an
 instance of (srcad has no boxes); ``unbroadcast_f``, a helper of autograd's rules
-(autograd-gamma uses it), sums a rule's gradient back to its argument's shape. autograd's
-other internals (tracers, vector spaces) are not srcad's API: a program using them is
-reported UNSUPPORTED-API.
+(autograd-gamma uses it), sums a rule's gradient back to its argument's shape, and
+``repeat_to_match_shape`` spreads a reduction's gradient back over its argument; ``vspace``,
+``autograd.core``'s ``make_vjp``/``make_jvp`` of a function of one argument at a point and
+``autograd.wrap_util.unary_to_nary`` (libraries built on autograd make their operators with
+them: ceviche, mici) are ``tools/autograd_internals.py``'s, srcad's vjp and jvp of the
+program's function (a real vjp checked as a gradient of its inner product with the
+cotangent). autograd's other internals (tracers, nodes) are not srcad's API: a program using
+them is reported UNSUPPORTED-API.
 
 Every derivative srcad makes is checked on its first ``CHECKED_CALLS`` calls: its value (for
 ``value_and_grad``) against the program's function, and each gradient along two random
@@ -53,6 +58,7 @@ import sys
 import traceback
 import types
 
+import autograd_internals  # (this folder: the shim runs as a script from it)
 import numpy as np
 
 import srcad
@@ -486,6 +492,41 @@ def make_jvp_reversemode(fun, argnum=0):
 
 
 OPERATORS["make_jvp_reversemode"] = make_jvp_reversemode
+OPERATORS["primitive"] = srcad.extend.primitive  # autograd.primitive (deprecated there)
+
+
+def core_make_vjp(fun, x):
+    """``autograd.core.make_vjp(fun, x)`` (of ``fun`` at ``x``: the core form): srcad's
+    pullback, its first calls with a real cotangent checked against finite differences of
+    the cotangent's inner product with ``fun`` (a vjp of real values is a gradient of that;
+    a vjp of a function returning a tuple, or of complex values, is not checked here)."""
+    pullback, value = autograd_internals.make_vjp(fun, x, made=_made)
+    target, args, argnum, kwargs = autograd_internals._target(fun, x, _made)
+    snapshot = _snapshot(target, args)
+    seen = [0]
+
+    def checked(g):
+        result = pullback(g)
+        plain = all(isinstance(v, (float, int, np.ndarray, np.number))
+                    for v in (g, value, result, args[argnum]))
+        real = plain and not any(np.iscomplexobj(v) for v in (g, value, result, args[argnum]))
+        if seen[0] < CHECKED_CALLS and real and np.shape(result) == np.shape(args[argnum]):
+            seen[0] += 1
+            cotangent = np.array(g, dtype=float)
+
+            def inner(*a, **k):
+                return np.sum(cotangent * target(*a, **k))
+
+            inner.__name__ = getattr(target, "__name__", "f")
+            _check(inner, args, kwargs, argnum, result, snapshot)
+        return result
+
+    return checked, value
+
+
+def core_make_jvp(fun, x):
+    """``autograd.core.make_jvp(fun, x)``: ``g -> (fun(x), J g)`` (srcad's forward mode)."""
+    return autograd_internals.make_jvp(fun, x, made=_made)
 
 
 def _no_box(name):
@@ -511,6 +552,23 @@ def unbroadcast_f(target, f):
         return result
 
     return summed
+
+
+def repeat_to_match_shape(g, shape, dtype, axis, keepdims):
+    """autograd's other helper for rules (``numpy_vjps.repeat_to_match_shape``, which rules of
+    reductions written by users call, e.g. a ``logsumexp`` primitive's vjp): ``g``, a
+    reduction's result over ``axis`` of an array of ``shape``, spread back over that shape,
+    and how many items each of its items stands for. ``dtype`` is not needed here."""
+    shape = tuple(shape)
+    if axis is None:
+        axes = tuple(range(len(shape)))
+    else:
+        axes = tuple(a % len(shape) for a in (axis if isinstance(axis, (tuple, list))
+                                              else (axis,)))
+    kept = g if keepdims else np.reshape(g, tuple(1 if i in axes else n
+                                                   for i, n in enumerate(shape)))
+    count = int(np.prod([shape[a] for a in axes])) if axes else 1
+    return np.broadcast_to(kept, shape), count
 
 
 BOXES = {name: _no_box(name) for name in ("ArrayBox", "DictBox", "ListBox", "TupleBox",
@@ -664,8 +722,9 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return _Anything(name)
         if name == "autograd.numpy.numpy_boxes":
             return _module(name, {"ArrayBox": BOXES["ArrayBox"]})
-        if name == "autograd.numpy.numpy_vjps":  # one helper for rules; the rest internals
-            module = _module(name, {"unbroadcast_f": unbroadcast_f})
+        if name == "autograd.numpy.numpy_vjps":  # two helpers for rules; the rest internals
+            module = _module(name, {"unbroadcast_f": unbroadcast_f,
+                                    "repeat_to_match_shape": repeat_to_match_shape})
             module.__getattr__ = _internal(name)
             return module
         if name == "autograd.tracer":
@@ -705,9 +764,14 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return _module(name, {"adam": adam, "sgd": sgd, "rmsprop": rmsprop})
         if name == "autograd.extend":  # autograd's form of a rule, which srcad.extend takes
             return _module(name, {"primitive": srcad.extend.primitive,
+                                  "vspace": autograd_internals.vspace,
                                   "defvjp": srcad.extend.defvjp,
                                   "defjvp": srcad.extend.defjvp,
                                   "notrace_primitive": srcad.extend.notrace_primitive})
+        if name == "autograd.wrap_util":  # the decorator autograd's operators are made with
+            module = _module(name, {"unary_to_nary": autograd_internals.unary_to_nary})
+            module.__getattr__ = _internal(name)
+            return module
         if name == "autograd.builtins":
             return _module(name, {"tuple": tuple, "list": list, "dict": dict,
                                   "isinstance": isinstance, "type": type,
@@ -717,7 +781,9 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             # primitive, defvjp, defjvp: the very objects autograd.extend gives (autograd's
             # core module imports or defines them, extend re-exports them)
             module = _module(name, {"getval": getval,
-                                    "make_vjp": make_vjp,
+                                    "make_vjp": core_make_vjp,
+                                    "make_jvp": core_make_jvp,
+                                    "vspace": autograd_internals.vspace,
                                     "primitive": srcad.extend.primitive,
                                     "defvjp": srcad.extend.defvjp,
                                     "defjvp": srcad.extend.defjvp,

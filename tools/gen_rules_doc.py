@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 import srcad  # noqa: E402,F401  (loads every rule module)
+from srcad.rules.registry import UFUNC_FIXED  # noqa: E402
 from srcad.rules.registry import registry as REGISTRY  # noqa: E402
 from srcad.runtime import family_of, numpy_helpers  # noqa: E402
 
@@ -82,6 +83,15 @@ Conventions worth knowing:
   `np.fmin` and the `inf`-norms split the gradient equally between the tied elements (as in
   autograd; PyTorch gives it all to one element).
 * `np.clip` passes the gradient to `a` where `a_min <= a <= a_max`, bounds included.
+* *accepted only at* `hermitian=False` (a rule's `fixed=`): the rule holds for those constant
+  values of the parameter, its default among them; a call writing one out is the call without
+  it, another constant is refused at its line, a value known only when the code runs is checked
+  when the gradient runs. Every ufunc takes `out=None`, `where=True`, `casting='same_kind'`,
+  `order='K'`, `dtype=None`, `subok=True`, `signature=None` so (not repeated in the table).
+* `np.linalg.det`'s gradient is the cofactor matrix `adj(a)^T`, computed from the SVD without
+  dividing by the determinant: exact at singular matrices (rank `n - 1`: the adjugate; lower:
+  0), and so is its second derivative; `slogdet` at a singular matrix is refused (`log|det|`
+  is `-inf`). `np.linalg.norm` (2-norm, `p > 1`, Frobenius) and `np.hypot` give 0 at zero.
 * `np.prod` and `np.cumprod` never divide by an element: their gradients are exact at zeros.
 * `np.linalg.cholesky` reads one triangle of the matrix (the lower one, the upper one for
   `upper=True`): srcad's gradient is that of the function computed, zero on the other triangle
@@ -256,7 +266,16 @@ def _rule_rows(rules, show=None):
         for ranks, by_param in rule.ranks.items():
             flags += f"; ranks {ranks}: " + ", ".join(
                 f"`{p}`: `{_cell(ast.unparse(t))}`" for p, t in by_param.items())
-        signature = _cell(str(rule.signature))
+        # a ufunc's keywords at their defaults (out=None, ...: the introduction says so) left
+        # out; the other parameters a rule holds at some constants only (fixed=) are flagged
+        common = set(UFUNC_FIXED) - set(rule.params) if isinstance(rule.fn, np.ufunc) else set()
+        shown = rule.signature.replace(parameters=[
+            p for p in rule.signature.parameters.values() if p.name not in common])
+        fixed = [f"`{p}={' or '.join(map(repr, values))}`" for p, values in rule.fixed.items()
+                 if p not in common]
+        if fixed:
+            flags += "; accepted only at " + ", ".join(fixed)
+        signature = _cell(str(shown))
         rows.append(f"| {(show or display)(rule.fn)} | `{signature}` | {templates}{flags} |")
     return rows
 
@@ -384,7 +403,8 @@ a rule here is refused (srcad never reads SciPy's source): give it one with
   (numbers, arrays, lists and tuples of them) by the adjoint method (reverse) and forward
   sensitivities (forward); srcad differentiates `func` itself when the derivative runs. Refused:
   a `func` reading a differentiated value other than through `args` (a closure, a lambda), `t`
-  passed by keyword, options that change the result (`full_output`, `tfirst`, `Dfun`, ...),
+  passed by keyword, options that change the result (`full_output`, `tfirst`, `Dfun`, ... other
+  than their defaults, which are accepted written out),
   `rtol`/`atol` looser than SciPy's defaults (the derivative of the exact solution is then
   about 100 times the tolerance away from that of the values returned), and a second
   derivative.
@@ -393,7 +413,7 @@ a rule here is refused (srcad never reads SciPy's source): give it one with
   `loc` and `scale` may be passed by position or keyword. A frozen distribution
   (`norm(0, 1).logpdf`) has no rule.
 * `logsumexp(..., return_sign=True)` and `multivariate_normal(..., allow_singular=...)` are
-  refused (no rule takes them).
+  refused (`return_sign=False`, the default, is accepted written out).
 * `multivariate_normal`'s `cov` may be a number, a diagonal or a matrix; of a matrix SciPy reads
   only the lower triangle, and srcad's gradient is that of the function SciPy computes (zero
   above the diagonal). Along symmetric perturbations it equals the symmetric gradient autograd

@@ -164,7 +164,7 @@ class Check:
                 raise self.error(stmt, f"{_name(prim)}(...) called for its effect: it may "
                                  "store a differentiated value where srcad does not follow it "
                                  "(an argument's container, a global, an attribute)",
-                                 "return the new value instead of storing it: y = helper(...)")
+                                 _effect_hint(fn))
             return
         if not matters:
             return
@@ -250,6 +250,15 @@ class Check:
                                  f"its argument '{param}'",
                                  f"pass a constant as '{param}', or give the function a rule "
                                  "for it with srcad.extend.defvjp")
+        for param, accepted in rule.fixed.items():  # hermitian=False written out: its rule's
+            atom = bound.get(param)  # (a value known only when the code runs: checked then)
+            if isinstance(atom, ir.Const) and not _accepted(atom.value, accepted):
+                raise self.error(stmt, f"{_name(prim)}(..., {param}={atom.value!r}): srcad's "
+                                 f"rule holds only for {param}=" + " or ".join(
+                                     repr(v) for v in accepted),
+                                 f"leave {param} out (or write {param}={accepted[0]!r}), or "
+                                 "wrap the call in srcad.stop_gradient(...) if no gradient "
+                                 "should flow")
 
     def complex_error(self, stmt, prim):
         return self.error(
@@ -331,9 +340,28 @@ def _error(src, stmt, what, hint):
                             construct=src.line_text(line) if src and line else None, hint=hint)
 
 
+def _accepted(value, accepted):
+    """Whether the constant ``value`` is one of ``accepted`` (of its type: 0 is not False)."""
+    return any(type(value) is type(v) and value == v or value is v for v in accepted)
+
+
 def _given(atom):
     """Is this optional argument (``out=``) passed, not absent or ``None``?"""
     return atom is not None and not (isinstance(atom, ir.Const) and atom.value is None)
+
+
+def _effect_hint(fn):
+    """The rewrite for a call of a function of yours made for its effect: return the value;
+    for a method of a class (``model.set_params(w)`` storing ``w`` in the object, read back by
+    ``model(x)``: corpus29's PINN), build the object in the function from the new values,
+    which srcad follows field by field (``Model(w)(x)``)."""
+    owner, _, name = getattr(fn, "__qualname__", "").rpartition(".")
+    if owner and not owner.endswith("<locals>"):
+        return (f"return the new value instead of storing it (y = helper(...)); to give an "
+                f"object new values, build it in the function from them: "
+                f"{owner.rpartition('.')[2]}(w).method(x) rather than obj.{name}(w); "
+                "obj.method(x)")
+    return "return the new value instead of storing it: y = helper(...)"
 
 
 def _name(prim):

@@ -35,7 +35,8 @@ _MATMUL_RANK = {(2, 1): 1, (1, 2): 1, (2, 2): 2}
 _NEW_VERSION = frozenset({"pop_value", "insert_value", "remove_value", "clear_value",
                           "reverse_value", "extend_value", "sort_value"})
 _SHAPED_LIKE = {"zeros_like": 0, "grad_array": 1, "cleared": 0, "fill": 1, "added_at": 0,
-                "seq_grad": 1}
+                "seq_grad": 1, "cofactors": 0, "cofactors_tangent": 1, "slogdet_check": 0,
+                "fixed_check": 0}
 #: products whose result for two vectors is a number
 #: array constructors: their result is always a new NumPy array (0-d included)
 _MADE = (np.zeros, np.ones, np.empty, np.full, np.arange, np.eye, np.identity, np.tri,

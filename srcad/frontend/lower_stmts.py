@@ -208,7 +208,9 @@ class Statements:
                                  f"obj.{target.attr} {_op(node)} w, and use v")
             raise self.error(node, "writing an attribute (obj.attr = ...)",
                              hint="srcad differentiates values, not objects: return the new "
-                             "value, or pass it as an argument")
+                             "value, pass it as an argument, or build the object in the "
+                             f"function from it: C(v).method(x) rather than obj.{target.attr} "
+                             "= v; obj.method(x)")
         else:
             raise self.error(node, f"unsupported assignment target {type(target).__name__}")
 

@@ -99,7 +99,7 @@ def rewrite_call(lw, call, target, node):
         return True
     keywords = {k.arg: k.value for k in call.keywords}
     fn = _resolve(lw, call.func) if isinstance(call.func, (gast.Name, gast.Attribute)) else None
-    if "out" in keywords:
+    if "out" in keywords and not _is_none(keywords["out"]):  # (out=None: no write)
         out = _local_array(lw, keywords["out"], "out=", node)
         rest = [k for k in call.keywords if k.arg not in ("out", "where")]
         plain = gast.copy_location(gast.Call(func=call.func, args=call.args, keywords=rest),
@@ -283,10 +283,14 @@ def _where(lw, mask_node, value, out, node, call):
     return lw.assign(prim, "merged", node)
 
 
+def _is_none(node):
+    return isinstance(node, gast.Constant) and node.value is None
+
+
 def refuse_keywords(lw, call):
     """``out=`` / ``where=`` that :func:`rewrite_call` did not take: inside an expression."""
     for k in call.keywords:
-        if k.arg == "out":
+        if k.arg == "out" and not _is_none(k.value):  # out=None writes nothing: the rule's
             raise _error(lw, call, "out= inside an expression",
                          "call it on a line of its own (np.f(x, out=y)), or write "
                          "y = np.f(x) / y[...] = np.f(x)")
@@ -325,9 +329,11 @@ def refuse_in_expression(lw, fn, call):
         raise _error(lw, call, f"np.{fn.__self__.__name__}.at changes its argument in place",
                      "np.add.at(y, i, x) on a line of its own is differentiated; otherwise "
                      "build the new array with y = y.copy(); y[i] = ... in a loop")
-    if isinstance(fn, np.ufunc) and len(call.args) > fn.nin:
+    if isinstance(fn, np.ufunc) and len(call.args) > fn.nin and not all(
+            _is_none(a) for a in call.args[fn.nin:]):
         raise _error(lw, call, f"np.{fn.__name__} given its output array by position",
                      f"write y = np.{fn.__name__}(...) (or out=y, on a line of its own)")
-    if isinstance(fn, np.ufunc) and any(k.arg == "where" for k in call.keywords):
+    if isinstance(fn, np.ufunc) and any(k.arg == "where" and not (isinstance(
+            k.value, gast.Constant) and k.value.value is True) for k in call.keywords):
         raise _error(lw, call, "where= without out=: NumPy leaves the unselected elements "
                      "uninitialised", f"write np.where(mask, np.{fn.__name__}(...), 0.0)")

@@ -116,7 +116,8 @@ defvjp(np.fmod, "a, b", a="g", b="-g * np.trunc(a / b)", broadcast=True)
 # ---------------------------------------------------------------- binary ufuncs: geometry, logs
 defvjp(np.arctan2, "a, b", a="g * b / (a ** 2 + b ** 2)", b="-g * a / (a ** 2 + b ** 2)",
        broadcast=True)
-defvjp(np.hypot, "a, b", a="g * a / ans", b="g * b / ans", broadcast=True)
+defvjp(np.hypot, "a, b", a="g * a / where(ans, ans, 1.0)", b="g * b / where(ans, ans, 1.0)",
+       broadcast=True)  # (0 at (0, 0): the subgradient of least size, as np.linalg.norm)
 # np.logaddexp, np.logaddexp2: srcad.rules.numpy_more
 
 # ---------------------------------------------------------------- binary ufuncs: max and min
@@ -212,11 +213,11 @@ for _m in range(2, len(EINSUM_PARAMS) + 1):
            **{q: _einsum_grad(_params, i) for i, q in enumerate(_params)})
 
 # -------------------------------------------------------- linear algebra: np.linalg (grad_solve_a)
-# forward mode: d(A^-1) = -A^-1 dA A^-1, d(A^-1 b) = A^-1 (db - dA x), d det = det tr(A^-1 dA)
-TRACE_SOLVE = "np.trace(np.linalg.solve(square_chunks(a), t), axis1=-2, axis2=-1)"
-# (inv, det, slogdet: templates of functions with rules, so they have second derivatives)
+# forward mode: d(A^-1) = -A^-1 dA A^-1, d(A^-1 b) = A^-1 (db - dA x), d log|det| = tr(A^-1 dA)
+# (a singular matrix: slogdet_check refuses, det's gradient is the cofactors: numpy_points)
+TRACE_SOLVE = "np.trace(np.linalg.solve(square_chunks(A), t), axis1=-2, axis2=-1)"
 # (square_chunks: Dask's inv and solve take square blocks; the identity on NumPy arrays)
-INV_T = "np.swapaxes(np.linalg.inv(square_chunks(a)), -1, -2)"
+INV_T = "np.swapaxes(np.linalg.inv(square_chunks(slogdet_check(a, ans[0]))), -1, -2)"
 defvjp(np.linalg.inv, "a", a="-(np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2))",
        kind="array", jvp=dict(a="-(ans @ t @ ans)"))
 # (a matrix a: templates of functions with rules; a batch of them: helpers)
@@ -228,10 +229,10 @@ defvjp(np.linalg.solve, "a, b", a="grad_solve_a(g, a, b, ans)", b="grad_solve_b(
        kind="array", ranks=SOLVE_BY_RANK,
        jvp=dict(a="-np.linalg.solve(a, t @ ans) if np.ndim(b) > 1 else "
                 "-np.linalg.solve(a, t @ ans[..., None])[..., 0]", b="np.linalg.solve(a, t)"))
-defvjp(np.linalg.det, "a", a=f"np.expand_dims(g * ans, (-2, -1)) * {INV_T}",
-       jvp=dict(a=f"ans * {TRACE_SOLVE}"))
+defvjp(np.linalg.det, "a", a="np.expand_dims(g, (-2, -1)) * cofactors(a)",
+       jvp=dict(a="np.sum(cofactors(a) * t, axis=(-2, -1))"))
 defvjp(np.linalg.slogdet, "a", a=f"np.expand_dims(g[1], (-2, -1)) * {INV_T}", kind="seq",
-       jvp=dict(a=f"(0.0 * ans[0], {TRACE_SOLVE})"))  # the sign is flat
+       jvp=dict(a=f"(0.0 * ans[0], {TRACE_SOLVE.replace('A', 'slogdet_check(a, ans[0])')})"))
 # cholesky (Murray 2016), eigh (distinct eigenvalues): exact on the triangle read (a symmetric
 # gradient is wrong off symmetric matrices; Dask's factor keeps it); templates: every order
 SWAP = "np.swapaxes({}, -1, -2)"
@@ -269,7 +270,8 @@ PINV_GRAD = ("np.swapaxes(-(ans @ np.swapaxes(g, -1, -2) @ ans) + ans @ np.swapa
 PINV_TANGENT = ("-(ans @ t @ ans) + ans @ np.swapaxes(ans, -1, -2) @ np.swapaxes(t, -1, -2) @ "
                 "(np.eye(np.shape(a)[-2]) - a @ ans) + (np.eye(np.shape(a)[-1]) - ans @ a) @ "
                 "np.swapaxes(t, -1, -2) @ np.swapaxes(ans, -1, -2) @ ans")
-defvjp(np.linalg.pinv, "a", a=PINV_GRAD, kind="array", jvp=dict(a=PINV_TANGENT))
+defvjp(np.linalg.pinv, "a, rcond=None, hermitian=False", a=PINV_GRAD, kind="array",
+       jvp=dict(a=PINV_TANGENT))
 defvjp(np.kron, "a, b", a="grad_kron_a(g, a, b)", b="grad_kron_b(g, a, b)", kind="array",
        jvp=dict(a="np.kron(t, b)", b="np.kron(a, t)"))
 
@@ -541,7 +543,7 @@ defvjp(H.d2sinc, "x", x="g * sinc_derivative(3, x)", broadcast=True)  # and ever
 defvjp(H.sinc_derivative, "n, x", x="g * sinc_derivative(n + 1, x)", zero="n", broadcast=True)
 
 # ---------------------------------------------------------------- array creation
-defvjp(np.linspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0",
+defvjp(np.linspace, "start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0",
        start="unbroadcast(grad_linspace(g, num, endpoint, axis, False), start)",
        stop="unbroadcast(grad_linspace(g, num, endpoint, axis, True), stop)", kind="array",
        jvp=dict(start="np.linspace(t + 0.0 * stop, 0.0 * (t + stop), num, endpoint, axis=axis)",

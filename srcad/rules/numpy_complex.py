@@ -45,6 +45,7 @@ def defcomplex(fn, signature, *, jvp, real_out=False, zero=(), **templates):
                 name=f"{getattr(fn, '__name__', fn)} (complex)")
     for rule in registry.rules_for(fn):
         rule.complex_rule = form
+        form.fixed.update(rule.fixed)  # (its calls bind to the real rule's signature)
         if real_out:
             rule.complex_out = "never"
     return form

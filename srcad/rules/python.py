@@ -16,7 +16,7 @@ import warnings
 
 from ..runtime import containers, items, special
 from ..runtime import helpers as runtime
-from .registry import POW_BASE, POW_EXPONENT, defmethod, defvjp, nondiff
+from .registry import POW_BASE, POW_EXPONENT, accept, defmethod, defvjp, nondiff
 
 # ---------------------------------------------------------------- arithmetic operators
 defvjp(operator.add, "a, b", a="g", b="g", broadcast=True)
@@ -40,6 +40,7 @@ nondiff(operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operato
 defvjp(builtins.abs, "x", x="g * sign(x)")
 defvjp(builtins.pow, "a, b", a=POW_BASE,
        b="g * ans * log_base(a, g * ans)", broadcast=True)
+accept(builtins.pow, mod=(None,))  # pow(a, b, None) is a ** b (an integer mod: no derivative)
 defvjp(builtins.float, "x=0.0", x="g")
 defvjp(builtins.sum, "iterable, start=0", iterable="fill(g, iterable)",
        start="unbroadcast(g, start)",
@@ -232,7 +233,7 @@ defvjp(math.asin, "x", x="g / sqrt(1 - x ** 2)")
 defvjp(math.acos, "x", x="-g / sqrt(1 - x ** 2)")
 defvjp(math.atan, "x", x="g / (1 + x ** 2)")
 defvjp(math.atan2, "y, x", y="g * x / (x ** 2 + y ** 2)", x="-g * y / (x ** 2 + y ** 2)")
-defvjp(math.hypot, "x, y", x="g * x / ans", y="g * y / ans")
+defvjp(math.hypot, "x, y", x="g * x / where(ans, ans, 1.0)", y="g * y / where(ans, ans, 1.0)")
 
 # ---------------------------------------------------------------- math: hyperbolic
 defvjp(math.sinh, "x", x="g * cosh(x)")

@@ -38,6 +38,17 @@ parameter is a nonzero number literal in the call (``1.0 / t``): a derivative wr
 the result and the literal, ``b="-g * ans * ans / a"``, does not read ``b``, so the backward
 sweep need not keep it.
 
+``fixed=`` maps a parameter to the constant values at which the templates hold
+(``fixed={"hermitian": (False,)}`` for ``np.linalg.pinv``): a call writing one of them out
+(``hermitian=False``, the default) is accepted, another constant is refused where the call is
+differentiated (:mod:`srcad.analysis.soundness`, at the user's line, saying what to write),
+and a value known only when the code runs is checked then, where a gradient flows through the
+call (:func:`srcad.transform.templates.instantiate` wraps the instantiated template in
+``fixed_check``). A parameter the signature does not name is added to it as a keyword-only
+one (the first value its default); NumPy's ufuncs take their keywords ``out=None``,
+``where=True``, ``casting="same_kind"``, ``order="K"``, ``dtype=None``, ``subok=True``,
+``signature=None`` so (:data:`UFUNC_FIXED`).
+
 ``ranks=`` maps the ranks of the parameters (``(2, 1)``: a matrix and a vector) to templates
 for arrays of exactly those ranks, used instead of the general ones when the analysis knows
 the ranks: ``a @ b`` then reads ``np.outer(g, b)`` rather than a helper that looks at the
@@ -94,8 +105,10 @@ class Rule:
 
     def __init__(self, fn, signature, templates, broadcast=False, kind=None, name=None,
                  jvp=None, shape_only=(), uniform=None, ranks=None, zero=(), no_forward=None,
-                 complex_ok=False, complex_out=None, pieces=None, literal=None):
+                 complex_ok=False, complex_out=None, pieces=None, literal=None, fixed=None):
         self.fn = fn
+        #: parameter -> the constant values the templates hold at (the module docstring)
+        self.fixed = {p: tuple(v) for p, v in (fixed or {}).items()}
         # (sequence parameter, axis parameter) of a function joining arrays along an axis: the
         # gradient of the sequence is the list of consecutive slices of ``g`` along the axis,
         # one per array (what the template's helper computes); the reverse sweep writes the
@@ -139,6 +152,8 @@ class Rule:
         signature, templates, jvp, shape_only, uniform, ranks, zero, literal = written
         self.signature = _signature(signature, self.fn)
         self.params = list(self.signature.parameters)
+        if self.fixed:  # (those the signature does not name are added: not in params)
+            self.signature = _with_fixed(self.signature, self.fixed, self.fn)
         reserved = {"g", "ans"} & set(self.params)
         if reserved:
             raise RuleError(f"rule for {self.name}: a parameter may not be named "
@@ -213,6 +228,9 @@ class Rule:
         plan = plans.get(form, _UNPLANNED)
         if plan is _UNPLANNED:
             plan = plans[form] = _plan(self.signature, *form)
+            if plan is not None and self.fixed:  # (one left to its default holds)
+                plan = plans[form] = [e for e in plan
+                                      if e[1] != _DEFAULT or e[0] not in self.fixed]
         if plan is None:
             return None
         bound = {}
@@ -357,6 +375,42 @@ def _key(fn):
         return id(fn)
 
 
+def _with_fixed(signature, fixed, fn=None):
+    """``signature`` with the parameters of ``fixed`` it does not name added, each defaulting
+    to its first accepted value: by position where ``fn``'s own signature takes them next after
+    the rule's positional parameters (``pinv(a, None, False)``, ``np.sin(x, None)``), the
+    others keyword-only."""
+    kinds = inspect.Parameter
+    params = list(signature.parameters.values())
+    names = {p.name for p in params}
+    positional = [p for p in params if p.kind in (kinds.POSITIONAL_ONLY,
+                                                  kinds.POSITIONAL_OR_KEYWORD)]
+    rest = [p for p in params if p not in positional]
+    try:
+        own = [p.name for p in inspect.signature(fn).parameters.values()
+               if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        own = []
+    if any(p.kind is kinds.VAR_POSITIONAL for p in params):
+        own = []
+    for name in own[len(positional):]:  # (a default cannot come before a parameter without)
+        if name not in fixed or name in names:
+            break
+        positional.append(kinds(name, kinds.POSITIONAL_OR_KEYWORD, default=fixed[name][0]))
+        names.add(name)
+    tail = [p for p in rest if p.kind is kinds.VAR_KEYWORD]
+    rest = [p for p in rest if p.kind is not kinds.VAR_KEYWORD]
+    added = [kinds(p, kinds.KEYWORD_ONLY, default=values[0])
+             for p, values in fixed.items() if p not in names]
+    return signature.replace(parameters=positional + rest + added + tail)
+
+
+#: the keywords every NumPy ufunc takes, at the values that leave its result as the rule has
+#: it (``out=`` given is refused before, saying to assign the result)
+UFUNC_FIXED = {"out": (None,), "where": (True,), "casting": ("same_kind",), "order": ("K",),
+               "dtype": (None,), "subok": (True,), "signature": (None,)}
+
+
 def _signature(spec, fn):
     if isinstance(spec, inspect.Signature):
         return spec
@@ -385,7 +439,7 @@ registry = Registry()
 
 def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, shape_only=(),
            uniform=None, ranks=None, zero=(), name=None, no_forward=None, complex_ok=False,
-           complex_out=None, pieces=None, literal=None, **templates):
+           complex_out=None, pieces=None, literal=None, fixed=None, **templates):
     """Register the gradient templates of ``fn`` (see the module docstring); ``jvp`` gives
     forward-mode templates for a function neither element-wise nor linear in each argument;
     ``shape_only`` names parameters the templates read only for their shape; ``zero`` names
@@ -397,12 +451,32 @@ def defvjp(fn, signature, *, broadcast=False, kind=None, jvp=None, shape_only=()
     ``complex_ok``, ``complex_out``: see the module docstring; ``pieces``, ``(sequence,
     axis)`` parameters of a function joining arrays: the sequence's gradient is the slices of
     ``g`` along the axis, one per array (the sweep may write them itself); ``literal``: see
-    the module docstring."""
+    the module docstring; ``fixed``: the constant values some parameters are accepted at
+    (the module docstring; a ufunc's keywords are added)."""
+    if isinstance(fn, np.ufunc):
+        fixed = {**UFUNC_FIXED, **(fixed or {})}
     return registry.add(Rule(fn, signature, templates, broadcast=broadcast, kind=kind,
                              jvp=jvp, shape_only=shape_only, uniform=uniform, ranks=ranks,
                              zero=zero, name=name, no_forward=no_forward,
                              complex_ok=complex_ok, complex_out=complex_out, pieces=pieces,
-                             literal=literal))
+                             literal=literal, fixed=fixed))
+
+
+def accept(fn, **fixed):
+    """Accept ``fn``'s calls (each of its rules) where these parameters take these constants
+    (``hermitian=(False,)``): ``fixed=`` of :func:`defvjp`, declared after the rules (the
+    tables of harmless defaults, :mod:`srcad.rules.numpy_defaults`)."""
+    rules = registry.rules.get(_key(fn), [])  # (not rules_for: no optional library loaded
+    if not rules:  # while srcad.rules itself is being imported)
+        raise RuleError(f"accept({getattr(fn, '__name__', fn)!r}, ...): it has no rule",
+                        hint="declare its rules first")
+    for rule in rules:
+        rule.fixed.update((p, tuple(v)) for p, v in fixed.items())
+        if rule.complex_rule is not None:
+            rule.complex_rule.fixed.update(rule.fixed)
+        if "_written" not in rule.__dict__:  # parsed already: its signature grows now
+            rule.signature = _with_fixed(rule.signature, rule.fixed, rule.fn)
+        rule.__dict__.pop("_plans", None)
 
 
 def defer(library, rules_module):

@@ -36,6 +36,10 @@ def _helper(kind, which):
 # ---------------------------------------------------------------- ordinary differential equations
 defvjp(integrate.odeint, "func, y0, times, args=(), *, rtol=None, atol=None, mxstep=0, "
        "hmax=0.0, hmin=0.0, h0=0.0", zero=("rtol", "atol", "mxstep", "hmax", "hmin", "h0"),
+       # the solver's other options at their defaults (the derivative's solves use its own)
+       fixed=dict(Dfun=(None,), col_deriv=(0, False), full_output=(0, False), ml=(None,),
+                  mu=(None,), tcrit=(None,), ixpr=(0, False), mxhnil=(0,), mxordn=(12,),
+                  mxords=(5,), printmessg=(0, False), tfirst=(False,)),
        y0=_helper("grad", "y0"), times=_helper("grad", "t"), args=_helper("grad", "args"),
        jvp=dict(y0=_helper("tangent", "y0"), times=_helper("tangent", "t"),
                 args=_helper("tangent", "args")))

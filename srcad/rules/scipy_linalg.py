@@ -54,11 +54,13 @@ def defvjp(fn, signature, kind="array", zero=(), **rule):
 
 # ---------------------------------------------------------------- inverse, determinant, solve
 # d(A^-1) = -A^-1 dA A^-1; d det = det tr(A^-1 dA); d(A^-1 b) = A^-1 (db - dA x)
-defvjp(linalg.inv, "a, overwrite_a=False, check_finite=True",
+defvjp(linalg.inv, "a, overwrite_a=False, check_finite=True",  # (assume_a="sym": a triangle)
+       fixed=dict(assume_a=(None, "gen", "general"), lower=(False,)),
        a=f"-({SWAP.format('ans')} @ g @ {SWAP.format('ans')})", jvp=dict(a="-(ans @ t @ ans)"))
+# det: the cofactors, as np.linalg.det's (exact at singular matrices: srcad.runtime.numpy_points)
 defvjp(linalg.det, "a, overwrite_a=False, check_finite=True", kind=None,
-       a=f"np.expand_dims(g * ans, (-2, -1)) * {SWAP.format('scipy_linalg.inv(a)')}",
-       jvp=dict(a="ans * np.trace(scipy_linalg.solve(a, t), axis1=-2, axis2=-1)"))
+       a="np.expand_dims(g, (-2, -1)) * cofactors(a)",
+       jvp=dict(a="np.sum(cofactors(a) * t, axis=(-2, -1))"))
 # b is a vector when it is 1-d, else (a batch of) matrices; the gradient into b solves with
 # the transpose, and the outer product of it with the solution flows into a. With a a matrix
 # and b of a known rank, the templates of ``ranks=`` are used (no test on the rank).
@@ -66,6 +68,7 @@ _SOLVE_T = ("(scipy_linalg.solve({0}, g[..., None])[..., 0] if np.ndim(b) == 1 "
             "else scipy_linalg.solve({0}, g))").format(SWAP.format("a"))
 _SOLVE_T2 = "scipy_linalg.solve(np.transpose(a), g)"
 defvjp(linalg.solve, "a, b, *, overwrite_a=False, overwrite_b=False, check_finite=True",
+       fixed=dict(lower=(False,), assume_a=(None, "gen", "general"), transposed=(False,)),
        a=f"unbroadcast(-({_SOLVE_T}[..., :, None] * ans[..., None, :] if np.ndim(b) == 1 "
          f"else {_SOLVE_T} @ {SWAP.format('ans')}), a)",
        b=f"unbroadcast({_SOLVE_T}, b)",
@@ -293,6 +296,7 @@ defvjp(linalg.lu_factor, "a, overwrite_a=False, check_finite=True", kind="seq",
        jvp=dict(a=f"({_DL} + {_DU}, np.zeros(np.shape(ans[1])))"))
 _DL, _DU = _lu_tangent("(ans[1] - np.eye(lu_size(a)) + ans[2])", _T.format("ans[0]"))
 defvjp(linalg.lu, "a, *, overwrite_a=False, check_finite=True", kind="seq",
+       fixed=dict(permute_l=(False,), p_indices=(False,)),
        a=_lu_gradient("(ans[1] - np.eye(lu_size(a)) + ans[2])", _T.format("ans[0]"),
                       "np.tril(g[1], -1)", "np.triu(g[2])"),
        jvp=dict(a=f"(np.zeros(np.shape(ans[0])), {_DL}, {_DU})"))
@@ -350,6 +354,8 @@ def _eigh(template, tangent=False):
 
 
 defvjp(linalg.eigh, EIGH_SIG, kind=None, zero=("lower", "eigvals_only", "driver"),
+       fixed=dict(b=(None,), overwrite_b=(False,), type=(1,), subset_by_index=(None,),
+                  subset_by_value=(None,)),
        a=_eigh(_numpy.EIGH_GRAD), jvp=dict(a=_eigh(_numpy.EIGH_TANGENT, True)))
 defcomplex(linalg.eigh, EIGH_SIG, zero=("lower", "eigvals_only", "driver", "overwrite_a",
                                         "check_finite"),

@@ -91,10 +91,14 @@ defvjp(special.exp10, "x", x="g * ans * 2.302585092994046")  # ln 10
 defvjp(special.cosm1, "x", x="-g * sin(x)")  # cos(x) - 1
 
 # ---------------------------------------------------------------- x log y and entropies
-defvjp(special.xlogy, "x, y", x="g * log(y)", y="g * x / y", broadcast=True)
-defvjp(special.xlog1py, "x, y", x="g * log1p(y)", y="g * x / (1 + y)", broadcast=True)
+# (x = 0: these are 0 (or y) for every y, so their derivative in y is 0 (or 1) there, y = 0
+# too, where x / y would be 0 / 0: x / where(x, y, 1.0); JAX gives nan for xlogy, 0 and 1)
+defvjp(special.xlogy, "x, y", x="g * log(y)", y="g * x / where(x, y, 1.0)", broadcast=True)
+defvjp(special.xlog1py, "x, y", x="g * log1p(y)", y="g * x / where(x, 1 + y, 1.0)",
+       broadcast=True)
 defvjp(special.entr, "x", x="-g * (log(x) + 1)")
-defvjp(special.rel_entr, "x, y", x="g * (log(x / y) + 1)", y="-g * x / y", broadcast=True)
+defvjp(special.rel_entr, "x, y", x="g * (log(x / y) + 1)", y="-g * x / where(x, y, 1.0)",
+       broadcast=True)
 
 # ---------------------------------------------------------------- integrals, Owen's T, Pochhammer
 # Ei' = exp(x) / x, E1' = -exp(-x) / x, En' = -E(n-1) (E(-1)(x) = exp(-x) (1/x + 1/x^2),
@@ -105,7 +109,8 @@ defvjp(special.expi, "x", x="g * exp(x) / x")
 defvjp(special.exp1, "x", x="-g * exp(-x) / x")
 defvjp(special.expn, "n, x", x="-g * where(n == 0, exp(-x) * (1 / x + 1 / x ** 2), "
        "special.expn(np.maximum(n - 1, 0), x))", zero="n", broadcast=True)
-defvjp(special.kl_div, "x, y", x="g * log(x / y)", y="g * (1 - x / y)", broadcast=True)
+defvjp(special.kl_div, "x, y", x="g * log(x / y)", y="g * (1 - x / where(x, y, 1.0))",
+       broadcast=True)
 defvjp(special.owens_t, "h, a",
        h=f"-g * exp(-0.5 * h ** 2) * special.erf(a * h * 0.7071067811865476) / (2 * {SQRT_2PI})",
        a="g * exp(-0.5 * h ** 2 * (1 + a ** 2)) / (6.283185307179586 * (1 + a ** 2))",
@@ -114,7 +119,8 @@ defvjp(special.poch, "z, m", z="g * ans * (special.digamma(z + m) - special.diga
        m="g * ans * special.digamma(z + m)", broadcast=True)
 defvjp(special.hyp1f1, "a, b, x", x="g * a / b * special.hyp1f1(a + 1, b + 1, x)",
        broadcast=True)
-defvjp(special.zeta, "x, q=None", q="-g * x * special.zeta(x + 1, q)", broadcast=True)
+defvjp(special.zeta, "x, q=None", q="-g * x * special.zeta(x + 1, q)", broadcast=True,
+       fixed=dict(out=(None,)))
 # Box-Cox: (x^l - 1) / l (log x at l = 0) in x; the power l is refused (its derivative
 # cancels badly for a small l)
 defvjp(special.boxcox, "x, lmbda", x="g * x ** (lmbda - 1)", broadcast=True)
@@ -156,13 +162,14 @@ defvjp(special.yn, "n, x", x="g * 0.5 * (special.yn(n - 1, x) - special.yn(n + 1
        zero="n", broadcast=True)
 
 # ---------------------------------------------------------------- log-sum-exp and softmax
-# logsumexp(a, b=w) = log(sum(w * exp(a))); return_sign=True is refused (no form takes it).
+# logsumexp(a, b=w) = log(sum(w * exp(a))); return_sign=True is refused (fixed= takes False).
 # With b, a and b broadcast together: each gradient is summed back to its own shape.
 SUMMED = "(a if b is None else a * b)"  # shaped like the summed terms
 _SPREAD = f"expand({{0}}, {SUMMED}, axis, keepdims)"  # g spread over the summed terms
 EXPAND = f"(({{0}} if b is None else {_SPREAD}) if axis is None else {_SPREAD})"
 WEIGHT = f"exp(a - {EXPAND.format('ans')})"
-defvjp(special.logsumexp, "a, axis=None, b=None, keepdims=False", kind="reduction",
+defvjp(special.logsumexp, "a, axis=None, b=None, keepdims=False, return_sign=False",
+       kind="reduction", fixed=dict(return_sign=(False,)),
        a=f"{EXPAND.format('g')} * {WEIGHT} if b is None else "
          f"unbroadcast({EXPAND.format('g')} * {WEIGHT} * b, a)",
        b=f"unbroadcast({EXPAND.format('g')} * {WEIGHT}, b)",

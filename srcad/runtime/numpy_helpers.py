@@ -14,6 +14,8 @@ that define them, by family.
 * :mod:`srcad.runtime.numpy_assembly`: ``np.insert``, ``np.choose``, ``np.block``,
   ``np.unstack``, ``np.linalg.multi_dot``, ``np.cov``'s layout, ``np.linalg.lstsq``'s check
   (the rules of :mod:`srcad.rules.numpy_matrices`);
+* :mod:`srcad.runtime.numpy_points`: the check of a rule's parameter accepted only at some
+  constants (``fixed_check``), ``np.linalg.det``'s gradient at singular matrices too;
 * :mod:`srcad.runtime.numpy_common`: the pieces they share (never called by generated code).
 
 The rules in :mod:`srcad.rules.numpy` are one-line templates; when the gradient of a NumPy
@@ -53,6 +55,7 @@ from . import (
     numpy_fft,
     numpy_linalg,
     numpy_more,
+    numpy_points,
     numpy_reductions,
     numpy_second,
     numpy_shape,
@@ -61,7 +64,7 @@ from .registry import HELPERS, family_of
 
 #: the modules defining the NumPy helpers, by family
 MODULES = (numpy_reductions, numpy_linalg, numpy_shape, numpy_extra, numpy_fft, numpy_second,
-           numpy_more, numpy_assembly)
+           numpy_more, numpy_assembly, numpy_points)
 
 __all__ = sorted(name for name, fn in HELPERS.items() if family_of(fn) == "numpy")
 globals().update((name, HELPERS[name]) for name in __all__)

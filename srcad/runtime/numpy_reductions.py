@@ -198,9 +198,10 @@ def grad_norm(g, x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002 (Nu
     """Gradient of ``np.linalg.norm`` for vector norms (any ``ord``) and the matrix norms
     ``None``/``'fro'``, ``'nuc'``, ``1``, ``-1``, ``2``, ``-2``, ``inf`` and ``-inf``.
 
-    At a point where the norm is not differentiable (the zero vector, ties in an ``inf`` norm)
-    it returns the same one-sided choice as autograd: ties share equally. ``x`` is real (the
-    complex form of the norm's rule passes ``abs(x)``); ``g`` may be complex.
+    At a point where the norm is not differentiable it returns a subgradient: 0 at the zero
+    vector (as PyTorch, and ``abs`` at 0), ties in an ``inf`` norm share equally (as
+    autograd). ``x`` is real (the complex form of the norm's rule passes ``abs(x)``); ``g``
+    may be complex.
     """
     v = _real_point(x, "grad_norm")
     if axis is None and ord is None:
@@ -210,8 +211,13 @@ def grad_norm(g, x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002 (Nu
     gb = _restore(g, v.shape, axes, keepdims)
     nb = _restore(ans, v.shape, axes, keepdims)
     matrix = len(axes) == 2 and ord is not None
-    if ord is None or (matrix and ord == "fro") or (not matrix and ord == 2):
-        return _match(gb * v / nb, x)
+    if ord is None or (matrix and ord == "fro") or (
+            not matrix and isinstance(ord, (int, float)) and 1 < ord < np.inf):
+        # at the zero vector (nb 0, v 0 along the axes): 0, the subgradient of least size, as
+        # abs(0)'s and PyTorch's (JAX's is nan); v / nb is 0 there, not 0 / 0
+        nb = np.where(nb == 0, 1.0, nb)
+        if ord is None or ord == "fro" or ord == 2:
+            return _match(gb * v / nb, x)
     if not matrix:
         return _match(_grad_vector_norm(gb, v, nb, ord, axes), x)
     return _match(_grad_matrix_norm(gb, v, nb, ord, axes), x)

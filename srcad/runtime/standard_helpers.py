@@ -4,7 +4,8 @@ without NumPy's protocols (:mod:`srcad.backend.standard` binds them by name). Ea
 its NumPy form does for the arrays the standard has (no ``np.add.at``, no memory-less
 stand-ins, no batched matrix forms: those cases are refused, naming the user's line).
 
-Imports ``srcad.errors``, :mod:`.arrays` and :mod:`.special`.
+Imports ``srcad.errors``, :mod:`.arrays`, :mod:`.numpy_points` (``fixed_check``),
+:mod:`.standard_points` and :mod:`.special`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import math
 
 from ..errors import BackendError, NonScalarOutputError
-from . import arrays, derivatives, special
+from . import arrays, derivatives, numpy_points, special
+from .standard_points import make_points
 
 
 def _axis(axis):
@@ -316,7 +318,8 @@ def make_helpers(ns):
                 construct="grad_norm", hint="write the norm out: xp.sum(xp.abs(x) ** p) ** "
                 "(1 / p), or use NumPy arrays"))
         gb = ns.array(_restore(ns, g, v.shape, axes, keepdims), v)
-        return gb * v / ns.array(_restore(ns, ans, v.shape, axes, keepdims), v)
+        nb = ns.array(_restore(ns, ans, v.shape, axes, keepdims), v)
+        return gb * v / xp.where(nb == 0, xp.ones_like(nb), nb)  # 0 at 0, as NumPy's form
 
     def one_axis(axis):
         if isinstance(axis, int):
@@ -377,14 +380,15 @@ def make_helpers(ns):
     # (srcad.specialise: the callees of their namespace)
     made = (derivatives.derivative_fwd, derivatives.derivative_bwd,
             derivatives.derivative_jvp)
-    return {f.__name__: f for f in made + (
+    points = make_points(ns)  # np.linalg.det's cofactors, slogdet's check
+    return points | {f.__name__: f for f in made + (
         unbroadcast, unbroadcast_to, grad_sum, grad_mean, grad_extremum, grad_reshape, scatter,
         check_scalar, broadcast_as, add, like, total, transpose_grad, grad_matmul_a,
         grad_matmul_b, check_real, grad_concatenate, grad_stack, grad_prod,
         square_chunks, grad_var, grad_std, grad_clip, layout, cleared, copy_tangent,
         zeros_like, grad_sort, tangent_sort, grad_outer_a, grad_outer_b, grad_cumsum,
         grad_trace, grad_norm, one_axis, shape_of, zeros_array, items_at, picked, log_base,
-        polygamma_real, power_of)}
+        polygamma_real, power_of, numpy_points.fixed_check)}
 
 
 def _batched(what, xp):

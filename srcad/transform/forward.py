@@ -289,6 +289,10 @@ class Forward(Sweep):
             for param, atom in bound.items():
                 if isinstance(atom, ir.Var) and self.varied(atom) and param in rule.templates:
                     terms.append(self.linear_term(value, rule, param))
+                    if rule.fixed:  # (hermitian=h: the call itself, checked as it runs)
+                        terms[-1] = templates.fixed_guard(terms[-1], rule, _rule_names(
+                            self, rule, bound), self.helper_names)
+                        self.note_helpers(terms[-1])
             terms = _sum_tangent(self, fn, value, terms)  # np.sum(da): its reduction alone
         elif kind in ("elementwise", "explicit"):
             scalar = all(self.an.kind(a) == SCALAR for a in value.args

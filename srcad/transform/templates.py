@@ -37,13 +37,38 @@ def instantiate(template, names, scalar, helpers, rule=None):
     template's ``/``, ``**``, ``//`` and ``%`` are NumPy's (:class:`_NumpyOperators`).
     """
     numpy_numbers = rule is not None and rule.numpy_numbers
+    fixed = getattr(rule, "fixed", None)
+    fixed = fixed and [p for p in fixed if p in names]  # (written in the call: most are not)
+    given = names
+    if fixed:  # (a template never reads them: ``where`` there is the generic name)
+        names = {k: v for k, v in names.items() if k not in fixed}
     tree = copy_tree(template)
     tree = _Substitute(names, scalar, helpers, numpy_numbers).visit(tree)
     tree = simplify(tree)
+    if fixed:
+        tree = fixed_guard(tree, rule, given, helpers)
     if scalar:
         tree = _NumpyOperators(helpers, numpy_numbers).visit(tree)
         tree = ast.fix_missing_locations(tree)
     return tree
+
+
+def fixed_guard(tree, rule, names, helpers):
+    """``tree`` (a gradient or tangent of ``rule``'s call), checked when it runs for each of
+    the rule's ``fixed`` parameters (:mod:`srcad.rules.registry`) whose argument ``names``
+    gives as something other than a literal: ``fixed_check(tree, value, accepted, call)``
+    (a literal was checked where the call is, :mod:`srcad.analysis.soundness`)."""
+    for param, accepted in rule.fixed.items():
+        given = names.get(param)
+        if given is None or isinstance(given, ast.Constant):
+            continue
+        tree = ast.Call(func=ast.Name(id=helpers.get("fixed_check", "fixed_check"),
+                                      ctx=ast.Load()),
+                        args=[tree, copy_tree(given),
+                              ast.Tuple(elts=[ast.Constant(v) for v in accepted],
+                                        ctx=ast.Load()),
+                              ast.Constant(f"{rule.name}(..., {param}=")], keywords=[])
+    return ast.fix_missing_locations(tree)
 
 
 #: Python operators on two floats that raise where NumPy's give inf or nan, and NumPy's spelling
