@@ -1,7 +1,8 @@
 """Run-time checks of the functions an object held when srcad made the code of its methods
 (generated code calls them; :mod:`.lower_callees` emits them): ``obj.method(...)`` resolved on
 the class must not be hidden by an attribute of the object's own, and ``obj.f`` holding a
-function must still hold it. Each raises a :class:`srcad.errors.SrcadError` naming the line
+function must still hold it, and a list of functions the items of a list of objects were
+built with must hold the same ones. Each raises a :class:`srcad.errors.SrcadError` naming the line
 of the call (``where``: ``(file, line, text)``) and saying what to do.
 
 Imports :mod:`srcad.errors` and :mod:`srcad.rules.registry`.
@@ -37,9 +38,22 @@ def check_held(obj, name, fn, where=None):
                      "(srcad.grad(obj.method)), or pass the function as an argument")
 
 
+def check_items(value, items, where=None):
+    """``value``, after raising unless it is a list or tuple holding exactly ``items`` (by
+    identity): a list of functions the objects of a list were built with, which srcad made
+    their calls for (:mod:`.held_items`)."""
+    if type(value) not in (list, tuple) or len(value) != len(items) or any(
+            a is not b for a, b in zip(value, items)):
+        raise _error(where, "srcad made this code for the functions the list held when the "
+                     "code was made, but it holds others now (it was changed while the code "
+                     "ran)", "change the list before making the derivative, or pass the "
+                     "functions as a tuple")
+    return value
+
+
 def _error(where, message, hint):
     filename, line, text = where or (None, None, None)
     return SrcadError(message, filename=filename, lineno=line, construct=text, hint=hint)
 
 
-_registry.nondiff.update((check_method, check_held))  # checks: no derivative
+_registry.nondiff.update((check_method, check_held, check_items))  # checks: no derivative

@@ -45,7 +45,7 @@ import gast
 
 from ..core.walk import walk_nodes
 from ..errors import MissingRuleError
-from . import function_fields, plain_classes
+from . import function_fields, held_items, plain_classes
 from .built_records import bind_fields, record_fields, resolve_any
 from .iterators_passed import fixed_function
 from .plain_lists import made_of, stores_of  # (made_of: an item rebuilt, lower_records)
@@ -125,8 +125,8 @@ class _List:
         elif self.general:
             plain = plain_classes.describe(self.cls)
             hold = function_fields.holder(self.src, self.taken)
-            pairs = function_fields.at_construction(self.src, plain, node, self.local,
-                                                    hold).items()
+            pairs = [*function_fields.at_construction(self.src, plain, node, self.local, hold)
+                     .items(), *held_items.given_lists(self, plain, node)]
         else:
             pairs = bound
         for field, value in pairs:
@@ -134,6 +134,8 @@ class _List:
                 fn = resolve_any(self.src, value, self.local)
                 if fixed_function(fn):
                     found[field] = (value, fn)
+                elif self.general or given is None:  # nets.append(Net(w, self.acts))
+                    found.update(held_items.found(self, node, field, value))
         if self.held is None:
             self.held = found
         else:
@@ -199,6 +201,7 @@ class _List:
                                            for _ in fields], ctx=gast.Load())
         for use in uses:
             use(lists)
+        held_items.apply(self)  # check_items(self.acts, (f, g)) where each item is built
         for node in walk_nodes(self.stmt):
             if "lineno" in node._attributes and not hasattr(node, "lineno"):
                 gast.copy_location(node, self.stmt)

@@ -1,6 +1,7 @@
 """The rewrites of a parsed function's source made before desugaring, in order (each rewrites
-``src.node`` in place, or leaves it): :mod:`.mutual_defs` (nested ``def``s calling each
-other: one calling itself), :mod:`.enumerated_writes` (``for i, v in enumerate(xs):
+``src.node`` in place, or leaves it): :mod:`.inline_lists` (a list of objects built by a
+callee or given to one: the callee's body in place), :mod:`.mutual_defs` (nested ``def``s
+calling each other: one calling itself), :mod:`.enumerated_writes` (``for i, v in enumerate(xs):
 xs[i] = e``: a loop over positions), :mod:`.list_repeats` (``[x] * n``: the comprehension),
 :mod:`.list_slices` (``c = v[:]`` of a list: ``list(v)``), :mod:`.callable_grads` (``grad(obj)``
 of an object built here: ``grad(lambda p: obj(p))``), :mod:`.lower_defaults` (``lambda v, k=k: v
@@ -28,6 +29,7 @@ from . import (
     callable_grads,
     changed_lists,
     enumerated_writes,
+    inline_lists,
     list_repeats,
     list_slices,
     lower_defaults,
@@ -46,8 +48,8 @@ from . import (
 
 def rewrite(src):
     """Apply every rewrite to ``src`` (a :class:`.source.Source`)."""
-    for module in (mutual_defs, enumerated_writes, list_repeats, list_slices, callable_grads,
-                   lower_defaults, lower_groups, lower_namespaces, changed_lists, object_operators,
-                   lower_records, lower_next, lower_local_makes, lower_made_lists,
+    for module in (inline_lists, mutual_defs, enumerated_writes, list_repeats, list_slices,
+                   callable_grads, lower_defaults, lower_groups, lower_namespaces, changed_lists,
+                   object_operators, lower_records, lower_next, lower_local_makes, lower_made_lists,
                    nested_writes, views):
         module.lower(src)
