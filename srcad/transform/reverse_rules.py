@@ -5,7 +5,7 @@ user functions and of derivatives srcad made.
 
 A piece of :class:`srcad.transform.reverse.Reverse` (it uses the names and accumulation
 that class defines). Imports: ``srcad.core``, ``srcad.analysis``, the rules registry,
-:mod:`.nodes`, :mod:`.sweep`, :mod:`.templates`.
+:mod:`.nodes`, :mod:`.sweep`, :mod:`.templates`, :mod:`.loop_sums`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..core.walk import walk_nodes
 from ..rules import registry
-from . import exp_quotients, nodes, templates
+from . import exp_quotients, loop_sums, nodes, templates
 from .nodes import call, method, name
 from .sweep import bound_expr
 
@@ -69,7 +69,7 @@ class Rules:
         if not isinstance(value, ir.Prim):
             if gname in self.uniform and isinstance(value, ir.Var) and self.same_shape(
                 value.name, stmt.target
-            ):
+            ) and frame == self.top:
                 self.accumulate(value, gname, code, frame, uniform=True)
             else:
                 self.materialise(gname, code, frame)
@@ -200,13 +200,15 @@ class Rules:
     def uniform_reduction(self, rule, bound, names, code, frame):
         """``s = np.sum(a)`` over every axis: ``a``'s gradient is ``ds`` itself, one number,
         until something needs the array (see :meth:`materialise`)."""
-        if rule.uniform is None or frame != self.top:
+        if rule.uniform is None:
             return False
         atom = next((bound[p] for p in rule.templates if isinstance(bound.get(p), ir.Var)), None)
         if atom is None or not self.an.active(atom) or self.an.kinds.get(atom.name) != ARRAY:
             return False
         if any(not _is_none_or_false(v) for p, v in bound.items() if p not in rule.templates):
             return False  # an axis, keepdims, dtype or out
+        if frame != self.top:  # in a loop's body: .loop_sums
+            return loop_sums.reduction(self, rule, bound, atom, names, code, frame)
         root = self.alike.get(atom.name, atom.name)
         tree = templates.instantiate(rule.uniform, dict(names, a=name(root)), True,
                                      self.helper_names)
