@@ -55,6 +55,9 @@ def reduction(sweep, rule, bound, atom, names, code, frame):
     sweep.accumulate(atom, number, code, frame, uniform=True)
     if gname in sweep.uniform:
         first = code[-1] if code and isinstance(code[-1], ast.Assign) else None
+        if first is not None and not (len(first.targets) == 1 and isinstance(
+                first.targets[0], ast.Name) and first.targets[0].id == gname):
+            first = None  # (a flag written after it): the array is made by a new line
         sweep.uniform_made[gname] = (frame, whole, first, code,
                                      lambda g: templates.instantiate(
                                          rule.templates[params[0]], dict(names, g=g), False,
