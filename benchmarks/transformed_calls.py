@@ -21,7 +21,14 @@ as a ratio to the derivative it must compute:
 - ``hessian``/``hvp`` against ``grad(grad(f))`` for a scalar ``x`` (per input element for
   ``hessian``).
 
-Run: ``/work/main/.venv/bin/python benchmarks/transformed_calls.py``.
+A second table (:func:`more`) takes the other shapes of call against ``grad`` on the same
+function: a function of two numbers differentiated w.r.t. both (``jacobian``/``jacrev``, one
+pass; ``jacfwd``, a pass per argument; ``hessian``, four entries, against ``grad(grad)``'s
+one; ``vjp``), ``has_aux=True`` (``grad`` and ``value_and_grad`` against the same function
+without its aux), and a dict of two numbers (a pytree).
+
+Run: ``/work/main/.venv/bin/python benchmarks/transformed_calls.py`` (``--more``: the second
+table alone).
 """
 
 from __future__ import annotations
@@ -52,6 +59,24 @@ def loop(x):
     for k in range(10):
         total = total + np.sum(np.tanh(x * k) * x)
     return total
+
+
+def two(x, y):
+    return math.sin(x) * y + x * x * y
+
+
+def with_aux(x):
+    y = math.sin(x) * x + x * x
+    return y, x
+
+
+def vector_aux(x):
+    y = np.sin(x) * x + np.exp(-x * x)
+    return np.sum(y), y
+
+
+def tree(p):
+    return math.sin(p["a"]) * p["b"] + p["a"] * p["b"]
 
 
 def per_call(fn, seconds=0.05):
@@ -119,6 +144,50 @@ def row(name, f, x):
     print(" | ".join(cells))
 
 
+def more():
+    """Several arguments, ``has_aux`` and a pytree, each against ``grad`` of the same
+    function (µs of CPU time per call, ratio to the reference named)."""
+    x, y, p, xs = 0.7, 0.3, {"a": 0.7, "b": 0.3}, np.linspace(0.1, 0.9, 100)
+    g2, gx = srcad.grad(two, wrt=(0, 1)), srcad.grad(srcad.grad(two, wrt=0), wrt=0)
+    jac2, jrev2, jfwd2 = (srcad.jacobian(two, wrt=(0, 1)), srcad.jacrev(two, wrt=(0, 1)),
+                          srcad.jacfwd(two, wrt=(0, 1)))
+    hess2, gt, jt, ht = (srcad.hessian(two, wrt=(0, 1)), srcad.grad(tree),
+                         srcad.jacobian(tree), srcad.hessian(tree))
+    plain, plain_vg = srcad.grad(small), srcad.value_and_grad(small)
+    aux, aux_vg = srcad.grad(with_aux, has_aux=True), srcad.value_and_grad(with_aux,
+                                                                            has_aux=True)
+    vplain, vaux = srcad.grad(vector), srcad.grad(vector_aux, has_aux=True)
+    calls = {
+        "two: grad": lambda: g2(x, y),
+        "two: jacobian": lambda: jac2(x, y),
+        "two: jacrev": lambda: jrev2(x, y),
+        "two: jacfwd": lambda: jfwd2(x, y),
+        "two: grad(grad)": lambda: gx(x, y),
+        "two: hessian": lambda: hess2(x, y),
+        "two: vjp": lambda: srcad.vjp(two, x, y)[1](1.0),
+        "aux: grad": lambda: plain(x),
+        "aux: grad has_aux": lambda: aux(x),
+        "aux: value_and_grad": lambda: plain_vg(x),
+        "aux: value_and_grad has_aux": lambda: aux_vg(x),
+        "aux n=100: grad": lambda: vplain(xs),
+        "aux n=100: grad has_aux": lambda: vaux(xs),
+        "dict: grad": lambda: gt(p),
+        "dict: jacobian": lambda: jt(p),
+        "dict: hessian": lambda: ht(p),
+        "dict: vjp": lambda: srcad.vjp(tree, p)[1](1.0),
+    }
+    best = timed(calls)
+    refs = {"two: jacfwd": ("two: grad", 2), "two: hessian": ("two: grad(grad)", 4),
+            "aux: grad has_aux": ("aux: grad", 1),
+            "aux: value_and_grad has_aux": ("aux: value_and_grad", 1),
+            "aux n=100: grad has_aux": ("aux n=100: grad", 1)}
+    for name, t in best.items():
+        group = name.split(":")[0]
+        ref, passes = refs.get(name, (f"{group}: grad", 1))
+        print(f"{name:30s} {t:8.2f}us ({t / passes / best[ref]:.2f}x {ref}"
+              f"{' per pass' if passes > 1 else ''})")
+
+
 def main():
     print("per call, microseconds of CPU time (ratio to grad's per derivative pass; "
           "hessian/hvp: to grad(grad))")
@@ -130,4 +199,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if "--more" not in sys.argv:
+        main()
+    more()

@@ -16,7 +16,7 @@ Also the pullbacks ``vjp`` returns and the checks of tangents and cotangents.
 
 Imports ``srcad.core``, ``srcad.errors``, :mod:`srcad.backend.keys` (the rank lookup's key),
 :mod:`srcad.backend.dispatch_fronts` (the Jacobians' fronts), :mod:`srcad.backend.call_fronts`
-(``vjp``'s and ``jvp``'s of numbers)
+(``vjp``'s and ``jvp``'s of numbers), :mod:`srcad.jacobian_leaves` (a tuple of numbers out)
 and :mod:`srcad.fast_checks` (the tests of what the code read); :mod:`srcad.api` is built on
 it.
 """
@@ -36,6 +36,7 @@ from .fast_checks import (  # noqa: F401 (read elsewhere)
     one_array,
     unchanged,
 )
+from .jacobian_leaves import number_columns
 from .runtime import HELPERS
 
 #: argument types that are never arrays of the array API standard or duck arrays (Dask,
@@ -168,7 +169,7 @@ def vjp_closure(f, wrt, types, called, transformed, gradient, value_and_grad=Non
         value = called(*args)
         if gradient is not None and (type(value) is float or type(value) is np.float64):
             def scalar_pullback(dy):  # as scalar_pullback below, one call less
-                if type(dy) is float and dy == 1.0:
+                if dy.__class__ is float and dy == 1.0:  # (no call of type)
                     return gradient(*args)
                 check_companion(value, dy, "cotangent")
                 return transformed(dy, *args)
@@ -253,7 +254,7 @@ def scalar_pullback(value, transformed, gradient, args):
     code (no product by the seed) gives the same numbers, since 1.0 * g == g exactly."""
 
     def scalar_pullback(dy):
-        if type(dy) is float and dy == 1.0:
+        if dy.__class__ is float and dy == 1.0:  # (no call of type)
             return gradient(*args)
         check_companion(value, dy, "cotangent")
         return transformed(dy, *args)
@@ -448,8 +449,9 @@ def rev_numbers(jac, key, fn):
             return float(grads[0])
         return tuple([float(g) for g in grads])
 
-    if single:  # the front the user holds runs grad's code itself for these types
-        dispatch_fronts.inline(getattr(jac, "front", None), key, fn, "rev")
+    # the front the user holds runs grad's code itself for these types
+    dispatch_fronts.inline(getattr(jac, "front", None), key, fn, "rev", outs=None if (
+        single) else len(jac.index))
     return numbers_call
 
 
@@ -543,8 +545,10 @@ def fwd_numbers(jac, types, fn, seeds):
             if type(value) is float:
                 result.append(float(t))
             elif not isinstance(value, (np.ndarray, np.generic, int, complex)):
-                # a tuple, list, dict or record out this time: the full path nests it
-                numbers.pop(types, None)
+                made = None if result else number_columns(fn, args, seeds, single, (value, t))
+                if made is not None:  # a tuple of numbers out
+                    return made
+                numbers.pop(types, None)  # a list, dict or record out: the full path nests it
                 return call(*args)
             else:
                 result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
@@ -560,6 +564,9 @@ def _one_column(jac, fn, tangents, types, ok, numbers, call):
     same = unchanged(reads) if reads else _always
 
     def rest(args, value, t):  # (the front's path for a value that is not a float)
+        made = number_columns(fn, args, (tangents,), True, (value, t))
+        if made is not None:  # a tuple of numbers out
+            return made
         if not isinstance(value, (np.ndarray, np.generic, int, complex)):
             numbers.pop(types, None)  # a tuple, list, dict or record out: the full path
             return call(*args)
@@ -574,9 +581,6 @@ def _one_column(jac, fn, tangents, types, ok, numbers, call):
         value, t = fn(*args, *tangents)
         if type(value) is float:
             return float(t)
-        if not isinstance(value, (np.ndarray, np.generic, int, complex)):
-            numbers.pop(types, None)  # a tuple, list, dict or record out: the full path
-            return call(*args)
-        return float(t) if not np.shape(value) else np.array(t, dtype=float)
+        return rest(args, value, t)
 
     return one_column

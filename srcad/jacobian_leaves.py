@@ -61,3 +61,31 @@ class Whole:
 
     def __init__(self, value):
         self.value = value
+
+
+_TANGENTS = (float, np.float64, int)
+
+
+def number_columns(fn, args, seeds, single, first):
+    """The forward-mode Jacobian of numbers whose output is a tuple of numbers (the gradient
+    of a function of several numbers, in its Hessian), nested as
+    :meth:`srcad.jacobians._Jacobian._tree` nests it (as JAX does: by output item, then by
+    ``wrt`` argument, each a float), without its walk over leaves: ``fn`` (the forward-mode
+    code) called with ``args`` and each of the one-hot ``seeds`` after the first, whose
+    ``(value, tangent)`` is ``first``. None for any other output (the tree path takes it)."""
+    value, tangent = first
+    if type(value) is not tuple:
+        return None
+    for v in value:
+        if v.__class__ is not float and v.__class__ is not np.float64:
+            return None
+    columns = [tangent] + [fn(*args, *tangents)[1] for tangents in seeds[1:]]
+    for t in columns:
+        if type(t) is not tuple or len(t) != len(value):
+            return None
+        for e in t:
+            if e.__class__ not in _TANGENTS:
+                return None
+    if single:
+        return tuple([float(e) for e in tangent])
+    return tuple([tuple([float(t[j]) for t in columns]) for j in range(len(value))])

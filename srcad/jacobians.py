@@ -73,15 +73,16 @@ def jacobian(f, wrt=0, mode="rev", *, argnums=None, argnum=None, backend="python
         return call(*args)
 
     jacobian_of.__srcad_plain__ = _plain(f, wrt)
-    return _front(f, jac, jacobian_of)
+    return _front(f, jac, jacobian_of, call)
 
 
-def _front(f, jac, fallback):
-    """The function the user holds: for one ``wrt`` argument, a front that runs the code made
-    for numbers itself (:mod:`srcad.backend.dispatch_fronts`), else ``fallback``."""
+def _front(f, jac, fallback, call=None):
+    """The function the user holds: a front that runs the code made for numbers itself
+    (:mod:`srcad.backend.dispatch_fronts`; ``call``: what ``fallback`` calls after its own
+    lookup), else ``fallback``."""
     front = None
-    if jac.single and jac.backend == "python":
-        front = dispatch_fronts.make(f, fallback, jac.numbers)
+    if jac.backend == "python":
+        front = dispatch_fronts.make(f, fallback, jac.numbers, call)
     if front is None:
         return fallback
     jac.front = front
@@ -470,15 +471,20 @@ class _Jacobian:
         if all(type(args[q]) is float for q in index):  # numbers: one pass each, no arrays
             seeds = [tuple([1.0 if j == k else 0.0 for j in range(len(index))])
                      for k in range(len(index))]
-            result = []
+            result, types = [], tuple(map(type, args))
+            kept = len(full) == len(args) and all(t in _NUMBERS for t in types)
             for tangents in seeds:
                 value, t = fn(*full, *tangents)
                 if pytrees.is_tree(value):  # a tuple, list, dict or record out: JAX's nesting
                     leaves.plain_only(self.backend)
-                    return self._tree(args, value)
+                    made = None if result else leaves.number_columns(  # (tuples of numbers)
+                        fn, full, seeds, self.single, (value, t))
+                    if made is None:
+                        return self._tree(args, value)
+                    result = leaves.Whole(made)
+                    break
                 result.append(float(t) if not np.shape(value) else np.array(t, dtype=float))
-            types = tuple(map(type, args))
-            if len(full) == len(args) and all(t in _NUMBERS for t in types):
+            if kept:
                 self.numbers[types] = fast_calls.fwd_numbers(self, types, fn, seeds)
             return result
         zeros = [np.zeros(np.shape(args[q])) if np.shape(args[q]) else 0.0 for q in index]

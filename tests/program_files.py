@@ -28,3 +28,11 @@ def module(tmp_path, stem, text):
     made = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(made)
     return made
+
+
+def twin(text, np_module):
+    """``f`` of ``text`` run with ``np`` bound to ``np_module`` (``autograd.numpy`` for a
+    program's autograd twin), compiled under a name no file holds."""
+    namespace = {"np": np_module}
+    exec(compile(text, "<autograd twin>", "exec"), namespace)
+    return namespace["f"]

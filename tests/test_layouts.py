@@ -5,12 +5,12 @@ that own no memory) where they would be saved: pushed per iteration of a loop, o
 in a callee's context. A generated family of programs of that shape (joiner x where it runs
 x rank) checked against finite differences and autograd, first and second order."""
 
-import importlib.util
 import itertools
 
 import autograd
 import autograd.numpy as anp
 import numpy as np
+import program_files
 import pytest
 from srcad.check import numerical_grad
 
@@ -79,18 +79,11 @@ CASES = [(j, p, r) for j, (_, ranks) in JOINERS.items() for p in PLACES for r in
 
 
 def _module(tmp_path, text, name):
-    path = tmp_path / f"{name}.py"
-    path.write_text("import numpy as np\n" + text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return program_files.module(tmp_path, name, "import numpy as np\n" + text)
 
 
 def _autograd_f(text):
-    space = {"np": anp}
-    exec(compile(text, "<autograd twin>", "exec"), space)  # the same program on autograd
-    return space["f"]
+    return program_files.twin(text, anp)
 
 
 def _inputs(rank):

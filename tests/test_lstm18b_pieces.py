@@ -8,12 +8,12 @@ rank, against autograd and central finite differences, in grad, value_and_grad, 
 and both Hessian modes; which form the generated code has; and the forms that keep the
 helper (a list, another axis, a complex piece, Numba)."""
 
-import importlib.util
 import itertools
 
 import autograd
 import autograd.numpy as anp
 import numpy as np
+import program_files
 import pytest
 from srcad.check import numerical_grad
 
@@ -99,18 +99,11 @@ SMALL = [(j, p) for j, p in itertools.product(JOINED, PLACES) if p in ("loop", "
 
 
 def _module(tmp_path, text, name):
-    path = tmp_path / f"{name}.py"
-    path.write_text("import numpy as np\n" + text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return program_files.module(tmp_path, name, "import numpy as np\n" + text)
 
 
 def _twin(text):
-    space = {"np": anp}
-    exec(compile(text, "<autograd twin>", "exec"), space)  # the same program on autograd
-    return space["f"]
+    return program_files.twin(text, anp)
 
 
 def _inputs(rank):

@@ -16,6 +16,7 @@ import itertools
 import autograd
 import autograd.numpy as anp
 import numpy as np
+import program_files
 import pytest
 from srcad.check import numerical_grad
 from twin_checks import vjp_jvp_and_hessians
@@ -91,18 +92,11 @@ def _text(body, place):
 
 
 def _module(tmp_path, text, name):
-    path = tmp_path / f"{name}.py"
-    path.write_text("import numpy as np\n" + text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return program_files.module(tmp_path, name, "import numpy as np\n" + text)
 
 
 def _twin(text):
-    space = {"np": anp}
-    exec(compile(text, "<autograd twin>", "exec"), space)  # the same program on autograd
-    return space["f"]
+    return program_files.twin(text, anp)
 
 
 def _program(tmp_path, body, place, tag):

@@ -7,12 +7,12 @@ callee, a callee in a loop), against autograd and central finite differences, in
 value_and_grad, every gradient of its argument's shape and dtype; vjp, jvp and both Hessian
 modes on a subset; which form the generated code has."""
 
-import importlib.util
 import itertools
 
 import autograd
 import autograd.numpy as anp
 import numpy as np
+import program_files
 import pytest
 from srcad.check import numerical_grad
 
@@ -88,18 +88,11 @@ SMALL = [(e, s, p) for e, s, p in CASES if e in ("mul", "chain")
 
 
 def _module(tmp_path, text, name):
-    path = tmp_path / f"{name}.py"
-    path.write_text("import numpy as np\n" + text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return program_files.module(tmp_path, name, "import numpy as np\n" + text)
 
 
 def _twin(text):
-    space = {"np": anp}
-    exec(compile(text, "<autograd twin>", "exec"), space)  # the same program on autograd
-    return space["f"]
+    return program_files.twin(text, anp)
 
 
 def _program(tmp_path, expr, place, tag):

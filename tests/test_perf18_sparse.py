@@ -9,11 +9,11 @@ differences in grad and value_and_grad (every entry a new float array of its ite
 the arguments unchanged, a second call unchanged by writing into the first's result); vjp,
 jvp and both Hessian modes through callees; which form the generated code has."""
 
-import importlib.util
 
 import autograd
 import autograd.numpy as anp
 import numpy as np
+import program_files
 import pytest
 from srcad.check import numerical_grad
 
@@ -142,18 +142,11 @@ CASES = [(p, s, kind) for p in PROGRAMS for s in SHAPES for kind in ("list", "tu
 
 
 def _module(tmp_path, text, name):
-    path = tmp_path / f"{name}.py"
-    path.write_text("import numpy as np\n" + text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return program_files.module(tmp_path, name, "import numpy as np\n" + text)
 
 
 def _twin(text):
-    space = {"np": anp}
-    exec(compile(text, "<autograd twin>", "exec"), space)  # the same program on autograd
-    return space["f"]
+    return program_files.twin(text, anp)
 
 
 def _inputs(shape, kind):

@@ -2,7 +2,8 @@
 
 ``jacobian(f)`` (and ``jacrev``, ``jacfwd``, ``hessian``) returns a *front*: a function
 taking its arguments positionally, whose code, once the Jacobian has made its code for numbers
-of some types (a number out, one ``wrt`` argument), holds that code's body itself, behind the
+of some types (a number out; forward mode: one ``wrt`` argument), holds that code's body
+itself (reverse mode w.r.t. several arguments: its gradients returned as floats), behind the
 tests that the arguments are of those types and that every name the code read still finds the
 very object it found::
 
@@ -22,7 +23,8 @@ very object it found::
                 __srcad_g = __srcad_numbers.get((__srcad_type(x), ))
                 if __srcad_g is not None:
                     return __srcad_g(x)
-            return __srcad_fallback(x, *__srcad_args)    # the Jacobian's full path
+                return __srcad_call(x)                   # the Jacobian's full path
+            return __srcad_fallback(x, *__srcad_args)
         return __srcad_fallback(*[a for a in (x,) if a is not __srcad_missing])
 
 The user's positional parameters are the front's, positional only (a keyword is refused, as
@@ -59,10 +61,10 @@ from . import dispatch
 
 _counter = itertools.count()
 FALLBACK, ENV, REST, F64 = "__srcad_fallback", "__srcad_env", "__srcad_rest", "__srcad_f64"
-MISSING, NUMBERS = "__srcad_missing", "__srcad_numbers"
+MISSING, NUMBERS, CALL = "__srcad_missing", "__srcad_numbers", "__srcad_call"
 FLOAT, TYPE = "__srcad_float", "__srcad_type"  # builtins, never the user's names for them
 ARGS, OK, G, V = "__srcad_args", "__srcad_ok", "__srcad_g", "__srcad_v"
-_SLOTS = [FALLBACK, ENV, REST, F64, MISSING, NUMBERS, FLOAT, TYPE]
+_SLOTS = [FALLBACK, ENV, REST, F64, MISSING, NUMBERS, FLOAT, TYPE, CALL]
 
 
 def _positional(user):
@@ -88,6 +90,7 @@ def _factory(user, name, body_lines=None):
                   f"                {G} = {NUMBERS}.get(({key}))",
                   f"                if {G} is not None:",
                   f"                    return {G}({given})",
+                  f"                return {CALL}({given})  # (none: the Jacobian's own path)",
                   f"            return {FALLBACK}({given}, *{ARGS})",
                   f"        return {FALLBACK}(*[a for a in ({given},) if a is not {MISSING}])"]
     else:
@@ -119,11 +122,13 @@ def _cells(front):
     return dict(zip(front.__code__.co_freevars, front.__closure__ or ()))
 
 
-def make(user, fallback, numbers):
+def make(user, fallback, numbers, call=None):
     """A front for ``user``'s Jacobian: the closure the Jacobian keeps for these argument types
-    in ``numbers`` (all given, none of them a keyword), else ``fallback`` (the Jacobian's own
-    function, taking ``*args``), until :func:`inline` compiles a body into it; None when
-    ``user`` is not a plain function (a builtin, a callable object, a function of srcad's)."""
+    in ``numbers`` (all given, none of them a keyword), else ``call`` (for arguments all given
+    and none found there: what ``fallback`` would call after its own lookup) or ``fallback``
+    (the Jacobian's own function, taking ``*args``), until :func:`inline` compiles a body into
+    it; None when ``user`` is not a plain function (a builtin, a callable object, a function
+    of srcad's)."""
     code = getattr(user, "__code__", None)
     if not isinstance(user, types.FunctionType) or code is None or any(
             v.startswith("__srcad") for v in code.co_freevars):
@@ -132,7 +137,7 @@ def make(user, fallback, numbers):
     filename = f"<srcad jacobian front of {user.__qualname__} #{next(_counter)}>"
     plain = _code(user, _factory(user, name), filename, name)
     slots = {FALLBACK: fallback, ENV: (), REST: None, F64: np.float64, MISSING: _MISSING,
-             NUMBERS: numbers, FLOAT: float, TYPE: type}
+             NUMBERS: numbers, FLOAT: float, TYPE: type, CALL: call or fallback}
     user_cells = dict(zip(code.co_freevars, user.__closure__ or ()))
     closure = tuple(user_cells[v] if v in user_cells else types.CellType(slots[v])
                     for v in plain.co_freevars)
@@ -182,11 +187,24 @@ def _replace(tree, values):
 _AS_FLOAT = f"return {G} if {G}.__class__ is {FLOAT} else {FLOAT}({G})"
 
 
-def _rev(expr):
-    if isinstance(expr, ast.Tuple) and expr.elts and not any(
-            isinstance(e, ast.Starred) for e in expr.elts):
-        return _stmts(f"{G} = E\n{_AS_FLOAT}\n", E=expr.elts[0])  # no tuple made
-    return _stmts(f"{G} = E[0]\n{_AS_FLOAT}\n", E=expr)
+def _rev(expr, outs=None):
+    """``return E`` of grad's code (a tuple of gradients) as the Jacobian's return: its one
+    gradient as a float, or (``outs``: how many ``wrt`` arguments) a tuple of ``outs`` floats."""
+    display = isinstance(expr, ast.Tuple) and not any(
+        isinstance(e, ast.Starred) for e in expr.elts)
+    if outs is None:
+        if display and expr.elts:
+            return _stmts(f"{G} = E\n{_AS_FLOAT}\n", E=expr.elts[0])  # no tuple made
+        return _stmts(f"{G} = E[0]\n{_AS_FLOAT}\n", E=expr)
+    names = [f"{G}{k}" for k in range(outs)]
+    if display and len(expr.elts) == outs:  # each item a name of its own: no tuple made
+        head = ast.Assign([ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())],
+                          ast.Tuple(expr.elts, ast.Load()))
+    else:
+        head = ast.Assign([ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())],
+                          expr)
+    floats = ", ".join(f"{n} if {n}.__class__ is {FLOAT} else {FLOAT}({n})" for n in names)
+    return [head, *_stmts(f"return ({floats},)\n")]
 
 
 def _fwd(expr, given):
@@ -262,11 +280,12 @@ def plain_def(fn, user):
     return node, [a.arg for a in node.args.args], helpers
 
 
-def inline(front, key, fn, mode, seeds=(), rest=None):
+def inline(front, key, fn, mode, seeds=(), rest=None, outs=None):
     """Compile the body of ``fn`` (grad's code for numbers of the types ``key``, ``mode``
-    "rev"; or the forward-mode code, "fwd", its tangent parameters set to ``seeds``, ``rest``
-    taking a value that is not a float) into ``front``. Returns whether it did; it does not
-    when something is already compiled in or the code reads anything it cannot test."""
+    "rev", ``outs`` its number of gradients for a tuple ``wrt``; or the forward-mode code,
+    "fwd", its tangent parameters set to ``seeds``, ``rest`` taking a value that is not a
+    float) into ``front``. Returns whether it did; it does not when something is already
+    compiled in or the code reads anything it cannot test."""
     if front is None or front.__srcad_inlined__ not in (None, (key, mode)):
         return False  # (the same types again: code made again after a name was rebound)
     user, filename, plain = front.__srcad_front__
@@ -285,7 +304,8 @@ def inline(front, key, fn, mode, seeds=(), rest=None):
     if tests is None:
         return False
     type_tests = [f"{p}.__class__ is {ENV}[{i}]" for i, p in enumerate(params[:n])]
-    body = ast.fix_missing_locations(_Returns(_rev if mode == "rev" else functools.partial(
+    body = ast.fix_missing_locations(_Returns(functools.partial(_rev, outs=outs) if (
+        mode == "rev") else functools.partial(
         _fwd, given="(" + "".join(p + ", " for p in params[:n]) + ")")).visit(
         ast.Module(body=node.body, type_ignores=[])))
     seed_lines = [f"{p} = {seed!r}" if type(seed) is float and seed in (0.0, 1.0) else (

@@ -228,13 +228,38 @@ def changed(reads):
 
 
 def checker(reads):
-    """A function returning whether every one of ``reads`` still finds the same object."""
+    """A function returning whether every one of ``reads`` still finds the same object (each
+    read's ``value`` as it is at the call): its tests compiled into its text, as
+    :meth:`Read.current` makes them (a name, else a builtin, then each attribute; another
+    kind of read calls its own ``current``), with the loop over the reads behind them for an
+    empty cell."""
     reads = tuple(reads)
 
-    def unchanged():
+    def each():
         for read in reads:
             if read.current() is not read.value:
                 return False
         return True
 
-    return unchanged
+    space, tests = {"M": MISSING, "B": vars(builtins), "each": each}, []
+    for i, read in enumerate(reads):
+        space[f"r{i}"] = read
+        if type(read) is not Read:
+            tests.append(f"r{i}.current() is r{i}.value")
+            continue
+        if read.cell is not None:  # (empty: ValueError, the loop says)
+            space[f"c{i}"] = read.cell
+            expr = f"c{i}.cell_contents"
+        else:
+            space[f"n{i}"] = read.namespace
+            expr = f"n{i}.get({read.name!r}, B.get({read.name!r}, M))"
+        for attr in read.attrs:  # (getattr(M, attr, M) is M: as current's break)
+            expr = f"getattr({expr}, {attr!r}, M)"
+        tests.append(f"{expr} is r{i}.value")
+    text = ("def unchanged():\n"
+            "    try:\n"
+            f"        return {' and '.join(tests) or 'True'}\n"
+            "    except ValueError:  # an empty cell\n"
+            "        return each()\n")
+    exec(compile(text, "<srcad reads checked>", "exec"), space)  # noqa: S102
+    return space["unchanged"]

@@ -380,10 +380,10 @@ def mutable(grad):
 def like(grad, value):
     """``grad`` in the structure of ``value``: tuples where ``value`` has tuples (the backward
     sweep builds lists), and every leaf a float or float array."""
-    if isinstance(value, tuple):
-        return tuple(like(g, v) for g, v in zip(grad, value))
+    if isinstance(value, tuple):  # (a float's tangent is as it is: no call for it)
+        return tuple([g if type(v) is float else like(g, v) for g, v in zip(grad, value)])
     if isinstance(value, list):
-        return [like(g, v) for g, v in zip(grad, value)]
+        return [g if type(v) is float else like(g, v) for g, v in zip(grad, value)]
     if isinstance(value, dict):
         return {k: like(grad[k], v) for k, v in value.items()}
     if isinstance(value, np.ndarray) and np.shape(grad) != value.shape:
