@@ -90,7 +90,16 @@ def while_nested(x, w):
     return total
 
 
-CASES = [softmax_steps, indexed, branched, carried, broadcast, twice, latch, while_nested]
+def guarded_rows(x, w):
+    total = 0.0
+    for t in range(3):
+        a = x[1:] * np.tanh(x[:-1] * w[t])  # one shape at run time, classes not joined
+        total = total + np.sum(a)
+    return total
+
+
+CASES = [softmax_steps, indexed, branched, carried, broadcast, twice, latch, while_nested,
+         guarded_rows]
 
 
 def _numeric(f, x, w, h=1e-6):
@@ -102,7 +111,8 @@ def _numeric(f, x, w, h=1e-6):
     return out
 
 
-@pytest.mark.parametrize("f", CASES if LONG else [softmax_steps, indexed, latch, while_nested],
+@pytest.mark.parametrize("f", CASES if LONG else [softmax_steps, indexed, latch, while_nested,
+                                                  guarded_rows, broadcast],
                          ids=lambda f: f.__name__)
 def test_against_differences_and_tape(f):
     rng = np.random.default_rng(29)
@@ -121,6 +131,18 @@ def test_the_number_is_used_and_the_layout_kept():
     g(x, w)
     text = srcad.source(g)
     assert text.count("grad_sum(") == 1, text  # the total's own (x * log(s) + e / s)
+
+
+def test_the_number_where_the_shape_guard_holds():
+    """guarded_rows: ``v[t] * np.tanh(x)``'s operands are alike only at run time: the
+    number on the guard's side, the array made on the other (broadcast: that side runs)."""
+    x, w = np.linspace(0.1, 0.4, 4), np.array([0.3, -0.2, 0.5, 0.1])
+    g = srcad.grad(guarded_rows)
+    g(x, w)
+    text = srcad.source(g)
+    guarded = [line for line in text.splitlines() if " if alike else " in line and (
+        "grad_sum(" in line.split(" if alike else ")[1])]
+    assert guarded and "grad_sum(" not in guarded[0].split(" if alike else ")[0], text
 
 
 @pytest.mark.skipif(not LONG, reason="second order: a second transform (1.4 s), under LONG")

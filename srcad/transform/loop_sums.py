@@ -19,14 +19,16 @@ one: no array is kept for its shape). Only for ``np.sum``-like rules whose one-n
 is the gradient itself (``uniform == "g"``), not inside a maybe-zero guard (both paths hold
 one kind there), and not for Numba (a name holding a number, then an array, in a loop).
 
-Imports: ``srcad.core`` (ir, walk_nodes), :mod:`.nodes`, :mod:`.templates`.
+Imports: ``srcad.core`` (ir, kinds, walk_nodes), :mod:`.nodes`, :mod:`.templates`.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 
 from ..core import ir
+from ..core.kinds import ARRAY
 from ..core.walk import walk_nodes
 from . import templates
 from .nodes import assign, name
@@ -79,6 +81,34 @@ def materialised(sweep, gname, code, frame):
         first.value = remake(first.value)
         return True
     code.append(assign(gname, whole))
+    return True
+
+
+def guarded(sweep, stmt, rule, template, names, scalar, atom, bound, gname, code, frame):
+    """An element-wise operation whose result's gradient ``gname`` is :func:`reduction`'s
+    number, its operands' shapes known alike only at run time (a shape guard,
+    :mod:`.guards`): ``g * b if alike else unbroadcast_to(grad_sum(g, y_layout) * b, ...)``.
+    Where the guard holds every array operand has the result's shape, so the template
+    reading one of them (``g * b``) gives the whole array from the number, as at the top
+    level; the other side makes the array as :func:`materialised` would. True if so."""
+    made = sweep.uniform_made.get(gname)
+    if made is None or made[0] != frame or not rule.broadcast or sweep.an.complex or (
+            sweep._guard_roots(stmt.value, frame) is None):
+        return False
+    number = templates.instantiate(template, names, scalar, sweep.helper_names, rule)
+    operands = {a.name for a in stmt.value.args
+                if isinstance(a, ir.Var) and sweep.an.kinds.get(a.name) == ARRAY}
+    if not any(isinstance(n, ast.Name) and n.id in operands for n in walk_nodes(number)):
+        return False  # the number alone (-g): no whole array on the guard's side
+    full = templates.instantiate(template, dict(names, g=copy.deepcopy(made[1])), scalar,
+                                 sweep.helper_names, rule)
+    number, full = sweep.reused(number, frame), sweep.reused(full, frame)
+    sweep.note_helpers(number)
+    sweep.note_helpers(full)
+    tree = sweep.unbroadcast(full, atom, stmt.target, bound, frame, stmt.value)
+    if isinstance(tree, ast.IfExp):
+        tree.body = number
+    sweep.accumulate(atom, tree, code, frame)
     return True
 
 

@@ -174,6 +174,9 @@ class Rules:
             if gname in self.uniform and not self.reads_whole(tree, stmt.target):
                 # g * 2.0, -g: still one number per element, if the operand is result-shaped
                 uniform = self.same_shape(atom.name, stmt.target) and frame == self.top
+                if not uniform and loop_sums.guarded(self, stmt, rule, template, names, scalar,
+                                                     atom, bound, gname, code, frame):
+                    continue  # the number where a shape guard holds: .loop_sums
                 if not uniform:
                     self.materialise(gname, code, frame)
                     tree = templates.instantiate(template, names, scalar, self.helper_names,
