@@ -15,7 +15,10 @@ array is needed (any rule but an element-wise one reading a whole array of ``a``
 a branch or loop mentioning it), it is made in the body exactly as without this:
 ``da = grad_sum(da, a_layout)``, the rule's own template with the same names, so the values
 the forward sweep saves per iteration are the ones it saved before (a layout stand-in stays
-one: no array is kept for its shape). Only for ``np.sum``-like rules whose one-number form
+one: no array is kept for its shape). An element-wise operation whose operands are alike
+only at run time (a shape guard, :mod:`.guards`) takes the number on the guard's side,
+``dynorm = dt * t_7 if alike else unbroadcast_to(grad_sum(dt, t_8_layout) * t_7, ...)``
+(:func:`guarded`). Only for ``np.sum``-like rules whose one-number form
 is the gradient itself (``uniform == "g"``), not inside a maybe-zero guard (both paths hold
 one kind there), and not for Numba (a name holding a number, then an array, in a loop).
 
