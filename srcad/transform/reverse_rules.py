@@ -67,9 +67,8 @@ class Rules:
         gname = self.g(stmt.target)
         self.comment(stmt, code)
         if not isinstance(value, ir.Prim):
-            if gname in self.uniform and isinstance(value, ir.Var) and self.same_shape(
-                value.name, stmt.target
-            ) and frame == self.top:
+            if gname in self.uniform and frame == self.top and isinstance(value, ir.Var) and (
+                    self.same_shape(value.name, stmt.target)):
                 self.accumulate(value, gname, code, frame, uniform=True)
             else:
                 self.materialise(gname, code, frame)
@@ -203,13 +202,11 @@ class Rules:
     def uniform_reduction(self, rule, bound, names, code, frame):
         """``s = np.sum(a)`` over every axis: ``a``'s gradient is ``ds`` itself, one number,
         until something needs the array (see :meth:`materialise`)."""
-        if rule.uniform is None:
-            return False
         atom = next((bound[p] for p in rule.templates if isinstance(bound.get(p), ir.Var)), None)
-        if atom is None or not self.an.active(atom) or self.an.kinds.get(atom.name) != ARRAY:
-            return False
-        if any(not _is_none_or_false(v) for p, v in bound.items() if p not in rule.templates):
-            return False  # an axis, keepdims, dtype or out
+        if rule.uniform is None or atom is None or not self.an.active(atom) or (
+                self.an.kinds.get(atom.name) != ARRAY) or any(
+                not _is_none_or_false(v) for p, v in bound.items() if p not in rule.templates):
+            return False  # not an active array; an axis, keepdims, dtype or out
         if frame != self.top:  # in a loop's body: .loop_sums
             return loop_sums.reduction(self, rule, bound, atom, names, code, frame)
         root = self.alike.get(atom.name, atom.name)
