@@ -38,7 +38,7 @@ from ..core import ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..core.walk import walk_nodes
 from ..rules import registry
-from . import exp_quotients, into, nodes, partition, same_numbers
+from . import exp_quotients, into, loop_sums, nodes, partition, same_numbers
 from .guards import ShapeGuards, guard_frames
 from .joins import Joins
 from .nodes import Comment, PopMarker, add_to, assign, call, name
@@ -122,6 +122,7 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         self.apart = {p: k for k, group in enumerate(alike) for p in group
                       if p in fn.params and analysis.kinds.get(p) == ARRAY}
         self.uniform = {}  # gradient holding one number for every element -> a value shaped
+        self.uniform_made = {}  # those made in a loop's body -> (body, how): .loop_sums
         self.top = id(fn.body)  # like it (np.sum's gradient before anything needs the array)
         self.guard_names = guard_frames(fn)  # block -> arrays a guard may read: see .guards
         self.guard_sites = []  # (block, operands' classes, the test's name node)
@@ -214,6 +215,8 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
     def materialise(self, gname, code, frame, final=False):
         """A one-number gradient made a whole array (a read-only view, no memory; a new
         array for a gradient handed to the user)."""
+        if gname in self.uniform and loop_sums.materialised(self, gname, code, frame):
+            return  # made in a loop's body: as the rule makes it there
         root = self.uniform.pop(gname, None)
         if root is None:
             return

@@ -5,7 +5,7 @@ user functions and of derivatives srcad made.
 
 A piece of :class:`srcad.transform.reverse.Reverse` (it uses the names and accumulation
 that class defines). Imports: ``srcad.core``, ``srcad.analysis``, the rules registry,
-:mod:`.nodes`, :mod:`.sweep`, :mod:`.templates`.
+:mod:`.nodes`, :mod:`.sweep`, :mod:`.templates`, :mod:`.loop_sums`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..core.walk import walk_nodes
 from ..rules import registry
-from . import exp_quotients, nodes, templates
+from . import exp_quotients, loop_sums, nodes, templates
 from .nodes import call, method, name
 from .sweep import bound_expr
 
@@ -67,9 +67,8 @@ class Rules:
         gname = self.g(stmt.target)
         self.comment(stmt, code)
         if not isinstance(value, ir.Prim):
-            if gname in self.uniform and isinstance(value, ir.Var) and self.same_shape(
-                value.name, stmt.target
-            ):
+            if gname in self.uniform and frame == self.top and isinstance(value, ir.Var) and (
+                    self.same_shape(value.name, stmt.target)):
                 self.accumulate(value, gname, code, frame, uniform=True)
             else:
                 self.materialise(gname, code, frame)
@@ -174,6 +173,9 @@ class Rules:
             if gname in self.uniform and not self.reads_whole(tree, stmt.target):
                 # g * 2.0, -g: still one number per element, if the operand is result-shaped
                 uniform = self.same_shape(atom.name, stmt.target) and frame == self.top
+                if not uniform and loop_sums.guarded(self, stmt, rule, template, names, scalar,
+                                                     atom, bound, gname, code, frame):
+                    continue  # the number where a shape guard holds: .loop_sums
                 if not uniform:
                     self.materialise(gname, code, frame)
                     tree = templates.instantiate(template, names, scalar, self.helper_names,
@@ -200,13 +202,13 @@ class Rules:
     def uniform_reduction(self, rule, bound, names, code, frame):
         """``s = np.sum(a)`` over every axis: ``a``'s gradient is ``ds`` itself, one number,
         until something needs the array (see :meth:`materialise`)."""
-        if rule.uniform is None or frame != self.top:
-            return False
         atom = next((bound[p] for p in rule.templates if isinstance(bound.get(p), ir.Var)), None)
-        if atom is None or not self.an.active(atom) or self.an.kinds.get(atom.name) != ARRAY:
-            return False
-        if any(not _is_none_or_false(v) for p, v in bound.items() if p not in rule.templates):
-            return False  # an axis, keepdims, dtype or out
+        if rule.uniform is None or atom is None or not self.an.active(atom) or (
+                self.an.kinds.get(atom.name) != ARRAY) or any(
+                not _is_none_or_false(v) for p, v in bound.items() if p not in rule.templates):
+            return False  # not an active array; an axis, keepdims, dtype or out
+        if frame != self.top:  # in a loop's body: .loop_sums
+            return loop_sums.reduction(self, rule, bound, atom, names, code, frame)
         root = self.alike.get(atom.name, atom.name)
         tree = templates.instantiate(rule.uniform, dict(names, a=name(root)), True,
                                      self.helper_names)
