@@ -2,7 +2,10 @@
 srcad's derivatives of every mutant against central differences and a second engine.
 
     python tools/mutant_programs.py [--seconds 3600] [--mutants 6] [--seed 0] [--json OUT]
-                                    [--only SUBSTRING ...] [--show KEY#K]
+                                    [--only SUBSTRING ...] [--show KEY#K] [--quiet]
+
+(``--json``: one JSON line per mutant, its checks' rows, and the source of every mutant not
+passed or refused; ``--quiet`` prints only WRONG, CRASH and VAGUE lines and the tables.)
 
 The other fuzzers (tests/gen_*.py, tests/test_properties_*.py) generate programs from srcad's
 own grammar. This one starts from functions harvested at run time from fetched outside code
@@ -133,7 +136,7 @@ def prepare(fn, folder, rs):
     """(args, data, wrt positions, locals' classes, scalar output?) for the first input
     profile the plain function runs on, or None."""
     ints = mutant_sources.int_names(fn.node)
-    for positive in (True, False):
+    for positive in (True, False, "large"):
         for profile in mutant_sources.PROFILES:
             vals = mutant_sources.profile_values(fn.params + fn.data, ints, profile, rs,
                                                  positive)
@@ -370,6 +373,8 @@ def main(argv=None):
     rng.shuffle(functions)
     with tempfile.NamedTemporaryFile(suffix=".pickle", delete=False) as fh:
         pickle.dump(functions, fh)
+    if args.json:
+        open(args.json, "w").close()
     counts = collections.Counter()
     by_mutation = collections.defaultdict(collections.Counter)
     items = []
@@ -384,8 +389,8 @@ def main(argv=None):
             print(f"{item['outcome']:10} {item['key']}#{item['k']} {item.get('mutations')} "
                   f"{detail[:160]}", flush=True)
         if args.json:
-            with open(args.json, "w") as fh:
-                json.dump({"counts": counts, "items": items}, fh)
+            with open(args.json, "a") as fh:
+                fh.write(json.dumps(item) + "\n")
 
     run_batches(fh.name, [f.key for f in functions], args, start + args.seconds, out)
     os.unlink(fh.name)

@@ -371,10 +371,16 @@ def int_names(fn):
 PROFILES = [(), (3,), (3, 3), (4,), "first-matrix", "first-vector", (2, 3), (3, 1)]
 
 
+#: the ranges the values are drawn from, in the order tried (``arccosh`` needs > 1)
+RANGES = {True: (0.3, 1.2), "large": (1.2, 2.5)}
+
+
 def make_value(shape, rs, positive=True):
-    if shape == ():
-        return float(rs.uniform(0.3, 1.2) if positive else rs.standard_normal())
-    return rs.uniform(0.3, 1.2, size=shape) if positive else rs.standard_normal(shape)
+    """Numbers of ``shape`` from ``RANGES[positive]``, or normal ones (``positive=False``)."""
+    if positive is False:
+        return float(rs.standard_normal()) if shape == () else rs.standard_normal(shape)
+    lo, hi = RANGES[positive]
+    return float(rs.uniform(lo, hi)) if shape == () else rs.uniform(lo, hi, size=shape)
 
 
 def profile_values(names, ints, profile, rs, positive=True):
