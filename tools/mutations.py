@@ -8,11 +8,14 @@ holds), most change it on purpose: a mutant is only ever compared with itself. E
 takes the function's tree (changed in place), the classes of its locals at return
 (``mutant_sources.locals_of``) and a ``random.Random``; it returns its name when it applied.
 
-The machinery aimed at: aliasing (``b = a; b[i] = ...``), views (``a[1:]`` written through),
-in-place operators on arrays, lists and parameters, ``out=``, statement order, loops made,
-unrolled and turned into ``while``, early ``return`` and ``break`` in loops, branches on data,
-lists of arrays mutated, closures reading a name rebound after they were made, default
-arguments (bound once, mutated later), lambdas, comprehensions, ``enumerate``, tuple swaps.
+The machinery aimed at: aliasing (``b = a; b[i] = ...``), views (``a[1:]`` written through,
+rows of a matrix written in a loop), in-place operators on arrays, lists and parameters,
+``out=``, ``np.add.at``, fancy and mask writes, statement order, loops made, unrolled and
+turned into ``while``, early ``return``, ``break``, ``continue`` and ``for ... else`` in
+loops, branches on data, lists of arrays mutated (``insert``, ``pop``, slice assignment,
+starred unpacking), dicts, closures reading a name rebound after they were made, nested
+functions writing their argument, recursion, default arguments (bound once, mutated later),
+lambdas, comprehensions, generators, ``enumerate``, tuple swaps, ``try/finally``, ``:=``.
 
 Every mutant is run plainly first; one that fails or is not finite is discarded.
 
@@ -482,6 +485,114 @@ MUTATIONS = [alias_item_write, view_write, alias_then_inplace, out_argument, par
              copy_then_write, item_loop, swap_adjacent, wrap_loop, unroll, for_to_while,
              early_return, while_break, data_branch, ternary, tuple_swap, list_of_arrays,
              closure_rebind, default_argument, comprehension, augment_forms]
+
+
+# ---- more: calls that write, rows, fancy indices, dicts, generators, try, walrus -------------
+
+def callee_writes(fn, info, rng):
+    """A nested function that changes its argument in place (the caller's array)."""
+    site = _pick(rng, sites(fn, info, is_vec))
+    if not site:
+        return None
+    b, i, v = site
+    form = rng.choice([
+        "def _m(_z):\n    _z *= 2.0\n_m({v})",
+        "def _m(_z):\n    _z[0] = _z[0] * 3.0\n    return _z[1:]\n_q = _m({v})\n"
+        "{v} = {v} + _q.sum()",
+        "def _m(_z, _s):\n    _z += _s\n    return _z\n{v} = _m({v} * 1.0, {v})",
+    ])
+    _insert(b, i, stmt(form.format(v=v)))
+    return "callee_writes"
+
+
+def row_loop(fn, info, rng):
+    """Rows of an array are views: writing them in a loop writes the array."""
+    site = _pick(rng, sites(fn, info, is_vec))
+    if not site:
+        return None
+    b, i, v = site
+    nd = len(info[v][1]) if v in info and info[v][0] == "array" else 1
+    if nd >= 2:
+        form = rng.choice(["for _r in {v}:\n    _r *= 2.0",
+                           "for _r in {v}:\n    _r[0] = _r[0] * _r[-1]",
+                           "for _j, _r in enumerate({v}):\n    _r += _j * 0.5"])
+    else:
+        form = rng.choice(["for _j, _t in enumerate({v}):\n    {v}[_j] = _t * (_j + 1.0)",
+                           "for _j in range({v}.size):\n    if {v}[_j] > 0.6:\n"
+                           "        {v}[_j] = {v}[_j] ** 2"])
+    _insert(b, i, stmt(form.format(v=v)))
+    return "row_loop"
+
+
+def fancy_write(fn, info, rng):
+    site = _pick(rng, sites(fn, info, is_vec))
+    if not site:
+        return None
+    b, i, v = site
+    form = rng.choice([
+        "{v}[[0, 0, 1]] += 1.5 * {v}[[1, 0, 0]]",
+        "{np}.add.at({v}, [0, 0, 1], {v}[[1, 1, 0]])",
+        "{v}[{v} > 0.6] *= 2.0",
+        "{v}[[1, 0]] = {v}[[0, 1]]",
+        "{v}[...] = {np}.cos({v})",
+        "{np}.copyto({v}, {v} * 2.0)",
+    ])
+    _insert(b, i, stmt(form.format(v=v, np=NP)))
+    return "fancy_write"
+
+
+def list_surgery(fn, info, rng):
+    site = _pick(rng, sites(fn, info, is_num))
+    if not site:
+        return None
+    b, i, v = site
+    form = rng.choice([
+        "_L = [{v}, {v} * 2.0]\n_L.insert(0, {v} + 1.0)\n_L.pop(1)\n{v} = _L[0] * _L[-1]",
+        "_L = [{v}, {v} * 2.0, {v} * 3.0]\n_L[0:2] = [_L[1] * _L[2]]\n{v} = sum(_L)",
+        "_L = [{v}, {v} + 1.0]\n_L.extend([_L[0] * _L[1]])\n_t = _L.pop()\n"
+        "{v} = _t + _L[0]",
+        "_a, *_rest = [{v}, {v} * 2.0, {v} * 3.0]\n{v} = _a + sum(_rest)",
+        "_L = [{v}, {v} * 2.0]\nfor _t in _L:\n    _t *= 2.0\n{v} = _L[0] + _L[1]",
+        "_D = {{'a': {v}}}\n_D['a'] = _D['a'] * 2.0\n_D['b'] = _D['a'] + {v}\n{v} = _D['b']",
+    ])
+    _insert(b, i, stmt(form.format(v=v)))
+    return "list_surgery"
+
+
+def generator_forms(fn, info, rng):
+    site = _pick(rng, sites(fn, info, is_num))
+    if not site:
+        return None
+    b, i, v = site
+    form = rng.choice([
+        "{v} = {v} + sum((_t * 2.0 for _t in [{v}, {v} ** 2]))",
+        "if (_q := {np}.sum({v})) > 0.5:\n    {v} = {v} * _q",
+        "try:\n    {v} = {v} * 2.0\nfinally:\n    {v} = {v} + 1.0",
+        "def _r(_t, _n):\n    return _t if _n == 0 else _r({np}.sin(_t), _n - 1)\n"
+        "{v} = _r({v}, 2)",
+        "{v} = max({v} * 1.0, {v} * 2.0) if {np}.ndim({v}) == 0 else {v}",
+    ])
+    _insert(b, i, stmt(form.format(v=v, np=NP)))
+    return "generator_forms"
+
+
+def loop_continue(fn, info, rng):
+    site = _pick(rng, sites(fn, info, is_num))
+    if not site:
+        return None
+    b, i, v = site
+    form = rng.choice([
+        "for _j in range(4):\n    if _j % 2 == 0:\n        continue\n    {v} = {v} * 1.1 + 0.1",
+        "_acc = {v} * 0.0\nfor _j in range(3):\n    _acc = _acc + {v}\n"
+        "    if {np}.sum(_acc) > 2.0:\n        break\n{v} = _acc",
+        "for _j in range(3):\n    {v} = {np}.tanh({v})\nelse:\n    {v} = {v} * 2.0",
+    ])
+    _insert(b, i, stmt(form.format(v=v, np=NP)))
+    return "loop_continue"
+
+
+MUTATIONS += [callee_writes, row_loop, fancy_write, list_surgery, generator_forms,
+              loop_continue]
 
 
 def mutate(fn, info, rng, count):
