@@ -338,7 +338,15 @@ class Forward(Sweep):
         sub.args = [self.tangent_var(a) if i in slots else a for i, a in enumerate(prim.args)]
         sub.kwargs = {k: self.tangent_var(a) if k in slots else a
                       for k, a in prim.kwargs.items()}
-        return nodes.expr(sub)
+        out = nodes.expr(sub)
+        if isinstance(prim.fn, (ir.Method, ir.Attr)) and 0 in slots and isinstance(
+                out, (ast.Call, ast.Attribute)) and self.an.kind(prim.args[0]) != ARRAY:
+            # a number's method (``x.reshape(t)`` of a NumPy scalar): its tangent may be a
+            # Python float, which has none (sound29): read it as an array
+            held = out.func if isinstance(out, ast.Call) else out
+            if isinstance(held, ast.Attribute):
+                held.value = call(nodes.attr(name("np"), "asarray"), held.value)
+        return out
 
     def tangent_var(self, atom):
         return ir.Var(self.t(atom.name)) if self.varied(atom) else atom
