@@ -9,8 +9,9 @@ statement that reads a name it reads or whose method it calls
 (``srcad.backend.tidy_values._inline_temps``).
 
 A generated family: lists grown in a loop or line by line, each new item made from an item
-read by a negative, a first or a loop index, the items summed, read with distinct weights or summed in a loop, of numbers
-and of arrays; srcad's gradient against srcad.tape's and central differences, and its jvp.
+read by a negative, a first or a loop index, the items summed, read with distinct weights or
+summed in a loop, of numbers and of arrays; srcad's gradient against srcad.tape's and central
+differences, and its jvp.
 Cheap by default (one case), every case under ``SRCAD_LONG_PROPERTIES=1``. Imports NumPy,
 srcad, and the tests' program_files, sampling."""
 

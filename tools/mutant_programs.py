@@ -23,7 +23,11 @@ Per mutant, with inputs copied for every call (a mutant may write into its argum
   where autograd cannot run it, ``srcad.tape``'s, judged along the element that differs most
   by central differences at two step sizes (``tools/differential.judge``); with no second
   engine, along a random direction by the differences alone;
-- ``fwd``: ``srcad.jvp`` likewise.
+- ``fwd``: ``srcad.jvp`` likewise;
+- ``hvp-fwd``, ``hvp-rev`` (every other mutant, when the first order passed): the Hessian along
+  the first differentiated argument times a random vector, by ``srcad.jvp`` of srcad's gradient
+  and by ``srcad.hessian(mode="rev")`` (up to 16 elements), against central differences of the
+  gradient at two steps (not judged where those are not steady).
 
 Outcomes (the worst check of a mutant): WRONG (srcad disagrees with steady differences: a
 bug), CRASH (an exception other than ``SrcadError`` from srcad or its generated code, or a
@@ -200,8 +204,8 @@ def failure(e, path):
     return kind, f"{type(e).__name__}: {first}"
 
 
-def check_mutant(fn, node, prepared, folder, rng):
-    """[(check, outcome, detail)] for one mutant."""
+def check_mutant(fn, node, prepared, folder, rng, second=False):
+    """[(check, outcome, detail)] for one mutant (``second``: its Hessian too)."""
     import srcad
     args, data, wrt, info, scalar, shape = prepared
     weights = np.asarray(np.random.RandomState(_seed(fn.key)).uniform(0.5, 1.5, size=shape)) \
@@ -244,6 +248,8 @@ def check_mutant(fn, node, prepared, folder, rng):
         rows.append((check, outcome, detail + (f" [{engine}]" if detail else "")))
     except (Timeout, Exception) as e:  # noqa: BLE001
         rows.append(("rev",) + failure(e, path))
+    if second and all(r[1] == "PASS" for r in rows):
+        rows.extend(second_order(target, args, wrt, path))
     try:
         vs = [mutant_sources.make_value(np.shape(x), np.random.RandomState(_seed(fn.key, k)),
                                         positive=False) for k, x in enumerate(xs)]
@@ -252,6 +258,48 @@ def check_mutant(fn, node, prepared, folder, rng):
         rows.append(differential.compare_jvp(fw, xs, vs, value, tangent, other))
     except (Timeout, Exception) as e:  # noqa: BLE001
         rows.append(("fwd",) + failure(e, path))
+    return rows
+
+
+def second_order(target, args, wrt, path):
+    """Hessian-vector products along the first ``wrt`` argument, forward over reverse
+    (``jvp`` of srcad's gradient) and reverse over reverse (``hessian(mode="rev")``, for
+    at most 16 elements), against central differences of srcad's gradient (checked first)."""
+    import srcad
+    k = wrt[0]
+    x = args[k]
+    v = mutant_sources.make_value(np.shape(x), np.random.RandomState(7), positive=False)
+    grad_f = srcad.grad(target, wrt=k)
+
+    def g_at(h):
+        full = copy.deepcopy(list(args))
+        full[k] = x + h * v
+        return np.asarray(grad_f(*full), dtype=float)
+
+    scale = max(1.0, float(np.max(np.abs(x))))
+    d1 = (g_at(1e-5 * scale) - g_at(-1e-5 * scale)) / (2e-5 * scale)
+    d2 = (g_at(1e-4 * scale) - g_at(-1e-4 * scale)) / (2e-4 * scale)
+    mag = max(1.0, float(np.max(np.abs(d1))))
+    if not (np.all(np.isfinite(d1)) and np.max(np.abs(d1 - d2)) <= 1e-4 * mag):
+        return [("hvp", "PASS", "differences not steady: not judged")]
+    rows = []
+    try:
+        _, hv = srcad.jvp(grad_f, tuple(copy.deepcopy(args)), (v,), wrt=(k,))
+        bad = np.max(np.abs(np.asarray(hv, dtype=float) - d1)) > 1e-4 * mag
+        rows.append(("hvp-fwd", "WRONG" if bad else "PASS",
+                     f"srcad {hv!r}, differences of the gradient {d1!r}" if bad else ""))
+    except (Timeout, Exception) as e:  # noqa: BLE001
+        rows.append(("hvp-fwd",) + failure(e, path))
+    if np.size(x) <= 16:
+        try:
+            H = srcad.hessian(target, wrt=k, mode="rev")(*copy.deepcopy(args))
+            hv = np.tensordot(np.asarray(H, dtype=float), v, axes=np.ndim(x)) if np.ndim(x) \
+                else np.asarray(H, dtype=float) * v
+            bad = np.max(np.abs(hv - d1)) > 1e-4 * mag
+            rows.append(("hvp-rev", "WRONG" if bad else "PASS",
+                         f"srcad {hv!r}, differences of the gradient {d1!r}" if bad else ""))
+        except (Timeout, Exception) as e:  # noqa: BLE001
+            rows.append(("hvp-rev",) + failure(e, path))
     return rows
 
 
@@ -292,13 +340,18 @@ def make_mutant(fn, prepared, seed, k):
 
 
 def run_mutant(fn, prepared, folder, seed, k):
-    node, done = make_mutant(fn, prepared, seed, k)
+    try:
+        node, done = make_mutant(fn, prepared, seed, k)
+        ast.unparse(node)
+    except Exception as e:  # noqa: BLE001 - a mutation this tree does not take
+        return {"key": fn.key, "k": k, "outcome": "INVALID", "mutations": [],
+                "rows": [["mutate", "INVALID", f"{type(e).__name__}: {e}"[:200]]]}
     if k and not done:
         return {"key": fn.key, "k": k, "outcome": "INVALID", "mutations": [],
                 "rows": [["mutate", "INVALID", "no mutation applies"]]}
     signal.alarm(MUTANT_SECONDS)
     try:
-        rows = check_mutant(fn, node, prepared, folder, random.Random(k))
+        rows = check_mutant(fn, node, prepared, folder, random.Random(k), second=k % 2 == 0)
     except Timeout:
         rows = [("all", "CRASH", "timeout")]
     except Exception as e:  # noqa: BLE001

@@ -111,8 +111,9 @@ def read_source(repo, path):
                 lines.append("")
         return "\n".join(lines)
     if path.endswith(".md"):
-        from jax_programs import cells_of
         import tempfile
+
+        from jax_programs import cells_of
         with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False) as fh:
             fh.write(text)
         try:

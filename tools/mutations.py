@@ -472,12 +472,14 @@ def augment_forms(fn, info, rng):
     b, i, how = site
     s = b[i]
     if how == "aug":
-        b[i] = ast.AugAssign(target=ast.Name(id=s.targets[0].id, ctx=ast.Store()),
-                             op=s.value.op, value=s.value.right)
+        b[i] = ast.copy_location(ast.AugAssign(target=ast.Name(id=s.targets[0].id,
+                                                                ctx=ast.Store()),
+                                               op=s.value.op, value=s.value.right), s)
     else:
-        b[i] = ast.Assign(targets=[ast.Name(id=s.target.id, ctx=ast.Store())],
-                          value=ast.BinOp(left=ast.Name(id=s.target.id, ctx=ast.Load()),
-                                          op=s.op, right=s.value), lineno=s.lineno)
+        b[i] = ast.copy_location(ast.Assign(
+            targets=[ast.Name(id=s.target.id, ctx=ast.Store())],
+            value=ast.BinOp(left=ast.Name(id=s.target.id, ctx=ast.Load()), op=s.op,
+                            right=s.value)), s)
     return "augment_forms"
 
 
