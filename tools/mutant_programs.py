@@ -16,6 +16,12 @@ nothing is copied here), finds arguments each runs on, and applies one to three 
 made, unrolled and turned into ``while``, early returns, branches on data, lists of arrays,
 closures over rebound names, default arguments...). Each function's original is checked too.
 
+A mutant with a scalar value is differentiated itself (even-numbered mutants) or, as one
+with an array value, through ``_srcad_F``, which calls it and weighs its value by fixed
+random numbers; odd-numbered mutants are passed copies of their array arguments there
+(``f(x.copy())``), so that a mutant writing into its parameter is followed through rather
+than refused as a change of the caller's array.
+
 Per mutant, with inputs copied for every call (a mutant may write into its arguments):
 
 - ``value``: ``srcad.value_and_grad``'s value against the plain function's;
@@ -24,7 +30,7 @@ Per mutant, with inputs copied for every call (a mutant may write into its argum
   by central differences at two step sizes (``tools/differential.judge``); with no second
   engine, along a random direction by the differences alone;
 - ``fwd``: ``srcad.jvp`` likewise;
-- ``hvp-fwd``, ``hvp-rev`` (every other mutant, when the first order passed): the Hessian along
+- ``hvp-fwd``, ``hvp-rev`` (half the mutants, when the first order passed): the Hessian along
   the first differentiated argument times a random vector, by ``srcad.jvp`` of srcad's gradient
   and by ``srcad.hessian(mode="rev")`` (up to 16 elements), against central differences of the
   gradient at two steps (not judged where those are not steady).
@@ -77,13 +83,16 @@ import numpy as _np
 
 
 def _srcad_F({params}):
-    _out = {name}({params})
+    _out = {name}({passed})
     return _np.sum(_out * _W)
 """
 
 
 class Timeout(Exception):
     pass
+
+
+Prepared = collections.namedtuple("Prepared", "args data wrt info scalar shape params")
 
 
 def _alarm(signum, frame):
@@ -114,15 +123,31 @@ def load(text, folder, data, engine="numpy"):
     return mod
 
 
-def module_text(fn, node, scalar_out, engine="numpy"):
+def module_text(fn, node, direct, engine="numpy", copies=()):
+    """The mutant's module; unless ``direct``, with ``_srcad_F`` calling it (the parameters
+    named in ``copies`` passed as ``p.copy()``: a mutant writing into them changes its own
+    array) and weighing its output."""
     text = fn.module_text(node, engine)
     if engine == "autograd":
         text = "import autograd.numpy as _np\n" + text
     else:
         text = "import numpy as _np\n" + text
-    if not scalar_out:
-        text += WRAPPER.format(params=", ".join(fn.params), name=node.name)
+    if not direct:
+        passed = ", ".join(f"{p}.copy()" if p in copies else p for p in fn.params)
+        text += WRAPPER.format(params=", ".join(fn.params), name=node.name, passed=passed)
     return text
+
+
+def how_called(prepared, k):
+    """(direct?, copies, weights) of mutant ``k``: a scalar function differentiated itself
+    (even ``k``) or through the wrapper; odd ``k`` passes copies of its array arguments."""
+    args, scalar, shape = prepared.args, prepared.scalar, prepared.shape
+    direct = scalar and k % 2 == 0
+    copies = () if k % 2 == 0 else {p for p, a in zip(prepared.params, args)
+                                    if isinstance(a, np.ndarray)}
+    weights = None if direct else np.asarray(
+        np.random.RandomState(k).uniform(0.5, 1.5, size=shape))
+    return direct, copies, weights
 
 
 def call(f, args):
@@ -162,30 +187,31 @@ def prepare(fn, folder, rs):
             finally:
                 signal.alarm(0)
             scalar = isinstance(out, (float, np.floating)) or np.ndim(out) == 0
-            return args, data, wrt, info, scalar, np.shape(out)
+            return Prepared(args, data, wrt, info, scalar, np.shape(out), fn.params)
     return None
 
 
 # ---- the checks ----------------------------------------------------------------------------
 
-def second_engine(fn, node, scalar, folder, data, args, wrt, weights):
+def second_engine(fn, node, how, folder, data, args, wrt):
     """The gradients of autograd (or else srcad.tape), or None."""
+    direct, copies, weights = how
     try:
         import autograd
-        mod = load(module_text(fn, node, scalar, "autograd"), folder, data, "autograd")
-        if not scalar:
+        mod = load(module_text(fn, node, direct, "autograd", copies), folder, data, "autograd")
+        if not direct:
             mod._W = weights
-        target = getattr(mod, fn.name if scalar else "_srcad_F")
+        target = getattr(mod, fn.name if direct else "_srcad_F")
         g = autograd.grad(target, wrt)(*copy.deepcopy(args))
         return [np.asarray(x, dtype=float) for x in g], "autograd"
     except Exception:  # noqa: BLE001 - autograd cannot run it: try the tape
         pass
     try:
         from srcad import tape
-        mod = load(module_text(fn, node, scalar), folder, data, "tape")
-        if not scalar:
+        mod = load(module_text(fn, node, direct, copies=copies), folder, data, "tape")
+        if not direct:
             mod._W = weights
-        target = getattr(mod, fn.name if scalar else "_srcad_F")
+        target = getattr(mod, fn.name if direct else "_srcad_F")
         g = tape.grad(target, wrt=wrt)(*copy.deepcopy(args))
         g = g if isinstance(g, tuple) else (g,)
         return [np.asarray(x, dtype=float) for x in g], "tape"
@@ -204,20 +230,20 @@ def failure(e, path):
     return kind, f"{type(e).__name__}: {first}"
 
 
-def check_mutant(fn, node, prepared, folder, rng, second=False):
+def check_mutant(fn, node, prepared, folder, k, second=False):
     """[(check, outcome, detail)] for one mutant (``second``: its Hessian too)."""
     import srcad
-    args, data, wrt, info, scalar, shape = prepared
-    weights = np.asarray(np.random.RandomState(_seed(fn.key)).uniform(0.5, 1.5, size=shape)) \
-        if not scalar else None
-    text = module_text(fn, node, scalar)
+    args, data, wrt = prepared.args, prepared.data, prepared.wrt
+    how = how_called(prepared, k)
+    direct, copies, weights = how
+    text = module_text(fn, node, direct, copies=copies)
     try:
         mod = load(text, folder, data)
     except Exception as e:  # noqa: BLE001
         return [("plain", "INVALID", f"{type(e).__name__}: {e}")]
-    if not scalar:
+    if not direct:
         mod._W = weights
-    target = getattr(mod, fn.name if scalar else "_srcad_F")
+    target = getattr(mod, fn.name if direct else "_srcad_F")
     try:
         plain = call(target, args)
         if not mutant_sources.finite_float(plain) or not np.ndim(plain) == 0:
@@ -235,7 +261,7 @@ def check_mutant(fn, node, prepared, folder, rng, second=False):
         return float(target(*full))
 
     rows = []
-    other, engine = second_engine(fn, node, scalar, folder, data, args, wrt, weights)
+    other, engine = second_engine(fn, node, how, folder, data, args, wrt)
     try:
         value, g = srcad.value_and_grad(target, wrt=wrt)(*copy.deepcopy(args))
         g = g if isinstance(g, tuple) else (g,)
@@ -336,7 +362,7 @@ def make_mutant(fn, prepared, seed, k):
     rng = random.Random(_seed(fn.key, seed, k))
     if k == 0:
         return copy.deepcopy(fn.node), []
-    return mutations.mutate(fn.node, prepared[3], rng, rng.choice([1, 1, 2, 3]))
+    return mutations.mutate(fn.node, prepared.info, rng, rng.choice([1, 1, 2, 3]))
 
 
 def run_mutant(fn, prepared, folder, seed, k):
@@ -351,7 +377,7 @@ def run_mutant(fn, prepared, folder, seed, k):
                 "rows": [["mutate", "INVALID", "no mutation applies"]]}
     signal.alarm(MUTANT_SECONDS)
     try:
-        rows = check_mutant(fn, node, prepared, folder, random.Random(k), second=k % 2 == 0)
+        rows = check_mutant(fn, node, prepared, folder, k, second=k % 4 < 2)
     except Timeout:
         rows = [("all", "CRASH", "timeout")]
     except Exception as e:  # noqa: BLE001
@@ -464,9 +490,10 @@ def show(functions, args):
     signal.signal(signal.SIGALRM, _alarm)
     prepared = prepare(fn, folder, np.random.RandomState(_seed(key, args.seed)))
     node, done = make_mutant(fn, prepared, args.seed, int(k))
-    print(module_text(fn, node, prepared[4]))
+    direct, copies, _ = how_called(prepared, int(k))
+    print(module_text(fn, node, direct, copies=copies))
     print("# mutations:", done)
-    print("# args:", prepared[0], "data:", prepared[1], "wrt:", prepared[2])
+    print("# args:", prepared.args, "data:", prepared.data, "wrt:", prepared.wrt)
     print(run_mutant(fn, prepared, folder, args.seed, int(k)))
     return 0
 
