@@ -52,3 +52,41 @@ def test_method_of_a_numpy_scalar(tmp_path, value, method):
     h = 1e-6
     assert np.isclose(t, (mod.f(x + h) - mod.f(x - h)) / (2 * h), rtol=1e-6)
     assert np.isclose(t, srcad.grad(mod.f)(x), rtol=1e-12)
+
+
+LISTS = """\
+import numpy as np
+
+
+def f(x):
+    L = [x, 2.0 * x]
+    for j in range(2):
+        L[j] = L[j] ** 2
+    return L[0] + L[1]
+
+
+def g(x):
+    L = [x, x * x]
+    M = L.copy()
+    M[0] = M[0] * 3.0
+    return np.sum(M[0] * L[1] + M[1])
+"""
+
+
+def test_a_list_method_keeps_its_list_tangent(tmp_path):
+    """Only a number's method reads its tangent as an array: the first form of the fix read
+    ``L.copy()``'s list tangent through ``np.asarray`` too, and the forward-over-reverse
+    Hessian of a loop writing list items lost an item's tangent (the fuzzer's next run: 10 of
+    ``jvp(grad(f))`` read as 2; ``copy_tangent`` of an array for a list gives zeros)."""
+    mod = module(tmp_path, "list_tangents", LISTS)
+    x, h = 0.7, 1e-5
+    grad_f = srcad.grad(mod.f)
+    _, hv = srcad.jvp(grad_f, (x,), (1.0,))
+    assert np.isclose(hv, (grad_f(x + h) - grad_f(x - h)) / (2 * h), rtol=1e-6)
+    assert np.isclose(hv, 10.0)
+    if not LONG:
+        return
+    v = np.array([0.3, -1.1])
+    _, t = srcad.jvp(mod.g, (np.array([0.5, 1.5]),), (v,))
+    want = np.sum(srcad.grad(mod.g)(np.array([0.5, 1.5])) * v)
+    assert np.isclose(t, want, rtol=1e-12)

@@ -339,13 +339,19 @@ class Forward(Sweep):
         sub.kwargs = {k: self.tangent_var(a) if k in slots else a
                       for k, a in prim.kwargs.items()}
         out = nodes.expr(sub)
+        kind = self.an.kind(prim.args[0]) if prim.args else ARRAY
         if isinstance(prim.fn, (ir.Method, ir.Attr)) and 0 in slots and isinstance(
-                out, (ast.Call, ast.Attribute)) and self.an.kind(prim.args[0]) != ARRAY:
+                out, (ast.Call, ast.Attribute)) and kind in (SCALAR, ANY):
             # a number's method (``x.reshape(t)`` of a NumPy scalar): its tangent may be a
-            # Python float, which has none (sound29): read it as an array
+            # Python float, which has none (sound29): read it as an array; a value of unknown
+            # kind only where its tangent is a number (``L.copy()`` keeps a list's list)
             held = out.func if isinstance(out, ast.Call) else out
-            if isinstance(held, ast.Attribute):
-                held.value = call(nodes.attr(name("np"), "asarray"), held.value)
+            if isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name):
+                array = call(nodes.attr(name("np"), "asarray"), held.value)
+                held.value = array if kind == SCALAR else ast.IfExp(
+                    test=call(name("isinstance"), held.value, ast.Tuple(
+                        elts=[name("int"), name("float"), name("complex")], ctx=ast.Load())),
+                    body=array, orelse=name(held.value.id))
         return out
 
     def tangent_var(self, atom):
