@@ -65,7 +65,7 @@ def program(read, make, shape, readout="sum"):
 
 CASES = list(itertools.product(READS, MAKES, SHAPES, READOUTS, KINDS))
 #: CI's one case (the fuzzer's); the long run adds the family
-FIRST = [("L[-1]", "np.sin({r})", "loop", "sum", "number")]
+FIRST = [("L[-1]", "np.sin({r})", "lines", "sum", "number")]
 
 
 def _point(kind):
