@@ -362,13 +362,18 @@ def _inline_temps(fdef, temps):
             # ``dx[0] += f_into(c, g, dx)`` reads ``dx[0]`` before the call adds into it
             changes = {n for sub in _walk(stmt.value) if sub.__class__ is ast.Call
                        for n in added_into(sub)}
+            # and an acting value goes nowhere that reads what it may change: in
+            # ``dL[-1] += dL.pop() * 2.0`` the item is read before the pop (sound29)
+            held = {n for n in reads if stores.get(n)} | _method_bases(stmt.value) if acts \
+                else set()
             for j in range(i, len(block)):
                 later = block[j]
                 if id(later) in done or acts and j > i or changes and changes & (
                         _loads(later).keys() | _stores(later).keys()):
                     break
                 if name in _loads(_header(later)):
-                    if acts and _conditional_use(_header(later), name):
+                    if acts and (_conditional_use(_header(later), name)
+                                 or held & (_loads(_header(later)).keys() - {name})):
                         break
                     if _replace_once(_header(later), name, stmt.value):
                         done.add(id(later))
@@ -390,6 +395,12 @@ def _acts(node):
         if isinstance(sub, (ast.Await, ast.Yield, ast.NamedExpr)):
             return True
     return False
+
+
+def _method_bases(node):
+    """The names whose methods ``node`` calls (``dL`` of ``dL.pop()``)."""
+    return {sub.func.value.id for sub in _walk(node) if sub.__class__ is ast.Call
+            and sub.func.__class__ is ast.Attribute and sub.func.value.__class__ is ast.Name}
 
 
 def _conditional_use(node, name):

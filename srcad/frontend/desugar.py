@@ -216,11 +216,25 @@ def _named_tests_in(node):
 
 
 def _expand_aug_in(node):
-    for sub in walk_nodes(node):
+    """``x += e`` as ``x = x + e`` in the blocks of ``node``, not in a nested function's: that
+    is lifted and lowered as a function of its own (its ``z += e`` on a parameter changes the
+    caller's array; written ``z = z + e`` here it read as a new value, sound29)."""
+    for sub in _own_nodes(node):
         for field in ("body", "orelse"):
             block = getattr(sub, field, None)
             if isinstance(block, list):
                 block[:] = [_expand_aug(s) for s in block]
+
+
+def _own_nodes(node):
+    """The nodes under ``node`` outside nested function definitions."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            continue
+        yield n
+        todo.extend(gast.iter_child_nodes(n))
 
 
 def _expand_aug(stmt):

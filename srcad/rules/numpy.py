@@ -370,8 +370,8 @@ defvjp(np.cross, "a, b, axisa=-1, axisb=-1, axisc=-1, axis=None",
 defvjp(np.diag, "v, k=0", v="grad_diag(g, v, k)", kind="array")
 defvjp(np.diagonal, "a, offset=0, axis1=0, axis2=1",
        a="grad_diagonal(g, a, offset, axis1, axis2)", kind="array")
-defvjp(np.triu, "m, k=0", m="np.triu(g, k)", kind="array")
-defvjp(np.tril, "m, k=0", m="np.tril(g, k)", kind="array")
+defvjp(np.triu, "m, k=0", m="unbroadcast(np.triu(g, k), m)", kind="array")
+defvjp(np.tril, "m, k=0", m="unbroadcast(np.tril(g, k), m)", kind="array")
 
 # ---------------------------------------------------------------- array methods
 # x.name(...) uses the rule of the function on the right, with x as its first argument

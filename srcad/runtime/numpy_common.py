@@ -103,7 +103,8 @@ def _match(grad, x):
         return np.broadcast_to(grad, x.shape) if np.shape(grad) != x.shape else grad
     if type(grad) not in PLAIN and duck_array(grad):  # from a Dask or CuPy array: kept lazy
         return np.reshape(grad, ())
-    if np.ndim(grad) == 0:
+    if np.ndim(grad) == 0 or np.shape(x) == ():  # (grad_cumsum's (1,) for a number, sound29:
+        grad = np.reshape(grad, ())  # a 0-d array, changed in place by dL[i] += g)
         return complex(grad) if np.iscomplexobj(grad) else float(grad)
     return np.reshape(grad, np.shape(x))
 

@@ -288,7 +288,7 @@ def grad_cumprod(g, a, axis=None):
     """
     x = _asarray(a, dtype=float)
     shape = x.shape
-    if axis is None:
+    if axis is None or not shape:  # (NumPy reads a number's axis 0 as that of its ravel)
         x, axis = x.ravel(), 0
     xs = np.moveaxis(x, axis, -1)
     gs = np.moveaxis(_asarray(g, dtype=float).reshape(x.shape), axis, -1)
@@ -378,7 +378,7 @@ def tangent_cumprod(t, a, axis=None):
     ``dc[i] = dc[i-1] a[i] + c[i-1] t[i]`` (exact with zeros: nothing is divided)."""
     x = _asarray(a, dtype=float)
     tt = np.broadcast_to(_asarray(t, dtype=float), x.shape)
-    if axis is None:
+    if axis is None or not x.shape:  # (a number's axis 0: that of its ravel, as NumPy's)
         x, tt, axis = x.ravel(), tt.ravel(), 0
     x, tt = np.moveaxis(x, axis, 0), np.moveaxis(tt, axis, 0)
     if duck_array(x) or duck_array(tt):  # Dask, CuPy: the rows stacked, not written

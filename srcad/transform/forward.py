@@ -342,7 +342,10 @@ class Forward(Sweep):
         sub.args = [self.tangent_var(a) if i in slots else a for i, a in enumerate(prim.args)]
         sub.kwargs = {k: self.tangent_var(a) if k in slots else a
                       for k, a in prim.kwargs.items()}
-        return nodes.expr(sub)
+        out = nodes.expr(sub)
+        if isinstance(prim.fn, (ir.Method, ir.Attr)) and 0 in slots:
+            _number_receiver(self.an.kind(prim.args[0]), out)
+        return out
 
     def tangent_var(self, atom):
         return ir.Var(self.t(atom.name)) if self.varied(atom) else atom
@@ -482,6 +485,22 @@ def _rule_names(sweep, rule, bound):
     for free, obj in rule.namespace.items():
         names.setdefault(free, name(sweep.bind_cell(free, types.CellType(obj))))
     return names
+
+
+def _number_receiver(kind, out):
+    """A number's method (``x.reshape(t)`` of a NumPy scalar) on its tangent, ``out``: the
+    tangent may be a Python float, which has none (sound29), so it is read as an array; of a
+    value of unknown kind only where its tangent is a number (``L.copy()`` keeps a list's
+    tangent a list)."""
+    held = out.func if isinstance(out, ast.Call) else out
+    if kind not in (SCALAR, ANY) or not isinstance(held, ast.Attribute) or not isinstance(
+            held.value, ast.Name):
+        return
+    array = call(nodes.attr(name("np"), "asarray"), held.value)
+    held.value = array if kind == SCALAR else ast.IfExp(
+        test=call(name("isinstance"), held.value, ast.Tuple(
+            elts=[name("int"), name("float"), name("complex")], ctx=ast.Load())),
+        body=array, orelse=name(held.value.id))
 
 
 def _sum_tangent(sweep, fn, value, terms):
