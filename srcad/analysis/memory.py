@@ -280,7 +280,12 @@ class Aliases(_Places, _Calls):
                     operator.add, operator.or_):  # (ys *= 2 repeats ys' own items)
                 operands = frozenset()  # an array holds numbers, not what is added to it
             self._put_in(old, None, operands)  # ys += zs: a list holds zs' items too
-            self._set(target, self.mem(old, self.own), self.mem(old, self.held) | operands)
+            # k = 0, then k += x * i in a loop: while y may be a number, y += v makes a new
+            # object (an array at the first step), the one later steps change in place
+            made = fresh if self.an.kind(old) not in (ARRAY, SEQ) and not (
+                old.name in self.arrays or old.name in self.lists) else frozenset()
+            self._set(target, self.mem(old, self.own) | made,
+                      self.mem(old, self.held) | operands | made)
             self._opaque_if(target, old)
             return
         fn, args = value.fn, value.args
