@@ -113,6 +113,15 @@ def _element(an, base, index, target):
         or isinstance(i, ir.Var) and an.kinds.get(i.name) == SCALAR for i in items)
 
 
+def _added_to(aliases, old, fresh):
+    """What ``old += v`` may be: ``old`` (the object changed in place), and ``fresh`` (a new
+    object) while ``old`` may hold a number (``k = 0``, then ``k += x * i`` in a loop: an
+    array made at the first step, changed in place after)."""
+    number = aliases.an.kind(old) not in (ARRAY, SEQ) and not (
+        old.name in aliases.arrays or old.name in aliases.lists)
+    return aliases.mem(old, aliases.own) | (fresh if number else frozenset())
+
+
 class Aliases(_Places, _Calls):
     """``own[v]``: the objects value ``v`` may be or be a view of; ``held[v]``: those and
     the objects it may hold. Objects are tokens: ("new", name), ("arg", name),
@@ -280,12 +289,7 @@ class Aliases(_Places, _Calls):
                     operator.add, operator.or_):  # (ys *= 2 repeats ys' own items)
                 operands = frozenset()  # an array holds numbers, not what is added to it
             self._put_in(old, None, operands)  # ys += zs: a list holds zs' items too
-            # k = 0, then k += x * i in a loop: while y may be a number, y += v makes a new
-            # object (an array at the first step), the one later steps change in place
-            made = fresh if self.an.kind(old) not in (ARRAY, SEQ) and not (
-                old.name in self.arrays or old.name in self.lists) else frozenset()
-            self._set(target, self.mem(old, self.own) | made,
-                      self.mem(old, self.held) | operands | made)
+            self._set(target, _added_to(self, old, fresh), self.mem(old, self.held) | operands)
             self._opaque_if(target, old)
             return
         fn, args = value.fn, value.args

@@ -147,6 +147,7 @@ class Forward(Sweep):
         body = self.fn.body
         ret = body[-1] if body and isinstance(body[-1], ir.Return) else None
         code = self.block(body[:-1] if ret else body)
+        code = _unset_before(body, code, self.tnames) + code
         result = ret.value if ret else ir.Const(None)
         tangent = self.tangent_or_zero(result)
         return code, result, tangent
@@ -536,3 +537,14 @@ def _summed(sweep, stmt):
     if value.fn is np.sum and _whole_sum(sweep, value.fn, value, primal=True):
         return assign(stmt.target, call(nodes.attr(value.args[0].name, "sum")))
     return nodes.statement(stmt)
+
+
+def _unset_before(body, code, tnames):
+    """``r = None`` for a name a loop sets only inside it that the code reads on entry of a
+    loop nested in it (``r_1 = r``), and for its tangent: None before the loop, as a side
+    leaving a name unset has it (its reads check a flag: UnboundLocalError)."""
+    unset = {n for s in ir.walk(body) if isinstance(s, ir.Loop) for p in s.phis
+             if p.sources[0] is None for n in (p.target, tnames.get(p.target)) if n}
+    read = {n.id for stmt in code for n in walk_nodes(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} & unset
+    return [assign(n, nodes.constant(None)) for n in sorted(read)]

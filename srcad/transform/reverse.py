@@ -283,6 +283,9 @@ class Reverse(Rules, Joins, Data, Flow, Saves, Zeros, ShapeGuards, SparseLists, 
         # A merge of a name defined on one path only: its backward sweep may write a zero
         # shaped like it on the other path, so the name must exist there (as None).
         refs = set().union(*self.refs.values()) if self.refs else set()
+        # (or a loop nested in the loop reads it on entry: r_1 = r, r set only inside it)
+        refs |= {n.id for stmt in forward for n in walk_nodes(stmt) if isinstance(
+            n, ast.Name) and isinstance(n.ctx, ast.Load)}
         partial = [p.target for s in ir.walk(body) if isinstance(s, (ir.If, ir.Loop))
                    for p in s.phis if any(src is None for src in p.sources)
                    and (isinstance(s, ir.If) or p.target in refs)]
