@@ -115,11 +115,13 @@ def _element(an, base, index, target):
 
 def _added_to(aliases, old, fresh):
     """What ``old += v`` may be: ``old`` (the object changed in place), and ``fresh`` (a new
-    object) while ``old`` may hold a number (``k = 0``, then ``k += x * i`` in a loop: an
-    array made at the first step, changed in place after)."""
-    number = aliases.an.kind(old) not in (ARRAY, SEQ) and not (
+    object) while ``old`` may hold a number and no object srcad knows of (``k = 0``, then
+    ``k += x * i`` in a loop: an array made at the first step, changed in place after; with
+    no object at all, writes through its rows would be seen nowhere)."""
+    own = aliases.mem(old, aliases.own)
+    number = not own and aliases.an.kind(old) not in (ARRAY, SEQ) and not (
         old.name in aliases.arrays or old.name in aliases.lists)
-    return aliases.mem(old, aliases.own) | (fresh if number else frozenset())
+    return own | fresh if number else own
 
 
 class Aliases(_Places, _Calls):
