@@ -103,40 +103,41 @@ def _pick(rng, items):
     return items[rng.randrange(len(items))] if items else None
 
 
+def _templated(name, want, forms):
+    """A mutation inserting one of ``forms`` (statements with ``{v}``, a name of the kind
+    ``want`` picks, and ``{np}``, NumPy's name) after a site where such a name is assigned."""
+    def mutation(fn, info, rng):
+        site = _pick(rng, sites(fn, info, want))
+        if not site:
+            return None
+        b, i, v = site
+        _insert(b, i, stmt(rng.choice(forms).format(v=v, np=NP)))
+        return name
+
+    mutation.__name__ = name
+    return mutation
+
+
 # ---- aliasing and views ------------------------------------------------------------------------
 
-def alias_item_write(fn, info, rng):
-    site = _pick(rng, sites(fn, info, is_vec))
-    if not site:
-        return None
-    b, i, v = site
-    form = rng.choice([
-        "_a = {v}\n_a[0] = _a[0] * 1.5 + 0.25",
-        "_a = {v}\n_a[0] *= 1.5",
-        "_a = {v}\n_a[-1] = {np}.sin(_a[0])",
-        "_a = {v}\n_a[1] += _a[0]",
-        "_a = {v}\n{v} = {v} * 1.0\n_a[0] = 2.0 * _a[0]",
-    ])
-    _insert(b, i, stmt(form.format(v=v, np=NP)))
-    return "alias_item_write"
+alias_item_write = _templated("alias_item_write", is_vec, [
+    "_a = {v}\n_a[0] = _a[0] * 1.5 + 0.25",
+    "_a = {v}\n_a[0] *= 1.5",
+    "_a = {v}\n_a[-1] = {np}.sin(_a[0])",
+    "_a = {v}\n_a[1] += _a[0]",
+    "_a = {v}\n{v} = {v} * 1.0\n_a[0] = 2.0 * _a[0]",
+])
 
 
-def view_write(fn, info, rng):
-    site = _pick(rng, sites(fn, info, is_vec))
-    if not site:
-        return None
-    b, i, v = site
-    form = rng.choice([
-        "_w = {v}[1:]\n_w *= 1.5",
-        "_w = {v}[1:]\n_w += {v}[:-1]",
-        "_w = {v}[::2]\n_w[...] = {np}.tanh(_w)",
-        "{v}[1:] += 0.5 * {v}[:-1]",
-        "_w = {v}.T\n_w *= 2.0",
-        "_w = {v}.reshape(-1)\n_w[0] = _w[0] ** 2",
-        "_w = {v}[:]\n{v} = {v} + 1.0\n_w[0] = 3.0 * _w[0]",
-    ])
-    _insert(b, i, stmt(form.format(v=v, np=NP)))
-    return "view_write"
+view_write = _templated("view_write", is_vec, [
+    "_w = {v}[1:]\n_w *= 1.5",
+    "_w = {v}[1:]\n_w += {v}[:-1]",
+    "_w = {v}[::2]\n_w[...] = {np}.tanh(_w)",
+    "{v}[1:] += 0.5 * {v}[:-1]",
+    "_w = {v}.T\n_w *= 2.0",
+    "_w = {v}.reshape(-1)\n_w[0] = _w[0] ** 2",
+    "_w = {v}[:]\n{v} = {v} + 1.0\n_w[0] = 3.0 * _w[0]",
+])
 
 
 def alias_then_inplace(fn, info, rng):
@@ -153,15 +154,11 @@ def alias_then_inplace(fn, info, rng):
     return "alias_then_inplace"
 
 
-def out_argument(fn, info, rng):
-    site = _pick(rng, sites(fn, info, is_vec))
-    if not site:
-        return None
-    b, i, v = site
-    form = rng.choice(["{np}.multiply({v}, 1.5, out={v})", "{np}.add({v}, {v}, out={v})",
-                       "{np}.sin({v}, out={v})"])
-    _insert(b, i, stmt(form.format(v=v, np=NP)))
-    return "out_argument"
+out_argument = _templated("out_argument", is_vec, [
+    "{np}.multiply({v}, 1.5, out={v})",
+    "{np}.add({v}, {v}, out={v})",
+    "{np}.sin({v}, out={v})",
+])
 
 
 def param_write(fn, info, rng):
@@ -177,30 +174,18 @@ def param_write(fn, info, rng):
     return "param_write"
 
 
-def copy_then_write(fn, info, rng):
-    site = _pick(rng, sites(fn, info, is_vec))
-    if not site:
-        return None
-    b, i, v = site
-    form = rng.choice(["{v} = {v}.copy()\n{v}[0] = {v}[0] * 3.0",
-                       "_c = {np}.array({v})\n_c[-1] = 0.5 * _c[0]\n{v} = {v} + _c"])
-    _insert(b, i, stmt(form.format(v=v, np=NP)))
-    return "copy_then_write"
+copy_then_write = _templated("copy_then_write", is_vec, [
+    "{v} = {v}.copy()\n{v}[0] = {v}[0] * 3.0",
+    "_c = {np}.array({v})\n_c[-1] = 0.5 * _c[0]\n{v} = {v} + _c",
+])
 
 
-def item_loop(fn, info, rng):
-    site = _pick(rng, sites(fn, info, is_vec1))
-    if not site:
-        return None
-    b, i, v = site
-    form = rng.choice([
-        "for _i in range(1, {v}.shape[0]):\n    {v}[_i] = {v}[_i] * {v}[_i - 1]",
-        "for _i in range(len({v})):\n    {v}[_i] += 0.5 * {v}[_i - 1]",
-        "_z = {np}.zeros({v}.shape)\nfor _i in range(len({v})):\n    _z[_i] = {v}[_i] ** 2\n"
-        "{v} = _z + {v}",
-    ])
-    _insert(b, i, stmt(form.format(v=v, np=NP)))
-    return "item_loop"
+item_loop = _templated("item_loop", is_vec1, [
+    "for _i in range(1, {v}.shape[0]):\n    {v}[_i] = {v}[_i] * {v}[_i - 1]",
+    "for _i in range(len({v})):\n    {v}[_i] += 0.5 * {v}[_i - 1]",
+    "_z = {np}.zeros({v}.shape)\nfor _i in range(len({v})):\n    _z[_i] = {v}[_i] ** 2\n"
+    "{v} = _z + {v}",
+])
 
 
 # ---- statements and control flow ---------------------------------------------------------------
@@ -322,19 +307,12 @@ def early_return(fn, info, rng):
     return "early_return"
 
 
-def while_break(fn, info, rng):
-    site = _pick(rng, sites(fn, info, is_num))
-    if not site:
-        return None
-    b, i, v = site
-    form = rng.choice([
-        "_c = 0\nwhile True:\n    _c += 1\n    {v} = {np}.sin({v}) + {v}\n    if _c >= 2:\n"
-        "        break",
-        "_c = 0\nwhile _c < 3:\n    _c = _c + 1\n    if _c == 2:\n        continue\n"
-        "    {v} = {v} * 1.2",
-    ])
-    _insert(b, i, stmt(form.format(v=v, np=NP)))
-    return "while_break"
+while_break = _templated("while_break", is_num, [
+    "_c = 0\nwhile True:\n    _c += 1\n    {v} = {np}.sin({v}) + {v}\n    if _c >= 2:\n"
+    "        break",
+    "_c = 0\nwhile _c < 3:\n    _c = _c + 1\n    if _c == 2:\n        continue\n"
+    "    {v} = {v} * 1.2",
+])
 
 
 def data_branch(fn, info, rng):
@@ -389,70 +367,42 @@ def tuple_swap(fn, info, rng):
 
 # ---- containers, closures, defaults ------------------------------------------------------------
 
-def list_of_arrays(fn, info, rng):
-    site = _pick(rng, sites(fn, info, is_num))
-    if not site:
-        return None
-    b, i, v = site
-    form = rng.choice([
-        "_L = [{v}, {v} * 2.0]\n_L[0] += 1.0\n_L.append(_L[1] * _L[0])\n{v} = _L[-1] - _L[0]",
-        "_L = [{v}]\nfor _j in range(2):\n    _L.append({np}.sin(_L[-1]))\n{v} = sum(_L)",
-        "_L = [{v}, {v}]\n_L[1] = _L[1] * 3.0\n_L[0] *= 2.0\n{v} = _L[0] + _L[1]",
-        "_L = [{v} * 1.0, {v} + 1.0]\n_L.reverse()\n{v} = _L[0] * _L[1]",
-        "_L = [{v}, 2.0 * {v}]\nfor _j in range(len(_L)):\n    _L[_j] = _L[_j] ** 2\n"
-        "{v} = _L[0] + _L[1]",
-        "_L = []\n_L.append({v})\n_M = _L\n_M.append({v} * 3.0)\n{v} = _L[0] * _L[1]",
-    ])
-    _insert(b, i, stmt(form.format(v=v, np=NP)))
-    return "list_of_arrays"
+list_of_arrays = _templated("list_of_arrays", is_num, [
+    "_L = [{v}, {v} * 2.0]\n_L[0] += 1.0\n_L.append(_L[1] * _L[0])\n{v} = _L[-1] - _L[0]",
+    "_L = [{v}]\nfor _j in range(2):\n    _L.append({np}.sin(_L[-1]))\n{v} = sum(_L)",
+    "_L = [{v}, {v}]\n_L[1] = _L[1] * 3.0\n_L[0] *= 2.0\n{v} = _L[0] + _L[1]",
+    "_L = [{v} * 1.0, {v} + 1.0]\n_L.reverse()\n{v} = _L[0] * _L[1]",
+    "_L = [{v}, 2.0 * {v}]\nfor _j in range(len(_L)):\n    _L[_j] = _L[_j] ** 2\n"
+    "{v} = _L[0] + _L[1]",
+    "_L = []\n_L.append({v})\n_M = _L\n_M.append({v} * 3.0)\n{v} = _L[0] * _L[1]",
+])
 
 
-def closure_rebind(fn, info, rng):
-    site = _pick(rng, sites(fn, info, is_num))
-    if not site:
-        return None
-    b, i, v = site
-    form = rng.choice([
-        "def _g(_t):\n    return _t * {v}\n{v} = {v} + 1.0\n{v} = _g({v})",
-        "def _g(_t):\n    return _t + {np}.sin({v})\n_r = _g({v})\n{v} = {v} * 2.0\n"
-        "{v} = _g(_r)",
-        "def _g(_t):\n    return _t * {v}\n{v} += 1.0\n{v} = _g({v})",
-        "_f = lambda _t: _t * {v}\n{v} = {v} * 0.5\n{v} = _f({v})",
-        "def _g():\n    return {v} * {v}\n{v} = _g()",
-    ])
-    _insert(b, i, stmt(form.format(v=v, np=NP)))
-    return "closure_rebind"
+closure_rebind = _templated("closure_rebind", is_num, [
+    "def _g(_t):\n    return _t * {v}\n{v} = {v} + 1.0\n{v} = _g({v})",
+    "def _g(_t):\n    return _t + {np}.sin({v})\n_r = _g({v})\n{v} = {v} * 2.0\n"
+    "{v} = _g(_r)",
+    "def _g(_t):\n    return _t * {v}\n{v} += 1.0\n{v} = _g({v})",
+    "_f = lambda _t: _t * {v}\n{v} = {v} * 0.5\n{v} = _f({v})",
+    "def _g():\n    return {v} * {v}\n{v} = _g()",
+])
 
 
-def default_argument(fn, info, rng):
-    site = _pick(rng, sites(fn, info, is_num))
-    if not site:
-        return None
-    b, i, v = site
-    form = rng.choice([
-        "def _h(_t, _s={v}):\n    return _t * _s\n{v} = {v} * 2.0\n{v} = _h({v})",
-        "def _h(_t, _s={v}):\n    return _t * _s\n{v} *= 2.0\n{v} = _h({v})",
-        "def _h(_t, _s={v}, _u=2.0):\n    return _t * _s + _u\n{v} = _h({v}, _u={v})",
-        "_f = lambda _t, _s={v}: _t - _s\n{v} = {v} ** 2\n{v} = _f({v})",
-    ])
-    _insert(b, i, stmt(form.format(v=v, np=NP)))
-    return "default_argument"
+default_argument = _templated("default_argument", is_num, [
+    "def _h(_t, _s={v}):\n    return _t * _s\n{v} = {v} * 2.0\n{v} = _h({v})",
+    "def _h(_t, _s={v}):\n    return _t * _s\n{v} *= 2.0\n{v} = _h({v})",
+    "def _h(_t, _s={v}, _u=2.0):\n    return _t * _s + _u\n{v} = _h({v}, _u={v})",
+    "_f = lambda _t, _s={v}: _t - _s\n{v} = {v} ** 2\n{v} = _f({v})",
+])
 
 
-def comprehension(fn, info, rng):
-    site = _pick(rng, sites(fn, info, is_vec))
-    if not site:
-        return None
-    b, i, v = site
-    form = rng.choice([
-        "{v} = {np}.array([_t * 2.0 for _t in {v}])",
-        "{v} = {v} + sum([_t ** 2 for _t in {v}])",
-        "_acc = 0.0\nfor _i, _t in enumerate({v}):\n    _acc = _acc + _t * (_i + 1)\n"
-        "{v} = {v} + _acc",
-        "{v} = {np}.array([_a * _b for _a, _b in zip({v}, {v}[::-1])])",
-    ])
-    _insert(b, i, stmt(form.format(v=v, np=NP)))
-    return "comprehension"
+comprehension = _templated("comprehension", is_vec, [
+    "{v} = {np}.array([_t * 2.0 for _t in {v}])",
+    "{v} = {v} + sum([_t ** 2 for _t in {v}])",
+    "_acc = 0.0\nfor _i, _t in enumerate({v}):\n    _acc = _acc + _t * (_i + 1)\n"
+    "{v} = {v} + _acc",
+    "{v} = {np}.array([_a * _b for _a, _b in zip({v}, {v}[::-1])])",
+])
 
 
 def augment_forms(fn, info, rng):
@@ -526,21 +476,14 @@ def row_loop(fn, info, rng):
     return "row_loop"
 
 
-def fancy_write(fn, info, rng):
-    site = _pick(rng, sites(fn, info, is_vec))
-    if not site:
-        return None
-    b, i, v = site
-    form = rng.choice([
-        "{v}[[0, 0, 1]] += 1.5 * {v}[[1, 0, 0]]",
-        "{np}.add.at({v}, [0, 0, 1], {v}[[1, 1, 0]])",
-        "{v}[{v} > 0.6] *= 2.0",
-        "{v}[[1, 0]] = {v}[[0, 1]]",
-        "{v}[...] = {np}.cos({v})",
-        "{np}.copyto({v}, {v} * 2.0)",
-    ])
-    _insert(b, i, stmt(form.format(v=v, np=NP)))
-    return "fancy_write"
+fancy_write = _templated("fancy_write", is_vec, [
+    "{v}[[0, 0, 1]] += 1.5 * {v}[[1, 0, 0]]",
+    "{np}.add.at({v}, [0, 0, 1], {v}[[1, 1, 0]])",
+    "{v}[{v} > 0.6] *= 2.0",
+    "{v}[[1, 0]] = {v}[[0, 1]]",
+    "{v}[...] = {np}.cos({v})",
+    "{np}.copyto({v}, {v} * 2.0)",
+])
 
 
 def list_surgery(fn, info, rng):
@@ -561,36 +504,22 @@ def list_surgery(fn, info, rng):
     return "list_surgery"
 
 
-def generator_forms(fn, info, rng):
-    site = _pick(rng, sites(fn, info, is_num))
-    if not site:
-        return None
-    b, i, v = site
-    form = rng.choice([
-        "{v} = {v} + sum((_t * 2.0 for _t in [{v}, {v} ** 2]))",
-        "if (_q := {np}.sum({v})) > 0.5:\n    {v} = {v} * _q",
-        "try:\n    {v} = {v} * 2.0\nfinally:\n    {v} = {v} + 1.0",
-        "def _r(_t, _n):\n    return _t if _n == 0 else _r({np}.sin(_t), _n - 1)\n"
-        "{v} = _r({v}, 2)",
-        "{v} = max({v} * 1.0, {v} * 2.0) if {np}.ndim({v}) == 0 else {v}",
-    ])
-    _insert(b, i, stmt(form.format(v=v, np=NP)))
-    return "generator_forms"
+generator_forms = _templated("generator_forms", is_num, [
+    "{v} = {v} + sum((_t * 2.0 for _t in [{v}, {v} ** 2]))",
+    "if (_q := {np}.sum({v})) > 0.5:\n    {v} = {v} * _q",
+    "try:\n    {v} = {v} * 2.0\nfinally:\n    {v} = {v} + 1.0",
+    "def _r(_t, _n):\n    return _t if _n == 0 else _r({np}.sin(_t), _n - 1)\n"
+    "{v} = _r({v}, 2)",
+    "{v} = max({v} * 1.0, {v} * 2.0) if {np}.ndim({v}) == 0 else {v}",
+])
 
 
-def loop_continue(fn, info, rng):
-    site = _pick(rng, sites(fn, info, is_num))
-    if not site:
-        return None
-    b, i, v = site
-    form = rng.choice([
-        "for _j in range(4):\n    if _j % 2 == 0:\n        continue\n    {v} = {v} * 1.1 + 0.1",
-        "_acc = {v} * 0.0\nfor _j in range(3):\n    _acc = _acc + {v}\n"
-        "    if {np}.sum(_acc) > 2.0:\n        break\n{v} = _acc",
-        "for _j in range(3):\n    {v} = {np}.tanh({v})\nelse:\n    {v} = {v} * 2.0",
-    ])
-    _insert(b, i, stmt(form.format(v=v, np=NP)))
-    return "loop_continue"
+loop_continue = _templated("loop_continue", is_num, [
+    "for _j in range(4):\n    if _j % 2 == 0:\n        continue\n    {v} = {v} * 1.1 + 0.1",
+    "_acc = {v} * 0.0\nfor _j in range(3):\n    _acc = _acc + {v}\n"
+    "    if {np}.sum(_acc) > 2.0:\n        break\n{v} = _acc",
+    "for _j in range(3):\n    {v} = {np}.tanh({v})\nelse:\n    {v} = {v} * 2.0",
+])
 
 
 MUTATIONS += [callee_writes, row_loop, fancy_write, list_surgery, generator_forms,
