@@ -32,6 +32,7 @@ def find(fn, an):
     """``{quotient: (u, template)}`` for each such quotient of ``fn`` (see the module):
     ``template`` is ``u``'s gradient in ``g`` (the quotient's gradient) and ``ans``."""
     defs, reads = {}, Counter()
+    block = _blocks(fn.body, {})  # a target -> the block assigning it
     for stmt in ir.walk(fn.body):
         if isinstance(stmt, ir.Assign) and stmt.target is not None:
             defs[stmt.target] = stmt
@@ -62,8 +63,10 @@ def find(fn, an):
                 target in an.complex or an.kinds.get(target) not in (ARRAY, SCALAR)):
             continue
         u = exp.value.args[0]
-        if not isinstance(u, ir.Var) or u.name in an.complex:
-            continue
+        if not isinstance(u, ir.Var) or u.name in an.complex or not (
+                block[target] is block[divisor.target] is block[exp.target]):
+            continue  # (a quotient in a loop of a divisor made before it: u's gradient
+            # would be made in the loop's body, where u's own gradient is not carried)
         found[target] = (u, _template(c.value / value.args[0].value))
     return found
 
@@ -115,3 +118,13 @@ def _template(k):
     else:
         text = f"-g * ans * (1.0 - {k!r} * ans)"
     return ast.parse(text, mode="eval").body
+
+
+def _blocks(body, out):
+    """``{target: the list of statements assigning it}`` over ``body`` and its blocks."""
+    for stmt in body:
+        if isinstance(stmt, ir.Assign) and stmt.target is not None:
+            out[stmt.target] = body
+        for inner in ir.blocks_of(stmt):
+            _blocks(inner, out)
+    return out
