@@ -127,15 +127,7 @@ def _returns_a_derivative(fn):
 
 def _own_returns(fdef):
     """The ``return`` statements of ``fdef`` itself (not of functions nested in it)."""
-    todo = list(fdef.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
-                             gast.ClassDef)):
-            continue
-        if isinstance(node, gast.Return):
-            yield node
-        todo.extend(gast.iter_child_nodes(node))
+    return [n for n in returned_records.own_nodes(fdef.body) if isinstance(n, gast.Return)]
 
 
 def _name(id_, ctx=None):
