@@ -3,7 +3,8 @@ names (lambdas, methods and classes, higher-order Python, late-bound closures, n
 gradients, SciPy's logsumexp, value-neutral ``with`` blocks, functions with a rule, the API
 seams) differentiated and checked against central differences or the closed form; the
 issue's stated refusal (``contextlib.suppress`` of an exception) refused at its line.
-Imports the standard library, NumPy, pytest, SciPy (skipped without it) and srcad."""
+Imports the standard library, NumPy, pytest, SciPy (skipped without it), srcad and the tests'
+twin_checks."""
 
 from __future__ import annotations
 
@@ -15,24 +16,15 @@ import warnings
 
 import numpy as np
 import pytest
+from twin_checks import central
 
 import srcad
 
 X0 = np.array([0.1, -0.4, 0.9])
 
 
-def central(f, x, h=1e-6):
-    x = np.asarray(x, float)
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = h
-        out[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return out
-
-
 def close_to_differences(f, x=X0):
-    np.testing.assert_allclose(srcad.grad(f)(x), central(f, x), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(srcad.grad(f)(x), central(f, (x,), 0), rtol=1e-6, atol=1e-7)
 
 
 # lambdas: one and two parameters, two on one line
