@@ -14,12 +14,11 @@ from __future__ import annotations
 import functools
 import gc
 import inspect
-import threading
 import weakref
 
 import numpy as np
 
-from . import fast_calls, jacobians_batched, pipeline, pytrees, rules
+from . import aux_calls, fast_calls, jacobians_batched, pipeline, pytrees
 from .backend import dispatch, numba_backend
 from .core import env, functions, ir
 from .core.kinds import (
@@ -118,27 +117,7 @@ def _made(f, wrt, mode, has_aux, backend="python"):
         return _star_args(entry.target(f), wrt, mode, has_aux)
     if not has_aux:
         return _transform(f, wrt, mode).function
-    if is_transformed(f):
-        raise SrcadError("has_aux=True needs the function itself, not a derivative made by "
-                         "srcad", hint="differentiate a function returning (value, aux)")
-    shim = entry.aux_shim(entry.target(f), _keep_aux)
-    inner = _transform(shim, wrt, mode).function
-
-    @functools.wraps(f)
-    def with_aux(*args, **kwargs):
-        box = []
-        _AUX.boxes = getattr(_AUX, "boxes", []) + [box]
-        try:
-            result = inner(*args, **kwargs)
-        finally:
-            _AUX.boxes = _AUX.boxes[:-1]
-        aux = box[-1] if box else None
-        if mode.startswith("value_and_grad"):
-            return (result[0], aux), result[1]
-        return result, aux
-
-    with_aux.__srcad_aux_of__, with_aux.__srcad_aux_made__ = inner, (f, wrt, mode)
-    return with_aux
+    return aux_calls.made(f, wrt, mode, _transform)
 
 
 def _numba(f, wrt, mode, has_aux, backend):
@@ -204,29 +183,6 @@ def _star_args(f, wrt, mode, has_aux):
     return star_derivative
 
 
-_AUX = threading.local()  # the boxes of the has_aux calls running in this thread
-
-
-def _keep_aux(out, where=""):
-    """Check ``out`` is a pair ``(value, aux)`` and hand ``aux`` to the innermost ``has_aux``
-    call running (the generated forward sweep calls it: it has no derivative, and it is never
-    dropped as dead code). ``where``: the function's ``file:line``."""
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        filename, _, line = where.rpartition(":")
-        raise SrcadError(f"with has_aux=True the function must return a pair (value, aux), "
-                         f"it returned {type(out).__name__}"
-                         + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""),
-                         filename=filename or None, lineno=int(line) if line.isdigit() else None,
-                         hint="return value, aux (or leave has_aux out)")
-    boxes = getattr(_AUX, "boxes", None)
-    if boxes:
-        boxes[-1].append(out[1])
-
-
-rules.nondiff(_keep_aux)
-rules.registry.impure.add(_keep_aux)
-
-
 def vjp(f, *args, wrt=None, has_aux=False, backend="python"):
     """``(value, pullback)``: ``pullback(dy)`` is the vector-Jacobian product ``dy · J``.
 
@@ -279,10 +235,10 @@ def _vjp(f, args, wrt, has_aux, backend):
         target = entry.target(f)
         shim = _AUX_SHIMS.get(target)
         if shim is None:
-            shim = _AUX_SHIMS[target] = entry.aux_shim(target, _keep_aux)
+            shim = _AUX_SHIMS[target] = entry.aux_shim(target, aux_calls.keep_aux)
         code = getattr(target, "__code__", None)
         out = f(*args)
-        _keep_aux(out, f"{code.co_filename}:{code.co_firstlineno}" if code else "")
+        aux_calls.keep_aux(out, f"{code.co_filename}:{code.co_firstlineno}" if code else "")
         value, aux = out
         f = shim
     else:

@@ -45,7 +45,7 @@ from .backend import (
     seed_copies,
     standard,
 )
-from .backend.assemble import arguments, assemble, function_def, signature
+from .backend.assemble import arguments, assemble, function_def, grad_places, signature
 from .backend.tidy import tidy
 from .core import env, functions, ir
 from .core.kinds import (
@@ -65,6 +65,7 @@ from .core.naming import Namer
 from .core.walk import walk_nodes
 from .errors import BackendError, SrcadError
 from .frontend import frozen_dists, local_imports, matches, nonlocals, optimise, rewrites, source
+from .frontend.aux_pairs import split as split_pairs
 from .frontend.desugar import Desugar
 from .frontend.lower import Lowerer
 from .frontend.lower_callees import classes_of, refuse_unhashable
@@ -216,7 +217,7 @@ MODES = ("grad", "value_and_grad", "vjp")
 
 def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, split=False,
              fixed=None, backend="python", ducks=False, space=None, into=(), plain=False,
-             alike=()):
+             alike=(), aux=False):
     """Run the passes up to the reverse sweep for arguments of these kinds (and, for arrays,
     ranks; for a callee's ``*args``/``**kwargs``, ``arity``: see :class:`srcad.calls.Arity`;
     ``fixed``: the classes of objects passed, see :func:`to_ssa`; ``backend``: the callees
@@ -225,8 +226,11 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
     the caller's arrays, see :mod:`srcad.transform.into`; ``plain``: no backward part called
     adds into this code's arrays, nor in its callees', see :data:`PLAIN_CALLEES`; ``alike``:
     groups of parameters the code may take to have one shape, see
-    :func:`srcad.backend.keys.shape_partition`)."""
+    :func:`srcad.backend.keys.shape_partition`; ``aux``: ``has_aux=True``, the function's
+    pairs split, :mod:`srcad.frontend.aux_pairs`)."""
     fn, namer = to_ssa(func, parsed, arity, fixed)
+    if aux:
+        split_pairs(fn, namer)
     plain = plain or hasattr(func, "__srcad_param_kinds__")  # code srcad made: read again
     unknown = [w for w in wrt if w not in fn.params]
     if unknown:  # never a silent zero: a gradient is asked of a name the code does not have
@@ -253,7 +257,7 @@ def generate(func, wrt, kinds, items=None, parsed=None, ranks=None, arity=None, 
 
 @_serialised
 def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="python",
-            holomorphic=False, plain=False, alike=()):
+            holomorphic=False, plain=False, alike=(), aux=False):
     """Generate, compile and return the adjoint of ``func`` for these argument kinds.
 
     ``wrt``: parameter names; ``arg_values``: parameter name -> an example value (its kind
@@ -264,7 +268,9 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     ``plain``: made without backward parts that add into its arrays (:mod:`.transform.into`):
     the form a derivative of this code differentiates; ``alike``: groups of parameters
     whose arrays have one shape (a fact of the caller's cache key, checked at every call:
-    :func:`srcad.backend.keys.shape_partition`), never read from ``arg_values``' shapes."""
+    :func:`srcad.backend.keys.shape_partition`), never read from ``arg_values``' shapes;
+    ``aux``: ``has_aux=True`` read in the function (:mod:`srcad.frontend.aux_pairs`): the
+    code returns ``(gradients, aux)``, or ``((value, aux), gradients)``."""
     if backend == "numba" and any_duck(arg_values.values()):
         code = func.__code__
         raise BackendError("backend='numba' compiles code for NumPy arrays, not for Dask or "
@@ -280,7 +286,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     plain = plain or bool(getattr(parsed, "records", None))  # (its tree is read once)
     fn, namer, analysis, spelled, gen = generate(func, wrt, kinds, items, parsed, ranks,
                                                  fixed=fixed, backend=backend, ducks=ducks,
-                                                 space=space, plain=plain, alike=alike)
+                                                 space=space, plain=plain, alike=alike,
+                                                 aux=aux)
     standard.check_code(fn, func, space, arg_values)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     if backend == "numba":
@@ -293,7 +300,8 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     fdef = _tidy(fdef, namer.temps | gen.temp_grads, namer.grads, floats, spelled, ints)
     reals = [w for w in wrt if isinstance(arg_values.get(w), float)]  # np.float64 too
     if ints and reals:  # x * n's gradient n: a float for a float x
-        int_grads.float_gradients(fdef, _grad_places(mode, wrt, reals, as_tuple), floats, ints)
+        int_grads.float_gradients(fdef, grad_places(mode, wrt, reals, as_tuple, aux), floats,
+                                  ints)
     runs = not plain and backend == "python" and not ducks and space is None  # NumPy code run
     fdef = inline.inline_parts(fdef, gen.cells, spelled, helpers, namer, func, runs,
                                loops_only=True)  # small callees
@@ -317,7 +325,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     if gen.parts_called and not plain and backend == "python" and not ducks and space is None:
         # a derivative of it differentiates code without variants, its callees' neither
         _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, backend, holomorphic,
-                         alike)
+                         alike, aux)
     _debug("reverse", compiled.__srcad_source__)
     if backend == "numba":  # a pullback's cotangent: its type is known at the first call
         unchecked = numba_backend.indexes_only_stacks(
@@ -328,7 +336,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
 
 
 def _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, backend, holomorphic,
-                     alike=()):
+                     alike=(), aux=False):
     """Give ``compiled`` (code calling backward parts that add into its gradient arrays,
     :mod:`srcad.transform.into`) the same derivative made without them, made when first
     asked for (``standard.numpy_form``): the code srcad reads when it differentiates
@@ -342,23 +350,10 @@ def _keep_plain_form(compiled, func, wrt, arg_values, mode, as_tuple, backend, h
     def make():
         if not made:
             made.append(adjoint(func, wrt, stand_ins, mode, as_tuple, None, backend,
-                                holomorphic, plain=True, alike=alike)[0])
+                                holomorphic, plain=True, alike=alike, aux=aux)[0])
         return made[0]
 
     compiled.__srcad_numpy_form__ = make
-
-
-def _grad_places(mode, wrt, floats, as_tuple):
-    """The places of the float parameters' gradients in the return ``assemble`` writes."""
-    def places(ret):
-        holder, index = ret, "value"
-        if mode == "value_and_grad":
-            holder, index = ret.value.elts, 1
-        if len(wrt) == 1 and not as_tuple:
-            return [(holder, index)] if wrt[0] in floats else []
-        grads = holder[index] if isinstance(holder, list) else getattr(holder, index)
-        return [(grads.elts, k) for k, w in enumerate(wrt) if w in floats]
-    return places
 
 
 @_serialised

@@ -365,11 +365,13 @@ def as_records(result, records, mode, single, wrt):
     """``result`` of a derivative made for ``records`` read as dicts (see :func:`wrap`) with
     the gradients of the records made records again."""
     order = [records.get(w) for w in wrt]
-    value, grads = result if mode == "value_and_grad" else (None, result)
+    if mode == "grad_aux":  # (gradients, aux); value_and_grad's: ((value, aux), gradients)
+        return as_records(result[0], records, "grad", single, wrt), result[1]
+    value, grads = result if mode.startswith("value_and_grad") else (None, result)
     items = [grads] if single else list(grads)
     items = [unflatten(like, g) if like is not None else g for like, g in zip(order, items)]
     grads = items[0] if single else tuple(items)
-    return (value, grads) if mode == "value_and_grad" else grads
+    return (value, grads) if mode.startswith("value_and_grad") else grads
 
 
 def flatten_records(values, positions=None):

@@ -66,7 +66,9 @@ class Transformed:
         self._f = transformed_of(f) if is_transformed(f) else f
         # grad(f, holomorphic=True): the mode "grad_holomorphic" (see srcad.api.grad)
         self._holomorphic = mode.endswith("_holomorphic")
-        mode = mode.removesuffix("_holomorphic")
+        # grad(f, has_aux=True) of f returning pairs: "grad_aux" (srcad.frontend.aux_pairs)
+        self._aux = mode.endswith("_aux")
+        mode = mode.removesuffix("_holomorphic").removesuffix("_aux")
         self._mode = mode
         self._backend = backend  # "python" or "numba" (srcad.backend.numba_backend)
         self._python = None  # the Python backend's Transformed, for python_code (numba)
@@ -313,17 +315,18 @@ class Transformed:
                     fn, text = pipeline.adjoint(target, self._wrt, values, self._mode,
                                                 as_tuple=not self._single, parsed=parsed,
                                                 backend=self._backend,
-                                                holomorphic=self._holomorphic, alike=alike)
+                                                holomorphic=self._holomorphic, alike=alike,
+                                                aux=self._aux)
                 raw = getattr(fn, "py_func", fn)  # the Numba backend: its Python code
                 fn.__srcad_source__ = text
                 fn.__srcad_raw__ = raw
                 if records:
-                    fn = pytrees.wrap(fn, self._params, records, self._mode, self._single,
+                    fn = pytrees.wrap(fn, self._params, records, self._layout, self._single,
                                       self._wrt)
                     fn.__srcad_source__, fn.__srcad_raw__ = text, raw
                 if _has_array_wrt(values, self._wrt):
                     fn = _guard_dtypes(fn, self._f, [self._params.index(w) for w in self._wrt],
-                                       self._mode, _ducks(values), self._single)
+                                       self._layout, _ducks(values), self._single)
                 fn.__srcad_reads__ = tuple(reads.values())
                 self._cache[key] = fn
                 self._add_reads(fn.__srcad_reads__)
@@ -340,6 +343,12 @@ class Transformed:
                     dispatch.inline_call(self._function, key, fn.__srcad_entry__)
             self._last = self._cache[key]
         return self._cache[key]
+
+    @property
+    def _layout(self):
+        """What the code returns: the mode, "_aux" added for ``(gradients, aux)`` or
+        ``((value, aux), gradients)`` (see :func:`_cast_grads`)."""
+        return self._mode + "_aux" if self._aux else self._mode
 
     def source(self, *example_args, callees=True):
         self._check_env()
@@ -449,8 +458,10 @@ def resolve_wrt(f, wrt):
 
 def _cast_grads(result, casts, mode, single):
     """``result`` with the gradient of the ``k``-th ``wrt`` parameter cast to ``casts[k]``."""
-    if mode == "value_and_grad":
+    if mode in ("value_and_grad", "value_and_grad_aux"):
         return result[0], _cast_grads(result[1], casts, "grad", single)
+    if mode == "grad_aux":
+        return _cast_grads(result[0], casts, "grad", single), result[1]
     grads = [result] if single else list(result)
     for k, dtype in casts.items():
         g = grads[k]

@@ -365,8 +365,17 @@ def test_has_aux_needs_a_pair():
     assert info.value.filename == __file__
 
 
+def pair_made_apart(x, w):
+    out = with_aux(x, w)
+    return out
+
+
 def test_has_aux_source_is_shown():
-    assert "keep_aux" in srcad.source(srcad.grad(with_aux, has_aux=True), X, 0.7)
+    # a function returning pair displays: its own derivative, the aux in its return
+    text = srcad.source(srcad.grad(with_aux, has_aux=True), X, 0.7)
+    assert "return dx, aux" in text and "keep_aux" not in text
+    # a pair made elsewhere: the shim's, whose forward sweep hands the aux over
+    assert "keep_aux" in srcad.source(srcad.grad(pair_made_apart, has_aux=True), X, 0.7)
 
 
 # ---------------------------------------------------------------- with blocks

@@ -1,6 +1,6 @@
 """The whole generated function's tree: the forward sweep, the seed, the backward sweep and the
-return (:func:`assemble`), and the signatures of generated functions (:func:`signature`,
-:func:`arguments`, :func:`function_def`).
+return (:func:`assemble`; where the float gradients sit in it, :func:`grad_places`), and the
+signatures of generated functions (:func:`signature`, :func:`arguments`, :func:`function_def`).
 
 Imports ``srcad.core``, ``srcad.analysis`` (complexity) and ``srcad.transform`` (nodes).
 """
@@ -59,16 +59,40 @@ def assemble(fn, gen, label, wrt, mode, analysis, spelled, namer, helpers, as_tu
         out = grads[0]
     else:
         out = nodes.tuple_(grads)
-    if mode == "value_and_grad" and isinstance(gen.result, ir.Var) and (
-            gen.result.name in restored):
-        # the backward sweep restores saved values, the result among them: keep it aside
-        kept = namer.fresh("value")
-        body.insert(backward_at, assign(kept, result))
-        result = name(kept)
+    aux = getattr(fn, "aux", None)  # has_aux=True: srcad.frontend.aux_pairs
+    if aux is not None:
+        aux = _kept_aside(aux, restored, body, backward_at, namer, "aux")
     if mode == "value_and_grad":
-        out = nodes.tuple_([result, out])
+        result = _kept_aside(gen.result, restored, body, backward_at, namer, "value")
+        out = nodes.tuple_([result if aux is None else nodes.tuple_([result, aux]), out])
+    elif aux is not None:
+        out = nodes.tuple_([out, aux])
     body.append(ast.Return(value=out))
     return function_def(label, signature(fn, gen.seed, mode), body)
+
+
+def grad_places(mode, wrt, floats, as_tuple, aux=False):
+    """The places of the float parameters' gradients in the return ``assemble`` writes."""
+    def places(ret):
+        holder, index = ret, "value"
+        if mode == "value_and_grad" or aux:  # ((value, aux), grads) or (grads, aux)
+            holder, index = ret.value.elts, 1 if mode == "value_and_grad" else 0
+        if len(wrt) == 1 and not as_tuple:
+            return [(holder, index)] if wrt[0] in floats else []
+        grads = holder[index] if isinstance(holder, list) else getattr(holder, index)
+        return [(grads.elts, k) for k, w in enumerate(wrt) if w in floats]
+    return places
+
+
+def _kept_aside(value, restored, body, backward_at, namer, base):
+    """The expression returning ``value`` (an atom of the forward sweep) after the backward
+    sweep: when that sweep restores saved values, ``value``'s name among them, a copy made
+    before it."""
+    if isinstance(value, ir.Var) and value.name in restored:
+        kept = namer.fresh(base)
+        body.insert(backward_at, assign(kept, nodes.expr(value)))
+        return name(kept)
+    return nodes.expr(value)
 
 
 def function_def(label, arguments, body):

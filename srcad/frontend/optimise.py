@@ -30,6 +30,7 @@ def dead_code(fn: ir.Function, keep_writes=False) -> ir.Function:
     if keep_writes:
         writes = {s.target for s in ir.walk(fn.body) if isinstance(s, ir.SetItem)}
         writes |= set(getattr(fn, "augmented", ()))
+    writes |= _names([getattr(fn, "aux", None)])  # has_aux=True: what it returns beside
     while _sweep(fn.body, _live(fn.body, writes)):
         pass
     return fn

@@ -1,0 +1,112 @@
+"""``srcad.grad(f, has_aux=True)`` and ``srcad.value_and_grad(f, has_aux=True)``: ``f`` returns
+``(value, aux)``; the derivative returns ``(gradient, aux)`` or ``((value, aux), gradient)``.
+
+Two forms, chosen once per function (:func:`made`):
+
+* ``f`` whose every ``return`` is a pair display (``return y, aux``) in its body or its
+  ``if`` branches, the body ending with one (:func:`srcad.frontend.aux_pairs.returns_pairs`):
+  its own derivative, made with ``y`` as the output and ``aux`` carried through to the return
+  (:mod:`srcad.frontend.aux_pairs`). It is the dispatcher of a
+  :class:`srcad.specialise.Transformed` like ``grad(f)``'s, and costs what ``grad(f)`` costs;
+* any other ``f`` (a pair made elsewhere and returned, a return in a loop): a shim
+  ``out = f(...); keep_aux(out); return out[0]`` is differentiated, and :func:`keep_aux`, run
+  by its forward sweep, checks the pair and hands ``out[1]`` over through a box (a wrapper
+  per call reads it).
+
+Either way ``aux`` is the object ``f`` computed (its statements run once, in their order), and
+a call inside differentiated code reads ``__srcad_aux_made__``
+(:mod:`srcad.nested_aux`).
+
+Imports :mod:`srcad.specialise`, the pipeline and the layers below them.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import weakref
+
+from . import pipeline, rules
+from .errors import SrcadError
+from .frontend import entry
+from .frontend.aux_pairs import returns_pairs
+from .specialise import is_transformed
+
+
+def made(f, wrt, mode, transform):
+    """The derivative ``srcad.grad(f, wrt, has_aux=True)`` returns (``mode``: "grad",
+    "value_and_grad", with "_holomorphic" added for ``holomorphic=True``); ``transform``:
+    ``srcad.api._transform``, the :class:`~srcad.specialise.Transformed` of a function, made
+    once."""
+    if is_transformed(f):
+        raise SrcadError("has_aux=True needs the function itself, not a derivative made by "
+                         "srcad", hint="differentiate a function returning (value, aux)")
+    target = entry.target(f)
+    if not mode.endswith("_holomorphic") and _returns_pairs(target):
+        fn = transform(f, wrt, mode + "_aux").function
+        fn.__srcad_aux_made__ = (f, wrt, mode)
+        return fn
+    shim = entry.aux_shim(target, keep_aux)
+    inner = transform(shim, wrt, mode).function
+
+    @functools.wraps(f)
+    def with_aux(*args, **kwargs):
+        box = []
+        _AUX.boxes = getattr(_AUX, "boxes", []) + [box]
+        try:
+            result = inner(*args, **kwargs)
+        finally:
+            _AUX.boxes = _AUX.boxes[:-1]
+        aux = box[-1] if box else None
+        if mode.startswith("value_and_grad"):
+            return (result[0], aux), result[1]
+        return result, aux
+
+    with_aux.__srcad_aux_of__, with_aux.__srcad_aux_made__ = inner, (f, wrt, mode)
+    return with_aux
+
+
+_PAIRS = weakref.WeakKeyDictionary()  # function -> (its code, whether it returns pairs)
+
+
+def _returns_pairs(func):
+    """Whether ``func``'s source returns pair displays only (read once per code object)."""
+    code = getattr(func, "__code__", None)
+    try:
+        known = _PAIRS.get(func)
+    except TypeError:  # not weakly referable
+        known = None
+    if known is not None and known[0] is code:
+        return known[1]
+    try:
+        pairs = returns_pairs(pipeline.read(func).node)
+    except (SrcadError, TypeError, OSError):  # no source: refused where it is read, as before
+        pairs = False
+    try:
+        _PAIRS[func] = (code, pairs)
+    except TypeError:
+        pass
+    return pairs
+
+
+_AUX = threading.local()  # the boxes of the has_aux calls running in this thread
+
+
+def keep_aux(out, where=""):
+    """Check ``out`` is a pair ``(value, aux)`` and hand ``aux`` to the innermost ``has_aux``
+    call running (the generated forward sweep calls it: it has no derivative, and it is never
+    dropped as dead code). ``where``: the function's ``file:line``."""
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        filename, _, line = where.rpartition(":")
+        raise SrcadError(f"with has_aux=True the function must return a pair (value, aux), "
+                         f"it returned {type(out).__name__}"
+                         + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""),
+                         filename=filename or None, lineno=int(line) if line.isdigit() else None,
+                         hint="return value, aux (or leave has_aux out)")
+    boxes = getattr(_AUX, "boxes", None)
+    if boxes:
+        boxes[-1].append(out[1])
+
+
+rules.nondiff(keep_aux)
+rules.registry.impure.add(keep_aux)

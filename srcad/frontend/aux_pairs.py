@@ -1,0 +1,170 @@
+"""``has_aux=True`` read in the function itself: a function whose every ``return`` is a pair
+display, ``return value, aux``, is differentiated with ``value`` as its output and ``aux``
+carried through to the derivative's return, untouched (no second function, no wrapper).
+
+:func:`returns_pairs` tells, from the parsed source, whether the form applies: every ``return``
+of the function's own body (not of a function defined in it) is a display of two items
+(``return y, aux``, ``return [y, aux]``, no ``*``), it sits in the body or in ``if``
+branches only (not in a loop, ``with`` or ``match``), and the body ends with one (no path
+falls off its end). Any other function keeps the general form (:mod:`srcad.api`: a shim
+calling it, whose pair is checked where it runs).
+
+:func:`split` then rewrites the lowered (SSA) function: each display ``r = (E, A)`` reaching
+the return becomes ``r = E`` followed by ``r_aux = A``; a merge of such ``r`` gets the merge of
+their ``r_aux`` beside it. After it, the function returns ``E`` (what is differentiated) and
+``fn.aux`` names the atom holding ``A`` at the return (what the generated code returns beside
+the gradient: :func:`srcad.backend.assemble.assemble`). ``A`` is the very object the function
+computes, in the order it computes it: the statements are the function's own, run once.
+
+Imports :mod:`srcad.core` (ir), :mod:`srcad.errors` and gast.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ..core import ir
+from ..errors import SrcadError
+
+_NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+
+def returns_pairs(fdef):
+    """Whether every ``return`` of ``fdef`` (a gast FunctionDef) is a two-item display in the
+    body or its ``if`` branches, and the body ends with one (see the module's docstring)."""
+    body = fdef.body
+    if not body or not _pair(body[-1]):
+        return False
+    return _all_pairs(body)
+
+
+def _pair(stmt):
+    value = stmt.value if isinstance(stmt, gast.Return) else None
+    return isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == 2 and not any(
+        isinstance(e, gast.Starred) for e in value.elts)
+
+
+def _all_pairs(stmts):
+    for stmt in stmts:
+        if isinstance(stmt, gast.Return):
+            if not _pair(stmt):
+                return False
+        elif isinstance(stmt, gast.If):
+            if not (_all_pairs(stmt.body) and _all_pairs(stmt.orelse)):
+                return False
+        elif not isinstance(stmt, _NESTED) and any(
+                isinstance(n, gast.Return) for n in _own_nodes(stmt)):
+            return False  # a return in a loop, a with or a match: the general form
+    return True
+
+
+def _own_nodes(node):
+    """The nodes under ``node``, not entering functions or classes defined in it."""
+    for child in gast.iter_child_nodes(node):
+        if isinstance(child, _NESTED):
+            continue
+        yield child
+        yield from _own_nodes(child)
+
+
+def split(fn, namer):
+    """Rewrite ``fn`` (lowered from a function :func:`returns_pairs` accepts) as described in
+    the module's docstring; refused when the returned value is not reached from pair displays
+    through copies and ``if`` merges alone (:mod:`srcad.api` asks it only of those)."""
+    if not _split(fn, namer):
+        raise SrcadError(f"has_aux=True: {fn.name}'s returned pairs could not be read apart",
+                         filename=fn.source.filename, lineno=fn.source.first_line,
+                         hint="return value, aux at the end of the function")
+
+
+def _split(fn, namer):
+    ret = fn.body[-1] if fn.body and isinstance(fn.body[-1], ir.Return) else None
+    if ret is None or not isinstance(ret.value, ir.Var):
+        return False
+    defs, reads = {}, {}
+    for stmt in ir.walk(fn.body):
+        if isinstance(stmt, ir.Assign) and stmt.target is not None:
+            defs[stmt.target] = stmt
+        elif isinstance(stmt, ir.If):
+            for phi in stmt.phis:
+                defs[phi.target] = (phi, stmt)
+        elif isinstance(stmt, ir.Loop):
+            for phi in stmt.phis:
+                defs[phi.target] = (phi, stmt)
+        for var in _reads(stmt):
+            reads[var] = reads.get(var, 0) + 1
+    chain, todo = {}, [ret.value.name]
+    while todo:  # the names whose values flow, unchanged, to the return
+        name = todo.pop()
+        if name in chain:
+            continue
+        found = defs.get(name)
+        if isinstance(found, ir.Assign):
+            value = found.value
+            if isinstance(value, ir.Var) and not found.effect:
+                chain[name] = ("copy", found)
+                todo.append(value.name)
+                continue
+            if isinstance(value, ir.Prim) and value.fn in (ir.BUILD_TUPLE, ir.BUILD_LIST) and (
+                    len(value.args) == 2 and not value.kwargs and all(
+                        isinstance(a, (ir.Var, ir.Const)) for a in value.args)):
+                chain[name] = ("pair", found)
+                continue
+            return False
+        if isinstance(found, tuple) and isinstance(found[1], ir.If) and all(
+                isinstance(s, ir.Var) for s in found[0].sources):
+            chain[name] = ("merge", found)
+            todo.extend(s.name for s in found[0].sources)
+            continue
+        return False
+    # each name of the chain read by the chain alone (or the return): nothing else sees a pair
+    uses = {}
+    for kind, found in chain.values():
+        sources = [found.value] if kind == "copy" else found[0].sources if kind == "merge" \
+            else []
+        for s in sources:
+            uses[s.name] = uses.get(s.name, 0) + 1
+    uses[ret.value.name] = uses.get(ret.value.name, 0) + 1
+    if any(reads.get(name, 0) != uses.get(name, 0) for name in chain):
+        return False
+    aux = {name: namer.fresh("aux") for name in chain}
+    for name, (kind, found) in chain.items():
+        if kind == "merge":
+            phi, branch = found
+            branch.phis.append(ir.Phi(aux[name], [ir.Var(aux[s.name]) for s in phi.sources]))
+            continue
+        stmt = found
+        if kind == "copy":
+            kept = ir.Assign(aux[name], ir.Var(aux[stmt.value.name]), stmt.line)
+        else:
+            value, held = stmt.value.args
+            stmt.value = value
+            kept = ir.Assign(aux[name], held, stmt.line)
+        block = _block_of(fn.body, stmt)
+        block.insert(next(i for i, s in enumerate(block) if s is stmt) + 1, kept)
+    fn.aux = ir.Var(aux[ret.value.name])
+    return True
+
+
+def _reads(stmt):
+    """The names ``stmt`` reads itself, merges included (not the statements nested in it,
+    which :func:`ir.walk` visits)."""
+    names = [v.name for v in ir.reads_of(stmt)]
+    if isinstance(stmt, ir.If):
+        names += [v.name for p in stmt.phis for s in p.sources for v in ir.atoms_in(s)]
+    elif isinstance(stmt, ir.Loop):  # (reads_of has the entries: the latches and tests here)
+        names += [v.name for p in stmt.phis for s in p.sources[1:] for v in ir.atoms_in(s)]
+        names += [v.name for a in (stmt.test, stmt.exit) for v in ir.atoms_in(a)]
+    return names
+
+
+def _block_of(stmts, target):
+    """The statement list holding ``target``."""
+    for stmt in stmts:
+        if stmt is target:
+            return stmts
+        for block in ir.blocks_of(stmt):
+            found = _block_of(block, target)
+            if found is not None:
+                return found
+    return None
