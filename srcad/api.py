@@ -210,8 +210,11 @@ def _vjp(f, args, wrt, has_aux, backend):
     if backend != "python":
         _numba_allowed(f, has_aux, backend)
     check_arrays(f, dict(enumerate(args)))  # before f runs on them
-    fast = None if has_aux or backend != "python" or not (wrt is None or _plain_wrt(wrt)) \
+    fast = None if backend != "python" or not (wrt is None or _plain_wrt(wrt)) \
         else (f, wrt, len(args))
+    fast_key = None  # has_aux: (f, wrt, n), f's closure kept (aux_calls.vjp_closure)
+    if has_aux:
+        fast_key, fast = fast, None
     known = _vjps.get(fast) if fast is not None else None
     if known is not None:  # made before for this function, wrt and number of arguments
         called, transformed, gradient = known
@@ -228,25 +231,27 @@ def _vjp(f, args, wrt, has_aux, backend):
     if wrt is None:
         wrt = tuple(range(len(args)))
     f = _named_star_args(f, len(args))
+    first = ""  # "_first": f returns pair displays, its first items differentiated (aux_calls)
     if has_aux:
         if is_transformed(f):
             raise SrcadError("has_aux=True needs the function itself, not a derivative made "
                              "by srcad", hint="differentiate a function returning (value, aux)")
         target = entry.target(f)
-        shim = _AUX_SHIMS.get(target)
+        shim = target if aux_calls.returns_pairs(target) else _AUX_SHIMS.get(target)
         if shim is None:
             shim = _AUX_SHIMS[target] = entry.aux_shim(target, aux_calls.keep_aux)
         code = getattr(target, "__code__", None)
         out = f(*args)
-        aux_calls.keep_aux(out, f"{code.co_filename}:{code.co_firstlineno}" if code else "")
+        where = f"{code.co_filename}:{code.co_firstlineno}" if code else ""
+        aux_calls.check_pair(out, where)
         value, aux = out
-        f = shim
+        f, first = shim, "_first" if shim is target else ""
     else:
         value = f(*args)
-    transformed = _transform(f, wrt, "vjp", backend)
+    transformed = _transform(f, wrt, "vjp" + first, backend)
     gradient = None
     if type(value) is float or type(value) is np.float64:
-        gradient = _transform(f, wrt, "grad", backend).function
+        gradient = _transform(f, wrt, "grad" + first, backend).function
         pullback = _scalar_pullback(value, transformed, gradient, args)
     else:
         pullback = _pullback(value, transformed, args)
@@ -258,6 +263,9 @@ def _vjp(f, args, wrt, has_aux, backend):
         eager = fast_calls.eager(fast[0], fast[1], types)
         if eager is not None:  # made here: the next call makes nothing
             return eager(args)
+    if first and fast_key is not None:  # the next call: f, then the pullback made
+        aux_calls.vjp_closure(fast_key[0], fast_key[1], tuple(map(type, args)), where,
+                              transformed, gradient)
     return (value, pullback, aux) if has_aux else (value, pullback)
 
 

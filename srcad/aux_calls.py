@@ -26,10 +26,11 @@ import functools
 import threading
 import weakref
 
-from . import pipeline, rules
+from numpy import float64
+
+from . import fast_calls, pipeline, rules
 from .errors import SrcadError
-from .frontend import entry
-from .frontend.aux_pairs import returns_pairs
+from .frontend import aux_pairs, entry
 from .specialise import is_transformed
 
 
@@ -42,7 +43,7 @@ def made(f, wrt, mode, transform):
         raise SrcadError("has_aux=True needs the function itself, not a derivative made by "
                          "srcad", hint="differentiate a function returning (value, aux)")
     target = entry.target(f)
-    if not mode.endswith("_holomorphic") and _returns_pairs(target):
+    if not mode.endswith("_holomorphic") and returns_pairs(target):
         fn = transform(f, wrt, mode + "_aux").function
         fn.__srcad_aux_made__ = (f, wrt, mode)
         return fn
@@ -69,7 +70,7 @@ def made(f, wrt, mode, transform):
 _PAIRS = weakref.WeakKeyDictionary()  # function -> (its code, whether it returns pairs)
 
 
-def _returns_pairs(func):
+def returns_pairs(func):
     """Whether ``func``'s source returns pair displays only (read once per code object)."""
     code = getattr(func, "__code__", None)
     try:
@@ -79,7 +80,7 @@ def _returns_pairs(func):
     if known is not None and known[0] is code:
         return known[1]
     try:
-        pairs = returns_pairs(pipeline.read(func).node)
+        pairs = aux_pairs.returns_pairs(pipeline.read(func).node)
     except (SrcadError, TypeError, OSError):  # no source: refused where it is read, as before
         pairs = False
     try:
@@ -96,6 +97,14 @@ def keep_aux(out, where=""):
     """Check ``out`` is a pair ``(value, aux)`` and hand ``aux`` to the innermost ``has_aux``
     call running (the generated forward sweep calls it: it has no derivative, and it is never
     dropped as dead code). ``where``: the function's ``file:line``."""
+    check_pair(out, where)
+    boxes = getattr(_AUX, "boxes", None)
+    if boxes:
+        boxes[-1].append(out[1])
+
+
+def check_pair(out, where):
+    """Raise unless ``out`` is a pair ``(value, aux)``, naming ``where`` (``file:line``)."""
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         filename, _, line = where.rpartition(":")
         raise SrcadError(f"with has_aux=True the function must return a pair (value, aux), "
@@ -103,9 +112,33 @@ def keep_aux(out, where=""):
                          + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""),
                          filename=filename or None, lineno=int(line) if line.isdigit() else None,
                          hint="return value, aux (or leave has_aux out)")
-    boxes = getattr(_AUX, "boxes", None)
-    if boxes:
-        boxes[-1].append(out[1])
+
+
+def vjp_closure(f, wrt, types, where, transformed, gradient):
+    """Remember, for ``vjp(f, *args, wrt=wrt, has_aux=True)`` of ``f`` returning pairs (at
+    ``where``) with arguments of ``types``, the closure ``srcad.vjp`` calls
+    (:func:`srcad.backend.call_fronts.short_vjp`): ``f`` run once for the value and the aux,
+    the pullback made of ``transformed`` (the pairs' first items' vjp code) and, for an output
+    that is a number, ``gradient`` (their grad code), as :func:`srcad.fast_calls.vjp_closure`."""
+    if not fast_calls.plain_types(types):
+        return
+    table = fast_calls.kept(fast_calls.VJPS, f, ("has_aux", wrt))
+    if table is None:
+        return
+
+    def vjp_of(args):
+        out = f(*args)
+        if out.__class__ is not tuple or len(out) != 2:
+            check_pair(out, where)
+        value, aux = out
+        if gradient is not None and (value.__class__ is float or value.__class__ is float64):
+            made = fast_calls.scalar_pullback(value, transformed, gradient, args)
+        else:
+            made = fast_calls.pullback(value, transformed, args)
+        made.__srcad_vjp_of__ = (f, args, wrt, True, value)  # as srcad.vjp names it
+        return value, made, aux
+
+    table[types] = vjp_of
 
 
 rules.nondiff(keep_aux)

@@ -269,8 +269,9 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
     the form a derivative of this code differentiates; ``alike``: groups of parameters
     whose arrays have one shape (a fact of the caller's cache key, checked at every call:
     :func:`srcad.backend.keys.shape_partition`), never read from ``arg_values``' shapes;
-    ``aux``: ``has_aux=True`` read in the function (:mod:`srcad.frontend.aux_pairs`): the
-    code returns ``(gradients, aux)``, or ``((value, aux), gradients)``."""
+    ``aux``: ``has_aux=True`` read in the function (:mod:`srcad.frontend.aux_pairs`): "return"
+    (the code returns ``(gradients, aux)`` or ``((value, aux), gradients)``), "first" (the
+    pairs' first items differentiated, the aux not returned: vjp's pullback)."""
     if backend == "numba" and any_duck(arg_values.values()):
         code = func.__code__
         raise BackendError("backend='numba' compiles code for NumPy arrays, not for Dask or "
@@ -288,6 +289,7 @@ def adjoint(func, wrt, arg_values, mode, as_tuple=False, parsed=None, backend="p
                                                  fixed=fixed, backend=backend, ducks=ducks,
                                                  space=space, plain=plain, alike=alike,
                                                  aux=aux)
+    fn.aux = getattr(fn, "aux", None) if aux == "return" else None  # (assemble returns it)
     standard.check_code(fn, func, space, arg_values)
     label = namer.fresh(f"{'vjp' if mode == 'vjp' else 'grad'}_{fn.name}")
     if backend == "numba":

@@ -66,9 +66,11 @@ class Transformed:
         self._f = transformed_of(f) if is_transformed(f) else f
         # grad(f, holomorphic=True): the mode "grad_holomorphic" (see srcad.api.grad)
         self._holomorphic = mode.endswith("_holomorphic")
-        # grad(f, has_aux=True) of f returning pairs: "grad_aux" (srcad.frontend.aux_pairs)
-        self._aux = mode.endswith("_aux")
-        mode = mode.removesuffix("_holomorphic").removesuffix("_aux")
+        # has_aux=True of f returning pairs (srcad.frontend.aux_pairs): "grad_aux" returns the
+        # aux too, "vjp_first" (vjp's pullback) differentiates the pairs' first items only
+        self._aux = "return" if mode.endswith("_aux") else "first" if mode.endswith(
+            "_first") else None
+        mode = mode.removesuffix("_holomorphic").removesuffix("_aux").removesuffix("_first")
         self._mode = mode
         self._backend = backend  # "python" or "numba" (srcad.backend.numba_backend)
         self._python = None  # the Python backend's Transformed, for python_code (numba)
@@ -348,7 +350,7 @@ class Transformed:
     def _layout(self):
         """What the code returns: the mode, "_aux" added for ``(gradients, aux)`` or
         ``((value, aux), gradients)`` (see :func:`_cast_grads`)."""
-        return self._mode + "_aux" if self._aux else self._mode
+        return self._mode + "_aux" if self._aux == "return" else self._mode
 
     def source(self, *example_args, callees=True):
         self._check_env()
@@ -528,6 +530,10 @@ def _guard_dtypes(fn, f, positions, mode, ducks, single):
         result = fn(*args, **kwargs)
         if casts:
             result = _cast_grads(result, casts, mode, single)
+        if mode == "grad_aux":  # the aux as the function made it (a view stays a view)
+            return _writable(result[0]), result[1]
+        if mode == "value_and_grad_aux":
+            return result[0], _writable(result[1])
         return _writable(result)
 
     guarded.__srcad_source__ = fn.__srcad_source__
