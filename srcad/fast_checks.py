@@ -10,8 +10,6 @@ Imports ``srcad.core`` only.
 
 from __future__ import annotations
 
-import keyword
-
 from .core import env
 
 
@@ -73,44 +71,12 @@ def unchanged(reads):
     """A function returning True when each of ``reads`` finds the very object it found (as
     the line (0) of ``grad``'s dispatcher tests, :mod:`srcad.backend.dispatch`): compiled once,
     no loop over the reads at the call. False when one may have changed, or if
-    ``reads`` is empty; :func:`srcad.core.env.stale` then decides."""
-    space = {}
-    text = ("def unchanged():\n"
-            "    try:\n"
-            f"        return {tests_text(reads, space) if reads else 'False'}\n"
-            "    except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
-            "        return False\n")
-    exec(compile(text, "<srcad reads unchanged>", "exec"), space)  # noqa: S102
-    return space["unchanged"]
+    ``reads`` is empty; :func:`srcad.core.env.stale` then decides
+    (:func:`srcad.core.env.same_objects`, without its re-check)."""
+    return env.same_objects(reads, recheck=False)
 
 
-def tests_text(reads, space, baked=False):
-    """The expression :func:`unchanged` returns (True with no reads), its names put in
-    ``space``; ``baked``: each read's object now held in ``space`` (the code of a closure
-    made for them; an object rebound since, even to an equal one, fails the test)."""
-    space["M"], tests, found = env.MISSING, [], {}
-    for i, read in enumerate(reads):
-        space[f"r{i}"] = read
-        if getattr(read, "by_items", False):  # a list's items (env.ItemsRead): its own test
-            tests.append(f"r{i}.current() is r{i}.value")
-            continue
-        if read.cell is not None:
-            space[f"c{i}"] = read.cell
-            expr = f"c{i}.cell_contents"
-        else:  # a builtin (not in the namespace) finds M: the full check (a namespace may
-            space[f"n{i}"] = read.namespace  # be a class's, with get but no subscript)
-            expr = f"n{i}.get({read.name!r}, M)"
-        if baked:  # a name read on several paths (np.sin, np.exp): looked up once (the
-            # tests run left to right, so the first use assigns it)
-            where = (id(read.cell), id(read.namespace), read.name)
-            expr = found[where] if where in found else f"(g{i} := {expr})"
-            found.setdefault(where, f"g{i}")
-        for attr in read.attrs:  # (a name missing raises AttributeError: the full check)
-            expr = f"{expr}.{attr}" if attr.isidentifier() and not keyword.iskeyword(
-                attr) else f"getattr({expr}, {attr!r}, M)"
-        space[f"v{i}"] = read.value
-        tests.append(f"{expr} is v{i}" if baked else f"{expr} is r{i}.value")
-    return " and ".join(tests) or "True"
+tests_text = env.tests_text  # the expression (jvp's closures above, the batched Jacobians')
 
 
 def fresh(reads):

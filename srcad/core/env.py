@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import keyword
 import threading
 import types
 
@@ -229,10 +230,18 @@ def changed(reads):
 
 def checker(reads):
     """A function returning whether every one of ``reads`` still finds the same object (each
-    read's ``value`` as it is at the call): its tests compiled into its text, as
-    :meth:`Read.current` makes them (a name, else a builtin, then each attribute; another
-    kind of read calls its own ``current``), with the loop over the reads behind them for an
-    empty cell."""
+    read's ``value`` as it is at the call): :func:`same_objects` with an empty cell (or an
+    attribute gone) looked up again read by read, as :meth:`Read.current` does."""
+    return same_objects(reads, recheck=True)
+
+
+def same_objects(reads, recheck):
+    """A function of no arguments returning True when each of ``reads`` finds the very object
+    it found (``read.value`` at the call), its tests compiled into its text
+    (:func:`tests_text`: no loop over the reads at the call). A test that cannot be spelled
+    (an empty cell, an attribute gone) raises; then ``recheck``: each read compared by
+    :meth:`Read.current` (the exact answer; True with no reads), else False: "may have
+    changed", the caller's full check (:func:`stale`) decides (False with no reads too)."""
     reads = tuple(reads)
 
     def each():
@@ -241,25 +250,45 @@ def checker(reads):
                 return False
         return True
 
-    space, tests = {"M": MISSING, "B": vars(builtins), "each": each}, []
-    for i, read in enumerate(reads):
-        space[f"r{i}"] = read
-        if type(read) is not Read:
-            tests.append(f"r{i}.current() is r{i}.value")
-            continue
-        if read.cell is not None:  # (empty: ValueError, the loop says)
-            space[f"c{i}"] = read.cell
-            expr = f"c{i}.cell_contents"
-        else:
-            space[f"n{i}"] = read.namespace
-            expr = f"n{i}.get({read.name!r}, B.get({read.name!r}, M))"
-        for attr in read.attrs:  # (getattr(M, attr, M) is M: as current's break)
-            expr = f"getattr({expr}, {attr!r}, M)"
-        tests.append(f"{expr} is r{i}.value")
+    space = {"each": each}
+    unsure = "each()" if recheck else "False"
     text = ("def unchanged():\n"
             "    try:\n"
-            f"        return {' and '.join(tests) or 'True'}\n"
-            "    except ValueError:  # an empty cell\n"
-            "        return each()\n")
-    exec(compile(text, "<srcad reads checked>", "exec"), space)  # noqa: S102
+            f"        return {tests_text(reads, space) if reads else unsure}\n"
+            "    except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
+            f"        return {unsure}\n")
+    where = "<srcad reads checked>" if recheck else "<srcad reads unchanged>"
+    exec(compile(text, where, "exec"), space)  # noqa: S102
     return space["unchanged"]
+
+
+def tests_text(reads, space, baked=False):
+    """The expression that is True when each of ``reads`` finds the very object it found
+    (True with no reads), its names put in ``space``: as :meth:`Read.current` looks (a name,
+    else a builtin, then each attribute; another kind of read calls its own ``current``),
+    raising ValueError for an empty cell and AttributeError for an attribute gone (the
+    caller says what that means: :func:`same_objects`). ``baked``: each read's object now
+    held in ``space`` (the code of a closure made for them; an object rebound since, even to
+    an equal one, fails the test), a name read on several paths looked up once."""
+    space["M"], space["B"], tests, found = MISSING, vars(builtins), [], {}
+    for i, read in enumerate(reads):
+        space[f"r{i}"] = read
+        if type(read) is not Read:  # a list's items (ItemsRead): its own test
+            tests.append(f"r{i}.current() is r{i}.value")
+            continue
+        if read.cell is not None:
+            space[f"c{i}"] = read.cell
+            expr = f"c{i}.cell_contents"
+        else:  # (a namespace may be a class's, with get but no subscript)
+            space[f"n{i}"] = read.namespace
+            expr = f"n{i}.get({read.name!r}, B.get({read.name!r}, M))"
+        if baked:  # np.sin, np.exp: np looked up once (the tests run left to right, so
+            where = (id(read.cell), id(read.namespace), read.name)  # its first use assigns)
+            expr = found[where] if where in found else f"(g{i} := {expr})"
+            found.setdefault(where, f"g{i}")
+        for attr in read.attrs:
+            expr = f"{expr}.{attr}" if attr.isidentifier() and not keyword.iskeyword(
+                attr) else f"getattr({expr}, {attr!r}, M)"
+        space[f"v{i}"] = read.value
+        tests.append(f"{expr} is v{i}" if baked else f"{expr} is r{i}.value")
+    return " and ".join(tests) or "True"
