@@ -265,7 +265,8 @@ def _vjp(f, args, wrt, has_aux, backend):
             return eager(args)
     if first and fast_key is not None:  # the next call: f, then the pullback made
         aux_calls.vjp_closure(fast_key[0], fast_key[1], tuple(map(type, args)), where,
-                              transformed, gradient)
+                              transformed, gradient,
+                              lambda: _transform(f, wrt, "value_and_grad_aux").function)
     return (value, pullback, aux) if has_aux else (value, pullback)
 
 

@@ -114,12 +114,14 @@ def check_pair(out, where):
                          hint="return value, aux (or leave has_aux out)")
 
 
-def vjp_closure(f, wrt, types, where, transformed, gradient):
+def vjp_closure(f, wrt, types, where, transformed, gradient, value_and_grad):
     """Remember, for ``vjp(f, *args, wrt=wrt, has_aux=True)`` of ``f`` returning pairs (at
     ``where``) with arguments of ``types``, the closure ``srcad.vjp`` calls
     (:func:`srcad.backend.call_fronts.short_vjp`): ``f`` run once for the value and the aux,
     the pullback made of ``transformed`` (the pairs' first items' vjp code) and, for an output
-    that is a number, ``gradient`` (their grad code), as :func:`srcad.fast_calls.vjp_closure`."""
+    that is a number, ``gradient`` (their grad code), as :func:`srcad.fast_calls.vjp_closure`
+    does; for an output that was a number and no ints, the value, aux and gradient by one
+    call of ``value_and_grad()``'s code (:func:`_eager`)."""
     if not fast_calls.plain_types(types):
         return
     table = fast_calls.kept(fast_calls.VJPS, f, ("has_aux", wrt))
@@ -139,6 +141,40 @@ def vjp_closure(f, wrt, types, where, transformed, gradient):
         return value, made, aux
 
     table[types] = vjp_of
+    if gradient is not None and int not in types:
+        table[types] = _eager(value_and_grad, transformed, gradient, vjp_of, f, wrt)
+
+
+def _eager(make, transformed, gradient, lazy, f, wrt):
+    """:func:`srcad.fast_calls.eager_vjp` with the aux: ``make()`` makes the code returning
+    ``((value, aux), gradients)`` (f's statements, run once), the first pullback of 1.0 hands
+    that gradient over; an output not a number, or an error, takes ``lazy`` (as before)."""
+    made = []
+
+    def vjp_of(args):
+        if not made:
+            made.append(make())
+        try:
+            (value, aux), grads = made[0](*args)
+        except Exception:  # noqa: BLE001 - the lazy path raises what it raises, where it did
+            return lazy(args)
+        if value.__class__ is not float and value.__class__ is not float64:
+            return lazy(args)
+
+        def eager_pullback(dy):
+            nonlocal grads
+            if dy.__class__ is float and dy == 1.0:
+                if grads is None:  # later: made again (the caller owns the first)
+                    return gradient(*args)
+                first, grads = grads, None
+                return first
+            fast_calls.check_companion(value, dy, "cotangent")
+            return transformed(dy, *args)
+
+        eager_pullback.__srcad_vjp_of__ = (f, args, wrt, True, value)  # as srcad.vjp names it
+        return value, eager_pullback, aux
+
+    return vjp_of
 
 
 rules.nondiff(keep_aux)
