@@ -24,11 +24,18 @@ as a ratio to the derivative it must compute:
 A second table (:func:`more`) takes the other shapes of call against ``grad`` on the same
 function: a function of two numbers differentiated w.r.t. both (``jacobian``/``jacrev``, one
 pass; ``jacfwd``, a pass per argument; ``hessian``, four entries, against ``grad(grad)``'s
-one; ``vjp``), ``has_aux=True`` (``grad`` and ``value_and_grad`` against the same function
-without its aux), and a dict of two numbers (a pytree).
+one; ``vjp``), ``has_aux=True`` (``grad``, ``value_and_grad`` and ``vjp`` against the same
+function without its aux), and a dict of two numbers (a pytree).
+
+A third (:func:`floors`, ``--floors``) times what no API can go below on ``small``: a bare
+frame, a frame taking ``*args`` and keywords (the entry points' signature), and the same
+computations written by hand (the gradient, value and gradient, value and tangent, a ``vjp``
+making its pullback, a ``jvp``), in one frame and behind an entry point looking up the
+function's code on ``f`` (two frames, as srcad's entry points are): the ratio of the
+hand-written ``vjp`` to the hand-written gradient is the API's own minimum for this size.
 
 Run: ``/work/main/.venv/bin/python benchmarks/transformed_calls.py`` (``--more``: the second
-table alone).
+table alone; ``--floors``: the third alone).
 """
 
 from __future__ import annotations
@@ -59,6 +66,22 @@ def loop(x):
     for k in range(10):
         total = total + np.sum(np.tanh(x * k) * x)
     return total
+
+
+def medium(x):  # about four times small's work
+    a = math.sin(x) * x + x * x
+    b = math.cos(a) * x + a * a
+    c = math.exp(-b * b) + b * x
+    return math.tanh(c) * a + c * b
+
+
+def large(x):  # about sixteen times
+    total = 0.0
+    y = x
+    for k in range(1, 9):
+        y = math.sin(y) * x + y * y / (k + 1.0)
+        total = total + math.tanh(y) * k
+    return total + math.exp(-x * x) * y
 
 
 def two(x, y):
@@ -156,6 +179,7 @@ def more():
     plain, plain_vg = srcad.grad(small), srcad.value_and_grad(small)
     aux, aux_vg = srcad.grad(with_aux, has_aux=True), srcad.value_and_grad(with_aux,
                                                                             has_aux=True)
+    vvg, vvg_aux = srcad.value_and_grad(vector), srcad.value_and_grad(vector_aux, has_aux=True)
     vplain, vaux = srcad.grad(vector), srcad.grad(vector_aux, has_aux=True)
     calls = {
         "two: grad": lambda: g2(x, y),
@@ -169,8 +193,14 @@ def more():
         "aux: grad has_aux": lambda: aux(x),
         "aux: value_and_grad": lambda: plain_vg(x),
         "aux: value_and_grad has_aux": lambda: aux_vg(x),
+        "aux: vjp": lambda: srcad.vjp(small, x)[1](1.0),
+        "aux: vjp has_aux": lambda: srcad.vjp(with_aux, x, has_aux=True)[1](1.0),
         "aux n=100: grad": lambda: vplain(xs),
         "aux n=100: grad has_aux": lambda: vaux(xs),
+        "aux n=100: value_and_grad": lambda: vvg(xs),
+        "aux n=100: value_and_grad has_aux": lambda: vvg_aux(xs),
+        "aux n=100: vjp": lambda: srcad.vjp(vector, xs)[1](1.0),
+        "aux n=100: vjp has_aux": lambda: srcad.vjp(vector_aux, xs, has_aux=True)[1](1.0),
         "dict: grad": lambda: gt(p),
         "dict: jacobian": lambda: jt(p),
         "dict: hessian": lambda: ht(p),
@@ -180,18 +210,100 @@ def more():
     refs = {"two: jacfwd": ("two: grad", 2), "two: hessian": ("two: grad(grad)", 4),
             "aux: grad has_aux": ("aux: grad", 1),
             "aux: value_and_grad has_aux": ("aux: value_and_grad", 1),
-            "aux n=100: grad has_aux": ("aux n=100: grad", 1)}
+            "aux: vjp has_aux": ("aux: vjp", 1),
+            "aux n=100: grad has_aux": ("aux n=100: grad", 1),
+            "aux n=100: value_and_grad has_aux": ("aux n=100: value_and_grad", 1),
+            "aux n=100: vjp has_aux": ("aux n=100: vjp", 1)}
     for name, t in best.items():
         group = name.split(":")[0]
         ref, passes = refs.get(name, (f"{group}: grad", 1))
-        print(f"{name:30s} {t:8.2f}us ({t / passes / best[ref]:.2f}x {ref}"
+        print(f"{name:36s} {t:8.2f}us ({t / passes / best[ref]:.2f}x {ref}"
               f"{' per pass' if passes > 1 else ''})")
+
+
+def hand_grad(x):  # small's gradient, as srcad.grad writes it
+    return x + x + math.sin(x) + x * math.cos(x)
+
+
+def hand_value_and_grad(x):
+    sin = math.sin(x)
+    return sin * x + x * x, x + x + sin + x * math.cos(x)
+
+
+def hand_forward(x, t):  # value and tangent, as jacfwd's and jvp's code computes them
+    sin = math.sin(x)
+    return sin * x + x * x, t * (x + x + sin + x * math.cos(x))
+
+
+def hand_vjp(x):  # the value, the gradient and a pullback made per call
+    sin = math.sin(x)
+    y = sin * x + x * x
+    dx = x + x + sin + x * math.cos(x)
+
+    def pullback(dy):
+        return (dx,) if dy.__class__ is float and dy == 1.0 else (dy * dx,)
+
+    return y, pullback
+
+
+def hand_jvp(primals, tangents):
+    x, = primals
+    t, = tangents
+    return hand_forward(x, t)
+
+
+def entry(f, *args, wrt=None, has_aux=False, backend="python"):
+    """An entry point as srcad's are: ``f`` on every call, its code looked up on it."""
+    return f.__dict__["hand"](*args)
+
+
+def entry_jvp(f, primals, tangents, wrt=None, backend="python"):
+    return f.__dict__["hand_jvp"](primals, tangents)
+
+
+def floors():
+    """What no API can go below on ``small`` (µs of CPU time per call, through the same
+    ``lambda`` the other tables time; ratio to the hand-written gradient)."""
+    small.__dict__["hand"], small.__dict__["hand_jvp"] = hand_vjp, hand_jvp
+    x = 0.7
+
+    def ident(v):
+        return v
+
+    def signature(f, *args, wrt=None, has_aux=False, backend="python"):
+        return args
+
+    g, vg, jf = srcad.grad(small), srcad.value_and_grad(small), srcad.jacfwd(small)
+    calls = {
+        "a bare frame, ident(x)": lambda: ident(x),
+        "a frame of vjp's signature": lambda: signature(small, x),
+        "small(x)": lambda: small(x),
+        "hand: gradient": lambda: hand_grad(x),
+        "hand: value and gradient": lambda: hand_value_and_grad(x),
+        "hand: value and tangent (jacfwd)": lambda: hand_forward(x, 1.0),
+        "hand: vjp, one frame": lambda: hand_vjp(x)[1](1.0),
+        "hand: vjp behind an entry point": lambda: entry(small, x)[1](1.0),
+        "hand: jvp, one frame": lambda: hand_jvp((x,), (1.0,)),
+        "hand: jvp behind an entry point": lambda: entry_jvp(small, (x,), (1.0,)),
+        "srcad: grad": lambda: g(x),
+        "srcad: value_and_grad": lambda: vg(x),
+        "srcad: jacfwd": lambda: jf(x),
+        "srcad: vjp": lambda: srcad.vjp(small, x)[1](1.0),
+        "srcad: jvp": lambda: srcad.jvp(small, (x,), (1.0,)),
+    }
+    best = timed(calls)
+    for name, t in best.items():
+        ref = "srcad: grad" if name.startswith("srcad") else "hand: gradient"
+        print(f"{name:36s} {t:8.3f}us ({t / best[ref]:.2f}x {ref})")
+    del small.__dict__["hand"], small.__dict__["hand_jvp"]
 
 
 def main():
     print("per call, microseconds of CPU time (ratio to grad's per derivative pass; "
           "hessian/hvp: to grad(grad))")
     row("scalar math", small, 0.7)
+    row("scalar x4", medium, 0.7)
+    row("scalar x16", large, 0.7)
     for n in (2, 100, 10_000):
         row(f"vector n={n}", vector, np.linspace(0.1, 0.9, n))
     row("loop n=100", loop, np.linspace(0.1, 0.9, 100))
@@ -199,6 +311,9 @@ def main():
 
 
 if __name__ == "__main__":
-    if "--more" not in sys.argv:
-        main()
-    more()
+    if "--floors" in sys.argv:
+        floors()
+    else:
+        if "--more" not in sys.argv:
+            main()
+        more()

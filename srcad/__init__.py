@@ -26,6 +26,7 @@ draws the import graph and fails on a cycle or an upward import):
                                 srcad.pytrees: dataclasses and named tuples as wrt arguments;
                                 srcad.fast_calls: vjp's and jvp's closures per argument types;
                                 srcad.fast_checks: their tests of the names the code read;
+                                srcad.aux_calls: has_aux=True's derivatives;
                                 srcad.numba_forms: derivatives called from @numba.njit code)
     srcad.tools                 tape, check, compare, graph, cli (on top of the API)
 

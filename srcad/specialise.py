@@ -64,14 +64,7 @@ class Transformed:
         self._source = None if is_transformed(f) else pipeline.read(f)
         self._user = transformed_of(f)._user if is_transformed(f) else f
         self._f = transformed_of(f) if is_transformed(f) else f
-        # grad(f, holomorphic=True): the mode "grad_holomorphic" (see srcad.api.grad)
-        self._holomorphic = mode.endswith("_holomorphic")
-        # has_aux=True of f returning pairs (srcad.frontend.aux_pairs): "grad_aux" returns the
-        # aux too, "vjp_first" (vjp's pullback) differentiates the pairs' first items only
-        self._aux = "return" if mode.endswith("_aux") else "first" if mode.endswith(
-            "_first") else None
-        mode = mode.removesuffix("_holomorphic").removesuffix("_aux").removesuffix("_first")
-        self._mode = mode
+        self._holomorphic, self._aux, self._mode, self._layout = _modes(mode)
         self._backend = backend  # "python" or "numba" (srcad.backend.numba_backend)
         self._python = None  # the Python backend's Transformed, for python_code (numba)
         self._params, self._wrt, self._single = resolve_wrt(f, wrt)
@@ -346,12 +339,6 @@ class Transformed:
             self._last = self._cache[key]
         return self._cache[key]
 
-    @property
-    def _layout(self):
-        """What the code returns: the mode, "_aux" added for ``(gradients, aux)`` or
-        ``((value, aux), gradients)`` (see :func:`_cast_grads`)."""
-        return self._mode + "_aux" if self._aux == "return" else self._mode
-
     def source(self, *example_args, callees=True):
         self._check_env()
         if example_args:
@@ -456,6 +443,18 @@ def resolve_wrt(f, wrt):
                            hint="list each parameter once")
         names.append(name)
     return params, tuple(names), single
+
+
+def _modes(mode):
+    """``(holomorphic, aux, mode, layout)`` of a mode as :func:`srcad.api._transform` names it:
+    ``grad(f, holomorphic=True)``'s "grad_holomorphic" (see :func:`srcad.api.grad`);
+    ``has_aux=True`` of ``f`` returning pairs (:mod:`srcad.aux_calls`): "grad_aux" (aux
+    "return": the code returns the aux too), "vjp_first" (aux "first": the pairs' first items
+    differentiated, vjp's pullback); ``layout``: what the code returns (:func:`_cast_grads`)."""
+    holomorphic = mode.endswith("_holomorphic")
+    aux = {"_aux": "return", "_first": "first"}.get(mode[mode.rfind("_"):])
+    mode = mode.removesuffix("_holomorphic").removesuffix("_aux").removesuffix("_first")
+    return holomorphic, aux, mode, mode + "_aux" if aux == "return" else mode
 
 
 def _cast_grads(result, casts, mode, single):
