@@ -224,3 +224,52 @@ def test_a_derivative_with_aux_called_in_differentiated_code(tmp_path):
     w = np.array([0.3, -0.2, 0.9])
     np.testing.assert_allclose(srcad.grad(m.outer)(w), central(m.outer, (w,), 0), rtol=1e-6,
                                atol=1e-8)
+
+
+MORE = """
+import dataclasses
+import math
+
+import numpy as np
+
+
+@dataclasses.dataclass
+class P:
+    a: float
+    b: float
+
+
+def rec(p):
+    y = math.sin(p.a) * p.b
+    return y, p.a
+
+
+def two(x, w):
+    return x * w * w, (x, w)
+
+
+def const(x):
+    return 0.0, x
+
+
+def inner(x):
+    return math.sin(x) * x, math.cos(x)
+
+
+def second(x):
+    g, a = srcad.grad(inner, has_aux=True)(x)
+    return g * a
+"""
+
+
+def test_records_several_wrt_and_a_second_derivative(tmp_path):
+    m = load_module(tmp_path, "import srcad\n" + MORE)
+    g, aux = srcad.grad(m.rec, has_aux=True)(m.P(0.3, 0.5))
+    assert type(g) is m.P and aux == 0.3
+    assert (g.a, g.b) == pytest.approx((np.cos(0.3) * 0.5, np.sin(0.3)), rel=1e-14)
+    (v, aux), g = srcad.value_and_grad(m.two, wrt=(0, 1), has_aux=True)(0.7, 2)
+    assert v == pytest.approx(2.8) and aux == (0.7, 2.0) and g == pytest.approx((4.0, 2.8))
+    assert srcad.grad(m.const, has_aux=True)(0.7) == (0.0, 0.7)
+    h = srcad.grad(m.second)(0.7)
+    want = (m.second(0.7 + 1e-6) - m.second(0.7 - 1e-6)) / 2e-6
+    assert h == pytest.approx(want, rel=1e-6)
