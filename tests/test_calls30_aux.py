@@ -273,3 +273,23 @@ def test_records_several_wrt_and_a_second_derivative(tmp_path):
     h = srcad.grad(m.second)(0.7)
     want = (m.second(0.7 + 1e-6) - m.second(0.7 - 1e-6)) / 2e-6
     assert h == pytest.approx(want, rel=1e-6)
+
+
+def test_the_functions_effects_run_once_per_call(tmp_path, capsys):
+    """``f``'s statements run once for the gradient and the aux (the shim ran ``f``'s forward
+    part once too; ``vjp``'s kept closure takes value, aux and gradient from one run, where
+    ``f`` then the pullback's forward sweep ran twice)."""
+    m = load_module(tmp_path, "import math\n"
+                    "def f(x):\n    print('run')\n    y = math.sin(x) * x\n"
+                    "    return y, x * 2.0\n")
+    for _ in range(3):
+        assert srcad.grad(m.f, has_aux=True)(0.5)[1] == 1.0
+        assert capsys.readouterr().out.count("run") == 1
+        assert srcad.value_and_grad(m.f, has_aux=True)(0.5)[0][1] == 1.0
+        assert capsys.readouterr().out.count("run") == 1
+    srcad.vjp(m.f, 0.5, has_aux=True)[1](1.0)  # the first call makes the code
+    capsys.readouterr()
+    for _ in range(3):
+        value, pullback, aux = srcad.vjp(m.f, 0.5, has_aux=True)
+        assert pullback(1.0)[0] == pytest.approx(np.sin(0.5) + 0.5 * np.cos(0.5), rel=1e-14)
+        assert aux == 1.0 and capsys.readouterr().out.count("run") == 1
