@@ -233,10 +233,7 @@ def _vjp(f, args, wrt, has_aux, backend):
     f = _named_star_args(f, len(args))
     first = ""  # "_first": f returns pair displays, its first items differentiated (aux_calls)
     if has_aux:
-        if is_transformed(f):
-            raise SrcadError("has_aux=True needs the function itself, not a derivative made "
-                             "by srcad", hint="differentiate a function returning (value, aux)")
-        target = entry.target(f)
+        target = aux_calls.target_of(f)
         shim = target if aux_calls.returns_pairs(target) else _AUX_SHIMS.get(target)
         if shim is None:
             shim = _AUX_SHIMS[target] = entry.aux_shim(target, aux_calls.keep_aux)

@@ -29,6 +29,7 @@ import weakref
 from numpy import float64
 
 from . import fast_calls, pipeline, rules
+from .core import functions
 from .errors import SrcadError
 from .frontend import aux_pairs, entry
 from .specialise import is_transformed
@@ -39,12 +40,9 @@ def made(f, wrt, mode, transform):
     "value_and_grad", with "_holomorphic" added for ``holomorphic=True``); ``transform``:
     ``srcad.api._transform``, the :class:`~srcad.specialise.Transformed` of a function, made
     once."""
-    if is_transformed(f):
-        raise SrcadError("has_aux=True needs the function itself, not a derivative made by "
-                         "srcad", hint="differentiate a function returning (value, aux)")
-    target = entry.target(f)
+    target = target_of(f)
     if not mode.endswith("_holomorphic") and returns_pairs(target):
-        fn = transform(f, wrt, mode + "_aux").function
+        fn = transform(f if target is f else target, wrt, mode + "_aux").function
         fn.__srcad_aux_made__ = (f, wrt, mode)
         return fn
     shim = entry.aux_shim(target, keep_aux)
@@ -65,6 +63,19 @@ def made(f, wrt, mode, transform):
 
     with_aux.__srcad_aux_of__, with_aux.__srcad_aux_made__ = inner, (f, wrt, mode)
     return with_aux
+
+
+def target_of(f):
+    """The plain function srcad reads for ``f`` given with ``has_aux=True``: for a
+    ``has_aux`` derivative itself (its second derivative), the plain form it is read as in
+    code (:mod:`srcad.nested_aux`); another derivative srcad made is refused."""
+    if is_transformed(f):
+        made = getattr(f, "__dict__", {}).get("__srcad_aux_made__")
+        if made is not None and functions.WITH_AUX:  # (its __srcad_plain__ is the dispatcher's)
+            return functions.WITH_AUX[0](*made)()
+        raise SrcadError("has_aux=True needs the function itself, not a derivative made by "
+                         "srcad", hint="differentiate a function returning (value, aux)")
+    return entry.target(f)
 
 
 _PAIRS = weakref.WeakKeyDictionary()  # function -> (its code, whether it returns pairs)

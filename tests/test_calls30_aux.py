@@ -293,3 +293,25 @@ def test_the_functions_effects_run_once_per_call(tmp_path, capsys):
         value, pullback, aux = srcad.vjp(m.f, 0.5, has_aux=True)
         assert pullback(1.0)[0] == pytest.approx(np.sin(0.5) + 0.5 * np.cos(0.5), rel=1e-14)
         assert aux == 1.0 and capsys.readouterr().out.count("run") == 1
+
+
+def test_a_derivative_with_aux_differentiated_again_with_aux(tmp_path):
+    """``grad(grad(f, has_aux=True), has_aux=True)``: the inner derivative read as its plain
+    form (srcad/nested_aux.py), as before; ``vjp`` and ``jvp`` of it too."""
+    m = load_module(tmp_path, "import math\n"
+                    "def f(x):\n    return math.sin(x) * x, math.cos(x)\n")
+    x, h = 0.7, 1e-6
+
+    def first(v):
+        return srcad.grad(m.f, has_aux=True)(v)[0]
+
+    want = (first(x + h) - first(x - h)) / (2 * h)
+    g2, aux = srcad.grad(srcad.grad(m.f, has_aux=True), has_aux=True)(x)
+    assert g2 == pytest.approx(want, rel=1e-6) and aux == pytest.approx(np.cos(x), rel=1e-15)
+    value, pullback, aux = srcad.vjp(srcad.grad(m.f, has_aux=True), x, has_aux=True)
+    assert value == pytest.approx(first(x), rel=1e-15) and aux == pytest.approx(np.cos(x))
+    assert pullback(1.0)[0] == pytest.approx(want, rel=1e-6)
+    (value, aux), (tangent, aux_tangent) = srcad.jvp(srcad.grad(m.f, has_aux=True), (x,),
+                                                      (1.0,))
+    assert tangent == pytest.approx(want, rel=1e-6)
+    assert aux_tangent == pytest.approx(-np.sin(x), rel=1e-9)
