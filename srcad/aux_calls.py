@@ -82,7 +82,8 @@ _PAIRS = weakref.WeakKeyDictionary()  # function -> (its code, whether it return
 
 
 def returns_pairs(func):
-    """Whether ``func``'s source returns pair displays only (read once per code object)."""
+    """Whether ``func``'s source returns pair displays only, and its SSA form splits them
+    (:func:`srcad.frontend.aux_pairs.split` on a copy; found once per code object)."""
     code = getattr(func, "__code__", None)
     try:
         known = _PAIRS.get(func)
@@ -94,6 +95,11 @@ def returns_pairs(func):
         pairs = aux_pairs.returns_pairs(pipeline.read(func).node)
     except (SrcadError, TypeError, OSError):  # no source: refused where it is read, as before
         pairs = False
+    if pairs:
+        try:  # (a copy: the lowered form is kept for the specialisations, see pipeline.to_ssa)
+            pairs = aux_pairs.splits(*pipeline.to_ssa(func))
+        except SrcadError:  # refused where it is made, as before (the split is syntactic)
+            pass
     try:
         _PAIRS[func] = (code, pairs)
     except TypeError:

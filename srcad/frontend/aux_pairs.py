@@ -77,6 +77,11 @@ def split(fn, namer):
                          hint="return value, aux at the end of the function")
 
 
+def splits(fn, namer):
+    """Whether :func:`split` rewrites ``fn`` (a copy, changed: see there)."""
+    return _split(fn, namer)
+
+
 def _split(fn, namer):
     ret = fn.body[-1] if fn.body and isinstance(fn.body[-1], ir.Return) else None
     if ret is None or not isinstance(ret.value, ir.Var):
@@ -112,10 +117,10 @@ def _split(fn, namer):
                 continue
             return False
         if isinstance(found, tuple) and isinstance(found[1], ir.If) and all(
-                isinstance(s, ir.Var) for s in found[0].sources):
-            chain[name] = ("merge", found)
-            todo.extend(s.name for s in found[0].sources)
-            continue
+                isinstance(s, ir.Var) or _none(s) for s in found[0].sources):
+            chain[name] = ("merge", found)  # (None: a path that has not returned yet, whose
+            todo.extend(s.name for s in found[0].sources if isinstance(s, ir.Var))  # flag
+            continue  # says so: the body ends with a return, so None is never returned)
         return False
     # each name of the chain read by the chain alone (or the return): nothing else sees a pair
     uses = {}
@@ -123,7 +128,8 @@ def _split(fn, namer):
         sources = [found.value] if kind == "copy" else found[0].sources if kind == "merge" \
             else []
         for s in sources:
-            uses[s.name] = uses.get(s.name, 0) + 1
+            if isinstance(s, ir.Var):
+                uses[s.name] = uses.get(s.name, 0) + 1
     uses[ret.value.name] = uses.get(ret.value.name, 0) + 1
     if any(reads.get(name, 0) != uses.get(name, 0) for name in chain):
         return False
@@ -131,7 +137,8 @@ def _split(fn, namer):
     for name, (kind, found) in chain.items():
         if kind == "merge":
             phi, branch = found
-            branch.phis.append(ir.Phi(aux[name], [ir.Var(aux[s.name]) for s in phi.sources]))
+            branch.phis.append(ir.Phi(aux[name], [ir.Var(aux[s.name]) if isinstance(
+                s, ir.Var) else s for s in phi.sources]))
             continue
         stmt = found
         if kind == "copy":
@@ -144,6 +151,11 @@ def _split(fn, namer):
         block.insert(next(i for i, s in enumerate(block) if s is stmt) + 1, kept)
     fn.aux = ir.Var(aux[ret.value.name])
     return True
+
+
+def _none(atom):
+    """Whether a merge's source is ``None`` (a name not set on that path, or the constant)."""
+    return atom is None or isinstance(atom, ir.Const) and atom.value is None
 
 
 def _reads(stmt):
