@@ -13,9 +13,11 @@ Two forms, chosen once per function (:func:`made`):
   by its forward sweep, checks the pair and hands ``out[1]`` over through a box (a wrapper
   per call reads it).
 
-Either way ``aux`` is the object ``f`` computed (its statements run once, in their order), and
-a call inside differentiated code reads ``__srcad_aux_made__``
-(:mod:`srcad.nested_aux`).
+Either way ``aux`` is the object ``f`` computed (its statements run once, in their order).
+Called inside differentiated code, the first form is a derivative srcad made (its code,
+returning the aux beside the gradient, is differentiated again), the second is read as the
+plain form of :mod:`srcad.nested_aux` (from ``__srcad_aux_made__``), and so is either given
+to ``has_aux=True`` again (:func:`target_of`).
 
 Imports :mod:`srcad.specialise`, the pipeline and the layers below them.
 """
