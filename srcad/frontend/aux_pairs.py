@@ -6,15 +6,18 @@ carried through to the derivative's return, untouched (no second function, no wr
 of the function's own body (not of a function defined in it) is a display of two items
 (``return y, aux``, ``return [y, aux]``, no ``*``), it sits in the body or in ``if``
 branches only (not in a loop, ``with`` or ``match``), and the body ends with one (no path
-falls off its end). Any other function keeps the general form (:mod:`srcad.api`: a shim
+falls off its end). Any other function keeps the general form (:mod:`srcad.aux_calls`: a shim
 calling it, whose pair is checked where it runs).
 
 :func:`split` then rewrites the lowered (SSA) function: each display ``r = (E, A)`` reaching
-the return becomes ``r = E`` followed by ``r_aux = A``; a merge of such ``r`` gets the merge of
-their ``r_aux`` beside it. After it, the function returns ``E`` (what is differentiated) and
-``fn.aux`` names the atom holding ``A`` at the return (what the generated code returns beside
-the gradient: :func:`srcad.backend.assemble.assemble`). ``A`` is the very object the function
-computes, in the order it computes it: the statements are the function's own, run once.
+the return becomes ``r = E`` followed by ``aux = A`` (a fresh name); a merge of such ``r``
+gets the merge of their ``aux`` beside it (a path that has not returned yet merges ``None``
+for both: its flag keeps it from the return). After it, the function returns ``E`` (what
+is differentiated) and ``fn.aux`` names the atom holding ``A`` at the return (what the
+generated code returns beside the gradient: :func:`srcad.backend.assemble.assemble`). ``A``
+is the very object the function computes, in the order it computes it: the statements are
+the function's own, run once. (:mod:`srcad.aux_calls` also splits a copy first: a form the
+split does not read keeps the shim.)
 
 Imports :mod:`srcad.core` (ir), :mod:`srcad.errors` and gast.
 """
