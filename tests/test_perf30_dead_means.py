@@ -131,6 +131,22 @@ def test_an_empty_loop_still_raises():
         srcad.grad(mean_len)(x, np.ones((0, 4)))
 
 
+@pytest.mark.skipif(not LONG, reason="second order: a second transform each, under LONG")
+@pytest.mark.parametrize("f", [mean_loss, mean_len, row_broadcast], ids=lambda f: f.__name__)
+def test_second_order(f):
+    """The Hessian (the gradient's code differentiated again) against central differences of
+    the gradient, and the tape's gradient, w = (3, 1) for row_broadcast (the layout used)."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=4) * 0.5
+    w = rng.normal(size=(3, 1 if f is row_broadcast else 4)) * 0.5
+    h = srcad.hessian(lambda x: f(x, w))(x)
+    g = srcad.grad(lambda x: f(x, w))
+    e = 1e-6 * np.eye(4)
+    rows = np.array([(g(x + e[i]) - g(x - e[i])) / 2e-6 for i in range(4)])
+    np.testing.assert_allclose(h, rows, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(g(x), tape.grad(f)(x, w), rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.skipif(not LONG, reason="the generated family runs under LONG")
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
