@@ -1,7 +1,9 @@
 """Tidy, values: propagate constants (``dy = 1.0`` assigned once is written where it is read),
-drop dead code (values nothing reads, when computing them cannot fail or act), merge sums
-(``x = e1`` then ``x += e2``), and inline single-use temporaries (``t = 3 * a`` then the only
-read ``b = 5 - t`` becomes ``b = 5 - 3 * a``; only names srcad invented, never the user's).
+drop dead code (values nothing reads, when computing them cannot fail or act, or can fail only
+where a later statement does: a discarded mean ``total / n`` beside the gradient's
+``1.0 / n``), merge sums (``x = e1`` then ``x += e2``), and inline single-use temporaries
+(``t = 3 * a`` then the only read ``b = 5 - t`` becomes ``b = 5 - 3 * a``; only names srcad
+invented, never the user's).
 
 Imports: :mod:`srcad.transform.templates` (the simplifier), :mod:`srcad.transform.nodes` (the
 comment node), :mod:`.tidy_walk`.
