@@ -287,9 +287,10 @@ def _covered_divisions(fdef, loads):
     """The ids of the function's top-level assignments of an unread name whose value could
     fail only by dividing by a name ``d`` (``y = -total / count``, the discarded mean of a
     loss) where a later top-level statement always divides a number literal by the same
-    ``d``, not assigned between (the gradient's ``dt = -(1.0 / count)``): wherever the first
-    raises ``ZeroDivisionError`` (``d`` is a Python zero), so does that one, so the value
-    need not be computed, nor the loop's ``total`` that only it reads."""
+    ``d``, not assigned between and with no ``return`` or ``raise`` before it (the
+    gradient's ``dt = -(1.0 / count)``): wherever the first raises ``ZeroDivisionError``
+    (``d`` is a Python zero), so does that one, so the value need not be computed, nor the
+    loop's ``total`` that only it reads."""
     body = fdef.body
     covered = set()
     for i, stmt in enumerate(body):
@@ -303,8 +304,9 @@ def _covered_divisions(fdef, loads):
         if not divisors or not _safe(stmt.value, divisors):
             continue
         for later in body[i + 1:]:
-            if divisors.intersection(_stores(later)):  # (nested blocks' stores too)
-                break
+            if divisors.intersection(_stores(later)) or any(  # (nested blocks' too)
+                    isinstance(n, (ast.Return, ast.Raise)) for n in _walk(later)):
+                break  # the divisor rebound, or the later statements may not run
             if isinstance(later, (ast.Assign, ast.AugAssign)):
                 divisors -= _literal_divisors(later.value)
             if not divisors:
