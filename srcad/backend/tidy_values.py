@@ -1,7 +1,9 @@
 """Tidy, values: propagate constants (``dy = 1.0`` assigned once is written where it is read),
-drop dead code (values nothing reads, when computing them cannot fail or act), merge sums
-(``x = e1`` then ``x += e2``), and inline single-use temporaries (``t = 3 * a`` then the only
-read ``b = 5 - t`` becomes ``b = 5 - 3 * a``; only names srcad invented, never the user's).
+drop dead code (values nothing reads, when computing them cannot fail or act, or can fail only
+where a later statement does: a discarded mean ``total / n`` beside the gradient's
+``1.0 / n``), merge sums (``x = e1`` then ``x += e2``), and inline single-use temporaries
+(``t = 3 * a`` then the only read ``b = 5 - t`` becomes ``b = 5 - 3 * a``; only names srcad
+invented, never the user's).
 
 Imports: :mod:`srcad.transform.templates` (the simplifier), :mod:`srcad.transform.nodes` (the
 comment node), :mod:`.tidy_walk`.
@@ -225,9 +227,13 @@ def _pure_call(call, libraries):
     return func.value.__class__ is ast.Name and func.value.id in libraries
 
 
-def _safe(node):
+def _safe(node, divisors=()):
+    """Whether evaluating ``node`` cannot fail or act; with ``divisors``, but for dividing
+    by those names."""
     for sub in _walk(node):
-        if isinstance(sub, ast.BinOp) and not isinstance(sub.op, _SAFE_BINOPS):
+        if isinstance(sub, ast.BinOp) and not isinstance(sub.op, _SAFE_BINOPS) and not (
+                isinstance(sub.op, ast.Div) and isinstance(sub.right, ast.Name)
+                and sub.right.id in divisors):
             return False
         if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Pow) and not _is_number(
             sub.right
@@ -242,14 +248,16 @@ def _safe(node):
 
 def _dead_code(fdef):
     """Drop assignments nothing reads whose evaluation cannot fail or act (the forward values
-    only the discarded output needed, in a function that returns gradients only)."""
+    only the discarded output needed, in a function that returns gradients only), or whose
+    only way to fail a later statement fails the same way (:func:`_covered_divisions`)."""
     loads = _loads(fdef)
     dead = _self_updates_only(fdef, loads)
+    covered = _covered_divisions(fdef, loads)
     for block, _ in _blocks(fdef):  # all of a name's assignments go, or none
         for stmt in block:
             if _assigns_only_name(stmt) and stmt.targets[0].id in dead and not _safe(
                 stmt.value
-            ):
+            ) and id(stmt) not in covered:
                 dead.discard(stmt.targets[0].id)
             elif not _assigns_only_name(stmt) and not isinstance(stmt, ast.Expr):
                 dead -= set(_stores(stmt) if not isinstance(stmt, (ast.If, ast.For,
@@ -263,7 +271,7 @@ def _dead_code(fdef):
             for stmt in block:
                 if (_assigns_only_name(stmt) and (not loads.get(stmt.targets[0].id)
                                                   or stmt.targets[0].id in dead)
-                        and _safe(stmt.value)):
+                        and (_safe(stmt.value) or id(stmt) in covered)):
                     for name, n in _loads(stmt.value).items():
                         loads[name] -= n
                     dropped = True
@@ -273,6 +281,52 @@ def _dead_code(fdef):
                 block[:] = kept or [ast.Pass()]
         changed |= dropped
     return changed
+
+
+def _covered_divisions(fdef, loads):
+    """The ids of the function's top-level assignments of an unread name whose value could
+    fail only by dividing by a name ``d`` (``y = -total / count``, the discarded mean of a
+    loss) where a later top-level statement always divides a number literal by the same
+    ``d``, not assigned between and with no ``return`` or ``raise`` before it (the
+    gradient's ``dt = -(1.0 / count)``): wherever the first raises ``ZeroDivisionError``
+    (``d`` is a Python zero), so does that one, so the value need not be computed, nor the
+    loop's ``total`` that only it reads."""
+    body = fdef.body
+    covered = set()
+    for i, stmt in enumerate(body):
+        if not (_assigns_only_name(stmt) and not loads.get(stmt.targets[0].id)):
+            continue
+        divisors = set()
+        for sub in _walk(stmt.value):
+            if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Div) and isinstance(
+                    sub.right, ast.Name):
+                divisors.add(sub.right.id)
+        if not divisors or not _safe(stmt.value, divisors):
+            continue
+        for later in body[i + 1:]:
+            if divisors.intersection(_stores(later)) or any(  # (nested blocks' too)
+                    isinstance(n, (ast.Return, ast.Raise)) for n in _walk(later)):
+                break  # the divisor rebound, or the later statements may not run
+            if isinstance(later, (ast.Assign, ast.AugAssign)):
+                divisors -= _literal_divisors(later.value)
+            if not divisors:
+                covered.add(id(stmt))
+                break
+    return covered
+
+
+def _literal_divisors(node):
+    """The names ``d`` of ``c / d`` (``c`` a number literal) that evaluating ``node`` always
+    evaluates: through arithmetic and signs only, not the arms of ``a if t else b``."""
+    if isinstance(node, ast.UnaryOp):
+        return _literal_divisors(node.operand)
+    if not isinstance(node, ast.BinOp):
+        return set()
+    found = _literal_divisors(node.left) | _literal_divisors(node.right)
+    if isinstance(node.op, ast.Div) and _is_number(node.left) and isinstance(
+            node.right, ast.Name):
+        found.add(node.right.id)
+    return found
 
 
 def _merge_sums(fdef):

@@ -170,9 +170,11 @@ class ShapeGuards:
         ``plain`` of ``contribution if alike else plain`` -> that guard. The forward sweep
         then keeps ``a_shape = None if alike else a.shape`` beside the guard, at the block's
         end (:meth:`deferred_shapes`), instead of a new tuple per call or iteration that
-        the backward sweep reads only where the shapes differ."""
-        candidates = {s for s, src in self.shapes.items() if s not in self.layouts
-                      and s not in self.cuts and self.an.kinds.get(src) == ARRAY}
+        the backward sweep reads only where the shapes differ. A layout's stand-in
+        (``a_layout``, a sum's ``shape_only`` operand) likewise: ``None if alike else
+        layout(a)``, and ``a`` itself, read for nothing else, may then go as dead code."""
+        candidates = {s for s, src in self.shapes.items() if s not in self.cuts
+                      and self.an.kinds.get(src) == ARRAY}
         found = {}  # shape -> guard, or None where read elsewhere
         for tree in trees:
             for shape, guard in _shape_reads(tree, candidates):
@@ -192,7 +194,8 @@ class ShapeGuards:
             target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(
                 stmt.targets) == 1 else None
             if isinstance(target, ast.Name) and shapes.get(target.id) in guards and (
-                    isinstance(stmt.value, ast.Attribute) and stmt.value.attr == "shape"):
+                    isinstance(stmt.value, ast.Attribute) and stmt.value.attr == "shape"
+                    or target.id in self.layouts):
                 code.remove(stmt)
                 moved.append(assign(target.id, ast.IfExp(
                     test=ast.Name(id=shapes[target.id], ctx=ast.Load()),
