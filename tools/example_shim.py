@@ -60,6 +60,7 @@ import types
 
 import autograd_internals  # (this folder: the shim runs as a script from it)
 import numpy as np
+import pytest_functions
 
 import srcad
 from srcad.misc import fixed_point, flatten, flatten_func, numpy_extras
@@ -834,6 +835,19 @@ def classify(exc):
             "where": _where(exc.__traceback__)}
 
 
+def _suite_result(ran, skipped, failures):
+    """A pytest module's outcome: its first refusal, else its first failure (the test named),
+    else PASS; how many tests ran and were left out in the message."""
+    counted = f"{ran} tests run, {skipped} left out (fixtures or skips)"
+    if not failures:
+        return {"outcome": "PASS", "message": counted}
+    name, e = next(((n, e) for n, e in failures if isinstance(e, srcad.SrcadError)),
+                   failures[0])
+    result = classify(e)
+    result["message"] = f"{name}: {result['message']} ({len(failures)} of {counted})"[:400]
+    return result
+
+
 def main(path, seconds):
     sys.meta_path.insert(0, Finder())
     sys.argv = [path]  # as `python PROGRAM.py` gives it (unittest.main reads the rest)
@@ -849,8 +863,10 @@ def main(path, seconds):
     signal.signal(signal.SIGALRM, time_up)
     signal.alarm(seconds)
     try:
-        runpy.run_path(path, run_name="__main__")
+        namespace = runpy.run_path(path, run_name="__main__")
         result = {"outcome": "PASS"}
+        if pytest_functions.is_test_module(path, namespace):  # a suite of pytest functions
+            result = _suite_result(*pytest_functions.run_tests(path, namespace))
     except TimeUp:
         result = {"outcome": "PASS" if STATE["checks"] or REFERENCE else "TIMEOUT",
                   "message": f"stopped after {seconds} s"}

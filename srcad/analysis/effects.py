@@ -34,6 +34,7 @@ import operator
 from ..core import functions, ir
 from ..core.kinds import SCALAR
 from ..rules import registry
+from ..runtime.containers import store_attribute
 from ..runtime.derivatives import call_value
 from ..runtime.spread_calls import star_call, user_partial
 from .memory import Aliases
@@ -160,7 +161,9 @@ def _writes(fn, analysis, aliases):
         out = prim.kwargs.get("out")
         if out is not None and not (isinstance(out, ir.Const) and out.value is None):
             yield "out", out
-        if isinstance(prim.fn, ir.Method) and prim.fn.name in MUTATORS:
+        if prim.fn is store_attribute:  # obj.w = v: an object the caller may hold changes
+            yield "out", prim.args[0]
+        elif isinstance(prim.fn, ir.Method) and prim.fn.name in MUTATORS:
             if prim.args and not log_append(prim, aliases.defs):  # self.log.append("x")
                 yield "into", prim.args[0]
         elif is_user_call(prim):

@@ -1,0 +1,224 @@
+"""Whether the attribute stores of a lowered function are exact: nothing reads them back.
+
+``obj.name = v`` on an object the function is given is lowered to the effect
+``store_attribute(obj, "name", v)`` (:mod:`srcad.frontend.attribute_stores`): the forward sweep
+stores the value as Python does, and the store has no derivative. srcad reads every attribute
+as a value of the call, with no gradient through it: that is exact for the attribute's value
+before the store (it does not depend on this call's arguments), and wrong for a read of the
+stored value, which does. So a store is kept only where no such read can follow it in the
+call. :func:`check` runs on every function srcad lowers (the one differentiated, srcad's shim
+of a bound method, each callee, code srcad made), before any code is made. A *store point* is
+a store, or a call of a function of yours (or of a derivative srcad made of one) that stores,
+itself or through the functions it calls (:func:`stored_names`: the names it may store; ``*``
+where srcad cannot read a callee that writes an attribute). A store point is refused at its
+line, naming what could read the value back, when it is
+
+* inside a loop (the next pass of the loop could read it before the store);
+* followed (the statements after it, nested blocks included, both arms of an ``if`` whatever
+  the arm of the store point) by a read of an attribute of a stored name on any object
+  (another name may hold the same object), ``getattr``/``vars``/``hasattr``, a call of a
+  function of yours (it could read the object: ``self.predict(x)``), of a derivative srcad
+  made, of a function met only when the code runs, a call given a function of yours (a
+  callback), a method srcad has no rule for (an object of yours).
+
+The caller of a function that stores is checked in turn where it calls it, so a store is kept
+only when nothing after it, up to the end of the outermost call, reads it back: srcad's shim
+of a bound method (``return M_nll(obj, hyp)``) reads nothing after its call.
+
+Imports :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.rules` (the registry) and
+:mod:`srcad.runtime` (the helper, ``call_value``, ``star_call``); :mod:`.user_calls` and
+:mod:`.soundness` (the rewrite for a method storing values) beside it.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import textwrap
+
+from ..core import functions, ir
+from ..errors import UnsupportedSyntaxError
+from ..rules import registry
+from ..runtime.containers import store_attribute
+from ..runtime.derivatives import call_value
+from ..runtime.spread_calls import star_call
+from .soundness import _effect_hint
+from .user_calls import user_callee
+
+#: builtins that read attributes by name
+_READERS = (builtins.getattr, builtins.vars, builtins.hasattr)
+_WORKING = object()
+
+
+def _is_store(stmt):
+    return isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Prim) \
+        and stmt.value.fn is store_attribute
+
+
+def _prims(stmt):
+    """The operations a statement runs at its own level."""
+    value = getattr(stmt, "value", None)
+    if isinstance(value, ir.Prim):
+        yield value
+    if isinstance(stmt, ir.Loop) and isinstance(stmt.iter, ir.Prim):
+        yield stmt.iter
+
+
+def _callee(prim):
+    """The function of yours a call runs (a derivative srcad made: the function it is of)."""
+    fn = prim.fn
+    if user_callee(fn):
+        return fn
+    if functions.is_derivative(fn):
+        made = getattr(fn, "__srcad__", None)
+        return getattr(made, "_user", None) or fn
+    return None
+
+
+def stored_names(fn, lower, memo):
+    """The attribute names a call of the function ``fn`` of yours may store (itself or
+    through its callees); ``lower(fn)`` gives its lowered form (None, or an exception, where
+    srcad cannot lower it alone: then ``*`` if its source assigns an attribute); ``memo``:
+    the answers of one :func:`check`."""
+    known = memo.get(fn)
+    if known is _WORKING:
+        return frozenset()  # a recursive call: its own stores are counted where it is lowered
+    if known is not None:
+        return known
+    memo[fn] = _WORKING
+    try:
+        names = _names_of(fn, lower, memo)
+    finally:
+        memo.pop(fn, None)
+    memo[fn] = names
+    return names
+
+
+def _names_of(fn, lower, memo):
+    try:
+        lowered = lower(fn)
+    except Exception:  # any failure: read as not lowered (the source decides)
+        lowered = None
+    if lowered is None:
+        return frozenset("*") if _writes_attribute(fn) else frozenset()
+    names = set()
+    for stmt in ir.walk(lowered.body):
+        if _is_store(stmt):
+            names.add(stmt.value.args[1].value)
+        for prim in _prims(stmt):
+            callee = _callee(prim)
+            if callee is not None and callee is not fn:
+                names |= stored_names(callee, lower, memo)
+    return frozenset(names)
+
+
+def _writes_attribute(fn):
+    """Whether the source of ``fn`` (which srcad could not lower alone) assigns an attribute."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign)) else []
+        if any(isinstance(t, ast.Attribute) for t in targets):
+            return True
+    return False
+
+
+def _reader(prim, names):
+    """What in ``prim`` could read back an attribute of ``names`` stored before it, as words;
+    or None."""
+    fn = prim.fn
+    if isinstance(fn, ir.Attr):
+        return f"a read of .{fn.name}" if fn.name in names or "*" in names else None
+    if isinstance(fn, ir.Method):
+        known = fn.name in registry.methods or fn.name in registry.attributes
+        return None if known else f"a call of the method .{fn.name}()"
+    if fn is store_attribute:
+        return None
+    if fn in _READERS:
+        return f"{fn.__name__}()"
+    if fn is call_value or fn is star_call or _callee(prim) is not None:
+        return "a call of a function of yours"
+    for atom in [*prim.args, *prim.kwargs.values()]:
+        if isinstance(atom, ir.Const) and callable(atom.value) and (
+                functions.is_user_function(atom.value)
+                or functions.is_user_function(getattr(atom.value, "__func__", None))
+                or functions.is_derivative(atom.value)):
+            return "a function of yours passed to a call"
+    return None
+
+
+def check(fn, src):
+    """Refuses, at its line, a store of ``fn`` (lowered from ``src``) that something after it
+    could read back (see the module's text)."""
+    if not any(_is_store(s) for s in ir.walk(fn.body)):
+        return
+    points = []  # (names stored, statement)
+
+    def visit(stmts, in_loop):
+        for stmt in stmts:
+            _check_readers(src, stmt, points)
+            if _is_store(stmt):
+                names = frozenset([stmt.value.args[1].value])
+                if in_loop:
+                    _refuse(src, stmt, names, "inside a loop (its next pass could read the "
+                            "value back)")
+                points.append((names, stmt))
+            for block in ir.blocks_of(stmt):
+                visit(block, in_loop or isinstance(stmt, ir.Loop))
+
+    visit(fn.body, False)
+
+
+def check_call(fn, stmt, callee, lower):
+    """Refuses the call ``stmt`` of ``fn`` (the caller's lowered form) when ``callee``, which
+    srcad differentiates there, stores an attribute (itself or through its callees) that
+    something after the call could read back, or when the call is inside a loop; ``lower(f,
+    arity)`` as for :func:`stored_names`, ``arity`` the call's (for ``callee`` alone)."""
+    names = stored_names(callee, lower, {})
+    if not names:
+        return
+    src = fn.source
+    points = []
+
+    def visit(stmts, in_loop):
+        for s in stmts:
+            if points:
+                _check_readers(src, s, points)
+            elif s is stmt:
+                if in_loop:
+                    _refuse(src, s, names, "inside a loop (its next pass could read the value "
+                            "back)")
+                points.append((names, s))
+            for block in ir.blocks_of(s):
+                visit(block, in_loop or isinstance(s, ir.Loop))
+
+    visit(fn.body, False)
+
+
+def _check_readers(src, stmt, points):
+    for prim in _prims(stmt):
+        for names, point in points:
+            why = _reader(prim, names)
+            if why is not None:
+                _refuse(src, point, names, f"followed by {why} at line "
+                        f"{getattr(stmt, 'line', None) or '?'}, which could read it back")
+
+
+def _refuse(src, stmt, names, why):
+    line = getattr(stmt, "line", None)
+    what = ", ".join(f"obj.{n} = ..." for n in sorted(names) if n != "*") or "obj.attr = ..."
+    hint = ("srcad stores a value into an object only where nothing the function computes "
+            "afterwards reads it: store it last (after the calls of your functions), or "
+            "return the value and store it outside the function")
+    where = ""
+    if not _is_store(stmt):
+        where = " (in a function of yours called here)"
+        callee = next((_callee(p) for p in _prims(stmt) if _callee(p) is not None), None)
+        hint = f"{hint}; {_effect_hint(callee)}"
+    raise UnsupportedSyntaxError(
+        f"writing an attribute ({what}){where} {why}", filename=src.filename, lineno=line,
+        construct=src.line_text(line) if line else None, hint=hint)
