@@ -9,7 +9,8 @@ temporary folder (so a program finds its data files) and the program runs there 
 ``tools/example_shim.py``: only its ``autograd`` imports are pointed at NumPy, SciPy and srcad,
 and every derivative's first calls are checked against finite differences. A notebook runs
 as its code cells in order, a Quarto document (``.qmd``) as its Python cells, a script
-written for IPython (``%`` magics) as its cells; MNIST's files
+written for IPython (``%`` magics) as its cells; a package's pytest module as its test
+functions (``tools/pytest_functions.py``, through the shim); MNIST's files
 that a snapshot lacks (it leaves out files of 4 MiB and more) are made up. The outcomes are
 those of ``tools/example_programs.py`` (PASS, WRONG, REFUSED, CRASH, ...). ``--engine autograd``
 runs them with autograd itself instead (installed; only the plotting stand-ins of the shim),
@@ -818,6 +819,12 @@ KNOWN = {
     "jovidie/FYS-STK4155-Project-2:examples/tests_even/gd-figs-franke.py":
         "the program itself: 80 descents of 2000 steps by its hand-written gradient run "
         "first; autograd takes 54 s",
+    # (corpus30)
+    "magnuhag/Projects:NeuralNetwork/NeuralNetwork.py": _MODULE + " (the network class)",
+    "magnuhag/Projects:NeuralNetwork/NNC.py": _MODULE + " (the network class)",
+    **{f"HIPS/hypergrad:talks/code/{name}.py": "Python 2: the derivatives are taken in "
+       "map(...), lazy in Python 3, which the plotting stand-in never iterates"
+       for name in ("tanh", "sinusoid", "sinusoid-taylor")},
 }
 
 

@@ -39,6 +39,11 @@ and so is ``keyboard`` (a key listener, which needs the machine's input devices:
 pressed);
 ``tqdm.notebook``'s progress bars are ``tqdm``'s text ones.
 
+A pytest module (``test_*.py`` defining test functions, no runner of its own: a package's test
+suite) has its tests called after it runs (``tools/pytest_functions.py``: parametrize cases,
+the module's and its conftest's fixtures, ``tmp_path``); its outcome is its first refusal,
+else its first failure, naming the test, with how many ran.
+
 The outcome is printed as one JSON line prefixed ``@@RESULT`` (or ``@@CHECK`` per checked call).
 """
 
