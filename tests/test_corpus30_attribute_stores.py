@@ -180,6 +180,24 @@ class Reads:
         return np.sum(self.y * w)
 
 
+class WithTotal:
+    @property
+    def total(self):
+        return np.sum(self.z)
+
+
+def loss_reads_a_property(w, model):
+    model.z = np.tanh(w)  # store
+    return model.total
+
+
+def test_a_property_read_after_a_store_is_refused():
+    with pytest.raises(SrcadError) as info:
+        srcad.grad(loss_reads_a_property)(np.array([0.3, -0.7]), WithTotal())
+    lines, first = inspect.getsourcelines(loss_reads_a_property)
+    assert info.value.lineno == first + 1 and info.value.filename == __file__
+
+
 REFUSED = ["read_after", "getattr_after", "call_after", "in_loop", "caller_reads",
            "caller_calls", "caller_for_effect"]
 

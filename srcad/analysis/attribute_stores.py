@@ -43,6 +43,7 @@ from ..rules import registry
 from ..runtime.containers import store_attribute
 from ..runtime.derivatives import call_value
 from ..runtime.spread_calls import star_call
+from .effects import _plain_read
 from .soundness import _effect_hint
 from .user_calls import user_callee
 
@@ -127,12 +128,18 @@ def _writes_attribute(fn):
     return False
 
 
-def _reader(prim, names):
+def _reader(prim, names, fixed):
     """What in ``prim`` could read back an attribute of ``names`` stored before it, as words;
-    or None."""
+    or None. ``fixed``: the function's parameters of a known class (a read of another
+    attribute is plain only on one of those, or an array's: else a property could read)."""
     fn = prim.fn
     if isinstance(fn, ir.Attr):
-        return f"a read of .{fn.name}" if fn.name in names or "*" in names else None
+        if fn.name in names or "*" in names:
+            return f"a read of .{fn.name}"
+        if fn.name in registry.attributes or _plain_read(prim, fixed):
+            return None
+        return f"a read of .{fn.name} (on an object whose class srcad does not know here: " \
+            "a property could read the value)"
     if isinstance(fn, ir.Method):
         known = fn.name in registry.methods or fn.name in registry.attributes
         return None if known else f"a call of the method .{fn.name}()"
@@ -157,10 +164,11 @@ def check(fn, src):
     if not any(_is_store(s) for s in ir.walk(fn.body)):
         return
     points = []  # (names stored, statement)
+    fixed = _fixed(fn)
 
     def visit(stmts, in_loop):
         for stmt in stmts:
-            _check_readers(src, stmt, points)
+            _check_readers(src, stmt, points, fixed)
             if _is_store(stmt):
                 names = frozenset([stmt.value.args[1].value])
                 if in_loop:
@@ -183,11 +191,12 @@ def check_call(fn, stmt, callee, lower):
         return
     src = fn.source
     points = []
+    fixed = _fixed(fn)
 
     def visit(stmts, in_loop):
         for s in stmts:
             if points:
-                _check_readers(src, s, points)
+                _check_readers(src, s, points, fixed)
             elif s is stmt:
                 if in_loop:
                     _refuse(src, s, names, "inside a loop (its next pass could read the value "
@@ -199,13 +208,18 @@ def check_call(fn, stmt, callee, lower):
     visit(fn.body, False)
 
 
-def _check_readers(src, stmt, points):
+def _check_readers(src, stmt, points, fixed):
     for prim in _prims(stmt):
         for names, point in points:
-            why = _reader(prim, names)
+            why = _reader(prim, names, fixed)
             if why is not None:
                 _refuse(src, point, names, f"followed by {why} at line "
                         f"{getattr(stmt, 'line', None) or '?'}, which could read it back")
+
+
+def _fixed(fn):
+    func = getattr(fn.source, "func", None) if fn.source is not None else None
+    return functions.fixed_of(func) if func is not None else {}
 
 
 def _refuse(src, stmt, names, why):
