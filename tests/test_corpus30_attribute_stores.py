@@ -198,6 +198,28 @@ def test_a_property_read_after_a_store_is_refused():
     assert info.value.lineno == first + 1 and info.value.filename == __file__
 
 
+GLOBAL = Reads()
+GLOBAL.keeps(np.array([0.1, 0.2]))  # GLOBAL.y exists where the code is made
+
+
+def loss_reads_a_global(w):
+    v = GLOBAL.keeps(w)  # store (in a function of yours called here)
+    return v + np.sum(GLOBAL.y)  # a read srcad folds where it makes the code
+
+
+@pytest.mark.parametrize("how", ["grad", "jacrev", "jacfwd", "jvp"] if LONG else ["jvp"])
+def test_a_global_object_read_after_a_stores_call_is_refused(how):
+    w = np.array([0.3, -0.7])
+    make = {"grad": lambda: srcad.grad(loss_reads_a_global)(w),
+            "jacrev": lambda: srcad.jacrev(loss_reads_a_global)(w),
+            "jacfwd": lambda: srcad.jacfwd(loss_reads_a_global)(w),
+            "jvp": lambda: srcad.jvp(loss_reads_a_global, (w,), (np.ones(2),))}[how]
+    with pytest.raises(SrcadError) as info:
+        make()
+    lines, first = inspect.getsourcelines(loss_reads_a_global)
+    assert info.value.lineno == first + 1 and info.value.filename == __file__
+
+
 REFUSED = ["read_after", "getattr_after", "call_after", "in_loop", "caller_reads",
            "caller_calls", "caller_for_effect"]
 

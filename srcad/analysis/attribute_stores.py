@@ -36,6 +36,7 @@ import ast
 import builtins
 import inspect
 import textwrap
+import types
 
 from ..core import functions, ir
 from ..errors import UnsupportedSyntaxError
@@ -164,11 +165,11 @@ def check(fn, src):
     if not any(_is_store(s) for s in ir.walk(fn.body)):
         return
     points = []  # (names stored, statement)
-    fixed = _fixed(fn)
+    fixed, module_globals = _fixed(fn), _globals(fn)
 
     def visit(stmts, in_loop):
         for stmt in stmts:
-            _check_readers(src, stmt, points, fixed)
+            _check_readers(src, stmt, points, fixed, module_globals)
             if _is_store(stmt):
                 names = frozenset([stmt.value.args[1].value])
                 if in_loop:
@@ -191,12 +192,12 @@ def check_call(fn, stmt, callee, lower):
         return
     src = fn.source
     points = []
-    fixed = _fixed(fn)
+    fixed, module_globals = _fixed(fn), _globals(fn)
 
     def visit(stmts, in_loop):
         for s in stmts:
             if points:
-                _check_readers(src, s, points, fixed)
+                _check_readers(src, s, points, fixed, module_globals)
             elif s is stmt:
                 if in_loop:
                     _refuse(src, s, names, "inside a loop (its next pass could read the value "
@@ -208,13 +209,57 @@ def check_call(fn, stmt, callee, lower):
     visit(fn.body, False)
 
 
-def _check_readers(src, stmt, points, fixed):
-    for prim in _prims(stmt):
-        for names, point in points:
-            why = _reader(prim, names, fixed)
-            if why is not None:
-                _refuse(src, point, names, f"followed by {why} at line "
-                        f"{getattr(stmt, 'line', None) or '?'}, which could read it back")
+def _atoms(stmt):
+    """The constants a statement reads at its own level (in an index too)."""
+    value = getattr(stmt, "value", None)
+    parts = [value] if not isinstance(stmt, ir.Loop) else [stmt.iter]
+    parts += [getattr(stmt, "index", None), getattr(stmt, "test", None)]
+    todo = []
+    for part in parts:
+        if isinstance(part, ir.Prim):
+            todo += [*part.args, *part.kwargs.values()]
+        elif part is not None:
+            todo.append(part)
+    while todo:
+        atom = todo.pop()
+        if isinstance(atom, ir.Const):
+            yield atom
+        elif isinstance(atom, ir.Slice):
+            todo += [atom.lower, atom.upper, atom.step]
+        elif isinstance(atom, ir.Index):
+            todo += list(atom.items)
+
+
+def _global_reader(atom, names, module_globals):
+    """A read of an object's attribute folded into a constant where the code is made
+    (``m.last`` of a global object ``m``): what it could read back, as words; or None (a
+    module's value: ``np.pi``)."""
+    spelled = atom.spelling if isinstance(atom, ir.Const) else None
+    if not spelled or "." not in spelled or not spelled.replace(".", "").replace(
+            "_", "").isalnum():
+        return None
+    root, *_, last = spelled.split(".")
+    if last in names or "*" in names:
+        return f"a read of {spelled}"
+    if isinstance(module_globals.get(root), types.ModuleType):
+        return None
+    return f"a read of {spelled} (an attribute of an object: a property could read the value)"
+
+
+def _check_readers(src, stmt, points, fixed, module_globals):
+    found = [(_reader(prim, names, fixed), names, point) for prim in _prims(stmt)
+             for names, point in points]
+    found += [(_global_reader(atom, names, module_globals), names, point)
+              for atom in _atoms(stmt) for names, point in points]
+    for why, names, point in found:
+        if why is not None:
+            _refuse(src, point, names, f"followed by {why} at line "
+                    f"{getattr(stmt, 'line', None) or '?'}, which could read it back")
+
+
+def _globals(fn):
+    func = getattr(fn.source, "func", None) if fn.source is not None else None
+    return getattr(func, "__globals__", None) or {}
 
 
 def _fixed(fn):
