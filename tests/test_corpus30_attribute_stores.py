@@ -162,6 +162,12 @@ class Reads:
             total = total + np.sum(np.cos(w) * k)
         return total
 
+    def writes_after(self, w):
+        L = np.outer(w, w)
+        self.y = L  # store
+        L[0, 0] = 5.0  # Python's self.y holds the change
+        return np.sum(L * w[0])
+
     def keeps(self, w):
         y = np.sin(w) * self.c
         self.y = y  # store
@@ -220,7 +226,7 @@ def test_a_global_object_read_after_a_stores_call_is_refused(how):
     assert info.value.lineno == first + 1 and info.value.filename == __file__
 
 
-REFUSED = ["read_after", "getattr_after", "call_after", "in_loop", "caller_reads",
+REFUSED = ["read_after", "getattr_after", "call_after", "in_loop", "writes_after", "caller_reads",
            "caller_calls", "caller_for_effect"]
 
 
@@ -237,3 +243,5 @@ def test_a_store_read_back_is_refused_at_its_line(method):
     assert err.filename == __file__ and err.lineno == _store_line(method)
     assert any(said in str(err) for said in ("writing an attribute", "called for its effect",
                                              "changes what it is given"))
+    if method == "writes_after":
+        assert "write in place" in str(err)

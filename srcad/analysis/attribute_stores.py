@@ -45,6 +45,7 @@ from ..runtime.containers import store_attribute
 from ..runtime.derivatives import call_value
 from ..runtime.spread_calls import star_call
 from .effects import _plain_read
+from .memory_tables import MUTATORS
 from .soundness import _effect_hint
 from .user_calls import user_callee
 
@@ -166,10 +167,11 @@ def check(fn, src):
         return
     points = []  # (names stored, statement)
     fixed, module_globals = _fixed(fn), _globals(fn)
+    augmented = getattr(fn, "augmented", {})
 
     def visit(stmts, in_loop):
         for stmt in stmts:
-            _check_readers(src, stmt, points, fixed, module_globals)
+            _check_readers(src, stmt, points, fixed, module_globals, augmented)
             if _is_store(stmt):
                 names = frozenset([stmt.value.args[1].value])
                 if in_loop:
@@ -193,11 +195,12 @@ def check_call(fn, stmt, callee, lower):
     src = fn.source
     points = []
     fixed, module_globals = _fixed(fn), _globals(fn)
+    augmented = getattr(fn, "augmented", {})
 
     def visit(stmts, in_loop):
         for s in stmts:
             if points:
-                _check_readers(src, s, points, fixed, module_globals)
+                _check_readers(src, s, points, fixed, module_globals, augmented)
             elif s is stmt:
                 if in_loop:
                     _refuse(src, s, names, "inside a loop (its next pass could read the value "
@@ -246,7 +249,24 @@ def _global_reader(atom, names, module_globals):
     return f"a read of {spelled} (an attribute of an object: a property could read the value)"
 
 
-def _check_readers(src, stmt, points, fixed, module_globals):
+def _in_place(stmt, augmented):
+    """Whether ``stmt`` writes into an existing array or list (``y[i] = v``, ``y += v``,
+    ``out=``, a method that changes its object): what was stored may be that object."""
+    if isinstance(stmt, ir.SetItem):
+        return True
+    value = getattr(stmt, "value", None)
+    if isinstance(stmt, ir.Assign) and stmt.target in augmented:
+        return True
+    return isinstance(value, ir.Prim) and (
+        "out" in value.kwargs or isinstance(value.fn, ir.Method) and value.fn.name in MUTATORS)
+
+
+def _check_readers(src, stmt, points, fixed, module_globals, augmented=None):
+    if augmented is not None and points and _in_place(stmt, augmented):
+        names, point = points[0]
+        _refuse(src, point, names, f"followed by a write in place at line "
+                f"{getattr(stmt, 'line', None) or '?'} (the object stored could be the one "
+                "changed: Python's would hold the change)")
     found = [(_reader(prim, names, fixed), names, point) for prim in _prims(stmt)
              for names, point in points]
     found += [(_global_reader(atom, names, module_globals), names, point)
