@@ -245,3 +245,16 @@ def test_a_store_read_back_is_refused_at_its_line(method):
                                              "changes what it is given"))
     if method == "writes_after":
         assert "write in place" in str(err)
+
+
+@pytest.mark.parametrize("how", ["hessian", "hvp"] if LONG else ["hessian"])
+def test_a_second_derivative_of_a_storing_method_is_refused_at_the_store(how):
+    model = Reads()
+    w = np.array([0.3, -0.7])
+    with pytest.raises(SrcadError) as info:
+        if how == "hessian":
+            srcad.hessian(model.keeps)(w)
+        else:
+            srcad.hvp(model.keeps)(w, np.ones(2))
+    assert info.value.filename == __file__ and info.value.lineno == _store_line("keeps")
+    assert "differentiated again" in str(info.value)

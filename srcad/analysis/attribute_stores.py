@@ -209,7 +209,34 @@ def check_call(fn, stmt, callee, lower):
             for block in ir.blocks_of(s):
                 visit(block, in_loop or isinstance(s, ir.Loop))
 
-    visit(fn.body, False)
+    try:
+        visit(fn.body, False)
+    except UnsupportedSyntaxError as err:
+        if not str(getattr(src, "filename", "")).startswith("<srcad"):
+            raise
+        raise _at_the_store(err, callee, lower) from None  # srcad's own code calls it
+
+
+def _at_the_store(err, callee, lower):
+    """The refusal ``err`` of a call srcad's own code makes (a bound method's shim, a
+    derivative's code) moved to the store in the user's function it calls, where it can be
+    read; ``err`` itself where that store cannot be found."""
+    try:
+        stored = lower(callee)
+    except Exception:  # noqa: BLE001 - the refusal as it was
+        return err
+    store = next((s for s in ir.walk(stored.body) if _is_store(s)), None)
+    src = stored.source
+    if store is None or src is None:
+        return err
+    line = store.line
+    return UnsupportedSyntaxError(
+        f"writing an attribute (obj.{store.value.args[1].value} = ...) in a function "
+        "differentiated again (a Hessian, a derivative of a derivative): srcad's code calls "
+        "it and reads on after the call",
+        filename=src.filename, lineno=line, construct=src.line_text(line) if line else None,
+        hint="store the value outside the function whose Hessian (or derivative of a "
+        "derivative) you take")
 
 
 def _atoms(stmt):
