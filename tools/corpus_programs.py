@@ -9,7 +9,8 @@ temporary folder (so a program finds its data files) and the program runs there 
 ``tools/example_shim.py``: only its ``autograd`` imports are pointed at NumPy, SciPy and srcad,
 and every derivative's first calls are checked against finite differences. A notebook runs
 as its code cells in order, a Quarto document (``.qmd``) as its Python cells, a script
-written for IPython (``%`` magics) as its cells; MNIST's files
+written for IPython (``%`` magics) as its cells; a package's pytest module as its test
+functions (``tools/pytest_functions.py``, through the shim); MNIST's files
 that a snapshot lacks (it leaves out files of 4 MiB and more) are made up. The outcomes are
 those of ``tools/example_programs.py`` (PASS, WRONG, REFUSED, CRASH, ...). ``--engine autograd``
 runs them with autograd itself instead (installed; only the plotting stand-ins of the shim),
@@ -41,6 +42,8 @@ GPP = "dtak/MappingGPPstoBNNS"
 RAISSI_DL = "maziarraissi/DeepLearningTutorial"
 SHIRISH = "shirishbahirat/pytorch"
 KGOF = "wittawatj/kernel-gof"
+SURP = "derrynknife/SurPyval"
+SURP_T = "surpyval/tests/"
 #: (repository, path of the program in it): programs from public projects' folders
 CORPUS = [
     ("imyoungmin/DENN", "ODE.py"),
@@ -665,6 +668,107 @@ CORPUS = [
     (MLR, "notes/8_Linear_unsupervised_learning/8_5_Kmeans.ipynb"),
     (MLR, "notes/9_Feature_engineer_select/9_4_Cleaning.ipynb"),
     (MLR, "notes/9_Feature_engineer_select/9_7_Regularization.ipynb"),
+    # (round 30, corpus30) Gaussian processes by hand (a tutorial's regression, multi-fidelity
+    # regression, Bayesian optimisation and active learning: the negative log marginal
+    # likelihood's value_and_grad in scipy's L-BFGS)
+    ("paraklas/GPTutorial", "code/Regression.py"),
+    ("paraklas/GPTutorial", "code/Regression.ipynb"),
+    ("paraklas/GPTutorial", "code/Multifidelity_regression.py"),
+    ("paraklas/GPTutorial", "code/Multifidelity_regression.ipynb"),
+    ("paraklas/GPTutorial", "code/BayesianOptimization.py"),
+    ("paraklas/GPTutorial", "code/ActiveLearning.py"),
+    # a network written from scratch whose losses and activations autograd differentiates
+    # (elementwise_grad of the activation inside its own backpropagation), and a notebook of
+    # Wengert lists
+    ("magnuhag/Projects", "NeuralNetwork/NeuralNetwork.py"),
+    ("magnuhag/Projects", "NeuralNetwork/NNC.py"),
+    ("magnuhag/Projects", "NeuralNetwork/Neural Network.ipynb"),
+    ("magnuhag/Projects", "NeuralNetwork/Wengert_list.ipynb"),
+    # a photonics workshop's inverse-design notebooks (ceviche's FDFD, objectives of fields)
+    ("fancompute/workshop-invdesign", "02_Invdes_intro.ipynb"),
+    ("fancompute/workshop-invdesign", "03_Invdes_parameterization.ipynb"),
+    ("fancompute/workshop-invdesign", "04_Invdes_wdm_scheduling.ipynb"),
+    # inverse kinematics by constrained optimisation with autograd's Jacobians of a linkage
+    ("hyparxis/py-k", "ik.py"),
+    ("hyparxis/py-k", "constrained_ik.py"),
+    # a reader's notebook rebuilding autograd, checked against autograd's own grad
+    ("puzzler10/autograd_simpler", "_compgraph1.ipynb"),
+    # convolutional fingerprints of molecules (graph networks trained by autograd; needs rdkit)
+    ("HIPS/neural-fingerprint", "examples/regression.py"),
+    ("HIPS/neural-fingerprint", "examples/visualization.py"),
+    ("HIPS/neural-fingerprint", "tests/test_gradients.py"),
+    ("HIPS/neural-fingerprint", "experiment_scripts/eval_methods.py"),
+    # survival analysis (a package whose fitters take autograd's jacobian and hessian of
+    # likelihoods of censored and truncated data, regression and recurrent-event models): its
+    # pytest modules, each test function called (tools/pytest_functions.py)
+    (SURP, SURP_T + "univariate/parametric/test_binomial.py"),
+    (SURP, SURP_T + "univariate/parametric/test_confidence_bounds.py"),
+    (SURP, SURP_T + "univariate/parametric/test_discrete.py"),
+    (SURP, SURP_T + "univariate/parametric/test_distributions_math.py"),
+    (SURP, SURP_T + "univariate/parametric/test_fit.py"),
+    (SURP, SURP_T + "univariate/parametric/test_fit_helpers.py"),
+    (SURP, SURP_T + "univariate/parametric/test_fixed.py"),
+    (SURP, SURP_T + "univariate/parametric/test_lfp_zi.py"),
+    (SURP, SURP_T + "univariate/parametric/test_mixture_model.py"),
+    (SURP, SURP_T + "univariate/parametric/test_offset_divergence.py"),
+    (SURP, SURP_T + "univariate/parametric/test_real_data.py"),
+    (SURP, SURP_T + "univariate/parametric/test_regressions.py"),
+    (SURP, SURP_T + "univariate/parametric/test_uniform.py"),
+    (SURP, SURP_T + "univariate/regression/test_accelerated_life.py"),
+    (SURP, SURP_T + "univariate/regression/test_additive_hazards_parametric.py"),
+    (SURP, SURP_T + "univariate/regression/test_aft_tvc_fit.py"),
+    (SURP, SURP_T + "univariate/regression/test_confidence_bounds.py"),
+    (SURP, SURP_T + "univariate/regression/test_parametric_tvc.py"),
+    (SURP, SURP_T + "univariate/regression/test_proportional_hazards.py"),
+    (SURP, SURP_T + "univariate/regression/test_regression.py"),
+    (SURP, SURP_T + "univariate/regression/test_truncation.py"),
+    (SURP, SURP_T + "univariate/regression/test_tvc.py"),
+    (SURP, SURP_T + "recurrent/test_parametric_inference.py"),
+    (SURP, SURP_T + "recurrent/test_nhpp_censoring.py"),
+    (SURP, SURP_T + "recurrent/test_hpp_proportional_intensity.py"),
+    (SURP, SURP_T + "recurrent/test_ara.py"),
+    (SURP, SURP_T + "recurrent/test_ari.py"),
+    (SURP, SURP_T + "recurrent/test_cox_lewis.py"),
+    (SURP, SURP_T + "univariate/competing_risks/test_parametric_competing_risks.py"),
+    (SURP, SURP_T + "univariate/competing_risks/test_fine_gray.py"),
+    (SURP, SURP_T + "multivariate/test_copula_censoring.py"),
+    (SURP, SURP_T + "degradation/test_path_models.py"),
+    (SURP, SURP_T + "degradation/test_degradation_bounds.py"),
+    # a course's lectures (mathematical modelling in chemical engineering, Carnegie Mellon,
+    # fall 2019): autograd introduced, its applications (sensitivities, ODEs, optimisation,
+    # curve fits by least squares with its Jacobians), machine learning by hand
+    ("jkitchin/f19-06623", "org/19-introduction-to-autograd.ipynb"),
+    ("jkitchin/f19-06623", "lectures/18-followup.ipynb"),
+    ("jkitchin/f19-06623", "lectures/20-autograd-applications.ipynb"),
+    ("jkitchin/f19-06623", "lectures/20-practice.ipynb"),
+    ("jkitchin/f19-06623", "lectures/21-machine-learning.ipynb"),
+    ("jkitchin/f19-06623", "lectures/22-ml-2.ipynb"),
+    ("jkitchin/f19-06623", "org/test.ipynb"),
+    # photonic crystals by plane-wave and guided-mode expansion with an autograd backend
+    # (eigenproblems differentiated through the package's primitives): its examples and the
+    # gradient tests
+    ("fancompute/legume", "docs/examples/05_Plane_wave_expansion_with_autograd.ipynb"),
+    ("fancompute/legume", "docs/examples/06_Guided_mode_expansion_with_autograd.ipynb"),
+    ("fancompute/legume", "docs/examples/07_Enhancing_your_GME_optimization.ipynb"),
+    ("fancompute/legume", "docs/examples/08_Zero_index_BICs_with_GME.ipynb"),
+    ("fancompute/legume", "docs/examples/16_GME_W1_waveguide_optimization_with_autograd.ipynb"),
+    ("fancompute/legume", "tests/test_gme_grad.py"),
+    ("fancompute/legume", "tests/test_primitives.py"),
+    # hyperparameter gradients (a research repository): its talks' small programs
+    ("HIPS/hypergrad", "talks/code/tanh.py"),
+    ("HIPS/hypergrad", "talks/code/sinusoid.py"),
+    ("HIPS/hypergrad", "talks/code/sinusoid-taylor.py"),
+    # multi-objective optimisation whose problems compute gradients with autograd
+    ("anyoptimization/pymoo", "examples/gradient.py"),
+    ("anyoptimization/pymoo",
+     "examples/algorithms/soo/nonconvex/vendor_scipy/scipy_with_grad_autograd.py"),
+    ("anyoptimization/pymoo", "examples/problems/define_custom_problem_with_gradient.py"),
+    ("anyoptimization/pymoo", "tests/gradients/test_gradient.py"),
+    # single-molecule localisation microscopy: likelihoods' Jacobians and Hessians by autograd
+    # checked against hand-written ones
+    ("cwseitz/SMLM", "SMLM/tests/jac2d.py"),
+    ("cwseitz/SMLM", "SMLM/tests/jac3d.py"),
+    ("cwseitz/SMLM", "SMLM/tests/mle2d.py"),
 ]
 
 
@@ -715,6 +819,12 @@ KNOWN = {
     "jovidie/FYS-STK4155-Project-2:examples/tests_even/gd-figs-franke.py":
         "the program itself: 80 descents of 2000 steps by its hand-written gradient run "
         "first; autograd takes 54 s",
+    # (corpus30)
+    "magnuhag/Projects:NeuralNetwork/NeuralNetwork.py": _MODULE + " (the network class)",
+    "magnuhag/Projects:NeuralNetwork/NNC.py": _MODULE + " (the network class)",
+    **{f"HIPS/hypergrad:talks/code/{name}.py": "Python 2: the derivatives are taken in "
+       "map(...), lazy in Python 3, which the plotting stand-in never iterates"
+       for name in ("tanh", "sinusoid", "sinusoid-taylor")},
 }
 
 

@@ -39,6 +39,11 @@ and so is ``keyboard`` (a key listener, which needs the machine's input devices:
 pressed);
 ``tqdm.notebook``'s progress bars are ``tqdm``'s text ones.
 
+A pytest module (``test_*.py`` defining test functions, no runner of its own: a package's test
+suite) has its tests called after it runs (``tools/pytest_functions.py``: parametrize cases,
+the module's and its conftest's fixtures, ``tmp_path``); its outcome is its first refusal,
+else its first failure, naming the test, with how many ran.
+
 The outcome is printed as one JSON line prefixed ``@@RESULT`` (or ``@@CHECK`` per checked call).
 """
 
@@ -60,6 +65,7 @@ import types
 
 import autograd_internals  # (this folder: the shim runs as a script from it)
 import numpy as np
+import pytest_functions
 
 import srcad
 from srcad.misc import fixed_point, flatten, flatten_func, numpy_extras
@@ -834,6 +840,19 @@ def classify(exc):
             "where": _where(exc.__traceback__)}
 
 
+def _suite_result(ran, skipped, failures):
+    """A pytest module's outcome: its first refusal, else its first failure (the test named),
+    else PASS; how many tests ran and were left out in the message."""
+    counted = f"{ran} tests run, {skipped} left out (fixtures or skips)"
+    if not failures:
+        return {"outcome": "PASS", "message": counted}
+    name, e = next(((n, e) for n, e in failures if isinstance(e, srcad.SrcadError)),
+                   failures[0])
+    result = classify(e)
+    result["message"] = f"{name}: {result['message']} ({len(failures)} of {counted})"[:400]
+    return result
+
+
 def main(path, seconds):
     sys.meta_path.insert(0, Finder())
     sys.argv = [path]  # as `python PROGRAM.py` gives it (unittest.main reads the rest)
@@ -849,8 +868,10 @@ def main(path, seconds):
     signal.signal(signal.SIGALRM, time_up)
     signal.alarm(seconds)
     try:
-        runpy.run_path(path, run_name="__main__")
+        namespace = runpy.run_path(path, run_name="__main__")
         result = {"outcome": "PASS"}
+        if pytest_functions.is_test_module(path, namespace):  # a suite of pytest functions
+            result = _suite_result(*pytest_functions.run_tests(path, namespace))
     except TimeUp:
         result = {"outcome": "PASS" if STATE["checks"] or REFERENCE else "TIMEOUT",
                   "message": f"stopped after {seconds} s"}
