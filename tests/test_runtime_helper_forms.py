@@ -60,8 +60,7 @@ NUMBA_REFUSED = {
         'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_count '
         'seq_grad seq_index '
         'sort_value sort_value_grad sort_value_tangent sorted_grad sorted_tangent '
-        'split_concat split_concat_back store_attribute values_grad values_tangent '
-        'with_zero_at without_item'),
+        'split_concat split_concat_back values_grad values_tangent with_zero_at without_item'),
     'helpers': (
         'general helpers for values Numba does not type alike (complex checks, lists, '
         'objects) or for forms outside the Numba subset',
@@ -136,8 +135,7 @@ STANDARD_REFUSED = {
         'pop_value remove_position remove_value reverse_grad reverse_value seq_back seq_count '
         'seq_grad seq_index '
         'sort_value sort_value_grad sort_value_tangent sorted_grad sorted_tangent '
-        'split_concat split_concat_back store_attribute values_grad values_tangent '
-        'with_zero_at without_item'),
+        'split_concat split_concat_back values_grad values_tangent with_zero_at without_item'),
     'derivatives': (
         'third order: the derivative of a derivative is NumPy code (second order and'
         ' Jacobians have namespace forms); a function met when the code runs is NumPy code',
@@ -211,7 +209,6 @@ KINDS_ANY = {
         'items_grad items_tangent pop_position remove_position reverse_grad seq_back '
         'seq_count seq_index '
         'sort_value_grad sort_value_tangent sorted_grad sorted_tangent split_concat '
-        'store_attribute '
         'split_concat_back values_grad values_tangent with_zero_at without_item'),
     'derivatives': (
         "a derivative's result, or a function's met when the code runs: its own "

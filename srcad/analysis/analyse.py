@@ -34,7 +34,7 @@ from ..core.kinds import (
 )
 from ..rules import registry
 from ..runtime import family_of
-from . import attribute_stores, dict_keys, orders, stacks
+from . import dict_keys, orders, stacks
 from . import elems as lists
 from .complexity import complex_values
 from .dict_keys import is_append as _is_append
@@ -48,7 +48,6 @@ _BOOLEAN = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, ope
 class Analysis(ValueKinds):
     def __init__(self, fn: ir.Function, param_kinds: dict, wrt, param_items=None,
                  param_ranks=None, callees=None, param_stacks=None):
-        attribute_stores.check(fn, fn.source)  # self.L = L: nothing after it reads it back
         self.fn = fn
         # the user functions this one calls (a srcad.calls.Callees, handed down by the
         # pipeline); None: a call of one has a result of kind ANY

@@ -34,7 +34,6 @@ import operator
 from ..core import functions, ir
 from ..core.kinds import SCALAR
 from ..rules import registry
-from ..runtime.containers import store_attribute
 from ..runtime.derivatives import call_value
 from ..runtime.spread_calls import star_call, user_partial
 from .memory import Aliases
@@ -79,7 +78,7 @@ def writes_nothing(fn: ir.Function, analysis, callee_writes_nothing, params=Fals
     func = getattr(fn.source, "func", None) if fn.source is not None else None
     fixed = functions.fixed_of(func) if func is not None else {}
     for what, x in _writes(fn, analysis, aliases):
-        if what == "into" and outside(x, aliases.own) or what in ("out", "store"):
+        if what == "into" and outside(x, aliases.own) or what == "out":
             return False
         if what == "unknown" and _plain_read(x, fixed):
             continue  # self.s of an object of a class known here: no effect
@@ -161,9 +160,7 @@ def _writes(fn, analysis, aliases):
         out = prim.kwargs.get("out")
         if out is not None and not (isinstance(out, ir.Const) and out.value is None):
             yield "out", out
-        if prim.fn is store_attribute:  # obj.w = v: an object the caller may hold changes
-            yield "store", prim.args[0]  # (an effect; not a write into an array's memory)
-        elif isinstance(prim.fn, ir.Method) and prim.fn.name in MUTATORS:
+        if isinstance(prim.fn, ir.Method) and prim.fn.name in MUTATORS:
             if prim.args and not log_append(prim, aliases.defs):  # self.log.append("x")
                 yield "into", prim.args[0]
         elif is_user_call(prim):

@@ -7,7 +7,7 @@ and merges every name they bind differently with a phi; ``if`` statements, terna
 short-circuit ``and``/``or`` and comprehension filters all branch through it.
 
 Imports: gast, :mod:`srcad.core`, :mod:`srcad.errors` and :mod:`srcad.frontend` (`.writes`,
-`.attribute_stores`, `.rebinding`, `.item_checks`, `.nested_rows`, `.fixed_tests`).
+`.rebinding`, `.item_checks`, `.nested_rows`, `.fixed_tests`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..core import ir
 from ..core.ir import Const, Var
 from ..core.walk import walk_nodes
 from ..errors import SrcadError
-from . import attribute_stores, fixed_tests, item_checks, nested_rows, rebinding, writes
+from . import fixed_tests, item_checks, nested_rows, rebinding, writes
 
 
 class Statements:
@@ -206,8 +206,6 @@ class Statements:
                 raise self.error(node, f"an augmented assignment ({_op(node)}=) to an "
                                  "attribute", hint=f"keep the new value in a name: v = "
                                  f"obj.{target.attr} {_op(node)} w, and use v")
-            if attribute_stores.lower_store(self, target, value, node):
-                return
             raise self.error(node, "writing an attribute (obj.attr = ...)",
                              hint="srcad differentiates values, not objects: return the new "
                              "value, pass it as an argument, or build the object in the "

@@ -107,7 +107,6 @@ for _extremum, _which in ((builtins.max, "which_max"), (builtins.min, "which_min
 del _n, _names, _items  # (_extremum stays: tools/gen_rules_doc.py reads the loop)
 nondiff(operator.index)  # enumerate(xs, start): the start, an integer
 nondiff(containers.extreme_index)  # max(xs, key=k): which item (read by position)
-nondiff(containers.store_attribute)  # self.L = L: a value stored, nothing read back
 nondiff(builtins.int, builtins.round, builtins.len, builtins.range, builtins.bool,
         builtins.isinstance, builtins.print, builtins.type, builtins.any, builtins.all)
 nondiff(builtins.slice)  # positions (integers): the backward of xs[k:] written slice(k, None)

@@ -396,16 +396,6 @@ def extreme_index(items, key, largest):
 
 
 @helper("runtime")
-def store_attribute(obj, name, value):
-    """``obj.name = value`` where the function differentiated writes an attribute of an object
-    it is given (a cache: ``self.L = L`` in a likelihood, read by another method afterwards):
-    the forward sweep stores the value, as Python does (a plain array: no gradient is kept in
-    it). No derivative: nothing the function computes after it reads the attribute
-    (:mod:`srcad.analysis.attribute_stores` checks that before any code is made)."""
-    setattr(obj, name, value)
-
-
-@helper("runtime")
 def seq_index(seq, value, *bounds):
     """``seq.index(value, *bounds)`` of a list or tuple: a position (no derivative: it changes
     only where an item comes to equal ``value``). Any other object's ``index`` method may

@@ -57,12 +57,6 @@ class Split:
     code: object = None  # the callee's __code__ when it was made
 
 
-def lowered_by(callees):
-    """``fn -> fn's IR`` through ``callees`` (lowered for a call of any arity): what a callee
-    may store (:mod:`srcad.analysis.attribute_stores`)."""
-    return lambda fn: callees._to_ssa(fn)[0]
-
-
 class Callees:
     """The user functions a program calls, made on demand with the stages handed in:
     ``to_ssa(fn, arity=...)`` gives a callee's IR, ``make_split(fn, wrt, kinds, entry, arity)``

@@ -29,7 +29,6 @@ import types
 import numpy as np
 
 from ..analysis import derivative_calls
-from ..analysis.attribute_stores import check_call
 from ..analysis.elems import with_dicts
 from ..analysis.user_calls import bind_call, is_user_call, user_callee
 from ..analysis.user_calls import misfit as _misfit
@@ -41,7 +40,6 @@ from ..rules import registry
 from ..runtime import helpers as runtime
 from ..runtime import numpy_helpers
 from . import nodes, templates
-from .calls import lowered_by
 from .nodes import assign, call, name
 from .saves import forward_loop_node
 from .sweep import Sweep, bound_expr
@@ -447,7 +445,6 @@ def _tangent(fwd, stmt, *args):
     """The forward mode of the callee ``stmt`` calls; a ``try``/``except`` refused in it says
     which call makes srcad differentiate it."""
     fn = stmt.value.fn
-    check_call(fwd.fn, stmt, fn, lowered_by(fwd.an.callees))  # self.L = L in fn: read after?
     try:
         return fwd.an.callees.tangent(fn, *args)
     except SrcadError as exc:

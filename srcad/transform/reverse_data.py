@@ -13,14 +13,12 @@ import operator
 
 import numpy as np
 
-from ..analysis.attribute_stores import check_call
 from ..analysis.elems import with_elems
 from ..analysis.user_calls import bind_call, is_user_call, misfit
 from ..core import functions, ir
 from ..core.kinds import ANY, ARRAY, SCALAR, SEQ
 from ..errors import SrcadError, reached_through_call
 from . import into, nodes, partition
-from .calls import lowered_by
 from .nodes import assign, call, method, name, subscript
 
 
@@ -329,7 +327,6 @@ def _split(sweep, stmt, *args):
     """:func:`.into.split` of the callee ``stmt`` calls; a ``try``/``except`` refused in it
     says which call makes srcad differentiate it."""
     fn = stmt.value.fn
-    check_call(sweep.fn, stmt, fn, lowered_by(sweep.an.callees))  # self.L = L in fn: read after?
     try:
         return into.split(sweep, fn, *args)
     except SrcadError as exc:
