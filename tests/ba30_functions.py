@@ -58,3 +58,10 @@ def four_out(m, v, s):
 def number_out(x, y, s):
     """One number out."""
     return np.sum(np.exp(-x * x) * y) * s + s * s
+
+
+def summed_shift(x, c, s):
+    """``x - c`` summed and indexed: the tangent of ``x - c`` must have the result's shape
+    (one element of ``x`` counts once per element of ``c`` in the sum)."""
+    d = x - c
+    return np.array([np.sum(d) * s, d[-1] * s])

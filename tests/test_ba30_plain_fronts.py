@@ -51,6 +51,8 @@ CASES = {
                            (_u(7), _u(3), _u(), _u(1))]),
     "four_out": ((0, 1, 2), [(_u(2, 2), _u(2), _u()), (_u(1, 2), _u(2), _u()),
                              (_u(2, 2), _u(2), _u()), (_u(2, 1), _u(1), _u())]),
+    "summed_shift": ((0, 2), [(_u(3), _u(3), _u()), (_u(1), _u(3), _u()), (_u(1), _u(4), _u()),
+                              (_u(4), _u(4), _u())]),
     "number_out": ((0, 1), [(_u(3), _u(3), _u()), (_u(4), _u(1), _u()), (_u(3), _u(3), 2.0)]),
 }
 if LONG:  # more points of the same layouts
@@ -125,23 +127,23 @@ def test_plain_front_after_a_global_is_rebound():
         fs.helper = twins.helper = first
 
 
-@pytest.mark.parametrize("shape", [(1,), (3,), (2, 3)])
-def test_one_array_tangent_broadcast_only_where_needed(shape):
-    """``(x - c) * s`` with ``x`` of shape (1,) or ``c``'s: the batched code tests the shapes
-    (x's tangent whole, or broadcast to the result's); the batched Jacobian equals autograd's
-    and central differences'."""
+@pytest.mark.parametrize("name, shape", [
+    (name, shape) for name in ("shifted", "summed_shift") for shape in [(1,), (3,)]] + [
+    ("matrix_shift", shape) for shape in [(1,), (3,), (1, 3), (2, 1), (2, 3)]])
+def test_one_array_tangent_broadcast_only_where_needed(name, shape):
+    """``x - c`` with ``x`` of ``c``'s shape or smaller (broadcast): the batched code tests
+    the shapes (x's tangent whole, or broadcast to the result's) and what follows (a sum,
+    an index) sees the result's shape; the Jacobian equals autograd's and central
+    differences'."""
     c = RNG.uniform(0.3, 0.9, (2, 3) if len(shape) == 2 else (3,))
     x = RNG.uniform(0.3, 0.9, shape)
-    jac = srcad.jacfwd(fs.shifted if len(shape) == 1 else _matrix_shift, wrt=(0, 2))
-    twin = twins.shifted if len(shape) == 1 else _matrix_shift_twin
+    f = getattr(fs, name, _matrix_shift)
+    twin = getattr(twins, name, _matrix_shift)
+    jac = srcad.jacfwd(f, wrt=(0, 2))
     for _ in range(2):
-        got = jac(x, c, 0.7)
-        _check(got, fs.shifted if len(shape) == 1 else _matrix_shift, twin, (x, c, 0.7), (0, 2))
+        _check(jac(x, c, 0.7), f, twin, (x, c, 0.7), (0, 2))
 
 
 def _matrix_shift(x, c, s):
-    return (x - c) * s
-
-
-def _matrix_shift_twin(x, c, s):
-    return (x - c) * s
+    d = x - c
+    return d[-1] * s + d[0]  # (a row of the result: whole only at its shape)
