@@ -147,3 +147,16 @@ def test_one_array_tangent_broadcast_only_where_needed(name, shape):
 def _matrix_shift(x, c, s):
     d = x - c
     return d[-1] * s + d[0]  # (a row of the result: whole only at its shape)
+
+
+@pytest.mark.parametrize("name, wrt", [("two_out", 1), ("loopy", 0), ("number_out", 0),
+                                       ("called", 0)])
+def test_plain_front_one_wrt(name, wrt):
+    """One ``wrt`` position among several arguments: the Jacobian itself, not a tuple."""
+    f, twin = getattr(fs, name), getattr(twins, name)
+    jac = srcad.jacfwd(f, wrt=wrt)
+    for args in CASES[name][1][:2]:
+        for _ in range(2):
+            got = jac(*args)
+            assert not isinstance(got, tuple)
+            _check((got,), f, twin, args, (wrt,))
