@@ -316,7 +316,8 @@ def plain_front(jac, args):
     argument types (in ``jac.numbers``, which ``jacobian_of`` looks up first) becomes a
     function compiled for their plain key, as :func:`one_vector` is for one vector: the
     key's tests (types; each array's rank, dtype object and which earlier array shares its
-    shape) and the identity tests of what the code read written out, the tangents of the
+    shape) written out, what the code read tested by :func:`srcad.core.env.checker` (a
+    builtin read too: ``range``, ``len``), the tangents of the
     ``wrt`` arguments' shapes kept (:func:`_tangents`, at most 64 directions), the blocks
     cut from the one pass's result (:func:`_blocks`). Arguments failing a test go the
     general way (``jac.__call__``); a value or tangent not as :func:`jacobian` takes them
@@ -331,8 +332,8 @@ def plain_front(jac, args):
     if found is None:
         return
     fn = found[0]
-    space = {"fn": fn, "general": jac.__call__, "F": float, "G": np.float64,
-             "A": np.ndarray, "plan_of": _plan, "blocks": _blocks, "numbers": jac.numbers,
+    space = {"fn": fn, "general": jac.__call__, "unchanged": env.checker(fn.__srcad_reads__),
+             "plan_of": _plan, "blocks": _blocks, "numbers": jac.numbers,
              "types": types, "single": jac.single}
     params = [f"a{i}" for i in range(len(args))]
     tests, arrays = [], []
@@ -356,11 +357,7 @@ def plain_front(jac, args):
     call = ", ".join(params)
     text = (f"def plain_front({call}):\n"
             f"    if {' and '.join(tests)}:\n"
-            "        try:\n"
-            f"            ok = {tests_text(fn.__srcad_reads__, space, baked=True)}\n"
-            "        except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
-            "            ok = False\n"
-            "        if ok:\n"
+            "        if unchanged():\n"
             f"            plan = plan_of(({shapes},))\n"
             "            if plan is not None:\n"
             f"                value, t = fn({call}, *plan[0])\n"

@@ -65,3 +65,11 @@ def summed_shift(x, c, s):
     (one element of ``x`` counts once per element of ``c`` in the sum)."""
     d = x - c
     return np.array([np.sum(d) * s, d[-1] * s])
+
+
+def ranged(x, w, s):
+    """A ``for`` over ``range(len(...))``: builtins among what the code reads."""
+    out = x * s
+    for i in range(len(w)):
+        out = out + np.sin(out) * w[i]
+    return out
