@@ -311,8 +311,9 @@ def one_vector(jac, args, rows):
 
 
 def plain_front(jac, args):
-    """After :func:`jacobian` gave the Jacobians for ``args``, two or more numbers and arrays
-    at least one of which is an array (Python backend): the call of ``jac`` for these
+    """After :func:`jacobian` gave the Jacobians for ``args``, numbers and arrays at least
+    one of which is an array (Python backend; one vector: :func:`one_vector` first, whose
+    closure this one does not replace): the call of ``jac`` for these
     argument types (in ``jac.numbers``, which ``jacobian_of`` looks up first) becomes a
     function compiled for their plain key, as :func:`one_vector` is for one vector: the
     key's tests (types; each array's rank, dtype object and which earlier array shares its
@@ -324,7 +325,7 @@ def plain_front(jac, args):
     there too, and from then on."""
     batched = jac.batched
     types = tuple(map(type, args))
-    if batched is None or batched.backend != "python" or len(args) < 2 or (
+    if batched is None or batched.backend != "python" or (
             np.ndarray not in types) or types in jac.numbers:
         return
     key = plain_key(args)

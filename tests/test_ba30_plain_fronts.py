@@ -1,4 +1,4 @@
-"""``jacfwd`` called again with two or more numbers and arrays (srcad.jacobians_batched
+"""``jacfwd`` called again with numbers and arrays (srcad.jacobians_batched
 .plain_front: the call compiled for the arguments' plain key, the code's read tests written
 out, the tangents kept by shape, the blocks cut from one batched pass) and the batched
 element-wise tangent of one array tested instead of broadcast: each call of a sequence that
@@ -51,6 +51,7 @@ CASES = {
                            (_u(7), _u(3), _u(), _u(1))]),
     "four_out": ((0, 1, 2), [(_u(2, 2), _u(2), _u()), (_u(1, 2), _u(2), _u()),
                              (_u(2, 2), _u(2), _u()), (_u(2, 1), _u(1), _u())]),
+    "matrix_only": ((0,), [(_u(2, 2),), (_u(3, 3),), (_u(2, 2),)]),
     "ranged": ((0, 1, 2), [(_u(3), _u(2), _u()), (_u(2), _u(4), _u()), (_u(3), _u(3), _u())]),
     "summed_shift": ((0, 2), [(_u(3), _u(3), _u()), (_u(1), _u(3), _u()), (_u(1), _u(4), _u()),
                               (_u(4), _u(4), _u())]),
@@ -151,7 +152,7 @@ def _matrix_shift(x, c, s):
 
 
 @pytest.mark.parametrize("name, wrt", [("two_out", 1), ("loopy", 0), ("number_out", 0),
-                                       ("called", 0)])
+                                       ("called", 0), ("matrix_only", 0)])
 def test_plain_front_one_wrt(name, wrt):
     """One ``wrt`` position among several arguments: the Jacobian itself, not a tuple."""
     f, twin = getattr(fs, name), getattr(twins, name)
