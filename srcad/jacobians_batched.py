@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from . import pipeline
-from .backend.keys import cache_key, plain_key
+from .backend.keys import MAX_COMPARED, cache_key, plain_key
 from .core import env, functions
 from .core.kinds import item_kinds, kind_of_value, rank_of_value, with_complex
 from .errors import SrcadError
@@ -186,7 +186,7 @@ def jacobian(batched, args):
         made = _vector_in(batched, fn, args)
         if made is not None:
             return made
-    shapes = [np.shape(args[p]) for p in index]
+    shapes = tuple(args[p].shape if type(args[p]) is np.ndarray else () for p in index)
     sizes = [math.prod(s) for s in shapes]
     total = sum(sizes)
     # the directions in chunks: a tangent is (chunk,) + its value's shape, and the arguments'
@@ -196,14 +196,12 @@ def jacobian(batched, args):
     parts = []
     for low in range(0, total, chunk):
         if chunk == total:
-            rows = _identity(total)
+            rows = None
+            tangents = _tangents(shapes, sizes, total)
         else:
             rows = np.zeros((min(chunk, total - low), total))
             rows[np.arange(len(rows)), np.arange(low, low + len(rows))] = 1.0
-        tangents, start = [], 0
-        for shape, size in zip(shapes, sizes):
-            tangents.append(rows[:, start:start + size].reshape((-1,) + shape))
-            start += size
+            tangents = _split(rows, shapes, sizes)
         found = batched.call(fn, args, tangents)
         if found is None:
             return None
@@ -212,13 +210,15 @@ def jacobian(batched, args):
             return None
         # (chunk,) + the output's shape (a zero may have broadcast; a wrong shape is an
         # error, never reshaped)
-        t = np.asarray(t, dtype=float)
-        want = (len(rows),) + np.shape(value)
+        if type(t) is not np.ndarray or t.dtype.char != "d":
+            t = np.asarray(t, dtype=float)
+        want = (total if rows is None else len(rows),) + (
+            value.shape if type(value) is np.ndarray else ())
         parts.append(t if t.shape == want else np.broadcast_to(t, want))
-    out_shape = np.shape(value)
+    out_shape = want[1:]
     t = parts[0] if len(parts) == 1 else np.concatenate(parts)
-    if out_shape:
-        t = np.moveaxis(t, 0, -1)  # out_shape + (K,)
+    if out_shape:  # out_shape + (K,): the directions' axis last (a view)
+        t = t.transpose(tuple(range(1, t.ndim)) + (0,))
     result, start = [], 0
     for shape, size in zip(shapes, sizes):
         block = t[..., start:start + size].reshape(out_shape + shape)
@@ -227,6 +227,32 @@ def jacobian(batched, args):
         result.append(float(block) if not block.shape else block)
         start += size
     return result
+
+
+def _split(rows, shapes, sizes):
+    """The tangents of one pass: ``rows`` (directions x the ``wrt`` elements) cut into one
+    array per ``wrt`` argument, ``(directions,) + its shape`` (views)."""
+    tangents, start = [], 0
+    for shape, size in zip(shapes, sizes):
+        tangents.append(rows[:, start:start + size].reshape((-1,) + shape))
+        start += size
+    return tangents
+
+
+_TANGENTS = {}  # the wrt arguments' shapes -> the identity's tangents for them (read-only)
+
+
+def _tangents(shapes, sizes, total):
+    """:func:`_split` of the identity of ``total`` directions, for at most 64 (then kept by
+    the shapes: the code only reads its tangents, and read-only views keep it so)."""
+    if total > 64:
+        return _split(_identity(total), shapes, sizes)
+    found = _TANGENTS.get(shapes)
+    if found is None:
+        if len(_TANGENTS) >= 256:  # (many shapes: not kept forever)
+            _TANGENTS.clear()
+        found = _TANGENTS[shapes] = tuple(_split(_identity(total), shapes, sizes))
+    return found
 
 
 def _vector_in(batched, fn, args):
@@ -282,6 +308,114 @@ def one_vector(jac, args, rows):
             "    return general(x)\n")
     exec(compile(text, "<srcad jacfwd of one vector>", "exec"), space)  # noqa: S102
     jac.numbers[(np.ndarray,)] = space["one_vector"]
+
+
+def plain_front(jac, args):
+    """After :func:`jacobian` gave the Jacobians for ``args``, numbers and arrays at least
+    one of which is an array (Python backend; one vector: :func:`one_vector` first, whose
+    closure this one does not replace): the call of ``jac`` for these
+    argument types (in ``jac.numbers``, which ``jacobian_of`` looks up first) becomes a
+    function compiled for their plain key, as :func:`one_vector` is for one vector: the
+    key's tests (types; each array's rank, dtype object and which earlier array shares its
+    shape) written out, what the code read tested by :func:`srcad.core.env.checker` (a
+    builtin read too: ``range``, ``len``), the tangents of the
+    ``wrt`` arguments' shapes kept (:func:`_tangents`, at most 64 directions), the blocks
+    cut from the one pass's result (:func:`_blocks`). Arguments failing a test go the
+    general way (``jac.__call__``); a value or tangent not as :func:`jacobian` takes them
+    there too, and from then on."""
+    batched = jac.batched
+    types = tuple(map(type, args))
+    if batched is None or batched.backend != "python" or (
+            np.ndarray not in types) or types in jac.numbers:
+        return
+    key = plain_key(args)
+    found = batched.fast.get(key) if key is not None else None
+    if found is None:
+        return
+    fn = found[0]
+    space = {"fn": fn, "general": jac.__call__, "unchanged": env.checker(fn.__srcad_reads__),
+             "plan_of": _plan, "blocks": _blocks, "numbers": jac.numbers,
+             "types": types, "single": jac.single}
+    params = [f"a{i}" for i in range(len(args))]
+    tests, arrays = [], []
+    for i, a in enumerate(args):
+        space[f"T{i}"] = types[i]
+        tests.append(f"type(a{i}) is T{i}")
+        if types[i] is np.ndarray:
+            space[f"D{i}"] = a.dtype
+            tests += [f"a{i}.ndim == {a.ndim}", f"a{i}.dtype is D{i}"]
+            arrays.append(i)
+    for k, (i, first) in enumerate(zip(arrays, [part[2] for part in key[len(args):]])):
+        for j in range(min(k, MAX_COMPARED)):  # the partition of shapes plain_key compares
+            if k >= MAX_COMPARED:
+                break
+            if j == first:
+                tests.append(f"a{i}.shape == a{arrays[j]}.shape")
+            elif key[len(args) + j][2] == j:  # another shape's first array: not this shape
+                tests.append(f"a{i}.shape != a{arrays[j]}.shape")
+    shapes = ", ".join(f"a{p}.shape" if types[p] is np.ndarray else "()"
+                       for p in jac.index)
+    call = ", ".join(params)
+    text = (f"def plain_front({call}):\n"
+            f"    if {' and '.join(tests)}:\n"
+            "        if unchanged():\n"
+            f"            plan = plan_of(({shapes},))\n"
+            "            if plan is not None:\n"
+            f"                value, t = fn({call}, *plan[0])\n"
+            "                made = blocks(value, t, plan)\n"
+            "                if made is not None:\n"
+            "                    return made[0] if single else made\n"
+            "                numbers[types] = general  # (not as jacobian takes them: general)\n"
+            f"    return general({call})\n")
+    exec(compile(text, "<srcad jacfwd of plain arguments>", "exec"), space)  # noqa: S102
+    jac.numbers[types] = space["plain_front"]
+
+
+_PLANS = {}  # the wrt arguments' shapes -> (their tangents, directions, blocks' bounds)
+
+
+def _plan(shapes):
+    """For the ``wrt`` arguments' ``shapes`` (of at most 64 elements in all): the tangents
+    of one pass (:func:`_tangents`), their number, and each argument's first and last
+    direction; None for more."""
+    found = _PLANS.get(shapes)
+    if found is None:
+        sizes = [math.prod(s) for s in shapes]
+        total = sum(sizes)
+        if total > 64:
+            return None
+        if len(_PLANS) >= 256:  # (many shapes: not kept forever)
+            _PLANS.clear()
+        bounds = [(sum(sizes[:i]), sum(sizes[:i + 1]), s) for i, s in enumerate(shapes)]
+        found = _PLANS[shapes] = (_tangents(shapes, sizes, total), total, tuple(bounds))
+    return found
+
+
+def _blocks(value, t, plan):
+    """The Jacobians from one pass's tangent ``t`` as :func:`jacobian` cuts them (the
+    directions' axis last, a block per ``wrt`` argument, numbers as floats), or None where
+    the value is not a float or float64 array, or ``t`` not a writeable float64 array of
+    ``(directions,) + the value's shape``."""
+    if type(value) is np.ndarray:
+        if value.dtype.char != "d":
+            return None
+        out = value.shape
+    elif type(value) is float or type(value) is np.float64:
+        out = ()
+    else:
+        return None
+    if type(t) is not np.ndarray or t.dtype.char != "d" or t.shape != (plan[1],) + out or (
+            not t.flags.writeable):
+        return None
+    if out:
+        t = t.transpose(tuple(range(1, t.ndim)) + (0,))
+    made = []
+    for low, high, shape in plan[2]:
+        if shape:
+            made.append(t[..., low:high].reshape(out + shape))
+        else:
+            made.append(t[..., low] if out else float(t[low]))
+    return tuple(made)
 
 
 def _always():

@@ -530,8 +530,16 @@ class BatchedForward(Forms, Contractions, Ranks, Forward):
             total = nodes.plus(total, term)
         if out and any(p not in shaped and self.an.kind(a) != SCALAR for p, a in bound.items()
                        if isinstance(a, (ir.Var, ir.Const))):
-            # ``x + c`` with a number x: the tangent broadcast to the result's shape
-            total = self.expr("np.broadcast_to(t, (k,) + y.shape)", t=total, y=target)
+            # ``x + c`` with a number x: the tangent broadcast to the result's shape; the
+            # tangent of one array ``x`` of the result's rank is whole where ``x`` has the
+            # result's shape (``x - c`` for a constant c no larger): tested, not broadcast
+            varied = [a for a in bound.values() if isinstance(a, ir.Var) and self.varied(a)]
+            if isinstance(total, ast.Name) and len(varied) == 1 and self.an.kind(
+                    varied[0]) == ARRAY and self.rank_or_none(varied[0]) == out:
+                total = self.expr("t if x.shape == y.shape else np.broadcast_to(t, (k,) + "
+                                  "y.shape)", t=total, x=varied[0].name, y=target)
+            else:
+                total = self.expr("np.broadcast_to(t, (k,) + y.shape)", t=total, y=target)
         code.append(nodes.statement(stmt))
         code.append(assign(self.t(target), total))
 
