@@ -89,14 +89,17 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=()):
 
 def _drop_empty_comments(node):
     """A ``# line N`` comment whose code was all tidied away goes too: one last in its block,
-    or followed by another such comment."""
+    or followed by another such comment or by the ``return`` of the gradients (srcad's own
+    statement, the code of no line: ``# line 5: a = x + w`` then ``return dx`` names a line
+    that left nothing to read)."""
     for sub in _walk(node):
         for field in ("body", "orelse"):
             block = getattr(sub, field, None)
             if not isinstance(block, list) or not block:
                 continue
             kept = [s for k, s in enumerate(block) if not (
-                _line_comment(s) and (k + 1 == len(block) or _line_comment(block[k + 1])))]
+                _line_comment(s) and (k + 1 == len(block) or _line_comment(block[k + 1])
+                                      or block[k + 1].__class__ is ast.Return))]
             if len(kept) != len(block):
                 block[:] = kept
 
