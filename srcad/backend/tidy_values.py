@@ -290,6 +290,13 @@ def _merge_sums(fdef):
             while j < len(block) and isinstance(block[j], Comment):  # comments between do not count
                 j += 1
             second = block[j] if j < len(block) else None
+            k = _past_unrelated(block, i, j)
+            if k is not None:  # x = e1; S; x += e2: S; x = e1 + e2
+                first.value = ast.BinOp(left=first.value, op=ast.Add(), right=block[k].value)
+                block[k] = first
+                del block[i]
+                changed = True
+                continue
             if (isinstance(first, ast.Assign) and len(first.targets) == 1
                     and isinstance(first.targets[0], ast.Name)
                     and isinstance(second, ast.AugAssign) and isinstance(second.op, ast.Add)
@@ -313,6 +320,40 @@ def _merge_sums(fdef):
                 continue
             i += 1
     return changed
+
+
+#: the most statements a sum merges across: the code of one source line (no ``# line``
+#: comment between), so a gradient's terms stay beside the line that made them
+_PAST = 3
+
+
+def _past_unrelated(block, i, j):
+    """The index of ``x += e2`` when ``block[i]`` is ``x = e1`` (``e1`` pure: :func:`_safe`)
+    and the statements from ``j`` (right after it) up to it, at most :data:`_PAST` and no
+    comment, are assignments to names that neither read nor bind ``x`` nor bind a name ``e1``
+    reads (``dx = sigmoid_1``, ``dx_part = g_bwd(ctx, x)``,
+    ``dx += dx_part``: ``e1`` is evaluated later to the same value, as a gradient's code
+    never changes a forward value in place), else ``None``."""
+    first = block[i]
+    if j != i + 1 or not (_assigns_only_name(first) and _safe(first.value)):
+        return None
+    x = first.targets[0].id
+    reads = set(_loads(first.value))
+    k = j
+    while k < len(block) and k - j < _PAST and (
+            isinstance(block[k], ast.Assign) and all(
+                isinstance(n, (ast.Name, ast.Tuple)) for t in block[k].targets
+                for n in _walk(t)
+                if not isinstance(n, ast.expr_context))
+            and not ({x} | reads) & set(_stores(block[k]))
+            and x not in _loads(block[k])):
+        k += 1
+    second = block[k] if k < len(block) else None
+    if (k > j and isinstance(second, ast.AugAssign) and isinstance(second.op, ast.Add)
+            and isinstance(second.target, ast.Name) and second.target.id == x
+            and x not in _loads(second.value)):
+        return k
+    return None
 
 
 def _self_updates_only(fdef, loads):
