@@ -95,3 +95,60 @@ def test_no_line_comment_is_left_without_its_code(x):
         if line.strip().startswith("# line"):
             assert not lines[k + 1].strip().startswith("return"), text
     _check(augmented, (x,), 0)
+
+
+def skip_negatives(xs):
+    s = 0.0
+    for v in xs:
+        if v < 0:
+            continue
+        s += v * v
+    return s
+
+
+def grow_until(x):
+    s = x
+    for _ in range(10):
+        s = s * 1.1
+        if s > 5.0:
+            break
+    return s
+
+
+def rows_skipped(m):
+    s = 0.0
+    for row in m:
+        if row < 0.0:  # a row of two: an ambiguous truth, the user's function raises
+            continue
+        s += np.sum(row)
+    return s
+
+
+VECTORS = [np.array(v) for v in ([1.0, -2.0, 3.0], [-0.5], [0.2, 0.4], [-1.0, -2.0, 0.5, 2.5],
+                                 [3.0, -0.1, 0.0, 1.5, -4.0])]
+
+
+@pytest.mark.parametrize("xs", VECTORS if LONG else VECTORS[::2], ids=str)
+def test_a_continue_flag_is_the_test_itself(xs):
+    """``if t_1: skip_1 = True else: skip_1 = False`` is ``skip_1 = t_1`` (read only by
+    ``not``)."""
+    _check(skip_negatives, (xs,), 0)
+    text = srcad.source(srcad.grad(skip_negatives), xs)
+    assert "skip_1 = True" not in text and "skip_1 = False" not in text
+
+
+@pytest.mark.parametrize("x", POINTS + [4.9, 6.0])
+def test_a_break_flag_is_not_carried_round_the_loop(x):
+    """The desugared ``break``'s ``broke`` (``False`` at the top of every iteration) is not
+    written: ``broke_1 = s_1 > 5.0 ... if broke_1: break``."""
+    _check(grow_until, (x,), 0)
+    text = srcad.source(srcad.grad(grow_until), x)
+    assert "broke = " not in text and "broke_1 = True" not in text
+
+
+def test_an_ambiguous_test_still_raises():
+    m = np.array([[1.0, -2.0], [3.0, 4.0]])
+    with pytest.raises(ValueError):
+        rows_skipped(m)
+    with pytest.raises(ValueError):
+        srcad.grad(rows_skipped)(m)
