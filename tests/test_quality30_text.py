@@ -152,3 +152,49 @@ def test_an_ambiguous_test_still_raises():
         rows_skipped(m)
     with pytest.raises(ValueError):
         srcad.grad(rows_skipped)(m)
+
+
+def newton(a):
+    y = a
+    for _ in range(5):
+        y = 0.5 * (y + a / y)
+    return y
+
+
+@pytest.mark.parametrize("a", [2.0, 0.5, 9.0, 3.3] if LONG else [2.0, 0.5])
+def test_a_sum_merges_across_an_add_into_an_unshared_gradient(a):
+    """``dy = dt_1; da += dt_1 / y; dy = dy - dt_1 * t / y`` is ``da += dt_1 / y; dy = dt_1 -
+    dt_1 * t / y``: ``da`` (``0.0``, then only added to, read where returned) shares its
+    value with no other name."""
+    _check(newton, (a,), 0)
+    text = srcad.source(srcad.grad(newton), a)
+    assert not any(line.strip() == "dy = dt_1" for line in text.splitlines()), text
+
+
+def cos_line(x):
+    return math.cos(x) * 2.0 - 3.0 * x
+
+
+def cubic(x):
+    return 3.0 * x ** 3 - 2.0 * x + 1.0
+
+
+def log_cos_cos(x):
+    return np.sum(np.log(np.cos(np.cos(x))) * x)
+
+
+@pytest.mark.parametrize("x", POINTS)
+def test_no_sum_of_a_negated_product(x):
+    """``a + -b * c`` is ``a - b * c`` and ``-(-a * b)`` is ``a * b``, in both modes."""
+    _check(cos_line, (x,), 0)
+    _check(cubic, (x,), 0)
+    texts = [srcad.source(srcad.grad(cos_line), x),
+             srcad.api.jvp_source(cubic, x), srcad.api.jvp_source(cos_line, x)]
+    v = np.array([x, x / 2, -x])
+    assert close(srcad.grad(log_cos_cos)(v), central(log_cos_cos, (v,), 0), 1e-6)
+    assert close(srcad.grad(log_cos_cos)(v), tape.grad(log_cos_cos)(v), 1e-12)
+    texts.append(srcad.source(srcad.grad(log_cos_cos), v))
+    _, tangent = srcad.jvp(cubic, (x,), (1.0,))
+    assert close(tangent, 9.0 * x ** 2 - 2.0, 1e-12)
+    for text in texts:
+        assert "+ -" not in text and "-(-" not in text, text

@@ -232,11 +232,19 @@ class _NegateAfterSum(ast.NodeTransformer):
 
 class _Signs(ast.NodeTransformer):
     """``a + -b`` -> ``a - b``, ``a - -b`` -> ``a + b``, ``x += -b`` -> ``x -= b``, and
-    ``-(x * y)`` -> ``-x * y``."""
+    ``-(x * y)`` -> ``-x * y``; a product or quotient whose first factor is negated counts
+    as negated (``a + -b * c`` -> ``a - b * c``, ``-(-a * b)`` -> ``a * b``, ``-(-a)`` ->
+    ``a``): the same
+    numbers, a negation being exact."""
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
         inner = node.operand
+        if isinstance(node.op, ast.USub) and isinstance(inner, ast.UnaryOp) and isinstance(
+                inner.op, ast.USub):
+            return inner.operand  # -(-a): a
+        if isinstance(node.op, ast.USub) and _negated_product(inner) is not None:
+            return _negated_product(inner)
         if isinstance(node.op, ast.USub) and isinstance(inner, ast.BinOp) and isinstance(
             inner.op, ast.Mult
         ):
@@ -270,7 +278,24 @@ class _Signs(ast.NodeTransformer):
         ):
             op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
             return ast.BinOp(left=node.left, op=op, right=right.operand)
+        if isinstance(node.op, (ast.Add, ast.Sub)) and _negated_product(right) is not None:
+            op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
+            return ast.BinOp(left=node.left, op=op, right=_negated_product(right))
         return node
+
+
+def _negated_product(node):
+    """``b * c`` for ``-b * c`` (``-2.0 * c``: ``2.0 * c``; ``-b / c * d``: ``b / c * d``),
+    else ``None``."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div))):
+        return None
+    left = node.left
+    if isinstance(left, ast.UnaryOp) and isinstance(left.op, ast.USub):
+        return ast.BinOp(left=left.operand, op=node.op, right=node.right)
+    if isinstance(left, ast.Constant) and type(left.value) in (int, float) and left.value < 0:
+        return ast.BinOp(left=ast.Constant(value=-left.value), op=node.op, right=node.right)
+    inner = _negated_product(left)
+    return None if inner is None else ast.BinOp(left=inner, op=node.op, right=node.right)
 
 
 def _float_literals(fdef, grads):
