@@ -198,3 +198,30 @@ def test_no_sum_of_a_negated_product(x):
     assert close(tangent, 9.0 * x ** 2 - 2.0, 1e-12)
     for text in texts:
         assert "+ -" not in text and "-(-" not in text, text
+
+
+def first_negative(x):
+    for i in range(len(x)):
+        if x[i] < 0:
+            return x[i] * 2.0
+    return np.sum(x)
+
+
+def absolute(x):
+    if x < 0:
+        return -x
+    return x
+
+
+@pytest.mark.parametrize("xs", VECTORS if LONG else VECTORS[::2], ids=str)
+def test_a_test_used_once_is_written_into_its_if(xs):
+    """``t_3 = not returned`` then ``if t_3:`` is ``if not returned:``; ``t = x < 0.0``
+    then the backward sweep's ``if t:`` is ``if x < 0.0:``."""
+    _check(first_negative, (xs,), 0)
+    text = srcad.source(srcad.grad(first_negative), xs)
+    assert "if not returned:" in text and "= not returned" not in text, text
+    for x in (-1.5, 0.7):
+        _check(absolute, (x,), 0)
+    assert "if x < 0.0:" in srcad.source(srcad.grad(absolute), 0.7)
+    with pytest.raises(ValueError):  # an array's truth still raises
+        srcad.grad(absolute)(np.array([1.0, -1.0]))

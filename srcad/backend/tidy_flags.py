@@ -38,11 +38,16 @@ def flag_copies(fdef):
         if stores.get(name) != 2 or loads.get(name, 0) != truth.get(name, 0) or not (
                 _tested_after(block, stmt, name)):
             continue
-        value = ast.UnaryOp(op=ast.Not(), operand=stmt.test) if negated else stmt.test
+        test = stmt.test
+        value = ast.UnaryOp(op=ast.Not(), operand=test) if negated else test
         flag = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value,
                           lineno=getattr(stmt, "lineno", 0))
         for arm in (stmt.body, stmt.orelse):
             arm[:] = [s for s in arm if not _sets(s, name)] or [ast.Pass()]
+        if test.__class__ is not ast.Name:  # the test evaluated once, into the flag
+            stmt.test = ast.Name(id=name, ctx=ast.Load())
+            if negated:
+                stmt.body, stmt.orelse = stmt.orelse, stmt.body
         k = next(k for k, s in enumerate(block) if s is stmt)
         block[k:k + 1] = [flag] + ([] if _empty(stmt) else [stmt])
         changed = True
@@ -51,12 +56,14 @@ def flag_copies(fdef):
 
 def _chosen_flag(stmt):
     """``(v, negated)`` when ``stmt`` is ``if c: ...; v = True else: ...; v = False`` (``c``
-    a name the arms do not bind; the arms the other way round: negated), else ``None``."""
-    if stmt.__class__ is not ast.If or stmt.test.__class__ is not ast.Name or not stmt.orelse:
+    reading no name the arms bind; the arms the other way round: negated), else ``None``.
+    An ``if`` left with other work tests ``v`` then (``c`` evaluated once, as before)."""
+    if stmt.__class__ is not ast.If or not stmt.orelse:
         return None
     found = []
+    reads = {n.id for n in _walk(stmt.test) if n.__class__ is ast.Name}
     for arm in (stmt.body, stmt.orelse):
-        if any(stmt.test.id in _bound(s) for s in arm):
+        if any(reads & _bound(s) for s in arm):
             return None
         flags = [(s.targets[0].id, s.value.value) for s in arm if s.__class__ is ast.Assign
                  and len(s.targets) == 1 and s.targets[0].__class__ is ast.Name

@@ -452,7 +452,8 @@ def _inline_temps(fdef, temps):
                     if acts and (_conditional_use(_header(later), name)
                                  or held & (_loads(_header(later)).keys() - {name})):
                         break
-                    if _replace_once(_header(later), name, stmt.value):
+                    if _replace_once(_header(later), name, stmt.value) or _replace_test(
+                            later, name, stmt.value):
                         done.add(id(later))
                         del block[i - 1]
                         i -= 1
@@ -496,6 +497,15 @@ def _conditional_use(node, name):
             return True
     return False
 
+
+
+def _replace_test(stmt, name, value):
+    """``if t:`` whose test is ``name`` itself tests ``value`` (``t_3 = not returned`` then
+    ``if t_3:`` is ``if not returned:``); never a ``while`` test, evaluated again each turn."""
+    if stmt.__class__ is ast.If and stmt.test.__class__ is ast.Name and stmt.test.id == name:
+        stmt.test = value
+        return True
+    return False
 
 
 def _replace_once(node, name, value):
