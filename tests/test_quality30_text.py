@@ -225,3 +225,22 @@ def test_a_test_used_once_is_written_into_its_if(xs):
     assert "if x < 0.0:" in srcad.source(srcad.grad(absolute), 0.7)
     with pytest.raises(ValueError):  # an array's truth still raises
         srcad.grad(absolute)(np.array([1.0, -1.0]))
+
+
+def products_of_items(x):
+    return np.sum(np.array([x[0] * x[1], np.sin(x[0]), x[1] ** 2]) * np.array([1.0, 2.0, 3.0]))
+
+
+def cross_like(a, b):
+    return a[1] * b[2] - a[2] * b[1] + np.cos(a[1]) * b[2]
+
+
+@pytest.mark.parametrize("scale", [0.3, 1.7, -0.9, 2.5] if LONG else [0.3, -0.9])
+def test_an_item_read_twice_is_read_once(scale):
+    """``t = x[0]`` ... ``t_3 = x[0]`` (nothing between changing ``x``) is ``t``."""
+    x = np.array([1.0, 2.0]) * scale
+    _check(products_of_items, (x,), 0)
+    text = srcad.source(srcad.grad(products_of_items), x)
+    assert sum(line.strip().endswith("= x[0]") for line in text.splitlines()) == 1, text
+    a, b = np.array([0.5, 1.0, -2.0]) * scale, np.array([1.5, -0.5, 2.0])
+    _check(cross_like, (a, b), (0, 1))

@@ -14,6 +14,8 @@ none applies:
   emptied ``if flag: pass`` whose flag another branch tests;
 * **merge sums**: ``x = e1`` then ``x += e2`` becomes ``x = e1 + e2``, and ``x = e1`` then
   ``x = x - e2`` becomes ``x = e1 - e2`` (NumPy then reuses the temporary ``e1``);
+* **shared reads**: ``t = x[0]`` then ``t_3 = x[0]``, ``x`` unchanged between, is ``t``
+  (:mod:`.tidy_reads`);
 * **flags**: ``if c: v = True else: v = False``, ``v`` read only for its truth, is
   ``v = c`` (:mod:`.tidy_flags`);
 * **unread saves**: a value a loop saves that its backward loop never reads leaves the stack
@@ -42,6 +44,7 @@ from ..transform.templates import _is_num
 from . import floats as float_arithmetic
 from .tidy_copies import _drop_copy_backs, _drop_self_copies, _merge_arms, _propagate_copies
 from .tidy_flags import flag_copies
+from .tidy_reads import shared_reads
 from .tidy_stacks import _drop_unread_saves
 from .tidy_values import (
     _dead_code,
@@ -71,7 +74,8 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=()):
                         lambda: _propagate_constants(
                 fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef),
                 lambda: _merge_sums(fdef), lambda: _idle_branches(fdef),
-                lambda: _drop_unread_saves(fdef), lambda: flag_copies(fdef)):
+                lambda: _drop_unread_saves(fdef), lambda: flag_copies(fdef),
+                lambda: shared_reads(fdef, temps)):
             changed |= rewrite()  # each rewrite counts names afresh: the others changed them
         if not changed:
             break
