@@ -14,6 +14,10 @@ none applies:
   emptied ``if flag: pass`` whose flag another branch tests;
 * **merge sums**: ``x = e1`` then ``x += e2`` becomes ``x = e1 + e2``, and ``x = e1`` then
   ``x = x - e2`` becomes ``x = e1 - e2`` (NumPy then reuses the temporary ``e1``);
+* **shared reads**: ``t = x[0]`` then ``t_3 = x[0]``, ``x`` unchanged between, is ``t``
+  (:mod:`.tidy_reads`);
+* **flags**: ``if c: v = True else: v = False``, ``v`` read only for its truth, is
+  ``v = c`` (:mod:`.tidy_flags`);
 * **unread saves**: a value a loop saves that its backward loop never reads leaves the stack
   (:mod:`.tidy_stacks`); ``if t: a else: a`` (the same code in both arms) is ``a``.
 
@@ -39,6 +43,8 @@ from ..transform.nodes import Comment
 from ..transform.templates import _is_num
 from . import floats as float_arithmetic
 from .tidy_copies import _drop_copy_backs, _drop_self_copies, _merge_arms, _propagate_copies
+from .tidy_flags import flag_copies
+from .tidy_reads import shared_reads
 from .tidy_stacks import _drop_unread_saves
 from .tidy_values import (
     _dead_code,
@@ -68,7 +74,8 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=()):
                         lambda: _propagate_constants(
                 fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef),
                 lambda: _merge_sums(fdef), lambda: _idle_branches(fdef),
-                lambda: _drop_unread_saves(fdef)):
+                lambda: _drop_unread_saves(fdef), lambda: flag_copies(fdef),
+                lambda: shared_reads(fdef, temps)):
             changed |= rewrite()  # each rewrite counts names afresh: the others changed them
         if not changed:
             break
@@ -89,14 +96,17 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=()):
 
 def _drop_empty_comments(node):
     """A ``# line N`` comment whose code was all tidied away goes too: one last in its block,
-    or followed by another such comment."""
+    or followed by another such comment or by the ``return`` of the gradients (srcad's own
+    statement, the code of no line: ``# line 5: a = x + w`` then ``return dx`` names a line
+    that left nothing to read)."""
     for sub in _walk(node):
         for field in ("body", "orelse"):
             block = getattr(sub, field, None)
             if not isinstance(block, list) or not block:
                 continue
             kept = [s for k, s in enumerate(block) if not (
-                _line_comment(s) and (k + 1 == len(block) or _line_comment(block[k + 1])))]
+                _line_comment(s) and (k + 1 == len(block) or _line_comment(block[k + 1])
+                                      or block[k + 1].__class__ is ast.Return))]
             if len(kept) != len(block):
                 block[:] = kept
 
@@ -226,11 +236,19 @@ class _NegateAfterSum(ast.NodeTransformer):
 
 class _Signs(ast.NodeTransformer):
     """``a + -b`` -> ``a - b``, ``a - -b`` -> ``a + b``, ``x += -b`` -> ``x -= b``, and
-    ``-(x * y)`` -> ``-x * y``."""
+    ``-(x * y)`` -> ``-x * y``; a product or quotient whose first factor is negated counts
+    as negated (``a + -b * c`` -> ``a - b * c``, ``-(-a * b)`` -> ``a * b``, ``-(-a)`` ->
+    ``a``): the same
+    numbers, a negation being exact."""
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
         inner = node.operand
+        if isinstance(node.op, ast.USub) and isinstance(inner, ast.UnaryOp) and isinstance(
+                inner.op, ast.USub):
+            return inner.operand  # -(-a): a
+        if isinstance(node.op, ast.USub) and _negated_product(inner) is not None:
+            return _negated_product(inner)
         if isinstance(node.op, ast.USub) and isinstance(inner, ast.BinOp) and isinstance(
             inner.op, ast.Mult
         ):
@@ -264,7 +282,24 @@ class _Signs(ast.NodeTransformer):
         ):
             op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
             return ast.BinOp(left=node.left, op=op, right=right.operand)
+        if isinstance(node.op, (ast.Add, ast.Sub)) and _negated_product(right) is not None:
+            op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
+            return ast.BinOp(left=node.left, op=op, right=_negated_product(right))
         return node
+
+
+def _negated_product(node):
+    """``b * c`` for ``-b * c`` (``-2.0 * c``: ``2.0 * c``; ``-b / c * d``: ``b / c * d``),
+    else ``None``."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div))):
+        return None
+    left = node.left
+    if isinstance(left, ast.UnaryOp) and isinstance(left.op, ast.USub):
+        return ast.BinOp(left=left.operand, op=node.op, right=node.right)
+    if isinstance(left, ast.Constant) and type(left.value) in (int, float) and left.value < 0:
+        return ast.BinOp(left=ast.Constant(value=-left.value), op=node.op, right=node.right)
+    inner = _negated_product(left)
+    return None if inner is None else ast.BinOp(left=inner, op=node.op, right=node.right)
 
 
 def _float_literals(fdef, grads):

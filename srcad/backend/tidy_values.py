@@ -344,6 +344,17 @@ def _merge_sums(fdef):
             while j < len(block) and isinstance(block[j], Comment):  # comments between do not count
                 j += 1
             second = block[j] if j < len(block) else None
+            k = _past_unrelated(fdef, block, i, j)
+            if k is not None:  # x = e1; S; x += e2 (x = x - e2): S; x = e1 + e2 (e1 - e2)
+                if isinstance(block[k], ast.AugAssign):
+                    first.value = ast.BinOp(left=first.value, op=ast.Add(),
+                                            right=block[k].value)
+                    block[k] = first
+                else:
+                    block[k].value.left = first.value
+                del block[i]
+                changed = True
+                continue
             if (isinstance(first, ast.Assign) and len(first.targets) == 1
                     and isinstance(first.targets[0], ast.Name)
                     and isinstance(second, ast.AugAssign) and isinstance(second.op, ast.Add)
@@ -367,6 +378,72 @@ def _merge_sums(fdef):
                 continue
             i += 1
     return changed
+
+
+#: the most statements a sum merges across: the code of one source line (no ``# line``
+#: comment between), so a gradient's terms stay beside the line that made them
+_PAST = 3
+
+
+def _past_unrelated(fdef, block, i, j):
+    """The index of ``x += e2`` (or ``x = x - e2``, any operator) when ``block[i]`` is
+    ``x = e1`` (``e1`` pure: :func:`_safe`) and the statements from ``j`` (right after it) up
+    to it, at most :data:`_PAST` and no comment, are assignments to names that neither read
+    nor bind ``x`` nor bind a name ``e1`` reads (``dx = sigmoid_1``, ``dx_part = g_bwd(ctx,
+    x)``, ``dx += dx_part``; ``dy = dt_1``, ``da += dt_1 / y``, ``dy = dy - dt_1 * t / y``):
+    ``e1`` is evaluated later to the same value, as a gradient's code never changes a
+    forward value in place; else ``None``."""
+    first = block[i]
+    if j != i + 1 or not (_assigns_only_name(first) and _safe(first.value)):
+        return None
+    x = first.targets[0].id
+    reads = set(_loads(first.value))
+    k = j
+    while k < len(block) and k - j < _PAST and _binds_names(block[k]) and not (
+            ({x} | reads) & set(_stores(block[k]))) and x not in _loads(block[k]) and (
+                not isinstance(block[k], ast.AugAssign) or _unshared(fdef, block[k].target.id)):
+        k += 1
+    second = block[k] if k < len(block) else None
+    if (k > j and isinstance(second, ast.AugAssign) and isinstance(second.op, ast.Add)
+            and isinstance(second.target, ast.Name) and second.target.id == x
+            and x not in _loads(second.value)):
+        return k
+    if (k > j and _assigns_only_name(second) and second.targets[0].id == x
+            and isinstance(second.value, ast.BinOp) and isinstance(second.value.left, ast.Name)
+            and second.value.left.id == x and x not in _loads(second.value.right)):
+        return k
+    return None
+
+
+def _unshared(fdef, name):
+    """Whether ``name``'s value is its own object, shared with no other name, so ``name +=
+    g`` changes no value another name reads: every assignment of ``name`` is a number
+    (``da = 0.0``) or ``name += g`` (a float and an array make a new array), and it is read
+    only where returned (``return da``)."""
+    returned = {id(n) for stmt in _walk(fdef) if stmt.__class__ is ast.Return
+                and stmt.value is not None for n in (
+                    stmt.value.elts if stmt.value.__class__ is ast.Tuple else [stmt.value])}
+    for node in _walk(fdef):
+        if node.__class__ is ast.Name and node.id == name and node.ctx.__class__ is ast.Load \
+                and id(node) not in returned:
+            return False
+        if node.__class__ is ast.Assign and name in _stores(node) and not (
+                _assigns_only_name(node) and _is_number(node.value)):
+            return False
+        if node.__class__ in (ast.For, ast.NamedExpr) and name in _stores(node.target) or (
+                node.__class__ is ast.withitem and node.optional_vars is not None
+                and name in _stores(node.optional_vars)) or (
+                node.__class__ is ast.arg and node.arg == name):
+            return False
+    return True
+
+
+def _binds_names(stmt):
+    """Whether ``stmt`` is ``a = e``, ``a, b = e`` or ``a += e``: it binds names only."""
+    if isinstance(stmt, ast.AugAssign):
+        return isinstance(stmt.target, ast.Name)
+    return isinstance(stmt, ast.Assign) and all(
+        isinstance(n, (ast.Name, ast.Tuple)) for t in stmt.targets for n in _walk(t))
 
 
 def _self_updates_only(fdef, loads):
@@ -429,7 +506,8 @@ def _inline_temps(fdef, temps):
                     if acts and (_conditional_use(_header(later), name)
                                  or held & (_loads(_header(later)).keys() - {name})):
                         break
-                    if _replace_once(_header(later), name, stmt.value):
+                    if _replace_once(_header(later), name, stmt.value) or _replace_test(
+                            later, name, stmt.value):
                         done.add(id(later))
                         del block[i - 1]
                         i -= 1
@@ -473,6 +551,15 @@ def _conditional_use(node, name):
             return True
     return False
 
+
+
+def _replace_test(stmt, name, value):
+    """``if t:`` whose test is ``name`` itself tests ``value`` (``t_3 = not returned`` then
+    ``if t_3:`` is ``if not returned:``); never a ``while`` test, evaluated again each turn."""
+    if stmt.__class__ is ast.If and stmt.test.__class__ is ast.Name and stmt.test.id == name:
+        stmt.test = value
+        return True
+    return False
 
 
 def _replace_once(node, name, value):

@@ -1,0 +1,174 @@
+"""Tidy, flags: ``if c: v = True else: v = False`` is ``v = c`` when ``v`` is assigned
+nowhere else and read only for its truth (the operand of ``not``, the test of an ``if``, a
+``while`` or a conditional expression). The desugared ``continue`` writes such a flag
+(``skip_1``) and then ``t_2 = not skip_1``: after this, ``t_2 = not t_1``. The truth of ``c``
+is taken where ``v`` is read instead of at the ``if``: ``c`` is a comparison srcad made and
+stored once, so it is the same then, and an ambiguous truth (an array) still raises, at the
+read. ``if c: v = False else: v = True`` is ``v = not c``; the arms may do more
+(``if c: result_1 = x; v = True else: result_1 = r; v = False``), the flag's assignment
+then stands before the ``if``. A loop's break flag, ``False`` at the top of every iteration,
+is read as ``False`` there (:func:`_false_in_loops`): the forward sweep of a ``break`` is
+then ``if t: break``.
+
+Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.tidy_walk`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..transform.nodes import Comment
+from .tidy_walk import _blocks, _count_names, _walk
+
+
+def flag_copies(fdef):
+    """Rewrite ``fdef`` in place as the module docstring says; whether anything changed."""
+    changed = _false_in_loops(fdef)
+    candidates = []
+    for block, _ in _blocks(fdef):
+        for stmt in block:
+            chosen = _chosen_flag(stmt)
+            if chosen is not None:
+                candidates.append((block, stmt, *chosen))
+    if not candidates:
+        return changed
+    stores, loads = _count_names(fdef)
+    truth = _truth_reads(fdef)
+    for block, stmt, name, negated in candidates:
+        if stores.get(name) != 2 or loads.get(name, 0) != truth.get(name, 0) or not (
+                _tested_after(block, stmt, name)):
+            continue
+        test = stmt.test
+        value = ast.UnaryOp(op=ast.Not(), operand=test) if negated else test
+        flag = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value,
+                          lineno=getattr(stmt, "lineno", 0))
+        for arm in (stmt.body, stmt.orelse):
+            arm[:] = [s for s in arm if not _sets(s, name)] or [ast.Pass()]
+        if test.__class__ is not ast.Name:  # the test evaluated once, into the flag
+            stmt.test = ast.Name(id=name, ctx=ast.Load())
+            if negated:
+                stmt.body, stmt.orelse = stmt.orelse, stmt.body
+        k = next(k for k, s in enumerate(block) if s is stmt)
+        block[k:k + 1] = [flag] + ([] if _empty(stmt) else [stmt])
+        changed = True
+    return changed
+
+
+def _chosen_flag(stmt):
+    """``(v, negated)`` when ``stmt`` is ``if c: ...; v = True else: ...; v = False`` (``c``
+    reading no name the arms bind; the arms the other way round: negated), else ``None``.
+    An ``if`` left with other work tests ``v`` then (``c`` evaluated once, as before)."""
+    if stmt.__class__ is not ast.If or not stmt.orelse:
+        return None
+    found = []
+    reads = {n.id for n in _walk(stmt.test) if n.__class__ is ast.Name}
+    for arm in (stmt.body, stmt.orelse):
+        if any(reads & _bound(s) for s in arm):
+            return None
+        flags = [(s.targets[0].id, s.value.value) for s in arm if s.__class__ is ast.Assign
+                 and len(s.targets) == 1 and s.targets[0].__class__ is ast.Name
+                 and s.value.__class__ is ast.Constant and type(s.value.value) is bool]
+        found.append(dict(flags) if len(flags) == len({n for n, _ in flags}) else {})
+    common = sorted(n for n in found[0] if n in found[1] and found[0][n] != found[1][n])
+    return (common[0], not found[0][common[0]]) if common else None
+
+
+def _tested_after(block, stmt, name):
+    """Whether a statement after ``stmt`` in ``block`` surely takes ``name``'s truth once
+    ``stmt`` ran (``t_2 = not v``, ``if v:``, ``while v:``; no ``break``, ``continue``,
+    ``return`` or ``raise`` before it): then so is ``c``'s, where the ``if c`` took it, and
+    an ambiguous truth (an array) still raises."""
+    k = next(k for k, s in enumerate(block) if s is stmt)
+    for s in block[k + 1:]:
+        test = s.value.operand if (
+            s.__class__ is ast.Assign and s.value.__class__ is ast.UnaryOp
+            and s.value.op.__class__ is ast.Not) else getattr(s, "test", None) if (
+            s.__class__ in (ast.If, ast.While)) else None
+        if test.__class__ is ast.Name and test.id == name:
+            return True
+        if any(n.__class__ in _LEAVES for n in _walk(s)):
+            return False
+    return False
+
+
+_LEAVES = (ast.Break, ast.Continue, ast.Return, ast.Raise)
+
+
+def _sets(stmt, name):
+    return (stmt.__class__ is ast.Assign and len(stmt.targets) == 1
+            and stmt.targets[0].__class__ is ast.Name and stmt.targets[0].id == name)
+
+
+def _bound(stmt):
+    return {n.id for n in _walk(stmt) if n.__class__ is ast.Name
+            and n.ctx.__class__ is ast.Store}
+
+
+def _empty(stmt):
+    return all(s.__class__ in (ast.Pass, Comment) for s in stmt.body + stmt.orelse)
+
+
+def _false_in_loops(fdef):
+    """A loop's break flag is ``False`` wherever its body reads it before setting it: ``f =
+    False`` before the loop (in the loop's block) and ``f = g`` in the body, then ``if g:
+    break`` with ``g`` not bound between, are ``f``'s only assignments; an iteration that
+    goes on leaves ``f`` as it found it, ``False``. Those reads become ``False`` (a desugared
+    ``break``'s ``else: broke_1 = broke``), and :func:`flag_copies` then takes ``broke_1``
+    as the test's copy."""
+    stores = _count_names(fdef)[0]
+    changed = False
+    for block, _ in _blocks(fdef):
+        falses = {}
+        for stmt in block:
+            if (_sets(stmt, getattr(getattr(stmt, "targets", [None])[0], "id", None))
+                    and stmt.value.__class__ is ast.Constant and stmt.value.value is False):
+                falses[stmt.targets[0].id] = stmt
+            elif stmt.__class__ in (ast.For, ast.While) and not stmt.orelse:
+                for name in list(falses):
+                    if stores.get(name) == 2 and _reset_reads(stmt.body, name):
+                        changed = True
+    return changed
+
+
+def _reset_reads(body, name):
+    """Replace ``name``'s reads before its ``name = g; ...; if g: break`` in ``body`` with
+    ``False``; whether any was replaced."""
+    at = next((k for k, s in enumerate(body) if _sets(s, name)
+               and s.value.__class__ is ast.Name), None)
+    if at is None:
+        return False
+    g = body[at].value.id
+    for s in body[at + 1:]:
+        if (s.__class__ is ast.If and s.test.__class__ is ast.Name and s.test.id == g
+                and not s.orelse and [b.__class__ for b in s.body] == [ast.Break]):
+            break
+        if g in _bound(s) or name in _bound(s) or s.__class__ is not ast.Assign:
+            return False
+    else:
+        return False
+    if any(name in {n.id for n in _walk(s) if n.__class__ is ast.Name} for s in body[at + 1:]):
+        return False
+    replaced = False
+    for s in body[:at]:
+        for node in _walk(s):
+            for field, value in ast.iter_fields(node):
+                if value.__class__ is ast.Name and value.id == name \
+                        and value.ctx.__class__ is ast.Load:
+                    setattr(node, field, ast.Constant(value=False))
+                    replaced = True
+    return replaced
+
+
+def _truth_reads(fdef):
+    """How many times each name is read only for its truth."""
+    counts = {}
+    for node in _walk(fdef):
+        if node.__class__ is ast.UnaryOp and node.op.__class__ is ast.Not:
+            tested = node.operand
+        elif node.__class__ in (ast.If, ast.While, ast.IfExp):
+            tested = node.test
+        else:
+            continue
+        if tested.__class__ is ast.Name:
+            counts[tested.id] = counts.get(tested.id, 0) + 1
+    return counts
