@@ -2,6 +2,7 @@
 lifted (its ``m_local``, in the message and in the hint's "in m (line N) write ...", whose
 line was the lifted text's, not the user's file's), an SSA version of the user's ``y``
 (``y_2``, in "writing a differentiated value into y_2, an array that may hold integers"),
+the value srcad made for ``x = a if c else b`` (``_x_2``: "x is the same object as _x_2"),
 as the mutant fuzzer saw them. Each program is refused (a ``SrcadError`` naming the file and
 line); the message must name the user's text and hold no name the program does not spell.
 Imports re, NumPy, pytest, srcad and the tests' helpers."""
@@ -29,6 +30,9 @@ CASES = {
     "int_then_array": ("    y = 0\n    for k in range(2):\n        y += x * (k + 1.0)\n"
                        "    for i in range(1, 3):\n        y[i] = y[i] * y[i - 1]\n"
                        "    return np.sum(y)\n", "a differentiated value into y, an array", None),
+    "ternary_alias": ("    x = x * 2.0 if np.sum(x) > 1.0 else -x\n    o = x\n    x += x\n"
+                      "    return np.sum(o * x)\n", "x is the same object as another name for x",
+                      None),
     "int_array_branch": ("    y = np.zeros(3, dtype=int)\n    if x[0] > 0.0:\n"
                          "        y = y + 1\n    y[0] = x[1] * 2.0\n    return np.sum(y * x)\n",
                          "a differentiated value into y, an array", None),

@@ -44,8 +44,11 @@ def user_names(fn):
             if name in temps:
                 continue
             base = name.rstrip("0123456789")
-            if base.endswith("_") and base[:-1] in written:
-                names[name] = base[:-1]
+            base = base[:-1] if base.endswith("_") and base != name else name
+            if base in written and base != name:
+                names[name] = base
+            elif base.startswith("_") and base[1:] in written and base not in written:
+                names[name] = base[1:]  # the value srcad made for x (x = a if c else b: _x)
     return names
 
 
