@@ -437,7 +437,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
                                                  ranks=ranks, backend=backend, ducks=ducks,
                                                  space=space, into=into, plain=plain)
     standard.check_code(fn, func, space, kinds)
-    entry.result_kind = analysis.kind(gen.result)
+    entry.result_kind = kind = analysis.kind(gen.result)
     kept, branch_only = gen.kept
     numba = backend == "numba"
     if numba:  # the stacks the context hands over: one per saved value now
@@ -463,7 +463,7 @@ def make_split(func, wrt, kinds, entry, arity=None, ranks=None, into=(), backend
     for stack in gen.stacks:  # pop from a copy: the context stays whole (it may be used again)
         if stack in popped:
             body.append(assign(stack, call("list", stack)))
-    body += seed_copies.copy_seed(backward, gen.seed, numba, spelled, gen.helpers)
+    body += seed_copies.copy_seed(backward, gen.seed, numba, spelled, gen.helpers, kind)
     body += backward
     grads = [gen.grads[w] for w in into_.returned(wrt, into)]
     if grads:

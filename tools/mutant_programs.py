@@ -3,8 +3,10 @@ srcad's derivatives of every mutant against central differences and a second eng
 
     python tools/mutant_programs.py [--seconds 3600] [--mutants 6] [--seed 0] [--json OUT]
                                     [--only SUBSTRING ...] [--show KEY#K] [--quiet]
+                                    [--kinds MUTATION ...]
 
-(``--json``: one JSON line per mutant, its checks' rows, and the source of every mutant not
+(``--kinds``: only these mutations, e.g. session 30's ``callee_lists fixed_lengths``;
+``--json``: one JSON line per mutant, its checks' rows, and the source of every mutant not
 passed or refused; ``--quiet`` prints only WRONG, CRASH and VAGUE lines and the tables.)
 
 The other fuzzers (tests/gen_*.py, tests/test_properties_*.py) generate programs from srcad's
@@ -398,7 +400,7 @@ def run_batches(functions_file, keys, args, deadline, out):
     while pending and time.time() < deadline:
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", functions_file,
                "--mutants", str(args.mutants), "--seed", str(args.seed), "--keys",
-               json.dumps(pending)]
+               json.dumps(pending)] + (["--kinds"] + args.kinds if args.kinds else [])
         env = dict(os.environ)
         env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH")
                                     else "")
@@ -440,7 +442,13 @@ def main(argv=None):
     p.add_argument("--worker", default=None)
     p.add_argument("--keys", default=None)
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--kinds", nargs="*", default=None)
     args = p.parse_args(argv)
+    if args.kinds:
+        chosen = [m for m in mutations.MUTATIONS if m.__name__ in args.kinds]
+        if len(chosen) != len(set(args.kinds)):
+            p.error(f"--kinds: one of {sorted(m.__name__ for m in mutations.MUTATIONS)}")
+        mutations.MUTATIONS[:] = chosen
     if args.worker:
         worker(args.worker, json.loads(args.keys), args.mutants, args.seed)
         return 0

@@ -15,7 +15,12 @@ turned into ``while``, early ``return``, ``break``, ``continue`` and ``for ... e
 loops, branches on data, lists of arrays mutated (``insert``, ``pop``, slice assignment,
 starred unpacking), dicts, closures reading a name rebound after they were made, nested
 functions writing their argument, recursion, default arguments (bound once, mutated later),
-lambdas, comprehensions, generators, ``enumerate``, tuple swaps, ``try/finally``, ``:=``.
+lambdas, comprehensions, generators, ``enumerate``, tuple swaps, ``try/finally``, ``:=``;
+since session 30, lists (dicts, pairs) built and grown by nested callees, lengths and
+``isinstance``/``type`` tests of lists grown in loops and branches, ``F(a)(b)``, sums made in
+loops then reused, augmented or written into arrays, quotients ``a / (c + exp(u))`` in loops
+and branches, numbers that become arrays by ``+=`` then aliased, and names set only in nested
+loops.
 
 Every mutant is run plainly first; one that fails or is not finite is discarded.
 
@@ -524,6 +529,109 @@ loop_continue = _templated("loop_continue", is_num, [
 
 MUTATIONS += [callee_writes, row_loop, fancy_write, list_surgery, generator_forms,
               loop_continue]
+
+
+# ---- session 30: lists built by callees, lengths, F(a)(b), loop sums, exp quotients --------
+
+callee_lists = _templated("callee_lists", is_num, [
+    "def _mk(_t):\n    return [_t, _t * 2.0]\n_L = _mk({v})\n{v} = _L[0] * _L[1]",
+    "def _mk(_t, _n):\n    _out = []\n    for _j in range(_n):\n"
+    "        _out.append(_t * (_j + 1.0))\n    return _out\n_L = _mk({v}, 3)\n{v} = sum(_L)",
+    "def _mk(_t):\n    return [(_t, _t ** 2), (_t * 0.5, _t)]\n_P = _mk({v})\n"
+    "{v} = _P[0][1] + _P[1][0] * _P[1][1]",
+    "def _grow(_L, _t):\n    _L.append(_t * 2.0)\n    return _L\n_L = _grow([{v}], {v})\n"
+    "{v} = _L[0] * _L[-1]",
+    "def _mk(_t):\n    return {{'a': _t, 'b': {np}.sin(_t)}}\n_D = _mk({v})\n"
+    "{v} = _D['a'] * _D['b']",
+    "_L = [{v}]\n_H = [_L, _L]\n_H[0].append({v} * 2.0)\n{v} = _H[1][0] * _H[1][-1]",
+    "def _mk(_t):\n    _out = [_t]\n    _out.append(_out[0] * 3.0)\n    return _out\n"
+    "_L = _mk({v})\n_L[0] = _L[0] + _L[1]\n{v} = _L[0] - _mk({v})[1]",
+    "def _pair(_t):\n    return [_t * 2.0], [_t + 1.0]\n_A, _B = _pair({v})\n_A.extend(_B)\n"
+    "{v} = _A[0] * _A[1]",
+])
+
+
+fixed_lengths = _templated("fixed_lengths", is_num, [
+    "_L = [{v}]\nfor _j in range(2):\n    _L.append(_L[-1] * 0.5)\nif len(_L) == 3:\n"
+    "    {v} = _L[2] + _L[0]\nelse:\n    {v} = _L[0]",
+    "_L = [{v}]\nif {np}.sum({v}) > 0.5:\n    _L.append({v} * 2.0)\n{v} = _L[-1] * len(_L)",
+    "if isinstance({v}, float):\n    {v} = {v} * 2.0\nelse:\n    {v} = {v} * 3.0",
+    "_T = ({v}, {v} * 2.0)\nif len(_T) == 2 and type(_T) is tuple:\n    {v} = _T[0] + _T[1]",
+    "_L = []\nfor _j in range(3):\n    if _j != 1:\n        _L.append({v} * _j)\n"
+    "{v} = {v} + _L[len(_L) - 1]",
+    "_L = [{v}]\nwhile len(_L) < 3:\n    _L.append(_L[-1] * 1.5)\n{v} = sum(_L)",
+    "_L = [{v}, {v}]\n_n = len(_L)\n_L.append({v} * _n)\n{v} = _L[_n]",
+    "_L = [{v}, {v} * 2.0]\nif isinstance(_L, list) and len(_L) > 1:\n    _L.pop(0)\n"
+    "{v} = _L[0] * len(_L)",
+])
+
+
+applied_calls = _templated("applied_calls", is_num, [
+    "def _F(_s):\n    def _G(_t):\n        return _t * _s\n    return _G\n{v} = _F({v})({v} + 1.0)",
+    "_F = lambda _s: lambda _t: _t + {np}.sin(_s)\n{v} = _F({v})({v})",
+    "def _F(_s):\n    return lambda _t: _t * _s ** 2\n_g = _F({v})\n{v} = _g({v}) + _F(2.0)({v})",
+    "def _F(_n):\n    def _G(_t):\n        for _j in range(_n):\n            _t = {np}.tanh(_t)\n"
+    "        return _t\n    return _G\n{v} = _F(2)({v})",
+    "def _F(_s):\n    def _G(_t):\n        return _t * _s\n    return _G\n_s = {v} * 1.0\n"
+    "_g = _F(_s)\n_s = _s + 1.0\n{v} = _g({v}) * _F(_s)(1.0)",
+])
+
+
+loop_sums = _templated("loop_sums", is_num, [
+    "_s = 0.0\nfor _j in range(3):\n    _s = _s + {np}.sum({v} * (_j + 1.0))\n"
+    "{v} = {v} * _s + _s ** 2",
+    "_s = 0.0\nfor _j in range(3):\n    _s += {np}.sum({v}) * _j\n    {v} = {v} + _s",
+    "_acc = {np}.zeros(3)\nfor _j in range(3):\n    _s = 0.0\n    for _k in range(2):\n"
+    "        _s += {np}.sum({v}) * (_k + 1.0)\n    _acc[_j] = _s * _j\n"
+    "{v} = {v} + {np}.sum(_acc ** 2)",
+    "_s = 0.0\nfor _j in range(2):\n    _s = _s + {np}.sum({np}.sin({v}))\n    _s *= 1.5\n"
+    "{v} = {v} * _s",
+    "_t = 0.0\nfor _j in range(3):\n    _t = _t + {np}.sum({v})\n    {v} = {v} * 0.5 + _t",
+    "_s = 0.0\nfor _j in range(2):\n    _s = _s + {np}.sum({v} ** 2)\n_u = _s\n_s += 1.0\n"
+    "{v} = {v} * _u / _s",
+])
+
+
+exp_quotients = _templated("exp_quotients", is_num, [
+    "{v} = 1.0 / (1.0 + {np}.exp(-{v}))",
+    "_d = 2.0 + {np}.exp({v})\n{v} = {v} / _d",
+    "_d = 1.0 + {np}.exp(-{v})\nfor _j in range(2):\n    {v} = {v} / _d",
+    "_d = 0.5 + {np}.exp({v} * 2.0)\nif {np}.sum({v}) > 0.5:\n    {v} = 3.0 / _d\nelse:\n"
+    "    {v} = {v} * _d",
+    "_d = 1.0 + {np}.exp(-{v})\n_d = _d * 2.0\n{v} = 1.0 / _d",
+    "_d = 1.0 + {np}.exp(-{v})\n_q = 1.0 / _d\n_d += 1.0\n{v} = _q + 1.0 / _d",
+    "_e = {np}.exp(-{v})\n{v} = {v} / (1.0 + _e) + _e / (2.0 + _e)",
+    "_d = 1.0 + {np}.exp(-{v})\nwhile {np}.sum(_d) > 0.0:\n    {v} = {v} / _d\n    break",
+])
+
+
+added_numbers = _templated("added_numbers", is_num, [
+    "_k = 0\nfor _j in range(1, 3):\n    _k += {v} * _j\n{v} = _k",
+    "_k = 0.0\n_k += {v}\n_k *= 2.0\n{v} = {v} + _k",
+    "_k = 0\nfor _j in range(2):\n    _k += {v} * (_j + 1.0)\n_k2 = _k\n_k += 1.0\n"
+    "{v} = _k2 * _k",
+    "_k = 0\nfor _j in range(1, 3):\n    _k += {v} * _j\n_c = _k\n_c *= 1.5\n{v} = {v} + _k",
+    "_k = 0\nfor _j in range(1, 3):\n    _k += {v} * _j\nfor _r in {np}.atleast_1d(_k):\n"
+    "    _r *= 2.0\n{v} = {v} + _k",
+    "_k = 0\nif {np}.sum({v}) > 0.3:\n    _k += {v}\n_k = _k * 2.0\n{v} = {v} + _k",
+])
+
+
+nested_names = _templated("nested_names", is_num, [
+    "for _j in range(2):\n    for _k in range(2):\n        _n = {v} * (_j + _k + 1.0)\n"
+    "{v} = {v} + _n",
+    "for _k in range(1):\n    for _k in range(2):\n        _r = {np}.sin({v})\n"
+    "{v} = {np}.cos(_r)",
+    "for _j in range(2):\n    for _k in range(_j):\n        _n = {v} * 2.0\n{v} = _n + {v}",
+    "for _j in range(3):\n    if _j > 0:\n        for _k in range(2):\n"
+    "            _n = {v} * _k\n            {v} = {v} + 0.1 * _n\n{v} = {v} * _n",
+    "_m = 0.0\nfor _j in range(2):\n    for _k in range(2):\n        _m = _m + {v} * _k\n"
+    "        _n = _m\n{v} = _n * {v}",
+])
+
+
+MUTATIONS += [callee_lists, fixed_lengths, applied_calls, loop_sums, exp_quotients,
+              added_numbers, nested_names]
 
 
 def mutate(fn, info, rng, count):

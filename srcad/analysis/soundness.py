@@ -40,6 +40,7 @@ from ..runtime.spread_calls import star_call
 from .dtypes import inexact_type, inexact_values
 from .memory_tables import safe_in
 from .user_calls import bind_call, user_callee
+from .write_names import shown
 
 # a string made of a value (for a message) changes nothing: dropped when unused, and read
 # only where it goes (print's, which changes nothing either: see _reaching)
@@ -185,7 +186,8 @@ class Check:
         if not matters or kind in (SEQ, ARRAY) or isinstance(obj, ir.Var) and kind != OTHER:
             return  # a local of unknown kind: gradients srcad built (lists, arrays)
         if any(self.varied(a) for a in ir.atoms_in(index)):
-            raise self.error(stmt, f"{obj}[...] indexed by a differentiated value",
+            raise self.error(stmt, f"{shown(self.fn, obj)}[...] indexed by a differentiated "
+                             "value",
                              "for np.r_[a, b] write np.concatenate([a, b]), for np.c_[a, b] "
                              "np.column_stack([a, b]); otherwise index with integers")
 
@@ -199,6 +201,7 @@ class Check:
             return
         if (getattr(self.fn.source, "filename", None) or "").startswith("<srcad "):
             return  # srcad's own code
+        obj = shown(self.fn, obj)
         raise self.error(stmt, f"{obj}[...] = ... writes into {obj}, which is given a number "
                          "here: Python raises TypeError (a number does not support item "
                          "assignment)", f"pass an array for {obj} (np.array([...], "
@@ -216,7 +219,7 @@ class Check:
             # are writes of gradients into the gradients it made
         if isinstance(stmt.obj, ir.Var) and stmt.obj.name in self.inexact:
             return
-        obj = getattr(self.fn, "spellings", {}).get(str(stmt.obj), stmt.obj)  # (M[1], not t_6)
+        obj = shown(self.fn, stmt.obj)  # (M[1], not t_6; y, not y_2)
         raise self.error(stmt, f"writing a differentiated value into {obj}, an array "
                          "that may hold integers or booleans: NumPy converts the value to its "
                          "dtype (3.7 -> 3), which srcad cannot differentiate",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import textwrap
 
 import gast
 
@@ -43,9 +44,22 @@ def user_names(fn):
             if name in temps:
                 continue
             base = name.rstrip("0123456789")
-            if base.endswith("_") and base[:-1] in written:
-                names[name] = base[:-1]
+            base = base[:-1] if base.endswith("_") and base != name else name
+            if base in written and base != name:
+                names[name] = base
+            elif base.startswith("_") and base[1:] in written and base not in written:
+                names[name] = base[1:]  # the value srcad made for x (x = a if c else b: _x)
     return names
+
+
+def shown(fn, atom):
+    """How a message names the value ``atom`` of ``fn``: the user's text for a value srcad
+    made (``M[1]`` for its ``t_6``), the user's name for an SSA version (``y`` for ``y_2``)."""
+    text = str(atom)
+    spelled_as = getattr(fn, "spellings", {}).get(text)
+    if spelled_as is not None:
+        return spelled_as
+    return user_names(fn).get(text, text) if isinstance(atom, ir.Var) else text
 
 
 def described(fn, named):
@@ -88,7 +102,15 @@ def _callee_line(callee, arg):
     import inspect
 
     try:
-        lines, first = inspect.getsourcelines(callee)
+        site = getattr(callee, "__srcad_site__", None)  # a nested def srcad lifted: the
+        if site is not None:  # user's def, at its line of the user's file
+            import linecache
+
+            first = site[1]
+            lines = textwrap.dedent("".join(inspect.getblock(
+                linecache.getlines(site[0])[first - 1:]))).splitlines(True)
+        else:
+            lines, first = inspect.getsourcelines(callee)
         tree = ast.parse(inspect.cleandoc("".join(lines)) if lines[0][:1] in " \t"
                          else "".join(lines))
     except (OSError, TypeError, SyntaxError, IndentationError):
@@ -98,6 +120,9 @@ def _callee_line(callee, arg):
     if fdef is None:
         return None
     positional = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
+    code = getattr(callee, "__code__", None)
+    if code is not None and code.co_argcount > len(positional):  # a lifted def's captured
+        positional = list(code.co_varnames[:code.co_argcount])  # values come first
     params = {k for k, v in (prim.kwargs or {}).items() if v == arg} | {
         p for p, v in zip(positional, prim.args) if v == arg}
     for node in ast.walk(fdef):

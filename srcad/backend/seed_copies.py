@@ -6,23 +6,33 @@ popped list is the seed under another name (``dresult_4 = dy`` in one branch: ``
 mutable(dy)``; ``mutable`` copies a list and leaves an array or a number, the gradient of a
 result that is a list in one branch and an array in another, as it is): the
 caller's cotangent stays whole (srcad differentiating this code again refuses a change of an
-argument in place). Used by :func:`srcad.pipeline.make_split`. Imports :mod:`srcad.transform.nodes`.
+argument in place). Used by :func:`srcad.pipeline.make_split`. Imports :mod:`srcad.core.kinds`,
+:mod:`srcad.transform.nodes`.
 """
 
 from __future__ import annotations
 
 import ast
 
+from ..core.kinds import ARRAY, SCALAR, SEQ
 from ..core.walk import walk_nodes
 from ..transform.nodes import assign, call
 
 
-def copy_seed(backward, seed, numba=False, spelled=None, helpers=None):
+def copy_seed(backward, seed, numba=False, spelled=None, helpers=None, kind=None):
     """The statements that copy ``seed`` first (none where the code leaves it whole); a list
     inside it that the code changes is copied where it is read from it (``backward`` is changed
-    in place). ``mutable``, called for a copy, is added to ``helpers``."""
+    in place). ``mutable``, called for a copy, is added to ``helpers``. ``kind``: the kind of
+    the result ``seed`` is the gradient of (:mod:`srcad.core.kinds`)."""
+    if kind in (ARRAY, SCALAR):  # a number, or an array the sweep adds into only once it
+        return []  # made it (``dy = cleared(dy, i) + ...`` then ``dy[j] += g``): never a list
+        # (``list(dy)`` of an array gave its rows, items the sweep cannot add an array to)
     if _changes_in_place(backward, seed, direct=True):  # the caller's list: pop from a copy
-        return [assign(seed, call("list", seed))]
+        if kind in (None, SEQ):
+            return [assign(seed, call("list", seed))]
+        if helpers is not None:  # a list, or an array or a number: a copy if a list
+            helpers.add("mutable")
+        return [assign(seed, call(_mutable(spelled), seed))]
     if numba:  # Numba's lists: popped where they are (its code is not differentiated again)
         return []
     copied = []

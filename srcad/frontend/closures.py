@@ -387,7 +387,9 @@ def _lift(node, captured, src, fn, cells=None):
     func.args.args = [ast.arg(arg=n) for n in captured] + func.args.args
     filename = (f"<srcad: {node.name} made by {fn.__name__} ({src.filename}:"
                 f"{getattr(node, 'lineno', src.first_line)}) #{next(_count)}>")
-    return _run_def(tree, filename, src, cells=cells, free=_free(fn))
+    lifted = _run_def(tree, filename, src, cells=cells, free=_free(fn))
+    lifted.__srcad_shown__ = node.name  # messages name the user's g, not srcad's g_local
+    return lifted
 
 
 def _env_function(fn, fdef, returns, env_exprs, src, dropped):

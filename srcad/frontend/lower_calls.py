@@ -508,6 +508,7 @@ def _lift(fdef, name, captured, source, node, held=(), recursive=False):
                                     lifted.__defaults__)
     weakref.finalize(lifted, functions.forget_source, filename)  # its lines go with it
     lifted.__srcad_site__ = (source.filename, node.lineno)  # for messages (specialise)
+    lifted.__srcad_shown__ = name  # messages name the user's m, not srcad's m_local
     return lifted
 
 

@@ -400,8 +400,29 @@ def _assigned_names(stmts, subscripts=True):
         if subscripts and isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
                 and isinstance(node.func.value, gast.Name) and node.func.attr in _DICT_WRITES:
             names.add(node.func.value.id)  # d.setdefault(k, v) anywhere: a new version of d
+        if subscripts and isinstance(node, gast.Call):  # np.f(..., out=y), np.copyto(y, v),
+            names.update(_written_by_call(node))  # np.add.at(y, i, v): y[...] = ... (writes)
         todo.extend(gast.iter_child_nodes(node))
     return names
+
+
+def _written_by_call(call):
+    """The names a NumPy call writes into as :mod:`.writes` lowers it (a new version of each,
+    which a loop around it carries): ``out=y`` (or ``out=(y,)``), the first argument of
+    ``copyto``, ``fill_diagonal`` and ``add.at``; by the text (a name not one is only carried
+    needlessly)."""
+    out = []
+    for k in call.keywords:
+        value = k.value.elts[0] if k.arg == "out" and isinstance(k.value, gast.Tuple) and len(
+            k.value.elts) == 1 else k.value
+        if k.arg == "out" and isinstance(value, gast.Name):
+            out.append(value.id)
+    func = call.func
+    if isinstance(func, gast.Attribute) and call.args and isinstance(call.args[0], gast.Name) \
+            and (func.attr in ("copyto", "fill_diagonal") or func.attr == "at" and isinstance(
+                func.value, gast.Attribute) and func.value.attr == "add"):
+        out.append(call.args[0].id)
+    return out
 
 
 def _deleted_names(stmts):

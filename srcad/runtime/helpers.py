@@ -100,8 +100,8 @@ def unbroadcast(value, like):
         return list(g) if type(g) is list else g  # a new list (changed in place later)
     shape = like.shape if type(like) in _SHAPED else np.shape(like)
     gshape = g.shape if type(g) in _SHAPED else np.shape(g)
-    if gshape == shape:
-        return g
+    if gshape == shape:  # (a number's a number: the sweep's dx += g changes a 0-d array)
+        return g[()] if not shape and type(g) is np.ndarray and type(like) is not np.ndarray else g
     if not shape:
         return g.sum() if type(g) is np.ndarray else np.sum(g)  # the method: no dispatch
     extra = len(gshape) - len(shape)

@@ -413,6 +413,12 @@ def _apply(rule, fn, *args, **kwargs):
         )
     if not any(isinstance(a, Var) for a in args):
         return fn(*args, **kwargs)
+    if kwargs.get("out") is not None and _needs_grad(args):
+        raise TapeUnsupportedError(  # (NumPy writes the values into the plain array out, which
+            # the tape never sees: a zero gradient through it)
+            f"srcad.tape: {getattr(fn, '__name__', rule)}(..., out=...) of a Var that requires "
+            "grad writes into an array the tape does not follow; assign the result instead "
+            "(y = f(...)), or differentiate with srcad.grad, which reads such writes")
     out = Var(fn(*values, **kwargs), requires_grad=False)
     vjps = VJPS[rule]
     active = [i for i, a in enumerate(args) if isinstance(a, Var) and a.requires_grad]
