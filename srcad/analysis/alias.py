@@ -187,7 +187,9 @@ def check(fn, analysis, callee=False):
                            f"and {theirs} holds one and is read afterwards", "write ys[i] = "
                            f"ys[i] - ... in it (a new array), or give {mine} copies")
                 if what.endswith("in place)"):  # a call of a function changing an argument
-                    nested = "_local(" in what  # a nested def changing its enclosing's list
+                    # a nested def (lifted as m_local, shown as m) changing its enclosing's list
+                    nested = by is not None and getattr(by[0].fn, "__name__", "").endswith(
+                        "_local")
                     refuse(stmt, f"{what}: {mine} is read afterwards (or another name holding "
                            "it is), and Python changes it too", (
                                f"return the new value from the nested function and change "
