@@ -89,6 +89,8 @@ def test_each_use_agrees_with_current_read_by_read(use):
                     assert got is exact
         if k < len(reads):
             changes[k]()
+            if use == "checker":  # the read just changed, alone
+                assert env.checker([reads[k]])() is _loop([reads[k]])
 
 
 def test_a_builtin_passes_by_identity_in_both_uses():
