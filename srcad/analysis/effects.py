@@ -180,11 +180,11 @@ def _effect_free(prim):
     there to change nothing before it is called, closures29)."""
     if prim.fn is call_value:
         return True
-    if prim.fn is star_call and len(prim.args) == 4 and isinstance(prim.args[1], ir.Const):
+    if prim.fn is star_call and len(prim.args) >= 4 and isinstance(prim.args[1], ir.Const):
         called, keywords = prim.args[1].value, prim.args[3]
         return user_callee(called) or user_partial(called) or (
             isinstance(keywords, ir.Const) and keywords.value == {}
-            and _known_effect_free(ir.Prim(called, [prim.args[2]])))
+            and _known_effect_free(ir.Prim(called, [*prim.args[4:], prim.args[2]])))
     return _known_effect_free(prim) or functions.is_derivative(prim.fn)
 
 

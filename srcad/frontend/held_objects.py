@@ -32,7 +32,7 @@ from ..core.ir import Const, Var
 from ..core.kinds import foreign_array
 from ..errors import SrcadError
 from ..rules.registry import registry as _registry
-from ..runtime import containers
+from ..runtime import containers, spread_calls
 from .iterators_passed import fixed_function, is_instance
 
 #: how many levels of attributes down an object's parts are recorded
@@ -111,6 +111,12 @@ def known_object(value):
     if functions.user_instance_class(value) is not None and not foreign_array(value):
         return instance_of(value)
     return items_of(value)
+
+
+spread_calls.KNOWN_OBJECTS[:] = [known_object]  # f(*xs) of objects: made for their classes
+
+
+spread_calls.KNOWN_OBJECTS[:] = [known_object]  # f(data, *xs): made for data's class
 
 
 def known_name(lowerer, atom):

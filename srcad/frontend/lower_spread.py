@@ -299,10 +299,17 @@ class Spreads:
         differentiated through its form when it runs (:mod:`srcad.runtime.spread_calls`).
         ``lead``/``lead_kw``: atoms a partial (or a function a helper made) holds, passed
         first (outside27: ``h = make(g); h(x, *params)``)."""
-        positional = list(lead)
+        first = next(i for i, a in enumerate(node.args) if isinstance(a, gast.Starred)) if any(
+            isinstance(a, gast.Starred) for a in node.args) else len(node.args)
+        # (corpus31) the arguments before the first starred one are operands of their own
+        # (``f(data, *params)``): each differentiated or not as this code's analysis says,
+        # an object's class known to the form (srcad.runtime.spread_calls)
+        heads = list(lead) + [self.expr(a) for a in node.args[:first]]
+        rest = node.args[first:]
+        positional = []
         pieces = []
-        single = len(node.args) == 1 and not lead  # f(*t): t as it is
-        for a in node.args:
+        single = len(rest) == 1  # f(*t): t as it is
+        for a in rest:
             if isinstance(a, gast.Starred):
                 if positional:
                     pieces.append(self.assign(ir.Prim(ir.BUILD_TUPLE, positional), None, node))
@@ -336,8 +343,8 @@ class Spreads:
                 LIFTED.add(fn)
             callee = Const(fn, spelling or self.bound_name(fn, "fn"))
         where = (self.source.filename, node.lineno, self.source.line_text(node.lineno))
-        return ir.Prim(star_call, [self.bound_const(where, "where"), callee, packed, keywords],
-                       spelling=self.bound_name(star_call, "star_call"))
+        return ir.Prim(star_call, [self.bound_const(where, "where"), callee, packed, keywords,
+                                   *heads], spelling=self.bound_name(star_call, "star_call"))
 
 
 def _stepped(lw, node):

@@ -36,7 +36,7 @@ import weakref
 
 import numpy as np
 
-from ..core.functions import is_user_function
+from ..core.functions import is_user_function, specialised
 from ..core.kinds import COMPLEX, kind_of_value, with_complex
 from ..errors import MutationError, UnsupportedSyntaxError
 from .derivatives import CALLEES, made_function
@@ -44,17 +44,19 @@ from .registry import helper
 
 
 @helper("runtime")
-def star_call(where, fn, args, kwargs):
-    """``fn(*args, **kwargs)``: how generated code calls a function with a starred argument
-    whose length srcad cannot know (``where``: the call's file, line and text). A function
+def star_call(where, fn, args, kwargs, *lead):
+    """``fn(*lead, *args, **kwargs)``: how generated code calls a function with a starred
+    argument whose length srcad cannot know (``where``: the call's file, line and text;
+    ``lead``: the arguments written before the first starred one, each an operand of its
+    own, so each is differentiated or not as the caller's analysis says). A function
     of the user's is checked as the form's is (it changes nothing it is given, returns no
     complex number for real arguments), whether or not a gradient flows: the analyses of
     the calling code took it so (``srcad.analysis.effects``)."""
     if is_user_function(fn) or user_partial(fn):
         if not isinstance(args, (list, tuple, np.ndarray)):
             args = tuple(args)  # an iterator: taken once, as the call would take it
-        _star_form(where, fn, args, kwargs)
-    return fn(*args, **kwargs)
+        _star_form(where, fn, args, kwargs, *lead)
+    return fn(*lead, *args, **kwargs)
 
 
 def user_partial(fn):
@@ -90,10 +92,16 @@ _FORMS = weakref.WeakKeyDictionary()
 #: helper makes, lifted by closure conversion: ``h = make(g); h(x, *params)``; outside27):
 #: no late binding left to miss, so the check below lets them through
 LIFTED = weakref.WeakSet()
+#: ``[known_object]``: what a specialisation knows of an argument that is an object of the
+#: user's (its class, the functions and objects it holds:
+#: ``srcad.frontend.held_objects.known_object``), set by that module on import (this layer
+#: imports nothing above it)
+KNOWN_OBJECTS = []
 
 
-def _star_form(where, fn, args, kwargs):
-    """``star_call``'s form for these arguments (module docstring), after the checks."""
+def _star_form(where, fn, args, kwargs, *lead):
+    """``star_call``'s form for these arguments (module docstring), after the checks: its
+    parameters ``args, kwargs, lead_0, ...``."""
     if not (isinstance(args, (list, tuple)) or (
             isinstance(args, np.ndarray) and args.ndim)) or type(kwargs) is not dict:
         filename, lineno, text = where
@@ -108,7 +116,15 @@ def _star_form(where, fn, args, kwargs):
     # reads it by name, the callee made for its length (srcad.frontend.fixed_lengths)
     fixed = {i: a for i, a in enumerate(args) if _constant_function(a) or _function_list(a)} \
         if isinstance(args, (list, tuple)) else {}
-    key = (len(args), tuple(kwargs), tuple((i, id(a)) for i, a in fixed.items()))
+    heads = {j: a for j, a in enumerate(lead) if _constant_function(a) or _function_list(a)}
+    # (corpus31) an object of the user's written before the starred argument
+    # (``dist._neg_ll(data, *params)``): the form is made for its class and the parts it
+    # holds, as a function given it as an argument is (the key holds them), so the callee
+    # reads ``data.x`` of a class it knows; differentiated or not as the caller says
+    objects = {j: o for j, a in enumerate(lead) if j not in heads and (
+        o := _known_object(a)) is not None}
+    key = (len(args), tuple(kwargs), tuple((i, id(a)) for i, a in fixed.items()), len(lead),
+           tuple((j, id(a)) for j, a in heads.items()), tuple(objects.items()))
     try:
         forms = _FORMS.setdefault(fn, {})
     except TypeError:  # not weakly referenceable (a bound method is made anew each time)
@@ -118,19 +134,29 @@ def _star_form(where, fn, args, kwargs):
         target, held, held_kw = (fn.func, fn.args, fn.keywords) if user_partial(fn) else (
             fn, (), {})
         passed = [f"held_{i}" for i in range(len(held))]
+        passed += [f"head_{j}" if j in heads else f"lead_{j}" for j in range(len(lead))]
         passed += [f"fixed_{i}" if i in fixed else f"args[{i}]" for i in range(len(args))]
         passed += [f"{k}=kwargs[{k!r}]" for k in kwargs]
         passed += [f"{k}=held_{k}" for k in held_kw if k not in kwargs]
-        form = forms[key] = made_function(
-            "star_call", ["args", "kwargs"], [f"return fn({', '.join(passed)})"],
+        form = made_function(
+            "star_call", ["args", "kwargs"] + [f"lead_{j}" for j in range(len(lead))],
+            [f"return fn({', '.join(passed)})"],
             {"fn": target, **{f"fixed_{i}": a for i, a in fixed.items()},
+             **{f"head_{j}": a for j, a in heads.items()},
              **{f"held_{i}": a for i, a in enumerate(held)},
              **{f"held_{k}": a for k, a in held_kw.items()}})  # (held: ids stay)
-    _check(form, fn, args, kwargs, where)
+        form = forms[key] = specialised(form, [(f"lead_{j}", o) for j, o in objects.items()])
+    _check(form, fn, args, kwargs, lead, where)
     return form
 
 
-def _check(form, fn, args, kwargs, where):
+def _known_object(a):
+    """What a specialisation knows of ``a`` given as an argument when it is an object of the
+    user's (or a list of them, all alike), else None."""
+    return KNOWN_OBJECTS[0](a) if KNOWN_OBJECTS else None
+
+
+def _check(form, fn, args, kwargs, lead, where):
     """Raise unless srcad can read that ``fn`` called so changes nothing its caller sees and
     returns no complex number for real arguments (what the calling code was made for)."""
     filename, lineno, text = where
@@ -142,7 +168,7 @@ def _check(form, fn, args, kwargs, where):
             f"f(*xs) of {name}, a function srcad made of a lambda or def of yours and met only "
             "when the code ran", filename=filename, lineno=lineno, construct=text,
             hint="call the lambda where it is made, with the arguments one by one")
-    values = {"args": args, "kwargs": kwargs}
+    values = {"args": args, "kwargs": kwargs, **{f"lead_{j}": a for j, a in enumerate(lead)}}
     kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
     if COMPLEX not in kinds and CALLEES[0].result_complex(form, kinds):
         raise UnsupportedSyntaxError(
