@@ -110,7 +110,7 @@ def _autograd_form(fn, mode, makers, argnums):
     Only ``None`` makers for a function srcad knows has no derivative: nothing to add."""
     if mode == "jvp" and all(m is None for m in makers) and registry.is_nondiff(fn):
         return None
-    templates, namespace, jvp = autograd_rule(fn, mode, makers, argnums)
+    templates, namespace, jvp, items = autograd_rule(fn, mode, makers, argnums)
     positional, keywords = rule_parameters(fn)
     own = [r for r in registry.rules_for(fn) if not r.user]
     if mode == "jvp" and forward_only(fn) and own and not keywords and all(
@@ -119,6 +119,8 @@ def _autograd_form(fn, mode, makers, argnums):
         for rule in reversed(merged):  # srcad's own templates: instantiated as its own
             registry.add(rule)
         return merged[0]
+    if items is not None:  # fn(f, lb, ub, *args): a rule naming the items (args_0, ...)
+        return _register(fn, items, False, templates, namespace, jvp=jvp, star=True)
     signature = ", ".join(positional) if isinstance(getattr(fn, "nin", None), int) else None
     return _register(fn, signature, False, templates, namespace, jvp=jvp)
 
@@ -169,7 +171,9 @@ registry.nondiff.add(stop_gradient)
 
 
 def _register(fn, signature, broadcast, templates, namespace, jvp=None, shape_only=(),
-              uniform=None, ranks=None, zero=()):
+              uniform=None, ranks=None, zero=(), star=False):
+    """``star``: the signature names items of the function's ``*args`` after its named
+    parameters (an autograd-form rule: :func:`srcad.extend_autograd.star_items`)."""
     name = getattr(fn, "__qualname__", repr(fn))
     if not callable(fn):
         raise RuleError(f"a rule is for a function, got {fn!r}",
@@ -193,9 +197,9 @@ def _register(fn, signature, broadcast, templates, namespace, jvp=None, shape_on
                             f"takes {nin} inputs", hint="give one name per input")
         real = None
     if real is not None:
-        ours = [p for p in rule.params]
         theirs = [p.name for p in real.parameters.values()
                   if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        ours = [p for p in rule.params][:len(theirs) if star else None]
         if ours != theirs[: len(ours)] or len(theirs) > len(ours) and any(
             real.parameters[p].default is inspect.Parameter.empty for p in theirs[len(ours):]
         ):

@@ -66,12 +66,13 @@ def autograd_rule(fn, mode, makers, argnums):
         raise RuleError(f"cannot read the parameters of {name}",
                         hint="give the rule as templates: defvjp(fn, \"x, y\", x=..., y=...)"
                         ) from None
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
-        raise RuleError(f"rule for {name}: an autograd-form rule needs named parameters, and "
-                        f"{name} takes *args or **kwargs",
-                        hint="wrap it: def f(x, y): return fn(x, y), and give f the rule")
-    positional, keywords = rule_parameters(fn, params)
     argnums = range(len(makers)) if argnums is None else argnums
+    star = star_items(fn, params, max(argnums, default=-1) + 1)
+    if star is None:
+        raise RuleError(f"rule for {name}: an autograd-form rule needs named parameters, and "
+                        f"{name} takes **kwargs, or keyword-only parameters beside *args",
+                        hint="wrap it: def f(x, y): return fn(x, y), and give f the rule")
+    positional, keywords = (star, []) if star is not False else rule_parameters(fn, params)
     if len(argnums) != len(makers) or any(not 0 <= i < len(positional) for i in argnums):
         raise RuleError(f"rule for {name}: {len(makers)} makers for argument numbers "
                         f"{list(argnums)}, but {name} takes {len(positional)} positional "
@@ -93,7 +94,36 @@ def autograd_rule(fn, mode, makers, argnums):
             namespace[spelled] = applied or maker
             out[param] = (form if applied is None else "{f}(g, ans, {args})").format(
                 f=spelled, args=args)
-    return vjps, namespace, jvps or None
+    return vjps, namespace, jvps or None, ", ".join(positional) if star is not False else None
+
+
+def star_items(fn, params, count):
+    """The positional parameters of a rule for ``fn`` taking ``*args`` (``fsolve(f, lb, ub,
+    *args)``) whose makers are for its first ``count`` positional arguments: the named ones,
+    then one per item of ``*args`` up to ``count`` (``args_0, args_1, ...``; more if makers
+    given before named more), as autograd gives makers by argument number. The rule is for
+    calls passing exactly that many positional arguments (another number of items does not
+    fit it: such a call is refused, never given another item's maker). False for a
+    function without ``*args``; None for one taking ``**kwargs``, or keyword-only
+    parameters beside ``*args``, which no positional rule describes."""
+    params = list(params)
+    var = [p for p in params if p.kind == p.VAR_POSITIONAL]
+    if any(p.kind == p.VAR_KEYWORD for p in params) or var and any(
+            p.kind == p.KEYWORD_ONLY for p in params):
+        return None
+    if not var:
+        return False
+    named = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    taken = set(named)
+    known = [q for q in (_MAKERS.get(fn) or {}).get("vjp", {}) | (
+        _MAKERS.get(fn) or {}).get("jvp", {}) if q not in taken]
+    items = []
+    while len(named) + len(items) < max(count, len(named) + len(known)):
+        item = f"{var[0].name}_{len(items)}"
+        while item in taken or item in ("g", "ans", "t"):
+            item += "_"
+        items.append(item)
+    return named + items
 
 
 def rule_parameters(fn, params=None):

@@ -207,7 +207,7 @@ def test_primitive_without_a_rule_is_differentiated_from_its_source(x):
 
 
 def test_bad_autograd_form_rules_are_refused_where_they_are_given():
-    def star(*args):
+    def star(*args, **kwargs):  # (*args alone: tests/test_corpus31_star_rules.py)
         return args[0]
 
     with pytest.raises(srcad.RuleError, match="named parameters"):

@@ -299,11 +299,10 @@ class Spreads:
         differentiated through its form when it runs (:mod:`srcad.runtime.spread_calls`).
         ``lead``/``lead_kw``: atoms a partial (or a function a helper made) holds, passed
         first (outside27: ``h = make(g); h(x, *params)``)."""
-        first = next(i for i, a in enumerate(node.args) if isinstance(a, gast.Starred)) if any(
-            isinstance(a, gast.Starred) for a in node.args) else len(node.args)
         # (corpus31) the arguments before the first starred one are operands of their own
-        # (``f(data, *params)``): each differentiated or not as this code's analysis says,
-        # an object's class known to the form (srcad.runtime.spread_calls)
+        # (f(data, *params)): each differentiated or not as this code's analysis says
+        first = next((i for i, a in enumerate(node.args) if isinstance(a, gast.Starred)),
+                     len(node.args))
         heads = list(lead) + [self.expr(a) for a in node.args[:first]]
         rest = node.args[first:]
         positional = []
