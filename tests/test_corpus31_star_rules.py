@@ -137,8 +137,9 @@ def test_a_rule_for_the_items_of_args(n, ginds, diff, tmp_path):
         names.append("objective")
     else:  # *items of a list built in a loop: differentiated as a whole, each item
         # differentiated there (autograd, tracing, sees which items carry a gradient)
-        with pytest.raises(SrcadError, match="no derivative of"):
+        with pytest.raises(SrcadError, match="no derivative of") as info:
             srcad.grad(m.objective)(P, FIXED)
+        assert info.value.filename == m.__file__  # the call's line, not srcad's form
     for name in names:
         got = srcad.grad(getattr(m, name))(P, FIXED)
         np.testing.assert_allclose(got, central(getattr(m, name), (P, FIXED), 0, h=1e-6),

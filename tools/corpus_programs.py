@@ -769,6 +769,28 @@ CORPUS = [
     ("cwseitz/SMLM", "SMLM/tests/jac2d.py"),
     ("cwseitz/SMLM", "SMLM/tests/jac3d.py"),
     ("cwseitz/SMLM", "SMLM/tests/mle2d.py"),
+    # (corpus31) trajectory optimisation for simulated systems (a pendulum, a double
+    # integrator): differential dynamic programming and iLQR whose dynamics' and costs'
+    # Jacobians and Hessians are autograd's; its examples and tests
+    ("pvarin/ncortex", "ncortex/examples/run_pendulum_ddp.py"),
+    ("pvarin/ncortex", "ncortex/examples/run_double_integrator_ddp.py"),
+    ("pvarin/ncortex", "ncortex/examples/run_pendulum_env.py"),
+    ("pvarin/ncortex", "ncortex/examples/run_double_integrator_env.py"),
+    ("pvarin/ncortex", "ncortex/envs/test/test_pendulum.py"),
+    ("pvarin/ncortex", "ncortex/optimization/test/test_ddp.py"),
+    ("pvarin/ncortex", "ncortex/optimization/test/test_trajopt.py"),
+    ("pvarin/ncortex", "ncortex/utils/test/test_matrix.py"),
+    ("pvarin/ncortex", "ncortex/utils/test/test_distance_metrics.py"),
+    # kernel two-sample and model-comparison tests whose test locations are optimised by
+    # gradient ascent (autograd); kernel-mod needs kgof and freqopttest on the path
+    ("wittawatj/interpretable-test", "freqopttest/test/test_tst.py"),
+    ("wittawatj/interpretable-test", "ipynb/demo_interpretable_test.ipynb"),
+    ("wittawatj/interpretable-test", "ipynb/me_test.ipynb"),
+    ("wittawatj/interpretable-test", "ipynb/ume_test.ipynb"),
+    ("wittawatj/kernel-mod", "kmod/test/test_mctest.py"),
+    ("wittawatj/kernel-mod", "ipynb/demo_kmod.ipynb"),
+    ("wittawatj/kernel-mod", "ipynb/demo_sc_ume.ipynb"),
+    ("wittawatj/kernel-mod", "ipynb/demo_dc_fssd.ipynb"),
 ]
 
 

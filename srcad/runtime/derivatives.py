@@ -174,11 +174,26 @@ def _split_of(fn, k, varied, args):
     try:
         return CALLEES[0].split_call(code, _names(code, varied), dyn, {}), dyn
     except SrcadError as exc:  # in srcad's code: named at the user's function it was made of
+        if getattr(fn, "__srcad_star_call__", False):
+            raise _at_call(exc, args[0]) from None
         made = getattr(args[0], "__srcad__", None) if args else None
         user = getattr(made, "_user", None)  # derivative_fwd(d_f, ...); derivative_bwd(ctx)
         if user is None and args and isinstance(args[0], tuple) and args[0]:
             user = getattr(args[0][0], "srcad_user", None)  # (specialise's split_call)
         raise at_user(exc, user) from None
+
+
+def _at_call(exc, where):
+    """``exc``, raised reading the form of ``f(*xs)`` (``<srcad star_call ...>``), named at
+    the user's call ``where`` (file, line, text), the form's place kept in the message
+    (corpus31: it named srcad's code alone)."""
+    if not (exc.filename or "").startswith("<srcad star_call") or not (
+            isinstance(where, tuple) and len(where) == 3):
+        return exc
+    filename, lineno, text = where
+    return type(exc)(f"{exc.message} (in f(*xs) made for the arguments met when the call "
+                     f"ran, {exc.filename}, line {exc.lineno})", filename=filename,
+                     lineno=lineno, construct=text, hint=exc.hint)
 
 
 def _form_fwd_form(fn, k, varied, *args):
