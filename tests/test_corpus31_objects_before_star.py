@@ -57,6 +57,10 @@ class Other:
 
 def helper(data, a):
     return np.sum(np.sin(data.x * a) * data.c)
+
+
+def spread_into(data, *ps):
+    return sum(np.sum(np.cos(p * data.x) * data.c) for p in ps) + 0.5
 """
 
 #: the callee reached by ``callee(data, *params, ...)``; ``TAIL`` is what follows the star
@@ -71,6 +75,11 @@ CALLEES = {
     "passes_on": """
         def callee(data, *params{TAIL}):
             return scale * sum(helper(data, p) for p in params) + np.sum(data.x) * params[0]
+        """,
+    "unpacks": """
+        def callee(data, *params{TAIL}):
+            *head, last = params
+            return scale * spread_into(data, *head) * last + np.sum(data.x) * params[0]
         """,
     "object_method": """
         def callee(data, *params{TAIL}):
@@ -156,6 +165,57 @@ def test_hessians_in_both_modes(callee, where, tmp_path):
         np.testing.assert_allclose(srcad.hessian(m.f, mode=mode)(p), expected, rtol=1e-8,
                                    atol=1e-10)
     np.testing.assert_allclose(srcad.jacobian(m.f)(p), autograd.grad(a.f)(p), rtol=1e-10)
+
+
+UNPACKED = """
+import numpy as np
+
+
+class Model:
+    def inner(self, *ps):
+        return sum(np.sin(p) * (i + 1.0) for i, p in enumerate(ps))
+
+    def kept(self, *params):
+        *head, last = params
+        return self.inner(*head) * last
+
+    def changed(self, *params):
+        first, *rest = params
+        rest.append(first * 2.0)
+        return self.inner(*rest) + first
+
+
+MODEL = Model()
+
+
+def f_kept(p):
+    return MODEL.kept(*p)
+
+
+def f_changed(p):
+    return MODEL.changed(*p)
+"""
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_starred_unpacking_of_args(n, tmp_path):
+    """``*head, last = params`` of a ``*args`` tuple: ``head`` a list of its items, spliced
+    into ``self.inner(*head)`` (SurPyval's ``*params, gamma, f0, p = params`` then
+    ``self.log_df(x, *params)``; the method's spread of an unknown length was refused there
+    as a possible effect); a list changed after (``rest.append``): as before, refused."""
+    path = tmp_path / f"objects31_unpacked_{n}.py"
+    path.write_text(UNPACKED)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    p = _point(n) + 0.2
+    np.testing.assert_allclose(srcad.grad(m.f_kept)(p), central(m.f_kept, (p,), 0),
+                               rtol=1e-6, atol=1e-8)
+    with pytest.raises(SrcadError, match="may change what it is given"):
+        srcad.grad(m.f_changed)(p)
+    t = np.cos(np.arange(n) + 1.0)
+    _, tangent = srcad.jvp(m.f_kept, (p,), (t,))
+    assert tangent == pytest.approx(float(central(m.f_kept, (p,), 0) @ t), rel=1e-6)
 
 
 def test_the_object_is_read_when_the_code_runs(tmp_path):

@@ -403,6 +403,14 @@ def frozen_names(fdef):
                     good[t.id] = good.get(t.id, 0) + 1
                 elif isinstance(t, gast.Name):
                     bad_store.add(t.id)
+                elif _starred_unpacking(t, node.value) and len(node.targets) == 1:
+                    ok.add(id(node.value))  # (corpus31) a, *rest, z = t: t's items read,
+                    for e in t.elts:  # rest a new list of them (lower_stmts.bind_starred)
+                        if isinstance(e, gast.Starred):
+                            good[e.value.id] = good.get(e.value.id, 0) + 1
+                        else:
+                            bad_store.update(n.id for n in walk_nodes(e)
+                                             if isinstance(n, gast.Name))
                 elif isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and \
                         len(node.targets) == 1:
                     ok.add(id(t.value))  # name[k] = v: a new version (items known if k is)
@@ -444,6 +452,13 @@ def frozen_names(fdef):
         good[fdef.args.vararg.id] = good.get(fdef.args.vararg.id, 0) + 1
     frozen = {n for n in good if n not in bad_store and n not in bad and n not in params}
     return frozen, {n for n in frozen if n not in read and n not in stored and good[n] == 1}
+
+
+def _starred_unpacking(target, value):
+    """``a, *rest, z = t``: a tuple or list target with one starred name, from a name."""
+    return isinstance(target, (gast.Tuple, gast.List)) and isinstance(value, gast.Name) and \
+        sum(isinstance(e, gast.Starred) for e in target.elts) == 1 and all(
+            isinstance(e.value, gast.Name) for e in target.elts if isinstance(e, gast.Starred))
 
 
 def _copy(node):

@@ -216,8 +216,22 @@ class Statements:
 
     def bind_starred(self, targets, star, value, node):
         """``a, *rest, z = value``: ``a = value[0]``, ``rest = list(value[1:-1])``,
-        ``z = value[-1]`` (Python makes ``rest`` a list; too few items raise, as in Python)."""
+        ``z = value[-1]`` (Python makes ``rest`` a list; too few items raise, as in Python).
+        (corpus31) Of a tuple whose items are known (a ``*args`` parameter, a tuple built
+        here) with enough of them: each name its item, ``rest`` a list display of its items
+        (spliced by ``f(*rest)`` where the function never changes it: SurPyval's
+        ``*params, gamma, f0, p = params``)."""
         after = len(targets) - star - 1
+        items = self.tuples.get(value.name) if isinstance(value, Var) else None
+        if items is not None and len(items) >= len(targets) - 1:
+            for i, t in enumerate(targets):
+                if i == star:
+                    hint = t.value.id if isinstance(t.value, gast.Name) else None
+                    part = ir.Prim(ir.BUILD_LIST, list(items[star:len(items) - after]))
+                    self.bind_atom(t.value, self.assign(part, hint, node), node)
+                else:
+                    self.bind_atom(t, items[i if i < star else i - len(targets)], node)
+            return
         count = self.assign(ir.Prim(len, [value]), None, node)
         need = self.assign(ir.Prim(operator.ge, [count, Const(len(targets) - 1)]), None, node)
         self.emit(ir.Assign(None, ir.Prim(ir.ASSERT, [need, Const(
