@@ -20,7 +20,8 @@ gradient). :func:`class_of` gives ``type(obj)``/``obj.__class__`` of such object
 the others whose class the lowering knows) as a constant.
 
 Imports the standard library, :mod:`srcad.core`, :mod:`srcad.errors`,
-:mod:`srcad.rules.registry`, :mod:`srcad.runtime.containers` and :mod:`.iterators_passed`.
+:mod:`srcad.rules.registry`, :mod:`srcad.runtime.containers`, :mod:`srcad.runtime.spread_calls`
+(it hands it :func:`known_object`) and :mod:`.iterators_passed`.
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ first runs, for the number of items and the keyword names met then,
     def star_call(args, kwargs):
         return fn(args[0], args[1], args[2], scale=kwargs['scale'])
 
-with ``fn`` a constant, which srcad reads (differentiating ``fn``, its callees, and the
+with ``fn`` a constant (the arguments written before the first starred one are parameters
+``lead_0, ...`` of their own, an object of the user's among them fixed to its class and
+parts: corpus31), which srcad reads (differentiating ``fn``, its callees, and the
 items read from ``args``) as any function: ``form_fwd``/``derivative_bwd`` in reverse mode,
 ``form_jvp`` in forward mode, to any order. So the gradient flows through each item whatever
 the length, and the code made is made once per length and keys.
