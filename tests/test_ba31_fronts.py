@@ -1,10 +1,12 @@
-"""The reads test baked into ``jacfwd``'s front (srcad.jacobians_batched.plain_front, its
-text from srcad.core.env.tests_text with ``baked=True``) looks a name found in its module up
-there alone: a global named as a builtin (``abs``), deleted between calls, makes the test
-fail and the general way take the builtin, whose Jacobian is then given (against autograd's
-``jacobian`` over the same functions and central differences), on the call after the delete
-and on the front made again after it; one to two outputs, a number out, a loop and a branch,
-several shapes (tests/ba31_shadowed.py)."""
+"""Two mechanisms of ``jacfwd``'s batched pass. The reads test baked into its front
+(srcad.jacobians_batched.plain_front, its text from srcad.core.env.tests_text with
+``baked=True``) looks a name found in its module up there alone: a global named as a builtin
+(``abs``), deleted between calls, makes the test fail and the general way take the builtin,
+whose Jacobian is then given (against autograd's ``jacobian`` over the same functions and
+central differences), on the call after the delete and on the front made again after it; one
+to two outputs, a number out, a loop and a branch, several shapes (tests/ba31_shadowed.py).
+And a whole sum of a product of vectors, whose batched tangent is one matrix-vector product
+(``tangent_dot``, tests/ba31_functions.py)."""
 
 import importlib
 import importlib.util
@@ -12,6 +14,7 @@ import pathlib
 
 import autograd
 import autograd.numpy as anp
+import ba31_functions
 import ba31_shadowed
 import numpy as np
 import pytest
@@ -21,14 +24,15 @@ from twin_checks import central
 import srcad
 
 RNG = np.random.default_rng(31)
-SHAPES = [(3,), (2,), (5,)] + ([(1,), (4,), (7,)] if LONG else [])
-CASES = [(name, shape, s) for name in ("shadowed", "shadowed_two", "shadowed_number")
-         for shape in SHAPES for s in (0.3, 0.8)]
+CASES = [("shadowed", (3,), 0.8), ("shadowed_two", (2,), 0.8), ("shadowed_number", (3,), 0.3),
+         ("shadowed_number", (2,), 0.8)] + ([(name, shape, s) for name in (
+             "shadowed", "shadowed_two", "shadowed_number") for shape in [(1,), (4,), (5,)]
+             for s in (0.3, 0.8)] if LONG else [])
 
 
-def _twin_module():
+def _twin_module(module="ba31_shadowed"):
     spec = importlib.util.spec_from_file_location(
-        "ba31_shadowed_autograd", pathlib.Path(ba31_shadowed.__file__))
+        f"{module}_autograd", pathlib.Path(__file__).with_name(f"{module}.py"))
     twin = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(twin)
     twin.np = anp
@@ -67,3 +71,26 @@ def test_deleted_global_finds_the_builtin(name, shape, s):
     del twin.abs
     for _ in range(3):  # the front's test fails; made again; its front
         _check(jac(*args), name, module, twin, args)
+
+
+#: whole sums of products of vectors (tests/ba31_functions.py): sizes, s on both branches
+DOTS = [(name, n, s) for name in ("squares", "cross_terms", "constant_factor",
+                                  "broadcast_one", "branch_loop")
+        for n, s in ((3, 0.3), (3, 0.8))] + ([(name, 3, 0.6) for name in (
+            "squares", "cross_terms", "broadcast_one")] if LONG else [])
+
+
+@pytest.mark.parametrize("name, n, s", DOTS)
+def test_whole_sums_of_products(name, n, s):
+    """The batched code's ``tangent_dot`` (asserted in its text where the product is of
+    vectors) gives autograd's and central differences' Jacobians, on the first call and the
+    front's."""
+    from srcad import jacobians_batched
+
+    twin = _twin_module("ba31_functions")
+    args = (RNG.uniform(-0.9, 0.9, n), RNG.uniform(-0.9, 0.9, n), s)
+    f = getattr(ba31_functions, name)
+    assert "tangent_dot(" in jacobians_batched.source(f, *args, wrt=(0, 1))
+    jac = srcad.jacfwd(f, wrt=(0, 1))
+    for _ in range(2):
+        _check(jac(*args), name, ba31_functions, twin, args)
