@@ -463,7 +463,7 @@ class _Jacobian:
             found = jacobians_batched.jacobian(self.batched, args)
             if found is not None:
                 jacobians_batched.one_vector(self, args, found)  # (the next call of one vector)
-                jacobians_batched.plain_front(self, args)  # (of these argument types)
+                jacobians_batched.plain_front(self, args, found)  # (of these types)
                 return found
         if self.names is None:
             known = api._jvp_targets.get((self.f, index, len(args)))

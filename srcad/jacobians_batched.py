@@ -215,18 +215,8 @@ def jacobian(batched, args):
         want = (total if rows is None else len(rows),) + (
             value.shape if type(value) is np.ndarray else ())
         parts.append(t if t.shape == want else np.broadcast_to(t, want))
-    out_shape = want[1:]
     t = parts[0] if len(parts) == 1 else np.concatenate(parts)
-    if out_shape:  # out_shape + (K,): the directions' axis last (a view)
-        t = t.transpose(tuple(range(1, t.ndim)) + (0,))
-    result, start = [], 0
-    for shape, size in zip(shapes, sizes):
-        block = t[..., start:start + size].reshape(out_shape + shape)
-        if block.shape and not block.flags.writeable:  # (the identity itself: f(x) = x)
-            block = block.copy()
-        result.append(float(block) if not block.shape else block)
-        start += size
-    return result
+    return cut(t, want[1:], _bounds(shapes, sizes), copy_readonly=True)
 
 
 def _split(rows, shapes, sizes):
@@ -310,19 +300,20 @@ def one_vector(jac, args, rows):
     jac.numbers[(np.ndarray,)] = space["one_vector"]
 
 
-def plain_front(jac, args):
-    """After :func:`jacobian` gave the Jacobians for ``args``, numbers and arrays at least
-    one of which is an array (Python backend; one vector: :func:`one_vector` first, whose
-    closure this one does not replace): the call of ``jac`` for these
-    argument types (in ``jac.numbers``, which ``jacobian_of`` looks up first) becomes a
-    function compiled for their plain key, as :func:`one_vector` is for one vector: the
-    key's tests (types; each array's rank, dtype object and which earlier array shares its
-    shape) written out, what the code read tested by :func:`srcad.core.env.checker` (a
-    builtin read too: ``range``, ``len``), the tangents of the
-    ``wrt`` arguments' shapes kept (:func:`_tangents`, at most 64 directions), the blocks
-    cut from the one pass's result (:func:`_blocks`). Arguments failing a test go the
-    general way (``jac.__call__``); a value or tangent not as :func:`jacobian` takes them
-    there too, and from then on."""
+def plain_front(jac, args, made):
+    """After :func:`jacobian` gave the Jacobians ``made`` for ``args``, numbers and arrays
+    at least one of which is an array (Python backend; one vector: :func:`one_vector` first,
+    whose closure this one does not replace): the call of ``jac`` for these argument types
+    (in ``jac.numbers``, which ``jacobian_of`` looks up first) becomes a function compiled
+    for their plain key, as :func:`one_vector` is for one vector: the key's tests (types;
+    each array's rank, dtype object and which earlier array shares its shape) written out,
+    what the code read tested in its text as :func:`one_vector` tests it (each object held,
+    a module looked up once; a builtin read too: ``range``, ``len``), then for the ``wrt``
+    arguments' shapes of this call the pass and its cuts written out (:func:`_cut_written`),
+    for other shapes their tangents kept (:func:`_plan`, at most 64 directions) and the
+    blocks cut by :func:`_blocks`. Arguments failing a test go the general way
+    (``jac.__call__``); a value or tangent not as :func:`jacobian` takes them there too, and
+    from then on. Returns the text compiled (None if none)."""
     batched = jac.batched
     types = tuple(map(type, args))
     if batched is None or batched.backend != "python" or (
@@ -333,9 +324,9 @@ def plain_front(jac, args):
     if found is None:
         return
     fn = found[0]
-    space = {"fn": fn, "general": jac.__call__, "unchanged": env.checker(fn.__srcad_reads__),
-             "plan_of": _plan, "blocks": _blocks, "numbers": jac.numbers,
-             "types": types, "single": jac.single}
+    space = {"fn": fn, "general": jac.__call__, "plan_of": _plan, "blocks": _blocks,
+             "numbers": jac.numbers, "types": types, "single": jac.single, "A": np.ndarray,
+             "D": np.dtype(float), "F": float, "G": np.float64}
     params = [f"a{i}" for i in range(len(args))]
     tests, arrays = [], []
     for i, a in enumerate(args):
@@ -356,19 +347,66 @@ def plain_front(jac, args):
     shapes = ", ".join(f"a{p}.shape" if types[p] is np.ndarray else "()"
                        for p in jac.index)
     call = ", ".join(params)
+    lines = [f"plan = plan_of(({shapes},))",
+             "if plan is None:",
+             f"    return general({call})",
+             f"value, t = fn({call}, *plan[0])"]
+    written = _cut_written(jac, args, made, space, call)
+    if written is not None:  # the first call's shapes first, the others as before
+        lines = written + ["else:"] + ["    " + line for line in lines]
     text = (f"def plain_front({call}):\n"
             f"    if {' and '.join(tests)}:\n"
-            "        if unchanged():\n"
-            f"            plan = plan_of(({shapes},))\n"
-            "            if plan is not None:\n"
-            f"                value, t = fn({call}, *plan[0])\n"
-            "                made = blocks(value, t, plan)\n"
-            "                if made is not None:\n"
-            "                    return made[0] if single else made\n"
-            "                numbers[types] = general  # (not as jacobian takes them: general)\n"
+            "        try:\n"
+            f"            ok = {tests_text(fn.__srcad_reads__, space, baked=True)}\n"
+            "        except (ValueError, AttributeError):  # an empty cell, an attribute gone\n"
+            "            ok = False\n"
+            "        if ok:\n"
+            + "".join(f"            {line}\n" for line in lines) +
+            "            made = blocks(value, t, plan)\n"
+            "            if made is not None:\n"
+            "                return made[0] if single else made\n"
+            "            numbers[types] = general  # (not as jacobian takes them: general)\n"
             f"    return general({call})\n")
     exec(compile(text, "<srcad jacfwd of plain arguments>", "exec"), space)  # noqa: S102
     jac.numbers[types] = space["plain_front"]
+    return text
+
+
+def _cut_written(jac, args, made, space, call):
+    """:func:`plain_front`'s lines for the ``wrt`` arguments' shapes of this first call
+    (``made``: its Jacobians, which give the value's shape): the tangents held, the value's
+    and the tangent's types and shapes tested and the blocks cut as :func:`cut` cuts them,
+    written out; a value or tangent failing a test is given to :func:`_blocks` (the lines
+    after these). None beyond 64 directions."""
+    shapes = tuple(args[p].shape if type(args[p]) is np.ndarray else () for p in jac.index)
+    plan = _plan(shapes)
+    if plan is None:
+        return None
+    out = np.shape(made[0])[:np.ndim(made[0]) - len(shapes[0])]
+    space["PLAN"], space["TS"], space["OUT"] = plan, (plan[1],) + out, out
+    same = " and ".join(f"a{p}.shape == {args[p].shape}" for p in jac.index
+                        if type(args[p]) is np.ndarray)
+    value = ("type(value) is A and value.dtype is D and value.shape == OUT" if out else
+             "(type(value) is F or type(value) is G)")
+    axes = ":, " * len(out)
+    cuts = []
+    for i, (low, high, shape) in enumerate(plan[2]):
+        if not shape:
+            cuts.append(f"t[{axes}{low}]" if out else f"float(t[{low}])")
+        elif len(shape) == 1:
+            cuts.append(f"t[{axes}{low}:{high}]")  # (already the value's shape + its own)
+        else:
+            space[f"R{i}"] = out + shape
+            cuts.append(f"t[{axes}{low}:{high}].reshape(R{i})")
+    moved = [] if not out else ["        t = t.T"] if len(out) == 1 else [
+        f"        t = t.transpose({tuple(range(1, len(out) + 1)) + (0,)})"]
+    return [f"if {same or 'True'}:  # (the first call's shapes: the cuts written out)",
+            "    plan = PLAN",
+            f"    value, t = fn({call}, *plan[0])",
+            f"    if type(t) is A and t.dtype is D and t.shape == TS and {value} and (",
+            "            t.flags.writeable):",
+            *moved,
+            f"        return {cuts[0] if jac.single else '(' + ', '.join(cuts) + ',)'}"]
 
 
 _PLANS = {}  # the wrt arguments' shapes -> (their tangents, directions, blocks' bounds)
@@ -386,9 +424,14 @@ def _plan(shapes):
             return None
         if len(_PLANS) >= 256:  # (many shapes: not kept forever)
             _PLANS.clear()
-        bounds = [(sum(sizes[:i]), sum(sizes[:i + 1]), s) for i, s in enumerate(shapes)]
-        found = _PLANS[shapes] = (_tangents(shapes, sizes, total), total, tuple(bounds))
+        found = _PLANS[shapes] = (_tangents(shapes, sizes, total), total,
+                                  _bounds(shapes, sizes))
     return found
+
+
+def _bounds(shapes, sizes):
+    """Each ``wrt`` argument's first and last direction (one past it) and its shape."""
+    return tuple((sum(sizes[:i]), sum(sizes[:i + 1]), s) for i, s in enumerate(shapes))
 
 
 def _blocks(value, t, plan):
@@ -407,15 +450,34 @@ def _blocks(value, t, plan):
     if type(t) is not np.ndarray or t.dtype.char != "d" or t.shape != (plan[1],) + out or (
             not t.flags.writeable):
         return None
+    return tuple(cut(t, out, plan[2]))
+
+
+def cut(t, out, bounds, copy_readonly=False):
+    """The Jacobians from one pass's tangent ``t`` of shape ``(directions,) + out`` (``out``:
+    the value's shape): the directions' axis moved last (a view), a block per ``wrt``
+    argument (``bounds``: :func:`_bounds`) of shape ``out`` + the argument's shape, a number's
+    of a number a float. :func:`jacobian`'s general way gives ``copy_readonly``: a block that
+    is a read-only view (a zero broadcast to its shape; the identity itself, f(x) = x) is
+    copied, so that the caller owns what it is given; :func:`_blocks` (the fronts) takes only
+    a writeable ``t``, whose views need no copy."""
     if out:
         t = t.transpose(tuple(range(1, t.ndim)) + (0,))
     made = []
-    for low, high, shape in plan[2]:
-        if shape:
-            made.append(t[..., low:high].reshape(out + shape))
+    for low, high, shape in bounds:
+        if not shape:
+            if not out:
+                made.append(float(t[low]))
+                continue
+            block = t[..., low]
+        elif len(shape) == 1:
+            block = t[..., low:high]  # (already out + shape)
         else:
-            made.append(t[..., low] if out else float(t[low]))
-    return tuple(made)
+            block = t[..., low:high].reshape(out + shape)
+        if copy_readonly and not block.flags.writeable:
+            block = block.copy()
+        made.append(block)
+    return made
 
 
 def _always():

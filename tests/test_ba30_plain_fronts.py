@@ -20,7 +20,7 @@ from sampling import LONG
 from twin_checks import central
 
 import srcad
-from srcad import jacobians_batched
+from srcad import jacobians, jacobians_batched
 
 _SPEC = importlib.util.spec_from_file_location(
     "ba30_functions_autograd", pathlib.Path(fs.__file__))
@@ -89,18 +89,42 @@ def _check(got, f, twin, args, wrt):
 def test_plain_front_sequence(name, monkeypatch):
     wrt, calls = CASES[name]
     f, twin = getattr(fs, name), getattr(twins, name)
-    taken = []
+    taken, general = [], []
     cut = jacobians_batched._blocks
     monkeypatch.setattr(jacobians_batched, "_blocks", lambda *a: taken.append(1) or cut(*a))
+    whole = jacobians._Jacobian.__call__
+    monkeypatch.setattr(jacobians._Jacobian, "__call__",
+                        lambda self, *a: general.append(1) or whole(self, *a))
     jac = srcad.jacfwd(f, wrt=wrt)
+    made = 0
     for args in calls + calls[:1]:
         for _ in range(2):  # the second call of these types takes the front
             got = jac(*args)
+            made += 1
             _check(got, f, twin, args, wrt)
             for g in got:
                 if np.ndim(g):
                     g[...] = np.nan  # the caller's: the next call's blocks are whole
-    assert len(taken) >= 3  # (the front ran: what this family tests)
+    # (the front ran, its cuts written for the first call's shapes at least twice: what
+    # this family tests; other shapes' blocks by _blocks, test_plain_front_other_shapes)
+    assert made - len(general) >= 3 and made - len(general) - len(taken) >= 2
+
+
+def test_plain_front_other_shapes(monkeypatch):
+    """The front made for one call's shapes, called with others of the same ranks: the
+    tangents and the cuts of their plan (``_blocks``), as right as the first shapes'."""
+    taken = []
+    cut = jacobians_batched._blocks
+    monkeypatch.setattr(jacobians_batched, "_blocks", lambda *a: taken.append(1) or cut(*a))
+    for name in ("two_out", "four_out", "loopy", "number_out"):
+        wrt, calls = CASES[name]
+        f, twin = getattr(fs, name), getattr(twins, name)
+        jac = srcad.jacfwd(f, wrt=wrt)
+        first = calls[0]
+        jac(*first), jac(*first)  # the front, for these shapes
+        for args in calls[1:]:
+            _check(jac(*args), f, twin, args, wrt)
+    assert len(taken) >= 4
 
 
 def test_plain_front_after_a_global_is_rebound():

@@ -719,6 +719,8 @@ ex("runtime.total(value)", "R.total([w, a])", w=S, a=S)
 ex(HS + "tangent_sum(a, axis)", "H.tangent_sum(w)", w=M)
 ex(HS + "tangent_sum(a, axis)", "H.tangent_sum(a * w)", a=S, w=V)
 ex(HS + "tangent_sum(a, axis)", "H.tangent_sum(w, (1,))", w=M)
+ex(HS + "tangent_dot(a, v)", "H.tangent_dot(w, a)", w=M, a=V)
+ex(HS + "tangent_dot(a, v)", "H.tangent_dot(w[:, :1], a)", w=M, a=V)
 ex("runtime.scatter(value, like, index)", "R.scatter(w, a, 1)", w=S, a=V)
 ex("runtime.cleared(value, index)", "R.cleared(w, 1)", w=V)
 ex("runtime.added_at(grad, index, value)", "R.added_at([a, b, c], slice(1, 3), [c, a])", a=S,

@@ -103,7 +103,7 @@ NUMBA_REFUSED = {
         'forward-mode code writes np.sum)',
         'extremum_initial_weight extremum_weights grad_astype grad_clip grad_clip_bound '
         'grad_cumprod grad_mean grad_norm grad_prod grad_std grad_trace grad_var '
-        'norm_axes norm_by_svd safe_div tangent_cumprod tangent_sum'),
+        'norm_axes norm_by_svd safe_div tangent_cumprod tangent_dot tangent_sum'),
     'numpy_second': (
         "second-order forms of NumPy functions outside Numba's subset",
         'cumprod_d2 cumprod_d3 cumprod_hvp cumprod_hvp3 grad_solve_a_ans norm_hvp prod_d3 '
@@ -178,7 +178,7 @@ STANDARD_REFUSED = {
     'numpy_reductions': (
         'NumPy reductions the standard has no form of (astype, cumprod, norms)',
         'extremum_initial_weight extremum_weights grad_astype grad_clip_bound grad_cumprod '
-        'norm_axes norm_by_svd safe_div tangent_cumprod tangent_sum'),
+        'norm_axes norm_by_svd safe_div tangent_cumprod tangent_dot tangent_sum'),
     'numpy_second': (
         'second-order forms written for NumPy',
         'cumprod_d2 cumprod_d3 cumprod_hvp cumprod_hvp3 grad_solve_a_ans norm_hvp prod_d3 '
@@ -258,7 +258,7 @@ KINDS_ANY = {
         'extremum_initial_weight extremum_weights grad_astype grad_clip grad_clip_bound '
         'grad_cumprod grad_cumsum grad_extremum grad_mean grad_norm grad_prod grad_std '
         'grad_sum grad_trace grad_var norm_axes norm_by_svd safe_div tangent_cumprod '
-        'tangent_sum'),
+        'tangent_dot tangent_sum'),
     'numpy_second': (
         'a second-order NumPy form: ANY',
         'cumprod_d2 cumprod_d3 cumprod_hvp cumprod_hvp3 grad_solve_a_ans norm_hvp prod_d3 '

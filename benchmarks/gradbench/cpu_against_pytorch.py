@@ -1,4 +1,4 @@
-"""srcad (the Python backend) against GradBench's stock PyTorch tool on lstm, in CPU time:
+"""srcad (the Python backend) against GradBench's stock PyTorch tool on lstm and ba, in CPU time:
 each tool's derivative ÷ objective, the functions GradBench times (the tools'
 ``objective.function`` and ``jacobian.function`` on their prepared inputs) called in turn,
 round after round; the best round of each and the median. One process per tool, as under
@@ -10,10 +10,16 @@ hour); this is the comparison to make there.
 
     PYTHONPATH=/tmp/deps-gradbench /work/main/.venv/bin/python \\
         benchmarks/gradbench/cpu_against_pytorch.py --sizes 2 4 --rounds 7 --repeats 3
+    PYTHONPATH=/tmp/deps-gradbench /work/main/.venv/bin/python \\
+        benchmarks/gradbench/cpu_against_pytorch.py --eval ba --repeats 3 \\
+        --checkouts /tmp/base .      # ba: two srcad checkouts and PyTorch, in turn
 
 Inputs are the eval's own (``gen_lstm`` of GradBench's text, read at run time, seed 0), of
-``--chars`` characters and ``l`` layers for each of ``--sizes``. Single-threaded (PyTorch,
-BLAS).
+``--chars`` characters and ``l`` layers for each of ``--sizes``; ba's one observation's
+values repeated as GradBench's ``ba`` inputs repeat them (n = 10 cameras, m = 100 points,
+``--obs`` observations). ``--checkouts``: srcad's tool from each of these checkouts (its
+``srcad`` and ``benchmarks/gradbench/tool``), one process each, in turn with PyTorch's.
+Single-threaded (PyTorch, BLAS).
 """
 
 from __future__ import annotations
@@ -31,8 +37,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
 
-def measure(tool, sizes, chars, rounds, gradbench):
-    sys.path[:0] = [str(REPO), str(gradbench / "python/gradbench"), str(HERE / "tool")]
+def measure(tool, sizes, chars, rounds, gradbench, repo=REPO):
+    sys.path[:0] = [str(repo), str(gradbench / "python/gradbench"),
+                    str(repo / "benchmarks/gradbench/tool")]
     import numpy as np
     from gradbench.evals.lstm.run import gen_lstm
 
@@ -52,37 +59,72 @@ def measure(tool, sizes, chars, rounds, gradbench):
         prepared = pre(gen_lstm(text[:chars], layers, chars).to_dict())  # as GradBench's pre
         f = functools.partial(module.objective.function, prepared)
         g = functools.partial(module.jacobian.function, prepared)
-        f(), g()  # srcad's code is made on import; a first call each
-        tf, tg = [], []
-        for _ in range(rounds):
-            for call, times in ((f, tf), (g, tg)):
-                start = time.process_time()
-                call()
-                times.append(time.process_time() - start)
-        print(f"lstm l={layers},c={chars} {tool:8} objective {min(tf) * 1e3:8.2f} ms "
-              f"jacobian {min(tg) * 1e3:8.2f} ms  ratio best {min(tg) / min(tf):5.2f}  "
-              f"median {statistics.median(tg) / statistics.median(tf):5.2f}", flush=True)
+        _report(f"lstm l={layers},c={chars} {tool:8}", f, g, rounds)
+
+
+def measure_ba(tool, obs, rounds, gradbench, repo=REPO):
+    """ba's jacobian ÷ objective for one tool (srcad's from checkout ``repo``)."""
+    sys.path[:0] = [str(repo), str(gradbench / "python/gradbench"),
+                    str(repo / "benchmarks/gradbench/tool")]
+    if tool == "pytorch":
+        import torch
+        from gradbench.tools.pytorch import ba as module
+
+        torch.set_num_threads(1)
+        pre = module.prepare_input
+    else:
+        import ba as module  # srcad's tool module (tool/ba.py): makes its code on import
+
+        pre = module._input
+    raw = {"n": 10, "m": 100, "p": obs, "cam": [0.1 * (i + 1) for i in range(11)],
+           "x": [0.3, 0.2, 3.0], "w": 0.8, "feat": [0.4, 0.5]}
+    prepared = pre(raw)
+    f = functools.partial(module.objective.function, prepared)
+    g = functools.partial(module.jacobian.function, prepared)
+    _report(f"ba p={obs} {tool:8} {'' if tool == 'pytorch' else repo}", f, g, rounds)
+
+
+def _report(what, f, g, rounds):
+    f(), g()  # srcad's code is made on import; a first call each
+    tf, tg = [], []
+    for _ in range(rounds):
+        for call, times in ((f, tf), (g, tg)):
+            start = time.process_time()
+            call()
+            times.append(time.process_time() - start)
+    print(f"{what} objective {min(tf) * 1e3:8.2f} ms jacobian {min(tg) * 1e3:8.2f} ms  "
+          f"ratio best {min(tg) / min(tf):5.2f}  "
+          f"median {statistics.median(tg) / statistics.median(tf):5.2f}", flush=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--eval", choices=("lstm", "ba"), default="lstm")
     parser.add_argument("--sizes", nargs="+", type=int, default=[2, 4], help="lstm's l")
     parser.add_argument("--chars", type=int, default=1024)
+    parser.add_argument("--obs", type=int, default=300, help="ba's p")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--checkouts", nargs="+", type=Path, default=[REPO])
     parser.add_argument("--gradbench", type=Path, default=Path("/tmp/gradbench"))
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        measure(args.one, args.sizes, args.chars, args.rounds, args.gradbench)
+        tool, _, repo = args.one.partition("@")
+        repo = Path(repo) if repo else REPO
+        if args.eval == "ba":
+            measure_ba(tool, args.obs, args.rounds, args.gradbench, repo)
+        else:
+            measure(tool, args.sizes, args.chars, args.rounds, args.gradbench, repo)
         return
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    runs = [f"srcad@{c.resolve()}" for c in args.checkouts] + ["pytorch"]
     for _ in range(args.repeats):
-        for tool in ("srcad", "pytorch"):
-            subprocess.run([sys.executable, __file__, "--one", tool, "--rounds",
-                            str(args.rounds), "--chars", str(args.chars), "--gradbench",
-                            str(args.gradbench), "--sizes", *map(str, args.sizes)],
-                           check=True, env=env)
+        for one in runs:
+            subprocess.run([sys.executable, __file__, "--one", one, "--eval", args.eval,
+                            "--rounds", str(args.rounds), "--chars", str(args.chars), "--obs",
+                            str(args.obs), "--gradbench", str(args.gradbench), "--sizes",
+                            *map(str, args.sizes)], check=True, env=env)
 
 
 if __name__ == "__main__":

@@ -269,7 +269,9 @@ def tests_text(reads, space, baked=False):
     raising ValueError for an empty cell and AttributeError for an attribute gone (the
     caller says what that means: :func:`same_objects`). ``baked``: each read's object now
     held in ``space`` (the code of a closure made for them; an object rebound since, even to
-    an equal one, fails the test), a name read on several paths looked up once."""
+    an equal one, fails the test), a name read on several paths looked up once, and a name
+    found in its namespace looked up there alone (deleted since, the test fails; the
+    callers then check fully)."""
     space["M"], space["B"], tests, found = MISSING, vars(builtins), [], {}
     for i, read in enumerate(reads):
         space[f"r{i}"] = read
@@ -282,6 +284,8 @@ def tests_text(reads, space, baked=False):
         else:  # (a namespace may be a class's, with get but no subscript)
             space[f"n{i}"] = read.namespace
             expr = f"n{i}.get({read.name!r}, B.get({read.name!r}, M))"
+            if baked and read.namespace.get(read.name, MISSING) is not MISSING:  # (gone from
+                expr = f"n{i}.get({read.name!r}, M)"  # it since: False, the caller decides)
         if baked:  # np.sin, np.exp: np looked up once (the tests run left to right, so
             where = (id(read.cell), id(read.namespace), read.name)  # its first use assigns)
             expr = found[where] if where in found else f"(g{i} := {expr})"

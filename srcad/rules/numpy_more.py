@@ -206,6 +206,9 @@ defvjp(np.add.reduce, UREDUCE, name="add.reduce", array="grad_sum(g, array, axis
 # forward mode's np.sum of a tangent (srcad.transform.forward._sum_tangent): np.sum's rule
 defvjp(H.tangent_sum, "a, axis=None", a="grad_sum(g, a, axis)", kind="reduction",
        shape_only="a", uniform="g", jvp=dict(a="tangent_sum(t, axis)"))
+# batched forward mode's sum of a product of vectors (batched_einsum.dotted_sum)
+defvjp(H.tangent_dot, "a, v", a="grad_sum(g, a * v, 1) * v", v="grad_sum(g, a * v, 1) * a",
+       broadcast=True, jvp=dict(a="tangent_dot(t, v)", v="tangent_dot(a, t)"))
 defvjp(np.multiply.reduce, UREDUCE, name="multiply.reduce",
        array="grad_prod(g, array, axis, keepdims)",
        kind="reduction", jvp=dict(array=REDUCE.format(

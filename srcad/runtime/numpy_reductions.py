@@ -70,6 +70,19 @@ _ADD_REDUCE = np.add.reduce
 
 
 @helper("numpy")
+def tangent_dot(a, v):
+    """``np.sum(a * v, axis=1)``: batched forward mode's tangent of ``np.sum(x * v)`` of
+    vectors, ``a`` the tangent of ``x`` (the directions first). Where ``a`` is a float64
+    matrix of rows as long as the float64 vector ``v``, one matrix-vector product (no
+    ``k`` x ``n`` product made, then summed); else the product's sum, broadcasting as the
+    product does."""
+    if type(a) is np.ndarray and type(v) is np.ndarray and a.ndim == 2 and (
+            a.shape[1:] == v.shape and a.dtype.char == "d" and v.dtype.char == "d"):
+        return a.dot(v)
+    return _ADD_REDUCE(a * v, 1)
+
+
+@helper("numpy")
 def grad_mean(g, a, axis=None, keepdims=False):
     """Gradient of ``np.mean``: the sum's gradient divided by the number of elements."""
     if axis is None and type(a) is np.ndarray and type(g) in _NUMBERS and 0 < a.size <= _FULL:

@@ -201,6 +201,9 @@ class Forms:
             self.refuse(stmt, f"{fn.__name__} over an axis that is not a literal")
         axis = axis.value
         fused = self.fused_sum(x, axis) if fn is np.sum and not keep.value else None
+        if fused is None and fn is np.sum and not keep.value and rank == 1 and axis in (
+                None, 0, -1) and self.whole_dots:
+            fused = self.dotted_sum(x)
         if fused is not None:
             return fused
         more = {"keepdims": nodes.constant(True)} if keep.value else {}
@@ -362,6 +365,10 @@ class BatchedForward(Forms, Contractions, Ranks, Forward):
         self.working = set()
         self.assumed = []  # (atoms, the rank taken for all of them): checked at the end
         self.einsums = {}  # tangents that are one einsum (srcad.transform.batched_einsum)
+        self.products = {}  # products of vectors read once (batched_einsum.record_product)
+        callees = analysis.callees  # (Numba's code and the standard's: np.sum as it is)
+        self.whole_dots = not getattr(callees, "compiles_all", False) and not getattr(
+            callees, "standard", False)
         self.fused = None
         self.uses = {}  # name -> how many places read it (a literal used once is inlined)
         for s in ir.walk(fn.body):
@@ -542,5 +549,7 @@ class BatchedForward(Forms, Contractions, Ranks, Forward):
                 total = self.expr("np.broadcast_to(t, (k,) + y.shape)", t=total, y=target)
         code.append(nodes.statement(stmt))
         code.append(assign(self.t(target), total))
+        if isinstance(total, ast.BinOp):  # (not broadcast: kept for a whole sum of it)
+            self.record_product(stmt, rule.fn, bound, code)
 
     # ---------------------------------------------------------------- linear forms
