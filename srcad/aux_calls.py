@@ -3,12 +3,13 @@
 
 Two forms, chosen once per function (:func:`made`):
 
-* ``f`` whose every ``return`` is a pair display (``return y, aux``) in its body or its
-  ``if`` branches, the body ending with one (:func:`srcad.frontend.aux_pairs.returns_pairs`):
+* ``f`` whose every ``return`` gives a pair display (``return y, aux``, or ``r = (y, aux)``
+  returned through copies, ``if`` branches and loops), the body ending with a ``return``
+  (:func:`srcad.frontend.aux_pairs.returns_pairs`, :func:`~srcad.frontend.aux_pairs.split`):
   its own derivative, made with ``y`` as the output and ``aux`` carried through to the return
   (:mod:`srcad.frontend.aux_pairs`). It is the dispatcher of a
   :class:`srcad.specialise.Transformed` like ``grad(f)``'s, and costs what ``grad(f)`` costs;
-* any other ``f`` (a pair made elsewhere and returned, a return in a loop): a shim
+* any other ``f`` (a pair returned by a call, read elsewhere, a return in a ``with``): a shim
   ``out = f(...); keep_aux(out); return out[0]`` is differentiated, and :func:`keep_aux`, run
   by its forward sweep, checks the pair and hands ``out[1]`` over through a box (a wrapper
   per call reads it).

@@ -1,23 +1,29 @@
-"""``has_aux=True`` read in the function itself: a function whose every ``return`` is a pair
-display, ``return value, aux``, is differentiated with ``value`` as its output and ``aux``
-carried through to the derivative's return, untouched (no second function, no wrapper).
+"""``has_aux=True`` read in the function itself: a function whose every ``return`` gives a
+pair display, ``return value, aux`` or ``r = (value, aux)`` ... ``return r``, is
+differentiated with ``value`` as its output and ``aux`` carried through to the derivative's
+return, untouched (no second function, no wrapper).
 
-:func:`returns_pairs` tells, from the parsed source, whether the form applies: every ``return``
-of the function's own body (not of a function defined in it) is a display of two items
-(``return y, aux``, ``return [y, aux]``, no ``*``), it sits in the body or in ``if``
-branches only (not in a loop, ``with`` or ``match``), and the body ends with one (no path
-falls off its end). Any other function keeps the general form (:mod:`srcad.aux_calls`: a shim
-calling it, whose pair is checked where it runs).
+:func:`returns_pairs` tells, from the parsed source, whether the form may apply: the body ends
+with a ``return`` of a value (no path falls off its end), and every ``return`` of the
+function's own body (not of a function defined in it) has a value and sits in the body, in
+``if`` branches or in ``for``/``while`` loops (not in a ``with``, ``try`` or ``match``). Which
+returned values are pairs is :func:`splits`' to tell, on the lowered form; any other function
+keeps the general form (:mod:`srcad.aux_calls`: a shim calling it, whose pair is checked
+where it runs).
 
 :func:`split` then rewrites the lowered (SSA) function: each display ``r = (E, A)`` reaching
-the return becomes ``r = E`` followed by ``aux = A`` (a fresh name); a merge of such ``r``
-gets the merge of their ``aux`` beside it (a path that has not returned yet merges ``None``
-for both: its flag keeps it from the return). After it, the function returns ``E`` (what
-is differentiated) and ``fn.aux`` names the atom holding ``A`` at the return (what the
-generated code returns beside the gradient: :func:`srcad.backend.assemble.assemble`). ``A``
-is the very object the function computes, in the order it computes it: the statements are
-the function's own, run once. (:mod:`srcad.aux_calls` also splits a copy first: a form the
-split does not read keeps the shim.)
+the return through copies and merges (of ``if`` branches, and of loops: a ``return`` in a
+loop is a flag and a loop-carried result once lowered) becomes ``r = E`` followed by
+``aux = A`` (a fresh name); a merge of such ``r`` gets the merge of their ``aux`` beside it
+(a path that has not returned yet merges ``None`` for both: its flag keeps it from the
+return; so does a name a loop has not bound yet, whose test raises). Every name of the chain
+must be read by the chain alone: a pair read elsewhere (``len(r)``, ``r[0]``) is not split.
+After it, the function returns ``E`` (what is differentiated) and ``fn.aux`` names the atom
+holding ``A`` at the return (what the generated code returns beside the gradient:
+:func:`srcad.backend.assemble.assemble`). ``A`` is the very object the function computes, in
+the order it computes it: the statements are the function's own, run once.
+(:mod:`srcad.aux_calls` also splits a copy first: a form the split does not read keeps the
+shim.)
 
 Imports :mod:`srcad.core` (ir), :mod:`srcad.errors` and gast.
 """
