@@ -41,6 +41,7 @@ from .specialise import (
     check_wrt_value,
     is_transformed,
     plain_key,
+    prepare,
     resolve_wrt,
     transformed_of,
 )
@@ -218,7 +219,8 @@ def _vjp(f, args, wrt, has_aux, backend):
     known = _vjps.get(fast) if fast is not None else None
     if known is not None:  # made before for this function, wrt and number of arguments
         called, transformed, gradient = known
-        types = tuple(map(type, args))
+        prepare(transformed, args)  # refused for these arguments before f runs (its code
+        types = tuple(map(type, args))  # made for them: the pullback finds it)
         fast_calls.vjp_closure(fast[0], fast[1], types, called, transformed, gradient,
                                _vg_of(called, fast[1], len(args)))
         eager = fast_calls.eager(fast[0], fast[1], types)
@@ -237,15 +239,16 @@ def _vjp(f, args, wrt, has_aux, backend):
         shim = target if aux_calls.returns_pairs(target) else _AUX_SHIMS.get(target)
         if shim is None:
             shim = _AUX_SHIMS[target] = entry.aux_shim(target, aux_calls.keep_aux)
-        code = getattr(target, "__code__", None)
-        out = f(*args)
-        where = f"{code.co_filename}:{code.co_firstlineno}" if code else ""
+        run, f, first = f, shim, "_first" if shim is target else ""
+    transformed = _transform(f, wrt, "vjp" + first, backend)
+    prepare(transformed, args)  # what refuses f for these arguments, before f runs
+    if has_aux:
+        out = run(*args)
+        where = entry.where_of(target)
         aux_calls.check_pair(out, where)
         value, aux = out
-        f, first = shim, "_first" if shim is target else ""
     else:
         value = f(*args)
-    transformed = _transform(f, wrt, "vjp" + first, backend)
     gradient = None
     if type(value) is float or type(value) is np.float64:
         gradient = _transform(f, wrt, "grad" + first, backend).function

@@ -186,7 +186,7 @@ def vjp_closure(f, wrt, types, called, transformed, gradient, value_and_grad=Non
             (table, types, called)] if all(t in _NUMBERS for t in types) else [])
 
 
-def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=()):
+def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=(), aux=False):
     """``vjp`` of a function whose output was a number for arguments of these types: its
     value and its gradient by one ``value_and_grad`` call (what they cost together, the
     computations the value and the gradient share made once; ``make`` makes it at the first
@@ -196,7 +196,10 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=()):
     function for the value, the derivative code at the pullback), which behaves as before:
     an error the gradient alone meets is raised by the pullback, not by ``vjp``. For numbers
     (``numbers``: ``[(table, types, called)]``), its first call compiles the two codes into
-    one function put in its place (:func:`srcad.backend.call_fronts.vjp_front`)."""
+    one function put in its place (:func:`srcad.backend.call_fronts.vjp_front`). ``aux``:
+    ``vjp(f, ..., has_aux=True)`` of ``f`` read with its aux (:mod:`srcad.aux_calls`):
+    ``make()``'s code returns ``((value, aux), gradients)`` (f's statements run once), the
+    closure ``(value, pullback, aux)``."""
     made = []
 
     def vjp_of(args):
@@ -206,6 +209,8 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=()):
             value, grads = made[0](*args)
         except Exception:  # noqa: BLE001 - the lazy path raises what it raises, where it did
             return lazy(args)
+        if aux:
+            value, held = value
         if type(value) is not float and type(value) is not np.float64:
             return lazy(args)
         if numbers:  # (tried once, at the second call: grad's code is made for it)
@@ -234,8 +239,8 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=()):
             return transformed(dy, *args)
 
         # what srcad reads for the pullback in code it differentiates (as srcad.vjp names it)
-        eager_pullback.__srcad_vjp_of__ = (f, args, wrt, False, value)
-        return value, eager_pullback
+        eager_pullback.__srcad_vjp_of__ = (f, args, wrt, aux, value)
+        return (value, eager_pullback, held) if aux else (value, eager_pullback)
 
     vjp_of.eager = True
     return vjp_of

@@ -384,6 +384,15 @@ class _ByRank:
         self.call.by_rank = self
 
 
+def prepare(transformed, args):
+    """Make (or find) ``transformed``'s specialisation for the positional arguments ``args``
+    (for a ``vjp`` code, those after the cotangent) without running it: whatever refuses the
+    function for them refuses now, before ``srcad.vjp`` runs the function for its value (an
+    attribute written, say: its store would have happened)."""
+    transformed._check_env()
+    transformed._specialise(transformed._bind(args, {}))
+
+
 def is_transformed(obj):
     return isinstance(obj, Transformed) or isinstance(getattr(obj, "__srcad__", None),
                                                       Transformed)
