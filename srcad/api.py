@@ -218,9 +218,11 @@ def _vjp(f, args, wrt, has_aux, backend):
         fast_key, fast = fast, None
     known = _vjps.get(fast) if fast is not None else None
     if known is not None:  # made before for this function, wrt and number of arguments
-        called, transformed, gradient = known
-        prepare(transformed, args)  # refused for these arguments before f runs (its code
-        types = tuple(map(type, args))  # made for them: the pullback finds it)
+        called, transformed, gradient, prepared = known
+        types = tuple(map(type, args))
+        if types not in prepared:  # refused for these arguments before f runs (made once
+            prepare(transformed, args)  # per classes: containers of another structure, or
+            prepared.add(types)  # names rebound since, are made at the pullback, as before)
         fast_calls.vjp_closure(fast[0], fast[1], types, called, transformed, gradient,
                                _vg_of(called, fast[1], len(args)))
         eager = fast_calls.eager(fast[0], fast[1], types)
@@ -256,7 +258,7 @@ def _vjp(f, args, wrt, has_aux, backend):
     else:
         pullback = _pullback(value, transformed, args)
     if fast is not None:
-        _vjps[fast] = (f, transformed, gradient)
+        _vjps[fast] = (f, transformed, gradient, {tuple(map(type, args))})
         types = tuple(map(type, args))
         fast_calls.vjp_closure(fast[0], fast[1], types, f, transformed, gradient,
                                _vg_of(f, wrt, len(args)))
@@ -278,7 +280,8 @@ def _vg_of(f, wrt, n):
 
 _AUX_SHIMS = weakref.WeakKeyDictionary()  # function -> its has_aux shim (vjp), made once
 #: (f, wrt as given, number of arguments) -> (the function called for the value, its vjp
-#: Transformed, its gradient function or None): a later vjp of f skips everything but the calls
+#: Transformed, its gradient function or None, the classes of arguments its code was made
+#: for before f ran): a later vjp of f skips everything but the calls
 _vjps = functions.ByFunction()
 
 
