@@ -244,6 +244,9 @@ def test_effects_run_once_in_their_order(tmp_path, capsys):
 OTHERS = {  # pairs the split does not read: the general form (the shim), the same answers
     "read_elsewhere": "def f(x):\n    out = (np.sum(np.sin(x) * x), np.cos(x))\n"
                       "    n = len(out)\n    return out\n",
+    "read_in_a_while_test": "def f(x):\n    r = (np.sum(np.sin(x) * x), np.cos(x))\n"
+                            "    k = 0\n    while len(r) > 2 or k < 2:\n        k += 1\n"
+                            "    return r\n",
     "in_with": "import contextlib\n"
                "def f(x):\n    with contextlib.nullcontext():\n"
                "        return np.sum(np.sin(x) * x), np.cos(x)\n",
