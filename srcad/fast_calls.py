@@ -43,6 +43,7 @@ from .runtime import HELPERS
 #: CuPy): ``check_arrays`` finds nothing to refuse in them
 PLAIN = frozenset({float, int, np.float64, np.ndarray})
 _NUMBERS = frozenset({float, np.float64})
+_F64 = np.float64
 
 #: (f, wrt as given) -> {argument types -> vjp's closure for them}
 VJPS = functions.ByFunction()
@@ -210,8 +211,8 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=(), aux=False):
         except Exception:  # noqa: BLE001 - the lazy path raises what it raises, where it did
             return lazy(args)
         if aux:
-            value, held = value
-        if type(value) is not float and type(value) is not np.float64:
+            value, aux_value = value
+        if value.__class__ is not float and value.__class__ is not _F64:  # (no call of type)
             return lazy(args)
         if numbers:  # (tried once, at the second call: grad's code is made for it)
             if len(numbers) == 1:
@@ -226,13 +227,11 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=(), aux=False):
                     if wrt is None and call_fronts.VJP not in vars(f):
                         call_fronts.FRONTS.put(f, call_fronts.VJP, front)
 
-        one = args[0] if len(args) == 1 else None  # (one argument: called without a *)
-
         def eager_pullback(dy):
             nonlocal grads
             if dy.__class__ is float and dy == 1.0:  # (a float's class: no call of type)
                 if grads is None:  # later: made again (the caller owns the first)
-                    return gradient(*args) if one is None else gradient(one)
+                    return gradient(*args) if len(args) != 1 else gradient(args[0])
                 first, grads = grads, None  # the first time, the gradient made with the value
                 return first
             check_companion(value, dy, "cotangent")
@@ -240,7 +239,7 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=(), aux=False):
 
         # what srcad reads for the pullback in code it differentiates (as srcad.vjp names it)
         eager_pullback.__srcad_vjp_of__ = (f, args, wrt, aux, value)
-        return (value, eager_pullback, held) if aux else (value, eager_pullback)
+        return (value, eager_pullback, aux_value) if aux else (value, eager_pullback)
 
     vjp_of.eager = True
     return vjp_of
