@@ -258,8 +258,8 @@ def _vjp(f, args, wrt, has_aux, backend):
     else:
         pullback = _pullback(value, transformed, args)
     if fast is not None:
-        _vjps[fast] = (f, transformed, gradient, {tuple(map(type, args))})
         types = tuple(map(type, args))
+        _vjps[fast] = (f, transformed, gradient, {types})
         fast_calls.vjp_closure(fast[0], fast[1], types, f, transformed, gradient,
                                _vg_of(f, wrt, len(args)))
         eager = fast_calls.eager(fast[0], fast[1], types)
