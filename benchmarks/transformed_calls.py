@@ -34,8 +34,12 @@ making its pullback, a ``jvp``), in one frame and behind an entry point looking 
 function's code on ``f`` (two frames, as srcad's entry points are): the ratio of the
 hand-written ``vjp`` to the hand-written gradient is the API's own minimum for this size.
 
+A fourth (:func:`aux_forms`, ``--aux``) times ``has_aux=True`` where a ``return`` sits in a
+loop, the pair is built apart from the return, or the aux is a dict built in a loop, against
+the same API on the function without its aux.
+
 Run: ``/work/main/.venv/bin/python benchmarks/transformed_calls.py`` (``--more``: the second
-table alone; ``--floors``: the third alone).
+and fourth tables; ``--floors``: the third alone; ``--aux``: the fourth alone).
 """
 
 from __future__ import annotations
@@ -96,6 +100,46 @@ def with_aux(x):
 def vector_aux(x):
     y = np.sin(x) * x + np.exp(-x * x)
     return np.sum(y), y
+
+
+def loop_aux(x):  # a return in a loop (has_aux read in the function since calls31)
+    y = x
+    for k in range(4):
+        y = math.sin(y) * x + y
+        if k == 2:
+            return y, k
+    return y, -1
+
+
+def loop_plain(x):  # the same output, no aux
+    y = x
+    for k in range(4):
+        y = math.sin(y) * x + y
+        if k == 2:
+            return y
+    return y
+
+
+def apart_aux(x):  # the pair built apart from the return (small's output)
+    y = math.sin(x) * x + x * x
+    out = (y, x)
+    return out
+
+
+def dict_aux(x):  # the aux a dict built in a loop
+    y = x
+    d = {}
+    for k in range(3):
+        y = np.sin(y) * x
+        d[k] = y
+    return np.sum(y), d
+
+
+def dict_plain(x):  # the same output, no dict
+    y = x
+    for _ in range(3):
+        y = np.sin(y) * x
+    return np.sum(y)
 
 
 def tree(p):
@@ -221,6 +265,30 @@ def more():
               f"{' per pass' if passes > 1 else ''})")
 
 
+def aux_forms():
+    """``has_aux=True`` of the forms calls31 reads in the function (a return in a loop, the
+    pair built apart, a dict built in a loop) against the same API on the function without
+    its aux (µs of CPU time per call)."""
+    x, xs = 0.7, np.linspace(0.1, 0.9, 100)
+    forms = {"loop return": (loop_aux, loop_plain, x), "pair apart": (apart_aux, small, x),
+             "dict in loop": (dict_aux, dict_plain, xs)}
+    calls = {}
+    for label, (f, plain, arg) in forms.items():
+        made = {"grad": (srcad.grad(plain), srcad.grad(f, has_aux=True)),
+                "value_and_grad": (srcad.value_and_grad(plain),
+                                   srcad.value_and_grad(f, has_aux=True))}
+        for api, (without, with_) in made.items():
+            calls[f"{label}: {api}"] = lambda d=without, a=arg: d(a)
+            calls[f"{label}: {api} has_aux"] = lambda d=with_, a=arg: d(a)
+        calls[f"{label}: vjp"] = lambda p=plain, a=arg: srcad.vjp(p, a)[1](1.0)
+        calls[f"{label}: vjp has_aux"] = lambda f=f, a=arg: srcad.vjp(f, a, has_aux=True)[1](
+            1.0)
+    best = timed(calls)
+    for name, t in best.items():
+        ref = name[:-len(" has_aux")] if name.endswith("has_aux") else name
+        print(f"{name:36s} {t:8.2f}us ({t / best[ref]:.2f}x {ref})")
+
+
 def hand_grad(x):  # small's gradient, as srcad.grad writes it
     return x + x + math.sin(x) + x * math.cos(x)
 
@@ -313,7 +381,10 @@ def main():
 if __name__ == "__main__":
     if "--floors" in sys.argv:
         floors()
+    elif "--aux" in sys.argv:
+        aux_forms()
     else:
         if "--more" not in sys.argv:
             main()
         more()
+        aux_forms()

@@ -41,6 +41,7 @@ from .specialise import (
     check_wrt_value,
     is_transformed,
     plain_key,
+    prepare,
     resolve_wrt,
     transformed_of,
 )
@@ -217,8 +218,11 @@ def _vjp(f, args, wrt, has_aux, backend):
         fast_key, fast = fast, None
     known = _vjps.get(fast) if fast is not None else None
     if known is not None:  # made before for this function, wrt and number of arguments
-        called, transformed, gradient = known
+        called, transformed, gradient, prepared = known
         types = tuple(map(type, args))
+        if types not in prepared:  # refused for these arguments before f runs (made once
+            prepare(transformed, args)  # per classes: containers of another structure, or
+            prepared.add(types)  # names rebound since, are made at the pullback, as before)
         fast_calls.vjp_closure(fast[0], fast[1], types, called, transformed, gradient,
                                _vg_of(called, fast[1], len(args)))
         eager = fast_calls.eager(fast[0], fast[1], types)
@@ -237,15 +241,16 @@ def _vjp(f, args, wrt, has_aux, backend):
         shim = target if aux_calls.returns_pairs(target) else _AUX_SHIMS.get(target)
         if shim is None:
             shim = _AUX_SHIMS[target] = entry.aux_shim(target, aux_calls.keep_aux)
-        code = getattr(target, "__code__", None)
-        out = f(*args)
-        where = f"{code.co_filename}:{code.co_firstlineno}" if code else ""
+        run, f, first = f, shim, "_first" if shim is target else ""
+    transformed = _transform(f, wrt, "vjp" + first, backend)
+    prepare(transformed, args)  # what refuses f for these arguments, before f runs
+    if has_aux:
+        out = run(*args)
+        where = entry.where_of(target)
         aux_calls.check_pair(out, where)
         value, aux = out
-        f, first = shim, "_first" if shim is target else ""
     else:
         value = f(*args)
-    transformed = _transform(f, wrt, "vjp" + first, backend)
     gradient = None
     if type(value) is float or type(value) is np.float64:
         gradient = _transform(f, wrt, "grad" + first, backend).function
@@ -253,8 +258,8 @@ def _vjp(f, args, wrt, has_aux, backend):
     else:
         pullback = _pullback(value, transformed, args)
     if fast is not None:
-        _vjps[fast] = (f, transformed, gradient)
         types = tuple(map(type, args))
+        _vjps[fast] = (f, transformed, gradient, {types})
         fast_calls.vjp_closure(fast[0], fast[1], types, f, transformed, gradient,
                                _vg_of(f, wrt, len(args)))
         eager = fast_calls.eager(fast[0], fast[1], types)
@@ -275,7 +280,8 @@ def _vg_of(f, wrt, n):
 
 _AUX_SHIMS = weakref.WeakKeyDictionary()  # function -> its has_aux shim (vjp), made once
 #: (f, wrt as given, number of arguments) -> (the function called for the value, its vjp
-#: Transformed, its gradient function or None): a later vjp of f skips everything but the calls
+#: Transformed, its gradient function or None, the classes of arguments its code was made
+#: for before f ran): a later vjp of f skips everything but the calls
 _vjps = functions.ByFunction()
 
 

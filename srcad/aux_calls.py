@@ -3,12 +3,13 @@
 
 Two forms, chosen once per function (:func:`made`):
 
-* ``f`` whose every ``return`` is a pair display (``return y, aux``) in its body or its
-  ``if`` branches, the body ending with one (:func:`srcad.frontend.aux_pairs.returns_pairs`):
+* ``f`` whose every ``return`` gives a pair display (``return y, aux``, or ``r = (y, aux)``
+  returned through copies, ``if`` branches and loops), the body ending with a ``return``
+  (:func:`srcad.frontend.aux_pairs.returns_pairs`, :func:`~srcad.frontend.aux_pairs.split`):
   its own derivative, made with ``y`` as the output and ``aux`` carried through to the return
   (:mod:`srcad.frontend.aux_pairs`). It is the dispatcher of a
   :class:`srcad.specialise.Transformed` like ``grad(f)``'s, and costs what ``grad(f)`` costs;
-* any other ``f`` (a pair made elsewhere and returned, a return in a loop): a shim
+* any other ``f`` (a pair returned by a call, read elsewhere, a return in a ``with``): a shim
   ``out = f(...); keep_aux(out); return out[0]`` is differentiated, and :func:`keep_aux`, run
   by its forward sweep, checks the pair and hands ``out[1]`` over through a box (a wrapper
   per call reads it).
@@ -112,10 +113,10 @@ def returns_pairs(func):
 _AUX = threading.local()  # the boxes of the has_aux calls running in this thread
 
 
-def keep_aux(out, where=""):
+def keep_aux(out, where=(None, None, "f")):
     """Check ``out`` is a pair ``(value, aux)`` and hand ``aux`` to the innermost ``has_aux``
     call running (the generated forward sweep calls it: it has no derivative, and it is never
-    dropped as dead code). ``where``: the function's ``file:line``."""
+    dropped as dead code). ``where``: the function's ``(file, line, name)``."""
     check_pair(out, where)
     boxes = getattr(_AUX, "boxes", None)
     if boxes:
@@ -123,14 +124,20 @@ def keep_aux(out, where=""):
 
 
 def check_pair(out, where):
-    """Raise unless ``out`` is a pair ``(value, aux)``, naming ``where`` (``file:line``)."""
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        filename, _, line = where.rpartition(":")
-        raise SrcadError(f"with has_aux=True the function must return a pair (value, aux), "
-                         f"it returned {type(out).__name__}"
-                         + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""),
-                         filename=filename or None, lineno=int(line) if line.isdigit() else None,
-                         hint="return value, aux (or leave has_aux out)")
+    """Raise unless ``out`` is a pair ``(value, aux)`` (what ``has_aux=True`` asks of ``f``),
+    naming ``where``, ``f``'s ``(file, line, name)``
+    (:func:`srcad.frontend.entry.where_of`). One check for every
+    use: ``srcad.vjp``'s run of ``f``, the shim's :func:`keep_aux`, and the plain form read
+    in differentiated code (:mod:`srcad.nested_aux`, whose code calls it: it has no
+    derivative and is kept where it is, for its message)."""
+    if isinstance(out, (tuple, list)) and len(out) == 2:
+        return
+    filename, line, name = where
+    raise SrcadError(f"with has_aux=True the function {name} must return a pair (value, aux), "
+                     f"it returned {type(out).__name__}"
+                     + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""),
+                     filename=filename, lineno=line,
+                     hint="return value, aux (or leave has_aux out)")
 
 
 def vjp_closure(f, wrt, types, where, transformed, gradient, value_and_grad):
@@ -140,7 +147,7 @@ def vjp_closure(f, wrt, types, where, transformed, gradient, value_and_grad):
     the pullback made of ``transformed`` (the pairs' first items' vjp code) and, for an output
     that is a number, ``gradient`` (their grad code), as :func:`srcad.fast_calls.vjp_closure`
     does; for an output that was a number and no ints, the value, aux and gradient by one
-    call of ``value_and_grad()``'s code (:func:`_eager`)."""
+    call of ``value_and_grad()``'s code (:func:`srcad.fast_calls.eager_vjp` with the aux)."""
     if not fast_calls.plain_types(types):
         return
     table = fast_calls.kept(fast_calls.VJPS, f, ("has_aux", wrt))
@@ -161,40 +168,11 @@ def vjp_closure(f, wrt, types, where, transformed, gradient, value_and_grad):
 
     table[types] = vjp_of
     if gradient is not None and int not in types:
-        table[types] = _eager(value_and_grad, transformed, gradient, vjp_of, f, wrt)
-
-
-def _eager(make, transformed, gradient, lazy, f, wrt):
-    """:func:`srcad.fast_calls.eager_vjp` with the aux: ``make()`` makes the code returning
-    ``((value, aux), gradients)`` (f's statements, run once), the first pullback of 1.0 hands
-    that gradient over; an output not a number, or an error, takes ``lazy`` (as before)."""
-    made = []
-
-    def vjp_of(args):
-        if not made:
-            made.append(make())
-        try:
-            (value, aux), grads = made[0](*args)
-        except Exception:  # noqa: BLE001 - the lazy path raises what it raises, where it did
-            return lazy(args)
-        if value.__class__ is not float and value.__class__ is not float64:
-            return lazy(args)
-
-        def eager_pullback(dy):
-            nonlocal grads
-            if dy.__class__ is float and dy == 1.0:
-                if grads is None:  # later: made again (the caller owns the first)
-                    return gradient(*args)
-                first, grads = grads, None
-                return first
-            fast_calls.check_companion(value, dy, "cotangent")
-            return transformed(dy, *args)
-
-        eager_pullback.__srcad_vjp_of__ = (f, args, wrt, True, value)  # as srcad.vjp names it
-        return value, eager_pullback, aux
-
-    return vjp_of
+        table[types] = fast_calls.eager_vjp(value_and_grad, transformed, gradient, vjp_of, f,
+                                            wrt, aux=True)
 
 
 rules.nondiff(keep_aux)
 rules.registry.impure.add(keep_aux)
+rules.nondiff(check_pair)
+rules.registry.impure.add(check_pair)

@@ -43,6 +43,7 @@ from .runtime import HELPERS
 #: CuPy): ``check_arrays`` finds nothing to refuse in them
 PLAIN = frozenset({float, int, np.float64, np.ndarray})
 _NUMBERS = frozenset({float, np.float64})
+_F64 = np.float64
 
 #: (f, wrt as given) -> {argument types -> vjp's closure for them}
 VJPS = functions.ByFunction()
@@ -186,7 +187,7 @@ def vjp_closure(f, wrt, types, called, transformed, gradient, value_and_grad=Non
             (table, types, called)] if all(t in _NUMBERS for t in types) else [])
 
 
-def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=()):
+def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=(), aux=False):
     """``vjp`` of a function whose output was a number for arguments of these types: its
     value and its gradient by one ``value_and_grad`` call (what they cost together, the
     computations the value and the gradient share made once; ``make`` makes it at the first
@@ -196,7 +197,10 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=()):
     function for the value, the derivative code at the pullback), which behaves as before:
     an error the gradient alone meets is raised by the pullback, not by ``vjp``. For numbers
     (``numbers``: ``[(table, types, called)]``), its first call compiles the two codes into
-    one function put in its place (:func:`srcad.backend.call_fronts.vjp_front`)."""
+    one function put in its place (:func:`srcad.backend.call_fronts.vjp_front`). ``aux``:
+    ``vjp(f, ..., has_aux=True)`` of ``f`` read with its aux (:mod:`srcad.aux_calls`):
+    ``make()``'s code returns ``((value, aux), gradients)`` (f's statements run once), the
+    closure ``(value, pullback, aux)``."""
     made = []
 
     def vjp_of(args):
@@ -206,7 +210,9 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=()):
             value, grads = made[0](*args)
         except Exception:  # noqa: BLE001 - the lazy path raises what it raises, where it did
             return lazy(args)
-        if type(value) is not float and type(value) is not np.float64:
+        if aux:
+            value, aux_value = value
+        if value.__class__ is not float and value.__class__ is not _F64:  # (no call of type)
             return lazy(args)
         if numbers:  # (tried once, at the second call: grad's code is made for it)
             if len(numbers) == 1:
@@ -221,21 +227,19 @@ def eager_vjp(make, transformed, gradient, lazy, f, wrt, numbers=()):
                     if wrt is None and call_fronts.VJP not in vars(f):
                         call_fronts.FRONTS.put(f, call_fronts.VJP, front)
 
-        one = args[0] if len(args) == 1 else None  # (one argument: called without a *)
-
         def eager_pullback(dy):
             nonlocal grads
             if dy.__class__ is float and dy == 1.0:  # (a float's class: no call of type)
                 if grads is None:  # later: made again (the caller owns the first)
-                    return gradient(*args) if one is None else gradient(one)
+                    return gradient(*args) if len(args) != 1 else gradient(args[0])
                 first, grads = grads, None  # the first time, the gradient made with the value
                 return first
             check_companion(value, dy, "cotangent")
             return transformed(dy, *args)
 
         # what srcad reads for the pullback in code it differentiates (as srcad.vjp names it)
-        eager_pullback.__srcad_vjp_of__ = (f, args, wrt, False, value)
-        return value, eager_pullback
+        eager_pullback.__srcad_vjp_of__ = (f, args, wrt, aux, value)
+        return (value, eager_pullback, aux_value) if aux else (value, eager_pullback)
 
     vjp_of.eager = True
     return vjp_of

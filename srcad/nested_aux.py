@@ -9,7 +9,7 @@ sweep runs), which srcad cannot differentiate. What srcad reads for it instead
 
     def grad_aux_f(x, w):
         out = f(x, w)                     # a call of your function, differentiated as any
-        _srcad_pair(out, where)           # a pair (value, aux), as has_aux=True requires
+        _srcad_pair(out, where)           # a pair (value, aux): aux_calls.check_pair
         return grad_first_f(x, w), out[1]                     # grad
         return (out[0], out[1]), grad_first_f(x, w)           # value_and_grad
 
@@ -21,38 +21,21 @@ its arguments in code srcad differentiates.
 Only ``f`` with plain positional parameters without defaults is read so (else ``None``: the
 call stays refused, naming the line); holomorphic derivatives are not.
 
-Imports :mod:`srcad.api`, :mod:`srcad.core`, :mod:`srcad.errors`, :mod:`srcad.nested_vjp`
-(``plain_parameters``), :mod:`srcad.rules` and
-:mod:`srcad.runtime`; :mod:`srcad.api` does not import this module: it is handed to
-:func:`srcad.core.functions.plain_form` through ``functions.WITH_AUX``.
+Imports :mod:`srcad.api`, :mod:`srcad.aux_calls` (``check_pair``: the pair's check, one for
+every use), :mod:`srcad.core`, :mod:`srcad.frontend` (``entry.where_of``),
+:mod:`srcad.nested_vjp` (``plain_parameters``) and :mod:`srcad.runtime`; :mod:`srcad.api`
+does not import this module: it is handed to :func:`srcad.core.functions.plain_form` through
+``functions.WITH_AUX``.
 """
 
 from __future__ import annotations
 
-import inspect
-
 from . import api
+from .aux_calls import check_pair
 from .core import functions
-from .errors import SrcadError
+from .frontend.entry import where_of
 from .nested_vjp import plain_parameters
-from .rules.registry import registry
 from .runtime.derivatives import made_function
-
-
-def check_pair(out, where):
-    """Raise unless ``out`` is a pair ``(value, aux)`` (what ``has_aux=True`` asks of ``f``)."""
-    if isinstance(out, (tuple, list)) and len(out) == 2:
-        return
-    filename, line, name = where
-    raise SrcadError(f"with has_aux=True the function {name} must return a pair (value, aux), "
-                     f"it returned {type(out).__name__}"
-                     + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""),
-                     filename=filename, lineno=line, construct=f"srcad.grad({name}, "
-                     "has_aux=True)", hint="return value, aux (or leave has_aux out)")
-
-
-registry.nondiff.add(check_pair)
-registry.impure.add(check_pair)  # kept where it is, for its message
 
 
 def plain_with_aux(f, wrt, mode):
@@ -64,10 +47,8 @@ def plain_with_aux(f, wrt, mode):
     names = plain_parameters(f)
     if names is None:
         return None
-    code = getattr(inspect.unwrap(f), "__code__", None)
-    name = getattr(f, "__name__", "f")
-    name = name if isinstance(name, str) and name.isidentifier() else "f"
-    where = (getattr(code, "co_filename", None), getattr(code, "co_firstlineno", None), name)
+    where = where_of(f)
+    name = where[2]
     args = ", ".join(names)
     first = made_function(f"first_{name}", names, [f"return _srcad_f({args})[0]"],
                           {"_srcad_f": f})

@@ -384,6 +384,23 @@ class _ByRank:
         self.call.by_rank = self
 
 
+def prepare(transformed, args):
+    """Make (or find) ``transformed``'s specialisation for the positional arguments ``args``
+    (for a ``vjp`` code, those after the cotangent) without running it: whatever refuses the
+    function for them refuses now, before ``srcad.vjp`` runs the function for its value (an
+    attribute written, say: its store would have happened). Code already made for the kinds
+    of ``args``, while every name it read is bound as it was, is found by its key alone (the
+    full path costs ~50 µs for a dict; ``srcad.vjp`` asks once per classes of arguments)."""
+    if all(r.current() is r.value for r in transformed._reads.values()):
+        try:
+            if cache_key(list(args)) in transformed._cache:
+                return  # made for exactly these kinds: nothing refuses them
+        except Exception:  # noqa: BLE001 - said by the full path, as the call would say it
+            pass
+    transformed._check_env()
+    transformed._specialise(transformed._bind(args, {}))
+
+
 def is_transformed(obj):
     return isinstance(obj, Transformed) or isinstance(getattr(obj, "__srcad__", None),
                                                       Transformed)

@@ -6,8 +6,9 @@ A generated family (a body x what the aux is x a number or an array argument x t
 checked against central differences (``twin_checks.central``) and autograd on a twin of the
 same source (``autograd.grad(lambda v: f(v)[0])``), the aux against the function's own
 (equal, and the same object where the function hands back one it was given); functions
-returning pairs the form does not read (a pair built elsewhere, a return in a loop) keep the
-general form, and refusals are as before.
+returning pairs the form does not read keep the general form (a pair built elsewhere and a
+return in a loop are read since calls31: tests/test_calls31_aux_loops.py), and refusals are as
+before.
 """
 
 from __future__ import annotations
@@ -183,7 +184,8 @@ def test_float32_gradient_with_aux(tmp_path):
     assert g.dtype == np.float32 and v == pytest.approx(float(np.sum(x * x)), rel=1e-6)
 
 
-OTHERS = {  # pairs the form does not read: the general form, the same answers
+OTHERS = {  # pairs the form did not read before calls31 (read now but "falls_off": the
+    # general form; test_calls31_aux_loops holds the new ones' code), the same answers
     "made_apart": "def f(x):\n    out = (np.sum(np.sin(x) * x), np.cos(x))\n    return out\n",
     "in_loop": "def f(x):\n    for k in range(2):\n        if k == 1:\n"
                "            return np.sum(np.sin(x) * x), np.cos(x)\n    return 0.0, x\n",

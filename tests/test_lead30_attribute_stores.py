@@ -4,10 +4,11 @@ run the function's forward part more than once (a column or a row at a time, a f
 learns the output's kind): a branch that kept ``obj.c = y`` as an effect gave wrong values
 there (``jacfwd``'s diagonal 1.433, 0.389, 0.100 where it is 1.433, 1.316, 1.147), each pass
 reading the previous pass's store. These tests hold the refusal, for every entry point, and
-that the object is left as it was where the refusal comes before any of the function's code
-runs. ``vjp`` and ``elementwise_grad`` run the function itself first (for the value, for the
-output's shape), so the store has happened when the refusal comes, at the pullback or the
-gradient: no value is ever given for it, as Python's plain call would have stored too."""
+that the object is left as it was: the refusal comes before any of the function's code runs.
+``vjp`` (and ``elementwise_grad``, ``make_vjp`` through it) runs the function itself for the
+value; since calls31 it makes its code for the arguments first
+(``specialise.Transformed.prepare``), so it refuses before that run too, where the store had
+happened when the refusal came at the pullback."""
 
 import numpy as np
 import pytest
@@ -54,8 +55,33 @@ ENTRIES = {
     "jacrev": lambda f: srcad.jacrev(f, wrt=1),
     "jacfwd": lambda f: srcad.jacfwd(f, wrt=1),
     "vjp": lambda f: (lambda o, x: srcad.vjp(f, o, x, wrt=1)[1](1.0)),
+    "vjp_value": lambda f: (lambda o, x: srcad.vjp(f, o, x, wrt=1)),  # the pullback not run
     "jvp": lambda f: (lambda o, x: srcad.jvp(f, (o, x), (np.ones(3),), wrt=(1,))),
+    "jacobian": lambda f: srcad.jacobian(f, wrt=1),
+    "elementwise_grad": lambda f: srcad.elementwise_grad(f, wrt=1),
+    "make_vjp": lambda f: (lambda o, x: srcad.make_vjp(f, wrt=1)(o, x)),
+    "hvp": lambda f: (lambda o, x: srcad.hvp(f, (o, x), np.ones(3), wrt=1)),
+    "grad_has_aux": lambda f: (lambda o, x: srcad.grad(_paired(f), wrt=1, has_aux=True)(o, x)),
+    "vjp_has_aux": lambda f: (lambda o, x: srcad.vjp(_paired(f), o, x, wrt=1, has_aux=True)),
 }
+
+
+def stores_scalar_pair(obj, x):
+    return stores_scalar(obj, x), 1
+
+
+def stores_then_returns_pair(obj, x):
+    return stores_then_returns(obj, x), 1
+
+
+def stores_in_branch_pair(obj, x):
+    return stores_in_branch(obj, x), 1
+
+
+def _paired(f):
+    """``f`` returning ``(value, aux)``: the has_aux entries' function (the store kept, in
+    the callee)."""
+    return globals()[f"{f.__name__}_pair"]
 
 
 def _holder():
@@ -71,8 +97,7 @@ def test_a_store_is_refused(entry, f):
     x = np.array([0.3, 0.5, 0.7])
     with pytest.raises(SrcadError, match="attribute"):
         ENTRIES[entry](f)(o, x)
-    if entry != "vjp":
-        assert (o.c, o.k) == (1.5, 0.5) and not hasattr(o, "last")
+    assert (o.c, o.k) == (1.5, 0.5) and not hasattr(o, "last")  # before any code ran
 
 
 @pytest.mark.parametrize("entry", ["jacfwd", "jacrev", "jvp"])
@@ -84,10 +109,22 @@ def test_a_store_of_a_vector_function_is_refused(entry):
     assert o.c == 1.5
 
 
-def test_elementwise_grad_of_a_store_is_refused():
+@pytest.mark.parametrize("entry", ["elementwise_grad", "vjp", "vjp_value", "make_vjp"])
+def test_a_store_of_a_vector_function_is_refused_before_it_runs(entry):
     o = _holder()
     with pytest.raises(SrcadError, match="attribute"):
-        srcad.elementwise_grad(stores_first, wrt=1)(o, np.array([0.3, 0.5, 0.7]))
+        ENTRIES[entry](stores_first)(o, np.array([0.3, 0.5, 0.7]))
+    assert o.c == 1.5
+
+
+def test_vjp_refuses_before_it_runs_for_new_arguments_too():
+    """A second function of the same code object, and a call after a refused one: refused
+    before the store each time (the code made first, on every path of srcad.vjp)."""
+    for _ in range(2):
+        o = _holder()
+        with pytest.raises(SrcadError, match="attribute"):
+            srcad.vjp(stores_then_returns, o, np.array([0.3, 0.5]), wrt=1)
+        assert not hasattr(o, "last")
 
 
 def test_the_same_function_without_the_store_is_exact():

@@ -1,23 +1,29 @@
-"""``has_aux=True`` read in the function itself: a function whose every ``return`` is a pair
-display, ``return value, aux``, is differentiated with ``value`` as its output and ``aux``
-carried through to the derivative's return, untouched (no second function, no wrapper).
+"""``has_aux=True`` read in the function itself: a function whose every ``return`` gives a
+pair display, ``return value, aux`` or ``r = (value, aux)`` ... ``return r``, is
+differentiated with ``value`` as its output and ``aux`` carried through to the derivative's
+return, untouched (no second function, no wrapper).
 
-:func:`returns_pairs` tells, from the parsed source, whether the form applies: every ``return``
-of the function's own body (not of a function defined in it) is a display of two items
-(``return y, aux``, ``return [y, aux]``, no ``*``), it sits in the body or in ``if``
-branches only (not in a loop, ``with`` or ``match``), and the body ends with one (no path
-falls off its end). Any other function keeps the general form (:mod:`srcad.aux_calls`: a shim
-calling it, whose pair is checked where it runs).
+:func:`returns_pairs` tells, from the parsed source, whether the form may apply: the body ends
+with a ``return`` of a value (no path falls off its end), and every ``return`` of the
+function's own body (not of a function defined in it) has a value and sits in the body, in
+``if`` branches or in ``for``/``while`` loops (not in a ``with``, ``try`` or ``match``). Which
+returned values are pairs is :func:`splits`' to tell, on the lowered form; any other function
+keeps the general form (:mod:`srcad.aux_calls`: a shim calling it, whose pair is checked
+where it runs).
 
 :func:`split` then rewrites the lowered (SSA) function: each display ``r = (E, A)`` reaching
-the return becomes ``r = E`` followed by ``aux = A`` (a fresh name); a merge of such ``r``
-gets the merge of their ``aux`` beside it (a path that has not returned yet merges ``None``
-for both: its flag keeps it from the return). After it, the function returns ``E`` (what
-is differentiated) and ``fn.aux`` names the atom holding ``A`` at the return (what the
-generated code returns beside the gradient: :func:`srcad.backend.assemble.assemble`). ``A``
-is the very object the function computes, in the order it computes it: the statements are
-the function's own, run once. (:mod:`srcad.aux_calls` also splits a copy first: a form the
-split does not read keeps the shim.)
+the return through copies and merges (of ``if`` branches, and of loops: a ``return`` in a
+loop is a flag and a loop-carried result once lowered) becomes ``r = E`` followed by
+``aux = A`` (a fresh name); a merge of such ``r`` gets the merge of their ``aux`` beside it
+(a path that has not returned yet merges ``None`` for both: its flag keeps it from the
+return; so does a name a loop has not bound yet, whose test raises). Every name of the chain
+must be read by the chain alone: a pair read elsewhere (``len(r)``, ``r[0]``) is not split.
+After it, the function returns ``E`` (what is differentiated) and ``fn.aux`` names the atom
+holding ``A`` at the return (what the generated code returns beside the gradient:
+:func:`srcad.backend.assemble.assemble`). ``A`` is the very object the function computes, in
+the order it computes it: the statements are the function's own, run once.
+(:mod:`srcad.aux_calls` also splits a copy first: a form the split does not read keeps the
+shim.)
 
 Imports :mod:`srcad.core` (ir), :mod:`srcad.errors` and gast.
 """
@@ -33,31 +39,28 @@ _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 def returns_pairs(fdef):
-    """Whether every ``return`` of ``fdef`` (a gast FunctionDef) is a two-item display in the
-    body or its ``if`` branches, and the body ends with one (see the module's docstring)."""
+    """Whether ``fdef`` (a gast FunctionDef) may return pairs the SSA form reads apart: the
+    body ends with a ``return`` of a value, and every ``return`` of its own has a value and
+    sits in the body, ``if`` branches or loops (not in a ``with``, ``try`` or ``match``,
+    whose lowering :func:`split` does not follow). Which values are pairs is
+    :func:`splits`' to tell, on the lowered function."""
     body = fdef.body
-    if not body or not _pair(body[-1]):
+    if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
         return False
-    return _all_pairs(body)
+    return _all_returns(body)
 
 
-def _pair(stmt):
-    value = stmt.value if isinstance(stmt, gast.Return) else None
-    return isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == 2 and not any(
-        isinstance(e, gast.Starred) for e in value.elts)
-
-
-def _all_pairs(stmts):
+def _all_returns(stmts):
     for stmt in stmts:
         if isinstance(stmt, gast.Return):
-            if not _pair(stmt):
+            if stmt.value is None:
                 return False
-        elif isinstance(stmt, gast.If):
-            if not (_all_pairs(stmt.body) and _all_pairs(stmt.orelse)):
+        elif isinstance(stmt, (gast.If, gast.For, gast.While)):
+            if not (_all_returns(stmt.body) and _all_returns(stmt.orelse)):
                 return False
         elif not isinstance(stmt, _NESTED) and any(
                 isinstance(n, gast.Return) for n in _own_nodes(stmt)):
-            return False  # a return in a loop, a with or a match: the general form
+            return False  # a return in a with, a try or a match: the general form
     return True
 
 
@@ -119,12 +122,12 @@ def _split(fn, namer):
                 chain[name] = ("pair", found)
                 continue
             return False
-        if isinstance(found, tuple) and isinstance(found[1], ir.If) and all(
+        if isinstance(found, tuple) and all(
                 isinstance(s, ir.Var) or _none(s) for s in found[0].sources):
-            chain[name] = ("merge", found)  # (None: a path that has not returned yet, whose
-            todo.extend(s.name for s in found[0].sources if isinstance(s, ir.Var))  # flag
-            continue  # says so: the body ends with a return, so None is never returned)
-        return False
+            chain[name] = ("merge", found)  # an if's or a loop's merge (None: a path that
+            todo.extend(s.name for s in found[0].sources if isinstance(s, ir.Var))  # has
+            continue  # not returned yet, whose flag says so, or a name not yet bound, whose
+        return False  # test raises: the body ends with a return, so None is never returned)
     # each name of the chain read by the chain alone (or the return): nothing else sees a pair
     uses = {}
     for kind, found in chain.values():
@@ -138,7 +141,7 @@ def _split(fn, namer):
         return False
     aux = {name: namer.fresh("aux") for name in chain}
     for name, (kind, found) in chain.items():
-        if kind == "merge":
+        if kind == "merge":  # (beside it: an if's merges, or a loop's entry and latches)
             phi, branch = found
             branch.phis.append(ir.Phi(aux[name], [ir.Var(aux[s.name]) if isinstance(
                 s, ir.Var) else s for s in phi.sources]))

@@ -179,10 +179,17 @@ def aux_shim(func, keep):
     out[0]``. ``keep`` is a function with no derivative that the forward sweep runs (it checks
     ``out`` is a pair and hands ``out[1]`` to the caller); the gradient is that of ``out[0]``."""
     params = list(inspect.signature(func).parameters.values())
-    code = getattr(inspect.unwrap(getattr(func, "__srcad_entry__", func)), "__code__", None)
-    where = f"{code.co_filename}:{code.co_firstlineno}" if code is not None else ""
     return _shim(getattr(func, "__name__", "f"), params, func, None,
-                 f"{_describe(func)} with has_aux=True", (keep, where))
+                 f"{_describe(func)} with has_aux=True", (keep, where_of(func)))
+
+
+def where_of(func):
+    """``(file, line, name)`` of ``func`` (a plain function, a shim of srcad's, or another
+    callable: ``None`` where it has no code), as ``srcad.aux_calls.check_pair`` names it."""
+    code = getattr(inspect.unwrap(getattr(func, "__srcad_entry__", func)), "__code__", None)
+    name = getattr(func, "__name__", "f")
+    name = name if isinstance(name, str) and name.isidentifier() else "f"
+    return (getattr(code, "co_filename", None), getattr(code, "co_firstlineno", None), name)
 
 
 def takes_star_args(func):
@@ -240,7 +247,7 @@ def star_keys(func, kwargs):
 
 def _shim(name, params, callee, obj, what, keep=None):
     """``def name(params): return callee([obj,] params)``, its text in ``linecache`` (with
-    ``keep``, a pair (function, "file:line"), see :func:`aux_shim`)."""
+    ``keep``, a pair (function, (file, line, name)), see :func:`aux_shim`)."""
     if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) or (
             name.startswith("__srcad")):
         name = "f"
