@@ -79,6 +79,9 @@ class ValueKinds:
             source = kinds[_SHAPED_LIKE[fn.__name__]] if len(kinds) > 1 else kinds[0]
             if source in (SCALAR, ARRAY, SEQ) and (source == SEQ or fn.__name__ == "zeros_like"):
                 return source  # a gradient shaped like its argument: a list for a list
+        if family_of(fn) and getattr(fn, "__name__", None) == "scatter" and len(kinds) == 3 \
+                and kinds[1] in (ARRAY, SEQ):
+            return kinds[1]  # zeros shaped like the primal value indexed (an array, a list)
         if family_of(fn) == "runtime" and fn.__name__ == "add" and len(kinds) == 2:
             return _added(kinds)  # two gradients of one structure added
         if family_of(fn) == "runtime" and getattr(fn, "__name__", None) in _NEW_VERSION and \
@@ -265,8 +268,10 @@ class ValueKinds:
         if fn is operator.getitem:
             rank = self._index_rank(args[0], args[1]) if len(args) == 2 else None
             return rank if rank is not None and rank >= 1 else MIXED
-        if fn == ir.Attr("T"):
+        if fn == ir.Attr("T") or fn == ir.Method("copy") and len(args) == 1:
             return self.rank(args[0]) or MIXED
+        if family_of(fn) and getattr(fn, "__name__", None) == "scatter" and len(args) == 3:
+            return self.rank(args[1]) or MIXED  # zeros shaped like the array indexed
         if (fn in (operator.matmul, np.matmul, np.dot) or fn == ir.Method("dot")) and len(
                 args) == 2:
             return _MATMUL_RANK.get((self.rank(args[0]), self.rank(args[1])), MIXED)

@@ -39,6 +39,7 @@ from ..core.kinds import (
     made_items,
     made_result,
     made_stacks,
+    rank_of_value,
     with_complex,
 )
 from ..errors import SrcadError
@@ -113,8 +114,8 @@ class Callees:
         made, called inside differentiated code), specialised on the arguments' kinds."""
         arguments, _, _ = bind(code, args, kwargs)
         kinds = with_complex({p: kind_of_value(v) for p, v in arguments.items()}, arguments)
-        entry = self.split(code, list(wrt), kinds)
-        return entry
+        ranks = {p: rank_of_value(v) for p, v in arguments.items()}  # x[0] of a vector: a number
+        return self.split(code, list(wrt), kinds, ranks=ranks)
 
     def tangent_call(self, code, wrt, args, kwargs, tangents):
         """The forward mode of a call ``code(*args, **kwargs)`` of generated code (a
@@ -124,7 +125,8 @@ class Callees:
         bound.apply_defaults()
         kinds = with_complex({p: kind_of_value(v) for p, v in bound.arguments.items()},
                              bound.arguments)
-        cell = self.tangent(code, list(wrt), kinds)
+        ranks = {p: rank_of_value(v) for p, v in bound.arguments.items()}
+        cell = self.tangent(code, list(wrt), kinds, ranks=ranks)
         return cell.cell_contents(*bound.arguments.values(), *tangents)
 
     def tangent_code(self, code, wrt, args):
@@ -136,7 +138,8 @@ class Callees:
                              f"{len(args)}", hint="pass every argument positionally")
         values = dict(zip(params, args))
         kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
-        return self.tangent(code, list(wrt), kinds).cell_contents
+        ranks = {p: rank_of_value(v) for p, v in values.items()}
+        return self.tangent(code, list(wrt), kinds, ranks=ranks).cell_contents
 
     def tangent(self, fn, wrt, kinds, arity=None, ranks=None):
         """A cell holding the forward-mode function of ``fn`` (filled after it is compiled;
