@@ -47,6 +47,13 @@ _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.p
           operator.mod, operator.floordiv, operator.neg, operator.pos, operator.matmul}
 
 
+def _spread_back(fn, prim):
+    """Whether ``prim`` is ``grad_sum(g, a)`` or ``grad_mean(g, a)`` over every axis (a
+    whole sum's gradient, in srcad's own code differentiated again): shaped like ``a``."""
+    return family_of(fn) == "numpy" and getattr(fn, "__name__", None) in (
+        "grad_sum", "grad_mean") and len(prim.args) == 2 and not prim.kwargs
+
+
 def _added(kinds):
     """The kind of srcad's ``add(a, b)`` of values of ``kinds``."""
     if kinds[0] == kinds[1] == SEQ or kinds[0] == kinds[1] == SCALAR:
@@ -82,6 +89,8 @@ class ValueKinds:
         if family_of(fn) and getattr(fn, "__name__", None) == "scatter" and len(kinds) == 3 \
                 and kinds[1] in (ARRAY, SEQ):
             return kinds[1]  # zeros shaped like the primal value indexed (an array, a list)
+        if _spread_back(fn, prim) and kinds[1] in (SCALAR, ARRAY):
+            return kinds[1]  # a whole sum's gradient: a number for a number, else an array
         if family_of(fn) == "runtime" and fn.__name__ == "add" and len(kinds) == 2:
             return _added(kinds)  # two gradients of one structure added
         if family_of(fn) == "runtime" and getattr(fn, "__name__", None) in _NEW_VERSION and \
@@ -270,8 +279,9 @@ class ValueKinds:
             return rank if rank is not None and rank >= 1 else MIXED
         if fn == ir.Attr("T") or fn == ir.Method("copy") and len(args) == 1:
             return self.rank(args[0]) or MIXED
-        if family_of(fn) and getattr(fn, "__name__", None) == "scatter" and len(args) == 3:
-            return self.rank(args[1]) or MIXED  # zeros shaped like the array indexed
+        if family_of(fn) and getattr(fn, "__name__", None) == "scatter" and len(args) == 3 or \
+                _spread_back(fn, value):
+            return self.rank(args[1]) or MIXED  # shaped like the array indexed or summed
         if (fn in (operator.matmul, np.matmul, np.dot) or fn == ir.Method("dot")) and len(
                 args) == 2:
             return _MATMUL_RANK.get((self.rank(args[0]), self.rank(args[1])), MIXED)
