@@ -47,11 +47,33 @@ _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.p
           operator.mod, operator.floordiv, operator.neg, operator.pos, operator.matmul}
 
 
-def _spread_back(fn, prim):
-    """Whether ``prim`` is ``grad_sum(g, a)`` or ``grad_mean(g, a)`` over every axis (a
-    whole sum's gradient, in srcad's own code differentiated again): shaped like ``a``."""
-    return family_of(fn) == "numpy" and getattr(fn, "__name__", None) in (
-        "grad_sum", "grad_mean") and len(prim.args) == 2 and not prim.kwargs
+def _reduction_kind(analysis, bound):
+    """``np.sum(a)`` is a number; with ``axis`` or ``keepdims`` an array (for an array)."""
+    def const(name, default):
+        atom = bound.get(name, default)
+        if isinstance(atom, ir.Const):
+            return atom.value
+        return atom if not isinstance(atom, ir.Var) else ...
+
+    axis, keepdims = const("axis", None), const("keepdims", False)
+    source = analysis.kind(bound.get("a")) if isinstance(bound.get("a"), ir.Var) else ANY
+    if axis is None and keepdims is False:
+        return SCALAR if source in (SCALAR, ARRAY) else ANY
+    if axis is ... or keepdims is ...:
+        return ANY
+    return ARRAY if source == ARRAY else ANY
+
+
+def _shaped_like_second(fn, prim):
+    """Whether ``prim``'s result has the kind and rank of its second argument, in srcad's own
+    code differentiated again: ``scatter(v, x, i)`` (zeros shaped like the array or list
+    ``x``, ``v`` placed at ``i``), ``grad_sum(g, a)`` or ``grad_mean(g, a)`` over every axis
+    (``g`` spread over ``a``'s shape; a number for a number)."""
+    name = getattr(fn, "__name__", None)
+    if name == "scatter":
+        return family_of(fn) == "runtime" and len(prim.args) == 3 and not prim.kwargs
+    return name in ("grad_sum", "grad_mean") and family_of(fn) == "numpy" and len(
+        prim.args) == 2 and not prim.kwargs
 
 
 def _added(kinds):
@@ -86,11 +108,9 @@ class ValueKinds:
             source = kinds[_SHAPED_LIKE[fn.__name__]] if len(kinds) > 1 else kinds[0]
             if source in (SCALAR, ARRAY, SEQ) and (source == SEQ or fn.__name__ == "zeros_like"):
                 return source  # a gradient shaped like its argument: a list for a list
-        if family_of(fn) and getattr(fn, "__name__", None) == "scatter" and len(kinds) == 3 \
-                and kinds[1] in (ARRAY, SEQ):
-            return kinds[1]  # zeros shaped like the primal value indexed (an array, a list)
-        if _spread_back(fn, prim) and kinds[1] in (SCALAR, ARRAY):
-            return kinds[1]  # a whole sum's gradient: a number for a number, else an array
+        if _shaped_like_second(fn, prim) and kinds[1] in (ARRAY, SEQ if fn.__name__ ==
+                                                          "scatter" else SCALAR):
+            return kinds[1]  # a gradient shaped like the primal value indexed or summed
         if family_of(fn) == "runtime" and fn.__name__ == "add" and len(kinds) == 2:
             return _added(kinds)  # two gradients of one structure added
         if family_of(fn) == "runtime" and getattr(fn, "__name__", None) in _NEW_VERSION and \
@@ -161,7 +181,7 @@ class ValueKinds:
         rule, bound = registry.find(fn, prim.args, prim.kwargs) if registry.has_rule(fn) else (
             None, None)
         if rule is not None and rule.kind == "reduction":
-            return self._reduction_kind(bound)
+            return _reduction_kind(self, bound)
         if rule is not None and rule.kind:
             return rule.kind
         if getattr(fn, "__name__", None) == "stop_gradient" and kinds:
@@ -217,22 +237,6 @@ class ValueKinds:
         return {p: _rank(self, a) for p, a in arguments.items() if isinstance(a, ir.Var) or (
             type(getattr(a, "value", None)) is np.ndarray and a.value.ndim)}
 
-    def _reduction_kind(self, bound):
-        """``np.sum(a)`` is a number; with ``axis`` or ``keepdims`` an array (for an array)."""
-        def const(name, default):
-            atom = bound.get(name, default)
-            if isinstance(atom, ir.Const):
-                return atom.value
-            return atom if not isinstance(atom, ir.Var) else ...
-
-        axis, keepdims = const("axis", None), const("keepdims", False)
-        source = self.kind(bound.get("a")) if isinstance(bound.get("a"), ir.Var) else ANY
-        if axis is None and keepdims is False:
-            return SCALAR if source in (SCALAR, ARRAY) else ANY
-        if axis is ... or keepdims is ...:
-            return ANY
-        return ARRAY if source == ARRAY else ANY
-
     # ---------------------------------------------------------------- ranks
 
     def rank(self, atom):
@@ -279,8 +283,7 @@ class ValueKinds:
             return rank if rank is not None and rank >= 1 else MIXED
         if fn == ir.Attr("T") or fn == ir.Method("copy") and len(args) == 1:
             return self.rank(args[0]) or MIXED
-        if family_of(fn) and getattr(fn, "__name__", None) == "scatter" and len(args) == 3 or \
-                _spread_back(fn, value):
+        if _shaped_like_second(fn, value):
             return self.rank(args[1]) or MIXED  # shaped like the array indexed or summed
         if (fn in (operator.matmul, np.matmul, np.dot) or fn == ir.Method("dot")) and len(
                 args) == 2:

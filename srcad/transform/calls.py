@@ -58,6 +58,15 @@ class Split:
     code: object = None  # the callee's __code__ when it was made
 
 
+def _kinds_ranks(values):
+    """The kinds of a call's arguments (parameter -> value) and their arrays' ranks: generated
+    code called in code differentiated again is made for both (``x[0]`` of a vector is a
+    number: no ``unbroadcast`` for it), as the plain key of the call already tells them apart
+    (``srcad.backend.keys.plain_key``)."""
+    kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
+    return kinds, None, {p: rank_of_value(v) for p, v in values.items()}
+
+
 class Callees:
     """The user functions a program calls, made on demand with the stages handed in:
     ``to_ssa(fn, arity=...)`` gives a callee's IR, ``make_split(fn, wrt, kinds, entry, arity)``
@@ -113,9 +122,7 @@ class Callees:
         """The pair for a call ``code(*args, **kwargs)`` of generated code (a derivative srcad
         made, called inside differentiated code), specialised on the arguments' kinds."""
         arguments, _, _ = bind(code, args, kwargs)
-        kinds = with_complex({p: kind_of_value(v) for p, v in arguments.items()}, arguments)
-        ranks = {p: rank_of_value(v) for p, v in arguments.items()}  # x[0] of a vector: a number
-        return self.split(code, list(wrt), kinds, ranks=ranks)
+        return self.split(code, list(wrt), *_kinds_ranks(arguments))
 
     def tangent_call(self, code, wrt, args, kwargs, tangents):
         """The forward mode of a call ``code(*args, **kwargs)`` of generated code (a
@@ -123,10 +130,7 @@ class Callees:
         ``tangents``, specialised on the arguments' kinds: ``(value, tangent)``."""
         bound = inspect.signature(code).bind(*args, **kwargs)
         bound.apply_defaults()
-        kinds = with_complex({p: kind_of_value(v) for p, v in bound.arguments.items()},
-                             bound.arguments)
-        ranks = {p: rank_of_value(v) for p, v in bound.arguments.items()}
-        cell = self.tangent(code, list(wrt), kinds, ranks=ranks)
+        cell = self.tangent(code, list(wrt), *_kinds_ranks(bound.arguments))
         return cell.cell_contents(*bound.arguments.values(), *tangents)
 
     def tangent_code(self, code, wrt, args):
@@ -136,10 +140,7 @@ class Callees:
         if len(params) != len(args):
             raise SrcadError(f"{code.__name__} takes {len(params)} arguments, the call gives "
                              f"{len(args)}", hint="pass every argument positionally")
-        values = dict(zip(params, args))
-        kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
-        ranks = {p: rank_of_value(v) for p, v in values.items()}
-        return self.tangent(code, list(wrt), kinds, ranks=ranks).cell_contents
+        return self.tangent(code, list(wrt), *_kinds_ranks(dict(zip(params, args)))).cell_contents
 
     def tangent(self, fn, wrt, kinds, arity=None, ranks=None):
         """A cell holding the forward-mode function of ``fn`` (filled after it is compiled;
