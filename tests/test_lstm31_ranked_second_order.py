@@ -39,7 +39,7 @@ g = {grad}(inner)
 def outer(w, x0):
     x = x0
     for i in range({steps}):
-        x = x - 0.1 * g(x, w)
+        x = x - 0.02 * g(x, w)
     return {np}.sum(x * x) + {np}.sum(w * x)
 '''
 
