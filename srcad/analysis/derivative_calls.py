@@ -122,8 +122,8 @@ def gradient_like(prim, analysis, compiled=True):
     with its caller: the argument given for that parameter, which its gradient is like (its
     kind and rank: the kinds pass cannot always tell them from the generated code, whose
     ``scatter`` and the like it reads as of any kind); else None. ``compiled=False``: such a
-    call in the Python backend's code (run by ``derivative_fwd``), for an argument that is a
-    float array or a number: its gradient is a float array of its shape, or a number
+    call in the Python backend's code (run by ``derivative_fwd``), for an argument that is an
+    array of a known rank >= 1 or a number: its gradient is an array of its shape, or a number
     (``grad``'s contract, its dtype guarded; particle's force, known a vector in the outer
     loop)."""
     if compiled and not compiled_with_caller(analysis.callees) or not is_derivative(prim.fn):
@@ -137,8 +137,9 @@ def gradient_like(prim, analysis, compiled=True):
     except TypeError:
         return None
     atom = bound.arguments.get(made._wrt[0])
-    if not compiled and not (isinstance(atom, ir.Var) and analysis.kinds.get(atom.name) in (
-            ARRAY, SCALAR)):
+    if not compiled and not (isinstance(atom, ir.Var) and (
+            analysis.kinds.get(atom.name) == SCALAR or analysis.rank(atom) is not None)):
+        # (a 0-d array's gradient is a NumPy number: only arrays of a known rank >= 1)
         return None
     return atom if isinstance(atom, (ir.Var, ir.Const)) else None
 
