@@ -221,7 +221,7 @@ KINDS_ANY = {
         'a gradient or check of any kind: ANY (never a wrong kind; at worst a refusal)',
         'broadcast_as check_holomorphic check_real check_scalar copy_tangent '
         'copy_tangent_grad dot_grad_a dot_grad_b erf expand layout like like_grad '
-        'matmul_grad_a matmul_grad_b mutable real_part scatter shape_of total '
+        'matmul_grad_a matmul_grad_b mutable real_part shape_of total '
         'transpose_grad which_max which_min zeros_array'),
     'items': (
         'the gradient of a container read item by item: ANY',
@@ -256,8 +256,8 @@ KINDS_ANY = {
     'numpy_reductions': (
         "a reduction's gradient (an array or a number): ANY",
         'extremum_initial_weight extremum_weights grad_astype grad_clip grad_clip_bound '
-        'grad_cumprod grad_cumsum grad_extremum grad_mean grad_norm grad_prod grad_std '
-        'grad_sum grad_trace grad_var norm_axes norm_by_svd safe_div tangent_cumprod '
+        'grad_cumprod grad_cumsum grad_extremum grad_norm grad_prod grad_std '
+        'grad_trace grad_var norm_axes norm_by_svd safe_div tangent_cumprod '
         'tangent_dot tangent_sum'),
     'numpy_second': (
         'a second-order NumPy form: ANY',

@@ -73,7 +73,8 @@ def kind_of(prim, analysis):
     while the arguments' kinds are being solved and the code is not known; False for any
     other call."""
     if not pending(prim, analysis):
-        return False
+        like = gradient_like(prim, analysis, compiled=False)
+        return False if like is None else analysis.kind(like)
     like = gradient_like(prim, analysis)
     if like is not None:
         return analysis.kind(like)
@@ -85,11 +86,11 @@ def kind_of(prim, analysis):
 
 def rank_of(prim, analysis):
     """The rank of such a call's result (as :func:`kind_of`; MIXED: not one known rank)."""
-    if not pending(prim, analysis):
-        return False
-    like = gradient_like(prim, analysis)
+    like = gradient_like(prim, analysis, compiled=pending(prim, analysis))
     if like is not None:
         return analysis._rank_of(like) if isinstance(like, ir.Var) else np.ndim(like.value)
+    if not pending(prim, analysis):
+        return False
     call = analysis._user_call(prim)
     if call is not None:
         rank = analysis.callees.result_rank(*call)
@@ -116,21 +117,30 @@ def callee_ranks(analysis, arguments, arity):
     return analysis.arg_ranks(arguments)
 
 
-def gradient_like(prim, analysis):
+def gradient_like(prim, analysis, compiled=True):
     """For a call of a derivative made by ``grad`` with respect to one parameter, compiled
     with its caller: the argument given for that parameter, which its gradient is like (its
     kind and rank: the kinds pass cannot always tell them from the generated code, whose
-    ``scatter`` and the like it reads as of any kind); else None."""
-    if not (compiled_with_caller(analysis.callees) and is_derivative(prim.fn)):
+    ``scatter`` and the like it reads as of any kind); else None. ``compiled=False``: such a
+    call in the Python backend's code (run by ``derivative_fwd``), for an argument that is an
+    array of a known rank >= 1 or a number: its gradient is an array of its shape, or a number
+    (``grad``'s contract, its dtype guarded; particle's force, known a vector in the outer
+    loop)."""
+    if compiled and not compiled_with_caller(analysis.callees) or not is_derivative(prim.fn):
         return None
     made = prim.fn.__srcad__
-    if getattr(made, "_mode", None) != "grad" or not made._single:
+    if getattr(made, "_mode", None) != "grad" or not made._single or getattr(
+            made, "_aux", False) or getattr(made, "_holomorphic", False):  # (pairs; complex)
         return None
     try:
         bound = made._bind(prim.args, prim.kwargs)
     except TypeError:
         return None
     atom = bound.arguments.get(made._wrt[0])
+    if not compiled and not (isinstance(atom, ir.Var) and (
+            analysis.kinds.get(atom.name) == SCALAR or analysis.rank(atom) is not None)):
+        # (a 0-d array's gradient is a NumPy number: only arrays of a known rank >= 1)
+        return None
     return atom if isinstance(atom, (ir.Var, ir.Const)) else None
 
 

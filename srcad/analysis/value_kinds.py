@@ -47,6 +47,35 @@ _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.p
           operator.mod, operator.floordiv, operator.neg, operator.pos, operator.matmul}
 
 
+def _reduction_kind(analysis, bound):
+    """``np.sum(a)`` is a number; with ``axis`` or ``keepdims`` an array (for an array)."""
+    def const(name, default):
+        atom = bound.get(name, default)
+        if isinstance(atom, ir.Const):
+            return atom.value
+        return atom if not isinstance(atom, ir.Var) else ...
+
+    axis, keepdims = const("axis", None), const("keepdims", False)
+    source = analysis.kind(bound.get("a")) if isinstance(bound.get("a"), ir.Var) else ANY
+    if axis is None and keepdims is False:
+        return SCALAR if source in (SCALAR, ARRAY) else ANY
+    if axis is ... or keepdims is ...:
+        return ANY
+    return ARRAY if source == ARRAY else ANY
+
+
+def _shaped_like_second(fn, prim):
+    """Whether ``prim``'s result has the kind and rank of its second argument, in srcad's own
+    code differentiated again: ``scatter(v, x, i)`` (zeros shaped like the array or list
+    ``x``, ``v`` placed at ``i``), ``grad_sum(g, a)`` or ``grad_mean(g, a)`` over every axis
+    (``g`` spread over ``a``'s shape; a number for a number)."""
+    name = getattr(fn, "__name__", None)
+    if name == "scatter":
+        return family_of(fn) == "runtime" and len(prim.args) == 3 and not prim.kwargs
+    return name in ("grad_sum", "grad_mean") and family_of(fn) == "numpy" and len(
+        prim.args) == 2 and not prim.kwargs
+
+
 def _added(kinds):
     """The kind of srcad's ``add(a, b)`` of values of ``kinds``."""
     if kinds[0] == kinds[1] == SEQ or kinds[0] == kinds[1] == SCALAR:
@@ -79,6 +108,9 @@ class ValueKinds:
             source = kinds[_SHAPED_LIKE[fn.__name__]] if len(kinds) > 1 else kinds[0]
             if source in (SCALAR, ARRAY, SEQ) and (source == SEQ or fn.__name__ == "zeros_like"):
                 return source  # a gradient shaped like its argument: a list for a list
+        if _shaped_like_second(fn, prim) and kinds[1] in (ARRAY, SEQ if fn.__name__ ==
+                                                          "scatter" else SCALAR):
+            return kinds[1]  # a gradient shaped like the primal value indexed or summed
         if family_of(fn) == "runtime" and fn.__name__ == "add" and len(kinds) == 2:
             return _added(kinds)  # two gradients of one structure added
         if family_of(fn) == "runtime" and getattr(fn, "__name__", None) in _NEW_VERSION and \
@@ -149,7 +181,7 @@ class ValueKinds:
         rule, bound = registry.find(fn, prim.args, prim.kwargs) if registry.has_rule(fn) else (
             None, None)
         if rule is not None and rule.kind == "reduction":
-            return self._reduction_kind(bound)
+            return _reduction_kind(self, bound)
         if rule is not None and rule.kind:
             return rule.kind
         if getattr(fn, "__name__", None) == "stop_gradient" and kinds:
@@ -205,22 +237,6 @@ class ValueKinds:
         return {p: _rank(self, a) for p, a in arguments.items() if isinstance(a, ir.Var) or (
             type(getattr(a, "value", None)) is np.ndarray and a.value.ndim)}
 
-    def _reduction_kind(self, bound):
-        """``np.sum(a)`` is a number; with ``axis`` or ``keepdims`` an array (for an array)."""
-        def const(name, default):
-            atom = bound.get(name, default)
-            if isinstance(atom, ir.Const):
-                return atom.value
-            return atom if not isinstance(atom, ir.Var) else ...
-
-        axis, keepdims = const("axis", None), const("keepdims", False)
-        source = self.kind(bound.get("a")) if isinstance(bound.get("a"), ir.Var) else ANY
-        if axis is None and keepdims is False:
-            return SCALAR if source in (SCALAR, ARRAY) else ANY
-        if axis is ... or keepdims is ...:
-            return ANY
-        return ARRAY if source == ARRAY else ANY
-
     # ---------------------------------------------------------------- ranks
 
     def rank(self, atom):
@@ -265,8 +281,10 @@ class ValueKinds:
         if fn is operator.getitem:
             rank = self._index_rank(args[0], args[1]) if len(args) == 2 else None
             return rank if rank is not None and rank >= 1 else MIXED
-        if fn == ir.Attr("T"):
+        if fn == ir.Attr("T") or fn == ir.Method("copy") and len(args) == 1:
             return self.rank(args[0]) or MIXED
+        if _shaped_like_second(fn, value):
+            return self.rank(args[1]) or MIXED  # shaped like the array indexed or summed
         if (fn in (operator.matmul, np.matmul, np.dot) or fn == ir.Method("dot")) and len(
                 args) == 2:
             return _MATMUL_RANK.get((self.rank(args[0]), self.rank(args[1])), MIXED)

@@ -39,6 +39,7 @@ from ..core.kinds import (
     made_items,
     made_result,
     made_stacks,
+    rank_of_value,
     with_complex,
 )
 from ..errors import SrcadError
@@ -55,6 +56,15 @@ class Split:
     reads: tuple = ()  # what making it read from the environment (srcad.env)
     defaults: tuple = (None, None)  # the callee's __defaults__, __kwdefaults__ (fwd has them)
     code: object = None  # the callee's __code__ when it was made
+
+
+def _kinds_ranks(values):
+    """The kinds of a call's arguments (parameter -> value) and their arrays' ranks: generated
+    code called in code differentiated again is made for both (``x[0]`` of a vector is a
+    number: no ``unbroadcast`` for it), as the plain key of the call already tells them apart
+    (``srcad.backend.keys.plain_key``)."""
+    kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
+    return kinds, None, {p: rank_of_value(v) for p, v in values.items()}
 
 
 class Callees:
@@ -112,9 +122,7 @@ class Callees:
         """The pair for a call ``code(*args, **kwargs)`` of generated code (a derivative srcad
         made, called inside differentiated code), specialised on the arguments' kinds."""
         arguments, _, _ = bind(code, args, kwargs)
-        kinds = with_complex({p: kind_of_value(v) for p, v in arguments.items()}, arguments)
-        entry = self.split(code, list(wrt), kinds)
-        return entry
+        return self.split(code, list(wrt), *_kinds_ranks(arguments))
 
     def tangent_call(self, code, wrt, args, kwargs, tangents):
         """The forward mode of a call ``code(*args, **kwargs)`` of generated code (a
@@ -122,9 +130,7 @@ class Callees:
         ``tangents``, specialised on the arguments' kinds: ``(value, tangent)``."""
         bound = inspect.signature(code).bind(*args, **kwargs)
         bound.apply_defaults()
-        kinds = with_complex({p: kind_of_value(v) for p, v in bound.arguments.items()},
-                             bound.arguments)
-        cell = self.tangent(code, list(wrt), kinds)
+        cell = self.tangent(code, list(wrt), *_kinds_ranks(bound.arguments))
         return cell.cell_contents(*bound.arguments.values(), *tangents)
 
     def tangent_code(self, code, wrt, args):
@@ -134,9 +140,7 @@ class Callees:
         if len(params) != len(args):
             raise SrcadError(f"{code.__name__} takes {len(params)} arguments, the call gives "
                              f"{len(args)}", hint="pass every argument positionally")
-        values = dict(zip(params, args))
-        kinds = with_complex({p: kind_of_value(v) for p, v in values.items()}, values)
-        return self.tangent(code, list(wrt), kinds).cell_contents
+        return self.tangent(code, list(wrt), *_kinds_ranks(dict(zip(params, args)))).cell_contents
 
     def tangent(self, fn, wrt, kinds, arity=None, ranks=None):
         """A cell holding the forward-mode function of ``fn`` (filled after it is compiled;
