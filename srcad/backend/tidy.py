@@ -17,13 +17,15 @@ none applies:
 * **shared reads**: ``t = x[0]`` then ``t_3 = x[0]``, ``x`` unchanged between, is ``t``
   (:mod:`.tidy_reads`);
 * **flags**: ``if c: v = True else: v = False``, ``v`` read only for its truth, is
-  ``v = c`` (:mod:`.tidy_flags`);
+  ``v = c`` (:mod:`.tidy_flags`); ``t = not v`` then ``if t:`` is ``if not v:``
+  (:mod:`.tidy_nots`);
 * **unread saves**: a value a loop saves that its backward loop never reads leaves the stack
   (:mod:`.tidy_stacks`); ``if t: a else: a`` (the same code in both arms) is ``a``.
 
 Then, once: signs (``unbroadcast(-g, x)`` -> ``-unbroadcast(g, x)``, ``a + -b`` -> ``a - b``,
-``x += -b`` -> ``x -= b``), float literals in gradient arithmetic, and float literals next to
-certain floats in a float specialisation (:mod:`.floats`).
+``x += -b`` -> ``x -= b``, ``x += -b * c`` -> ``x -= b * c``), float literals in gradient
+arithmetic, and float literals next to certain floats in a float specialisation
+(:mod:`.floats`).
 
 Comments are statements of their own (:class:`srcad.transform.nodes.Comment`); a ``# line N``
 comment whose code was all tidied away goes too. Everything here rewrites the tree; the text
@@ -44,6 +46,7 @@ from ..transform.templates import _is_num
 from . import floats as float_arithmetic
 from .tidy_copies import _drop_copy_backs, _drop_self_copies, _merge_arms, _propagate_copies
 from .tidy_flags import flag_copies
+from .tidy_nots import negated_flags
 from .tidy_reads import shared_reads
 from .tidy_stacks import _drop_unread_saves
 from .tidy_values import (
@@ -75,7 +78,7 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=()):
                 fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef),
                 lambda: _merge_sums(fdef), lambda: _idle_branches(fdef),
                 lambda: _drop_unread_saves(fdef), lambda: flag_copies(fdef),
-                lambda: shared_reads(fdef, temps)):
+                lambda: shared_reads(fdef, temps), lambda: negated_flags(fdef, temps)):
             changed |= rewrite()  # each rewrite counts names afresh: the others changed them
         if not changed:
             break
@@ -272,6 +275,10 @@ class _Signs(ast.NodeTransformer):
         ):  # x += -b -> x -= b: no negated copy of b
             node.op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
             node.value = node.value.operand
+        elif isinstance(node.op, (ast.Add, ast.Sub)) and _negated_product(
+                node.value) is not None:  # x += -b * c -> x -= b * c
+            node.op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
+            node.value = _negated_product(node.value)
         return node
 
     def visit_BinOp(self, node):

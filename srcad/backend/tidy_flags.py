@@ -1,7 +1,9 @@
 """Tidy, flags: ``if c: v = True else: v = False`` is ``v = c`` when ``v`` is assigned
 nowhere else and read only for its truth (the operand of ``not``, the test of an ``if``, a
-``while`` or a conditional expression). The desugared ``continue`` writes such a flag
-(``skip_1``) and then ``t_2 = not skip_1``: after this, ``t_2 = not t_1``. The truth of ``c``
+``while`` or a conditional expression, or copied into a name read only so: a loop's early
+return flag, ``returned = returned_1``, then ``if not returned:`` after the loop). The
+desugared ``continue`` writes such a flag (``skip_1``) and then ``t_2 = not skip_1``: after
+this, ``t_2 = not t_1``. The truth of ``c``
 is taken where ``v`` is read instead of at the ``if``: ``c`` is a comparison srcad made and
 stored once, so it is the same then, and an ambiguous truth (an array) still raises, at the
 read. ``if c: v = False else: v = True`` is ``v = not c``; the arms may do more
@@ -34,9 +36,10 @@ def flag_copies(fdef):
         return changed
     stores, loads = _count_names(fdef)
     truth = _truth_reads(fdef)
+    copied = _truth_copies(fdef, loads, truth)
     for block, stmt, name, negated in candidates:
-        if stores.get(name) != 2 or loads.get(name, 0) != truth.get(name, 0) or not (
-                _tested_after(block, stmt, name)):
+        if stores.get(name) != 2 or loads.get(name, 0) != truth.get(name, 0) + copied.get(
+                name, 0) or not _tested_after(block, stmt, name):
             continue
         test = stmt.test
         value = ast.UnaryOp(op=ast.Not(), operand=test) if negated else test
@@ -157,6 +160,20 @@ def _reset_reads(body, name):
                     setattr(node, field, ast.Constant(value=False))
                     replaced = True
     return replaced
+
+
+def _truth_copies(fdef, loads, truth):
+    """How many times each name ``v`` is copied, ``w = v``, into a name ``w`` read only for
+    its truth (a loop's ``returned = returned_1``, ``if not returned:`` after the loop): such
+    a copy reads ``v`` for its truth too."""
+    counts = {}
+    for node in _walk(fdef):
+        if node.__class__ is ast.Assign and len(node.targets) == 1 and (
+                node.targets[0].__class__ is ast.Name and node.value.__class__ is ast.Name):
+            w = node.targets[0].id
+            if loads.get(w, 0) == truth.get(w, 0):
+                counts[node.value.id] = counts.get(node.value.id, 0) + 1
+    return counts
 
 
 def _truth_reads(fdef):

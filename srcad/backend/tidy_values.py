@@ -286,11 +286,14 @@ def _dead_code(fdef):
 def _covered_divisions(fdef, loads):
     """The ids of the function's top-level assignments of an unread name whose value could
     fail only by dividing by a name ``d`` (``y = -total / count``, the discarded mean of a
-    loss) where a later top-level statement always divides a number literal by the same
-    ``d``, not assigned between and with no ``return`` or ``raise`` before it (the
-    gradient's ``dt = -(1.0 / count)``): wherever the first raises ``ZeroDivisionError``
-    (``d`` is a Python zero), so does that one, so the value need not be computed, nor the
-    loop's ``total`` that only it reads."""
+    loss) where a later top-level statement divides a number literal by the same ``d``
+    (the gradient's ``dt = -(1.0 / count)``) and could fail only there, and every statement
+    between binds names to values that cannot fail or act but by dividing by ``d``: wherever
+    the first raises ``ZeroDivisionError`` (``d`` is a Python zero), that one raises it, with
+    nothing done between that the first would not have done, so the value need not be
+    computed, nor the loop's ``total`` that only it reads. A call other than srcad's pure
+    helpers and NumPy's (an ``append``, a user's function), an item written, ``x += g``, a
+    branch, a loop, a ``return`` or a ``raise`` between: the value stays."""
     body = fdef.body
     covered = set()
     for i, stmt in enumerate(body):
@@ -303,12 +306,14 @@ def _covered_divisions(fdef, loads):
                 divisors.add(sub.right.id)
         if not divisors or not _safe(stmt.value, divisors):
             continue
+        allowed = frozenset(divisors)
         for later in body[i + 1:]:
-            if divisors.intersection(_stores(later)) or any(  # (nested blocks' too)
-                    isinstance(n, (ast.Return, ast.Raise)) for n in _walk(later)):
-                break  # the divisor rebound, or the later statements may not run
-            if isinstance(later, (ast.Assign, ast.AugAssign)):
-                divisors -= _literal_divisors(later.value)
+            if later.__class__ is Comment:
+                continue
+            if not (_binds_names(later) and later.__class__ is ast.Assign
+                    and _safe(later.value, allowed)) or divisors.intersection(_stores(later)):
+                break  # it may act or fail first, or the divisor is rebound
+            divisors -= _literal_divisors(later.value)
             if not divisors:
                 covered.add(id(stmt))
                 break

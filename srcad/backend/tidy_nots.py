@@ -1,0 +1,116 @@
+"""Tidy, negations: ``t = not v`` then ``if t:`` is ``if not v:``. The desugared
+``continue`` writes ``skip_1 = x[i] < 0.0``, then ``t_2 = not skip_1`` and ``if t_2:``; a
+person writes ``if not skip_1:``. Taken when ``v`` is read nowhere else and assigned once,
+``t`` is srcad's own name, assigned once, and every read of ``t`` takes its truth (the test
+of an ``if``, a ``while`` or a conditional expression, bare or under ``not``) or saves it
+(an element of a stack's ``append``, unpacked later into the same name, as the sweep
+writes it): ``t`` is then renamed ``v`` everywhere, each test negated (``if t:`` -> ``if
+not v:``, ``if not t:`` -> ``if v:``), and the save holds ``v``.
+The first statement after ``t = not v`` is ``if t:``, so the truth of ``v`` is taken where
+it was (an ambiguous truth, an array, still raises there).
+
+Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.tidy_reads` (what a
+stack's calls are), :mod:`.tidy_walk`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..transform.nodes import Comment
+from .tidy_reads import _method, _reversed
+from .tidy_walk import _blocks, _count_names, _walk
+
+
+def negated_flags(fdef, temps):
+    """Rewrite ``fdef`` in place as the module docstring says; whether anything changed."""
+    found = []
+    for block, _ in _blocks(fdef):
+        for k, stmt in enumerate(block):
+            if _not_of_name(stmt) and stmt.targets[0].id in temps:
+                nxt = next((s for s in block[k + 1:] if s.__class__ is not Comment), None)
+                if nxt.__class__ is ast.If and nxt.test.__class__ is ast.Name and (
+                        nxt.test.id == stmt.targets[0].id):
+                    found.append((block, stmt))
+    if not found:
+        return False
+    stores, loads = _count_names(fdef)
+    changed = False
+    for block, stmt in found:
+        t, v = stmt.targets[0].id, stmt.value.operand.id
+        if stores.get(v) != 1 or loads.get(v) != 1 or t == v:
+            continue
+        uses = _uses(fdef, t)
+        if uses is None or stores.get(t) != 1 + uses[1]:
+            continue
+        block.remove(stmt)
+        for parent, field, negated in uses[0]:
+            value = ast.Name(id=v, ctx=ast.Load())
+            setattr(parent, field, value if negated else ast.UnaryOp(op=ast.Not(),
+                                                                     operand=value))
+        for node in _walk(fdef):
+            if node.__class__ is ast.Name and node.id == t:
+                node.id = v
+        changed = True
+        stores, loads = _count_names(fdef)
+    return changed
+
+
+def _not_of_name(stmt):
+    return (stmt.__class__ is ast.Assign and len(stmt.targets) == 1
+            and stmt.targets[0].__class__ is ast.Name and stmt.value.__class__ is ast.UnaryOp
+            and stmt.value.op.__class__ is ast.Not
+            and stmt.value.operand.__class__ is ast.Name)
+
+
+def _uses(fdef, name):
+    """``(truth reads, unpackings)`` of ``name``: the tests ``(parent, "test", negated)``
+    that read ``name`` (``negated``: as ``not name``) for its truth, and how many times a
+    save is unpacked into it; ``None`` when it is read otherwise, or saved on a stack whose
+    appends and unpackings do not name the same values once each (only then is the value
+    unpacked into ``name`` the one appended as ``name``)."""
+    truth, unpacked, saved = [], 0, set()
+    pushed, popped = {}, {}
+    truth_parents = set()
+    for node in _walk(fdef):
+        cls = node.__class__
+        if cls in (ast.If, ast.While, ast.IfExp):
+            if node.test.__class__ is ast.Name and node.test.id == name:
+                truth.append((node, "test", False))
+                truth_parents.add(id(node.test))
+            test = node.test  # if not t: (``not t`` read for its truth) is ``if v:``
+            if test.__class__ is ast.UnaryOp and test.op.__class__ is ast.Not and (
+                    test.operand.__class__ is ast.Name and test.operand.id == name):
+                truth.append((node, "test", True))
+                truth_parents.add(id(test.operand))
+        elif cls is ast.Call and _method(node, "append", 1):
+            stack = node.func.value.id
+            items = node.args[0].elts if node.args[0].__class__ is ast.Tuple else node.args
+            for item in items:
+                if item.__class__ is ast.Name:
+                    pushed.setdefault(stack, []).append(item.id)
+                    if item.id == name:
+                        saved.add(stack)
+                        truth_parents.add(id(item))
+        elif cls is ast.For and _reversed(node.iter):
+            popped.setdefault(node.iter.args[0].id, []).extend(_names(node.target))
+        elif cls is ast.Assign and len(node.targets) == 1 and _method(node.value, "pop", 0):
+            popped.setdefault(node.value.func.value.id, []).extend(_names(node.targets[0]))
+    for node in _walk(fdef):
+        if node.__class__ is ast.Name and node.id == name and (
+                node.ctx.__class__ is ast.Load) and id(node) not in truth_parents:
+            return None  # read as a value
+    for stack in saved:
+        if sorted(pushed.get(stack, ())) != sorted(popped.get(stack, ())) or len(
+                set(pushed[stack])) != len(pushed[stack]):
+            return None
+        unpacked += popped[stack].count(name)
+    return truth, unpacked
+
+
+def _names(target):
+    if target.__class__ is ast.Name:
+        return [target.id]
+    if target.__class__ is ast.Tuple and all(e.__class__ is ast.Name for e in target.elts):
+        return [e.id for e in target.elts]
+    return ["?"]  # a pattern the check above does not follow: no match
