@@ -1,7 +1,9 @@
 """Tidy, negations: ``t = not v`` then ``if t:`` is ``if not v:``. The desugared
 ``continue`` writes ``skip_1 = x[i] < 0.0``, then ``t_2 = not skip_1`` and ``if t_2:``; a
-person writes ``if not skip_1:``. Taken when ``v`` is read nowhere else and assigned once,
-``t`` is srcad's own name, assigned once, and every read of ``t`` takes its truth (the test
+person writes ``if not skip_1:``. Taken when ``v`` is assigned once and read nowhere else, or
+only before the backward sweep unpacks a save of ``t`` (``broke_1``, read by ``if broke_1:
+break`` too), or saved beside ``t`` everywhere ``t`` is saved (``stack.append((i, t_1,
+t_3))``: ``t_3``'s place goes, :class:`.tidy_reads._Saves`); ``t`` is srcad's own name, assigned once, and every read of ``t`` takes its truth (the test
 of an ``if``, a ``while`` or a conditional expression, bare or under ``not``) or saves it
 (an element of a stack's ``append``, unpacked later into the same name, as the sweep
 writes it): ``t`` is then renamed ``v`` everywhere, each test negated (``if t:`` -> ``if
@@ -18,7 +20,7 @@ from __future__ import annotations
 import ast
 
 from ..transform.nodes import Comment
-from .tidy_reads import _method, _reversed
+from .tidy_reads import _method, _reversed, _Saves
 from .tidy_walk import _blocks, _count_names, _walk
 
 
@@ -38,10 +40,17 @@ def negated_flags(fdef, temps):
     changed = False
     for block, stmt in found:
         t, v = stmt.targets[0].id, stmt.value.operand.id
-        if stores.get(v) != 1 or loads.get(v) != 1 or t == v:
+        saves = _Saves(fdef)
+        unpacked = saves.unpacked.get(v, 0)
+        if stores.get(v) != 1 + unpacked or t == v:
             continue
         uses = _uses(fdef, t)
         if uses is None or stores.get(t) != 1 + uses[1]:
+            continue
+        if unpacked:  # saved beside t (i, s, t_1, t_3): t's place in the save goes
+            if not saves.merge(v, t):
+                continue
+        elif loads.get(v) != 1 and not _read_before_unpacks(fdef, v, t, stmt):
             continue
         block.remove(stmt)
         for parent, field, negated in uses[0]:
@@ -54,6 +63,24 @@ def negated_flags(fdef, temps):
         changed = True
         stores, loads = _count_names(fdef)
     return changed
+
+
+def _read_before_unpacks(fdef, v, t, defined):
+    """Whether every read of ``v`` lies in a top-level statement before the first that
+    unpacks a save into ``t`` (the backward sweep's loop): once renamed ``v``, those
+    unpackings bind ``v`` again, after the forward sweep read it."""
+    first, own = None, defined.targets[0]
+    for k, stmt in enumerate(fdef.body):
+        for node in _walk(stmt):
+            if node.__class__ is ast.Name and node.id == t and (
+                    node.ctx.__class__ is ast.Store) and node is not own:
+                first = k if first is None else first
+        if first is not None:
+            break
+    if first is None:
+        return True
+    return not any(node.__class__ is ast.Name and node.id == v for stmt in fdef.body[first:]
+                   for node in _walk(stmt))
 
 
 def _not_of_name(stmt):

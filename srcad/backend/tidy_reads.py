@@ -30,9 +30,22 @@ def shared_reads(fdef, temps):
     changed = False
     for block, _ in list(_blocks(fdef)):
         seen = {}  # the dump of an item read -> (the name holding it, the names it reads)
+        made = set()  # the names assigned once, by an earlier statement of this block
         for stmt in list(block):
             if stmt.__class__ is Comment:
                 continue
+            copy = _copy(stmt, made, stores, temps, returned)
+            if copy is not None and copy[0] != stmt.value.id and any(  # a read before its copy
+                    n.__class__ is ast.Name and n.id == copy[0] for s in block[
+                        :block.index(stmt)] for n in _walk(s)):
+                copy = None
+            if copy is not None and saves.merge(*copy):
+                block.remove(stmt)
+                _rename(fdef, copy[1], copy[0])
+                made.discard(copy[1])
+                changed = True
+                continue
+            made.update(n for n in _stores(stmt) if stores.get(n) == 1)
             reads = _item_read(stmt)
             if reads is not None and stores.get(stmt.targets[0].id) == 1:
                 name, key = stmt.targets[0].id, ast.dump(stmt.value)
@@ -55,11 +68,33 @@ def shared_reads(fdef, temps):
     return changed
 
 
+def _copy(stmt, made, stores, temps, returned):
+    """``(kept, gone)`` when ``stmt`` is ``a = b``, both assigned once, ``b`` by an earlier
+    statement of the block, and one of them srcad's own name, not returned: ``a`` is ``b``
+    (``returned_1 = t_1``, then both saved, read and tested): the copy goes and srcad's
+    name takes the other's (``a``'s, when ``a`` is read nowhere before the copy in the
+    block: then ``b``'s assignment assigns ``a``)."""
+    if not (stmt.__class__ is ast.Assign and len(stmt.targets) == 1
+            and stmt.targets[0].__class__ is ast.Name and stmt.value.__class__ is ast.Name):
+        return None
+    a, b = stmt.targets[0].id, stmt.value.id
+    if a == b or stores.get(a) != 1 or b not in made:
+        return None
+    if a in temps and a not in returned:
+        return b, a
+    if b in temps and b not in returned:
+        return a, b
+    return None
+
+
 class _Saves:
-    """The stacks of ``fdef`` that only a loop's saves use: ``stack = []``, appends of tuples
-    of one width (``stack.append((i, t, t_3))``), unpackings of the same width (``for i, t,
-    t_3 in reversed(stack):``, ``i, t, t_3 = stack.pop()``) and ``while stack:`` tests.
-    Two positions holding the same value in every append become one (:meth:`merge`)."""
+    """The stacks of ``fdef`` that only a loop's saves use: ``stack = []``, appends
+    (``stack.append((i, t, t_3))``), unpackings (``for i, t, t_3 in reversed(stack):``,
+    ``i, t, t_3 = stack.pop()``, ``t = stack.pop()``) and ``while stack:`` tests; either all
+    of one width (each position then pairs with itself) or naming, over all appends and all
+    unpackings, the same names once each (as the sweep writes them: a value is unpacked into
+    the name it was saved from). Two names saved together, holding one value, become one
+    (:meth:`merge`)."""
 
     def __init__(self, fdef):
         uses, self.appends, self.unpacks, other = {}, {}, {}, {}
@@ -67,15 +102,12 @@ class _Saves:
             cls = node.__class__
             if cls is ast.Name:
                 uses[node.id] = uses.get(node.id, 0) + 1
-            elif cls is ast.Call and _method(node, "append", 1) and (
-                    node.args[0].__class__ is ast.Tuple):
-                self.appends.setdefault(node.func.value.id, []).append(node.args[0].elts)
-            elif cls is ast.For and node.target.__class__ is ast.Tuple and _reversed(node.iter):
-                self.unpacks.setdefault(node.iter.args[0].id, []).append(node.target.elts)
-            elif cls is ast.Assign and len(node.targets) == 1 and (
-                    node.targets[0].__class__ is ast.Tuple) and _method(node.value, "pop", 0):
-                self.unpacks.setdefault(node.value.func.value.id, []).append(
-                    node.targets[0].elts)
+            elif cls is ast.Call and _method(node, "append", 1):
+                self.appends.setdefault(node.func.value.id, []).append((node.args, 0))
+            elif cls is ast.For and _reversed(node.iter):
+                self.unpacks.setdefault(node.iter.args[0].id, []).append((node, "target"))
+            elif cls is ast.Assign and len(node.targets) == 1 and _method(node.value, "pop", 0):
+                self.unpacks.setdefault(node.value.func.value.id, []).append((node.targets, 0))
             elif cls is ast.Assign and len(node.targets) == 1 and (
                     node.targets[0].__class__ is ast.Name and node.value.__class__ is ast.List
                     and not node.value.elts):
@@ -83,41 +115,70 @@ class _Saves:
             elif cls is ast.While and node.test.__class__ is ast.Name:
                 other[node.test.id] = other.get(node.test.id, 0) + 1
         self.stacks = {s for s in self.appends if s in self.unpacks and other.get(s) and (
-            uses[s] == len(self.appends[s]) + len(self.unpacks[s]) + other[s]) and len({
-                len(e) for e in self.appends[s] + self.unpacks[s]}) == 1 and all(
-                    e.__class__ is ast.Name for u in self.unpacks[s] for e in u)}
+            uses[s] == len(self.appends[s]) + len(self.unpacks[s]) + other[s]) and all(
+                e.__class__ is ast.Name for site in self.unpacks[s] for e in _elts(site))
+            and (len({len(_elts(site)) for site in self.appends[s] + self.unpacks[s]}) == 1
+                 or _names(self.appends[s]) == _names(self.unpacks[s]))}
         self.unpacked = {}
         for stack in self.unpacks:
-            for elts in self.unpacks[stack]:
-                for e in elts:
+            for site in self.unpacks[stack]:
+                for e in _elts(site):
                     if e.__class__ is ast.Name:
                         self.unpacked[e.id] = self.unpacked.get(e.id, 0) + 1
 
     def merge(self, kept, name):
         """Whether ``name`` may be renamed ``kept`` (both hold one value): yes when neither is
-        unpacked, or when every unpacking of either is of one stack whose appends all hold
-        ``kept`` and ``name`` at the positions the unpackings name them; ``name``'s position
-        then leaves the appends and unpackings."""
+        unpacked, or when they are saved and unpacked together only, on one stack, at the
+        same two positions everywhere (in every append of a stack of one width); ``name``'s
+        position then leaves those appends and unpackings."""
         if not self.unpacked.get(kept) and not self.unpacked.get(name):
             return True
         for stack in self.stacks:
-            spots = {tuple(_at(u, kept) + _at(u, name)) for u in self.unpacks[stack]}
-            if len(spots) != 1:
+            sites = [site for site in self.appends[stack] + self.unpacks[stack]
+                     if _at(_elts(site), kept) or _at(_elts(site), name)]
+            unpacks = [site for site in sites if site in self.unpacks[stack]]
+            if not unpacks:
                 continue
-            spot = spots.pop()
-            if len(spot) != 2 or self.unpacked.get(kept) != len(self.unpacks[stack]) or (
-                    self.unpacked.get(name) != len(self.unpacks[stack])):
-                continue
-            k1, k2 = spot
-            if not all(e[k1].__class__ is ast.Name and e[k1].id == kept
-                       and e[k2].__class__ is ast.Name and e[k2].id == name
-                       for e in self.appends[stack]):
+            if len(unpacks) != self.unpacked.get(kept) or len(unpacks) != self.unpacked.get(
+                    name):
+                return False  # unpacked elsewhere too
+            if len(set(map(len, map(_elts, self.appends[stack] + self.unpacks[stack])))) == 1:
+                sites = self.appends[stack] + unpacks  # one width: every append pairs
+            layouts = {(len(_elts(site)), tuple(_at(_elts(site), kept)),
+                        tuple(_at(_elts(site), name))) for site in sites}
+            if len(layouts) != 1:
                 return False
-            for elts in self.appends[stack] + self.unpacks[stack]:
-                del elts[k2]
+            _, k1, k2 = layouts.pop()
+            if len(k1) != 1 or len(k2) != 1:
+                return False
+            for site in sites:
+                _drop(site, k2[0])
             self.unpacked[name] = 0
             return True
         return False
+
+
+def _elts(site):
+    """The items of a save's tuple, or the one value saved or unpacked alone."""
+    holder, field = site
+    node = holder[field] if field == 0 else getattr(holder, field)
+    return node.elts if node.__class__ is ast.Tuple else [node]
+
+
+def _drop(site, k):
+    holder, field = site
+    node = holder[field] if field == 0 else getattr(holder, field)
+    del node.elts[k]
+    if len(node.elts) == 1:  # one value left: saved and unpacked alone
+        if field == 0:
+            holder[field] = node.elts[0]
+        else:
+            setattr(holder, field, node.elts[0])
+
+
+def _names(sites):
+    return sorted(e.id if e.__class__ is ast.Name else "" for site in sites
+                  for e in _elts(site))
 
 
 def _at(elts, name):
