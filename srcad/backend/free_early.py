@@ -15,12 +15,13 @@ Two rewrites, exact (they change no value, only when a value's memory is given b
   before (a pop costs ~50 ns an iteration, about what a number's arithmetic does);
 * **a name dead at the function's top level is deleted there**: after the top-level
   statement that reads it last (with at least :data:`_FEWEST` statements left before the
-  return), ``del a, b`` for each name of ``keeps`` (arrays, lists,
-  contexts: never numbers, nor the output ``grad`` checked to be a scalar) assigned by an earlier top-level statement (so certainly bound)
-  and read by no later statement. NumPy reuses freed memory for the arrays made next: a
-  gradient's sweeps keep fewer arrays alive at once, closer to what the function itself
-  does, and glibc gives less memory back to the system only to fault it in again at the
-  next call (gmm's n x k x d arrays: 944 page faults a call before).
+  return), ``del a, b`` for each name of ``keeps`` (arrays, lists, contexts: never numbers,
+  nor the output ``grad`` checked to be a scalar) assigned by an earlier top-level
+  statement (so certainly bound) and read by no later statement. NumPy reuses freed memory
+  for the arrays made next: a gradient's sweeps keep fewer arrays alive at once, closer to
+  what the function itself does, and glibc gives less memory back to the system only to
+  fault it in again at the next call (gmm's n x k x d arrays: 944 page faults a call
+  before).
 
 Names read inside a nested function, lambda or comprehension, named by ``global`` or
 ``nonlocal``, deleted already, or the function's parameters (the caller holds those) are

@@ -1,15 +1,17 @@
 """Tidy, negations: ``t = not v`` then ``if t:`` is ``if not v:``. The desugared
 ``continue`` writes ``skip_1 = x[i] < 0.0``, then ``t_2 = not skip_1`` and ``if t_2:``; a
-person writes ``if not skip_1:``. Taken when ``v`` is assigned once and read nowhere else, or
+person writes ``if not skip_1:``.
+
+Taken when ``t`` is srcad's own name, assigned once, and every read of ``t`` takes its
+truth (the test of an ``if``, a ``while`` or a conditional expression, bare or under
+``not``) or saves it (an element of a stack's ``append``, unpacked later into the same
+name, as the sweep writes it); and ``v`` is assigned once and read nowhere else, or read
 only before the backward sweep unpacks a save of ``t`` (``broke_1``, read by ``if broke_1:
-break`` too), or saved beside ``t`` everywhere ``t`` is saved (``stack.append((i, t_1,
-t_3))``: ``t_3``'s place goes, :class:`.tidy_reads._Saves`); ``t`` is srcad's own name, assigned once, and every read of ``t`` takes its truth (the test
-of an ``if``, a ``while`` or a conditional expression, bare or under ``not``) or saves it
-(an element of a stack's ``append``, unpacked later into the same name, as the sweep
-writes it): ``t`` is then renamed ``v`` everywhere, each test negated (``if t:`` -> ``if
-not v:``, ``if not t:`` -> ``if v:``), and the save holds ``v``.
-The first statement after ``t = not v`` is ``if t:``, so the truth of ``v`` is taken where
-it was (an ambiguous truth, an array, still raises there).
+break`` too), or saved beside ``t`` wherever ``t`` is saved (``stack.append((i, t_1,
+t_3))``: ``t_3``'s place goes, :class:`.tidy_reads._Saves`). ``t`` is then renamed ``v``
+everywhere, each test negated (``if t:`` -> ``if not v:``, ``if not t:`` -> ``if v:``), and
+a save holds ``v``. The first statement after ``t = not v`` is ``if t:``, so the truth of
+``v`` is taken where it was (an ambiguous truth, an array, still raises there).
 
 Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.tidy_reads` (what a
 stack's calls are), :mod:`.tidy_walk`.
