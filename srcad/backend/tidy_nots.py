@@ -8,7 +8,8 @@ truth (the test of an ``if``, a ``while`` or a conditional expression, bare or u
 name, as the sweep writes it); and ``v`` is assigned once and read nowhere else, or read
 only before the backward sweep unpacks a save of ``t`` (``broke_1``, read by ``if broke_1:
 break`` too), or saved beside ``t`` wherever ``t`` is saved (``stack.append((i, t_1,
-t_3))``: ``t_3``'s place goes, :class:`.tidy_reads._Saves`). ``t`` is then renamed ``v``
+t_3))``: ``t_3``'s place goes, :class:`.tidy_reads._Saves`), or, at the function's top level,
+bound by no later statement (``t_5 = not returned`` after the loop). ``t`` is then renamed ``v``
 everywhere, each test negated (``if t:`` -> ``if not v:``, ``if not t:`` -> ``if v:``), and
 a save holds ``v``. The first statement after ``t = not v`` is ``if t:``, so the truth of
 ``v`` is taken where it was (an ambiguous truth, an array, still raises there).
@@ -23,7 +24,7 @@ import ast
 
 from ..transform.nodes import Comment
 from .tidy_reads import _method, _reversed, _Saves
-from .tidy_walk import _blocks, _count_names, _walk
+from .tidy_walk import _blocks, _count_names, _stores, _walk
 
 
 def negated_flags(fdef, temps):
@@ -44,12 +45,15 @@ def negated_flags(fdef, temps):
         t, v = stmt.targets[0].id, stmt.value.operand.id
         saves = _Saves(fdef)
         unpacked = saves.unpacked.get(v, 0)
-        if stores.get(v) != 1 + unpacked or t == v:
-            continue
-        uses = _uses(fdef, t)
+        uses = _uses(fdef, t) if t != v else None
         if uses is None or stores.get(t) != 1 + uses[1]:
             continue
-        if unpacked:  # saved beside t (i, s, t_1, t_3): t's place in the save goes
+        if block is fdef.body and not uses[1] and not any(
+                v in _stores(later) for later in block[block.index(stmt) + 1:]):
+            pass  # at the top level, v bound for the last time before: its final value
+        elif stores.get(v) != 1 + unpacked:
+            continue
+        elif unpacked:  # saved beside t (i, s, t_1, t_3): t's place in the save goes
             if not saves.merge(v, t):
                 continue
         elif loads.get(v) != 1 and not _read_before_unpacks(fdef, v, t, stmt):
