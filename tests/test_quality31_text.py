@@ -146,6 +146,15 @@ def test_text_and_gradients(f):
             assert re.search(pattern, text), (f.__name__, pattern, text)
 
 
+@pytest.mark.parametrize("f", [skip_negatives, break_and_continue], ids=lambda f: f.__name__)
+def test_a_tangents_continue_flag_is_the_test_itself(f):
+    """``if c: skip_1 = True else: skip_1 = False`` then ``if not skip_1:`` is ``skip_1 =
+    c`` in the tangent code too."""
+    text = srcad.api.jvp_source(f, np.array([0.5, -1.2, 2.0, 0.3]))
+    assert "skip_1 = True" not in text, text
+    assert re.search(r"skip_1 = (x\[i\]|t) < 0\.0", text), text
+
+
 def test_an_item_read_twice_in_a_loop_is_read_and_saved_once():
     text = srcad.source(srcad.grad(squares_or_negations), np.array([0.5, -1.0]))
     assert sum(line.strip().endswith("= x[i]") for line in text.splitlines()) == 1, text

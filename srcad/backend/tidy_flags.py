@@ -78,15 +78,17 @@ def _chosen_flag(stmt):
 
 def _tested_after(block, stmt, name):
     """Whether a statement after ``stmt`` in ``block`` surely takes ``name``'s truth once
-    ``stmt`` ran (``t_2 = not v``, ``if v:``, ``while v:``; no ``break``, ``continue``,
-    ``return`` or ``raise`` before it): then so is ``c``'s, where the ``if c`` took it, and
-    an ambiguous truth (an array) still raises."""
+    ``stmt`` ran (``t_2 = not v``, ``if v:``, ``if not v:``, ``while v:``; no ``break``,
+    ``continue``, ``return`` or ``raise`` before it): then so is ``c``'s, where the ``if c``
+    took it, and an ambiguous truth (an array) still raises."""
     k = next(k for k, s in enumerate(block) if s is stmt)
     for s in block[k + 1:]:
         test = s.value.operand if (
             s.__class__ is ast.Assign and s.value.__class__ is ast.UnaryOp
             and s.value.op.__class__ is ast.Not) else getattr(s, "test", None) if (
             s.__class__ in (ast.If, ast.While)) else None
+        if test.__class__ is ast.UnaryOp and test.op.__class__ is ast.Not:
+            test = test.operand  # if not v:
         if test.__class__ is ast.Name and test.id == name:
             return True
         if any(n.__class__ in _LEAVES for n in _walk(s)):
