@@ -98,12 +98,18 @@ def neighbours(x):
     return s
 
 
-CASES = [neighbours, squares_by_index, skip_negatives, break_and_continue, first_big, product_until,
+def mean_of(x):
+    n = len(x)
+    return np.sum(x) / n
+
+
+CASES = [mean_of, neighbours, squares_by_index, skip_negatives, break_and_continue, first_big, product_until,
          squares_or_negations, damped, abs_until]
 
 #: what each text must not hold (the form a person would not write), and must hold
 TEXT = {
     neighbours: ([], []),
+    mean_of: (["dx = 1.0 / n"], [r"np\.full\(np\.shape\(x\), 1\.0 / n\)"]),
     squares_by_index: (["t_1"], [r"stack\.append\(\(i, t\)\)"]),
     skip_negatives: (["= not ", "t_2"], [r"if not skip_1:"]),
     break_and_continue: (["= not ", "t_2"], [r"if not broke_1:"]),

@@ -370,6 +370,10 @@ def _merge_sums(fdef):
                 del block[j]
                 changed = True
                 continue
+            if _into_call(first, second):  # x = e1; x = np.full(s, x): x = np.full(s, e1)
+                del block[i]
+                changed = True
+                continue
             if (_assigns_only_name(first) and _assigns_only_name(second)
                     and second.targets[0].id == first.targets[0].id
                     and isinstance(second.value, ast.BinOp)
@@ -383,6 +387,28 @@ def _merge_sums(fdef):
                 continue
             i += 1
     return changed
+
+
+def _into_call(first, second):
+    """``x = e1`` then ``x = f(a, x)`` (``f`` NumPy's, ``math``'s or a pure helper of srcad's,
+    ``x`` one of its arguments and read nowhere else there, the arguments before it unable
+    to fail or act): ``second`` becomes ``x = f(a, e1)`` (``e1`` evaluated where ``x`` was
+    read, after what cannot fail or act: the same order of everything that can), and the
+    caller drops ``first``; whether it did (``dx = 1.0 / n`` then ``dx = np.full(np.shape(x),
+    dx)`` is ``dx = np.full(np.shape(x), 1.0 / n)``)."""
+    if not (_assigns_only_name(first) and _assigns_only_name(second)
+            and second.targets[0].id == first.targets[0].id
+            and second.value.__class__ is ast.Call and not second.value.keywords
+            and _pure_call(second.value, ("np", "math"))):
+        return False
+    x, args = first.targets[0].id, second.value.args
+    if _loads(second.value).get(x) != 1:
+        return False
+    at = next((k for k, a in enumerate(args) if a.__class__ is ast.Name and a.id == x), None)
+    if at is None or not all(_safe(a) for a in args[:at]):
+        return False
+    args[at] = first.value
+    return True
 
 
 #: the most statements a sum merges across: the code of one source line (no ``# line``
