@@ -103,7 +103,8 @@ def mean_of(x):
     return np.sum(x) / n
 
 
-CASES = [mean_of, neighbours, squares_by_index, skip_negatives, break_and_continue, first_big, product_until,
+CASES = [mean_of, neighbours, squares_by_index, skip_negatives, break_and_continue, first_big,
+         product_until,
          squares_or_negations, damped, abs_until]
 
 #: what each text must not hold (the form a person would not write), and must hold
