@@ -162,6 +162,25 @@ def test_a_tangents_continue_flag_is_the_test_itself(f):
     assert re.search(r"skip_1 = (x\[i\]|t) < 0\.0", text), text
 
 
+def pairs(x):
+    s = 0.0
+    for i in range(len(x)):
+        for j in range(len(x)):
+            s = s + x[i] * x[j]
+    return s
+
+
+@pytest.mark.parametrize("n", [1, 3, 5] if LONG else [3])
+def test_a_sum_only_its_own_loop_reads_is_not_computed(n):
+    """``s_1 = s``, ``s_1 = s_1 + t * t_1``, ``s = s_1``: read only by one another, all go
+    from the gradient (``value_and_grad`` keeps them: ``s`` is returned)."""
+    x = np.linspace(-1.0, 2.0, n)
+    _check(pairs, x)
+    text = srcad.source(srcad.grad(pairs), x)
+    assert "s_1 = s" not in text and "s = s_1" not in text, text
+    assert "s = s_1" in srcad.source(srcad.value_and_grad(pairs), x)
+
+
 def test_an_item_read_twice_in_a_loop_is_read_and_saved_once():
     text = srcad.source(srcad.grad(squares_or_negations), np.array([0.5, -1.0]))
     assert sum(line.strip().endswith("= x[i]") for line in text.splitlines()) == 1, text

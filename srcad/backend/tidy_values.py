@@ -251,7 +251,7 @@ def _dead_code(fdef):
     only the discarded output needed, in a function that returns gradients only), or whose
     only way to fail a later statement fails the same way (:func:`_covered_divisions`)."""
     loads = _loads(fdef)
-    dead = _self_updates_only(fdef, loads)
+    dead, readers = _self_updates_only(fdef, loads)
     covered = _covered_divisions(fdef, loads)
     for block, _ in _blocks(fdef):  # all of a name's assignments go, or none
         for stmt in block:
@@ -262,6 +262,7 @@ def _dead_code(fdef):
             elif not _assigns_only_name(stmt) and not isinstance(stmt, ast.Expr):
                 dead -= set(_stores(stmt) if not isinstance(stmt, (ast.If, ast.For,
                                                                     ast.While)) else ())
+    dead = _closed(dead, readers)  # a name kept keeps the names it reads
     loads = dict(loads)  # counted down below as statements go
     changed, dropped = False, True
     while dropped:  # a dropped statement's reads may leave another value unread: go again
@@ -478,8 +479,10 @@ def _binds_names(stmt):
 
 
 def _self_updates_only(fdef, loads):
-    """Names read only to compute themselves (``total = total + t``, nothing else reads
-    ``total``): every assignment of them is dead."""
+    """Names read only to compute themselves or one another (``total = total + t``; a loop's
+    ``s_1 = s``, ``s_1 = s_1 + t``, ``s = s_1``, nothing else reading ``s`` or ``s_1``):
+    every assignment of them is dead. Returns them and, for each name read, the names
+    assigned from it (``None`` for a read by anything else)."""
     readers = {}
     for block, _ in _blocks(fdef):
         for stmt in block:
@@ -490,7 +493,21 @@ def _self_updates_only(fdef, loads):
             target = stmt.targets[0].id if _assigns_only_name(stmt) else None
             for name in _loads(stmt.value if target else stmt):
                 readers.setdefault(name, set()).add(target)
-    return {name for name, targets in readers.items() if targets == {name}}
+    return _closed({name for name, targets in readers.items() if None not in targets},
+                   readers), readers
+
+
+def _closed(dead, readers):
+    """The largest part of ``dead`` whose names are read only by assignments to its names."""
+    dead = set(dead)
+    shrunk = True
+    while shrunk:
+        shrunk = False
+        for name in list(dead):
+            if not readers.get(name, set()) <= dead:
+                dead.discard(name)
+                shrunk = True
+    return dead
 
 
 def _assigns_only_name(stmt):
