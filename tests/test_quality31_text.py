@@ -4,7 +4,7 @@ stay exact: each text property is asserted beside central differences
 (tests/twin_checks.central), srcad's tape (:mod:`srcad.tape`) and the tangent, over a
 generated family (a few vectors by default, more under ``SRCAD_LONG_PROPERTIES=1``).
 Also: a discarded mean stays where something that acts lies before the gradient's
-division (:func:`srcad.backend.tidy_values._covered_divisions`)."""
+division (:func:`srcad.backend.tidy_dead._covered_divisions`)."""
 
 import ast
 import re
@@ -16,7 +16,7 @@ from twin_checks import central, close
 
 import srcad
 from srcad import tape
-from srcad.backend import tidy_values
+from srcad.backend import tidy_dead
 
 
 def squares_by_index(x):
@@ -173,11 +173,14 @@ def pairs(x):
 @pytest.mark.parametrize("n", [1, 3, 5] if LONG else [3])
 def test_a_sum_only_its_own_loop_reads_is_not_computed(n):
     """``s_1 = s``, ``s_1 = s_1 + t * t_1``, ``s = s_1``: read only by one another, all go
-    from the gradient (``value_and_grad`` keeps them: ``s`` is returned)."""
+    from the gradient (``value_and_grad`` keeps them: ``s`` is returned); the inner loop's
+    ``len(x)`` is taken once, before the outer loop, and not saved."""
     x = np.linspace(-1.0, 2.0, n)
     _check(pairs, x)
     text = srcad.source(srcad.grad(pairs), x)
     assert "s_1 = s" not in text and "s = s_1" not in text, text
+    code = [line for line in text.splitlines() if not line.strip().startswith("#")]
+    assert sum(line.count("len(x)") for line in code) == 1, text
     assert "s = s_1" in srcad.source(srcad.value_and_grad(pairs), x)
 
 
@@ -208,7 +211,7 @@ def test_an_ambiguous_test_still_raises():
 
 def _dead(src):
     fdef = ast.parse(src).body[0]
-    tidy_values._dead_code(fdef)
+    tidy_dead._dead_code(fdef)
     return ast.unparse(fdef)
 
 

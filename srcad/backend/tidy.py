@@ -19,6 +19,9 @@ none applies:
 * **flags**: ``if c: v = True else: v = False``, ``v`` read only for its truth, is
   ``v = c`` (:mod:`.tidy_flags`); ``t = not v`` then ``if t:`` is ``if not v:``
   (:mod:`.tidy_nots`);
+* **sizes**: an inner loop's ``len_2 = len(x)`` is taken once, before the outer loop whose
+  header takes ``len(x)``, and a name bound once at the top level is not saved per
+  iteration (:mod:`.tidy_sizes`);
 * **unread saves**: a value a loop saves that its backward loop never reads leaves the stack
   (:mod:`.tidy_stacks`); ``if t: a else: a`` (the same code in both arms) is ``a``.
 
@@ -45,12 +48,13 @@ from ..transform.nodes import Comment
 from ..transform.templates import _is_num
 from . import floats as float_arithmetic
 from .tidy_copies import _drop_copy_backs, _drop_self_copies, _merge_arms, _propagate_copies
+from .tidy_dead import _dead_code
 from .tidy_flags import flag_copies
 from .tidy_nots import negated_flags
 from .tidy_reads import shared_reads
+from .tidy_sizes import sizes_once
 from .tidy_stacks import _drop_unread_saves
 from .tidy_values import (
-    _dead_code,
     _inline_temps,
     _merge_sums,
     _propagate_constants,
@@ -78,7 +82,8 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=()):
                 fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef),
                 lambda: _merge_sums(fdef), lambda: _idle_branches(fdef),
                 lambda: _drop_unread_saves(fdef), lambda: flag_copies(fdef),
-                lambda: shared_reads(fdef, temps), lambda: negated_flags(fdef, temps)):
+                lambda: shared_reads(fdef, temps), lambda: negated_flags(fdef, temps),
+                lambda: sizes_once(fdef)):
             changed |= rewrite()  # each rewrite counts names afresh: the others changed them
         if not changed:
             break

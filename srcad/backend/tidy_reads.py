@@ -158,6 +158,30 @@ class _Saves:
         return False
 
 
+    def drop(self, name):
+        """Whether ``name``, bound once outside every loop, left the saves: each unpacking
+        would bind it to the value it has. Taken on a stack of one width where every append
+        and unpacking names it at one position, or on a stack paired by name; never the
+        last item of a save (the loop still runs once per saved iteration)."""
+        for stack in self.stacks:
+            sites = [site for site in self.appends[stack] + self.unpacks[stack]
+                     if _at(_elts(site), name)]
+            if not any(site in self.unpacks[stack] for site in sites):
+                continue
+            if len(set(map(len, map(_elts, self.appends[stack] + self.unpacks[stack])))) == 1:
+                if len(sites) != len(self.appends[stack]) + len(self.unpacks[stack]):
+                    return False
+            places = {tuple(_at(_elts(site), name)) for site in sites}
+            if len(places) != 1 or any(len(_elts(site)) < 2 for site in sites):
+                return False
+            (k,), = places  # (one position, the same in every save)
+            for site in sites:
+                _drop(site, k)
+            self.unpacked[name] = 0
+            return True
+        return False
+
+
 def _elts(site):
     """The items of a save's tuple, or the one value saved or unpacked alone."""
     holder, field = site
