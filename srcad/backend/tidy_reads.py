@@ -49,8 +49,8 @@ def shared_reads(fdef, temps):
             reads = _item_read(stmt)
             if reads is not None and stores.get(stmt.targets[0].id) == 1:
                 name, key = stmt.targets[0].id, ast.dump(stmt.value)
-                if key in seen and name in temps and name not in returned and (
-                        saves.merge(seen[key][0], name)):
+                if key in seen and (name in temps or _helper_call(stmt.value)) and (
+                        name not in returned) and saves.merge(seen[key][0], name):
                     block.remove(stmt)
                     _rename(fdef, name, seen[key][0])
                     changed = True
@@ -241,6 +241,13 @@ def _item_read(stmt):
     if index.__class__ is ast.Name:
         return {value.value.id, index.id}
     return None
+
+
+def _helper_call(value):
+    """Whether ``value`` is a call of one of :data:`_SHARED_HELPERS`: its name is srcad's
+    (``t_2_shape``; not a temporary, which tidy would inline into the save)."""
+    return value.__class__ is ast.Call and value.func.__class__ is ast.Name and (
+        value.func.id in _SHARED_HELPERS)
 
 
 #: srcad's helpers whose value depends on their arguments only, read once each

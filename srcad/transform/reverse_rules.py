@@ -266,7 +266,7 @@ class Rules:
         for shape, source in self.shapes.items():
             if source == name_ and shape not in self.layouts and shape not in self.cuts:
                 return shape
-        shape = self.namer.temp(f"{name_}_shape")  # srcad's own: tidy may share it
+        shape = self.namer.fresh(f"{name_}_shape")
         self.shapes[shape] = name_
         self.primals.add(shape)
         return shape
