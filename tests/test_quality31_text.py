@@ -103,13 +103,25 @@ def mean_of(x):
     return np.sum(x) / n
 
 
-CASES = [mean_of, neighbours, squares_by_index, skip_negatives, break_and_continue, first_big,
+def pairs_until(x):
+    s = 0.0
+    for i in range(len(x)):
+        for j in range(len(x)):
+            s = s + x[i] * x[j]
+        if s > 2.0:  # the outer loop may stop: its indices stay saved
+            break
+    return s
+
+
+CASES = [pairs_until, mean_of, neighbours, squares_by_index, skip_negatives, break_and_continue,
+         first_big,
          product_until,
          squares_or_negations, damped, abs_until]
 
 #: what each text must not hold (the form a person would not write), and must hold
 TEXT = {
     neighbours: ([], []),
+    pairs_until: ([], []),
     mean_of: (["dx = 1.0 / n"], [r"np\.full\(np\.shape\(x\), 1\.0 / n\)"]),
     squares_by_index: (["t_1"], [r"stack\.append\(\(i, t\)\)"]),
     skip_negatives: (["= not ", "t_2"], [r"if not skip_1:"]),
@@ -181,6 +193,7 @@ def test_a_sum_only_its_own_loop_reads_is_not_computed(n):
     assert "s_1 = s" not in text and "s = s_1" not in text, text
     code = [line for line in text.splitlines() if not line.strip().startswith("#")]
     assert sum(line.count("len(x)") for line in code) == 1, text
+    assert "for i in reversed(range(len_" in text and "stack_1" not in text, text
     assert "s = s_1" in srcad.source(srcad.value_and_grad(pairs), x)
 
 
