@@ -174,6 +174,15 @@ def test_a_tangents_continue_flag_is_the_test_itself(f):
     assert re.search(r"skip_1 = (x\[i\]|t) < 0\.0", text), text
 
 
+def test_two_ifs_on_an_early_return_flag_are_one():
+    """``if returned_1: ... else: ...`` then ``if not returned_1:``: one ``if``, in the
+    forward and in the backward sweep (and the ``break``'s own)."""
+    text = srcad.source(srcad.grad(first_big), np.array([0.5, -1.2, 2.0, 0.3]))
+    tests = [line for line in text.splitlines()
+             if re.fullmatch(r"\s*if (not )?returned_1:", line)]
+    assert len(tests) == 3, text
+
+
 def pairs(x):
     s = 0.0
     for i in range(len(x)):

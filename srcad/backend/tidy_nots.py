@@ -14,6 +14,9 @@ everywhere, each test negated (``if t:`` -> ``if not v:``, ``if not t:`` -> ``if
 a save holds ``v``. The first statement after ``t = not v`` is ``if t:``, so the truth of
 ``v`` is taken where it was (an ambiguous truth, an array, still raises there).
 
+Two ``if``s in a row testing one flag (``if returned_1: ... else: ...`` then ``if not
+returned_1:``, an early ``return`` in a loop) are one (:func:`_merge_ifs`).
+
 Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.tidy_reads` (what a
 stack's calls are), :mod:`.tidy_walk`.
 """
@@ -29,6 +32,63 @@ from .tidy_walk import _blocks, _count_names, _stores, _walk
 
 def negated_flags(fdef, temps):
     """Rewrite ``fdef`` in place as the module docstring says; whether anything changed."""
+    return _negated(fdef, temps) | _merge_ifs(fdef)
+
+
+def _merge_ifs(fdef):
+    """``if c: A else: B`` then ``if not c: C else: D`` (or ``if c: C else: D``; comments
+    between), ``c`` a name neither ``A`` nor ``B`` binds: one ``if c: A; D else: B; C``.
+    The same statements in the same order; ``c``'s truth is taken once, at the first test
+    (a name, the same at the second; an ambiguous truth raises there, as it did)."""
+    changed = False
+    for block, _ in list(_blocks(fdef)):
+        k = 0
+        while k < len(block):
+            first = block[k]
+            j = k + 1
+            while j < len(block) and block[j].__class__ is Comment:
+                j += 1
+            second = block[j] if j < len(block) else None
+            c, negated = _flag_test(first)
+            c2, negated2 = _flag_test(second)
+            if c is None or c != c2 or any(
+                    n.__class__ is ast.Name and n.id == c and n.ctx.__class__ is ast.Store
+                    for s in first.body + first.orelse for n in _walk(s)):
+                k += 1
+                continue
+            between = block[k + 1:j]
+            same = negated == negated2
+            yes, no = (second.body, second.orelse) if same else (second.orelse, second.body)
+            first.body = _real(first.body) + _comments(between) + _real(yes)
+            first.orelse = _real(first.orelse) + _comments(between) + _real(no)
+            first.body = first.body or [ast.Pass()]
+            del block[k + 1:j + 1]
+            changed = True
+    return changed
+
+
+def _flag_test(stmt):
+    """``(c, negated)`` of ``if c:`` / ``if not c:``, else ``(None, None)``."""
+    if stmt.__class__ is not ast.If:
+        return None, None
+    test = stmt.test
+    if test.__class__ is ast.Name:
+        return test.id, False
+    if test.__class__ is ast.UnaryOp and test.op.__class__ is ast.Not and (
+            test.operand.__class__ is ast.Name):
+        return test.operand.id, True
+    return None, None
+
+
+def _comments(between):
+    return [Comment(b.text, b.line) for b in between]
+
+
+def _real(block):
+    return [s for s in block if s.__class__ is not ast.Pass]
+
+
+def _negated(fdef, temps):
     found = []
     for block, _ in _blocks(fdef):
         for k, stmt in enumerate(block):
