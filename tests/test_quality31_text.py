@@ -259,3 +259,16 @@ def test_a_discarded_mean_goes_only_where_nothing_acts_before_the_division(betwe
                                                                             kept):
     text = _dead(_COVERED.format(between=between, covering=covering))
     assert ("y = -total / count" in text) == kept, text
+
+
+@pytest.mark.parametrize("f", CASES + [pairs] if LONG else [first_big, pairs],
+                         ids=lambda f: f.__name__)
+def test_second_order(f):
+    """The tidied gradient code differentiated again (``hessian`` in both modes) against
+    central differences of the gradient."""
+    x = np.array([0.5, -1.2, 0.8, 0.3])
+    g = srcad.grad(f)
+    e = 1e-6 * np.eye(4)
+    rows = np.array([(g(x + e[i]) - g(x - e[i])) / 2e-6 for i in range(4)])
+    for mode in ("fwd", "rev"):
+        assert close(srcad.hessian(f, mode=mode)(x), rows, 1e-5), (f.__name__, mode)
