@@ -301,17 +301,22 @@ def _merge_sums(fdef):
 
 
 def _into_call(first, second):
-    """``x = e1`` then ``x = f(a, x)`` (``f`` NumPy's, ``math``'s or a pure helper of srcad's,
-    ``x`` one of its arguments and read nowhere else there, the arguments before it unable
-    to fail or act): ``second`` becomes ``x = f(a, e1)`` (``e1`` evaluated where ``x`` was
-    read, after what cannot fail or act: the same order of everything that can), and the
-    caller drops ``first``; whether it did (``dx = 1.0 / n`` then ``dx = np.full(np.shape(x),
-    dx)`` is ``dx = np.full(np.shape(x), 1.0 / n)``)."""
+    """``x = e1`` then ``x = f(a, x)`` (``f`` NumPy's, ``math``'s or a pure helper of srcad's
+    but ``add``; ``e1`` arithmetic calling nothing; ``x`` one of its arguments, read nowhere
+    else there; the arguments before it unable to fail or act): ``second`` becomes ``x =
+    f(a, e1)`` (``e1`` evaluated where ``x`` was read, after what cannot fail or act: the
+    same order of everything that can), and the caller drops ``first``; whether it did
+    (``dx = 1.0 / n`` then ``dx = np.full(np.shape(x), dx)`` is ``dx =
+    np.full(np.shape(x), 1.0 / n)``)."""
     if not (_assigns_only_name(first) and _assigns_only_name(second)
             and second.targets[0].id == first.targets[0].id
             and second.value.__class__ is ast.Call and not second.value.keywords
-            and _pure_call(second.value, ("np", "math"))):
-        return False
+            and _pure_call(second.value, ("np", "math"))
+            and not (second.value.func.__class__ is ast.Name
+                     and second.value.func.id == "add")):
+        return False  # (a sum, x = add(x, g), keeps its own statement: no add(add(...)))
+    if any(n.__class__ is ast.Call for n in _walk(first.value)):
+        return False  # a call in a call's argument reads worse than two statements
     x, args = first.targets[0].id, second.value.args
     if _loads(second.value).get(x) != 1:
         return False
