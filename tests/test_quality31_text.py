@@ -272,3 +272,39 @@ def test_second_order(f):
     rows = np.array([(g(x + e[i]) - g(x - e[i])) / 2e-6 for i in range(4)])
     for mode in ("fwd", "rev"):
         assert close(srcad.hessian(f, mode=mode)(x), rows, 1e-5), (f.__name__, mode)
+
+
+def pull(x, w):
+    return np.array([x[0] - w, x[1] * w + 1.0])
+
+
+def potential(x, w):
+    first = np.sqrt((x[0] - 10.0) ** 2 + (x[1] - (10.0 - w)) ** 2)
+    return 1.0 / first + 1.0 / np.sqrt((x[0] - 10.0) ** 2 + x[1] ** 2)
+
+
+def flight(w, force):
+    x = np.array([0.0, 8.0])
+    xdot = np.array([0.75, 0.0])
+    while True:
+        xddot = -force(x, w)  # computed in the last turn too, before the break
+        x_new = x + 0.1 * xdot
+        if x_new[1] <= 0.0:
+            break
+        x = x_new
+        xdot = xdot + 0.1 * xddot
+    return x[0] * x[0] + xdot[1]
+
+
+@pytest.mark.parametrize("force", [pull, srcad.grad(potential)], ids=["pull", "grad"])
+def test_a_flag_copied_for_its_value_is_not_negated_away(force):
+    """GradBench's particle: ``nz_dxddot_1 = t_5`` (a copy of ``t_5 = not broke_1``, one node
+    in two places) kept ``t_5`` from becoming ``not broke_1`` in place (a gradient of 0.0
+    when it did)."""
+    for w in ((0.3, 0.6, 0.45) if LONG else (0.3, 0.6)):
+        got = srcad.grad(flight)(w, force)
+        h = 1e-6
+        want = (flight(w + h, force) - flight(w - h, force)) / (2 * h)
+        assert close(got, want, 1e-5), (w, got, want)
+        _, tangent = srcad.jvp(flight, (w, force), (1.0,), wrt=(0,))  # the other mode
+        assert close(got, tangent, 1e-10), (w, got, tangent)

@@ -18,6 +18,7 @@ Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.tidy_walk`.
 from __future__ import annotations
 
 import ast
+import copy
 
 from ..transform.nodes import Comment
 from .tidy_walk import _blocks, _count_names, _walk
@@ -42,7 +43,8 @@ def flag_copies(fdef):
                 name, 0) or not _tested_after(block, stmt, name):
             continue
         test = stmt.test
-        value = ast.UnaryOp(op=ast.Not(), operand=test) if negated else test
+        test_copy = copy.deepcopy(test)  # never one node in two places: a rewrite of one
+        value = ast.UnaryOp(op=ast.Not(), operand=test_copy) if negated else test_copy
         flag = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value,
                           lineno=getattr(stmt, "lineno", 0))
         for arm in (stmt.body, stmt.orelse):

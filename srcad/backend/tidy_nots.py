@@ -164,18 +164,18 @@ def _uses(fdef, name):
     unpacked into ``name`` the one appended as ``name``)."""
     truth, unpacked, saved = [], 0, set()
     pushed, popped = {}, {}
-    truth_parents = set()
+    truth_reads = 0  # the reads of ``name`` that take its truth or save it
     for node in _walk(fdef):
         cls = node.__class__
         if cls in (ast.If, ast.While, ast.IfExp):
             if node.test.__class__ is ast.Name and node.test.id == name:
                 truth.append((node, "test", False))
-                truth_parents.add(id(node.test))
+                truth_reads += 1
             test = node.test  # if not t: (``not t`` read for its truth) is ``if v:``
             if test.__class__ is ast.UnaryOp and test.op.__class__ is ast.Not and (
                     test.operand.__class__ is ast.Name and test.operand.id == name):
                 truth.append((node, "test", True))
-                truth_parents.add(id(test.operand))
+                truth_reads += 1
         elif cls is ast.Call and _method(node, "append", 1):
             stack = node.func.value.id
             items = node.args[0].elts if node.args[0].__class__ is ast.Tuple else node.args
@@ -184,15 +184,15 @@ def _uses(fdef, name):
                     pushed.setdefault(stack, []).append(item.id)
                     if item.id == name:
                         saved.add(stack)
-                        truth_parents.add(id(item))
+                        truth_reads += 1
         elif cls is ast.For and _reversed(node.iter):
             popped.setdefault(node.iter.args[0].id, []).extend(_names(node.target))
         elif cls is ast.Assign and len(node.targets) == 1 and _method(node.value, "pop", 0):
             popped.setdefault(node.value.func.value.id, []).extend(_names(node.targets[0]))
-    for node in _walk(fdef):
-        if node.__class__ is ast.Name and node.id == name and (
-                node.ctx.__class__ is ast.Load) and id(node) not in truth_parents:
-            return None  # read as a value
+    reads = sum(1 for node in _walk(fdef) if node.__class__ is ast.Name and node.id == name
+                and node.ctx.__class__ is ast.Load)
+    if reads != truth_reads:  # counted by place: one node may stand in two places
+        return None  # read as a value
     for stack in saved:
         if sorted(pushed.get(stack, ())) != sorted(popped.get(stack, ())) or len(
                 set(pushed[stack])) != len(pushed[stack]):
