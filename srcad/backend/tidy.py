@@ -10,18 +10,21 @@ none applies:
   then ``b = a`` with neither rebound between, also in the arms of an ``if``) goes;
 * **propagate constants**: ``dy = 1.0`` assigned once is written where it is read, then the
   arithmetic is simplified (``1.0 * e`` -> ``e``);
-* **drop dead code**: values nothing reads, when computing them cannot fail or act, and an
-  emptied ``if flag: pass`` whose flag another branch tests;
+* **drop dead code**: values nothing reads, when computing them cannot fail or act, names
+  read only by one another's assignments (:mod:`.tidy_dead`), and an emptied ``if flag:
+  pass`` whose flag another branch tests;
 * **merge sums**: ``x = e1`` then ``x += e2`` becomes ``x = e1 + e2``, and ``x = e1`` then
-  ``x = x - e2`` becomes ``x = e1 - e2`` (NumPy then reuses the temporary ``e1``);
-* **shared reads**: ``t = x[0]`` then ``t_3 = x[0]``, ``x`` unchanged between, is ``t``
-  (:mod:`.tidy_reads`);
+  ``x = x - e2`` becomes ``x = e1 - e2`` (NumPy then reuses the temporary ``e1``); ``x =
+  1.0 / n`` then ``x = np.full(s, x)`` is ``x = np.full(s, 1.0 / n)``;
+* **shared reads**: ``t = x[0]`` then ``t_3 = x[0]``, ``x`` unchanged between, is ``t``,
+  read once and saved once; so is a copy ``a = b`` of a name bound once (:mod:`.tidy_reads`);
 * **flags**: ``if c: v = True else: v = False``, ``v`` read only for its truth, is
-  ``v = c`` (:mod:`.tidy_flags`); ``t = not v`` then ``if t:`` is ``if not v:``
-  (:mod:`.tidy_nots`);
+  ``v = c`` (:mod:`.tidy_flags`); ``t = not v`` then ``if t:`` is ``if not v:``, and two
+  ``if``s in a row on one flag are one (:mod:`.tidy_nots`);
 * **sizes**: an inner loop's ``len_2 = len(x)`` is taken once, before the outer loop whose
   header takes ``len(x)``, and a name bound once at the top level is not saved per
-  iteration (:mod:`.tidy_sizes`);
+  iteration; a top-level loop saving only its index walks back ``reversed(range(n))``
+  (:mod:`.tidy_sizes`);
 * **unread saves**: a value a loop saves that its backward loop never reads leaves the stack
   (:mod:`.tidy_stacks`); ``if t: a else: a`` (the same code in both arms) is ``a``.
 
