@@ -160,7 +160,7 @@ def test_what_the_code_frees(modules):
     # the if arm's cos(theta) is not read in the other arm's backward code, nor after the
     # if; the sin(theta) computed before the if is read in the arm
     branch = _backward(code["numbers_branch"])
-    assert branch.count("np.cos(theta)") == 2 and "-sum_2 * sin_1" in branch, branch
+    assert branch.count("np.cos(theta)") == 2 and "dtheta -= sum_2 * sin_1" in branch, branch
 
 
 def test_a_loop_of_numbers_is_walked(tmp_path):

@@ -1,4 +1,4 @@
-"""A discarded mean's loop sum is not computed (srcad.backend.tidy_values._covered_divisions):
+"""A discarded mean's loop sum is not computed (srcad.backend.tidy_dead._covered_divisions):
 a gradient of ``return -total / count`` keeps ``-total / count`` (it may raise) unless the
 gradient itself divides a number by ``count`` later, always (``dt = -(1.0 / count)``), so the
 loop's ``total`` that only it read goes too. Checked against central differences and srcad's

@@ -56,7 +56,10 @@ def test_a_copys_comments_name_the_users_lines_and_functions():
     assert f"# Dense.__call__, line {call_line}: return np.tanh(self.W @ x + self.b)" in code
     assert "_fields, line" not in code and "__call___fields" not in code
     top = code.split("\ndef ")[0]
-    assert "run, run_ctx = " in top and "drun = " in top  # the value named as the user calls it
+    assert "run, run_ctx = " in top  # the value named as the user calls it
+    # and its gradient, if named, too (``drun = np.broadcast_to(1.0, ...)``, read once, may be
+    # written into the call of the backward part)
+    assert "drun_" not in top and "d_run" not in top, top
 
 
 def test_a_forward_part_written_in_is_headed_by_its_callee():

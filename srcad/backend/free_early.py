@@ -15,12 +15,13 @@ Two rewrites, exact (they change no value, only when a value's memory is given b
   before (a pop costs ~50 ns an iteration, about what a number's arithmetic does);
 * **a name dead at the function's top level is deleted there**: after the top-level
   statement that reads it last (with at least :data:`_FEWEST` statements left before the
-  return), ``del a, b`` for each name of ``keeps`` (arrays, lists,
-  contexts: never numbers) assigned by an earlier top-level statement (so certainly bound)
-  and read by no later statement. NumPy reuses freed memory for the arrays made next: a
-  gradient's sweeps keep fewer arrays alive at once, closer to what the function itself
-  does, and glibc gives less memory back to the system only to fault it in again at the
-  next call (gmm's n x k x d arrays: 944 page faults a call before).
+  return), ``del a, b`` for each name of ``keeps`` (arrays, lists, contexts: never numbers,
+  nor the output ``grad`` checked to be a scalar) assigned by an earlier top-level
+  statement (so certainly bound) and read by no later statement. NumPy reuses freed memory
+  for the arrays made next: a gradient's sweeps keep fewer arrays alive at once, closer to
+  what the function itself does, and glibc gives less memory back to the system only to
+  fault it in again at the next call (gmm's n x k x d arrays: 944 page faults a call
+  before).
 
 Names read inside a nested function, lambda or comprehension, named by ``global`` or
 ``nonlocal``, deleted already, or the function's parameters (the caller holds those) are
@@ -46,9 +47,20 @@ def free_early(fdef, keeps):
     says; ``keeps``: the names that may hold arrays, lists or contexts. Whether anything
     changed (then a derivative of this code reads its plain form instead: srcad reads a
     popped stack's items as values of unknown kind, which may share memory)."""
-    keeps = set(keeps) - _left_alone(fdef)
+    keeps = set(keeps) - _left_alone(fdef) - _checked_scalars(fdef)
     popped = _pop_stacks(fdef, keeps)
     return _delete_dead(fdef, keeps) or popped
+
+
+def _checked_scalars(fdef):
+    """The names ``grad`` checked to be scalars (``dy = check_scalar(y, where)`` at the top
+    level): a number or an array of one element, no memory worth a ``del``. (A user's own
+    ``check_scalar`` is another spelling of srcad's; were it matched, a name would only go
+    undeleted.)"""
+    return {s.value.args[0].id for s in fdef.body if s.__class__ is ast.Assign
+            and s.value.__class__ is ast.Call and s.value.func.__class__ is ast.Name
+            and s.value.func.id == "check_scalar" and s.value.args
+            and s.value.args[0].__class__ is ast.Name}
 
 
 def _left_alone(fdef):

@@ -10,20 +10,28 @@ none applies:
   then ``b = a`` with neither rebound between, also in the arms of an ``if``) goes;
 * **propagate constants**: ``dy = 1.0`` assigned once is written where it is read, then the
   arithmetic is simplified (``1.0 * e`` -> ``e``);
-* **drop dead code**: values nothing reads, when computing them cannot fail or act, and an
-  emptied ``if flag: pass`` whose flag another branch tests;
+* **drop dead code**: values nothing reads, when computing them cannot fail or act, names
+  read only by one another's assignments (:mod:`.tidy_dead`), and an emptied ``if flag:
+  pass`` whose flag another branch tests;
 * **merge sums**: ``x = e1`` then ``x += e2`` becomes ``x = e1 + e2``, and ``x = e1`` then
-  ``x = x - e2`` becomes ``x = e1 - e2`` (NumPy then reuses the temporary ``e1``);
-* **shared reads**: ``t = x[0]`` then ``t_3 = x[0]``, ``x`` unchanged between, is ``t``
-  (:mod:`.tidy_reads`);
+  ``x = x - e2`` becomes ``x = e1 - e2`` (NumPy then reuses the temporary ``e1``); ``x =
+  1.0 / n`` then ``x = np.full(s, x)`` is ``x = np.full(s, 1.0 / n)``;
+* **shared reads**: ``t = x[0]`` then ``t_3 = x[0]``, ``x`` unchanged between, is ``t``,
+  read once and saved once; so is a copy ``a = b`` of a name bound once (:mod:`.tidy_reads`);
 * **flags**: ``if c: v = True else: v = False``, ``v`` read only for its truth, is
-  ``v = c`` (:mod:`.tidy_flags`);
+  ``v = c`` (:mod:`.tidy_flags`); ``t = not v`` then ``if t:`` is ``if not v:``, and two
+  ``if``s in a row on one flag are one (:mod:`.tidy_nots`);
+* **sizes**: an inner loop's ``len_2 = len(x)`` is taken once, before the outer loop whose
+  header takes ``len(x)``, and a name bound once at the top level is not saved per
+  iteration; a top-level loop saving only its index walks back ``reversed(range(n))``
+  (:mod:`.tidy_sizes`);
 * **unread saves**: a value a loop saves that its backward loop never reads leaves the stack
   (:mod:`.tidy_stacks`); ``if t: a else: a`` (the same code in both arms) is ``a``.
 
 Then, once: signs (``unbroadcast(-g, x)`` -> ``-unbroadcast(g, x)``, ``a + -b`` -> ``a - b``,
-``x += -b`` -> ``x -= b``), float literals in gradient arithmetic, and float literals next to
-certain floats in a float specialisation (:mod:`.floats`).
+``x += -b`` -> ``x -= b``, ``x += -b * c`` -> ``x -= b * c``), float literals in gradient
+arithmetic, and float literals next to certain floats in a float specialisation
+(:mod:`.floats`).
 
 Comments are statements of their own (:class:`srcad.transform.nodes.Comment`); a ``# line N``
 comment whose code was all tidied away goes too. Everything here rewrites the tree; the text
@@ -43,11 +51,13 @@ from ..transform.nodes import Comment
 from ..transform.templates import _is_num
 from . import floats as float_arithmetic
 from .tidy_copies import _drop_copy_backs, _drop_self_copies, _merge_arms, _propagate_copies
+from .tidy_dead import _dead_code
 from .tidy_flags import flag_copies
+from .tidy_nots import negated_flags
 from .tidy_reads import shared_reads
+from .tidy_sizes import sizes_once
 from .tidy_stacks import _drop_unread_saves
 from .tidy_values import (
-    _dead_code,
     _inline_temps,
     _merge_sums,
     _propagate_constants,
@@ -75,7 +85,8 @@ def tidy(fdef, temps, grads=(), floats=(), sums=(), ints=()):
                 fdef), lambda: _inline_temps(fdef, temps), lambda: _dead_code(fdef),
                 lambda: _merge_sums(fdef), lambda: _idle_branches(fdef),
                 lambda: _drop_unread_saves(fdef), lambda: flag_copies(fdef),
-                lambda: shared_reads(fdef, temps)):
+                lambda: shared_reads(fdef, temps), lambda: negated_flags(fdef, temps),
+                lambda: sizes_once(fdef)):
             changed |= rewrite()  # each rewrite counts names afresh: the others changed them
         if not changed:
             break
@@ -272,6 +283,10 @@ class _Signs(ast.NodeTransformer):
         ):  # x += -b -> x -= b: no negated copy of b
             node.op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
             node.value = node.value.operand
+        elif isinstance(node.op, (ast.Add, ast.Sub)) and _negated_product(
+                node.value) is not None:  # x += -b * c -> x -= b * c
+            node.op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
+            node.value = _negated_product(node.value)
         return node
 
     def visit_BinOp(self, node):

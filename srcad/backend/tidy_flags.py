@@ -1,7 +1,9 @@
 """Tidy, flags: ``if c: v = True else: v = False`` is ``v = c`` when ``v`` is assigned
 nowhere else and read only for its truth (the operand of ``not``, the test of an ``if``, a
-``while`` or a conditional expression). The desugared ``continue`` writes such a flag
-(``skip_1``) and then ``t_2 = not skip_1``: after this, ``t_2 = not t_1``. The truth of ``c``
+``while`` or a conditional expression, or copied into a name read only so: a loop's early
+return flag, ``returned = returned_1``, then ``if not returned:`` after the loop). The
+desugared ``continue`` writes such a flag (``skip_1``) and then ``t_2 = not skip_1``: after
+this, ``t_2 = not t_1``. The truth of ``c``
 is taken where ``v`` is read instead of at the ``if``: ``c`` is a comparison srcad made and
 stored once, so it is the same then, and an ambiguous truth (an array) still raises, at the
 read. ``if c: v = False else: v = True`` is ``v = not c``; the arms may do more
@@ -16,6 +18,7 @@ Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.tidy_walk`.
 from __future__ import annotations
 
 import ast
+import copy
 
 from ..transform.nodes import Comment
 from .tidy_walk import _blocks, _count_names, _walk
@@ -34,12 +37,14 @@ def flag_copies(fdef):
         return changed
     stores, loads = _count_names(fdef)
     truth = _truth_reads(fdef)
+    copied = _truth_copies(fdef, loads, truth)
     for block, stmt, name, negated in candidates:
-        if stores.get(name) != 2 or loads.get(name, 0) != truth.get(name, 0) or not (
-                _tested_after(block, stmt, name)):
+        if stores.get(name) != 2 or loads.get(name, 0) != truth.get(name, 0) + copied.get(
+                name, 0) or not _tested_after(block, stmt, name):
             continue
         test = stmt.test
-        value = ast.UnaryOp(op=ast.Not(), operand=test) if negated else test
+        test_copy = copy.deepcopy(test)  # never one node in two places: a rewrite of one
+        value = ast.UnaryOp(op=ast.Not(), operand=test_copy) if negated else test_copy
         flag = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value,
                           lineno=getattr(stmt, "lineno", 0))
         for arm in (stmt.body, stmt.orelse):
@@ -75,15 +80,17 @@ def _chosen_flag(stmt):
 
 def _tested_after(block, stmt, name):
     """Whether a statement after ``stmt`` in ``block`` surely takes ``name``'s truth once
-    ``stmt`` ran (``t_2 = not v``, ``if v:``, ``while v:``; no ``break``, ``continue``,
-    ``return`` or ``raise`` before it): then so is ``c``'s, where the ``if c`` took it, and
-    an ambiguous truth (an array) still raises."""
+    ``stmt`` ran (``t_2 = not v``, ``if v:``, ``if not v:``, ``while v:``; no ``break``,
+    ``continue``, ``return`` or ``raise`` before it): then so is ``c``'s, where the ``if c``
+    took it, and an ambiguous truth (an array) still raises."""
     k = next(k for k, s in enumerate(block) if s is stmt)
     for s in block[k + 1:]:
         test = s.value.operand if (
             s.__class__ is ast.Assign and s.value.__class__ is ast.UnaryOp
             and s.value.op.__class__ is ast.Not) else getattr(s, "test", None) if (
             s.__class__ in (ast.If, ast.While)) else None
+        if test.__class__ is ast.UnaryOp and test.op.__class__ is ast.Not:
+            test = test.operand  # if not v:
         if test.__class__ is ast.Name and test.id == name:
             return True
         if any(n.__class__ in _LEAVES for n in _walk(s)):
@@ -157,6 +164,20 @@ def _reset_reads(body, name):
                     setattr(node, field, ast.Constant(value=False))
                     replaced = True
     return replaced
+
+
+def _truth_copies(fdef, loads, truth):
+    """How many times each name ``v`` is copied, ``w = v``, into a name ``w`` read only for
+    its truth (a loop's ``returned = returned_1``, ``if not returned:`` after the loop): such
+    a copy reads ``v`` for its truth too."""
+    counts = {}
+    for node in _walk(fdef):
+        if node.__class__ is ast.Assign and len(node.targets) == 1 and (
+                node.targets[0].__class__ is ast.Name and node.value.__class__ is ast.Name):
+            w = node.targets[0].id
+            if loads.get(w, 0) == truth.get(w, 0):
+                counts[node.value.id] = counts.get(node.value.id, 0) + 1
+    return counts
 
 
 def _truth_reads(fdef):

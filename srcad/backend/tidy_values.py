@@ -1,9 +1,8 @@
 """Tidy, values: propagate constants (``dy = 1.0`` assigned once is written where it is read),
-drop dead code (values nothing reads, when computing them cannot fail or act, or can fail only
-where a later statement does: a discarded mean ``total / n`` beside the gradient's
-``1.0 / n``), merge sums (``x = e1`` then ``x += e2``), and inline single-use temporaries
-(``t = 3 * a`` then the only read ``b = 5 - t`` becomes ``b = 5 - 3 * a``; only names srcad
-invented, never the user's).
+what may fail or act (:func:`_safe`, used by :mod:`.tidy_dead` to drop dead code), merge
+sums (``x = e1`` then ``x += e2``), and inline single-use temporaries (``t = 3 * a`` then
+the only read ``b = 5 - t`` becomes ``b = 5 - 3 * a``; only names srcad invented, never the
+user's).
 
 Imports: :mod:`srcad.transform.templates` (the simplifier), :mod:`srcad.transform.nodes` (the
 comment node), :mod:`.tidy_walk`.
@@ -246,89 +245,6 @@ def _safe(node, divisors=()):
     return True
 
 
-def _dead_code(fdef):
-    """Drop assignments nothing reads whose evaluation cannot fail or act (the forward values
-    only the discarded output needed, in a function that returns gradients only), or whose
-    only way to fail a later statement fails the same way (:func:`_covered_divisions`)."""
-    loads = _loads(fdef)
-    dead = _self_updates_only(fdef, loads)
-    covered = _covered_divisions(fdef, loads)
-    for block, _ in _blocks(fdef):  # all of a name's assignments go, or none
-        for stmt in block:
-            if _assigns_only_name(stmt) and stmt.targets[0].id in dead and not _safe(
-                stmt.value
-            ) and id(stmt) not in covered:
-                dead.discard(stmt.targets[0].id)
-            elif not _assigns_only_name(stmt) and not isinstance(stmt, ast.Expr):
-                dead -= set(_stores(stmt) if not isinstance(stmt, (ast.If, ast.For,
-                                                                    ast.While)) else ())
-    loads = dict(loads)  # counted down below as statements go
-    changed, dropped = False, True
-    while dropped:  # a dropped statement's reads may leave another value unread: go again
-        dropped = False
-        for block, _ in list(_blocks(fdef)):
-            kept = []
-            for stmt in block:
-                if (_assigns_only_name(stmt) and (not loads.get(stmt.targets[0].id)
-                                                  or stmt.targets[0].id in dead)
-                        and (_safe(stmt.value) or id(stmt) in covered)):
-                    for name, n in _loads(stmt.value).items():
-                        loads[name] -= n
-                    dropped = True
-                else:
-                    kept.append(stmt)
-            if len(kept) != len(block):
-                block[:] = kept or [ast.Pass()]
-        changed |= dropped
-    return changed
-
-
-def _covered_divisions(fdef, loads):
-    """The ids of the function's top-level assignments of an unread name whose value could
-    fail only by dividing by a name ``d`` (``y = -total / count``, the discarded mean of a
-    loss) where a later top-level statement always divides a number literal by the same
-    ``d``, not assigned between and with no ``return`` or ``raise`` before it (the
-    gradient's ``dt = -(1.0 / count)``): wherever the first raises ``ZeroDivisionError``
-    (``d`` is a Python zero), so does that one, so the value need not be computed, nor the
-    loop's ``total`` that only it reads."""
-    body = fdef.body
-    covered = set()
-    for i, stmt in enumerate(body):
-        if not (_assigns_only_name(stmt) and not loads.get(stmt.targets[0].id)):
-            continue
-        divisors = set()
-        for sub in _walk(stmt.value):
-            if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Div) and isinstance(
-                    sub.right, ast.Name):
-                divisors.add(sub.right.id)
-        if not divisors or not _safe(stmt.value, divisors):
-            continue
-        for later in body[i + 1:]:
-            if divisors.intersection(_stores(later)) or any(  # (nested blocks' too)
-                    isinstance(n, (ast.Return, ast.Raise)) for n in _walk(later)):
-                break  # the divisor rebound, or the later statements may not run
-            if isinstance(later, (ast.Assign, ast.AugAssign)):
-                divisors -= _literal_divisors(later.value)
-            if not divisors:
-                covered.add(id(stmt))
-                break
-    return covered
-
-
-def _literal_divisors(node):
-    """The names ``d`` of ``c / d`` (``c`` a number literal) that evaluating ``node`` always
-    evaluates: through arithmetic and signs only, not the arms of ``a if t else b``."""
-    if isinstance(node, ast.UnaryOp):
-        return _literal_divisors(node.operand)
-    if not isinstance(node, ast.BinOp):
-        return set()
-    found = _literal_divisors(node.left) | _literal_divisors(node.right)
-    if isinstance(node.op, ast.Div) and _is_number(node.left) and isinstance(
-            node.right, ast.Name):
-        found.add(node.right.id)
-    return found
-
-
 def _merge_sums(fdef):
     """``x = e1`` then ``x += e2`` (``e2`` not reading ``x``): one statement, ``x = e1 + e2``;
     also ``x = e1`` then ``x = x - e2`` (any operator, ``x`` its left operand and read nowhere
@@ -365,6 +281,10 @@ def _merge_sums(fdef):
                 del block[j]
                 changed = True
                 continue
+            if _into_call(first, second):  # x = e1; x = np.full(s, x): x = np.full(s, e1)
+                del block[i]
+                changed = True
+                continue
             if (_assigns_only_name(first) and _assigns_only_name(second)
                     and second.targets[0].id == first.targets[0].id
                     and isinstance(second.value, ast.BinOp)
@@ -378,6 +298,33 @@ def _merge_sums(fdef):
                 continue
             i += 1
     return changed
+
+
+def _into_call(first, second):
+    """``x = e1`` then ``x = f(a, x)`` (``f`` NumPy's, ``math``'s or a pure helper of srcad's
+    but ``add``; ``e1`` arithmetic calling nothing; ``x`` one of its arguments, read nowhere
+    else there; the arguments before it unable to fail or act): ``second`` becomes ``x =
+    f(a, e1)`` (``e1`` evaluated where ``x`` was read, after what cannot fail or act: the
+    same order of everything that can), and the caller drops ``first``; whether it did
+    (``dx = 1.0 / n`` then ``dx = np.full(np.shape(x), dx)`` is ``dx =
+    np.full(np.shape(x), 1.0 / n)``)."""
+    if not (_assigns_only_name(first) and _assigns_only_name(second)
+            and second.targets[0].id == first.targets[0].id
+            and second.value.__class__ is ast.Call and not second.value.keywords
+            and _pure_call(second.value, ("np", "math"))
+            and not (second.value.func.__class__ is ast.Name
+                     and second.value.func.id == "add")):
+        return False  # (a sum, x = add(x, g), keeps its own statement: no add(add(...)))
+    if any(n.__class__ is ast.Call for n in _walk(first.value)):
+        return False  # a call in a call's argument reads worse than two statements
+    x, args = first.targets[0].id, second.value.args
+    if _loads(second.value).get(x) != 1:
+        return False
+    at = next((k for k, a in enumerate(args) if a.__class__ is ast.Name and a.id == x), None)
+    if at is None or not all(_safe(a) for a in args[:at]):
+        return False
+    args[at] = first.value
+    return True
 
 
 #: the most statements a sum merges across: the code of one source line (no ``# line``
@@ -444,22 +391,6 @@ def _binds_names(stmt):
         return isinstance(stmt.target, ast.Name)
     return isinstance(stmt, ast.Assign) and all(
         isinstance(n, (ast.Name, ast.Tuple)) for t in stmt.targets for n in _walk(t))
-
-
-def _self_updates_only(fdef, loads):
-    """Names read only to compute themselves (``total = total + t``, nothing else reads
-    ``total``): every assignment of them is dead."""
-    readers = {}
-    for block, _ in _blocks(fdef):
-        for stmt in block:
-            if isinstance(stmt, (ast.If, ast.For, ast.While)):
-                for name in _loads(_header(stmt)):
-                    readers.setdefault(name, set()).add(None)
-                continue
-            target = stmt.targets[0].id if _assigns_only_name(stmt) else None
-            for name in _loads(stmt.value if target else stmt):
-                readers.setdefault(name, set()).add(target)
-    return {name for name, targets in readers.items() if targets == {name}}
 
 
 def _assigns_only_name(stmt):

@@ -1,0 +1,138 @@
+"""Tidy, dead code: values nothing reads, when computing them cannot fail or act
+(:func:`.tidy_values._safe`), or can fail only where a later statement does, with nothing
+between that acts (a discarded mean ``total / n`` beside the gradient's ``1.0 / n``); and
+names read only by one another's assignments (a loop's ``s_1 = s``, ``s_1 = s_1 + t``,
+``s = s_1`` in a function returning gradients only), dead together.
+
+Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.tidy_values` (what is
+pure), :mod:`.tidy_walk`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..transform.nodes import Comment
+from .tidy_values import _assigns_only_name, _binds_names, _is_number, _safe
+from .tidy_walk import _blocks, _header, _loads, _stores, _walk
+
+
+def _dead_code(fdef):
+    """Drop assignments nothing reads whose evaluation cannot fail or act (the forward values
+    only the discarded output needed, in a function that returns gradients only), or whose
+    only way to fail a later statement fails the same way (:func:`_covered_divisions`)."""
+    loads = _loads(fdef)
+    dead, readers = _self_updates_only(fdef, loads)
+    covered = _covered_divisions(fdef, loads)
+    for block, _ in _blocks(fdef):  # all of a name's assignments go, or none
+        for stmt in block:
+            if _assigns_only_name(stmt) and stmt.targets[0].id in dead and not _safe(
+                stmt.value
+            ) and id(stmt) not in covered:
+                dead.discard(stmt.targets[0].id)
+            elif not _assigns_only_name(stmt) and not isinstance(stmt, ast.Expr):
+                dead -= set(_stores(stmt) if not isinstance(stmt, (ast.If, ast.For,
+                                                                    ast.While)) else ())
+    dead = _closed(dead, readers)  # a name kept keeps the names it reads
+    loads = dict(loads)  # counted down below as statements go
+    changed, dropped = False, True
+    while dropped:  # a dropped statement's reads may leave another value unread: go again
+        dropped = False
+        for block, _ in list(_blocks(fdef)):
+            kept = []
+            for stmt in block:
+                if (_assigns_only_name(stmt) and (not loads.get(stmt.targets[0].id)
+                                                  or stmt.targets[0].id in dead)
+                        and (_safe(stmt.value) or id(stmt) in covered)):
+                    for name, n in _loads(stmt.value).items():
+                        loads[name] -= n
+                    dropped = True
+                else:
+                    kept.append(stmt)
+            if len(kept) != len(block):
+                block[:] = kept or [ast.Pass()]
+        changed |= dropped
+    return changed
+
+
+def _covered_divisions(fdef, loads):
+    """The ids of the function's top-level assignments of an unread name whose value could
+    fail only by dividing by a name ``d`` (``y = -total / count``, the discarded mean of a
+    loss) where a later top-level statement divides a number literal by the same ``d``
+    (the gradient's ``dt = -(1.0 / count)``) and could fail only there, and every statement
+    between binds names to values that cannot fail or act but by dividing by ``d``: wherever
+    the first raises ``ZeroDivisionError`` (``d`` is a Python zero), that one raises it, with
+    nothing done between that the first would not have done, so the value need not be
+    computed, nor the loop's ``total`` that only it reads. A call other than srcad's pure
+    helpers and NumPy's (an ``append``, a user's function), an item written, ``x += g``, a
+    branch, a loop, a ``return`` or a ``raise`` between: the value stays."""
+    body = fdef.body
+    covered = set()
+    for i, stmt in enumerate(body):
+        if not (_assigns_only_name(stmt) and not loads.get(stmt.targets[0].id)):
+            continue
+        divisors = set()
+        for sub in _walk(stmt.value):
+            if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Div) and isinstance(
+                    sub.right, ast.Name):
+                divisors.add(sub.right.id)
+        if not divisors or not _safe(stmt.value, divisors):
+            continue
+        allowed = frozenset(divisors)
+        for later in body[i + 1:]:
+            if later.__class__ is Comment:
+                continue
+            if not (_binds_names(later) and later.__class__ is ast.Assign
+                    and _safe(later.value, allowed)) or divisors.intersection(_stores(later)):
+                break  # it may act or fail first, or the divisor is rebound
+            divisors -= _literal_divisors(later.value)
+            if not divisors:
+                covered.add(id(stmt))
+                break
+    return covered
+
+
+def _literal_divisors(node):
+    """The names ``d`` of ``c / d`` (``c`` a number literal) that evaluating ``node`` always
+    evaluates: through arithmetic and signs only, not the arms of ``a if t else b``."""
+    if isinstance(node, ast.UnaryOp):
+        return _literal_divisors(node.operand)
+    if not isinstance(node, ast.BinOp):
+        return set()
+    found = _literal_divisors(node.left) | _literal_divisors(node.right)
+    if isinstance(node.op, ast.Div) and _is_number(node.left) and isinstance(
+            node.right, ast.Name):
+        found.add(node.right.id)
+    return found
+
+
+def _self_updates_only(fdef, loads):
+    """Names read only to compute themselves or one another (``total = total + t``; a loop's
+    ``s_1 = s``, ``s_1 = s_1 + t``, ``s = s_1``, nothing else reading ``s`` or ``s_1``):
+    every assignment of them is dead. Returns them and, for each name read, the names
+    assigned from it (``None`` for a read by anything else)."""
+    readers = {}
+    for block, _ in _blocks(fdef):
+        for stmt in block:
+            if isinstance(stmt, (ast.If, ast.For, ast.While)):
+                for name in _loads(_header(stmt)):
+                    readers.setdefault(name, set()).add(None)
+                continue
+            target = stmt.targets[0].id if _assigns_only_name(stmt) else None
+            for name in _loads(stmt.value if target else stmt):
+                readers.setdefault(name, set()).add(target)
+    return _closed({name for name, targets in readers.items() if None not in targets},
+                   readers), readers
+
+
+def _closed(dead, readers):
+    """The largest part of ``dead`` whose names are read only by assignments to its names."""
+    dead = set(dead)
+    shrunk = True
+    while shrunk:
+        shrunk = False
+        for name in list(dead):
+            if not readers.get(name, set()) <= dead:
+                dead.discard(name)
+                shrunk = True
+    return dead

@@ -1,0 +1,209 @@
+"""Tidy, negations: ``t = not v`` then ``if t:`` is ``if not v:``. The desugared
+``continue`` writes ``skip_1 = x[i] < 0.0``, then ``t_2 = not skip_1`` and ``if t_2:``; a
+person writes ``if not skip_1:``.
+
+Taken when ``t`` is srcad's own name, assigned once, and every read of ``t`` takes its
+truth (the test of an ``if``, a ``while`` or a conditional expression, bare or under
+``not``) or saves it (an element of a stack's ``append``, unpacked later into the same
+name, as the sweep writes it); and ``v`` is assigned once and read nowhere else, or read
+only before the backward sweep unpacks a save of ``t`` (``broke_1``, read by ``if broke_1:
+break`` too), or saved beside ``t`` wherever ``t`` is saved (``stack.append((i, t_1,
+t_3))``: ``t_3``'s place goes, :class:`.tidy_reads._Saves`), or, at the function's top level,
+bound by no later statement (``t_5 = not returned`` after the loop). ``t`` is then renamed ``v``
+everywhere, each test negated (``if t:`` -> ``if not v:``, ``if not t:`` -> ``if v:``), and
+a save holds ``v``. The first statement after ``t = not v`` is ``if t:``, so the truth of
+``v`` is taken where it was (an ambiguous truth, an array, still raises there).
+
+Two ``if``s in a row testing one flag (``if returned_1: ... else: ...`` then ``if not
+returned_1:``, an early ``return`` in a loop) are one (:func:`_merge_ifs`).
+
+Imports: :mod:`srcad.transform.nodes` (the comment node), :mod:`.tidy_reads` (what a
+stack's calls are), :mod:`.tidy_walk`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..transform.nodes import Comment
+from .tidy_reads import _method, _reversed, _Saves
+from .tidy_walk import _blocks, _count_names, _stores, _walk
+
+
+def negated_flags(fdef, temps):
+    """Rewrite ``fdef`` in place as the module docstring says; whether anything changed."""
+    return _negated(fdef, temps) | _merge_ifs(fdef)
+
+
+def _merge_ifs(fdef):
+    """``if c: A else: B`` then ``if not c: C else: D`` (or ``if c: C else: D``; comments
+    between), ``c`` a name neither ``A`` nor ``B`` binds: one ``if c: A; D else: B; C``.
+    The same statements in the same order; ``c``'s truth is taken once, at the first test
+    (a name, the same at the second; an ambiguous truth raises there, as it did)."""
+    changed = False
+    for block, _ in list(_blocks(fdef)):
+        k = 0
+        while k < len(block):
+            first = block[k]
+            j = k + 1
+            while j < len(block) and block[j].__class__ is Comment:
+                j += 1
+            second = block[j] if j < len(block) else None
+            c, negated = _flag_test(first)
+            c2, negated2 = _flag_test(second)
+            if c is None or c != c2 or any(
+                    n.__class__ is ast.Name and n.id == c and n.ctx.__class__ is ast.Store
+                    for s in first.body + first.orelse for n in _walk(s)):
+                k += 1
+                continue
+            between = block[k + 1:j]
+            same = negated == negated2
+            yes, no = (second.body, second.orelse) if same else (second.orelse, second.body)
+            first.body = _real(first.body) + _comments(between) + _real(yes)
+            first.orelse = _real(first.orelse) + _comments(between) + _real(no)
+            first.body = first.body or [ast.Pass()]
+            del block[k + 1:j + 1]
+            changed = True
+    return changed
+
+
+def _flag_test(stmt):
+    """``(c, negated)`` of ``if c:`` / ``if not c:``, else ``(None, None)``."""
+    if stmt.__class__ is not ast.If:
+        return None, None
+    test = stmt.test
+    if test.__class__ is ast.Name:
+        return test.id, False
+    if test.__class__ is ast.UnaryOp and test.op.__class__ is ast.Not and (
+            test.operand.__class__ is ast.Name):
+        return test.operand.id, True
+    return None, None
+
+
+def _comments(between):
+    return [Comment(b.text, b.line) for b in between]
+
+
+def _real(block):
+    return [s for s in block if s.__class__ is not ast.Pass]
+
+
+def _negated(fdef, temps):
+    found = []
+    for block, _ in _blocks(fdef):
+        for k, stmt in enumerate(block):
+            if _not_of_name(stmt) and stmt.targets[0].id in temps:
+                nxt = next((s for s in block[k + 1:] if s.__class__ is not Comment), None)
+                if nxt.__class__ is ast.If and nxt.test.__class__ is ast.Name and (
+                        nxt.test.id == stmt.targets[0].id):
+                    found.append((block, stmt))
+    if not found:
+        return False
+    stores, loads = _count_names(fdef)
+    changed = False
+    for block, stmt in found:
+        t, v = stmt.targets[0].id, stmt.value.operand.id
+        saves = _Saves(fdef)
+        unpacked = saves.unpacked.get(v, 0)
+        uses = _uses(fdef, t) if t != v else None
+        if uses is None or stores.get(t) != 1 + uses[1]:
+            continue
+        if block is fdef.body and not uses[1] and not any(
+                v in _stores(later) for later in block[block.index(stmt) + 1:]):
+            pass  # at the top level, v bound for the last time before: its final value
+        elif stores.get(v) != 1 + unpacked:
+            continue
+        elif unpacked:  # saved beside t (i, s, t_1, t_3): t's place in the save goes
+            if not saves.merge(v, t):
+                continue
+        elif loads.get(v) != 1 and not _read_before_unpacks(fdef, v, t, stmt):
+            continue
+        block.remove(stmt)
+        for parent, field, negated in uses[0]:
+            value = ast.Name(id=v, ctx=ast.Load())
+            setattr(parent, field, value if negated else ast.UnaryOp(op=ast.Not(),
+                                                                     operand=value))
+        for node in _walk(fdef):
+            if node.__class__ is ast.Name and node.id == t:
+                node.id = v
+        changed = True
+        stores, loads = _count_names(fdef)
+    return changed
+
+
+def _read_before_unpacks(fdef, v, t, defined):
+    """Whether every read of ``v`` lies in a top-level statement before the first that
+    unpacks a save into ``t`` (the backward sweep's loop): once renamed ``v``, those
+    unpackings bind ``v`` again, after the forward sweep read it."""
+    first, own = None, defined.targets[0]
+    for k, stmt in enumerate(fdef.body):
+        for node in _walk(stmt):
+            if node.__class__ is ast.Name and node.id == t and (
+                    node.ctx.__class__ is ast.Store) and node is not own:
+                first = k if first is None else first
+        if first is not None:
+            break
+    if first is None:
+        return True
+    return not any(node.__class__ is ast.Name and node.id == v for stmt in fdef.body[first:]
+                   for node in _walk(stmt))
+
+
+def _not_of_name(stmt):
+    return (stmt.__class__ is ast.Assign and len(stmt.targets) == 1
+            and stmt.targets[0].__class__ is ast.Name and stmt.value.__class__ is ast.UnaryOp
+            and stmt.value.op.__class__ is ast.Not
+            and stmt.value.operand.__class__ is ast.Name)
+
+
+def _uses(fdef, name):
+    """``(truth reads, unpackings)`` of ``name``: the tests ``(parent, "test", negated)``
+    that read ``name`` (``negated``: as ``not name``) for its truth, and how many times a
+    save is unpacked into it; ``None`` when it is read otherwise, or saved on a stack whose
+    appends and unpackings do not name the same values once each (only then is the value
+    unpacked into ``name`` the one appended as ``name``)."""
+    truth, unpacked, saved = [], 0, set()
+    pushed, popped = {}, {}
+    truth_reads = 0  # the reads of ``name`` that take its truth or save it
+    for node in _walk(fdef):
+        cls = node.__class__
+        if cls in (ast.If, ast.While, ast.IfExp):
+            if node.test.__class__ is ast.Name and node.test.id == name:
+                truth.append((node, "test", False))
+                truth_reads += 1
+            test = node.test  # if not t: (``not t`` read for its truth) is ``if v:``
+            if test.__class__ is ast.UnaryOp and test.op.__class__ is ast.Not and (
+                    test.operand.__class__ is ast.Name and test.operand.id == name):
+                truth.append((node, "test", True))
+                truth_reads += 1
+        elif cls is ast.Call and _method(node, "append", 1):
+            stack = node.func.value.id
+            items = node.args[0].elts if node.args[0].__class__ is ast.Tuple else node.args
+            for item in items:
+                if item.__class__ is ast.Name:
+                    pushed.setdefault(stack, []).append(item.id)
+                    if item.id == name:
+                        saved.add(stack)
+                        truth_reads += 1
+        elif cls is ast.For and _reversed(node.iter):
+            popped.setdefault(node.iter.args[0].id, []).extend(_names(node.target))
+        elif cls is ast.Assign and len(node.targets) == 1 and _method(node.value, "pop", 0):
+            popped.setdefault(node.value.func.value.id, []).extend(_names(node.targets[0]))
+    reads = sum(1 for node in _walk(fdef) if node.__class__ is ast.Name and node.id == name
+                and node.ctx.__class__ is ast.Load)
+    if reads != truth_reads:  # counted by place: one node may stand in two places
+        return None  # read as a value
+    for stack in saved:
+        if sorted(pushed.get(stack, ())) != sorted(popped.get(stack, ())) or len(
+                set(pushed[stack])) != len(pushed[stack]):
+            return None
+        unpacked += popped[stack].count(name)
+    return truth, unpacked
+
+
+def _names(target):
+    if target.__class__ is ast.Name:
+        return [target.id]
+    if target.__class__ is ast.Tuple and all(e.__class__ is ast.Name for e in target.elts):
+        return [e.id for e in target.elts]
+    return ["?"]  # a pattern the check above does not follow: no match
