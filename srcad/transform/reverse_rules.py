@@ -184,6 +184,10 @@ class Rules:
             self.note_helpers(tree)
             if rule.broadcast and not uniform:
                 tree = self.unbroadcast(tree, atom, stmt.target, bound, frame, stmt.value)
+            if rule.user and self.an.kind(atom) == SCALAR:
+                # a user's rule may give a number a 0-d array (np.asarray(g * x)): the sweep
+                # adds into a number's gradient in place (dx += ...), so it must be a number
+                tree = call(self.helper("total"), tree)
             if not self.an.is_complex(atom) and (stmt.target in self.an.complex or (
                     rule.complex_ok and rule.complex_out == "never")):
                 # a complex result of a real operand (or a rule that gives one a complex
