@@ -43,7 +43,8 @@ BODIES = {
     "twice": "    k = x * 1.0\n    for j in range(3):\n        k = k + x * j\n    x = x * k\n"
              "    return sq(x) + sq(k)\n",
     "straight": "    y = x + 0.5\n    z = sq(y) + y\n    z += y * 3.0\n    return z * x\n",
-    "branch": "    y = x * 1.0\n    if x > 0.0:\n        y = y + x * 2.0\n    return sq(y) + sq(x)\n",
+    "branch": "    y = x * 1.0\n    if x > 0.0:\n        y = y + x * 2.0\n"
+              "    return sq(y) + sq(x)\n",
 }
 BODIES_LONG = {
     "while": "    k = x\n    n = 0\n    while n < 3:\n        k = k + x * n\n        n += 1\n"
@@ -56,12 +57,11 @@ CASES = list(itertools.product(RULES, {**BODIES, **(BODIES_LONG if LONG else {})
 
 @pytest.mark.parametrize("rule,body", CASES)
 def test_rule_zero_d_gradient_of_a_number(tmp_path, rule, body):
-    head = "import numpy as np\n" + RULES[rule] + "\n\ndef f(x):\n" + BODIES[body] \
-        if body in BODIES else "import numpy as np\n" + RULES[rule] + "\n\ndef f(x):\n" + \
-        BODIES_LONG[body]
+    text = {**BODIES, **BODIES_LONG}[body]
+    head = "import numpy as np\n" + RULES[rule] + "\n\ndef f(x):\n" + text
     f = load(tmp_path, f"r_{rule}_{body}", head)
     twin = load(tmp_path, f"t_{rule}_{body}",
-                TWIN + "\n\ndef f(x):\n" + {**BODIES, **BODIES_LONG}[body], (anp,))
+                TWIN + "\n\ndef f(x):\n" + text, (anp,))
     for x in (0.7, -0.43):
         got = srcad.grad(f)(x)
         assert isinstance(got, float), type(got)
