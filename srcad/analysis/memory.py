@@ -181,7 +181,10 @@ class Aliases(_Places, _Calls):
         for p in fn.params:
             if self.may_alias(p):
                 self.own[p] = frozenset({("arg", p)})
-                self.held[p] = self.own[p] | {("arg", p, "items")}  # what a list holds
+                # what a list holds (not a differentiated array: its items are numbers,
+                # srcad refuses other dtypes there)
+                self.held[p] = self.own[p] if p in getattr(analysis, "wrt", ()) and (
+                    analysis.kinds.get(p) == ARRAY) else self.own[p] | {("arg", p, "items")}
         self._solve()
 
     # ---------------------------------------------------------------- memory of each value

@@ -1,0 +1,57 @@
+"""Refusals say what is true (session 31, sampling the mutant fuzzer's refusals): a callee
+that changes what a list of its own holds (``L = [z, z * 2.0]; for t in L: t *= 2.0``),
+called on a copy of the caller's array (``h(x.copy())``, ``y = x.copy(); h(y)``), was refused
+as "h(...) changes the argument x in place: the caller would see a change srcad does not
+make", with the hint "write x = x.copy() first" (which the program did): a differentiated
+array parameter was taken to hold objects (what a list holds) that the callee's write into
+its items could change. Its items are numbers (srcad refuses other dtypes there): the
+refusal is now the callee's own (``t`` shares memory with ``L``, read afterwards), at its
+line, or (nothing reading the copy after) the program is differentiated. Each other program
+is refused with file, line, construct and hint, and the message must not claim the caller's
+argument changes. Imports NumPy, pytest, srcad and the tests' helpers."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from program_files import load
+from twin_checks import central
+
+import srcad
+
+CALLEES = {
+    "list_loop": "def h(z):\n    L = [z, z * 2.0]\n    for t in L:\n        t *= 2.0\n"
+                 "    return L[0] + L[1]\n",
+    "list_items": "def h(z):\n    L = [z * 1.0, z]\n    L[1] *= 3.0\n    return L[0] * L[1]\n",
+    "pair_loop": "def h(z):\n    P = (z, z + 1.0)\n    for t in P:\n        t += 1.0\n"
+                 "    return P[0] * P[1]\n",
+}
+CALLS = {
+    "copy_arg": "    return np.sum(h(x.copy()) * x)\n",
+    "copy_name": "    y = x.copy()\n    return np.sum(h(y))\n",
+    "copy_scaled": "    y = x.copy()\n    y = y * 2.0\n    return np.sum(h(y) * y)\n",
+}
+
+#: the forms that are differentiated (checked against central differences instead)
+DIFFERENTIATED = {("list_items", "copy_arg"), ("list_items", "copy_name")}
+
+
+@pytest.mark.parametrize("callee,call", list(itertools.product(CALLEES, CALLS)))
+def test_callee_writing_a_copy_is_refused_for_its_own_reason(tmp_path, callee, call):
+    text = f"import numpy as np\n\n\n{CALLEES[callee]}\n\ndef f(x):\n{CALLS[call]}"
+    f = load(tmp_path, f"c_{callee}_{call}", text)
+    x = np.array([0.3, -0.5, 0.8])
+    try:
+        got = srcad.grad(f)(x)
+    except srcad.SrcadError as e:
+        message = str(e)
+    else:  # (the copy changed, nothing reading it after: exact, as Python runs it)
+        assert (callee, call) in DIFFERENTIATED
+        np.testing.assert_allclose(got, central(lambda v: f(v.copy()), [x], 0), rtol=1e-6)
+        return
+    assert (callee, call) not in DIFFERENTIATED
+    assert f"c_{callee}_{call}.py, line " in message.splitlines()[0]
+    assert "hint:" in message and len(message.splitlines()) >= 3
+    assert "the argument x" not in message and "x = x.copy()" not in message, message
