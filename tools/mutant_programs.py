@@ -87,7 +87,7 @@ import mutations  # noqa: E402
 import mutations31  # noqa: E402,F401 - adds session 31's mutations to mutations.MUTATIONS
 
 ORDER = ["WRONG", "CRASH", "VAGUE", "KINK", "REFUSED", "CONVENTION", "PASS", "INVALID"]
-MUTANT_SECONDS = 30
+MUTANT_SECONDS = 60  # (session 31: the aux, Jacobian and Hessian checks take their time)
 WRAPPER = """
 import numpy as _np
 
