@@ -78,6 +78,8 @@ def _same(a, b):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
+    if callable(a) and callable(b):  # a nested def: srcad's lifted copy (a partial), alike
+        return True
     try:
         return bool(np.shape(a) == np.shape(b) and np.allclose(a, b, rtol=1e-12, atol=1e-12,
                                                                    equal_nan=True))
