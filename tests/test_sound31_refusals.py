@@ -55,3 +55,30 @@ def test_callee_writing_a_copy_is_refused_for_its_own_reason(tmp_path, callee, c
     assert f"c_{callee}_{call}.py, line " in message.splitlines()[0]
     assert "hint:" in message and len(message.splitlines()) >= 3
     assert "the argument x" not in message and "x = x.copy()" not in message, message
+
+
+#: a list changed in place while another name for it is read after: the hint is a list's
+#: (it said "build a new array (np.concatenate, np.where)" for lists too); an array's stays
+ALIASED = {
+    "list_item": ("    L = [x, x * 2.0]\n    M = L\n    L[0] = x * 5.0\n    return M[0] * L[-1]\n",
+                  "new list"),
+    "list_augment": ("    L = [x, x * 2.0]\n    M = L\n    L += [x * 3.0]\n"
+                     "    return M[0] * L[-1]\n", "new list"),
+    "callee_append": ("    def grow(L, t):\n        L.append(t * 2.0)\n        return L\n"
+                      "    L = grow([x], x)\n    return L[0] * L[-1]\n", "new list"),
+    "array_item": ("    a = np.array([x, x * 2.0])\n    b = a\n    a[0] = x * 5.0\n"
+                   "    return b[0] * a[-1]\n", "new array"),
+}
+
+
+@pytest.mark.parametrize("case", ALIASED)
+def test_alias_refusal_hint_fits_the_kind(tmp_path, case):
+    body, want = ALIASED[case]
+    f = load(tmp_path, f"a_{case}", f"import numpy as np\n\n\ndef f(x):\n{body}")
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(f)(0.7)
+    message = str(info.value)
+    assert f"a_{case}.py, line " in message.splitlines()[0] and "hint:" in message
+    hint = message.split("hint:")[1]
+    assert want in hint, message
+    assert ("np.concatenate" in hint) == (want == "new array"), message
