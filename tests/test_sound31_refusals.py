@@ -82,3 +82,24 @@ def test_alias_refusal_hint_fits_the_kind(tmp_path, case):
     hint = message.split("hint:")[1]
     assert want in hint, message
     assert ("np.concatenate" in hint) == (want == "new array"), message
+
+
+def test_numba_refusal_of_a_ruled_function_shows_its_line(tmp_path):
+    """backend='numba' refusing a function with a user's rule said it was "used otherwise than
+    called with positional arguments" (it was called so) and showed no source line."""
+    text = ("import numpy as np\nimport srcad\n\n\n"
+            "@srcad.extend.defvjp(x='g * 2.0 * x')\ndef sq(x):\n    return x * x\n\n\n"
+            "def f(x, y):\n    return sq(x) + np.sum(y * x)\n")
+    f = load(tmp_path, "numba_ruled", text)
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(f, wrt=(0, 1), backend="numba")(0.7, np.array([1.0, 2.0]))
+    lines = str(info.value).splitlines()
+    assert "numba_ruled.py, line 11" in lines[0] and "rule of yours" in lines[0], lines
+    assert lines[1].strip() == "return sq(x) + np.sum(y * x)" and "hint:" in lines[2], lines
+
+
+def test_an_error_given_a_place_shows_its_line(tmp_path):
+    path = tmp_path / "placed.py"
+    path.write_text("x = 1\ny = x + 2\n")
+    text = str(srcad.SrcadError("a construct", filename=str(path), lineno=2, hint="do this"))
+    assert text.splitlines()[1].strip() == "y = x + 2", text
