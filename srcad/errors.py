@@ -132,6 +132,8 @@ class SrcadError(Exception):
                 if outer is not None:
                     message = (f"{message} (reached from {outer[0]}, line {outer[1]}: "
                                f"{linecache.getline(*outer).strip()})")
+        if construct is None and filename is not None and lineno is not None:
+            construct = linecache.getline(filename, lineno).strip() or None  # (the line shown)
         self.called_from = outer
         self.message = message
         self.filename = filename

@@ -45,9 +45,15 @@ one-sided differences), PASS. Mutants that fail or are not finite when run plain
 counted as INVALID and not checked. Every mutant is reproducible from its key and seed
 (``--show KEY#K`` prints it).
 
+Since session 31 also (``tools/mutant_checks.py``): ``aux`` (a mutant differentiated itself,
+every return made a pair ``return _r, AUX``, through ``has_aux=True``), and with the Hessians,
+``jac-fwd``, ``jac-rev`` (``srcad.jacfwd``/``jacrev`` of the function's own output in every
+differentiated argument at once) and ``hess-fwd``, ``hess-rev`` (``srcad.hessian`` of every
+argument) against autograd; session 31's mutations are in ``tools/mutations31.py``.
+
 Imports: argparse, ast, collections, hashlib, importlib, json, os, pickle, random, signal,
-subprocess, sys, tempfile, time, numpy, tools/differential, tools/mutant_sources,
-tools/mutations, and srcad, autograd in the worker.
+subprocess, sys, tempfile, time, numpy, tools/differential, tools/mutant_checks,
+tools/mutant_sources, tools/mutations, tools/mutations31, and srcad, autograd in the worker.
 """
 
 from __future__ import annotations
@@ -75,11 +81,13 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 import differential  # noqa: E402
+import mutant_checks  # noqa: E402
 import mutant_sources  # noqa: E402
 import mutations  # noqa: E402
+import mutations31  # noqa: E402,F401 - adds session 31's mutations to mutations.MUTATIONS
 
 ORDER = ["WRONG", "CRASH", "VAGUE", "KINK", "REFUSED", "CONVENTION", "PASS", "INVALID"]
-MUTANT_SECONDS = 20
+MUTANT_SECONDS = 60  # (session 31: the aux, Jacobian and Hessian checks take their time)
 WRAPPER = """
 import numpy as _np
 
@@ -278,6 +286,15 @@ def check_mutant(fn, node, prepared, folder, k, second=False):
         rows.append(("rev",) + failure(e, path))
     if second and all(r[1] == "PASS" for r in rows):
         rows.extend(second_order(target, args, wrt, path))
+    if direct and all(r[1] == "PASS" for r in rows):
+        rows.extend(mutant_checks.aux_rows(fn, node, prepared, folder, k, load, module_text, fw,
+                                           xs, other, np.random.RandomState(_seed(fn.key, "a")),
+                                           failure))
+    if second and all(r[1] == "PASS" for r in rows):
+        aux_text = module_text(fn, node, direct, "autograd", copies)
+        rows.extend(mutant_checks.jacobian_rows(
+            fn, node, prepared, folder, load, module_text,
+            (aux_text, weights, fn.name if direct else "_srcad_F", target), failure))
     try:
         vs = [mutant_sources.make_value(np.shape(x), np.random.RandomState(_seed(fn.key, k)),
                                         positive=False) for k, x in enumerate(xs)]

@@ -175,8 +175,9 @@ def check(fn, analysis, callee=False):
                            "hold it too",
                            f"write {item[2]} = {item[2]} {op} ... (a new array), or keep the "
                            "array in a name of its own")
-                hint = f"write {mine} = {mine}.copy() before changing it, or build a new " \
-                    "array (np.concatenate, np.where)"
+                hint = f"write {mine} = {mine}.copy() before changing it, or build a new " + (
+                    f"list ({mine} = {mine} + [v])" if analysis.kind(obj) == SEQ else
+                    "array (np.concatenate, np.where)")
                 # a view by .T, reshape, ravel (frontend.views): the write into the base
                 hint = getattr(source, "view_hints", {}).get((stmt.line, mine), hint)
                 if what == "setting .shape":

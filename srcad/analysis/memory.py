@@ -181,7 +181,7 @@ class Aliases(_Places, _Calls):
         for p in fn.params:
             if self.may_alias(p):
                 self.own[p] = frozenset({("arg", p)})
-                self.held[p] = self.own[p] | {("arg", p, "items")}  # what a list holds
+                self.held[p] = self.own[p] | _param_items(p, analysis)  # what a list holds
         self._solve()
 
     # ---------------------------------------------------------------- memory of each value
@@ -568,3 +568,11 @@ def result_memory(fn, analysis):
             own = own | aliases.mem(stmt.value, aliases.own)
             held = held | aliases.mem(stmt.value, aliases.held)
     return own, held
+
+
+def _param_items(p, analysis):
+    """The objects the parameter ``p`` may hold: a token for them, none for a differentiated
+    array (its items are numbers: srcad refuses other dtypes there)."""
+    if p in getattr(analysis, "wrt", ()) and analysis.kinds.get(p) == ARRAY:
+        return frozenset()
+    return frozenset({("arg", p, "items")})

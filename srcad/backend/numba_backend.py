@@ -347,9 +347,9 @@ def check(fdef, user_func, spelled, namer, callees=(), hoisted=(), live=None):
                         if bare_math(node) is not None and bare_math(node) not in CHECKED_MATH:
                             continue  # math.atan as atan: computed by Numba as by Python
                         if callable(value):
-                            refuse(f"the user function {ident!r} used otherwise than called "
-                                   "with positional arguments (Numba compiles the calls "
-                                   "srcad makes of it, and no Python object)", line)
+                            refuse(f"the Python function {ident!r}: Numba calls no Python "
+                                   "object (a function with a rule of yours, or one used "
+                                   "otherwise than called by position)", line)
                         refuse(f"the global value {ident!r} (Numba freezes globals when it "
                                "compiles; only the differentiated function's own global "
                                "numbers are passed at each call: pass it as an argument)",

@@ -105,12 +105,15 @@ class Desugar:
                     return out
                 continue
             if isinstance(stmt, (gast.For, gast.While)):
-                returns = bool(_jumps([stmt], inner=True) & {RETURN})
+                # a return in it, or a break/continue (of this block's loop) in its else part
+                jumps, start = _jumps([stmt], inner=True), len(out)
                 self._loop(stmt, out, loop)
-                if returns:
+                if jumps:
+                    made = set().union(*(_assigned_in(s) for s in out[start:]))
+                    flags = sorted(self._flags(loop) & made)
                     guarded = self.block(rest, loop)
                     if guarded:
-                        out.append(_guard([self.returned], guarded, stmt))
+                        out.extend([_guard(flags, guarded, stmt)] if flags else guarded)
                     return out
                 continue
             out.append(stmt)
@@ -279,8 +282,8 @@ def _jumps(stmts, inner=False):
         elif isinstance(stmt, gast.If):
             found |= _jumps(stmt.body, inner) | _jumps(stmt.orelse, inner)
         elif isinstance(stmt, (gast.For, gast.While)):
-            nested = _jumps(stmt.body, True) | _jumps(stmt.orelse, True)
-            found |= nested & {RETURN}
+            # the body's break and continue are its own; its else part's leave this level
+            found |= (_jumps(stmt.body, True) & {RETURN}) | _jumps(stmt.orelse, inner)
     return found
 
 

@@ -184,6 +184,9 @@ class Forward(Sweep):
                     pairs.append((self.t(p.target), tangent))
         return nodes.parallel(pairs)
 
+    def entry_zero(self, target, entry):  # (a constant entering a loop: BatchedForward's)
+        return self.zero(target)
+
     def loop(self, stmt):
         code = []
         for p in stmt.phis:
@@ -195,7 +198,7 @@ class Forward(Sweep):
             if self.varied(ir.Var(p.target)):
                 code.append(assign(self.t(p.target), (
                     self.tangent_or_zero(entry) if isinstance(entry, ir.Var) else
-                    self.zero(p.target))))
+                    self.entry_zero(p.target, entry))))
         body = self.block(stmt.body) + self.phi_copies(stmt.phis, 1)
         if stmt.exit is not None:
             body.append(nodes.break_if(nodes.expr(stmt.exit)))

@@ -406,6 +406,12 @@ class BatchedForward(Forms, Contractions, Ranks, Forward):
             return self.expr("np.zeros((k,) + x.shape)", x=name_)
         raise NotBatched(f"a zero tangent of a container ({name_})")
 
+    def entry_zero(self, target, entry):
+        """The tangent of a constant entering a loop: ``None`` for ``None`` (a return value
+        before a loop returning from inside: read only once it holds a value), else zero."""
+        return nodes.constant(None) if isinstance(entry, ir.Const) and entry.value is None \
+            else self.zero(target)
+
     def tangent_or_zero(self, atom):
         if isinstance(atom, ir.Var):
             tangent = self.tangent_of(atom)

@@ -182,8 +182,7 @@ class Rules:
                                                  rule)
             tree = self.reused(tree, frame)  # .reuse: values computed already; refs noted
             self.note_helpers(tree)
-            if rule.broadcast and not uniform:
-                tree = self.unbroadcast(tree, atom, stmt.target, bound, frame, stmt.value)
+            tree = _fitted(self, rule, tree, atom, stmt, bound, frame, uniform)
             if not self.an.is_complex(atom) and (stmt.target in self.an.complex or (
                     rule.complex_ok and rule.complex_out == "never")):
                 # a complex result of a real operand (or a rule that gives one a complex
@@ -425,3 +424,15 @@ def unshape_kept(sweep, code):
         del sweep.shapes[shape]
         for refs in sweep.refs.values():
             refs.discard(shape)
+
+
+def _fitted(self, rule, tree, atom, stmt, bound, frame, uniform):  # (of Rules)
+    """The gradient ``tree`` a rule gives ``atom`` summed to its shape (a broadcasting
+    rule's), and a number's made a number where a user's rule gives it: a rule may give a
+    0-d array (``np.asarray(g * x)``), and the sweep adds into a number's gradient in place
+    (``dx += ...``)."""
+    if rule.broadcast and not uniform:
+        tree = self.unbroadcast(tree, atom, stmt.target, bound, frame, stmt.value)
+    if rule.user and self.an.kind(atom) == SCALAR:
+        tree = call(self.helper("total"), tree)
+    return tree
