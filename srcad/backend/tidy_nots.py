@@ -51,7 +51,7 @@ def _merge_ifs(fdef):
             second = block[j] if j < len(block) else None
             c, negated = _flag_test(first)
             c2, negated2 = _flag_test(second)
-            if c is None or c != c2 or any(
+            if c is None or c != c2 or not _truth_flag(fdef, c) or any(
                     n.__class__ is ast.Name and n.id == c and n.ctx.__class__ is ast.Store
                     for s in first.body + first.orelse for n in _walk(s)):
                 k += 1
@@ -103,6 +103,8 @@ def _negated(fdef, temps):
     changed = False
     for block, stmt in found:
         t, v = stmt.targets[0].id, stmt.value.operand.id
+        if not _truth_flag(fdef, v):
+            continue
         saves = _Saves(fdef)
         unpacked = saves.unpacked.get(v, 0)
         uses = _uses(fdef, t) if t != v else None
@@ -129,6 +131,54 @@ def _negated(fdef, temps):
         changed = True
         stores, loads = _count_names(fdef)
     return changed
+
+
+_TRUTH_FORMS = (ast.Compare, ast.UnaryOp)
+
+
+def _truth_flag(fdef, name, seen=()):
+    """Whether ``name`` holds a truth its statements cannot change after it is bound: every
+    binding an assignment of a comparison, a ``not``, ``True``/``False`` or another such
+    flag, or an unpacking of a save (a tuple or name unpacked from a stack's ``pop()`` or a
+    ``for ... in reversed(stack)``), and ``name`` never written through (``name[i] = v``,
+    ``name.attr``, an augmented assignment, a call given it). A list or array tested for
+    its truth (``if not ys:``) may change between two tests (``ys.append(v)``), so its
+    test is neither moved nor merged."""
+    if name in seen:
+        return False
+    for node in _walk(fdef):
+        cls = node.__class__
+        if cls is ast.Assign and any(n.__class__ is ast.Name and n.id == name
+                                     for target in node.targets for n in _walk(target)):
+            if _method(node.value, "pop", 0):
+                continue
+            if len(node.targets) != 1 or node.targets[0].__class__ is not ast.Name:
+                return False
+            value = node.value
+            if value.__class__ is ast.Name:
+                if not _truth_flag(fdef, value.id, seen + (name,)):
+                    return False
+            elif not (value.__class__ in _TRUTH_FORMS and (
+                    value.__class__ is ast.Compare or value.op.__class__ is ast.Not)
+                      or value.__class__ is ast.Constant and value.value in (True, False)
+                      and value.value.__class__ is bool):
+                return False
+        elif cls is ast.For and any(n.__class__ is ast.Name and n.id == name
+                                    for n in _walk(node.target)):
+            if not _reversed(node.iter):
+                return False
+        elif cls in (ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.With, ast.Delete):
+            if any(n.__class__ is ast.Name and n.id == name and n.ctx.__class__ is not ast.Load
+                   for n in _walk(node)):
+                return False
+        elif cls in (ast.Subscript, ast.Attribute) and node.value.__class__ is ast.Name and (
+                node.value.id == name):
+            return False
+        elif cls is ast.Call and not _method(node, "append", 1) and any(
+                n.__class__ is ast.Name and n.id == name
+                for arg in node.args + [k.value for k in node.keywords] for n in _walk(arg)):
+            return False
+    return True
 
 
 def _read_before_unpacks(fdef, v, t, defined):

@@ -317,6 +317,10 @@ def _into_call(first, second):
         return False  # (a sum, x = add(x, g), keeps its own statement: no add(add(...)))
     if any(n.__class__ is ast.Call for n in _walk(first.value)):
         return False  # a call in a call's argument reads worse than two statements
+    func = second.value.func
+    if func.__class__ is ast.Attribute and func.attr == "broadcast_to" and (
+            first.value.__class__ not in (ast.Name, ast.Constant)):
+        return False  # np.broadcast_to(v, s) of a name: Dask's and CuPy's code (backend.duck)
     x, args = first.targets[0].id, second.value.args
     if _loads(second.value).get(x) != 1:
         return False
