@@ -89,8 +89,10 @@ APIS = ("grad", "value_and_grad", "vjp")
 CASES = list(itertools.product(BODIES, AUX, ARGS, APIS))
 
 
-def _modules(tmp_path, body, aux):
-    text = BODIES[body].format(aux=AUX[aux])
+def _modules(tmp_path, body, aux, bodies=None, auxes=None):
+    """``f`` of ``bodies[body]`` with ``auxes[aux]`` (this file's by default) loaded twice: on
+    NumPy, and on autograd's NumPy (the second engine)."""
+    text = (bodies or BODIES)[body].format(aux=(auxes or AUX)[aux])
     mine = load_module(tmp_path, "import numpy as np\n" + text)
     twin = load_module(tmp_path, "import autograd.numpy as np\n" + text)
     return mine.f, twin.f
@@ -113,10 +115,10 @@ def _same(a, b):
         assert a == b
 
 
-@pytest.mark.parametrize("body,aux,arg,api", sample(CASES, 3))
-def test_has_aux_gradient_and_aux(body, aux, arg, api, tmp_path):
-    f, twin = _modules(tmp_path, body, aux)
-    x = ARGS[arg]
+def checked(f, twin, x, api):
+    """``f``'s gradient and aux by ``api`` (grad, value_and_grad or vjp, has_aux=True),
+    checked against autograd's gradient of ``twin`` (``f`` on autograd's NumPy), central
+    differences and ``f``'s own aux; returns ``(gradient, aux, f's aux, autograd's)``."""
     value, want_aux = f(x)
 
     def first(v):
@@ -137,11 +139,19 @@ def test_has_aux_gradient_and_aux(body, aux, arg, api, tmp_path):
             np.testing.assert_allclose(pullback(1.0)[0], g, rtol=1e-15)
             _same(got_aux, want_aux)
     np.testing.assert_allclose(g, want, rtol=1e-10, atol=1e-12)
-    if arg == "array":
+    if isinstance(x, np.ndarray):
         np.testing.assert_allclose(g, central(first, (x,), 0), rtol=1e-6, atol=1e-8)
     else:
         assert g == pytest.approx((first(x + 1e-6) - first(x - 1e-6)) / 2e-6, rel=1e-6)
     _same(got_aux, want_aux)
+    return g, got_aux, want_aux, want
+
+
+@pytest.mark.parametrize("body,aux,arg,api", sample(CASES, 3))
+def test_has_aux_gradient_and_aux(body, aux, arg, api, tmp_path):
+    f, twin = _modules(tmp_path, body, aux)
+    x = ARGS[arg]
+    g, got_aux, want_aux, want = checked(f, twin, x, api)
     if aux == "param":  # the object given, handed back (in a pair on some paths)
         assert any(a is x for a in (got_aux if isinstance(got_aux, (tuple, list)) else
                                     (got_aux,)))
@@ -197,15 +207,20 @@ OTHERS = {  # pairs the form did not read before calls31 (read now but "falls_of
 @pytest.mark.parametrize("form", OTHERS)
 @pytest.mark.parametrize("api", APIS)
 def test_other_pairs_keep_the_general_form(form, api, tmp_path):
-    m = load_module(tmp_path, "import numpy as np\n" + OTHERS[form])
+    sin_pair_checked(load_module(tmp_path, "import numpy as np\n" + OTHERS[form]).f, api)
+
+
+def sin_pair_checked(f, api):
+    """``f(x)`` is ``(np.sum(np.sin(x) * x), np.cos(x))`` however written: its gradient and
+    aux by ``api`` (has_aux=True) against the closed form."""
     x = np.array([0.3, -0.2, 0.9])
     want = np.sin(x) + x * np.cos(x)
     if api == "grad":
-        g, aux = srcad.grad(m.f, has_aux=True)(x)
+        g, aux = srcad.grad(f, has_aux=True)(x)
     elif api == "value_and_grad":
-        (_, aux), g = srcad.value_and_grad(m.f, has_aux=True)(x)
+        (_, aux), g = srcad.value_and_grad(f, has_aux=True)(x)
     else:
-        _, pullback, aux = srcad.vjp(m.f, x, has_aux=True)
+        _, pullback, aux = srcad.vjp(f, x, has_aux=True)
         g = pullback(1.0)[0]
     np.testing.assert_allclose(g, want, rtol=1e-12)
     np.testing.assert_allclose(aux, np.cos(x), rtol=1e-15)

@@ -19,8 +19,8 @@ import itertools
 import numpy as np
 import pytest
 from sampling import sample
+from test_calls30_aux import _modules, checked, sin_pair_checked
 from test_robustness import load_module
-from twin_checks import central
 
 import srcad
 
@@ -142,30 +142,6 @@ APIS = ("grad", "value_and_grad", "vjp")
 CASES = list(itertools.product(BODIES, AUX, ARGS, APIS))
 
 
-def _modules(tmp_path, body, aux):
-    text = BODIES[body].format(aux=AUX[aux])
-    mine = load_module(tmp_path, "import numpy as np\n" + text)
-    twin = load_module(tmp_path, "import autograd.numpy as np\n" + text)
-    return mine.f, twin.f
-
-
-def _same(a, b):
-    """``a`` and ``b`` equal, recursively (arrays and numbers to rounding)."""
-    assert type(a) is type(b) or isinstance(a, (float, np.floating)), (a, b)
-    if isinstance(a, dict):
-        assert a.keys() == b.keys()
-        for k in a:
-            _same(a[k], b[k])
-    elif isinstance(a, (tuple, list)):
-        assert len(a) == len(b)
-        for u, v in zip(a, b):
-            _same(u, v)
-    elif isinstance(a, (np.ndarray, float, np.floating)):
-        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-15)
-    else:
-        assert a == b
-
-
 def _holds(aux, x):
     """Whether ``x`` itself is in ``aux`` (not a copy of it)."""
     if aux is x:
@@ -177,32 +153,9 @@ def _holds(aux, x):
 
 @pytest.mark.parametrize("body,aux,arg,api", sample(CASES, 26))
 def test_loops_and_pairs_apart_gradient_and_aux(body, aux, arg, api, tmp_path):
-    f, twin = _modules(tmp_path, body, aux)
+    f, twin = _modules(tmp_path, body, aux, BODIES, AUX)
     x = ARGS[arg]
-    value, want_aux = f(x)
-
-    def first(v):
-        return f(v)[0]
-
-    want = autograd.grad(lambda v: twin(v)[0])(x)
-    if api == "grad":
-        g, got_aux = srcad.grad(f, has_aux=True)(x)
-    elif api == "value_and_grad":
-        (got_value, got_aux), g = srcad.value_and_grad(f, has_aux=True)(x)
-        assert got_value == pytest.approx(value, rel=1e-14)
-    else:  # the first call makes the code, later ones take the closures kept
-        for _ in range(3):
-            got_value, pullback, got_aux = srcad.vjp(f, x, has_aux=True)
-            assert got_value == pytest.approx(value, rel=1e-14)
-            g = pullback(1.0)[0]
-            np.testing.assert_allclose(pullback(2.0)[0], 2.0 * np.asarray(g), rtol=1e-13)
-            _same(got_aux, want_aux)
-    np.testing.assert_allclose(g, want, rtol=1e-10, atol=1e-12)
-    if isinstance(x, np.ndarray):
-        np.testing.assert_allclose(g, central(first, (x,), 0), rtol=1e-6, atol=1e-8)
-    else:
-        assert g == pytest.approx((first(x + 1e-6) - first(x - 1e-6)) / 2e-6, rel=1e-6)
-    _same(got_aux, want_aux)
+    g, got_aux, want_aux, _ = checked(f, twin, x, api)
     assert _holds(got_aux, x) == _holds(want_aux, x)  # the object given, handed back
     # the function's own code, no shim (fails before aux_pairs followed loops and copies)
     text = srcad.source(srcad.grad(f, has_aux=True), x)
@@ -212,7 +165,7 @@ def test_loops_and_pairs_apart_gradient_and_aux(body, aux, arg, api, tmp_path):
 def test_a_return_in_a_loop_taken_or_not(tmp_path):
     """Both paths of ``for_return`` are taken by the family's arguments (the tests above
     cannot pass by one path alone)."""
-    f, _ = _modules(tmp_path, "for_return", "number")
+    f, _ = _modules(tmp_path, "for_return", "number", BODIES, AUX)
     early = load_module(tmp_path, "import numpy as np\n" + BODIES["for_return"].format(
         aux="'early'").replace("return loss * 2.0, 'early'", "return loss * 2.0, 'late'"))
     assert {early.f(ARGS[a])[1] for a in ARGS} == {"early", "late"}
@@ -259,18 +212,7 @@ OTHERS = {  # pairs the split does not read: the general form (the shim), the sa
 @pytest.mark.parametrize("form", OTHERS)
 @pytest.mark.parametrize("api", APIS)
 def test_what_the_split_cannot_read_keeps_the_shim(form, api, tmp_path):
-    m = load_module(tmp_path, "import numpy as np\n" + OTHERS[form])
-    x = np.array([0.3, -0.2, 0.9])
-    want = np.sin(x) + x * np.cos(x)
-    if api == "grad":
-        g, aux = srcad.grad(m.f, has_aux=True)(x)
-    elif api == "value_and_grad":
-        (_, aux), g = srcad.value_and_grad(m.f, has_aux=True)(x)
-    else:
-        _, pullback, aux = srcad.vjp(m.f, x, has_aux=True)
-        g = pullback(1.0)[0]
-    np.testing.assert_allclose(g, want, rtol=1e-12)
-    np.testing.assert_allclose(aux, np.cos(x), rtol=1e-15)
+    sin_pair_checked(load_module(tmp_path, "import numpy as np\n" + OTHERS[form]).f, api)
 
 
 def test_a_return_that_is_no_pair_in_a_loop_is_refused(tmp_path):

@@ -37,7 +37,8 @@ TESTS = [
     "    else:\n        v = y * ys[0]\n",
     "    if ys:\n        v = ys.pop() * x\n    else:\n        v = y\n"
     "    if not ys:\n        v = v * 2.0\n    else:\n        v = v + ys[0]\n",
-    "    if ys:\n        ys.pop()\n    if ys:\n        v = x * ys[0]\n    else:\n        v = y * x\n",
+    "    if ys:\n        ys.pop()\n"
+    "    if ys:\n        v = x * ys[0]\n    else:\n        v = y * x\n",
     "    t = not ys\n    ys.append(x)\n    if t:\n        v = x * x\n    else:\n        v = y\n",
     "    if not ys:\n        ys.append(y)\n        v = x\n    else:\n        v = x * ys.pop()\n"
     "    if not ys:\n        v = v * y\n",
