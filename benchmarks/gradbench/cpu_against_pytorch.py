@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import os
 import statistics
 import subprocess
@@ -37,22 +38,26 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
 
-def measure(tool, sizes, chars, rounds, gradbench, repo=REPO):
+def _tool(tool, name, gradbench, repo):
+    """``(module, prepare)`` of eval ``name``'s tool: GradBench's PyTorch tool (one thread) or
+    srcad's tool module from checkout ``repo`` (tool/NAME.py: makes its code on import)."""
     sys.path[:0] = [str(repo), str(gradbench / "python/gradbench"),
                     str(repo / "benchmarks/gradbench/tool")]
+    if tool == "pytorch":
+        import torch
+
+        torch.set_num_threads(1)
+        module = importlib.import_module(f"gradbench.tools.pytorch.{name}")
+        return module, module.prepare_input
+    module = importlib.import_module(name)
+    return module, module._input
+
+
+def measure(tool, sizes, chars, rounds, gradbench, repo=REPO):
+    module, pre = _tool(tool, "lstm", gradbench, repo)
     import numpy as np
     from gradbench.evals.lstm.run import gen_lstm
 
-    if tool == "pytorch":
-        import torch
-        from gradbench.tools.pytorch import lstm as module
-
-        torch.set_num_threads(1)
-        pre = module.prepare_input
-    else:
-        import lstm as module  # srcad's tool module (tool/lstm.py): makes its code on import
-
-        pre = module._input
     text = (gradbench / "evals/lstm/data/lstm_full.txt").read_text(encoding="utf8")
     for layers in sizes:
         np.random.seed(0)
@@ -64,18 +69,7 @@ def measure(tool, sizes, chars, rounds, gradbench, repo=REPO):
 
 def measure_ba(tool, obs, rounds, gradbench, repo=REPO):
     """ba's jacobian ÷ objective for one tool (srcad's from checkout ``repo``)."""
-    sys.path[:0] = [str(repo), str(gradbench / "python/gradbench"),
-                    str(repo / "benchmarks/gradbench/tool")]
-    if tool == "pytorch":
-        import torch
-        from gradbench.tools.pytorch import ba as module
-
-        torch.set_num_threads(1)
-        pre = module.prepare_input
-    else:
-        import ba as module  # srcad's tool module (tool/ba.py): makes its code on import
-
-        pre = module._input
+    module, pre = _tool(tool, "ba", gradbench, repo)
     raw = {"n": 10, "m": 100, "p": obs, "cam": [0.1 * (i + 1) for i in range(11)],
            "x": [0.3, 0.2, 3.0], "w": 0.8, "feat": [0.4, 0.5]}
     prepared = pre(raw)
