@@ -14,6 +14,11 @@ everywhere, each test negated (``if t:`` -> ``if not v:``, ``if not t:`` -> ``if
 a save holds ``v``. The first statement after ``t = not v`` is ``if t:``, so the truth of
 ``v`` is taken where it was (an ambiguous truth, an array, still raises there).
 
+Both rewrites take ``v``'s truth again where the sweep tested ``t`` (or the first ``if``):
+they are taken only where ``v`` holds a truth nothing changes (:func:`_truth_flag`: a
+comparison, ``not``, ``True``/``False``, an unpacked save), never a list or array that
+``ys.append(v)`` or ``ys.pop()`` may change between the two tests.
+
 Two ``if``s in a row testing one flag (``if returned_1: ... else: ...`` then ``if not
 returned_1:``, an early ``return`` in a loop) are one (:func:`_merge_ifs`).
 
