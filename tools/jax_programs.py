@@ -267,6 +267,32 @@ def mlp_notebook(ns, rs):
                 (params,))
 
 
+def nbody_jax(ns, rs):
+    """(corpus32) A scientist's differentiable N-body code: pairwise accelerations and energies,
+    a leapfrog step over a state tuple, ``lax.fori_loop`` of 100 steps, and the inverse
+    problem's loss (the positions' density, by ``jax.scipy.stats.gaussian_kde``, against a
+    target)."""
+    n = 5
+    pos, vel = rs.randn(n, 3), rs.randn(n, 3) * .5
+    mass = rs.uniform(.5, 1.5, size=(n, 1))
+    c = rs.randn(n, 3)
+    yield Check("get_acc", lambda p, m: np.sum(ns["get_acc"](p, m) * c), (pos, mass), (0, 1))
+    yield Check("get_energy", lambda p, v, m: sum(ns["get_energy"](p, v, m)), (pos, vel, mass),
+                (0, 1, 2))
+
+    def step(p, v):
+        out = ns["leapfrog"](0, (p, v, ns["get_acc"](p, mass), mass))
+        return np.sum(out[0] * c) + np.sum(out[1] * c ** 2)
+    yield Check("leapfrog", step, (pos, vel), (0, 1))
+
+    def simulated(v, p):
+        return np.sum(ns["do_simulation"](p, v, mass, 0.0)[0] * c)
+    yield Check("do_simulation (fori_loop)", simulated, (vel, pos), (0, 1))
+    big = rs.randn(ns["N"], 3) * .5
+    target = rs.uniform(size=(6, 6))
+    yield Check("loss_function", ns["loss_function"], (big, None, None, target / target.sum()))
+
+
 JAX = "jax-ml/jax"
 RG = "jeremiecoullon/jax_reading_group"
 #: (repository, path, recipe)
@@ -294,6 +320,7 @@ CORPUS = [
     (RG, "Normalising_flows-April_2021/InverseAutoRegFlow.py", iaf),
     ("bkestelman/jax-ml-tutorial", "logistic_regression.ipynb", tutorial_logreg),
     ("tahashieenavaz/jax-introduction", "linear-regression.py", intro_linreg),
+    ("pmocz/nbody-jax", "nbody.py", nbody_jax),
 ]
 
 # ---------------------------------------------------------------------------------- loading

@@ -75,7 +75,9 @@ def multipolygamma(n, a, d):
 @helper("scipy")
 def mvn_dim(x, mean, cov, allow_singular=False):
     """The dimension of the normal distribution, as ``scipy.stats.multivariate_normal`` infers
-    it: from ``mean``, else ``cov``, else the last axis of ``x``. Raises for
+    it: the size of ``mean`` when it is given (a number: 1), else the rows of a ``cov`` matrix,
+    else 1 (a number or a diagonal for ``cov``, or none) -- never ``x``'s shape: a vector ``x``
+    of a 1-dimensional normal holds that many points (``pdf(x, 0.5, 0.7)``). Raises for
     ``allow_singular=True``: SciPy then drops the covariance's eigenvalues below its cutoff (a
     pseudo-inverse), which the derivative, solving with the covariance, does not."""
     if allow_singular:
@@ -84,11 +86,11 @@ def mvn_dim(x, mean, cov, allow_singular=False):
             "solves with the covariance, while SciPy drops its eigenvalues below a cutoff",
             hint="pass allow_singular=False (the default): SciPy then refuses a singular "
             "covariance itself")
-    if mean is not None and np.ndim(mean) > 0:
-        return int(np.shape(mean)[-1])
-    if np.ndim(cov) > 0:
+    if mean is not None:
+        return int(np.size(mean))
+    if cov is not None and np.ndim(cov) >= 2:
         return int(np.shape(cov)[0])
-    return int(np.shape(x)[-1]) if np.ndim(x) > 0 else 1
+    return 1
 
 
 @helper("scipy")
