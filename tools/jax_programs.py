@@ -277,8 +277,9 @@ def nbody_jax(ns, rs):
     mass = rs.uniform(.5, 1.5, size=(n, 1))
     c = rs.randn(n, 3)
     yield Check("get_acc", lambda p, m: np.sum(ns["get_acc"](p, m) * c), (pos, mass), (0, 1))
-    yield Check("get_energy", lambda p, v, m: sum(ns["get_energy"](p, v, m)), (pos, vel, mass),
-                (0, 1, 2))
+    # (in pos and mass the energy's gradient is NaN under JAX too: 1 / sqrt(0) on the
+    # distance matrix's diagonal, masked by triu only after the product)
+    yield Check("get_energy", lambda v, p, m: sum(ns["get_energy"](p, v, m)), (vel, pos, mass))
 
     def step(p, v):
         out = ns["leapfrog"](0, (p, v, ns["get_acc"](p, mass), mass))

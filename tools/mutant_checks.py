@@ -193,6 +193,10 @@ def jacobian_rows(fn, node, prepared, folder, load, module_text, target, failure
         try:
             got = jac(jfun, wrt=tuple(wrt))(*copy.deepcopy(args))
             got = got if isinstance(got, tuple) else (got,)
+            if isinstance(jfun(*copy.deepcopy(args)), tuple):  # (corpus32) JAX's layout, one
+                # item per output, each one per argument: stacked per argument, as autograd's
+                got = tuple(np.stack([np.asarray(o[a], float) for o in got])
+                            for a in range(len(wrt)))
             bad = next((f"argument {j}: {d}" for j, g, w in zip(wrt, got, want_j)
                         if (d := _differs(g, w)) and _arbitrated(jfun, args, j, g, prepared)),
                        None)

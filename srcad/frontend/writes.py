@@ -9,7 +9,9 @@ differentiates like any other (and :mod:`srcad.analysis.alias` checks like any o
 * ``np.fill_diagonal(y, v)`` is ``y[diagonal] = v``, ``diagonal = diagonal_positions(y, v)``
   (``(i, i)``, ``i = arange(min(y.shape))``; a ``v`` NumPy would repeat is refused there);
 * ``np.add.at(y, i, x)`` is ``y = add_at(y, i, x)``, a new array with every repeat of ``i``
-  accumulated, changing ``y`` in place as NumPy does.
+  accumulated, changing ``y`` in place as NumPy does; into a view of a local array by
+  slices and integer literals (``np.add.at(acc[:, 0], i, x)``) it is
+  ``acc[:, 0] = add_at(acc[:, 0], i, x)``, a write into ``acc`` like any other.
 
 Everything else that writes into its arguments (``np.put``, ``np.place``, ``np.putmask``,
 the other ``ufunc.at``, ``out=`` inside an expression, a ufunc's
@@ -81,6 +83,22 @@ def _local_array(lw, node, what, call):
                  "where you need it")
 
 
+def _basic_view(lw, node):
+    """Whether ``node`` is ``y[s]`` of a local array ``y`` with an index of slices, integer
+    literals and ``...`` only, a slice or ``...`` among them: a view (NumPy's basic indexing),
+    so that adding into it is adding into ``y[s]``, written back as ``y[s] = add_at(y[s], i,
+    x)``. (An index that may be an array makes a copy, into which ``np.add.at`` adds without
+    changing ``y``; integers alone make a number: both refused.)"""
+    if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+            and node.value.id in lw.env and isinstance(lw.env[node.value.id], ir.Var)):
+        return False
+    parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+    sliced = [p for p in parts if isinstance(p, gast.Slice) or (
+        isinstance(p, gast.Constant) and p.value is Ellipsis)]
+    return bool(sliced) and all(p in sliced or (isinstance(p, gast.Constant) and type(
+        p.value) is int) for p in parts)  # (a slice or ...: an array, never one number)
+
+
 def _whole(name_node, like, index=None):
     """The target ``y[...]`` (``y[index]``, ``index`` a name) of a write into ``y``."""
     at = gast.Constant(value=Ellipsis, kind=None) if index is None else gast.Name(
@@ -131,6 +149,16 @@ def rewrite_call(lw, call, target, node):
     if _is_ufunc_method(fn, "at") and fn.__self__ is np.add and target is None and len(
         call.args
     ) == 3 and not call.keywords:
+        if _basic_view(lw, call.args[0]):  # np.add.at(acc[:, 0], i, x): into acc's column
+            region = lw.expr(call.args[0])
+            args = [region, lw.index(call.args[1]), lw.expr(call.args[2])]
+            prim = ir.Prim(numpy_helpers.add_at, args,
+                           spelling=callee_name(lw, numpy_helpers.add_at, "np_add_at"))
+            added = lw.assign(prim, call.args[0].value.id, node)
+            store = gast.copy_location(gast.Subscript(
+                value=call.args[0].value, slice=call.args[0].slice, ctx=gast.Store()), node)
+            lw.bind_atom(store, added, node)
+            return True
         out = _local_array(lw, call.args[0], "np.add.at", node)
         before = lw.env[out.id]
         args = [before, lw.index(call.args[1]), lw.expr(call.args[2])]
