@@ -294,6 +294,57 @@ def nbody_jax(ns, rs):
     yield Check("loss_function", ns["loss_function"], (big, None, None, target / target.sum()))
 
 
+def pdepy_solver(module, make):
+    """(corpus32) A finite-difference PDE library (plain NumPy and SciPy, no JAX): its
+    ``solve`` behind a decorator class forwarding ``*args, **kwargs``, differentiated in its
+    initial and boundary conditions (and the equation's coefficients) for each method, with
+    the inputs of the library's own tests."""
+    def recipe(ns, rs):
+        import importlib
+        solve = importlib.import_module(f"pdepy.{module}").solve
+        for method, conds, params in make():
+            c = rs.randn(*solve(*_pde_args(conds, params), method=method).shape)
+            yield Check(f"{module}.solve {method}", _pde_loss(solve, method, len(conds), c),
+                        tuple(conds) + tuple(params), tuple(range(len(conds) + len(params))))
+    return recipe
+
+
+def _pde_loss(solve, method, n, c):
+    """The solution weighed by ``c``, as a function of the conditions and coefficients (the
+    library's call written out: a spread here would be refused as the harness's own)."""
+    x, y = np.linspace(0, 4.0, 5), np.linspace(0, 0.5, 6)
+    if n == 3:
+        def f(init, b0, bf, p, q, r, s):
+            return np.sum(solve((x, y), (p, q, r, s), (init, b0, bf), method=method) * c)
+    else:
+        def f(a, b, d, e):
+            return np.sum(solve((x, y), (a, b, d, e), method=method) * c)
+    return f
+
+
+def _pde_args(conds, params):
+    x, y = np.linspace(0, 4.0, 5), np.linspace(0, 0.5, 6)
+    return ((x, y), tuple(params), tuple(conds)) if params else ((x, y), tuple(conds))
+
+
+def _parabolic():
+    x, y = np.linspace(0, 4.0, 5), np.linspace(0, 0.5, 6)
+    for method in ("ec", "eu", "ic", "iu"):
+        yield method, [x ** 2 - 4 * x + 5, 5 * np.exp(-y), 5 * np.exp(-y)], [1.0, 1.0, -3.0, 3.0]
+
+
+def _wave():
+    x, y = np.linspace(0, 4.0, 5), np.linspace(0, 0.5, 6)
+    for method in ("e", "i"):
+        yield method, [1.0, 0.1 * x * (4 - x), y * (1 - y), y * (1 - y)], []
+
+
+def _laplace():
+    x, y = np.linspace(0, 4.0, 5), np.linspace(0, 0.5, 6)
+    yield "ic", [(0 - 1) ** 2 - (y - 2) ** 2, (4.0 - 1) ** 2 - (y - 2) ** 2,
+                 (x - 1) ** 2 - 4.0, (x - 1) ** 2 - (0.5 - 2) ** 2], []
+
+
 JAX = "jax-ml/jax"
 RG = "jeremiecoullon/jax_reading_group"
 #: (repository, path, recipe)
@@ -322,6 +373,9 @@ CORPUS = [
     ("bkestelman/jax-ml-tutorial", "logistic_regression.ipynb", tutorial_logreg),
     ("tahashieenavaz/jax-introduction", "linear-regression.py", intro_linreg),
     ("pmocz/nbody-jax", "nbody.py", nbody_jax),
+    ("olivertso/pdepy", "pdepy/parabolic.py", pdepy_solver("parabolic", _parabolic)),
+    ("olivertso/pdepy", "pdepy/wave.py", pdepy_solver("wave", _wave)),
+    ("olivertso/pdepy", "pdepy/laplace.py", pdepy_solver("laplace", _laplace)),
 ]
 
 # ---------------------------------------------------------------------------------- loading

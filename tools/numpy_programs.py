@@ -123,6 +123,10 @@ INPUTS = {
         (0, 4, 5, 6)),
     "pmocz/springnetwork-python:springnetwork.py:applyBoundary": lambda rs: (
         [rs.uniform(-.3, 1.3, size=(6, 2)), rs.randn(6, 2), 1.0], {}, (0, 1, 2)),
+    **{f"nathanrooy/landscapes:landscapes/single_objective.py:{name}": (
+        lambda rs: ([list(rs.uniform(0.2, 1.5, size=4))], {}, (0,)))  # (a list, as its tests)
+       for name in ("brown", "dixon_price", "plateau", "rotated_hyper_ellipsoid", "rosenbrock",
+                    "step")},
     f"{KRASSER}:gaussian-processes/gaussian_processes.ipynb:posterior": lambda rs: (
         [rs.randn(4, 1), rs.randn(5, 1), rs.randn(5, 1), 0.8, 1.2, 0.3], {},
         (0, 1, 2, 3, 4, 5)),
