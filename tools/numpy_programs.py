@@ -5,10 +5,11 @@
 
 The other corpus tools run programs that take derivatives themselves (autograd's, JAX's
 operators pointed at srcad). The programs listed here take none: physics simulations (an
-N-body code's accelerations and energies, finite-difference and spring-network solvers), a
-Metropolis sampler's target, a network written in NumPy, Gaussian processes' likelihoods and
-a GP classifier's Laplace objective written for ``scipy.optimize.minimize``, Bayesian linear
-regression, optimisation test functions, and the same N-body code written in ``jax.numpy``.
+N-body code's accelerations and energies, a spring network's forces), a Metropolis
+sampler's target, a network written in NumPy, Gaussian processes' likelihoods and a GP
+classifier's Laplace objective written for ``scipy.optimize.minimize``, Bayesian linear
+regression, an EM step, optimisation test functions. (The same N-body code in ``jax.numpy``
+and a finite-difference PDE library run through ``tools/jax_programs.py``'s recipes.)
 Each file is read at run time from its fetched copy (``fetch github:OWNER/NAME``;
 ``/work/.mirror/OWNER+NAME/repo``, never copied here).
 
@@ -45,19 +46,17 @@ KRASSER = "krasserm/bayesian-machine-learning"
 CORPUS = [
     # a scientist's teaching simulations (Princeton, "create your own ... with Python"): an
     # N-body code's pairwise accelerations and energies (masked writes into a distance
-    # matrix), a Metropolis sampler's target, a network's layers and loss in NumPy,
-    # a finite-difference solver, a spring network's forces; the N-body code in jax.numpy
+    # matrix), a Metropolis sampler's target (a Newton solve of Kepler's equation per point),
+    # a network's layers and loss in NumPy, a spring network's forces (np.add.at into
+    # columns; its finite-difference sibling defines main() only; the N-body code in
+    # jax.numpy runs in tools/jax_programs.py, its functions being jitted)
     ("pmocz/nbody-python", "nbody.py"),
-    ("pmocz/nbody-jax", "nbody.py"),
     ("pmocz/mcmc-python", "mcmc.py"),
     ("pmocz/artificialneuralnetwork-python", "artificialneuralnetwork.py"),
-    ("pmocz/finitedifference-python", "finitedifference.py"),
     ("pmocz/springnetwork-python", "springnetwork.py"),
-    # optimisation test functions (single-objective, constrained, multi-objective) written
-    # with ``math`` on lists and tuples
+    # optimisation test functions written with ``math`` on lists and tuples (the package's
+    # constrained and multi-objective modules define none yet)
     ("nathanrooy/landscapes", "landscapes/single_objective.py"),
-    ("nathanrooy/landscapes", "landscapes/constrained.py"),
-    ("nathanrooy/landscapes", "landscapes/multi_objective.py"),
     # Bayesian machine learning from scratch (notebooks): GP regression's negative log
     # marginal likelihood for scipy.optimize.minimize, GP classification's Laplace
     # approximation, Bayesian linear regression's posterior, expected improvement, EM
