@@ -14,19 +14,21 @@ differentiated code is itself differentiated (``srcad.runtime.derivatives.deriva
 it through ``fn.__srcad__``).
 
 Imports the pipeline and the layers below it (``srcad.backend.dispatch``, ``srcad.core``,
-``srcad.errors``, ``srcad.frontend.source``); :mod:`srcad.api` is built on it.
+``srcad.errors``, ``srcad.frontend.source``) and :mod:`srcad.tree_keys` (the lookup for
+containers and records); :mod:`srcad.api` is built on it.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import threading
 import weakref
 
 import numpy as np
 
-from . import pipeline, pytrees
+from . import pipeline, pytrees, tree_keys
 from .backend import dispatch, emit
 from .backend.keys import (  # noqa: F401 -- cache_key, plain_key: read here by the API
     _CONTAINERS,
@@ -104,8 +106,8 @@ class Transformed:
                 return fn(*args)
         return self._slow_call(args, kwargs)
 
-    # Arguments of container types are keyed by their structure too (see cache_key), so their
-    # calls take _slow_call; plain numbers and arrays take the one-lookup path above.
+    # Arguments of container types are keyed by their structure too (see cache_key): their
+    # first call takes _slow_call, later ones a lookup on their structure (tree_keys.ByTree).
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -226,6 +228,9 @@ class Transformed:
                 lambda: fn(*head, *bound.args, **bound.kwargs), self._f, bound.args,
                 bound.kwargs)
         if self._mode != "vjp":
+            if not kwargs and len(args) == len(bound.args) and tree_keys.keyed_classes(
+                    types := tuple(map(type, args))) and all(map(operator.is_, args, bound.args)):
+                self._remember_tree(types, args, fn)  # containers, records: keyed by them
             return fn(*bound.args, **bound.kwargs)
         if kwargs:
             return fn(args[0], *bound.args, **bound.kwargs)
@@ -236,6 +241,16 @@ class Transformed:
             # the next call with these types takes the one lookup
             self._remember(fast, fn, bound.arguments.values(), offset=1)
         return fn(*args)
+
+    def _remember_tree(self, types, args, fn):
+        """Make ``fn`` the function for calls keyed like ``args`` (which the full path ran it
+        on) among those with arguments of ``types`` (:class:`srcad.tree_keys.ByTree`)."""
+        with self._lock:
+            by_tree = getattr(self._cache.get(types), "by_tree", None)
+            if by_tree is None:
+                by_tree = tree_keys.ByTree(self._slow_call)
+                self._cache[types] = by_tree.call
+            by_tree.add(args, fn)
 
     def _remember(self, types, fn, values, offset=0):
         """Make ``fn`` the function for calls with arguments of ``types``: directly, or, when

@@ -35,7 +35,10 @@ class Data:
         if kind == SEQ or isinstance(index, ir.Const) and isinstance(index.value, str):
             # a container (a string key: a dict, whatever the analysis knew of it)
             dobj = self.g(obj.name)
-            plain = not isinstance(index, (ir.Slice, ir.Index)) and self.an.kind(index) == SCALAR
+            # (a string key is never a slice: a dict's item, as a number indexes a list's)
+            plain = not isinstance(index, (ir.Slice, ir.Index)) and (
+                self.an.kind(index) == SCALAR or isinstance(index, ir.Const) and type(
+                    index.value) is str)
             if plain and not getattr(self.an.callees, "compiles_all", False) and (  # Numba
                     obj.name not in self.sparse) and (
                     self.items_at(obj, dobj, index, gname, code, frame, stmt.target)):
