@@ -436,3 +436,5 @@ def _made_like(like, fields):
         if k not in init:
             object.__setattr__(made, k, v)
     return made
+
+fields_of, made_like = _fields_of, _made_like  # (read by srcad.jacobian_leaves)

@@ -235,7 +235,10 @@ class Transformed:
         if kwargs:
             return fn(args[0], *bound.args, **bound.kwargs)
         fast = tuple(map(type, args))
-        if len(args) == len(bound.arguments) + 1 and not any(t in _CONTAINERS for t in fast) \
+        if len(args) == len(bound.args) + 1 and tree_keys.keyed_classes(fast) and all(
+                map(operator.is_, args[1:], bound.args)):
+            self._remember_tree(fast, args, fn)  # (the cotangent keyed too)
+        elif len(args) == len(bound.arguments) + 1 and not any(t in _CONTAINERS for t in fast) \
                 and not any(map(fixed_function, args)) \
                 and not any(map(pytrees.is_record, args)):  # keyed on functions, records
             # the next call with these types takes the one lookup
