@@ -8,9 +8,10 @@ output; otherwise ``f``'s forward part once and its backward part a row at a tim
 ``vjp`` code a row at a time; the forward-mode code a column at a time) and calls them
 directly, so a call costs the passes it needs and little more.
 
-Imports ``srcad.api``, ``srcad.pipeline`` (the split of ``f``), :mod:`srcad.backend.dispatch_fronts`
-(the function returned), :mod:`srcad.jacobian_trees` (forward mode over trees) and ``srcad.specialise`` (its
-own layer), ``srcad.core`` and ``srcad.errors``.
+Imports ``srcad.api``, ``srcad.pipeline`` (the split of ``f``),
+:mod:`srcad.backend.dispatch_fronts` (the function returned), :mod:`srcad.jacobian_trees`
+(forward mode over trees) and ``srcad.specialise`` (its own layer), ``srcad.core`` and
+``srcad.errors``.
 """
 
 from __future__ import annotations
