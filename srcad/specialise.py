@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import operator
 import threading
 import weakref
 
@@ -228,32 +227,18 @@ class Transformed:
                 lambda: fn(*head, *bound.args, **bound.kwargs), self._f, bound.args,
                 bound.kwargs)
         if self._mode != "vjp":
-            if not kwargs and len(args) == len(bound.args) and tree_keys.keyed_classes(
-                    types := tuple(map(type, args))) and all(map(operator.is_, args, bound.args)):
-                self._remember_tree(types, args, fn)  # containers, records: keyed by them
+            tree_keys.remember(self._cache, self._lock, self._slow_call, args, bound, fn)
             return fn(*bound.args, **bound.kwargs)
         if kwargs:
             return fn(args[0], *bound.args, **bound.kwargs)
-        fast = tuple(map(type, args))
-        if len(args) == len(bound.args) + 1 and tree_keys.keyed_classes(fast) and all(
-                map(operator.is_, args[1:], bound.args)):
-            self._remember_tree(fast, args, fn)  # (the cotangent keyed too)
-        elif len(args) == len(bound.arguments) + 1 and not any(t in _CONTAINERS for t in fast) \
+        fast, keep = tuple(map(type, args)), (self._cache, self._lock, self._slow_call)
+        if not tree_keys.remember(*keep, args, bound, fn, 1) and len(args) == len(
+                bound.arguments) + 1 and not any(t in _CONTAINERS for t in fast) \
                 and not any(map(fixed_function, args)) \
                 and not any(map(pytrees.is_record, args)):  # keyed on functions, records
             # the next call with these types takes the one lookup
             self._remember(fast, fn, bound.arguments.values(), offset=1)
         return fn(*args)
-
-    def _remember_tree(self, types, args, fn):
-        """Make ``fn`` the function for calls keyed like ``args`` (which the full path ran it
-        on) among those with arguments of ``types`` (:class:`srcad.tree_keys.ByTree`)."""
-        with self._lock:
-            by_tree = getattr(self._cache.get(types), "by_tree", None)
-            if by_tree is None:
-                by_tree = tree_keys.ByTree(self._slow_call)
-                self._cache[types] = by_tree.call
-            by_tree.add(args, fn)
 
     def _remember(self, types, fn, values, offset=0):
         """Make ``fn`` the function for calls with arguments of ``types``: directly, or, when

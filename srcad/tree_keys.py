@@ -25,6 +25,7 @@ Imports NumPy and :mod:`srcad.pytrees` (which classes are records).
 from __future__ import annotations
 
 import dataclasses
+import operator
 
 import numpy as np
 
@@ -156,3 +157,21 @@ class ByTree:
         if len(self.fns) >= MOST:
             self.fns.clear()
         self.fns[key] = fn
+
+
+def remember(cache, lock, slow, args, bound, fn, head=0):
+    """Let a derivative's ``cache`` (keyed by argument types) find ``fn`` for calls keyed like
+    ``args``, which its full path (``slow``) ran ``fn`` on, when they are containers, records,
+    numbers and arrays all given and as they were given (``bound``'s, after ``head``, a
+    ``vjp`` code's cotangent); returns whether it did."""
+    types = tuple(map(type, args))
+    if len(args) != len(bound.args) + head or bound.kwargs or not keyed_classes(types) or not all(
+            map(operator.is_, args[head:], bound.args)):
+        return False
+    with lock:
+        by_tree = getattr(cache.get(types), "by_tree", None)
+        if by_tree is None:
+            by_tree = ByTree(slow)
+            cache[types] = by_tree.call
+        by_tree.add(args, fn)
+    return True

@@ -265,11 +265,6 @@ def zeros_like(x):
     tuple, a dict for a dict (the backward sweep adds into its elements)."""
     if type(x) is np.ndarray:  # the common cases first, without isinstance's cost
         return np.zeros(x.shape)
-    if type(x) is dict:  # a dict of numbers (parameters): no call per item
-        try:
-            return {k: 0.0 if type(v) is float else zeros_like(v) for k, v in x.items()}
-        except RecursionError:
-            raise held_itself(x) from None
     if isinstance(x, (list, tuple, dict)):
         try:
             return {k: zeros_like(v) for k, v in x.items()} if isinstance(x, dict) else [
@@ -374,9 +369,6 @@ def mutable(grad):
     kind = type(grad)
     if kind is list or kind is tuple:  # the common case: its leaves as they are, no call each
         return [g if type(g) is np.ndarray or type(g) is float else mutable(g) for g in grad]
-    if kind is dict:  # the same for a dict's values
-        return {k: g if type(g) is np.ndarray or type(g) is float else mutable(g)
-                for k, g in grad.items()}
     if isinstance(grad, (list, tuple)):
         return [mutable(g) for g in grad]
     if isinstance(grad, dict):
