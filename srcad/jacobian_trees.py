@@ -4,12 +4,12 @@ numbers (a dict of parameters, its Hessian).
 
 :func:`tree_fwd` takes a tangent per input element and stacks the columns by output leaf,
 ``wrt`` argument and its leaf, for any leaves. :func:`numbers_fwd` does the same for
-arguments and outputs that are dicts, lists and tuples of numbers alone, without the walk
+arguments and outputs that are dicts, lists, tuples and records of numbers alone, without the walk
 over leaves, the one-hot arrays and the stacks: each argument is flattened once into its
 numbers and a structure, the one-hot tangents are made from that structure, and each output
 number's column is built in the arguments' structure directly, as :func:`tree_fwd` builds
-it; anything else (an array, a record, a tangent of another structure) returns None and
-takes :func:`tree_fwd`.
+it; anything else (an array, a tangent of another structure) returns None and takes
+:func:`tree_fwd`.
 
 Imports :mod:`srcad.api` (the forward-mode code), :mod:`srcad.pytrees` and
 :mod:`srcad.jacobian_leaves`.
@@ -43,16 +43,36 @@ def _shape(value, found, zero=False):
         return (dict,) + tuple([(k, _shape(v, found, zero)) for k, v in value.items()])
     if cls is list or cls is tuple:
         return (cls,) + tuple([_shape(v, found, zero) for v in value])
+    if pytrees.is_record(value):  # (its fields in order; built again like it)
+        fields = pytrees.fields_of(value)
+        return (_Record(value),) + tuple([(k, _shape(v, found, zero)) for k, v in fields.items()])
     raise _NotNumbers
+
+
+class _Record:
+    """A record's place in a structure: equal to another of its class; builds one."""
+
+    __slots__ = ("like",)
+
+    def __init__(self, like):
+        self.like = like
+
+    def __eq__(self, other):
+        return type(other) is _Record and type(other.like) is type(self.like)
+
+    __hash__ = None
 
 
 def _build(shape, items):
     """A value of structure ``shape`` holding the next values of the iterator ``items``."""
     if shape is None:
         return next(items)
-    if shape[0] is dict:
+    head = shape[0]
+    if head is dict:
         return {k: _build(s, items) for k, s in shape[1:]}
-    return shape[0]([_build(s, items) for s in shape[1:]])
+    if type(head) is _Record:
+        return pytrees.made_like(head.like, {k: _build(s, items) for k, s in shape[1:]})
+    return head([_build(s, items) for s in shape[1:]])
 
 
 def numbers_fwd(jac, args):
