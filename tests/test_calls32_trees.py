@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -266,3 +267,34 @@ def test_a_record_made_a_dict_or_refused_as_before():
         got = r(x)
         assert type(got) is type(x)
         np.testing.assert_allclose([got.a, got.b], [want["a"], want["b"]], rtol=1e-13)
+
+
+SCALE = 2.0
+
+
+def branchy(x, y):  # a float on one branch, a NumPy float64 on the other
+    if x > 0:
+        return math.sin(x) * y * SCALE
+    return np.sin(x) * y * SCALE
+
+
+def ag_branchy(x, y):
+    return anp.sin(x) * y * SCALE
+
+
+def test_jacfwd_of_two_numbers_as_the_value_and_names_change():
+    """``jacfwd`` of two numbers writes its two passes out for float values; a value of
+    another kind (this branch's NumPy float64) and a global rebound between calls take the
+    loop as before: every column against central differences and autograd."""
+    global SCALE
+    jac = srcad.jacfwd(branchy, wrt=(0, 1))
+    for x, scale in ((0.7, 2.0), (0.7, 2.0), (-0.4, 2.0), (0.5, 3.0), (0.5, 3.0), (-0.6, 3.0)):
+        SCALE = scale
+        got = jac(x, 0.3)
+        want = autograd.grad(ag_branchy, (0, 1))(x, 0.3)
+        cd = [(branchy(x + 1e-6, 0.3) - branchy(x - 1e-6, 0.3)) / 2e-6,
+              (branchy(x, 0.3 + 1e-6) - branchy(x, 0.3 - 1e-6)) / 2e-6]
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        np.testing.assert_allclose(got, cd, rtol=1e-6)
+        assert all(type(g) is float for g in got)
+    SCALE = 2.0
