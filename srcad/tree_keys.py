@@ -50,6 +50,8 @@ class _Unkeyed(Exception):
 def _record_kind(cls):
     kind = _RECORDS.get(cls)
     if kind is None:
+        if len(_RECORDS) > 1000:  # (classes made on the fly: bounded)
+            _RECORDS.clear()
         if issubclass(cls, tuple) and hasattr(cls, "_fields"):
             kind = "tuple"
         elif dataclasses.is_dataclass(cls) and not hasattr(cls, "__slots__"):
