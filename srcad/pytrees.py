@@ -57,7 +57,7 @@ def register_pytree(cls, flatten, unflatten):
 
 #: class -> whether its objects are records, and a dataclass's field names (a class's own
 #: facts, read once per class: registering a class starts again)
-_KINDS, _NAMES = {}, {}
+_KINDS, _NAMES, _INIT = {}, {}, {}  # (_INIT: a dataclass's fields set by __init__)
 
 
 def is_record(value):
@@ -65,7 +65,8 @@ def is_record(value):
     known = _KINDS.get(cls)
     if known is None:
         if len(_KINDS) > 1000:  # (classes made on the fly: bounded)
-            _KINDS.clear()
+            for table in (_KINDS, _NAMES, _INIT):
+                table.clear()
         known = _KINDS[cls] = (cls in _REGISTERED or dataclasses.is_dataclass(cls) and (
             cls is not type) or issubclass(cls, tuple) and hasattr(cls, "_fields"))
     return known
@@ -444,7 +445,9 @@ def _made_like(like, fields):
         return _REGISTERED[cls][1](fields)
     if isinstance(like, tuple):
         return cls(**fields)
-    init = {f.name for f in dataclasses.fields(like) if f.init}
+    init = _INIT.get(cls)
+    if init is None:
+        init = _INIT[cls] = frozenset(f.name for f in dataclasses.fields(like) if f.init)
     made = cls(**{k: v for k, v in fields.items() if k in init})
     for k, v in fields.items():  # fields not set by __init__
         if k not in init:
