@@ -40,7 +40,7 @@ from .fast_checks import (  # noqa: F401 (read elsewhere)
     one_array,
     unchanged,
 )
-from .jacobian_leaves import number_columns
+from .jacobian_leaves import number_columns, two_columns
 from .runtime import HELPERS
 
 #: argument types that are never arrays of the array API standard or duck arrays (Dask,
@@ -563,30 +563,8 @@ def fwd_numbers(jac, types, fn, seeds):
         return result[0] if single else tuple(result)
 
     if not single and len(types) == 2 and len(seeds) == 2 and all(len(t) == 2 for t in seeds):
-        return _two_columns(fn, seeds, ok, fwd_numbers)
+        return two_columns(fn, seeds, ok, fwd_numbers)  # (written out)
     return fwd_numbers
-
-
-def _two_columns(fn, seeds, ok, loop):
-    """:func:`fwd_numbers` for two numbers both differentiated (the Jacobian of a function of
-    two numbers): the two passes written out, each value a float; anything else (a name
-    rebound; a value of another kind, then from now on: a Hessian's tuple) takes the loop,
-    ``loop``, from the start."""
-    (a0, b0), (a1, b1) = seeds
-    floats = [True]
-
-    def two_columns(x, y):
-        if floats and ok():
-            value, t = fn(x, y, a0, b0)
-            if value.__class__ is float:
-                value, t1 = fn(x, y, a1, b1)
-                if value.__class__ is float:
-                    return (t if t.__class__ is float else float(t),
-                            t1 if t1.__class__ is float else float(t1))
-            floats.clear()
-        return loop(x, y)
-
-    return two_columns
 
 
 def _one_column(jac, fn, tangents, types, ok, numbers, call):

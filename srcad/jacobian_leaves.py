@@ -1,7 +1,8 @@
 """The leaves of Jacobians of pytrees (tuples, lists, dicts and records of numbers and
 arrays): zeros and one-hot seeds shaped like a leaf, a derivative's leaves as float arrays,
 and the check that a tree holds only numbers and arrays (srcad/jacobians.py's ``_tree``
-paths). Imports NumPy, srcad.pytrees and srcad.errors."""
+paths); the forward-mode Jacobian of two numbers written out (:func:`two_columns`). Imports
+NumPy, srcad.pytrees and srcad.errors."""
 
 from __future__ import annotations
 
@@ -141,3 +142,25 @@ def _floats_like(g, like):
         return pytrees.made_like(like, {k: _floats_like(None if g is None else found[k], v)
                                         for k, v in fields.items()})
     raise _Unlike
+
+
+def two_columns(fn, seeds, ok, loop):
+    """:func:`srcad.fast_calls.fwd_numbers` for two numbers both differentiated (the Jacobian
+    of a function of two numbers): the two passes written out, each value a float; anything
+    else (a name rebound; a value of another kind, then from now on: a Hessian's tuple)
+    takes the loop, ``loop``, from the start."""
+    (a0, b0), (a1, b1) = seeds
+    floats = [True]
+
+    def two_columns(x, y):
+        if floats and ok():
+            value, t = fn(x, y, a0, b0)
+            if value.__class__ is float:
+                value, t1 = fn(x, y, a1, b1)
+                if value.__class__ is float:
+                    return (t if t.__class__ is float else float(t),
+                            t1 if t1.__class__ is float else float(t1))
+            floats.clear()
+        return loop(x, y)
+
+    return two_columns
